@@ -1,0 +1,142 @@
+/*
+ * core.h - what every area of graphrt shares: failure reporting with the
+ * last-error detail, object magic words, asserts, atomics that name their
+ * memory order, and the small helpers used everywhere.
+ *
+ * Invariants: a public entry point leaves through 'return gr__fail(...)' on
+ * every failure, so the thread's last error and detail sentence are always
+ * set together; successful calls never touch them.
+ */
+#ifndef GR_CORE_H
+#define GR_CORE_H
+
+#include "graphrt.h"
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define GR_LIKELY(x) __builtin_expect(!!(x), 1)
+#define GR_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define GR_NOINLINE __attribute__((noinline))
+#define GR_INTERNAL __attribute__((visibility("hidden")))
+#define GR_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define GR_CACHELINE 64
+#define GR_ALIGNED_CL _Alignas(GR_CACHELINE)
+
+#ifndef GR_DEBUG
+#define GR_DEBUG 0
+#endif
+
+/* Assert levels (STYLE.md): internal invariants only, never user input. */
+void gr__assert_fail(const char *expr, const char *file, int line);
+#define gr__assert_at(level, e)                                                \
+    do {                                                                       \
+        if (GR_DEBUG >= (level) && !(e))                                       \
+            gr__assert_fail(#e, __FILE__, __LINE__);                           \
+    } while (0)
+#define gr_assert(e) gr__assert_at(1, e)
+#define gr_assert_internal(e) gr__assert_at(2, e)
+#define gr_assert_expensive(e) gr__assert_at(3, e)
+/* Defensive checks for believed-impossible but survivable cases. */
+#define GR_ALWAYS(x) (GR_DEBUG ? ((x) ? 1 : (gr__assert_fail(#x, __FILE__, __LINE__), 0)) : !!(x))
+#define GR_NEVER(x) (GR_DEBUG ? ((x) ? (gr__assert_fail(#x, __FILE__, __LINE__), 1) : 0) : !!(x))
+
+/*
+ * Records 'err' as the calling thread's last error with a detail sentence
+ * formatted from fmt (which should name the call, the object and the rule),
+ * and returns err. Debug builds append file:line.
+ */
+#define gr__fail(err, ...) gr__fail_at((err), __FILE__, __LINE__, __VA_ARGS__)
+GR_NOINLINE grError_t gr__fail_at(grError_t err, const char *file, int line, const char *fmt, ...)
+    GR_PRINTF(4, 5);
+
+/* Records an error without changing the detail sentence (used when a
+ * sticky asynchronous error is returned again by a later call). */
+grError_t gr__fail_again(grError_t err);
+
+/* Object magic words: the first field of every handle's struct, checked in
+ * O(1) on entry and overwritten with GR_MAGIC_DEAD on destruction so that a
+ * destroyed handle is refused while its memory is still ours. */
+enum {
+    GR_MAGIC_STREAM = 0x5354524du,
+    GR_MAGIC_EVENT = 0x45564e54u,
+    GR_MAGIC_KERNEL = 0x4b45524eu,
+    GR_MAGIC_GRAPH = 0x47524150u,
+    GR_MAGIC_NODE = 0x4e4f4445u,
+    GR_MAGIC_EXEC = 0x45584543u,
+    GR_MAGIC_POOL = 0x504f4f4cu,
+    GR_MAGIC_DEAD = 0xdeaddeadu
+};
+
+/* Atomics named for their order. */
+#define gr_load_relaxed(p) atomic_load_explicit((p), memory_order_relaxed)
+#define gr_load_acquire(p) atomic_load_explicit((p), memory_order_acquire)
+#define gr_store_relaxed(p, v) atomic_store_explicit((p), (v), memory_order_relaxed)
+#define gr_store_release(p, v) atomic_store_explicit((p), (v), memory_order_release)
+#define gr_fetch_add_relaxed(p, v) atomic_fetch_add_explicit((p), (v), memory_order_relaxed)
+#define gr_fetch_add_acq_rel(p, v) atomic_fetch_add_explicit((p), (v), memory_order_acq_rel)
+#define gr_fetch_sub_acq_rel(p, v) atomic_fetch_sub_explicit((p), (v), memory_order_acq_rel)
+#define gr_fetch_sub_release(p, v) atomic_fetch_sub_explicit((p), (v), memory_order_release)
+#define gr_exchange_acq_rel(p, v) atomic_exchange_explicit((p), (v), memory_order_acq_rel)
+#define gr_fence_seq_cst() atomic_thread_fence(memory_order_seq_cst)
+#define gr_fence_acquire() atomic_thread_fence(memory_order_acquire)
+
+/* A CPU pause for spin loops. */
+static inline void gr__cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* Monotonic clock in nanoseconds. */
+uint64_t gr__now_ns(void);
+
+/* Allocation that reports failure through gr__fail (callers return the
+ * error). Always returns zeroed memory for calloc. */
+void *gr__malloc(size_t size);
+void *gr__calloc(size_t n, size_t size);
+void *gr__realloc(void *p, size_t size);
+void *gr__aligned_alloc(size_t align, size_t size);
+void gr__free(void *p);
+
+/* Short printable name of a pointer-like handle for detail sentences. */
+#define GR_PTR(p) ((const void *)(p))
+
+/* The name of a public function, for detail sentences. */
+#define GR_FUNC __func__
+
+/* Overflow-checked size arithmetic. */
+static inline bool gr__mul_overflow(size_t a, size_t b, size_t *out)
+{
+    return __builtin_mul_overflow(a, b, out);
+}
+static inline bool gr__add_overflow(size_t a, size_t b, size_t *out)
+{
+    return __builtin_add_overflow(a, b, out);
+}
+
+/* A tiny test-and-test-and-set spinlock for short critical sections that
+ * run no user code. */
+typedef struct gr_spinlock {
+    atomic_bool locked;
+} gr_spinlock;
+static inline void gr__spin_lock(gr_spinlock *l)
+{
+    for (;;) {
+        if (!atomic_exchange_explicit(&l->locked, true, memory_order_acquire))
+            return;
+        while (atomic_load_explicit(&l->locked, memory_order_relaxed))
+            gr__cpu_relax();
+    }
+}
+static inline void gr__spin_unlock(gr_spinlock *l)
+{
+    atomic_store_explicit(&l->locked, false, memory_order_release);
+}
+
+#endif /* GR_CORE_H */

@@ -1,0 +1,114 @@
+/*
+ * runtime.h - the CPU device's cross-file API: the runtime context and its
+ * workers, streams and the operations queued on them, events, kernels.
+ *
+ * Other areas use only what is declared here:
+ *   - gr__runtime_get() starts the runtime on first use;
+ *   - gr__stream_from_handle() turns a public grStream_t (NULL, legacy,
+ *     per-thread or created) into a live stream or fails with a detail;
+ *   - gr__stream_enqueue_call() queues a small C callback with a copied
+ *     payload in stream order (memcpy, memset, pool bookkeeping use it);
+ *   - gr__stream_sync() waits for a stream, running its work meanwhile;
+ *   - gr__kernel_* validate launches, copy argument values and run blocks.
+ */
+#ifndef GR_RUNTIME_H
+#define GR_RUNTIME_H
+
+#include "../core/core.h"
+
+typedef struct gr_stream gr_stream;
+typedef struct gr_worker gr_worker;
+typedef struct gr_runtime gr_runtime;
+
+/* ---------------------------------------------------------------- kernels */
+
+/* A registered kernel. Immutable after creation except 'refs'. */
+struct grKernel_st {
+    uint32_t magic;       /* GR_MAGIC_KERNEL; GR_MAGIC_DEAD once destroyed */
+    atomic_int refs;      /* 1 for the handle + 1 per node/launch using it */
+    grKernelFn fn;
+    char *name;
+    int nparams;
+    uint32_t argbytes;    /* size of the packed argument buffer */
+    uint32_t *offsets;    /* offset of each parameter in that buffer */
+    uint32_t *sizes;      /* size of each parameter */
+};
+
+/* The largest per-block shared memory, as CUDA's default (48 KiB). */
+#define GR_MAX_SHARED_MEM (48u * 1024u)
+
+/* Everything needed to run one launch: the kernel, the geometry and
+ * pointers to the argument values. */
+typedef struct gr_kernel_call {
+    grKernel_t kernel;
+    grDim3 grid, block;
+    uint32_t shmem;
+    void **argv; /* argv[i] = pointer to value of parameter i */
+} gr_kernel_call;
+
+/* Checks a launch as grLaunchKernel does; on failure returns the error
+ * with a detail naming 'call' (the public function). */
+grError_t gr__kernel_check(const char *call, grKernel_t k, grDim3 grid, grDim3 block, size_t shmem,
+                           void **args);
+
+/* Copies the argument VALUES of args into buf (k->argbytes bytes) and
+ * points argv[i] at them. */
+void gr__kernel_pack(grKernel_t k, void **args, void *buf, void **argv);
+
+/* True if 'k' is a live kernel handle. */
+static inline bool gr__kernel_valid(grKernel_t k)
+{
+    return k != NULL && k->magic == GR_MAGIC_KERNEL;
+}
+
+void gr__kernel_retain(grKernel_t k);
+void gr__kernel_release(grKernel_t k);
+
+/* Runs every block of the call, in the calling thread (one block) or
+ * spread over the workers (many blocks); returns when all have run. */
+void gr__kernel_run(const gr_kernel_call *c);
+
+/* ---------------------------------------------------------------- streams */
+
+/* A stream operation's callback: 'data' is the payload copied at enqueue. */
+typedef void (*gr_op_fn)(void *data);
+
+/* The largest payload gr__stream_enqueue_call copies into the op itself. */
+#define GR_OP_DATA_MAX 80
+
+/* Resolves a public handle: NULL and grStreamLegacy give the legacy
+ * stream, grStreamPerThread the calling thread's stream. Destroyed or
+ * foreign handles fail with grErrorInvalidResourceHandle and a detail
+ * naming 'call'. */
+grError_t gr__stream_from_handle(const char *call, grStream_t h, gr_stream **out);
+
+/* Queues fn(copy of data) on the stream in stream order. size <=
+ * GR_OP_DATA_MAX. Fails only when the stream is capturing (the capture
+ * module records or refuses the work), with a detail naming 'call'. */
+grError_t gr__stream_enqueue_call(const char *call, gr_stream *s, gr_op_fn fn, const void *data,
+                                  size_t size);
+
+/* Waits for all work queued on s so far, helping to run it. Returns the
+ * stream's sticky error, if any. */
+grError_t gr__stream_sync(gr_stream *s);
+
+/* Waits for all work on all streams. */
+void gr__device_sync_all(void);
+
+/* The number of worker threads. */
+unsigned gr__worker_count(void);
+
+/* Index of the calling thread for grKernelCtx.worker: 0 for threads that
+ * are not workers, 1..N for workers. */
+unsigned gr__worker_index(void);
+
+/* ----------------------------------------------------------------- events */
+
+/* True if e is a live event handle. */
+bool gr__event_valid(grEvent_t e);
+/* Events are refcounted: graph nodes and queued operations that name an
+ * event keep it alive after grEventDestroy. */
+void gr__event_retain(grEvent_t e);
+void gr__event_release(grEvent_t e);
+
+#endif /* GR_RUNTIME_H */

@@ -1,0 +1,138 @@
+/*
+ * runner.c - runs the registered tests, each in a forked child with a
+ * timeout, and prints TAP plus a closing "N passed, N failed" line.
+ *
+ * Usage: graphrt_tests [--list] [NAME ...]   (names match exactly or as a
+ * prefix; no name runs them all). GRAPHRT_TEST_TIMEOUT_SCALE multiplies
+ * every timeout (sanitizer builds are slower).
+ */
+#include "test.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct test_entry {
+    const char *name, *file;
+    gr_test_fn fn;
+    int timeout_s;
+} test_entry;
+
+static test_entry *g_tests;
+static size_t g_ntests, g_cap;
+
+void gr_test_register(const char *name, const char *file, gr_test_fn fn, int timeout_s)
+{
+    if (g_ntests == g_cap) {
+        g_cap = g_cap ? g_cap * 2 : 64;
+        g_tests = realloc(g_tests, g_cap * sizeof *g_tests);
+        if (!g_tests)
+            abort();
+    }
+    g_tests[g_ntests++] = (test_entry){name, file, fn, timeout_s};
+}
+
+static int cmp_test(const void *a, const void *b)
+{
+    const test_entry *x = a, *y = b;
+    int c = strcmp(x->file, y->file);
+    return c ? c : strcmp(x->name, y->name);
+}
+
+static int selected(const test_entry *t, int argc, char **argv)
+{
+    int i;
+    if (argc <= 1)
+        return 1;
+    for (i = 1; i < argc; i++)
+        if (argv[i][0] != '-' && strncmp(t->name, argv[i], strlen(argv[i])) == 0)
+            return 1;
+    return 0;
+}
+
+/* Runs one test in a child; returns 0 on pass. */
+static int run_one(const test_entry *t, double scale, double *secs)
+{
+    struct timespec t0, t1;
+    int status = 0;
+    long waited_ms = 0, limit_ms = (long)(t->timeout_s * 1000.0 * scale);
+    pid_t pid;
+    fflush(stdout);
+    fflush(stderr);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    pid = fork();
+    if (pid < 0) {
+        perror("fork");
+        return 1;
+    }
+    if (pid == 0) {
+        alarm((unsigned)(limit_ms / 1000 + 5)); /* backstop if the parent dies */
+        t->fn();
+        fflush(stdout);
+        fflush(stderr);
+        _exit(0);
+    }
+    for (;;) {
+        pid_t r = waitpid(pid, &status, WNOHANG);
+        if (r == pid)
+            break;
+        if (r < 0 && errno != EINTR) {
+            perror("waitpid");
+            return 1;
+        }
+        if (waited_ms >= limit_ms) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            fprintf(stderr, "  timed out after %d s\n", (int)(limit_ms / 1000));
+            clock_gettime(CLOCK_MONOTONIC, &t1);
+            *secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+            return 1;
+        }
+        usleep(waited_ms < 100 ? 1000 : 10000);
+        waited_ms += waited_ms < 100 ? 1 : 10;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    *secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    if (WIFSIGNALED(status)) {
+        fprintf(stderr, "  killed by signal %d\n", WTERMSIG(status));
+        return 1;
+    }
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    size_t i, n = 0, k = 0;
+    int passed = 0, failed = 0;
+    double scale = 1.0;
+    const char *sc = getenv("GRAPHRT_TEST_TIMEOUT_SCALE");
+    if (sc && atof(sc) > 0)
+        scale = atof(sc);
+    qsort(g_tests, g_ntests, sizeof *g_tests, cmp_test);
+    if (argc > 1 && strcmp(argv[1], "--list") == 0) {
+        for (i = 0; i < g_ntests; i++)
+            printf("%s\n", g_tests[i].name);
+        return 0;
+    }
+    for (i = 0; i < g_ntests; i++)
+        n += (size_t)selected(&g_tests[i], argc, argv);
+    printf("TAP version 13\n1..%zu\n", n);
+    for (i = 0; i < g_ntests; i++) {
+        double secs = 0;
+        if (!selected(&g_tests[i], argc, argv))
+            continue;
+        k++;
+        if (run_one(&g_tests[i], scale, &secs) == 0) {
+            passed++;
+            printf("ok %zu - %s (%.3f s)\n", k, g_tests[i].name, secs);
+        } else {
+            failed++;
+            printf("not ok %zu - %s (%s)\n", k, g_tests[i].name, g_tests[i].file);
+        }
+        fflush(stdout);
+    }
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}
