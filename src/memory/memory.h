@@ -1,0 +1,89 @@
+/*
+ * memory.h - the memory area's cross-file API: the allocation tracker that
+ * knows every block graphrt handed out, the bounds check other areas run
+ * before touching memory, and the stream operations that copy and set
+ * bytes.
+ *
+ * Invariants:
+ *   - tracked ranges [base, base + size) never overlap and have size > 0;
+ *     a pointer lies in at most one of them;
+ *   - a range is tracked from the moment its allocator returns it until
+ *     its free begins, so a range found by a lookup is live memory;
+ *   - gr__mem_check_range never takes a lock while nothing is tracked or
+ *     the pointer lies outside the span of all tracked ranges.
+ */
+#ifndef GR_MEMORY_H
+#define GR_MEMORY_H
+
+#include "../core/core.h"
+
+/* Who handed a tracked range out, and so which call may free it. */
+typedef enum gr_mem_kind {
+    GR_MEM_DEVICE = 1, /* grMalloc, freed by grFree */
+    GR_MEM_HOST = 2,   /* grMallocHost, freed by grFreeHost */
+    GR_MEM_POOL = 3    /* a memory pool or graph alloc node */
+} gr_mem_kind;
+
+/* The alignment of every grMalloc / grMallocHost block: CUDA guarantees at
+ * least 256 bytes. */
+#define GR_MEM_ALIGN 256u
+
+/*
+ * Checks that the n bytes at p may be accessed by 'call' (a public function
+ * name): succeeds if the range lies outside every tracked allocation (plain
+ * host memory) or fits inside the allocation that contains p; otherwise
+ * returns grErrorInvalidValue with a detail naming the call, 'what' (e.g.
+ * "destination"), the pointer, the allocation's base and size and the
+ * overrun. n == 0 always succeeds. Thread-safe; lock-free when nothing is
+ * tracked or p lies outside the span of tracked memory.
+ */
+grError_t gr__mem_check_range(const char *call, const void *p, size_t n, const char *what);
+
+/* Tracks [base, base + size) as an allocation of 'kind' (size > 0, no
+ * overlap with a tracked range). Returns false only when the tracker cannot
+ * allocate its record; the caller reports grErrorMemoryAllocation. Pools use
+ * it so that their blocks are bounds-checked like grMalloc's. */
+bool gr__mem_track(void *base, size_t size, gr_mem_kind kind);
+
+/* Stops tracking the allocation that starts at base and has 'kind'.
+ * Returns false (and changes nothing) if there is none. */
+bool gr__mem_untrack(void *base, gr_mem_kind kind);
+
+/* Finds the tracked allocation containing p: true with its base, size and
+ * kind (any out-pointer may be NULL), false if p is in none. */
+bool gr__mem_lookup(const void *p, void **base, size_t *size, gr_mem_kind *kind);
+
+/* The number of tracked allocations (for diagnostics and tests). */
+size_t gr__mem_live_count(void);
+
+/* grDeviceReset: frees every grMalloc and grMallocHost block still alive
+ * and forgets every tracked range (pools free their own memory first).
+ * Must not race with other graphrt calls. */
+void gr__mem_reset(void);
+
+/* --------------------------------------------- stream copy and set ops */
+
+/* The payloads of the stream operations queued by grMemcpyAsync and
+ * grMemsetAsync. The capture area recognises these operations by their
+ * function (gr__mem_copy_op / gr__mem_set_op) to record memcpy and memset
+ * nodes instead of opaque calls. */
+typedef struct gr_mem_copy_args {
+    void *dst;
+    const void *src;
+    size_t count;
+    grMemcpyKind kind;
+} gr_mem_copy_args;
+
+typedef struct gr_mem_set_args {
+    void *dst;
+    size_t count;
+    unsigned char value;
+} gr_mem_set_args;
+
+/* Stream operation bodies (gr_op_fn): data points to a gr_mem_copy_args /
+ * gr_mem_set_args. The copy is a memmove, so overlapping ranges give the
+ * bytes the source held before the copy. */
+void gr__mem_copy_op(void *data);
+void gr__mem_set_op(void *data);
+
+#endif /* GR_MEMORY_H */
