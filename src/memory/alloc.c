@@ -39,10 +39,10 @@ typedef struct gr_alloc_rec {
 
 static struct {
     pthread_rwlock_t lock;
-    gr_alloc_rec *root;          /* guarded by lock */
-    atomic_size_t count;         /* written under lock, read lock-free */
-    _Atomic uintptr_t span_lo;   /* written under lock, read lock-free */
-    _Atomic uintptr_t span_hi;   /* exclusive; lo >= hi means empty */
+    gr_alloc_rec *root;        /* guarded by lock */
+    atomic_size_t count;       /* written under lock, read lock-free */
+    _Atomic uintptr_t span_lo; /* written under lock, read lock-free */
+    _Atomic uintptr_t span_hi; /* exclusive; lo >= hi means empty */
 } tracker = {PTHREAD_RWLOCK_INITIALIZER, NULL, 0, UINTPTR_MAX, 0};
 
 /* ------------------------------------------------------------ AVL tree */
@@ -340,8 +340,7 @@ static grError_t alloc_tracked(const char *call, void **out, size_t size, gr_mem
                         call, size);
     if (!gr__mem_track(p, size, kind)) {
         gr__free(p);
-        return gr__fail(grErrorMemoryAllocation,
-                        "%s: no memory left to record the allocation of %zu bytes",
+        return gr__fail(grErrorMemoryAllocation, "%s: no memory left to record the allocation of %zu bytes",
                         call, size);
     }
     *out = p;
@@ -365,8 +364,7 @@ static grError_t check_freeable(const char *call, void *p, gr_mem_kind kind)
                         "bytes; pass the allocation's base pointer",
                         call, p, (size_t)((uintptr_t)p - (uintptr_t)base), base, size);
     if (found != kind)
-        return gr__fail(grErrorInvalidValue,
-                        "%s: pointer %p was allocated by %s; free it with %s", call, p,
+        return gr__fail(grErrorInvalidValue, "%s: pointer %p was allocated by %s; free it with %s", call, p,
                         kind_allocator(found), kind_freer(found));
     return grSuccess;
 }

@@ -33,8 +33,7 @@ void gr__mem_set_op(void *data)
     memset(a.dst, a.value, a.count);
 }
 
-static grError_t copy_check(const char *call, void *dst, const void *src, size_t count,
-                            grMemcpyKind kind)
+static grError_t copy_check(const char *call, void *dst, const void *src, size_t count, grMemcpyKind kind)
 {
     if ((unsigned)kind > (unsigned)grMemcpyDefault)
         return gr__fail(grErrorInvalidMemcpyDirection,
@@ -62,8 +61,8 @@ static grError_t set_check(const char *call, void *dst, size_t count)
     return gr__mem_check_range(call, dst, count, "destination");
 }
 
-static grError_t copy_enqueue(const char *call, void *dst, const void *src, size_t count,
-                              grMemcpyKind kind, grStream_t stream, gr_stream **out)
+static grError_t copy_enqueue(const char *call, void *dst, const void *src, size_t count, grMemcpyKind kind,
+                              grStream_t stream, gr_stream **out)
 {
     gr_stream *s;
     grError_t err = copy_check(call, dst, src, count, kind);
@@ -79,8 +78,8 @@ static grError_t copy_enqueue(const char *call, void *dst, const void *src, size
     return gr__stream_enqueue_call(call, s, gr__mem_copy_op, &a, sizeof a);
 }
 
-static grError_t set_enqueue(const char *call, void *dst, int value, size_t count,
-                             grStream_t stream, gr_stream **out)
+static grError_t set_enqueue(const char *call, void *dst, int value, size_t count, grStream_t stream,
+                             gr_stream **out)
 {
     gr_stream *s;
     grError_t err = set_check(call, dst, count);
@@ -106,8 +105,7 @@ static grError_t wait_legacy(gr_stream *s)
     return grSuccess;
 }
 
-GR_API grError_t grMemcpyAsync(void *dst, const void *src, size_t count, grMemcpyKind kind,
-                               grStream_t stream)
+GR_API grError_t grMemcpyAsync(void *dst, const void *src, size_t count, grMemcpyKind kind, grStream_t stream)
 {
     gr_stream *s;
     return copy_enqueue("grMemcpyAsync", dst, src, count, kind, stream, &s);
