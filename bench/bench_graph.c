@@ -1,0 +1,498 @@
+/*
+ * bench_graph.c - graphrt graph replays on the peer-bench shapes, plus the
+ * costs around them: instantiate, in-place updates, eager launches, plan
+ * memory, and a 1,000,000-node chain.
+ *
+ * The shapes, the task body (bench_task), the validation and the timing loop
+ * are peer-bench's (peer_common.h), so the rows compare row for row with
+ * oneTBB, OpenMP, the toy pool and the sequential floor:
+ *   build  = grGraphCreate + one kernel node per task (grid 1, block 1,
+ *            the task index as an int argument, the shape's edges as
+ *            pDependencies) + grGraphInstantiate
+ *   replay = grGraphLaunch(exec, stream) + grStreamSynchronize(stream)
+ * The worker count is the runtime's (GRAPHRT_WORKERS, read once when the
+ * runtime starts); the optional first argument sets it before that.
+ *
+ * Usage: bench_graph [workers] [--json FILE] [--quick] [--no-shapes]
+ *                    [--no-extras]
+ * Output: '# ' lines describe the machine and parameters; CSV rows
+ *   rt,threads,shape,param,tasks,build_ns,replay_med_ns,replay_min_ns,replay_p90_ns,reps
+ * as the peers print them; 'fig,' lines carry every other figure
+ *   fig,workers,name,shape,param,value,unit
+ */
+#include "bench_util.h"
+
+#define ANCH_ROW_HOOK record_row
+static void record_row(const char *rt, int threads, const void *g, uint64_t build_ns, const uint64_t *t,
+                       int reps);
+#include "peer_common.h"
+
+/* ------------------------------------------------------------------ state */
+
+static grKernel_t g_kernel; /* calls bench_task(arg0) */
+static grStream_t g_stream;
+static bu_figures g_figs;
+
+typedef struct row {
+    char rt[24], shape[16];
+    int threads, param, tasks, reps;
+    uint64_t build_ns, med, min, p90;
+} row;
+static row g_rows[64];
+static int g_nrows;
+
+static void record_row(const char *rt, int threads, const void *gv, uint64_t build_ns, const uint64_t *t,
+                       int reps)
+{
+    const graph_t *g = (const graph_t *)gv;
+    row *r;
+    if (g_nrows == (int)(sizeof g_rows / sizeof g_rows[0]))
+        return;
+    r = &g_rows[g_nrows++];
+    snprintf(r->rt, sizeof r->rt, "%s", rt);
+    snprintf(r->shape, sizeof r->shape, "%s", g->shape);
+    r->threads = threads;
+    r->param = g->param;
+    r->tasks = g->n;
+    r->reps = reps;
+    r->build_ns = build_ns;
+    r->med = t[reps / 2];
+    r->min = t[0];
+    r->p90 = t[(reps * 9) / 10];
+}
+
+static void task_kernel(const grKernelCtx *ctx, void **args)
+{
+    (void)ctx;
+    bench_task(*(const int *)args[0]);
+}
+
+/* ------------------------------------------------------- building graphs */
+
+typedef struct gexec {
+    grGraph_t graph;
+    grGraphExec_t exec;
+    grGraphNode_t *nodes;
+    int n;
+    long edges;
+    uint64_t graph_ns, inst_ns, first_ns;
+} gexec;
+
+/* What the last destroyed handle measured, read after run_one returns. */
+static gexec g_last;
+
+/* Builds the graph of 'g' with argument (i + arg_offset) for task i. */
+static void build_graph(gexec *h, const graph_t *g, int arg_offset)
+{
+    grGraphNode_t *deps = (grGraphNode_t *)bu_xmalloc(sizeof(grGraphNode_t) * (size_t)g->n);
+    int i, k;
+    h->n = g->n;
+    h->edges = g->pred_off[g->n];
+    h->nodes = (grGraphNode_t *)bu_xmalloc(sizeof(grGraphNode_t) * (size_t)g->n);
+    BU_CHECK(grGraphCreate(&h->graph, 0));
+    for (i = 0; i < g->n; i++) {
+        int np = g->pred_off[i + 1] - g->pred_off[i], arg = i + arg_offset;
+        void *args[1] = {&arg};
+        grKernelNodeParams p = {g_kernel, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args, NULL};
+        for (k = 0; k < np; k++)
+            deps[k] = h->nodes[g->pred[g->pred_off[i] + k]];
+        BU_CHECK(grGraphAddKernelNode(&h->nodes[i], h->graph, np ? deps : NULL, (size_t)np, &p));
+    }
+    free(deps);
+}
+
+static void gexec_free(gexec *h)
+{
+    if (h->exec)
+        BU_CHECK(grGraphExecDestroy(h->exec));
+    if (h->graph)
+        BU_CHECK(grGraphDestroy(h->graph));
+    free(h->nodes);
+    memset(h, 0, sizeof *h);
+}
+
+static void replay(grGraphExec_t exec)
+{
+    BU_CHECK(grGraphLaunch(exec, g_stream));
+    BU_CHECK(grStreamSynchronize(g_stream));
+}
+
+/* ------------------------------------------------- the peer-bench driver */
+
+static void *gr_init(int threads)
+{
+    (void)threads; /* fixed when the runtime started */
+    return NULL;
+}
+
+static void gr_fini(void *ctx) { (void)ctx; }
+
+static void *gr_build(void *ctx, const graph_t *g)
+{
+    gexec *h = (gexec *)calloc(1, sizeof(gexec));
+    uint64_t t0, t1, t2;
+    (void)ctx;
+    if (!h)
+        exit(1);
+    t0 = bu_now_ns();
+    build_graph(h, g, 0);
+    t1 = bu_now_ns();
+    BU_CHECK(grGraphInstantiate(&h->exec, h->graph, 0));
+    t2 = bu_now_ns();
+    h->graph_ns = t1 - t0;
+    h->inst_ns = t2 - t1;
+    return h;
+}
+
+static void gr_replay(void *hh) { replay(((gexec *)hh)->exec); }
+
+/* The harness's loop, with the validation replay (the executable's first
+ * launch) timed apart. */
+static void gr_loop(void *hh, int nwarm, int n, uint64_t *times, void (*hook)(int))
+{
+    gexec *h = (gexec *)hh;
+    uint64_t t0;
+    int i;
+    hook(0);
+    t0 = bu_now_ns();
+    replay(h->exec);
+    h->first_ns = bu_now_ns() - t0;
+    hook(1);
+    for (i = 0; i < nwarm; i++)
+        replay(h->exec);
+    for (i = 0; i < n; i++) {
+        t0 = bu_now_ns();
+        replay(h->exec);
+        times[i] = bu_now_ns() - t0;
+    }
+}
+
+static void gr_destroy(void *hh)
+{
+    gexec *h = (gexec *)hh;
+    g_last = *h;
+    g_last.graph = NULL;
+    g_last.exec = NULL;
+    g_last.nodes = NULL;
+    gexec_free(h);
+    free(h);
+}
+
+static const bench_ops gr_ops = {"graphrt", 1, gr_init, gr_build, gr_replay, gr_destroy, gr_fini, gr_loop};
+
+/* Runs one shape through the harness and adds its phase figures. */
+static void run_shape(int workers, graph_t *g)
+{
+    long elems;
+    run_one(&gr_ops, NULL, workers, g);
+    g_count = NULL; /* freed by run_one */
+    elems = g_last.n + g_last.edges;
+    bu_fig(&g_figs, "graph_build_ns", g->shape, g->param, (double)g_last.graph_ns, "ns");
+    bu_fig(&g_figs, "instantiate_ns", g->shape, g->param, (double)g_last.inst_ns, "ns");
+    bu_fig(&g_figs, "instantiate_ns_per_elem", g->shape, g->param, (double)g_last.inst_ns / (double)elems,
+           "ns/(node+edge)");
+    bu_fig(&g_figs, "first_launch_ns", g->shape, g->param, (double)g_last.first_ns, "ns");
+    if (g_nrows > 0)
+        bu_fig(&g_figs, "replay_ns_per_node", g->shape, g->param,
+               (double)g_rows[g_nrows - 1].med / (double)g->n, "ns/node");
+}
+
+/* ---------------------------------------------------------------- extras */
+
+/* Fresh counters for bench_task outside the harness (ntasks counters). */
+static void counters_reset(int ntasks)
+{
+    free((void *)(uintptr_t)g_count);
+    g_count = (volatile unsigned *)calloc((size_t)ntasks, sizeof(unsigned));
+    if (!g_count)
+        exit(1);
+    g_validate = 0;
+}
+
+static void counters_expect(const char *what, int lo, int hi, unsigned want)
+{
+    int i;
+    for (i = lo; i < hi; i++)
+        if (g_count[i] != want) {
+            fprintf(stderr, "%s: task %d ran %u times, expected %u\n", what, i, g_count[i], want);
+            exit(2);
+        }
+}
+
+/* Instantiate cost of an N-node chain, median of 'reps' instantiations;
+ * at N = 100,000 also the plan's memory (heap and RSS growth over one
+ * instantiation, per node). */
+static void extra_instantiate_chain(int N, int reps)
+{
+    graph_t *g = gen_chain(N);
+    gexec h;
+    double *v = (double *)bu_xmalloc(sizeof(double) * (size_t)reps);
+    uint64_t t0, t1;
+    int r;
+    memset(&h, 0, sizeof h);
+    t0 = bu_now_ns();
+    build_graph(&h, g, 0);
+    t1 = bu_now_ns();
+    bu_fig(&g_figs, "graph_build_ns_per_node", "chain", N, (double)(t1 - t0) / N, "ns/node");
+    if (N == 100000) {
+        grGraphExec_t e;
+        uint64_t heap0, rss0, heap1, rss1;
+#if defined(__GLIBC__)
+        malloc_trim(0);
+#endif
+        heap0 = bu_heap_bytes();
+        rss0 = bu_rss_bytes();
+        BU_CHECK(grGraphInstantiate(&e, h.graph, 0));
+        heap1 = bu_heap_bytes();
+        rss1 = bu_rss_bytes();
+        bu_fig(&g_figs, "plan_heap_bytes_per_node", "chain", N, ((double)heap1 - (double)heap0) / N,
+               "B/node");
+        bu_fig(&g_figs, "plan_rss_bytes_per_node", "chain", N, ((double)rss1 - (double)rss0) / N, "B/node");
+        BU_CHECK(grGraphExecDestroy(e));
+    }
+    for (r = 0; r < reps; r++) {
+        grGraphExec_t e;
+        t0 = bu_now_ns();
+        BU_CHECK(grGraphInstantiate(&e, h.graph, 0));
+        t1 = bu_now_ns();
+        v[r] = (double)(t1 - t0);
+        BU_CHECK(grGraphExecDestroy(e));
+    }
+    bu_fig(&g_figs, "instantiate_chain_ns_per_elem", "chain", N, bu_median(v, reps) / (double)(2L * N - 1),
+           "ns/(node+edge)");
+    gexec_free(&h);
+    graph_free(g);
+    free(v);
+}
+
+/* grGraphExecKernelNodeSetParams: every call gives a node a new argument
+ * value; median over batches of one call per node of a 1000-node chain. */
+static void extra_setparams(int batches)
+{
+    const int N = 1000;
+    graph_t *g = gen_chain(N);
+    gexec h;
+    double *v = (double *)bu_xmalloc(sizeof(double) * (size_t)batches);
+    int b, i, off = 0;
+    memset(&h, 0, sizeof h);
+    counters_reset(2 * N);
+    build_graph(&h, g, 0);
+    BU_CHECK(grGraphInstantiate(&h.exec, h.graph, 0));
+    for (b = 0; b < batches; b++) {
+        uint64_t t0;
+        off = (b & 1) ? 0 : N;
+        t0 = bu_now_ns();
+        for (i = 0; i < N; i++) {
+            int arg = i + off;
+            void *args[1] = {&arg};
+            grKernelNodeParams p = {g_kernel, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args, NULL};
+            BU_CHECK(grGraphExecKernelNodeSetParams(h.exec, h.nodes[i], &p));
+        }
+        v[b] = (double)(bu_now_ns() - t0) / N;
+    }
+    replay(h.exec); /* the last batch's arguments must be the ones that run */
+    counters_expect("exec kernel node set params", off, off + N, 1);
+    counters_expect("exec kernel node set params", N - off, 2 * N - off, 0);
+    bu_fig(&g_figs, "exec_kernel_setparams_ns", "chain", N, bu_median(v, batches), "ns/call");
+    gexec_free(&h);
+    graph_free(g);
+    free(v);
+}
+
+/* grGraphExecUpdate of a 1000-node chain from a clone whose every node has
+ * a new argument value; alternates between the clone and the original so
+ * that each update changes all nodes. */
+static void extra_exec_update(int reps)
+{
+    const int N = 1000;
+    graph_t *g = gen_chain(N);
+    gexec h;
+    grGraph_t clone, last = NULL;
+    double *v = (double *)bu_xmalloc(sizeof(double) * (size_t)reps);
+    int r, i;
+    memset(&h, 0, sizeof h);
+    counters_reset(2 * N);
+    build_graph(&h, g, 0);
+    BU_CHECK(grGraphClone(&clone, h.graph));
+    for (i = 0; i < N; i++) {
+        grGraphNode_t cn;
+        int arg = i + N;
+        void *args[1] = {&arg};
+        grKernelNodeParams p = {g_kernel, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args, NULL};
+        BU_CHECK(grGraphNodeFindInClone(&cn, h.nodes[i], clone));
+        BU_CHECK(grGraphKernelNodeSetParams(cn, &p));
+    }
+    BU_CHECK(grGraphInstantiate(&h.exec, h.graph, 0));
+    for (r = 0; r < reps; r++) {
+        grGraphExecUpdateResultInfo info;
+        uint64_t t0;
+        last = (r & 1) ? h.graph : clone;
+        t0 = bu_now_ns();
+        BU_CHECK(grGraphExecUpdate(h.exec, last, &info));
+        v[r] = (double)(bu_now_ns() - t0) / N;
+        if (info.result != grGraphExecUpdateSuccess) {
+            fprintf(stderr, "exec update: result %d\n", (int)info.result);
+            exit(2);
+        }
+    }
+    replay(h.exec);
+    i = last == clone ? N : 0;
+    counters_expect("exec update", i, i + N, 1);
+    counters_expect("exec update", N - i, 2 * N - i, 0);
+    bu_fig(&g_figs, "exec_update_ns_per_node", "chain", N, bu_median(v, reps), "ns/node");
+    BU_CHECK(grGraphDestroy(clone));
+    gexec_free(&h);
+    graph_free(g);
+    free(v);
+}
+
+/* The same N kernels of a chain, launched eagerly on one stream
+ * (grLaunchKernel x N + grStreamSynchronize) and as a graph replay. */
+static void extra_eager_vs_graph(int N)
+{
+    graph_t *g = gen_chain(N);
+    gexec h;
+    int reps = bu_reps(N, 20, 1000), warm = reps / 10 < 3 ? 3 : reps / 10, r, i;
+    double *ve = (double *)bu_xmalloc(sizeof(double) * (size_t)reps);
+    double *vg = (double *)bu_xmalloc(sizeof(double) * (size_t)reps);
+    double e, gr;
+    memset(&h, 0, sizeof h);
+    counters_reset(N);
+    build_graph(&h, g, 0);
+    BU_CHECK(grGraphInstantiate(&h.exec, h.graph, 0));
+    for (r = 0; r < warm + reps; r++) {
+        uint64_t t0 = bu_now_ns(), t1;
+        for (i = 0; i < N; i++) {
+            void *args[1] = {&i};
+            BU_CHECK(grLaunchKernel(g_kernel, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, g_stream));
+        }
+        BU_CHECK(grStreamSynchronize(g_stream));
+        t1 = bu_now_ns();
+        if (r >= warm)
+            ve[r - warm] = (double)(t1 - t0) / N;
+    }
+    for (r = 0; r < warm + reps; r++) {
+        uint64_t t0 = bu_now_ns();
+        replay(h.exec);
+        if (r >= warm)
+            vg[r - warm] = (double)(bu_now_ns() - t0) / N;
+    }
+    counters_expect("eager vs graph", 0, N, 2u * (unsigned)(warm + reps));
+    e = bu_median(ve, reps);
+    gr = bu_median(vg, reps);
+    bu_fig(&g_figs, "eager_chain_ns_per_op", "chain", N, e, "ns/op");
+    bu_fig(&g_figs, "graph_chain_ns_per_op", "chain", N, gr, "ns/op");
+    bu_fig(&g_figs, "eager_over_graph", "chain", N, e / gr, "x");
+    gexec_free(&h);
+    graph_free(g);
+    free(ve);
+    free(vg);
+}
+
+/* ------------------------------------------------------------------- main */
+
+static void write_json(const char *path, const bu_machine *m, int workers, int quick)
+{
+    FILE *f = fopen(path, "w");
+    int i;
+    if (!f) {
+        perror(path);
+        exit(1);
+    }
+    fprintf(f, "{\"bench\": \"bench_graph\",\n");
+    bu_json_machine(f, m);
+    fprintf(f, ",\n\"params\": {\"workers\": %d, \"quick\": %d},\n\"rows\": [", workers, quick);
+    for (i = 0; i < g_nrows; i++) {
+        const row *r = &g_rows[i];
+        fprintf(f,
+                "%s\n  {\"rt\": \"%s\", \"threads\": %d, \"shape\": \"%s\", \"param\": %d, \"tasks\": %d, "
+                "\"build_ns\": %llu, \"replay_med_ns\": %llu, \"replay_min_ns\": %llu, "
+                "\"replay_p90_ns\": %llu, \"reps\": %d}",
+                i ? "," : "", r->rt, r->threads, r->shape, r->param, r->tasks, (unsigned long long)r->build_ns,
+                (unsigned long long)r->med, (unsigned long long)r->min, (unsigned long long)r->p90, r->reps);
+    }
+    fprintf(f, "\n],\n");
+    bu_json_figures(f, &g_figs);
+    fprintf(f, "\n}\n");
+    fclose(f);
+}
+
+int main(int argc, char **argv)
+{
+    static const int sizes[4] = {10, 100, 1000, 10000};
+    const char *json = NULL, *req = NULL;
+    int quick = 0, shapes = 1, extras = 1, workers, a, s;
+    bu_machine m;
+    size_t psz = sizeof(int);
+
+    for (a = 1; a < argc; a++) {
+        if (strcmp(argv[a], "--json") == 0 && a + 1 < argc)
+            json = argv[++a];
+        else if (strcmp(argv[a], "--quick") == 0)
+            quick = 1;
+        else if (strcmp(argv[a], "--no-shapes") == 0)
+            shapes = 0;
+        else if (strcmp(argv[a], "--no-extras") == 0)
+            extras = 0;
+        else if (argv[a][0] != '-' && !req)
+            req = argv[a];
+        else {
+            fprintf(stderr,
+                    "usage: %s [workers] [--json FILE] [--quick] [--no-shapes] [--no-extras]\n", argv[0]);
+            return 1;
+        }
+    }
+    workers = bu_workers(req);
+    g_figs.workers = workers;
+    bu_machine_read(&m);
+    printf("# bench_graph: graphrt graph replays on the peer-bench shapes\n");
+    bu_machine_print(&m, stdout);
+    printf("# workers: %d (GRAPHRT_WORKERS; the synchronising thread also runs work)\n", workers);
+    printf("# replay = grGraphLaunch + grStreamSynchronize; build = graph build + grGraphInstantiate\n");
+    printf("# rt,threads,shape,param,tasks,build_ns,replay_med_ns,replay_min_ns,replay_p90_ns,reps\n");
+    fflush(stdout);
+
+    BU_CHECK(grKernelCreate(&g_kernel, task_kernel, "bench_task", 1, &psz));
+    BU_CHECK(grStreamCreateWithFlags(&g_stream, grStreamNonBlocking));
+
+    if (shapes) {
+        for (s = 0; s < 4; s++) {
+            graph_t *g = gen_chain(sizes[s]);
+            run_shape(workers, g);
+            graph_free(g);
+        }
+        for (s = 0; s < 4; s++) {
+            graph_t *g = gen_fan(sizes[s]);
+            run_shape(workers, g);
+            graph_free(g);
+        }
+        {
+            graph_t *g = gen_rand(10000, 4, 64, 42);
+            run_shape(workers, g);
+            graph_free(g);
+        }
+        {
+            /* the large chain: instantiates and replays, validated */
+            graph_t *g = gen_chain(quick ? 100000 : 1000000);
+            run_shape(workers, g);
+            graph_free(g);
+        }
+    }
+    if (extras) {
+        printf("# fig,workers,name,shape,param,value,unit\n");
+        extra_instantiate_chain(1000, quick ? 21 : 101);
+        extra_instantiate_chain(100000, quick ? 3 : 9);
+        extra_instantiate_chain(1000000, quick ? 1 : 3);
+        extra_setparams(quick ? 21 : 201);
+        extra_exec_update(quick ? 21 : 201);
+        for (s = 0; s < 4; s++)
+            extra_eager_vs_graph(sizes[s]);
+    }
+
+    BU_CHECK(grStreamDestroy(g_stream));
+    BU_CHECK(grKernelDestroy(g_kernel));
+    if (json)
+        write_json(json, &m, workers, quick);
+    free((void *)(uintptr_t)g_count);
+    return 0;
+}

@@ -1,0 +1,270 @@
+/*
+ * bench_util.h - what graphrt's benchmarks share: the machine description
+ * printed at the top of every run, error checks that stop the benchmark on
+ * the first failed call, medians, memory readings, and the figures list
+ * written as JSON (--json FILE).
+ *
+ * Everything is static inline so that each benchmark includes it once and
+ * uses what it needs. Benchmarks include only graphrt.h from the library.
+ */
+#ifndef GR_BENCH_UTIL_H
+#define GR_BENCH_UTIL_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/utsname.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+#include "graphrt.h"
+
+/* ------------------------------------------------------------ error checks */
+
+static inline void bu_die_gr(const char *what, grError_t e, const char *file, int line)
+{
+    fprintf(stderr, "%s:%d: %s failed: %s (%s)\n  detail: %s\n", file, line, what, grGetErrorName(e),
+            grGetErrorString(e), grGetLastErrorDetail());
+    exit(3);
+}
+
+/* Stops the benchmark on the first failed graphrt call: a figure measured
+ * after a failure would be meaningless. */
+#define BU_CHECK(call)                                                         \
+    do {                                                                       \
+        grError_t bu_e_ = (call);                                              \
+        if (bu_e_ != grSuccess)                                                \
+            bu_die_gr(#call, bu_e_, __FILE__, __LINE__);                       \
+    } while (0)
+
+static inline void *bu_xmalloc(size_t sz)
+{
+    void *p = malloc(sz ? sz : 1);
+    if (!p) {
+        fprintf(stderr, "out of memory (%zu bytes)\n", sz);
+        exit(1);
+    }
+    return p;
+}
+
+/* ------------------------------------------------------------------ timing */
+
+static inline uint64_t bu_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static inline int bu_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Median of v[0..n-1]; sorts v. */
+static inline double bu_median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof(double), bu_cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Repetitions for a measurement over 'work' units: about a million units in
+ * all, never fewer than lo nor more than hi. */
+static inline int bu_reps(long work, int lo, int hi)
+{
+    long r = work > 0 ? 1000000 / work : hi;
+    if (r < lo)
+        r = lo;
+    if (r > hi)
+        r = hi;
+    return (int)r;
+}
+
+/* ------------------------------------------------------------------ memory */
+
+/* Resident set size in bytes (/proc/self/statm), 0 where unavailable. */
+static inline uint64_t bu_rss_bytes(void)
+{
+    unsigned long size = 0, resident = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (!f)
+        return 0;
+    if (fscanf(f, "%lu %lu", &size, &resident) != 2)
+        resident = 0;
+    fclose(f);
+    return (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+/* Bytes of the C heap in use (small blocks + mmapped blocks), 0 where
+ * malloc cannot tell. */
+static inline uint64_t bu_heap_bytes(void)
+{
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+    struct mallinfo2 mi = mallinfo2();
+    return (uint64_t)mi.uordblks + (uint64_t)mi.hblkhd;
+#else
+    return 0;
+#endif
+}
+
+/* ----------------------------------------------------------------- machine */
+
+typedef struct bu_machine {
+    char cpu[128];
+    long cores;
+    char kernel[160];
+    char compiler[96];
+} bu_machine;
+
+static inline void bu_machine_read(bu_machine *m)
+{
+    char line[512];
+    struct utsname u;
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    snprintf(m->cpu, sizeof m->cpu, "unknown");
+    if (f) {
+        while (fgets(line, sizeof line, f)) {
+            if (strncmp(line, "model name", 10) == 0) {
+                char *p = strchr(line, ':');
+                if (p) {
+                    size_t len;
+                    p++;
+                    while (*p == ' ' || *p == '\t')
+                        p++;
+                    len = strcspn(p, "\n");
+                    snprintf(m->cpu, sizeof m->cpu, "%.*s", (int)len, p);
+                }
+                break;
+            }
+        }
+        fclose(f);
+    }
+    m->cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (uname(&u) == 0)
+        snprintf(m->kernel, sizeof m->kernel, "%s %s %s", u.sysname, u.release, u.machine);
+    else
+        snprintf(m->kernel, sizeof m->kernel, "unknown");
+#if defined(__clang__)
+    snprintf(m->compiler, sizeof m->compiler, "clang %s", __clang_version__);
+#elif defined(__GNUC__)
+    snprintf(m->compiler, sizeof m->compiler, "gcc %s", __VERSION__);
+#else
+    snprintf(m->compiler, sizeof m->compiler, "unknown");
+#endif
+}
+
+static inline void bu_machine_print(const bu_machine *m, FILE *out)
+{
+    fprintf(out, "# cpu: %s\n# cores: %ld online\n# kernel: %s\n# compiler: %s\n", m->cpu, m->cores,
+            m->kernel, m->compiler);
+}
+
+/* ----------------------------------------------------------------- figures */
+
+/* One measured figure besides the CSV rows, e.g. instantiate cost per
+ * element of a 100,000-node chain. Printed as
+ *   fig,<workers>,<name>,<shape>,<param>,<value>,<unit>
+ * and written to the JSON "figures" array. */
+typedef struct bu_figure {
+    char name[48];
+    char shape[16];
+    long param;
+    double value;
+    char unit[16];
+} bu_figure;
+
+typedef struct bu_figures {
+    bu_figure *v;
+    int n, cap;
+    int workers;
+} bu_figures;
+
+static inline void bu_fig(bu_figures *fs, const char *name, const char *shape, long param, double value,
+                          const char *unit)
+{
+    bu_figure *f;
+    if (fs->n == fs->cap) {
+        fs->cap = fs->cap ? 2 * fs->cap : 64;
+        fs->v = (bu_figure *)realloc(fs->v, sizeof(bu_figure) * (size_t)fs->cap);
+        if (!fs->v) {
+            fprintf(stderr, "out of memory\n");
+            exit(1);
+        }
+    }
+    f = &fs->v[fs->n++];
+    snprintf(f->name, sizeof f->name, "%s", name);
+    snprintf(f->shape, sizeof f->shape, "%s", shape);
+    f->param = param;
+    f->value = value;
+    snprintf(f->unit, sizeof f->unit, "%s", unit);
+    printf("fig,%d,%s,%s,%ld,%.6g,%s\n", fs->workers, name, shape, param, value, unit);
+    fflush(stdout);
+}
+
+/* Writes s as a JSON string (the texts here are plain ASCII; quotes,
+ * backslashes and control characters are escaped anyway). */
+static inline void bu_json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static inline void bu_json_machine(FILE *f, const bu_machine *m)
+{
+    fprintf(f, "\"machine\": {\"cpu\": ");
+    bu_json_str(f, m->cpu);
+    fprintf(f, ", \"cores\": %ld, \"kernel\": ", m->cores);
+    bu_json_str(f, m->kernel);
+    fprintf(f, ", \"compiler\": ");
+    bu_json_str(f, m->compiler);
+    fprintf(f, "}");
+}
+
+static inline void bu_json_figures(FILE *f, const bu_figures *fs)
+{
+    int i;
+    fprintf(f, "\"figures\": [");
+    for (i = 0; i < fs->n; i++) {
+        const bu_figure *x = &fs->v[i];
+        fprintf(f, "%s\n  {\"name\": ", i ? "," : "");
+        bu_json_str(f, x->name);
+        fprintf(f, ", \"shape\": ");
+        bu_json_str(f, x->shape);
+        fprintf(f, ", \"param\": %ld, \"value\": %.6g, \"unit\": ", x->param, x->value);
+        bu_json_str(f, x->unit);
+        fprintf(f, "}");
+    }
+    fprintf(f, "\n]");
+}
+
+/* ---------------------------------------------------------------- workers */
+
+/* Applies a worker count from the command line before the runtime starts
+ * (the runtime reads GRAPHRT_WORKERS once, on its first call), then
+ * returns the count the runtime actually runs with. */
+static inline int bu_workers(const char *requested)
+{
+    int w = 0;
+    if (requested && *requested)
+        setenv("GRAPHRT_WORKERS", requested, 1);
+    BU_CHECK(grDeviceGetAttribute(&w, grDevAttrMultiProcessorCount, 0));
+    if (requested && *requested && atoi(requested) != w)
+        fprintf(stderr, "warning: asked for %s workers, the runtime runs %d\n", requested, w);
+    return w;
+}
+
+#endif /* GR_BENCH_UTIL_H */
