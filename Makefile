@@ -19,6 +19,9 @@ PREFIX ?= /usr/local
 CMAKE ?= cmake
 CLANG_FORMAT ?= clang-format
 
+# CMake's generated makefiles run under this one; keep their output plain.
+MAKEFLAGS += --no-print-directory
+
 FORMAT_SOURCES = $(wildcard include/*.h src/*/*.c src/*/*.h tests/*.c tests/*.h \
                             examples/*.c bench/*.c tools/*.c)
 
