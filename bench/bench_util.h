@@ -117,7 +117,7 @@ static inline uint64_t bu_heap_bytes(void)
 typedef struct bu_machine {
     char cpu[128];
     long cores;
-    char kernel[160];
+    char kernel[200];
     char compiler[96];
 } bu_machine;
 
@@ -202,7 +202,10 @@ static inline void bu_fig(bu_figures *fs, const char *name, const char *shape, l
     f->param = param;
     f->value = value;
     snprintf(f->unit, sizeof f->unit, "%s", unit);
-    printf("fig,%d,%s,%s,%ld,%.6g,%s\n", fs->workers, name, shape, param, value, unit);
+    if (value >= 1000.0 || value <= -1000.0)
+        printf("fig,%d,%s,%s,%ld,%.0f,%s\n", fs->workers, name, shape, param, value, unit);
+    else
+        printf("fig,%d,%s,%s,%ld,%.4g,%s\n", fs->workers, name, shape, param, value, unit);
     fflush(stdout);
 }
 
@@ -244,7 +247,7 @@ static inline void bu_json_figures(FILE *f, const bu_figures *fs)
         bu_json_str(f, x->name);
         fprintf(f, ", \"shape\": ");
         bu_json_str(f, x->shape);
-        fprintf(f, ", \"param\": %ld, \"value\": %.6g, \"unit\": ", x->param, x->value);
+        fprintf(f, ", \"param\": %ld, \"value\": %.10g, \"unit\": ", x->param, x->value);
         bu_json_str(f, x->unit);
         fprintf(f, "}");
     }
