@@ -23,7 +23,9 @@
  * the program exits 1 if they do not. It prints a table of wall time and
  * CPU submission time per frame, and writes graph (c) as pipeline.dot.
  *
- * Usage: pipeline [WIDTHxHEIGHT [FRAMES [REPS]]]   (default 1920x1080 8 3)
+ * Usage: pipeline [WIDTHxHEIGHT [FRAMES [REPS]]]. Without arguments it runs
+ * 8 frames of 1920x1080 (3 passes), then 8 preview frames of 256x144 (25
+ * passes), where the kernels are small enough for submission cost to show.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -57,6 +59,9 @@
 #define THUMB_SCALE 8 /* the thumbnail is 1/8 of the frame each way */
 #define MAX_ARGS 8
 #define NUM_MODES 3
+#define PREVIEW_W 256 /* the second, small-frame run of the default demo */
+#define PREVIEW_H 144
+#define PREVIEW_REPS 25
 
 typedef struct ColourMatrix {
     float m[9]; /* row-major 3x3, out = m * in */
@@ -788,6 +793,89 @@ static uint64_t fnv1a(const void *data, size_t n, uint64_t h)
     return h;
 }
 
+/* Sanity of mode 0's statistics: every histogram counts each pixel once. */
+static int histograms_complete(const Pipeline *p)
+{
+    for (int f = 0; f < p->frames; ++f) {
+        uint64_t total = 0;
+        for (int b = 0; b < HIST_BINS; ++b)
+            total += p->hist_out[0][(size_t)f * HIST_BINS + (size_t)b];
+        if (total != (uint64_t)p->w * (uint64_t)p->h) {
+            fprintf(stderr, "MISMATCH: histogram of frame %d counts %llu pixels, expected %d\n", f,
+                    (unsigned long long)total, p->w * p->h);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Runs the three modes over 'frames' frames of w x h, prints the table and,
+ * if dot_path is set, writes graph (c) there. Returns 1 if the three modes
+ * agree byte for byte. */
+static int run_config(int w, int h, int frames, int reps, const char *dot_path)
+{
+    static const char *const names[NUM_MODES] = {"(a) eager stream", "(b) graph, chain",
+                                                 "(c) graph, parallel"};
+    printf("\n%d frames of %dx%d float RGB, %d steps per frame (10 kernels, 2 copies)\n", frames, w, h,
+           NUM_OPS);
+
+    Pipeline *p = malloc(sizeof *p);
+    if (!p) {
+        fprintf(stderr, "pipeline: out of memory\n");
+        exit(2);
+    }
+    pipeline_init(p, w, h, frames);
+
+    Graph graphs[NUM_MODES];
+    Timing t[NUM_MODES];
+    t[0] = run_mode(p, 0, NULL, reps);
+    for (int m = 1; m < NUM_MODES; ++m) {
+        graph_build(&graphs[m], p, m, m == 2);
+        t[m] = run_mode(p, m, &graphs[m], reps);
+    }
+
+    int calls[NUM_MODES] = {NUM_OPS, 1, 1};
+    for (int i = 0; i < NUM_OPS; ++i)
+        calls[1] += p->ops[i].per_frame;
+    calls[2] = calls[1];
+
+    printf("%-21s %11s %14s %14s %9s\n", "mode", "calls/frame", "wall/frame", "submit/frame", "speedup");
+    for (int m = 0; m < NUM_MODES; ++m)
+        printf("%-21s %11d %11.3f ms %11.1f us %8.2fx\n", names[m], calls[m], t[m].wall_us / 1000.0,
+               t[m].submit_us, t[0].wall_us / t[m].wall_us);
+    printf("(median of %d passes over the frames; submit = time inside the enqueue, set-params and launch "
+           "calls)\n",
+           reps);
+    for (int m = 1; m < NUM_MODES; ++m)
+        printf("%s: %zu nodes, %zu edges, built in %.1f us, instantiated in %.1f us (once)\n", names[m],
+               graphs[m].nodes, graphs[m].edges, graphs[m].build_us, graphs[m].instantiate_us);
+
+    int ok = histograms_complete(p);
+    for (int m = 1; m < NUM_MODES; ++m)
+        ok &= same_results(p, m, names[m]);
+    uint64_t sum = 0xcbf29ce484222325ull;
+    sum = fnv1a(p->host_out[0], p->out_bytes * (size_t)frames, sum);
+    sum = fnv1a(p->hist_out[0], HIST_BINS * sizeof(uint32_t) * (size_t)frames, sum);
+    sum = fnv1a(p->thumb_out[0], p->thumb_elems * sizeof(float) * (size_t)frames, sum);
+    if (ok)
+        printf("outputs: frames, histograms and thumbnails byte-identical across (a), (b), (c) "
+               "(FNV-1a %016llx)\n",
+               (unsigned long long)sum);
+    else
+        printf("outputs: DIFFER between modes\n");
+
+    if (dot_path) {
+        CHECK(grGraphDebugDotPrint(graphs[2].graph, dot_path, 0));
+        printf("wrote %s (graph (c)); render it with: dot -Tsvg %s -o pipeline.svg\n", dot_path, dot_path);
+    }
+
+    for (int m = 1; m < NUM_MODES; ++m)
+        graph_destroy(&graphs[m]);
+    pipeline_free(p);
+    free(p);
+    return ok;
+}
+
 int main(int argc, char **argv)
 {
     int w = 1920, h = 1080, frames = 8, reps = 3;
@@ -807,64 +895,14 @@ int main(int argc, char **argv)
 
     int workers = 0;
     CHECK(grDeviceGetAttribute(&workers, grDevAttrMultiProcessorCount, 0));
-    printf("graphrt video pipeline: %d frames of %dx%d float RGB, %d steps per frame "
-           "(10 kernels, 2 copies)\n",
-           frames, w, h, NUM_OPS);
+    printf("graphrt video pipeline\n");
     printf("workers: %d (grDevAttrMultiProcessorCount; set GRAPHRT_WORKERS to change)\n", workers);
 
-    Pipeline *p = malloc(sizeof *p);
-    if (!p) {
-        fprintf(stderr, "pipeline: out of memory\n");
-        return 2;
+    int ok = run_config(w, h, frames, reps, "pipeline.dot");
+    if (argc == 1) {
+        /* The same pipeline on small preview frames: each kernel is now a
+         * few microseconds of work, and the cost of submitting it shows. */
+        ok &= run_config(PREVIEW_W, PREVIEW_H, frames, PREVIEW_REPS, NULL);
     }
-    pipeline_init(p, w, h, frames);
-
-    static const char *const names[NUM_MODES] = {"(a) eager stream", "(b) graph, chain",
-                                                 "(c) graph, parallel"};
-    Graph graphs[NUM_MODES];
-    Timing t[NUM_MODES];
-    t[0] = run_mode(p, 0, NULL, reps);
-    for (int m = 1; m < NUM_MODES; ++m) {
-        graph_build(&graphs[m], p, m, m == 2);
-        t[m] = run_mode(p, m, &graphs[m], reps);
-    }
-
-    int calls[NUM_MODES] = {NUM_OPS, 1, 1};
-    for (int i = 0; i < NUM_OPS; ++i)
-        calls[1] += p->ops[i].per_frame;
-    calls[2] = calls[1];
-
-    printf("\n%-21s %10s %14s %14s %9s\n", "mode", "calls/frame", "wall/frame", "submit/frame", "speedup");
-    for (int m = 0; m < NUM_MODES; ++m)
-        printf("%-21s %10d %11.3f ms %11.1f us %8.2fx\n", names[m], calls[m], t[m].wall_us / 1000.0,
-               t[m].submit_us, t[0].wall_us / t[m].wall_us);
-    printf("(median of %d passes over the frames; submit = time inside the enqueue, set-params and launch "
-           "calls)\n",
-           reps);
-    for (int m = 1; m < NUM_MODES; ++m)
-        printf("%s: %zu nodes, %zu edges, built in %.1f us, instantiated in %.1f us (once)\n", names[m],
-               graphs[m].nodes, graphs[m].edges, graphs[m].build_us, graphs[m].instantiate_us);
-
-    int ok = 1;
-    for (int m = 1; m < NUM_MODES; ++m)
-        ok &= same_results(p, m, names[m]);
-    uint64_t sum = 0xcbf29ce484222325ull;
-    sum = fnv1a(p->host_out[0], p->out_bytes * (size_t)frames, sum);
-    sum = fnv1a(p->hist_out[0], HIST_BINS * sizeof(uint32_t) * (size_t)frames, sum);
-    sum = fnv1a(p->thumb_out[0], p->thumb_elems * sizeof(float) * (size_t)frames, sum);
-    if (ok)
-        printf("outputs: frames, histograms and thumbnails byte-identical across (a), (b), (c) "
-               "(FNV-1a %016llx)\n",
-               (unsigned long long)sum);
-    else
-        printf("outputs: DIFFER between modes\n");
-
-    CHECK(grGraphDebugDotPrint(graphs[2].graph, "pipeline.dot", 0));
-    printf("wrote pipeline.dot (graph (c)); render it with: dot -Tsvg pipeline.dot -o pipeline.svg\n");
-
-    for (int m = 1; m < NUM_MODES; ++m)
-        graph_destroy(&graphs[m]);
-    pipeline_free(p);
-    free(p);
     return ok ? 0 : 1;
 }
