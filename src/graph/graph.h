@@ -26,6 +26,8 @@ typedef struct gr_kernel_params {
     grDim3 grid, block;
     uint32_t shmem;
     void *argbuf;      /* kernel->argbytes bytes, owned */
+    void **argv;       /* kernel->nparams pointers into argbuf, owned; the
+                          kernelParams that GetParams hands out */
 } gr_kernel_params;
 
 typedef struct gr_memcpy_params {
@@ -69,11 +71,63 @@ struct grGraph_st {
     uint64_t next_seq;
     struct grGraphNode_st *owner; /* child-graph node owning it, or NULL */
     const struct grGraph_st *cloned_from; /* for grGraphNodeFindInClone */
+    /* Destroyed nodes (magic GR_MAGIC_DEAD, params freed, linked by
+     * 'next'), kept until the graph dies so that a destroyed node handle is
+     * refused instead of read after free, and so that no later node of the
+     * graph reuses its address (executables key nodes by address). */
+    struct grGraphNode_st *dead;
 };
 
 /* Handle checks with a detail naming 'call'. */
 grError_t gr__graph_check(const char *call, grGraph_t g);
 grError_t gr__node_check(const char *call, grGraphNode_t n);
+
+/* As gr__node_check, naming the argument in the detail: "pDependencies[2]"
+ * for (arg "pDependencies", index 2); index SIZE_MAX names arg alone. */
+grError_t gr__node_check_at(const char *call, grGraphNode_t n, const char *arg, size_t index);
+
+/* Checks deps[0..n) as the dependencies of a new node of g: live nodes of
+ * g, no duplicates, deps non-NULL when n > 0. Uses the nodes' 'scratch'. */
+grError_t gr__graph_check_deps(const char *call, grGraph_t g, const grGraphNode_t *deps, size_t n);
+
+/*
+ * Adds a node of 'type' with parameters *p to g after deps[0..ndeps)
+ * (already checked by gr__graph_check_deps). On success the node owns what
+ * *p owns (a child graph's owner is set to the node) and *out is the node;
+ * on failure (grErrorMemoryAllocation) nothing changed and the caller
+ * still owns *p.
+ */
+grError_t gr__graph_insert_node(const char *call, grGraph_t g, const grGraphNode_t *deps, size_t ndeps,
+                                grGraphNodeType type, const gr_node_params *p, grGraphNode_t *out);
+
+/* Grows a node's edge arrays so that 'more_deps' deps and 'more_succs'
+ * successors can be appended without allocating. Contents unchanged; on
+ * failure returns false and the arrays are as they were (capacity aside). */
+bool gr__node_reserve_edges(struct grGraphNode_st *n, size_t more_deps, size_t more_succs);
+
+/* Removes the existing edge from -> to from both mirror arrays, keeping
+ * the order of the others (the caller adjusts graph->nedges). */
+void gr__edge_unlink(struct grGraphNode_st *from, struct grGraphNode_st *to);
+
+/* Frees a graph and everything it owns, ignoring 'owner' (child graphs are
+ * freed by their node). */
+void gr__graph_free(grGraph_t g);
+
+/*
+ * Parameter validation shared by the graph setters and the executable's
+ * setters; each fails with a detail naming 'call' and changes nothing.
+ * gr__node_kernel_params_make also builds the stored form (argument values
+ * packed, kernel retained); release it with gr__node_params_free.
+ */
+grError_t gr__node_kernel_params_make(const char *call, const grKernelNodeParams *in, gr_kernel_params *out);
+grError_t gr__node_memcpy_params_check(const char *call, const void *dst, const void *src, size_t count,
+                                       grMemcpyKind kind);
+grError_t gr__node_memset_params_check(const char *call, const grMemsetParams *p);
+grError_t gr__node_host_params_check(const char *call, const grHostNodeParams *p);
+grError_t gr__node_event_check(const char *call, grEvent_t e);
+
+/* True if g is 'ancestor' or nested (through child-graph nodes) in it. */
+bool gr__graph_within(grGraph_t g, grGraph_t ancestor);
 
 /* Short name of a node type ("kernel", "memcpy", ...). */
 const char *gr__node_type_name(grGraphNodeType t);
@@ -83,12 +137,15 @@ const char *gr__node_type_name(grGraphNodeType t);
 const char *gr__node_label(const struct grGraphNode_st *n);
 
 /* Writes into order[] all nodes of g in a topological order (ties in
- * creation order). Returns false (and names a cycle in the detail) if the
- * graph has a cycle. */
+ * creation order: roots in creation order, then nodes in the order they
+ * become ready, successors in edge order; deterministic, O(V + E), no
+ * allocation; uses the nodes' 'scratch'). Returns false (and names a cycle
+ * in the detail, as grErrorInvalidValue) if the graph has a cycle. */
 bool gr__graph_topo_sort(grGraph_t g, struct grGraphNode_st **order);
 
 /* Deep copy of the parameters of node type t (kernel args, child graph).
- * Returns grErrorMemoryAllocation on failure with dst untouched. */
+ * Returns grErrorMemoryAllocation on failure with dst untouched. A copied
+ * child graph has owner NULL: the caller sets it. */
 grError_t gr__node_params_copy(grGraphNodeType t, gr_node_params *dst, const gr_node_params *src);
 
 /* Releases what the parameters own. */

@@ -1,0 +1,273 @@
+/*
+ * add.c - the grGraphAdd*Node entry points and the generic grGraphAddNode.
+ *
+ * Each one checks, in order, the out-pointer, the graph, the dependencies
+ * and the parameters, builds the stored parameters (which may allocate or
+ * retain), and only then inserts the node; a failure at any step releases
+ * what the earlier steps took, so a refused call leaves the graph and the
+ * caller's objects as they were.
+ */
+#include "graph.h"
+
+#include <string.h>
+
+/* The checks every add starts with. */
+static grError_t add_begin(const char *call, grGraphNode_t *out, grGraph_t g, const grGraphNode_t *deps,
+                           size_t ndeps)
+{
+    grError_t err;
+    if (out == NULL)
+        return gr__fail(grErrorInvalidValue, "%s: pGraphNode is NULL; pass where to store the new node", call);
+    if ((err = gr__graph_check(call, g)) != grSuccess)
+        return err;
+    return gr__graph_check_deps(call, g, deps, ndeps);
+}
+
+/* Inserts the node; on failure releases the stored parameters. */
+static grError_t add_finish(const char *call, grGraphNode_t *out, grGraph_t g, const grGraphNode_t *deps,
+                            size_t ndeps, grGraphNodeType t, gr_node_params *p)
+{
+    grError_t err = gr__graph_insert_node(call, g, deps, ndeps, t, p, out);
+    if (err != grSuccess)
+        gr__node_params_free(t, p);
+    return err;
+}
+
+static grError_t add_kernel(const char *call, grGraphNode_t *out, grGraph_t g, const grGraphNode_t *deps,
+                            size_t ndeps, const grKernelNodeParams *kp)
+{
+    gr_node_params p;
+    grError_t err;
+    memset(&p, 0, sizeof p);
+    if ((err = add_begin(call, out, g, deps, ndeps)) != grSuccess)
+        return err;
+    if ((err = gr__node_kernel_params_make(call, kp, &p.kernel)) != grSuccess)
+        return err;
+    return add_finish(call, out, g, deps, ndeps, grGraphNodeTypeKernel, &p);
+}
+
+static grError_t add_memcpy(const char *call, grGraphNode_t *out, grGraph_t g, const grGraphNode_t *deps,
+                            size_t ndeps, void *dst, const void *src, size_t count, grMemcpyKind kind)
+{
+    gr_node_params p;
+    grError_t err;
+    memset(&p, 0, sizeof p);
+    if ((err = add_begin(call, out, g, deps, ndeps)) != grSuccess)
+        return err;
+    if ((err = gr__node_memcpy_params_check(call, dst, src, count, kind)) != grSuccess)
+        return err;
+    p.memcpy = (gr_memcpy_params){dst, src, count, kind};
+    return add_finish(call, out, g, deps, ndeps, grGraphNodeTypeMemcpy, &p);
+}
+
+static grError_t add_memset(const char *call, grGraphNode_t *out, grGraph_t g, const grGraphNode_t *deps,
+                            size_t ndeps, const grMemsetParams *mp)
+{
+    gr_node_params p;
+    grError_t err;
+    memset(&p, 0, sizeof p);
+    if ((err = add_begin(call, out, g, deps, ndeps)) != grSuccess)
+        return err;
+    if ((err = gr__node_memset_params_check(call, mp)) != grSuccess)
+        return err;
+    p.memset = *mp;
+    return add_finish(call, out, g, deps, ndeps, grGraphNodeTypeMemset, &p);
+}
+
+static grError_t add_host(const char *call, grGraphNode_t *out, grGraph_t g, const grGraphNode_t *deps,
+                          size_t ndeps, const grHostNodeParams *hp)
+{
+    gr_node_params p;
+    grError_t err;
+    memset(&p, 0, sizeof p);
+    if ((err = add_begin(call, out, g, deps, ndeps)) != grSuccess)
+        return err;
+    if ((err = gr__node_host_params_check(call, hp)) != grSuccess)
+        return err;
+    p.host = *hp;
+    return add_finish(call, out, g, deps, ndeps, grGraphNodeTypeHost, &p);
+}
+
+static grError_t add_empty(const char *call, grGraphNode_t *out, grGraph_t g, const grGraphNode_t *deps,
+                           size_t ndeps)
+{
+    gr_node_params p;
+    grError_t err;
+    memset(&p, 0, sizeof p);
+    if ((err = add_begin(call, out, g, deps, ndeps)) != grSuccess)
+        return err;
+    return add_finish(call, out, g, deps, ndeps, grGraphNodeTypeEmpty, &p);
+}
+
+static grError_t add_child(const char *call, grGraphNode_t *out, grGraph_t g, const grGraphNode_t *deps,
+                           size_t ndeps, grGraph_t child)
+{
+    gr_node_params p, src;
+    grError_t err;
+    memset(&p, 0, sizeof p);
+    memset(&src, 0, sizeof src);
+    if ((err = add_begin(call, out, g, deps, ndeps)) != grSuccess)
+        return err;
+    if (child == NULL)
+        return gr__fail(grErrorInvalidValue, "%s: childGraph is NULL; pass the graph to embed", call);
+    if ((err = gr__graph_check(call, child)) != grSuccess)
+        return err;
+    if (child == g)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: childGraph is graph %p itself; a graph cannot contain itself (clone it first "
+                        "with grGraphClone to embed a copy)",
+                        call, GR_PTR(g));
+    if (gr__graph_within(g, child))
+        return gr__fail(grErrorInvalidValue,
+                        "%s: graph %p is nested inside childGraph %p (through %s); a graph cannot "
+                        "contain a graph that contains it",
+                        call, GR_PTR(g), GR_PTR(child), gr__node_label(g->owner));
+    /* The node embeds a clone: the caller keeps and may change childGraph. */
+    src.child = child;
+    if ((err = gr__node_params_copy(grGraphNodeTypeGraph, &p, &src)) != grSuccess)
+        return err;
+    return add_finish(call, out, g, deps, ndeps, grGraphNodeTypeGraph, &p);
+}
+
+static grError_t add_event(const char *call, grGraphNode_t *out, grGraph_t g, const grGraphNode_t *deps,
+                           size_t ndeps, grGraphNodeType t, grEvent_t e)
+{
+    gr_node_params p;
+    grError_t err;
+    memset(&p, 0, sizeof p);
+    if ((err = add_begin(call, out, g, deps, ndeps)) != grSuccess)
+        return err;
+    if ((err = gr__node_event_check(call, e)) != grSuccess)
+        return err;
+    gr__event_retain(e);
+    p.event = e;
+    return add_finish(call, out, g, deps, ndeps, t, &p);
+}
+
+GR_API grError_t grGraphAddKernelNode(grGraphNode_t *pGraphNode, grGraph_t graph, const grGraphNode_t *pDependencies,
+                                      size_t numDependencies, const grKernelNodeParams *pNodeParams)
+{
+    return add_kernel("grGraphAddKernelNode", pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
+}
+
+GR_API grError_t grGraphAddMemcpyNode1D(grGraphNode_t *pGraphNode, grGraph_t graph,
+                                        const grGraphNode_t *pDependencies, size_t numDependencies, void *dst,
+                                        const void *src, size_t count, grMemcpyKind kind)
+{
+    return add_memcpy("grGraphAddMemcpyNode1D", pGraphNode, graph, pDependencies, numDependencies, dst, src,
+                      count, kind);
+}
+
+GR_API grError_t grGraphAddMemsetNode(grGraphNode_t *pGraphNode, grGraph_t graph, const grGraphNode_t *pDependencies,
+                                      size_t numDependencies, const grMemsetParams *pMemsetParams)
+{
+    return add_memset("grGraphAddMemsetNode", pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
+}
+
+GR_API grError_t grGraphAddHostNode(grGraphNode_t *pGraphNode, grGraph_t graph, const grGraphNode_t *pDependencies,
+                                    size_t numDependencies, const grHostNodeParams *pNodeParams)
+{
+    return add_host("grGraphAddHostNode", pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
+}
+
+GR_API grError_t grGraphAddEmptyNode(grGraphNode_t *pGraphNode, grGraph_t graph, const grGraphNode_t *pDependencies,
+                                     size_t numDependencies)
+{
+    return add_empty("grGraphAddEmptyNode", pGraphNode, graph, pDependencies, numDependencies);
+}
+
+GR_API grError_t grGraphAddChildGraphNode(grGraphNode_t *pGraphNode, grGraph_t graph,
+                                          const grGraphNode_t *pDependencies, size_t numDependencies,
+                                          grGraph_t childGraph)
+{
+    return add_child("grGraphAddChildGraphNode", pGraphNode, graph, pDependencies, numDependencies, childGraph);
+}
+
+GR_API grError_t grGraphAddEventRecordNode(grGraphNode_t *pGraphNode, grGraph_t graph,
+                                           const grGraphNode_t *pDependencies, size_t numDependencies,
+                                           grEvent_t event)
+{
+    return add_event("grGraphAddEventRecordNode", pGraphNode, graph, pDependencies, numDependencies,
+                     grGraphNodeTypeEventRecord, event);
+}
+
+GR_API grError_t grGraphAddEventWaitNode(grGraphNode_t *pGraphNode, grGraph_t graph,
+                                         const grGraphNode_t *pDependencies, size_t numDependencies,
+                                         grEvent_t event)
+{
+    return add_event("grGraphAddEventWaitNode", pGraphNode, graph, pDependencies, numDependencies,
+                     grGraphNodeTypeWaitEvent, event);
+}
+
+/* The 1D copy a grMemcpy3DParms describes, or a refusal: graphrt's copies
+ * are linear byte ranges. */
+static grError_t memcpy_from_3d(const char *call, const grMemcpyNodeParams *mp, gr_memcpy_params *out)
+{
+    const grMemcpy3DParms *c = &mp->copyParams;
+    if (mp->flags != 0)
+        return gr__fail(grErrorInvalidValue, "%s: nodeParams->memcpy.flags is %d but must be 0", call, mp->flags);
+    if (c->extent.height > 1 || c->extent.depth > 1 || c->srcPos.y || c->srcPos.z || c->dstPos.y ||
+        c->dstPos.z)
+        return gr__fail(grErrorNotSupported,
+                        "%s: nodeParams->memcpy describes a %zu x %zu x %zu copy; graphrt supports only 1D "
+                        "copies (extent height and depth 1, positions with y = z = 0)",
+                        call, c->extent.width, c->extent.height, c->extent.depth);
+    out->dst = c->dstPtr.ptr ? (char *)c->dstPtr.ptr + c->dstPos.x : NULL;
+    out->src = c->srcPtr.ptr ? (const char *)c->srcPtr.ptr + c->srcPos.x : NULL;
+    out->count = c->extent.width;
+    out->kind = c->kind;
+    return grSuccess;
+}
+
+GR_API grError_t grGraphAddNode(grGraphNode_t *pGraphNode, grGraph_t graph, const grGraphNode_t *pDependencies,
+                                size_t numDependencies, grGraphNodeParams *nodeParams)
+{
+    static const char call[] = "grGraphAddNode";
+    grError_t err;
+    if (nodeParams == NULL) {
+        if ((err = add_begin(call, pGraphNode, graph, pDependencies, numDependencies)) != grSuccess)
+            return err;
+        return gr__fail(grErrorInvalidValue, "%s: nodeParams is NULL; pass the node's type and parameters", call);
+    }
+    switch (nodeParams->type) {
+    case grGraphNodeTypeKernel:
+        return add_kernel(call, pGraphNode, graph, pDependencies, numDependencies, &nodeParams->kernel);
+    case grGraphNodeTypeMemcpy: {
+        gr_memcpy_params m = {NULL, NULL, 0, grMemcpyDefault};
+        if ((err = add_begin(call, pGraphNode, graph, pDependencies, numDependencies)) != grSuccess)
+            return err;
+        if ((err = memcpy_from_3d(call, &nodeParams->memcpy, &m)) != grSuccess)
+            return err;
+        return add_memcpy(call, pGraphNode, graph, pDependencies, numDependencies, m.dst, m.src, m.count,
+                          m.kind);
+    }
+    case grGraphNodeTypeMemset:
+        return add_memset(call, pGraphNode, graph, pDependencies, numDependencies, &nodeParams->memset);
+    case grGraphNodeTypeHost:
+        return add_host(call, pGraphNode, graph, pDependencies, numDependencies, &nodeParams->host);
+    case grGraphNodeTypeGraph:
+        return add_child(call, pGraphNode, graph, pDependencies, numDependencies, nodeParams->graph.graph);
+    case grGraphNodeTypeEmpty:
+        return add_empty(call, pGraphNode, graph, pDependencies, numDependencies);
+    case grGraphNodeTypeWaitEvent:
+        return add_event(call, pGraphNode, graph, pDependencies, numDependencies, grGraphNodeTypeWaitEvent,
+                         nodeParams->eventWait.event);
+    case grGraphNodeTypeEventRecord:
+        return add_event(call, pGraphNode, graph, pDependencies, numDependencies, grGraphNodeTypeEventRecord,
+                         nodeParams->eventRecord.event);
+    case grGraphNodeTypeMemAlloc:
+    case grGraphNodeTypeMemFree:
+        if ((err = add_begin(call, pGraphNode, graph, pDependencies, numDependencies)) != grSuccess)
+            return err;
+        return gr__fail(grErrorNotSupported,
+                        "%s: nodeParams->type is %s; graph memory nodes are not available yet (allocate "
+                        "with grMalloc outside the graph instead)",
+                        call, gr__node_type_name(nodeParams->type));
+    case grGraphNodeTypeCount:
+        break;
+    }
+    if ((err = add_begin(call, pGraphNode, graph, pDependencies, numDependencies)) != grSuccess)
+        return err;
+    return gr__fail(grErrorInvalidValue, "%s: nodeParams->type %d is not a grGraphNodeType", call,
+                    (int)nodeParams->type);
+}

@@ -1,0 +1,142 @@
+/*
+ * clone.c - deep copies of graphs (grGraphClone, child-graph nodes) and
+ * grGraphNodeFindInClone.
+ *
+ * Invariants of a clone: its nodes are created in the original's creation
+ * order with the same seq numbers (and next_seq), so seq still grows along
+ * the list; every edge array holds the images of the original's entries in
+ * the same order; clone->cloned_from is the original and each node's
+ * 'origin' is the node it was copied from. Cloning never writes to the
+ * original (the original's nodes are looked up by seq, not marked), so it
+ * may read a graph that other code is only reading.
+ */
+#include "graph.h"
+
+/* The clone of the node with 'seq' among map[0..n), sorted by seq. */
+static struct grGraphNode_st *image(struct grGraphNode_st **map, size_t n, uint64_t seq)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (map[mid]->seq < seq)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    gr_assert(lo < n && map[lo]->seq == seq);
+    return map[lo];
+}
+
+grError_t gr__graph_clone(grGraph_t src, grGraph_t *out)
+{
+    grGraph_t c;
+    struct grGraphNode_st **map, *sn, *cn;
+    size_t i, j, n = src->nnodes;
+    grError_t err;
+    c = gr__calloc(1, sizeof *c);
+    map = gr__calloc(n, sizeof *map);
+    if (c == NULL || map == NULL) {
+        gr__free(c);
+        gr__free(map);
+        return gr__fail(grErrorMemoryAllocation, "out of memory cloning a graph of %zu nodes", n);
+    }
+    c->magic = GR_MAGIC_GRAPH;
+    c->cloned_from = src;
+    c->next_seq = src->next_seq;
+    for (sn = src->first, i = 0; sn != NULL; sn = sn->next, i++) {
+        cn = gr__calloc(1, sizeof *cn);
+        if (cn == NULL)
+            goto oom;
+        if ((cn->deps = gr__calloc(sn->ndeps, sizeof *cn->deps)) == NULL ||
+            (cn->succs = gr__calloc(sn->nsuccs, sizeof *cn->succs)) == NULL) {
+            gr__free(cn->deps);
+            gr__free(cn);
+            goto oom;
+        }
+        if ((err = gr__node_params_copy(sn->type, &cn->p, &sn->p)) != grSuccess) {
+            gr__free(cn->deps);
+            gr__free(cn->succs);
+            gr__free(cn);
+            gr__graph_free(c);
+            gr__free(map);
+            return err;
+        }
+        cn->magic = GR_MAGIC_NODE;
+        cn->type = sn->type;
+        cn->graph = c;
+        cn->seq = sn->seq;
+        cn->origin = sn;
+        cn->capdeps = sn->ndeps;
+        cn->capsuccs = sn->nsuccs;
+        if (cn->type == grGraphNodeTypeGraph)
+            cn->p.child->owner = cn;
+        cn->prev = c->last;
+        if (c->last)
+            c->last->next = cn;
+        else
+            c->first = cn;
+        c->last = cn;
+        c->nnodes++;
+        map[i] = cn;
+    }
+    for (i = 0; i < n; i++) {
+        sn = (struct grGraphNode_st *)(uintptr_t)map[i]->origin;
+        cn = map[i];
+        for (j = 0; j < sn->ndeps; j++)
+            cn->deps[j] = image(map, n, sn->deps[j]->seq);
+        for (j = 0; j < sn->nsuccs; j++)
+            cn->succs[j] = image(map, n, sn->succs[j]->seq);
+        cn->ndeps = sn->ndeps;
+        cn->nsuccs = sn->nsuccs;
+    }
+    c->nedges = src->nedges;
+    gr__free(map);
+    *out = c;
+    return grSuccess;
+oom:
+    gr__graph_free(c);
+    gr__free(map);
+    return gr__fail(grErrorMemoryAllocation, "out of memory cloning a graph of %zu nodes", n);
+}
+
+GR_API grError_t grGraphClone(grGraph_t *pGraphClone, grGraph_t originalGraph)
+{
+    static const char call[] = "grGraphClone";
+    grError_t err;
+    if (pGraphClone == NULL)
+        return gr__fail(grErrorInvalidValue, "%s: pGraphClone is NULL; pass where to store the clone", call);
+    if ((err = gr__graph_check(call, originalGraph)) != grSuccess)
+        return err;
+    if ((err = gr__graph_clone(originalGraph, pGraphClone)) != grSuccess)
+        return gr__fail(err, "%s: out of memory cloning graph %p of %zu nodes", call, GR_PTR(originalGraph),
+                        originalGraph->nnodes);
+    return grSuccess;
+}
+
+GR_API grError_t grGraphNodeFindInClone(grGraphNode_t *pNode, grGraphNode_t originalNode, grGraph_t clonedGraph)
+{
+    static const char call[] = "grGraphNodeFindInClone";
+    grError_t err;
+    struct grGraphNode_st *n;
+    if (pNode == NULL)
+        return gr__fail(grErrorInvalidValue, "%s: pNode is NULL; pass where to store the node", call);
+    if ((err = gr__node_check_at(call, originalNode, "originalNode", SIZE_MAX)) != grSuccess)
+        return err;
+    if ((err = gr__graph_check(call, clonedGraph)) != grSuccess)
+        return err;
+    if (clonedGraph->cloned_from != originalNode->graph)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: graph %p is not a clone of graph %p that holds originalNode (%s); pass the graph "
+                        "that grGraphClone made from it",
+                        call, GR_PTR(clonedGraph), GR_PTR(originalNode->graph), gr__node_label(originalNode));
+    for (n = clonedGraph->first; n != NULL; n = n->next) {
+        if (n->origin == originalNode) {
+            *pNode = n;
+            return grSuccess;
+        }
+    }
+    return gr__fail(grErrorInvalidValue,
+                    "%s: the clone %p has no node cloned from %s (it was added to the original after the clone "
+                    "was made, or destroyed in the clone)",
+                    call, GR_PTR(clonedGraph), gr__node_label(originalNode));
+}

@@ -1,0 +1,191 @@
+/*
+ * dot.c - grGraphDebugDotPrint: a graph as Graphviz DOT.
+ *
+ * Output shape: one 'digraph', one box per node whose label names its type,
+ * seq and key parameters (all of them with grGraphDebugDotFlagsVerbose);
+ * a child-graph node is a box inside a dashed cluster that also holds the
+ * child graph's nodes, with dashed edges from that box to the child's
+ * roots. Node ids are "g<k>_n<seq>" where k numbers the graphs in the order
+ * they are printed, so ids are unique across nested graphs. Label text is
+ * escaped for DOT double-quoted strings.
+ */
+#include "graph.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct dot_out {
+    FILE *f;
+    unsigned flags;
+    unsigned next_graph; /* k of the next graph printed */
+} dot_out;
+
+static void put_escaped(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fputc('\\', f);
+        if (*s == '\n')
+            fputs("\\n", f);
+        else
+            fputc(*s, f);
+    }
+}
+
+static const char *kind_name(grMemcpyKind k)
+{
+    switch (k) {
+    case grMemcpyHostToHost:
+        return "HostToHost";
+    case grMemcpyHostToDevice:
+        return "HostToDevice";
+    case grMemcpyDeviceToHost:
+        return "DeviceToHost";
+    case grMemcpyDeviceToDevice:
+        return "DeviceToDevice";
+    case grMemcpyDefault:
+        return "Default";
+    }
+    return "?";
+}
+
+/* The label text of a node (unescaped; lines separated by '\n'). */
+static void node_text(const struct grGraphNode_st *n, unsigned flags, char *buf, size_t cap)
+{
+    const gr_node_params *p = &n->p;
+    bool verbose = (flags & grGraphDebugDotFlagsVerbose) != 0;
+    int r = snprintf(buf, cap, "#%llu %s", (unsigned long long)n->seq, gr__node_type_name(n->type));
+    size_t len = r > 0 ? (size_t)r : 0;
+    if (len >= cap)
+        return;
+    buf += len;
+    cap -= len;
+    switch (n->type) {
+    case grGraphNodeTypeKernel: {
+        const gr_kernel_params *k = &p->kernel;
+        r = snprintf(buf, cap, "\n%s\ngrid (%u,%u,%u) block (%u,%u,%u)", k->kernel->name, k->grid.x, k->grid.y,
+                     k->grid.z, k->block.x, k->block.y, k->block.z);
+        if (verbose && r > 0 && (size_t)r < cap) {
+            const unsigned char *a = k->argbuf;
+            size_t i, used = (size_t)r;
+            used += (size_t)snprintf(buf + used, cap - used, "\nsharedMem %u\nargs %u bytes:", k->shmem,
+                                     (unsigned)k->kernel->argbytes);
+            for (i = 0; i < k->kernel->argbytes && i < 64 && used < cap; i++)
+                used += (size_t)snprintf(buf + used, cap - used, "%s%02x", i % 8 ? "" : " ", a[i]);
+            if (k->kernel->argbytes > 64 && used < cap)
+                snprintf(buf + used, cap - used, " ...");
+        }
+        return;
+    }
+    case grGraphNodeTypeMemcpy:
+        if (verbose)
+            snprintf(buf, cap, "\n%zu bytes %s\ndst %p\nsrc %p", p->memcpy.count, kind_name(p->memcpy.kind),
+                     p->memcpy.dst, p->memcpy.src);
+        else
+            snprintf(buf, cap, "\n%zu bytes %s", p->memcpy.count, kind_name(p->memcpy.kind));
+        return;
+    case grGraphNodeTypeMemset:
+        if (verbose)
+            snprintf(buf, cap, "\n%zu x %zu x %u bytes = 0x%x\ndst %p\npitch %zu", p->memset.height,
+                     p->memset.width, p->memset.elementSize, p->memset.value, p->memset.dst, p->memset.pitch);
+        else
+            snprintf(buf, cap, "\n%zu x %zu x %u bytes = 0x%x", p->memset.height, p->memset.width,
+                     p->memset.elementSize, p->memset.value);
+        return;
+    case grGraphNodeTypeHost:
+        if (verbose)
+            snprintf(buf, cap, "\nfn %p\nuserData %p", (void *)(uintptr_t)p->host.fn, p->host.userData);
+        else
+            snprintf(buf, cap, "\nfn %p", (void *)(uintptr_t)p->host.fn);
+        return;
+    case grGraphNodeTypeGraph:
+        snprintf(buf, cap, "\n%zu nodes, %zu edges", p->child->nnodes, p->child->nedges);
+        return;
+    case grGraphNodeTypeWaitEvent:
+    case grGraphNodeTypeEventRecord:
+        snprintf(buf, cap, "\nevent %p", GR_PTR(p->event));
+        return;
+    case grGraphNodeTypeMemAlloc:
+        snprintf(buf, cap, "\n%zu bytes at %p", p->alloc.bytesize, p->alloc.dptr);
+        return;
+    case grGraphNodeTypeMemFree:
+        snprintf(buf, cap, "\n%p", p->free_ptr);
+        return;
+    case grGraphNodeTypeEmpty:
+    case grGraphNodeTypeCount:
+        return;
+    }
+}
+
+static void print_graph(dot_out *o, grGraph_t g, const char *indent);
+
+static void print_node(dot_out *o, unsigned k, const struct grGraphNode_st *n, const char *indent)
+{
+    char text[1024];
+    node_text(n, o->flags, text, sizeof text);
+    fprintf(o->f, "%sg%u_n%llu [label=\"", indent, k, (unsigned long long)n->seq);
+    put_escaped(o->f, text);
+    fprintf(o->f, "\"%s];\n", n->type == grGraphNodeTypeEmpty ? " style=dashed" : "");
+}
+
+static void print_graph(dot_out *o, grGraph_t g, const char *indent)
+{
+    const struct grGraphNode_st *n;
+    unsigned k = o->next_graph++;
+    char inner[64];
+    size_t i;
+    snprintf(inner, sizeof inner, "%s    ", indent);
+    for (n = g->first; n != NULL; n = n->next) {
+        if (n->type != grGraphNodeTypeGraph) {
+            print_node(o, k, n, indent);
+            continue;
+        }
+        /* The child's nodes print with the next graph number. */
+        unsigned ck = o->next_graph;
+        const struct grGraphNode_st *c;
+        fprintf(o->f, "%ssubgraph cluster_g%u_n%llu {\n", indent, k, (unsigned long long)n->seq);
+        fprintf(o->f, "%slabel=\"child graph of node #%llu\"; style=dashed;\n", inner, (unsigned long long)n->seq);
+        print_node(o, k, n, inner);
+        print_graph(o, n->p.child, inner);
+        for (c = n->p.child->first; c != NULL; c = c->next)
+            if (c->ndeps == 0)
+                fprintf(o->f, "%sg%u_n%llu -> g%u_n%llu [style=dashed];\n", inner, k, (unsigned long long)n->seq,
+                        ck, (unsigned long long)c->seq);
+        fprintf(o->f, "%s}\n", indent);
+    }
+    for (n = g->first; n != NULL; n = n->next)
+        for (i = 0; i < n->nsuccs; i++)
+            fprintf(o->f, "%sg%u_n%llu -> g%u_n%llu;\n", indent, k, (unsigned long long)n->seq, k,
+                    (unsigned long long)n->succs[i]->seq);
+}
+
+GR_API grError_t grGraphDebugDotPrint(grGraph_t graph, const char *path, unsigned int flags)
+{
+    static const char call[] = "grGraphDebugDotPrint";
+    grError_t err;
+    dot_out o;
+    int failed;
+    if ((err = gr__graph_check(call, graph)) != grSuccess)
+        return err;
+    if (path == NULL)
+        return gr__fail(grErrorInvalidValue, "%s: path is NULL; pass the name of the file to write", call);
+    if (flags & ~(unsigned)grGraphDebugDotFlagsVerbose)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: flags 0x%x has bits other than grGraphDebugDotFlagsVerbose (0x%x)", call, flags,
+                        (unsigned)grGraphDebugDotFlagsVerbose);
+    o.f = fopen(path, "w");
+    if (o.f == NULL)
+        return gr__fail(grErrorInvalidValue, "%s: cannot open '%s' for writing: %s", call, path, strerror(errno));
+    o.flags = flags;
+    o.next_graph = 0;
+    fprintf(o.f, "digraph graphrt {\n");
+    fprintf(o.f, "    label=\"graph %p: %zu nodes, %zu edges\";\n", GR_PTR(graph), graph->nnodes, graph->nedges);
+    fprintf(o.f, "    node [shape=box fontname=\"monospace\"];\n");
+    print_graph(&o, graph, "    ");
+    fprintf(o.f, "}\n");
+    failed = ferror(o.f);
+    if (fclose(o.f) != 0 || failed)
+        return gr__fail(grErrorInvalidValue, "%s: writing '%s' failed: %s", call, path, strerror(errno));
+    return grSuccess;
+}

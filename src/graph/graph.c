@@ -1,0 +1,331 @@
+/*
+ * graph.c - graphs and nodes: create and destroy, the creation-order list,
+ * handle checks, labels for detail sentences, and the common path that
+ * inserts a node after its dependencies or destroys one.
+ *
+ * Invariants (besides those of graph.h):
+ *   - g->nnodes counts the nodes on the creation-order list and g->nedges
+ *     the edges between them; seq numbers grow along the list;
+ *   - a destroyed node keeps its memory on g->dead (magic GR_MAGIC_DEAD,
+ *     type and seq kept, parameters and edge arrays freed) until the graph
+ *     is freed, so its handle is refused and its address never reused
+ *     while the graph lives;
+ *   - a graph with an owner is freed only through its owning node.
+ */
+#include "graph.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ handles */
+
+grError_t gr__graph_check(const char *call, grGraph_t g)
+{
+    if (g == NULL)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: the graph is NULL; pass a graph made by grGraphCreate or grGraphClone", call);
+    if (g->magic != GR_MAGIC_GRAPH)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: %p is not a live graph (destroyed, or not a grGraph_t); pass a graph "
+                        "made by grGraphCreate or grGraphClone",
+                        call, GR_PTR(g));
+    return grSuccess;
+}
+
+grError_t gr__node_check_at(const char *call, grGraphNode_t n, const char *arg, size_t index)
+{
+    char name[64];
+    if (GR_LIKELY(n != NULL && n->magic == GR_MAGIC_NODE))
+        return grSuccess;
+    if (index == SIZE_MAX)
+        snprintf(name, sizeof name, "%s", arg);
+    else
+        snprintf(name, sizeof name, "%s[%zu]", arg, index);
+    if (n == NULL)
+        return gr__fail(grErrorInvalidValue, "%s: %s is NULL; pass a node of the graph", call, name);
+    if (n->magic == GR_MAGIC_DEAD)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: %s (%s, %p) was destroyed by grGraphDestroyNode; pass a live node", call, name,
+                        gr__node_label(n), GR_PTR(n));
+    return gr__fail(grErrorInvalidValue, "%s: %s (%p) is not a graph node; pass a node returned by a grGraphAdd*Node call",
+                    call, name, GR_PTR(n));
+}
+
+grError_t gr__node_check(const char *call, grGraphNode_t n)
+{
+    return gr__node_check_at(call, n, "node", SIZE_MAX);
+}
+
+const char *gr__node_type_name(grGraphNodeType t)
+{
+    switch (t) {
+    case grGraphNodeTypeKernel:
+        return "kernel";
+    case grGraphNodeTypeMemcpy:
+        return "memcpy";
+    case grGraphNodeTypeMemset:
+        return "memset";
+    case grGraphNodeTypeHost:
+        return "host";
+    case grGraphNodeTypeGraph:
+        return "child graph";
+    case grGraphNodeTypeEmpty:
+        return "empty";
+    case grGraphNodeTypeWaitEvent:
+        return "event wait";
+    case grGraphNodeTypeEventRecord:
+        return "event record";
+    case grGraphNodeTypeMemAlloc:
+        return "mem alloc";
+    case grGraphNodeTypeMemFree:
+        return "mem free";
+    case grGraphNodeTypeCount:
+        break;
+    }
+    return "unknown";
+}
+
+const char *gr__node_label(const struct grGraphNode_st *n)
+{
+    static _Thread_local char slots[2][160];
+    static _Thread_local unsigned next;
+    char *buf = slots[next++ & 1u];
+    if (n->type == grGraphNodeTypeKernel && n->magic == GR_MAGIC_NODE && gr__kernel_valid(n->p.kernel.kernel))
+        snprintf(buf, sizeof slots[0], "kernel node #%llu '%s'", (unsigned long long)n->seq,
+                 n->p.kernel.kernel->name ? n->p.kernel.kernel->name : "");
+    else
+        snprintf(buf, sizeof slots[0], "%s node #%llu", gr__node_type_name(n->type), (unsigned long long)n->seq);
+    return buf;
+}
+
+bool gr__graph_within(grGraph_t g, grGraph_t ancestor)
+{
+    while (g != NULL) {
+        if (g == ancestor)
+            return true;
+        g = g->owner ? g->owner->graph : NULL;
+    }
+    return false;
+}
+
+/* -------------------------------------------------------------- edges */
+
+static bool reserve(struct grGraphNode_st ***arr, size_t *cap, size_t need)
+{
+    struct grGraphNode_st **p;
+    size_t ncap, bytes;
+    if (need <= *cap)
+        return true;
+    ncap = *cap ? *cap : 4;
+    while (ncap < need)
+        ncap = ncap > SIZE_MAX / 2 ? need : ncap * 2;
+    if (gr__mul_overflow(ncap, sizeof **arr, &bytes))
+        return false;
+    p = gr__realloc(*arr, bytes);
+    if (p == NULL)
+        return false;
+    *arr = p;
+    *cap = ncap;
+    return true;
+}
+
+bool gr__node_reserve_edges(struct grGraphNode_st *n, size_t more_deps, size_t more_succs)
+{
+    size_t nd, ns;
+    if (gr__add_overflow(n->ndeps, more_deps, &nd) || gr__add_overflow(n->nsuccs, more_succs, &ns))
+        return false;
+    return reserve(&n->deps, &n->capdeps, nd) && reserve(&n->succs, &n->capsuccs, ns);
+}
+
+/* Removes the one occurrence of x from arr[0..*n), keeping the order. */
+static void remove_one(struct grGraphNode_st **arr, size_t *n, const struct grGraphNode_st *x)
+{
+    size_t i;
+    for (i = 0; i < *n; i++) {
+        if (arr[i] == x) {
+            memmove(arr + i, arr + i + 1, (*n - i - 1) * sizeof *arr);
+            (*n)--;
+            return;
+        }
+    }
+    /* Edges are stored in both arrays; one side missing is a bug. */
+    gr_assert(i < *n);
+}
+
+void gr__edge_unlink(struct grGraphNode_st *from, struct grGraphNode_st *to)
+{
+    remove_one(from->succs, &from->nsuccs, to);
+    remove_one(to->deps, &to->ndeps, from);
+}
+
+grError_t gr__graph_check_deps(const char *call, grGraph_t g, const grGraphNode_t *deps, size_t n)
+{
+    size_t i;
+    grError_t err;
+    if (n == 0)
+        return grSuccess;
+    if (deps == NULL)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: pDependencies is NULL but numDependencies is %zu; pass an array of %zu nodes "
+                        "or numDependencies 0",
+                        call, n, n);
+    for (i = 0; i < n; i++) {
+        if ((err = gr__node_check_at(call, deps[i], "pDependencies", i)) != grSuccess)
+            return err;
+        if (deps[i]->graph != g)
+            return gr__fail(grErrorInvalidValue,
+                            "%s: pDependencies[%zu] (%s) belongs to graph %p, not to graph %p that the node "
+                            "is added to; dependencies must be nodes of the same graph",
+                            call, i, gr__node_label(deps[i]), GR_PTR(deps[i]->graph), GR_PTR(g));
+    }
+    /* Duplicates in O(n): scratch holds 1 + the first index seen. */
+    for (i = 0; i < n; i++)
+        deps[i]->scratch = 0;
+    for (i = 0; i < n; i++) {
+        if (deps[i]->scratch != 0)
+            return gr__fail(grErrorInvalidValue,
+                            "%s: pDependencies[%llu] and pDependencies[%zu] are both %s; list each "
+                            "dependency once",
+                            call, (unsigned long long)(deps[i]->scratch - 1), i, gr__node_label(deps[i]));
+        deps[i]->scratch = i + 1;
+    }
+    return grSuccess;
+}
+
+/* -------------------------------------------------------------- nodes */
+
+grError_t gr__graph_insert_node(const char *call, grGraph_t g, const grGraphNode_t *deps, size_t ndeps,
+                                grGraphNodeType type, const gr_node_params *p, grGraphNode_t *out)
+{
+    struct grGraphNode_st *n;
+    size_t i;
+    n = gr__calloc(1, sizeof *n);
+    if (n == NULL)
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory allocating a %s node", call,
+                        gr__node_type_name(type));
+    /* Reserve every edge slot first so that linking cannot fail halfway. */
+    if (!gr__node_reserve_edges(n, ndeps, 0))
+        goto oom;
+    for (i = 0; i < ndeps; i++)
+        if (!gr__node_reserve_edges(deps[i], 0, 1))
+            goto oom;
+
+    n->magic = GR_MAGIC_NODE;
+    n->type = type;
+    n->graph = g;
+    n->seq = g->next_seq++;
+    n->p = *p;
+    if (type == grGraphNodeTypeGraph)
+        n->p.child->owner = n;
+    for (i = 0; i < ndeps; i++) {
+        n->deps[n->ndeps++] = deps[i];
+        deps[i]->succs[deps[i]->nsuccs++] = n;
+    }
+    g->nedges += ndeps;
+    n->prev = g->last;
+    if (g->last)
+        g->last->next = n;
+    else
+        g->first = n;
+    g->last = n;
+    g->nnodes++;
+    *out = n;
+    return grSuccess;
+oom:
+    gr__free(n->deps);
+    gr__free(n);
+    return gr__fail(grErrorMemoryAllocation, "%s: out of memory adding a %s node with %zu dependencies", call,
+                    gr__node_type_name(type), ndeps);
+}
+
+/* Unlinks n from its graph, frees what it owns and parks it on g->dead. */
+static void node_destroy(struct grGraphNode_st *n)
+{
+    grGraph_t g = n->graph;
+    size_t i;
+    for (i = 0; i < n->ndeps; i++)
+        remove_one(n->deps[i]->succs, &n->deps[i]->nsuccs, n);
+    for (i = 0; i < n->nsuccs; i++)
+        remove_one(n->succs[i]->deps, &n->succs[i]->ndeps, n);
+    g->nedges -= n->ndeps + n->nsuccs;
+    if (n->prev)
+        n->prev->next = n->next;
+    else
+        g->first = n->next;
+    if (n->next)
+        n->next->prev = n->prev;
+    else
+        g->last = n->prev;
+    g->nnodes--;
+    gr__node_params_free(n->type, &n->p);
+    memset(&n->p, 0, sizeof n->p);
+    gr__free(n->deps);
+    gr__free(n->succs);
+    n->deps = n->succs = NULL;
+    n->ndeps = n->nsuccs = n->capdeps = n->capsuccs = 0;
+    n->magic = GR_MAGIC_DEAD;
+    n->prev = NULL;
+    n->next = g->dead;
+    g->dead = n;
+}
+
+void gr__graph_free(grGraph_t g)
+{
+    struct grGraphNode_st *n, *next;
+    if (g == NULL)
+        return;
+    for (n = g->first; n != NULL; n = next) {
+        next = n->next;
+        gr__node_params_free(n->type, &n->p);
+        gr__free(n->deps);
+        gr__free(n->succs);
+        n->magic = GR_MAGIC_DEAD;
+        gr__free(n);
+    }
+    for (n = g->dead; n != NULL; n = next) {
+        next = n->next;
+        gr__free(n);
+    }
+    g->magic = GR_MAGIC_DEAD;
+    gr__free(g);
+}
+
+/* ---------------------------------------------------------- public API */
+
+GR_API grError_t grGraphCreate(grGraph_t *pGraph, unsigned int flags)
+{
+    grGraph_t g;
+    if (pGraph == NULL)
+        return gr__fail(grErrorInvalidValue, "grGraphCreate: pGraph is NULL; pass where to store the new graph");
+    if (flags != 0)
+        return gr__fail(grErrorInvalidValue, "grGraphCreate: flags is 0x%x but must be 0", flags);
+    g = gr__calloc(1, sizeof *g);
+    if (g == NULL)
+        return gr__fail(grErrorMemoryAllocation, "grGraphCreate: out of memory allocating a graph");
+    g->magic = GR_MAGIC_GRAPH;
+    *pGraph = g;
+    return grSuccess;
+}
+
+GR_API grError_t grGraphDestroy(grGraph_t graph)
+{
+    grError_t err;
+    if ((err = gr__graph_check("grGraphDestroy", graph)) != grSuccess)
+        return err;
+    if (graph->owner != NULL)
+        return gr__fail(grErrorInvalidValue,
+                        "grGraphDestroy: graph %p is owned by %s (from grGraphChildGraphNodeGetGraph) "
+                        "and dies with it; destroy the node or its graph instead",
+                        GR_PTR(graph), gr__node_label(graph->owner));
+    gr__graph_free(graph);
+    return grSuccess;
+}
+
+GR_API grError_t grGraphDestroyNode(grGraphNode_t node)
+{
+    grError_t err;
+    if ((err = gr__node_check("grGraphDestroyNode", node)) != grSuccess)
+        return err;
+    node_destroy(node);
+    return grSuccess;
+}

@@ -1,0 +1,419 @@
+/*
+ * params.c - node parameters: validation of what callers pass, the stored
+ * (deep-copied) form, and the per-type Get/SetParams entry points.
+ *
+ * Invariants: a stored kernel node owns its argument values (argbuf) and
+ * the argv array pointing into them, and holds one reference on its
+ * kernel; an event node holds one reference on its event; a child-graph
+ * node owns its graph. A setter validates and builds the new stored form
+ * completely before it releases the old one, so a refused set changes
+ * nothing.
+ */
+#include "graph.h"
+
+#include <string.h>
+
+/* ----------------------------------------------------------- validation */
+
+grError_t gr__node_kernel_params_make(const char *call, const grKernelNodeParams *in, gr_kernel_params *out)
+{
+    grError_t err;
+    grKernel_t k;
+    void *buf;
+    void **argv;
+    if (in == NULL)
+        return gr__fail(grErrorInvalidValue, "%s: pNodeParams is NULL; pass the kernel node's parameters", call);
+    if (in->extra != NULL)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: pNodeParams->extra is not NULL; graphrt takes argument values only through "
+                        "kernelParams, so set extra to NULL",
+                        call);
+    err = gr__kernel_check(call, in->func, in->gridDim, in->blockDim, in->sharedMemBytes, in->kernelParams);
+    if (err != grSuccess)
+        return err;
+    k = in->func;
+    buf = gr__malloc(k->argbytes);
+    argv = gr__calloc((size_t)k->nparams, sizeof *argv);
+    if (buf == NULL || argv == NULL) {
+        gr__free(buf);
+        gr__free(argv);
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory copying %u bytes of arguments of kernel '%s'",
+                        call, (unsigned)k->argbytes, k->name);
+    }
+    if (k->nparams > 0)
+        gr__kernel_pack(k, in->kernelParams, buf, argv);
+    gr__kernel_retain(k);
+    out->kernel = k;
+    out->grid = in->gridDim;
+    out->block = in->blockDim;
+    out->shmem = in->sharedMemBytes;
+    out->argbuf = buf;
+    out->argv = argv;
+    return grSuccess;
+}
+
+static bool memcpy_kind_valid(grMemcpyKind kind)
+{
+    switch (kind) {
+    case grMemcpyHostToHost:
+    case grMemcpyHostToDevice:
+    case grMemcpyDeviceToHost:
+    case grMemcpyDeviceToDevice:
+    case grMemcpyDefault:
+        return true;
+    }
+    return false;
+}
+
+grError_t gr__node_memcpy_params_check(const char *call, const void *dst, const void *src, size_t count,
+                                       grMemcpyKind kind)
+{
+    if (!memcpy_kind_valid(kind))
+        return gr__fail(grErrorInvalidMemcpyDirection,
+                        "%s: kind %d is not a grMemcpyKind; use grMemcpyHostToHost..grMemcpyDefault", call,
+                        (int)kind);
+    if (count > 0 && dst == NULL)
+        return gr__fail(grErrorInvalidValue, "%s: dst is NULL for a copy of %zu bytes; pass the destination",
+                        call, count);
+    if (count > 0 && src == NULL)
+        return gr__fail(grErrorInvalidValue, "%s: src is NULL for a copy of %zu bytes; pass the source", call,
+                        count);
+    return grSuccess;
+}
+
+grError_t gr__node_memset_params_check(const char *call, const grMemsetParams *p)
+{
+    size_t row, span;
+    if (p == NULL)
+        return gr__fail(grErrorInvalidValue, "%s: pMemsetParams is NULL; pass the memset parameters", call);
+    if (p->dst == NULL)
+        return gr__fail(grErrorInvalidValue, "%s: pMemsetParams->dst is NULL; pass the memory to set", call);
+    if (p->elementSize != 1 && p->elementSize != 2 && p->elementSize != 4)
+        return gr__fail(grErrorInvalidValue, "%s: pMemsetParams->elementSize is %u but must be 1, 2 or 4", call,
+                        p->elementSize);
+    if (p->height == 0)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: pMemsetParams->height is 0; a memset sets at least one row (height 1 for 1D)",
+                        call);
+    if ((uintptr_t)p->dst % p->elementSize != 0)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: pMemsetParams->dst %p is not aligned to elementSize %u; align it or use a "
+                        "smaller element",
+                        call, p->dst, p->elementSize);
+    if (gr__mul_overflow(p->width, p->elementSize, &row))
+        return gr__fail(grErrorInvalidValue, "%s: pMemsetParams->width %zu times elementSize %u overflows", call,
+                        p->width, p->elementSize);
+    if (p->height > 1) {
+        if (p->pitch < row)
+            return gr__fail(grErrorInvalidValue,
+                            "%s: pMemsetParams->pitch %zu is smaller than a row of width %zu x elementSize "
+                            "%u = %zu bytes; rows must not overlap",
+                            call, p->pitch, p->width, p->elementSize, row);
+        if (p->pitch % p->elementSize != 0)
+            return gr__fail(grErrorInvalidValue,
+                            "%s: pMemsetParams->pitch %zu is not a multiple of elementSize %u", call, p->pitch,
+                            p->elementSize);
+        if (gr__mul_overflow(p->height - 1, p->pitch, &span) || gr__add_overflow(span, row, &span))
+            return gr__fail(grErrorInvalidValue,
+                            "%s: pMemsetParams height %zu x pitch %zu overflows the address space", call,
+                            p->height, p->pitch);
+    }
+    return grSuccess;
+}
+
+grError_t gr__node_host_params_check(const char *call, const grHostNodeParams *p)
+{
+    if (p == NULL)
+        return gr__fail(grErrorInvalidValue, "%s: pNodeParams is NULL; pass the host node's parameters", call);
+    if (p->fn == NULL)
+        return gr__fail(grErrorInvalidValue, "%s: pNodeParams->fn is NULL; a host node needs a function", call);
+    return grSuccess;
+}
+
+grError_t gr__node_event_check(const char *call, grEvent_t e)
+{
+    if (e == NULL)
+        return gr__fail(grErrorInvalidResourceHandle, "%s: event is NULL; pass an event made by grEventCreate",
+                        call);
+    if (!gr__event_valid(e))
+        return gr__fail(grErrorInvalidResourceHandle,
+                        "%s: event %p is not a live event (destroyed, or not a grEvent_t)", call, GR_PTR(e));
+    return grSuccess;
+}
+
+/* ----------------------------------------------------------- copy / free */
+
+grError_t gr__node_params_copy(grGraphNodeType t, gr_node_params *dst, const gr_node_params *src)
+{
+    switch (t) {
+    case grGraphNodeTypeKernel: {
+        grKernel_t k = src->kernel.kernel;
+        void *buf = gr__malloc(k->argbytes);
+        void **argv = gr__calloc((size_t)k->nparams, sizeof *argv);
+        int i;
+        if (buf == NULL || argv == NULL) {
+            gr__free(buf);
+            gr__free(argv);
+            return gr__fail(grErrorMemoryAllocation, "out of memory copying the arguments of kernel '%s'",
+                            k->name);
+        }
+        memcpy(buf, src->kernel.argbuf, k->argbytes);
+        for (i = 0; i < k->nparams; i++)
+            argv[i] = (char *)buf + k->offsets[i];
+        gr__kernel_retain(k);
+        *dst = *src;
+        dst->kernel.argbuf = buf;
+        dst->kernel.argv = argv;
+        return grSuccess;
+    }
+    case grGraphNodeTypeGraph: {
+        grGraph_t c;
+        grError_t err = gr__graph_clone(src->child, &c);
+        if (err != grSuccess)
+            return err;
+        *dst = *src;
+        dst->child = c;
+        return grSuccess;
+    }
+    case grGraphNodeTypeWaitEvent:
+    case grGraphNodeTypeEventRecord:
+        gr__event_retain(src->event);
+        *dst = *src;
+        return grSuccess;
+    case grGraphNodeTypeMemcpy:
+    case grGraphNodeTypeMemset:
+    case grGraphNodeTypeHost:
+    case grGraphNodeTypeEmpty:
+    case grGraphNodeTypeMemAlloc:
+    case grGraphNodeTypeMemFree:
+    case grGraphNodeTypeCount:
+        *dst = *src;
+        return grSuccess;
+    }
+    *dst = *src;
+    return grSuccess;
+}
+
+void gr__node_params_free(grGraphNodeType t, gr_node_params *p)
+{
+    switch (t) {
+    case grGraphNodeTypeKernel:
+        gr__free(p->kernel.argbuf);
+        gr__free(p->kernel.argv);
+        p->kernel.argbuf = NULL;
+        p->kernel.argv = NULL;
+        if (p->kernel.kernel)
+            gr__kernel_release(p->kernel.kernel);
+        p->kernel.kernel = NULL;
+        return;
+    case grGraphNodeTypeGraph:
+        if (p->child) {
+            p->child->owner = NULL;
+            gr__graph_free(p->child);
+        }
+        p->child = NULL;
+        return;
+    case grGraphNodeTypeWaitEvent:
+    case grGraphNodeTypeEventRecord:
+        if (p->event)
+            gr__event_release(p->event);
+        p->event = NULL;
+        return;
+    case grGraphNodeTypeMemcpy:
+    case grGraphNodeTypeMemset:
+    case grGraphNodeTypeHost:
+    case grGraphNodeTypeEmpty:
+    case grGraphNodeTypeMemAlloc:
+    case grGraphNodeTypeMemFree:
+    case grGraphNodeTypeCount:
+        return;
+    }
+}
+
+/* ------------------------------------------------------- Get/SetParams */
+
+/* Checks that 'node' is a live node of type t. */
+static grError_t node_of_type(const char *call, grGraphNode_t node, grGraphNodeType t)
+{
+    grError_t err = gr__node_check(call, node);
+    if (err != grSuccess)
+        return err;
+    if (node->type != t)
+        return gr__fail(grErrorInvalidValue, "%s: node is %s, not a %s node; call the function of its type",
+                        call, gr__node_label(node), gr__node_type_name(t));
+    return grSuccess;
+}
+
+static grError_t out_null(const char *call, const char *arg)
+{
+    return gr__fail(grErrorInvalidValue, "%s: %s is NULL; pass where to store the result", call, arg);
+}
+
+GR_API grError_t grGraphKernelNodeGetParams(grGraphNode_t node, grKernelNodeParams *pNodeParams)
+{
+    static const char call[] = "grGraphKernelNodeGetParams";
+    grError_t err = node_of_type(call, node, grGraphNodeTypeKernel);
+    const gr_kernel_params *k;
+    if (err != grSuccess)
+        return err;
+    if (pNodeParams == NULL)
+        return out_null(call, "pNodeParams");
+    k = &node->p.kernel;
+    pNodeParams->func = k->kernel;
+    pNodeParams->gridDim = k->grid;
+    pNodeParams->blockDim = k->block;
+    pNodeParams->sharedMemBytes = k->shmem;
+    pNodeParams->kernelParams = k->argv;
+    pNodeParams->extra = NULL;
+    return grSuccess;
+}
+
+GR_API grError_t grGraphKernelNodeSetParams(grGraphNode_t node, const grKernelNodeParams *pNodeParams)
+{
+    static const char call[] = "grGraphKernelNodeSetParams";
+    grError_t err = node_of_type(call, node, grGraphNodeTypeKernel);
+    gr_kernel_params np;
+    if (err != grSuccess)
+        return err;
+    if ((err = gr__node_kernel_params_make(call, pNodeParams, &np)) != grSuccess)
+        return err;
+    gr__node_params_free(grGraphNodeTypeKernel, &node->p);
+    node->p.kernel = np;
+    return grSuccess;
+}
+
+GR_API grError_t grGraphMemcpyNodeGetParams(grGraphNode_t node, grMemcpy3DParms *pNodeParams)
+{
+    static const char call[] = "grGraphMemcpyNodeGetParams";
+    grError_t err = node_of_type(call, node, grGraphNodeTypeMemcpy);
+    const gr_memcpy_params *m;
+    if (err != grSuccess)
+        return err;
+    if (pNodeParams == NULL)
+        return out_null(call, "pNodeParams");
+    m = &node->p.memcpy;
+    memset(pNodeParams, 0, sizeof *pNodeParams);
+    pNodeParams->srcPtr = (grPitchedPtr){(void *)(uintptr_t)m->src, m->count, m->count, 1};
+    pNodeParams->dstPtr = (grPitchedPtr){m->dst, m->count, m->count, 1};
+    pNodeParams->extent = (grExtent){m->count, 1, 1};
+    pNodeParams->kind = m->kind;
+    return grSuccess;
+}
+
+GR_API grError_t grGraphMemcpyNodeSetParams1D(grGraphNode_t node, void *dst, const void *src, size_t count,
+                                              grMemcpyKind kind)
+{
+    static const char call[] = "grGraphMemcpyNodeSetParams1D";
+    grError_t err = node_of_type(call, node, grGraphNodeTypeMemcpy);
+    if (err != grSuccess)
+        return err;
+    if ((err = gr__node_memcpy_params_check(call, dst, src, count, kind)) != grSuccess)
+        return err;
+    node->p.memcpy = (gr_memcpy_params){dst, src, count, kind};
+    return grSuccess;
+}
+
+GR_API grError_t grGraphMemsetNodeGetParams(grGraphNode_t node, grMemsetParams *pNodeParams)
+{
+    static const char call[] = "grGraphMemsetNodeGetParams";
+    grError_t err = node_of_type(call, node, grGraphNodeTypeMemset);
+    if (err != grSuccess)
+        return err;
+    if (pNodeParams == NULL)
+        return out_null(call, "pNodeParams");
+    *pNodeParams = node->p.memset;
+    return grSuccess;
+}
+
+GR_API grError_t grGraphMemsetNodeSetParams(grGraphNode_t node, const grMemsetParams *pNodeParams)
+{
+    static const char call[] = "grGraphMemsetNodeSetParams";
+    grError_t err = node_of_type(call, node, grGraphNodeTypeMemset);
+    if (err != grSuccess)
+        return err;
+    if ((err = gr__node_memset_params_check(call, pNodeParams)) != grSuccess)
+        return err;
+    node->p.memset = *pNodeParams;
+    return grSuccess;
+}
+
+GR_API grError_t grGraphHostNodeGetParams(grGraphNode_t node, grHostNodeParams *pNodeParams)
+{
+    static const char call[] = "grGraphHostNodeGetParams";
+    grError_t err = node_of_type(call, node, grGraphNodeTypeHost);
+    if (err != grSuccess)
+        return err;
+    if (pNodeParams == NULL)
+        return out_null(call, "pNodeParams");
+    *pNodeParams = node->p.host;
+    return grSuccess;
+}
+
+GR_API grError_t grGraphHostNodeSetParams(grGraphNode_t node, const grHostNodeParams *pNodeParams)
+{
+    static const char call[] = "grGraphHostNodeSetParams";
+    grError_t err = node_of_type(call, node, grGraphNodeTypeHost);
+    if (err != grSuccess)
+        return err;
+    if ((err = gr__node_host_params_check(call, pNodeParams)) != grSuccess)
+        return err;
+    node->p.host = *pNodeParams;
+    return grSuccess;
+}
+
+GR_API grError_t grGraphChildGraphNodeGetGraph(grGraphNode_t node, grGraph_t *pGraph)
+{
+    static const char call[] = "grGraphChildGraphNodeGetGraph";
+    grError_t err = node_of_type(call, node, grGraphNodeTypeGraph);
+    if (err != grSuccess)
+        return err;
+    if (pGraph == NULL)
+        return out_null(call, "pGraph");
+    *pGraph = node->p.child;
+    return grSuccess;
+}
+
+static grError_t event_get(const char *call, grGraphNode_t node, grGraphNodeType t, grEvent_t *out)
+{
+    grError_t err = node_of_type(call, node, t);
+    if (err != grSuccess)
+        return err;
+    if (out == NULL)
+        return out_null(call, "event_out");
+    *out = node->p.event;
+    return grSuccess;
+}
+
+static grError_t event_set(const char *call, grGraphNode_t node, grGraphNodeType t, grEvent_t e)
+{
+    grError_t err = node_of_type(call, node, t);
+    if (err != grSuccess)
+        return err;
+    if ((err = gr__node_event_check(call, e)) != grSuccess)
+        return err;
+    /* Retain first: e may be the event the node already holds. */
+    gr__event_retain(e);
+    gr__event_release(node->p.event);
+    node->p.event = e;
+    return grSuccess;
+}
+
+GR_API grError_t grGraphEventRecordNodeGetEvent(grGraphNode_t node, grEvent_t *event_out)
+{
+    return event_get("grGraphEventRecordNodeGetEvent", node, grGraphNodeTypeEventRecord, event_out);
+}
+
+GR_API grError_t grGraphEventRecordNodeSetEvent(grGraphNode_t node, grEvent_t event)
+{
+    return event_set("grGraphEventRecordNodeSetEvent", node, grGraphNodeTypeEventRecord, event);
+}
+
+GR_API grError_t grGraphEventWaitNodeGetEvent(grGraphNode_t node, grEvent_t *event_out)
+{
+    return event_get("grGraphEventWaitNodeGetEvent", node, grGraphNodeTypeWaitEvent, event_out);
+}
+
+GR_API grError_t grGraphEventWaitNodeSetEvent(grGraphNode_t node, grEvent_t event)
+{
+    return event_set("grGraphEventWaitNodeSetEvent", node, grGraphNodeTypeWaitEvent, event);
+}

@@ -1,0 +1,87 @@
+/*
+ * topo.c - topological order of a graph's nodes (Kahn's algorithm), used by
+ * instantiation, and the naming of a cycle should one ever exist.
+ *
+ * The caller's order[] array doubles as the FIFO queue, so the sort needs
+ * no allocation and runs in O(V + E). Each node's 'scratch' holds its count
+ * of dependencies not yet emitted. The result is deterministic: roots in
+ * creation order, then every node at the moment its last dependency is
+ * emitted, successors visited in edge order.
+ */
+#include "graph.h"
+
+#include <stdio.h>
+
+#define ON_WALK (1ull << 63)
+
+/* The first dependency of n that is also left unemitted. */
+static struct grGraphNode_st *left_dep(const struct grGraphNode_st *n)
+{
+    size_t i;
+    for (i = 0; i < n->ndeps; i++)
+        if (n->deps[i]->scratch != 0)
+            return n->deps[i];
+    return NULL;
+}
+
+/* Names a cycle among the nodes left with unmet dependencies: each has a
+ * dependency also left, so walking dependencies from any of them comes
+ * back to a node already on the walk, which lies on a cycle. */
+static void name_cycle(grGraph_t g)
+{
+    struct grGraphNode_st *n, *start, *path[16];
+    char buf[640];
+    size_t len = 0, count = 0, k;
+    int r;
+    for (n = g->first; n != NULL && n->scratch == 0; n = n->next)
+        ;
+    while (n != NULL && !(n->scratch & ON_WALK)) {
+        n->scratch |= ON_WALK;
+        n = left_dep(n);
+    }
+    if (!GR_ALWAYS(n != NULL)) {
+        gr__fail(grErrorInvalidValue, "graph %p has a cycle; remove one of its edges", GR_PTR(g));
+        return;
+    }
+    /* path[k] is k dependency steps back from start: edges run
+     * path[k + 1] -> path[k], so the cycle prints backwards. */
+    start = n;
+    do {
+        if (count < 16)
+            path[count] = n;
+        count++;
+        n = left_dep(n);
+    } while (n != start && n != NULL);
+    r = snprintf(buf, sizeof buf, "%s", gr__node_label(start));
+    len = r > 0 ? (size_t)r : 0;
+    if (count > 16 && len < sizeof buf) {
+        r = snprintf(buf + len, sizeof buf - len, " -> ... (%zu more)", count - 16);
+        len += r > 0 ? (size_t)r : 0;
+    }
+    for (k = (count < 16 ? count : 16); k-- > 0 && len < sizeof buf;) {
+        r = snprintf(buf + len, sizeof buf - len, " -> %s", gr__node_label(path[k]));
+        len += r > 0 ? (size_t)r : 0;
+    }
+    gr__fail(grErrorInvalidValue, "graph %p has a cycle: %s; remove one of its edges", GR_PTR(g), buf);
+}
+
+bool gr__graph_topo_sort(grGraph_t g, struct grGraphNode_st **order)
+{
+    struct grGraphNode_st *n;
+    size_t head, tail = 0, i;
+    for (n = g->first; n != NULL; n = n->next) {
+        n->scratch = n->ndeps;
+        if (n->ndeps == 0)
+            order[tail++] = n;
+    }
+    for (head = 0; head < tail; head++) {
+        n = order[head];
+        for (i = 0; i < n->nsuccs; i++)
+            if (--n->succs[i]->scratch == 0)
+                order[tail++] = n->succs[i];
+    }
+    if (tail == g->nnodes)
+        return true;
+    name_cycle(g);
+    return false;
+}
