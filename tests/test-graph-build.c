@@ -496,3 +496,104 @@ GR_TEST(graph_large_chain_builds_and_refuses_closing_edge)
     CHECK_EQ(edge_count(g), 2000);
     CHECK_OK(grGraphDestroy(g));
 }
+
+static void kfn(const grKernelCtx *ctx, void **args)
+{
+    (void)ctx;
+    (void)args;
+}
+
+GR_TEST(graph_kernel_node_copies_argument_values_at_add_and_set)
+{
+    grGraph_t g;
+    grGraphNode_t n;
+    grKernel_t k, k2;
+    size_t sizes[3] = {sizeof(int), sizeof(double), sizeof(void *)};
+    int iv = 7;
+    double dv = 2.5;
+    void *pv = &iv;
+    void *args[3] = {&iv, &dv, &pv};
+    grKernelNodeParams kp, got;
+    CHECK_OK(grKernelCreate(&k, kfn, "graph_build_kernel", 3, sizes));
+    CHECK_OK(grKernelCreate(&k2, kfn, "graph_build_kernel2", 0, NULL));
+    memset(&kp, 0, sizeof kp);
+    kp.func = k;
+    kp.gridDim = GR_DIM3(8, 2, 1);
+    kp.blockDim = GR_DIM3(64, 2, 1);
+    kp.sharedMemBytes = 256;
+    kp.kernelParams = args;
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddKernelNode(&n, g, NULL, 0, &kp));
+    /* The caller's values and struct change right after the add. */
+    iv = 99;
+    dv = -1.0;
+    pv = NULL;
+    args[0] = NULL;
+    kp.gridDim = GR_DIM3(1, 1, 1);
+    CHECK_OK(grGraphKernelNodeGetParams(n, &got));
+    CHECK_PTR_EQ(got.func, k);
+    CHECK_EQ(got.gridDim.x, 8);
+    CHECK_EQ(got.gridDim.y, 2);
+    CHECK_EQ(got.blockDim.x, 64);
+    CHECK_EQ(got.blockDim.y, 2);
+    CHECK_EQ(got.sharedMemBytes, 256);
+    CHECK_PTR_EQ(got.extra, NULL);
+    CHECK(got.kernelParams != args);
+    CHECK_EQ(*(int *)got.kernelParams[0], 7);
+    CHECK(*(double *)got.kernelParams[1] == 2.5);
+    CHECK_PTR_EQ(*(void **)got.kernelParams[2], &iv);
+
+    /* Set copies the new values the same way. */
+    args[0] = &iv;
+    pv = &dv;
+    kp.gridDim = GR_DIM3(3, 1, 1);
+    CHECK_OK(grGraphKernelNodeSetParams(n, &kp));
+    iv = 0;
+    CHECK_OK(grGraphKernelNodeGetParams(n, &got));
+    CHECK_EQ(got.gridDim.x, 3);
+    CHECK_EQ(*(int *)got.kernelParams[0], 99);
+    CHECK(*(double *)got.kernelParams[1] == -1.0);
+    CHECK_PTR_EQ(*(void **)got.kernelParams[2], &dv);
+
+    /* Set may switch to another kernel. */
+    kp.func = k2;
+    kp.kernelParams = NULL;
+    CHECK_OK(grGraphKernelNodeSetParams(n, &kp));
+    CHECK_OK(grGraphKernelNodeGetParams(n, &got));
+    CHECK_PTR_EQ(got.func, k2);
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grKernelDestroy(k));
+    CHECK_OK(grKernelDestroy(k2));
+}
+
+GR_TEST(graph_kernel_node_outlives_its_kernel_handle)
+{
+    grGraph_t g, c;
+    grGraphNode_t n, cn;
+    grKernel_t k;
+    size_t sizes[1] = {sizeof(int)};
+    int iv = 3;
+    void *args[1] = {&iv};
+    grKernelNodeParams kp, got;
+    CHECK_OK(grKernelCreate(&k, kfn, "graph_build_kernel_outlived", 1, sizes));
+    memset(&kp, 0, sizeof kp);
+    kp.func = k;
+    kp.gridDim = GR_DIM3(1, 1, 1);
+    kp.blockDim = GR_DIM3(1, 1, 1);
+    kp.kernelParams = args;
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddKernelNode(&n, g, NULL, 0, &kp));
+    CHECK_OK(grKernelDestroy(k));
+    /* The node still holds its kernel; clones copy the values. */
+    CHECK_OK(grGraphClone(&c, g));
+    CHECK_OK(grGraphNodeFindInClone(&cn, n, c));
+    CHECK_OK(grGraphKernelNodeGetParams(cn, &got));
+    CHECK_PTR_EQ(got.func, k);
+    CHECK_EQ(*(int *)got.kernelParams[0], 3);
+    CHECK_OK(grGraphKernelNodeGetParams(n, &got));
+    CHECK(got.kernelParams[0] != args[0]);
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grGraphKernelNodeGetParams(cn, &got));
+    CHECK_EQ(*(int *)got.kernelParams[0], 3);
+    CHECK_OK(grGraphDestroy(c));
+}

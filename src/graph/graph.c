@@ -90,7 +90,9 @@ const char *gr__node_label(const struct grGraphNode_st *n)
     static _Thread_local char slots[2][160];
     static _Thread_local unsigned next;
     char *buf = slots[next++ & 1u];
-    if (n->type == grGraphNodeTypeKernel && n->magic == GR_MAGIC_NODE && gr__kernel_valid(n->p.kernel.kernel))
+    /* A live kernel node holds a reference, so the name outlives even a
+     * grKernelDestroy of the handle. */
+    if (n->type == grGraphNodeTypeKernel && n->magic == GR_MAGIC_NODE && n->p.kernel.kernel != NULL)
         snprintf(buf, sizeof slots[0], "kernel node #%llu '%s'", (unsigned long long)n->seq,
                  n->p.kernel.kernel->name ? n->p.kernel.kernel->name : "");
     else

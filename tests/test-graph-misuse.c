@@ -1,0 +1,633 @@
+/*
+ * test-graph-misuse.c - every bad input to the explicit graph API is
+ * refused with CUDA's error code, a detail sentence that names the call
+ * and the nodes involved, and a graph left exactly as it was (same nodes,
+ * same edges in the same order, same per-node dependency lists).
+ */
+#include "test.h"
+
+static void noop(void *p)
+{
+    (void)p;
+}
+
+static void kfn(const grKernelCtx *ctx, void **args)
+{
+    (void)ctx;
+    (void)args;
+}
+
+/* Everything a query can see of a small graph. */
+typedef struct snap {
+    size_t nn, ne, nd;
+    grGraphNode_t nodes[32], from[64], to[64], deps[64];
+} snap;
+
+static void take(grGraph_t g, snap *s)
+{
+    size_t i, k;
+    memset(s, 0, sizeof *s);
+    s->nn = 32;
+    CHECK_OK(grGraphGetNodes(g, s->nodes, &s->nn));
+    s->ne = 64;
+    CHECK_OK(grGraphGetEdges(g, s->from, s->to, &s->ne));
+    for (i = 0; i < s->nn; i++) {
+        k = 64 - s->nd;
+        CHECK_OK(grGraphNodeGetDependencies(s->nodes[i], s->deps + s->nd, &k));
+        s->nd += k;
+    }
+}
+
+/* Checks that g still looks exactly like 'before'. */
+static void same(grGraph_t g, const snap *before)
+{
+    snap now;
+    take(g, &now);
+    CHECK_EQ(now.nn, before->nn);
+    CHECK_EQ(now.ne, before->ne);
+    CHECK_EQ(now.nd, before->nd);
+    CHECK(memcmp(now.nodes, before->nodes, sizeof now.nodes) == 0);
+    CHECK(memcmp(now.from, before->from, sizeof now.from) == 0);
+    CHECK(memcmp(now.to, before->to, sizeof now.to) == 0);
+    CHECK(memcmp(now.deps, before->deps, sizeof now.deps) == 0);
+}
+
+/* a -> b -> c, and a lone d. */
+static void chain(grGraph_t *g, grGraphNode_t n[4])
+{
+    CHECK_OK(grGraphCreate(g, 0));
+    CHECK_OK(grGraphAddEmptyNode(&n[0], *g, NULL, 0));
+    CHECK_OK(grGraphAddEmptyNode(&n[1], *g, &n[0], 1));
+    CHECK_OK(grGraphAddEmptyNode(&n[2], *g, &n[1], 1));
+    CHECK_OK(grGraphAddEmptyNode(&n[3], *g, NULL, 0));
+}
+
+/* Not a graphrt object: its first word is no magic. */
+static struct {
+    uint32_t word;
+    char pad[256];
+} fake = {0x12345678u, {0}};
+
+GR_TEST(graph_create_refuses_null_out_and_flags)
+{
+    grGraph_t g;
+    CHECK_GR(grErrorInvalidValue, grGraphCreate(NULL, 0));
+    CHECK_DETAIL_HAS("grGraphCreate");
+    CHECK_DETAIL_HAS("pGraph");
+    CHECK_GR(grErrorInvalidValue, grGraphCreate(&g, 1));
+    CHECK_DETAIL_HAS("flags");
+}
+
+GR_TEST(graph_calls_refuse_null_and_unknown_graphs)
+{
+    grGraphNode_t n;
+    size_t count;
+    CHECK_GR(grErrorInvalidValue, grGraphDestroy(NULL));
+    CHECK_DETAIL_HAS("grGraphDestroy");
+    CHECK_GR(grErrorInvalidValue, grGraphDestroy((grGraph_t)(void *)&fake));
+    CHECK_DETAIL_HAS("not a live graph");
+    CHECK_GR(grErrorInvalidValue, grGraphAddEmptyNode(&n, NULL, NULL, 0));
+    CHECK_DETAIL_HAS("grGraphAddEmptyNode");
+    CHECK_GR(grErrorInvalidValue, grGraphAddEmptyNode(&n, (grGraph_t)(void *)&fake, NULL, 0));
+    CHECK_GR(grErrorInvalidValue, grGraphGetNodes((grGraph_t)(void *)&fake, NULL, &count));
+    CHECK_DETAIL_HAS("grGraphGetNodes");
+    CHECK_GR(grErrorInvalidValue, grGraphGetEdges(NULL, NULL, NULL, &count));
+    CHECK_GR(grErrorInvalidValue, grGraphGetRootNodes(NULL, NULL, &count));
+}
+
+GR_TEST(graph_add_refuses_bad_dependency_lists_and_changes_nothing)
+{
+    grGraph_t g, other;
+    grGraphNode_t n[4], o, out = NULL, deps[3], dead;
+    snap before;
+    chain(&g, n);
+    CHECK_OK(grGraphCreate(&other, 0));
+    CHECK_OK(grGraphAddEmptyNode(&o, other, NULL, 0));
+    CHECK_OK(grGraphAddEmptyNode(&dead, g, NULL, 0));
+    CHECK_OK(grGraphDestroyNode(dead));
+    take(g, &before);
+
+    CHECK_GR(grErrorInvalidValue, grGraphAddEmptyNode(NULL, g, NULL, 0));
+    CHECK_DETAIL_HAS("pGraphNode");
+    CHECK_GR(grErrorInvalidValue, grGraphAddEmptyNode(&out, g, NULL, 2));
+    CHECK_DETAIL_HAS("pDependencies is NULL");
+    deps[0] = n[0];
+    deps[1] = NULL;
+    CHECK_GR(grErrorInvalidValue, grGraphAddEmptyNode(&out, g, deps, 2));
+    CHECK_DETAIL_HAS("pDependencies[1] is NULL");
+    deps[1] = dead;
+    CHECK_GR(grErrorInvalidValue, grGraphAddEmptyNode(&out, g, deps, 2));
+    CHECK_DETAIL_HAS("pDependencies[1]");
+    CHECK_DETAIL_HAS("destroyed");
+    CHECK_DETAIL_HAS("empty node #4");
+    deps[1] = (grGraphNode_t)(void *)&fake;
+    CHECK_GR(grErrorInvalidValue, grGraphAddEmptyNode(&out, g, deps, 2));
+    CHECK_DETAIL_HAS("not a graph node");
+    deps[1] = o;
+    CHECK_GR(grErrorInvalidValue, grGraphAddEmptyNode(&out, g, deps, 2));
+    CHECK_DETAIL_HAS("pDependencies[1] (empty node #0) belongs to graph");
+    deps[1] = n[2];
+    deps[2] = n[0];
+    CHECK_GR(grErrorInvalidValue, grGraphAddEmptyNode(&out, g, deps, 3));
+    CHECK_DETAIL_HAS("pDependencies[0] and pDependencies[2] are both empty node #0");
+    CHECK_PTR_EQ(out, NULL);
+    same(g, &before);
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grGraphDestroy(other));
+}
+
+GR_TEST(graph_add_refuses_bad_memcpy_memset_host_params)
+{
+    grGraph_t g;
+    grGraphNode_t n[4], out = NULL;
+    grHostNodeParams hp = {NULL, NULL};
+    grMemsetParams mp;
+    uint32_t buf[64];
+    snap before;
+    chain(&g, n);
+    take(g, &before);
+
+    CHECK_GR(grErrorInvalidMemcpyDirection,
+             grGraphAddMemcpyNode1D(&out, g, NULL, 0, buf, buf + 8, 8, (grMemcpyKind)77));
+    CHECK_DETAIL_HAS("kind 77");
+    CHECK_GR(grErrorInvalidValue, grGraphAddMemcpyNode1D(&out, g, NULL, 0, NULL, buf, 8, grMemcpyDefault));
+    CHECK_DETAIL_HAS("dst is NULL");
+    CHECK_GR(grErrorInvalidValue, grGraphAddMemcpyNode1D(&out, g, NULL, 0, buf, NULL, 8, grMemcpyDefault));
+    CHECK_DETAIL_HAS("src is NULL");
+
+    CHECK_GR(grErrorInvalidValue, grGraphAddMemsetNode(&out, g, NULL, 0, NULL));
+    CHECK_DETAIL_HAS("pMemsetParams is NULL");
+    memset(&mp, 0, sizeof mp);
+    mp.dst = buf;
+    mp.elementSize = 3;
+    mp.width = 4;
+    mp.height = 1;
+    CHECK_GR(grErrorInvalidValue, grGraphAddMemsetNode(&out, g, NULL, 0, &mp));
+    CHECK_DETAIL_HAS("elementSize is 3");
+    mp.elementSize = 4;
+    mp.height = 0;
+    CHECK_GR(grErrorInvalidValue, grGraphAddMemsetNode(&out, g, NULL, 0, &mp));
+    CHECK_DETAIL_HAS("height is 0");
+    mp.height = 2;
+    mp.pitch = 12;
+    CHECK_GR(grErrorInvalidValue, grGraphAddMemsetNode(&out, g, NULL, 0, &mp));
+    CHECK_DETAIL_HAS("pitch 12");
+    mp.pitch = 16;
+    mp.dst = NULL;
+    CHECK_GR(grErrorInvalidValue, grGraphAddMemsetNode(&out, g, NULL, 0, &mp));
+    CHECK_DETAIL_HAS("dst is NULL");
+    mp.dst = (char *)buf + 1;
+    CHECK_GR(grErrorInvalidValue, grGraphAddMemsetNode(&out, g, NULL, 0, &mp));
+    CHECK_DETAIL_HAS("not aligned");
+
+    CHECK_GR(grErrorInvalidValue, grGraphAddHostNode(&out, g, NULL, 0, NULL));
+    CHECK_DETAIL_HAS("pNodeParams is NULL");
+    CHECK_GR(grErrorInvalidValue, grGraphAddHostNode(&out, g, NULL, 0, &hp));
+    CHECK_DETAIL_HAS("fn is NULL");
+    CHECK_PTR_EQ(out, NULL);
+    same(g, &before);
+    CHECK_OK(grGraphDestroy(g));
+}
+
+GR_TEST(graph_memset_pitch_is_ignored_for_one_row)
+{
+    grGraph_t g;
+    grGraphNode_t out;
+    uint32_t buf[8];
+    grMemsetParams mp;
+    memset(&mp, 0, sizeof mp);
+    mp.dst = buf;
+    mp.elementSize = 4;
+    mp.width = 8;
+    mp.height = 1;
+    mp.pitch = 1;
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddMemsetNode(&out, g, NULL, 0, &mp));
+    CHECK_OK(grGraphDestroy(g));
+}
+
+GR_TEST(graph_add_refuses_bad_events)
+{
+    grGraph_t g;
+    grGraphNode_t n[4], out = NULL, rec;
+    grEvent_t e;
+    snap before;
+    chain(&g, n);
+    CHECK_OK(grEventCreate(&e));
+    CHECK_OK(grGraphAddEventRecordNode(&rec, g, NULL, 0, e));
+    take(g, &before);
+    CHECK_GR(grErrorInvalidResourceHandle, grGraphAddEventRecordNode(&out, g, NULL, 0, NULL));
+    CHECK_DETAIL_HAS("grGraphAddEventRecordNode: event is NULL");
+    CHECK_GR(grErrorInvalidResourceHandle, grGraphAddEventWaitNode(&out, g, NULL, 0, (grEvent_t)(void *)&fake));
+    CHECK_DETAIL_HAS("not a live event");
+    /* Destroyed, but still alive inside 'rec': refused all the same. */
+    CHECK_OK(grEventDestroy(e));
+    CHECK_GR(grErrorInvalidResourceHandle, grGraphAddEventWaitNode(&out, g, NULL, 0, e));
+    CHECK_GR(grErrorInvalidResourceHandle, grGraphEventRecordNodeSetEvent(rec, e));
+    CHECK_DETAIL_HAS("grGraphEventRecordNodeSetEvent");
+    CHECK_PTR_EQ(out, NULL);
+    same(g, &before);
+    CHECK_OK(grGraphDestroy(g));
+}
+
+GR_TEST(graph_child_graph_node_refuses_self_and_enclosing_graphs)
+{
+    grGraph_t g, emb, emb2;
+    grGraphNode_t n[4], c, c2, out = NULL;
+    snap before, before_emb;
+    chain(&g, n);
+    take(g, &before);
+    CHECK_GR(grErrorInvalidValue, grGraphAddChildGraphNode(&out, g, NULL, 0, NULL));
+    CHECK_DETAIL_HAS("childGraph is NULL");
+    CHECK_GR(grErrorInvalidValue, grGraphAddChildGraphNode(&out, g, NULL, 0, g));
+    CHECK_DETAIL_HAS("itself");
+    same(g, &before);
+
+    /* g -> c (emb) -> c2 (emb2); adding g or emb into emb2 is refused. */
+    CHECK_OK(grGraphCreate(&emb, 0));
+    CHECK_OK(grGraphAddChildGraphNode(&c, g, NULL, 0, emb));
+    CHECK_OK(grGraphDestroy(emb));
+    CHECK_OK(grGraphChildGraphNodeGetGraph(c, &emb));
+    CHECK_OK(grGraphCreate(&emb2, 0));
+    CHECK_OK(grGraphAddChildGraphNode(&c2, emb, NULL, 0, emb2));
+    CHECK_OK(grGraphDestroy(emb2));
+    CHECK_OK(grGraphChildGraphNodeGetGraph(c2, &emb2));
+    take(emb2, &before_emb);
+    CHECK_GR(grErrorInvalidValue, grGraphAddChildGraphNode(&out, emb2, NULL, 0, g));
+    CHECK_DETAIL_HAS("nested inside childGraph");
+    CHECK_GR(grErrorInvalidValue, grGraphAddChildGraphNode(&out, emb2, NULL, 0, emb));
+    CHECK_DETAIL_HAS("child graph node #0");
+    CHECK_PTR_EQ(out, NULL);
+    same(emb2, &before_emb);
+    /* A sibling copy of g is fine: it is a different graph. */
+    CHECK_OK(grGraphDestroy(g));
+}
+
+GR_TEST(graph_add_node_generic_refuses_memory_nodes_and_unknown_types)
+{
+    grGraph_t g;
+    grGraphNode_t n[4], out = NULL;
+    grGraphNodeParams p;
+    char a[16], b[16];
+    snap before;
+    chain(&g, n);
+    take(g, &before);
+    CHECK_GR(grErrorInvalidValue, grGraphAddNode(&out, g, NULL, 0, NULL));
+    CHECK_DETAIL_HAS("nodeParams is NULL");
+    memset(&p, 0, sizeof p);
+    p.type = grGraphNodeTypeMemAlloc;
+    p.alloc.bytesize = 64;
+    CHECK_GR(grErrorNotSupported, grGraphAddNode(&out, g, NULL, 0, &p));
+    CHECK_DETAIL_HAS("graph memory nodes are not available yet");
+    p.type = grGraphNodeTypeMemFree;
+    CHECK_GR(grErrorNotSupported, grGraphAddNode(&out, g, NULL, 0, &p));
+    CHECK_DETAIL_HAS("mem free");
+    p.type = (grGraphNodeType)42;
+    CHECK_GR(grErrorInvalidValue, grGraphAddNode(&out, g, NULL, 0, &p));
+    CHECK_DETAIL_HAS("type 42");
+    memset(&p, 0, sizeof p);
+    p.type = grGraphNodeTypeMemcpy;
+    p.memcpy.copyParams.srcPtr.ptr = a;
+    p.memcpy.copyParams.dstPtr.ptr = b;
+    p.memcpy.copyParams.extent = (grExtent){4, 2, 1};
+    CHECK_GR(grErrorNotSupported, grGraphAddNode(&out, g, NULL, 0, &p));
+    CHECK_DETAIL_HAS("only 1D");
+    p.memcpy.copyParams.extent = (grExtent){4, 1, 1};
+    p.memcpy.flags = 1;
+    CHECK_GR(grErrorInvalidValue, grGraphAddNode(&out, g, NULL, 0, &p));
+    /* Bad dependencies are reported before an unsupported type. */
+    p.type = grGraphNodeTypeMemAlloc;
+    CHECK_GR(grErrorInvalidValue, grGraphAddNode(&out, g, NULL, 1, &p));
+    CHECK_PTR_EQ(out, NULL);
+    same(g, &before);
+    CHECK_OK(grGraphDestroy(g));
+}
+
+GR_TEST(graph_add_dependencies_refuses_bad_endpoints)
+{
+    grGraph_t g, other;
+    grGraphNode_t n[4], o, from[3], to[3], dead;
+    snap before;
+    chain(&g, n);
+    CHECK_OK(grGraphCreate(&other, 0));
+    CHECK_OK(grGraphAddEmptyNode(&o, other, NULL, 0));
+    CHECK_OK(grGraphAddEmptyNode(&dead, g, NULL, 0));
+    CHECK_OK(grGraphDestroyNode(dead));
+    take(g, &before);
+
+    CHECK_GR(grErrorInvalidValue, grGraphAddDependencies(NULL, n, n + 1, 1));
+    CHECK_GR(grErrorInvalidValue, grGraphAddDependencies(g, NULL, n + 1, 1));
+    CHECK_DETAIL_HAS("from is NULL");
+    CHECK_GR(grErrorInvalidValue, grGraphAddDependencies(g, n, NULL, 1));
+    CHECK_DETAIL_HAS("to is NULL");
+    from[0] = n[0];
+    to[0] = n[3];
+    from[1] = n[3];
+    to[1] = NULL;
+    CHECK_GR(grErrorInvalidValue, grGraphAddDependencies(g, from, to, 2));
+    CHECK_DETAIL_HAS("to[1] is NULL");
+    to[1] = dead;
+    CHECK_GR(grErrorInvalidValue, grGraphAddDependencies(g, from, to, 2));
+    CHECK_DETAIL_HAS("to[1]");
+    CHECK_DETAIL_HAS("destroyed");
+    to[1] = o;
+    CHECK_GR(grErrorInvalidValue, grGraphAddDependencies(g, from, to, 2));
+    CHECK_DETAIL_HAS("to[1] (empty node #0) belongs to graph");
+    from[1] = o;
+    to[1] = n[3];
+    CHECK_GR(grErrorInvalidValue, grGraphAddDependencies(g, from, to, 2));
+    CHECK_DETAIL_HAS("from[1] (empty node #0) belongs to graph");
+    from[1] = n[2];
+    to[1] = n[2];
+    CHECK_GR(grErrorInvalidValue, grGraphAddDependencies(g, from, to, 2));
+    CHECK_DETAIL_HAS("edge 1 goes from empty node #2 to itself");
+    same(g, &before);
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grGraphDestroy(other));
+}
+
+GR_TEST(graph_add_dependencies_refuses_existing_and_repeated_edges)
+{
+    grGraph_t g;
+    grGraphNode_t n[4], from[3], to[3];
+    snap before;
+    chain(&g, n);
+    take(g, &before);
+    /* Edge 0 is new, edge 1 exists: nothing at all is added. */
+    from[0] = n[0];
+    to[0] = n[3];
+    from[1] = n[1];
+    to[1] = n[2];
+    CHECK_GR(grErrorInvalidValue, grGraphAddDependencies(g, from, to, 2));
+    CHECK_DETAIL_HAS("edge 1 (empty node #1 -> empty node #2) already exists");
+    same(g, &before);
+    /* The same new edge twice in one call. */
+    from[1] = n[2];
+    to[1] = n[3];
+    from[2] = n[0];
+    to[2] = n[3];
+    CHECK_GR(grErrorInvalidValue, grGraphAddDependencies(g, from, to, 3));
+    CHECK_DETAIL_HAS("edges 0 and 2 are both empty node #0 -> empty node #3");
+    same(g, &before);
+    /* Without the repeat it goes through. */
+    CHECK_OK(grGraphAddDependencies(g, from, to, 2));
+    CHECK_OK(grGraphDestroy(g));
+}
+
+GR_TEST(graph_add_dependencies_refuses_cycles_naming_the_nodes)
+{
+    grGraph_t g;
+    grGraphNode_t n[4], from[2], to[2];
+    snap before;
+    chain(&g, n);
+    take(g, &before);
+    CHECK_GR(grErrorInvalidValue, grGraphAddDependencies(g, &n[2], &n[0], 1));
+    CHECK_DETAIL_HAS("edge 0 (empty node #2 -> empty node #0) would close the cycle");
+    CHECK_DETAIL_HAS("cycle empty node #2 -> empty node #0 -> empty node #1 -> empty node #2;");
+    same(g, &before);
+    /* Two edges that only close a cycle together: d -> a and c -> d. */
+    from[0] = n[3];
+    to[0] = n[0];
+    from[1] = n[2];
+    to[1] = n[3];
+    CHECK_GR(grErrorInvalidValue, grGraphAddDependencies(g, from, to, 2));
+    CHECK_DETAIL_HAS("edge 1 (empty node #2 -> empty node #3)");
+    CHECK_DETAIL_HAS("cycle empty node #2 -> empty node #3 -> empty node #0 -> empty node #1 -> empty node #2;");
+    same(g, &before);
+    /* Two edges in opposite directions between fresh nodes. */
+    from[0] = n[3];
+    to[0] = n[0];
+    from[1] = n[0];
+    to[1] = n[3];
+    CHECK_GR(grErrorInvalidValue, grGraphAddDependencies(g, from, to, 2));
+    CHECK_DETAIL_HAS("cycle");
+    same(g, &before);
+    CHECK_OK(grGraphDestroy(g));
+}
+
+GR_TEST(graph_remove_dependencies_refuses_missing_and_repeated_edges)
+{
+    grGraph_t g, other;
+    grGraphNode_t n[4], o, from[3], to[3];
+    snap before;
+    chain(&g, n);
+    CHECK_OK(grGraphCreate(&other, 0));
+    CHECK_OK(grGraphAddEmptyNode(&o, other, NULL, 0));
+    take(g, &before);
+    from[0] = n[0];
+    to[0] = n[1];
+    from[1] = n[0];
+    to[1] = n[2];
+    CHECK_GR(grErrorInvalidValue, grGraphRemoveDependencies(g, from, to, 2));
+    CHECK_DETAIL_HAS("edge 1 (empty node #0 -> empty node #2) does not exist");
+    same(g, &before);
+    from[1] = n[1];
+    to[1] = n[2];
+    from[2] = n[0];
+    to[2] = n[1];
+    CHECK_GR(grErrorInvalidValue, grGraphRemoveDependencies(g, from, to, 3));
+    CHECK_DETAIL_HAS("edges 0 and 2 are both empty node #0 -> empty node #1");
+    same(g, &before);
+    from[1] = o;
+    CHECK_GR(grErrorInvalidValue, grGraphRemoveDependencies(g, from, to, 2));
+    CHECK_DETAIL_HAS("belongs to graph");
+    CHECK_GR(grErrorInvalidValue, grGraphRemoveDependencies(g, NULL, to, 1));
+    CHECK_GR(grErrorInvalidValue, grGraphRemoveDependencies(NULL, from, to, 1));
+    same(g, &before);
+    CHECK_OK(grGraphRemoveDependencies(g, from, to, 0));
+    CHECK_OK(grGraphAddDependencies(g, from, to, 0));
+    same(g, &before);
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grGraphDestroy(other));
+}
+
+GR_TEST(graph_node_calls_refuse_null_destroyed_and_wrong_type_nodes)
+{
+    grGraph_t g;
+    grGraphNode_t n[4], dead, h;
+    grHostNodeParams hp = {noop, NULL}, ghp;
+    grMemsetParams mp;
+    grMemcpy3DParms cp;
+    grKernelNodeParams kp;
+    grGraph_t child;
+    grEvent_t ev;
+    grGraphNodeType t;
+    size_t count;
+    snap before;
+    chain(&g, n);
+    CHECK_OK(grGraphAddHostNode(&h, g, NULL, 0, &hp));
+    CHECK_OK(grGraphAddEmptyNode(&dead, g, NULL, 0));
+    CHECK_OK(grGraphDestroyNode(dead));
+    take(g, &before);
+    CHECK_GR(grErrorInvalidValue, grGraphDestroyNode(NULL));
+    CHECK_DETAIL_HAS("grGraphDestroyNode: node is NULL");
+    CHECK_GR(grErrorInvalidValue, grGraphDestroyNode(dead));
+    CHECK_DETAIL_HAS("empty node #5");
+    CHECK_GR(grErrorInvalidValue, grGraphDestroyNode((grGraphNode_t)(void *)&fake));
+    CHECK_GR(grErrorInvalidValue, grGraphNodeGetType(dead, &t));
+    CHECK_GR(grErrorInvalidValue, grGraphNodeGetType(h, NULL));
+    CHECK_DETAIL_HAS("pType");
+    CHECK_GR(grErrorInvalidValue, grGraphNodeGetDependencies(h, NULL, NULL));
+    CHECK_DETAIL_HAS("pNumDependencies");
+    CHECK_GR(grErrorInvalidValue, grGraphNodeGetDependentNodes(dead, NULL, &count));
+    CHECK_GR(grErrorInvalidValue, grGraphGetNodes(g, NULL, NULL));
+    CHECK_GR(grErrorInvalidValue, grGraphGetEdges(g, n, NULL, &count));
+    CHECK_DETAIL_HAS("to is NULL but from is not");
+
+    CHECK_GR(grErrorInvalidValue, grGraphHostNodeGetParams(n[0], &ghp));
+    CHECK_DETAIL_HAS("grGraphHostNodeGetParams: node is empty node #0, not a host node");
+    CHECK_GR(grErrorInvalidValue, grGraphHostNodeGetParams(h, NULL));
+    CHECK_GR(grErrorInvalidValue, grGraphHostNodeSetParams(n[0], &hp));
+    hp.fn = NULL;
+    CHECK_GR(grErrorInvalidValue, grGraphHostNodeSetParams(h, &hp));
+    CHECK_OK(grGraphHostNodeGetParams(h, &ghp));
+    CHECK(ghp.fn == noop);
+    CHECK_GR(grErrorInvalidValue, grGraphMemsetNodeGetParams(h, &mp));
+    CHECK_DETAIL_HAS("not a memset node");
+    CHECK_GR(grErrorInvalidValue, grGraphMemsetNodeSetParams(h, &mp));
+    CHECK_GR(grErrorInvalidValue, grGraphMemcpyNodeGetParams(h, &cp));
+    CHECK_GR(grErrorInvalidValue, grGraphMemcpyNodeSetParams1D(h, &mp, &cp, 1, grMemcpyDefault));
+    CHECK_GR(grErrorInvalidValue, grGraphKernelNodeGetParams(h, &kp));
+    CHECK_DETAIL_HAS("not a kernel node");
+    CHECK_GR(grErrorInvalidValue, grGraphKernelNodeSetParams(h, &kp));
+    CHECK_GR(grErrorInvalidValue, grGraphChildGraphNodeGetGraph(h, &child));
+    CHECK_GR(grErrorInvalidValue, grGraphEventRecordNodeGetEvent(h, &ev));
+    CHECK_GR(grErrorInvalidValue, grGraphEventWaitNodeGetEvent(h, &ev));
+    CHECK_GR(grErrorInvalidValue, grGraphEventWaitNodeSetEvent(dead, NULL));
+    CHECK_DETAIL_HAS("destroyed");
+    same(g, &before);
+    CHECK_OK(grGraphDestroy(g));
+}
+
+GR_TEST(graph_refused_set_params_keep_the_old_params)
+{
+    grGraph_t g;
+    grGraphNode_t cpy, set;
+    char a[16], b[16];
+    uint16_t buf[16];
+    grMemcpy3DParms cp;
+    grMemsetParams mp, got;
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddMemcpyNode1D(&cpy, g, NULL, 0, a, b, 16, grMemcpyHostToHost));
+    CHECK_GR(grErrorInvalidMemcpyDirection, grGraphMemcpyNodeSetParams1D(cpy, b, a, 4, (grMemcpyKind)-1));
+    CHECK_GR(grErrorInvalidValue, grGraphMemcpyNodeSetParams1D(cpy, NULL, a, 4, grMemcpyDefault));
+    CHECK_OK(grGraphMemcpyNodeGetParams(cpy, &cp));
+    CHECK_PTR_EQ(cp.dstPtr.ptr, a);
+    CHECK_EQ(cp.extent.width, 16);
+    memset(&mp, 0, sizeof mp);
+    mp.dst = buf;
+    mp.elementSize = 2;
+    mp.width = 16;
+    mp.height = 1;
+    mp.value = 5;
+    CHECK_OK(grGraphAddMemsetNode(&set, g, &cpy, 1, &mp));
+    mp.elementSize = 8;
+    mp.value = 6;
+    CHECK_GR(grErrorInvalidValue, grGraphMemsetNodeSetParams(set, &mp));
+    CHECK_GR(grErrorInvalidValue, grGraphMemsetNodeSetParams(set, NULL));
+    CHECK_OK(grGraphMemsetNodeGetParams(set, &got));
+    CHECK_EQ(got.elementSize, 2);
+    CHECK_EQ(got.value, 5);
+    CHECK_OK(grGraphDestroy(g));
+}
+
+GR_TEST(graph_clone_and_find_refuse_bad_arguments)
+{
+    grGraph_t g, c, other;
+    grGraphNode_t a, b, out = NULL, dead;
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphCreate(&other, 0));
+    CHECK_OK(grGraphAddEmptyNode(&a, g, NULL, 0));
+    CHECK_OK(grGraphAddEmptyNode(&dead, g, NULL, 0));
+    CHECK_GR(grErrorInvalidValue, grGraphClone(NULL, g));
+    CHECK_DETAIL_HAS("pGraphClone");
+    CHECK_GR(grErrorInvalidValue, grGraphClone(&c, NULL));
+    CHECK_OK(grGraphClone(&c, g));
+    CHECK_OK(grGraphDestroyNode(dead));
+    CHECK_OK(grGraphAddEmptyNode(&b, g, NULL, 0));
+    CHECK_GR(grErrorInvalidValue, grGraphNodeFindInClone(NULL, a, c));
+    CHECK_GR(grErrorInvalidValue, grGraphNodeFindInClone(&out, NULL, c));
+    CHECK_DETAIL_HAS("originalNode is NULL");
+    CHECK_GR(grErrorInvalidValue, grGraphNodeFindInClone(&out, a, NULL));
+    CHECK_GR(grErrorInvalidValue, grGraphNodeFindInClone(&out, a, other));
+    CHECK_DETAIL_HAS("is not a clone of graph");
+    CHECK_GR(grErrorInvalidValue, grGraphNodeFindInClone(&out, b, c));
+    CHECK_DETAIL_HAS("has no node cloned from empty node #2");
+    CHECK_GR(grErrorInvalidValue, grGraphNodeFindInClone(&out, dead, c));
+    CHECK_DETAIL_HAS("destroyed");
+    CHECK_PTR_EQ(out, NULL);
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grGraphDestroy(c));
+    CHECK_OK(grGraphDestroy(other));
+}
+
+GR_TEST(graph_kernel_node_refuses_bad_launch_params)
+{
+    grGraph_t g;
+    grGraphNode_t n[4], out = NULL, k;
+    grKernel_t kern;
+    size_t sizes[2] = {sizeof(int), sizeof(double)};
+    int iv = 1;
+    double dv = 2.0;
+    void *args[2] = {&iv, &dv};
+    void *bad_args[2] = {&iv, NULL};
+    grKernelNodeParams kp, got;
+    snap before;
+    chain(&g, n);
+    CHECK_OK(grKernelCreate(&kern, kfn, "graph_misuse_kernel", 2, sizes));
+    memset(&kp, 0, sizeof kp);
+    kp.func = kern;
+    kp.gridDim = GR_DIM3(4, 1, 1);
+    kp.blockDim = GR_DIM3(32, 1, 1);
+    kp.kernelParams = args;
+    CHECK_OK(grGraphAddKernelNode(&k, g, NULL, 0, &kp));
+    take(g, &before);
+    CHECK_GR(grErrorInvalidValue, grGraphAddKernelNode(&out, g, NULL, 0, NULL));
+    CHECK_DETAIL_HAS("pNodeParams is NULL");
+    kp.func = NULL;
+    CHECK_GR(grErrorInvalidDeviceFunction, grGraphAddKernelNode(&out, g, NULL, 0, &kp));
+    CHECK_DETAIL_HAS("grGraphAddKernelNode");
+    kp.func = kern;
+    kp.gridDim = GR_DIM3(0, 1, 1);
+    CHECK_GR(grErrorInvalidConfiguration, grGraphAddKernelNode(&out, g, NULL, 0, &kp));
+    kp.gridDim = GR_DIM3(4, 1, 1);
+    kp.blockDim = GR_DIM3(2048, 1, 1);
+    CHECK_GR(grErrorInvalidConfiguration, grGraphAddKernelNode(&out, g, NULL, 0, &kp));
+    kp.blockDim = GR_DIM3(32, 1, 1);
+    kp.kernelParams = bad_args;
+    CHECK_GR(grErrorInvalidValue, grGraphAddKernelNode(&out, g, NULL, 0, &kp));
+    CHECK_DETAIL_HAS("args[1] is NULL");
+    kp.kernelParams = NULL;
+    CHECK_GR(grErrorInvalidValue, grGraphAddKernelNode(&out, g, NULL, 0, &kp));
+    kp.kernelParams = args;
+    kp.extra = args;
+    CHECK_GR(grErrorInvalidValue, grGraphAddKernelNode(&out, g, NULL, 0, &kp));
+    CHECK_DETAIL_HAS("extra");
+    kp.extra = NULL;
+    kp.sharedMemBytes = 1u << 20;
+    CHECK_GR(grErrorInvalidValue, grGraphAddKernelNode(&out, g, NULL, 0, &kp));
+    /* A refused set keeps the old parameters. */
+    CHECK_GR(grErrorInvalidValue, grGraphKernelNodeSetParams(k, &kp));
+    CHECK_GR(grErrorInvalidValue, grGraphKernelNodeSetParams(k, NULL));
+    CHECK_OK(grGraphKernelNodeGetParams(k, &got));
+    CHECK_EQ(got.sharedMemBytes, 0);
+    CHECK_EQ(*(int *)got.kernelParams[0], 1);
+    CHECK_PTR_EQ(out, NULL);
+    same(g, &before);
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grKernelDestroy(kern));
+}
+
+GR_TEST(graph_dot_print_refuses_bad_arguments)
+{
+    grGraph_t g;
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_GR(grErrorInvalidValue, grGraphDebugDotPrint(NULL, "/tmp/x.dot", 0));
+    CHECK_GR(grErrorInvalidValue, grGraphDebugDotPrint(g, NULL, 0));
+    CHECK_DETAIL_HAS("path is NULL");
+    CHECK_GR(grErrorInvalidValue, grGraphDebugDotPrint(g, "/tmp/x.dot", 0x80));
+    CHECK_DETAIL_HAS("flags 0x80");
+    CHECK_GR(grErrorInvalidValue, grGraphDebugDotPrint(g, "/nonexistent-dir/graph.dot", 0));
+    CHECK_DETAIL_HAS("cannot open");
+    CHECK_OK(grGraphDestroy(g));
+}
