@@ -263,9 +263,9 @@ GR_API grError_t grStreamGetFlags(grStream_t stream, unsigned int *flags);
 GR_API grError_t grEventCreate(grEvent_t *event);
 
 /* Creates an event. grEventDisableTiming makes grEventElapsedTime refuse it
- * and records cost less; grEventBlockingSync makes grEventSynchronize sleep
- * instead of spin-and-help. Other bits: grErrorInvalidValue. Mirrors
- * cudaEventCreateWithFlags. */
+ * (records take no timestamp). grEventBlockingSync is accepted; waiting
+ * threads always help run the work they wait for, then sleep. Other bits:
+ * grErrorInvalidValue. Mirrors cudaEventCreateWithFlags. */
 GR_API grError_t grEventCreateWithFlags(grEvent_t *event, unsigned int flags);
 
 /* Captures in the event the work queued on the stream so far. Re-recording
@@ -790,9 +790,10 @@ GR_API grError_t grGraphExecEventRecordNodeSetEvent(grGraphExec_t hGraphExec, gr
 GR_API grError_t grGraphExecEventWaitNodeSetEvent(grGraphExec_t hGraphExec, grGraphNode_t hNode,
                                                   grEvent_t event);
 
-/* Disables (isEnabled 0) or re-enables a kernel, memcpy, memset or host
- * node of the executable; a disabled node runs as an empty node. Mirror
- * cudaGraphNodeSetEnabled / cudaGraphNodeGetEnabled. */
+/* Disables (isEnabled 0) or re-enables a kernel, memcpy or memset node of
+ * the executable (other types: grErrorInvalidValue, as in CUDA); a disabled
+ * node runs as an empty node. Mirror cudaGraphNodeSetEnabled /
+ * cudaGraphNodeGetEnabled. */
 GR_API grError_t grGraphNodeSetEnabled(grGraphExec_t hGraphExec, grGraphNode_t hNode, unsigned int isEnabled);
 GR_API grError_t grGraphNodeGetEnabled(grGraphExec_t hGraphExec, grGraphNode_t hNode, unsigned int *isEnabled);
 

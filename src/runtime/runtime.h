@@ -64,6 +64,9 @@ static inline bool gr__kernel_valid(grKernel_t k)
 void gr__kernel_retain(grKernel_t k);
 void gr__kernel_release(grKernel_t k);
 
+/* Per-block shared-memory scratch of the calling thread (NULL for 0). */
+void *gr__kernel_scratch(uint32_t bytes);
+
 /* Runs every block of the call, in the calling thread (one block) or
  * spread over the workers (many blocks); returns when all have run. */
 void gr__kernel_run(const gr_kernel_call *c);

@@ -1,0 +1,134 @@
+/*
+ * exec.h - executable graphs: the immutable plan compiled by instantiate,
+ * the per-launch state kept apart from it, and what launch, the setters and
+ * update share.
+ *
+ * A plan is the graph flattened (child graphs inlined between an 'enter'
+ * and a 'leave' empty node), in topological order, in one array of
+ * gr_pnode; successors are in CSR form (succ[succ_begin..succ_end));
+ * successors with one predecessor come first, since finishing their only
+ * predecessor makes them ready with no counting. A virtual EXIT node
+ * follows every sink: the thread that makes it ready ends the launch.
+ *
+ * Per-launch state is one counter per node ('pending'), counting down to
+ * zero; the thread that makes a node ready writes npred back, so counters
+ * never need a reset between launches.
+ *
+ * Invariants:
+ *   - launches of one executable never overlap (launch.c inserts a wait on
+ *     the previous launch's stream when the new one goes elsewhere);
+ *   - the plan is changed (setters, update) only when no launch of the
+ *     executable is queued or running: they wait for 'completed' to reach
+ *     'launched' first;
+ *   - nothing on the launch path allocates or takes a global lock.
+ */
+#ifndef GR_EXEC_H
+#define GR_EXEC_H
+
+#include "../graph/graph.h"
+#include "../runtime/event.h"
+
+/* Plan node types beyond grGraphNodeType. */
+enum {
+    GR_PN_EXIT = 100 /* virtual sink of the whole plan */
+};
+
+typedef struct gr_pnode {
+    uint8_t type;        /* grGraphNodeType, or GR_PN_EXIT */
+    uint8_t enabled;     /* 0: runs as an empty node */
+    uint8_t one_block;   /* kernel with a single block: a direct call */
+    uint8_t own_args;    /* kernel: argv/args malloc'd by a setter */
+    uint32_t npred;
+    uint32_t succ_begin, succ_end;
+    uint32_t index;      /* position in plan->nodes */
+    struct gr_plan *plan;
+    union {
+        struct {
+            grKernel_t k; /* retained by the plan */
+            grDim3 grid, block;
+            uint32_t shmem;
+            void **argv;  /* into plan->argv, pointing into plan->args */
+        } kern;
+        grHostNodeParams host;
+        gr_memcpy_params copy;
+        grMemsetParams memset;
+        grEvent_t event; /* retained by the plan */
+    } u;
+} gr_pnode;
+
+/* What the executable remembers of each node of the graph it was built
+ * from (top level only), for the setters and grGraphExecUpdate. */
+typedef struct gr_orig {
+    const struct grGraphNode_st *node; /* identity only, never dereferenced */
+    grGraphNodeType type;
+    uint32_t pindex;       /* plan node (the 'enter' node of a child graph) */
+    uint32_t child_first;  /* child graphs: first inlined node */
+    uint32_t child_count;  /* child graphs: number of inlined nodes */
+    uint32_t dep_begin, dep_end; /* into exec->orig_deps */
+} gr_orig;
+
+typedef struct gr_plan {
+    gr_pnode *nodes;      /* nnodes, topological; the last is EXIT */
+    uint32_t nnodes;
+    uint32_t *succ;       /* CSR successors */
+    uint32_t nsucc;
+    _Atomic int32_t *pending; /* per-launch countdown, one per node */
+    uint32_t *roots;      /* nodes without predecessors */
+    uint32_t nroots;
+    unsigned char *args;  /* kernel argument values */
+    void **argv;          /* kernel argument pointers */
+    uint32_t *record_nodes; /* event record nodes, applied at enqueue */
+    uint32_t nrecord;
+    /* Launch-time state. */
+    atomic_bool shared;   /* other threads joined this launch */
+    GR_ALIGNED_CL _Atomic uint32_t finished; /* futex word: launches done */
+    atomic_int owner_sleeping;
+    GR_ALIGNED_CL atomic_int thieves; /* threads inside stolen nodes */
+    /* Written by the launch's owner only (launches never overlap). */
+    uint64_t avg_ns_x16;  /* smoothed cost per node x16, 0 = unknown */
+    uint32_t runs;        /* launches run so far (sampling the cost) */
+} gr_plan;
+
+struct grGraphExec_st {
+    uint32_t magic;       /* GR_MAGIC_EXEC */
+    atomic_int refs;      /* handle + queued launches */
+    unsigned long long flags;
+    gr_plan plan;
+    /* Nodes of the source graph, for setters and update. */
+    gr_orig *orig;
+    uint32_t norig;
+    uint32_t *orig_deps;
+    /* node pointer -> orig index, open addressing, power-of-two size */
+    const struct grGraphNode_st **map_keys;
+    uint32_t *map_vals;
+    uint32_t map_mask;
+    /* Launch ordering, guarded by 'lock'. */
+    gr_spinlock lock;
+    gr_stream *last_stream; /* retained */
+    uint64_t last_seq;
+    _Atomic uint64_t launched, completed;
+};
+
+/* Frees a plan's memory and releases what it retains. */
+void gr__plan_free(gr_plan *p);
+
+/* The orig index of 'node' in the executable, or UINT32_MAX. */
+uint32_t gr__exec_find(const struct grGraphExec_st *e, const void *node);
+
+/* Checks the handle; with a detail naming 'call'. */
+grError_t gr__exec_check(const char *call, grGraphExec_t e);
+
+/* Waits until no launch of e is queued or running. */
+void gr__exec_quiesce(grGraphExec_t e);
+
+void gr__exec_retain(grGraphExec_t e);
+void gr__exec_release(grGraphExec_t e);
+
+/* Writes kernel parameters into plan node 'pn': the argument values are
+ * copied (in place when the kernel's parameter layout is unchanged, else
+ * into a new block the node owns), the new kernel retained and the old one
+ * released. Returns false, with pn unchanged, when out of memory. Call
+ * only while no launch of the executable is queued or running. */
+bool gr__pnode_set_kernel(gr_pnode *pn, const gr_kernel_params *kp);
+
+#endif /* GR_EXEC_H */

@@ -1,0 +1,469 @@
+/*
+ * instantiate.c - compiles a graph into a plan: child graphs inlined, nodes
+ * in topological order in one array, successors in CSR form with the
+ * single-predecessor ones first, a virtual EXIT node after the sinks, and
+ * the table the setters and update use to find nodes.
+ *
+ * Cost is linear in nodes + edges: one topological sort per (child) graph,
+ * one pass to emit nodes, one counting sort to build the CSR.
+ * Instantiate writes the 'scratch' field of the graph's nodes, so one
+ * graph must not be instantiated by two threads at once (graphs are not
+ * internally synchronised, as in CUDA).
+ */
+#include "exec.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct edge {
+    uint32_t from, to;
+} edge;
+
+typedef struct builder {
+    gr_pnode *nodes;
+    uint32_t n, cap;
+    edge *edges;
+    size_t ne, ecap;
+    size_t argbytes;   /* total kernel argument bytes */
+    size_t nargv;      /* total kernel parameters */
+    bool oom;
+} builder;
+
+static uint32_t add_node(builder *b, uint8_t type)
+{
+    if (b->n == b->cap) {
+        uint32_t ncap = b->cap ? b->cap * 2 : 64;
+        gr_pnode *nn = gr__realloc(b->nodes, (size_t)ncap * sizeof *nn);
+        if (!nn) {
+            b->oom = true;
+            return 0;
+        }
+        b->nodes = nn;
+        b->cap = ncap;
+    }
+    gr_pnode *pn = &b->nodes[b->n];
+    memset(pn, 0, sizeof *pn);
+    pn->type = type;
+    pn->enabled = 1;
+    pn->index = b->n;
+    return b->n++;
+}
+
+static void add_edge(builder *b, uint32_t from, uint32_t to)
+{
+    if (b->ne == b->ecap) {
+        size_t ncap = b->ecap ? b->ecap * 2 : 128;
+        edge *ne = gr__realloc(b->edges, ncap * sizeof *ne);
+        if (!ne) {
+            b->oom = true;
+            return;
+        }
+        b->edges = ne;
+        b->ecap = ncap;
+    }
+    b->edges[b->ne++] = (edge){from, to};
+}
+
+static uint32_t scratch_in(const struct grGraphNode_st *n)
+{
+    return (uint32_t)(n->scratch >> 32);
+}
+static uint32_t scratch_out(const struct grGraphNode_st *n)
+{
+    return (uint32_t)n->scratch;
+}
+
+/* Copies a graph node's parameters into plan node 'pn' (kernel arguments
+ * are placed later, once the argument area exists). */
+static void fill_params(builder *b, gr_pnode *pn, const struct grGraphNode_st *gn)
+{
+    switch (gn->type) {
+    case grGraphNodeTypeKernel:
+        pn->u.kern.k = gn->p.kernel.kernel;
+        pn->u.kern.grid = gn->p.kernel.grid;
+        pn->u.kern.block = gn->p.kernel.block;
+        pn->u.kern.shmem = gn->p.kernel.shmem;
+        pn->one_block = (gn->p.kernel.grid.x == 1 && gn->p.kernel.grid.y == 1 && gn->p.kernel.grid.z == 1);
+        gr__kernel_retain(gn->p.kernel.kernel);
+        b->argbytes += gn->p.kernel.kernel->argbytes;
+        b->nargv += (size_t)gn->p.kernel.kernel->nparams;
+        return;
+    case grGraphNodeTypeMemcpy:
+        pn->u.copy = gn->p.memcpy;
+        return;
+    case grGraphNodeTypeMemset:
+        pn->u.memset = gn->p.memset;
+        return;
+    case grGraphNodeTypeHost:
+        pn->u.host = gn->p.host;
+        return;
+    case grGraphNodeTypeEventRecord:
+    case grGraphNodeTypeWaitEvent:
+        pn->u.event = gn->p.event;
+        gr__event_retain(gn->p.event);
+        return;
+    case grGraphNodeTypeGraph:
+    case grGraphNodeTypeEmpty:
+    case grGraphNodeTypeMemAlloc:
+    case grGraphNodeTypeMemFree:
+    case grGraphNodeTypeCount:
+        return;
+    }
+}
+
+/* Emits the nodes of g (and, recursively, of its child graphs) in
+ * topological order and its edges; records in each node's scratch the plan
+ * nodes its incoming and outgoing edges attach to. */
+static grError_t flatten(builder *b, grGraph_t g, int depth)
+{
+    struct grGraphNode_st **order;
+    if (depth > 64)
+        return gr__fail(grErrorInvalidValue, "grGraphInstantiate: child graphs are nested more than 64 deep");
+    if (g->nnodes == 0)
+        return grSuccess;
+    order = gr__malloc(g->nnodes * sizeof *order);
+    if (!order)
+        return gr__fail(grErrorMemoryAllocation, "grGraphInstantiate: out of memory");
+    if (!gr__graph_topo_sort(g, order)) {
+        gr__free(order);
+        return grErrorInvalidValue; /* the sort set the detail (names the cycle) */
+    }
+    for (size_t i = 0; i < g->nnodes && !b->oom; i++) {
+        struct grGraphNode_st *gn = order[i];
+        if (gn->type == grGraphNodeTypeGraph) {
+            grGraph_t c = gn->p.child;
+            uint32_t enter = add_node(b, grGraphNodeTypeEmpty);
+            grError_t e = flatten(b, c, depth + 1);
+            if (e) {
+                gr__free(order);
+                return e;
+            }
+            uint32_t leave = add_node(b, grGraphNodeTypeEmpty);
+            if (c->nnodes == 0)
+                add_edge(b, enter, leave);
+            for (struct grGraphNode_st *cn = c->first; cn; cn = cn->next) {
+                if (cn->ndeps == 0)
+                    add_edge(b, enter, scratch_in(cn));
+                if (cn->nsuccs == 0)
+                    add_edge(b, scratch_out(cn), leave);
+            }
+            gn->scratch = ((uint64_t)enter << 32) | leave;
+        } else {
+            uint32_t pi = add_node(b, (uint8_t)gn->type);
+            if (!b->oom)
+                fill_params(b, &b->nodes[pi], gn);
+            gn->scratch = ((uint64_t)pi << 32) | pi;
+        }
+    }
+    gr__free(order);
+    for (struct grGraphNode_st *gn = g->first; gn && !b->oom; gn = gn->next)
+        for (size_t k = 0; k < gn->nsuccs; k++)
+            add_edge(b, scratch_out(gn), scratch_in(gn->succs[k]));
+    if (b->oom)
+        return gr__fail(grErrorMemoryAllocation, "grGraphInstantiate: out of memory");
+    return grSuccess;
+}
+
+/* Places the argument values of every kernel node in the plan's argument
+ * area, walking the graph in the same order flatten emitted it. */
+static void place_args(gr_plan *p, grGraph_t g, size_t *argoff, size_t *argvoff)
+{
+    for (struct grGraphNode_st *gn = g->first; gn; gn = gn->next) {
+        if (gn->type == grGraphNodeTypeGraph) {
+            place_args(p, gn->p.child, argoff, argvoff);
+            continue;
+        }
+        if (gn->type != grGraphNodeTypeKernel)
+            continue;
+        gr_pnode *pn = &p->nodes[scratch_in(gn)];
+        grKernel_t k = gn->p.kernel.kernel;
+        unsigned char *a = p->args + *argoff;
+        void **v = p->argv + *argvoff;
+        memcpy(a, gn->p.kernel.argbuf, k->argbytes);
+        for (int i = 0; i < k->nparams; i++)
+            v[i] = a + k->offsets[i];
+        pn->u.kern.argv = v;
+        *argoff += k->argbytes;
+        *argvoff += (size_t)k->nparams;
+    }
+}
+
+void gr__plan_free(gr_plan *p)
+{
+    for (uint32_t i = 0; i < p->nnodes; i++) {
+        gr_pnode *pn = &p->nodes[i];
+        switch (pn->type) {
+        case grGraphNodeTypeKernel:
+            gr__kernel_release(pn->u.kern.k);
+            if (pn->own_args)
+                gr__free(pn->u.kern.argv);
+            break;
+        case grGraphNodeTypeEventRecord:
+        case grGraphNodeTypeWaitEvent:
+            gr__event_release(pn->u.event);
+            break;
+        default:
+            break;
+        }
+    }
+    gr__free(p->nodes);
+    gr__free(p->succ);
+    gr__free((void *)p->pending);
+    gr__free(p->roots);
+    gr__free(p->args);
+    gr__free(p->argv);
+    gr__free(p->record_nodes);
+    memset(p, 0, sizeof *p);
+}
+
+/* Builds CSR successors (single-predecessor successors first), the
+ * pending counters, the roots and the EXIT node. */
+static grError_t build_csr(gr_plan *p, builder *b)
+{
+    uint32_t n = p->nnodes; /* includes EXIT as the last node */
+    gr_pnode *nodes = p->nodes;
+    uint32_t *outdeg = gr__calloc(n + 1, sizeof *outdeg);
+    if (!outdeg)
+        return gr__fail(grErrorMemoryAllocation, "grGraphInstantiate: out of memory");
+    for (size_t i = 0; i < b->ne; i++) {
+        outdeg[b->edges[i].from]++;
+        nodes[b->edges[i].to].npred++;
+    }
+    /* begin offsets */
+    uint32_t acc = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        nodes[i].succ_begin = acc;
+        acc += outdeg[i];
+        nodes[i].succ_end = nodes[i].succ_begin; /* fill cursor */
+    }
+    p->succ = gr__malloc((size_t)acc * sizeof *p->succ);
+    p->pending = gr__malloc((size_t)n * sizeof *p->pending);
+    p->roots = gr__malloc((size_t)n * sizeof *p->roots);
+    if (!p->succ || !p->pending || !p->roots) {
+        gr__free(outdeg);
+        return gr__fail(grErrorMemoryAllocation, "grGraphInstantiate: out of memory");
+    }
+    p->nsucc = acc;
+    /* Two passes: successors with one predecessor first. */
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < b->ne; i++) {
+            edge e = b->edges[i];
+            bool single = nodes[e.to].npred == 1;
+            if (single == (pass == 0))
+                p->succ[nodes[e.from].succ_end++] = e.to;
+        }
+    gr__free(outdeg);
+    p->nroots = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        atomic_init(&p->pending[i], (int32_t)nodes[i].npred);
+        if (nodes[i].npred == 0)
+            p->roots[p->nroots++] = i;
+    }
+    return grSuccess;
+}
+
+static uint32_t hash_ptr(const void *p)
+{
+    uint64_t x = (uint64_t)(uintptr_t)p;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    return (uint32_t)x;
+}
+
+uint32_t gr__exec_find(const struct grGraphExec_st *e, const void *node)
+{
+    uint32_t h = hash_ptr(node) & e->map_mask;
+    if (!node || !e->map_keys)
+        return UINT32_MAX;
+    for (;;) {
+        const void *k = e->map_keys[h];
+        if (k == node)
+            return e->map_vals[h];
+        if (!k)
+            return UINT32_MAX;
+        h = (h + 1) & e->map_mask;
+    }
+}
+
+/* Records the top-level nodes for setters and update. */
+static grError_t build_orig(struct grGraphExec_st *e, grGraph_t g, const gr_plan *p)
+{
+    size_t ndeps = 0;
+    uint32_t i = 0, mapsize = 16;
+    (void)p;
+    e->norig = (uint32_t)g->nnodes;
+    for (struct grGraphNode_st *gn = g->first; gn; gn = gn->next)
+        ndeps += gn->ndeps;
+    while (mapsize < 2 * g->nnodes)
+        mapsize *= 2;
+    e->orig = gr__calloc(g->nnodes, sizeof *e->orig);
+    e->orig_deps = gr__malloc((ndeps ? ndeps : 1) * sizeof *e->orig_deps);
+    e->map_keys = gr__calloc(mapsize, sizeof *e->map_keys);
+    e->map_vals = gr__malloc(mapsize * sizeof *e->map_vals);
+    if (!e->orig || !e->orig_deps || !e->map_keys || !e->map_vals)
+        return gr__fail(grErrorMemoryAllocation, "grGraphInstantiate: out of memory");
+    e->map_mask = mapsize - 1;
+    /* Creation-order index in the high half of scratch is not needed:
+     * number the nodes first. */
+    for (struct grGraphNode_st *gn = g->first; gn; gn = gn->next, i++) {
+        gr_orig *o = &e->orig[i];
+        o->node = gn;
+        o->type = gn->type;
+        o->pindex = scratch_in(gn);
+        if (gn->type == grGraphNodeTypeGraph) {
+            o->child_first = scratch_in(gn) + 1;
+            o->child_count = scratch_out(gn) - scratch_in(gn) - 1;
+        }
+        uint32_t h = hash_ptr(gn) & e->map_mask;
+        while (e->map_keys[h])
+            h = (h + 1) & e->map_mask;
+        e->map_keys[h] = gn;
+        e->map_vals[h] = i;
+    }
+    size_t d = 0;
+    i = 0;
+    for (struct grGraphNode_st *gn = g->first; gn; gn = gn->next, i++) {
+        e->orig[i].dep_begin = (uint32_t)d;
+        for (size_t k = 0; k < gn->ndeps; k++)
+            e->orig_deps[d++] = gr__exec_find(e, gn->deps[k]);
+        e->orig[i].dep_end = (uint32_t)d;
+    }
+    return grSuccess;
+}
+
+static void exec_free(struct grGraphExec_st *e)
+{
+    gr__plan_free(&e->plan);
+    gr__free(e->orig);
+    gr__free(e->orig_deps);
+    gr__free(e->map_keys);
+    gr__free(e->map_vals);
+    if (e->last_stream)
+        gr__stream_release(e->last_stream);
+    e->magic = GR_MAGIC_DEAD;
+    gr__free(e);
+}
+
+void gr__exec_retain(grGraphExec_t e)
+{
+    gr_fetch_add_relaxed(&e->refs, 1);
+}
+
+void gr__exec_release(grGraphExec_t e)
+{
+    if (gr_fetch_sub_acq_rel(&e->refs, 1) == 1)
+        exec_free(e);
+}
+
+grError_t gr__exec_check(const char *call, grGraphExec_t e)
+{
+    if (!e || e->magic != GR_MAGIC_EXEC)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: executable graph %p is not live (NULL, destroyed, or not from grGraphInstantiate)",
+                        call, GR_PTR(e));
+    return grSuccess;
+}
+
+static grError_t instantiate(const char *call, grGraphExec_t *out, grGraph_t g, unsigned long long flags)
+{
+    builder b;
+    struct grGraphExec_st *e;
+    grError_t err;
+    if (!out)
+        return gr__fail(grErrorInvalidValue, "%s: 'pGraphExec' (the output pointer) is NULL", call);
+    if ((err = gr__graph_check(call, g)))
+        return err;
+    if (flags & grGraphInstantiateFlagDeviceLaunch)
+        return gr__fail(grErrorNotSupported,
+                        "%s: grGraphInstantiateFlagDeviceLaunch is not supported: the CPU device has no "
+                        "device-side launch",
+                        call);
+    if (flags & ~(unsigned long long)(grGraphInstantiateFlagAutoFreeOnLaunch | grGraphInstantiateFlagUpload |
+                                      grGraphInstantiateFlagUseNodePriority | grGraphInstantiateFlagDeviceLaunch))
+        return gr__fail(grErrorInvalidValue, "%s: flags 0x%llx has unknown bits", call, flags);
+    for (struct grGraphNode_st *gn = g->first; gn; gn = gn->next)
+        if (gn->type == grGraphNodeTypeMemAlloc || gn->type == grGraphNodeTypeMemFree)
+            return gr__fail(grErrorNotSupported, "%s: graph %p has memory nodes, which cannot be instantiated yet",
+                            call, GR_PTR(g));
+    if (!gr__runtime_get())
+        return gr__fail(grErrorInitializationError, "%s: the graphrt runtime could not start", call);
+
+    memset(&b, 0, sizeof b);
+    e = gr__calloc(1, sizeof *e);
+    if (!e)
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
+    err = flatten(&b, g, 0);
+    if (!err) {
+        /* EXIT after every sink (computed before the EXIT edges exist). */
+        uint32_t nreal = b.n;
+        uint32_t *outdeg = gr__calloc(nreal ? nreal : 1, sizeof *outdeg);
+        uint32_t exit_node = add_node(&b, GR_PN_EXIT);
+        if (!outdeg || b.oom) {
+            err = gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
+        } else {
+            for (size_t i = 0; i < b.ne; i++)
+                outdeg[b.edges[i].from]++;
+            for (uint32_t i = 0; i < nreal; i++)
+                if (outdeg[i] == 0)
+                    add_edge(&b, i, exit_node);
+            if (b.oom)
+                err = gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
+        }
+        gr__free(outdeg);
+    }
+    /* The plan owns the nodes (and what they retain) from here on, so that
+     * exec_free releases them on every path. */
+    gr_plan *p = &e->plan;
+    p->nodes = b.nodes;
+    p->nnodes = b.n;
+    b.nodes = NULL;
+    if (!err)
+        err = build_csr(p, &b);
+    if (!err) {
+        p->args = gr__aligned_alloc(16, b.argbytes ? b.argbytes : 16);
+        p->argv = gr__malloc((b.nargv ? b.nargv : 1) * sizeof *p->argv);
+        if (!p->args || !p->argv)
+            err = gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
+    }
+    if (!err) {
+        size_t ao = 0, vo = 0;
+        for (uint32_t i = 0; i < p->nnodes; i++) {
+            p->nodes[i].plan = p;
+            if (p->nodes[i].type == grGraphNodeTypeEventRecord)
+                p->nrecord++;
+        }
+        place_args(p, g, &ao, &vo);
+        p->record_nodes = gr__malloc((p->nrecord ? p->nrecord : 1) * sizeof *p->record_nodes);
+        if (!p->record_nodes) {
+            err = gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
+        } else {
+            uint32_t r = 0;
+            for (uint32_t i = 0; i < p->nnodes; i++)
+                if (p->nodes[i].type == grGraphNodeTypeEventRecord)
+                    p->record_nodes[r++] = i;
+        }
+    }
+    if (!err)
+        err = build_orig(e, g, p);
+    gr__free(b.edges);
+    if (err) {
+        exec_free(e);
+        return err;
+    }
+    e->magic = GR_MAGIC_EXEC;
+    e->flags = flags;
+    atomic_init(&e->refs, 1);
+    *out = e;
+    return grSuccess;
+}
+
+GR_API grError_t grGraphInstantiate(grGraphExec_t *pGraphExec, grGraph_t graph, unsigned long long flags)
+{
+    return instantiate("grGraphInstantiate", pGraphExec, graph, flags);
+}
+
+GR_API grError_t grGraphInstantiateWithFlags(grGraphExec_t *pGraphExec, grGraph_t graph, unsigned long long flags)
+{
+    return instantiate("grGraphInstantiateWithFlags", pGraphExec, graph, flags);
+}

@@ -1,0 +1,362 @@
+/*
+ * launch.c - running a plan: grGraphLaunch queues one GRAPH op; when the
+ * stream reaches it, the thread draining the stream becomes the launch's
+ * owner and runs the plan.
+ *
+ * The owner keeps ready nodes on a private stack (no atomics, no fences)
+ * and runs the first ready successor of each node inline. While nobody
+ * else takes part ("solo"), the countdown of a node with several
+ * predecessors is a plain load and store. Work is exposed to other threads
+ * (pushed on the owner's stealable deque) only when it is worth it: nodes
+ * measured to cost more than a wake-up, or unknown cost on the first
+ * launches. The first exposure switches the launch to "shared": every
+ * countdown is then an atomic decrement.
+ *
+ * Invariants:
+ *   - a node becomes ready exactly once per launch: its countdown reaches
+ *     zero once, and whoever sees zero writes npred back for the next
+ *     launch;
+ *   - the thread that makes EXIT ready ends the launch and then touches
+ *     nothing of the plan; thieves are counted in 'thieves' and the owner
+ *     waits for them to leave before it ends the GRAPH op, so the plan
+ *     outlives every access;
+ *   - a thread only pops the part of its private stack it pushed during
+ *     the current call (nested runs keep outer items).
+ */
+#include "exec.h"
+
+#include <limits.h>
+#include <string.h>
+
+/* Exposing work costs a deque push (and a wake-up when nobody spins);
+ * below this cost per node (ns) the owner keeps everything. */
+#define GR_EXPOSE_MIN_NODE_NS 1500u
+
+static inline bool local_push(gr_worker *w, gr_pnode *n)
+{
+    if (GR_UNLIKELY(w->nlocal == w->caplocal)) {
+        size_t ncap = w->caplocal ? w->caplocal * 2 : 1024;
+        gr_item *nl = gr__realloc(w->local, ncap * sizeof *nl);
+        if (!nl)
+            return false;
+        w->local = nl;
+        w->caplocal = ncap;
+    }
+    w->local[w->nlocal++] = (gr_item)n;
+    return true;
+}
+
+static void do_memset(const grMemsetParams *m)
+{
+    for (size_t r = 0; r < m->height; r++) {
+        unsigned char *row = (unsigned char *)m->dst + r * m->pitch;
+        switch (m->elementSize) {
+        case 1:
+            memset(row, (int)(m->value & 0xffu), m->width);
+            break;
+        case 2: {
+            uint16_t v = (uint16_t)m->value;
+            for (size_t i = 0; i < m->width; i++)
+                memcpy(row + 2 * i, &v, 2);
+            break;
+        }
+        default: {
+            uint32_t v = m->value;
+            for (size_t i = 0; i < m->width; i++)
+                memcpy(row + 4 * i, &v, 4);
+            break;
+        }
+        }
+    }
+}
+
+static void wait_event(grEvent_t ev)
+{
+    gr_stream *s = NULL;
+    uint64_t seq;
+    gr__event_latest(ev, &s, &seq);
+    if (!s)
+        return;
+    gr__stream_wait_for(atomic_load_explicit(&gr__rt, memory_order_acquire), s, seq);
+    gr__stream_release(s);
+}
+
+static inline void run_body(gr_worker *w, gr_pnode *n)
+{
+    if (GR_UNLIKELY(!n->enabled))
+        return;
+    switch (n->type) {
+    case grGraphNodeTypeKernel:
+        if (GR_LIKELY(n->one_block)) {
+            grKernelCtx ctx;
+            ctx.gridDim = n->u.kern.grid;
+            ctx.blockDim = n->u.kern.block;
+            ctx.blockIdx = (grDim3){0, 0, 0};
+            ctx.sharedMem = n->u.kern.shmem ? gr__kernel_scratch(n->u.kern.shmem) : NULL;
+            ctx.worker = w->index;
+            n->u.kern.k->fn(&ctx, n->u.kern.argv);
+        } else {
+            gr_kernel_call c = {n->u.kern.k, n->u.kern.grid, n->u.kern.block, n->u.kern.shmem, n->u.kern.argv};
+            gr__kernel_run(&c);
+        }
+        return;
+    case grGraphNodeTypeHost:
+        n->u.host.fn(n->u.host.userData);
+        return;
+    case grGraphNodeTypeMemcpy:
+        if (n->u.copy.count)
+            memmove(n->u.copy.dst, n->u.copy.src, n->u.copy.count);
+        return;
+    case grGraphNodeTypeMemset:
+        do_memset(&n->u.memset);
+        return;
+    case grGraphNodeTypeWaitEvent:
+        wait_event(n->u.event);
+        return;
+    default: /* empty, enter/leave of child graphs, event record */
+        return;
+    }
+}
+
+/* Counts down a node with several predecessors; true when it is ready. */
+static inline bool count_down(gr_plan *p, gr_pnode *v)
+{
+    _Atomic int32_t *c = &p->pending[v->index];
+    if (!atomic_load_explicit(&p->shared, memory_order_relaxed)) {
+        int32_t left = gr_load_relaxed(c) - 1;
+        gr_store_relaxed(c, left ? left : (int32_t)v->npred);
+        return left == 0;
+    }
+    if (atomic_fetch_sub_explicit(c, 1, memory_order_acq_rel) == 1) {
+        gr_store_relaxed(c, (int32_t)v->npred);
+        return true;
+    }
+    return false;
+}
+
+static void finish_launch(gr_plan *p)
+{
+    atomic_fetch_add_explicit(&p->finished, 1u, memory_order_release);
+    if (atomic_load(&p->owner_sleeping))
+        gr__futex_wake(&p->finished, 1);
+}
+
+/* Hands one private item to other threads, if any could take it. */
+static void expose_one(gr_runtime *rt, gr_worker *w, gr_plan *p, size_t base)
+{
+    if (w->nlocal <= base || gr__deque_maybe_nonempty(&w->dq))
+        return;
+    if (gr_load_relaxed(&rt->spinning) == 0 && gr_load_relaxed(&rt->sleepers) == 0)
+        return;
+    if (!atomic_load_explicit(&p->shared, memory_order_relaxed))
+        atomic_store_explicit(&p->shared, true, memory_order_relaxed);
+    gr_item it = w->local[--w->nlocal];
+    if (!gr__deque_push(&w->dq, gr__item_make((void *)it, GR_ITEM_NODE))) {
+        w->nlocal++;
+        return;
+    }
+    gr__sched_wake_one(rt);
+}
+
+/* Runs n and every node that becomes ready through it on this thread,
+ * until nothing is left on the private stack above 'base'. Returns true
+ * if it ran EXIT (the launch is over: touch nothing of the plan). */
+static bool run_from(gr_worker *w, gr_plan *p, gr_pnode *n, bool expose)
+{
+    gr_runtime *rt = atomic_load_explicit(&gr__rt, memory_order_relaxed);
+    size_t base = w->nlocal;
+    gr_pnode *nodes = p->nodes;
+    const uint32_t *succ = p->succ;
+    for (;;) {
+        if (GR_UNLIKELY(n->type == GR_PN_EXIT)) {
+            finish_launch(p);
+            return true;
+        }
+        run_body(w, n);
+        gr_pnode *next = NULL;
+        for (uint32_t i = n->succ_begin; i < n->succ_end; i++) {
+            gr_pnode *v = &nodes[succ[i]];
+            if (v->npred > 1 && !count_down(p, v))
+                continue;
+            if (!next) {
+                next = v;
+            } else if (GR_UNLIKELY(!local_push(w, v))) {
+                /* Out of memory for the stack: run it right here. */
+                if (run_from(w, p, v, expose))
+                    return true;
+            }
+        }
+        if (next) {
+            n = next;
+            if (GR_UNLIKELY(expose) && w->nlocal > base)
+                expose_one(rt, w, p, base);
+            continue;
+        }
+        if (w->nlocal == base)
+            return false;
+        n = (gr_pnode *)w->local[--w->nlocal];
+    }
+}
+
+void gr__exec_node_item(gr_worker *w, void *node)
+{
+    gr_pnode *n = node;
+    gr_plan *p = n->plan;
+    atomic_fetch_add_explicit(&p->thieves, 1, memory_order_acquire);
+    run_from(w, p, n, true);
+    atomic_fetch_sub_explicit(&p->thieves, 1, memory_order_release);
+}
+
+void gr__exec_run(gr_worker *w, struct grGraphExec_st *e)
+{
+    gr_plan *p = &e->plan;
+    gr_runtime *rt = atomic_load_explicit(&gr__rt, memory_order_relaxed);
+    uint32_t target = gr_load_relaxed(&p->finished) + 1;
+    bool measure = p->avg_ns_x16 == 0 || (p->runs & 15) == 0;
+    bool expose = rt->nworkers > 1 &&
+                  (p->avg_ns_x16 == 0 || p->avg_ns_x16 / 16 >= GR_EXPOSE_MIN_NODE_NS || p->runs < 2);
+    uint64_t t0 = measure ? gr__now_ns() : 0;
+    bool ended = false;
+    atomic_store_explicit(&p->shared, false, memory_order_relaxed);
+    /* Roots go on the private stack; the last one runs first. */
+    for (uint32_t i = 1; i < p->nroots; i++)
+        if (!local_push(w, &p->nodes[p->roots[i]]))
+            ended |= run_from(w, p, &p->nodes[p->roots[i]], expose);
+    ended |= run_from(w, p, &p->nodes[p->roots[0]], expose);
+    if (!ended) {
+        /* Others hold the rest of the launch: help, then sleep. */
+        unsigned idle = 0;
+        while (gr_load_acquire(&p->finished) != target) {
+            if (gr__sched_help_once(rt, w)) {
+                idle = 0;
+                continue;
+            }
+            if (++idle < 4096) {
+                gr__cpu_relax();
+                continue;
+            }
+            atomic_store(&p->owner_sleeping, 1);
+            if (atomic_load(&p->finished) != target)
+                gr__futex_wait(&p->finished, target - 1);
+            atomic_store(&p->owner_sleeping, 0);
+        }
+    }
+    /* Thieves may still be leaving run_from; the plan must outlive them. */
+    while (atomic_load_explicit(&p->thieves, memory_order_acquire) != 0)
+        gr__cpu_relax();
+    if (measure) {
+        uint64_t per = ((gr__now_ns() - t0) * 16) / p->nnodes;
+        p->avg_ns_x16 = p->avg_ns_x16 ? (p->avg_ns_x16 * 3 + per) / 4 : (per ? per : 1);
+    }
+    p->runs++;
+    atomic_fetch_add_explicit(&e->completed, 1, memory_order_release);
+    gr__exec_release(e);
+}
+
+/* ------------------------------------------------------------ public API */
+
+void gr__exec_quiesce(grGraphExec_t e)
+{
+    uint64_t target = atomic_load_explicit(&e->launched, memory_order_acquire);
+    gr_stream *s = NULL;
+    uint64_t seq = 0;
+    if (atomic_load_explicit(&e->completed, memory_order_acquire) >= target)
+        return;
+    gr__spin_lock(&e->lock);
+    s = e->last_stream;
+    seq = e->last_seq;
+    if (s)
+        gr__stream_retain(s);
+    gr__spin_unlock(&e->lock);
+    if (s) {
+        gr__stream_wait_for(gr__runtime_get(), s, seq);
+        gr__stream_release(s);
+    }
+}
+
+/* Points every event record node's event at this launch: a wait issued
+ * after grGraphLaunch waits for the launch (the whole of it: graphrt does
+ * not complete an event in the middle of a graph). */
+static void record_events(gr_plan *p, gr_stream *s)
+{
+    uint64_t seq = gr__stream_tail_locked(s) + 1;
+    for (uint32_t i = 0; i < p->nrecord; i++) {
+        gr_pnode *pn = &p->nodes[p->record_nodes[i]];
+        gr__event_record_untimed(pn->u.event, s, seq);
+    }
+}
+
+GR_API grError_t grGraphLaunch(grGraphExec_t graphExec, grStream_t stream)
+{
+    gr_runtime *rt;
+    gr_stream *s = NULL;
+    gr_op *op;
+    grError_t err;
+    if ((err = gr__exec_check("grGraphLaunch", graphExec)))
+        return err;
+    if ((err = gr__stream_from_handle("grGraphLaunch", stream, &s)))
+        return err;
+    rt = gr__runtime_get();
+    gr__spin_lock(&graphExec->lock);
+    op = gr__stream_lock_slot(rt, s);
+    if (!op) {
+        gr__spin_unlock(&graphExec->lock);
+        return gr__fail(grErrorMemoryAllocation, "grGraphLaunch: out of memory queuing on stream %p",
+                        GR_PTR(stream));
+    }
+    gr_stream *prev = graphExec->last_stream;
+    if (prev && prev != s && !gr__stream_reached(prev, graphExec->last_seq)) {
+        /* The previous launch went elsewhere and may still run: this one
+         * starts after it, as launches of one executable never overlap. */
+        op->kind = GR_OP_WAIT;
+        gr__stream_retain(prev);
+        op->u.wait.s = prev;
+        op->u.wait.seq = graphExec->last_seq;
+        gr__stream_publish(s, op);
+        op = gr__stream_next_slot(s);
+        if (!op) {
+            gr__stream_unlock(rt, s);
+            gr__spin_unlock(&graphExec->lock);
+            return gr__fail(grErrorMemoryAllocation, "grGraphLaunch: out of memory queuing on stream %p",
+                            GR_PTR(stream));
+        }
+    }
+    if (graphExec->plan.nrecord)
+        record_events(&graphExec->plan, s);
+    op->kind = GR_OP_GRAPH;
+    op->u.graph.exec = graphExec;
+    gr__exec_retain(graphExec);
+    gr_fetch_add_relaxed(&graphExec->launched, 1);
+    if (prev != s) {
+        gr__stream_retain(s);
+        graphExec->last_stream = s;
+        if (prev)
+            gr__stream_release(prev);
+    }
+    graphExec->last_seq = gr__stream_tail_locked(s) + 1;
+    gr__stream_publish(s, op);
+    gr__stream_unlock(rt, s);
+    gr__spin_unlock(&graphExec->lock);
+    return grSuccess;
+}
+
+GR_API grError_t grGraphUpload(grGraphExec_t graphExec, grStream_t stream)
+{
+    gr_stream *s = NULL;
+    grError_t err;
+    if ((err = gr__exec_check("grGraphUpload", graphExec)))
+        return err;
+    if ((err = gr__stream_from_handle("grGraphUpload", stream, &s)))
+        return err;
+    return grSuccess;
+}
+
+GR_API grError_t grGraphExecDestroy(grGraphExec_t graphExec)
+{
+    grError_t err;
+    if ((err = gr__exec_check("grGraphExecDestroy", graphExec)))
+        return err;
+    graphExec->magic = GR_MAGIC_DEAD;
+    gr__exec_release(graphExec);
+    return grSuccess;
+}

@@ -1,0 +1,243 @@
+/*
+ * setters.c - in-place parameter updates of an executable's nodes and
+ * enabling/disabling them.
+ *
+ * Every setter checks everything first, then waits until no launch of the
+ * executable is queued or running (gr__exec_quiesce), then writes the
+ * plan: launches issued before the call use the old parameters, launches
+ * issued after it the new ones, as in CUDA.
+ */
+#include "exec.h"
+
+#include <string.h>
+
+/* Finds 'node' among the executable's top-level nodes and checks its type. */
+static grError_t find_node(const char *call, grGraphExec_t e, grGraphNode_t node, grGraphNodeType want,
+                           gr_pnode **out)
+{
+    grError_t err = gr__exec_check(call, e);
+    if (err)
+        return err;
+    uint32_t i = gr__exec_find(e, node);
+    if (i == UINT32_MAX)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: node %p is not a node of the graph executable %p was instantiated from (nodes inside "
+                        "child graphs are updated with grGraphExecChildGraphNodeSetParams)",
+                        call, GR_PTR(node), GR_PTR(e));
+    if (e->orig[i].type != want)
+        return gr__fail(grErrorInvalidValue, "%s: node %p is a %s node, not a %s node", call, GR_PTR(node),
+                        gr__node_type_name(e->orig[i].type), gr__node_type_name(want));
+    *out = &e->plan.nodes[e->orig[i].pindex];
+    return grSuccess;
+}
+
+static bool same_layout(grKernel_t a, grKernel_t b)
+{
+    if (a->nparams != b->nparams || a->argbytes != b->argbytes)
+        return false;
+    for (int i = 0; i < a->nparams; i++)
+        if (a->offsets[i] != b->offsets[i])
+            return false;
+    return true;
+}
+
+bool gr__pnode_set_kernel(gr_pnode *pn, const gr_kernel_params *kp)
+{
+    grKernel_t k = kp->kernel, old = pn->u.kern.k;
+    if (!same_layout(k, old)) {
+        /* One block: the pointers, then the values they point to. */
+        size_t vbytes = ((size_t)k->nparams * sizeof(void *) + 15u) & ~(size_t)15u;
+        void **argv = gr__aligned_alloc(16, vbytes + k->argbytes);
+        if (!argv)
+            return false;
+        unsigned char *a = (unsigned char *)argv + vbytes;
+        for (int i = 0; i < k->nparams; i++)
+            argv[i] = a + k->offsets[i];
+        if (pn->own_args)
+            gr__free(pn->u.kern.argv);
+        pn->u.kern.argv = argv;
+        pn->own_args = 1;
+    }
+    /* Parameter 0 sits at offset 0, so argv[0] is the start of the values. */
+    if (k->nparams)
+        memcpy(pn->u.kern.argv[0], kp->argbuf, k->argbytes);
+    gr__kernel_retain(k);
+    gr__kernel_release(old);
+    pn->u.kern.k = k;
+    pn->u.kern.grid = kp->grid;
+    pn->u.kern.block = kp->block;
+    pn->u.kern.shmem = kp->shmem;
+    pn->one_block = kp->grid.x == 1 && kp->grid.y == 1 && kp->grid.z == 1;
+    return true;
+}
+
+GR_API grError_t grGraphExecKernelNodeSetParams(grGraphExec_t hGraphExec, grGraphNode_t node,
+                                                const grKernelNodeParams *pNodeParams)
+{
+    static const char call[] = "grGraphExecKernelNodeSetParams";
+    gr_pnode *pn = NULL;
+    grError_t err = find_node(call, hGraphExec, node, grGraphNodeTypeKernel, &pn);
+    if (err)
+        return err;
+    if (!pNodeParams)
+        return gr__fail(grErrorInvalidValue, "%s: 'pNodeParams' is NULL", call);
+    if (pNodeParams->extra)
+        return gr__fail(grErrorInvalidValue, "%s: 'extra' must be NULL; pass arguments in kernelParams", call);
+    err = gr__kernel_check(call, pNodeParams->func, pNodeParams->gridDim, pNodeParams->blockDim,
+                           pNodeParams->sharedMemBytes, pNodeParams->kernelParams);
+    if (err)
+        return err;
+    grKernel_t k = pNodeParams->func;
+    /* Pack into a temporary first: nothing changes if anything fails. */
+    unsigned char stackbuf[256];
+    unsigned char *buf = k->argbytes <= sizeof stackbuf ? stackbuf : gr__aligned_alloc(16, k->argbytes);
+    if (!buf)
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
+    gr__kernel_pack(k, pNodeParams->kernelParams, buf, NULL);
+    gr_kernel_params kp = {0};
+    kp.kernel = k;
+    kp.grid = pNodeParams->gridDim;
+    kp.block = pNodeParams->blockDim;
+    kp.shmem = pNodeParams->sharedMemBytes;
+    kp.argbuf = buf;
+    gr__exec_quiesce(hGraphExec);
+    bool ok = gr__pnode_set_kernel(pn, &kp);
+    if (buf != stackbuf)
+        gr__free(buf);
+    if (!ok)
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
+    return grSuccess;
+}
+
+static grError_t check_copy(const char *call, void *dst, const void *src, size_t count, grMemcpyKind kind)
+{
+    if ((unsigned)kind > (unsigned)grMemcpyDefault)
+        return gr__fail(grErrorInvalidMemcpyDirection, "%s: kind %d is not a grMemcpyKind", call, (int)kind);
+    if (count && (!dst || !src))
+        return gr__fail(grErrorInvalidValue, "%s: %s is NULL for a copy of %zu bytes", call, dst ? "src" : "dst",
+                        count);
+    return grSuccess;
+}
+
+GR_API grError_t grGraphExecMemcpyNodeSetParams1D(grGraphExec_t hGraphExec, grGraphNode_t node, void *dst,
+                                                  const void *src, size_t count, grMemcpyKind kind)
+{
+    static const char call[] = "grGraphExecMemcpyNodeSetParams1D";
+    gr_pnode *pn = NULL;
+    grError_t err = find_node(call, hGraphExec, node, grGraphNodeTypeMemcpy, &pn);
+    if (err || (err = check_copy(call, dst, src, count, kind)))
+        return err;
+    gr__exec_quiesce(hGraphExec);
+    pn->u.copy = (gr_memcpy_params){dst, src, count, kind};
+    return grSuccess;
+}
+
+GR_API grError_t grGraphExecMemsetNodeSetParams(grGraphExec_t hGraphExec, grGraphNode_t node,
+                                                const grMemsetParams *p)
+{
+    static const char call[] = "grGraphExecMemsetNodeSetParams";
+    gr_pnode *pn = NULL;
+    grError_t err = find_node(call, hGraphExec, node, grGraphNodeTypeMemset, &pn);
+    if (err)
+        return err;
+    if (!p)
+        return gr__fail(grErrorInvalidValue, "%s: 'pNodeParams' is NULL", call);
+    if (p->elementSize != 1 && p->elementSize != 2 && p->elementSize != 4)
+        return gr__fail(grErrorInvalidValue, "%s: elementSize %u must be 1, 2 or 4", call, p->elementSize);
+    if (p->width == 0 || p->height == 0)
+        return gr__fail(grErrorInvalidValue, "%s: width and height must be at least 1 (got %zu x %zu)", call,
+                        p->width, p->height);
+    if (!p->dst)
+        return gr__fail(grErrorInvalidValue, "%s: dst is NULL", call);
+    if (p->height > 1 && p->pitch < p->width * p->elementSize)
+        return gr__fail(grErrorInvalidValue, "%s: pitch %zu is smaller than a row (%zu elements of %u bytes)", call,
+                        p->pitch, p->width, p->elementSize);
+    gr__exec_quiesce(hGraphExec);
+    pn->u.memset = *p;
+    return grSuccess;
+}
+
+GR_API grError_t grGraphExecHostNodeSetParams(grGraphExec_t hGraphExec, grGraphNode_t node,
+                                              const grHostNodeParams *p)
+{
+    static const char call[] = "grGraphExecHostNodeSetParams";
+    gr_pnode *pn = NULL;
+    grError_t err = find_node(call, hGraphExec, node, grGraphNodeTypeHost, &pn);
+    if (err)
+        return err;
+    if (!p || !p->fn)
+        return gr__fail(grErrorInvalidValue, "%s: %s is NULL", call, p ? "pNodeParams->fn" : "pNodeParams");
+    gr__exec_quiesce(hGraphExec);
+    pn->u.host = *p;
+    return grSuccess;
+}
+
+static grError_t set_event(const char *call, grGraphExec_t e, grGraphNode_t node, grGraphNodeType type,
+                           grEvent_t event)
+{
+    gr_pnode *pn = NULL;
+    grError_t err = find_node(call, e, node, type, &pn);
+    if (err)
+        return err;
+    if (!gr__event_valid(event))
+        return gr__fail(grErrorInvalidResourceHandle, "%s: event %p is not a live event", call, GR_PTR(event));
+    gr__exec_quiesce(e);
+    gr__event_retain(event);
+    gr__event_release(pn->u.event);
+    pn->u.event = event;
+    return grSuccess;
+}
+
+GR_API grError_t grGraphExecEventRecordNodeSetEvent(grGraphExec_t hGraphExec, grGraphNode_t hNode, grEvent_t event)
+{
+    return set_event("grGraphExecEventRecordNodeSetEvent", hGraphExec, hNode, grGraphNodeTypeEventRecord, event);
+}
+
+GR_API grError_t grGraphExecEventWaitNodeSetEvent(grGraphExec_t hGraphExec, grGraphNode_t hNode, grEvent_t event)
+{
+    return set_event("grGraphExecEventWaitNodeSetEvent", hGraphExec, hNode, grGraphNodeTypeWaitEvent, event);
+}
+
+static grError_t find_toggle(const char *call, grGraphExec_t e, grGraphNode_t node, gr_pnode **out)
+{
+    grError_t err = gr__exec_check(call, e);
+    if (err)
+        return err;
+    uint32_t i = gr__exec_find(e, node);
+    if (i == UINT32_MAX)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: node %p is not a node of the graph executable %p was instantiated from", call,
+                        GR_PTR(node), GR_PTR(e));
+    grGraphNodeType t = e->orig[i].type;
+    if (t != grGraphNodeTypeKernel && t != grGraphNodeTypeMemcpy && t != grGraphNodeTypeMemset)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: node %p is a %s node; only kernel, memcpy and memset nodes can be enabled or "
+                        "disabled, as in CUDA",
+                        call, GR_PTR(node), gr__node_type_name(t));
+    *out = &e->plan.nodes[e->orig[i].pindex];
+    return grSuccess;
+}
+
+GR_API grError_t grGraphNodeSetEnabled(grGraphExec_t hGraphExec, grGraphNode_t hNode, unsigned int isEnabled)
+{
+    gr_pnode *pn = NULL;
+    grError_t err = find_toggle("grGraphNodeSetEnabled", hGraphExec, hNode, &pn);
+    if (err)
+        return err;
+    gr__exec_quiesce(hGraphExec);
+    pn->enabled = isEnabled != 0;
+    return grSuccess;
+}
+
+GR_API grError_t grGraphNodeGetEnabled(grGraphExec_t hGraphExec, grGraphNode_t hNode, unsigned int *isEnabled)
+{
+    gr_pnode *pn = NULL;
+    grError_t err;
+    if (!isEnabled)
+        return gr__fail(grErrorInvalidValue, "grGraphNodeGetEnabled: 'isEnabled' (the output pointer) is NULL");
+    err = find_toggle("grGraphNodeGetEnabled", hGraphExec, hNode, &pn);
+    if (err)
+        return err;
+    *isEnabled = pn->enabled;
+    return grSuccess;
+}

@@ -1,0 +1,96 @@
+/*
+ * device.c - the device API: device 0 is the CPU, its "multiprocessors"
+ * are the worker threads.
+ */
+#include "stream_int.h"
+
+static _Thread_local int tls_device;
+
+GR_API grError_t grGetDeviceCount(int *count)
+{
+    if (!count)
+        return gr__fail(grErrorInvalidValue, "grGetDeviceCount: 'count' (the output pointer) is NULL");
+    *count = 1;
+    return grSuccess;
+}
+
+GR_API grError_t grSetDevice(int device)
+{
+    if (device != 0)
+        return gr__fail(grErrorInvalidDevice,
+                        "grSetDevice: device %d does not exist; graphrt has one device, 0 (the CPU)", device);
+    tls_device = device;
+    return grSuccess;
+}
+
+GR_API grError_t grGetDevice(int *device)
+{
+    if (!device)
+        return gr__fail(grErrorInvalidValue, "grGetDevice: 'device' (the output pointer) is NULL");
+    *device = tls_device;
+    return grSuccess;
+}
+
+GR_API grError_t grDeviceSynchronize(void)
+{
+    gr_runtime *rt = gr__runtime_get();
+    if (!rt)
+        return gr__fail(grErrorInitializationError, "grDeviceSynchronize: the graphrt runtime could not start");
+    gr__device_sync_all();
+    return grSuccess;
+}
+
+GR_API grError_t grDeviceReset(void)
+{
+    if (atomic_load(&gr__rt)) {
+        gr__device_sync_all();
+        gr__runtime_stop();
+    }
+    return grSuccess;
+}
+
+GR_API grError_t grDeviceGetAttribute(int *value, grDeviceAttr attr, int device)
+{
+    gr_runtime *rt;
+    if (!value)
+        return gr__fail(grErrorInvalidValue, "grDeviceGetAttribute: 'value' (the output pointer) is NULL");
+    if (device != 0)
+        return gr__fail(grErrorInvalidDevice, "grDeviceGetAttribute: device %d does not exist; only device 0",
+                        device);
+    rt = gr__runtime_get();
+    if (!rt)
+        return gr__fail(grErrorInitializationError, "grDeviceGetAttribute: the graphrt runtime could not start");
+    switch (attr) {
+    case grDevAttrMaxThreadsPerBlock:
+        *value = 1024;
+        return grSuccess;
+    case grDevAttrMaxBlockDimX:
+    case grDevAttrMaxBlockDimY:
+        *value = 1024;
+        return grSuccess;
+    case grDevAttrMaxBlockDimZ:
+        *value = 64;
+        return grSuccess;
+    case grDevAttrMaxGridDimX:
+        *value = 0x7fffffff;
+        return grSuccess;
+    case grDevAttrMaxGridDimY:
+    case grDevAttrMaxGridDimZ:
+        *value = 65535;
+        return grSuccess;
+    case grDevAttrMaxSharedMemoryPerBlock:
+        *value = (int)GR_MAX_SHARED_MEM;
+        return grSuccess;
+    case grDevAttrWarpSize:
+        *value = 1;
+        return grSuccess;
+    case grDevAttrMultiProcessorCount:
+        *value = (int)rt->nworkers;
+        return grSuccess;
+    case grDevAttrConcurrentKernels:
+    case grDevAttrMemoryPoolsSupported:
+        *value = 1;
+        return grSuccess;
+    }
+    return gr__fail(grErrorInvalidValue, "grDeviceGetAttribute: attribute %d is not a grDeviceAttr", (int)attr);
+}

@@ -1,0 +1,380 @@
+/*
+ * sched.c - the runtime context, the worker threads and how they find,
+ * steal, spin for and park on work.
+ *
+ * A worker looks for work in this order: its own deque (newest first), the
+ * injection queue (work submitted by application threads), then the deques
+ * of the others (oldest first). Finding none it spins for spin_ns, counted
+ * in 'spinning', then parks on the wake_seq futex, counted in 'sleepers'.
+ * Whoever publishes work calls gr__sched_wake_one, which issues a futex
+ * wake only when nobody is spinning and somebody sleeps: a busy runtime
+ * makes no system calls.
+ *
+ * Lost-wakeup freedom: a parking worker increments 'sleepers' (seq_cst) and
+ * then re-checks for work; a publisher publishes, then a seq_cst fence,
+ * then reads 'sleepers'. One of the two sees the other.
+ *
+ * Lock order: start_lock, then inj_lock. No user code runs under a lock.
+ */
+#include "sched.h"
+#include "stream_int.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+gr_runtime *_Atomic gr__rt;
+_Thread_local gr_worker *gr__tls_worker;
+static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void gr__futex_wait(_Atomic uint32_t *addr, uint32_t expected)
+{
+    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT_PRIVATE, expected, NULL, NULL, 0);
+}
+
+void gr__futex_wake(_Atomic uint32_t *addr, int n)
+{
+    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+}
+
+/* ------------------------------------------------------- injection queue */
+
+static void inj_push(gr_runtime *rt, gr_item it)
+{
+    pthread_mutex_lock(&rt->inj_lock);
+    if (rt->inj_count == rt->inj_cap) {
+        size_t ncap = rt->inj_cap * 2;
+        gr_item *n = gr__malloc(ncap * sizeof *n);
+        if (!n) {
+            /* Out of memory: run it here rather than lose it. */
+            pthread_mutex_unlock(&rt->inj_lock);
+            gr__item_run(gr__tls_worker, it);
+            return;
+        }
+        for (size_t i = 0; i < rt->inj_count; i++)
+            n[i] = rt->inj[(rt->inj_head + i) % rt->inj_cap];
+        gr__free(rt->inj);
+        rt->inj = n;
+        rt->inj_head = 0;
+        rt->inj_cap = ncap;
+    }
+    rt->inj[(rt->inj_head + rt->inj_count) % rt->inj_cap] = it;
+    rt->inj_count++;
+    gr_store_release(&rt->inj_hint, rt->inj_count);
+    pthread_mutex_unlock(&rt->inj_lock);
+}
+
+static gr_item inj_pop(gr_runtime *rt)
+{
+    gr_item it = 0;
+    if (gr_load_relaxed(&rt->inj_hint) == 0)
+        return 0;
+    pthread_mutex_lock(&rt->inj_lock);
+    if (rt->inj_count) {
+        it = rt->inj[rt->inj_head];
+        rt->inj_head = (rt->inj_head + 1) % rt->inj_cap;
+        rt->inj_count--;
+        gr_store_release(&rt->inj_hint, rt->inj_count);
+    }
+    pthread_mutex_unlock(&rt->inj_lock);
+    return it;
+}
+
+/* ------------------------------------------------------------ find work */
+
+static uint64_t xorshift(uint64_t *s)
+{
+    uint64_t x = *s;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return *s = x;
+}
+
+static gr_item steal_any(gr_runtime *rt, gr_worker *w)
+{
+    unsigned n = rt->nslots, start = (unsigned)(xorshift(&w->rng) % n);
+    for (unsigned k = 0; k < n; k++) {
+        gr_worker *v = &rt->workers[(start + k) % n];
+        if (v == w || !gr__deque_maybe_nonempty(&v->dq))
+            continue;
+        gr_item it = gr__deque_steal(&v->dq);
+        if (it)
+            return it;
+    }
+    return 0;
+}
+
+static gr_item find_work(gr_runtime *rt, gr_worker *w)
+{
+    gr_item it = inj_pop(rt);
+    return it ? it : steal_any(rt, w);
+}
+
+static bool work_visible(gr_runtime *rt)
+{
+    if (gr_load_relaxed(&rt->inj_hint))
+        return true;
+    for (unsigned i = 0; i < rt->nslots; i++)
+        if (gr__deque_maybe_nonempty(&rt->workers[i].dq))
+            return true;
+    return false;
+}
+
+void gr__sched_wake_one(gr_runtime *rt)
+{
+    gr_fence_seq_cst();
+    if (gr_load_relaxed(&rt->spinning) == 0 && gr_load_relaxed(&rt->sleepers) > 0) {
+        gr_fetch_add_acq_rel(&rt->wake_seq, 1u);
+        gr__futex_wake(&rt->wake_seq, 1);
+    }
+}
+
+void gr__sched_submit(gr_runtime *rt, gr_item it)
+{
+    gr_worker *w = gr__tls_worker;
+    if (w) {
+        if (!gr__deque_push(&w->dq, it)) {
+            gr__item_run(w, it);
+            return;
+        }
+    } else {
+        inj_push(rt, it);
+    }
+    gr__sched_wake_one(rt);
+}
+
+void gr__item_run(gr_worker *w, gr_item it)
+{
+    switch (gr__item_tag(it)) {
+    case GR_ITEM_STREAM:
+        gr__stream_drain(w, gr__item_ptr(it));
+        return;
+    case GR_ITEM_NODE:
+        gr__exec_node_item(w, gr__item_ptr(it));
+        return;
+    case GR_ITEM_PFOR:
+        gr__pfor_help(w, gr__item_ptr(it));
+        return;
+    default:
+        (void)GR_NEVER(true);
+        return;
+    }
+}
+
+bool gr__sched_help_once(gr_runtime *rt, gr_worker *w)
+{
+    gr_item it = gr__deque_pop(&w->dq);
+    if (!it)
+        it = find_work(rt, w);
+    if (!it)
+        return false;
+    gr__item_run(w, it);
+    return true;
+}
+
+void gr__sched_wait(gr_runtime *rt, gr_wait_pred done, const void *arg)
+{
+    gr_worker *w = gr__tls_worker;
+    unsigned idle = 0;
+    while (!done(arg)) {
+        if (w && gr__sched_help_once(rt, w)) {
+            idle = 0;
+            continue;
+        }
+        if (++idle < 4096)
+            gr__cpu_relax();
+        else
+            sched_yield();
+    }
+}
+
+/* ---------------------------------------------------------------- workers */
+
+static void park(gr_runtime *rt)
+{
+    atomic_fetch_add(&rt->sleepers, 1);
+    uint32_t seq = atomic_load(&rt->wake_seq);
+    if (!work_visible(rt) && !atomic_load(&rt->stop))
+        gr__futex_wait(&rt->wake_seq, seq);
+    atomic_fetch_sub(&rt->sleepers, 1);
+}
+
+static void *worker_main(void *arg)
+{
+    gr_worker *w = arg;
+    gr_runtime *rt = atomic_load(&gr__rt);
+    gr__tls_worker = w;
+    while (!atomic_load_explicit(&rt->stop, memory_order_acquire)) {
+        gr_item it = gr__deque_pop(&w->dq);
+        if (!it)
+            it = find_work(rt, w);
+        if (it) {
+            gr__item_run(w, it);
+            continue;
+        }
+        atomic_fetch_add(&rt->spinning, 1);
+        uint64_t deadline = gr__now_ns() + rt->spin_ns;
+        for (unsigned k = 1;; k++) {
+            it = find_work(rt, w);
+            if (it || atomic_load_explicit(&rt->stop, memory_order_relaxed))
+                break;
+            gr__cpu_relax();
+            if ((k & 63) == 0 && gr__now_ns() > deadline)
+                break;
+        }
+        atomic_fetch_sub(&rt->spinning, 1);
+        if (it) {
+            gr__item_run(w, it);
+            continue;
+        }
+        park(rt);
+    }
+    gr__tls_worker = NULL;
+    return NULL;
+}
+
+gr_worker *gr__slot_acquire(gr_runtime *rt)
+{
+    if (gr__tls_worker)
+        return NULL;
+    for (unsigned i = rt->nworkers; i < rt->nslots; i++) {
+        gr_worker *w = &rt->workers[i];
+        if (!gr_load_relaxed(&w->taken) &&
+            !atomic_exchange_explicit(&w->taken, true, memory_order_acquire)) {
+            gr__tls_worker = w;
+            return w;
+        }
+    }
+    return NULL;
+}
+
+void gr__slot_release(gr_worker *w)
+{
+    gr_item it;
+    /* Give the slot back empty: run what is still ours. */
+    while ((it = gr__deque_pop(&w->dq)) != 0)
+        gr__item_run(w, it);
+    gr__tls_worker = NULL;
+    atomic_store_explicit(&w->taken, false, memory_order_release);
+}
+
+static unsigned env_unsigned(const char *name, unsigned dflt, unsigned lo, unsigned hi)
+{
+    const char *s = getenv(name);
+    char *end;
+    unsigned long v;
+    if (!s || !*s)
+        return dflt;
+    errno = 0;
+    v = strtoul(s, &end, 10);
+    if (errno || *end || v < lo || v > hi)
+        return dflt;
+    return (unsigned)v;
+}
+
+static void runtime_free(gr_runtime *rt)
+{
+    for (unsigned i = 0; i < rt->nslots; i++) {
+        gr__deque_fini(&rt->workers[i].dq);
+        gr__free(rt->workers[i].local);
+    }
+    gr__free(rt->workers);
+    gr__free(rt->inj);
+    pthread_mutex_destroy(&rt->inj_lock);
+    pthread_mutex_destroy(&rt->streams_lock);
+    gr__free(rt);
+}
+
+gr_runtime *gr__runtime_start(void)
+{
+    gr_runtime *rt;
+    pthread_mutex_lock(&start_lock);
+    rt = atomic_load(&gr__rt);
+    if (rt) {
+        pthread_mutex_unlock(&start_lock);
+        return rt;
+    }
+    rt = gr__calloc(1, sizeof *rt);
+    if (!rt)
+        goto fail;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    rt->nworkers = env_unsigned("GRAPHRT_WORKERS", ncpu > 0 ? (unsigned)ncpu : 1u, 1, 1024);
+    rt->spin_ns = (uint64_t)env_unsigned("GRAPHRT_SPIN_US", 50, 0, 1000000) * 1000u;
+    rt->nslots = rt->nworkers + GR_EXTERNAL_SLOTS;
+    rt->workers = gr__calloc(rt->nslots, sizeof *rt->workers);
+    rt->inj_cap = 64;
+    rt->inj = gr__malloc(rt->inj_cap * sizeof *rt->inj);
+    if (!rt->workers || !rt->inj) {
+        gr__free(rt->workers);
+        gr__free(rt->inj);
+        gr__free(rt);
+        goto fail;
+    }
+    pthread_mutex_init(&rt->inj_lock, NULL);
+    pthread_mutex_init(&rt->streams_lock, NULL);
+    for (unsigned i = 0; i < rt->nslots; i++) {
+        gr_worker *w = &rt->workers[i];
+        w->index = i + 1;
+        w->external = i >= rt->nworkers;
+        w->rng = 0x9e3779b97f4a7c15ull * (i + 1);
+        if (!gr__deque_init(&w->dq, 256)) {
+            rt->nslots = i;
+            runtime_free(rt);
+            goto fail;
+        }
+    }
+    if (gr__stream_runtime_init(rt) != grSuccess) {
+        runtime_free(rt);
+        goto fail;
+    }
+    atomic_store_explicit(&gr__rt, rt, memory_order_release);
+    for (unsigned i = 0; i < rt->nworkers; i++)
+        if (pthread_create(&rt->workers[i].thread, NULL, worker_main, &rt->workers[i]) != 0) {
+            /* Fewer workers than asked: keep the ones we have. */
+            rt->nworkers = i;
+            break;
+        }
+    pthread_mutex_unlock(&start_lock);
+    return rt;
+fail:
+    pthread_mutex_unlock(&start_lock);
+    return NULL;
+}
+
+/* Stops the workers and frees the runtime; the next call starts anew. */
+void gr__runtime_stop(void)
+{
+    pthread_mutex_lock(&start_lock);
+    gr_runtime *rt = atomic_load(&gr__rt);
+    if (!rt) {
+        pthread_mutex_unlock(&start_lock);
+        return;
+    }
+    atomic_store(&rt->stop, true);
+    gr_fetch_add_acq_rel(&rt->wake_seq, 1u);
+    gr__futex_wake(&rt->wake_seq, INT_MAX);
+    for (unsigned i = 0; i < rt->nworkers; i++)
+        pthread_join(rt->workers[i].thread, NULL);
+    gr__stream_runtime_fini(rt);
+    atomic_store(&gr__rt, NULL);
+    runtime_free(rt);
+    pthread_mutex_unlock(&start_lock);
+}
+
+unsigned gr__worker_count(void)
+{
+    gr_runtime *rt = gr__runtime_get();
+    return rt ? rt->nworkers : 0;
+}
+
+unsigned gr__worker_index(void)
+{
+    gr_worker *w = gr__tls_worker;
+    return w ? w->index : 0;
+}

@@ -1,0 +1,163 @@
+/*
+ * sched.h - the scheduler shared by the runtime and the graph executor:
+ * workers, their work-stealing deques, the injection queue for work that
+ * arrives from outside, parking, and the parallel-for used by kernels.
+ *
+ * Work items are tagged words (gr_item): a pointer whose low 3 bits say
+ * what it is. A STREAM item is the right to drain a stream, a NODE item a
+ * ready graph node, a PFOR item an invitation to help with a kernel's
+ * blocks.
+ *
+ * Invariants:
+ *   - only the owner pushes and pops the bottom of its deque; anyone steals
+ *     from the top (Chase-Lev, as in Le et al., PPoPP 2013);
+ *   - a thread runs graph or stream work only while it holds a gr_worker:
+ *     background workers always do; an application thread borrows one of
+ *     the external slots while it waits in a synchronising call, so that
+ *     it can run the work it waits for;
+ *   - a slot is given back with its deque empty.
+ */
+#ifndef GR_SCHED_H
+#define GR_SCHED_H
+
+#include "runtime.h"
+
+#include <pthread.h>
+
+typedef uintptr_t gr_item;
+
+enum {
+    GR_ITEM_STREAM = 1,
+    GR_ITEM_NODE = 2,
+    GR_ITEM_PFOR = 3,
+    GR_ITEM_TAG_MASK = 7
+};
+
+static inline gr_item gr__item_make(const void *p, unsigned tag)
+{
+    return (gr_item)p | tag;
+}
+static inline unsigned gr__item_tag(gr_item it)
+{
+    return (unsigned)(it & GR_ITEM_TAG_MASK);
+}
+static inline void *gr__item_ptr(gr_item it)
+{
+    return (void *)(it & ~(gr_item)GR_ITEM_TAG_MASK);
+}
+
+/* ------------------------------------------------------------------ deque */
+
+typedef struct gr_deque_buf {
+    int64_t cap; /* power of two */
+    struct gr_deque_buf *older; /* retired buffers, freed with the deque */
+    _Atomic gr_item items[];
+} gr_deque_buf;
+
+typedef struct gr_deque {
+    GR_ALIGNED_CL _Atomic int64_t top;       /* thieves CAS it */
+    GR_ALIGNED_CL _Atomic int64_t bottom;    /* owner only writes */
+    _Atomic(gr_deque_buf *) buf;             /* owner replaces on growth */
+} gr_deque;
+
+bool gr__deque_init(gr_deque *d, int64_t cap);
+void gr__deque_fini(gr_deque *d);
+/* Owner: push at the bottom; grows when full (returns false only when out
+ * of memory, and then the caller runs the item itself). */
+bool gr__deque_push(gr_deque *d, gr_item it);
+/* Owner: pop from the bottom; 0 when empty. */
+gr_item gr__deque_pop(gr_deque *d);
+/* Anyone: steal from the top; 0 when empty or lost a race. */
+gr_item gr__deque_steal(gr_deque *d);
+/* A cheap, racy emptiness hint. */
+static inline bool gr__deque_maybe_nonempty(gr_deque *d)
+{
+    return gr_load_relaxed(&d->bottom) > gr_load_relaxed(&d->top);
+}
+
+/* ---------------------------------------------------------------- workers */
+
+struct gr_worker {
+    gr_deque dq;
+    unsigned index;      /* 1..N background workers, N+1.. external slots */
+    bool external;
+    GR_ALIGNED_CL atomic_bool taken; /* external slots: borrowed now */
+    uint64_t rng;        /* victim selection */
+    pthread_t thread;
+    /* Owner-private stack of ready graph nodes (see exec/launch.c). */
+    gr_item *local;
+    size_t nlocal, caplocal;
+};
+
+/* External slots: application threads waiting in a synchronising call
+ * borrow one to run work. More waiting threads than slots just wait. */
+#define GR_EXTERNAL_SLOTS 16
+
+struct gr_runtime {
+    unsigned nworkers;
+    gr_worker *workers;          /* nworkers + GR_EXTERNAL_SLOTS */
+    unsigned nslots;             /* nworkers + GR_EXTERNAL_SLOTS */
+    uint64_t spin_ns;            /* how long an idle worker spins */
+    atomic_bool stop;
+    /* Idle accounting (see sched.c: park / wake). */
+    GR_ALIGNED_CL atomic_int spinning; /* workers looking for work */
+    GR_ALIGNED_CL atomic_int sleepers; /* workers parked or parking */
+    GR_ALIGNED_CL _Atomic uint32_t wake_seq; /* futex word */
+    /* Injection queue: work from threads without a worker. */
+    GR_ALIGNED_CL pthread_mutex_t inj_lock;
+    gr_item *inj;                /* ring, guarded by inj_lock */
+    size_t inj_head, inj_count, inj_cap; /* guarded by inj_lock */
+    _Atomic size_t inj_hint;     /* inj_count, readable without the lock */
+    /* Streams (stream.c). */
+    pthread_mutex_t streams_lock; /* guards the list below */
+    gr_stream *streams;          /* every live created stream */
+    gr_stream *legacy;           /* the legacy default stream */
+};
+
+/* The runtime, started on first use; NULL only if starting failed. */
+extern gr_runtime *_Atomic gr__rt;
+gr_runtime *gr__runtime_start(void);
+static inline gr_runtime *gr__runtime_get(void)
+{
+    gr_runtime *rt = atomic_load_explicit(&gr__rt, memory_order_acquire);
+    return GR_LIKELY(rt != NULL) ? rt : gr__runtime_start();
+}
+
+/* The gr_worker of the calling thread, or NULL if it holds none. */
+extern _Thread_local gr_worker *gr__tls_worker;
+
+/* Borrows an external slot for the calling thread (NULL if it already holds
+ * a worker, or none is free); give it back with gr__slot_release. */
+gr_worker *gr__slot_acquire(gr_runtime *rt);
+void gr__slot_release(gr_worker *w);
+
+/* Makes an item runnable: pushed on the calling worker's deque, or on the
+ * injection queue from outside; wakes a parked worker if there is one. */
+void gr__sched_submit(gr_runtime *rt, gr_item it);
+
+/* Wakes one parked worker if any is parked. Call after publishing work. */
+void gr__sched_wake_one(gr_runtime *rt);
+
+/* One attempt to find and run one item of any kind, as a waiting thread
+ * does: own deque, then injection queue, then steal. Returns true if it ran
+ * something. */
+bool gr__sched_help_once(gr_runtime *rt, gr_worker *w);
+
+/* Runs an item (dispatch on its tag). */
+void gr__item_run(gr_worker *w, gr_item it);
+
+/* Waits until *flag (a monotonic counter) reaches 'target', helping with
+ * other work meanwhile; used by joins whose completion is in progress. */
+typedef bool (*gr_wait_pred)(const void *arg);
+void gr__sched_wait(gr_runtime *rt, gr_wait_pred done, const void *arg);
+
+/* Entry points of other files, called by gr__item_run. */
+void gr__stream_drain(gr_worker *w, gr_stream *s);
+void gr__exec_node_item(gr_worker *w, void *node_rt);
+void gr__pfor_help(gr_worker *w, void *job);
+
+/* Linux futex wrappers. */
+void gr__futex_wait(_Atomic uint32_t *addr, uint32_t expected);
+void gr__futex_wake(_Atomic uint32_t *addr, int n);
+
+#endif /* GR_SCHED_H */

@@ -1,0 +1,604 @@
+/*
+ * stream.c - streams: creation and destruction, the enqueue protocol, the
+ * drain loop that runs a stream's ops in order, waiting and synchronising,
+ * and the legacy and per-thread default streams.
+ *
+ * Activation (no lost work): a producer publishes its op, then a seq_cst
+ * fence, then tests 'active'; the drainer, finding no op, stores active = 0
+ * (seq_cst) and then looks again. One of the two sees the other's write.
+ *
+ * Lock order: a stream's lock, then rt->streams_lock (taken when work is
+ * queued on the legacy stream). Nothing takes them the other way round. No
+ * user code runs under either.
+ */
+#include "stream_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------- lifetime */
+
+static gr_stream *stream_new(unsigned flags, unsigned user_flags)
+{
+    gr_stream *s = gr__aligned_alloc(GR_CACHELINE, sizeof *s);
+    gr_seg *seg = gr__aligned_alloc(GR_CACHELINE, sizeof *seg);
+    if (!s || !seg) {
+        gr__free(s);
+        gr__free(seg);
+        return NULL;
+    }
+    memset(s, 0, sizeof *s);
+    memset(seg, 0, sizeof *seg);
+    s->magic = GR_MAGIC_STREAM;
+    s->flags = flags;
+    s->user_flags = user_flags;
+    atomic_init(&s->refs, 1);
+    s->tail_seg = s->head_seg = seg;
+    return s;
+}
+
+static void stream_free(gr_stream *s)
+{
+    gr_seg *seg = s->head_seg;
+    while (seg) {
+        gr_seg *n = atomic_load_explicit(&seg->next, memory_order_relaxed);
+        gr__free(seg);
+        seg = n;
+    }
+    seg = atomic_load_explicit(&s->free_segs, memory_order_relaxed);
+    while (seg) {
+        gr_seg *n = seg->free_next;
+        gr__free(seg);
+        seg = n;
+    }
+    s->magic = GR_MAGIC_DEAD;
+    gr__free(s);
+}
+
+void gr__stream_retain(gr_stream *s)
+{
+    gr_fetch_add_relaxed(&s->refs, 1);
+}
+
+void gr__stream_release(gr_stream *s)
+{
+    if (gr_fetch_sub_acq_rel(&s->refs, 1) == 1)
+        stream_free(s);
+}
+
+static void registry_add(gr_runtime *rt, gr_stream *s)
+{
+    pthread_mutex_lock(&rt->streams_lock);
+    s->reg_prev = NULL;
+    s->reg_next = rt->streams;
+    if (rt->streams)
+        rt->streams->reg_prev = s;
+    rt->streams = s;
+    pthread_mutex_unlock(&rt->streams_lock);
+}
+
+static void registry_remove(gr_runtime *rt, gr_stream *s)
+{
+    pthread_mutex_lock(&rt->streams_lock);
+    if (s->reg_prev)
+        s->reg_prev->reg_next = s->reg_next;
+    else if (rt->streams == s)
+        rt->streams = s->reg_next;
+    if (s->reg_next)
+        s->reg_next->reg_prev = s->reg_prev;
+    s->reg_next = s->reg_prev = NULL;
+    pthread_mutex_unlock(&rt->streams_lock);
+}
+
+/* ------------------------------------------------------ per-thread stream */
+
+static pthread_key_t per_thread_key;
+static pthread_once_t per_thread_once = PTHREAD_ONCE_INIT;
+static _Thread_local gr_stream *tls_per_thread;
+static _Thread_local gr_runtime *tls_per_thread_rt;
+
+static void per_thread_destroy(void *p)
+{
+    gr_stream *s = p;
+    gr_runtime *rt = atomic_load(&gr__rt);
+    /* The runtime may have been reset since; then the stream is gone. */
+    if (!rt || rt != tls_per_thread_rt)
+        return;
+    registry_remove(rt, s);
+    s->magic = GR_MAGIC_DEAD;
+    gr__stream_release(s);
+}
+
+static void per_thread_key_init(void)
+{
+    pthread_key_create(&per_thread_key, per_thread_destroy);
+}
+
+static gr_stream *per_thread_stream(gr_runtime *rt)
+{
+    gr_stream *s = tls_per_thread;
+    if (GR_LIKELY(s && tls_per_thread_rt == rt))
+        return s;
+    s = stream_new(GR_STREAM_PER_THREAD, grStreamDefault);
+    if (!s)
+        return NULL;
+    pthread_once(&per_thread_once, per_thread_key_init);
+    registry_add(rt, s);
+    tls_per_thread = s;
+    tls_per_thread_rt = rt;
+    pthread_setspecific(per_thread_key, s);
+    return s;
+}
+
+/* ---------------------------------------------------------------- handles */
+
+grError_t gr__stream_from_handle(const char *call, grStream_t h, gr_stream **out)
+{
+    gr_runtime *rt = gr__runtime_get();
+    if (GR_UNLIKELY(!rt))
+        return gr__fail(grErrorInitializationError, "%s: the graphrt runtime could not start (out of memory or "
+                                                    "threads)",
+                        call);
+    if (h == NULL || h == grStreamLegacy) {
+        *out = rt->legacy;
+        return grSuccess;
+    }
+    if (h == grStreamPerThread) {
+        gr_stream *s = per_thread_stream(rt);
+        if (!s)
+            return gr__fail(grErrorMemoryAllocation, "%s: out of memory creating the per-thread default stream",
+                            call);
+        *out = s;
+        return grSuccess;
+    }
+    gr_stream *s = (gr_stream *)h;
+    if (GR_UNLIKELY(s->magic != GR_MAGIC_STREAM))
+        return gr__fail(grErrorInvalidResourceHandle,
+                        "%s: stream %p is not a live stream (destroyed, or not created by grStreamCreate)", call,
+                        GR_PTR(h));
+    *out = s;
+    return grSuccess;
+}
+
+/* ---------------------------------------------------------------- enqueue */
+
+static gr_seg *seg_get(gr_stream *s)
+{
+    gr_seg *seg = atomic_load_explicit(&s->free_segs, memory_order_acquire);
+    /* Single popper (we hold the lock), so no ABA. */
+    while (seg && !atomic_compare_exchange_weak_explicit(&s->free_segs, &seg, seg->free_next,
+                                                         memory_order_acquire, memory_order_acquire))
+        ;
+    if (!seg) {
+        seg = gr__aligned_alloc(GR_CACHELINE, sizeof *seg);
+        if (!seg)
+            return NULL;
+        memset(seg, 0, sizeof *seg);
+    }
+    atomic_store_explicit(&seg->next, NULL, memory_order_relaxed);
+    return seg;
+}
+
+static void seg_put(gr_stream *s, gr_seg *seg)
+{
+    gr_seg *head = atomic_load_explicit(&s->free_segs, memory_order_relaxed);
+    do
+        seg->free_next = head;
+    while (!atomic_compare_exchange_weak_explicit(&s->free_segs, &head, seg, memory_order_release,
+                                                  memory_order_relaxed));
+}
+
+gr_op *gr__stream_next_slot(gr_stream *s)
+{
+    uint64_t t = gr_load_relaxed(&s->tail);
+    if (GR_UNLIKELY(t - s->tail_base == GR_SEG_SLOTS)) {
+        gr_seg *n = seg_get(s);
+        if (!n)
+            return NULL;
+        atomic_store_explicit(&s->tail_seg->next, n, memory_order_release);
+        s->tail_seg = n;
+        s->tail_base = t;
+    }
+    return &s->tail_seg->slots[t - s->tail_base];
+}
+
+void gr__stream_publish(gr_stream *s, gr_op *op)
+{
+    uint64_t t = gr_load_relaxed(&s->tail) + 1;
+    gr_store_release(&op->seq, t);
+    gr_store_release(&s->tail, t);
+}
+
+/* Appends a WAIT op on (t, seq) under s's lock; t is retained by the op. */
+static bool emit_wait(gr_stream *s, gr_stream *t, uint64_t seq)
+{
+    gr_op *op = gr__stream_next_slot(s);
+    if (!op)
+        return false;
+    op->kind = GR_OP_WAIT;
+    gr__stream_retain(t);
+    op->u.wait.s = t;
+    op->u.wait.seq = seq;
+    gr__stream_publish(s, op);
+    return true;
+}
+
+static bool pending(gr_stream *s)
+{
+    return gr_load_acquire(&s->done) < gr_load_acquire(&s->tail);
+}
+
+/* The legacy stream's implicit synchronisation, as in CUDA: work on the
+ * legacy stream waits for all earlier work of blocking streams, and work
+ * on a blocking stream waits for all earlier work of the legacy stream. */
+static bool legacy_waits(gr_runtime *rt, gr_stream *s)
+{
+    if (s->flags & GR_STREAM_NONBLOCKING)
+        return true;
+    if (!(s->flags & GR_STREAM_LEGACY)) {
+        gr_stream *l = rt->legacy;
+        if (pending(l))
+            return emit_wait(s, l, gr_load_acquire(&l->tail));
+        return true;
+    }
+    bool ok = true;
+    pthread_mutex_lock(&rt->streams_lock);
+    for (gr_stream *b = rt->streams; b && ok; b = b->reg_next)
+        if (!(b->flags & GR_STREAM_NONBLOCKING) && pending(b))
+            ok = emit_wait(s, b, gr_load_acquire(&b->tail));
+    pthread_mutex_unlock(&rt->streams_lock);
+    return ok;
+}
+
+gr_op *gr__stream_lock_slot(gr_runtime *rt, gr_stream *s)
+{
+    gr_op *op;
+    gr__spin_lock(&s->lock);
+    if (!legacy_waits(rt, s)) {
+        gr__stream_unlock(rt, s);
+        return NULL;
+    }
+    op = gr__stream_next_slot(s);
+    if (!op)
+        gr__stream_unlock(rt, s);
+    return op;
+}
+
+void gr__stream_unlock(gr_runtime *rt, gr_stream *s)
+{
+    gr__spin_unlock(&s->lock);
+    gr_fence_seq_cst();
+    if (gr_load_relaxed(&s->active) == 0 && atomic_exchange(&s->active, 1) == 0) {
+        /* A new drain token: one reference for it, one for the queue item. */
+        atomic_fetch_add_explicit(&s->refs, 2, memory_order_relaxed);
+        atomic_store_explicit(&s->queued, true, memory_order_release);
+        gr__sched_submit(rt, gr__item_make(s, GR_ITEM_STREAM));
+    }
+}
+
+grError_t gr__stream_enqueue_call(const char *call, gr_stream *s, gr_op_fn fn, const void *data, size_t size)
+{
+    gr_runtime *rt = gr__runtime_get();
+    gr_op *op;
+    if (GR_NEVER(size > GR_OP_DATA_MAX))
+        return gr__fail(grErrorInvalidValue, "%s: internal payload too large", call);
+    op = gr__stream_lock_slot(rt, s);
+    if (!op)
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory queuing on stream %p", call, GR_PTR(s));
+    op->kind = GR_OP_CALL;
+    op->u.call.fn = fn;
+    if (size)
+        memcpy(op->data, data, size);
+    gr__stream_publish(s, op);
+    gr__stream_unlock(rt, s);
+    return grSuccess;
+}
+
+/* ------------------------------------------------------------------ drain */
+
+/* The next published op of s, or NULL. Token holder only. */
+static gr_op *peek(gr_stream *s)
+{
+    uint64_t i = s->head - s->head_base;
+    if (i == GR_SEG_SLOTS) {
+        gr_seg *n = atomic_load_explicit(&s->head_seg->next, memory_order_acquire);
+        if (!n)
+            return NULL;
+        seg_put(s, s->head_seg);
+        s->head_seg = n;
+        s->head_base = s->head;
+        i = 0;
+    }
+    gr_op *op = &s->head_seg->slots[i];
+    return gr_load_acquire(&op->seq) == s->head + 1 ? op : NULL;
+}
+
+static void run_op(gr_worker *w, gr_op *op)
+{
+    switch ((enum gr_op_kind)op->kind) {
+    case GR_OP_NOP:
+        return;
+    case GR_OP_KERNEL: {
+        grKernel_t k = op->u.kern.k;
+        void *argv[64];
+        unsigned char *args = op->heap_args ? *(unsigned char **)op->data : op->data;
+        for (int i = 0; i < k->nparams; i++)
+            argv[i] = args + k->offsets[i];
+        gr_kernel_call c = {k, op->u.kern.grid, op->u.kern.block, op->shmem, argv};
+        gr__kernel_run(&c);
+        if (op->heap_args)
+            gr__free(args);
+        gr__kernel_release(k);
+        return;
+    }
+    case GR_OP_HOST:
+        op->u.host.fn(op->u.host.user);
+        return;
+    case GR_OP_CALL:
+        op->u.call.fn(op->data);
+        return;
+    case GR_OP_WAIT: {
+        gr_stream *t = op->u.wait.s;
+        if (!gr__stream_reached(t, op->u.wait.seq))
+            gr__stream_wait_for(atomic_load(&gr__rt), t, op->u.wait.seq);
+        gr__stream_release(t);
+        return;
+    }
+    case GR_OP_STAMP:
+        gr__event_stamp(op->u.stamp.ev, op->u.stamp.gen);
+        gr__event_release(op->u.stamp.ev);
+        return;
+    case GR_OP_GRAPH:
+        gr__exec_run(w, op->u.graph.exec);
+        return;
+    }
+}
+
+static void complete(gr_stream *s)
+{
+    /* seq_cst so that the test of 'sleepers' below cannot pass it. */
+    atomic_store(&s->done, s->head);
+    if (GR_UNLIKELY(gr_load_relaxed(&s->sleepers) > 0)) {
+        gr_fetch_add_acq_rel(&s->done_futex, 1u);
+        gr__futex_wake(&s->done_futex, 1 << 30);
+    }
+}
+
+void gr__stream_drain(gr_worker *w, gr_stream *s)
+{
+    /* Called for a STREAM item: it is ours only if the token is unclaimed. */
+    if (!atomic_exchange_explicit(&s->queued, false, memory_order_acq_rel)) {
+        gr__stream_release(s); /* stale item */
+        return;
+    }
+    gr__stream_release(s); /* the item's reference; the token keeps s alive */
+    for (;;) {
+        gr_op *op = peek(s);
+        if (!op) {
+            atomic_store(&s->active, 0);
+            op = peek(s);
+            if (!op || atomic_exchange(&s->active, 1) != 0)
+                break;
+        }
+        run_op(w, op);
+        s->head++;
+        complete(s);
+    }
+    gr__stream_release(s); /* the token's reference */
+}
+
+/* Claims the drain token of s if it waits in a queue, and drains. */
+static bool try_claim_and_drain(gr_worker *w, gr_stream *s)
+{
+    if (!gr_load_relaxed(&s->queued))
+        return false;
+    /* Take a reference as a queue item would hold, so that the common
+     * drain path can drop one. */
+    gr__stream_retain(s);
+    gr__stream_drain(w, s);
+    return true;
+}
+
+void gr__stream_wait_for(gr_runtime *rt, gr_stream *s, uint64_t seq)
+{
+    gr_worker *w = gr__tls_worker, *slot = NULL;
+    unsigned idle = 0;
+    if (gr__stream_reached(s, seq))
+        return;
+    if (!w)
+        w = slot = gr__slot_acquire(rt);
+    while (!gr__stream_reached(s, seq)) {
+        if (w) {
+            if (try_claim_and_drain(w, s))
+                continue;
+            if (gr__sched_help_once(rt, w)) {
+                idle = 0;
+                continue;
+            }
+        }
+        if (++idle < 2048) {
+            gr__cpu_relax();
+            continue;
+        }
+        /* Park on the stream's completion futex. */
+        atomic_fetch_add(&s->sleepers, 1);
+        uint32_t f = atomic_load(&s->done_futex);
+        if (!gr__stream_reached(s, seq) && !(w && gr_load_relaxed(&s->queued)))
+            gr__futex_wait(&s->done_futex, f);
+        atomic_fetch_sub(&s->sleepers, 1);
+        idle = 1024;
+    }
+    if (slot)
+        gr__slot_release(slot);
+}
+
+grError_t gr__stream_sync(gr_stream *s)
+{
+    gr_runtime *rt = gr__runtime_get();
+    gr__stream_wait_for(rt, s, gr_load_acquire(&s->tail));
+    int e = gr_load_relaxed(&s->sticky);
+    return e ? gr__fail_again((grError_t)e) : grSuccess;
+}
+
+void gr__device_sync_all(void)
+{
+    gr_runtime *rt = gr__runtime_get();
+    if (!rt)
+        return;
+    /* Snapshot targets under the registry lock, wait outside it. */
+    for (;;) {
+        gr_stream *todo = NULL;
+        uint64_t target = 0;
+        pthread_mutex_lock(&rt->streams_lock);
+        for (gr_stream *s = rt->streams; s; s = s->reg_next)
+            if (pending(s)) {
+                todo = s;
+                target = gr_load_acquire(&s->tail);
+                gr__stream_retain(s);
+                break;
+            }
+        pthread_mutex_unlock(&rt->streams_lock);
+        if (!todo && pending(rt->legacy)) {
+            todo = rt->legacy;
+            target = gr_load_acquire(&todo->tail);
+            gr__stream_retain(todo);
+        }
+        if (!todo)
+            return;
+        gr__stream_wait_for(rt, todo, target);
+        gr__stream_release(todo);
+    }
+}
+
+/* ------------------------------------------------------- runtime hooks */
+
+grError_t gr__stream_runtime_init(gr_runtime *rt)
+{
+    rt->legacy = stream_new(GR_STREAM_LEGACY, grStreamDefault);
+    return rt->legacy ? grSuccess : grErrorMemoryAllocation;
+}
+
+void gr__stream_runtime_fini(gr_runtime *rt)
+{
+    /* Every stream still registered dies with the runtime. */
+    while (rt->streams) {
+        gr_stream *s = rt->streams;
+        rt->streams = s->reg_next;
+        s->reg_next = s->reg_prev = NULL;
+        s->magic = GR_MAGIC_DEAD;
+        gr__stream_release(s);
+    }
+    rt->legacy->magic = GR_MAGIC_DEAD;
+    gr__stream_release(rt->legacy);
+    rt->legacy = NULL;
+}
+
+/* ------------------------------------------------------------ public API */
+
+GR_API grError_t grStreamCreate(grStream_t *stream)
+{
+    if (!stream)
+        return gr__fail(grErrorInvalidValue, "grStreamCreate: 'stream' (the output pointer) is NULL");
+    return grStreamCreateWithFlags(stream, grStreamDefault);
+}
+
+GR_API grError_t grStreamCreateWithFlags(grStream_t *stream, unsigned int flags)
+{
+    gr_runtime *rt;
+    gr_stream *s = NULL;
+    if (!stream)
+        return gr__fail(grErrorInvalidValue, "grStreamCreateWithFlags: 'stream' (the output pointer) is NULL");
+    if (flags & ~grStreamNonBlocking)
+        return gr__fail(grErrorInvalidValue,
+                        "grStreamCreateWithFlags: flags 0x%x has bits other than grStreamDefault (0) and "
+                        "grStreamNonBlocking (1)",
+                        flags);
+    rt = gr__runtime_get();
+    if (!rt)
+        return gr__fail(grErrorInitializationError, "grStreamCreateWithFlags: the graphrt runtime could not start");
+    s = stream_new((flags & grStreamNonBlocking) ? GR_STREAM_NONBLOCKING : 0u, flags);
+    if (!s)
+        return gr__fail(grErrorMemoryAllocation, "grStreamCreateWithFlags: out of memory");
+    registry_add(rt, s);
+    *stream = (grStream_t)s;
+    return grSuccess;
+}
+
+GR_API grError_t grStreamDestroy(grStream_t stream)
+{
+    gr_stream *s = NULL;
+    grError_t e;
+    if (stream == NULL || stream == grStreamLegacy || stream == grStreamPerThread)
+        return gr__fail(grErrorInvalidResourceHandle,
+                        "grStreamDestroy: the default streams (NULL, grStreamLegacy, grStreamPerThread) cannot be "
+                        "destroyed");
+    e = gr__stream_from_handle("grStreamDestroy", stream, &s);
+    if (e)
+        return e;
+    if (atomic_load(&s->capture))
+        return gr__fail(grErrorStreamCaptureUnsupported,
+                        "grStreamDestroy: stream %p is capturing; end the capture with grStreamEndCapture first",
+                        GR_PTR(stream));
+    registry_remove(gr__runtime_get(), s);
+    s->magic = GR_MAGIC_DEAD;
+    gr__stream_release(s);
+    return grSuccess;
+}
+
+GR_API grError_t grStreamSynchronize(grStream_t stream)
+{
+    gr_stream *s = NULL;
+    grError_t e = gr__stream_from_handle("grStreamSynchronize", stream, &s);
+    if (e)
+        return e;
+    return gr__stream_sync(s);
+}
+
+GR_API grError_t grStreamQuery(grStream_t stream)
+{
+    gr_stream *s = NULL;
+    grError_t e = gr__stream_from_handle("grStreamQuery", stream, &s);
+    if (e)
+        return e;
+    if (pending(s))
+        return grErrorNotReady;
+    e = (grError_t)gr_load_relaxed(&s->sticky);
+    return e ? gr__fail_again(e) : grSuccess;
+}
+
+GR_API grError_t grStreamGetFlags(grStream_t stream, unsigned int *flags)
+{
+    gr_stream *s = NULL;
+    grError_t e;
+    if (!flags)
+        return gr__fail(grErrorInvalidValue, "grStreamGetFlags: 'flags' (the output pointer) is NULL");
+    e = gr__stream_from_handle("grStreamGetFlags", stream, &s);
+    if (e)
+        return e;
+    *flags = s->user_flags;
+    return grSuccess;
+}
+
+GR_API grError_t grLaunchHostFunc(grStream_t stream, grHostFn_t fn, void *userData)
+{
+    gr_runtime *rt;
+    gr_stream *s = NULL;
+    gr_op *op;
+    grError_t e;
+    if (!fn)
+        return gr__fail(grErrorInvalidValue, "grLaunchHostFunc: 'fn' is NULL; pass the host function to run");
+    e = gr__stream_from_handle("grLaunchHostFunc", stream, &s);
+    if (e)
+        return e;
+    rt = gr__runtime_get();
+    op = gr__stream_lock_slot(rt, s);
+    if (!op)
+        return gr__fail(grErrorMemoryAllocation, "grLaunchHostFunc: out of memory queuing on stream %p",
+                        GR_PTR(stream));
+    op->kind = GR_OP_HOST;
+    op->u.host.fn = fn;
+    op->u.host.user = userData;
+    gr__stream_publish(s, op);
+    gr__stream_unlock(rt, s);
+    return grSuccess;
+}

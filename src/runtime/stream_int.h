@@ -1,0 +1,160 @@
+/*
+ * stream_int.h - streams and the operations queued on them, private to
+ * the runtime and the graph executor.
+ *
+ * A stream is a FIFO of fixed-size operation slots in linked segments.
+ * Producers (any thread) append under the stream's spinlock and publish a
+ * slot by storing its sequence number with release order; one consumer at
+ * a time, the holder of the stream's drain token, runs the slots in order.
+ *
+ * Invariants:
+ *   - slot for op index i carries seq == i + 1 once published;
+ *   - 'tail' = ops published, 'done' = ops completed, done <= tail;
+ *   - at most one drain token exists ('active' == 1 while it does); the
+ *     token holds one reference on the stream, each queued STREAM item
+ *     holds another; 'queued' says a token waits to be claimed by whoever
+ *     pops a STREAM item or a synchronising thread, first come first served;
+ *   - the legacy stream's implicit synchronisation is inserted as WAIT ops
+ *     at enqueue time (gr__stream_lock_slot), never at run time.
+ */
+#ifndef GR_STREAM_INT_H
+#define GR_STREAM_INT_H
+
+#include "sched.h"
+
+enum gr_op_kind {
+    GR_OP_NOP = 0,
+    GR_OP_KERNEL,
+    GR_OP_HOST,
+    GR_OP_CALL,
+    GR_OP_WAIT,
+    GR_OP_STAMP,
+    GR_OP_GRAPH
+};
+
+typedef struct gr_op {
+    _Atomic uint64_t seq; /* op index + 1 once published */
+    uint8_t kind;
+    uint8_t heap_args;    /* kernel: data holds a pointer to malloc'd args */
+    uint16_t reserved;
+    uint32_t shmem;
+    union {
+        struct {
+            grKernel_t k;
+            grDim3 grid, block;
+        } kern;
+        struct {
+            grHostFn_t fn;
+            void *user;
+        } host;
+        struct {
+            gr_op_fn fn;
+        } call;
+        struct {
+            gr_stream *s; /* retained */
+            uint64_t seq;
+        } wait;
+        struct {
+            grEvent_t ev; /* retained */
+            uint64_t gen;
+        } stamp;
+        struct {
+            struct grGraphExec_st *exec;
+        } graph;
+    } u;
+    _Alignas(16) unsigned char data[GR_OP_DATA_MAX];
+} gr_op;
+
+_Static_assert(sizeof(gr_op) == 128, "an op is two cache lines");
+
+#define GR_SEG_SLOTS 64
+typedef struct gr_seg {
+    _Alignas(64) struct gr_seg *_Atomic next;
+    struct gr_seg *free_next; /* on the stream's free list */
+    gr_op slots[GR_SEG_SLOTS];
+} gr_seg;
+
+enum {
+    GR_STREAM_NONBLOCKING = 1u << 0,
+    GR_STREAM_LEGACY = 1u << 1,
+    GR_STREAM_PER_THREAD = 1u << 2
+};
+
+struct gr_stream {
+    uint32_t magic;               /* GR_MAGIC_STREAM */
+    unsigned flags;               /* GR_STREAM_*, immutable */
+    unsigned user_flags;          /* as given to grStreamCreateWithFlags */
+    atomic_int refs;
+    gr_stream *reg_next, *reg_prev; /* registry, guarded by streams_lock */
+    /* Capture seam: non-NULL while the stream is being captured; every
+     * enqueue path tests it before queuing work. */
+    void *_Atomic capture;
+
+    /* Producer side, guarded by 'lock'. */
+    GR_ALIGNED_CL gr_spinlock lock;
+    _Atomic uint64_t tail;        /* ops published (written under lock) */
+    gr_seg *tail_seg;
+    uint64_t tail_base;           /* op index of tail_seg->slots[0] */
+    gr_seg *_Atomic free_segs;    /* consumer pushes, producer pops */
+
+    /* Consumer side, owned by the drain token's holder. */
+    GR_ALIGNED_CL atomic_int active;
+    atomic_bool queued;
+    gr_seg *head_seg;
+    uint64_t head_base;
+    uint64_t head;
+
+    /* Completion, read by waiters. */
+    GR_ALIGNED_CL _Atomic uint64_t done;
+    atomic_int sleepers;          /* threads parked on done_futex */
+    _Atomic uint32_t done_futex;
+    _Atomic int sticky;           /* first asynchronous error, grError_t */
+};
+
+/* Handle check and resolution are in runtime.h (gr__stream_from_handle). */
+
+void gr__stream_retain(gr_stream *s);
+void gr__stream_release(gr_stream *s);
+
+/* Appending ops: lock_slot locks the stream, inserts the legacy stream's
+ * implicit waits, and returns the next free slot; fill it and publish it
+ * with gr__stream_publish; more slots with gr__stream_next_slot; finally
+ * gr__stream_unlock, which activates the stream. NULL from lock_slot or
+ * next_slot means out of memory (the stream is unlocked by lock_slot; by
+ * next_slot it is not). */
+gr_op *gr__stream_lock_slot(gr_runtime *rt, gr_stream *s);
+gr_op *gr__stream_next_slot(gr_stream *s);
+void gr__stream_publish(gr_stream *s, gr_op *op);
+void gr__stream_unlock(gr_runtime *rt, gr_stream *s);
+
+/* Op index the next published op will get (call under the lock). */
+static inline uint64_t gr__stream_tail_locked(gr_stream *s)
+{
+    return gr_load_relaxed(&s->tail);
+}
+
+/* True once s has completed its first 'seq' ops. */
+static inline bool gr__stream_reached(gr_stream *s, uint64_t seq)
+{
+    return gr_load_acquire(&s->done) >= seq;
+}
+
+/* Waits until s has completed 'seq' ops: drains s itself when it can,
+ * helps with other work, and finally sleeps. */
+void gr__stream_wait_for(gr_runtime *rt, gr_stream *s, uint64_t seq);
+
+/* Runtime start/stop hooks (legacy stream, registry). */
+grError_t gr__stream_runtime_init(gr_runtime *rt);
+void gr__stream_runtime_fini(gr_runtime *rt);
+
+/* Events (event.c) used by stream ops. */
+void gr__event_stamp(grEvent_t e, uint64_t gen);
+
+/* The graph executor (exec/launch.c): runs one launch of 'exec' to
+ * completion, with 'w' as the owner thread. */
+void gr__exec_run(gr_worker *w, struct grGraphExec_st *exec);
+
+/* Stops workers and frees the runtime (device.c: grDeviceReset). */
+void gr__runtime_stop(void);
+
+#endif /* GR_STREAM_INT_H */
