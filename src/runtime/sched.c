@@ -14,7 +14,8 @@
  * then re-checks for work; a publisher publishes, then a seq_cst fence,
  * then reads 'sleepers'. One of the two sees the other.
  *
- * Lock order: start_lock, then inj_lock. No user code runs under a lock.
+ * Lock order: start_lock, then inj_lock (the injection queue's overflow).
+ * No user code runs under a lock.
  */
 #include "sched.h"
 #include "stream_int.h"
@@ -44,7 +45,7 @@ void gr__futex_wake(_Atomic uint32_t *addr, int n)
 
 /* ------------------------------------------------------- injection queue */
 
-static void inj_push(gr_runtime *rt, gr_item it)
+static void overflow_push(gr_runtime *rt, gr_item it)
 {
     pthread_mutex_lock(&rt->inj_lock);
     if (rt->inj_count == rt->inj_cap) {
@@ -69,7 +70,7 @@ static void inj_push(gr_runtime *rt, gr_item it)
     pthread_mutex_unlock(&rt->inj_lock);
 }
 
-static gr_item inj_pop(gr_runtime *rt)
+static gr_item overflow_pop(gr_runtime *rt)
 {
     gr_item it = 0;
     if (gr_load_relaxed(&rt->inj_hint) == 0)
@@ -83,6 +84,54 @@ static gr_item inj_pop(gr_runtime *rt)
     }
     pthread_mutex_unlock(&rt->inj_lock);
     return it;
+}
+
+static void inj_push(gr_runtime *rt, gr_item it)
+{
+    size_t pos = gr_load_relaxed(&rt->ring_enq);
+    for (;;) {
+        gr_inj_cell *c = &rt->ring[pos & (GR_INJ_CELLS - 1)];
+        intptr_t dif = (intptr_t)gr_load_acquire(&c->seq) - (intptr_t)pos;
+        if (dif == 0) {
+            if (atomic_compare_exchange_weak_explicit(&rt->ring_enq, &pos, pos + 1, memory_order_relaxed,
+                                                      memory_order_relaxed)) {
+                c->item = it;
+                gr_store_release(&c->seq, pos + 1);
+                return;
+            }
+        } else if (dif < 0) {
+            overflow_push(rt, it); /* full */
+            return;
+        } else {
+            pos = gr_load_relaxed(&rt->ring_enq);
+        }
+    }
+}
+
+static gr_item inj_pop(gr_runtime *rt)
+{
+    size_t pos = gr_load_relaxed(&rt->ring_deq);
+    for (;;) {
+        gr_inj_cell *c = &rt->ring[pos & (GR_INJ_CELLS - 1)];
+        intptr_t dif = (intptr_t)gr_load_acquire(&c->seq) - (intptr_t)(pos + 1);
+        if (dif == 0) {
+            if (atomic_compare_exchange_weak_explicit(&rt->ring_deq, &pos, pos + 1, memory_order_relaxed,
+                                                      memory_order_relaxed)) {
+                gr_item it = c->item;
+                gr_store_release(&c->seq, pos + GR_INJ_CELLS);
+                return it;
+            }
+        } else if (dif < 0) {
+            return overflow_pop(rt); /* ring empty */
+        } else {
+            pos = gr_load_relaxed(&rt->ring_deq);
+        }
+    }
+}
+
+static bool inj_maybe_nonempty(gr_runtime *rt)
+{
+    return gr_load_relaxed(&rt->ring_deq) != gr_load_relaxed(&rt->ring_enq) || gr_load_relaxed(&rt->inj_hint);
 }
 
 /* ------------------------------------------------------------ find work */
@@ -118,7 +167,7 @@ static gr_item find_work(gr_runtime *rt, gr_worker *w)
 
 static bool work_visible(gr_runtime *rt)
 {
-    if (gr_load_relaxed(&rt->inj_hint))
+    if (inj_maybe_nonempty(rt))
         return true;
     for (unsigned i = 0; i < rt->nslots; i++)
         if (gr__deque_maybe_nonempty(&rt->workers[i].dq))
@@ -169,9 +218,11 @@ void gr__item_run(gr_worker *w, gr_item it)
 
 bool gr__sched_help_once(gr_runtime *rt, gr_worker *w)
 {
-    gr_item it = gr__deque_pop(&w->dq);
+    gr_item it = inj_pop(rt);
+    if (!it && gr__deque_maybe_nonempty(&w->dq))
+        it = gr__deque_pop(&w->dq);
     if (!it)
-        it = find_work(rt, w);
+        it = steal_any(rt, w);
     if (!it)
         return false;
     gr__item_run(w, it);
@@ -220,12 +271,15 @@ static void *worker_main(void *arg)
         }
         atomic_fetch_add(&rt->spinning, 1);
         uint64_t deadline = gr__now_ns() + rt->spin_ns;
+        /* Poll every few pauses only: polling reads lines the busy threads
+         * write, and a tight poll would slow them down. */
         for (unsigned k = 1;; k++) {
             it = find_work(rt, w);
             if (it || atomic_load_explicit(&rt->stop, memory_order_relaxed))
                 break;
-            gr__cpu_relax();
-            if ((k & 63) == 0 && gr__now_ns() > deadline)
+            for (int p = 0; p < 8; p++)
+                gr__cpu_relax();
+            if ((k & 15) == 0 && gr__now_ns() > deadline)
                 break;
         }
         atomic_fetch_sub(&rt->spinning, 1);
@@ -258,7 +312,7 @@ void gr__slot_release(gr_worker *w)
 {
     gr_item it;
     /* Give the slot back empty: run what is still ours. */
-    while ((it = gr__deque_pop(&w->dq)) != 0)
+    while (gr__deque_maybe_nonempty(&w->dq) && (it = gr__deque_pop(&w->dq)) != 0)
         gr__item_run(w, it);
     gr__tls_worker = NULL;
     atomic_store_explicit(&w->taken, false, memory_order_release);
@@ -285,6 +339,7 @@ static void runtime_free(gr_runtime *rt)
         gr__free(rt->workers[i].local);
     }
     gr__free(rt->workers);
+    gr__free(rt->ring);
     gr__free(rt->inj);
     pthread_mutex_destroy(&rt->inj_lock);
     pthread_mutex_destroy(&rt->streams_lock);
@@ -310,12 +365,16 @@ gr_runtime *gr__runtime_start(void)
     rt->workers = gr__calloc(rt->nslots, sizeof *rt->workers);
     rt->inj_cap = 64;
     rt->inj = gr__malloc(rt->inj_cap * sizeof *rt->inj);
-    if (!rt->workers || !rt->inj) {
+    rt->ring = gr__aligned_alloc(GR_CACHELINE, GR_INJ_CELLS * sizeof *rt->ring);
+    if (!rt->workers || !rt->inj || !rt->ring) {
         gr__free(rt->workers);
         gr__free(rt->inj);
+        gr__free(rt->ring);
         gr__free(rt);
         goto fail;
     }
+    for (size_t i = 0; i < GR_INJ_CELLS; i++)
+        atomic_init(&rt->ring[i].seq, i);
     pthread_mutex_init(&rt->inj_lock, NULL);
     pthread_mutex_init(&rt->streams_lock, NULL);
     for (unsigned i = 0; i < rt->nslots; i++) {

@@ -89,6 +89,12 @@ struct gr_worker {
     size_t nlocal, caplocal;
 };
 
+#define GR_INJ_CELLS 4096
+typedef struct gr_inj_cell {
+    _Atomic size_t seq;
+    gr_item item;
+} gr_inj_cell;
+
 /* External slots: application threads waiting in a synchronising call
  * borrow one to run work. More waiting threads than slots just wait. */
 #define GR_EXTERNAL_SLOTS 16
@@ -103,9 +109,14 @@ struct gr_runtime {
     GR_ALIGNED_CL atomic_int spinning; /* workers looking for work */
     GR_ALIGNED_CL atomic_int sleepers; /* workers parked or parking */
     GR_ALIGNED_CL _Atomic uint32_t wake_seq; /* futex word */
-    /* Injection queue: work from threads without a worker. */
+    /* Injection queue: work from threads without a worker. A bounded
+     * lock-free ring (Vyukov's MPMC queue); when it is full, items go to
+     * the overflow ring under inj_lock. */
+    struct gr_inj_cell *ring;    /* GR_INJ_CELLS cells */
+    GR_ALIGNED_CL _Atomic size_t ring_enq;
+    GR_ALIGNED_CL _Atomic size_t ring_deq;
     GR_ALIGNED_CL pthread_mutex_t inj_lock;
-    gr_item *inj;                /* ring, guarded by inj_lock */
+    gr_item *inj;                /* overflow ring, guarded by inj_lock */
     size_t inj_head, inj_count, inj_cap; /* guarded by inj_lock */
     _Atomic size_t inj_hint;     /* inj_count, readable without the lock */
     /* Streams (stream.c). */

@@ -409,12 +409,15 @@ void gr__stream_wait_for(gr_runtime *rt, gr_stream *s, uint64_t seq)
         w = slot = gr__slot_acquire(rt);
     while (!gr__stream_reached(s, seq)) {
         if (w) {
-            if (try_claim_and_drain(w, s))
-                continue;
+            /* Help first: the injection queue's head is most often the
+             * item that activated s; taking it from there leaves no stale
+             * item behind for a worker to trip over. */
             if (gr__sched_help_once(rt, w)) {
                 idle = 0;
                 continue;
             }
+            if (try_claim_and_drain(w, s))
+                continue;
         }
         if (++idle < 2048) {
             gr__cpu_relax();
