@@ -218,7 +218,8 @@ GR_TEST(graph_add_refuses_bad_events)
     take(g, &before);
     CHECK_GR(grErrorInvalidResourceHandle, grGraphAddEventRecordNode(&out, g, NULL, 0, NULL));
     CHECK_DETAIL_HAS("grGraphAddEventRecordNode: event is NULL");
-    CHECK_GR(grErrorInvalidResourceHandle, grGraphAddEventWaitNode(&out, g, NULL, 0, (grEvent_t)(void *)&fake));
+    CHECK_GR(grErrorInvalidResourceHandle,
+             grGraphAddEventWaitNode(&out, g, NULL, 0, (grEvent_t)(void *)&fake));
     CHECK_DETAIL_HAS("not a live event");
     /* Destroyed, but still alive inside 'rec': refused all the same. */
     CHECK_OK(grEventDestroy(e));
@@ -392,7 +393,8 @@ GR_TEST(graph_add_dependencies_refuses_cycles_naming_the_nodes)
     to[1] = n[3];
     CHECK_GR(grErrorInvalidValue, grGraphAddDependencies(g, from, to, 2));
     CHECK_DETAIL_HAS("edge 1 (empty node #2 -> empty node #3)");
-    CHECK_DETAIL_HAS("cycle empty node #2 -> empty node #3 -> empty node #0 -> empty node #1 -> empty node #2;");
+    CHECK_DETAIL_HAS(
+        "cycle empty node #2 -> empty node #3 -> empty node #0 -> empty node #1 -> empty node #2;");
     same(g, &before);
     /* Two edges in opposite directions between fresh nodes. */
     from[0] = n[3];

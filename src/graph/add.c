@@ -17,7 +17,8 @@ static grError_t add_begin(const char *call, grGraphNode_t *out, grGraph_t g, co
 {
     grError_t err;
     if (out == NULL)
-        return gr__fail(grErrorInvalidValue, "%s: pGraphNode is NULL; pass where to store the new node", call);
+        return gr__fail(grErrorInvalidValue, "%s: pGraphNode is NULL; pass where to store the new node",
+                        call);
     if ((err = gr__graph_check(call, g)) != grSuccess)
         return err;
     return gr__graph_check_deps(call, g, deps, ndeps);
@@ -144,8 +145,9 @@ static grError_t add_event(const char *call, grGraphNode_t *out, grGraph_t g, co
     return add_finish(call, out, g, deps, ndeps, t, &p);
 }
 
-GR_API grError_t grGraphAddKernelNode(grGraphNode_t *pGraphNode, grGraph_t graph, const grGraphNode_t *pDependencies,
-                                      size_t numDependencies, const grKernelNodeParams *pNodeParams)
+GR_API grError_t grGraphAddKernelNode(grGraphNode_t *pGraphNode, grGraph_t graph,
+                                      const grGraphNode_t *pDependencies, size_t numDependencies,
+                                      const grKernelNodeParams *pNodeParams)
 {
     return add_kernel("grGraphAddKernelNode", pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
 }
@@ -158,20 +160,23 @@ GR_API grError_t grGraphAddMemcpyNode1D(grGraphNode_t *pGraphNode, grGraph_t gra
                       count, kind);
 }
 
-GR_API grError_t grGraphAddMemsetNode(grGraphNode_t *pGraphNode, grGraph_t graph, const grGraphNode_t *pDependencies,
-                                      size_t numDependencies, const grMemsetParams *pMemsetParams)
+GR_API grError_t grGraphAddMemsetNode(grGraphNode_t *pGraphNode, grGraph_t graph,
+                                      const grGraphNode_t *pDependencies, size_t numDependencies,
+                                      const grMemsetParams *pMemsetParams)
 {
-    return add_memset("grGraphAddMemsetNode", pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
+    return add_memset("grGraphAddMemsetNode", pGraphNode, graph, pDependencies, numDependencies,
+                      pMemsetParams);
 }
 
-GR_API grError_t grGraphAddHostNode(grGraphNode_t *pGraphNode, grGraph_t graph, const grGraphNode_t *pDependencies,
-                                    size_t numDependencies, const grHostNodeParams *pNodeParams)
+GR_API grError_t grGraphAddHostNode(grGraphNode_t *pGraphNode, grGraph_t graph,
+                                    const grGraphNode_t *pDependencies, size_t numDependencies,
+                                    const grHostNodeParams *pNodeParams)
 {
     return add_host("grGraphAddHostNode", pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
 }
 
-GR_API grError_t grGraphAddEmptyNode(grGraphNode_t *pGraphNode, grGraph_t graph, const grGraphNode_t *pDependencies,
-                                     size_t numDependencies)
+GR_API grError_t grGraphAddEmptyNode(grGraphNode_t *pGraphNode, grGraph_t graph,
+                                     const grGraphNode_t *pDependencies, size_t numDependencies)
 {
     return add_empty("grGraphAddEmptyNode", pGraphNode, graph, pDependencies, numDependencies);
 }
@@ -180,7 +185,8 @@ GR_API grError_t grGraphAddChildGraphNode(grGraphNode_t *pGraphNode, grGraph_t g
                                           const grGraphNode_t *pDependencies, size_t numDependencies,
                                           grGraph_t childGraph)
 {
-    return add_child("grGraphAddChildGraphNode", pGraphNode, graph, pDependencies, numDependencies, childGraph);
+    return add_child("grGraphAddChildGraphNode", pGraphNode, graph, pDependencies, numDependencies,
+                     childGraph);
 }
 
 GR_API grError_t grGraphAddEventRecordNode(grGraphNode_t *pGraphNode, grGraph_t graph,
@@ -205,7 +211,8 @@ static grError_t memcpy_from_3d(const char *call, const grMemcpyNodeParams *mp, 
 {
     const grMemcpy3DParms *c = &mp->copyParams;
     if (mp->flags != 0)
-        return gr__fail(grErrorInvalidValue, "%s: nodeParams->memcpy.flags is %d but must be 0", call, mp->flags);
+        return gr__fail(grErrorInvalidValue, "%s: nodeParams->memcpy.flags is %d but must be 0", call,
+                        mp->flags);
     if (c->extent.height > 1 || c->extent.depth > 1 || c->srcPos.y || c->srcPos.z || c->dstPos.y ||
         c->dstPos.z)
         return gr__fail(grErrorNotSupported,
@@ -219,15 +226,17 @@ static grError_t memcpy_from_3d(const char *call, const grMemcpyNodeParams *mp, 
     return grSuccess;
 }
 
-GR_API grError_t grGraphAddNode(grGraphNode_t *pGraphNode, grGraph_t graph, const grGraphNode_t *pDependencies,
-                                size_t numDependencies, grGraphNodeParams *nodeParams)
+GR_API grError_t grGraphAddNode(grGraphNode_t *pGraphNode, grGraph_t graph,
+                                const grGraphNode_t *pDependencies, size_t numDependencies,
+                                grGraphNodeParams *nodeParams)
 {
     static const char call[] = "grGraphAddNode";
     grError_t err;
     if (nodeParams == NULL) {
         if ((err = add_begin(call, pGraphNode, graph, pDependencies, numDependencies)) != grSuccess)
             return err;
-        return gr__fail(grErrorInvalidValue, "%s: nodeParams is NULL; pass the node's type and parameters", call);
+        return gr__fail(grErrorInvalidValue, "%s: nodeParams is NULL; pass the node's type and parameters",
+                        call);
     }
     switch (nodeParams->type) {
     case grGraphNodeTypeKernel:

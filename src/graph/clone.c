@@ -113,7 +113,8 @@ GR_API grError_t grGraphClone(grGraph_t *pGraphClone, grGraph_t originalGraph)
     return grSuccess;
 }
 
-GR_API grError_t grGraphNodeFindInClone(grGraphNode_t *pNode, grGraphNode_t originalNode, grGraph_t clonedGraph)
+GR_API grError_t grGraphNodeFindInClone(grGraphNode_t *pNode, grGraphNode_t originalNode,
+                                        grGraph_t clonedGraph)
 {
     static const char call[] = "grGraphNodeFindInClone";
     grError_t err;
@@ -125,18 +126,20 @@ GR_API grError_t grGraphNodeFindInClone(grGraphNode_t *pNode, grGraphNode_t orig
     if ((err = gr__graph_check(call, clonedGraph)) != grSuccess)
         return err;
     if (clonedGraph->cloned_from != originalNode->graph)
-        return gr__fail(grErrorInvalidValue,
-                        "%s: graph %p is not a clone of graph %p that holds originalNode (%s); pass the graph "
-                        "that grGraphClone made from it",
-                        call, GR_PTR(clonedGraph), GR_PTR(originalNode->graph), gr__node_label(originalNode));
+        return gr__fail(
+            grErrorInvalidValue,
+            "%s: graph %p is not a clone of graph %p that holds originalNode (%s); pass the graph "
+            "that grGraphClone made from it",
+            call, GR_PTR(clonedGraph), GR_PTR(originalNode->graph), gr__node_label(originalNode));
     for (n = clonedGraph->first; n != NULL; n = n->next) {
         if (n->origin == originalNode) {
             *pNode = n;
             return grSuccess;
         }
     }
-    return gr__fail(grErrorInvalidValue,
-                    "%s: the clone %p has no node cloned from %s (it was added to the original after the clone "
-                    "was made, or destroyed in the clone)",
-                    call, GR_PTR(clonedGraph), gr__node_label(originalNode));
+    return gr__fail(
+        grErrorInvalidValue,
+        "%s: the clone %p has no node cloned from %s (it was added to the original after the clone "
+        "was made, or destroyed in the clone)",
+        call, GR_PTR(clonedGraph), gr__node_label(originalNode));
 }

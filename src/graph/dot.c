@@ -64,8 +64,8 @@ static void node_text(const struct grGraphNode_st *n, unsigned flags, char *buf,
     switch (n->type) {
     case grGraphNodeTypeKernel: {
         const gr_kernel_params *k = &p->kernel;
-        r = snprintf(buf, cap, "\n%s\ngrid (%u,%u,%u) block (%u,%u,%u)", k->kernel->name, k->grid.x, k->grid.y,
-                     k->grid.z, k->block.x, k->block.y, k->block.z);
+        r = snprintf(buf, cap, "\n%s\ngrid (%u,%u,%u) block (%u,%u,%u)", k->kernel->name, k->grid.x,
+                     k->grid.y, k->grid.z, k->block.x, k->block.y, k->block.z);
         if (verbose && r > 0 && (size_t)r < cap) {
             const unsigned char *a = k->argbuf;
             size_t i, used = (size_t)r;
@@ -145,13 +145,14 @@ static void print_graph(dot_out *o, grGraph_t g, const char *indent)
         unsigned ck = o->next_graph;
         const struct grGraphNode_st *c;
         fprintf(o->f, "%ssubgraph cluster_g%u_n%llu {\n", indent, k, (unsigned long long)n->seq);
-        fprintf(o->f, "%slabel=\"child graph of node #%llu\"; style=dashed;\n", inner, (unsigned long long)n->seq);
+        fprintf(o->f, "%slabel=\"child graph of node #%llu\"; style=dashed;\n", inner,
+                (unsigned long long)n->seq);
         print_node(o, k, n, inner);
         print_graph(o, n->p.child, inner);
         for (c = n->p.child->first; c != NULL; c = c->next)
             if (c->ndeps == 0)
-                fprintf(o->f, "%sg%u_n%llu -> g%u_n%llu [style=dashed];\n", inner, k, (unsigned long long)n->seq,
-                        ck, (unsigned long long)c->seq);
+                fprintf(o->f, "%sg%u_n%llu -> g%u_n%llu [style=dashed];\n", inner, k,
+                        (unsigned long long)n->seq, ck, (unsigned long long)c->seq);
         fprintf(o->f, "%s}\n", indent);
     }
     for (n = g->first; n != NULL; n = n->next)
@@ -176,11 +177,13 @@ GR_API grError_t grGraphDebugDotPrint(grGraph_t graph, const char *path, unsigne
                         (unsigned)grGraphDebugDotFlagsVerbose);
     o.f = fopen(path, "w");
     if (o.f == NULL)
-        return gr__fail(grErrorInvalidValue, "%s: cannot open '%s' for writing: %s", call, path, strerror(errno));
+        return gr__fail(grErrorInvalidValue, "%s: cannot open '%s' for writing: %s", call, path,
+                        strerror(errno));
     o.flags = flags;
     o.next_graph = 0;
     fprintf(o.f, "digraph graphrt {\n");
-    fprintf(o.f, "    label=\"graph %p: %zu nodes, %zu edges\";\n", GR_PTR(graph), graph->nnodes, graph->nedges);
+    fprintf(o.f, "    label=\"graph %p: %zu nodes, %zu edges\";\n", GR_PTR(graph), graph->nnodes,
+            graph->nedges);
     fprintf(o.f, "    node [shape=box fontname=\"monospace\"];\n");
     print_graph(&o, graph, "    ");
     fprintf(o.f, "}\n");

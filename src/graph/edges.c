@@ -31,13 +31,15 @@ static grError_t check_edge(const char *call, grGraph_t g, const grGraphNode_t *
     if ((err = gr__node_check_at(call, to[i], "to", i)) != grSuccess)
         return err;
     if (from[i]->graph != g)
-        return gr__fail(grErrorInvalidValue,
-                        "%s: from[%zu] (%s) belongs to graph %p, not to graph %p; edges join nodes of one graph",
-                        call, i, gr__node_label(from[i]), GR_PTR(from[i]->graph), GR_PTR(g));
+        return gr__fail(
+            grErrorInvalidValue,
+            "%s: from[%zu] (%s) belongs to graph %p, not to graph %p; edges join nodes of one graph", call, i,
+            gr__node_label(from[i]), GR_PTR(from[i]->graph), GR_PTR(g));
     if (to[i]->graph != g)
-        return gr__fail(grErrorInvalidValue,
-                        "%s: to[%zu] (%s) belongs to graph %p, not to graph %p; edges join nodes of one graph",
-                        call, i, gr__node_label(to[i]), GR_PTR(to[i]->graph), GR_PTR(g));
+        return gr__fail(
+            grErrorInvalidValue,
+            "%s: to[%zu] (%s) belongs to graph %p, not to graph %p; edges join nodes of one graph", call, i,
+            gr__node_label(to[i]), GR_PTR(to[i]->graph), GR_PTR(g));
     if (from[i] == to[i])
         return gr__fail(grErrorInvalidValue,
                         "%s: edge %zu goes from %s to itself; a node cannot depend on itself", call, i,
@@ -197,9 +199,8 @@ GR_API grError_t grGraphAddDependencies(grGraph_t graph, const grGraphNode_t *fr
                 return gr__fail(grErrorInvalidValue,
                                 "%s: edges %zu and %zu are both %s -> %s; list each edge once", call, j, i,
                                 gr__node_label(from[i]), gr__node_label(to[i]));
-            return gr__fail(grErrorInvalidValue,
-                            "%s: edge %zu (%s -> %s) already exists; nothing was added", call, i,
-                            gr__node_label(from[i]), gr__node_label(to[i]));
+            return gr__fail(grErrorInvalidValue, "%s: edge %zu (%s -> %s) already exists; nothing was added",
+                            call, i, gr__node_label(from[i]), gr__node_label(to[i]));
         }
         if (from[i]->ndeps > 0 && to[i]->nsuccs > 0) {
             if (b.queue == NULL) {
@@ -230,7 +231,8 @@ GR_API grError_t grGraphAddDependencies(grGraph_t graph, const grGraphNode_t *fr
 oom:
     gr__free(b.queue);
     gr__free(b.parent);
-    return gr__fail(grErrorMemoryAllocation, "%s: out of memory adding %zu edges; nothing was added", call, n);
+    return gr__fail(grErrorMemoryAllocation, "%s: out of memory adding %zu edges; nothing was added", call,
+                    n);
 }
 
 /* An edge of a RemoveDependencies call, sortable to find duplicates. */
@@ -249,8 +251,8 @@ static int edge_ref_cmp(const void *a, const void *b)
     return x->index < y->index ? -1 : (x->index > y->index);
 }
 
-GR_API grError_t grGraphRemoveDependencies(grGraph_t graph, const grGraphNode_t *from, const grGraphNode_t *to,
-                                           size_t numDependencies)
+GR_API grError_t grGraphRemoveDependencies(grGraph_t graph, const grGraphNode_t *from,
+                                           const grGraphNode_t *to, size_t numDependencies)
 {
     static const char call[] = "grGraphRemoveDependencies";
     grError_t err;
@@ -275,8 +277,8 @@ GR_API grError_t grGraphRemoveDependencies(grGraph_t graph, const grGraphNode_t 
     if (n > 1) {
         refs = gr__malloc(n * sizeof *refs);
         if (refs == NULL)
-            return gr__fail(grErrorMemoryAllocation, "%s: out of memory checking %zu edges; nothing was removed",
-                            call, n);
+            return gr__fail(grErrorMemoryAllocation,
+                            "%s: out of memory checking %zu edges; nothing was removed", call, n);
         for (i = 0; i < n; i++)
             refs[i] = (edge_ref){(uintptr_t)from[i], (uintptr_t)to[i], i};
         qsort(refs, n, sizeof *refs, edge_ref_cmp);

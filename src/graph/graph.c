@@ -47,8 +47,9 @@ grError_t gr__node_check_at(const char *call, grGraphNode_t n, const char *arg, 
         return gr__fail(grErrorInvalidValue,
                         "%s: %s (%s, %p) was destroyed by grGraphDestroyNode; pass a live node", call, name,
                         gr__node_label(n), GR_PTR(n));
-    return gr__fail(grErrorInvalidValue, "%s: %s (%p) is not a graph node; pass a node returned by a grGraphAdd*Node call",
-                    call, name, GR_PTR(n));
+    return gr__fail(grErrorInvalidValue,
+                    "%s: %s (%p) is not a graph node; pass a node returned by a grGraphAdd*Node call", call,
+                    name, GR_PTR(n));
 }
 
 grError_t gr__node_check(const char *call, grGraphNode_t n)
@@ -96,7 +97,8 @@ const char *gr__node_label(const struct grGraphNode_st *n)
         snprintf(buf, sizeof slots[0], "kernel node #%llu '%s'", (unsigned long long)n->seq,
                  n->p.kernel.kernel->name ? n->p.kernel.kernel->name : "");
     else
-        snprintf(buf, sizeof slots[0], "%s node #%llu", gr__node_type_name(n->type), (unsigned long long)n->seq);
+        snprintf(buf, sizeof slots[0], "%s node #%llu", gr__node_type_name(n->type),
+                 (unsigned long long)n->seq);
     return buf;
 }
 
@@ -298,7 +300,8 @@ GR_API grError_t grGraphCreate(grGraph_t *pGraph, unsigned int flags)
 {
     grGraph_t g;
     if (pGraph == NULL)
-        return gr__fail(grErrorInvalidValue, "grGraphCreate: pGraph is NULL; pass where to store the new graph");
+        return gr__fail(grErrorInvalidValue,
+                        "grGraphCreate: pGraph is NULL; pass where to store the new graph");
     if (flags != 0)
         return gr__fail(grErrorInvalidValue, "grGraphCreate: flags is 0x%x but must be 0", flags);
     g = gr__calloc(1, sizeof *g);

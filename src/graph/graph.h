@@ -25,9 +25,10 @@ typedef struct gr_kernel_params {
     grKernel_t kernel; /* retained */
     grDim3 grid, block;
     uint32_t shmem;
-    void *argbuf;      /* kernel->argbytes bytes, owned */
-    void **argv;       /* kernel->nparams pointers into argbuf, owned; the
-                          kernelParams that GetParams hands out */
+    void *argbuf; /* kernel->argbytes bytes, owned */
+    /* kernel->nparams pointers into argbuf, owned: the kernelParams that
+     * grGraphKernelNodeGetParams hands out. */
+    void **argv;
 } gr_kernel_params;
 
 typedef struct gr_memcpy_params {
@@ -39,37 +40,37 @@ typedef struct gr_memcpy_params {
 
 /* The per-type parameters of a node; 'type' of the node selects one. */
 typedef union gr_node_params {
-    gr_kernel_params kernel;       /* grGraphNodeTypeKernel */
-    gr_memcpy_params memcpy;       /* grGraphNodeTypeMemcpy */
-    grMemsetParams memset;         /* grGraphNodeTypeMemset */
-    grHostNodeParams host;         /* grGraphNodeTypeHost */
-    grGraph_t child;               /* grGraphNodeTypeGraph, owned */
-    grEvent_t event;               /* EventRecord / WaitEvent */
-    grMemAllocNodeParams alloc;    /* grGraphNodeTypeMemAlloc */
-    void *free_ptr;                /* grGraphNodeTypeMemFree */
+    gr_kernel_params kernel;    /* grGraphNodeTypeKernel */
+    gr_memcpy_params memcpy;    /* grGraphNodeTypeMemcpy */
+    grMemsetParams memset;      /* grGraphNodeTypeMemset */
+    grHostNodeParams host;      /* grGraphNodeTypeHost */
+    grGraph_t child;            /* grGraphNodeTypeGraph, owned */
+    grEvent_t event;            /* EventRecord / WaitEvent */
+    grMemAllocNodeParams alloc; /* grGraphNodeTypeMemAlloc */
+    void *free_ptr;             /* grGraphNodeTypeMemFree */
 } gr_node_params;
 
 struct grGraphNode_st {
-    uint32_t magic;              /* GR_MAGIC_NODE */
+    uint32_t magic; /* GR_MAGIC_NODE */
     grGraphNodeType type;
     struct grGraph_st *graph;
-    uint64_t seq;                /* creation order within the graph */
+    uint64_t seq;                       /* creation order within the graph */
     struct grGraphNode_st *prev, *next; /* creation-order list */
-    struct grGraphNode_st **deps;  /* ndeps predecessors, edge order */
+    struct grGraphNode_st **deps;       /* ndeps predecessors, edge order */
     size_t ndeps, capdeps;
     struct grGraphNode_st **succs; /* nsuccs successors, edge order */
     size_t nsuccs, capsuccs;
     const struct grGraphNode_st *origin; /* node this was cloned from */
-    uint64_t scratch;            /* free for traversals (graph.c, exec) */
+    uint64_t scratch;                    /* free for traversals (graph.c, exec) */
     gr_node_params p;
 };
 
 struct grGraph_st {
-    uint32_t magic;              /* GR_MAGIC_GRAPH */
+    uint32_t magic; /* GR_MAGIC_GRAPH */
     struct grGraphNode_st *first, *last;
     size_t nnodes, nedges;
     uint64_t next_seq;
-    struct grGraphNode_st *owner; /* child-graph node owning it, or NULL */
+    struct grGraphNode_st *owner;         /* child-graph node owning it, or NULL */
     const struct grGraph_st *cloned_from; /* for grGraphNodeFindInClone */
     /* Destroyed nodes (magic GR_MAGIC_DEAD, params freed, linked by
      * 'next'), kept until the graph dies so that a destroyed node handle is

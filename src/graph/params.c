@@ -22,7 +22,8 @@ grError_t gr__node_kernel_params_make(const char *call, const grKernelNodeParams
     void *buf;
     void **argv;
     if (in == NULL)
-        return gr__fail(grErrorInvalidValue, "%s: pNodeParams is NULL; pass the kernel node's parameters", call);
+        return gr__fail(grErrorInvalidValue, "%s: pNodeParams is NULL; pass the kernel node's parameters",
+                        call);
     if (in->extra != NULL)
         return gr__fail(grErrorInvalidValue,
                         "%s: pNodeParams->extra is not NULL; graphrt takes argument values only through "
@@ -37,8 +38,9 @@ grError_t gr__node_kernel_params_make(const char *call, const grKernelNodeParams
     if (buf == NULL || argv == NULL) {
         gr__free(buf);
         gr__free(argv);
-        return gr__fail(grErrorMemoryAllocation, "%s: out of memory copying %u bytes of arguments of kernel '%s'",
-                        call, (unsigned)k->argbytes, k->name);
+        return gr__fail(grErrorMemoryAllocation,
+                        "%s: out of memory copying %u bytes of arguments of kernel '%s'", call,
+                        (unsigned)k->argbytes, k->name);
     }
     if (k->nparams > 0)
         gr__kernel_pack(k, in->kernelParams, buf, argv);
@@ -89,8 +91,8 @@ grError_t gr__node_memset_params_check(const char *call, const grMemsetParams *p
     if (p->dst == NULL)
         return gr__fail(grErrorInvalidValue, "%s: pMemsetParams->dst is NULL; pass the memory to set", call);
     if (p->elementSize != 1 && p->elementSize != 2 && p->elementSize != 4)
-        return gr__fail(grErrorInvalidValue, "%s: pMemsetParams->elementSize is %u but must be 1, 2 or 4", call,
-                        p->elementSize);
+        return gr__fail(grErrorInvalidValue, "%s: pMemsetParams->elementSize is %u but must be 1, 2 or 4",
+                        call, p->elementSize);
     if (p->height == 0)
         return gr__fail(grErrorInvalidValue,
                         "%s: pMemsetParams->height is 0; a memset sets at least one row (height 1 for 1D)",
@@ -101,8 +103,8 @@ grError_t gr__node_memset_params_check(const char *call, const grMemsetParams *p
                         "smaller element",
                         call, p->dst, p->elementSize);
     if (gr__mul_overflow(p->width, p->elementSize, &row))
-        return gr__fail(grErrorInvalidValue, "%s: pMemsetParams->width %zu times elementSize %u overflows", call,
-                        p->width, p->elementSize);
+        return gr__fail(grErrorInvalidValue, "%s: pMemsetParams->width %zu times elementSize %u overflows",
+                        call, p->width, p->elementSize);
     if (p->height > 1) {
         if (p->pitch < row)
             return gr__fail(grErrorInvalidValue,
@@ -111,8 +113,8 @@ grError_t gr__node_memset_params_check(const char *call, const grMemsetParams *p
                             call, p->pitch, p->width, p->elementSize, row);
         if (p->pitch % p->elementSize != 0)
             return gr__fail(grErrorInvalidValue,
-                            "%s: pMemsetParams->pitch %zu is not a multiple of elementSize %u", call, p->pitch,
-                            p->elementSize);
+                            "%s: pMemsetParams->pitch %zu is not a multiple of elementSize %u", call,
+                            p->pitch, p->elementSize);
         if (gr__mul_overflow(p->height - 1, p->pitch, &span) || gr__add_overflow(span, row, &span))
             return gr__fail(grErrorInvalidValue,
                             "%s: pMemsetParams height %zu x pitch %zu overflows the address space", call,
@@ -124,17 +126,19 @@ grError_t gr__node_memset_params_check(const char *call, const grMemsetParams *p
 grError_t gr__node_host_params_check(const char *call, const grHostNodeParams *p)
 {
     if (p == NULL)
-        return gr__fail(grErrorInvalidValue, "%s: pNodeParams is NULL; pass the host node's parameters", call);
+        return gr__fail(grErrorInvalidValue, "%s: pNodeParams is NULL; pass the host node's parameters",
+                        call);
     if (p->fn == NULL)
-        return gr__fail(grErrorInvalidValue, "%s: pNodeParams->fn is NULL; a host node needs a function", call);
+        return gr__fail(grErrorInvalidValue, "%s: pNodeParams->fn is NULL; a host node needs a function",
+                        call);
     return grSuccess;
 }
 
 grError_t gr__node_event_check(const char *call, grEvent_t e)
 {
     if (e == NULL)
-        return gr__fail(grErrorInvalidResourceHandle, "%s: event is NULL; pass an event made by grEventCreate",
-                        call);
+        return gr__fail(grErrorInvalidResourceHandle,
+                        "%s: event is NULL; pass an event made by grEventCreate", call);
     if (!gr__event_valid(e))
         return gr__fail(grErrorInvalidResourceHandle,
                         "%s: event %p is not a live event (destroyed, or not a grEvent_t)", call, GR_PTR(e));
