@@ -24,6 +24,7 @@
  *     the current call (nested runs keep outer items).
  */
 #include "exec.h"
+#include "../capture/capture.h"
 
 #include <limits.h>
 #include <string.h>
@@ -295,6 +296,15 @@ GR_API grError_t grGraphLaunch(grGraphExec_t graphExec, grStream_t stream)
     if ((err = gr__exec_check("grGraphLaunch", graphExec)))
         return err;
     if ((err = gr__stream_from_handle("grGraphLaunch", stream, &s)))
+        return err;
+    if (GR_UNLIKELY(gr__stream_capturing(s))) {
+        grGraphNodeParams d;
+        memset(&d, 0, sizeof d);
+        d.type = grGraphNodeTypeGraph;
+        d.graph.graph = NULL; /* an executable, not a graph: see the capture module */
+        return gr__capture_record("grGraphLaunch", s, &d);
+    }
+    if ((err = gr__capture_check_implicit("grGraphLaunch", s)))
         return err;
     rt = gr__runtime_get();
     gr__spin_lock(&graphExec->lock);

@@ -2,7 +2,7 @@
  * device.c - the device API: device 0 is the CPU, its "multiprocessors"
  * are the worker threads.
  */
-#include "stream_int.h"
+#include "../capture/capture.h"
 
 static _Thread_local int tls_device;
 
@@ -34,8 +34,11 @@ GR_API grError_t grGetDevice(int *device)
 GR_API grError_t grDeviceSynchronize(void)
 {
     gr_runtime *rt = gr__runtime_get();
+    grError_t e;
     if (!rt)
         return gr__fail(grErrorInitializationError, "grDeviceSynchronize: the graphrt runtime could not start");
+    if ((e = gr__capture_check_unsafe("grDeviceSynchronize", GR_UNSAFE_DEVICE_SYNC, NULL, NULL)))
+        return e;
     gr__device_sync_all();
     return grSuccess;
 }

@@ -4,7 +4,7 @@
  * A record is a STAMP op queued on the stream: it completes when the
  * stream reaches it, and for timing events it writes the time.
  */
-#include "event.h"
+#include "../capture/capture.h"
 
 #include <string.h>
 
@@ -142,6 +142,10 @@ GR_API grError_t grEventRecord(grEvent_t event, grStream_t stream)
     err = gr__stream_from_handle("grEventRecord", stream, &s);
     if (err)
         return err;
+    if (GR_UNLIKELY(gr__stream_capturing(s)))
+        return gr__capture_event_record("grEventRecord", event, s);
+    if ((err = gr__capture_check_implicit("grEventRecord", s)))
+        return err;
     rt = gr__runtime_get();
     op = gr__stream_lock_slot(rt, s);
     if (!op)
@@ -161,6 +165,8 @@ GR_API grError_t grEventQuery(grEvent_t event)
     grError_t err = check_event("grEventQuery", event);
     if (err)
         return err;
+    if ((err = gr__capture_check_unsafe("grEventQuery", GR_UNSAFE_EVENT_QUERY, NULL, event)))
+        return err;
     gr__event_latest(event, &s, &seq);
     if (!s)
         return grSuccess;
@@ -175,6 +181,8 @@ GR_API grError_t grEventSynchronize(grEvent_t event)
     uint64_t seq;
     grError_t err = check_event("grEventSynchronize", event);
     if (err)
+        return err;
+    if ((err = gr__capture_check_unsafe("grEventSynchronize", GR_UNSAFE_EVENT_SYNC, NULL, event)))
         return err;
     gr__event_latest(event, &s, &seq);
     if (!s)
@@ -242,6 +250,10 @@ GR_API grError_t grStreamWaitEvent(grStream_t stream, grEvent_t event, unsigned 
     if ((err = check_event("grStreamWaitEvent", event)))
         return err;
     if ((err = gr__stream_from_handle("grStreamWaitEvent", stream, &s)))
+        return err;
+    if (GR_UNLIKELY(gr__stream_capturing(s) || event->capture))
+        return gr__capture_wait_event("grStreamWaitEvent", s, event);
+    if ((err = gr__capture_check_implicit("grStreamWaitEvent", s)))
         return err;
     gr__event_latest(event, &es, &seq);
     if (!es)

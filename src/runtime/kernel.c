@@ -13,7 +13,7 @@
  * and incrementing 'helpers_done'; argument buffers put each parameter at
  * an offset aligned to its size (up to 16).
  */
-#include "event.h"
+#include "../capture/capture.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -322,6 +322,15 @@ GR_API grError_t grLaunchKernel(grKernel_t kernel, grDim3 gridDim, grDim3 blockD
     if (err)
         return err;
     if ((err = gr__stream_from_handle("grLaunchKernel", stream, &s)))
+        return err;
+    if (GR_UNLIKELY(gr__stream_capturing(s))) {
+        grGraphNodeParams d;
+        memset(&d, 0, sizeof d);
+        d.type = grGraphNodeTypeKernel;
+        d.kernel = (grKernelNodeParams){kernel, gridDim, blockDim, (unsigned)sharedMem, args, NULL};
+        return gr__capture_record("grLaunchKernel", s, &d);
+    }
+    if ((err = gr__capture_check_implicit("grLaunchKernel", s)))
         return err;
     if (kernel->argbytes > GR_OP_DATA_MAX) {
         heap = gr__aligned_alloc(16, kernel->argbytes);

@@ -11,7 +11,7 @@
  * queued on the legacy stream). Nothing takes them the other way round. No
  * user code runs under either.
  */
-#include "stream_int.h"
+#include "../capture/capture.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -554,6 +554,8 @@ GR_API grError_t grStreamSynchronize(grStream_t stream)
     grError_t e = gr__stream_from_handle("grStreamSynchronize", stream, &s);
     if (e)
         return e;
+    if ((e = gr__capture_check_unsafe("grStreamSynchronize", GR_UNSAFE_STREAM_SYNC, s, NULL)))
+        return e;
     return gr__stream_sync(s);
 }
 
@@ -562,6 +564,8 @@ GR_API grError_t grStreamQuery(grStream_t stream)
     gr_stream *s = NULL;
     grError_t e = gr__stream_from_handle("grStreamQuery", stream, &s);
     if (e)
+        return e;
+    if ((e = gr__capture_check_unsafe("grStreamQuery", GR_UNSAFE_STREAM_QUERY, s, NULL)))
         return e;
     if (pending(s))
         return grErrorNotReady;
@@ -592,6 +596,15 @@ GR_API grError_t grLaunchHostFunc(grStream_t stream, grHostFn_t fn, void *userDa
         return gr__fail(grErrorInvalidValue, "grLaunchHostFunc: 'fn' is NULL; pass the host function to run");
     e = gr__stream_from_handle("grLaunchHostFunc", stream, &s);
     if (e)
+        return e;
+    if (GR_UNLIKELY(gr__stream_capturing(s))) {
+        grGraphNodeParams d;
+        memset(&d, 0, sizeof d);
+        d.type = grGraphNodeTypeHost;
+        d.host = (grHostNodeParams){fn, userData};
+        return gr__capture_record("grLaunchHostFunc", s, &d);
+    }
+    if ((e = gr__capture_check_implicit("grLaunchHostFunc", s)))
         return e;
     rt = gr__runtime_get();
     op = gr__stream_lock_slot(rt, s);
