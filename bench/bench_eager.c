@@ -130,7 +130,7 @@ static __attribute__((noinline)) void saxpy_omp(size_t n, float a, const float *
  * park before the next variant is timed. */
 static void settle(void)
 {
-    struct timespec ts = {0, 50 * 1000 * 1000};
+    struct timespec ts = {0, 20 * 1000 * 1000};
     nanosleep(&ts, NULL);
 }
 
@@ -140,7 +140,9 @@ static void saxpy_bench(int workers, size_t n, int reps)
 {
     float *x = (float *)aligned_alloc(64, ((n * sizeof(float) + 63) / 64) * 64);
     float *y = (float *)aligned_alloc(64, ((n * sizeof(float) + 63) / 64) * 64);
-    double *v = (double *)bu_xmalloc(sizeof(double) * (size_t)reps);
+    double *vgr = (double *)bu_xmalloc(sizeof(double) * (size_t)reps);
+    double *vseq = (double *)bu_xmalloc(sizeof(double) * (size_t)reps);
+    double *vomp = (double *)bu_xmalloc(sizeof(double) * (size_t)reps);
     size_t i, psz[4] = {sizeof(size_t), sizeof(float), sizeof(float *), sizeof(float *)};
     unsigned passes = 0, grid = (unsigned)((n + SAXPY_BLOCK - 1) / SAXPY_BLOCK);
     float a = 1.0f;
@@ -158,40 +160,38 @@ static void saxpy_bench(int workers, size_t n, int reps)
     }
     BU_CHECK(grKernelCreate(&k, saxpy_kernel, "saxpy", 4, psz));
 
-    /* graphrt */
+    /* Round robin, one pass of each variant per repetition, so that the
+     * machine's bandwidth drifts hit all three alike. */
     for (r = 0; r < warm + reps; r++) {
         void *args[4] = {&n, &a, &x, &y};
         uint64_t t0 = bu_now_ns();
         BU_CHECK(grLaunchKernel(k, GR_DIM3(grid, 1, 1), GR_DIM3(SAXPY_BLOCK, 1, 1), args, 0, g_stream));
         BU_CHECK(grStreamSynchronize(g_stream));
         if (r >= warm)
-            v[r - warm] = (double)(bu_now_ns() - t0);
+            vgr[r - warm] = (double)(bu_now_ns() - t0);
         passes++;
-    }
-    t_gr = bu_median(v, reps);
-    settle();
+        settle();
 
-    /* plain loop, one thread */
-    for (r = 0; r < warm + reps; r++) {
-        uint64_t t0 = bu_now_ns();
+        t0 = bu_now_ns();
         saxpy_seq(n, a, x, y);
         if (r >= warm)
-            v[r - warm] = (double)(bu_now_ns() - t0);
+            vseq[r - warm] = (double)(bu_now_ns() - t0);
         passes++;
-    }
-    t_seq = bu_median(v, reps);
-
+        settle();
 #ifdef _OPENMP
-    omp_set_num_threads(workers);
-    for (r = 0; r < warm + reps; r++) {
-        uint64_t t0 = bu_now_ns();
+        omp_set_num_threads(workers);
+        t0 = bu_now_ns();
         saxpy_omp(n, a, x, y);
         if (r >= warm)
-            v[r - warm] = (double)(bu_now_ns() - t0);
+            vomp[r - warm] = (double)(bu_now_ns() - t0);
         passes++;
+        settle();
+#endif
     }
-    t_omp = bu_median(v, reps);
-    settle();
+    t_gr = bu_median(vgr, reps);
+    t_seq = bu_median(vseq, reps);
+#ifdef _OPENMP
+    t_omp = bu_median(vomp, reps);
 #endif
 
     /* every element ran every pass: y = passes (exact in float below 2^24) */
@@ -218,7 +218,9 @@ static void saxpy_bench(int workers, size_t n, int reps)
     BU_CHECK(grKernelDestroy(k));
     free(x);
     free(y);
-    free(v);
+    free(vgr);
+    free(vseq);
+    free(vomp);
 }
 
 /* ------------------------------------------------------------------- main */
