@@ -313,6 +313,19 @@ static gr_op *peek(gr_stream *s)
     return gr_load_acquire(&op->seq) == s->head + 1 ? op : NULL;
 }
 
+/* Whether op index expect-1, at position idx of seg (or the start of the
+ * segment after it), is published; reads only atomics. */
+static bool published(gr_seg *seg, uint64_t idx, uint64_t expect)
+{
+    if (idx == GR_SEG_SLOTS) {
+        seg = atomic_load_explicit(&seg->next, memory_order_acquire);
+        if (!seg)
+            return false;
+        idx = 0;
+    }
+    return gr_load_acquire(&seg->slots[idx].seq) == expect;
+}
+
 static void run_op(gr_worker *w, gr_op *op)
 {
     switch ((enum gr_op_kind)op->kind) {
@@ -375,10 +388,15 @@ void gr__stream_drain(gr_worker *w, gr_stream *s)
     for (;;) {
         gr_op *op = peek(s);
         if (!op) {
+            /* Give the token up, then look once more (see the top of the
+             * file). Once it is given up another thread may drain, so the
+             * look uses only what was read before, and atomics. */
+            gr_seg *seg = s->head_seg;
+            uint64_t idx = s->head - s->head_base, expect = s->head + 1;
             atomic_store(&s->active, 0);
-            op = peek(s);
-            if (!op || atomic_exchange(&s->active, 1) != 0)
+            if (!published(seg, idx, expect) || atomic_exchange(&s->active, 1) != 0)
                 break;
+            continue; /* the token is ours again: re-read everything */
         }
         run_op(w, op);
         s->head++;
