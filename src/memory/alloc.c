@@ -22,6 +22,7 @@
  */
 #include "memory.h"
 
+#include "../capture/capture.h"
 #include "../runtime/runtime.h"
 
 #include <pthread.h>
@@ -317,6 +318,10 @@ static grError_t alloc_tracked(const char *call, void **out, size_t size, gr_mem
                         "%s: the output pointer is NULL; pass the address of a void * "
                         "that receives the allocation",
                         call);
+    /* CUDA counts synchronous allocation as unsafe during capture. */
+    grError_t err = gr__capture_check_unsafe(call, GR_UNSAFE_MALLOC, NULL, NULL);
+    if (err != grSuccess)
+        return err;
     if (size == 0) {
         *out = NULL;
         return grSuccess;
@@ -375,6 +380,8 @@ static grError_t free_tracked(const char *call, void *p, gr_mem_kind kind)
         return grSuccess;
     grError_t err = check_freeable(call, p, kind);
     if (err != grSuccess)
+        return err;
+    if ((err = gr__capture_check_unsafe(call, GR_UNSAFE_FREE, NULL, NULL)) != grSuccess)
         return err;
     /* As CUDA, freeing waits until no queued work can still touch the block. */
     gr__device_sync_all();

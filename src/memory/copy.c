@@ -7,6 +7,8 @@
  *   - every argument (direction, pointers, stream, bounds of tracked
  *     allocations) is checked before anything is queued, so a refused call
  *     leaves memory and the stream untouched;
+ *   - work issued to a capturing stream becomes a memcpy / memset node of
+ *     the capture (never queued); a zero-byte call records nothing;
  *   - the synchronous forms are the asynchronous ones on the legacy stream
  *     followed by a wait for that stream, which is what makes them wait for
  *     earlier legacy-stream work (and, through the legacy stream's implicit
@@ -14,6 +16,7 @@
  */
 #include "memory.h"
 
+#include "../capture/capture.h"
 #include "../runtime/runtime.h"
 
 #include <string.h>
@@ -61,8 +64,34 @@ static grError_t set_check(const char *call, void *dst, size_t count)
     return gr__mem_check_range(call, dst, count, "destination");
 }
 
+/* The node a captured copy becomes: a 1D copy of count bytes. */
+static grError_t copy_capture(const char *call, gr_stream *s, void *dst, const void *src, size_t count,
+                              grMemcpyKind kind)
+{
+    grGraphNodeParams d;
+    memset(&d, 0, sizeof d);
+    d.type = grGraphNodeTypeMemcpy;
+    d.memcpy.copyParams.srcPtr = (grPitchedPtr){(void *)(uintptr_t)src, count, count, 1};
+    d.memcpy.copyParams.dstPtr = (grPitchedPtr){dst, count, count, 1};
+    d.memcpy.copyParams.extent = (grExtent){count, 1, 1};
+    d.memcpy.copyParams.kind = kind;
+    return gr__capture_record(call, s, &d);
+}
+
+static grError_t set_capture(const char *call, gr_stream *s, void *dst, int value, size_t count)
+{
+    grGraphNodeParams d;
+    memset(&d, 0, sizeof d);
+    d.type = grGraphNodeTypeMemset;
+    d.memset = (grMemsetParams){
+        .dst = dst, .pitch = 0, .value = (unsigned char)value, .elementSize = 1, .width = count, .height = 1};
+    return gr__capture_record(call, s, &d);
+}
+
+/* 'sync': the call is one of the synchronous forms, which CUDA counts as
+ * potentially unsafe during capture. */
 static grError_t copy_enqueue(const char *call, void *dst, const void *src, size_t count, grMemcpyKind kind,
-                              grStream_t stream, gr_stream **out)
+                              grStream_t stream, bool sync, gr_stream **out)
 {
     gr_stream *s;
     grError_t err = copy_check(call, dst, src, count, kind);
@@ -71,15 +100,21 @@ static grError_t copy_enqueue(const char *call, void *dst, const void *src, size
     err = gr__stream_from_handle(call, stream, &s);
     if (err != grSuccess)
         return err;
+    if (sync && (err = gr__capture_check_unsafe(call, GR_UNSAFE_SYNC_COPY, s, NULL)) != grSuccess)
+        return err;
     *out = s;
     if (count == 0)
         return grSuccess;
+    if (GR_UNLIKELY(gr__stream_capturing(s)))
+        return copy_capture(call, s, dst, src, count, kind);
+    if ((err = gr__capture_check_implicit(call, s)) != grSuccess)
+        return err;
     gr_mem_copy_args a = {.dst = dst, .src = src, .count = count, .kind = kind};
     return gr__stream_enqueue_call(call, s, gr__mem_copy_op, &a, sizeof a);
 }
 
 static grError_t set_enqueue(const char *call, void *dst, int value, size_t count, grStream_t stream,
-                             gr_stream **out)
+                             bool sync, gr_stream **out)
 {
     gr_stream *s;
     grError_t err = set_check(call, dst, count);
@@ -88,9 +123,15 @@ static grError_t set_enqueue(const char *call, void *dst, int value, size_t coun
     err = gr__stream_from_handle(call, stream, &s);
     if (err != grSuccess)
         return err;
+    if (sync && (err = gr__capture_check_unsafe(call, GR_UNSAFE_SYNC_COPY, s, NULL)) != grSuccess)
+        return err;
     *out = s;
     if (count == 0)
         return grSuccess;
+    if (GR_UNLIKELY(gr__stream_capturing(s)))
+        return set_capture(call, s, dst, value, count);
+    if ((err = gr__capture_check_implicit(call, s)) != grSuccess)
+        return err;
     gr_mem_set_args a = {.dst = dst, .count = count, .value = (unsigned char)value};
     return gr__stream_enqueue_call(call, s, gr__mem_set_op, &a, sizeof a);
 }
@@ -108,13 +149,13 @@ static grError_t wait_legacy(gr_stream *s)
 GR_API grError_t grMemcpyAsync(void *dst, const void *src, size_t count, grMemcpyKind kind, grStream_t stream)
 {
     gr_stream *s;
-    return copy_enqueue("grMemcpyAsync", dst, src, count, kind, stream, &s);
+    return copy_enqueue("grMemcpyAsync", dst, src, count, kind, stream, false, &s);
 }
 
 GR_API grError_t grMemcpy(void *dst, const void *src, size_t count, grMemcpyKind kind)
 {
     gr_stream *s;
-    grError_t err = copy_enqueue("grMemcpy", dst, src, count, kind, NULL, &s);
+    grError_t err = copy_enqueue("grMemcpy", dst, src, count, kind, NULL, true, &s);
     if (err != grSuccess || count == 0)
         return err;
     return wait_legacy(s);
@@ -123,13 +164,13 @@ GR_API grError_t grMemcpy(void *dst, const void *src, size_t count, grMemcpyKind
 GR_API grError_t grMemsetAsync(void *devPtr, int value, size_t count, grStream_t stream)
 {
     gr_stream *s;
-    return set_enqueue("grMemsetAsync", devPtr, value, count, stream, &s);
+    return set_enqueue("grMemsetAsync", devPtr, value, count, stream, false, &s);
 }
 
 GR_API grError_t grMemset(void *devPtr, int value, size_t count)
 {
     gr_stream *s;
-    grError_t err = set_enqueue("grMemset", devPtr, value, count, NULL, &s);
+    grError_t err = set_enqueue("grMemset", devPtr, value, count, NULL, true, &s);
     if (err != grSuccess || count == 0)
         return err;
     return wait_legacy(s);
