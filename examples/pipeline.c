@@ -24,8 +24,9 @@
  * CPU submission time per frame, and writes graph (c) as pipeline.dot.
  *
  * Usage: pipeline [WIDTHxHEIGHT [FRAMES [REPS]]]. Without arguments it runs
- * 8 frames of 1920x1080 (3 passes), then 8 preview frames of 256x144 (25
- * passes), where the kernels are small enough for submission cost to show.
+ * 8 frames of 1920x1080 (5 timed passes), then the same pipeline on smaller
+ * frames (25 passes each), where the kernels are small enough for the cost
+ * of issuing and scheduling each step to show.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -59,9 +60,7 @@
 #define THUMB_SCALE 8 /* the thumbnail is 1/8 of the frame each way */
 #define MAX_ARGS 8
 #define NUM_MODES 3
-#define PREVIEW_W 256 /* the second, small-frame run of the default demo */
-#define PREVIEW_H 144
-#define PREVIEW_REPS 25
+#define SMALL_REPS 25 /* passes of each smaller size in the default demo */
 
 typedef struct ColourMatrix {
     float m[9]; /* row-major 3x3, out = m * in */
@@ -809,15 +808,13 @@ static int histograms_complete(const Pipeline *p)
     return 1;
 }
 
-/* Runs the three modes over 'frames' frames of w x h, prints the table and,
- * if dot_path is set, writes graph (c) there. Returns 1 if the three modes
- * agree byte for byte. */
-static int run_config(int w, int h, int frames, int reps, const char *dot_path)
+/* Runs the three modes over 'frames' frames of w x h and fills t. With
+ * 'table', prints the full table and writes graph (c) to dot_path (if set).
+ * Returns 1 if the three modes agree byte for byte. */
+static int run_config(int w, int h, int frames, int reps, int table, const char *dot_path, Timing *t)
 {
     static const char *const names[NUM_MODES] = {"(a) eager stream", "(b) graph, chain",
                                                  "(c) graph, parallel"};
-    printf("\n%d frames of %dx%d float RGB, %d steps per frame (10 kernels, 2 copies)\n", frames, w, h,
-           NUM_OPS);
 
     Pipeline *p = malloc(sizeof *p);
     if (!p) {
@@ -827,47 +824,51 @@ static int run_config(int w, int h, int frames, int reps, const char *dot_path)
     pipeline_init(p, w, h, frames);
 
     Graph graphs[NUM_MODES];
-    Timing t[NUM_MODES];
     t[0] = run_mode(p, 0, NULL, reps);
     for (int m = 1; m < NUM_MODES; ++m) {
         graph_build(&graphs[m], p, m, m == 2);
         t[m] = run_mode(p, m, &graphs[m], reps);
     }
 
-    int calls[NUM_MODES] = {NUM_OPS, 1, 1};
-    for (int i = 0; i < NUM_OPS; ++i)
-        calls[1] += p->ops[i].per_frame;
-    calls[2] = calls[1];
-
-    printf("%-21s %11s %14s %14s %9s\n", "mode", "calls/frame", "wall/frame", "submit/frame", "speedup");
-    for (int m = 0; m < NUM_MODES; ++m)
-        printf("%-21s %11d %11.3f ms %11.1f us %8.2fx\n", names[m], calls[m], t[m].wall_us / 1000.0,
-               t[m].submit_us, t[0].wall_us / t[m].wall_us);
-    printf("(median of %d passes over the frames; submit = time inside the enqueue, set-params and launch "
-           "calls)\n",
-           reps);
-    for (int m = 1; m < NUM_MODES; ++m)
-        printf("%s: %zu nodes, %zu edges, built in %.1f us, instantiated in %.1f us (once)\n", names[m],
-               graphs[m].nodes, graphs[m].edges, graphs[m].build_us, graphs[m].instantiate_us);
-
     int ok = histograms_complete(p);
     for (int m = 1; m < NUM_MODES; ++m)
         ok &= same_results(p, m, names[m]);
-    uint64_t sum = 0xcbf29ce484222325ull;
-    sum = fnv1a(p->host_out[0], p->out_bytes * (size_t)frames, sum);
-    sum = fnv1a(p->hist_out[0], HIST_BINS * sizeof(uint32_t) * (size_t)frames, sum);
-    sum = fnv1a(p->thumb_out[0], p->thumb_elems * sizeof(float) * (size_t)frames, sum);
-    if (ok)
-        printf("outputs: frames, histograms and thumbnails byte-identical across (a), (b), (c) "
-               "(FNV-1a %016llx)\n",
-               (unsigned long long)sum);
-    else
-        printf("outputs: DIFFER between modes\n");
 
-    if (dot_path) {
-        CHECK(grGraphDebugDotPrint(graphs[2].graph, dot_path, 0));
-        printf("wrote %s (graph (c)); render it with: dot -Tsvg %s -o pipeline.svg\n", dot_path, dot_path);
+    if (table) {
+        printf("\n%d frames of %dx%d float RGB, %d steps per frame (10 kernels, 2 copies)\n", frames, w, h,
+               NUM_OPS);
+        int calls[NUM_MODES] = {NUM_OPS, 1, 1};
+        for (int i = 0; i < NUM_OPS; ++i)
+            calls[1] += p->ops[i].per_frame;
+        calls[2] = calls[1];
+
+        printf("%-21s %11s %14s %14s %9s\n", "mode", "calls/frame", "wall/frame", "submit/frame", "speedup");
+        for (int m = 0; m < NUM_MODES; ++m)
+            printf("%-21s %11d %11.3f ms %11.1f us %8.2fx\n", names[m], calls[m], t[m].wall_us / 1000.0,
+                   t[m].submit_us, t[0].wall_us / t[m].wall_us);
+        printf(
+            "(median of %d passes over the frames; submit = time inside the enqueue, set-params and launch "
+            "calls)\n",
+            reps);
+        for (int m = 1; m < NUM_MODES; ++m)
+            printf("%s: %zu nodes, %zu edges, built in %.1f us, instantiated in %.1f us (once)\n", names[m],
+                   graphs[m].nodes, graphs[m].edges, graphs[m].build_us, graphs[m].instantiate_us);
+        uint64_t sum = 0xcbf29ce484222325ull;
+        sum = fnv1a(p->host_out[0], p->out_bytes * (size_t)frames, sum);
+        sum = fnv1a(p->hist_out[0], HIST_BINS * sizeof(uint32_t) * (size_t)frames, sum);
+        sum = fnv1a(p->thumb_out[0], p->thumb_elems * sizeof(float) * (size_t)frames, sum);
+        if (ok)
+            printf("outputs: frames, histograms and thumbnails byte-identical across (a), (b), (c) "
+                   "(FNV-1a %016llx)\n",
+                   (unsigned long long)sum);
+        if (dot_path) {
+            CHECK(grGraphDebugDotPrint(graphs[2].graph, dot_path, 0));
+            printf("wrote %s (graph (c)); render it with: dot -Tsvg %s -o pipeline.svg\n", dot_path,
+                   dot_path);
+        }
     }
+    if (!ok)
+        printf("outputs of %dx%d: DIFFER between modes\n", w, h);
 
     for (int m = 1; m < NUM_MODES; ++m)
         graph_destroy(&graphs[m]);
@@ -878,7 +879,7 @@ static int run_config(int w, int h, int frames, int reps, const char *dot_path)
 
 int main(int argc, char **argv)
 {
-    int w = 1920, h = 1080, frames = 8, reps = 3;
+    int w = 1920, h = 1080, frames = 8, reps = 5;
     if (argc > 1 && sscanf(argv[1], "%dx%d", &w, &h) != 2) {
         fprintf(stderr, "usage: %s [WIDTHxHEIGHT [FRAMES [REPS]]]\n", argv[0]);
         return 2;
@@ -898,11 +899,26 @@ int main(int argc, char **argv)
     printf("graphrt video pipeline\n");
     printf("workers: %d (grDevAttrMultiProcessorCount; set GRAPHRT_WORKERS to change)\n", workers);
 
-    int ok = run_config(w, h, frames, reps, "pipeline.dot");
+    Timing t[NUM_MODES];
+    int ok = run_config(w, h, frames, reps, 1, "pipeline.dot", t);
     if (argc == 1) {
-        /* The same pipeline on small preview frames: each kernel is now a
-         * few microseconds of work, and the cost of submitting it shows. */
-        ok &= run_config(PREVIEW_W, PREVIEW_H, frames, PREVIEW_REPS, NULL);
+        /* The same pipeline on smaller frames: as the kernels shrink, the
+         * cost of issuing and scheduling each step becomes a larger share
+         * of the frame, which is where graphs pay off. */
+        static const int sizes[][2] = {{640, 360}, {320, 180}, {160, 90}, {64, 36}};
+        printf("\nsmaller frames, same pipeline (%d frames, median of %d passes), wall time per frame:\n",
+               frames, SMALL_REPS);
+        printf("%-10s %12s %12s %8s %12s %8s\n", "size", "(a) eager", "(b) chain", "speedup", "(c) parallel",
+               "speedup");
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) {
+            char size[32];
+            ok &= run_config(sizes[i][0], sizes[i][1], frames, SMALL_REPS, 0, NULL, t);
+            snprintf(size, sizeof size, "%dx%d", sizes[i][0], sizes[i][1]);
+            printf("%-10s %9.1f us %9.1f us %7.2fx %9.1f us %7.2fx\n", size, t[0].wall_us, t[1].wall_us,
+                   t[0].wall_us / t[1].wall_us, t[2].wall_us, t[0].wall_us / t[2].wall_us);
+        }
+        if (ok)
+            printf("outputs: byte-identical across (a), (b), (c) at every size\n");
     }
     return ok ? 0 : 1;
 }
