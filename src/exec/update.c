@@ -1,0 +1,641 @@
+/*
+ * update.c - whole-graph update of an executable (grGraphExecUpdate) and
+ * update of the inlined nodes of one child graph
+ * (grGraphExecChildGraphNodeSetParams).
+ *
+ * An update runs in three phases, so that a refused update leaves the
+ * executable exactly as it was:
+ *   1. pair: every node of the new graph is paired with a node the
+ *      executable was built from, and the topologies are compared;
+ *   2. check: every pair is checked (type, changes CUDA refuses) and the
+ *      memory that applying needs is allocated (kernel argument blocks for
+ *      kernels whose parameter layout changes);
+ *   3. apply: wait until no launch of the executable is queued or running,
+ *      then write the plan. Nothing in this phase can fail.
+ *
+ * Pairing follows CUDA's rule at the top level: the sink nodes (no
+ * dependents) pair in creation order, then each pair's dependencies pair in
+ * edge order, walking towards the roots; a dependency that is already
+ * paired with another node is a topology change. The executable keeps only
+ * the plan of a child graph (its nodes inlined in the child's topological
+ * order), so inside child graphs the nodes of the new child graph pair with
+ * the inlined nodes by that same deterministic topological order (roots in
+ * creation order, then in edge order), and the edges are then compared one
+ * by one against the plan. For graphs built by the same sequence of calls
+ * both rules give the same pairs.
+ *
+ * Invariants:
+ *   - phases 1 and 2 write only the 'scratch' fields of the new graph's
+ *     nodes (graphs are not internally synchronised, as in CUDA) and memory
+ *     of their own;
+ *   - the executable's node table (exec->orig) keeps the nodes of the graph
+ *     it was instantiated from: after an update the setters still take
+ *     those nodes, as in CUDA.
+ */
+#include "exec.h"
+#include "../memory/memory.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Pairs kept on the stack up to this many top-level nodes (no allocation). */
+#define GR_UPDATE_STACK_NODES 128u
+
+/* Nesting limit of child graphs, as instantiate's. */
+#define GR_UPDATE_MAX_DEPTH 64
+
+typedef struct upd {
+    grGraphExec_t exec;
+    /* The failure found, if any. */
+    grGraphExecUpdateResult result;
+    grGraphNode_t error_node, error_from;
+    char msg[400];
+    /* Top level: orig index -> paired node of the new graph; BFS queue. */
+    struct grGraphNode_st **pair_o;
+    uint32_t *queue;
+    /* Edge checks inside child graphs: per plan node, the last source that
+     * stamped it as a successor (allocated on the first child graph). */
+    uint32_t *stamp;
+    uint32_t next_stamp;
+    /* Argument blocks for the kernel nodes whose parameter layout
+     * changes, allocated while checking, installed when applying. */
+    struct block {
+        gr_pnode *pn;
+        grKernel_t k;
+        void **argv;
+    } *blocks;
+    size_t nblocks, capblocks;
+} upd;
+
+GR_PRINTF(5, 6)
+static bool refuse(upd *u, grGraphExecUpdateResult r, grGraphNode_t node, grGraphNode_t from, const char *fmt, ...)
+{
+    va_list ap;
+    u->result = r;
+    u->error_node = node;
+    u->error_from = from;
+    va_start(ap, fmt);
+    vsnprintf(u->msg, sizeof u->msg, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+static bool oom(upd *u)
+{
+    return refuse(u, grGraphExecUpdateError, NULL, NULL, "out of memory");
+}
+
+/* ----------------------------------------------------------- parameters */
+
+/* CUDA's memory types as far as graphrt can tell them apart: memory from
+ * grMalloc or a pool is device memory, the rest (grMallocHost, plain host
+ * memory) host memory. 'known' is false for untracked memory, which may be
+ * host memory or device memory freed since. */
+static bool mem_is_device(const void *p, bool *known)
+{
+    gr_mem_kind kind;
+    if (p == NULL || !gr__mem_lookup(p, NULL, NULL, &kind)) {
+        *known = false;
+        return false;
+    }
+    *known = true;
+    return kind == GR_MEM_DEVICE || kind == GR_MEM_POOL;
+}
+
+/* True when a pointer's memory type changes from 'old' to 'now' in a way
+ * graphrt can be sure of: both are tracked allocations (an untracked old
+ * pointer may be device memory freed since, so it proves nothing). */
+static bool mem_type_changed(const void *old, const void *now)
+{
+    bool known_old, known_new;
+    bool dev_old = mem_is_device(old, &known_old);
+    bool dev_new = mem_is_device(now, &known_new);
+    return known_old && known_new && dev_old != dev_new;
+}
+
+static bool same_layout(grKernel_t a, grKernel_t b)
+{
+    if (a->nparams != b->nparams || a->argbytes != b->argbytes)
+        return false;
+    for (int i = 0; i < a->nparams; i++)
+        if (a->offsets[i] != b->offsets[i])
+            return false;
+    return true;
+}
+
+/* Allocates the argument block of plan node pn for kernel k, laid out as
+ * gr__pnode_set_kernel lays out its own: the pointers, then the values. */
+static bool add_block(upd *u, gr_pnode *pn, grKernel_t k)
+{
+    size_t vbytes = ((size_t)k->nparams * sizeof(void *) + 15u) & ~(size_t)15u;
+    if (u->nblocks == u->capblocks) {
+        size_t ncap = u->capblocks ? 2 * u->capblocks : 8;
+        struct block *nb = gr__realloc(u->blocks, ncap * sizeof *nb);
+        if (!nb)
+            return oom(u);
+        u->blocks = nb;
+        u->capblocks = ncap;
+    }
+    void **argv = gr__aligned_alloc(16, vbytes + k->argbytes);
+    if (!argv)
+        return oom(u);
+    unsigned char *a = (unsigned char *)argv + vbytes;
+    for (int i = 0; i < k->nparams; i++)
+        argv[i] = a + k->offsets[i];
+    u->blocks[u->nblocks++] = (struct block){pn, k, argv};
+    return true;
+}
+
+/* Checks that graph node 'gn' may update plan node 'pn' (same type checked
+ * by the caller); allocates what applying it will need. */
+static bool check_params(upd *u, gr_pnode *pn, grGraphNode_t gn)
+{
+    switch (gn->type) {
+    case grGraphNodeTypeKernel:
+        /* CUDA 12 applies function changes; its refusals (other context,
+         * CDP, cooperative, device-side launch) cannot arise here. */
+        if (!same_layout(gn->p.kernel.kernel, pn->u.kern.k))
+            return add_block(u, pn, gn->p.kernel.kernel);
+        return true;
+    case grGraphNodeTypeMemcpy:
+        if (mem_type_changed(pn->u.copy.dst, gn->p.memcpy.dst))
+            return refuse(u, grGraphExecUpdateErrorParametersChanged, gn, NULL,
+                          "%s copies to %p, memory of another type (device or host) than the %p its paired node "
+                          "copies to; as in CUDA, an update cannot change a copy's memory types (instantiate a "
+                          "new executable instead)",
+                          gr__node_label(gn), gn->p.memcpy.dst, pn->u.copy.dst);
+        if (mem_type_changed(pn->u.copy.src, gn->p.memcpy.src))
+            return refuse(u, grGraphExecUpdateErrorParametersChanged, gn, NULL,
+                          "%s copies from %p, memory of another type (device or host) than the %p its paired node "
+                          "copies from; as in CUDA, an update cannot change a copy's memory types (instantiate a "
+                          "new executable instead)",
+                          gr__node_label(gn), GR_PTR(gn->p.memcpy.src), GR_PTR(pn->u.copy.src));
+        return true;
+    case grGraphNodeTypeMemset: {
+        const grMemsetParams *o = &pn->u.memset, *m = &gn->p.memset;
+        bool two_d = o->height > 1 || m->height > 1;
+        if (two_d && (o->width != m->width || o->height != m->height || o->pitch != m->pitch ||
+                      o->elementSize != m->elementSize))
+            return refuse(u, grGraphExecUpdateErrorParametersChanged, gn, NULL,
+                          "%s sets %zu x %zu elements of %u bytes (pitch %zu) where its paired node sets %zu x %zu "
+                          "of %u bytes (pitch %zu); as in CUDA, an update of a 2D memset may change only its "
+                          "address and value",
+                          gr__node_label(gn), m->width, m->height, m->elementSize, m->pitch, o->width, o->height,
+                          o->elementSize, o->pitch);
+        return true;
+    }
+    case grGraphNodeTypeHost:
+    case grGraphNodeTypeEmpty:
+    case grGraphNodeTypeWaitEvent:
+    case grGraphNodeTypeEventRecord:
+    case grGraphNodeTypeGraph: /* checked by the caller, node by node */
+        return true;
+    case grGraphNodeTypeMemAlloc:
+    case grGraphNodeTypeMemFree:
+    case grGraphNodeTypeCount:
+        break;
+    }
+    return refuse(u, grGraphExecUpdateErrorNotSupported, gn, NULL, "%s: %s nodes cannot be updated",
+                  gr__node_label(gn), gr__node_type_name(gn->type));
+}
+
+/* Installs the argument blocks allocated while checking: each node gets
+ * the block laid out for its new kernel and that kernel, so that
+ * gr__pnode_set_kernel then finds the layout unchanged and copies the
+ * values in place instead of allocating. */
+static void install_blocks(upd *u)
+{
+    for (size_t i = 0; i < u->nblocks; i++) {
+        gr_pnode *pn = u->blocks[i].pn;
+        if (pn->own_args)
+            gr__free(pn->u.kern.argv);
+        pn->u.kern.argv = u->blocks[i].argv;
+        pn->own_args = 1;
+        gr__kernel_retain(u->blocks[i].k);
+        gr__kernel_release(pn->u.kern.k);
+        pn->u.kern.k = u->blocks[i].k;
+    }
+    u->nblocks = 0;
+}
+
+/* Writes graph node 'gn' into plan node 'pn'. Cannot fail once
+ * install_blocks has run. */
+static void apply_params(gr_pnode *pn, grGraphNode_t gn)
+{
+    switch (gn->type) {
+    case grGraphNodeTypeKernel: {
+        bool ok = gr__pnode_set_kernel(pn, &gn->p.kernel);
+        gr_assert(ok);
+        (void)ok;
+        return;
+    }
+    case grGraphNodeTypeMemcpy:
+        pn->u.copy = gn->p.memcpy;
+        return;
+    case grGraphNodeTypeMemset:
+        pn->u.memset = gn->p.memset;
+        return;
+    case grGraphNodeTypeHost:
+        pn->u.host = gn->p.host;
+        return;
+    case grGraphNodeTypeWaitEvent:
+    case grGraphNodeTypeEventRecord:
+        if (pn->u.event != gn->p.event) {
+            gr__event_retain(gn->p.event);
+            gr__event_release(pn->u.event);
+            pn->u.event = gn->p.event;
+        }
+        return;
+    case grGraphNodeTypeEmpty:
+    case grGraphNodeTypeGraph:
+    case grGraphNodeTypeMemAlloc:
+    case grGraphNodeTypeMemFree:
+    case grGraphNodeTypeCount:
+        return;
+    }
+}
+
+/* ---------------------------------------------------------- child graphs */
+
+static uint32_t scratch_in(const struct grGraphNode_st *n)
+{
+    return (uint32_t)(n->scratch >> 32);
+}
+static uint32_t scratch_out(const struct grGraphNode_st *n)
+{
+    return (uint32_t)n->scratch;
+}
+
+/* Names the owner of a child graph in sentences; NULL is the node of
+ * grGraphExecChildGraphNodeSetParams. */
+static const char *owner_label(grGraphNode_t owner)
+{
+    return owner ? gr__node_label(owner) : "the node";
+}
+
+/* Marks the successors of plan node 'from' with a fresh stamp, so that
+ * 'stamped' answers "is there an edge from -> to" in O(1). */
+static void stamp_succs(upd *u, uint32_t from)
+{
+    const gr_plan *p = &u->exec->plan;
+    const gr_pnode *pn = &p->nodes[from];
+    u->next_stamp++;
+    for (uint32_t i = pn->succ_begin; i < pn->succ_end; i++)
+        u->stamp[p->succ[i]] = u->next_stamp;
+}
+
+static bool stamped(const upd *u, uint32_t to)
+{
+    return u->stamp[to] == u->next_stamp;
+}
+
+/* Compares the edges of child graph c (whose nodes carry their plan 'in'
+ * and 'out' nodes in scratch) with the plan's edges between its 'enter'
+ * and 'leave' nodes. With the nodes paired one to one, equal predecessor
+ * counts and every expected edge present mean equal edge sets. */
+static bool check_child_edges(upd *u, grGraph_t c, uint32_t enter, uint32_t leave, grGraphNode_t owner)
+{
+    const gr_pnode *nodes = u->exec->plan.nodes;
+    size_t nsinks = 0;
+    if (!u->stamp) {
+        u->stamp = gr__calloc(u->exec->plan.nnodes, sizeof *u->stamp);
+        if (!u->stamp)
+            return oom(u);
+    }
+    for (struct grGraphNode_st *v = c->first; v; v = v->next) {
+        size_t want = v->ndeps ? v->ndeps : 1; /* a root follows 'enter' */
+        if (nodes[scratch_in(v)].npred != want)
+            return refuse(u, grGraphExecUpdateErrorTopologyChanged, v, NULL,
+                          "%s in the child graph of %s has %zu dependencies, the node it pairs with has another "
+                          "number",
+                          gr__node_label(v), owner_label(owner), v->ndeps);
+        if (v->nsuccs == 0)
+            nsinks++;
+    }
+    if (nodes[leave].npred != (nsinks ? nsinks : 1))
+        return refuse(u, grGraphExecUpdateErrorTopologyChanged, owner, NULL,
+                      "the child graph of %s has %zu sink nodes, the graph it pairs with %u", owner_label(owner),
+                      nsinks, nodes[leave].npred);
+    stamp_succs(u, enter);
+    if (c->nnodes == 0 && !stamped(u, leave))
+        return refuse(u, grGraphExecUpdateErrorTopologyChanged, owner, NULL,
+                      "the child graph of %s is empty, the graph it pairs with is not", owner_label(owner));
+    for (struct grGraphNode_st *v = c->first; v; v = v->next)
+        if (v->ndeps == 0 && !stamped(u, scratch_in(v)))
+            return refuse(u, grGraphExecUpdateErrorTopologyChanged, v, NULL,
+                          "%s is a root of the child graph of %s, the node it pairs with is not", gr__node_label(v),
+                          owner_label(owner));
+    for (struct grGraphNode_st *v = c->first; v; v = v->next) {
+        stamp_succs(u, scratch_out(v));
+        if (v->nsuccs == 0 && !stamped(u, leave))
+            return refuse(u, grGraphExecUpdateErrorTopologyChanged, v, NULL,
+                          "%s is a sink of the child graph of %s, the node it pairs with is not", gr__node_label(v),
+                          owner_label(owner));
+        for (size_t k = 0; k < v->nsuccs; k++)
+            if (!stamped(u, scratch_in(v->succs[k])))
+                return refuse(u, grGraphExecUpdateErrorTopologyChanged, v->succs[k], v,
+                              "the edge %s -> %s in the child graph of %s has no counterpart in the executable",
+                              gr__node_label(v), gr__node_label(v->succs[k]), owner_label(owner));
+    }
+    return true;
+}
+
+/*
+ * Pairs the nodes of child graph c (of node 'owner' of the new graph) with
+ * the plan nodes from *cursor on, in the topological order instantiate
+ * emitted them, and checks types and parameters; nested child graphs are
+ * paired and their edges checked here too. The nodes may use plan nodes
+ * below 'end' only. On success *cursor is past c's nodes (at its 'leave'
+ * node) and each node's scratch holds its plan 'in' node (high half) and
+ * 'out' node (low half), as instantiate's flatten records them.
+ */
+static bool pair_child(upd *u, grGraph_t c, grGraphNode_t owner, uint32_t *cursor, uint32_t end, int depth)
+{
+    gr_plan *p = &u->exec->plan;
+    struct grGraphNode_st *stackbuf[32], **order = stackbuf;
+    bool ok = true;
+    if (depth > GR_UPDATE_MAX_DEPTH)
+        return refuse(u, grGraphExecUpdateErrorTopologyChanged, owner, NULL,
+                      "the child graphs of %s nest deeper than those of the executable", owner_label(owner));
+    if (c->nnodes > 32) {
+        order = gr__malloc(c->nnodes * sizeof *order);
+        if (!order)
+            return oom(u);
+    }
+    if (GR_NEVER(!gr__graph_topo_sort(c, order)))
+        ok = refuse(u, grGraphExecUpdateError, owner, NULL, "the child graph of %s has a cycle", owner_label(owner));
+    for (size_t i = 0; i < c->nnodes && ok; i++) {
+        struct grGraphNode_st *v = order[i];
+        uint32_t in = *cursor;
+        if (in >= end) {
+            ok = refuse(u, grGraphExecUpdateErrorTopologyChanged, owner, NULL,
+                        "the child graph of %s has more nodes than the graph it pairs with", owner_label(owner));
+        } else if (v->type == grGraphNodeTypeGraph) {
+            /* Inlined as 'enter', the child's nodes, 'leave'. */
+            if (p->nodes[in].type != grGraphNodeTypeEmpty) {
+                ok = refuse(u, grGraphExecUpdateErrorNodeTypeChanged, v, NULL,
+                            "%s in the child graph of %s pairs with a %s node; node types cannot change in an "
+                            "update",
+                            gr__node_label(v), owner_label(owner),
+                            gr__node_type_name((grGraphNodeType)p->nodes[in].type));
+                break;
+            }
+            (*cursor)++;
+            if (!pair_child(u, v->p.child, v, cursor, end, depth + 1)) {
+                ok = false;
+                break;
+            }
+            if (*cursor >= end || p->nodes[*cursor].type != grGraphNodeTypeEmpty) {
+                ok = refuse(u, grGraphExecUpdateErrorTopologyChanged, v, NULL,
+                            "the child graph of %s has more nodes than the graph it pairs with", gr__node_label(v));
+                break;
+            }
+            ok = check_child_edges(u, v->p.child, in, *cursor, v);
+            v->scratch = ((uint64_t)in << 32) | (*cursor)++;
+        } else if (p->nodes[in].type != (uint8_t)v->type) {
+            ok = refuse(u, grGraphExecUpdateErrorNodeTypeChanged, v, NULL,
+                        "%s in the child graph of %s pairs with a %s node; node types cannot change in an update",
+                        gr__node_label(v), owner_label(owner),
+                        gr__node_type_name((grGraphNodeType)p->nodes[in].type));
+        } else {
+            ok = check_params(u, &p->nodes[in], v);
+            v->scratch = ((uint64_t)in << 32) | in;
+            (*cursor)++;
+        }
+    }
+    if (order != stackbuf)
+        gr__free(order);
+    return ok;
+}
+
+/* Pairs child graph c with the inlined nodes of top-level orig node o. */
+static bool pair_child_top(upd *u, grGraph_t c, grGraphNode_t owner, const gr_orig *o)
+{
+    uint32_t cursor = o->child_first, end = o->child_first + o->child_count;
+    if (!pair_child(u, c, owner, &cursor, end, 1))
+        return false;
+    if (cursor != end)
+        return refuse(u, grGraphExecUpdateErrorTopologyChanged, owner, NULL,
+                      "the child graph of %s has fewer nodes than the graph it pairs with", owner_label(owner));
+    return check_child_edges(u, c, o->pindex, end, owner);
+}
+
+/* Writes the parameters of child graph c's nodes into the plan. */
+static void apply_child(upd *u, grGraph_t c)
+{
+    for (struct grGraphNode_st *v = c->first; v; v = v->next) {
+        if (v->type == grGraphNodeTypeGraph)
+            apply_child(u, v->p.child);
+        else
+            apply_params(&u->exec->plan.nodes[scratch_in(v)], v);
+    }
+}
+
+/* ------------------------------------------------------------ top level */
+
+/* Pairs the nodes of g with the executable's nodes by CUDA's rule and
+ * compares the topologies; leaves in each node's scratch its orig index
+ * plus one. */
+static bool pair_top(upd *u, grGraph_t g)
+{
+    grGraphExec_t e = u->exec;
+    struct grGraphNode_st *const has_succ = (struct grGraphNode_st *)(uintptr_t)1;
+    struct grGraphNode_st *n;
+    uint32_t head = 0, tail = 0, npaired = 0;
+    uint32_t ndeps_orig = e->norig ? e->orig[e->norig - 1].dep_end : 0;
+    size_t nsinks_new = 0, nsinks_orig = 0;
+    if (g->nnodes != e->norig)
+        return refuse(u, grGraphExecUpdateErrorTopologyChanged, NULL, NULL,
+                      "graph %p has %zu nodes, the graph executable %p was instantiated from had %u; an update "
+                      "needs the same topology (instantiate a new executable instead)",
+                      GR_PTR(g), g->nnodes, GR_PTR(e), e->norig);
+    for (n = g->first; n; n = n->next) {
+        n->scratch = 0;
+        if (n->nsuccs == 0)
+            nsinks_new++;
+    }
+    /* pair_o first marks the original nodes that have dependents. */
+    for (uint32_t i = 0; i < e->norig; i++)
+        u->pair_o[i] = NULL;
+    for (uint32_t d = 0; d < ndeps_orig; d++)
+        u->pair_o[e->orig_deps[d]] = has_succ;
+    for (uint32_t i = 0; i < e->norig; i++)
+        if (u->pair_o[i] != has_succ)
+            nsinks_orig++;
+    if (nsinks_new > nsinks_orig) {
+        size_t k = 0;
+        for (n = g->first; n; n = n->next)
+            if (n->nsuccs == 0 && k++ == nsinks_orig)
+                break;
+        return refuse(u, grGraphExecUpdateErrorTopologyChanged, n, NULL,
+                      "graph %p has %zu sink nodes, the graph executable %p was instantiated from had %zu; %s has "
+                      "no counterpart",
+                      GR_PTR(g), nsinks_new, GR_PTR(e), nsinks_orig, gr__node_label(n));
+    }
+    /* Sinks pair in creation order. */
+    n = g->first;
+    for (uint32_t i = 0; i < e->norig; i++) {
+        if (u->pair_o[i] == has_succ) {
+            u->pair_o[i] = NULL;
+            continue;
+        }
+        while (n && n->nsuccs != 0)
+            n = n->next;
+        if (!n)
+            continue; /* fewer sinks in g: the walk below meets the change */
+        u->pair_o[i] = n;
+        n->scratch = (uint64_t)i + 1;
+        u->queue[tail++] = i;
+        npaired++;
+        n = n->next;
+    }
+    /* Then each pair's dependencies in edge order, towards the roots. */
+    while (head < tail) {
+        uint32_t o = u->queue[head++];
+        const gr_orig *og = &e->orig[o];
+        n = u->pair_o[o];
+        if (n->ndeps != og->dep_end - og->dep_begin)
+            return refuse(u, grGraphExecUpdateErrorTopologyChanged, n, NULL,
+                          "%s has %zu dependencies, the node it pairs with had %u", gr__node_label(n), n->ndeps,
+                          og->dep_end - og->dep_begin);
+        for (size_t k = 0; k < n->ndeps; k++) {
+            struct grGraphNode_st *nd = n->deps[k];
+            uint32_t od = e->orig_deps[og->dep_begin + k];
+            if (nd->scratch == 0 && u->pair_o[od] == NULL) {
+                u->pair_o[od] = nd;
+                nd->scratch = (uint64_t)od + 1;
+                u->queue[tail++] = od;
+                npaired++;
+            } else if (nd->scratch != (uint64_t)od + 1) {
+                return refuse(u, grGraphExecUpdateErrorTopologyChanged, n, nd,
+                              "dependency %zu of %s is %s, which does not match dependency %zu of the node it pairs "
+                              "with (nodes pair by sink creation order, then by dependency order)",
+                              k, gr__node_label(n), gr__node_label(nd), k);
+            }
+        }
+    }
+    /* Every node of g leads to a sink and all sinks of g are paired, so
+     * the walk reaches every node. */
+    if (GR_NEVER(npaired != e->norig))
+        return refuse(u, grGraphExecUpdateErrorTopologyChanged, NULL, NULL,
+                      "graph %p does not have the topology of the graph executable %p was instantiated from",
+                      GR_PTR(g), GR_PTR(e));
+    return true;
+}
+
+/* Checks every pair of a whole-graph update: types, parameters, child
+ * graphs (in g's creation order, so the first node at fault is named). */
+static bool check_top(upd *u, grGraph_t g)
+{
+    grGraphExec_t e = u->exec;
+    for (struct grGraphNode_st *n = g->first; n; n = n->next) {
+        const gr_orig *o = &e->orig[n->scratch - 1];
+        if (n->type != o->type)
+            return refuse(u, grGraphExecUpdateErrorNodeTypeChanged, n, NULL,
+                          "%s pairs with a %s node; node types cannot change in an update", gr__node_label(n),
+                          gr__node_type_name(o->type));
+        if (n->type == grGraphNodeTypeGraph) {
+            if (!pair_child_top(u, n->p.child, n, o))
+                return false;
+        } else if (!check_params(u, &e->plan.nodes[o->pindex], n)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static void upd_free(upd *u)
+{
+    for (size_t i = 0; i < u->nblocks; i++)
+        gr__free(u->blocks[i].argv);
+    gr__free(u->blocks);
+    gr__free(u->stamp);
+}
+
+GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph, grGraphExecUpdateResultInfo *resultInfo)
+{
+    static const char call[] = "grGraphExecUpdate";
+    struct grGraphNode_st *pair_buf[GR_UPDATE_STACK_NODES];
+    uint32_t queue_buf[GR_UPDATE_STACK_NODES];
+    grError_t err;
+    upd u;
+    bool ok;
+    if (!resultInfo)
+        return gr__fail(grErrorInvalidValue, "%s: 'resultInfo' (the output pointer) is NULL", call);
+    resultInfo->result = grGraphExecUpdateError;
+    resultInfo->errorNode = NULL;
+    resultInfo->errorFromNode = NULL;
+    if ((err = gr__exec_check(call, hGraphExec)) || (err = gr__graph_check(call, hGraph)))
+        return err;
+    memset(&u, 0, sizeof u);
+    u.exec = hGraphExec;
+    u.pair_o = pair_buf;
+    u.queue = queue_buf;
+    /* Node counts that differ are refused before the pairs are used. */
+    if (hGraphExec->norig > GR_UPDATE_STACK_NODES && hGraph->nnodes == hGraphExec->norig) {
+        u.pair_o = gr__malloc(hGraphExec->norig * (sizeof *u.pair_o + sizeof *u.queue));
+        if (!u.pair_o)
+            return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
+        u.queue = (uint32_t *)(u.pair_o + hGraphExec->norig);
+    }
+    ok = pair_top(&u, hGraph) && check_top(&u, hGraph);
+    if (u.pair_o != pair_buf)
+        gr__free(u.pair_o);
+    if (!ok) {
+        upd_free(&u);
+        resultInfo->result = u.result;
+        resultInfo->errorNode = u.error_node;
+        resultInfo->errorFromNode = u.error_from;
+        if (u.result == grGraphExecUpdateError)
+            return gr__fail(grErrorMemoryAllocation, "%s: %s", call, u.msg);
+        return gr__fail(grErrorGraphExecUpdateFailure, "%s: %s", call, u.msg);
+    }
+    gr__exec_quiesce(hGraphExec);
+    install_blocks(&u);
+    for (struct grGraphNode_st *n = hGraph->first; n; n = n->next) {
+        const gr_orig *o = &hGraphExec->orig[n->scratch - 1];
+        if (n->type == grGraphNodeTypeGraph)
+            apply_child(&u, n->p.child);
+        else
+            apply_params(&hGraphExec->plan.nodes[o->pindex], n);
+    }
+    upd_free(&u);
+    resultInfo->result = grGraphExecUpdateSuccess;
+    return grSuccess;
+}
+
+GR_API grError_t grGraphExecChildGraphNodeSetParams(grGraphExec_t hGraphExec, grGraphNode_t node, grGraph_t childGraph)
+{
+    static const char call[] = "grGraphExecChildGraphNodeSetParams";
+    grError_t err;
+    upd u;
+    if ((err = gr__exec_check(call, hGraphExec)) || (err = gr__graph_check(call, childGraph)))
+        return err;
+    uint32_t i = gr__exec_find(hGraphExec, node);
+    if (i == UINT32_MAX)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: node %p is not a node of the graph executable %p was instantiated from (the nodes of "
+                        "nested child graphs are updated through their top-level child graph node)",
+                        call, GR_PTR(node), GR_PTR(hGraphExec));
+    const gr_orig *o = &hGraphExec->orig[i];
+    if (o->type != grGraphNodeTypeGraph)
+        return gr__fail(grErrorInvalidValue, "%s: node %p is a %s node, not a child graph node", call, GR_PTR(node),
+                        gr__node_type_name(o->type));
+    memset(&u, 0, sizeof u);
+    u.exec = hGraphExec;
+    if (!pair_child_top(&u, childGraph, NULL, o)) {
+        upd_free(&u);
+        if (u.result == grGraphExecUpdateError)
+            return gr__fail(grErrorMemoryAllocation, "%s: %s", call, u.msg);
+        return gr__fail(grErrorInvalidValue,
+                        "%s: childGraph %p cannot update child graph node %p: %s (the topology, node types and node "
+                        "order must match those of the node's graph)",
+                        call, GR_PTR(childGraph), GR_PTR(node), u.msg);
+    }
+    gr__exec_quiesce(hGraphExec);
+    install_blocks(&u);
+    apply_child(&u, childGraph);
+    upd_free(&u);
+    return grSuccess;
+}
