@@ -1,0 +1,542 @@
+/*
+ * test-event.c - events: cross-stream ordering, re-recording, queries,
+ * synchronisation, timing, bad input and destruction with records in
+ * flight.
+ *
+ * Orderings are proved with host functions blocked on gates the test opens
+ * later; every wait has a timeout so a broken order fails, never hangs.
+ */
+#include "test.h"
+
+#include <stdatomic.h>
+#include <unistd.h>
+
+#define LOG_MAX 64
+
+static atomic_int log_n;
+static atomic_int log_ids[LOG_MAX];
+static atomic_int gate_timeouts;
+
+static void log_id(int id)
+{
+    int i = atomic_fetch_add(&log_n, 1);
+    if (i < LOG_MAX)
+        atomic_store(&log_ids[i], id);
+}
+
+typedef struct step {
+    atomic_int *gate;
+    int id;
+} step;
+
+/* Waits (at most 5 s) for the gate, then logs the id. */
+static void gated_step(void *p)
+{
+    step *st = p;
+    if (st->gate) {
+        int waited = 0;
+        while (!atomic_load(st->gate)) {
+            if (++waited > 5000) {
+                atomic_fetch_add(&gate_timeouts, 1);
+                break;
+            }
+            usleep(1000);
+        }
+    }
+    log_id(st->id);
+}
+
+static void sleep_2ms(void *p)
+{
+    (void)p;
+    usleep(2000);
+}
+
+static int wait_logged(int n, int ms)
+{
+    for (int i = 0; i < ms; i++) {
+        if (atomic_load(&log_n) >= n)
+            return 1;
+        usleep(1000);
+    }
+    return atomic_load(&log_n) >= n;
+}
+
+static int logged(int i)
+{
+    return atomic_load(&log_ids[i]);
+}
+
+/* Polls grEventQuery (which never runs work) until success; 0 on timeout. */
+static int event_done_within(grEvent_t e, int ms)
+{
+    for (int i = 0; i < ms; i++) {
+        if (grEventQuery(e) == grSuccess)
+            return 1;
+        usleep(1000);
+    }
+    return grEventQuery(e) == grSuccess;
+}
+
+GR_TEST(event_wait_makes_later_work_wait_for_the_record)
+{
+    static atomic_int gate;
+    static step first = {&gate, 1}, second = {NULL, 2};
+    grStream_t a, b;
+    grEvent_t e;
+    setenv("GRAPHRT_WORKERS", "4", 1);
+    CHECK_OK(grStreamCreateWithFlags(&a, grStreamNonBlocking));
+    CHECK_OK(grStreamCreateWithFlags(&b, grStreamNonBlocking));
+    CHECK_OK(grEventCreate(&e));
+    CHECK_OK(grLaunchHostFunc(a, gated_step, &first));
+    CHECK_OK(grEventRecord(e, a));
+    CHECK_OK(grStreamWaitEvent(b, e, 0));
+    CHECK_OK(grLaunchHostFunc(b, gated_step, &second));
+    usleep(50000);
+    CHECK_EQ(atomic_load(&log_n), 0);
+    CHECK_GR(grErrorNotReady, grStreamQuery(b));
+    atomic_store(&gate, 1);
+    CHECK(wait_logged(2, 5000));
+    CHECK_EQ(logged(0), 1);
+    CHECK_EQ(logged(1), 2);
+    CHECK_OK(grStreamSynchronize(b));
+    CHECK_OK(grStreamDestroy(a));
+    CHECK_OK(grStreamDestroy(b));
+    CHECK_OK(grEventDestroy(e));
+}
+
+GR_TEST(event_wait_does_not_order_work_issued_before_the_wait)
+{
+    static atomic_int gate;
+    static step first = {&gate, 1}, second = {NULL, 2};
+    grStream_t a, b;
+    grEvent_t e;
+    setenv("GRAPHRT_WORKERS", "4", 1);
+    CHECK_OK(grStreamCreateWithFlags(&a, grStreamNonBlocking));
+    CHECK_OK(grStreamCreateWithFlags(&b, grStreamNonBlocking));
+    CHECK_OK(grEventCreate(&e));
+    CHECK_OK(grLaunchHostFunc(a, gated_step, &first));
+    CHECK_OK(grEventRecord(e, a));
+    CHECK_OK(grLaunchHostFunc(b, gated_step, &second));
+    CHECK_OK(grStreamWaitEvent(b, e, 0));
+    CHECK(wait_logged(1, 5000));
+    CHECK_EQ(logged(0), 2);
+    atomic_store(&gate, 1);
+    CHECK(wait_logged(2, 5000));
+    CHECK_OK(grDeviceSynchronize());
+    CHECK_OK(grStreamDestroy(a));
+    CHECK_OK(grStreamDestroy(b));
+    CHECK_OK(grEventDestroy(e));
+}
+
+GR_TEST(wait_on_never_recorded_event_is_a_no_op)
+{
+    static step only = {NULL, 7};
+    grStream_t b;
+    grEvent_t e;
+    setenv("GRAPHRT_WORKERS", "2", 1);
+    CHECK_OK(grStreamCreateWithFlags(&b, grStreamNonBlocking));
+    CHECK_OK(grEventCreate(&e));
+    CHECK_OK(grStreamWaitEvent(b, e, 0));
+    CHECK_OK(grLaunchHostFunc(b, gated_step, &only));
+    CHECK(wait_logged(1, 5000));
+    CHECK_EQ(logged(0), 7);
+    CHECK_OK(grStreamSynchronize(b));
+    CHECK_OK(grStreamDestroy(b));
+    CHECK_OK(grEventDestroy(e));
+}
+
+GR_TEST(wait_issued_before_rerecord_waits_for_the_old_record_only)
+{
+    static atomic_int gate1, gate2;
+    static step g1 = {&gate1, 1}, g2 = {&gate2, 2}, after = {NULL, 3};
+    grStream_t a, b;
+    grEvent_t e;
+    setenv("GRAPHRT_WORKERS", "4", 1);
+    CHECK_OK(grStreamCreateWithFlags(&a, grStreamNonBlocking));
+    CHECK_OK(grStreamCreateWithFlags(&b, grStreamNonBlocking));
+    CHECK_OK(grEventCreateWithFlags(&e, grEventDisableTiming));
+    CHECK_OK(grLaunchHostFunc(a, gated_step, &g1));
+    CHECK_OK(grEventRecord(e, a));          /* record 1 */
+    CHECK_OK(grStreamWaitEvent(b, e, 0));   /* waits for record 1 */
+    CHECK_OK(grLaunchHostFunc(a, gated_step, &g2));
+    CHECK_OK(grEventRecord(e, a));          /* record 2 */
+    CHECK_OK(grLaunchHostFunc(b, gated_step, &after));
+    usleep(30000);
+    CHECK_EQ(atomic_load(&log_n), 0);
+    atomic_store(&gate1, 1);
+    /* b's work runs once record 1 completes, while record 2 is still
+     * blocked behind gate2. */
+    CHECK(wait_logged(2, 5000));
+    CHECK_EQ(logged(0), 1);
+    CHECK_EQ(logged(1), 3);
+    CHECK_GR(grErrorNotReady, grEventQuery(e));
+    atomic_store(&gate2, 1);
+    CHECK(wait_logged(3, 5000));
+    CHECK_EQ(logged(2), 2);
+    CHECK(event_done_within(e, 5000));
+    CHECK_EQ(atomic_load(&gate_timeouts), 0);
+    CHECK_OK(grDeviceSynchronize());
+    CHECK_OK(grStreamDestroy(a));
+    CHECK_OK(grStreamDestroy(b));
+    CHECK_OK(grEventDestroy(e));
+}
+
+GR_TEST(wait_issued_after_rerecord_waits_for_the_new_record)
+{
+    static atomic_int gate2;
+    static step g2 = {&gate2, 2}, after = {NULL, 3};
+    grStream_t a, b;
+    grEvent_t e;
+    setenv("GRAPHRT_WORKERS", "4", 1);
+    CHECK_OK(grStreamCreateWithFlags(&a, grStreamNonBlocking));
+    CHECK_OK(grStreamCreateWithFlags(&b, grStreamNonBlocking));
+    CHECK_OK(grEventCreate(&e));
+    CHECK_OK(grEventRecord(e, a)); /* record 1: completes at once */
+    CHECK(event_done_within(e, 5000));
+    CHECK_OK(grLaunchHostFunc(a, gated_step, &g2));
+    CHECK_OK(grEventRecord(e, a)); /* record 2 */
+    CHECK_OK(grStreamWaitEvent(b, e, 0));
+    CHECK_OK(grLaunchHostFunc(b, gated_step, &after));
+    usleep(50000);
+    CHECK_EQ(atomic_load(&log_n), 0);
+    atomic_store(&gate2, 1);
+    CHECK(wait_logged(2, 5000));
+    CHECK_EQ(logged(0), 2);
+    CHECK_EQ(logged(1), 3);
+    CHECK_OK(grDeviceSynchronize());
+    CHECK_OK(grStreamDestroy(a));
+    CHECK_OK(grStreamDestroy(b));
+    CHECK_OK(grEventDestroy(e));
+}
+
+GR_TEST(rerecord_on_another_stream_refers_to_the_latest_record)
+{
+    static atomic_int gate;
+    static step g = {&gate, 1};
+    grStream_t a, b;
+    grEvent_t e;
+    setenv("GRAPHRT_WORKERS", "4", 1);
+    CHECK_OK(grStreamCreateWithFlags(&a, grStreamNonBlocking));
+    CHECK_OK(grStreamCreateWithFlags(&b, grStreamNonBlocking));
+    CHECK_OK(grEventCreate(&e));
+    CHECK_OK(grLaunchHostFunc(a, gated_step, &g));
+    CHECK_OK(grEventRecord(e, a));
+    CHECK_GR(grErrorNotReady, grEventQuery(e));
+    CHECK_OK(grEventRecord(e, b)); /* b is idle: the event completes */
+    CHECK(event_done_within(e, 5000));
+    CHECK_OK(grEventSynchronize(e));
+    CHECK_EQ(atomic_load(&log_n), 0);
+    atomic_store(&gate, 1);
+    CHECK_OK(grDeviceSynchronize());
+    CHECK_OK(grStreamDestroy(a));
+    CHECK_OK(grStreamDestroy(b));
+    CHECK_OK(grEventDestroy(e));
+}
+
+/*
+ * a waits for b; c waits for a record of a made after a's wait. A thread
+ * that runs a's wait must not get stuck inside c's wait on a.
+ */
+GR_TEST(wait_chain_across_three_streams_completes)
+{
+    static atomic_int gate;
+    static step gb = {&gate, 1}, ga = {NULL, 2}, gc = {NULL, 3};
+    grStream_t a, b, c;
+    grEvent_t eb, ea;
+    setenv("GRAPHRT_WORKERS", "2", 1);
+    CHECK_OK(grStreamCreateWithFlags(&a, grStreamNonBlocking));
+    CHECK_OK(grStreamCreateWithFlags(&b, grStreamNonBlocking));
+    CHECK_OK(grStreamCreateWithFlags(&c, grStreamNonBlocking));
+    CHECK_OK(grEventCreateWithFlags(&eb, grEventDisableTiming));
+    CHECK_OK(grEventCreateWithFlags(&ea, grEventDisableTiming));
+    CHECK_OK(grLaunchHostFunc(b, gated_step, &gb));
+    CHECK_OK(grEventRecord(eb, b));
+    CHECK_OK(grStreamWaitEvent(a, eb, 0));
+    CHECK_OK(grLaunchHostFunc(a, gated_step, &ga));
+    CHECK_OK(grEventRecord(ea, a));
+    CHECK_OK(grStreamWaitEvent(c, ea, 0));
+    CHECK_OK(grLaunchHostFunc(c, gated_step, &gc));
+    usleep(50000);
+    CHECK_EQ(atomic_load(&log_n), 0);
+    atomic_store(&gate, 1);
+    CHECK(wait_logged(3, 5000));
+    CHECK_EQ(logged(0), 1);
+    CHECK_EQ(logged(1), 2);
+    CHECK_EQ(logged(2), 3);
+    CHECK_OK(grDeviceSynchronize());
+    CHECK_OK(grStreamDestroy(a));
+    CHECK_OK(grStreamDestroy(b));
+    CHECK_OK(grStreamDestroy(c));
+    CHECK_OK(grEventDestroy(ea));
+    CHECK_OK(grEventDestroy(eb));
+}
+
+GR_TEST(event_query_reports_not_ready_then_success)
+{
+    static atomic_int gate;
+    static step g = {&gate, 1};
+    grStream_t s;
+    grEvent_t e;
+    setenv("GRAPHRT_WORKERS", "2", 1);
+    CHECK_OK(grStreamCreate(&s));
+    CHECK_OK(grEventCreate(&e));
+    CHECK_OK(grEventQuery(e)); /* never recorded */
+    CHECK_OK(grLaunchHostFunc(s, gated_step, &g));
+    CHECK_OK(grEventRecord(e, s));
+    CHECK_GR(grErrorNotReady, grEventQuery(e));
+    /* NotReady is a status, not an error: the last error stays clean. */
+    CHECK_EQ(grPeekAtLastError(), grSuccess);
+    CHECK_EQ(grGetLastError(), grSuccess);
+    atomic_store(&gate, 1);
+    CHECK(event_done_within(e, 5000));
+    CHECK_OK(grEventQuery(e));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grEventDestroy(e));
+}
+
+static void slow_flag(void *p)
+{
+    usleep(30000);
+    atomic_store((atomic_int *)p, 1);
+}
+
+GR_TEST(event_synchronize_waits_for_the_record)
+{
+    static atomic_int flag;
+    grStream_t s;
+    grEvent_t e;
+    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
+    CHECK_OK(grEventCreateWithFlags(&e, grEventBlockingSync));
+    CHECK_OK(grLaunchHostFunc(s, slow_flag, &flag));
+    CHECK_OK(grEventRecord(e, s));
+    CHECK_OK(grEventSynchronize(e));
+    CHECK_EQ(atomic_load(&flag), 1);
+    CHECK_OK(grEventQuery(e));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grEventDestroy(e));
+}
+
+GR_TEST(event_synchronize_on_never_recorded_event_returns_at_once)
+{
+    grEvent_t e;
+    CHECK_OK(grEventCreate(&e));
+    CHECK_OK(grEventSynchronize(e));
+    CHECK_OK(grEventDestroy(e));
+}
+
+GR_TEST(event_record_on_legacy_stream_covers_its_work)
+{
+    static atomic_int flag;
+    grEvent_t e;
+    CHECK_OK(grEventCreate(&e));
+    CHECK_OK(grLaunchHostFunc(NULL, slow_flag, &flag));
+    CHECK_OK(grEventRecord(e, NULL));
+    CHECK_OK(grEventSynchronize(e));
+    CHECK_EQ(atomic_load(&flag), 1);
+    CHECK_OK(grEventDestroy(e));
+}
+
+/* ------------------------------------------------------------------ timing */
+
+GR_TEST(elapsed_time_is_non_negative_for_ordered_records)
+{
+    grStream_t s;
+    grEvent_t e0, e1;
+    float ms = -1.0f;
+    CHECK_OK(grStreamCreate(&s));
+    CHECK_OK(grEventCreate(&e0));
+    CHECK_OK(grEventCreate(&e1));
+    CHECK_OK(grEventRecord(e0, s));
+    CHECK_OK(grLaunchHostFunc(s, sleep_2ms, NULL));
+    CHECK_OK(grEventRecord(e1, s));
+    CHECK_OK(grEventSynchronize(e1));
+    CHECK_OK(grEventElapsedTime(&ms, e0, e1));
+    CHECK(ms >= 0.0f);
+    ms = -1.0f;
+    CHECK_OK(grEventElapsedTime(&ms, e0, e0));
+    CHECK(ms == 0.0f);
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grEventDestroy(e0));
+    CHECK_OK(grEventDestroy(e1));
+}
+
+GR_TEST(elapsed_time_is_not_ready_before_the_records_complete)
+{
+    static atomic_int gate;
+    static step g = {&gate, 1};
+    grStream_t s;
+    grEvent_t e0, e1;
+    float ms = -1.0f;
+    setenv("GRAPHRT_WORKERS", "2", 1);
+    CHECK_OK(grStreamCreate(&s));
+    CHECK_OK(grEventCreate(&e0));
+    CHECK_OK(grEventCreate(&e1));
+    CHECK_OK(grEventRecord(e0, s));
+    CHECK_OK(grLaunchHostFunc(s, gated_step, &g));
+    CHECK_OK(grEventRecord(e1, s));
+    CHECK_GR(grErrorNotReady, grEventElapsedTime(&ms, e0, e1));
+    CHECK(ms == -1.0f);
+    atomic_store(&gate, 1);
+    CHECK(event_done_within(e1, 5000));
+    CHECK_OK(grEventElapsedTime(&ms, e0, e1));
+    CHECK(ms >= 0.0f);
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grEventDestroy(e0));
+    CHECK_OK(grEventDestroy(e1));
+}
+
+GR_TEST(elapsed_time_refuses_disable_timing_events)
+{
+    grEvent_t t, nt;
+    float ms = -1.0f;
+    CHECK_OK(grEventCreate(&t));
+    CHECK_OK(grEventCreateWithFlags(&nt, grEventDisableTiming));
+    CHECK_OK(grEventRecord(t, NULL));
+    CHECK_OK(grEventRecord(nt, NULL));
+    CHECK_OK(grStreamSynchronize(NULL));
+    CHECK_GR(grErrorInvalidResourceHandle, grEventElapsedTime(&ms, t, nt));
+    CHECK_DETAIL_HAS("grEventElapsedTime");
+    CHECK_GR(grErrorInvalidResourceHandle, grEventElapsedTime(&ms, nt, t));
+    CHECK_DETAIL_HAS("grEventElapsedTime");
+    CHECK(ms == -1.0f);
+    CHECK_OK(grEventDestroy(t));
+    CHECK_OK(grEventDestroy(nt));
+}
+
+GR_TEST(elapsed_time_refuses_never_recorded_events)
+{
+    grEvent_t rec, never;
+    float ms = -1.0f;
+    CHECK_OK(grEventCreate(&rec));
+    CHECK_OK(grEventCreate(&never));
+    CHECK_OK(grEventRecord(rec, NULL));
+    CHECK_OK(grEventSynchronize(rec));
+    CHECK_GR(grErrorInvalidResourceHandle, grEventElapsedTime(&ms, never, rec));
+    CHECK_DETAIL_HAS("grEventElapsedTime");
+    CHECK_GR(grErrorInvalidResourceHandle, grEventElapsedTime(&ms, rec, never));
+    CHECK(ms == -1.0f);
+    CHECK_GR(grErrorInvalidValue, grEventElapsedTime(NULL, rec, rec));
+    CHECK_DETAIL_HAS("grEventElapsedTime");
+    CHECK_GR(grErrorInvalidResourceHandle, grEventElapsedTime(&ms, NULL, rec));
+    CHECK_OK(grEventDestroy(rec));
+    CHECK_OK(grEventDestroy(never));
+}
+
+/* --------------------------------------------------------------- bad input */
+
+GR_TEST(event_create_refuses_bad_flags_and_null_output)
+{
+    grEvent_t e = (grEvent_t)0x1234;
+    CHECK_GR(grErrorInvalidValue, grEventCreateWithFlags(&e, 0x4u));
+    CHECK_DETAIL_HAS("grEventCreateWithFlags");
+    CHECK_GR(grErrorInvalidValue, grEventCreateWithFlags(&e, 0x80000000u));
+    CHECK_PTR_EQ(e, (grEvent_t)0x1234);
+    CHECK_GR(grErrorInvalidValue, grEventCreateWithFlags(NULL, 0));
+    CHECK_DETAIL_HAS("grEventCreateWithFlags");
+    CHECK_GR(grErrorInvalidValue, grEventCreate(NULL));
+    CHECK_DETAIL_HAS("grEventCreate");
+    CHECK_OK(grEventCreateWithFlags(&e, grEventBlockingSync | grEventDisableTiming));
+    CHECK_OK(grEventDestroy(e));
+}
+
+GR_TEST(stream_wait_event_refuses_bad_flags_and_adds_no_wait)
+{
+    static atomic_int gate;
+    static step g = {&gate, 1}, after = {NULL, 2};
+    grStream_t a, b;
+    grEvent_t e;
+    setenv("GRAPHRT_WORKERS", "4", 1);
+    CHECK_OK(grStreamCreateWithFlags(&a, grStreamNonBlocking));
+    CHECK_OK(grStreamCreateWithFlags(&b, grStreamNonBlocking));
+    CHECK_OK(grEventCreate(&e));
+    CHECK_OK(grLaunchHostFunc(a, gated_step, &g));
+    CHECK_OK(grEventRecord(e, a));
+    CHECK_GR(grErrorInvalidValue, grStreamWaitEvent(b, e, 1u));
+    CHECK_DETAIL_HAS("grStreamWaitEvent");
+    CHECK_GR(grErrorInvalidValue, grStreamWaitEvent(b, e, 0x100u));
+    CHECK_GR(grErrorInvalidResourceHandle, grStreamWaitEvent(b, NULL, 0));
+    CHECK_DETAIL_HAS("grStreamWaitEvent");
+    /* The refused waits left b free: its work runs while a is blocked. */
+    CHECK_OK(grLaunchHostFunc(b, gated_step, &after));
+    CHECK(wait_logged(1, 5000));
+    CHECK_EQ(logged(0), 2);
+    atomic_store(&gate, 1);
+    CHECK_OK(grDeviceSynchronize());
+    CHECK_OK(grStreamDestroy(a));
+    CHECK_OK(grStreamDestroy(b));
+    CHECK_OK(grEventDestroy(e));
+}
+
+GR_TEST(null_and_foreign_event_handles_are_refused)
+{
+    static uint64_t fake[16]; /* zeroed memory that is no event */
+    grEvent_t bogus = (grEvent_t)(void *)fake;
+    float ms;
+    CHECK_GR(grErrorInvalidResourceHandle, grEventRecord(NULL, NULL));
+    CHECK_DETAIL_HAS("grEventRecord");
+    CHECK_GR(grErrorInvalidResourceHandle, grEventQuery(bogus));
+    CHECK_DETAIL_HAS("grEventQuery");
+    CHECK_GR(grErrorInvalidResourceHandle, grEventSynchronize(bogus));
+    CHECK_DETAIL_HAS("grEventSynchronize");
+    CHECK_GR(grErrorInvalidResourceHandle, grEventDestroy(bogus));
+    CHECK_DETAIL_HAS("grEventDestroy");
+    CHECK_GR(grErrorInvalidResourceHandle, grEventElapsedTime(&ms, bogus, bogus));
+    CHECK_GR(grErrorInvalidResourceHandle, grStreamWaitEvent(NULL, bogus, 0));
+    CHECK_DETAIL_HAS("grStreamWaitEvent");
+}
+
+GR_TEST(destroyed_event_is_refused_while_its_record_is_in_flight)
+{
+    static atomic_int gate;
+    static step g = {&gate, 1};
+    grStream_t s;
+    grEvent_t e;
+    setenv("GRAPHRT_WORKERS", "2", 1);
+    CHECK_OK(grStreamCreate(&s));
+    CHECK_OK(grEventCreate(&e));
+    CHECK_OK(grLaunchHostFunc(s, gated_step, &g));
+    CHECK_OK(grEventRecord(e, s));
+    CHECK_OK(grEventDestroy(e));
+    /* The pending record keeps the memory; the handle is dead. */
+    CHECK_GR(grErrorInvalidResourceHandle, grEventQuery(e));
+    CHECK_DETAIL_HAS("grEventQuery");
+    CHECK_GR(grErrorInvalidResourceHandle, grEventRecord(e, s));
+    CHECK_DETAIL_HAS("grEventRecord");
+    CHECK_GR(grErrorInvalidResourceHandle, grStreamWaitEvent(s, e, 0));
+    CHECK_DETAIL_HAS("grStreamWaitEvent");
+    CHECK_GR(grErrorInvalidResourceHandle, grEventSynchronize(e));
+    CHECK_GR(grErrorInvalidResourceHandle, grEventDestroy(e));
+    CHECK_DETAIL_HAS("grEventDestroy");
+    atomic_store(&gate, 1);
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_EQ(atomic_load(&log_n), 1);
+    CHECK_OK(grStreamDestroy(s));
+}
+
+GR_TEST(event_destroyed_while_a_wait_on_it_is_queued_is_safe)
+{
+    static atomic_int gate;
+    static step g = {&gate, 1}, after = {NULL, 2};
+    grStream_t a, b;
+    grEvent_t e;
+    setenv("GRAPHRT_WORKERS", "4", 1);
+    CHECK_OK(grStreamCreateWithFlags(&a, grStreamNonBlocking));
+    CHECK_OK(grStreamCreateWithFlags(&b, grStreamNonBlocking));
+    CHECK_OK(grEventCreate(&e));
+    CHECK_OK(grLaunchHostFunc(a, gated_step, &g));
+    CHECK_OK(grEventRecord(e, a));
+    CHECK_OK(grStreamWaitEvent(b, e, 0));
+    CHECK_OK(grLaunchHostFunc(b, gated_step, &after));
+    CHECK_OK(grEventDestroy(e));
+    /* The queued wait still orders b after a. */
+    usleep(30000);
+    CHECK_EQ(atomic_load(&log_n), 0);
+    atomic_store(&gate, 1);
+    CHECK(wait_logged(2, 5000));
+    CHECK_EQ(logged(0), 1);
+    CHECK_EQ(logged(1), 2);
+    CHECK_OK(grDeviceSynchronize());
+    CHECK_OK(grStreamDestroy(a));
+    CHECK_OK(grStreamDestroy(b));
+}
