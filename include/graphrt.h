@@ -343,7 +343,7 @@ GR_API grError_t grLaunchKernel(grKernel_t kernel, grDim3 gridDim, grDim3 blockD
 /* Memory                                                                 */
 /* ====================================================================== */
 
-/* Allocates 'size' bytes (64-aligned) tracked by graphrt, so that copies
+/* Allocates 'size' bytes (256-aligned) tracked by graphrt, so that copies
  * and memsets that run past its end are refused. size 0 gives NULL and
  * grSuccess, as in CUDA. Refused during a Global/ThreadLocal capture.
  * Mirrors cudaMalloc. */
@@ -716,6 +716,142 @@ GR_API grError_t grGraphNodeFindInClone(grGraphNode_t *pNode, grGraphNode_t orig
  * grGraphDebugDotFlagsVerbose), child graphs as clusters. Mirrors
  * cudaGraphDebugDotPrint. */
 GR_API grError_t grGraphDebugDotPrint(grGraph_t graph, const char *path, unsigned int flags);
+
+/* ====================================================================== */
+/* Stream capture                                                         */
+/* ====================================================================== */
+
+/*
+ * Between grStreamBeginCapture and grStreamEndCapture, work issued to the
+ * capturing stream is recorded as nodes of a graph instead of running:
+ * kernel launches, grMemcpyAsync, grMemsetAsync and host functions become
+ * nodes depending on the stream's previous work. grEventRecord on a
+ * capturing stream followed by grStreamWaitEvent on another stream makes
+ * that stream join the capture (fork); waiting back on an event recorded
+ * in it joins it again. Every stream that joined must be joined back
+ * before the capture ends. The rules, each with its source, are listed in
+ * docs/capture.md.
+ *
+ * Capture sequences are safe to use from several threads (each capture
+ * has its own lock), but a stream must not be issued work by one thread
+ * while another ends its capture, as in CUDA.
+ */
+
+/* What grStreamIsCapturing / grStreamGetCaptureInfo report. Mirrors
+ * cudaStreamCaptureStatus. */
+typedef enum grStreamCaptureStatus {
+    grStreamCaptureStatusNone = 0,       /* not capturing */
+    grStreamCaptureStatusActive = 1,     /* capturing */
+    grStreamCaptureStatusInvalidated = 2 /* capturing, but an illegal call
+                                            invalidated the capture: only
+                                            grStreamEndCapture is useful */
+} grStreamCaptureStatus;
+
+/* Which "potentially unsafe" calls (grMalloc, grFree, grMallocHost,
+ * grStreamSynchronize, grStreamQuery, grEventSynchronize, grEventQuery on
+ * work outside the capture) are refused while captures are in progress.
+ * A thread is refused them when its own mode (grThreadExchangeStream-
+ * CaptureMode, default Global) is not Relaxed and either it began a
+ * capture that is not Relaxed, or its mode is Global and another thread
+ * began a Global capture. A refused call returns
+ * grErrorStreamCaptureUnsupported and invalidates the captures that
+ * forbade it. Also: a capture begun in Global or ThreadLocal mode must be
+ * ended by the thread that began it. Mirrors cudaStreamCaptureMode. */
+typedef enum grStreamCaptureMode {
+    grStreamCaptureModeGlobal = 0,
+    grStreamCaptureModeThreadLocal = 1,
+    grStreamCaptureModeRelaxed = 2
+} grStreamCaptureMode;
+
+/* Flags of grStreamUpdateCaptureDependencies. Mirrors
+ * cudaStreamUpdateCaptureDependenciesFlags. */
+typedef enum grStreamUpdateCaptureDependenciesFlags {
+    grStreamAddCaptureDependencies = 0x0, /* add to the current set */
+    grStreamSetCaptureDependencies = 0x1  /* replace the current set */
+} grStreamUpdateCaptureDependenciesFlags;
+
+/* Begins capturing 'stream' into a new graph in the given mode. Errors:
+ * grErrorInvalidValue (mode not a grStreamCaptureMode),
+ * grErrorInvalidResourceHandle (stream not live),
+ * grErrorStreamCaptureUnsupported (the legacy stream: NULL or
+ * grStreamLegacy; grStreamPerThread may be captured),
+ * grErrorIllegalState (the stream already takes part in a capture, even
+ * an invalidated one). Mirrors cudaStreamBeginCapture. */
+GR_API grError_t grStreamBeginCapture(grStream_t stream, grStreamCaptureMode mode);
+
+/* As grStreamBeginCapture, but the captured nodes are added to the
+ * existing 'graph', the first of them depending on dependencies[0..
+ * numDependencies) (nodes of 'graph'). grStreamEndCapture then returns
+ * 'graph' itself. Errors as grStreamBeginCapture, plus
+ * grErrorInvalidValue for a graph that is not live, owned by a child-graph
+ * node, or dependencies that are not distinct live nodes of it. Mirrors
+ * cudaStreamBeginCaptureToGraph (CUDA 12.3 form, without edge data).
+ * Deviation: if the capture fails (invalidated, unjoined), the nodes it
+ * added are removed and the graph is left as it was, where CUDA leaves the
+ * graph unusable. */
+GR_API grError_t grStreamBeginCaptureToGraph(grStream_t stream, grGraph_t graph,
+                                             const grGraphNode_t *dependencies, size_t numDependencies,
+                                             grStreamCaptureMode mode);
+
+/* Ends the capture begun on 'stream' and returns the graph in *pGraph
+ * (the caller owns it; with grStreamBeginCaptureToGraph, the graph given
+ * there). Every stream that joined the capture leaves it, whatever the
+ * result. Errors: grErrorInvalidValue (pGraph NULL),
+ * grErrorIllegalState (the stream is not capturing; *pGraph untouched),
+ * grErrorStreamCaptureUnmatched (the stream joined a capture begun on
+ * another stream; that capture is invalidated and not ended),
+ * grErrorStreamCaptureWrongThread (a Global or ThreadLocal capture ended
+ * by another thread; the capture ends, *pGraph = NULL),
+ * grErrorStreamCaptureInvalidated (an illegal call invalidated the
+ * capture; it ends, *pGraph = NULL, and the detail names the FIRST call
+ * that invalidated it), grErrorStreamCaptureUnjoined (a stream that joined
+ * has work the capturing stream never waited for; the capture ends,
+ * *pGraph = NULL). Cost: linear in the streams and events of the capture,
+ * plus one pass over the nodes when a forked stream must be checked for
+ * being joined. Mirrors cudaStreamEndCapture. */
+GR_API grError_t grStreamEndCapture(grStream_t stream, grGraph_t *pGraph);
+
+/* *pCaptureStatus: whether the stream takes part in a capture. Errors:
+ * grErrorInvalidValue (pCaptureStatus NULL), grErrorStreamCaptureImplicit
+ * (the legacy stream while a blocking stream captures: using it would
+ * make it depend on the capture). Never refused by the capture modes.
+ * Mirrors cudaStreamIsCapturing. */
+GR_API grError_t grStreamIsCapturing(grStream_t stream, grStreamCaptureStatus *pCaptureStatus);
+
+/* The capture state of the stream: *captureStatus_out (required), and,
+ * only when it is grStreamCaptureStatusActive, each non-NULL optional
+ * output: *id_out a process-unique id of the capture (shared by every
+ * stream in it, never reused), *graph_out the graph being built (owned by
+ * the capture: do not destroy it), *dependencies_out / *numDependencies_out
+ * the nodes the next captured operation on this stream will depend on
+ * (the array stays valid until the next operation on the stream). Errors:
+ * grErrorInvalidValue (captureStatus_out NULL), grErrorStreamCaptureImplicit
+ * (as grStreamIsCapturing). Mirrors cudaStreamGetCaptureInfo (CUDA 12
+ * form, without edge data). */
+GR_API grError_t grStreamGetCaptureInfo(grStream_t stream, grStreamCaptureStatus *captureStatus_out,
+                                        unsigned long long *id_out, grGraph_t *graph_out,
+                                        const grGraphNode_t **dependencies_out, size_t *numDependencies_out);
+
+/* Changes the set of nodes the next captured operation on the stream
+ * depends on: flags grStreamAddCaptureDependencies adds dependencies
+ * (duplicates ignored), grStreamSetCaptureDependencies replaces the set
+ * (an empty set makes the next node a root). Errors: grErrorInvalidValue
+ * (other flags, dependencies NULL with numDependencies > 0, a node that is
+ * not a live node of the capture's graph; the capture stays valid),
+ * grErrorIllegalState (the stream is not capturing),
+ * grErrorStreamCaptureInvalidated (its capture was invalidated). Mirrors
+ * cudaStreamUpdateCaptureDependencies (CUDA 12 form). */
+GR_API grError_t grStreamUpdateCaptureDependencies(grStream_t stream, grGraphNode_t *dependencies,
+                                                   size_t numDependencies, unsigned int flags);
+
+/* Sets the calling thread's capture mode to *mode and returns the previous
+ * one in *mode (the usual pattern: exchange to Relaxed around a call that
+ * is known safe, then exchange back). Errors: grErrorInvalidValue (mode
+ * NULL, or *mode not a grStreamCaptureMode). Mirrors
+ * cudaThreadExchangeStreamCaptureMode. Deviation: CUDA accepts an invalid
+ * *mode and returns cudaSuccess; graphrt refuses it and keeps the
+ * thread's mode. */
+GR_API grError_t grThreadExchangeStreamCaptureMode(grStreamCaptureMode *mode);
 
 /* ====================================================================== */
 /* Executable graphs                                                      */

@@ -1,46 +1,464 @@
 /*
- * capture.c - stream capture.
+ * capture.c - the life of a capture sequence: begin (into a new or an
+ * existing graph), end (with CUDA's checks: unmatched stream, wrong thread,
+ * invalidated, unjoined), status and dependency queries, dependency
+ * updates, the thread's capture mode, and invalidation with its detail.
  *
- * No public call begins a capture yet, so gr__captures_active stays 0 and
- * the functions below are never reached; they refuse clearly if they are.
+ * Invariants:
+ *   - s->capture != NULL exactly while s is a member of a capture that has
+ *     not ended; the capture is freed only by grStreamEndCapture, after
+ *     every member's s->capture was cleared;
+ *   - c->status only goes Active -> Invalidated, and c->why is the detail
+ *     of the first invalidation (later ones do not overwrite it);
+ *   - a failed capture into an existing graph leaves that graph as it was
+ *     before the capture began.
  */
 #include "capture.h"
 
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
 atomic_int gr__captures_active;
 
-grError_t gr__capture_record(const char *call, gr_stream *s, const grGraphNodeParams *desc)
+static _Atomic uint64_t next_capture_id = 1;
+static _Atomic uint64_t next_thread_no = 1;
+static _Thread_local uint64_t tls_thread_no;
+/* The calling thread's mode (grThreadExchangeStreamCaptureMode). */
+_Thread_local grStreamCaptureMode gr__tls_capture_mode = grStreamCaptureModeGlobal;
+
+uint64_t gr__capture_thread_no(void)
 {
-    (void)desc;
-    return gr__fail(grErrorStreamCaptureUnsupported, "%s: stream %p: stream capture is not available", call,
-                    GR_PTR(s));
+    if (GR_UNLIKELY(tls_thread_no == 0))
+        tls_thread_no = gr_fetch_add_relaxed(&next_thread_no, 1);
+    return tls_thread_no;
 }
 
-grError_t gr__capture_event_record(const char *call, grEvent_t e, gr_stream *s)
+static const char *mode_name(grStreamCaptureMode m)
 {
-    (void)e;
-    return gr__fail(grErrorStreamCaptureUnsupported, "%s: stream %p: stream capture is not available", call,
-                    GR_PTR(s));
+    switch (m) {
+    case grStreamCaptureModeGlobal:
+        return "Global";
+    case grStreamCaptureModeThreadLocal:
+        return "ThreadLocal";
+    case grStreamCaptureModeRelaxed:
+        return "Relaxed";
+    }
+    return "?";
 }
 
-grError_t gr__capture_wait_event(const char *call, gr_stream *s, grEvent_t e)
+static bool mode_valid(grStreamCaptureMode m)
 {
-    (void)e;
-    return gr__fail(grErrorStreamCaptureUnsupported, "%s: stream %p: stream capture is not available", call,
-                    GR_PTR(s));
+    return m == grStreamCaptureModeGlobal || m == grStreamCaptureModeThreadLocal || m == grStreamCaptureModeRelaxed;
 }
 
-grError_t gr__capture_check_unsafe_slow(const char *call, gr_unsafe_kind kind, gr_stream *s, grEvent_t e)
+const char *gr__capture_describe(const gr_capture *c, char *buf, size_t size)
 {
-    (void)call;
-    (void)kind;
-    (void)s;
-    (void)e;
+    snprintf(buf, size, "capture #%llu (mode %s, begun by thread #%llu on stream %p)", (unsigned long long)c->id,
+             mode_name(c->mode), (unsigned long long)c->thread, GR_PTR(c->origin));
+    return buf;
+}
+
+void gr__capture_invalidate_locked(gr_capture *c, grError_t err, const char *msg)
+{
+    if (gr_load_relaxed(&c->status) != grStreamCaptureStatusActive)
+        return;
+    size_t len = strlen(msg) + 1;
+    c->why = gr__malloc(len);
+    if (c->why)
+        memcpy(c->why, msg, len);
+    c->why_code = err;
+    gr_store_release(&c->status, grStreamCaptureStatusInvalidated);
+}
+
+grError_t gr__capture_invalidate(gr_capture *c, grError_t err, const char *msg)
+{
+    char d[160], full[1024];
+    gr__capture_describe(c, d, sizeof d);
+    snprintf(full, sizeof full, "%s; this invalidated %s: end it with grStreamEndCapture and capture again", msg, d);
+    gr__spin_lock(&c->lock);
+    gr__capture_invalidate_locked(c, err, full);
+    gr__spin_unlock(&c->lock);
+    return gr__fail(err, "%s", full);
+}
+
+grError_t gr__capture_fail_invalidated(const char *call, gr_capture *c, gr_stream *s)
+{
+    char d[160];
+    gr__capture_describe(c, d, sizeof d);
+    return gr__fail(grErrorStreamCaptureInvalidated,
+                    "%s: stream %p takes part in %s, which was invalidated earlier (first by: %s); nothing was "
+                    "recorded: end the capture with grStreamEndCapture and capture again",
+                    call, GR_PTR(s), d, c->why ? c->why : "an illegal call");
+}
+
+gr_cap_member *gr__capture_member(gr_capture *c, gr_stream *s)
+{
+    if (GR_LIKELY(c->members[0].s == s))
+        return &c->members[0];
+    for (uint32_t i = 1; i < c->nmembers; i++)
+        if (c->members[i].s == s)
+            return &c->members[i];
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ begin */
+
+static grError_t begin(const char *call, grStream_t stream, grGraph_t graph, const grGraphNode_t *deps,
+                       size_t ndeps, grStreamCaptureMode mode)
+{
+    gr_stream *s = NULL;
+    gr_capture *c;
+    grError_t err;
+    if (!mode_valid(mode))
+        return gr__fail(grErrorInvalidValue,
+                        "%s: mode %d is not a grStreamCaptureMode (Global, ThreadLocal or Relaxed)", call, (int)mode);
+    if ((err = gr__stream_from_handle(call, stream, &s)))
+        return err;
+    if (s->flags & GR_STREAM_LEGACY)
+        return gr__fail(grErrorStreamCaptureUnsupported,
+                        "%s: the legacy default stream (NULL or grStreamLegacy) cannot be captured; capture a "
+                        "stream made with grStreamCreate (or grStreamPerThread)",
+                        call);
+    if (graph) {
+        if ((err = gr__graph_check(call, graph)))
+            return err;
+        if (graph->owner)
+            return gr__fail(grErrorInvalidValue,
+                            "%s: graph %p belongs to a child-graph node; capture into a top-level graph", call,
+                            GR_PTR(graph));
+        if ((err = gr__graph_check_deps(call, graph, deps, ndeps)))
+            return err;
+        if (ndeps > UINT32_MAX)
+            return gr__fail(grErrorInvalidValue, "%s: numDependencies %zu is too large", call, ndeps);
+    }
+    void *cur = atomic_load_explicit(&s->capture, memory_order_acquire);
+    if (cur) {
+        char d[160];
+        return gr__fail(grErrorIllegalState, "%s: stream %p already takes part in %s; end it first", call,
+                        GR_PTR(s), gr__capture_describe(cur, d, sizeof d));
+    }
+    c = gr__calloc(1, sizeof *c);
+    if (!c)
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
+    c->members = gr__calloc(4, sizeof *c->members);
+    if (!c->members)
+        goto oom;
+    c->capmembers = 4;
+    if (graph) {
+        c->graph = graph;
+        c->first_seq = graph->next_seq;
+    } else {
+        if (grGraphCreate(&c->graph, 0) != grSuccess)
+            goto oom;
+        c->own_graph = true;
+    }
+    if (ndeps && !gr__depset_assign(&c->members[0].deps, deps, ndeps)) {
+        if (c->own_graph)
+            grGraphDestroy(c->graph);
+        goto oom;
+    }
+    c->id = gr_fetch_add_relaxed(&next_capture_id, 1);
+    c->mode = mode;
+    c->thread = gr__capture_thread_no();
+    c->origin = s;
+    atomic_init(&c->status, grStreamCaptureStatusActive);
+    c->members[0].s = s;
+    c->nmembers = 1;
+    c->nblocking = (s->flags & GR_STREAM_NONBLOCKING) ? 0u : 1u;
+    gr__stream_retain(s);
+    gr__capture_register(c);
+    atomic_store_explicit(&s->capture, c, memory_order_release);
+    return grSuccess;
+oom:
+    gr__free(c->members);
+    gr__free(c);
+    return gr__fail(grErrorMemoryAllocation, "%s: out of memory beginning a capture", call);
+}
+
+GR_API grError_t grStreamBeginCapture(grStream_t stream, grStreamCaptureMode mode)
+{
+    return begin("grStreamBeginCapture", stream, NULL, NULL, 0, mode);
+}
+
+GR_API grError_t grStreamBeginCaptureToGraph(grStream_t stream, grGraph_t graph, const grGraphNode_t *dependencies,
+                                             size_t numDependencies, grStreamCaptureMode mode)
+{
+    if (graph == NULL)
+        return gr__fail(grErrorInvalidValue,
+                        "grStreamBeginCaptureToGraph: graph is NULL; pass the graph to capture into (or use "
+                        "grStreamBeginCapture)");
+    return begin("grStreamBeginCaptureToGraph", stream, graph, dependencies, numDependencies, mode);
+}
+
+/* -------------------------------------------------------------------- end */
+
+/* True if every dependency of every forked member is the origin's current
+ * dependency or an ancestor of one (the forked work was waited for). One
+ * backward pass over the ancestors of the origin's dependencies; uses the
+ * nodes' scratch (reset before returning). */
+static bool joined(gr_capture *c, bool *oom)
+{
+    bool need = false;
+    for (uint32_t i = 1; i < c->nmembers; i++)
+        if (c->members[i].deps.n)
+            need = true;
+    if (!need)
+        return true;
+    size_t cap = c->graph->nnodes, top = 0, nseen = 0;
+    struct grGraphNode_st **stack = gr__malloc((cap ? cap : 1) * sizeof *stack);
+    if (!stack) {
+        *oom = true;
+        return false;
+    }
+    gr_depset *od = &c->members[0].deps;
+    for (uint32_t k = 0; k < od->n; k++) {
+        struct grGraphNode_st *n = gr__depset_nodes(od)[k];
+        if (n->scratch == 0) {
+            n->scratch = 1;
+            stack[top++] = n;
+        }
+    }
+    /* stack[0..nseen) is the visited list; stack[nseen..top) to expand. */
+    while (nseen < top) {
+        struct grGraphNode_st *n = stack[nseen++];
+        for (size_t k = 0; k < n->ndeps; k++)
+            if (n->deps[k]->scratch == 0) {
+                n->deps[k]->scratch = 1;
+                stack[top++] = n->deps[k];
+            }
+    }
+    bool ok = true;
+    for (uint32_t i = 1; i < c->nmembers && ok; i++) {
+        gr_depset *d = &c->members[i].deps;
+        for (uint32_t k = 0; k < d->n; k++)
+            if (gr__depset_nodes(d)[k]->scratch == 0) {
+                ok = false;
+                break;
+            }
+    }
+    for (size_t k = 0; k < top; k++)
+        stack[k]->scratch = 0;
+    gr__free(stack);
+    return ok;
+}
+
+/* Removes what a failed capture added to a graph it did not create. */
+static void rollback(gr_capture *c)
+{
+    struct grGraphNode_st *n = c->graph->last;
+    while (n && n->seq >= c->first_seq) {
+        struct grGraphNode_st *prev = n->prev;
+        grGraphDestroyNode(n);
+        n = prev;
+    }
+}
+
+/* Ends c: every member leaves, event marks become tombstones, the graph is
+ * returned (keep) or discarded. Frees c. */
+static void finish(gr_capture *c, bool keep)
+{
+    gr__capture_unregister(c);
+    for (uint32_t i = 0; i < c->nmembers; i++) {
+        atomic_store_explicit(&c->members[i].s->capture, NULL, memory_order_release);
+        gr__stream_release(c->members[i].s);
+        gr__depset_free(&c->members[i].deps);
+    }
+    for (gr_cap_event *ce = c->events, *next; ce; ce = next) {
+        next = ce->next;
+        gr__spin_lock(&ce->ev->lock);
+        if (ce->ev->capture == ce)
+            ce->ev->capture = gr__capture_tombstone(ce->gen);
+        gr__spin_unlock(&ce->ev->lock);
+        gr__event_release(ce->ev);
+        gr__depset_free(&ce->deps);
+        gr__free(ce);
+    }
+    if (!keep) {
+        if (c->own_graph)
+            grGraphDestroy(c->graph);
+        else
+            rollback(c);
+    }
+    gr__free(c->members);
+    gr__free(c->why);
+    gr__free(c);
+}
+
+GR_API grError_t grStreamEndCapture(grStream_t stream, grGraph_t *pGraph)
+{
+    static const char call[] = "grStreamEndCapture";
+    gr_stream *s = NULL;
+    gr_capture *c;
+    grError_t err;
+    char d[160], msg[1024];
+    if (!pGraph)
+        return gr__fail(grErrorInvalidValue, "grStreamEndCapture: pGraph (the output pointer) is NULL");
+    if ((err = gr__stream_from_handle(call, stream, &s)))
+        return err;
+    c = atomic_load_explicit(&s->capture, memory_order_acquire);
+    if (!c)
+        return gr__fail(grErrorIllegalState,
+                        "grStreamEndCapture: stream %p is not capturing; begin a capture with "
+                        "grStreamBeginCapture first",
+                        GR_PTR(s));
+    gr__capture_describe(c, d, sizeof d);
+    if (c->origin != s) {
+        snprintf(msg, sizeof msg,
+                 "grStreamEndCapture: stream %p joined %s but did not begin it; a capture must be ended on the "
+                 "stream that began it",
+                 GR_PTR(s), d);
+        gr__capture_invalidate(c, grErrorStreamCaptureUnmatched, msg);
+        return grErrorStreamCaptureUnmatched;
+    }
+    if (c->mode != grStreamCaptureModeRelaxed && c->thread != gr__capture_thread_no()) {
+        uint64_t me = gr__capture_thread_no();
+        finish(c, false);
+        *pGraph = NULL;
+        return gr__fail(grErrorStreamCaptureWrongThread,
+                        "grStreamEndCapture: thread #%llu ended %s; a Global or ThreadLocal capture must be ended "
+                        "by the thread that began it (begin it in grStreamCaptureModeRelaxed to hand it over); the "
+                        "capture has ended without a graph",
+                        (unsigned long long)me, d);
+    }
+    if (gr_load_acquire(&c->status) == grStreamCaptureStatusInvalidated) {
+        snprintf(msg, sizeof msg,
+                 "grStreamEndCapture: %s was invalidated, first by: %s; the capture has ended without a graph and "
+                 "the stream can be captured again",
+                 d, c->why ? c->why : "an illegal call");
+        finish(c, false);
+        *pGraph = NULL;
+        return gr__fail(grErrorStreamCaptureInvalidated, "%s", msg);
+    }
+    bool oom = false;
+    if (!joined(c, &oom)) {
+        if (oom)
+            return gr__fail(grErrorMemoryAllocation, "grStreamEndCapture: out of memory checking %s", d);
+        gr_stream *u = NULL;
+        for (uint32_t i = 1; i < c->nmembers && !u; i++)
+            if (c->members[i].deps.n)
+                u = c->members[i].s;
+        snprintf(msg, sizeof msg,
+                 "grStreamEndCapture: stream %p joined %s and has work that stream %p never waited for; record "
+                 "an event on each forked stream after its last work and grStreamWaitEvent on it from stream %p "
+                 "before ending; the capture has ended without a graph",
+                 GR_PTR(u), d, GR_PTR(s), GR_PTR(s));
+        finish(c, false);
+        *pGraph = NULL;
+        return gr__fail(grErrorStreamCaptureUnjoined, "%s", msg);
+    }
+    grGraph_t g = c->graph;
+    finish(c, true);
+    *pGraph = g;
     return grSuccess;
 }
 
-grError_t gr__capture_check_implicit_slow(const char *call, gr_stream *s)
+/* ---------------------------------------------------------------- queries */
+
+GR_API grError_t grStreamIsCapturing(grStream_t stream, grStreamCaptureStatus *pCaptureStatus)
 {
-    (void)call;
-    (void)s;
+    return grStreamGetCaptureInfo(stream, pCaptureStatus, NULL, NULL, NULL, NULL);
+}
+
+GR_API grError_t grStreamGetCaptureInfo(grStream_t stream, grStreamCaptureStatus *captureStatus_out,
+                                        unsigned long long *id_out, grGraph_t *graph_out,
+                                        const grGraphNode_t **dependencies_out, size_t *numDependencies_out)
+{
+    static const char call[] = "grStreamGetCaptureInfo";
+    gr_stream *s = NULL;
+    gr_capture *c;
+    grError_t err;
+    if (!captureStatus_out)
+        return gr__fail(grErrorInvalidValue, "%s: captureStatus_out (the output pointer) is NULL", call);
+    if ((err = gr__stream_from_handle(call, stream, &s)))
+        return err;
+    c = atomic_load_explicit(&s->capture, memory_order_acquire);
+    if (!c) {
+        if ((s->flags & GR_STREAM_LEGACY) && gr__capture_any() && gr__capture_blocking_active())
+            return gr__fail(grErrorStreamCaptureImplicit,
+                            "%s: the legacy stream is synchronised with a blocking stream that is capturing; "
+                            "using the legacy stream now would make it depend on that capture",
+                            call);
+        *captureStatus_out = grStreamCaptureStatusNone;
+        return grSuccess;
+    }
+    gr__spin_lock(&c->lock);
+    grStreamCaptureStatus st = (grStreamCaptureStatus)gr_load_relaxed(&c->status);
+    *captureStatus_out = st;
+    if (st == grStreamCaptureStatusActive) {
+        gr_cap_member *m = gr__capture_member(c, s);
+        if (id_out)
+            *id_out = c->id;
+        if (graph_out)
+            *graph_out = c->graph;
+        if (dependencies_out)
+            *dependencies_out = m ? gr__depset_nodes(&m->deps) : NULL;
+        if (numDependencies_out)
+            *numDependencies_out = m ? m->deps.n : 0;
+    }
+    gr__spin_unlock(&c->lock);
+    return grSuccess;
+}
+
+GR_API grError_t grStreamUpdateCaptureDependencies(grStream_t stream, grGraphNode_t *dependencies,
+                                                   size_t numDependencies, unsigned int flags)
+{
+    static const char call[] = "grStreamUpdateCaptureDependencies";
+    gr_stream *s = NULL;
+    gr_capture *c;
+    grError_t err;
+    if (flags != grStreamAddCaptureDependencies && flags != grStreamSetCaptureDependencies)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: flags 0x%x is neither grStreamAddCaptureDependencies (0) nor "
+                        "grStreamSetCaptureDependencies (1)",
+                        call, flags);
+    if (numDependencies && !dependencies)
+        return gr__fail(grErrorInvalidValue, "%s: dependencies is NULL but numDependencies is %zu", call,
+                        numDependencies);
+    if (numDependencies > UINT32_MAX)
+        return gr__fail(grErrorInvalidValue, "%s: numDependencies %zu is too large", call, numDependencies);
+    if ((err = gr__stream_from_handle(call, stream, &s)))
+        return err;
+    c = atomic_load_explicit(&s->capture, memory_order_acquire);
+    if (!c)
+        return gr__fail(grErrorIllegalState, "%s: stream %p is not capturing", call, GR_PTR(s));
+    gr__spin_lock(&c->lock);
+    if (gr_load_relaxed(&c->status) != grStreamCaptureStatusActive) {
+        gr__spin_unlock(&c->lock);
+        return gr__capture_fail_invalidated(call, c, s);
+    }
+    for (size_t i = 0; i < numDependencies; i++) {
+        grGraphNode_t n = dependencies[i];
+        if (!n || n->magic != GR_MAGIC_NODE || n->graph != c->graph) {
+            char d[160];
+            gr__spin_unlock(&c->lock);
+            return gr__fail(grErrorInvalidValue,
+                            "%s: dependencies[%zu] (%p) is not a live node of the graph of %s; the capture is "
+                            "unchanged",
+                            call, i, GR_PTR(n), gr__capture_describe(c, d, sizeof d));
+        }
+    }
+    gr_cap_member *m = gr__capture_member(c, s);
+    bool ok = GR_ALWAYS(m != NULL) &&
+              (flags == grStreamSetCaptureDependencies ? gr__depset_assign(&m->deps, dependencies, numDependencies)
+                                                        : gr__depset_union(&m->deps, dependencies, numDependencies));
+    gr__spin_unlock(&c->lock);
+    if (!ok)
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
+    return grSuccess;
+}
+
+GR_API grError_t grThreadExchangeStreamCaptureMode(grStreamCaptureMode *mode)
+{
+    if (!mode)
+        return gr__fail(grErrorInvalidValue, "grThreadExchangeStreamCaptureMode: mode (the in/out pointer) is NULL");
+    if (!mode_valid(*mode))
+        return gr__fail(grErrorInvalidValue,
+                        "grThreadExchangeStreamCaptureMode: *mode is %d, not a grStreamCaptureMode (Global, "
+                        "ThreadLocal or Relaxed); the thread's mode is unchanged",
+                        (int)*mode);
+    grStreamCaptureMode old = gr__tls_capture_mode;
+    gr__tls_capture_mode = *mode;
+    *mode = old;
     return grSuccess;
 }

@@ -11,6 +11,7 @@
 #ifndef GR_CAPTURE_H
 #define GR_CAPTURE_H
 
+#include "../graph/graph.h"
 #include "../runtime/event.h"
 
 /* Number of captures in progress in the process (any mode). */
@@ -28,8 +29,17 @@ static inline bool gr__stream_capturing(gr_stream *s)
 
 /* Records one operation issued to capturing stream s as a node of the
  * capture's graph, depending on the stream's current capture dependencies.
- * desc->kernel.kernelParams points at the caller's argument values (copied
- * here). Returns the error of an invalidated capture, with its detail. */
+ * The caller has validated the operation's arguments already (as for an
+ * eager enqueue). desc->type selects:
+ *   Kernel  desc->kernel; kernelParams points at the caller's argument
+ *           values (copied here);
+ *   Memcpy  desc->memcpy.copyParams: dstPtr.ptr, srcPtr.ptr,
+ *           extent.width (the byte count) and kind;
+ *   Memset  desc->memset;
+ *   Host    desc->host;
+ *   Graph   (graph NULL: an executable launched by grGraphLaunch), MemAlloc,
+ *           MemFree: refused, invalidating the capture.
+ * Returns the error of an invalidated capture, with its detail. */
 grError_t gr__capture_record(const char *call, gr_stream *s, const grGraphNodeParams *desc);
 
 /* grEventRecord(e, s) with s capturing: e now names s's current capture
@@ -69,6 +79,123 @@ grError_t gr__capture_check_implicit_slow(const char *call, gr_stream *s);
 static inline grError_t gr__capture_check_implicit(const char *call, gr_stream *s)
 {
     return GR_UNLIKELY(gr__capture_any()) ? gr__capture_check_implicit_slow(call, s) : grSuccess;
+}
+
+/* ------------------------------------------------ internal to src/capture/
+ *
+ * A capture sequence (gr_capture) is created by grStreamBeginCapture* and
+ * freed by grStreamEndCapture. Its streams ('members': the stream that
+ * began it, then the streams that joined it by waiting on an event
+ * recorded in it) point at it through s->capture, set with release order
+ * and cleared when the capture ends. Each member has its current
+ * dependency set: the nodes the next captured operation on that stream
+ * depends on.
+ *
+ * An event recorded in a capture points at a gr_cap_event (the dependency
+ * set it names) through e->capture, under e->lock. When the capture ends,
+ * e->capture becomes a tombstone: the tagged word (gen << 1) | 1, where gen
+ * is the event's record generation. A later eager record bumps e->gen, so
+ * a mark whose generation is not the event's current one is stale and the
+ * event is an ordinary event again.
+ *
+ * Lock order: the registry lock (rules.c), then a capture's lock, then an
+ * event's lock. Two captures' locks are never held together.
+ */
+
+#define GR_DEPSET_INLINE 4
+
+/* A small set of nodes, inline up to GR_DEPSET_INLINE. */
+typedef struct gr_depset {
+    grGraphNode_t *heap; /* NULL: the nodes are in 'inl' */
+    uint32_t n, cap;     /* cap: capacity of 'heap' */
+    grGraphNode_t inl[GR_DEPSET_INLINE];
+} gr_depset;
+
+typedef struct gr_cap_member {
+    gr_stream *s; /* retained while a member */
+    gr_depset deps;
+} gr_cap_member;
+
+typedef struct gr_capture gr_capture;
+
+/* One grEventRecord inside a capture. Owned by the capture. */
+typedef struct gr_cap_event {
+    gr_capture *cap;
+    grEvent_t ev;       /* retained */
+    uint64_t gen;       /* ev->gen when recorded */
+    gr_depset deps;
+    struct gr_cap_event *next;
+} gr_cap_event;
+
+struct gr_capture {
+    uint64_t id;                /* process-unique, from 1 */
+    grStreamCaptureMode mode;   /* immutable */
+    uint64_t thread;            /* gr__capture_thread_no() of the beginner */
+    gr_stream *origin;          /* the stream that began it */
+    gr_spinlock lock;           /* guards every field below, and 'graph' */
+    grGraph_t graph;
+    bool own_graph;             /* false: grStreamBeginCaptureToGraph */
+    uint64_t first_seq;         /* nodes with seq >= this were captured */
+    _Atomic int status;         /* grStreamCaptureStatus; written under lock */
+    grError_t why_code;         /* first invalidation: its code... */
+    char *why;                  /* ...and its detail sentence */
+    gr_cap_member *members;     /* members[0] is the origin */
+    uint32_t nmembers, capmembers;
+    uint32_t nblocking;         /* members that sync with the legacy stream */
+    gr_cap_event *events;
+    /* Registry of captures in progress, guarded by the registry lock. */
+    gr_capture *reg_next, *reg_prev;
+};
+
+/* The calling thread's capture mode (grThreadExchangeStreamCaptureMode). */
+extern _Thread_local grStreamCaptureMode gr__tls_capture_mode;
+
+/* A small number naming the calling thread in detail sentences. */
+uint64_t gr__capture_thread_no(void);
+
+/* "capture #7 (mode Global, begun by thread #2 on stream 0x...)" into buf. */
+const char *gr__capture_describe(const gr_capture *c, char *buf, size_t size);
+
+/* Invalidates c (the first invalidation's detail is kept) and fails with
+ * err and the detail 'msg' completed by the capture's description. */
+grError_t gr__capture_invalidate(gr_capture *c, grError_t err, const char *msg);
+/* Same, with c->lock held by the caller. */
+void gr__capture_invalidate_locked(gr_capture *c, grError_t err, const char *msg);
+
+/* The error of work issued to a stream of the invalidated capture c. */
+grError_t gr__capture_fail_invalidated(const char *call, gr_capture *c, gr_stream *s);
+
+/* Registry (rules.c): captures in progress, for the mode rules. */
+void gr__capture_register(gr_capture *c);
+void gr__capture_unregister(gr_capture *c);
+/* True if a capture with a blocking member (one that the legacy stream
+ * synchronises with) is in progress. */
+bool gr__capture_blocking_active(void);
+
+/* Dependency sets (record.c). */
+void gr__depset_free(gr_depset *d);
+static inline grGraphNode_t *gr__depset_nodes(gr_depset *d)
+{
+    return d->heap ? d->heap : d->inl;
+}
+bool gr__depset_assign(gr_depset *d, const grGraphNode_t *nodes, size_t n);
+bool gr__depset_union(gr_depset *d, const grGraphNode_t *nodes, size_t n);
+
+/* The member record of s in c (c->lock held), or NULL. */
+gr_cap_member *gr__capture_member(gr_capture *c, gr_stream *s);
+
+/* The tombstone of an ended capture's event mark, and its test. */
+static inline void *gr__capture_tombstone(uint64_t gen)
+{
+    return (void *)(uintptr_t)((gen << 1) | 1u);
+}
+static inline bool gr__capture_is_tombstone(const void *mark)
+{
+    return ((uintptr_t)mark & 1u) != 0;
+}
+static inline uint64_t gr__capture_tombstone_gen(const void *mark)
+{
+    return (uint64_t)((uintptr_t)mark >> 1);
 }
 
 #endif /* GR_CAPTURE_H */

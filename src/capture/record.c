@@ -1,0 +1,411 @@
+/*
+ * record.c - what happens to work issued to a capturing stream: operations
+ * become nodes after the stream's current dependency set, event records
+ * remember that set, event waits fork a stream into a capture or join
+ * dependency sets, and waits that would cross a capture's boundary are
+ * refused with CUDA's errors (Isolation, Merge).
+ *
+ * Invariants:
+ *   - recording one operation costs one capture lock, the node's
+ *     allocations and no validation the enqueue path already did;
+ *   - a member's dependency set only names nodes of the capture's graph;
+ *   - e->capture is read and written under e->lock (event.h).
+ */
+#include "capture.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ------------------------------------------------------- dependency sets */
+
+void gr__depset_free(gr_depset *d)
+{
+    gr__free(d->heap);
+    d->heap = NULL;
+    d->n = d->cap = 0;
+}
+
+/* Makes room for 'want' nodes, keeping the current ones. */
+static bool depset_reserve(gr_depset *d, size_t want)
+{
+    if (want <= GR_DEPSET_INLINE && !d->heap)
+        return true;
+    if (d->heap && want <= d->cap)
+        return true;
+    size_t cap = d->heap ? d->cap : GR_DEPSET_INLINE;
+    while (cap < want)
+        cap *= 2;
+    if (cap > UINT32_MAX)
+        return false;
+    grGraphNode_t *h = gr__realloc(d->heap, cap * sizeof *h);
+    if (!h)
+        return false;
+    if (!d->heap)
+        memcpy(h, d->inl, d->n * sizeof *h);
+    d->heap = h;
+    d->cap = (uint32_t)cap;
+    return true;
+}
+
+bool gr__depset_assign(gr_depset *d, const grGraphNode_t *nodes, size_t n)
+{
+    if (!depset_reserve(d, n))
+        return false;
+    grGraphNode_t *v = gr__depset_nodes(d);
+    uint32_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t j;
+        for (j = 0; j < k && v[j] != nodes[i]; j++)
+            ;
+        if (j == k)
+            v[k++] = nodes[i];
+    }
+    d->n = k;
+    return true;
+}
+
+bool gr__depset_union(gr_depset *d, const grGraphNode_t *nodes, size_t n)
+{
+    if (!depset_reserve(d, (size_t)d->n + n))
+        return false;
+    grGraphNode_t *v = gr__depset_nodes(d);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t j;
+        for (j = 0; j < d->n && v[j] != nodes[i]; j++)
+            ;
+        if (j == d->n)
+            v[d->n++] = nodes[i];
+    }
+    return true;
+}
+
+/* -------------------------------------------------------------- operations */
+
+static const char *op_name(grGraphNodeType t)
+{
+    return gr__node_type_name(t);
+}
+
+/* Builds the stored parameters of the operation; the enqueue path has
+ * checked them. Returns false when out of memory. */
+static bool make_params(const grGraphNodeParams *desc, gr_node_params *p)
+{
+    memset(p, 0, sizeof *p);
+    switch (desc->type) {
+    case grGraphNodeTypeKernel: {
+        grKernel_t k = desc->kernel.func;
+        gr_kernel_params *kp = &p->kernel;
+        kp->argbuf = gr__malloc(k->argbytes ? k->argbytes : 1);
+        kp->argv = gr__calloc(k->nparams ? (size_t)k->nparams : 1, sizeof *kp->argv);
+        if (!kp->argbuf || !kp->argv) {
+            gr__free(kp->argbuf);
+            gr__free(kp->argv);
+            return false;
+        }
+        if (k->nparams > 0)
+            gr__kernel_pack(k, desc->kernel.kernelParams, kp->argbuf, kp->argv);
+        gr__kernel_retain(k);
+        kp->kernel = k;
+        kp->grid = desc->kernel.gridDim;
+        kp->block = desc->kernel.blockDim;
+        kp->shmem = desc->kernel.sharedMemBytes;
+        return true;
+    }
+    case grGraphNodeTypeMemcpy: {
+        const grMemcpy3DParms *m = &desc->memcpy.copyParams;
+        p->memcpy = (gr_memcpy_params){m->dstPtr.ptr, m->srcPtr.ptr, m->extent.width, m->kind};
+        return true;
+    }
+    case grGraphNodeTypeMemset:
+        p->memset = desc->memset;
+        return true;
+    case grGraphNodeTypeHost:
+        p->host = desc->host;
+        return true;
+    case grGraphNodeTypeGraph:
+    case grGraphNodeTypeEmpty:
+    case grGraphNodeTypeWaitEvent:
+    case grGraphNodeTypeEventRecord:
+    case grGraphNodeTypeMemAlloc:
+    case grGraphNodeTypeMemFree:
+    case grGraphNodeTypeCount:
+        break;
+    }
+    return true;
+}
+
+/* The operations a capture refuses: the sentence saying why, or NULL. */
+static const char *refusal(grGraphNodeType t)
+{
+    switch (t) {
+    case grGraphNodeTypeKernel:
+    case grGraphNodeTypeMemcpy:
+    case grGraphNodeTypeMemset:
+    case grGraphNodeTypeHost:
+        return NULL;
+    case grGraphNodeTypeGraph:
+        return "launching an executable graph into a capturing stream is not supported (CUDA refuses it "
+               "too); add the graph as a child-graph node with grGraphAddChildGraphNode instead";
+    case grGraphNodeTypeMemAlloc:
+    case grGraphNodeTypeMemFree:
+        return "stream-ordered allocation (grMallocAsync / grFreeAsync) cannot be captured yet: graphrt has no "
+               "memory pools; allocate with grMalloc before the capture";
+    case grGraphNodeTypeEmpty:
+    case grGraphNodeTypeWaitEvent:
+    case grGraphNodeTypeEventRecord:
+    case grGraphNodeTypeCount:
+        break;
+    }
+    return "this operation cannot be captured";
+}
+
+grError_t gr__capture_record(const char *call, gr_stream *s, const grGraphNodeParams *desc)
+{
+    gr_capture *c = atomic_load_explicit(&s->capture, memory_order_acquire);
+    gr_node_params p;
+    grGraphNode_t node;
+    grGraphNodeType t = desc->type;
+    const char *why = refusal(t);
+    if (GR_UNLIKELY(why != NULL)) {
+        char msg[512];
+        if (gr_load_acquire(&c->status) != grStreamCaptureStatusActive)
+            return gr__capture_fail_invalidated(call, c, s);
+        snprintf(msg, sizeof msg, "%s: stream %p is capturing: %s", call, GR_PTR(s), why);
+        return gr__capture_invalidate(c, grErrorStreamCaptureUnsupported, msg);
+    }
+    if (GR_UNLIKELY(!make_params(desc, &p)))
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory capturing a %s node on stream %p", call,
+                        op_name(t), GR_PTR(s));
+    gr__spin_lock(&c->lock);
+    if (GR_UNLIKELY(gr_load_relaxed(&c->status) != grStreamCaptureStatusActive)) {
+        gr__spin_unlock(&c->lock);
+        gr__node_params_free(t, &p);
+        return gr__capture_fail_invalidated(call, c, s);
+    }
+    gr_cap_member *m = gr__capture_member(c, s);
+    grError_t err = gr__graph_insert_node(call, c->graph, gr__depset_nodes(&m->deps), m->deps.n, t, &p, &node);
+    if (GR_UNLIKELY(err)) {
+        gr__spin_unlock(&c->lock);
+        gr__node_params_free(t, &p);
+        return err;
+    }
+    /* The new node follows everything the stream depended on. */
+    m->deps.inl[0] = node;
+    if (GR_UNLIKELY(m->deps.heap != NULL)) {
+        gr__free(m->deps.heap);
+        m->deps.heap = NULL;
+        m->deps.cap = 0;
+    }
+    m->deps.n = 1;
+    gr__spin_unlock(&c->lock);
+    return grSuccess;
+}
+
+/* ------------------------------------------------------------------ events */
+
+grError_t gr__capture_event_record(const char *call, grEvent_t e, gr_stream *s)
+{
+    gr_capture *c = atomic_load_explicit(&s->capture, memory_order_acquire);
+    gr_cap_event *ce = gr__calloc(1, sizeof *ce);
+    if (!ce)
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory recording event %p in a capture", call,
+                        GR_PTR(e));
+    gr__spin_lock(&c->lock);
+    if (gr_load_relaxed(&c->status) != grStreamCaptureStatusActive) {
+        gr__spin_unlock(&c->lock);
+        gr__free(ce);
+        return gr__capture_fail_invalidated(call, c, s);
+    }
+    gr_cap_member *m = gr__capture_member(c, s);
+    if (!gr__depset_assign(&ce->deps, gr__depset_nodes(&m->deps), m->deps.n)) {
+        gr__spin_unlock(&c->lock);
+        gr__free(ce);
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory recording event %p in a capture", call,
+                        GR_PTR(e));
+    }
+    ce->cap = c;
+    ce->ev = e;
+    gr__event_retain(e);
+    ce->next = c->events;
+    c->events = ce;
+    gr__spin_lock(&e->lock);
+    ce->gen = e->gen;
+    e->capture = ce;
+    gr__spin_unlock(&e->lock);
+    gr__spin_unlock(&c->lock);
+    return grSuccess;
+}
+
+typedef enum mark_kind {
+    MARK_PLAIN, /* an ordinary event (never recorded in a capture, or re-recorded since) */
+    MARK_LIVE,  /* last recorded in a capture that is in progress */
+    MARK_ENDED  /* last recorded in a capture that has ended */
+} mark_kind;
+
+static mark_kind read_mark(grEvent_t e, gr_cap_event **out, bool *recorded)
+{
+    mark_kind k = MARK_PLAIN;
+    gr__spin_lock(&e->lock);
+    void *m = e->capture;
+    *recorded = e->s != NULL;
+    if (m) {
+        if (gr__capture_is_tombstone(m)) {
+            if (gr__capture_tombstone_gen(m) == (e->gen & (UINT64_MAX >> 1)))
+                k = MARK_ENDED;
+            else
+                e->capture = NULL;
+        } else {
+            gr_cap_event *ce = m;
+            if (ce->gen == e->gen) {
+                k = MARK_LIVE;
+                *out = ce;
+            }
+        }
+    }
+    gr__spin_unlock(&e->lock);
+    return k;
+}
+
+/* The eager wait of grStreamWaitEvent, for an event whose capture mark
+ * turned out to be stale. */
+static grError_t eager_wait(const char *call, gr_stream *s, grEvent_t e)
+{
+    gr_stream *es = NULL;
+    uint64_t seq;
+    grError_t err;
+    if ((err = gr__capture_check_implicit(call, s)))
+        return err;
+    gr__event_latest(e, &es, &seq);
+    if (!es)
+        return grSuccess;
+    if (es == s || gr__stream_reached(es, seq)) {
+        gr__stream_release(es);
+        return grSuccess;
+    }
+    gr_runtime *rt = gr__runtime_get();
+    gr_op *op = gr__stream_lock_slot(rt, s);
+    if (!op) {
+        gr__stream_release(es);
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory queuing on stream %p", call, GR_PTR(s));
+    }
+    op->kind = GR_OP_WAIT;
+    op->u.wait.s = es;
+    op->u.wait.seq = seq;
+    gr__stream_publish(s, op);
+    gr__stream_unlock(rt, s);
+    return grSuccess;
+}
+
+/* Stream s (not capturing) joins c after the dependencies of ce. */
+static grError_t join(const char *call, gr_stream *s, grEvent_t e, gr_cap_event *ce)
+{
+    gr_capture *c = ce->cap;
+    char msg[512];
+    if (s->flags & GR_STREAM_LEGACY) {
+        snprintf(msg, sizeof msg,
+                 "%s: the legacy stream waited on event %p, recorded in a capture; the legacy stream cannot take "
+                 "part in a capture, so wait from a created stream",
+                 call, GR_PTR(e));
+        if (gr_load_acquire(&c->status) != grStreamCaptureStatusActive)
+            return gr__fail(grErrorStreamCaptureUnsupported, "%s", msg);
+        return gr__capture_invalidate(c, grErrorStreamCaptureUnsupported, msg);
+    }
+    gr__spin_lock(&c->lock);
+    if (gr_load_relaxed(&c->status) != grStreamCaptureStatusActive) {
+        gr__spin_unlock(&c->lock);
+        return gr__capture_fail_invalidated(call, c, s);
+    }
+    if (c->nmembers == c->capmembers) {
+        gr_cap_member *nm = gr__realloc(c->members, 2 * c->capmembers * sizeof *nm);
+        if (!nm) {
+            gr__spin_unlock(&c->lock);
+            return gr__fail(grErrorMemoryAllocation, "%s: out of memory forking stream %p into a capture", call,
+                            GR_PTR(s));
+        }
+        c->members = nm;
+        c->capmembers *= 2;
+    }
+    gr_cap_member *m = &c->members[c->nmembers];
+    memset(m, 0, sizeof *m);
+    if (!gr__depset_assign(&m->deps, gr__depset_nodes(&ce->deps), ce->deps.n)) {
+        gr__spin_unlock(&c->lock);
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory forking stream %p into a capture", call,
+                        GR_PTR(s));
+    }
+    m->s = s;
+    gr__stream_retain(s);
+    c->nmembers++;
+    if (!(s->flags & GR_STREAM_NONBLOCKING))
+        c->nblocking++;
+    atomic_store_explicit(&s->capture, c, memory_order_release);
+    gr__spin_unlock(&c->lock);
+    return grSuccess;
+}
+
+grError_t gr__capture_wait_event(const char *call, gr_stream *s, grEvent_t e)
+{
+    gr_capture *c = atomic_load_explicit(&s->capture, memory_order_acquire);
+    gr_cap_event *ce = NULL;
+    bool recorded = false;
+    char msg[768], d[160];
+    mark_kind k = read_mark(e, &ce, &recorded);
+    if (!c) {
+        switch (k) {
+        case MARK_PLAIN:
+            return eager_wait(call, s, e);
+        case MARK_ENDED:
+            return gr__fail(grErrorInvalidValue,
+                            "%s: event %p was last recorded in a capture that has ended, so it names no work "
+                            "that can be waited for; record it again outside a capture",
+                            call, GR_PTR(e));
+        case MARK_LIVE:
+            return join(call, s, e, ce);
+        }
+        return grSuccess;
+    }
+    if (gr_load_acquire(&c->status) != grStreamCaptureStatusActive)
+        return gr__capture_fail_invalidated(call, c, s);
+    switch (k) {
+    case MARK_PLAIN:
+        if (!recorded)
+            return grSuccess; /* never recorded: nothing to wait for, as in CUDA */
+        snprintf(msg, sizeof msg,
+                 "%s: capturing stream %p waited on event %p, which was recorded outside any capture; a capture "
+                 "may only depend on work outside it through stream order (record the event in the capture, or "
+                 "synchronise before beginning it)",
+                 call, GR_PTR(s), GR_PTR(e));
+        return gr__capture_invalidate(c, grErrorStreamCaptureIsolation, msg);
+    case MARK_ENDED:
+        snprintf(msg, sizeof msg,
+                 "%s: capturing stream %p waited on event %p, which was last recorded in a capture that has "
+                 "ended",
+                 call, GR_PTR(s), GR_PTR(e));
+        return gr__capture_invalidate(c, grErrorInvalidValue, msg);
+    case MARK_LIVE:
+        break;
+    }
+    if (ce->cap != c) {
+        gr_capture *c2 = ce->cap;
+        snprintf(msg, sizeof msg,
+                 "%s: stream %p waited on event %p, recorded in another capture, %s; two captures cannot be "
+                 "merged (join streams through events of one capture only)",
+                 call, GR_PTR(s), GR_PTR(e), gr__capture_describe(c2, d, sizeof d));
+        char msg2[1024];
+        snprintf(msg2, sizeof msg2, "%s: stream %p of another capture waited on event %p recorded in this one", call,
+                 GR_PTR(s), GR_PTR(e));
+        gr__spin_lock(&c2->lock);
+        char full[1280];
+        snprintf(full, sizeof full, "%s; this invalidated %s", msg2, gr__capture_describe(c2, d, sizeof d));
+        gr__capture_invalidate_locked(c2, grErrorStreamCaptureMerge, full);
+        gr__spin_unlock(&c2->lock);
+        return gr__capture_invalidate(c, grErrorStreamCaptureMerge, msg);
+    }
+    gr__spin_lock(&c->lock);
+    gr_cap_member *m = gr__capture_member(c, s);
+    bool ok = gr__depset_union(&m->deps, gr__depset_nodes(&ce->deps), ce->deps.n);
+    gr__spin_unlock(&c->lock);
+    if (!ok)
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory joining dependencies on stream %p", call,
+                        GR_PTR(s));
+    return grSuccess;
+}

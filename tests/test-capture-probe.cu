@@ -1,0 +1,666 @@
+// test-capture-probe.cu - runs the stream-capture rules on a real CUDA
+// device and prints what the CUDA runtime does for each, so that graphrt's
+// capture module (src/capture/) can match it. Not part of the graphrt
+// build; compile with: nvcc -arch=sm_90 -o probe test-capture-probe.cu
+// Each line: "<case>: <result>" with error names and capture statuses.
+#include <cuda_runtime.h>
+#include <cstdio>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+__global__ void k(int *p)
+{
+    if (p)
+        p[0] += 1;
+}
+
+static const char *en(cudaError_t e)
+{
+    return cudaGetErrorName(e);
+}
+static const char *sn(cudaStreamCaptureStatus s)
+{
+    return s == cudaStreamCaptureStatusNone ? "None" : s == cudaStreamCaptureStatusActive ? "Active" : "Invalidated";
+}
+static const char *mn(cudaStreamCaptureMode m)
+{
+    return m == cudaStreamCaptureModeGlobal ? "Global" : m == cudaStreamCaptureModeThreadLocal ? "ThreadLocal" : "Relaxed";
+}
+static const char *status(cudaStream_t s)
+{
+    cudaStreamCaptureStatus st;
+    cudaError_t e = cudaStreamIsCapturing(s, &st);
+    static char buf[8][64];
+    static int i;
+    i = (i + 1) % 8;
+    if (e)
+        snprintf(buf[i], 64, "IsCapturing=%s", en(e));
+    else
+        snprintf(buf[i], 64, "%s", sn(st));
+    cudaGetLastError();
+    return buf[i];
+}
+static size_t nnodes(cudaGraph_t g)
+{
+    size_t n = 0;
+    cudaGraphGetNodes(g, nullptr, &n);
+    return n;
+}
+static void topo(const char *name, cudaGraph_t g)
+{
+    size_t n = 0, ne = 0;
+    cudaGraphGetNodes(g, nullptr, &n);
+    std::vector<cudaGraphNode_t> nodes(n);
+    cudaGraphGetNodes(g, nodes.data(), &n);
+#if CUDART_VERSION >= 13000
+    cudaGraphGetEdges(g, nullptr, nullptr, nullptr, &ne);
+    std::vector<cudaGraphNode_t> f(ne), t(ne);
+    cudaGraphGetEdges(g, f.data(), t.data(), nullptr, &ne);
+#else
+    cudaGraphGetEdges(g, nullptr, nullptr, &ne);
+    std::vector<cudaGraphNode_t> f(ne), t(ne);
+    cudaGraphGetEdges(g, f.data(), t.data(), &ne);
+#endif
+    printf("%s: nodes=%zu types=", name, n);
+    for (size_t i = 0; i < n; i++) {
+        cudaGraphNodeType ty;
+        cudaGraphNodeGetType(nodes[i], &ty);
+        printf("%d,", (int)ty);
+    }
+    printf(" edges=");
+    for (size_t i = 0; i < ne; i++) {
+        size_t a = 0, b = 0;
+        for (size_t j = 0; j < n; j++) {
+            if (nodes[j] == f[i]) a = j;
+            if (nodes[j] == t[i]) b = j;
+        }
+        printf("%zu->%zu ", a, b);
+    }
+    printf("\n");
+}
+// Ends the capture of s and prints the result.
+static void end(const char *name, cudaStream_t s)
+{
+    cudaGraph_t g = nullptr;
+    cudaError_t e = cudaStreamEndCapture(s, &g);
+    printf("%s: end=%s graph=%s nodes=%zu after=%s\n", name, en(e), g ? "set" : "NULL", g ? nnodes(g) : (size_t)0,
+           status(s));
+    if (g)
+        cudaGraphDestroy(g);
+    cudaGetLastError();
+}
+static cudaError_t getinfo(cudaStream_t s, cudaStreamCaptureStatus *st, unsigned long long *id, cudaGraph_t *g,
+                           const cudaGraphNode_t **d, size_t *nd)
+{
+#if CUDART_VERSION >= 13000
+    return cudaStreamGetCaptureInfo(s, st, id, g, d, nullptr, nd);
+#else
+    return cudaStreamGetCaptureInfo(s, st, id, g, d, nd);
+#endif
+}
+
+static int *dbuf;
+static int hbuf[16];
+static void *freeme;
+static cudaEvent_t ev_plain, ev_cap;
+static cudaStream_t s_other;
+
+enum Call { C_MALLOC, C_FREE, C_MEMCPY, C_MEMSET, C_SYNC_OTHER, C_SYNC_CAP, C_QUERY_OTHER, C_QUERY_CAP, C_DEVSYNC,
+            C_EQUERY_PLAIN, C_ESYNC_PLAIN, C_EQUERY_CAP, C_ESYNC_CAP, C_MALLOCHOST, C_NCALLS };
+static const char *cname[] = {"cudaMalloc", "cudaFree", "cudaMemcpy", "cudaMemset", "StreamSync(other)",
+                              "StreamSync(capturing)", "StreamQuery(other)", "StreamQuery(capturing)",
+                              "DeviceSync", "EventQuery(plain)", "EventSync(plain)", "EventQuery(captured)",
+                              "EventSync(captured)", "cudaMallocHost"};
+
+static cudaError_t do_call(int c, cudaStream_t cap)
+{
+    void *p = nullptr;
+    switch (c) {
+    case C_MALLOC: { cudaError_t e = cudaMalloc(&p, 256); if (!e) cudaFree(p); return e; }
+    case C_FREE: return cudaFree(freeme);
+    case C_MEMCPY: return cudaMemcpy(dbuf, hbuf, 4, cudaMemcpyHostToDevice);
+    case C_MEMSET: return cudaMemset(dbuf, 0, 4);
+    case C_SYNC_OTHER: return cudaStreamSynchronize(s_other);
+    case C_SYNC_CAP: return cudaStreamSynchronize(cap);
+    case C_QUERY_OTHER: return cudaStreamQuery(s_other);
+    case C_QUERY_CAP: return cudaStreamQuery(cap);
+    case C_DEVSYNC: return cudaDeviceSynchronize();
+    case C_EQUERY_PLAIN: return cudaEventQuery(ev_plain);
+    case C_ESYNC_PLAIN: return cudaEventSynchronize(ev_plain);
+    case C_EQUERY_CAP: return cudaEventQuery(ev_cap);
+    case C_ESYNC_CAP: return cudaEventSynchronize(ev_cap);
+    case C_MALLOCHOST: { cudaError_t e = cudaMallocHost(&p, 256); if (!e) cudaFreeHost(p); return e; }
+    }
+    return cudaErrorUnknown;
+}
+
+// One rule: capture in mode m on a non-blocking stream, then call c from
+// this thread (other=false) or another thread whose own mode is tmode.
+static void rule(cudaStreamCaptureMode m, int c, bool other, cudaStreamCaptureMode tmode)
+{
+    cudaStream_t s;
+    cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    cudaMalloc(&freeme, 64);
+    cudaEventRecord(ev_plain, s_other);
+    cudaStreamSynchronize(s_other);
+    cudaError_t e = cudaStreamBeginCapture(s, m);
+    k<<<1, 1, 0, s>>>(nullptr);
+    cudaEventRecord(ev_cap, s);
+    cudaError_t r;
+    if (other) {
+        std::thread t([&] {
+            cudaStreamCaptureMode mm = tmode;
+            cudaThreadExchangeStreamCaptureMode(&mm);
+            r = do_call(c, s);
+            cudaGetLastError();
+        });
+        t.join();
+    } else {
+        cudaStreamCaptureMode mm = tmode;
+        cudaThreadExchangeStreamCaptureMode(&mm);
+        r = do_call(c, s);
+        cudaThreadExchangeStreamCaptureMode(&mm);
+    }
+    cudaGetLastError();
+    const char *st = status(s);
+    cudaError_t after = cudaGetLastError();
+    k<<<1, 1, 0, s>>>(nullptr);
+    cudaError_t later = cudaGetLastError();
+    char name[200];
+    snprintf(name, sizeof name, "rule mode=%s call=%s from=%s threadmode=%s begin=%s -> %s status=%s nextlaunch=%s",
+             mn(m), cname[c], other ? "other" : "same", mn(tmode), en(e), en(r), st, en(later));
+    (void)after;
+    end(name, s);
+    cudaDeviceSynchronize();
+    cudaGetLastError();
+    if (c != C_FREE || r != cudaSuccess)
+        cudaFree(freeme);
+    cudaGetLastError();
+    cudaStreamDestroy(s);
+}
+
+int main()
+{
+    cudaError_t e;
+    cudaMalloc(&dbuf, 64);
+    cudaEventCreate(&ev_plain);
+    cudaEventCreate(&ev_cap);
+    cudaStreamCreateWithFlags(&s_other, cudaStreamNonBlocking);
+    printf("CUDART_VERSION=%d\n", CUDART_VERSION);
+
+    // Mode rules.
+    cudaStreamCaptureMode modes[3] = {cudaStreamCaptureModeGlobal, cudaStreamCaptureModeThreadLocal,
+                                      cudaStreamCaptureModeRelaxed};
+    for (int m = 0; m < 3; m++)
+        for (int c = 0; c < C_NCALLS; c++) {
+            rule(modes[m], c, false, cudaStreamCaptureModeGlobal);
+            rule(modes[m], c, true, cudaStreamCaptureModeGlobal);
+        }
+    // Thread modes other than the default.
+    for (int m = 0; m < 3; m++)
+        for (int c : {C_MALLOC, C_SYNC_OTHER, C_SYNC_CAP, C_DEVSYNC, C_EQUERY_CAP}) {
+            rule(modes[m], c, false, cudaStreamCaptureModeRelaxed);
+            rule(modes[m], c, false, cudaStreamCaptureModeThreadLocal);
+            rule(modes[m], c, true, cudaStreamCaptureModeThreadLocal);
+            rule(modes[m], c, true, cudaStreamCaptureModeRelaxed);
+        }
+
+    cudaStream_t s, s2, s3, sb, u;
+    cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking);
+    cudaStreamCreateWithFlags(&s3, cudaStreamNonBlocking);
+    cudaStreamCreateWithFlags(&u, cudaStreamNonBlocking);
+    cudaStreamCreate(&sb); // blocking
+    cudaEvent_t e1, e2, e3, ej;
+    cudaEventCreate(&e1);
+    cudaEventCreate(&e2);
+    cudaEventCreate(&e3);
+    cudaEventCreate(&ej);
+
+    // Begin rules.
+    printf("begin legacy: %s\n", en(cudaStreamBeginCapture(0, cudaStreamCaptureModeRelaxed)));
+    cudaGetLastError();
+    printf("begin cudaStreamLegacy: %s\n", en(cudaStreamBeginCapture(cudaStreamLegacy, cudaStreamCaptureModeRelaxed)));
+    cudaGetLastError();
+    e = cudaStreamBeginCapture(cudaStreamPerThread, cudaStreamCaptureModeRelaxed);
+    printf("begin perthread: %s\n", en(e));
+    cudaGetLastError();
+    if (!e) end("perthread", cudaStreamPerThread);
+    cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed);
+    printf("begin twice: %s status=%s\n", en(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed)), status(s));
+    cudaGetLastError();
+    end("after begin twice", s);
+    {
+        cudaGraph_t g = (cudaGraph_t)0x1;
+        printf("end not capturing: %s graph=%p\n", en(cudaStreamEndCapture(s, &g)), (void *)g);
+        cudaGetLastError();
+    }
+    printf("begin bad mode: %s\n", en(cudaStreamBeginCapture(s, (cudaStreamCaptureMode)7)));
+    cudaGetLastError();
+    {
+        cudaStreamCaptureMode mm = (cudaStreamCaptureMode)7;
+        printf("exchange bad mode: %s\n", en(cudaThreadExchangeStreamCaptureMode(&mm)));
+        cudaGetLastError();
+    }
+    cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed);
+    end("empty capture", s);
+
+    // Legacy stream interplay.
+    cudaStreamBeginCapture(sb, cudaStreamCaptureModeRelaxed);
+    k<<<1, 1, 0, sb>>>(nullptr);
+    k<<<1, 1, 0, 0>>>(nullptr);
+    e = cudaGetLastError();
+    printf("legacy launch while blocking stream captures: %s status=%s legacy IsCapturing=%s\n", en(e), status(sb),
+           status(0));
+    end("legacy launch", sb);
+    cudaStreamBeginCapture(sb, cudaStreamCaptureModeRelaxed);
+    k<<<1, 1, 0, sb>>>(nullptr);
+    printf("legacy IsCapturing while blocking stream captures: %s\n", status(0));
+    printf("legacy memcpyasync while blocking captures: %s status=%s\n",
+           en(cudaMemcpyAsync(dbuf, dbuf + 4, 4, cudaMemcpyDeviceToDevice, 0)), status(sb));
+    cudaGetLastError();
+    end("legacy memcpyasync", sb);
+    cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed);
+    k<<<1, 1, 0, s>>>(nullptr);
+    k<<<1, 1, 0, 0>>>(nullptr);
+    e = cudaGetLastError();
+    printf("legacy launch while nonblocking stream captures: %s status=%s legacyIsCapturing=%s\n", en(e), status(s),
+           status(0));
+    end("legacy launch nb", s);
+    cudaDeviceSynchronize();
+    cudaStreamBeginCapture(sb, cudaStreamCaptureModeRelaxed);
+    k<<<1, 1, 0, sb>>>(nullptr);
+    k<<<1, 1, 0, cudaStreamPerThread>>>(nullptr);
+    e = cudaGetLastError();
+    printf("per-thread launch while blocking captures: %s status=%s\n", en(e), status(sb));
+    end("per-thread launch", sb);
+    cudaDeviceSynchronize();
+
+    // Fork/join and unjoined.
+    const char *jn[] = {"a fork,k2,join", "b fork,k2,join,k2 again", "c fork no work", "d fork no work, k on s",
+                        "e fork k2, k on s no join", "f fork k2 join k on s", "g fork before any node, no work"};
+    for (int c = 0; c < 7; c++) {
+        cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+        if (c != 6) k<<<1, 1, 0, s>>>(nullptr);
+        cudaEventRecord(e1, s);
+        e = cudaStreamWaitEvent(s2, e1, 0);
+        if (c == 0 || c == 1 || c == 4 || c == 5) k<<<1, 1, 0, s2>>>(nullptr);
+        if (c == 0 || c == 1 || c == 5) {
+            cudaEventRecord(e2, s2);
+            cudaStreamWaitEvent(s, e2, 0);
+        }
+        if (c == 1) k<<<1, 1, 0, s2>>>(nullptr);
+        if (c == 3 || c == 4 || c == 5) k<<<1, 1, 0, s>>>(nullptr);
+        char name[128];
+        snprintf(name, sizeof name, "join %s (wait=%s s2=%s)", jn[c], en(e), status(s2));
+        cudaGraph_t g = nullptr;
+        cudaError_t r = cudaStreamEndCapture(s, &g);
+        printf("%s: end=%s graph=%s after s=%s s2=%s\n", name, en(r), g ? "set" : "NULL", status(s), status(s2));
+        if (g) { topo(name, g); cudaGraphDestroy(g); }
+        cudaGetLastError();
+        // Leftover s2 capture? try launching on it.
+        k<<<1, 1, 0, s2>>>(nullptr);
+        printf("  s2 launch after end: %s\n", en(cudaGetLastError()));
+        cudaDeviceSynchronize();
+        cudaGetLastError();
+    }
+    // End from the forked stream.
+    cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+    k<<<1, 1, 0, s>>>(nullptr);
+    cudaEventRecord(e1, s);
+    cudaStreamWaitEvent(s2, e1, 0);
+    {
+        cudaGraph_t g = nullptr;
+        e = cudaStreamEndCapture(s2, &g);
+        printf("end from forked stream: %s graph=%s s=%s s2=%s\n", en(e), g ? "set" : "NULL", status(s), status(s2));
+        cudaGetLastError();
+        end("end origin after end from forked", s);
+        printf("  s2 after: %s\n", status(s2));
+    }
+    // Diamond and serialised joins.
+    for (int v = 0; v < 3; v++) {
+        cudaStream_t br[3] = {s, s2, s3};
+        cudaStream_t b3[3] = {s2, s3, u};
+        (void)br;
+        cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+        k<<<1, 1, 0, s>>>(nullptr);
+        cudaEventRecord(e1, s);
+        for (int i = 0; i < 3; i++) {
+            cudaStreamWaitEvent(b3[i], e1, 0);
+            k<<<1, 1, 0, b3[i]>>>(nullptr);
+        }
+        if (v == 0) { // proper join: one event per branch
+            cudaEvent_t je[3] = {e2, e3, ej};
+            for (int i = 0; i < 3; i++) { cudaEventRecord(je[i], b3[i]); cudaStreamWaitEvent(s, je[i], 0); }
+        } else if (v == 1) { // serialised: shared event recorded and waited in turn
+            for (int i = 0; i < 3; i++) { cudaEventRecord(ej, b3[i]); cudaStreamWaitEvent(s, ej, 0); }
+        } else { // shared event recorded by all, waited once
+            for (int i = 0; i < 3; i++) cudaEventRecord(ej, b3[i]);
+            cudaStreamWaitEvent(s, ej, 0);
+        }
+        k<<<1, 1, 0, s>>>(nullptr);
+        cudaGraph_t g = nullptr;
+        e = cudaStreamEndCapture(s, &g);
+        char name[64];
+        snprintf(name, sizeof name, "diamond v%d end=%s", v, en(e));
+        if (g) { topo(name, g); cudaGraphDestroy(g); } else printf("%s: no graph\n", name);
+        cudaGetLastError();
+        cudaDeviceSynchronize();
+        cudaGetLastError();
+    }
+    // Serialised join through a chain of branch streams.
+    {
+        cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+        k<<<1, 1, 0, s>>>(nullptr);
+        cudaEventRecord(e1, s);
+        cudaStreamWaitEvent(s2, e1, 0);
+        cudaStreamWaitEvent(s3, e1, 0);
+        k<<<1, 1, 0, s2>>>(nullptr);
+        k<<<1, 1, 0, s3>>>(nullptr);
+        cudaEventRecord(ej, s2);
+        cudaStreamWaitEvent(s3, ej, 0);
+        cudaEventRecord(ej, s3);
+        cudaStreamWaitEvent(s, ej, 0);
+        k<<<1, 1, 0, s>>>(nullptr);
+        cudaGraph_t g = nullptr;
+        e = cudaStreamEndCapture(s, &g);
+        if (g) { topo("chain join", g); cudaGraphDestroy(g); } else printf("chain join: end=%s\n", en(e));
+        cudaGetLastError();
+    }
+    // Merge and isolation.
+    cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed);
+    cudaStreamBeginCapture(s2, cudaStreamCaptureModeRelaxed);
+    k<<<1, 1, 0, s>>>(nullptr);
+    k<<<1, 1, 0, s2>>>(nullptr);
+    cudaEventRecord(e2, s2);
+    e = cudaStreamWaitEvent(s, e2, 0);
+    printf("merge wait: %s s=%s s2=%s\n", en(e), status(s), status(s2));
+    cudaGetLastError();
+    end("merge s", s);
+    end("merge s2", s2);
+    cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed);
+    cudaStreamBeginCapture(s2, cudaStreamCaptureModeRelaxed);
+    k<<<1, 1, 0, s>>>(nullptr);
+    k<<<1, 1, 0, s2>>>(nullptr);
+    cudaEventRecord(e1, s);
+    cudaEventRecord(e2, s2);
+    printf("merge via third: wait1=%s", en(cudaStreamWaitEvent(u, e1, 0)));
+    e = cudaStreamWaitEvent(u, e2, 0);
+    printf(" wait2=%s s=%s s2=%s u=%s\n", en(e), status(s), status(s2), status(u));
+    cudaGetLastError();
+    {
+        cudaGraph_t g = nullptr;
+        cudaError_t r = cudaStreamEndCapture(s, &g);
+        printf("merge via third end s: %s u=%s\n", en(r), status(u));
+        if (g) cudaGraphDestroy(g);
+        cudaGetLastError();
+    }
+    end("merge via third s2", s2);
+    printf("  u after: %s\n", status(u));
+    cudaDeviceSynchronize(); cudaGetLastError();
+
+    k<<<1, 1, 0, u>>>(nullptr);
+    cudaEventRecord(e3, u);
+    cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed);
+    k<<<1, 1, 0, s>>>(nullptr);
+    e = cudaStreamWaitEvent(s, e3, 0);
+    printf("isolation (wait on uncaptured record): %s status=%s\n", en(e), status(s));
+    cudaGetLastError();
+    end("isolation", s);
+    cudaDeviceSynchronize();
+    cudaEvent_t fresh;
+    cudaEventCreate(&fresh);
+    cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed);
+    k<<<1, 1, 0, s>>>(nullptr);
+    e = cudaStreamWaitEvent(s, fresh, 0);
+    printf("wait on never-recorded event in capture: %s status=%s\n", en(e), status(s));
+    cudaGetLastError();
+    end("never recorded", s);
+    cudaDeviceSynchronize();
+    // Event recorded in capture, after the capture ends.
+    cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed);
+    k<<<1, 1, 0, s>>>(nullptr);
+    cudaEventRecord(e1, s);
+    printf("record in capture: query=%s", en(cudaEventQuery(e1)));
+    cudaGetLastError();
+    printf(" sync=%s", en(cudaEventSynchronize(e1)));
+    cudaGetLastError();
+    printf(" status=%s\n", status(s));
+    end("record in capture", s);
+    printf("after end: query=%s", en(cudaEventQuery(e1)));
+    cudaGetLastError();
+    printf(" sync=%s", en(cudaEventSynchronize(e1)));
+    cudaGetLastError();
+    printf(" wait=%s", en(cudaStreamWaitEvent(u, e1, 0)));
+    cudaGetLastError();
+    { float ms; printf(" elapsed=%s\n", en(cudaEventElapsedTime(&ms, e1, e1))); }
+    cudaGetLastError();
+    cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed);
+    k<<<1, 1, 0, s>>>(nullptr);
+    cudaEventRecord(e1, s);
+    end("record in capture 2", s);
+    cudaStreamBeginCapture(s2, cudaStreamCaptureModeRelaxed);
+    e = cudaStreamWaitEvent(s2, e1, 0);
+    printf("wait in new capture on event of ended capture: %s status=%s\n", en(e), status(s2));
+    cudaGetLastError();
+    end("wait ended", s2);
+
+    // Invalidated capture: later work, getinfo, new capture.
+    cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed);
+    k<<<1, 1, 0, s>>>(nullptr);
+    cudaEventRecord(e1, s);
+    cudaStreamWaitEvent(s2, e1, 0);
+    e = cudaStreamSynchronize(s);
+    printf("invalidate by sync: %s status=%s s2=%s\n", en(e), status(s), status(s2));
+    cudaGetLastError();
+    k<<<1, 1, 0, s>>>(nullptr);
+    printf("  launch after invalidation: %s\n", en(cudaGetLastError()));
+    k<<<1, 1, 0, s2>>>(nullptr);
+    printf("  launch on forked after invalidation: %s\n", en(cudaGetLastError()));
+    printf("  record after invalidation: %s\n", en(cudaEventRecord(e2, s)));
+    cudaGetLastError();
+    printf("  wait after invalidation: %s\n", en(cudaStreamWaitEvent(s, e3, 0)));
+    cudaGetLastError();
+    {
+        cudaStreamCaptureStatus st; unsigned long long id = 0; cudaGraph_t g = nullptr; const cudaGraphNode_t *d = nullptr; size_t nd = 99;
+        e = getinfo(s, &st, &id, &g, &d, &nd);
+        printf("  getinfo invalidated: %s st=%s id=%llu graph=%s nd=%zu\n", en(e), sn(st), id, g ? "set" : "NULL", nd);
+        cudaGetLastError();
+    }
+    printf("  memcpyasync after invalidation: %s\n", en(cudaMemcpyAsync(dbuf, dbuf + 4, 4, cudaMemcpyDeviceToDevice, s)));
+    cudaGetLastError();
+    end("invalidated", s);
+    printf("  s2 after end: %s\n", status(s2));
+    cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed);
+    k<<<1, 1, 0, s>>>(nullptr);
+    end("new capture after invalidation", s);
+
+    // GetCaptureInfo and update dependencies.
+    {
+        cudaStreamCaptureStatus st; unsigned long long id1 = 0, id2 = 0; cudaGraph_t g = nullptr; const cudaGraphNode_t *d = nullptr; size_t nd = 99;
+        e = getinfo(s, &st, &id1, &g, &d, &nd);
+        printf("getinfo not capturing: %s st=%s id=%llu nd=%zu\n", en(e), sn(st), id1, nd);
+        cudaGetLastError();
+        cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+        getinfo(s, &st, &id1, &g, &d, &nd);
+        printf("getinfo after begin: st=%s nd=%zu\n", sn(st), nd);
+        k<<<1, 1, 0, s>>>(nullptr);
+        k<<<1, 1, 0, s>>>(nullptr);
+        getinfo(s, &st, &id1, &g, &d, &nd);
+        printf("getinfo after 2 kernels: nd=%zu\n", nd);
+        cudaEventRecord(e1, s);
+        cudaStreamWaitEvent(s2, e1, 0);
+        getinfo(s2, &st, &id2, &g, &d, &nd);
+        printf("getinfo forked: id same=%d nd=%zu\n", id1 == id2, nd);
+        k<<<1, 1, 0, s2>>>(nullptr);
+        cudaEventRecord(e2, s2);
+        cudaStreamWaitEvent(s, e2, 0);
+        getinfo(s, &st, &id1, &g, &d, &nd);
+        printf("getinfo after join: nd=%zu\n", nd);
+        e = getinfo(s, &st, nullptr, nullptr, nullptr, nullptr);
+        printf("getinfo all-null optional: %s\n", en(e));
+        cudaGetLastError();
+        e = getinfo(s, nullptr, nullptr, nullptr, nullptr, nullptr);
+        printf("getinfo null status: %s\n", en(e));
+        cudaGetLastError();
+        e = getinfo(s, &st, nullptr, nullptr, &d, nullptr);
+        printf("getinfo deps without count: %s\n", en(e));
+        cudaGetLastError();
+        // update: set to empty, add a kernel (new root)
+#if CUDART_VERSION >= 13000
+        e = cudaStreamUpdateCaptureDependencies(s, nullptr, nullptr, 0, cudaStreamSetCaptureDependencies);
+#else
+        e = cudaStreamUpdateCaptureDependencies(s, nullptr, 0, cudaStreamSetCaptureDependencies);
+#endif
+        printf("update set empty: %s\n", en(e));
+        k<<<1, 1, 0, s>>>(nullptr);
+        getinfo(s, &st, &id1, &g, &d, &nd);
+        cudaGraphNode_t keep = d[0];
+        size_t n0 = nnodes(g);
+        printf("getinfo after set-empty + kernel: nd=%zu nodes=%zu\n", nd, n0);
+        // add the first node of the graph
+        cudaGraphNode_t all[16]; size_t na = 16; cudaGraphGetNodes(g, all, &na);
+#if CUDART_VERSION >= 13000
+        e = cudaStreamUpdateCaptureDependencies(s, &all[0], nullptr, 1, cudaStreamAddCaptureDependencies);
+#else
+        e = cudaStreamUpdateCaptureDependencies(s, &all[0], 1, cudaStreamAddCaptureDependencies);
+#endif
+        getinfo(s, &st, &id1, &g, &d, &nd);
+        printf("update add: %s nd=%zu\n", en(e), nd);
+#if CUDART_VERSION >= 13000
+        e = cudaStreamUpdateCaptureDependencies(s, &all[0], nullptr, 1, cudaStreamAddCaptureDependencies);
+#else
+        e = cudaStreamUpdateCaptureDependencies(s, &all[0], 1, cudaStreamAddCaptureDependencies);
+#endif
+        getinfo(s, &st, &id1, &g, &d, &nd);
+        printf("update add duplicate: %s nd=%zu\n", en(e), nd);
+        cudaGetLastError();
+#if CUDART_VERSION >= 13000
+        e = cudaStreamUpdateCaptureDependencies(s, &keep, nullptr, 1, 7);
+#else
+        e = cudaStreamUpdateCaptureDependencies(s, &keep, 1, 7);
+#endif
+        printf("update bad flags: %s status=%s\n", en(e), status(s));
+        cudaGetLastError();
+        cudaGraph_t other; cudaGraphCreate(&other, 0);
+        cudaGraphNode_t on; cudaGraphAddEmptyNode(&on, other, nullptr, 0);
+#if CUDART_VERSION >= 13000
+        e = cudaStreamUpdateCaptureDependencies(s, &on, nullptr, 1, cudaStreamAddCaptureDependencies);
+#else
+        e = cudaStreamUpdateCaptureDependencies(s, &on, 1, cudaStreamAddCaptureDependencies);
+#endif
+        printf("update foreign node: %s status=%s\n", en(e), status(s));
+        cudaGetLastError();
+        end("update deps", s);
+#if CUDART_VERSION >= 13000
+        e = cudaStreamUpdateCaptureDependencies(s, &on, nullptr, 1, cudaStreamAddCaptureDependencies);
+#else
+        e = cudaStreamUpdateCaptureDependencies(s, &on, 1, cudaStreamAddCaptureDependencies);
+#endif
+        printf("update not capturing: %s\n", en(e));
+        cudaGetLastError();
+        // capture to graph
+        cudaGraphNode_t n2; cudaGraphAddEmptyNode(&n2, other, &on, 1);
+#if CUDART_VERSION >= 13000
+        e = cudaStreamBeginCaptureToGraph(s, other, &on, nullptr, 1, cudaStreamCaptureModeGlobal);
+#else
+        e = cudaStreamBeginCaptureToGraph(s, other, &on, nullptr, 1, cudaStreamCaptureModeGlobal);
+#endif
+        k<<<1, 1, 0, s>>>(nullptr);
+        cudaGraph_t got = nullptr;
+        cudaError_t r = cudaStreamEndCapture(s, &got);
+        printf("capture to graph: begin=%s end=%s same graph=%d\n", en(e), en(r), got == other);
+        topo("capture to graph", other);
+        // capture to graph, invalidated: what happens to the graph?
+        cudaStreamBeginCaptureToGraph(s, other, nullptr, nullptr, 0, cudaStreamCaptureModeRelaxed);
+        k<<<1, 1, 0, s>>>(nullptr);
+        cudaStreamSynchronize(s);
+        cudaGetLastError();
+        got = nullptr;
+        r = cudaStreamEndCapture(s, &got);
+        printf("capture to graph invalidated: end=%s got=%s nodes now=%zu\n", en(r), got ? "set" : "NULL", nnodes(other));
+        cudaGetLastError();
+        cudaGraphDestroy(other);
+    }
+    // WrongThread / ending from another thread.
+    for (int m = 0; m < 3; m++) {
+        cudaStreamBeginCapture(s, modes[m]);
+        k<<<1, 1, 0, s>>>(nullptr);
+        cudaError_t r; cudaGraph_t g = nullptr;
+        std::thread t([&] { r = cudaStreamEndCapture(s, &g); cudaGetLastError(); });
+        t.join();
+        printf("end from other thread mode=%s: %s graph=%s status=%s\n", mn(modes[m]), en(r), g ? "set" : "NULL", status(s));
+        if (g) cudaGraphDestroy(g);
+        else end("  end from own thread", s);
+    }
+    // Graph launch inside capture.
+    {
+        cudaGraph_t g; cudaGraphCreate(&g, 0);
+        cudaGraphNode_t n; cudaGraphAddEmptyNode(&n, g, nullptr, 0);
+        cudaGraphExec_t ex; cudaGraphInstantiate(&ex, g, 0);
+        cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+        k<<<1, 1, 0, s>>>(nullptr);
+        e = cudaGraphLaunch(ex, s);
+        printf("graph launch in capture: %s status=%s\n", en(e), status(s));
+        cudaGetLastError();
+        cudaGraph_t out = nullptr;
+        e = cudaStreamEndCapture(s, &out);
+        printf("graph launch end: %s\n", en(e));
+        if (out) { topo("graph launch captured", out); cudaGraphDestroy(out); }
+        cudaGetLastError();
+    }
+    // Destroying a capturing stream; host func, memcpy, memset nodes.
+    {
+        cudaStream_t t; cudaStreamCreateWithFlags(&t, cudaStreamNonBlocking);
+        cudaStreamBeginCapture(t, cudaStreamCaptureModeRelaxed);
+        e = cudaStreamDestroy(t);
+        printf("destroy capturing stream: %s\n", en(e));
+        cudaGetLastError();
+        cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+        cudaMemcpyAsync(dbuf, dbuf + 4, 4, cudaMemcpyDeviceToDevice, s);
+        cudaMemsetAsync(dbuf, 0, 4, s);
+        cudaMemcpyAsync(dbuf, hbuf, 4, cudaMemcpyHostToDevice, s);
+        cudaGraph_t out = nullptr;
+        e = cudaStreamEndCapture(s, &out);
+        printf("copies captured: %s\n", en(e));
+        if (out) { topo("copies", out); cudaGraphDestroy(out); }
+        cudaGetLastError();
+        // same stream waits its own event in capture
+        cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+        k<<<1, 1, 0, s>>>(nullptr);
+        cudaEventRecord(e1, s);
+        e = cudaStreamWaitEvent(s, e1, 0);
+        k<<<1, 1, 0, s>>>(nullptr);
+        out = nullptr;
+        cudaError_t r = cudaStreamEndCapture(s, &out);
+        printf("self wait: %s end=%s\n", en(e), en(r));
+        if (out) { topo("self wait", out); cudaGraphDestroy(out); }
+        cudaGetLastError();
+        // event recorded in capture A; after A ends, non-capturing wait
+        // on stream that then captures?
+        // Another thread's Global capture: is this thread's unsafe call invalidating it?
+    }
+    // Two threads both in Global capture; thread B calls cudaMalloc.
+    {
+        cudaStream_t a, b; cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking); cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking);
+        cudaStreamBeginCapture(a, cudaStreamCaptureModeGlobal);
+        k<<<1, 1, 0, a>>>(nullptr);
+        cudaError_t r; const char *sb_ = nullptr; char stb[64];
+        std::thread t([&] {
+            cudaStreamBeginCapture(b, cudaStreamCaptureModeRelaxed);
+            void *p; r = cudaMalloc(&p, 64);
+            if (!r) cudaFree(p);
+            cudaGetLastError();
+            snprintf(stb, 64, "%s", status(b));
+            sb_ = stb;
+            cudaGraph_t g = nullptr; cudaStreamEndCapture(b, &g); if (g) cudaGraphDestroy(g);
+            cudaGetLastError();
+        });
+        t.join();
+        printf("other thread relaxed capture + malloc while Global capture here: %s b=%s a=%s\n", en(r), sb_, status(a));
+        end("  a", a);
+    }
+    printf("done\n");
+    return 0;
+}
