@@ -104,14 +104,16 @@ static bool mem_is_device(const void *p, bool *known)
 }
 
 /* True when a pointer's memory type changes from 'old' to 'now' in a way
- * graphrt can be sure of: both are tracked allocations (an untracked old
- * pointer may be device memory freed since, so it proves nothing). */
+ * graphrt can be sure of. All device memory is tracked, so an untracked new
+ * pointer is host memory; an untracked old pointer proves nothing (it may
+ * be device memory freed since), so only a tracked old pointer counts. */
 static bool mem_type_changed(const void *old, const void *now)
 {
     bool known_old, known_new;
     bool dev_old = mem_is_device(old, &known_old);
     bool dev_new = mem_is_device(now, &known_new);
-    return known_old && known_new && dev_old != dev_new;
+    (void)known_new;
+    return known_old && dev_old != dev_new;
 }
 
 static bool same_layout(grKernel_t a, grKernel_t b)
