@@ -50,6 +50,15 @@ grError_t gr__capture_event_record(const char *call, grEvent_t e, gr_stream *s);
  * capture (the fork/join rules). */
 grError_t gr__capture_wait_event(const char *call, gr_stream *s, grEvent_t e);
 
+/* True if e's latest record was made inside a capture that has ended (CUDA
+ * then answers grErrorInvalidValue to queries, synchronisation, timing and
+ * waits on it). Costs one load when e was never recorded in a capture. */
+bool gr__capture_event_ended_slow(grEvent_t e);
+static inline bool gr__capture_event_ended(grEvent_t e)
+{
+    return GR_UNLIKELY(e->capture != NULL) && gr__capture_event_ended_slow(e);
+}
+
 /* What a potentially unsafe call is, for the mode rules. */
 typedef enum gr_unsafe_kind {
     GR_UNSAFE_STREAM_SYNC,

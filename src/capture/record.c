@@ -409,3 +409,10 @@ grError_t gr__capture_wait_event(const char *call, gr_stream *s, grEvent_t e)
                         GR_PTR(s));
     return grSuccess;
 }
+
+bool gr__capture_event_ended_slow(grEvent_t e)
+{
+    gr_cap_event *ce = NULL;
+    bool recorded;
+    return read_mark(e, &ce, &recorded) == MARK_ENDED;
+}
