@@ -1,0 +1,897 @@
+/*
+ * test-exec-launch.c - the executor: instantiate compiles a plan that runs
+ * nodes in edge order (never insertion order), independent nodes run at the
+ * same time, the executable outlives its graph, setters change the next
+ * launch only, launches of one executable never overlap, child graphs run
+ * inlined, large grids and long chains run every piece exactly once.
+ */
+#include "test.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static grGraphExec_t instantiate(grGraph_t g)
+{
+    grGraphExec_t e;
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    return e;
+}
+
+static void run(grGraphExec_t e)
+{
+    CHECK_OK(grGraphLaunch(e, NULL));
+    CHECK_OK(grStreamSynchronize(NULL));
+}
+
+static grGraphNode_t add_host(grGraph_t g, const grGraphNode_t *deps, size_t n, grHostFn_t fn, void *ud)
+{
+    grGraphNode_t node;
+    grHostNodeParams hp = {fn, ud};
+    CHECK_OK(grGraphAddHostNode(&node, g, deps, n, &hp));
+    return node;
+}
+
+/* ----------------------------------------------------------- the gate */
+
+/* A host function that holds its stream until the gate opens; it gives up
+ * after 5 s so that a failure cannot hang the test. */
+static atomic_int gate;
+
+static void wait_gate(void *p)
+{
+    atomic_int *g = p;
+    for (int i = 0; i < 5000 && !atomic_load(g); i++)
+        sleep_ms(1);
+}
+
+static void *open_gate_later(void *p)
+{
+    sleep_ms(50);
+    atomic_store((atomic_int *)p, 1);
+    return NULL;
+}
+
+/* Queues a launch of e on s behind the closed gate and starts a thread that
+ * opens it a little later: a call made meanwhile that waits for the launch
+ * (a setter) finds it still queued. */
+static void gated_launch(grGraphExec_t e, grStream_t s, pthread_t *opener)
+{
+    atomic_store(&gate, 0);
+    CHECK_OK(grLaunchHostFunc(s, wait_gate, &gate));
+    CHECK_OK(grGraphLaunch(e, s));
+    CHECK(pthread_create(opener, NULL, open_gate_later, &gate) == 0);
+}
+
+/* ------------------------------------------------------ order of nodes */
+
+typedef struct order_log {
+    atomic_int next;
+    int at[64];
+} order_log;
+
+typedef struct order_node {
+    order_log *log;
+    int index;
+} order_node;
+
+static void record_order(void *p)
+{
+    order_node *n = p;
+    n->log->at[n->index] = atomic_fetch_add(&n->log->next, 1);
+}
+
+GR_TEST(exec_launch_follows_edges_not_insertion_order)
+{
+    /* Node i is created after node i+1, and runs before it. */
+    enum { N = 10 };
+    static order_log log;
+    static order_node ud[N];
+    grGraphNode_t nodes[N];
+    grGraph_t g;
+    CHECK_OK(grGraphCreate(&g, 0));
+    for (int i = N - 1; i >= 0; i--) {
+        ud[i] = (order_node){&log, i};
+        nodes[i] = add_host(g, NULL, 0, record_order, &ud[i]);
+    }
+    for (int i = N - 2; i >= 0; i--)
+        CHECK_OK(grGraphAddDependencies(g, &nodes[i], &nodes[i + 1], 1));
+    grGraphExec_t e = instantiate(g);
+    for (int rep = 0; rep < 3; rep++) {
+        atomic_store(&log.next, 0);
+        run(e);
+        for (int i = 0; i < N; i++)
+            CHECK_EQ(log.at[i], i);
+    }
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+}
+
+GR_TEST(exec_launch_runs_every_root_of_the_graph)
+{
+    static order_log log;
+    static order_node ud[3];
+    grGraph_t g;
+    CHECK_OK(grGraphCreate(&g, 0));
+    for (int i = 0; i < 3; i++) {
+        ud[i] = (order_node){&log, i};
+        add_host(g, NULL, 0, record_order, &ud[i]);
+    }
+    grGraphExec_t e = instantiate(g);
+    run(e);
+    CHECK_EQ(atomic_load(&log.next), 3);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+}
+
+/* Two nodes that each wait (at most 5 s) for the other to arrive. */
+typedef struct meeting {
+    atomic_int arrived;
+    int met[2];
+} meeting;
+typedef struct meeting_node {
+    meeting *m;
+    int index;
+} meeting_node;
+
+static void meet(void *p)
+{
+    meeting_node *n = p;
+    atomic_fetch_add(&n->m->arrived, 1);
+    for (int i = 0; i < 5000 && atomic_load(&n->m->arrived) < 2; i++)
+        sleep_ms(1);
+    n->m->met[n->index] = atomic_load(&n->m->arrived) >= 2;
+}
+
+static void noop(void *p)
+{
+    (void)p;
+}
+
+GR_TEST(exec_launch_runs_independent_nodes_at_the_same_time)
+{
+    static meeting m;
+    static meeting_node ud[2] = {{&m, 0}, {&m, 1}};
+    grGraph_t g;
+    grGraphNode_t root;
+    setenv("GRAPHRT_WORKERS", "2", 1); /* before the runtime starts */
+    CHECK_OK(grGraphCreate(&g, 0));
+    root = add_host(g, NULL, 0, noop, NULL);
+    add_host(g, &root, 1, meet, &ud[0]);
+    add_host(g, &root, 1, meet, &ud[1]);
+    grGraphExec_t e = instantiate(g);
+    run(e);
+    CHECK_EQ(atomic_load(&m.arrived), 2);
+    CHECK_EQ(m.met[0], 1);
+    CHECK_EQ(m.met[1], 1);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+}
+
+/* ------------------------------------------------- graph lifetime */
+
+static void k_store_fn(const grKernelCtx *ctx, void **args)
+{
+    int *cell = *(int **)args[0];
+    (void)ctx;
+    *cell = *(int *)args[1];
+}
+
+static grKernel_t make_store_kernel(void)
+{
+    grKernel_t k;
+    size_t sizes[2] = {sizeof(int *), sizeof(int)};
+    CHECK_OK(grKernelCreate(&k, k_store_fn, "launch_store", 2, sizes));
+    return k;
+}
+
+GR_TEST(exec_launch_runs_after_its_graph_is_destroyed)
+{
+    int cell = 0, v = 42, *pc = &cell;
+    char src[8] = "abcdefg", dst[8] = {0};
+    void *args[2] = {&pc, &v};
+    grGraph_t g;
+    grGraphNode_t k, c;
+    grKernel_t kern = make_store_kernel();
+    grKernelNodeParams kp = {kern, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args, NULL};
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddKernelNode(&k, g, NULL, 0, &kp));
+    CHECK_OK(grGraphAddMemcpyNode1D(&c, g, &k, 1, dst, src, sizeof src, grMemcpyHostToHost));
+    grGraphExec_t e = instantiate(g);
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grKernelDestroy(kern));
+    v = 0; /* argument values were copied when the node was added */
+    run(e);
+    run(e);
+    CHECK_EQ(cell, 42);
+    CHECK(strcmp(dst, "abcdefg") == 0);
+    CHECK_OK(grGraphExecDestroy(e));
+}
+
+/* ------------------------------------------------------------ setters */
+
+/* The setter rig: kernel K stores a value in 'cell', M copies *src to
+ * 'dst', S sets 'bytes', H snapshots all three into the log and clears
+ * them. A launch queued before a setter must log the old parameters, the
+ * launch after it the new ones. */
+typedef struct snap {
+    int cell, dst, byte, tag;
+} snap;
+
+typedef struct rig {
+    int cell, src_a, src_b, dst;
+    unsigned char bytes[4];
+    snap log[4];
+    int n;
+    grKernel_t kern;
+    grGraph_t g;
+    grGraphNode_t k, m, s, h;
+    grGraphExec_t e;
+    grStream_t stream;
+} rig;
+
+typedef struct snapper {
+    rig *r;
+    int tag;
+} snapper;
+
+static void take_snap(void *p)
+{
+    snapper *sn = p;
+    rig *r = sn->r;
+    r->log[r->n++] = (snap){r->cell, r->dst, r->bytes[0], sn->tag};
+    r->cell = r->dst = 0;
+    memset(r->bytes, 0, sizeof r->bytes);
+}
+
+static void rig_make(rig *r, snapper *sn)
+{
+    int *pc = &r->cell, v = 1;
+    void *args[2] = {&pc, &v};
+    memset(r, 0, sizeof *r);
+    r->src_a = 100;
+    r->src_b = 200;
+    r->kern = make_store_kernel();
+    grKernelNodeParams kp = {r->kern, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args, NULL};
+    grMemsetParams mp = {r->bytes, 0, 0x11, 1, sizeof r->bytes, 1};
+    sn->r = r;
+    sn->tag = 1;
+    CHECK_OK(grGraphCreate(&r->g, 0));
+    CHECK_OK(grGraphAddKernelNode(&r->k, r->g, NULL, 0, &kp));
+    CHECK_OK(grGraphAddMemcpyNode1D(&r->m, r->g, &r->k, 1, &r->dst, &r->src_a, sizeof(int), grMemcpyHostToHost));
+    CHECK_OK(grGraphAddMemsetNode(&r->s, r->g, &r->m, 1, &mp));
+    r->h = add_host(r->g, &r->s, 1, take_snap, sn);
+    r->e = instantiate(r->g);
+    CHECK_OK(grStreamCreate(&r->stream));
+}
+
+static void rig_free(rig *r)
+{
+    CHECK_OK(grStreamDestroy(r->stream));
+    CHECK_OK(grGraphExecDestroy(r->e));
+    CHECK_OK(grGraphDestroy(r->g));
+    CHECK_OK(grKernelDestroy(r->kern));
+}
+
+/* Launches behind the gate, calls 'set' while that launch is queued, then
+ * launches again; returns after both have run. */
+static void rig_around(rig *r, void (*set)(rig *))
+{
+    pthread_t opener;
+    gated_launch(r->e, r->stream, &opener);
+    set(r);
+    CHECK_OK(grGraphLaunch(r->e, r->stream));
+    CHECK_OK(grStreamSynchronize(r->stream));
+    CHECK(pthread_join(opener, NULL) == 0);
+    CHECK_EQ(r->n, 2);
+    CHECK_EQ(r->log[0].cell, 1);
+    CHECK_EQ(r->log[0].dst, 100);
+    CHECK_EQ(r->log[0].byte, 0x11);
+    CHECK_EQ(r->log[0].tag, 1);
+}
+
+static void set_kernel(rig *r)
+{
+    int *pc = &r->cell, v = 2;
+    void *args[2] = {&pc, &v};
+    grKernelNodeParams kp = {r->kern, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args, NULL};
+    CHECK_OK(grGraphExecKernelNodeSetParams(r->e, r->k, &kp));
+}
+
+GR_TEST(exec_kernel_node_set_params_affects_the_next_launch_only)
+{
+    static rig r;
+    static snapper sn;
+    rig_make(&r, &sn);
+    rig_around(&r, set_kernel);
+    CHECK_EQ(r.log[1].cell, 2);
+    CHECK_EQ(r.log[1].dst, 100);
+    rig_free(&r);
+}
+
+static void set_memcpy(rig *r)
+{
+    CHECK_OK(grGraphExecMemcpyNodeSetParams1D(r->e, r->m, &r->dst, &r->src_b, sizeof(int), grMemcpyHostToHost));
+}
+
+GR_TEST(exec_memcpy_node_set_params_affects_the_next_launch_only)
+{
+    static rig r;
+    static snapper sn;
+    rig_make(&r, &sn);
+    rig_around(&r, set_memcpy);
+    CHECK_EQ(r.log[1].dst, 200);
+    CHECK_EQ(r.log[1].cell, 1);
+    rig_free(&r);
+}
+
+static void set_memset(rig *r)
+{
+    grMemsetParams mp = {r->bytes, 0, 0x22, 1, sizeof r->bytes, 1};
+    CHECK_OK(grGraphExecMemsetNodeSetParams(r->e, r->s, &mp));
+}
+
+GR_TEST(exec_memset_node_set_params_affects_the_next_launch_only)
+{
+    static rig r;
+    static snapper sn;
+    rig_make(&r, &sn);
+    rig_around(&r, set_memset);
+    CHECK_EQ(r.log[1].byte, 0x22);
+    rig_free(&r);
+}
+
+static snapper other_snapper;
+
+static void set_host(rig *r)
+{
+    other_snapper = (snapper){r, 2};
+    grHostNodeParams hp = {take_snap, &other_snapper};
+    CHECK_OK(grGraphExecHostNodeSetParams(r->e, r->h, &hp));
+}
+
+GR_TEST(exec_host_node_set_params_affects_the_next_launch_only)
+{
+    static rig r;
+    static snapper sn;
+    rig_make(&r, &sn);
+    rig_around(&r, set_host);
+    CHECK_EQ(r.log[1].tag, 2);
+    rig_free(&r);
+}
+
+static void disable_all(rig *r)
+{
+    unsigned en = 7;
+    CHECK_OK(grGraphNodeSetEnabled(r->e, r->k, 0));
+    CHECK_OK(grGraphNodeSetEnabled(r->e, r->m, 0));
+    CHECK_OK(grGraphNodeSetEnabled(r->e, r->s, 0));
+    CHECK_OK(grGraphNodeGetEnabled(r->e, r->m, &en));
+    CHECK_EQ(en, 0);
+}
+
+GR_TEST(exec_node_set_enabled_affects_the_next_launch_only)
+{
+    static rig r;
+    static snapper sn;
+    unsigned en = 7;
+    rig_make(&r, &sn);
+    CHECK_OK(grGraphNodeGetEnabled(r.e, r.k, &en));
+    CHECK_EQ(en, 1);
+    rig_around(&r, disable_all);
+    CHECK_EQ(r.log[1].cell, 0);
+    CHECK_EQ(r.log[1].dst, 0);
+    CHECK_EQ(r.log[1].byte, 0);
+    /* Re-enabled nodes run with the parameters they had. */
+    CHECK_OK(grGraphNodeSetEnabled(r.e, r.k, 1));
+    CHECK_OK(grGraphNodeSetEnabled(r.e, r.m, 5));
+    CHECK_OK(grGraphNodeSetEnabled(r.e, r.s, 1));
+    CHECK_OK(grGraphLaunch(r.e, r.stream));
+    CHECK_OK(grStreamSynchronize(r.stream));
+    CHECK_EQ(r.n, 3);
+    CHECK_EQ(r.log[2].cell, 1);
+    CHECK_EQ(r.log[2].dst, 100);
+    CHECK_EQ(r.log[2].byte, 0x11);
+    rig_free(&r);
+}
+
+GR_TEST(exec_node_set_enabled_refuses_other_node_types)
+{
+    static rig r;
+    static snapper sn;
+    grGraphNode_t ev_node, empty;
+    grEvent_t ev;
+    grGraph_t g;
+    unsigned en = 7;
+    rig_make(&r, &sn);
+    CHECK_GR(grErrorInvalidValue, grGraphNodeSetEnabled(r.e, r.h, 0));
+    CHECK_DETAIL_HAS("grGraphNodeSetEnabled: ");
+    CHECK_GR(grErrorInvalidValue, grGraphNodeGetEnabled(r.e, r.h, &en));
+    CHECK_EQ(en, 7);
+    CHECK_GR(grErrorInvalidValue, grGraphNodeGetEnabled(r.e, r.k, NULL));
+    CHECK_OK(grEventCreate(&ev));
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddEmptyNode(&empty, g, NULL, 0));
+    CHECK_OK(grGraphAddEventRecordNode(&ev_node, g, &empty, 1, ev));
+    grGraphExec_t e = instantiate(g);
+    CHECK_GR(grErrorInvalidValue, grGraphNodeSetEnabled(e, empty, 0));
+    CHECK_GR(grErrorInvalidValue, grGraphNodeSetEnabled(e, ev_node, 0));
+    /* A node of another graph. */
+    CHECK_GR(grErrorInvalidValue, grGraphNodeSetEnabled(e, r.k, 0));
+    run(r.e);
+    CHECK_EQ(r.log[0].cell, 1); /* the refusals changed nothing */
+    CHECK_EQ(r.log[0].dst, 100);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grEventDestroy(ev));
+    rig_free(&r);
+}
+
+GR_TEST(exec_setters_refuse_wrong_types_and_foreign_nodes)
+{
+    static rig r;
+    static snapper sn;
+    grHostNodeParams hp = {take_snap, &sn};
+    grMemsetParams mp = {r.bytes, 0, 0x33, 1, 4, 1};
+    rig_make(&r, &sn);
+    CHECK_GR(grErrorInvalidValue, grGraphExecHostNodeSetParams(r.e, r.k, &hp));
+    CHECK_DETAIL_HAS("not a host node");
+    CHECK_GR(grErrorInvalidValue, grGraphExecMemsetNodeSetParams(r.e, r.m, &mp));
+    CHECK_GR(grErrorInvalidValue, grGraphExecHostNodeSetParams(r.e, NULL, &hp));
+    CHECK_GR(grErrorInvalidValue, grGraphExecHostNodeSetParams(NULL, r.h, &hp));
+    run(r.e);
+    CHECK_EQ(r.log[0].byte, 0x11);
+    CHECK_EQ(r.log[0].tag, 1);
+    rig_free(&r);
+}
+
+GR_TEST(exec_event_record_node_set_event_affects_the_next_launch_only)
+{
+    grEvent_t ev1, ev2;
+    grGraph_t g;
+    grGraphNode_t h, rec;
+    grStream_t s;
+    pthread_t opener;
+    static atomic_int gate2;
+    CHECK_OK(grEventCreate(&ev1));
+    CHECK_OK(grEventCreate(&ev2));
+    CHECK_OK(grStreamCreate(&s));
+    CHECK_OK(grGraphCreate(&g, 0));
+    h = add_host(g, NULL, 0, noop, NULL);
+    CHECK_OK(grGraphAddEventRecordNode(&rec, g, &h, 1, ev1));
+    grGraphExec_t e = instantiate(g);
+
+    gated_launch(e, s, &opener);
+    CHECK_GR(grErrorNotReady, grEventQuery(ev1)); /* recorded by the queued launch */
+    CHECK_OK(grGraphExecEventRecordNodeSetEvent(e, rec, ev2));
+    CHECK_OK(grEventQuery(ev1)); /* the setter waited for that launch */
+    atomic_store(&gate2, 0);
+    CHECK_OK(grLaunchHostFunc(s, wait_gate, &gate2));
+    CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grEventQuery(ev1)); /* not recorded again */
+    CHECK_GR(grErrorNotReady, grEventQuery(ev2));
+    atomic_store(&gate2, 1);
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_OK(grEventQuery(ev2));
+    CHECK(pthread_join(opener, NULL) == 0);
+    CHECK_GR(grErrorInvalidValue, grGraphExecEventRecordNodeSetEvent(e, h, ev1));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grEventDestroy(ev1));
+    CHECK_OK(grEventDestroy(ev2));
+}
+
+typedef struct wait_rig {
+    atomic_int passed; /* set by the host function ev_b follows */
+    int seen[4];
+    int n;
+    atomic_int gate_b;
+} wait_rig;
+
+static void pass_gate_b(void *p)
+{
+    wait_rig *w = p;
+    wait_gate(&w->gate_b);
+    atomic_store(&w->passed, 1);
+}
+
+static void see_passed(void *p)
+{
+    wait_rig *w = p;
+    w->seen[w->n++] = atomic_load(&w->passed);
+}
+
+GR_TEST(exec_event_wait_node_set_event_affects_the_next_launch_only)
+{
+    static wait_rig w;
+    grEvent_t ev_a, ev_b;
+    grGraph_t g;
+    grGraphNode_t wn;
+    grStream_t s, t;
+    pthread_t opener;
+    CHECK_OK(grEventCreate(&ev_a)); /* never recorded: a wait on it passes */
+    CHECK_OK(grEventCreate(&ev_b));
+    CHECK_OK(grStreamCreate(&s));
+    CHECK_OK(grStreamCreate(&t));
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddEventWaitNode(&wn, g, NULL, 0, ev_a));
+    add_host(g, &wn, 1, see_passed, &w);
+    grGraphExec_t e = instantiate(g);
+
+    gated_launch(e, s, &opener);
+    CHECK_OK(grGraphExecEventWaitNodeSetEvent(e, wn, ev_b));
+    CHECK_EQ(w.n, 1); /* the setter waited for the queued launch */
+    CHECK_EQ(w.seen[0], 0);
+    CHECK_OK(grLaunchHostFunc(t, pass_gate_b, &w));
+    CHECK_OK(grEventRecord(ev_b, t));
+    CHECK_OK(grGraphLaunch(e, s));
+    atomic_store(&w.gate_b, 1);
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_EQ(w.n, 2);
+    CHECK_EQ(w.seen[1], 1); /* the second launch waited for ev_b */
+    CHECK(pthread_join(opener, NULL) == 0);
+    CHECK_OK(grStreamSynchronize(t));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grStreamDestroy(t));
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grEventDestroy(ev_a));
+    CHECK_OK(grEventDestroy(ev_b));
+}
+
+/* -------------------------------------------------------- random DAGs */
+
+static uint64_t xorshift(uint64_t *s)
+{
+    uint64_t x = *s;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return *s = x;
+}
+
+typedef struct dag_node {
+    atomic_int *clock;
+    int stamp, runs;
+} dag_node;
+
+static void dag_record(void *p)
+{
+    dag_node *d = p;
+    d->stamp = atomic_fetch_add(d->clock, 1);
+    d->runs++;
+}
+
+/* Builds 'count' random DAGs of 1..40 nodes, nodes created in a shuffled
+ * order, edges from lower to higher index; each runs in an order that
+ * respects every edge, each node exactly once per launch. */
+static void random_dags(uint64_t seed, int count)
+{
+    enum { MAXN = 40 };
+    static dag_node ud[MAXN];
+    static atomic_int clock;
+    grGraphNode_t nodes[MAXN], from[MAXN * MAXN / 2], to[MAXN * MAXN / 2];
+    int perm[MAXN], ef[MAXN * MAXN / 2], et[MAXN * MAXN / 2];
+    for (int iter = 0; iter < count; iter++) {
+        int n = 1 + (int)(xorshift(&seed) % MAXN);
+        unsigned density = (unsigned)(xorshift(&seed) % 4); /* 0: sparse .. 3: dense */
+        size_t ne = 0;
+        grGraph_t g;
+        for (int i = 0; i < n; i++)
+            perm[i] = i;
+        for (int i = n - 1; i > 0; i--) {
+            int j = (int)(xorshift(&seed) % (uint64_t)(i + 1)), t = perm[i];
+            perm[i] = perm[j];
+            perm[j] = t;
+        }
+        CHECK_OK(grGraphCreate(&g, 0));
+        for (int k = 0; k < n; k++) {
+            int i = perm[k];
+            ud[i] = (dag_node){&clock, -1, 0};
+            nodes[i] = add_host(g, NULL, 0, dag_record, &ud[i]);
+        }
+        for (int u = 0; u < n; u++)
+            for (int v = u + 1; v < n; v++)
+                if (xorshift(&seed) % 16 < (uint64_t)(1u << density)) {
+                    ef[ne] = u;
+                    et[ne] = v;
+                    from[ne] = nodes[u];
+                    to[ne] = nodes[v];
+                    ne++;
+                }
+        if (ne)
+            CHECK_OK(grGraphAddDependencies(g, from, to, ne));
+        grGraphExec_t e = instantiate(g);
+        int launches = 1 + (iter & 1);
+        for (int l = 0; l < launches; l++) {
+            atomic_store(&clock, 0);
+            run(e);
+            for (size_t k = 0; k < ne; k++)
+                if (!(ud[ef[k]].stamp < ud[et[k]].stamp))
+                    GR_TEST_FAIL_("dag %d (%d nodes): edge %d -> %d ran out of order (%d, %d)", iter, n, ef[k], et[k],
+                                  ud[ef[k]].stamp, ud[et[k]].stamp);
+        }
+        for (int i = 0; i < n; i++)
+            CHECK_EQ(ud[i].runs, launches);
+        CHECK_OK(grGraphExecDestroy(e));
+        CHECK_OK(grGraphDestroy(g));
+    }
+}
+
+GR_TEST_T(exec_launch_random_dags_respect_every_edge_one_worker, 120)
+{
+    setenv("GRAPHRT_WORKERS", "1", 1);
+    random_dags(0x9e3779b97f4a7c15ull, 10000);
+}
+
+GR_TEST_T(exec_launch_random_dags_respect_every_edge_two_workers, 120)
+{
+    setenv("GRAPHRT_WORKERS", "2", 1);
+    random_dags(0xd1b54a32d192ed03ull, 10000);
+}
+
+/* ------------------------------------------------- concurrent launches */
+
+typedef struct overlap {
+    atomic_int inside, max_inside;
+    atomic_int runs[6];
+} overlap;
+
+typedef struct overlap_node {
+    overlap *o;
+    int index;
+} overlap_node;
+
+static void overlap_enter(void *p)
+{
+    overlap_node *n = p;
+    int now = atomic_fetch_add(&n->o->inside, 1) + 1;
+    int seen = atomic_load(&n->o->max_inside);
+    while (now > seen && !atomic_compare_exchange_weak(&n->o->max_inside, &seen, now))
+        ;
+    atomic_fetch_add(&n->o->runs[n->index], 1);
+}
+
+static void overlap_count(void *p)
+{
+    overlap_node *n = p;
+    atomic_fetch_add(&n->o->runs[n->index], 1);
+}
+
+static void overlap_leave(void *p)
+{
+    overlap_node *n = p;
+    atomic_fetch_add(&n->o->runs[n->index], 1);
+    atomic_fetch_sub(&n->o->inside, 1);
+}
+
+typedef struct launcher {
+    grGraphExec_t e;
+    grStream_t s;
+    int failures;
+} launcher;
+
+static void *launch_many(void *p)
+{
+    launcher *l = p;
+    for (int i = 0; i < 200; i++)
+        if (grGraphLaunch(l->e, l->s) != grSuccess)
+            l->failures++;
+    return NULL;
+}
+
+GR_TEST_T(exec_launches_from_many_threads_never_overlap, 120)
+{
+    static overlap o;
+    static overlap_node ud[6];
+    grGraphNode_t start, mid[4], end;
+    grGraph_t g;
+    launcher l[4];
+    pthread_t th[4];
+    for (int i = 0; i < 6; i++)
+        ud[i] = (overlap_node){&o, i};
+    CHECK_OK(grGraphCreate(&g, 0));
+    start = add_host(g, NULL, 0, overlap_enter, &ud[0]);
+    for (int i = 0; i < 4; i++)
+        mid[i] = add_host(g, &start, 1, overlap_count, &ud[1 + i]);
+    end = add_host(g, mid, 4, overlap_leave, &ud[5]);
+    (void)end;
+    grGraphExec_t e = instantiate(g);
+    for (int i = 0; i < 4; i++) {
+        l[i] = (launcher){e, NULL, 0};
+        CHECK_OK(grStreamCreateWithFlags(&l[i].s, grStreamNonBlocking));
+    }
+    for (int i = 0; i < 4; i++)
+        CHECK(pthread_create(&th[i], NULL, launch_many, &l[i]) == 0);
+    for (int i = 0; i < 4; i++)
+        CHECK(pthread_join(th[i], NULL) == 0);
+    CHECK_OK(grDeviceSynchronize());
+    for (int i = 0; i < 4; i++) {
+        CHECK_EQ(l[i].failures, 0);
+        CHECK_OK(grStreamDestroy(l[i].s));
+    }
+    for (int i = 0; i < 6; i++)
+        CHECK_EQ(atomic_load(&o.runs[i]), 800);
+    CHECK_EQ(atomic_load(&o.max_inside), 1);
+    CHECK_EQ(atomic_load(&o.inside), 0);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+}
+
+/* ------------------------------------------------------- child graphs */
+
+/* Level d: before_d -> child(level d-1) -> after_d; level 0: one node. */
+static grGraph_t nested_levels(int depth, order_node *ud)
+{
+    grGraph_t g;
+    grGraphNode_t b, c;
+    CHECK_OK(grGraphCreate(&g, 0));
+    if (depth == 0) {
+        add_host(g, NULL, 0, record_order, &ud[0]);
+        return g;
+    }
+    grGraph_t inner = nested_levels(depth - 1, ud);
+    b = add_host(g, NULL, 0, record_order, &ud[2 * depth - 1]);
+    CHECK_OK(grGraphAddChildGraphNode(&c, g, &b, 1, inner));
+    add_host(g, &c, 1, record_order, &ud[2 * depth]);
+    CHECK_OK(grGraphDestroy(inner)); /* the node holds its own copy */
+    return g;
+}
+
+GR_TEST(exec_launch_runs_child_graphs_nested_three_deep_inline)
+{
+    static order_log log;
+    static order_node ud[7];
+    for (int i = 0; i < 7; i++)
+        ud[i] = (order_node){&log, i};
+    grGraph_t g = nested_levels(3, ud);
+    grGraphExec_t e = instantiate(g);
+    for (int rep = 0; rep < 2; rep++) {
+        atomic_store(&log.next, 0);
+        run(e);
+        CHECK_EQ(atomic_load(&log.next), 7);
+        /* before_3, before_2, before_1, inner, after_1, after_2, after_3 */
+        CHECK_EQ(log.at[5], 0);
+        CHECK_EQ(log.at[3], 1);
+        CHECK_EQ(log.at[1], 2);
+        CHECK_EQ(log.at[0], 3);
+        CHECK_EQ(log.at[2], 4);
+        CHECK_EQ(log.at[4], 5);
+        CHECK_EQ(log.at[6], 6);
+    }
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+}
+
+/* ------------------------------------------------------ large kernels */
+
+enum { GX = 37, GY = 5, GZ = 3 };
+static atomic_int block_runs[GX * GY * GZ];
+static atomic_int bad_geometry;
+
+static void count_block(const grKernelCtx *ctx, void **args)
+{
+    (void)args;
+    if (ctx->gridDim.x != GX || ctx->gridDim.y != GY || ctx->gridDim.z != GZ || ctx->blockDim.x != 8 ||
+        ctx->blockIdx.x >= GX || ctx->blockIdx.y >= GY || ctx->blockIdx.z >= GZ) {
+        atomic_fetch_add(&bad_geometry, 1);
+        return;
+    }
+    atomic_fetch_add(&block_runs[ctx->blockIdx.x + GX * (ctx->blockIdx.y + GY * ctx->blockIdx.z)], 1);
+}
+
+GR_TEST(exec_launch_runs_every_block_of_a_large_grid_once)
+{
+    grKernel_t k;
+    grGraph_t g;
+    grGraphNode_t n;
+    CHECK_OK(grKernelCreate(&k, count_block, "launch_count_block", 0, NULL));
+    grKernelNodeParams kp = {k, GR_DIM3(GX, GY, GZ), GR_DIM3(8, 1, 1), 64, NULL, NULL};
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddKernelNode(&n, g, NULL, 0, &kp));
+    grGraphExec_t e = instantiate(g);
+    for (int rep = 1; rep <= 3; rep++) {
+        run(e);
+        for (int i = 0; i < GX * GY * GZ; i++)
+            CHECK_EQ(atomic_load(&block_runs[i]), rep);
+    }
+    CHECK_EQ(atomic_load(&bad_geometry), 0);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grKernelDestroy(k));
+}
+
+/* ----------------------------------------------------------- refusals */
+
+GR_TEST(exec_instantiate_refuses_device_launch_and_unknown_flags)
+{
+    grGraph_t g;
+    grGraphNode_t n;
+    grGraphExec_t e = NULL;
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddEmptyNode(&n, g, NULL, 0));
+    CHECK_GR(grErrorNotSupported, grGraphInstantiate(&e, g, grGraphInstantiateFlagDeviceLaunch));
+    CHECK_DETAIL_HAS("DeviceLaunch");
+    CHECK_PTR_EQ(e, NULL);
+    CHECK_GR(grErrorInvalidValue, grGraphInstantiateWithFlags(&e, g, 1ull << 40));
+    CHECK_DETAIL_HAS("unknown");
+    CHECK_PTR_EQ(e, NULL);
+    CHECK_GR(grErrorInvalidValue, grGraphInstantiate(NULL, g, 0));
+    CHECK_GR(grErrorInvalidValue, grGraphInstantiate(&e, NULL, 0));
+    CHECK_OK(grGraphInstantiate(&e, g, grGraphInstantiateFlagUpload | grGraphInstantiateFlagUseNodePriority));
+    run(e);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+}
+
+GR_TEST(exec_launch_refuses_a_destroyed_executable)
+{
+    /* A queued launch keeps the executable's memory alive after destroy,
+     * so the destroyed handle can be passed again safely. */
+    grGraph_t g;
+    grStream_t s;
+    pthread_t opener;
+    static int cell;
+    CHECK_OK(grGraphCreate(&g, 0));
+    add_host(g, NULL, 0, noop, &cell);
+    grGraphExec_t e = instantiate(g);
+    CHECK_OK(grStreamCreate(&s));
+    gated_launch(e, s, &opener);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_GR(grErrorInvalidValue, grGraphLaunch(e, s));
+    CHECK_DETAIL_HAS("grGraphLaunch: ");
+    CHECK_GR(grErrorInvalidValue, grGraphExecDestroy(e));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK(pthread_join(opener, NULL) == 0);
+    CHECK_GR(grErrorInvalidValue, grGraphLaunch(NULL, s));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grGraphDestroy(g));
+}
+
+/* --------------------------------------------------------- long chain */
+
+typedef struct chain_state {
+    int next, errors;
+} chain_state;
+typedef struct chain_node {
+    chain_state *st;
+    int index;
+} chain_node;
+
+static void chain_step(void *p)
+{
+    chain_node *c = p;
+    if (c->st->next % 100000 != c->index)
+        c->st->errors++;
+    c->st->next++;
+}
+
+GR_TEST_T(exec_launch_replays_a_100000_node_chain, 120)
+{
+    enum { N = 100000 };
+    static chain_state st;
+    chain_node *ud = malloc(N * sizeof *ud);
+    grGraph_t g;
+    grGraphNode_t prev = NULL;
+    CHECK(ud != NULL);
+    CHECK_OK(grGraphCreate(&g, 0));
+    for (int i = 0; i < N; i++) {
+        ud[i] = (chain_node){&st, i};
+        prev = add_host(g, prev ? &prev : NULL, prev ? 1 : 0, chain_step, &ud[i]);
+    }
+    grGraphExec_t e = instantiate(g);
+    CHECK_OK(grGraphDestroy(g));
+    run(e);
+    run(e);
+    CHECK_EQ(st.next, 2 * N);
+    CHECK_EQ(st.errors, 0);
+    CHECK_OK(grGraphExecDestroy(e));
+    free(ud);
+}
