@@ -470,7 +470,7 @@ GR_TEST(stream_wait_event_refuses_bad_flags_and_adds_no_wait)
 
 GR_TEST(null_and_foreign_event_handles_are_refused)
 {
-    static uint64_t fake[16]; /* zeroed memory that is no event */
+    static _Alignas(64) unsigned char fake[1024]; /* zeroed memory that is no event */
     grEvent_t bogus = (grEvent_t)(void *)fake;
     float ms;
     CHECK_GR(grErrorInvalidResourceHandle, grEventRecord(NULL, NULL));

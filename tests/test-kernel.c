@@ -430,7 +430,7 @@ GR_TEST(kernel_launch_refuses_too_much_shared_memory)
 
 GR_TEST(kernel_launch_refuses_unknown_kernels)
 {
-    static uint64_t fake[16]; /* zeroed memory that is no kernel */
+    static _Alignas(64) unsigned char fake[1024]; /* zeroed memory that is no kernel */
     CHECK_GR(grErrorInvalidDeviceFunction, grLaunchKernel(NULL, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), NULL, 0, NULL));
     CHECK_DETAIL_HAS("grLaunchKernel");
     CHECK_GR(grErrorInvalidDeviceFunction,
@@ -443,7 +443,7 @@ GR_TEST(kernel_launch_refuses_unknown_kernels)
 
 GR_TEST(kernel_launch_refuses_bad_and_destroyed_streams)
 {
-    static uint64_t fake[64]; /* zeroed memory that is no stream */
+    static _Alignas(64) unsigned char fake[1024]; /* zeroed memory that is no stream */
     static atomic_int gate;
     grKernel_t k = make_two_param_kernel();
     int a = 1, b = 2;

@@ -326,7 +326,7 @@ GR_TEST(launch_host_func_refuses_a_null_function)
 
 GR_TEST(foreign_stream_handles_are_refused)
 {
-    static uint64_t fake[64]; /* zeroed memory that is no stream */
+    static _Alignas(64) unsigned char fake[1024]; /* zeroed memory that is no stream */
     static atomic_int n;
     grStream_t s = (grStream_t)(void *)fake;
     grEvent_t e;
