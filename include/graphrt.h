@@ -297,7 +297,8 @@ GR_API grError_t grEventDestroy(grEvent_t event);
 typedef struct grKernelCtx {
     grDim3 gridDim, blockDim, blockIdx;
     void *sharedMem;  /* sharedMemBytes of per-block scratch (16-aligned) */
-    unsigned worker;  /* index of the thread running it (0..workers) */
+    unsigned worker;  /* 1..workers: the worker thread running it; 0: an
+                       * application thread running it while it waits */
 } grKernelCtx;
 
 /* A kernel is called once per thread block. args[i] points to the value of

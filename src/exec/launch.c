@@ -137,7 +137,8 @@ static inline bool count_down(gr_plan *p, gr_pnode *v)
 
 static void finish_launch(gr_plan *p)
 {
-    atomic_fetch_add_explicit(&p->finished, 1u, memory_order_release);
+    /* Only the thread that makes EXIT ready writes it: no RMW needed. */
+    atomic_store_explicit(&p->finished, gr_load_relaxed(&p->finished) + 1u, memory_order_seq_cst);
     if (atomic_load(&p->owner_sleeping))
         gr__futex_wake(&p->finished, 1);
 }
@@ -160,12 +161,12 @@ static void expose_one(gr_runtime *rt, gr_worker *w, gr_plan *p, size_t base)
 }
 
 /* Runs n and every node that becomes ready through it on this thread,
- * until nothing is left on the private stack above 'base'. Returns true
- * if it ran EXIT (the launch is over: touch nothing of the plan). */
-static bool run_from(gr_worker *w, gr_plan *p, gr_pnode *n, bool expose)
+ * until nothing is left on the private stack above 'base' (the stack's
+ * height when the caller began this plan). Returns true if it ran EXIT
+ * (the launch is over: touch nothing of the plan). */
+static bool run_from(gr_worker *w, gr_plan *p, gr_pnode *n, bool expose, size_t base)
 {
     gr_runtime *rt = atomic_load_explicit(&gr__rt, memory_order_relaxed);
-    size_t base = w->nlocal;
     gr_pnode *nodes = p->nodes;
     const uint32_t *succ = p->succ;
     for (;;) {
@@ -183,7 +184,7 @@ static bool run_from(gr_worker *w, gr_plan *p, gr_pnode *n, bool expose)
                 next = v;
             } else if (GR_UNLIKELY(!local_push(w, v))) {
                 /* Out of memory for the stack: run it right here. */
-                if (run_from(w, p, v, expose))
+                if (run_from(w, p, v, expose, w->nlocal))
                     return true;
             }
         }
@@ -204,7 +205,7 @@ void gr__exec_node_item(gr_worker *w, void *node)
     gr_pnode *n = node;
     gr_plan *p = n->plan;
     atomic_fetch_add_explicit(&p->thieves, 1, memory_order_acquire);
-    run_from(w, p, n, true);
+    run_from(w, p, n, true, w->nlocal);
     atomic_fetch_sub_explicit(&p->thieves, 1, memory_order_release);
 }
 
@@ -219,11 +220,12 @@ void gr__exec_run(gr_worker *w, struct grGraphExec_st *e)
     uint64_t t0 = measure ? gr__now_ns() : 0;
     bool ended = false;
     atomic_store_explicit(&p->shared, false, memory_order_relaxed);
-    /* Roots go on the private stack; the last one runs first. */
+    /* Roots go on the private stack, where run_from finds them. */
+    size_t base = w->nlocal;
     for (uint32_t i = 1; i < p->nroots; i++)
         if (!local_push(w, &p->nodes[p->roots[i]]))
-            ended |= run_from(w, p, &p->nodes[p->roots[i]], expose);
-    ended |= run_from(w, p, &p->nodes[p->roots[0]], expose);
+            ended |= run_from(w, p, &p->nodes[p->roots[i]], expose, w->nlocal);
+    ended |= run_from(w, p, &p->nodes[p->roots[0]], expose, base);
     if (!ended) {
         /* Others hold the rest of the launch: help, then sleep. */
         unsigned idle = 0;
@@ -250,7 +252,6 @@ void gr__exec_run(gr_worker *w, struct grGraphExec_st *e)
         p->avg_ns_x16 = p->avg_ns_x16 ? (p->avg_ns_x16 * 3 + per) / 4 : (per ? per : 1);
     }
     p->runs++;
-    atomic_fetch_add_explicit(&e->completed, 1, memory_order_release);
     gr__exec_release(e);
 }
 
@@ -258,11 +259,8 @@ void gr__exec_run(gr_worker *w, struct grGraphExec_st *e)
 
 void gr__exec_quiesce(grGraphExec_t e)
 {
-    uint64_t target = atomic_load_explicit(&e->launched, memory_order_acquire);
     gr_stream *s = NULL;
     uint64_t seq = 0;
-    if (atomic_load_explicit(&e->completed, memory_order_acquire) >= target)
-        return;
     gr__spin_lock(&e->lock);
     s = e->last_stream;
     seq = e->last_seq;
@@ -270,7 +268,8 @@ void gr__exec_quiesce(grGraphExec_t e)
         gr__stream_retain(s);
     gr__spin_unlock(&e->lock);
     if (s) {
-        gr__stream_wait_for(gr__runtime_get(), s, seq);
+        if (!gr__stream_reached(s, seq))
+            gr__stream_wait_for(gr__runtime_get(), s, seq);
         gr__stream_release(s);
     }
 }
@@ -336,7 +335,6 @@ GR_API grError_t grGraphLaunch(grGraphExec_t graphExec, grStream_t stream)
     op->kind = GR_OP_GRAPH;
     op->u.graph.exec = graphExec;
     gr__exec_retain(graphExec);
-    gr_fetch_add_relaxed(&graphExec->launched, 1);
     if (prev != s) {
         gr__stream_retain(s);
         graphExec->last_stream = s;

@@ -3,6 +3,7 @@
  * are the worker threads.
  */
 #include "../capture/capture.h"
+#include "../memory/memory.h"
 
 static _Thread_local int tls_device;
 
@@ -49,6 +50,7 @@ GR_API grError_t grDeviceReset(void)
         gr__device_sync_all();
         gr__runtime_stop();
     }
+    gr__mem_reset();
     return grSuccess;
 }
 

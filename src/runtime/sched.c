@@ -10,6 +10,12 @@
  * wake only when nobody is spinning and somebody sleeps: a busy runtime
  * makes no system calls.
  *
+ * Grace period: a background worker leaves an injected item alone for its
+ * first GR_INJ_GRACE ticks (about a microsecond). The thread that submitted
+ * it is usually about to synchronise and will run it itself, with no
+ * cache lines crossing cores; a worker taking it would make that thread
+ * wait for a handover instead.
+ *
  * Lost-wakeup freedom: a parking worker increments 'sleepers' (seq_cst) and
  * then re-checks for work; a publisher publishes, then a seq_cst fence,
  * then reads 'sleepers'. One of the two sees the other.
@@ -24,6 +30,7 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -86,35 +93,47 @@ static gr_item overflow_pop(gr_runtime *rt)
     return it;
 }
 
-static void inj_push(gr_runtime *rt, gr_item it)
+#define GR_INJ_GRACE 3000u
+/* An idle worker's polling interval, in ticks (see gr__ticks). */
+#define GR_POLL_TICKS_MIN 100u
+#define GR_POLL_TICKS_MAX 3200u
+
+/* Returns true when the item went through the ring's seq_cst CAS, false
+ * when it went to the overflow (whose mutex orders nothing for Dekker). */
+static bool inj_push(gr_runtime *rt, gr_item it)
 {
     size_t pos = gr_load_relaxed(&rt->ring_enq);
     for (;;) {
         gr_inj_cell *c = &rt->ring[pos & (GR_INJ_CELLS - 1)];
         intptr_t dif = (intptr_t)gr_load_acquire(&c->seq) - (intptr_t)pos;
         if (dif == 0) {
-            if (atomic_compare_exchange_weak_explicit(&rt->ring_enq, &pos, pos + 1, memory_order_relaxed,
+            if (atomic_compare_exchange_weak_explicit(&rt->ring_enq, &pos, pos + 1, memory_order_seq_cst,
                                                       memory_order_relaxed)) {
                 c->item = it;
+                c->ticks = gr__ticks();
                 gr_store_release(&c->seq, pos + 1);
-                return;
+                return true;
             }
         } else if (dif < 0) {
             overflow_push(rt, it); /* full */
-            return;
+            return false;
         } else {
             pos = gr_load_relaxed(&rt->ring_enq);
         }
     }
 }
 
-static gr_item inj_pop(gr_runtime *rt)
+/* Pops the oldest injected item; with 'grace', not one younger than
+ * GR_INJ_GRACE ticks. */
+static gr_item inj_pop_at(gr_runtime *rt, bool grace)
 {
     size_t pos = gr_load_relaxed(&rt->ring_deq);
     for (;;) {
         gr_inj_cell *c = &rt->ring[pos & (GR_INJ_CELLS - 1)];
         intptr_t dif = (intptr_t)gr_load_acquire(&c->seq) - (intptr_t)(pos + 1);
         if (dif == 0) {
+            if (grace && gr__ticks() - c->ticks < GR_INJ_GRACE)
+                return 0;
             if (atomic_compare_exchange_weak_explicit(&rt->ring_deq, &pos, pos + 1, memory_order_relaxed,
                                                       memory_order_relaxed)) {
                 gr_item it = c->item;
@@ -129,9 +148,15 @@ static gr_item inj_pop(gr_runtime *rt)
     }
 }
 
+/* seq_cst loads: park() relies on them not passing its 'sleepers' RMW. */
+static gr_item inj_pop(gr_runtime *rt)
+{
+    return inj_pop_at(rt, false);
+}
+
 static bool inj_maybe_nonempty(gr_runtime *rt)
 {
-    return gr_load_relaxed(&rt->ring_deq) != gr_load_relaxed(&rt->ring_enq) || gr_load_relaxed(&rt->inj_hint);
+    return atomic_load(&rt->ring_deq) != atomic_load(&rt->ring_enq) || atomic_load(&rt->inj_hint);
 }
 
 /* ------------------------------------------------------------ find work */
@@ -159,9 +184,10 @@ static gr_item steal_any(gr_runtime *rt, gr_worker *w)
     return 0;
 }
 
+/* A background worker's search (it honours the grace period). */
 static gr_item find_work(gr_runtime *rt, gr_worker *w)
 {
-    gr_item it = inj_pop(rt);
+    gr_item it = inj_pop_at(rt, true);
     return it ? it : steal_any(rt, w);
 }
 
@@ -175,13 +201,21 @@ static bool work_visible(gr_runtime *rt)
     return false;
 }
 
-void gr__sched_wake_one(gr_runtime *rt)
+/* Wakes one parked worker unless one is spinning. The caller has just
+ * published work with a seq_cst operation or fence, so these seq_cst loads
+ * cannot pass it (Dekker with park(): see the top of the file). */
+static void wake_one_ordered(gr_runtime *rt)
 {
-    gr_fence_seq_cst();
-    if (gr_load_relaxed(&rt->spinning) == 0 && gr_load_relaxed(&rt->sleepers) > 0) {
+    if (atomic_load(&rt->spinning) == 0 && atomic_load(&rt->sleepers) > 0) {
         gr_fetch_add_acq_rel(&rt->wake_seq, 1u);
         gr__futex_wake(&rt->wake_seq, 1);
     }
+}
+
+void gr__sched_wake_one(gr_runtime *rt)
+{
+    gr_fence_seq_cst();
+    wake_one_ordered(rt);
 }
 
 void gr__sched_submit(gr_runtime *rt, gr_item it)
@@ -192,10 +226,13 @@ void gr__sched_submit(gr_runtime *rt, gr_item it)
             gr__item_run(w, it);
             return;
         }
+        gr__sched_wake_one(rt);
     } else {
-        inj_push(rt, it);
+        if (inj_push(rt, it)) /* its seq_cst CAS orders the wake-up test */
+            wake_one_ordered(rt);
+        else
+            gr__sched_wake_one(rt);
     }
-    gr__sched_wake_one(rt);
 }
 
 void gr__item_run(gr_worker *w, gr_item it)
@@ -260,6 +297,9 @@ static void *worker_main(void *arg)
 {
     gr_worker *w = arg;
     gr_runtime *rt = atomic_load(&gr__rt);
+    char name[16];
+    snprintf(name, sizeof name, "graphrt-w%u", w->index);
+    pthread_setname_np(pthread_self(), name);
     gr__tls_worker = w;
     while (!atomic_load_explicit(&rt->stop, memory_order_acquire)) {
         gr_item it = gr__deque_pop(&w->dq);
@@ -271,16 +311,34 @@ static void *worker_main(void *arg)
         }
         atomic_fetch_add(&rt->spinning, 1);
         uint64_t deadline = gr__now_ns() + rt->spin_ns;
+        size_t seen = gr_load_relaxed(&rt->ring_enq);
         /* Poll every few pauses only: polling reads lines the busy threads
-         * write, and a tight poll would slow them down. */
+         * write, and a tight poll would slow them down. The spin window
+         * restarts whenever work was submitted meanwhile, even if its
+         * submitter ran it: an application that keeps launching keeps a
+         * worker awake instead of paying a futex wake per launch. */
+        uint64_t gap = GR_POLL_TICKS_MIN;
         for (unsigned k = 1;; k++) {
             it = find_work(rt, w);
             if (it || atomic_load_explicit(&rt->stop, memory_order_relaxed))
                 break;
-            for (int p = 0; p < 8; p++)
+            /* Back off to about a microsecond between polls. */
+            uint64_t t0 = gr__ticks();
+            do
                 gr__cpu_relax();
-            if ((k & 15) == 0 && gr__now_ns() > deadline)
-                break;
+            while (gr__ticks() - t0 < gap);
+            if (gap < GR_POLL_TICKS_MAX)
+                gap *= 2;
+            if ((k & 7) == 0) {
+                size_t now_enq = gr_load_relaxed(&rt->ring_enq);
+                uint64_t now = gr__now_ns();
+                if (now_enq != seen) {
+                    seen = now_enq;
+                    deadline = now + rt->spin_ns;
+                } else if (now > deadline) {
+                    break;
+                }
+            }
         }
         atomic_fetch_sub(&rt->spinning, 1);
         if (it) {
@@ -293,14 +351,43 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
+/* An application thread keeps the slot it borrowed first (so a wait costs
+ * no atomic operation for it) until the thread exits or the runtime is
+ * reset. */
+static _Thread_local gr_worker *tls_slot;
+static _Thread_local gr_runtime *tls_slot_rt;
+static pthread_key_t slot_key;
+static pthread_once_t slot_key_once = PTHREAD_ONCE_INIT;
+
+static void slot_thread_exit(void *p)
+{
+    gr_worker *w = p;
+    gr_runtime *rt = atomic_load(&gr__rt);
+    if (rt && rt == tls_slot_rt)
+        atomic_store_explicit(&w->taken, false, memory_order_release);
+}
+
+static void slot_key_init(void)
+{
+    pthread_key_create(&slot_key, slot_thread_exit);
+}
+
 gr_worker *gr__slot_acquire(gr_runtime *rt)
 {
     if (gr__tls_worker)
         return NULL;
+    if (GR_LIKELY(tls_slot && tls_slot_rt == rt)) {
+        gr__tls_worker = tls_slot;
+        return tls_slot;
+    }
     for (unsigned i = rt->nworkers; i < rt->nslots; i++) {
         gr_worker *w = &rt->workers[i];
         if (!gr_load_relaxed(&w->taken) &&
             !atomic_exchange_explicit(&w->taken, true, memory_order_acquire)) {
+            pthread_once(&slot_key_once, slot_key_init);
+            pthread_setspecific(slot_key, w);
+            tls_slot = w;
+            tls_slot_rt = rt;
             gr__tls_worker = w;
             return w;
         }
@@ -311,11 +398,10 @@ gr_worker *gr__slot_acquire(gr_runtime *rt)
 void gr__slot_release(gr_worker *w)
 {
     gr_item it;
-    /* Give the slot back empty: run what is still ours. */
+    /* Leave the slot empty: run what is still ours. */
     while (gr__deque_maybe_nonempty(&w->dq) && (it = gr__deque_pop(&w->dq)) != 0)
         gr__item_run(w, it);
     gr__tls_worker = NULL;
-    atomic_store_explicit(&w->taken, false, memory_order_release);
 }
 
 static unsigned env_unsigned(const char *name, unsigned dflt, unsigned lo, unsigned hi)
@@ -379,8 +465,8 @@ gr_runtime *gr__runtime_start(void)
     pthread_mutex_init(&rt->streams_lock, NULL);
     for (unsigned i = 0; i < rt->nslots; i++) {
         gr_worker *w = &rt->workers[i];
-        w->index = i + 1;
         w->external = i >= rt->nworkers;
+        w->index = w->external ? 0 : i + 1; /* what grKernelCtx.worker shows */
         w->rng = 0x9e3779b97f4a7c15ull * (i + 1);
         if (!gr__deque_init(&w->dq, 256)) {
             rt->nslots = i;

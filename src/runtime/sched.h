@@ -79,7 +79,7 @@ static inline bool gr__deque_maybe_nonempty(gr_deque *d)
 
 struct gr_worker {
     gr_deque dq;
-    unsigned index;      /* 1..N background workers, N+1.. external slots */
+    unsigned index;      /* 1..N background workers, 0 external slots */
     bool external;
     GR_ALIGNED_CL atomic_bool taken; /* external slots: borrowed now */
     uint64_t rng;        /* victim selection */
@@ -93,7 +93,19 @@ struct gr_worker {
 typedef struct gr_inj_cell {
     _Atomic size_t seq;
     gr_item item;
+    uint64_t ticks; /* when it was pushed (gr__ticks) */
+    uint64_t pad;
 } gr_inj_cell;
+
+/* A cheap clock for short intervals: the TSC on x86, else nanoseconds. */
+static inline uint64_t gr__ticks(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    return __builtin_ia32_rdtsc();
+#else
+    return gr__now_ns();
+#endif
+}
 
 /* External slots: application threads waiting in a synchronising call
  * borrow one to run work. More waiting threads than slots just wait. */

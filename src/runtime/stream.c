@@ -37,9 +37,13 @@ static gr_stream *stream_new(unsigned flags, unsigned user_flags)
     return s;
 }
 
+static void registry_remove(gr_runtime *rt, gr_stream *s);
+
 static void stream_free(gr_stream *s)
 {
     gr_seg *seg = s->head_seg;
+    if (s->rt)
+        registry_remove(s->rt, s);
     while (seg) {
         gr_seg *n = atomic_load_explicit(&seg->next, memory_order_relaxed);
         gr__free(seg);
@@ -69,6 +73,8 @@ void gr__stream_release(gr_stream *s)
 static void registry_add(gr_runtime *rt, gr_stream *s)
 {
     pthread_mutex_lock(&rt->streams_lock);
+    s->rt = rt;
+    s->registered = true;
     s->reg_prev = NULL;
     s->reg_next = rt->streams;
     if (rt->streams)
@@ -80,6 +86,11 @@ static void registry_add(gr_runtime *rt, gr_stream *s)
 static void registry_remove(gr_runtime *rt, gr_stream *s)
 {
     pthread_mutex_lock(&rt->streams_lock);
+    if (!s->registered) {
+        pthread_mutex_unlock(&rt->streams_lock);
+        return;
+    }
+    s->registered = false;
     if (s->reg_prev)
         s->reg_prev->reg_next = s->reg_next;
     else if (rt->streams == s)
@@ -97,6 +108,20 @@ static pthread_once_t per_thread_once = PTHREAD_ONCE_INIT;
 static _Thread_local gr_stream *tls_per_thread;
 static _Thread_local gr_runtime *tls_per_thread_rt;
 
+/* Drops the reference of a stream's handle once (grStreamDestroy, thread
+ * exit, runtime reset, whichever comes first). */
+static void kill_handle(gr_runtime *rt, gr_stream *s)
+{
+    bool first;
+    pthread_mutex_lock(&rt->streams_lock);
+    first = !s->handle_dead;
+    s->handle_dead = true;
+    s->magic = GR_MAGIC_DEAD;
+    pthread_mutex_unlock(&rt->streams_lock);
+    if (first)
+        gr__stream_release(s);
+}
+
 static void per_thread_destroy(void *p)
 {
     gr_stream *s = p;
@@ -104,9 +129,7 @@ static void per_thread_destroy(void *p)
     /* The runtime may have been reset since; then the stream is gone. */
     if (!rt || rt != tls_per_thread_rt)
         return;
-    registry_remove(rt, s);
-    s->magic = GR_MAGIC_DEAD;
-    gr__stream_release(s);
+    kill_handle(rt, s);
 }
 
 static void per_thread_key_init(void)
@@ -350,13 +373,10 @@ static void run_op(gr_worker *w, gr_op *op)
     case GR_OP_CALL:
         op->u.call.fn(op->data);
         return;
-    case GR_OP_WAIT: {
-        gr_stream *t = op->u.wait.s;
-        if (!gr__stream_reached(t, op->u.wait.seq))
-            gr__stream_wait_for(atomic_load(&gr__rt), t, op->u.wait.seq);
-        gr__stream_release(t);
+    case GR_OP_WAIT:
+        /* Reached: suspend_on() checked before run_op was called. */
+        gr__stream_release(op->u.wait.s);
         return;
-    }
     case GR_OP_STAMP:
         gr__event_stamp(op->u.stamp.ev, op->u.stamp.gen);
         gr__event_release(op->u.stamp.ev);
@@ -367,24 +387,78 @@ static void run_op(gr_worker *w, gr_op *op)
     }
 }
 
+/* Queues suspended streams whose wait is over. */
+static GR_NOINLINE void resume_waiters(gr_stream *s)
+{
+    gr_runtime *rt = atomic_load_explicit(&gr__rt, memory_order_acquire);
+    uint64_t done = gr_load_acquire(&s->done);
+    gr_stream *ready = NULL;
+    gr__spin_lock(&s->wlock);
+    for (gr_stream **pp = &s->waiters; *pp;) {
+        gr_stream *x = *pp;
+        if (x->wait_seq <= done) {
+            *pp = x->wait_next;
+            x->wait_next = ready;
+            ready = x;
+            atomic_fetch_sub(&s->nwaiters, 1);
+        } else {
+            pp = &x->wait_next;
+        }
+    }
+    gr__spin_unlock(&s->wlock);
+    while (ready) {
+        gr_stream *x = ready;
+        ready = x->wait_next;
+        x->wait_next = NULL;
+        /* Its token comes back with a queue item, as at activation. */
+        gr__stream_retain(x);
+        atomic_store_explicit(&x->queued, true, memory_order_release);
+        gr__sched_submit(rt, gr__item_make(x, GR_ITEM_STREAM));
+    }
+}
+
 static void complete(gr_stream *s)
 {
-    /* seq_cst so that the test of 'sleepers' below cannot pass it. */
+    /* seq_cst so that the tests below cannot pass it (Dekker with the
+     * sleepers of gr__stream_wait_for and with suspend_on). */
     atomic_store(&s->done, s->head);
+    if (GR_UNLIKELY(atomic_load(&s->nwaiters) > 0))
+        resume_waiters(s);
     if (GR_UNLIKELY(gr_load_relaxed(&s->sleepers) > 0)) {
         gr_fetch_add_acq_rel(&s->done_futex, 1u);
         gr__futex_wake(&s->done_futex, 1 << 30);
     }
 }
 
-void gr__stream_drain(gr_worker *w, gr_stream *s)
+/* A WAIT op at the head of s: true if s must step aside because t has not
+ * completed seq ops yet; then s is in t's waiters and will be queued again
+ * when it has. */
+static bool suspend_on(gr_stream *s, gr_stream *t, uint64_t seq)
 {
-    /* Called for a STREAM item: it is ours only if the token is unclaimed. */
-    if (!atomic_exchange_explicit(&s->queued, false, memory_order_acq_rel)) {
-        gr__stream_release(s); /* stale item */
-        return;
+    if (gr__stream_reached(t, seq))
+        return false;
+    gr__spin_lock(&t->wlock);
+    s->wait_seq = seq;
+    s->wait_next = t->waiters;
+    t->waiters = s;
+    atomic_fetch_add(&t->nwaiters, 1);
+    if (gr__stream_reached(t, seq)) {
+        /* Completed meanwhile: take ourselves back out. */
+        t->waiters = s->wait_next;
+        s->wait_next = NULL;
+        atomic_fetch_sub(&t->nwaiters, 1);
+        gr__spin_unlock(&t->wlock);
+        return false;
     }
-    gr__stream_release(s); /* the item's reference; the token keeps s alive */
+    gr__spin_unlock(&t->wlock);
+    return true;
+}
+
+/* Runs the ops of s while holding its drain token, then gives the token
+ * up and drops 'refs' references (the token's, and the queue item's when
+ * the token came with one). */
+static void drain(gr_worker *w, gr_stream *s, int refs)
+{
     for (;;) {
         gr_op *op = peek(s);
         if (!op) {
@@ -398,22 +472,38 @@ void gr__stream_drain(gr_worker *w, gr_stream *s)
                 break;
             continue; /* the token is ours again: re-read everything */
         }
+        if (op->kind == GR_OP_WAIT && suspend_on(s, op->u.wait.s, op->u.wait.seq)) {
+            /* Suspended, token kept: drop all but the token's reference.
+             * From here on s belongs to whoever resumes it. */
+            if (refs > 1)
+                gr__stream_release(s);
+            return;
+        }
         run_op(w, op);
         s->head++;
         complete(s);
     }
-    gr__stream_release(s); /* the token's reference */
+    if (gr_fetch_sub_acq_rel(&s->refs, refs) == refs)
+        stream_free(s);
 }
 
-/* Claims the drain token of s if it waits in a queue, and drains. */
+void gr__stream_drain(gr_worker *w, gr_stream *s)
+{
+    /* Called for a STREAM item: it is ours only if the token is unclaimed. */
+    if (!atomic_exchange_explicit(&s->queued, false, memory_order_acq_rel)) {
+        gr__stream_release(s); /* stale item */
+        return;
+    }
+    drain(w, s, 2);
+}
+
+/* Claims the drain token of s while its item waits in a queue, and
+ * drains; the item, now stale, keeps its own reference. */
 static bool try_claim_and_drain(gr_worker *w, gr_stream *s)
 {
-    if (!gr_load_relaxed(&s->queued))
+    if (!gr_load_relaxed(&s->queued) || !atomic_exchange_explicit(&s->queued, false, memory_order_acq_rel))
         return false;
-    /* Take a reference as a queue item would hold, so that the common
-     * drain path can drop one. */
-    gr__stream_retain(s);
-    gr__stream_drain(w, s);
+    drain(w, s, 1);
     return true;
 }
 
@@ -501,14 +591,30 @@ grError_t gr__stream_runtime_init(gr_runtime *rt)
 
 void gr__stream_runtime_fini(gr_runtime *rt)
 {
-    /* Every stream still registered dies with the runtime. */
+    /* Every stream dies with the runtime: handles are dropped, and streams
+     * that events still reference leave the registry (they outlive it). */
+    for (;;) {
+        gr_stream *s = NULL;
+        pthread_mutex_lock(&rt->streams_lock);
+        for (gr_stream *x = rt->streams; x; x = x->reg_next)
+            if (!x->handle_dead) {
+                s = x;
+                break;
+            }
+        pthread_mutex_unlock(&rt->streams_lock);
+        if (!s)
+            break;
+        kill_handle(rt, s);
+    }
+    pthread_mutex_lock(&rt->streams_lock);
     while (rt->streams) {
         gr_stream *s = rt->streams;
         rt->streams = s->reg_next;
         s->reg_next = s->reg_prev = NULL;
-        s->magic = GR_MAGIC_DEAD;
-        gr__stream_release(s);
+        s->registered = false;
+        s->rt = NULL;
     }
+    pthread_mutex_unlock(&rt->streams_lock);
     rt->legacy->magic = GR_MAGIC_DEAD;
     gr__stream_release(rt->legacy);
     rt->legacy = NULL;
@@ -560,9 +666,7 @@ GR_API grError_t grStreamDestroy(grStream_t stream)
         return gr__fail(grErrorStreamCaptureUnsupported,
                         "grStreamDestroy: stream %p is capturing; end the capture with grStreamEndCapture first",
                         GR_PTR(stream));
-    registry_remove(gr__runtime_get(), s);
-    s->magic = GR_MAGIC_DEAD;
-    gr__stream_release(s);
+    kill_handle(gr__runtime_get(), s);
     return grSuccess;
 }
 

@@ -14,6 +14,9 @@
  *     token holds one reference on the stream, each queued STREAM item
  *     holds another; 'queued' says a token waits to be claimed by whoever
  *     pops a STREAM item or a synchronising thread, first come first served;
+ *   - a stream suspended on a WAIT op keeps its token ('active' stays 1)
+ *     and sits in the waited-on stream's 'waiters' list; whoever completes
+ *     the op it waits for queues a STREAM item for it again;
  *   - the legacy stream's implicit synchronisation is inserted as WAIT ops
  *     at enqueue time (gr__stream_lock_slot), never at run time.
  */
@@ -85,7 +88,13 @@ struct gr_stream {
     unsigned flags;               /* GR_STREAM_*, immutable */
     unsigned user_flags;          /* as given to grStreamCreateWithFlags */
     atomic_int refs;
-    gr_stream *reg_next, *reg_prev; /* registry, guarded by streams_lock */
+    /* Registry of the runtime 'rt', guarded by rt->streams_lock. A stream
+     * stays registered after grStreamDestroy until it is freed, so that
+     * device-wide waits and the legacy stream still see its queued work. */
+    gr_runtime *rt;
+    gr_stream *reg_next, *reg_prev;
+    bool registered;
+    bool handle_dead;             /* the handle's reference was dropped */
     /* Capture seam: non-NULL while the stream is being captured; every
      * enqueue path tests it before queuing work. */
     void *_Atomic capture;
@@ -109,6 +118,15 @@ struct gr_stream {
     atomic_int sleepers;          /* threads parked on done_futex */
     _Atomic uint32_t done_futex;
     _Atomic int sticky;           /* first asynchronous error, grError_t */
+
+    /* Streams suspended until this one completes their wait_seq ops: a
+     * WAIT op never blocks a thread, its stream steps aside (keeping its
+     * drain token) and is queued again when the wait is over. */
+    gr_spinlock wlock;            /* guards 'waiters' and their wait_* */
+    gr_stream *waiters;
+    atomic_int nwaiters;
+    gr_stream *wait_next;         /* in the list of the stream waited on */
+    uint64_t wait_seq;
 };
 
 /* Handle check and resolution are in runtime.h (gr__stream_from_handle). */
