@@ -174,6 +174,9 @@ static bool run_from(gr_worker *w, gr_plan *p, gr_pnode *n, bool expose, size_t 
             finish_launch(p);
             return true;
         }
+        /* Offer waiting work before running n, which may take long. */
+        if (GR_UNLIKELY(expose) && w->nlocal > base)
+            expose_one(rt, w, p, base);
         run_body(w, n);
         gr_pnode *next = NULL;
         for (uint32_t i = n->succ_begin; i < n->succ_end; i++) {
@@ -190,8 +193,6 @@ static bool run_from(gr_worker *w, gr_plan *p, gr_pnode *n, bool expose, size_t 
         }
         if (next) {
             n = next;
-            if (GR_UNLIKELY(expose) && w->nlocal > base)
-                expose_one(rt, w, p, base);
             continue;
         }
         if (w->nlocal == base)

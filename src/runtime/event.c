@@ -92,6 +92,18 @@ static grError_t check_event(const char *call, grEvent_t e)
     return grSuccess;
 }
 
+/* CUDA answers grErrorInvalidValue for an event whose latest record was
+ * made in a capture that has ended. */
+static grError_t check_not_ended_capture(const char *call, grEvent_t e)
+{
+    if (gr__capture_event_ended(e))
+        return gr__fail(grErrorInvalidValue,
+                        "%s: event %p was last recorded inside a stream capture that has ended; such a record "
+                        "names graph nodes, not work: record the event again outside a capture",
+                        call, GR_PTR(e));
+    return grSuccess;
+}
+
 GR_API grError_t grEventCreate(grEvent_t *event)
 {
     if (!event)
@@ -165,7 +177,8 @@ GR_API grError_t grEventQuery(grEvent_t event)
     grError_t err = check_event("grEventQuery", event);
     if (err)
         return err;
-    if ((err = gr__capture_check_unsafe("grEventQuery", GR_UNSAFE_EVENT_QUERY, NULL, event)))
+    if ((err = gr__capture_check_unsafe("grEventQuery", GR_UNSAFE_EVENT_QUERY, NULL, event)) ||
+        (err = check_not_ended_capture("grEventQuery", event)))
         return err;
     gr__event_latest(event, &s, &seq);
     if (!s)
@@ -182,7 +195,8 @@ GR_API grError_t grEventSynchronize(grEvent_t event)
     grError_t err = check_event("grEventSynchronize", event);
     if (err)
         return err;
-    if ((err = gr__capture_check_unsafe("grEventSynchronize", GR_UNSAFE_EVENT_SYNC, NULL, event)))
+    if ((err = gr__capture_check_unsafe("grEventSynchronize", GR_UNSAFE_EVENT_SYNC, NULL, event)) ||
+        (err = check_not_ended_capture("grEventSynchronize", event)))
         return err;
     gr__event_latest(event, &s, &seq);
     if (!s)
@@ -227,7 +241,9 @@ GR_API grError_t grEventElapsedTime(float *ms, grEvent_t start, grEvent_t end)
     grError_t err;
     if (!ms)
         return gr__fail(grErrorInvalidValue, "grEventElapsedTime: 'ms' (the output pointer) is NULL");
-    if ((err = check_event("grEventElapsedTime", start)) || (err = check_event("grEventElapsedTime", end)))
+    if ((err = check_event("grEventElapsedTime", start)) || (err = check_event("grEventElapsedTime", end)) ||
+        (err = check_not_ended_capture("grEventElapsedTime", start)) ||
+        (err = check_not_ended_capture("grEventElapsedTime", end)))
         return err;
     if ((err = stamp_of("start", start, &t0)) || (err = stamp_of("end", end, &t1)))
         return err == grErrorNotReady ? gr__fail(grErrorNotReady,

@@ -154,6 +154,19 @@ static gr_item inj_pop(gr_runtime *rt)
     return inj_pop_at(rt, false);
 }
 
+bool gr__sched_take_injected(gr_runtime *rt, gr_item it)
+{
+    size_t pos = gr_load_relaxed(&rt->ring_deq);
+    gr_inj_cell *c = &rt->ring[pos & (GR_INJ_CELLS - 1)];
+    if (gr_load_acquire(&c->seq) != pos + 1 || c->item != it)
+        return false;
+    if (!atomic_compare_exchange_strong_explicit(&rt->ring_deq, &pos, pos + 1, memory_order_relaxed,
+                                                 memory_order_relaxed))
+        return false;
+    gr_store_release(&c->seq, pos + GR_INJ_CELLS);
+    return true;
+}
+
 static bool inj_maybe_nonempty(gr_runtime *rt)
 {
     return atomic_load(&rt->ring_deq) != atomic_load(&rt->ring_enq) || atomic_load(&rt->inj_hint);
@@ -255,7 +268,19 @@ void gr__item_run(gr_worker *w, gr_item it)
 
 bool gr__sched_help_once(gr_runtime *rt, gr_worker *w)
 {
-    gr_item it = inj_pop(rt);
+    gr_item it = 0;
+    if (w->external) {
+        /* An application thread runs only what it queued on its own
+         * deque: CUDA never runs other work on a synchronising thread, and
+         * a host function of another stream may wait for this very thread. */
+        if (gr__deque_maybe_nonempty(&w->dq))
+            it = gr__deque_pop(&w->dq);
+        if (!it)
+            return false;
+        gr__item_run(w, it);
+        return true;
+    }
+    it = inj_pop(rt);
     if (!it && gr__deque_maybe_nonempty(&w->dq))
         it = gr__deque_pop(&w->dq);
     if (!it)
@@ -264,22 +289,6 @@ bool gr__sched_help_once(gr_runtime *rt, gr_worker *w)
         return false;
     gr__item_run(w, it);
     return true;
-}
-
-void gr__sched_wait(gr_runtime *rt, gr_wait_pred done, const void *arg)
-{
-    gr_worker *w = gr__tls_worker;
-    unsigned idle = 0;
-    while (!done(arg)) {
-        if (w && gr__sched_help_once(rt, w)) {
-            idle = 0;
-            continue;
-        }
-        if (++idle < 4096)
-            gr__cpu_relax();
-        else
-            sched_yield();
-    }
 }
 
 /* ---------------------------------------------------------------- workers */

@@ -161,18 +161,17 @@ void gr__sched_submit(gr_runtime *rt, gr_item it);
 /* Wakes one parked worker if any is parked. Call after publishing work. */
 void gr__sched_wake_one(gr_runtime *rt);
 
-/* One attempt to find and run one item of any kind, as a waiting thread
- * does: own deque, then injection queue, then steal. Returns true if it ran
- * something. */
+/* One attempt to find and run one item, as a waiting thread does. A
+ * background worker takes any kind: injection queue, own deque, then
+ * steals. An application thread (external slot) only pops its own deque.
+ * Returns true if it ran something. */
 bool gr__sched_help_once(gr_runtime *rt, gr_worker *w);
+
+/* Pops 'it' from the injection queue if it is the oldest item there. */
+bool gr__sched_take_injected(gr_runtime *rt, gr_item it);
 
 /* Runs an item (dispatch on its tag). */
 void gr__item_run(gr_worker *w, gr_item it);
-
-/* Waits until *flag (a monotonic counter) reaches 'target', helping with
- * other work meanwhile; used by joins whose completion is in progress. */
-typedef bool (*gr_wait_pred)(const void *arg);
-void gr__sched_wait(gr_runtime *rt, gr_wait_pred done, const void *arg);
 
 /* Entry points of other files, called by gr__item_run. */
 void gr__stream_drain(gr_worker *w, gr_stream *s);

@@ -456,11 +456,21 @@ static bool suspend_on(gr_stream *s, gr_stream *t, uint64_t seq)
 
 /* Runs the ops of s while holding its drain token, then gives the token
  * up and drops 'refs' references (the token's, and the queue item's when
- * the token came with one). */
-static void drain(gr_worker *w, gr_stream *s, int refs)
+ * the token came with one). Stops after op 'limit' and hands the token to
+ * the workers if more ops follow: an application thread drains only what
+ * it waits for. */
+static void drain(gr_worker *w, gr_stream *s, int refs, uint64_t limit)
 {
     for (;;) {
         gr_op *op = peek(s);
+        if (GR_UNLIKELY(op && s->head >= limit)) {
+            gr__stream_retain(s); /* for the queue item the token goes with */
+            atomic_store_explicit(&s->queued, true, memory_order_release);
+            gr__sched_submit(atomic_load_explicit(&gr__rt, memory_order_acquire), gr__item_make(s, GR_ITEM_STREAM));
+            if (refs > 1)
+                gr__stream_release(s);
+            return;
+        }
         if (!op) {
             /* Give the token up, then look once more (see the top of the
              * file). Once it is given up another thread may drain, so the
@@ -494,16 +504,23 @@ void gr__stream_drain(gr_worker *w, gr_stream *s)
         gr__stream_release(s); /* stale item */
         return;
     }
-    drain(w, s, 2);
+    drain(w, s, 2, UINT64_MAX);
 }
 
-/* Claims the drain token of s while its item waits in a queue, and
- * drains; the item, now stale, keeps its own reference. */
-static bool try_claim_and_drain(gr_worker *w, gr_stream *s)
+/* Claims the drain token of s while it waits in a queue and drains up to
+ * op 'limit'. Taking the queue item itself when it is the oldest leaves no
+ * stale item behind; otherwise the item stays, stale, with its reference. */
+static bool try_claim_and_drain(gr_runtime *rt, gr_worker *w, gr_stream *s, uint64_t limit)
 {
-    if (!gr_load_relaxed(&s->queued) || !atomic_exchange_explicit(&s->queued, false, memory_order_acq_rel))
+    if (!gr_load_relaxed(&s->queued))
         return false;
-    drain(w, s, 1);
+    int refs = gr__sched_take_injected(rt, gr__item_make(s, GR_ITEM_STREAM)) ? 2 : 1;
+    if (!atomic_exchange_explicit(&s->queued, false, memory_order_acq_rel)) {
+        if (refs == 2)
+            gr__stream_release(s);
+        return false;
+    }
+    drain(w, s, refs, limit);
     return true;
 }
 
@@ -517,15 +534,14 @@ void gr__stream_wait_for(gr_runtime *rt, gr_stream *s, uint64_t seq)
         w = slot = gr__slot_acquire(rt);
     while (!gr__stream_reached(s, seq)) {
         if (w) {
-            /* Help first: the injection queue's head is most often the
-             * item that activated s; taking it from there leaves no stale
-             * item behind for a worker to trip over. */
+            /* Run s itself if nobody does, as far as we wait for it; then
+             * whatever else this thread may run (gr__sched_help_once). */
+            if (try_claim_and_drain(rt, w, s, w->external ? seq : UINT64_MAX))
+                continue;
             if (gr__sched_help_once(rt, w)) {
                 idle = 0;
                 continue;
             }
-            if (try_claim_and_drain(w, s))
-                continue;
         }
         if (++idle < 2048) {
             gr__cpu_relax();
