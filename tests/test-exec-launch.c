@@ -90,7 +90,9 @@ static void record_order(void *p)
 GR_TEST(exec_launch_follows_edges_not_insertion_order)
 {
     /* Node i is created after node i+1, and runs before it. */
-    enum { N = 10 };
+    enum {
+        N = 10
+    };
     static order_log log;
     static order_node ud[N];
     grGraphNode_t nodes[N];
@@ -264,7 +266,8 @@ static void rig_make(rig *r, snapper *sn)
     sn->tag = 1;
     CHECK_OK(grGraphCreate(&r->g, 0));
     CHECK_OK(grGraphAddKernelNode(&r->k, r->g, NULL, 0, &kp));
-    CHECK_OK(grGraphAddMemcpyNode1D(&r->m, r->g, &r->k, 1, &r->dst, &r->src_a, sizeof(int), grMemcpyHostToHost));
+    CHECK_OK(
+        grGraphAddMemcpyNode1D(&r->m, r->g, &r->k, 1, &r->dst, &r->src_a, sizeof(int), grMemcpyHostToHost));
     CHECK_OK(grGraphAddMemsetNode(&r->s, r->g, &r->m, 1, &mp));
     r->h = add_host(r->g, &r->s, 1, take_snap, sn);
     r->e = instantiate(r->g);
@@ -317,7 +320,8 @@ GR_TEST(exec_kernel_node_set_params_affects_the_next_launch_only)
 
 static void set_memcpy(rig *r)
 {
-    CHECK_OK(grGraphExecMemcpyNodeSetParams1D(r->e, r->m, &r->dst, &r->src_b, sizeof(int), grMemcpyHostToHost));
+    CHECK_OK(
+        grGraphExecMemcpyNodeSetParams1D(r->e, r->m, &r->dst, &r->src_b, sizeof(int), grMemcpyHostToHost));
 }
 
 GR_TEST(exec_memcpy_node_set_params_affects_the_next_launch_only)
@@ -574,7 +578,9 @@ static void dag_record(void *p)
  * respects every edge, each node exactly once per launch. */
 static void random_dags(uint64_t seed, int count)
 {
-    enum { MAXN = 40 };
+    enum {
+        MAXN = 40
+    };
     static dag_node ud[MAXN];
     static atomic_int clock;
     grGraphNode_t nodes[MAXN], from[MAXN * MAXN / 2], to[MAXN * MAXN / 2];
@@ -615,8 +621,8 @@ static void random_dags(uint64_t seed, int count)
             run(e);
             for (size_t k = 0; k < ne; k++)
                 if (!(ud[ef[k]].stamp < ud[et[k]].stamp))
-                    GR_TEST_FAIL_("dag %d (%d nodes): edge %d -> %d ran out of order (%d, %d)", iter, n, ef[k], et[k],
-                                  ud[ef[k]].stamp, ud[et[k]].stamp);
+                    GR_TEST_FAIL_("dag %d (%d nodes): edge %d -> %d ran out of order (%d, %d)", iter, n,
+                                  ef[k], et[k], ud[ef[k]].stamp, ud[et[k]].stamp);
         }
         for (int i = 0; i < n; i++)
             CHECK_EQ(ud[i].runs, launches);
@@ -772,7 +778,11 @@ GR_TEST(exec_launch_runs_child_graphs_nested_three_deep_inline)
 
 /* ------------------------------------------------------ large kernels */
 
-enum { GX = 37, GY = 5, GZ = 3 };
+enum {
+    GX = 37,
+    GY = 5,
+    GZ = 3
+};
 static atomic_int block_runs[GX * GY * GZ];
 static atomic_int bad_geometry;
 
@@ -877,7 +887,9 @@ static void chain_step(void *p)
 
 GR_TEST_T(exec_launch_replays_a_100000_node_chain, 120)
 {
-    enum { N = 100000 };
+    enum {
+        N = 100000
+    };
     static chain_state st;
     chain_node *ud = malloc(N * sizeof *ud);
     grGraph_t g;

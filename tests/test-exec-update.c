@@ -704,7 +704,8 @@ GR_TEST(exec_update_applies_changes_in_nested_child_graphs)
     grGraph_t g3 = nested(2, buf, 7, hw2);
     grGraphExecUpdateResultInfo info;
     CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecUpdate(e, g3, &info));
-    CHECK(info.result == grGraphExecUpdateErrorTopologyChanged || info.result == grGraphExecUpdateErrorNodeTypeChanged);
+    CHECK(info.result == grGraphExecUpdateErrorTopologyChanged ||
+          info.result == grGraphExecUpdateErrorNodeTypeChanged);
     run(e);
     CHECK_EQ(buf[0], 6);
     CHECK_OK(grGraphExecDestroy(e));

@@ -68,12 +68,13 @@ typedef struct upd {
         gr_pnode *pn;
         grKernel_t k;
         void **argv;
-    } *blocks;
+    } * blocks;
     size_t nblocks, capblocks;
 } upd;
 
 GR_PRINTF(5, 6)
-static bool refuse(upd *u, grGraphExecUpdateResult r, grGraphNode_t node, grGraphNode_t from, const char *fmt, ...)
+static bool refuse(upd *u, grGraphExecUpdateResult r, grGraphNode_t node, grGraphNode_t from, const char *fmt,
+                   ...)
 {
     va_list ap;
     u->result = r;
@@ -166,29 +167,32 @@ static bool check_params(upd *u, gr_pnode *pn, grGraphNode_t gn)
         return true;
     case grGraphNodeTypeMemcpy:
         if (mem_type_changed(pn->u.copy.dst, gn->p.memcpy.dst))
-            return refuse(u, grGraphExecUpdateErrorParametersChanged, gn, NULL,
-                          "%s copies to %p, memory of another type (device or host) than the %p its paired node "
-                          "copies to; as in CUDA, an update cannot change a copy's memory types (instantiate a "
-                          "new executable instead)",
-                          gr__node_label(gn), gn->p.memcpy.dst, pn->u.copy.dst);
+            return refuse(
+                u, grGraphExecUpdateErrorParametersChanged, gn, NULL,
+                "%s copies to %p, memory of another type (device or host) than the %p its paired node "
+                "copies to; as in CUDA, an update cannot change a copy's memory types (instantiate a "
+                "new executable instead)",
+                gr__node_label(gn), gn->p.memcpy.dst, pn->u.copy.dst);
         if (mem_type_changed(pn->u.copy.src, gn->p.memcpy.src))
-            return refuse(u, grGraphExecUpdateErrorParametersChanged, gn, NULL,
-                          "%s copies from %p, memory of another type (device or host) than the %p its paired node "
-                          "copies from; as in CUDA, an update cannot change a copy's memory types (instantiate a "
-                          "new executable instead)",
-                          gr__node_label(gn), GR_PTR(gn->p.memcpy.src), GR_PTR(pn->u.copy.src));
+            return refuse(
+                u, grGraphExecUpdateErrorParametersChanged, gn, NULL,
+                "%s copies from %p, memory of another type (device or host) than the %p its paired node "
+                "copies from; as in CUDA, an update cannot change a copy's memory types (instantiate a "
+                "new executable instead)",
+                gr__node_label(gn), GR_PTR(gn->p.memcpy.src), GR_PTR(pn->u.copy.src));
         return true;
     case grGraphNodeTypeMemset: {
         const grMemsetParams *o = &pn->u.memset, *m = &gn->p.memset;
         bool two_d = o->height > 1 || m->height > 1;
         if (two_d && (o->width != m->width || o->height != m->height || o->pitch != m->pitch ||
                       o->elementSize != m->elementSize))
-            return refuse(u, grGraphExecUpdateErrorParametersChanged, gn, NULL,
-                          "%s sets %zu x %zu elements of %u bytes (pitch %zu) where its paired node sets %zu x %zu "
-                          "of %u bytes (pitch %zu); as in CUDA, an update of a 2D memset may change only its "
-                          "address and value",
-                          gr__node_label(gn), m->width, m->height, m->elementSize, m->pitch, o->width, o->height,
-                          o->elementSize, o->pitch);
+            return refuse(
+                u, grGraphExecUpdateErrorParametersChanged, gn, NULL,
+                "%s sets %zu x %zu elements of %u bytes (pitch %zu) where its paired node sets %zu x %zu "
+                "of %u bytes (pitch %zu); as in CUDA, an update of a 2D memset may change only its "
+                "address and value",
+                gr__node_label(gn), m->width, m->height, m->elementSize, m->pitch, o->width, o->height,
+                o->elementSize, o->pitch);
         return true;
     }
     case grGraphNodeTypeHost:
@@ -312,17 +316,18 @@ static bool check_child_edges(upd *u, grGraph_t c, uint32_t enter, uint32_t leav
     for (struct grGraphNode_st *v = c->first; v; v = v->next) {
         size_t want = v->ndeps ? v->ndeps : 1; /* a root follows 'enter' */
         if (nodes[scratch_in(v)].npred != want)
-            return refuse(u, grGraphExecUpdateErrorTopologyChanged, v, NULL,
-                          "%s in the child graph of %s has %zu dependencies, the node it pairs with has another "
-                          "number",
-                          gr__node_label(v), owner_label(owner), v->ndeps);
+            return refuse(
+                u, grGraphExecUpdateErrorTopologyChanged, v, NULL,
+                "%s in the child graph of %s has %zu dependencies, the node it pairs with has another "
+                "number",
+                gr__node_label(v), owner_label(owner), v->ndeps);
         if (v->nsuccs == 0)
             nsinks++;
     }
     if (nodes[leave].npred != (nsinks ? nsinks : 1))
         return refuse(u, grGraphExecUpdateErrorTopologyChanged, owner, NULL,
-                      "the child graph of %s has %zu sink nodes, the graph it pairs with %u", owner_label(owner),
-                      nsinks, nodes[leave].npred);
+                      "the child graph of %s has %zu sink nodes, the graph it pairs with %u",
+                      owner_label(owner), nsinks, nodes[leave].npred);
     stamp_succs(u, enter);
     if (c->nnodes == 0 && !stamped(u, leave))
         return refuse(u, grGraphExecUpdateErrorTopologyChanged, owner, NULL,
@@ -330,19 +335,20 @@ static bool check_child_edges(upd *u, grGraph_t c, uint32_t enter, uint32_t leav
     for (struct grGraphNode_st *v = c->first; v; v = v->next)
         if (v->ndeps == 0 && !stamped(u, scratch_in(v)))
             return refuse(u, grGraphExecUpdateErrorTopologyChanged, v, NULL,
-                          "%s is a root of the child graph of %s, the node it pairs with is not", gr__node_label(v),
-                          owner_label(owner));
+                          "%s is a root of the child graph of %s, the node it pairs with is not",
+                          gr__node_label(v), owner_label(owner));
     for (struct grGraphNode_st *v = c->first; v; v = v->next) {
         stamp_succs(u, scratch_out(v));
         if (v->nsuccs == 0 && !stamped(u, leave))
             return refuse(u, grGraphExecUpdateErrorTopologyChanged, v, NULL,
-                          "%s is a sink of the child graph of %s, the node it pairs with is not", gr__node_label(v),
-                          owner_label(owner));
+                          "%s is a sink of the child graph of %s, the node it pairs with is not",
+                          gr__node_label(v), owner_label(owner));
         for (size_t k = 0; k < v->nsuccs; k++)
             if (!stamped(u, scratch_in(v->succs[k])))
-                return refuse(u, grGraphExecUpdateErrorTopologyChanged, v->succs[k], v,
-                              "the edge %s -> %s in the child graph of %s has no counterpart in the executable",
-                              gr__node_label(v), gr__node_label(v->succs[k]), owner_label(owner));
+                return refuse(
+                    u, grGraphExecUpdateErrorTopologyChanged, v->succs[k], v,
+                    "the edge %s -> %s in the child graph of %s has no counterpart in the executable",
+                    gr__node_label(v), gr__node_label(v->succs[k]), owner_label(owner));
     }
     return true;
 }
@@ -370,21 +376,24 @@ static bool pair_child(upd *u, grGraph_t c, grGraphNode_t owner, uint32_t *curso
             return oom(u);
     }
     if (GR_NEVER(!gr__graph_topo_sort(c, order)))
-        ok = refuse(u, grGraphExecUpdateError, owner, NULL, "the child graph of %s has a cycle", owner_label(owner));
+        ok = refuse(u, grGraphExecUpdateError, owner, NULL, "the child graph of %s has a cycle",
+                    owner_label(owner));
     for (size_t i = 0; i < c->nnodes && ok; i++) {
         struct grGraphNode_st *v = order[i];
         uint32_t in = *cursor;
         if (in >= end) {
             ok = refuse(u, grGraphExecUpdateErrorTopologyChanged, owner, NULL,
-                        "the child graph of %s has more nodes than the graph it pairs with", owner_label(owner));
+                        "the child graph of %s has more nodes than the graph it pairs with",
+                        owner_label(owner));
         } else if (v->type == grGraphNodeTypeGraph) {
             /* Inlined as 'enter', the child's nodes, 'leave'. */
             if (p->nodes[in].type != grGraphNodeTypeEmpty) {
-                ok = refuse(u, grGraphExecUpdateErrorNodeTypeChanged, v, NULL,
-                            "%s in the child graph of %s pairs with a %s node; node types cannot change in an "
-                            "update",
-                            gr__node_label(v), owner_label(owner),
-                            gr__node_type_name((grGraphNodeType)p->nodes[in].type));
+                ok =
+                    refuse(u, grGraphExecUpdateErrorNodeTypeChanged, v, NULL,
+                           "%s in the child graph of %s pairs with a %s node; node types cannot change in an "
+                           "update",
+                           gr__node_label(v), owner_label(owner),
+                           gr__node_type_name((grGraphNodeType)p->nodes[in].type));
                 break;
             }
             (*cursor)++;
@@ -394,16 +403,18 @@ static bool pair_child(upd *u, grGraph_t c, grGraphNode_t owner, uint32_t *curso
             }
             if (*cursor >= end || p->nodes[*cursor].type != grGraphNodeTypeEmpty) {
                 ok = refuse(u, grGraphExecUpdateErrorTopologyChanged, v, NULL,
-                            "the child graph of %s has more nodes than the graph it pairs with", gr__node_label(v));
+                            "the child graph of %s has more nodes than the graph it pairs with",
+                            gr__node_label(v));
                 break;
             }
             ok = check_child_edges(u, v->p.child, in, *cursor, v);
             v->scratch = ((uint64_t)in << 32) | (*cursor)++;
         } else if (p->nodes[in].type != (uint8_t)v->type) {
-            ok = refuse(u, grGraphExecUpdateErrorNodeTypeChanged, v, NULL,
-                        "%s in the child graph of %s pairs with a %s node; node types cannot change in an update",
-                        gr__node_label(v), owner_label(owner),
-                        gr__node_type_name((grGraphNodeType)p->nodes[in].type));
+            ok = refuse(
+                u, grGraphExecUpdateErrorNodeTypeChanged, v, NULL,
+                "%s in the child graph of %s pairs with a %s node; node types cannot change in an update",
+                gr__node_label(v), owner_label(owner),
+                gr__node_type_name((grGraphNodeType)p->nodes[in].type));
         } else {
             ok = check_params(u, &p->nodes[in], v);
             v->scratch = ((uint64_t)in << 32) | in;
@@ -423,7 +434,8 @@ static bool pair_child_top(upd *u, grGraph_t c, grGraphNode_t owner, const gr_or
         return false;
     if (cursor != end)
         return refuse(u, grGraphExecUpdateErrorTopologyChanged, owner, NULL,
-                      "the child graph of %s has fewer nodes than the graph it pairs with", owner_label(owner));
+                      "the child graph of %s has fewer nodes than the graph it pairs with",
+                      owner_label(owner));
     return check_child_edges(u, c, o->pindex, end, owner);
 }
 
@@ -452,10 +464,11 @@ static bool pair_top(upd *u, grGraph_t g)
     uint32_t ndeps_orig = e->norig ? e->orig[e->norig - 1].dep_end : 0;
     size_t nsinks_new = 0, nsinks_orig = 0;
     if (g->nnodes != e->norig)
-        return refuse(u, grGraphExecUpdateErrorTopologyChanged, NULL, NULL,
-                      "graph %p has %zu nodes, the graph executable %p was instantiated from had %u; an update "
-                      "needs the same topology (instantiate a new executable instead)",
-                      GR_PTR(g), g->nnodes, GR_PTR(e), e->norig);
+        return refuse(
+            u, grGraphExecUpdateErrorTopologyChanged, NULL, NULL,
+            "graph %p has %zu nodes, the graph executable %p was instantiated from had %u; an update "
+            "needs the same topology (instantiate a new executable instead)",
+            GR_PTR(g), g->nnodes, GR_PTR(e), e->norig);
     uint32_t k = 0;
     for (n = g->first; n; n = n->next) {
         n->scratch = 0;
@@ -477,10 +490,11 @@ static bool pair_top(upd *u, grGraph_t g)
             if (u->list[k]->nsuccs == 0 && nth++ == nsinks_orig)
                 break;
         n = u->list[k];
-        return refuse(u, grGraphExecUpdateErrorTopologyChanged, n, NULL,
-                      "graph %p has %zu sink nodes, the graph executable %p was instantiated from had %zu; %s has "
-                      "no counterpart",
-                      GR_PTR(g), nsinks_new, GR_PTR(e), nsinks_orig, gr__node_label(n));
+        return refuse(
+            u, grGraphExecUpdateErrorTopologyChanged, n, NULL,
+            "graph %p has %zu sink nodes, the graph executable %p was instantiated from had %zu; %s has "
+            "no counterpart",
+            GR_PTR(g), nsinks_new, GR_PTR(e), nsinks_orig, gr__node_label(n));
     }
     /* Sinks pair in creation order. */
     k = 0;
@@ -506,8 +520,8 @@ static bool pair_top(upd *u, grGraph_t g)
         n = u->pair_o[o];
         if (n->ndeps != og->dep_end - og->dep_begin)
             return refuse(u, grGraphExecUpdateErrorTopologyChanged, n, NULL,
-                          "%s has %zu dependencies, the node it pairs with had %u", gr__node_label(n), n->ndeps,
-                          og->dep_end - og->dep_begin);
+                          "%s has %zu dependencies, the node it pairs with had %u", gr__node_label(n),
+                          n->ndeps, og->dep_end - og->dep_begin);
         for (size_t j = 0; j < n->ndeps; j++) {
             struct grGraphNode_st *nd = n->deps[j];
             uint32_t od = e->orig_deps[og->dep_begin + j];
@@ -517,10 +531,11 @@ static bool pair_top(upd *u, grGraph_t g)
                 u->queue[tail++] = od;
                 npaired++;
             } else if (nd->scratch != (uint64_t)od + 1) {
-                return refuse(u, grGraphExecUpdateErrorTopologyChanged, n, nd,
-                              "dependency %zu of %s is %s, which does not match dependency %zu of the node it pairs "
-                              "with (nodes pair by sink creation order, then by dependency order)",
-                              j, gr__node_label(n), gr__node_label(nd), j);
+                return refuse(
+                    u, grGraphExecUpdateErrorTopologyChanged, n, nd,
+                    "dependency %zu of %s is %s, which does not match dependency %zu of the node it pairs "
+                    "with (nodes pair by sink creation order, then by dependency order)",
+                    j, gr__node_label(n), gr__node_label(nd), j);
             }
         }
     }
@@ -563,7 +578,8 @@ static void upd_free(upd *u)
     gr__free(u->stamp);
 }
 
-GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph, grGraphExecUpdateResultInfo *resultInfo)
+GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
+                                   grGraphExecUpdateResultInfo *resultInfo)
 {
     static const char call[] = "grGraphExecUpdate";
     struct grGraphNode_st *pair_buf[GR_UPDATE_STACK_NODES], *list_buf[GR_UPDATE_STACK_NODES];
@@ -619,7 +635,8 @@ GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph, g
     return grSuccess;
 }
 
-GR_API grError_t grGraphExecChildGraphNodeSetParams(grGraphExec_t hGraphExec, grGraphNode_t node, grGraph_t childGraph)
+GR_API grError_t grGraphExecChildGraphNodeSetParams(grGraphExec_t hGraphExec, grGraphNode_t node,
+                                                    grGraph_t childGraph)
 {
     static const char call[] = "grGraphExecChildGraphNodeSetParams";
     grError_t err;
@@ -628,24 +645,26 @@ GR_API grError_t grGraphExecChildGraphNodeSetParams(grGraphExec_t hGraphExec, gr
         return err;
     uint32_t i = gr__exec_find(hGraphExec, node);
     if (i == UINT32_MAX)
-        return gr__fail(grErrorInvalidValue,
-                        "%s: node %p is not a node of the graph executable %p was instantiated from (the nodes of "
-                        "nested child graphs are updated through their top-level child graph node)",
-                        call, GR_PTR(node), GR_PTR(hGraphExec));
+        return gr__fail(
+            grErrorInvalidValue,
+            "%s: node %p is not a node of the graph executable %p was instantiated from (the nodes of "
+            "nested child graphs are updated through their top-level child graph node)",
+            call, GR_PTR(node), GR_PTR(hGraphExec));
     const gr_orig *o = &hGraphExec->orig[i];
     if (o->type != grGraphNodeTypeGraph)
-        return gr__fail(grErrorInvalidValue, "%s: node %p is a %s node, not a child graph node", call, GR_PTR(node),
-                        gr__node_type_name(o->type));
+        return gr__fail(grErrorInvalidValue, "%s: node %p is a %s node, not a child graph node", call,
+                        GR_PTR(node), gr__node_type_name(o->type));
     memset(&u, 0, sizeof u);
     u.exec = hGraphExec;
     if (!pair_child_top(&u, childGraph, NULL, o)) {
         upd_free(&u);
         if (u.result == grGraphExecUpdateError)
             return gr__fail(grErrorMemoryAllocation, "%s: %s", call, u.msg);
-        return gr__fail(grErrorInvalidValue,
-                        "%s: childGraph %p cannot update child graph node %p: %s (the topology, node types and node "
-                        "order must match those of the node's graph)",
-                        call, GR_PTR(childGraph), GR_PTR(node), u.msg);
+        return gr__fail(
+            grErrorInvalidValue,
+            "%s: childGraph %p cannot update child graph node %p: %s (the topology, node types and node "
+            "order must match those of the node's graph)",
+            call, GR_PTR(childGraph), GR_PTR(node), u.msg);
     }
     gr__exec_quiesce(hGraphExec);
     install_blocks(&u);
