@@ -143,12 +143,12 @@ static void finish_launch(gr_plan *p)
         gr__futex_wake(&p->finished, 1);
 }
 
-/* Hands one private item to other threads, if any could take it. */
+/* Hands one private item to other threads, unless the last one handed
+ * out is still waiting to be taken. Busy workers take it when they look
+ * for work; a parked one is woken. */
 static void expose_one(gr_runtime *rt, gr_worker *w, gr_plan *p, size_t base)
 {
     if (w->nlocal <= base || gr__deque_maybe_nonempty(&w->dq))
-        return;
-    if (gr_load_relaxed(&rt->spinning) == 0 && gr_load_relaxed(&rt->sleepers) == 0)
         return;
     if (!atomic_load_explicit(&p->shared, memory_order_relaxed))
         atomic_store_explicit(&p->shared, true, memory_order_relaxed);
