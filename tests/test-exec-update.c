@@ -879,3 +879,69 @@ GR_TEST(exec_update_affects_only_launches_issued_after_it)
     CHECK_OK(grGraphDestroy(g2));
     CHECK_OK(grKernelDestroy(k));
 }
+
+GR_TEST(exec_update_pairs_empty_child_graphs_and_refuses_filling_them)
+{
+    int slots[2] = {0, 0};
+    slot_write hw[2] = {{&slots[0], 1}, {&slots[1], 2}}, hw2[2] = {{&slots[0], 3}, {&slots[1], 4}};
+    grGraph_t empty, full, g1, g2, g3;
+    grGraphNode_t h, c;
+    CHECK_OK(grGraphCreate(&empty, 0));
+    CHECK_OK(grGraphCreate(&full, 0));
+    add_host(full, NULL, 0, &hw2[0]);
+    CHECK_OK(grGraphCreate(&g1, 0));
+    h = add_host(g1, NULL, 0, &hw[0]);
+    CHECK_OK(grGraphAddChildGraphNode(&c, g1, &h, 1, empty));
+    add_host(g1, &c, 1, &hw[1]);
+    grGraphExec_t e = instantiate(g1);
+    CHECK_OK(grGraphCreate(&g2, 0));
+    h = add_host(g2, NULL, 0, &hw2[0]);
+    CHECK_OK(grGraphAddChildGraphNode(&c, g2, &h, 1, empty));
+    add_host(g2, &c, 1, &hw2[1]);
+    expect_updated(e, g2);
+    run(e);
+    CHECK_EQ(slots[0], 3);
+    CHECK_EQ(slots[1], 4);
+    CHECK_OK(grGraphCreate(&g3, 0));
+    h = add_host(g3, NULL, 0, &hw[0]);
+    CHECK_OK(grGraphAddChildGraphNode(&c, g3, &h, 1, full));
+    add_host(g3, &c, 1, &hw[1]);
+    grGraphExecUpdateResultInfo info;
+    CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecUpdate(e, g3, &info));
+    CHECK_EQ(info.result, grGraphExecUpdateErrorTopologyChanged);
+    slots[0] = slots[1] = 0;
+    run(e);
+    CHECK_EQ(slots[0], 3);
+    CHECK_EQ(slots[1], 4);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g1));
+    CHECK_OK(grGraphDestroy(g2));
+    CHECK_OK(grGraphDestroy(g3));
+    CHECK_OK(grGraphDestroy(empty));
+    CHECK_OK(grGraphDestroy(full));
+}
+
+GR_TEST(exec_update_changes_a_kernel_layout_inside_a_child_graph)
+{
+    int buf[2] = {0, 0}, slots[2] = {0, 0};
+    int *dst = &buf[1], a = 20;
+    long long b = 2;
+    void *args3[3] = {&dst, &a, &b};
+    slot_write hw[2] = {{&slots[0], 1}, {&slots[1], 1}};
+    with_child w1;
+    grGraph_t child2;
+    grGraphNode_t n0, n1;
+    make_kernels();
+    with_child_make(&w1, buf, 10, 11, hw);
+    w1.e = instantiate(w1.g);
+    CHECK_OK(grGraphCreate(&child2, 0));
+    n0 = add_set(child2, NULL, 0, &buf[0], 12);
+    grKernelNodeParams p = {k_sum, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args3, NULL};
+    CHECK_OK(grGraphAddKernelNode(&n1, child2, &n0, 1, &p));
+    CHECK_OK(grGraphExecChildGraphNodeSetParams(w1.e, w1.node, child2));
+    run(w1.e);
+    CHECK_EQ(buf[0], 12);
+    CHECK_EQ(buf[1], 22);
+    CHECK_OK(grGraphDestroy(child2));
+    with_child_free(&w1);
+}
