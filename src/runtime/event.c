@@ -275,6 +275,11 @@ GR_API grError_t grStreamWaitEvent(grStream_t stream, grEvent_t event, unsigned 
     if (!es)
         return grSuccess; /* never recorded: nothing to wait for */
     if (es == s || gr__stream_reached(es, seq)) {
+        if (es != s) {
+            gr__spin_lock(&s->lock);
+            gr__stream_note_known_locked(s, es, seq);
+            gr__spin_unlock(&s->lock);
+        }
         gr__stream_release(es);
         return grSuccess;
     }
@@ -285,6 +290,7 @@ GR_API grError_t grStreamWaitEvent(grStream_t stream, grEvent_t event, unsigned 
         return gr__fail(grErrorMemoryAllocation, "grStreamWaitEvent: out of memory queuing on stream %p",
                         GR_PTR(stream));
     }
+    gr__stream_note_known_locked(s, es, seq);
     op->kind = GR_OP_WAIT;
     op->u.wait.s = es; /* the reference taken by gr__event_latest */
     op->u.wait.seq = seq;

@@ -29,7 +29,9 @@ static gr_stream *stream_new(unsigned flags, unsigned user_flags)
     }
     memset(s, 0, sizeof *s);
     memset(seg, 0, sizeof *seg);
+    static atomic_uint_fast64_t serials;
     s->magic = GR_MAGIC_STREAM;
+    s->serial = atomic_fetch_add_explicit(&serials, 1, memory_order_relaxed) + 1;
     s->flags = flags;
     s->user_flags = user_flags;
     atomic_init(&s->refs, 1);
@@ -38,6 +40,36 @@ static gr_stream *stream_new(unsigned flags, unsigned user_flags)
 }
 
 static void registry_remove(gr_runtime *rt, gr_stream *s);
+
+void gr__stream_note_known_locked(gr_stream *s, gr_stream *t, uint64_t seq)
+{
+    unsigned i;
+    if (s == t)
+        return;
+    for (i = 0; i < GR_KNOWN_MAX; i++)
+        if (s->known[i].id == t->serial) {
+            if (s->known[i].seq < seq)
+                s->known[i].seq = seq;
+            return;
+        }
+    i = s->known_next++ % GR_KNOWN_MAX;
+    s->known[i].id = t->serial;
+    s->known[i].seq = seq;
+}
+
+uint64_t gr__stream_known(gr_stream *s, gr_stream *t)
+{
+    uint64_t k = 0;
+    if (s == t)
+        return gr_load_acquire(&s->tail);
+    gr__spin_lock(&s->lock);
+    for (unsigned i = 0; i < GR_KNOWN_MAX; i++)
+        if (s->known[i].id == t->serial)
+            k = s->known[i].seq;
+    gr__spin_unlock(&s->lock);
+    uint64_t done = gr_load_acquire(&t->done);
+    return done > k ? done : k;
+}
 
 static void stream_free(gr_stream *s)
 {
@@ -238,6 +270,7 @@ static bool emit_wait(gr_stream *s, gr_stream *t, uint64_t seq)
     gr_op *op = gr__stream_next_slot(s);
     if (!op)
         return false;
+    gr__stream_note_known_locked(s, t, seq);
     op->kind = GR_OP_WAIT;
     gr__stream_retain(t);
     op->u.wait.s = t;

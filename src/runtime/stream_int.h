@@ -86,6 +86,7 @@ enum {
 struct gr_stream {
     uint32_t magic;               /* GR_MAGIC_STREAM */
     unsigned flags;               /* GR_STREAM_*, immutable */
+    uint64_t serial;              /* unique for the process, immutable */
     unsigned user_flags;          /* as given to grStreamCreateWithFlags */
     atomic_int refs;
     /* Registry of the runtime 'rt', guarded by rt->streams_lock. A stream
@@ -105,6 +106,18 @@ struct gr_stream {
     gr_seg *tail_seg;
     uint64_t tail_base;           /* op index of tail_seg->slots[0] */
     gr_seg *_Atomic free_segs;    /* consumer pushes, producer pops */
+
+    /* What this stream's future work is known to follow, from its event
+     * waits: work of the stream with serial known[i].id up to op
+     * known[i].seq (serials, not pointers: no reference is held and a
+     * reused address cannot match; a small table, oldest entry evicted).
+     * Memory pools use it to reuse a block freed on another stream. */
+#define GR_KNOWN_MAX 8
+    struct {
+        uint64_t id;
+        uint64_t seq;
+    } known[GR_KNOWN_MAX];            /* guarded by 'lock' */
+    unsigned known_next;              /* guarded by 'lock' */
 
     /* Consumer side, owned by the drain token's holder. */
     GR_ALIGNED_CL atomic_int active;
@@ -156,6 +169,14 @@ static inline bool gr__stream_reached(gr_stream *s, uint64_t seq)
 {
     return gr_load_acquire(&s->done) >= seq;
 }
+
+/* Records, under s's lock, that s's future work follows t's first seq ops. */
+void gr__stream_note_known_locked(gr_stream *s, gr_stream *t, uint64_t seq);
+
+/* How many of t's ops s's future work is known to follow (0 if none),
+ * through stream order (s == t: all published), completion, or event
+ * waits queued on s. Takes s's lock. */
+uint64_t gr__stream_known(gr_stream *s, gr_stream *t);
 
 /* Waits until s has completed 'seq' ops: drains s itself when it can,
  * helps with other work, and finally sleeps. */
