@@ -18,8 +18,8 @@
  *   - launches of one executable never overlap (launch.c inserts a wait on
  *     the previous launch's stream when the new one goes elsewhere);
  *   - the plan is changed (setters, update) only when no launch of the
- *     executable is queued or running: they wait for 'completed' to reach
- *     'launched' first;
+ *     executable is queued or running: they first wait for the stream of
+ *     the latest launch to pass it (gr__exec_quiesce);
  *   - nothing on the launch path allocates or takes a global lock.
  */
 #ifndef GR_EXEC_H
@@ -106,7 +106,6 @@ struct grGraphExec_st {
     gr_spinlock lock;
     gr_stream *last_stream; /* retained */
     uint64_t last_seq;
-    _Atomic uint64_t launched, completed;
 };
 
 /* Frees a plan's memory and releases what it retains. */
