@@ -936,7 +936,8 @@ GR_API grError_t grGraphNodeGetEnabled(grGraphExec_t hGraphExec, grGraphNode_t h
 
 /* Applies the parameters of hGraph, which must have the topology of the
  * executable's graph, to the executable in place. Nodes are paired as CUDA
- * pairs them (creation order, per node's dependencies). On failure returns
+ * pairs them: sink nodes in creation order, then each pair's dependencies
+ * in edge order. On failure returns
  * grErrorGraphExecUpdateFailure, fills resultInfo (result, errorNode,
  * errorFromNode) and leaves the executable exactly as it was. Mirrors
  * cudaGraphExecUpdate (CUDA 12 form). */

@@ -56,6 +56,13 @@ typedef struct gr_pnode {
     } u;
 } gr_pnode;
 
+/* Open addressing, power-of-two size, keys are node pointers. */
+typedef struct gr_node_map {
+    const struct grGraphNode_st **keys;
+    uint32_t *vals;
+    uint32_t mask;
+} gr_node_map;
+
 /* What the executable remembers of each node of the graph it was built
  * from (top level only), for the setters and grGraphExecUpdate. */
 typedef struct gr_orig {
@@ -98,10 +105,8 @@ struct grGraphExec_st {
     gr_orig *orig;
     uint32_t norig;
     uint32_t *orig_deps;
-    /* node pointer -> orig index, open addressing, power-of-two size */
-    const struct grGraphNode_st **map_keys;
-    uint32_t *map_vals;
-    uint32_t map_mask;
+    /* node pointer -> orig index, built on first use (gr__exec_find) */
+    const struct gr_node_map *_Atomic map;
     /* Launch ordering, guarded by 'lock'. */
     gr_spinlock lock;
     gr_stream *last_stream; /* retained */
@@ -111,8 +116,9 @@ struct grGraphExec_st {
 /* Frees a plan's memory and releases what it retains. */
 void gr__plan_free(gr_plan *p);
 
-/* The orig index of 'node' in the executable, or UINT32_MAX. */
-uint32_t gr__exec_find(const struct grGraphExec_st *e, const void *node);
+/* The orig index of 'node' in the executable, or UINT32_MAX (also when out
+ * of memory building the table on first use). */
+uint32_t gr__exec_find(struct grGraphExec_st *e, const void *node);
 
 /* Checks the handle; with a detail naming 'call'. */
 grError_t gr__exec_check(const char *call, grGraphExec_t e);

@@ -24,7 +24,8 @@ typedef struct builder {
     uint32_t n, cap;
     edge *edges;
     size_t ne, ecap;
-    size_t argbytes;   /* total kernel argument bytes */
+    unsigned char *args; /* kernel argument values, copied as met */
+    size_t argbytes, argcap;
     size_t nargv;      /* total kernel parameters */
     bool oom;
 } builder;
@@ -73,8 +74,32 @@ static uint32_t scratch_out(const struct grGraphNode_st *n)
     return (uint32_t)n->scratch;
 }
 
-/* Copies a graph node's parameters into plan node 'pn' (kernel arguments
- * are placed later, once the argument area exists). */
+/* Appends a kernel node's argument values to the builder's area. Until
+ * the area stops moving, pn->u.kern.argv holds the values' offset in it;
+ * fix_argv turns offsets into pointers at the end. */
+static void copy_args(builder *b, gr_pnode *pn, const struct grGraphNode_st *gn)
+{
+    grKernel_t k = gn->p.kernel.kernel;
+    if (b->argbytes + k->argbytes > b->argcap) {
+        size_t ncap = b->argcap ? b->argcap * 2 : 4096;
+        while (ncap < b->argbytes + k->argbytes)
+            ncap *= 2;
+        unsigned char *na = gr__realloc(b->args, ncap);
+        if (!na) {
+            b->oom = true;
+            pn->u.kern.argv = NULL;
+            return;
+        }
+        b->args = na;
+        b->argcap = ncap;
+    }
+    memcpy(b->args + b->argbytes, gn->p.kernel.argbuf, k->argbytes);
+    pn->u.kern.argv = (void **)(uintptr_t)b->argbytes;
+    b->argbytes += k->argbytes; /* a multiple of 16: alignment is kept */
+    b->nargv += (size_t)k->nparams;
+}
+
+/* Copies a graph node's parameters into plan node 'pn'. */
 static void fill_params(builder *b, gr_pnode *pn, const struct grGraphNode_st *gn)
 {
     switch (gn->type) {
@@ -85,8 +110,7 @@ static void fill_params(builder *b, gr_pnode *pn, const struct grGraphNode_st *g
         pn->u.kern.shmem = gn->p.kernel.shmem;
         pn->one_block = (gn->p.kernel.grid.x == 1 && gn->p.kernel.grid.y == 1 && gn->p.kernel.grid.z == 1);
         gr__kernel_retain(gn->p.kernel.kernel);
-        b->argbytes += gn->p.kernel.kernel->argbytes;
-        b->nargv += (size_t)gn->p.kernel.kernel->nparams;
+        copy_args(b, pn, gn);
         return;
     case grGraphNodeTypeMemcpy:
         pn->u.copy = gn->p.memcpy;
@@ -164,27 +188,21 @@ static grError_t flatten(builder *b, grGraph_t g, int depth)
     return grSuccess;
 }
 
-/* Places the argument values of every kernel node in the plan's argument
- * area, walking the graph in the same order flatten emitted it. */
-static void place_args(gr_plan *p, grGraph_t g, size_t *argoff, size_t *argvoff)
+/* Points each kernel node's argv at its values in the plan's area. */
+static void fix_argv(gr_plan *p)
 {
-    for (struct grGraphNode_st *gn = g->first; gn; gn = gn->next) {
-        if (gn->type == grGraphNodeTypeGraph) {
-            place_args(p, gn->p.child, argoff, argvoff);
+    size_t vo = 0;
+    for (uint32_t i = 0; i < p->nnodes; i++) {
+        gr_pnode *pn = &p->nodes[i];
+        if (pn->type != grGraphNodeTypeKernel)
             continue;
-        }
-        if (gn->type != grGraphNodeTypeKernel)
-            continue;
-        gr_pnode *pn = &p->nodes[scratch_in(gn)];
-        grKernel_t k = gn->p.kernel.kernel;
-        unsigned char *a = p->args + *argoff;
-        void **v = p->argv + *argvoff;
-        memcpy(a, gn->p.kernel.argbuf, k->argbytes);
-        for (int i = 0; i < k->nparams; i++)
-            v[i] = a + k->offsets[i];
+        grKernel_t k = pn->u.kern.k;
+        unsigned char *a = p->args + (uintptr_t)pn->u.kern.argv;
+        void **v = p->argv + vo;
+        for (int j = 0; j < k->nparams; j++)
+            v[j] = a + k->offsets[j];
         pn->u.kern.argv = v;
-        *argoff += k->argbytes;
-        *argvoff += (size_t)k->nparams;
+        vo += (size_t)k->nparams;
     }
 }
 
@@ -271,41 +289,72 @@ static uint32_t hash_ptr(const void *p)
     return (uint32_t)x;
 }
 
-uint32_t gr__exec_find(const struct grGraphExec_st *e, const void *node)
+/* Builds the node -> orig index table. Setters and update are optional, so
+ * instantiate does not pay for it: the first lookup builds it. */
+static const gr_node_map *build_map(struct grGraphExec_st *e)
 {
-    uint32_t h = hash_ptr(node) & e->map_mask;
-    if (!node || !e->map_keys)
+    uint32_t size = 16;
+    while (size < 2 * e->norig)
+        size *= 2;
+    gr_node_map *m = gr__malloc(sizeof *m);
+    if (!m)
+        return NULL;
+    m->keys = gr__calloc(size, sizeof *m->keys);
+    m->vals = gr__malloc(size * sizeof *m->vals);
+    if (!m->keys || !m->vals) {
+        gr__free(m->keys);
+        gr__free(m->vals);
+        gr__free(m);
+        return NULL;
+    }
+    m->mask = size - 1;
+    for (uint32_t i = 0; i < e->norig; i++) {
+        uint32_t h = hash_ptr(e->orig[i].node) & m->mask;
+        while (m->keys[h])
+            h = (h + 1) & m->mask;
+        m->keys[h] = e->orig[i].node;
+        m->vals[h] = i;
+    }
+    const gr_node_map *expected = NULL;
+    if (!atomic_compare_exchange_strong_explicit(&e->map, &expected, m, memory_order_acq_rel,
+                                                 memory_order_acquire)) {
+        /* Another thread built it first. */
+        gr__free(m->keys);
+        gr__free(m->vals);
+        gr__free(m);
+        return expected;
+    }
+    return m;
+}
+
+uint32_t gr__exec_find(struct grGraphExec_st *e, const void *node)
+{
+    const gr_node_map *m = atomic_load_explicit(&e->map, memory_order_acquire);
+    if (!node)
         return UINT32_MAX;
-    for (;;) {
-        const void *k = e->map_keys[h];
+    if (!m && !(m = build_map(e)))
+        return UINT32_MAX;
+    for (uint32_t h = hash_ptr(node) & m->mask;; h = (h + 1) & m->mask) {
+        const void *k = m->keys[h];
         if (k == node)
-            return e->map_vals[h];
+            return m->vals[h];
         if (!k)
             return UINT32_MAX;
-        h = (h + 1) & e->map_mask;
     }
 }
 
 /* Records the top-level nodes for setters and update. */
-static grError_t build_orig(struct grGraphExec_st *e, grGraph_t g, const gr_plan *p)
+static grError_t build_orig(struct grGraphExec_st *e, grGraph_t g)
 {
-    size_t ndeps = 0;
-    uint32_t i = 0, mapsize = 16;
-    (void)p;
+    uint32_t i = 0;
+    size_t d = 0;
     e->norig = (uint32_t)g->nnodes;
-    for (struct grGraphNode_st *gn = g->first; gn; gn = gn->next)
-        ndeps += gn->ndeps;
-    while (mapsize < 2 * g->nnodes)
-        mapsize *= 2;
     e->orig = gr__calloc(g->nnodes, sizeof *e->orig);
-    e->orig_deps = gr__malloc((ndeps ? ndeps : 1) * sizeof *e->orig_deps);
-    e->map_keys = gr__calloc(mapsize, sizeof *e->map_keys);
-    e->map_vals = gr__malloc(mapsize * sizeof *e->map_vals);
-    if (!e->orig || !e->orig_deps || !e->map_keys || !e->map_vals)
+    e->orig_deps = gr__malloc((g->nedges ? g->nedges : 1) * sizeof *e->orig_deps);
+    if (!e->orig || !e->orig_deps)
         return gr__fail(grErrorMemoryAllocation, "grGraphInstantiate: out of memory");
-    e->map_mask = mapsize - 1;
-    /* Creation-order index in the high half of scratch is not needed:
-     * number the nodes first. */
+    /* flatten() is done with the top-level scratch words: they now number
+     * the nodes in creation order, so dependencies need no lookup. */
     for (struct grGraphNode_st *gn = g->first; gn; gn = gn->next, i++) {
         gr_orig *o = &e->orig[i];
         o->node = gn;
@@ -315,18 +364,13 @@ static grError_t build_orig(struct grGraphExec_st *e, grGraph_t g, const gr_plan
             o->child_first = scratch_in(gn) + 1;
             o->child_count = scratch_out(gn) - scratch_in(gn) - 1;
         }
-        uint32_t h = hash_ptr(gn) & e->map_mask;
-        while (e->map_keys[h])
-            h = (h + 1) & e->map_mask;
-        e->map_keys[h] = gn;
-        e->map_vals[h] = i;
+        gn->scratch = i;
     }
-    size_t d = 0;
     i = 0;
     for (struct grGraphNode_st *gn = g->first; gn; gn = gn->next, i++) {
         e->orig[i].dep_begin = (uint32_t)d;
         for (size_t k = 0; k < gn->ndeps; k++)
-            e->orig_deps[d++] = gr__exec_find(e, gn->deps[k]);
+            e->orig_deps[d++] = (uint32_t)gn->deps[k]->scratch;
         e->orig[i].dep_end = (uint32_t)d;
     }
     return grSuccess;
@@ -337,8 +381,12 @@ static void exec_free(struct grGraphExec_st *e)
     gr__plan_free(&e->plan);
     gr__free(e->orig);
     gr__free(e->orig_deps);
-    gr__free(e->map_keys);
-    gr__free(e->map_vals);
+    const gr_node_map *m = atomic_load_explicit(&e->map, memory_order_relaxed);
+    if (m) {
+        gr__free(m->keys);
+        gr__free(m->vals);
+        gr__free((void *)m);
+    }
     if (e->last_stream)
         gr__stream_release(e->last_stream);
     e->magic = GR_MAGIC_DEAD;
@@ -390,6 +438,17 @@ static grError_t instantiate(const char *call, grGraphExec_t *out, grGraph_t g, 
         return gr__fail(grErrorInitializationError, "%s: the graphrt runtime could not start", call);
 
     memset(&b, 0, sizeof b);
+    /* Size the arrays for the top level (+ EXIT) up front: growing 80-byte
+     * nodes by doubling would copy and fault in the plan several times. */
+    b.cap = (uint32_t)g->nnodes + 1;
+    b.ecap = g->nedges + g->nnodes + 1;
+    b.nodes = gr__malloc((size_t)b.cap * sizeof *b.nodes);
+    b.edges = gr__malloc(b.ecap * sizeof *b.edges);
+    if (!b.nodes || !b.edges) {
+        gr__free(b.nodes);
+        gr__free(b.edges);
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
+    }
     e = gr__calloc(1, sizeof *e);
     if (!e)
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
@@ -417,23 +476,22 @@ static grError_t instantiate(const char *call, grGraphExec_t *out, grGraph_t g, 
     gr_plan *p = &e->plan;
     p->nodes = b.nodes;
     p->nnodes = b.n;
+    p->args = b.args;
     b.nodes = NULL;
     if (!err)
         err = build_csr(p, &b);
     if (!err) {
-        p->args = gr__aligned_alloc(16, b.argbytes ? b.argbytes : 16);
         p->argv = gr__malloc((b.nargv ? b.nargv : 1) * sizeof *p->argv);
-        if (!p->args || !p->argv)
+        if (!p->argv)
             err = gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
     }
     if (!err) {
-        size_t ao = 0, vo = 0;
         for (uint32_t i = 0; i < p->nnodes; i++) {
             p->nodes[i].plan = p;
             if (p->nodes[i].type == grGraphNodeTypeEventRecord)
                 p->nrecord++;
         }
-        place_args(p, g, &ao, &vo);
+        fix_argv(p);
         p->record_nodes = gr__malloc((p->nrecord ? p->nrecord : 1) * sizeof *p->record_nodes);
         if (!p->record_nodes) {
             err = gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
@@ -445,7 +503,7 @@ static grError_t instantiate(const char *call, grGraphExec_t *out, grGraph_t g, 
         }
     }
     if (!err)
-        err = build_orig(e, g, p);
+        err = build_orig(e, g);
     gr__free(b.edges);
     if (err) {
         exec_free(e);

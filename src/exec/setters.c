@@ -61,8 +61,10 @@ bool gr__pnode_set_kernel(gr_pnode *pn, const gr_kernel_params *kp)
     /* Parameter 0 sits at offset 0, so argv[0] is the start of the values. */
     if (k->nparams)
         memcpy(pn->u.kern.argv[0], kp->argbuf, k->argbytes);
-    gr__kernel_retain(k);
-    gr__kernel_release(old);
+    if (k != old) {
+        gr__kernel_retain(k);
+        gr__kernel_release(old);
+    }
     pn->u.kern.k = k;
     pn->u.kern.grid = kp->grid;
     pn->u.kern.block = kp->block;
