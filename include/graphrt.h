@@ -195,11 +195,12 @@ GR_API grError_t grGetDevice(int *device);
  * capture as in CUDA. Mirrors cudaDeviceSynchronize. */
 GR_API grError_t grDeviceSynchronize(void);
 
-/* Waits for all work, then destroys every stream, event, kernel, graph,
- * executable, pool and allocation still alive, and stops the workers; the
- * next call starts a fresh runtime (re-reading GRAPHRT_WORKERS). Handles
- * held by the caller become invalid. Must not race with other graphrt
- * calls. Mirrors cudaDeviceReset. */
+/* Waits for all work, then destroys every stream (their handles become
+ * invalid) and frees every grMalloc / grMallocHost allocation still alive,
+ * and stops the workers; the next call starts a fresh runtime (re-reading
+ * GRAPHRT_WORKERS). Deviation: kernels, events, graphs and executables are
+ * host objects and stay valid (CUDA destroys them); destroy them yourself.
+ * Must not race with other graphrt calls. Mirrors cudaDeviceReset. */
 GR_API grError_t grDeviceReset(void);
 
 /* Reads a device attribute of device 0. grDevAttrMultiProcessorCount is the
