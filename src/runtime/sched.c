@@ -10,11 +10,12 @@
  * wake only when nobody is spinning and somebody sleeps: a busy runtime
  * makes no system calls.
  *
- * Grace period: a background worker leaves an injected item alone for its
- * first GR_INJ_GRACE ticks (about a microsecond). The thread that submitted
- * it is usually about to synchronise and will run it itself, with no
- * cache lines crossing cores; a worker taking it would make that thread
- * wait for a handover instead.
+ * Grace period: a background worker leaves the oldest injected item alone
+ * until it has seen it wait GR_INJ_GRACE ticks (about a microsecond). The
+ * thread that submitted it is usually about to synchronise and will run it
+ * itself, with no cache lines crossing cores; a worker taking it would make
+ * that thread wait for a handover instead. Until then the worker reads
+ * only the line holding the queue's two ends.
  *
  * Lost-wakeup freedom: a parking worker increments 'sleepers' (seq_cst) and
  * then re-checks for work; a publisher publishes, then a seq_cst fence,
@@ -110,7 +111,6 @@ static bool inj_push(gr_runtime *rt, gr_item it)
             if (atomic_compare_exchange_weak_explicit(&rt->ring_enq, &pos, pos + 1, memory_order_seq_cst,
                                                       memory_order_relaxed)) {
                 c->item = it;
-                c->ticks = gr__ticks();
                 gr_store_release(&c->seq, pos + 1);
                 return true;
             }
@@ -123,17 +123,14 @@ static bool inj_push(gr_runtime *rt, gr_item it)
     }
 }
 
-/* Pops the oldest injected item; with 'grace', not one younger than
- * GR_INJ_GRACE ticks. */
-static gr_item inj_pop_at(gr_runtime *rt, bool grace)
+/* Pops the oldest injected item. */
+static gr_item inj_pop(gr_runtime *rt)
 {
     size_t pos = gr_load_relaxed(&rt->ring_deq);
     for (;;) {
         gr_inj_cell *c = &rt->ring[pos & (GR_INJ_CELLS - 1)];
         intptr_t dif = (intptr_t)gr_load_acquire(&c->seq) - (intptr_t)(pos + 1);
         if (dif == 0) {
-            if (grace && gr__ticks() - c->ticks < GR_INJ_GRACE)
-                return 0;
             if (atomic_compare_exchange_weak_explicit(&rt->ring_deq, &pos, pos + 1, memory_order_relaxed,
                                                       memory_order_relaxed)) {
                 gr_item it = c->item;
@@ -149,9 +146,22 @@ static gr_item inj_pop_at(gr_runtime *rt, bool grace)
 }
 
 /* seq_cst loads: park() relies on them not passing its 'sleepers' RMW. */
-static gr_item inj_pop(gr_runtime *rt)
+/* A background worker's look at the injection queue (the grace period). */
+static gr_item inj_pop_late(gr_runtime *rt, gr_worker *w)
 {
-    return inj_pop_at(rt, false);
+    size_t deq = gr_load_relaxed(&rt->ring_deq), enq = gr_load_relaxed(&rt->ring_enq);
+    if (deq == enq)
+        return gr_load_relaxed(&rt->inj_hint) ? inj_pop(rt) : 0;
+    uint64_t now = gr__ticks();
+    if (w->inj_seen_pos != deq || w->inj_seen_ticks == 0) {
+        w->inj_seen_pos = deq;
+        w->inj_seen_ticks = now;
+        return 0;
+    }
+    if (now - w->inj_seen_ticks < GR_INJ_GRACE)
+        return 0;
+    w->inj_seen_ticks = 0;
+    return inj_pop(rt);
 }
 
 bool gr__sched_take_injected(gr_runtime *rt, gr_item it)
@@ -200,7 +210,7 @@ static gr_item steal_any(gr_runtime *rt, gr_worker *w)
 /* A background worker's search (it honours the grace period). */
 static gr_item find_work(gr_runtime *rt, gr_worker *w)
 {
-    gr_item it = inj_pop_at(rt, true);
+    gr_item it = inj_pop_late(rt, w);
     return it ? it : steal_any(rt, w);
 }
 

@@ -83,6 +83,8 @@ struct gr_worker {
     bool external;
     GR_ALIGNED_CL atomic_bool taken; /* external slots: borrowed now */
     uint64_t rng;        /* victim selection */
+    size_t inj_seen_pos; /* oldest injected item seen waiting, and when */
+    uint64_t inj_seen_ticks;
     pthread_t thread;
     /* Owner-private stack of ready graph nodes (see exec/launch.c). */
     gr_item *local;
@@ -93,8 +95,6 @@ struct gr_worker {
 typedef struct gr_inj_cell {
     _Atomic size_t seq;
     gr_item item;
-    uint64_t ticks; /* when it was pushed (gr__ticks) */
-    uint64_t pad;
 } gr_inj_cell;
 
 /* A cheap clock for short intervals: the TSC on x86, else nanoseconds. */
@@ -125,8 +125,10 @@ struct gr_runtime {
      * lock-free ring (Vyukov's MPMC queue); when it is full, items go to
      * the overflow ring under inj_lock. */
     struct gr_inj_cell *ring;    /* GR_INJ_CELLS cells */
+    /* Both ends in one line: an idle worker checks the queue by reading
+     * this one line (and no cell) until an item has waited a while. */
     GR_ALIGNED_CL _Atomic size_t ring_enq;
-    GR_ALIGNED_CL _Atomic size_t ring_deq;
+    _Atomic size_t ring_deq;
     GR_ALIGNED_CL pthread_mutex_t inj_lock;
     gr_item *inj;                /* overflow ring, guarded by inj_lock */
     size_t inj_head, inj_count, inj_cap; /* guarded by inj_lock */
