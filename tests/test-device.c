@@ -211,13 +211,24 @@ GR_TEST(device_reset_then_new_streams_events_and_kernels_work)
     CHECK_OK(grKernelDestroy(k));
 }
 
-GR_TEST(device_reset_destroys_kernels_so_their_names_are_free)
+GR_TEST(device_reset_keeps_kernels_valid_and_launchable)
 {
-    grKernel_t k;
-    CHECK_OK(grKernelCreate(&k, count_kernel, "reset_kernel", 0, NULL));
+    grKernel_t k, again;
+    grStream_t s;
+    size_t sizes[1] = {sizeof(int)};
+    int add = 5;
+    void *args[1] = {&add};
+    CHECK_OK(grKernelCreate(&k, count_kernel, "reset_kernel", 1, sizes));
     CHECK_OK(grDeviceReset());
-    /* The header: reset destroys every kernel still alive. */
-    CHECK_OK(grKernelCreate(&k, count_kernel, "reset_kernel", 0, NULL));
+    /* The header: kernels are host objects and survive a reset, so the
+     * name is still taken and the handle still launches. */
+    CHECK_GR(grErrorInvalidValue, grKernelCreate(&again, count_kernel, "reset_kernel", 1, sizes));
+    CHECK_OK(grStreamCreate(&s));
+    atomic_store(&kern_calls, 0);
+    CHECK_OK(grLaunchKernel(k, GR_DIM3(3, 1, 1), GR_DIM3(1, 1, 1), args, 0, s));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_EQ(atomic_load(&kern_calls), 15);
+    CHECK_OK(grStreamDestroy(s));
     CHECK_OK(grKernelDestroy(k));
 }
 

@@ -84,7 +84,9 @@ GR_API grError_t grKernelCreate(grKernel_t *kernel, grKernelFn fn, const char *n
     if (gr__kernel_find(name))
         return gr__fail(grErrorInvalidValue,
                         "grKernelCreate: a live kernel is already named '%s'; kernel names must be unique", name);
-    k = gr__calloc(1, sizeof *k);
+    k = gr__aligned_alloc(GR_CACHELINE, sizeof *k);
+    if (k)
+        memset(k, 0, sizeof *k);
     ne = gr__malloc(sizeof *ne);
     if (k) {
         k->name = strdup(name);
@@ -349,6 +351,7 @@ GR_API grError_t grLaunchKernel(grKernel_t kernel, grDim3 gridDim, grDim3 blockD
     op->kind = GR_OP_KERNEL;
     op->shmem = (uint32_t)sharedMem;
     op->u.kern.k = kernel;
+    op->drop = gr__stream_cache_kernel_locked(s, kernel);
     op->u.kern.grid = gridDim;
     op->u.kern.block = blockDim;
     if (heap) {
@@ -358,7 +361,6 @@ GR_API grError_t grLaunchKernel(grKernel_t kernel, grDim3 gridDim, grDim3 blockD
         op->heap_args = 0;
         gr__kernel_pack(kernel, args, op->data, NULL);
     }
-    gr__kernel_retain(kernel);
     gr__stream_publish(s, op);
     gr__stream_unlock(rt, s);
     return grSuccess;

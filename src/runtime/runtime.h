@@ -25,13 +25,16 @@ typedef struct gr_runtime gr_runtime;
 /* A registered kernel. Immutable after creation except 'refs'. */
 struct grKernel_st {
     uint32_t magic;       /* GR_MAGIC_KERNEL; GR_MAGIC_DEAD once destroyed */
-    atomic_int refs;      /* 1 for the handle + 1 per node/launch using it */
     grKernelFn fn;
     char *name;
     int nparams;
     uint32_t argbytes;    /* size of the packed argument buffer */
     uint32_t *offsets;    /* offset of each parameter in that buffer */
     uint32_t *sizes;      /* size of each parameter */
+    /* 1 for the handle + 1 per graph node, plan and stream cache holding
+     * it; in a line of its own so that its changes do not slow down the
+     * launch checks reading the fields above. */
+    GR_ALIGNED_CL atomic_int refs;
 };
 
 /* The largest per-block shared memory, as CUDA's default (48 KiB). */
@@ -77,7 +80,7 @@ void gr__kernel_run(const gr_kernel_call *c);
 typedef void (*gr_op_fn)(void *data);
 
 /* The largest payload gr__stream_enqueue_call copies into the op itself. */
-#define GR_OP_DATA_MAX 80
+#define GR_OP_DATA_MAX 64
 
 /* Resolves a public handle: NULL and grStreamLegacy give the legacy
  * stream, grStreamPerThread the calling thread's stream. Destroyed or

@@ -374,7 +374,7 @@ static void *worker_main(void *arg)
  * no atomic operation for it) until the thread exits or the runtime is
  * reset. */
 static _Thread_local gr_worker *tls_slot;
-static _Thread_local gr_runtime *tls_slot_rt;
+static _Thread_local uint64_t tls_slot_gen;
 static pthread_key_t slot_key;
 static pthread_once_t slot_key_once = PTHREAD_ONCE_INIT;
 
@@ -382,7 +382,7 @@ static void slot_thread_exit(void *p)
 {
     gr_worker *w = p;
     gr_runtime *rt = atomic_load(&gr__rt);
-    if (rt && rt == tls_slot_rt)
+    if (rt && rt->generation == tls_slot_gen)
         atomic_store_explicit(&w->taken, false, memory_order_release);
 }
 
@@ -395,7 +395,7 @@ gr_worker *gr__slot_acquire(gr_runtime *rt)
 {
     if (gr__tls_worker)
         return NULL;
-    if (GR_LIKELY(tls_slot && tls_slot_rt == rt)) {
+    if (GR_LIKELY(tls_slot && tls_slot_gen == rt->generation)) {
         gr__tls_worker = tls_slot;
         return tls_slot;
     }
@@ -406,7 +406,7 @@ gr_worker *gr__slot_acquire(gr_runtime *rt)
             pthread_once(&slot_key_once, slot_key_init);
             pthread_setspecific(slot_key, w);
             tls_slot = w;
-            tls_slot_rt = rt;
+            tls_slot_gen = rt->generation;
             gr__tls_worker = w;
             return w;
         }
@@ -463,6 +463,8 @@ gr_runtime *gr__runtime_start(void)
     rt = gr__calloc(1, sizeof *rt);
     if (!rt)
         goto fail;
+    static uint64_t generations; /* guarded by start_lock */
+    rt->generation = ++generations;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     rt->nworkers = env_unsigned("GRAPHRT_WORKERS", ncpu > 0 ? (unsigned)ncpu : 1u, 1, 1024);
     rt->spin_ns = (uint64_t)env_unsigned("GRAPHRT_SPIN_US", 50, 0, 1000000) * 1000u;

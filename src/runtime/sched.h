@@ -112,6 +112,9 @@ static inline uint64_t gr__ticks(void)
 #define GR_EXTERNAL_SLOTS 16
 
 struct gr_runtime {
+    /* Distinguishes this runtime from earlier ones (grDeviceReset) in
+     * thread-local caches: a new runtime may reuse an old one's address. */
+    uint64_t generation;
     unsigned nworkers;
     gr_worker *workers;          /* nworkers + GR_EXTERNAL_SLOTS */
     unsigned nslots;             /* nworkers + GR_EXTERNAL_SLOTS */

@@ -71,9 +71,25 @@ uint64_t gr__stream_known(gr_stream *s, gr_stream *t)
     return done > k ? done : k;
 }
 
+grKernel_t gr__stream_cache_kernel_locked(gr_stream *s, grKernel_t k)
+{
+    unsigned i;
+    for (i = 0; i < GR_KCACHE; i++)
+        if (s->kcache[i] == k)
+            return NULL;
+    i = s->kcache_next++ % GR_KCACHE;
+    grKernel_t evicted = s->kcache[i];
+    gr__kernel_retain(k);
+    s->kcache[i] = k;
+    return evicted;
+}
+
 static void stream_free(gr_stream *s)
 {
     gr_seg *seg = s->head_seg;
+    for (unsigned i = 0; i < GR_KCACHE; i++)
+        if (s->kcache[i])
+            gr__kernel_release(s->kcache[i]);
     if (s->rt)
         registry_remove(s->rt, s);
     while (seg) {
@@ -138,7 +154,7 @@ static void registry_remove(gr_runtime *rt, gr_stream *s)
 static pthread_key_t per_thread_key;
 static pthread_once_t per_thread_once = PTHREAD_ONCE_INIT;
 static _Thread_local gr_stream *tls_per_thread;
-static _Thread_local gr_runtime *tls_per_thread_rt;
+static _Thread_local uint64_t tls_per_thread_gen;
 
 /* Drops the reference of a stream's handle once (grStreamDestroy, thread
  * exit, runtime reset, whichever comes first). */
@@ -159,7 +175,7 @@ static void per_thread_destroy(void *p)
     gr_stream *s = p;
     gr_runtime *rt = atomic_load(&gr__rt);
     /* The runtime may have been reset since; then the stream is gone. */
-    if (!rt || rt != tls_per_thread_rt)
+    if (!rt || rt->generation != tls_per_thread_gen)
         return;
     kill_handle(rt, s);
 }
@@ -172,7 +188,7 @@ static void per_thread_key_init(void)
 static gr_stream *per_thread_stream(gr_runtime *rt)
 {
     gr_stream *s = tls_per_thread;
-    if (GR_LIKELY(s && tls_per_thread_rt == rt))
+    if (GR_LIKELY(s && tls_per_thread_gen == rt->generation))
         return s;
     s = stream_new(GR_STREAM_PER_THREAD, grStreamDefault);
     if (!s)
@@ -180,7 +196,7 @@ static gr_stream *per_thread_stream(gr_runtime *rt)
     pthread_once(&per_thread_once, per_thread_key_init);
     registry_add(rt, s);
     tls_per_thread = s;
-    tls_per_thread_rt = rt;
+    tls_per_thread_gen = rt->generation;
     pthread_setspecific(per_thread_key, s);
     return s;
 }
@@ -389,6 +405,7 @@ static void run_op(gr_worker *w, gr_op *op)
         return;
     case GR_OP_KERNEL: {
         grKernel_t k = op->u.kern.k;
+        grKernel_t drop = op->drop;
         void *argv[64];
         unsigned char *args = op->heap_args ? *(unsigned char **)op->data : op->data;
         for (int i = 0; i < k->nparams; i++)
@@ -397,7 +414,8 @@ static void run_op(gr_worker *w, gr_op *op)
         gr__kernel_run(&c);
         if (op->heap_args)
             gr__free(args);
-        gr__kernel_release(k);
+        if (drop)
+            gr__kernel_release(drop);
         return;
     }
     case GR_OP_HOST:

@@ -41,6 +41,9 @@ typedef struct gr_op {
     uint8_t heap_args;    /* kernel: data holds a pointer to malloc'd args */
     uint16_t reserved;
     uint32_t shmem;
+    /* A kernel the stream stopped caching when this op was queued: its
+     * reference is dropped once this op has run (see kcache). */
+    grKernel_t drop;
     union {
         struct {
             grKernel_t k;
@@ -119,10 +122,21 @@ struct gr_stream {
     } known[GR_KNOWN_MAX];            /* guarded by 'lock' */
     unsigned known_next;              /* guarded by 'lock' */
 
-    /* Consumer side, owned by the drain token's holder. */
+    /* Kernels launched lately, each holding one reference for the stream,
+     * so that a launch of one of them costs no atomic operation: a kernel
+     * evicted from here is released by the consumer after the op whose
+     * launch evicted it (op->drop), hence after all its launches. */
+#define GR_KCACHE 4
+    grKernel_t kcache[GR_KCACHE];     /* guarded by 'lock' */
+    unsigned kcache_next;             /* guarded by 'lock' */
+
+    /* Activation, written at idle transitions only, read by every enqueue:
+     * a line of its own, apart from what the consumer writes per op. */
     GR_ALIGNED_CL atomic_int active;
     atomic_bool queued;
-    gr_seg *head_seg;
+
+    /* Consumer side, owned by the drain token's holder. */
+    GR_ALIGNED_CL gr_seg *head_seg;
     uint64_t head_base;
     uint64_t head;
 
@@ -169,6 +183,11 @@ static inline bool gr__stream_reached(gr_stream *s, uint64_t seq)
 {
     return gr_load_acquire(&s->done) >= seq;
 }
+
+/* Makes s hold a reference on k (call under s's lock, for a launch of k
+ * about to be queued). Returns the kernel this evicted from the stream's
+ * cache, whose reference the op must drop after it runs, or NULL. */
+grKernel_t gr__stream_cache_kernel_locked(gr_stream *s, grKernel_t k);
 
 /* Records, under s's lock, that s's future work follows t's first seq ops. */
 void gr__stream_note_known_locked(gr_stream *s, gr_stream *t, uint64_t seq);
