@@ -435,6 +435,162 @@ typedef enum grMemPoolAttr {
 } grMemPoolAttr;
 
 /* ====================================================================== */
+/* Stream-ordered memory pools and graph memory                           */
+/* ====================================================================== */
+
+/*
+ * A pool hands out memory in stream order: grMallocAsync returns the
+ * address at once, and the memory may be used by work queued after the
+ * call on that stream (or ordered after it by events); grFreeAsync gives
+ * it back once the work queued before it on its stream has run. A block
+ * freed on stream A is handed to an allocation on another stream B only
+ * when that is safe: B's work follows the free through event waits
+ * (grMemPoolReuseFollowEventDependencies), A's work up to the free has
+ * already completed (grMemPoolReuseAllowOpportunistic), or the pool makes
+ * B wait for it (grMemPoolReuseAllowInternalDependencies). All three are
+ * on by default, as in CUDA. Blocks come in size classes (four per power
+ * of two, at least 256 bytes, 256-aligned); the pool's counters and the
+ * bounds checks of copies use the class size. Freed blocks are poisoned
+ * for AddressSanitizer from the moment their free takes effect.
+ * docs/memory-pools.md has the concepts, an example and the deviations.
+ *
+ * Thread safety: every function may be called from any thread; one pool
+ * may be used by many threads and streams at once.
+ */
+
+/* Creates a pool. poolProps: allocType grMemAllocationTypePinned,
+ * handleTypes grMemHandleTypeNone (others: grErrorNotSupported), location
+ * {grMemLocationTypeDevice, 0} (another id: grErrorInvalidDevice), maxSize
+ * 0 for no limit or the most bytes the pool may reserve. Attributes start
+ * as CUDA's: every reuse policy on, release threshold 0. Mirrors
+ * cudaMemPoolCreate. */
+GR_API grError_t grMemPoolCreate(grMemPool_t *memPool, const grMemPoolProps *poolProps);
+
+/* Destroys a pool. Blocks still allocated stay valid and go back to the
+ * OS when freed; the handle is refused from now on (grErrorInvalidValue).
+ * Destroying the device's current pool makes the default pool current.
+ * The default pool cannot be destroyed (grErrorInvalidValue). Mirrors
+ * cudaMemPoolDestroy. Deviation: returns after the frees already queued
+ * into the pool have taken effect, where CUDA returns at once. */
+GR_API grError_t grMemPoolDestroy(grMemPool_t memPool);
+
+/* The device's default pool (device must be 0: grErrorInvalidDevice).
+ * Mirrors cudaDeviceGetDefaultMemPool. */
+GR_API grError_t grDeviceGetDefaultMemPool(grMemPool_t *memPool, int device);
+
+/* Makes memPool the pool grMallocAsync allocates from on the device.
+ * Mirrors cudaDeviceSetMemPool. */
+GR_API grError_t grDeviceSetMemPool(int device, grMemPool_t memPool);
+
+/* The pool grMallocAsync allocates from (the default pool unless
+ * grDeviceSetMemPool chose another). Mirrors cudaDeviceGetMemPool. */
+GR_API grError_t grDeviceGetMemPool(grMemPool_t *memPool, int device);
+
+/* Allocates size bytes from the device's current pool, in stream order.
+ * The address is returned at once; the memory may be used by work queued
+ * on hStream after this call, or ordered after it. size 0 gives NULL and
+ * grSuccess, as grMalloc. On a capturing stream it adds a memory
+ * allocation node to the capture's graph and returns the node's address.
+ * Errors: grErrorInvalidValue (devPtr NULL), grErrorInvalidResourceHandle
+ * (stream not live), grErrorMemoryAllocation (the host or the pool's
+ * maxSize cannot provide it). Mirrors cudaMallocAsync. */
+GR_API grError_t grMallocAsync(void **devPtr, size_t size, grStream_t hStream);
+
+/* As grMallocAsync, from memPool (a destroyed pool: grErrorInvalidValue).
+ * Mirrors cudaMallocFromPoolAsync. */
+GR_API grError_t grMallocFromPoolAsync(void **ptr, size_t size, grMemPool_t memPool, grStream_t stream);
+
+/* Frees memory from grMallocAsync / grMallocFromPoolAsync (or from a
+ * graph allocation node whose graph did not free it) in stream order: the
+ * memory may be reused once the work queued on hStream before this call
+ * has run. NULL is a no-op. A pointer that is not the base of a live pool
+ * allocation (freed already, never allocated, grMalloc memory, inside a
+ * block): grErrorInvalidValue, nothing freed. On a capturing stream it
+ * adds a memory free node. Mirrors cudaFreeAsync. */
+GR_API grError_t grFreeAsync(void *devPtr, grStream_t hStream);
+
+/* Gives unused memory of the pool back to the OS until it reserves at
+ * most minBytesToKeep bytes, or no more can be given back: blocks whose
+ * frees have not taken effect yet, and allocated blocks, stay. Mirrors
+ * cudaMemPoolTrimTo. */
+GR_API grError_t grMemPoolTrimTo(grMemPool_t memPool, size_t minBytesToKeep);
+
+/* Sets an attribute; value points to an int (the reuse policies: 0 off,
+ * else on) or a uint64_t (the others). grMemPoolAttrReleaseThreshold: at
+ * each synchronisation (stream, event or device synchronize, grFree) the
+ * pool gives back to the OS the unused memory above this many reserved
+ * bytes. The high-water marks can only be reset, by setting 0 (they then
+ * equal the current value); the current values are read only
+ * (grErrorInvalidValue). Mirrors cudaMemPoolSetAttribute. */
+GR_API grError_t grMemPoolSetAttribute(grMemPool_t memPool, grMemPoolAttr attr, void *value);
+
+/* Reads an attribute into *value (int or uint64_t, as above). Reserved
+ * memory is what the pool holds from the OS, used memory what is
+ * allocated from it (both in class sizes). Mirrors cudaMemPoolGetAttribute. */
+GR_API grError_t grMemPoolGetAttribute(grMemPool_t memPool, grMemPoolAttr attr, void *value);
+
+/* Defined with the other node parameters below (repeating a typedef is
+ * valid C11). */
+typedef struct grMemAllocNodeParams grMemAllocNodeParams;
+
+/* The attributes of the memory of graph allocation nodes. Mirrors
+ * cudaGraphMemAttributeType. */
+typedef enum grGraphMemAttributeType {
+    grGraphMemAttrUsedMemCurrent = 0,    /* uint64_t, read only */
+    grGraphMemAttrUsedMemHigh = 1,       /* uint64_t, set to 0 resets */
+    grGraphMemAttrReservedMemCurrent = 2, /* uint64_t, read only */
+    grGraphMemAttrReservedMemHigh = 3    /* uint64_t, set to 0 resets */
+} grGraphMemAttributeType;
+
+/* Adds a memory allocation node. nodeParams: poolProps as for
+ * grMemPoolCreate, accessDescs / accessDescCount describing device 0 only
+ * (or none), bytesize > 0. The address is fixed now and returned in
+ * nodeParams->dptr; the memory is valid from this node to the free node
+ * that frees it, in graph order, in every launch; if the graph does not
+ * free it, it stays valid after the launch until grFreeAsync, grFree or
+ * another graph's free node frees it. A graph with memory nodes cannot be
+ * cloned or embedded in a child-graph node, and only one executable of it
+ * may exist at a time, as in CUDA. Physical memory is shared between the
+ * allocations of one graph whose lifetimes do not overlap. Mirrors
+ * cudaGraphAddMemAllocNode. */
+GR_API grError_t grGraphAddMemAllocNode(grGraphNode_t *pGraphNode, grGraph_t graph,
+                                        const grGraphNode_t *pDependencies, size_t numDependencies,
+                                        grMemAllocNodeParams *nodeParams);
+
+/* Adds a memory free node for dptr, the address of an allocation node of
+ * this graph (or of another graph's allocation it does not free).
+ * Errors: grErrorInvalidValue for an address no allocation node returned,
+ * an allocation this graph frees already, or one that is not ordered
+ * before the free node (the free node must depend on the allocation node).
+ * Mirrors cudaGraphAddMemFreeNode. */
+GR_API grError_t grGraphAddMemFreeNode(grGraphNode_t *pGraphNode, grGraph_t graph,
+                                       const grGraphNode_t *pDependencies, size_t numDependencies,
+                                       void *dptr);
+
+/* The parameters of an allocation node (dptr included; accessDescs points
+ * into the node and stays valid while it lives). Mirrors
+ * cudaGraphMemAllocNodeGetParams. */
+GR_API grError_t grGraphMemAllocNodeGetParams(grGraphNode_t node, grMemAllocNodeParams *params_out);
+
+/* The address a free node frees. Mirrors cudaGraphMemFreeNodeGetParams. */
+GR_API grError_t grGraphMemFreeNodeGetParams(grGraphNode_t node, void *dptr_out);
+
+/* Gives the physical memory of graph allocations that no executable needs
+ * (executables destroyed, allocations freed) back to the OS. Mirrors
+ * cudaDeviceGraphMemTrim. */
+GR_API grError_t grDeviceGraphMemTrim(int device);
+
+/* Reads an attribute of graph memory into *value (a uint64_t): used memory
+ * is what live graph allocations occupy, reserved memory the physical
+ * memory held for executables. Mirrors cudaDeviceGetGraphMemAttribute. */
+GR_API grError_t grDeviceGetGraphMemAttribute(int device, grGraphMemAttributeType attr, void *value);
+
+/* Resets a high-water mark (value points to a uint64_t 0); the current
+ * values are read only (grErrorInvalidValue). Mirrors
+ * cudaDeviceSetGraphMemAttribute. */
+GR_API grError_t grDeviceSetGraphMemAttribute(int device, grGraphMemAttributeType attr, void *value);
+
+/* ====================================================================== */
 /* Graphs                                                                 */
 /* ====================================================================== */
 

@@ -21,6 +21,7 @@
  * needs no initialisation (grDeviceReset empties it via gr__mem_reset).
  */
 #include "memory.h"
+#include "pool.h"
 
 #include "../capture/capture.h"
 #include "../runtime/runtime.h"
@@ -402,6 +403,9 @@ GR_API grError_t grMalloc(void **devPtr, size_t size)
 
 GR_API grError_t grFree(void *devPtr)
 {
+    /* CUDA's cudaFree also frees stream-ordered allocations. */
+    if (devPtr && gr__pool_owns(devPtr))
+        return gr__pool_free_sync("grFree", devPtr);
     return free_tracked("grFree", devPtr, GR_MEM_DEVICE);
 }
 
