@@ -1,0 +1,144 @@
+/*
+ * test-mempool-stress.c - seeded, threaded stress of one pool: threads
+ * allocate on their streams, stamp each block in stream order with a
+ * pattern, verify it later in stream order, and free it on the same or
+ * (after an event) another stream. A block handed out while another
+ * stream's work could still touch it shows up as a broken pattern. Not a
+ * benchmark; smaller under sanitizers.
+ */
+#include "test.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+#define STRESS_SMALL 1
+#endif
+#endif
+#if !defined(STRESS_SMALL) && (defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__))
+#define STRESS_SMALL 1
+#endif
+#ifndef STRESS_SMALL
+#define STRESS_SMALL 0
+#endif
+
+enum { THREADS = 4, STREAMS = 3, SLOTS = 8 };
+#define ROUNDS (STRESS_SMALL ? 150 : 1500)
+
+static atomic_int broken;
+
+typedef struct stamp {
+    unsigned char *p;
+    size_t n;
+    unsigned char v;
+} stamp;
+
+static void write_fn(void *u)
+{
+    stamp *s = u;
+    memset(s->p, s->v, s->n);
+}
+
+static void verify_fn(void *u)
+{
+    stamp *s = u;
+    for (size_t i = 0; i < s->n; i++)
+        if (s->p[i] != s->v) {
+            atomic_store(&broken, 1);
+            break;
+        }
+}
+
+static uint32_t rnd(uint32_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 17;
+    *x ^= *x << 5;
+    return *x;
+}
+
+static grMemPool_t shared_pool;
+
+static void *worker(void *arg)
+{
+    uint32_t seed = (uint32_t)(uintptr_t)arg * 2654435761u + 1;
+    grStream_t st[STREAMS];
+    grEvent_t ev;
+    /* Each slot's stamp lives until the stream work that uses it ran:
+     * SLOTS * 2 rotating records per thread, synchronised every round. */
+    static _Thread_local stamp stamps[SLOTS];
+    if (grEventCreateWithFlags(&ev, grEventDisableTiming) != grSuccess)
+        return (void *)1;
+    for (int i = 0; i < STREAMS; i++)
+        if (grStreamCreateWithFlags(&st[i], grStreamNonBlocking) != grSuccess)
+            return (void *)1;
+    for (int r = 0; r < ROUNDS; r++) {
+        int k = 0;
+        for (; k < SLOTS; k++) {
+            stamp *s = &stamps[k];
+            grStream_t a = st[rnd(&seed) % STREAMS];
+            grStream_t b = st[rnd(&seed) % STREAMS];
+            s->n = 1 + rnd(&seed) % 20000;
+            s->v = (unsigned char)(1 + rnd(&seed) % 250);
+            if (grMallocFromPoolAsync((void **)&s->p, s->n, shared_pool, a) != grSuccess)
+                return (void *)1;
+            grLaunchHostFunc(a, write_fn, s);
+            grLaunchHostFunc(a, verify_fn, s);
+            if (a != b) {
+                grEventRecord(ev, a);
+                grStreamWaitEvent(b, ev, 0);
+                grLaunchHostFunc(b, verify_fn, s);
+            }
+            if (grFreeAsync(s->p, b) != grSuccess)
+                return (void *)1;
+        }
+        for (int i = 0; i < STREAMS; i++)
+            grStreamSynchronize(st[i]);
+    }
+    for (int i = 0; i < STREAMS; i++)
+        grStreamDestroy(st[i]);
+    grEventDestroy(ev);
+    return NULL;
+}
+
+static void run_stress(int opportunistic, int internal)
+{
+    grMemPoolProps props;
+    memset(&props, 0, sizeof props);
+    props.allocType = grMemAllocationTypePinned;
+    props.location.type = grMemLocationTypeDevice;
+    CHECK_OK(grMemPoolCreate(&shared_pool, &props));
+    uint64_t th = 1 << 20;
+    CHECK_OK(grMemPoolSetAttribute(shared_pool, grMemPoolAttrReleaseThreshold, &th));
+    CHECK_OK(grMemPoolSetAttribute(shared_pool, grMemPoolReuseAllowOpportunistic, &opportunistic));
+    CHECK_OK(grMemPoolSetAttribute(shared_pool, grMemPoolReuseAllowInternalDependencies, &internal));
+    pthread_t t[THREADS];
+    for (uintptr_t i = 0; i < THREADS; i++)
+        CHECK_EQ(pthread_create(&t[i], NULL, worker, (void *)(i + 1)), 0);
+    for (int i = 0; i < THREADS; i++) {
+        void *ret = NULL;
+        pthread_join(t[i], &ret);
+        CHECK(ret == NULL);
+    }
+    CHECK_OK(grDeviceSynchronize());
+    CHECK_EQ(atomic_load(&broken), 0);
+    uint64_t used = 1;
+    CHECK_OK(grMemPoolGetAttribute(shared_pool, grMemPoolAttrUsedMemCurrent, &used));
+    CHECK_EQ(used, 0);
+    CHECK_OK(grMemPoolTrimTo(shared_pool, 0));
+    uint64_t reserved = 1;
+    CHECK_OK(grMemPoolGetAttribute(shared_pool, grMemPoolAttrReservedMemCurrent, &reserved));
+    CHECK_EQ(reserved, 0);
+    CHECK_OK(grMemPoolDestroy(shared_pool));
+}
+
+GR_TEST_T(mempool_stress_threads_and_streams_never_share_a_block_early, 120)
+{
+    run_stress(1, 1);
+}
+
+GR_TEST_T(mempool_stress_with_event_dependencies_only, 120)
+{
+    run_stress(0, 0);
+}
