@@ -39,8 +39,10 @@ typedef struct gr_pnode {
     uint8_t one_block;   /* kernel with a single block: a direct call */
     uint8_t own_args;    /* kernel: argv/args malloc'd by a setter */
     uint32_t npred;
-    uint32_t succ_begin, succ_end;
-    uint32_t index;      /* position in plan->nodes */
+    /* Successors succ[succ_begin..succ_mid) have this node as their only
+     * predecessor (ready when it finishes, no counting); those in
+     * succ[succ_mid..succ_end) count down in pending[]. */
+    uint32_t succ_begin, succ_mid, succ_end;
     struct gr_plan *plan;
     union {
         struct {
@@ -80,6 +82,8 @@ typedef struct gr_plan {
     uint32_t *succ;       /* CSR successors */
     uint32_t nsucc;
     _Atomic int32_t *pending; /* per-launch countdown, one per node */
+    const uint32_t *npred;    /* countdown start values (read when a node
+                                 becomes ready, to re-arm its counter) */
     uint32_t *roots;      /* nodes without predecessors */
     uint32_t nroots;
     unsigned char *args;  /* kernel argument values */

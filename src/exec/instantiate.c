@@ -46,7 +46,6 @@ static uint32_t add_node(builder *b, uint8_t type)
     memset(pn, 0, sizeof *pn);
     pn->type = type;
     pn->enabled = 1;
-    pn->index = b->n;
     return b->n++;
 }
 
@@ -227,6 +226,7 @@ void gr__plan_free(gr_plan *p)
     gr__free(p->nodes);
     gr__free(p->succ);
     gr__free((void *)p->pending);
+    gr__free((void *)p->npred);
     gr__free(p->roots);
     gr__free(p->args);
     gr__free(p->argv);
@@ -256,24 +256,31 @@ static grError_t build_csr(gr_plan *p, builder *b)
     }
     p->succ = gr__malloc((size_t)acc * sizeof *p->succ);
     p->pending = gr__malloc((size_t)n * sizeof *p->pending);
+    uint32_t *npred = gr__malloc((size_t)n * sizeof *npred);
+    p->npred = npred;
     p->roots = gr__malloc((size_t)n * sizeof *p->roots);
-    if (!p->succ || !p->pending || !p->roots) {
+    if (!p->succ || !p->pending || !p->roots || !npred) {
         gr__free(outdeg);
         return gr__fail(grErrorMemoryAllocation, "grGraphInstantiate: out of memory");
     }
     p->nsucc = acc;
     /* Two passes: successors with one predecessor first. */
-    for (int pass = 0; pass < 2; pass++)
+    for (int pass = 0; pass < 2; pass++) {
         for (size_t i = 0; i < b->ne; i++) {
             edge e = b->edges[i];
             bool single = nodes[e.to].npred == 1;
             if (single == (pass == 0))
                 p->succ[nodes[e.from].succ_end++] = e.to;
         }
+        if (pass == 0)
+            for (uint32_t i = 0; i < n; i++)
+                nodes[i].succ_mid = nodes[i].succ_end;
+    }
     gr__free(outdeg);
     p->nroots = 0;
     for (uint32_t i = 0; i < n; i++) {
         atomic_init(&p->pending[i], (int32_t)nodes[i].npred);
+        npred[i] = nodes[i].npred;
         if (nodes[i].npred == 0)
             p->roots[p->nroots++] = i;
     }

@@ -119,17 +119,18 @@ static inline void run_body(gr_worker *w, gr_pnode *n)
     }
 }
 
-/* Counts down a node with several predecessors; true when it is ready. */
-static inline bool count_down(gr_plan *p, gr_pnode *v)
+/* Counts down node v, which has several predecessors; true when it is
+ * ready. Touches only the compact pending/npred arrays, not v itself. */
+static inline bool count_down(gr_plan *p, uint32_t v, bool shared)
 {
-    _Atomic int32_t *c = &p->pending[v->index];
-    if (!atomic_load_explicit(&p->shared, memory_order_relaxed)) {
+    _Atomic int32_t *c = &p->pending[v];
+    if (!shared) {
         int32_t left = gr_load_relaxed(c) - 1;
-        gr_store_relaxed(c, left ? left : (int32_t)v->npred);
+        gr_store_relaxed(c, left ? left : (int32_t)p->npred[v]);
         return left == 0;
     }
     if (atomic_fetch_sub_explicit(c, 1, memory_order_acq_rel) == 1) {
-        gr_store_relaxed(c, (int32_t)v->npred);
+        gr_store_relaxed(c, (int32_t)p->npred[v]);
         return true;
     }
     return false;
@@ -179,10 +180,11 @@ static bool run_from(gr_worker *w, gr_plan *p, gr_pnode *n, bool expose, size_t 
             expose_one(rt, w, p, base);
         run_body(w, n);
         gr_pnode *next = NULL;
+        bool shared = atomic_load_explicit(&p->shared, memory_order_relaxed);
         for (uint32_t i = n->succ_begin; i < n->succ_end; i++) {
-            gr_pnode *v = &nodes[succ[i]];
-            if (v->npred > 1 && !count_down(p, v))
+            if (i >= n->succ_mid && !count_down(p, succ[i], shared))
                 continue;
+            gr_pnode *v = &nodes[succ[i]];
             if (!next) {
                 next = v;
             } else if (GR_UNLIKELY(!local_push(w, v))) {
