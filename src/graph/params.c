@@ -11,6 +11,8 @@
  */
 #include "graph.h"
 
+#include "../memory/graphmem.h"
+
 #include <string.h>
 
 /* ----------------------------------------------------------- validation */
@@ -184,12 +186,16 @@ grError_t gr__node_params_copy(grGraphNodeType t, gr_node_params *dst, const gr_
         gr__event_retain(src->event);
         *dst = *src;
         return grSuccess;
+    case grGraphNodeTypeMemAlloc:
+    case grGraphNodeTypeMemFree:
+        /* CUDA: a graph with memory nodes cannot be cloned or embedded. */
+        return gr__fail(grErrorNotSupported,
+                        "graphs with memory allocation or free nodes cannot be cloned or used as child graphs, "
+                        "as in CUDA");
     case grGraphNodeTypeMemcpy:
     case grGraphNodeTypeMemset:
     case grGraphNodeTypeHost:
     case grGraphNodeTypeEmpty:
-    case grGraphNodeTypeMemAlloc:
-    case grGraphNodeTypeMemFree:
     case grGraphNodeTypeCount:
         *dst = *src;
         return grSuccess;
@@ -223,11 +229,15 @@ void gr__node_params_free(grGraphNodeType t, gr_node_params *p)
             gr__event_release(p->event);
         p->event = NULL;
         return;
+    case grGraphNodeTypeMemAlloc:
+        if (p->alloc.dptr)
+            gr__graphmem_node_release(p->alloc.dptr);
+        p->alloc.dptr = NULL;
+        return;
     case grGraphNodeTypeMemcpy:
     case grGraphNodeTypeMemset:
     case grGraphNodeTypeHost:
     case grGraphNodeTypeEmpty:
-    case grGraphNodeTypeMemAlloc:
     case grGraphNodeTypeMemFree:
     case grGraphNodeTypeCount:
         return;
@@ -420,4 +430,29 @@ GR_API grError_t grGraphEventWaitNodeGetEvent(grGraphNode_t node, grEvent_t *eve
 GR_API grError_t grGraphEventWaitNodeSetEvent(grGraphNode_t node, grEvent_t event)
 {
     return event_set("grGraphEventWaitNodeSetEvent", node, grGraphNodeTypeWaitEvent, event);
+}
+
+GR_API grError_t grGraphMemAllocNodeGetParams(grGraphNode_t node, grMemAllocNodeParams *params_out)
+{
+    static const char call[] = "grGraphMemAllocNodeGetParams";
+    grError_t err = node_of_type(call, node, grGraphNodeTypeMemAlloc);
+    if (err != grSuccess)
+        return err;
+    if (params_out == NULL)
+        return out_null(call, "params_out");
+    *params_out = node->p.alloc;
+    params_out->accessDescs = gr__graphmem_access(node->p.alloc.dptr, &params_out->accessDescCount);
+    return grSuccess;
+}
+
+GR_API grError_t grGraphMemFreeNodeGetParams(grGraphNode_t node, void *dptr_out)
+{
+    static const char call[] = "grGraphMemFreeNodeGetParams";
+    grError_t err = node_of_type(call, node, grGraphNodeTypeMemFree);
+    if (err != grSuccess)
+        return err;
+    if (dptr_out == NULL)
+        return out_null(call, "dptr_out");
+    *(void **)dptr_out = node->p.free_ptr;
+    return grSuccess;
 }

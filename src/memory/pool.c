@@ -384,7 +384,11 @@ static GR_NOINLINE gr_pblock *block_new(const char *call, grMemPool_t pool, unsi
     }
     gr__spin_unlock(&pool->lock);
     gr_pblock *b = calloc(1, sizeof *b);
-    void *mem = aligned_alloc(GR_MEM_ALIGN, csize);
+    void *mem = NULL;
+    /* posix_memalign: class sizes such as 320 are not multiples of the
+     * alignment, which aligned_alloc requires. */
+    if (b && posix_memalign(&mem, GR_MEM_ALIGN, csize) != 0)
+        mem = NULL;
     if (!b || !mem) {
         free(b);
         free(mem);
