@@ -138,8 +138,15 @@ static inline bool count_down(gr_plan *p, uint32_t v, bool shared)
 
 static void finish_launch(gr_plan *p)
 {
-    /* Only the thread that makes EXIT ready writes it: no RMW needed. */
-    atomic_store_explicit(&p->finished, gr_load_relaxed(&p->finished) + 1u, memory_order_seq_cst);
+    /* Only the thread that makes EXIT ready writes it: no RMW needed. A
+     * launch nobody joined was run to the end by its owner, which is not
+     * waiting: nothing to publish or wake. */
+    uint32_t next = gr_load_relaxed(&p->finished) + 1u;
+    if (!atomic_load_explicit(&p->shared, memory_order_relaxed)) {
+        atomic_store_explicit(&p->finished, next, memory_order_relaxed);
+        return;
+    }
+    atomic_store_explicit(&p->finished, next, memory_order_seq_cst);
     if (atomic_load(&p->owner_sleeping))
         gr__futex_wake(&p->finished, 1);
 }
@@ -255,7 +262,6 @@ void gr__exec_run(gr_worker *w, struct grGraphExec_st *e)
         p->avg_ns_x16 = p->avg_ns_x16 ? (p->avg_ns_x16 * 3 + per) / 4 : (per ? per : 1);
     }
     p->runs++;
-    gr__exec_release(e);
 }
 
 /* ------------------------------------------------------------ public API */
@@ -337,7 +343,7 @@ GR_API grError_t grGraphLaunch(grGraphExec_t graphExec, grStream_t stream)
         record_events(&graphExec->plan, s);
     op->kind = GR_OP_GRAPH;
     op->u.graph.exec = graphExec;
-    gr__exec_retain(graphExec);
+    op->u.graph.drop = gr__stream_cache_exec_locked(s, graphExec);
     if (prev != s) {
         gr__stream_retain(s);
         graphExec->last_stream = s;

@@ -84,9 +84,21 @@ grKernel_t gr__stream_cache_kernel_locked(gr_stream *s, grKernel_t k)
     return evicted;
 }
 
+struct grGraphExec_st *gr__stream_cache_exec_locked(gr_stream *s, struct grGraphExec_st *e)
+{
+    struct grGraphExec_st *evicted = s->last_exec;
+    if (evicted == e)
+        return NULL;
+    gr__exec_retain(e);
+    s->last_exec = e;
+    return evicted;
+}
+
 static void stream_free(gr_stream *s)
 {
     gr_seg *seg = s->head_seg;
+    if (s->last_exec)
+        gr__exec_release(s->last_exec);
     for (unsigned i = 0; i < GR_KCACHE; i++)
         if (s->kcache[i])
             gr__kernel_release(s->kcache[i]);
@@ -434,6 +446,8 @@ static void run_op(gr_worker *w, gr_op *op)
         return;
     case GR_OP_GRAPH:
         gr__exec_run(w, op->u.graph.exec);
+        if (op->u.graph.drop)
+            gr__exec_release(op->u.graph.drop);
         return;
     }
 }

@@ -66,6 +66,7 @@ typedef struct gr_op {
         } stamp;
         struct {
             struct grGraphExec_st *exec;
+            struct grGraphExec_st *drop; /* see gr__stream_cache_exec_locked */
         } graph;
     } u;
     _Alignas(16) unsigned char data[GR_OP_DATA_MAX];
@@ -129,6 +130,7 @@ struct gr_stream {
 #define GR_KCACHE 4
     grKernel_t kcache[GR_KCACHE];     /* guarded by 'lock' */
     unsigned kcache_next;             /* guarded by 'lock' */
+    struct grGraphExec_st *last_exec; /* the same for graph launches */
 
     /* Activation, written at idle transitions only, read by every enqueue:
      * a line of its own, apart from what the consumer writes per op. */
@@ -188,6 +190,14 @@ static inline bool gr__stream_reached(gr_stream *s, uint64_t seq)
  * about to be queued). Returns the kernel this evicted from the stream's
  * cache, whose reference the op must drop after it runs, or NULL. */
 grKernel_t gr__stream_cache_kernel_locked(gr_stream *s, grKernel_t k);
+
+/* The same for executables, with a cache of one: returns the executable
+ * whose reference the GRAPH op must drop after it runs, or NULL. */
+struct grGraphExec_st *gr__stream_cache_exec_locked(gr_stream *s, struct grGraphExec_st *e);
+
+/* The executor's reference counting of executables (exec/instantiate.c). */
+void gr__exec_retain(struct grGraphExec_st *e);
+void gr__exec_release(struct grGraphExec_st *e);
 
 /* Records, under s's lock, that s's future work follows t's first seq ops. */
 void gr__stream_note_known_locked(gr_stream *s, gr_stream *t, uint64_t seq);
