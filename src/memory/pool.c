@@ -216,12 +216,13 @@ static void pool_unref(grMemPool_t pool)
     gr__free(pool);
 }
 
+/* registry.dflt, readable without the registry's mutex (the hot path of
+ * every grMallocAsync); written under it. */
+static grMemPool_t _Atomic dflt_cache;
+
 static grMemPool_t default_pool(void)
 {
-    grMemPool_t p;
-    pthread_mutex_lock(&registry.lock);
-    p = registry.dflt;
-    pthread_mutex_unlock(&registry.lock);
+    grMemPool_t p = atomic_load_explicit(&dflt_cache, memory_order_acquire);
     if (GR_LIKELY(p))
         return p;
     grMemPoolProps props;
@@ -241,6 +242,7 @@ static grMemPool_t default_pool(void)
         return p;
     }
     registry.dflt = p;
+    atomic_store_explicit(&dflt_cache, p, memory_order_release);
     pthread_mutex_unlock(&registry.lock);
     return p;
 }
@@ -972,6 +974,7 @@ void gr__pool_reset_all(void)
     grMemPool_t list = registry.list;
     registry.list = NULL;
     registry.dflt = NULL;
+    atomic_store(&dflt_cache, NULL);
     pthread_mutex_unlock(&registry.lock);
     /* Every block of every pool, live or free, dies with the device. */
     for (uint32_t h = 0; h < (1u << MAP_BITS); h++) {
