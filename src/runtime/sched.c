@@ -56,14 +56,17 @@ void gr__futex_wake(_Atomic uint32_t *addr, int n)
 static void overflow_push(gr_runtime *rt, gr_item it)
 {
     pthread_mutex_lock(&rt->inj_lock);
-    if (rt->inj_count == rt->inj_cap) {
+    while (rt->inj_count == rt->inj_cap) {
         size_t ncap = rt->inj_cap * 2;
         gr_item *n = gr__malloc(ncap * sizeof *n);
         if (!n) {
-            /* Out of memory: run it here rather than lose it. */
+            /* Out of memory: an item cannot be dropped, and running it here
+             * could need a worker this thread does not have; wait for the
+             * workers to drain the queue or for memory. */
             pthread_mutex_unlock(&rt->inj_lock);
-            gr__item_run(gr__tls_worker, it);
-            return;
+            sched_yield();
+            pthread_mutex_lock(&rt->inj_lock);
+            continue;
         }
         for (size_t i = 0; i < rt->inj_count; i++)
             n[i] = rt->inj[(rt->inj_head + i) % rt->inj_cap];
