@@ -196,6 +196,8 @@ GR_TEST(mempool_opportunistic_reuse_takes_blocks_whose_free_completed)
     grMemPool_t pool = new_pool();
     grStream_t a, b;
     void *p = NULL, *q = NULL;
+    uint64_t keep = UINT64_MAX; /* else synchronising releases the block */
+    CHECK_OK(grMemPoolSetAttribute(pool, grMemPoolAttrReleaseThreshold, &keep));
     set_int(pool, grMemPoolReuseAllowInternalDependencies, 0);
     set_int(pool, grMemPoolReuseFollowEventDependencies, 0);
     CHECK_OK(grStreamCreateWithFlags(&a, grStreamNonBlocking));

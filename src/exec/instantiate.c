@@ -11,6 +11,7 @@
  * internally synchronised, as in CUDA).
  */
 #include "exec.h"
+#include "../memory/graphmem.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -385,6 +386,8 @@ static grError_t build_orig(struct grGraphExec_st *e, grGraph_t g)
 
 static void exec_free(struct grGraphExec_st *e)
 {
+    if (e->flags & GR_EXEC_GRAPHMEM)
+        gr__graphmem_exec_free(e);
     gr__plan_free(&e->plan);
     gr__free(e->orig);
     gr__free(e->orig_deps);
@@ -437,10 +440,6 @@ static grError_t instantiate(const char *call, grGraphExec_t *out, grGraph_t g, 
     if (flags & ~(unsigned long long)(grGraphInstantiateFlagAutoFreeOnLaunch | grGraphInstantiateFlagUpload |
                                       grGraphInstantiateFlagUseNodePriority | grGraphInstantiateFlagDeviceLaunch))
         return gr__fail(grErrorInvalidValue, "%s: flags 0x%llx has unknown bits", call, flags);
-    for (struct grGraphNode_st *gn = g->first; gn; gn = gn->next)
-        if (gn->type == grGraphNodeTypeMemAlloc || gn->type == grGraphNodeTypeMemFree)
-            return gr__fail(grErrorNotSupported, "%s: graph %p has memory nodes, which cannot be instantiated yet",
-                            call, GR_PTR(g));
     if (!gr__runtime_get())
         return gr__fail(grErrorInitializationError, "%s: the graphrt runtime could not start", call);
 
@@ -511,6 +510,8 @@ static grError_t instantiate(const char *call, grGraphExec_t *out, grGraph_t g, 
     }
     if (!err)
         err = build_orig(e, g);
+    if (!err)
+        err = gr__graphmem_instantiate(call, e, g);
     gr__free(b.edges);
     if (err) {
         exec_free(e);

@@ -25,6 +25,7 @@
  */
 #include "exec.h"
 #include "../capture/capture.h"
+#include "../memory/graphmem.h"
 
 #include <limits.h>
 #include <string.h>
@@ -313,6 +314,8 @@ GR_API grError_t grGraphLaunch(grGraphExec_t graphExec, grStream_t stream)
         return gr__capture_record("grGraphLaunch", s, &d);
     }
     if ((err = gr__capture_check_implicit("grGraphLaunch", s)))
+        return err;
+    if (GR_UNLIKELY(graphExec->flags & GR_EXEC_GRAPHMEM) && (err = gr__graphmem_launch(graphExec)))
         return err;
     rt = gr__runtime_get();
     gr__spin_lock(&graphExec->lock);

@@ -4,6 +4,7 @@
  */
 #include "../capture/capture.h"
 #include "../memory/memory.h"
+#include "../memory/pool.h"
 
 static _Thread_local int tls_device;
 
@@ -41,6 +42,7 @@ GR_API grError_t grDeviceSynchronize(void)
     if ((e = gr__capture_check_unsafe("grDeviceSynchronize", GR_UNSAFE_DEVICE_SYNC, NULL, NULL)))
         return e;
     gr__device_sync_all();
+    gr__pool_on_sync();
     return grSuccess;
 }
 
@@ -50,6 +52,7 @@ GR_API grError_t grDeviceReset(void)
         gr__device_sync_all();
         gr__runtime_stop();
     }
+    gr__pool_reset_all();
     gr__mem_reset();
     return grSuccess;
 }

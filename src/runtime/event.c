@@ -5,6 +5,7 @@
  * stream reaches it, and for timing events it writes the time.
  */
 #include "../capture/capture.h"
+#include "../memory/pool.h"
 
 #include <string.h>
 
@@ -202,6 +203,7 @@ GR_API grError_t grEventSynchronize(grEvent_t event)
     if (!s)
         return grSuccess;
     gr__stream_wait_for(gr__runtime_get(), s, seq);
+    gr__pool_on_sync();
     err = (grError_t)gr_load_relaxed(&s->sticky);
     gr__stream_release(s);
     return err ? gr__fail_again(err) : grSuccess;

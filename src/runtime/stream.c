@@ -12,6 +12,7 @@
  * user code runs under either.
  */
 #include "../capture/capture.h"
+#include "../memory/pool.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -628,6 +629,7 @@ grError_t gr__stream_sync(gr_stream *s)
 {
     gr_runtime *rt = gr__runtime_get();
     gr__stream_wait_for(rt, s, gr_load_acquire(&s->tail));
+    gr__pool_on_sync();
     int e = gr_load_relaxed(&s->sticky);
     return e ? gr__fail_again((grError_t)e) : grSuccess;
 }
