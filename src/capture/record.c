@@ -7,7 +7,9 @@
  *
  * Invariants:
  *   - recording one operation costs one capture lock, the node's
- *     allocations and no validation the enqueue path already did;
+ *     allocations (none while the graph's node slab has room and the
+ *     arguments and edges fit inline in the node) and no validation the
+ *     enqueue path already did;
  *   - a member's dependency set only names nodes of the capture's graph;
  *   - e->capture is read and written under e->lock (event.h).
  */
@@ -92,25 +94,8 @@ static bool make_params(const grGraphNodeParams *desc, gr_node_params *p)
 {
     memset(p, 0, sizeof *p);
     switch (desc->type) {
-    case grGraphNodeTypeKernel: {
-        grKernel_t k = desc->kernel.func;
-        gr_kernel_params *kp = &p->kernel;
-        kp->argbuf = gr__malloc(k->argbytes ? k->argbytes : 1);
-        kp->argv = gr__calloc(k->nparams ? (size_t)k->nparams : 1, sizeof *kp->argv);
-        if (!kp->argbuf || !kp->argv) {
-            gr__free(kp->argbuf);
-            gr__free(kp->argv);
-            return false;
-        }
-        if (k->nparams > 0)
-            gr__kernel_pack(k, desc->kernel.kernelParams, kp->argbuf, kp->argv);
-        gr__kernel_retain(k);
-        kp->kernel = k;
-        kp->grid = desc->kernel.gridDim;
-        kp->block = desc->kernel.blockDim;
-        kp->shmem = desc->kernel.sharedMemBytes;
-        return true;
-    }
+    case grGraphNodeTypeKernel:
+        return gr__node_kernel_params_pack(&desc->kernel, &p->kernel);
     case grGraphNodeTypeMemcpy: {
         const grMemcpy3DParms *m = &desc->memcpy.copyParams;
         p->memcpy = (gr_memcpy_params){m->dstPtr.ptr, m->srcPtr.ptr, m->extent.width, m->kind};

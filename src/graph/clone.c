@@ -12,10 +12,14 @@
  */
 #include "graph.h"
 
-/* The clone of the node with 'seq' among map[0..n), sorted by seq. */
-static struct grGraphNode_st *image(struct grGraphNode_st **map, size_t n, uint64_t seq)
+/* The clone of the node with 'seq' among map[0..n), sorted by seq; 'dense'
+ * says the seqs are exactly 0..n-1 (no node ever destroyed), so the seq is
+ * the index. */
+static struct grGraphNode_st *image(struct grGraphNode_st **map, size_t n, bool dense, uint64_t seq)
 {
     size_t lo = 0, hi = n;
+    if (GR_LIKELY(dense))
+        return map[seq];
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (map[mid]->seq < seq)
@@ -33,6 +37,9 @@ grError_t gr__graph_clone(grGraph_t src, grGraph_t *out)
     struct grGraphNode_st **map, *sn, *cn;
     size_t i, j, n = src->nnodes;
     grError_t err;
+    /* seq grows strictly along the list from 0 up, so n nodes whose last
+     * seq is n - 1 hold exactly the seqs 0..n-1. */
+    bool dense = n == 0 || src->last->seq == n - 1;
     c = gr__calloc(1, sizeof *c);
     map = gr__calloc(n, sizeof *map);
     if (c == NULL || map == NULL) {
@@ -43,33 +50,15 @@ grError_t gr__graph_clone(grGraph_t src, grGraph_t *out)
     c->magic = GR_MAGIC_GRAPH;
     c->cloned_from = src;
     c->next_seq = src->next_seq;
+    /* One slab chunk for the whole clone when it fits one. */
+    c->slab_next = n;
     for (sn = src->first, i = 0; sn != NULL; sn = sn->next, i++) {
-        cn = gr__calloc(1, sizeof *cn);
+        cn = gr__graph_node_new(c, sn->ndeps);
         if (cn == NULL)
             goto oom;
-        if ((cn->deps = gr__calloc(sn->ndeps, sizeof *cn->deps)) == NULL ||
-            (cn->succs = gr__calloc(sn->nsuccs, sizeof *cn->succs)) == NULL) {
-            gr__free(cn->deps);
-            gr__free(cn);
-            goto oom;
-        }
-        if ((err = gr__node_params_copy(sn->type, &cn->p, &sn->p)) != grSuccess) {
-            gr__free(cn->deps);
-            gr__free(cn->succs);
-            gr__free(cn);
-            gr__graph_free(c);
-            gr__free(map);
-            return err;
-        }
-        cn->magic = GR_MAGIC_NODE;
-        cn->type = sn->type;
-        cn->graph = c;
-        cn->seq = sn->seq;
-        cn->origin = sn;
-        cn->capdeps = sn->ndeps;
-        cn->capsuccs = sn->nsuccs;
-        if (cn->type == grGraphNodeTypeGraph)
-            cn->p.child->owner = cn;
+        /* Linked right away, with no edges yet, so that a failure below
+         * leaves it to gr__graph_free like the nodes before it. */
+        cn->type = grGraphNodeTypeEmpty;
         cn->prev = c->last;
         if (c->last)
             c->last->next = cn;
@@ -77,15 +66,28 @@ grError_t gr__graph_clone(grGraph_t src, grGraph_t *out)
             c->first = cn;
         c->last = cn;
         c->nnodes++;
+        if (!gr__node_reserve_edges(cn, sn->ndeps, sn->nsuccs))
+            goto oom;
+        if ((err = gr__node_params_copy(sn->type, &cn->p, &sn->p)) != grSuccess) {
+            gr__graph_free(c);
+            gr__free(map);
+            return err;
+        }
+        cn->magic = GR_MAGIC_NODE;
+        cn->type = sn->type;
+        cn->seq = sn->seq;
+        cn->origin = sn;
+        if (cn->type == grGraphNodeTypeGraph)
+            cn->p.child->owner = cn;
         map[i] = cn;
     }
     for (i = 0; i < n; i++) {
         sn = (struct grGraphNode_st *)(uintptr_t)map[i]->origin;
         cn = map[i];
         for (j = 0; j < sn->ndeps; j++)
-            cn->deps[j] = image(map, n, sn->deps[j]->seq);
+            cn->deps[j] = image(map, n, dense, sn->deps[j]->seq);
         for (j = 0; j < sn->nsuccs; j++)
-            cn->succs[j] = image(map, n, sn->succs[j]->seq);
+            cn->succs[j] = image(map, n, dense, sn->succs[j]->seq);
         cn->ndeps = sn->ndeps;
         cn->nsuccs = sn->nsuccs;
     }

@@ -6,10 +6,12 @@
  * Invariants (besides those of graph.h):
  *   - g->nnodes counts the nodes on the creation-order list and g->nedges
  *     the edges between them; seq numbers grow along the list;
- *   - a destroyed node keeps its memory on g->dead (magic GR_MAGIC_DEAD,
- *     type and seq kept, parameters and edge arrays freed) until the graph
+ *   - a destroyed node keeps its slab slot (magic GR_MAGIC_DEAD, type and
+ *     seq kept, parameters and spilled edge arrays freed) until the graph
  *     is freed, so its handle is refused and its address never reused
- *     while the graph lives;
+ *     while the graph lives; slab slots are never handed out twice;
+ *   - an edge array lying in the node's 'edges_inl' is part of the node
+ *     (deps first, then succs); any other is a heap block it owns.
  *   - a graph with an owner is freed only through its owning node.
  */
 #include "graph.h"
@@ -112,25 +114,106 @@ bool gr__graph_within(grGraph_t g, grGraph_t ancestor)
     return false;
 }
 
+/* --------------------------------------------------------------- slab */
+
+/* Slab chunk sizes, in nodes: small graphs (child graphs, tests) stay
+ * small, large ones pay one allocation per GR_SLAB_MAX nodes. */
+#define GR_SLAB_MIN 16
+#define GR_SLAB_MAX 4096
+
+static GR_NOINLINE bool slab_grow(grGraph_t g)
+{
+    gr_node_chunk *c;
+    size_t cap = g->slab_next ? g->slab_next : GR_SLAB_MIN;
+    if (cap > GR_SLAB_MAX)
+        cap = GR_SLAB_MAX;
+    /* Uninitialised: gr__graph_node_new sets each node as it hands it out,
+     * so the pages of a large chunk are touched only as it fills. */
+    c = gr__malloc(sizeof *c + cap * sizeof c->nodes[0]);
+    if (c == NULL)
+        return false;
+    c->older = g->chunks;
+    c->used = 0;
+    c->cap = cap;
+    g->chunks = c;
+    g->slab_next = cap * 2;
+    return true;
+}
+
+struct grGraphNode_st *gr__graph_node_new(grGraph_t g, size_t ndeps)
+{
+    struct grGraphNode_st *n;
+    uint32_t nd = GR_NODE_EDGES_INLINE / 2;
+    if (GR_UNLIKELY(g->chunks == NULL || g->chunks->used == g->chunks->cap) && !slab_grow(g))
+        return NULL;
+    n = &g->chunks->nodes[g->chunks->used++];
+    /* The header only: the parameters are set by whoever fills the node
+     * and the edge slots are read only below the counts. */
+    memset(n, 0, offsetof(struct grGraphNode_st, edges_inl));
+    n->graph = g;
+    /* At least half the slots for deps, so that edges added later by
+     * grGraphAddDependencies fit too; all of them if that many deps. */
+    if (ndeps > nd)
+        nd = ndeps < GR_NODE_EDGES_INLINE ? (uint32_t)ndeps : GR_NODE_EDGES_INLINE;
+    n->deps = n->edges_inl;
+    n->capdeps = nd;
+    n->succs = nd < GR_NODE_EDGES_INLINE ? n->edges_inl + nd : NULL;
+    n->capsuccs = GR_NODE_EDGES_INLINE - nd;
+    return n;
+}
+
+/* Gives back n, the node gr__graph_node_new handed out last, which was
+ * never linked or seen by the caller (an insert that failed). */
+static void node_unnew(grGraph_t g, struct grGraphNode_st *n)
+{
+    gr_assert(g->chunks != NULL && n == &g->chunks->nodes[g->chunks->used - 1]);
+    g->chunks->used--;
+}
+
 /* -------------------------------------------------------------- edges */
 
-static bool reserve(struct grGraphNode_st ***arr, size_t *cap, size_t need)
+/* True if arr is one of n's edge arrays lying in its inline slots. */
+static bool edges_inline(const struct grGraphNode_st *n, struct grGraphNode_st *const *arr)
+{
+    /* Compared as integers: arr may be a heap block, another object. */
+    return (uintptr_t)arr - (uintptr_t)n->edges_inl < sizeof n->edges_inl;
+}
+
+/* Grows one of n's edge arrays to hold 'need' entries: an inline or empty
+ * one becomes a heap block of at least 8 entries, a heap block doubles. */
+static GR_NOINLINE bool reserve_slow(struct grGraphNode_st *n, struct grGraphNode_st ***arr, uint32_t *cap,
+                                     size_t need)
 {
     struct grGraphNode_st **p;
-    size_t ncap, bytes;
-    if (need <= *cap)
-        return true;
-    ncap = *cap ? *cap : 4;
+    size_t ncap = *cap > 4 ? *cap : 4;
     while (ncap < need)
-        ncap = ncap > SIZE_MAX / 2 ? need : ncap * 2;
-    if (gr__mul_overflow(ncap, sizeof **arr, &bytes))
+        ncap *= 2;
+    if (ncap > UINT32_MAX)
         return false;
-    p = gr__realloc(*arr, bytes);
-    if (p == NULL)
+    if (edges_inline(n, *arr)) {
+        if ((p = gr__malloc(ncap * sizeof *p)) == NULL)
+            return false;
+        memcpy(p, *arr, *cap * sizeof *p);
+    } else if ((p = gr__realloc(*arr, ncap * sizeof *p)) == NULL) {
         return false;
+    }
     *arr = p;
-    *cap = ncap;
+    *cap = (uint32_t)ncap;
     return true;
+}
+
+static inline bool reserve(struct grGraphNode_st *n, struct grGraphNode_st ***arr, uint32_t *cap, size_t need)
+{
+    return GR_LIKELY(need <= *cap) || reserve_slow(n, arr, cap, need);
+}
+
+/* Frees n's spilled edge arrays, if any. */
+static void edges_free(struct grGraphNode_st *n)
+{
+    if (!edges_inline(n, n->deps))
+        gr__free(n->deps);
+    if (!edges_inline(n, n->succs))
+        gr__free(n->succs);
 }
 
 bool gr__node_reserve_edges(struct grGraphNode_st *n, size_t more_deps, size_t more_succs)
@@ -138,7 +221,7 @@ bool gr__node_reserve_edges(struct grGraphNode_st *n, size_t more_deps, size_t m
     size_t nd, ns;
     if (gr__add_overflow(n->ndeps, more_deps, &nd) || gr__add_overflow(n->nsuccs, more_succs, &ns))
         return false;
-    return reserve(&n->deps, &n->capdeps, nd) && reserve(&n->succs, &n->capsuccs, ns);
+    return reserve(n, &n->deps, &n->capdeps, nd) && reserve(n, &n->succs, &n->capsuccs, ns);
 }
 
 /* Removes the one occurrence of x from arr[0..*n), keeping the order. */
@@ -182,6 +265,19 @@ grError_t gr__graph_check_deps(const char *call, grGraph_t g, const grGraphNode_
                             "is added to; dependencies must be nodes of the same graph",
                             call, i, gr__node_label(deps[i]), GR_PTR(deps[i]->graph), GR_PTR(g));
     }
+    /* Few dependencies (the common case): compare pairs, touching no
+     * other node; same report as the scratch pass below. */
+    if (n <= 8) {
+        size_t j;
+        for (i = 1; i < n; i++)
+            for (j = 0; j < i; j++)
+                if (deps[j] == deps[i])
+                    return gr__fail(grErrorInvalidValue,
+                                    "%s: pDependencies[%zu] and pDependencies[%zu] are both %s; list each "
+                                    "dependency once",
+                                    call, j, i, gr__node_label(deps[i]));
+        return grSuccess;
+    }
     /* Duplicates in O(n): scratch holds 1 + the first index seen. */
     for (i = 0; i < n; i++)
         deps[i]->scratch = 0;
@@ -203,28 +299,31 @@ grError_t gr__graph_insert_node(const char *call, grGraph_t g, const grGraphNode
 {
     struct grGraphNode_st *n;
     size_t i;
-    n = gr__calloc(1, sizeof *n);
+    n = gr__graph_node_new(g, ndeps);
     if (n == NULL)
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory allocating a %s node", call,
                         gr__node_type_name(type));
-    /* Reserve every edge slot first so that linking cannot fail halfway. */
-    if (!gr__node_reserve_edges(n, ndeps, 0))
+    /* Reserve every edge slot first so that linking cannot fail halfway
+     * (a no-op while the edges fit the inline slots). */
+    if (!reserve(n, &n->deps, &n->capdeps, ndeps))
         goto oom;
-    for (i = 0; i < ndeps; i++)
-        if (!gr__node_reserve_edges(deps[i], 0, 1))
+    for (i = 0; i < ndeps; i++) {
+        struct grGraphNode_st *d = deps[i];
+        if (!reserve(d, &d->succs, &d->capsuccs, d->nsuccs + 1))
             goto oom;
+    }
 
     n->magic = GR_MAGIC_NODE;
     n->type = type;
-    n->graph = g;
     n->seq = g->next_seq++;
-    n->p = *p;
+    gr__node_params_move(type, &n->p, p);
     if (type == grGraphNodeTypeGraph)
         n->p.child->owner = n;
     for (i = 0; i < ndeps; i++) {
-        n->deps[n->ndeps++] = deps[i];
+        n->deps[i] = deps[i];
         deps[i]->succs[deps[i]->nsuccs++] = n;
     }
+    n->ndeps = ndeps;
     g->nedges += ndeps;
     n->prev = g->last;
     if (g->last)
@@ -236,13 +335,14 @@ grError_t gr__graph_insert_node(const char *call, grGraph_t g, const grGraphNode
     *out = n;
     return grSuccess;
 oom:
-    gr__free(n->deps);
-    gr__free(n);
+    /* Successors' arrays keep the room they grew: contents are unchanged. */
+    edges_free(n);
+    node_unnew(g, n);
     return gr__fail(grErrorMemoryAllocation, "%s: out of memory adding a %s node with %zu dependencies", call,
                     gr__node_type_name(type), ndeps);
 }
 
-/* Unlinks n from its graph, frees what it owns and parks it on g->dead. */
+/* Unlinks n from its graph and frees what it owns; its slab slot stays. */
 static void node_destroy(struct grGraphNode_st *n)
 {
     grGraph_t g = n->graph;
@@ -263,32 +363,27 @@ static void node_destroy(struct grGraphNode_st *n)
     g->nnodes--;
     gr__node_params_free(n->type, &n->p);
     memset(&n->p, 0, sizeof n->p);
-    gr__free(n->deps);
-    gr__free(n->succs);
+    edges_free(n);
     n->deps = n->succs = NULL;
     n->ndeps = n->nsuccs = n->capdeps = n->capsuccs = 0;
     n->magic = GR_MAGIC_DEAD;
-    n->prev = NULL;
-    n->next = g->dead;
-    g->dead = n;
+    n->prev = n->next = NULL;
 }
 
 void gr__graph_free(grGraph_t g)
 {
-    struct grGraphNode_st *n, *next;
+    struct grGraphNode_st *n;
+    gr_node_chunk *c, *older;
     if (g == NULL)
         return;
-    for (n = g->first; n != NULL; n = next) {
-        next = n->next;
+    for (n = g->first; n != NULL; n = n->next) {
         gr__node_params_free(n->type, &n->p);
-        gr__free(n->deps);
-        gr__free(n->succs);
+        edges_free(n);
         n->magic = GR_MAGIC_DEAD;
-        gr__free(n);
     }
-    for (n = g->dead; n != NULL; n = next) {
-        next = n->next;
-        gr__free(n);
+    for (c = g->chunks; c != NULL; c = older) {
+        older = c->older;
+        gr__free(c);
     }
     g->magic = GR_MAGIC_DEAD;
     gr__free(g);

@@ -10,7 +10,12 @@
  *   - the graph is acyclic after every successful public call;
  *   - node parameters are deep copies: a kernel node owns its argument
  *     buffer, a child-graph node owns its graph, event nodes hold the event
- *     by handle (events are refcounted by the runtime).
+ *     by handle (events are refcounted by the runtime);
+ *   - nodes live in their graph's slab (chunks of nodes, freed with the
+ *     graph), so a node's address never changes and is never reused while
+ *     the graph lives; 'deps' and 'succs' point into the node's inline edge
+ *     slots until they outgrow them, and a kernel node's argbuf and argv
+ *     point into the node while the arguments fit.
  * Graphs are not internally synchronised, as in CUDA: one graph must not
  * be used by two threads at once.
  */
@@ -20,15 +25,28 @@
 #include "../core/core.h"
 #include "../runtime/runtime.h"
 
-/* Kernel node parameters as stored: the packed argument values. */
+/* Bytes of argument storage inside the kernel parameters, so that the
+ * common launch (a few scalars and pointers) stores its arguments without
+ * allocating: argv, rounded up to 16 bytes, then the packed values. Two
+ * pointers' worth of parameters take 32 bytes; 64 hold e.g. four. */
+#define GR_KERNEL_ARGS_INLINE 64
+
+/* Kernel node parameters as stored: the packed argument values. argv and
+ * argbuf point into 'inl' when both fit it, else into one heap block laid
+ * out the same way that the parameters own; either way argv == (void **)
+ * the start of the storage. They may point into the struct itself, so it
+ * is never copied by assignment: gr__node_params_move moves one,
+ * gr__node_params_copy copies. */
 typedef struct gr_kernel_params {
     grKernel_t kernel; /* retained */
-    grDim3 grid, block;
-    uint32_t shmem;
-    void *argbuf; /* kernel->argbytes bytes, owned */
-    /* kernel->nparams pointers into argbuf, owned: the kernelParams that
+    void *argbuf;      /* kernel->argbytes bytes of values */
+    /* kernel->nparams pointers into argbuf: the kernelParams that
      * grGraphKernelNodeGetParams hands out. */
     void **argv;
+    grDim3 grid, block;
+    uint32_t shmem;
+    /* Parameters are aligned to their size up to 16 (runtime/kernel.c). */
+    _Alignas(16) unsigned char inl[GR_KERNEL_ARGS_INLINE];
 } gr_kernel_params;
 
 typedef struct gr_memcpy_params {
@@ -50,6 +68,11 @@ typedef union gr_node_params {
     void *free_ptr;             /* grGraphNodeTypeMemFree */
 } gr_node_params;
 
+/* Edge slots kept inside a node before an edge array spills to the heap,
+ * shared by 'deps' and 'succs' (split when the node is made): most nodes
+ * have one to a few of each (chains, captured streams, fork/join). */
+#define GR_NODE_EDGES_INLINE 6
+
 struct grGraphNode_st {
     uint32_t magic; /* GR_MAGIC_NODE */
     grGraphNodeType type;
@@ -57,13 +80,24 @@ struct grGraphNode_st {
     uint64_t seq;                       /* creation order within the graph */
     struct grGraphNode_st *prev, *next; /* creation-order list */
     struct grGraphNode_st **deps;       /* ndeps predecessors, edge order */
-    size_t ndeps, capdeps;
+    size_t ndeps;
     struct grGraphNode_st **succs; /* nsuccs successors, edge order */
-    size_t nsuccs, capsuccs;
+    size_t nsuccs;
+    /* Room in deps / succs. An array lying in 'edges_inl' is the node's
+     * own; any other is a heap block it owns (NULL when capacity 0). */
+    uint32_t capdeps, capsuccs;
     const struct grGraphNode_st *origin; /* node this was cloned from */
     uint64_t scratch;                    /* free for traversals (graph.c, exec) */
+    struct grGraphNode_st *edges_inl[GR_NODE_EDGES_INLINE];
     gr_node_params p;
 };
+
+/* A block of a graph's node slab: nodes [0, used) have been handed out. */
+typedef struct gr_node_chunk {
+    struct gr_node_chunk *older;
+    size_t used, cap;
+    struct grGraphNode_st nodes[];
+} gr_node_chunk;
 
 struct grGraph_st {
     uint32_t magic; /* GR_MAGIC_GRAPH */
@@ -72,11 +106,15 @@ struct grGraph_st {
     uint64_t next_seq;
     struct grGraphNode_st *owner;         /* child-graph node owning it, or NULL */
     const struct grGraph_st *cloned_from; /* for grGraphNodeFindInClone */
-    /* Destroyed nodes (magic GR_MAGIC_DEAD, params freed, linked by
-     * 'next'), kept until the graph dies so that a destroyed node handle is
-     * refused instead of read after free, and so that no later node of the
-     * graph reuses its address (executables key nodes by address). */
-    struct grGraphNode_st *dead;
+    /* The node slab, newest chunk first; chunks grow geometrically up to a
+     * cap, and 'slab_next' is the size of the next one (0: the default).
+     * Destroyed nodes (magic GR_MAGIC_DEAD, params and spilled edge arrays
+     * freed) stay in it until the graph dies, so that a destroyed node
+     * handle is refused instead of read after free, and so that no later
+     * node of the graph reuses its address (executables key nodes by
+     * address). */
+    gr_node_chunk *chunks;
+    size_t slab_next;
 };
 
 /* Handle checks with a detail naming 'call'. */
@@ -88,18 +126,28 @@ grError_t gr__node_check(const char *call, grGraphNode_t n);
 grError_t gr__node_check_at(const char *call, grGraphNode_t n, const char *arg, size_t index);
 
 /* Checks deps[0..n) as the dependencies of a new node of g: live nodes of
- * g, no duplicates, deps non-NULL when n > 0. Uses the nodes' 'scratch'. */
+ * g, no duplicates, deps non-NULL when n > 0. May use the nodes'
+ * 'scratch'. */
 grError_t gr__graph_check_deps(const char *call, grGraph_t g, const grGraphNode_t *deps, size_t n);
 
 /*
  * Adds a node of 'type' with parameters *p to g after deps[0..ndeps)
- * (already checked by gr__graph_check_deps). On success the node owns what
- * *p owns (a child graph's owner is set to the node) and *out is the node;
- * on failure (grErrorMemoryAllocation) nothing changed and the caller
- * still owns *p.
+ * (already checked by gr__graph_check_deps). On success the node has taken
+ * what *p owns (moved by gr__node_params_move, so *p must not be released;
+ * a child graph's owner is set to the node) and *out is the node; on
+ * failure (grErrorMemoryAllocation) nothing changed and the caller still
+ * owns *p. Allocation-free when the node's slab chunk has room and every
+ * edge fits its node's inline arrays.
  */
 grError_t gr__graph_insert_node(const char *call, grGraph_t g, const grGraphNode_t *deps, size_t ndeps,
                                 grGraphNodeType type, const gr_node_params *p, grGraphNode_t *out);
+
+/* A node of g's slab, handed out for good (it is freed with the graph)
+ * with every field zero but 'graph' and the edge arrays, which share the
+ * inline slots: 'ndeps' of them (at least half) for deps, the rest for
+ * succs; NULL when out of memory (the caller reports it). The parameters
+ * are not initialised. */
+struct grGraphNode_st *gr__graph_node_new(grGraph_t g, size_t ndeps);
 
 /* Grows a node's edge arrays so that 'more_deps' deps and 'more_succs'
  * successors can be appended without allocating. Contents unchanged; on
@@ -121,6 +169,11 @@ void gr__graph_free(grGraph_t g);
  * packed, kernel retained); release it with gr__node_params_free.
  */
 grError_t gr__node_kernel_params_make(const char *call, const grKernelNodeParams *in, gr_kernel_params *out);
+
+/* Builds the stored form of kernel parameters already checked (the values
+ * packed, inline when they fit, and the kernel retained). Returns false,
+ * with nothing taken, when out of memory; the caller reports it. */
+bool gr__node_kernel_params_pack(const grKernelNodeParams *in, gr_kernel_params *out);
 grError_t gr__node_memcpy_params_check(const char *call, const void *dst, const void *src, size_t count,
                                        grMemcpyKind kind);
 grError_t gr__node_memset_params_check(const char *call, const grMemsetParams *p);
@@ -148,6 +201,11 @@ bool gr__graph_topo_sort(grGraph_t g, struct grGraphNode_st **order);
  * Returns grErrorMemoryAllocation on failure with dst untouched. A copied
  * child graph has owner NULL: the caller sets it. */
 grError_t gr__node_params_copy(grGraphNodeType t, gr_node_params *dst, const gr_node_params *src);
+
+/* Moves stored parameters of node type t from *src into *dst (which owns
+ * nothing yet): dst takes what src owned, and inline storage is repointed
+ * at dst's. *src must not be released afterwards. */
+void gr__node_params_move(grGraphNodeType t, gr_node_params *dst, const gr_node_params *src);
 
 /* Releases what the parameters own. */
 void gr__node_params_free(grGraphNodeType t, gr_node_params *p);

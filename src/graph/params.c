@@ -3,9 +3,10 @@
  * (deep-copied) form, and the per-type Get/SetParams entry points.
  *
  * Invariants: a stored kernel node owns its argument values (argbuf) and
- * the argv array pointing into them, and holds one reference on its
- * kernel; an event node holds one reference on its event; a child-graph
- * node owns its graph. A setter validates and builds the new stored form
+ * the argv array pointing into them, both in its inline bytes or both in
+ * one heap block that starts at argv (so 'argv != inl' says whether to
+ * free it), and holds one reference on its kernel; an event node holds
+ * one reference on its event; a child-graph node owns its graph. A setter validates and builds the new stored form
  * completely before it releases the old one, so a refused set changes
  * nothing.
  */
@@ -20,9 +21,6 @@
 grError_t gr__node_kernel_params_make(const char *call, const grKernelNodeParams *in, gr_kernel_params *out)
 {
     grError_t err;
-    grKernel_t k;
-    void *buf;
-    void **argv;
     if (in == NULL)
         return gr__fail(grErrorInvalidValue, "%s: pNodeParams is NULL; pass the kernel node's parameters",
                         call);
@@ -34,26 +32,57 @@ grError_t gr__node_kernel_params_make(const char *call, const grKernelNodeParams
     err = gr__kernel_check(call, in->func, in->gridDim, in->blockDim, in->sharedMemBytes, in->kernelParams);
     if (err != grSuccess)
         return err;
-    k = in->func;
-    buf = gr__malloc(k->argbytes);
-    argv = gr__calloc((size_t)k->nparams, sizeof *argv);
-    if (buf == NULL || argv == NULL) {
-        gr__free(buf);
-        gr__free(argv);
+    if (!gr__node_kernel_params_pack(in, out))
         return gr__fail(grErrorMemoryAllocation,
                         "%s: out of memory copying %u bytes of arguments of kernel '%s'", call,
-                        (unsigned)k->argbytes, k->name);
+                        (unsigned)in->func->argbytes, in->func->name);
+    return grSuccess;
+}
+
+/* Bytes of argv in kernel k's argument storage: values start 16-aligned. */
+static size_t kernel_argv_bytes(grKernel_t k)
+{
+    return ((size_t)k->nparams * sizeof(void *) + 15u) & ~(size_t)15u;
+}
+
+/* Points kp's argv and argbuf at storage for kernel k's arguments: the
+ * inline bytes when they fit, else one heap block. False when out of
+ * memory, with nothing allocated. */
+static bool kernel_args_alloc(gr_kernel_params *kp, grKernel_t k)
+{
+    size_t vbytes = kernel_argv_bytes(k);
+    void **argv = (void **)(void *)kp->inl;
+    if (GR_UNLIKELY(vbytes + k->argbytes > GR_KERNEL_ARGS_INLINE)) {
+        /* 16-byte alignment, as the inline bytes. */
+        if ((argv = gr__aligned_alloc(16, vbytes + k->argbytes)) == NULL)
+            return false;
     }
+    kp->argv = argv;
+    kp->argbuf = (unsigned char *)argv + vbytes;
+    return true;
+}
+
+/* Fills kp->argv with pointers to each parameter in kp->argbuf. */
+static void kernel_argv_fill(gr_kernel_params *kp, grKernel_t k)
+{
+    int i;
+    for (i = 0; i < k->nparams; i++)
+        kp->argv[i] = (char *)kp->argbuf + k->offsets[i];
+}
+
+bool gr__node_kernel_params_pack(const grKernelNodeParams *in, gr_kernel_params *out)
+{
+    grKernel_t k = in->func;
+    if (!kernel_args_alloc(out, k))
+        return false;
     if (k->nparams > 0)
-        gr__kernel_pack(k, in->kernelParams, buf, argv);
+        gr__kernel_pack(k, in->kernelParams, out->argbuf, out->argv);
     gr__kernel_retain(k);
     out->kernel = k;
     out->grid = in->gridDim;
     out->block = in->blockDim;
     out->shmem = in->sharedMemBytes;
-    out->argbuf = buf;
-    out->argv = argv;
-    return grSuccess;
+    return true;
 }
 
 static bool memcpy_kind_valid(grMemcpyKind kind)
@@ -153,23 +182,19 @@ grError_t gr__node_params_copy(grGraphNodeType t, gr_node_params *dst, const gr_
 {
     switch (t) {
     case grGraphNodeTypeKernel: {
-        grKernel_t k = src->kernel.kernel;
-        void *buf = gr__malloc(k->argbytes);
-        void **argv = gr__calloc((size_t)k->nparams, sizeof *argv);
-        int i;
-        if (buf == NULL || argv == NULL) {
-            gr__free(buf);
-            gr__free(argv);
+        const gr_kernel_params *s = &src->kernel;
+        gr_kernel_params *d = &dst->kernel;
+        grKernel_t k = s->kernel;
+        if (!kernel_args_alloc(d, k))
             return gr__fail(grErrorMemoryAllocation, "out of memory copying the arguments of kernel '%s'",
                             k->name);
-        }
-        memcpy(buf, src->kernel.argbuf, k->argbytes);
-        for (i = 0; i < k->nparams; i++)
-            argv[i] = (char *)buf + k->offsets[i];
+        memcpy(d->argbuf, s->argbuf, k->argbytes);
+        kernel_argv_fill(d, k);
         gr__kernel_retain(k);
-        *dst = *src;
-        dst->kernel.argbuf = buf;
-        dst->kernel.argv = argv;
+        d->kernel = k;
+        d->grid = s->grid;
+        d->block = s->block;
+        d->shmem = s->shmem;
         return grSuccess;
     }
     case grGraphNodeTypeGraph: {
@@ -204,12 +229,41 @@ grError_t gr__node_params_copy(grGraphNodeType t, gr_node_params *dst, const gr_
     return grSuccess;
 }
 
+void gr__node_params_move(grGraphNodeType t, gr_node_params *dst, const gr_node_params *src)
+{
+    const gr_kernel_params *s;
+    gr_kernel_params *d;
+    grKernel_t k;
+    if (t != grGraphNodeTypeKernel) {
+        *dst = *src;
+        return;
+    }
+    /* Field by field: copying the whole struct would also copy the unused
+     * rest of the inline bytes. */
+    s = &src->kernel;
+    d = &dst->kernel;
+    k = s->kernel;
+    d->kernel = k;
+    d->grid = s->grid;
+    d->block = s->block;
+    d->shmem = s->shmem;
+    d->argv = s->argv;
+    d->argbuf = s->argbuf;
+    if (s->argv == (void *const *)(const void *)s->inl) {
+        d->argv = (void **)(void *)d->inl;
+        d->argbuf = d->inl + kernel_argv_bytes(k);
+        memcpy(d->argbuf, s->argbuf, k->argbytes);
+        kernel_argv_fill(d, k);
+    }
+}
+
 void gr__node_params_free(grGraphNodeType t, gr_node_params *p)
 {
     switch (t) {
     case grGraphNodeTypeKernel:
-        gr__free(p->kernel.argbuf);
-        gr__free(p->kernel.argv);
+        /* argbuf lies in the same block as argv. */
+        if (p->kernel.argv != (void **)(void *)p->kernel.inl)
+            gr__free(p->kernel.argv);
         p->kernel.argbuf = NULL;
         p->kernel.argv = NULL;
         if (p->kernel.kernel)
@@ -286,13 +340,13 @@ GR_API grError_t grGraphKernelNodeSetParams(grGraphNode_t node, const grKernelNo
 {
     static const char call[] = "grGraphKernelNodeSetParams";
     grError_t err = node_of_type(call, node, grGraphNodeTypeKernel);
-    gr_kernel_params np;
+    gr_node_params np;
     if (err != grSuccess)
         return err;
-    if ((err = gr__node_kernel_params_make(call, pNodeParams, &np)) != grSuccess)
+    if ((err = gr__node_kernel_params_make(call, pNodeParams, &np.kernel)) != grSuccess)
         return err;
     gr__node_params_free(grGraphNodeTypeKernel, &node->p);
-    node->p.kernel = np;
+    gr__node_params_move(grGraphNodeTypeKernel, &node->p, &np);
     return grSuccess;
 }
 
