@@ -93,7 +93,8 @@ static void copy_args(builder *b, gr_pnode *pn, const struct grGraphNode_st *gn)
         b->args = na;
         b->argcap = ncap;
     }
-    memcpy(b->args + b->argbytes, gn->p.kernel.argbuf, k->argbytes);
+    if (k->argbytes)
+        memcpy(b->args + b->argbytes, gn->p.kernel.argbuf, k->argbytes);
     pn->u.kern.argv = (void **)(uintptr_t)b->argbytes;
     b->argbytes += k->argbytes; /* a multiple of 16: alignment is kept */
     b->nargv += (size_t)k->nparams;
@@ -197,7 +198,8 @@ static void fix_argv(gr_plan *p)
         if (pn->type != grGraphNodeTypeKernel)
             continue;
         grKernel_t k = pn->u.kern.k;
-        unsigned char *a = p->args + (uintptr_t)pn->u.kern.argv;
+        /* No argument area at all when no kernel takes parameters. */
+        unsigned char *a = p->args ? p->args + (uintptr_t)pn->u.kern.argv : NULL;
         void **v = p->argv + vo;
         for (int j = 0; j < k->nparams; j++)
             v[j] = a + k->offsets[j];
