@@ -264,7 +264,7 @@ GR_TEST(graph_child_graph_node_refuses_self_and_enclosing_graphs)
     CHECK_OK(grGraphDestroy(g));
 }
 
-GR_TEST(graph_add_node_generic_refuses_memory_nodes_and_unknown_types)
+GR_TEST(graph_add_node_generic_refuses_bad_memory_nodes_and_unknown_types)
 {
     grGraph_t g;
     grGraphNode_t n[4], out = NULL;
@@ -277,12 +277,20 @@ GR_TEST(graph_add_node_generic_refuses_memory_nodes_and_unknown_types)
     CHECK_DETAIL_HAS("nodeParams is NULL");
     memset(&p, 0, sizeof p);
     p.type = grGraphNodeTypeMemAlloc;
+    p.alloc.poolProps.allocType = grMemAllocationTypePinned;
+    p.alloc.poolProps.location.type = grMemLocationTypeDevice;
+    p.alloc.bytesize = 0;
+    CHECK_GR(grErrorInvalidValue, grGraphAddNode(&out, g, NULL, 0, &p));
+    CHECK_DETAIL_HAS("bytesize is 0");
+    CHECK_PTR_EQ(p.alloc.dptr, NULL);
     p.alloc.bytesize = 64;
-    CHECK_GR(grErrorNotSupported, grGraphAddNode(&out, g, NULL, 0, &p));
-    CHECK_DETAIL_HAS("graph memory nodes are not available yet");
+    p.alloc.poolProps.allocType = grMemAllocationTypeInvalid;
+    CHECK_GR(grErrorInvalidValue, grGraphAddNode(&out, g, NULL, 0, &p));
+    CHECK_DETAIL_HAS("allocType");
     p.type = grGraphNodeTypeMemFree;
-    CHECK_GR(grErrorNotSupported, grGraphAddNode(&out, g, NULL, 0, &p));
-    CHECK_DETAIL_HAS("mem free");
+    p.free.dptr = a;
+    CHECK_GR(grErrorInvalidValue, grGraphAddNode(&out, g, NULL, 0, &p));
+    CHECK_DETAIL_HAS("not returned by a graph allocation node");
     p.type = (grGraphNodeType)42;
     CHECK_GR(grErrorInvalidValue, grGraphAddNode(&out, g, NULL, 0, &p));
     CHECK_DETAIL_HAS("type 42");

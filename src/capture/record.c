@@ -15,6 +15,8 @@
  */
 #include "capture.h"
 
+#include "../memory/graphmem.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -107,12 +109,18 @@ static bool make_params(const grGraphNodeParams *desc, gr_node_params *p)
     case grGraphNodeTypeHost:
         p->host = desc->host;
         return true;
+    case grGraphNodeTypeMemAlloc:
+        /* The pool reserved the range; the node takes its reference. */
+        p->alloc = desc->alloc;
+        p->alloc.accessDescs = NULL;
+        return true;
+    case grGraphNodeTypeMemFree:
+        p->free_ptr = desc->free.dptr;
+        return true;
     case grGraphNodeTypeGraph:
     case grGraphNodeTypeEmpty:
     case grGraphNodeTypeWaitEvent:
     case grGraphNodeTypeEventRecord:
-    case grGraphNodeTypeMemAlloc:
-    case grGraphNodeTypeMemFree:
     case grGraphNodeTypeCount:
         break;
     }
@@ -127,14 +135,12 @@ static const char *refusal(grGraphNodeType t)
     case grGraphNodeTypeMemcpy:
     case grGraphNodeTypeMemset:
     case grGraphNodeTypeHost:
+    case grGraphNodeTypeMemAlloc:
+    case grGraphNodeTypeMemFree:
         return NULL;
     case grGraphNodeTypeGraph:
         return "launching an executable graph into a capturing stream is not supported (CUDA refuses it "
                "too); add the graph as a child-graph node with grGraphAddChildGraphNode instead";
-    case grGraphNodeTypeMemAlloc:
-    case grGraphNodeTypeMemFree:
-        return "stream-ordered allocation (grMallocAsync / grFreeAsync) cannot be captured yet: graphrt has no "
-               "memory pools; allocate with grMalloc before the capture";
     case grGraphNodeTypeEmpty:
     case grGraphNodeTypeWaitEvent:
     case grGraphNodeTypeEventRecord:
@@ -168,12 +174,21 @@ grError_t gr__capture_record(const char *call, gr_stream *s, const grGraphNodePa
         return gr__capture_fail_invalidated(call, c, s);
     }
     gr_cap_member *m = gr__capture_member(c, s);
-    grError_t err = gr__graph_insert_node(call, c->graph, gr__depset_nodes(&m->deps), m->deps.n, t, &p, &node);
+    grError_t err = grSuccess;
+    bool own = false;
+    /* A captured free follows CUDA's rules for free nodes; a refused one
+     * leaves the capture as it was. */
+    if (GR_UNLIKELY(t == grGraphNodeTypeMemFree))
+        err = gr__graphmem_check_free(call, c->graph, gr__depset_nodes(&m->deps), m->deps.n, p.free_ptr, &own);
+    if (GR_LIKELY(!err))
+        err = gr__graph_insert_node(call, c->graph, gr__depset_nodes(&m->deps), m->deps.n, t, &p, &node);
     if (GR_UNLIKELY(err)) {
         gr__spin_unlock(&c->lock);
         gr__node_params_free(t, &p);
         return err;
     }
+    if (GR_UNLIKELY(own))
+        gr__graphmem_note_free(p.free_ptr);
     /* The new node follows everything the stream depended on. */
     m->deps.inl[0] = node;
     if (GR_UNLIKELY(m->deps.heap != NULL)) {

@@ -520,7 +520,7 @@ static grError_t instantiate(const char *call, grGraphExec_t *out, grGraph_t g, 
         return err;
     }
     e->magic = GR_MAGIC_EXEC;
-    e->flags = flags;
+    e->flags |= flags; /* keeps GR_EXEC_GRAPHMEM, set by gr__graphmem_instantiate */
     atomic_init(&e->refs, 1);
     *out = e;
     return grSuccess;

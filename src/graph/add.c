@@ -9,6 +9,8 @@
  */
 #include "graph.h"
 
+#include "../memory/graphmem.h"
+
 #include <string.h>
 
 /* The checks every add starts with. */
@@ -123,6 +125,11 @@ static grError_t add_child(const char *call, grGraphNode_t *out, grGraph_t g, co
                         "%s: graph %p is nested inside childGraph %p (through %s); a graph cannot "
                         "contain a graph that contains it",
                         call, GR_PTR(g), GR_PTR(child), gr__node_label(g->owner));
+    if (gr__graphmem_has_nodes(child))
+        return gr__fail(grErrorNotSupported,
+                        "%s: childGraph %p has memory allocation or free nodes; such a graph cannot be embedded "
+                        "in a child-graph node, as in CUDA: add its nodes to graph %p itself",
+                        call, GR_PTR(child), GR_PTR(g));
     /* The node embeds a clone: the caller keeps and may change childGraph. */
     src.child = child;
     if ((err = gr__node_params_copy(grGraphNodeTypeGraph, &p, &src)) != grSuccess)
@@ -143,6 +150,91 @@ static grError_t add_event(const char *call, grGraphNode_t *out, grGraph_t g, co
     gr__event_retain(e);
     p.event = e;
     return add_finish(call, out, g, deps, ndeps, t, &p);
+}
+
+/* CUDA: a graph with memory nodes cannot be embedded, so a child graph
+ * (from grGraphChildGraphNodeGetGraph) gets none. */
+static grError_t refuse_in_child(const char *call, grGraph_t g)
+{
+    return gr__fail(grErrorNotSupported,
+                    "%s: graph %p is the child graph of %s; graphs with memory allocation or free nodes cannot "
+                    "be child graphs, as in CUDA: add the node to the parent graph",
+                    call, GR_PTR(g), gr__node_label(g->owner));
+}
+
+static grError_t add_mem_alloc(const char *call, grGraphNode_t *out, grGraph_t g, const grGraphNode_t *deps,
+                               size_t ndeps, grMemAllocNodeParams *ap)
+{
+    gr_node_params p;
+    grError_t err;
+    void *dptr = NULL;
+    memset(&p, 0, sizeof p);
+    if ((err = add_begin(call, out, g, deps, ndeps)) != grSuccess)
+        return err;
+    if (ap == NULL)
+        return gr__fail(grErrorInvalidValue, "%s: nodeParams is NULL; pass the allocation's parameters", call);
+    if (g->owner != NULL)
+        return refuse_in_child(call, g);
+    const grMemPoolProps *pp = &ap->poolProps;
+    if (pp->allocType != grMemAllocationTypePinned)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: nodeParams->poolProps.allocType is %d; only grMemAllocationTypePinned is supported",
+                        call, (int)pp->allocType);
+    if (pp->location.type != grMemLocationTypeDevice || pp->location.id != 0)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: nodeParams->poolProps.location is {%d, %d}; pass {grMemLocationTypeDevice, 0}", call,
+                        (int)pp->location.type, pp->location.id);
+    if (pp->handleTypes != grMemHandleTypeNone)
+        return gr__fail(grErrorNotSupported,
+                        "%s: nodeParams->poolProps.handleTypes is %d; only grMemHandleTypeNone is supported", call,
+                        (int)pp->handleTypes);
+    if ((err = gr__graphmem_reserve(call, ap->bytesize, ap->accessDescs, ap->accessDescCount, &dptr)) !=
+        grSuccess)
+        return err;
+    p.alloc = *ap;
+    p.alloc.dptr = dptr;
+    /* Graph memory keeps the access descriptor; the caller's array may go. */
+    p.alloc.accessDescs = NULL;
+    /* On failure add_finish releases the parameters, and so the range. */
+    if ((err = add_finish(call, out, g, deps, ndeps, grGraphNodeTypeMemAlloc, &p)) != grSuccess)
+        return err;
+    ap->dptr = dptr;
+    return grSuccess;
+}
+
+static grError_t add_mem_free(const char *call, grGraphNode_t *out, grGraph_t g, const grGraphNode_t *deps,
+                              size_t ndeps, void *dptr)
+{
+    gr_node_params p;
+    grError_t err;
+    bool own = false;
+    memset(&p, 0, sizeof p);
+    if ((err = add_begin(call, out, g, deps, ndeps)) != grSuccess)
+        return err;
+    if (g->owner != NULL)
+        return refuse_in_child(call, g);
+    if ((err = gr__graphmem_check_free(call, g, deps, ndeps, dptr, &own)) != grSuccess)
+        return err;
+    p.free_ptr = dptr;
+    if ((err = add_finish(call, out, g, deps, ndeps, grGraphNodeTypeMemFree, &p)) != grSuccess)
+        return err;
+    if (own)
+        gr__graphmem_note_free(dptr);
+    return grSuccess;
+}
+
+GR_API grError_t grGraphAddMemAllocNode(grGraphNode_t *pGraphNode, grGraph_t graph,
+                                        const grGraphNode_t *pDependencies, size_t numDependencies,
+                                        grMemAllocNodeParams *nodeParams)
+{
+    return add_mem_alloc("grGraphAddMemAllocNode", pGraphNode, graph, pDependencies, numDependencies,
+                         nodeParams);
+}
+
+GR_API grError_t grGraphAddMemFreeNode(grGraphNode_t *pGraphNode, grGraph_t graph,
+                                       const grGraphNode_t *pDependencies, size_t numDependencies, void *dptr)
+{
+    return add_mem_free("grGraphAddMemFreeNode", pGraphNode, graph, pDependencies, numDependencies, dptr);
 }
 
 GR_API grError_t grGraphAddKernelNode(grGraphNode_t *pGraphNode, grGraph_t graph,
@@ -265,13 +357,9 @@ GR_API grError_t grGraphAddNode(grGraphNode_t *pGraphNode, grGraph_t graph,
         return add_event(call, pGraphNode, graph, pDependencies, numDependencies, grGraphNodeTypeEventRecord,
                          nodeParams->eventRecord.event);
     case grGraphNodeTypeMemAlloc:
+        return add_mem_alloc(call, pGraphNode, graph, pDependencies, numDependencies, &nodeParams->alloc);
     case grGraphNodeTypeMemFree:
-        if ((err = add_begin(call, pGraphNode, graph, pDependencies, numDependencies)) != grSuccess)
-            return err;
-        return gr__fail(grErrorNotSupported,
-                        "%s: nodeParams->type is %s; graph memory nodes are not available yet (allocate "
-                        "with grMalloc outside the graph instead)",
-                        call, gr__node_type_name(nodeParams->type));
+        return add_mem_free(call, pGraphNode, graph, pDependencies, numDependencies, nodeParams->free.dptr);
     case grGraphNodeTypeCount:
         break;
     }

@@ -12,6 +12,8 @@
  */
 #include "graph.h"
 
+#include "../memory/graphmem.h"
+
 /* The clone of the node with 'seq' among map[0..n), sorted by seq; 'dense'
  * says the seqs are exactly 0..n-1 (no node ever destroyed), so the seq is
  * the index. */
@@ -109,6 +111,11 @@ GR_API grError_t grGraphClone(grGraph_t *pGraphClone, grGraph_t originalGraph)
         return gr__fail(grErrorInvalidValue, "%s: pGraphClone is NULL; pass where to store the clone", call);
     if ((err = gr__graph_check(call, originalGraph)) != grSuccess)
         return err;
+    if (gr__graphmem_has_nodes(originalGraph))
+        return gr__fail(grErrorNotSupported,
+                        "%s: graph %p has memory allocation or free nodes; such a graph cannot be cloned, as in "
+                        "CUDA (build a second graph instead)",
+                        call, GR_PTR(originalGraph));
     if ((err = gr__graph_clone(originalGraph, pGraphClone)) != grSuccess)
         return gr__fail(err, "%s: out of memory cloning graph %p of %zu nodes", call, GR_PTR(originalGraph),
                         originalGraph->nnodes);

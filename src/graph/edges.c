@@ -16,6 +16,8 @@
  */
 #include "graph.h"
 
+#include "../memory/graphmem.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -274,6 +276,12 @@ GR_API grError_t grGraphRemoveDependencies(grGraph_t graph, const grGraphNode_t 
                             "%s: edge %zu (%s -> %s) does not exist; nothing was removed", call, i,
                             gr__node_label(from[i]), gr__node_label(to[i]));
     }
+    /* CUDA: edges fix the lifetimes of graph allocations. */
+    if (gr__graphmem_has_nodes(graph))
+        return gr__fail(grErrorNotSupported,
+                        "%s: graph %p has memory allocation or free nodes; edges of such a graph cannot be "
+                        "removed, as in CUDA (build the graph again instead)",
+                        call, GR_PTR(graph));
     if (n > 1) {
         refs = gr__malloc(n * sizeof *refs);
         if (refs == NULL)

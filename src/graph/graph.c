@@ -16,6 +16,8 @@
  */
 #include "graph.h"
 
+#include "../memory/graphmem.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -426,6 +428,13 @@ GR_API grError_t grGraphDestroyNode(grGraphNode_t node)
     grError_t err;
     if ((err = gr__node_check("grGraphDestroyNode", node)) != grSuccess)
         return err;
+    /* CUDA: the lifetimes of graph allocations are fixed by the graph's
+     * nodes and edges, so none may be deleted once it has memory nodes. */
+    if (gr__graphmem_has_nodes(node->graph))
+        return gr__fail(grErrorNotSupported,
+                        "grGraphDestroyNode: %s belongs to graph %p, which has memory allocation or free nodes; "
+                        "nodes of such a graph cannot be deleted, as in CUDA (build the graph again instead)",
+                        gr__node_label(node), GR_PTR(node->graph));
     node_destroy(node);
     return grSuccess;
 }

@@ -35,6 +35,7 @@ typedef struct gr_gmem {
     int refs;                  /* node + executable */
     grGraphExec_t exec;        /* the executable mapping it, or NULL */
     bool live;
+    bool freed_in_graph;       /* a free node of its own graph frees it */
     struct gr_gmem *next;
 } gr_gmem;
 
@@ -215,13 +216,27 @@ out:
     return found;
 }
 
-grError_t gr__graphmem_check_free(const char *call, grGraph_t g, const grGraphNode_t *deps, size_t ndeps,
-                                  void *dptr)
+bool gr__graphmem_has_nodes(grGraph_t g)
 {
-    if (!gr__graphmem_is_alloc(dptr))
+    for (const struct grGraphNode_st *n = g->first; n; n = n->next)
+        if (n->type == grGraphNodeTypeMemAlloc || n->type == grGraphNodeTypeMemFree)
+            return true;
+    return false;
+}
+
+grError_t gr__graphmem_check_free(const char *call, grGraph_t g, const grGraphNode_t *deps, size_t ndeps,
+                                  void *dptr, bool *own)
+{
+    bool elsewhere = false;
+    pthread_mutex_lock(&gm.lock);
+    gr_gmem *m = find_locked(dptr);
+    if (m)
+        elsewhere = m->freed_in_graph;
+    pthread_mutex_unlock(&gm.lock);
+    if (!m)
         return gr__fail(grErrorInvalidValue,
                         "%s: dptr %p was not returned by a graph allocation node; a free node frees the "
-                        "address of an allocation node",
+                        "address of an allocation node (free other memory with grFreeAsync or grFree)",
                         call, dptr);
     struct grGraphNode_st *alloc = NULL;
     for (struct grGraphNode_st *n = g->first; n; n = n->next) {
@@ -240,8 +255,23 @@ grError_t gr__graphmem_check_free(const char *call, grGraph_t g, const grGraphNo
                             "%s: the free node of %p must depend (directly or not) on its %s; add that "
                             "dependency",
                             call, dptr, gr__node_label(alloc));
+    } else if (elsewhere) {
+        return gr__fail(grErrorInvalidValue,
+                        "%s: allocation %p belongs to another graph, which frees it itself; an allocation "
+                        "freed in its own graph cannot be freed anywhere else",
+                        call, dptr);
     }
+    *own = alloc != NULL;
     return grSuccess;
+}
+
+void gr__graphmem_note_free(void *dptr)
+{
+    pthread_mutex_lock(&gm.lock);
+    gr_gmem *m = find_locked(dptr);
+    if (GR_ALWAYS(m != NULL))
+        m->freed_in_graph = true;
+    pthread_mutex_unlock(&gm.lock);
 }
 
 /* ------------------------------------------------------- instantiation */
@@ -416,6 +446,7 @@ grError_t gr__graphmem_launch(grGraphExec_t e)
         pthread_mutex_unlock(&gm.lock);
         return grSuccess;
     }
+    /* Everything is checked before anything changes. */
     bool autofree = (e->flags & grGraphInstantiateFlagAutoFreeOnLaunch) != 0;
     for (size_t i = 0; i < x->nunfreed && !autofree; i++)
         if (x->unfreed[i]->live) {
@@ -427,13 +458,22 @@ grError_t gr__graphmem_launch(grGraphExec_t e)
                             "launching again, or instantiate with grGraphInstantiateFlagAutoFreeOnLaunch",
                             p, GR_PTR(e));
         }
-    for (size_t i = 0; i < x->nunfreed; i++)
-        x->unfreed[i]->live = true;
     for (size_t i = 0; i < x->nforeign; i++) {
         gr_gmem *m = find_locked(x->foreign[i]);
-        if (m)
-            m->live = false;
+        if (!m || !m->live) {
+            void *p = x->foreign[i];
+            pthread_mutex_unlock(&gm.lock);
+            return gr__fail(grErrorInvalidValue,
+                            "grGraphLaunch: executable %p frees graph allocation %p, which is not allocated now "
+                            "(freed already, or its graph was not launched since); launch the graph that "
+                            "allocates it first",
+                            GR_PTR(e), p);
+        }
     }
+    for (size_t i = 0; i < x->nunfreed; i++)
+        x->unfreed[i]->live = true;
+    for (size_t i = 0; i < x->nforeign; i++)
+        find_locked(x->foreign[i])->live = false;
     pthread_mutex_unlock(&gm.lock);
     return grSuccess;
 }

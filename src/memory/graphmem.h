@@ -45,9 +45,21 @@ bool gr__graphmem_is_alloc(const void *dptr);
 /* The access descriptor stored for the allocation (or NULL). */
 const grMemAccessDesc *gr__graphmem_access(const void *dptr, size_t *count);
 
-/* Checks a free node for dptr in graph g after deps (CUDA's rules). */
+/* Checks a free node for dptr in graph g after deps (CUDA's rules): dptr
+ * is a graph allocation, g does not free it yet, and either its
+ * allocation node is in g and reaches one of deps (*own = true) or it
+ * belongs to another graph that does not free it (*own = false). Call
+ * gr__graphmem_note_free once a free node with *own true is added. */
 grError_t gr__graphmem_check_free(const char *call, grGraph_t g, const grGraphNode_t *deps, size_t ndeps,
-                                  void *dptr);
+                                  void *dptr, bool *own);
+
+/* Records that the allocation at dptr is freed inside its own graph, so
+ * that free nodes of other graphs are refused from now on. */
+void gr__graphmem_note_free(void *dptr);
+
+/* True if g holds allocation or free nodes (CUDA then forbids deleting
+ * its nodes and edges, cloning it and embedding it). O(nodes). */
+bool gr__graphmem_has_nodes(grGraph_t g);
 
 /* Instantiation: refuses what CUDA refuses (a second executable of the
  * allocations), then maps g's allocations for e. Call once the plan and

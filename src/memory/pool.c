@@ -22,6 +22,7 @@
 #include "pool.h"
 
 #include "../capture/capture.h"
+#include "graphmem.h"
 #include "../runtime/stream_wait.h"
 
 #include <pthread.h>
@@ -166,7 +167,9 @@ bool gr__pool_owns(const void *p)
     gr_pblock *b = map_find_locked(h, p);
     bool live = b && b->state == BLOCK_LIVE;
     gr__spin_unlock(map_lock_for(h));
-    return live;
+    /* grFree of a graph allocation comes here too (pool_free passes it on
+     * to graph memory). */
+    return live || (!b && gr__graphmem_is_alloc(p));
 }
 
 /* ------------------------------------------------------------- pool life */
@@ -582,6 +585,17 @@ static GR_NOINLINE grError_t refuse_free(const char *call, void *p, bool was_fre
                     call, p);
 }
 
+/* A free of p, which is no pool block: a graph allocation that outlived
+ * its launch is freed now (its memory stays mapped for its executable, so
+ * no stream order is needed), anything else is refused. */
+static GR_NOINLINE grError_t free_not_pool(const char *call, void *p)
+{
+    grError_t err = gr__graphmem_free_outside(call, p);
+    if (err != grErrorUnknown)
+        return err;
+    return refuse_free(call, p, false);
+}
+
 /* Releases a block freed into a destroyed pool once its free took effect. */
 static void release_op(void *data)
 {
@@ -600,7 +614,7 @@ static grError_t pool_free(const char *call, void *p, gr_stream *s)
     gr_pblock *b = map_find_locked(h, p);
     if (GR_UNLIKELY(!b)) {
         gr__spin_unlock(map_lock_for(h));
-        return refuse_free(call, p, false);
+        return free_not_pool(call, p);
     }
     grMemPool_t pool = b->pool;
     gr__spin_lock(&pool->lock);
@@ -809,9 +823,19 @@ static grError_t capture_memop(const char *call, gr_stream *s, grGraphNodeType t
     memset(&d, 0, sizeof d);
     d.type = t;
     if (t == grGraphNodeTypeMemAlloc) {
+        /* As outside a capture: 0 bytes give NULL (and no node). */
+        if (size == 0) {
+            *pp = NULL;
+            return grSuccess;
+        }
         d.alloc.poolProps.allocType = grMemAllocationTypePinned;
         d.alloc.poolProps.location.type = grMemLocationTypeDevice;
         d.alloc.bytesize = size;
+        /* The address is fixed now, as for grGraphAddMemAllocNode; the
+         * node takes the reservation, and a failed record releases it. */
+        grError_t err = gr__graphmem_reserve(call, size, NULL, 0, &d.alloc.dptr);
+        if (err != grSuccess)
+            return err;
     } else {
         d.free.dptr = p;
     }
