@@ -269,17 +269,18 @@ void gr__exec_run(gr_worker *w, struct grGraphExec_st *e)
 
 void gr__exec_quiesce(grGraphExec_t e)
 {
-    gr_stream *s = NULL;
-    uint64_t seq = 0;
+    gr_stream *s;
+    uint64_t seq;
     gr__spin_lock(&e->lock);
     s = e->last_stream;
     seq = e->last_seq;
-    if (s)
+    /* Common case: the last launch is over; no reference needed. */
+    bool busy = s && !gr__stream_reached(s, seq);
+    if (busy)
         gr__stream_retain(s);
     gr__spin_unlock(&e->lock);
-    if (s) {
-        if (!gr__stream_reached(s, seq))
-            gr__stream_wait_for(gr__runtime_get(), s, seq);
+    if (busy) {
+        gr__stream_wait_for(gr__runtime_get(), s, seq);
         gr__stream_release(s);
     }
 }

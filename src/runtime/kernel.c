@@ -326,8 +326,8 @@ GR_API grError_t grLaunchKernel(grKernel_t kernel, grDim3 gridDim, grDim3 blockD
     if ((err = gr__stream_from_handle("grLaunchKernel", stream, &s)))
         return err;
     if (GR_UNLIKELY(gr__stream_capturing(s))) {
+        /* The capture reads only the type and the member it names. */
         grGraphNodeParams d;
-        memset(&d, 0, sizeof d);
         d.type = grGraphNodeTypeKernel;
         d.kernel = (grKernelNodeParams){kernel, gridDim, blockDim, (unsigned)sharedMem, args, NULL};
         return gr__capture_record("grLaunchKernel", s, &d);
