@@ -22,6 +22,8 @@
 #include "graphmem.h"
 
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -289,6 +291,50 @@ static const struct grGraphNode_st *free_node_of(grGraph_t g, const void *p)
     return NULL;
 }
 
+/* True once the application destroyed e (it may still be referenced by
+ * a stream or a launch). The magic word is read without the executor's
+ * ordering: a stale "live" only delays reclaiming. */
+static bool exec_destroyed(grGraphExec_t e)
+{
+    return __atomic_load_n(&e->magic, __ATOMIC_RELAXED) != GR_MAGIC_EXEC;
+}
+
+/* Gives back the memory of every executable the application destroyed
+ * that is still referenced: waits for its last launch, then unmaps (its
+ * final release finds no record). Takes a reference for the wait; an
+ * executable whose count already fell to 0 is being freed by another
+ * thread, which removes its record itself. */
+static void reclaim_destroyed(void)
+{
+    for (;;) {
+        grGraphExec_t victim = NULL;
+        bool freeing = false;
+        pthread_mutex_lock(&gm.lock);
+        for (gr_gexec *x = gm.execs; x && !victim; x = x->next) {
+            if (!exec_destroyed(x->e))
+                continue;
+            int r = atomic_load_explicit(&x->e->refs, memory_order_relaxed);
+            while (r > 0 && !atomic_compare_exchange_weak_explicit(&x->e->refs, &r, r + 1, memory_order_acquire,
+                                                                   memory_order_relaxed))
+                ;
+            if (r > 0)
+                victim = x->e;
+            else
+                freeing = true;
+        }
+        pthread_mutex_unlock(&gm.lock);
+        if (victim) {
+            gr__exec_quiesce(victim);
+            gr__graphmem_exec_free(victim);
+            gr__exec_release(victim);
+        } else if (freeing) {
+            sched_yield();
+        } else {
+            return;
+        }
+    }
+}
+
 static void gexec_free(gr_gexec *x)
 {
     if (!x)
@@ -326,24 +372,36 @@ grError_t gr__graphmem_instantiate(const char *call, grGraphExec_t e, grGraph_t 
         err = grErrorInvalidValue;
         goto out;
     }
-    /* CUDA's rule: one executable at a time per allocation. */
-    pthread_mutex_lock(&gm.lock);
-    for (size_t i = 0; i < g->nnodes && !err; i++) {
-        const struct grGraphNode_st *n = order[i];
-        if (n->type != grGraphNodeTypeMemAlloc)
-            continue;
-        gr_gmem *m = find_locked(n->p.alloc.dptr);
-        if (!GR_ALWAYS(m != NULL))
-            err = gr__fail(grErrorInvalidValue, "%s: %s has no reserved memory", call, gr__node_label(n));
-        else if (m->exec)
-            err = gr__fail(grErrorInvalidValue,
-                           "%s: graph %p has memory nodes and an executable of it exists already (%p); only one "
-                           "instantiation of such a graph may exist at a time: destroy that executable first",
-                           call, GR_PTR(g), GR_PTR(m->exec));
-        else
-            x->own[x->nown++] = m;
+    /* CUDA's rule: one executable at a time per allocation. An executable
+     * destroyed by the application but still held (a stream caches the
+     * executable it launched last) gives its memory up first. */
+    for (int attempt = 0;; attempt++) {
+        bool dead = false;
+        x->nown = 0;
+        pthread_mutex_lock(&gm.lock);
+        for (size_t i = 0; i < g->nnodes && !err && !dead; i++) {
+            const struct grGraphNode_st *n = order[i];
+            if (n->type != grGraphNodeTypeMemAlloc)
+                continue;
+            gr_gmem *m = find_locked(n->p.alloc.dptr);
+            if (!GR_ALWAYS(m != NULL))
+                err = gr__fail(grErrorInvalidValue, "%s: %s has no reserved memory", call, gr__node_label(n));
+            else if (m->exec && attempt == 0 && exec_destroyed(m->exec))
+                dead = true;
+            else if (m->exec)
+                err = gr__fail(grErrorInvalidValue,
+                               "%s: graph %p has memory nodes and an executable of it exists already (%p); only "
+                               "one instantiation of such a graph may exist at a time: destroy that executable "
+                               "first",
+                               call, GR_PTR(g), GR_PTR(m->exec));
+            else
+                x->own[x->nown++] = m;
+        }
+        pthread_mutex_unlock(&gm.lock);
+        if (!dead)
+            break;
+        reclaim_destroyed();
     }
-    pthread_mutex_unlock(&gm.lock);
     if (err)
         goto out;
     /* Slots, in topological order. */
@@ -548,8 +606,10 @@ GR_API grError_t grDeviceGraphMemTrim(int device)
     if (device != 0)
         return gr__fail(grErrorInvalidDevice, "grDeviceGraphMemTrim: device %d does not exist; only device 0",
                         device);
-    /* Physical graph memory lives exactly as long as its executable:
-     * nothing is cached, so there is nothing to give back. */
+    /* Physical graph memory lives as long as its executable: what can be
+     * given back is the memory of executables already destroyed that a
+     * stream still holds. */
+    reclaim_destroyed();
     return grSuccess;
 }
 

@@ -1,0 +1,552 @@
+/*
+ * test-graphmem.c - graph memory: allocation and free nodes, their fixed
+ * addresses, lifetimes in graph order, allocations that outlive their
+ * launch, CUDA's relaunch rule, liveness-shared physical memory, the
+ * device's graph memory attributes, capture of grMallocAsync/grFreeAsync,
+ * and what graphs with memory nodes refuse.
+ */
+#include "test.h"
+
+#define TMP_INTS 16384 /* 64 KiB temporaries: whole pages, no rounding */
+
+/* fill(int *p, int v, int n): p[0..n) = v. */
+static void fill_fn(const grKernelCtx *ctx, void **args)
+{
+    int *p = *(int **)args[0];
+    int v = *(int *)args[1], n = *(int *)args[2];
+    (void)ctx;
+    for (int i = 0; i < n; i++)
+        p[i] = v;
+}
+
+/* step(const int *src, int *dst, int n): dst[i] = src ? src[i] + 1 : 0. */
+static void step_fn(const grKernelCtx *ctx, void **args)
+{
+    const int *src = *(const int **)args[0];
+    int *dst = *(int **)args[1], n = *(int *)args[2];
+    (void)ctx;
+    for (int i = 0; i < n; i++)
+        dst[i] = src ? src[i] + 1 : 0;
+}
+
+/* seen(int *p, void **where, int *sum): *where = p; *sum += p[0]. */
+static void seen_fn(const grKernelCtx *ctx, void **args)
+{
+    int *p = *(int **)args[0];
+    void **where = *(void ***)args[1];
+    int *sum = *(int **)args[2];
+    (void)ctx;
+    *where = p;
+    *sum += p[0];
+}
+
+static grKernel_t kernel3(grKernelFn fn, const char *name, size_t s0, size_t s1, size_t s2)
+{
+    grKernel_t k = NULL;
+    size_t sizes[3] = {s0, s1, s2};
+    CHECK_OK(grKernelCreate(&k, fn, name, 3, sizes));
+    return k;
+}
+
+static grGraphNode_t add_kernel(grGraph_t g, const grGraphNode_t *deps, size_t ndeps, grKernel_t k, void *a0,
+                                void *a1, void *a2)
+{
+    grGraphNode_t n = NULL;
+    void *args[3] = {a0, a1, a2};
+    grKernelNodeParams kp;
+    memset(&kp, 0, sizeof kp);
+    kp.func = k;
+    kp.gridDim = GR_DIM3(1, 1, 1);
+    kp.blockDim = GR_DIM3(1, 1, 1);
+    kp.kernelParams = args;
+    CHECK_OK(grGraphAddKernelNode(&n, g, deps, ndeps, &kp));
+    return n;
+}
+
+static grMemAllocNodeParams alloc_params(size_t bytes)
+{
+    grMemAllocNodeParams ap;
+    memset(&ap, 0, sizeof ap);
+    ap.poolProps.allocType = grMemAllocationTypePinned;
+    ap.poolProps.location.type = grMemLocationTypeDevice;
+    ap.poolProps.location.id = 0;
+    ap.bytesize = bytes;
+    return ap;
+}
+
+static grGraphNode_t add_alloc(grGraph_t g, const grGraphNode_t *deps, size_t ndeps, size_t bytes, void **out)
+{
+    grGraphNode_t n = NULL;
+    grMemAllocNodeParams ap = alloc_params(bytes);
+    CHECK_OK(grGraphAddMemAllocNode(&n, g, deps, ndeps, &ap));
+    CHECK(ap.dptr != NULL);
+    *out = ap.dptr;
+    return n;
+}
+
+static grGraphNode_t add_free(grGraph_t g, const grGraphNode_t *deps, size_t ndeps, void *p)
+{
+    grGraphNode_t n = NULL;
+    CHECK_OK(grGraphAddMemFreeNode(&n, g, deps, ndeps, p));
+    return n;
+}
+
+static uint64_t gattr(grGraphMemAttributeType a)
+{
+    uint64_t v = ~0ull;
+    CHECK_OK(grDeviceGetGraphMemAttribute(0, a, &v));
+    return v;
+}
+
+static size_t node_count(grGraph_t g)
+{
+    size_t n = 0;
+    CHECK_OK(grGraphGetNodes(g, NULL, &n));
+    return n;
+}
+
+GR_TEST(graphmem_alloc_address_fixed_across_launches_and_instantiations)
+{
+    grStream_t s;
+    grGraph_t g;
+    grGraphExec_t e;
+    grKernel_t kfill = kernel3(fill_fn, "gm_fill", sizeof(int *), sizeof(int), sizeof(int));
+    grKernel_t kseen = kernel3(seen_fn, "gm_seen", sizeof(int *), sizeof(void **), sizeof(int *));
+    void *p, *where = NULL;
+    int seven = 7, one = 1, sum = 0;
+    int *sump = &sum;
+    void **wherep = &where;
+    grMemAllocNodeParams got;
+    CHECK_OK(grStreamCreate(&s));
+    CHECK_OK(grGraphCreate(&g, 0));
+    grGraphNode_t a = add_alloc(g, NULL, 0, 4096, &p);
+    grGraphNode_t k1 = add_kernel(g, &a, 1, kfill, &p, &seven, &one);
+    grGraphNode_t k2 = add_kernel(g, &k1, 1, kseen, &p, &wherep, &sump);
+    add_free(g, &k2, 1, p);
+    CHECK_OK(grGraphMemAllocNodeGetParams(a, &got));
+    CHECK_PTR_EQ(got.dptr, p);
+    CHECK_EQ(got.bytesize, 4096);
+    for (int round = 0; round < 2; round++) {
+        CHECK_OK(grGraphInstantiate(&e, g, 0));
+        for (int i = 0; i < 5; i++) {
+            where = NULL;
+            CHECK_OK(grGraphLaunch(e, s));
+            CHECK_OK(grStreamSynchronize(s));
+            CHECK_PTR_EQ(where, p);
+        }
+        CHECK_OK(grGraphExecDestroy(e));
+    }
+    CHECK_EQ(sum, 70);
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grKernelDestroy(kfill));
+    CHECK_OK(grKernelDestroy(kseen));
+    CHECK_OK(grStreamDestroy(s));
+}
+
+GR_TEST(graphmem_free_node_must_follow_its_alloc_and_free_once)
+{
+    grGraph_t g;
+    grGraphNode_t out = NULL, other, a, f;
+    void *p, *dev;
+    int local;
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddEmptyNode(&other, g, NULL, 0));
+    a = add_alloc(g, NULL, 0, 1000, &p);
+    CHECK_GR(grErrorInvalidValue, grGraphAddMemFreeNode(&out, g, NULL, 0, p));
+    CHECK_DETAIL_HAS("must depend");
+    CHECK_GR(grErrorInvalidValue, grGraphAddMemFreeNode(&out, g, &other, 1, p));
+    CHECK_DETAIL_HAS("must depend");
+    CHECK_EQ(node_count(g), 2);
+    f = add_free(g, &a, 1, p);
+    CHECK_GR(grErrorInvalidValue, grGraphAddMemFreeNode(&out, g, &f, 1, p));
+    CHECK_DETAIL_HAS("freed already in this graph");
+    /* Not graph allocations: grMalloc memory, host memory, inside one. */
+    CHECK_OK(grMalloc(&dev, 256));
+    CHECK_GR(grErrorInvalidValue, grGraphAddMemFreeNode(&out, g, &a, 1, dev));
+    CHECK_DETAIL_HAS("not returned by a graph allocation node");
+    CHECK_GR(grErrorInvalidValue, grGraphAddMemFreeNode(&out, g, &a, 1, &local));
+    CHECK_GR(grErrorInvalidValue, grGraphAddMemFreeNode(&out, g, &a, 1, (char *)p + 16));
+    CHECK_GR(grErrorInvalidValue, grGraphAddMemFreeNode(&out, g, &a, 1, NULL));
+    CHECK_PTR_EQ(out, NULL);
+    CHECK_EQ(node_count(g), 3);
+    /* Indirect order is enough. */
+    void *q;
+    grGraphNode_t a2 = add_alloc(g, NULL, 0, 64, &q);
+    grGraphNode_t mid;
+    CHECK_OK(grGraphAddEmptyNode(&mid, g, &a2, 1));
+    add_free(g, &mid, 1, q);
+    CHECK_OK(grFree(dev));
+    CHECK_OK(grGraphDestroy(g));
+}
+
+GR_TEST(graphmem_free_node_refuses_allocation_its_own_graph_frees)
+{
+    grGraph_t ga, gb;
+    grGraphNode_t a, out = NULL;
+    void *p, *q;
+    CHECK_OK(grGraphCreate(&ga, 0));
+    CHECK_OK(grGraphCreate(&gb, 0));
+    a = add_alloc(ga, NULL, 0, 128, &p);
+    add_free(ga, &a, 1, p);
+    CHECK_GR(grErrorInvalidValue, grGraphAddMemFreeNode(&out, gb, NULL, 0, p));
+    CHECK_DETAIL_HAS("frees it itself");
+    CHECK_EQ(node_count(gb), 0);
+    /* An allocation its graph does not free may be freed by another. */
+    add_alloc(ga, NULL, 0, 128, &q);
+    add_free(gb, NULL, 0, q);
+    CHECK_OK(grGraphDestroy(gb));
+    CHECK_OK(grGraphDestroy(ga));
+}
+
+GR_TEST(graphmem_unfreed_allocation_stays_valid_until_grFreeAsync_or_grFree)
+{
+    grStream_t s;
+    grGraph_t g;
+    grGraphExec_t e;
+    grKernel_t kfill = kernel3(fill_fn, "gm_fill", sizeof(int *), sizeof(int), sizeof(int));
+    void *p;
+    int v = 42, n = 1024;
+    CHECK_OK(grStreamCreate(&s));
+    CHECK_OK(grGraphCreate(&g, 0));
+    grGraphNode_t a = add_alloc(g, NULL, 0, 4096, &p);
+    add_kernel(g, &a, 1, kfill, &p, &v, &n);
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    /* Not launched yet: nothing to free. */
+    CHECK_GR(grErrorInvalidValue, grFreeAsync(p, s));
+    CHECK_DETAIL_HAS("not allocated now");
+    CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_EQ(((int *)p)[0], 42);
+    CHECK_EQ(((int *)p)[1023], 42);
+    /* CUDA's rule: the previous launch's allocation is still live. */
+    CHECK_GR(grErrorInvalidValue, grGraphLaunch(e, s));
+    CHECK_DETAIL_HAS("still allocated");
+    CHECK_EQ(((int *)p)[0], 42);
+    CHECK_OK(grFreeAsync(p, s));
+    CHECK_GR(grErrorInvalidValue, grFreeAsync(p, s));
+    CHECK_DETAIL_HAS("not allocated now");
+    CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_OK(grFree(p));
+    CHECK_GR(grErrorInvalidValue, grFree(p));
+    CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grKernelDestroy(kfill));
+    CHECK_OK(grStreamDestroy(s));
+}
+
+GR_TEST(graphmem_relaunch_with_live_allocation_accepted_with_auto_free)
+{
+    grStream_t s;
+    grGraph_t g;
+    grGraphExec_t e;
+    grKernel_t kfill = kernel3(fill_fn, "gm_fill", sizeof(int *), sizeof(int), sizeof(int));
+    void *p;
+    int v = 5, n = 16;
+    CHECK_OK(grStreamCreate(&s));
+    CHECK_OK(grGraphCreate(&g, 0));
+    grGraphNode_t a = add_alloc(g, NULL, 0, 256, &p);
+    add_kernel(g, &a, 1, kfill, &p, &v, &n);
+    CHECK_OK(grGraphInstantiateWithFlags(&e, g, grGraphInstantiateFlagAutoFreeOnLaunch));
+    for (int i = 0; i < 4; i++)
+        CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_EQ(((int *)p)[15], 5);
+    CHECK_OK(grFreeAsync(p, s));
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grKernelDestroy(kfill));
+    CHECK_OK(grStreamDestroy(s));
+}
+
+GR_TEST(graphmem_another_graphs_free_node_frees_an_unfreed_allocation)
+{
+    grStream_t s;
+    grGraph_t ga, gb;
+    grGraphExec_t ea, eb;
+    void *p;
+    CHECK_OK(grStreamCreate(&s));
+    CHECK_OK(grGraphCreate(&ga, 0));
+    CHECK_OK(grGraphCreate(&gb, 0));
+    add_alloc(ga, NULL, 0, 512, &p);
+    add_free(gb, NULL, 0, p);
+    CHECK_OK(grGraphInstantiate(&ea, ga, 0));
+    CHECK_OK(grGraphInstantiate(&eb, gb, 0));
+    /* Freeing before the allocating graph ran: refused, nothing changed. */
+    CHECK_GR(grErrorInvalidValue, grGraphLaunch(eb, s));
+    CHECK_DETAIL_HAS("not allocated now");
+    for (int i = 0; i < 3; i++) {
+        CHECK_OK(grGraphLaunch(ea, s));
+        CHECK_OK(grGraphLaunch(eb, s));
+    }
+    CHECK_GR(grErrorInvalidValue, grGraphLaunch(eb, s));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_OK(grGraphExecDestroy(eb));
+    CHECK_OK(grGraphExecDestroy(ea));
+    CHECK_OK(grGraphDestroy(gb));
+    CHECK_OK(grGraphDestroy(ga));
+    CHECK_OK(grStreamDestroy(s));
+}
+
+/* 100 temporaries in a chain, each written from the one before; the free
+ * of temporary i - 3 follows the kernel writing temporary i, so at most 4
+ * are live at once. */
+GR_TEST(graphmem_footprint_is_the_peak_live_set)
+{
+    enum { N = 100, BYTES = TMP_INTS * (int)sizeof(int) };
+    grStream_t s;
+    grGraph_t g;
+    grGraphExec_t e;
+    grKernel_t kstep = kernel3(step_fn, "gm_step", sizeof(int *), sizeof(int *), sizeof(int));
+    void *tmp[N], *none = NULL;
+    int n = TMP_INTS, *out;
+    grGraphNode_t last = NULL;
+    CHECK_OK(grStreamCreate(&s));
+    CHECK_OK(grMalloc((void **)&out, BYTES));
+    CHECK_OK(grGraphCreate(&g, 0));
+    for (int i = 0; i < N; i++) {
+        grGraphNode_t a = add_alloc(g, last ? &last : NULL, last ? 1 : 0, BYTES, &tmp[i]);
+        last = add_kernel(g, &a, 1, kstep, i ? &tmp[i - 1] : &none, &tmp[i], &n);
+        if (i >= 3)
+            last = add_free(g, &last, 1, tmp[i - 3]);
+    }
+    last = add_kernel(g, &last, 1, kstep, &tmp[N - 1], &out, &n);
+    for (int i = N - 3; i < N; i++)
+        last = add_free(g, &last, 1, tmp[i]);
+    CHECK_EQ(gattr(grGraphMemAttrReservedMemCurrent), 0);
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    uint64_t reserved = gattr(grGraphMemAttrReservedMemCurrent);
+    uint64_t used = gattr(grGraphMemAttrUsedMemCurrent);
+    fprintf(stderr, "  # %d temporaries of %d bytes: %llu bytes reserved\n", N, BYTES,
+            (unsigned long long)reserved);
+    CHECK(reserved >= 4ull * BYTES);
+    CHECK(reserved <= 4ull * BYTES + 4 * 4096);
+    CHECK(used <= reserved);
+    for (int round = 0; round < 3; round++) {
+        memset(out, 0, BYTES);
+        CHECK_OK(grGraphLaunch(e, s));
+        CHECK_OK(grStreamSynchronize(s));
+        CHECK_EQ(out[0], N);
+        CHECK_EQ(out[TMP_INTS - 1], N);
+    }
+    CHECK_OK(grGraphExecDestroy(e));
+    /* The stream may still hold the destroyed executable; trimming takes
+     * its memory back. */
+    CHECK_OK(grDeviceGraphMemTrim(0));
+    CHECK_EQ(gattr(grGraphMemAttrReservedMemCurrent), 0);
+    CHECK_EQ(gattr(grGraphMemAttrUsedMemCurrent), 0);
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grFree(out));
+    CHECK_OK(grKernelDestroy(kstep));
+    CHECK_OK(grStreamDestroy(s));
+}
+
+GR_TEST(graphmem_parallel_allocations_never_share_memory)
+{
+    grGraph_t g;
+    grGraphExec_t e;
+    void *p, *q;
+    CHECK_OK(grGraphCreate(&g, 0));
+    grGraphNode_t a = add_alloc(g, NULL, 0, 8192, &p);
+    grGraphNode_t b = add_alloc(g, NULL, 0, 8192, &q);
+    add_free(g, &a, 1, p);
+    add_free(g, &b, 1, q);
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    CHECK_EQ(gattr(grGraphMemAttrReservedMemCurrent), 16384);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+}
+
+GR_TEST(graphmem_attributes_high_marks_reset_and_trim)
+{
+    grGraph_t g;
+    grGraphExec_t e;
+    void *p;
+    uint64_t zero = 0, one = 1;
+    CHECK_EQ(gattr(grGraphMemAttrUsedMemCurrent), 0);
+    CHECK_EQ(gattr(grGraphMemAttrUsedMemHigh), 0);
+    CHECK_EQ(gattr(grGraphMemAttrReservedMemCurrent), 0);
+    CHECK_EQ(gattr(grGraphMemAttrReservedMemHigh), 0);
+    CHECK_OK(grGraphCreate(&g, 0));
+    grGraphNode_t a = add_alloc(g, NULL, 0, 3 * 4096, &p);
+    add_free(g, &a, 1, p);
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    CHECK_EQ(gattr(grGraphMemAttrReservedMemCurrent), 3 * 4096);
+    CHECK_EQ(gattr(grGraphMemAttrUsedMemCurrent), 3 * 4096);
+    CHECK_OK(grDeviceGraphMemTrim(0)); /* the executable still needs it */
+    CHECK_EQ(gattr(grGraphMemAttrReservedMemCurrent), 3 * 4096);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grDeviceGraphMemTrim(0));
+    CHECK_EQ(gattr(grGraphMemAttrReservedMemCurrent), 0);
+    CHECK_EQ(gattr(grGraphMemAttrUsedMemCurrent), 0);
+    CHECK_EQ(gattr(grGraphMemAttrReservedMemHigh), 3 * 4096);
+    CHECK_EQ(gattr(grGraphMemAttrUsedMemHigh), 3 * 4096);
+    CHECK_OK(grDeviceSetGraphMemAttribute(0, grGraphMemAttrUsedMemHigh, &zero));
+    CHECK_EQ(gattr(grGraphMemAttrUsedMemHigh), 0);
+    CHECK_EQ(gattr(grGraphMemAttrReservedMemHigh), 3 * 4096);
+    CHECK_OK(grDeviceSetGraphMemAttribute(0, grGraphMemAttrReservedMemHigh, &zero));
+    CHECK_EQ(gattr(grGraphMemAttrReservedMemHigh), 0);
+    /* Refused: current values, non-zero marks, other devices, NULL. */
+    CHECK_GR(grErrorInvalidValue, grDeviceSetGraphMemAttribute(0, grGraphMemAttrUsedMemCurrent, &zero));
+    CHECK_DETAIL_HAS("cannot be set");
+    CHECK_GR(grErrorInvalidValue, grDeviceSetGraphMemAttribute(0, grGraphMemAttrUsedMemHigh, &one));
+    CHECK_DETAIL_HAS("only be reset");
+    CHECK_GR(grErrorInvalidDevice, grDeviceSetGraphMemAttribute(1, grGraphMemAttrUsedMemHigh, &zero));
+    CHECK_GR(grErrorInvalidValue, grDeviceGetGraphMemAttribute(0, grGraphMemAttrUsedMemHigh, NULL));
+    CHECK_GR(grErrorInvalidValue, grDeviceGetGraphMemAttribute(0, (grGraphMemAttributeType)9, &one));
+    CHECK_GR(grErrorInvalidDevice, grDeviceGraphMemTrim(1));
+    CHECK_OK(grGraphDestroy(g));
+}
+
+GR_TEST(graphmem_capture_of_malloc_async_kernel_free_async_gives_alloc_kernel_free)
+{
+    grStream_t s;
+    grGraph_t g;
+    grGraphExec_t e;
+    grKernel_t kfill = kernel3(fill_fn, "gm_fill", sizeof(int *), sizeof(int), sizeof(int));
+    grKernel_t kstep = kernel3(step_fn, "gm_step", sizeof(int *), sizeof(int *), sizeof(int));
+    void *p = NULL, *dev;
+    int v = 9, n = 256, *out;
+    grGraphNode_t nodes[8];
+    size_t count = 8;
+    grGraphNodeType t;
+    CHECK_OK(grStreamCreate(&s));
+    CHECK_OK(grMalloc((void **)&out, 1024));
+    CHECK_OK(grMalloc(&dev, 64));
+    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+    CHECK_OK(grMallocAsync(&p, 1024, s));
+    CHECK(p != NULL);
+    void *args1[3] = {&p, &v, &n};
+    CHECK_OK(grLaunchKernel(kfill, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args1, 0, s));
+    void *args2[3] = {&p, &out, &n};
+    CHECK_OK(grLaunchKernel(kstep, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args2, 0, s));
+    /* A free of memory that is no graph allocation is refused; the
+     * capture goes on. */
+    CHECK_GR(grErrorInvalidValue, grFreeAsync(dev, s));
+    CHECK_DETAIL_HAS("not returned by a graph allocation node");
+    CHECK_OK(grFreeAsync(p, s));
+    CHECK_GR(grErrorInvalidValue, grFreeAsync(p, s));
+    CHECK_DETAIL_HAS("freed already");
+    CHECK_OK(grStreamEndCapture(s, &g));
+    CHECK_OK(grGraphGetNodes(g, nodes, &count));
+    CHECK_EQ(count, 4);
+    CHECK_OK(grGraphNodeGetType(nodes[0], &t));
+    CHECK_EQ(t, grGraphNodeTypeMemAlloc);
+    CHECK_OK(grGraphNodeGetType(nodes[1], &t));
+    CHECK_EQ(t, grGraphNodeTypeKernel);
+    CHECK_OK(grGraphNodeGetType(nodes[2], &t));
+    CHECK_EQ(t, grGraphNodeTypeKernel);
+    CHECK_OK(grGraphNodeGetType(nodes[3], &t));
+    CHECK_EQ(t, grGraphNodeTypeMemFree);
+    grMemAllocNodeParams ap;
+    void *freed = NULL;
+    CHECK_OK(grGraphMemAllocNodeGetParams(nodes[0], &ap));
+    CHECK_PTR_EQ(ap.dptr, p);
+    CHECK_EQ(ap.bytesize, 1024);
+    CHECK_OK(grGraphMemFreeNodeGetParams(nodes[3], &freed));
+    CHECK_PTR_EQ(freed, p);
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    for (int i = 0; i < 3; i++) {
+        memset(out, 0, 1024);
+        CHECK_OK(grGraphLaunch(e, s));
+        CHECK_OK(grStreamSynchronize(s));
+        CHECK_EQ(out[0], 10);
+        CHECK_EQ(out[255], 10);
+    }
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grFree(dev));
+    CHECK_OK(grFree(out));
+    CHECK_OK(grKernelDestroy(kfill));
+    CHECK_OK(grKernelDestroy(kstep));
+    CHECK_OK(grStreamDestroy(s));
+}
+
+GR_TEST(graphmem_graph_with_memory_nodes_refuses_clone_embedding_deletion_and_second_exec)
+{
+    grGraph_t g, parent, child, clone = NULL;
+    grGraphExec_t e, e2 = NULL;
+    grGraphNode_t k, out = NULL, cn;
+    void *p;
+    grGraphExecUpdateResultInfo info;
+    CHECK_OK(grGraphCreate(&g, 0));
+    grGraphNode_t a = add_alloc(g, NULL, 0, 256, &p);
+    CHECK_OK(grGraphAddEmptyNode(&k, g, &a, 1));
+    grGraphNode_t f = add_free(g, &k, 1, p);
+    CHECK_GR(grErrorNotSupported, grGraphClone(&clone, g));
+    CHECK_DETAIL_HAS("cannot be cloned");
+    CHECK_PTR_EQ(clone, NULL);
+    CHECK_OK(grGraphCreate(&parent, 0));
+    CHECK_GR(grErrorNotSupported, grGraphAddChildGraphNode(&out, parent, NULL, 0, g));
+    CHECK_DETAIL_HAS("cannot be embedded");
+    CHECK_GR(grErrorNotSupported, grGraphDestroyNode(k));
+    CHECK_DETAIL_HAS("cannot be deleted");
+    CHECK_GR(grErrorNotSupported, grGraphRemoveDependencies(g, &a, &k, 1));
+    CHECK_DETAIL_HAS("cannot be");
+    CHECK_EQ(node_count(g), 3);
+    /* Adding edges stays allowed. */
+    CHECK_OK(grGraphAddDependencies(g, &a, &f, 1));
+    /* A child graph cannot receive memory nodes either. */
+    CHECK_OK(grGraphCreate(&child, 0));
+    CHECK_OK(grGraphAddChildGraphNode(&cn, parent, NULL, 0, child));
+    CHECK_OK(grGraphDestroy(child));
+    CHECK_OK(grGraphChildGraphNodeGetGraph(cn, &child));
+    grMemAllocNodeParams ap = alloc_params(64);
+    CHECK_GR(grErrorNotSupported, grGraphAddMemAllocNode(&out, child, NULL, 0, &ap));
+    CHECK_DETAIL_HAS("child graph");
+    CHECK_PTR_EQ(ap.dptr, NULL);
+    /* One executable at a time. */
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    CHECK_GR(grErrorInvalidValue, grGraphInstantiate(&e2, g, 0));
+    CHECK_DETAIL_HAS("only one instantiation");
+    /* Exec update of memory nodes is refused. */
+    memset(&info, 0, sizeof info);
+    CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecUpdate(e, g, &info));
+    CHECK_EQ(info.result, grGraphExecUpdateErrorNotSupported);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphInstantiate(&e2, g, 0));
+    CHECK_OK(grGraphExecDestroy(e2));
+    CHECK_OK(grGraphDestroy(parent));
+    CHECK_OK(grGraphDestroy(g));
+}
+
+GR_TEST(graphmem_generic_add_node_makes_alloc_and_free_nodes)
+{
+    grGraph_t g;
+    grGraphNode_t a, f;
+    grGraphNodeParams np;
+    grMemAccessDesc acc = {{grMemLocationTypeDevice, 0}, grMemAccessFlagsProtReadWrite};
+    grMemAllocNodeParams got;
+    void *freed = NULL;
+    CHECK_OK(grGraphCreate(&g, 0));
+    memset(&np, 0, sizeof np);
+    np.type = grGraphNodeTypeMemAlloc;
+    np.alloc = alloc_params(5000);
+    np.alloc.accessDescs = &acc;
+    np.alloc.accessDescCount = 1;
+    CHECK_OK(grGraphAddNode(&a, g, NULL, 0, &np));
+    CHECK(np.alloc.dptr != NULL);
+    CHECK_OK(grGraphMemAllocNodeGetParams(a, &got));
+    CHECK_PTR_EQ(got.dptr, np.alloc.dptr);
+    CHECK_EQ(got.bytesize, 5000);
+    CHECK_EQ(got.accessDescCount, 1);
+    CHECK_EQ(got.accessDescs[0].flags, grMemAccessFlagsProtReadWrite);
+    void *p = np.alloc.dptr;
+    /* Two access descriptors: the CPU device has one device. */
+    np.alloc.accessDescCount = 2;
+    np.alloc.dptr = NULL;
+    CHECK_GR(grErrorInvalidValue, grGraphAddNode(&f, g, NULL, 0, &np));
+    CHECK_DETAIL_HAS("accessDescCount");
+    CHECK_PTR_EQ(np.alloc.dptr, NULL);
+    memset(&np, 0, sizeof np);
+    np.type = grGraphNodeTypeMemFree;
+    np.free.dptr = p;
+    CHECK_OK(grGraphAddNode(&f, g, &a, 1, &np));
+    CHECK_OK(grGraphMemFreeNodeGetParams(f, &freed));
+    CHECK_PTR_EQ(freed, p);
+    CHECK_GR(grErrorInvalidValue, grGraphMemFreeNodeGetParams(a, &freed));
+    CHECK_EQ(node_count(g), 2);
+    CHECK_OK(grGraphDestroy(g));
+}
