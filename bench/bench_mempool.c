@@ -3,12 +3,79 @@
  * + grFreeAsync pair on one stream, against glibc malloc + free and
  * grMalloc + grFree of the same size. Phases are timed apart; the first
  * pair (which takes memory from the OS) is excluded.
+ *
+ * Graph memory: a chain of kernels each working on its own temporary, with
+ * alloc/free nodes around every kernel, replayed against the same chain
+ * over fixed buffers: the difference per replay and per memory node, and
+ * the calls into the system allocator per replay (malloc and friends are
+ * interposed below and counted). Then the footprint of a chain of 100
+ * temporaries of which at most 4 are live at once.
  */
 #include "graphrt.h"
 
+#include <malloc.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+
+/* Counting interposers over glibc's allocator: every call the library (or
+ * its workers) makes into malloc and friends in this process. */
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void *__libc_memalign(size_t, size_t);
+extern void __libc_free(void *);
+static atomic_ulong alloc_calls;
+
+void *malloc(size_t n)
+{
+    atomic_fetch_add_explicit(&alloc_calls, 1, memory_order_relaxed);
+    return __libc_malloc(n);
+}
+
+void *calloc(size_t n, size_t m)
+{
+    atomic_fetch_add_explicit(&alloc_calls, 1, memory_order_relaxed);
+    return __libc_calloc(n, m);
+}
+
+void *realloc(void *p, size_t n)
+{
+    atomic_fetch_add_explicit(&alloc_calls, 1, memory_order_relaxed);
+    return __libc_realloc(p, n);
+}
+
+void free(void *p)
+{
+    if (p)
+        atomic_fetch_add_explicit(&alloc_calls, 1, memory_order_relaxed);
+    __libc_free(p);
+}
+
+int posix_memalign(void **out, size_t align, size_t n)
+{
+    atomic_fetch_add_explicit(&alloc_calls, 1, memory_order_relaxed);
+    void *p = __libc_memalign(align, n);
+    if (!p)
+        return 12; /* ENOMEM */
+    *out = p;
+    return 0;
+}
+
+void *aligned_alloc(size_t align, size_t n)
+{
+    atomic_fetch_add_explicit(&alloc_calls, 1, memory_order_relaxed);
+    return __libc_memalign(align, n);
+}
+
+void *memalign(size_t align, size_t n)
+{
+    atomic_fetch_add_explicit(&alloc_calls, 1, memory_order_relaxed);
+    return __libc_memalign(align, n);
+}
 
 static double now_ns(void)
 {
@@ -24,6 +91,165 @@ static double now_ns(void)
             exit(1);                                                                                     \
         }                                                                                                \
     } while (0)
+
+/* touch(int *p): p[0] = 1. */
+static void touch_fn(const grKernelCtx *ctx, void **args)
+{
+    (void)ctx;
+    (*(int **)args[0])[0] = 1;
+}
+
+/* step(const int *src, int *dst, int n): dst[i] = src ? src[i] + 1 : 0. */
+static void step_fn(const grKernelCtx *ctx, void **args)
+{
+    const int *src = *(const int **)args[0];
+    int *dst = *(int **)args[1], n = *(int *)args[2];
+    (void)ctx;
+    for (int i = 0; i < n; i++)
+        dst[i] = src ? src[i] + 1 : 0;
+}
+
+static grGraphNode_t add_kernel(grGraph_t g, grGraphNode_t dep, grKernel_t k, void **args)
+{
+    grGraphNode_t n;
+    grKernelNodeParams kp;
+    memset(&kp, 0, sizeof kp);
+    kp.func = k;
+    kp.gridDim.x = kp.gridDim.y = kp.gridDim.z = 1;
+    kp.blockDim = kp.gridDim;
+    kp.kernelParams = args;
+    CHECK(grGraphAddKernelNode(&n, g, dep ? &dep : NULL, dep ? 1 : 0, &kp));
+    return n;
+}
+
+static grGraphNode_t add_alloc(grGraph_t g, grGraphNode_t dep, size_t bytes, void **out)
+{
+    grGraphNode_t n;
+    grMemAllocNodeParams ap;
+    memset(&ap, 0, sizeof ap);
+    ap.poolProps.allocType = grMemAllocationTypePinned;
+    ap.poolProps.location.type = grMemLocationTypeDevice;
+    ap.bytesize = bytes;
+    CHECK(grGraphAddMemAllocNode(&n, g, dep ? &dep : NULL, dep ? 1 : 0, &ap));
+    *out = ap.dptr;
+    return n;
+}
+
+/* A chain of 'n' touch kernels; with 'mem', each on a temporary that an
+ * alloc node before it makes and a free node after it frees. */
+static grGraph_t touch_chain(grKernel_t k, int n, bool mem, void **bufs)
+{
+    grGraph_t g;
+    grGraphNode_t last = NULL;
+    CHECK(grGraphCreate(&g, 0));
+    for (int i = 0; i < n; i++) {
+        if (mem)
+            last = add_alloc(g, last, 4096, &bufs[i]);
+        void *args[1] = {&bufs[i]};
+        last = add_kernel(g, last, k, args);
+        if (mem)
+            CHECK(grGraphAddMemFreeNode(&last, g, &last, 1, bufs[i]));
+    }
+    return g;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median over 'reps' of the time per replay of e, each rep 'per' launches
+ * and one synchronisation; *calls gets the allocator calls per replay. */
+static double replay_ns(grGraphExec_t e, grStream_t s, int reps, int per, double *calls)
+{
+    double v[64];
+    unsigned long c0 = 0, c = 0;
+    for (int w = 0; w < 50; w++)
+        CHECK(grGraphLaunch(e, s));
+    CHECK(grStreamSynchronize(s));
+    for (int r = 0; r < reps; r++) {
+        c0 = atomic_load(&alloc_calls);
+        double t0 = now_ns();
+        for (int k = 0; k < per; k++)
+            CHECK(grGraphLaunch(e, s));
+        CHECK(grStreamSynchronize(s));
+        v[r] = (now_ns() - t0) / per;
+        c += atomic_load(&alloc_calls) - c0;
+    }
+    *calls = (double)c / ((double)reps * per);
+    qsort(v, (size_t)reps, sizeof v[0], cmp_double);
+    return v[reps / 2];
+}
+
+static void bench_graph_memory(void)
+{
+    enum { N = 64, TMP = 16384 };
+    grStream_t s;
+    grKernel_t ktouch, kstep;
+    size_t one = sizeof(int *), three[3] = {sizeof(int *), sizeof(int *), sizeof(int)};
+    void *fixed[N], *tmp[N];
+    unsigned long build0 = atomic_load(&alloc_calls);
+    CHECK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
+    CHECK(grKernelCreate(&ktouch, touch_fn, "bench_touch", 1, &one));
+    CHECK(grKernelCreate(&kstep, step_fn, "bench_step", 3, three));
+    for (int i = 0; i < N; i++)
+        CHECK(grMalloc(&fixed[i], 4096));
+    grGraph_t plain = touch_chain(ktouch, N, false, fixed);
+    grGraph_t mem = touch_chain(ktouch, N, true, tmp);
+    grGraphExec_t ep, em;
+    CHECK(grGraphInstantiate(&ep, plain, 0));
+    CHECK(grGraphInstantiate(&em, mem, 0));
+    /* Proof that the interposers see the library's calls. */
+    unsigned long build_calls = atomic_load(&alloc_calls) - build0;
+    double cp, cm;
+    double tp = replay_ns(ep, s, 15, 200, &cp);
+    double tm = replay_ns(em, s, 15, 200, &cm);
+    printf("\ngraph memory: chain of %d kernels, with and without an alloc/free node pair each\n", N);
+    printf("  replay without memory nodes  %10.0f ns  (%.2f allocator calls)\n", tp, cp);
+    printf("  replay with %3d memory nodes %10.0f ns  (%.2f allocator calls)\n", 2 * N, tm, cm);
+    printf("  overhead per memory node     %10.1f ns\n", (tm - tp) / (2 * N));
+    printf("  (the allocator interposers counted %lu calls while building and instantiating)\n", build_calls);
+    CHECK(grGraphExecDestroy(ep));
+    CHECK(grGraphExecDestroy(em));
+    CHECK(grGraphDestroy(plain));
+    CHECK(grGraphDestroy(mem));
+    for (int i = 0; i < N; i++)
+        CHECK(grFree(fixed[i]));
+
+    /* 100 temporaries of 64 KiB, at most 4 live at once. */
+    enum { T = 100 };
+    void *t[T], *none = NULL;
+    int n = TMP;
+    grGraph_t g;
+    grGraphNode_t last = NULL;
+    CHECK(grGraphCreate(&g, 0));
+    for (int i = 0; i < T; i++) {
+        last = add_alloc(g, last, TMP * sizeof(int), &t[i]);
+        void *args[3] = {i ? &t[i - 1] : &none, &t[i], &n};
+        last = add_kernel(g, last, kstep, args);
+        if (i >= 3)
+            CHECK(grGraphAddMemFreeNode(&last, g, &last, 1, t[i - 3]));
+    }
+    for (int i = T - 3; i < T; i++)
+        CHECK(grGraphAddMemFreeNode(&last, g, &last, 1, t[i]));
+    grGraphExec_t e;
+    uint64_t reserved = 0, used = 0;
+    CHECK(grGraphInstantiate(&e, g, 0));
+    CHECK(grGraphLaunch(e, s));
+    CHECK(grStreamSynchronize(s));
+    CHECK(grDeviceGetGraphMemAttribute(0, grGraphMemAttrReservedMemCurrent, &reserved));
+    CHECK(grDeviceGetGraphMemAttribute(0, grGraphMemAttrUsedMemCurrent, &used));
+    printf("  footprint of %d temporaries of %zu bytes (at most 4 live): reserved %llu, used %llu bytes "
+           "(%.2f temporaries; the sum would be %zu)\n",
+           T, TMP * sizeof(int), (unsigned long long)reserved, (unsigned long long)used,
+           (double)reserved / (double)(TMP * sizeof(int)), T * TMP * sizeof(int));
+    CHECK(grGraphExecDestroy(e));
+    CHECK(grGraphDestroy(g));
+    CHECK(grKernelDestroy(ktouch));
+    CHECK(grKernelDestroy(kstep));
+    CHECK(grStreamDestroy(s));
+}
 
 int main(void)
 {
@@ -68,5 +294,6 @@ int main(void)
     }
     CHECK(grStreamSynchronize(s));
     CHECK(grStreamDestroy(s));
+    bench_graph_memory();
     return 0;
 }
