@@ -98,6 +98,8 @@ static gr_item overflow_pop(gr_runtime *rt)
 }
 
 #define GR_INJ_GRACE 3000u
+/* How many idle workers may spin at once. */
+#define GR_MAX_SPINNERS 2
 /* An idle worker's polling interval, in ticks (see gr__ticks). */
 #define GR_POLL_TICKS_MIN 100u
 #define GR_POLL_TICKS_MAX 3200u
@@ -306,13 +308,19 @@ bool gr__sched_help_once(gr_runtime *rt, gr_worker *w)
 
 /* ---------------------------------------------------------------- workers */
 
-static void park(gr_runtime *rt)
+/* Sleeps until woken; returns false at once, without sleeping, if work
+ * is visible or the runtime stops. */
+static bool park(gr_runtime *rt)
 {
+    bool slept = false;
     atomic_fetch_add(&rt->sleepers, 1);
     uint32_t seq = atomic_load(&rt->wake_seq);
-    if (!work_visible(rt) && !atomic_load(&rt->stop))
+    if (!work_visible(rt) && !atomic_load(&rt->stop)) {
         gr__futex_wait(&rt->wake_seq, seq);
+        slept = true;
+    }
     atomic_fetch_sub(&rt->sleepers, 1);
+    return slept;
 }
 
 static void *worker_main(void *arg)
@@ -331,7 +339,16 @@ static void *worker_main(void *arg)
             gr__item_run(w, it);
             continue;
         }
-        atomic_fetch_add(&rt->spinning, 1);
+        /* Two spinners are enough to pick up new work at once; more would
+         * only add polling traffic on the lines busy threads write. The
+         * others park, and are woken when nobody spins. */
+        if (atomic_fetch_add(&rt->spinning, 1) >= GR_MAX_SPINNERS) {
+            atomic_fetch_sub(&rt->spinning, 1);
+            if (!park(rt))
+                for (int p = 0; p < 64; p++) /* work is visible: look again soon */
+                    gr__cpu_relax();
+            continue;
+        }
         uint64_t deadline = gr__now_ns() + rt->spin_ns;
         size_t seen = gr_load_relaxed(&rt->ring_enq);
         /* Poll every few pauses only: polling reads lines the busy threads
@@ -367,7 +384,7 @@ static void *worker_main(void *arg)
             gr__item_run(w, it);
             continue;
         }
-        park(rt);
+        (void)park(rt);
     }
     gr__tls_worker = NULL;
     return NULL;
