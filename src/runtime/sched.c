@@ -219,9 +219,11 @@ static gr_item find_work(gr_runtime *rt, gr_worker *w)
     return it ? it : steal_any(rt, w);
 }
 
-static bool work_visible(gr_runtime *rt)
+/* With 'ring' false, only the deques count: the injection queue is the
+ * spinners' job (see worker_main). */
+static bool work_visible(gr_runtime *rt, bool ring)
 {
-    if (inj_maybe_nonempty(rt))
+    if (ring && inj_maybe_nonempty(rt))
         return true;
     for (unsigned i = 0; i < rt->nslots; i++)
         if (gr__deque_maybe_nonempty(&rt->workers[i].dq))
@@ -309,13 +311,13 @@ bool gr__sched_help_once(gr_runtime *rt, gr_worker *w)
 /* ---------------------------------------------------------------- workers */
 
 /* Sleeps until woken; returns false at once, without sleeping, if work
- * is visible or the runtime stops. */
-static bool park(gr_runtime *rt)
+ * is visible (in the injection queue too if 'ring') or the runtime stops. */
+static bool park(gr_runtime *rt, bool ring)
 {
     bool slept = false;
     atomic_fetch_add(&rt->sleepers, 1);
     uint32_t seq = atomic_load(&rt->wake_seq);
-    if (!work_visible(rt) && !atomic_load(&rt->stop)) {
+    if (!work_visible(rt, ring) && !atomic_load(&rt->stop)) {
         gr__futex_wait(&rt->wake_seq, seq);
         slept = true;
     }
@@ -343,8 +345,11 @@ static void *worker_main(void *arg)
          * only add polling traffic on the lines busy threads write. The
          * others park, and are woken when nobody spins. */
         if (atomic_fetch_add(&rt->spinning, 1) >= GR_MAX_SPINNERS) {
+            /* The spinners watch the injection queue (a spinner only stops
+             * spinning to run work, or to park after checking the queue),
+             * so this worker sleeps unless a deque holds work. */
             atomic_fetch_sub(&rt->spinning, 1);
-            if (!park(rt))
+            if (!park(rt, false))
                 for (int p = 0; p < 64; p++) /* work is visible: look again soon */
                     gr__cpu_relax();
             continue;
@@ -384,7 +389,7 @@ static void *worker_main(void *arg)
             gr__item_run(w, it);
             continue;
         }
-        (void)park(rt);
+        (void)park(rt, true);
     }
     gr__tls_worker = NULL;
     return NULL;
