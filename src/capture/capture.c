@@ -249,7 +249,7 @@ static void rollback(gr_capture *c)
     struct grGraphNode_st *n = c->graph->last;
     while (n && n->seq >= c->first_seq) {
         struct grGraphNode_st *prev = n->prev;
-        grGraphDestroyNode(n);
+        gr__graph_node_destroy(n);
         n = prev;
     }
 }

@@ -423,6 +423,11 @@ GR_API grError_t grGraphDestroy(grGraph_t graph)
     return grSuccess;
 }
 
+void gr__graph_node_destroy(grGraphNode_t node)
+{
+    node_destroy(node);
+}
+
 GR_API grError_t grGraphDestroyNode(grGraphNode_t node)
 {
     grError_t err;

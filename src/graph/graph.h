@@ -210,6 +210,10 @@ void gr__node_params_move(grGraphNodeType t, gr_node_params *dst, const gr_node_
 /* Releases what the parameters own. */
 void gr__node_params_free(grGraphNodeType t, gr_node_params *p);
 
+/* Removes a node and its edges without the public call's checks (a failed
+ * capture takes back the nodes it added, memory nodes included). */
+void gr__graph_node_destroy(grGraphNode_t node);
+
 /* Deep-copies a graph (used by clone and child-graph nodes). */
 grError_t gr__graph_clone(grGraph_t src, grGraph_t *out);
 

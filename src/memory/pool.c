@@ -624,17 +624,23 @@ static grError_t pool_free(const char *call, void *p, gr_stream *s)
         return refuse_free(call, p, true);
     }
     if (GR_UNLIKELY(pool->magic != GR_MAGIC_POOL)) {
-        /* Destroyed pool: the block goes back to the OS, in stream order. */
-        gr__spin_unlock(&pool->lock);
-        gr__spin_unlock(map_lock_for(h));
-        grError_t err = gr__stream_enqueue_call(call, s, release_op, &b, sizeof b);
-        if (err)
-            return err;
-        gr__spin_lock(&pool->lock);
+        /* Destroyed pool: the block goes back to the OS, in stream order.
+         * Mark it before queuing: once queued, release_op may free the
+         * block and, with its last reference, the pool. */
         b->state = BLOCK_FREE; /* not on any list: release_op owns it */
         pool->used -= b->size;
         gr__spin_unlock(&pool->lock);
-        return grSuccess;
+        gr__spin_unlock(map_lock_for(h));
+        grError_t err = gr__stream_enqueue_call(call, s, release_op, &b, sizeof b);
+        if (err) {
+            /* Nothing queued: the block (and its pool reference) is still
+             * the caller's. */
+            gr__spin_lock(&pool->lock);
+            b->state = BLOCK_LIVE;
+            pool->used += b->size;
+            gr__spin_unlock(&pool->lock);
+        }
+        return err;
     }
     gr_stream *old = NULL;
     if (b->fs != s) {

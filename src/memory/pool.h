@@ -29,11 +29,12 @@
 
 #include "memory.h"
 
-/* grFree on a pool block: waits for the device to be idle, then gives the
- * block back to its pool (as CUDA, which frees with an implicit
- * synchronisation). Returns grErrorInvalidValue with a detail if p is not
- * the base of a live pool block; false from gr__pool_owns then. */
+/* True if p is the base of a live pool block or a graph allocation: grFree
+ * hands those to gr__pool_free_sync. */
 bool gr__pool_owns(const void *p);
+/* grFree on a pool block (or graph allocation): waits for the device to be
+ * idle, then gives the memory back (as CUDA, which frees with an implicit
+ * synchronisation). grErrorInvalidValue with a detail if p is neither. */
 grError_t gr__pool_free_sync(const char *call, void *p);
 
 /* Synchronisation hook (stream, event and device synchronize): gives
