@@ -288,10 +288,7 @@ static grError_t eager_wait(const char *call, gr_stream *s, grEvent_t e)
         gr__stream_release(es);
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory queuing on stream %p", call, GR_PTR(s));
     }
-    op->kind = GR_OP_WAIT;
-    op->u.wait.s = es;
-    op->u.wait.seq = seq;
-    gr__stream_publish(s, op);
+    gr__stream_publish_wait(s, op, es, seq); /* takes gr__event_latest's reference */
     gr__stream_unlock(rt, s);
     return grSuccess;
 }

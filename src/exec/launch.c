@@ -330,11 +330,8 @@ GR_API grError_t grGraphLaunch(grGraphExec_t graphExec, grStream_t stream)
     if (prev && prev != s && !gr__stream_reached(prev, graphExec->last_seq)) {
         /* The previous launch went elsewhere and may still run: this one
          * starts after it, as launches of one executable never overlap. */
-        op->kind = GR_OP_WAIT;
         gr__stream_retain(prev);
-        op->u.wait.s = prev;
-        op->u.wait.seq = graphExec->last_seq;
-        gr__stream_publish(s, op);
+        gr__stream_publish_wait(s, op, prev, graphExec->last_seq);
         op = gr__stream_next_slot(s);
         if (!op) {
             gr__stream_unlock(rt, s);

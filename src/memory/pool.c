@@ -23,7 +23,6 @@
 
 #include "../capture/capture.h"
 #include "graphmem.h"
-#include "../runtime/stream_wait.h"
 
 #include <pthread.h>
 #include <stdlib.h>

@@ -289,11 +289,7 @@ GR_API grError_t grStreamWaitEvent(grStream_t stream, grEvent_t event, unsigned 
         return gr__fail(grErrorMemoryAllocation, "grStreamWaitEvent: out of memory queuing on stream %p",
                         GR_PTR(stream));
     }
-    gr__stream_note_known_locked(s, es, seq);
-    op->kind = GR_OP_WAIT;
-    op->u.wait.s = es; /* the reference taken by gr__event_latest */
-    op->u.wait.seq = seq;
-    gr__stream_publish(s, op);
+    gr__stream_publish_wait(s, op, es, seq); /* takes gr__event_latest's reference */
     gr__stream_unlock(rt, s);
     return grSuccess;
 }

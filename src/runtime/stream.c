@@ -293,18 +293,38 @@ void gr__stream_publish(gr_stream *s, gr_op *op)
     gr_store_release(&s->tail, t);
 }
 
+void gr__stream_publish_wait(gr_stream *s, gr_op *op, gr_stream *t, uint64_t seq)
+{
+    gr__stream_note_known_locked(s, t, seq);
+    op->kind = GR_OP_WAIT;
+    op->u.wait.s = t;
+    op->u.wait.seq = seq;
+    gr__stream_publish(s, op);
+}
+
 /* Appends a WAIT op on (t, seq) under s's lock; t is retained by the op. */
 static bool emit_wait(gr_stream *s, gr_stream *t, uint64_t seq)
 {
     gr_op *op = gr__stream_next_slot(s);
     if (!op)
         return false;
-    gr__stream_note_known_locked(s, t, seq);
-    op->kind = GR_OP_WAIT;
     gr__stream_retain(t);
-    op->u.wait.s = t;
-    op->u.wait.seq = seq;
-    gr__stream_publish(s, op);
+    gr__stream_publish_wait(s, op, t, seq);
+    return true;
+}
+
+bool gr__stream_enqueue_wait(gr_stream *s, gr_stream *t, uint64_t seq)
+{
+    gr_runtime *rt = gr__runtime_get();
+    gr_op *op;
+    if (s == t || gr__stream_reached(t, seq))
+        return true; /* already ordered: nothing to wait for */
+    op = gr__stream_lock_slot(rt, s);
+    if (!op)
+        return false;
+    gr__stream_retain(t);
+    gr__stream_publish_wait(s, op, t, seq);
+    gr__stream_unlock(rt, s);
     return true;
 }
 

@@ -174,6 +174,16 @@ gr_op *gr__stream_next_slot(gr_stream *s);
 void gr__stream_publish(gr_stream *s, gr_op *op);
 void gr__stream_unlock(gr_runtime *rt, gr_stream *s);
 
+/* Fills op (the slot just obtained from s, under s's lock) as a WAIT for
+ * t's first seq ops, notes the order for gr__stream_known and publishes
+ * it. The op takes over one reference on t from the caller. */
+void gr__stream_publish_wait(gr_stream *s, gr_op *op, gr_stream *t, uint64_t seq);
+
+/* Queues on s a WAIT op for t's first 'seq' ops (nothing if already
+ * ordered). Returns false, queuing nothing, when out of memory. s must not
+ * be capturing. Memory pools use it for their internal dependencies. */
+bool gr__stream_enqueue_wait(gr_stream *s, gr_stream *t, uint64_t seq);
+
 /* Op index the next published op will get (call under the lock). */
 static inline uint64_t gr__stream_tail_locked(gr_stream *s)
 {
