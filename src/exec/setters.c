@@ -90,7 +90,25 @@ GR_API grError_t grGraphExecKernelNodeSetParams(grGraphExec_t hGraphExec, grGrap
     if (err)
         return err;
     grKernel_t k = pNodeParams->func;
-    /* Pack into a temporary first: nothing changes if anything fails. */
+    if (GR_LIKELY(same_layout(k, pn->u.kern.k))) {
+        /* Common case: the values go straight into the plan (nothing below
+         * can fail). Parameter 0 sits at offset 0: argv[0] starts them. */
+        gr__exec_quiesce(hGraphExec);
+        if (k->nparams)
+            gr__kernel_pack(k, pNodeParams->kernelParams, pn->u.kern.argv[0], NULL);
+        if (k != pn->u.kern.k) {
+            gr__kernel_retain(k);
+            gr__kernel_release(pn->u.kern.k);
+            pn->u.kern.k = k;
+        }
+        pn->u.kern.grid = pNodeParams->gridDim;
+        pn->u.kern.block = pNodeParams->blockDim;
+        pn->u.kern.shmem = pNodeParams->sharedMemBytes;
+        pn->one_block = pNodeParams->gridDim.x == 1 && pNodeParams->gridDim.y == 1 && pNodeParams->gridDim.z == 1;
+        return grSuccess;
+    }
+    /* The layout changes: pack into a temporary first, so that nothing
+     * changes if the new argument block cannot be allocated. */
     unsigned char stackbuf[256];
     unsigned char *buf = k->argbytes <= sizeof stackbuf ? stackbuf : gr__aligned_alloc(16, k->argbytes);
     if (!buf)
