@@ -136,10 +136,51 @@ static void fill_params(builder *b, gr_pnode *pn, const struct grGraphNode_st *g
     }
 }
 
+/* The top level's edges, and what the executable remembers of each of its
+ * nodes (gr_orig), in one walk of the graph in creation order: on large
+ * graphs the walks over the nodes' memory are what instantiation costs.
+ * Dependencies are first recorded as plan indices, then renumbered. */
+static grError_t edges_and_orig(builder *b, grGraph_t g, struct grGraphExec_st *e)
+{
+    uint32_t i = 0, *porig;
+    size_t d = 0;
+    e->norig = (uint32_t)g->nnodes;
+    e->orig = gr__calloc(g->nnodes, sizeof *e->orig);
+    e->orig_deps = gr__malloc((g->nedges ? g->nedges : 1) * sizeof *e->orig_deps);
+    porig = gr__malloc((b->n ? b->n : 1) * sizeof *porig);
+    if (!e->orig || !e->orig_deps || !porig) {
+        gr__free(porig);
+        return gr__fail(grErrorMemoryAllocation, "grGraphInstantiate: out of memory");
+    }
+    for (struct grGraphNode_st *gn = g->first; gn && !b->oom; gn = gn->next, i++) {
+        gr_orig *o = &e->orig[i];
+        for (size_t k = 0; k < gn->nsuccs; k++)
+            add_edge(b, scratch_out(gn), scratch_in(gn->succs[k]));
+        o->node = gn;
+        o->type = gn->type;
+        o->pindex = scratch_in(gn);
+        if (gn->type == grGraphNodeTypeGraph) {
+            o->child_first = scratch_in(gn) + 1;
+            o->child_count = scratch_out(gn) - scratch_in(gn) - 1;
+        }
+        porig[o->pindex] = i;
+        o->dep_begin = (uint32_t)d;
+        for (size_t k = 0; k < gn->ndeps; k++)
+            e->orig_deps[d++] = scratch_in(gn->deps[k]);
+        o->dep_end = (uint32_t)d;
+    }
+    for (size_t k = 0; k < d; k++)
+        e->orig_deps[k] = porig[e->orig_deps[k]];
+    gr__free(porig);
+    if (b->oom)
+        return gr__fail(grErrorMemoryAllocation, "grGraphInstantiate: out of memory");
+    return grSuccess;
+}
+
 /* Emits the nodes of g (and, recursively, of its child graphs) in
  * topological order and its edges; records in each node's scratch the plan
  * nodes its incoming and outgoing edges attach to. */
-static grError_t flatten(builder *b, grGraph_t g, int depth)
+static grError_t flatten(builder *b, grGraph_t g, int depth, struct grGraphExec_st *top)
 {
     struct grGraphNode_st **order;
     if (depth > 64)
@@ -158,7 +199,7 @@ static grError_t flatten(builder *b, grGraph_t g, int depth)
         if (gn->type == grGraphNodeTypeGraph) {
             grGraph_t c = gn->p.child;
             uint32_t enter = add_node(b, grGraphNodeTypeEmpty);
-            grError_t e = flatten(b, c, depth + 1);
+            grError_t e = flatten(b, c, depth + 1, NULL);
             if (e) {
                 gr__free(order);
                 return e;
@@ -181,6 +222,8 @@ static grError_t flatten(builder *b, grGraph_t g, int depth)
         }
     }
     gr__free(order);
+    if (top)
+        return edges_and_orig(b, g, top);
     for (struct grGraphNode_st *gn = g->first; gn && !b->oom; gn = gn->next)
         for (size_t k = 0; k < gn->nsuccs; k++)
             add_edge(b, scratch_out(gn), scratch_in(gn->succs[k]));
@@ -354,37 +397,6 @@ uint32_t gr__exec_find(struct grGraphExec_st *e, const void *node)
 }
 
 /* Records the top-level nodes for setters and update. */
-static grError_t build_orig(struct grGraphExec_st *e, grGraph_t g)
-{
-    uint32_t i = 0;
-    size_t d = 0;
-    e->norig = (uint32_t)g->nnodes;
-    e->orig = gr__calloc(g->nnodes, sizeof *e->orig);
-    e->orig_deps = gr__malloc((g->nedges ? g->nedges : 1) * sizeof *e->orig_deps);
-    if (!e->orig || !e->orig_deps)
-        return gr__fail(grErrorMemoryAllocation, "grGraphInstantiate: out of memory");
-    /* flatten() is done with the top-level scratch words: they now number
-     * the nodes in creation order, so dependencies need no lookup. */
-    for (struct grGraphNode_st *gn = g->first; gn; gn = gn->next, i++) {
-        gr_orig *o = &e->orig[i];
-        o->node = gn;
-        o->type = gn->type;
-        o->pindex = scratch_in(gn);
-        if (gn->type == grGraphNodeTypeGraph) {
-            o->child_first = scratch_in(gn) + 1;
-            o->child_count = scratch_out(gn) - scratch_in(gn) - 1;
-        }
-        gn->scratch = i;
-    }
-    i = 0;
-    for (struct grGraphNode_st *gn = g->first; gn; gn = gn->next, i++) {
-        e->orig[i].dep_begin = (uint32_t)d;
-        for (size_t k = 0; k < gn->ndeps; k++)
-            e->orig_deps[d++] = (uint32_t)gn->deps[k]->scratch;
-        e->orig[i].dep_end = (uint32_t)d;
-    }
-    return grSuccess;
-}
 
 static void exec_free(struct grGraphExec_st *e)
 {
@@ -460,7 +472,7 @@ static grError_t instantiate(const char *call, grGraphExec_t *out, grGraph_t g, 
     e = gr__calloc(1, sizeof *e);
     if (!e)
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
-    err = flatten(&b, g, 0);
+    err = flatten(&b, g, 0, e);
     if (!err) {
         /* EXIT after every sink (computed before the EXIT edges exist). */
         uint32_t nreal = b.n;
@@ -510,8 +522,6 @@ static grError_t instantiate(const char *call, grGraphExec_t *out, grGraph_t g, 
                     p->record_nodes[r++] = i;
         }
     }
-    if (!err)
-        err = build_orig(e, g);
     if (!err)
         err = gr__graphmem_instantiate(call, e, g);
     gr__free(b.edges);

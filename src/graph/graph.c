@@ -334,6 +334,7 @@ grError_t gr__graph_insert_node(const char *call, grGraph_t g, const grGraphNode
         g->first = n;
     g->last = n;
     g->nnodes++;
+    g->nmemnodes += n->type == grGraphNodeTypeMemAlloc || n->type == grGraphNodeTypeMemFree;
     *out = n;
     return grSuccess;
 oom:
@@ -363,6 +364,7 @@ static void node_destroy(struct grGraphNode_st *n)
     else
         g->last = n->prev;
     g->nnodes--;
+    g->nmemnodes -= n->type == grGraphNodeTypeMemAlloc || n->type == grGraphNodeTypeMemFree;
     gr__node_params_free(n->type, &n->p);
     memset(&n->p, 0, sizeof n->p);
     edges_free(n);

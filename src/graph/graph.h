@@ -103,6 +103,7 @@ struct grGraph_st {
     uint32_t magic; /* GR_MAGIC_GRAPH */
     struct grGraphNode_st *first, *last;
     size_t nnodes, nedges;
+    size_t nmemnodes;            /* alloc and free nodes among nnodes */
     uint64_t next_seq;
     struct grGraphNode_st *owner;         /* child-graph node owning it, or NULL */
     const struct grGraph_st *cloned_from; /* for grGraphNodeFindInClone */

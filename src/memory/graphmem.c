@@ -220,10 +220,7 @@ out:
 
 bool gr__graphmem_has_nodes(grGraph_t g)
 {
-    for (const struct grGraphNode_st *n = g->first; n; n = n->next)
-        if (n->type == grGraphNodeTypeMemAlloc || n->type == grGraphNodeTypeMemFree)
-            return true;
-    return false;
+    return g->nmemnodes != 0;
 }
 
 grError_t gr__graphmem_check_free(const char *call, grGraph_t g, const grGraphNode_t *deps, size_t ndeps,
@@ -348,6 +345,8 @@ static void gexec_free(gr_gexec *x)
 grError_t gr__graphmem_instantiate(const char *call, grGraphExec_t e, grGraph_t g)
 {
     size_t nalloc = 0, nfree = 0;
+    if (g->nmemnodes == 0)
+        return grSuccess; /* no walk of the graph for the usual case */
     for (struct grGraphNode_st *n = g->first; n; n = n->next) {
         nalloc += n->type == grGraphNodeTypeMemAlloc;
         nfree += n->type == grGraphNodeTypeMemFree;
