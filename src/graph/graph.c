@@ -18,6 +18,7 @@
 
 #include "../memory/graphmem.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -123,6 +124,42 @@ bool gr__graph_within(grGraph_t g, grGraph_t ancestor)
 #define GR_SLAB_MIN 16
 #define GR_SLAB_MAX 4096
 
+/* Full-size chunks of destroyed graphs, kept for the next graphs: a chunk
+ * is about a megabyte, and one freed to the OS would fault its pages in
+ * again when a program builds or captures graphs over and over. */
+#define GR_SLAB_CACHE 8
+static pthread_mutex_t slab_cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static gr_node_chunk *slab_cache;  /* guarded by slab_cache_lock */
+static unsigned slab_cached;       /* guarded by slab_cache_lock */
+
+static gr_node_chunk *slab_cache_take(void)
+{
+    gr_node_chunk *c;
+    pthread_mutex_lock(&slab_cache_lock);
+    c = slab_cache;
+    if (c) {
+        slab_cache = c->older;
+        slab_cached--;
+    }
+    pthread_mutex_unlock(&slab_cache_lock);
+    return c;
+}
+
+static void slab_chunk_free(gr_node_chunk *c)
+{
+    if (c->cap == GR_SLAB_MAX) {
+        pthread_mutex_lock(&slab_cache_lock);
+        if (slab_cached < GR_SLAB_CACHE) {
+            c->older = slab_cache;
+            slab_cache = c;
+            slab_cached++;
+            c = NULL;
+        }
+        pthread_mutex_unlock(&slab_cache_lock);
+    }
+    gr__free(c);
+}
+
 static GR_NOINLINE bool slab_grow(grGraph_t g)
 {
     gr_node_chunk *c;
@@ -131,7 +168,9 @@ static GR_NOINLINE bool slab_grow(grGraph_t g)
         cap = GR_SLAB_MAX;
     /* Uninitialised: gr__graph_node_new sets each node as it hands it out,
      * so the pages of a large chunk are touched only as it fills. */
-    c = gr__malloc(sizeof *c + cap * sizeof c->nodes[0]);
+    c = cap == GR_SLAB_MAX ? slab_cache_take() : NULL;
+    if (c == NULL)
+        c = gr__malloc(sizeof *c + cap * sizeof c->nodes[0]);
     if (c == NULL)
         return false;
     c->older = g->chunks;
@@ -387,7 +426,7 @@ void gr__graph_free(grGraph_t g)
     }
     for (c = g->chunks; c != NULL; c = older) {
         older = c->older;
-        gr__free(c);
+        slab_chunk_free(c);
     }
     g->magic = GR_MAGIC_DEAD;
     gr__free(g);
