@@ -11,60 +11,12 @@
 #include <stdatomic.h>
 #include <unistd.h>
 
-#define LOG_MAX 64
-
-static atomic_int log_n;
-static atomic_int log_ids[LOG_MAX];
-static atomic_int gate_timeouts;
-
-static void log_id(int id)
-{
-    int i = atomic_fetch_add(&log_n, 1);
-    if (i < LOG_MAX)
-        atomic_store(&log_ids[i], id);
-}
-
-typedef struct step {
-    atomic_int *gate;
-    int id;
-} step;
-
-/* Waits (at most 5 s) for the gate, then logs the id. */
-static void gated_step(void *p)
-{
-    step *st = p;
-    if (st->gate) {
-        int waited = 0;
-        while (!atomic_load(st->gate)) {
-            if (++waited > 5000) {
-                atomic_fetch_add(&gate_timeouts, 1);
-                break;
-            }
-            usleep(1000);
-        }
-    }
-    log_id(st->id);
-}
+#include "steps.h"
 
 static void sleep_2ms(void *p)
 {
     (void)p;
     usleep(2000);
-}
-
-static int wait_logged(int n, int ms)
-{
-    for (int i = 0; i < ms; i++) {
-        if (atomic_load(&log_n) >= n)
-            return 1;
-        usleep(1000);
-    }
-    return atomic_load(&log_n) >= n;
-}
-
-static int logged(int i)
-{
-    return atomic_load(&log_ids[i]);
 }
 
 /* Polls grEventQuery (which never runs work) until success; 0 on timeout. */

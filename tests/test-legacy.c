@@ -14,57 +14,7 @@
 #include <stdatomic.h>
 #include <unistd.h>
 
-#define LOG_MAX 64
-
-static atomic_int log_n;
-static atomic_int log_ids[LOG_MAX];
-static atomic_int gate_timeouts;
-
-static void log_id(int id)
-{
-    int i = atomic_fetch_add(&log_n, 1);
-    if (i < LOG_MAX)
-        atomic_store(&log_ids[i], id);
-}
-
-/* A host function's argument: wait for 'gate' (if any), then log 'id'. */
-typedef struct step {
-    atomic_int *gate;
-    int id;
-} step;
-
-static void gated_step(void *p)
-{
-    step *st = p;
-    if (st->gate) {
-        int waited = 0;
-        while (!atomic_load(st->gate)) {
-            if (++waited > 5000) {
-                atomic_fetch_add(&gate_timeouts, 1);
-                break;
-            }
-            usleep(1000);
-        }
-    }
-    log_id(st->id);
-}
-
-/* Polls (without helping to run work) until n ids are logged; 0 on
- * timeout. */
-static int wait_logged(int n, int ms)
-{
-    for (int i = 0; i < ms; i++) {
-        if (atomic_load(&log_n) >= n)
-            return 1;
-        usleep(1000);
-    }
-    return atomic_load(&log_n) >= n;
-}
-
-static int logged(int i)
-{
-    return atomic_load(&log_ids[i]);
-}
+#include "steps.h"
 
 GR_TEST(legacy_stream_work_waits_for_earlier_blocking_stream_work)
 {
