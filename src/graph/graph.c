@@ -124,22 +124,39 @@ bool gr__graph_within(grGraph_t g, grGraph_t ancestor)
 #define GR_SLAB_MIN 16
 #define GR_SLAB_MAX 4096
 
-/* Full-size chunks of destroyed graphs, kept for the next graphs: a chunk
- * is about a megabyte, and one freed to the OS would fault its pages in
- * again when a program builds or captures graphs over and over. */
-#define GR_SLAB_CACHE 8
+/* Chunks of destroyed graphs, kept for the next graphs, per size (16 <<
+ * class nodes): the larger ones come from mmap, and one freed to the OS
+ * would fault its pages in again when a program builds or captures graphs
+ * over and over. At most GR_SLAB_CACHE chunks of each size are kept; only
+ * chunks of exactly a class's size (a clone sizes its chunk to fit). */
+#define GR_SLAB_CLASSES 9 /* 16 .. 4096 nodes */
+_Static_assert((GR_SLAB_MIN << (GR_SLAB_CLASSES - 1)) == GR_SLAB_MAX, "a class per chunk size");
+#define GR_SLAB_CACHE 4
 static pthread_mutex_t slab_cache_lock = PTHREAD_MUTEX_INITIALIZER;
-static gr_node_chunk *slab_cache;  /* guarded by slab_cache_lock */
-static unsigned slab_cached;       /* guarded by slab_cache_lock */
+static gr_node_chunk *slab_cache[GR_SLAB_CLASSES];   /* guarded by slab_cache_lock */
+static unsigned slab_cached[GR_SLAB_CLASSES];        /* guarded by slab_cache_lock */
 
-static gr_node_chunk *slab_cache_take(void)
+/* The class of a chunk of 'cap' nodes, or GR_SLAB_CLASSES if none fits
+ * it exactly. */
+static unsigned slab_class(size_t cap)
 {
+    unsigned k = 0;
+    while (k < GR_SLAB_CLASSES && ((size_t)GR_SLAB_MIN << k) != cap)
+        k++;
+    return k;
+}
+
+static gr_node_chunk *slab_cache_take(size_t cap)
+{
+    unsigned k = slab_class(cap);
     gr_node_chunk *c;
+    if (k == GR_SLAB_CLASSES)
+        return NULL;
     pthread_mutex_lock(&slab_cache_lock);
-    c = slab_cache;
+    c = slab_cache[k];
     if (c) {
-        slab_cache = c->older;
-        slab_cached--;
+        slab_cache[k] = c->older;
+        slab_cached[k]--;
     }
     pthread_mutex_unlock(&slab_cache_lock);
     return c;
@@ -147,16 +164,19 @@ static gr_node_chunk *slab_cache_take(void)
 
 static void slab_chunk_free(gr_node_chunk *c)
 {
-    if (c->cap == GR_SLAB_MAX) {
-        pthread_mutex_lock(&slab_cache_lock);
-        if (slab_cached < GR_SLAB_CACHE) {
-            c->older = slab_cache;
-            slab_cache = c;
-            slab_cached++;
-            c = NULL;
-        }
-        pthread_mutex_unlock(&slab_cache_lock);
+    unsigned k = slab_class(c->cap);
+    if (k == GR_SLAB_CLASSES) {
+        gr__free(c);
+        return;
     }
+    pthread_mutex_lock(&slab_cache_lock);
+    if (slab_cached[k] < GR_SLAB_CACHE) {
+        c->older = slab_cache[k];
+        slab_cache[k] = c;
+        slab_cached[k]++;
+        c = NULL;
+    }
+    pthread_mutex_unlock(&slab_cache_lock);
     gr__free(c);
 }
 
@@ -168,7 +188,7 @@ static GR_NOINLINE bool slab_grow(grGraph_t g)
         cap = GR_SLAB_MAX;
     /* Uninitialised: gr__graph_node_new sets each node as it hands it out,
      * so the pages of a large chunk are touched only as it fills. */
-    c = cap == GR_SLAB_MAX ? slab_cache_take() : NULL;
+    c = slab_cache_take(cap);
     if (c == NULL)
         c = gr__malloc(sizeof *c + cap * sizeof c->nodes[0]);
     if (c == NULL)
