@@ -94,10 +94,14 @@ static const char *op_name(grGraphNodeType t)
  * checked them. Returns false when out of memory. */
 static bool make_params(const grGraphNodeParams *desc, gr_node_params *p)
 {
+    /* A kernel's parameters are set field by field by the pack; the
+     * others start from zero. */
+    if (desc->type == grGraphNodeTypeKernel)
+        return gr__node_kernel_params_pack(&desc->kernel, &p->kernel);
     memset(p, 0, sizeof *p);
     switch (desc->type) {
     case grGraphNodeTypeKernel:
-        return gr__node_kernel_params_pack(&desc->kernel, &p->kernel);
+        break;
     case grGraphNodeTypeMemcpy: {
         const grMemcpy3DParms *m = &desc->memcpy.copyParams;
         p->memcpy = (gr_memcpy_params){m->dstPtr.ptr, m->srcPtr.ptr, m->extent.width, m->kind};
