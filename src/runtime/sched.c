@@ -4,11 +4,13 @@
  *
  * A worker looks for work in this order: its own deque (newest first), the
  * injection queue (work submitted by application threads), then the deques
- * of the others (oldest first). Finding none it spins for spin_ns, counted
- * in 'spinning', then parks on the wake_seq futex, counted in 'sleepers'.
- * Whoever publishes work calls gr__sched_wake_one, which issues a futex
- * wake only when nobody is spinning and somebody sleeps: a busy runtime
- * makes no system calls.
+ * of the others (oldest first). Finding none it spins, counted in
+ * 'spinning', for spin_ns after the last submission it saw, then parks on
+ * the wake_seq futex, counted in 'sleepers'. At most GR_MAX_SPINNERS spin
+ * at once; the others park straight away (they watch the deques but leave
+ * the injection queue to the spinners). Whoever publishes work calls
+ * gr__sched_wake_one, which issues a futex wake only when nobody is
+ * spinning and somebody sleeps: a busy runtime makes no system calls.
  *
  * Grace period: a background worker leaves the oldest injected item alone
  * until it has seen it wait GR_INJ_GRACE ticks (about a microsecond). The
