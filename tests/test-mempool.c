@@ -6,6 +6,7 @@
  */
 #include "test.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <time.h>
 
@@ -576,4 +577,69 @@ GR_TEST(mempool_device_reset_frees_pools_and_a_fresh_default_pool_works)
     CHECK_OK(grMallocAsync(&p, 1000, NULL));
     CHECK_OK(grFreeAsync(p, NULL));
     CHECK_OK(grDeviceSynchronize());
+}
+
+/* ------------------------------------------------ frees across threads */
+
+static void *free_on_thread(void *p)
+{
+    return (void *)(uintptr_t)grFreeAsync(p, NULL);
+}
+
+static void free_elsewhere(void *p)
+{
+    pthread_t th;
+    void *rc = NULL;
+    CHECK_EQ(pthread_create(&th, NULL, free_on_thread, p), 0);
+    CHECK_EQ(pthread_join(th, &rc), 0);
+    CHECK_EQ((uintptr_t)rc, (uintptr_t)grSuccess);
+}
+
+GR_TEST(mempool_free_by_another_thread_then_here_is_refused_as_double_free)
+{
+    void *p = NULL, *q = NULL, *r = NULL;
+    CHECK_OK(grMallocAsync(&p, 700, NULL));
+    free_elsewhere(p);
+    CHECK_GR(grErrorInvalidValue, grFreeAsync(p, NULL));
+    CHECK_DETAIL_HAS("freed already");
+    CHECK_OK(grMallocAsync(&q, 700, NULL));
+    CHECK_PTR_EQ(q, p); /* on the free list exactly once */
+    CHECK_OK(grMallocAsync(&r, 700, NULL));
+    CHECK(r != q);
+    CHECK_OK(grFreeAsync(q, NULL));
+    CHECK_OK(grFreeAsync(r, NULL));
+    CHECK_OK(grDeviceSynchronize());
+}
+
+GR_TEST(mempool_free_after_another_thread_freed_and_memory_went_back_is_refused)
+{
+    void *p = NULL, *q = NULL;
+    grMemPool_t dflt = NULL;
+    CHECK_OK(grDeviceGetDefaultMemPool(&dflt, 0));
+    CHECK_OK(grMallocAsync(&p, 3000, NULL));
+    free_elsewhere(p);
+    /* Release threshold 0: the block goes back to the OS here. */
+    CHECK_OK(grDeviceSynchronize());
+    CHECK_EQ(attr64(dflt, grMemPoolAttrReservedMemCurrent), 0);
+    CHECK_GR(grErrorInvalidValue, grFreeAsync(p, NULL));
+    CHECK_EQ(attr64(dflt, grMemPoolAttrUsedMemCurrent), 0);
+    CHECK_OK(grMallocAsync(&q, 3000, NULL));
+    CHECK_OK(grFreeAsync(q, NULL));
+    CHECK_OK(grDeviceSynchronize());
+}
+
+GR_TEST(mempool_block_allocated_on_one_thread_is_freed_on_another)
+{
+    grMemPool_t dflt = NULL;
+    void *p[4] = {NULL};
+    CHECK_OK(grDeviceGetDefaultMemPool(&dflt, 0));
+    for (int i = 0; i < 4; i++)
+        CHECK_OK(grMallocAsync(&p[i], 256u << i, NULL));
+    free_elsewhere(p[1]);
+    CHECK_OK(grFreeAsync(p[0], NULL));
+    free_elsewhere(p[3]);
+    CHECK_OK(grFreeAsync(p[2], NULL));
+    CHECK_EQ(attr64(dflt, grMemPoolAttrUsedMemCurrent), 0);
+    CHECK_OK(grDeviceSynchronize());
+    CHECK_EQ(attr64(dflt, grMemPoolAttrReservedMemCurrent), 0);
 }

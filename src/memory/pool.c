@@ -5,8 +5,11 @@
  *
  * Cost: an allocation on the stream that freed the block last takes the
  * pool's spinlock once and pops the head of its class's free list; a free
- * takes a map shard's spinlock and the pool's. Everything else (another
- * stream, a fresh block, trimming) is on noinline slow paths.
+ * on the thread that allocated the block, among its last RING_SIZE
+ * allocations, finds the descriptor in a thread-local ring and takes the
+ * pool's spinlock only; any other free takes a map shard's spinlock and
+ * the pool's. Everything else (another stream, a fresh block, trimming)
+ * is on noinline slow paths.
  *
  * Invariants (besides those of pool.h):
  *   - 'reserved' is the sum of the class sizes of the pool's blocks that
@@ -157,6 +160,80 @@ static void map_remove(gr_pblock *b)
             break;
         }
     gr__spin_unlock(map_lock_for(h));
+}
+
+/* ------------------------------------------------------ recent blocks */
+
+/* Each thread remembers the blocks it allocated last (pointer ->
+ * descriptor), so that their grFreeAsync on that thread skips the map and
+ * its shard lock; the state is still checked and changed under the pool's
+ * lock, so a double free is refused as before.
+ *
+ * An entry stays valid while its block is LIVE: only a free makes a block
+ * FREE, and only a FREE block is given back. A free on the owning thread
+ * through its ring drops the entry; every other free (through the map)
+ * and every device reset bump 'ring_epoch', which makes every thread drop
+ * its whole ring at its next use. So a thread that sees an unchanged epoch
+ * knows that nobody freed its entries since it recorded them (a free that
+ * happens before this one, in the user's order, bumped the epoch first).
+ * Only two racing frees of one pointer, a user error with no defined
+ * result, can see a stale entry. */
+#define RING_SIZE 8
+
+typedef struct ring_entry {
+    const void *ptr;
+    gr_pblock *b;
+} ring_entry;
+
+static GR_ALIGNED_CL _Atomic uint64_t ring_epoch;
+
+static _Thread_local struct {
+    uint64_t epoch;               /* ring_epoch when the entries were valid */
+    unsigned next;                /* slot of the next insertion */
+    ring_entry e[RING_SIZE];
+} ring;
+
+/* Drops the whole ring if a free through the map (or a reset) happened
+ * since its entries were recorded. One relaxed load when nothing did. */
+static inline void ring_sync(void)
+{
+    uint64_t e = atomic_load_explicit(&ring_epoch, memory_order_relaxed);
+    if (GR_UNLIKELY(ring.epoch != e)) {
+        memset(ring.e, 0, sizeof ring.e);
+        ring.epoch = e;
+    }
+}
+
+static inline void ring_put(gr_pblock *b)
+{
+    ring_sync();
+    unsigned i = ring.next;
+    ring.e[i].ptr = b->ptr;
+    ring.e[i].b = b;
+    ring.next = (i + 1) % RING_SIZE;
+}
+
+/* The descriptor of p if this thread allocated it recently and nobody
+ * freed it since; the entry is dropped (the caller frees the block). */
+static inline gr_pblock *ring_take(const void *p)
+{
+    ring_sync();
+    unsigned i = ring.next;
+    for (unsigned k = 0; k < RING_SIZE; k++) {
+        i = (i + RING_SIZE - 1) % RING_SIZE;
+        if (ring.e[i].ptr == p) {
+            gr_pblock *b = ring.e[i].b;
+            ring.e[i].ptr = NULL;
+            ring.e[i].b = NULL;
+            return b;
+        }
+    }
+    return NULL;
+}
+
+static inline void ring_invalidate(void)
+{
+    atomic_fetch_add_explicit(&ring_epoch, 1, memory_order_relaxed);
 }
 
 bool gr__pool_owns(const void *p)
@@ -524,6 +601,7 @@ static grError_t pool_alloc(const char *call, grMemPool_t pool, void **out, size
     b->req = size;
     b->gen++;
     UNPOISON(b->ptr, size);
+    ring_put(b);
     *out = b->ptr;
     return grSuccess;
 }
@@ -606,20 +684,33 @@ static void release_op(void *data)
     block_release(b);
 }
 
-static grError_t pool_free(const char *call, void *p, gr_stream *s)
+/* Frees p on s. 'recent' lets the free take p's descriptor from this
+ * thread's ring (grFreeAsync); otherwise, or on a miss, the map finds it
+ * under its shard's lock, held until the block is off LIVE so that it
+ * cannot be given back meanwhile. */
+static grError_t pool_free(const char *call, void *p, gr_stream *s, bool recent)
 {
-    uint32_t h = map_hash(p);
-    gr__spin_lock(map_lock_for(h));
-    gr_pblock *b = map_find_locked(h, p);
-    if (GR_UNLIKELY(!b)) {
-        gr__spin_unlock(map_lock_for(h));
-        return free_not_pool(call, p);
+    gr_spinlock *shard = NULL;
+    gr_pblock *b = recent ? ring_take(p) : NULL;
+    if (!b) {
+        /* Other threads' rings may hold p: make them drop their entries
+         * before the block can be given back. */
+        ring_invalidate();
+        uint32_t h = map_hash(p);
+        shard = map_lock_for(h);
+        gr__spin_lock(shard);
+        b = map_find_locked(h, p);
+        if (GR_UNLIKELY(!b)) {
+            gr__spin_unlock(shard);
+            return free_not_pool(call, p);
+        }
     }
     grMemPool_t pool = b->pool;
     gr__spin_lock(&pool->lock);
     if (GR_UNLIKELY(b->state != BLOCK_LIVE)) {
         gr__spin_unlock(&pool->lock);
-        gr__spin_unlock(map_lock_for(h));
+        if (shard)
+            gr__spin_unlock(shard);
         return refuse_free(call, p, true);
     }
     if (GR_UNLIKELY(pool->magic != GR_MAGIC_POOL)) {
@@ -629,7 +720,8 @@ static grError_t pool_free(const char *call, void *p, gr_stream *s)
         b->state = BLOCK_FREE; /* not on any list: release_op owns it */
         pool->used -= b->size;
         gr__spin_unlock(&pool->lock);
-        gr__spin_unlock(map_lock_for(h));
+        if (shard)
+            gr__spin_unlock(shard);
         grError_t err = gr__stream_enqueue_call(call, s, release_op, &b, sizeof b);
         if (err) {
             /* Nothing queued: the block (and its pool reference) is still
@@ -660,7 +752,8 @@ static grError_t pool_free(const char *call, void *p, gr_stream *s)
         POISON(b->ptr, b->size);
 #endif
     gr__spin_unlock(&pool->lock);
-    gr__spin_unlock(map_lock_for(h));
+    if (shard)
+        gr__spin_unlock(shard);
     if (old)
         gr__stream_release(old);
     if (over && !atomic_load_explicit(&gr__pool_trim_pending, memory_order_relaxed))
@@ -686,7 +779,7 @@ grError_t gr__pool_free_sync(const char *call, void *p)
     gr_runtime *rt = gr__runtime_get();
     if (!rt)
         return gr__fail(grErrorInitializationError, "%s: the graphrt runtime could not start", call);
-    if ((err = pool_free(call, p, rt->legacy)) != grSuccess)
+    if ((err = pool_free(call, p, rt->legacy, false)) != grSuccess)
         return err;
     gr__pool_on_sync();
     return grSuccess;
@@ -901,7 +994,7 @@ GR_API grError_t grFreeAsync(void *devPtr, grStream_t hStream)
         return capture_memop(call, s, grGraphNodeTypeMemFree, NULL, devPtr, 0);
     if (GR_UNLIKELY(gr__capture_any()) && (err = gr__capture_check_implicit(call, s)) != grSuccess)
         return err;
-    return pool_free(call, devPtr, s);
+    return pool_free(call, devPtr, s, true);
 }
 
 GR_API grError_t grMemPoolTrimTo(grMemPool_t memPool, size_t minBytesToKeep)
@@ -1005,7 +1098,9 @@ void gr__pool_reset_all(void)
     registry.dflt = NULL;
     atomic_store(&dflt_cache, NULL);
     pthread_mutex_unlock(&registry.lock);
-    /* Every block of every pool, live or free, dies with the device. */
+    /* Every block of every pool, live or free, dies with the device; so do
+     * the descriptors every thread's ring points to. */
+    ring_invalidate();
     for (uint32_t h = 0; h < (1u << MAP_BITS); h++) {
         gr_pblock *b = map_buckets[h];
         map_buckets[h] = NULL;

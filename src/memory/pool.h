@@ -21,6 +21,9 @@
  *     follows those ops (or makes it follow them with a WAIT op);
  *   - a block is given back to the OS only when fs has reached fseq, so no
  *     queued work can still touch it;
+ *   - a thread's ring of recent allocations (pool.c) only names blocks
+ *     that are LIVE, or blocks freed since by a free that bumped the
+ *     ring epoch, which empties every ring before its next use;
  *   - lock order: a map shard's lock, then a pool's lock, then a stream's
  *     lock (gr__stream_known). The pool registry's mutex is taken alone.
  */
