@@ -17,11 +17,19 @@ static atomic_int log_n;
 static atomic_int log_ids[LOG_MAX];
 static atomic_int gate_timeouts;
 
+static atomic_flag log_lock = ATOMIC_FLAG_INIT;
+
+/* The id is stored before the count that makes it visible, under a lock
+ * so that two steps logging at once keep the count and the ids in step. */
 static inline void log_id(int id)
 {
-    int i = atomic_fetch_add(&log_n, 1);
+    while (atomic_flag_test_and_set(&log_lock))
+        ;
+    int i = atomic_load(&log_n);
     if (i < LOG_MAX)
         atomic_store(&log_ids[i], id);
+    atomic_store(&log_n, i + 1);
+    atomic_flag_clear(&log_lock);
 }
 
 /* A host function's argument: wait for 'gate' (if any), then log 'id'. */

@@ -10,7 +10,9 @@
  * at once; the others park straight away (they watch the deques but leave
  * the injection queue to the spinners). Whoever publishes work calls
  * gr__sched_wake_one, which issues a futex wake only when nobody is
- * spinning and somebody sleeps: a busy runtime makes no system calls.
+ * spinning and somebody sleeps: a busy runtime makes no system calls. So
+ * that work never waits behind a spinner that left to run something else,
+ * the last spinner to leave with work wakes a sleeper to take its place.
  *
  * Grace period: a background worker leaves the oldest injected item alone
  * until it has seen it wait GR_INJ_GRACE ticks (about a microsecond). The
@@ -386,8 +388,14 @@ static void *worker_main(void *arg)
                 }
             }
         }
-        atomic_fetch_sub(&rt->spinning, 1);
+        int was = atomic_fetch_sub(&rt->spinning, 1);
         if (it) {
+            /* The last spinner is leaving to run work, which may take long
+             * (a host function waiting for a gate): publishers saw a
+             * spinner and woke nobody, so more work may be waiting. Wake a
+             * sleeper to spin in its place. */
+            if (was == 1)
+                gr__sched_wake_one(rt);
             gr__item_run(w, it);
             continue;
         }
