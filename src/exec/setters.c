@@ -41,6 +41,21 @@ static bool same_layout(grKernel_t a, grKernel_t b)
     return true;
 }
 
+/* Points pn at kernel k (references moved) with the given geometry; the
+ * argument values are written by the caller. */
+static void set_kernel_fields(gr_pnode *pn, grKernel_t k, grDim3 grid, grDim3 block, uint32_t shmem)
+{
+    if (k != pn->u.kern.k) {
+        gr__kernel_retain(k);
+        gr__kernel_release(pn->u.kern.k);
+        pn->u.kern.k = k;
+    }
+    pn->u.kern.grid = grid;
+    pn->u.kern.block = block;
+    pn->u.kern.shmem = shmem;
+    pn->one_block = grid.x == 1 && grid.y == 1 && grid.z == 1;
+}
+
 bool gr__pnode_set_kernel(gr_pnode *pn, const gr_kernel_params *kp)
 {
     grKernel_t k = kp->kernel, old = pn->u.kern.k;
@@ -61,15 +76,7 @@ bool gr__pnode_set_kernel(gr_pnode *pn, const gr_kernel_params *kp)
     /* Parameter 0 sits at offset 0, so argv[0] is the start of the values. */
     if (k->nparams)
         memcpy(pn->u.kern.argv[0], kp->argbuf, k->argbytes);
-    if (k != old) {
-        gr__kernel_retain(k);
-        gr__kernel_release(old);
-    }
-    pn->u.kern.k = k;
-    pn->u.kern.grid = kp->grid;
-    pn->u.kern.block = kp->block;
-    pn->u.kern.shmem = kp->shmem;
-    pn->one_block = kp->grid.x == 1 && kp->grid.y == 1 && kp->grid.z == 1;
+    set_kernel_fields(pn, k, kp->grid, kp->block, kp->shmem);
     return true;
 }
 
@@ -96,15 +103,7 @@ GR_API grError_t grGraphExecKernelNodeSetParams(grGraphExec_t hGraphExec, grGrap
         gr__exec_quiesce(hGraphExec);
         if (k->nparams)
             gr__kernel_pack(k, pNodeParams->kernelParams, pn->u.kern.argv[0], NULL);
-        if (k != pn->u.kern.k) {
-            gr__kernel_retain(k);
-            gr__kernel_release(pn->u.kern.k);
-            pn->u.kern.k = k;
-        }
-        pn->u.kern.grid = pNodeParams->gridDim;
-        pn->u.kern.block = pNodeParams->blockDim;
-        pn->u.kern.shmem = pNodeParams->sharedMemBytes;
-        pn->one_block = pNodeParams->gridDim.x == 1 && pNodeParams->gridDim.y == 1 && pNodeParams->gridDim.z == 1;
+        set_kernel_fields(pn, k, pNodeParams->gridDim, pNodeParams->blockDim, pNodeParams->sharedMemBytes);
         return grSuccess;
     }
     /* The layout changes: pack into a temporary first, so that nothing
