@@ -111,9 +111,12 @@ struct grGraphExec_st {
     uint32_t *orig_deps;
     /* node pointer -> orig index, built on first use (gr__exec_find) */
     const struct gr_node_map *_Atomic map;
-    /* Launch ordering, guarded by 'lock'. */
+    /* Launch ordering. last_stream (retained) changes only under 'lock'
+     * and the locks of the streams it moves from and to; last_seq only
+     * under last_stream's lock. A launch on last_stream takes that lock
+     * alone (see grGraphLaunch). */
     gr_spinlock lock;
-    gr_stream *last_stream; /* retained */
+    gr_stream *_Atomic last_stream;
     uint64_t last_seq;
 };
 

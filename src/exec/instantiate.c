@@ -411,8 +411,9 @@ static void exec_free(struct grGraphExec_st *e)
         gr__free(m->vals);
         gr__free((void *)m);
     }
-    if (e->last_stream)
-        gr__stream_release(e->last_stream);
+    gr_stream *last = atomic_load_explicit(&e->last_stream, memory_order_relaxed);
+    if (last)
+        gr__stream_release(last);
     e->magic = GR_MAGIC_DEAD;
     gr__free(e);
 }

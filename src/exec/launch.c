@@ -271,13 +271,19 @@ void gr__exec_quiesce(grGraphExec_t e)
 {
     gr_stream *s;
     uint64_t seq;
+    bool busy = false;
     gr__spin_lock(&e->lock);
-    s = e->last_stream;
-    seq = e->last_seq;
-    /* Common case: the last launch is over; no reference needed. */
-    bool busy = s && !gr__stream_reached(s, seq);
-    if (busy)
-        gr__stream_retain(s);
+    s = atomic_load_explicit(&e->last_stream, memory_order_relaxed);
+    if (s) {
+        /* last_seq changes under last_stream's lock (grGraphLaunch). */
+        gr__spin_lock(&s->lock);
+        seq = e->last_seq;
+        gr__spin_unlock(&s->lock);
+        /* Common case: the last launch is over; no reference needed. */
+        busy = !gr__stream_reached(s, seq);
+        if (busy)
+            gr__stream_retain(s);
+    }
     gr__spin_unlock(&e->lock);
     if (busy) {
         gr__stream_wait_for(gr__runtime_get(), s, seq);
@@ -297,11 +303,75 @@ static void record_events(gr_plan *p, gr_stream *s)
     }
 }
 
+/* Fills op, the slot just taken on s (s's lock held), as a launch of e,
+ * publishes it and makes it e's last launch. */
+static void publish_launch(grGraphExec_t e, gr_stream *s, gr_op *op)
+{
+    if (e->plan.nrecord)
+        record_events(&e->plan, s);
+    op->kind = GR_OP_GRAPH;
+    op->u.graph.exec = e;
+    op->u.graph.drop = gr__stream_cache_exec_locked(s, e);
+    e->last_seq = gr__stream_tail_locked(s) + 1;
+    gr__stream_publish(s, op);
+}
+
+static GR_NOINLINE grError_t launch_oom(grStream_t stream)
+{
+    return gr__fail(grErrorMemoryAllocation, "grGraphLaunch: out of memory queuing on stream %p", GR_PTR(stream));
+}
+
+/* A first launch, or one on another stream than the last: under e's
+ * lock and the locks of both streams (taken in address order), queue a
+ * wait for the last launch unless it is over, then the launch, and move
+ * last_stream to s. */
+static GR_NOINLINE grError_t launch_moving(gr_runtime *rt, grGraphExec_t e, gr_stream *s, grStream_t stream)
+{
+    gr__spin_lock(&e->lock);
+    gr_stream *prev = atomic_load_explicit(&e->last_stream, memory_order_relaxed);
+    gr_stream *from = prev != s ? prev : NULL; /* another thread may have moved it here */
+    if (from && from < s)
+        gr__spin_lock(&from->lock);
+    gr_op *op = gr__stream_lock_slot(rt, s);
+    if (from && from > s && op)
+        gr__spin_lock(&from->lock);
+    if (!op) {
+        if (from && from < s)
+            gr__spin_unlock(&from->lock);
+        gr__spin_unlock(&e->lock);
+        return launch_oom(stream);
+    }
+    if (from && !gr__stream_reached(from, e->last_seq)) {
+        /* The previous launch may still run: this one starts after it, as
+         * launches of one executable never overlap. */
+        gr__stream_retain(from);
+        gr__stream_publish_wait(s, op, from, e->last_seq);
+        op = gr__stream_next_slot(s);
+        if (!op) {
+            gr__spin_unlock(&from->lock);
+            gr__stream_unlock(rt, s);
+            gr__spin_unlock(&e->lock);
+            return launch_oom(stream);
+        }
+    }
+    if (prev != s) {
+        gr__stream_retain(s);
+        atomic_store_explicit(&e->last_stream, s, memory_order_relaxed);
+    }
+    publish_launch(e, s, op);
+    if (from)
+        gr__spin_unlock(&from->lock);
+    gr__stream_unlock(rt, s);
+    gr__spin_unlock(&e->lock);
+    if (from)
+        gr__stream_release(from);
+    return grSuccess;
+}
+
 GR_API grError_t grGraphLaunch(grGraphExec_t graphExec, grStream_t stream)
 {
     gr_runtime *rt;
     gr_stream *s = NULL;
-    gr_op *op;
     grError_t err;
     if ((err = gr__exec_check("grGraphLaunch", graphExec)))
         return err;
@@ -319,42 +389,20 @@ GR_API grError_t grGraphLaunch(grGraphExec_t graphExec, grStream_t stream)
     if (GR_UNLIKELY(graphExec->flags & GR_EXEC_GRAPHMEM) && (err = gr__graphmem_launch(graphExec)))
         return err;
     rt = gr__runtime_get();
-    gr__spin_lock(&graphExec->lock);
-    op = gr__stream_lock_slot(rt, s);
-    if (!op) {
-        gr__spin_unlock(&graphExec->lock);
-        return gr__fail(grErrorMemoryAllocation, "grGraphLaunch: out of memory queuing on stream %p",
-                        GR_PTR(stream));
+    /* The usual case, a launch on the stream of the last one, needs only
+     * s's lock: last_stream moves to or from a stream only under that
+     * stream's lock, so it cannot change while s's lock is held. */
+    if (atomic_load_explicit(&graphExec->last_stream, memory_order_relaxed) != s)
+        return launch_moving(rt, graphExec, s, stream);
+    gr_op *op = gr__stream_lock_slot(rt, s);
+    if (!op)
+        return launch_oom(stream);
+    if (GR_UNLIKELY(atomic_load_explicit(&graphExec->last_stream, memory_order_relaxed) != s)) {
+        gr__stream_unlock(rt, s);
+        return launch_moving(rt, graphExec, s, stream);
     }
-    gr_stream *prev = graphExec->last_stream;
-    if (prev && prev != s && !gr__stream_reached(prev, graphExec->last_seq)) {
-        /* The previous launch went elsewhere and may still run: this one
-         * starts after it, as launches of one executable never overlap. */
-        gr__stream_retain(prev);
-        gr__stream_publish_wait(s, op, prev, graphExec->last_seq);
-        op = gr__stream_next_slot(s);
-        if (!op) {
-            gr__stream_unlock(rt, s);
-            gr__spin_unlock(&graphExec->lock);
-            return gr__fail(grErrorMemoryAllocation, "grGraphLaunch: out of memory queuing on stream %p",
-                            GR_PTR(stream));
-        }
-    }
-    if (graphExec->plan.nrecord)
-        record_events(&graphExec->plan, s);
-    op->kind = GR_OP_GRAPH;
-    op->u.graph.exec = graphExec;
-    op->u.graph.drop = gr__stream_cache_exec_locked(s, graphExec);
-    if (prev != s) {
-        gr__stream_retain(s);
-        graphExec->last_stream = s;
-        if (prev)
-            gr__stream_release(prev);
-    }
-    graphExec->last_seq = gr__stream_tail_locked(s) + 1;
-    gr__stream_publish(s, op);
+    publish_launch(graphExec, s, op);
     gr__stream_unlock(rt, s);
-    gr__spin_unlock(&graphExec->lock);
     return grSuccess;
 }
 

@@ -372,8 +372,16 @@ gr_op *gr__stream_lock_slot(gr_runtime *rt, gr_stream *s)
 void gr__stream_unlock(gr_runtime *rt, gr_stream *s)
 {
     gr__spin_unlock(&s->lock);
-    gr_fence_seq_cst();
-    if (gr_load_relaxed(&s->active) == 0 && atomic_exchange(&s->active, 1) == 0) {
+    /* Dekker with the drainer giving its token up (drain): the op is
+     * published, then 'active' is read in seq_cst order. An idle stream is
+     * claimed by the exchange, itself a full barrier; a busy one needs the
+     * fence before the second look. */
+    int was = gr_load_relaxed(&s->active);
+    if (was != 0) {
+        gr_fence_seq_cst();
+        was = gr_load_relaxed(&s->active);
+    }
+    if (was == 0 && atomic_exchange(&s->active, 1) == 0) {
         /* A new drain token: one reference for it, one for the queue item. */
         atomic_fetch_add_explicit(&s->refs, 2, memory_order_relaxed);
         atomic_store_explicit(&s->queued, true, memory_order_release);
