@@ -511,14 +511,15 @@ static GR_NOINLINE void resume_waiters(gr_stream *s)
     }
 }
 
-static void complete(gr_stream *s)
+/* Wakes whoever waits for ops of s that are now done. Call after a
+ * seq_cst operation that follows the store of 'done' (Dekker with the
+ * sleepers of gr__stream_wait_for and with suspend_on, which announce
+ * themselves with seq_cst RMWs and then read 'done'). */
+static void notify(gr_stream *s)
 {
-    /* seq_cst so that the tests below cannot pass it (Dekker with the
-     * sleepers of gr__stream_wait_for and with suspend_on). */
-    atomic_store(&s->done, s->head);
     if (GR_UNLIKELY(atomic_load(&s->nwaiters) > 0))
         resume_waiters(s);
-    if (GR_UNLIKELY(gr_load_relaxed(&s->sleepers) > 0)) {
+    if (GR_UNLIKELY(atomic_load(&s->sleepers) > 0)) {
         gr_fetch_add_acq_rel(&s->done_futex, 1u);
         gr__futex_wake(&s->done_futex, 1 << 30);
     }
@@ -555,16 +556,14 @@ static bool suspend_on(gr_stream *s, gr_stream *t, uint64_t seq)
  * it waits for. */
 static void drain(gr_worker *w, gr_stream *s, int refs, uint64_t limit)
 {
+    /* An op's completion is published with a release store; the seq_cst
+     * order that notify() needs comes from the next barrier the loop
+     * passes anyway: giving the token up, or a fence before anything else
+     * runs (user code may block until a waiter is woken). So a stream
+     * going idle after one op pays for one barrier, not two. */
+    bool unsettled = false;
     for (;;) {
         gr_op *op = peek(s);
-        if (GR_UNLIKELY(op && s->head >= limit)) {
-            gr__stream_retain(s); /* for the queue item the token goes with */
-            atomic_store_explicit(&s->queued, true, memory_order_release);
-            gr__sched_submit(atomic_load_explicit(&gr__rt, memory_order_acquire), gr__item_make(s, GR_ITEM_STREAM));
-            if (refs > 1)
-                gr__stream_release(s);
-            return;
-        }
         if (!op) {
             /* Give the token up, then look once more (see the top of the
              * file). Once it is given up another thread may drain, so the
@@ -572,9 +571,26 @@ static void drain(gr_worker *w, gr_stream *s, int refs, uint64_t limit)
             gr_seg *seg = s->head_seg;
             uint64_t idx = s->head - s->head_base, expect = s->head + 1;
             atomic_store(&s->active, 0);
+            if (unsettled) {
+                notify(s);
+                unsettled = false;
+            }
             if (!published(seg, idx, expect) || atomic_exchange(&s->active, 1) != 0)
                 break;
             continue; /* the token is ours again: re-read everything */
+        }
+        if (unsettled) {
+            gr_fence_seq_cst();
+            notify(s);
+            unsettled = false;
+        }
+        if (GR_UNLIKELY(s->head >= limit)) {
+            gr__stream_retain(s); /* for the queue item the token goes with */
+            atomic_store_explicit(&s->queued, true, memory_order_release);
+            gr__sched_submit(atomic_load_explicit(&gr__rt, memory_order_acquire), gr__item_make(s, GR_ITEM_STREAM));
+            if (refs > 1)
+                gr__stream_release(s);
+            return;
         }
         if (op->kind == GR_OP_WAIT && suspend_on(s, op->u.wait.s, op->u.wait.seq)) {
             /* Suspended, token kept: drop all but the token's reference.
@@ -585,7 +601,8 @@ static void drain(gr_worker *w, gr_stream *s, int refs, uint64_t limit)
         }
         run_op(w, op);
         s->head++;
-        complete(s);
+        gr_store_release(&s->done, s->head);
+        unsettled = true;
     }
     if (gr_fetch_sub_acq_rel(&s->refs, refs) == refs)
         stream_free(s);
