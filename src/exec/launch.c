@@ -276,9 +276,9 @@ void gr__exec_quiesce(grGraphExec_t e)
     s = atomic_load_explicit(&e->last_stream, memory_order_relaxed);
     if (s) {
         /* last_seq changes under last_stream's lock (grGraphLaunch). */
-        gr__spin_lock(&s->lock);
+        gr__stream_lock(s);
         seq = e->last_seq;
-        gr__spin_unlock(&s->lock);
+        gr__stream_unlock_no_activate(s);
         /* Common case: the last launch is over; no reference needed. */
         busy = !gr__stream_reached(s, seq);
         if (busy)
@@ -331,13 +331,13 @@ static GR_NOINLINE grError_t launch_moving(gr_runtime *rt, grGraphExec_t e, gr_s
     gr_stream *prev = atomic_load_explicit(&e->last_stream, memory_order_relaxed);
     gr_stream *from = prev != s ? prev : NULL; /* another thread may have moved it here */
     if (from && from < s)
-        gr__spin_lock(&from->lock);
+        gr__stream_lock(from);
     gr_op *op = gr__stream_lock_slot(rt, s);
     if (from && from > s && op)
-        gr__spin_lock(&from->lock);
+        gr__stream_lock(from);
     if (!op) {
         if (from && from < s)
-            gr__spin_unlock(&from->lock);
+            gr__stream_unlock_no_activate(from);
         gr__spin_unlock(&e->lock);
         return launch_oom(stream);
     }
@@ -348,7 +348,7 @@ static GR_NOINLINE grError_t launch_moving(gr_runtime *rt, grGraphExec_t e, gr_s
         gr__stream_publish_wait(s, op, from, e->last_seq);
         op = gr__stream_next_slot(s);
         if (!op) {
-            gr__spin_unlock(&from->lock);
+            gr__stream_unlock_no_activate(from);
             gr__stream_unlock(rt, s);
             gr__spin_unlock(&e->lock);
             return launch_oom(stream);
@@ -360,7 +360,7 @@ static GR_NOINLINE grError_t launch_moving(gr_runtime *rt, grGraphExec_t e, gr_s
     }
     publish_launch(e, s, op);
     if (from)
-        gr__spin_unlock(&from->lock);
+        gr__stream_unlock_no_activate(from);
     gr__stream_unlock(rt, s);
     gr__spin_unlock(&e->lock);
     if (from)

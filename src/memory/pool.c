@@ -506,11 +506,11 @@ static GR_NOINLINE gr_pblock *block_new(const char *call, grMemPool_t pool, unsi
 static uint64_t known_by_waits(gr_stream *s, gr_stream *t)
 {
     uint64_t k = 0;
-    gr__spin_lock(&s->lock);
+    gr__stream_lock(s);
     for (unsigned i = 0; i < GR_KNOWN_MAX; i++)
         if (s->known[i].id == t->serial)
             k = s->known[i].seq;
-    gr__spin_unlock(&s->lock);
+    gr__stream_unlock_no_activate(s);
     return k;
 }
 

@@ -275,9 +275,9 @@ GR_API grError_t grStreamWaitEvent(grStream_t stream, grEvent_t event, unsigned 
         return grSuccess; /* never recorded: nothing to wait for */
     if (es == s || gr__stream_reached(es, seq)) {
         if (es != s) {
-            gr__spin_lock(&s->lock);
+            gr__stream_lock(s);
             gr__stream_note_known_locked(s, es, seq);
-            gr__spin_unlock(&s->lock);
+            gr__stream_unlock_no_activate(s);
         }
         gr__stream_release(es);
         return grSuccess;

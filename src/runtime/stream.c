@@ -3,9 +3,12 @@
  * drain loop that runs a stream's ops in order, waiting and synchronising,
  * and the legacy and per-thread default streams.
  *
- * Activation (no lost work): a producer publishes its op, then a seq_cst
- * fence, then tests 'active'; the drainer, finding no op, stores active = 0
- * (seq_cst) and then looks again. One of the two sees the other's write.
+ * Activation (no lost work): a producer publishes its op under the
+ * stream's lock and, unlocking, creates a drain token unless ACTIVE says
+ * one exists; the drainer, finding no op, clears ACTIVE in the unlocked
+ * lock word and then looks again. The lock word orders the two: either
+ * the producer's lock saw ACTIVE clear, or the drainer's clearing read
+ * the producer's unlock and sees its op.
  *
  * Lock order: a stream's lock, then rt->streams_lock (taken when work is
  * queued on the legacy stream). Nothing takes them the other way round. No
@@ -63,11 +66,11 @@ uint64_t gr__stream_known(gr_stream *s, gr_stream *t)
     uint64_t k = 0;
     if (s == t)
         return gr_load_acquire(&s->tail);
-    gr__spin_lock(&s->lock);
+    gr__stream_lock(s);
     for (unsigned i = 0; i < GR_KNOWN_MAX; i++)
         if (s->known[i].id == t->serial)
             k = s->known[i].seq;
-    gr__spin_unlock(&s->lock);
+    gr__stream_unlock_no_activate(s);
     uint64_t done = gr_load_acquire(&t->done);
     return done > k ? done : k;
 }
@@ -358,7 +361,7 @@ static bool legacy_waits(gr_runtime *rt, gr_stream *s)
 gr_op *gr__stream_lock_slot(gr_runtime *rt, gr_stream *s)
 {
     gr_op *op;
-    gr__spin_lock(&s->lock);
+    gr__stream_lock(s);
     if (!legacy_waits(rt, s)) {
         gr__stream_unlock(rt, s);
         return NULL;
@@ -371,21 +374,49 @@ gr_op *gr__stream_lock_slot(gr_runtime *rt, gr_stream *s)
 
 void gr__stream_unlock(gr_runtime *rt, gr_stream *s)
 {
-    gr__spin_unlock(&s->lock);
-    /* Dekker with the drainer giving its token up (drain): the op is
-     * published, then 'active' is read in seq_cst order. An idle stream is
-     * claimed by the exchange, itself a full barrier; a busy one needs the
-     * fence before the second look. */
-    int was = gr_load_relaxed(&s->active);
-    if (was != 0) {
-        gr_fence_seq_cst();
-        was = gr_load_relaxed(&s->active);
+    uint32_t w = gr_load_relaxed(&s->lockw);
+    if (w & GR_STREAM_ACTIVE) {
+        /* The token's holder will see what was published: it clears ACTIVE
+         * only after this store, and then looks again. */
+        gr_store_release(&s->lockw, w & ~GR_STREAM_LOCKED);
+        return;
     }
-    if (was == 0 && atomic_exchange(&s->active, 1) == 0) {
-        /* A new drain token: one reference for it, one for the queue item. */
-        atomic_fetch_add_explicit(&s->refs, 2, memory_order_relaxed);
-        atomic_store_explicit(&s->queued, true, memory_order_release);
-        gr__sched_submit(rt, gr__item_make(s, GR_ITEM_STREAM));
+    gr_store_release(&s->lockw, GR_STREAM_ACTIVE);
+    /* A new drain token: one reference for it, one for the queue item. */
+    atomic_fetch_add_explicit(&s->refs, 2, memory_order_relaxed);
+    atomic_store_explicit(&s->queued, true, memory_order_release);
+    gr__sched_submit(rt, gr__item_make(s, GR_ITEM_STREAM));
+}
+
+/* The drainer gives its token up: clears ACTIVE once the word is unlocked
+ * (a seq_cst RMW: what follows cannot pass it). */
+static void token_give_up(gr_stream *s)
+{
+    uint32_t w = gr_load_relaxed(&s->lockw);
+    for (;;) {
+        if (!(w & GR_STREAM_LOCKED) &&
+            atomic_compare_exchange_weak_explicit(&s->lockw, &w, w & ~GR_STREAM_ACTIVE, memory_order_seq_cst,
+                                                  memory_order_relaxed))
+            return;
+        gr__cpu_relax();
+        w = gr_load_relaxed(&s->lockw);
+    }
+}
+
+/* Takes the token back after giving it up; false if another thread has
+ * it. Waits out a lock holder, which may not be a producer. */
+static bool token_take_back(gr_stream *s)
+{
+    uint32_t w = gr_load_relaxed(&s->lockw);
+    for (;;) {
+        if (w & GR_STREAM_ACTIVE)
+            return false;
+        if (!(w & GR_STREAM_LOCKED) &&
+            atomic_compare_exchange_weak_explicit(&s->lockw, &w, w | GR_STREAM_ACTIVE, memory_order_acquire,
+                                                  memory_order_relaxed))
+            return true;
+        gr__cpu_relax();
+        w = gr_load_relaxed(&s->lockw);
     }
 }
 
@@ -570,12 +601,12 @@ static void drain(gr_worker *w, gr_stream *s, int refs, uint64_t limit)
              * look uses only what was read before, and atomics. */
             gr_seg *seg = s->head_seg;
             uint64_t idx = s->head - s->head_base, expect = s->head + 1;
-            atomic_store(&s->active, 0);
+            token_give_up(s);
             if (unsettled) {
                 notify(s);
                 unsettled = false;
             }
-            if (!published(seg, idx, expect) || atomic_exchange(&s->active, 1) != 0)
+            if (!published(seg, idx, expect) || !token_take_back(s))
                 break;
             continue; /* the token is ours again: re-read everything */
         }

@@ -10,7 +10,8 @@
  * Invariants:
  *   - slot for op index i carries seq == i + 1 once published;
  *   - 'tail' = ops published, 'done' = ops completed, done <= tail;
- *   - at most one drain token exists ('active' == 1 while it does); the
+ *   - at most one drain token exists (ACTIVE is set in 'lockw' while it
+ *     does, and changes only while LOCKED is clear); the
  *     token holds one reference on the stream, each queued STREAM item
  *     holds another; 'queued' says a token waits to be claimed by whoever
  *     pops a STREAM item or a synchronising thread, first come first served;
@@ -104,8 +105,9 @@ struct gr_stream {
      * enqueue path tests it before queuing work. */
     void *_Atomic capture;
 
-    /* Producer side, guarded by 'lock'. */
-    GR_ALIGNED_CL gr_spinlock lock;
+    /* Producer side, guarded by the LOCKED bit of 'lockw'. The word also
+     * holds ACTIVE, the drain token's existence (see gr__stream_lock). */
+    GR_ALIGNED_CL _Atomic uint32_t lockw;
     _Atomic uint64_t tail;        /* ops published (written under lock) */
     gr_seg *tail_seg;
     uint64_t tail_base;           /* op index of tail_seg->slots[0] */
@@ -132,10 +134,9 @@ struct gr_stream {
     unsigned kcache_next;             /* guarded by 'lock' */
     struct grGraphExec_st *last_exec; /* the same for graph launches */
 
-    /* Activation, written at idle transitions only, read by every enqueue:
-     * a line of its own, apart from what the consumer writes per op. */
-    GR_ALIGNED_CL atomic_int active;
-    atomic_bool queued;
+    /* A token waiting to be claimed; apart from what the consumer writes
+     * per op. */
+    GR_ALIGNED_CL atomic_bool queued;
 
     /* Consumer side, owned by the drain token's holder. */
     GR_ALIGNED_CL gr_seg *head_seg;
@@ -159,6 +160,34 @@ struct gr_stream {
 };
 
 /* Handle check and resolution are in runtime.h (gr__stream_from_handle). */
+
+/* The stream's lock and its activation share one word, so that a producer
+ * learns, under the lock, whether a drain token exists, and creates one
+ * by its unlocking store: the drainer clears ACTIVE only while the word is
+ * unlocked, with a seq_cst RMW, and then looks for new ops (which every
+ * unlock published before it). */
+enum { GR_STREAM_LOCKED = 1u, GR_STREAM_ACTIVE = 2u };
+
+static inline void gr__stream_lock(gr_stream *s)
+{
+    uint32_t w = gr_load_relaxed(&s->lockw);
+    for (;;) {
+        if (!(w & GR_STREAM_LOCKED) &&
+            atomic_compare_exchange_weak_explicit(&s->lockw, &w, w | GR_STREAM_LOCKED, memory_order_acquire,
+                                                  memory_order_relaxed))
+            return;
+        gr__cpu_relax();
+        w = gr_load_relaxed(&s->lockw);
+    }
+}
+
+/* Unlocks without activating (nothing was queued). */
+static inline void gr__stream_unlock_no_activate(gr_stream *s)
+{
+    /* Only the holder changes a locked word. */
+    uint32_t w = gr_load_relaxed(&s->lockw);
+    gr_store_release(&s->lockw, w & ~GR_STREAM_LOCKED);
+}
 
 void gr__stream_retain(gr_stream *s);
 void gr__stream_release(gr_stream *s);
