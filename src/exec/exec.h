@@ -112,12 +112,12 @@ struct grGraphExec_st {
     /* node pointer -> orig index, built on first use (gr__exec_find) */
     const struct gr_node_map *_Atomic map;
     /* Launch ordering. last_stream (retained) changes only under 'lock'
-     * and the locks of the streams it moves from and to; last_seq only
-     * under last_stream's lock. A launch on last_stream takes that lock
-     * alone (see grGraphLaunch). */
+     * and the locks of the streams it moves from and to; last_seq is
+     * written only under last_stream's lock. A launch on last_stream takes
+     * that lock alone (see grGraphLaunch). */
     gr_spinlock lock;
     gr_stream *_Atomic last_stream;
-    uint64_t last_seq;
+    _Atomic uint64_t last_seq;
 };
 
 /* Frees a plan's memory and releases what it retains. */

@@ -273,12 +273,12 @@ void gr__exec_quiesce(grGraphExec_t e)
     uint64_t seq;
     bool busy = false;
     gr__spin_lock(&e->lock);
+    /* Under e's lock last_stream stays put; last_seq may still grow with
+     * launches on that stream issued meanwhile, which this call does not
+     * promise to wait for. */
     s = atomic_load_explicit(&e->last_stream, memory_order_relaxed);
     if (s) {
-        /* last_seq changes under last_stream's lock (grGraphLaunch). */
-        gr__stream_lock(s);
-        seq = e->last_seq;
-        gr__stream_unlock_no_activate(s);
+        seq = gr_load_relaxed(&e->last_seq);
         /* Common case: the last launch is over; no reference needed. */
         busy = !gr__stream_reached(s, seq);
         if (busy)
@@ -312,7 +312,7 @@ static void publish_launch(grGraphExec_t e, gr_stream *s, gr_op *op)
     op->kind = GR_OP_GRAPH;
     op->u.graph.exec = e;
     op->u.graph.drop = gr__stream_cache_exec_locked(s, e);
-    e->last_seq = gr__stream_tail_locked(s) + 1;
+    gr_store_relaxed(&e->last_seq, gr__stream_tail_locked(s) + 1);
     gr__stream_publish(s, op);
 }
 
@@ -341,11 +341,12 @@ static GR_NOINLINE grError_t launch_moving(gr_runtime *rt, grGraphExec_t e, gr_s
         gr__spin_unlock(&e->lock);
         return launch_oom(stream);
     }
-    if (from && !gr__stream_reached(from, e->last_seq)) {
+    uint64_t last_seq = gr_load_relaxed(&e->last_seq);
+    if (from && !gr__stream_reached(from, last_seq)) {
         /* The previous launch may still run: this one starts after it, as
          * launches of one executable never overlap. */
         gr__stream_retain(from);
-        gr__stream_publish_wait(s, op, from, e->last_seq);
+        gr__stream_publish_wait(s, op, from, last_seq);
         op = gr__stream_next_slot(s);
         if (!op) {
             gr__stream_unlock_no_activate(from);
