@@ -10,9 +10,9 @@
  * predecessor makes them ready with no counting. A virtual EXIT node
  * follows every sink: the thread that makes it ready ends the launch.
  *
- * Per-launch state is one counter per node ('pending'), counting down to
- * zero; the thread that makes a node ready writes npred back, so counters
- * never need a reset between launches.
+ * Per-launch state is one counter per node (count[].pending), counting
+ * down to zero; the thread that makes a node ready writes npred back, so
+ * counters never need a reset between launches.
  *
  * Invariants:
  *   - launches of one executable never overlap (launch.c inserts a wait on
@@ -41,7 +41,7 @@ typedef struct gr_pnode {
     uint32_t npred;
     /* Successors succ[succ_begin..succ_mid) have this node as their only
      * predecessor (ready when it finishes, no counting); those in
-     * succ[succ_mid..succ_end) count down in pending[]. */
+     * succ[succ_mid..succ_end) count down in plan->count[]. */
     uint32_t succ_begin, succ_mid, succ_end;
     struct gr_plan *plan;
     union {
@@ -76,14 +76,19 @@ typedef struct gr_orig {
     uint32_t dep_begin, dep_end; /* into exec->orig_deps */
 } gr_orig;
 
+/* A node's countdown and the value that re-arms it, side by side: the
+ * thread that sees zero finds npred in the line it just wrote. */
+typedef struct gr_count {
+    _Atomic int32_t pending;
+    uint32_t npred;
+} gr_count;
+
 typedef struct gr_plan {
     gr_pnode *nodes;      /* nnodes, topological; the last is EXIT */
     uint32_t nnodes;
     uint32_t *succ;       /* CSR successors */
     uint32_t nsucc;
-    _Atomic int32_t *pending; /* per-launch countdown, one per node */
-    const uint32_t *npred;    /* countdown start values (read when a node
-                                 becomes ready, to re-arm its counter) */
+    gr_count *count;      /* per-launch countdowns, one per node */
     uint32_t *roots;      /* nodes without predecessors */
     uint32_t nroots;
     unsigned char *args;  /* kernel argument values */

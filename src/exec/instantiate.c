@@ -271,8 +271,7 @@ void gr__plan_free(gr_plan *p)
     }
     gr__free(p->nodes);
     gr__free(p->succ);
-    gr__free((void *)p->pending);
-    gr__free((void *)p->npred);
+    gr__free(p->count);
     gr__free(p->roots);
     gr__free(p->args);
     gr__free(p->argv);
@@ -301,11 +300,9 @@ static grError_t build_csr(gr_plan *p, builder *b)
         nodes[i].succ_end = nodes[i].succ_begin; /* fill cursor */
     }
     p->succ = gr__malloc((size_t)acc * sizeof *p->succ);
-    p->pending = gr__malloc((size_t)n * sizeof *p->pending);
-    uint32_t *npred = gr__malloc((size_t)n * sizeof *npred);
-    p->npred = npred;
+    p->count = gr__malloc((size_t)n * sizeof *p->count);
     p->roots = gr__malloc((size_t)n * sizeof *p->roots);
-    if (!p->succ || !p->pending || !p->roots || !npred) {
+    if (!p->succ || !p->count || !p->roots) {
         gr__free(outdeg);
         return gr__fail(grErrorMemoryAllocation, "grGraphInstantiate: out of memory");
     }
@@ -325,8 +322,8 @@ static grError_t build_csr(gr_plan *p, builder *b)
     gr__free(outdeg);
     p->nroots = 0;
     for (uint32_t i = 0; i < n; i++) {
-        atomic_init(&p->pending[i], (int32_t)nodes[i].npred);
-        npred[i] = nodes[i].npred;
+        atomic_init(&p->count[i].pending, (int32_t)nodes[i].npred);
+        p->count[i].npred = nodes[i].npred;
         if (nodes[i].npred == 0)
             p->roots[p->nroots++] = i;
     }

@@ -121,17 +121,17 @@ static inline void run_body(gr_worker *w, gr_pnode *n)
 }
 
 /* Counts down node v, which has several predecessors; true when it is
- * ready. Touches only the compact pending/npred arrays, not v itself. */
+ * ready. Touches only the compact count array, not v itself. */
 static inline bool count_down(gr_plan *p, uint32_t v, bool shared)
 {
-    _Atomic int32_t *c = &p->pending[v];
+    gr_count *c = &p->count[v];
     if (!shared) {
-        int32_t left = gr_load_relaxed(c) - 1;
-        gr_store_relaxed(c, left ? left : (int32_t)p->npred[v]);
+        int32_t left = gr_load_relaxed(&c->pending) - 1;
+        gr_store_relaxed(&c->pending, left ? left : (int32_t)c->npred);
         return left == 0;
     }
-    if (atomic_fetch_sub_explicit(c, 1, memory_order_acq_rel) == 1) {
-        gr_store_relaxed(c, (int32_t)p->npred[v]);
+    if (atomic_fetch_sub_explicit(&c->pending, 1, memory_order_acq_rel) == 1) {
+        gr_store_relaxed(&c->pending, (int32_t)c->npred);
         return true;
     }
     return false;
