@@ -103,6 +103,10 @@ void *gr__calloc(size_t n, size_t size);
 void *gr__realloc(void *p, size_t size);
 void *gr__aligned_alloc(size_t align, size_t size);
 void gr__free(void *p);
+/* The same for arrays that may be large and are filled right away (plans):
+ * blocks of several MiB are advised to use transparent huge pages. */
+void *gr__malloc_large(size_t size);
+void *gr__calloc_large(size_t n, size_t size);
 
 /* Short printable name of a pointer-like handle for detail sentences. */
 #define GR_PTR(p) ((const void *)(p))

@@ -28,8 +28,32 @@ typedef struct builder {
     unsigned char *args; /* kernel argument values, copied as met */
     size_t argbytes, argcap;
     size_t nargv;      /* total kernel parameters */
+    /* References on kernel k_run owed by the last k_refs kernel nodes:
+     * taken together when another kernel comes (one atomic per run of
+     * nodes of one kernel, not per node) and before the plan owns them. */
+    grKernel_t k_run;
+    int k_refs;
+    gr_plan *plan;     /* what the nodes will belong to */
+    uint32_t nrecord;  /* event record nodes */
     bool oom;
 } builder;
+
+static void settle_kernel_refs(builder *b)
+{
+    if (b->k_refs)
+        gr__kernel_retain_n(b->k_run, b->k_refs);
+    b->k_run = NULL;
+    b->k_refs = 0;
+}
+
+static void owe_kernel_ref(builder *b, grKernel_t k)
+{
+    if (k != b->k_run || b->k_refs == INT32_MAX) {
+        settle_kernel_refs(b);
+        b->k_run = k;
+    }
+    b->k_refs++;
+}
 
 static uint32_t add_node(builder *b, uint8_t type)
 {
@@ -47,6 +71,7 @@ static uint32_t add_node(builder *b, uint8_t type)
     memset(pn, 0, sizeof *pn);
     pn->type = type;
     pn->enabled = 1;
+    pn->plan = b->plan;
     return b->n++;
 }
 
@@ -110,7 +135,7 @@ static void fill_params(builder *b, gr_pnode *pn, const struct grGraphNode_st *g
         pn->u.kern.block = gn->p.kernel.block;
         pn->u.kern.shmem = gn->p.kernel.shmem;
         pn->one_block = (gn->p.kernel.grid.x == 1 && gn->p.kernel.grid.y == 1 && gn->p.kernel.grid.z == 1);
-        gr__kernel_retain(gn->p.kernel.kernel);
+        owe_kernel_ref(b, gn->p.kernel.kernel);
         copy_args(b, pn, gn);
         return;
     case grGraphNodeTypeMemcpy:
@@ -126,6 +151,7 @@ static void fill_params(builder *b, gr_pnode *pn, const struct grGraphNode_st *g
     case grGraphNodeTypeWaitEvent:
         pn->u.event = gn->p.event;
         gr__event_retain(gn->p.event);
+        b->nrecord += gn->type == grGraphNodeTypeEventRecord;
         return;
     case grGraphNodeTypeGraph:
     case grGraphNodeTypeEmpty:
@@ -145,15 +171,17 @@ static grError_t edges_and_orig(builder *b, grGraph_t g, struct grGraphExec_st *
     uint32_t i = 0, *porig;
     size_t d = 0;
     e->norig = (uint32_t)g->nnodes;
-    e->orig = gr__calloc(g->nnodes, sizeof *e->orig);
-    e->orig_deps = gr__malloc((g->nedges ? g->nedges : 1) * sizeof *e->orig_deps);
-    porig = gr__malloc((b->n ? b->n : 1) * sizeof *porig);
+    e->orig = gr__calloc_large(g->nnodes, sizeof *e->orig);
+    e->orig_deps = gr__malloc_large((g->nedges ? g->nedges : 1) * sizeof *e->orig_deps);
+    porig = gr__malloc_large((b->n ? b->n : 1) * sizeof *porig);
     if (!e->orig || !e->orig_deps || !porig) {
         gr__free(porig);
         return gr__fail(grErrorMemoryAllocation, "grGraphInstantiate: out of memory");
     }
-    for (struct grGraphNode_st *gn = g->first; gn && !b->oom; gn = gn->next, i++) {
-        gr_orig *o = &e->orig[i];
+    struct grGraphNode_st *gn;
+    GR_GRAPH_FOR_EACH_NODE(g, gn) {
+        uint32_t oi = i++;
+        gr_orig *o = &e->orig[oi];
         for (size_t k = 0; k < gn->nsuccs; k++)
             add_edge(b, scratch_out(gn), scratch_in(gn->succs[k]));
         o->node = gn;
@@ -163,7 +191,7 @@ static grError_t edges_and_orig(builder *b, grGraph_t g, struct grGraphExec_st *
             o->child_first = scratch_in(gn) + 1;
             o->child_count = scratch_out(gn) - scratch_in(gn) - 1;
         }
-        porig[o->pindex] = i;
+        porig[o->pindex] = oi;
         o->dep_begin = (uint32_t)d;
         for (size_t k = 0; k < gn->ndeps; k++)
             e->orig_deps[d++] = scratch_in(gn->deps[k]);
@@ -187,7 +215,7 @@ static grError_t flatten(builder *b, grGraph_t g, int depth, struct grGraphExec_
         return gr__fail(grErrorInvalidValue, "grGraphInstantiate: child graphs are nested more than 64 deep");
     if (g->nnodes == 0)
         return grSuccess;
-    order = gr__malloc(g->nnodes * sizeof *order);
+    order = gr__malloc_large(g->nnodes * sizeof *order);
     if (!order)
         return gr__fail(grErrorMemoryAllocation, "grGraphInstantiate: out of memory");
     if (!gr__graph_topo_sort(g, order)) {
@@ -207,7 +235,8 @@ static grError_t flatten(builder *b, grGraph_t g, int depth, struct grGraphExec_
             uint32_t leave = add_node(b, grGraphNodeTypeEmpty);
             if (c->nnodes == 0)
                 add_edge(b, enter, leave);
-            for (struct grGraphNode_st *cn = c->first; cn; cn = cn->next) {
+            struct grGraphNode_st *cn;
+            GR_GRAPH_FOR_EACH_NODE(c, cn) {
                 if (cn->ndeps == 0)
                     add_edge(b, enter, scratch_in(cn));
                 if (cn->nsuccs == 0)
@@ -224,7 +253,8 @@ static grError_t flatten(builder *b, grGraph_t g, int depth, struct grGraphExec_
     gr__free(order);
     if (top)
         return edges_and_orig(b, g, top);
-    for (struct grGraphNode_st *gn = g->first; gn && !b->oom; gn = gn->next)
+    struct grGraphNode_st *gn;
+    GR_GRAPH_FOR_EACH_NODE(g, gn)
         for (size_t k = 0; k < gn->nsuccs; k++)
             add_edge(b, scratch_out(gn), scratch_in(gn->succs[k]));
     if (b->oom)
@@ -232,12 +262,16 @@ static grError_t flatten(builder *b, grGraph_t g, int depth, struct grGraphExec_
     return grSuccess;
 }
 
-/* Points each kernel node's argv at its values in the plan's area. */
-static void fix_argv(gr_plan *p)
+/* Points each kernel node's argv at its values in the plan's area (which
+ * stopped moving) and lists the event record nodes: one pass. */
+static void finish_nodes(gr_plan *p)
 {
     size_t vo = 0;
+    uint32_t r = 0;
     for (uint32_t i = 0; i < p->nnodes; i++) {
         gr_pnode *pn = &p->nodes[i];
+        if (pn->type == grGraphNodeTypeEventRecord)
+            p->record_nodes[r++] = i;
         if (pn->type != grGraphNodeTypeKernel)
             continue;
         grKernel_t k = pn->u.kern.k;
@@ -253,11 +287,20 @@ static void fix_argv(gr_plan *p)
 
 void gr__plan_free(gr_plan *p)
 {
+    grKernel_t k_run = NULL;
+    int k_refs = 0;
     for (uint32_t i = 0; i < p->nnodes; i++) {
         gr_pnode *pn = &p->nodes[i];
         switch (pn->type) {
         case grGraphNodeTypeKernel:
-            gr__kernel_release(pn->u.kern.k);
+            /* One release per run of nodes of one kernel. */
+            if (pn->u.kern.k != k_run || k_refs == INT32_MAX) {
+                if (k_refs)
+                    gr__kernel_release_n(k_run, k_refs);
+                k_run = pn->u.kern.k;
+                k_refs = 0;
+            }
+            k_refs++;
             if (pn->own_args)
                 gr__free(pn->u.kern.argv);
             break;
@@ -269,6 +312,8 @@ void gr__plan_free(gr_plan *p)
             break;
         }
     }
+    if (k_refs)
+        gr__kernel_release_n(k_run, k_refs);
     gr__free(p->nodes);
     gr__free(p->succ);
     gr__free(p->count);
@@ -280,53 +325,66 @@ void gr__plan_free(gr_plan *p)
 }
 
 /* Builds CSR successors (single-predecessor successors first), the
- * pending counters, the roots and the EXIT node. */
+ * countdowns, the roots, and the edges from every sink to EXIT (the last
+ * node), in two passes over the edges and one over the nodes: on large
+ * plans these walks are the cost. */
 static grError_t build_csr(gr_plan *p, builder *b)
 {
-    uint32_t n = p->nnodes; /* includes EXIT as the last node */
+    uint32_t n = p->nnodes, exit_node = n - 1;
     gr_pnode *nodes = p->nodes;
-    uint32_t *outdeg = gr__calloc(n + 1, sizeof *outdeg);
-    if (!outdeg)
+    /* Out-degrees, then each node's back cursor: successors that count
+     * down are written from the end of the node's range backwards, the
+     * others from its start (succ_mid) forwards. */
+    uint32_t *back = gr__calloc_large(n, sizeof *back);
+    p->count = gr__malloc_large((size_t)n * sizeof *p->count);
+    p->roots = gr__malloc_large((size_t)n * sizeof *p->roots);
+    /* Room for every edge plus one EXIT edge per node at most. */
+    p->succ = gr__malloc_large((b->ne + n) * sizeof *p->succ);
+    if (!back || !p->count || !p->roots || !p->succ) {
+        gr__free(back);
         return gr__fail(grErrorMemoryAllocation, "grGraphInstantiate: out of memory");
+    }
     for (size_t i = 0; i < b->ne; i++) {
-        outdeg[b->edges[i].from]++;
+        back[b->edges[i].from]++;
         nodes[b->edges[i].to].npred++;
     }
-    /* begin offsets */
-    uint32_t acc = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        nodes[i].succ_begin = acc;
-        acc += outdeg[i];
-        nodes[i].succ_end = nodes[i].succ_begin; /* fill cursor */
-    }
-    p->succ = gr__malloc((size_t)acc * sizeof *p->succ);
-    p->count = gr__malloc((size_t)n * sizeof *p->count);
-    p->roots = gr__malloc((size_t)n * sizeof *p->roots);
-    if (!p->succ || !p->count || !p->roots) {
-        gr__free(outdeg);
-        return gr__fail(grErrorMemoryAllocation, "grGraphInstantiate: out of memory");
-    }
-    p->nsucc = acc;
-    /* Two passes: successors with one predecessor first. */
-    for (int pass = 0; pass < 2; pass++) {
-        for (size_t i = 0; i < b->ne; i++) {
-            edge e = b->edges[i];
-            bool single = nodes[e.to].npred == 1;
-            if (single == (pass == 0))
-                p->succ[nodes[e.from].succ_end++] = e.to;
-        }
-        if (pass == 0)
-            for (uint32_t i = 0; i < n; i++)
-                nodes[i].succ_mid = nodes[i].succ_end;
-    }
-    gr__free(outdeg);
+    uint32_t acc = 0, nsinks = 0, last_sink = 0;
     p->nroots = 0;
     for (uint32_t i = 0; i < n; i++) {
-        atomic_init(&p->count[i].pending, (int32_t)nodes[i].npred);
-        p->count[i].npred = nodes[i].npred;
-        if (nodes[i].npred == 0)
+        gr_pnode *pn = &nodes[i];
+        uint32_t deg = back[i];
+        bool sink = deg == 0 && i != exit_node;
+        if (i == exit_node)
+            pn->npred = nsinks;
+        pn->succ_begin = pn->succ_mid = acc;
+        acc += sink ? 1 : deg;
+        pn->succ_end = back[i] = acc;
+        if (sink) {
+            /* Counts down EXIT, unless it is the only sink (below). */
+            p->succ[--back[i]] = exit_node;
+            nsinks++;
+            last_sink = i;
+        }
+        atomic_init(&p->count[i].pending, (int32_t)pn->npred);
+        p->count[i].npred = pn->npred;
+        if (pn->npred == 0)
             p->roots[p->nroots++] = i;
     }
+    p->nsucc = acc;
+    for (size_t i = 0; i < b->ne; i++) {
+        edge e = b->edges[i];
+        if (nodes[e.to].npred == 1)
+            p->succ[nodes[e.from].succ_mid++] = e.to;
+        else
+            p->succ[--back[e.from]] = e.to;
+    }
+    if (nsinks == 1)
+        nodes[last_sink].succ_mid++; /* EXIT's only predecessor: no counting */
+    gr__free(back);
+    /* Give back the room the EXIT edges did not take. */
+    uint32_t *fit = gr__realloc(p->succ, (size_t)acc * sizeof *p->succ);
+    if (fit)
+        p->succ = fit;
     return grSuccess;
 }
 
@@ -459,38 +517,30 @@ static grError_t instantiate(const char *call, grGraphExec_t *out, grGraph_t g, 
     /* Size the arrays for the top level (+ EXIT) up front: growing 80-byte
      * nodes by doubling would copy and fault in the plan several times. */
     b.cap = (uint32_t)g->nnodes + 1;
-    b.ecap = g->nedges + g->nnodes + 1;
-    b.nodes = gr__malloc((size_t)b.cap * sizeof *b.nodes);
-    b.edges = gr__malloc(b.ecap * sizeof *b.edges);
+    b.ecap = g->nedges + 1;
+    b.nodes = gr__malloc_large((size_t)b.cap * sizeof *b.nodes);
+    b.edges = gr__malloc_large(b.ecap * sizeof *b.edges);
     if (!b.nodes || !b.edges) {
         gr__free(b.nodes);
         gr__free(b.edges);
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
     }
     e = gr__calloc(1, sizeof *e);
-    if (!e)
+    if (!e) {
+        gr__free(b.nodes);
+        gr__free(b.edges);
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
+    }
+    b.plan = &e->plan;
     err = flatten(&b, g, 0, e);
     if (!err) {
-        /* EXIT after every sink (computed before the EXIT edges exist). */
-        uint32_t nreal = b.n;
-        uint32_t *outdeg = gr__calloc(nreal ? nreal : 1, sizeof *outdeg);
-        uint32_t exit_node = add_node(&b, GR_PN_EXIT);
-        if (!outdeg || b.oom) {
+        add_node(&b, GR_PN_EXIT); /* after every sink: build_csr adds those edges */
+        if (b.oom)
             err = gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
-        } else {
-            for (size_t i = 0; i < b.ne; i++)
-                outdeg[b.edges[i].from]++;
-            for (uint32_t i = 0; i < nreal; i++)
-                if (outdeg[i] == 0)
-                    add_edge(&b, i, exit_node);
-            if (b.oom)
-                err = gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
-        }
-        gr__free(outdeg);
     }
     /* The plan owns the nodes (and what they retain) from here on, so that
      * exec_free releases them on every path. */
+    settle_kernel_refs(&b);
     gr_plan *p = &e->plan;
     p->nodes = b.nodes;
     p->nnodes = b.n;
@@ -499,26 +549,13 @@ static grError_t instantiate(const char *call, grGraphExec_t *out, grGraph_t g, 
     if (!err)
         err = build_csr(p, &b);
     if (!err) {
-        p->argv = gr__malloc((b.nargv ? b.nargv : 1) * sizeof *p->argv);
-        if (!p->argv)
+        p->nrecord = b.nrecord;
+        p->argv = gr__malloc_large((b.nargv ? b.nargv : 1) * sizeof *p->argv);
+        p->record_nodes = gr__malloc((b.nrecord ? b.nrecord : 1) * sizeof *p->record_nodes);
+        if (!p->argv || !p->record_nodes)
             err = gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
-    }
-    if (!err) {
-        for (uint32_t i = 0; i < p->nnodes; i++) {
-            p->nodes[i].plan = p;
-            if (p->nodes[i].type == grGraphNodeTypeEventRecord)
-                p->nrecord++;
-        }
-        fix_argv(p);
-        p->record_nodes = gr__malloc((p->nrecord ? p->nrecord : 1) * sizeof *p->record_nodes);
-        if (!p->record_nodes) {
-            err = gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
-        } else {
-            uint32_t r = 0;
-            for (uint32_t i = 0; i < p->nnodes; i++)
-                if (p->nodes[i].type == grGraphNodeTypeEventRecord)
-                    p->record_nodes[r++] = i;
-        }
+        else
+            finish_nodes(p);
     }
     if (!err)
         err = gr__graphmem_instantiate(call, e, g);

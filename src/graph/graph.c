@@ -194,8 +194,13 @@ static GR_NOINLINE bool slab_grow(grGraph_t g)
     if (c == NULL)
         return false;
     c->older = g->chunks;
+    c->newer = NULL;
     c->used = 0;
     c->cap = cap;
+    if (g->chunks)
+        g->chunks->newer = c;
+    else
+        g->oldest = c;
     g->chunks = c;
     g->slab_next = cap * 2;
     return true;

@@ -31,9 +31,19 @@ void gr__kernel_retain(grKernel_t k)
     gr_fetch_add_relaxed(&k->refs, 1);
 }
 
+void gr__kernel_retain_n(grKernel_t k, int n)
+{
+    gr_fetch_add_relaxed(&k->refs, n);
+}
+
 void gr__kernel_release(grKernel_t k)
 {
-    if (gr_fetch_sub_acq_rel(&k->refs, 1) == 1) {
+    gr__kernel_release_n(k, 1);
+}
+
+void gr__kernel_release_n(grKernel_t k, int n)
+{
+    if (gr_fetch_sub_acq_rel(&k->refs, n) == n) {
         k->magic = GR_MAGIC_DEAD;
         gr__free(k->name);
         gr__free(k->offsets);

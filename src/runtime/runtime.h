@@ -66,6 +66,9 @@ static inline bool gr__kernel_valid(grKernel_t k)
 
 void gr__kernel_retain(grKernel_t k);
 void gr__kernel_release(grKernel_t k);
+/* n references at once (plans: one per node, taken and dropped together). */
+void gr__kernel_retain_n(grKernel_t k, int n);
+void gr__kernel_release_n(grKernel_t k, int n);
 
 /* Per-block shared-memory scratch of the calling thread (NULL for 0). */
 void *gr__kernel_scratch(uint32_t bytes);
