@@ -455,6 +455,86 @@ GR_TEST(exec_setters_refuse_wrong_types_and_foreign_nodes)
     rig_free(&r);
 }
 
+/* The setters check parameters with the rules of the graph API (those of
+ * grGraphAdd*Node) plus CUDA's limits on what an executable may change;
+ * every refusal leaves the executable as it was. */
+GR_TEST(exec_setters_refuse_what_an_executable_cannot_change)
+{
+    static rig r;
+    static snapper sn;
+    static unsigned char grid2d[4][8];
+    rig_make(&r, &sn);
+    /* Zero-length operations, as CUDA documents for both setters. */
+    CHECK_GR(grErrorInvalidValue,
+             grGraphExecMemcpyNodeSetParams1D(r.e, r.m, &r.dst, &r.src_b, 0, grMemcpyHostToHost));
+    CHECK_DETAIL_HAS("count is 0");
+    grMemsetParams empty = {r.bytes, 0, 0x44, 1, 0, 1};
+    CHECK_GR(grErrorInvalidValue, grGraphExecMemsetNodeSetParams(r.e, r.s, &empty));
+    CHECK_DETAIL_HAS("width is 0");
+    /* A 1D memset cannot become 2D. */
+    grMemsetParams two_d = {grid2d, sizeof grid2d[0], 0x44, 1, 4, 4};
+    CHECK_GR(grErrorInvalidValue, grGraphExecMemsetNodeSetParams(r.e, r.s, &two_d));
+    CHECK_DETAIL_HAS("cannot become 2D");
+    /* The graph API's rules: a destination not aligned to its elements. */
+    grMemsetParams misaligned = {r.bytes + 1, 0, 0x44, 2, 1, 1};
+    CHECK_GR(grErrorInvalidValue, grGraphExecMemsetNodeSetParams(r.e, r.s, &misaligned));
+    CHECK_DETAIL_HAS("not aligned");
+    CHECK_GR(grErrorInvalidValue, grGraphExecHostNodeSetParams(r.e, r.h, NULL));
+    run(r.e);
+    CHECK_EQ(r.n, 1);
+    CHECK_EQ(r.log[0].dst, 100);  /* the copy still reads src_a */
+    CHECK_EQ(r.log[0].byte, 0x11); /* the memset still sets 0x11 */
+    CHECK_EQ(r.log[0].tag, 1);
+    rig_free(&r);
+}
+
+/* A copy that reads device memory cannot be set to read host memory. */
+GR_TEST(exec_memcpy_node_set_params_keeps_the_memory_types)
+{
+    int *dev = NULL, host = 5, out = 0, out2 = 0;
+    grGraph_t g;
+    grGraphNode_t m;
+    CHECK_OK(grMalloc((void **)&dev, sizeof(int)));
+    CHECK_OK(grMemcpy(dev, &host, sizeof(int), grMemcpyHostToDevice));
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddMemcpyNode1D(&m, g, NULL, 0, &out, dev, sizeof(int), grMemcpyDeviceToHost));
+    grGraphExec_t e = instantiate(g);
+    CHECK_GR(grErrorInvalidValue,
+             grGraphExecMemcpyNodeSetParams1D(e, m, &out, &host, sizeof(int), grMemcpyHostToHost));
+    CHECK_DETAIL_HAS("memory of another type");
+    CHECK_OK(grGraphExecMemcpyNodeSetParams1D(e, m, &out2, dev, sizeof(int), grMemcpyDeviceToHost));
+    run(e);
+    CHECK_EQ(out, 0);
+    CHECK_EQ(out2, 5);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grFree(dev));
+}
+
+/* A 2D memset may change its address and value, not its shape. */
+GR_TEST(exec_memset_node_set_params_keeps_a_2d_shape)
+{
+    static unsigned char a[4][8], b[4][8];
+    grGraph_t g;
+    grGraphNode_t m;
+    grMemsetParams mp = {a, sizeof a[0], 0x11, 1, 4, 3};
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddMemsetNode(&m, g, NULL, 0, &mp));
+    grGraphExec_t e = instantiate(g);
+    grMemsetParams wider = {b, sizeof b[0], 0x22, 1, 5, 3};
+    CHECK_GR(grErrorInvalidValue, grGraphExecMemsetNodeSetParams(e, m, &wider));
+    CHECK_DETAIL_HAS("may change only its address and value");
+    grMemsetParams moved = {b, sizeof b[0], 0x22, 1, 4, 3};
+    CHECK_OK(grGraphExecMemsetNodeSetParams(e, m, &moved));
+    run(e);
+    CHECK_EQ(a[0][0], 0);
+    CHECK_EQ(b[2][3], 0x22);
+    CHECK_EQ(b[2][4], 0); /* width 4: the fifth byte is untouched */
+    CHECK_EQ(b[3][0], 0); /* height 3 */
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+}
+
 GR_TEST(exec_event_record_node_set_event_affects_the_next_launch_only)
 {
     grEvent_t ev1, ev2;

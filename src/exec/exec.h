@@ -148,4 +148,31 @@ void gr__exec_release(grGraphExec_t e);
  * only while no launch of the executable is queued or running. */
 bool gr__pnode_set_kernel(gr_pnode *pn, const gr_kernel_params *kp);
 
+/* What may change in a node of an executable, for the setters and
+ * grGraphExecUpdate alike (CUDA documents the same limits for both). */
+
+/* Kernels whose argument blocks have the same layout (an update in place). */
+static inline bool gr__kernel_same_layout(grKernel_t a, grKernel_t b)
+{
+    if (a->nparams != b->nparams || a->argbytes != b->argbytes)
+        return false;
+    for (int i = 0; i < a->nparams; i++)
+        if (a->offsets[i] != b->offsets[i])
+            return false;
+    return true;
+}
+
+/* A 2D memset (or one that would become 2D) keeps its shape: only its
+ * address and value change; a 1D one may change its width. */
+static inline bool gr__memset_shape_ok(const grMemsetParams *o, const grMemsetParams *m)
+{
+    bool two_d = o->height > 1 || m->height > 1;
+    return !two_d || (o->width == m->width && o->height == m->height && o->pitch == m->pitch &&
+                      o->elementSize == m->elementSize);
+}
+
+/* True when a copy operand's memory type (device or host) changes from
+ * 'old' to 'now' as far as graphrt can tell (update.c). */
+bool gr__mem_type_changed(const void *old, const void *now);
+
 #endif /* GR_EXEC_H */

@@ -2,10 +2,12 @@
  * setters.c - in-place parameter updates of an executable's nodes and
  * enabling/disabling them.
  *
- * Every setter checks everything first, then waits until no launch of the
- * executable is queued or running (gr__exec_quiesce), then writes the
- * plan: launches issued before the call use the old parameters, launches
- * issued after it the new ones, as in CUDA.
+ * Every setter checks everything first (the graph API's checks of the
+ * parameters, then what an executable may change, shared with update.c),
+ * then waits until no launch of the executable is queued or running
+ * (gr__exec_quiesce), then writes the plan: launches issued before the
+ * call use the old parameters, launches issued after it the new ones, as
+ * in CUDA.
  */
 #include "exec.h"
 
@@ -31,16 +33,6 @@ static grError_t find_node(const char *call, grGraphExec_t e, grGraphNode_t node
     return grSuccess;
 }
 
-static bool same_layout(grKernel_t a, grKernel_t b)
-{
-    if (a->nparams != b->nparams || a->argbytes != b->argbytes)
-        return false;
-    for (int i = 0; i < a->nparams; i++)
-        if (a->offsets[i] != b->offsets[i])
-            return false;
-    return true;
-}
-
 /* Points pn at kernel k (references moved) with the given geometry; the
  * argument values are written by the caller. */
 static void set_kernel_fields(gr_pnode *pn, grKernel_t k, grDim3 grid, grDim3 block, uint32_t shmem)
@@ -59,7 +51,7 @@ static void set_kernel_fields(gr_pnode *pn, grKernel_t k, grDim3 grid, grDim3 bl
 bool gr__pnode_set_kernel(gr_pnode *pn, const gr_kernel_params *kp)
 {
     grKernel_t k = kp->kernel, old = pn->u.kern.k;
-    if (!same_layout(k, old)) {
+    if (!gr__kernel_same_layout(k, old)) {
         /* One block: the pointers, then the values they point to. */
         size_t vbytes = ((size_t)k->nparams * sizeof(void *) + 15u) & ~(size_t)15u;
         void **argv = gr__aligned_alloc(16, vbytes + k->argbytes);
@@ -97,7 +89,7 @@ GR_API grError_t grGraphExecKernelNodeSetParams(grGraphExec_t hGraphExec, grGrap
     if (err)
         return err;
     grKernel_t k = pNodeParams->func;
-    if (GR_LIKELY(same_layout(k, pn->u.kern.k))) {
+    if (GR_LIKELY(gr__kernel_same_layout(k, pn->u.kern.k))) {
         /* Common case: the values go straight into the plan (nothing below
          * can fail). Parameter 0 sits at offset 0: argv[0] starts them. */
         gr__exec_quiesce(hGraphExec);
@@ -128,24 +120,24 @@ GR_API grError_t grGraphExecKernelNodeSetParams(grGraphExec_t hGraphExec, grGrap
     return grSuccess;
 }
 
-static grError_t check_copy(const char *call, void *dst, const void *src, size_t count, grMemcpyKind kind)
-{
-    if ((unsigned)kind > (unsigned)grMemcpyDefault)
-        return gr__fail(grErrorInvalidMemcpyDirection, "%s: kind %d is not a grMemcpyKind", call, (int)kind);
-    if (count && (!dst || !src))
-        return gr__fail(grErrorInvalidValue, "%s: %s is NULL for a copy of %zu bytes", call, dst ? "src" : "dst",
-                        count);
-    return grSuccess;
-}
-
 GR_API grError_t grGraphExecMemcpyNodeSetParams1D(grGraphExec_t hGraphExec, grGraphNode_t node, void *dst,
                                                   const void *src, size_t count, grMemcpyKind kind)
 {
     static const char call[] = "grGraphExecMemcpyNodeSetParams1D";
     gr_pnode *pn = NULL;
     grError_t err = find_node(call, hGraphExec, node, grGraphNodeTypeMemcpy, &pn);
-    if (err || (err = check_copy(call, dst, src, count, kind)))
+    if (err || (err = gr__node_memcpy_params_check(call, dst, src, count, kind)))
         return err;
+    if (count == 0)
+        return gr__fail(grErrorInvalidValue, "%s: count is 0; as in CUDA, an executable's copy cannot be set "
+                                             "to copy nothing (disable the node with grGraphNodeSetEnabled)",
+                        call);
+    if (gr__mem_type_changed(pn->u.copy.dst, dst) || gr__mem_type_changed(pn->u.copy.src, src))
+        return gr__fail(grErrorInvalidValue,
+                        "%s: the copy %p -> %p uses memory of another type (device or host) than the node's "
+                        "%p -> %p; as in CUDA, a copy's memory types cannot change in an executable "
+                        "(instantiate a new one instead)",
+                        call, src, dst, pn->u.copy.src, pn->u.copy.dst);
     gr__exec_quiesce(hGraphExec);
     pn->u.copy = (gr_memcpy_params){dst, src, count, kind};
     return grSuccess;
@@ -159,18 +151,20 @@ GR_API grError_t grGraphExecMemsetNodeSetParams(grGraphExec_t hGraphExec, grGrap
     grError_t err = find_node(call, hGraphExec, node, grGraphNodeTypeMemset, &pn);
     if (err)
         return err;
-    if (!p)
-        return gr__fail(grErrorInvalidValue, "%s: 'pNodeParams' is NULL", call);
-    if (p->elementSize != 1 && p->elementSize != 2 && p->elementSize != 4)
-        return gr__fail(grErrorInvalidValue, "%s: elementSize %u must be 1, 2 or 4", call, p->elementSize);
-    if (p->width == 0 || p->height == 0)
-        return gr__fail(grErrorInvalidValue, "%s: width and height must be at least 1 (got %zu x %zu)", call,
-                        p->width, p->height);
-    if (!p->dst)
-        return gr__fail(grErrorInvalidValue, "%s: dst is NULL", call);
-    if (p->height > 1 && p->pitch < p->width * p->elementSize)
-        return gr__fail(grErrorInvalidValue, "%s: pitch %zu is smaller than a row (%zu elements of %u bytes)", call,
-                        p->pitch, p->width, p->elementSize);
+    if ((err = gr__node_memset_params_check(call, p)))
+        return err;
+    if (p->width == 0)
+        return gr__fail(grErrorInvalidValue, "%s: width is 0; as in CUDA, an executable's memset cannot be set "
+                                             "to set nothing (disable the node with grGraphNodeSetEnabled)",
+                        call);
+    const grMemsetParams *o = &pn->u.memset;
+    if (!gr__memset_shape_ok(o, p))
+        return gr__fail(grErrorInvalidValue,
+                        "%s: the node sets %zu x %zu elements of %u bytes (pitch %zu), the new parameters %zu x "
+                        "%zu of %u bytes (pitch %zu); as in CUDA, a 2D memset in an executable may change only "
+                        "its address and value, and a 1D one cannot become 2D",
+                        call, o->width, o->height, o->elementSize, o->pitch, p->width, p->height, p->elementSize,
+                        p->pitch);
     gr__exec_quiesce(hGraphExec);
     pn->u.memset = *p;
     return grSuccess;
@@ -184,8 +178,8 @@ GR_API grError_t grGraphExecHostNodeSetParams(grGraphExec_t hGraphExec, grGraphN
     grError_t err = find_node(call, hGraphExec, node, grGraphNodeTypeHost, &pn);
     if (err)
         return err;
-    if (!p || !p->fn)
-        return gr__fail(grErrorInvalidValue, "%s: %s is NULL", call, p ? "pNodeParams->fn" : "pNodeParams");
+    if ((err = gr__node_host_params_check(call, p)))
+        return err;
     gr__exec_quiesce(hGraphExec);
     pn->u.host = *p;
     return grSuccess;
@@ -198,8 +192,8 @@ static grError_t set_event(const char *call, grGraphExec_t e, grGraphNode_t node
     grError_t err = find_node(call, e, node, type, &pn);
     if (err)
         return err;
-    if (!gr__event_valid(event))
-        return gr__fail(grErrorInvalidResourceHandle, "%s: event %p is not a live event", call, GR_PTR(event));
+    if ((err = gr__node_event_check(call, event)))
+        return err;
     gr__exec_quiesce(e);
     gr__event_retain(event);
     gr__event_release(pn->u.event);

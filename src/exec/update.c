@@ -112,23 +112,13 @@ static bool mem_is_device(const void *p, bool *known)
  * graphrt can be sure of. All device memory is tracked, so an untracked new
  * pointer is host memory; an untracked old pointer proves nothing (it may
  * be device memory freed since), so only a tracked old pointer counts. */
-static bool mem_type_changed(const void *old, const void *now)
+bool gr__mem_type_changed(const void *old, const void *now)
 {
     bool known_old, known_new;
     bool dev_old = mem_is_device(old, &known_old);
     bool dev_new = mem_is_device(now, &known_new);
     (void)known_new;
     return known_old && dev_old != dev_new;
-}
-
-static bool same_layout(grKernel_t a, grKernel_t b)
-{
-    if (a->nparams != b->nparams || a->argbytes != b->argbytes)
-        return false;
-    for (int i = 0; i < a->nparams; i++)
-        if (a->offsets[i] != b->offsets[i])
-            return false;
-    return true;
 }
 
 /* Allocates the argument block of plan node pn for kernel k, laid out as
@@ -162,18 +152,18 @@ static bool check_params(upd *u, gr_pnode *pn, grGraphNode_t gn)
     case grGraphNodeTypeKernel:
         /* CUDA 12 applies function changes; its refusals (other context,
          * CDP, cooperative, device-side launch) cannot arise here. */
-        if (!same_layout(gn->p.kernel.kernel, pn->u.kern.k))
+        if (!gr__kernel_same_layout(gn->p.kernel.kernel, pn->u.kern.k))
             return add_block(u, pn, gn->p.kernel.kernel);
         return true;
     case grGraphNodeTypeMemcpy:
-        if (mem_type_changed(pn->u.copy.dst, gn->p.memcpy.dst))
+        if (gr__mem_type_changed(pn->u.copy.dst, gn->p.memcpy.dst))
             return refuse(
                 u, grGraphExecUpdateErrorParametersChanged, gn, NULL,
                 "%s copies to %p, memory of another type (device or host) than the %p its paired node "
                 "copies to; as in CUDA, an update cannot change a copy's memory types (instantiate a "
                 "new executable instead)",
                 gr__node_label(gn), gn->p.memcpy.dst, pn->u.copy.dst);
-        if (mem_type_changed(pn->u.copy.src, gn->p.memcpy.src))
+        if (gr__mem_type_changed(pn->u.copy.src, gn->p.memcpy.src))
             return refuse(
                 u, grGraphExecUpdateErrorParametersChanged, gn, NULL,
                 "%s copies from %p, memory of another type (device or host) than the %p its paired node "
@@ -183,9 +173,7 @@ static bool check_params(upd *u, gr_pnode *pn, grGraphNode_t gn)
         return true;
     case grGraphNodeTypeMemset: {
         const grMemsetParams *o = &pn->u.memset, *m = &gn->p.memset;
-        bool two_d = o->height > 1 || m->height > 1;
-        if (two_d && (o->width != m->width || o->height != m->height || o->pitch != m->pitch ||
-                      o->elementSize != m->elementSize))
+        if (!gr__memset_shape_ok(o, m))
             return refuse(
                 u, grGraphExecUpdateErrorParametersChanged, gn, NULL,
                 "%s sets %zu x %zu elements of %u bytes (pitch %zu) where its paired node sets %zu x %zu "
