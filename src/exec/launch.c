@@ -3,10 +3,13 @@
  * stream reaches it, the thread draining the stream becomes the launch's
  * owner and runs the plan.
  *
- * The owner keeps ready nodes on a private stack (no atomics, no fences)
- * and runs the first ready successor of each node inline. While nobody
- * else takes part ("solo"), the countdown of a node with several
- * predecessors is a plain load and store. Work is exposed to other threads
+ * A launch nobody else should take part in (nodes cheaper than handing
+ * them over, or a single worker) runs the plan front to back: its order is
+ * topological, so no countdown is needed. Otherwise the owner counts down
+ * and keeps ready nodes on a private stack (no atomics, no fences) and
+ * runs the first ready successor of each node inline. Until another
+ * thread joins, the countdown of a node with several predecessors is a
+ * plain load and store. Work is exposed to other threads
  * (pushed on the owner's stealable deque) only when it is worth it: nodes
  * measured to cost more than a wake-up, or unknown cost on the first
  * launches. The first exposure switches the launch to "shared": every
@@ -220,6 +223,27 @@ void gr__exec_node_item(gr_worker *w, void *node)
     atomic_fetch_sub_explicit(&p->thieves, 1, memory_order_release);
 }
 
+/* The owner of a shared launch, out of work of its own: helps until the
+ * launch is over, then sleeps. */
+static void wait_for_others(gr_runtime *rt, gr_worker *w, gr_plan *p, uint32_t target)
+{
+    unsigned idle = 0;
+    while (gr_load_acquire(&p->finished) != target) {
+        if (gr__sched_help_once(rt, w)) {
+            idle = 0;
+            continue;
+        }
+        if (++idle < 4096) {
+            gr__cpu_relax();
+            continue;
+        }
+        atomic_store(&p->owner_sleeping, 1);
+        if (atomic_load(&p->finished) != target)
+            gr__futex_wait(&p->finished, target - 1);
+        atomic_store(&p->owner_sleeping, 0);
+    }
+}
+
 void gr__exec_run(gr_worker *w, struct grGraphExec_st *e)
 {
     gr_plan *p = &e->plan;
@@ -229,31 +253,26 @@ void gr__exec_run(gr_worker *w, struct grGraphExec_st *e)
     bool expose = rt->nworkers > 1 &&
                   (p->avg_ns_x16 == 0 || p->avg_ns_x16 / 16 >= GR_EXPOSE_MIN_NODE_NS || p->runs < 2);
     uint64_t t0 = measure ? gr__now_ns() : 0;
-    bool ended = false;
     atomic_store_explicit(&p->shared, false, memory_order_relaxed);
-    /* Roots go on the private stack, where run_from finds them. */
-    size_t base = w->nlocal;
-    for (uint32_t i = 1; i < p->nroots; i++)
-        if (!local_push(w, &p->nodes[p->roots[i]]))
-            ended |= run_from(w, p, &p->nodes[p->roots[i]], expose, w->nlocal);
-    ended |= run_from(w, p, &p->nodes[p->roots[0]], expose, base);
-    if (!ended) {
-        /* Others hold the rest of the launch: help, then sleep. */
-        unsigned idle = 0;
-        while (gr_load_acquire(&p->finished) != target) {
-            if (gr__sched_help_once(rt, w)) {
-                idle = 0;
-                continue;
-            }
-            if (++idle < 4096) {
-                gr__cpu_relax();
-                continue;
-            }
-            atomic_store(&p->owner_sleeping, 1);
-            if (atomic_load(&p->finished) != target)
-                gr__futex_wait(&p->finished, target - 1);
-            atomic_store(&p->owner_sleeping, 0);
-        }
+    if (!expose) {
+        /* Nobody else takes part: the plan's order is topological, so
+         * running it front to back honours every edge, with no countdown
+         * and no stack (on a random DAG those cost several times what the
+         * nodes do: mispredicted branches). EXIT is the last node. */
+        gr_pnode *nodes = p->nodes;
+        for (uint32_t i = 0; i + 1 < p->nnodes; i++)
+            run_body(w, &nodes[i]);
+        finish_launch(p);
+    } else {
+        /* Roots go on the private stack, where run_from finds them. */
+        size_t base = w->nlocal;
+        bool ended = false;
+        for (uint32_t i = 1; i < p->nroots; i++)
+            if (!local_push(w, &p->nodes[p->roots[i]]))
+                ended |= run_from(w, p, &p->nodes[p->roots[i]], expose, w->nlocal);
+        ended |= run_from(w, p, &p->nodes[p->roots[0]], expose, base);
+        if (!ended)
+            wait_for_others(rt, w, p, target);
     }
     /* Thieves may still be leaving run_from; the plan must outlive them. */
     while (atomic_load_explicit(&p->thieves, memory_order_acquire) != 0)
