@@ -5,6 +5,8 @@
  */
 #include "test.h"
 
+#include <sched.h>
+
 #include <pthread.h>
 #include <stdatomic.h>
 #include <time.h>
@@ -60,13 +62,33 @@ GR_TEST(multiprocessor_count_equals_GRAPHRT_WORKERS)
     CHECK_EQ(v, 3);
 }
 
-GR_TEST(multiprocessor_count_defaults_to_online_cores)
+GR_TEST(multiprocessor_count_defaults_to_the_usable_cores)
 {
     int v = 0;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    cpu_set_t set;
+    CHECK_EQ(sched_getaffinity(0, sizeof set, &set), 0);
     unsetenv("GRAPHRT_WORKERS");
     CHECK_OK(grDeviceGetAttribute(&v, grDevAttrMultiProcessorCount, 0));
-    CHECK_EQ(v, cores);
+    CHECK_EQ(v, CPU_COUNT(&set));
+}
+
+/* A process limited to one core (taskset, a container's cpuset) gets one
+ * worker, not one per core of the machine. */
+GR_TEST(multiprocessor_count_follows_the_affinity_mask)
+{
+    int v = 0;
+    cpu_set_t set, one;
+    CHECK_EQ(sched_getaffinity(0, sizeof set, &set), 0);
+    CPU_ZERO(&one);
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &set)) {
+            CPU_SET(c, &one);
+            break;
+        }
+    CHECK_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+    unsetenv("GRAPHRT_WORKERS");
+    CHECK_OK(grDeviceGetAttribute(&v, grDevAttrMultiProcessorCount, 0));
+    CHECK_EQ(v, 1);
 }
 
 GR_TEST(device_attributes_match_the_launch_limits)

@@ -42,6 +42,16 @@
 #include <unistd.h>
 
 gr_runtime *_Atomic gr__rt;
+
+/* The CPUs this process may run on (its affinity mask: a container's or
+ * taskset's limit), else those online. */
+static long usable_cpus(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
+    return sysconf(_SC_NPROCESSORS_ONLN);
+}
 _Thread_local gr_worker *gr__tls_worker;
 static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -102,7 +112,8 @@ static gr_item overflow_pop(gr_runtime *rt)
 }
 
 #define GR_INJ_GRACE 3000u
-/* How many idle workers may spin at once. */
+/* How many idle workers may spin at once (one on machines of one or two
+ * cores: see gr__runtime_get). */
 #define GR_MAX_SPINNERS 2
 /* An idle worker's polling interval, in ticks (see gr__ticks). */
 #define GR_POLL_TICKS_MIN 100u
@@ -348,7 +359,7 @@ static void *worker_main(void *arg)
         /* Two spinners are enough to pick up new work at once; more would
          * only add polling traffic on the lines busy threads write. The
          * others park, and are woken when nobody spins. */
-        if (atomic_fetch_add(&rt->spinning, 1) >= GR_MAX_SPINNERS) {
+        if (atomic_fetch_add(&rt->spinning, 1) >= rt->max_spinners) {
             /* The spinners watch the injection queue (a spinner only stops
              * spinning to run work, or to park after checking the queue),
              * so this worker sleeps unless a deque holds work. */
@@ -500,9 +511,13 @@ gr_runtime *gr__runtime_start(void)
         goto fail;
     static uint64_t generations; /* guarded by start_lock */
     rt->generation = ++generations;
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    long ncpu = usable_cpus();
     rt->nworkers = env_unsigned("GRAPHRT_WORKERS", ncpu > 0 ? (unsigned)ncpu : 1u, 1, 1024);
     rt->spin_ns = (uint64_t)env_unsigned("GRAPHRT_SPIN_US", 50, 0, 1000000) * 1000u;
+    /* Spinners must leave a core to the application threads that launch
+     * and synchronise: on two cores, two spinners made a synchronising
+     * thread share a core with one of them. */
+    rt->max_spinners = ncpu > 2 ? GR_MAX_SPINNERS : 1;
     rt->nslots = rt->nworkers + GR_EXTERNAL_SLOTS;
     rt->workers = gr__calloc(rt->nslots, sizeof *rt->workers);
     rt->inj_cap = 64;

@@ -119,6 +119,7 @@ struct gr_runtime {
     gr_worker *workers;          /* nworkers + GR_EXTERNAL_SLOTS */
     unsigned nslots;             /* nworkers + GR_EXTERNAL_SLOTS */
     uint64_t spin_ns;            /* how long an idle worker spins */
+    int max_spinners;            /* how many idle workers may spin at once */
     atomic_bool stop;
     /* Idle accounting (see sched.c: park / wake). */
     GR_ALIGNED_CL atomic_int spinning; /* workers looking for work */
