@@ -1,8 +1,9 @@
 /*
  * pool.c - stream-ordered memory pools: grMemPoolCreate / Destroy, the
  * device's default and current pool, grMallocAsync, grMallocFromPoolAsync,
- * grFreeAsync, trimming, the release threshold, the pool attributes and
- * the threads' caches of free blocks.
+ * grFreeAsync, trimming, the release threshold, the pool attributes, and
+ * the fast paths of the threads' caches of free blocks (pcache.c has the
+ * rest of them).
  *
  * Cost: a grFreeAsync of a small block (class <= CACHE_MAX_BYTES) on the
  * thread that allocated it, among its last RING_SIZE allocations, puts
@@ -19,8 +20,8 @@
  *   - 'reserved' is the sum of the class sizes of the pool's blocks that
  *     are not GONE; 'used' that of its LIVE and CACHED blocks, so that the
  *     pool's used memory is 'used' plus the 'delta' (minus the bytes held)
- *     of every cache bound to it; both 'reserved' and 'used' only change
- *     under 'lock';
+ *     of every cache bound to it (pcache.c); both 'reserved' and 'used'
+ *     only change under 'lock';
  *   - a pool's 'refs' counts its handle (or the runtime, for the default
  *     pool) plus one per block not yet given back: a destroyed pool lives
  *     on, refusing new allocations, until its last block is freed; no
@@ -30,101 +31,17 @@
  *     each allocation) lets the stream-ordered poisoning skip a block that
  *     was handed out again before it ran; a block enters a cache only once
  *     its free has taken effect (it is poisoned then);
- *   - lock order: caches.lock, then a map shard's lock, then a pool's
- *     lock, then a stream's lock. registry.lock is taken alone.
+ *   - lock order: pcache.c's caches.lock, then a map shard's lock, then a
+ *     pool's lock, then a stream's lock. registry.lock is taken alone.
  */
-#include "pool.h"
+#include "pool_int.h"
 
-#include "../capture/capture.h"
 #include "graphmem.h"
 
-#include <linux/membarrier.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
-
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define GR_POOL_ASAN 1
-#endif
-#endif
-#if !defined(GR_POOL_ASAN) && defined(__SANITIZE_ADDRESS__)
-#define GR_POOL_ASAN 1
-#endif
-#ifdef GR_POOL_ASAN
-#include <sanitizer/asan_interface.h>
-#define POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
-#define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
-#else
-#define GR_POOL_ASAN 0
-#define POISON(p, n) ((void)(p), (void)(n))
-#define UNPOISON(p, n) ((void)(p), (void)(n))
-#endif
-
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define GR_POOL_TSAN 1
-#endif
-#endif
-#if !defined(GR_POOL_TSAN) && defined(__SANITIZE_THREAD__)
-#define GR_POOL_TSAN 1
-#endif
-#ifndef GR_POOL_TSAN
-#define GR_POOL_TSAN 0
-#endif
-
-/* ------------------------------------------------------------ structures */
-
-/* Size classes: 256 bytes, then four per power of two up to 2^48. */
-#define NCLASS 168
-
-/* CACHED: freed into a thread's cache (free in every observable way, but
- * on no free list of its pool). */
-enum { BLOCK_LIVE = 1, BLOCK_FREE = 2, BLOCK_GONE = 3, BLOCK_CACHED = 4 };
-
-typedef struct gr_pblock {
-    void *ptr;
-    size_t size;                  /* class size: what the block reserves */
-    struct grMemPool_st *pool;
-    struct gr_pblock *next;       /* free list; guarded by pool->lock */
-    struct gr_pblock *hnext;      /* map chain; guarded by its shard's lock */
-    gr_stream *fs;                /* stream of the last free, retained */
-    uint64_t fseq;                /* fs's ops that precede that free */
-    uint64_t gen;                 /* allocations so far (ASan builds) */
-    uint16_t cls;
-    uint8_t state;                /* BLOCK_*; guarded by pool->lock, except
-                                     while the block is LIVE or CACHED
-                                     through a thread cache: then by that
-                                     cache (its owner, or a flusher that
-                                     stopped it) */
-} gr_pblock;
-
-struct gr_pcache;
-
-struct grMemPool_st {
-    uint32_t magic;               /* GR_MAGIC_POOL; GR_MAGIC_DEAD once destroyed */
-    atomic_int refs;
-    bool is_default;
-    grMemPoolProps props;         /* immutable */
-    atomic_int reuse_follow, reuse_opportunistic, reuse_internal;
-    _Atomic uint64_t threshold;
-    /* reserved > threshold: written under 'lock' (where either changes),
-     * read relaxed by a free into a cache, to decide whether a trim is due
-     * at the next synchronisation without reading the lock's line. */
-    atomic_bool over;
-    /* Guarded by 'lock'. 'reserved' is also read relaxed without it (by a
-     * free into a cache, to decide whether a trim is due). */
-    GR_ALIGNED_CL gr_spinlock lock;
-    gr_pblock *bins[NCLASS];
-    _Atomic uint64_t reserved;
-    uint64_t reserved_high, used, used_high;
-    struct gr_pcache *caches;     /* the caches bound to this pool */
-    /* Registry, guarded by registry.lock. */
-    struct grMemPool_st *reg_next, *reg_prev;
-};
 
 static struct {
     pthread_mutex_t lock;
@@ -241,13 +158,6 @@ static void map_remove(gr_pblock *b)
  * The newest entry sits apart ('hot'), where a free right after its
  * allocation finds it without any index arithmetic; the next allocation
  * moves it into the ring. */
-#define RING_SIZE 8
-
-typedef struct ring_entry {
-    const void *ptr;
-    gr_pblock *b;
-} ring_entry;
-
 static GR_ALIGNED_CL _Atomic uint64_t ring_epoch;
 
 /* The thread's ring and its cache (see "thread caches"), in one block so
@@ -256,33 +166,17 @@ static GR_ALIGNED_CL _Atomic uint64_t ring_epoch;
  * costs a call and, worse, makes the leaf fast paths save registers around
  * it. The price is a few hundred bytes of the static TLS surplus that
  * glibc keeps for libraries dlopen'ed after start-up. */
-static __attribute__((tls_model("initial-exec"))) _Thread_local struct {
-    uint64_t epoch;               /* ring_epoch when the entries were valid */
-    unsigned next;                /* slot of the next insertion */
-    bool cache_off;               /* caches are off, or creation failed */
-    struct gr_pcache *cache;      /* this thread's cache, or NULL */
-    struct {
-        const void *ptr;
-        /* Handed out by the cache under binding 'bind' (0: not from the
-         * cache), from class 'cls': a free under the same binding needs
-         * neither b->pool, b->fs nor b->cls (the fast path's chain of
-         * dependent loads is shorter by one). Between ptr and b, which
-         * keeps gcc from pairing the two in vector registers. */
-        uint32_t cls, bind;
-        gr_pblock *b;
-    } hot;                        /* the newest entry */
-    ring_entry e[RING_SIZE];
-} tls;
+__attribute__((tls_model("initial-exec"))) _Thread_local gr_pool_tls gr__ptls;
 
 /* Drops the whole ring if a free through the map (or a reset) happened
  * since its entries were recorded. One relaxed load when nothing did. */
 static inline void ring_sync(void)
 {
     uint64_t e = atomic_load_explicit(&ring_epoch, memory_order_relaxed);
-    if (GR_UNLIKELY(tls.epoch != e)) {
-        memset(tls.e, 0, sizeof tls.e);
-        tls.hot.ptr = NULL;
-        tls.epoch = e;
+    if (GR_UNLIKELY(gr__ptls.epoch != e)) {
+        memset(gr__ptls.e, 0, sizeof gr__ptls.e);
+        gr__ptls.hot.ptr = NULL;
+        gr__ptls.epoch = e;
     }
 }
 
@@ -290,16 +184,16 @@ static inline void ring_sync(void)
  * next ring_take's, which is only a miss. */
 static inline void ring_put_from(const void *ptr, gr_pblock *b, uint32_t cls, uint32_t bind)
 {
-    if (tls.hot.ptr) {
-        unsigned i = tls.next;
-        tls.e[i].ptr = tls.hot.ptr;
-        tls.e[i].b = tls.hot.b;
-        tls.next = (i + 1) % RING_SIZE;
+    if (gr__ptls.hot.ptr) {
+        unsigned i = gr__ptls.next;
+        gr__ptls.e[i].ptr = gr__ptls.hot.ptr;
+        gr__ptls.e[i].b = gr__ptls.hot.b;
+        gr__ptls.next = (i + 1) % RING_SIZE;
     }
-    tls.hot.ptr = ptr;
-    tls.hot.b = b;
-    tls.hot.cls = cls;
-    tls.hot.bind = bind;
+    gr__ptls.hot.ptr = ptr;
+    gr__ptls.hot.b = b;
+    gr__ptls.hot.cls = cls;
+    gr__ptls.hot.bind = bind;
 }
 
 static inline void ring_put(gr_pblock *b)
@@ -312,17 +206,17 @@ static inline void ring_put(gr_pblock *b)
 static inline gr_pblock *ring_take(const void *p)
 {
     ring_sync();
-    if (tls.hot.ptr == p) {
-        tls.hot.ptr = NULL;
-        return tls.hot.b;
+    if (gr__ptls.hot.ptr == p) {
+        gr__ptls.hot.ptr = NULL;
+        return gr__ptls.hot.b;
     }
-    unsigned i = tls.next;
+    unsigned i = gr__ptls.next;
     for (unsigned k = 0; k < RING_SIZE; k++) {
         i = (i + RING_SIZE - 1) % RING_SIZE;
-        if (tls.e[i].ptr == p) {
-            gr_pblock *b = tls.e[i].b;
-            tls.e[i].ptr = NULL;
-            tls.e[i].b = NULL;
+        if (gr__ptls.e[i].ptr == p) {
+            gr_pblock *b = gr__ptls.e[i].b;
+            gr__ptls.e[i].ptr = NULL;
+            gr__ptls.e[i].b = NULL;
             return b;
         }
     }
@@ -449,7 +343,7 @@ static grError_t check_pool(const char *call, grMemPool_t pool)
     return grSuccess;
 }
 
-/* --------------------------------------------------------- used memory */
+/* ------------------------------------------------------ reserved memory */
 
 /* Reserved bytes; exact under the pool's lock, a hint without it. */
 static inline uint64_t reserved_of(grMemPool_t pool)
@@ -482,416 +376,15 @@ static inline void reserved_sub(grMemPool_t pool, uint64_t n)
 
 /* ------------------------------------------------------- thread caches */
 
-/*
- * A thread keeps the small blocks it frees with grFreeAsync (found in its
- * ring: it allocated them) in a cache bound to one (pool, stream) pair,
- * up to CACHE_DEPTH per class, and its grMallocAsync of such a class on
- * that pool and stream takes them back. A block freed on stream s and
- * reused on s needs no reuse policy (stream order), so the cache needs no
- * 'fseq' check; it still records fs and fseq, for when the block goes
- * back to its pool. A free on another pool or stream rebinds the cache,
- * which first gives its blocks back to the old pool ('drain'); so does an
- * allocation of a class the cache holds for the same pool on another
- * stream, so that this thread's own allocations see its frees as before.
- *
- * Owner side, no lock and no atomic read-modify-write: the owner marks
- * itself 'busy' (a relaxed store), then reads 'stop'; if set, it leaves
- * and takes the pool path. Everything else (trim, the release threshold,
- * destroy, reset, thread exit) takes blocks out of a cache from another
- * thread under caches.lock: set 'stop', make the stores of both sides
- * visible to each other with one membarrier(PRIVATE_EXPEDITED) (a full
- * barrier on every running thread of the process, about 200 ns, paid by
- * the rare remote side only), wait for 'busy' to drop, work, clear 'stop'.
- * Either the owner's later read of 'stop' sees 1, or the flusher's read of
- * 'busy' sees the owner inside: the classic asymmetric Dekker. Without
- * membarrier (the registration fails) the owner issues a seq_cst fence
- * instead; ThreadSanitizer, which does not model membarrier (nor fences),
- * gets a seq_cst exchange. The owner never waits inside: a flusher only
- * ever waits for a few instructions, or for a pool lock the owner takes
- * while rebinding.
- *
- * Accounting: a CACHED block still counts in its pool's 'used'; the
- * cache's 'delta' is minus the bytes it holds (so <= 0), written relaxed
- * by whoever has the cache (owner, or a flusher that stopped it) and read
- * by the pool's lock holders: used memory = 'used' + the deltas of the
- * caches on the pool's 'caches' list. A thread that synchronises with the
- * owner (join, a mutex) sees its last delta: exact. The high-water mark:
- * the owner raises 'peak' to its delta when a reuse takes it higher; each
- * change of 'used' (under the lock) first folds 'used' + the sum of the
- * caches' peaks into used_high, then lowers each peak to its delta: the
- * peaks cover the values 'used' took since the last fold. Single-threaded
- * (or with the other threads synchronised) that is exactly the largest
- * used value; with threads racing, the sum can exceed it (peaks of
- * different caches at different times add up), and a fold that races
- * with an owner raising its peak can overwrite that raise
- * (docs/memory-pools.md).
- */
-#define CACHE_DEPTH 4                  /* blocks per class */
-#define CACHE_MAX_BYTES 4096           /* largest cached class size */
-#define CACHE_CLASSES 17               /* classes 0..16: 256 B .. 4 KiB */
-_Static_assert(CACHE_CLASSES <= NCLASS, "cached classes are pool classes");
+/* The fast paths of the threads' caches (pcache.c has the rest). */
 
 /* Class sizes of the cached classes (size_class's csize). */
 static const uint16_t cache_csize[CACHE_CLASSES] = {256,  320,  384,  448,  512,  640,  768,  896, 1024,
                                                      1280, 1536, 1792, 2048, 2560, 3072, 3584, 4096};
 
-/* CACHE_RMW: ThreadSanitizer builds, whose owners use a seq_cst
- * exchange; CACHE_ASYM: membarrier. Without either, caches are off. */
-enum { CACHE_UNTRIED = 0, CACHE_OFF, CACHE_RMW, CACHE_ASYM };
-
-typedef struct gr_pcache {
-    /* The owner's line. */
-    atomic_uchar busy;            /* owner inside; written by the owner */
-    atomic_uchar stop;            /* a flusher wants in; under caches.lock */
-    uint8_t n[CACHE_CLASSES];     /* blocks per class; exclusive */
-    uint32_t bind;                /* binding count, never 0; exclusive */
-    grMemPool_t pool;             /* bound pool or NULL; exclusive, and
-                                     changed under that pool's lock */
-    gr_stream *stream;            /* bound stream; exclusive. Blocks hold
-                                     fs == stream retained, so it lives
-                                     while the cache holds any */
-    _Atomic int64_t delta;        /* -(bytes held); exclusive writes */
-    _Atomic int64_t peak;         /* max delta since the last fold; raised
-                                     by the owner, lowered by folds */
-    /* Exclusive. The address beside the descriptor: a reuse hands it out
-     * without a dependent load. */
-    struct {
-        void *ptr;
-        gr_pblock *b;
-    } slot[CACHE_CLASSES][CACHE_DEPTH];
-    /* The bound pool's list, guarded by that pool's lock. */
-    struct gr_pcache *pnext, *pprev;
-    /* Every cache; guarded by caches.lock (as is 'fnext', a flusher's
-     * list of the caches it stopped). */
-    struct gr_pcache *next, *prev, *fnext;
-} gr_pcache;
-
-static struct {
-    pthread_mutex_t lock;         /* the list; serialises flushers */
-    gr_pcache *list;
-} caches = {PTHREAD_MUTEX_INITIALIZER, NULL};
-
-static pthread_once_t cache_once = PTHREAD_ONCE_INIT;
-static pthread_key_t cache_key;   /* its destructor drains at thread exit */
-static int cache_mode;            /* CACHE_*, set once by cache_init */
-
-
-/* The owner enters; false if a flusher has the cache (then leave at once
- * and take the pool path). Costs two plain stores and a load on x86. */
-static inline bool cache_enter(gr_pcache *c)
-{
-#if GR_POOL_TSAN
-    atomic_exchange_explicit(&c->busy, 1, memory_order_seq_cst);
-#else
-    /* Only the compiler is kept from reordering: membarrier on the
-     * flusher's side does the rest. */
-    atomic_store_explicit(&c->busy, 1, memory_order_relaxed);
-    atomic_signal_fence(memory_order_seq_cst);
-#endif
-    return !atomic_load_explicit(&c->stop, memory_order_seq_cst);
-}
-
-static inline void cache_leave(gr_pcache *c)
-{
-    atomic_store_explicit(&c->busy, 0, memory_order_release);
-}
-
-/* The flusher's side of the Dekker: after setting 'stop' on caches. */
-static void cache_barrier(void)
-{
-    if (cache_mode == CACHE_ASYM) {
-        /* Registered by cache_init, so it cannot fail. */
-        long rc = syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
-        gr_assert(rc == 0);
-        (void)rc;
-    }
-    atomic_thread_fence(memory_order_seq_cst);
-}
-
-/* Waits for the owner of a stopped cache to leave it (a few instructions,
- * unless it is descheduled inside or waiting for a pool lock). */
-static void cache_wait_idle(gr_pcache *c)
-{
-    for (unsigned spins = 0; atomic_load_explicit(&c->busy, memory_order_acquire); spins++) {
-        if (spins < 64)
-            gr__cpu_relax();
-        else
-            sched_yield();
-    }
-}
-
-/* The high-water mark of used memory (see above). Under the lock. */
-static uint64_t used_high_locked(grMemPool_t pool)
-{
-    int64_t sum = 0;
-    for (gr_pcache *c = pool->caches; c; c = c->pnext) {
-        int64_t d = gr_load_relaxed(&c->delta), pk = gr_load_relaxed(&c->peak);
-        sum += pk > d ? pk : d;
-    }
-    uint64_t v = pool->used + (uint64_t)sum;
-    return v > pool->used_high ? v : pool->used_high;
-}
-
-/* Lowers every peak to its delta: the values so far are in used_high, or
- * are history (a reset). Under the lock. */
-static void peaks_reset_locked(grMemPool_t pool)
-{
-    for (gr_pcache *c = pool->caches; c; c = c->pnext) {
-        int64_t d = gr_load_relaxed(&c->delta);
-        if (gr_load_relaxed(&c->peak) != d)
-            gr_store_relaxed(&c->peak, d);
-    }
-}
-
-/* Folds the peaks of the caches bound to 'pool' into used_high (see
- * above); call before every change of 'used'. Under the pool's lock. */
-static void fold_high_locked(grMemPool_t pool)
-{
-    if (!pool->caches)
-        return;
-    pool->used_high = used_high_locked(pool);
-    peaks_reset_locked(pool);
-}
-
-/* The pool's used bytes, cached blocks excluded. Under the pool's lock. */
-static uint64_t used_of_locked(grMemPool_t pool)
-{
-    int64_t sum = 0;
-    for (gr_pcache *c = pool->caches; c; c = c->pnext)
-        sum += gr_load_relaxed(&c->delta);
-    return pool->used + (uint64_t)sum;
-}
-
-/* Changes 'used' by n bytes (signed), keeping used_high. Under the lock. */
-static void used_add_locked(grMemPool_t pool, int64_t n)
-{
-    /* fold_high_locked and used_of_locked in one pass. */
-    int64_t sum = 0, sum_high = 0;
-    for (gr_pcache *c = pool->caches; c; c = c->pnext) {
-        int64_t d = gr_load_relaxed(&c->delta), pk = gr_load_relaxed(&c->peak);
-        sum += d;
-        sum_high += pk > d ? pk : d;
-        if (pk != d)
-            gr_store_relaxed(&c->peak, d);
-    }
-    uint64_t before = pool->used + (uint64_t)sum_high;
-    pool->used += (uint64_t)n;
-    uint64_t after = pool->used + (uint64_t)sum;
-    uint64_t high = before > after ? before : after;
-    if (high > pool->used_high)
-        pool->used_high = high;
-}
-
-/* Under the pool's lock, with the cache held exclusively (its owner
- * inside, or stopped): moves its blocks to the pool's free lists and
- * unbinds it. The caller folded the peaks (fold_high_locked) first. */
-static void cache_drain_locked(gr_pcache *c)
-{
-    grMemPool_t pool = c->pool;
-    uint64_t bytes = 0;
-    for (unsigned k = 0; k < CACHE_CLASSES; k++) {
-        for (unsigned i = 0; i < c->n[k]; i++) {
-            gr_pblock *b = c->slot[k][i].b;
-            gr_assert_internal(b->state == BLOCK_CACHED && b->pool == pool && b->fs == c->stream);
-            b->state = BLOCK_FREE;
-            b->next = pool->bins[k];
-            pool->bins[k] = b;
-            bytes += b->size;
-        }
-        c->n[k] = 0;
-    }
-    gr_assert_internal((int64_t)bytes == -gr_load_relaxed(&c->delta));
-    /* 'used' and the delta change together: used memory stays the same. */
-    pool->used -= bytes;
-    gr_store_relaxed(&c->delta, 0);
-    gr_store_relaxed(&c->peak, 0);
-    if (c->pprev)
-        c->pprev->pnext = c->pnext;
-    else
-        pool->caches = c->pnext;
-    if (c->pnext)
-        c->pnext->pprev = c->pprev;
-    c->pnext = c->pprev = NULL;
-    c->pool = NULL;
-    c->stream = NULL;
-    /* Entries in the owner's ring from this binding no longer match. */
-    if (++c->bind == 0)
-        c->bind = 1;
-}
-
-/* The owner gives its blocks back (with exclusive access: inside, or
- * holding caches.lock at thread exit). */
-static void cache_drain_own(gr_pcache *c)
-{
-    grMemPool_t pool = c->pool;
-    if (!pool)
-        return;
-    gr__spin_lock(&pool->lock);
-    fold_high_locked(pool);
-    cache_drain_locked(c);
-    gr__spin_unlock(&pool->lock);
-}
-
-/* Binds the (empty, unbound) cache to 'pool' and stream s; false if the
- * pool was destroyed. The owner, inside. */
-static bool cache_bind(gr_pcache *c, grMemPool_t pool, gr_stream *s)
-{
-    gr__spin_lock(&pool->lock);
-    if (pool->magic != GR_MAGIC_POOL) {
-        gr__spin_unlock(&pool->lock);
-        return false;
-    }
-    c->pool = pool;
-    c->stream = s;
-    if (++c->bind == 0)
-        c->bind = 1;
-    c->pprev = NULL;
-    c->pnext = pool->caches;
-    if (pool->caches)
-        pool->caches->pprev = c;
-    pool->caches = c;
-    gr__spin_unlock(&pool->lock);
-    return true;
-}
-
-/* pthread key destructor: the exiting thread's blocks go back to their
- * pool, and its cache is freed. */
-static void cache_exit(void *arg)
-{
-    gr_pcache *c = arg;
-    /* No flusher is at work while we hold caches.lock. */
-    pthread_mutex_lock(&caches.lock);
-    cache_drain_own(c);
-    if (c->prev)
-        c->prev->next = c->next;
-    else
-        caches.list = c->next;
-    if (c->next)
-        c->next->prev = c->prev;
-    pthread_mutex_unlock(&caches.lock);
-    tls.cache = NULL;
-    tls.hot.bind = 0; /* a later cache of this thread restarts its count */
-    gr__free(c);
-}
-
-/* Chooses the mode once. GRAPHRT_POOL_CACHE=off turns caches off (a test
- * knob: every free takes the pool path). Without membarrier (old kernels,
- * seccomp) the owner would need a fence per access, which costs what the
- * cache saves: caches are off then. */
-static void cache_init(void)
-{
-    const char *env = getenv("GRAPHRT_POOL_CACHE");
-    int mode = GR_POOL_TSAN ? CACHE_RMW : CACHE_ASYM;
-    if (env && strcmp(env, "off") == 0)
-        mode = CACHE_OFF;
-    if (mode == CACHE_ASYM && syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) != 0)
-        mode = CACHE_OFF;
-    if (mode != CACHE_OFF && pthread_key_create(&cache_key, cache_exit) != 0)
-        mode = CACHE_OFF;
-    cache_mode = mode;
-}
-
-/* This thread's cache, created on first use; NULL if caches are off. */
-static GR_NOINLINE gr_pcache *cache_create(void)
-{
-    if (tls.cache_off)
-        return NULL;
-    pthread_once(&cache_once, cache_init);
-    gr_pcache *c = cache_mode == CACHE_OFF ? NULL : gr__aligned_alloc(GR_CACHELINE, sizeof *c);
-    if (!c) {
-        tls.cache_off = true;
-        return NULL;
-    }
-    memset(c, 0, sizeof *c);
-    if (pthread_setspecific(cache_key, c) != 0) {
-        gr__free(c);
-        tls.cache_off = true;
-        return NULL;
-    }
-    pthread_mutex_lock(&caches.lock);
-    c->next = caches.list;
-    if (caches.list)
-        caches.list->prev = c;
-    caches.list = c;
-    pthread_mutex_unlock(&caches.lock);
-    tls.cache = c;
-    return c;
-}
-
-/* Takes the blocks out of the caches bound to 'pool' (all of them, even
- * empty ones, unbound, with 'all': grMemPoolDestroy), back to its free
- * lists. The calling thread's own cache needs no barrier; the others are
- * stopped, with one membarrier for them all. */
-static void caches_flush(grMemPool_t pool, bool all)
-{
-    gr_pcache *self = tls.cache;
-    if (self) {
-        if (cache_enter(self) && self->pool == pool)
-            cache_drain_own(self);
-        cache_leave(self);
-    }
-    gr__spin_lock(&pool->lock);
-    bool any = false;
-    for (gr_pcache *c = pool->caches; c && !any; c = c->pnext)
-        any = all || gr_load_relaxed(&c->delta) != 0;
-    gr__spin_unlock(&pool->lock);
-    if (!any)
-        return;
-    pthread_mutex_lock(&caches.lock);
-    gr_pcache *stopped = NULL;
-    gr__spin_lock(&pool->lock);
-    for (gr_pcache *c = pool->caches; c; c = c->pnext)
-        if (all || gr_load_relaxed(&c->delta) != 0) {
-            atomic_store_explicit(&c->stop, 1, memory_order_seq_cst);
-            c->fnext = stopped;
-            stopped = c;
-        }
-    gr__spin_unlock(&pool->lock);
-    if (stopped) {
-        cache_barrier();
-        for (gr_pcache *c = stopped; c; c = c->fnext)
-            cache_wait_idle(c);
-        /* Ours now. An owner may have drained and rebound meanwhile. */
-        gr__spin_lock(&pool->lock);
-        fold_high_locked(pool);
-        for (gr_pcache *c = stopped; c; c = c->fnext)
-            if (c->pool == pool)
-                cache_drain_locked(c);
-        gr__spin_unlock(&pool->lock);
-        for (gr_pcache *c = stopped; c; c = c->fnext)
-            atomic_store_explicit(&c->stop, 0, memory_order_seq_cst);
-    }
-    pthread_mutex_unlock(&caches.lock);
-}
-
-/* grDeviceReset: every cache forgets its blocks (freed with the map) and
- * its pool (freed with the registry). The device is idle; threads may
- * still be inside their caches. */
-static void caches_reset_all(void)
-{
-    pthread_mutex_lock(&caches.lock);
-    for (gr_pcache *c = caches.list; c; c = c->next)
-        atomic_store_explicit(&c->stop, 1, memory_order_seq_cst);
-    if (caches.list)
-        cache_barrier();
-    for (gr_pcache *c = caches.list; c; c = c->next) {
-        cache_wait_idle(c);
-        memset(c->n, 0, sizeof c->n);
-        gr_store_relaxed(&c->delta, 0);
-        gr_store_relaxed(&c->peak, 0);
-        c->pool = NULL;
-        c->stream = NULL;
-        c->pnext = c->pprev = NULL;
-        if (++c->bind == 0)
-            c->bind = 1;
-        atomic_store_explicit(&c->stop, 0, memory_order_seq_cst);
-    }
-    pthread_mutex_unlock(&caches.lock);
-}
-
-/* The allocation fast path. Takes a block of class cls for stream s out of c and hands it out
- * (ring, ASan); returns its address, or NULL. No lock, no atomic
- * read-modify-write. */
+/* The allocation fast path: takes a block of class cls for stream s out
+ * of c and hands it out (ring, ASan) in *out; false if c has none. No
+ * lock, no atomic read-modify-write. */
 static inline bool cache_pop(gr_pcache *c, grMemPool_t pool, gr_stream *s, unsigned cls, size_t size, void **out)
 {
     bool ok = false;
@@ -918,68 +411,6 @@ static inline bool cache_pop(gr_pcache *c, grMemPool_t pool, gr_stream *s, unsig
     }
     cache_leave(c);
     (void)size;
-    return ok;
-}
-
-/* After a free into a cache: the next synchronising call trims if the
- * pool is over its release threshold. Relaxed loads: a hint, as in
- * pool_free. */
-static inline void note_over(grMemPool_t pool)
-{
-    if (gr_load_relaxed(&pool->over) && !gr_load_relaxed(&gr__pool_trim_pending))
-        gr_store_relaxed(&gr__pool_trim_pending, true);
-}
-
-/* A free that cache_push could not take as it is: makes the cache, binds
- * or rebinds it, makes the block's stream s; false if the block must take
- * the pool path (too large, class full, pool destroyed, a flusher at
- * work, ASan with the free not yet in effect). */
-static GR_NOINLINE bool cache_push_slow(gr_pblock *b, gr_stream *s)
-{
-    grMemPool_t pool = b->pool;
-    unsigned cls = b->cls;
-    if (cls >= CACHE_CLASSES)
-        return false;
-    gr_pcache *c = tls.cache ? tls.cache : cache_create();
-    if (!c)
-        return false;
-    uint64_t seq = gr_load_acquire(&s->tail);
-#if GR_POOL_ASAN
-    /* A cached block is poisoned from its free on: cache only a block
-     * whose free takes effect now (no work queued on s). */
-    if (!gr__stream_reached(s, seq))
-        return false;
-#endif
-    gr_stream *old = NULL;
-    bool ok = false;
-    if (cache_enter(c)) {
-        if (c->pool != pool || c->stream != s) {
-            cache_drain_own(c);
-            ok = cache_bind(c, pool, s);
-        } else {
-            ok = true;
-        }
-        ok = ok && c->n[cls] < CACHE_DEPTH;
-        if (ok) {
-            if (b->fs != s) {
-                old = b->fs;
-                gr__stream_retain(s);
-                b->fs = s;
-            }
-            b->fseq = seq;
-            b->state = BLOCK_CACHED;
-            c->slot[cls][c->n[cls]].ptr = b->ptr;
-            c->slot[cls][c->n[cls]].b = b;
-            c->n[cls]++;
-            gr_store_relaxed(&c->delta, gr_load_relaxed(&c->delta) - (int64_t)b->size);
-            POISON(b->ptr, b->size);
-        }
-    }
-    cache_leave(c);
-    if (old)
-        gr__stream_release(old);
-    if (ok)
-        note_over(pool);
     return ok;
 }
 
@@ -1014,14 +445,14 @@ static inline bool cache_push_fast(gr_pcache *c, gr_pblock *b, gr_stream *s)
  * known without reading them. False if it must take the full path. */
 static inline bool cache_push_hot(gr_pcache *c, void *p, gr_stream *s)
 {
-    unsigned cls = tls.hot.cls;
-    gr_pblock *b = tls.hot.b;
+    unsigned cls = gr__ptls.hot.cls;
+    gr_pblock *b = gr__ptls.hot.b;
     grMemPool_t pool = NULL;
     if (GR_POOL_ASAN)
         return false; /* cache_push_slow poisons */
     if (GR_LIKELY(cache_enter(c))) {
         unsigned n = c->n[cls];
-        if (GR_LIKELY(tls.hot.bind == c->bind && c->stream == s && n < CACHE_DEPTH)) {
+        if (GR_LIKELY(gr__ptls.hot.bind == c->bind && c->stream == s && n < CACHE_DEPTH)) {
             gr_assert_internal(b->pool == c->pool && b->fs == s && b->cls == cls && b->ptr == p);
             b->fseq = gr_load_acquire(&s->tail);
             b->state = BLOCK_CACHED;
@@ -1034,7 +465,7 @@ static inline bool cache_push_hot(gr_pcache *c, void *p, gr_stream *s)
     }
     cache_leave(c);
     if (GR_LIKELY(pool)) {
-        tls.hot.ptr = NULL; /* as ring_take */
+        gr__ptls.hot.ptr = NULL; /* as ring_take */
         note_over(pool);
         return true;
     }
@@ -1043,12 +474,12 @@ static inline bool cache_push_hot(gr_pcache *c, void *p, gr_stream *s)
 
 static inline bool cache_push(gr_pblock *b, gr_stream *s)
 {
-    gr_pcache *c = tls.cache;
+    gr_pcache *c = gr__ptls.cache;
     if (GR_LIKELY(c) && cache_push_fast(c, b, s)) {
         note_over(b->pool);
         return true;
     }
-    return cache_push_slow(b, s);
+    return gr__pcache_push_slow(b, s);
 }
 
 /* ---------------------------------------------------------- giving back */
@@ -1115,7 +546,7 @@ void gr__pool_on_sync_slow(void)
         for (grMemPool_t p = registry.list; p; p = p->reg_next) {
             uint64_t th = atomic_load_explicit(&p->threshold, memory_order_relaxed);
             gr__spin_lock(&p->lock);
-            bool over = reserved_of(p) > th && reserved_of(p) > used_of_locked(p);
+            bool over = reserved_of(p) > th && reserved_of(p) > gr__pcache_used_locked(p);
             gr__spin_unlock(&p->lock);
             if (over) {
                 todo = p;
@@ -1129,7 +560,7 @@ void gr__pool_on_sync_slow(void)
             return;
         uint64_t before;
         /* Free blocks in threads' caches count as free: take them back. */
-        caches_flush(todo, false);
+        gr__pcache_flush(todo, false);
         gr__spin_lock(&todo->lock);
         before = reserved_of(todo);
         gr__spin_unlock(&todo->lock);
@@ -1159,7 +590,7 @@ static GR_NOINLINE gr_pblock *block_new(const char *call, grMemPool_t pool, unsi
         /* Free blocks other streams cannot use yet (or threads' caches
          * hold) may be all that is left: give back what is reusable and
          * retry once. */
-        caches_flush(pool, false);
+        gr__pcache_flush(pool, false);
         trim(pool, 0);
         gr__spin_lock(&pool->lock);
         if (reserved_of(pool) + csize > pool->props.maxSize) {
@@ -1258,19 +689,6 @@ static GR_NOINLINE gr_pblock *take_slow(grMemPool_t pool, unsigned cls, gr_strea
     return b;
 }
 
-/* An allocation missed this thread's cache: if the cache holds blocks of
- * this class of this pool (freed on another stream), they go back to the
- * pool first, so that the pool's reuse policies see them as before. */
-static GR_NOINLINE void cache_yield(grMemPool_t pool, unsigned cls)
-{
-    gr_pcache *c = tls.cache;
-    if (!c)
-        return;
-    if (cache_enter(c) && c->pool == pool && c->n[cls])
-        cache_drain_own(c);
-    cache_leave(c);
-}
-
 /* Hands out b (LIVE) for an allocation of 'size' bytes. */
 static inline void block_hand_out(gr_pblock *b, size_t size, void **out)
 {
@@ -1294,7 +712,7 @@ static GR_NOINLINE grError_t pool_alloc_slow(const char *call, grMemPool_t pool,
                         call, size);
     unsigned cls = size_class(size, &csize);
     if (cls < CACHE_CLASSES)
-        cache_yield(pool, cls);
+        gr__pcache_yield(pool, cls);
     gr__spin_lock(&pool->lock);
     gr_pblock *b;
     b = pool->bins[cls];
@@ -1304,7 +722,7 @@ static GR_NOINLINE grError_t pool_alloc_slow(const char *call, grMemPool_t pool,
         b = b ? take_slow(pool, cls, s, &wait) : NULL;
     if (b) {
         b->state = BLOCK_LIVE;
-        used_add_locked(pool, (int64_t)b->size);
+        gr__pcache_used_add_locked(pool, (int64_t)b->size);
     }
     gr__spin_unlock(&pool->lock);
     if (GR_UNLIKELY(b == NULL)) {
@@ -1312,7 +730,7 @@ static GR_NOINLINE grError_t pool_alloc_slow(const char *call, grMemPool_t pool,
         if (!b)
             return err;
         gr__spin_lock(&pool->lock);
-        used_add_locked(pool, (int64_t)b->size);
+        gr__pcache_used_add_locked(pool, (int64_t)b->size);
         gr__spin_unlock(&pool->lock);
     } else if (GR_UNLIKELY(b->fs != s && b->fs != NULL)) {
         /* From another stream: s's work must follow that free. The block's
@@ -1320,7 +738,7 @@ static GR_NOINLINE grError_t pool_alloc_slow(const char *call, grMemPool_t pool,
         if (wait && !gr__stream_enqueue_wait(s, b->fs, b->fseq)) {
             gr__spin_lock(&pool->lock);
             b->state = BLOCK_FREE;
-            used_add_locked(pool, -(int64_t)b->size);
+            gr__pcache_used_add_locked(pool, -(int64_t)b->size);
             b->next = pool->bins[cls];
             pool->bins[cls] = b;
             gr__spin_unlock(&pool->lock);
@@ -1336,7 +754,7 @@ static GR_NOINLINE grError_t pool_alloc_slow(const char *call, grMemPool_t pool,
 /* The common case inline: a block from this thread's cache. */
 static inline grError_t pool_alloc(const char *call, grMemPool_t pool, void **out, size_t size, gr_stream *s)
 {
-    gr_pcache *c = tls.cache;
+    gr_pcache *c = gr__ptls.cache;
     if (GR_LIKELY(c && size <= CACHE_MAX_BYTES)) {
         if (GR_LIKELY(cache_pop(c, pool, s, small_class_of(size), size, out)))
             return grSuccess;
@@ -1457,7 +875,7 @@ static GR_NOINLINE grError_t pool_free_slow(const char *call, void *p, gr_stream
          * Mark it before queuing: once queued, release_op may free the
          * block and, with its last reference, the pool. */
         b->state = BLOCK_FREE; /* not on any list: release_op owns it */
-        used_add_locked(pool, -(int64_t)b->size);
+        gr__pcache_used_add_locked(pool, -(int64_t)b->size);
         gr__spin_unlock(&pool->lock);
         if (shard)
             gr__spin_unlock(shard);
@@ -1467,7 +885,7 @@ static GR_NOINLINE grError_t pool_free_slow(const char *call, void *p, gr_stream
              * the caller's. */
             gr__spin_lock(&pool->lock);
             b->state = BLOCK_LIVE;
-            used_add_locked(pool, (int64_t)b->size);
+            gr__pcache_used_add_locked(pool, (int64_t)b->size);
             gr__spin_unlock(&pool->lock);
         }
         return err;
@@ -1482,7 +900,7 @@ static GR_NOINLINE grError_t pool_free_slow(const char *call, void *p, gr_stream
     b->state = BLOCK_FREE;
     b->next = pool->bins[b->cls];
     pool->bins[b->cls] = b;
-    used_add_locked(pool, -(int64_t)b->size);
+    gr__pcache_used_add_locked(pool, -(int64_t)b->size);
     bool over = reserved_of(pool) > atomic_load_explicit(&pool->threshold, memory_order_relaxed);
 #if GR_POOL_ASAN
     uint64_t gen = b->gen;
@@ -1590,7 +1008,7 @@ GR_API grError_t grMemPoolDestroy(grMemPool_t memPool)
     gr__spin_unlock(&memPool->lock);
     /* No cache binds to it from now on; unbind those that are, taking
      * their blocks back. */
-    caches_flush(memPool, true);
+    gr__pcache_flush(memPool, true);
     /* Free blocks go back to the OS once their frees have completed; live
      * blocks when they are freed (pool_free). */
     for (;;) {
@@ -1749,7 +1167,7 @@ static inline bool stream_fast(gr_stream *s)
 GR_API grError_t grMallocAsync(void **devPtr, size_t size, grStream_t hStream)
 {
     gr_stream *s = (gr_stream *)hStream;
-    gr_pcache *c = tls.cache;
+    gr_pcache *c = gr__ptls.cache;
     if (GR_LIKELY(c && devPtr && size - 1 < CACHE_MAX_BYTES && stream_fast(s))) {
         grMemPool_t pool = atomic_load_explicit(&current_pool, memory_order_acquire);
         if (!pool)
@@ -1785,10 +1203,10 @@ static GR_NOINLINE grError_t free_async(void *devPtr, grStream_t hStream)
 GR_API grError_t grFreeAsync(void *devPtr, grStream_t hStream)
 {
     gr_stream *s = (gr_stream *)hStream;
-    gr_pcache *c = tls.cache;
+    gr_pcache *c = gr__ptls.cache;
     /* The newest ring entry: a free right after its allocation. */
-    if (GR_LIKELY(c && devPtr && tls.hot.ptr == devPtr && stream_fast(s) &&
-                  tls.epoch == atomic_load_explicit(&ring_epoch, memory_order_relaxed)) &&
+    if (GR_LIKELY(c && devPtr && gr__ptls.hot.ptr == devPtr && stream_fast(s) &&
+                  gr__ptls.epoch == atomic_load_explicit(&ring_epoch, memory_order_relaxed)) &&
         GR_LIKELY(cache_push_hot(c, devPtr, s)))
         return grSuccess;
     return free_async(devPtr, hStream);
@@ -1800,7 +1218,7 @@ GR_API grError_t grMemPoolTrimTo(grMemPool_t memPool, size_t minBytesToKeep)
     if ((err = check_pool("grMemPoolTrimTo", memPool)) != grSuccess)
         return err;
     if (reserved_of(memPool) > minBytesToKeep)
-        caches_flush(memPool, false);
+        gr__pcache_flush(memPool, false);
     trim(memPool, minBytesToKeep);
     return grSuccess;
 }
@@ -1841,8 +1259,8 @@ GR_API grError_t grMemPoolSetAttribute(grMemPool_t memPool, grMemPoolAttr attr, 
             memPool->reserved_high = reserved_of(memPool);
         } else {
             /* The caches' peaks so far are history: a new epoch. */
-            memPool->used_high = used_of_locked(memPool);
-            peaks_reset_locked(memPool);
+            memPool->used_high = gr__pcache_used_locked(memPool);
+            gr__pcache_peaks_reset_locked(memPool);
         }
         gr__spin_unlock(&memPool->lock);
         return grSuccess;
@@ -1883,8 +1301,8 @@ GR_API grError_t grMemPoolGetAttribute(grMemPool_t memPool, grMemPoolAttr attr, 
         gr__spin_lock(&memPool->lock);
         v = attr == grMemPoolAttrReservedMemCurrent ? reserved_of(memPool)
             : attr == grMemPoolAttrReservedMemHigh  ? memPool->reserved_high
-            : attr == grMemPoolAttrUsedMemCurrent   ? used_of_locked(memPool)
-                                                    : used_high_locked(memPool);
+            : attr == grMemPoolAttrUsedMemCurrent   ? gr__pcache_used_locked(memPool)
+                                                    : gr__pcache_used_high_locked(memPool);
         gr__spin_unlock(&memPool->lock);
         *(uint64_t *)value = v;
         return grSuccess;
@@ -1906,7 +1324,7 @@ void gr__pool_reset_all(void)
     /* Every block of every pool, live, cached or free, dies with the
      * device; so do the descriptors every thread's ring and cache point
      * to. */
-    caches_reset_all();
+    gr__pcache_reset_all();
     ring_invalidate();
     for (uint32_t h = 0; h < (1u << MAP_BITS); h++) {
         gr_pblock *b = map_buckets[h];
