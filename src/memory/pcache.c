@@ -409,13 +409,12 @@ bool gr__pcache_push_slow(gr_pblock *b, gr_stream *s)
             c->n[cls]++;
             gr_store_relaxed(&c->delta, gr_load_relaxed(&c->delta) - (int64_t)b->size);
             POISON(b->ptr, b->size);
+            note_over(pool);
         }
     }
     cache_leave(c);
     if (old)
         gr__stream_release(old);
-    if (ok)
-        note_over(pool);
     return ok;
 }
 

@@ -416,7 +416,7 @@ static inline bool cache_pop(gr_pcache *c, grMemPool_t pool, gr_stream *s, unsig
 
 /* The free fast path: b (LIVE, from this thread's ring) freed on s goes
  * into c, bound to its pool and s, if its class has room; false if not
- * (cache_push_slow decides then). The caller calls note_over. */
+ * (gr__pcache_push_slow decides then). */
 static inline bool cache_push_fast(gr_pcache *c, gr_pblock *b, gr_stream *s)
 {
     unsigned cls = b->cls;
@@ -433,6 +433,7 @@ static inline bool cache_push_fast(gr_pcache *c, gr_pblock *b, gr_stream *s)
             c->slot[cls][n].b = b;
             c->n[cls] = (uint8_t)(n + 1);
             gr_store_relaxed(&c->delta, gr_load_relaxed(&c->delta) - (int64_t)b->size);
+            note_over(c->pool);
             ok = true;
         }
     }
@@ -447,7 +448,7 @@ static inline bool cache_push_hot(gr_pcache *c, void *p, gr_stream *s)
 {
     unsigned cls = gr__ptls.hot.cls;
     gr_pblock *b = gr__ptls.hot.b;
-    grMemPool_t pool = NULL;
+    bool ok = false;
     if (GR_POOL_ASAN)
         return false; /* cache_push_slow poisons */
     if (GR_LIKELY(cache_enter(c))) {
@@ -460,25 +461,21 @@ static inline bool cache_push_hot(gr_pcache *c, void *p, gr_stream *s)
             c->slot[cls][n].b = b;
             c->n[cls] = (uint8_t)(n + 1);
             gr_store_relaxed(&c->delta, gr_load_relaxed(&c->delta) - cache_csize[cls]);
-            pool = c->pool;
+            note_over(c->pool);
+            ok = true;
         }
     }
     cache_leave(c);
-    if (GR_LIKELY(pool)) {
+    if (GR_LIKELY(ok))
         gr__ptls.hot.ptr = NULL; /* as ring_take */
-        note_over(pool);
-        return true;
-    }
-    return false;
+    return ok;
 }
 
 static inline bool cache_push(gr_pblock *b, gr_stream *s)
 {
     gr_pcache *c = gr__ptls.cache;
-    if (GR_LIKELY(c) && cache_push_fast(c, b, s)) {
-        note_over(b->pool);
+    if (GR_LIKELY(c) && cache_push_fast(c, b, s))
         return true;
-    }
     return gr__pcache_push_slow(b, s);
 }
 
@@ -1205,7 +1202,8 @@ GR_API grError_t grFreeAsync(void *devPtr, grStream_t hStream)
     gr_stream *s = (gr_stream *)hStream;
     gr_pcache *c = gr__ptls.cache;
     /* The newest ring entry: a free right after its allocation. */
-    if (GR_LIKELY(c && devPtr && gr__ptls.hot.ptr == devPtr && stream_fast(s) &&
+    /* hot.bind 0: not from the cache (a large block, say): full path. */
+    if (GR_LIKELY(c && devPtr && gr__ptls.hot.ptr == devPtr && gr__ptls.hot.bind && stream_fast(s) &&
                   gr__ptls.epoch == atomic_load_explicit(&ring_epoch, memory_order_relaxed)) &&
         GR_LIKELY(cache_push_hot(c, devPtr, s)))
         return grSuccess;

@@ -177,6 +177,8 @@ static inline bool cache_enter(gr_pcache *c)
     return !atomic_load_explicit(&c->stop, memory_order_seq_cst);
 }
 
+/* The owner leaves. From here on another thread may take what the cache
+ * holds: the owner touches no block it put there, nor its pool. */
 static inline void cache_leave(gr_pcache *c)
 {
     atomic_store_explicit(&c->busy, 0, memory_order_release);
@@ -184,7 +186,9 @@ static inline void cache_leave(gr_pcache *c)
 
 /* After a free into a cache: the next synchronising call trims if the
  * pool is over its release threshold. Relaxed loads: a hint, as in
- * pool_free. */
+ * pool_free. Call inside the cache (cache_enter): once the owner leaves,
+ * another thread may take the block and give it back, and with its last
+ * block a destroyed pool goes too. */
 static inline void note_over(grMemPool_t pool)
 {
     if (gr_load_relaxed(&pool->over) && !gr_load_relaxed(&gr__pool_trim_pending))
