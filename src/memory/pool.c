@@ -378,20 +378,32 @@ static inline void reserved_sub(grMemPool_t pool, uint64_t n)
 
 /* The fast paths of the threads' caches (pcache.c has the rest). */
 
+/* The stream checks of the full path, for a stream a cache is bound to
+ * (so a created one). Captures elsewhere need no test: the full path's
+ * gr__capture_check_implicit only ever refuses work on the legacy stream,
+ * which no created handle names. */
+static inline bool stream_usable(gr_stream *s)
+{
+    gr_assert_internal(s && !(s->flags & GR_STREAM_LEGACY));
+    return s->magic == GR_MAGIC_STREAM && !gr__stream_capturing(s);
+}
+
 /* Class sizes of the cached classes (size_class's csize). */
 static const uint16_t cache_csize[CACHE_CLASSES] = {256,  320,  384,  448,  512,  640,  768,  896, 1024,
                                                      1280, 1536, 1792, 2048, 2560, 3072, 3584, 4096};
 
 /* The allocation fast path: takes a block of class cls for stream s out
  * of c and hands it out (ring, ASan) in *out; false if c has none. No
- * lock, no atomic read-modify-write. */
-static inline bool cache_pop(gr_pcache *c, grMemPool_t pool, gr_stream *s, unsigned cls, size_t size, void **out)
+ * lock, no atomic read-modify-write. 'check': s is a user's handle not
+ * checked yet (grMallocAsync's leaf). */
+static inline bool cache_pop(gr_pcache *c, grMemPool_t pool, gr_stream *s, unsigned cls, size_t size, void **out,
+                             bool check)
 {
     bool ok = false;
     gr_assert_internal(cls < CACHE_CLASSES);
     if (GR_LIKELY(cache_enter(c))) {
         unsigned n = c->n[cls];
-        if (GR_LIKELY(n && c->pool == pool && c->stream == s)) {
+        if (GR_LIKELY(n && c->pool == pool && c->stream == s && (!check || stream_usable(s)))) {
             gr_pblock *b = c->slot[cls][n - 1].b;
             void *p = c->slot[cls][n - 1].ptr;
             c->n[cls] = (uint8_t)(n - 1);
@@ -453,7 +465,7 @@ static inline bool cache_push_hot(gr_pcache *c, void *p, gr_stream *s)
         return false; /* cache_push_slow poisons */
     if (GR_LIKELY(cache_enter(c))) {
         unsigned n = c->n[cls];
-        if (GR_LIKELY(gr__ptls.hot.bind == c->bind && c->stream == s && n < CACHE_DEPTH)) {
+        if (GR_LIKELY(gr__ptls.hot.bind == c->bind && c->stream == s && n < CACHE_DEPTH && stream_usable(s))) {
             gr_assert_internal(b->pool == c->pool && b->fs == s && b->cls == cls && b->ptr == p);
             b->fseq = gr_load_acquire(&s->tail);
             b->state = BLOCK_CACHED;
@@ -753,7 +765,7 @@ static inline grError_t pool_alloc(const char *call, grMemPool_t pool, void **ou
 {
     gr_pcache *c = gr__ptls.cache;
     if (GR_LIKELY(c && size <= CACHE_MAX_BYTES)) {
-        if (GR_LIKELY(cache_pop(c, pool, s, small_class_of(size), size, out)))
+        if (GR_LIKELY(cache_pop(c, pool, s, small_class_of(size), size, out, false)))
             return grSuccess;
     }
     return pool_alloc_slow(call, pool, out, size, s);
@@ -1150,27 +1162,24 @@ static GR_NOINLINE grError_t malloc_async(const char *call, void **devPtr, size_
     return pool_alloc(call, pool, devPtr, size, s);
 }
 
-/* The common case of grMallocAsync and grFreeAsync, tested first: a live
- * created stream, not capturing, no capture anywhere, a small block and
- * this thread's cache bound to the pool and stream. Leaf code that saves
- * no register; anything else, and every error, takes the full path,
- * which checks everything again. */
-static inline bool stream_fast(gr_stream *s)
-{
-    return (uintptr_t)s > (uintptr_t)grStreamPerThread && s->magic == GR_MAGIC_STREAM &&
-           !gr__stream_capturing(s) && !gr__capture_any();
-}
+/* The common case of grMallocAsync and grFreeAsync, tested first: a
+ * small block and this thread's cache bound to the pool and to the
+ * stream, which must be live and not capturing (cache_pop, cache_push_hot
+ * test it once the binding matched: a bound stream is a real one, never
+ * NULL or a special handle). Leaf code that saves no register; anything
+ * else, and every error, takes the full path, which checks everything
+ * again. */
 
 GR_API grError_t grMallocAsync(void **devPtr, size_t size, grStream_t hStream)
 {
     gr_stream *s = (gr_stream *)hStream;
     gr_pcache *c = gr__ptls.cache;
-    if (GR_LIKELY(c && devPtr && size - 1 < CACHE_MAX_BYTES && stream_fast(s))) {
+    if (GR_LIKELY(c && devPtr && size - 1 < CACHE_MAX_BYTES)) {
         grMemPool_t pool = atomic_load_explicit(&current_pool, memory_order_acquire);
         if (!pool)
             pool = atomic_load_explicit(&dflt_cache, memory_order_acquire);
         /* A NULL pool matches no cache that holds blocks. */
-        if (GR_LIKELY(cache_pop(c, pool, s, small_class_of(size), size, devPtr)))
+        if (GR_LIKELY(cache_pop(c, pool, s, small_class_of(size), size, devPtr, true)))
             return grSuccess;
     }
     return malloc_async("grMallocAsync", devPtr, size, NULL, false, hStream);
@@ -1203,7 +1212,7 @@ GR_API grError_t grFreeAsync(void *devPtr, grStream_t hStream)
     gr_pcache *c = gr__ptls.cache;
     /* The newest ring entry: a free right after its allocation. */
     /* hot.bind 0: not from the cache (a large block, say): full path. */
-    if (GR_LIKELY(c && devPtr && gr__ptls.hot.ptr == devPtr && gr__ptls.hot.bind && stream_fast(s) &&
+    if (GR_LIKELY(c && devPtr && gr__ptls.hot.ptr == devPtr && gr__ptls.hot.bind &&
                   gr__ptls.epoch == atomic_load_explicit(&ring_epoch, memory_order_relaxed)) &&
         GR_LIKELY(cache_push_hot(c, devPtr, s)))
         return grSuccess;
