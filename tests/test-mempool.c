@@ -767,6 +767,9 @@ GR_TEST(mempool_cache_keeps_the_used_high_water_mark_exact_on_one_thread)
     CHECK_EQ(attr64(pool, grMemPoolAttrUsedMemCurrent), 256);
     CHECK_EQ(attr64(pool, grMemPoolAttrUsedMemHigh), 256);
     CHECK_OK(grFreeAsync(a, s));
+    /* The peak stays after the reuse's block went back to the cache. */
+    CHECK_EQ(attr64(pool, grMemPoolAttrUsedMemHigh), 256);
+    CHECK_EQ(attr64(pool, grMemPoolAttrUsedMemCurrent), 0);
     /* A fresh block while one is cached: used is 512, not 768. */
     CHECK_OK(grMallocFromPoolAsync(&b, 512, pool, s));
     CHECK_EQ(attr64(pool, grMemPoolAttrUsedMemHigh), 512);
