@@ -3,12 +3,15 @@
  * allocate on their streams, stamp each block in stream order with a
  * pattern, verify it later in stream order, and free it on the same or
  * (after an event) another stream. A block handed out while another
- * stream's work could still touch it shows up as a broken pattern. Not a
- * benchmark; smaller under sanitizers.
+ * stream's work could still touch it shows up as a broken pattern. Then
+ * the same with small blocks, which go through the threads' caches, and a
+ * thread that trims the pools meanwhile. Not a benchmark; smaller under
+ * sanitizers.
  */
 #include "test.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 
 #if defined(__has_feature)
@@ -141,4 +144,117 @@ GR_TEST_T(mempool_stress_threads_and_streams_never_share_a_block_early, 120)
 GR_TEST_T(mempool_stress_with_event_dependencies_only, 120)
 {
     run_stress(0, 0);
+}
+
+/* Thread caches under fire: workers allocate and free small blocks on
+ * their own streams (switching stream and pool now and then, which
+ * rebinds their caches), each block stamped and verified in stream order,
+ * while another thread keeps trimming the pools, reading their counters
+ * and synchronising: every trim takes blocks out of the workers' caches
+ * while they use them. */
+enum { CWORKERS = 3, CSLOTS = 6 };
+#define CROUNDS (STRESS_SMALL ? 300 : 5000)
+
+static grMemPool_t cache_pools[2];
+static atomic_int trimmer_stop;
+
+static void *cache_worker(void *arg)
+{
+    uint32_t seed = (uint32_t)(uintptr_t)arg * 2246822519u + 7;
+    grStream_t st[2];
+    static _Thread_local stamp stamps[CSLOTS];
+    for (int i = 0; i < 2; i++)
+        if (grStreamCreateWithFlags(&st[i], grStreamNonBlocking) != grSuccess)
+            return (void *)1;
+    int si = 0, pi = 0;
+    for (int r = 0; r < CROUNDS; r++) {
+        if (rnd(&seed) % 8 == 0)
+            si ^= 1;
+        if (rnd(&seed) % 16 == 0)
+            pi ^= 1;
+        grStream_t s = st[si];
+        for (int k = 0; k < CSLOTS; k++) {
+            stamp *x = &stamps[k];
+            x->n = 1 + rnd(&seed) % 4096;
+            x->v = (unsigned char)(1 + rnd(&seed) % 250);
+            if (grMallocFromPoolAsync((void **)&x->p, x->n, cache_pools[pi], s) != grSuccess)
+                return (void *)1;
+            grLaunchHostFunc(s, write_fn, x);
+        }
+        /* Free in a shuffled order, each after its verification. */
+        for (int k = 0; k < CSLOTS; k++) {
+            stamp *x = &stamps[(k * 5 + r) % CSLOTS];
+            grLaunchHostFunc(s, verify_fn, x);
+            if (grFreeAsync(x->p, s) != grSuccess)
+                return (void *)1;
+        }
+        if (grStreamSynchronize(s) != grSuccess)
+            return (void *)1;
+    }
+    for (int i = 0; i < 2; i++)
+        grStreamDestroy(st[i]);
+    return NULL;
+}
+
+static void *trimmer(void *arg)
+{
+    uint32_t seed = (uint32_t)(uintptr_t)arg;
+    while (!atomic_load(&trimmer_stop)) {
+        grMemPool_t pool = cache_pools[rnd(&seed) % 2];
+        uint64_t v = 0;
+        switch (rnd(&seed) % 4) {
+        case 0:
+            grMemPoolTrimTo(pool, 0);
+            break;
+        case 1:
+            grMemPoolTrimTo(pool, rnd(&seed) % 16384);
+            break;
+        case 2:
+            grMemPoolGetAttribute(pool, grMemPoolAttrUsedMemCurrent, &v);
+            grMemPoolGetAttribute(pool, grMemPoolAttrUsedMemHigh, &v);
+            break;
+        default:
+            grDeviceSynchronize();
+            break;
+        }
+        sched_yield();
+    }
+    return NULL;
+}
+
+GR_TEST_T(mempool_stress_thread_caches_with_a_concurrent_trimmer, 120)
+{
+    grMemPoolProps props;
+    memset(&props, 0, sizeof props);
+    props.allocType = grMemAllocationTypePinned;
+    props.location.type = grMemLocationTypeDevice;
+    for (int i = 0; i < 2; i++) {
+        /* One pool trimmed at every synchronisation, one never. */
+        uint64_t th = i ? UINT64_MAX : 0;
+        CHECK_OK(grMemPoolCreate(&cache_pools[i], &props));
+        CHECK_OK(grMemPoolSetAttribute(cache_pools[i], grMemPoolAttrReleaseThreshold, &th));
+    }
+    pthread_t t[CWORKERS], tt;
+    atomic_store(&trimmer_stop, 0);
+    CHECK_EQ(pthread_create(&tt, NULL, trimmer, (void *)(uintptr_t)12345), 0);
+    for (uintptr_t i = 0; i < CWORKERS; i++)
+        CHECK_EQ(pthread_create(&t[i], NULL, cache_worker, (void *)(i + 1)), 0);
+    for (int i = 0; i < CWORKERS; i++) {
+        void *ret = NULL;
+        pthread_join(t[i], &ret);
+        CHECK(ret == NULL);
+    }
+    atomic_store(&trimmer_stop, 1);
+    pthread_join(tt, NULL);
+    CHECK_OK(grDeviceSynchronize());
+    CHECK_EQ(atomic_load(&broken), 0);
+    for (int i = 0; i < 2; i++) {
+        uint64_t used = 1, reserved = 1;
+        CHECK_OK(grMemPoolGetAttribute(cache_pools[i], grMemPoolAttrUsedMemCurrent, &used));
+        CHECK_EQ(used, 0);
+        CHECK_OK(grMemPoolTrimTo(cache_pools[i], 0));
+        CHECK_OK(grMemPoolGetAttribute(cache_pools[i], grMemPoolAttrReservedMemCurrent, &reserved));
+        CHECK_EQ(reserved, 0);
+        CHECK_OK(grMemPoolDestroy(cache_pools[i]));
+    }
 }

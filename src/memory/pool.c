@@ -1,90 +1,47 @@
 /*
  * pool.c - stream-ordered memory pools: grMemPoolCreate / Destroy, the
  * device's default and current pool, grMallocAsync, grMallocFromPoolAsync,
- * grFreeAsync, trimming, the release threshold and the pool attributes.
+ * grFreeAsync, trimming, the release threshold, the pool attributes, and
+ * the fast paths of the threads' caches of free blocks (pcache.c has the
+ * rest of them).
  *
- * Cost: an allocation on the stream that freed the block last takes the
- * pool's spinlock once and pops the head of its class's free list; a free
- * on the thread that allocated the block, among its last RING_SIZE
- * allocations, finds the descriptor in a thread-local ring and takes the
- * pool's spinlock only; any other free takes a map shard's spinlock and
- * the pool's. Everything else (another stream, a fresh block, trimming)
- * is on noinline slow paths.
+ * Cost: a grFreeAsync of a small block (class <= CACHE_MAX_BYTES) on the
+ * thread that allocated it, among its last RING_SIZE allocations, puts
+ * the block in the thread's cache, and a grMallocAsync of that class on
+ * the same pool and stream takes it back: both without a lock or an
+ * atomic read-modify-write (see "thread caches" below). Otherwise an
+ * allocation on the stream that freed the block last takes the pool's
+ * spinlock once and pops the head of its class's free list; a free found
+ * in the thread's ring takes the pool's spinlock only; any other free
+ * takes a map shard's spinlock and the pool's. Everything else (another
+ * stream, a fresh block, trimming) is on noinline slow paths.
  *
  * Invariants (besides those of pool.h):
  *   - 'reserved' is the sum of the class sizes of the pool's blocks that
- *     are not GONE, 'used' that of its LIVE blocks; both only under 'lock';
+ *     are not GONE; 'used' that of its LIVE and CACHED blocks, so that the
+ *     pool's used memory is 'used' plus the 'delta' (minus the bytes held)
+ *     of every cache bound to it (pcache.c); both 'reserved' and 'used'
+ *     only change under 'lock';
  *   - a pool's 'refs' counts its handle (or the runtime, for the default
  *     pool) plus one per block not yet given back: a destroyed pool lives
- *     on, refusing new allocations, until its last block is freed;
+ *     on, refusing new allocations, until its last block is freed; no
+ *     cache is bound to a destroyed pool;
  *   - ASan builds poison a block from the moment its free takes effect in
  *     stream order until it is handed out again; 'gen' (incremented by
  *     each allocation) lets the stream-ordered poisoning skip a block that
- *     was handed out again before it ran.
+ *     was handed out again before it ran; a block enters a cache only once
+ *     its free has taken effect (it is poisoned then);
+ *   - lock order: pcache.c's caches.lock, then a map shard's lock, then a
+ *     pool's lock, then a stream's lock. registry.lock is taken alone.
  */
-#include "pool.h"
+#include "pool_int.h"
 
-#include "../capture/capture.h"
 #include "graphmem.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define GR_POOL_ASAN 1
-#endif
-#endif
-#if !defined(GR_POOL_ASAN) && defined(__SANITIZE_ADDRESS__)
-#define GR_POOL_ASAN 1
-#endif
-#ifdef GR_POOL_ASAN
-#include <sanitizer/asan_interface.h>
-#define POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
-#define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
-#else
-#define GR_POOL_ASAN 0
-#define POISON(p, n) ((void)(p), (void)(n))
-#define UNPOISON(p, n) ((void)(p), (void)(n))
-#endif
-
-/* ------------------------------------------------------------ structures */
-
-/* Size classes: 256 bytes, then four per power of two up to 2^48. */
-#define NCLASS 168
-
-enum { BLOCK_LIVE = 1, BLOCK_FREE = 2, BLOCK_GONE = 3 };
-
-typedef struct gr_pblock {
-    void *ptr;
-    size_t size;                  /* class size: what the block reserves */
-    size_t req;                   /* bytes asked for by the live allocation */
-    struct grMemPool_st *pool;
-    struct gr_pblock *next;       /* free list; guarded by pool->lock */
-    struct gr_pblock *hnext;      /* map chain; guarded by its shard's lock */
-    gr_stream *fs;                /* stream of the last free, retained */
-    uint64_t fseq;                /* fs's ops that precede that free */
-    uint64_t gen;                 /* allocations so far */
-    uint16_t cls;
-    uint8_t state;                /* BLOCK_*; guarded by pool->lock */
-} gr_pblock;
-
-struct grMemPool_st {
-    uint32_t magic;               /* GR_MAGIC_POOL; GR_MAGIC_DEAD once destroyed */
-    atomic_int refs;
-    bool is_default;
-    grMemPoolProps props;         /* immutable */
-    atomic_int reuse_follow, reuse_opportunistic, reuse_internal;
-    _Atomic uint64_t threshold;
-    /* Guarded by 'lock'. */
-    GR_ALIGNED_CL gr_spinlock lock;
-    gr_pblock *bins[NCLASS];
-    uint64_t reserved, reserved_high, used, used_high;
-    /* Registry, guarded by registry.lock. */
-    struct grMemPool_st *reg_next, *reg_prev;
-};
 
 static struct {
     pthread_mutex_t lock;
@@ -110,6 +67,25 @@ static inline unsigned size_class(size_t n, size_t *csize)
     size_t c = (m >> (lg - 2)) + 1;                                        /* 5..8 */
     *csize = c << (lg - 2);
     return (lg - 8) * 4 + (unsigned)(c - 5) + 1;
+}
+
+/* size_class of n <= CACHE_MAX_BYTES (4096), by 64-byte granule: every
+ * class boundary up to 4096 is a multiple of 64. small_class_of checks it
+ * against size_class in debug builds. */
+static const uint8_t small_class[64] = {
+    0,  0,  0,  0,  1,  2,  3,  4,  5,  5,  6,  6,  7,  7,  8,  8,  9,  9,  9,  9,  10, 10,
+    10, 10, 11, 11, 11, 11, 12, 12, 12, 12, 13, 13, 13, 13, 13, 13, 13, 13, 14, 14, 14, 14,
+    14, 14, 14, 14, 15, 15, 15, 15, 15, 15, 15, 15, 16, 16, 16, 16, 16, 16, 16, 16};
+
+/* n in 1..4096. */
+static inline unsigned small_class_of(size_t n)
+{
+    unsigned cls = small_class[(n - 1) >> 6];
+#if GR_DEBUG >= 2
+    size_t csize;
+    gr_assert_internal(cls == size_class(n, &csize));
+#endif
+    return cls;
 }
 
 /* ------------------------------------------------------------ address map */
@@ -177,40 +153,52 @@ static void map_remove(gr_pblock *b)
  * knows that nobody freed its entries since it recorded them (a free that
  * happens before this one, in the user's order, bumped the epoch first).
  * Only two racing frees of one pointer, a user error with no defined
- * result, can see a stale entry. */
-#define RING_SIZE 8
-
-typedef struct ring_entry {
-    const void *ptr;
-    gr_pblock *b;
-} ring_entry;
-
+ * result, can see a stale entry.
+ *
+ * The newest entry sits apart ('hot'), where a free right after its
+ * allocation finds it without any index arithmetic; the next allocation
+ * moves it into the ring. */
 static GR_ALIGNED_CL _Atomic uint64_t ring_epoch;
 
-static _Thread_local struct {
-    uint64_t epoch;               /* ring_epoch when the entries were valid */
-    unsigned next;                /* slot of the next insertion */
-    ring_entry e[RING_SIZE];
-} ring;
+/* The thread's ring and its cache (see "thread caches"), in one block so
+ * that the hot paths compute one thread-local address. Initial-exec: the
+ * default model of position-independent code calls __tls_get_addr, which
+ * costs a call and, worse, makes the leaf fast paths save registers around
+ * it. The price is a few hundred bytes of the static TLS surplus that
+ * glibc keeps for libraries dlopen'ed after start-up. */
+__attribute__((tls_model("initial-exec"))) _Thread_local gr_pool_tls gr__ptls;
 
 /* Drops the whole ring if a free through the map (or a reset) happened
  * since its entries were recorded. One relaxed load when nothing did. */
 static inline void ring_sync(void)
 {
     uint64_t e = atomic_load_explicit(&ring_epoch, memory_order_relaxed);
-    if (GR_UNLIKELY(ring.epoch != e)) {
-        memset(ring.e, 0, sizeof ring.e);
-        ring.epoch = e;
+    if (GR_UNLIKELY(gr__ptls.epoch != e)) {
+        memset(gr__ptls.e, 0, sizeof gr__ptls.e);
+        gr__ptls.hot.ptr = NULL;
+        gr__ptls.epoch = e;
     }
+}
+
+/* No ring_sync: an entry recorded under a stale epoch is dropped by the
+ * next ring_take's, which is only a miss. */
+static inline void ring_put_from(const void *ptr, gr_pblock *b, uint32_t cls, uint32_t bind)
+{
+    if (gr__ptls.hot.ptr) {
+        unsigned i = gr__ptls.next;
+        gr__ptls.e[i].ptr = gr__ptls.hot.ptr;
+        gr__ptls.e[i].b = gr__ptls.hot.b;
+        gr__ptls.next = (i + 1) % RING_SIZE;
+    }
+    gr__ptls.hot.ptr = ptr;
+    gr__ptls.hot.b = b;
+    gr__ptls.hot.cls = cls;
+    gr__ptls.hot.bind = bind;
 }
 
 static inline void ring_put(gr_pblock *b)
 {
-    ring_sync();
-    unsigned i = ring.next;
-    ring.e[i].ptr = b->ptr;
-    ring.e[i].b = b;
-    ring.next = (i + 1) % RING_SIZE;
+    ring_put_from(b->ptr, b, 0, 0);
 }
 
 /* The descriptor of p if this thread allocated it recently and nobody
@@ -218,13 +206,17 @@ static inline void ring_put(gr_pblock *b)
 static inline gr_pblock *ring_take(const void *p)
 {
     ring_sync();
-    unsigned i = ring.next;
+    if (gr__ptls.hot.ptr == p) {
+        gr__ptls.hot.ptr = NULL;
+        return gr__ptls.hot.b;
+    }
+    unsigned i = gr__ptls.next;
     for (unsigned k = 0; k < RING_SIZE; k++) {
         i = (i + RING_SIZE - 1) % RING_SIZE;
-        if (ring.e[i].ptr == p) {
-            gr_pblock *b = ring.e[i].b;
-            ring.e[i].ptr = NULL;
-            ring.e[i].b = NULL;
+        if (gr__ptls.e[i].ptr == p) {
+            gr_pblock *b = gr__ptls.e[i].b;
+            gr__ptls.e[i].ptr = NULL;
+            gr__ptls.e[i].b = NULL;
             return b;
         }
     }
@@ -283,6 +275,7 @@ static void pool_unref(grMemPool_t pool)
 {
     if (gr_fetch_sub_acq_rel(&pool->refs, 1) != 1)
         return;
+    gr_assert(pool->caches == NULL);
     pthread_mutex_lock(&registry.lock);
     if (pool->reg_prev)
         pool->reg_prev->reg_next = pool->reg_next;
@@ -299,11 +292,9 @@ static void pool_unref(grMemPool_t pool)
  * every grMallocAsync); written under it. */
 static grMemPool_t _Atomic dflt_cache;
 
-static grMemPool_t default_pool(void)
+static GR_NOINLINE grMemPool_t default_pool_slow(void)
 {
-    grMemPool_t p = atomic_load_explicit(&dflt_cache, memory_order_acquire);
-    if (GR_LIKELY(p))
-        return p;
+    grMemPool_t p;
     grMemPoolProps props;
     memset(&props, 0, sizeof props);
     props.allocType = grMemAllocationTypePinned;
@@ -326,6 +317,12 @@ static grMemPool_t default_pool(void)
     return p;
 }
 
+static inline grMemPool_t default_pool(void)
+{
+    grMemPool_t p = atomic_load_explicit(&dflt_cache, memory_order_acquire);
+    return GR_LIKELY(p) ? p : default_pool_slow();
+}
+
 /* The pool grMallocAsync uses: the current one, else the default one. */
 static inline grMemPool_t current(void)
 {
@@ -344,6 +341,154 @@ static grError_t check_pool(const char *call, grMemPool_t pool)
                         "%s: memory pool %p is not live (destroyed by grMemPoolDestroy, or not a grMemPool_t)",
                         call, GR_PTR(pool));
     return grSuccess;
+}
+
+/* ------------------------------------------------------ reserved memory */
+
+/* Reserved bytes; exact under the pool's lock, a hint without it. */
+static inline uint64_t reserved_of(grMemPool_t pool)
+{
+    return gr_load_relaxed(&pool->reserved);
+}
+
+/* Under the pool's lock. */
+static inline void over_update_locked(grMemPool_t pool)
+{
+    bool over = reserved_of(pool) > gr_load_relaxed(&pool->threshold);
+    if (gr_load_relaxed(&pool->over) != over)
+        gr_store_relaxed(&pool->over, over);
+}
+
+/* Under the pool's lock: the only writer, so no read-modify-write. */
+static inline void reserved_add(grMemPool_t pool, uint64_t n)
+{
+    gr_store_relaxed(&pool->reserved, reserved_of(pool) + n);
+    if (reserved_of(pool) > pool->reserved_high)
+        pool->reserved_high = reserved_of(pool);
+    over_update_locked(pool);
+}
+
+static inline void reserved_sub(grMemPool_t pool, uint64_t n)
+{
+    gr_store_relaxed(&pool->reserved, reserved_of(pool) - n);
+    over_update_locked(pool);
+}
+
+/* ------------------------------------------------------- thread caches */
+
+/* The fast paths of the threads' caches (pcache.c has the rest). */
+
+/* The stream checks of the full path, for a stream a cache is bound to
+ * (so a created one). Captures elsewhere need no test: the full path's
+ * gr__capture_check_implicit only ever refuses work on the legacy stream,
+ * which no created handle names. */
+static inline bool stream_usable(gr_stream *s)
+{
+    gr_assert_internal(s && !(s->flags & GR_STREAM_LEGACY));
+    return s->magic == GR_MAGIC_STREAM && !gr__stream_capturing(s);
+}
+
+/* Class sizes of the cached classes (size_class's csize). */
+static const uint16_t cache_csize[CACHE_CLASSES] = {256,  320,  384,  448,  512,  640,  768,  896, 1024,
+                                                     1280, 1536, 1792, 2048, 2560, 3072, 3584, 4096};
+
+/* The allocation fast path: takes a block of class cls for stream s out
+ * of c and hands it out (ring, ASan) in *out; false if c has none. No
+ * lock, no atomic read-modify-write. 'check': s is a user's handle not
+ * checked yet (grMallocAsync's leaf). */
+static inline bool cache_pop(gr_pcache *c, grMemPool_t pool, gr_stream *s, unsigned cls, size_t size, void **out,
+                             bool check)
+{
+    bool ok = false;
+    gr_assert_internal(cls < CACHE_CLASSES);
+    if (GR_LIKELY(cache_enter(c))) {
+        unsigned n = c->n[cls];
+        if (GR_LIKELY(n && c->pool == pool && c->stream == s && (!check || stream_usable(s)))) {
+            gr_pblock *b = c->slot[cls][n - 1].b;
+            void *p = c->slot[cls][n - 1].ptr;
+            c->n[cls] = (uint8_t)(n - 1);
+            int64_t d = gr_load_relaxed(&c->delta) + cache_csize[cls];
+            gr_store_relaxed(&c->delta, d);
+            if (d > gr_load_relaxed(&c->peak))
+                gr_store_relaxed(&c->peak, d);
+            b->state = BLOCK_LIVE;
+#if GR_POOL_ASAN
+            b->gen++;
+#endif
+            UNPOISON(p, size);
+            ring_put_from(p, b, cls, c->bind);
+            *out = p;
+            ok = true;
+        }
+    }
+    cache_leave(c);
+    (void)size;
+    return ok;
+}
+
+/* The free fast path: b (LIVE, from this thread's ring) freed on s goes
+ * into c, bound to its pool and s, if its class has room; false if not
+ * (gr__pcache_push_slow decides then). */
+static inline bool cache_push_fast(gr_pcache *c, gr_pblock *b, gr_stream *s)
+{
+    unsigned cls = b->cls;
+    bool ok = false;
+    /* ASan builds take cache_push_slow, which poisons. */
+    if (GR_POOL_ASAN || cls >= CACHE_CLASSES || b->fs != s)
+        return false;
+    if (GR_LIKELY(cache_enter(c))) {
+        unsigned n = c->n[cls];
+        if (GR_LIKELY(c->pool == b->pool && c->stream == s && n < CACHE_DEPTH)) {
+            b->fseq = gr_load_acquire(&s->tail);
+            b->state = BLOCK_CACHED;
+            c->slot[cls][n].ptr = b->ptr;
+            c->slot[cls][n].b = b;
+            c->n[cls] = (uint8_t)(n + 1);
+            gr_store_relaxed(&c->delta, gr_load_relaxed(&c->delta) - (int64_t)b->size);
+            note_over(c->pool);
+            ok = true;
+        }
+    }
+    cache_leave(c);
+    return ok;
+}
+
+/* The free of this thread's newest allocation p on s, which its cache
+ * handed out under its current binding: b->pool, b->fs and b->cls are
+ * known without reading them. False if it must take the full path. */
+static inline bool cache_push_hot(gr_pcache *c, void *p, gr_stream *s)
+{
+    unsigned cls = gr__ptls.hot.cls;
+    gr_pblock *b = gr__ptls.hot.b;
+    bool ok = false;
+    if (GR_POOL_ASAN)
+        return false; /* cache_push_slow poisons */
+    if (GR_LIKELY(cache_enter(c))) {
+        unsigned n = c->n[cls];
+        if (GR_LIKELY(gr__ptls.hot.bind == c->bind && c->stream == s && n < CACHE_DEPTH && stream_usable(s))) {
+            gr_assert_internal(b->pool == c->pool && b->fs == s && b->cls == cls && b->ptr == p);
+            b->fseq = gr_load_acquire(&s->tail);
+            b->state = BLOCK_CACHED;
+            c->slot[cls][n].ptr = p;
+            c->slot[cls][n].b = b;
+            c->n[cls] = (uint8_t)(n + 1);
+            gr_store_relaxed(&c->delta, gr_load_relaxed(&c->delta) - cache_csize[cls]);
+            note_over(c->pool);
+            ok = true;
+        }
+    }
+    cache_leave(c);
+    if (GR_LIKELY(ok))
+        gr__ptls.hot.ptr = NULL; /* as ring_take */
+    return ok;
+}
+
+static inline bool cache_push(gr_pblock *b, gr_stream *s)
+{
+    gr_pcache *c = gr__ptls.cache;
+    if (GR_LIKELY(c) && cache_push_fast(c, b, s))
+        return true;
+    return gr__pcache_push_slow(b, s);
 }
 
 /* ---------------------------------------------------------- giving back */
@@ -368,9 +513,9 @@ static void block_release(gr_pblock *b)
 static gr_pblock *detach_reached_locked(grMemPool_t pool, uint64_t keep)
 {
     gr_pblock *out = NULL;
-    for (int c = NCLASS - 1; c >= 0 && pool->reserved > keep; c--) {
+    for (int c = NCLASS - 1; c >= 0 && reserved_of(pool) > keep; c--) {
         gr_pblock **pp = &pool->bins[c];
-        while (*pp && pool->reserved > keep) {
+        while (*pp && reserved_of(pool) > keep) {
             gr_pblock *b = *pp;
             if (b->fs && !gr__stream_reached(b->fs, b->fseq)) {
                 pp = &b->next;
@@ -378,7 +523,7 @@ static gr_pblock *detach_reached_locked(grMemPool_t pool, uint64_t keep)
             }
             *pp = b->next;
             b->state = BLOCK_GONE;
-            pool->reserved -= b->size;
+            reserved_sub(pool, b->size);
             b->next = out;
             out = b;
         }
@@ -410,7 +555,7 @@ void gr__pool_on_sync_slow(void)
         for (grMemPool_t p = registry.list; p; p = p->reg_next) {
             uint64_t th = atomic_load_explicit(&p->threshold, memory_order_relaxed);
             gr__spin_lock(&p->lock);
-            bool over = p->reserved > th && p->reserved > p->used;
+            bool over = reserved_of(p) > th && reserved_of(p) > gr__pcache_used_locked(p);
             gr__spin_unlock(&p->lock);
             if (over) {
                 todo = p;
@@ -423,12 +568,14 @@ void gr__pool_on_sync_slow(void)
         if (!todo)
             return;
         uint64_t before;
+        /* Free blocks in threads' caches count as free: take them back. */
+        gr__pcache_flush(todo, false);
         gr__spin_lock(&todo->lock);
-        before = todo->reserved;
+        before = reserved_of(todo);
         gr__spin_unlock(&todo->lock);
         trim(todo, keep);
         gr__spin_lock(&todo->lock);
-        bool progress = todo->reserved < before;
+        bool progress = reserved_of(todo) < before;
         gr__spin_unlock(&todo->lock);
         pool_unref(todo);
         if (!progress) {
@@ -447,14 +594,16 @@ static GR_NOINLINE gr_pblock *block_new(const char *call, grMemPool_t pool, unsi
                                         size_t req, grError_t *err)
 {
     gr__spin_lock(&pool->lock);
-    if (pool->props.maxSize && pool->reserved + csize > pool->props.maxSize) {
+    if (pool->props.maxSize && reserved_of(pool) + csize > pool->props.maxSize) {
         gr__spin_unlock(&pool->lock);
-        /* Free blocks other streams cannot use yet may be all that is left:
-         * give back what is reusable and retry once. */
+        /* Free blocks other streams cannot use yet (or threads' caches
+         * hold) may be all that is left: give back what is reusable and
+         * retry once. */
+        gr__pcache_flush(pool, false);
         trim(pool, 0);
         gr__spin_lock(&pool->lock);
-        if (pool->reserved + csize > pool->props.maxSize) {
-            uint64_t reserved = pool->reserved;
+        if (reserved_of(pool) + csize > pool->props.maxSize) {
+            uint64_t reserved = reserved_of(pool);
             gr__spin_unlock(&pool->lock);
             *err = gr__fail(grErrorMemoryAllocation,
                             "%s: pool %p would grow to %llu bytes, past its maxSize of %zu bytes; free memory "
@@ -493,9 +642,7 @@ static GR_NOINLINE gr_pblock *block_new(const char *call, grMemPool_t pool, unsi
     gr_fetch_add_relaxed(&pool->refs, 1);
     map_insert(b);
     gr__spin_lock(&pool->lock);
-    pool->reserved += csize;
-    if (pool->reserved > pool->reserved_high)
-        pool->reserved_high = pool->reserved;
+    reserved_add(pool, csize);
     gr__spin_unlock(&pool->lock);
     return b;
 }
@@ -551,7 +698,19 @@ static GR_NOINLINE gr_pblock *take_slow(grMemPool_t pool, unsigned cls, gr_strea
     return b;
 }
 
-static grError_t pool_alloc(const char *call, grMemPool_t pool, void **out, size_t size, gr_stream *s)
+/* Hands out b (LIVE) for an allocation of 'size' bytes. */
+static inline void block_hand_out(gr_pblock *b, size_t size, void **out)
+{
+#if GR_POOL_ASAN
+    b->gen++;
+#endif
+    UNPOISON(b->ptr, size);
+    ring_put(b);
+    *out = b->ptr;
+}
+
+static GR_NOINLINE grError_t pool_alloc_slow(const char *call, grMemPool_t pool, void **out, size_t size,
+                                             gr_stream *s)
 {
     size_t csize;
     bool wait = false;
@@ -561,17 +720,18 @@ static grError_t pool_alloc(const char *call, grMemPool_t pool, void **out, size
                                                  "allocate less",
                         call, size);
     unsigned cls = size_class(size, &csize);
+    if (cls < CACHE_CLASSES)
+        gr__pcache_yield(pool, cls);
     gr__spin_lock(&pool->lock);
-    gr_pblock *b = pool->bins[cls];
+    gr_pblock *b;
+    b = pool->bins[cls];
     if (GR_LIKELY(b && (b->fs == s || b->fs == NULL)))
         pool->bins[cls] = b->next;
     else
         b = b ? take_slow(pool, cls, s, &wait) : NULL;
     if (b) {
         b->state = BLOCK_LIVE;
-        pool->used += b->size;
-        if (pool->used > pool->used_high)
-            pool->used_high = pool->used;
+        gr__pcache_used_add_locked(pool, (int64_t)b->size);
     }
     gr__spin_unlock(&pool->lock);
     if (GR_UNLIKELY(b == NULL)) {
@@ -579,9 +739,7 @@ static grError_t pool_alloc(const char *call, grMemPool_t pool, void **out, size
         if (!b)
             return err;
         gr__spin_lock(&pool->lock);
-        pool->used += b->size;
-        if (pool->used > pool->used_high)
-            pool->used_high = pool->used;
+        gr__pcache_used_add_locked(pool, (int64_t)b->size);
         gr__spin_unlock(&pool->lock);
     } else if (GR_UNLIKELY(b->fs != s && b->fs != NULL)) {
         /* From another stream: s's work must follow that free. The block's
@@ -589,7 +747,7 @@ static grError_t pool_alloc(const char *call, grMemPool_t pool, void **out, size
         if (wait && !gr__stream_enqueue_wait(s, b->fs, b->fseq)) {
             gr__spin_lock(&pool->lock);
             b->state = BLOCK_FREE;
-            pool->used -= b->size;
+            gr__pcache_used_add_locked(pool, -(int64_t)b->size);
             b->next = pool->bins[cls];
             pool->bins[cls] = b;
             gr__spin_unlock(&pool->lock);
@@ -598,12 +756,19 @@ static grError_t pool_alloc(const char *call, grMemPool_t pool, void **out, size
         gr__stream_release(b->fs);
         b->fs = NULL;
     }
-    b->req = size;
-    b->gen++;
-    UNPOISON(b->ptr, size);
-    ring_put(b);
-    *out = b->ptr;
+    block_hand_out(b, size, out);
     return grSuccess;
+}
+
+/* The common case inline: a block from this thread's cache. */
+static inline grError_t pool_alloc(const char *call, grMemPool_t pool, void **out, size_t size, gr_stream *s)
+{
+    gr_pcache *c = gr__ptls.cache;
+    if (GR_LIKELY(c && size <= CACHE_MAX_BYTES)) {
+        if (GR_LIKELY(cache_pop(c, pool, s, small_class_of(size), size, out, false)))
+            return grSuccess;
+    }
+    return pool_alloc_slow(call, pool, out, size, s);
 }
 
 /* ------------------------------------------------------------------ free */
@@ -679,19 +844,20 @@ static void release_op(void *data)
     gr_pblock *b = *(gr_pblock **)data;
     gr__spin_lock(&b->pool->lock);
     b->state = BLOCK_GONE;
-    b->pool->reserved -= b->size;
+    reserved_sub(b->pool, b->size);
     gr__spin_unlock(&b->pool->lock);
     block_release(b);
 }
 
 /* Frees p on s. 'recent' lets the free take p's descriptor from this
- * thread's ring (grFreeAsync); otherwise, or on a miss, the map finds it
- * under its shard's lock, held until the block is off LIVE so that it
- * cannot be given back meanwhile. */
-static grError_t pool_free(const char *call, void *p, gr_stream *s, bool recent)
+ * thread's ring (grFreeAsync), and then put the block in the thread's
+ * cache; otherwise, or on a miss, the map finds it under its shard's
+ * lock, held until the block is off LIVE so that it cannot be given back
+ * meanwhile. A block in a cache is not LIVE: freeing it again is refused
+ * here as for any freed block. */
+static GR_NOINLINE grError_t pool_free_slow(const char *call, void *p, gr_stream *s, gr_pblock *b)
 {
     gr_spinlock *shard = NULL;
-    gr_pblock *b = recent ? ring_take(p) : NULL;
     if (!b) {
         /* Other threads' rings may hold p: make them drop their entries
          * before the block can be given back. */
@@ -718,7 +884,7 @@ static grError_t pool_free(const char *call, void *p, gr_stream *s, bool recent)
          * Mark it before queuing: once queued, release_op may free the
          * block and, with its last reference, the pool. */
         b->state = BLOCK_FREE; /* not on any list: release_op owns it */
-        pool->used -= b->size;
+        gr__pcache_used_add_locked(pool, -(int64_t)b->size);
         gr__spin_unlock(&pool->lock);
         if (shard)
             gr__spin_unlock(shard);
@@ -728,7 +894,7 @@ static grError_t pool_free(const char *call, void *p, gr_stream *s, bool recent)
              * the caller's. */
             gr__spin_lock(&pool->lock);
             b->state = BLOCK_LIVE;
-            pool->used += b->size;
+            gr__pcache_used_add_locked(pool, (int64_t)b->size);
             gr__spin_unlock(&pool->lock);
         }
         return err;
@@ -743,8 +909,8 @@ static grError_t pool_free(const char *call, void *p, gr_stream *s, bool recent)
     b->state = BLOCK_FREE;
     b->next = pool->bins[b->cls];
     pool->bins[b->cls] = b;
-    pool->used -= b->size;
-    bool over = pool->reserved > atomic_load_explicit(&pool->threshold, memory_order_relaxed);
+    gr__pcache_used_add_locked(pool, -(int64_t)b->size);
+    bool over = reserved_of(pool) > atomic_load_explicit(&pool->threshold, memory_order_relaxed);
 #if GR_POOL_ASAN
     uint64_t gen = b->gen;
     bool reached = gr__stream_reached(s, b->fseq);
@@ -765,6 +931,14 @@ static grError_t pool_free(const char *call, void *p, gr_stream *s, bool recent)
     }
 #endif
     return grSuccess;
+}
+
+static inline grError_t pool_free(const char *call, void *p, gr_stream *s, bool recent)
+{
+    gr_pblock *b = recent ? ring_take(p) : NULL;
+    if (GR_LIKELY(b) && b->cls < CACHE_CLASSES && cache_push(b, s))
+        return grSuccess;
+    return pool_free_slow(call, p, s, b);
 }
 
 grError_t gr__pool_free_sync(const char *call, void *p)
@@ -841,6 +1015,9 @@ GR_API grError_t grMemPoolDestroy(grMemPool_t memPool)
     gr__spin_lock(&memPool->lock);
     memPool->magic = GR_MAGIC_DEAD;
     gr__spin_unlock(&memPool->lock);
+    /* No cache binds to it from now on; unbind those that are, taking
+     * their blocks back. */
+    gr__pcache_flush(memPool, true);
     /* Free blocks go back to the OS once their frees have completed; live
      * blocks when they are freed (pool_free). */
     for (;;) {
@@ -943,8 +1120,8 @@ static grError_t capture_memop(const char *call, gr_stream *s, grGraphNodeType t
     return err;
 }
 
-static grError_t malloc_async(const char *call, void **devPtr, size_t size, grMemPool_t pool, bool from_pool,
-                              grStream_t hStream)
+static GR_NOINLINE grError_t malloc_async(const char *call, void **devPtr, size_t size, grMemPool_t pool,
+                                          bool from_pool, grStream_t hStream)
 {
     gr_stream *s = NULL;
     grError_t err;
@@ -971,8 +1148,26 @@ static grError_t malloc_async(const char *call, void **devPtr, size_t size, grMe
     return pool_alloc(call, pool, devPtr, size, s);
 }
 
+/* The common case of grMallocAsync and grFreeAsync, tested first: a
+ * small block and this thread's cache bound to the pool and to the
+ * stream, which must be live and not capturing (cache_pop, cache_push_hot
+ * test it once the binding matched: a bound stream is a real one, never
+ * NULL or a special handle). Leaf code that saves no register; anything
+ * else, and every error, takes the full path, which checks everything
+ * again. */
+
 GR_API grError_t grMallocAsync(void **devPtr, size_t size, grStream_t hStream)
 {
+    gr_stream *s = (gr_stream *)hStream;
+    gr_pcache *c = gr__ptls.cache;
+    if (GR_LIKELY(c && devPtr && size - 1 < CACHE_MAX_BYTES)) {
+        grMemPool_t pool = atomic_load_explicit(&current_pool, memory_order_acquire);
+        if (!pool)
+            pool = atomic_load_explicit(&dflt_cache, memory_order_acquire);
+        /* A NULL pool matches no cache that holds blocks. */
+        if (GR_LIKELY(cache_pop(c, pool, s, small_class_of(size), size, devPtr, true)))
+            return grSuccess;
+    }
     return malloc_async("grMallocAsync", devPtr, size, NULL, false, hStream);
 }
 
@@ -981,7 +1176,7 @@ GR_API grError_t grMallocFromPoolAsync(void **ptr, size_t size, grMemPool_t memP
     return malloc_async("grMallocFromPoolAsync", ptr, size, memPool, true, stream);
 }
 
-GR_API grError_t grFreeAsync(void *devPtr, grStream_t hStream)
+static GR_NOINLINE grError_t free_async(void *devPtr, grStream_t hStream)
 {
     static const char call[] = "grFreeAsync";
     gr_stream *s = NULL;
@@ -997,11 +1192,26 @@ GR_API grError_t grFreeAsync(void *devPtr, grStream_t hStream)
     return pool_free(call, devPtr, s, true);
 }
 
+GR_API grError_t grFreeAsync(void *devPtr, grStream_t hStream)
+{
+    gr_stream *s = (gr_stream *)hStream;
+    gr_pcache *c = gr__ptls.cache;
+    /* The newest ring entry: a free right after its allocation. */
+    /* hot.bind 0: not from the cache (a large block, say): full path. */
+    if (GR_LIKELY(c && devPtr && gr__ptls.hot.ptr == devPtr && gr__ptls.hot.bind &&
+                  gr__ptls.epoch == atomic_load_explicit(&ring_epoch, memory_order_relaxed)) &&
+        GR_LIKELY(cache_push_hot(c, devPtr, s)))
+        return grSuccess;
+    return free_async(devPtr, hStream);
+}
+
 GR_API grError_t grMemPoolTrimTo(grMemPool_t memPool, size_t minBytesToKeep)
 {
     grError_t err;
     if ((err = check_pool("grMemPoolTrimTo", memPool)) != grSuccess)
         return err;
+    if (reserved_of(memPool) > minBytesToKeep)
+        gr__pcache_flush(memPool, false);
     trim(memPool, minBytesToKeep);
     return grSuccess;
 }
@@ -1026,6 +1236,9 @@ GR_API grError_t grMemPoolSetAttribute(grMemPool_t memPool, grMemPoolAttr attr, 
         return grSuccess;
     case grMemPoolAttrReleaseThreshold:
         atomic_store(&memPool->threshold, *(const uint64_t *)value);
+        gr__spin_lock(&memPool->lock);
+        over_update_locked(memPool);
+        gr__spin_unlock(&memPool->lock);
         return grSuccess;
     case grMemPoolAttrReservedMemHigh:
     case grMemPoolAttrUsedMemHigh: {
@@ -1035,10 +1248,13 @@ GR_API grError_t grMemPoolSetAttribute(grMemPool_t memPool, grMemPoolAttr attr, 
                             "%s: a high-water mark can only be reset, by setting it to 0 (got %llu)", call,
                             (unsigned long long)v);
         gr__spin_lock(&memPool->lock);
-        if (attr == grMemPoolAttrReservedMemHigh)
-            memPool->reserved_high = memPool->reserved;
-        else
-            memPool->used_high = memPool->used;
+        if (attr == grMemPoolAttrReservedMemHigh) {
+            memPool->reserved_high = reserved_of(memPool);
+        } else {
+            /* The caches' peaks so far are history: a new epoch. */
+            memPool->used_high = gr__pcache_used_locked(memPool);
+            gr__pcache_peaks_reset_locked(memPool);
+        }
         gr__spin_unlock(&memPool->lock);
         return grSuccess;
     }
@@ -1076,10 +1292,10 @@ GR_API grError_t grMemPoolGetAttribute(grMemPool_t memPool, grMemPoolAttr attr, 
     case grMemPoolAttrUsedMemCurrent:
     case grMemPoolAttrUsedMemHigh:
         gr__spin_lock(&memPool->lock);
-        v = attr == grMemPoolAttrReservedMemCurrent ? memPool->reserved
+        v = attr == grMemPoolAttrReservedMemCurrent ? reserved_of(memPool)
             : attr == grMemPoolAttrReservedMemHigh  ? memPool->reserved_high
-            : attr == grMemPoolAttrUsedMemCurrent   ? memPool->used
-                                                    : memPool->used_high;
+            : attr == grMemPoolAttrUsedMemCurrent   ? gr__pcache_used_locked(memPool)
+                                                    : gr__pcache_used_high_locked(memPool);
         gr__spin_unlock(&memPool->lock);
         *(uint64_t *)value = v;
         return grSuccess;
@@ -1098,8 +1314,10 @@ void gr__pool_reset_all(void)
     registry.dflt = NULL;
     atomic_store(&dflt_cache, NULL);
     pthread_mutex_unlock(&registry.lock);
-    /* Every block of every pool, live or free, dies with the device; so do
-     * the descriptors every thread's ring points to. */
+    /* Every block of every pool, live, cached or free, dies with the
+     * device; so do the descriptors every thread's ring and cache point
+     * to. */
+    gr__pcache_reset_all();
     ring_invalidate();
     for (uint32_t h = 0; h < (1u << MAP_BITS); h++) {
         gr_pblock *b = map_buckets[h];

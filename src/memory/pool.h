@@ -12,9 +12,10 @@
  *
  * Invariants:
  *   - a block is in exactly one state: LIVE (handed out), FREE (on its
- *     pool's free list for its class) or GONE (being given back); the
- *     state, the free lists and the pool's counters are guarded by the
- *     pool's lock;
+ *     pool's free list for its class), CACHED (freed into a thread's cache
+ *     of small blocks, pool.c) or GONE (being given back); the state, the
+ *     free lists and the pool's counters are guarded by the pool's lock,
+ *     except a block's state while a thread cache has it (its owner's);
  *   - a FREE block remembers the stream of its last free ('fs', retained)
  *     and how many of that stream's ops precede the free ('fseq'): it is
  *     handed to stream B only if B == fs, or a reuse policy says B's work
@@ -24,8 +25,9 @@
  *   - a thread's ring of recent allocations (pool.c) only names blocks
  *     that are LIVE, or blocks freed since by a free that bumped the
  *     ring epoch, which empties every ring before its next use;
- *   - lock order: a map shard's lock, then a pool's lock, then a stream's
- *     lock (gr__stream_known). The pool registry's mutex is taken alone.
+ *   - lock order: the thread caches' mutex, then a map shard's lock, then
+ *     a pool's lock, then a stream's lock (gr__stream_known). The pool
+ *     registry's mutex is taken alone.
  */
 #ifndef GR_POOL_H
 #define GR_POOL_H

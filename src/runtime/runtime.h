@@ -89,7 +89,22 @@ typedef void (*gr_op_fn)(void *data);
  * stream, grStreamPerThread the calling thread's stream. Destroyed or
  * foreign handles fail with grErrorInvalidResourceHandle and a detail
  * naming 'call'. */
-grError_t gr__stream_from_handle(const char *call, grStream_t h, gr_stream **out);
+grError_t gr__stream_from_handle_slow(const char *call, grStream_t h, gr_stream **out);
+
+static inline grError_t gr__stream_from_handle(const char *call, grStream_t h, gr_stream **out)
+{
+    /* The common case inline: a created stream whose handle is live. Its
+     * magic (the first member of gr_stream) dies with the handle, and with
+     * the runtime at grDeviceReset, so a live one implies a running
+     * runtime. Everything else, every refusal included, is the slow
+     * path's. */
+    if (GR_LIKELY(h != NULL && h != grStreamLegacy && h != grStreamPerThread &&
+                  *(const uint32_t *)(const void *)h == GR_MAGIC_STREAM)) {
+        *out = (gr_stream *)(void *)h;
+        return grSuccess;
+    }
+    return gr__stream_from_handle_slow(call, h, out);
+}
 
 /* Queues fn(copy of data) on the stream in stream order. size <=
  * GR_OP_DATA_MAX. Fails only when the stream is capturing (the capture

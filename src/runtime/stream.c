@@ -219,7 +219,7 @@ static gr_stream *per_thread_stream(gr_runtime *rt)
 
 /* ---------------------------------------------------------------- handles */
 
-grError_t gr__stream_from_handle(const char *call, grStream_t h, gr_stream **out)
+grError_t gr__stream_from_handle_slow(const char *call, grStream_t h, gr_stream **out)
 {
     gr_runtime *rt = gr__runtime_get();
     if (GR_UNLIKELY(!rt))

@@ -89,7 +89,7 @@ enum {
 };
 
 struct gr_stream {
-    uint32_t magic;               /* GR_MAGIC_STREAM */
+    uint32_t magic;               /* GR_MAGIC_STREAM; first (runtime.h reads it) */
     unsigned flags;               /* GR_STREAM_*, immutable */
     uint64_t serial;              /* unique for the process, immutable */
     unsigned user_flags;          /* as given to grStreamCreateWithFlags */
