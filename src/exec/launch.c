@@ -260,8 +260,20 @@ void gr__exec_run(gr_worker *w, struct grGraphExec_st *e)
          * and no stack (on a random DAG those cost several times what the
          * nodes do: mispredicted branches). EXIT is the last node. */
         gr_pnode *nodes = p->nodes;
-        for (uint32_t i = 0; i + 1 < p->nnodes; i++)
-            run_body(w, &nodes[i]);
+        grKernelCtx ctx; /* for single-block kernels, the usual node */
+        ctx.blockIdx = (grDim3){0, 0, 0};
+        ctx.sharedMem = NULL;
+        ctx.worker = w->index;
+        for (uint32_t i = 0; i + 1 < p->nnodes; i++) {
+            gr_pnode *n = &nodes[i];
+            if (GR_LIKELY(n->type == grGraphNodeTypeKernel && n->one_block && n->enabled && !n->u.kern.shmem)) {
+                ctx.gridDim = n->u.kern.grid;
+                ctx.blockDim = n->u.kern.block;
+                n->u.kern.k->fn(&ctx, n->u.kern.argv);
+            } else {
+                run_body(w, n);
+            }
+        }
         finish_launch(p);
     } else {
         /* Roots go on the private stack, where run_from finds them. */
