@@ -218,12 +218,19 @@ static grError_t flatten(builder *b, grGraph_t g, int depth, struct grGraphExec_
     order = gr__malloc_large(g->nnodes * sizeof *order);
     if (!order)
         return gr__fail(grErrorMemoryAllocation, "grGraphInstantiate: out of memory");
-    if (!gr__graph_topo_sort(g, order)) {
-        gr__free(order);
-        return grErrorInvalidValue; /* the sort set the detail (names the cycle) */
+    /* Kahn's algorithm (as gr__graph_topo_sort), emitting each node as it
+     * leaves the queue: one walk over the nodes instead of a sort and then
+     * an emission pass. A node's scratch counts its dependencies not yet
+     * emitted until it is emitted, then holds its plan nodes. */
+    size_t tail = 0;
+    struct grGraphNode_st *n;
+    GR_GRAPH_FOR_EACH_NODE(g, n) {
+        n->scratch = n->ndeps;
+        if (n->ndeps == 0)
+            order[tail++] = n;
     }
-    for (size_t i = 0; i < g->nnodes && !b->oom; i++) {
-        struct grGraphNode_st *gn = order[i];
+    for (size_t head = 0; head < tail && !b->oom; head++) {
+        struct grGraphNode_st *gn = order[head];
         if (gn->type == grGraphNodeTypeGraph) {
             grGraph_t c = gn->p.child;
             uint32_t enter = add_node(b, grGraphNodeTypeEmpty);
@@ -249,6 +256,17 @@ static grError_t flatten(builder *b, grGraph_t g, int depth, struct grGraphExec_
                 fill_params(b, &b->nodes[pi], gn);
             gn->scratch = ((uint64_t)pi << 32) | pi;
         }
+        for (size_t k = 0; k < gn->nsuccs; k++)
+            if (--gn->succs[k]->scratch == 0)
+                order[tail++] = gn->succs[k];
+    }
+    if (!b->oom && tail != g->nnodes) {
+        /* A cycle: the sort proper names it in the detail. */
+        bool sorted = gr__graph_topo_sort(g, order);
+        gr__free(order);
+        if (GR_NEVER(sorted))
+            return gr__fail(grErrorInvalidValue, "grGraphInstantiate: graph %p has a cycle", GR_PTR(g));
+        return grErrorInvalidValue;
     }
     gr__free(order);
     if (top)
