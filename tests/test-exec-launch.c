@@ -482,7 +482,7 @@ GR_TEST(exec_setters_refuse_what_an_executable_cannot_change)
     CHECK_GR(grErrorInvalidValue, grGraphExecHostNodeSetParams(r.e, r.h, NULL));
     run(r.e);
     CHECK_EQ(r.n, 1);
-    CHECK_EQ(r.log[0].dst, 100);  /* the copy still reads src_a */
+    CHECK_EQ(r.log[0].dst, 100);   /* the copy still reads src_a */
     CHECK_EQ(r.log[0].byte, 0x11); /* the memset still sets 0x11 */
     CHECK_EQ(r.log[0].tag, 1);
     rig_free(&r);

@@ -33,8 +33,8 @@ typedef struct builder {
      * nodes of one kernel, not per node) and before the plan owns them. */
     grKernel_t k_run;
     int k_refs;
-    gr_plan *plan;     /* what the nodes will belong to */
-    uint32_t nrecord;  /* event record nodes */
+    gr_plan *plan;    /* what the nodes will belong to */
+    uint32_t nrecord; /* event record nodes */
     bool oom;
 } builder;
 
@@ -179,7 +179,7 @@ static grError_t edges_and_orig(builder *b, grGraph_t g, struct grGraphExec_st *
         return gr__fail(grErrorMemoryAllocation, "grGraphInstantiate: out of memory");
     }
     struct grGraphNode_st *gn;
-    GR_GRAPH_FOR_EACH_NODE(g, gn) {
+    GR_GRAPH_FOR_EACH_NODE (g, gn) {
         uint32_t oi = i++;
         gr_orig *o = &e->orig[oi];
         for (size_t k = 0; k < gn->nsuccs; k++)
@@ -224,7 +224,7 @@ static grError_t flatten(builder *b, grGraph_t g, int depth, struct grGraphExec_
      * emitted until it is emitted, then holds its plan nodes. */
     size_t tail = 0;
     struct grGraphNode_st *n;
-    GR_GRAPH_FOR_EACH_NODE(g, n) {
+    GR_GRAPH_FOR_EACH_NODE (g, n) {
         n->scratch = n->ndeps;
         if (n->ndeps == 0)
             order[tail++] = n;
@@ -243,7 +243,7 @@ static grError_t flatten(builder *b, grGraph_t g, int depth, struct grGraphExec_
             if (c->nnodes == 0)
                 add_edge(b, enter, leave);
             struct grGraphNode_st *cn;
-            GR_GRAPH_FOR_EACH_NODE(c, cn) {
+            GR_GRAPH_FOR_EACH_NODE (c, cn) {
                 if (cn->ndeps == 0)
                     add_edge(b, enter, scratch_in(cn));
                 if (cn->nsuccs == 0)
@@ -272,7 +272,7 @@ static grError_t flatten(builder *b, grGraph_t g, int depth, struct grGraphExec_
     if (top)
         return edges_and_orig(b, g, top);
     struct grGraphNode_st *gn;
-    GR_GRAPH_FOR_EACH_NODE(g, gn)
+    GR_GRAPH_FOR_EACH_NODE (g, gn)
         for (size_t k = 0; k < gn->nsuccs; k++)
             add_edge(b, scratch_out(gn), scratch_in(gn->succs[k]));
     if (b->oom)

@@ -266,7 +266,8 @@ void gr__exec_run(gr_worker *w, struct grGraphExec_st *e)
         ctx.worker = w->index;
         for (uint32_t i = 0; i + 1 < p->nnodes; i++) {
             gr_pnode *n = &nodes[i];
-            if (GR_LIKELY(n->type == grGraphNodeTypeKernel && n->one_block && n->enabled && !n->u.kern.shmem)) {
+            if (GR_LIKELY(n->type == grGraphNodeTypeKernel && n->one_block && n->enabled &&
+                          !n->u.kern.shmem)) {
                 ctx.gridDim = n->u.kern.grid;
                 ctx.blockDim = n->u.kern.block;
                 n->u.kern.k->fn(&ctx, n->u.kern.argv);
@@ -349,7 +350,8 @@ static void publish_launch(grGraphExec_t e, gr_stream *s, gr_op *op)
 
 static GR_NOINLINE grError_t launch_oom(grStream_t stream)
 {
-    return gr__fail(grErrorMemoryAllocation, "grGraphLaunch: out of memory queuing on stream %p", GR_PTR(stream));
+    return gr__fail(grErrorMemoryAllocation, "grGraphLaunch: out of memory queuing on stream %p",
+                    GR_PTR(stream));
 }
 
 /* A first launch, or one on another stream than the last: under e's

@@ -129,8 +129,9 @@ GR_API grError_t grGraphExecMemcpyNodeSetParams1D(grGraphExec_t hGraphExec, grGr
     if (err || (err = gr__node_memcpy_params_check(call, dst, src, count, kind)))
         return err;
     if (count == 0)
-        return gr__fail(grErrorInvalidValue, "%s: count is 0; as in CUDA, an executable's copy cannot be set "
-                                             "to copy nothing (disable the node with grGraphNodeSetEnabled)",
+        return gr__fail(grErrorInvalidValue,
+                        "%s: count is 0; as in CUDA, an executable's copy cannot be set "
+                        "to copy nothing (disable the node with grGraphNodeSetEnabled)",
                         call);
     if (gr__mem_type_changed(pn->u.copy.dst, dst) || gr__mem_type_changed(pn->u.copy.src, src))
         return gr__fail(grErrorInvalidValue,
@@ -154,17 +155,19 @@ GR_API grError_t grGraphExecMemsetNodeSetParams(grGraphExec_t hGraphExec, grGrap
     if ((err = gr__node_memset_params_check(call, p)))
         return err;
     if (p->width == 0)
-        return gr__fail(grErrorInvalidValue, "%s: width is 0; as in CUDA, an executable's memset cannot be set "
-                                             "to set nothing (disable the node with grGraphNodeSetEnabled)",
+        return gr__fail(grErrorInvalidValue,
+                        "%s: width is 0; as in CUDA, an executable's memset cannot be set "
+                        "to set nothing (disable the node with grGraphNodeSetEnabled)",
                         call);
     const grMemsetParams *o = &pn->u.memset;
     if (!gr__memset_shape_ok(o, p))
-        return gr__fail(grErrorInvalidValue,
-                        "%s: the node sets %zu x %zu elements of %u bytes (pitch %zu), the new parameters %zu x "
-                        "%zu of %u bytes (pitch %zu); as in CUDA, a 2D memset in an executable may change only "
-                        "its address and value, and a 1D one cannot become 2D",
-                        call, o->width, o->height, o->elementSize, o->pitch, p->width, p->height, p->elementSize,
-                        p->pitch);
+        return gr__fail(
+            grErrorInvalidValue,
+            "%s: the node sets %zu x %zu elements of %u bytes (pitch %zu), the new parameters %zu x "
+            "%zu of %u bytes (pitch %zu); as in CUDA, a 2D memset in an executable may change only "
+            "its address and value, and a 1D one cannot become 2D",
+            call, o->width, o->height, o->elementSize, o->pitch, p->width, p->height, p->elementSize,
+            p->pitch);
     gr__exec_quiesce(hGraphExec);
     pn->u.memset = *p;
     return grSuccess;

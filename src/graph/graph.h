@@ -124,7 +124,7 @@ struct grGraph_st {
  * the hardware prefetcher streams, where the list costs a dependent load
  * per node (the walks over large graphs are what instantiation costs).
  * The body runs inside two loops: it must not use break. */
-#define GR_GRAPH_FOR_EACH_NODE(g, n)                                                   \
+#define GR_GRAPH_FOR_EACH_NODE(g, n)                                                  \
     for (gr_node_chunk *gr__c_ = (g)->oldest; gr__c_ != NULL; gr__c_ = gr__c_->newer) \
         for (size_t gr__i_ = 0; gr__i_ < gr__c_->used; gr__i_++)                      \
             if (((n) = &gr__c_->nodes[gr__i_])->magic == GR_MAGIC_NODE)

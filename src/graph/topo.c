@@ -69,7 +69,7 @@ bool gr__graph_topo_sort(grGraph_t g, struct grGraphNode_st **order)
 {
     struct grGraphNode_st *n;
     size_t head, tail = 0, i;
-    GR_GRAPH_FOR_EACH_NODE(g, n) {
+    GR_GRAPH_FOR_EACH_NODE (g, n) {
         n->scratch = n->ndeps;
         if (n->ndeps == 0)
             order[tail++] = n;

@@ -618,7 +618,8 @@ static void drain(gr_worker *w, gr_stream *s, int refs, uint64_t limit)
         if (GR_UNLIKELY(s->head >= limit)) {
             gr__stream_retain(s); /* for the queue item the token goes with */
             atomic_store_explicit(&s->queued, true, memory_order_release);
-            gr__sched_submit(atomic_load_explicit(&gr__rt, memory_order_acquire), gr__item_make(s, GR_ITEM_STREAM));
+            gr__sched_submit(atomic_load_explicit(&gr__rt, memory_order_acquire),
+                             gr__item_make(s, GR_ITEM_STREAM));
             if (refs > 1)
                 gr__stream_release(s);
             return;

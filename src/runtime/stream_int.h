@@ -166,7 +166,10 @@ struct gr_stream {
  * by its unlocking store: the drainer clears ACTIVE only while the word is
  * unlocked, with a seq_cst RMW, and then looks for new ops (which every
  * unlock published before it). */
-enum { GR_STREAM_LOCKED = 1u, GR_STREAM_ACTIVE = 2u };
+enum {
+    GR_STREAM_LOCKED = 1u,
+    GR_STREAM_ACTIVE = 2u
+};
 
 static inline void gr__stream_lock(gr_stream *s)
 {
