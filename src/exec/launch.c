@@ -86,25 +86,34 @@ static void wait_event(grEvent_t ev)
     gr__stream_release(s);
 }
 
-static inline void run_body(gr_worker *w, gr_pnode *n)
+/* The context of single-block kernels run by worker w: the fields that
+ * stay the same from node to node, set once per run of nodes. */
+static inline void kernel_ctx_init(grKernelCtx *ctx, gr_worker *w)
+{
+    ctx->blockIdx = (grDim3){0, 0, 0};
+    ctx->sharedMem = NULL;
+    ctx->worker = w->index;
+}
+
+/* Runs node n; ctx is the caller's kernel_ctx_init'ed context. Single-block
+ * kernels, the usual node, are tested first: a direct call. */
+static inline void run_body(gr_pnode *n, grKernelCtx *ctx)
 {
     if (GR_UNLIKELY(!n->enabled))
         return;
-    switch (n->type) {
-    case grGraphNodeTypeKernel:
-        if (GR_LIKELY(n->one_block)) {
-            grKernelCtx ctx;
-            ctx.gridDim = n->u.kern.grid;
-            ctx.blockDim = n->u.kern.block;
-            ctx.blockIdx = (grDim3){0, 0, 0};
-            ctx.sharedMem = n->u.kern.shmem ? gr__kernel_scratch(n->u.kern.shmem) : NULL;
-            ctx.worker = w->index;
-            n->u.kern.k->fn(&ctx, n->u.kern.argv);
-        } else {
-            gr_kernel_call c = {n->u.kern.k, n->u.kern.grid, n->u.kern.block, n->u.kern.shmem, n->u.kern.argv};
-            gr__kernel_run(&c);
-        }
+    if (GR_LIKELY(n->type == grGraphNodeTypeKernel && n->one_block)) {
+        ctx->gridDim = n->u.kern.grid;
+        ctx->blockDim = n->u.kern.block;
+        ctx->sharedMem = n->u.kern.shmem ? gr__kernel_scratch(n->u.kern.shmem) : NULL;
+        n->u.kern.k->fn(ctx, n->u.kern.argv);
         return;
+    }
+    switch (n->type) {
+    case grGraphNodeTypeKernel: {
+        gr_kernel_call c = {n->u.kern.k, n->u.kern.grid, n->u.kern.block, n->u.kern.shmem, n->u.kern.argv};
+        gr__kernel_run(&c);
+        return;
+    }
     case grGraphNodeTypeHost:
         n->u.host.fn(n->u.host.userData);
         return;
@@ -181,6 +190,8 @@ static bool run_from(gr_worker *w, gr_plan *p, gr_pnode *n, bool expose, size_t 
     gr_runtime *rt = atomic_load_explicit(&gr__rt, memory_order_relaxed);
     gr_pnode *nodes = p->nodes;
     const uint32_t *succ = p->succ;
+    grKernelCtx ctx;
+    kernel_ctx_init(&ctx, w);
     for (;;) {
         if (GR_UNLIKELY(n->type == GR_PN_EXIT)) {
             finish_launch(p);
@@ -189,7 +200,7 @@ static bool run_from(gr_worker *w, gr_plan *p, gr_pnode *n, bool expose, size_t 
         /* Offer waiting work before running n, which may take long. */
         if (GR_UNLIKELY(expose) && w->nlocal > base)
             expose_one(rt, w, p, base);
-        run_body(w, n);
+        run_body(n, &ctx);
         gr_pnode *next = NULL;
         bool shared = atomic_load_explicit(&p->shared, memory_order_relaxed);
         for (uint32_t i = n->succ_begin; i < n->succ_end; i++) {
@@ -260,21 +271,10 @@ void gr__exec_run(gr_worker *w, struct grGraphExec_st *e)
          * and no stack (on a random DAG those cost several times what the
          * nodes do: mispredicted branches). EXIT is the last node. */
         gr_pnode *nodes = p->nodes;
-        grKernelCtx ctx; /* for single-block kernels, the usual node */
-        ctx.blockIdx = (grDim3){0, 0, 0};
-        ctx.sharedMem = NULL;
-        ctx.worker = w->index;
-        for (uint32_t i = 0; i + 1 < p->nnodes; i++) {
-            gr_pnode *n = &nodes[i];
-            if (GR_LIKELY(n->type == grGraphNodeTypeKernel && n->one_block && n->enabled &&
-                          !n->u.kern.shmem)) {
-                ctx.gridDim = n->u.kern.grid;
-                ctx.blockDim = n->u.kern.block;
-                n->u.kern.k->fn(&ctx, n->u.kern.argv);
-            } else {
-                run_body(w, n);
-            }
-        }
+        grKernelCtx ctx;
+        kernel_ctx_init(&ctx, w);
+        for (uint32_t i = 0; i + 1 < p->nnodes; i++)
+            run_body(&nodes[i], &ctx);
         finish_launch(p);
     } else {
         /* Roots go on the private stack, where run_from finds them. */
