@@ -205,9 +205,51 @@ static grError_t edges_and_orig(builder *b, grGraph_t g, struct grGraphExec_st *
     return grSuccess;
 }
 
+static grError_t flatten(builder *b, grGraph_t g, int depth, struct grGraphExec_st *top);
+
+/* What emit_node needs besides the node. */
+typedef struct emit_ctx {
+    builder *b;
+    int depth;     /* of the graph being emitted */
+    grError_t err; /* a child graph's failure */
+} emit_ctx;
+
+/* Emits graph node gn (a child graph: its entry node, its nodes, its exit
+ * node) and records in gn->scratch the plan nodes its incoming and
+ * outgoing edges attach to. False stops the walk: out of memory, or a
+ * child graph failed (x->err). */
+static bool emit_node(void *ctx, struct grGraphNode_st *gn)
+{
+    emit_ctx *x = ctx;
+    builder *b = x->b;
+    if (gn->type == grGraphNodeTypeGraph) {
+        grGraph_t c = gn->p.child;
+        uint32_t enter = add_node(b, grGraphNodeTypeEmpty);
+        if ((x->err = flatten(b, c, x->depth + 1, NULL)) != grSuccess)
+            return false;
+        uint32_t leave = add_node(b, grGraphNodeTypeEmpty);
+        if (c->nnodes == 0)
+            add_edge(b, enter, leave);
+        struct grGraphNode_st *cn;
+        GR_GRAPH_FOR_EACH_NODE (c, cn) {
+            if (cn->ndeps == 0)
+                add_edge(b, enter, scratch_in(cn));
+            if (cn->nsuccs == 0)
+                add_edge(b, scratch_out(cn), leave);
+        }
+        gn->scratch = ((uint64_t)enter << 32) | leave;
+    } else {
+        uint32_t pi = add_node(b, (uint8_t)gn->type);
+        if (!b->oom)
+            fill_params(b, &b->nodes[pi], gn);
+        gn->scratch = ((uint64_t)pi << 32) | pi;
+    }
+    return !b->oom;
+}
+
 /* Emits the nodes of g (and, recursively, of its child graphs) in
- * topological order and its edges; records in each node's scratch the plan
- * nodes its incoming and outgoing edges attach to. */
+ * topological order, each as the sort reaches it (one walk over the
+ * nodes, not a sort and then an emission pass), then its edges. */
 static grError_t flatten(builder *b, grGraph_t g, int depth, struct grGraphExec_st *top)
 {
     struct grGraphNode_st **order;
@@ -218,49 +260,13 @@ static grError_t flatten(builder *b, grGraph_t g, int depth, struct grGraphExec_
     order = gr__malloc_large(g->nnodes * sizeof *order);
     if (!order)
         return gr__fail(grErrorMemoryAllocation, "grGraphInstantiate: out of memory");
-    /* Kahn's algorithm (as gr__graph_topo_sort), emitting each node as it
-     * leaves the queue: one walk over the nodes instead of a sort and then
-     * an emission pass. A node's scratch counts its dependencies not yet
-     * emitted until it is emitted, then holds its plan nodes. */
-    size_t tail = 0;
-    struct grGraphNode_st *n;
-    GR_GRAPH_FOR_EACH_NODE (g, n) {
-        n->scratch = n->ndeps;
-        if (n->ndeps == 0)
-            order[tail++] = n;
+    emit_ctx x = {b, depth, grSuccess};
+    size_t emitted = gr__graph_kahn(g, order, emit_node, &x);
+    if (x.err != grSuccess) {
+        gr__free(order);
+        return x.err;
     }
-    for (size_t head = 0; head < tail && !b->oom; head++) {
-        struct grGraphNode_st *gn = order[head];
-        if (gn->type == grGraphNodeTypeGraph) {
-            grGraph_t c = gn->p.child;
-            uint32_t enter = add_node(b, grGraphNodeTypeEmpty);
-            grError_t e = flatten(b, c, depth + 1, NULL);
-            if (e) {
-                gr__free(order);
-                return e;
-            }
-            uint32_t leave = add_node(b, grGraphNodeTypeEmpty);
-            if (c->nnodes == 0)
-                add_edge(b, enter, leave);
-            struct grGraphNode_st *cn;
-            GR_GRAPH_FOR_EACH_NODE (c, cn) {
-                if (cn->ndeps == 0)
-                    add_edge(b, enter, scratch_in(cn));
-                if (cn->nsuccs == 0)
-                    add_edge(b, scratch_out(cn), leave);
-            }
-            gn->scratch = ((uint64_t)enter << 32) | leave;
-        } else {
-            uint32_t pi = add_node(b, (uint8_t)gn->type);
-            if (!b->oom)
-                fill_params(b, &b->nodes[pi], gn);
-            gn->scratch = ((uint64_t)pi << 32) | pi;
-        }
-        for (size_t k = 0; k < gn->nsuccs; k++)
-            if (--gn->succs[k]->scratch == 0)
-                order[tail++] = gn->succs[k];
-    }
-    if (!b->oom && tail != g->nnodes) {
+    if (!b->oom && emitted != g->nnodes) {
         /* A cycle: the sort proper names it in the detail. */
         bool sorted = gr__graph_topo_sort(g, order);
         gr__free(order);

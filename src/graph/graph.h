@@ -209,6 +209,34 @@ const char *gr__node_label(const struct grGraphNode_st *n);
  * in the detail, as grErrorInvalidValue) if the graph has a cycle. */
 bool gr__graph_topo_sort(grGraph_t g, struct grGraphNode_st **order);
 
+/* The walk behind gr__graph_topo_sort: the same order in order[] (its
+ * queue too), calling visit(ctx, n), if visit is not NULL, for each node
+ * as it leaves the queue and before its successors are counted down; n's
+ * own count is spent by then, so visit may reuse n->scratch. A visit
+ * returning false stops the walk. Returns how many nodes left the queue:
+ * g->nnodes unless a cycle (or visit) stopped it. Inline, so that a
+ * constant visit is inlined too (instantiation emits nodes this way). */
+static inline size_t gr__graph_kahn(grGraph_t g, struct grGraphNode_st **order,
+                                    bool (*visit)(void *ctx, struct grGraphNode_st *n), void *ctx)
+{
+    struct grGraphNode_st *n;
+    size_t head, tail = 0;
+    GR_GRAPH_FOR_EACH_NODE (g, n) {
+        n->scratch = n->ndeps;
+        if (n->ndeps == 0)
+            order[tail++] = n;
+    }
+    for (head = 0; head < tail; head++) {
+        n = order[head];
+        if (visit && !visit(ctx, n))
+            return head;
+        for (size_t i = 0; i < n->nsuccs; i++)
+            if (--n->succs[i]->scratch == 0)
+                order[tail++] = n->succs[i];
+    }
+    return tail;
+}
+
 /* Deep copy of the parameters of node type t (kernel args, child graph).
  * Returns grErrorMemoryAllocation on failure with dst untouched. A copied
  * child graph has owner NULL: the caller sets it. */

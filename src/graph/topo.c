@@ -67,20 +67,7 @@ static void name_cycle(grGraph_t g)
 
 bool gr__graph_topo_sort(grGraph_t g, struct grGraphNode_st **order)
 {
-    struct grGraphNode_st *n;
-    size_t head, tail = 0, i;
-    GR_GRAPH_FOR_EACH_NODE (g, n) {
-        n->scratch = n->ndeps;
-        if (n->ndeps == 0)
-            order[tail++] = n;
-    }
-    for (head = 0; head < tail; head++) {
-        n = order[head];
-        for (i = 0; i < n->nsuccs; i++)
-            if (--n->succs[i]->scratch == 0)
-                order[tail++] = n->succs[i];
-    }
-    if (tail == g->nnodes)
+    if (gr__graph_kahn(g, order, NULL, NULL) == g->nnodes)
         return true;
     name_cycle(g);
     return false;
