@@ -20,6 +20,15 @@ typedef struct edge {
     uint32_t from, to;
 } edge;
 
+/* n references on kernel k owed by a run of consecutive nodes of k, taken
+ * (instantiate) or dropped (gr__plan_free) with one atomic operation for
+ * the run instead of one per node: 'op' is gr__kernel_retain_n or
+ * gr__kernel_release_n. */
+typedef struct kernel_run {
+    grKernel_t k;
+    int n;
+} kernel_run;
+
 typedef struct builder {
     gr_pnode *nodes;
     uint32_t n, cap;
@@ -28,31 +37,27 @@ typedef struct builder {
     unsigned char *args; /* kernel argument values, copied as met */
     size_t argbytes, argcap;
     size_t nargv;      /* total kernel parameters */
-    /* References on kernel k_run owed by the last k_refs kernel nodes:
-     * taken together when another kernel comes (one atomic per run of
-     * nodes of one kernel, not per node) and before the plan owns them. */
-    grKernel_t k_run;
-    int k_refs;
+    kernel_run k_owed; /* references owed by the latest kernel nodes */
     gr_plan *plan;    /* what the nodes will belong to */
     uint32_t nrecord; /* event record nodes */
     bool oom;
 } builder;
 
-static void settle_kernel_refs(builder *b)
+static void kernel_run_flush(kernel_run *r, void (*op)(grKernel_t, int))
 {
-    if (b->k_refs)
-        gr__kernel_retain_n(b->k_run, b->k_refs);
-    b->k_run = NULL;
-    b->k_refs = 0;
+    if (r->n)
+        op(r->k, r->n);
+    r->k = NULL;
+    r->n = 0;
 }
 
-static void owe_kernel_ref(builder *b, grKernel_t k)
+static void kernel_run_add(kernel_run *r, grKernel_t k, void (*op)(grKernel_t, int))
 {
-    if (k != b->k_run || b->k_refs == INT32_MAX) {
-        settle_kernel_refs(b);
-        b->k_run = k;
+    if (k != r->k || r->n == INT32_MAX) {
+        kernel_run_flush(r, op);
+        r->k = k;
     }
-    b->k_refs++;
+    r->n++;
 }
 
 static uint32_t add_node(builder *b, uint8_t type)
@@ -135,7 +140,7 @@ static void fill_params(builder *b, gr_pnode *pn, const struct grGraphNode_st *g
         pn->u.kern.block = gn->p.kernel.block;
         pn->u.kern.shmem = gn->p.kernel.shmem;
         pn->one_block = (gn->p.kernel.grid.x == 1 && gn->p.kernel.grid.y == 1 && gn->p.kernel.grid.z == 1);
-        owe_kernel_ref(b, gn->p.kernel.kernel);
+        kernel_run_add(&b->k_owed, gn->p.kernel.kernel, gr__kernel_retain_n);
         copy_args(b, pn, gn);
         return;
     case grGraphNodeTypeMemcpy:
@@ -311,20 +316,12 @@ static void finish_nodes(gr_plan *p)
 
 void gr__plan_free(gr_plan *p)
 {
-    grKernel_t k_run = NULL;
-    int k_refs = 0;
+    kernel_run refs = {NULL, 0};
     for (uint32_t i = 0; i < p->nnodes; i++) {
         gr_pnode *pn = &p->nodes[i];
         switch (pn->type) {
         case grGraphNodeTypeKernel:
-            /* One release per run of nodes of one kernel. */
-            if (pn->u.kern.k != k_run || k_refs == INT32_MAX) {
-                if (k_refs)
-                    gr__kernel_release_n(k_run, k_refs);
-                k_run = pn->u.kern.k;
-                k_refs = 0;
-            }
-            k_refs++;
+            kernel_run_add(&refs, pn->u.kern.k, gr__kernel_release_n);
             if (pn->own_args)
                 gr__free(pn->u.kern.argv);
             break;
@@ -336,8 +333,7 @@ void gr__plan_free(gr_plan *p)
             break;
         }
     }
-    if (k_refs)
-        gr__kernel_release_n(k_run, k_refs);
+    kernel_run_flush(&refs, gr__kernel_release_n);
     gr__free(p->nodes);
     gr__free(p->succ);
     gr__free(p->count);
@@ -564,7 +560,7 @@ static grError_t instantiate(const char *call, grGraphExec_t *out, grGraph_t g, 
     }
     /* The plan owns the nodes (and what they retain) from here on, so that
      * exec_free releases them on every path. */
-    settle_kernel_refs(&b);
+    kernel_run_flush(&b.k_owed, gr__kernel_retain_n);
     gr_plan *p = &e->plan;
     p->nodes = b.nodes;
     p->nnodes = b.n;
