@@ -84,7 +84,7 @@ GR_API grError_t grGraphExecKernelNodeSetParams(grGraphExec_t hGraphExec, grGrap
         return gr__fail(grErrorInvalidValue, "%s: 'pNodeParams' is NULL", call);
     if (pNodeParams->extra)
         return gr__fail(grErrorInvalidValue, "%s: 'extra' must be NULL; pass arguments in kernelParams", call);
-    err = gr__kernel_check(call, pNodeParams->func, pNodeParams->gridDim, pNodeParams->blockDim,
+    err = gr__kernel_check(call, pNodeParams->func, &pNodeParams->gridDim, &pNodeParams->blockDim,
                            pNodeParams->sharedMemBytes, pNodeParams->kernelParams);
     if (err)
         return err;

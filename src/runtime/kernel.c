@@ -158,8 +158,10 @@ GR_API grError_t grKernelDestroy(grKernel_t kernel)
     return grSuccess;
 }
 
-grError_t gr__kernel_check(const char *call, grKernel_t k, grDim3 grid, grDim3 block, size_t shmem, void **args)
+GR_NOINLINE grError_t gr__kernel_check_slow(const char *call, grKernel_t k, const grDim3 *pgrid,
+                                            const grDim3 *pblock, size_t shmem, void **args)
 {
+    grDim3 grid = *pgrid, block = *pblock;
     if (!gr__kernel_valid(k))
         return gr__fail(grErrorInvalidDeviceFunction,
                         "%s: kernel %p is not a live kernel (NULL, destroyed, or not from grKernelCreate)", call,
@@ -330,7 +332,7 @@ GR_API grError_t grLaunchKernel(grKernel_t kernel, grDim3 gridDim, grDim3 blockD
     gr_stream *s = NULL;
     gr_op *op;
     void *heap = NULL;
-    grError_t err = gr__kernel_check("grLaunchKernel", kernel, gridDim, blockDim, sharedMem, args);
+    grError_t err = gr__kernel_check("grLaunchKernel", kernel, &gridDim, &blockDim, sharedMem, args);
     if (err)
         return err;
     if ((err = gr__stream_from_handle("grLaunchKernel", stream, &s)))

@@ -49,11 +49,6 @@ typedef struct gr_kernel_call {
     void **argv; /* argv[i] = pointer to value of parameter i */
 } gr_kernel_call;
 
-/* Checks a launch as grLaunchKernel does; on failure returns the error
- * with a detail naming 'call' (the public function). */
-grError_t gr__kernel_check(const char *call, grKernel_t k, grDim3 grid, grDim3 block, size_t shmem,
-                           void **args);
-
 /* Copies the argument VALUES of args into buf (k->argbytes bytes) and
  * points argv[i] at them. */
 void gr__kernel_pack(grKernel_t k, void **args, void *buf, void **argv);
@@ -62,6 +57,36 @@ void gr__kernel_pack(grKernel_t k, void **args, void *buf, void **argv);
 static inline bool gr__kernel_valid(grKernel_t k)
 {
     return k != NULL && k->magic == GR_MAGIC_KERNEL;
+}
+
+/* The checks of gr__kernel_check, with the detail of the first that
+ * fails; grSuccess when none does. */
+grError_t gr__kernel_check_slow(const char *call, grKernel_t k, const grDim3 *grid, const grDim3 *block,
+                                size_t shmem, void **args);
+
+/* Checks a launch as grLaunchKernel does; on failure returns the error
+ * with a detail naming 'call' (the public function). The common case, a
+ * valid launch, is tested here with one 4-byte load per dimension: the
+ * dimensions come by address because callers read them from a
+ * grKernelNodeParams the application has just written field by field, and
+ * a grDim3 passed by value is loaded 8 bytes at a time, across two of
+ * those stores, which defeats store-to-load forwarding (a stall of ~15
+ * cycles). A failure takes the slow path, which names it. */
+static inline grError_t gr__kernel_check(const char *call, grKernel_t k, const grDim3 *grid,
+                                         const grDim3 *block, size_t shmem, void **args)
+{
+    /* block: each dimension >= 1, x and y <= 1024, z <= 64, at most 1024
+     * threads; grid: each >= 1, x < 2^31, y and z <= 65535 (v - 1 wraps
+     * for 0). */
+    bool ok = gr__kernel_valid(k) && block->x - 1u < 1024u && block->y - 1u < 1024u && block->z - 1u < 64u &&
+              (uint64_t)block->x * block->y * block->z <= 1024u && grid->x - 1u < 0x7fffffffu &&
+              grid->y - 1u < 65535u && grid->z - 1u < 65535u && shmem <= GR_MAX_SHARED_MEM &&
+              (k->nparams == 0 || args != NULL);
+    for (int i = 0; ok && i < k->nparams; i++)
+        ok = args[i] != NULL;
+    if (GR_LIKELY(ok))
+        return grSuccess;
+    return gr__kernel_check_slow(call, k, grid, block, shmem, args);
 }
 
 void gr__kernel_retain(grKernel_t k);
