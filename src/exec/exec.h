@@ -18,8 +18,9 @@
  *   - launches of one executable never overlap (launch.c inserts a wait on
  *     the previous launch's stream when the new one goes elsewhere);
  *   - the plan is changed (setters, update) only when no launch of the
- *     executable is queued or running: they first wait for the stream of
- *     the latest launch to pass it (gr__exec_quiesce);
+ *     executable is queued or running: they first check that every launch
+ *     counted has run, else wait for the stream of the latest launch to
+ *     pass it (gr__exec_quiesce);
  *   - nothing on the launch path allocates or takes a global lock.
  */
 #ifndef GR_EXEC_H
@@ -123,6 +124,13 @@ struct grGraphExec_st {
     gr_spinlock lock;
     gr_stream *_Atomic last_stream;
     _Atomic uint64_t last_seq;
+    /* Launches queued, counted by publish_launch under the stream locks
+     * that serialise launches of e (see grGraphLaunch), and launches
+     * whose run is over, counted with release order by each launch's
+     * owner once it is done with the plan; read without a lock by
+     * gr__exec_quiesce. */
+    _Atomic uint64_t launches;
+    _Atomic uint64_t launches_done;
 };
 
 /* Frees a plan's memory and releases what it retains. */
@@ -135,8 +143,24 @@ uint32_t gr__exec_find(struct grGraphExec_st *e, const void *node);
 /* Checks the handle; with a detail naming 'call'. */
 grError_t gr__exec_check(const char *call, grGraphExec_t e);
 
-/* Waits until no launch of e is queued or running. */
-void gr__exec_quiesce(grGraphExec_t e);
+/* Waits for the stream of e's last launch to pass it. */
+void gr__exec_quiesce_slow(grGraphExec_t e);
+
+/* Waits until no launch of e is queued or running. The common case, every
+ * launch counted so far has run, is two loads: a launch that happens
+ * before this call was counted before it, so the first load sees it;
+ * launches run one at a time in the order they are counted, so
+ * launches_done reaching that count means all of them are over, and its
+ * acquire load orders their reads of the plan before the caller's writes.
+ * No lock is taken and no stream touched (the stream of the last launch
+ * may be freed by now). */
+static inline void gr__exec_quiesce(grGraphExec_t e)
+{
+    uint64_t queued = gr_load_relaxed(&e->launches);
+    if (GR_LIKELY(gr_load_acquire(&e->launches_done) >= queued))
+        return;
+    gr__exec_quiesce_slow(e);
+}
 
 void gr__exec_retain(grGraphExec_t e);
 void gr__exec_release(grGraphExec_t e);
