@@ -195,16 +195,6 @@ GR_NOINLINE grError_t gr__kernel_check_slow(const char *call, grKernel_t k, cons
     return grSuccess;
 }
 
-void gr__kernel_pack(grKernel_t k, void **args, void *buf, void **argv)
-{
-    unsigned char *b = buf;
-    for (int i = 0; i < k->nparams; i++) {
-        memcpy(b + k->offsets[i], args[i], k->sizes[i]);
-        if (argv)
-            argv[i] = b + k->offsets[i];
-    }
-}
-
 /* ------------------------------------------------------------ execution */
 
 static _Thread_local void *tls_shmem;

@@ -16,6 +16,8 @@
 
 #include "../core/core.h"
 
+#include <string.h>
+
 typedef struct gr_stream gr_stream;
 typedef struct gr_worker gr_worker;
 typedef struct gr_runtime gr_runtime;
@@ -50,8 +52,37 @@ typedef struct gr_kernel_call {
 } gr_kernel_call;
 
 /* Copies the argument VALUES of args into buf (k->argbytes bytes) and
- * points argv[i] at them. */
-void gr__kernel_pack(grKernel_t k, void **args, void *buf, void **argv);
+ * points argv[i] at them (argv may be NULL). Inline, with the usual
+ * sizes as fixed-size copies: a call to memcpy per parameter costs as much
+ * as the rest of an executable's set-params. */
+static inline void gr__kernel_pack(grKernel_t k, void **args, void *buf, void **argv)
+{
+    unsigned char *b = buf;
+    for (int i = 0; i < k->nparams; i++) {
+        unsigned char *d = b + k->offsets[i];
+        uint32_t n = k->sizes[i];
+        if (n == 4)
+            memcpy(d, args[i], 4);
+        else if (n == 8)
+            memcpy(d, args[i], 8);
+        else
+            memcpy(d, args[i], n);
+        if (argv)
+            argv[i] = d;
+    }
+}
+
+/* Copies a packed argument block of 'bytes' bytes (k->argbytes, a multiple
+ * of 16): one or two 16-byte units, the usual size, without a call. */
+static inline void gr__kernel_args_copy(void *dst, const void *src, uint32_t bytes)
+{
+    if (bytes == 16)
+        memcpy(dst, src, 16);
+    else if (bytes == 32)
+        memcpy(dst, src, 32);
+    else
+        memcpy(dst, src, bytes);
+}
 
 /* True if 'k' is a live kernel handle. */
 static inline bool gr__kernel_valid(grKernel_t k)
