@@ -18,8 +18,9 @@
  *   - launches of one executable never overlap (launch.c inserts a wait on
  *     the previous launch's stream when the new one goes elsewhere);
  *   - the plan is changed (setters, update) only when no launch of the
- *     executable is queued or running: they first wait for the stream of
- *     the latest launch to pass it (gr__exec_quiesce);
+ *     executable is queued or running: they first check that every launch
+ *     counted has run, else wait for the stream of the latest launch to
+ *     pass it (gr__exec_quiesce);
  *   - nothing on the launch path allocates or takes a global lock.
  */
 #ifndef GR_EXEC_H
@@ -58,11 +59,19 @@ typedef struct gr_pnode {
     } u;
 } gr_pnode;
 
-/* Open addressing, power-of-two size, keys are node pointers. */
+/* A top-level node's entry in the node map: what a setter needs of it
+ * side by side with the key, so that a lookup reads one cache line. */
+typedef struct gr_node_slot {
+    const struct grGraphNode_st *node; /* NULL: empty slot */
+    uint32_t orig;                     /* index into exec->orig */
+    uint32_t pindex;                   /* exec->orig[orig].pindex */
+} gr_node_slot;
+
+/* Open addressing with linear probing, power-of-two size, keyed by node
+ * pointer; at most half full. */
 typedef struct gr_node_map {
-    const struct grGraphNode_st **keys;
-    uint32_t *vals;
     uint32_t mask;
+    gr_node_slot slots[];
 } gr_node_map;
 
 /* What the executable remembers of each node of the graph it was built
@@ -123,6 +132,13 @@ struct grGraphExec_st {
     gr_spinlock lock;
     gr_stream *_Atomic last_stream;
     _Atomic uint64_t last_seq;
+    /* Launches queued, counted by publish_launch under the stream locks
+     * that serialise launches of e (see grGraphLaunch), and launches
+     * whose run is over, counted with release order by each launch's
+     * owner once it is done with the plan; read without a lock by
+     * gr__exec_quiesce. */
+    _Atomic uint64_t launches;
+    _Atomic uint64_t launches_done;
 };
 
 /* Frees a plan's memory and releases what it retains. */
@@ -132,11 +148,61 @@ void gr__plan_free(gr_plan *p);
  * of memory building the table on first use). */
 uint32_t gr__exec_find(struct grGraphExec_st *e, const void *node);
 
+/* gr__exec_lookup when the table is not built yet, or node is NULL. */
+const gr_node_slot *gr__exec_lookup_slow(struct grGraphExec_st *e, const void *node);
+
+static inline uint32_t gr__hash_ptr(const void *p)
+{
+    uint64_t x = (uint64_t)(uintptr_t)p;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    return (uint32_t)x;
+}
+
+/* The map slot of 'node' among the executable's top-level nodes, or NULL
+ * (also when out of memory building the table on first use). */
+static inline const gr_node_slot *gr__exec_lookup(struct grGraphExec_st *e, const void *node)
+{
+    const gr_node_map *m = atomic_load_explicit(&e->map, memory_order_acquire);
+    if (GR_UNLIKELY(!m || !node))
+        return gr__exec_lookup_slow(e, node);
+    for (uint32_t h = gr__hash_ptr(node) & m->mask;; h = (h + 1) & m->mask) {
+        const gr_node_slot *s = &m->slots[h];
+        if (s->node == node)
+            return s;
+        if (!s->node)
+            return NULL;
+    }
+}
+
+/* True if e is a live executable handle. */
+static inline bool gr__exec_valid(grGraphExec_t e)
+{
+    return e != NULL && e->magic == GR_MAGIC_EXEC;
+}
+
 /* Checks the handle; with a detail naming 'call'. */
 grError_t gr__exec_check(const char *call, grGraphExec_t e);
 
-/* Waits until no launch of e is queued or running. */
-void gr__exec_quiesce(grGraphExec_t e);
+/* Waits for the stream of e's last launch to pass it. */
+void gr__exec_quiesce_slow(grGraphExec_t e);
+
+/* Waits until no launch of e is queued or running. The common case, every
+ * launch counted so far has run, is two loads: a launch that happens
+ * before this call was counted before it, so the first load sees it;
+ * launches run one at a time in the order they are counted, so
+ * launches_done reaching that count means all of them are over, and its
+ * acquire load orders their reads of the plan before the caller's writes.
+ * No lock is taken and no stream touched (the stream of the last launch
+ * may be freed by now). */
+static inline void gr__exec_quiesce(grGraphExec_t e)
+{
+    uint64_t queued = gr_load_relaxed(&e->launches);
+    if (GR_LIKELY(gr_load_acquire(&e->launches_done) >= queued))
+        return;
+    gr__exec_quiesce_slow(e);
+}
 
 void gr__exec_retain(grGraphExec_t e);
 void gr__exec_release(grGraphExec_t e);
@@ -154,6 +220,8 @@ bool gr__pnode_set_kernel(gr_pnode *pn, const gr_kernel_params *kp);
 /* Kernels whose argument blocks have the same layout (an update in place). */
 static inline bool gr__kernel_same_layout(grKernel_t a, grKernel_t b)
 {
+    if (a == b) /* the usual case: new arguments for the same kernel */
+        return true;
     if (a->nparams != b->nparams || a->argbytes != b->argbytes)
         return false;
     for (int i = 0; i < a->nparams; i++)

@@ -408,15 +408,6 @@ static grError_t build_csr(gr_plan *p, builder *b)
     return grSuccess;
 }
 
-static uint32_t hash_ptr(const void *p)
-{
-    uint64_t x = (uint64_t)(uintptr_t)p;
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    return (uint32_t)x;
-}
-
 /* Builds the node -> orig index table. Setters and update are optional, so
  * instantiate does not pay for it: the first lookup builds it. */
 static const gr_node_map *build_map(struct grGraphExec_st *e)
@@ -424,51 +415,39 @@ static const gr_node_map *build_map(struct grGraphExec_st *e)
     uint32_t size = 16;
     while (size < 2 * e->norig)
         size *= 2;
-    gr_node_map *m = gr__malloc(sizeof *m);
+    gr_node_map *m = gr__calloc(1, sizeof *m + (size_t)size * sizeof m->slots[0]);
     if (!m)
         return NULL;
-    m->keys = gr__calloc(size, sizeof *m->keys);
-    m->vals = gr__malloc(size * sizeof *m->vals);
-    if (!m->keys || !m->vals) {
-        gr__free(m->keys);
-        gr__free(m->vals);
-        gr__free(m);
-        return NULL;
-    }
     m->mask = size - 1;
     for (uint32_t i = 0; i < e->norig; i++) {
-        uint32_t h = hash_ptr(e->orig[i].node) & m->mask;
-        while (m->keys[h])
+        uint32_t h = gr__hash_ptr(e->orig[i].node) & m->mask;
+        while (m->slots[h].node)
             h = (h + 1) & m->mask;
-        m->keys[h] = e->orig[i].node;
-        m->vals[h] = i;
+        m->slots[h] = (gr_node_slot){e->orig[i].node, i, e->orig[i].pindex};
     }
     const gr_node_map *expected = NULL;
     if (!atomic_compare_exchange_strong_explicit(&e->map, &expected, m, memory_order_acq_rel,
                                                  memory_order_acquire)) {
         /* Another thread built it first. */
-        gr__free(m->keys);
-        gr__free(m->vals);
         gr__free(m);
         return expected;
     }
     return m;
 }
 
+const gr_node_slot *gr__exec_lookup_slow(struct grGraphExec_st *e, const void *node)
+{
+    if (!node)
+        return NULL;
+    if (!atomic_load_explicit(&e->map, memory_order_acquire) && !build_map(e))
+        return NULL;
+    return gr__exec_lookup(e, node);
+}
+
 uint32_t gr__exec_find(struct grGraphExec_st *e, const void *node)
 {
-    const gr_node_map *m = atomic_load_explicit(&e->map, memory_order_acquire);
-    if (!node)
-        return UINT32_MAX;
-    if (!m && !(m = build_map(e)))
-        return UINT32_MAX;
-    for (uint32_t h = hash_ptr(node) & m->mask;; h = (h + 1) & m->mask) {
-        const void *k = m->keys[h];
-        if (k == node)
-            return m->vals[h];
-        if (!k)
-            return UINT32_MAX;
-    }
+    const gr_node_slot *s = gr__exec_lookup(e, node);
+    return s ? s->orig : UINT32_MAX;
 }
 
 /* Records the top-level nodes for setters and update. */
@@ -480,12 +459,7 @@ static void exec_free(struct grGraphExec_st *e)
     gr__plan_free(&e->plan);
     gr__free(e->orig);
     gr__free(e->orig_deps);
-    const gr_node_map *m = atomic_load_explicit(&e->map, memory_order_relaxed);
-    if (m) {
-        gr__free(m->keys);
-        gr__free(m->vals);
-        gr__free((void *)m);
-    }
+    gr__free((void *)atomic_load_explicit(&e->map, memory_order_relaxed));
     gr_stream *last = atomic_load_explicit(&e->last_stream, memory_order_relaxed);
     if (last)
         gr__stream_release(last);
@@ -506,7 +480,7 @@ void gr__exec_release(grGraphExec_t e)
 
 grError_t gr__exec_check(const char *call, grGraphExec_t e)
 {
-    if (!e || e->magic != GR_MAGIC_EXEC)
+    if (!gr__exec_valid(e))
         return gr__fail(grErrorInvalidValue,
                         "%s: executable graph %p is not live (NULL, destroyed, or not from grGraphInstantiate)",
                         call, GR_PTR(e));

@@ -295,11 +295,14 @@ void gr__exec_run(gr_worker *w, struct grGraphExec_st *e)
         p->avg_ns_x16 = p->avg_ns_x16 ? (p->avg_ns_x16 * 3 + per) / 4 : (per ? per : 1);
     }
     p->runs++;
+    /* The launch is over: setters may write the plan from here on (see
+     * gr__exec_quiesce). Only launches' owners write it, one at a time. */
+    gr_store_release(&e->launches_done, gr_load_relaxed(&e->launches_done) + 1);
 }
 
 /* ------------------------------------------------------------ public API */
 
-void gr__exec_quiesce(grGraphExec_t e)
+GR_NOINLINE void gr__exec_quiesce_slow(grGraphExec_t e)
 {
     gr_stream *s;
     uint64_t seq;
@@ -311,7 +314,8 @@ void gr__exec_quiesce(grGraphExec_t e)
     s = atomic_load_explicit(&e->last_stream, memory_order_relaxed);
     if (s) {
         seq = gr_load_relaxed(&e->last_seq);
-        /* Common case: the last launch is over; no reference needed. */
+        /* It may have ended since the counts were read: then no
+         * reference is needed. */
         busy = !gr__stream_reached(s, seq);
         if (busy)
             gr__stream_retain(s);
@@ -336,7 +340,7 @@ static void record_events(gr_plan *p, gr_stream *s)
 }
 
 /* Fills op, the slot just taken on s (s's lock held), as a launch of e,
- * publishes it and makes it e's last launch. */
+ * publishes it, counts it and makes it e's last launch. */
 static void publish_launch(grGraphExec_t e, gr_stream *s, gr_op *op)
 {
     if (e->plan.nrecord)
@@ -345,6 +349,7 @@ static void publish_launch(grGraphExec_t e, gr_stream *s, gr_op *op)
     op->u.graph.exec = e;
     op->u.graph.drop = gr__stream_cache_exec_locked(s, e);
     gr_store_relaxed(&e->last_seq, gr__stream_tail_locked(s) + 1);
+    gr_store_relaxed(&e->launches, gr_load_relaxed(&e->launches) + 1);
     gr__stream_publish(s, op);
 }
 

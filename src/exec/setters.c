@@ -13,9 +13,10 @@
 
 #include <string.h>
 
-/* Finds 'node' among the executable's top-level nodes and checks its type. */
-static grError_t find_node(const char *call, grGraphExec_t e, grGraphNode_t node, grGraphNodeType want,
-                           gr_pnode **out)
+/* find_node's failures (and its first call, which builds the node map),
+ * each with its detail. */
+static GR_NOINLINE grError_t find_node_slow(const char *call, grGraphExec_t e, grGraphNode_t node,
+                                            grGraphNodeType want, gr_pnode **out)
 {
     grError_t err = gr__exec_check(call, e);
     if (err)
@@ -33,19 +34,46 @@ static grError_t find_node(const char *call, grGraphExec_t e, grGraphNode_t node
     return grSuccess;
 }
 
+/* Finds 'node' among the executable's top-level nodes and checks its type.
+ * The common case reads the map slot and the plan node only: a top-level
+ * node's plan node has the node's type, except a child graph's, whose
+ * plan node is its empty 'enter' node, and no setter takes empty nodes. */
+static inline grError_t find_node(const char *call, grGraphExec_t e, grGraphNode_t node, grGraphNodeType want,
+                                  gr_pnode **out)
+{
+    if (GR_LIKELY(gr__exec_valid(e))) {
+        const gr_node_slot *slot = gr__exec_lookup(e, node);
+        if (GR_LIKELY(slot != NULL)) {
+            gr_pnode *pn = &e->plan.nodes[slot->pindex];
+            if (GR_LIKELY(pn->type == (uint8_t)want)) {
+                *out = pn;
+                return grSuccess;
+            }
+        }
+    }
+    return find_node_slow(call, e, node, want, out);
+}
+
 /* Points pn at kernel k (references moved) with the given geometry; the
- * argument values are written by the caller. */
-static void set_kernel_fields(gr_pnode *pn, grKernel_t k, grDim3 grid, grDim3 block, uint32_t shmem)
+ * argument values are written by the caller. The dimensions come by
+ * address and are copied field by field, for the reason given at
+ * gr__kernel_check. */
+static void set_kernel_fields(gr_pnode *pn, grKernel_t k, const grDim3 *grid, const grDim3 *block,
+                              uint32_t shmem)
 {
     if (k != pn->u.kern.k) {
         gr__kernel_retain(k);
         gr__kernel_release(pn->u.kern.k);
         pn->u.kern.k = k;
     }
-    pn->u.kern.grid = grid;
-    pn->u.kern.block = block;
+    pn->u.kern.grid.x = grid->x;
+    pn->u.kern.grid.y = grid->y;
+    pn->u.kern.grid.z = grid->z;
+    pn->u.kern.block.x = block->x;
+    pn->u.kern.block.y = block->y;
+    pn->u.kern.block.z = block->z;
     pn->u.kern.shmem = shmem;
-    pn->one_block = grid.x == 1 && grid.y == 1 && grid.z == 1;
+    pn->one_block = grid->x == 1 && grid->y == 1 && grid->z == 1;
 }
 
 bool gr__pnode_set_kernel(gr_pnode *pn, const gr_kernel_params *kp)
@@ -67,9 +95,36 @@ bool gr__pnode_set_kernel(gr_pnode *pn, const gr_kernel_params *kp)
     }
     /* Parameter 0 sits at offset 0, so argv[0] is the start of the values. */
     if (k->nparams)
-        memcpy(pn->u.kern.argv[0], kp->argbuf, k->argbytes);
-    set_kernel_fields(pn, k, kp->grid, kp->block, kp->shmem);
+        gr__kernel_args_copy(pn->u.kern.argv[0], kp->argbuf, k->argbytes);
+    set_kernel_fields(pn, k, &kp->grid, &kp->block, kp->shmem);
     return true;
+}
+
+/* grGraphExecKernelNodeSetParams when the kernel's parameter layout
+ * changes: the values are packed into a temporary first, so that nothing
+ * changes if the new argument block cannot be allocated. */
+static GR_NOINLINE grError_t set_kernel_relayout(const char *call, grGraphExec_t e, gr_pnode *pn,
+                                                 const grKernelNodeParams *p)
+{
+    grKernel_t k = p->func;
+    unsigned char stackbuf[256];
+    unsigned char *buf = k->argbytes <= sizeof stackbuf ? stackbuf : gr__aligned_alloc(16, k->argbytes);
+    if (!buf)
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
+    gr__kernel_pack(k, p->kernelParams, buf, NULL);
+    gr_kernel_params kp = {0};
+    kp.kernel = k;
+    kp.grid = p->gridDim;
+    kp.block = p->blockDim;
+    kp.shmem = p->sharedMemBytes;
+    kp.argbuf = buf;
+    gr__exec_quiesce(e);
+    bool ok = gr__pnode_set_kernel(pn, &kp);
+    if (buf != stackbuf)
+        gr__free(buf);
+    if (!ok)
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
+    return grSuccess;
 }
 
 GR_API grError_t grGraphExecKernelNodeSetParams(grGraphExec_t hGraphExec, grGraphNode_t node,
@@ -84,39 +139,19 @@ GR_API grError_t grGraphExecKernelNodeSetParams(grGraphExec_t hGraphExec, grGrap
         return gr__fail(grErrorInvalidValue, "%s: 'pNodeParams' is NULL", call);
     if (pNodeParams->extra)
         return gr__fail(grErrorInvalidValue, "%s: 'extra' must be NULL; pass arguments in kernelParams", call);
-    err = gr__kernel_check(call, pNodeParams->func, pNodeParams->gridDim, pNodeParams->blockDim,
+    err = gr__kernel_check(call, pNodeParams->func, &pNodeParams->gridDim, &pNodeParams->blockDim,
                            pNodeParams->sharedMemBytes, pNodeParams->kernelParams);
     if (err)
         return err;
     grKernel_t k = pNodeParams->func;
-    if (GR_LIKELY(gr__kernel_same_layout(k, pn->u.kern.k))) {
-        /* Common case: the values go straight into the plan (nothing below
-         * can fail). Parameter 0 sits at offset 0: argv[0] starts them. */
-        gr__exec_quiesce(hGraphExec);
-        if (k->nparams)
-            gr__kernel_pack(k, pNodeParams->kernelParams, pn->u.kern.argv[0], NULL);
-        set_kernel_fields(pn, k, pNodeParams->gridDim, pNodeParams->blockDim, pNodeParams->sharedMemBytes);
-        return grSuccess;
-    }
-    /* The layout changes: pack into a temporary first, so that nothing
-     * changes if the new argument block cannot be allocated. */
-    unsigned char stackbuf[256];
-    unsigned char *buf = k->argbytes <= sizeof stackbuf ? stackbuf : gr__aligned_alloc(16, k->argbytes);
-    if (!buf)
-        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
-    gr__kernel_pack(k, pNodeParams->kernelParams, buf, NULL);
-    gr_kernel_params kp = {0};
-    kp.kernel = k;
-    kp.grid = pNodeParams->gridDim;
-    kp.block = pNodeParams->blockDim;
-    kp.shmem = pNodeParams->sharedMemBytes;
-    kp.argbuf = buf;
+    if (GR_UNLIKELY(!gr__kernel_same_layout(k, pn->u.kern.k)))
+        return set_kernel_relayout(call, hGraphExec, pn, pNodeParams);
+    /* Common case: the values go straight into the plan (nothing below can
+     * fail). Parameter 0 sits at offset 0: argv[0] starts them. */
     gr__exec_quiesce(hGraphExec);
-    bool ok = gr__pnode_set_kernel(pn, &kp);
-    if (buf != stackbuf)
-        gr__free(buf);
-    if (!ok)
-        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
+    if (k->nparams)
+        gr__kernel_pack(k, pNodeParams->kernelParams, pn->u.kern.argv[0], NULL);
+    set_kernel_fields(pn, k, &pNodeParams->gridDim, &pNodeParams->blockDim, pNodeParams->sharedMemBytes);
     return grSuccess;
 }
 

@@ -457,13 +457,13 @@ static bool pair_top(upd *u, grGraph_t g)
             "graph %p has %zu nodes, the graph executable %p was instantiated from had %u; an update "
             "needs the same topology (instantiate a new executable instead)",
             GR_PTR(g), g->nnodes, GR_PTR(e), e->norig);
+    /* The slab walk visits the list's order without its dependent loads. */
     uint32_t k = 0;
-    for (n = g->first; n; n = n->next) {
+    GR_GRAPH_FOR_EACH_NODE (g, n) {
         n->scratch = 0;
+        nsinks_new += n->nsuccs == 0;
         u->list[k++] = n;
     }
-    for (k = 0; k < e->norig; k++)
-        nsinks_new += u->list[k]->nsuccs == 0;
     /* pair_o first marks the original nodes that have dependents. */
     for (uint32_t i = 0; i < e->norig; i++)
         u->pair_o[i] = NULL;

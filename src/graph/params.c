@@ -29,7 +29,7 @@ grError_t gr__node_kernel_params_make(const char *call, const grKernelNodeParams
                         "%s: pNodeParams->extra is not NULL; graphrt takes argument values only through "
                         "kernelParams, so set extra to NULL",
                         call);
-    err = gr__kernel_check(call, in->func, in->gridDim, in->blockDim, in->sharedMemBytes, in->kernelParams);
+    err = gr__kernel_check(call, in->func, &in->gridDim, &in->blockDim, in->sharedMemBytes, in->kernelParams);
     if (err != grSuccess)
         return err;
     if (!gr__node_kernel_params_pack(in, out))

@@ -158,8 +158,10 @@ GR_API grError_t grKernelDestroy(grKernel_t kernel)
     return grSuccess;
 }
 
-grError_t gr__kernel_check(const char *call, grKernel_t k, grDim3 grid, grDim3 block, size_t shmem, void **args)
+GR_NOINLINE grError_t gr__kernel_check_slow(const char *call, grKernel_t k, const grDim3 *pgrid,
+                                            const grDim3 *pblock, size_t shmem, void **args)
 {
+    grDim3 grid = *pgrid, block = *pblock;
     if (!gr__kernel_valid(k))
         return gr__fail(grErrorInvalidDeviceFunction,
                         "%s: kernel %p is not a live kernel (NULL, destroyed, or not from grKernelCreate)", call,
@@ -191,16 +193,6 @@ grError_t gr__kernel_check(const char *call, grKernel_t k, grDim3 grid, grDim3 b
                             "argument's value (e.g. void *args[] = {&n, &ptr}), not the value itself",
                             call, k->name, i);
     return grSuccess;
-}
-
-void gr__kernel_pack(grKernel_t k, void **args, void *buf, void **argv)
-{
-    unsigned char *b = buf;
-    for (int i = 0; i < k->nparams; i++) {
-        memcpy(b + k->offsets[i], args[i], k->sizes[i]);
-        if (argv)
-            argv[i] = b + k->offsets[i];
-    }
 }
 
 /* ------------------------------------------------------------ execution */
@@ -330,7 +322,7 @@ GR_API grError_t grLaunchKernel(grKernel_t kernel, grDim3 gridDim, grDim3 blockD
     gr_stream *s = NULL;
     gr_op *op;
     void *heap = NULL;
-    grError_t err = gr__kernel_check("grLaunchKernel", kernel, gridDim, blockDim, sharedMem, args);
+    grError_t err = gr__kernel_check("grLaunchKernel", kernel, &gridDim, &blockDim, sharedMem, args);
     if (err)
         return err;
     if ((err = gr__stream_from_handle("grLaunchKernel", stream, &s)))

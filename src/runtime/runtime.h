@@ -16,6 +16,8 @@
 
 #include "../core/core.h"
 
+#include <string.h>
+
 typedef struct gr_stream gr_stream;
 typedef struct gr_worker gr_worker;
 typedef struct gr_runtime gr_runtime;
@@ -49,19 +51,73 @@ typedef struct gr_kernel_call {
     void **argv; /* argv[i] = pointer to value of parameter i */
 } gr_kernel_call;
 
-/* Checks a launch as grLaunchKernel does; on failure returns the error
- * with a detail naming 'call' (the public function). */
-grError_t gr__kernel_check(const char *call, grKernel_t k, grDim3 grid, grDim3 block, size_t shmem,
-                           void **args);
-
 /* Copies the argument VALUES of args into buf (k->argbytes bytes) and
- * points argv[i] at them. */
-void gr__kernel_pack(grKernel_t k, void **args, void *buf, void **argv);
+ * points argv[i] at them (argv may be NULL). Inline, with the usual
+ * sizes as fixed-size copies: a call to memcpy per parameter costs as much
+ * as the rest of an executable's set-params. */
+static inline void gr__kernel_pack(grKernel_t k, void **args, void *buf, void **argv)
+{
+    unsigned char *b = buf;
+    for (int i = 0; i < k->nparams; i++) {
+        unsigned char *d = b + k->offsets[i];
+        uint32_t n = k->sizes[i];
+        if (n == 4)
+            memcpy(d, args[i], 4);
+        else if (n == 8)
+            memcpy(d, args[i], 8);
+        else
+            memcpy(d, args[i], n);
+        if (argv)
+            argv[i] = d;
+    }
+}
+
+/* Copies a packed argument block of 'bytes' bytes (k->argbytes, a multiple
+ * of 16): one or two 16-byte units, the usual size, without a call. */
+static inline void gr__kernel_args_copy(void *dst, const void *src, uint32_t bytes)
+{
+    if (bytes == 16)
+        memcpy(dst, src, 16);
+    else if (bytes == 32)
+        memcpy(dst, src, 32);
+    else
+        memcpy(dst, src, bytes);
+}
 
 /* True if 'k' is a live kernel handle. */
 static inline bool gr__kernel_valid(grKernel_t k)
 {
     return k != NULL && k->magic == GR_MAGIC_KERNEL;
+}
+
+/* The checks of gr__kernel_check, with the detail of the first that
+ * fails; grSuccess when none does. */
+grError_t gr__kernel_check_slow(const char *call, grKernel_t k, const grDim3 *grid, const grDim3 *block,
+                                size_t shmem, void **args);
+
+/* Checks a launch as grLaunchKernel does; on failure returns the error
+ * with a detail naming 'call' (the public function). The common case, a
+ * valid launch, is tested here with one 4-byte load per dimension: the
+ * dimensions come by address because callers read them from a
+ * grKernelNodeParams the application has just written field by field, and
+ * a grDim3 passed by value is loaded 8 bytes at a time, across two of
+ * those stores, which defeats store-to-load forwarding (a stall of ~15
+ * cycles). A failure takes the slow path, which names it. */
+static inline grError_t gr__kernel_check(const char *call, grKernel_t k, const grDim3 *grid,
+                                         const grDim3 *block, size_t shmem, void **args)
+{
+    /* block: each dimension >= 1, x and y <= 1024, z <= 64, at most 1024
+     * threads; grid: each >= 1, x < 2^31, y and z <= 65535 (v - 1 wraps
+     * for 0). */
+    bool ok = gr__kernel_valid(k) && block->x - 1u < 1024u && block->y - 1u < 1024u && block->z - 1u < 64u &&
+              (uint64_t)block->x * block->y * block->z <= 1024u && grid->x - 1u < 0x7fffffffu &&
+              grid->y - 1u < 65535u && grid->z - 1u < 65535u && shmem <= GR_MAX_SHARED_MEM &&
+              (k->nparams == 0 || args != NULL);
+    for (int i = 0; ok && i < k->nparams; i++)
+        ok = args[i] != NULL;
+    if (GR_LIKELY(ok))
+        return grSuccess;
+    return gr__kernel_check_slow(call, k, grid, block, shmem, args);
 }
 
 void gr__kernel_retain(grKernel_t k);
