@@ -85,6 +85,15 @@ struct gr_worker {
     uint64_t rng;        /* victim selection */
     size_t inj_seen_pos; /* oldest injected item seen waiting, and when */
     uint64_t inj_seen_ticks;
+    /* External slots: the hand-off (see sched.c), an item the slot's
+     * thread queued, left there for it to run when it synchronises;
+     * background workers take it once it has waited GR_INJ_GRACE. */
+    GR_ALIGNED_CL _Atomic gr_item handoff;
+    _Atomic uint64_t handoffs;   /* items handed off so far (the owner's count) */
+    /* Background workers: the hand-off item seen waiting in each external
+     * slot, and since when (the grace period). */
+    uint64_t *handoff_seen;      /* the owner's count when seen */
+    uint64_t *handoff_seen_ticks;
     pthread_t thread;
     /* Owner-private stack of ready graph nodes (see exec/launch.c). */
     gr_item *local;
@@ -120,6 +129,7 @@ struct gr_runtime {
     unsigned nslots;             /* nworkers + GR_EXTERNAL_SLOTS */
     uint64_t spin_ns;            /* how long an idle worker spins */
     int max_spinners;            /* how many idle workers may spin at once */
+    bool handoff;                /* hand-off slots in use (see sched.c) */
     atomic_bool stop;
     /* Idle accounting (see sched.c: park / wake). */
     GR_ALIGNED_CL atomic_int spinning; /* workers looking for work */
@@ -163,6 +173,16 @@ void gr__slot_release(gr_worker *w);
 /* Makes an item runnable: pushed on the calling worker's deque, or on the
  * injection queue from outside; wakes a parked worker if there is one. */
 void gr__sched_submit(gr_runtime *rt, gr_item it);
+
+/* gr__sched_submit for a STREAM item of a new drain token that the calling
+ * thread will likely claim itself (it just queued work): an application
+ * thread that holds an external slot between synchronising calls leaves
+ * the item in its slot's hand-off, with no atomic read-modify-write. */
+void gr__sched_submit_own(gr_runtime *rt, gr_item it);
+
+/* Takes 'it' back from the calling thread's hand-off; false if it is not
+ * there (a worker took it, or it went to the injection queue). */
+bool gr__sched_take_own(gr_runtime *rt, gr_item it);
 
 /* Wakes one parked worker if any is parked. Call after publishing work. */
 void gr__sched_wake_one(gr_runtime *rt);

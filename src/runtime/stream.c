@@ -451,10 +451,11 @@ void gr__stream_unlock(gr_runtime *rt, gr_stream *s)
         gr_store_release(&s->lockw, w);
         return;
     }
-    /* A new drain token, and an item to claim it with. */
+    /* A new drain token, and an item to claim it with, which this thread
+     * will likely claim itself (a hand-off). */
     gr_store_release(&s->lockw, w | GR_STREAM_ACTIVE);
     atomic_store_explicit(&s->queued, true, memory_order_release);
-    gr__sched_submit(rt, gr__item_make(s, GR_ITEM_STREAM));
+    gr__sched_submit_own(rt, gr__item_make(s, GR_ITEM_STREAM));
 }
 
 /* Sets NOTIFY (a seq_cst RMW: the caller's read of 'done' that follows
@@ -707,13 +708,15 @@ void gr__stream_drain(gr_worker *w, gr_stream *s)
 }
 
 /* Claims the drain token of s while it waits in a queue and drains up to
- * op 'limit'. Taking the queue item itself when it is the oldest leaves
- * nothing behind; otherwise the item stays, with a reference for it. */
+ * op 'limit'. Taking the item itself, from this thread's hand-off or as
+ * the oldest in the injection queue, leaves nothing behind; otherwise the
+ * item stays, with a reference for it. */
 static bool try_claim_and_drain(gr_runtime *rt, gr_worker *w, gr_stream *s, uint64_t limit)
 {
     if (!gr_load_relaxed(&s->queued))
         return false;
-    if (!gr__sched_take_injected(rt, gr__item_make(s, GR_ITEM_STREAM)))
+    gr_item it = gr__item_make(s, GR_ITEM_STREAM);
+    if (!gr__sched_take_own(rt, it) && !gr__sched_take_injected(rt, it))
         gr__stream_retain(s);
     if (!atomic_exchange_explicit(&s->queued, false, memory_order_acq_rel)) {
         /* Lost: the item we took, or the reference taken for the one we
