@@ -24,12 +24,14 @@
  * Hand-off: an application thread that launches work and then waits for
  * it runs it itself (see the grace period), so the item that lets it do
  * so needs no trip through the shared queue. Such a thread, once it holds
- * an external slot (kept between synchronising calls), leaves the STREAM
- * item of a new drain token in its slot's 'handoff' word with a plain
- * store, and takes it back with one CAS when it synchronises. Background
- * spinners look at the hand-off words as they do at the queue, and take an
- * item that has waited GR_INJ_GRACE. A slot holds one item: a second one
- * sends the first to the queue.
+ * an external slot (kept between synchronising calls), leaves the item of
+ * a new drain token (HANDOFF) in its slot's 'handoff' word with a plain
+ * store; whoever takes it out of the word (with one CAS or exchange) has
+ * claimed the token: the thread itself when it synchronises, another
+ * thread synchronising on that stream, or a background spinner, which
+ * looks at the hand-off words as it does at the queue and takes an item
+ * that has waited GR_INJ_GRACE. A slot holds one item: the thread's next
+ * hand-off takes the previous item out and requeues its token.
  *
  * Lost-wakeup freedom: a parking worker increments 'sleepers' (seq_cst) and
  * then re-checks for work; a publisher publishes, then a seq_cst fence,
@@ -385,39 +387,31 @@ void gr__sched_submit(gr_runtime *rt, gr_item it)
 static _Thread_local gr_worker *tls_slot;
 static _Thread_local uint64_t tls_slot_gen;
 
-void gr__sched_submit_own(gr_runtime *rt, gr_item it)
+gr_worker *gr__sched_own_slot(gr_runtime *rt)
 {
     gr_worker *w = tls_slot;
-    if (!rt->handoff || gr__tls_worker || !w || tls_slot_gen != rt->generation) {
-        gr__sched_submit(rt, it);
-        return;
-    }
-    gr_store_relaxed(&w->handoffs, gr_load_relaxed(&w->handoffs) + 1);
-    if (GR_UNLIKELY(gr_load_relaxed(&w->handoff) != 0)) {
-        /* Taken: the older item goes to the queue. */
-        gr_item old = atomic_exchange_explicit(&w->handoff, it, memory_order_acq_rel);
-        if (old && !inj_push(rt, old))
-            gr_fence_seq_cst();
-        wake_one_ordered(rt);
-        return;
+    if (!rt->handoff || gr__tls_worker || !w || tls_slot_gen != rt->generation)
+        return NULL;
+    return w;
+}
+
+gr_item gr__sched_hand_off(gr_runtime *rt, gr_worker *slot, gr_item it)
+{
+    gr_store_relaxed(&slot->handoffs, gr_load_relaxed(&slot->handoffs) + 1);
+    if (GR_UNLIKELY(gr_load_relaxed(&slot->handoff) != 0)) {
+        gr_item old = atomic_exchange_explicit(&slot->handoff, it, memory_order_acq_rel);
+        wake_one_ordered(rt); /* the exchange is a full barrier */
+        return old;
     }
 #if GR_SCHED_TSAN
-    atomic_exchange_explicit(&w->handoff, it, memory_order_seq_cst);
+    atomic_exchange_explicit(&slot->handoff, it, memory_order_seq_cst);
 #else
     /* No fence: a parking spinner's membarrier stands in for it. */
-    atomic_store_explicit(&w->handoff, it, memory_order_release);
+    atomic_store_explicit(&slot->handoff, it, memory_order_release);
     atomic_signal_fence(memory_order_seq_cst);
 #endif
     wake_one_ordered(rt);
-}
-
-bool gr__sched_take_own(gr_runtime *rt, gr_item it)
-{
-    gr_worker *w = tls_slot;
-    if (!w || tls_slot_gen != rt->generation || gr_load_relaxed(&w->handoff) != it)
-        return false;
-    return atomic_compare_exchange_strong_explicit(&w->handoff, &it, 0, memory_order_acq_rel,
-                                                   memory_order_relaxed);
+    return 0;
 }
 
 void gr__item_run(gr_worker *w, gr_item it)
@@ -425,6 +419,9 @@ void gr__item_run(gr_worker *w, gr_item it)
     switch (gr__item_tag(it)) {
     case GR_ITEM_STREAM:
         gr__stream_drain(w, gr__item_ptr(it));
+        return;
+    case GR_ITEM_HANDOFF:
+        gr__stream_drain_claimed(w, gr__item_ptr(it));
         return;
     case GR_ITEM_NODE:
         gr__exec_node_item(w, gr__item_ptr(it));

@@ -6,7 +6,8 @@
  * Work items are tagged words (gr_item): a pointer whose low 3 bits say
  * what it is. A STREAM item is the right to drain a stream, a NODE item a
  * ready graph node, a PFOR item an invitation to help with a kernel's
- * blocks.
+ * blocks. A HANDOFF item is a STREAM item left in an application thread's
+ * hand-off word (see sched.c): taking it out claims the drain token.
  *
  * Invariants:
  *   - only the owner pushes and pops the bottom of its deque; anyone steals
@@ -30,6 +31,7 @@ enum {
     GR_ITEM_STREAM = 1,
     GR_ITEM_NODE = 2,
     GR_ITEM_PFOR = 3,
+    GR_ITEM_HANDOFF = 4,
     GR_ITEM_TAG_MASK = 7
 };
 
@@ -174,15 +176,23 @@ void gr__slot_release(gr_worker *w);
  * injection queue from outside; wakes a parked worker if there is one. */
 void gr__sched_submit(gr_runtime *rt, gr_item it);
 
-/* gr__sched_submit for a STREAM item of a new drain token that the calling
- * thread will likely claim itself (it just queued work): an application
- * thread that holds an external slot between synchronising calls leaves
- * the item in its slot's hand-off, with no atomic read-modify-write. */
-void gr__sched_submit_own(gr_runtime *rt, gr_item it);
+/* Hand-offs (see sched.c). The calling thread's external slot if its work
+ * can be handed off there, else NULL. */
+gr_worker *gr__sched_own_slot(gr_runtime *rt);
 
-/* Takes 'it' back from the calling thread's hand-off; false if it is not
- * there (a worker took it, or it went to the injection queue). */
-bool gr__sched_take_own(gr_runtime *rt, gr_item it);
+/* Leaves HANDOFF item 'it' in the hand-off word of 'slot' (the caller's
+ * own, from gr__sched_own_slot) and wakes a worker if none spins. Returns
+ * the item it displaced, or 0: whoever gets an item out of a hand-off
+ * word has claimed its token, so the caller requeues it. */
+gr_item gr__sched_hand_off(gr_runtime *rt, gr_worker *slot, gr_item it);
+
+/* Takes 'it' out of slot's hand-off word; false if it is not there. */
+static inline bool gr__sched_take_handoff(gr_worker *slot, gr_item it)
+{
+    return gr_load_relaxed(&slot->handoff) == it &&
+           atomic_compare_exchange_strong_explicit(&slot->handoff, &it, 0, memory_order_acq_rel,
+                                                   memory_order_relaxed);
+}
 
 /* Wakes one parked worker if any is parked. Call after publishing work. */
 void gr__sched_wake_one(gr_runtime *rt);
@@ -201,6 +211,7 @@ void gr__item_run(gr_worker *w, gr_item it);
 
 /* Entry points of other files, called by gr__item_run. */
 void gr__stream_drain(gr_worker *w, gr_stream *s);
+void gr__stream_drain_claimed(gr_worker *w, gr_stream *s);
 void gr__exec_node_item(gr_worker *w, void *node_rt);
 void gr__pfor_help(gr_worker *w, void *job);
 

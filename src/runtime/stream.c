@@ -442,6 +442,44 @@ gr_op *gr__stream_lock_slot(gr_runtime *rt, gr_stream *s)
     return op;
 }
 
+/* Queues the item of s's drain token, which is unclaimed: a STREAM item
+ * with 'queued' set. */
+static void requeue_token(gr_runtime *rt, gr_stream *s)
+{
+    atomic_store_explicit(&s->queued, true, memory_order_release);
+    gr__sched_submit(rt, gr__item_make(s, GR_ITEM_STREAM));
+}
+
+/* Queues the item of a new drain token of s: the calling thread will
+ * likely claim it itself (it just queued work), so a hand-off if it can. */
+static void queue_token(gr_runtime *rt, gr_stream *s)
+{
+    gr_worker *slot = gr__sched_own_slot(rt);
+    if (!slot) {
+        requeue_token(rt, s);
+        return;
+    }
+    atomic_store_explicit(&s->handoff_at, slot, memory_order_relaxed);
+    gr_item old = gr__sched_hand_off(rt, slot, gr__item_make(s, GR_ITEM_HANDOFF));
+    if (old)
+        requeue_token(rt, gr__item_ptr(old));
+}
+
+/* Whether the token of s waits to be claimed (a hint). */
+static bool claimable(gr_stream *s)
+{
+    gr_worker *at = atomic_load_explicit(&s->handoff_at, memory_order_relaxed);
+    return gr_load_relaxed(&s->queued) ||
+           (at && gr_load_relaxed(&at->handoff) == gr__item_make(s, GR_ITEM_HANDOFF));
+}
+
+/* Claims the token of s by taking its HANDOFF item, if it waits in one. */
+static bool take_handoff(gr_stream *s)
+{
+    gr_worker *at = atomic_load_explicit(&s->handoff_at, memory_order_relaxed);
+    return at && gr__sched_take_handoff(at, gr__item_make(s, GR_ITEM_HANDOFF));
+}
+
 void gr__stream_unlock(gr_runtime *rt, gr_stream *s)
 {
     uint64_t w = (gr_load_relaxed(&s->lockw) + GR_STREAM_UNLOCK_ONE) & ~(uint64_t)GR_STREAM_LOCKED;
@@ -451,11 +489,9 @@ void gr__stream_unlock(gr_runtime *rt, gr_stream *s)
         gr_store_release(&s->lockw, w);
         return;
     }
-    /* A new drain token, and an item to claim it with, which this thread
-     * will likely claim itself (a hand-off). */
+    /* A new drain token, and an item to claim it with. */
     gr_store_release(&s->lockw, w | GR_STREAM_ACTIVE);
-    atomic_store_explicit(&s->queued, true, memory_order_release);
-    gr__sched_submit_own(rt, gr__item_make(s, GR_ITEM_STREAM));
+    queue_token(rt, s);
 }
 
 /* Sets NOTIFY (a seq_cst RMW: the caller's read of 'done' that follows
@@ -576,9 +612,8 @@ static GR_NOINLINE void resume_waiters(gr_stream *s)
         gr_stream *x = ready;
         ready = x->wait_next;
         x->wait_next = NULL;
-        /* Its token comes back with a queue item, as at activation. */
-        atomic_store_explicit(&x->queued, true, memory_order_release);
-        gr__sched_submit(rt, gr__item_make(x, GR_ITEM_STREAM));
+        /* Its token comes back with a queue item. */
+        requeue_token(rt, x);
     }
 }
 
@@ -681,9 +716,7 @@ static void drain(gr_worker *w, gr_stream *s, uint64_t limit)
             unsettled = false;
         }
         if (GR_UNLIKELY(s->head >= limit)) {
-            atomic_store_explicit(&s->queued, true, memory_order_release);
-            gr__sched_submit(atomic_load_explicit(&gr__rt, memory_order_acquire),
-                             gr__item_make(s, GR_ITEM_STREAM));
+            requeue_token(atomic_load_explicit(&gr__rt, memory_order_acquire), s);
             return;
         }
         /* Suspended, token kept: s now belongs to whoever resumes it. */
@@ -707,16 +740,26 @@ void gr__stream_drain(gr_worker *w, gr_stream *s)
     drain(w, s, UINT64_MAX);
 }
 
-/* Claims the drain token of s while it waits in a queue and drains up to
- * op 'limit'. Taking the item itself, from this thread's hand-off or as
- * the oldest in the injection queue, leaves nothing behind; otherwise the
- * item stays, with a reference for it. */
+void gr__stream_drain_claimed(gr_worker *w, gr_stream *s)
+{
+    drain(w, s, UINT64_MAX); /* a HANDOFF item: taking it claimed the token */
+}
+
+/* Claims the drain token of s while it waits to be claimed and drains up
+ * to op 'limit'. A HANDOFF item is taken out of its hand-off word. A
+ * STREAM item is taken out of the injection queue if it is the oldest
+ * there, leaving nothing behind; otherwise it stays, with a reference for
+ * it. */
 static bool try_claim_and_drain(gr_runtime *rt, gr_worker *w, gr_stream *s, uint64_t limit)
 {
+    if (take_handoff(s)) {
+        drain(w, s, limit);
+        return true;
+    }
     if (!gr_load_relaxed(&s->queued))
         return false;
     gr_item it = gr__item_make(s, GR_ITEM_STREAM);
-    if (!gr__sched_take_own(rt, it) && !gr__sched_take_injected(rt, it))
+    if (!gr__sched_take_injected(rt, it))
         gr__stream_retain(s);
     if (!atomic_exchange_explicit(&s->queued, false, memory_order_acq_rel)) {
         /* Lost: the item we took, or the reference taken for the one we
@@ -755,7 +798,7 @@ void gr__stream_wait_for(gr_runtime *rt, gr_stream *s, uint64_t seq)
         atomic_fetch_add(&s->sleepers, 1);
         announce(s);
         uint32_t f = atomic_load(&s->done_futex);
-        if (!gr__stream_reached(s, seq) && !(w && gr_load_relaxed(&s->queued)))
+        if (!gr__stream_reached(s, seq) && !(w && claimable(s)))
             gr__futex_wait(&s->done_futex, f);
         atomic_fetch_sub(&s->sleepers, 1);
         idle = 1024;

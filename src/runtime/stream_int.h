@@ -11,9 +11,11 @@
  *   - slot for op index i carries seq == i + 1 once published;
  *   - 'tail' = ops published, 'done' = ops completed, done <= tail;
  *   - at most one drain token exists (ACTIVE is set in 'lockw' while it
- *     does, and changes only while LOCKED is clear); 'queued' says a token
- *     waits to be claimed by whoever pops a STREAM item or a synchronising
- *     thread, first come first served;
+ *     does, and changes only while LOCKED is clear); a token waiting to
+ *     be claimed is either a HANDOFF item in a slot's hand-off word (see
+ *     sched.c), claimed by taking it out, or a STREAM item in a queue with
+ *     'queued' set, claimed by clearing 'queued' (whoever pops the item or
+ *     a synchronising thread, first come first served);
  *   - the token and the STREAM item queued with it hold no reference on
  *     the stream, so that a launch and its synchronisation do no reference
  *     counting: a stream whose last reference goes while ACTIVE is set is
@@ -146,6 +148,9 @@ struct gr_stream {
     /* A token waiting to be claimed; apart from what the consumer writes
      * per op. */
     GR_ALIGNED_CL atomic_bool queued;
+    /* The slot whose hand-off word the token's item was last left in (it
+     * is still there if the word holds it). */
+    gr_worker *_Atomic handoff_at;
 
     /* Consumer side, owned by the drain token's holder. */
     GR_ALIGNED_CL gr_seg *head_seg;
