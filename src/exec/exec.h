@@ -31,33 +31,49 @@
 
 /* Plan node types beyond grGraphNodeType. */
 enum {
-    GR_PN_EXIT = 100 /* virtual sink of the whole plan */
+    GR_PN_EXIT = 100, /* virtual sink of the whole plan */
+    GR_PN_HEAD = 101  /* the slot before nodes[0], holding the plan */
 };
 
+/* One plan node: 64 bytes, what a replay reads of a node (its kind, its
+ * parameters, its successors' range) on one or two cache lines. Memory
+ * written per node is also what instantiating a large graph costs (fresh
+ * pages zeroed by the kernel), so nothing rarely read lives here: the
+ * predecessor count is plan->count[].npred, and the plan itself is found
+ * from the 'index' field through the header slot nodes[-1]. */
 typedef struct gr_pnode {
-    uint8_t type;        /* grGraphNodeType, or GR_PN_EXIT */
+    uint8_t type;        /* grGraphNodeType, GR_PN_EXIT or GR_PN_HEAD */
     uint8_t enabled;     /* 0: runs as an empty node */
     uint8_t one_block;   /* kernel with a single block: a direct call */
     uint8_t own_args;    /* kernel: argv/args malloc'd by a setter */
-    uint32_t npred;
+    uint32_t shmem;      /* kernel: dynamic shared memory (here, where it packs) */
     /* Successors succ[succ_begin..succ_mid) have this node as their only
      * predecessor (ready when it finishes, no counting); those in
      * succ[succ_mid..succ_end) count down in plan->count[]. */
     uint32_t succ_begin, succ_mid, succ_end;
-    struct gr_plan *plan;
+    uint32_t index;      /* this node's position in plan->nodes */
     union {
         struct {
             grKernel_t k; /* retained by the plan */
-            grDim3 grid, block;
-            uint32_t shmem;
             void **argv;  /* into plan->argv, pointing into plan->args */
+            grDim3 grid, block;
         } kern;
         grHostNodeParams host;
         gr_memcpy_params copy;
         grMemsetParams memset;
-        grEvent_t event; /* retained by the plan */
+        grEvent_t event;      /* retained by the plan */
+        struct gr_plan *plan; /* GR_PN_HEAD */
     } u;
 } gr_pnode;
+
+_Static_assert(sizeof(gr_pnode) == 64, "a plan node fills one cache line's worth of bytes");
+
+/* The plan node n belongs to (a thread handed n alone, a stolen node,
+ * finds the plan this way: two loads). */
+static inline struct gr_plan *gr__pnode_plan(const gr_pnode *n)
+{
+    return (n - n->index - 1)->u.plan;
+}
 
 /* A top-level node's entry in the node map: what a setter needs of it
  * side by side with the key, so that a lookup reads one cache line. */
@@ -79,21 +95,30 @@ typedef struct gr_node_map {
 typedef struct gr_orig {
     const struct grGraphNode_st *node; /* identity only, never dereferenced */
     grGraphNodeType type;
-    uint32_t pindex;       /* plan node (the 'enter' node of a child graph) */
-    uint32_t child_first;  /* child graphs: first inlined node */
+    uint32_t pindex;       /* plan node (the 'enter' node of a child graph,
+                            * whose inlined nodes follow it) */
     uint32_t child_count;  /* child graphs: number of inlined nodes */
-    uint32_t dep_begin, dep_end; /* into exec->orig_deps */
+    /* Dependencies: exec->orig_deps[dep_begin..gr__orig_dep_end(o)). */
+    uint32_t dep_begin;
 } gr_orig;
+
+/* Where o's dependencies end: where the next entry's begin. For this,
+ * exec->orig has a sentinel entry (node NULL) after its last node. */
+static inline uint32_t gr__orig_dep_end(const gr_orig *o)
+{
+    return o[1].dep_begin;
+}
 
 /* A node's countdown and the value that re-arms it, side by side: the
  * thread that sees zero finds npred in the line it just wrote. */
 typedef struct gr_count {
     _Atomic int32_t pending;
-    uint32_t npred;
+    uint32_t npred; /* the node's predecessors (EXIT: the sinks) */
 } gr_count;
 
 typedef struct gr_plan {
-    gr_pnode *nodes;      /* nnodes, topological; the last is EXIT */
+    gr_pnode *nodes;      /* nnodes, topological; the last is EXIT; nodes[-1]
+                           * is the GR_PN_HEAD slot (one block with them) */
     uint32_t nnodes;
     uint32_t *succ;       /* CSR successors */
     uint32_t nsucc;
@@ -119,7 +144,8 @@ struct grGraphExec_st {
     atomic_int refs;      /* handle + queued launches */
     unsigned long long flags;
     gr_plan plan;
-    /* Nodes of the source graph, for setters and update. */
+    /* Nodes of the source graph, for setters and update, then a sentinel
+     * (NULL when norig is 0). */
     gr_orig *orig;
     uint32_t norig;
     uint32_t *orig_deps;

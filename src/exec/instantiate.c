@@ -30,7 +30,7 @@ typedef struct kernel_run {
 } kernel_run;
 
 typedef struct builder {
-    gr_pnode *nodes;
+    gr_pnode *nodes; /* after the header slot nodes[-1] (one block) */
     uint32_t n, cap;
     edge *edges;
     size_t ne, ecap;
@@ -38,7 +38,6 @@ typedef struct builder {
     size_t argbytes, argcap;
     size_t nargv;      /* total kernel parameters */
     kernel_run k_owed; /* references owed by the latest kernel nodes */
-    gr_plan *plan;    /* what the nodes will belong to */
     uint32_t nrecord; /* event record nodes */
     bool oom;
 } builder;
@@ -60,23 +59,33 @@ static void kernel_run_add(kernel_run *r, grKernel_t k, void (*op)(grKernel_t, i
     r->n++;
 }
 
+/* Room for 'cap' plan nodes after the header slot. */
+static gr_pnode *nodes_alloc(uint32_t cap)
+{
+    gr_pnode *block = gr__malloc_large(((size_t)cap + 1) * sizeof *block);
+    return block ? block + 1 : NULL;
+}
+
+static void nodes_free(gr_pnode *nodes)
+{
+    if (nodes)
+        gr__free(nodes - 1);
+}
+
+/* Appends a plan node; its successors' range is build_csr's to write. */
 static uint32_t add_node(builder *b, uint8_t type)
 {
     if (b->n == b->cap) {
         uint32_t ncap = b->cap ? b->cap * 2 : 64;
-        gr_pnode *nn = gr__realloc(b->nodes, (size_t)ncap * sizeof *nn);
+        gr_pnode *nn = gr__realloc(b->nodes - 1, ((size_t)ncap + 1) * sizeof *nn);
         if (!nn) {
             b->oom = true;
             return 0;
         }
-        b->nodes = nn;
+        b->nodes = nn + 1;
         b->cap = ncap;
     }
-    gr_pnode *pn = &b->nodes[b->n];
-    memset(pn, 0, sizeof *pn);
-    pn->type = type;
-    pn->enabled = 1;
-    pn->plan = b->plan;
+    b->nodes[b->n] = (gr_pnode){.type = type, .enabled = 1, .index = b->n};
     return b->n++;
 }
 
@@ -106,7 +115,7 @@ static uint32_t scratch_out(const struct grGraphNode_st *n)
 
 /* Appends a kernel node's argument values to the builder's area. Until
  * the area stops moving, pn->u.kern.argv holds the values' offset in it;
- * fix_argv turns offsets into pointers at the end. */
+ * finish_node turns offsets into pointers at the end. */
 static void copy_args(builder *b, gr_pnode *pn, const struct grGraphNode_st *gn)
 {
     grKernel_t k = gn->p.kernel.kernel;
@@ -138,7 +147,7 @@ static void fill_params(builder *b, gr_pnode *pn, const struct grGraphNode_st *g
         pn->u.kern.k = gn->p.kernel.kernel;
         pn->u.kern.grid = gn->p.kernel.grid;
         pn->u.kern.block = gn->p.kernel.block;
-        pn->u.kern.shmem = gn->p.kernel.shmem;
+        pn->shmem = gn->p.kernel.shmem;
         pn->one_block = (gn->p.kernel.grid.x == 1 && gn->p.kernel.grid.y == 1 && gn->p.kernel.grid.z == 1);
         kernel_run_add(&b->k_owed, gn->p.kernel.kernel, gr__kernel_retain_n);
         copy_args(b, pn, gn);
@@ -170,16 +179,21 @@ static void fill_params(builder *b, gr_pnode *pn, const struct grGraphNode_st *g
 /* The top level's edges, and what the executable remembers of each of its
  * nodes (gr_orig), in one walk of the graph in creation order: on large
  * graphs the walks over the nodes' memory are what instantiation costs.
- * Dependencies are first recorded as plan indices, then renumbered. */
+ * A node's orig index is its rank in creation order: its seq when no
+ * node of g was ever destroyed (seqs 0..n-1, as clone.c tells), the usual
+ * case, else found by recording dependencies as plan indices first and
+ * renumbering them through a plan index -> orig index table. */
 static grError_t edges_and_orig(builder *b, grGraph_t g, struct grGraphExec_st *e)
 {
-    uint32_t i = 0, *porig;
+    uint32_t i = 0, *porig = NULL;
     size_t d = 0;
+    bool dense = g->last->seq == g->nnodes - 1; /* seq grows along the list */
     e->norig = (uint32_t)g->nnodes;
-    e->orig = gr__calloc_large(g->nnodes, sizeof *e->orig);
+    e->orig = gr__malloc_large((g->nnodes + 1) * sizeof *e->orig);
     e->orig_deps = gr__malloc_large((g->nedges ? g->nedges : 1) * sizeof *e->orig_deps);
-    porig = gr__malloc_large((b->n ? b->n : 1) * sizeof *porig);
-    if (!e->orig || !e->orig_deps || !porig) {
+    if (!dense)
+        porig = gr__malloc_large((b->n ? b->n : 1) * sizeof *porig);
+    if (!e->orig || !e->orig_deps || (!dense && !porig)) {
         gr__free(porig);
         return gr__fail(grErrorMemoryAllocation, "grGraphInstantiate: out of memory");
     }
@@ -189,28 +203,47 @@ static grError_t edges_and_orig(builder *b, grGraph_t g, struct grGraphExec_st *
         gr_orig *o = &e->orig[oi];
         for (size_t k = 0; k < gn->nsuccs; k++)
             add_edge(b, scratch_out(gn), scratch_in(gn->succs[k]));
-        o->node = gn;
-        o->type = gn->type;
-        o->pindex = scratch_in(gn);
-        if (gn->type == grGraphNodeTypeGraph) {
-            o->child_first = scratch_in(gn) + 1;
-            o->child_count = scratch_out(gn) - scratch_in(gn) - 1;
+        /* Every field written: the array is not zeroed. */
+        *o = (gr_orig){.node = gn,
+                       .type = gn->type,
+                       .pindex = scratch_in(gn),
+                       .child_count = scratch_out(gn) - scratch_in(gn) - (gn->type == grGraphNodeTypeGraph),
+                       .dep_begin = (uint32_t)d};
+        if (GR_LIKELY(dense)) {
+            gr_assert_internal(gn->seq == oi);
+            for (size_t k = 0; k < gn->ndeps; k++)
+                e->orig_deps[d++] = (uint32_t)gn->deps[k]->seq;
+        } else {
+            porig[o->pindex] = oi;
+            for (size_t k = 0; k < gn->ndeps; k++)
+                e->orig_deps[d++] = scratch_in(gn->deps[k]);
         }
-        porig[o->pindex] = oi;
-        o->dep_begin = (uint32_t)d;
-        for (size_t k = 0; k < gn->ndeps; k++)
-            e->orig_deps[d++] = scratch_in(gn->deps[k]);
-        o->dep_end = (uint32_t)d;
     }
-    for (size_t k = 0; k < d; k++)
-        e->orig_deps[k] = porig[e->orig_deps[k]];
-    gr__free(porig);
+    e->orig[i] = (gr_orig){.node = NULL, .dep_begin = (uint32_t)d}; /* the sentinel */
+    if (!dense) {
+        for (size_t k = 0; k < d; k++)
+            e->orig_deps[k] = porig[e->orig_deps[k]];
+        gr__free(porig);
+    }
     if (b->oom)
         return gr__fail(grErrorMemoryAllocation, "grGraphInstantiate: out of memory");
     return grSuccess;
 }
 
 static grError_t flatten(builder *b, grGraph_t g, int depth, struct grGraphExec_st *top);
+
+/* g has a cycle: the sort proper names it in the detail. */
+static GR_NOINLINE grError_t cycle_error(grGraph_t g)
+{
+    struct grGraphNode_st **order = gr__malloc(g->nnodes * sizeof *order);
+    if (!order)
+        return gr__fail(grErrorInvalidValue, "grGraphInstantiate: graph %p has a cycle", GR_PTR(g));
+    bool sorted = gr__graph_topo_sort(g, order);
+    gr__free(order);
+    if (GR_NEVER(sorted))
+        return gr__fail(grErrorInvalidValue, "grGraphInstantiate: graph %p has a cycle", GR_PTR(g));
+    return grErrorInvalidValue;
+}
 
 /* What emit_node needs besides the node. */
 typedef struct emit_ctx {
@@ -257,29 +290,16 @@ static bool emit_node(void *ctx, struct grGraphNode_st *gn)
  * nodes, not a sort and then an emission pass), then its edges. */
 static grError_t flatten(builder *b, grGraph_t g, int depth, struct grGraphExec_st *top)
 {
-    struct grGraphNode_st **order;
     if (depth > 64)
         return gr__fail(grErrorInvalidValue, "grGraphInstantiate: child graphs are nested more than 64 deep");
     if (g->nnodes == 0)
         return grSuccess;
-    order = gr__malloc_large(g->nnodes * sizeof *order);
-    if (!order)
-        return gr__fail(grErrorMemoryAllocation, "grGraphInstantiate: out of memory");
     emit_ctx x = {b, depth, grSuccess};
-    size_t emitted = gr__graph_kahn(g, order, emit_node, &x);
-    if (x.err != grSuccess) {
-        gr__free(order);
+    size_t emitted = gr__graph_kahn(g, emit_node, &x);
+    if (x.err != grSuccess)
         return x.err;
-    }
-    if (!b->oom && emitted != g->nnodes) {
-        /* A cycle: the sort proper names it in the detail. */
-        bool sorted = gr__graph_topo_sort(g, order);
-        gr__free(order);
-        if (GR_NEVER(sorted))
-            return gr__fail(grErrorInvalidValue, "grGraphInstantiate: graph %p has a cycle", GR_PTR(g));
-        return grErrorInvalidValue;
-    }
-    gr__free(order);
+    if (!b->oom && emitted != g->nnodes)
+        return cycle_error(g);
     if (top)
         return edges_and_orig(b, g, top);
     struct grGraphNode_st *gn;
@@ -291,27 +311,23 @@ static grError_t flatten(builder *b, grGraph_t g, int depth, struct grGraphExec_
     return grSuccess;
 }
 
-/* Points each kernel node's argv at its values in the plan's area (which
- * stopped moving) and lists the event record nodes: one pass. */
-static void finish_nodes(gr_plan *p)
+/* What a plan node needs once the argument area stopped moving: a kernel
+ * node's argv pointed at its values in it (argv[*vo..], the next free
+ * pointers), an event record node listed (record_nodes[*r]). */
+static inline void finish_node(gr_plan *p, gr_pnode *pn, uint32_t i, size_t *vo, uint32_t *r)
 {
-    size_t vo = 0;
-    uint32_t r = 0;
-    for (uint32_t i = 0; i < p->nnodes; i++) {
-        gr_pnode *pn = &p->nodes[i];
-        if (pn->type == grGraphNodeTypeEventRecord)
-            p->record_nodes[r++] = i;
-        if (pn->type != grGraphNodeTypeKernel)
-            continue;
-        grKernel_t k = pn->u.kern.k;
-        /* No argument area at all when no kernel takes parameters. */
-        unsigned char *a = p->args ? p->args + (uintptr_t)pn->u.kern.argv : NULL;
-        void **v = p->argv + vo;
-        for (int j = 0; j < k->nparams; j++)
-            v[j] = a + k->offsets[j];
-        pn->u.kern.argv = v;
-        vo += (size_t)k->nparams;
-    }
+    if (pn->type == grGraphNodeTypeEventRecord)
+        p->record_nodes[(*r)++] = i;
+    if (pn->type != grGraphNodeTypeKernel)
+        return;
+    grKernel_t k = pn->u.kern.k;
+    /* No argument area at all when no kernel takes parameters. */
+    unsigned char *a = p->args ? p->args + (uintptr_t)pn->u.kern.argv : NULL;
+    void **v = p->argv + *vo;
+    for (int j = 0; j < k->nparams; j++)
+        v[j] = a + k->offsets[j];
+    pn->u.kern.argv = v;
+    *vo += (size_t)k->nparams;
 }
 
 void gr__plan_free(gr_plan *p)
@@ -334,7 +350,7 @@ void gr__plan_free(gr_plan *p)
         }
     }
     kernel_run_flush(&refs, gr__kernel_release_n);
-    gr__free(p->nodes);
+    nodes_free(p->nodes);
     gr__free(p->succ);
     gr__free(p->count);
     gr__free(p->roots);
@@ -346,61 +362,70 @@ void gr__plan_free(gr_plan *p)
 
 /* Builds CSR successors (single-predecessor successors first), the
  * countdowns, the roots, and the edges from every sink to EXIT (the last
- * node), in two passes over the edges and one over the nodes: on large
- * plans these walks are the cost. */
+ * node), in two passes over the edges, one over the nodes (which also
+ * finishes them, see finish_node) and one over the countdowns: on large
+ * plans these walks are the cost. The countdown
+ * array does the counting on the way (in-degree in npred; out-degree,
+ * then each node's back cursor, in pending), so that no other per-node
+ * array is written. */
 static grError_t build_csr(gr_plan *p, builder *b)
 {
     uint32_t n = p->nnodes, exit_node = n - 1;
     gr_pnode *nodes = p->nodes;
-    /* Out-degrees, then each node's back cursor: successors that count
-     * down are written from the end of the node's range backwards, the
-     * others from its start (succ_mid) forwards. */
-    uint32_t *back = gr__calloc_large(n, sizeof *back);
-    p->count = gr__malloc_large((size_t)n * sizeof *p->count);
+    gr_count *cnt = p->count = gr__calloc_large(n, sizeof *p->count);
     p->roots = gr__malloc_large((size_t)n * sizeof *p->roots);
     /* Room for every edge plus one EXIT edge per node at most. */
     p->succ = gr__malloc_large((b->ne + n) * sizeof *p->succ);
-    if (!back || !p->count || !p->roots || !p->succ) {
-        gr__free(back);
+    if (!p->count || !p->roots || !p->succ)
         return gr__fail(grErrorMemoryAllocation, "grGraphInstantiate: out of memory");
-    }
+    /* No launch yet: plain loads and stores of 'pending' (relaxed) are all
+     * the counting needs. */
     for (size_t i = 0; i < b->ne; i++) {
-        back[b->edges[i].from]++;
-        nodes[b->edges[i].to].npred++;
+        gr_count *from = &cnt[b->edges[i].from];
+        gr_store_relaxed(&from->pending, gr_load_relaxed(&from->pending) + 1);
+        cnt[b->edges[i].to].npred++;
     }
-    uint32_t acc = 0, nsinks = 0, last_sink = 0;
+    /* Successors that count down are written from the end of the node's
+     * range backwards (the cursor in 'pending'), the others from its start
+     * (succ_mid) forwards. */
+    uint32_t acc = 0, nsinks = 0, last_sink = 0, r = 0;
+    size_t vo = 0;
     p->nroots = 0;
     for (uint32_t i = 0; i < n; i++) {
         gr_pnode *pn = &nodes[i];
-        uint32_t deg = back[i];
+        finish_node(p, pn, i, &vo, &r);
+        uint32_t deg = (uint32_t)gr_load_relaxed(&cnt[i].pending);
         bool sink = deg == 0 && i != exit_node;
         if (i == exit_node)
-            pn->npred = nsinks;
+            cnt[i].npred = nsinks;
         pn->succ_begin = pn->succ_mid = acc;
         acc += sink ? 1 : deg;
-        pn->succ_end = back[i] = acc;
+        pn->succ_end = acc;
         if (sink) {
             /* Counts down EXIT, unless it is the only sink (below). */
-            p->succ[--back[i]] = exit_node;
+            p->succ[acc - 1] = exit_node;
             nsinks++;
             last_sink = i;
         }
-        atomic_init(&p->count[i].pending, (int32_t)pn->npred);
-        p->count[i].npred = pn->npred;
-        if (pn->npred == 0)
+        gr_store_relaxed(&cnt[i].pending, (int32_t)(acc - sink));
+        if (cnt[i].npred == 0)
             p->roots[p->nroots++] = i;
     }
     p->nsucc = acc;
     for (size_t i = 0; i < b->ne; i++) {
         edge e = b->edges[i];
-        if (nodes[e.to].npred == 1)
+        if (cnt[e.to].npred == 1) {
             p->succ[nodes[e.from].succ_mid++] = e.to;
-        else
-            p->succ[--back[e.from]] = e.to;
+        } else {
+            int32_t back = gr_load_relaxed(&cnt[e.from].pending) - 1;
+            gr_store_relaxed(&cnt[e.from].pending, back);
+            p->succ[back] = e.to;
+        }
     }
     if (nsinks == 1)
         nodes[last_sink].succ_mid++; /* EXIT's only predecessor: no counting */
-    gr__free(back);
+    for (uint32_t i = 0; i < n; i++)
+        atomic_init(&cnt[i].pending, (int32_t)cnt[i].npred);
     /* Give back the room the EXIT edges did not take. */
     uint32_t *fit = gr__realloc(p->succ, (size_t)acc * sizeof *p->succ);
     if (fit)
@@ -508,24 +533,23 @@ static grError_t instantiate(const char *call, grGraphExec_t *out, grGraph_t g, 
         return gr__fail(grErrorInitializationError, "%s: the graphrt runtime could not start", call);
 
     memset(&b, 0, sizeof b);
-    /* Size the arrays for the top level (+ EXIT) up front: growing 80-byte
+    /* Size the arrays for the top level (+ EXIT) up front: growing 64-byte
      * nodes by doubling would copy and fault in the plan several times. */
     b.cap = (uint32_t)g->nnodes + 1;
     b.ecap = g->nedges + 1;
-    b.nodes = gr__malloc_large((size_t)b.cap * sizeof *b.nodes);
+    b.nodes = nodes_alloc(b.cap);
     b.edges = gr__malloc_large(b.ecap * sizeof *b.edges);
     if (!b.nodes || !b.edges) {
-        gr__free(b.nodes);
+        nodes_free(b.nodes);
         gr__free(b.edges);
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
     }
     e = gr__calloc(1, sizeof *e);
     if (!e) {
-        gr__free(b.nodes);
+        nodes_free(b.nodes);
         gr__free(b.edges);
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
     }
-    b.plan = &e->plan;
     err = flatten(&b, g, 0, e);
     if (!err) {
         add_node(&b, GR_PN_EXIT); /* after every sink: build_csr adds those edges */
@@ -537,20 +561,19 @@ static grError_t instantiate(const char *call, grGraphExec_t *out, grGraph_t g, 
     kernel_run_flush(&b.k_owed, gr__kernel_retain_n);
     gr_plan *p = &e->plan;
     p->nodes = b.nodes;
+    p->nodes[-1] = (gr_pnode){.type = GR_PN_HEAD, .u.plan = p};
     p->nnodes = b.n;
     p->args = b.args;
     b.nodes = NULL;
-    if (!err)
-        err = build_csr(p, &b);
     if (!err) {
         p->nrecord = b.nrecord;
         p->argv = gr__malloc_large((b.nargv ? b.nargv : 1) * sizeof *p->argv);
         p->record_nodes = gr__malloc((b.nrecord ? b.nrecord : 1) * sizeof *p->record_nodes);
         if (!p->argv || !p->record_nodes)
             err = gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
-        else
-            finish_nodes(p);
     }
+    if (!err)
+        err = build_csr(p, &b);
     if (!err)
         err = gr__graphmem_instantiate(call, e, g);
     gr__free(b.edges);

@@ -104,13 +104,13 @@ static inline void run_body(gr_pnode *n, grKernelCtx *ctx)
     if (GR_LIKELY(n->type == grGraphNodeTypeKernel && n->one_block)) {
         ctx->gridDim = n->u.kern.grid;
         ctx->blockDim = n->u.kern.block;
-        ctx->sharedMem = n->u.kern.shmem ? gr__kernel_scratch(n->u.kern.shmem) : NULL;
+        ctx->sharedMem = n->shmem ? gr__kernel_scratch(n->shmem) : NULL;
         n->u.kern.k->fn(ctx, n->u.kern.argv);
         return;
     }
     switch (n->type) {
     case grGraphNodeTypeKernel: {
-        gr_kernel_call c = {n->u.kern.k, n->u.kern.grid, n->u.kern.block, n->u.kern.shmem, n->u.kern.argv};
+        gr_kernel_call c = {n->u.kern.k, n->u.kern.grid, n->u.kern.block, n->shmem, n->u.kern.argv};
         gr__kernel_run(&c);
         return;
     }
@@ -228,7 +228,7 @@ static bool run_from(gr_worker *w, gr_plan *p, gr_pnode *n, bool expose, size_t 
 void gr__exec_node_item(gr_worker *w, void *node)
 {
     gr_pnode *n = node;
-    gr_plan *p = n->plan;
+    gr_plan *p = gr__pnode_plan(n);
     atomic_fetch_add_explicit(&p->thieves, 1, memory_order_acquire);
     run_from(w, p, n, true, w->nlocal);
     atomic_fetch_sub_explicit(&p->thieves, 1, memory_order_release);

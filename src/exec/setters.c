@@ -72,7 +72,7 @@ static void set_kernel_fields(gr_pnode *pn, grKernel_t k, const grDim3 *grid, co
     pn->u.kern.block.x = block->x;
     pn->u.kern.block.y = block->y;
     pn->u.kern.block.z = block->z;
-    pn->u.kern.shmem = shmem;
+    pn->shmem = shmem;
     pn->one_block = grid->x == 1 && grid->y == 1 && grid->z == 1;
 }
 

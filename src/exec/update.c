@@ -294,7 +294,7 @@ static bool stamped(const upd *u, uint32_t to)
  * counts and every expected edge present mean equal edge sets. */
 static bool check_child_edges(upd *u, grGraph_t c, uint32_t enter, uint32_t leave, grGraphNode_t owner)
 {
-    const gr_pnode *nodes = u->exec->plan.nodes;
+    const gr_count *count = u->exec->plan.count;
     size_t nsinks = 0;
     if (!u->stamp) {
         u->stamp = gr__calloc(u->exec->plan.nnodes, sizeof *u->stamp);
@@ -303,7 +303,7 @@ static bool check_child_edges(upd *u, grGraph_t c, uint32_t enter, uint32_t leav
     }
     for (struct grGraphNode_st *v = c->first; v; v = v->next) {
         size_t want = v->ndeps ? v->ndeps : 1; /* a root follows 'enter' */
-        if (nodes[scratch_in(v)].npred != want)
+        if (count[scratch_in(v)].npred != want)
             return refuse(
                 u, grGraphExecUpdateErrorTopologyChanged, v, NULL,
                 "%s in the child graph of %s has %zu dependencies, the node it pairs with has another "
@@ -312,10 +312,10 @@ static bool check_child_edges(upd *u, grGraph_t c, uint32_t enter, uint32_t leav
         if (v->nsuccs == 0)
             nsinks++;
     }
-    if (nodes[leave].npred != (nsinks ? nsinks : 1))
+    if (count[leave].npred != (nsinks ? nsinks : 1))
         return refuse(u, grGraphExecUpdateErrorTopologyChanged, owner, NULL,
                       "the child graph of %s has %zu sink nodes, the graph it pairs with %u",
-                      owner_label(owner), nsinks, nodes[leave].npred);
+                      owner_label(owner), nsinks, count[leave].npred);
     stamp_succs(u, enter);
     if (c->nnodes == 0 && !stamped(u, leave))
         return refuse(u, grGraphExecUpdateErrorTopologyChanged, owner, NULL,
@@ -417,7 +417,7 @@ static bool pair_child(upd *u, grGraph_t c, grGraphNode_t owner, uint32_t *curso
 /* Pairs child graph c with the inlined nodes of top-level orig node o. */
 static bool pair_child_top(upd *u, grGraph_t c, grGraphNode_t owner, const gr_orig *o)
 {
-    uint32_t cursor = o->child_first, end = o->child_first + o->child_count;
+    uint32_t cursor = o->pindex + 1, end = o->pindex + 1 + o->child_count;
     if (!pair_child(u, c, owner, &cursor, end, 1))
         return false;
     if (cursor != end)
@@ -449,7 +449,7 @@ static bool pair_top(upd *u, grGraph_t g)
     struct grGraphNode_st *const has_succ = (struct grGraphNode_st *)(uintptr_t)1;
     struct grGraphNode_st *n;
     uint32_t head = 0, tail = 0, npaired = 0;
-    uint32_t ndeps_orig = e->norig ? e->orig[e->norig - 1].dep_end : 0;
+    uint32_t ndeps_orig = e->norig ? e->orig[e->norig].dep_begin : 0;
     size_t nsinks_new = 0, nsinks_orig = 0;
     if (g->nnodes != e->norig)
         return refuse(
@@ -506,10 +506,10 @@ static bool pair_top(upd *u, grGraph_t g)
         uint32_t o = u->queue[head++];
         const gr_orig *og = &e->orig[o];
         n = u->pair_o[o];
-        if (n->ndeps != og->dep_end - og->dep_begin)
+        if (n->ndeps != gr__orig_dep_end(og) - og->dep_begin)
             return refuse(u, grGraphExecUpdateErrorTopologyChanged, n, NULL,
                           "%s has %zu dependencies, the node it pairs with had %u", gr__node_label(n),
-                          n->ndeps, og->dep_end - og->dep_begin);
+                          n->ndeps, gr__orig_dep_end(og) - og->dep_begin);
         for (size_t j = 0; j < n->ndeps; j++) {
             struct grGraphNode_st *nd = n->deps[j];
             uint32_t od = e->orig_deps[og->dep_begin + j];

@@ -205,36 +205,57 @@ const char *gr__node_label(const struct grGraphNode_st *n);
 /* Writes into order[] all nodes of g in a topological order (ties in
  * creation order: roots in creation order, then nodes in the order they
  * become ready, successors in edge order; deterministic, O(V + E), no
- * allocation; uses the nodes' 'scratch'). Returns false (and names a cycle
+ * allocation; uses the nodes' 'scratch', left zero on visited nodes).
+ * Returns false (and names a cycle
  * in the detail, as grErrorInvalidValue) if the graph has a cycle. */
 bool gr__graph_topo_sort(grGraph_t g, struct grGraphNode_st **order);
 
-/* The walk behind gr__graph_topo_sort: the same order in order[] (its
- * queue too), calling visit(ctx, n), if visit is not NULL, for each node
- * as it leaves the queue and before its successors are counted down; n's
- * own count is spent by then, so visit may reuse n->scratch. A visit
- * returning false stops the walk. Returns how many nodes left the queue:
- * g->nnodes unless a cycle (or visit) stopped it. Inline, so that a
- * constant visit is inlined too (instantiation emits nodes this way). */
-static inline size_t gr__graph_kahn(grGraph_t g, struct grGraphNode_st **order,
-                                    bool (*visit)(void *ctx, struct grGraphNode_st *n), void *ctx)
+/* The walk behind gr__graph_topo_sort, in the same order: calls
+ * visit(ctx, n) for each node as it leaves the queue and before its
+ * successors are counted down. A visit returning false stops the walk.
+ * Returns how many nodes left the queue: g->nnodes unless a cycle (or
+ * visit) stopped it. Inline, so that a constant visit is inlined too
+ * (instantiation emits nodes this way).
+ * No allocation: a node's 'scratch' holds its count of dependencies not
+ * yet visited, and once that is zero, the next node of the FIFO queue
+ * (0 at the tail). By the time n is visited the walk has read its link,
+ * so visit may reuse n->scratch; nodes a cycle leaves behind keep a
+ * nonzero count. */
+static inline size_t gr__graph_kahn(grGraph_t g, bool (*visit)(void *ctx, struct grGraphNode_st *n),
+                                    void *ctx)
 {
-    struct grGraphNode_st *n;
-    size_t head, tail = 0;
+    struct grGraphNode_st *n, *head = NULL, *tail = NULL;
+    size_t visited = 0;
     GR_GRAPH_FOR_EACH_NODE (g, n) {
         n->scratch = n->ndeps;
-        if (n->ndeps == 0)
-            order[tail++] = n;
+        if (n->ndeps == 0) {
+            if (tail)
+                tail->scratch = (uint64_t)(uintptr_t)n;
+            else
+                head = n;
+            tail = n;
+        }
     }
-    for (head = 0; head < tail; head++) {
-        n = order[head];
-        if (visit && !visit(ctx, n))
-            return head;
-        for (size_t i = 0; i < n->nsuccs; i++)
-            if (--n->succs[i]->scratch == 0)
-                order[tail++] = n->succs[i];
+    while (head) {
+        n = head;
+        head = (struct grGraphNode_st *)(uintptr_t)n->scratch;
+        if (!head)
+            tail = NULL;
+        if (!visit(ctx, n))
+            return visited;
+        visited++;
+        for (size_t i = 0; i < n->nsuccs; i++) {
+            struct grGraphNode_st *s = n->succs[i];
+            if (--s->scratch == 0) {
+                if (tail)
+                    tail->scratch = (uint64_t)(uintptr_t)s;
+                else
+                    head = s;
+                tail = s;
+            }
+        }
     }
-    return tail;
+    return visited;
 }
 
 /* Deep copy of the parameters of node type t (kernel args, child graph).

@@ -2,11 +2,12 @@
  * topo.c - topological order of a graph's nodes (Kahn's algorithm), used by
  * instantiation, and the naming of a cycle should one ever exist.
  *
- * The caller's order[] array doubles as the FIFO queue, so the sort needs
- * no allocation and runs in O(V + E). Each node's 'scratch' holds its count
- * of dependencies not yet emitted. The result is deterministic: roots in
- * creation order, then every node at the moment its last dependency is
- * emitted, successors visited in edge order.
+ * The walk (gr__graph_kahn, graph.h) threads its FIFO queue through the
+ * nodes' 'scratch', which first holds each node's count of dependencies
+ * not yet emitted, so the sort needs no allocation and runs in O(V + E).
+ * The result is deterministic: roots in creation order, then every node
+ * at the moment its last dependency is emitted, successors visited in
+ * edge order.
  */
 #include "graph.h"
 
@@ -65,9 +66,24 @@ static void name_cycle(grGraph_t g)
     gr__fail(grErrorInvalidValue, "graph %p has a cycle: %s; remove one of its edges", GR_PTR(g), buf);
 }
 
+/* What the sort collects: the nodes in the order visited. */
+typedef struct sort_ctx {
+    struct grGraphNode_st **order;
+    size_t n;
+} sort_ctx;
+
+static bool append(void *ctx, struct grGraphNode_st *n)
+{
+    sort_ctx *x = ctx;
+    x->order[x->n++] = n;
+    n->scratch = 0; /* visited: name_cycle tells them from those left */
+    return true;
+}
+
 bool gr__graph_topo_sort(grGraph_t g, struct grGraphNode_st **order)
 {
-    if (gr__graph_kahn(g, order, NULL, NULL) == g->nnodes)
+    sort_ctx x = {order, 0};
+    if (gr__graph_kahn(g, append, &x) == g->nnodes)
         return true;
     name_cycle(g);
     return false;
