@@ -305,6 +305,57 @@ GR_TEST(exec_update_pairs_dependencies_by_edge_order_not_creation_order)
     CHECK_OK(grGraphDestroy(g2));
 }
 
+/* Destroyed nodes leave gaps in the creation order that instantiate and
+ * update rank nodes by: pairing, parameters and setters still work. */
+GR_TEST(exec_update_pairs_nodes_of_graphs_with_destroyed_nodes)
+{
+    int slots[3] = {0, 0, 0};
+    slot_write oa = {&slots[0], 1}, ob = {&slots[1], 1}, ox = {&slots[2], 7};
+    slot_write na = {&slots[0], 2}, nb = {&slots[1], 3}, set0 = {&slots[0], 9};
+    grGraph_t g1, g2;
+    grGraphNode_t r, x, a, b, d[2], j, z;
+    CHECK_OK(grGraphCreate(&g1, 0));
+    CHECK_OK(grGraphAddEmptyNode(&r, g1, NULL, 0));
+    x = add_host(g1, &r, 1, &ox);
+    a = add_host(g1, &r, 1, &oa);
+    b = add_host(g1, &r, 1, &ob);
+    CHECK_OK(grGraphDestroyNode(x));
+    d[0] = a;
+    d[1] = b;
+    CHECK_OK(grGraphAddEmptyNode(&j, g1, d, 2));
+    grGraphExec_t e = instantiate(g1);
+    run(e);
+    CHECK_EQ(slots[0], 1);
+    CHECK_EQ(slots[1], 1);
+    CHECK_EQ(slots[2], 0);
+
+    /* The same topology with gaps elsewhere: a node destroyed before the
+     * first one that pairs, and one between the two middle nodes. */
+    CHECK_OK(grGraphCreate(&g2, 0));
+    CHECK_OK(grGraphAddEmptyNode(&z, g2, NULL, 0));
+    CHECK_OK(grGraphAddEmptyNode(&r, g2, NULL, 0));
+    CHECK_OK(grGraphDestroyNode(z));
+    d[0] = add_host(g2, &r, 1, &na);
+    CHECK_OK(grGraphAddEmptyNode(&z, g2, NULL, 0));
+    CHECK_OK(grGraphDestroyNode(z));
+    d[1] = add_host(g2, &r, 1, &nb);
+    CHECK_OK(grGraphAddEmptyNode(&j, g2, d, 2));
+    expect_updated(e, g2);
+    run(e);
+    CHECK_EQ(slots[0], 2);
+    CHECK_EQ(slots[1], 3);
+    CHECK_EQ(slots[2], 0);
+
+    grHostNodeParams hp = {write_slot, &set0};
+    CHECK_OK(grGraphExecHostNodeSetParams(e, a, &hp));
+    run(e);
+    CHECK_EQ(slots[0], 9);
+    CHECK_EQ(slots[1], 3);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g1));
+    CHECK_OK(grGraphDestroy(g2));
+}
+
 GR_TEST(exec_update_pairs_sinks_in_creation_order)
 {
     int slots[2] = {0, 0};
