@@ -482,7 +482,7 @@ static bool take_handoff(gr_stream *s)
 
 void gr__stream_unlock(gr_runtime *rt, gr_stream *s)
 {
-    uint64_t w = (gr_load_relaxed(&s->lockw) + GR_STREAM_UNLOCK_ONE) & ~(uint64_t)GR_STREAM_LOCKED;
+    uint64_t w = (gr_load_relaxed(&s->lockw) + GR_STREAM_COUNT_ONE) & ~(uint64_t)GR_STREAM_LOCKED;
     if (w & GR_STREAM_ACTIVE) {
         /* The token's holder sees what was published: its giving up
          * fails on the count this store changes. */
@@ -494,16 +494,17 @@ void gr__stream_unlock(gr_runtime *rt, gr_stream *s)
     queue_token(rt, s);
 }
 
-/* Sets NOTIFY (a seq_cst RMW: the caller's read of 'done' that follows
- * cannot pass it). The caller has counted itself in 'sleepers' or
- * 'nwaiters' first. */
+/* Sets NOTIFY and moves the count (a seq_cst RMW that always changes the
+ * word: the caller's read of 'done' that follows cannot pass it, and a
+ * CAS of the token's holder from an older value fails). The caller has
+ * counted itself in 'sleepers' or 'nwaiters' first. */
 static void announce(gr_stream *s)
 {
     uint64_t w = gr_load_relaxed(&s->lockw);
     for (;;) {
         if (!(w & GR_STREAM_LOCKED) &&
-            atomic_compare_exchange_weak_explicit(&s->lockw, &w, w | GR_STREAM_NOTIFY, memory_order_seq_cst,
-                                                  memory_order_relaxed))
+            atomic_compare_exchange_weak_explicit(&s->lockw, &w, (w | GR_STREAM_NOTIFY) + GR_STREAM_COUNT_ONE,
+                                                  memory_order_seq_cst, memory_order_relaxed))
             return;
         gr__cpu_relax();
         w = gr_load_relaxed(&s->lockw);
@@ -617,29 +618,32 @@ static GR_NOINLINE void resume_waiters(gr_stream *s)
     }
 }
 
-/* Wakes whoever announced that it waits for ops of s (NOTIFY was seen
- * after the last store of 'done'; the token's holder calls this). NOTIFY
- * stays set while suspended streams remain, whose ops are not done yet;
- * sleepers announce themselves again each time they sleep. */
+/* Wakes whoever announced that it waits for ops of s (the token's holder
+ * calls this when it sees NOTIFY after storing 'done'). NOTIFY stays set
+ * while anyone still waits, perhaps for a later op: it is cleared only by
+ * a CAS from a value read before counting zero waiters, which fails if
+ * anyone announced since (an announcement changes the word). */
 static GR_NOINLINE void notify(gr_stream *s)
 {
-    uint64_t w = gr_load_relaxed(&s->lockw);
     for (;;) {
-        if (!(w & GR_STREAM_LOCKED) &&
-            atomic_compare_exchange_weak_explicit(&s->lockw, &w, w & ~(uint64_t)GR_STREAM_NOTIFY,
-                                                  memory_order_seq_cst, memory_order_relaxed))
-            break;
-        gr__cpu_relax();
-        w = gr_load_relaxed(&s->lockw);
+        uint64_t w = atomic_load(&s->lockw);
+        if (w & GR_STREAM_LOCKED) {
+            gr__cpu_relax();
+            continue;
+        }
+        if (atomic_load(&s->nwaiters) > 0)
+            resume_waiters(s);
+        bool asleep = atomic_load(&s->sleepers) > 0;
+        if (asleep) {
+            gr_fetch_add_acq_rel(&s->done_futex, 1u);
+            gr__futex_wake(&s->done_futex, 1 << 30);
+        }
+        if (asleep || atomic_load(&s->nwaiters) > 0 || !(w & GR_STREAM_NOTIFY))
+            return;
+        if (atomic_compare_exchange_strong_explicit(&s->lockw, &w, w & ~(uint64_t)GR_STREAM_NOTIFY,
+                                                    memory_order_seq_cst, memory_order_relaxed))
+            return;
     }
-    if (atomic_load(&s->nwaiters) > 0)
-        resume_waiters(s);
-    if (atomic_load(&s->sleepers) > 0) {
-        gr_fetch_add_acq_rel(&s->done_futex, 1u);
-        gr__futex_wake(&s->done_futex, 1 << 30);
-    }
-    if (atomic_load(&s->nwaiters) > 0)
-        announce(s);
 }
 
 /* A WAIT op at the head of s: true if s must step aside because t has not

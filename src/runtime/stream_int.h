@@ -184,8 +184,9 @@ struct gr_stream {
  *           frees the stream (gr__stream_release);
  *   NOTIFY  a thread waits for completions of this stream (a sleeper, or
  *           a stream suspended on it): the token's holder must wake it;
- *   the rest counts unlocks, so that a drainer's CAS from a value read
- *   before it looked for ops fails if any producer unlocked since. Hence
+ *   the rest counts unlocks and announcements (NOTIFY set again), so
+ *   that a drainer's CAS from a value read before it looked for ops fails
+ *   if any producer unlocked or any waiter announced itself since. Hence
  *   the drainer can give its token up with one CAS and never touch the
  *   stream again, and a producer needs no atomic RMW to unlock. */
 enum {
@@ -193,7 +194,7 @@ enum {
     GR_STREAM_ACTIVE = 2u,
     GR_STREAM_DEAD = 4u,
     GR_STREAM_NOTIFY = 8u,
-    GR_STREAM_UNLOCK_ONE = 16u
+    GR_STREAM_COUNT_ONE = 16u
 };
 
 static inline void gr__stream_lock(gr_stream *s)
@@ -214,7 +215,7 @@ static inline void gr__stream_unlock_no_activate(gr_stream *s)
 {
     /* Only the holder changes a locked word. */
     uint64_t w = gr_load_relaxed(&s->lockw);
-    gr_store_release(&s->lockw, (w + GR_STREAM_UNLOCK_ONE) & ~(uint64_t)GR_STREAM_LOCKED);
+    gr_store_release(&s->lockw, (w + GR_STREAM_COUNT_ONE) & ~(uint64_t)GR_STREAM_LOCKED);
 }
 
 void gr__stream_retain(gr_stream *s);
