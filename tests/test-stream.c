@@ -3,7 +3,6 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
-#include <stdbool.h>
 #include <unistd.h>
 
 static void append(void *p)
@@ -108,79 +107,6 @@ GR_TEST(stream_destroy_with_work_in_flight_completes_the_work)
     CHECK_OK(grEventSynchronize(e));
     CHECK_EQ(atomic_load(&flag), 1);
     CHECK_OK(grEventDestroy(e));
-}
-
-/* Waits up to about two seconds, calling nothing of graphrt, for *flag to
- * reach want; true if it did. */
-static bool spin_until(atomic_int *flag, int want)
-{
-    for (long i = 0; i < 2000000; i++) {
-        if (atomic_load(flag) >= want)
-            return true;
-        if (i > 1000)
-            usleep(1);
-    }
-    return atomic_load(flag) >= want;
-}
-
-static void bump_flag(void *p)
-{
-    atomic_fetch_add((atomic_int *)p, 1);
-}
-
-/* A thread that has synchronised once keeps its slot, and its launches
- * leave the new drain token's item there for it (a hand-off). The work
- * must still run if the thread never synchronises again: a worker takes
- * the item, even one that parks right away (GRAPHRT_SPIN_US=0) and so
- * must see, through the parking barrier, an item published without a
- * fence. The thread checks by spinning on memory only. */
-GR_TEST(handed_off_work_runs_without_its_thread_synchronising)
-{
-    static atomic_int n;
-    grStream_t s;
-    setenv("GRAPHRT_WORKERS", "1", 1);
-    setenv("GRAPHRT_SPIN_US", "0", 1);
-    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
-    CHECK_OK(grLaunchHostFunc(s, bump_flag, &n));
-    CHECK_OK(grStreamSynchronize(s)); /* a wait: takes the slot */
-    for (int i = 2; i <= 300; i++) {
-        if (i % 3 == 0)
-            usleep(200); /* let the worker park */
-        CHECK_OK(grLaunchHostFunc(s, bump_flag, &n));
-        if (!spin_until(&n, i))
-            GR_TEST_FAIL_("launch %d did not run within 2 s (ran %d)", i, atomic_load(&n));
-    }
-    CHECK_OK(grStreamSynchronize(s));
-    CHECK_OK(grStreamDestroy(s));
-}
-
-/* A second stream's new token moves the first one's item from the
- * hand-off to the queue; both run, also when the first stream is
- * destroyed meanwhile (its last reference is the token's then). */
-GR_TEST(hand_off_of_a_second_stream_keeps_the_first_ones_work)
-{
-    static atomic_int a, b;
-    grStream_t s, t;
-    setenv("GRAPHRT_WORKERS", "2", 1);
-    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
-    CHECK_OK(grStreamCreateWithFlags(&t, grStreamNonBlocking));
-    CHECK_OK(grLaunchHostFunc(t, bump_flag, &b));
-    CHECK_OK(grStreamSynchronize(t)); /* a wait: takes the slot */
-    for (int i = 1; i <= 200; i++) {
-        CHECK_OK(grLaunchHostFunc(s, bump_flag, &a));
-        CHECK_OK(grLaunchHostFunc(t, bump_flag, &b));
-        if (i % 2)
-            CHECK_OK(grStreamSynchronize(t));
-        if (!spin_until(&a, i) || !spin_until(&b, i + 1))
-            GR_TEST_FAIL_("round %d did not run within 2 s (ran %d and %d)", i, atomic_load(&a),
-                          atomic_load(&b));
-    }
-    CHECK_OK(grLaunchHostFunc(s, bump_flag, &a));
-    CHECK_OK(grStreamDestroy(s));
-    if (!spin_until(&a, 201))
-        GR_TEST_FAIL_("the destroyed stream's work did not run within 2 s");
-    CHECK_OK(grStreamSynchronize(t));
-    CHECK_OK(grStreamDestroy(t));
 }
 
 static atomic_int cross_flag;

@@ -21,27 +21,9 @@
  * that thread wait for a handover instead. Until then the worker reads
  * only the line holding the queue's two ends.
  *
- * Hand-off: an application thread that launches work and then waits for
- * it runs it itself (see the grace period), so the item that lets it do
- * so needs no trip through the shared queue. Such a thread, once it holds
- * an external slot (kept between synchronising calls), leaves the item of
- * a new drain token (HANDOFF) in its slot's 'handoff' word with a plain
- * store; whoever takes it out of the word (with one CAS or exchange) has
- * claimed the token: the thread itself when it synchronises, another
- * thread synchronising on that stream, or a background spinner, which
- * looks at the hand-off words as it does at the queue and takes an item
- * that has waited GR_INJ_GRACE. A slot holds one item: the thread's next
- * hand-off takes the previous item out and requeues its token.
- *
  * Lost-wakeup freedom: a parking worker increments 'sleepers' (seq_cst) and
  * then re-checks for work; a publisher publishes, then a seq_cst fence,
- * then reads 'sleepers'. One of the two sees the other. A hand-off is
- * published with no fence: a spinner about to park issues a
- * membarrier(PRIVATE_EXPEDITED) between incrementing 'sleepers' and its
- * last look, a full barrier on every running thread of the process (the
- * asymmetric form of the same Dekker), paid once per park, not per launch.
- * Without membarrier, hand-offs are off; ThreadSanitizer builds, which do
- * not model it, publish with a seq_cst exchange.
+ * then reads 'sleepers'. One of the two sees the other.
  *
  * Lock order: start_lock, then inj_lock (the injection queue's overflow).
  * No user code runs under a lock.
@@ -52,7 +34,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
-#include <linux/membarrier.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -186,87 +167,6 @@ static gr_item inj_pop(gr_runtime *rt)
 
 /* seq_cst loads: park() relies on them not passing its 'sleepers' RMW. */
 /* A background worker's look at the injection queue (the grace period). */
-static gr_item inj_pop_late(gr_runtime *rt, gr_worker *w);
-
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define GR_SCHED_TSAN 1
-#endif
-#endif
-#if !defined(GR_SCHED_TSAN) && defined(__SANITIZE_THREAD__)
-#define GR_SCHED_TSAN 1
-#endif
-#ifndef GR_SCHED_TSAN
-#define GR_SCHED_TSAN 0
-#endif
-
-/* The external slots, where hand-offs are. */
-static inline gr_worker *external_slot(gr_runtime *rt, unsigned j)
-{
-    return &rt->workers[rt->nworkers + j];
-}
-
-/* A background worker's look at the hand-offs: takes one that has waited
- * GR_INJ_GRACE ticks (counted from when this worker first saw it). */
-static gr_item handoff_take_late(gr_runtime *rt, gr_worker *w)
-{
-    uint64_t now = 0;
-    if (!rt->handoff)
-        return 0;
-    for (unsigned j = 0; j < GR_EXTERNAL_SLOTS; j++) {
-        gr_worker *x = external_slot(rt, j);
-        if (!gr_load_relaxed(&x->handoff))
-            continue;
-        /* The owner's count tells a new hand-off of the same item apart. */
-        uint64_t n = gr_load_relaxed(&x->handoffs);
-        if (!now)
-            now = gr__ticks();
-        if (w->handoff_seen[j] != n || w->handoff_seen_ticks[j] == 0) {
-            w->handoff_seen[j] = n;
-            w->handoff_seen_ticks[j] = now;
-            continue;
-        }
-        if (now - w->handoff_seen_ticks[j] < GR_INJ_GRACE)
-            continue;
-        w->handoff_seen_ticks[j] = 0;
-        gr_item it = atomic_exchange_explicit(&x->handoff, 0, memory_order_acq_rel);
-        if (it)
-            return it;
-    }
-    return 0;
-}
-
-static bool handoff_maybe_nonempty(gr_runtime *rt)
-{
-    if (rt->handoff)
-        for (unsigned j = 0; j < GR_EXTERNAL_SLOTS; j++)
-            if (atomic_load(&external_slot(rt, j)->handoff))
-                return true;
-    return false;
-}
-
-/* Hand-offs made so far, all slots: a spinner that sees it move keeps
- * spinning (the application is launching). */
-static uint64_t handoff_total(gr_runtime *rt)
-{
-    uint64_t n = 0;
-    if (rt->handoff)
-        for (unsigned j = 0; j < GR_EXTERNAL_SLOTS; j++)
-            n += gr_load_relaxed(&external_slot(rt, j)->handoffs);
-    return n;
-}
-
-/* The parking side of the hand-off's Dekker (see the top of the file). */
-static void handoff_barrier(gr_runtime *rt)
-{
-    if (rt->handoff && !GR_SCHED_TSAN) {
-        /* Registered at start, so it cannot fail. */
-        long rc = syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
-        gr_assert(rc == 0);
-        (void)rc;
-    }
-}
-
 static gr_item inj_pop_late(gr_runtime *rt, gr_worker *w)
 {
     size_t deq = gr_load_relaxed(&rt->ring_deq), enq = gr_load_relaxed(&rt->ring_enq);
@@ -331,8 +231,6 @@ static gr_item steal_any(gr_runtime *rt, gr_worker *w)
 static gr_item find_work(gr_runtime *rt, gr_worker *w)
 {
     gr_item it = inj_pop_late(rt, w);
-    if (!it)
-        it = handoff_take_late(rt, w);
     return it ? it : steal_any(rt, w);
 }
 
@@ -340,7 +238,7 @@ static gr_item find_work(gr_runtime *rt, gr_worker *w)
  * spinners' job (see worker_main). */
 static bool work_visible(gr_runtime *rt, bool ring)
 {
-    if (ring && (inj_maybe_nonempty(rt) || handoff_maybe_nonempty(rt)))
+    if (ring && inj_maybe_nonempty(rt))
         return true;
     for (unsigned i = 0; i < rt->nslots; i++)
         if (gr__deque_maybe_nonempty(&rt->workers[i].dq))
@@ -382,46 +280,11 @@ void gr__sched_submit(gr_runtime *rt, gr_item it)
     }
 }
 
-/* An application thread's external slot, kept between synchronising
- * calls (see gr__slot_acquire). */
-static _Thread_local gr_worker *tls_slot;
-static _Thread_local uint64_t tls_slot_gen;
-
-gr_worker *gr__sched_own_slot(gr_runtime *rt)
-{
-    gr_worker *w = tls_slot;
-    if (!rt->handoff || gr__tls_worker || !w || tls_slot_gen != rt->generation)
-        return NULL;
-    return w;
-}
-
-gr_item gr__sched_hand_off(gr_runtime *rt, gr_worker *slot, gr_item it)
-{
-    gr_store_relaxed(&slot->handoffs, gr_load_relaxed(&slot->handoffs) + 1);
-    if (GR_UNLIKELY(gr_load_relaxed(&slot->handoff) != 0)) {
-        gr_item old = atomic_exchange_explicit(&slot->handoff, it, memory_order_acq_rel);
-        wake_one_ordered(rt); /* the exchange is a full barrier */
-        return old;
-    }
-#if GR_SCHED_TSAN
-    atomic_exchange_explicit(&slot->handoff, it, memory_order_seq_cst);
-#else
-    /* No fence: a parking spinner's membarrier stands in for it. */
-    atomic_store_explicit(&slot->handoff, it, memory_order_release);
-    atomic_signal_fence(memory_order_seq_cst);
-#endif
-    wake_one_ordered(rt);
-    return 0;
-}
-
 void gr__item_run(gr_worker *w, gr_item it)
 {
     switch (gr__item_tag(it)) {
     case GR_ITEM_STREAM:
         gr__stream_drain(w, gr__item_ptr(it));
-        return;
-    case GR_ITEM_HANDOFF:
-        gr__stream_drain_claimed(w, gr__item_ptr(it));
         return;
     case GR_ITEM_NODE:
         gr__exec_node_item(w, gr__item_ptr(it));
@@ -468,8 +331,6 @@ static bool park(gr_runtime *rt, bool ring)
 {
     bool slept = false;
     atomic_fetch_add(&rt->sleepers, 1);
-    if (ring)
-        handoff_barrier(rt);
     uint32_t seq = atomic_load(&rt->wake_seq);
     if (!work_visible(rt, ring) && !atomic_load(&rt->stop)) {
         gr__futex_wait(&rt->wake_seq, seq);
@@ -509,7 +370,7 @@ static void *worker_main(void *arg)
             continue;
         }
         uint64_t deadline = gr__now_ns() + rt->spin_ns;
-        uint64_t seen = gr_load_relaxed(&rt->ring_enq) + handoff_total(rt);
+        size_t seen = gr_load_relaxed(&rt->ring_enq);
         /* Poll every few pauses only: polling reads lines the busy threads
          * write, and a tight poll would slow them down. The spin window
          * restarts whenever work was submitted meanwhile, even if its
@@ -528,7 +389,7 @@ static void *worker_main(void *arg)
             if (gap < GR_POLL_TICKS_MAX)
                 gap *= 2;
             if ((k & 7) == 0) {
-                uint64_t now_enq = gr_load_relaxed(&rt->ring_enq) + handoff_total(rt);
+                size_t now_enq = gr_load_relaxed(&rt->ring_enq);
                 uint64_t now = gr__now_ns();
                 if (now_enq != seen) {
                     seen = now_enq;
@@ -556,8 +417,10 @@ static void *worker_main(void *arg)
 }
 
 /* An application thread keeps the slot it borrowed first (so a wait costs
- * no atomic operation for it, and its launches can hand off) until the
- * thread exits or the runtime is reset. */
+ * no atomic operation for it) until the thread exits or the runtime is
+ * reset. */
+static _Thread_local gr_worker *tls_slot;
+static _Thread_local uint64_t tls_slot_gen;
 static pthread_key_t slot_key;
 static pthread_once_t slot_key_once = PTHREAD_ONCE_INIT;
 
@@ -625,8 +488,6 @@ static void runtime_free(gr_runtime *rt)
     for (unsigned i = 0; i < rt->nslots; i++) {
         gr__deque_fini(&rt->workers[i].dq);
         gr__free(rt->workers[i].local);
-        gr__free(rt->workers[i].handoff_seen);
-        gr__free(rt->workers[i].handoff_seen_ticks);
     }
     gr__free(rt->workers);
     gr__free(rt->ring);
@@ -657,7 +518,6 @@ gr_runtime *gr__runtime_start(void)
      * and synchronise: on two cores, two spinners made a synchronising
      * thread share a core with one of them. */
     rt->max_spinners = ncpu > 2 ? GR_MAX_SPINNERS : 1;
-    rt->handoff = GR_SCHED_TSAN || syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
     rt->nslots = rt->nworkers + GR_EXTERNAL_SLOTS;
     rt->workers = gr__calloc(rt->nslots, sizeof *rt->workers);
     rt->inj_cap = 64;
@@ -679,13 +539,7 @@ gr_runtime *gr__runtime_start(void)
         w->external = i >= rt->nworkers;
         w->index = w->external ? 0 : i + 1; /* what grKernelCtx.worker shows */
         w->rng = 0x9e3779b97f4a7c15ull * (i + 1);
-        if (!w->external) {
-            w->handoff_seen = gr__calloc(GR_EXTERNAL_SLOTS, sizeof *w->handoff_seen);
-            w->handoff_seen_ticks = gr__calloc(GR_EXTERNAL_SLOTS, sizeof *w->handoff_seen_ticks);
-        }
-        if ((!w->external && (!w->handoff_seen || !w->handoff_seen_ticks)) || !gr__deque_init(&w->dq, 256)) {
-            gr__free(w->handoff_seen);
-            gr__free(w->handoff_seen_ticks);
+        if (!gr__deque_init(&w->dq, 256)) {
             rt->nslots = i;
             runtime_free(rt);
             goto fail;

@@ -6,8 +6,7 @@
  * Work items are tagged words (gr_item): a pointer whose low 3 bits say
  * what it is. A STREAM item is the right to drain a stream, a NODE item a
  * ready graph node, a PFOR item an invitation to help with a kernel's
- * blocks. A HANDOFF item is a STREAM item left in an application thread's
- * hand-off word (see sched.c): taking it out claims the drain token.
+ * blocks.
  *
  * Invariants:
  *   - only the owner pushes and pops the bottom of its deque; anyone steals
@@ -31,7 +30,6 @@ enum {
     GR_ITEM_STREAM = 1,
     GR_ITEM_NODE = 2,
     GR_ITEM_PFOR = 3,
-    GR_ITEM_HANDOFF = 4,
     GR_ITEM_TAG_MASK = 7
 };
 
@@ -87,15 +85,6 @@ struct gr_worker {
     uint64_t rng;        /* victim selection */
     size_t inj_seen_pos; /* oldest injected item seen waiting, and when */
     uint64_t inj_seen_ticks;
-    /* External slots: the hand-off (see sched.c), an item the slot's
-     * thread queued, left there for it to run when it synchronises;
-     * background workers take it once it has waited GR_INJ_GRACE. */
-    GR_ALIGNED_CL _Atomic gr_item handoff;
-    _Atomic uint64_t handoffs;   /* items handed off so far (the owner's count) */
-    /* Background workers: the hand-off item seen waiting in each external
-     * slot, and since when (the grace period). */
-    uint64_t *handoff_seen;      /* the owner's count when seen */
-    uint64_t *handoff_seen_ticks;
     pthread_t thread;
     /* Owner-private stack of ready graph nodes (see exec/launch.c). */
     gr_item *local;
@@ -131,7 +120,6 @@ struct gr_runtime {
     unsigned nslots;             /* nworkers + GR_EXTERNAL_SLOTS */
     uint64_t spin_ns;            /* how long an idle worker spins */
     int max_spinners;            /* how many idle workers may spin at once */
-    bool handoff;                /* hand-off slots in use (see sched.c) */
     atomic_bool stop;
     /* Idle accounting (see sched.c: park / wake). */
     GR_ALIGNED_CL atomic_int spinning; /* workers looking for work */
@@ -176,24 +164,6 @@ void gr__slot_release(gr_worker *w);
  * injection queue from outside; wakes a parked worker if there is one. */
 void gr__sched_submit(gr_runtime *rt, gr_item it);
 
-/* Hand-offs (see sched.c). The calling thread's external slot if its work
- * can be handed off there, else NULL. */
-gr_worker *gr__sched_own_slot(gr_runtime *rt);
-
-/* Leaves HANDOFF item 'it' in the hand-off word of 'slot' (the caller's
- * own, from gr__sched_own_slot) and wakes a worker if none spins. Returns
- * the item it displaced, or 0: whoever gets an item out of a hand-off
- * word has claimed its token, so the caller requeues it. */
-gr_item gr__sched_hand_off(gr_runtime *rt, gr_worker *slot, gr_item it);
-
-/* Takes 'it' out of slot's hand-off word; false if it is not there. */
-static inline bool gr__sched_take_handoff(gr_worker *slot, gr_item it)
-{
-    return gr_load_relaxed(&slot->handoff) == it &&
-           atomic_compare_exchange_strong_explicit(&slot->handoff, &it, 0, memory_order_acq_rel,
-                                                   memory_order_relaxed);
-}
-
 /* Wakes one parked worker if any is parked. Call after publishing work. */
 void gr__sched_wake_one(gr_runtime *rt);
 
@@ -211,7 +181,6 @@ void gr__item_run(gr_worker *w, gr_item it);
 
 /* Entry points of other files, called by gr__item_run. */
 void gr__stream_drain(gr_worker *w, gr_stream *s);
-void gr__stream_drain_claimed(gr_worker *w, gr_stream *s);
 void gr__exec_node_item(gr_worker *w, void *node_rt);
 void gr__pfor_help(gr_worker *w, void *job);
 

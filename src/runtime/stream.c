@@ -5,19 +5,10 @@
  *
  * Activation (no lost work): a producer publishes its op under the
  * stream's lock and, unlocking, creates a drain token unless ACTIVE says
- * one exists. The drainer reads the lock word, looks for an op, and
- * finding none clears ACTIVE with a CAS from the value it read: a
- * producer that unlocked meanwhile changed the word (its unlock count),
- * so the CAS fails and the drainer looks again; a producer that locks
- * after the CAS sees ACTIVE clear and creates a new token.
- *
- * Completion (no lost wake-up): a thread about to sleep until an op
- * completes, or a stream suspending on another, announces itself (a
- * counter, then NOTIFY in the lock word with a CAS) and then reads
- * 'done'. The drainer stores 'done', and before running anything else
- * either fences and reads NOTIFY, or gives the token up with a CAS that
- * fails if NOTIFY appeared since it read the word; a NOTIFY it sees makes
- * it wake the waiters (notify) while it still holds the token.
+ * one exists; the drainer, finding no op, clears ACTIVE in the unlocked
+ * lock word and then looks again. The lock word orders the two: either
+ * the producer's lock saw ACTIVE clear, or the drainer's clearing read
+ * the producer's unlock and sees its op.
  *
  * Lock order: a stream's lock, then rt->streams_lock (taken when work is
  * queued on the legacy stream). Nothing takes them the other way round. No
@@ -53,7 +44,6 @@ static gr_stream *stream_new(unsigned flags, unsigned user_flags)
 }
 
 static void registry_remove(gr_runtime *rt, gr_stream *s);
-static bool pending(gr_stream *s);
 
 void gr__stream_note_known_locked(gr_stream *s, gr_stream *t, uint64_t seq)
 {
@@ -138,60 +128,10 @@ void gr__stream_retain(gr_stream *s)
     gr_fetch_add_relaxed(&s->refs, 1);
 }
 
-/* The last reference went. With no drain token, nothing is queued and
- * nothing can be any more: free s. With one, its holder adopts a new
- * last reference (DEAD) and drops it once it finds no op: the stream
- * lives until its work is done, and stays reachable from the registry
- * for device-wide waits meanwhile (retain_registered). */
-static void retire(gr_stream *s)
-{
-    for (;;) {
-        /* Acquire: the token's last holder gave it up with a release. */
-        uint64_t w = gr_load_acquire(&s->lockw);
-        if (w & GR_STREAM_LOCKED) {
-            gr__cpu_relax();
-            continue;
-        }
-        if (!(w & GR_STREAM_ACTIVE)) {
-            stream_free(s);
-            return;
-        }
-        gr_fetch_add_relaxed(&s->refs, 1);
-        if (atomic_compare_exchange_strong_explicit(&s->lockw, &w, w | GR_STREAM_DEAD, memory_order_acq_rel,
-                                                    memory_order_relaxed))
-            return;
-        /* The word moved (the token may be gone): undo, and unless a
-         * device-wide wait took a reference meanwhile, decide again. */
-        if (gr_fetch_sub_acq_rel(&s->refs, 1) != 1)
-            return;
-    }
-}
-
 void gr__stream_release(gr_stream *s)
 {
     if (gr_fetch_sub_acq_rel(&s->refs, 1) == 1)
-        retire(s);
-}
-
-/* Under rt->streams_lock, for a stream found in the registry with work
- * pending: takes a reference unless s is being freed (no reference and
- * nothing pending). A stream between its last release and the adoption
- * of retire() has none for an instant, and pending work: wait for it. */
-static bool retain_registered(gr_stream *s)
-{
-    int r = atomic_load_explicit(&s->refs, memory_order_relaxed);
-    for (;;) {
-        if (r > 0) {
-            if (atomic_compare_exchange_weak_explicit(&s->refs, &r, r + 1, memory_order_relaxed,
-                                                      memory_order_relaxed))
-                return true;
-            continue;
-        }
-        if (!pending(s))
-            return false;
-        gr__cpu_relax();
-        r = atomic_load_explicit(&s->refs, memory_order_relaxed);
-    }
+        stream_free(s);
 }
 
 static void registry_add(gr_runtime *rt, gr_stream *s)
@@ -207,10 +147,13 @@ static void registry_add(gr_runtime *rt, gr_stream *s)
     pthread_mutex_unlock(&rt->streams_lock);
 }
 
-static void registry_unlink_locked(gr_runtime *rt, gr_stream *s)
+static void registry_remove(gr_runtime *rt, gr_stream *s)
 {
-    if (!s->registered)
+    pthread_mutex_lock(&rt->streams_lock);
+    if (!s->registered) {
+        pthread_mutex_unlock(&rt->streams_lock);
         return;
+    }
     s->registered = false;
     if (s->reg_prev)
         s->reg_prev->reg_next = s->reg_next;
@@ -219,12 +162,6 @@ static void registry_unlink_locked(gr_runtime *rt, gr_stream *s)
     if (s->reg_next)
         s->reg_next->reg_prev = s->reg_prev;
     s->reg_next = s->reg_prev = NULL;
-}
-
-static void registry_remove(gr_runtime *rt, gr_stream *s)
-{
-    pthread_mutex_lock(&rt->streams_lock);
-    registry_unlink_locked(rt, s);
     pthread_mutex_unlock(&rt->streams_lock);
 }
 
@@ -368,13 +305,13 @@ void gr__stream_publish_wait(gr_stream *s, gr_op *op, gr_stream *t, uint64_t seq
     gr__stream_publish(s, op);
 }
 
-/* Appends a WAIT op on (t, seq) under s's lock; the op takes over the
- * caller's reference on t (which stays the caller's if out of memory). */
+/* Appends a WAIT op on (t, seq) under s's lock; t is retained by the op. */
 static bool emit_wait(gr_stream *s, gr_stream *t, uint64_t seq)
 {
     gr_op *op = gr__stream_next_slot(s);
     if (!op)
         return false;
+    gr__stream_retain(t);
     gr__stream_publish_wait(s, op, t, seq);
     return true;
 }
@@ -407,25 +344,18 @@ static bool legacy_waits(gr_runtime *rt, gr_stream *s)
     if (s->flags & GR_STREAM_NONBLOCKING)
         return true;
     if (!(s->flags & GR_STREAM_LEGACY)) {
-        gr_stream *l = rt->legacy; /* the runtime holds a reference */
-        if (!pending(l))
-            return true;
-        gr__stream_retain(l);
-        if (emit_wait(s, l, gr_load_acquire(&l->tail)))
-            return true;
-        gr__stream_release(l);
-        return false;
+        gr_stream *l = rt->legacy;
+        if (pending(l))
+            return emit_wait(s, l, gr_load_acquire(&l->tail));
+        return true;
     }
-    gr_stream *unused = NULL;
+    bool ok = true;
     pthread_mutex_lock(&rt->streams_lock);
-    for (gr_stream *b = rt->streams; b && !unused; b = b->reg_next)
-        if (!(b->flags & GR_STREAM_NONBLOCKING) && pending(b) && retain_registered(b) &&
-            !emit_wait(s, b, gr_load_acquire(&b->tail)))
-            unused = b;
+    for (gr_stream *b = rt->streams; b && ok; b = b->reg_next)
+        if (!(b->flags & GR_STREAM_NONBLOCKING) && pending(b))
+            ok = emit_wait(s, b, gr_load_acquire(&b->tail));
     pthread_mutex_unlock(&rt->streams_lock);
-    if (unused)
-        gr__stream_release(unused); /* outside the registry's lock: this may free it */
-    return !unused;
+    return ok;
 }
 
 gr_op *gr__stream_lock_slot(gr_runtime *rt, gr_stream *s)
@@ -442,70 +372,49 @@ gr_op *gr__stream_lock_slot(gr_runtime *rt, gr_stream *s)
     return op;
 }
 
-/* Queues the item of s's drain token, which is unclaimed: a STREAM item
- * with 'queued' set. */
-static void requeue_token(gr_runtime *rt, gr_stream *s)
+void gr__stream_unlock(gr_runtime *rt, gr_stream *s)
 {
+    uint32_t w = gr_load_relaxed(&s->lockw);
+    if (w & GR_STREAM_ACTIVE) {
+        /* The token's holder will see what was published: it clears ACTIVE
+         * only after this store, and then looks again. */
+        gr_store_release(&s->lockw, w & ~GR_STREAM_LOCKED);
+        return;
+    }
+    gr_store_release(&s->lockw, GR_STREAM_ACTIVE);
+    /* A new drain token: one reference for it, one for the queue item. */
+    atomic_fetch_add_explicit(&s->refs, 2, memory_order_relaxed);
     atomic_store_explicit(&s->queued, true, memory_order_release);
     gr__sched_submit(rt, gr__item_make(s, GR_ITEM_STREAM));
 }
 
-/* Queues the item of a new drain token of s: the calling thread will
- * likely claim it itself (it just queued work), so a hand-off if it can. */
-static void queue_token(gr_runtime *rt, gr_stream *s)
+/* The drainer gives its token up: clears ACTIVE once the word is unlocked
+ * (a seq_cst RMW: what follows cannot pass it). */
+static void token_give_up(gr_stream *s)
 {
-    gr_worker *slot = gr__sched_own_slot(rt);
-    if (!slot) {
-        requeue_token(rt, s);
-        return;
-    }
-    atomic_store_explicit(&s->handoff_at, slot, memory_order_relaxed);
-    gr_item old = gr__sched_hand_off(rt, slot, gr__item_make(s, GR_ITEM_HANDOFF));
-    if (old)
-        requeue_token(rt, gr__item_ptr(old));
-}
-
-/* Whether the token of s waits to be claimed (a hint). */
-static bool claimable(gr_stream *s)
-{
-    gr_worker *at = atomic_load_explicit(&s->handoff_at, memory_order_relaxed);
-    return gr_load_relaxed(&s->queued) ||
-           (at && gr_load_relaxed(&at->handoff) == gr__item_make(s, GR_ITEM_HANDOFF));
-}
-
-/* Claims the token of s by taking its HANDOFF item, if it waits in one. */
-static bool take_handoff(gr_stream *s)
-{
-    gr_worker *at = atomic_load_explicit(&s->handoff_at, memory_order_relaxed);
-    return at && gr__sched_take_handoff(at, gr__item_make(s, GR_ITEM_HANDOFF));
-}
-
-void gr__stream_unlock(gr_runtime *rt, gr_stream *s)
-{
-    uint64_t w = (gr_load_relaxed(&s->lockw) + GR_STREAM_COUNT_ONE) & ~(uint64_t)GR_STREAM_LOCKED;
-    if (w & GR_STREAM_ACTIVE) {
-        /* The token's holder sees what was published: its giving up
-         * fails on the count this store changes. */
-        gr_store_release(&s->lockw, w);
-        return;
-    }
-    /* A new drain token, and an item to claim it with. */
-    gr_store_release(&s->lockw, w | GR_STREAM_ACTIVE);
-    queue_token(rt, s);
-}
-
-/* Sets NOTIFY and moves the count (a seq_cst RMW that always changes the
- * word: the caller's read of 'done' that follows cannot pass it, and a
- * CAS of the token's holder from an older value fails). The caller has
- * counted itself in 'sleepers' or 'nwaiters' first. */
-static void announce(gr_stream *s)
-{
-    uint64_t w = gr_load_relaxed(&s->lockw);
+    uint32_t w = gr_load_relaxed(&s->lockw);
     for (;;) {
         if (!(w & GR_STREAM_LOCKED) &&
-            atomic_compare_exchange_weak_explicit(&s->lockw, &w, (w | GR_STREAM_NOTIFY) + GR_STREAM_COUNT_ONE,
-                                                  memory_order_seq_cst, memory_order_relaxed))
+            atomic_compare_exchange_weak_explicit(&s->lockw, &w, w & ~GR_STREAM_ACTIVE, memory_order_seq_cst,
+                                                  memory_order_relaxed))
             return;
+        gr__cpu_relax();
+        w = gr_load_relaxed(&s->lockw);
+    }
+}
+
+/* Takes the token back after giving it up; false if another thread has
+ * it. Waits out a lock holder, which may not be a producer. */
+static bool token_take_back(gr_stream *s)
+{
+    uint32_t w = gr_load_relaxed(&s->lockw);
+    for (;;) {
+        if (w & GR_STREAM_ACTIVE)
+            return false;
+        if (!(w & GR_STREAM_LOCKED) &&
+            atomic_compare_exchange_weak_explicit(&s->lockw, &w, w | GR_STREAM_ACTIVE, memory_order_acquire,
+                                                  memory_order_relaxed))
+            return true;
         gr__cpu_relax();
         w = gr_load_relaxed(&s->lockw);
     }
@@ -546,6 +455,19 @@ static gr_op *peek(gr_stream *s)
     }
     gr_op *op = &s->head_seg->slots[i];
     return gr_load_acquire(&op->seq) == s->head + 1 ? op : NULL;
+}
+
+/* Whether op index expect-1, at position idx of seg (or the start of the
+ * segment after it), is published; reads only atomics. */
+static bool published(gr_seg *seg, uint64_t idx, uint64_t expect)
+{
+    if (idx == GR_SEG_SLOTS) {
+        seg = atomic_load_explicit(&seg->next, memory_order_acquire);
+        if (!seg)
+            return false;
+        idx = 0;
+    }
+    return gr_load_acquire(&seg->slots[idx].seq) == expect;
 }
 
 static void run_op(gr_worker *w, gr_op *op)
@@ -613,36 +535,24 @@ static GR_NOINLINE void resume_waiters(gr_stream *s)
         gr_stream *x = ready;
         ready = x->wait_next;
         x->wait_next = NULL;
-        /* Its token comes back with a queue item. */
-        requeue_token(rt, x);
+        /* Its token comes back with a queue item, as at activation. */
+        gr__stream_retain(x);
+        atomic_store_explicit(&x->queued, true, memory_order_release);
+        gr__sched_submit(rt, gr__item_make(x, GR_ITEM_STREAM));
     }
 }
 
-/* Wakes whoever announced that it waits for ops of s (the token's holder
- * calls this when it sees NOTIFY after storing 'done'). NOTIFY stays set
- * while anyone still waits, perhaps for a later op: it is cleared only by
- * a CAS from a value read before counting zero waiters, which fails if
- * anyone announced since (an announcement changes the word). */
-static GR_NOINLINE void notify(gr_stream *s)
+/* Wakes whoever waits for ops of s that are now done. Call after a
+ * seq_cst operation that follows the store of 'done' (Dekker with the
+ * sleepers of gr__stream_wait_for and with suspend_on, which announce
+ * themselves with seq_cst RMWs and then read 'done'). */
+static void notify(gr_stream *s)
 {
-    for (;;) {
-        uint64_t w = atomic_load(&s->lockw);
-        if (w & GR_STREAM_LOCKED) {
-            gr__cpu_relax();
-            continue;
-        }
-        if (atomic_load(&s->nwaiters) > 0)
-            resume_waiters(s);
-        bool asleep = atomic_load(&s->sleepers) > 0;
-        if (asleep) {
-            gr_fetch_add_acq_rel(&s->done_futex, 1u);
-            gr__futex_wake(&s->done_futex, 1 << 30);
-        }
-        if (asleep || atomic_load(&s->nwaiters) > 0 || !(w & GR_STREAM_NOTIFY))
-            return;
-        if (atomic_compare_exchange_strong_explicit(&s->lockw, &w, w & ~(uint64_t)GR_STREAM_NOTIFY,
-                                                    memory_order_seq_cst, memory_order_relaxed))
-            return;
+    if (GR_UNLIKELY(atomic_load(&s->nwaiters) > 0))
+        resume_waiters(s);
+    if (GR_UNLIKELY(atomic_load(&s->sleepers) > 0)) {
+        gr_fetch_add_acq_rel(&s->done_futex, 1u);
+        gr__futex_wake(&s->done_futex, 1 << 30);
     }
 }
 
@@ -658,7 +568,6 @@ static bool suspend_on(gr_stream *s, gr_stream *t, uint64_t seq)
     s->wait_next = t->waiters;
     t->waiters = s;
     atomic_fetch_add(&t->nwaiters, 1);
-    announce(t);
     if (gr__stream_reached(t, seq)) {
         /* Completed meanwhile: take ourselves back out. */
         t->waiters = s->wait_next;
@@ -672,106 +581,89 @@ static bool suspend_on(gr_stream *s, gr_stream *t, uint64_t seq)
 }
 
 /* Runs the ops of s while holding its drain token, then gives the token
- * up (or frees s if it died meanwhile). Stops after op 'limit' and hands
- * the token to the workers if more ops follow: an application thread
- * drains only what it waits for. Once the token is given up, s is not
- * touched again: another thread may drain it, or free it. */
-static void drain(gr_worker *w, gr_stream *s, uint64_t limit)
+ * up and drops 'refs' references (the token's, and the queue item's when
+ * the token came with one). Stops after op 'limit' and hands the token to
+ * the workers if more ops follow: an application thread drains only what
+ * it waits for. */
+static void drain(gr_worker *w, gr_stream *s, int refs, uint64_t limit)
 {
-    /* An op's completion is published with a release store. Waiters are
-     * woken before anything else runs (user code may block until they
-     * are): at the next op after a fence, or when the token is given up,
-     * by the CAS that gives it up. So a stream going idle after one op
-     * pays for one barrier, not two. */
+    /* An op's completion is published with a release store; the seq_cst
+     * order that notify() needs comes from the next barrier the loop
+     * passes anyway: giving the token up, or a fence before anything else
+     * runs (user code may block until a waiter is woken). So a stream
+     * going idle after one op pays for one barrier, not two. */
     bool unsettled = false;
     for (;;) {
-        uint64_t lw = gr_load_acquire(&s->lockw);
         gr_op *op = peek(s);
         if (!op) {
-            if (lw & GR_STREAM_LOCKED) {
-                gr__cpu_relax(); /* a producer is publishing */
-                continue;
-            }
-            if (unsettled && (lw & GR_STREAM_NOTIFY)) {
+            /* Give the token up, then look once more (see the top of the
+             * file). Once it is given up another thread may drain, so the
+             * look uses only what was read before, and atomics. */
+            gr_seg *seg = s->head_seg;
+            uint64_t idx = s->head - s->head_base, expect = s->head + 1;
+            token_give_up(s);
+            if (unsettled) {
                 notify(s);
                 unsettled = false;
-                continue;
             }
-            if (lw & GR_STREAM_DEAD) {
-                /* Give the token up, then drop the reference retire()
-                 * made it adopt, which keeps s alive until then. */
-                if (atomic_compare_exchange_strong_explicit(&s->lockw, &lw,
-                                                            lw & ~(uint64_t)(GR_STREAM_ACTIVE | GR_STREAM_DEAD),
-                                                            memory_order_seq_cst, memory_order_relaxed))
-                    gr__stream_release(s);
-                else
-                    continue;
-                return;
-            }
-            if (atomic_compare_exchange_strong_explicit(&s->lockw, &lw, lw & ~(uint64_t)GR_STREAM_ACTIVE,
-                                                        memory_order_seq_cst, memory_order_relaxed))
-                return;
-            continue; /* published, announced or died meanwhile */
+            if (!published(seg, idx, expect) || !token_take_back(s))
+                break;
+            continue; /* the token is ours again: re-read everything */
         }
         if (unsettled) {
             gr_fence_seq_cst();
-            if (gr_load_relaxed(&s->lockw) & GR_STREAM_NOTIFY)
-                notify(s);
+            notify(s);
             unsettled = false;
         }
         if (GR_UNLIKELY(s->head >= limit)) {
-            requeue_token(atomic_load_explicit(&gr__rt, memory_order_acquire), s);
+            gr__stream_retain(s); /* for the queue item the token goes with */
+            atomic_store_explicit(&s->queued, true, memory_order_release);
+            gr__sched_submit(atomic_load_explicit(&gr__rt, memory_order_acquire),
+                             gr__item_make(s, GR_ITEM_STREAM));
+            if (refs > 1)
+                gr__stream_release(s);
             return;
         }
-        /* Suspended, token kept: s now belongs to whoever resumes it. */
-        if (op->kind == GR_OP_WAIT && suspend_on(s, op->u.wait.s, op->u.wait.seq))
+        if (op->kind == GR_OP_WAIT && suspend_on(s, op->u.wait.s, op->u.wait.seq)) {
+            /* Suspended, token kept: drop all but the token's reference.
+             * From here on s belongs to whoever resumes it. */
+            if (refs > 1)
+                gr__stream_release(s);
             return;
+        }
         run_op(w, op);
         s->head++;
         gr_store_release(&s->done, s->head);
         unsettled = true;
     }
+    if (gr_fetch_sub_acq_rel(&s->refs, refs) == refs)
+        stream_free(s);
 }
 
 void gr__stream_drain(gr_worker *w, gr_stream *s)
 {
-    /* Called for a STREAM item: it is ours only if the token is unclaimed;
-     * otherwise whoever claimed it took a reference for this item. */
+    /* Called for a STREAM item: it is ours only if the token is unclaimed. */
     if (!atomic_exchange_explicit(&s->queued, false, memory_order_acq_rel)) {
-        gr__stream_release(s);
+        gr__stream_release(s); /* stale item */
         return;
     }
-    drain(w, s, UINT64_MAX);
+    drain(w, s, 2, UINT64_MAX);
 }
 
-void gr__stream_drain_claimed(gr_worker *w, gr_stream *s)
-{
-    drain(w, s, UINT64_MAX); /* a HANDOFF item: taking it claimed the token */
-}
-
-/* Claims the drain token of s while it waits to be claimed and drains up
- * to op 'limit'. A HANDOFF item is taken out of its hand-off word. A
- * STREAM item is taken out of the injection queue if it is the oldest
- * there, leaving nothing behind; otherwise it stays, with a reference for
- * it. */
+/* Claims the drain token of s while it waits in a queue and drains up to
+ * op 'limit'. Taking the queue item itself when it is the oldest leaves no
+ * stale item behind; otherwise the item stays, stale, with its reference. */
 static bool try_claim_and_drain(gr_runtime *rt, gr_worker *w, gr_stream *s, uint64_t limit)
 {
-    if (take_handoff(s)) {
-        drain(w, s, limit);
-        return true;
-    }
     if (!gr_load_relaxed(&s->queued))
         return false;
-    gr_item it = gr__item_make(s, GR_ITEM_STREAM);
-    if (!gr__sched_take_injected(rt, it))
-        gr__stream_retain(s);
+    int refs = gr__sched_take_injected(rt, gr__item_make(s, GR_ITEM_STREAM)) ? 2 : 1;
     if (!atomic_exchange_explicit(&s->queued, false, memory_order_acq_rel)) {
-        /* Lost: the item we took, or the reference taken for the one we
-         * left, goes the way of a stale item. */
-        gr__stream_release(s);
+        if (refs == 2)
+            gr__stream_release(s);
         return false;
     }
-    drain(w, s, limit);
+    drain(w, s, refs, limit);
     return true;
 }
 
@@ -800,9 +692,8 @@ void gr__stream_wait_for(gr_runtime *rt, gr_stream *s, uint64_t seq)
         }
         /* Park on the stream's completion futex. */
         atomic_fetch_add(&s->sleepers, 1);
-        announce(s);
         uint32_t f = atomic_load(&s->done_futex);
-        if (!gr__stream_reached(s, seq) && !(w && claimable(s)))
+        if (!gr__stream_reached(s, seq) && !(w && gr_load_relaxed(&s->queued)))
             gr__futex_wait(&s->done_futex, f);
         atomic_fetch_sub(&s->sleepers, 1);
         idle = 1024;
@@ -831,9 +722,10 @@ void gr__device_sync_all(void)
         uint64_t target = 0;
         pthread_mutex_lock(&rt->streams_lock);
         for (gr_stream *s = rt->streams; s; s = s->reg_next)
-            if (pending(s) && retain_registered(s)) {
+            if (pending(s)) {
                 todo = s;
                 target = gr_load_acquire(&s->tail);
+                gr__stream_retain(s);
                 break;
             }
         pthread_mutex_unlock(&rt->streams_lock);

@@ -11,21 +11,11 @@
  *   - slot for op index i carries seq == i + 1 once published;
  *   - 'tail' = ops published, 'done' = ops completed, done <= tail;
  *   - at most one drain token exists (ACTIVE is set in 'lockw' while it
- *     does, and changes only while LOCKED is clear); a token waiting to
- *     be claimed is either a HANDOFF item in a slot's hand-off word (see
- *     sched.c), claimed by taking it out, or a STREAM item in a queue with
- *     'queued' set, claimed by clearing 'queued' (whoever pops the item or
- *     a synchronising thread, first come first served);
- *   - the token and the STREAM item queued with it hold no reference on
- *     the stream, so that a launch and its synchronisation do no reference
- *     counting: a stream whose last reference goes while ACTIVE is set is
- *     marked DEAD and freed by the token's holder once it finds no op. A
- *     synchronising thread that claims a token without taking its item
- *     out of the queue takes a reference for the item left behind, and
- *     whoever pops an item whose token was claimed drops one. (Each token
- *     is claimed once and each item popped once, so the two balance: at
- *     any time the references taken cover every item left behind);
- *   - a stream suspended on a WAIT op keeps its token (ACTIVE stays set)
+ *     does, and changes only while LOCKED is clear); the
+ *     token holds one reference on the stream, each queued STREAM item
+ *     holds another; 'queued' says a token waits to be claimed by whoever
+ *     pops a STREAM item or a synchronising thread, first come first served;
+ *   - a stream suspended on a WAIT op keeps its token ('active' stays 1)
  *     and sits in the waited-on stream's 'waiters' list; whoever completes
  *     the op it waits for queues a STREAM item for it again;
  *   - the legacy stream's implicit synchronisation is inserted as WAIT ops
@@ -116,9 +106,8 @@ struct gr_stream {
     void *_Atomic capture;
 
     /* Producer side, guarded by the LOCKED bit of 'lockw'. The word also
-     * holds the drain token's state and a count of unlocks (see
-     * gr__stream_lock). */
-    GR_ALIGNED_CL _Atomic uint64_t lockw;
+     * holds ACTIVE, the drain token's existence (see gr__stream_lock). */
+    GR_ALIGNED_CL _Atomic uint32_t lockw;
     _Atomic uint64_t tail;        /* ops published (written under lock) */
     gr_seg *tail_seg;
     uint64_t tail_base;           /* op index of tail_seg->slots[0] */
@@ -148,9 +137,6 @@ struct gr_stream {
     /* A token waiting to be claimed; apart from what the consumer writes
      * per op. */
     GR_ALIGNED_CL atomic_bool queued;
-    /* The slot whose hand-off word the token's item was last left in (it
-     * is still there if the word holds it). */
-    gr_worker *_Atomic handoff_at;
 
     /* Consumer side, owned by the drain token's holder. */
     GR_ALIGNED_CL gr_seg *head_seg;
@@ -175,31 +161,19 @@ struct gr_stream {
 
 /* Handle check and resolution are in runtime.h (gr__stream_from_handle). */
 
-/* The stream's lock and its drain token share one word:
- *   LOCKED  a producer holds the lock; only it writes the word meanwhile
- *           (everyone else changes it with a CAS on an unlocked value);
- *   ACTIVE  a drain token exists: a producer that finds it clear creates
- *           one with its unlocking store;
- *   DEAD    the last reference went while the token existed: its holder
- *           frees the stream (gr__stream_release);
- *   NOTIFY  a thread waits for completions of this stream (a sleeper, or
- *           a stream suspended on it): the token's holder must wake it;
- *   the rest counts unlocks and announcements (NOTIFY set again), so
- *   that a drainer's CAS from a value read before it looked for ops fails
- *   if any producer unlocked or any waiter announced itself since. Hence
- *   the drainer can give its token up with one CAS and never touch the
- *   stream again, and a producer needs no atomic RMW to unlock. */
+/* The stream's lock and its activation share one word, so that a producer
+ * learns, under the lock, whether a drain token exists, and creates one
+ * by its unlocking store: the drainer clears ACTIVE only while the word is
+ * unlocked, with a seq_cst RMW, and then looks for new ops (which every
+ * unlock published before it). */
 enum {
     GR_STREAM_LOCKED = 1u,
-    GR_STREAM_ACTIVE = 2u,
-    GR_STREAM_DEAD = 4u,
-    GR_STREAM_NOTIFY = 8u,
-    GR_STREAM_COUNT_ONE = 16u
+    GR_STREAM_ACTIVE = 2u
 };
 
 static inline void gr__stream_lock(gr_stream *s)
 {
-    uint64_t w = gr_load_relaxed(&s->lockw);
+    uint32_t w = gr_load_relaxed(&s->lockw);
     for (;;) {
         if (!(w & GR_STREAM_LOCKED) &&
             atomic_compare_exchange_weak_explicit(&s->lockw, &w, w | GR_STREAM_LOCKED, memory_order_acquire,
@@ -214,8 +188,8 @@ static inline void gr__stream_lock(gr_stream *s)
 static inline void gr__stream_unlock_no_activate(gr_stream *s)
 {
     /* Only the holder changes a locked word. */
-    uint64_t w = gr_load_relaxed(&s->lockw);
-    gr_store_release(&s->lockw, (w + GR_STREAM_COUNT_ONE) & ~(uint64_t)GR_STREAM_LOCKED);
+    uint32_t w = gr_load_relaxed(&s->lockw);
+    gr_store_release(&s->lockw, w & ~GR_STREAM_LOCKED);
 }
 
 void gr__stream_retain(gr_stream *s);
