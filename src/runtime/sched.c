@@ -362,8 +362,12 @@ static void *worker_main(void *arg)
         if (atomic_fetch_add(&rt->spinning, 1) >= rt->max_spinners) {
             /* The spinners watch the injection queue (a spinner only stops
              * spinning to run work, or to park after checking the queue),
-             * so this worker sleeps unless a deque holds work. */
-            atomic_fetch_sub(&rt->spinning, 1);
+             * so this worker sleeps unless a deque holds work. But while
+             * it was counted, a submitter may have taken it for a spinner
+             * and woken nobody: if the spinners left meanwhile (the count
+             * drops to zero with it), it looks again instead. */
+            if (atomic_fetch_sub(&rt->spinning, 1) == 1)
+                continue;
             if (!park(rt, false))
                 for (int p = 0; p < 64; p++) /* work is visible: look again soon */
                     gr__cpu_relax();
