@@ -5,10 +5,10 @@
  *
  * Activation (no lost work): a producer publishes its op under the
  * stream's lock and, unlocking, creates a drain token unless ACTIVE says
- * one exists; the drainer, finding no op, clears ACTIVE in the unlocked
- * lock word and then looks again. The lock word orders the two: either
- * the producer's lock saw ACTIVE clear, or the drainer's clearing read
- * the producer's unlock and sees its op.
+ * one exists; the drainer, finding no op in an unlocked lock word, clears
+ * ACTIVE with a compare-and-swap of that very word. Every publishing
+ * unlock changes the word, so either the swap fails and the drainer looks
+ * again, or the producer's lock came after it and saw ACTIVE clear.
  *
  * Lock order: a stream's lock, then rt->streams_lock (taken when work is
  * queued on the legacy stream). Nothing takes them the other way round. No
@@ -172,6 +172,17 @@ static pthread_once_t per_thread_once = PTHREAD_ONCE_INIT;
 static _Thread_local gr_stream *tls_per_thread;
 static _Thread_local uint64_t tls_per_thread_gen;
 
+/* The handle's owner lets go of s: its reference goes to the drain token
+ * if one exists (GONE tells the token to drop it), else now. */
+static void handle_drop(gr_stream *s)
+{
+    gr__stream_lock(s);
+    uint64_t w = gr_load_relaxed(&s->lockw);
+    gr_store_release(&s->lockw, (w & ~(uint64_t)GR_STREAM_LOCKED) | GR_STREAM_GONE);
+    if (!(w & GR_STREAM_ACTIVE))
+        gr__stream_release(s);
+}
+
 /* Drops the reference of a stream's handle once (grStreamDestroy, thread
  * exit, runtime reset, whichever comes first). */
 static void kill_handle(gr_runtime *rt, gr_stream *s)
@@ -183,7 +194,7 @@ static void kill_handle(gr_runtime *rt, gr_stream *s)
     s->magic = GR_MAGIC_DEAD;
     pthread_mutex_unlock(&rt->streams_lock);
     if (first)
-        gr__stream_release(s);
+        handle_drop(s);
 }
 
 static void per_thread_destroy(void *p)
@@ -374,50 +385,20 @@ gr_op *gr__stream_lock_slot(gr_runtime *rt, gr_stream *s)
 
 void gr__stream_unlock(gr_runtime *rt, gr_stream *s)
 {
-    uint32_t w = gr_load_relaxed(&s->lockw);
+    uint64_t w = (gr_load_relaxed(&s->lockw) & ~(uint64_t)GR_STREAM_LOCKED) + GR_STREAM_UNLOCK_UNIT;
     if (w & GR_STREAM_ACTIVE) {
-        /* The token's holder will see what was published: it clears ACTIVE
-         * only after this store, and then looks again. */
-        gr_store_release(&s->lockw, w & ~GR_STREAM_LOCKED);
+        /* The token's holder will see what was published: its give-up
+         * fails unless it read this store. */
+        gr_store_release(&s->lockw, w);
         return;
     }
-    gr_store_release(&s->lockw, GR_STREAM_ACTIVE);
-    /* A new drain token: one reference for it, one for the queue item. */
-    atomic_fetch_add_explicit(&s->refs, 2, memory_order_relaxed);
+    /* A new drain token; once the handle is gone it needs a reference of
+     * its own (this caller holds one, so the count is not zero). */
+    if (GR_UNLIKELY(w & GR_STREAM_GONE))
+        gr__stream_retain(s);
+    gr_store_release(&s->lockw, w | GR_STREAM_ACTIVE);
     atomic_store_explicit(&s->queued, true, memory_order_release);
     gr__sched_submit(rt, gr__item_make(s, GR_ITEM_STREAM));
-}
-
-/* The drainer gives its token up: clears ACTIVE once the word is unlocked
- * (a seq_cst RMW: what follows cannot pass it). */
-static void token_give_up(gr_stream *s)
-{
-    uint32_t w = gr_load_relaxed(&s->lockw);
-    for (;;) {
-        if (!(w & GR_STREAM_LOCKED) &&
-            atomic_compare_exchange_weak_explicit(&s->lockw, &w, w & ~GR_STREAM_ACTIVE, memory_order_seq_cst,
-                                                  memory_order_relaxed))
-            return;
-        gr__cpu_relax();
-        w = gr_load_relaxed(&s->lockw);
-    }
-}
-
-/* Takes the token back after giving it up; false if another thread has
- * it. Waits out a lock holder, which may not be a producer. */
-static bool token_take_back(gr_stream *s)
-{
-    uint32_t w = gr_load_relaxed(&s->lockw);
-    for (;;) {
-        if (w & GR_STREAM_ACTIVE)
-            return false;
-        if (!(w & GR_STREAM_LOCKED) &&
-            atomic_compare_exchange_weak_explicit(&s->lockw, &w, w | GR_STREAM_ACTIVE, memory_order_acquire,
-                                                  memory_order_relaxed))
-            return true;
-        gr__cpu_relax();
-        w = gr_load_relaxed(&s->lockw);
-    }
 }
 
 grError_t gr__stream_enqueue_call(const char *call, gr_stream *s, gr_op_fn fn, const void *data, size_t size)
@@ -455,19 +436,6 @@ static gr_op *peek(gr_stream *s)
     }
     gr_op *op = &s->head_seg->slots[i];
     return gr_load_acquire(&op->seq) == s->head + 1 ? op : NULL;
-}
-
-/* Whether op index expect-1, at position idx of seg (or the start of the
- * segment after it), is published; reads only atomics. */
-static bool published(gr_seg *seg, uint64_t idx, uint64_t expect)
-{
-    if (idx == GR_SEG_SLOTS) {
-        seg = atomic_load_explicit(&seg->next, memory_order_acquire);
-        if (!seg)
-            return false;
-        idx = 0;
-    }
-    return gr_load_acquire(&seg->slots[idx].seq) == expect;
 }
 
 static void run_op(gr_worker *w, gr_op *op)
@@ -536,7 +504,6 @@ static GR_NOINLINE void resume_waiters(gr_stream *s)
         ready = x->wait_next;
         x->wait_next = NULL;
         /* Its token comes back with a queue item, as at activation. */
-        gr__stream_retain(x);
         atomic_store_explicit(&x->queued, true, memory_order_release);
         gr__sched_submit(rt, gr__item_make(x, GR_ITEM_STREAM));
     }
@@ -544,8 +511,8 @@ static GR_NOINLINE void resume_waiters(gr_stream *s)
 
 /* Wakes whoever waits for ops of s that are now done. Call after a
  * seq_cst operation that follows the store of 'done' (Dekker with the
- * sleepers of gr__stream_wait_for and with suspend_on, which announce
- * themselves with seq_cst RMWs and then read 'done'). */
+ * sleepers of gr__stream_wait_for and with suspend_on, which count
+ * themselves with seq_cst RMWs, announce(), and then read 'done'). */
 static void notify(gr_stream *s)
 {
     if (GR_UNLIKELY(atomic_load(&s->nwaiters) > 0))
@@ -554,6 +521,63 @@ static void notify(gr_stream *s)
         gr_fetch_add_acq_rel(&s->done_futex, 1u);
         gr__futex_wake(&s->done_futex, 1 << 30);
     }
+}
+
+/* Tells the drainer of s that a waiter is counted (in 'sleepers' or
+ * 'nwaiters'): sets NOTIFY and moves the unlock count, so that a give-up
+ * that read the word before fails and wakes the waiter. A seq_cst RMW: the
+ * caller reads 'done' after it. */
+static void announce(gr_stream *s)
+{
+    uint64_t w = gr_load_relaxed(&s->lockw);
+    for (;;) {
+        if (!(w & GR_STREAM_LOCKED) &&
+            atomic_compare_exchange_weak_explicit(&s->lockw, &w, (w | GR_STREAM_NOTIFY) + GR_STREAM_UNLOCK_UNIT,
+                                                  memory_order_seq_cst, memory_order_relaxed))
+            return;
+        if (w & GR_STREAM_LOCKED) {
+            gr__cpu_relax();
+            w = gr_load_relaxed(&s->lockw);
+        }
+    }
+}
+
+enum give_up { GIVEN_UP, MORE_OPS, CONTENDED };
+
+/* Pauses (ticks, see gr__ticks) of a drainer that found its producer at
+ * work: they double from the first to the last. */
+#define GR_PRODUCER_PAUSE_MIN 64u
+#define GR_PRODUCER_PAUSE_MAX 4096u
+
+/* The token holder gives the token up, unless an op was published since
+ * it found none (MORE_OPS) or the lock word moved under it (CONTENDED: a
+ * producer is at work). 'unsettled' says ops completed that waiters were
+ * not told of. Once the swap succeeds the stream may be freed by anyone:
+ * touch nothing of it, unless the word says the token owned a reference
+ * (GONE), which is dropped last. */
+static enum give_up token_give_up(gr_stream *s, bool *unsettled)
+{
+    uint64_t w = gr_load_acquire(&s->lockw);
+    if (w & GR_STREAM_LOCKED)
+        return CONTENDED;
+    if (peek(s))
+        return MORE_OPS;
+    uint64_t nw = w & ~(uint64_t)GR_STREAM_ACTIVE;
+    if (GR_UNLIKELY(w & GR_STREAM_NOTIFY)) {
+        gr_fence_seq_cst();
+        if (*unsettled)
+            notify(s);
+        *unsettled = false;
+        /* Clear it once nobody is counted: a waiter counts itself before
+         * it announces, so one this misses announces later. */
+        if (atomic_load(&s->nwaiters) == 0 && atomic_load(&s->sleepers) == 0)
+            nw &= ~(uint64_t)GR_STREAM_NOTIFY;
+    }
+    if (!atomic_compare_exchange_strong_explicit(&s->lockw, &w, nw, memory_order_seq_cst, memory_order_relaxed))
+        return CONTENDED;
+    if (w & GR_STREAM_GONE)
+        gr__stream_release(s);
+    return GIVEN_UP;
 }
 
 /* A WAIT op at the head of s: true if s must step aside because t has not
@@ -568,6 +592,7 @@ static bool suspend_on(gr_stream *s, gr_stream *t, uint64_t seq)
     s->wait_next = t->waiters;
     t->waiters = s;
     atomic_fetch_add(&t->nwaiters, 1);
+    announce(t);
     if (gr__stream_reached(t, seq)) {
         /* Completed meanwhile: take ourselves back out. */
         t->waiters = s->wait_next;
@@ -581,34 +606,39 @@ static bool suspend_on(gr_stream *s, gr_stream *t, uint64_t seq)
 }
 
 /* Runs the ops of s while holding its drain token, then gives the token
- * up and drops 'refs' references (the token's, and the queue item's when
- * the token came with one). Stops after op 'limit' and hands the token to
- * the workers if more ops follow: an application thread drains only what
- * it waits for. */
-static void drain(gr_worker *w, gr_stream *s, int refs, uint64_t limit)
+ * up. Stops after op 'limit' and hands the token to the workers if more
+ * ops follow: an application thread drains only what it waits for. */
+static void drain(gr_worker *w, gr_stream *s, uint64_t limit)
 {
     /* An op's completion is published with a release store; the seq_cst
-     * order that notify() needs comes from the next barrier the loop
-     * passes anyway: giving the token up, or a fence before anything else
-     * runs (user code may block until a waiter is woken). So a stream
-     * going idle after one op pays for one barrier, not two. */
+     * order that notify() needs comes from a fence before anything else
+     * runs (user code may block until a waiter is woken), or, when the
+     * stream goes idle, from the give-up, which needs none unless a
+     * waiter announced itself. */
     bool unsettled = false;
+    uint64_t pause = GR_PRODUCER_PAUSE_MIN;
     for (;;) {
         gr_op *op = peek(s);
         if (!op) {
-            /* Give the token up, then look once more (see the top of the
-             * file). Once it is given up another thread may drain, so the
-             * look uses only what was read before, and atomics. */
-            gr_seg *seg = s->head_seg;
-            uint64_t idx = s->head - s->head_base, expect = s->head + 1;
-            token_give_up(s);
-            if (unsettled) {
-                notify(s);
-                unsettled = false;
+            enum give_up g = token_give_up(s, &unsettled);
+            if (g == GIVEN_UP)
+                return;
+            if (g == CONTENDED) {
+                /* A producer is at work. Polling the lines it writes
+                 * would slow it down, op by op: stay off them for a
+                 * while, longer each time, and take its ops in batches. */
+                if (unsettled) {
+                    gr_fence_seq_cst();
+                    notify(s);
+                    unsettled = false;
+                }
+                uint64_t t0 = gr__ticks();
+                while (gr__ticks() - t0 < pause)
+                    gr__cpu_relax();
+                if (pause < GR_PRODUCER_PAUSE_MAX)
+                    pause *= 2;
             }
-            if (!published(seg, idx, expect) || !token_take_back(s))
-                break;
-            continue; /* the token is ours again: re-read everything */
+            continue; /* published meanwhile, or still contended */
         }
         if (unsettled) {
             gr_fence_seq_cst();
@@ -616,54 +646,51 @@ static void drain(gr_worker *w, gr_stream *s, int refs, uint64_t limit)
             unsettled = false;
         }
         if (GR_UNLIKELY(s->head >= limit)) {
-            gr__stream_retain(s); /* for the queue item the token goes with */
             atomic_store_explicit(&s->queued, true, memory_order_release);
             gr__sched_submit(atomic_load_explicit(&gr__rt, memory_order_acquire),
                              gr__item_make(s, GR_ITEM_STREAM));
-            if (refs > 1)
-                gr__stream_release(s);
             return;
         }
-        if (op->kind == GR_OP_WAIT && suspend_on(s, op->u.wait.s, op->u.wait.seq)) {
-            /* Suspended, token kept: drop all but the token's reference.
-             * From here on s belongs to whoever resumes it. */
-            if (refs > 1)
-                gr__stream_release(s);
+        /* Suspended, token kept: from here on s belongs to whoever
+         * resumes it. */
+        if (op->kind == GR_OP_WAIT && suspend_on(s, op->u.wait.s, op->u.wait.seq))
             return;
-        }
         run_op(w, op);
         s->head++;
         gr_store_release(&s->done, s->head);
         unsettled = true;
     }
-    if (gr_fetch_sub_acq_rel(&s->refs, refs) == refs)
-        stream_free(s);
 }
 
 void gr__stream_drain(gr_worker *w, gr_stream *s)
 {
     /* Called for a STREAM item: it is ours only if the token is unclaimed. */
     if (!atomic_exchange_explicit(&s->queued, false, memory_order_acq_rel)) {
-        gr__stream_release(s); /* stale item */
+        gr__stream_release(s); /* stale item: the claimer's reference */
         return;
     }
-    drain(w, s, 2, UINT64_MAX);
+    drain(w, s, UINT64_MAX);
 }
 
 /* Claims the drain token of s while it waits in a queue and drains up to
  * op 'limit'. Taking the queue item itself when it is the oldest leaves no
- * stale item behind; otherwise the item stays, stale, with its reference. */
+ * stale item behind; otherwise the item stays, and goes stale if this
+ * claim wins: it then holds a reference, taken here (the caller holds one,
+ * so s is alive). */
 static bool try_claim_and_drain(gr_runtime *rt, gr_worker *w, gr_stream *s, uint64_t limit)
 {
     if (!gr_load_relaxed(&s->queued))
         return false;
-    int refs = gr__sched_take_injected(rt, gr__item_make(s, GR_ITEM_STREAM)) ? 2 : 1;
+    bool took = gr__sched_take_injected(rt, gr__item_make(s, GR_ITEM_STREAM));
+    if (!took)
+        gr__stream_retain(s);
     if (!atomic_exchange_explicit(&s->queued, false, memory_order_acq_rel)) {
-        if (refs == 2)
-            gr__stream_release(s);
+        /* Another claimer won, and the item is stale: drop its reference,
+         * ours, or the one the winner took if this thread holds the item. */
+        gr__stream_release(s);
         return false;
     }
-    drain(w, s, refs, limit);
+    drain(w, s, limit);
     return true;
 }
 
@@ -692,6 +719,7 @@ void gr__stream_wait_for(gr_runtime *rt, gr_stream *s, uint64_t seq)
         }
         /* Park on the stream's completion futex. */
         atomic_fetch_add(&s->sleepers, 1);
+        announce(s);
         uint32_t f = atomic_load(&s->done_futex);
         if (!gr__stream_reached(s, seq) && !(w && gr_load_relaxed(&s->queued)))
             gr__futex_wait(&s->done_futex, f);
@@ -776,7 +804,7 @@ void gr__stream_runtime_fini(gr_runtime *rt)
     }
     pthread_mutex_unlock(&rt->streams_lock);
     rt->legacy->magic = GR_MAGIC_DEAD;
-    gr__stream_release(rt->legacy);
+    handle_drop(rt->legacy);
     rt->legacy = NULL;
 }
 

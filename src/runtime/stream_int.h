@@ -11,10 +11,16 @@
  *   - slot for op index i carries seq == i + 1 once published;
  *   - 'tail' = ops published, 'done' = ops completed, done <= tail;
  *   - at most one drain token exists (ACTIVE is set in 'lockw' while it
- *     does, and changes only while LOCKED is clear); the
- *     token holds one reference on the stream, each queued STREAM item
- *     holds another; 'queued' says a token waits to be claimed by whoever
- *     pops a STREAM item or a synchronising thread, first come first served;
+ *     does, and changes only while LOCKED is clear); 'queued' says a
+ *     token waits to be claimed by whoever pops a STREAM item or a
+ *     synchronising thread, first come first served;
+ *   - a token costs no reference count: while the handle lives, its
+ *     reference keeps the stream; the handle's owner dropping it while a
+ *     token exists sets GONE and leaves the reference to the token, and a
+ *     token created after that takes one of its own; so a token whose
+ *     give-up saw GONE drops one reference. A queue item that lost the
+ *     token to a synchronising thread (stale) holds one reference, taken
+ *     by that thread;
  *   - a stream suspended on a WAIT op keeps its token ('active' stays 1)
  *     and sits in the waited-on stream's 'waiters' list; whoever completes
  *     the op it waits for queues a STREAM item for it again;
@@ -107,7 +113,7 @@ struct gr_stream {
 
     /* Producer side, guarded by the LOCKED bit of 'lockw'. The word also
      * holds ACTIVE, the drain token's existence (see gr__stream_lock). */
-    GR_ALIGNED_CL _Atomic uint32_t lockw;
+    GR_ALIGNED_CL _Atomic uint64_t lockw;
     _Atomic uint64_t tail;        /* ops published (written under lock) */
     gr_seg *tail_seg;
     uint64_t tail_base;           /* op index of tail_seg->slots[0] */
@@ -161,19 +167,25 @@ struct gr_stream {
 
 /* Handle check and resolution are in runtime.h (gr__stream_from_handle). */
 
-/* The stream's lock and its activation share one word, so that a producer
- * learns, under the lock, whether a drain token exists, and creates one
- * by its unlocking store: the drainer clears ACTIVE only while the word is
- * unlocked, with a seq_cst RMW, and then looks for new ops (which every
- * unlock published before it). */
+/* The stream's lock, its activation and its waiters' announcement share
+ * one word, so that a producer learns, under the lock, whether a drain
+ * token exists, and creates one by its unlocking store; and so that the
+ * drainer gives its token up with one compare-and-swap that fails if
+ * anything happened since it last looked: every unlock that published
+ * adds GR_STREAM_UNLOCK_UNIT (no ABA), and so does every announcement of
+ * a waiter (NOTIFY). After a successful give-up the stream may be freed
+ * at once, so the drainer must have woken its waiters before. */
 enum {
     GR_STREAM_LOCKED = 1u,
-    GR_STREAM_ACTIVE = 2u
+    GR_STREAM_ACTIVE = 2u,
+    GR_STREAM_GONE = 4u,   /* the handle's reference is dropped */
+    GR_STREAM_NOTIFY = 8u, /* someone waits for completions: see notify() */
+    GR_STREAM_UNLOCK_UNIT = 16u
 };
 
 static inline void gr__stream_lock(gr_stream *s)
 {
-    uint32_t w = gr_load_relaxed(&s->lockw);
+    uint64_t w = gr_load_relaxed(&s->lockw);
     for (;;) {
         if (!(w & GR_STREAM_LOCKED) &&
             atomic_compare_exchange_weak_explicit(&s->lockw, &w, w | GR_STREAM_LOCKED, memory_order_acquire,
@@ -188,8 +200,8 @@ static inline void gr__stream_lock(gr_stream *s)
 static inline void gr__stream_unlock_no_activate(gr_stream *s)
 {
     /* Only the holder changes a locked word. */
-    uint32_t w = gr_load_relaxed(&s->lockw);
-    gr_store_release(&s->lockw, w & ~GR_STREAM_LOCKED);
+    uint64_t w = gr_load_relaxed(&s->lockw);
+    gr_store_release(&s->lockw, w & ~(uint64_t)GR_STREAM_LOCKED);
 }
 
 void gr__stream_retain(gr_stream *s);
