@@ -21,9 +21,19 @@
  * that thread wait for a handover instead. Until then the worker reads
  * only the line holding the queue's two ends.
  *
+ * Mailboxes: an application thread that launches on an idle stream
+ * outside a synchronising call leaves the stream's drain token in the
+ * mailbox of its external slot instead of the injection queue. Putting it
+ * there is a plain store, and the thread takes it back with one swap when
+ * it synchronises; a worker takes it after the same grace period.
+ *
  * Lost-wakeup freedom: a parking worker increments 'sleepers' (seq_cst) and
  * then re-checks for work; a publisher publishes, then a seq_cst fence,
- * then reads 'sleepers'. One of the two sees the other.
+ * then reads 'sleepers'. One of the two sees the other. A mailing thread
+ * has only a compiler barrier there when the kernel offers membarrier: a
+ * worker about to park on the injection queue's watch then makes every
+ * thread of the process pass a full barrier (membarrier), which pairs with
+ * it, as the fence would. Parking is rare; mailing happens every launch.
  *
  * Lock order: start_lock, then inj_lock (the injection queue's overflow).
  * No user code runs under a lock.
@@ -34,6 +44,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <linux/membarrier.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -202,6 +213,78 @@ static bool inj_maybe_nonempty(gr_runtime *rt)
     return atomic_load(&rt->ring_deq) != atomic_load(&rt->ring_enq) || atomic_load(&rt->inj_hint);
 }
 
+/* ------------------------------------------------------------- mailboxes */
+
+static gr_worker *external_slot(gr_runtime *rt, unsigned j)
+{
+    return &rt->workers[rt->nslots - GR_EXTERNAL_SLOTS + j];
+}
+
+bool gr__sched_unmail(gr_worker *slot, gr_item it)
+{
+    gr_item cur = gr_load_relaxed(&slot->mail);
+    return cur == it && atomic_compare_exchange_strong_explicit(&slot->mail, &cur, 0, memory_order_acquire,
+                                                                memory_order_relaxed);
+}
+
+/* A background worker's look at the mailboxes: each item is left alone
+ * until this worker has seen it wait GR_INJ_GRACE ticks, as in
+ * inj_pop_late; each mailbox has its own clock, so that a thread that
+ * keeps its mailbox busy delays nobody else's. */
+static gr_item mail_take_late(gr_runtime *rt, gr_worker *w)
+{
+    for (unsigned j = 0; j < GR_EXTERNAL_SLOTS; j++) {
+        gr_worker *v = external_slot(rt, j);
+        gr_item it = gr_load_relaxed(&v->mail);
+        if (!it)
+            continue;
+        uint64_t n = gr_load_relaxed(&v->mail_count), now = gr__ticks();
+        if (w->mail_seen[j].count != n || w->mail_seen[j].ticks == 0) {
+            w->mail_seen[j].count = n;
+            w->mail_seen[j].ticks = now;
+            continue;
+        }
+        if (now - w->mail_seen[j].ticks < GR_INJ_GRACE)
+            continue;
+        w->mail_seen[j].ticks = 0;
+        if (gr__sched_unmail(v, it))
+            return it;
+    }
+    return 0;
+}
+
+/* Any mailed item at once (a waiting worker, see gr__sched_help_once). */
+static gr_item mail_take_any(gr_runtime *rt)
+{
+    for (unsigned j = 0; j < GR_EXTERNAL_SLOTS; j++) {
+        gr_worker *v = external_slot(rt, j);
+        gr_item it = gr_load_relaxed(&v->mail);
+        if (it && gr__sched_unmail(v, it))
+            return it;
+    }
+    return 0;
+}
+
+/* seq_cst loads: park() relies on them not passing its 'sleepers' RMW and
+ * its heavy barrier. */
+static bool mail_maybe_nonempty(gr_runtime *rt)
+{
+    for (unsigned j = 0; j < GR_EXTERNAL_SLOTS; j++)
+        if (atomic_load(&external_slot(rt, j)->mail))
+            return true;
+    return false;
+}
+
+/* Work submitted from outside so far: what a spinner watches to know that
+ * launches keep coming (see worker_main). */
+static size_t submissions(gr_runtime *rt)
+{
+    size_t n = gr_load_relaxed(&rt->ring_enq);
+    for (unsigned j = 0; j < GR_EXTERNAL_SLOTS; j++)
+        n += (size_t)gr_load_relaxed(&external_slot(rt, j)->mail_count);
+    return n;
+}
+
 /* ------------------------------------------------------------ find work */
 
 static uint64_t xorshift(uint64_t *s)
@@ -231,14 +314,16 @@ static gr_item steal_any(gr_runtime *rt, gr_worker *w)
 static gr_item find_work(gr_runtime *rt, gr_worker *w)
 {
     gr_item it = inj_pop_late(rt, w);
+    if (!it)
+        it = mail_take_late(rt, w);
     return it ? it : steal_any(rt, w);
 }
 
-/* With 'ring' false, only the deques count: the injection queue is the
- * spinners' job (see worker_main). */
+/* With 'ring' false, only the deques count: the injection queue and the
+ * mailboxes are the spinners' job (see worker_main). */
 static bool work_visible(gr_runtime *rt, bool ring)
 {
-    if (ring && inj_maybe_nonempty(rt))
+    if (ring && (inj_maybe_nonempty(rt) || mail_maybe_nonempty(rt)))
         return true;
     for (unsigned i = 0; i < rt->nslots; i++)
         if (gr__deque_maybe_nonempty(&rt->workers[i].dq))
@@ -286,6 +371,9 @@ void gr__item_run(gr_worker *w, gr_item it)
     case GR_ITEM_STREAM:
         gr__stream_drain(w, gr__item_ptr(it));
         return;
+    case GR_ITEM_TOKEN:
+        gr__stream_drain_token(w, gr__item_ptr(it));
+        return;
     case GR_ITEM_NODE:
         gr__exec_node_item(w, gr__item_ptr(it));
         return;
@@ -313,6 +401,8 @@ bool gr__sched_help_once(gr_runtime *rt, gr_worker *w)
         return true;
     }
     it = inj_pop(rt);
+    if (!it)
+        it = mail_take_any(rt);
     if (!it && gr__deque_maybe_nonempty(&w->dq))
         it = gr__deque_pop(&w->dq);
     if (!it)
@@ -326,11 +416,16 @@ bool gr__sched_help_once(gr_runtime *rt, gr_worker *w)
 /* ---------------------------------------------------------------- workers */
 
 /* Sleeps until woken; returns false at once, without sleeping, if work
- * is visible (in the injection queue too if 'ring') or the runtime stops. */
+ * is visible (in the injection queue and the mailboxes too if 'ring') or
+ * the runtime stops. */
 static bool park(gr_runtime *rt, bool ring)
 {
     bool slept = false;
     atomic_fetch_add(&rt->sleepers, 1);
+    /* Pairs with the compiler barrier of gr__sched_mail (see the top of
+     * the file); it cannot fail once registered. */
+    if (ring && rt->heavy_barrier)
+        (void)GR_NEVER(syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0);
     uint32_t seq = atomic_load(&rt->wake_seq);
     if (!work_visible(rt, ring) && !atomic_load(&rt->stop)) {
         gr__futex_wait(&rt->wake_seq, seq);
@@ -374,7 +469,7 @@ static void *worker_main(void *arg)
             continue;
         }
         uint64_t deadline = gr__now_ns() + rt->spin_ns;
-        size_t seen = gr_load_relaxed(&rt->ring_enq);
+        size_t seen = submissions(rt);
         /* Poll every few pauses only: polling reads lines the busy threads
          * write, and a tight poll would slow them down. The spin window
          * restarts whenever work was submitted meanwhile, even if its
@@ -393,7 +488,7 @@ static void *worker_main(void *arg)
             if (gap < GR_POLL_TICKS_MAX)
                 gap *= 2;
             if ((k & 7) == 0) {
-                size_t now_enq = gr_load_relaxed(&rt->ring_enq);
+                size_t now_enq = submissions(rt);
                 uint64_t now = gr__now_ns();
                 if (now_enq != seen) {
                     seen = now_enq;
@@ -464,6 +559,26 @@ gr_worker *gr__slot_acquire(gr_runtime *rt)
     return NULL;
 }
 
+gr_worker *gr__sched_mail_slot(gr_runtime *rt)
+{
+    gr_worker *w = tls_slot;
+    if (gr__tls_worker || !w || tls_slot_gen != rt->generation || gr_load_relaxed(&w->mail))
+        return NULL;
+    return w;
+}
+
+void gr__sched_mail(gr_runtime *rt, gr_worker *slot, gr_item it)
+{
+    gr_store_relaxed(&slot->mail_count, gr_load_relaxed(&slot->mail_count) + 1);
+    gr_store_release(&slot->mail, it);
+    /* Dekker with park() (see the top of the file). */
+    if (rt->heavy_barrier)
+        atomic_signal_fence(memory_order_seq_cst);
+    else
+        gr_fence_seq_cst();
+    wake_one_ordered(rt);
+}
+
 void gr__slot_release(gr_worker *w)
 {
     gr_item it;
@@ -523,6 +638,7 @@ gr_runtime *gr__runtime_start(void)
      * thread share a core with one of them. */
     rt->max_spinners = ncpu > 2 ? GR_MAX_SPINNERS : 1;
     rt->nslots = rt->nworkers + GR_EXTERNAL_SLOTS;
+    rt->heavy_barrier = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
     rt->workers = gr__calloc(rt->nslots, sizeof *rt->workers);
     rt->inj_cap = 64;
     rt->inj = gr__malloc(rt->inj_cap * sizeof *rt->inj);

@@ -15,7 +15,11 @@
  *     background workers always do; an application thread borrows one of
  *     the external slots while it waits in a synchronising call, so that
  *     it can run the work it waits for;
- *   - a slot is given back with its deque empty.
+ *   - a slot is given back with its deque empty;
+ *   - an external slot's mailbox holds at most one item, a TOKEN item: the
+ *     drain token of a stream that the slot's thread launched work on
+ *     outside a synchronising call. Only that thread fills it, and only
+ *     when it is empty; whoever swaps it back to 0 owns the token.
  */
 #ifndef GR_SCHED_H
 #define GR_SCHED_H
@@ -30,6 +34,7 @@ enum {
     GR_ITEM_STREAM = 1,
     GR_ITEM_NODE = 2,
     GR_ITEM_PFOR = 3,
+    GR_ITEM_TOKEN = 4, /* a drain token taken from a mailbox: already claimed */
     GR_ITEM_TAG_MASK = 7
 };
 
@@ -77,6 +82,10 @@ static inline bool gr__deque_maybe_nonempty(gr_deque *d)
 
 /* ---------------------------------------------------------------- workers */
 
+/* External slots: application threads waiting in a synchronising call
+ * borrow one to run work. More waiting threads than slots just wait. */
+#define GR_EXTERNAL_SLOTS 16
+
 struct gr_worker {
     gr_deque dq;
     unsigned index;      /* 1..N background workers, 0 external slots */
@@ -85,10 +94,18 @@ struct gr_worker {
     uint64_t rng;        /* victim selection */
     size_t inj_seen_pos; /* oldest injected item seen waiting, and when */
     uint64_t inj_seen_ticks;
+    struct {             /* each external slot's mail seen waiting, and when */
+        uint64_t count, ticks;
+    } mail_seen[GR_EXTERNAL_SLOTS];
     pthread_t thread;
     /* Owner-private stack of ready graph nodes (see exec/launch.c). */
     gr_item *local;
     size_t nlocal, caplocal;
+    /* External slots: the mailbox (see the invariants above) and how many
+     * items its thread has put in it, the pollers' clock for the grace
+     * period; both written by the slot's thread, on a line of their own. */
+    GR_ALIGNED_CL _Atomic gr_item mail;
+    _Atomic uint64_t mail_count;
 };
 
 #define GR_INJ_CELLS 4096
@@ -107,9 +124,6 @@ static inline uint64_t gr__ticks(void)
 #endif
 }
 
-/* External slots: application threads waiting in a synchronising call
- * borrow one to run work. More waiting threads than slots just wait. */
-#define GR_EXTERNAL_SLOTS 16
 
 struct gr_runtime {
     /* Distinguishes this runtime from earlier ones (grDeviceReset) in
@@ -120,6 +134,9 @@ struct gr_runtime {
     unsigned nslots;             /* nworkers + GR_EXTERNAL_SLOTS */
     uint64_t spin_ns;            /* how long an idle worker spins */
     int max_spinners;            /* how many idle workers may spin at once */
+    /* park() issues a process-wide barrier (membarrier), so that mailing
+     * an item needs only a compiler barrier before its wake-up test. */
+    bool heavy_barrier;
     atomic_bool stop;
     /* Idle accounting (see sched.c: park / wake). */
     GR_ALIGNED_CL atomic_int spinning; /* workers looking for work */
@@ -176,11 +193,28 @@ bool gr__sched_help_once(gr_runtime *rt, gr_worker *w);
 /* Pops 'it' from the injection queue if it is the oldest item there. */
 bool gr__sched_take_injected(gr_runtime *rt, gr_item it);
 
+/* The calling application thread's external slot, if it keeps one from an
+ * earlier synchronising call, holds no worker now, and its mailbox is
+ * empty; else NULL. */
+gr_worker *gr__sched_mail_slot(gr_runtime *rt);
+/* Puts a TOKEN item in slot's mailbox (slot from gr__sched_mail_slot, by
+ * the same thread) and wakes a parked worker if nobody spins. Workers
+ * leave it there for the injection queue's grace period. */
+void gr__sched_mail(gr_runtime *rt, gr_worker *slot, gr_item it);
+/* Takes 'it' out of slot's mailbox; true if this caller got it. */
+bool gr__sched_unmail(gr_worker *slot, gr_item it);
+/* Whether slot's mailbox holds 'it' (a hint). */
+static inline bool gr__sched_mailed(gr_worker *slot, gr_item it)
+{
+    return gr_load_relaxed(&slot->mail) == it;
+}
+
 /* Runs an item (dispatch on its tag). */
 void gr__item_run(gr_worker *w, gr_item it);
 
 /* Entry points of other files, called by gr__item_run. */
 void gr__stream_drain(gr_worker *w, gr_stream *s);
+void gr__stream_drain_token(gr_worker *w, gr_stream *s);
 void gr__exec_node_item(gr_worker *w, void *node_rt);
 void gr__pfor_help(gr_worker *w, void *job);
 

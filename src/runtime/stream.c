@@ -397,6 +397,15 @@ void gr__stream_unlock(gr_runtime *rt, gr_stream *s)
     if (GR_UNLIKELY(w & GR_STREAM_GONE))
         gr__stream_retain(s);
     gr_store_release(&s->lockw, w | GR_STREAM_ACTIVE);
+    /* An application thread usually synchronises soon after it launches:
+     * its mailbox keeps the token for it at the cost of a store. */
+    gr_worker *slot = gr__sched_mail_slot(rt);
+    if (slot) {
+        if (gr_load_relaxed(&s->mail_slot) != slot)
+            gr_store_relaxed(&s->mail_slot, slot);
+        gr__sched_mail(rt, slot, gr__item_make(s, GR_ITEM_TOKEN));
+        return;
+    }
     atomic_store_explicit(&s->queued, true, memory_order_release);
     gr__sched_submit(rt, gr__item_make(s, GR_ITEM_STREAM));
 }
@@ -672,13 +681,31 @@ void gr__stream_drain(gr_worker *w, gr_stream *s)
     drain(w, s, UINT64_MAX);
 }
 
-/* Claims the drain token of s while it waits in a queue and drains up to
- * op 'limit'. Taking the queue item itself when it is the oldest leaves no
+void gr__stream_drain_token(gr_worker *w, gr_stream *s)
+{
+    drain(w, s, UINT64_MAX); /* a TOKEN item: claimed by taking it */
+}
+
+/* Whether the token of s waits in a mailbox (a hint). */
+static bool mailed(gr_stream *s)
+{
+    gr_worker *m = gr_load_relaxed(&s->mail_slot);
+    return m && gr__sched_mailed(m, gr__item_make(s, GR_ITEM_TOKEN));
+}
+
+/* Claims the drain token of s while it waits in a mailbox or a queue, and
+ * drains up to op 'limit'. A mailbox's item goes with the claim. Taking
+ * the queue item itself when it is the oldest leaves no
  * stale item behind; otherwise the item stays, and goes stale if this
  * claim wins: it then holds a reference, taken here (the caller holds one,
  * so s is alive). */
 static bool try_claim_and_drain(gr_runtime *rt, gr_worker *w, gr_stream *s, uint64_t limit)
 {
+    gr_worker *m = gr_load_relaxed(&s->mail_slot);
+    if (m && gr__sched_unmail(m, gr__item_make(s, GR_ITEM_TOKEN))) {
+        drain(w, s, limit);
+        return true;
+    }
     if (!gr_load_relaxed(&s->queued))
         return false;
     bool took = gr__sched_take_injected(rt, gr__item_make(s, GR_ITEM_STREAM));
@@ -721,7 +748,7 @@ void gr__stream_wait_for(gr_runtime *rt, gr_stream *s, uint64_t seq)
         atomic_fetch_add(&s->sleepers, 1);
         announce(s);
         uint32_t f = atomic_load(&s->done_futex);
-        if (!gr__stream_reached(s, seq) && !(w && gr_load_relaxed(&s->queued)))
+        if (!gr__stream_reached(s, seq) && !(w && (gr_load_relaxed(&s->queued) || mailed(s))))
             gr__futex_wait(&s->done_futex, f);
         atomic_fetch_sub(&s->sleepers, 1);
         idle = 1024;

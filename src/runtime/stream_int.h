@@ -11,9 +11,12 @@
  *   - slot for op index i carries seq == i + 1 once published;
  *   - 'tail' = ops published, 'done' = ops completed, done <= tail;
  *   - at most one drain token exists (ACTIVE is set in 'lockw' while it
- *     does, and changes only while LOCKED is clear); 'queued' says a
- *     token waits to be claimed by whoever pops a STREAM item or a
- *     synchronising thread, first come first served;
+ *     does, and changes only while LOCKED is clear); a new token waits
+ *     to be claimed either in the mailbox of the launching thread's
+ *     external slot (a TOKEN item, 'mail_slot' says which; whoever takes
+ *     the item out owns the token) or as a STREAM item in a queue, with
+ *     'queued' set (whoever pops a STREAM item or a synchronising thread
+ *     claims it by clearing 'queued', first come first served);
  *   - a token costs no reference count: while the handle lives, its
  *     reference keeps the stream; the handle's owner dropping it while a
  *     token exists sets GONE and leaves the reference to the token, and a
@@ -141,8 +144,10 @@ struct gr_stream {
     struct grGraphExec_st *last_exec; /* the same for graph launches */
 
     /* A token waiting to be claimed; apart from what the consumer writes
-     * per op. */
+     * per op. 'mail_slot' is the slot whose mailbox took the last token
+     * that went to one (a hint: the mailbox is the truth). */
     GR_ALIGNED_CL atomic_bool queued;
+    _Atomic(gr_worker *) mail_slot;
 
     /* Consumer side, owned by the drain token's holder. */
     GR_ALIGNED_CL gr_seg *head_seg;
