@@ -135,7 +135,7 @@ typedef struct gr_plan {
     atomic_int owner_sleeping;
     GR_ALIGNED_CL atomic_int thieves; /* threads inside stolen nodes */
     /* Written by the launch's owner only (launches never overlap). */
-    uint64_t avg_ns_x16;  /* smoothed cost per node x16, 0 = unknown */
+    uint64_t avg_ticks_x16; /* smoothed cost per node (gr__ticks) x16, 0 = unknown */
     uint32_t runs;        /* launches run so far (sampling the cost) */
 } gr_plan;
 

@@ -260,10 +260,14 @@ void gr__exec_run(gr_worker *w, struct grGraphExec_st *e)
     gr_plan *p = &e->plan;
     gr_runtime *rt = atomic_load_explicit(&gr__rt, memory_order_relaxed);
     uint32_t target = gr_load_relaxed(&p->finished) + 1;
-    bool measure = p->avg_ns_x16 == 0 || (p->runs & 15) == 0;
+    /* The cost per node only decides whether to expose nodes to other
+     * workers: with none it is not measured. It is measured in ticks, a
+     * third of the cost of a clock read on a VM. */
+    bool measure = rt->nworkers > 1 && (p->avg_ticks_x16 == 0 || (p->runs & 15) == 0);
     bool expose = rt->nworkers > 1 &&
-                  (p->avg_ns_x16 == 0 || p->avg_ns_x16 / 16 >= GR_EXPOSE_MIN_NODE_NS || p->runs < 2);
-    uint64_t t0 = measure ? gr__now_ns() : 0;
+                  (p->avg_ticks_x16 == 0 ||
+                   p->avg_ticks_x16 / 16 >= GR_EXPOSE_MIN_NODE_NS * gr__ticks_per_us(rt) / 1000 || p->runs < 2);
+    uint64_t t0 = measure ? gr__ticks() : 0;
     atomic_store_explicit(&p->shared, false, memory_order_relaxed);
     if (!expose) {
         /* Nobody else takes part: the plan's order is topological, so
@@ -291,8 +295,8 @@ void gr__exec_run(gr_worker *w, struct grGraphExec_st *e)
     while (atomic_load_explicit(&p->thieves, memory_order_acquire) != 0)
         gr__cpu_relax();
     if (measure) {
-        uint64_t per = ((gr__now_ns() - t0) * 16) / p->nnodes;
-        p->avg_ns_x16 = p->avg_ns_x16 ? (p->avg_ns_x16 * 3 + per) / 4 : (per ? per : 1);
+        uint64_t per = ((gr__ticks() - t0) * 16) / p->nnodes;
+        p->avg_ticks_x16 = p->avg_ticks_x16 ? (p->avg_ticks_x16 * 3 + per) / 4 : (per ? per : 1);
     }
     p->runs++;
     /* The launch is over: setters may write the plan from here on (see

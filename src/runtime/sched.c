@@ -703,6 +703,21 @@ void gr__runtime_stop(void)
     pthread_mutex_unlock(&start_lock);
 }
 
+uint64_t gr__ticks_per_us(gr_runtime *rt)
+{
+    uint64_t r = gr_load_relaxed(&rt->ticks_per_us);
+    if (GR_LIKELY(r))
+        return r;
+    uint64_t n0 = gr__now_ns(), t0 = gr__ticks(), n1;
+    do
+        n1 = gr__now_ns();
+    while (n1 - n0 < 20000);
+    r = (gr__ticks() - t0) * 1000 / (n1 - n0);
+    r = r ? r : 1;
+    gr_store_relaxed(&rt->ticks_per_us, r);
+    return r;
+}
+
 unsigned gr__worker_count(void)
 {
     gr_runtime *rt = gr__runtime_get();

@@ -137,6 +137,7 @@ struct gr_runtime {
     /* park() issues a process-wide barrier (membarrier), so that mailing
      * an item needs only a compiler barrier before its wake-up test. */
     bool heavy_barrier;
+    _Atomic uint64_t ticks_per_us; /* gr__ticks per microsecond, 0 = not known yet */
     atomic_bool stop;
     /* Idle accounting (see sched.c: park / wake). */
     GR_ALIGNED_CL atomic_int spinning; /* workers looking for work */
@@ -208,6 +209,10 @@ static inline bool gr__sched_mailed(gr_worker *slot, gr_item it)
 {
     return gr_load_relaxed(&slot->mail) == it;
 }
+
+/* How many gr__ticks make a microsecond: measured once per runtime, on
+ * first use, over about 20 microseconds. */
+uint64_t gr__ticks_per_us(gr_runtime *rt);
 
 /* Runs an item (dispatch on its tag). */
 void gr__item_run(gr_worker *w, gr_item it);
