@@ -17,9 +17,10 @@
  *     it can run the work it waits for;
  *   - a slot is given back with its deque empty;
  *   - an external slot's mailbox holds at most one item, a TOKEN item: the
- *     drain token of a stream that the slot's thread launched work on
- *     outside a synchronising call. Only that thread fills it, and only
- *     when it is empty; whoever swaps it back to 0 owns the token.
+ *     drain token of a stream that a thread holding the slot launched work
+ *     on outside a synchronising call. Only the slot's current thread
+ *     fills it, and only when it is empty; whoever swaps it back to 0 owns
+ *     the token.
  */
 #ifndef GR_SCHED_H
 #define GR_SCHED_H
@@ -123,7 +124,6 @@ static inline uint64_t gr__ticks(void)
     return gr__now_ns();
 #endif
 }
-
 
 struct gr_runtime {
     /* Distinguishes this runtime from earlier ones (grDeviceReset) in

@@ -695,10 +695,10 @@ static bool mailed(gr_stream *s)
 
 /* Claims the drain token of s while it waits in a mailbox or a queue, and
  * drains up to op 'limit'. A mailbox's item goes with the claim. Taking
- * the queue item itself when it is the oldest leaves no
- * stale item behind; otherwise the item stays, and goes stale if this
- * claim wins: it then holds a reference, taken here (the caller holds one,
- * so s is alive). */
+ * the queue item itself when it is the oldest leaves no stale item
+ * behind; otherwise the item stays, and goes stale if this claim wins: it
+ * then holds a reference, taken here (the caller holds one, so s is
+ * alive). */
 static bool try_claim_and_drain(gr_runtime *rt, gr_worker *w, gr_stream *s, uint64_t limit)
 {
     gr_worker *m = gr_load_relaxed(&s->mail_slot);
