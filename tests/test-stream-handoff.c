@@ -41,7 +41,7 @@ static void keep_a_slot(grStream_t s)
     CHECK_OK(grStreamSynchronize(s));
 }
 
-GR_TEST(stream_work_runs_when_its_launcher_never_synchronises)
+static void launcher_never_synchronises(void)
 {
     static atomic_int flag;
     grStream_t s;
@@ -55,6 +55,19 @@ GR_TEST(stream_work_runs_when_its_launcher_never_synchronises)
     }
     CHECK_OK(grStreamSynchronize(s));
     CHECK_OK(grStreamDestroy(s));
+}
+
+GR_TEST(stream_work_runs_when_its_launcher_never_synchronises)
+{
+    launcher_never_synchronises();
+}
+
+/* The same with a fence where the workers would use membarrier. */
+GR_TEST(stream_work_runs_when_its_launcher_never_synchronises_without_membarrier)
+{
+    setenv("GRAPHRT_MEMBARRIER", "0", 1);
+    CHECK_OK(grDeviceReset()); /* the next call starts a runtime that reads it */
+    launcher_never_synchronises();
 }
 
 struct sync_job {

@@ -638,7 +638,11 @@ gr_runtime *gr__runtime_start(void)
      * thread share a core with one of them. */
     rt->max_spinners = ncpu > 2 ? GR_MAX_SPINNERS : 1;
     rt->nslots = rt->nworkers + GR_EXTERNAL_SLOTS;
-    rt->heavy_barrier = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+    /* GRAPHRT_MEMBARRIER=0: the fence instead, where a membarrier costs
+     * more than parks save (it interrupts every running thread of the
+     * process; on some VMs that takes tens of microseconds). */
+    rt->heavy_barrier = env_unsigned("GRAPHRT_MEMBARRIER", 1, 0, 1) &&
+                        syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
     rt->workers = gr__calloc(rt->nslots, sizeof *rt->workers);
     rt->inj_cap = 64;
     rt->inj = gr__malloc(rt->inj_cap * sizeof *rt->inj);
