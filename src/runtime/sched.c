@@ -481,10 +481,7 @@ static void *worker_main(void *arg)
             if (it || atomic_load_explicit(&rt->stop, memory_order_relaxed))
                 break;
             /* Back off to about a microsecond between polls. */
-            uint64_t t0 = gr__ticks();
-            do
-                gr__cpu_relax();
-            while (gr__ticks() - t0 < gap);
+            gr__pause_ticks(gap);
             if (gap < GR_POLL_TICKS_MAX)
                 gap *= 2;
             if ((k & 7) == 0) {

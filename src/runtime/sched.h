@@ -125,6 +125,16 @@ static inline uint64_t gr__ticks(void)
 #endif
 }
 
+/* Pauses for about n ticks without touching memory another thread writes:
+ * how a poller backs off from lines a busy thread is writing. */
+static inline void gr__pause_ticks(uint64_t n)
+{
+    uint64_t t0 = gr__ticks();
+    do
+        gr__cpu_relax();
+    while (gr__ticks() - t0 < n);
+}
+
 struct gr_runtime {
     /* Distinguishes this runtime from earlier ones (grDeviceReset) in
      * thread-local caches: a new runtime may reuse an old one's address. */

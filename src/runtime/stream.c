@@ -551,6 +551,17 @@ static void announce(gr_stream *s)
     }
 }
 
+/* Tells waiters of the ops a drainer completed since it last did
+ * ('unsettled'), after the fence that notify() needs. */
+static inline void settle(gr_stream *s, bool *unsettled)
+{
+    if (*unsettled) {
+        gr_fence_seq_cst();
+        notify(s);
+        *unsettled = false;
+    }
+}
+
 enum give_up { GIVEN_UP, MORE_OPS, CONTENDED };
 
 /* Pauses (ticks, see gr__ticks) of a drainer that found its producer at
@@ -636,24 +647,14 @@ static void drain(gr_worker *w, gr_stream *s, uint64_t limit)
                 /* A producer is at work. Polling the lines it writes
                  * would slow it down, op by op: stay off them for a
                  * while, longer each time, and take its ops in batches. */
-                if (unsettled) {
-                    gr_fence_seq_cst();
-                    notify(s);
-                    unsettled = false;
-                }
-                uint64_t t0 = gr__ticks();
-                while (gr__ticks() - t0 < pause)
-                    gr__cpu_relax();
+                settle(s, &unsettled);
+                gr__pause_ticks(pause);
                 if (pause < GR_PRODUCER_PAUSE_MAX)
                     pause *= 2;
             }
             continue; /* published meanwhile, or still contended */
         }
-        if (unsettled) {
-            gr_fence_seq_cst();
-            notify(s);
-            unsettled = false;
-        }
+        settle(s, &unsettled);
         if (GR_UNLIKELY(s->head >= limit)) {
             atomic_store_explicit(&s->queued, true, memory_order_release);
             gr__sched_submit(atomic_load_explicit(&gr__rt, memory_order_acquire),
