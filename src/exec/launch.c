@@ -164,21 +164,30 @@ static void finish_launch(gr_plan *p)
         gr__futex_wake(&p->finished, 1);
 }
 
-/* Hands one private item to other threads, unless the last one handed
- * out is still waiting to be taken. Busy workers take it when they look
- * for work; a parked one is woken. */
-static void expose_one(gr_runtime *rt, gr_worker *w, gr_plan *p, size_t base)
+/* Hands private items to other threads: as many as there are other
+ * workers to take them, less those handed out and not taken yet.
+ * Busy workers take them when they look for work; one parked worker is
+ * woken, and each worker that wakes wakes the next while items are left
+ * (sched.c: park). */
+static void expose_some(gr_runtime *rt, gr_worker *w, gr_plan *p, size_t base)
 {
-    if (w->nlocal <= base || gr__deque_maybe_nonempty(&w->dq))
+    int64_t waiting = gr_load_relaxed(&w->dq.bottom) - gr_load_relaxed(&w->dq.top);
+    int64_t room = (int64_t)rt->nworkers - (w->external ? 0 : 1) - waiting;
+    if (room <= 0)
         return;
     if (!atomic_load_explicit(&p->shared, memory_order_relaxed))
         atomic_store_explicit(&p->shared, true, memory_order_relaxed);
-    gr_item it = w->local[--w->nlocal];
-    if (!gr__deque_push(&w->dq, gr__item_make((void *)it, GR_ITEM_NODE))) {
-        w->nlocal++;
-        return;
+    bool pushed = false;
+    for (; room > 0 && w->nlocal > base; room--) {
+        gr_item it = w->local[--w->nlocal];
+        if (!gr__deque_push(&w->dq, gr__item_make((void *)it, GR_ITEM_NODE))) {
+            w->nlocal++;
+            break;
+        }
+        pushed = true;
     }
-    gr__sched_wake_one(rt);
+    if (pushed)
+        gr__sched_wake_one(rt);
 }
 
 /* Runs n and every node that becomes ready through it on this thread,
@@ -199,7 +208,7 @@ static bool run_from(gr_worker *w, gr_plan *p, gr_pnode *n, bool expose, size_t 
         }
         /* Offer waiting work before running n, which may take long. */
         if (GR_UNLIKELY(expose) && w->nlocal > base)
-            expose_one(rt, w, p, base);
+            expose_some(rt, w, p, base);
         run_body(n, &ctx);
         gr_pnode *next = NULL;
         bool shared = atomic_load_explicit(&p->shared, memory_order_relaxed);

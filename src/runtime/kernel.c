@@ -261,7 +261,7 @@ static void wake_n(gr_runtime *rt, int n)
 {
     gr_fence_seq_cst();
     if (gr_load_relaxed(&rt->sleepers) > 0) {
-        gr_fetch_add_acq_rel(&rt->wake_seq, 1u);
+        gr_fetch_add_acq_rel(&rt->wake_seq, GR_WAKE_STEP);
         gr__futex_wake(&rt->wake_seq, n);
     }
 }

@@ -10,9 +10,12 @@
  * at once; the others park straight away (they watch the deques but leave
  * the injection queue to the spinners). Whoever publishes work calls
  * gr__sched_wake_one, which issues a futex wake only when nobody is
- * spinning and somebody sleeps: a busy runtime makes no system calls. So
- * that work never waits behind a spinner that left to run something else,
- * the last spinner to leave with work wakes a sleeper to take its place.
+ * spinning, somebody sleeps and no wake-up is pending: a busy runtime makes
+ * no system calls, and publishers do not issue a wake per submission while
+ * the worker they woke waits for a core. So that work never waits behind a
+ * worker that left to run something else, the last spinner to leave with
+ * work, and a woken worker that sees more work than it takes, wake a
+ * sleeper to take their place.
  *
  * Grace period: a background worker leaves the oldest injected item alone
  * until it has seen it wait GR_INJ_GRACE ticks (about a microsecond). The
@@ -331,15 +334,20 @@ static bool work_visible(gr_runtime *rt, bool ring)
     return false;
 }
 
-/* Wakes one parked worker unless one is spinning. The caller has just
- * published work with a seq_cst operation or fence, so these seq_cst loads
- * cannot pass it (Dekker with park(): see the top of the file). */
+/* Wakes one parked worker unless one is spinning or a wake-up is already
+ * pending (see park). The caller has just published work with a seq_cst
+ * operation or fence, so these seq_cst loads cannot pass it (Dekker with
+ * park(): see the top of the file). */
 static void wake_one_ordered(gr_runtime *rt)
 {
-    if (atomic_load(&rt->spinning) == 0 && atomic_load(&rt->sleepers) > 0) {
-        gr_fetch_add_acq_rel(&rt->wake_seq, 1u);
-        gr__futex_wake(&rt->wake_seq, 1);
-    }
+    if (atomic_load(&rt->spinning) != 0 || atomic_load(&rt->sleepers) == 0)
+        return;
+    uint32_t seq = atomic_load(&rt->wake_seq);
+    while (!(seq & GR_WAKE_PENDING))
+        if (atomic_compare_exchange_weak(&rt->wake_seq, &seq, seq + GR_WAKE_PENDING)) {
+            gr__futex_wake(&rt->wake_seq, 1);
+            return;
+        }
 }
 
 void gr__sched_wake_one(gr_runtime *rt)
@@ -415,24 +423,44 @@ bool gr__sched_help_once(gr_runtime *rt, gr_worker *w)
 
 /* ---------------------------------------------------------------- workers */
 
-/* Sleeps until woken; returns false at once, without sleeping, if work
- * is visible (in the injection queue and the mailboxes too if 'ring') or
- * the runtime stops. */
-static bool park(gr_runtime *rt, bool ring)
+enum { PARK_SLEPT = 1, PARK_TOOK_WAKE = 2 };
+
+/* Sleeps until woken; returns at once, without sleeping, if work is
+ * visible (in the injection queue and the mailboxes too if 'ring'), the
+ * runtime stops or a wake-up is pending. Returns PARK_SLEPT if it slept,
+ * and PARK_TOOK_WAKE if it took the pending wake-up: the worker must then
+ * pass it on if it finds more work than it takes (see worker_main).
+ *
+ * A pending wake-up (GR_WAKE_PENDING in wake_seq) is how publishers avoid
+ * waking a worker per submission while the one they woke has not run yet
+ * (on a loaded machine it waits for a core, and stays counted in
+ * 'sleepers' meanwhile). Every worker counted in 'sleepers' when the bit
+ * is set still reads wake_seq afterwards (its wait returns, the word
+ * having changed) and so takes the bit, or has left park already and looks
+ * for work anyway; a publisher that found the bit set ordered its work
+ * before the read that found it, so the worker that takes the bit sees the
+ * work. */
+static unsigned park(gr_runtime *rt, bool ring)
 {
-    bool slept = false;
+    unsigned r = 0;
     atomic_fetch_add(&rt->sleepers, 1);
     /* Pairs with the compiler barrier of gr__sched_mail (see the top of
      * the file); it cannot fail once registered. */
     if (ring && rt->heavy_barrier)
         (void)GR_NEVER(syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0);
     uint32_t seq = atomic_load(&rt->wake_seq);
-    if (!work_visible(rt, ring) && !atomic_load(&rt->stop)) {
+    if (!(seq & GR_WAKE_PENDING) && !work_visible(rt, ring) && !atomic_load(&rt->stop)) {
         gr__futex_wait(&rt->wake_seq, seq);
-        slept = true;
+        r |= PARK_SLEPT;
     }
     atomic_fetch_sub(&rt->sleepers, 1);
-    return slept;
+    seq = atomic_load(&rt->wake_seq);
+    while (seq & GR_WAKE_PENDING)
+        if (atomic_compare_exchange_weak(&rt->wake_seq, &seq, seq + GR_WAKE_PENDING)) {
+            r |= PARK_TOOK_WAKE;
+            break;
+        }
+    return r;
 }
 
 static void *worker_main(void *arg)
@@ -443,14 +471,21 @@ static void *worker_main(void *arg)
     snprintf(name, sizeof name, "graphrt-w%u", w->index);
     pthread_setname_np(pthread_self(), name);
     gr__tls_worker = w;
+    bool took_wake = false;
     while (!atomic_load_explicit(&rt->stop, memory_order_acquire)) {
         gr_item it = gr__deque_pop(&w->dq);
         if (!it)
             it = find_work(rt, w);
         if (it) {
+            /* Publishers may have left it to this worker to wake the
+             * next one (see park): if more work waits, wake another. */
+            if (took_wake && work_visible(rt, true))
+                gr__sched_wake_one(rt);
+            took_wake = false;
             gr__item_run(w, it);
             continue;
         }
+        took_wake = false;
         /* Two spinners are enough to pick up new work at once; more would
          * only add polling traffic on the lines busy threads write. The
          * others park, and are woken when nobody spins. */
@@ -463,7 +498,9 @@ static void *worker_main(void *arg)
              * drops to zero with it), it looks again instead. */
             if (atomic_fetch_sub(&rt->spinning, 1) == 1)
                 continue;
-            if (!park(rt, false))
+            unsigned r = park(rt, false);
+            took_wake = r & PARK_TOOK_WAKE;
+            if (!(r & PARK_SLEPT))
                 for (int p = 0; p < 64; p++) /* work is visible: look again soon */
                     gr__cpu_relax();
             continue;
@@ -506,7 +543,7 @@ static void *worker_main(void *arg)
             gr__item_run(w, it);
             continue;
         }
-        (void)park(rt, true);
+        took_wake = park(rt, true) & PARK_TOOK_WAKE;
     }
     gr__tls_worker = NULL;
     return NULL;
@@ -568,11 +605,15 @@ void gr__sched_mail(gr_runtime *rt, gr_worker *slot, gr_item it)
 {
     gr_store_relaxed(&slot->mail_count, gr_load_relaxed(&slot->mail_count) + 1);
     gr_store_release(&slot->mail, it);
-    /* Dekker with park() (see the top of the file). */
-    if (rt->heavy_barrier)
+    /* Dekker with park() (see the top of the file). A worker that took a
+     * pending wake-up pairs with a fence only, so a wake-up, which is
+     * expensive anyway, is decided after a real fence. */
+    if (rt->heavy_barrier) {
         atomic_signal_fence(memory_order_seq_cst);
-    else
-        gr_fence_seq_cst();
+        if (atomic_load(&rt->spinning) != 0 || atomic_load(&rt->sleepers) == 0)
+            return;
+    }
+    gr_fence_seq_cst();
     wake_one_ordered(rt);
 }
 
@@ -694,7 +735,7 @@ void gr__runtime_stop(void)
         return;
     }
     atomic_store(&rt->stop, true);
-    gr_fetch_add_acq_rel(&rt->wake_seq, 1u);
+    gr_fetch_add_acq_rel(&rt->wake_seq, GR_WAKE_STEP);
     gr__futex_wake(&rt->wake_seq, INT_MAX);
     for (unsigned i = 0; i < rt->nworkers; i++)
         pthread_join(rt->workers[i].thread, NULL);

@@ -110,6 +110,11 @@ struct gr_worker {
 };
 
 #define GR_INJ_CELLS 4096
+
+/* gr_runtime.wake_seq: a wake-up is pending (bit 0); the step of the
+ * other changes, which leave that bit alone. */
+#define GR_WAKE_PENDING 1u
+#define GR_WAKE_STEP 2u
 typedef struct gr_inj_cell {
     _Atomic size_t seq;
     gr_item item;
@@ -152,7 +157,10 @@ struct gr_runtime {
     /* Idle accounting (see sched.c: park / wake). */
     GR_ALIGNED_CL atomic_int spinning; /* workers looking for work */
     GR_ALIGNED_CL atomic_int sleepers; /* workers parked or parking */
-    GR_ALIGNED_CL _Atomic uint32_t wake_seq; /* futex word */
+    /* The futex word: its low bit (GR_WAKE_PENDING) is set by a publisher
+     * that woke a worker and cleared by the worker that takes it (see
+     * sched.c: park); other wake-ups add GR_WAKE_STEP. */
+    GR_ALIGNED_CL _Atomic uint32_t wake_seq;
     /* Injection queue: work from threads without a worker. A bounded
      * lock-free ring (Vyukov's MPMC queue); when it is full, items go to
      * the overflow ring under inj_lock. */

@@ -1,0 +1,100 @@
+/*
+ * test-wakeup.c - parked workers are woken for all the work that needs
+ * them, also when it arrives faster than a woken worker gets a core
+ * (publishers then leave waking the next worker to the one they woke:
+ * src/runtime/sched.c, park).
+ *
+ * Each case starts with every worker parked and gives as many workers
+ * as there are items, each item waiting (up to ten seconds) until all of
+ * them have started: they only finish if every worker was woken. The
+ * launching thread never synchronises before they are done, so it runs
+ * none of them itself.
+ */
+#include "test.h"
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define NITEMS 3
+
+static atomic_int arrived, met, finished;
+
+/* Arrives at the meeting point and waits there for the others. */
+static void meet(void *p)
+{
+    (void)p;
+    atomic_fetch_add(&arrived, 1);
+    for (int i = 0; i < 10000 && atomic_load(&arrived) < NITEMS; i++)
+        usleep(1000);
+    if (atomic_load(&arrived) >= NITEMS)
+        atomic_fetch_add(&met, 1);
+    atomic_fetch_add(&finished, 1);
+}
+
+static void start_round(void)
+{
+    atomic_store(&arrived, 0);
+    atomic_store(&met, 0);
+    atomic_store(&finished, 0);
+    usleep(100000); /* long enough for every worker to park */
+}
+
+/* Waits (up to 20 s, calling nothing of graphrt) for every item to end;
+ * true if they all met. */
+static bool all_met(void)
+{
+    for (int i = 0; i < 20000 && atomic_load(&finished) < NITEMS; i++)
+        usleep(1000);
+    return atomic_load(&met) == NITEMS;
+}
+
+static void use_workers(const char *n)
+{
+    setenv("GRAPHRT_WORKERS", n, 1);
+    CHECK_OK(grDeviceReset()); /* the next call starts a runtime that reads it */
+}
+
+GR_TEST(parked_workers_all_wake_for_host_functions_on_separate_streams)
+{
+    grStream_t s[NITEMS];
+    use_workers("3");
+    for (int i = 0; i < NITEMS; i++)
+        CHECK_OK(grStreamCreateWithFlags(&s[i], grStreamNonBlocking));
+    for (int round = 0; round < 5; round++) {
+        start_round();
+        for (int i = 0; i < NITEMS; i++)
+            CHECK_OK(grLaunchHostFunc(s[i], meet, NULL));
+        CHECK(all_met());
+    }
+    for (int i = 0; i < NITEMS; i++) {
+        CHECK_OK(grStreamSynchronize(s[i]));
+        CHECK_OK(grStreamDestroy(s[i]));
+    }
+}
+
+GR_TEST(parked_workers_all_wake_for_independent_graph_nodes)
+{
+    grGraph_t g;
+    grGraphExec_t e;
+    grStream_t s;
+    grHostNodeParams hp = {meet, NULL};
+    use_workers("3");
+    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
+    CHECK_OK(grGraphCreate(&g, 0));
+    for (int i = 0; i < NITEMS; i++) {
+        grGraphNode_t n;
+        CHECK_OK(grGraphAddHostNode(&n, g, NULL, 0, &hp));
+    }
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    for (int round = 0; round < 5; round++) {
+        start_round();
+        CHECK_OK(grGraphLaunch(e, s));
+        CHECK(all_met());
+    }
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+}
