@@ -17,9 +17,6 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/utsname.h>
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
 
 #include "graphrt.h"
 
@@ -98,18 +95,6 @@ static inline uint64_t bu_rss_bytes(void)
         resident = 0;
     fclose(f);
     return (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE);
-}
-
-/* Bytes of the C heap in use (small blocks + mmapped blocks), 0 where
- * malloc cannot tell. */
-static inline uint64_t bu_heap_bytes(void)
-{
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
-    struct mallinfo2 mi = mallinfo2();
-    return (uint64_t)mi.uordblks + (uint64_t)mi.hblkhd;
-#else
-    return 0;
-#endif
 }
 
 /* ----------------------------------------------------------------- machine */

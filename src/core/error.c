@@ -11,7 +11,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <string.h>
 #include <time.h>
 
@@ -98,43 +97,6 @@ uint64_t gr__now_ns(void)
 void *gr__malloc(size_t size)
 {
     return malloc(size ? size : 1);
-}
-
-/* Large blocks are asked to be backed by transparent huge pages: a plan
- * of a million nodes is written once, right after its allocation, and
- * faulting it in 4 KiB at a time costs as much as writing it. Below the
- * threshold, or where THP is off, this is plain malloc. */
-#define GR_HUGE_MIN ((size_t)4 << 20)
-#define GR_HUGE_PAGE ((size_t)2 << 20)
-
-static void advise_huge(void *p, size_t size)
-{
-#ifdef MADV_HUGEPAGE
-    if (!p || size < GR_HUGE_MIN)
-        return;
-    uintptr_t lo = ((uintptr_t)p + GR_HUGE_PAGE - 1) & ~(uintptr_t)(GR_HUGE_PAGE - 1);
-    uintptr_t hi = ((uintptr_t)p + size) & ~(uintptr_t)(GR_HUGE_PAGE - 1);
-    if (hi > lo)
-        (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-#else
-    (void)p;
-    (void)size;
-#endif
-}
-
-void *gr__malloc_large(size_t size)
-{
-    void *p = gr__malloc(size);
-    advise_huge(p, size);
-    return p;
-}
-
-void *gr__calloc_large(size_t n, size_t size)
-{
-    void *p = gr__calloc(n, size);
-    if (p && size && n <= SIZE_MAX / size)
-        advise_huge(p, n * size);
-    return p;
 }
 
 void *gr__calloc(size_t n, size_t size)

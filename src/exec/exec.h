@@ -120,12 +120,13 @@ typedef struct gr_plan {
     gr_pnode *nodes;      /* nnodes, topological; the last is EXIT; nodes[-1]
                            * is the GR_PN_HEAD slot (one block with them) */
     uint32_t nnodes;
+    /* The arrays below share one block, which starts with 'count'. */
+    gr_count *count;      /* per-launch countdowns, one per node */
     uint32_t *succ;       /* CSR successors */
     uint32_t nsucc;
-    gr_count *count;      /* per-launch countdowns, one per node */
     uint32_t *roots;      /* nodes without predecessors */
     uint32_t nroots;
-    unsigned char *args;  /* kernel argument values */
+    unsigned char *args;  /* kernel argument values (NULL if none) */
     void **argv;          /* kernel argument pointers */
     uint32_t *record_nodes; /* event record nodes, applied at enqueue */
     uint32_t nrecord;
@@ -145,7 +146,8 @@ struct grGraphExec_st {
     unsigned long long flags;
     gr_plan plan;
     /* Nodes of the source graph, for setters and update, then a sentinel
-     * (NULL when norig is 0). */
+     * (NULL when norig is 0), and their dependencies (one block with
+     * 'orig'). */
     gr_orig *orig;
     uint32_t norig;
     uint32_t *orig_deps;

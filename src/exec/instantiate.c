@@ -34,8 +34,7 @@ typedef struct builder {
     uint32_t n, cap;
     edge *edges;
     size_t ne, ecap;
-    unsigned char *args; /* kernel argument values, copied as met */
-    size_t argbytes, argcap;
+    size_t argbytes;   /* kernel argument values, in total */
     size_t nargv;      /* total kernel parameters */
     kernel_run k_owed; /* references owed by the latest kernel nodes */
     uint32_t nrecord; /* event record nodes */
@@ -62,14 +61,14 @@ static void kernel_run_add(kernel_run *r, grKernel_t k, void (*op)(grKernel_t, i
 /* Room for 'cap' plan nodes after the header slot. */
 static gr_pnode *nodes_alloc(uint32_t cap)
 {
-    gr_pnode *block = gr__malloc_large(((size_t)cap + 1) * sizeof *block);
+    gr_pnode *block = gr__big_alloc(((size_t)cap + 1) * sizeof *block);
     return block ? block + 1 : NULL;
 }
 
 static void nodes_free(gr_pnode *nodes)
 {
     if (nodes)
-        gr__free(nodes - 1);
+        gr__big_free(nodes - 1);
 }
 
 /* Appends a plan node; its successors' range is build_csr's to write. */
@@ -77,7 +76,7 @@ static uint32_t add_node(builder *b, uint8_t type)
 {
     if (b->n == b->cap) {
         uint32_t ncap = b->cap ? b->cap * 2 : 64;
-        gr_pnode *nn = gr__realloc(b->nodes - 1, ((size_t)ncap + 1) * sizeof *nn);
+        gr_pnode *nn = gr__big_realloc(b->nodes - 1, ((size_t)ncap + 1) * sizeof *nn);
         if (!nn) {
             b->oom = true;
             return 0;
@@ -93,7 +92,7 @@ static void add_edge(builder *b, uint32_t from, uint32_t to)
 {
     if (b->ne == b->ecap) {
         size_t ncap = b->ecap ? b->ecap * 2 : 128;
-        edge *ne = gr__realloc(b->edges, ncap * sizeof *ne);
+        edge *ne = gr__big_realloc(b->edges, ncap * sizeof *ne);
         if (!ne) {
             b->oom = true;
             return;
@@ -113,28 +112,14 @@ static uint32_t scratch_out(const struct grGraphNode_st *n)
     return (uint32_t)n->scratch;
 }
 
-/* Appends a kernel node's argument values to the builder's area. Until
- * the area stops moving, pn->u.kern.argv holds the values' offset in it;
- * finish_node turns offsets into pointers at the end. */
-static void copy_args(builder *b, gr_pnode *pn, const struct grGraphNode_st *gn)
+/* Counts a kernel node's argument values. They are copied into the plan's
+ * argument area by finish_node, once the area is allocated at its final
+ * size (growing it as nodes come would copy and fault it in several
+ * times); until then pn->u.kern.argv points at the graph node's values. */
+static void count_args(builder *b, gr_pnode *pn, const struct grGraphNode_st *gn)
 {
     grKernel_t k = gn->p.kernel.kernel;
-    if (b->argbytes + k->argbytes > b->argcap) {
-        size_t ncap = b->argcap ? b->argcap * 2 : 4096;
-        while (ncap < b->argbytes + k->argbytes)
-            ncap *= 2;
-        unsigned char *na = gr__realloc(b->args, ncap);
-        if (!na) {
-            b->oom = true;
-            pn->u.kern.argv = NULL;
-            return;
-        }
-        b->args = na;
-        b->argcap = ncap;
-    }
-    if (k->argbytes)
-        memcpy(b->args + b->argbytes, gn->p.kernel.argbuf, k->argbytes);
-    pn->u.kern.argv = (void **)(uintptr_t)b->argbytes;
+    pn->u.kern.argv = (void **)(void *)gn->p.kernel.argbuf;
     b->argbytes += k->argbytes; /* a multiple of 16: alignment is kept */
     b->nargv += (size_t)k->nparams;
 }
@@ -150,7 +135,7 @@ static void fill_params(builder *b, gr_pnode *pn, const struct grGraphNode_st *g
         pn->shmem = gn->p.kernel.shmem;
         pn->one_block = (gn->p.kernel.grid.x == 1 && gn->p.kernel.grid.y == 1 && gn->p.kernel.grid.z == 1);
         kernel_run_add(&b->k_owed, gn->p.kernel.kernel, gr__kernel_retain_n);
-        copy_args(b, pn, gn);
+        count_args(b, pn, gn);
         return;
     case grGraphNodeTypeMemcpy:
         pn->u.copy = gn->p.memcpy;
@@ -189,12 +174,13 @@ static grError_t edges_and_orig(builder *b, grGraph_t g, struct grGraphExec_st *
     size_t d = 0;
     bool dense = g->last->seq == g->nnodes - 1; /* seq grows along the list */
     e->norig = (uint32_t)g->nnodes;
-    e->orig = gr__malloc_large((g->nnodes + 1) * sizeof *e->orig);
-    e->orig_deps = gr__malloc_large((g->nedges ? g->nedges : 1) * sizeof *e->orig_deps);
+    e->orig = gr__big_alloc((g->nnodes + 1) * sizeof *e->orig + g->nedges * sizeof *e->orig_deps);
+    if (e->orig)
+        e->orig_deps = (uint32_t *)(e->orig + g->nnodes + 1);
     if (!dense)
-        porig = gr__malloc_large((b->n ? b->n : 1) * sizeof *porig);
-    if (!e->orig || !e->orig_deps || (!dense && !porig)) {
-        gr__free(porig);
+        porig = gr__big_alloc((b->n ? b->n : 1) * sizeof *porig);
+    if (!e->orig || (!dense && !porig)) {
+        gr__big_free(porig);
         return gr__fail(grErrorMemoryAllocation, "grGraphInstantiate: out of memory");
     }
     struct grGraphNode_st *gn;
@@ -223,7 +209,7 @@ static grError_t edges_and_orig(builder *b, grGraph_t g, struct grGraphExec_st *
     if (!dense) {
         for (size_t k = 0; k < d; k++)
             e->orig_deps[k] = porig[e->orig_deps[k]];
-        gr__free(porig);
+        gr__big_free(porig);
     }
     if (b->oom)
         return gr__fail(grErrorMemoryAllocation, "grGraphInstantiate: out of memory");
@@ -311,22 +297,28 @@ static grError_t flatten(builder *b, grGraph_t g, int depth, struct grGraphExec_
     return grSuccess;
 }
 
-/* What a plan node needs once the argument area stopped moving: a kernel
- * node's argv pointed at its values in it (argv[*vo..], the next free
- * pointers), an event record node listed (record_nodes[*r]). */
-static inline void finish_node(gr_plan *p, gr_pnode *pn, uint32_t i, size_t *vo, uint32_t *r)
+/* What a plan node needs once the argument areas are allocated: a kernel
+ * node's values copied (to p->args + *ao, the next free bytes) and its
+ * argv pointed at them (argv[*vo..], the next free pointers), an event
+ * record node listed (record_nodes[*r]). */
+static inline void finish_node(gr_plan *p, gr_pnode *pn, uint32_t i, size_t *ao, size_t *vo, uint32_t *r)
 {
     if (pn->type == grGraphNodeTypeEventRecord)
         p->record_nodes[(*r)++] = i;
     if (pn->type != grGraphNodeTypeKernel)
         return;
     grKernel_t k = pn->u.kern.k;
-    /* No argument area at all when no kernel takes parameters. */
-    unsigned char *a = p->args ? p->args + (uintptr_t)pn->u.kern.argv : NULL;
+    if (!k->nparams) {
+        pn->u.kern.argv = p->argv + *vo;
+        return;
+    }
+    unsigned char *a = p->args + *ao;
     void **v = p->argv + *vo;
+    memcpy(a, (const void *)pn->u.kern.argv, k->argbytes);
     for (int j = 0; j < k->nparams; j++)
         v[j] = a + k->offsets[j];
     pn->u.kern.argv = v;
+    *ao += k->argbytes;
     *vo += (size_t)k->nparams;
 }
 
@@ -351,13 +343,44 @@ void gr__plan_free(gr_plan *p)
     }
     kernel_run_flush(&refs, gr__kernel_release_n);
     nodes_free(p->nodes);
-    gr__free(p->succ);
-    gr__free(p->count);
-    gr__free(p->roots);
-    gr__free(p->args);
-    gr__free(p->argv);
-    gr__free(p->record_nodes);
+    gr__big_free(p->count);
     memset(p, 0, sizeof *p);
+}
+
+/* Reserves 'bytes' at *off in a block being laid out; every array starts
+ * on 16 bytes (kernel argument values need it). */
+static size_t lay_out(size_t *off, size_t bytes)
+{
+    size_t at = (*off + 15) & ~(size_t)15;
+    *off = at + bytes;
+    return at;
+}
+
+/* Allocates the plan's arrays other than its nodes, in one block: the
+ * countdowns (zeroed; first, so that the block is p->count), the roots,
+ * the successors (room for every edge plus one EXIT edge per node at
+ * most), the argument values and pointers, and the event record nodes. */
+static bool plan_arrays(gr_plan *p, const builder *b)
+{
+    size_t n = p->nnodes, size = 0;
+    size_t o_count = lay_out(&size, n * sizeof *p->count);
+    size_t o_roots = lay_out(&size, n * sizeof *p->roots);
+    size_t o_succ = lay_out(&size, (b->ne + n) * sizeof *p->succ);
+    size_t o_args = lay_out(&size, b->argbytes);
+    size_t o_argv = lay_out(&size, b->nargv * sizeof *p->argv);
+    size_t o_rec = lay_out(&size, b->nrecord * sizeof *p->record_nodes);
+    char *block = gr__big_alloc(size);
+    if (!block)
+        return false;
+    memset(block, 0, n * sizeof *p->count);
+    p->count = (gr_count *)(void *)(block + o_count);
+    p->roots = (uint32_t *)(void *)(block + o_roots);
+    p->succ = (uint32_t *)(void *)(block + o_succ);
+    p->args = b->argbytes ? (unsigned char *)block + o_args : NULL;
+    p->argv = (void **)(void *)(block + o_argv);
+    p->record_nodes = (uint32_t *)(void *)(block + o_rec);
+    p->nrecord = b->nrecord;
+    return true;
 }
 
 /* Builds CSR successors (single-predecessor successors first), the
@@ -368,16 +391,11 @@ void gr__plan_free(gr_plan *p)
  * array does the counting on the way (in-degree in npred; out-degree,
  * then each node's back cursor, in pending), so that no other per-node
  * array is written. */
-static grError_t build_csr(gr_plan *p, builder *b)
+static void build_csr(gr_plan *p, const builder *b)
 {
     uint32_t n = p->nnodes, exit_node = n - 1;
     gr_pnode *nodes = p->nodes;
-    gr_count *cnt = p->count = gr__calloc_large(n, sizeof *p->count);
-    p->roots = gr__malloc_large((size_t)n * sizeof *p->roots);
-    /* Room for every edge plus one EXIT edge per node at most. */
-    p->succ = gr__malloc_large((b->ne + n) * sizeof *p->succ);
-    if (!p->count || !p->roots || !p->succ)
-        return gr__fail(grErrorMemoryAllocation, "grGraphInstantiate: out of memory");
+    gr_count *cnt = p->count;
     /* No launch yet: plain loads and stores of 'pending' (relaxed) are all
      * the counting needs. */
     for (size_t i = 0; i < b->ne; i++) {
@@ -389,11 +407,11 @@ static grError_t build_csr(gr_plan *p, builder *b)
      * range backwards (the cursor in 'pending'), the others from its start
      * (succ_mid) forwards. */
     uint32_t acc = 0, nsinks = 0, last_sink = 0, r = 0;
-    size_t vo = 0;
+    size_t ao = 0, vo = 0;
     p->nroots = 0;
     for (uint32_t i = 0; i < n; i++) {
         gr_pnode *pn = &nodes[i];
-        finish_node(p, pn, i, &vo, &r);
+        finish_node(p, pn, i, &ao, &vo, &r);
         uint32_t deg = (uint32_t)gr_load_relaxed(&cnt[i].pending);
         bool sink = deg == 0 && i != exit_node;
         if (i == exit_node)
@@ -426,11 +444,6 @@ static grError_t build_csr(gr_plan *p, builder *b)
         nodes[last_sink].succ_mid++; /* EXIT's only predecessor: no counting */
     for (uint32_t i = 0; i < n; i++)
         atomic_init(&cnt[i].pending, (int32_t)cnt[i].npred);
-    /* Give back the room the EXIT edges did not take. */
-    uint32_t *fit = gr__realloc(p->succ, (size_t)acc * sizeof *p->succ);
-    if (fit)
-        p->succ = fit;
-    return grSuccess;
 }
 
 /* Builds the node -> orig index table. Setters and update are optional, so
@@ -482,8 +495,7 @@ static void exec_free(struct grGraphExec_st *e)
     if (e->flags & GR_EXEC_GRAPHMEM)
         gr__graphmem_exec_free(e);
     gr__plan_free(&e->plan);
-    gr__free(e->orig);
-    gr__free(e->orig_deps);
+    gr__big_free(e->orig);
     gr__free((void *)atomic_load_explicit(&e->map, memory_order_relaxed));
     gr_stream *last = atomic_load_explicit(&e->last_stream, memory_order_relaxed);
     if (last)
@@ -538,16 +550,16 @@ static grError_t instantiate(const char *call, grGraphExec_t *out, grGraph_t g, 
     b.cap = (uint32_t)g->nnodes + 1;
     b.ecap = g->nedges + 1;
     b.nodes = nodes_alloc(b.cap);
-    b.edges = gr__malloc_large(b.ecap * sizeof *b.edges);
+    b.edges = gr__big_alloc(b.ecap * sizeof *b.edges);
     if (!b.nodes || !b.edges) {
         nodes_free(b.nodes);
-        gr__free(b.edges);
+        gr__big_free(b.edges);
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
     }
     e = gr__calloc(1, sizeof *e);
     if (!e) {
         nodes_free(b.nodes);
-        gr__free(b.edges);
+        gr__big_free(b.edges);
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
     }
     err = flatten(&b, g, 0, e);
@@ -563,20 +575,14 @@ static grError_t instantiate(const char *call, grGraphExec_t *out, grGraph_t g, 
     p->nodes = b.nodes;
     p->nodes[-1] = (gr_pnode){.type = GR_PN_HEAD, .u.plan = p};
     p->nnodes = b.n;
-    p->args = b.args;
     b.nodes = NULL;
-    if (!err) {
-        p->nrecord = b.nrecord;
-        p->argv = gr__malloc_large((b.nargv ? b.nargv : 1) * sizeof *p->argv);
-        p->record_nodes = gr__malloc((b.nrecord ? b.nrecord : 1) * sizeof *p->record_nodes);
-        if (!p->argv || !p->record_nodes)
-            err = gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
-    }
+    if (!err && !plan_arrays(p, &b))
+        err = gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
     if (!err)
-        err = build_csr(p, &b);
+        build_csr(p, &b);
     if (!err)
         err = gr__graphmem_instantiate(call, e, g);
-    gr__free(b.edges);
+    gr__big_free(b.edges);
     if (err) {
         exec_free(e);
         return err;

@@ -54,6 +54,7 @@ GR_API grError_t grDeviceReset(void)
     }
     gr__pool_reset_all();
     gr__mem_reset();
+    gr__big_release_cache();
     return grSuccess;
 }
 
