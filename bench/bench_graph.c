@@ -326,6 +326,53 @@ static void extra_setparams(int batches)
     free(v);
 }
 
+/* Independent expensive nodes: a graph of 'width' root kernel nodes that
+ * each busy-wait 'node_us' microseconds, replayed; the figure is the time
+ * the work would take spread perfectly over the threads that run it (the
+ * workers and the synchronising thread: width * node_us / threads,
+ * rounded up to whole nodes per thread) over the median replay time: 1.0
+ * when every thread is busy all along, less on a machine with fewer cores
+ * than threads. */
+static void busy_kernel(const grKernelCtx *ctx, void **args)
+{
+    uint64_t until = bu_now_ns() + (uint64_t)(*(const int *)args[0]) * 1000u;
+    (void)ctx;
+    while (bu_now_ns() < until) {
+    }
+}
+
+static void extra_heavy_fan(int threads, int width, int node_us, int reps)
+{
+    grKernel_t k;
+    grGraph_t graph;
+    grGraphExec_t exec;
+    size_t psz = sizeof(int);
+    double *v = (double *)bu_xmalloc(sizeof(double) * (size_t)reps);
+    int i, per_thread = (width + threads - 1) / threads;
+    BU_CHECK(grKernelCreate(&k, busy_kernel, "bench_busy", 1, &psz));
+    BU_CHECK(grGraphCreate(&graph, 0));
+    for (i = 0; i < width; i++) {
+        grGraphNode_t n;
+        void *args[1] = {&node_us};
+        grKernelNodeParams p = {k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args, NULL};
+        BU_CHECK(grGraphAddKernelNode(&n, graph, NULL, 0, &p));
+    }
+    BU_CHECK(grGraphInstantiate(&exec, graph, 0));
+    for (i = 0; i < 3; i++)
+        replay(exec);
+    for (i = 0; i < reps; i++) {
+        uint64_t t0 = bu_now_ns();
+        replay(exec);
+        v[i] = (double)(bu_now_ns() - t0);
+    }
+    bu_fig(&g_figs, "heavy_fan_efficiency", "fan", width,
+           (double)per_thread * node_us * 1000.0 / bu_median(v, reps), "ideal/actual");
+    BU_CHECK(grGraphExecDestroy(exec));
+    BU_CHECK(grGraphDestroy(graph));
+    BU_CHECK(grKernelDestroy(k));
+    free(v);
+}
+
 /* grGraphExecUpdate of a 1000-node chain from a clone whose every node has
  * a new argument value; alternates between the clone and the original so
  * that each update changes all nodes. */
@@ -528,6 +575,7 @@ int main(int argc, char **argv)
         extra_instantiate_chain(1000, quick ? 21 : 101);
         extra_instantiate_chain(100000, quick ? 3 : 9);
         extra_instantiate_chain(1000000, quick ? 1 : 3);
+        extra_heavy_fan(workers + 1, 4 * (workers + 1), 50, quick ? 11 : 51);
         extra_setparams(quick ? 21 : 201);
         extra_exec_update(quick ? 21 : 201);
         for (s = 0; s < 4; s++)

@@ -35,11 +35,14 @@
 #include <unistd.h>
 
 #if defined(__SANITIZE_ADDRESS__)
-#define GR_BIG_NO_MAP 1
+#define GR_BIG_MAPS false
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
-#define GR_BIG_NO_MAP 1
+#define GR_BIG_MAPS false
 #endif
+#endif
+#ifndef GR_BIG_MAPS
+#define GR_BIG_MAPS true
 #endif
 
 #define GR_BIG_HDR ((size_t)64)
@@ -181,8 +184,7 @@ static void *big_alloc(size_t size, bool *zeroed)
     *zeroed = false;
     if (gr__add_overflow(size, GR_BIG_HDR, &need) || need > SIZE_MAX / 2)
         return NULL;
-#ifndef GR_BIG_NO_MAP
-    if (need >= GR_BIG_MAP_MIN) {
+    if (GR_BIG_MAPS && need >= GR_BIG_MAP_MIN) {
         size_t bytes = round_up(need, GR_BIG_PAGE);
         char *base = cache_take(bytes);
         if (!base) {
@@ -194,7 +196,6 @@ static void *big_alloc(size_t size, bool *zeroed)
         *map_of(base + GR_BIG_HDR) = bytes;
         return base + GR_BIG_HDR;
     }
-#endif
     char *m = malloc(size + GR_BIG_MALLOC_HDR);
     if (!m)
         return NULL;
@@ -276,9 +277,5 @@ void gr__big_release_cache(void)
 
 bool gr__big_maps(void)
 {
-#ifdef GR_BIG_NO_MAP
-    return false;
-#else
-    return true;
-#endif
+    return GR_BIG_MAPS;
 }
