@@ -166,9 +166,8 @@ static void finish_launch(gr_plan *p)
 
 /* Hands private items to other threads: as many as there are other
  * workers to take them, less those handed out and not taken yet.
- * Busy workers take them when they look for work; one parked worker is
- * woken, and each worker that wakes wakes the next while items are left
- * (sched.c: park). */
+ * Busy workers take them when they look for work; as many parked workers
+ * are woken. */
 static void expose_some(gr_runtime *rt, gr_worker *w, gr_plan *p, size_t base)
 {
     int64_t waiting = gr_load_relaxed(&w->dq.bottom) - gr_load_relaxed(&w->dq.top);
@@ -177,17 +176,19 @@ static void expose_some(gr_runtime *rt, gr_worker *w, gr_plan *p, size_t base)
         return;
     if (!atomic_load_explicit(&p->shared, memory_order_relaxed))
         atomic_store_explicit(&p->shared, true, memory_order_relaxed);
-    bool pushed = false;
+    unsigned pushed = 0;
     for (; room > 0 && w->nlocal > base; room--) {
         gr_item it = w->local[--w->nlocal];
         if (!gr__deque_push(&w->dq, gr__item_make((void *)it, GR_ITEM_NODE))) {
             w->nlocal++;
             break;
         }
-        pushed = true;
+        pushed++;
     }
-    if (pushed)
+    if (pushed == 1)
         gr__sched_wake_one(rt);
+    else if (pushed > 1)
+        gr__sched_wake_some(rt, pushed);
 }
 
 /* Runs n and every node that becomes ready through it on this thread,

@@ -257,15 +257,6 @@ void gr__pfor_help(gr_worker *w, void *job)
     atomic_fetch_add_explicit(&j->helpers_done, 1, memory_order_release);
 }
 
-static void wake_n(gr_runtime *rt, int n)
-{
-    gr_fence_seq_cst();
-    if (gr_load_relaxed(&rt->sleepers) > 0) {
-        gr_fetch_add_acq_rel(&rt->wake_seq, GR_WAKE_STEP);
-        gr__futex_wake(&rt->wake_seq, n);
-    }
-}
-
 void gr__kernel_run(const gr_kernel_call *c)
 {
     uint64_t nblocks = (uint64_t)c->grid.x * c->grid.y * c->grid.z;
@@ -296,7 +287,7 @@ void gr__kernel_run(const gr_kernel_call *c)
         if (!gr__deque_push(&w->dq, me))
             break;
     if (pushed)
-        wake_n(rt, (int)pushed);
+        gr__sched_wake_some(rt, pushed);
     pfor_work(&j);
     /* Take back the invitations nobody accepted. */
     unsigned reclaimed = 0;

@@ -356,6 +356,15 @@ void gr__sched_wake_one(gr_runtime *rt)
     wake_one_ordered(rt);
 }
 
+void gr__sched_wake_some(gr_runtime *rt, unsigned n)
+{
+    gr_fence_seq_cst();
+    if (atomic_load(&rt->sleepers) > 0) {
+        gr_fetch_add_acq_rel(&rt->wake_seq, GR_WAKE_STEP);
+        gr__futex_wake(&rt->wake_seq, n > INT_MAX ? INT_MAX : (int)n);
+    }
+}
+
 void gr__sched_submit(gr_runtime *rt, gr_item it)
 {
     gr_worker *w = gr__tls_worker;

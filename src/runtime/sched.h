@@ -202,6 +202,10 @@ void gr__sched_submit(gr_runtime *rt, gr_item it);
 
 /* Wakes one parked worker if any is parked. Call after publishing work. */
 void gr__sched_wake_one(gr_runtime *rt);
+/* Wakes up to n parked workers at once, pending wake-up or not: for n
+ * items published together, each worth a thread (many-block kernels,
+ * expensive graph nodes). */
+void gr__sched_wake_some(gr_runtime *rt, unsigned n);
 
 /* One attempt to find and run one item, as a waiting thread does. A
  * background worker takes any kind: injection queue, own deque, then
