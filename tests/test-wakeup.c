@@ -17,6 +17,16 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+static atomic_int gate_open;
+
+/* Holds its stream until the test opens the gate (ten seconds at most). */
+static void gate(void *p)
+{
+    (void)p;
+    for (int i = 0; i < 10000 && !atomic_load(&gate_open); i++)
+        usleep(1000);
+}
+
 #define NITEMS 3
 
 static atomic_int arrived, met, finished;
@@ -97,4 +107,39 @@ GR_TEST(parked_workers_all_wake_for_independent_graph_nodes)
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grStreamDestroy(s));
+}
+
+/* Streams waiting for one event are queued again together, by the worker
+ * that completes it, on its own deque, one wake-up each. The first wakes
+ * a parked worker; the others find that wake-up pending, and only the
+ * woken worker, which steals one stream and sees the rest, wakes the
+ * next one. */
+GR_TEST(parked_workers_all_wake_for_streams_released_by_one_event)
+{
+    grStream_t src, s[NITEMS];
+    grEvent_t ev;
+    use_workers("3");
+    CHECK_OK(grStreamCreateWithFlags(&src, grStreamNonBlocking));
+    CHECK_OK(grEventCreateWithFlags(&ev, grEventDisableTiming));
+    for (int i = 0; i < NITEMS; i++)
+        CHECK_OK(grStreamCreateWithFlags(&s[i], grStreamNonBlocking));
+    for (int round = 0; round < 5; round++) {
+        atomic_store(&gate_open, 0);
+        CHECK_OK(grLaunchHostFunc(src, gate, NULL));
+        CHECK_OK(grEventRecord(ev, src));
+        for (int i = 0; i < NITEMS; i++) {
+            CHECK_OK(grStreamWaitEvent(s[i], ev, 0));
+            CHECK_OK(grLaunchHostFunc(s[i], meet, NULL));
+        }
+        start_round(); /* the waits suspend, and the idle workers park */
+        atomic_store(&gate_open, 1);
+        CHECK(all_met());
+    }
+    for (int i = 0; i < NITEMS; i++) {
+        CHECK_OK(grStreamSynchronize(s[i]));
+        CHECK_OK(grStreamDestroy(s[i]));
+    }
+    CHECK_OK(grStreamSynchronize(src));
+    CHECK_OK(grStreamDestroy(src));
+    CHECK_OK(grEventDestroy(ev));
 }
