@@ -15,12 +15,27 @@
 
 #define BIG ((size_t)3 << 20) /* above the mapping threshold, with huge pages */
 
-GR_TEST(big_blocks_freed_are_reused)
+/* A block of BIG bytes filled with 'byte' and freed; its address. */
+static void *freed_block(int byte)
 {
     unsigned char *a = gr__big_alloc(BIG);
     CHECK(a != NULL);
-    memset(a, 0xab, BIG);
+    memset(a, byte, BIG);
     gr__big_free(a);
+    return a;
+}
+
+static size_t nonzero_bytes(const unsigned char *p, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += p[i] != 0;
+    return k;
+}
+
+GR_TEST(big_blocks_freed_are_reused)
+{
+    void *a = freed_block(0xab);
     unsigned char *b = gr__big_alloc(BIG);
     CHECK(b != NULL);
     if (gr__big_maps())
@@ -30,16 +45,10 @@ GR_TEST(big_blocks_freed_are_reused)
 
 GR_TEST(big_calloc_of_a_reused_block_is_zeroed)
 {
-    unsigned char *a = gr__big_alloc(BIG);
-    CHECK(a != NULL);
-    memset(a, 0xcd, BIG);
-    gr__big_free(a);
+    (void)freed_block(0xcd);
     unsigned char *b = gr__big_calloc(BIG / 8, 8);
     CHECK(b != NULL);
-    size_t nonzero = 0;
-    for (size_t i = 0; i < BIG; i++)
-        nonzero += b[i] != 0;
-    CHECK_EQ(nonzero, 0);
+    CHECK_EQ(nonzero_bytes(b, BIG), 0);
     gr__big_free(b);
 }
 
@@ -66,19 +75,12 @@ GR_TEST(big_realloc_keeps_contents_growing_and_shrinking)
 GR_TEST(big_blocks_are_given_back_when_the_cache_is_off)
 {
     setenv("GRAPHRT_PLAN_CACHE_MB", "0", 1);
-    unsigned char *a = gr__big_alloc(BIG);
-    CHECK(a != NULL);
-    memset(a, 0xef, BIG);
-    gr__big_free(a);
+    (void)freed_block(0xef);
     /* A fresh mapping reads as zeros; a kept block would still hold 0xef. */
     unsigned char *b = gr__big_alloc(BIG);
     CHECK(b != NULL);
-    if (gr__big_maps()) {
-        size_t nonzero = 0;
-        for (size_t i = 0; i < BIG; i++)
-            nonzero += b[i] != 0;
-        CHECK_EQ(nonzero, 0);
-    }
+    if (gr__big_maps())
+        CHECK_EQ(nonzero_bytes(b, BIG), 0);
     gr__big_free(b);
     unsetenv("GRAPHRT_PLAN_CACHE_MB");
 }
