@@ -332,11 +332,12 @@ static void extra_setparams(int batches)
 
 /* Independent expensive nodes: a graph of 'width' root kernel nodes that
  * each busy-wait 'node_us' microseconds, replayed; the figure is the time
- * the work would take spread perfectly over the threads that run it (the
- * workers and the synchronising thread: width * node_us / threads,
- * rounded up to whole nodes per thread) over the median replay time: 1.0
- * when every thread is busy all along, less on a machine with fewer cores
- * than threads. */
+ * the work would take spread perfectly over 'threads' threads (width *
+ * node_us / threads, rounded up to whole nodes per thread) over the median
+ * replay time: 1.0 when that many threads are busy all along. A launch
+ * runs its nodes on as many threads as there are workers (the thread
+ * that runs the launch, a worker or the synchronising thread, and the
+ * others). */
 static void busy_kernel(const grKernelCtx *ctx, void **args)
 {
     uint64_t until = bu_now_ns() + (uint64_t)(*(const int *)args[0]) * 1000u;
@@ -579,7 +580,7 @@ int main(int argc, char **argv)
         extra_instantiate_chain(1000, quick ? 21 : 101);
         extra_instantiate_chain(100000, quick ? 3 : 9);
         extra_instantiate_chain(1000000, quick ? 1 : 3);
-        extra_heavy_fan(workers + 1, 4 * (workers + 1), 50, quick ? 11 : 51);
+        extra_heavy_fan(workers, 4 * workers, 50, quick ? 11 : 51);
         extra_setparams(quick ? 21 : 201);
         extra_exec_update(quick ? 21 : 201);
         for (s = 0; s < 4; s++)

@@ -164,14 +164,15 @@ static void finish_launch(gr_plan *p)
         gr__futex_wake(&p->finished, 1);
 }
 
-/* Hands private items to other threads: as many as there are other
- * workers to take them, less those handed out and not taken yet.
- * Busy workers take them when they look for work; as many parked workers
- * are woken. */
+/* Hands private items to other threads: one for each worker but one (the
+ * running thread and the helpers make 'nworkers' threads, the parallelism
+ * the user asked for, as for many-block kernels), less those handed out
+ * and not taken yet. Busy workers take them when they look for work; as
+ * many parked workers are woken. */
 static void expose_some(gr_runtime *rt, gr_worker *w, gr_plan *p, size_t base)
 {
     int64_t waiting = gr_load_relaxed(&w->dq.bottom) - gr_load_relaxed(&w->dq.top);
-    int64_t room = (int64_t)rt->nworkers - (w->external ? 0 : 1) - waiting;
+    int64_t room = (int64_t)rt->nworkers - 1 - waiting;
     if (room <= 0)
         return;
     if (!atomic_load_explicit(&p->shared, memory_order_relaxed))
