@@ -176,21 +176,16 @@ static void *map_fresh(size_t bytes)
     return base;
 }
 
-/* The block for 'size' payload bytes; *zeroed tells whether it is known
- * to be zero-filled (a fresh mapping). */
-static void *big_alloc(size_t size, bool *zeroed)
+void *gr__big_alloc(size_t size)
 {
     size_t need;
-    *zeroed = false;
     if (gr__add_overflow(size, GR_BIG_HDR, &need) || need > SIZE_MAX / 2)
         return NULL;
     if (GR_BIG_MAPS && need >= GR_BIG_MAP_MIN) {
         size_t bytes = round_up(need, GR_BIG_PAGE);
         char *base = cache_take(bytes);
-        if (!base) {
+        if (!base)
             base = map_fresh(bytes);
-            *zeroed = true;
-        }
         if (!base)
             return NULL;
         *map_of(base + GR_BIG_HDR) = bytes;
@@ -201,24 +196,6 @@ static void *big_alloc(size_t size, bool *zeroed)
         return NULL;
     *map_of(m + GR_BIG_MALLOC_HDR) = 0;
     return m + GR_BIG_MALLOC_HDR;
-}
-
-void *gr__big_alloc(size_t size)
-{
-    bool zeroed;
-    return big_alloc(size, &zeroed);
-}
-
-void *gr__big_calloc(size_t n, size_t size)
-{
-    size_t total;
-    bool zeroed;
-    if (gr__mul_overflow(n, size, &total))
-        return NULL;
-    void *p = big_alloc(total, &zeroed);
-    if (p && !zeroed)
-        memset(p, 0, total);
-    return p;
 }
 
 void *gr__big_realloc(void *p, size_t size)
@@ -232,16 +209,8 @@ void *gr__big_realloc(void *p, size_t size)
         char *m = realloc((char *)p - GR_BIG_MALLOC_HDR, size + GR_BIG_MALLOC_HDR);
         return m ? m + GR_BIG_MALLOC_HDR : NULL;
     }
-    char *base = (char *)p - GR_BIG_HDR;
-    if (need <= map) {
-        /* Shrinking: give back the pages past the end. */
-        size_t bytes = round_up(need, GR_BIG_PAGE);
-        if (bytes < map) {
-            (void)munmap(base + bytes, map - bytes);
-            *map_of(p) = bytes;
-        }
+    if (need <= map)
         return p;
-    }
     void *n = gr__big_alloc(size);
     if (!n)
         return NULL;

@@ -106,13 +106,13 @@ void gr__free(void *p);
 /* Arrays that may be large and are written right away (plans and the
  * temporaries of instantiation): blocks of 16 KiB and more are mapped on
  * their own (on transparent huge pages from 2 MiB) and kept for reuse
- * after they are freed (see bigmem.c). gr__big_realloc keeps the contents, as realloc does, and
+ * after they are freed (see bigmem.c). Their contents are undefined, as
+ * malloc's. gr__big_realloc keeps the contents, as realloc does, and
  * returns NULL, leaving p alone, if out of memory. Free them with
  * gr__big_free only. gr__big_release_cache gives the kept blocks back;
  * gr__big_maps tells whether blocks are mapped (not under
  * AddressSanitizer, where they are all malloc'ed). */
 void *gr__big_alloc(size_t size);
-void *gr__big_calloc(size_t n, size_t size);
 void *gr__big_realloc(void *p, size_t size);
 void gr__big_free(void *p);
 void gr__big_release_cache(void);
