@@ -19,6 +19,18 @@
  * Thread safety: every function may be called from any thread at any time,
  * unless its comment says otherwise. Objects passed to a call must not be
  * destroyed concurrently with that call.
+ *
+ * Destroyed handles: a stream, event, kernel, graph, executable or memory
+ * pool handle used after its destruction is refused with the error its
+ * function documents for a handle that is not live, never read after
+ * free: the object's memory is kept for objects of the same kind. It is
+ * reused once 64 more objects of that kind have been destroyed, so a
+ * handle kept long after its destruction may then name a newer object,
+ * as a CUDA handle may. A destroyed node handle is refused while its
+ * graph lives (its memory stays in the graph); the node handles of a
+ * destroyed graph must not be passed anywhere except, as keys, to the
+ * setters of an executable instantiated from that graph (which never
+ * dereference them), as in CUDA.
  */
 #ifndef GRAPHRT_H
 #define GRAPHRT_H

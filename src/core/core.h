@@ -29,6 +29,28 @@
 #define GR_DEBUG 0
 #endif
 
+/* Sanitizers, as gcc (__SANITIZE_*__) and clang (__has_feature) say. */
+#if defined(__SANITIZE_ADDRESS__)
+#define GR_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define GR_ASAN 1
+#endif
+#endif
+#ifndef GR_ASAN
+#define GR_ASAN 0
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define GR_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define GR_TSAN 1
+#endif
+#endif
+#ifndef GR_TSAN
+#define GR_TSAN 0
+#endif
+
 /* Assert levels (STYLE.md): internal invariants only, never user input. */
 void gr__assert_fail(const char *expr, const char *file, int line);
 #define gr__assert_at(level, e)                                                \
@@ -57,8 +79,9 @@ GR_NOINLINE grError_t gr__fail_at(grError_t err, const char *file, int line, con
 grError_t gr__fail_again(grError_t err);
 
 /* Object magic words: the first field of every handle's struct, checked in
- * O(1) on entry and overwritten with GR_MAGIC_DEAD on destruction so that a
- * destroyed handle is refused while its memory is still ours. */
+ * O(1) on entry and overwritten with GR_MAGIC_DEAD on destruction. The
+ * memory of a handle's object is never given back (see gr_shelf below),
+ * so a destroyed handle is refused, not read after free. */
 enum {
     GR_MAGIC_STREAM = 0x5354524du,
     GR_MAGIC_EVENT = 0x45564e54u,
@@ -118,6 +141,32 @@ void gr__big_free(void *p);
 void gr__big_release_cache(void);
 bool gr__big_maps(void);
 
+/* ------------------------------------------------- probing user memory */
+
+/* The top of the calling thread's stack (exclusive), 0 until
+ * gr__stack_top_slow has run in the thread. */
+extern __attribute__((tls_model("initial-exec"))) _Thread_local uintptr_t gr__tls_stack_top;
+
+/* Looks up the calling thread's stack and sets gr__tls_stack_top (to 1,
+ * which no range lies below, if the stack cannot be found). */
+uintptr_t gr__stack_top_slow(void);
+
+/* True if [p, p + n) lies between the caller's frame and the top of the
+ * calling thread's stack: memory that is mapped and readable. Where a
+ * kernel's argument values usually are (the caller's locals), checked
+ * with two compares. False, not a verdict, for anything else (including
+ * the first call in a thread). */
+static inline bool gr__on_own_stack(const void *p, size_t n)
+{
+    uintptr_t a = (uintptr_t)p, lo = (uintptr_t)__builtin_frame_address(0), top = gr__tls_stack_top;
+    return a >= lo && a < top && n <= top - a;
+}
+
+/* True if the n bytes at p (n >= 1, at most a page) can be read, asked of
+ * the kernel without touching them (a fault would end the process): a
+ * system call of about a microsecond. */
+bool gr__probe_readable(const void *p, size_t n);
+
 /* Short printable name of a pointer-like handle for detail sentences. */
 #define GR_PTR(p) ((const void *)(p))
 
@@ -152,5 +201,35 @@ static inline void gr__spin_unlock(gr_spinlock *l)
 {
     atomic_store_explicit(&l->locked, false, memory_order_release);
 }
+
+/*
+ * Shelves of dead shells: the memory of the objects behind public handles
+ * (streams, events, kernels, graphs, executables, pools). An object's
+ * memory comes from its kind's shelf and goes back to it, never to
+ * malloc, so that a handle used after its object died reads a magic word
+ * that says so (GR_MAGIC_DEAD) instead of freed memory. A shelf reuses a
+ * shell only once GR_SHELL_QUARANTINE younger ones are dead too, oldest
+ * first, so a just-destroyed handle is refused for a while; after that
+ * its address may name a new object of the same kind, as a CUDA handle
+ * may. Under AddressSanitizer a dead shell is poisoned past its first 16
+ * bytes (the magic word and the shelf's link), so the library's own use
+ * of a dead object is still reported.
+ */
+#define GR_SHELL_QUARANTINE 64
+typedef struct gr_shelf {
+    size_t size;          /* bytes of one shell, >= 16 */
+    gr_spinlock lock;
+    void *oldest, *newest; /* dead shells, linked through bytes 8..15 */
+    size_t ndead;
+} gr_shelf;
+#define GR_SHELF_INIT(bytes) {(bytes), {false}, NULL, NULL, 0}
+
+/* A shell of sh->size bytes aligned to a cache line, contents undefined;
+ * NULL when out of memory (the caller reports it). */
+void *gr__shell_alloc(gr_shelf *sh);
+
+/* Puts the dead object p back on its shelf. Its magic word must already
+ * be GR_MAGIC_DEAD; nothing else of it may be used afterwards. */
+void gr__shell_retire(gr_shelf *sh, void *p);
 
 #endif /* GR_CORE_H */

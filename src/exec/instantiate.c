@@ -488,7 +488,8 @@ uint32_t gr__exec_find(struct grGraphExec_st *e, const void *node)
     return s ? s->orig : UINT32_MAX;
 }
 
-/* Records the top-level nodes for setters and update. */
+/* Executable objects, kept as dead shells once freed (core.h). */
+static gr_shelf exec_shelf = GR_SHELF_INIT(sizeof(struct grGraphExec_st));
 
 static void exec_free(struct grGraphExec_st *e)
 {
@@ -501,7 +502,7 @@ static void exec_free(struct grGraphExec_st *e)
     if (last)
         gr__stream_release(last);
     e->magic = GR_MAGIC_DEAD;
-    gr__free(e);
+    gr__shell_retire(&exec_shelf, e);
 }
 
 void gr__exec_retain(grGraphExec_t e)
@@ -556,7 +557,9 @@ static grError_t instantiate(const char *call, grGraphExec_t *out, grGraph_t g, 
         gr__big_free(b.edges);
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
     }
-    e = gr__calloc(1, sizeof *e);
+    e = gr__shell_alloc(&exec_shelf);
+    if (e)
+        memset(e, 0, sizeof *e);
     if (!e) {
         nodes_free(b.nodes);
         gr__big_free(b.edges);

@@ -42,14 +42,13 @@ grError_t gr__graph_clone(grGraph_t src, grGraph_t *out)
     /* seq grows strictly along the list from 0 up, so n nodes whose last
      * seq is n - 1 hold exactly the seqs 0..n-1. */
     bool dense = n == 0 || src->last->seq == n - 1;
-    c = gr__calloc(1, sizeof *c);
+    c = gr__graph_new();
     map = gr__calloc(n, sizeof *map);
     if (c == NULL || map == NULL) {
-        gr__free(c);
+        gr__graph_free(c);
         gr__free(map);
         return gr__fail(grErrorMemoryAllocation, "out of memory cloning a graph of %zu nodes", n);
     }
-    c->magic = GR_MAGIC_GRAPH;
     c->cloned_from = src;
     c->next_seq = src->next_seq;
     /* One slab chunk for the whole clone when it fits one. */

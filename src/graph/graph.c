@@ -24,6 +24,10 @@
 
 /* ------------------------------------------------------------ handles */
 
+/* Graph objects, kept as dead shells once freed (core.h); their nodes'
+ * slab is freed with them. */
+static gr_shelf graph_shelf = GR_SHELF_INIT(sizeof(struct grGraph_st));
+
 grError_t gr__graph_check(const char *call, grGraph_t g)
 {
     if (g == NULL)
@@ -454,7 +458,17 @@ void gr__graph_free(grGraph_t g)
         slab_chunk_free(c);
     }
     g->magic = GR_MAGIC_DEAD;
-    gr__free(g);
+    gr__shell_retire(&graph_shelf, g);
+}
+
+grGraph_t gr__graph_new(void)
+{
+    grGraph_t g = gr__shell_alloc(&graph_shelf);
+    if (g) {
+        memset(g, 0, sizeof *g);
+        g->magic = GR_MAGIC_GRAPH;
+    }
+    return g;
 }
 
 /* ---------------------------------------------------------- public API */
@@ -467,10 +481,9 @@ GR_API grError_t grGraphCreate(grGraph_t *pGraph, unsigned int flags)
                         "grGraphCreate: pGraph is NULL; pass where to store the new graph");
     if (flags != 0)
         return gr__fail(grErrorInvalidValue, "grGraphCreate: flags is 0x%x but must be 0", flags);
-    g = gr__calloc(1, sizeof *g);
+    g = gr__graph_new();
     if (g == NULL)
         return gr__fail(grErrorMemoryAllocation, "grGraphCreate: out of memory allocating a graph");
-    g->magic = GR_MAGIC_GRAPH;
     *pGraph = g;
     return grSuccess;
 }

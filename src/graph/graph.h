@@ -170,6 +170,10 @@ bool gr__node_reserve_edges(struct grGraphNode_st *n, size_t more_deps, size_t m
  * the order of the others (the caller adjusts graph->nedges). */
 void gr__edge_unlink(struct grGraphNode_st *from, struct grGraphNode_st *to);
 
+/* A new empty graph (magic set, everything else zero), or NULL when out
+ * of memory; free it with gr__graph_free. */
+grGraph_t gr__graph_new(void);
+
 /* Frees a graph and everything it owns, ignoring 'owner' (child graphs are
  * freed by their node). */
 void gr__graph_free(grGraph_t g);

@@ -45,7 +45,8 @@ static struct {
     atomic_size_t count;       /* written under lock, read lock-free */
     _Atomic uintptr_t span_lo; /* written under lock, read lock-free */
     _Atomic uintptr_t span_hi; /* exclusive; lo >= hi means empty */
-} tracker = {PTHREAD_RWLOCK_INITIALIZER, NULL, 0, UINTPTR_MAX, 0};
+    _Atomic uint64_t gen;      /* changes, from 1: bumped under lock, read lock-free */
+} tracker = {PTHREAD_RWLOCK_INITIALIZER, NULL, 0, UINTPTR_MAX, 0, 1};
 
 /* ------------------------------------------------------------ AVL tree */
 
@@ -151,6 +152,7 @@ static gr_alloc_rec *tree_edge(gr_alloc_rec *n, int side)
 /* Called under the write lock after every change of the tree. */
 static void update_span(void)
 {
+    gr_store_release(&tracker.gen, gr_load_relaxed(&tracker.gen) + 1);
     gr_alloc_rec *lo = tree_edge(tracker.root, 0), *hi = tree_edge(tracker.root, 1);
     atomic_store_explicit(&tracker.span_lo, lo ? lo->base : UINTPTR_MAX, memory_order_release);
     atomic_store_explicit(&tracker.span_hi, hi ? hi->base + hi->size : 0, memory_order_release);
@@ -216,6 +218,11 @@ bool gr__mem_lookup(const void *p, void **base, size_t *size, gr_mem_kind *kind)
     }
     pthread_rwlock_unlock(&tracker.lock);
     return r != NULL;
+}
+
+uint64_t gr__mem_generation(void)
+{
+    return gr_load_acquire(&tracker.gen);
 }
 
 size_t gr__mem_live_count(void)

@@ -53,6 +53,21 @@ bool gr__mem_untrack(void *base, gr_mem_kind kind);
  * kind (any out-pointer may be NULL), false if p is in none. */
 bool gr__mem_lookup(const void *p, void **base, size_t *size, gr_mem_kind *kind);
 
+/* A number that changes whenever a range starts or stops being tracked:
+ * what a lookup answered stays true while it is the same. */
+uint64_t gr__mem_generation(void);
+
+/* Checks the argument array of a launch of kernel 'name' for 'call': each
+ * args[i] must point to sizes[i] readable bytes of host memory (the value
+ * of parameter i), not be the value itself: NULL, a pointer into device
+ * or pool memory that graphrt tracks, or an address that cannot be read
+ * are refused with grErrorInvalidValue and a detail naming the index and
+ * saying to pass the address of the value. Values on the calling thread's
+ * stack pass in two compares; others are probed once per page and
+ * tracker generation (argcheck.c). */
+grError_t gr__kernel_args_check(const char *call, const char *name, int nparams, const uint32_t *sizes,
+                                void **args);
+
 /* The number of tracked allocations (for diagnostics and tests). */
 size_t gr__mem_live_count(void);
 

@@ -251,9 +251,12 @@ static void pool_init_attrs(grMemPool_t pool)
     atomic_init(&pool->threshold, 0);
 }
 
+/* Pool objects, kept as dead shells once freed (core.h). */
+static gr_shelf pool_shelf = GR_SHELF_INIT(sizeof(struct grMemPool_st));
+
 static grMemPool_t pool_new(const grMemPoolProps *props, bool is_default)
 {
-    grMemPool_t pool = gr__aligned_alloc(GR_CACHELINE, sizeof *pool);
+    grMemPool_t pool = gr__shell_alloc(&pool_shelf);
     if (!pool)
         return NULL;
     memset(pool, 0, sizeof *pool);
@@ -285,7 +288,7 @@ static void pool_unref(grMemPool_t pool)
         pool->reg_next->reg_prev = pool->reg_prev;
     pthread_mutex_unlock(&registry.lock);
     pool->magic = GR_MAGIC_DEAD;
-    gr__free(pool);
+    gr__shell_retire(&pool_shelf, pool);
 }
 
 /* registry.dflt, readable without the registry's mutex (the hot path of
@@ -1336,7 +1339,7 @@ void gr__pool_reset_all(void)
     while (list) {
         grMemPool_t n = list->reg_next;
         list->magic = GR_MAGIC_DEAD;
-        gr__free(list);
+        gr__shell_retire(&pool_shelf, list);
         list = n;
     }
 }

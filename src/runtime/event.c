@@ -9,6 +9,9 @@
 
 #include <string.h>
 
+/* Event objects, kept as dead shells once freed (core.h). */
+static gr_shelf event_shelf = GR_SHELF_INIT(sizeof(struct grEvent_st));
+
 bool gr__event_valid(grEvent_t e)
 {
     return e != NULL && e->magic == GR_MAGIC_EVENT;
@@ -25,7 +28,7 @@ void gr__event_release(grEvent_t e)
         if (e->s)
             gr__stream_release(e->s);
         e->magic = GR_MAGIC_DEAD;
-        gr__free(e);
+        gr__shell_retire(&event_shelf, e);
     }
 }
 
@@ -124,9 +127,10 @@ GR_API grError_t grEventCreateWithFlags(grEvent_t *event, unsigned int flags)
                         flags);
     if (!gr__runtime_get())
         return gr__fail(grErrorInitializationError, "grEventCreateWithFlags: the graphrt runtime could not start");
-    e = gr__calloc(1, sizeof *e);
+    e = gr__shell_alloc(&event_shelf);
     if (!e)
         return gr__fail(grErrorMemoryAllocation, "grEventCreateWithFlags: out of memory");
+    memset(e, 0, sizeof *e);
     e->magic = GR_MAGIC_EVENT;
     e->flags = flags;
     atomic_init(&e->refs, 1);

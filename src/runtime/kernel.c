@@ -14,6 +14,7 @@
  * an offset aligned to its size (up to 16).
  */
 #include "../capture/capture.h"
+#include "../memory/memory.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,9 @@ typedef struct name_entry {
     struct name_entry *next;
 } name_entry;
 static name_entry *names; /* guarded by names_lock */
+
+/* Kernel objects, kept as dead shells once freed (core.h). */
+static gr_shelf kernel_shelf = GR_SHELF_INIT(sizeof(struct grKernel_st));
 
 void gr__kernel_retain(grKernel_t k)
 {
@@ -48,7 +52,7 @@ void gr__kernel_release_n(grKernel_t k, int n)
         gr__free(k->name);
         gr__free(k->offsets);
         gr__free(k->sizes);
-        gr__free(k);
+        gr__shell_retire(&kernel_shelf, k);
     }
 }
 
@@ -94,7 +98,7 @@ GR_API grError_t grKernelCreate(grKernel_t *kernel, grKernelFn fn, const char *n
     if (gr__kernel_find(name))
         return gr__fail(grErrorInvalidValue,
                         "grKernelCreate: a live kernel is already named '%s'; kernel names must be unique", name);
-    k = gr__aligned_alloc(GR_CACHELINE, sizeof *k);
+    k = gr__shell_alloc(&kernel_shelf);
     if (k)
         memset(k, 0, sizeof *k);
     ne = gr__malloc(sizeof *ne);
@@ -108,8 +112,9 @@ GR_API grError_t grKernelCreate(grKernel_t *kernel, grKernelFn fn, const char *n
             gr__free(k->name);
             gr__free(k->offsets);
             gr__free(k->sizes);
+            k->magic = GR_MAGIC_DEAD;
+            gr__shell_retire(&kernel_shelf, k);
         }
-        gr__free(k);
         gr__free(ne);
         return gr__fail(grErrorMemoryAllocation, "grKernelCreate: out of memory registering kernel '%s'", name);
     }
@@ -186,13 +191,7 @@ GR_NOINLINE grError_t gr__kernel_check_slow(const char *call, grKernel_t k, cons
                         "%s: kernel '%s' takes %d parameters but the argument array is NULL; pass an array of "
                         "pointers to the argument values",
                         call, k->name, k->nparams);
-    for (int i = 0; i < k->nparams; i++)
-        if (!args[i])
-            return gr__fail(grErrorInvalidValue,
-                            "%s: kernel '%s': args[%d] is NULL; each element must be the ADDRESS of the "
-                            "argument's value (e.g. void *args[] = {&n, &ptr}), not the value itself",
-                            call, k->name, i);
-    return grSuccess;
+    return gr__kernel_args_check(call, k->name, k->nparams, k->sizes, args);
 }
 
 /* ------------------------------------------------------------ execution */

@@ -113,8 +113,11 @@ static inline grError_t gr__kernel_check(const char *call, grKernel_t k, const g
               (uint64_t)block->x * block->y * block->z <= 1024u && grid->x - 1u < 0x7fffffffu &&
               grid->y - 1u < 65535u && grid->z - 1u < 65535u && shmem <= GR_MAX_SHARED_MEM &&
               (k->nparams == 0 || args != NULL);
+    /* Argument values on the caller's stack are readable host memory; any
+     * other element is checked by the slow path (the kernelParams
+     * mistake: a value where its address belongs). */
     for (int i = 0; ok && i < k->nparams; i++)
-        ok = args[i] != NULL;
+        ok = gr__on_own_stack(args[i], k->sizes[i]);
     if (GR_LIKELY(ok))
         return grSuccess;
     return gr__kernel_check_slow(call, k, grid, block, shmem, args);

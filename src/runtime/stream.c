@@ -22,12 +22,18 @@
 
 /* ------------------------------------------------------------- lifetime */
 
+/* Stream objects, kept as dead shells once freed (core.h). */
+static gr_shelf stream_shelf = GR_SHELF_INIT(sizeof(gr_stream));
+
 static gr_stream *stream_new(unsigned flags, unsigned user_flags)
 {
-    gr_stream *s = gr__aligned_alloc(GR_CACHELINE, sizeof *s);
+    gr_stream *s = gr__shell_alloc(&stream_shelf);
     gr_seg *seg = gr__aligned_alloc(GR_CACHELINE, sizeof *seg);
     if (!s || !seg) {
-        gr__free(s);
+        if (s) {
+            s->magic = GR_MAGIC_DEAD;
+            gr__shell_retire(&stream_shelf, s);
+        }
         gr__free(seg);
         return NULL;
     }
@@ -120,7 +126,7 @@ static void stream_free(gr_stream *s)
         seg = n;
     }
     s->magic = GR_MAGIC_DEAD;
-    gr__free(s);
+    gr__shell_retire(&stream_shelf, s);
 }
 
 void gr__stream_retain(gr_stream *s)

@@ -1,0 +1,102 @@
+/*
+ * argcheck.c - refusing the classic kernelParams mistake: an argument
+ * array element that is the parameter's value (a device pointer d_x, a
+ * count cast to a pointer) instead of its address (&d_x, &n).
+ *
+ * Copying the values of such an array would read device memory as if it
+ * held the value, or fault on an address that is no memory at all. An
+ * element is accepted when it points to readable host memory outside
+ * every device and pool allocation graphrt tracks: on the calling
+ * thread's stack (the usual case, two compares), or in a page probed
+ * readable through the kernel (core/probe.c). Probed pages are kept in a
+ * small per-thread table, valid while the tracker's generation is
+ * unchanged (no allocation can have appeared in them meanwhile), so a
+ * replay loop that passes the same heap-held values probes once.
+ *
+ * Limit: a page remembered as readable and unmapped since by the
+ * application is not probed again; reading it is then the application's
+ * use after free, as it would be in CUDA.
+ */
+#include "memory.h"
+
+#define PAGE_SHIFT 12
+#define SEEN_PAGES 8
+
+/* Entries are valid for generation gen[i], which is never 0 (the
+ * tracker's generations start at 1), so the zeroed table matches none. */
+static _Thread_local struct {
+    uintptr_t page[SEEN_PAGES];
+    uint64_t gen[SEEN_PAGES];
+    unsigned next;
+} seen;
+
+static bool page_seen(uintptr_t page, uint64_t gen)
+{
+    for (unsigned i = 0; i < SEEN_PAGES; i++)
+        if (seen.page[i] == page && seen.gen[i] == gen)
+            return true;
+    return false;
+}
+
+static void page_note(uintptr_t page, uint64_t gen)
+{
+    unsigned i = seen.next++ % SEEN_PAGES;
+    seen.page[i] = page;
+    seen.gen[i] = gen;
+}
+
+/* Device and pool memory cannot hold a host variable (in CUDA it is not
+ * host-readable); grMallocHost memory can. */
+static bool in_device_memory(const void *p, void **base, size_t *size)
+{
+    gr_mem_kind kind;
+    return gr__mem_lookup(p, base, size, &kind) && kind != GR_MEM_HOST;
+}
+
+static grError_t check_one(const char *call, const char *name, int i, const void *a, uint32_t n)
+{
+    uintptr_t first = (uintptr_t)a, last = first + n - 1;
+    void *base = NULL;
+    size_t size = 0;
+    if (GR_UNLIKELY(!a))
+        return gr__fail(grErrorInvalidValue,
+                        "%s: kernel '%s': args[%d] is NULL; each element must be the ADDRESS of the "
+                        "argument's value (e.g. void *args[] = {&n, &ptr}), not the value itself",
+                        call, name, i);
+    if (in_device_memory(a, &base, &size) || in_device_memory((const void *)last, &base, &size))
+        return gr__fail(grErrorInvalidValue,
+                        "%s: kernel '%s': args[%d] = %p points into device memory (the allocation at %p of %zu "
+                        "bytes), where no host variable lives: this is the value of the argument, not its "
+                        "address; pass the address of the value (&d_x, not d_x)",
+                        call, name, i, a, base, size);
+    /* The first page is never mapped; below it lie the small integers. */
+    bool low = last < first || first < ((uintptr_t)1 << PAGE_SHIFT);
+    uint64_t gen = gr__mem_generation();
+    if (!low && page_seen(first >> PAGE_SHIFT, gen) && page_seen(last >> PAGE_SHIFT, gen))
+        return grSuccess;
+    if (low || !gr__probe_readable(a, n))
+        return gr__fail(grErrorInvalidValue,
+                        "%s: kernel '%s': args[%d] = %p does not point to %u readable bytes; each element must "
+                        "be the ADDRESS of the argument's value: pass the address of the value (&n, not "
+                        "(void *)n)",
+                        call, name, i, a, n);
+    page_note(first >> PAGE_SHIFT, gen);
+    if ((last >> PAGE_SHIFT) != (first >> PAGE_SHIFT))
+        page_note(last >> PAGE_SHIFT, gen);
+    return grSuccess;
+}
+
+grError_t gr__kernel_args_check(const char *call, const char *name, int nparams, const uint32_t *sizes,
+                                void **args)
+{
+    if (!gr__tls_stack_top)
+        gr__stack_top_slow();
+    for (int i = 0; i < nparams; i++) {
+        if (gr__on_own_stack(args[i], sizes[i]))
+            continue;
+        grError_t err = check_one(call, name, i, args[i], sizes[i]);
+        if (err)
+            return err;
+    }
+    return grSuccess;
+}

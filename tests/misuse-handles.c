@@ -1,0 +1,206 @@
+/*
+ * misuse-handles.c - handles used after their object was destroyed are
+ * refused with the documented error and a detail, never read after free
+ * (these tests fail under AddressSanitizer when an object's memory goes
+ * back to malloc), and a destroyed handle's memory is not reused by the
+ * very next objects of its kind.
+ */
+#include "test.h"
+
+#include <string.h>
+
+static void nop_kernel(const grKernelCtx *c, void **a)
+{
+    (void)c;
+    (void)a;
+}
+
+static void nop_host(void *p)
+{
+    (void)p;
+}
+
+GR_TEST(destroyed_kernel_is_refused_by_launch_and_destroy)
+{
+    grKernel_t k;
+    size_t sz[1] = {sizeof(int)};
+    int v = 0;
+    void *args[1] = {&v};
+    CHECK_OK(grKernelCreate(&k, nop_kernel, "destroyed_kernel", 1, sz));
+    CHECK_OK(grKernelDestroy(k));
+    CHECK_GR(grErrorInvalidDeviceFunction, grLaunchKernel(k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, NULL));
+    CHECK_DETAIL_HAS("grLaunchKernel");
+    CHECK_DETAIL_HAS("not a live kernel");
+    CHECK_GR(grErrorInvalidDeviceFunction, grKernelDestroy(k));
+    CHECK_DETAIL_HAS("grKernelDestroy");
+    /* The name is free again. */
+    grKernel_t k2;
+    CHECK_OK(grKernelCreate(&k2, nop_kernel, "destroyed_kernel", 1, sz));
+    CHECK(k2 != k);
+    CHECK_OK(grKernelDestroy(k2));
+}
+
+GR_TEST(destroyed_kernel_is_refused_by_kernel_nodes)
+{
+    grKernel_t k;
+    grGraph_t g;
+    grGraphNode_t n;
+    CHECK_OK(grKernelCreate(&k, nop_kernel, "destroyed_node_kernel", 0, NULL));
+    CHECK_OK(grKernelDestroy(k));
+    CHECK_OK(grGraphCreate(&g, 0));
+    grKernelNodeParams kp = {k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, NULL, NULL};
+    CHECK_GR(grErrorInvalidDeviceFunction, grGraphAddKernelNode(&n, g, NULL, 0, &kp));
+    CHECK_DETAIL_HAS("grGraphAddKernelNode");
+    CHECK_OK(grGraphDestroy(g));
+}
+
+GR_TEST(destroyed_pool_is_refused)
+{
+    grMemPool_t pool;
+    grMemPoolProps pp;
+    void *p = NULL;
+    memset(&pp, 0, sizeof pp);
+    pp.allocType = grMemAllocationTypePinned;
+    pp.location.type = grMemLocationTypeDevice;
+    CHECK_OK(grMemPoolCreate(&pool, &pp));
+    CHECK_OK(grMemPoolDestroy(pool));
+    CHECK_GR(grErrorInvalidValue, grMallocFromPoolAsync(&p, 16, pool, NULL));
+    CHECK_DETAIL_HAS("grMallocFromPoolAsync");
+    CHECK(p == NULL);
+    CHECK_GR(grErrorInvalidValue, grMemPoolDestroy(pool));
+    CHECK_DETAIL_HAS("grMemPoolDestroy");
+    uint64_t v = 0;
+    CHECK_GR(grErrorInvalidValue, grMemPoolGetAttribute(pool, grMemPoolAttrReservedMemCurrent, &v));
+    CHECK_GR(grErrorInvalidValue, grDeviceSetMemPool(0, pool));
+}
+
+GR_TEST(destroyed_stream_is_refused)
+{
+    grStream_t s;
+    grEvent_t ev;
+    CHECK_OK(grStreamCreate(&s));
+    CHECK_OK(grEventCreate(&ev));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_GR(grErrorInvalidResourceHandle, grStreamSynchronize(s));
+    CHECK_DETAIL_HAS("grStreamSynchronize");
+    CHECK_GR(grErrorInvalidResourceHandle, grStreamQuery(s));
+    CHECK_GR(grErrorInvalidResourceHandle, grEventRecord(ev, s));
+    CHECK_GR(grErrorInvalidResourceHandle, grStreamWaitEvent(s, ev, 0));
+    CHECK_GR(grErrorInvalidResourceHandle, grStreamDestroy(s));
+    CHECK_DETAIL_HAS("grStreamDestroy");
+    CHECK_OK(grEventDestroy(ev));
+}
+
+GR_TEST(destroyed_stream_with_queued_work_is_refused)
+{
+    /* The object outlives the handle while its work runs; the handle is
+     * refused at once all the same. */
+    grStream_t s;
+    CHECK_OK(grStreamCreate(&s));
+    for (int i = 0; i < 100; i++)
+        CHECK_OK(grLaunchHostFunc(s, nop_host, NULL));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_GR(grErrorInvalidResourceHandle, grLaunchHostFunc(s, nop_host, NULL));
+    CHECK_OK(grDeviceSynchronize());
+    CHECK_GR(grErrorInvalidResourceHandle, grStreamSynchronize(s));
+}
+
+GR_TEST(destroyed_event_is_refused)
+{
+    grEvent_t ev, other;
+    float ms = 0;
+    CHECK_OK(grEventCreate(&ev));
+    CHECK_OK(grEventCreate(&other));
+    CHECK_OK(grEventRecord(other, NULL));
+    CHECK_OK(grEventDestroy(ev));
+    CHECK_GR(grErrorInvalidResourceHandle, grEventRecord(ev, NULL));
+    CHECK_DETAIL_HAS("grEventRecord");
+    CHECK_GR(grErrorInvalidResourceHandle, grEventQuery(ev));
+    CHECK_GR(grErrorInvalidResourceHandle, grEventSynchronize(ev));
+    CHECK_GR(grErrorInvalidResourceHandle, grEventElapsedTime(&ms, other, ev));
+    CHECK_GR(grErrorInvalidResourceHandle, grStreamWaitEvent(NULL, ev, 0));
+    CHECK_GR(grErrorInvalidResourceHandle, grEventDestroy(ev));
+    CHECK_OK(grEventDestroy(other));
+}
+
+GR_TEST(destroyed_exec_is_refused)
+{
+    grGraph_t g;
+    grGraphExec_t x;
+    grGraphNode_t n;
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddEmptyNode(&n, g, NULL, 0));
+    CHECK_OK(grGraphInstantiate(&x, g, 0));
+    CHECK_OK(grGraphLaunch(x, NULL));
+    CHECK_OK(grGraphExecDestroy(x));
+    CHECK_GR(grErrorInvalidValue, grGraphLaunch(x, NULL));
+    CHECK_DETAIL_HAS("grGraphLaunch");
+    CHECK_DETAIL_HAS("not live");
+    grGraphExecUpdateResultInfo info;
+    CHECK_GR(grErrorInvalidValue, grGraphExecUpdate(x, g, &info));
+    unsigned en = 0;
+    CHECK_GR(grErrorInvalidValue, grGraphNodeGetEnabled(x, n, &en));
+    CHECK_GR(grErrorInvalidValue, grGraphExecDestroy(x));
+    CHECK_OK(grDeviceSynchronize());
+    CHECK_OK(grGraphDestroy(g));
+}
+
+GR_TEST(destroyed_graph_is_refused)
+{
+    grGraph_t g, c;
+    grGraphNode_t n;
+    grGraphExec_t x;
+    size_t count = 0;
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_GR(grErrorInvalidValue, grGraphAddEmptyNode(&n, g, NULL, 0));
+    CHECK_DETAIL_HAS("grGraphAddEmptyNode");
+    CHECK_GR(grErrorInvalidValue, grGraphGetNodes(g, NULL, &count));
+    CHECK_GR(grErrorInvalidValue, grGraphClone(&c, g));
+    CHECK_GR(grErrorInvalidValue, grGraphInstantiate(&x, g, 0));
+    CHECK_GR(grErrorInvalidValue, grGraphDestroy(g));
+}
+
+/* Each kind's next objects do not take the memory of one just destroyed,
+ * so a stale handle keeps being refused instead of naming them. */
+GR_TEST(destroyed_handles_are_not_reused_by_the_next_objects)
+{
+    enum { N = 32 };
+    grStream_t s, ss[N];
+    grEvent_t e, es[N];
+    grGraph_t g, gs[N];
+    CHECK_OK(grStreamCreate(&s));
+    CHECK_OK(grEventCreate(&e));
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grEventDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    for (int i = 0; i < N; i++) {
+        CHECK_OK(grStreamCreate(&ss[i]));
+        CHECK_OK(grEventCreate(&es[i]));
+        CHECK_OK(grGraphCreate(&gs[i], 0));
+        CHECK(ss[i] != s && es[i] != e && gs[i] != g);
+    }
+    CHECK_GR(grErrorInvalidResourceHandle, grStreamQuery(s));
+    CHECK_GR(grErrorInvalidResourceHandle, grEventQuery(e));
+    CHECK_GR(grErrorInvalidValue, grGraphDestroy(g));
+    for (int i = 0; i < N; i++) {
+        CHECK_OK(grStreamDestroy(ss[i]));
+        CHECK_OK(grEventDestroy(es[i]));
+        CHECK_OK(grGraphDestroy(gs[i]));
+    }
+}
+
+/* After grDeviceReset every stream and event is gone; their handles are
+ * refused, not read after free. */
+GR_TEST(handles_of_a_reset_device_are_refused)
+{
+    grStream_t s;
+    grEvent_t e;
+    CHECK_OK(grStreamCreate(&s));
+    CHECK_OK(grEventCreate(&e));
+    CHECK_OK(grEventRecord(e, s));
+    CHECK_OK(grDeviceReset());
+    CHECK_GR(grErrorInvalidResourceHandle, grStreamSynchronize(s));
+    CHECK_GR(grErrorInvalidResourceHandle, grStreamDestroy(s));
+}
