@@ -201,6 +201,22 @@ static inline void gr__spin_unlock(gr_spinlock *l)
 {
     atomic_store_explicit(&l->locked, false, memory_order_release);
 }
+/* As gr__spin_lock, taken with a seq_cst exchange, for a lock that other
+ * threads only test (gr__spin_held_seq_cst) in a Dekker pairing with
+ * seq_cst operations of their own; both sites name the pairing. */
+static inline void gr__spin_lock_seq_cst(gr_spinlock *l)
+{
+    for (;;) {
+        if (!atomic_exchange_explicit(&l->locked, true, memory_order_seq_cst))
+            return;
+        while (atomic_load_explicit(&l->locked, memory_order_relaxed))
+            gr__cpu_relax();
+    }
+}
+static inline bool gr__spin_held_seq_cst(gr_spinlock *l)
+{
+    return atomic_load_explicit(&l->locked, memory_order_seq_cst);
+}
 
 /*
  * Shelves of dead shells: the memory of the objects behind public handles

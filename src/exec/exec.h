@@ -17,10 +17,10 @@
  * Invariants:
  *   - launches of one executable never overlap (launch.c inserts a wait on
  *     the previous launch's stream when the new one goes elsewhere);
- *   - the plan is changed (setters, update) only when no launch of the
- *     executable is queued or running: they first check that every launch
- *     counted has run, else wait for the stream of the latest launch to
- *     pass it (gr__exec_quiesce);
+ *   - the plan is changed (setters, update) only between
+ *     gr__exec_write_begin and gr__exec_write_end: no launch of the
+ *     executable is queued or running then, and none is queued until the
+ *     end (the launch path reads the plan's event record nodes);
  *   - nothing on the launch path allocates or takes a global lock.
  */
 #ifndef GR_EXEC_H
@@ -156,7 +156,8 @@ struct grGraphExec_st {
     /* Launch ordering. last_stream (retained) changes only under 'lock'
      * and the locks of the streams it moves from and to; last_seq is
      * written only under last_stream's lock. A launch on last_stream takes
-     * that lock alone (see grGraphLaunch). */
+     * that lock alone (see grGraphLaunch), and backs off to 'lock' while a
+     * writer of the plan holds it (gr__exec_write_begin). */
     gr_spinlock lock;
     gr_stream *_Atomic last_stream;
     _Atomic uint64_t last_seq;
@@ -215,6 +216,41 @@ grError_t gr__exec_check(const char *call, grGraphExec_t e);
 
 /* Waits for the stream of e's last launch to pass it. */
 void gr__exec_quiesce_slow(grGraphExec_t e);
+
+/* gr__exec_write_begin when a launch is being queued or has not run
+ * yet: waits for it, e's lock held on return. */
+void gr__exec_write_begin_slow(grGraphExec_t e);
+
+/*
+ * Begins a change of e's plan (a setter, an update): returns holding e's
+ * lock, with every launch of e queued so far run to its end, and no
+ * launch queued until gr__exec_write_end. Launches queued before the call
+ * run the old parameters, those after it the new ones, and the plan is
+ * never written while one runs, whichever threads launch.
+ *
+ * Pairing (Dekker, seq_cst): the writer takes e->lock with a seq_cst
+ * exchange, then reads the lock word of e's last stream; a launch on that
+ * stream locks it with a seq_cst compare-and-swap, then tests e->lock
+ * (grGraphLaunch) and, finding it held, unlocks and queues through
+ * launch_moving, which waits for e->lock. So either the launch sees the
+ * writer, or the writer sees the stream locked and waits for the launch
+ * to be queued, then for it to run. The common case (nothing queued, the
+ * stream not locked) is one exchange and three loads.
+ */
+static inline void gr__exec_write_begin(grGraphExec_t e)
+{
+    gr__spin_lock_seq_cst(&e->lock);
+    gr_stream *s = atomic_load_explicit(&e->last_stream, memory_order_relaxed);
+    if (GR_LIKELY(!s || !(atomic_load_explicit(&s->lockw, memory_order_seq_cst) & GR_STREAM_LOCKED)) &&
+        GR_LIKELY(gr_load_acquire(&e->launches_done) >= gr_load_relaxed(&e->launches)))
+        return;
+    gr__exec_write_begin_slow(e);
+}
+
+static inline void gr__exec_write_end(grGraphExec_t e)
+{
+    gr__spin_unlock(&e->lock);
+}
 
 /* Waits until no launch of e is queued or running. The common case, every
  * launch counted so far has run, is two loads: a launch that happens

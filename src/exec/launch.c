@@ -342,6 +342,26 @@ GR_NOINLINE void gr__exec_quiesce_slow(grGraphExec_t e)
     }
 }
 
+GR_NOINLINE void gr__exec_write_begin_slow(grGraphExec_t e)
+{
+    for (;;) {
+        /* e's lock is held: last_stream stays put. A launch that locked
+         * it before our exchange either saw the lock and backs off, or is
+         * being queued: wait for its unlock, which publishes its count. */
+        gr_stream *s = atomic_load_explicit(&e->last_stream, memory_order_relaxed);
+        if (s)
+            while (atomic_load_explicit(&s->lockw, memory_order_seq_cst) & GR_STREAM_LOCKED)
+                gr__cpu_relax();
+        if (gr_load_acquire(&e->launches_done) >= gr_load_relaxed(&e->launches))
+            return;
+        /* A launch is queued or running: let it run (it needs no lock of
+         * ours), then look again. */
+        gr__spin_unlock(&e->lock);
+        gr__exec_quiesce_slow(e);
+        gr__spin_lock_seq_cst(&e->lock);
+    }
+}
+
 /* Points every event record node's event at this launch: a wait issued
  * after grGraphLaunch waits for the launch (the whole of it: graphrt does
  * not complete an event in the middle of a graph). */
@@ -451,7 +471,10 @@ GR_API grError_t grGraphLaunch(grGraphExec_t graphExec, grStream_t stream)
     gr_op *op = gr__stream_lock_slot(rt, s);
     if (!op)
         return launch_oom(stream);
-    if (GR_UNLIKELY(atomic_load_explicit(&graphExec->last_stream, memory_order_relaxed) != s)) {
+    /* A writer of the plan holds e's lock: queue behind it. Pairs with
+     * gr__exec_write_begin (the stream's lock was taken seq_cst). */
+    if (GR_UNLIKELY(atomic_load_explicit(&graphExec->last_stream, memory_order_relaxed) != s ||
+                    gr__spin_held_seq_cst(&graphExec->lock))) {
         gr__stream_unlock(rt, s);
         return launch_moving(rt, graphExec, s, stream);
     }

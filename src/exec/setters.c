@@ -2,12 +2,12 @@
  * setters.c - in-place parameter updates of an executable's nodes and
  * enabling/disabling them.
  *
- * Every setter checks everything first (the graph API's checks of the
- * parameters, then what an executable may change, shared with update.c),
- * then waits until no launch of the executable is queued or running
- * (gr__exec_quiesce), then writes the plan: launches issued before the
- * call use the old parameters, launches issued after it the new ones, as
- * in CUDA.
+ * Every setter checks the parameters first (the graph API's checks),
+ * then, between gr__exec_write_begin and gr__exec_write_end (no launch
+ * queued or running, none queued meanwhile), checks what an executable
+ * may change against the plan (shared with update.c) and writes it:
+ * launches issued before the call use the old parameters, launches
+ * issued after it the new ones, as in CUDA.
  */
 #include "exec.h"
 
@@ -118,8 +118,9 @@ static GR_NOINLINE grError_t set_kernel_relayout(const char *call, grGraphExec_t
     kp.block = p->blockDim;
     kp.shmem = p->sharedMemBytes;
     kp.argbuf = buf;
-    gr__exec_quiesce(e);
+    gr__exec_write_begin(e);
     bool ok = gr__pnode_set_kernel(pn, &kp);
+    gr__exec_write_end(e);
     if (buf != stackbuf)
         gr__free(buf);
     if (!ok)
@@ -144,14 +145,17 @@ GR_API grError_t grGraphExecKernelNodeSetParams(grGraphExec_t hGraphExec, grGrap
     if (err)
         return err;
     grKernel_t k = pNodeParams->func;
-    if (GR_UNLIKELY(!gr__kernel_same_layout(k, pn->u.kern.k)))
+    gr__exec_write_begin(hGraphExec);
+    if (GR_UNLIKELY(!gr__kernel_same_layout(k, pn->u.kern.k))) {
+        gr__exec_write_end(hGraphExec);
         return set_kernel_relayout(call, hGraphExec, pn, pNodeParams);
+    }
     /* Common case: the values go straight into the plan (nothing below can
      * fail). Parameter 0 sits at offset 0: argv[0] starts them. */
-    gr__exec_quiesce(hGraphExec);
     if (k->nparams)
         gr__kernel_pack(k, pNodeParams->kernelParams, pn->u.kern.argv[0], NULL);
     set_kernel_fields(pn, k, &pNodeParams->gridDim, &pNodeParams->blockDim, pNodeParams->sharedMemBytes);
+    gr__exec_write_end(hGraphExec);
     return grSuccess;
 }
 
@@ -168,14 +172,18 @@ GR_API grError_t grGraphExecMemcpyNodeSetParams1D(grGraphExec_t hGraphExec, grGr
                         "%s: count is 0; as in CUDA, an executable's copy cannot be set "
                         "to copy nothing (disable the node with grGraphNodeSetEnabled)",
                         call);
-    if (gr__mem_type_changed(pn->u.copy.dst, dst) || gr__mem_type_changed(pn->u.copy.src, src))
+    gr__exec_write_begin(hGraphExec);
+    const gr_memcpy_params old = pn->u.copy;
+    if (gr__mem_type_changed(old.dst, dst) || gr__mem_type_changed(old.src, src)) {
+        gr__exec_write_end(hGraphExec);
         return gr__fail(grErrorInvalidValue,
                         "%s: the copy %p -> %p uses memory of another type (device or host) than the node's "
                         "%p -> %p; as in CUDA, a copy's memory types cannot change in an executable "
                         "(instantiate a new one instead)",
-                        call, src, dst, pn->u.copy.src, pn->u.copy.dst);
-    gr__exec_quiesce(hGraphExec);
+                        call, src, dst, old.src, old.dst);
+    }
     pn->u.copy = (gr_memcpy_params){dst, src, count, kind};
+    gr__exec_write_end(hGraphExec);
     return grSuccess;
 }
 
@@ -194,17 +202,19 @@ GR_API grError_t grGraphExecMemsetNodeSetParams(grGraphExec_t hGraphExec, grGrap
                         "%s: width is 0; as in CUDA, an executable's memset cannot be set "
                         "to set nothing (disable the node with grGraphNodeSetEnabled)",
                         call);
-    const grMemsetParams *o = &pn->u.memset;
-    if (!gr__memset_shape_ok(o, p))
+    gr__exec_write_begin(hGraphExec);
+    const grMemsetParams o = pn->u.memset;
+    if (!gr__memset_shape_ok(&o, p)) {
+        gr__exec_write_end(hGraphExec);
         return gr__fail(
             grErrorInvalidValue,
             "%s: the node sets %zu x %zu elements of %u bytes (pitch %zu), the new parameters %zu x "
             "%zu of %u bytes (pitch %zu); as in CUDA, a 2D memset in an executable may change only "
             "its address and value, and a 1D one cannot become 2D",
-            call, o->width, o->height, o->elementSize, o->pitch, p->width, p->height, p->elementSize,
-            p->pitch);
-    gr__exec_quiesce(hGraphExec);
+            call, o.width, o.height, o.elementSize, o.pitch, p->width, p->height, p->elementSize, p->pitch);
+    }
     pn->u.memset = *p;
+    gr__exec_write_end(hGraphExec);
     return grSuccess;
 }
 
@@ -218,8 +228,9 @@ GR_API grError_t grGraphExecHostNodeSetParams(grGraphExec_t hGraphExec, grGraphN
         return err;
     if ((err = gr__node_host_params_check(call, p)))
         return err;
-    gr__exec_quiesce(hGraphExec);
+    gr__exec_write_begin(hGraphExec);
     pn->u.host = *p;
+    gr__exec_write_end(hGraphExec);
     return grSuccess;
 }
 
@@ -232,10 +243,12 @@ static grError_t set_event(const char *call, grGraphExec_t e, grGraphNode_t node
         return err;
     if ((err = gr__node_event_check(call, event)))
         return err;
-    gr__exec_quiesce(e);
     gr__event_retain(event);
-    gr__event_release(pn->u.event);
+    gr__exec_write_begin(e);
+    grEvent_t old = pn->u.event;
     pn->u.event = event;
+    gr__exec_write_end(e);
+    gr__event_release(old);
     return grSuccess;
 }
 
@@ -275,8 +288,9 @@ GR_API grError_t grGraphNodeSetEnabled(grGraphExec_t hGraphExec, grGraphNode_t h
     grError_t err = find_toggle("grGraphNodeSetEnabled", hGraphExec, hNode, &pn);
     if (err)
         return err;
-    gr__exec_quiesce(hGraphExec);
+    gr__exec_write_begin(hGraphExec);
     pn->enabled = isEnabled != 0;
+    gr__exec_write_end(hGraphExec);
     return grSuccess;
 }
 
@@ -289,6 +303,9 @@ GR_API grError_t grGraphNodeGetEnabled(grGraphExec_t hGraphExec, grGraphNode_t h
     err = find_toggle("grGraphNodeGetEnabled", hGraphExec, hNode, &pn);
     if (err)
         return err;
+    /* Written under e's lock by grGraphNodeSetEnabled on any thread. */
+    gr__spin_lock(&hGraphExec->lock);
     *isEnabled = pn->enabled;
+    gr__spin_unlock(&hGraphExec->lock);
     return grSuccess;
 }

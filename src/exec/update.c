@@ -10,8 +10,9 @@
  *   2. check: every pair is checked (type, changes CUDA refuses) and the
  *      memory that applying needs is allocated (kernel argument blocks for
  *      kernels whose parameter layout changes);
- *   3. apply: wait until no launch of the executable is queued or running,
- *      then write the plan. Nothing in this phase can fail.
+ *   3. apply: write the plan. Nothing in this phase can fail.
+ * All three run between gr__exec_write_begin and gr__exec_write_end: no
+ * launch of the executable is queued or running meanwhile.
  *
  * Pairing follows CUDA's rule at the top level: the sink nodes (no
  * dependents) pair in creation order, then each pair's dependencies pair in
@@ -595,8 +596,12 @@ GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
         u.list = u.pair_o + hGraphExec->norig;
         u.queue = (uint32_t *)(u.list + hGraphExec->norig);
     }
+    /* The checks compare against the plan, which setters on other threads
+     * may write: it stays put from here to the end. */
+    gr__exec_write_begin(hGraphExec);
     ok = pair_top(&u, hGraph) && check_top(&u);
     if (!ok) {
+        gr__exec_write_end(hGraphExec);
         if (u.pair_o != pair_buf)
             gr__free(u.pair_o);
         upd_free(&u);
@@ -607,7 +612,6 @@ GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
             return gr__fail(grErrorMemoryAllocation, "%s: %s", call, u.msg);
         return gr__fail(grErrorGraphExecUpdateFailure, "%s: %s", call, u.msg);
     }
-    gr__exec_quiesce(hGraphExec);
     install_blocks(&u);
     for (uint32_t i = 0; i < hGraphExec->norig; i++) {
         struct grGraphNode_st *n = u.pair_o[i];
@@ -616,6 +620,7 @@ GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
         else
             apply_params(&hGraphExec->plan.nodes[hGraphExec->orig[i].pindex], n);
     }
+    gr__exec_write_end(hGraphExec);
     if (u.pair_o != pair_buf)
         gr__free(u.pair_o);
     upd_free(&u);
@@ -644,7 +649,9 @@ GR_API grError_t grGraphExecChildGraphNodeSetParams(grGraphExec_t hGraphExec, gr
                         GR_PTR(node), gr__node_type_name(o->type));
     memset(&u, 0, sizeof u);
     u.exec = hGraphExec;
+    gr__exec_write_begin(hGraphExec);
     if (!pair_child_top(&u, childGraph, NULL, o)) {
+        gr__exec_write_end(hGraphExec);
         upd_free(&u);
         if (u.result == grGraphExecUpdateError)
             return gr__fail(grErrorMemoryAllocation, "%s: %s", call, u.msg);
@@ -654,9 +661,9 @@ GR_API grError_t grGraphExecChildGraphNodeSetParams(grGraphExec_t hGraphExec, gr
             "order must match those of the node's graph)",
             call, GR_PTR(childGraph), GR_PTR(node), u.msg);
     }
-    gr__exec_quiesce(hGraphExec);
     install_blocks(&u);
     apply_child(&u, childGraph);
+    gr__exec_write_end(hGraphExec);
     upd_free(&u);
     return grSuccess;
 }

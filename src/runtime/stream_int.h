@@ -188,12 +188,15 @@ enum {
     GR_STREAM_UNLOCK_UNIT = 16u
 };
 
+/* Locking is a seq_cst compare-and-swap (on x86 the same instruction as
+ * an acquire one): a launch that then tests whether its executable is
+ * being written pairs with gr__exec_write_begin (exec.h). */
 static inline void gr__stream_lock(gr_stream *s)
 {
     uint64_t w = gr_load_relaxed(&s->lockw);
     for (;;) {
         if (!(w & GR_STREAM_LOCKED) &&
-            atomic_compare_exchange_weak_explicit(&s->lockw, &w, w | GR_STREAM_LOCKED, memory_order_acquire,
+            atomic_compare_exchange_weak_explicit(&s->lockw, &w, w | GR_STREAM_LOCKED, memory_order_seq_cst,
                                                   memory_order_relaxed))
             return;
         gr__cpu_relax();
