@@ -28,6 +28,7 @@
 
 #include "../graph/graph.h"
 #include "../runtime/event.h"
+#include "../memory/memory.h"
 
 /* Plan node types beyond grGraphNodeType. */
 enum {
@@ -59,7 +60,13 @@ typedef struct gr_pnode {
             grDim3 grid, block;
         } kern;
         grHostNodeParams host;
-        gr_memcpy_params copy;
+        struct {
+            gr_memcpy_params p;
+            /* The memory types (device or host) of the operands when the
+             * node was instantiated: CUDA lets no setter or update change
+             * them. */
+            bool dst_device, src_device;
+        } copy;
         grMemsetParams memset;
         grEvent_t event;      /* retained by the plan */
         struct gr_plan *plan; /* GR_PN_HEAD */
@@ -130,6 +137,12 @@ typedef struct gr_plan {
     void **argv;          /* kernel argument pointers */
     uint32_t *record_nodes; /* event record nodes, applied at enqueue */
     uint32_t nrecord;
+    /* Memcpy and memset nodes, whose ranges were checked against graphrt's
+     * allocations as they were at tracker generation 'range_gen'; a launch
+     * checks them again when the generation moved (gr__exec_check_ranges). */
+    uint32_t *ranged_nodes;
+    uint32_t nranged;
+    _Atomic uint64_t range_gen;
     /* Launch-time state. */
     atomic_bool shared;   /* other threads joined this launch */
     GR_ALIGNED_CL _Atomic uint32_t finished; /* futex word: launches done */
@@ -303,8 +316,21 @@ static inline bool gr__memset_shape_ok(const grMemsetParams *o, const grMemsetPa
                       o->elementSize == m->elementSize);
 }
 
-/* True when a copy operand's memory type (device or host) changes from
- * 'old' to 'now' as far as graphrt can tell (update.c). */
-bool gr__mem_type_changed(const void *old, const void *now);
+/* Checks the ranges of the plan's memcpy and memset nodes against the
+ * allocations graphrt tracks now, with a detail naming 'call' and the
+ * node for the first that overruns one; on success notes the tracker
+ * generation they were checked at. Takes e's lock (setters write the
+ * nodes under it). */
+grError_t gr__exec_check_ranges(const char *call, grGraphExec_t e);
+
+/* gr__exec_check_ranges when the allocations changed since the last
+ * check: the common case is a load and a compare. */
+static inline grError_t gr__exec_ranges_current(const char *call, grGraphExec_t e)
+{
+    if (GR_LIKELY(e->plan.nranged == 0) ||
+        GR_LIKELY(gr_load_relaxed(&e->plan.range_gen) == gr__mem_generation()))
+        return grSuccess;
+    return gr__exec_check_ranges(call, e);
+}
 
 #endif /* GR_EXEC_H */

@@ -38,6 +38,7 @@ typedef struct builder {
     size_t nargv;      /* total kernel parameters */
     kernel_run k_owed; /* references owed by the latest kernel nodes */
     uint32_t nrecord; /* event record nodes */
+    uint32_t nranged; /* memcpy and memset nodes */
     bool oom;
 } builder;
 
@@ -138,10 +139,14 @@ static void fill_params(builder *b, gr_pnode *pn, const struct grGraphNode_st *g
         count_args(b, pn, gn);
         return;
     case grGraphNodeTypeMemcpy:
-        pn->u.copy = gn->p.memcpy;
+        pn->u.copy.p = gn->p.memcpy;
+        pn->u.copy.dst_device = gr__mem_is_device(gn->p.memcpy.dst);
+        pn->u.copy.src_device = gr__mem_is_device(gn->p.memcpy.src);
+        b->nranged++;
         return;
     case grGraphNodeTypeMemset:
         pn->u.memset = gn->p.memset;
+        b->nranged++;
         return;
     case grGraphNodeTypeHost:
         pn->u.host = gn->p.host;
@@ -276,8 +281,9 @@ static bool emit_node(void *ctx, struct grGraphNode_st *gn)
  * nodes, not a sort and then an emission pass), then its edges. */
 static grError_t flatten(builder *b, grGraph_t g, int depth, struct grGraphExec_st *top)
 {
-    if (depth > 64)
-        return gr__fail(grErrorInvalidValue, "grGraphInstantiate: child graphs are nested more than 64 deep");
+    if (GR_NEVER(depth > (int)GR_GRAPH_MAX_NEST))
+        return gr__fail(grErrorInvalidValue, "grGraphInstantiate: child graphs are nested more than %u deep",
+                        GR_GRAPH_MAX_NEST);
     if (g->nnodes == 0)
         return grSuccess;
     emit_ctx x = {b, depth, grSuccess};
@@ -300,11 +306,14 @@ static grError_t flatten(builder *b, grGraph_t g, int depth, struct grGraphExec_
 /* What a plan node needs once the argument areas are allocated: a kernel
  * node's values copied (to p->args + *ao, the next free bytes) and its
  * argv pointed at them (argv[*vo..], the next free pointers), an event
- * record node listed (record_nodes[*r]). */
+ * record node listed (record_nodes[*r]), a memcpy or memset node listed
+ * (ranged_nodes[p->nranged]). */
 static inline void finish_node(gr_plan *p, gr_pnode *pn, uint32_t i, size_t *ao, size_t *vo, uint32_t *r)
 {
     if (pn->type == grGraphNodeTypeEventRecord)
         p->record_nodes[(*r)++] = i;
+    if (pn->type == grGraphNodeTypeMemcpy || pn->type == grGraphNodeTypeMemset)
+        p->ranged_nodes[p->nranged++] = i;
     if (pn->type != grGraphNodeTypeKernel)
         return;
     grKernel_t k = pn->u.kern.k;
@@ -369,6 +378,7 @@ static bool plan_arrays(gr_plan *p, const builder *b)
     size_t o_args = lay_out(&size, b->argbytes);
     size_t o_argv = lay_out(&size, b->nargv * sizeof *p->argv);
     size_t o_rec = lay_out(&size, b->nrecord * sizeof *p->record_nodes);
+    size_t o_ranged = lay_out(&size, b->nranged * sizeof *p->ranged_nodes);
     char *block = gr__big_alloc(size);
     if (!block)
         return false;
@@ -380,6 +390,8 @@ static bool plan_arrays(gr_plan *p, const builder *b)
     p->argv = (void **)(void *)(block + o_argv);
     p->record_nodes = (uint32_t *)(void *)(block + o_rec);
     p->nrecord = b->nrecord;
+    p->ranged_nodes = (uint32_t *)(void *)(block + o_ranged);
+    p->nranged = 0; /* counted up again as finish_node lists them */
     return true;
 }
 
@@ -583,6 +595,10 @@ static grError_t instantiate(const char *call, grGraphExec_t *out, grGraph_t g, 
         err = gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
     if (!err)
         build_csr(p, &b);
+    /* The ranges were checked when the nodes got them; allocations may
+     * have come and gone since. */
+    if (!err && p->nranged)
+        err = gr__exec_check_ranges(call, e);
     if (!err)
         err = gr__graphmem_instantiate(call, e, g);
     gr__big_free(b.edges);

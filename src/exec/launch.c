@@ -31,6 +31,7 @@
 #include "../memory/graphmem.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Exposing work costs a deque push (and a wake-up when nobody spins);
@@ -118,8 +119,8 @@ static inline void run_body(gr_pnode *n, grKernelCtx *ctx)
         n->u.host.fn(n->u.host.userData);
         return;
     case grGraphNodeTypeMemcpy:
-        if (n->u.copy.count)
-            memmove(n->u.copy.dst, n->u.copy.src, n->u.copy.count);
+        if (n->u.copy.p.count)
+            memmove(n->u.copy.p.dst, n->u.copy.p.src, n->u.copy.p.count);
         return;
     case grGraphNodeTypeMemset:
         do_memset(&n->u.memset);
@@ -362,6 +363,38 @@ GR_NOINLINE void gr__exec_write_begin_slow(grGraphExec_t e)
     }
 }
 
+grError_t gr__exec_check_ranges(const char *call, grGraphExec_t e)
+{
+    gr_plan *p = &e->plan;
+    char what[96];
+    grError_t err = grSuccess;
+    /* The generation first: an allocation made while the check runs
+     * moves it past the one noted, and the next launch looks again. */
+    uint64_t gen = gr__mem_generation();
+    gr__spin_lock(&e->lock);
+    for (uint32_t i = 0; i < p->nranged && !err; i++) {
+        const gr_pnode *pn = &p->nodes[p->ranged_nodes[i]];
+        if (!pn->enabled)
+            continue;
+        if (pn->type == grGraphNodeTypeMemcpy) {
+            const gr_memcpy_params *c = &pn->u.copy.p;
+            snprintf(what, sizeof what, "destination of memcpy node %u (in topological order)", pn->index);
+            err = gr__mem_check_range(call, c->dst, c->count, what);
+            if (!err) {
+                snprintf(what, sizeof what, "source of memcpy node %u (in topological order)", pn->index);
+                err = gr__mem_check_range(call, c->src, c->count, what);
+            }
+        } else {
+            snprintf(what, sizeof what, "destination of memset node %u (in topological order)", pn->index);
+            err = gr__mem_check_range(call, pn->u.memset.dst, gr__memset_span(&pn->u.memset), what);
+        }
+    }
+    if (!err)
+        gr_store_relaxed(&p->range_gen, gen);
+    gr__spin_unlock(&e->lock);
+    return err;
+}
+
 /* Points every event record node's event at this launch: a wait issued
  * after grGraphLaunch waits for the launch (the whole of it: graphrt does
  * not complete an event in the middle of a graph). */
@@ -459,6 +492,8 @@ GR_API grError_t grGraphLaunch(grGraphExec_t graphExec, grStream_t stream)
         return gr__capture_record("grGraphLaunch", s, &d);
     }
     if ((err = gr__capture_check_implicit("grGraphLaunch", s)))
+        return err;
+    if ((err = gr__exec_ranges_current("grGraphLaunch", graphExec)))
         return err;
     if (GR_UNLIKELY(graphExec->flags & GR_EXEC_GRAPHMEM) && (err = gr__graphmem_launch(graphExec)))
         return err;

@@ -172,17 +172,20 @@ GR_API grError_t grGraphExecMemcpyNodeSetParams1D(grGraphExec_t hGraphExec, grGr
                         "%s: count is 0; as in CUDA, an executable's copy cannot be set "
                         "to copy nothing (disable the node with grGraphNodeSetEnabled)",
                         call);
+    bool dst_device = gr__mem_is_device(dst), src_device = gr__mem_is_device(src);
     gr__exec_write_begin(hGraphExec);
-    const gr_memcpy_params old = pn->u.copy;
-    if (gr__mem_type_changed(old.dst, dst) || gr__mem_type_changed(old.src, src)) {
+    const gr_memcpy_params old = pn->u.copy.p;
+    if (dst_device != pn->u.copy.dst_device || src_device != pn->u.copy.src_device) {
+        bool od = pn->u.copy.dst_device, os = pn->u.copy.src_device;
         gr__exec_write_end(hGraphExec);
         return gr__fail(grErrorInvalidValue,
-                        "%s: the copy %p -> %p uses memory of another type (device or host) than the node's "
-                        "%p -> %p; as in CUDA, a copy's memory types cannot change in an executable "
-                        "(instantiate a new one instead)",
-                        call, src, dst, old.src, old.dst);
+                        "%s: the copy %p (%s) -> %p (%s) uses memory of another type than the node's "
+                        "%p (%s) -> %p (%s); as in CUDA, a copy's memory types cannot change in an "
+                        "executable (instantiate a new one instead)",
+                        call, src, src_device ? "device" : "host", dst, dst_device ? "device" : "host",
+                        old.src, os ? "device" : "host", old.dst, od ? "device" : "host");
     }
-    pn->u.copy = (gr_memcpy_params){dst, src, count, kind};
+    pn->u.copy.p = (gr_memcpy_params){dst, src, count, kind};
     gr__exec_write_end(hGraphExec);
     return grSuccess;
 }

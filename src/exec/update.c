@@ -43,8 +43,6 @@
 /* Pairs kept on the stack up to this many top-level nodes (no allocation). */
 #define GR_UPDATE_STACK_NODES 128u
 
-/* Nesting limit of child graphs, as instantiate's. */
-#define GR_UPDATE_MAX_DEPTH 64
 
 typedef struct upd {
     grGraphExec_t exec;
@@ -94,34 +92,6 @@ static bool oom(upd *u)
 
 /* ----------------------------------------------------------- parameters */
 
-/* CUDA's memory types as far as graphrt can tell them apart: memory from
- * grMalloc or a pool is device memory, the rest (grMallocHost, plain host
- * memory) host memory. 'known' is false for untracked memory, which may be
- * host memory or device memory freed since. */
-static bool mem_is_device(const void *p, bool *known)
-{
-    gr_mem_kind kind;
-    if (p == NULL || !gr__mem_lookup(p, NULL, NULL, &kind)) {
-        *known = false;
-        return false;
-    }
-    *known = true;
-    return kind == GR_MEM_DEVICE || kind == GR_MEM_POOL;
-}
-
-/* True when a pointer's memory type changes from 'old' to 'now' in a way
- * graphrt can be sure of. All device memory is tracked, so an untracked new
- * pointer is host memory; an untracked old pointer proves nothing (it may
- * be device memory freed since), so only a tracked old pointer counts. */
-bool gr__mem_type_changed(const void *old, const void *now)
-{
-    bool known_old, known_new;
-    bool dev_old = mem_is_device(old, &known_old);
-    bool dev_new = mem_is_device(now, &known_new);
-    (void)known_new;
-    return known_old && dev_old != dev_new;
-}
-
 /* Allocates the argument block of plan node pn for kernel k, laid out as
  * gr__pnode_set_kernel lays out its own: the pointers, then the values. */
 static bool add_block(upd *u, gr_pnode *pn, grKernel_t k)
@@ -145,6 +115,23 @@ static bool add_block(upd *u, gr_pnode *pn, grKernel_t k)
     return true;
 }
 
+/* A copy or memset range of gn still within the allocation it lies in
+ * (checked when the node got it; allocations may have changed since). */
+static bool range_fits(upd *u, grGraphNode_t gn, const void *p, size_t n, const char *what)
+{
+    void *base;
+    size_t size;
+    if (gr__mem_range_ok(p, n, &base, &size))
+        return true;
+    if (!base)
+        return refuse(u, grGraphExecUpdateErrorParametersChanged, gn, NULL,
+                      "%s: its %s range at %p of %zu bytes wraps around the end of the address space",
+                      gr__node_label(gn), what, p, n);
+    return refuse(u, grGraphExecUpdateErrorParametersChanged, gn, NULL,
+                  "%s: its %s range at %p of %zu bytes runs past the end of the allocation at %p of %zu bytes",
+                  gr__node_label(gn), what, p, n, base, size);
+}
+
 /* Checks that graph node 'gn' may update plan node 'pn' (same type checked
  * by the caller); allocates what applying it will need. */
 static bool check_params(upd *u, gr_pnode *pn, grGraphNode_t gn)
@@ -156,22 +143,27 @@ static bool check_params(upd *u, gr_pnode *pn, grGraphNode_t gn)
         if (!gr__kernel_same_layout(gn->p.kernel.kernel, pn->u.kern.k))
             return add_block(u, pn, gn->p.kernel.kernel);
         return true;
-    case grGraphNodeTypeMemcpy:
-        if (gr__mem_type_changed(pn->u.copy.dst, gn->p.memcpy.dst))
+    case grGraphNodeTypeMemcpy: {
+        const gr_memcpy_params *c = &gn->p.memcpy;
+        if (gr__mem_is_device(c->dst) != pn->u.copy.dst_device)
             return refuse(
                 u, grGraphExecUpdateErrorParametersChanged, gn, NULL,
-                "%s copies to %p, memory of another type (device or host) than the %p its paired node "
-                "copies to; as in CUDA, an update cannot change a copy's memory types (instantiate a "
-                "new executable instead)",
-                gr__node_label(gn), gn->p.memcpy.dst, pn->u.copy.dst);
-        if (gr__mem_type_changed(pn->u.copy.src, gn->p.memcpy.src))
+                "%s copies to %p, %s memory, where its paired node copies to %s memory (%p); as in "
+                "CUDA, an update cannot change a copy's memory types (instantiate a new executable "
+                "instead)",
+                gr__node_label(gn), c->dst, pn->u.copy.dst_device ? "host" : "device",
+                pn->u.copy.dst_device ? "device" : "host", pn->u.copy.p.dst);
+        if (gr__mem_is_device(c->src) != pn->u.copy.src_device)
             return refuse(
                 u, grGraphExecUpdateErrorParametersChanged, gn, NULL,
-                "%s copies from %p, memory of another type (device or host) than the %p its paired node "
-                "copies from; as in CUDA, an update cannot change a copy's memory types (instantiate a "
-                "new executable instead)",
-                gr__node_label(gn), GR_PTR(gn->p.memcpy.src), GR_PTR(pn->u.copy.src));
-        return true;
+                "%s copies from %p, %s memory, where its paired node copies from %s memory (%p); as "
+                "in CUDA, an update cannot change a copy's memory types (instantiate a new executable "
+                "instead)",
+                gr__node_label(gn), GR_PTR(c->src), pn->u.copy.src_device ? "host" : "device",
+                pn->u.copy.src_device ? "device" : "host", GR_PTR(pn->u.copy.p.src));
+        /* Checked when the node got them; allocations may have changed. */
+        return range_fits(u, gn, c->dst, c->count, "destination") && range_fits(u, gn, c->src, c->count, "source");
+    }
     case grGraphNodeTypeMemset: {
         const grMemsetParams *o = &pn->u.memset, *m = &gn->p.memset;
         if (!gr__memset_shape_ok(o, m))
@@ -182,7 +174,7 @@ static bool check_params(upd *u, gr_pnode *pn, grGraphNode_t gn)
                 "address and value",
                 gr__node_label(gn), m->width, m->height, m->elementSize, m->pitch, o->width, o->height,
                 o->elementSize, o->pitch);
-        return true;
+        return range_fits(u, gn, m->dst, gr__memset_span(m), "destination");
     }
     case grGraphNodeTypeHost:
     case grGraphNodeTypeEmpty:
@@ -230,7 +222,7 @@ static void apply_params(gr_pnode *pn, grGraphNode_t gn)
         return;
     }
     case grGraphNodeTypeMemcpy:
-        pn->u.copy = gn->p.memcpy;
+        pn->u.copy.p = gn->p.memcpy;
         return;
     case grGraphNodeTypeMemset:
         pn->u.memset = gn->p.memset;
@@ -356,7 +348,7 @@ static bool pair_child(upd *u, grGraph_t c, grGraphNode_t owner, uint32_t *curso
     gr_plan *p = &u->exec->plan;
     struct grGraphNode_st *stackbuf[32], **order = stackbuf;
     bool ok = true;
-    if (depth > GR_UPDATE_MAX_DEPTH)
+    if (depth > (int)GR_GRAPH_MAX_NEST)
         return refuse(u, grGraphExecUpdateErrorTopologyChanged, owner, NULL,
                       "the child graphs of %s nest deeper than those of the executable", owner_label(owner));
     if (c->nnodes > 32) {

@@ -130,6 +130,12 @@ static grError_t add_child(const char *call, grGraphNode_t *out, grGraph_t g, co
                         "%s: childGraph %p has memory allocation or free nodes; such a graph cannot be embedded "
                         "in a child-graph node, as in CUDA: add its nodes to graph %p itself",
                         call, GR_PTR(child), GR_PTR(g));
+    unsigned depth = gr__graph_nest_depth(g) + 1 + gr__graph_nest_height(child);
+    if (depth > GR_GRAPH_MAX_NEST)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: embedding childGraph %p in graph %p would nest child graphs %u levels deep; "
+                        "grGraphInstantiate takes at most %u levels",
+                        call, GR_PTR(child), GR_PTR(g), depth, GR_GRAPH_MAX_NEST);
     /* The node embeds a clone: the caller keeps and may change childGraph. */
     src.child = child;
     if ((err = gr__node_params_copy(grGraphNodeTypeGraph, &p, &src)) != grSuccess)

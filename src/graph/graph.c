@@ -121,6 +121,27 @@ bool gr__graph_within(grGraph_t g, grGraph_t ancestor)
     return false;
 }
 
+unsigned gr__graph_nest_depth(grGraph_t g)
+{
+    unsigned d = 0;
+    for (; g->owner != NULL; g = g->owner->graph)
+        d++;
+    return d;
+}
+
+unsigned gr__graph_nest_height(grGraph_t g)
+{
+    struct grGraphNode_st *n;
+    unsigned h = 0;
+    GR_GRAPH_FOR_EACH_NODE (g, n) {
+        if (n->type == grGraphNodeTypeGraph) {
+            unsigned c = 1 + gr__graph_nest_height(n->p.child);
+            h = c > h ? c : h;
+        }
+    }
+    return h;
+}
+
 /* --------------------------------------------------------------- slab */
 
 /* Slab chunk sizes, in nodes: small graphs (child graphs, tests) stay

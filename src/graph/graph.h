@@ -193,8 +193,24 @@ bool gr__node_kernel_params_pack(const grKernelNodeParams *in, gr_kernel_params 
 grError_t gr__node_memcpy_params_check(const char *call, const void *dst, const void *src, size_t count,
                                        grMemcpyKind kind);
 grError_t gr__node_memset_params_check(const char *call, const grMemsetParams *p);
+/* The bytes a memset checked by gr__node_memset_params_check spans, from
+ * p->dst: its rows and the pitch between them. */
+size_t gr__memset_span(const grMemsetParams *p);
 grError_t gr__node_host_params_check(const char *call, const grHostNodeParams *p);
 grError_t gr__node_event_check(const char *call, grEvent_t e);
+
+/* How deep child graphs may nest: grGraphInstantiate takes a graph whose
+ * child-graph nodes hold graphs with child-graph nodes ... 64 levels
+ * down, and no graph is ever built deeper (grGraphAddChildGraphNode
+ * refuses it), which bounds every recursion over a nest. */
+#define GR_GRAPH_MAX_NEST 64u
+
+/* How many child-graph nodes enclose g (0 for a graph of its own). */
+unsigned gr__graph_nest_depth(grGraph_t g);
+
+/* The levels of child graphs below g: 0 without child-graph nodes, else
+ * one more than the highest child's. */
+unsigned gr__graph_nest_height(grGraph_t g);
 
 /* True if g is 'ancestor' or nested (through child-graph nodes) in it. */
 bool gr__graph_within(grGraph_t g, grGraph_t ancestor);

@@ -11,6 +11,7 @@
  * nothing.
  */
 #include "graph.h"
+#include "../memory/memory.h"
 
 #include "../memory/graphmem.h"
 
@@ -111,7 +112,14 @@ grError_t gr__node_memcpy_params_check(const char *call, const void *dst, const 
     if (count > 0 && src == NULL)
         return gr__fail(grErrorInvalidValue, "%s: src is NULL for a copy of %zu bytes; pass the source", call,
                         count);
-    return grSuccess;
+    grError_t err = gr__mem_check_range(call, dst, count, "destination");
+    return err ? err : gr__mem_check_range(call, src, count, "source");
+}
+
+size_t gr__memset_span(const grMemsetParams *p)
+{
+    size_t row = p->width * p->elementSize;
+    return p->height > 1 ? (p->height - 1) * p->pitch + row : row;
 }
 
 grError_t gr__node_memset_params_check(const char *call, const grMemsetParams *p)
@@ -151,7 +159,7 @@ grError_t gr__node_memset_params_check(const char *call, const grMemsetParams *p
                             "%s: pMemsetParams height %zu x pitch %zu overflows the address space", call,
                             p->height, p->pitch);
     }
-    return grSuccess;
+    return gr__mem_check_range(call, p->dst, gr__memset_span(p), "destination");
 }
 
 grError_t gr__node_host_params_check(const char *call, const grHostNodeParams *p)

@@ -45,8 +45,11 @@ static struct {
     atomic_size_t count;       /* written under lock, read lock-free */
     _Atomic uintptr_t span_lo; /* written under lock, read lock-free */
     _Atomic uintptr_t span_hi; /* exclusive; lo >= hi means empty */
-    _Atomic uint64_t gen;      /* changes, from 1: bumped under lock, read lock-free */
-} tracker = {PTHREAD_RWLOCK_INITIALIZER, NULL, 0, UINTPTR_MAX, 0, 1};
+} tracker = {PTHREAD_RWLOCK_INITIALIZER, NULL, 0, UINTPTR_MAX, 0};
+
+/* The tracker's changes, from 1: bumped under its write lock, read
+ * lock-free (gr__mem_generation). */
+_Atomic uint64_t gr__mem_gen = 1;
 
 /* ------------------------------------------------------------ AVL tree */
 
@@ -142,6 +145,21 @@ static gr_alloc_rec *tree_floor(gr_alloc_rec *n, uintptr_t p)
     return best;
 }
 
+/* The record with the smallest base > p, or NULL. */
+static gr_alloc_rec *tree_above(gr_alloc_rec *n, uintptr_t p)
+{
+    gr_alloc_rec *best = NULL;
+    while (n) {
+        if (n->base > p) {
+            best = n;
+            n = n->child[0];
+        } else {
+            n = n->child[1];
+        }
+    }
+    return best;
+}
+
 static gr_alloc_rec *tree_edge(gr_alloc_rec *n, int side)
 {
     while (n && n->child[side])
@@ -152,7 +170,7 @@ static gr_alloc_rec *tree_edge(gr_alloc_rec *n, int side)
 /* Called under the write lock after every change of the tree. */
 static void update_span(void)
 {
-    gr_store_release(&tracker.gen, gr_load_relaxed(&tracker.gen) + 1);
+    gr_store_release(&gr__mem_gen, gr_load_relaxed(&gr__mem_gen) + 1);
     gr_alloc_rec *lo = tree_edge(tracker.root, 0), *hi = tree_edge(tracker.root, 1);
     atomic_store_explicit(&tracker.span_lo, lo ? lo->base : UINTPTR_MAX, memory_order_release);
     atomic_store_explicit(&tracker.span_hi, hi ? hi->base + hi->size : 0, memory_order_release);
@@ -220,9 +238,10 @@ bool gr__mem_lookup(const void *p, void **base, size_t *size, gr_mem_kind *kind)
     return r != NULL;
 }
 
-uint64_t gr__mem_generation(void)
+bool gr__mem_is_device(const void *p)
 {
-    return gr_load_acquire(&tracker.gen);
+    gr_mem_kind kind;
+    return p != NULL && gr__mem_lookup(p, NULL, NULL, &kind) && kind != GR_MEM_HOST;
 }
 
 size_t gr__mem_live_count(void)
@@ -230,23 +249,56 @@ size_t gr__mem_live_count(void)
     return atomic_load_explicit(&tracker.count, memory_order_acquire);
 }
 
-grError_t gr__mem_check_range(const char *call, const void *p, size_t n, const char *what)
+bool gr__mem_range_ok(const void *p, size_t n, void **base, size_t *size)
 {
     uintptr_t a = (uintptr_t)p;
     if (n == 0)
+        return true;
+    if (GR_UNLIKELY(a + n < a)) {
+        *base = NULL;
+        *size = 0;
+        return false;
+    }
+    /* Outside the span of every tracked range: plain host memory. */
+    if (a + n <= atomic_load_explicit(&tracker.span_lo, memory_order_acquire) ||
+        a >= atomic_load_explicit(&tracker.span_hi, memory_order_acquire))
+        return true;
+    pthread_rwlock_rdlock(&tracker.lock);
+    /* The allocation p lies in must hold the whole range; a range that
+     * starts outside every allocation must not reach into one. */
+    gr_alloc_rec *r = find_containing(a);
+    bool ok = r ? n <= r->size - (a - r->base) : true;
+    if (!r) {
+        r = tree_above(tracker.root, a);
+        ok = !r || r->base - a >= n;
+    }
+    if (!ok) {
+        *base = (void *)r->base;
+        *size = r->size;
+    }
+    pthread_rwlock_unlock(&tracker.lock);
+    return ok;
+}
+
+grError_t gr__mem_check_range(const char *call, const void *p, size_t n, const char *what)
+{
+    uintptr_t a = (uintptr_t)p;
+    void *base;
+    size_t size;
+    if (GR_LIKELY(gr__mem_range_ok(p, n, &base, &size)))
         return grSuccess;
-    if (GR_UNLIKELY(a + n < a))
+    if (!base)
         return gr__fail(grErrorInvalidValue,
                         "%s: the %s range at %p of %zu bytes wraps around the end of the "
                         "address space; check the pointer and the byte count",
                         call, what, p, n);
-    void *base;
-    size_t size;
-    if (!gr__mem_lookup(p, &base, &size, NULL))
-        return grSuccess;
+    if (a < (uintptr_t)base)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: the %s range at %p of %zu bytes starts outside graphrt's allocations but reaches "
+                        "%zu bytes into the allocation at %p of %zu bytes; shorten the byte count or fix the "
+                        "pointer",
+                        call, what, p, n, (size_t)(a + n - (uintptr_t)base), base, size);
     size_t offset = a - (uintptr_t)base;
-    if (n <= size - offset)
-        return grSuccess;
     return gr__fail(grErrorInvalidValue,
                     "%s: the %s range at %p of %zu bytes starts %zu bytes into the "
                     "allocation at %p of %zu bytes and runs %zu bytes past its end; "

@@ -46,11 +46,10 @@ static void page_note(uintptr_t page, uint64_t gen)
 }
 
 /* Device and pool memory cannot hold a host variable (in CUDA it is not
- * host-readable); grMallocHost memory can. */
+ * host-readable); grMallocHost memory can. Finds the allocation too. */
 static bool in_device_memory(const void *p, void **base, size_t *size)
 {
-    gr_mem_kind kind;
-    return gr__mem_lookup(p, base, size, &kind) && kind != GR_MEM_HOST;
+    return gr__mem_is_device(p) && gr__mem_lookup(p, base, size, NULL);
 }
 
 static grError_t check_one(const char *call, const char *name, int i, const void *a, uint32_t n)

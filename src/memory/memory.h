@@ -10,7 +10,7 @@
  *   - a range is tracked from the moment its allocator returns it until
  *     its free begins, so a range found by a lookup is live memory;
  *   - gr__mem_check_range never takes a lock while nothing is tracked or
- *     the pointer lies outside the span of all tracked ranges.
+ *     the range lies outside the span of all tracked ranges.
  */
 #ifndef GR_MEMORY_H
 #define GR_MEMORY_H
@@ -34,10 +34,15 @@ typedef enum gr_mem_kind {
  * host memory) or fits inside the allocation that contains p; otherwise
  * returns grErrorInvalidValue with a detail naming the call, 'what' (e.g.
  * "destination"), the pointer, the allocation's base and size and the
- * overrun. n == 0 always succeeds. Thread-safe; lock-free when nothing is
- * tracked or p lies outside the span of tracked memory.
+ * overrun; a range that starts outside every allocation but reaches into
+ * one is refused too. n == 0 always succeeds. Thread-safe; lock-free when
+ * nothing is tracked or the range lies outside the span of tracked memory.
  */
 grError_t gr__mem_check_range(const char *call, const void *p, size_t n, const char *what);
+
+/* The test of gr__mem_check_range without a detail: false when the range
+ * wraps (*base NULL) or overruns the allocation at *base of *size bytes. */
+bool gr__mem_range_ok(const void *p, size_t n, void **base, size_t *size);
 
 /* Tracks [base, base + size) as an allocation of 'kind' (size > 0, no
  * overlap with a tracked range). Returns false only when the tracker cannot
@@ -55,7 +60,17 @@ bool gr__mem_lookup(const void *p, void **base, size_t *size, gr_mem_kind *kind)
 
 /* A number that changes whenever a range starts or stops being tracked:
  * what a lookup answered stays true while it is the same. */
-uint64_t gr__mem_generation(void);
+extern _Atomic uint64_t gr__mem_gen;
+static inline uint64_t gr__mem_generation(void)
+{
+    return gr_load_acquire(&gr__mem_gen);
+}
+
+/* CUDA's memory types as far as graphrt tells them apart: true for memory
+ * from grMalloc, a pool or a graph allocation node (device memory), false
+ * for grMallocHost and untracked memory (host memory, or device memory
+ * freed since). */
+bool gr__mem_is_device(const void *p);
 
 /* Checks the argument array of a launch of kernel 'name' for 'call': each
  * args[i] must point to sizes[i] readable bytes of host memory (the value
