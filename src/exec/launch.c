@@ -535,6 +535,8 @@ GR_API grError_t grGraphExecDestroy(grGraphExec_t graphExec)
     if ((err = gr__exec_check("grGraphExecDestroy", graphExec)))
         return err;
     graphExec->magic = GR_MAGIC_DEAD;
+    if (graphExec->flags & GR_EXEC_GRAPHMEM)
+        gr__graphmem_exec_destroyed(graphExec);
     gr__exec_release(graphExec);
     return grSuccess;
 }

@@ -43,6 +43,8 @@ typedef struct gr_gmem {
 
 typedef struct gr_gexec {
     grGraphExec_t e;
+    bool destroyed;            /* the application destroyed e (it may be held still) */
+    bool freeing;              /* gr__graphmem_exec_free is giving its memory back */
     int fd;                    /* the physical block, -1 without memfd */
     size_t phys;
     gr_gmem **own;             /* allocations this executable maps */
@@ -288,19 +290,39 @@ static const struct grGraphNode_st *free_node_of(grGraph_t g, const void *p)
     return NULL;
 }
 
-/* True once the application destroyed e (it may still be referenced by
- * a stream or a launch). The magic word is read without the executor's
- * ordering: a stale "live" only delays reclaiming. */
-static bool exec_destroyed(grGraphExec_t e)
+static gr_gexec *gexec_find_locked(grGraphExec_t e)
 {
-    return __atomic_load_n(&e->magic, __ATOMIC_RELAXED) != GR_MAGIC_EXEC;
+    for (gr_gexec *x = gm.execs; x; x = x->next)
+        if (x->e == e)
+            return x;
+    return NULL;
+}
+
+void gr__graphmem_exec_destroyed(grGraphExec_t e)
+{
+    pthread_mutex_lock(&gm.lock);
+    gr_gexec *x = gexec_find_locked(e);
+    if (GR_ALWAYS(x != NULL))
+        x->destroyed = true;
+    pthread_mutex_unlock(&gm.lock);
+}
+
+/* True once the application destroyed the executable mapping m (it may
+ * still be referenced by a stream or a launch, or be giving its memory
+ * back): m will be free once that executable's memory is reclaimed.
+ * Under gm.lock. */
+static bool exec_destroyed_locked(const gr_gmem *m)
+{
+    gr_gexec *x = gexec_find_locked(m->exec);
+    return GR_ALWAYS(x != NULL) && (x->destroyed || x->freeing);
 }
 
 /* Gives back the memory of every executable the application destroyed
  * that is still referenced: waits for its last launch, then unmaps (its
- * final release finds no record). Takes a reference for the wait; an
- * executable whose count already fell to 0 is being freed by another
- * thread, which removes its record itself. */
+ * final release finds no record). Takes a reference for the wait. Returns
+ * once no destroyed executable holds graph memory: one whose memory
+ * another thread is giving back (freeing), or whose count already fell to
+ * 0 (being freed), is waited for. */
 static void reclaim_destroyed(void)
 {
     for (;;) {
@@ -308,7 +330,11 @@ static void reclaim_destroyed(void)
         bool freeing = false;
         pthread_mutex_lock(&gm.lock);
         for (gr_gexec *x = gm.execs; x && !victim; x = x->next) {
-            if (!exec_destroyed(x->e))
+            if (x->freeing) {
+                freeing = true;
+                continue;
+            }
+            if (!x->destroyed)
                 continue;
             int r = atomic_load_explicit(&x->e->refs, memory_order_relaxed);
             while (r > 0 && !atomic_compare_exchange_weak_explicit(&x->e->refs, &r, r + 1, memory_order_acquire,
@@ -374,7 +400,7 @@ grError_t gr__graphmem_instantiate(const char *call, grGraphExec_t e, grGraph_t 
     /* CUDA's rule: one executable at a time per allocation. An executable
      * destroyed by the application but still held (a stream caches the
      * executable it launched last) gives its memory up first. */
-    for (int attempt = 0;; attempt++) {
+    for (;;) {
         bool dead = false;
         x->nown = 0;
         pthread_mutex_lock(&gm.lock);
@@ -385,7 +411,7 @@ grError_t gr__graphmem_instantiate(const char *call, grGraphExec_t e, grGraph_t 
             gr_gmem *m = find_locked(n->p.alloc.dptr);
             if (!GR_ALWAYS(m != NULL))
                 err = gr__fail(grErrorInvalidValue, "%s: %s has no reserved memory", call, gr__node_label(n));
-            else if (m->exec && attempt == 0 && exec_destroyed(m->exec))
+            else if (m->exec && exec_destroyed_locked(m))
                 dead = true;
             else if (m->exec)
                 err = gr__fail(grErrorInvalidValue,
@@ -487,14 +513,6 @@ out:
     return err;
 }
 
-static gr_gexec *gexec_find_locked(grGraphExec_t e)
-{
-    for (gr_gexec *x = gm.execs; x; x = x->next)
-        if (x->e == e)
-            return x;
-    return NULL;
-}
-
 grError_t gr__graphmem_launch(grGraphExec_t e)
 {
     pthread_mutex_lock(&gm.lock);
@@ -538,14 +556,15 @@ grError_t gr__graphmem_launch(grGraphExec_t e)
 void gr__graphmem_exec_free(grGraphExec_t e)
 {
     gr_gmem *dead[64];
+    /* The record stays listed, marked 'freeing', until its allocations are
+     * reservations again: an instantiation that needs them meanwhile waits
+     * (reclaim_destroyed) instead of calling them taken. */
     pthread_mutex_lock(&gm.lock);
-    gr_gexec *x = NULL;
-    for (gr_gexec **pp = &gm.execs; *pp; pp = &(*pp)->next)
-        if ((*pp)->e == e) {
-            x = *pp;
-            *pp = x->next;
-            break;
-        }
+    gr_gexec *x = gexec_find_locked(e);
+    if (x && x->freeing)
+        x = NULL; /* another thread is at it */
+    if (x)
+        x->freeing = true;
     pthread_mutex_unlock(&gm.lock);
     if (!x)
         return;
@@ -574,6 +593,11 @@ void gr__graphmem_exec_free(grGraphExec_t e)
     pthread_mutex_lock(&gm.lock);
     gm.reserved -= x->phys;
     gm.used -= x->phys;
+    for (gr_gexec **pp = &gm.execs; *pp; pp = &(*pp)->next)
+        if (*pp == x) {
+            *pp = x->next;
+            break;
+        }
     pthread_mutex_unlock(&gm.lock);
     gexec_free(x);
 }

@@ -71,6 +71,11 @@ grError_t gr__graphmem_instantiate(const char *call, grGraphExec_t e, grGraph_t 
  * it auto-frees), then marks this launch's allocations. */
 grError_t gr__graphmem_launch(grGraphExec_t e);
 
+/* grGraphExecDestroy of an executable with GR_EXEC_GRAPHMEM: its memory
+ * may be reclaimed once its last launch is over, by an instantiation that
+ * needs the allocations or grDeviceGraphMemTrim. */
+void gr__graphmem_exec_destroyed(grGraphExec_t e);
+
 /* The executable is being freed: unmaps its memory. */
 void gr__graphmem_exec_free(grGraphExec_t e);
 
