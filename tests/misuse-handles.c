@@ -8,6 +8,7 @@
 #include "test.h"
 
 #include <string.h>
+#include <time.h>
 
 static void nop_kernel(const grKernelCtx *c, void **a)
 {
@@ -203,4 +204,33 @@ GR_TEST(handles_of_a_reset_device_are_refused)
     CHECK_OK(grDeviceReset());
     CHECK_GR(grErrorInvalidResourceHandle, grStreamSynchronize(s));
     CHECK_GR(grErrorInvalidResourceHandle, grStreamDestroy(s));
+}
+
+static void sleep_1ms(void *p)
+{
+    (void)p;
+    struct timespec ts = {0, 1000000};
+    nanosleep(&ts, NULL);
+}
+
+/* The legacy stream's implicit waits and grDeviceSynchronize find streams
+ * in the registry, where a destroyed stream stays until it is freed: one
+ * whose last reference its drainer drops meanwhile must not be retained
+ * again (that freed it twice). Debug builds widen the window with
+ * GRAPHRT_DEBUG_PAUSE; under AddressSanitizer the double free is caught. */
+GR_TEST(registry_streams_are_not_retained_after_their_last_reference)
+{
+    setenv("GRAPHRT_DEBUG_PAUSE", "registry:3000", 1);
+    for (int round = 0; round < 20; round++) {
+        grStream_t s;
+        CHECK_OK(grStreamCreate(&s));
+        CHECK_OK(grLaunchHostFunc(s, sleep_1ms, NULL));
+        CHECK_OK(grStreamDestroy(s));
+        /* Waits for s's work, found in the registry. */
+        if (round % 2)
+            CHECK_OK(grLaunchHostFunc(NULL, nop_host, NULL));
+        else
+            CHECK_OK(grDeviceSynchronize());
+    }
+    CHECK_OK(grDeviceSynchronize());
 }

@@ -74,6 +74,16 @@ void gr__assert_fail(const char *expr, const char *file, int line);
 GR_NOINLINE grError_t gr__fail_at(grError_t err, const char *file, int line, const char *fmt, ...)
     GR_PRINTF(4, 5);
 
+/* Debug builds (GR_DEBUG >= 1): sleeps at the named site if the
+ * environment variable GRAPHRT_DEBUG_PAUSE is "site:microseconds" (read
+ * once, at the first pause), so that tests can widen a race window that
+ * a fix closes. Release builds compile it away. */
+#if GR_DEBUG
+void gr__debug_pause(const char *site);
+#else
+#define gr__debug_pause(site) ((void)0)
+#endif
+
 /* Records an error without changing the detail sentence (used when a
  * sticky asynchronous error is returned again by a later call). */
 grError_t gr__fail_again(grError_t err);

@@ -8,6 +8,7 @@
  */
 #include "core.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,6 +81,34 @@ grError_t gr__fail_again(grError_t err)
     tls_last_error = err;
     return err;
 }
+
+#if GR_DEBUG
+static struct {
+    pthread_once_t once;
+    char site[64];
+    unsigned long us;
+} pause_knob = {PTHREAD_ONCE_INIT, "", 0};
+
+static void pause_knob_read(void)
+{
+    const char *v = getenv("GRAPHRT_DEBUG_PAUSE");
+    const char *colon = v ? strchr(v, ':') : NULL;
+    if (!colon || (size_t)(colon - v) >= sizeof pause_knob.site)
+        return;
+    memcpy(pause_knob.site, v, (size_t)(colon - v));
+    pause_knob.site[colon - v] = '\0';
+    pause_knob.us = strtoul(colon + 1, NULL, 10);
+}
+
+void gr__debug_pause(const char *site)
+{
+    pthread_once(&pause_knob.once, pause_knob_read);
+    if (pause_knob.us && strcmp(site, pause_knob.site) == 0) {
+        struct timespec ts = {(time_t)(pause_knob.us / 1000000), (long)(pause_knob.us % 1000000) * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+#endif
 
 void gr__assert_fail(const char *expr, const char *file, int line)
 {

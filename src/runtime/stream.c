@@ -134,6 +134,19 @@ void gr__stream_retain(gr_stream *s)
     gr_fetch_add_relaxed(&s->refs, 1);
 }
 
+/* A reference on a stream found in the registry, where it stays until
+ * stream_free takes it out: its count may have reached 0 already (its
+ * last holder is on its way to stream_free), and then no reference may be
+ * taken. Returns false in that case; such a stream has no work left. */
+static bool retain_registered(gr_stream *s)
+{
+    int r = gr_load_relaxed(&s->refs);
+    while (r > 0 && !atomic_compare_exchange_weak_explicit(&s->refs, &r, r + 1, memory_order_relaxed,
+                                                           memory_order_relaxed))
+        ;
+    return r > 0;
+}
+
 void gr__stream_release(gr_stream *s)
 {
     if (gr_fetch_sub_acq_rel(&s->refs, 1) == 1)
@@ -322,7 +335,8 @@ void gr__stream_publish_wait(gr_stream *s, gr_op *op, gr_stream *t, uint64_t seq
     gr__stream_publish(s, op);
 }
 
-/* Appends a WAIT op on (t, seq) under s's lock; t is retained by the op. */
+/* Appends a WAIT op on (t, seq) under s's lock; t is retained by the op,
+ * the caller holding a reference of its own on t. */
 static bool emit_wait(gr_stream *s, gr_stream *t, uint64_t seq)
 {
     gr_op *op = gr__stream_next_slot(s);
@@ -330,6 +344,24 @@ static bool emit_wait(gr_stream *s, gr_stream *t, uint64_t seq)
         return false;
     gr__stream_retain(t);
     gr__stream_publish_wait(s, op, t, seq);
+    return true;
+}
+
+/* emit_wait for a stream t found in the registry (under streams_lock),
+ * which nobody may hold a reference on: the op takes one only if t is
+ * not already on its way to being freed (then it has nothing to wait
+ * for). */
+static bool emit_wait_registered(gr_stream *s, gr_stream *t, uint64_t seq)
+{
+    /* The slot first: a reference dropped here could free t, whose
+     * removal from the registry takes the lock held. An unpublished slot
+     * is simply the next one again. */
+    gr_op *op = gr__stream_next_slot(s);
+    if (!op)
+        return false;
+    gr__debug_pause("registry");
+    if (retain_registered(t))
+        gr__stream_publish_wait(s, op, t, seq);
     return true;
 }
 
@@ -370,7 +402,7 @@ static bool legacy_waits(gr_runtime *rt, gr_stream *s)
     pthread_mutex_lock(&rt->streams_lock);
     for (gr_stream *b = rt->streams; b && ok; b = b->reg_next)
         if (!(b->flags & GR_STREAM_NONBLOCKING) && pending(b))
-            ok = emit_wait(s, b, gr_load_acquire(&b->tail));
+            ok = emit_wait_registered(s, b, gr_load_acquire(&b->tail));
     pthread_mutex_unlock(&rt->streams_lock);
     return ok;
 }
@@ -784,10 +816,9 @@ void gr__device_sync_all(void)
         uint64_t target = 0;
         pthread_mutex_lock(&rt->streams_lock);
         for (gr_stream *s = rt->streams; s; s = s->reg_next)
-            if (pending(s)) {
+            if (pending(s) && (gr__debug_pause("registry"), retain_registered(s))) {
                 todo = s;
                 target = gr_load_acquire(&s->tail);
-                gr__stream_retain(s);
                 break;
             }
         pthread_mutex_unlock(&rt->streams_lock);

@@ -29,6 +29,27 @@
  *     the op it waits for queues a STREAM item for it again;
  *   - the legacy stream's implicit synchronisation is inserted as WAIT ops
  *     at enqueue time (gr__stream_lock_slot), never at run time.
+ *
+ * References ('refs'; the stream is freed, into its shell, when it falls
+ * to 0):
+ *   - the handle holds 1 until grStreamDestroy, thread exit (per-thread
+ *     stream) or grDeviceReset drops it (kill_handle, once); if a drain
+ *     token exists then, GONE is set and the token inherits it;
+ *   - a drain token holds none while the handle lives; one created after
+ *     GONE takes 1 (gr__stream_unlock), dropped by its give-up;
+ *   - a STREAM queue item holds none, except a stale one (its token was
+ *     claimed by a synchronising thread first), which holds the 1 that
+ *     claimer took for it, dropped by whoever pops it;
+ *   - a WAIT op holds 1 on the stream it waits for, dropped when it runs;
+ *   - an event holds 1 on the stream of its latest record; an executable
+ *     on the stream of its last launch; a pool block on the stream that
+ *     freed it;
+ *   - the registry holds none: a stream stays listed until stream_free
+ *     takes it out, so one found there may already be at 0, on its way
+ *     out, and is retained only by retain_registered (no reference taken
+ *     from 0), under rt->streams_lock;
+ *   - any other holder retains only a stream it holds a reference on
+ *     already, or reaches through one of the references above.
  */
 #ifndef GR_STREAM_INT_H
 #define GR_STREAM_INT_H
