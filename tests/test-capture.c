@@ -830,3 +830,46 @@ GR_TEST(capture_legacy_stream_work_with_blocking_capture_is_implicit)
     CHECK_OK(grStreamDestroy(sb));
     CHECK_OK(grStreamDestroy(nb));
 }
+
+/* The join check at grStreamEndCapture does not depend on what earlier
+ * walks (instantiation) left in the graph's nodes: a capture into an
+ * existing graph whose forked stream ends on a node the origin does not
+ * follow is unjoined, whether or not that graph was instantiated first. */
+static grError_t capture_forked_onto(grGraph_t g, grGraphNode_t a, grGraphNode_t b)
+{
+    grStream_t s, s2;
+    grEvent_t ev;
+    grGraph_t out = NULL;
+    static int x[1];
+    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
+    CHECK_OK(grStreamCreateWithFlags(&s2, grStreamNonBlocking));
+    CHECK_OK(grEventCreate(&ev));
+    CHECK_OK(grStreamBeginCaptureToGraph(s, g, &a, 1, grStreamCaptureModeGlobal));
+    CHECK_OK(grEventRecord(ev, s));
+    CHECK_OK(grStreamWaitEvent(s2, ev, 0));
+    CHECK_OK(grStreamUpdateCaptureDependencies(s2, &b, 1, grStreamSetCaptureDependencies));
+    launch_add(s, x, 1);
+    grError_t e = grStreamEndCapture(s, &out);
+    CHECK_OK(grEventDestroy(ev));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grStreamDestroy(s2));
+    return e;
+}
+
+GR_TEST(capture_join_check_ignores_what_instantiation_left_in_the_graph)
+{
+    for (int instantiated = 0; instantiated < 2; instantiated++) {
+        grGraph_t g;
+        grGraphNode_t a, b;
+        CHECK_OK(grGraphCreate(&g, 0));
+        CHECK_OK(grGraphAddEmptyNode(&a, g, NULL, 0));
+        CHECK_OK(grGraphAddEmptyNode(&b, g, NULL, 0));
+        if (instantiated) {
+            grGraphExec_t x;
+            CHECK_OK(grGraphInstantiate(&x, g, 0));
+            CHECK_OK(grGraphExecDestroy(x));
+        }
+        CHECK_GR(grErrorStreamCaptureUnjoined, capture_forked_onto(g, a, b));
+        CHECK_OK(grGraphDestroy(g));
+    }
+}

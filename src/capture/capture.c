@@ -195,8 +195,8 @@ GR_API grError_t grStreamBeginCaptureToGraph(grStream_t stream, grGraph_t graph,
 
 /* True if every dependency of every forked member is the origin's current
  * dependency or an ancestor of one (the forked work was waited for). One
- * backward pass over the ancestors of the origin's dependencies; uses the
- * nodes' scratch (reset before returning). */
+ * backward pass over the ancestors of the origin's dependencies, marking
+ * them with a fresh visit epoch of the graph. */
 static bool joined(gr_capture *c, bool *oom)
 {
     bool need = false;
@@ -211,34 +211,29 @@ static bool joined(gr_capture *c, bool *oom)
         *oom = true;
         return false;
     }
+    uint32_t epoch = gr__graph_visit_begin(c->graph);
     gr_depset *od = &c->members[0].deps;
     for (uint32_t k = 0; k < od->n; k++) {
         struct grGraphNode_st *n = gr__depset_nodes(od)[k];
-        if (n->scratch == 0) {
-            n->scratch = 1;
+        if (gr__node_visit(n, epoch))
             stack[top++] = n;
-        }
     }
     /* stack[0..nseen) is the visited list; stack[nseen..top) to expand. */
     while (nseen < top) {
         struct grGraphNode_st *n = stack[nseen++];
         for (size_t k = 0; k < n->ndeps; k++)
-            if (n->deps[k]->scratch == 0) {
-                n->deps[k]->scratch = 1;
+            if (gr__node_visit(n->deps[k], epoch))
                 stack[top++] = n->deps[k];
-            }
     }
     bool ok = true;
     for (uint32_t i = 1; i < c->nmembers && ok; i++) {
         gr_depset *d = &c->members[i].deps;
         for (uint32_t k = 0; k < d->n; k++)
-            if (gr__depset_nodes(d)[k]->scratch == 0) {
+            if (!gr__node_visited(gr__depset_nodes(d)[k], epoch)) {
                 ok = false;
                 break;
             }
     }
-    for (size_t k = 0; k < top; k++)
-        stack[k]->scratch = 0;
     gr__free(stack);
     return ok;
 }

@@ -5,8 +5,9 @@
  * Invariants of a clone: its nodes are created in the original's creation
  * order with the same seq numbers (and next_seq), so seq still grows along
  * the list; every edge array holds the images of the original's entries in
- * the same order; clone->cloned_from is the original and each node's
- * 'origin' is the node it was copied from. Cloning never writes to the
+ * the same order; clone->cloned_from is the original, and its nodes with
+ * a seq below clone->cloned_seq_end are the copies of the original's nodes
+ * of the same seq. Cloning never writes to the
  * original (the original's nodes are looked up by seq, not marked), so it
  * may read a graph that other code is only reading.
  */
@@ -50,6 +51,7 @@ grError_t gr__graph_clone(grGraph_t src, grGraph_t *out)
         return gr__fail(grErrorMemoryAllocation, "out of memory cloning a graph of %zu nodes", n);
     }
     c->cloned_from = src;
+    c->cloned_seq_end = src->next_seq;
     c->next_seq = src->next_seq;
     /* One slab chunk for the whole clone when it fits one. */
     c->slab_next = n;
@@ -77,13 +79,13 @@ grError_t gr__graph_clone(grGraph_t src, grGraph_t *out)
         cn->magic = GR_MAGIC_NODE;
         cn->type = sn->type;
         cn->seq = sn->seq;
-        cn->origin = sn;
+        cn->scratch = (uint64_t)(uintptr_t)sn; /* this walk's: the original */
         if (cn->type == grGraphNodeTypeGraph)
             cn->p.child->owner = cn;
         map[i] = cn;
     }
     for (i = 0; i < n; i++) {
-        sn = (struct grGraphNode_st *)(uintptr_t)map[i]->origin;
+        sn = (struct grGraphNode_st *)(uintptr_t)map[i]->scratch;
         cn = map[i];
         for (j = 0; j < sn->ndeps; j++)
             cn->deps[j] = image(map, n, dense, sn->deps[j]->seq);
@@ -139,12 +141,13 @@ GR_API grError_t grGraphNodeFindInClone(grGraphNode_t *pNode, grGraphNode_t orig
             "%s: graph %p is not a clone of graph %p that holds originalNode (%s); pass the graph "
             "that grGraphClone made from it",
             call, GR_PTR(clonedGraph), GR_PTR(originalNode->graph), gr__node_label(originalNode));
-    for (n = clonedGraph->first; n != NULL; n = n->next) {
-        if (n->origin == originalNode) {
-            *pNode = n;
-            return grSuccess;
-        }
-    }
+    /* The clone's list is in seq order, its copies first. */
+    if (originalNode->seq < clonedGraph->cloned_seq_end)
+        for (n = clonedGraph->first; n != NULL && n->seq <= originalNode->seq; n = n->next)
+            if (n->seq == originalNode->seq) {
+                *pNode = n;
+                return grSuccess;
+            }
     return gr__fail(
         grErrorInvalidValue,
         "%s: the clone %p has no node cloned from %s (it was added to the original after the clone "

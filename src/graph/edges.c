@@ -98,19 +98,17 @@ static bool reaches(grGraph_t g, bfs *b, struct grGraphNode_st *start, const str
 {
     struct grGraphNode_st *n;
     size_t head, tail = 0, i, k, m, pos, step, len = 0;
-    for (n = g->first; n != NULL; n = n->next)
-        n->scratch = 0;
+    uint32_t epoch = gr__graph_visit_begin(g);
     b->queue[tail] = start;
     b->parent[tail++] = SIZE_MAX;
-    start->scratch = 1;
+    gr__node_visit(start, epoch);
     for (head = 0; head < tail; head++) {
         n = b->queue[head];
         for (i = 0; i < n->nsuccs; i++) {
             struct grGraphNode_st *s = n->succs[i];
             if (s == target)
                 goto found;
-            if (s->scratch == 0) {
-                s->scratch = 1;
+            if (gr__node_visit(s, epoch)) {
                 b->queue[tail] = s;
                 b->parent[tail++] = head;
             }

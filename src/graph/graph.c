@@ -121,6 +121,17 @@ bool gr__graph_within(grGraph_t g, grGraph_t ancestor)
     return false;
 }
 
+uint32_t gr__graph_visit_begin(grGraph_t g)
+{
+    if (GR_UNLIKELY(++g->visit_epoch == 0)) {
+        struct grGraphNode_st *n;
+        GR_GRAPH_FOR_EACH_NODE (g, n)
+            n->visit = 0;
+        g->visit_epoch = 1;
+    }
+    return g->visit_epoch;
+}
+
 unsigned gr__graph_nest_depth(grGraph_t g)
 {
     unsigned d = 0;

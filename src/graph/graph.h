@@ -86,8 +86,12 @@ struct grGraphNode_st {
     /* Room in deps / succs. An array lying in 'edges_inl' is the node's
      * own; any other is a heap block it owns (NULL when capacity 0). */
     uint32_t capdeps, capsuccs;
-    const struct grGraphNode_st *origin; /* node this was cloned from */
-    uint64_t scratch;                    /* free for traversals (graph.c, exec) */
+    uint32_t visit; /* seen by the walk of graph->visit_epoch (gr__node_visit) */
+    /* A value of the traversal running now (counts, links, plan indices):
+     * every traversal writes it for each node it reads it of first, and
+     * never trusts what another left. A traversal that only needs to know
+     * whether it saw a node uses 'visit' instead. */
+    uint64_t scratch;
     struct grGraphNode_st *edges_inl[GR_NODE_EDGES_INLINE];
     gr_node_params p;
 };
@@ -106,7 +110,11 @@ struct grGraph_st {
     size_t nmemnodes;            /* alloc and free nodes among nnodes */
     uint64_t next_seq;
     struct grGraphNode_st *owner;         /* child-graph node owning it, or NULL */
-    const struct grGraph_st *cloned_from; /* for grGraphNodeFindInClone */
+    /* For grGraphNodeFindInClone: the graph this is a clone of, and its
+     * next_seq then; the clone's nodes with a seq below it are the copies
+     * of the original's nodes with that seq. */
+    const struct grGraph_st *cloned_from;
+    uint64_t cloned_seq_end;
     /* The node slab, newest chunk first; chunks grow geometrically up to a
      * cap, and 'slab_next' is the size of the next one (0: the default).
      * Destroyed nodes (magic GR_MAGIC_DEAD, params and spilled edge arrays
@@ -117,7 +125,29 @@ struct grGraph_st {
     gr_node_chunk *chunks;
     gr_node_chunk *oldest;
     size_t slab_next;
+    uint32_t visit_epoch; /* the latest walk's mark (gr__graph_visit_begin) */
 };
+
+/* Visit marks without a reset: a walk takes a fresh epoch of its graph
+ * and marks each node it reaches with it, so no node carries a mark from
+ * an earlier walk (when the counter wraps, every node is cleared once).
+ * For walks confined to one graph (child graphs have epochs of their
+ * own). */
+uint32_t gr__graph_visit_begin(grGraph_t g);
+
+/* Marks n as seen by the walk of 'epoch'; true if it was not yet. */
+static inline bool gr__node_visit(struct grGraphNode_st *n, uint32_t epoch)
+{
+    if (n->visit == epoch)
+        return false;
+    n->visit = epoch;
+    return true;
+}
+
+static inline bool gr__node_visited(const struct grGraphNode_st *n, uint32_t epoch)
+{
+    return n->visit == epoch;
+}
 
 /* Visits every live node of graph g in creation order, as the list from
  * g->first does, but by walking the slab chunks: contiguous memory that
