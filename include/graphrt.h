@@ -294,8 +294,12 @@ GR_API grError_t grEventQuery(grEvent_t event);
 GR_API grError_t grEventSynchronize(grEvent_t event);
 
 /* Milliseconds between two completed records. grErrorNotReady if either
- * has not completed, grErrorInvalidResourceHandle if either was created
- * with grEventDisableTiming or never recorded. Mirrors cudaEventElapsedTime. */
+ * has not completed (recorded as the last error, with a detail naming the
+ * event: unlike the queries, this call is not a poll),
+ * grErrorInvalidResourceHandle if either was created with
+ * grEventDisableTiming or never recorded. An event recorded by an event
+ * record node of a graph holds the time its launch ended. Mirrors
+ * cudaEventElapsedTime. */
 GR_API grError_t grEventElapsedTime(float *ms, grEvent_t start, grEvent_t end);
 
 /* Destroys the event. Returns at once; a pending record still completes.

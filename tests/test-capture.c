@@ -873,3 +873,41 @@ GR_TEST(capture_join_check_ignores_what_instantiation_left_in_the_graph)
         CHECK_OK(grGraphDestroy(g));
     }
 }
+
+GR_TEST(is_capturing_refusal_names_grStreamIsCapturing)
+{
+    grStream_t s;
+    grGraph_t g;
+    grStreamCaptureStatus st;
+    CHECK_OK(grStreamCreate(&s)); /* blocking */
+    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeRelaxed));
+    CHECK_GR(grErrorStreamCaptureImplicit, grStreamIsCapturing(NULL, &st));
+    CHECK(strncmp(grGetLastErrorDetail(), "grStreamIsCapturing:", 20) == 0);
+    CHECK_GR(grErrorStreamCaptureImplicit, grStreamGetCaptureInfo(NULL, &st, NULL, NULL, NULL, NULL));
+    CHECK(strncmp(grGetLastErrorDetail(), "grStreamGetCaptureInfo:", 23) == 0);
+    CHECK_OK(grStreamEndCapture(s, &g));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+}
+
+GR_TEST(zero_byte_copies_on_an_invalidated_capture_are_refused)
+{
+    grStream_t s;
+    grGraph_t g = NULL;
+    void *p;
+    static char buf[64];
+    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
+    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+    /* Zero bytes on an active capture: nothing to record, success. */
+    CHECK_OK(grMemsetAsync(buf, 0, 0, s));
+    CHECK_OK(grMemcpyAsync(buf, buf + 1, 0, grMemcpyDefault, s));
+    CHECK_GR(grErrorStreamCaptureUnsupported, grMalloc(&p, 64)); /* invalidates the capture */
+    CHECK_GR(grErrorStreamCaptureInvalidated, grMemsetAsync(buf, 0, 0, s));
+    CHECK_DETAIL_HAS("grMemsetAsync");
+    CHECK_GR(grErrorStreamCaptureInvalidated, grMemcpyAsync(buf, buf + 1, 0, grMemcpyDefault, s));
+    CHECK_DETAIL_HAS("grMemcpyAsync");
+    CHECK_GR(grErrorStreamCaptureInvalidated, grMemsetAsync(buf, 0, 1, s));
+    CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &g));
+    CHECK(g == NULL);
+    CHECK_OK(grStreamDestroy(s));
+}

@@ -492,3 +492,50 @@ GR_TEST(event_destroyed_while_a_wait_on_it_is_queued_is_safe)
     CHECK_OK(grStreamDestroy(a));
     CHECK_OK(grStreamDestroy(b));
 }
+
+/* Events recorded by a graph's event record nodes hold the time their
+ * launch ended, so two of them give an elapsed time once synchronised;
+ * a time asked of a pending record is grErrorNotReady with a detail. */
+GR_TEST(elapsed_time_of_events_recorded_by_graph_nodes)
+{
+    grEvent_t e1, e2, plain;
+    grGraph_t g;
+    grGraphNode_t n1, n2;
+    grGraphExec_t x;
+    grStream_t s;
+    float ms = -1;
+    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
+    CHECK_OK(grEventCreate(&e1));
+    CHECK_OK(grEventCreate(&e2));
+    CHECK_OK(grEventCreate(&plain));
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddEventRecordNode(&n1, g, NULL, 0, e1));
+    CHECK_OK(grGraphAddEventRecordNode(&n2, g, &n1, 1, e2));
+    CHECK_OK(grGraphInstantiate(&x, g, 0));
+    CHECK_OK(grEventRecord(plain, s));
+    CHECK_OK(grGraphLaunch(x, s));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_OK(grEventSynchronize(e1));
+    CHECK_OK(grEventSynchronize(e2));
+    CHECK_OK(grEventElapsedTime(&ms, e1, e2));
+    CHECK(ms >= 0 && ms < 1000);
+    CHECK_OK(grEventElapsedTime(&ms, plain, e2));
+    CHECK(ms >= 0 && ms < 1000);
+    /* A record still pending: NotReady, recorded, with a detail. */
+    CHECK_OK(grLaunchHostFunc(s, sleep_2ms, NULL));
+    CHECK_OK(grEventRecord(e2, s));
+    CHECK_OK(grSetDevice(0));
+    CHECK_GR(grErrorNotReady, grEventElapsedTime(&ms, e1, e2));
+    CHECK_EQ(grPeekAtLastError(), grErrorNotReady);
+    CHECK_DETAIL_HAS("grEventElapsedTime");
+    CHECK_DETAIL_HAS("not completed");
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_OK(grEventElapsedTime(&ms, e1, e2));
+    CHECK(ms >= 1.0f);
+    CHECK_OK(grGraphExecDestroy(x));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grEventDestroy(e1));
+    CHECK_OK(grEventDestroy(e2));
+    CHECK_OK(grEventDestroy(plain));
+    CHECK_OK(grStreamDestroy(s));
+}

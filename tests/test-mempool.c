@@ -1062,3 +1062,34 @@ GR_TEST(mempool_cached_block_is_poisoned_until_handed_out_again)
     CHECK_OK(grMemPoolDestroy(pool));
 }
 #endif
+
+GR_TEST(pool_props_win32_attributes_and_reserved_bytes_must_be_zero)
+{
+    grMemPool_t p;
+    grMemPoolProps pp;
+    memset(&pp, 0, sizeof pp);
+    pp.allocType = grMemAllocationTypePinned;
+    pp.location.type = grMemLocationTypeDevice;
+    pp.win32SecurityAttributes = &pp;
+    CHECK_GR(grErrorInvalidValue, grMemPoolCreate(&p, &pp));
+    CHECK_DETAIL_HAS("win32SecurityAttributes");
+    pp.win32SecurityAttributes = NULL;
+    pp.reserved[7] = 1;
+    CHECK_GR(grErrorInvalidValue, grMemPoolCreate(&p, &pp));
+    CHECK_DETAIL_HAS("reserved[7]");
+    pp.reserved[7] = 0;
+    CHECK_OK(grMemPoolCreate(&p, &pp));
+    CHECK_OK(grMemPoolDestroy(p));
+    /* The same rule for a graph allocation node's pool properties. */
+    grGraph_t g;
+    grGraphNode_t n;
+    grMemAllocNodeParams ap;
+    memset(&ap, 0, sizeof ap);
+    ap.poolProps.allocType = grMemAllocationTypePinned;
+    ap.poolProps.location.type = grMemLocationTypeDevice;
+    ap.poolProps.win32SecurityAttributes = &ap;
+    ap.bytesize = 64;
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_GR(grErrorInvalidValue, grGraphAddMemAllocNode(&n, g, NULL, 0, &ap));
+    CHECK_OK(grGraphDestroy(g));
+}

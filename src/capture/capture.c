@@ -350,16 +350,28 @@ GR_API grError_t grStreamEndCapture(grStream_t stream, grGraph_t *pGraph)
 
 /* ---------------------------------------------------------------- queries */
 
+static grError_t capture_info(const char *call, grStream_t stream, grStreamCaptureStatus *captureStatus_out,
+                              unsigned long long *id_out, grGraph_t *graph_out,
+                              const grGraphNode_t **dependencies_out, size_t *numDependencies_out);
+
 GR_API grError_t grStreamIsCapturing(grStream_t stream, grStreamCaptureStatus *pCaptureStatus)
 {
-    return grStreamGetCaptureInfo(stream, pCaptureStatus, NULL, NULL, NULL, NULL);
+    return capture_info("grStreamIsCapturing", stream, pCaptureStatus, NULL, NULL, NULL, NULL);
 }
 
 GR_API grError_t grStreamGetCaptureInfo(grStream_t stream, grStreamCaptureStatus *captureStatus_out,
                                         unsigned long long *id_out, grGraph_t *graph_out,
                                         const grGraphNode_t **dependencies_out, size_t *numDependencies_out)
 {
-    static const char call[] = "grStreamGetCaptureInfo";
+    return capture_info("grStreamGetCaptureInfo", stream, captureStatus_out, id_out, graph_out, dependencies_out,
+                        numDependencies_out);
+}
+
+/* grStreamIsCapturing and grStreamGetCaptureInfo, naming 'call'. */
+static grError_t capture_info(const char *call, grStream_t stream, grStreamCaptureStatus *captureStatus_out,
+                              unsigned long long *id_out, grGraph_t *graph_out,
+                              const grGraphNode_t **dependencies_out, size_t *numDependencies_out)
+{
     gr_stream *s = NULL;
     gr_capture *c;
     grError_t err;

@@ -42,6 +42,12 @@ static inline bool gr__stream_capturing(gr_stream *s)
  * Returns the error of an invalidated capture, with its detail. */
 grError_t gr__capture_record(const char *call, gr_stream *s, const grGraphNodeParams *desc);
 
+/* For work that records no node (a copy or memset of zero bytes) on a
+ * capturing stream s: grErrorStreamCaptureInvalidated, as
+ * gr__capture_record answers, if s's capture was invalidated; else
+ * grSuccess. */
+grError_t gr__capture_check_active(const char *call, gr_stream *s);
+
 /* grEventRecord(e, s) with s capturing: e now names s's current capture
  * dependencies. */
 grError_t gr__capture_event_record(const char *call, grEvent_t e, gr_stream *s);

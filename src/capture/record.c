@@ -154,6 +154,14 @@ static const char *refusal(grGraphNodeType t)
     return "this operation cannot be captured";
 }
 
+grError_t gr__capture_check_active(const char *call, gr_stream *s)
+{
+    gr_capture *c = atomic_load_explicit(&s->capture, memory_order_acquire);
+    if (c && gr_load_acquire(&c->status) != grStreamCaptureStatusActive)
+        return gr__capture_fail_invalidated(call, c, s);
+    return grSuccess;
+}
+
 grError_t gr__capture_record(const char *call, gr_stream *s, const grGraphNodeParams *desc)
 {
     gr_capture *c = atomic_load_explicit(&s->capture, memory_order_acquire);

@@ -395,15 +395,24 @@ grError_t gr__exec_check_ranges(const char *call, grGraphExec_t e)
     return err;
 }
 
-/* Points every event record node's event at this launch: a wait issued
- * after grGraphLaunch waits for the launch (the whole of it: graphrt does
- * not complete an event in the middle of a graph). */
+/* Points every event record node's event at the launch just published
+ * (s's lock held): a wait issued after grGraphLaunch waits for the launch
+ * (the whole of it: graphrt does not complete an event in the middle of a
+ * graph). An event with timing gets a STAMP op after the launch, as
+ * grEventRecord queues, so that it holds the time the launch ended; one
+ * without (or if the op cannot be had) completes with the launch. */
 static void record_events(gr_plan *p, gr_stream *s)
 {
-    uint64_t seq = gr__stream_tail_locked(s) + 1;
+    uint64_t launch_seq = gr__stream_tail_locked(s);
     for (uint32_t i = 0; i < p->nrecord; i++) {
-        gr_pnode *pn = &p->nodes[p->record_nodes[i]];
-        gr__event_record_untimed(pn->u.event, s, seq);
+        grEvent_t ev = p->nodes[p->record_nodes[i]].u.event;
+        gr_op *op = (ev->flags & grEventDisableTiming) ? NULL : gr__stream_next_slot(s);
+        if (op) {
+            gr__event_record_locked(ev, s, op);
+            gr__stream_publish(s, op);
+        } else {
+            gr__event_record_untimed(ev, s, launch_seq);
+        }
     }
 }
 
@@ -411,14 +420,14 @@ static void record_events(gr_plan *p, gr_stream *s)
  * publishes it, counts it and makes it e's last launch. */
 static void publish_launch(grGraphExec_t e, gr_stream *s, gr_op *op)
 {
-    if (e->plan.nrecord)
-        record_events(&e->plan, s);
     op->kind = GR_OP_GRAPH;
     op->u.graph.exec = e;
     op->u.graph.drop = gr__stream_cache_exec_locked(s, e);
     gr_store_relaxed(&e->last_seq, gr__stream_tail_locked(s) + 1);
     gr_store_relaxed(&e->launches, gr_load_relaxed(&e->launches) + 1);
     gr__stream_publish(s, op);
+    if (e->plan.nrecord)
+        record_events(&e->plan, s);
 }
 
 static GR_NOINLINE grError_t launch_oom(grStream_t stream)

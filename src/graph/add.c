@@ -194,6 +194,11 @@ static grError_t add_mem_alloc(const char *call, grGraphNode_t *out, grGraph_t g
         return gr__fail(grErrorNotSupported,
                         "%s: nodeParams->poolProps.handleTypes is %d; only grMemHandleTypeNone is supported", call,
                         (int)pp->handleTypes);
+    if (pp->win32SecurityAttributes)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: nodeParams->poolProps.win32SecurityAttributes is %p; it is for grMemHandleTypeWin32 "
+                        "handles only and must be NULL otherwise",
+                        call, pp->win32SecurityAttributes);
     if ((err = gr__graphmem_reserve(call, ap->bytesize, ap->accessDescs, ap->accessDescCount, &dptr)) !=
         grSuccess)
         return err;

@@ -103,8 +103,8 @@ static grError_t copy_enqueue(const char *call, void *dst, const void *src, size
     if (sync && (err = gr__capture_check_unsafe(call, GR_UNSAFE_SYNC_COPY, s, NULL)) != grSuccess)
         return err;
     *out = s;
-    if (count == 0)
-        return grSuccess;
+    if (count == 0) /* nothing to copy, but an invalidated capture says so */
+        return GR_UNLIKELY(gr__stream_capturing(s)) ? gr__capture_check_active(call, s) : grSuccess;
     if (GR_UNLIKELY(gr__stream_capturing(s)))
         return copy_capture(call, s, dst, src, count, kind);
     if ((err = gr__capture_check_implicit(call, s)) != grSuccess)
@@ -127,7 +127,7 @@ static grError_t set_enqueue(const char *call, void *dst, int value, size_t coun
         return err;
     *out = s;
     if (count == 0)
-        return grSuccess;
+        return GR_UNLIKELY(gr__stream_capturing(s)) ? gr__capture_check_active(call, s) : grSuccess;
     if (GR_UNLIKELY(gr__stream_capturing(s)))
         return set_capture(call, s, dst, value, count);
     if ((err = gr__capture_check_implicit(call, s)) != grSuccess)

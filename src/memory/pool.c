@@ -984,6 +984,17 @@ static grError_t check_props(const char *call, const grMemPoolProps *props)
     if (props->location.id != 0)
         return gr__fail(grErrorInvalidDevice, "%s: poolProps->location.id is %d; only device 0 exists", call,
                         props->location.id);
+    /* CUDA: the security attributes go with Win32 handles only, and the
+     * reserved bytes must be zero. */
+    if (props->win32SecurityAttributes)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: poolProps->win32SecurityAttributes is %p; it is for grMemHandleTypeWin32 handles only "
+                        "and must be NULL otherwise",
+                        call, props->win32SecurityAttributes);
+    for (size_t i = 0; i < sizeof props->reserved; i++)
+        if (props->reserved[i])
+            return gr__fail(grErrorInvalidValue, "%s: poolProps->reserved[%zu] is %u; the reserved bytes must be 0",
+                            call, i, props->reserved[i]);
     return grSuccess;
 }
 

@@ -228,15 +228,18 @@ static grError_t stamp_of(const char *which, grEvent_t e, uint64_t *t)
                         "grEventElapsedTime: the %s event %p has never been recorded", which, GR_PTR(e));
     bool done = gr__stream_reached(s, seq);
     gr__stream_release(s);
-    if (!done)
-        return grErrorNotReady;
     gr__spin_lock(&e->lock);
     gen = e->gen;
     stamped = e->stamped_gen;
     time_ns = e->time_ns;
     gr__spin_unlock(&e->lock);
-    if (stamped != gen)
-        return grErrorNotReady; /* re-recorded since; the new record is pending */
+    /* A completed record not stamped was re-recorded since (the new one is
+     * pending). */
+    if (!done || stamped != gen)
+        return gr__fail(grErrorNotReady,
+                        "grEventElapsedTime: the work before the latest record of the %s event %p has not "
+                        "completed yet; wait for it (grEventSynchronize) before asking for the time",
+                        which, GR_PTR(e));
     *t = time_ns;
     return grSuccess;
 }
@@ -252,7 +255,7 @@ GR_API grError_t grEventElapsedTime(float *ms, grEvent_t start, grEvent_t end)
         (err = check_not_ended_capture("grEventElapsedTime", end)))
         return err;
     if ((err = stamp_of("start", start, &t0)) || (err = stamp_of("end", end, &t1)))
-        return err; /* grErrorNotReady is not recorded, as for queries */
+        return err;
     *ms = (float)((double)((int64_t)(t1 - t0)) / 1e6);
     return grSuccess;
 }
