@@ -250,6 +250,16 @@ typedef struct gr_shelf {
 } gr_shelf;
 #define GR_SHELF_INIT(bytes) {(bytes), {false}, NULL, NULL, 0}
 
+/* Marks an object dead on its final release: its handle was killed
+ * (magic GR_MAGIC_DEAD) by the destroy call already, unless the object
+ * never had one, and a stale handle's check may be reading the word on
+ * another thread right now, which only a write would race with. */
+static inline void gr__mark_dead(uint32_t *magic)
+{
+    if (*magic != GR_MAGIC_DEAD)
+        *magic = GR_MAGIC_DEAD;
+}
+
 /* A shell of sh->size bytes aligned to a cache line, contents undefined;
  * NULL when out of memory (the caller reports it). */
 void *gr__shell_alloc(gr_shelf *sh);

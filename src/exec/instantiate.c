@@ -513,7 +513,7 @@ static void exec_free(struct grGraphExec_st *e)
     gr_stream *last = atomic_load_explicit(&e->last_stream, memory_order_relaxed);
     if (last)
         gr__stream_release(last);
-    e->magic = GR_MAGIC_DEAD;
+    gr__mark_dead(&e->magic);
     gr__shell_retire(&exec_shelf, e);
 }
 

@@ -287,7 +287,7 @@ static void pool_unref(grMemPool_t pool)
     if (pool->reg_next)
         pool->reg_next->reg_prev = pool->reg_prev;
     pthread_mutex_unlock(&registry.lock);
-    pool->magic = GR_MAGIC_DEAD;
+    gr__mark_dead(&pool->magic);
     gr__shell_retire(&pool_shelf, pool);
 }
 

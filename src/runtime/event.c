@@ -27,7 +27,7 @@ void gr__event_release(grEvent_t e)
     if (gr_fetch_sub_acq_rel(&e->refs, 1) == 1) {
         if (e->s)
             gr__stream_release(e->s);
-        e->magic = GR_MAGIC_DEAD;
+        gr__mark_dead(&e->magic);
         gr__shell_retire(&event_shelf, e);
     }
 }

@@ -48,7 +48,7 @@ void gr__kernel_release(grKernel_t k)
 void gr__kernel_release_n(grKernel_t k, int n)
 {
     if (gr_fetch_sub_acq_rel(&k->refs, n) == n) {
-        k->magic = GR_MAGIC_DEAD;
+        gr__mark_dead(&k->magic);
         gr__free(k->name);
         gr__free(k->offsets);
         gr__free(k->sizes);

@@ -125,7 +125,7 @@ static void stream_free(gr_stream *s)
         gr__free(seg);
         seg = n;
     }
-    s->magic = GR_MAGIC_DEAD;
+    gr__mark_dead(&s->magic);
     gr__shell_retire(&stream_shelf, s);
 }
 
