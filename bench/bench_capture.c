@@ -115,7 +115,8 @@ int main(int argc, char **argv)
         figures f;
         measure(n, reps, s, &f);
         printf("capture,%d,capture_ns_per_op,chain,%d,%.1f,ns\n", workers, n, f.capture_ns_per_op);
-        printf("capture,%d,eager_enqueue_ns_per_op,chain,%d,%.1f,ns\n", workers, n, f.eager_enqueue_ns_per_op);
+        printf("capture,%d,eager_enqueue_ns_per_op,chain,%d,%.1f,ns\n", workers, n,
+               f.eager_enqueue_ns_per_op);
         printf("capture,%d,end_capture_ns,chain,%d,%.0f,ns\n", workers, n, f.end_ns);
         printf("capture,%d,end_capture_ns_per_node,chain,%d,%.2f,ns\n", workers, n, f.end_ns / n);
         printf("capture,%d,instantiate_ns,chain,%d,%.0f,ns\n", workers, n, f.instantiate_ns);
@@ -123,7 +124,8 @@ int main(int argc, char **argv)
         printf("capture,%d,replay_ns,chain,%d,%.0f,ns\n", workers, n, f.replay_ns);
         printf("capture,%d,eager_run_ns,chain,%d,%.0f,ns\n", workers, n, f.eager_e2e_ns);
         /* Capturing pays after k runs when setup + k * replay < k * eager. */
-        double setup = f.capture_ns_per_op * n + f.end_ns + f.instantiate_ns + f.first_launch_ns - f.replay_ns;
+        double setup =
+            f.capture_ns_per_op * n + f.end_ns + f.instantiate_ns + f.first_launch_ns - f.replay_ns;
         double gain = f.eager_e2e_ns - f.replay_ns;
         if (gain > 0)
             printf("capture,%d,break_even_runs,chain,%d,%.1f,runs\n", workers, n, setup / gain);

@@ -107,8 +107,7 @@ static void saxpy_kernel(const grKernelCtx *ctx, void **args)
     }
 }
 
-static __attribute__((noinline)) void saxpy_seq(size_t n, float a, const float *restrict x,
-                                                float *restrict y)
+static __attribute__((noinline)) void saxpy_seq(size_t n, float a, const float *restrict x, float *restrict y)
 {
     size_t i;
     for (i = 0; i < n; i++)
@@ -116,8 +115,7 @@ static __attribute__((noinline)) void saxpy_seq(size_t n, float a, const float *
 }
 
 #ifdef _OPENMP
-static __attribute__((noinline)) void saxpy_omp(size_t n, float a, const float *restrict x,
-                                                float *restrict y)
+static __attribute__((noinline)) void saxpy_omp(size_t n, float a, const float *restrict x, float *restrict y)
 {
     long i, nn = (long)n;
 #pragma omp parallel for schedule(static)
@@ -134,7 +132,10 @@ static void settle(void)
     nanosleep(&ts, NULL);
 }
 
-static double gbps(size_t n, double ns) { return 12.0 * (double)n / ns; }
+static double gbps(size_t n, double ns)
+{
+    return 12.0 * (double)n / ns;
+}
 
 static void saxpy_bench(int workers, size_t n, int reps)
 {

@@ -127,7 +127,10 @@ static void *gr_init(int threads)
     return NULL;
 }
 
-static void gr_fini(void *ctx) { (void)ctx; }
+static void gr_fini(void *ctx)
+{
+    (void)ctx;
+}
 
 static void *gr_build(void *ctx, const graph_t *g)
 {
@@ -146,7 +149,10 @@ static void *gr_build(void *ctx, const graph_t *g)
     return h;
 }
 
-static void gr_replay(void *hh) { replay(((gexec *)hh)->exec); }
+static void gr_replay(void *hh)
+{
+    replay(((gexec *)hh)->exec);
+}
 
 /* The harness's loop, with the validation replay (the executable's first
  * launch) timed apart. */
@@ -281,8 +287,8 @@ static void extra_fresh_page(void)
     for (r = 0; r < 5; r++) {
         uint64_t t0;
         size_t i;
-        volatile char *p = (volatile char *)mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                                                 -1, 0);
+        volatile char *p =
+            (volatile char *)mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (p == (volatile char *)MAP_FAILED) {
             perror("mmap");
             exit(1);
@@ -504,8 +510,9 @@ static void write_json(const char *path, const bu_machine *m, int workers, int q
                 "%s\n  {\"rt\": \"%s\", \"threads\": %d, \"shape\": \"%s\", \"param\": %d, \"tasks\": %d, "
                 "\"build_ns\": %llu, \"replay_med_ns\": %llu, \"replay_min_ns\": %llu, "
                 "\"replay_p90_ns\": %llu, \"reps\": %d}",
-                i ? "," : "", r->rt, r->threads, r->shape, r->param, r->tasks, (unsigned long long)r->build_ns,
-                (unsigned long long)r->med, (unsigned long long)r->min, (unsigned long long)r->p90, r->reps);
+                i ? "," : "", r->rt, r->threads, r->shape, r->param, r->tasks,
+                (unsigned long long)r->build_ns, (unsigned long long)r->med, (unsigned long long)r->min,
+                (unsigned long long)r->p90, r->reps);
     }
     fprintf(f, "\n],\n");
     bu_json_figures(f, &g_figs);
@@ -533,8 +540,8 @@ int main(int argc, char **argv)
         else if (argv[a][0] != '-' && !req)
             req = argv[a];
         else {
-            fprintf(stderr,
-                    "usage: %s [workers] [--json FILE] [--quick] [--no-shapes] [--no-extras]\n", argv[0]);
+            fprintf(stderr, "usage: %s [workers] [--json FILE] [--quick] [--no-shapes] [--no-extras]\n",
+                    argv[0]);
             return 1;
         }
     }

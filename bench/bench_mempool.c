@@ -97,12 +97,12 @@ static double now_ns(void)
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-#define CHECK(x)                                                                                         \
-    do {                                                                                                 \
-        if ((x) != grSuccess) {                                                                          \
-            fprintf(stderr, "%s failed: %s\n", #x, grGetLastErrorDetail());                            \
-            exit(1);                                                                                     \
-        }                                                                                                \
+#define CHECK(x)                                                            \
+    do {                                                                    \
+        if ((x) != grSuccess) {                                             \
+            fprintf(stderr, "%s failed: %s\n", #x, grGetLastErrorDetail()); \
+            exit(1);                                                        \
+        }                                                                   \
     } while (0)
 
 /* touch(int *p): p[0] = 1. */
@@ -197,7 +197,10 @@ static double replay_ns(grGraphExec_t e, grStream_t s, int reps, int per, double
 
 static void bench_graph_memory(void)
 {
-    enum { N = 64, TMP = 16384 };
+    enum {
+        N = 64,
+        TMP = 16384
+    };
     grStream_t s;
     grKernel_t ktouch, kstep;
     size_t one = sizeof(int *), three[3] = {sizeof(int *), sizeof(int *), sizeof(int)};
@@ -234,7 +237,9 @@ static void bench_graph_memory(void)
         CHECK(grFree(fixed[i]));
 
     /* 100 temporaries of 64 KiB, at most 4 live at once. */
-    enum { T = 100 };
+    enum {
+        T = 100
+    };
     void *t[T], *none = NULL;
     int n = TMP;
     grGraph_t g;
@@ -309,7 +314,9 @@ int main(void)
     /* The pool and malloc loops alternate in REPS rounds and each column
      * prints its median round: a burst of load on the machine then
      * skews one round of each, not a whole column. */
-    enum { REPS = 9 };
+    enum {
+        REPS = 9
+    };
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         size_t n = sizes[i];
         int iters = (n >= 65536 ? 20000 : 2000000) / REPS, gr_iters = 2000;

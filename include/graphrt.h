@@ -60,49 +60,49 @@ extern "C" {
  * The error list: XX(name, CUDA name it mirrors, description). The enum,
  * grGetErrorName and grGetErrorString are all expanded from this one list.
  */
-#define GR_ERROR_LIST(XX)                                                     \
-    XX(grSuccess, "no error")                                                 \
-    XX(grErrorInvalidValue, "invalid argument")                               \
-    XX(grErrorMemoryAllocation, "out of memory")                              \
-    XX(grErrorInitializationError, "initialization error")                    \
-    XX(grErrorInvalidConfiguration, "invalid configuration argument")         \
-    XX(grErrorInvalidDevicePointer, "invalid device pointer")                 \
-    XX(grErrorInvalidMemcpyDirection, "invalid copy direction for memcpy")    \
-    XX(grErrorInvalidDevice, "invalid device ordinal")                        \
-    XX(grErrorInvalidDeviceFunction, "invalid device function")               \
-    XX(grErrorInvalidResourceHandle, "invalid resource handle")               \
-    XX(grErrorIllegalState, "the operation cannot be performed in the "       \
-                            "present state")                                  \
-    XX(grErrorNotReady, "device not ready")                                   \
-    XX(grErrorIllegalAddress, "an illegal memory access was encountered")     \
-    XX(grErrorLaunchFailure, "unspecified launch failure")                    \
-    XX(grErrorLaunchOutOfResources, "too many resources requested for "       \
-                                    "launch")                                 \
-    XX(grErrorNotSupported, "operation not supported")                        \
-    XX(grErrorNotPermitted, "operation not permitted")                        \
-    XX(grErrorStreamCaptureUnsupported, "operation not permitted when "       \
-                                        "stream is capturing")                \
-    XX(grErrorStreamCaptureInvalidated, "operation failed due to a previous " \
-                                        "error during capture")               \
-    XX(grErrorStreamCaptureMerge, "operation would result in a merge of "     \
-                                  "separate capture sequences")               \
-    XX(grErrorStreamCaptureUnmatched, "capture was not ended in the same "    \
-                                      "stream as it began")                   \
-    XX(grErrorStreamCaptureUnjoined, "capturing stream has unjoined work")    \
-    XX(grErrorStreamCaptureIsolation, "dependency created on uncaptured "     \
-                                      "work in another stream")               \
-    XX(grErrorStreamCaptureImplicit, "operation would make the legacy "       \
-                                     "stream depend on a capturing "          \
-                                     "blocking stream")                       \
-    XX(grErrorCapturedEvent, "operation not permitted on an event last "      \
-                             "recorded in a capturing stream")                \
+#define GR_ERROR_LIST(XX)                                                      \
+    XX(grSuccess, "no error")                                                  \
+    XX(grErrorInvalidValue, "invalid argument")                                \
+    XX(grErrorMemoryAllocation, "out of memory")                               \
+    XX(grErrorInitializationError, "initialization error")                     \
+    XX(grErrorInvalidConfiguration, "invalid configuration argument")          \
+    XX(grErrorInvalidDevicePointer, "invalid device pointer")                  \
+    XX(grErrorInvalidMemcpyDirection, "invalid copy direction for memcpy")     \
+    XX(grErrorInvalidDevice, "invalid device ordinal")                         \
+    XX(grErrorInvalidDeviceFunction, "invalid device function")                \
+    XX(grErrorInvalidResourceHandle, "invalid resource handle")                \
+    XX(grErrorIllegalState, "the operation cannot be performed in the "        \
+                            "present state")                                   \
+    XX(grErrorNotReady, "device not ready")                                    \
+    XX(grErrorIllegalAddress, "an illegal memory access was encountered")      \
+    XX(grErrorLaunchFailure, "unspecified launch failure")                     \
+    XX(grErrorLaunchOutOfResources, "too many resources requested for "        \
+                                    "launch")                                  \
+    XX(grErrorNotSupported, "operation not supported")                         \
+    XX(grErrorNotPermitted, "operation not permitted")                         \
+    XX(grErrorStreamCaptureUnsupported, "operation not permitted when "        \
+                                        "stream is capturing")                 \
+    XX(grErrorStreamCaptureInvalidated, "operation failed due to a previous "  \
+                                        "error during capture")                \
+    XX(grErrorStreamCaptureMerge, "operation would result in a merge of "      \
+                                  "separate capture sequences")                \
+    XX(grErrorStreamCaptureUnmatched, "capture was not ended in the same "     \
+                                      "stream as it began")                    \
+    XX(grErrorStreamCaptureUnjoined, "capturing stream has unjoined work")     \
+    XX(grErrorStreamCaptureIsolation, "dependency created on uncaptured "      \
+                                      "work in another stream")                \
+    XX(grErrorStreamCaptureImplicit, "operation would make the legacy "        \
+                                     "stream depend on a capturing "           \
+                                     "blocking stream")                        \
+    XX(grErrorCapturedEvent, "operation not permitted on an event last "       \
+                             "recorded in a capturing stream")                 \
     XX(grErrorStreamCaptureWrongThread, "attempt to terminate a thread-local " \
-                                        "capture sequence from another "      \
-                                        "thread")                             \
-    XX(grErrorGraphExecUpdateFailure, "the graph update was not performed "   \
-                                      "because it included changes which "    \
-                                      "violated constraints specific to "     \
-                                      "instantiated graph update")            \
+                                        "capture sequence from another "       \
+                                        "thread")                              \
+    XX(grErrorGraphExecUpdateFailure, "the graph update was not performed "    \
+                                      "because it included changes which "     \
+                                      "violated constraints specific to "      \
+                                      "instantiated graph update")             \
     XX(grErrorUnknown, "unknown error")
 
 typedef enum grError {
@@ -313,8 +313,8 @@ GR_API grError_t grEventDestroy(grEvent_t event);
 /* What a kernel sees for the block it is called for. */
 typedef struct grKernelCtx {
     grDim3 gridDim, blockDim, blockIdx;
-    void *sharedMem;  /* sharedMemBytes of per-block scratch (16-aligned) */
-    unsigned worker;  /* 1..workers: the worker thread running it; 0: an
+    void *sharedMem; /* sharedMemBytes of per-block scratch (16-aligned) */
+    unsigned worker; /* 1..workers: the worker thread running it; 0: an
                        * application thread running it while it waits */
 } grKernelCtx;
 
@@ -323,9 +323,9 @@ typedef struct grKernelCtx {
 typedef void (*grKernelFn)(const grKernelCtx *ctx, void **args);
 
 /* Loops over the threads of the block: for every (tx, ty, tz) in blockDim. */
-#define GR_FOR_THREADS(ctx, tx, ty, tz)                                        \
-    for (unsigned tz = 0; tz < (ctx)->blockDim.z; ++tz)                        \
-        for (unsigned ty = 0; ty < (ctx)->blockDim.y; ++ty)                    \
+#define GR_FOR_THREADS(ctx, tx, ty, tz)                     \
+    for (unsigned tz = 0; tz < (ctx)->blockDim.z; ++tz)     \
+        for (unsigned ty = 0; ty < (ctx)->blockDim.y; ++ty) \
             for (unsigned tx = 0; tx < (ctx)->blockDim.x; ++tx)
 
 /* Global x/y/z index of thread (tx, ty, tz) of the current block. */
@@ -430,11 +430,11 @@ typedef struct grMemAccessDesc {
 } grMemAccessDesc;
 
 typedef struct grMemPoolProps {
-    grMemAllocationType allocType;            /* grMemAllocationTypePinned */
-    grMemAllocationHandleType handleTypes;    /* grMemHandleTypeNone */
-    grMemLocation location;                   /* {Device, 0} */
-    void *win32SecurityAttributes;            /* unused, must be NULL */
-    size_t maxSize;                           /* 0: no limit */
+    grMemAllocationType allocType;         /* grMemAllocationTypePinned */
+    grMemAllocationHandleType handleTypes; /* grMemHandleTypeNone */
+    grMemLocation location;                /* {Device, 0} */
+    void *win32SecurityAttributes;         /* unused, must be NULL */
+    size_t maxSize;                        /* 0: no limit */
     unsigned short usage;
     unsigned char reserved[54];
 } grMemPoolProps;
@@ -552,10 +552,10 @@ typedef struct grMemAllocNodeParams grMemAllocNodeParams;
 /* The attributes of the memory of graph allocation nodes. Mirrors
  * cudaGraphMemAttributeType. */
 typedef enum grGraphMemAttributeType {
-    grGraphMemAttrUsedMemCurrent = 0,    /* uint64_t, read only */
-    grGraphMemAttrUsedMemHigh = 1,       /* uint64_t, set to 0 resets */
+    grGraphMemAttrUsedMemCurrent = 0,     /* uint64_t, read only */
+    grGraphMemAttrUsedMemHigh = 1,        /* uint64_t, set to 0 resets */
     grGraphMemAttrReservedMemCurrent = 2, /* uint64_t, read only */
-    grGraphMemAttrReservedMemHigh = 3    /* uint64_t, set to 0 resets */
+    grGraphMemAttrReservedMemHigh = 3     /* uint64_t, set to 0 resets */
 } grGraphMemAttributeType;
 
 /* Adds a memory allocation node. nodeParams: poolProps as for
@@ -757,8 +757,8 @@ GR_API grError_t grGraphAddKernelNode(grGraphNode_t *pGraphNode, grGraph_t graph
 
 /* Adds a 1D copy node. Mirrors cudaGraphAddMemcpyNode1D. */
 GR_API grError_t grGraphAddMemcpyNode1D(grGraphNode_t *pGraphNode, grGraph_t graph,
-                                        const grGraphNode_t *pDependencies, size_t numDependencies,
-                                        void *dst, const void *src, size_t count, grMemcpyKind kind);
+                                        const grGraphNode_t *pDependencies, size_t numDependencies, void *dst,
+                                        const void *src, size_t count, grMemcpyKind kind);
 
 /* Adds a memset node. Mirrors cudaGraphAddMemsetNode. */
 GR_API grError_t grGraphAddMemsetNode(grGraphNode_t *pGraphNode, grGraph_t graph,
@@ -804,8 +804,8 @@ GR_API grError_t grGraphAddNode(grGraphNode_t *pGraphNode, grGraph_t graph,
 /* Adds edges from[i] -> to[i]. All are checked first (NULL, other graph,
  * self edge, duplicate, already present, would make a cycle); if any fails
  * none is added. Mirrors cudaGraphAddDependencies. */
-GR_API grError_t grGraphAddDependencies(grGraph_t graph, const grGraphNode_t *from,
-                                        const grGraphNode_t *to, size_t numDependencies);
+GR_API grError_t grGraphAddDependencies(grGraph_t graph, const grGraphNode_t *from, const grGraphNode_t *to,
+                                        size_t numDependencies);
 
 /* Removes edges from[i] -> to[i]; an edge that does not exist refuses the
  * whole call. Mirrors cudaGraphRemoveDependencies. */
@@ -1105,7 +1105,8 @@ GR_API grError_t grGraphExecEventWaitNodeSetEvent(grGraphExec_t hGraphExec, grGr
  * node runs as an empty node. Mirror cudaGraphNodeSetEnabled /
  * cudaGraphNodeGetEnabled. */
 GR_API grError_t grGraphNodeSetEnabled(grGraphExec_t hGraphExec, grGraphNode_t hNode, unsigned int isEnabled);
-GR_API grError_t grGraphNodeGetEnabled(grGraphExec_t hGraphExec, grGraphNode_t hNode, unsigned int *isEnabled);
+GR_API grError_t grGraphNodeGetEnabled(grGraphExec_t hGraphExec, grGraphNode_t hNode,
+                                       unsigned int *isEnabled);
 
 /* Applies the parameters of hGraph, which must have the topology of the
  * executable's graph, to the executable in place. Nodes are paired as CUDA

@@ -67,7 +67,8 @@ GR_TEST(memcpy_node_overrunning_an_allocation_is_refused)
     CHECK_GR(grErrorInvalidValue,
              grGraphAddMemcpyNode1D(&n, g, NULL, 0, host, (char *)dev + 512, 1024, grMemcpyDefault));
     CHECK_DETAIL_HAS("source");
-    CHECK_GR(grErrorInvalidValue, grGraphAddMemcpyNode1D(&n, g, NULL, 0, dev, host, SIZE_MAX, grMemcpyDefault));
+    CHECK_GR(grErrorInvalidValue,
+             grGraphAddMemcpyNode1D(&n, g, NULL, 0, dev, host, SIZE_MAX, grMemcpyDefault));
     CHECK_EQ(node_count(g), 0);
     CHECK_OK(grGraphAddMemcpyNode1D(&n, g, NULL, 0, dev, host, 1024, grMemcpyDefault));
     CHECK_GR(grErrorInvalidValue, grGraphMemcpyNodeSetParams1D(n, dev, host, 1025, grMemcpyDefault));

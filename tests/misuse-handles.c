@@ -29,7 +29,8 @@ GR_TEST(destroyed_kernel_is_refused_by_launch_and_destroy)
     void *args[1] = {&v};
     CHECK_OK(grKernelCreate(&k, nop_kernel, "destroyed_kernel", 1, sz));
     CHECK_OK(grKernelDestroy(k));
-    CHECK_GR(grErrorInvalidDeviceFunction, grLaunchKernel(k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, NULL));
+    CHECK_GR(grErrorInvalidDeviceFunction,
+             grLaunchKernel(k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, NULL));
     CHECK_DETAIL_HAS("grLaunchKernel");
     CHECK_DETAIL_HAS("not a live kernel");
     CHECK_GR(grErrorInvalidDeviceFunction, grKernelDestroy(k));
@@ -166,7 +167,9 @@ GR_TEST(destroyed_graph_is_refused)
  * so a stale handle keeps being refused instead of naming them. */
 GR_TEST(destroyed_handles_are_not_reused_by_the_next_objects)
 {
-    enum { N = 32 };
+    enum {
+        N = 32
+    };
     grStream_t s, ss[N];
     grEvent_t e, es[N];
     grGraph_t g, gs[N];

@@ -21,7 +21,15 @@
 #include <string.h>
 #include <time.h>
 
-enum { OP_EAGER, OP_CAPTURE, OP_UPDATE, OP_SHARED, OP_POOL, OP_GRAPHMEM, OP_KINDS };
+enum {
+    OP_EAGER,
+    OP_CAPTURE,
+    OP_UPDATE,
+    OP_SHARED,
+    OP_POOL,
+    OP_GRAPHMEM,
+    OP_KINDS
+};
 static const char *op_names[OP_KINDS] = {"eager", "capture", "update", "shared", "pool", "graphmem"};
 
 static atomic_ullong ops[OP_KINDS];
@@ -43,21 +51,22 @@ static void fail_at(int line, const char *what, grError_t e)
 {
     unsigned long long n = atomic_fetch_add(&failures, 1);
     if (n < 20)
-        fprintf(stderr, "soak: line %d: %s: %s (%s)\n", line, what, grGetErrorName(e), grGetLastErrorDetail());
+        fprintf(stderr, "soak: line %d: %s: %s (%s)\n", line, what, grGetErrorName(e),
+                grGetLastErrorDetail());
 }
 
 /* Every call goes through here: counted, and any error is a failure. */
-#define OK(call)                                                                                            \
-    do {                                                                                                    \
-        grError_t e_ = (call);                                                                              \
-        atomic_fetch_add_explicit(&api_calls, 1, memory_order_relaxed);                                     \
-        if (e_ != grSuccess)                                                                                \
-            fail_at(__LINE__, #call, e_);                                                                   \
+#define OK(call)                                                        \
+    do {                                                                \
+        grError_t e_ = (call);                                          \
+        atomic_fetch_add_explicit(&api_calls, 1, memory_order_relaxed); \
+        if (e_ != grSuccess)                                            \
+            fail_at(__LINE__, #call, e_);                               \
     } while (0)
-#define EXPECT(cond)                                                                                        \
-    do {                                                                                                    \
-        if (!(cond))                                                                                        \
-            fail_at(__LINE__, "check failed: " #cond, grSuccess);                                           \
+#define EXPECT(cond)                                              \
+    do {                                                          \
+        if (!(cond))                                              \
+            fail_at(__LINE__, "check failed: " #cond, grSuccess); \
     } while (0)
 
 /* p[blockIdx.x] += v */

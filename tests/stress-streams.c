@@ -38,9 +38,9 @@
 #endif
 
 #define NTHREADS 8
-#define NSTREAMS 16              /* even: blocking, odd: non-blocking */
-#define LEG NSTREAMS             /* index of the legacy stream */
-#define PT (NSTREAMS + 1)        /* index of the thread's per-thread stream */
+#define NSTREAMS 16       /* even: blocking, odd: non-blocking */
+#define LEG NSTREAMS      /* index of the legacy stream */
+#define PT (NSTREAMS + 1) /* index of the thread's per-thread stream */
 #define NQ (NSTREAMS + 2)
 #define NEVENTS 4
 
@@ -60,10 +60,10 @@ static int is_blocking(int q)
 }
 
 typedef struct op {
-    int t, q, seq;       /* thread, queue, index among t's ops on q */
-    int need_q, need_n;  /* done_cnt[t][need_q] >= need_n (event wait) */
-    int need_leg;        /* done_cnt[t][LEG] >= need_leg (blocking q) */
-    int need_all[NQ];    /* legacy ops: every blocking queue */
+    int t, q, seq;      /* thread, queue, index among t's ops on q */
+    int need_q, need_n; /* done_cnt[t][need_q] >= need_n (event wait) */
+    int need_leg;       /* done_cnt[t][LEG] >= need_leg (blocking q) */
+    int need_all[NQ];   /* legacy ops: every blocking queue */
     int nblocks;
     atomic_int blocks_done;
 } op;
@@ -160,8 +160,7 @@ static void *issuer(void *arg)
             /* Synchronising and querying calls. */
             int k = (int)(next_rand(&rng) % NEVENTS);
             if (r < 96) {
-                if (grStreamSynchronize(streams[q]) != grSuccess ||
-                    atomic_load(&done_cnt[t][q]) < issued[q])
+                if (grStreamSynchronize(streams[q]) != grSuccess || atomic_load(&done_cnt[t][q]) < issued[q])
                     fail("grStreamSynchronize returned before the work was done", o);
             } else if (r < 98) {
                 grError_t e = grStreamQuery(streams[q]);

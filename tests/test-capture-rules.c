@@ -40,10 +40,13 @@ enum call {
     C_NCALLS
 };
 
-static const char *call_name[C_NCALLS] = {
-    "grMalloc", "grFree", "grMallocHost", "grStreamSynchronize", "grStreamQuery", "grEventSynchronize",
-    "grEventQuery", "grStreamSynchronize", "grStreamQuery", "grDeviceSynchronize", "grEventQuery",
-    "grEventSynchronize", "grMemcpy", "grMemset"};
+static const char *call_name[C_NCALLS] = {"grMalloc",      "grFree",
+                                          "grMallocHost",  "grStreamSynchronize",
+                                          "grStreamQuery", "grEventSynchronize",
+                                          "grEventQuery",  "grStreamSynchronize",
+                                          "grStreamQuery", "grDeviceSynchronize",
+                                          "grEventQuery",  "grEventSynchronize",
+                                          "grMemcpy",      "grMemset"};
 
 typedef struct rule_env {
     grStream_t cap, other;
@@ -160,9 +163,10 @@ static void check_rule(grStreamCaptureMode mode, enum call call, bool other_thre
         CHECK_EQ(m, thread_mode);
     }
     if (e.result != want)
-        GR_TEST_FAIL_("mode %d, %s from %s thread (thread mode %d): got %s, expected %s (detail: %s)", (int)mode,
-                      call_name[call], other_thread ? "another" : "the capturing", (int)thread_mode,
-                      grGetErrorName(e.result), grGetErrorName(want), grGetLastErrorDetail());
+        GR_TEST_FAIL_("mode %d, %s from %s thread (thread mode %d): got %s, expected %s (detail: %s)",
+                      (int)mode, call_name[call], other_thread ? "another" : "the capturing",
+                      (int)thread_mode, grGetErrorName(e.result), grGetErrorName(want),
+                      grGetLastErrorDetail());
     CHECK_OK(grStreamIsCapturing(e.cap, &st));
     if (want == grSuccess) {
         CHECK_EQ(st, grStreamCaptureStatusActive);
@@ -183,8 +187,8 @@ static void check_rule(grStreamCaptureMode mode, enum call call, bool other_thre
 }
 
 /* The calls CUDA calls potentially unsafe: refused by the mode rule. */
-static const enum call unsafe_calls[] = {C_MALLOC,     C_FREE,           C_MALLOC_HOST,      C_SYNC_OTHER,
-                                         C_QUERY_OTHER, C_EVENT_SYNC_PLAIN, C_EVENT_QUERY_PLAIN};
+static const enum call unsafe_calls[] = {
+    C_MALLOC, C_FREE, C_MALLOC_HOST, C_SYNC_OTHER, C_QUERY_OTHER, C_EVENT_SYNC_PLAIN, C_EVENT_QUERY_PLAIN};
 #define N_UNSAFE (sizeof unsafe_calls / sizeof unsafe_calls[0])
 
 GR_TEST(capture_rules_global_refuses_unsafe_calls_from_every_thread)
@@ -202,7 +206,8 @@ GR_TEST(capture_rules_thread_local_refuses_unsafe_calls_on_its_thread_only)
     for (size_t i = 0; i < N_UNSAFE; i++) {
         check_rule(grStreamCaptureModeThreadLocal, unsafe_calls[i], false, grStreamCaptureModeGlobal,
                    grErrorStreamCaptureUnsupported);
-        check_rule(grStreamCaptureModeThreadLocal, unsafe_calls[i], true, grStreamCaptureModeGlobal, grSuccess);
+        check_rule(grStreamCaptureModeThreadLocal, unsafe_calls[i], true, grStreamCaptureModeGlobal,
+                   grSuccess);
     }
 }
 
@@ -236,8 +241,10 @@ GR_TEST(capture_rules_capturing_stream_and_device_sync_refused_in_every_mode)
     for (int m = 0; m < 3; m++)
         for (int c = 0; c < 3; c++)
             for (int other = 0; other < 2; other++) {
-                check_rule(modes[m], calls[c], other, grStreamCaptureModeGlobal, grErrorStreamCaptureUnsupported);
-                check_rule(modes[m], calls[c], other, grStreamCaptureModeRelaxed, grErrorStreamCaptureUnsupported);
+                check_rule(modes[m], calls[c], other, grStreamCaptureModeGlobal,
+                           grErrorStreamCaptureUnsupported);
+                check_rule(modes[m], calls[c], other, grStreamCaptureModeRelaxed,
+                           grErrorStreamCaptureUnsupported);
             }
 }
 
@@ -247,8 +254,10 @@ GR_TEST(capture_rules_captured_event_query_and_sync_are_captured_event)
                                     grStreamCaptureModeRelaxed};
     for (int m = 0; m < 3; m++)
         for (int other = 0; other < 2; other++) {
-            check_rule(modes[m], C_EVENT_QUERY_CAPTURED, other, grStreamCaptureModeGlobal, grErrorCapturedEvent);
-            check_rule(modes[m], C_EVENT_SYNC_CAPTURED, other, grStreamCaptureModeRelaxed, grErrorCapturedEvent);
+            check_rule(modes[m], C_EVENT_QUERY_CAPTURED, other, grStreamCaptureModeGlobal,
+                       grErrorCapturedEvent);
+            check_rule(modes[m], C_EVENT_SYNC_CAPTURED, other, grStreamCaptureModeRelaxed,
+                       grErrorCapturedEvent);
         }
 }
 

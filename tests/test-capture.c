@@ -370,7 +370,8 @@ GR_TEST(capture_begin_and_end_refuse_bad_calls)
     CHECK_OK(grStreamCreate(&s));
     CHECK_GR(grErrorStreamCaptureUnsupported, grStreamBeginCapture(NULL, grStreamCaptureModeRelaxed));
     CHECK_DETAIL_HAS("legacy");
-    CHECK_GR(grErrorStreamCaptureUnsupported, grStreamBeginCapture(grStreamLegacy, grStreamCaptureModeRelaxed));
+    CHECK_GR(grErrorStreamCaptureUnsupported,
+             grStreamBeginCapture(grStreamLegacy, grStreamCaptureModeRelaxed));
     CHECK_GR(grErrorInvalidValue, grStreamBeginCapture(s, (grStreamCaptureMode)7));
     CHECK_GR(grErrorIllegalState, grStreamEndCapture(s, &g));
     CHECK(g == (grGraph_t)1);
@@ -461,7 +462,8 @@ GR_TEST(capture_update_dependencies_sets_and_adds)
     CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
     CHECK_OK(grGraphCreate(&other, 0));
     CHECK_OK(grGraphAddEmptyNode(&foreign, other, NULL, 0));
-    CHECK_GR(grErrorIllegalState, grStreamUpdateCaptureDependencies(s, NULL, 0, grStreamSetCaptureDependencies));
+    CHECK_GR(grErrorIllegalState,
+             grStreamUpdateCaptureDependencies(s, NULL, 0, grStreamSetCaptureDependencies));
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
     launch_add(s, x, 1);
     CHECK_OK(grStreamGetCaptureInfo(s, &st, NULL, &g, &deps, &nd));
@@ -474,7 +476,8 @@ GR_TEST(capture_update_dependencies_sets_and_adds)
     CHECK_OK(grStreamGetCaptureInfo(s, &st, NULL, NULL, &deps, &nd));
     CHECK_EQ(nd, 2); /* duplicates are ignored */
     CHECK_GR(grErrorInvalidValue, grStreamUpdateCaptureDependencies(s, &first, 1, 7));
-    CHECK_GR(grErrorInvalidValue, grStreamUpdateCaptureDependencies(s, &foreign, 1, grStreamAddCaptureDependencies));
+    CHECK_GR(grErrorInvalidValue,
+             grStreamUpdateCaptureDependencies(s, &foreign, 1, grStreamAddCaptureDependencies));
     CHECK_DETAIL_HAS("not a live node of the graph of capture #");
     CHECK_EQ(status_of(s), grStreamCaptureStatusActive); /* refusals do not invalidate */
     CHECK_OK(grStreamEndCapture(s, &out));

@@ -109,10 +109,10 @@ GR_TEST(wait_issued_before_rerecord_waits_for_the_old_record_only)
     CHECK_OK(grStreamCreateWithFlags(&b, grStreamNonBlocking));
     CHECK_OK(grEventCreateWithFlags(&e, grEventDisableTiming));
     CHECK_OK(grLaunchHostFunc(a, gated_step, &g1));
-    CHECK_OK(grEventRecord(e, a));          /* record 1 */
-    CHECK_OK(grStreamWaitEvent(b, e, 0));   /* waits for record 1 */
+    CHECK_OK(grEventRecord(e, a));        /* record 1 */
+    CHECK_OK(grStreamWaitEvent(b, e, 0)); /* waits for record 1 */
     CHECK_OK(grLaunchHostFunc(a, gated_step, &g2));
-    CHECK_OK(grEventRecord(e, a));          /* record 2 */
+    CHECK_OK(grEventRecord(e, a)); /* record 2 */
     CHECK_OK(grLaunchHostFunc(b, gated_step, &after));
     usleep(30000);
     CHECK_EQ(atomic_load(&log_n), 0);

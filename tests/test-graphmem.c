@@ -295,7 +295,10 @@ GR_TEST(graphmem_another_graphs_free_node_frees_an_unfreed_allocation)
  * are live at once. */
 GR_TEST(graphmem_footprint_is_the_peak_live_set)
 {
-    enum { N = 100, BYTES = TMP_INTS * (int)sizeof(int) };
+    enum {
+        N = 100,
+        BYTES = TMP_INTS * (int)sizeof(int)
+    };
     grStream_t s;
     grGraph_t g;
     grGraphExec_t e;

@@ -380,11 +380,13 @@ GR_TEST(kernel_launch_refuses_oversize_dimensions)
                                 GR_DIM3(32, 32, 2), GR_DIM3(0xffffffffu, 1, 1)};
     const grDim3 bad_grid[] = {GR_DIM3(0x80000000u, 1, 1), GR_DIM3(1, 65536, 1), GR_DIM3(1, 1, 65536)};
     for (size_t i = 0; i < sizeof bad_block / sizeof bad_block[0]; i++) {
-        CHECK_GR(grErrorInvalidConfiguration, grLaunchKernel(k, GR_DIM3(1, 1, 1), bad_block[i], args, 0, NULL));
+        CHECK_GR(grErrorInvalidConfiguration,
+                 grLaunchKernel(k, GR_DIM3(1, 1, 1), bad_block[i], args, 0, NULL));
         CHECK_DETAIL_HAS("grLaunchKernel");
     }
     for (size_t i = 0; i < sizeof bad_grid / sizeof bad_grid[0]; i++) {
-        CHECK_GR(grErrorInvalidConfiguration, grLaunchKernel(k, bad_grid[i], GR_DIM3(1, 1, 1), args, 0, NULL));
+        CHECK_GR(grErrorInvalidConfiguration,
+                 grLaunchKernel(k, bad_grid[i], GR_DIM3(1, 1, 1), args, 0, NULL));
         CHECK_DETAIL_HAS("grLaunchKernel");
     }
     CHECK_OK(grStreamSynchronize(NULL));
@@ -422,7 +424,8 @@ GR_TEST(kernel_launch_refuses_too_much_shared_memory)
     CHECK_GR(grErrorInvalidValue,
              grLaunchKernel(k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 48u * 1024u + 1u, NULL));
     CHECK_DETAIL_HAS("grLaunchKernel");
-    CHECK_GR(grErrorInvalidValue, grLaunchKernel(k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, (size_t)1 << 40, NULL));
+    CHECK_GR(grErrorInvalidValue,
+             grLaunchKernel(k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, (size_t)1 << 40, NULL));
     CHECK_OK(grStreamSynchronize(NULL));
     CHECK_EQ(atomic_load(&noop_calls), 0);
     CHECK_OK(grKernelDestroy(k));
@@ -431,7 +434,8 @@ GR_TEST(kernel_launch_refuses_too_much_shared_memory)
 GR_TEST(kernel_launch_refuses_unknown_kernels)
 {
     static _Alignas(64) unsigned char fake[1024]; /* zeroed memory that is no kernel */
-    CHECK_GR(grErrorInvalidDeviceFunction, grLaunchKernel(NULL, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), NULL, 0, NULL));
+    CHECK_GR(grErrorInvalidDeviceFunction,
+             grLaunchKernel(NULL, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), NULL, 0, NULL));
     CHECK_DETAIL_HAS("grLaunchKernel");
     CHECK_GR(grErrorInvalidDeviceFunction,
              grLaunchKernel((grKernel_t)(void *)fake, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), NULL, 0, NULL));

@@ -26,7 +26,11 @@
 #define STRESS_SMALL 0
 #endif
 
-enum { THREADS = 4, STREAMS = 3, SLOTS = 8 };
+enum {
+    THREADS = 4,
+    STREAMS = 3,
+    SLOTS = 8
+};
 #define ROUNDS (STRESS_SMALL ? 150 : 1500)
 
 static atomic_int broken;
@@ -152,7 +156,10 @@ GR_TEST_T(mempool_stress_with_event_dependencies_only, 120)
  * while another thread keeps trimming the pools, reading their counters
  * and synchronising: every trim takes blocks out of the workers' caches
  * while they use them. */
-enum { CWORKERS = 3, CSLOTS = 6 };
+enum {
+    CWORKERS = 3,
+    CSLOTS = 6
+};
 #define CROUNDS (STRESS_SMALL ? 300 : 5000)
 
 static grMemPool_t cache_pools[2];

@@ -253,7 +253,9 @@ static void hold_and_verify_fn(void *u)
 
 static void run_checker(grMemPool_t pool)
 {
-    enum { N = 8192 };
+    enum {
+        N = 8192
+    };
     grStream_t a, b;
     checker ca = {NULL, N, 0xa1, 0}, cb = {NULL, N, 0xb2, 0};
     CHECK_OK(grStreamCreateWithFlags(&a, grStreamNonBlocking));
@@ -680,7 +682,8 @@ static void *parked_main(void *arg)
     }
 }
 
-static void parked_start(parked *k, pthread_t *th, void (*step)(parked *, int), grMemPool_t pool, grStream_t s)
+static void parked_start(parked *k, pthread_t *th, void (*step)(parked *, int), grMemPool_t pool,
+                         grStream_t s)
 {
     memset(k, 0, sizeof *k);
     pthread_mutex_init(&k->mu, NULL);
@@ -714,10 +717,10 @@ static void parked_stop(parked *k, pthread_t th)
     pthread_mutex_destroy(&k->mu);
 }
 
-#define STEP_OK(k, call)                                                       \
-    do {                                                                       \
-        if ((call) != grSuccess)                                               \
-            (k)->failed = __LINE__;                                            \
+#define STEP_OK(k, call)            \
+    do {                            \
+        if ((call) != grSuccess)    \
+            (k)->failed = __LINE__; \
     } while (0)
 
 /* A pool that synchronisation never trims. */

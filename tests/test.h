@@ -21,63 +21,60 @@ void gr_test_register(const char *name, const char *file, gr_test_fn fn, int tim
 /* GR_TEST(name) { body }: a test with the default 30 s timeout. */
 #define GR_TEST(name) GR_TEST_T(name, 30)
 /* GR_TEST_T(name, seconds): a test with its own timeout. */
-#define GR_TEST_T(name, secs)                                                  \
-    static void test_##name(void);                                             \
-    __attribute__((constructor)) static void register_##name(void)             \
-    {                                                                          \
-        gr_test_register(#name, __FILE__, test_##name, (secs));                \
-    }                                                                          \
+#define GR_TEST_T(name, secs)                                      \
+    static void test_##name(void);                                 \
+    __attribute__((constructor)) static void register_##name(void) \
+    {                                                              \
+        gr_test_register(#name, __FILE__, test_##name, (secs));    \
+    }                                                              \
     static void test_##name(void)
 
-#define GR_TEST_FAIL_(...)                                                     \
-    do {                                                                       \
-        fprintf(stderr, "  %s:%d: ", __FILE__, __LINE__);                      \
-        fprintf(stderr, __VA_ARGS__);                                          \
-        fprintf(stderr, "\n");                                                 \
-        fflush(stderr);                                                        \
-        exit(1);                                                               \
+#define GR_TEST_FAIL_(...)                                \
+    do {                                                  \
+        fprintf(stderr, "  %s:%d: ", __FILE__, __LINE__); \
+        fprintf(stderr, __VA_ARGS__);                     \
+        fprintf(stderr, "\n");                            \
+        fflush(stderr);                                   \
+        exit(1);                                          \
     } while (0)
 
-#define CHECK(cond)                                                            \
-    do {                                                                       \
-        if (!(cond))                                                           \
-            GR_TEST_FAIL_("CHECK(%s) failed", #cond);                          \
+#define CHECK(cond)                                   \
+    do {                                              \
+        if (!(cond))                                  \
+            GR_TEST_FAIL_("CHECK(%s) failed", #cond); \
     } while (0)
 
-#define CHECK_EQ(a, b)                                                         \
-    do {                                                                       \
-        long long va_ = (long long)(a), vb_ = (long long)(b);                  \
-        if (va_ != vb_)                                                        \
-            GR_TEST_FAIL_("CHECK_EQ(%s, %s) failed: %lld != %lld", #a, #b,     \
-                          va_, vb_);                                           \
+#define CHECK_EQ(a, b)                                                                \
+    do {                                                                              \
+        long long va_ = (long long)(a), vb_ = (long long)(b);                         \
+        if (va_ != vb_)                                                               \
+            GR_TEST_FAIL_("CHECK_EQ(%s, %s) failed: %lld != %lld", #a, #b, va_, vb_); \
     } while (0)
 
-#define CHECK_PTR_EQ(a, b)                                                     \
-    do {                                                                       \
-        const void *pa_ = (const void *)(a), *pb_ = (const void *)(b);         \
-        if (pa_ != pb_)                                                        \
-            GR_TEST_FAIL_("CHECK_PTR_EQ(%s, %s) failed: %p != %p", #a, #b,     \
-                          pa_, pb_);                                           \
+#define CHECK_PTR_EQ(a, b)                                                            \
+    do {                                                                              \
+        const void *pa_ = (const void *)(a), *pb_ = (const void *)(b);                \
+        if (pa_ != pb_)                                                               \
+            GR_TEST_FAIL_("CHECK_PTR_EQ(%s, %s) failed: %p != %p", #a, #b, pa_, pb_); \
     } while (0)
 
 /* Checks a graphrt call's result, printing both names and the detail. */
-#define CHECK_GR(expected, call)                                               \
-    do {                                                                       \
-        grError_t e_ = (call);                                                 \
-        if (e_ != (expected))                                                  \
-            GR_TEST_FAIL_("%s returned %s, expected %s (detail: %s)", #call,   \
-                          grGetErrorName(e_), grGetErrorName(expected),        \
-                          grGetLastErrorDetail());                             \
+#define CHECK_GR(expected, call)                                                                 \
+    do {                                                                                         \
+        grError_t e_ = (call);                                                                   \
+        if (e_ != (expected))                                                                    \
+            GR_TEST_FAIL_("%s returned %s, expected %s (detail: %s)", #call, grGetErrorName(e_), \
+                          grGetErrorName(expected), grGetLastErrorDetail());                     \
     } while (0)
 
 #define CHECK_OK(call) CHECK_GR(grSuccess, call)
 
 /* Checks that the last error detail contains a substring. */
-#define CHECK_DETAIL_HAS(sub)                                                  \
-    do {                                                                       \
-        const char *d_ = grGetLastErrorDetail();                               \
-        if (!strstr(d_, (sub)))                                                \
-            GR_TEST_FAIL_("detail \"%s\" lacks \"%s\"", d_, (sub));            \
+#define CHECK_DETAIL_HAS(sub)                                       \
+    do {                                                            \
+        const char *d_ = grGetLastErrorDetail();                    \
+        if (!strstr(d_, (sub)))                                     \
+            GR_TEST_FAIL_("detail \"%s\" lacks \"%s\"", d_, (sub)); \
     } while (0)
 
 #endif /* GR_TEST_H */

@@ -49,13 +49,14 @@ static const char *mode_name(grStreamCaptureMode m)
 
 static bool mode_valid(grStreamCaptureMode m)
 {
-    return m == grStreamCaptureModeGlobal || m == grStreamCaptureModeThreadLocal || m == grStreamCaptureModeRelaxed;
+    return m == grStreamCaptureModeGlobal || m == grStreamCaptureModeThreadLocal ||
+           m == grStreamCaptureModeRelaxed;
 }
 
 const char *gr__capture_describe(const gr_capture *c, char *buf, size_t size)
 {
-    snprintf(buf, size, "capture #%llu (mode %s, begun by thread #%llu on stream %p)", (unsigned long long)c->id,
-             mode_name(c->mode), (unsigned long long)c->thread, GR_PTR(c->origin));
+    snprintf(buf, size, "capture #%llu (mode %s, begun by thread #%llu on stream %p)",
+             (unsigned long long)c->id, mode_name(c->mode), (unsigned long long)c->thread, GR_PTR(c->origin));
     return buf;
 }
 
@@ -75,7 +76,8 @@ grError_t gr__capture_invalidate(gr_capture *c, grError_t err, const char *msg)
 {
     char d[160], full[1024];
     gr__capture_describe(c, d, sizeof d);
-    snprintf(full, sizeof full, "%s; this invalidated %s: end it with grStreamEndCapture and capture again", msg, d);
+    snprintf(full, sizeof full, "%s; this invalidated %s: end it with grStreamEndCapture and capture again",
+             msg, d);
     gr__spin_lock(&c->lock);
     gr__capture_invalidate_locked(c, err, full);
     gr__spin_unlock(&c->lock);
@@ -86,10 +88,11 @@ grError_t gr__capture_fail_invalidated(const char *call, gr_capture *c, gr_strea
 {
     char d[160];
     gr__capture_describe(c, d, sizeof d);
-    return gr__fail(grErrorStreamCaptureInvalidated,
-                    "%s: stream %p takes part in %s, which was invalidated earlier (first by: %s); nothing was "
-                    "recorded: end the capture with grStreamEndCapture and capture again",
-                    call, GR_PTR(s), d, c->why ? c->why : "an illegal call");
+    return gr__fail(
+        grErrorStreamCaptureInvalidated,
+        "%s: stream %p takes part in %s, which was invalidated earlier (first by: %s); nothing was "
+        "recorded: end the capture with grStreamEndCapture and capture again",
+        call, GR_PTR(s), d, c->why ? c->why : "an illegal call");
 }
 
 gr_cap_member *gr__capture_member(gr_capture *c, gr_stream *s)
@@ -112,21 +115,23 @@ static grError_t begin(const char *call, grStream_t stream, grGraph_t graph, con
     grError_t err;
     if (!mode_valid(mode))
         return gr__fail(grErrorInvalidValue,
-                        "%s: mode %d is not a grStreamCaptureMode (Global, ThreadLocal or Relaxed)", call, (int)mode);
+                        "%s: mode %d is not a grStreamCaptureMode (Global, ThreadLocal or Relaxed)", call,
+                        (int)mode);
     if ((err = gr__stream_from_handle(call, stream, &s)))
         return err;
     if (s->flags & GR_STREAM_LEGACY)
-        return gr__fail(grErrorStreamCaptureUnsupported,
-                        "%s: the legacy default stream (NULL or grStreamLegacy) cannot be captured; capture a "
-                        "stream made with grStreamCreate (or grStreamPerThread)",
-                        call);
+        return gr__fail(
+            grErrorStreamCaptureUnsupported,
+            "%s: the legacy default stream (NULL or grStreamLegacy) cannot be captured; capture a "
+            "stream made with grStreamCreate (or grStreamPerThread)",
+            call);
     if (graph) {
         if ((err = gr__graph_check(call, graph)))
             return err;
         if (graph->owner)
             return gr__fail(grErrorInvalidValue,
-                            "%s: graph %p belongs to a child-graph node; capture into a top-level graph", call,
-                            GR_PTR(graph));
+                            "%s: graph %p belongs to a child-graph node; capture into a top-level graph",
+                            call, GR_PTR(graph));
         if ((err = gr__graph_check_deps(call, graph, deps, ndeps)))
             return err;
         if (ndeps > UINT32_MAX)
@@ -181,8 +186,9 @@ GR_API grError_t grStreamBeginCapture(grStream_t stream, grStreamCaptureMode mod
     return begin("grStreamBeginCapture", stream, NULL, NULL, 0, mode);
 }
 
-GR_API grError_t grStreamBeginCaptureToGraph(grStream_t stream, grGraph_t graph, const grGraphNode_t *dependencies,
-                                             size_t numDependencies, grStreamCaptureMode mode)
+GR_API grError_t grStreamBeginCaptureToGraph(grStream_t stream, grGraph_t graph,
+                                             const grGraphNode_t *dependencies, size_t numDependencies,
+                                             grStreamCaptureMode mode)
 {
     if (graph == NULL)
         return gr__fail(grErrorInvalidValue,
@@ -299,10 +305,11 @@ GR_API grError_t grStreamEndCapture(grStream_t stream, grGraph_t *pGraph)
                         GR_PTR(s));
     gr__capture_describe(c, d, sizeof d);
     if (c->origin != s) {
-        snprintf(msg, sizeof msg,
-                 "grStreamEndCapture: stream %p joined %s but did not begin it; a capture must be ended on the "
-                 "stream that began it",
-                 GR_PTR(s), d);
+        snprintf(
+            msg, sizeof msg,
+            "grStreamEndCapture: stream %p joined %s but did not begin it; a capture must be ended on the "
+            "stream that began it",
+            GR_PTR(s), d);
         gr__capture_invalidate(c, grErrorStreamCaptureUnmatched, msg);
         return grErrorStreamCaptureUnmatched;
     }
@@ -310,17 +317,19 @@ GR_API grError_t grStreamEndCapture(grStream_t stream, grGraph_t *pGraph)
         uint64_t me = gr__capture_thread_no();
         finish(c, false);
         *pGraph = NULL;
-        return gr__fail(grErrorStreamCaptureWrongThread,
-                        "grStreamEndCapture: thread #%llu ended %s; a Global or ThreadLocal capture must be ended "
-                        "by the thread that began it (begin it in grStreamCaptureModeRelaxed to hand it over); the "
-                        "capture has ended without a graph",
-                        (unsigned long long)me, d);
+        return gr__fail(
+            grErrorStreamCaptureWrongThread,
+            "grStreamEndCapture: thread #%llu ended %s; a Global or ThreadLocal capture must be ended "
+            "by the thread that began it (begin it in grStreamCaptureModeRelaxed to hand it over); the "
+            "capture has ended without a graph",
+            (unsigned long long)me, d);
     }
     if (gr_load_acquire(&c->status) == grStreamCaptureStatusInvalidated) {
-        snprintf(msg, sizeof msg,
-                 "grStreamEndCapture: %s was invalidated, first by: %s; the capture has ended without a graph and "
-                 "the stream can be captured again",
-                 d, c->why ? c->why : "an illegal call");
+        snprintf(
+            msg, sizeof msg,
+            "grStreamEndCapture: %s was invalidated, first by: %s; the capture has ended without a graph and "
+            "the stream can be captured again",
+            d, c->why ? c->why : "an illegal call");
         finish(c, false);
         *pGraph = NULL;
         return gr__fail(grErrorStreamCaptureInvalidated, "%s", msg);
@@ -333,11 +342,12 @@ GR_API grError_t grStreamEndCapture(grStream_t stream, grGraph_t *pGraph)
         for (uint32_t i = 1; i < c->nmembers && !u; i++)
             if (c->members[i].deps.n)
                 u = c->members[i].s;
-        snprintf(msg, sizeof msg,
-                 "grStreamEndCapture: stream %p joined %s and has work that stream %p never waited for; record "
-                 "an event on each forked stream after its last work and grStreamWaitEvent on it from stream %p "
-                 "before ending; the capture has ended without a graph",
-                 GR_PTR(u), d, GR_PTR(s), GR_PTR(s));
+        snprintf(
+            msg, sizeof msg,
+            "grStreamEndCapture: stream %p joined %s and has work that stream %p never waited for; record "
+            "an event on each forked stream after its last work and grStreamWaitEvent on it from stream %p "
+            "before ending; the capture has ended without a graph",
+            GR_PTR(u), d, GR_PTR(s), GR_PTR(s));
         finish(c, false);
         *pGraph = NULL;
         return gr__fail(grErrorStreamCaptureUnjoined, "%s", msg);
@@ -363,8 +373,8 @@ GR_API grError_t grStreamGetCaptureInfo(grStream_t stream, grStreamCaptureStatus
                                         unsigned long long *id_out, grGraph_t *graph_out,
                                         const grGraphNode_t **dependencies_out, size_t *numDependencies_out)
 {
-    return capture_info("grStreamGetCaptureInfo", stream, captureStatus_out, id_out, graph_out, dependencies_out,
-                        numDependencies_out);
+    return capture_info("grStreamGetCaptureInfo", stream, captureStatus_out, id_out, graph_out,
+                        dependencies_out, numDependencies_out);
 }
 
 /* grStreamIsCapturing and grStreamGetCaptureInfo, naming 'call'. */
@@ -439,16 +449,17 @@ GR_API grError_t grStreamUpdateCaptureDependencies(grStream_t stream, grGraphNod
         if (!n || n->magic != GR_MAGIC_NODE || n->graph != c->graph) {
             char d[160];
             gr__spin_unlock(&c->lock);
-            return gr__fail(grErrorInvalidValue,
-                            "%s: dependencies[%zu] (%p) is not a live node of the graph of %s; the capture is "
-                            "unchanged",
-                            call, i, GR_PTR(n), gr__capture_describe(c, d, sizeof d));
+            return gr__fail(
+                grErrorInvalidValue,
+                "%s: dependencies[%zu] (%p) is not a live node of the graph of %s; the capture is "
+                "unchanged",
+                call, i, GR_PTR(n), gr__capture_describe(c, d, sizeof d));
         }
     }
     gr_cap_member *m = gr__capture_member(c, s);
-    bool ok = GR_ALWAYS(m != NULL) &&
-              (flags == grStreamSetCaptureDependencies ? gr__depset_assign(&m->deps, dependencies, numDependencies)
-                                                        : gr__depset_union(&m->deps, dependencies, numDependencies));
+    bool ok = GR_ALWAYS(m != NULL) && (flags == grStreamSetCaptureDependencies
+                                           ? gr__depset_assign(&m->deps, dependencies, numDependencies)
+                                           : gr__depset_union(&m->deps, dependencies, numDependencies));
     gr__spin_unlock(&c->lock);
     if (!ok)
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
@@ -458,7 +469,8 @@ GR_API grError_t grStreamUpdateCaptureDependencies(grStream_t stream, grGraphNod
 GR_API grError_t grThreadExchangeStreamCaptureMode(grStreamCaptureMode *mode)
 {
     if (!mode)
-        return gr__fail(grErrorInvalidValue, "grThreadExchangeStreamCaptureMode: mode (the in/out pointer) is NULL");
+        return gr__fail(grErrorInvalidValue,
+                        "grThreadExchangeStreamCaptureMode: mode (the in/out pointer) is NULL");
     if (!mode_valid(*mode))
         return gr__fail(grErrorInvalidValue,
                         "grThreadExchangeStreamCaptureMode: *mode is %d, not a grStreamCaptureMode (Global, "

@@ -82,7 +82,8 @@ typedef enum gr_unsafe_kind {
  * NULL). On refusal returns the CUDA error (and invalidates the captures
  * CUDA invalidates) with a detail. */
 grError_t gr__capture_check_unsafe_slow(const char *call, gr_unsafe_kind kind, gr_stream *s, grEvent_t e);
-static inline grError_t gr__capture_check_unsafe(const char *call, gr_unsafe_kind kind, gr_stream *s, grEvent_t e)
+static inline grError_t gr__capture_check_unsafe(const char *call, gr_unsafe_kind kind, gr_stream *s,
+                                                 grEvent_t e)
 {
     return GR_UNLIKELY(gr__capture_any()) ? gr__capture_check_unsafe_slow(call, kind, s, e) : grSuccess;
 }
@@ -136,27 +137,27 @@ typedef struct gr_capture gr_capture;
 /* One grEventRecord inside a capture. Owned by the capture. */
 typedef struct gr_cap_event {
     gr_capture *cap;
-    grEvent_t ev;       /* retained */
-    uint64_t gen;       /* ev->gen when recorded */
+    grEvent_t ev; /* retained */
+    uint64_t gen; /* ev->gen when recorded */
     gr_depset deps;
     struct gr_cap_event *next;
 } gr_cap_event;
 
 struct gr_capture {
-    uint64_t id;                /* process-unique, from 1 */
-    grStreamCaptureMode mode;   /* immutable */
-    uint64_t thread;            /* gr__capture_thread_no() of the beginner */
-    gr_stream *origin;          /* the stream that began it */
-    gr_spinlock lock;           /* guards every field below, and 'graph' */
+    uint64_t id;              /* process-unique, from 1 */
+    grStreamCaptureMode mode; /* immutable */
+    uint64_t thread;          /* gr__capture_thread_no() of the beginner */
+    gr_stream *origin;        /* the stream that began it */
+    gr_spinlock lock;         /* guards every field below, and 'graph' */
     grGraph_t graph;
-    bool own_graph;             /* false: grStreamBeginCaptureToGraph */
-    uint64_t first_seq;         /* nodes with seq >= this were captured */
-    _Atomic int status;         /* grStreamCaptureStatus; written under lock */
-    grError_t why_code;         /* first invalidation: its code... */
-    char *why;                  /* ...and its detail sentence */
-    gr_cap_member *members;     /* members[0] is the origin */
+    bool own_graph;         /* false: grStreamBeginCaptureToGraph */
+    uint64_t first_seq;     /* nodes with seq >= this were captured */
+    _Atomic int status;     /* grStreamCaptureStatus; written under lock */
+    grError_t why_code;     /* first invalidation: its code... */
+    char *why;              /* ...and its detail sentence */
+    gr_cap_member *members; /* members[0] is the origin */
     uint32_t nmembers, capmembers;
-    uint32_t nblocking;         /* members that sync with the legacy stream */
+    uint32_t nblocking; /* members that sync with the legacy stream */
     gr_cap_event *events;
     /* Registry of captures in progress, guarded by the registry lock. */
     gr_capture *reg_next, *reg_prev;

@@ -191,7 +191,8 @@ grError_t gr__capture_record(const char *call, gr_stream *s, const grGraphNodePa
     /* A captured free follows CUDA's rules for free nodes; a refused one
      * leaves the capture as it was. */
     if (GR_UNLIKELY(t == grGraphNodeTypeMemFree))
-        err = gr__graphmem_check_free(call, c->graph, gr__depset_nodes(&m->deps), m->deps.n, p.free_ptr, &own);
+        err =
+            gr__graphmem_check_free(call, c->graph, gr__depset_nodes(&m->deps), m->deps.n, p.free_ptr, &own);
     if (GR_LIKELY(!err))
         err = gr__graph_insert_node(call, c->graph, gr__depset_nodes(&m->deps), m->deps.n, t, &p, &node);
     if (GR_UNLIKELY(err)) {
@@ -311,10 +312,11 @@ static grError_t join(const char *call, gr_stream *s, grEvent_t e, gr_cap_event 
     gr_capture *c = ce->cap;
     char msg[512];
     if (s->flags & GR_STREAM_LEGACY) {
-        snprintf(msg, sizeof msg,
-                 "%s: the legacy stream waited on event %p, recorded in a capture; the legacy stream cannot take "
-                 "part in a capture, so wait from a created stream",
-                 call, GR_PTR(e));
+        snprintf(
+            msg, sizeof msg,
+            "%s: the legacy stream waited on event %p, recorded in a capture; the legacy stream cannot take "
+            "part in a capture, so wait from a created stream",
+            call, GR_PTR(e));
         if (gr_load_acquire(&c->status) != grStreamCaptureStatusActive)
             return gr__fail(grErrorStreamCaptureUnsupported, "%s", msg);
         return gr__capture_invalidate(c, grErrorStreamCaptureUnsupported, msg);
@@ -328,8 +330,8 @@ static grError_t join(const char *call, gr_stream *s, grEvent_t e, gr_cap_event 
         gr_cap_member *nm = gr__realloc(c->members, 2 * c->capmembers * sizeof *nm);
         if (!nm) {
             gr__spin_unlock(&c->lock);
-            return gr__fail(grErrorMemoryAllocation, "%s: out of memory forking stream %p into a capture", call,
-                            GR_PTR(s));
+            return gr__fail(grErrorMemoryAllocation, "%s: out of memory forking stream %p into a capture",
+                            call, GR_PTR(s));
         }
         c->members = nm;
         c->capmembers *= 2;
@@ -378,11 +380,12 @@ grError_t gr__capture_wait_event(const char *call, gr_stream *s, grEvent_t e)
     case MARK_PLAIN:
         if (!recorded)
             return grSuccess; /* never recorded: nothing to wait for, as in CUDA */
-        snprintf(msg, sizeof msg,
-                 "%s: capturing stream %p waited on event %p, which was recorded outside any capture; a capture "
-                 "may only depend on work outside it through stream order (record the event in the capture, or "
-                 "synchronise before beginning it)",
-                 call, GR_PTR(s), GR_PTR(e));
+        snprintf(
+            msg, sizeof msg,
+            "%s: capturing stream %p waited on event %p, which was recorded outside any capture; a capture "
+            "may only depend on work outside it through stream order (record the event in the capture, or "
+            "synchronise before beginning it)",
+            call, GR_PTR(s), GR_PTR(e));
         return gr__capture_invalidate(c, grErrorStreamCaptureIsolation, msg);
     case MARK_ENDED:
         snprintf(msg, sizeof msg,
@@ -400,8 +403,9 @@ grError_t gr__capture_wait_event(const char *call, gr_stream *s, grEvent_t e)
                  "merged (join streams through events of one capture only)",
                  call, GR_PTR(s), GR_PTR(e), gr__capture_describe(c2, d, sizeof d));
         char msg2[1024];
-        snprintf(msg2, sizeof msg2, "%s: stream %p of another capture waited on event %p recorded in this one", call,
-                 GR_PTR(s), GR_PTR(e));
+        snprintf(msg2, sizeof msg2,
+                 "%s: stream %p of another capture waited on event %p recorded in this one", call, GR_PTR(s),
+                 GR_PTR(e));
         gr__spin_lock(&c2->lock);
         char full[1280];
         snprintf(full, sizeof full, "%s; this invalidated %s", msg2, gr__capture_describe(c2, d, sizeof d));

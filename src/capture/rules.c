@@ -126,7 +126,9 @@ static bool this_offends(gr_capture *c, const void *p)
 
 static const char *mode_name(grStreamCaptureMode m)
 {
-    return m == grStreamCaptureModeGlobal ? "Global" : m == grStreamCaptureModeThreadLocal ? "ThreadLocal" : "Relaxed";
+    return m == grStreamCaptureModeGlobal        ? "Global"
+           : m == grStreamCaptureModeThreadLocal ? "ThreadLocal"
+                                                 : "Relaxed";
 }
 
 grError_t gr__capture_check_unsafe_slow(const char *call, gr_unsafe_kind kind, gr_stream *s, grEvent_t e)
@@ -144,10 +146,11 @@ grError_t gr__capture_check_unsafe_slow(const char *call, gr_unsafe_kind kind, g
             return refuse(this_offends, c, grErrorStreamCaptureUnsupported, msg);
         }
         if (s && (s->flags & GR_STREAM_LEGACY)) {
-            snprintf(msg, sizeof msg,
-                     "%s: the legacy stream is synchronised with a blocking stream that is capturing, so %s it "
-                     "would depend on the capture; use non-blocking streams for captures",
-                     call, kind == GR_UNSAFE_STREAM_SYNC ? "synchronising" : "querying");
+            snprintf(
+                msg, sizeof msg,
+                "%s: the legacy stream is synchronised with a blocking stream that is capturing, so %s it "
+                "would depend on the capture; use non-blocking streams for captures",
+                call, kind == GR_UNSAFE_STREAM_SYNC ? "synchronising" : "querying");
             grError_t err = refuse(blocking_offends, NULL, grErrorStreamCaptureImplicit, msg);
             if (err)
                 return err;
@@ -167,45 +170,50 @@ grError_t gr__capture_check_unsafe_slow(const char *call, gr_unsafe_kind kind, g
                 c = ((gr_cap_event *)m)->cap;
             gr__spin_unlock(&e->lock);
             if (c) {
-                snprintf(msg, sizeof msg,
-                         "%s: event %p was last recorded in a capturing stream, so it names work that is being "
-                         "recorded, not run; wait on it with grStreamWaitEvent inside the capture instead",
-                         call, GR_PTR(e));
+                snprintf(
+                    msg, sizeof msg,
+                    "%s: event %p was last recorded in a capturing stream, so it names work that is being "
+                    "recorded, not run; wait on it with grStreamWaitEvent inside the capture instead",
+                    call, GR_PTR(e));
                 return refuse(this_offends, c, grErrorCapturedEvent, msg);
             }
             if (ended)
-                return gr__fail(grErrorInvalidValue,
-                                "%s: event %p was last recorded in a capture that has ended, so it names no work "
-                                "that runs; record it again outside a capture",
-                                call, GR_PTR(e));
+                return gr__fail(
+                    grErrorInvalidValue,
+                    "%s: event %p was last recorded in a capture that has ended, so it names no work "
+                    "that runs; record it again outside a capture",
+                    call, GR_PTR(e));
         }
         break;
     case GR_UNSAFE_DEVICE_SYNC:
-        snprintf(msg, sizeof msg,
-                 "%s: captures are in progress, and synchronising the device would wait for work that is being "
-                 "recorded, not run (refused in every capture mode); synchronise the streams you need instead",
-                 call);
+        snprintf(
+            msg, sizeof msg,
+            "%s: captures are in progress, and synchronising the device would wait for work that is being "
+            "recorded, not run (refused in every capture mode); synchronise the streams you need instead",
+            call);
         return refuse(any_offends, NULL, grErrorStreamCaptureUnsupported, msg);
     case GR_UNSAFE_SYNC_COPY:
         /* Allowed by every mode (CUDA runs cudaMemcpy / cudaMemset during
          * captures); only the legacy stream's implicit synchronisation can
          * forbid it. */
-        snprintf(msg, sizeof msg,
-                 "%s: synchronous copies and memsets run on the legacy stream, which is synchronised with a "
-                 "blocking stream that is capturing; use grMemcpyAsync on a non-blocking stream, or capture on "
-                 "non-blocking streams",
-                 call);
+        snprintf(
+            msg, sizeof msg,
+            "%s: synchronous copies and memsets run on the legacy stream, which is synchronised with a "
+            "blocking stream that is capturing; use grMemcpyAsync on a non-blocking stream, or capture on "
+            "non-blocking streams",
+            call);
         return refuse(blocking_offends, NULL, grErrorStreamCaptureImplicit, msg);
     case GR_UNSAFE_MALLOC:
     case GR_UNSAFE_FREE:
         break;
     }
-    snprintf(msg, sizeof msg,
-             "%s: this call is potentially unsafe during stream capture and thread #%llu (capture mode %s) is "
-             "forbidden it by a capture in progress; move it before grStreamBeginCapture or after "
-             "grStreamEndCapture, begin the capture in grStreamCaptureModeRelaxed, or wrap the call in "
-             "grThreadExchangeStreamCaptureMode(Relaxed)",
-             call, (unsigned long long)ma.me, mode_name(ma.tmode));
+    snprintf(
+        msg, sizeof msg,
+        "%s: this call is potentially unsafe during stream capture and thread #%llu (capture mode %s) is "
+        "forbidden it by a capture in progress; move it before grStreamBeginCapture or after "
+        "grStreamEndCapture, begin the capture in grStreamCaptureModeRelaxed, or wrap the call in "
+        "grThreadExchangeStreamCaptureMode(Relaxed)",
+        call, (unsigned long long)ma.me, mode_name(ma.tmode));
     return refuse(mode_offends, &ma, grErrorStreamCaptureUnsupported, msg);
 }
 
@@ -215,7 +223,8 @@ grError_t gr__capture_check_implicit_slow(const char *call, gr_stream *s)
     if (!(s->flags & GR_STREAM_LEGACY))
         return grSuccess;
     snprintf(msg, sizeof msg,
-             "%s: work on the legacy stream (NULL or grStreamLegacy) would make it wait for a blocking stream that "
+             "%s: work on the legacy stream (NULL or grStreamLegacy) would make it wait for a blocking "
+             "stream that "
              "is capturing; issue the work on another stream, or capture on streams made with "
              "grStreamNonBlocking",
              call);

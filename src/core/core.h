@@ -53,10 +53,10 @@
 
 /* Assert levels (STYLE.md): internal invariants only, never user input. */
 void gr__assert_fail(const char *expr, const char *file, int line);
-#define gr__assert_at(level, e)                                                \
-    do {                                                                       \
-        if (GR_DEBUG >= (level) && !(e))                                       \
-            gr__assert_fail(#e, __FILE__, __LINE__);                           \
+#define gr__assert_at(level, e)                      \
+    do {                                             \
+        if (GR_DEBUG >= (level) && !(e))             \
+            gr__assert_fail(#e, __FILE__, __LINE__); \
     } while (0)
 #define gr_assert(e) gr__assert_at(1, e)
 #define gr_assert_internal(e) gr__assert_at(2, e)
@@ -243,12 +243,15 @@ static inline bool gr__spin_held_seq_cst(gr_spinlock *l)
  */
 #define GR_SHELL_QUARANTINE 64
 typedef struct gr_shelf {
-    size_t size;          /* bytes of one shell, >= 16 */
+    size_t size; /* bytes of one shell, >= 16 */
     gr_spinlock lock;
     void *oldest, *newest; /* dead shells, linked through bytes 8..15 */
     size_t ndead;
 } gr_shelf;
-#define GR_SHELF_INIT(bytes) {(bytes), {false}, NULL, NULL, 0}
+#define GR_SHELF_INIT(bytes)            \
+    {                                   \
+        (bytes), {false}, NULL, NULL, 0 \
+    }
 
 /* Marks an object dead on its final release: its handle was killed
  * (magic GR_MAGIC_DEAD) by the destroy call already, unless the object

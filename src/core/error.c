@@ -23,8 +23,8 @@ static _Thread_local char tls_detail[GR_DETAIL_MAX];
 GR_API const char *grGetErrorName(grError_t error)
 {
     switch (error) {
-#define GR_ERROR_NAME_(name, text)                                             \
-    case name:                                                                 \
+#define GR_ERROR_NAME_(name, text) \
+    case name:                     \
         return #name;
         GR_ERROR_LIST(GR_ERROR_NAME_)
 #undef GR_ERROR_NAME_
@@ -35,8 +35,8 @@ GR_API const char *grGetErrorName(grError_t error)
 GR_API const char *grGetErrorString(grError_t error)
 {
     switch (error) {
-#define GR_ERROR_TEXT_(name, text)                                             \
-    case name:                                                                 \
+#define GR_ERROR_TEXT_(name, text) \
+    case name:                     \
         return text;
         GR_ERROR_LIST(GR_ERROR_TEXT_)
 #undef GR_ERROR_TEXT_

@@ -43,16 +43,16 @@ enum {
  * predecessor count is plan->count[].npred, and the plan itself is found
  * from the 'index' field through the header slot nodes[-1]. */
 typedef struct gr_pnode {
-    uint8_t type;        /* grGraphNodeType, GR_PN_EXIT or GR_PN_HEAD */
-    uint8_t enabled;     /* 0: runs as an empty node */
-    uint8_t one_block;   /* kernel with a single block: a direct call */
-    uint8_t own_args;    /* kernel: argv/args malloc'd by a setter */
-    uint32_t shmem;      /* kernel: dynamic shared memory (here, where it packs) */
+    uint8_t type;      /* grGraphNodeType, GR_PN_EXIT or GR_PN_HEAD */
+    uint8_t enabled;   /* 0: runs as an empty node */
+    uint8_t one_block; /* kernel with a single block: a direct call */
+    uint8_t own_args;  /* kernel: argv/args malloc'd by a setter */
+    uint32_t shmem;    /* kernel: dynamic shared memory (here, where it packs) */
     /* Successors succ[succ_begin..succ_mid) have this node as their only
      * predecessor (ready when it finishes, no counting); those in
      * succ[succ_mid..succ_end) count down in plan->count[]. */
     uint32_t succ_begin, succ_mid, succ_end;
-    uint32_t index;      /* this node's position in plan->nodes */
+    uint32_t index; /* this node's position in plan->nodes */
     union {
         struct {
             grKernel_t k; /* retained by the plan */
@@ -102,9 +102,9 @@ typedef struct gr_node_map {
 typedef struct gr_orig {
     const struct grGraphNode_st *node; /* identity only, never dereferenced */
     grGraphNodeType type;
-    uint32_t pindex;       /* plan node (the 'enter' node of a child graph,
+    uint32_t pindex;      /* plan node (the 'enter' node of a child graph,
                             * whose inlined nodes follow it) */
-    uint32_t child_count;  /* child graphs: number of inlined nodes */
+    uint32_t child_count; /* child graphs: number of inlined nodes */
     /* Dependencies: exec->orig_deps[dep_begin..gr__orig_dep_end(o)). */
     uint32_t dep_begin;
 } gr_orig;
@@ -124,17 +124,17 @@ typedef struct gr_count {
 } gr_count;
 
 typedef struct gr_plan {
-    gr_pnode *nodes;      /* nnodes, topological; the last is EXIT; nodes[-1]
+    gr_pnode *nodes; /* nnodes, topological; the last is EXIT; nodes[-1]
                            * is the GR_PN_HEAD slot (one block with them) */
     uint32_t nnodes;
     /* The arrays below share one block, which starts with 'count'. */
-    gr_count *count;      /* per-launch countdowns, one per node */
-    uint32_t *succ;       /* CSR successors */
+    gr_count *count; /* per-launch countdowns, one per node */
+    uint32_t *succ;  /* CSR successors */
     uint32_t nsucc;
-    uint32_t *roots;      /* nodes without predecessors */
+    uint32_t *roots; /* nodes without predecessors */
     uint32_t nroots;
-    unsigned char *args;  /* kernel argument values (NULL if none) */
-    void **argv;          /* kernel argument pointers */
+    unsigned char *args;    /* kernel argument values (NULL if none) */
+    void **argv;            /* kernel argument pointers */
     uint32_t *record_nodes; /* event record nodes, applied at enqueue */
     uint32_t nrecord;
     /* Memcpy and memset nodes, whose ranges were checked against graphrt's
@@ -144,18 +144,18 @@ typedef struct gr_plan {
     uint32_t nranged;
     _Atomic uint64_t range_gen;
     /* Launch-time state. */
-    atomic_bool shared;   /* other threads joined this launch */
+    atomic_bool shared;                      /* other threads joined this launch */
     GR_ALIGNED_CL _Atomic uint32_t finished; /* futex word: launches done */
     atomic_int owner_sleeping;
     GR_ALIGNED_CL atomic_int thieves; /* threads inside stolen nodes */
     /* Written by the launch's owner only (launches never overlap). */
     uint64_t avg_ticks_x16; /* smoothed cost per node (gr__ticks) x16, 0 = unknown */
-    uint32_t runs;        /* launches run so far (sampling the cost) */
+    uint32_t runs;          /* launches run so far (sampling the cost) */
 } gr_plan;
 
 struct grGraphExec_st {
-    uint32_t magic;       /* GR_MAGIC_EXEC */
-    atomic_int refs;      /* handle + queued launches */
+    uint32_t magic;  /* GR_MAGIC_EXEC */
+    atomic_int refs; /* handle + queued launches */
     unsigned long long flags;
     gr_plan plan;
     /* Nodes of the source graph, for setters and update, then a sentinel

@@ -37,8 +37,8 @@ typedef struct builder {
     size_t argbytes;   /* kernel argument values, in total */
     size_t nargv;      /* total kernel parameters */
     kernel_run k_owed; /* references owed by the latest kernel nodes */
-    uint32_t nrecord; /* event record nodes */
-    uint32_t nranged; /* memcpy and memset nodes */
+    uint32_t nrecord;  /* event record nodes */
+    uint32_t nranged;  /* memcpy and memset nodes */
     bool oom;
 } builder;
 
@@ -531,9 +531,10 @@ void gr__exec_release(grGraphExec_t e)
 grError_t gr__exec_check(const char *call, grGraphExec_t e)
 {
     if (!gr__exec_valid(e))
-        return gr__fail(grErrorInvalidValue,
-                        "%s: executable graph %p is not live (NULL, destroyed, or not from grGraphInstantiate)",
-                        call, GR_PTR(e));
+        return gr__fail(
+            grErrorInvalidValue,
+            "%s: executable graph %p is not live (NULL, destroyed, or not from grGraphInstantiate)", call,
+            GR_PTR(e));
     return grSuccess;
 }
 
@@ -551,8 +552,9 @@ static grError_t instantiate(const char *call, grGraphExec_t *out, grGraph_t g, 
                         "%s: grGraphInstantiateFlagDeviceLaunch is not supported: the CPU device has no "
                         "device-side launch",
                         call);
-    if (flags & ~(unsigned long long)(grGraphInstantiateFlagAutoFreeOnLaunch | grGraphInstantiateFlagUpload |
-                                      grGraphInstantiateFlagUseNodePriority | grGraphInstantiateFlagDeviceLaunch))
+    if (flags &
+        ~(unsigned long long)(grGraphInstantiateFlagAutoFreeOnLaunch | grGraphInstantiateFlagUpload |
+                              grGraphInstantiateFlagUseNodePriority | grGraphInstantiateFlagDeviceLaunch))
         return gr__fail(grErrorInvalidValue, "%s: flags 0x%llx has unknown bits", call, flags);
     if (!gr__runtime_get())
         return gr__fail(grErrorInitializationError, "%s: the graphrt runtime could not start", call);
@@ -618,7 +620,8 @@ GR_API grError_t grGraphInstantiate(grGraphExec_t *pGraphExec, grGraph_t graph, 
     return instantiate("grGraphInstantiate", pGraphExec, graph, flags);
 }
 
-GR_API grError_t grGraphInstantiateWithFlags(grGraphExec_t *pGraphExec, grGraph_t graph, unsigned long long flags)
+GR_API grError_t grGraphInstantiateWithFlags(grGraphExec_t *pGraphExec, grGraph_t graph,
+                                             unsigned long long flags)
 {
     return instantiate("grGraphInstantiateWithFlags", pGraphExec, graph, flags);
 }

@@ -276,9 +276,10 @@ void gr__exec_run(gr_worker *w, struct grGraphExec_st *e)
      * workers: with none it is not measured. It is measured in ticks, a
      * third of the cost of a clock read on a VM. */
     bool measure = rt->nworkers > 1 && (p->avg_ticks_x16 == 0 || (p->runs & 15) == 0);
-    bool expose = rt->nworkers > 1 &&
-                  (p->avg_ticks_x16 == 0 ||
-                   p->avg_ticks_x16 / 16 >= GR_EXPOSE_MIN_NODE_NS * gr__ticks_per_us(rt) / 1000 || p->runs < 2);
+    bool expose =
+        rt->nworkers > 1 &&
+        (p->avg_ticks_x16 == 0 ||
+         p->avg_ticks_x16 / 16 >= GR_EXPOSE_MIN_NODE_NS * gr__ticks_per_us(rt) / 1000 || p->runs < 2);
     uint64_t t0 = measure ? gr__ticks() : 0;
     atomic_store_explicit(&p->shared, false, memory_order_relaxed);
     if (!expose) {

@@ -23,10 +23,11 @@ static GR_NOINLINE grError_t find_node_slow(const char *call, grGraphExec_t e, g
         return err;
     uint32_t i = gr__exec_find(e, node);
     if (i == UINT32_MAX)
-        return gr__fail(grErrorInvalidValue,
-                        "%s: node %p is not a node of the graph executable %p was instantiated from (nodes inside "
-                        "child graphs are updated with grGraphExecChildGraphNodeSetParams)",
-                        call, GR_PTR(node), GR_PTR(e));
+        return gr__fail(
+            grErrorInvalidValue,
+            "%s: node %p is not a node of the graph executable %p was instantiated from (nodes inside "
+            "child graphs are updated with grGraphExecChildGraphNodeSetParams)",
+            call, GR_PTR(node), GR_PTR(e));
     if (e->orig[i].type != want)
         return gr__fail(grErrorInvalidValue, "%s: node %p is a %s node, not a %s node", call, GR_PTR(node),
                         gr__node_type_name(e->orig[i].type), gr__node_type_name(want));
@@ -139,7 +140,8 @@ GR_API grError_t grGraphExecKernelNodeSetParams(grGraphExec_t hGraphExec, grGrap
     if (!pNodeParams)
         return gr__fail(grErrorInvalidValue, "%s: 'pNodeParams' is NULL", call);
     if (pNodeParams->extra)
-        return gr__fail(grErrorInvalidValue, "%s: 'extra' must be NULL; pass arguments in kernelParams", call);
+        return gr__fail(grErrorInvalidValue, "%s: 'extra' must be NULL; pass arguments in kernelParams",
+                        call);
     err = gr__kernel_check(call, pNodeParams->func, &pNodeParams->gridDim, &pNodeParams->blockDim,
                            pNodeParams->sharedMemBytes, pNodeParams->kernelParams);
     if (err)
@@ -255,12 +257,15 @@ static grError_t set_event(const char *call, grGraphExec_t e, grGraphNode_t node
     return grSuccess;
 }
 
-GR_API grError_t grGraphExecEventRecordNodeSetEvent(grGraphExec_t hGraphExec, grGraphNode_t hNode, grEvent_t event)
+GR_API grError_t grGraphExecEventRecordNodeSetEvent(grGraphExec_t hGraphExec, grGraphNode_t hNode,
+                                                    grEvent_t event)
 {
-    return set_event("grGraphExecEventRecordNodeSetEvent", hGraphExec, hNode, grGraphNodeTypeEventRecord, event);
+    return set_event("grGraphExecEventRecordNodeSetEvent", hGraphExec, hNode, grGraphNodeTypeEventRecord,
+                     event);
 }
 
-GR_API grError_t grGraphExecEventWaitNodeSetEvent(grGraphExec_t hGraphExec, grGraphNode_t hNode, grEvent_t event)
+GR_API grError_t grGraphExecEventWaitNodeSetEvent(grGraphExec_t hGraphExec, grGraphNode_t hNode,
+                                                  grEvent_t event)
 {
     return set_event("grGraphExecEventWaitNodeSetEvent", hGraphExec, hNode, grGraphNodeTypeWaitEvent, event);
 }
@@ -302,7 +307,8 @@ GR_API grError_t grGraphNodeGetEnabled(grGraphExec_t hGraphExec, grGraphNode_t h
     gr_pnode *pn = NULL;
     grError_t err;
     if (!isEnabled)
-        return gr__fail(grErrorInvalidValue, "grGraphNodeGetEnabled: 'isEnabled' (the output pointer) is NULL");
+        return gr__fail(grErrorInvalidValue,
+                        "grGraphNodeGetEnabled: 'isEnabled' (the output pointer) is NULL");
     err = find_toggle("grGraphNodeGetEnabled", hGraphExec, hNode, &pn);
     if (err)
         return err;

@@ -43,7 +43,6 @@
 /* Pairs kept on the stack up to this many top-level nodes (no allocation). */
 #define GR_UPDATE_STACK_NODES 128u
 
-
 typedef struct upd {
     grGraphExec_t exec;
     /* The failure found, if any. */
@@ -127,9 +126,10 @@ static bool range_fits(upd *u, grGraphNode_t gn, const void *p, size_t n, const 
         return refuse(u, grGraphExecUpdateErrorParametersChanged, gn, NULL,
                       "%s: its %s range at %p of %zu bytes wraps around the end of the address space",
                       gr__node_label(gn), what, p, n);
-    return refuse(u, grGraphExecUpdateErrorParametersChanged, gn, NULL,
-                  "%s: its %s range at %p of %zu bytes runs past the end of the allocation at %p of %zu bytes",
-                  gr__node_label(gn), what, p, n, base, size);
+    return refuse(
+        u, grGraphExecUpdateErrorParametersChanged, gn, NULL,
+        "%s: its %s range at %p of %zu bytes runs past the end of the allocation at %p of %zu bytes",
+        gr__node_label(gn), what, p, n, base, size);
 }
 
 /* Checks that graph node 'gn' may update plan node 'pn' (same type checked
@@ -146,13 +146,12 @@ static bool check_params(upd *u, gr_pnode *pn, grGraphNode_t gn)
     case grGraphNodeTypeMemcpy: {
         const gr_memcpy_params *c = &gn->p.memcpy;
         if (gr__mem_is_device(c->dst) != pn->u.copy.dst_device)
-            return refuse(
-                u, grGraphExecUpdateErrorParametersChanged, gn, NULL,
-                "%s copies to %p, %s memory, where its paired node copies to %s memory (%p); as in "
-                "CUDA, an update cannot change a copy's memory types (instantiate a new executable "
-                "instead)",
-                gr__node_label(gn), c->dst, pn->u.copy.dst_device ? "host" : "device",
-                pn->u.copy.dst_device ? "device" : "host", pn->u.copy.p.dst);
+            return refuse(u, grGraphExecUpdateErrorParametersChanged, gn, NULL,
+                          "%s copies to %p, %s memory, where its paired node copies to %s memory (%p); as in "
+                          "CUDA, an update cannot change a copy's memory types (instantiate a new executable "
+                          "instead)",
+                          gr__node_label(gn), c->dst, pn->u.copy.dst_device ? "host" : "device",
+                          pn->u.copy.dst_device ? "device" : "host", pn->u.copy.p.dst);
         if (gr__mem_is_device(c->src) != pn->u.copy.src_device)
             return refuse(
                 u, grGraphExecUpdateErrorParametersChanged, gn, NULL,
@@ -162,7 +161,8 @@ static bool check_params(upd *u, gr_pnode *pn, grGraphNode_t gn)
                 gr__node_label(gn), GR_PTR(c->src), pn->u.copy.src_device ? "host" : "device",
                 pn->u.copy.src_device ? "device" : "host", GR_PTR(pn->u.copy.p.src));
         /* Checked when the node got them; allocations may have changed. */
-        return range_fits(u, gn, c->dst, c->count, "destination") && range_fits(u, gn, c->src, c->count, "source");
+        return range_fits(u, gn, c->dst, c->count, "destination") &&
+               range_fits(u, gn, c->src, c->count, "source");
     }
     case grGraphNodeTypeMemset: {
         const grMemsetParams *o = &pn->u.memset, *m = &gn->p.memset;

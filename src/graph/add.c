@@ -126,10 +126,11 @@ static grError_t add_child(const char *call, grGraphNode_t *out, grGraph_t g, co
                         "contain a graph that contains it",
                         call, GR_PTR(g), GR_PTR(child), gr__node_label(g->owner));
     if (gr__graphmem_has_nodes(child))
-        return gr__fail(grErrorNotSupported,
-                        "%s: childGraph %p has memory allocation or free nodes; such a graph cannot be embedded "
-                        "in a child-graph node, as in CUDA: add its nodes to graph %p itself",
-                        call, GR_PTR(child), GR_PTR(g));
+        return gr__fail(
+            grErrorNotSupported,
+            "%s: childGraph %p has memory allocation or free nodes; such a graph cannot be embedded "
+            "in a child-graph node, as in CUDA: add its nodes to graph %p itself",
+            call, GR_PTR(child), GR_PTR(g));
     unsigned depth = gr__graph_nest_depth(g) + 1 + gr__graph_nest_height(child);
     if (depth > GR_GRAPH_MAX_NEST)
         return gr__fail(grErrorInvalidValue,
@@ -162,10 +163,11 @@ static grError_t add_event(const char *call, grGraphNode_t *out, grGraph_t g, co
  * (from grGraphChildGraphNodeGetGraph) gets none. */
 static grError_t refuse_in_child(const char *call, grGraph_t g)
 {
-    return gr__fail(grErrorNotSupported,
-                    "%s: graph %p is the child graph of %s; graphs with memory allocation or free nodes cannot "
-                    "be child graphs, as in CUDA: add the node to the parent graph",
-                    call, GR_PTR(g), gr__node_label(g->owner));
+    return gr__fail(
+        grErrorNotSupported,
+        "%s: graph %p is the child graph of %s; graphs with memory allocation or free nodes cannot "
+        "be child graphs, as in CUDA: add the node to the parent graph",
+        call, GR_PTR(g), gr__node_label(g->owner));
 }
 
 static grError_t add_mem_alloc(const char *call, grGraphNode_t *out, grGraph_t g, const grGraphNode_t *deps,
@@ -178,27 +180,30 @@ static grError_t add_mem_alloc(const char *call, grGraphNode_t *out, grGraph_t g
     if ((err = add_begin(call, out, g, deps, ndeps)) != grSuccess)
         return err;
     if (ap == NULL)
-        return gr__fail(grErrorInvalidValue, "%s: nodeParams is NULL; pass the allocation's parameters", call);
+        return gr__fail(grErrorInvalidValue, "%s: nodeParams is NULL; pass the allocation's parameters",
+                        call);
     if (g->owner != NULL)
         return refuse_in_child(call, g);
     const grMemPoolProps *pp = &ap->poolProps;
     if (pp->allocType != grMemAllocationTypePinned)
-        return gr__fail(grErrorInvalidValue,
-                        "%s: nodeParams->poolProps.allocType is %d; only grMemAllocationTypePinned is supported",
-                        call, (int)pp->allocType);
+        return gr__fail(
+            grErrorInvalidValue,
+            "%s: nodeParams->poolProps.allocType is %d; only grMemAllocationTypePinned is supported", call,
+            (int)pp->allocType);
     if (pp->location.type != grMemLocationTypeDevice || pp->location.id != 0)
         return gr__fail(grErrorInvalidValue,
-                        "%s: nodeParams->poolProps.location is {%d, %d}; pass {grMemLocationTypeDevice, 0}", call,
-                        (int)pp->location.type, pp->location.id);
+                        "%s: nodeParams->poolProps.location is {%d, %d}; pass {grMemLocationTypeDevice, 0}",
+                        call, (int)pp->location.type, pp->location.id);
     if (pp->handleTypes != grMemHandleTypeNone)
         return gr__fail(grErrorNotSupported,
-                        "%s: nodeParams->poolProps.handleTypes is %d; only grMemHandleTypeNone is supported", call,
-                        (int)pp->handleTypes);
+                        "%s: nodeParams->poolProps.handleTypes is %d; only grMemHandleTypeNone is supported",
+                        call, (int)pp->handleTypes);
     if (pp->win32SecurityAttributes)
-        return gr__fail(grErrorInvalidValue,
-                        "%s: nodeParams->poolProps.win32SecurityAttributes is %p; it is for grMemHandleTypeWin32 "
-                        "handles only and must be NULL otherwise",
-                        call, pp->win32SecurityAttributes);
+        return gr__fail(
+            grErrorInvalidValue,
+            "%s: nodeParams->poolProps.win32SecurityAttributes is %p; it is for grMemHandleTypeWin32 "
+            "handles only and must be NULL otherwise",
+            call, pp->win32SecurityAttributes);
     if ((err = gr__graphmem_reserve(call, ap->bytesize, ap->accessDescs, ap->accessDescCount, &dptr)) !=
         grSuccess)
         return err;

@@ -113,10 +113,11 @@ GR_API grError_t grGraphClone(grGraph_t *pGraphClone, grGraph_t originalGraph)
     if ((err = gr__graph_check(call, originalGraph)) != grSuccess)
         return err;
     if (gr__graphmem_has_nodes(originalGraph))
-        return gr__fail(grErrorNotSupported,
-                        "%s: graph %p has memory allocation or free nodes; such a graph cannot be cloned, as in "
-                        "CUDA (build a second graph instead)",
-                        call, GR_PTR(originalGraph));
+        return gr__fail(
+            grErrorNotSupported,
+            "%s: graph %p has memory allocation or free nodes; such a graph cannot be cloned, as in "
+            "CUDA (build a second graph instead)",
+            call, GR_PTR(originalGraph));
     if ((err = gr__graph_clone(originalGraph, pGraphClone)) != grSuccess)
         return gr__fail(err, "%s: out of memory cloning graph %p of %zu nodes", call, GR_PTR(originalGraph),
                         originalGraph->nnodes);

@@ -169,8 +169,8 @@ unsigned gr__graph_nest_height(grGraph_t g)
 _Static_assert((GR_SLAB_MIN << (GR_SLAB_CLASSES - 1)) == GR_SLAB_MAX, "a class per chunk size");
 #define GR_SLAB_CACHE 4
 static pthread_mutex_t slab_cache_lock = PTHREAD_MUTEX_INITIALIZER;
-static gr_node_chunk *slab_cache[GR_SLAB_CLASSES];   /* guarded by slab_cache_lock */
-static unsigned slab_cached[GR_SLAB_CLASSES];        /* guarded by slab_cache_lock */
+static gr_node_chunk *slab_cache[GR_SLAB_CLASSES]; /* guarded by slab_cache_lock */
+static unsigned slab_cached[GR_SLAB_CLASSES];      /* guarded by slab_cache_lock */
 
 /* The class of a chunk of 'cap' nodes, or GR_SLAB_CLASSES if none fits
  * it exactly. */
@@ -547,10 +547,11 @@ GR_API grError_t grGraphDestroyNode(grGraphNode_t node)
     /* CUDA: the lifetimes of graph allocations are fixed by the graph's
      * nodes and edges, so none may be deleted once it has memory nodes. */
     if (gr__graphmem_has_nodes(node->graph))
-        return gr__fail(grErrorNotSupported,
-                        "grGraphDestroyNode: %s belongs to graph %p, which has memory allocation or free nodes; "
-                        "nodes of such a graph cannot be deleted, as in CUDA (build the graph again instead)",
-                        gr__node_label(node), GR_PTR(node->graph));
+        return gr__fail(
+            grErrorNotSupported,
+            "grGraphDestroyNode: %s belongs to graph %p, which has memory allocation or free nodes; "
+            "nodes of such a graph cannot be deleted, as in CUDA (build the graph again instead)",
+            gr__node_label(node), GR_PTR(node->graph));
     node_destroy(node);
     return grSuccess;
 }

@@ -107,9 +107,9 @@ struct grGraph_st {
     uint32_t magic; /* GR_MAGIC_GRAPH */
     struct grGraphNode_st *first, *last;
     size_t nnodes, nedges;
-    size_t nmemnodes;            /* alloc and free nodes among nnodes */
+    size_t nmemnodes; /* alloc and free nodes among nnodes */
     uint64_t next_seq;
-    struct grGraphNode_st *owner;         /* child-graph node owning it, or NULL */
+    struct grGraphNode_st *owner; /* child-graph node owning it, or NULL */
     /* For grGraphNodeFindInClone: the graph this is a clone of, and its
      * next_seq then; the clone's nodes with a seq below it are the copies
      * of the original's nodes with that seq. */

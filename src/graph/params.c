@@ -222,9 +222,10 @@ grError_t gr__node_params_copy(grGraphNodeType t, gr_node_params *dst, const gr_
     case grGraphNodeTypeMemAlloc:
     case grGraphNodeTypeMemFree:
         /* CUDA: a graph with memory nodes cannot be cloned or embedded. */
-        return gr__fail(grErrorNotSupported,
-                        "graphs with memory allocation or free nodes cannot be cloned or used as child graphs, "
-                        "as in CUDA");
+        return gr__fail(
+            grErrorNotSupported,
+            "graphs with memory allocation or free nodes cannot be cloned or used as child graphs, "
+            "as in CUDA");
     case grGraphNodeTypeMemcpy:
     case grGraphNodeTypeMemset:
     case grGraphNodeTypeHost:

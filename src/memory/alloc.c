@@ -293,11 +293,12 @@ grError_t gr__mem_check_range(const char *call, const void *p, size_t n, const c
                         "address space; check the pointer and the byte count",
                         call, what, p, n);
     if (a < (uintptr_t)base)
-        return gr__fail(grErrorInvalidValue,
-                        "%s: the %s range at %p of %zu bytes starts outside graphrt's allocations but reaches "
-                        "%zu bytes into the allocation at %p of %zu bytes; shorten the byte count or fix the "
-                        "pointer",
-                        call, what, p, n, (size_t)(a + n - (uintptr_t)base), base, size);
+        return gr__fail(
+            grErrorInvalidValue,
+            "%s: the %s range at %p of %zu bytes starts outside graphrt's allocations but reaches "
+            "%zu bytes into the allocation at %p of %zu bytes; shorten the byte count or fix the "
+            "pointer",
+            call, what, p, n, (size_t)(a + n - (uintptr_t)base), base, size);
     size_t offset = a - (uintptr_t)base;
     return gr__fail(grErrorInvalidValue,
                     "%s: the %s range at %p of %zu bytes starts %zu bytes into the "

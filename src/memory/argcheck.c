@@ -63,22 +63,24 @@ static grError_t check_one(const char *call, const char *name, int i, const void
                         "argument's value (e.g. void *args[] = {&n, &ptr}), not the value itself",
                         call, name, i);
     if (in_device_memory(a, &base, &size) || in_device_memory((const void *)last, &base, &size))
-        return gr__fail(grErrorInvalidValue,
-                        "%s: kernel '%s': args[%d] = %p points into device memory (the allocation at %p of %zu "
-                        "bytes), where no host variable lives: this is the value of the argument, not its "
-                        "address; pass the address of the value (&d_x, not d_x)",
-                        call, name, i, a, base, size);
+        return gr__fail(
+            grErrorInvalidValue,
+            "%s: kernel '%s': args[%d] = %p points into device memory (the allocation at %p of %zu "
+            "bytes), where no host variable lives: this is the value of the argument, not its "
+            "address; pass the address of the value (&d_x, not d_x)",
+            call, name, i, a, base, size);
     /* The first page is never mapped; below it lie the small integers. */
     bool low = last < first || first < ((uintptr_t)1 << PAGE_SHIFT);
     uint64_t gen = gr__mem_generation();
     if (!low && page_seen(first >> PAGE_SHIFT, gen) && page_seen(last >> PAGE_SHIFT, gen))
         return grSuccess;
     if (low || !gr__probe_readable(a, n))
-        return gr__fail(grErrorInvalidValue,
-                        "%s: kernel '%s': args[%d] = %p does not point to %u readable bytes; each element must "
-                        "be the ADDRESS of the argument's value: pass the address of the value (&n, not "
-                        "(void *)n)",
-                        call, name, i, a, n);
+        return gr__fail(
+            grErrorInvalidValue,
+            "%s: kernel '%s': args[%d] = %p does not point to %u readable bytes; each element must "
+            "be the ADDRESS of the argument's value: pass the address of the value (&n, not "
+            "(void *)n)",
+            call, name, i, a, n);
     page_note(first >> PAGE_SHIFT, gen);
     if ((last >> PAGE_SHIFT) != (first >> PAGE_SHIFT))
         page_note(last >> PAGE_SHIFT, gen);

@@ -31,27 +31,27 @@
 
 typedef struct gr_gmem {
     void *ptr;
-    size_t size, span;         /* bytes asked for; page-rounded range */
+    size_t size, span; /* bytes asked for; page-rounded range */
     grMemAccessDesc access;
     size_t naccess;
-    int refs;                  /* node + executable */
-    grGraphExec_t exec;        /* the executable mapping it, or NULL */
+    int refs;           /* node + executable */
+    grGraphExec_t exec; /* the executable mapping it, or NULL */
     bool live;
-    bool freed_in_graph;       /* a free node of its own graph frees it */
+    bool freed_in_graph; /* a free node of its own graph frees it */
     struct gr_gmem *next;
 } gr_gmem;
 
 typedef struct gr_gexec {
     grGraphExec_t e;
-    bool destroyed;            /* the application destroyed e (it may be held still) */
-    bool freeing;              /* gr__graphmem_exec_free is giving its memory back */
-    int fd;                    /* the physical block, -1 without memfd */
+    bool destroyed; /* the application destroyed e (it may be held still) */
+    bool freeing;   /* gr__graphmem_exec_free is giving its memory back */
+    int fd;         /* the physical block, -1 without memfd */
     size_t phys;
-    gr_gmem **own;             /* allocations this executable maps */
+    gr_gmem **own; /* allocations this executable maps */
     size_t nown;
-    gr_gmem **unfreed;         /* of those, the ones no free node frees */
+    gr_gmem **unfreed; /* of those, the ones no free node frees */
     size_t nunfreed;
-    void **foreign;            /* addresses its free nodes free elsewhere */
+    void **foreign; /* addresses its free nodes free elsewhere */
     size_t nforeign;
     struct gr_gexec *next;
 } gr_gexec;
@@ -116,10 +116,11 @@ grError_t gr__graphmem_reserve(const char *call, size_t bytesize, const grMemAcc
     if (naccess == 1 && (access->location.type != grMemLocationTypeDevice || access->location.id != 0 ||
                          access->flags != grMemAccessFlagsProtReadWrite))
         return gr__fail(grErrorInvalidValue,
-                        "%s: nodeParams->accessDescs[0] must give device 0 grMemAccessFlagsProtReadWrite", call);
+                        "%s: nodeParams->accessDescs[0] must give device 0 grMemAccessFlagsProtReadWrite",
+                        call);
     if (gr__add_overflow(bytesize, pg - 1, &span) || bytesize > ((size_t)1 << 47))
-        return gr__fail(grErrorMemoryAllocation, "%s: %zu bytes requested, more than the device can hold", call,
-                        bytesize);
+        return gr__fail(grErrorMemoryAllocation, "%s: %zu bytes requested, more than the device can hold",
+                        call, bytesize);
     span &= ~(pg - 1);
     gr_gmem *m = calloc(1, sizeof *m);
     void *p = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -242,8 +243,8 @@ grError_t gr__graphmem_check_free(const char *call, grGraph_t g, const grGraphNo
     struct grGraphNode_st *alloc = NULL;
     for (struct grGraphNode_st *n = g->first; n; n = n->next) {
         if (n->type == grGraphNodeTypeMemFree && n->p.free_ptr == dptr)
-            return gr__fail(grErrorInvalidValue, "%s: allocation %p is freed already in this graph by %s", call,
-                            dptr, gr__node_label(n));
+            return gr__fail(grErrorInvalidValue, "%s: allocation %p is freed already in this graph by %s",
+                            call, dptr, gr__node_label(n));
         if (n->type == grGraphNodeTypeMemAlloc && n->p.alloc.dptr == dptr)
             alloc = n;
     }
@@ -337,8 +338,8 @@ static void reclaim_destroyed(void)
             if (!x->destroyed)
                 continue;
             int r = atomic_load_explicit(&x->e->refs, memory_order_relaxed);
-            while (r > 0 && !atomic_compare_exchange_weak_explicit(&x->e->refs, &r, r + 1, memory_order_acquire,
-                                                                   memory_order_relaxed))
+            while (r > 0 && !atomic_compare_exchange_weak_explicit(
+                                &x->e->refs, &r, r + 1, memory_order_acquire, memory_order_relaxed))
                 ;
             if (r > 0)
                 victim = x->e;
@@ -414,11 +415,12 @@ grError_t gr__graphmem_instantiate(const char *call, grGraphExec_t e, grGraph_t 
             else if (m->exec && exec_destroyed_locked(m))
                 dead = true;
             else if (m->exec)
-                err = gr__fail(grErrorInvalidValue,
-                               "%s: graph %p has memory nodes and an executable of it exists already (%p); only "
-                               "one instantiation of such a graph may exist at a time: destroy that executable "
-                               "first",
-                               call, GR_PTR(g), GR_PTR(m->exec));
+                err = gr__fail(
+                    grErrorInvalidValue,
+                    "%s: graph %p has memory nodes and an executable of it exists already (%p); only "
+                    "one instantiation of such a graph may exist at a time: destroy that executable "
+                    "first",
+                    call, GR_PTR(g), GR_PTR(m->exec));
             else
                 x->own[x->nown++] = m;
         }
@@ -479,7 +481,8 @@ grError_t gr__graphmem_instantiate(const char *call, grGraphExec_t e, grGraph_t 
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
             if (x->fd >= 0)
                 close(x->fd);
-            err = gr__fail(grErrorMemoryAllocation, "%s: could not map %zu bytes of graph memory", call, total);
+            err =
+                gr__fail(grErrorMemoryAllocation, "%s: could not map %zu bytes of graph memory", call, total);
             goto out;
         }
         if (x->fd < 0)
@@ -527,22 +530,24 @@ grError_t gr__graphmem_launch(grGraphExec_t e)
         if (x->unfreed[i]->live) {
             void *p = x->unfreed[i]->ptr;
             pthread_mutex_unlock(&gm.lock);
-            return gr__fail(grErrorInvalidValue,
-                            "grGraphLaunch: allocation %p made by the previous launch of executable %p is still "
-                            "allocated; free it (grFreeAsync, grFree or another graph's free node) before "
-                            "launching again, or instantiate with grGraphInstantiateFlagAutoFreeOnLaunch",
-                            p, GR_PTR(e));
+            return gr__fail(
+                grErrorInvalidValue,
+                "grGraphLaunch: allocation %p made by the previous launch of executable %p is still "
+                "allocated; free it (grFreeAsync, grFree or another graph's free node) before "
+                "launching again, or instantiate with grGraphInstantiateFlagAutoFreeOnLaunch",
+                p, GR_PTR(e));
         }
     for (size_t i = 0; i < x->nforeign; i++) {
         gr_gmem *m = find_locked(x->foreign[i]);
         if (!m || !m->live) {
             void *p = x->foreign[i];
             pthread_mutex_unlock(&gm.lock);
-            return gr__fail(grErrorInvalidValue,
-                            "grGraphLaunch: executable %p frees graph allocation %p, which is not allocated now "
-                            "(freed already, or its graph was not launched since); launch the graph that "
-                            "allocates it first",
-                            GR_PTR(e), p);
+            return gr__fail(
+                grErrorInvalidValue,
+                "grGraphLaunch: executable %p frees graph allocation %p, which is not allocated now "
+                "(freed already, or its graph was not launched since); launch the graph that "
+                "allocates it first",
+                GR_PTR(e), p);
         }
     }
     for (size_t i = 0; i < x->nunfreed; i++)
@@ -612,10 +617,11 @@ grError_t gr__graphmem_free_outside(const char *call, void *dptr)
     }
     if (!m->live) {
         pthread_mutex_unlock(&gm.lock);
-        return gr__fail(grErrorInvalidValue,
-                        "%s: %p is the address of a graph allocation node but is not allocated now (its graph "
-                        "frees it, it was freed already, or its graph has not been launched)",
-                        call, dptr);
+        return gr__fail(
+            grErrorInvalidValue,
+            "%s: %p is the address of a graph allocation node but is not allocated now (its graph "
+            "frees it, it was freed already, or its graph has not been launched)",
+            call, dptr);
     }
     m->live = false;
     pthread_mutex_unlock(&gm.lock);
@@ -682,10 +688,11 @@ GR_API grError_t grDeviceSetGraphMemAttribute(int device, grGraphMemAttributeTyp
     if (err)
         return err;
     if (attr != grGraphMemAttrUsedMemHigh && attr != grGraphMemAttrReservedMemHigh)
-        return gr__fail(grErrorInvalidValue, "%s: attr %d cannot be set; only the high-water marks can be reset",
-                        call, (int)attr);
+        return gr__fail(grErrorInvalidValue,
+                        "%s: attr %d cannot be set; only the high-water marks can be reset", call, (int)attr);
     if (*(const uint64_t *)value != 0)
-        return gr__fail(grErrorInvalidValue, "%s: a high-water mark can only be reset, by setting it to 0", call);
+        return gr__fail(grErrorInvalidValue, "%s: a high-water mark can only be reset, by setting it to 0",
+                        call);
     pthread_mutex_lock(&gm.lock);
     if (attr == grGraphMemAttrUsedMemHigh)
         gm.used_high = gm.used;

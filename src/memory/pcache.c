@@ -62,16 +62,21 @@
 
 /* CACHE_RMW: ThreadSanitizer builds, whose owners use a seq_cst
  * exchange; CACHE_ASYM: membarrier. Without either, caches are off. */
-enum { CACHE_UNTRIED = 0, CACHE_OFF, CACHE_RMW, CACHE_ASYM };
+enum {
+    CACHE_UNTRIED = 0,
+    CACHE_OFF,
+    CACHE_RMW,
+    CACHE_ASYM
+};
 
 static struct {
-    pthread_mutex_t lock;         /* the list; serialises flushers */
+    pthread_mutex_t lock; /* the list; serialises flushers */
     gr_pcache *list;
 } caches = {PTHREAD_MUTEX_INITIALIZER, NULL};
 
 static pthread_once_t cache_once = PTHREAD_ONCE_INIT;
-static pthread_key_t cache_key;   /* its destructor drains at thread exit */
-static int cache_mode;            /* CACHE_*, set once by cache_init */
+static pthread_key_t cache_key; /* its destructor drains at thread exit */
+static int cache_mode;          /* CACHE_*, set once by cache_init */
 
 /* The flusher's side of the Dekker: after setting 'stop' on caches. */
 static void cache_barrier(void)

@@ -45,8 +45,8 @@
 
 static struct {
     pthread_mutex_t lock;
-    grMemPool_t list;             /* every pool not yet freed */
-    grMemPool_t dflt;             /* device 0's default pool, created lazily */
+    grMemPool_t list; /* every pool not yet freed */
+    grMemPool_t dflt; /* device 0's default pool, created lazily */
 } registry = {PTHREAD_MUTEX_INITIALIZER, NULL, NULL};
 
 /* The device's current pool; NULL means the default pool. */
@@ -64,7 +64,7 @@ static inline unsigned size_class(size_t n, size_t *csize)
     }
     size_t m = n - 1;
     unsigned lg = 63u - (unsigned)__builtin_clzll((unsigned long long)m); /* >= 8 */
-    size_t c = (m >> (lg - 2)) + 1;                                        /* 5..8 */
+    size_t c = (m >> (lg - 2)) + 1;                                       /* 5..8 */
     *csize = c << (lg - 2);
     return (lg - 8) * 4 + (unsigned)(c - 5) + 1;
 }
@@ -72,10 +72,10 @@ static inline unsigned size_class(size_t n, size_t *csize)
 /* size_class of n <= CACHE_MAX_BYTES (4096), by 64-byte granule: every
  * class boundary up to 4096 is a multiple of 64. small_class_of checks it
  * against size_class in debug builds. */
-static const uint8_t small_class[64] = {
-    0,  0,  0,  0,  1,  2,  3,  4,  5,  5,  6,  6,  7,  7,  8,  8,  9,  9,  9,  9,  10, 10,
-    10, 10, 11, 11, 11, 11, 12, 12, 12, 12, 13, 13, 13, 13, 13, 13, 13, 13, 14, 14, 14, 14,
-    14, 14, 14, 14, 15, 15, 15, 15, 15, 15, 15, 15, 16, 16, 16, 16, 16, 16, 16, 16};
+static const uint8_t small_class[64] = {0,  0,  0,  0,  1,  2,  3,  4,  5,  5,  6,  6,  7,  7,  8,  8,
+                                        9,  9,  9,  9,  10, 10, 10, 10, 11, 11, 11, 11, 12, 12, 12, 12,
+                                        13, 13, 13, 13, 13, 13, 13, 13, 14, 14, 14, 14, 14, 14, 14, 14,
+                                        15, 15, 15, 15, 15, 15, 15, 15, 16, 16, 16, 16, 16, 16, 16, 16};
 
 /* n in 1..4096. */
 static inline unsigned small_class_of(size_t n)
@@ -336,13 +336,15 @@ static inline grMemPool_t current(void)
 static grError_t check_pool(const char *call, grMemPool_t pool)
 {
     if (pool == NULL)
-        return gr__fail(grErrorInvalidValue, "%s: memPool is NULL; pass a pool from grMemPoolCreate or "
-                                             "grDeviceGetDefaultMemPool",
+        return gr__fail(grErrorInvalidValue,
+                        "%s: memPool is NULL; pass a pool from grMemPoolCreate or "
+                        "grDeviceGetDefaultMemPool",
                         call);
     if (pool->magic != GR_MAGIC_POOL)
-        return gr__fail(grErrorInvalidValue,
-                        "%s: memory pool %p is not live (destroyed by grMemPoolDestroy, or not a grMemPool_t)",
-                        call, GR_PTR(pool));
+        return gr__fail(
+            grErrorInvalidValue,
+            "%s: memory pool %p is not live (destroyed by grMemPoolDestroy, or not a grMemPool_t)", call,
+            GR_PTR(pool));
     return grSuccess;
 }
 
@@ -393,14 +395,14 @@ static inline bool stream_usable(gr_stream *s)
 
 /* Class sizes of the cached classes (size_class's csize). */
 static const uint16_t cache_csize[CACHE_CLASSES] = {256,  320,  384,  448,  512,  640,  768,  896, 1024,
-                                                     1280, 1536, 1792, 2048, 2560, 3072, 3584, 4096};
+                                                    1280, 1536, 1792, 2048, 2560, 3072, 3584, 4096};
 
 /* The allocation fast path: takes a block of class cls for stream s out
  * of c and hands it out (ring, ASan) in *out; false if c has none. No
  * lock, no atomic read-modify-write. 'check': s is a user's handle not
  * checked yet (grMallocAsync's leaf). */
-static inline bool cache_pop(gr_pcache *c, grMemPool_t pool, gr_stream *s, unsigned cls, size_t size, void **out,
-                             bool check)
+static inline bool cache_pop(gr_pcache *c, grMemPool_t pool, gr_stream *s, unsigned cls, size_t size,
+                             void **out, bool check)
 {
     bool ok = false;
     gr_assert_internal(cls < CACHE_CLASSES);
@@ -468,7 +470,8 @@ static inline bool cache_push_hot(gr_pcache *c, void *p, gr_stream *s)
         return false; /* cache_push_slow poisons */
     if (GR_LIKELY(cache_enter(c))) {
         unsigned n = c->n[cls];
-        if (GR_LIKELY(gr__ptls.hot.bind == c->bind && c->stream == s && n < CACHE_DEPTH && stream_usable(s))) {
+        if (GR_LIKELY(gr__ptls.hot.bind == c->bind && c->stream == s && n < CACHE_DEPTH &&
+                      stream_usable(s))) {
             gr_assert_internal(b->pool == c->pool && b->fs == s && b->cls == cls && b->ptr == p);
             b->fseq = gr_load_acquire(&s->tail);
             b->state = BLOCK_CACHED;
@@ -608,10 +611,11 @@ static GR_NOINLINE gr_pblock *block_new(const char *call, grMemPool_t pool, unsi
         if (reserved_of(pool) + csize > pool->props.maxSize) {
             uint64_t reserved = reserved_of(pool);
             gr__spin_unlock(&pool->lock);
-            *err = gr__fail(grErrorMemoryAllocation,
-                            "%s: pool %p would grow to %llu bytes, past its maxSize of %zu bytes; free memory "
-                            "or create the pool with a larger maxSize",
-                            call, GR_PTR(pool), (unsigned long long)(reserved + csize), pool->props.maxSize);
+            *err =
+                gr__fail(grErrorMemoryAllocation,
+                         "%s: pool %p would grow to %llu bytes, past its maxSize of %zu bytes; free memory "
+                         "or create the pool with a larger maxSize",
+                         call, GR_PTR(pool), (unsigned long long)(reserved + csize), pool->props.maxSize);
             return NULL;
         }
     }
@@ -625,8 +629,9 @@ static GR_NOINLINE gr_pblock *block_new(const char *call, grMemPool_t pool, unsi
     if (!b || !mem) {
         free(b);
         free(mem);
-        *err = gr__fail(grErrorMemoryAllocation, "%s: the host could not provide %zu bytes; free memory or "
-                                                 "allocate less",
+        *err = gr__fail(grErrorMemoryAllocation,
+                        "%s: the host could not provide %zu bytes; free memory or "
+                        "allocate less",
                         call, req);
         return NULL;
     }
@@ -719,8 +724,9 @@ static GR_NOINLINE grError_t pool_alloc_slow(const char *call, grMemPool_t pool,
     bool wait = false;
     grError_t err = grSuccess;
     if (GR_UNLIKELY(size > ((size_t)1 << 47)))
-        return gr__fail(grErrorMemoryAllocation, "%s: %zu bytes requested, more than the device can hold; "
-                                                 "allocate less",
+        return gr__fail(grErrorMemoryAllocation,
+                        "%s: %zu bytes requested, more than the device can hold; "
+                        "allocate less",
                         call, size);
     unsigned cls = size_class(size, &csize);
     if (cls < CACHE_CLASSES)
@@ -754,7 +760,8 @@ static GR_NOINLINE grError_t pool_alloc_slow(const char *call, grMemPool_t pool,
             b->next = pool->bins[cls];
             pool->bins[cls] = b;
             gr__spin_unlock(&pool->lock);
-            return gr__fail(grErrorMemoryAllocation, "%s: out of memory queuing on stream %p", call, GR_PTR(s));
+            return gr__fail(grErrorMemoryAllocation, "%s: out of memory queuing on stream %p", call,
+                            GR_PTR(s));
         }
         gr__stream_release(b->fs);
         b->fs = NULL;
@@ -808,18 +815,20 @@ static GR_NOINLINE grError_t refuse_free(const char *call, void *p, bool was_fre
     size_t size;
     gr_mem_kind kind;
     if (was_freed)
-        return gr__fail(grErrorInvalidValue,
-                        "%s: pointer %p was freed already (by grFreeAsync or grFree); free each allocation once",
-                        call, p);
+        return gr__fail(
+            grErrorInvalidValue,
+            "%s: pointer %p was freed already (by grFreeAsync or grFree); free each allocation once", call,
+            p);
     if (gr__mem_lookup(p, &base, &size, &kind)) {
         if (kind == GR_MEM_POOL && base != p)
-            return gr__fail(grErrorInvalidValue,
-                            "%s: pointer %p is %zu bytes inside the pool allocation at %p; pass the allocation's "
-                            "base pointer",
-                            call, p, (size_t)((uintptr_t)p - (uintptr_t)base), base);
+            return gr__fail(
+                grErrorInvalidValue,
+                "%s: pointer %p is %zu bytes inside the pool allocation at %p; pass the allocation's "
+                "base pointer",
+                call, p, (size_t)((uintptr_t)p - (uintptr_t)base), base);
         if (kind == GR_MEM_DEVICE)
-            return gr__fail(grErrorInvalidValue, "%s: pointer %p was allocated by grMalloc; free it with grFree",
-                            call, p);
+            return gr__fail(grErrorInvalidValue,
+                            "%s: pointer %p was allocated by grMalloc; free it with grFree", call, p);
         if (kind == GR_MEM_HOST)
             return gr__fail(grErrorInvalidValue,
                             "%s: pointer %p was allocated by grMallocHost; free it with grFreeHost", call, p);
@@ -978,23 +987,26 @@ static grError_t check_props(const char *call, const grMemPoolProps *props)
                         "grMemHandleTypeNone",
                         call, (unsigned)props->handleTypes);
     if (props->location.type != grMemLocationTypeDevice)
-        return gr__fail(grErrorInvalidValue,
-                        "%s: poolProps->location.type is %d; pools live on a device (grMemLocationTypeDevice)",
-                        call, (int)props->location.type);
+        return gr__fail(
+            grErrorInvalidValue,
+            "%s: poolProps->location.type is %d; pools live on a device (grMemLocationTypeDevice)", call,
+            (int)props->location.type);
     if (props->location.id != 0)
         return gr__fail(grErrorInvalidDevice, "%s: poolProps->location.id is %d; only device 0 exists", call,
                         props->location.id);
     /* CUDA: the security attributes go with Win32 handles only, and the
      * reserved bytes must be zero. */
     if (props->win32SecurityAttributes)
-        return gr__fail(grErrorInvalidValue,
-                        "%s: poolProps->win32SecurityAttributes is %p; it is for grMemHandleTypeWin32 handles only "
-                        "and must be NULL otherwise",
-                        call, props->win32SecurityAttributes);
+        return gr__fail(
+            grErrorInvalidValue,
+            "%s: poolProps->win32SecurityAttributes is %p; it is for grMemHandleTypeWin32 handles only "
+            "and must be NULL otherwise",
+            call, props->win32SecurityAttributes);
     for (size_t i = 0; i < sizeof props->reserved; i++)
         if (props->reserved[i])
-            return gr__fail(grErrorInvalidValue, "%s: poolProps->reserved[%zu] is %u; the reserved bytes must be 0",
-                            call, i, props->reserved[i]);
+            return gr__fail(grErrorInvalidValue,
+                            "%s: poolProps->reserved[%zu] is %u; the reserved bytes must be 0", call, i,
+                            props->reserved[i]);
     return grSuccess;
 }
 
@@ -1141,7 +1153,8 @@ static GR_NOINLINE grError_t malloc_async(const char *call, void **devPtr, size_
     grError_t err;
     if (GR_UNLIKELY(!devPtr))
         return gr__fail(grErrorInvalidValue,
-                        "%s: devPtr is NULL; pass the address of a void * that receives the allocation", call);
+                        "%s: devPtr is NULL; pass the address of a void * that receives the allocation",
+                        call);
     if (from_pool && (err = check_pool(call, pool)) != grSuccess)
         return err;
     if (GR_UNLIKELY((err = gr__stream_from_handle(call, hStream, &s)) != grSuccess))

@@ -49,19 +49,24 @@
 
 /* CACHED: freed into a thread's cache (free in every observable way, but
  * on no free list of its pool). */
-enum { BLOCK_LIVE = 1, BLOCK_FREE = 2, BLOCK_GONE = 3, BLOCK_CACHED = 4 };
+enum {
+    BLOCK_LIVE = 1,
+    BLOCK_FREE = 2,
+    BLOCK_GONE = 3,
+    BLOCK_CACHED = 4
+};
 
 typedef struct gr_pblock {
     void *ptr;
-    size_t size;                  /* class size: what the block reserves */
+    size_t size; /* class size: what the block reserves */
     struct grMemPool_st *pool;
-    struct gr_pblock *next;       /* free list; guarded by pool->lock */
-    struct gr_pblock *hnext;      /* map chain; guarded by its shard's lock */
-    gr_stream *fs;                /* stream of the last free, retained */
-    uint64_t fseq;                /* fs's ops that precede that free */
-    uint64_t gen;                 /* allocations so far (ASan builds) */
+    struct gr_pblock *next;  /* free list; guarded by pool->lock */
+    struct gr_pblock *hnext; /* map chain; guarded by its shard's lock */
+    gr_stream *fs;           /* stream of the last free, retained */
+    uint64_t fseq;           /* fs's ops that precede that free */
+    uint64_t gen;            /* allocations so far (ASan builds) */
     uint16_t cls;
-    uint8_t state;                /* BLOCK_*; guarded by pool->lock, except
+    uint8_t state; /* BLOCK_*; guarded by pool->lock, except
                                      while the block is LIVE or CACHED
                                      through a thread cache: then by that
                                      cache (its owner, or a flusher that
@@ -71,10 +76,10 @@ typedef struct gr_pblock {
 struct gr_pcache;
 
 struct grMemPool_st {
-    uint32_t magic;               /* GR_MAGIC_POOL; GR_MAGIC_DEAD once destroyed */
+    uint32_t magic; /* GR_MAGIC_POOL; GR_MAGIC_DEAD once destroyed */
     atomic_int refs;
     bool is_default;
-    grMemPoolProps props;         /* immutable */
+    grMemPoolProps props; /* immutable */
     atomic_int reuse_follow, reuse_opportunistic, reuse_internal;
     _Atomic uint64_t threshold;
     /* reserved > threshold: written under 'lock' (where either changes),
@@ -87,7 +92,7 @@ struct grMemPool_st {
     gr_pblock *bins[NCLASS];
     _Atomic uint64_t reserved;
     uint64_t reserved_high, used, used_high;
-    struct gr_pcache *caches;     /* the caches bound to this pool */
+    struct gr_pcache *caches; /* the caches bound to this pool */
     /* Registry, guarded by registry.lock. */
     struct grMemPool_st *reg_next, *reg_prev;
 };
@@ -109,10 +114,10 @@ typedef struct ring_entry {
  * it. The price is a few hundred bytes of the static TLS surplus that
  * glibc keeps for libraries dlopen'ed after start-up. */
 typedef struct gr_pool_tls {
-    uint64_t epoch;               /* ring_epoch when the entries were valid */
-    unsigned next;                /* slot of the next insertion */
-    bool cache_off;               /* caches are off, or creation failed */
-    struct gr_pcache *cache;      /* this thread's cache, or NULL */
+    uint64_t epoch;          /* ring_epoch when the entries were valid */
+    unsigned next;           /* slot of the next insertion */
+    bool cache_off;          /* caches are off, or creation failed */
+    struct gr_pcache *cache; /* this thread's cache, or NULL */
     struct {
         const void *ptr;
         /* Handed out by the cache under binding 'bind' (0: not from the
@@ -122,7 +127,7 @@ typedef struct gr_pool_tls {
          * keeps gcc from pairing the two in vector registers. */
         uint32_t cls, bind;
         gr_pblock *b;
-    } hot;                        /* the newest entry */
+    } hot; /* the newest entry */
     ring_entry e[RING_SIZE];
 } gr_pool_tls;
 
@@ -130,24 +135,24 @@ extern __attribute__((tls_model("initial-exec"))) _Thread_local gr_pool_tls gr__
 
 /* ---------------------------------------------------------- thread caches */
 
-#define CACHE_DEPTH 4                  /* blocks per class */
-#define CACHE_MAX_BYTES 4096           /* largest cached class size */
-#define CACHE_CLASSES 17               /* classes 0..16: 256 B .. 4 KiB */
+#define CACHE_DEPTH 4        /* blocks per class */
+#define CACHE_MAX_BYTES 4096 /* largest cached class size */
+#define CACHE_CLASSES 17     /* classes 0..16: 256 B .. 4 KiB */
 _Static_assert(CACHE_CLASSES <= NCLASS, "cached classes are pool classes");
 
 typedef struct gr_pcache {
     /* The owner's line. */
-    atomic_uchar busy;            /* owner inside; written by the owner */
-    atomic_uchar stop;            /* a flusher wants in; under caches.lock */
-    uint8_t n[CACHE_CLASSES];     /* blocks per class; exclusive */
-    uint32_t bind;                /* binding count, never 0; exclusive */
-    grMemPool_t pool;             /* bound pool or NULL; exclusive, and
+    atomic_uchar busy;        /* owner inside; written by the owner */
+    atomic_uchar stop;        /* a flusher wants in; under caches.lock */
+    uint8_t n[CACHE_CLASSES]; /* blocks per class; exclusive */
+    uint32_t bind;            /* binding count, never 0; exclusive */
+    grMemPool_t pool;         /* bound pool or NULL; exclusive, and
                                      changed under that pool's lock */
-    gr_stream *stream;            /* bound stream; exclusive. Blocks hold
+    gr_stream *stream;        /* bound stream; exclusive. Blocks hold
                                      fs == stream retained, so it lives
                                      while the cache holds any */
-    _Atomic int64_t delta;        /* -(bytes held); exclusive writes */
-    _Atomic int64_t peak;         /* max delta since the last fold; raised
+    _Atomic int64_t delta;    /* -(bytes held); exclusive writes */
+    _Atomic int64_t peak;     /* max delta since the last fold; raised
                                      by the owner, lowered by folds */
     /* Exclusive. The address beside the descriptor: a reuse hands it out
      * without a dependent load. */

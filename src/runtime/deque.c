@@ -56,8 +56,7 @@ bool gr__deque_push(gr_deque *d, gr_item it)
         if (!n)
             return false;
         for (int64_t i = t; i < b; i++)
-            gr_store_relaxed(&n->items[i & (n->cap - 1)],
-                             gr_load_relaxed(&a->items[i & (a->cap - 1)]));
+            gr_store_relaxed(&n->items[i & (n->cap - 1)], gr_load_relaxed(&a->items[i & (a->cap - 1)]));
         atomic_store_explicit(&d->buf, n, memory_order_release);
         a = n;
     }

@@ -38,7 +38,8 @@ GR_API grError_t grDeviceSynchronize(void)
     gr_runtime *rt = gr__runtime_get();
     grError_t e;
     if (!rt)
-        return gr__fail(grErrorInitializationError, "grDeviceSynchronize: the graphrt runtime could not start");
+        return gr__fail(grErrorInitializationError,
+                        "grDeviceSynchronize: the graphrt runtime could not start");
     if ((e = gr__capture_check_unsafe("grDeviceSynchronize", GR_UNSAFE_DEVICE_SYNC, NULL, NULL)))
         return e;
     gr__device_sync_all();
@@ -68,7 +69,8 @@ GR_API grError_t grDeviceGetAttribute(int *value, grDeviceAttr attr, int device)
                         device);
     rt = gr__runtime_get();
     if (!rt)
-        return gr__fail(grErrorInitializationError, "grDeviceGetAttribute: the graphrt runtime could not start");
+        return gr__fail(grErrorInitializationError,
+                        "grDeviceGetAttribute: the graphrt runtime could not start");
     switch (attr) {
     case grDevAttrMaxThreadsPerBlock:
         *value = 1024;
@@ -101,5 +103,6 @@ GR_API grError_t grDeviceGetAttribute(int *value, grDeviceAttr attr, int device)
         *value = 1;
         return grSuccess;
     }
-    return gr__fail(grErrorInvalidValue, "grDeviceGetAttribute: attribute %d is not a grDeviceAttr", (int)attr);
+    return gr__fail(grErrorInvalidValue, "grDeviceGetAttribute: attribute %d is not a grDeviceAttr",
+                    (int)attr);
 }

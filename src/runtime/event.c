@@ -91,8 +91,8 @@ static grError_t check_event(const char *call, grEvent_t e)
 {
     if (!gr__event_valid(e))
         return gr__fail(grErrorInvalidResourceHandle,
-                        "%s: event %p is not a live event (NULL, destroyed, or not created by grEventCreate)", call,
-                        GR_PTR(e));
+                        "%s: event %p is not a live event (NULL, destroyed, or not created by grEventCreate)",
+                        call, GR_PTR(e));
     return grSuccess;
 }
 
@@ -101,10 +101,11 @@ static grError_t check_event(const char *call, grEvent_t e)
 static grError_t check_not_ended_capture(const char *call, grEvent_t e)
 {
     if (gr__capture_event_ended(e))
-        return gr__fail(grErrorInvalidValue,
-                        "%s: event %p was last recorded inside a stream capture that has ended; such a record "
-                        "names graph nodes, not work: record the event again outside a capture",
-                        call, GR_PTR(e));
+        return gr__fail(
+            grErrorInvalidValue,
+            "%s: event %p was last recorded inside a stream capture that has ended; such a record "
+            "names graph nodes, not work: record the event again outside a capture",
+            call, GR_PTR(e));
     return grSuccess;
 }
 
@@ -126,7 +127,8 @@ GR_API grError_t grEventCreateWithFlags(grEvent_t *event, unsigned int flags)
                         "grEventDisableTiming",
                         flags);
     if (!gr__runtime_get())
-        return gr__fail(grErrorInitializationError, "grEventCreateWithFlags: the graphrt runtime could not start");
+        return gr__fail(grErrorInitializationError,
+                        "grEventCreateWithFlags: the graphrt runtime could not start");
     e = gr__shell_alloc(&event_shelf);
     if (!e)
         return gr__fail(grErrorMemoryAllocation, "grEventCreateWithFlags: out of memory");

@@ -12,14 +12,14 @@
 #include "stream_int.h"
 
 struct grEvent_st {
-    uint32_t magic;          /* GR_MAGIC_EVENT */
-    unsigned flags;          /* grEvent* flags, immutable */
-    atomic_int refs;         /* handle + ops and graph nodes naming it */
-    gr_spinlock lock;        /* guards every field below */
-    gr_stream *s;            /* stream of the latest record (retained) */
+    uint32_t magic;   /* GR_MAGIC_EVENT */
+    unsigned flags;   /* grEvent* flags, immutable */
+    atomic_int refs;  /* handle + ops and graph nodes naming it */
+    gr_spinlock lock; /* guards every field below */
+    gr_stream *s;     /* stream of the latest record (retained) */
     uint64_t seq;
     uint64_t gen;
-    uint64_t stamped_gen;    /* generation whose time_ns is valid */
+    uint64_t stamped_gen; /* generation whose time_ns is valid */
     uint64_t time_ns;
     /* Capture seam: set while the latest record is part of a capture. */
     void *capture;

@@ -80,12 +80,14 @@ GR_API grError_t grKernelCreate(grKernel_t *kernel, grKernelFn fn, const char *n
     if (!kernel)
         return gr__fail(grErrorInvalidValue, "grKernelCreate: 'kernel' (the output pointer) is NULL");
     if (!fn)
-        return gr__fail(grErrorInvalidValue, "grKernelCreate: 'fn' is NULL; pass the C function run per block");
+        return gr__fail(grErrorInvalidValue,
+                        "grKernelCreate: 'fn' is NULL; pass the C function run per block");
     if (!name || !*name)
-        return gr__fail(grErrorInvalidValue, "grKernelCreate: 'name' is NULL or empty; every kernel needs a name");
+        return gr__fail(grErrorInvalidValue,
+                        "grKernelCreate: 'name' is NULL or empty; every kernel needs a name");
     if (numParams < 0 || numParams > 64)
-        return gr__fail(grErrorInvalidValue, "grKernelCreate: kernel '%s': numParams %d is outside 0..64", name,
-                        numParams);
+        return gr__fail(grErrorInvalidValue, "grKernelCreate: kernel '%s': numParams %d is outside 0..64",
+                        name, numParams);
     if (numParams > 0 && !paramSizes)
         return gr__fail(grErrorInvalidValue,
                         "grKernelCreate: kernel '%s' takes %d parameters but 'paramSizes' is NULL", name,
@@ -93,11 +95,12 @@ GR_API grError_t grKernelCreate(grKernel_t *kernel, grKernelFn fn, const char *n
     for (int i = 0; i < numParams; i++)
         if (paramSizes[i] == 0 || paramSizes[i] > 4096)
             return gr__fail(grErrorInvalidValue,
-                            "grKernelCreate: kernel '%s': paramSizes[%d] = %zu is outside 1..4096 bytes", name, i,
-                            paramSizes[i]);
+                            "grKernelCreate: kernel '%s': paramSizes[%d] = %zu is outside 1..4096 bytes",
+                            name, i, paramSizes[i]);
     if (gr__kernel_find(name))
         return gr__fail(grErrorInvalidValue,
-                        "grKernelCreate: a live kernel is already named '%s'; kernel names must be unique", name);
+                        "grKernelCreate: a live kernel is already named '%s'; kernel names must be unique",
+                        name);
     k = gr__shell_alloc(&kernel_shelf);
     if (k)
         memset(k, 0, sizeof *k);
@@ -116,7 +119,8 @@ GR_API grError_t grKernelCreate(grKernel_t *kernel, grKernelFn fn, const char *n
             gr__shell_retire(&kernel_shelf, k);
         }
         gr__free(ne);
-        return gr__fail(grErrorMemoryAllocation, "grKernelCreate: out of memory registering kernel '%s'", name);
+        return gr__fail(grErrorMemoryAllocation, "grKernelCreate: out of memory registering kernel '%s'",
+                        name);
     }
     for (int i = 0; i < numParams; i++) {
         uint32_t sz = (uint32_t)paramSizes[i], al = 1;
@@ -169,28 +173,31 @@ GR_NOINLINE grError_t gr__kernel_check_slow(const char *call, grKernel_t k, cons
     grDim3 grid = *pgrid, block = *pblock;
     if (!gr__kernel_valid(k))
         return gr__fail(grErrorInvalidDeviceFunction,
-                        "%s: kernel %p is not a live kernel (NULL, destroyed, or not from grKernelCreate)", call,
-                        GR_PTR(k));
+                        "%s: kernel %p is not a live kernel (NULL, destroyed, or not from grKernelCreate)",
+                        call, GR_PTR(k));
     if (block.x == 0 || block.y == 0 || block.z == 0 || block.x > 1024 || block.y > 1024 || block.z > 64 ||
         (uint64_t)block.x * block.y * block.z > 1024)
-        return gr__fail(grErrorInvalidConfiguration,
-                        "%s: kernel '%s': block (%u, %u, %u) is invalid: each dimension must be >= 1, x and y <= "
-                        "1024, z <= 64, and x*y*z <= 1024 threads",
-                        call, k->name, block.x, block.y, block.z);
+        return gr__fail(
+            grErrorInvalidConfiguration,
+            "%s: kernel '%s': block (%u, %u, %u) is invalid: each dimension must be >= 1, x and y <= "
+            "1024, z <= 64, and x*y*z <= 1024 threads",
+            call, k->name, block.x, block.y, block.z);
     if (grid.x == 0 || grid.y == 0 || grid.z == 0 || grid.x > 0x7fffffffu || grid.y > 65535 || grid.z > 65535)
-        return gr__fail(grErrorInvalidConfiguration,
-                        "%s: kernel '%s': grid (%u, %u, %u) is invalid: each dimension must be >= 1, x < 2^31, "
-                        "y and z <= 65535",
-                        call, k->name, grid.x, grid.y, grid.z);
+        return gr__fail(
+            grErrorInvalidConfiguration,
+            "%s: kernel '%s': grid (%u, %u, %u) is invalid: each dimension must be >= 1, x < 2^31, "
+            "y and z <= 65535",
+            call, k->name, grid.x, grid.y, grid.z);
     if (shmem > GR_MAX_SHARED_MEM)
         return gr__fail(grErrorInvalidValue,
-                        "%s: kernel '%s': %zu bytes of shared memory requested, the limit per block is %u", call,
-                        k->name, shmem, GR_MAX_SHARED_MEM);
+                        "%s: kernel '%s': %zu bytes of shared memory requested, the limit per block is %u",
+                        call, k->name, shmem, GR_MAX_SHARED_MEM);
     if (k->nparams > 0 && !args)
-        return gr__fail(grErrorInvalidValue,
-                        "%s: kernel '%s' takes %d parameters but the argument array is NULL; pass an array of "
-                        "pointers to the argument values",
-                        call, k->name, k->nparams);
+        return gr__fail(
+            grErrorInvalidValue,
+            "%s: kernel '%s' takes %d parameters but the argument array is NULL; pass an array of "
+            "pointers to the argument values",
+            call, k->name, k->nparams);
     return gr__kernel_args_check(call, k->name, k->nparams, k->sizes, args);
 }
 
@@ -305,8 +312,8 @@ void gr__kernel_run(const gr_kernel_call *c)
         gr__cpu_relax();
 }
 
-GR_API grError_t grLaunchKernel(grKernel_t kernel, grDim3 gridDim, grDim3 blockDim, void **args, size_t sharedMem,
-                                grStream_t stream)
+GR_API grError_t grLaunchKernel(grKernel_t kernel, grDim3 gridDim, grDim3 blockDim, void **args,
+                                size_t sharedMem, grStream_t stream)
 {
     gr_runtime *rt;
     gr_stream *s = NULL;
@@ -329,8 +336,8 @@ GR_API grError_t grLaunchKernel(grKernel_t kernel, grDim3 gridDim, grDim3 blockD
     if (kernel->argbytes > GR_OP_DATA_MAX) {
         heap = gr__aligned_alloc(16, kernel->argbytes);
         if (!heap)
-            return gr__fail(grErrorMemoryAllocation, "grLaunchKernel: out of memory copying the arguments of '%s'",
-                            kernel->name);
+            return gr__fail(grErrorMemoryAllocation,
+                            "grLaunchKernel: out of memory copying the arguments of '%s'", kernel->name);
         gr__kernel_pack(kernel, args, heap, NULL);
     }
     rt = gr__runtime_get();

@@ -26,13 +26,13 @@ typedef struct gr_runtime gr_runtime;
 
 /* A registered kernel. Immutable after creation except 'refs'. */
 struct grKernel_st {
-    uint32_t magic;       /* GR_MAGIC_KERNEL; GR_MAGIC_DEAD once destroyed */
+    uint32_t magic; /* GR_MAGIC_KERNEL; GR_MAGIC_DEAD once destroyed */
     grKernelFn fn;
     char *name;
     int nparams;
-    uint32_t argbytes;    /* size of the packed argument buffer */
-    uint32_t *offsets;    /* offset of each parameter in that buffer */
-    uint32_t *sizes;      /* size of each parameter */
+    uint32_t argbytes; /* size of the packed argument buffer */
+    uint32_t *offsets; /* offset of each parameter in that buffer */
+    uint32_t *sizes;   /* size of each parameter */
     /* 1 for the handle + 1 per graph node, plan and stream cache holding
      * it; in a line of its own so that its changes do not slow down the
      * launch checks reading the fields above. */
@@ -168,8 +168,7 @@ static inline grError_t gr__stream_from_handle(const char *call, grStream_t h, g
 /* Queues fn(copy of data) on the stream in stream order. size <=
  * GR_OP_DATA_MAX. Fails only when the stream is capturing (the capture
  * module records or refuses the work), with a detail naming 'call'. */
-grError_t gr__stream_enqueue_call(const char *call, gr_stream *s, gr_op_fn fn, const void *data,
-                                  size_t size);
+grError_t gr__stream_enqueue_call(const char *call, gr_stream *s, gr_op_fn fn, const void *data, size_t size);
 
 /* Waits for all work queued on s so far, helping to run it. Returns the
  * stream's sticky error, if any. */

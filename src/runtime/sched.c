@@ -432,7 +432,10 @@ bool gr__sched_help_once(gr_runtime *rt, gr_worker *w)
 
 /* ---------------------------------------------------------------- workers */
 
-enum { PARK_SLEPT = 1, PARK_TOOK_WAKE = 2 };
+enum {
+    PARK_SLEPT = 1,
+    PARK_TOOK_WAKE = 2
+};
 
 /* Sleeps until woken; returns at once, without sleeping, if work is
  * visible (in the injection queue and the mailboxes too if 'ring'), the
@@ -589,8 +592,7 @@ gr_worker *gr__slot_acquire(gr_runtime *rt)
     }
     for (unsigned i = rt->nworkers; i < rt->nslots; i++) {
         gr_worker *w = &rt->workers[i];
-        if (!gr_load_relaxed(&w->taken) &&
-            !atomic_exchange_explicit(&w->taken, true, memory_order_acquire)) {
+        if (!gr_load_relaxed(&w->taken) && !atomic_exchange_explicit(&w->taken, true, memory_order_acquire)) {
             pthread_once(&slot_key_once, slot_key_init);
             pthread_setspecific(slot_key, w);
             tls_slot = w;

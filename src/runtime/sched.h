@@ -55,15 +55,15 @@ static inline void *gr__item_ptr(gr_item it)
 /* ------------------------------------------------------------------ deque */
 
 typedef struct gr_deque_buf {
-    int64_t cap; /* power of two */
+    int64_t cap;                /* power of two */
     struct gr_deque_buf *older; /* retired buffers, freed with the deque */
     _Atomic gr_item items[];
 } gr_deque_buf;
 
 typedef struct gr_deque {
-    GR_ALIGNED_CL _Atomic int64_t top;       /* thieves CAS it */
-    GR_ALIGNED_CL _Atomic int64_t bottom;    /* owner only writes */
-    _Atomic(gr_deque_buf *) buf;             /* owner replaces on growth */
+    GR_ALIGNED_CL _Atomic int64_t top;    /* thieves CAS it */
+    GR_ALIGNED_CL _Atomic int64_t bottom; /* owner only writes */
+    _Atomic(gr_deque_buf *) buf;          /* owner replaces on growth */
 } gr_deque;
 
 bool gr__deque_init(gr_deque *d, int64_t cap);
@@ -89,13 +89,13 @@ static inline bool gr__deque_maybe_nonempty(gr_deque *d)
 
 struct gr_worker {
     gr_deque dq;
-    unsigned index;      /* 1..N background workers, 0 external slots */
+    unsigned index; /* 1..N background workers, 0 external slots */
     bool external;
     GR_ALIGNED_CL atomic_bool taken; /* external slots: borrowed now */
-    uint64_t rng;        /* victim selection */
-    size_t inj_seen_pos; /* oldest injected item seen waiting, and when */
+    uint64_t rng;                    /* victim selection */
+    size_t inj_seen_pos;             /* oldest injected item seen waiting, and when */
     uint64_t inj_seen_ticks;
-    struct {             /* each external slot's mail seen waiting, and when */
+    struct { /* each external slot's mail seen waiting, and when */
         uint64_t count, ticks;
     } mail_seen[GR_EXTERNAL_SLOTS];
     pthread_t thread;
@@ -145,10 +145,10 @@ struct gr_runtime {
      * thread-local caches: a new runtime may reuse an old one's address. */
     uint64_t generation;
     unsigned nworkers;
-    gr_worker *workers;          /* nworkers + GR_EXTERNAL_SLOTS */
-    unsigned nslots;             /* nworkers + GR_EXTERNAL_SLOTS */
-    uint64_t spin_ns;            /* how long an idle worker spins */
-    int max_spinners;            /* how many idle workers may spin at once */
+    gr_worker *workers; /* nworkers + GR_EXTERNAL_SLOTS */
+    unsigned nslots;    /* nworkers + GR_EXTERNAL_SLOTS */
+    uint64_t spin_ns;   /* how long an idle worker spins */
+    int max_spinners;   /* how many idle workers may spin at once */
     /* park() issues a process-wide barrier (membarrier), so that mailing
      * an item needs only a compiler barrier before its wake-up test. */
     bool heavy_barrier;
@@ -164,19 +164,19 @@ struct gr_runtime {
     /* Injection queue: work from threads without a worker. A bounded
      * lock-free ring (Vyukov's MPMC queue); when it is full, items go to
      * the overflow ring under inj_lock. */
-    struct gr_inj_cell *ring;    /* GR_INJ_CELLS cells */
+    struct gr_inj_cell *ring; /* GR_INJ_CELLS cells */
     /* Both ends in one line: an idle worker checks the queue by reading
      * this one line (and no cell) until an item has waited a while. */
     GR_ALIGNED_CL _Atomic size_t ring_enq;
     _Atomic size_t ring_deq;
     GR_ALIGNED_CL pthread_mutex_t inj_lock;
-    gr_item *inj;                /* overflow ring, guarded by inj_lock */
+    gr_item *inj;                        /* overflow ring, guarded by inj_lock */
     size_t inj_head, inj_count, inj_cap; /* guarded by inj_lock */
-    _Atomic size_t inj_hint;     /* inj_count, readable without the lock */
+    _Atomic size_t inj_hint;             /* inj_count, readable without the lock */
     /* Streams (stream.c). */
     pthread_mutex_t streams_lock; /* guards the list below */
-    gr_stream *streams;          /* every live created stream */
-    gr_stream *legacy;           /* the legacy default stream */
+    gr_stream *streams;           /* every live created stream */
+    gr_stream *legacy;            /* the legacy default stream */
 };
 
 /* The runtime, started on first use; NULL only if starting failed. */

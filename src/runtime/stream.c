@@ -253,8 +253,9 @@ grError_t gr__stream_from_handle_slow(const char *call, grStream_t h, gr_stream 
 {
     gr_runtime *rt = gr__runtime_get();
     if (GR_UNLIKELY(!rt))
-        return gr__fail(grErrorInitializationError, "%s: the graphrt runtime could not start (out of memory or "
-                                                    "threads)",
+        return gr__fail(grErrorInitializationError,
+                        "%s: the graphrt runtime could not start (out of memory or "
+                        "threads)",
                         call);
     if (h == NULL || h == grStreamLegacy) {
         *out = rt->legacy;
@@ -263,16 +264,16 @@ grError_t gr__stream_from_handle_slow(const char *call, grStream_t h, gr_stream 
     if (h == grStreamPerThread) {
         gr_stream *s = per_thread_stream(rt);
         if (!s)
-            return gr__fail(grErrorMemoryAllocation, "%s: out of memory creating the per-thread default stream",
-                            call);
+            return gr__fail(grErrorMemoryAllocation,
+                            "%s: out of memory creating the per-thread default stream", call);
         *out = s;
         return grSuccess;
     }
     gr_stream *s = (gr_stream *)h;
     if (GR_UNLIKELY(s->magic != GR_MAGIC_STREAM))
         return gr__fail(grErrorInvalidResourceHandle,
-                        "%s: stream %p is not a live stream (destroyed, or not created by grStreamCreate)", call,
-                        GR_PTR(h));
+                        "%s: stream %p is not a live stream (destroyed, or not created by grStreamCreate)",
+                        call, GR_PTR(h));
     *out = s;
     return grSuccess;
 }
@@ -578,9 +579,9 @@ static void announce(gr_stream *s)
 {
     uint64_t w = gr_load_relaxed(&s->lockw);
     for (;;) {
-        if (!(w & GR_STREAM_LOCKED) &&
-            atomic_compare_exchange_weak_explicit(&s->lockw, &w, (w | GR_STREAM_NOTIFY) + GR_STREAM_UNLOCK_UNIT,
-                                                  memory_order_seq_cst, memory_order_relaxed))
+        if (!(w & GR_STREAM_LOCKED) && atomic_compare_exchange_weak_explicit(
+                                           &s->lockw, &w, (w | GR_STREAM_NOTIFY) + GR_STREAM_UNLOCK_UNIT,
+                                           memory_order_seq_cst, memory_order_relaxed))
             return;
         if (w & GR_STREAM_LOCKED) {
             gr__cpu_relax();
@@ -600,7 +601,11 @@ static inline void settle(gr_stream *s, bool *unsettled)
     }
 }
 
-enum give_up { GIVEN_UP, MORE_OPS, CONTENDED };
+enum give_up {
+    GIVEN_UP,
+    MORE_OPS,
+    CONTENDED
+};
 
 /* Pauses (ticks, see gr__ticks) of a drainer that found its producer at
  * work: they double from the first to the last. */
@@ -631,7 +636,8 @@ static enum give_up token_give_up(gr_stream *s, bool *unsettled)
         if (atomic_load(&s->nwaiters) == 0 && atomic_load(&s->sleepers) == 0)
             nw &= ~(uint64_t)GR_STREAM_NOTIFY;
     }
-    if (!atomic_compare_exchange_strong_explicit(&s->lockw, &w, nw, memory_order_seq_cst, memory_order_relaxed))
+    if (!atomic_compare_exchange_strong_explicit(&s->lockw, &w, nw, memory_order_seq_cst,
+                                                 memory_order_relaxed))
         return CONTENDED;
     if (w & GR_STREAM_GONE)
         gr__stream_release(s);
@@ -887,7 +893,8 @@ GR_API grError_t grStreamCreateWithFlags(grStream_t *stream, unsigned int flags)
     gr_runtime *rt;
     gr_stream *s = NULL;
     if (!stream)
-        return gr__fail(grErrorInvalidValue, "grStreamCreateWithFlags: 'stream' (the output pointer) is NULL");
+        return gr__fail(grErrorInvalidValue,
+                        "grStreamCreateWithFlags: 'stream' (the output pointer) is NULL");
     if (flags & ~grStreamNonBlocking)
         return gr__fail(grErrorInvalidValue,
                         "grStreamCreateWithFlags: flags 0x%x has bits other than grStreamDefault (0) and "
@@ -895,7 +902,8 @@ GR_API grError_t grStreamCreateWithFlags(grStream_t *stream, unsigned int flags)
                         flags);
     rt = gr__runtime_get();
     if (!rt)
-        return gr__fail(grErrorInitializationError, "grStreamCreateWithFlags: the graphrt runtime could not start");
+        return gr__fail(grErrorInitializationError,
+                        "grStreamCreateWithFlags: the graphrt runtime could not start");
     s = stream_new((flags & grStreamNonBlocking) ? GR_STREAM_NONBLOCKING : 0u, flags);
     if (!s)
         return gr__fail(grErrorMemoryAllocation, "grStreamCreateWithFlags: out of memory");
@@ -909,16 +917,18 @@ GR_API grError_t grStreamDestroy(grStream_t stream)
     gr_stream *s = NULL;
     grError_t e;
     if (stream == NULL || stream == grStreamLegacy || stream == grStreamPerThread)
-        return gr__fail(grErrorInvalidResourceHandle,
-                        "grStreamDestroy: the default streams (NULL, grStreamLegacy, grStreamPerThread) cannot be "
-                        "destroyed");
+        return gr__fail(
+            grErrorInvalidResourceHandle,
+            "grStreamDestroy: the default streams (NULL, grStreamLegacy, grStreamPerThread) cannot be "
+            "destroyed");
     e = gr__stream_from_handle("grStreamDestroy", stream, &s);
     if (e)
         return e;
     if (atomic_load(&s->capture))
-        return gr__fail(grErrorStreamCaptureUnsupported,
-                        "grStreamDestroy: stream %p is capturing; end the capture with grStreamEndCapture first",
-                        GR_PTR(stream));
+        return gr__fail(
+            grErrorStreamCaptureUnsupported,
+            "grStreamDestroy: stream %p is capturing; end the capture with grStreamEndCapture first",
+            GR_PTR(stream));
     kill_handle(gr__runtime_get(), s);
     return grSuccess;
 }

@@ -69,7 +69,7 @@ enum gr_op_kind {
 typedef struct gr_op {
     _Atomic uint64_t seq; /* op index + 1 once published */
     uint8_t kind;
-    uint8_t heap_args;    /* kernel: data holds a pointer to malloc'd args */
+    uint8_t heap_args; /* kernel: data holds a pointer to malloc'd args */
     uint16_t reserved;
     uint32_t shmem;
     /* A kernel the stream stopped caching when this op was queued: its
@@ -119,10 +119,10 @@ enum {
 };
 
 struct gr_stream {
-    uint32_t magic;               /* GR_MAGIC_STREAM; first (runtime.h reads it) */
-    unsigned flags;               /* GR_STREAM_*, immutable */
-    uint64_t serial;              /* unique for the process, immutable */
-    unsigned user_flags;          /* as given to grStreamCreateWithFlags */
+    uint32_t magic;      /* GR_MAGIC_STREAM; first (runtime.h reads it) */
+    unsigned flags;      /* GR_STREAM_*, immutable */
+    uint64_t serial;     /* unique for the process, immutable */
+    unsigned user_flags; /* as given to grStreamCreateWithFlags */
     atomic_int refs;
     /* Registry of the runtime 'rt', guarded by rt->streams_lock. A stream
      * stays registered after grStreamDestroy until it is freed, so that
@@ -130,7 +130,7 @@ struct gr_stream {
     gr_runtime *rt;
     gr_stream *reg_next, *reg_prev;
     bool registered;
-    bool handle_dead;             /* the handle's reference was dropped */
+    bool handle_dead; /* the handle's reference was dropped */
     /* Capture seam: non-NULL while the stream is being captured; every
      * enqueue path tests it before queuing work. */
     void *_Atomic capture;
@@ -138,10 +138,10 @@ struct gr_stream {
     /* Producer side, guarded by the LOCKED bit of 'lockw'. The word also
      * holds ACTIVE, the drain token's existence (see gr__stream_lock). */
     GR_ALIGNED_CL _Atomic uint64_t lockw;
-    _Atomic uint64_t tail;        /* ops published (written under lock) */
+    _Atomic uint64_t tail; /* ops published (written under lock) */
     gr_seg *tail_seg;
-    uint64_t tail_base;           /* op index of tail_seg->slots[0] */
-    gr_seg *_Atomic free_segs;    /* consumer pushes, producer pops */
+    uint64_t tail_base;        /* op index of tail_seg->slots[0] */
+    gr_seg *_Atomic free_segs; /* consumer pushes, producer pops */
 
     /* What this stream's future work is known to follow, from its event
      * waits: work of the stream with serial known[i].id up to op
@@ -152,8 +152,8 @@ struct gr_stream {
     struct {
         uint64_t id;
         uint64_t seq;
-    } known[GR_KNOWN_MAX];            /* guarded by 'lock' */
-    unsigned known_next;              /* guarded by 'lock' */
+    } known[GR_KNOWN_MAX]; /* guarded by 'lock' */
+    unsigned known_next;   /* guarded by 'lock' */
 
     /* Kernels launched lately, each holding one reference for the stream,
      * so that a launch of one of them costs no atomic operation: a kernel
@@ -177,17 +177,17 @@ struct gr_stream {
 
     /* Completion, read by waiters. */
     GR_ALIGNED_CL _Atomic uint64_t done;
-    atomic_int sleepers;          /* threads parked on done_futex */
+    atomic_int sleepers; /* threads parked on done_futex */
     _Atomic uint32_t done_futex;
-    _Atomic int sticky;           /* first asynchronous error, grError_t */
+    _Atomic int sticky; /* first asynchronous error, grError_t */
 
     /* Streams suspended until this one completes their wait_seq ops: a
      * WAIT op never blocks a thread, its stream steps aside (keeping its
      * drain token) and is queued again when the wait is over. */
-    gr_spinlock wlock;            /* guards 'waiters' and their wait_* */
+    gr_spinlock wlock; /* guards 'waiters' and their wait_* */
     gr_stream *waiters;
     atomic_int nwaiters;
-    gr_stream *wait_next;         /* in the list of the stream waited on */
+    gr_stream *wait_next; /* in the list of the stream waited on */
     uint64_t wait_seq;
 };
 
