@@ -137,7 +137,7 @@ static grError_t begin(const char *call, grStream_t stream, grGraph_t graph, con
         if (ndeps > UINT32_MAX)
             return gr__fail(grErrorInvalidValue, "%s: numDependencies %zu is too large", call, ndeps);
     }
-    void *cur = atomic_load_explicit(&s->capture, memory_order_acquire);
+    void *cur = gr_load_acquire(&s->capture);
     if (cur) {
         char d[160];
         return gr__fail(grErrorIllegalState, "%s: stream %p already takes part in %s; end it first", call,
@@ -173,7 +173,7 @@ static grError_t begin(const char *call, grStream_t stream, grGraph_t graph, con
     c->nblocking = (s->flags & GR_STREAM_NONBLOCKING) ? 0u : 1u;
     gr__stream_retain(s);
     gr__capture_register(c);
-    atomic_store_explicit(&s->capture, c, memory_order_release);
+    gr_store_release(&s->capture, c);
     return grSuccess;
 oom:
     gr__free(c->members);
@@ -261,7 +261,7 @@ static void finish(gr_capture *c, bool keep)
 {
     gr__capture_unregister(c);
     for (uint32_t i = 0; i < c->nmembers; i++) {
-        atomic_store_explicit(&c->members[i].s->capture, NULL, memory_order_release);
+        gr_store_release(&c->members[i].s->capture, NULL);
         gr__stream_release(c->members[i].s);
         gr__depset_free(&c->members[i].deps);
     }
@@ -297,7 +297,7 @@ GR_API grError_t grStreamEndCapture(grStream_t stream, grGraph_t *pGraph)
         return gr__fail(grErrorInvalidValue, "grStreamEndCapture: pGraph (the output pointer) is NULL");
     if ((err = gr__stream_from_handle(call, stream, &s)))
         return err;
-    c = atomic_load_explicit(&s->capture, memory_order_acquire);
+    c = gr_load_acquire(&s->capture);
     if (!c)
         return gr__fail(grErrorIllegalState,
                         "grStreamEndCapture: stream %p is not capturing; begin a capture with "
@@ -389,7 +389,7 @@ static grError_t capture_info(const char *call, grStream_t stream, grStreamCaptu
         return gr__fail(grErrorInvalidValue, "%s: captureStatus_out (the output pointer) is NULL", call);
     if ((err = gr__stream_from_handle(call, stream, &s)))
         return err;
-    c = atomic_load_explicit(&s->capture, memory_order_acquire);
+    c = gr_load_acquire(&s->capture);
     if (!c) {
         if ((s->flags & GR_STREAM_LEGACY) && gr__capture_any() && gr__capture_blocking_active())
             return gr__fail(grErrorStreamCaptureImplicit,
@@ -436,7 +436,7 @@ GR_API grError_t grStreamUpdateCaptureDependencies(grStream_t stream, grGraphNod
         return gr__fail(grErrorInvalidValue, "%s: numDependencies %zu is too large", call, numDependencies);
     if ((err = gr__stream_from_handle(call, stream, &s)))
         return err;
-    c = atomic_load_explicit(&s->capture, memory_order_acquire);
+    c = gr_load_acquire(&s->capture);
     if (!c)
         return gr__fail(grErrorIllegalState, "%s: stream %p is not capturing", call, GR_PTR(s));
     gr__spin_lock(&c->lock);

@@ -19,12 +19,12 @@ extern atomic_int gr__captures_active;
 
 static inline bool gr__capture_any(void)
 {
-    return atomic_load_explicit(&gr__captures_active, memory_order_relaxed) != 0;
+    return gr_load_relaxed(&gr__captures_active) != 0;
 }
 
 static inline bool gr__stream_capturing(gr_stream *s)
 {
-    return atomic_load_explicit(&s->capture, memory_order_acquire) != NULL;
+    return gr_load_acquire(&s->capture) != NULL;
 }
 
 /* Records one operation issued to capturing stream s as a node of the

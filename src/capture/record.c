@@ -156,7 +156,7 @@ static const char *refusal(grGraphNodeType t)
 
 grError_t gr__capture_check_active(const char *call, gr_stream *s)
 {
-    gr_capture *c = atomic_load_explicit(&s->capture, memory_order_acquire);
+    gr_capture *c = gr_load_acquire(&s->capture);
     if (c && gr_load_acquire(&c->status) != grStreamCaptureStatusActive)
         return gr__capture_fail_invalidated(call, c, s);
     return grSuccess;
@@ -164,7 +164,7 @@ grError_t gr__capture_check_active(const char *call, gr_stream *s)
 
 grError_t gr__capture_record(const char *call, gr_stream *s, const grGraphNodeParams *desc)
 {
-    gr_capture *c = atomic_load_explicit(&s->capture, memory_order_acquire);
+    gr_capture *c = gr_load_acquire(&s->capture);
     gr_node_params p;
     grGraphNode_t node;
     grGraphNodeType t = desc->type;
@@ -218,7 +218,7 @@ grError_t gr__capture_record(const char *call, gr_stream *s, const grGraphNodePa
 
 grError_t gr__capture_event_record(const char *call, grEvent_t e, gr_stream *s)
 {
-    gr_capture *c = atomic_load_explicit(&s->capture, memory_order_acquire);
+    gr_capture *c = gr_load_acquire(&s->capture);
     gr_cap_event *ce = gr__calloc(1, sizeof *ce);
     if (!ce)
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory recording event %p in a capture", call,
@@ -348,14 +348,14 @@ static grError_t join(const char *call, gr_stream *s, grEvent_t e, gr_cap_event 
     c->nmembers++;
     if (!(s->flags & GR_STREAM_NONBLOCKING))
         c->nblocking++;
-    atomic_store_explicit(&s->capture, c, memory_order_release);
+    gr_store_release(&s->capture, c);
     gr__spin_unlock(&c->lock);
     return grSuccess;
 }
 
 grError_t gr__capture_wait_event(const char *call, gr_stream *s, grEvent_t e)
 {
-    gr_capture *c = atomic_load_explicit(&s->capture, memory_order_acquire);
+    gr_capture *c = gr_load_acquire(&s->capture);
     gr_cap_event *ce = NULL;
     bool recorded = false;
     char msg[768], d[160];

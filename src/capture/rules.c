@@ -27,7 +27,7 @@ void gr__capture_register(gr_capture *c)
     if (reg_head)
         reg_head->reg_prev = c;
     reg_head = c;
-    atomic_fetch_add_explicit(&gr__captures_active, 1, memory_order_relaxed);
+    gr_fetch_add_relaxed(&gr__captures_active, 1);
     pthread_mutex_unlock(&reg_lock);
 }
 
@@ -40,7 +40,7 @@ void gr__capture_unregister(gr_capture *c)
         reg_head = c->reg_next;
     if (c->reg_next)
         c->reg_next->reg_prev = c->reg_prev;
-    atomic_fetch_sub_explicit(&gr__captures_active, 1, memory_order_relaxed);
+    gr_fetch_sub_relaxed(&gr__captures_active, 1);
     pthread_mutex_unlock(&reg_lock);
 }
 
@@ -138,7 +138,7 @@ grError_t gr__capture_check_unsafe_slow(const char *call, gr_unsafe_kind kind, g
     switch (kind) {
     case GR_UNSAFE_STREAM_SYNC:
     case GR_UNSAFE_STREAM_QUERY: {
-        gr_capture *c = s ? atomic_load_explicit(&s->capture, memory_order_acquire) : NULL;
+        gr_capture *c = s ? gr_load_acquire(&s->capture) : NULL;
         if (c) {
             snprintf(msg, sizeof msg,
                      "%s: stream %p is capturing, so its work is being recorded, not run: it cannot be %s",

@@ -34,16 +34,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define GR_BIG_MAPS false
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define GR_BIG_MAPS false
-#endif
-#endif
-#ifndef GR_BIG_MAPS
-#define GR_BIG_MAPS true
-#endif
+/* Under AddressSanitizer every block is malloc'ed, so that it sees them. */
+#define GR_BIG_MAPS (!GR_ASAN)
 
 #define GR_BIG_HDR ((size_t)64)
 #define GR_BIG_MALLOC_HDR ((size_t)16) /* keeps malloc's alignment */

@@ -11,6 +11,8 @@
 #define GR_CORE_H
 
 #include "graphrt.h"
+#include "atomic.h"
+#include "barrier.h"
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -49,6 +51,17 @@
 #endif
 #ifndef GR_TSAN
 #define GR_TSAN 0
+#endif
+
+/* Memory the library holds but nobody may touch (freed pool blocks, dead
+ * shells): AddressSanitizer reports any access. */
+#if GR_ASAN
+#include <sanitizer/asan_interface.h>
+#define GR_POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
+#define GR_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#else
+#define GR_POISON(p, n) ((void)(p), (void)(n))
+#define GR_UNPOISON(p, n) ((void)(p), (void)(n))
 #endif
 
 /* Assert levels (STYLE.md): internal invariants only, never user input. */
@@ -102,19 +115,6 @@ enum {
     GR_MAGIC_POOL = 0x504f4f4cu,
     GR_MAGIC_DEAD = 0xdeaddeadu
 };
-
-/* Atomics named for their order. */
-#define gr_load_relaxed(p) atomic_load_explicit((p), memory_order_relaxed)
-#define gr_load_acquire(p) atomic_load_explicit((p), memory_order_acquire)
-#define gr_store_relaxed(p, v) atomic_store_explicit((p), (v), memory_order_relaxed)
-#define gr_store_release(p, v) atomic_store_explicit((p), (v), memory_order_release)
-#define gr_fetch_add_relaxed(p, v) atomic_fetch_add_explicit((p), (v), memory_order_relaxed)
-#define gr_fetch_add_acq_rel(p, v) atomic_fetch_add_explicit((p), (v), memory_order_acq_rel)
-#define gr_fetch_sub_acq_rel(p, v) atomic_fetch_sub_explicit((p), (v), memory_order_acq_rel)
-#define gr_fetch_sub_release(p, v) atomic_fetch_sub_explicit((p), (v), memory_order_release)
-#define gr_exchange_acq_rel(p, v) atomic_exchange_explicit((p), (v), memory_order_acq_rel)
-#define gr_fence_seq_cst() atomic_thread_fence(memory_order_seq_cst)
-#define gr_fence_acquire() atomic_thread_fence(memory_order_acquire)
 
 /* A CPU pause for spin loops. */
 static inline void gr__cpu_relax(void)

@@ -12,15 +12,6 @@
 
 #include <string.h>
 
-#if GR_ASAN
-#include <sanitizer/asan_interface.h>
-#define SHELL_POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
-#define SHELL_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
-#else
-#define SHELL_POISON(p, n) ((void)(p), (void)(n))
-#define SHELL_UNPOISON(p, n) ((void)(p), (void)(n))
-#endif
-
 /* The bytes a dead shell keeps readable: its magic word and the link. */
 #define SHELL_HEAD 16u
 
@@ -42,7 +33,7 @@ void *gr__shell_alloc(gr_shelf *sh)
     }
     gr__spin_unlock(&sh->lock);
     if (p) {
-        SHELL_UNPOISON((unsigned char *)p + SHELL_HEAD, sh->size - SHELL_HEAD);
+        GR_UNPOISON((unsigned char *)p + SHELL_HEAD, sh->size - SHELL_HEAD);
         return p;
     }
     return gr__aligned_alloc(GR_CACHELINE, sh->size);
@@ -53,7 +44,7 @@ void gr__shell_retire(gr_shelf *sh, void *p)
     gr_assert(*(const uint32_t *)p == GR_MAGIC_DEAD);
     gr_assert(sh->size >= SHELL_HEAD);
     *link_of(p) = NULL;
-    SHELL_POISON((unsigned char *)p + SHELL_HEAD, sh->size - SHELL_HEAD);
+    GR_POISON((unsigned char *)p + SHELL_HEAD, sh->size - SHELL_HEAD);
     gr__spin_lock(&sh->lock);
     if (sh->newest)
         *link_of(sh->newest) = p;

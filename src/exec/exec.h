@@ -206,7 +206,7 @@ static inline uint32_t gr__hash_ptr(const void *p)
  * (also when out of memory building the table on first use). */
 static inline const gr_node_slot *gr__exec_lookup(struct grGraphExec_st *e, const void *node)
 {
-    const gr_node_map *m = atomic_load_explicit(&e->map, memory_order_acquire);
+    const gr_node_map *m = gr_load_acquire(&e->map);
     if (GR_UNLIKELY(!m || !node))
         return gr__exec_lookup_slow(e, node);
     for (uint32_t h = gr__hash_ptr(node) & m->mask;; h = (h + 1) & m->mask) {
@@ -253,8 +253,8 @@ void gr__exec_write_begin_slow(grGraphExec_t e);
 static inline void gr__exec_write_begin(grGraphExec_t e)
 {
     gr__spin_lock_seq_cst(&e->lock);
-    gr_stream *s = atomic_load_explicit(&e->last_stream, memory_order_relaxed);
-    if (GR_LIKELY(!s || !(atomic_load_explicit(&s->lockw, memory_order_seq_cst) & GR_STREAM_LOCKED)) &&
+    gr_stream *s = gr_load_relaxed(&e->last_stream);
+    if (GR_LIKELY(!s || !(gr_load_seq_cst(&s->lockw) & GR_STREAM_LOCKED)) &&
         GR_LIKELY(gr_load_acquire(&e->launches_done) >= gr_load_relaxed(&e->launches)))
         return;
     gr__exec_write_begin_slow(e);

@@ -476,8 +476,7 @@ static const gr_node_map *build_map(struct grGraphExec_st *e)
         m->slots[h] = (gr_node_slot){e->orig[i].node, i, e->orig[i].pindex};
     }
     const gr_node_map *expected = NULL;
-    if (!atomic_compare_exchange_strong_explicit(&e->map, &expected, m, memory_order_acq_rel,
-                                                 memory_order_acquire)) {
+    if (!gr_cas_strong_acq_rel_acquire(&e->map, &expected, m)) {
         /* Another thread built it first. */
         gr__free(m);
         return expected;
@@ -489,7 +488,7 @@ const gr_node_slot *gr__exec_lookup_slow(struct grGraphExec_st *e, const void *n
 {
     if (!node)
         return NULL;
-    if (!atomic_load_explicit(&e->map, memory_order_acquire) && !build_map(e))
+    if (!gr_load_acquire(&e->map) && !build_map(e))
         return NULL;
     return gr__exec_lookup(e, node);
 }
@@ -509,8 +508,8 @@ static void exec_free(struct grGraphExec_st *e)
         gr__graphmem_exec_free(e);
     gr__plan_free(&e->plan);
     gr__big_free(e->orig);
-    gr__free((void *)atomic_load_explicit(&e->map, memory_order_relaxed));
-    gr_stream *last = atomic_load_explicit(&e->last_stream, memory_order_relaxed);
+    gr__free((void *)gr_load_relaxed(&e->map));
+    gr_stream *last = gr_load_relaxed(&e->last_stream);
     if (last)
         gr__stream_release(last);
     gr__mark_dead(&e->magic);

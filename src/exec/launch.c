@@ -83,7 +83,7 @@ static void wait_event(grEvent_t ev)
     gr__event_latest(ev, &s, &seq);
     if (!s)
         return;
-    gr__stream_wait_for(atomic_load_explicit(&gr__rt, memory_order_acquire), s, seq);
+    gr__stream_wait_for(gr_load_acquire(&gr__rt), s, seq);
     gr__stream_release(s);
 }
 
@@ -143,7 +143,7 @@ static inline bool count_down(gr_plan *p, uint32_t v, bool shared)
         gr_store_relaxed(&c->pending, left ? left : (int32_t)c->npred);
         return left == 0;
     }
-    if (atomic_fetch_sub_explicit(&c->pending, 1, memory_order_acq_rel) == 1) {
+    if (gr_fetch_sub_acq_rel(&c->pending, 1) == 1) {
         gr_store_relaxed(&c->pending, (int32_t)c->npred);
         return true;
     }
@@ -156,12 +156,14 @@ static void finish_launch(gr_plan *p)
      * launch nobody joined was run to the end by its owner, which is not
      * waiting: nothing to publish or wake. */
     uint32_t next = gr_load_relaxed(&p->finished) + 1u;
-    if (!atomic_load_explicit(&p->shared, memory_order_relaxed)) {
-        atomic_store_explicit(&p->finished, next, memory_order_relaxed);
+    if (!gr_load_relaxed(&p->shared)) {
+        gr_store_relaxed(&p->finished, next);
         return;
     }
-    atomic_store_explicit(&p->finished, next, memory_order_seq_cst);
-    if (atomic_load(&p->owner_sleeping))
+    /* Dekker with wait_for_others (store owner_sleeping, load finished):
+     * either it sees this launch finished or this sees it asleep. */
+    gr_store_seq_cst(&p->finished, next);
+    if (gr_load_seq_cst(&p->owner_sleeping))
         gr__futex_wake(&p->finished, 1);
 }
 
@@ -176,8 +178,8 @@ static void expose_some(gr_runtime *rt, gr_worker *w, gr_plan *p, size_t base)
     int64_t room = (int64_t)rt->nworkers - 1 - waiting;
     if (room <= 0)
         return;
-    if (!atomic_load_explicit(&p->shared, memory_order_relaxed))
-        atomic_store_explicit(&p->shared, true, memory_order_relaxed);
+    if (!gr_load_relaxed(&p->shared))
+        gr_store_relaxed(&p->shared, true);
     unsigned pushed = 0;
     for (; room > 0 && w->nlocal > base; room--) {
         gr_item it = w->local[--w->nlocal];
@@ -199,7 +201,7 @@ static void expose_some(gr_runtime *rt, gr_worker *w, gr_plan *p, size_t base)
  * (the launch is over: touch nothing of the plan). */
 static bool run_from(gr_worker *w, gr_plan *p, gr_pnode *n, bool expose, size_t base)
 {
-    gr_runtime *rt = atomic_load_explicit(&gr__rt, memory_order_relaxed);
+    gr_runtime *rt = gr_load_relaxed(&gr__rt);
     gr_pnode *nodes = p->nodes;
     const uint32_t *succ = p->succ;
     grKernelCtx ctx;
@@ -214,7 +216,7 @@ static bool run_from(gr_worker *w, gr_plan *p, gr_pnode *n, bool expose, size_t 
             expose_some(rt, w, p, base);
         run_body(n, &ctx);
         gr_pnode *next = NULL;
-        bool shared = atomic_load_explicit(&p->shared, memory_order_relaxed);
+        bool shared = gr_load_relaxed(&p->shared);
         for (uint32_t i = n->succ_begin; i < n->succ_end; i++) {
             if (i >= n->succ_mid && !count_down(p, succ[i], shared))
                 continue;
@@ -241,9 +243,9 @@ void gr__exec_node_item(gr_worker *w, void *node)
 {
     gr_pnode *n = node;
     gr_plan *p = gr__pnode_plan(n);
-    atomic_fetch_add_explicit(&p->thieves, 1, memory_order_acquire);
+    gr_fetch_add_acquire(&p->thieves, 1);
     run_from(w, p, n, true, w->nlocal);
-    atomic_fetch_sub_explicit(&p->thieves, 1, memory_order_release);
+    gr_fetch_sub_release(&p->thieves, 1);
 }
 
 /* The owner of a shared launch, out of work of its own: helps until the
@@ -260,17 +262,18 @@ static void wait_for_others(gr_runtime *rt, gr_worker *w, gr_plan *p, uint32_t t
             gr__cpu_relax();
             continue;
         }
-        atomic_store(&p->owner_sleeping, 1);
-        if (atomic_load(&p->finished) != target)
+        /* Dekker with finish_launch (store finished, load owner_sleeping). */
+        gr_store_seq_cst(&p->owner_sleeping, 1);
+        if (gr_load_seq_cst(&p->finished) != target)
             gr__futex_wait(&p->finished, target - 1);
-        atomic_store(&p->owner_sleeping, 0);
+        gr_store_seq_cst(&p->owner_sleeping, 0);
     }
 }
 
 void gr__exec_run(gr_worker *w, struct grGraphExec_st *e)
 {
     gr_plan *p = &e->plan;
-    gr_runtime *rt = atomic_load_explicit(&gr__rt, memory_order_relaxed);
+    gr_runtime *rt = gr_load_relaxed(&gr__rt);
     uint32_t target = gr_load_relaxed(&p->finished) + 1;
     /* The cost per node only decides whether to expose nodes to other
      * workers: with none it is not measured. It is measured in ticks, a
@@ -281,7 +284,7 @@ void gr__exec_run(gr_worker *w, struct grGraphExec_st *e)
         (p->avg_ticks_x16 == 0 ||
          p->avg_ticks_x16 / 16 >= GR_EXPOSE_MIN_NODE_NS * gr__ticks_per_us(rt) / 1000 || p->runs < 2);
     uint64_t t0 = measure ? gr__ticks() : 0;
-    atomic_store_explicit(&p->shared, false, memory_order_relaxed);
+    gr_store_relaxed(&p->shared, false);
     if (!expose) {
         /* Nobody else takes part: the plan's order is topological, so
          * running it front to back honours every edge, with no countdown
@@ -305,7 +308,7 @@ void gr__exec_run(gr_worker *w, struct grGraphExec_st *e)
             wait_for_others(rt, w, p, target);
     }
     /* Thieves may still be leaving run_from; the plan must outlive them. */
-    while (atomic_load_explicit(&p->thieves, memory_order_acquire) != 0)
+    while (gr_load_acquire(&p->thieves) != 0)
         gr__cpu_relax();
     if (measure) {
         uint64_t per = ((gr__ticks() - t0) * 16) / p->nnodes;
@@ -328,7 +331,7 @@ GR_NOINLINE void gr__exec_quiesce_slow(grGraphExec_t e)
     /* Under e's lock last_stream stays put; last_seq may still grow with
      * launches on that stream issued meanwhile, which this call does not
      * promise to wait for. */
-    s = atomic_load_explicit(&e->last_stream, memory_order_relaxed);
+    s = gr_load_relaxed(&e->last_stream);
     if (s) {
         seq = gr_load_relaxed(&e->last_seq);
         /* It may have ended since the counts were read: then no
@@ -350,9 +353,9 @@ GR_NOINLINE void gr__exec_write_begin_slow(grGraphExec_t e)
         /* e's lock is held: last_stream stays put. A launch that locked
          * it before our exchange either saw the lock and backs off, or is
          * being queued: wait for its unlock, which publishes its count. */
-        gr_stream *s = atomic_load_explicit(&e->last_stream, memory_order_relaxed);
-        if (s)
-            while (atomic_load_explicit(&s->lockw, memory_order_seq_cst) & GR_STREAM_LOCKED)
+        gr_stream *s = gr_load_relaxed(&e->last_stream);
+        if (s) /* pairs with grGraphLaunch's lock and test, as in gr__exec_write_begin */
+            while (gr_load_seq_cst(&s->lockw) & GR_STREAM_LOCKED)
                 gr__cpu_relax();
         if (gr_load_acquire(&e->launches_done) >= gr_load_relaxed(&e->launches))
             return;
@@ -444,7 +447,7 @@ static GR_NOINLINE grError_t launch_oom(grStream_t stream)
 static GR_NOINLINE grError_t launch_moving(gr_runtime *rt, grGraphExec_t e, gr_stream *s, grStream_t stream)
 {
     gr__spin_lock(&e->lock);
-    gr_stream *prev = atomic_load_explicit(&e->last_stream, memory_order_relaxed);
+    gr_stream *prev = gr_load_relaxed(&e->last_stream);
     gr_stream *from = prev != s ? prev : NULL; /* another thread may have moved it here */
     if (from && from < s)
         gr__stream_lock(from);
@@ -473,7 +476,7 @@ static GR_NOINLINE grError_t launch_moving(gr_runtime *rt, grGraphExec_t e, gr_s
     }
     if (prev != s) {
         gr__stream_retain(s);
-        atomic_store_explicit(&e->last_stream, s, memory_order_relaxed);
+        gr_store_relaxed(&e->last_stream, s);
     }
     publish_launch(e, s, op);
     if (from)
@@ -511,14 +514,14 @@ GR_API grError_t grGraphLaunch(grGraphExec_t graphExec, grStream_t stream)
     /* The usual case, a launch on the stream of the last one, needs only
      * s's lock: last_stream moves to or from a stream only under that
      * stream's lock, so it cannot change while s's lock is held. */
-    if (atomic_load_explicit(&graphExec->last_stream, memory_order_relaxed) != s)
+    if (gr_load_relaxed(&graphExec->last_stream) != s)
         return launch_moving(rt, graphExec, s, stream);
     gr_op *op = gr__stream_lock_slot(rt, s);
     if (!op)
         return launch_oom(stream);
     /* A writer of the plan holds e's lock: queue behind it. Pairs with
      * gr__exec_write_begin (the stream's lock was taken seq_cst). */
-    if (GR_UNLIKELY(atomic_load_explicit(&graphExec->last_stream, memory_order_relaxed) != s ||
+    if (GR_UNLIKELY(gr_load_relaxed(&graphExec->last_stream) != s ||
                     gr__spin_held_seq_cst(&graphExec->lock))) {
         gr__stream_unlock(rt, s);
         return launch_moving(rt, graphExec, s, stream);

@@ -172,8 +172,8 @@ static void update_span(void)
 {
     gr_store_release(&gr__mem_gen, gr_load_relaxed(&gr__mem_gen) + 1);
     gr_alloc_rec *lo = tree_edge(tracker.root, 0), *hi = tree_edge(tracker.root, 1);
-    atomic_store_explicit(&tracker.span_lo, lo ? lo->base : UINTPTR_MAX, memory_order_release);
-    atomic_store_explicit(&tracker.span_hi, hi ? hi->base + hi->size : 0, memory_order_release);
+    gr_store_release(&tracker.span_lo, lo ? lo->base : UINTPTR_MAX);
+    gr_store_release(&tracker.span_hi, hi ? hi->base + hi->size : 0);
 }
 
 /* The record containing p, under a held lock. */
@@ -195,7 +195,7 @@ bool gr__mem_track(void *base, size_t size, gr_mem_kind kind)
     pthread_rwlock_wrlock(&tracker.lock);
     gr_assert(!find_containing(r->base) && !find_containing(r->base + size - 1));
     tracker.root = tree_insert(tracker.root, r);
-    atomic_fetch_add_explicit(&tracker.count, 1, memory_order_release);
+    gr_fetch_add_release(&tracker.count, 1);
     update_span();
     pthread_rwlock_unlock(&tracker.lock);
     return true;
@@ -211,7 +211,7 @@ bool gr__mem_untrack(void *base, gr_mem_kind kind)
         return false;
     }
     tracker.root = tree_remove(tracker.root, b);
-    atomic_fetch_sub_explicit(&tracker.count, 1, memory_order_release);
+    gr_fetch_sub_release(&tracker.count, 1);
     update_span();
     pthread_rwlock_unlock(&tracker.lock);
     free(r);
@@ -221,8 +221,7 @@ bool gr__mem_untrack(void *base, gr_mem_kind kind)
 bool gr__mem_lookup(const void *p, void **base, size_t *size, gr_mem_kind *kind)
 {
     uintptr_t a = (uintptr_t)p;
-    if (a < atomic_load_explicit(&tracker.span_lo, memory_order_acquire) ||
-        a >= atomic_load_explicit(&tracker.span_hi, memory_order_acquire))
+    if (a < gr_load_acquire(&tracker.span_lo) || a >= gr_load_acquire(&tracker.span_hi))
         return false;
     pthread_rwlock_rdlock(&tracker.lock);
     gr_alloc_rec *r = find_containing(a);
@@ -246,7 +245,7 @@ bool gr__mem_is_device(const void *p)
 
 size_t gr__mem_live_count(void)
 {
-    return atomic_load_explicit(&tracker.count, memory_order_acquire);
+    return gr_load_acquire(&tracker.count);
 }
 
 bool gr__mem_range_ok(const void *p, size_t n, void **base, size_t *size)
@@ -260,8 +259,7 @@ bool gr__mem_range_ok(const void *p, size_t n, void **base, size_t *size)
         return false;
     }
     /* Outside the span of every tracked range: plain host memory. */
-    if (a + n <= atomic_load_explicit(&tracker.span_lo, memory_order_acquire) ||
-        a >= atomic_load_explicit(&tracker.span_hi, memory_order_acquire))
+    if (a + n <= gr_load_acquire(&tracker.span_lo) || a >= gr_load_acquire(&tracker.span_hi))
         return true;
     pthread_rwlock_rdlock(&tracker.lock);
     /* The allocation p lies in must hold the whole range; a range that
@@ -324,7 +322,7 @@ void gr__mem_reset(void)
     pthread_rwlock_wrlock(&tracker.lock);
     gr_alloc_rec *root = tracker.root;
     tracker.root = NULL;
-    atomic_store_explicit(&tracker.count, 0, memory_order_release);
+    gr_store_release(&tracker.count, 0);
     update_span();
     pthread_rwlock_unlock(&tracker.lock);
     free_subtree(root);

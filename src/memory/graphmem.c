@@ -337,9 +337,8 @@ static void reclaim_destroyed(void)
             }
             if (!x->destroyed)
                 continue;
-            int r = atomic_load_explicit(&x->e->refs, memory_order_relaxed);
-            while (r > 0 && !atomic_compare_exchange_weak_explicit(
-                                &x->e->refs, &r, r + 1, memory_order_acquire, memory_order_relaxed))
+            int r = gr_load_relaxed(&x->e->refs);
+            while (r > 0 && !gr_cas_weak_acquire(&x->e->refs, &r, r + 1))
                 ;
             if (r > 0)
                 victim = x->e;

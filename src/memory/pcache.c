@@ -53,11 +53,9 @@
  */
 #include "pool_int.h"
 
-#include <linux/membarrier.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 /* CACHE_RMW: ThreadSanitizer builds, whose owners use a seq_cst
@@ -78,23 +76,18 @@ static pthread_once_t cache_once = PTHREAD_ONCE_INIT;
 static pthread_key_t cache_key; /* its destructor drains at thread exit */
 static int cache_mode;          /* CACHE_*, set once by cache_init */
 
-/* The flusher's side of the Dekker: after setting 'stop' on caches. */
+/* The flusher's side of the Dekker (core/barrier.h): after setting
+ * 'stop' on caches. */
 static void cache_barrier(void)
 {
-    if (cache_mode == CACHE_ASYM) {
-        /* Registered by cache_init, so it cannot fail. */
-        long rc = syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
-        gr_assert(rc == 0);
-        (void)rc;
-    }
-    atomic_thread_fence(memory_order_seq_cst);
+    gr_barrier_heavy();
 }
 
 /* Waits for the owner of a stopped cache to leave it (a few instructions,
  * unless it is descheduled inside or waiting for a pool lock). */
 static void cache_wait_idle(gr_pcache *c)
 {
-    for (unsigned spins = 0; atomic_load_explicit(&c->busy, memory_order_acquire); spins++) {
+    for (unsigned spins = 0; gr_load_acquire(&c->busy); spins++) {
         if (spins < 64)
             gr__cpu_relax();
         else
@@ -263,10 +256,11 @@ static void cache_exit(void *arg)
 static void cache_init(void)
 {
     const char *env = getenv("GRAPHRT_POOL_CACHE");
-    int mode = GR_POOL_TSAN ? CACHE_RMW : CACHE_ASYM;
+    gr__barrier_setup();
+    int mode = GR_TSAN ? CACHE_RMW : CACHE_ASYM;
     if (env && strcmp(env, "off") == 0)
         mode = CACHE_OFF;
-    if (mode == CACHE_ASYM && syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) != 0)
+    if (mode == CACHE_ASYM && !gr__barrier_asym())
         mode = CACHE_OFF;
     if (mode != CACHE_OFF && pthread_key_create(&cache_key, cache_exit) != 0)
         mode = CACHE_OFF;
@@ -324,7 +318,7 @@ void gr__pcache_flush(grMemPool_t pool, bool all)
     gr__spin_lock(&pool->lock);
     for (gr_pcache *c = pool->caches; c; c = c->pnext)
         if (all || gr_load_relaxed(&c->delta) != 0) {
-            atomic_store_explicit(&c->stop, 1, memory_order_seq_cst);
+            gr_store_seq_cst(&c->stop, 1);
             c->fnext = stopped;
             stopped = c;
         }
@@ -341,7 +335,7 @@ void gr__pcache_flush(grMemPool_t pool, bool all)
                 cache_drain_locked(c);
         gr__spin_unlock(&pool->lock);
         for (gr_pcache *c = stopped; c; c = c->fnext)
-            atomic_store_explicit(&c->stop, 0, memory_order_seq_cst);
+            gr_store_seq_cst(&c->stop, 0);
     }
     pthread_mutex_unlock(&caches.lock);
 }
@@ -353,7 +347,7 @@ void gr__pcache_reset_all(void)
 {
     pthread_mutex_lock(&caches.lock);
     for (gr_pcache *c = caches.list; c; c = c->next)
-        atomic_store_explicit(&c->stop, 1, memory_order_seq_cst);
+        gr_store_seq_cst(&c->stop, 1);
     if (caches.list)
         cache_barrier();
     for (gr_pcache *c = caches.list; c; c = c->next) {
@@ -366,7 +360,7 @@ void gr__pcache_reset_all(void)
         c->pnext = c->pprev = NULL;
         if (++c->bind == 0)
             c->bind = 1;
-        atomic_store_explicit(&c->stop, 0, memory_order_seq_cst);
+        gr_store_seq_cst(&c->stop, 0);
     }
     pthread_mutex_unlock(&caches.lock);
 }
@@ -385,7 +379,7 @@ bool gr__pcache_push_slow(gr_pblock *b, gr_stream *s)
     if (!c)
         return false;
     uint64_t seq = gr_load_acquire(&s->tail);
-#if GR_POOL_ASAN
+#if GR_ASAN
     /* A cached block is poisoned from its free on: cache only a block
      * whose free takes effect now (no work queued on s). */
     if (!gr__stream_reached(s, seq))
@@ -413,7 +407,7 @@ bool gr__pcache_push_slow(gr_pblock *b, gr_stream *s)
             c->slot[cls][c->n[cls]].b = b;
             c->n[cls]++;
             gr_store_relaxed(&c->delta, gr_load_relaxed(&c->delta) - (int64_t)b->size);
-            POISON(b->ptr, b->size);
+            GR_POISON(b->ptr, b->size);
             note_over(pool);
         }
     }

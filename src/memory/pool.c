@@ -172,7 +172,7 @@ __attribute__((tls_model("initial-exec"))) _Thread_local gr_pool_tls gr__ptls;
  * since its entries were recorded. One relaxed load when nothing did. */
 static inline void ring_sync(void)
 {
-    uint64_t e = atomic_load_explicit(&ring_epoch, memory_order_relaxed);
+    uint64_t e = gr_load_relaxed(&ring_epoch);
     if (GR_UNLIKELY(gr__ptls.epoch != e)) {
         memset(gr__ptls.e, 0, sizeof gr__ptls.e);
         gr__ptls.hot.ptr = NULL;
@@ -225,7 +225,7 @@ static inline gr_pblock *ring_take(const void *p)
 
 static inline void ring_invalidate(void)
 {
-    atomic_fetch_add_explicit(&ring_epoch, 1, memory_order_relaxed);
+    gr_fetch_add_relaxed(&ring_epoch, 1);
 }
 
 bool gr__pool_owns(const void *p)
@@ -315,21 +315,21 @@ static GR_NOINLINE grMemPool_t default_pool_slow(void)
         return p;
     }
     registry.dflt = p;
-    atomic_store_explicit(&dflt_cache, p, memory_order_release);
+    gr_store_release(&dflt_cache, p);
     pthread_mutex_unlock(&registry.lock);
     return p;
 }
 
 static inline grMemPool_t default_pool(void)
 {
-    grMemPool_t p = atomic_load_explicit(&dflt_cache, memory_order_acquire);
+    grMemPool_t p = gr_load_acquire(&dflt_cache);
     return GR_LIKELY(p) ? p : default_pool_slow();
 }
 
 /* The pool grMallocAsync uses: the current one, else the default one. */
 static inline grMemPool_t current(void)
 {
-    grMemPool_t p = atomic_load_explicit(&current_pool, memory_order_acquire);
+    grMemPool_t p = gr_load_acquire(&current_pool);
     return GR_LIKELY(p) ? p : default_pool();
 }
 
@@ -417,10 +417,10 @@ static inline bool cache_pop(gr_pcache *c, grMemPool_t pool, gr_stream *s, unsig
             if (d > gr_load_relaxed(&c->peak))
                 gr_store_relaxed(&c->peak, d);
             b->state = BLOCK_LIVE;
-#if GR_POOL_ASAN
+#if GR_ASAN
             b->gen++;
 #endif
-            UNPOISON(p, size);
+            GR_UNPOISON(p, size);
             ring_put_from(p, b, cls, c->bind);
             *out = p;
             ok = true;
@@ -439,7 +439,7 @@ static inline bool cache_push_fast(gr_pcache *c, gr_pblock *b, gr_stream *s)
     unsigned cls = b->cls;
     bool ok = false;
     /* ASan builds take cache_push_slow, which poisons. */
-    if (GR_POOL_ASAN || cls >= CACHE_CLASSES || b->fs != s)
+    if (GR_ASAN || cls >= CACHE_CLASSES || b->fs != s)
         return false;
     if (GR_LIKELY(cache_enter(c))) {
         unsigned n = c->n[cls];
@@ -466,7 +466,7 @@ static inline bool cache_push_hot(gr_pcache *c, void *p, gr_stream *s)
     unsigned cls = gr__ptls.hot.cls;
     gr_pblock *b = gr__ptls.hot.b;
     bool ok = false;
-    if (GR_POOL_ASAN)
+    if (GR_ASAN)
         return false; /* cache_push_slow poisons */
     if (GR_LIKELY(cache_enter(c))) {
         unsigned n = c->n[cls];
@@ -505,7 +505,7 @@ static void block_release(gr_pblock *b)
     grMemPool_t pool = b->pool;
     map_remove(b);
     gr__mem_untrack(b->ptr, GR_MEM_POOL);
-    UNPOISON(b->ptr, b->size);
+    GR_UNPOISON(b->ptr, b->size);
     free(b->ptr);
     if (b->fs)
         gr__stream_release(b->fs);
@@ -551,7 +551,7 @@ static void trim(grMemPool_t pool, uint64_t keep)
 
 void gr__pool_on_sync_slow(void)
 {
-    if (!atomic_exchange_explicit(&gr__pool_trim_pending, false, memory_order_acq_rel))
+    if (!gr_exchange_acq_rel(&gr__pool_trim_pending, false))
         return;
     /* Pin every pool under the registry lock, trim outside it. */
     for (;;) {
@@ -559,7 +559,7 @@ void gr__pool_on_sync_slow(void)
         uint64_t keep = 0;
         pthread_mutex_lock(&registry.lock);
         for (grMemPool_t p = registry.list; p; p = p->reg_next) {
-            uint64_t th = atomic_load_explicit(&p->threshold, memory_order_relaxed);
+            uint64_t th = gr_load_relaxed(&p->threshold);
             gr__spin_lock(&p->lock);
             bool over = reserved_of(p) > th && reserved_of(p) > gr__pcache_used_locked(p);
             gr__spin_unlock(&p->lock);
@@ -586,7 +586,7 @@ void gr__pool_on_sync_slow(void)
         pool_unref(todo);
         if (!progress) {
             /* Frees still pending: try again at the next synchronisation. */
-            atomic_store_explicit(&gr__pool_trim_pending, true, memory_order_relaxed);
+            gr_store_relaxed(&gr__pool_trim_pending, true);
             return;
         }
     }
@@ -709,10 +709,10 @@ static GR_NOINLINE gr_pblock *take_slow(grMemPool_t pool, unsigned cls, gr_strea
 /* Hands out b (LIVE) for an allocation of 'size' bytes. */
 static inline void block_hand_out(gr_pblock *b, size_t size, void **out)
 {
-#if GR_POOL_ASAN
+#if GR_ASAN
     b->gen++;
 #endif
-    UNPOISON(b->ptr, size);
+    GR_UNPOISON(b->ptr, size);
     ring_put(b);
     *out = b->ptr;
 }
@@ -783,7 +783,7 @@ static inline grError_t pool_alloc(const char *call, grMemPool_t pool, void **ou
 
 /* ------------------------------------------------------------------ free */
 
-#if GR_POOL_ASAN
+#if GR_ASAN
 typedef struct poison_args {
     void *ptr;
     uint64_t gen;
@@ -800,7 +800,7 @@ static void poison_op(void *data)
     if (b) {
         gr__spin_lock(&b->pool->lock);
         if (b->state == BLOCK_FREE && b->gen == a->gen)
-            POISON(b->ptr, b->size);
+            GR_POISON(b->ptr, b->size);
         gr__spin_unlock(&b->pool->lock);
     }
     gr__spin_unlock(map_lock_for(h));
@@ -922,21 +922,21 @@ static GR_NOINLINE grError_t pool_free_slow(const char *call, void *p, gr_stream
     b->next = pool->bins[b->cls];
     pool->bins[b->cls] = b;
     gr__pcache_used_add_locked(pool, -(int64_t)b->size);
-    bool over = reserved_of(pool) > atomic_load_explicit(&pool->threshold, memory_order_relaxed);
-#if GR_POOL_ASAN
+    bool over = reserved_of(pool) > gr_load_relaxed(&pool->threshold);
+#if GR_ASAN
     uint64_t gen = b->gen;
     bool reached = gr__stream_reached(s, b->fseq);
     if (reached)
-        POISON(b->ptr, b->size);
+        GR_POISON(b->ptr, b->size);
 #endif
     gr__spin_unlock(&pool->lock);
     if (shard)
         gr__spin_unlock(shard);
     if (old)
         gr__stream_release(old);
-    if (over && !atomic_load_explicit(&gr__pool_trim_pending, memory_order_relaxed))
-        atomic_store_explicit(&gr__pool_trim_pending, true, memory_order_relaxed);
-#if GR_POOL_ASAN
+    if (over && !gr_load_relaxed(&gr__pool_trim_pending))
+        gr_store_relaxed(&gr__pool_trim_pending, true);
+#if GR_ASAN
     if (!reached) {
         poison_args a = {p, gen};
         (void)gr__stream_enqueue_call(call, s, poison_op, &a, sizeof a);
@@ -1037,7 +1037,7 @@ GR_API grError_t grMemPoolDestroy(grMemPool_t memPool)
                         GR_PTR(memPool));
     /* Destroying the current pool makes the default pool current again. */
     grMemPool_t expect = memPool;
-    atomic_compare_exchange_strong(&current_pool, &expect, NULL);
+    gr_cas_strong_seq_cst(&current_pool, &expect, NULL);
     gr__spin_lock(&memPool->lock);
     memPool->magic = GR_MAGIC_DEAD;
     gr__spin_unlock(&memPool->lock);
@@ -1097,7 +1097,7 @@ GR_API grError_t grDeviceSetMemPool(int device, grMemPool_t memPool)
         return err;
     if ((err = check_pool(call, memPool)) != grSuccess)
         return err;
-    atomic_store_explicit(&current_pool, memPool->is_default ? NULL : memPool, memory_order_release);
+    gr_store_release(&current_pool, memPool->is_default ? NULL : memPool);
     return grSuccess;
 }
 
@@ -1188,9 +1188,9 @@ GR_API grError_t grMallocAsync(void **devPtr, size_t size, grStream_t hStream)
     gr_stream *s = (gr_stream *)hStream;
     gr_pcache *c = gr__ptls.cache;
     if (GR_LIKELY(c && devPtr && size - 1 < CACHE_MAX_BYTES)) {
-        grMemPool_t pool = atomic_load_explicit(&current_pool, memory_order_acquire);
+        grMemPool_t pool = gr_load_acquire(&current_pool);
         if (!pool)
-            pool = atomic_load_explicit(&dflt_cache, memory_order_acquire);
+            pool = gr_load_acquire(&dflt_cache);
         /* A NULL pool matches no cache that holds blocks. */
         if (GR_LIKELY(cache_pop(c, pool, s, small_class_of(size), size, devPtr, true)))
             return grSuccess;
@@ -1226,7 +1226,7 @@ GR_API grError_t grFreeAsync(void *devPtr, grStream_t hStream)
     /* The newest ring entry: a free right after its allocation. */
     /* hot.bind 0: not from the cache (a large block, say): full path. */
     if (GR_LIKELY(c && devPtr && gr__ptls.hot.ptr == devPtr && gr__ptls.hot.bind &&
-                  gr__ptls.epoch == atomic_load_explicit(&ring_epoch, memory_order_relaxed)) &&
+                  gr__ptls.epoch == gr_load_relaxed(&ring_epoch)) &&
         GR_LIKELY(cache_push_hot(c, devPtr, s)))
         return grSuccess;
     return free_async(devPtr, hStream);
@@ -1253,16 +1253,16 @@ GR_API grError_t grMemPoolSetAttribute(grMemPool_t memPool, grMemPoolAttr attr, 
         return gr__fail(grErrorInvalidValue, "%s: value is NULL; pass a pointer to the new value", call);
     switch (attr) {
     case grMemPoolReuseFollowEventDependencies:
-        atomic_store(&memPool->reuse_follow, *(const int *)value != 0);
+        gr_store_seq_cst(&memPool->reuse_follow, *(const int *)value != 0);
         return grSuccess;
     case grMemPoolReuseAllowOpportunistic:
-        atomic_store(&memPool->reuse_opportunistic, *(const int *)value != 0);
+        gr_store_seq_cst(&memPool->reuse_opportunistic, *(const int *)value != 0);
         return grSuccess;
     case grMemPoolReuseAllowInternalDependencies:
-        atomic_store(&memPool->reuse_internal, *(const int *)value != 0);
+        gr_store_seq_cst(&memPool->reuse_internal, *(const int *)value != 0);
         return grSuccess;
     case grMemPoolAttrReleaseThreshold:
-        atomic_store(&memPool->threshold, *(const uint64_t *)value);
+        gr_store_seq_cst(&memPool->threshold, *(const uint64_t *)value);
         gr__spin_lock(&memPool->lock);
         over_update_locked(memPool);
         gr__spin_unlock(&memPool->lock);
@@ -1303,16 +1303,16 @@ GR_API grError_t grMemPoolGetAttribute(grMemPool_t memPool, grMemPoolAttr attr, 
         return gr__fail(grErrorInvalidValue, "%s: value is NULL; pass where to store the value", call);
     switch (attr) {
     case grMemPoolReuseFollowEventDependencies:
-        *(int *)value = atomic_load(&memPool->reuse_follow);
+        *(int *)value = gr_load_seq_cst(&memPool->reuse_follow);
         return grSuccess;
     case grMemPoolReuseAllowOpportunistic:
-        *(int *)value = atomic_load(&memPool->reuse_opportunistic);
+        *(int *)value = gr_load_seq_cst(&memPool->reuse_opportunistic);
         return grSuccess;
     case grMemPoolReuseAllowInternalDependencies:
-        *(int *)value = atomic_load(&memPool->reuse_internal);
+        *(int *)value = gr_load_seq_cst(&memPool->reuse_internal);
         return grSuccess;
     case grMemPoolAttrReleaseThreshold:
-        *(uint64_t *)value = atomic_load(&memPool->threshold);
+        *(uint64_t *)value = gr_load_seq_cst(&memPool->threshold);
         return grSuccess;
     case grMemPoolAttrReservedMemCurrent:
     case grMemPoolAttrReservedMemHigh:
@@ -1334,12 +1334,12 @@ GR_API grError_t grMemPoolGetAttribute(grMemPool_t memPool, grMemPoolAttr attr, 
 
 void gr__pool_reset_all(void)
 {
-    atomic_store(&current_pool, NULL);
+    gr_store_seq_cst(&current_pool, NULL);
     pthread_mutex_lock(&registry.lock);
     grMemPool_t list = registry.list;
     registry.list = NULL;
     registry.dflt = NULL;
-    atomic_store(&dflt_cache, NULL);
+    gr_store_seq_cst(&dflt_cache, NULL);
     pthread_mutex_unlock(&registry.lock);
     /* Every block of every pool, live, cached or free, dies with the
      * device; so do the descriptors every thread's ring and cache point
@@ -1352,7 +1352,7 @@ void gr__pool_reset_all(void)
         while (b) {
             gr_pblock *n = b->hnext;
             gr__mem_untrack(b->ptr, GR_MEM_POOL);
-            UNPOISON(b->ptr, b->size);
+            GR_UNPOISON(b->ptr, b->size);
             free(b->ptr);
             if (b->fs)
                 gr__stream_release(b->fs);

@@ -49,7 +49,7 @@ void gr__pool_on_sync_slow(void);
 extern atomic_bool gr__pool_trim_pending;
 static inline void gr__pool_on_sync(void)
 {
-    if (GR_UNLIKELY(atomic_load_explicit(&gr__pool_trim_pending, memory_order_relaxed)))
+    if (GR_UNLIKELY(gr_load_relaxed(&gr__pool_trim_pending)))
         gr__pool_on_sync_slow();
 }
 

@@ -14,36 +14,6 @@
 
 #include <pthread.h>
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define GR_POOL_ASAN 1
-#endif
-#endif
-#if !defined(GR_POOL_ASAN) && defined(__SANITIZE_ADDRESS__)
-#define GR_POOL_ASAN 1
-#endif
-#ifdef GR_POOL_ASAN
-#include <sanitizer/asan_interface.h>
-#define POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
-#define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
-#else
-#define GR_POOL_ASAN 0
-#define POISON(p, n) ((void)(p), (void)(n))
-#define UNPOISON(p, n) ((void)(p), (void)(n))
-#endif
-
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define GR_POOL_TSAN 1
-#endif
-#endif
-#if !defined(GR_POOL_TSAN) && defined(__SANITIZE_THREAD__)
-#define GR_POOL_TSAN 1
-#endif
-#ifndef GR_POOL_TSAN
-#define GR_POOL_TSAN 0
-#endif
-
 /* Size classes: 256 bytes, then four per power of two up to 2^48. */
 #define NCLASS 168
 
@@ -171,22 +141,22 @@ typedef struct gr_pcache {
  * and take the pool path). Costs two plain stores and a load on x86. */
 static inline bool cache_enter(gr_pcache *c)
 {
-#if GR_POOL_TSAN
-    atomic_exchange_explicit(&c->busy, 1, memory_order_seq_cst);
+#if GR_TSAN
+    gr_exchange_seq_cst(&c->busy, 1);
 #else
-    /* Only the compiler is kept from reordering: membarrier on the
-     * flusher's side does the rest. */
-    atomic_store_explicit(&c->busy, 1, memory_order_relaxed);
-    atomic_signal_fence(memory_order_seq_cst);
+    /* The hot side of core/barrier.h: caches are on only where it is a
+     * compiler barrier, the flusher's membarrier doing the rest. */
+    gr_store_relaxed(&c->busy, 1);
+    gr_barrier_light();
 #endif
-    return !atomic_load_explicit(&c->stop, memory_order_seq_cst);
+    return !gr_load_seq_cst(&c->stop);
 }
 
 /* The owner leaves. From here on another thread may take what the cache
  * holds: the owner touches no block it put there, nor its pool. */
 static inline void cache_leave(gr_pcache *c)
 {
-    atomic_store_explicit(&c->busy, 0, memory_order_release);
+    gr_store_release(&c->busy, 0);
 }
 
 /* After a free into a cache: the next synchronising call trims if the

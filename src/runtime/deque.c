@@ -37,27 +37,27 @@ bool gr__deque_init(gr_deque *d, int64_t cap)
 
 void gr__deque_fini(gr_deque *d)
 {
-    gr_deque_buf *b = atomic_load_explicit(&d->buf, memory_order_relaxed);
+    gr_deque_buf *b = gr_load_relaxed(&d->buf);
     while (b) {
         gr_deque_buf *o = b->older;
         gr__free(b);
         b = o;
     }
-    atomic_store_explicit(&d->buf, NULL, memory_order_relaxed);
+    gr_store_relaxed(&d->buf, NULL);
 }
 
 bool gr__deque_push(gr_deque *d, gr_item it)
 {
     int64_t b = gr_load_relaxed(&d->bottom);
     int64_t t = gr_load_acquire(&d->top);
-    gr_deque_buf *a = atomic_load_explicit(&d->buf, memory_order_relaxed);
+    gr_deque_buf *a = gr_load_relaxed(&d->buf);
     if (GR_UNLIKELY(b - t > a->cap - 1)) {
         gr_deque_buf *n = buf_new(a->cap * 2, a);
         if (!n)
             return false;
         for (int64_t i = t; i < b; i++)
             gr_store_relaxed(&n->items[i & (n->cap - 1)], gr_load_relaxed(&a->items[i & (a->cap - 1)]));
-        atomic_store_explicit(&d->buf, n, memory_order_release);
+        gr_store_release(&d->buf, n);
         a = n;
     }
     gr_store_relaxed(&a->items[b & (a->cap - 1)], it);
@@ -70,21 +70,22 @@ bool gr__deque_push(gr_deque *d, gr_item it)
 gr_item gr__deque_pop(gr_deque *d)
 {
     int64_t b = gr_load_relaxed(&d->bottom) - 1;
-    gr_deque_buf *a = atomic_load_explicit(&d->buf, memory_order_relaxed);
+    gr_deque_buf *a = gr_load_relaxed(&d->buf);
     int64_t t;
     gr_item x = 0;
     /* Fast exit without the fence when clearly empty. */
     if (gr_load_relaxed(&d->top) > b)
         return 0;
     gr_store_relaxed(&d->bottom, b);
+    /* Dekker with gr__deque_steal's fence (Le et al.): the owner's new
+     * bottom or the thief's claim of top is seen by the other. */
     gr_fence_seq_cst();
     t = gr_load_relaxed(&d->top);
     if (t <= b) {
         x = gr_load_relaxed(&a->items[b & (a->cap - 1)]);
         if (t == b) {
-            /* Last item: race against thieves for it. */
-            if (!atomic_compare_exchange_strong_explicit(&d->top, &t, t + 1, memory_order_seq_cst,
-                                                         memory_order_relaxed))
+            /* Last item: race against thieves for it (their CAS below). */
+            if (!gr_cas_strong_seq_cst(&d->top, &t, t + 1))
                 x = 0;
             gr_store_relaxed(&d->bottom, b + 1);
         }
@@ -97,14 +98,15 @@ gr_item gr__deque_pop(gr_deque *d)
 gr_item gr__deque_steal(gr_deque *d)
 {
     int64_t t = gr_load_acquire(&d->top);
+    /* Pairs with gr__deque_pop's fence between its bottom store and top load. */
     gr_fence_seq_cst();
     int64_t b = gr_load_acquire(&d->bottom);
     gr_item x = 0;
     if (t < b) {
-        gr_deque_buf *a = atomic_load_explicit(&d->buf, memory_order_acquire);
+        gr_deque_buf *a = gr_load_acquire(&d->buf);
         x = gr_load_relaxed(&a->items[t & (a->cap - 1)]);
-        if (!atomic_compare_exchange_strong_explicit(&d->top, &t, t + 1, memory_order_seq_cst,
-                                                     memory_order_relaxed))
+        /* Against other thieves and the owner's CAS for the last item. */
+        if (!gr_cas_strong_seq_cst(&d->top, &t, t + 1))
             return 0;
     }
     return x;

@@ -49,7 +49,7 @@ GR_API grError_t grDeviceSynchronize(void)
 
 GR_API grError_t grDeviceReset(void)
 {
-    if (atomic_load(&gr__rt)) {
+    if (gr_load_acquire(&gr__rt)) {
         gr__device_sync_all();
         gr__runtime_stop();
     }

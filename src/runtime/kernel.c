@@ -260,7 +260,7 @@ void gr__pfor_help(gr_worker *w, void *job)
     gr_pfor *j = job;
     (void)w;
     pfor_work(j);
-    atomic_fetch_add_explicit(&j->helpers_done, 1, memory_order_release);
+    gr_fetch_add_release(&j->helpers_done, 1);
 }
 
 void gr__kernel_run(const gr_kernel_call *c)
@@ -272,7 +272,7 @@ void gr__kernel_run(const gr_kernel_call *c)
         run_blocks(c, 0, nblocks);
         return;
     }
-    rt = atomic_load_explicit(&gr__rt, memory_order_acquire);
+    rt = gr_load_acquire(&gr__rt);
     gr_pfor j;
     j.c = c;
     j.nblocks = nblocks;
@@ -308,7 +308,7 @@ void gr__kernel_run(const gr_kernel_call *c)
         break;
     }
     int stolen = (int)(pushed - reclaimed);
-    while (atomic_load_explicit(&j.helpers_done, memory_order_acquire) < stolen)
+    while (gr_load_acquire(&j.helpers_done) < stolen)
         gr__cpu_relax();
 }
 

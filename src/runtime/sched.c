@@ -47,7 +47,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
-#include <linux/membarrier.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -142,8 +141,7 @@ static bool inj_push(gr_runtime *rt, gr_item it)
         gr_inj_cell *c = &rt->ring[pos & (GR_INJ_CELLS - 1)];
         intptr_t dif = (intptr_t)gr_load_acquire(&c->seq) - (intptr_t)pos;
         if (dif == 0) {
-            if (atomic_compare_exchange_weak_explicit(&rt->ring_enq, &pos, pos + 1, memory_order_seq_cst,
-                                                      memory_order_relaxed)) {
+            if (gr_cas_weak_seq_cst(&rt->ring_enq, &pos, pos + 1)) {
                 c->item = it;
                 gr_store_release(&c->seq, pos + 1);
                 return true;
@@ -165,8 +163,7 @@ static gr_item inj_pop(gr_runtime *rt)
         gr_inj_cell *c = &rt->ring[pos & (GR_INJ_CELLS - 1)];
         intptr_t dif = (intptr_t)gr_load_acquire(&c->seq) - (intptr_t)(pos + 1);
         if (dif == 0) {
-            if (atomic_compare_exchange_weak_explicit(&rt->ring_deq, &pos, pos + 1, memory_order_relaxed,
-                                                      memory_order_relaxed)) {
+            if (gr_cas_weak_relaxed(&rt->ring_deq, &pos, pos + 1)) {
                 gr_item it = c->item;
                 gr_store_release(&c->seq, pos + GR_INJ_CELLS);
                 return it;
@@ -179,7 +176,6 @@ static gr_item inj_pop(gr_runtime *rt)
     }
 }
 
-/* seq_cst loads: park() relies on them not passing its 'sleepers' RMW. */
 /* A background worker's look at the injection queue (the grace period). */
 static gr_item inj_pop_late(gr_runtime *rt, gr_worker *w)
 {
@@ -204,16 +200,17 @@ bool gr__sched_take_injected(gr_runtime *rt, gr_item it)
     gr_inj_cell *c = &rt->ring[pos & (GR_INJ_CELLS - 1)];
     if (gr_load_acquire(&c->seq) != pos + 1 || c->item != it)
         return false;
-    if (!atomic_compare_exchange_strong_explicit(&rt->ring_deq, &pos, pos + 1, memory_order_relaxed,
-                                                 memory_order_relaxed))
+    if (!gr_cas_strong_relaxed(&rt->ring_deq, &pos, pos + 1))
         return false;
     gr_store_release(&c->seq, pos + GR_INJ_CELLS);
     return true;
 }
 
+/* seq_cst loads: park() relies on them not passing its 'sleepers' RMW
+ * (Dekker with inj_push's CAS and the publishers' fence). */
 static bool inj_maybe_nonempty(gr_runtime *rt)
 {
-    return atomic_load(&rt->ring_deq) != atomic_load(&rt->ring_enq) || atomic_load(&rt->inj_hint);
+    return gr_load_seq_cst(&rt->ring_deq) != gr_load_seq_cst(&rt->ring_enq) || gr_load_seq_cst(&rt->inj_hint);
 }
 
 /* ------------------------------------------------------------- mailboxes */
@@ -226,8 +223,7 @@ static gr_worker *external_slot(gr_runtime *rt, unsigned j)
 bool gr__sched_unmail(gr_worker *slot, gr_item it)
 {
     gr_item cur = gr_load_relaxed(&slot->mail);
-    return cur == it && atomic_compare_exchange_strong_explicit(&slot->mail, &cur, 0, memory_order_acquire,
-                                                                memory_order_relaxed);
+    return cur == it && gr_cas_strong_acquire(&slot->mail, &cur, 0);
 }
 
 /* A background worker's look at the mailboxes: each item is left alone
@@ -273,7 +269,7 @@ static gr_item mail_take_any(gr_runtime *rt)
 static bool mail_maybe_nonempty(gr_runtime *rt)
 {
     for (unsigned j = 0; j < GR_EXTERNAL_SLOTS; j++)
-        if (atomic_load(&external_slot(rt, j)->mail))
+        if (gr_load_seq_cst(&external_slot(rt, j)->mail))
             return true;
     return false;
 }
@@ -340,11 +336,11 @@ static bool work_visible(gr_runtime *rt, bool ring)
  * park(): see the top of the file). */
 static void wake_one_ordered(gr_runtime *rt)
 {
-    if (atomic_load(&rt->spinning) != 0 || atomic_load(&rt->sleepers) == 0)
+    if (gr_load_seq_cst(&rt->spinning) != 0 || gr_load_seq_cst(&rt->sleepers) == 0)
         return;
-    uint32_t seq = atomic_load(&rt->wake_seq);
+    uint32_t seq = gr_load_seq_cst(&rt->wake_seq);
     while (!(seq & GR_WAKE_PENDING))
-        if (atomic_compare_exchange_weak(&rt->wake_seq, &seq, seq + GR_WAKE_PENDING)) {
+        if (gr_cas_weak_seq_cst(&rt->wake_seq, &seq, seq + GR_WAKE_PENDING)) {
             gr__futex_wake(&rt->wake_seq, 1);
             return;
         }
@@ -359,7 +355,7 @@ void gr__sched_wake_one(gr_runtime *rt)
 void gr__sched_wake_some(gr_runtime *rt, unsigned n)
 {
     gr_fence_seq_cst();
-    if (atomic_load(&rt->sleepers) > 0) {
+    if (gr_load_seq_cst(&rt->sleepers) > 0) {
         gr_fetch_add_acq_rel(&rt->wake_seq, GR_WAKE_STEP);
         gr__futex_wake(&rt->wake_seq, n > INT_MAX ? INT_MAX : (int)n);
     }
@@ -455,20 +451,23 @@ enum {
 static unsigned park(gr_runtime *rt, bool ring)
 {
     unsigned r = 0;
-    atomic_fetch_add(&rt->sleepers, 1);
+    /* Dekker with the publishers: they publish, then a seq_cst operation
+     * or fence, then read 'sleepers' (wake_one_ordered, gr__sched_wake_some,
+     * gr__sched_mail); this counts itself, then looks for work. */
+    gr_fetch_add_seq_cst(&rt->sleepers, 1);
     /* Pairs with the compiler barrier of gr__sched_mail (see the top of
      * the file); it cannot fail once registered. */
-    if (ring && rt->heavy_barrier)
-        (void)GR_NEVER(syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0);
-    uint32_t seq = atomic_load(&rt->wake_seq);
-    if (!(seq & GR_WAKE_PENDING) && !work_visible(rt, ring) && !atomic_load(&rt->stop)) {
+    if (ring && gr__barrier_asym())
+        gr_barrier_heavy();
+    uint32_t seq = gr_load_seq_cst(&rt->wake_seq);
+    if (!(seq & GR_WAKE_PENDING) && !work_visible(rt, ring) && !gr_load_seq_cst(&rt->stop)) {
         gr__futex_wait(&rt->wake_seq, seq);
         r |= PARK_SLEPT;
     }
-    atomic_fetch_sub(&rt->sleepers, 1);
-    seq = atomic_load(&rt->wake_seq);
+    gr_fetch_sub_seq_cst(&rt->sleepers, 1);
+    seq = gr_load_seq_cst(&rt->wake_seq);
     while (seq & GR_WAKE_PENDING)
-        if (atomic_compare_exchange_weak(&rt->wake_seq, &seq, seq + GR_WAKE_PENDING)) {
+        if (gr_cas_weak_seq_cst(&rt->wake_seq, &seq, seq + GR_WAKE_PENDING)) {
             r |= PARK_TOOK_WAKE;
             break;
         }
@@ -478,13 +477,13 @@ static unsigned park(gr_runtime *rt, bool ring)
 static void *worker_main(void *arg)
 {
     gr_worker *w = arg;
-    gr_runtime *rt = atomic_load(&gr__rt);
+    gr_runtime *rt = gr_load_acquire(&gr__rt);
     char name[16];
     snprintf(name, sizeof name, "graphrt-w%u", w->index);
     pthread_setname_np(pthread_self(), name);
     gr__tls_worker = w;
     bool took_wake = false;
-    while (!atomic_load_explicit(&rt->stop, memory_order_acquire)) {
+    while (!gr_load_acquire(&rt->stop)) {
         gr_item it = gr__deque_pop(&w->dq);
         if (!it)
             it = find_work(rt, w);
@@ -501,14 +500,14 @@ static void *worker_main(void *arg)
         /* Two spinners are enough to pick up new work at once; more would
          * only add polling traffic on the lines busy threads write. The
          * others park, and are woken when nobody spins. */
-        if (atomic_fetch_add(&rt->spinning, 1) >= rt->max_spinners) {
+        if (gr_fetch_add_seq_cst(&rt->spinning, 1) >= rt->max_spinners) {
             /* The spinners watch the injection queue (a spinner only stops
              * spinning to run work, or to park after checking the queue),
              * so this worker sleeps unless a deque holds work. But while
              * it was counted, a submitter may have taken it for a spinner
              * and woken nobody: if the spinners left meanwhile (the count
              * drops to zero with it), it looks again instead. */
-            if (atomic_fetch_sub(&rt->spinning, 1) == 1)
+            if (gr_fetch_sub_seq_cst(&rt->spinning, 1) == 1)
                 continue;
             unsigned r = park(rt, false);
             took_wake = r & PARK_TOOK_WAKE;
@@ -527,7 +526,7 @@ static void *worker_main(void *arg)
         uint64_t gap = GR_POLL_TICKS_MIN;
         for (unsigned k = 1;; k++) {
             it = find_work(rt, w);
-            if (it || atomic_load_explicit(&rt->stop, memory_order_relaxed))
+            if (it || gr_load_relaxed(&rt->stop))
                 break;
             /* Back off to about a microsecond between polls. */
             gr__pause_ticks(gap);
@@ -544,7 +543,7 @@ static void *worker_main(void *arg)
                 }
             }
         }
-        int was = atomic_fetch_sub(&rt->spinning, 1);
+        int was = gr_fetch_sub_seq_cst(&rt->spinning, 1);
         if (it) {
             /* The last spinner is leaving to run work, which may take long
              * (a host function waiting for a gate): publishers saw a
@@ -572,9 +571,9 @@ static pthread_once_t slot_key_once = PTHREAD_ONCE_INIT;
 static void slot_thread_exit(void *p)
 {
     gr_worker *w = p;
-    gr_runtime *rt = atomic_load(&gr__rt);
+    gr_runtime *rt = gr_load_acquire(&gr__rt);
     if (rt && rt->generation == tls_slot_gen)
-        atomic_store_explicit(&w->taken, false, memory_order_release);
+        gr_store_release(&w->taken, false);
 }
 
 static void slot_key_init(void)
@@ -592,7 +591,7 @@ gr_worker *gr__slot_acquire(gr_runtime *rt)
     }
     for (unsigned i = rt->nworkers; i < rt->nslots; i++) {
         gr_worker *w = &rt->workers[i];
-        if (!gr_load_relaxed(&w->taken) && !atomic_exchange_explicit(&w->taken, true, memory_order_acquire)) {
+        if (!gr_load_relaxed(&w->taken) && !gr_exchange_acquire(&w->taken, true)) {
             pthread_once(&slot_key_once, slot_key_init);
             pthread_setspecific(slot_key, w);
             tls_slot = w;
@@ -619,9 +618,9 @@ void gr__sched_mail(gr_runtime *rt, gr_worker *slot, gr_item it)
     /* Dekker with park() (see the top of the file). A worker that took a
      * pending wake-up pairs with a fence only, so a wake-up, which is
      * expensive anyway, is decided after a real fence. */
-    if (rt->heavy_barrier) {
-        atomic_signal_fence(memory_order_seq_cst);
-        if (atomic_load(&rt->spinning) != 0 || atomic_load(&rt->sleepers) == 0)
+    if (gr__barrier_asym()) {
+        gr_barrier_light(); /* a compiler barrier: park() issues the heavy one */
+        if (gr_load_seq_cst(&rt->spinning) != 0 || gr_load_seq_cst(&rt->sleepers) == 0)
             return;
     }
     gr_fence_seq_cst();
@@ -669,7 +668,7 @@ gr_runtime *gr__runtime_start(void)
 {
     gr_runtime *rt;
     pthread_mutex_lock(&start_lock);
-    rt = atomic_load(&gr__rt);
+    rt = gr_load_acquire(&gr__rt);
     if (rt) {
         pthread_mutex_unlock(&start_lock);
         return rt;
@@ -687,11 +686,11 @@ gr_runtime *gr__runtime_start(void)
      * thread share a core with one of them. */
     rt->max_spinners = ncpu > 2 ? GR_MAX_SPINNERS : 1;
     rt->nslots = rt->nworkers + GR_EXTERNAL_SLOTS;
-    /* GRAPHRT_MEMBARRIER=0: the fence instead, where a membarrier costs
-     * more than parks save (it interrupts every running thread of the
-     * process; on some VMs that takes tens of microseconds). */
-    rt->heavy_barrier = env_unsigned("GRAPHRT_MEMBARRIER", 1, 0, 1) &&
-                        syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+    /* GRAPHRT_MEMBARRIER=0 (read once per process) gives fences instead,
+     * where a membarrier costs more than parks save (it interrupts every
+     * running thread of the process; on some VMs that takes tens of
+     * microseconds). */
+    gr__barrier_setup();
     rt->workers = gr__calloc(rt->nslots, sizeof *rt->workers);
     rt->inj_cap = 64;
     rt->inj = gr__malloc(rt->inj_cap * sizeof *rt->inj);
@@ -722,7 +721,7 @@ gr_runtime *gr__runtime_start(void)
         runtime_free(rt);
         goto fail;
     }
-    atomic_store_explicit(&gr__rt, rt, memory_order_release);
+    gr_store_release(&gr__rt, rt);
     for (unsigned i = 0; i < rt->nworkers; i++)
         if (pthread_create(&rt->workers[i].thread, NULL, worker_main, &rt->workers[i]) != 0) {
             /* Fewer workers than asked: keep the ones we have. */
@@ -740,18 +739,18 @@ fail:
 void gr__runtime_stop(void)
 {
     pthread_mutex_lock(&start_lock);
-    gr_runtime *rt = atomic_load(&gr__rt);
+    gr_runtime *rt = gr_load_acquire(&gr__rt);
     if (!rt) {
         pthread_mutex_unlock(&start_lock);
         return;
     }
-    atomic_store(&rt->stop, true);
+    gr_store_seq_cst(&rt->stop, true);
     gr_fetch_add_acq_rel(&rt->wake_seq, GR_WAKE_STEP);
     gr__futex_wake(&rt->wake_seq, INT_MAX);
     for (unsigned i = 0; i < rt->nworkers; i++)
         pthread_join(rt->workers[i].thread, NULL);
     gr__stream_runtime_fini(rt);
-    atomic_store(&gr__rt, NULL);
+    gr_store_release(&gr__rt, NULL);
     runtime_free(rt);
     pthread_mutex_unlock(&start_lock);
 }

@@ -145,13 +145,10 @@ struct gr_runtime {
      * thread-local caches: a new runtime may reuse an old one's address. */
     uint64_t generation;
     unsigned nworkers;
-    gr_worker *workers; /* nworkers + GR_EXTERNAL_SLOTS */
-    unsigned nslots;    /* nworkers + GR_EXTERNAL_SLOTS */
-    uint64_t spin_ns;   /* how long an idle worker spins */
-    int max_spinners;   /* how many idle workers may spin at once */
-    /* park() issues a process-wide barrier (membarrier), so that mailing
-     * an item needs only a compiler barrier before its wake-up test. */
-    bool heavy_barrier;
+    gr_worker *workers;            /* nworkers + GR_EXTERNAL_SLOTS */
+    unsigned nslots;               /* nworkers + GR_EXTERNAL_SLOTS */
+    uint64_t spin_ns;              /* how long an idle worker spins */
+    int max_spinners;              /* how many idle workers may spin at once */
     _Atomic uint64_t ticks_per_us; /* gr__ticks per microsecond, 0 = not known yet */
     atomic_bool stop;
     /* Idle accounting (see sched.c: park / wake). */
@@ -184,7 +181,7 @@ extern gr_runtime *_Atomic gr__rt;
 gr_runtime *gr__runtime_start(void);
 static inline gr_runtime *gr__runtime_get(void)
 {
-    gr_runtime *rt = atomic_load_explicit(&gr__rt, memory_order_acquire);
+    gr_runtime *rt = gr_load_acquire(&gr__rt);
     return GR_LIKELY(rt != NULL) ? rt : gr__runtime_start();
 }
 

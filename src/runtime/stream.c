@@ -41,7 +41,7 @@ static gr_stream *stream_new(unsigned flags, unsigned user_flags)
     memset(seg, 0, sizeof *seg);
     static atomic_uint_fast64_t serials;
     s->magic = GR_MAGIC_STREAM;
-    s->serial = atomic_fetch_add_explicit(&serials, 1, memory_order_relaxed) + 1;
+    s->serial = gr_fetch_add_relaxed(&serials, 1) + 1;
     s->flags = flags;
     s->user_flags = user_flags;
     atomic_init(&s->refs, 1);
@@ -115,11 +115,11 @@ static void stream_free(gr_stream *s)
     if (s->rt)
         registry_remove(s->rt, s);
     while (seg) {
-        gr_seg *n = atomic_load_explicit(&seg->next, memory_order_relaxed);
+        gr_seg *n = gr_load_relaxed(&seg->next);
         gr__free(seg);
         seg = n;
     }
-    seg = atomic_load_explicit(&s->free_segs, memory_order_relaxed);
+    seg = gr_load_relaxed(&s->free_segs);
     while (seg) {
         gr_seg *n = seg->free_next;
         gr__free(seg);
@@ -141,8 +141,7 @@ void gr__stream_retain(gr_stream *s)
 static bool retain_registered(gr_stream *s)
 {
     int r = gr_load_relaxed(&s->refs);
-    while (r > 0 && !atomic_compare_exchange_weak_explicit(&s->refs, &r, r + 1, memory_order_relaxed,
-                                                           memory_order_relaxed))
+    while (r > 0 && !gr_cas_weak_relaxed(&s->refs, &r, r + 1))
         ;
     return r > 0;
 }
@@ -219,7 +218,7 @@ static void kill_handle(gr_runtime *rt, gr_stream *s)
 static void per_thread_destroy(void *p)
 {
     gr_stream *s = p;
-    gr_runtime *rt = atomic_load(&gr__rt);
+    gr_runtime *rt = gr_load_acquire(&gr__rt);
     /* The runtime may have been reset since; then the stream is gone. */
     if (!rt || rt->generation != tls_per_thread_gen)
         return;
@@ -282,10 +281,9 @@ grError_t gr__stream_from_handle_slow(const char *call, grStream_t h, gr_stream 
 
 static gr_seg *seg_get(gr_stream *s)
 {
-    gr_seg *seg = atomic_load_explicit(&s->free_segs, memory_order_acquire);
+    gr_seg *seg = gr_load_acquire(&s->free_segs);
     /* Single popper (we hold the lock), so no ABA. */
-    while (seg && !atomic_compare_exchange_weak_explicit(&s->free_segs, &seg, seg->free_next,
-                                                         memory_order_acquire, memory_order_acquire))
+    while (seg && !gr_cas_weak_acquire_acquire(&s->free_segs, &seg, seg->free_next))
         ;
     if (!seg) {
         seg = gr__aligned_alloc(GR_CACHELINE, sizeof *seg);
@@ -293,17 +291,16 @@ static gr_seg *seg_get(gr_stream *s)
             return NULL;
         memset(seg, 0, sizeof *seg);
     }
-    atomic_store_explicit(&seg->next, NULL, memory_order_relaxed);
+    gr_store_relaxed(&seg->next, NULL);
     return seg;
 }
 
 static void seg_put(gr_stream *s, gr_seg *seg)
 {
-    gr_seg *head = atomic_load_explicit(&s->free_segs, memory_order_relaxed);
+    gr_seg *head = gr_load_relaxed(&s->free_segs);
     do
         seg->free_next = head;
-    while (!atomic_compare_exchange_weak_explicit(&s->free_segs, &head, seg, memory_order_release,
-                                                  memory_order_relaxed));
+    while (!gr_cas_weak_release(&s->free_segs, &head, seg));
 }
 
 gr_op *gr__stream_next_slot(gr_stream *s)
@@ -313,7 +310,7 @@ gr_op *gr__stream_next_slot(gr_stream *s)
         gr_seg *n = seg_get(s);
         if (!n)
             return NULL;
-        atomic_store_explicit(&s->tail_seg->next, n, memory_order_release);
+        gr_store_release(&s->tail_seg->next, n);
         s->tail_seg = n;
         s->tail_base = t;
     }
@@ -445,7 +442,7 @@ void gr__stream_unlock(gr_runtime *rt, gr_stream *s)
         gr__sched_mail(rt, slot, gr__item_make(s, GR_ITEM_TOKEN));
         return;
     }
-    atomic_store_explicit(&s->queued, true, memory_order_release);
+    gr_store_release(&s->queued, true);
     gr__sched_submit(rt, gr__item_make(s, GR_ITEM_STREAM));
 }
 
@@ -474,7 +471,7 @@ static gr_op *peek(gr_stream *s)
 {
     uint64_t i = s->head - s->head_base;
     if (i == GR_SEG_SLOTS) {
-        gr_seg *n = atomic_load_explicit(&s->head_seg->next, memory_order_acquire);
+        gr_seg *n = gr_load_acquire(&s->head_seg->next);
         if (!n)
             return NULL;
         seg_put(s, s->head_seg);
@@ -531,7 +528,7 @@ static void run_op(gr_worker *w, gr_op *op)
 /* Queues suspended streams whose wait is over. */
 static GR_NOINLINE void resume_waiters(gr_stream *s)
 {
-    gr_runtime *rt = atomic_load_explicit(&gr__rt, memory_order_acquire);
+    gr_runtime *rt = gr_load_acquire(&gr__rt);
     uint64_t done = gr_load_acquire(&s->done);
     gr_stream *ready = NULL;
     gr__spin_lock(&s->wlock);
@@ -541,7 +538,7 @@ static GR_NOINLINE void resume_waiters(gr_stream *s)
             *pp = x->wait_next;
             x->wait_next = ready;
             ready = x;
-            atomic_fetch_sub(&s->nwaiters, 1);
+            gr_fetch_sub_seq_cst(&s->nwaiters, 1); /* in the order notify() reads it */
         } else {
             pp = &x->wait_next;
         }
@@ -552,7 +549,7 @@ static GR_NOINLINE void resume_waiters(gr_stream *s)
         ready = x->wait_next;
         x->wait_next = NULL;
         /* Its token comes back with a queue item, as at activation. */
-        atomic_store_explicit(&x->queued, true, memory_order_release);
+        gr_store_release(&x->queued, true);
         gr__sched_submit(rt, gr__item_make(x, GR_ITEM_STREAM));
     }
 }
@@ -563,9 +560,9 @@ static GR_NOINLINE void resume_waiters(gr_stream *s)
  * themselves with seq_cst RMWs, announce(), and then read 'done'). */
 static void notify(gr_stream *s)
 {
-    if (GR_UNLIKELY(atomic_load(&s->nwaiters) > 0))
+    if (GR_UNLIKELY(gr_load_seq_cst(&s->nwaiters) > 0))
         resume_waiters(s);
-    if (GR_UNLIKELY(atomic_load(&s->sleepers) > 0)) {
+    if (GR_UNLIKELY(gr_load_seq_cst(&s->sleepers) > 0)) {
         gr_fetch_add_acq_rel(&s->done_futex, 1u);
         gr__futex_wake(&s->done_futex, 1 << 30);
     }
@@ -579,9 +576,8 @@ static void announce(gr_stream *s)
 {
     uint64_t w = gr_load_relaxed(&s->lockw);
     for (;;) {
-        if (!(w & GR_STREAM_LOCKED) && atomic_compare_exchange_weak_explicit(
-                                           &s->lockw, &w, (w | GR_STREAM_NOTIFY) + GR_STREAM_UNLOCK_UNIT,
-                                           memory_order_seq_cst, memory_order_relaxed))
+        if (!(w & GR_STREAM_LOCKED) &&
+            gr_cas_weak_seq_cst(&s->lockw, &w, (w | GR_STREAM_NOTIFY) + GR_STREAM_UNLOCK_UNIT))
             return;
         if (w & GR_STREAM_LOCKED) {
             gr__cpu_relax();
@@ -633,11 +629,10 @@ static enum give_up token_give_up(gr_stream *s, bool *unsettled)
         *unsettled = false;
         /* Clear it once nobody is counted: a waiter counts itself before
          * it announces, so one this misses announces later. */
-        if (atomic_load(&s->nwaiters) == 0 && atomic_load(&s->sleepers) == 0)
+        if (gr_load_seq_cst(&s->nwaiters) == 0 && gr_load_seq_cst(&s->sleepers) == 0)
             nw &= ~(uint64_t)GR_STREAM_NOTIFY;
     }
-    if (!atomic_compare_exchange_strong_explicit(&s->lockw, &w, nw, memory_order_seq_cst,
-                                                 memory_order_relaxed))
+    if (!gr_cas_strong_seq_cst(&s->lockw, &w, nw))
         return CONTENDED;
     if (w & GR_STREAM_GONE)
         gr__stream_release(s);
@@ -655,13 +650,14 @@ static bool suspend_on(gr_stream *s, gr_stream *t, uint64_t seq)
     s->wait_seq = seq;
     s->wait_next = t->waiters;
     t->waiters = s;
-    atomic_fetch_add(&t->nwaiters, 1);
+    /* Dekker with notify(): count, announce, then read 'done'. */
+    gr_fetch_add_seq_cst(&t->nwaiters, 1);
     announce(t);
     if (gr__stream_reached(t, seq)) {
         /* Completed meanwhile: take ourselves back out. */
         t->waiters = s->wait_next;
         s->wait_next = NULL;
-        atomic_fetch_sub(&t->nwaiters, 1);
+        gr_fetch_sub_seq_cst(&t->nwaiters, 1);
         gr__spin_unlock(&t->wlock);
         return false;
     }
@@ -700,9 +696,8 @@ static void drain(gr_worker *w, gr_stream *s, uint64_t limit)
         }
         settle(s, &unsettled);
         if (GR_UNLIKELY(s->head >= limit)) {
-            atomic_store_explicit(&s->queued, true, memory_order_release);
-            gr__sched_submit(atomic_load_explicit(&gr__rt, memory_order_acquire),
-                             gr__item_make(s, GR_ITEM_STREAM));
+            gr_store_release(&s->queued, true);
+            gr__sched_submit(gr_load_acquire(&gr__rt), gr__item_make(s, GR_ITEM_STREAM));
             return;
         }
         /* Suspended, token kept: from here on s belongs to whoever
@@ -719,7 +714,7 @@ static void drain(gr_worker *w, gr_stream *s, uint64_t limit)
 void gr__stream_drain(gr_worker *w, gr_stream *s)
 {
     /* Called for a STREAM item: it is ours only if the token is unclaimed. */
-    if (!atomic_exchange_explicit(&s->queued, false, memory_order_acq_rel)) {
+    if (!gr_exchange_acq_rel(&s->queued, false)) {
         gr__stream_release(s); /* stale item: the claimer's reference */
         return;
     }
@@ -756,7 +751,7 @@ static bool try_claim_and_drain(gr_runtime *rt, gr_worker *w, gr_stream *s, uint
     bool took = gr__sched_take_injected(rt, gr__item_make(s, GR_ITEM_STREAM));
     if (!took)
         gr__stream_retain(s);
-    if (!atomic_exchange_explicit(&s->queued, false, memory_order_acq_rel)) {
+    if (!gr_exchange_acq_rel(&s->queued, false)) {
         /* Another claimer won, and the item is stale: drop its reference,
          * ours, or the one the winner took if this thread holds the item. */
         gr__stream_release(s);
@@ -790,12 +785,13 @@ void gr__stream_wait_for(gr_runtime *rt, gr_stream *s, uint64_t seq)
             continue;
         }
         /* Park on the stream's completion futex. */
-        atomic_fetch_add(&s->sleepers, 1);
+        /* Dekker with notify(): count, announce, then read 'done'. */
+        gr_fetch_add_seq_cst(&s->sleepers, 1);
         announce(s);
-        uint32_t f = atomic_load(&s->done_futex);
+        uint32_t f = gr_load_seq_cst(&s->done_futex);
         if (!gr__stream_reached(s, seq) && !(w && (gr_load_relaxed(&s->queued) || mailed(s))))
             gr__futex_wait(&s->done_futex, f);
-        atomic_fetch_sub(&s->sleepers, 1);
+        gr_fetch_sub_seq_cst(&s->sleepers, 1);
         idle = 1024;
     }
     if (slot)
@@ -924,7 +920,7 @@ GR_API grError_t grStreamDestroy(grStream_t stream)
     e = gr__stream_from_handle("grStreamDestroy", stream, &s);
     if (e)
         return e;
-    if (atomic_load(&s->capture))
+    if (gr_load_acquire(&s->capture))
         return gr__fail(
             grErrorStreamCaptureUnsupported,
             "grStreamDestroy: stream %p is capturing; end the capture with grStreamEndCapture first",

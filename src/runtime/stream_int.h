@@ -216,9 +216,7 @@ static inline void gr__stream_lock(gr_stream *s)
 {
     uint64_t w = gr_load_relaxed(&s->lockw);
     for (;;) {
-        if (!(w & GR_STREAM_LOCKED) &&
-            atomic_compare_exchange_weak_explicit(&s->lockw, &w, w | GR_STREAM_LOCKED, memory_order_seq_cst,
-                                                  memory_order_relaxed))
+        if (!(w & GR_STREAM_LOCKED) && gr_cas_weak_seq_cst(&s->lockw, &w, w | GR_STREAM_LOCKED))
             return;
         gr__cpu_relax();
         w = gr_load_relaxed(&s->lockw);
