@@ -27,7 +27,7 @@
 #define GR_EXEC_H
 
 #include "../graph/graph.h"
-#include "../runtime/event.h"
+#include "../backend/cpu/event.h"
 #include "../memory/memory.h"
 
 /* Plan node types beyond grGraphNodeType. */

@@ -23,7 +23,7 @@
 #define GR_GRAPH_H
 
 #include "../core/core.h"
-#include "../runtime/runtime.h"
+#include "../backend/backend.h"
 
 /* Bytes of argument storage inside the kernel parameters, so that the
  * common launch (a few scalars and pointers) stores its arguments without

@@ -24,7 +24,7 @@
 #include "pool.h"
 
 #include "../capture/capture.h"
-#include "../runtime/runtime.h"
+#include "../backend/backend.h"
 
 #include <pthread.h>
 #include <stdlib.h>

@@ -17,7 +17,7 @@
 #include "memory.h"
 
 #include "../capture/capture.h"
-#include "../runtime/runtime.h"
+#include "../backend/backend.h"
 
 #include <string.h>
 

@@ -13,8 +13,8 @@
  * and incrementing 'helpers_done'; argument buffers put each parameter at
  * an offset aligned to its size (up to 16).
  */
-#include "../capture/capture.h"
-#include "../memory/memory.h"
+#include "../../capture/capture.h"
+#include "../../memory/memory.h"
 
 #include <stdlib.h>
 #include <string.h>

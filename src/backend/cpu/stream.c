@@ -14,8 +14,8 @@
  * queued on the legacy stream). Nothing takes them the other way round. No
  * user code runs under either.
  */
-#include "../capture/capture.h"
-#include "../memory/pool.h"
+#include "../../capture/capture.h"
+#include "../../memory/pool.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,8 +4,8 @@
  * A record is a STAMP op queued on the stream: it completes when the
  * stream reaches it, and for timing events it writes the time.
  */
-#include "../capture/capture.h"
-#include "../memory/pool.h"
+#include "../../capture/capture.h"
+#include "../../memory/pool.h"
 
 #include <string.h>
 

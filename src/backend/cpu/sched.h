@@ -25,7 +25,7 @@
 #ifndef GR_SCHED_H
 #define GR_SCHED_H
 
-#include "runtime.h"
+#include "../backend.h"
 
 #include <pthread.h>
 
