@@ -22,6 +22,21 @@ typedef struct gr_stream gr_stream;
 typedef struct gr_worker gr_worker;
 typedef struct gr_runtime gr_runtime;
 
+/* A 1D copy, as graph nodes and plans hold it. */
+typedef struct gr_memcpy_params {
+    void *dst;
+    const void *src;
+    size_t count;
+    grMemcpyKind kind;
+} gr_memcpy_params;
+
+/* ----------------------------------------------------------------- device */
+
+/* Starts the CPU device (its worker threads) on first use; false if it
+ * could not start (out of memory or threads). Every entry point that may
+ * be the process's first graphrt call asks this, or a function that does. */
+bool gr__device_start(void);
+
 /* ---------------------------------------------------------------- kernels */
 
 /* A registered kernel. Immutable after creation except 'refs'. */
@@ -183,6 +198,138 @@ unsigned gr__worker_count(void);
 /* Index of the calling thread for grKernelCtx.worker: 0 for threads that
  * are not workers, 1..N for workers. */
 unsigned gr__worker_index(void);
+
+
+/* ------------------------------------------------- streams: the object */
+
+typedef struct gr_seg gr_seg; /* the CPU backend's op segments (stream_int.h) */
+
+enum {
+    GR_STREAM_NONBLOCKING = 1u << 0,
+    GR_STREAM_LEGACY = 1u << 1,
+    GR_STREAM_PER_THREAD = 1u << 2
+};
+
+struct gr_stream {
+    uint32_t magic;      /* GR_MAGIC_STREAM; first (runtime.h reads it) */
+    unsigned flags;      /* GR_STREAM_*, immutable */
+    uint64_t serial;     /* unique for the process, immutable */
+    unsigned user_flags; /* as given to grStreamCreateWithFlags */
+    atomic_int refs;
+    /* Registry of the runtime 'rt', guarded by rt->streams_lock. A stream
+     * stays registered after grStreamDestroy until it is freed, so that
+     * device-wide waits and the legacy stream still see its queued work. */
+    gr_runtime *rt;
+    gr_stream *reg_next, *reg_prev;
+    bool registered;
+    bool handle_dead; /* the handle's reference was dropped */
+    /* Capture seam: non-NULL while the stream is being captured; every
+     * enqueue path tests it before queuing work. */
+    void *_Atomic capture;
+
+    /* Producer side, guarded by the LOCKED bit of 'lockw'. The word also
+     * holds ACTIVE, the drain token's existence (see gr__stream_lock). */
+    GR_ALIGNED_CL _Atomic uint64_t lockw;
+    _Atomic uint64_t tail; /* ops published (written under lock) */
+    gr_seg *tail_seg;
+    uint64_t tail_base;        /* op index of tail_seg->slots[0] */
+    gr_seg *_Atomic free_segs; /* consumer pushes, producer pops */
+
+    /* What this stream's future work is known to follow, from its event
+     * waits: work of the stream with serial known[i].id up to op
+     * known[i].seq (serials, not pointers: no reference is held and a
+     * reused address cannot match; a small table, oldest entry evicted).
+     * Memory pools use it to reuse a block freed on another stream. */
+#define GR_KNOWN_MAX 8
+    struct {
+        uint64_t id;
+        uint64_t seq;
+    } known[GR_KNOWN_MAX]; /* guarded by 'lock' */
+    unsigned known_next;   /* guarded by 'lock' */
+
+    /* Kernels launched lately, each holding one reference for the stream,
+     * so that a launch of one of them costs no atomic operation: a kernel
+     * evicted from here is released by the consumer after the op whose
+     * launch evicted it (op->drop), hence after all its launches. */
+#define GR_KCACHE 4
+    grKernel_t kcache[GR_KCACHE];     /* guarded by 'lock' */
+    unsigned kcache_next;             /* guarded by 'lock' */
+    struct grGraphExec_st *last_exec; /* the same for graph launches */
+
+    /* A token waiting to be claimed; apart from what the consumer writes
+     * per op. 'mail_slot' is the slot whose mailbox took the last token
+     * that went to one (a hint: the mailbox is the truth). */
+    GR_ALIGNED_CL atomic_bool queued;
+    _Atomic(gr_worker *) mail_slot;
+
+    /* Consumer side, owned by the drain token's holder. */
+    GR_ALIGNED_CL gr_seg *head_seg;
+    uint64_t head_base;
+    uint64_t head;
+
+    /* Completion, read by waiters. */
+    GR_ALIGNED_CL _Atomic uint64_t done;
+    atomic_int sleepers; /* threads parked on done_futex */
+    _Atomic uint32_t done_futex;
+    _Atomic int sticky; /* first asynchronous error, grError_t */
+
+    /* Streams suspended until this one completes their wait_seq ops: a
+     * WAIT op never blocks a thread, its stream steps aside (keeping its
+     * drain token) and is queued again when the wait is over. */
+    gr_spinlock wlock; /* guards 'waiters' and their wait_* */
+    gr_stream *waiters;
+    atomic_int nwaiters;
+    gr_stream *wait_next; /* in the list of the stream waited on */
+    uint64_t wait_seq;
+};
+
+void gr__stream_retain(gr_stream *s);
+void gr__stream_release(gr_stream *s);
+
+/* True once s has completed its first 'seq' ops. */
+static inline bool gr__stream_reached(gr_stream *s, uint64_t seq)
+{
+    return gr_load_acquire(&s->done) >= seq;
+}
+
+/* How many of t's ops s's future work is known to follow (0 if none),
+ * through stream order (s == t: all published), completion, or event
+ * waits queued on s. Takes s's lock. */
+uint64_t gr__stream_known(gr_stream *s, gr_stream *t);
+
+/* Queues on s a WAIT op for t's first 'seq' ops (nothing if already
+ * ordered). Returns false, queuing nothing, when out of memory. s must not
+ * be capturing. Memory pools use it for their internal dependencies. */
+bool gr__stream_enqueue_wait(gr_stream *s, gr_stream *t, uint64_t seq);
+
+/* Waits until s has completed 'seq' ops: drains s itself when it can,
+ * helps with other work, and finally sleeps. */
+void gr__stream_wait_for(gr_stream *s, uint64_t seq);
+
+/* -------------------------------------------------- events: the object */
+
+/* Invariant: (s, seq) names the latest record: the event has completed
+ * once stream s has completed seq ops. gen counts records; a STAMP op
+ * writes the time only if its generation is still the latest. */
+struct grEvent_st {
+    uint32_t magic;   /* GR_MAGIC_EVENT */
+    unsigned flags;   /* grEvent* flags, immutable */
+    atomic_int refs;  /* handle + ops and graph nodes naming it */
+    gr_spinlock lock; /* guards every field below */
+    gr_stream *s;     /* stream of the latest record (retained) */
+    uint64_t seq;
+    uint64_t gen;
+    uint64_t stamped_gen; /* generation whose time_ns is valid */
+    uint64_t time_ns;
+    /* Capture seam: set while the latest record is part of a capture. */
+    void *capture;
+};
+
+/* Reads the latest record: *s retained (or NULL if never recorded). */
+void gr__event_latest(grEvent_t e, gr_stream **s, uint64_t *seq);
+
+/* Reads the latest record: *s retained (or NULL if never recorded). */
+void gr__event_latest(grEvent_t e, gr_stream **s, uint64_t *seq);
 
 /* ----------------------------------------------------------------- events */
 

@@ -509,22 +509,8 @@ static void exec_free(struct grGraphExec_st *e)
     gr__plan_free(&e->plan);
     gr__big_free(e->orig);
     gr__free((void *)gr_load_relaxed(&e->map));
-    gr_stream *last = gr_load_relaxed(&e->last_stream);
-    if (last)
-        gr__stream_release(last);
     gr__mark_dead(&e->magic);
     gr__shell_retire(&exec_shelf, e);
-}
-
-void gr__exec_retain(grGraphExec_t e)
-{
-    gr_fetch_add_relaxed(&e->refs, 1);
-}
-
-void gr__exec_release(grGraphExec_t e)
-{
-    if (gr_fetch_sub_acq_rel(&e->refs, 1) == 1)
-        exec_free(e);
 }
 
 grError_t gr__exec_check(const char *call, grGraphExec_t e)
@@ -555,7 +541,7 @@ static grError_t instantiate(const char *call, grGraphExec_t *out, grGraph_t g, 
         ~(unsigned long long)(grGraphInstantiateFlagAutoFreeOnLaunch | grGraphInstantiateFlagUpload |
                               grGraphInstantiateFlagUseNodePriority | grGraphInstantiateFlagDeviceLaunch))
         return gr__fail(grErrorInvalidValue, "%s: flags 0x%llx has unknown bits", call, flags);
-    if (!gr__runtime_get())
+    if (!gr__device_start())
         return gr__fail(grErrorInitializationError, "%s: the graphrt runtime could not start", call);
 
     memset(&b, 0, sizeof b);
@@ -571,8 +557,10 @@ static grError_t instantiate(const char *call, grGraphExec_t *out, grGraph_t g, 
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
     }
     e = gr__shell_alloc(&exec_shelf);
-    if (e)
+    if (e) {
         memset(e, 0, sizeof *e);
+        e->free_hook = exec_free;
+    }
     if (!e) {
         nodes_free(b.nodes);
         gr__big_free(b.edges);

@@ -49,12 +49,6 @@ typedef struct gr_kernel_params {
     _Alignas(16) unsigned char inl[GR_KERNEL_ARGS_INLINE];
 } gr_kernel_params;
 
-typedef struct gr_memcpy_params {
-    void *dst;
-    const void *src;
-    size_t count;
-    grMemcpyKind kind;
-} gr_memcpy_params;
 
 /* The per-type parameters of a node; 'type' of the node selects one. */
 typedef union gr_node_params {

@@ -1060,7 +1060,7 @@ GR_API grError_t grMemPoolDestroy(grMemPool_t memPool)
         gr__spin_unlock(&memPool->lock);
         if (!s)
             break;
-        gr__stream_wait_for(gr__runtime_get(), s, seq);
+        gr__stream_wait_for(s, seq);
         gr__stream_release(s);
     }
     pool_unref(memPool);

@@ -208,7 +208,7 @@ GR_API grError_t grEventSynchronize(grEvent_t event)
     gr__event_latest(event, &s, &seq);
     if (!s)
         return grSuccess;
-    gr__stream_wait_for(gr__runtime_get(), s, seq);
+    gr__stream_wait_for(s, seq);
     gr__pool_on_sync();
     err = (grError_t)gr_load_relaxed(&s->sticky);
     gr__stream_release(s);

@@ -770,6 +770,11 @@ uint64_t gr__ticks_per_us(gr_runtime *rt)
     return r;
 }
 
+bool gr__device_start(void)
+{
+    return gr__runtime_get() != NULL;
+}
+
 unsigned gr__worker_count(void)
 {
     gr_runtime *rt = gr__runtime_get();

@@ -761,8 +761,9 @@ static bool try_claim_and_drain(gr_runtime *rt, gr_worker *w, gr_stream *s, uint
     return true;
 }
 
-void gr__stream_wait_for(gr_runtime *rt, gr_stream *s, uint64_t seq)
+void gr__stream_wait_for(gr_stream *s, uint64_t seq)
 {
+    gr_runtime *rt = gr__runtime_get();
     gr_worker *w = gr__tls_worker, *slot = NULL;
     unsigned idle = 0;
     if (gr__stream_reached(s, seq))
@@ -800,8 +801,7 @@ void gr__stream_wait_for(gr_runtime *rt, gr_stream *s, uint64_t seq)
 
 grError_t gr__stream_sync(gr_stream *s)
 {
-    gr_runtime *rt = gr__runtime_get();
-    gr__stream_wait_for(rt, s, gr_load_acquire(&s->tail));
+    gr__stream_wait_for(s, gr_load_acquire(&s->tail));
     gr__pool_on_sync();
     int e = gr_load_relaxed(&s->sticky);
     return e ? gr__fail_again((grError_t)e) : grSuccess;
@@ -831,7 +831,7 @@ void gr__device_sync_all(void)
         }
         if (!todo)
             return;
-        gr__stream_wait_for(rt, todo, target);
+        gr__stream_wait_for(todo, target);
         gr__stream_release(todo);
     }
 }

@@ -112,87 +112,6 @@ typedef struct gr_seg {
     gr_op slots[GR_SEG_SLOTS];
 } gr_seg;
 
-enum {
-    GR_STREAM_NONBLOCKING = 1u << 0,
-    GR_STREAM_LEGACY = 1u << 1,
-    GR_STREAM_PER_THREAD = 1u << 2
-};
-
-struct gr_stream {
-    uint32_t magic;      /* GR_MAGIC_STREAM; first (runtime.h reads it) */
-    unsigned flags;      /* GR_STREAM_*, immutable */
-    uint64_t serial;     /* unique for the process, immutable */
-    unsigned user_flags; /* as given to grStreamCreateWithFlags */
-    atomic_int refs;
-    /* Registry of the runtime 'rt', guarded by rt->streams_lock. A stream
-     * stays registered after grStreamDestroy until it is freed, so that
-     * device-wide waits and the legacy stream still see its queued work. */
-    gr_runtime *rt;
-    gr_stream *reg_next, *reg_prev;
-    bool registered;
-    bool handle_dead; /* the handle's reference was dropped */
-    /* Capture seam: non-NULL while the stream is being captured; every
-     * enqueue path tests it before queuing work. */
-    void *_Atomic capture;
-
-    /* Producer side, guarded by the LOCKED bit of 'lockw'. The word also
-     * holds ACTIVE, the drain token's existence (see gr__stream_lock). */
-    GR_ALIGNED_CL _Atomic uint64_t lockw;
-    _Atomic uint64_t tail; /* ops published (written under lock) */
-    gr_seg *tail_seg;
-    uint64_t tail_base;        /* op index of tail_seg->slots[0] */
-    gr_seg *_Atomic free_segs; /* consumer pushes, producer pops */
-
-    /* What this stream's future work is known to follow, from its event
-     * waits: work of the stream with serial known[i].id up to op
-     * known[i].seq (serials, not pointers: no reference is held and a
-     * reused address cannot match; a small table, oldest entry evicted).
-     * Memory pools use it to reuse a block freed on another stream. */
-#define GR_KNOWN_MAX 8
-    struct {
-        uint64_t id;
-        uint64_t seq;
-    } known[GR_KNOWN_MAX]; /* guarded by 'lock' */
-    unsigned known_next;   /* guarded by 'lock' */
-
-    /* Kernels launched lately, each holding one reference for the stream,
-     * so that a launch of one of them costs no atomic operation: a kernel
-     * evicted from here is released by the consumer after the op whose
-     * launch evicted it (op->drop), hence after all its launches. */
-#define GR_KCACHE 4
-    grKernel_t kcache[GR_KCACHE];     /* guarded by 'lock' */
-    unsigned kcache_next;             /* guarded by 'lock' */
-    struct grGraphExec_st *last_exec; /* the same for graph launches */
-
-    /* A token waiting to be claimed; apart from what the consumer writes
-     * per op. 'mail_slot' is the slot whose mailbox took the last token
-     * that went to one (a hint: the mailbox is the truth). */
-    GR_ALIGNED_CL atomic_bool queued;
-    _Atomic(gr_worker *) mail_slot;
-
-    /* Consumer side, owned by the drain token's holder. */
-    GR_ALIGNED_CL gr_seg *head_seg;
-    uint64_t head_base;
-    uint64_t head;
-
-    /* Completion, read by waiters. */
-    GR_ALIGNED_CL _Atomic uint64_t done;
-    atomic_int sleepers; /* threads parked on done_futex */
-    _Atomic uint32_t done_futex;
-    _Atomic int sticky; /* first asynchronous error, grError_t */
-
-    /* Streams suspended until this one completes their wait_seq ops: a
-     * WAIT op never blocks a thread, its stream steps aside (keeping its
-     * drain token) and is queued again when the wait is over. */
-    gr_spinlock wlock; /* guards 'waiters' and their wait_* */
-    gr_stream *waiters;
-    atomic_int nwaiters;
-    gr_stream *wait_next; /* in the list of the stream waited on */
-    uint64_t wait_seq;
-};
-
-/* Handle check and resolution are in runtime.h (gr__stream_from_handle). */
-
 /* The stream's lock, its activation and its waiters' announcement share
  * one word, so that a producer learns, under the lock, whether a drain
  * token exists, and creates one by its unlocking store; and so that the
@@ -231,8 +150,6 @@ static inline void gr__stream_unlock_no_activate(gr_stream *s)
     gr_store_release(&s->lockw, w & ~(uint64_t)GR_STREAM_LOCKED);
 }
 
-void gr__stream_retain(gr_stream *s);
-void gr__stream_release(gr_stream *s);
 
 /* Appending ops: lock_slot locks the stream, inserts the legacy stream's
  * implicit waits, and returns the next free slot; fill it and publish it
@@ -250,10 +167,6 @@ void gr__stream_unlock(gr_runtime *rt, gr_stream *s);
  * it. The op takes over one reference on t from the caller. */
 void gr__stream_publish_wait(gr_stream *s, gr_op *op, gr_stream *t, uint64_t seq);
 
-/* Queues on s a WAIT op for t's first 'seq' ops (nothing if already
- * ordered). Returns false, queuing nothing, when out of memory. s must not
- * be capturing. Memory pools use it for their internal dependencies. */
-bool gr__stream_enqueue_wait(gr_stream *s, gr_stream *t, uint64_t seq);
 
 /* Op index the next published op will get (call under the lock). */
 static inline uint64_t gr__stream_tail_locked(gr_stream *s)
@@ -261,11 +174,6 @@ static inline uint64_t gr__stream_tail_locked(gr_stream *s)
     return gr_load_relaxed(&s->tail);
 }
 
-/* True once s has completed its first 'seq' ops. */
-static inline bool gr__stream_reached(gr_stream *s, uint64_t seq)
-{
-    return gr_load_acquire(&s->done) >= seq;
-}
 
 /* Makes s hold a reference on k (call under s's lock, for a launch of k
  * about to be queued). Returns the kernel this evicted from the stream's
@@ -276,21 +184,14 @@ grKernel_t gr__stream_cache_kernel_locked(gr_stream *s, grKernel_t k);
  * whose reference the GRAPH op must drop after it runs, or NULL. */
 struct grGraphExec_st *gr__stream_cache_exec_locked(gr_stream *s, struct grGraphExec_st *e);
 
-/* The executor's reference counting of executables (exec/instantiate.c). */
+/* Executables' references (launch.c, declared in plan.h). */
 void gr__exec_retain(struct grGraphExec_st *e);
 void gr__exec_release(struct grGraphExec_st *e);
 
 /* Records, under s's lock, that s's future work follows t's first seq ops. */
 void gr__stream_note_known_locked(gr_stream *s, gr_stream *t, uint64_t seq);
 
-/* How many of t's ops s's future work is known to follow (0 if none),
- * through stream order (s == t: all published), completion, or event
- * waits queued on s. Takes s's lock. */
-uint64_t gr__stream_known(gr_stream *s, gr_stream *t);
 
-/* Waits until s has completed 'seq' ops: drains s itself when it can,
- * helps with other work, and finally sleeps. */
-void gr__stream_wait_for(gr_runtime *rt, gr_stream *s, uint64_t seq);
 
 /* Runtime start/stop hooks (legacy stream, registry). */
 grError_t gr__stream_runtime_init(gr_runtime *rt);
@@ -299,8 +200,8 @@ void gr__stream_runtime_fini(gr_runtime *rt);
 /* Events (event.c) used by stream ops. */
 void gr__event_stamp(grEvent_t e, uint64_t gen);
 
-/* The graph executor (exec/launch.c): runs one launch of 'exec' to
- * completion, with 'w' as the owner thread. */
+/* The plan runner (launch.c): runs one launch of 'exec' to completion,
+ * with 'w' as the owner thread. */
 void gr__exec_run(gr_worker *w, struct grGraphExec_st *exec);
 
 /* Stops workers and frees the runtime (device.c: grDeviceReset). */

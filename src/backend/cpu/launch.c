@@ -1,0 +1,514 @@
+/*
+ * launch.c - launching and running a plan on the CPU: a launch queues one
+ * GRAPH op on its stream (after a wait for the previous launch when it
+ * moves to another stream, so launches never overlap); when the stream
+ * reaches it, the thread draining the stream becomes the launch's owner
+ * and runs the plan. Writers of the plan (setters, update) exclude
+ * launches through gr__exec_write_begin.
+ *
+ * A launch nobody else should take part in (nodes cheaper than handing
+ * them over, or a single worker) runs the plan front to back: its order is
+ * topological, so no countdown is needed. Otherwise the owner counts down
+ * and keeps ready nodes on a private stack (no atomics, no fences) and
+ * runs the first ready successor of each node inline. Until another
+ * thread joins, the countdown of a node with several predecessors is a
+ * plain load and store. Work is exposed to other threads
+ * (pushed on the owner's stealable deque) only when it is worth it: nodes
+ * measured to cost more than a wake-up, or unknown cost on the first
+ * launches. The first exposure switches the launch to "shared": every
+ * countdown is then an atomic decrement.
+ *
+ * Invariants:
+ *   - a node becomes ready exactly once per launch: its countdown reaches
+ *     zero once, and whoever sees zero writes npred back for the next
+ *     launch;
+ *   - the thread that makes EXIT ready ends the launch and then touches
+ *     nothing of the plan; thieves are counted in 'thieves' and the owner
+ *     waits for them to leave before it ends the GRAPH op, so the plan
+ *     outlives every access;
+ *   - a thread only pops the part of its private stack it pushed during
+ *     the current call (nested runs keep outer items).
+ */
+#include "../plan.h"
+#include "event.h"
+#include "stream_int.h"
+
+#include <limits.h>
+#include <string.h>
+
+/* Exposing work costs a deque push (and a wake-up when nobody spins);
+ * below this cost per node (ns) the owner keeps everything. */
+#define GR_EXPOSE_MIN_NODE_NS 1500u
+
+static inline bool local_push(gr_worker *w, gr_pnode *n)
+{
+    if (GR_UNLIKELY(w->nlocal == w->caplocal)) {
+        size_t ncap = w->caplocal ? w->caplocal * 2 : 1024;
+        gr_item *nl = gr__realloc(w->local, ncap * sizeof *nl);
+        if (!nl)
+            return false;
+        w->local = nl;
+        w->caplocal = ncap;
+    }
+    w->local[w->nlocal++] = (gr_item)n;
+    return true;
+}
+
+static void do_memset(const grMemsetParams *m)
+{
+    for (size_t r = 0; r < m->height; r++) {
+        unsigned char *row = (unsigned char *)m->dst + r * m->pitch;
+        switch (m->elementSize) {
+        case 1:
+            memset(row, (int)(m->value & 0xffu), m->width);
+            break;
+        case 2: {
+            uint16_t v = (uint16_t)m->value;
+            for (size_t i = 0; i < m->width; i++)
+                memcpy(row + 2 * i, &v, 2);
+            break;
+        }
+        default: {
+            uint32_t v = m->value;
+            for (size_t i = 0; i < m->width; i++)
+                memcpy(row + 4 * i, &v, 4);
+            break;
+        }
+        }
+    }
+}
+
+static void wait_event(grEvent_t ev)
+{
+    gr_stream *s = NULL;
+    uint64_t seq;
+    gr__event_latest(ev, &s, &seq);
+    if (!s)
+        return;
+    gr__stream_wait_for(s, seq);
+    gr__stream_release(s);
+}
+
+/* The context of single-block kernels run by worker w: the fields that
+ * stay the same from node to node, set once per run of nodes. */
+static inline void kernel_ctx_init(grKernelCtx *ctx, gr_worker *w)
+{
+    ctx->blockIdx = (grDim3){0, 0, 0};
+    ctx->sharedMem = NULL;
+    ctx->worker = w->index;
+}
+
+/* Runs node n; ctx is the caller's kernel_ctx_init'ed context. Single-block
+ * kernels, the usual node, are tested first: a direct call. */
+static inline void run_body(gr_pnode *n, grKernelCtx *ctx)
+{
+    if (GR_UNLIKELY(!n->enabled))
+        return;
+    if (GR_LIKELY(n->type == grGraphNodeTypeKernel && n->one_block)) {
+        ctx->gridDim = n->u.kern.grid;
+        ctx->blockDim = n->u.kern.block;
+        ctx->sharedMem = n->shmem ? gr__kernel_scratch(n->shmem) : NULL;
+        n->u.kern.k->fn(ctx, n->u.kern.argv);
+        return;
+    }
+    switch (n->type) {
+    case grGraphNodeTypeKernel: {
+        gr_kernel_call c = {n->u.kern.k, n->u.kern.grid, n->u.kern.block, n->shmem, n->u.kern.argv};
+        gr__kernel_run(&c);
+        return;
+    }
+    case grGraphNodeTypeHost:
+        n->u.host.fn(n->u.host.userData);
+        return;
+    case grGraphNodeTypeMemcpy:
+        if (n->u.copy.p.count)
+            memmove(n->u.copy.p.dst, n->u.copy.p.src, n->u.copy.p.count);
+        return;
+    case grGraphNodeTypeMemset:
+        do_memset(&n->u.memset);
+        return;
+    case grGraphNodeTypeWaitEvent:
+        wait_event(n->u.event);
+        return;
+    default: /* empty, enter/leave of child graphs, event record */
+        return;
+    }
+}
+
+/* Counts down node v, which has several predecessors; true when it is
+ * ready. Touches only the compact count array, not v itself. */
+static inline bool count_down(gr_plan *p, uint32_t v, bool shared)
+{
+    gr_count *c = &p->count[v];
+    if (!shared) {
+        int32_t left = gr_load_relaxed(&c->pending) - 1;
+        gr_store_relaxed(&c->pending, left ? left : (int32_t)c->npred);
+        return left == 0;
+    }
+    if (gr_fetch_sub_acq_rel(&c->pending, 1) == 1) {
+        gr_store_relaxed(&c->pending, (int32_t)c->npred);
+        return true;
+    }
+    return false;
+}
+
+static void finish_launch(gr_plan *p)
+{
+    /* Only the thread that makes EXIT ready writes it: no RMW needed. A
+     * launch nobody joined was run to the end by its owner, which is not
+     * waiting: nothing to publish or wake. */
+    uint32_t next = gr_load_relaxed(&p->finished) + 1u;
+    if (!gr_load_relaxed(&p->shared)) {
+        gr_store_relaxed(&p->finished, next);
+        return;
+    }
+    /* Dekker with wait_for_others (store owner_sleeping, load finished):
+     * either it sees this launch finished or this sees it asleep. */
+    gr_store_seq_cst(&p->finished, next);
+    if (gr_load_seq_cst(&p->owner_sleeping))
+        gr__futex_wake(&p->finished, 1);
+}
+
+/* Hands private items to other threads: one for each worker but one (the
+ * running thread and the helpers make 'nworkers' threads, the parallelism
+ * the user asked for, as for many-block kernels), less those handed out
+ * and not taken yet. Busy workers take them when they look for work; as
+ * many parked workers are woken. */
+static void expose_some(gr_runtime *rt, gr_worker *w, gr_plan *p, size_t base)
+{
+    int64_t waiting = gr_load_relaxed(&w->dq.bottom) - gr_load_relaxed(&w->dq.top);
+    int64_t room = (int64_t)rt->nworkers - 1 - waiting;
+    if (room <= 0)
+        return;
+    if (!gr_load_relaxed(&p->shared))
+        gr_store_relaxed(&p->shared, true);
+    unsigned pushed = 0;
+    for (; room > 0 && w->nlocal > base; room--) {
+        gr_item it = w->local[--w->nlocal];
+        if (!gr__deque_push(&w->dq, gr__item_make((void *)it, GR_ITEM_NODE))) {
+            w->nlocal++;
+            break;
+        }
+        pushed++;
+    }
+    if (pushed == 1)
+        gr__sched_wake_one(rt);
+    else if (pushed > 1)
+        gr__sched_wake_some(rt, pushed);
+}
+
+/* Runs n and every node that becomes ready through it on this thread,
+ * until nothing is left on the private stack above 'base' (the stack's
+ * height when the caller began this plan). Returns true if it ran EXIT
+ * (the launch is over: touch nothing of the plan). */
+static bool run_from(gr_worker *w, gr_plan *p, gr_pnode *n, bool expose, size_t base)
+{
+    gr_runtime *rt = gr_load_relaxed(&gr__rt);
+    gr_pnode *nodes = p->nodes;
+    const uint32_t *succ = p->succ;
+    grKernelCtx ctx;
+    kernel_ctx_init(&ctx, w);
+    for (;;) {
+        if (GR_UNLIKELY(n->type == GR_PN_EXIT)) {
+            finish_launch(p);
+            return true;
+        }
+        /* Offer waiting work before running n, which may take long. */
+        if (GR_UNLIKELY(expose) && w->nlocal > base)
+            expose_some(rt, w, p, base);
+        run_body(n, &ctx);
+        gr_pnode *next = NULL;
+        bool shared = gr_load_relaxed(&p->shared);
+        for (uint32_t i = n->succ_begin; i < n->succ_end; i++) {
+            if (i >= n->succ_mid && !count_down(p, succ[i], shared))
+                continue;
+            gr_pnode *v = &nodes[succ[i]];
+            if (!next) {
+                next = v;
+            } else if (GR_UNLIKELY(!local_push(w, v))) {
+                /* Out of memory for the stack: run it right here. */
+                if (run_from(w, p, v, expose, w->nlocal))
+                    return true;
+            }
+        }
+        if (next) {
+            n = next;
+            continue;
+        }
+        if (w->nlocal == base)
+            return false;
+        n = (gr_pnode *)w->local[--w->nlocal];
+    }
+}
+
+void gr__exec_node_item(gr_worker *w, void *node)
+{
+    gr_pnode *n = node;
+    gr_plan *p = gr__pnode_plan(n);
+    gr_fetch_add_acquire(&p->thieves, 1);
+    run_from(w, p, n, true, w->nlocal);
+    gr_fetch_sub_release(&p->thieves, 1);
+}
+
+/* The owner of a shared launch, out of work of its own: helps until the
+ * launch is over, then sleeps. */
+static void wait_for_others(gr_runtime *rt, gr_worker *w, gr_plan *p, uint32_t target)
+{
+    unsigned idle = 0;
+    while (gr_load_acquire(&p->finished) != target) {
+        if (gr__sched_help_once(rt, w)) {
+            idle = 0;
+            continue;
+        }
+        if (++idle < 4096) {
+            gr__cpu_relax();
+            continue;
+        }
+        /* Dekker with finish_launch (store finished, load owner_sleeping). */
+        gr_store_seq_cst(&p->owner_sleeping, 1);
+        if (gr_load_seq_cst(&p->finished) != target)
+            gr__futex_wait(&p->finished, target - 1);
+        gr_store_seq_cst(&p->owner_sleeping, 0);
+    }
+}
+
+void gr__exec_run(gr_worker *w, struct grGraphExec_st *e)
+{
+    gr_plan *p = &e->plan;
+    gr_runtime *rt = gr_load_relaxed(&gr__rt);
+    uint32_t target = gr_load_relaxed(&p->finished) + 1;
+    /* The cost per node only decides whether to expose nodes to other
+     * workers: with none it is not measured. It is measured in ticks, a
+     * third of the cost of a clock read on a VM. */
+    bool measure = rt->nworkers > 1 && (p->avg_ticks_x16 == 0 || (p->runs & 15) == 0);
+    bool expose =
+        rt->nworkers > 1 &&
+        (p->avg_ticks_x16 == 0 ||
+         p->avg_ticks_x16 / 16 >= GR_EXPOSE_MIN_NODE_NS * gr__ticks_per_us(rt) / 1000 || p->runs < 2);
+    uint64_t t0 = measure ? gr__ticks() : 0;
+    gr_store_relaxed(&p->shared, false);
+    if (!expose) {
+        /* Nobody else takes part: the plan's order is topological, so
+         * running it front to back honours every edge, with no countdown
+         * and no stack (on a random DAG those cost several times what the
+         * nodes do: mispredicted branches). EXIT is the last node. */
+        gr_pnode *nodes = p->nodes;
+        grKernelCtx ctx;
+        kernel_ctx_init(&ctx, w);
+        for (uint32_t i = 0; i + 1 < p->nnodes; i++)
+            run_body(&nodes[i], &ctx);
+        finish_launch(p);
+    } else {
+        /* Roots go on the private stack, where run_from finds them. */
+        size_t base = w->nlocal;
+        bool ended = false;
+        for (uint32_t i = 1; i < p->nroots; i++)
+            if (!local_push(w, &p->nodes[p->roots[i]]))
+                ended |= run_from(w, p, &p->nodes[p->roots[i]], expose, w->nlocal);
+        ended |= run_from(w, p, &p->nodes[p->roots[0]], expose, base);
+        if (!ended)
+            wait_for_others(rt, w, p, target);
+    }
+    /* Thieves may still be leaving run_from; the plan must outlive them. */
+    while (gr_load_acquire(&p->thieves) != 0)
+        gr__cpu_relax();
+    if (measure) {
+        uint64_t per = ((gr__ticks() - t0) * 16) / p->nnodes;
+        p->avg_ticks_x16 = p->avg_ticks_x16 ? (p->avg_ticks_x16 * 3 + per) / 4 : (per ? per : 1);
+    }
+    p->runs++;
+    /* The launch is over: setters may write the plan from here on (see
+     * gr__exec_quiesce). Only launches' owners write it, one at a time. */
+    gr_store_release(&e->launches_done, gr_load_relaxed(&e->launches_done) + 1);
+}
+
+/* ------------------------------------------------------------ public API */
+
+GR_NOINLINE void gr__exec_quiesce_slow(grGraphExec_t e)
+{
+    gr_stream *s;
+    uint64_t seq;
+    bool busy = false;
+    gr__spin_lock(&e->lock);
+    /* Under e's lock last_stream stays put; last_seq may still grow with
+     * launches on that stream issued meanwhile, which this call does not
+     * promise to wait for. */
+    s = gr_load_relaxed(&e->last_stream);
+    if (s) {
+        seq = gr_load_relaxed(&e->last_seq);
+        /* It may have ended since the counts were read: then no
+         * reference is needed. */
+        busy = !gr__stream_reached(s, seq);
+        if (busy)
+            gr__stream_retain(s);
+    }
+    gr__spin_unlock(&e->lock);
+    if (busy) {
+        gr__stream_wait_for(s, seq);
+        gr__stream_release(s);
+    }
+}
+
+/* gr__exec_write_begin when a launch is being queued or has not run yet:
+ * waits for it, e's lock held on return. */
+static GR_NOINLINE void write_begin_slow(grGraphExec_t e)
+{
+    for (;;) {
+        /* e's lock is held: last_stream stays put. A launch that locked
+         * it before our exchange either saw the lock and backs off, or is
+         * being queued: wait for its unlock, which publishes its count. */
+        gr_stream *s = gr_load_relaxed(&e->last_stream);
+        if (s) /* pairs with grGraphLaunch's lock and test, as in gr__exec_write_begin */
+            while (gr_load_seq_cst(&s->lockw) & GR_STREAM_LOCKED)
+                gr__cpu_relax();
+        if (gr_load_acquire(&e->launches_done) >= gr_load_relaxed(&e->launches))
+            return;
+        /* A launch is queued or running: let it run (it needs no lock of
+         * ours), then look again. */
+        gr__spin_unlock(&e->lock);
+        gr__exec_quiesce_slow(e);
+        gr__spin_lock_seq_cst(&e->lock);
+    }
+}
+
+
+void gr__exec_write_begin(grGraphExec_t e)
+{
+    /* Pairing: see plan.h. The common case (nothing queued, the stream
+     * not locked) is one exchange and three loads. */
+    gr__spin_lock_seq_cst(&e->lock);
+    gr_stream *s = gr_load_relaxed(&e->last_stream);
+    if (GR_LIKELY(!s || !(gr_load_seq_cst(&s->lockw) & GR_STREAM_LOCKED)) &&
+        GR_LIKELY(gr_load_acquire(&e->launches_done) >= gr_load_relaxed(&e->launches)))
+        return;
+    write_begin_slow(e);
+}
+
+/* Points every event record node's event at the launch just published
+ * (s's lock held): a wait issued after grGraphLaunch waits for the launch
+ * (the whole of it: graphrt does not complete an event in the middle of a
+ * graph). An event with timing gets a STAMP op after the launch, as
+ * grEventRecord queues, so that it holds the time the launch ended; one
+ * without (or if the op cannot be had) completes with the launch. */
+static void record_events(gr_plan *p, gr_stream *s)
+{
+    uint64_t launch_seq = gr__stream_tail_locked(s);
+    for (uint32_t i = 0; i < p->nrecord; i++) {
+        grEvent_t ev = p->nodes[p->record_nodes[i]].u.event;
+        gr_op *op = (ev->flags & grEventDisableTiming) ? NULL : gr__stream_next_slot(s);
+        if (op) {
+            gr__event_record_locked(ev, s, op);
+            gr__stream_publish(s, op);
+        } else {
+            gr__event_record_untimed(ev, s, launch_seq);
+        }
+    }
+}
+
+/* Fills op, the slot just taken on s (s's lock held), as a launch of e,
+ * publishes it, counts it and makes it e's last launch. */
+static void publish_launch(grGraphExec_t e, gr_stream *s, gr_op *op)
+{
+    op->kind = GR_OP_GRAPH;
+    op->u.graph.exec = e;
+    op->u.graph.drop = gr__stream_cache_exec_locked(s, e);
+    gr_store_relaxed(&e->last_seq, gr__stream_tail_locked(s) + 1);
+    gr_store_relaxed(&e->launches, gr_load_relaxed(&e->launches) + 1);
+    gr__stream_publish(s, op);
+    if (e->plan.nrecord)
+        record_events(&e->plan, s);
+}
+
+static GR_NOINLINE grError_t launch_oom(gr_stream *stream)
+{
+    return gr__fail(grErrorMemoryAllocation, "grGraphLaunch: out of memory queuing on stream %p",
+                    GR_PTR(stream));
+}
+
+/* A first launch, or one on another stream than the last: under e's
+ * lock and the locks of both streams (taken in address order), queue a
+ * wait for the last launch unless it is over, then the launch, and move
+ * last_stream to s. */
+static GR_NOINLINE grError_t launch_moving(gr_runtime *rt, grGraphExec_t e, gr_stream *s)
+{
+    gr__spin_lock(&e->lock);
+    gr_stream *prev = gr_load_relaxed(&e->last_stream);
+    gr_stream *from = prev != s ? prev : NULL; /* another thread may have moved it here */
+    if (from && from < s)
+        gr__stream_lock(from);
+    gr_op *op = gr__stream_lock_slot(rt, s);
+    if (from && from > s && op)
+        gr__stream_lock(from);
+    if (!op) {
+        if (from && from < s)
+            gr__stream_unlock_no_activate(from);
+        gr__spin_unlock(&e->lock);
+        return launch_oom(s);
+    }
+    uint64_t last_seq = gr_load_relaxed(&e->last_seq);
+    if (from && !gr__stream_reached(from, last_seq)) {
+        /* The previous launch may still run: this one starts after it, as
+         * launches of one executable never overlap. */
+        gr__stream_retain(from);
+        gr__stream_publish_wait(s, op, from, last_seq);
+        op = gr__stream_next_slot(s);
+        if (!op) {
+            gr__stream_unlock_no_activate(from);
+            gr__stream_unlock(rt, s);
+            gr__spin_unlock(&e->lock);
+            return launch_oom(s);
+        }
+    }
+    if (prev != s) {
+        gr__stream_retain(s);
+        gr_store_relaxed(&e->last_stream, s);
+    }
+    publish_launch(e, s, op);
+    if (from)
+        gr__stream_unlock_no_activate(from);
+    gr__stream_unlock(rt, s);
+    gr__spin_unlock(&e->lock);
+    if (from)
+        gr__stream_release(from);
+    return grSuccess;
+}
+
+grError_t gr__exec_launch(grGraphExec_t graphExec, gr_stream *s)
+{
+    gr_runtime *rt = gr__runtime_get();
+    /* The usual case, a launch on the stream of the last one, needs only
+     * s's lock: last_stream moves to or from a stream only under that
+     * stream's lock, so it cannot change while s's lock is held. */
+    if (gr_load_relaxed(&graphExec->last_stream) != s)
+        return launch_moving(rt, graphExec, s);
+    gr_op *op = gr__stream_lock_slot(rt, s);
+    if (!op)
+        return launch_oom(s);
+    /* A writer of the plan holds e's lock: queue behind it. Pairs with
+     * gr__exec_write_begin (the stream's lock was taken seq_cst). */
+    if (GR_UNLIKELY(gr_load_relaxed(&graphExec->last_stream) != s ||
+                    gr__spin_held_seq_cst(&graphExec->lock))) {
+        gr__stream_unlock(rt, s);
+        return launch_moving(rt, graphExec, s);
+    }
+    publish_launch(graphExec, s, op);
+    gr__stream_unlock(rt, s);
+    return grSuccess;
+}
+
+void gr__exec_retain(grGraphExec_t e)
+{
+    gr_fetch_add_relaxed(&e->refs, 1);
+}
+
+void gr__exec_release(grGraphExec_t e)
+{
+    /* What the executable owns above the plan is the exec layer's: its
+     * instantiation registered the function that frees it all. */
+    if (gr_fetch_sub_acq_rel(&e->refs, 1) == 1) {
+        gr_stream *last = gr_load_relaxed(&e->last_stream);
+        if (last)
+            gr__stream_release(last);
+        e->free_hook(e);
+    }
+}
