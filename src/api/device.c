@@ -1,6 +1,7 @@
 /*
  * device.c - the device API: device 0 is the CPU, its "multiprocessors"
- * are the worker threads.
+ * are the worker threads. Above every area: a reset takes down, in order,
+ * the backend (after its work), the pools and the allocations.
  */
 #include "../capture/capture.h"
 #include "../memory/memory.h"
@@ -35,9 +36,8 @@ GR_API grError_t grGetDevice(int *device)
 
 GR_API grError_t grDeviceSynchronize(void)
 {
-    gr_runtime *rt = gr__runtime_get();
     grError_t e;
-    if (!rt)
+    if (!gr__device_start())
         return gr__fail(grErrorInitializationError,
                         "grDeviceSynchronize: the graphrt runtime could not start");
     if ((e = gr__capture_check_unsafe("grDeviceSynchronize", GR_UNSAFE_DEVICE_SYNC, NULL, NULL)))
@@ -49,10 +49,7 @@ GR_API grError_t grDeviceSynchronize(void)
 
 GR_API grError_t grDeviceReset(void)
 {
-    if (gr_load_acquire(&gr__rt)) {
-        gr__device_sync_all();
-        gr__runtime_stop();
-    }
+    gr__device_stop();
     gr__pool_reset_all();
     gr__mem_reset();
     gr__big_release_cache();
@@ -61,14 +58,12 @@ GR_API grError_t grDeviceReset(void)
 
 GR_API grError_t grDeviceGetAttribute(int *value, grDeviceAttr attr, int device)
 {
-    gr_runtime *rt;
     if (!value)
         return gr__fail(grErrorInvalidValue, "grDeviceGetAttribute: 'value' (the output pointer) is NULL");
     if (device != 0)
         return gr__fail(grErrorInvalidDevice, "grDeviceGetAttribute: device %d does not exist; only device 0",
                         device);
-    rt = gr__runtime_get();
-    if (!rt)
+    if (!gr__device_start())
         return gr__fail(grErrorInitializationError,
                         "grDeviceGetAttribute: the graphrt runtime could not start");
     switch (attr) {
@@ -96,7 +91,7 @@ GR_API grError_t grDeviceGetAttribute(int *value, grDeviceAttr attr, int device)
         *value = 1;
         return grSuccess;
     case grDevAttrMultiProcessorCount:
-        *value = (int)rt->nworkers;
+        *value = (int)gr__worker_count();
         return grSuccess;
     case grDevAttrConcurrentKernels:
     case grDevAttrMemoryPoolsSupported:

@@ -37,6 +37,11 @@ typedef struct gr_memcpy_params {
  * be the process's first graphrt call asks this, or a function that does. */
 bool gr__device_start(void);
 
+/* grDeviceReset's part of the backend: if the device runs, waits for all
+ * work, then stops the workers and frees streams and the runtime (a later
+ * call starts it again). */
+void gr__device_stop(void);
+
 /* ---------------------------------------------------------------- kernels */
 
 /* A registered kernel. Immutable after creation except 'refs'. */
@@ -105,38 +110,12 @@ static inline bool gr__kernel_valid(grKernel_t k)
     return k != NULL && k->magic == GR_MAGIC_KERNEL;
 }
 
-/* The checks of gr__kernel_check, with the detail of the first that
- * fails; grSuccess when none does. */
-grError_t gr__kernel_check_slow(const char *call, grKernel_t k, const grDim3 *grid, const grDim3 *block,
-                                size_t shmem, void **args);
+/* A kernel object for grKernelCreate's (checked) arguments, with one
+ * reference (the handle's), or NULL when out of memory. */
+grKernel_t gr__kernel_new(grKernelFn fn, const char *name, int nparams, const size_t *sizes);
 
-/* Checks a launch as grLaunchKernel does; on failure returns the error
- * with a detail naming 'call' (the public function). The common case, a
- * valid launch, is tested here with one 4-byte load per dimension: the
- * dimensions come by address because callers read them from a
- * grKernelNodeParams the application has just written field by field, and
- * a grDim3 passed by value is loaded 8 bytes at a time, across two of
- * those stores, which defeats store-to-load forwarding (a stall of ~15
- * cycles). A failure takes the slow path, which names it. */
-static inline grError_t gr__kernel_check(const char *call, grKernel_t k, const grDim3 *grid,
-                                         const grDim3 *block, size_t shmem, void **args)
-{
-    /* block: each dimension >= 1, x and y <= 1024, z <= 64, at most 1024
-     * threads; grid: each >= 1, x < 2^31, y and z <= 65535 (v - 1 wraps
-     * for 0). */
-    bool ok = gr__kernel_valid(k) && block->x - 1u < 1024u && block->y - 1u < 1024u && block->z - 1u < 64u &&
-              (uint64_t)block->x * block->y * block->z <= 1024u && grid->x - 1u < 0x7fffffffu &&
-              grid->y - 1u < 65535u && grid->z - 1u < 65535u && shmem <= GR_MAX_SHARED_MEM &&
-              (k->nparams == 0 || args != NULL);
-    /* Argument values on the caller's stack are readable host memory; any
-     * other element is checked by the slow path (the kernelParams
-     * mistake: a value where its address belongs). */
-    for (int i = 0; ok && i < k->nparams; i++)
-        ok = gr__on_own_stack(args[i], k->sizes[i]);
-    if (GR_LIKELY(ok))
-        return grSuccess;
-    return gr__kernel_check_slow(call, k, grid, block, shmem, args);
-}
+/* Kills the handle and drops its reference. */
+void gr__kernel_kill(grKernel_t k);
 
 void gr__kernel_retain(grKernel_t k);
 void gr__kernel_release(grKernel_t k);
@@ -150,6 +129,12 @@ void *gr__kernel_scratch(uint32_t bytes);
 /* Runs every block of the call, in the calling thread (one block) or
  * spread over the workers (many blocks); returns when all have run. */
 void gr__kernel_run(const gr_kernel_call *c);
+
+/* Queues an eager launch of k (checked by the caller) on s (not
+ * capturing), its argument values copied now; fails only when out of
+ * memory, with a detail naming 'call'. */
+grError_t gr__stream_enqueue_kernel(const char *call, gr_stream *s, grKernel_t k, const grDim3 *grid,
+                                    const grDim3 *block, size_t sharedMem, void **args);
 
 /* ---------------------------------------------------------------- streams */
 
@@ -188,6 +173,22 @@ grError_t gr__stream_enqueue_call(const char *call, gr_stream *s, gr_op_fn fn, c
 /* Waits for all work queued on s so far, helping to run it. Returns the
  * stream's sticky error, if any. */
 grError_t gr__stream_sync(gr_stream *s);
+
+/* A created stream (grStreamCreateWithFlags' checked flags): fails with
+ * grErrorInitializationError (the device could not start) or
+ * grErrorMemoryAllocation, setting no detail (the caller does). */
+grError_t gr__stream_create(unsigned user_flags, gr_stream **out);
+
+/* Kills a created stream's handle; the stream lives on until its queued
+ * work has run. */
+void gr__stream_destroy(gr_stream *s);
+
+/* True when every op queued on s so far has completed. */
+bool gr__stream_idle(gr_stream *s);
+
+/* Queues fn(userData) on s (not capturing); fails only when out of
+ * memory, with a detail naming 'call'. */
+grError_t gr__stream_enqueue_host(const char *call, gr_stream *s, grHostFn_t fn, void *userData);
 
 /* Waits for all work on all streams. */
 void gr__device_sync_all(void);
@@ -297,6 +298,14 @@ static inline bool gr__stream_reached(gr_stream *s, uint64_t seq)
  * waits queued on s. Takes s's lock. */
 uint64_t gr__stream_known(gr_stream *s, gr_stream *t);
 
+/* The part of gr__stream_known that comes from event waits queued on s
+ * (not t's completion). Takes s's lock. */
+uint64_t gr__stream_known_by_waits(gr_stream *s, gr_stream *t);
+
+/* The legacy default stream (starting the device), or NULL if the device
+ * could not start. */
+gr_stream *gr__stream_legacy(void);
+
 /* Queues on s a WAIT op for t's first 'seq' ops (nothing if already
  * ordered). Returns false, queuing nothing, when out of memory. s must not
  * be capturing. Memory pools use it for their internal dependencies. */
@@ -328,8 +337,66 @@ struct grEvent_st {
 /* Reads the latest record: *s retained (or NULL if never recorded). */
 void gr__event_latest(grEvent_t e, gr_stream **s, uint64_t *seq);
 
+/* A new event of grEvent* flags (checked), or NULL when out of memory. */
+grEvent_t gr__event_create(unsigned flags);
+
+/* Kills the handle; the object lives on while records name it. */
+void gr__event_destroy(grEvent_t e);
+
+/* Records e at the tail of s (not capturing); fails only when out of
+ * memory, with a detail naming 'call'. */
+grError_t gr__event_record(const char *call, grEvent_t e, gr_stream *s);
+
+/* True once the work before e's latest record has completed (or e was
+ * never recorded). */
+bool gr__event_done(grEvent_t e);
+
+/* Waits for the work before e's latest record, helping to run it; returns
+ * the sticky error of the record's stream (not recorded as the thread's
+ * last error: the caller does that). */
+grError_t gr__event_wait(grEvent_t e);
+
+/* The time of e's latest record, in ns: grErrorInvalidResourceHandle for
+ * an event without timing or never recorded, grErrorNotReady while the
+ * record is pending, each with a detail naming 'call' and 'which' event. */
+grError_t gr__event_time(const char *call, const char *which, grEvent_t e, uint64_t *t);
+
+/* Makes s's later work wait for e's latest record (nothing if there is
+ * none or it has completed); fails only when out of memory. s is not
+ * capturing. */
+grError_t gr__stream_wait_event(const char *call, gr_stream *s, grEvent_t e);
+
 /* Reads the latest record: *s retained (or NULL if never recorded). */
 void gr__event_latest(grEvent_t e, gr_stream **s, uint64_t *seq);
+
+/* A new event of grEvent* flags (checked), or NULL when out of memory. */
+grEvent_t gr__event_create(unsigned flags);
+
+/* Kills the handle; the object lives on while records name it. */
+void gr__event_destroy(grEvent_t e);
+
+/* Records e at the tail of s (not capturing); fails only when out of
+ * memory, with a detail naming 'call'. */
+grError_t gr__event_record(const char *call, grEvent_t e, gr_stream *s);
+
+/* True once the work before e's latest record has completed (or e was
+ * never recorded). */
+bool gr__event_done(grEvent_t e);
+
+/* Waits for the work before e's latest record, helping to run it; returns
+ * the sticky error of the record's stream (not recorded as the thread's
+ * last error: the caller does that). */
+grError_t gr__event_wait(grEvent_t e);
+
+/* The time of e's latest record, in ns: grErrorInvalidResourceHandle for
+ * an event without timing or never recorded, grErrorNotReady while the
+ * record is pending, each with a detail naming 'call' and 'which' event. */
+grError_t gr__event_time(const char *call, const char *which, grEvent_t e, uint64_t *t);
+
+/* Makes s's later work wait for e's latest record (nothing if there is
+ * none or it has completed); fails only when out of memory. s is not
+ * capturing. */
+grError_t gr__stream_wait_event(const char *call, gr_stream *s, grEvent_t e);
 
 /* ----------------------------------------------------------------- events */
 

@@ -12,7 +12,7 @@
 #define GR_CAPTURE_H
 
 #include "../graph/graph.h"
-#include "../backend/cpu/event.h"
+#include "../backend/backend.h"
 
 /* Number of captures in progress in the process (any mode). */
 extern atomic_int gr__captures_active;

@@ -283,27 +283,10 @@ static mark_kind read_mark(grEvent_t e, gr_cap_event **out, bool *recorded)
  * turned out to be stale. */
 static grError_t eager_wait(const char *call, gr_stream *s, grEvent_t e)
 {
-    gr_stream *es = NULL;
-    uint64_t seq;
     grError_t err;
     if ((err = gr__capture_check_implicit(call, s)))
         return err;
-    gr__event_latest(e, &es, &seq);
-    if (!es)
-        return grSuccess;
-    if (es == s || gr__stream_reached(es, seq)) {
-        gr__stream_release(es);
-        return grSuccess;
-    }
-    gr_runtime *rt = gr__runtime_get();
-    gr_op *op = gr__stream_lock_slot(rt, s);
-    if (!op) {
-        gr__stream_release(es);
-        return gr__fail(grErrorMemoryAllocation, "%s: out of memory queuing on stream %p", call, GR_PTR(s));
-    }
-    gr__stream_publish_wait(s, op, es, seq); /* takes gr__event_latest's reference */
-    gr__stream_unlock(rt, s);
-    return grSuccess;
+    return gr__stream_wait_event(call, s, e);
 }
 
 /* Stream s (not capturing) joins c after the dependencies of ce. */

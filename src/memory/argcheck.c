@@ -101,3 +101,38 @@ grError_t gr__kernel_args_check(const char *call, const char *name, int nparams,
     }
     return grSuccess;
 }
+
+GR_NOINLINE grError_t gr__kernel_check_slow(const char *call, grKernel_t k, const grDim3 *pgrid,
+                                            const grDim3 *pblock, size_t shmem, void **args)
+{
+    grDim3 grid = *pgrid, block = *pblock;
+    if (!gr__kernel_valid(k))
+        return gr__fail(grErrorInvalidDeviceFunction,
+                        "%s: kernel %p is not a live kernel (NULL, destroyed, or not from grKernelCreate)",
+                        call, GR_PTR(k));
+    if (block.x == 0 || block.y == 0 || block.z == 0 || block.x > 1024 || block.y > 1024 || block.z > 64 ||
+        (uint64_t)block.x * block.y * block.z > 1024)
+        return gr__fail(
+            grErrorInvalidConfiguration,
+            "%s: kernel '%s': block (%u, %u, %u) is invalid: each dimension must be >= 1, x and y <= "
+            "1024, z <= 64, and x*y*z <= 1024 threads",
+            call, k->name, block.x, block.y, block.z);
+    if (grid.x == 0 || grid.y == 0 || grid.z == 0 || grid.x > 0x7fffffffu || grid.y > 65535 || grid.z > 65535)
+        return gr__fail(
+            grErrorInvalidConfiguration,
+            "%s: kernel '%s': grid (%u, %u, %u) is invalid: each dimension must be >= 1, x < 2^31, "
+            "y and z <= 65535",
+            call, k->name, grid.x, grid.y, grid.z);
+    if (shmem > GR_MAX_SHARED_MEM)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: kernel '%s': %zu bytes of shared memory requested, the limit per block is %u",
+                        call, k->name, shmem, GR_MAX_SHARED_MEM);
+    if (k->nparams > 0 && !args)
+        return gr__fail(
+            grErrorInvalidValue,
+            "%s: kernel '%s' takes %d parameters but the argument array is NULL; pass an array of "
+            "pointers to the argument values",
+            call, k->name, k->nparams);
+    return gr__kernel_args_check(call, k->name, k->nparams, k->sizes, args);
+}
+

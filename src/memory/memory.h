@@ -15,7 +15,7 @@
 #ifndef GR_MEMORY_H
 #define GR_MEMORY_H
 
-#include "../core/core.h"
+#include "../backend/backend.h"
 
 /* Who handed a tracked range out, and so which call may free it. */
 typedef enum gr_mem_kind {
@@ -82,6 +82,39 @@ bool gr__mem_is_device(const void *p);
  * tracker generation (argcheck.c). */
 grError_t gr__kernel_args_check(const char *call, const char *name, int nparams, const uint32_t *sizes,
                                 void **args);
+
+/* The checks of gr__kernel_check, with the detail of the first that
+ * fails; grSuccess when none does. */
+grError_t gr__kernel_check_slow(const char *call, grKernel_t k, const grDim3 *grid, const grDim3 *block,
+                                size_t shmem, void **args);
+
+/* Checks a launch as grLaunchKernel does; on failure returns the error
+ * with a detail naming 'call' (the public function). The common case, a
+ * valid launch, is tested here with one 4-byte load per dimension: the
+ * dimensions come by address because callers read them from a
+ * grKernelNodeParams the application has just written field by field, and
+ * a grDim3 passed by value is loaded 8 bytes at a time, across two of
+ * those stores, which defeats store-to-load forwarding (a stall of ~15
+ * cycles). A failure takes the slow path, which names it. */
+static inline grError_t gr__kernel_check(const char *call, grKernel_t k, const grDim3 *grid,
+                                         const grDim3 *block, size_t shmem, void **args)
+{
+    /* block: each dimension >= 1, x and y <= 1024, z <= 64, at most 1024
+     * threads; grid: each >= 1, x < 2^31, y and z <= 65535 (v - 1 wraps
+     * for 0). */
+    bool ok = gr__kernel_valid(k) && block->x - 1u < 1024u && block->y - 1u < 1024u && block->z - 1u < 64u &&
+              (uint64_t)block->x * block->y * block->z <= 1024u && grid->x - 1u < 0x7fffffffu &&
+              grid->y - 1u < 65535u && grid->z - 1u < 65535u && shmem <= GR_MAX_SHARED_MEM &&
+              (k->nparams == 0 || args != NULL);
+    /* Argument values on the caller's stack are readable host memory; any
+     * other element is checked by the slow path (the kernelParams
+     * mistake: a value where its address belongs). */
+    for (int i = 0; ok && i < k->nparams; i++)
+        ok = gr__on_own_stack(args[i], k->sizes[i]);
+    if (GR_LIKELY(ok))
+        return grSuccess;
+    return gr__kernel_check_slow(call, k, grid, block, shmem, args);
+}
 
 /* The number of tracked allocations (for diagnostics and tests). */
 size_t gr__mem_live_count(void);

@@ -655,27 +655,13 @@ static GR_NOINLINE gr_pblock *block_new(const char *call, grMemPool_t pool, unsi
     return b;
 }
 
-/* How many of t's ops s's future work follows through the event waits
- * queued on s (gr__stream_known without completion: that one is the
- * opportunistic policy's business). Takes s's lock. */
-static uint64_t known_by_waits(gr_stream *s, gr_stream *t)
-{
-    uint64_t k = 0;
-    gr__stream_lock(s);
-    for (unsigned i = 0; i < GR_KNOWN_MAX; i++)
-        if (s->known[i].id == t->serial)
-            k = s->known[i].seq;
-    gr__stream_unlock_no_activate(s);
-    return k;
-}
-
 /* How a free block may go to stream s: 0 not at all, 1 as it is, 2 after
  * s waits for the free (internal dependency). Under the pool's lock. */
 static int reuse_mode(grMemPool_t pool, gr_pblock *b, gr_stream *s)
 {
     if (b->fs == NULL || b->fs == s)
         return 1;
-    if (gr_load_relaxed(&pool->reuse_follow) && known_by_waits(s, b->fs) >= b->fseq)
+    if (gr_load_relaxed(&pool->reuse_follow) && gr__stream_known_by_waits(s, b->fs) >= b->fseq)
         return 1;
     if (gr_load_relaxed(&pool->reuse_opportunistic) && gr__stream_reached(b->fs, b->fseq))
         return 1;
@@ -962,10 +948,10 @@ grError_t gr__pool_free_sync(const char *call, void *p)
         return err;
     /* As CUDA: freeing waits until no queued work can still touch it. */
     gr__device_sync_all();
-    gr_runtime *rt = gr__runtime_get();
-    if (!rt)
+    gr_stream *legacy = gr__stream_legacy();
+    if (!legacy)
         return gr__fail(grErrorInitializationError, "%s: the graphrt runtime could not start", call);
-    if ((err = pool_free(call, p, rt->legacy, false)) != grSuccess)
+    if ((err = pool_free(call, p, legacy, false)) != grSuccess)
         return err;
     gr__pool_on_sync();
     return grSuccess;

@@ -1,11 +1,11 @@
 /*
- * event.c - events: records, queries, synchronisation and timing.
+ * event.c - events on the CPU: the object's lifetime, records, queries,
+ * waits and times (the entry points with their checks are api/event.c).
  *
  * A record is a STAMP op queued on the stream: it completes when the
  * stream reaches it, and for timing events it writes the time.
  */
-#include "../../capture/capture.h"
-#include "../../memory/pool.h"
+#include "event.h"
 
 #include <string.h>
 
@@ -87,147 +87,72 @@ void gr__event_stamp(grEvent_t e, uint64_t gen)
     gr__spin_unlock(&e->lock);
 }
 
-static grError_t check_event(const char *call, grEvent_t e)
+grEvent_t gr__event_create(unsigned flags)
 {
-    if (!gr__event_valid(e))
-        return gr__fail(grErrorInvalidResourceHandle,
-                        "%s: event %p is not a live event (NULL, destroyed, or not created by grEventCreate)",
-                        call, GR_PTR(e));
-    return grSuccess;
-}
-
-/* CUDA answers grErrorInvalidValue for an event whose latest record was
- * made in a capture that has ended. */
-static grError_t check_not_ended_capture(const char *call, grEvent_t e)
-{
-    if (gr__capture_event_ended(e))
-        return gr__fail(
-            grErrorInvalidValue,
-            "%s: event %p was last recorded inside a stream capture that has ended; such a record "
-            "names graph nodes, not work: record the event again outside a capture",
-            call, GR_PTR(e));
-    return grSuccess;
-}
-
-GR_API grError_t grEventCreate(grEvent_t *event)
-{
-    if (!event)
-        return gr__fail(grErrorInvalidValue, "grEventCreate: 'event' (the output pointer) is NULL");
-    return grEventCreateWithFlags(event, grEventDefault);
-}
-
-GR_API grError_t grEventCreateWithFlags(grEvent_t *event, unsigned int flags)
-{
-    grEvent_t e;
-    if (!event)
-        return gr__fail(grErrorInvalidValue, "grEventCreateWithFlags: 'event' (the output pointer) is NULL");
-    if (flags & ~(grEventBlockingSync | grEventDisableTiming))
-        return gr__fail(grErrorInvalidValue,
-                        "grEventCreateWithFlags: flags 0x%x has bits other than grEventBlockingSync and "
-                        "grEventDisableTiming",
-                        flags);
-    if (!gr__runtime_get())
-        return gr__fail(grErrorInitializationError,
-                        "grEventCreateWithFlags: the graphrt runtime could not start");
-    e = gr__shell_alloc(&event_shelf);
+    grEvent_t e = gr__shell_alloc(&event_shelf);
     if (!e)
-        return gr__fail(grErrorMemoryAllocation, "grEventCreateWithFlags: out of memory");
+        return NULL;
     memset(e, 0, sizeof *e);
     e->magic = GR_MAGIC_EVENT;
     e->flags = flags;
     atomic_init(&e->refs, 1);
-    *event = e;
-    return grSuccess;
+    return e;
 }
 
-GR_API grError_t grEventDestroy(grEvent_t event)
+void gr__event_destroy(grEvent_t e)
 {
-    grError_t err = check_event("grEventDestroy", event);
-    if (err)
-        return err;
-    event->magic = GR_MAGIC_DEAD;
-    gr__event_release(event);
-    return grSuccess;
+    e->magic = GR_MAGIC_DEAD;
+    gr__event_release(e);
 }
 
-GR_API grError_t grEventRecord(grEvent_t event, grStream_t stream)
+grError_t gr__event_record(const char *call, grEvent_t e, gr_stream *s)
 {
-    gr_runtime *rt;
-    gr_stream *s = NULL;
-    gr_op *op;
-    grError_t err = check_event("grEventRecord", event);
-    if (err)
-        return err;
-    err = gr__stream_from_handle("grEventRecord", stream, &s);
-    if (err)
-        return err;
-    if (GR_UNLIKELY(gr__stream_capturing(s)))
-        return gr__capture_event_record("grEventRecord", event, s);
-    if ((err = gr__capture_check_implicit("grEventRecord", s)))
-        return err;
-    rt = gr__runtime_get();
-    op = gr__stream_lock_slot(rt, s);
+    gr_runtime *rt = gr__runtime_get();
+    gr_op *op = gr__stream_lock_slot(rt, s);
     if (!op)
-        return gr__fail(grErrorMemoryAllocation, "grEventRecord: out of memory queuing on stream %p",
-                        GR_PTR(stream));
-    gr__event_record_locked(event, s, op);
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory queuing on stream %p", call, GR_PTR(s));
+    gr__event_record_locked(e, s, op);
     gr__stream_publish(s, op);
     gr__stream_unlock(rt, s);
     return grSuccess;
 }
 
-GR_API grError_t grEventQuery(grEvent_t event)
+bool gr__event_done(grEvent_t e)
 {
     gr_stream *s = NULL;
     uint64_t seq;
-    bool done;
-    grError_t err = check_event("grEventQuery", event);
-    if (err)
-        return err;
-    if ((err = gr__capture_check_unsafe("grEventQuery", GR_UNSAFE_EVENT_QUERY, NULL, event)) ||
-        (err = check_not_ended_capture("grEventQuery", event)))
-        return err;
-    gr__event_latest(event, &s, &seq);
+    gr__event_latest(e, &s, &seq);
     if (!s)
-        return grSuccess;
-    done = gr__stream_reached(s, seq);
+        return true;
+    bool done = gr__stream_reached(s, seq);
     gr__stream_release(s);
-    return done ? grSuccess : grErrorNotReady;
+    return done;
 }
 
-GR_API grError_t grEventSynchronize(grEvent_t event)
+grError_t gr__event_wait(grEvent_t e)
 {
     gr_stream *s = NULL;
     uint64_t seq;
-    grError_t err = check_event("grEventSynchronize", event);
-    if (err)
-        return err;
-    if ((err = gr__capture_check_unsafe("grEventSynchronize", GR_UNSAFE_EVENT_SYNC, NULL, event)) ||
-        (err = check_not_ended_capture("grEventSynchronize", event)))
-        return err;
-    gr__event_latest(event, &s, &seq);
+    gr__event_latest(e, &s, &seq);
     if (!s)
         return grSuccess;
     gr__stream_wait_for(s, seq);
-    gr__pool_on_sync();
-    err = (grError_t)gr_load_relaxed(&s->sticky);
+    grError_t err = (grError_t)gr_load_relaxed(&s->sticky);
     gr__stream_release(s);
-    return err ? gr__fail_again(err) : grSuccess;
+    return err;
 }
 
-/* Reads the time of the latest record: 0 ok, else the error to return. */
-static grError_t stamp_of(const char *which, grEvent_t e, uint64_t *t)
+grError_t gr__event_time(const char *call, const char *which, grEvent_t e, uint64_t *t)
 {
     gr_stream *s = NULL;
     uint64_t seq, gen, stamped, time_ns;
     if (e->flags & grEventDisableTiming)
-        return gr__fail(grErrorInvalidResourceHandle,
-                        "grEventElapsedTime: the %s event %p was created with grEventDisableTiming", which,
-                        GR_PTR(e));
+        return gr__fail(grErrorInvalidResourceHandle, "%s: the %s event %p was created with grEventDisableTiming",
+                        call, which, GR_PTR(e));
     gr__event_latest(e, &s, &seq);
     if (!s)
-        return gr__fail(grErrorInvalidResourceHandle,
-                        "grEventElapsedTime: the %s event %p has never been recorded", which, GR_PTR(e));
+        return gr__fail(grErrorInvalidResourceHandle, "%s: the %s event %p has never been recorded", call, which,
+                        GR_PTR(e));
     bool done = gr__stream_reached(s, seq);
     gr__stream_release(s);
     gr__spin_lock(&e->lock);
@@ -239,47 +164,18 @@ static grError_t stamp_of(const char *which, grEvent_t e, uint64_t *t)
      * pending). */
     if (!done || stamped != gen)
         return gr__fail(grErrorNotReady,
-                        "grEventElapsedTime: the work before the latest record of the %s event %p has not "
-                        "completed yet; wait for it (grEventSynchronize) before asking for the time",
-                        which, GR_PTR(e));
+                        "%s: the work before the latest record of the %s event %p has not completed yet; wait "
+                        "for it (grEventSynchronize) before asking for the time",
+                        call, which, GR_PTR(e));
     *t = time_ns;
     return grSuccess;
 }
 
-GR_API grError_t grEventElapsedTime(float *ms, grEvent_t start, grEvent_t end)
+grError_t gr__stream_wait_event(const char *call, gr_stream *s, grEvent_t e)
 {
-    uint64_t t0 = 0, t1 = 0;
-    grError_t err;
-    if (!ms)
-        return gr__fail(grErrorInvalidValue, "grEventElapsedTime: 'ms' (the output pointer) is NULL");
-    if ((err = check_event("grEventElapsedTime", start)) || (err = check_event("grEventElapsedTime", end)) ||
-        (err = check_not_ended_capture("grEventElapsedTime", start)) ||
-        (err = check_not_ended_capture("grEventElapsedTime", end)))
-        return err;
-    if ((err = stamp_of("start", start, &t0)) || (err = stamp_of("end", end, &t1)))
-        return err;
-    *ms = (float)((double)((int64_t)(t1 - t0)) / 1e6);
-    return grSuccess;
-}
-
-GR_API grError_t grStreamWaitEvent(grStream_t stream, grEvent_t event, unsigned int flags)
-{
-    gr_runtime *rt;
-    gr_stream *s = NULL, *es = NULL;
+    gr_stream *es = NULL;
     uint64_t seq;
-    gr_op *op;
-    grError_t err;
-    if (flags != 0)
-        return gr__fail(grErrorInvalidValue, "grStreamWaitEvent: flags must be 0 (got 0x%x)", flags);
-    if ((err = check_event("grStreamWaitEvent", event)))
-        return err;
-    if ((err = gr__stream_from_handle("grStreamWaitEvent", stream, &s)))
-        return err;
-    if (GR_UNLIKELY(gr__stream_capturing(s) || event->capture))
-        return gr__capture_wait_event("grStreamWaitEvent", s, event);
-    if ((err = gr__capture_check_implicit("grStreamWaitEvent", s)))
-        return err;
-    gr__event_latest(event, &es, &seq);
+    gr__event_latest(e, &es, &seq);
     if (!es)
         return grSuccess; /* never recorded: nothing to wait for */
     if (es == s || gr__stream_reached(es, seq)) {
@@ -291,12 +187,11 @@ GR_API grError_t grStreamWaitEvent(grStream_t stream, grEvent_t event, unsigned 
         gr__stream_release(es);
         return grSuccess;
     }
-    rt = gr__runtime_get();
-    op = gr__stream_lock_slot(rt, s);
+    gr_runtime *rt = gr__runtime_get();
+    gr_op *op = gr__stream_lock_slot(rt, s);
     if (!op) {
         gr__stream_release(es);
-        return gr__fail(grErrorMemoryAllocation, "grStreamWaitEvent: out of memory queuing on stream %p",
-                        GR_PTR(stream));
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory queuing on stream %p", call, GR_PTR(s));
     }
     gr__stream_publish_wait(s, op, es, seq); /* takes gr__event_latest's reference */
     gr__stream_unlock(rt, s);

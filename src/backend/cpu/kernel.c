@@ -1,7 +1,6 @@
 /*
- * kernel.c - kernels: registration, launch checks, argument packing, and
- * running the blocks of a launch, spread over the workers when there are
- * many.
+ * kernel.c - running kernels on the CPU: the blocks of a launch, spread
+ * over the workers when there are many, and the eager launch's op.
  *
  * A launch of one block is a plain call. A launch of many blocks is a
  * parallel for over chunks of blocks: the running thread pushes PFOR items
@@ -9,197 +8,13 @@
  * itself, takes back the invitations nobody accepted, and waits for the
  * helpers that did (the job lives on its stack).
  *
- * Invariants: a helper touches the job only between stealing its PFOR item
- * and incrementing 'helpers_done'; argument buffers put each parameter at
- * an offset aligned to its size (up to 16).
+ * Invariant: a helper touches the job only between stealing its PFOR item
+ * and incrementing 'helpers_done'.
  */
-#include "../../capture/capture.h"
-#include "../../memory/memory.h"
+#include "stream_int.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* Live kernels by name, for uniqueness (and for loading graph files). */
-static pthread_mutex_t names_lock = PTHREAD_MUTEX_INITIALIZER;
-typedef struct name_entry {
-    grKernel_t k;
-    struct name_entry *next;
-} name_entry;
-static name_entry *names; /* guarded by names_lock */
-
-/* Kernel objects, kept as dead shells once freed (core.h). */
-static gr_shelf kernel_shelf = GR_SHELF_INIT(sizeof(struct grKernel_st));
-
-void gr__kernel_retain(grKernel_t k)
-{
-    gr_fetch_add_relaxed(&k->refs, 1);
-}
-
-void gr__kernel_retain_n(grKernel_t k, int n)
-{
-    gr_fetch_add_relaxed(&k->refs, n);
-}
-
-void gr__kernel_release(grKernel_t k)
-{
-    gr__kernel_release_n(k, 1);
-}
-
-void gr__kernel_release_n(grKernel_t k, int n)
-{
-    if (gr_fetch_sub_acq_rel(&k->refs, n) == n) {
-        gr__mark_dead(&k->magic);
-        gr__free(k->name);
-        gr__free(k->offsets);
-        gr__free(k->sizes);
-        gr__shell_retire(&kernel_shelf, k);
-    }
-}
-
-/* The live kernel named 'name', or NULL. */
-grKernel_t gr__kernel_find(const char *name);
-grKernel_t gr__kernel_find(const char *name)
-{
-    grKernel_t k = NULL;
-    pthread_mutex_lock(&names_lock);
-    for (name_entry *e = names; e; e = e->next)
-        if (strcmp(e->k->name, name) == 0) {
-            k = e->k;
-            break;
-        }
-    pthread_mutex_unlock(&names_lock);
-    return k;
-}
-
-GR_API grError_t grKernelCreate(grKernel_t *kernel, grKernelFn fn, const char *name, int numParams,
-                                const size_t *paramSizes)
-{
-    grKernel_t k;
-    name_entry *ne;
-    uint32_t off = 0;
-    if (!kernel)
-        return gr__fail(grErrorInvalidValue, "grKernelCreate: 'kernel' (the output pointer) is NULL");
-    if (!fn)
-        return gr__fail(grErrorInvalidValue,
-                        "grKernelCreate: 'fn' is NULL; pass the C function run per block");
-    if (!name || !*name)
-        return gr__fail(grErrorInvalidValue,
-                        "grKernelCreate: 'name' is NULL or empty; every kernel needs a name");
-    if (numParams < 0 || numParams > 64)
-        return gr__fail(grErrorInvalidValue, "grKernelCreate: kernel '%s': numParams %d is outside 0..64",
-                        name, numParams);
-    if (numParams > 0 && !paramSizes)
-        return gr__fail(grErrorInvalidValue,
-                        "grKernelCreate: kernel '%s' takes %d parameters but 'paramSizes' is NULL", name,
-                        numParams);
-    for (int i = 0; i < numParams; i++)
-        if (paramSizes[i] == 0 || paramSizes[i] > 4096)
-            return gr__fail(grErrorInvalidValue,
-                            "grKernelCreate: kernel '%s': paramSizes[%d] = %zu is outside 1..4096 bytes",
-                            name, i, paramSizes[i]);
-    if (gr__kernel_find(name))
-        return gr__fail(grErrorInvalidValue,
-                        "grKernelCreate: a live kernel is already named '%s'; kernel names must be unique",
-                        name);
-    k = gr__shell_alloc(&kernel_shelf);
-    if (k)
-        memset(k, 0, sizeof *k);
-    ne = gr__malloc(sizeof *ne);
-    if (k) {
-        k->name = strdup(name);
-        k->offsets = gr__calloc((size_t)numParams, sizeof *k->offsets);
-        k->sizes = gr__calloc((size_t)numParams, sizeof *k->sizes);
-    }
-    if (!k || !ne || !k->name || !k->offsets || !k->sizes) {
-        if (k) {
-            gr__free(k->name);
-            gr__free(k->offsets);
-            gr__free(k->sizes);
-            k->magic = GR_MAGIC_DEAD;
-            gr__shell_retire(&kernel_shelf, k);
-        }
-        gr__free(ne);
-        return gr__fail(grErrorMemoryAllocation, "grKernelCreate: out of memory registering kernel '%s'",
-                        name);
-    }
-    for (int i = 0; i < numParams; i++) {
-        uint32_t sz = (uint32_t)paramSizes[i], al = 1;
-        while (al < sz && al < 16)
-            al <<= 1;
-        off = (off + al - 1) & ~(al - 1);
-        k->offsets[i] = off;
-        k->sizes[i] = sz;
-        off += sz;
-    }
-    k->magic = GR_MAGIC_KERNEL;
-    atomic_init(&k->refs, 1);
-    k->fn = fn;
-    k->nparams = numParams;
-    k->argbytes = (off + 15u) & ~15u;
-    ne->k = k;
-    pthread_mutex_lock(&names_lock);
-    ne->next = names;
-    names = ne;
-    pthread_mutex_unlock(&names_lock);
-    *kernel = k;
-    return grSuccess;
-}
-
-GR_API grError_t grKernelDestroy(grKernel_t kernel)
-{
-    name_entry **pp, *e = NULL;
-    if (!gr__kernel_valid(kernel))
-        return gr__fail(grErrorInvalidDeviceFunction,
-                        "grKernelDestroy: kernel %p is not a live kernel (NULL, destroyed, or not from "
-                        "grKernelCreate)",
-                        GR_PTR(kernel));
-    pthread_mutex_lock(&names_lock);
-    for (pp = &names; *pp; pp = &(*pp)->next)
-        if ((*pp)->k == kernel) {
-            e = *pp;
-            *pp = e->next;
-            break;
-        }
-    pthread_mutex_unlock(&names_lock);
-    gr__free(e);
-    kernel->magic = GR_MAGIC_DEAD;
-    gr__kernel_release(kernel);
-    return grSuccess;
-}
-
-GR_NOINLINE grError_t gr__kernel_check_slow(const char *call, grKernel_t k, const grDim3 *pgrid,
-                                            const grDim3 *pblock, size_t shmem, void **args)
-{
-    grDim3 grid = *pgrid, block = *pblock;
-    if (!gr__kernel_valid(k))
-        return gr__fail(grErrorInvalidDeviceFunction,
-                        "%s: kernel %p is not a live kernel (NULL, destroyed, or not from grKernelCreate)",
-                        call, GR_PTR(k));
-    if (block.x == 0 || block.y == 0 || block.z == 0 || block.x > 1024 || block.y > 1024 || block.z > 64 ||
-        (uint64_t)block.x * block.y * block.z > 1024)
-        return gr__fail(
-            grErrorInvalidConfiguration,
-            "%s: kernel '%s': block (%u, %u, %u) is invalid: each dimension must be >= 1, x and y <= "
-            "1024, z <= 64, and x*y*z <= 1024 threads",
-            call, k->name, block.x, block.y, block.z);
-    if (grid.x == 0 || grid.y == 0 || grid.z == 0 || grid.x > 0x7fffffffu || grid.y > 65535 || grid.z > 65535)
-        return gr__fail(
-            grErrorInvalidConfiguration,
-            "%s: kernel '%s': grid (%u, %u, %u) is invalid: each dimension must be >= 1, x < 2^31, "
-            "y and z <= 65535",
-            call, k->name, grid.x, grid.y, grid.z);
-    if (shmem > GR_MAX_SHARED_MEM)
-        return gr__fail(grErrorInvalidValue,
-                        "%s: kernel '%s': %zu bytes of shared memory requested, the limit per block is %u",
-                        call, k->name, shmem, GR_MAX_SHARED_MEM);
-    if (k->nparams > 0 && !args)
-        return gr__fail(
-            grErrorInvalidValue,
-            "%s: kernel '%s' takes %d parameters but the argument array is NULL; pass an array of "
-            "pointers to the argument values",
-            call, k->name, k->nparams);
-    return gr__kernel_args_check(call, k->name, k->nparams, k->sizes, args);
-}
 
 /* ------------------------------------------------------------ execution */
 
@@ -312,47 +127,31 @@ void gr__kernel_run(const gr_kernel_call *c)
         gr__cpu_relax();
 }
 
-GR_API grError_t grLaunchKernel(grKernel_t kernel, grDim3 gridDim, grDim3 blockDim, void **args,
-                                size_t sharedMem, grStream_t stream)
+grError_t gr__stream_enqueue_kernel(const char *call, gr_stream *s, grKernel_t kernel, const grDim3 *grid,
+                                    const grDim3 *block, size_t sharedMem, void **args)
 {
     gr_runtime *rt;
-    gr_stream *s = NULL;
     gr_op *op;
     void *heap = NULL;
-    grError_t err = gr__kernel_check("grLaunchKernel", kernel, &gridDim, &blockDim, sharedMem, args);
-    if (err)
-        return err;
-    if ((err = gr__stream_from_handle("grLaunchKernel", stream, &s)))
-        return err;
-    if (GR_UNLIKELY(gr__stream_capturing(s))) {
-        /* The capture reads only the type and the member it names. */
-        grGraphNodeParams d;
-        d.type = grGraphNodeTypeKernel;
-        d.kernel = (grKernelNodeParams){kernel, gridDim, blockDim, (unsigned)sharedMem, args, NULL};
-        return gr__capture_record("grLaunchKernel", s, &d);
-    }
-    if ((err = gr__capture_check_implicit("grLaunchKernel", s)))
-        return err;
     if (kernel->argbytes > GR_OP_DATA_MAX) {
         heap = gr__aligned_alloc(16, kernel->argbytes);
         if (!heap)
-            return gr__fail(grErrorMemoryAllocation,
-                            "grLaunchKernel: out of memory copying the arguments of '%s'", kernel->name);
+            return gr__fail(grErrorMemoryAllocation, "%s: out of memory copying the arguments of '%s'", call,
+                            kernel->name);
         gr__kernel_pack(kernel, args, heap, NULL);
     }
     rt = gr__runtime_get();
     op = gr__stream_lock_slot(rt, s);
     if (!op) {
         gr__free(heap);
-        return gr__fail(grErrorMemoryAllocation, "grLaunchKernel: out of memory queuing on stream %p",
-                        GR_PTR(stream));
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory queuing on stream %p", call, GR_PTR(s));
     }
     op->kind = GR_OP_KERNEL;
     op->shmem = (uint32_t)sharedMem;
     op->u.kern.k = kernel;
     op->drop = gr__stream_cache_kernel_locked(s, kernel);
-    op->u.kern.grid = gridDim;
-    op->u.kern.block = blockDim;
+    op->u.kern.grid = *grid;
+    op->u.kern.block = *block;
     if (heap) {
         op->heap_args = 1;
         memcpy(op->data, &heap, sizeof heap);

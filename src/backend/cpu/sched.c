@@ -775,6 +775,14 @@ bool gr__device_start(void)
     return gr__runtime_get() != NULL;
 }
 
+void gr__device_stop(void)
+{
+    if (gr_load_acquire(&gr__rt)) {
+        gr__device_sync_all();
+        gr__runtime_stop();
+    }
+}
+
 unsigned gr__worker_count(void)
 {
     gr_runtime *rt = gr__runtime_get();

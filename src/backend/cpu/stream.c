@@ -14,8 +14,7 @@
  * queued on the legacy stream). Nothing takes them the other way round. No
  * user code runs under either.
  */
-#include "../../capture/capture.h"
-#include "../../memory/pool.h"
+#include "event.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -67,18 +66,30 @@ void gr__stream_note_known_locked(gr_stream *s, gr_stream *t, uint64_t seq)
     s->known[i].seq = seq;
 }
 
-uint64_t gr__stream_known(gr_stream *s, gr_stream *t)
+uint64_t gr__stream_known_by_waits(gr_stream *s, gr_stream *t)
 {
     uint64_t k = 0;
-    if (s == t)
-        return gr_load_acquire(&s->tail);
     gr__stream_lock(s);
     for (unsigned i = 0; i < GR_KNOWN_MAX; i++)
         if (s->known[i].id == t->serial)
             k = s->known[i].seq;
     gr__stream_unlock_no_activate(s);
+    return k;
+}
+
+uint64_t gr__stream_known(gr_stream *s, gr_stream *t)
+{
+    if (s == t)
+        return gr_load_acquire(&s->tail);
+    uint64_t k = gr__stream_known_by_waits(s, t);
     uint64_t done = gr_load_acquire(&t->done);
     return done > k ? done : k;
+}
+
+gr_stream *gr__stream_legacy(void)
+{
+    gr_runtime *rt = gr__runtime_get();
+    return rt ? rt->legacy : NULL;
 }
 
 grKernel_t gr__stream_cache_kernel_locked(gr_stream *s, grKernel_t k)
@@ -802,7 +813,6 @@ void gr__stream_wait_for(gr_stream *s, uint64_t seq)
 grError_t gr__stream_sync(gr_stream *s)
 {
     gr__stream_wait_for(s, gr_load_acquire(&s->tail));
-    gr__pool_on_sync();
     int e = gr_load_relaxed(&s->sticky);
     return e ? gr__fail_again((grError_t)e) : grSuccess;
 }
@@ -875,123 +885,37 @@ void gr__stream_runtime_fini(gr_runtime *rt)
     rt->legacy = NULL;
 }
 
-/* ------------------------------------------------------------ public API */
+/* ----------------------------------------- what the stream API asks */
 
-GR_API grError_t grStreamCreate(grStream_t *stream)
+grError_t gr__stream_create(unsigned user_flags, gr_stream **out)
 {
-    if (!stream)
-        return gr__fail(grErrorInvalidValue, "grStreamCreate: 'stream' (the output pointer) is NULL");
-    return grStreamCreateWithFlags(stream, grStreamDefault);
-}
-
-GR_API grError_t grStreamCreateWithFlags(grStream_t *stream, unsigned int flags)
-{
-    gr_runtime *rt;
-    gr_stream *s = NULL;
-    if (!stream)
-        return gr__fail(grErrorInvalidValue,
-                        "grStreamCreateWithFlags: 'stream' (the output pointer) is NULL");
-    if (flags & ~grStreamNonBlocking)
-        return gr__fail(grErrorInvalidValue,
-                        "grStreamCreateWithFlags: flags 0x%x has bits other than grStreamDefault (0) and "
-                        "grStreamNonBlocking (1)",
-                        flags);
-    rt = gr__runtime_get();
+    gr_runtime *rt = gr__runtime_get();
     if (!rt)
-        return gr__fail(grErrorInitializationError,
-                        "grStreamCreateWithFlags: the graphrt runtime could not start");
-    s = stream_new((flags & grStreamNonBlocking) ? GR_STREAM_NONBLOCKING : 0u, flags);
+        return grErrorInitializationError;
+    gr_stream *s = stream_new((user_flags & grStreamNonBlocking) ? GR_STREAM_NONBLOCKING : 0u, user_flags);
     if (!s)
-        return gr__fail(grErrorMemoryAllocation, "grStreamCreateWithFlags: out of memory");
+        return grErrorMemoryAllocation;
     registry_add(rt, s);
-    *stream = (grStream_t)s;
+    *out = s;
     return grSuccess;
 }
 
-GR_API grError_t grStreamDestroy(grStream_t stream)
+void gr__stream_destroy(gr_stream *s)
 {
-    gr_stream *s = NULL;
-    grError_t e;
-    if (stream == NULL || stream == grStreamLegacy || stream == grStreamPerThread)
-        return gr__fail(
-            grErrorInvalidResourceHandle,
-            "grStreamDestroy: the default streams (NULL, grStreamLegacy, grStreamPerThread) cannot be "
-            "destroyed");
-    e = gr__stream_from_handle("grStreamDestroy", stream, &s);
-    if (e)
-        return e;
-    if (gr_load_acquire(&s->capture))
-        return gr__fail(
-            grErrorStreamCaptureUnsupported,
-            "grStreamDestroy: stream %p is capturing; end the capture with grStreamEndCapture first",
-            GR_PTR(stream));
     kill_handle(gr__runtime_get(), s);
-    return grSuccess;
 }
 
-GR_API grError_t grStreamSynchronize(grStream_t stream)
+bool gr__stream_idle(gr_stream *s)
 {
-    gr_stream *s = NULL;
-    grError_t e = gr__stream_from_handle("grStreamSynchronize", stream, &s);
-    if (e)
-        return e;
-    if ((e = gr__capture_check_unsafe("grStreamSynchronize", GR_UNSAFE_STREAM_SYNC, s, NULL)))
-        return e;
-    return gr__stream_sync(s);
+    return !pending(s);
 }
 
-GR_API grError_t grStreamQuery(grStream_t stream)
+grError_t gr__stream_enqueue_host(const char *call, gr_stream *s, grHostFn_t fn, void *userData)
 {
-    gr_stream *s = NULL;
-    grError_t e = gr__stream_from_handle("grStreamQuery", stream, &s);
-    if (e)
-        return e;
-    if ((e = gr__capture_check_unsafe("grStreamQuery", GR_UNSAFE_STREAM_QUERY, s, NULL)))
-        return e;
-    if (pending(s))
-        return grErrorNotReady;
-    e = (grError_t)gr_load_relaxed(&s->sticky);
-    return e ? gr__fail_again(e) : grSuccess;
-}
-
-GR_API grError_t grStreamGetFlags(grStream_t stream, unsigned int *flags)
-{
-    gr_stream *s = NULL;
-    grError_t e;
-    if (!flags)
-        return gr__fail(grErrorInvalidValue, "grStreamGetFlags: 'flags' (the output pointer) is NULL");
-    e = gr__stream_from_handle("grStreamGetFlags", stream, &s);
-    if (e)
-        return e;
-    *flags = s->user_flags;
-    return grSuccess;
-}
-
-GR_API grError_t grLaunchHostFunc(grStream_t stream, grHostFn_t fn, void *userData)
-{
-    gr_runtime *rt;
-    gr_stream *s = NULL;
-    gr_op *op;
-    grError_t e;
-    if (!fn)
-        return gr__fail(grErrorInvalidValue, "grLaunchHostFunc: 'fn' is NULL; pass the host function to run");
-    e = gr__stream_from_handle("grLaunchHostFunc", stream, &s);
-    if (e)
-        return e;
-    if (GR_UNLIKELY(gr__stream_capturing(s))) {
-        grGraphNodeParams d;
-        memset(&d, 0, sizeof d);
-        d.type = grGraphNodeTypeHost;
-        d.host = (grHostNodeParams){fn, userData};
-        return gr__capture_record("grLaunchHostFunc", s, &d);
-    }
-    if ((e = gr__capture_check_implicit("grLaunchHostFunc", s)))
-        return e;
-    rt = gr__runtime_get();
-    op = gr__stream_lock_slot(rt, s);
+    gr_runtime *rt = gr__runtime_get();
+    gr_op *op = gr__stream_lock_slot(rt, s);
     if (!op)
-        return gr__fail(grErrorMemoryAllocation, "grLaunchHostFunc: out of memory queuing on stream %p",
-                        GR_PTR(stream));
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory queuing on stream %p", call, GR_PTR(s));
     op->kind = GR_OP_HOST;
     op->u.host.fn = fn;
     op->u.host.user = userData;

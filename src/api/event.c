@@ -1,0 +1,139 @@
+/*
+ * event.c - the event API: each entry point checks its arguments and the
+ * capture rules, diverts to the capture module while a stream captures,
+ * and otherwise asks the backend (backend.h); synchronising calls run the
+ * pools' hook after their wait.
+ */
+#include "../capture/capture.h"
+#include "../memory/pool.h"
+
+static grError_t check_event(const char *call, grEvent_t e)
+{
+    if (!gr__event_valid(e))
+        return gr__fail(grErrorInvalidResourceHandle,
+                        "%s: event %p is not a live event (NULL, destroyed, or not created by grEventCreate)",
+                        call, GR_PTR(e));
+    return grSuccess;
+}
+
+/* CUDA answers grErrorInvalidValue for an event whose latest record was
+ * made in a capture that has ended. */
+static grError_t check_not_ended_capture(const char *call, grEvent_t e)
+{
+    if (gr__capture_event_ended(e))
+        return gr__fail(
+            grErrorInvalidValue,
+            "%s: event %p was last recorded inside a stream capture that has ended; such a record "
+            "names graph nodes, not work: record the event again outside a capture",
+            call, GR_PTR(e));
+    return grSuccess;
+}
+
+GR_API grError_t grEventCreate(grEvent_t *event)
+{
+    if (!event)
+        return gr__fail(grErrorInvalidValue, "grEventCreate: 'event' (the output pointer) is NULL");
+    return grEventCreateWithFlags(event, grEventDefault);
+}
+
+GR_API grError_t grEventCreateWithFlags(grEvent_t *event, unsigned int flags)
+{
+    grEvent_t e;
+    if (!event)
+        return gr__fail(grErrorInvalidValue, "grEventCreateWithFlags: 'event' (the output pointer) is NULL");
+    if (flags & ~(grEventBlockingSync | grEventDisableTiming))
+        return gr__fail(grErrorInvalidValue,
+                        "grEventCreateWithFlags: flags 0x%x has bits other than grEventBlockingSync and "
+                        "grEventDisableTiming",
+                        flags);
+    if (!gr__device_start())
+        return gr__fail(grErrorInitializationError,
+                        "grEventCreateWithFlags: the graphrt runtime could not start");
+    e = gr__event_create(flags);
+    if (!e)
+        return gr__fail(grErrorMemoryAllocation, "grEventCreateWithFlags: out of memory");
+    *event = e;
+    return grSuccess;
+}
+
+GR_API grError_t grEventDestroy(grEvent_t event)
+{
+    grError_t err = check_event("grEventDestroy", event);
+    if (err)
+        return err;
+    gr__event_destroy(event);
+    return grSuccess;
+}
+
+GR_API grError_t grEventRecord(grEvent_t event, grStream_t stream)
+{
+    gr_stream *s = NULL;
+    grError_t err = check_event("grEventRecord", event);
+    if (err)
+        return err;
+    err = gr__stream_from_handle("grEventRecord", stream, &s);
+    if (err)
+        return err;
+    if (GR_UNLIKELY(gr__stream_capturing(s)))
+        return gr__capture_event_record("grEventRecord", event, s);
+    if ((err = gr__capture_check_implicit("grEventRecord", s)))
+        return err;
+    return gr__event_record("grEventRecord", event, s);
+}
+
+GR_API grError_t grEventQuery(grEvent_t event)
+{
+    grError_t err = check_event("grEventQuery", event);
+    if (err)
+        return err;
+    if ((err = gr__capture_check_unsafe("grEventQuery", GR_UNSAFE_EVENT_QUERY, NULL, event)) ||
+        (err = check_not_ended_capture("grEventQuery", event)))
+        return err;
+    return gr__event_done(event) ? grSuccess : grErrorNotReady;
+}
+
+GR_API grError_t grEventSynchronize(grEvent_t event)
+{
+    grError_t err = check_event("grEventSynchronize", event);
+    if (err)
+        return err;
+    if ((err = gr__capture_check_unsafe("grEventSynchronize", GR_UNSAFE_EVENT_SYNC, NULL, event)) ||
+        (err = check_not_ended_capture("grEventSynchronize", event)))
+        return err;
+    err = gr__event_wait(event);
+    gr__pool_on_sync();
+    return err ? gr__fail_again(err) : grSuccess;
+}
+
+GR_API grError_t grEventElapsedTime(float *ms, grEvent_t start, grEvent_t end)
+{
+    static const char call[] = "grEventElapsedTime";
+    uint64_t t0 = 0, t1 = 0;
+    grError_t err;
+    if (!ms)
+        return gr__fail(grErrorInvalidValue, "grEventElapsedTime: 'ms' (the output pointer) is NULL");
+    if ((err = check_event(call, start)) || (err = check_event(call, end)) ||
+        (err = check_not_ended_capture(call, start)) || (err = check_not_ended_capture(call, end)))
+        return err;
+    if ((err = gr__event_time(call, "start", start, &t0)) || (err = gr__event_time(call, "end", end, &t1)))
+        return err;
+    *ms = (float)((double)((int64_t)(t1 - t0)) / 1e6);
+    return grSuccess;
+}
+
+GR_API grError_t grStreamWaitEvent(grStream_t stream, grEvent_t event, unsigned int flags)
+{
+    gr_stream *s = NULL;
+    grError_t err;
+    if (flags != 0)
+        return gr__fail(grErrorInvalidValue, "grStreamWaitEvent: flags must be 0 (got 0x%x)", flags);
+    if ((err = check_event("grStreamWaitEvent", event)))
+        return err;
+    if ((err = gr__stream_from_handle("grStreamWaitEvent", stream, &s)))
+        return err;
+    if (GR_UNLIKELY(gr__stream_capturing(s) || event->capture))
+        return gr__capture_wait_event("grStreamWaitEvent", s, event);
+    if ((err = gr__capture_check_implicit("grStreamWaitEvent", s)))
+        return err;
+    return gr__stream_wait_event("grStreamWaitEvent", s, event);
+}

@@ -1,0 +1,119 @@
+/*
+ * stream.c - the stream API: each entry point checks its arguments and
+ * the capture rules, diverts to the capture module while the stream
+ * captures, and otherwise asks the backend (backend.h); a synchronising
+ * call runs the pools' hook after its wait.
+ */
+#include "../capture/capture.h"
+#include "../memory/pool.h"
+
+#include <string.h>
+
+GR_API grError_t grStreamCreate(grStream_t *stream)
+{
+    if (!stream)
+        return gr__fail(grErrorInvalidValue, "grStreamCreate: 'stream' (the output pointer) is NULL");
+    return grStreamCreateWithFlags(stream, grStreamDefault);
+}
+
+GR_API grError_t grStreamCreateWithFlags(grStream_t *stream, unsigned int flags)
+{
+    gr_stream *s = NULL;
+    if (!stream)
+        return gr__fail(grErrorInvalidValue,
+                        "grStreamCreateWithFlags: 'stream' (the output pointer) is NULL");
+    if (flags & ~grStreamNonBlocking)
+        return gr__fail(grErrorInvalidValue,
+                        "grStreamCreateWithFlags: flags 0x%x has bits other than grStreamDefault (0) and "
+                        "grStreamNonBlocking (1)",
+                        flags);
+    grError_t err = gr__stream_create(flags, &s);
+    if (err == grErrorInitializationError)
+        return gr__fail(err, "grStreamCreateWithFlags: the graphrt runtime could not start");
+    if (err)
+        return gr__fail(err, "grStreamCreateWithFlags: out of memory");
+    *stream = (grStream_t)s;
+    return grSuccess;
+}
+
+GR_API grError_t grStreamDestroy(grStream_t stream)
+{
+    gr_stream *s = NULL;
+    grError_t e;
+    if (stream == NULL || stream == grStreamLegacy || stream == grStreamPerThread)
+        return gr__fail(
+            grErrorInvalidResourceHandle,
+            "grStreamDestroy: the default streams (NULL, grStreamLegacy, grStreamPerThread) cannot be "
+            "destroyed");
+    e = gr__stream_from_handle("grStreamDestroy", stream, &s);
+    if (e)
+        return e;
+    if (gr__stream_capturing(s))
+        return gr__fail(
+            grErrorStreamCaptureUnsupported,
+            "grStreamDestroy: stream %p is capturing; end the capture with grStreamEndCapture first",
+            GR_PTR(stream));
+    gr__stream_destroy(s);
+    return grSuccess;
+}
+
+GR_API grError_t grStreamSynchronize(grStream_t stream)
+{
+    gr_stream *s = NULL;
+    grError_t e = gr__stream_from_handle("grStreamSynchronize", stream, &s);
+    if (e)
+        return e;
+    if ((e = gr__capture_check_unsafe("grStreamSynchronize", GR_UNSAFE_STREAM_SYNC, s, NULL)))
+        return e;
+    e = gr__stream_sync(s);
+    gr__pool_on_sync();
+    return e;
+}
+
+GR_API grError_t grStreamQuery(grStream_t stream)
+{
+    gr_stream *s = NULL;
+    grError_t e = gr__stream_from_handle("grStreamQuery", stream, &s);
+    if (e)
+        return e;
+    if ((e = gr__capture_check_unsafe("grStreamQuery", GR_UNSAFE_STREAM_QUERY, s, NULL)))
+        return e;
+    if (!gr__stream_idle(s))
+        return grErrorNotReady;
+    e = (grError_t)gr_load_relaxed(&s->sticky);
+    return e ? gr__fail_again(e) : grSuccess;
+}
+
+GR_API grError_t grStreamGetFlags(grStream_t stream, unsigned int *flags)
+{
+    gr_stream *s = NULL;
+    grError_t e;
+    if (!flags)
+        return gr__fail(grErrorInvalidValue, "grStreamGetFlags: 'flags' (the output pointer) is NULL");
+    e = gr__stream_from_handle("grStreamGetFlags", stream, &s);
+    if (e)
+        return e;
+    *flags = s->user_flags;
+    return grSuccess;
+}
+
+GR_API grError_t grLaunchHostFunc(grStream_t stream, grHostFn_t fn, void *userData)
+{
+    gr_stream *s = NULL;
+    grError_t e;
+    if (!fn)
+        return gr__fail(grErrorInvalidValue, "grLaunchHostFunc: 'fn' is NULL; pass the host function to run");
+    e = gr__stream_from_handle("grLaunchHostFunc", stream, &s);
+    if (e)
+        return e;
+    if (GR_UNLIKELY(gr__stream_capturing(s))) {
+        grGraphNodeParams d;
+        memset(&d, 0, sizeof d);
+        d.type = grGraphNodeTypeHost;
+        d.host = (grHostNodeParams){fn, userData};
+        return gr__capture_record("grLaunchHostFunc", s, &d);
+    }
+    if ((e = gr__capture_check_implicit("grLaunchHostFunc", s)))
+        return e;
+    return gr__stream_enqueue_host("grLaunchHostFunc", s, fn, userData);
+}

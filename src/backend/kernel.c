@@ -1,0 +1,81 @@
+/*
+ * kernel.c - kernel objects, as every backend holds them: created with
+ * their parameter layout, refcounted by the graph nodes, plans and
+ * streams that name them, freed into their shelf by the last release.
+ *
+ * Invariant: an argument buffer puts each parameter at an offset aligned
+ * to its size (up to 16), and is a multiple of 16 bytes.
+ */
+#include "backend.h"
+
+#include <string.h>
+
+/* Kernel objects, kept as dead shells once freed (core.h). */
+static gr_shelf kernel_shelf = GR_SHELF_INIT(sizeof(struct grKernel_st));
+
+void gr__kernel_retain(grKernel_t k)
+{
+    gr_fetch_add_relaxed(&k->refs, 1);
+}
+
+void gr__kernel_retain_n(grKernel_t k, int n)
+{
+    gr_fetch_add_relaxed(&k->refs, n);
+}
+
+void gr__kernel_release(grKernel_t k)
+{
+    gr__kernel_release_n(k, 1);
+}
+
+void gr__kernel_release_n(grKernel_t k, int n)
+{
+    if (gr_fetch_sub_acq_rel(&k->refs, n) == n) {
+        gr__mark_dead(&k->magic);
+        gr__free(k->name);
+        gr__free(k->offsets);
+        gr__free(k->sizes);
+        gr__shell_retire(&kernel_shelf, k);
+    }
+}
+
+grKernel_t gr__kernel_new(grKernelFn fn, const char *name, int nparams, const size_t *sizes)
+{
+    grKernel_t k = gr__shell_alloc(&kernel_shelf);
+    if (!k)
+        return NULL;
+    memset(k, 0, sizeof *k);
+    k->name = strdup(name);
+    k->offsets = gr__calloc((size_t)nparams, sizeof *k->offsets);
+    k->sizes = gr__calloc((size_t)nparams, sizeof *k->sizes);
+    if (!k->name || !k->offsets || !k->sizes) {
+        gr__free(k->name);
+        gr__free(k->offsets);
+        gr__free(k->sizes);
+        k->magic = GR_MAGIC_DEAD;
+        gr__shell_retire(&kernel_shelf, k);
+        return NULL;
+    }
+    uint32_t off = 0;
+    for (int i = 0; i < nparams; i++) {
+        uint32_t sz = (uint32_t)sizes[i], al = 1;
+        while (al < sz && al < 16)
+            al <<= 1;
+        off = (off + al - 1) & ~(al - 1);
+        k->offsets[i] = off;
+        k->sizes[i] = sz;
+        off += sz;
+    }
+    k->magic = GR_MAGIC_KERNEL;
+    atomic_init(&k->refs, 1);
+    k->fn = fn;
+    k->nparams = nparams;
+    k->argbytes = (off + 15u) & ~15u;
+    return k;
+}
+
+void gr__kernel_kill(grKernel_t k)
+{
+    k->magic = GR_MAGIC_DEAD;
+    gr__kernel_release(k);
+}
