@@ -30,6 +30,29 @@ typedef struct gr_memcpy_params {
     grMemcpyKind kind;
 } gr_memcpy_params;
 
+/* ------------------------------------------------------- upward seams */
+
+/* Captures in progress in the process (any mode), counted by the capture
+ * layer, read by every entry point that must divert to it. */
+extern atomic_int gr__captures_active;
+
+static inline bool gr__capture_any(void)
+{
+    return gr_load_relaxed(&gr__captures_active) != 0;
+}
+
+struct grGraphNodeParams;
+
+/* What the memory layer's stream-ordered allocation (grMallocAsync,
+ * grFreeAsync) asks of the capture layer, which registers these at its
+ * first capture (capture/capture.c); called only while captures exist,
+ * so never NULL then. See seams.c. */
+typedef struct gr_capture_hooks {
+    grError_t (*record)(const char *call, gr_stream *s, const struct grGraphNodeParams *desc);
+    grError_t (*check_implicit_slow)(const char *call, gr_stream *s);
+} gr_capture_hooks;
+extern gr_capture_hooks gr__capture_hooks;
+
 /* ----------------------------------------------------------------- device */
 
 /* Starts the CPU device (its worker threads) on first use; false if it
@@ -200,7 +223,6 @@ unsigned gr__worker_count(void);
  * are not workers, 1..N for workers. */
 unsigned gr__worker_index(void);
 
-
 /* ------------------------------------------------- streams: the object */
 
 typedef struct gr_seg gr_seg; /* the CPU backend's op segments (stream_int.h) */
@@ -286,6 +308,13 @@ struct gr_stream {
 
 void gr__stream_retain(gr_stream *s);
 void gr__stream_release(gr_stream *s);
+
+/* True while s is a member of a capture (the capture layer sets and
+ * clears s->capture): every entry point that queues work tests it first. */
+static inline bool gr__stream_capturing(gr_stream *s)
+{
+    return gr_load_acquire(&s->capture) != NULL;
+}
 
 /* True once s has completed its first 'seq' ops. */
 static inline bool gr__stream_reached(gr_stream *s, uint64_t seq)

@@ -167,6 +167,9 @@ struct grGraphExec_st {
      * called by the release that drops the last reference. */
     void (*free_hook)(struct grGraphExec_st *e);
     gr_plan plan;
+    /* The exec layer's graph memory record (exec/graphmem.c), guarded by
+     * its lock; NULL without graph memory. */
+    struct gr_gexec *gmem;
     /* Nodes of the source graph, for setters and update, then a sentinel
      * (NULL when norig is 0), and their dependencies (one block with
      * 'orig'). */
@@ -249,6 +252,5 @@ void gr__exec_release(grGraphExec_t e);
  * previous launch when that went to another stream; fails only when out
  * of memory (detail naming grGraphLaunch). */
 grError_t gr__exec_launch(grGraphExec_t e, gr_stream *s);
-
 
 #endif /* GR_PLAN_H */

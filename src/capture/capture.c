@@ -19,7 +19,15 @@
 #include <stdio.h>
 #include <string.h>
 
-atomic_int gr__captures_active;
+/* The capture layer's side of the upward seam of stream-ordered
+ * allocation (backend.h, gr_capture_hooks): filled before main, so before
+ * any capture can begin, whenever this module is linked in (a program
+ * without it never captures, and never calls the hooks). */
+__attribute__((constructor)) static void register_capture_hooks(void)
+{
+    gr__capture_hooks.record = gr__capture_record;
+    gr__capture_hooks.check_implicit_slow = gr__capture_check_implicit_slow;
+}
 
 static _Atomic uint64_t next_capture_id = 1;
 static _Atomic uint64_t next_thread_no = 1;

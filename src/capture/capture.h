@@ -14,19 +14,6 @@
 #include "../graph/graph.h"
 #include "../backend/backend.h"
 
-/* Number of captures in progress in the process (any mode). */
-extern atomic_int gr__captures_active;
-
-static inline bool gr__capture_any(void)
-{
-    return gr_load_relaxed(&gr__captures_active) != 0;
-}
-
-static inline bool gr__stream_capturing(gr_stream *s)
-{
-    return gr_load_acquire(&s->capture) != NULL;
-}
-
 /* Records one operation issued to capturing stream s as a node of the
  * capture's graph, depending on the stream's current capture dependencies.
  * The caller has validated the operation's arguments already (as for an

@@ -104,4 +104,29 @@ static inline grError_t gr__exec_ranges_current(const char *call, grGraphExec_t 
     return gr__exec_check_ranges(call, e);
 }
 
+/* ------------------------------------------------------ graph memory */
+
+/* A private bit of grGraphExec_st.flags: the executable maps graph memory
+ * or frees graph allocations, so launch and destroy call in here
+ * (exec/graphmem.c). */
+#define GR_EXEC_GRAPHMEM (1ull << 63)
+
+/* Instantiation: refuses what CUDA refuses (a second executable of the
+ * allocations), then maps g's allocations for e. Call once the plan and
+ * e's node table are built; may use the nodes' scratch. */
+grError_t gr__graphmem_instantiate(const char *call, grGraphExec_t e, grGraph_t g);
+
+/* grGraphLaunch of an executable with GR_EXEC_GRAPHMEM: refuses a launch
+ * whose unfreed allocation of the previous launch is still live (unless
+ * it auto-frees), then marks this launch's allocations. */
+grError_t gr__graphmem_launch(grGraphExec_t e);
+
+/* grGraphExecDestroy of an executable with GR_EXEC_GRAPHMEM: its memory
+ * may be reclaimed once its last launch is over, by an instantiation that
+ * needs the allocations or grDeviceGraphMemTrim. */
+void gr__graphmem_exec_destroyed(grGraphExec_t e);
+
+/* The executable is being freed: unmaps its memory. */
+void gr__graphmem_exec_free(grGraphExec_t e);
+
 #endif /* GR_EXEC_H */

@@ -49,7 +49,6 @@ typedef struct gr_kernel_params {
     _Alignas(16) unsigned char inl[GR_KERNEL_ARGS_INLINE];
 } gr_kernel_params;
 
-
 /* The per-type parameters of a node; 'type' of the node selects one. */
 typedef union gr_node_params {
     gr_kernel_params kernel;    /* grGraphNodeTypeKernel */
@@ -238,6 +237,24 @@ unsigned gr__graph_nest_height(grGraph_t g);
 
 /* True if g is 'ancestor' or nested (through child-graph nodes) in it. */
 bool gr__graph_within(grGraph_t g, grGraph_t ancestor);
+
+/* Checks a free node for dptr in graph g after deps (CUDA's rules): dptr
+ * is a graph allocation, g does not free it yet, and either its
+ * allocation node is in g and reaches one of deps (*own = true) or it
+ * belongs to another graph that does not free it (*own = false). Call
+ * gr__graphmem_note_free once a free node with *own true is added
+ * (graph/memnodes.c). */
+grError_t gr__graphmem_check_free(const char *call, grGraph_t g, const grGraphNode_t *deps, size_t ndeps,
+                                  void *dptr, bool *own);
+
+/* True if g holds allocation or free nodes (CUDA then forbids deleting
+ * its nodes and edges, cloning it and embedding it). */
+bool gr__graphmem_has_nodes(grGraph_t g);
+
+/* True if 'to' is reachable from 'from' along edges (from == to counts);
+ * 'limit' is the graph's node count. Allocates its stack and visited set;
+ * false also when out of memory. */
+bool gr__graph_reaches(const struct grGraphNode_st *from, const struct grGraphNode_st *to, size_t limit);
 
 /* Short name of a node type ("kernel", "memcpy", ...). */
 const char *gr__node_type_name(grGraphNodeType t);

@@ -1,14 +1,10 @@
 /*
- * graphmem.h - graph memory: the allocations of graph allocation nodes,
- * their fixed addresses, and the physical memory executables map under
- * them. The graph area, the executor and the capture module call in here.
- *
- * An allocation node reserves its address range (PROT_NONE) when it is
- * added; instantiation maps the ranges of one graph onto one memfd-backed
+ * graphmem.h - graph memory in the memory layer: the registry of the
+ * allocations of graph allocation nodes. An allocation node reserves its
+ * address range (PROT_NONE) when it is added; instantiation (exec layer,
+ * exec/graphmem.c) maps the ranges of one graph onto one memfd-backed
  * physical block, sharing pages between allocations whose lifetimes
- * cannot overlap (the free of one reaches the allocation of the other
- * through the graph's edges), so an executable's footprint is its peak
- * live set.
+ * cannot overlap, so an executable's footprint is its peak live set.
  *
  * Invariants:
  *   - an allocation is referenced by its node (or the capture building
@@ -18,17 +14,27 @@
  *     instantiation at a time");
  *   - 'live' is true from a launch that allocated it (and did not free
  *     it) until grFreeAsync, grFree, a free node of another graph, or an
- *     auto-free launch frees it; guarded by the graph memory lock.
+ *     auto-free launch frees it;
+ *   - every field below and the exec layer's records are guarded by
+ *     gr__gmem_lock.
  */
 #ifndef GR_GRAPHMEM_H
 #define GR_GRAPHMEM_H
 
-#include "../exec/exec.h"
 #include "memory.h"
 
-/* A private bit of grGraphExec_st.flags: the executable maps graph memory
- * or frees graph allocations, so launch and destroy call in here. */
-#define GR_EXEC_GRAPHMEM (1ull << 63)
+/* One allocation of a graph allocation node. */
+typedef struct gr_gmem {
+    void *ptr;
+    size_t size, span; /* bytes asked for; page-rounded range */
+    grMemAccessDesc access;
+    size_t naccess;
+    int refs;           /* node + executable */
+    grGraphExec_t exec; /* the executable mapping it, or NULL */
+    bool live;
+    bool freed_in_graph; /* a free node of its own graph frees it */
+    struct gr_gmem *next;
+} gr_gmem;
 
 /* Reserves the address range of a new allocation node of 'bytesize'
  * bytes; *out gets its address (the node's dptr). */
@@ -45,44 +51,30 @@ bool gr__graphmem_is_alloc(const void *dptr);
 /* The access descriptor stored for the allocation (or NULL). */
 const grMemAccessDesc *gr__graphmem_access(const void *dptr, size_t *count);
 
-/* Checks a free node for dptr in graph g after deps (CUDA's rules): dptr
- * is a graph allocation, g does not free it yet, and either its
- * allocation node is in g and reaches one of deps (*own = true) or it
- * belongs to another graph that does not free it (*own = false). Call
- * gr__graphmem_note_free once a free node with *own true is added. */
-grError_t gr__graphmem_check_free(const char *call, grGraph_t g, const grGraphNode_t *deps, size_t ndeps,
-                                  void *dptr, bool *own);
-
 /* Records that the allocation at dptr is freed inside its own graph, so
  * that free nodes of other graphs are refused from now on. */
 void gr__graphmem_note_free(void *dptr);
-
-/* True if g holds allocation or free nodes (CUDA then forbids deleting
- * its nodes and edges, cloning it and embedding it). O(nodes). */
-bool gr__graphmem_has_nodes(grGraph_t g);
-
-/* Instantiation: refuses what CUDA refuses (a second executable of the
- * allocations), then maps g's allocations for e. Call once the plan and
- * e's node table are built; may use the nodes' scratch. */
-grError_t gr__graphmem_instantiate(const char *call, grGraphExec_t e, grGraph_t g);
-
-/* grGraphLaunch of an executable with GR_EXEC_GRAPHMEM: refuses a launch
- * whose unfreed allocation of the previous launch is still live (unless
- * it auto-frees), then marks this launch's allocations. */
-grError_t gr__graphmem_launch(grGraphExec_t e);
-
-/* grGraphExecDestroy of an executable with GR_EXEC_GRAPHMEM: its memory
- * may be reclaimed once its last launch is over, by an instantiation that
- * needs the allocations or grDeviceGraphMemTrim. */
-void gr__graphmem_exec_destroyed(grGraphExec_t e);
-
-/* The executable is being freed: unmaps its memory. */
-void gr__graphmem_exec_free(grGraphExec_t e);
 
 /* grFreeAsync / grFree of a graph allocation that outlived its launch:
  * grSuccess if dptr was one (now free), grErrorInvalidValue with a detail
  * if it is one but not live, and grErrorUnknown (no detail) if dptr is no
  * graph allocation at all. */
 grError_t gr__graphmem_free_outside(const char *call, void *dptr);
+
+/* For the graph and exec layers' parts (graph/memnodes.c,
+ * exec/graphmem.c): the registry's lock, lookup, references and the
+ * device's counters. */
+void gr__gmem_lock(void);
+void gr__gmem_unlock(void);
+/* The descriptor of the allocation at p, or NULL. Under the lock. */
+gr_gmem *gr__gmem_find_locked(const void *p);
+/* Drops one reference under the lock; returns the descriptor to destroy
+ * (outside the lock) when it was the last. */
+gr_gmem *gr__gmem_unref_locked(gr_gmem *m);
+/* Unreserves and frees a descriptor returned by gr__gmem_unref_locked. */
+void gr__gmem_destroy(gr_gmem *m);
+/* Adds phys bytes (negative: takes them off) to the reserved and used
+ * counters, raising their high-water marks. Under the lock. */
+void gr__gmem_account_locked(int64_t phys);
 
 #endif /* GR_GRAPHMEM_H */

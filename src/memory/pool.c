@@ -944,8 +944,6 @@ grError_t gr__pool_free_sync(const char *call, void *p)
     grError_t err;
     if (!gr__pool_owns(p))
         return refuse_free(call, p, false);
-    if ((err = gr__capture_check_unsafe(call, GR_UNSAFE_FREE, NULL, NULL)) != grSuccess)
-        return err;
     /* As CUDA: freeing waits until no queued work can still touch it. */
     gr__device_sync_all();
     gr_stream *legacy = gr__stream_legacy();
@@ -1126,7 +1124,7 @@ static grError_t capture_memop(const char *call, gr_stream *s, grGraphNodeType t
     } else {
         d.free.dptr = p;
     }
-    grError_t err = gr__capture_record(call, s, &d);
+    grError_t err = gr__capture_hooks.record(call, s, &d);
     if (err == grSuccess && pp)
         *pp = d.alloc.dptr;
     return err;
@@ -1147,7 +1145,7 @@ static GR_NOINLINE grError_t malloc_async(const char *call, void **devPtr, size_
         return err;
     if (GR_UNLIKELY(gr__stream_capturing(s)))
         return capture_memop(call, s, grGraphNodeTypeMemAlloc, devPtr, NULL, size);
-    if (GR_UNLIKELY(gr__capture_any()) && (err = gr__capture_check_implicit(call, s)) != grSuccess)
+    if (GR_UNLIKELY(gr__capture_any()) && (err = gr__capture_hooks.check_implicit_slow(call, s)) != grSuccess)
         return err;
     if (GR_UNLIKELY(size == 0)) {
         *devPtr = NULL;
@@ -1200,7 +1198,7 @@ static GR_NOINLINE grError_t free_async(void *devPtr, grStream_t hStream)
         return grSuccess;
     if (GR_UNLIKELY(gr__stream_capturing(s)))
         return capture_memop(call, s, grGraphNodeTypeMemFree, NULL, devPtr, 0);
-    if (GR_UNLIKELY(gr__capture_any()) && (err = gr__capture_check_implicit(call, s)) != grSuccess)
+    if (GR_UNLIKELY(gr__capture_any()) && (err = gr__capture_hooks.check_implicit_slow(call, s)) != grSuccess)
         return err;
     return pool_free(call, devPtr, s, true);
 }

@@ -10,8 +10,6 @@
 
 #include "pool.h"
 
-#include "../capture/capture.h"
-
 #include <pthread.h>
 
 /* Size classes: 256 bytes, then four per power of two up to 2^48. */

@@ -1,7 +1,8 @@
 /*
- * alloc.c - grMalloc, grFree, grMallocHost, grFreeHost and the allocation
- * tracker behind them: an AVL tree of allocation records keyed by base
- * address under one reader-writer lock, so that the allocation containing
+ * track.c - the allocation tracker behind grMalloc, grMallocHost, pools
+ * and graph allocation nodes (the entry points are api/memory.c): an AVL
+ * tree of allocation records keyed by base address under one reader-writer
+ * lock, so that the allocation containing
  * any pointer is found in O(log n) while copies, memsets and launches on
  * many threads look up concurrently.
  *
@@ -21,10 +22,6 @@
  * needs no initialisation (grDeviceReset empties it via gr__mem_reset).
  */
 #include "memory.h"
-#include "pool.h"
-
-#include "../capture/capture.h"
-#include "../backend/backend.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -326,153 +323,4 @@ void gr__mem_reset(void)
     update_span();
     pthread_rwlock_unlock(&tracker.lock);
     free_subtree(root);
-}
-
-/* ------------------------------------------------------------ public API */
-
-/* The "device memory" of the CPU device: physical RAM. A request larger
- * than that can never be backed, so it fails at once instead of relying on
- * the OS (which may overcommit, and under sanitizers aborts). */
-static size_t device_memory_bytes(void)
-{
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (pages <= 0 || page <= 0)
-        return SIZE_MAX;
-    size_t total;
-    if (gr__mul_overflow((size_t)pages, (size_t)page, &total))
-        return SIZE_MAX;
-    return total;
-}
-
-static const char *kind_allocator(gr_mem_kind k)
-{
-    switch (k) {
-    case GR_MEM_DEVICE:
-        return "grMalloc";
-    case GR_MEM_HOST:
-        return "grMallocHost";
-    case GR_MEM_POOL:
-        return "a memory pool (grMallocAsync or a graph allocation node)";
-    }
-    return "an unknown allocator";
-}
-
-static const char *kind_freer(gr_mem_kind k)
-{
-    switch (k) {
-    case GR_MEM_DEVICE:
-        return "grFree";
-    case GR_MEM_HOST:
-        return "grFreeHost";
-    case GR_MEM_POOL:
-        return "grFreeAsync (or the graph's free node)";
-    }
-    return "its allocator's free function";
-}
-
-static grError_t alloc_tracked(const char *call, void **out, size_t size, gr_mem_kind kind)
-{
-    if (!out)
-        return gr__fail(grErrorInvalidValue,
-                        "%s: the output pointer is NULL; pass the address of a void * "
-                        "that receives the allocation",
-                        call);
-    /* CUDA counts synchronous allocation as unsafe during capture. */
-    grError_t err = gr__capture_check_unsafe(call, GR_UNSAFE_MALLOC, NULL, NULL);
-    if (err != grSuccess)
-        return err;
-    if (size == 0) {
-        *out = NULL;
-        return grSuccess;
-    }
-    size_t limit = device_memory_bytes();
-    if (size > limit)
-        return gr__fail(grErrorMemoryAllocation,
-                        "%s: %zu bytes requested, more than the device's %zu bytes of "
-                        "memory (the host's physical RAM); allocate less",
-                        call, size, limit);
-    /* Rounding up keeps every block's end aligned too, as CUDA's are. */
-    size_t rounded;
-    if (gr__add_overflow(size, GR_MEM_ALIGN - 1, &rounded))
-        rounded = SIZE_MAX;
-    rounded &= ~(size_t)(GR_MEM_ALIGN - 1);
-    void *p = gr__aligned_alloc(GR_MEM_ALIGN, rounded);
-    if (!p)
-        return gr__fail(grErrorMemoryAllocation,
-                        "%s: the host could not provide %zu bytes; free memory or "
-                        "allocate less",
-                        call, size);
-    if (!gr__mem_track(p, size, kind)) {
-        gr__free(p);
-        return gr__fail(grErrorMemoryAllocation, "%s: no memory left to record the allocation of %zu bytes",
-                        call, size);
-    }
-    *out = p;
-    return grSuccess;
-}
-
-/* Refuses a pointer that 'call' may not free; changes nothing. */
-static grError_t check_freeable(const char *call, void *p, gr_mem_kind kind)
-{
-    void *base;
-    size_t size;
-    gr_mem_kind found;
-    if (!gr__mem_lookup(p, &base, &size, &found))
-        return gr__fail(grErrorInvalidValue,
-                        "%s: pointer %p was not returned by %s, or was freed already; "
-                        "pass a pointer %s returned, and free it once",
-                        call, p, kind_allocator(kind), kind_allocator(kind));
-    if (base != p)
-        return gr__fail(grErrorInvalidValue,
-                        "%s: pointer %p is %zu bytes inside the allocation at %p of %zu "
-                        "bytes; pass the allocation's base pointer",
-                        call, p, (size_t)((uintptr_t)p - (uintptr_t)base), base, size);
-    if (found != kind)
-        return gr__fail(grErrorInvalidValue, "%s: pointer %p was allocated by %s; free it with %s", call, p,
-                        kind_allocator(found), kind_freer(found));
-    return grSuccess;
-}
-
-static grError_t free_tracked(const char *call, void *p, gr_mem_kind kind)
-{
-    if (!p)
-        return grSuccess;
-    grError_t err = check_freeable(call, p, kind);
-    if (err != grSuccess)
-        return err;
-    if ((err = gr__capture_check_unsafe(call, GR_UNSAFE_FREE, NULL, NULL)) != grSuccess)
-        return err;
-    /* As CUDA, freeing waits until no queued work can still touch the block. */
-    gr__device_sync_all();
-    /* Another thread may have freed it while this one waited. */
-    if (!gr__mem_untrack(p, kind))
-        return gr__fail(grErrorInvalidValue,
-                        "%s: pointer %p was freed by another thread during this call; "
-                        "free each allocation once",
-                        call, p);
-    gr__free(p);
-    return grSuccess;
-}
-
-GR_API grError_t grMalloc(void **devPtr, size_t size)
-{
-    return alloc_tracked("grMalloc", devPtr, size, GR_MEM_DEVICE);
-}
-
-GR_API grError_t grFree(void *devPtr)
-{
-    /* CUDA's cudaFree also frees stream-ordered allocations. */
-    if (devPtr && gr__pool_owns(devPtr))
-        return gr__pool_free_sync("grFree", devPtr);
-    return free_tracked("grFree", devPtr, GR_MEM_DEVICE);
-}
-
-GR_API grError_t grMallocHost(void **ptr, size_t size)
-{
-    return alloc_tracked("grMallocHost", ptr, size, GR_MEM_HOST);
-}
-
-GR_API grError_t grFreeHost(void *ptr)
-{
-    return free_tracked("grFreeHost", ptr, GR_MEM_HOST);
 }

@@ -1,0 +1,15 @@
+/*
+ * seams.c - the upward seams: data and hooks that a higher layer fills
+ * for a lower one, so that no lower layer calls up by name (see
+ * docs/internals.md, "Seams").
+ *
+ * Invariant: a hook is NULL until its layer registers it, and is called
+ * only where that layer must have run already: the capture hooks only
+ * while a capture is active (gr__captures_active > 0) or a stream is
+ * capturing, both of which only the capture layer brings about.
+ */
+#include "backend.h"
+
+atomic_int gr__captures_active;
+
+gr_capture_hooks gr__capture_hooks;

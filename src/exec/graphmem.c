@@ -1,0 +1,382 @@
+/*
+ * graphmem.c - graph memory, the exec layer's part: instantiation maps an
+ * executable's allocations onto one physical block, sharing pages between
+ * allocations whose lifetimes cannot overlap; a launch applies CUDA's rule
+ * for allocations still live from the previous launch; a destroyed
+ * executable still held by a stream gives its memory up when another
+ * instantiation needs the allocations, or at grDeviceGraphMemTrim.
+ *
+ * Sharing: allocations are taken in topological order; each goes into the
+ * smallest existing slot of the executable's physical block that is large
+ * enough and whose every earlier occupant is freed by a free node from
+ * which the new allocation node is reachable, else into a new slot at the
+ * end. Reachability is checked by a walk over the graph's edges, so
+ * allocations on parallel branches never share memory.
+ *
+ * Invariants: the records (gr_gexec) are listed in 'execs' and each is
+ * reached from its executable (e->gmem); both, like the descriptors'
+ * 'exec' and 'live', are guarded by gr__gmem_lock.
+ */
+#include "exec.h"
+#include "../memory/graphmem.h"
+
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+typedef struct gr_gexec {
+    grGraphExec_t e;
+    bool destroyed; /* the application destroyed e (it may be held still) */
+    bool freeing;   /* gr__graphmem_exec_free is giving its memory back */
+    int fd;         /* the physical block, -1 without memfd */
+    size_t phys;
+    gr_gmem **own; /* allocations this executable maps */
+    size_t nown;
+    gr_gmem **unfreed; /* of those, the ones no free node frees */
+    size_t nunfreed;
+    void **foreign; /* addresses its free nodes free elsewhere */
+    size_t nforeign;
+    struct gr_gexec *next;
+} gr_gexec;
+
+/* Guarded by gr__gmem_lock. */
+static gr_gexec *execs;
+
+/* ------------------------------------------------------- instantiation */
+
+typedef struct slot {
+    size_t off, span;
+    const struct grGraphNode_st *free_node; /* last occupant's free, NULL: never freed */
+} slot;
+
+static const struct grGraphNode_st *free_node_of(grGraph_t g, const void *p)
+{
+    for (struct grGraphNode_st *n = g->first; n; n = n->next)
+        if (n->type == grGraphNodeTypeMemFree && n->p.free_ptr == p)
+            return n;
+    return NULL;
+}
+
+/* e's record: no search, the executable points at it. */
+static gr_gexec *gexec_find_locked(grGraphExec_t e)
+{
+    return e->gmem;
+}
+
+void gr__graphmem_exec_destroyed(grGraphExec_t e)
+{
+    gr__gmem_lock();
+    gr_gexec *x = gexec_find_locked(e);
+    if (GR_ALWAYS(x != NULL))
+        x->destroyed = true;
+    gr__gmem_unlock();
+}
+
+/* True once the application destroyed the executable mapping m (it may
+ * still be referenced by a stream or a launch, or be giving its memory
+ * back): m will be free once that executable's memory is reclaimed.
+ * Under gr__gmem_lock. */
+static bool exec_destroyed_locked(const gr_gmem *m)
+{
+    gr_gexec *x = gexec_find_locked(m->exec);
+    return GR_ALWAYS(x != NULL) && (x->destroyed || x->freeing);
+}
+
+/* Gives back the memory of every executable the application destroyed
+ * that is still referenced: waits for its last launch, then unmaps (its
+ * final release finds no record). Takes a reference for the wait. Returns
+ * once no destroyed executable holds graph memory: one whose memory
+ * another thread is giving back (freeing), or whose count already fell to
+ * 0 (being freed), is waited for. */
+static void reclaim_destroyed(void)
+{
+    for (;;) {
+        grGraphExec_t victim = NULL;
+        bool freeing = false;
+        gr__gmem_lock();
+        for (gr_gexec *x = execs; x && !victim; x = x->next) {
+            if (x->freeing) {
+                freeing = true;
+                continue;
+            }
+            if (!x->destroyed)
+                continue;
+            int r = gr_load_relaxed(&x->e->refs);
+            while (r > 0 && !gr_cas_weak_acquire(&x->e->refs, &r, r + 1))
+                ;
+            if (r > 0)
+                victim = x->e;
+            else
+                freeing = true;
+        }
+        gr__gmem_unlock();
+        if (victim) {
+            gr__exec_quiesce(victim);
+            gr__graphmem_exec_free(victim);
+            gr__exec_release(victim);
+        } else if (freeing) {
+            sched_yield();
+        } else {
+            return;
+        }
+    }
+}
+
+static void gexec_free(gr_gexec *x)
+{
+    if (!x)
+        return;
+    free(x->own);
+    free(x->unfreed);
+    free(x->foreign);
+    free(x);
+}
+
+grError_t gr__graphmem_instantiate(const char *call, grGraphExec_t e, grGraph_t g)
+{
+    size_t nalloc = 0, nfree = 0;
+    if (g->nmemnodes == 0)
+        return grSuccess; /* no walk of the graph for the usual case */
+    for (struct grGraphNode_st *n = g->first; n; n = n->next) {
+        nalloc += n->type == grGraphNodeTypeMemAlloc;
+        nfree += n->type == grGraphNodeTypeMemFree;
+    }
+    if (nalloc + nfree == 0)
+        return grSuccess;
+    struct grGraphNode_st **order = malloc(g->nnodes * sizeof *order);
+    gr_gexec *x = calloc(1, sizeof *x);
+    slot *slots = calloc(nalloc ? nalloc : 1, sizeof *slots);
+    size_t *offs = calloc(nalloc ? nalloc : 1, sizeof *offs);
+    grError_t err = grSuccess;
+    if (x) {
+        x->own = calloc(nalloc ? nalloc : 1, sizeof *x->own);
+        x->unfreed = calloc(nalloc ? nalloc : 1, sizeof *x->unfreed);
+        x->foreign = calloc(nfree ? nfree : 1, sizeof *x->foreign);
+    }
+    if (!order || !x || !slots || !offs || !x->own || !x->unfreed || !x->foreign) {
+        err = gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
+        goto out;
+    }
+    if (!gr__graph_topo_sort(g, order)) {
+        err = grErrorInvalidValue;
+        goto out;
+    }
+    /* CUDA's rule: one executable at a time per allocation. An executable
+     * destroyed by the application but still held (a stream caches the
+     * executable it launched last) gives its memory up first. */
+    for (;;) {
+        bool dead = false;
+        x->nown = 0;
+        gr__gmem_lock();
+        for (size_t i = 0; i < g->nnodes && !err && !dead; i++) {
+            const struct grGraphNode_st *n = order[i];
+            if (n->type != grGraphNodeTypeMemAlloc)
+                continue;
+            gr_gmem *m = gr__gmem_find_locked(n->p.alloc.dptr);
+            if (!GR_ALWAYS(m != NULL))
+                err = gr__fail(grErrorInvalidValue, "%s: %s has no reserved memory", call, gr__node_label(n));
+            else if (m->exec && exec_destroyed_locked(m))
+                dead = true;
+            else if (m->exec)
+                err = gr__fail(
+                    grErrorInvalidValue,
+                    "%s: graph %p has memory nodes and an executable of it exists already (%p); only "
+                    "one instantiation of such a graph may exist at a time: destroy that executable "
+                    "first",
+                    call, GR_PTR(g), GR_PTR(m->exec));
+            else
+                x->own[x->nown++] = m;
+        }
+        gr__gmem_unlock();
+        if (!dead)
+            break;
+        reclaim_destroyed();
+    }
+    if (err)
+        goto out;
+    /* Slots, in topological order. */
+    size_t nslots = 0, total = 0, k = 0;
+    for (size_t i = 0; i < g->nnodes; i++) {
+        const struct grGraphNode_st *n = order[i];
+        if (n->type == grGraphNodeTypeMemFree) {
+            bool mine = false;
+            for (size_t j = 0; j < x->nown; j++)
+                mine |= x->own[j]->ptr == n->p.free_ptr;
+            if (!mine)
+                x->foreign[x->nforeign++] = n->p.free_ptr;
+            continue;
+        }
+        if (n->type != grGraphNodeTypeMemAlloc)
+            continue;
+        gr_gmem *m = x->own[k];
+        size_t best = SIZE_MAX;
+        for (size_t s = 0; s < nslots; s++)
+            if (slots[s].span >= m->span && slots[s].free_node &&
+                gr__graph_reaches(slots[s].free_node, n, g->nnodes) &&
+                (best == SIZE_MAX || slots[s].span < slots[best].span))
+                best = s;
+        if (best == SIZE_MAX) {
+            best = nslots++;
+            slots[best].off = total;
+            slots[best].span = m->span;
+            total += m->span;
+        }
+        slots[best].free_node = free_node_of(g, m->ptr);
+        if (!slots[best].free_node)
+            x->unfreed[x->nunfreed++] = m;
+        offs[k++] = slots[best].off;
+    }
+    /* Physical memory: one memfd block, or plain pages without memfd. */
+    x->fd = total ? memfd_create("graphrt-graph-memory", MFD_CLOEXEC) : -1;
+    if (x->fd >= 0 && ftruncate(x->fd, (off_t)total) != 0) {
+        close(x->fd);
+        x->fd = -1;
+    }
+    x->phys = 0;
+    for (size_t j = 0; j < x->nown; j++) {
+        gr_gmem *m = x->own[j];
+        void *r = x->fd >= 0 ? mmap(m->ptr, m->span, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, x->fd,
+                                    (off_t)offs[j])
+                             : mmap(m->ptr, m->span, PROT_READ | PROT_WRITE,
+                                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+        if (r == MAP_FAILED) {
+            for (size_t u = 0; u < j; u++)
+                mmap(x->own[u]->ptr, x->own[u]->span, PROT_NONE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+            if (x->fd >= 0)
+                close(x->fd);
+            err =
+                gr__fail(grErrorMemoryAllocation, "%s: could not map %zu bytes of graph memory", call, total);
+            goto out;
+        }
+        if (x->fd < 0)
+            x->phys += m->span;
+    }
+    if (x->fd >= 0)
+        x->phys = total;
+    x->e = e;
+    gr__gmem_lock();
+    for (size_t j = 0; j < x->nown; j++) {
+        x->own[j]->exec = e;
+        x->own[j]->refs++;
+        x->own[j]->live = false;
+    }
+    x->next = execs;
+    execs = x;
+    e->gmem = x;
+    gr__gmem_account_locked((int64_t)x->phys);
+    gr__gmem_unlock();
+    e->flags |= GR_EXEC_GRAPHMEM;
+    x = NULL;
+out:
+    gexec_free(x);
+    free(order);
+    free(slots);
+    free(offs);
+    return err;
+}
+
+grError_t gr__graphmem_launch(grGraphExec_t e)
+{
+    gr__gmem_lock();
+    gr_gexec *x = gexec_find_locked(e);
+    if (!GR_ALWAYS(x != NULL)) {
+        gr__gmem_unlock();
+        return grSuccess;
+    }
+    /* Everything is checked before anything changes. */
+    bool autofree = (e->flags & grGraphInstantiateFlagAutoFreeOnLaunch) != 0;
+    for (size_t i = 0; i < x->nunfreed && !autofree; i++)
+        if (x->unfreed[i]->live) {
+            void *p = x->unfreed[i]->ptr;
+            gr__gmem_unlock();
+            return gr__fail(
+                grErrorInvalidValue,
+                "grGraphLaunch: allocation %p made by the previous launch of executable %p is still "
+                "allocated; free it (grFreeAsync, grFree or another graph's free node) before "
+                "launching again, or instantiate with grGraphInstantiateFlagAutoFreeOnLaunch",
+                p, GR_PTR(e));
+        }
+    for (size_t i = 0; i < x->nforeign; i++) {
+        gr_gmem *m = gr__gmem_find_locked(x->foreign[i]);
+        if (!m || !m->live) {
+            void *p = x->foreign[i];
+            gr__gmem_unlock();
+            return gr__fail(
+                grErrorInvalidValue,
+                "grGraphLaunch: executable %p frees graph allocation %p, which is not allocated now "
+                "(freed already, or its graph was not launched since); launch the graph that "
+                "allocates it first",
+                GR_PTR(e), p);
+        }
+    }
+    for (size_t i = 0; i < x->nunfreed; i++)
+        x->unfreed[i]->live = true;
+    for (size_t i = 0; i < x->nforeign; i++)
+        gr__gmem_find_locked(x->foreign[i])->live = false;
+    gr__gmem_unlock();
+    return grSuccess;
+}
+
+void gr__graphmem_exec_free(grGraphExec_t e)
+{
+    gr_gmem *dead[64];
+    /* The record stays listed, marked 'freeing', until its allocations are
+     * reservations again: an instantiation that needs them meanwhile waits
+     * (reclaim_destroyed) instead of calling them taken. */
+    gr__gmem_lock();
+    gr_gexec *x = gexec_find_locked(e);
+    if (x && x->freeing)
+        x = NULL; /* another thread is at it */
+    if (x)
+        x->freeing = true;
+    gr__gmem_unlock();
+    if (!x)
+        return;
+    for (size_t j = 0; j < x->nown; j++) {
+        gr_gmem *m = x->own[j];
+        /* Back to a reservation: the node may be instantiated again. */
+        mmap(m->ptr, m->span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+    }
+    if (x->fd >= 0)
+        close(x->fd);
+    size_t j = 0;
+    while (j < x->nown) {
+        size_t nd = 0;
+        gr__gmem_lock();
+        for (; j < x->nown && nd < 64; j++) {
+            x->own[j]->exec = NULL;
+            x->own[j]->live = false;
+            gr_gmem *d = gr__gmem_unref_locked(x->own[j]);
+            if (d)
+                dead[nd++] = d;
+        }
+        gr__gmem_unlock();
+        for (size_t i = 0; i < nd; i++)
+            gr__gmem_destroy(dead[i]);
+    }
+    gr__gmem_lock();
+    gr__gmem_account_locked(-(int64_t)x->phys);
+    for (gr_gexec **pp = &execs; *pp; pp = &(*pp)->next)
+        if (*pp == x) {
+            *pp = x->next;
+            break;
+        }
+    e->gmem = NULL;
+    gr__gmem_unlock();
+    gexec_free(x);
+}
+
+GR_API grError_t grDeviceGraphMemTrim(int device)
+{
+    if (device != 0)
+        return gr__fail(grErrorInvalidDevice, "grDeviceGraphMemTrim: device %d does not exist; only device 0",
+                        device);
+    /* Physical graph memory lives as long as its executable: what can be
+     * given back is the memory of executables already destroyed that a
+     * stream still holds. */
+    reclaim_destroyed();
+    return grSuccess;
+}
