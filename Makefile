@@ -23,8 +23,8 @@ CLANG_FORMAT ?= clang-format
 # CMake's generated makefiles run under this one; keep their output plain.
 MAKEFLAGS += --no-print-directory
 
-FORMAT_SOURCES = $(wildcard include/*.h src/*/*.c src/*/*.h tests/*.c tests/*.h \
-                            examples/*.c bench/*.c tools/*.c)
+FORMAT_SOURCES = $(wildcard include/*.h src/*/*.c src/*/*.h src/*/*/*.c src/*/*/*.h tests/*.c tests/*.h \
+                            tests/*/*.c tests/*/*.h examples/*.c bench/*.c tools/*.c)
 
 .PHONY: all demo test bench install soak soak-tsan format-check clean help
 

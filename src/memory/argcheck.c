@@ -135,4 +135,3 @@ GR_NOINLINE grError_t gr__kernel_check_slow(const char *call, grKernel_t k, cons
             call, k->name, k->nparams);
     return gr__kernel_args_check(call, k->name, k->nparams, k->sizes, args);
 }
-

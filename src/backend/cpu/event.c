@@ -147,12 +147,12 @@ grError_t gr__event_time(const char *call, const char *which, grEvent_t e, uint6
     gr_stream *s = NULL;
     uint64_t seq, gen, stamped, time_ns;
     if (e->flags & grEventDisableTiming)
-        return gr__fail(grErrorInvalidResourceHandle, "%s: the %s event %p was created with grEventDisableTiming",
-                        call, which, GR_PTR(e));
+        return gr__fail(grErrorInvalidResourceHandle,
+                        "%s: the %s event %p was created with grEventDisableTiming", call, which, GR_PTR(e));
     gr__event_latest(e, &s, &seq);
     if (!s)
-        return gr__fail(grErrorInvalidResourceHandle, "%s: the %s event %p has never been recorded", call, which,
-                        GR_PTR(e));
+        return gr__fail(grErrorInvalidResourceHandle, "%s: the %s event %p has never been recorded", call,
+                        which, GR_PTR(e));
     bool done = gr__stream_reached(s, seq);
     gr__stream_release(s);
     gr__spin_lock(&e->lock);
@@ -163,10 +163,11 @@ grError_t gr__event_time(const char *call, const char *which, grEvent_t e, uint6
     /* A completed record not stamped was re-recorded since (the new one is
      * pending). */
     if (!done || stamped != gen)
-        return gr__fail(grErrorNotReady,
-                        "%s: the work before the latest record of the %s event %p has not completed yet; wait "
-                        "for it (grEventSynchronize) before asking for the time",
-                        call, which, GR_PTR(e));
+        return gr__fail(
+            grErrorNotReady,
+            "%s: the work before the latest record of the %s event %p has not completed yet; wait "
+            "for it (grEventSynchronize) before asking for the time",
+            call, which, GR_PTR(e));
     *t = time_ns;
     return grSuccess;
 }

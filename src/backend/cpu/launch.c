@@ -371,7 +371,6 @@ static GR_NOINLINE void write_begin_slow(grGraphExec_t e)
     }
 }
 
-
 void gr__exec_write_begin(grGraphExec_t e)
 {
     /* Pairing: see plan.h. The common case (nothing queued, the stream

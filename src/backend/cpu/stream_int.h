@@ -150,7 +150,6 @@ static inline void gr__stream_unlock_no_activate(gr_stream *s)
     gr_store_release(&s->lockw, w & ~(uint64_t)GR_STREAM_LOCKED);
 }
 
-
 /* Appending ops: lock_slot locks the stream, inserts the legacy stream's
  * implicit waits, and returns the next free slot; fill it and publish it
  * with gr__stream_publish; more slots with gr__stream_next_slot; finally
@@ -167,13 +166,11 @@ void gr__stream_unlock(gr_runtime *rt, gr_stream *s);
  * it. The op takes over one reference on t from the caller. */
 void gr__stream_publish_wait(gr_stream *s, gr_op *op, gr_stream *t, uint64_t seq);
 
-
 /* Op index the next published op will get (call under the lock). */
 static inline uint64_t gr__stream_tail_locked(gr_stream *s)
 {
     return gr_load_relaxed(&s->tail);
 }
-
 
 /* Makes s hold a reference on k (call under s's lock, for a launch of k
  * about to be queued). Returns the kernel this evicted from the stream's
@@ -190,8 +187,6 @@ void gr__exec_release(struct grGraphExec_st *e);
 
 /* Records, under s's lock, that s's future work follows t's first seq ops. */
 void gr__stream_note_known_locked(gr_stream *s, gr_stream *t, uint64_t seq);
-
-
 
 /* Runtime start/stop hooks (legacy stream, registry). */
 grError_t gr__stream_runtime_init(gr_runtime *rt);
