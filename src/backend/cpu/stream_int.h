@@ -30,6 +30,22 @@
  *   - the legacy stream's implicit synchronisation is inserted as WAIT ops
  *     at enqueue time (gr__stream_lock_slot), never at run time.
  *
+ * The drain token's states, in the bits of 'lockw' (LOCKED aside, which
+ * is the producers' lock):
+ *
+ *   ACTIVE GONE  token                    references            dropped by
+ *   0      0     none                     handle: 1             kill_handle
+ *   1      0     exists (mailbox, queue   handle: 1; token: 0   kill_handle
+ *                item, or a drainer)
+ *   1      1     exists, handle dead      token: 1 (inherited   token_give_up
+ *                                         or taken at creation)
+ *   0      1     none, handle dead        0: freed              -
+ *
+ * ACTIVE is set only by an unlocking producer (gr__stream_unlock) and
+ * cleared only by the token's holder giving it up (token_give_up, a CAS
+ * that fails if the word moved); GONE is set once, by the handle's drop.
+ * NOTIFY (a waiter is counted) and the unlock count ride along.
+ *
  * References ('refs'; the stream is freed, into its shell, when it falls
  * to 0):
  *   - the handle holds 1 until grStreamDestroy, thread exit (per-thread
