@@ -6,6 +6,8 @@
 #   make install       install build/ under PREFIX (default /usr/local)
 #   make soak          Release soak run (SOAK_SECONDS, SOAK_THREADS); soak-tsan under TSan
 #   make format-check  check the sources against .clang-format
+#   make tidy          clang-tidy over src/ (.clang-tidy), in build-tidy/
+#   make layers        check the layer order of docs/internals.md (after make test)
 #   make clean         remove build/
 #
 # Needs only make, a C11 compiler and CMake >= 3.16 (on Debian 12:
@@ -26,12 +28,12 @@ MAKEFLAGS += --no-print-directory
 FORMAT_SOURCES = $(wildcard include/*.h src/*/*.c src/*/*.h src/*/*/*.c src/*/*/*.h tests/*.c tests/*.h \
                             tests/*/*.c tests/*/*.h examples/*.c bench/*.c tools/*.c)
 
-.PHONY: all demo test bench install soak soak-tsan format-check clean help
+.PHONY: all demo test bench install soak soak-tsan format-check tidy layers clean help
 
 all: help
 
 help:
-	@sed -n '3,9p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,11p' Makefile | sed 's/^# \{0,1\}//'
 
 # The demo reuses whatever GR_WERROR the build directory already has, so
 # `make test` followed by `make demo` does not rebuild.
@@ -77,6 +79,16 @@ install:
 
 format-check:
 	$(CLANG_FORMAT) --dry-run --Werror $(FORMAT_SOURCES)
+
+CLANG_TIDY ?= clang-tidy
+TIDY_SOURCES = $(wildcard src/*/*.c src/*/*/*.c)
+tidy:
+	$(CMAKE) --preset tidy >/dev/null
+	$(CMAKE) --build build-tidy --parallel $(JOBS)
+	printf '%s\n' $(TIDY_SOURCES) | xargs -P $(JOBS) -n 4 $(CLANG_TIDY) -p build-tidy --quiet
+
+layers:
+	sh .ci/check-layers.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD)

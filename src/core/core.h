@@ -83,9 +83,17 @@ void gr__assert_fail(const char *expr, const char *file, int line);
  * formatted from fmt (which should name the call, the object and the rule),
  * and returns err. Debug builds append file:line.
  */
-#define gr__fail(err, ...) gr__fail_at((err), __FILE__, __LINE__, __VA_ARGS__)
+/* The value is err itself, not the call's result, so that the caller and
+ * the static analyser both see a failure leave with a nonzero code (err
+ * is evaluated twice: pass a constant or a variable). */
+#define gr__fail(err, ...) gr__failed((err), gr__fail_at((err), __FILE__, __LINE__, __VA_ARGS__))
 GR_NOINLINE grError_t gr__fail_at(grError_t err, const char *file, int line, const char *fmt, ...)
     GR_PRINTF(4, 5);
+static inline grError_t gr__failed(grError_t err, grError_t recorded)
+{
+    (void)recorded;
+    return err;
+}
 
 /* Debug builds (GR_DEBUG >= 1): sleeps at the named site if the
  * environment variable GRAPHRT_DEBUG_PAUSE is "site:microseconds" (read

@@ -64,15 +64,18 @@ GR_API const char *grGetLastErrorDetail(void)
 grError_t gr__fail_at(grError_t err, const char *file, int line, const char *fmt, ...)
 {
     va_list ap;
-    int n;
     tls_last_error = err;
     va_start(ap, fmt);
-    n = vsnprintf(tls_detail, sizeof tls_detail, fmt, ap);
+    int n = vsnprintf(tls_detail, sizeof tls_detail, fmt, ap);
     va_end(ap);
-    if (GR_DEBUG && n >= 0 && (size_t)n < sizeof tls_detail)
+#if GR_DEBUG
+    if (n >= 0 && (size_t)n < sizeof tls_detail)
         snprintf(tls_detail + n, sizeof tls_detail - (size_t)n, " [%s:%d]", file, line);
+#else
+    (void)n;
     (void)file;
     (void)line;
+#endif
     return err;
 }
 

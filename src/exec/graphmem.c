@@ -210,9 +210,12 @@ grError_t gr__graphmem_instantiate(const char *call, grGraphExec_t e, grGraph_t 
         }
         if (n->type != grGraphNodeTypeMemAlloc)
             continue;
+        /* own[k] is the k-th allocation node in this same order (filled
+         * above, one per node), which the analyser cannot follow. */
         gr_gmem *m = x->own[k];
         size_t best = SIZE_MAX;
         for (size_t s = 0; s < nslots; s++)
+            // NOLINTNEXTLINE(clang-analyzer-core.NullDereference)
             if (slots[s].span >= m->span && slots[s].free_node &&
                 gr__graph_reaches(slots[s].free_node, n, g->nnodes) &&
                 (best == SIZE_MAX || slots[s].span < slots[best].span))
@@ -242,9 +245,9 @@ grError_t gr__graphmem_instantiate(const char *call, grGraphExec_t e, grGraph_t 
                              : mmap(m->ptr, m->span, PROT_READ | PROT_WRITE,
                                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
         if (r == MAP_FAILED) {
-            for (size_t u = 0; u < j; u++)
-                mmap(x->own[u]->ptr, x->own[u]->span, PROT_NONE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+            for (size_t u = 0; u < j; u++) /* back to reservations: nothing to do if that fails */
+                (void)mmap(x->own[u]->ptr, x->own[u]->span, PROT_NONE,
+                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
             if (x->fd >= 0)
                 close(x->fd);
             err =
@@ -338,7 +341,8 @@ void gr__graphmem_exec_free(grGraphExec_t e)
     for (size_t j = 0; j < x->nown; j++) {
         gr_gmem *m = x->own[j];
         /* Back to a reservation: the node may be instantiated again. */
-        mmap(m->ptr, m->span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+        (void)mmap(m->ptr, m->span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1,
+                   0);
     }
     if (x->fd >= 0)
         close(x->fd);

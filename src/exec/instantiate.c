@@ -321,8 +321,10 @@ static inline void finish_node(gr_plan *p, gr_pnode *pn, uint32_t i, size_t *ao,
         pn->u.kern.argv = p->argv + *vo;
         return;
     }
+    /* p->args is not NULL: a kernel with parameters counted its bytes. */
     unsigned char *a = p->args + *ao;
     void **v = p->argv + *vo;
+    // NOLINTNEXTLINE(clang-analyzer-core.NonNullParamChecker)
     memcpy(a, (const void *)pn->u.kern.argv, k->argbytes);
     for (int j = 0; j < k->nparams; j++)
         v[j] = a + k->offsets[j];

@@ -467,6 +467,7 @@ static bool pair_top(upd *u, grGraph_t g)
             nsinks_orig++;
     if (nsinks_new > nsinks_orig) {
         size_t nth = 0;
+        /* list holds all e->norig (== g->nnodes) nodes, filled above. */
         for (k = 0; k < e->norig; k++)
             if (u->list[k]->nsuccs == 0 && nth++ == nsinks_orig)
                 break;
@@ -484,7 +485,8 @@ static bool pair_top(upd *u, grGraph_t g)
             u->pair_o[i] = NULL;
             continue;
         }
-        while (k < e->norig && u->list[k]->nsuccs != 0)
+        /* list holds all e->norig (== g->nnodes) nodes, filled above. */
+        while (k < e->norig && u->list[k]->nsuccs != 0) // NOLINT(clang-analyzer-core.NullDereference)
             k++;
         if (k == e->norig)
             continue; /* fewer sinks in g: the walk below meets the change */
