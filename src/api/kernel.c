@@ -5,6 +5,7 @@
  * capture module while its stream captures, and otherwise queues it on
  * the backend.
  */
+#include "../backend/enqueue.h"
 #include "../capture/capture.h"
 #include "../memory/memory.h"
 

@@ -153,11 +153,6 @@ void *gr__kernel_scratch(uint32_t bytes);
  * spread over the workers (many blocks); returns when all have run. */
 void gr__kernel_run(const gr_kernel_call *c);
 
-/* Queues an eager launch of k (checked by the caller) on s (not
- * capturing), its argument values copied now; fails only when out of
- * memory, with a detail naming 'call'. */
-grError_t gr__stream_enqueue_kernel(const char *call, gr_stream *s, grKernel_t k, const grDim3 *grid,
-                                    const grDim3 *block, size_t sharedMem, void **args);
 
 /* ---------------------------------------------------------------- streams */
 
