@@ -4,6 +4,7 @@
  * and otherwise asks the backend (backend.h); synchronising calls run the
  * pools' hook after their wait.
  */
+#include "../backend/enqueue.h"
 #include "../capture/capture.h"
 #include "../memory/pool.h"
 

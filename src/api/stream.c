@@ -4,6 +4,7 @@
  * captures, and otherwise asks the backend (backend.h); a synchronising
  * call runs the pools' hook after its wait.
  */
+#include "../backend/enqueue.h"
 #include "../capture/capture.h"
 #include "../memory/pool.h"
 

@@ -204,9 +204,6 @@ void gr__stream_destroy(gr_stream *s);
 /* True when every op queued on s so far has completed. */
 bool gr__stream_idle(gr_stream *s);
 
-/* Queues fn(userData) on s (not capturing); fails only when out of
- * memory, with a detail naming 'call'. */
-grError_t gr__stream_enqueue_host(const char *call, gr_stream *s, grHostFn_t fn, void *userData);
 
 /* Waits for all work on all streams. */
 void gr__device_sync_all(void);
@@ -367,9 +364,6 @@ grEvent_t gr__event_create(unsigned flags);
 /* Kills the handle; the object lives on while records name it. */
 void gr__event_destroy(grEvent_t e);
 
-/* Records e at the tail of s (not capturing); fails only when out of
- * memory, with a detail naming 'call'. */
-grError_t gr__event_record(const char *call, grEvent_t e, gr_stream *s);
 
 /* True once the work before e's latest record has completed (or e was
  * never recorded). */
@@ -399,9 +393,6 @@ grEvent_t gr__event_create(unsigned flags);
 /* Kills the handle; the object lives on while records name it. */
 void gr__event_destroy(grEvent_t e);
 
-/* Records e at the tail of s (not capturing); fails only when out of
- * memory, with a detail naming 'call'. */
-grError_t gr__event_record(const char *call, grEvent_t e, gr_stream *s);
 
 /* True once the work before e's latest record has completed (or e was
  * never recorded). */

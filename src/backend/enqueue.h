@@ -1,15 +1,15 @@
 /*
- * enqueue.h - the eager enqueue of a kernel launch on a CPU stream,
- * inline for the entry point that calls it (api/kernel.c): the hot path
- * of every eager launch, which a call between the entry point and the
- * backend would make a tenth slower (two frames' worth of saved registers
- * and spilled arguments). The one header above the CPU backend that sees
- * its op layout; a GPU backend's launch dispatches before it.
+ * enqueue.h - the eager enqueues on a CPU stream (a kernel launch, a host
+ * function, an event record), inline for the entry points that call them
+ * (api/): the hot paths of eager work, which a call between the entry
+ * point and the backend makes up to a tenth slower (two frames' worth of
+ * saved registers and spilled arguments). The one header above the CPU
+ * backend that sees its op layout; a GPU backend dispatches before it.
  */
 #ifndef GR_ENQUEUE_H
 #define GR_ENQUEUE_H
 
-#include "cpu/stream_int.h"
+#include "cpu/event.h"
 
 #include <string.h>
 
@@ -49,6 +49,36 @@ static inline grError_t gr__stream_enqueue_kernel(const char *call, gr_stream *s
         op->heap_args = 0;
         gr__kernel_pack(kernel, args, op->data, NULL);
     }
+    gr__stream_publish(s, op);
+    gr__stream_unlock(rt, s);
+    return grSuccess;
+}
+
+/* Queues fn(userData) on s (not capturing); fails only when out of
+ * memory, with a detail naming 'call'. */
+static inline grError_t gr__stream_enqueue_host(const char *call, gr_stream *s, grHostFn_t fn, void *userData)
+{
+    gr_runtime *rt = gr__runtime_get();
+    gr_op *op = gr__stream_lock_slot(rt, s);
+    if (!op)
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory queuing on stream %p", call, GR_PTR(s));
+    op->kind = GR_OP_HOST;
+    op->u.host.fn = fn;
+    op->u.host.user = userData;
+    gr__stream_publish(s, op);
+    gr__stream_unlock(rt, s);
+    return grSuccess;
+}
+
+/* Records e at the tail of s (not capturing); fails only when out of
+ * memory, with a detail naming 'call'. */
+static inline grError_t gr__event_record(const char *call, grEvent_t e, gr_stream *s)
+{
+    gr_runtime *rt = gr__runtime_get();
+    gr_op *op = gr__stream_lock_slot(rt, s);
+    if (!op)
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory queuing on stream %p", call, GR_PTR(s));
+    gr__event_record_locked(e, s, op);
     gr__stream_publish(s, op);
     gr__stream_unlock(rt, s);
     return grSuccess;

@@ -105,17 +105,6 @@ void gr__event_destroy(grEvent_t e)
     gr__event_release(e);
 }
 
-grError_t gr__event_record(const char *call, grEvent_t e, gr_stream *s)
-{
-    gr_runtime *rt = gr__runtime_get();
-    gr_op *op = gr__stream_lock_slot(rt, s);
-    if (!op)
-        return gr__fail(grErrorMemoryAllocation, "%s: out of memory queuing on stream %p", call, GR_PTR(s));
-    gr__event_record_locked(e, s, op);
-    gr__stream_publish(s, op);
-    gr__stream_unlock(rt, s);
-    return grSuccess;
-}
 
 bool gr__event_done(grEvent_t e)
 {

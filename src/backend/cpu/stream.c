@@ -910,16 +910,3 @@ bool gr__stream_idle(gr_stream *s)
     return !pending(s);
 }
 
-grError_t gr__stream_enqueue_host(const char *call, gr_stream *s, grHostFn_t fn, void *userData)
-{
-    gr_runtime *rt = gr__runtime_get();
-    gr_op *op = gr__stream_lock_slot(rt, s);
-    if (!op)
-        return gr__fail(grErrorMemoryAllocation, "%s: out of memory queuing on stream %p", call, GR_PTR(s));
-    op->kind = GR_OP_HOST;
-    op->u.host.fn = fn;
-    op->u.host.user = userData;
-    gr__stream_publish(s, op);
-    gr__stream_unlock(rt, s);
-    return grSuccess;
-}
