@@ -6,19 +6,46 @@
  * and the same meaning (CUDA 12.x signatures), unless its comment says
  * otherwise. Types 'cudaX' are 'grX', enumerators 'cudaX' are 'grX'; numeric
  * values of enumerators need not match CUDA's. Every function returns
- * grError_t; grSuccess is 0.
+ * grError_t (grSuccess is 0), except the three that return strings
+ * (grGetErrorName, grGetErrorString, grGetLastErrorDetail).
  *
  * Errors: a failing call returns its code, records it as the thread's last
  * error (grGetLastError) and sets a sentence for grGetLastErrorDetail() that
  * names the call, the object and the rule broken. A refused call changes
- * nothing. A successful call leaves the last error alone, as in CUDA.
+ * nothing, except where its comment says that it invalidates a capture. A
+ * successful call leaves the last error alone, as in CUDA. The two queries
+ * (grStreamQuery, grEventQuery) return grErrorNotReady without recording
+ * it, as in CUDA. Each function's comment lists after "Errors:" every code
+ * it can return, each with its conditions. Three families shared by many
+ * functions are described once and named in those lists: "the stream
+ * errors" (section Streams), "the capture errors of work" and "the mode
+ * errors" (section Stream capture).
  *
  * Device 0 is the CPU of the host. Kernels are C functions called once per
  * thread block (see grKernelCreate); everything else keeps CUDA's meaning.
  *
- * Thread safety: every function may be called from any thread at any time,
- * unless its comment says otherwise. Objects passed to a call must not be
- * destroyed concurrently with that call.
+ * Thread safety: streams, events, kernels, memory, memory pools, graph
+ * memory, captures and executable graphs are internally synchronised: their
+ * functions may be called from any thread at any time, unless a comment
+ * says otherwise. Executables go beyond CUDA: launches, setters and
+ * grGraphExecUpdate of one executable may run on several threads at once
+ * (a change waits for the launches queued before it; see section Executable
+ * graphs), where CUDA asks the application to serialise them. Graphs are
+ * not internally synchronised, as in CUDA: a graph (a grGraph_t, its nodes,
+ * and the child graphs its child-graph nodes own) must not be used by two
+ * calls at the same time, even calls that only read it (queries,
+ * grGraphClone, grGraphInstantiate, grGraphExecUpdate, grGraphDebugDotPrint:
+ * some of them keep per-node scratch state in the graph): the application
+ * serialises the calls that use one graph. Calls on different graphs may
+ * run at the same time. The comment of each function that uses
+ * a graph says so in a sentence "Thread safety: not with other calls on the
+ * same graph". An executable keeps no reference to the graph it was
+ * instantiated from, so calls on the two may run concurrently. Per-thread
+ * state: the last error and its detail, the device (grSetDevice), the
+ * capture mode (grThreadExchangeStreamCaptureMode) and the per-thread
+ * default stream (grStreamPerThread). An object passed to a call must not
+ * be destroyed concurrently with that call, and grDeviceReset must not run
+ * concurrently with any other call.
  *
  * Destroyed handles: a stream, event, kernel, graph, executable or memory
  * pool handle used after its destruction is refused with the error its
@@ -113,25 +140,33 @@ typedef enum grError {
 typedef enum grError grError;
 
 /* The enumerator's name ("grErrorInvalidValue"); "unrecognized error code"
- * for a value outside the list. Mirrors cudaGetErrorName. */
+ * for a value outside the list. A static string; never NULL. Mirrors
+ * cudaGetErrorName. */
 GR_API const char *grGetErrorName(grError_t error);
 
-/* A short description of the code. Mirrors cudaGetErrorString. */
+/* A short description of the code ("unrecognized error code" for a value
+ * outside the list). A static string; never NULL. Mirrors
+ * cudaGetErrorString. */
 GR_API const char *grGetErrorString(grError_t error);
 
-/* Returns the calling thread's last error and resets it to grSuccess.
- * Asynchronous failures are reported by the next synchronising call on the
- * stream they happened in. Mirrors cudaGetLastError. */
+/* Returns the calling thread's last error and resets it to grSuccess; the
+ * detail sentence is kept. Errors: none (the result is the last error, not
+ * an error of this call). CUDA's asynchronous failures, reported by a
+ * later synchronising call, do not occur on the CPU device (see section
+ * Streams). Thread safety: the last error is per thread. Mirrors
+ * cudaGetLastError. */
 GR_API grError_t grGetLastError(void);
 
-/* Returns the calling thread's last error without resetting it. Mirrors
- * cudaPeekAtLastError. */
+/* Returns the calling thread's last error without resetting it. Errors:
+ * none (as grGetLastError). Thread safety: the last error is per thread.
+ * Mirrors cudaPeekAtLastError. */
 GR_API grError_t grPeekAtLastError(void);
 
 /* graphrt's own: a sentence about the calling thread's most recent failure,
  * naming the call, the object and the rule broken, and what to do. The text
- * stays valid until the thread's next failing call. Empty ("") when the
- * thread has had no failure. Never NULL. */
+ * stays valid until the thread's next failing call; grGetLastError does not
+ * clear it. Empty ("") when the thread has had no failure. Never NULL.
+ * Thread safety: the detail is per thread. */
 GR_API const char *grGetLastErrorDetail(void);
 
 /* ====================================================================== */
@@ -191,33 +226,45 @@ typedef enum grDeviceAttr {
     grDevAttrMemoryPoolsSupported
 } grDeviceAttr;
 
-/* Number of devices: always 1 (the CPU). Mirrors cudaGetDeviceCount. */
+/* Number of devices: always 1 (the CPU). Errors: grErrorInvalidValue (count
+ * NULL). Mirrors cudaGetDeviceCount. */
 GR_API grError_t grGetDeviceCount(int *count);
 
-/* Selects the calling thread's device. Only 0 exists; anything else returns
- * grErrorInvalidDevice. Mirrors cudaSetDevice. */
+/* Selects the calling thread's device. Only 0 exists. Errors:
+ * grErrorInvalidDevice (device not 0). Thread safety: the device is per
+ * thread. Mirrors cudaSetDevice. */
 GR_API grError_t grSetDevice(int device);
 
-/* The calling thread's device (0). Mirrors cudaGetDevice. */
+/* The calling thread's device (0). Errors: grErrorInvalidValue (device
+ * NULL). Thread safety: the device is per thread. Mirrors cudaGetDevice. */
 GR_API grError_t grGetDevice(int *device);
 
 /* Waits until all work issued to all streams has completed. The waiting
- * thread runs ready work instead of sleeping. Returns the first sticky
- * asynchronous error, if any. Refused during a Global or ThreadLocal
- * capture as in CUDA. Mirrors cudaDeviceSynchronize. */
+ * thread runs ready work instead of sleeping. Refused while any capture is
+ * in progress, whatever its mode and the calling thread's, as in CUDA.
+ * Errors: grErrorInitializationError (the runtime could not start),
+ * grErrorStreamCaptureUnsupported (a capture is in progress: every capture
+ * in progress is invalidated). There is no asynchronous error to report
+ * (see section Streams). Mirrors cudaDeviceSynchronize. */
 GR_API grError_t grDeviceSynchronize(void);
 
 /* Waits for all work, then destroys every stream (their handles become
- * invalid) and frees every grMalloc / grMallocHost allocation still alive,
- * and stops the workers; the next call starts a fresh runtime (re-reading
- * GRAPHRT_WORKERS). Deviation: kernels, events, graphs and executables are
- * host objects and stay valid (CUDA destroys them); destroy them yourself.
- * Must not race with other graphrt calls. Mirrors cudaDeviceReset. */
+ * invalid), destroys every memory pool with the blocks it holds (their
+ * handles become invalid; a new default pool is made when one is next
+ * needed), frees every grMalloc / grMallocHost allocation still alive,
+ * gives the memory kept for plans back to the system, and stops the
+ * workers; the next call starts a fresh runtime (re-reading
+ * GRAPHRT_WORKERS). Errors: none; it always returns grSuccess. Deviation:
+ * kernels, events, graphs and executables are host objects and stay valid
+ * (CUDA destroys them); destroy them yourself. Thread safety: must not run
+ * concurrently with any other graphrt call. Mirrors cudaDeviceReset. */
 GR_API grError_t grDeviceReset(void);
 
 /* Reads a device attribute of device 0. grDevAttrMultiProcessorCount is the
  * number of worker threads (env GRAPHRT_WORKERS, default: online cores).
- * Mirrors cudaDeviceGetAttribute. */
+ * Errors: grErrorInvalidValue (value NULL, attr not a grDeviceAttr),
+ * grErrorInvalidDevice (device not 0), grErrorInitializationError (the
+ * runtime could not start). Mirrors cudaDeviceGetAttribute. */
 GR_API grError_t grDeviceGetAttribute(int *value, grDeviceAttr attr, int device);
 
 /* ====================================================================== */
@@ -227,41 +274,92 @@ GR_API grError_t grDeviceGetAttribute(int *value, grDeviceAttr attr, int device)
 #define grStreamDefault 0x00u
 #define grStreamNonBlocking 0x01u
 
+/*
+ * The stream errors: every function that takes a grStream_t may return
+ * grErrorInvalidResourceHandle (a handle that is not a live stream:
+ * destroyed, or not from grStreamCreate*), grErrorInitializationError (the
+ * runtime could not start: a call naming NULL, grStreamLegacy,
+ * grStreamPerThread or a handle that is not live starts it first) and
+ * grErrorMemoryAllocation
+ * (grStreamPerThread: out of memory creating the calling thread's default
+ * stream). The "Errors:" lists below say "plus the stream errors" for these.
+ *
+ * Asynchronous errors: every operation is checked when it is issued, and
+ * none fails once queued (a copy's ranges, for instance, are checked
+ * against the allocations when it is queued), so no synchronising call ever
+ * reports an asynchronous failure, where CUDA reports a kernel's fault at
+ * the next one.
+ */
+
 /* Creates a blocking stream (ordered against the legacy default stream).
- * Mirrors cudaStreamCreate. */
+ * Errors: grErrorInvalidValue (stream NULL), grErrorInitializationError
+ * (the runtime could not start), grErrorMemoryAllocation. Mirrors
+ * cudaStreamCreate. */
 GR_API grError_t grStreamCreate(grStream_t *stream);
 
 /* Creates a stream; grStreamNonBlocking exempts it from the legacy stream's
- * implicit synchronisation. Other flag bits: grErrorInvalidValue. Mirrors
+ * implicit synchronisation. Errors: grErrorInvalidValue (stream NULL, flags
+ * with bits other than grStreamNonBlocking), grErrorInitializationError (the
+ * runtime could not start), grErrorMemoryAllocation. Mirrors
  * cudaStreamCreateWithFlags. */
 GR_API grError_t grStreamCreateWithFlags(grStream_t *stream, unsigned int flags);
 
 /* Destroys a stream. Returns at once; work already queued still completes,
- * then the stream's resources are released. The default streams cannot be
- * destroyed (grErrorInvalidResourceHandle). Mirrors cudaStreamDestroy. */
+ * then the stream's resources are released. Errors:
+ * grErrorInvalidResourceHandle (a default stream: NULL, grStreamLegacy or
+ * grStreamPerThread; a stream that is not live),
+ * grErrorStreamCaptureUnsupported (the stream takes part in a capture,
+ * having begun or joined it: end the capture first),
+ * grErrorInitializationError (the runtime could not start). Deviation: CUDA
+ * returns cudaSuccess for a stream that takes part in a capture. Mirrors
+ * cudaStreamDestroy. */
 GR_API grError_t grStreamDestroy(grStream_t stream);
 
 /* Waits until all work queued on the stream has completed, running that
  * stream's work in the calling thread when no worker has started it.
- * Returns the stream's sticky asynchronous error, if any. Mirrors
- * cudaStreamSynchronize. */
+ * Errors: grErrorStreamCaptureUnsupported (the stream takes part in a
+ * capture, in any mode: that capture is invalidated),
+ * grErrorStreamCaptureImplicit (the legacy stream, NULL or grStreamLegacy,
+ * while a blocking stream takes part in a capture: the captures with a
+ * blocking stream are invalidated); plus the mode errors and the stream
+ * errors. Mirrors cudaStreamSynchronize. */
 GR_API grError_t grStreamSynchronize(grStream_t stream);
 
 /* grSuccess if all work on the stream has completed, grErrorNotReady
- * otherwise (not recorded as the last error, as in CUDA). Mirrors
+ * otherwise (not recorded as the last error, as in CUDA). Errors: as
+ * grStreamSynchronize (a stream in a capture, the legacy stream while a
+ * blocking stream captures, the mode errors, the stream errors). Mirrors
  * cudaStreamQuery. */
 GR_API grError_t grStreamQuery(grStream_t stream);
 
 /* Makes all work queued on 'stream' after this call wait for the work
  * captured by the event's most recent grEventRecord. An event never
- * recorded completes at once. flags must be 0. Mirrors cudaStreamWaitEvent. */
+ * recorded completes at once. flags must be 0. A stream that is not
+ * capturing and waits on an event recorded in a capture joins that capture
+ * (a fork); a capturing stream waiting on an event of its own capture
+ * takes the event's dependencies as well (a join). Errors:
+ * grErrorInvalidValue (flags not 0; the event was last recorded in a
+ * capture that has ended: a capturing stream's capture is invalidated),
+ * grErrorInvalidResourceHandle (event not live),
+ * grErrorStreamCaptureIsolation (a capturing stream waits on an event
+ * recorded outside any capture: the capture is invalidated),
+ * grErrorStreamCaptureMerge (the event was recorded in another capture:
+ * both captures are invalidated), grErrorStreamCaptureUnsupported (the
+ * legacy stream waits on an event recorded in a capture: that capture is
+ * invalidated), grErrorMemoryAllocation; plus the capture errors of work
+ * and the stream errors. Mirrors cudaStreamWaitEvent. */
 GR_API grError_t grStreamWaitEvent(grStream_t stream, grEvent_t event, unsigned int flags);
 
 /* Queues fn(userData) on the stream; it runs after all earlier work of the
- * stream and before all later work. Mirrors cudaLaunchHostFunc. */
+ * stream and before all later work. On a capturing stream it adds a host
+ * node instead. Errors: grErrorInvalidValue (fn NULL),
+ * grErrorMemoryAllocation; plus the capture errors of work and the stream
+ * errors. Mirrors cudaLaunchHostFunc. */
 GR_API grError_t grLaunchHostFunc(grStream_t stream, grHostFn_t fn, void *userData);
 
-/* The flags the stream was created with. Mirrors cudaStreamGetFlags. */
+/* The flags the stream was created with (0 for the default streams).
+ * Errors: grErrorInvalidValue (flags NULL); plus the stream errors. Mirrors
+ * cudaStreamGetFlags. */
 GR_API grError_t grStreamGetFlags(grStream_t stream, unsigned int *flags);
 
 /* ====================================================================== */
@@ -272,38 +370,58 @@ GR_API grError_t grStreamGetFlags(grStream_t stream, unsigned int *flags);
 #define grEventBlockingSync 0x01u
 #define grEventDisableTiming 0x02u
 
-/* Creates an event with default flags. Mirrors cudaEventCreate. */
+/* Creates an event with default flags. Errors: grErrorInvalidValue (event
+ * NULL), grErrorInitializationError (the runtime could not start),
+ * grErrorMemoryAllocation. Mirrors cudaEventCreate. */
 GR_API grError_t grEventCreate(grEvent_t *event);
 
 /* Creates an event. grEventDisableTiming makes grEventElapsedTime refuse it
  * (records take no timestamp). grEventBlockingSync is accepted; waiting
- * threads always help run the work they wait for, then sleep. Other bits:
- * grErrorInvalidValue. Mirrors cudaEventCreateWithFlags. */
+ * threads always help run the work they wait for, then sleep. Errors:
+ * grErrorInvalidValue (event NULL, flags with bits other than
+ * grEventBlockingSync and grEventDisableTiming), grErrorInitializationError
+ * (the runtime could not start), grErrorMemoryAllocation. Mirrors
+ * cudaEventCreateWithFlags. */
 GR_API grError_t grEventCreateWithFlags(grEvent_t *event, unsigned int flags);
 
 /* Captures in the event the work queued on the stream so far. Re-recording
- * makes the event refer to the new record only. Mirrors cudaEventRecord. */
+ * makes the event refer to the new record only. On a capturing stream the
+ * event names the stream's place in the capture instead (no node is added),
+ * for grStreamWaitEvent to fork and join. Errors:
+ * grErrorInvalidResourceHandle (event not live), grErrorMemoryAllocation;
+ * plus the capture errors of work and the stream errors. Mirrors
+ * cudaEventRecord. */
 GR_API grError_t grEventRecord(grEvent_t event, grStream_t stream);
 
 /* grSuccess if the work of the event's latest record has completed (or it
- * was never recorded), grErrorNotReady otherwise. Mirrors cudaEventQuery. */
+ * was never recorded), grErrorNotReady otherwise (not recorded as the last
+ * error, as in CUDA). Errors: grErrorInvalidResourceHandle (event not
+ * live), grErrorCapturedEvent (the latest record was made in a capture in
+ * progress, in any mode: that capture is invalidated), grErrorInvalidValue
+ * (the latest record was made in a capture that has ended: record the event
+ * again outside a capture); plus the mode errors. Mirrors cudaEventQuery. */
 GR_API grError_t grEventQuery(grEvent_t event);
 
-/* Waits until the work of the event's latest record has completed. Mirrors
+/* Waits until the work of the event's latest record has completed. Errors:
+ * as grEventQuery, without grErrorNotReady (grErrorInvalidResourceHandle,
+ * grErrorCapturedEvent, grErrorInvalidValue, the mode errors). Mirrors
  * cudaEventSynchronize. */
 GR_API grError_t grEventSynchronize(grEvent_t event);
 
-/* Milliseconds between two completed records. grErrorNotReady if either
- * has not completed (recorded as the last error, with a detail naming the
- * event: unlike the queries, this call is not a poll),
- * grErrorInvalidResourceHandle if either was created with
- * grEventDisableTiming or never recorded. An event recorded by an event
- * record node of a graph holds the time its launch ended. Mirrors
- * cudaEventElapsedTime. */
+/* Milliseconds between two completed records. An event recorded by an
+ * event record node of a graph holds the time its launch ended. Errors:
+ * grErrorInvalidValue (ms NULL; either event was last recorded in a capture
+ * that has ended), grErrorInvalidResourceHandle (either event not live,
+ * created with grEventDisableTiming, or never recorded), grErrorNotReady
+ * (either record has not completed; recorded as the last error, with a
+ * detail naming the event: unlike the queries, this call is not a poll).
+ * Not refused by the capture modes. Mirrors cudaEventElapsedTime. */
 GR_API grError_t grEventElapsedTime(float *ms, grEvent_t start, grEvent_t end);
 
-/* Destroys the event. Returns at once; a pending record still completes.
- * Mirrors cudaEventDestroy. */
+/* Destroys the event. Returns at once; a pending record still completes,
+ * and the graph nodes and executables that name the event keep it alive.
+ * Errors: grErrorInvalidResourceHandle (event not live). Mirrors
+ * cudaEventDestroy. */
 GR_API grError_t grEventDestroy(grEvent_t event);
 
 /* ====================================================================== */
@@ -337,23 +455,34 @@ typedef void (*grKernelFn)(const grKernelCtx *ctx, void **args);
  * (copied; non-empty, unique among live kernels) identifies it in
  * diagnostics, DOT output and graph files; numParams (0..64) and
  * paramSizes[i] (1..4096 bytes each) say how many argument values a launch
- * copies and how large each is. */
+ * copies and how large each is. Errors: grErrorInvalidValue (kernel, fn or
+ * name NULL, name empty, numParams outside 0..64, paramSizes NULL with
+ * numParams > 0, a size outside 1..4096, a live kernel of that name
+ * exists), grErrorMemoryAllocation. Thread safety: any thread; the name is
+ * looked up and registered in two steps, so two calls registering the same
+ * name at the same moment may both succeed. */
 GR_API grError_t grKernelCreate(grKernel_t *kernel, grKernelFn fn, const char *name, int numParams,
                                 const size_t *paramSizes);
 
-/* Destroys a kernel. Launches already queued and graphs that use it keep it
- * alive until they are done with it. */
+/* graphrt's own. Destroys a kernel; its name is free again at once.
+ * Launches already queued and the graphs and executables that use it keep
+ * it alive until they are done with it. Errors:
+ * grErrorInvalidDeviceFunction (kernel NULL or not live). */
 GR_API grError_t grKernelDestroy(grKernel_t kernel);
 
 /* Queues a launch of 'kernel' over grid x block on the stream. args has one
  * pointer per parameter, to its value; the values are copied before the
- * call returns, so args and what it points to may change right after.
- * Errors: grErrorInvalidDeviceFunction (NULL or destroyed kernel),
+ * call returns, so args and what it points to may change right after. On a
+ * capturing stream it adds a kernel node instead. Errors:
+ * grErrorInvalidDeviceFunction (NULL or destroyed kernel),
  * grErrorInvalidConfiguration (a zero or too large grid or block
  * dimension: block x,y <= 1024, z <= 64, x*y*z <= 1024; grid x < 2^31,
- * y,z <= 65535), grErrorInvalidValue (args NULL with parameters, a NULL
- * element, sharedMem > 48 KiB). Mirrors cudaLaunchKernel with a grKernel_t
- * in place of the function pointer. */
+ * y,z <= 65535), grErrorInvalidValue (args NULL with parameters; an element
+ * that is NULL, points into device or pool memory, or does not point to
+ * readable memory: the value of a parameter passed where its address
+ * belongs; sharedMem > 48 KiB), grErrorMemoryAllocation; plus the capture
+ * errors of work and the stream errors. Mirrors cudaLaunchKernel with a
+ * grKernel_t in place of the function pointer. */
 GR_API grError_t grLaunchKernel(grKernel_t kernel, grDim3 gridDim, grDim3 blockDim, void **args,
                                 size_t sharedMem, grStream_t stream);
 
@@ -363,36 +492,76 @@ GR_API grError_t grLaunchKernel(grKernel_t kernel, grDim3 gridDim, grDim3 blockD
 
 /* Allocates 'size' bytes (256-aligned) tracked by graphrt, so that copies
  * and memsets that run past its end are refused. size 0 gives NULL and
- * grSuccess, as in CUDA. Refused during a Global/ThreadLocal capture.
- * Mirrors cudaMalloc. */
+ * grSuccess, as in CUDA. Potentially unsafe during capture (see
+ * grStreamCaptureMode), even for size 0. Errors: grErrorInvalidValue
+ * (devPtr NULL), grErrorMemoryAllocation (more than the host's physical
+ * memory, or the host cannot provide it); plus the mode errors. Mirrors
+ * cudaMalloc. */
 GR_API grError_t grMalloc(void **devPtr, size_t size);
 
-/* Frees a grMalloc allocation after the device is idle, as in CUDA. NULL is
- * a no-op. A pointer graphrt did not allocate (or freed already):
- * grErrorInvalidValue, nothing freed. Mirrors cudaFree. */
+/* Frees a grMalloc allocation after the device is idle, as in CUDA. Memory
+ * from grMallocAsync / grMallocFromPoolAsync, and a graph allocation that
+ * outlived its launch, are freed the same way, as cudaFree frees them. NULL
+ * is a no-op. Potentially unsafe during capture (see grStreamCaptureMode).
+ * Errors: grErrorInvalidValue (a pointer no graphrt allocator returned,
+ * freed already, inside an allocation instead of at its base, from
+ * grMallocHost, a graph allocation that is not allocated now, or freed by
+ * another thread while this call waited; nothing is freed),
+ * grErrorInitializationError (pool memory: the runtime could not start),
+ * grErrorMemoryAllocation (a block of a destroyed pool: out of memory
+ * queuing its release); plus the mode errors. Mirrors cudaFree. */
 GR_API grError_t grFree(void *devPtr);
 
-/* Allocates host memory (tracked as grMalloc). Mirrors cudaMallocHost. */
+/* Allocates host memory, tracked as grMalloc's is; size 0 gives NULL.
+ * Potentially unsafe during capture (see grStreamCaptureMode). Errors: as
+ * grMalloc (grErrorInvalidValue for ptr NULL, grErrorMemoryAllocation, the
+ * mode errors). Mirrors cudaMallocHost. */
 GR_API grError_t grMallocHost(void **ptr, size_t size);
 
-/* Frees grMallocHost memory. Mirrors cudaFreeHost. */
+/* Frees grMallocHost memory after the device is idle. NULL is a no-op.
+ * Potentially unsafe during capture (see grStreamCaptureMode). Errors:
+ * grErrorInvalidValue (a pointer grMallocHost did not return, freed
+ * already, inside an allocation instead of at its base, or freed by another
+ * thread while this call waited; nothing is freed); plus the mode errors.
+ * Mirrors cudaFreeHost. */
 GR_API grError_t grFreeHost(void *ptr);
 
 /* Copies count bytes; synchronises like CUDA's (waits for the legacy
- * stream's work first). Any grMemcpyKind is accepted; every kind is a host
- * copy. A range that runs past a graphrt allocation: grErrorInvalidValue.
- * Mirrors cudaMemcpy. */
+ * stream's work first), except that a copy of 0 bytes does not wait. Any
+ * grMemcpyKind is accepted; every kind is a host copy. Not refused by the
+ * capture modes. Errors: grErrorInvalidMemcpyDirection (kind not a
+ * grMemcpyKind), grErrorInvalidValue (dst or src NULL with count > 0; a
+ * range that wraps around the address space, runs past the end of a
+ * graphrt allocation, or starts outside the allocations and reaches into
+ * one), grErrorStreamCaptureImplicit (a blocking stream takes part in a
+ * capture: the captures with a blocking stream are invalidated),
+ * grErrorInitializationError (the runtime could not start),
+ * grErrorMemoryAllocation. Mirrors cudaMemcpy. */
 GR_API grError_t grMemcpy(void *dst, const void *src, size_t count, grMemcpyKind kind);
 
-/* Queues a copy on the stream. Mirrors cudaMemcpyAsync. */
+/* Queues a copy on the stream; on a capturing stream it adds a memcpy node
+ * instead (none for 0 bytes). Errors: grErrorInvalidMemcpyDirection and
+ * grErrorInvalidValue as grMemcpy, grErrorMemoryAllocation; plus the
+ * capture errors of work (of which a copy of 0 bytes can return only
+ * grErrorStreamCaptureInvalidated) and the stream errors. Mirrors
+ * cudaMemcpyAsync. */
 GR_API grError_t grMemcpyAsync(void *dst, const void *src, size_t count, grMemcpyKind kind,
                                grStream_t stream);
 
-/* Sets count bytes to (unsigned char)value, synchronously. Mirrors
+/* Sets count bytes to (unsigned char)value, synchronously (as grMemcpy:
+ * after the legacy stream's work; 0 bytes do not wait). Not refused by
+ * the capture modes. Errors: grErrorInvalidValue (devPtr NULL with
+ * count > 0; a range refused as grMemcpy refuses one),
+ * grErrorStreamCaptureImplicit (as grMemcpy), grErrorInitializationError
+ * (the runtime could not start), grErrorMemoryAllocation. Mirrors
  * cudaMemset. */
 GR_API grError_t grMemset(void *devPtr, int value, size_t count);
 
-/* Queues a memset on the stream. Mirrors cudaMemsetAsync. */
+/* Queues a memset on the stream; on a capturing stream it adds a memset
+ * node instead (none for 0 bytes). Errors: grErrorInvalidValue as grMemset,
+ * grErrorMemoryAllocation; plus the capture errors of work (of which a
+ * memset of 0 bytes can return only grErrorStreamCaptureInvalidated) and
+ * the stream errors. Mirrors cudaMemsetAsync. */
 GR_API grError_t grMemsetAsync(void *devPtr, int value, size_t count, grStream_t stream);
 
 /* ====================================================================== */
@@ -470,36 +639,50 @@ typedef enum grMemPoolAttr {
  * for AddressSanitizer from the moment their free takes effect.
  * docs/memory-pools.md has the concepts, an example and the deviations.
  *
- * Thread safety: every function may be called from any thread; one pool
- * may be used by many threads and streams at once.
+ * Thread safety: every function of this section may be called from any
+ * thread, and one pool may be used by many threads and streams at once,
+ * except the functions of graph allocation and free nodes
+ * (grGraphAddMemAllocNode, grGraphAddMemFreeNode,
+ * grGraphMemAllocNodeGetParams, grGraphMemFreeNodeGetParams), which use a
+ * graph and follow the rule of graphs: not with other calls on the same
+ * graph.
  */
 
 /* Creates a pool. poolProps: allocType grMemAllocationTypePinned,
- * handleTypes grMemHandleTypeNone (others: grErrorNotSupported), location
- * {grMemLocationTypeDevice, 0} (another id: grErrorInvalidDevice), maxSize
- * 0 for no limit or the most bytes the pool may reserve. Attributes start
- * as CUDA's: every reuse policy on, release threshold 0. Mirrors
- * cudaMemPoolCreate. */
+ * handleTypes grMemHandleTypeNone, location {grMemLocationTypeDevice, 0},
+ * win32SecurityAttributes NULL, reserved bytes 0, maxSize 0 for no limit or
+ * the most bytes the pool may reserve. Attributes start as CUDA's: every
+ * reuse policy on, release threshold 0. Errors: grErrorInvalidValue
+ * (memPool or poolProps NULL, another allocType, a location type other
+ * than grMemLocationTypeDevice, win32SecurityAttributes not NULL, a
+ * reserved byte not 0), grErrorNotSupported (handleTypes other than
+ * grMemHandleTypeNone), grErrorInvalidDevice (location.id not 0),
+ * grErrorMemoryAllocation. Mirrors cudaMemPoolCreate. */
 GR_API grError_t grMemPoolCreate(grMemPool_t *memPool, const grMemPoolProps *poolProps);
 
 /* Destroys a pool. Blocks still allocated stay valid and go back to the
- * OS when freed; the handle is refused from now on (grErrorInvalidValue).
- * Destroying the device's current pool makes the default pool current.
- * The default pool cannot be destroyed (grErrorInvalidValue). Mirrors
- * cudaMemPoolDestroy. Deviation: returns after the frees already queued
- * into the pool have taken effect, where CUDA returns at once. */
+ * OS when freed; the handle is refused from now on. Destroying the device's
+ * current pool makes the default pool current. Errors: grErrorInvalidValue
+ * (memPool NULL or not live, the default pool, which cannot be destroyed).
+ * Mirrors cudaMemPoolDestroy. Deviation: returns after the frees already
+ * queued into the pool have taken effect, where CUDA returns at once. */
 GR_API grError_t grMemPoolDestroy(grMemPool_t memPool);
 
-/* The device's default pool (device must be 0: grErrorInvalidDevice).
- * Mirrors cudaDeviceGetDefaultMemPool. */
+/* The device's default pool (made on first use). Errors:
+ * grErrorInvalidValue (memPool NULL), grErrorInvalidDevice (device not 0),
+ * grErrorMemoryAllocation (creating the default pool). Mirrors
+ * cudaDeviceGetDefaultMemPool. */
 GR_API grError_t grDeviceGetDefaultMemPool(grMemPool_t *memPool, int device);
 
-/* Makes memPool the pool grMallocAsync allocates from on the device.
- * Mirrors cudaDeviceSetMemPool. */
+/* Makes memPool the pool grMallocAsync allocates from on the device, for
+ * every thread. Errors: grErrorInvalidDevice (device not 0),
+ * grErrorInvalidValue (memPool NULL or not live). Mirrors
+ * cudaDeviceSetMemPool. */
 GR_API grError_t grDeviceSetMemPool(int device, grMemPool_t memPool);
 
 /* The pool grMallocAsync allocates from (the default pool unless
- * grDeviceSetMemPool chose another). Mirrors cudaDeviceGetMemPool. */
+ * grDeviceSetMemPool chose another). Errors: as
+ * grDeviceGetDefaultMemPool. Mirrors cudaDeviceGetMemPool. */
 GR_API grError_t grDeviceGetMemPool(grMemPool_t *memPool, int device);
 
 /* Allocates size bytes from the device's current pool, in stream order.
@@ -507,27 +690,37 @@ GR_API grError_t grDeviceGetMemPool(grMemPool_t *memPool, int device);
  * on hStream after this call, or ordered after it. size 0 gives NULL and
  * grSuccess, as grMalloc. On a capturing stream it adds a memory
  * allocation node to the capture's graph and returns the node's address.
- * Errors: grErrorInvalidValue (devPtr NULL), grErrorInvalidResourceHandle
- * (stream not live), grErrorMemoryAllocation (the host or the pool's
- * maxSize cannot provide it). Mirrors cudaMallocAsync. */
+ * Errors: grErrorInvalidValue (devPtr NULL), grErrorMemoryAllocation (more
+ * than 2^47 bytes, the host or the pool's maxSize cannot provide it, out of
+ * memory queuing the pool's wait for another stream's free; on a capturing
+ * stream, no address space left to reserve); plus the capture errors of
+ * work and the stream errors. Mirrors cudaMallocAsync. */
 GR_API grError_t grMallocAsync(void **devPtr, size_t size, grStream_t hStream);
 
-/* As grMallocAsync, from memPool (a destroyed pool: grErrorInvalidValue).
+/* As grMallocAsync, from memPool. On a capturing stream the node's memory
+ * is graph memory, as grMallocAsync's, whatever memPool. Errors: as
+ * grMallocAsync, plus grErrorInvalidValue (memPool NULL or not live).
  * Mirrors cudaMallocFromPoolAsync. */
 GR_API grError_t grMallocFromPoolAsync(void **ptr, size_t size, grMemPool_t memPool, grStream_t stream);
 
 /* Frees memory from grMallocAsync / grMallocFromPoolAsync (or from a
  * graph allocation node whose graph did not free it) in stream order: the
  * memory may be reused once the work queued on hStream before this call
- * has run. NULL is a no-op. A pointer that is not the base of a live pool
- * allocation (freed already, never allocated, grMalloc memory, inside a
- * block): grErrorInvalidValue, nothing freed. On a capturing stream it
- * adds a memory free node. Mirrors cudaFreeAsync. */
+ * has run. NULL is a no-op (the stream is still checked). On a capturing
+ * stream it adds a memory free node, whose rules are those of
+ * grGraphAddMemFreeNode. Errors: grErrorInvalidValue (a pointer that is
+ * not the base of a live pool allocation: freed already, never allocated,
+ * grMalloc or grMallocHost memory, inside a block; a graph allocation that
+ * is not allocated now; on a capturing stream, a pointer that
+ * grGraphAddMemFreeNode refuses for the capture's graph, which leaves the
+ * capture valid; nothing is freed), grErrorMemoryAllocation; plus the
+ * capture errors of work and the stream errors. Mirrors cudaFreeAsync. */
 GR_API grError_t grFreeAsync(void *devPtr, grStream_t hStream);
 
 /* Gives unused memory of the pool back to the OS until it reserves at
  * most minBytesToKeep bytes, or no more can be given back: blocks whose
- * frees have not taken effect yet, and allocated blocks, stay. Mirrors
+ * frees have not taken effect yet, and allocated blocks, stay. Errors:
+ * grErrorInvalidValue (memPool NULL or not live). Mirrors
  * cudaMemPoolTrimTo. */
 GR_API grError_t grMemPoolTrimTo(grMemPool_t memPool, size_t minBytesToKeep);
 
@@ -536,13 +729,17 @@ GR_API grError_t grMemPoolTrimTo(grMemPool_t memPool, size_t minBytesToKeep);
  * each synchronisation (stream, event or device synchronize, grFree) the
  * pool gives back to the OS the unused memory above this many reserved
  * bytes. The high-water marks can only be reset, by setting 0 (they then
- * equal the current value); the current values are read only
- * (grErrorInvalidValue). Mirrors cudaMemPoolSetAttribute. */
+ * equal the current value); the current values are read only. Errors:
+ * grErrorInvalidValue (memPool NULL or not live, value NULL, a current
+ * value, a high-water mark set to anything but 0, attr not a
+ * grMemPoolAttr). Mirrors cudaMemPoolSetAttribute. */
 GR_API grError_t grMemPoolSetAttribute(grMemPool_t memPool, grMemPoolAttr attr, void *value);
 
 /* Reads an attribute into *value (int or uint64_t, as above). Reserved
  * memory is what the pool holds from the OS, used memory what is
- * allocated from it (both in class sizes). Mirrors cudaMemPoolGetAttribute. */
+ * allocated from it (both in class sizes). Errors: grErrorInvalidValue
+ * (memPool NULL or not live, value NULL, attr not a grMemPoolAttr). Mirrors
+ * cudaMemPoolGetAttribute. */
 GR_API grError_t grMemPoolGetAttribute(grMemPool_t memPool, grMemPoolAttr attr, void *value);
 
 /* Defined with the other node parameters below (repeating a typedef is
@@ -558,52 +755,75 @@ typedef enum grGraphMemAttributeType {
     grGraphMemAttrReservedMemHigh = 3     /* uint64_t, set to 0 resets */
 } grGraphMemAttributeType;
 
-/* Adds a memory allocation node. nodeParams: poolProps as for
- * grMemPoolCreate, accessDescs / accessDescCount describing device 0 only
- * (or none), bytesize > 0. The address is fixed now and returned in
- * nodeParams->dptr; the memory is valid from this node to the free node
- * that frees it, in graph order, in every launch; if the graph does not
- * free it, it stays valid after the launch until grFreeAsync, grFree or
- * another graph's free node frees it. A graph with memory nodes cannot be
- * cloned or embedded in a child-graph node, and only one executable of it
- * may exist at a time, as in CUDA. Physical memory is shared between the
- * allocations of one graph whose lifetimes do not overlap. Mirrors
- * cudaGraphAddMemAllocNode. */
+/* Adds a memory allocation node. nodeParams: poolProps with allocType
+ * grMemAllocationTypePinned, handleTypes grMemHandleTypeNone, location
+ * {grMemLocationTypeDevice, 0} and win32SecurityAttributes NULL (the rest
+ * is not read), accessDescs / accessDescCount describing device 0 with
+ * read-write access only (or none), bytesize > 0. The address is fixed now
+ * and returned in nodeParams->dptr; the memory is valid from this node to
+ * the free node that frees it, in graph order, in every launch; if the
+ * graph does not free it, it stays valid after the launch until
+ * grFreeAsync, grFree or another graph's free node frees it. A graph with
+ * memory nodes cannot be cloned or embedded in a child-graph node, its
+ * nodes and edges cannot be removed, and only one executable of it may
+ * exist at a time, as in CUDA. Physical memory is shared between the
+ * allocations of one graph whose lifetimes do not overlap. Errors: those
+ * of every grGraphAdd*Node (see "Adding nodes" in section Graphs),
+ * grErrorInvalidValue (nodeParams NULL, another allocType, another
+ * location, win32SecurityAttributes not NULL, bytesize 0, more than one
+ * access descriptor or one that is not device 0 with
+ * grMemAccessFlagsProtReadWrite), grErrorNotSupported (handleTypes other
+ * than grMemHandleTypeNone; graph is owned by a child-graph node),
+ * grErrorMemoryAllocation (bytesize above 2^47, no address space left to
+ * reserve it). Thread safety: not with other calls on the same graph.
+ * Mirrors cudaGraphAddMemAllocNode. */
 GR_API grError_t grGraphAddMemAllocNode(grGraphNode_t *pGraphNode, grGraph_t graph,
                                         const grGraphNode_t *pDependencies, size_t numDependencies,
                                         grMemAllocNodeParams *nodeParams);
 
 /* Adds a memory free node for dptr, the address of an allocation node of
- * this graph (or of another graph's allocation it does not free).
- * Errors: grErrorInvalidValue for an address no allocation node returned,
- * an allocation this graph frees already, or one that is not ordered
- * before the free node (the free node must depend on the allocation node).
- * Mirrors cudaGraphAddMemFreeNode. */
+ * this graph (or of another graph's allocation it does not free). Errors:
+ * those of every grGraphAdd*Node (see "Adding nodes" in section Graphs),
+ * grErrorNotSupported (graph is owned by a child-graph node),
+ * grErrorInvalidValue (an address no allocation node returned, an
+ * allocation this graph frees already, one of this graph that is not
+ * ordered before the free node (the free node must depend on the
+ * allocation node), one of another graph that that graph frees itself).
+ * Thread safety: not with other calls on the same graph. Mirrors
+ * cudaGraphAddMemFreeNode. */
 GR_API grError_t grGraphAddMemFreeNode(grGraphNode_t *pGraphNode, grGraph_t graph,
                                        const grGraphNode_t *pDependencies, size_t numDependencies,
                                        void *dptr);
 
 /* The parameters of an allocation node (dptr included; accessDescs points
- * into the node and stays valid while it lives). Mirrors
- * cudaGraphMemAllocNodeGetParams. */
+ * into the node and stays valid while it lives). Errors:
+ * grErrorInvalidValue (node NULL, destroyed, not a node or not an
+ * allocation node; params_out NULL). Thread safety: not with other calls on
+ * the node's graph. Mirrors cudaGraphMemAllocNodeGetParams. */
 GR_API grError_t grGraphMemAllocNodeGetParams(grGraphNode_t node, grMemAllocNodeParams *params_out);
 
-/* The address a free node frees. Mirrors cudaGraphMemFreeNodeGetParams. */
+/* The address a free node frees, written to *(void **)dptr_out. Errors:
+ * grErrorInvalidValue (node NULL, destroyed, not a node or not a free
+ * node; dptr_out NULL). Thread safety: not with other calls on the node's
+ * graph. Mirrors cudaGraphMemFreeNodeGetParams. */
 GR_API grError_t grGraphMemFreeNodeGetParams(grGraphNode_t node, void *dptr_out);
 
 /* Gives the physical memory of graph allocations that no executable needs
- * (executables destroyed, allocations freed) back to the OS. Mirrors
- * cudaDeviceGraphMemTrim. */
+ * (executables destroyed, allocations freed) back to the OS. Errors:
+ * grErrorInvalidDevice (device not 0). Mirrors cudaDeviceGraphMemTrim. */
 GR_API grError_t grDeviceGraphMemTrim(int device);
 
 /* Reads an attribute of graph memory into *value (a uint64_t): used memory
  * is what live graph allocations occupy, reserved memory the physical
- * memory held for executables. Mirrors cudaDeviceGetGraphMemAttribute. */
+ * memory held for executables. Errors: grErrorInvalidDevice (device not
+ * 0), grErrorInvalidValue (value NULL, attr not a
+ * grGraphMemAttributeType). Mirrors cudaDeviceGetGraphMemAttribute. */
 GR_API grError_t grDeviceGetGraphMemAttribute(int device, grGraphMemAttributeType attr, void *value);
 
 /* Resets a high-water mark (value points to a uint64_t 0); the current
- * values are read only (grErrorInvalidValue). Mirrors
- * cudaDeviceSetGraphMemAttribute. */
+ * values are read only. Errors: grErrorInvalidDevice (device not 0),
+ * grErrorInvalidValue (value NULL, attr not a high-water mark, *value not
+ * 0). Mirrors cudaDeviceSetGraphMemAttribute. */
 GR_API grError_t grDeviceSetGraphMemAttribute(int device, grGraphMemAttributeType attr, void *value);
 
 /* ====================================================================== */
@@ -731,12 +951,27 @@ typedef struct grGraphNodeParams {
     long long reserved2;
 } grGraphNodeParams;
 
-/* Creates an empty graph. flags must be 0. Mirrors cudaGraphCreate. */
+/*
+ * Thread safety of graphs: a graph is not internally synchronised, as in
+ * CUDA. Every function of this section but grGraphCreate uses a graph (the
+ * one it takes, or the graph a node it takes was added to; a child graph,
+ * from grGraphChildGraphNodeGetGraph, is part of the graph that owns its
+ * node) and must not run concurrently with another call that uses the same
+ * graph, on any thread, even when both only read it. Calls on different
+ * graphs may run at the same time. A "node not live" below is a node
+ * handle that is NULL, was destroyed (grGraphDestroyNode), or is not a
+ * node.
+ */
+
+/* Creates an empty graph. Errors: grErrorInvalidValue (graph NULL, flags
+ * not 0), grErrorMemoryAllocation. Mirrors cudaGraphCreate. */
 GR_API grError_t grGraphCreate(grGraph_t *graph, unsigned int flags);
 
 /* Destroys a graph and its nodes. Executables instantiated from it are not
- * affected. A graph owned by a child-graph node cannot be destroyed
- * (grErrorInvalidValue). Mirrors cudaGraphDestroy. */
+ * affected. A graph that a capture in progress builds must not be
+ * destroyed. Errors: grErrorInvalidValue (graph NULL or not live, a graph
+ * owned by a child-graph node, which dies with its node). Thread safety:
+ * not with other calls on the same graph. Mirrors cudaGraphDestroy. */
 GR_API grError_t grGraphDestroy(grGraph_t graph);
 
 /*
@@ -746,138 +981,240 @@ GR_API grError_t grGraphDestroy(grGraph_t graph);
  *   pDependencies    numDependencies nodes of 'graph' it depends on (may be
  *                    NULL when numDependencies is 0); duplicates refused
  * Parameters are copied, so the caller's structures may change right after.
- * Errors: grErrorInvalidValue with a detail naming the argument and node.
+ * Errors of every grGraphAdd*Node, each with a detail naming the argument
+ * and the node: grErrorInvalidValue (pGraphNode NULL; graph NULL or not
+ * live; pDependencies NULL with numDependencies > 0; a dependency that is
+ * not live, belongs to another graph or is listed twice),
+ * grErrorMemoryAllocation (the node or its edges); each function lists the
+ * errors of its parameters besides these. Thread safety: not with other
+ * calls on the same graph.
  */
 
 /* Adds a kernel node. The argument values are copied from kernelParams.
+ * Errors: those of every add, grErrorInvalidValue (pNodeParams NULL, extra
+ * not NULL, sharedMemBytes or kernelParams refused as grLaunchKernel
+ * refuses sharedMem and args), grErrorInvalidDeviceFunction (func NULL or
+ * not live), grErrorInvalidConfiguration (gridDim or blockDim refused as
+ * grLaunchKernel refuses them), grErrorMemoryAllocation (copying the
+ * argument values). Thread safety: not with other calls on the same graph.
  * Mirrors cudaGraphAddKernelNode. */
 GR_API grError_t grGraphAddKernelNode(grGraphNode_t *pGraphNode, grGraph_t graph,
                                       const grGraphNode_t *pDependencies, size_t numDependencies,
                                       const grKernelNodeParams *pNodeParams);
 
-/* Adds a 1D copy node. Mirrors cudaGraphAddMemcpyNode1D. */
+/* Adds a 1D copy node. Errors: those of every add,
+ * grErrorInvalidMemcpyDirection (kind not a grMemcpyKind),
+ * grErrorInvalidValue (dst or src NULL with count > 0, a range refused as
+ * grMemcpy refuses one). Thread safety: not with other calls on the same
+ * graph. Mirrors cudaGraphAddMemcpyNode1D. */
 GR_API grError_t grGraphAddMemcpyNode1D(grGraphNode_t *pGraphNode, grGraph_t graph,
                                         const grGraphNode_t *pDependencies, size_t numDependencies, void *dst,
                                         const void *src, size_t count, grMemcpyKind kind);
 
-/* Adds a memset node. Mirrors cudaGraphAddMemsetNode. */
+/* Adds a memset node. Errors: those of every add, grErrorInvalidValue
+ * (pMemsetParams NULL; dst NULL; elementSize not 1, 2 or 4; height 0; dst
+ * not aligned to elementSize; with height > 1, a pitch smaller than a row
+ * or not a multiple of elementSize; a size that overflows; a range refused
+ * as grMemcpy refuses one). Thread safety: not with other calls on the
+ * same graph. Mirrors cudaGraphAddMemsetNode. */
 GR_API grError_t grGraphAddMemsetNode(grGraphNode_t *pGraphNode, grGraph_t graph,
                                       const grGraphNode_t *pDependencies, size_t numDependencies,
                                       const grMemsetParams *pMemsetParams);
 
-/* Adds a host node. userData is the caller's pointer, not copied. Mirrors
+/* Adds a host node. userData is the caller's pointer, not copied. Errors:
+ * those of every add, grErrorInvalidValue (pNodeParams NULL, fn NULL).
+ * Thread safety: not with other calls on the same graph. Mirrors
  * cudaGraphAddHostNode. */
 GR_API grError_t grGraphAddHostNode(grGraphNode_t *pGraphNode, grGraph_t graph,
                                     const grGraphNode_t *pDependencies, size_t numDependencies,
                                     const grHostNodeParams *pNodeParams);
 
-/* Adds a node that does nothing (a join point). Mirrors
+/* Adds a node that does nothing (a join point). Errors: those of every add.
+ * Thread safety: not with other calls on the same graph. Mirrors
  * cudaGraphAddEmptyNode. */
 GR_API grError_t grGraphAddEmptyNode(grGraphNode_t *pGraphNode, grGraph_t graph,
                                      const grGraphNode_t *pDependencies, size_t numDependencies);
 
-/* Adds a node that runs a copy of childGraph (cloned now). Mirrors
+/* Adds a node that runs a copy of childGraph (cloned now). Errors: those of
+ * every add, grErrorInvalidValue (childGraph NULL or not live, graph
+ * itself, a graph that graph is nested in, nesting child graphs more than
+ * 64 levels deep), grErrorNotSupported (childGraph has memory allocation or
+ * free nodes), grErrorMemoryAllocation (the copy). Thread safety: not with
+ * other calls on graph or on childGraph. Mirrors
  * cudaGraphAddChildGraphNode. */
 GR_API grError_t grGraphAddChildGraphNode(grGraphNode_t *pGraphNode, grGraph_t graph,
                                           const grGraphNode_t *pDependencies, size_t numDependencies,
                                           grGraph_t childGraph);
 
-/* Adds a node that records 'event' when its dependencies complete. Mirrors
+/* Adds a node that records 'event' when its dependencies complete. Errors:
+ * those of every add, grErrorInvalidResourceHandle (event NULL or not
+ * live). Thread safety: not with other calls on the same graph. Mirrors
  * cudaGraphAddEventRecordNode. */
 GR_API grError_t grGraphAddEventRecordNode(grGraphNode_t *pGraphNode, grGraph_t graph,
                                            const grGraphNode_t *pDependencies, size_t numDependencies,
                                            grEvent_t event);
 
 /* Adds a node that waits for the event's latest record at the time the
- * node runs. Mirrors cudaGraphAddEventWaitNode. */
+ * node runs. Errors: those of every add, grErrorInvalidResourceHandle
+ * (event NULL or not live). Thread safety: not with other calls on the
+ * same graph. Mirrors cudaGraphAddEventWaitNode. */
 GR_API grError_t grGraphAddEventWaitNode(grGraphNode_t *pGraphNode, grGraph_t graph,
                                          const grGraphNode_t *pDependencies, size_t numDependencies,
                                          grEvent_t event);
 
 /* Adds a node of any type described by nodeParams (type tag + union).
- * For an alloc node nodeParams->alloc.dptr is set. Mirrors cudaGraphAddNode
+ * For an alloc node nodeParams->alloc.dptr is set. A memcpy is 1D: its
+ * addresses are srcPtr.ptr + srcPos.x and dstPtr.ptr + dstPos.x, its size
+ * extent.width. Errors: those of the grGraphAdd*Node of the type
+ * (grGraphAddMemAllocNode and grGraphAddMemFreeNode for the memory
+ * nodes), grErrorInvalidValue (nodeParams NULL, type not a node type,
+ * memcpy.flags not 0), grErrorNotSupported (a memcpy that is not 1D:
+ * extent height or depth above 1, or a position with y or z not 0). Thread
+ * safety: not with other calls on the same graph. Mirrors cudaGraphAddNode
  * (CUDA 12.3 form without edge data). */
 GR_API grError_t grGraphAddNode(grGraphNode_t *pGraphNode, grGraph_t graph,
                                 const grGraphNode_t *pDependencies, size_t numDependencies,
                                 grGraphNodeParams *nodeParams);
 
-/* Adds edges from[i] -> to[i]. All are checked first (NULL, other graph,
- * self edge, duplicate, already present, would make a cycle); if any fails
- * none is added. Mirrors cudaGraphAddDependencies. */
+/* Adds edges from[i] -> to[i]. All are checked first; if any fails none is
+ * added. numDependencies 0 does nothing. Errors: grErrorInvalidValue (graph
+ * NULL or not live; from or to NULL with numDependencies > 0; a node that
+ * is not live or belongs to another graph; a self edge; an edge listed
+ * twice or already present; an edge that would close a cycle, which the
+ * detail names), grErrorMemoryAllocation. Thread safety: not with other
+ * calls on the same graph. Mirrors cudaGraphAddDependencies. */
 GR_API grError_t grGraphAddDependencies(grGraph_t graph, const grGraphNode_t *from, const grGraphNode_t *to,
                                         size_t numDependencies);
 
-/* Removes edges from[i] -> to[i]; an edge that does not exist refuses the
- * whole call. Mirrors cudaGraphRemoveDependencies. */
+/* Removes edges from[i] -> to[i]; if any is refused none is removed.
+ * numDependencies 0 does nothing. Errors: grErrorInvalidValue (graph NULL
+ * or not live; from or to NULL with numDependencies > 0; a node that is not
+ * live or belongs to another graph; a self edge; an edge that does not
+ * exist or is listed twice), grErrorNotSupported (the graph has memory
+ * allocation or free nodes, as in CUDA), grErrorMemoryAllocation. Thread
+ * safety: not with other calls on the same graph. Mirrors
+ * cudaGraphRemoveDependencies. */
 GR_API grError_t grGraphRemoveDependencies(grGraph_t graph, const grGraphNode_t *from,
                                            const grGraphNode_t *to, size_t numDependencies);
 
-/* Removes a node and its edges. Mirrors cudaGraphDestroyNode. */
+/* Removes a node and its edges; a child-graph node's graph goes with it.
+ * Errors: grErrorInvalidValue (node not live), grErrorNotSupported (the
+ * node's graph has memory allocation or free nodes, as in CUDA). Thread
+ * safety: not with other calls on the node's graph. Mirrors
+ * cudaGraphDestroyNode. */
 GR_API grError_t grGraphDestroyNode(grGraphNode_t node);
 
 /* Two-call pattern: with nodes NULL, *numNodes receives the count; else up
- * to *numNodes nodes are written (in creation order) and *numNodes is set
- * to the number written. Mirrors cudaGraphGetNodes. */
+ * to *numNodes nodes are written (in creation order), the rest of the
+ * array is set to NULL, and *numNodes is set to the number written.
+ * Errors: grErrorInvalidValue (graph NULL or not live, numNodes NULL).
+ * Thread safety: not with other calls on the same graph. Mirrors
+ * cudaGraphGetNodes. */
 GR_API grError_t grGraphGetNodes(grGraph_t graph, grGraphNode_t *nodes, size_t *numNodes);
 
-/* The nodes without dependencies; two-call pattern. Mirrors
+/* The nodes without dependencies; two-call pattern. Errors:
+ * grErrorInvalidValue (graph NULL or not live, pNumRootNodes NULL). Thread
+ * safety: not with other calls on the same graph. Mirrors
  * cudaGraphGetRootNodes. */
 GR_API grError_t grGraphGetRootNodes(grGraph_t graph, grGraphNode_t *pRootNodes, size_t *pNumRootNodes);
 
-/* The edges as from[i] -> to[i]; two-call pattern. Mirrors cudaGraphGetEdges
- * (CUDA 12 form). */
+/* The edges as from[i] -> to[i]; two-call pattern (from and to both NULL
+ * for the count). Errors: grErrorInvalidValue (graph NULL or not live,
+ * numEdges NULL, only one of from and to NULL). Thread safety: not with
+ * other calls on the same graph. Mirrors cudaGraphGetEdges (CUDA 12
+ * form). */
 GR_API grError_t grGraphGetEdges(grGraph_t graph, grGraphNode_t *from, grGraphNode_t *to, size_t *numEdges);
 
-/* The node's type. Mirrors cudaGraphNodeGetType. */
+/* The node's type. Errors: grErrorInvalidValue (node not live, pType
+ * NULL). Thread safety: not with other calls on the node's graph. Mirrors
+ * cudaGraphNodeGetType. */
 GR_API grError_t grGraphNodeGetType(grGraphNode_t node, grGraphNodeType *pType);
 
-/* The node's dependencies; two-call pattern. Mirrors
- * cudaGraphNodeGetDependencies (CUDA 12 form). */
+/* The node's dependencies; two-call pattern. Errors: grErrorInvalidValue
+ * (node not live, pNumDependencies NULL). Thread safety: not with other
+ * calls on the node's graph. Mirrors cudaGraphNodeGetDependencies (CUDA 12
+ * form). */
 GR_API grError_t grGraphNodeGetDependencies(grGraphNode_t node, grGraphNode_t *pDependencies,
                                             size_t *pNumDependencies);
 
-/* The nodes that depend on this one; two-call pattern. Mirrors
+/* The nodes that depend on this one; two-call pattern. Errors:
+ * grErrorInvalidValue (node not live, pNumDependentNodes NULL). Thread
+ * safety: not with other calls on the node's graph. Mirrors
  * cudaGraphNodeGetDependentNodes (CUDA 12 form). */
 GR_API grError_t grGraphNodeGetDependentNodes(grGraphNode_t node, grGraphNode_t *pDependentNodes,
                                               size_t *pNumDependentNodes);
 
+/*
+ * Node parameters. The errors of every Get and Set below:
+ * grErrorInvalidValue (node not live or not of the function's type; for a
+ * Get, a NULL output pointer), besides those a Set lists for its
+ * parameters. Thread safety: not with other calls on the node's graph.
+ */
+
 /* Kernel node parameters. Get returns kernelParams pointing into the
  * node's own copy of the values (valid until the node changes); Set copies
- * new values. Mirror cudaGraphKernelNodeGetParams / SetParams. */
+ * new values. Errors: those of every Get and Set (see above); for Set also
+ * those grGraphAddKernelNode lists for pNodeParams (grErrorInvalidValue,
+ * grErrorInvalidDeviceFunction, grErrorInvalidConfiguration,
+ * grErrorMemoryAllocation). Thread safety: not with other calls on the
+ * node's graph. Mirror cudaGraphKernelNodeGetParams / SetParams. */
 GR_API grError_t grGraphKernelNodeGetParams(grGraphNode_t node, grKernelNodeParams *pNodeParams);
 GR_API grError_t grGraphKernelNodeSetParams(grGraphNode_t node, const grKernelNodeParams *pNodeParams);
 
-/* Copy node parameters. Mirror cudaGraphMemcpyNodeGetParams /
- * cudaGraphMemcpyNodeSetParams1D. */
+/* Copy node parameters (Get reports a 1D copy: extent {count, 1, 1},
+ * positions 0). Errors: those of every Get and Set (see above); for Set
+ * also those grGraphAddMemcpyNode1D lists for its copy
+ * (grErrorInvalidMemcpyDirection, grErrorInvalidValue). Thread safety: not
+ * with other calls on the node's graph. Mirror cudaGraphMemcpyNodeGetParams
+ * / cudaGraphMemcpyNodeSetParams1D. */
 GR_API grError_t grGraphMemcpyNodeGetParams(grGraphNode_t node, grMemcpy3DParms *pNodeParams);
 GR_API grError_t grGraphMemcpyNodeSetParams1D(grGraphNode_t node, void *dst, const void *src, size_t count,
                                               grMemcpyKind kind);
 
-/* Memset node parameters. Mirror cudaGraphMemsetNodeGetParams / SetParams. */
+/* Memset node parameters. Errors: those of every Get and Set (see above);
+ * for Set also those grGraphAddMemsetNode lists for pMemsetParams
+ * (grErrorInvalidValue). Thread safety: not with other calls on the node's
+ * graph. Mirror cudaGraphMemsetNodeGetParams / SetParams. */
 GR_API grError_t grGraphMemsetNodeGetParams(grGraphNode_t node, grMemsetParams *pNodeParams);
 GR_API grError_t grGraphMemsetNodeSetParams(grGraphNode_t node, const grMemsetParams *pNodeParams);
 
-/* Host node parameters. Mirror cudaGraphHostNodeGetParams / SetParams. */
+/* Host node parameters. Errors: those of every Get and Set (see above);
+ * for Set also grErrorInvalidValue (pNodeParams NULL, fn NULL). Thread
+ * safety: not with other calls on the node's graph. Mirror
+ * cudaGraphHostNodeGetParams / SetParams. */
 GR_API grError_t grGraphHostNodeGetParams(grGraphNode_t node, grHostNodeParams *pNodeParams);
 GR_API grError_t grGraphHostNodeSetParams(grGraphNode_t node, const grHostNodeParams *pNodeParams);
 
 /* The graph embedded in a child-graph node (owned by the node; it may be
- * queried and its nodes' parameters changed, not destroyed). Mirrors
- * cudaGraphChildGraphNodeGetGraph. */
+ * queried and its nodes' parameters changed, not destroyed). Errors:
+ * grErrorInvalidValue (node not live or not a child-graph node, pGraph
+ * NULL). Thread safety: not with other calls on the node's graph; the
+ * child graph is part of that graph, so calls on the two are serialised
+ * together. Mirrors cudaGraphChildGraphNodeGetGraph. */
 GR_API grError_t grGraphChildGraphNodeGetGraph(grGraphNode_t node, grGraph_t *pGraph);
 
-/* Event of an event record / wait node. Mirror
- * cudaGraphEventRecordNodeGetEvent and friends. */
+/* Event of an event record / wait node. Errors: those of every Get and
+ * Set (see above); for the Sets also grErrorInvalidResourceHandle (event
+ * NULL or not live). Thread safety: not with other calls on the node's
+ * graph. Mirror cudaGraphEventRecordNodeGetEvent and friends. */
 GR_API grError_t grGraphEventRecordNodeGetEvent(grGraphNode_t node, grEvent_t *event_out);
 GR_API grError_t grGraphEventRecordNodeSetEvent(grGraphNode_t node, grEvent_t event);
 GR_API grError_t grGraphEventWaitNodeGetEvent(grGraphNode_t node, grEvent_t *event_out);
 GR_API grError_t grGraphEventWaitNodeSetEvent(grGraphNode_t node, grEvent_t event);
 
-/* Copies a graph: same nodes (parameters copied), same edges. Mirrors
- * cudaGraphClone. */
+/* Copies a graph: same nodes (parameters copied), same edges. Errors:
+ * grErrorInvalidValue (pGraphClone NULL, originalGraph NULL or not live),
+ * grErrorNotSupported (originalGraph has memory allocation or free nodes,
+ * as in CUDA), grErrorMemoryAllocation. Thread safety: not with other calls
+ * on originalGraph. Mirrors cudaGraphClone. */
 GR_API grError_t grGraphClone(grGraph_t *pGraphClone, grGraph_t originalGraph);
 
-/* The node of clonedGraph that was cloned from originalNode. Mirrors
+/* The node of clonedGraph that was cloned from originalNode. Errors:
+ * grErrorInvalidValue (pNode NULL; originalNode not live; clonedGraph NULL,
+ * not live, or not a clone of originalNode's graph; no node of clonedGraph
+ * was cloned from originalNode: it was added after the clone was made, or
+ * its copy was destroyed). Thread safety: not with other calls on
+ * clonedGraph or on originalNode's graph. Mirrors
  * cudaGraphNodeFindInClone. */
 GR_API grError_t grGraphNodeFindInClone(grGraphNode_t *pNode, grGraphNode_t originalNode,
                                         grGraph_t clonedGraph);
@@ -887,8 +1224,11 @@ GR_API grError_t grGraphNodeFindInClone(grGraphNode_t *pNode, grGraphNode_t orig
 
 /* Writes the graph as Graphviz DOT to 'path': one box per node labelled
  * with its type and key parameters (all parameters with
- * grGraphDebugDotFlagsVerbose), child graphs as clusters. Mirrors
- * cudaGraphDebugDotPrint. */
+ * grGraphDebugDotFlagsVerbose), child graphs as clusters. Errors:
+ * grErrorInvalidValue (graph NULL or not live, path NULL, flags other than
+ * grGraphDebugDotFlagsVerbose, the file cannot be opened or written: the
+ * detail gives the system's reason). Thread safety: not with other calls on
+ * the same graph. Mirrors cudaGraphDebugDotPrint. */
 GR_API grError_t grGraphDebugDotPrint(grGraph_t graph, const char *path, unsigned int flags);
 
 /* ====================================================================== */
@@ -904,11 +1244,42 @@ GR_API grError_t grGraphDebugDotPrint(grGraph_t graph, const char *path, unsigne
  * that stream join the capture (fork); waiting back on an event recorded
  * in it joins it again. Every stream that joined must be joined back
  * before the capture ends. The rules, each with its source, are listed in
- * docs/capture.md.
+ * docs/capture.md. A blocking stream is one not created with
+ * grStreamNonBlocking (grStreamPerThread included); the legacy stream
+ * synchronises with blocking streams, so it must not be used while one of
+ * them takes part in a capture.
  *
- * Capture sequences are safe to use from several threads (each capture
- * has its own lock), but a stream must not be issued work by one thread
- * while another ends its capture, as in CUDA.
+ * The capture errors of work: a call that issues work to a stream
+ * (grLaunchKernel, grMemcpyAsync, grMemsetAsync, grLaunchHostFunc,
+ * grEventRecord, grStreamWaitEvent, grMallocAsync, grMallocFromPoolAsync,
+ * grFreeAsync, grGraphLaunch) may also return, when the stream takes part
+ * in a capture, grErrorStreamCaptureInvalidated (the capture was
+ * invalidated earlier: nothing is recorded, and the detail names the first
+ * call that invalidated it) and grErrorMemoryAllocation (out of memory
+ * recording the node), and, when it does not, grErrorStreamCaptureImplicit
+ * (the stream is the legacy stream, NULL or grStreamLegacy, and a blocking
+ * stream takes part in a capture: the captures with a blocking stream are
+ * invalidated).
+ *
+ * The mode errors: a potentially unsafe call (see grStreamCaptureMode) that
+ * the captures in progress forbid to the calling thread returns
+ * grErrorStreamCaptureUnsupported and invalidates the captures that forbade
+ * it.
+ *
+ * Thread safety: work may be issued to the streams of a capture from any
+ * thread, whatever the modes (each capture has its own lock); the modes
+ * decide only which threads are refused the potentially unsafe calls and
+ * which thread may end the capture. grStreamEndCapture must not run
+ * concurrently with another call that uses a stream of that capture or an
+ * event recorded in it (work issued to the stream, as CUDA asks too, a
+ * wait on the event, grStreamGetCaptureInfo,
+ * grStreamUpdateCaptureDependencies, a second end), and two
+ * grStreamBeginCapture* calls on one stream must not run at the same time
+ * (both could succeed). Every captured operation adds a node
+ * to the capture's graph, so while the capture is in progress that graph
+ * (the graph_out of grStreamGetCaptureInfo, or the graph given to
+ * grStreamBeginCaptureToGraph) must not be used by other calls
+ * concurrently with work issued to the capture, and must not be destroyed.
  */
 
 /* What grStreamIsCapturing / grStreamGetCaptureInfo report. Mirrors
@@ -921,15 +1292,19 @@ typedef enum grStreamCaptureStatus {
                                             grStreamEndCapture is useful */
 } grStreamCaptureStatus;
 
-/* Which "potentially unsafe" calls (grMalloc, grFree, grMallocHost,
- * grStreamSynchronize, grStreamQuery, grEventSynchronize, grEventQuery on
- * work outside the capture) are refused while captures are in progress.
+/* Which "potentially unsafe" calls (grMalloc, grMallocHost, grFree,
+ * grFreeHost, grStreamSynchronize and grStreamQuery of a stream that takes
+ * part in no capture, grEventSynchronize and grEventQuery of an event not
+ * last recorded in a capture) are refused while captures are in progress.
  * A thread is refused them when its own mode (grThreadExchangeStream-
  * CaptureMode, default Global) is not Relaxed and either it began a
  * capture that is not Relaxed, or its mode is Global and another thread
  * began a Global capture. A refused call returns
  * grErrorStreamCaptureUnsupported and invalidates the captures that
- * forbade it. Also: a capture begun in Global or ThreadLocal mode must be
+ * forbade it (the mode errors). grDeviceSynchronize, and synchronising or
+ * querying a stream or an event of a capture in progress, are refused in
+ * every mode (see their comments); grMemcpy and grMemset are allowed in
+ * every mode. Also: a capture begun in Global or ThreadLocal mode must be
  * ended by the thread that began it. Mirrors cudaStreamCaptureMode. */
 typedef enum grStreamCaptureMode {
     grStreamCaptureModeGlobal = 0,
@@ -944,25 +1319,34 @@ typedef enum grStreamUpdateCaptureDependenciesFlags {
     grStreamSetCaptureDependencies = 0x1  /* replace the current set */
 } grStreamUpdateCaptureDependenciesFlags;
 
-/* Begins capturing 'stream' into a new graph in the given mode. Errors:
- * grErrorInvalidValue (mode not a grStreamCaptureMode),
- * grErrorInvalidResourceHandle (stream not live),
+/* Begins capturing 'stream' into a new graph in the given mode (see
+ * grStreamCaptureMode for what the mode forbids, and to which threads).
+ * Errors: grErrorInvalidValue (mode not a grStreamCaptureMode),
  * grErrorStreamCaptureUnsupported (the legacy stream: NULL or
  * grStreamLegacy; grStreamPerThread may be captured),
  * grErrorIllegalState (the stream already takes part in a capture, even
- * an invalidated one). Mirrors cudaStreamBeginCapture. */
+ * an invalidated one), grErrorMemoryAllocation; plus the stream errors.
+ * Thread safety: any thread; not concurrently with another
+ * grStreamBeginCapture* on the same stream. Mirrors
+ * cudaStreamBeginCapture. */
 GR_API grError_t grStreamBeginCapture(grStream_t stream, grStreamCaptureMode mode);
 
 /* As grStreamBeginCapture, but the captured nodes are added to the
  * existing 'graph', the first of them depending on dependencies[0..
  * numDependencies) (nodes of 'graph'). grStreamEndCapture then returns
- * 'graph' itself. Errors as grStreamBeginCapture, plus
- * grErrorInvalidValue for a graph that is not live, owned by a child-graph
- * node, or dependencies that are not distinct live nodes of it. Mirrors
- * cudaStreamBeginCaptureToGraph (CUDA 12.3 form, without edge data).
- * Deviation: if the capture fails (invalidated, unjoined), the nodes it
- * added are removed and the graph is left as it was, where CUDA leaves the
- * graph unusable. */
+ * 'graph' itself. Errors: as grStreamBeginCapture, plus
+ * grErrorInvalidValue (graph NULL or not live, or owned by a child-graph
+ * node; dependencies NULL with numDependencies > 0, or not distinct live
+ * nodes of graph; numDependencies above 2^32 - 1). Thread safety: as
+ * grStreamBeginCapture; until the capture ends, the graph is written by
+ * every operation captured into it (see the section's thread safety), and
+ * it must not be the graph of another capture in progress, which this call
+ * does not refuse. Mirrors cudaStreamBeginCaptureToGraph (CUDA 12.3 form,
+ * without edge data). Deviation: if the capture fails (invalidated,
+ * unjoined, ended by the wrong thread), every node added to the graph
+ * since the capture began is removed with its edges, so that a graph used
+ * by the capture alone is left as it was, where CUDA leaves the graph
+ * unusable. */
 GR_API grError_t grStreamBeginCaptureToGraph(grStream_t stream, grGraph_t graph,
                                              const grGraphNode_t *dependencies, size_t numDependencies,
                                              grStreamCaptureMode mode);
@@ -970,7 +1354,10 @@ GR_API grError_t grStreamBeginCaptureToGraph(grStream_t stream, grGraph_t graph,
 /* Ends the capture begun on 'stream' and returns the graph in *pGraph
  * (the caller owns it; with grStreamBeginCaptureToGraph, the graph given
  * there). Every stream that joined the capture leaves it, whatever the
- * result. Errors: grErrorInvalidValue (pGraph NULL),
+ * result, unless the call is refused before the capture ends
+ * (grErrorInvalidValue, grErrorIllegalState, grErrorStreamCaptureUnmatched,
+ * grErrorMemoryAllocation, the stream errors). Errors:
+ * grErrorInvalidValue (pGraph NULL),
  * grErrorIllegalState (the stream is not capturing; *pGraph untouched),
  * grErrorStreamCaptureUnmatched (the stream joined a capture begun on
  * another stream; that capture is invalidated and not ended),
@@ -980,15 +1367,23 @@ GR_API grError_t grStreamBeginCaptureToGraph(grStream_t stream, grGraph_t graph,
  * capture; it ends, *pGraph = NULL, and the detail names the FIRST call
  * that invalidated it), grErrorStreamCaptureUnjoined (a stream that joined
  * has work the capturing stream never waited for; the capture ends,
- * *pGraph = NULL). Cost: linear in the streams and events of the capture,
+ * *pGraph = NULL), grErrorMemoryAllocation (out of memory checking that
+ * the forked streams were joined; the capture stays in progress); plus the
+ * stream errors. Cost: linear in the streams and events of the capture,
  * plus one pass over the nodes when a forked stream must be checked for
- * being joined. Mirrors cudaStreamEndCapture. */
+ * being joined. Thread safety: a Global or ThreadLocal capture must be
+ * ended by the thread that began it (grErrorStreamCaptureWrongThread
+ * above), a Relaxed one may be ended by any thread; not concurrently with
+ * other calls that use the capture's streams or events (see the section's
+ * thread safety). Mirrors cudaStreamEndCapture. */
 GR_API grError_t grStreamEndCapture(grStream_t stream, grGraph_t *pGraph);
 
 /* *pCaptureStatus: whether the stream takes part in a capture. Errors:
  * grErrorInvalidValue (pCaptureStatus NULL), grErrorStreamCaptureImplicit
  * (the legacy stream while a blocking stream captures: using it would
- * make it depend on the capture). Never refused by the capture modes.
+ * make it depend on the capture; nothing is invalidated); plus the stream
+ * errors. Never refused by the capture modes. Thread safety: any thread;
+ * not concurrently with grStreamEndCapture of the stream's capture.
  * Mirrors cudaStreamIsCapturing. */
 GR_API grError_t grStreamIsCapturing(grStream_t stream, grStreamCaptureStatus *pCaptureStatus);
 
@@ -1000,8 +1395,11 @@ GR_API grError_t grStreamIsCapturing(grStream_t stream, grStreamCaptureStatus *p
  * the nodes the next captured operation on this stream will depend on
  * (the array stays valid until the next operation on the stream). Errors:
  * grErrorInvalidValue (captureStatus_out NULL), grErrorStreamCaptureImplicit
- * (as grStreamIsCapturing). Mirrors cudaStreamGetCaptureInfo (CUDA 12
- * form, without edge data). */
+ * (as grStreamIsCapturing); plus the stream errors. Never refused by the
+ * capture modes. Thread safety: any thread; not concurrently with
+ * grStreamEndCapture of the stream's capture; *graph_out is written by
+ * every operation captured into it (see the section's thread safety).
+ * Mirrors cudaStreamGetCaptureInfo (CUDA 12 form, without edge data). */
 GR_API grError_t grStreamGetCaptureInfo(grStream_t stream, grStreamCaptureStatus *captureStatus_out,
                                         unsigned long long *id_out, grGraph_t *graph_out,
                                         const grGraphNode_t **dependencies_out, size_t *numDependencies_out);
@@ -1010,11 +1408,14 @@ GR_API grError_t grStreamGetCaptureInfo(grStream_t stream, grStreamCaptureStatus
  * depends on: flags grStreamAddCaptureDependencies adds dependencies
  * (duplicates ignored), grStreamSetCaptureDependencies replaces the set
  * (an empty set makes the next node a root). Errors: grErrorInvalidValue
- * (other flags, dependencies NULL with numDependencies > 0, a node that is
- * not a live node of the capture's graph; the capture stays valid),
- * grErrorIllegalState (the stream is not capturing),
- * grErrorStreamCaptureInvalidated (its capture was invalidated). Mirrors
- * cudaStreamUpdateCaptureDependencies (CUDA 12 form). */
+ * (other flags, dependencies NULL with numDependencies > 0, numDependencies
+ * above 2^32 - 1, a node that is not a live node of the capture's graph;
+ * the capture stays valid), grErrorIllegalState (the stream is not
+ * capturing), grErrorStreamCaptureInvalidated (its capture was
+ * invalidated), grErrorMemoryAllocation; plus the stream errors. Thread
+ * safety: any thread; not concurrently with grStreamEndCapture of the
+ * stream's capture. Mirrors cudaStreamUpdateCaptureDependencies (CUDA 12
+ * form). */
 GR_API grError_t grStreamUpdateCaptureDependencies(grStream_t stream, grGraphNode_t *dependencies,
                                                    size_t numDependencies, unsigned int flags);
 
@@ -1024,7 +1425,8 @@ GR_API grError_t grStreamUpdateCaptureDependencies(grStream_t stream, grGraphNod
  * NULL, or *mode not a grStreamCaptureMode). Mirrors
  * cudaThreadExchangeStreamCaptureMode. Deviation: CUDA accepts an invalid
  * *mode and returns cudaSuccess; graphrt refuses it and keeps the
- * thread's mode. */
+ * thread's mode. Thread safety: the mode is per thread; it affects only
+ * the calling thread's potentially unsafe calls. */
 GR_API grError_t grThreadExchangeStreamCaptureMode(grStreamCaptureMode *mode);
 
 /* ====================================================================== */
@@ -1054,55 +1456,156 @@ typedef struct grGraphExecUpdateResultInfo {
     grGraphNode_t errorFromNode;
 } grGraphExecUpdateResultInfo;
 
+/*
+ * Thread safety of executables: every function of this section may be
+ * called from any thread, and one executable may be launched, changed by
+ * the setters below, enabled and disabled, and updated by
+ * grGraphExecUpdate on several threads at once, which CUDA does not allow.
+ * A change first waits until no launch of the executable is queued or
+ * running, then changes the plan; a launch issued meanwhile on another
+ * thread waits for the change and runs the new parameters (docs/exec.md,
+ * "Setters and updates wait"). Because a change waits, it must not be made
+ * from a host function of the same executable, nor while one of its
+ * launches waits for something the calling thread has yet to do (an event
+ * it will record): it would wait forever. The functions that read a graph
+ * (grGraphInstantiate*, grGraphExecUpdate, grGraphExecChildGraphNodeSetParams)
+ * follow the rule of graphs for that graph: not with other calls on it. An
+ * executable whose handle is not live (NULL, destroyed, or not from
+ * grGraphInstantiate) is refused by every function with
+ * grErrorInvalidValue.
+ */
+
 /* Compiles the graph into an executable. The executable owns copies of
  * everything it needs: the graph may be changed or destroyed right after.
- * Refuses (grErrorInvalidValue, detail naming the nodes) a graph with a
- * cycle. flags: the grGraphInstantiateFlag* bits (DeviceLaunch:
- * grErrorNotSupported). Mirrors cudaGraphInstantiate (CUDA 12 form). */
+ * flags: the grGraphInstantiateFlag* bits; grGraphInstantiateFlagUpload and
+ * grGraphInstantiateFlagUseNodePriority change nothing on the CPU, and
+ * grGraphInstantiateFlagAutoFreeOnLaunch makes each launch free the graph
+ * allocations that the previous launch left allocated, as in CUDA.
+ * Errors: grErrorInvalidValue (pGraphExec NULL; graph NULL or not live;
+ * flags with unknown bits; a graph with a cycle, with a detail naming the
+ * nodes; a memcpy or memset node whose range now overruns a graphrt
+ * allocation, allocations having changed since the node got it; a graph
+ * with memory allocation nodes of which an executable exists already),
+ * grErrorNotSupported (grGraphInstantiateFlagDeviceLaunch),
+ * grErrorInitializationError (the runtime could not start),
+ * grErrorMemoryAllocation (the plan, or the graph memory it maps). Thread
+ * safety: not with other calls on the same graph, another instantiation of
+ * it included. Mirrors cudaGraphInstantiate (CUDA 12 form). */
 GR_API grError_t grGraphInstantiate(grGraphExec_t *pGraphExec, grGraph_t graph, unsigned long long flags);
 
-/* Same as grGraphInstantiate. Mirrors cudaGraphInstantiateWithFlags. */
+/* Same as grGraphInstantiate. Errors: as grGraphInstantiate. Thread
+ * safety: as grGraphInstantiate. Mirrors cudaGraphInstantiateWithFlags. */
 GR_API grError_t grGraphInstantiateWithFlags(grGraphExec_t *pGraphExec, grGraph_t graph,
                                              unsigned long long flags);
 
-/* Destroys an executable; a launch still queued or running completes
- * first. Mirrors cudaGraphExecDestroy. */
+/* Destroys an executable. Returns at once; a launch still queued or running
+ * completes first, and the executable's memory is released after it.
+ * Errors: grErrorInvalidValue (graphExec not live). Mirrors
+ * cudaGraphExecDestroy. */
 GR_API grError_t grGraphExecDestroy(grGraphExec_t graphExec);
 
 /* Queues one run of the executable on the stream, as one stream operation.
  * A launch of an executable still running from an earlier launch starts
- * after it. Mirrors cudaGraphLaunch. */
+ * after it. Errors: grErrorInvalidValue (graphExec not live; a memcpy or
+ * memset node whose range now overruns a graphrt allocation, allocations
+ * having changed since it was checked; with graph memory, an allocation
+ * made by the previous launch that is still allocated, without
+ * grGraphInstantiateFlagAutoFreeOnLaunch, or an allocation of another
+ * graph that a free node frees and that is not allocated now),
+ * grErrorStreamCaptureUnsupported (the stream takes part in a capture: an
+ * executable cannot be launched into a capture, as in CUDA, and the capture
+ * is invalidated), grErrorMemoryAllocation; plus the capture errors of work
+ * and the stream errors. Thread safety: any thread, concurrently with other
+ * launches and changes of the same executable (see the section). Mirrors
+ * cudaGraphLaunch. */
 GR_API grError_t grGraphLaunch(grGraphExec_t graphExec, grStream_t stream);
 
-/* Prepares the executable for launch (nothing to do on the CPU; checks
- * handles and stream order). Mirrors cudaGraphUpload. */
+/* Prepares the executable for launch: there is nothing to do on the CPU,
+ * so it only checks the two handles (not the capture rules). Errors:
+ * grErrorInvalidValue (graphExec not live); plus the stream errors.
+ * Mirrors cudaGraphUpload. */
 GR_API grError_t grGraphUpload(grGraphExec_t graphExec, grStream_t stream);
 
 /*
  * In-place updates of an executable. 'node' is a node of the graph the
  * executable was instantiated from (it may have been destroyed since, as
  * in CUDA, the executable remembers it). The change applies to launches
- * issued after the call, never to one already queued or running.
+ * issued after the call, never to one already queued or running. The
+ * parameters are checked as the graph API's setters check them, plus
+ * CUDA's limits on changing an executable; a refused call changes nothing.
+ * Errors of every setter: grErrorInvalidValue (hGraphExec not live; node
+ * not a top-level node of the executable's graph (a node inside a child
+ * graph is changed through grGraphExecChildGraphNodeSetParams), or a node
+ * of another type than the setter's), besides the errors each one lists.
+ * The node handle is only a key: the setters never use the graph. Thread
+ * safety: any thread, concurrently with launches and other changes of the
+ * same executable; each setter first waits until no launch of it is queued
+ * or running (see the section's thread safety for what that forbids).
  */
+
+/* Sets a kernel node's parameters; the argument values are copied, and
+ * the kernel itself may change, even to one of another parameter list.
+ * Errors: those of every setter, grErrorInvalidValue (pNodeParams NULL,
+ * extra not NULL, sharedMemBytes or kernelParams refused as grLaunchKernel
+ * refuses sharedMem and args), grErrorInvalidDeviceFunction (func NULL or
+ * not live), grErrorInvalidConfiguration (gridDim or blockDim refused as
+ * grLaunchKernel refuses them), grErrorMemoryAllocation (a kernel with
+ * another parameter layout). Mirrors cudaGraphExecKernelNodeSetParams. */
 GR_API grError_t grGraphExecKernelNodeSetParams(grGraphExec_t hGraphExec, grGraphNode_t node,
                                                 const grKernelNodeParams *pNodeParams);
+
+/* Sets a memcpy node's copy. Errors: those of every setter,
+ * grErrorInvalidMemcpyDirection (kind not a grMemcpyKind),
+ * grErrorInvalidValue (dst or src NULL with count > 0; a range refused as
+ * grMemcpy refuses one; count 0: disable the node instead; dst or src of
+ * another memory type, device or host, than the node's). Mirrors
+ * cudaGraphExecMemcpyNodeSetParams1D. */
 GR_API grError_t grGraphExecMemcpyNodeSetParams1D(grGraphExec_t hGraphExec, grGraphNode_t node, void *dst,
                                                   const void *src, size_t count, grMemcpyKind kind);
+
+/* Sets a memset node's parameters. Errors: those of every setter,
+ * grErrorInvalidValue (pNodeParams refused as grGraphAddMemsetNode refuses
+ * it; width 0: disable the node instead; a 2D memset, height > 1, that
+ * changes anything but dst and value; a 1D memset that would become 2D).
+ * Mirrors cudaGraphExecMemsetNodeSetParams. */
 GR_API grError_t grGraphExecMemsetNodeSetParams(grGraphExec_t hGraphExec, grGraphNode_t node,
                                                 const grMemsetParams *pNodeParams);
+
+/* Sets a host node's function and user data. Errors: those of every
+ * setter, grErrorInvalidValue (pNodeParams NULL, fn NULL). Mirrors
+ * cudaGraphExecHostNodeSetParams. */
 GR_API grError_t grGraphExecHostNodeSetParams(grGraphExec_t hGraphExec, grGraphNode_t node,
                                               const grHostNodeParams *pNodeParams);
-/* childGraph must have the topology of the node's graph at instantiation. */
+
+/* Changes the nodes inlined for the top-level child-graph node 'node' to
+ * the parameters of childGraph, which must have the topology, node types
+ * and node order of the node's graph at instantiation; each node may change
+ * as grGraphExecUpdate lets it. Errors: grErrorInvalidValue (hGraphExec
+ * not live; childGraph NULL or not live; node not a top-level node, or not
+ * a child-graph node; childGraph does not match, or a node changes in a way
+ * an update refuses: the detail says which, as docs/exec.md lists),
+ * grErrorMemoryAllocation. Thread safety: as the other setters for the
+ * executable; not with other calls on childGraph. Mirrors
+ * cudaGraphExecChildGraphNodeSetParams. */
 GR_API grError_t grGraphExecChildGraphNodeSetParams(grGraphExec_t hGraphExec, grGraphNode_t node,
                                                     grGraph_t childGraph);
+
+/* Sets the event of an event record / wait node. Errors of both: those of
+ * every setter, grErrorInvalidResourceHandle (event NULL or not live).
+ * Mirror cudaGraphExecEventRecordNodeSetEvent /
+ * cudaGraphExecEventWaitNodeSetEvent. */
 GR_API grError_t grGraphExecEventRecordNodeSetEvent(grGraphExec_t hGraphExec, grGraphNode_t hNode,
                                                     grEvent_t event);
 GR_API grError_t grGraphExecEventWaitNodeSetEvent(grGraphExec_t hGraphExec, grGraphNode_t hNode,
                                                   grEvent_t event);
 
 /* Disables (isEnabled 0) or re-enables a kernel, memcpy or memset node of
- * the executable (other types: grErrorInvalidValue, as in CUDA); a disabled
- * node runs as an empty node. Mirror cudaGraphNodeSetEnabled /
+ * the executable; a disabled node runs as an empty node. Get reads the
+ * state without waiting for launches. Errors of both: grErrorInvalidValue
+ * (hGraphExec not live; hNode not a top-level node of the executable's
+ * graph; a node of another type, as in CUDA; for Get, isEnabled NULL).
+ * Thread safety: as the setters above (Set waits for the launches queued
+ * before it, Get does not). Mirror cudaGraphNodeSetEnabled /
  * cudaGraphNodeGetEnabled. */
 GR_API grError_t grGraphNodeSetEnabled(grGraphExec_t hGraphExec, grGraphNode_t hNode, unsigned int isEnabled);
 GR_API grError_t grGraphNodeGetEnabled(grGraphExec_t hGraphExec, grGraphNode_t hNode,
@@ -1111,10 +1614,15 @@ GR_API grError_t grGraphNodeGetEnabled(grGraphExec_t hGraphExec, grGraphNode_t h
 /* Applies the parameters of hGraph, which must have the topology of the
  * executable's graph, to the executable in place. Nodes are paired as CUDA
  * pairs them: sink nodes in creation order, then each pair's dependencies
- * in edge order. On failure returns
- * grErrorGraphExecUpdateFailure, fills resultInfo (result, errorNode,
- * errorFromNode) and leaves the executable exactly as it was. Mirrors
- * cudaGraphExecUpdate (CUDA 12 form). */
+ * in edge order. On failure fills resultInfo (result, errorNode,
+ * errorFromNode) and leaves the executable exactly as it was. Errors:
+ * grErrorInvalidValue (resultInfo NULL, left untouched; hGraphExec or
+ * hGraph NULL or not live, result grGraphExecUpdateError),
+ * grErrorGraphExecUpdateFailure (a pairing or parameter rule broken:
+ * result says which and errorNode / errorFromNode where, as docs/exec.md
+ * lists), grErrorMemoryAllocation (result grGraphExecUpdateError). Thread
+ * safety: any thread for the executable (see the section); not with other
+ * calls on hGraph. Mirrors cudaGraphExecUpdate (CUDA 12 form). */
 GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
                                    grGraphExecUpdateResultInfo *resultInfo);
 
