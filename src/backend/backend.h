@@ -153,7 +153,6 @@ void *gr__kernel_scratch(uint32_t bytes);
  * spread over the workers (many blocks); returns when all have run. */
 void gr__kernel_run(const gr_kernel_call *c);
 
-
 /* ---------------------------------------------------------------- streams */
 
 /* A stream operation's callback: 'data' is the payload copied at enqueue. */
@@ -203,7 +202,6 @@ void gr__stream_destroy(gr_stream *s);
 
 /* True when every op queued on s so far has completed. */
 bool gr__stream_idle(gr_stream *s);
-
 
 /* Waits for all work on all streams. */
 void gr__device_sync_all(void);
@@ -364,7 +362,6 @@ grEvent_t gr__event_create(unsigned flags);
 /* Kills the handle; the object lives on while records name it. */
 void gr__event_destroy(grEvent_t e);
 
-
 /* True once the work before e's latest record has completed (or e was
  * never recorded). */
 bool gr__event_done(grEvent_t e);
@@ -392,7 +389,6 @@ grEvent_t gr__event_create(unsigned flags);
 
 /* Kills the handle; the object lives on while records name it. */
 void gr__event_destroy(grEvent_t e);
-
 
 /* True once the work before e's latest record has completed (or e was
  * never recorded). */

@@ -105,7 +105,6 @@ void gr__event_destroy(grEvent_t e)
     gr__event_release(e);
 }
 
-
 bool gr__event_done(grEvent_t e)
 {
     gr_stream *s = NULL;

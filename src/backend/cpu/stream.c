@@ -909,4 +909,3 @@ bool gr__stream_idle(gr_stream *s)
 {
     return !pending(s);
 }
-
