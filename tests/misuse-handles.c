@@ -7,6 +7,8 @@
  */
 #include "test.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <time.h>
 
@@ -236,4 +238,34 @@ GR_TEST(registry_streams_are_not_retained_after_their_last_reference)
             CHECK_OK(grDeviceSynchronize());
     }
     CHECK_OK(grDeviceSynchronize());
+}
+
+static grKernel_t raced[2];
+static grError_t raced_err[2];
+static atomic_int race_go;
+
+static void *create_named(void *p)
+{
+    int i = (int)(intptr_t)p;
+    while (!atomic_load(&race_go))
+        ;
+    raced_err[i] = grKernelCreate(&raced[i], nop_kernel, "raced_name", 0, NULL);
+    return NULL;
+}
+
+/* Two threads registering one name at once: one kernel, one refusal. */
+GR_TEST(kernel_names_stay_unique_when_two_threads_register_one)
+{
+    for (int round = 0; round < 200; round++) {
+        pthread_t t[2];
+        atomic_store(&race_go, 0);
+        for (int i = 0; i < 2; i++)
+            CHECK(pthread_create(&t[i], NULL, create_named, (void *)(intptr_t)i) == 0);
+        atomic_store(&race_go, 1);
+        for (int i = 0; i < 2; i++)
+            CHECK(pthread_join(t[i], NULL) == 0);
+        int ok = (raced_err[0] == grSuccess) + (raced_err[1] == grSuccess);
+        CHECK_EQ(ok, 1);
+        CHECK_OK(grKernelDestroy(raced[raced_err[0] == grSuccess ? 0 : 1]));
+    }
 }

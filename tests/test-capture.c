@@ -914,3 +914,56 @@ GR_TEST(zero_byte_copies_on_an_invalidated_capture_are_refused)
     CHECK(g == NULL);
     CHECK_OK(grStreamDestroy(s));
 }
+
+/* A graph being built by a capture cannot be the target of a second one,
+ * nor be destroyed or lose nodes until the capture ends: a failed capture
+ * takes back the nodes it added, and its dependencies point at nodes. */
+GR_TEST(graph_under_capture_is_protected_until_the_capture_ends)
+{
+    static int x[1];
+    grStream_t s, s2;
+    grGraph_t g, out = NULL;
+    grGraphNode_t a;
+    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
+    CHECK_OK(grStreamCreateWithFlags(&s2, grStreamNonBlocking));
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddEmptyNode(&a, g, NULL, 0));
+    CHECK_OK(grStreamBeginCaptureToGraph(s, g, &a, 1, grStreamCaptureModeRelaxed));
+    launch_add(s, x, 1);
+    CHECK_GR(grErrorIllegalState, grStreamBeginCaptureToGraph(s2, g, &a, 1, grStreamCaptureModeRelaxed));
+    CHECK_DETAIL_HAS("another stream capture");
+    CHECK_GR(grErrorIllegalState, grGraphDestroy(g));
+    CHECK_DETAIL_HAS("grGraphDestroy");
+    CHECK_GR(grErrorIllegalState, grGraphDestroyNode(a));
+    CHECK_OK(grStreamEndCapture(s, &out));
+    CHECK_PTR_EQ(out, g);
+    CHECK_EQ(node_count(g), 2);
+    /* The graph of a grStreamBeginCapture, reachable through
+     * grStreamGetCaptureInfo, is protected the same way. */
+    grGraph_t cg = NULL;
+    grStreamCaptureStatus st;
+    CHECK_OK(grStreamBeginCapture(s2, grStreamCaptureModeRelaxed));
+    CHECK_OK(grStreamGetCaptureInfo(s2, &st, NULL, &cg, NULL, NULL));
+    CHECK(cg != NULL);
+    CHECK_GR(grErrorIllegalState, grGraphDestroy(cg));
+    CHECK_OK(grStreamEndCapture(s2, &out));
+    CHECK_OK(grGraphDestroy(out));
+    CHECK_OK(grGraphDestroyNode(a));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grStreamDestroy(s2));
+}
+
+GR_TEST(zero_byte_copies_on_the_legacy_stream_are_refused_while_a_blocking_stream_captures)
+{
+    grStream_t s;
+    grGraph_t g = NULL;
+    static char buf[16];
+    CHECK_OK(grStreamCreate(&s)); /* blocking */
+    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeRelaxed));
+    CHECK_GR(grErrorStreamCaptureImplicit, grMemcpyAsync(buf, buf + 8, 8, grMemcpyDefault, NULL));
+    CHECK_GR(grErrorStreamCaptureImplicit, grMemcpyAsync(buf, buf + 8, 0, grMemcpyDefault, NULL));
+    CHECK_GR(grErrorStreamCaptureImplicit, grMemsetAsync(buf, 0, 0, NULL));
+    CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &g));
+    CHECK_OK(grStreamDestroy(s));
+}

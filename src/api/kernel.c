@@ -61,10 +61,6 @@ GR_API grError_t grKernelCreate(grKernel_t *kernel, grKernelFn fn, const char *n
             return gr__fail(grErrorInvalidValue,
                             "grKernelCreate: kernel '%s': paramSizes[%d] = %zu is outside 1..4096 bytes",
                             name, i, paramSizes[i]);
-    if (gr__kernel_find(name))
-        return gr__fail(grErrorInvalidValue,
-                        "grKernelCreate: a live kernel is already named '%s'; kernel names must be unique",
-                        name);
     k = gr__kernel_new(fn, name, numParams, paramSizes);
     ne = gr__malloc(sizeof *ne);
     if (!k || !ne) {
@@ -74,11 +70,25 @@ GR_API grError_t grKernelCreate(grKernel_t *kernel, grKernelFn fn, const char *n
         return gr__fail(grErrorMemoryAllocation, "grKernelCreate: out of memory registering kernel '%s'",
                         name);
     }
-    ne->k = k;
+    /* The uniqueness test and the registration under one lock hold: two
+     * threads registering one name at once get one kernel and one refusal. */
     pthread_mutex_lock(&names_lock);
-    ne->next = names;
-    names = ne;
+    bool taken = false;
+    for (name_entry *e = names; e && !taken; e = e->next)
+        taken = strcmp(e->k->name, name) == 0;
+    if (!taken) {
+        ne->k = k;
+        ne->next = names;
+        names = ne;
+    }
     pthread_mutex_unlock(&names_lock);
+    if (taken) {
+        gr__kernel_kill(k);
+        gr__free(ne);
+        return gr__fail(grErrorInvalidValue,
+                        "grKernelCreate: a live kernel is already named '%s'; kernel names must be unique",
+                        name);
+    }
     *kernel = k;
     return grSuccess;
 }

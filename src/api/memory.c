@@ -238,11 +238,11 @@ static grError_t copy_enqueue(const char *call, void *dst, const void *src, size
     if (sync && (err = gr__capture_check_unsafe(call, GR_UNSAFE_SYNC_COPY, s, NULL)) != grSuccess)
         return err;
     *out = s;
-    if (count == 0) /* nothing to copy, but an invalidated capture says so */
-        return GR_UNLIKELY(gr__stream_capturing(s)) ? gr__capture_check_active(call, s) : grSuccess;
+    /* Nothing to copy for zero bytes, but an invalidated capture says so,
+     * and so does the legacy stream while a blocking stream captures. */
     if (GR_UNLIKELY(gr__stream_capturing(s)))
-        return copy_capture(call, s, dst, src, count, kind);
-    if ((err = gr__capture_check_implicit(call, s)) != grSuccess)
+        return count ? copy_capture(call, s, dst, src, count, kind) : gr__capture_check_active(call, s);
+    if ((err = gr__capture_check_implicit(call, s)) != grSuccess || count == 0)
         return err;
     gr_mem_copy_args a = {.dst = dst, .src = src, .count = count, .kind = kind};
     return gr__stream_enqueue_call(call, s, gr__mem_copy_op, &a, sizeof a);
@@ -261,11 +261,9 @@ static grError_t set_enqueue(const char *call, void *dst, int value, size_t coun
     if (sync && (err = gr__capture_check_unsafe(call, GR_UNSAFE_SYNC_COPY, s, NULL)) != grSuccess)
         return err;
     *out = s;
-    if (count == 0)
-        return GR_UNLIKELY(gr__stream_capturing(s)) ? gr__capture_check_active(call, s) : grSuccess;
     if (GR_UNLIKELY(gr__stream_capturing(s)))
-        return set_capture(call, s, dst, value, count);
-    if ((err = gr__capture_check_implicit(call, s)) != grSuccess)
+        return count ? set_capture(call, s, dst, value, count) : gr__capture_check_active(call, s);
+    if ((err = gr__capture_check_implicit(call, s)) != grSuccess || count == 0)
         return err;
     gr_mem_set_args a = {.dst = dst, .count = count, .value = (unsigned char)value};
     return gr__stream_enqueue_call(call, s, gr__mem_set_op, &a, sizeof a);

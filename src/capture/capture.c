@@ -142,6 +142,11 @@ static grError_t begin(const char *call, grStream_t stream, grGraph_t graph, con
                             call, GR_PTR(graph));
         if ((err = gr__graph_check_deps(call, graph, deps, ndeps)))
             return err;
+        if (graph->capture)
+            return gr__fail(grErrorIllegalState,
+                            "%s: graph %p is being built by another stream capture already; end that capture "
+                            "first (one capture at a time may build into a graph)",
+                            call, GR_PTR(graph));
         if (ndeps > UINT32_MAX)
             return gr__fail(grErrorInvalidValue, "%s: numDependencies %zu is too large", call, ndeps);
     }
@@ -180,6 +185,7 @@ static grError_t begin(const char *call, grStream_t stream, grGraph_t graph, con
     c->nmembers = 1;
     c->nblocking = (s->flags & GR_STREAM_NONBLOCKING) ? 0u : 1u;
     gr__stream_retain(s);
+    c->graph->capture = c;
     gr__capture_register(c);
     gr_store_release(&s->capture, c);
     return grSuccess;
@@ -268,6 +274,7 @@ static void rollback(gr_capture *c)
 static void finish(gr_capture *c, bool keep)
 {
     gr__capture_unregister(c);
+    c->graph->capture = NULL;
     for (uint32_t i = 0; i < c->nmembers; i++) {
         gr_store_release(&c->members[i].s->capture, NULL);
         gr__stream_release(c->members[i].s);

@@ -121,6 +121,16 @@ bool gr__graph_within(grGraph_t g, grGraph_t ancestor)
     return false;
 }
 
+grError_t gr__graph_check_not_capturing(const char *call, grGraph_t g)
+{
+    if (GR_LIKELY(g->capture == NULL))
+        return grSuccess;
+    return gr__fail(grErrorIllegalState,
+                    "%s: graph %p is being built by a stream capture that has not ended; end it with "
+                    "grStreamEndCapture first",
+                    call, GR_PTR(g));
+}
+
 uint32_t gr__graph_visit_begin(grGraph_t g)
 {
     if (GR_UNLIKELY(++g->visit_epoch == 0)) {
@@ -523,7 +533,8 @@ GR_API grError_t grGraphCreate(grGraph_t *pGraph, unsigned int flags)
 GR_API grError_t grGraphDestroy(grGraph_t graph)
 {
     grError_t err;
-    if ((err = gr__graph_check("grGraphDestroy", graph)) != grSuccess)
+    if ((err = gr__graph_check("grGraphDestroy", graph)) != grSuccess ||
+        (err = gr__graph_check_not_capturing("grGraphDestroy", graph)) != grSuccess)
         return err;
     if (graph->owner != NULL)
         return gr__fail(grErrorInvalidValue,
@@ -542,7 +553,8 @@ void gr__graph_node_destroy(grGraphNode_t node)
 GR_API grError_t grGraphDestroyNode(grGraphNode_t node)
 {
     grError_t err;
-    if ((err = gr__node_check("grGraphDestroyNode", node)) != grSuccess)
+    if ((err = gr__node_check("grGraphDestroyNode", node)) != grSuccess ||
+        (err = gr__graph_check_not_capturing("grGraphDestroyNode", node->graph)) != grSuccess)
         return err;
     /* CUDA: the lifetimes of graph allocations are fixed by the graph's
      * nodes and edges, so none may be deleted once it has memory nodes. */

@@ -119,7 +119,18 @@ struct grGraph_st {
     gr_node_chunk *oldest;
     size_t slab_next;
     uint32_t visit_epoch; /* the latest walk's mark (gr__graph_visit_begin) */
+    /* The capture sequence building into this graph (set and cleared by
+     * the capture layer), or NULL: its dependency sets point at nodes of
+     * the graph and a failed capture takes back the nodes it added, so
+     * the graph cannot be destroyed, lose nodes, or be the target of a
+     * second capture meanwhile. */
+    void *capture;
 };
+
+/* The refusal of a call that would destroy g or some of its nodes while
+ * a capture builds into it (g->capture set): grErrorIllegalState with a
+ * detail naming 'call'. grSuccess if no capture does. */
+grError_t gr__graph_check_not_capturing(const char *call, grGraph_t g);
 
 /* Visit marks without a reset: a walk takes a fresh epoch of its graph
  * and marks each node it reaches with it, so no node carries a mark from
