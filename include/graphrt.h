@@ -968,9 +968,10 @@ typedef struct grGraphNodeParams {
 GR_API grError_t grGraphCreate(grGraph_t *graph, unsigned int flags);
 
 /* Destroys a graph and its nodes. Executables instantiated from it are not
- * affected. A graph that a capture in progress builds must not be
- * destroyed. Errors: grErrorInvalidValue (graph NULL or not live, a graph
- * owned by a child-graph node, which dies with its node). Thread safety:
+ * affected. Errors: grErrorInvalidValue (graph NULL or not live, a graph
+ * owned by a child-graph node, which dies with its node),
+ * grErrorIllegalState (a capture in progress builds the graph: end it
+ * first). Thread safety:
  * not with other calls on the same graph. Mirrors cudaGraphDestroy. */
 GR_API grError_t grGraphDestroy(grGraph_t graph);
 
@@ -1099,7 +1100,8 @@ GR_API grError_t grGraphRemoveDependencies(grGraph_t graph, const grGraphNode_t 
 
 /* Removes a node and its edges; a child-graph node's graph goes with it.
  * Errors: grErrorInvalidValue (node not live), grErrorNotSupported (the
- * node's graph has memory allocation or free nodes, as in CUDA). Thread
+ * node's graph has memory allocation or free nodes, as in CUDA),
+ * grErrorIllegalState (a capture in progress builds the node's graph). Thread
  * safety: not with other calls on the node's graph. Mirrors
  * cudaGraphDestroyNode. */
 GR_API grError_t grGraphDestroyNode(grGraphNode_t node);
@@ -1337,11 +1339,12 @@ GR_API grError_t grStreamBeginCapture(grStream_t stream, grStreamCaptureMode mod
  * 'graph' itself. Errors: as grStreamBeginCapture, plus
  * grErrorInvalidValue (graph NULL or not live, or owned by a child-graph
  * node; dependencies NULL with numDependencies > 0, or not distinct live
- * nodes of graph; numDependencies above 2^32 - 1). Thread safety: as
- * grStreamBeginCapture; until the capture ends, the graph is written by
- * every operation captured into it (see the section's thread safety), and
- * it must not be the graph of another capture in progress, which this call
- * does not refuse. Mirrors cudaStreamBeginCaptureToGraph (CUDA 12.3 form,
+ * nodes of graph; numDependencies above 2^32 - 1), grErrorIllegalState
+ * (another capture in progress builds graph: one capture at a time may;
+ * until it ends the graph cannot be destroyed or lose nodes either).
+ * Thread safety: as grStreamBeginCapture; until the capture ends, the
+ * graph is written by every operation captured into it (see the section's
+ * thread safety). Mirrors cudaStreamBeginCaptureToGraph (CUDA 12.3 form,
  * without edge data). Deviation: if the capture fails (invalidated,
  * unjoined, ended by the wrong thread), every node added to the graph
  * since the capture began is removed with its edges, so that a graph used
