@@ -269,3 +269,48 @@ GR_TEST(kernel_names_stay_unique_when_two_threads_register_one)
         CHECK_OK(grKernelDestroy(raced[raced_err[0] == grSuccess ? 0 : 1]));
     }
 }
+
+static void count_fn(const grKernelCtx *c, void **a)
+{
+    (void)c;
+    (**(int **)a[0])++;
+}
+
+/* An executable and the stream it was last launched on hold each other
+ * (the stream caches the executable, the executable the stream); after
+ * both handles are destroyed neither may keep the other alive (a leak
+ * LeakSanitizer reports at the test's exit, and 9.5 KB a round before). */
+GR_TEST(destroyed_exec_and_its_stream_are_both_freed)
+{
+    grKernel_t k;
+    grGraph_t g;
+    grGraphNode_t n;
+    size_t sz[1] = {sizeof(int *)};
+    int hits = 0;
+    int *hp = &hits;
+    void *args[1] = {&hp};
+    CHECK_OK(grKernelCreate(&k, count_fn, "cycle_count", 1, sz));
+    CHECK_OK(grGraphCreate(&g, 0));
+    grKernelNodeParams kp = {k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args, NULL};
+    CHECK_OK(grGraphAddKernelNode(&n, g, NULL, 0, &kp));
+    for (int i = 0; i < 100; i++) {
+        grGraphExec_t x;
+        grStream_t s;
+        CHECK_OK(grGraphInstantiate(&x, g, 0));
+        CHECK_OK(grStreamCreate(&s));
+        CHECK_OK(grGraphLaunch(x, s));
+        CHECK_OK(grLaunchKernel(k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, s));
+        if (i % 2)
+            CHECK_OK(grStreamSynchronize(s));
+        /* Destroyed with the work still queued on odd rounds. */
+        CHECK_OK(grGraphExecDestroy(x));
+        CHECK_OK(grStreamDestroy(s));
+    }
+    CHECK_OK(grDeviceSynchronize());
+    CHECK_EQ(hits, 200);
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grKernelDestroy(k));
+    /* The streams leave the device's registry: whatever is left would be
+     * reachable from nothing. */
+    CHECK_OK(grDeviceReset());
+}

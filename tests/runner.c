@@ -52,6 +52,27 @@ static int selected(const test_entry *t, int argc, char **argv)
     return 0;
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+#define RUNNER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define RUNNER_ASAN 1
+#endif
+#endif
+#ifdef RUNNER_ASAN
+#include <sanitizer/lsan_interface.h>
+static void leak_check(void)
+{
+    /* Exits with LeakSanitizer's status when it finds a leak (and when
+     * ASAN_OPTIONS turns leak detection off, finds none). */
+    __lsan_do_leak_check();
+}
+#else
+static void leak_check(void)
+{
+}
+#endif
+
 /* Runs one test in a child; returns 0 on pass. */
 static int run_one(const test_entry *t, double scale, double *secs)
 {
@@ -72,6 +93,9 @@ static int run_one(const test_entry *t, double scale, double *secs)
         t->fn();
         fflush(stdout);
         fflush(stderr);
+        /* _exit skips LeakSanitizer's check at exit: run it here, so that
+         * what a test leaves unreachable fails the test. */
+        leak_check();
         _exit(0);
     }
     for (;;) {

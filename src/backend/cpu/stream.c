@@ -212,6 +212,54 @@ static void handle_drop(gr_stream *s)
         gr__stream_release(s);
 }
 
+static bool pending(gr_stream *s);
+
+/* The references of a stream's caches, dropped together. */
+typedef struct cached_refs {
+    struct grGraphExec_st *exec;
+    grKernel_t kernels[GR_KCACHE];
+} cached_refs;
+
+static void release_cached(void *data)
+{
+    cached_refs r;
+    memcpy(&r, data, sizeof r);
+    if (r.exec)
+        gr__exec_release(r.exec);
+    for (unsigned i = 0; i < GR_KCACHE; i++)
+        if (r.kernels[i])
+            gr__kernel_release(r.kernels[i]);
+}
+
+/* A stream whose handle is dead is launched on no more: its caches of the
+ * executable and kernels it launched last (which spare each launch an
+ * atomic operation) are dropped once the work queued so far has run, by
+ * an op at the tail, or at once if there is none. Else an executable and
+ * the stream it was last launched on, each holding the other, would keep
+ * each other alive after both handles are gone. Out of memory for the op,
+ * the references stay until the stream is freed. */
+static void drop_caches(gr_runtime *rt, gr_stream *s)
+{
+    _Static_assert(sizeof(cached_refs) <= GR_OP_DATA_MAX, "the references fit an op's payload");
+    gr_op *op = gr__stream_lock_slot(rt, s);
+    if (!op)
+        return;
+    cached_refs r = {s->last_exec, {NULL}};
+    memcpy(r.kernels, s->kcache, sizeof r.kernels);
+    s->last_exec = NULL;
+    memset(s->kcache, 0, sizeof s->kcache);
+    if (!pending(s)) {
+        gr__stream_unlock_no_activate(s);
+        release_cached(&r);
+        return;
+    }
+    op->kind = GR_OP_CALL;
+    op->u.call.fn = release_cached;
+    memcpy(op->data, &r, sizeof r);
+    gr__stream_publish(s, op);
+    gr__stream_unlock(rt, s);
+}
+
 /* Drops the reference of a stream's handle once (grStreamDestroy, thread
  * exit, runtime reset, whichever comes first). */
 static void kill_handle(gr_runtime *rt, gr_stream *s)
@@ -222,8 +270,10 @@ static void kill_handle(gr_runtime *rt, gr_stream *s)
     s->handle_dead = true;
     s->magic = GR_MAGIC_DEAD;
     pthread_mutex_unlock(&rt->streams_lock);
-    if (first)
+    if (first) {
+        drop_caches(rt, s);
         handle_drop(s);
+    }
 }
 
 static void per_thread_destroy(void *p)
@@ -881,6 +931,7 @@ void gr__stream_runtime_fini(gr_runtime *rt)
     }
     pthread_mutex_unlock(&rt->streams_lock);
     rt->legacy->magic = GR_MAGIC_DEAD;
+    drop_caches(rt, rt->legacy);
     handle_drop(rt->legacy);
     rt->legacy = NULL;
 }
