@@ -553,3 +553,33 @@ GR_TEST(graphmem_generic_add_node_makes_alloc_and_free_nodes)
     CHECK_EQ(node_count(g), 2);
     CHECK_OK(grGraphDestroy(g));
 }
+
+/* Destroying an executable ends its allocations still allocated, even
+ * while the stream it was launched on keeps the executable: a free of
+ * one afterwards (another graph's free node, grFreeAsync) is refused. */
+GR_TEST(destroying_an_exec_ends_its_allocations_while_a_stream_holds_it)
+{
+    grGraph_t a, b;
+    grGraphNode_t nb;
+    grGraphExec_t xa, xb;
+    grStream_t s;
+    void *p = NULL;
+    CHECK_OK(grStreamCreate(&s));
+    CHECK_OK(grGraphCreate(&a, 0));
+    CHECK_OK(grGraphCreate(&b, 0));
+    add_alloc(a, NULL, 0, 4096, &p);
+    CHECK_OK(grGraphAddMemFreeNode(&nb, b, NULL, 0, p));
+    CHECK_OK(grGraphInstantiate(&xa, a, 0));
+    CHECK_OK(grGraphInstantiate(&xb, b, 0));
+    CHECK_OK(grGraphLaunch(xa, s));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_OK(grGraphExecDestroy(xa));
+    CHECK_GR(grErrorInvalidValue, grGraphLaunch(xb, s));
+    CHECK_DETAIL_HAS("not allocated now");
+    CHECK_GR(grErrorInvalidValue, grFreeAsync(p, s));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_OK(grGraphExecDestroy(xb));
+    CHECK_OK(grGraphDestroy(a));
+    CHECK_OK(grGraphDestroy(b));
+    CHECK_OK(grStreamDestroy(s));
+}

@@ -69,8 +69,14 @@ void gr__graphmem_exec_destroyed(grGraphExec_t e)
 {
     gr__gmem_lock();
     gr_gexec *x = gexec_find_locked(e);
-    if (GR_ALWAYS(x != NULL))
+    if (GR_ALWAYS(x != NULL)) {
         x->destroyed = true;
+        /* Its allocations still allocated end with it (docs/memory-pools.md,
+         * a deviation: CUDA keeps them until freed), even while a stream
+         * holds the executable on. */
+        for (size_t i = 0; i < x->nunfreed; i++)
+            x->unfreed[i]->live = false;
+    }
     gr__gmem_unlock();
 }
 
