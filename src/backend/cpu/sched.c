@@ -30,13 +30,7 @@
  * there is a plain store, and the thread takes it back with one swap when
  * it synchronises; a worker takes it after the same grace period.
  *
- * Lost-wakeup freedom: a parking worker increments 'sleepers' (seq_cst) and
- * then re-checks for work; a publisher publishes, then a seq_cst fence,
- * then reads 'sleepers'. One of the two sees the other. A mailing thread
- * has only a compiler barrier there when the kernel offers membarrier: a
- * worker about to park on the injection queue's watch then makes every
- * thread of the process pass a full barrier (membarrier), which pairs with
- * it, as the fence would. Parking is rare; mailing happens every launch.
+ * Parking and wake-ups, and why no wake-up is lost, are park.c.
  *
  * Lock order: start_lock, then inj_lock (the injection queue's overflow).
  * No user code runs under a lock.
@@ -46,7 +40,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <linux/futex.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,16 +60,6 @@ static long usable_cpus(void)
 }
 _Thread_local gr_worker *gr__tls_worker;
 static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
-
-void gr__futex_wait(_Atomic uint32_t *addr, uint32_t expected)
-{
-    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT_PRIVATE, expected, NULL, NULL, 0);
-}
-
-void gr__futex_wake(_Atomic uint32_t *addr, int n)
-{
-    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
-}
 
 /* ------------------------------------------------------- injection queue */
 
@@ -320,7 +303,7 @@ static gr_item find_work(gr_runtime *rt, gr_worker *w)
 
 /* With 'ring' false, only the deques count: the injection queue and the
  * mailboxes are the spinners' job (see worker_main). */
-static bool work_visible(gr_runtime *rt, bool ring)
+bool gr__sched_work_visible(gr_runtime *rt, bool ring)
 {
     if (ring && (inj_maybe_nonempty(rt) || mail_maybe_nonempty(rt)))
         return true;
@@ -328,37 +311,6 @@ static bool work_visible(gr_runtime *rt, bool ring)
         if (gr__deque_maybe_nonempty(&rt->workers[i].dq))
             return true;
     return false;
-}
-
-/* Wakes one parked worker unless one is spinning or a wake-up is already
- * pending (see park). The caller has just published work with a seq_cst
- * operation or fence, so these seq_cst loads cannot pass it (Dekker with
- * park(): see the top of the file). */
-static void wake_one_ordered(gr_runtime *rt)
-{
-    if (gr_load_seq_cst(&rt->spinning) != 0 || gr_load_seq_cst(&rt->sleepers) == 0)
-        return;
-    uint32_t seq = gr_load_seq_cst(&rt->wake_seq);
-    while (!(seq & GR_WAKE_PENDING))
-        if (gr_cas_weak_seq_cst(&rt->wake_seq, &seq, seq + GR_WAKE_PENDING)) {
-            gr__futex_wake(&rt->wake_seq, 1);
-            return;
-        }
-}
-
-void gr__sched_wake_one(gr_runtime *rt)
-{
-    gr_fence_seq_cst();
-    wake_one_ordered(rt);
-}
-
-void gr__sched_wake_some(gr_runtime *rt, unsigned n)
-{
-    gr_fence_seq_cst();
-    if (gr_load_seq_cst(&rt->sleepers) > 0) {
-        gr_fetch_add_acq_rel(&rt->wake_seq, GR_WAKE_STEP);
-        gr__futex_wake(&rt->wake_seq, n > INT_MAX ? INT_MAX : (int)n);
-    }
 }
 
 void gr__sched_submit(gr_runtime *rt, gr_item it)
@@ -372,7 +324,7 @@ void gr__sched_submit(gr_runtime *rt, gr_item it)
         gr__sched_wake_one(rt);
     } else {
         if (inj_push(rt, it)) /* its seq_cst CAS orders the wake-up test */
-            wake_one_ordered(rt);
+            gr__sched_wake_one_ordered(rt);
         else
             gr__sched_wake_one(rt);
     }
@@ -428,52 +380,6 @@ bool gr__sched_help_once(gr_runtime *rt, gr_worker *w)
 
 /* ---------------------------------------------------------------- workers */
 
-enum {
-    PARK_SLEPT = 1,
-    PARK_TOOK_WAKE = 2
-};
-
-/* Sleeps until woken; returns at once, without sleeping, if work is
- * visible (in the injection queue and the mailboxes too if 'ring'), the
- * runtime stops or a wake-up is pending. Returns PARK_SLEPT if it slept,
- * and PARK_TOOK_WAKE if it took the pending wake-up: the worker must then
- * pass it on if it finds more work than it takes (see worker_main).
- *
- * A pending wake-up (GR_WAKE_PENDING in wake_seq) is how publishers avoid
- * waking a worker per submission while the one they woke has not run yet
- * (on a loaded machine it waits for a core, and stays counted in
- * 'sleepers' meanwhile). Every worker counted in 'sleepers' when the bit
- * is set still reads wake_seq afterwards (its wait returns, the word
- * having changed) and so takes the bit, or has left park already and looks
- * for work anyway; a publisher that found the bit set ordered its work
- * before the read that found it, so the worker that takes the bit sees the
- * work. */
-static unsigned park(gr_runtime *rt, bool ring)
-{
-    unsigned r = 0;
-    /* Dekker with the publishers: they publish, then a seq_cst operation
-     * or fence, then read 'sleepers' (wake_one_ordered, gr__sched_wake_some,
-     * gr__sched_mail); this counts itself, then looks for work. */
-    gr_fetch_add_seq_cst(&rt->sleepers, 1);
-    /* Pairs with the compiler barrier of gr__sched_mail (see the top of
-     * the file); it cannot fail once registered. */
-    if (ring && gr__barrier_asym())
-        gr_barrier_heavy();
-    uint32_t seq = gr_load_seq_cst(&rt->wake_seq);
-    if (!(seq & GR_WAKE_PENDING) && !work_visible(rt, ring) && !gr_load_seq_cst(&rt->stop)) {
-        gr__futex_wait(&rt->wake_seq, seq);
-        r |= PARK_SLEPT;
-    }
-    gr_fetch_sub_seq_cst(&rt->sleepers, 1);
-    seq = gr_load_seq_cst(&rt->wake_seq);
-    while (seq & GR_WAKE_PENDING)
-        if (gr_cas_weak_seq_cst(&rt->wake_seq, &seq, seq + GR_WAKE_PENDING)) {
-            r |= PARK_TOOK_WAKE;
-            break;
-        }
-    return r;
-}
-
 static void *worker_main(void *arg)
 {
     gr_worker *w = arg;
@@ -490,7 +396,7 @@ static void *worker_main(void *arg)
         if (it) {
             /* Publishers may have left it to this worker to wake the
              * next one (see park): if more work waits, wake another. */
-            if (took_wake && work_visible(rt, true))
+            if (took_wake && gr__sched_work_visible(rt, true))
                 gr__sched_wake_one(rt);
             took_wake = false;
             gr__item_run(w, it);
@@ -509,7 +415,7 @@ static void *worker_main(void *arg)
              * drops to zero with it), it looks again instead. */
             if (gr_fetch_sub_seq_cst(&rt->spinning, 1) == 1)
                 continue;
-            unsigned r = park(rt, false);
+            unsigned r = gr__sched_park(rt, false);
             took_wake = r & PARK_TOOK_WAKE;
             if (!(r & PARK_SLEPT))
                 for (int p = 0; p < 64; p++) /* work is visible: look again soon */
@@ -554,7 +460,7 @@ static void *worker_main(void *arg)
             gr__item_run(w, it);
             continue;
         }
-        took_wake = park(rt, true) & PARK_TOOK_WAKE;
+        took_wake = gr__sched_park(rt, true) & PARK_TOOK_WAKE;
     }
     gr__tls_worker = NULL;
     return NULL;
@@ -624,7 +530,7 @@ void gr__sched_mail(gr_runtime *rt, gr_worker *slot, gr_item it)
             return;
     }
     gr_fence_seq_cst();
-    wake_one_ordered(rt);
+    gr__sched_wake_one_ordered(rt);
 }
 
 void gr__slot_release(gr_worker *w)

@@ -210,6 +210,27 @@ void gr__sched_wake_some(gr_runtime *rt, unsigned n);
  * Returns true if it ran something. */
 bool gr__sched_help_once(gr_runtime *rt, gr_worker *w);
 
+/* Parking (park.c). gr__sched_park sleeps until woken; returns at once,
+ * without sleeping, if work is visible (in the injection queue and the
+ * mailboxes too if 'ring'), the runtime stops or a wake-up is pending;
+ * the result says whether it slept and whether it took the pending
+ * wake-up (then the worker passes it on if it finds more work than it
+ * takes). */
+enum {
+    PARK_SLEPT = 1,
+    PARK_TOOK_WAKE = 2
+};
+unsigned gr__sched_park(gr_runtime *rt, bool ring);
+
+/* Whether any work is visible to an idle worker: the deques, and with
+ * 'ring' the injection queue and the mailboxes (seq_cst loads: the park's
+ * Dekker). */
+bool gr__sched_work_visible(gr_runtime *rt, bool ring);
+
+/* gr__sched_wake_one for a caller that published with a seq_cst operation
+ * already (no fence of its own). */
+void gr__sched_wake_one_ordered(gr_runtime *rt);
+
 /* Pops 'it' from the injection queue if it is the oldest item there. */
 bool gr__sched_take_injected(gr_runtime *rt, gr_item it);
 

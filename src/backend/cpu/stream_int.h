@@ -166,6 +166,20 @@ static inline void gr__stream_unlock_no_activate(gr_stream *s)
     gr_store_release(&s->lockw, w & ~(uint64_t)GR_STREAM_LOCKED);
 }
 
+/* True while s has ops queued that have not completed. */
+static inline bool gr__stream_pending(gr_stream *s)
+{
+    return gr_load_acquire(&s->done) < gr_load_acquire(&s->tail);
+}
+
+/* A reference on a stream found in the registry (under streams_lock),
+ * taken only from a nonzero count: false if s is on its way to being
+ * freed (see "References" above). */
+bool gr__stream_retain_registered(gr_stream *s);
+
+/* Puts a segment the consumer is done with on s's free list (queue.c). */
+void gr__seg_put(gr_stream *s, gr_seg *seg);
+
 /* Appending ops: lock_slot locks the stream, inserts the legacy stream's
  * implicit waits, and returns the next free slot; fill it and publish it
  * with gr__stream_publish; more slots with gr__stream_next_slot; finally
