@@ -142,10 +142,12 @@ static inline bool cache_enter(gr_pcache *c)
 #if GR_TSAN
     gr_exchange_seq_cst(&c->busy, 1);
 #else
-    /* The hot side of core/barrier.h: caches are on only where it is a
-     * compiler barrier, the flusher's membarrier doing the rest. */
+    /* The hot side of core/barrier.h. Caches exist only where the barrier
+     * is asymmetric (cache_init), so its light side is the compiler
+     * barrier, without the test gr_barrier_light makes: the flusher's
+     * membarrier does the rest. */
     gr_store_relaxed(&c->busy, 1);
-    gr_barrier_light();
+    gr_compiler_barrier();
 #endif
     return !gr_load_seq_cst(&c->stop);
 }
@@ -192,5 +194,286 @@ uint64_t gr__pcache_used_locked(grMemPool_t pool);
 uint64_t gr__pcache_used_high_locked(grMemPool_t pool);
 void gr__pcache_used_add_locked(grMemPool_t pool, int64_t n);
 void gr__pcache_peaks_reset_locked(grMemPool_t pool);
+
+/* ------------------------------------- shared by pool.c and pool_block.c */
+
+/* ------------------------------------------------------------- size classes */
+
+static inline unsigned size_class(size_t n, size_t *csize)
+{
+    if (n <= 256) {
+        *csize = 256;
+        return 0;
+    }
+    size_t m = n - 1;
+    unsigned lg = 63u - (unsigned)__builtin_clzll((unsigned long long)m); /* >= 8 */
+    size_t c = (m >> (lg - 2)) + 1;                                       /* 5..8 */
+    *csize = c << (lg - 2);
+    return (lg - 8) * 4 + (unsigned)(c - 5) + 1;
+}
+
+/* size_class of n <= CACHE_MAX_BYTES (4096), by 64-byte granule: every
+ * class boundary up to 4096 is a multiple of 64. small_class_of checks it
+ * against size_class in debug builds. */
+static const uint8_t small_class[64] = {0,  0,  0,  0,  1,  2,  3,  4,  5,  5,  6,  6,  7,  7,  8,  8,
+                                        9,  9,  9,  9,  10, 10, 10, 10, 11, 11, 11, 11, 12, 12, 12, 12,
+                                        13, 13, 13, 13, 13, 13, 13, 13, 14, 14, 14, 14, 14, 14, 14, 14,
+                                        15, 15, 15, 15, 15, 15, 15, 15, 16, 16, 16, 16, 16, 16, 16, 16};
+
+/* n in 1..4096. */
+static inline unsigned small_class_of(size_t n)
+{
+    unsigned cls = small_class[(n - 1) >> 6];
+#if GR_DEBUG >= 2
+    size_t csize;
+    gr_assert_internal(cls == size_class(n, &csize));
+#endif
+    return cls;
+}
+
+/* The recent blocks of the thread (pool_block.c has the argument):
+ * bumped by every free through the map and every reset. */
+extern _Atomic uint64_t gr__pool_ring_epoch;
+
+/* Drops the whole ring if a free through the map (or a reset) happened
+ * since its entries were recorded. One relaxed load when nothing did. */
+static inline void ring_sync(void)
+{
+    uint64_t e = gr_load_relaxed(&gr__pool_ring_epoch);
+    if (GR_UNLIKELY(gr__ptls.epoch != e)) {
+        memset(gr__ptls.e, 0, sizeof gr__ptls.e);
+        gr__ptls.hot.ptr = NULL;
+        gr__ptls.epoch = e;
+    }
+}
+
+/* No ring_sync: an entry recorded under a stale epoch is dropped by the
+ * next ring_take's, which is only a miss. */
+static inline void ring_put_from(const void *ptr, gr_pblock *b, uint32_t cls, uint32_t bind)
+{
+    if (gr__ptls.hot.ptr) {
+        unsigned i = gr__ptls.next;
+        gr__ptls.e[i].ptr = gr__ptls.hot.ptr;
+        gr__ptls.e[i].b = gr__ptls.hot.b;
+        gr__ptls.next = (i + 1) % RING_SIZE;
+    }
+    gr__ptls.hot.ptr = ptr;
+    gr__ptls.hot.b = b;
+    gr__ptls.hot.cls = cls;
+    gr__ptls.hot.bind = bind;
+}
+
+static inline void ring_put(gr_pblock *b)
+{
+    ring_put_from(b->ptr, b, 0, 0);
+}
+
+/* The descriptor of p if this thread allocated it recently and nobody
+ * freed it since; the entry is dropped (the caller frees the block). */
+static inline gr_pblock *ring_take(const void *p)
+{
+    ring_sync();
+    if (gr__ptls.hot.ptr == p) {
+        gr__ptls.hot.ptr = NULL;
+        return gr__ptls.hot.b;
+    }
+    unsigned i = gr__ptls.next;
+    for (unsigned k = 0; k < RING_SIZE; k++) {
+        i = (i + RING_SIZE - 1) % RING_SIZE;
+        if (gr__ptls.e[i].ptr == p) {
+            gr_pblock *b = gr__ptls.e[i].b;
+            gr__ptls.e[i].ptr = NULL;
+            gr__ptls.e[i].b = NULL;
+            return b;
+        }
+    }
+    return NULL;
+}
+
+static inline void ring_invalidate(void)
+{
+    gr_fetch_add_relaxed(&gr__pool_ring_epoch, 1);
+}
+
+/* ------------------------------------------------------ reserved memory */
+
+/* Reserved bytes; exact under the pool's lock, a hint without it. */
+static inline uint64_t reserved_of(grMemPool_t pool)
+{
+    return gr_load_relaxed(&pool->reserved);
+}
+
+/* Under the pool's lock. */
+static inline void over_update_locked(grMemPool_t pool)
+{
+    bool over = reserved_of(pool) > gr_load_relaxed(&pool->threshold);
+    if (gr_load_relaxed(&pool->over) != over)
+        gr_store_relaxed(&pool->over, over);
+}
+
+/* Under the pool's lock: the only writer, so no read-modify-write. */
+static inline void reserved_add(grMemPool_t pool, uint64_t n)
+{
+    gr_store_relaxed(&pool->reserved, reserved_of(pool) + n);
+    if (reserved_of(pool) > pool->reserved_high)
+        pool->reserved_high = reserved_of(pool);
+    over_update_locked(pool);
+}
+
+static inline void reserved_sub(grMemPool_t pool, uint64_t n)
+{
+    gr_store_relaxed(&pool->reserved, reserved_of(pool) - n);
+    over_update_locked(pool);
+}
+
+/* ------------------------------------------------------- thread caches */
+
+/* The fast paths of the threads' caches (pcache.c has the rest). */
+
+/* The stream checks of the full path, for a stream a cache is bound to
+ * (so a created one). Captures elsewhere need no test: the full path's
+ * gr__capture_check_implicit only ever refuses work on the legacy stream,
+ * which no created handle names. */
+static inline bool stream_usable(gr_stream *s)
+{
+    gr_assert_internal(s && !(s->flags & GR_STREAM_LEGACY));
+    return s->magic == GR_MAGIC_STREAM && !gr__stream_capturing(s);
+}
+
+/* Class sizes of the cached classes (size_class's csize). */
+static const uint16_t cache_csize[CACHE_CLASSES] = {256,  320,  384,  448,  512,  640,  768,  896, 1024,
+                                                    1280, 1536, 1792, 2048, 2560, 3072, 3584, 4096};
+
+/* The allocation fast path: takes a block of class cls for stream s out
+ * of c and hands it out (ring, ASan) in *out; false if c has none. No
+ * lock, no atomic read-modify-write. 'check': s is a user's handle not
+ * checked yet (grMallocAsync's leaf). */
+static inline bool cache_pop(gr_pcache *c, grMemPool_t pool, gr_stream *s, unsigned cls, size_t size,
+                             void **out, bool check)
+{
+    bool ok = false;
+    gr_assert_internal(cls < CACHE_CLASSES);
+    if (GR_LIKELY(cache_enter(c))) {
+        unsigned n = c->n[cls];
+        if (GR_LIKELY(n && c->pool == pool && c->stream == s && (!check || stream_usable(s)))) {
+            gr_pblock *b = c->slot[cls][n - 1].b;
+            void *p = c->slot[cls][n - 1].ptr;
+            c->n[cls] = (uint8_t)(n - 1);
+            int64_t d = gr_load_relaxed(&c->delta) + cache_csize[cls];
+            gr_store_relaxed(&c->delta, d);
+            if (d > gr_load_relaxed(&c->peak))
+                gr_store_relaxed(&c->peak, d);
+            b->state = BLOCK_LIVE;
+#if GR_ASAN
+            b->gen++;
+#endif
+            GR_UNPOISON(p, size);
+            ring_put_from(p, b, cls, c->bind);
+            *out = p;
+            ok = true;
+        }
+    }
+    cache_leave(c);
+    (void)size;
+    return ok;
+}
+
+/* The free fast path: b (LIVE, from this thread's ring) freed on s goes
+ * into c, bound to its pool and s, if its class has room; false if not
+ * (gr__pcache_push_slow decides then). */
+static inline bool cache_push_fast(gr_pcache *c, gr_pblock *b, gr_stream *s)
+{
+    unsigned cls = b->cls;
+    bool ok = false;
+    /* ASan builds take cache_push_slow, which poisons. */
+    if (GR_ASAN || cls >= CACHE_CLASSES || b->fs != s)
+        return false;
+    if (GR_LIKELY(cache_enter(c))) {
+        unsigned n = c->n[cls];
+        if (GR_LIKELY(c->pool == b->pool && c->stream == s && n < CACHE_DEPTH)) {
+            b->fseq = gr_load_acquire(&s->tail);
+            b->state = BLOCK_CACHED;
+            c->slot[cls][n].ptr = b->ptr;
+            c->slot[cls][n].b = b;
+            c->n[cls] = (uint8_t)(n + 1);
+            gr_store_relaxed(&c->delta, gr_load_relaxed(&c->delta) - (int64_t)b->size);
+            note_over(c->pool);
+            ok = true;
+        }
+    }
+    cache_leave(c);
+    return ok;
+}
+
+/* The free of this thread's newest allocation p on s, which its cache
+ * handed out under its current binding: b->pool, b->fs and b->cls are
+ * known without reading them. False if it must take the full path. */
+static inline bool cache_push_hot(gr_pcache *c, void *p, gr_stream *s)
+{
+    unsigned cls = gr__ptls.hot.cls;
+    gr_pblock *b = gr__ptls.hot.b;
+    bool ok = false;
+    if (GR_ASAN)
+        return false; /* cache_push_slow poisons */
+    if (GR_LIKELY(cache_enter(c))) {
+        unsigned n = c->n[cls];
+        if (GR_LIKELY(gr__ptls.hot.bind == c->bind && c->stream == s && n < CACHE_DEPTH &&
+                      stream_usable(s))) {
+            gr_assert_internal(b->pool == c->pool && b->fs == s && b->cls == cls && b->ptr == p);
+            b->fseq = gr_load_acquire(&s->tail);
+            b->state = BLOCK_CACHED;
+            c->slot[cls][n].ptr = p;
+            c->slot[cls][n].b = b;
+            c->n[cls] = (uint8_t)(n + 1);
+            gr_store_relaxed(&c->delta, gr_load_relaxed(&c->delta) - cache_csize[cls]);
+            note_over(c->pool);
+            ok = true;
+        }
+    }
+    cache_leave(c);
+    if (GR_LIKELY(ok))
+        gr__ptls.hot.ptr = NULL; /* as ring_take */
+    return ok;
+}
+
+static inline bool cache_push(gr_pblock *b, gr_stream *s)
+{
+    gr_pcache *c = gr__ptls.cache;
+    if (GR_LIKELY(c) && cache_push_fast(c, b, s))
+        return true;
+    return gr__pcache_push_slow(b, s);
+}
+
+/* Pools (pool.c): drops one reference (the last frees it). */
+void gr__pool_unref(grMemPool_t pool);
+
+/* Blocks (pool_block.c): gives free blocks back to the OS down to 'keep'
+ * reserved bytes; the slow paths of allocation and free. */
+void gr__pool_trim(grMemPool_t pool, uint64_t keep);
+/* grDeviceReset: frees every block of every pool (the pools' caches and
+ * the threads' rings hold none any more). */
+void gr__pool_blocks_reset(void);
+GR_NOINLINE grError_t gr__pool_alloc_slow(const char *call, grMemPool_t pool, void **out, size_t size,
+                                          gr_stream *s);
+GR_NOINLINE grError_t gr__pool_free_slow(const char *call, void *p, gr_stream *s, gr_pblock *b);
+
+/* The common case inline: a block from this thread's cache. */
+static inline grError_t pool_alloc(const char *call, grMemPool_t pool, void **out, size_t size, gr_stream *s)
+{
+    gr_pcache *c = gr__ptls.cache;
+    if (GR_LIKELY(c && size <= CACHE_MAX_BYTES)) {
+        if (GR_LIKELY(cache_pop(c, pool, s, small_class_of(size), size, out, false)))
+            return grSuccess;
+    }
+    return gr__pool_alloc_slow(call, pool, out, size, s);
+}
+
+static inline grError_t pool_free(const char *call, void *p, gr_stream *s, bool recent)
+{
+    gr_pblock *b = recent ? ring_take(p) : NULL;
+    if (GR_LIKELY(b) && b->cls < CACHE_CLASSES && cache_push(b, s))
+        return grSuccess;
+    return gr__pool_free_slow(call, p, s, b);
+}
 
 #endif /* GR_POOL_INT_H */

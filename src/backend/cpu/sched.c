@@ -525,7 +525,7 @@ void gr__sched_mail(gr_runtime *rt, gr_worker *slot, gr_item it)
      * pending wake-up pairs with a fence only, so a wake-up, which is
      * expensive anyway, is decided after a real fence. */
     if (gr__barrier_asym()) {
-        gr_barrier_light(); /* a compiler barrier: park() issues the heavy one */
+        gr_compiler_barrier(); /* the light side (core/barrier.h): park() issues the heavy one */
         if (gr_load_seq_cst(&rt->spinning) != 0 || gr_load_seq_cst(&rt->sleepers) == 0)
             return;
     }
