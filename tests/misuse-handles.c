@@ -270,10 +270,11 @@ GR_TEST(kernel_names_stay_unique_when_two_threads_register_one)
     }
 }
 
+/* Rounds run on streams of their own, some at once: count atomically. */
 static void count_fn(const grKernelCtx *c, void **a)
 {
     (void)c;
-    (**(int **)a[0])++;
+    atomic_fetch_add(*(atomic_int **)a[0], 1);
 }
 
 /* An executable and the stream it was last launched on hold each other
@@ -285,9 +286,9 @@ GR_TEST(destroyed_exec_and_its_stream_are_both_freed)
     grKernel_t k;
     grGraph_t g;
     grGraphNode_t n;
-    size_t sz[1] = {sizeof(int *)};
-    int hits = 0;
-    int *hp = &hits;
+    size_t sz[1] = {sizeof(atomic_int *)};
+    atomic_int hits = 0;
+    atomic_int *hp = &hits;
     void *args[1] = {&hp};
     CHECK_OK(grKernelCreate(&k, count_fn, "cycle_count", 1, sz));
     CHECK_OK(grGraphCreate(&g, 0));
@@ -307,7 +308,7 @@ GR_TEST(destroyed_exec_and_its_stream_are_both_freed)
         CHECK_OK(grStreamDestroy(s));
     }
     CHECK_OK(grDeviceSynchronize());
-    CHECK_EQ(hits, 200);
+    CHECK_EQ(atomic_load(&hits), 200);
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grKernelDestroy(k));
     /* The streams leave the device's registry: whatever is left would be
