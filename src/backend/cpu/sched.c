@@ -641,6 +641,27 @@ fail:
     return NULL;
 }
 
+/* After the workers are gone, what the queues still hold: stale STREAM
+ * items (each with the reference of a claimer that lost, see drain.c),
+ * tokens put back with nothing left to drain, and nothing else once the
+ * device is synchronised. Each is run here, on the calling thread in the
+ * first slot's stead, so that the references they hold are dropped:
+ * freeing the queues with them would leak their streams. */
+static void run_leftovers(gr_runtime *rt)
+{
+    gr_worker *w = &rt->workers[0];
+    for (;;) {
+        gr_item it = inj_pop(rt);
+        if (!it)
+            it = mail_take_any(rt);
+        for (unsigned i = 0; !it && i < rt->nslots; i++)
+            it = gr__deque_steal(&rt->workers[i].dq);
+        if (!it)
+            return;
+        gr__item_run(w, it);
+    }
+}
+
 /* Stops the workers and frees the runtime; the next call starts anew. */
 void gr__runtime_stop(void)
 {
@@ -655,6 +676,7 @@ void gr__runtime_stop(void)
     gr__futex_wake(&rt->wake_seq, INT_MAX);
     for (unsigned i = 0; i < rt->nworkers; i++)
         pthread_join(rt->workers[i].thread, NULL);
+    run_leftovers(rt);
     gr__stream_runtime_fini(rt);
     gr_store_release(&gr__rt, NULL);
     runtime_free(rt);
