@@ -198,6 +198,31 @@ GR_TEST(graphmem_free_node_refuses_allocation_its_own_graph_frees)
     CHECK_OK(grGraphDestroy(ga));
 }
 
+/* A failed capture into a graph removes the free node it recorded; the
+ * allocation is then freed in its own graph no more, and another graph
+ * may free it. */
+GR_TEST(graphmem_capture_rollback_forgets_its_free_node)
+{
+    grGraph_t g, h, out = NULL;
+    grGraphNode_t a, f = NULL;
+    grStream_t s;
+    void *p;
+    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphCreate(&h, 0));
+    a = add_alloc(g, NULL, 0, 128, &p);
+    CHECK_OK(grStreamBeginCaptureToGraph(s, g, &a, 1, grStreamCaptureModeGlobal));
+    CHECK_OK(grFreeAsync(p, s));
+    CHECK_GR(grErrorInvalidValue, grGraphAddMemFreeNode(&f, h, NULL, 0, p)); /* g frees it now */
+    CHECK_GR(grErrorStreamCaptureUnsupported, grStreamSynchronize(s));
+    CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &out));
+    CHECK_EQ(node_count(g), 1);
+    CHECK_OK(grGraphAddMemFreeNode(&f, h, NULL, 0, p));
+    CHECK_OK(grGraphDestroy(h));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+}
+
 GR_TEST(graphmem_unfreed_allocation_stays_valid_until_grFreeAsync_or_grFree)
 {
     grStream_t s;

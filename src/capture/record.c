@@ -201,7 +201,7 @@ grError_t gr__capture_record(const char *call, gr_stream *s, const grGraphNodePa
         return err;
     }
     if (GR_UNLIKELY(own))
-        gr__graphmem_note_free(p.free_ptr);
+        gr__graphmem_note_free(p.free_ptr, true);
     /* The new node follows everything the stream depended on. */
     m->deps.inl[0] = node;
     if (GR_UNLIKELY(m->deps.heap != NULL)) {

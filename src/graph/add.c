@@ -235,7 +235,7 @@ static grError_t add_mem_free(const char *call, grGraphNode_t *out, grGraph_t g,
     if ((err = add_finish(call, out, g, deps, ndeps, grGraphNodeTypeMemFree, &p)) != grSuccess)
         return err;
     if (own)
-        gr__graphmem_note_free(dptr);
+        gr__graphmem_note_free(dptr, true);
     return grSuccess;
 }
 

@@ -258,6 +258,11 @@ bool gr__graph_within(grGraph_t g, grGraph_t ancestor);
 grError_t gr__graphmem_check_free(const char *call, grGraph_t g, const grGraphNode_t *deps, size_t ndeps,
                                   void *dptr, bool *own);
 
+/* A free node of dptr is being removed from g (a failed capture's
+ * rollback): if g allocates dptr, the allocation is no longer freed in
+ * its own graph, and another graph may free it again. */
+void gr__graphmem_free_node_removed(grGraph_t g, void *dptr);
+
 /* True if g holds allocation or free nodes (CUDA then forbids deleting
  * its nodes and edges, cloning it and embedding it). */
 bool gr__graphmem_has_nodes(grGraph_t g);

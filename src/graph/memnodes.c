@@ -51,6 +51,15 @@ out:
     return found;
 }
 
+void gr__graphmem_free_node_removed(grGraph_t g, void *dptr)
+{
+    for (struct grGraphNode_st *n = g->first; n; n = n->next)
+        if (n->type == grGraphNodeTypeMemAlloc && n->p.alloc.dptr == dptr) {
+            gr__graphmem_note_free(dptr, false);
+            return;
+        }
+}
+
 bool gr__graphmem_has_nodes(grGraph_t g)
 {
     return g->nmemnodes != 0;

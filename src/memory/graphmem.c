@@ -164,12 +164,12 @@ const grMemAccessDesc *gr__graphmem_access(const void *dptr, size_t *count)
     return a;
 }
 
-void gr__graphmem_note_free(void *dptr)
+void gr__graphmem_note_free(void *dptr, bool freed)
 {
     gr__gmem_lock();
     gr_gmem *m = gr__gmem_find_locked(dptr);
     if (GR_ALWAYS(m != NULL))
-        m->freed_in_graph = true;
+        m->freed_in_graph = freed;
     gr__gmem_unlock();
 }
 

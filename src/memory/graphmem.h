@@ -51,9 +51,9 @@ bool gr__graphmem_is_alloc(const void *dptr);
 /* The access descriptor stored for the allocation (or NULL). */
 const grMemAccessDesc *gr__graphmem_access(const void *dptr, size_t *count);
 
-/* Records that the allocation at dptr is freed inside its own graph, so
- * that free nodes of other graphs are refused from now on. */
-void gr__graphmem_note_free(void *dptr);
+/* Records whether the allocation at dptr is freed inside its own graph:
+ * while it is, free nodes of other graphs are refused. */
+void gr__graphmem_note_free(void *dptr, bool freed);
 
 /* grFreeAsync / grFree of a graph allocation that outlived its launch:
  * grSuccess if dptr was one (now free), grErrorInvalidValue with a detail
