@@ -13,26 +13,51 @@
  */
 #include "stream_int.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------------ execution */
 
-static _Thread_local void *tls_shmem;
-static _Thread_local size_t tls_shmem_size;
+/* Each thread's scratch is allocated on its first block with shared
+ * memory and given back when the thread exits (workers exit at
+ * grDeviceReset), through a thread-specific key whose destructor frees
+ * it. */
+static _Thread_local void *tls_shmem; /* GR_MAX_SHARED_MEM bytes, or NULL */
+static pthread_key_t shmem_key;
+static pthread_once_t shmem_once = PTHREAD_ONCE_INIT;
+static bool shmem_key_ok;
+
+static void shmem_free(void *p)
+{
+    gr__free(p);
+    tls_shmem = NULL;
+}
+
+static void shmem_key_init(void)
+{
+    shmem_key_ok = pthread_key_create(&shmem_key, shmem_free) == 0;
+}
+
+static GR_NOINLINE void *scratch_alloc(void)
+{
+    pthread_once(&shmem_once, shmem_key_init);
+    /* Without the key the block would outlive the thread: refuse it. */
+    void *p = shmem_key_ok ? gr__aligned_alloc(64, GR_MAX_SHARED_MEM) : NULL;
+    if (!p || pthread_setspecific(shmem_key, p) != 0) {
+        gr__free(p);
+        return NULL;
+    }
+    tls_shmem = p;
+    return p;
+}
 
 void *gr__kernel_scratch(uint32_t bytes)
 {
     if (bytes == 0)
         return NULL;
-    if (GR_UNLIKELY(tls_shmem_size < bytes)) {
-        void *p = gr__aligned_alloc(64, GR_MAX_SHARED_MEM);
-        if (!p)
-            return NULL;
-        gr__free(tls_shmem);
-        tls_shmem = p;
-        tls_shmem_size = GR_MAX_SHARED_MEM;
-    }
+    if (GR_UNLIKELY(tls_shmem == NULL))
+        return scratch_alloc();
     return tls_shmem;
 }
 
