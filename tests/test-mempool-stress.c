@@ -265,3 +265,32 @@ GR_TEST_T(mempool_stress_thread_caches_with_a_concurrent_trimmer, 120)
         CHECK_OK(grMemPoolDestroy(cache_pools[i]));
     }
 }
+
+/* A block freed into a destroyed pool is released in stream order while
+ * the next grFree of it, refused as a double free, looks the block up:
+ * the lookup reads the block's state while the release writes it (a data
+ * race under ThreadSanitizer before the state was atomic). Every second
+ * free must be refused, whichever side wins. */
+GR_TEST_T(mempool_double_free_racing_a_destroyed_pools_release, 120)
+{
+    grMemPoolProps props;
+    grStream_t s;
+    int refused = 0, rounds = STRESS_SMALL ? 2000 : 20000;
+    memset(&props, 0, sizeof props);
+    props.allocType = grMemAllocationTypePinned;
+    props.location.type = grMemLocationTypeDevice;
+    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
+    for (int i = 0; i < rounds; i++) {
+        grMemPool_t pool;
+        void *b;
+        CHECK_OK(grMemPoolCreate(&pool, &props));
+        CHECK_OK(grMallocFromPoolAsync(&b, 8192, pool, s));
+        CHECK_OK(grStreamSynchronize(s));
+        CHECK_OK(grMemPoolDestroy(pool)); /* b stays valid */
+        CHECK_OK(grFree(b));              /* its release is queued */
+        refused += grFree(b) == grErrorInvalidValue;
+    }
+    CHECK_OK(grDeviceSynchronize());
+    CHECK_EQ(refused, rounds);
+    CHECK_OK(grStreamDestroy(s));
+}

@@ -167,8 +167,9 @@ static void cache_drain_locked(gr_pcache *c)
     for (unsigned k = 0; k < CACHE_CLASSES; k++) {
         for (unsigned i = 0; i < c->n[k]; i++) {
             gr_pblock *b = c->slot[k][i].b;
-            gr_assert_internal(b->state == BLOCK_CACHED && b->pool == pool && b->fs == c->stream);
-            b->state = BLOCK_FREE;
+            gr_assert_internal(gr_load_relaxed(&b->state) == BLOCK_CACHED && b->pool == pool &&
+                               b->fs == c->stream);
+            gr_store_relaxed(&b->state, BLOCK_FREE);
             b->next = pool->bins[k];
             pool->bins[k] = b;
             bytes += b->size;
@@ -402,7 +403,7 @@ bool gr__pcache_push_slow(gr_pblock *b, gr_stream *s)
                 b->fs = s;
             }
             b->fseq = seq;
-            b->state = BLOCK_CACHED;
+            gr_store_relaxed(&b->state, BLOCK_CACHED);
             c->slot[cls][c->n[cls]].ptr = b->ptr;
             c->slot[cls][c->n[cls]].b = b;
             c->n[cls]++;

@@ -100,7 +100,7 @@ bool gr__pool_owns(const void *p)
     uint32_t h = map_hash(p);
     gr__spin_lock(map_lock_for(h));
     gr_pblock *b = map_find_locked(h, p);
-    bool live = b && b->state == BLOCK_LIVE;
+    bool live = b && gr_load_relaxed(&b->state) == BLOCK_LIVE;
     gr__spin_unlock(map_lock_for(h));
     /* grFree of a graph allocation comes here too (pool_free passes it on
      * to graph memory). */
@@ -138,7 +138,7 @@ static gr_pblock *detach_reached_locked(grMemPool_t pool, uint64_t keep)
                 continue;
             }
             *pp = b->next;
-            b->state = BLOCK_GONE;
+            gr_store_relaxed(&b->state, BLOCK_GONE);
             reserved_sub(pool, b->size);
             b->next = out;
             out = b;
@@ -213,7 +213,7 @@ static GR_NOINLINE gr_pblock *block_new(const char *call, grMemPool_t pool, unsi
     b->size = csize;
     b->pool = pool;
     b->cls = (uint16_t)cls;
-    b->state = BLOCK_LIVE;
+    gr_store_relaxed(&b->state, BLOCK_LIVE);
     gr_fetch_add_relaxed(&pool->refs, 1);
     map_insert(b);
     gr__spin_lock(&pool->lock);
@@ -292,7 +292,7 @@ GR_NOINLINE grError_t gr__pool_alloc_slow(const char *call, grMemPool_t pool, vo
     else
         b = b ? take_slow(pool, cls, s, &wait) : NULL;
     if (b) {
-        b->state = BLOCK_LIVE;
+        gr_store_relaxed(&b->state, BLOCK_LIVE);
         gr__pcache_used_add_locked(pool, (int64_t)b->size);
     }
     gr__spin_unlock(&pool->lock);
@@ -308,7 +308,7 @@ GR_NOINLINE grError_t gr__pool_alloc_slow(const char *call, grMemPool_t pool, vo
          * reference on fs keeps it alive until the WAIT op holds its own. */
         if (wait && !gr__stream_enqueue_wait(s, b->fs, b->fseq)) {
             gr__spin_lock(&pool->lock);
-            b->state = BLOCK_FREE;
+            gr_store_relaxed(&b->state, BLOCK_FREE);
             gr__pcache_used_add_locked(pool, -(int64_t)b->size);
             b->next = pool->bins[cls];
             pool->bins[cls] = b;
@@ -341,7 +341,7 @@ static void poison_op(void *data)
     gr_pblock *b = map_find_locked(h, a->ptr);
     if (b) {
         gr__spin_lock(&b->pool->lock);
-        if (b->state == BLOCK_FREE && b->gen == a->gen)
+        if (gr_load_relaxed(&b->state) == BLOCK_FREE && b->gen == a->gen)
             GR_POISON(b->ptr, b->size);
         gr__spin_unlock(&b->pool->lock);
     }
@@ -397,7 +397,7 @@ static void release_op(void *data)
 {
     gr_pblock *b = *(gr_pblock **)data;
     gr__spin_lock(&b->pool->lock);
-    b->state = BLOCK_GONE;
+    gr_store_relaxed(&b->state, BLOCK_GONE);
     reserved_sub(b->pool, b->size);
     gr__spin_unlock(&b->pool->lock);
     block_release(b);
@@ -427,7 +427,7 @@ GR_NOINLINE grError_t gr__pool_free_slow(const char *call, void *p, gr_stream *s
     }
     grMemPool_t pool = b->pool;
     gr__spin_lock(&pool->lock);
-    if (GR_UNLIKELY(b->state != BLOCK_LIVE)) {
+    if (GR_UNLIKELY(gr_load_relaxed(&b->state) != BLOCK_LIVE)) {
         gr__spin_unlock(&pool->lock);
         if (shard)
             gr__spin_unlock(shard);
@@ -437,7 +437,7 @@ GR_NOINLINE grError_t gr__pool_free_slow(const char *call, void *p, gr_stream *s
         /* Destroyed pool: the block goes back to the OS, in stream order.
          * Mark it before queuing: once queued, release_op may free the
          * block and, with its last reference, the pool. */
-        b->state = BLOCK_FREE; /* not on any list: release_op owns it */
+        gr_store_relaxed(&b->state, BLOCK_FREE); /* not on any list: release_op owns it */
         gr__pcache_used_add_locked(pool, -(int64_t)b->size);
         gr__spin_unlock(&pool->lock);
         if (shard)
@@ -447,7 +447,7 @@ GR_NOINLINE grError_t gr__pool_free_slow(const char *call, void *p, gr_stream *s
             /* Nothing queued: the block (and its pool reference) is still
              * the caller's. */
             gr__spin_lock(&pool->lock);
-            b->state = BLOCK_LIVE;
+            gr_store_relaxed(&b->state, BLOCK_LIVE);
             gr__pcache_used_add_locked(pool, (int64_t)b->size);
             gr__spin_unlock(&pool->lock);
         }
@@ -460,7 +460,7 @@ GR_NOINLINE grError_t gr__pool_free_slow(const char *call, void *p, gr_stream *s
         b->fs = s;
     }
     b->fseq = gr_load_acquire(&s->tail);
-    b->state = BLOCK_FREE;
+    gr_store_relaxed(&b->state, BLOCK_FREE);
     b->next = pool->bins[b->cls];
     pool->bins[b->cls] = b;
     gr__pcache_used_add_locked(pool, -(int64_t)b->size);

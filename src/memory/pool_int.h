@@ -34,11 +34,11 @@ typedef struct gr_pblock {
     uint64_t fseq;           /* fs's ops that precede that free */
     uint64_t gen;            /* allocations so far (ASan builds) */
     uint16_t cls;
-    uint8_t state; /* BLOCK_*; guarded by pool->lock, except
-                                     while the block is LIVE or CACHED
-                                     through a thread cache: then by that
-                                     cache (its owner, or a flusher that
-                                     stopped it) */
+    /* BLOCK_*; changed under pool->lock, except while the block is LIVE
+     * or CACHED through a thread cache (then by that cache: its owner, or
+     * a flusher that stopped it). Atomic (relaxed) because gr__pool_owns
+     * reads it under the map shard's lock only, a snapshot by design. */
+    _Atomic uint8_t state;
 } gr_pblock;
 
 struct gr_pcache;
@@ -363,7 +363,7 @@ static inline bool cache_pop(gr_pcache *c, grMemPool_t pool, gr_stream *s, unsig
             gr_store_relaxed(&c->delta, d);
             if (d > gr_load_relaxed(&c->peak))
                 gr_store_relaxed(&c->peak, d);
-            b->state = BLOCK_LIVE;
+            gr_store_relaxed(&b->state, BLOCK_LIVE);
 #if GR_ASAN
             b->gen++;
 #endif
@@ -392,7 +392,7 @@ static inline bool cache_push_fast(gr_pcache *c, gr_pblock *b, gr_stream *s)
         unsigned n = c->n[cls];
         if (GR_LIKELY(c->pool == b->pool && c->stream == s && n < CACHE_DEPTH)) {
             b->fseq = gr_load_acquire(&s->tail);
-            b->state = BLOCK_CACHED;
+            gr_store_relaxed(&b->state, BLOCK_CACHED);
             c->slot[cls][n].ptr = b->ptr;
             c->slot[cls][n].b = b;
             c->n[cls] = (uint8_t)(n + 1);
@@ -421,7 +421,7 @@ static inline bool cache_push_hot(gr_pcache *c, void *p, gr_stream *s)
                       stream_usable(s))) {
             gr_assert_internal(b->pool == c->pool && b->fs == s && b->cls == cls && b->ptr == p);
             b->fseq = gr_load_acquire(&s->tail);
-            b->state = BLOCK_CACHED;
+            gr_store_relaxed(&b->state, BLOCK_CACHED);
             c->slot[cls][n].ptr = p;
             c->slot[cls][n].b = b;
             c->n[cls] = (uint8_t)(n + 1);
