@@ -128,3 +128,71 @@ GR_TEST_T(exec_setters_exclude_launches_from_other_threads, 120)
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grKernelDestroy(k));
 }
+
+/* The bias changing hands: the thread that claimed an executable with its
+ * first change keeps changing and launching it while a second thread
+ * starts doing the same, which takes the bias away in the middle of the
+ * owner's changes. Fresh executables each round, so every round has a
+ * claim and a revocation. */
+typedef struct rival_arg {
+    grGraphExec_t exec;
+    grKernel_t k;
+    grGraphNode_t node;
+    int steps;
+} rival_arg;
+
+static void set_and_launch(grGraphExec_t exec, grKernel_t k, grGraphNode_t node, long v, grStream_t s)
+{
+    void *args[2] = {&v, &v};
+    grKernelNodeParams kp = {k, GR_DIM3(2, 1, 1), GR_DIM3(1, 1, 1), 0, args, NULL};
+    CHECK_OK(grGraphExecKernelNodeSetParams(exec, node, &kp));
+    CHECK_OK(grGraphLaunch(exec, s));
+}
+
+static void *rival(void *p)
+{
+    rival_arg *ra = p;
+    grStream_t s;
+    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
+    for (int i = 0; i < ra->steps; i++)
+        set_and_launch(ra->exec, ra->k, ra->node, 1000 + i, s);
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_OK(grStreamDestroy(s));
+    return NULL;
+}
+
+GR_TEST_T(exec_bias_taken_away_while_its_owner_changes_the_plan, 120)
+{
+    grKernel_t k;
+    size_t sz[2] = {sizeof(long), sizeof(long)};
+    grGraphNode_t nodes[2];
+    grStream_t s;
+    int rounds = 200, steps = 40;
+#ifdef SETTERS_TSAN
+    rounds = 40;
+#endif
+    CHECK_OK(grKernelCreate(&k, pair_kernel, "bias_pair_kernel", 2, sz));
+    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
+    grGraph_t g = pair_graph(k, 0, nodes);
+    long before = atomic_load(&calls);
+    for (int r = 0; r < rounds; r++) {
+        grGraphExec_t exec;
+        pthread_t t;
+        CHECK_OK(grGraphInstantiate(&exec, g, 0));
+        for (int i = 0; i < 4; i++) /* claims the bias, then changes under it */
+            set_and_launch(exec, k, nodes[0], i, s);
+        rival_arg ra = {exec, k, nodes[1], steps};
+        CHECK(pthread_create(&t, NULL, rival, &ra) == 0);
+        for (int i = 0; i < steps; i++)
+            set_and_launch(exec, k, nodes[i % 2], 100 + i, s);
+        CHECK(pthread_join(t, NULL) == 0);
+        CHECK_OK(grStreamSynchronize(s));
+        CHECK_OK(grGraphExecDestroy(exec));
+    }
+    CHECK_EQ(atomic_load(&torn), 0);
+    /* Two nodes of two blocks per launch, every launch ran. */
+    CHECK_EQ(atomic_load(&calls) - before, 4L * rounds * (4 + 2 * steps));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grKernelDestroy(k));
+}

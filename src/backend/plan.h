@@ -33,6 +33,7 @@
 #define GR_PLAN_H
 
 #include "backend.h"
+#include "../core/barrier.h"
 
 struct grGraphNode_st; /* graph nodes are named by the node table, never dereferenced here */
 
@@ -184,6 +185,17 @@ struct grGraphExec_st {
      * that lock alone (see grGraphLaunch), and backs off to 'lock' while a
      * writer of the plan holds it (gr__exec_write_begin). */
     gr_spinlock lock;
+    /* The bias (see gr__exec_write_begin): 0, or the tag (gr__self_tag)
+     * of the one thread that launches and changes e; set under 'lock'
+     * by that thread's first change, cleared by any other thread before it
+     * launches or changes e (gr__exec_lock_unbiased). 'owner_busy' is set
+     * by the owner alone, around its changes made without 'lock';
+     * 'owner_writing' tells gr__exec_write_end which kind of change ends
+     * (read and written only by the writer). */
+    _Atomic uintptr_t owner;
+    _Atomic bool bias_revoked; /* once set, no thread claims e again */
+    _Atomic uint32_t owner_busy;
+    bool owner_writing;
     gr_stream *_Atomic last_stream;
     _Atomic uint64_t last_seq;
     /* Launches queued, counted by publish_launch under the stream locks
@@ -204,26 +216,78 @@ static inline bool gr__exec_valid(grGraphExec_t e)
 /* Waits for the stream of e's last launch to pass it. */
 void gr__exec_quiesce_slow(grGraphExec_t e);
 
+/* The calling thread's tag for the executables' bias: the address of a
+ * thread-local byte (initial-exec: no call to compute it). A tag is
+ * reused only by a thread created after its first owner exited. */
+extern __attribute__((tls_model("initial-exec"))) _Thread_local char gr__tls_self;
+
+static inline uintptr_t gr__self_tag(void)
+{
+    return (uintptr_t)&gr__tls_self;
+}
+
+/* Takes e's lock once no other thread holds the bias: clears another
+ * thread's bias first (a heavy barrier, once per executable), and again
+ * if the owner claimed it meanwhile. */
+void gr__exec_lock_unbiased(grGraphExec_t e);
+
+/* gr__exec_write_begin's path through e's lock. */
+void gr__exec_write_begin_locked(grGraphExec_t e);
+
 /*
- * Begins a change of e's plan (a setter, an update): returns holding e's
- * lock, with every launch of e queued so far run to its end, and no
- * launch queued until gr__exec_write_end. Launches queued before the call
- * run the old parameters, those after it the new ones, and the plan is
- * never written while one runs, whichever threads launch.
+ * Begins a change of e's plan (a setter, an update): returns with every
+ * launch of e queued so far run to its end, and no launch queued and no
+ * other change begun until gr__exec_write_end. Launches queued before the
+ * call run the old parameters, those after it the new ones, and the plan
+ * is never written while one runs, whichever threads launch.
  *
- * Pairing (Dekker, seq_cst): the writer takes e->lock with a seq_cst
- * exchange, then reads the lock word of e's last stream; a launch on that
- * stream locks it with a seq_cst compare-and-swap, then tests e->lock
+ * Through e's lock (gr__exec_write_begin_locked), pairing with launches
+ * (Dekker, seq_cst): the writer takes e->lock with a seq_cst exchange,
+ * then reads the lock word of e's last stream; a launch on that stream
+ * locks it with a seq_cst compare-and-swap, then tests e->lock
  * (grGraphLaunch) and, finding it held, unlocks and queues through
  * launch_moving, which waits for e->lock. So either the launch sees the
  * writer, or the writer sees the stream locked and waits for the launch
- * to be queued, then for it to run. The common case (nothing queued, the
- * stream not locked) is one exchange and three loads.
+ * to be queued, then for it to run. That costs one locked exchange.
+ *
+ * The bias spares it when one thread does all the launching and changing
+ * (the usual replay loop): the first change of a thread that finds e
+ * unowned claims it (under e->lock), and from then on its changes set
+ * 'owner_busy' with a plain store and check that the bias still holds:
+ * the asymmetric barrier's hot side (core/barrier.h). Any other thread
+ * clears the bias before it launches or changes e, issuing the heavy
+ * barrier and waiting for 'owner_busy' to drop (gr__exec_lock_unbiased),
+ * so either the owner sees the bias gone and takes the lock, or the other
+ * thread sees the owner busy and waits for it. While e is biased only the
+ * owner launches it, so its own launch count tells whether one runs.
  */
-void gr__exec_write_begin(grGraphExec_t e);
+static inline void gr__exec_write_begin(grGraphExec_t e)
+{
+    uintptr_t me = gr__self_tag();
+    if (GR_LIKELY(gr_load_relaxed(&e->owner) == me) &&
+        GR_LIKELY(gr_load_acquire(&e->launches_done) >= gr_load_relaxed(&e->launches))) {
+#if GR_TSAN
+        gr_exchange_seq_cst(&e->owner_busy, 1u); /* TSan models no membarrier */
+#else
+        gr_store_relaxed(&e->owner_busy, 1u);
+#endif
+        gr_barrier_light();
+        if (GR_LIKELY(gr_load_relaxed(&e->owner) == me)) {
+            e->owner_writing = true;
+            return;
+        }
+        gr_store_release(&e->owner_busy, 0u);
+    }
+    gr__exec_write_begin_locked(e);
+}
 
 static inline void gr__exec_write_end(grGraphExec_t e)
 {
+    if (e->owner_writing) {
+        e->owner_writing = false;
+        gr_store_release(&e->owner_busy, 0u);
+        return;
+    }
     gr__spin_unlock(&e->lock);
 }
 

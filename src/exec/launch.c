@@ -19,7 +19,8 @@ grError_t gr__exec_check_ranges(const char *call, grGraphExec_t e)
     /* The generation first: an allocation made while the check runs
      * moves it past the one noted, and the next launch looks again. */
     uint64_t gen = gr__mem_generation();
-    gr__spin_lock(&e->lock);
+    /* Excludes changes of the plan, the owner's too. */
+    gr__exec_lock_unbiased(e);
     for (uint32_t i = 0; i < p->nranged && !err; i++) {
         const gr_pnode *pn = &p->nodes[p->ranged_nodes[i]];
         if (!pn->enabled)

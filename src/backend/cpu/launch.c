@@ -349,8 +349,43 @@ GR_NOINLINE void gr__exec_quiesce_slow(grGraphExec_t e)
     }
 }
 
-/* gr__exec_write_begin when a launch is being queued or has not run yet:
- * waits for it, e's lock held on return. */
+__attribute__((tls_model("initial-exec"))) _Thread_local char gr__tls_self;
+
+/* Clears another thread's bias on e: the owner either sees it gone before
+ * its next change without the lock, or is busy in one now and is waited
+ * for (the heavy side of the pairing in gr__exec_write_begin). */
+static GR_NOINLINE void revoke_bias(grGraphExec_t e)
+{
+    gr_store_seq_cst(&e->bias_revoked, true);
+    gr_store_seq_cst(&e->owner, (uintptr_t)0);
+    gr_barrier_heavy();
+    /* Acquire (seq_cst): pairs with the owner's release of owner_busy,
+     * so that its change is seen from here on. */
+    while (gr_load_seq_cst(&e->owner_busy))
+        gr__cpu_relax();
+}
+
+static inline bool biased_elsewhere(grGraphExec_t e)
+{
+    uintptr_t o = gr_load_seq_cst(&e->owner);
+    return o != 0 && o != gr__self_tag();
+}
+
+void gr__exec_lock_unbiased(grGraphExec_t e)
+{
+    for (;;) {
+        if (biased_elsewhere(e))
+            revoke_bias(e);
+        gr__spin_lock_seq_cst(&e->lock);
+        /* A claim takes the lock: none can happen from here on. */
+        if (GR_LIKELY(!biased_elsewhere(e)))
+            return;
+        gr__spin_unlock(&e->lock);
+    }
+}
+
+/* gr__exec_write_begin_locked when a launch is being queued or has not run
+ * yet: waits for it, e's lock held on return. */
 static GR_NOINLINE void write_begin_slow(grGraphExec_t e)
 {
     for (;;) {
@@ -367,15 +402,23 @@ static GR_NOINLINE void write_begin_slow(grGraphExec_t e)
          * ours), then look again. */
         gr__spin_unlock(&e->lock);
         gr__exec_quiesce_slow(e);
-        gr__spin_lock_seq_cst(&e->lock);
+        gr__exec_lock_unbiased(e);
     }
 }
 
-void gr__exec_write_begin(grGraphExec_t e)
+void gr__exec_write_begin_locked(grGraphExec_t e)
 {
     /* Pairing: see plan.h. The common case (nothing queued, the stream
-     * not locked) is one exchange and three loads. */
-    gr__spin_lock_seq_cst(&e->lock);
+     * not locked) is one exchange and a few loads. */
+    gr__exec_lock_unbiased(e);
+    /* The first change of an executable nobody owns claims it for this
+     * thread, where the heavy barrier exists (without it the owner would
+     * fence anyway). Before the stream's lock word is read: a launch that
+     * tests the owner after locking its stream either sees the claim, or
+     * is seen here and waited for. */
+    if (GR_UNLIKELY(gr_load_relaxed(&e->owner) == 0) && !gr_load_relaxed(&e->bias_revoked) &&
+        gr__barrier_asym())
+        gr_store_seq_cst(&e->owner, gr__self_tag());
     gr_stream *s = gr_load_relaxed(&e->last_stream);
     if (GR_LIKELY(!s || !(gr_load_seq_cst(&s->lockw) & GR_STREAM_LOCKED)) &&
         GR_LIKELY(gr_load_acquire(&e->launches_done) >= gr_load_relaxed(&e->launches)))
@@ -430,7 +473,7 @@ static GR_NOINLINE grError_t launch_oom(gr_stream *stream)
  * last_stream to s. */
 static GR_NOINLINE grError_t launch_moving(gr_runtime *rt, grGraphExec_t e, gr_stream *s)
 {
-    gr__spin_lock(&e->lock);
+    gr__exec_lock_unbiased(e);
     gr_stream *prev = gr_load_relaxed(&e->last_stream);
     gr_stream *from = prev != s ? prev : NULL; /* another thread may have moved it here */
     if (from && from < s)
@@ -483,10 +526,11 @@ grError_t gr__exec_launch(grGraphExec_t graphExec, gr_stream *s)
     gr_op *op = gr__stream_lock_slot(rt, s);
     if (!op)
         return launch_oom(s);
-    /* A writer of the plan holds e's lock: queue behind it. Pairs with
-     * gr__exec_write_begin (the stream's lock was taken seq_cst). */
+    /* A writer of the plan holds e's lock, or another thread holds the
+     * bias: queue through e's lock. Pairs with gr__exec_write_begin (the
+     * stream's lock was taken seq_cst). */
     if (GR_UNLIKELY(gr_load_relaxed(&graphExec->last_stream) != s ||
-                    gr__spin_held_seq_cst(&graphExec->lock))) {
+                    gr__spin_held_seq_cst(&graphExec->lock) || biased_elsewhere(graphExec))) {
         gr__stream_unlock(rt, s);
         return launch_moving(rt, graphExec, s);
     }
