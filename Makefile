@@ -3,6 +3,7 @@
 #   make demo          configure build/ (Release), build, run the pipeline demo
 #   make test          configure build/ (Release, -Werror), build, run the suite
 #   make bench         configure build/ with the benchmarks, build them
+#   make bench-grain   graphrt against oneTBB, Taskflow and OpenMP at task grains (bench/grain)
 #   make install       install build/ under PREFIX (default /usr/local)
 #   make soak          Release soak run (SOAK_SECONDS, SOAK_THREADS); soak-tsan under TSan
 #   make format-check  check the sources against .clang-format
@@ -28,12 +29,12 @@ MAKEFLAGS += --no-print-directory
 FORMAT_SOURCES = $(wildcard include/*.h src/*/*.c src/*/*.h src/*/*/*.c src/*/*/*.h tests/*.c tests/*.h \
                             tests/*/*.c tests/*/*.h examples/*.c bench/*.c tools/*.c)
 
-.PHONY: all demo test bench install soak soak-tsan format-check tidy layers clean help
+.PHONY: all demo test bench bench-grain install soak soak-tsan format-check tidy layers clean help
 
 all: help
 
 help:
-	@sed -n '3,11p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,12p' Makefile | sed 's/^# \{0,1\}//'
 
 # The demo reuses whatever GR_WERROR the build directory already has, so
 # `make test` followed by `make demo` does not rebuild.
@@ -53,6 +54,13 @@ test:
 bench:
 	$(CMAKE) -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DGR_BUILD_BENCH=ON
 	$(CMAKE) --build $(BUILD) --parallel $(JOBS)
+
+# Builds graphrt and the peers it can (bench/grain/run.sh says how to get
+# them) in build-grain/, runs the sweep and prints the tables;
+# GRAIN_ARGS=--quick for a short run, --json FILE for JSON too.
+GRAIN_ARGS ?=
+bench-grain:
+	bench/grain/run.sh $(GRAIN_ARGS)
 
 # The soak run: threads x streams x captures x launches for SOAK_SECONDS,
 # every result checked; prints operations done and failures (exit 1 on any).

@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""summarize.py - the grain benchmark's tables from its CSV (run.sh).
+
+usage: summarize.py [--machine machine.txt] [--json out.json] sweep.csv ...
+
+For each thread count, one table: a row per grain, a column per shape,
+each cell "ratio  eff graphrt / eff best peer", where
+
+  ratio      = best peer's median replay / graphrt's (> 1: graphrt faster)
+  efficiency = sequential replay (the sum of the task times on one thread)
+               / (threads x median replay)
+
+and the best peer is the fastest of oneTBB flow graph, Taskflow and OpenMP
+tasks on that cell. The closing lines count the cells where graphrt is
+slower than the best peer and where it is at least 1.3x faster.
+"""
+import argparse
+import csv
+import json
+import sys
+
+SHAPES = [("chain", "chain 100"), ("fan64", "fan 64"), ("fan1024", "fan 1024"),
+          ("rand", "rand 10k"), ("layered", "layered 20x64")]
+PEERS = {"tbb_flow": "oneTBB", "taskflow": "Taskflow", "gomp_persist": "OpenMP"}
+
+
+def shape_key(row):
+    return "fan%s" % row["param"] if row["shape"] == "fan" else row["shape"]
+
+
+def load(paths):
+    data = {}
+    for path in paths:
+        with open(path) as f:
+            for r in csv.DictReader(line for line in f if not line.startswith("#")):
+                if not r.get("rt") or r["rt"] == "rt":
+                    continue
+                key = (r["rt"], int(r["threads"]), shape_key(r), float(r["grain_us"]))
+                data[key] = {"median_ns": float(r["replay_med_ns"]), "min_ns": float(r["replay_min_ns"]),
+                             "p90_ns": float(r["replay_p90_ns"]), "reps": int(r["reps"]),
+                             "tasks": int(r["tasks"]), "cpu_ns_per_replay": float(r["cpu_ns_per_replay"]),
+                             "eff_threads": float(r["eff_threads"])}
+    return data
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--machine")
+    ap.add_argument("--json")
+    ap.add_argument("csv", nargs="+")
+    a = ap.parse_args()
+    machine = []
+    if a.machine:
+        with open(a.machine) as f:
+            machine = [line.rstrip("\n").lstrip("# ") for line in f if line.strip()]
+    data = load(a.csv)
+    seq = {(s, g): v for (rt, t, s, g), v in data.items() if rt == "seq"}
+    threads = sorted({t for (rt, t, s, g) in data if rt == "graphrt"})
+    grains = sorted({g for (rt, t, s, g) in data if rt == "graphrt"})
+    shapes = [(k, n) for k, n in SHAPES if any(s == k for (_, _, s, _) in data)]
+    peers_seen = sorted({PEERS[rt] for (rt, _, _, _) in data if rt in PEERS})
+
+    cells = []
+    for t in threads:
+        for g in grains:
+            for s, _ in shapes:
+                gr = data.get(("graphrt", t, s, g))
+                sq = seq.get((s, g))
+                if not gr:
+                    continue
+                best = None
+                best_eff = None
+                for rt, name in PEERS.items():
+                    p = data.get((rt, t, s, g))
+                    if not p:
+                        continue
+                    if best is None or p["median_ns"] < best[1]["median_ns"]:
+                        best = (name, p)
+                    if sq:
+                        e = sq["median_ns"] / (t * p["median_ns"])
+                        if best_eff is None or e > best_eff[1]:
+                            best_eff = (name, e)
+                cell = {"threads": t, "grain_us": g, "shape": s, "graphrt": gr,
+                        "graphrt_eff": sq["median_ns"] / (t * gr["median_ns"]) if sq else None,
+                        "seq_median_ns": sq["median_ns"] if sq else None}
+                if best:
+                    cell.update({"best_peer": best[0], "best_peer_median_ns": best[1]["median_ns"],
+                                 "ratio": best[1]["median_ns"] / gr["median_ns"]})
+                if best_eff:
+                    cell.update({"best_eff_peer": best_eff[0], "best_peer_eff": best_eff[1]})
+                cells.append(cell)
+
+    out = sys.stdout
+    for line in machine:
+        print("# " + line, file=out)
+    print("# peers measured: %s" % (", ".join(peers_seen) or "none"), file=out)
+    print("# cell: ratio (best peer median / graphrt median; > 1: graphrt faster)  "
+          "eff graphrt / eff of the most efficient peer", file=out)
+    for t in threads:
+        print("\n## %d thread%s\n" % (t, "" if t == 1 else "s"), file=out)
+        print("| grain | " + " | ".join(n for _, n in shapes) + " |", file=out)
+        print("|---|" + "---|" * len(shapes), file=out)
+        for g in grains:
+            row = []
+            for s, _ in shapes:
+                c = next((c for c in cells if c["threads"] == t and c["grain_us"] == g and c["shape"] == s), None)
+                if not c:
+                    row.append("")
+                    continue
+                txt = "%.2fx" % c["ratio"] if "ratio" in c else "-"
+                if c.get("graphrt_eff") is not None and g > 0:
+                    txt += " %.2f/%s" % (c["graphrt_eff"],
+                                         "%.2f" % c["best_peer_eff"] if "best_peer_eff" in c else "-")
+                row.append(txt)
+            print("| %g us | %s |" % (g, " | ".join(row)), file=out)
+    rated = [c for c in cells if "ratio" in c and c["grain_us"] > 0]
+    slower = [c for c in rated if c["ratio"] < 1.0]
+    fast = [c for c in rated if c["ratio"] >= 1.3]
+    print("\ngrains > 0: %d cells; graphrt slower than the best peer on %d, >= 1.3x faster on %d"
+          % (len(rated), len(slower), len(fast)), file=out)
+    zero = [c for c in cells if "ratio" in c and c["grain_us"] == 0]
+    if zero:
+        print("grain 0: lowest ratio %.1fx (%s, %d threads)" % min(
+            (c["ratio"], c["shape"], c["threads"]) for c in zero), file=out)
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"machine": machine, "peers": peers_seen, "cells": cells}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
