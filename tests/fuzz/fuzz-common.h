@@ -81,7 +81,13 @@ enum {
     FZ_ALLOW_KERNEL_PARAMS = 1u << 4,    /* kernel-params-values */
     FZ_ALLOW_GRAPHMEM_THREADS = 1u << 5, /* graphmem-threads */
     FZ_ALLOW_CAPTURE_SCRATCH = 1u << 6,  /* capture-join-scratch */
-    FZ_ALLOW_ALL = (1u << 7) - 1
+    /* Bugs these fuzzers found (findings/ of the fuzz branch); each one
+     * stays off until fixed, like the classes above. */
+    FZ_ALLOW_ISCAP_DETAIL = 1u << 7,       /* is-capturing-detail */
+    FZ_ALLOW_EXEC_DESTROY_ALLOC = 1u << 8, /* exec-destroy-allocations */
+    FZ_ALLOW_GRAPHMEM_REINST = 1u << 9,    /* graphmem-reinstantiate */
+    FZ_ALLOW_ROLLBACK_FREE = 1u << 10,     /* capture-rollback-free */
+    FZ_ALLOW_ALL = (1u << 11) - 1
 };
 
 /* The class names, for --allow and for messages. */
@@ -125,6 +131,11 @@ typedef struct fz_ctx {
     uint64_t calls;             /* graphrt calls made */
     unsigned thread;            /* index of the thread */
     atomic_bool active;         /* inside a case (the watchdog ignores it otherwise) */
+    /* GRAPHRT_FUZZ_TRACE=ring: the latest calls, printed with a report
+     * (tracing to stderr changes the timing too much to catch races). */
+    const char *ring[64];
+    uint64_t ring_step[64];
+    unsigned ring_n;
 } fz_ctx;
 
 #define FZ_MAX_THREADS 16
@@ -133,10 +144,21 @@ typedef struct fz_ctx {
 void fz_ctx_register(const fz_opts *o, fz_ctx *ctx, unsigned n);
 
 /* Notes the call about to be made (the text of the call expression). */
+extern bool fz_trace; /* GRAPHRT_FUZZ_TRACE=1: print every call (debugging a seed) */
+extern bool fz_ring;  /* GRAPHRT_FUZZ_TRACE=ring: keep the latest calls for the report */
+void fz_trace_call(fz_ctx *c, const char *call);
+
 static inline void fz_note(fz_ctx *c, const char *call)
 {
     c->calls++;
     atomic_store_explicit(&c->call, call, memory_order_relaxed);
+    if (fz_ring) {
+        unsigned i = c->ring_n++ % 64;
+        c->ring[i] = call;
+        c->ring_step[i] = atomic_load_explicit(&c->step, memory_order_relaxed);
+    }
+    if (fz_trace)
+        fz_trace_call(c, call);
 }
 
 /* Wraps a graphrt call: counts it and remembers its text for reports. */
