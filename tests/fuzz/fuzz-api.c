@@ -344,6 +344,14 @@ static void stream_destroy(fa *f)
         fa_bad(f, FA_CALL(f, grStreamDestroy(f->s[sid].h)), grErrorStreamCaptureUnsupported);
         return;
     }
+    /* Several threads: nothing synchronises the whole device, so a
+     * destroyed stream's work must be known complete first. */
+    if (f->mt) {
+        if (fa_unsafe(f, FU_STREAM_SYNC, sid, -1, false))
+            return;
+        fa_ok(f, FA_CALL(f, grStreamSynchronize(f->s[sid].h)));
+        fa_synced_stream(f, sid);
+    }
     fa_ok(f, FA_CALL(f, grStreamDestroy(f->s[sid].h)));
     f->dead_stream = f->s[sid].h;
     f->s[sid].live = false;
@@ -542,6 +550,9 @@ static void event_wait(fa *f)
     /* Several threads: a shared stream must never join a capture (other
      * threads' work on it would be captured). */
     if (sid >= FA_SID_SHARED && ev->state == EV_CAPTURED)
+        return;
+    /* Several threads: no blocking stream may join a capture either. */
+    if (f->mt && ev->state == EV_CAPTURED && fa_blocking(f, sid))
         return;
     grError_t err = FA_CALL(f, grStreamWaitEvent(h, ev->h, 0));
     if (k < 0) {
@@ -1212,10 +1223,17 @@ static void *thread_main(void *p)
             if (done)
                 atomic_store(&g_sh.stop, true);
             pthread_barrier_wait(&g_sh.barrier);
-            if (f->thread == 0)
+            if (f->thread == 0) {
+                /* Watched like a case: a hang here is a hang too. */
+                atomic_store(&f->c->active, true);
                 fa_shared_phase_check(f);
+                atomic_store(&f->c->active, false);
+            }
             pthread_barrier_wait(&g_sh.barrier);
-            if (atomic_load(&g_sh.stop))
+            bool stop = atomic_load(&g_sh.stop);
+            /* Everyone has read the flag before anyone sets it again. */
+            pthread_barrier_wait(&g_sh.barrier);
+            if (stop)
                 break;
         } else if (done) {
             break;
