@@ -23,7 +23,7 @@ CLANG_FORMAT ?= clang-format
 MAKEFLAGS += --no-print-directory
 
 FORMAT_SOURCES = $(wildcard include/*.h src/*/*.c src/*/*.h tests/*.c tests/*.h \
-                            examples/*.c bench/*.c tools/*.c)
+                            tests/fuzz/*.c tests/fuzz/*.h examples/*.c bench/*.c tools/*.c)
 
 .PHONY: all demo test bench install format-check clean help
 

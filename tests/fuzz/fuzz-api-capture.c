@@ -608,6 +608,8 @@ static void exchange_mode(fa *f)
  * grGraphAddMemFreeNode checks one. */
 static void captured_free(fa *f)
 {
+    if (!fa_gm_ok(f))
+        return;
     int sid = fa_pick_stream(f, false);
     int k = fa_capture_of(f, sid);
     if (k < 0 || f->cap[k].invalidated || fa_capture_full(f, sid))

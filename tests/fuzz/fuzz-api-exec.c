@@ -353,7 +353,7 @@ static void exec_destroy(fa *f)
         if (f->dead_exec && fa_allowed(f, FZ_ALLOW_DESTROYED))
             fa_bad(f, FA_CALL(f, grGraphExecDestroy(f->dead_exec)), grErrorInvalidValue);
         else
-            fa_bad(f, FA_CALL(f, grGraphExecDestroy(fa_pct(f, 50) ? NULL : (grGraphExec_t)(void *)f->plain)),
+            fa_bad(f, FA_CALL(f, grGraphExecDestroy(fa_pct(f, 50) ? NULL : (grGraphExec_t)(void *)f->fake)),
                    grErrorInvalidValue);
         return;
     }
@@ -417,6 +417,39 @@ static bool meet(const fa_ref *a, uint32_t la, const fa_ref *b, uint32_t lb)
 {
     return a->blk >= 0 && a->blk == b->blk && a->gen == b->gen && a->off < b->off + lb &&
            b->off < a->off + la;
+}
+
+/* Whether a launch on sid would race on memory: two unordered plan nodes
+ * touching the same bytes (one writing), or a node against queued work of
+ * another stream. */
+static bool plan_races(fa *f, const fa_exec *x, int sid)
+{
+    enum {
+        MAXA = 8
+    };
+    static _Thread_local fa_ref r[FA_XNODES][MAXA];
+    static _Thread_local uint32_t len[FA_XNODES][MAXA];
+    static _Thread_local bool w[FA_XNODES][MAXA];
+    int na[FA_XNODES];
+    for (int i = 0; i < x->nx; i++)
+        na[i] = x->x[i].enabled ? fa_accesses(&x->x[i].p, x->x[i].type, r[i], len[i], w[i], MAXA) : 0;
+    for (int i = 0; i < x->nx; i++)
+        for (int a = 0; a < na[i]; a++) {
+            for (int q = 0; q < f->npend; q++) {
+                const fa_pend *p = &f->pend[q];
+                fa_ref pr = {p->blk, p->gen, p->off, NULL};
+                if (p->sid != sid && (p->write || w[i][a]) && meet(&r[i][a], len[i][a], &pr, p->len))
+                    return true;
+            }
+            for (int j = i + 1; j < x->nx; j++) {
+                if (bs_has(x->x[i].pred, j) || bs_has(x->x[j].pred, i))
+                    continue;
+                for (int b = 0; b < na[j]; b++)
+                    if ((w[i][a] || w[j][b]) && meet(&r[i][a], len[i][a], &r[j][b], len[j][b]))
+                        return true;
+            }
+        }
+    return false;
 }
 
 /* The launch as the model sees it: nodes applied in plan order, racing
@@ -613,15 +646,14 @@ static void launch(fa *f)
     grStream_t s = fa_stream_handle(f, sid);
     if (!x) {
         if (fa_pct(f, 30))
-            fa_bad(f, FA_CALL(f, grGraphLaunch(fa_pct(f, 50) ? NULL : (grGraphExec_t)(void *)f->plain, s)),
+            fa_bad(f, FA_CALL(f, grGraphLaunch(fa_pct(f, 50) ? NULL : (grGraphExec_t)(void *)f->fake, s)),
                    grErrorInvalidValue);
         else if (f->dead_exec && fa_allowed(f, FZ_ALLOW_DESTROYED))
             fa_bad(f, FA_CALL(f, grGraphLaunch(f->dead_exec, s)), grErrorInvalidValue);
         return;
     }
     if (fa_pct(f, 5)) {
-        fa_bad(f, FA_CALL(f, grGraphLaunch(x->h, (grStream_t)(void *)f->plain)),
-               grErrorInvalidResourceHandle);
+        fa_bad(f, FA_CALL(f, grGraphLaunch(x->h, (grStream_t)(void *)f->fake)), grErrorInvalidResourceHandle);
         return;
     }
     int k = fa_capture_of(f, sid);
@@ -637,6 +669,8 @@ static void launch(fa *f)
         return;
     }
     if (x->unknown || !plan_refs_live(f, x) || !fa_pend_room(f, plan_accesses(x)))
+        return;
+    if (f->race_free && plan_races(f, x, sid))
         return;
     if (sid == FA_SID_LEGACY && fa_blocking_capture(f)) {
         fa_bad(f, FA_CALL(f, grGraphLaunch(x->h, s)), grErrorStreamCaptureImplicit);
@@ -1229,6 +1263,8 @@ static void shared_launch(fa *f)
  * while it is allocated (its graph left it so), refused otherwise. */
 static void gmem_free(fa *f)
 {
+    if (!fa_gm_ok(f))
+        return;
     fa_gmem *m = &f->gm[fa_rand(f, FA_GMEM)];
     if (!m->used)
         return;

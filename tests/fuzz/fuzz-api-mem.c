@@ -361,6 +361,22 @@ static bool ranges_meet(int b1, int g1, uint32_t o1, uint32_t l1, int b2, int g2
     return b1 >= 0 && b1 == b2 && g1 == g2 && o1 < o2 + l2 && o2 < o1 + l1;
 }
 
+bool fa_would_race(fa *f, int sid, uint8_t type, const fa_params *p)
+{
+    fa_ref r[8];
+    uint32_t len[8];
+    bool w[8];
+    int n = fa_accesses(p, type, r, len, w, 8);
+    for (int a = 0; a < n; a++)
+        for (int i = 0; i < f->npend; i++) {
+            const fa_pend *q = &f->pend[i];
+            if (q->sid != sid && (q->write || w[a]) &&
+                ranges_meet(r[a].blk, r[a].gen, r[a].off, len[a], q->blk, q->gen, q->off, q->len))
+                return true;
+        }
+    return false;
+}
+
 void fa_eager_effect(fa *f, int sid, uint8_t type, const fa_params *p)
 {
     fa_ref r[8];
@@ -566,10 +582,12 @@ static void do_free(fa *f, bool host)
             f->dflt_used -= fa_class_size(bk->size);
     }
     void *old = bk->ptr;
+    bool dead_pool = bk->kind == FB_ASYNC && bk->pool == -2;
     fa_block_free(f, b);
     fa_mark_stale_refs(f);
-    /* Freed already: refused now. */
-    if (fa_pct(f, 20)) {
+    /* Freed already: refused now (pool-release-race: not while a
+     * destroyed pool's block is being released). */
+    if (fa_pct(f, 20) && (!dead_pool || fa_allowed(f, FZ_ALLOW_POOL_STATE_RACE))) {
         err = host ? FA_CALL(f, grFreeHost(old)) : FA_CALL(f, grFree(old));
         fa_bad(f, err, grErrorInvalidValue);
     }
@@ -840,12 +858,14 @@ static void malloc_async(fa *f)
                 fa_bad(f, FA_CALL(f, grMallocFromPoolAsync(&p, size, NULL, s)), grErrorInvalidValue);
             break;
         default:
-            fa_bad(f, FA_CALL(f, grMallocAsync(&p, size, (grStream_t)(void *)f->plain)),
+            fa_bad(f, FA_CALL(f, grMallocAsync(&p, size, (grStream_t)(void *)f->fake)),
                    grErrorInvalidResourceHandle);
             break;
         }
         return;
     }
+    if (k >= 0 && !fa_gm_ok(f))
+        return;
     if (k >= 0) {
         /* Captured: an allocation node of the capture's graph. */
         grError_t err = from ? FA_CALL(f, grMallocFromPoolAsync(&p, size, ph, s))
@@ -935,7 +955,7 @@ static void free_async(fa *f)
                 p = bk->ptr;
             break;
         default:
-            fa_bad(f, FA_CALL(f, grFreeAsync(p, (grStream_t)(void *)f->plain)), grErrorInvalidResourceHandle);
+            fa_bad(f, FA_CALL(f, grFreeAsync(p, (grStream_t)(void *)f->fake)), grErrorInvalidResourceHandle);
             return;
         }
         if (!p) {
@@ -981,6 +1001,8 @@ static void free_async(fa *f)
 
 static void graph_mem_attrs(fa *f)
 {
+    if (!fa_gm_ok(f))
+        return;
     uint64_t v[4], again[4];
     /* A worker freeing an executable may change the values between two
      * reads: compare two rounds and check only a steady one. */

@@ -345,8 +345,10 @@ static void stream_destroy(fa *f)
         return;
     }
     /* Several threads: nothing synchronises the whole device, so a
-     * destroyed stream's work must be known complete first. */
-    if (f->mt) {
+     * destroyed stream's work must be known complete first. And
+     * dying-stream-legacy: a blocking stream destroyed with work queued
+     * races with legacy-stream work. */
+    if (f->mt || (!f->s[sid].nonblocking && !fa_allowed(f, FZ_ALLOW_DYING_STREAM))) {
         if (fa_unsafe(f, FU_STREAM_SYNC, sid, -1, false))
             return;
         fa_ok(f, FA_CALL(f, grStreamSynchronize(f->s[sid].h)));
@@ -402,7 +404,11 @@ static void stream_query_step(fa *f)
             fa_fail(f, "grStreamGetFlags of stream id %d returned 0x%x, created with 0x%x", sid, flags, want);
     } else {
         /* Handles that are no streams. */
-        grStream_t wrong = f->ev[0].live ? (grStream_t)(void *)f->ev[0].h : (grStream_t)(void *)f->plain;
+        /* wrong-kind-handles: another object's handle; else memory of
+         * the fuzzer's, aligned as a stream. */
+        grStream_t wrong = f->ev[0].live && fa_allowed(f, FZ_ALLOW_WRONG_KIND)
+                               ? (grStream_t)(void *)f->ev[0].h
+                               : (grStream_t)(void *)f->fake;
         if (fa_pct(f, 50))
             fa_bad(f, FA_CALL(f, grStreamSynchronize(wrong)), grErrorInvalidResourceHandle);
         else if (f->dead_stream && fa_allowed(f, FZ_ALLOW_DESTROYED))
@@ -482,7 +488,7 @@ static void event_record(fa *f)
         if (fa_pct(f, 50))
             fa_bad(f, FA_CALL(f, grEventRecord(NULL, h)), grErrorInvalidResourceHandle);
         else
-            fa_bad(f, FA_CALL(f, grEventRecord(ev->h, (grStream_t)(void *)f->plain)),
+            fa_bad(f, FA_CALL(f, grEventRecord(ev->h, (grStream_t)(void *)f->fake)),
                    grErrorInvalidResourceHandle);
         return;
     }
@@ -761,7 +767,7 @@ static void kernel_destroy(fa *f)
         if (f->dead_kernel && fa_allowed(f, FZ_ALLOW_DESTROYED))
             fa_bad(f, FA_CALL(f, grKernelDestroy(f->dead_kernel)), grErrorInvalidDeviceFunction);
         else
-            fa_bad(f, FA_CALL(f, grKernelDestroy(fa_pct(f, 50) ? NULL : (grKernel_t)(void *)f->plain)),
+            fa_bad(f, FA_CALL(f, grKernelDestroy(fa_pct(f, 50) ? NULL : (grKernel_t)(void *)f->fake)),
                    grErrorInvalidDeviceFunction);
         return;
     }
@@ -789,6 +795,8 @@ static void eager_launch(fa *f, uint8_t type)
         return;
     f->ctx_sid = sid;
     fa_params_fill(f, NULL, type, &p, &bad, &want);
+    if (f->race_free && k < 0 && !bad && fa_would_race(f, sid, type, &p))
+        return;
     grError_t err = grSuccess;
     fa_kargv ka;
     switch (type) {
@@ -856,6 +864,9 @@ static void sync_copy(fa *f)
         return;
     f->ctx_sid = FA_SID_LEGACY;
     fa_params_fill(f, NULL, is_set ? grGraphNodeTypeMemset : grGraphNodeTypeMemcpy, &p, &bad, &want);
+    if (f->race_free && !bad &&
+        fa_would_race(f, FA_SID_LEGACY, is_set ? grGraphNodeTypeMemset : grGraphNodeTypeMemcpy, &p))
+        return;
     grError_t err = is_set ? FA_CALL(f, grMemset(p.dst.raw, (int)p.value, p.width))
                            : FA_CALL(f, grMemcpy(p.dst.raw, p.src.raw, p.count, p.ckind));
     if (bad) {
@@ -1279,6 +1290,7 @@ int fz_api_main(int argc, char **argv)
         fs[i]->thread = i;
         fs[i]->nthreads = g_o.threads;
         fs[i]->mt = g_o.threads > 1;
+        fs[i]->race_free = fz_tsan() || getenv("GRAPHRT_FUZZ_RACE_FREE") != NULL;
         fs[i]->sh = &g_sh;
     }
     fz_ctx_register(&g_o, ctx, g_o.threads);

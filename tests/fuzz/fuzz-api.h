@@ -274,7 +274,8 @@ typedef struct fa {
     fz_rng r;
     const fz_opts *o;
     unsigned thread, nthreads;
-    bool mt; /* several threads */
+    bool mt;        /* several threads */
+    bool race_free; /* issue no work that races on memory (TSan) */
     fa_shared *sh;
     uint64_t step;
     uint64_t uid_next;
@@ -306,6 +307,9 @@ typedef struct fa {
     _Atomic uint64_t hc[FA_HOSTC];               /* host-function counters */
     uint64_t hc_min[FA_HOSTC], hc_max[FA_HOSTC]; /* runs sure to have happened / issued */
     uint8_t plain[FA_BLOCK_MAX] __attribute__((aligned(64)));
+    /* Passed where a handle is expected: readable, aligned like any
+     * handle, no graphrt object, and written by nobody. */
+    uint8_t fake[256] __attribute__((aligned(64)));
 
     /* Dead handles kept to pass to calls (destroyed-handles). */
     grStream_t dead_stream;
@@ -352,6 +356,14 @@ static inline bool fa_allowed(fa *f, unsigned cls)
     return (f->o->allow & cls) != 0;
 }
 
+/* graphmem-threads: with several threads, only thread 0 touches graph
+ * memory (allocation and free nodes, captured stream-ordered allocation,
+ * the graph-memory attributes and trimming) until that class is fixed. */
+static inline bool fa_gm_ok(fa *f)
+{
+    return !f->mt || f->thread == 0 || fa_allowed(f, FZ_ALLOW_GRAPHMEM_THREADS);
+}
+
 _Noreturn void fa_fail(fa *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Streams and events (fuzz-api.c). */
@@ -386,6 +398,9 @@ int fa_accesses(const fa_params *p, uint8_t type, fa_ref *r, uint32_t *len, bool
 /* Records an eager operation on stream sid: taints what races with
  * pending work of other streams, applies it, remembers it as pending. */
 void fa_eager_effect(fa *f, int sid, uint8_t type, const fa_params *p);
+/* Whether the operation would race with queued work of another stream
+ * (ThreadSanitizer builds issue none such). */
+bool fa_would_race(fa *f, int sid, uint8_t type, const fa_params *p);
 bool fa_pend_room(fa *f, int n);
 void fa_pend_taint(fa *f, int q);
 void fa_check_memory(fa *f);

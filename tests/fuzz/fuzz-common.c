@@ -63,6 +63,21 @@ bool fz_sanitized(void)
 #endif
 }
 
+bool fz_tsan(void)
+{
+#if defined(__SANITIZE_THREAD__)
+    return true;
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+    return true;
+#else
+    return false;
+#endif
+#else
+    return false;
+#endif
+}
+
 /* ------------------------------------------------------- known bug classes */
 
 static const struct {
@@ -87,6 +102,12 @@ static const struct {
      "insist that a graph with memory nodes instantiates again once its executable is destroyed"},
     {"capture-rollback-free", FZ_ALLOW_ROLLBACK_FREE,
      "insist that a failed capture's removed free node no longer counts as its graph freeing the allocation"},
+    {"wrong-kind-handles", FZ_ALLOW_WRONG_KIND,
+     "pass other graphrt objects as streams (undefined behaviour in the check: UBSan aborts)"},
+    {"dying-stream-legacy", FZ_ALLOW_DYING_STREAM,
+     "destroy blocking streams with work queued (legacy-stream work then races with their free)"},
+    {"pool-release-race", FZ_ALLOW_POOL_STATE_RACE,
+     "free a destroyed pool's block twice (the refusal races with the block's release: TSan)"},
 };
 
 #define ALLOW_N (sizeof allow_table / sizeof allow_table[0])
@@ -274,11 +295,45 @@ static fz_ctx *g_ctx;
 static unsigned g_nctx;
 static atomic_flag g_failing = ATOMIC_FLAG_INIT;
 
+/* The sanitizers' hook for "about to die": their report then ends with
+ * the seed and step of every thread, which is what replays it. Weak, so
+ * that builds without a sanitizer runtime link too. */
+void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
+static void save_seed(const char *why, uint64_t seed, uint64_t step, unsigned thread);
+
+static void on_sanitizer_death(void)
+{
+    char args[512];
+    fz_opts_describe(g_opts, args, sizeof args);
+    for (unsigned i = 0; i < g_nctx; i++) {
+        uint64_t seed = atomic_load(&g_ctx[i].seed);
+        const char *call = atomic_load_explicit(&g_ctx[i].call, memory_order_relaxed);
+        fprintf(stderr,
+                "%s: sanitizer report in thread %u, seed 0x%016" PRIx64 " step %" PRIu64 ", last call %s\n",
+                g_opts->prog, i, seed, atomic_load_explicit(&g_ctx[i].step, memory_order_relaxed),
+                call ? call : "(none)");
+        if (i == 0 || g_opts->threads > 1) {
+            fprintf(stderr, "  reproduce: %s --seed 0x%016" PRIx64 " --iterations 1 %s\n", g_opts->prog, seed,
+                    args);
+            save_seed("sanitizer report", seed, atomic_load_explicit(&g_ctx[i].step, memory_order_relaxed),
+                      i);
+        }
+        if (fz_ring) {
+            fprintf(stderr, "  the latest calls of thread %u:\n", i);
+            for (unsigned k = g_ctx[i].ring_n > 64 ? g_ctx[i].ring_n - 64 : 0; k < g_ctx[i].ring_n; k++)
+                fprintf(stderr, "    step %" PRIu64 ": %s\n", g_ctx[i].ring_step[k % 64],
+                        g_ctx[i].ring[k % 64]);
+        }
+    }
+}
+
 void fz_ctx_register(const fz_opts *o, fz_ctx *ctx, unsigned n)
 {
     g_opts = o;
     g_ctx = ctx;
     g_nctx = n;
+    if (__sanitizer_set_death_callback)
+        __sanitizer_set_death_callback(on_sanitizer_death);
 }
 
 const char *fz_call_name(const char *expr, char *buf, size_t size)

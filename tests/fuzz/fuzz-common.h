@@ -87,7 +87,10 @@ enum {
     FZ_ALLOW_EXEC_DESTROY_ALLOC = 1u << 8, /* exec-destroy-allocations */
     FZ_ALLOW_GRAPHMEM_REINST = 1u << 9,    /* graphmem-reinstantiate */
     FZ_ALLOW_ROLLBACK_FREE = 1u << 10,     /* capture-rollback-free */
-    FZ_ALLOW_ALL = (1u << 11) - 1
+    FZ_ALLOW_WRONG_KIND = 1u << 11,        /* wrong-kind-handles */
+    FZ_ALLOW_DYING_STREAM = 1u << 12,      /* dying-stream-legacy */
+    FZ_ALLOW_POOL_STATE_RACE = 1u << 13,   /* pool-release-race */
+    FZ_ALLOW_ALL = (1u << 14) - 1
 };
 
 /* The class names, for --allow and for messages. */
@@ -197,5 +200,10 @@ double fz_now(void);
 /* Whether the build runs under a sanitizer (ASan or TSan): the fuzzers
  * make their cases smaller there. */
 bool fz_sanitized(void);
+
+/* Whether the build runs under ThreadSanitizer: the fuzzers then issue no
+ * work that races on memory (the model could tolerate it; TSan reports
+ * the program, rightly). */
+bool fz_tsan(void);
 
 #endif /* GR_FUZZ_COMMON_H */
