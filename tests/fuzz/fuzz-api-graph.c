@@ -1704,34 +1704,42 @@ static void node_misuse(fa *f)
     }
 }
 
-/* deep-nesting: a chain of child graphs thousands deep, instantiated,
- * launched and destroyed. Nothing of the model takes part. */
+/* deep-nesting: a chain of child graphs tens of thousands deep, built in
+ * place (each level adds a child-graph node to the graph embedded one
+ * level up, so a level costs one clone of an empty graph), then cloned,
+ * instantiated (refused past 64 levels), launched and destroyed. Nothing
+ * of the model takes part. */
 static void deep_nesting(fa *f)
 {
-    grGraph_t inner = NULL, outer = NULL;
+    grGraph_t top = NULL, empty = NULL, g;
     grGraphNode_t n;
-    int depth = 500 + (int)fa_rand(f, 5000);
-    fa_ok(f, FA_CALL(f, grGraphCreate(&inner, 0)));
-    fa_ok(f, FA_CALL(f, grGraphAddEmptyNode(&n, inner, NULL, 0)));
+    /* Adding a level walks the levels above (the enclosing-graph check):
+     * a hundred thousand cost seconds; the stack overflow (deep-nesting)
+     * shows from about 60,000 on a default 8 MiB stack. */
+    int depth = 20000 + (int)fa_rand(f, 80000);
+    fa_ok(f, FA_CALL(f, grGraphCreate(&top, 0)));
+    fa_ok(f, FA_CALL(f, grGraphCreate(&empty, 0)));
+    g = top;
     for (int d = 0; d < depth; d++) {
-        fa_ok(f, FA_CALL(f, grGraphCreate(&outer, 0)));
-        fa_ok(f, FA_CALL(f, grGraphAddChildGraphNode(&n, outer, NULL, 0, inner)));
-        fa_ok(f, FA_CALL(f, grGraphDestroy(inner)));
-        inner = outer;
+        fa_ok(f, FA_CALL(f, grGraphAddChildGraphNode(&n, g, NULL, 0, empty)));
+        fa_ok(f, FA_CALL(f, grGraphChildGraphNodeGetGraph(n, &g)));
+        atomic_fetch_add_explicit(&f->c->progress, 1, memory_order_relaxed);
     }
+    fa_ok(f, FA_CALL(f, grGraphAddEmptyNode(&n, g, NULL, 0)));
     grGraphExec_t x;
     grGraph_t c;
-    fa_ok(f, FA_CALL(f, grGraphClone(&c, inner)));
+    fa_ok(f, FA_CALL(f, grGraphClone(&c, top)));
     /* Instantiation may refuse the depth (more than 64 is refused with a
      * detail); it must not crash. */
-    if (fa_either(f, FA_CALL(f, grGraphInstantiate(&x, inner, 0)))) {
+    if (fa_either(f, FA_CALL(f, grGraphInstantiate(&x, top, 0)))) {
         fa_ok(f, FA_CALL(f, grGraphLaunch(x, grStreamPerThread)));
         fa_ok(f, FA_CALL(f, grStreamSynchronize(grStreamPerThread)));
         fa_ok(f, FA_CALL(f, grGraphExecDestroy(x)));
         fa_synced_stream(f, FA_SID_PT);
     }
     fa_ok(f, FA_CALL(f, grGraphDestroy(c)));
-    fa_ok(f, FA_CALL(f, grGraphDestroy(inner)));
+    fa_ok(f, FA_CALL(f, grGraphDestroy(top)));
+    fa_ok(f, FA_CALL(f, grGraphDestroy(empty)));
 }
 
 void fa_graph_step(fa *f)

@@ -1224,6 +1224,7 @@ static void *thread_main(void *p)
 {
     thread_arg *a = p;
     fa *f = a->f;
+    fz_thread_start();
     for (;;) {
         uint64_t k = atomic_fetch_add(&g_next_case, 1);
         bool done = (g_o.iterations && k >= g_o.iterations) ||

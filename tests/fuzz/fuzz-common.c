@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -309,14 +310,15 @@ static void on_sanitizer_death(void)
         uint64_t seed = atomic_load(&g_ctx[i].seed);
         const char *call = atomic_load_explicit(&g_ctx[i].call, memory_order_relaxed);
         fprintf(stderr,
-                "%s: sanitizer report in thread %u, seed 0x%016" PRIx64 " step %" PRIu64 ", last call %s\n",
+                "%s: crash or sanitizer report; thread %u: seed 0x%016" PRIx64 " step %" PRIu64
+                ", last call %s\n",
                 g_opts->prog, i, seed, atomic_load_explicit(&g_ctx[i].step, memory_order_relaxed),
                 call ? call : "(none)");
         if (i == 0 || g_opts->threads > 1) {
             fprintf(stderr, "  reproduce: %s --seed 0x%016" PRIx64 " --iterations 1 %s\n", g_opts->prog, seed,
                     args);
-            save_seed("sanitizer report", seed, atomic_load_explicit(&g_ctx[i].step, memory_order_relaxed),
-                      i);
+            save_seed("crash or sanitizer report", seed,
+                      atomic_load_explicit(&g_ctx[i].step, memory_order_relaxed), i);
         }
         if (fz_ring) {
             fprintf(stderr, "  the latest calls of thread %u:\n", i);
@@ -327,13 +329,49 @@ static void on_sanitizer_death(void)
     }
 }
 
+void fz_thread_start(void)
+{
+    /* Each thread needs its own alternate stack (leaked with the thread:
+     * a few threads per run). */
+    if (__sanitizer_set_death_callback)
+        return;
+    stack_t ss = {.ss_sp = malloc(64 * 1024), .ss_size = 64 * 1024, .ss_flags = 0};
+    if (ss.ss_sp)
+        sigaltstack(&ss, NULL);
+}
+
+/* A crash (segfault, abort) outside the sanitizers: the same report.
+ * stdio in a signal handler is not async-signal-safe, but the process
+ * is going down anyway and the seed is what matters. On an alternate
+ * stack, so that a stack overflow is reported too. */
+static void on_crash(int sig)
+{
+    signal(sig, SIG_DFL);
+    fprintf(stderr, "%s: signal %d\n", g_opts ? g_opts->prog : "fuzz", sig);
+    on_sanitizer_death();
+    fflush(stderr);
+    raise(sig);
+}
+
 void fz_ctx_register(const fz_opts *o, fz_ctx *ctx, unsigned n)
 {
     g_opts = o;
     g_ctx = ctx;
     g_nctx = n;
-    if (__sanitizer_set_death_callback)
+    if (__sanitizer_set_death_callback) {
         __sanitizer_set_death_callback(on_sanitizer_death);
+        return;
+    }
+    fz_thread_start();
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_crash;
+    sa.sa_flags = SA_ONSTACK;
+    sigaction(SIGSEGV, &sa, NULL);
+    sigaction(SIGBUS, &sa, NULL);
+    sigaction(SIGABRT, &sa, NULL);
+    sigaction(SIGFPE, &sa, NULL);
+    sigaction(SIGILL, &sa, NULL);
 }
 
 const char *fz_call_name(const char *expr, char *buf, size_t size)

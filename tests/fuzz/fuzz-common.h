@@ -143,8 +143,13 @@ typedef struct fz_ctx {
 
 #define FZ_MAX_THREADS 16
 
-/* Registers the contexts of the run (for the watchdog and for reports). */
+/* Registers the contexts of the run (for the watchdog and for reports,
+ * also of crashes and sanitizer reports). */
 void fz_ctx_register(const fz_opts *o, fz_ctx *ctx, unsigned n);
+
+/* Called first by each thread of a fuzzer: a crash report works even
+ * when the thread overflows its stack. */
+void fz_thread_start(void);
 
 /* Notes the call about to be made (the text of the call expression). */
 extern bool fz_trace; /* GRAPHRT_FUZZ_TRACE=1: print every call (debugging a seed) */

@@ -1060,6 +1060,7 @@ static void *thread_main(void *argp)
 {
     thread_arg *a = argp;
     fz_ctx *c = a->ctx;
+    fz_thread_start();
     bool mt = g_o.threads > 1;
     df_env *e = calloc(1, sizeof *e);
     if (!e)
