@@ -470,14 +470,6 @@ static bool block_busy(fa *f, int b, int except_sid)
     return false;
 }
 
-static void fill_fresh(fa *f, int b)
-{
-    /* Memory is not zeroed: unknown until written. Pick a size class edge
-     * now and then. */
-    (void)f;
-    (void)b;
-}
-
 static uint32_t pick_size(fa *f)
 {
     static const uint32_t edges[] = {1, 255, 256, 257, 320, 512, 1000, 1024, 1280, 2048};
@@ -534,7 +526,6 @@ static void do_malloc(fa *f, bool host)
     if (!p || ((uintptr_t)p & 255))
         fa_fail(f, "grMalloc%s(%u) gave %p (not 256-aligned)", host ? "Host" : "", size, p);
     f->b[b].ptr = p;
-    fill_fresh(f, b);
 }
 
 static void do_free(fa *f, bool host)
@@ -584,7 +575,6 @@ static void do_free(fa *f, bool host)
     void *old = bk->ptr;
     bool dead_pool = bk->kind == FB_ASYNC && bk->pool == -2;
     fa_block_free(f, b);
-    fa_mark_stale_refs(f);
     /* Freed already: refused now (pool-release-race: not while a
      * destroyed pool's block is being released). */
     if (fa_pct(f, 20) && (!dead_pool || fa_allowed(f, FZ_ALLOW_POOL_STATE_RACE))) {
@@ -992,7 +982,6 @@ static void free_async(fa *f)
     void *old = bk->ptr;
     int pool = bk->pool;
     fa_block_free(f, b);
-    fa_mark_stale_refs(f);
     if (pool >= -1 && (!f->mt || pool >= 0))
         fa_pool_check(f, pool);
     if (fa_pct(f, 15))

@@ -1019,7 +1019,6 @@ static void device_reset(fa *f)
         if (f->b[b].live &&
             (f->b[b].kind == FB_MALLOC || f->b[b].kind == FB_HOST || f->b[b].kind == FB_ASYNC))
             fa_block_free(f, b);
-    fa_mark_stale_refs(f);
 }
 
 /* ---------------------------------------------------------------- the case */

@@ -149,7 +149,6 @@ typedef struct fa_graph {
     bool scratch_used;       /* its nodes' scratch words may be non-zero */
     int nexec;               /* live executables instantiated from it */
     bool exec_gone;          /* an executable of it with allocations was destroyed */
-    bool stale;              /* refers to a freed block or an ended graph allocation */
 } fa_graph;
 
 /* An executable: the plan the model simulates (child graphs inlined). */
@@ -173,12 +172,9 @@ typedef struct fa_exec {
     int nx;
     bool has_mem, autofree;
     int mem_live; /* graph allocations its launches left allocated */
-    bool stale;
-    bool shared;             /* several threads launch it */
-    bool unknown;            /* an update the model could not follow: never launched */
-    bool counted;            /* counted in its graph's nexec (it has allocation nodes) */
-    bool racy_cache_ok;      /* 'racy' below is up to date */
-    uint8_t racy[FA_XNODES]; /* 1: reads memory an unordered node writes */
+    bool shared;  /* several threads launch it */
+    bool unknown; /* an update the model could not follow: never launched */
+    bool counted; /* counted in its graph's nexec (it has allocation nodes) */
 } fa_exec;
 
 typedef enum fa_evstate {
@@ -425,6 +421,13 @@ void fa_graph_learn_handles(fa *f, fa_graph *g);
 bool fa_graph_refs_live(fa *f, const fa_graph *g);
 bool fa_graph_frees(const fa_graph *g, const void *ptr);
 void fa_params_fill(fa *f, fa_graph *g, uint8_t type, fa_params *p, bool *bad, int *want);
+/* A live node of g (index), or -1; an event of the given role. */
+int fa_pick_live(fa *f, const fa_graph *g);
+grEvent_t fa_pick_event_handle(fa *f, bool waitn);
+/* The per-type getters agree with the model's parameters of n. */
+void fa_check_node_params(fa *f, fa_node *n);
+/* One step of the per-type getters and setters (fuzz-api-params.c). */
+void fa_params_step(fa *f);
 
 /* The kernelParams array of a kernel operation, and the values it points
  * to; may inject the classic mistakes (a NULL array or element, values in
@@ -436,7 +439,6 @@ typedef struct fa_kargv {
     uint8_t blob[64];
 } fa_kargv;
 void **fa_kargs(fa *f, const fa_params *p, fa_kargv *a, bool *bad, int *want);
-void fa_mark_stale_refs(fa *f);
 
 /* ------------------------------------------------------------- executables */
 
