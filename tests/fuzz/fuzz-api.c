@@ -346,9 +346,10 @@ static void stream_destroy(fa *f)
     }
     /* Several threads: nothing synchronises the whole device, so a
      * destroyed stream's work must be known complete first. And
-     * dying-stream-legacy: a blocking stream destroyed with work queued
-     * races with legacy-stream work. */
-    if (f->mt || (!f->s[sid].nonblocking && !fa_allowed(f, FZ_ALLOW_DYING_STREAM))) {
+     * dying-stream: a stream destroyed with work queued stays on the
+     * registry after it is freed (legacy-stream work, device
+     * synchronisation and grFree then use it). */
+    if (f->mt || !fa_allowed(f, FZ_ALLOW_DYING_STREAM)) {
         if (fa_unsafe(f, FU_STREAM_SYNC, sid, -1, false))
             return;
         fa_ok(f, FA_CALL(f, grStreamSynchronize(f->s[sid].h)));

@@ -105,8 +105,8 @@ static const struct {
      "insist that a failed capture's removed free node no longer counts as its graph freeing the allocation"},
     {"wrong-kind-handles", FZ_ALLOW_WRONG_KIND,
      "pass other graphrt objects as streams (undefined behaviour in the check: UBSan aborts)"},
-    {"dying-stream-legacy", FZ_ALLOW_DYING_STREAM,
-     "destroy blocking streams with work queued (legacy-stream work then races with their free)"},
+    {"dying-stream", FZ_ALLOW_DYING_STREAM,
+     "destroy streams with work queued (registry walkers then race with their free)"},
     {"pool-release-race", FZ_ALLOW_POOL_STATE_RACE,
      "free a destroyed pool's block twice (the refusal races with the block's release: TSan)"},
 };

@@ -88,7 +88,7 @@ enum {
     FZ_ALLOW_GRAPHMEM_REINST = 1u << 9,    /* graphmem-reinstantiate */
     FZ_ALLOW_ROLLBACK_FREE = 1u << 10,     /* capture-rollback-free */
     FZ_ALLOW_WRONG_KIND = 1u << 11,        /* wrong-kind-handles */
-    FZ_ALLOW_DYING_STREAM = 1u << 12,      /* dying-stream-legacy */
+    FZ_ALLOW_DYING_STREAM = 1u << 12,      /* dying-stream */
     FZ_ALLOW_POOL_STATE_RACE = 1u << 13,   /* pool-release-race */
     FZ_ALLOW_ALL = (1u << 14) - 1
 };
