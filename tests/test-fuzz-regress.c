@@ -55,7 +55,7 @@ static void replay(fuzz_main fn, const char *prog, const char *args)
 /* fuzz-api: seeds whose runs found model and library bugs. */
 static const char *const api_seeds[] = {
     /* grStreamIsCapturing's refusals name grStreamGetCaptureInfo
-     * (findings 02); add --allow is-capturing-detail once fixed. */
+     * (finding 02); add --allow is-capturing-detail once fixed. */
     "--seed 0x1 --iterations 1",
     /* A zero-byte grMemset during a blocking capture is refused
      * (the capture rule comes before the zero-byte shortcut). */
@@ -88,6 +88,10 @@ static const char *const api_seeds[] = {
     /* Event wait nodes and records on the legacy stream: the generator
      * must not make a wait node wait for itself. */
     "--seed 0x487 --iterations 1",
+    /* A destroyed stream finishing its work while grDeviceSynchronize
+     * walks the registry (finding 07); add --allow dying-stream once
+     * fixed. */
+    "--seed 0x2100194c --iterations 1",
     /* A run of fresh seeds, short. */
     "--seed 0x5eed0000 --iterations 4 --steps 1500",
 };
