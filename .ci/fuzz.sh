@@ -66,8 +66,6 @@ fuzz() {
 
 export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:detect_stack_use_after_return=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-# The leaks the fuzzers found and that are not fixed yet, each with its reason.
-export LSAN_OPTIONS="suppressions=$ROOT/.ci/lsan-fuzz.supp"
 TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1"
 if [ -f "$ROOT/.ci/tsan.supp" ]; then
     TSAN_OPTIONS="$TSAN_OPTIONS:suppressions=$ROOT/.ci/tsan.supp"

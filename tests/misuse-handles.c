@@ -315,3 +315,28 @@ GR_TEST(destroyed_exec_and_its_stream_are_both_freed)
      * reachable from nothing. */
     CHECK_OK(grDeviceReset());
 }
+
+/* A handle of another kind where a stream, event, graph or executable is
+ * expected is refused through its magic word, read as a plain word: the
+ * objects differ in alignment, and reading it through the expected
+ * struct type was undefined behaviour (UBSan stops the program). */
+GR_TEST(handles_of_the_wrong_kind_are_refused)
+{
+    grEvent_t e;
+    grStream_t s;
+    grGraph_t g;
+    CHECK_OK(grEventCreate(&e));
+    CHECK_OK(grStreamCreate(&s));
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_GR(grErrorInvalidResourceHandle, grStreamQuery((grStream_t)(void *)e));
+    CHECK_DETAIL_HAS("grStreamQuery");
+    CHECK_GR(grErrorInvalidResourceHandle, grStreamSynchronize((grStream_t)(void *)g));
+    CHECK_GR(grErrorInvalidResourceHandle, grEventQuery((grEvent_t)(void *)s));
+    CHECK_GR(grErrorInvalidResourceHandle, grEventRecord((grEvent_t)(void *)g, s));
+    size_t n = 0;
+    CHECK_GR(grErrorInvalidValue, grGraphGetNodes((grGraph_t)(void *)e, NULL, &n));
+    CHECK_GR(grErrorInvalidValue, grGraphLaunch((grGraphExec_t)(void *)g, s));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grEventDestroy(e));
+}

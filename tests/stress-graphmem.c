@@ -107,3 +107,54 @@ GR_TEST_T(graph_memory_instantiations_on_many_threads_do_not_race, 120)
     CHECK_EQ(used, 0);
     CHECK_OK(grKernelDestroy(tag_kernel));
 }
+
+static void graphmem_nop(const grKernelCtx *c, void **a)
+{
+    (void)c;
+    (void)a;
+}
+
+/* One application thread: an executable with graph memory is destroyed
+ * while its stream still holds it, the stream drops it when it reaches
+ * the next launch (on a worker), and the graph is instantiated again at
+ * once. The destroyed executable gave its allocations up, so the new
+ * instantiation must never be refused as "an executable of it exists"
+ * (it was, about once in 10,000, while a worker was between taking the
+ * record off its list and clearing the allocations' owner). */
+GR_TEST_T(graph_memory_reinstantiation_after_destroy_is_never_refused, 120)
+{
+    grGraph_t g, g2;
+    grGraphNode_t na, nk;
+    grGraphExec_t x, y;
+    grStream_t s;
+    grKernel_t k;
+    grMemAllocNodeParams ap;
+    int rounds = 50000;
+#ifdef GMEM_TSAN
+    rounds = 5000;
+#endif
+    CHECK_OK(grKernelCreate(&k, graphmem_nop, "graphmem_nop", 0, NULL));
+    CHECK_OK(grStreamCreate(&s));
+    memset(&ap, 0, sizeof ap);
+    ap.poolProps.allocType = grMemAllocationTypePinned;
+    ap.poolProps.location.type = grMemLocationTypeDevice;
+    ap.bytesize = 4096;
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddMemAllocNode(&na, g, NULL, 0, &ap));
+    CHECK_OK(grGraphCreate(&g2, 0));
+    grKernelNodeParams kp = {k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, NULL, NULL};
+    CHECK_OK(grGraphAddKernelNode(&nk, g2, NULL, 0, &kp));
+    CHECK_OK(grGraphInstantiate(&y, g2, 0));
+    for (int i = 0; i < rounds; i++) {
+        CHECK_OK(grGraphInstantiate(&x, g, grGraphInstantiateFlagAutoFreeOnLaunch));
+        CHECK_OK(grGraphLaunch(x, s));
+        CHECK_OK(grGraphExecDestroy(x));
+        CHECK_OK(grGraphLaunch(y, s)); /* the stream drops x when it gets here */
+    }
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_OK(grGraphExecDestroy(y));
+    CHECK_OK(grGraphDestroy(g2));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grKernelDestroy(k));
+}

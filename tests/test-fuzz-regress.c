@@ -5,9 +5,10 @@
  * Each entry is the command line a failure report printed (--save keeps
  * it in a file), minus the program name. A seed stays here after the bug
  * it found was fixed (in graphrt or in the fuzzer's model), so that the
- * same sequence of calls keeps being checked. Seeds of bugs that are not
- * fixed yet replay with their class switched off (the default), and
- * their comment names the --allow class to add once the fix lands.
+ * same sequence of calls keeps being checked. The seeds were found with
+ * the classes of unfixed bugs off; every class is fixed and on now, so
+ * they replay other sequences than the ones that failed (each bug has its
+ * own regression test in the suite) and stay as fixed call sequences.
  *
  * Needs the fuzz library (GR_BUILD_FUZZ, on by default); without it this
  * file has one test that says so.
@@ -55,10 +56,11 @@ static void replay(fuzz_main fn, const char *prog, const char *args)
 /* fuzz-api: seeds whose runs found model and library bugs. */
 static const char *const api_seeds[] = {
     /* grStreamIsCapturing's refusals name grStreamGetCaptureInfo
-     * (finding 02); add --allow is-capturing-detail once fixed. */
+     * (now tested by is_capturing_refusal_names_grStreamIsCapturing). */
     "--seed 0x1 --iterations 1",
     /* A zero-byte grMemset during a blocking capture is refused
-     * (the capture rule comes before the zero-byte shortcut). */
+     * (the capture rule comes before the zero-byte shortcut), and so are
+     * zero-byte async copies on an invalidated capture. */
     "--seed 0x3 --iterations 1",
     /* Launching into a capture, and synchronising after it, under the
      * mode rules. */
@@ -67,8 +69,7 @@ static const char *const api_seeds[] = {
      * streams (taint propagation in the model). */
     "--seed 0x9 --iterations 1",
     /* Graph memory: a foreign free node of an allocation its destroyed
-     * executable may keep (finding 03); add --allow
-     * exec-destroy-allocations once fixed. */
+     * executable may keep (destroying_an_exec_ends_its_allocations_while_a_stream_holds_it). */
     "--seed 0xb --iterations 1",
     /* Update refusals inside child graphs, and child-graph setters. */
     "--seed 0xc --iterations 1",
@@ -77,20 +78,17 @@ static const char *const api_seeds[] = {
      * progress. */
     "--seed 0x21 --iterations 1",
     /* Graph-memory free nodes and captured frees of other graphs'
-     * allocations, rollback of captures into graphs (finding 05); add
-     * --allow capture-rollback-free once fixed. */
+     * allocations, rollback of captures into graphs (graphmem_capture_rollback_forgets_its_free_node). */
     "--seed 0x23fc --iterations 1",
     "--seed 0x50498 --iterations 1",
     /* Re-instantiating a graph with memory nodes right after its
-     * executable was destroyed (finding 04); add --allow
-     * graphmem-reinstantiate once fixed. */
+     * executable was destroyed (graph_memory_reinstantiation_after_destroy_is_never_refused). */
     "--seed 0x616 --iterations 1",
     /* Event wait nodes and records on the legacy stream: the generator
      * must not make a wait node wait for itself. */
     "--seed 0x487 --iterations 1",
     /* A destroyed stream finishing its work while grDeviceSynchronize
-     * walks the registry (finding 07); add --allow dying-stream once
-     * fixed. */
+     * walks the registry (registry_streams_are_not_retained_after_their_last_reference). */
     "--seed 0x2100194c --iterations 1",
     /* A run of fresh seeds, short. */
     "--seed 0x5eed0000 --iterations 4 --steps 1500",

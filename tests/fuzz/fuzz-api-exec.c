@@ -199,12 +199,25 @@ static int tracked_kind(fa *f, const void *p, bool *unsure)
 }
 
 /* gr__mem_type_changed: only a tracked old address proves a change. */
-static bool memtype_changed(fa *f, const void *old, const void *now, bool *unsure)
+/* The memory type graphrt gives p: 1 device, 0 host (anything it does not
+ * track as device memory), -2 when the model cannot tell. */
+static int8_t memtype_of(fa *f, const void *p)
 {
-    int o = tracked_kind(f, old, unsure), n = tracked_kind(f, now, unsure);
-    if (o < 0)
+    bool unsure = false;
+    int k = tracked_kind(f, p, &unsure);
+    return unsure ? -2 : k == 1 ? 1 : 0;
+}
+
+/* Whether 'now' has another memory type than 'fixed' (a node's type when
+ * its executable was instantiated: graphrt keeps it). */
+static bool memtype_changed(fa *f, int8_t fixed, const void *now, bool *unsure)
+{
+    int8_t n = memtype_of(f, now);
+    if (fixed == -2 || n == -2) {
+        *unsure = true;
         return false;
-    return o != (n == 1 ? 1 : 0);
+    }
+    return fixed != n;
 }
 
 static bool memset_shape_ok(const fa_params *o, const fa_params *m)
@@ -215,6 +228,39 @@ static bool memset_shape_ok(const fa_params *o, const fa_params *m)
 }
 
 /* ---------------------------------------------------------- instantiate */
+
+/* Instantiation checks the ranges of memcpy and memset nodes against the
+ * allocations alive then (which may differ from those when the nodes were
+ * added): 0 all accepted, 1 one refused, 2 the model cannot tell. */
+static int verdict_join(int a, int b)
+{
+    return a == 1 || b == 1 ? 1 : (a | b);
+}
+
+/* The same for one memcpy or memset node (0 for other types). */
+static int node_ranges_verdict(fa *f, uint8_t type, const fa_params *p)
+{
+    if (type == grGraphNodeTypeMemcpy)
+        return verdict_join(fa_range_verdict(f, p->dst.raw, p->count),
+                            fa_range_verdict(f, p->src.raw, p->count));
+    if (type == grGraphNodeTypeMemset && p->width)
+        return fa_range_verdict(f, p->dst.raw,
+                                (p->height > 1 ? p->pitch * (p->height - 1) : 0) + p->width * p->esize);
+    return 0;
+}
+
+static int graph_ranges_verdict(fa *f, const fa_graph *g)
+{
+    int v = 0;
+    for (int i = 0; i < g->nn && v != 1; i++) {
+        const fa_node *n = &g->node[i];
+        if (!n->live)
+            continue;
+        v = verdict_join(v, n->type == grGraphNodeTypeGraph ? graph_ranges_verdict(f, n->p.child)
+                                                            : node_ranges_verdict(f, n->type, &n->p));
+    }
+    return v;
+}
 
 static void exec_free(fa *f, int i)
 {
@@ -286,6 +332,14 @@ static void instantiate(fa *f)
         fa_bad(f, err, grErrorInvalidValue);
         return;
     }
+    int ranges = graph_ranges_verdict(f, g);
+    if (ranges == 1) {
+        snprintf(f->why, sizeof f->why, "a memcpy or memset node's range overruns an allocation alive now");
+        fa_bad(f, err, grErrorInvalidValue);
+        return;
+    }
+    if (ranges == 2 && !fa_either(f, err))
+        return;
     if (allocs && g->exec_gone && !fa_allowed(f, FZ_ALLOW_GRAPHMEM_REINST)) {
         /* graphmem-reinstantiate: a worker freeing the destroyed
          * executable meanwhile may make this refuse. */
@@ -305,6 +359,11 @@ static void instantiate(fa *f)
     x->autofree = (fl & grGraphInstantiateFlagAutoFreeOnLaunch) != 0;
     uint64_t base[W] = {0};
     flatten(x, x->shape, base, -1, NULL);
+    for (int i = 0; i < x->nx; i++)
+        if (x->x[i].type == grGraphNodeTypeMemcpy) {
+            x->x[i].kind_dst = memtype_of(f, x->x[i].p.dst.raw);
+            x->x[i].kind_src = memtype_of(f, x->x[i].p.src.raw);
+        }
     x->ntop = g->nlive;
     f->x[slot] = x;
     if (mem && allocs) {
@@ -753,13 +812,19 @@ static int child_compare(fa *f, fa_exec *x, int ti, const fa_graph *c, int *orde
             if (!found)
                 return 1;
         }
-        const fa_params *op = &x->x[map[i]].p;
+        const fa_xnode *ox = &x->x[map[i]];
+        const fa_params *op = &ox->p;
         bool u = false;
-        if (b->type == grGraphNodeTypeMemcpy && (memtype_changed(f, op->dst.raw, b->p.dst.raw, &u) ||
-                                                 memtype_changed(f, op->src.raw, b->p.src.raw, &u)))
+        if (b->type == grGraphNodeTypeMemcpy && (memtype_changed(f, ox->kind_dst, b->p.dst.raw, &u) ||
+                                                 memtype_changed(f, ox->kind_src, b->p.src.raw, &u)))
             return u ? 2 : 1;
         if (b->type == grGraphNodeTypeMemset && !memset_shape_ok(op, &b->p))
             return 1;
+        /* Ranges are checked against the allocations alive now. */
+        int rv = node_ranges_verdict(f, b->type, &b->p);
+        if (rv == 1)
+            return 1;
+        u |= rv == 2;
         if (b->type == grGraphNodeTypeMemAlloc || b->type == grGraphNodeTypeMemFree)
             return 1;
         unsure |= u;
@@ -818,9 +883,9 @@ static void exec_setter(fa *f)
         fa_params_fill(f, x->shape, n->type, &p, &bad, &want);
         if (!bad && p.count == 0)
             bad = true, want = grErrorInvalidValue;
-        if (!bad && memtype_changed(f, e->p.dst.raw, p.dst.raw, &unsure))
+        if (!bad && memtype_changed(f, e->kind_dst, p.dst.raw, &unsure))
             bad = true, want = grErrorInvalidValue;
-        if (!bad && memtype_changed(f, e->p.src.raw, p.src.raw, &unsure))
+        if (!bad && memtype_changed(f, e->kind_src, p.src.raw, &unsure))
             bad = true, want = grErrorInvalidValue;
         if (bad && want == grErrorInvalidValue && !foreign) {
             bool u2 = false;
@@ -1030,16 +1095,24 @@ static upd_result pair_and_check(fa *f, fa_exec *x, fa_graph *g, int *pair)
         switch (nn->type) {
         case grGraphNodeTypeMemcpy: {
             bool unsure = false;
-            if (memtype_changed(f, e->p.dst.raw, nn->p.dst.raw, &unsure) ||
-                memtype_changed(f, e->p.src.raw, nn->p.src.raw, &unsure))
+            if (memtype_changed(f, e->kind_dst, nn->p.dst.raw, &unsure) ||
+                memtype_changed(f, e->kind_src, nn->p.src.raw, &unsure))
                 return (upd_result){grGraphExecUpdateErrorParametersChanged, i, -1, r.unsure, unsure};
             r.unsure |= unsure;
+            /* The ranges, against the allocations alive now. */
+            int rv = node_ranges_verdict(f, nn->type, &nn->p);
+            if (rv)
+                return (upd_result){grGraphExecUpdateErrorParametersChanged, i, -1, r.unsure, rv == 2};
             break;
         }
-        case grGraphNodeTypeMemset:
+        case grGraphNodeTypeMemset: {
             if (!memset_shape_ok(&e->p, &nn->p))
                 return (upd_result){grGraphExecUpdateErrorParametersChanged, i, -1, r.unsure, false};
+            int rv = node_ranges_verdict(f, nn->type, &nn->p);
+            if (rv)
+                return (upd_result){grGraphExecUpdateErrorParametersChanged, i, -1, r.unsure, rv == 2};
             break;
+        }
         case grGraphNodeTypeMemAlloc:
         case grGraphNodeTypeMemFree:
             return (upd_result){grGraphExecUpdateErrorNotSupported, i, -1, r.unsure, false};

@@ -492,8 +492,8 @@ static void add_node(fa *f)
         } else if (child->nmem) {
             bad = true;
             want = grErrorNotSupported;
-        } else if (g->depth + 1 + height(child) > FA_DEPTH && !fa_allowed(f, FZ_ALLOW_DEEP_NESTING)) {
-            return;
+        } else if (g->depth + 1 + height(child) > FA_DEPTH) {
+            return; /* the model's graphs nest this deep at most (deep_nesting goes further) */
         }
         if (!child->h)
             return;
@@ -1186,17 +1186,34 @@ static void deep_nesting(fa *f)
 {
     grGraph_t top = NULL, empty = NULL, g;
     grGraphNode_t n;
-    /* Adding a level walks the levels above (the enclosing-graph check):
-     * a hundred thousand cost seconds; the stack overflow (deep-nesting)
-     * shows from about 60,000 on a default 8 MiB stack. */
-    int depth = 20000 + (int)fa_rand(f, 80000);
+    /* Nests up to FA_MAX_NEST levels are accepted (as many as
+     * instantiation takes); the level past it is refused at add time,
+     * and so is embedding a graph whose nest would grow past it. Before
+     * that bound a few thousand levels overflowed the stack in clone. */
+    int depth = 1 + (int)fa_rand(f, FA_MAX_NEST + 8);
     fa_ok(f, FA_CALL(f, grGraphCreate(&top, 0)));
     fa_ok(f, FA_CALL(f, grGraphCreate(&empty, 0)));
     g = top;
     for (int d = 0; d < depth; d++) {
-        fa_ok(f, FA_CALL(f, grGraphAddChildGraphNode(&n, g, NULL, 0, empty)));
+        grError_t e = FA_CALL(f, grGraphAddChildGraphNode(&n, g, NULL, 0, empty));
+        if (d >= FA_MAX_NEST) {
+            fa_bad(f, e, grErrorInvalidValue);
+            break;
+        }
+        fa_ok(f, e);
         fa_ok(f, FA_CALL(f, grGraphChildGraphNodeGetGraph(n, &g)));
         atomic_fetch_add_explicit(&f->c->progress, 1, memory_order_relaxed);
+    }
+    if (depth > 1) {
+        /* A deep nest embedded one level further down is refused too. */
+        grGraph_t outer;
+        fa_ok(f, FA_CALL(f, grGraphCreate(&outer, 0)));
+        grError_t e = FA_CALL(f, grGraphAddChildGraphNode(&n, outer, NULL, 0, top));
+        if (depth >= FA_MAX_NEST)
+            fa_bad(f, e, grErrorInvalidValue);
+        else
+            fa_ok(f, e);
+        fa_ok(f, FA_CALL(f, grGraphDestroy(outer)));
     }
     fa_ok(f, FA_CALL(f, grGraphAddEmptyNode(&n, g, NULL, 0)));
     grGraphExec_t x;
@@ -1205,10 +1222,14 @@ static void deep_nesting(fa *f)
     /* Instantiation may refuse the depth (more than 64 is refused with a
      * detail); it must not crash. */
     if (fa_either(f, FA_CALL(f, grGraphInstantiate(&x, top, 0)))) {
-        fa_ok(f, FA_CALL(f, grGraphLaunch(x, grStreamPerThread)));
-        fa_ok(f, FA_CALL(f, grStreamSynchronize(grStreamPerThread)));
+        /* Replayed on this thread's stream unless it captures or may not
+         * be synchronised now. */
+        if (fa_capture_of(f, FA_SID_PT) < 0 && !fa_unsafe(f, FU_STREAM_SYNC, FA_SID_PT, -1, false)) {
+            fa_ok(f, FA_CALL(f, grGraphLaunch(x, grStreamPerThread)));
+            fa_ok(f, FA_CALL(f, grStreamSynchronize(grStreamPerThread)));
+            fa_synced_stream(f, FA_SID_PT);
+        }
         fa_ok(f, FA_CALL(f, grGraphExecDestroy(x)));
-        fa_synced_stream(f, FA_SID_PT);
     }
     fa_ok(f, FA_CALL(f, grGraphDestroy(c)));
     fa_ok(f, FA_CALL(f, grGraphDestroy(top)));

@@ -134,6 +134,36 @@ bool fa_ref_overruns(fa *f, const fa_ref *r, uint32_t len)
            r->off + len > bound_of(b);
 }
 
+int fa_range_verdict(fa *f, const void *raw, size_t len)
+{
+    const uint8_t *a = raw, *end = a + len;
+    int verdict = 0;
+    if (!raw || len == 0)
+        return 0;
+    for (int b = 1; b < FA_BLOCKS; b++) {
+        const fa_block *bk = &f->b[b];
+        if (!bk->live || (bk->kind != FB_MALLOC && bk->kind != FB_HOST && bk->kind != FB_ASYNC))
+            continue;
+        const uint8_t *lo = bk->ptr, *hi = bk->ptr + bound_of(bk);
+        /* Starting inside and running past its end, or starting before it
+         * and reaching into it: both refused. */
+        if ((a >= lo && a < hi && end > hi) || (a < lo && end > lo))
+            return 1;
+    }
+    /* Memory the model no longer follows: pool blocks freed lately (their
+     * pool may keep them), graph allocations, other threads' blocks. */
+    for (unsigned i = 0; i < 32 && i < f->ndead_async; i++)
+        if (end > f->dead_async[i].ptr && a < f->dead_async[i].ptr + fa_class_size(f->dead_async[i].size))
+            verdict = 2;
+    for (int i = 0; i < FA_GMEM; i++)
+        if (f->gm[i].used && end > (const uint8_t *)f->gm[i].ptr &&
+            a < (const uint8_t *)f->gm[i].ptr + f->gm[i].size)
+            verdict = 2;
+    if (f->mt)
+        verdict = 2;
+    return verdict;
+}
+
 uint64_t fa_class_size(size_t n)
 {
     if (n <= 256)
@@ -576,8 +606,9 @@ static void do_free(fa *f, bool host)
     bool dead_pool = bk->kind == FB_ASYNC && bk->pool == -2;
     fa_block_free(f, b);
     /* Freed already: refused now (pool-release-race: not while a
-     * destroyed pool's block is being released). */
-    if (fa_pct(f, 20) && (!dead_pool || fa_allowed(f, FZ_ALLOW_POOL_STATE_RACE))) {
+     * destroyed pool's block is being released). Not with several
+     * threads: the address may be another thread's allocation by now. */
+    if (!f->mt && fa_pct(f, 20) && (!dead_pool || fa_allowed(f, FZ_ALLOW_POOL_STATE_RACE))) {
         err = host ? FA_CALL(f, grFreeHost(old)) : FA_CALL(f, grFree(old));
         fa_bad(f, err, grErrorInvalidValue);
     }
@@ -984,7 +1015,10 @@ static void free_async(fa *f)
     fa_block_free(f, b);
     if (pool >= -1 && (!f->mt || pool >= 0))
         fa_pool_check(f, pool);
-    if (fa_pct(f, 15))
+    /* Freed already: refused. Not with several threads: once freed, the
+     * address may be another thread's allocation (a graph allocation's
+     * reservation, say), which the second free would free. */
+    if (!f->mt && fa_pct(f, 15))
         fa_bad(f, FA_CALL(f, grFreeAsync(old, s)), grErrorInvalidValue);
 }
 

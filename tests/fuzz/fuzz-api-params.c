@@ -41,6 +41,13 @@ static void geometry(fa *f, uint32_t n, grDim3 *grid, grDim3 *block)
         *grid = GR_DIM3(blocks, 1, 1);
 }
 
+/* True if r is in memory graphrt knows as device memory (grMalloc, pools). */
+static bool karg_in_device(fa *f, const fa_ref *r)
+{
+    const fa_block *bk = fa_ref_block(f, r);
+    return bk && (bk->kind == FB_MALLOC || bk->kind == FB_ASYNC);
+}
+
 void **fa_kargs(fa *f, const fa_params *p, fa_kargv *a, bool *bad, int *want)
 {
     a->dptr = p->dst.raw;
@@ -71,8 +78,11 @@ void **fa_kargs(fa *f, const fa_params *p, fa_kargv *a, bool *bad, int *want)
         if (fa_pct(f, 50))
             return NULL;
         a->argv[fa_rand(f, (uint32_t)np)] = NULL;
-    } else if (!*bad && fa_allowed(f, FZ_ALLOW_KERNEL_PARAMS) && fa_pct(f, 2)) {
-        /* The classic mistake: the values in place of their addresses. */
+    } else if (!*bad && fa_allowed(f, FZ_ALLOW_KERNEL_PARAMS) && fa_pct(f, 2) && karg_in_device(f, &p->dst)) {
+        /* The classic mistake: the values in place of their addresses.
+         * Detectable (and so made) only where the first value is device
+         * memory: a host pointer is readable memory, which graphrt takes
+         * for a value, and the kernel would then follow garbage. */
         *bad = true;
         *want = grErrorInvalidValue;
         a->argv[0] = a->dptr;

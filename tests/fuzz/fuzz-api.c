@@ -829,8 +829,11 @@ static void eager_launch(fa *f, uint8_t type)
     }
     bool nothing =
         (type == grGraphNodeTypeMemcpy && p.count == 0) || (type == grGraphNodeTypeMemset && p.width == 0);
+    /* A zero-byte copy or memset does nothing, but the capture rules come
+     * first, as in CUDA: an invalidated capture refuses it, and so does the
+     * legacy stream while a blocking stream captures. */
     if (k >= 0) {
-        if (f->cap[k].invalidated && !nothing) {
+        if (f->cap[k].invalidated) {
             fa_bad(f, err, grErrorStreamCaptureInvalidated);
             return;
         }
@@ -839,7 +842,7 @@ static void eager_launch(fa *f, uint8_t type)
             fa_capture_node(f, sid, type, &p);
         return;
     }
-    if (sid == FA_SID_LEGACY && fa_blocking_capture(f) && !nothing) {
+    if (sid == FA_SID_LEGACY && fa_blocking_capture(f)) {
         fa_bad(f, err, grErrorStreamCaptureImplicit);
         fa_unsafe(f, FU_SYNC_COPY, sid, -1, true);
         return;

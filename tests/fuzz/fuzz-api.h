@@ -45,9 +45,10 @@
 #define FA_BLOCKS 12
 #define FA_BLOCK_MAX 2048
 #define FA_CAPS 3
-#define FA_HOSTC 8 /* host-function counters */
-#define FA_PEND 64 /* eager accesses not yet known to be complete */
-#define FA_DEPTH 3 /* child-graph nesting without deep-nesting */
+#define FA_HOSTC 8     /* host-function counters */
+#define FA_PEND 64     /* eager accesses not yet known to be complete */
+#define FA_DEPTH 3     /* child-graph nesting the model follows */
+#define FA_MAX_NEST 64 /* graphrt's bound on child-graph nesting (GR_GRAPH_MAX_NEST) */
 
 /* Stream ids of the model: created streams, then the special handles. */
 enum {
@@ -158,6 +159,10 @@ typedef struct fa_xnode {
     int top;                              /* the top-level node it belongs to */
     uint64_t pred[(FA_XNODES + 63) / 64]; /* every plan node it follows */
     fa_params p;
+    /* memcpy: the memory types of dst and src when it was instantiated,
+     * which setters and updates may not change (0 host, 1 device, -2 the
+     * model could not tell) */
+    int8_t kind_dst, kind_src;
 } fa_xnode;
 
 typedef struct fa_exec {
@@ -349,6 +354,13 @@ static inline bool fa_pct(fa *f, unsigned p)
 }
 static inline bool fa_allowed(fa *f, unsigned cls)
 {
+    /* A destroyed handle's memory is reused once 64 more objects of its
+     * kind died (graphrt.h, "Destroyed handles"): with several threads the
+     * others' churn can bring that about at any time, and the handle may
+     * then name another thread's object. Single-threaded runs pass them;
+     * each destruction there makes its handle the one kept. */
+    if (cls == FZ_ALLOW_DESTROYED && f->mt)
+        return false;
     return (f->o->allow & cls) != 0;
 }
 
@@ -383,6 +395,9 @@ fa_block *fa_ref_block(fa *f, const fa_ref *r);
 bool fa_ref_live(fa *f, const fa_ref *r);
 int fa_pick_block(fa *f, bool device_only);
 fa_ref fa_pick_range(fa *f, uint32_t *len, uint32_t align, bool allow_bad);
+/* What graphrt's bounds check says of [raw, raw + len) against the
+ * allocations alive now: 0 accepted, 1 refused, 2 the model cannot tell. */
+int fa_range_verdict(fa *f, const void *raw, size_t len);
 /* Whether [r, r + len) runs past what graphrt lets a range of r's block
  * cover (only tracked blocks). */
 bool fa_ref_overruns(fa *f, const fa_ref *r, uint32_t len);

@@ -165,7 +165,8 @@ static void usage(const char *prog, FILE *f)
             "  --threads N       application threads (default 1; at most %d)\n"
             "  --steps N         steps per case (fuzz-api) or operations per program (fuzz-diff)\n"
             "  --workers LIST    fuzz-diff: worker counts to compare, e.g. 1,2,4 (default)\n"
-            "  --allow LIST      known bug classes to exercise (also GRAPHRT_FUZZ_ALLOW):\n",
+            "  --allow LIST      known bug classes to exercise besides the fixed ones, which are\n"
+            "                    always on (also GRAPHRT_FUZZ_ALLOW):\n",
             prog, FZ_MAX_THREADS);
     for (size_t i = 0; i < ALLOW_N; i++)
         fprintf(f, "                      %-22s %s\n", allow_table[i].name, allow_table[i].what);
@@ -196,6 +197,7 @@ int fz_parse_args(fz_opts *o, const char *prog, int argc, char **argv)
     o->threads = 1;
     o->hang_s = 60;
     o->workers_mask = 1u | 2u | 8u; /* 1, 2 and 4 workers */
+    o->allow = FZ_ALLOW_FIXED;
     const char *tr = getenv("GRAPHRT_FUZZ_TRACE");
     fz_trace = tr && tr[0] == '1';
     fz_ring = tr && strcmp(tr, "ring") == 0;
@@ -266,9 +268,9 @@ void fz_opts_describe(const fz_opts *o, char *buf, size_t size)
     size_t used = (size_t)snprintf(buf, size, "--threads %u", o->threads);
     if (o->steps && used < size)
         used += (size_t)snprintf(buf + used, size - used, " --steps %u", o->steps);
-    if (o->allow && used < size)
+    if ((o->allow & ~(unsigned)FZ_ALLOW_FIXED) && used < size)
         used += (size_t)snprintf(buf + used, size - used, " --allow %s",
-                                 fz_allow_names(o->allow, names, sizeof names));
+                                 fz_allow_names(o->allow & ~(unsigned)FZ_ALLOW_FIXED, names, sizeof names));
     if (o->workers_mask != (1u | 2u | 8u) && used < size) {
         used += (size_t)snprintf(buf + used, size - used, " --workers ");
         bool first = true;
