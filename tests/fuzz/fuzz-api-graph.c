@@ -1234,6 +1234,9 @@ static void deep_nesting(fa *f)
     fa_ok(f, FA_CALL(f, grGraphDestroy(c)));
     fa_ok(f, FA_CALL(f, grGraphDestroy(top)));
     fa_ok(f, FA_CALL(f, grGraphDestroy(empty)));
+    /* Up to a hundred and thirty graphs died here (every level, twice):
+     * the destroyed graph kept earlier may have been reused since. */
+    f->dead_graph = NULL;
 }
 
 void fa_graph_step(fa *f)

@@ -19,10 +19,11 @@
 
 /* ------------------------------------------------------------ execution */
 
-/* Each thread's scratch is allocated on its first block with shared
- * memory and given back when the thread exits (workers exit at
- * grDeviceReset), through a thread-specific key whose destructor frees
- * it. */
+/* The scratch of a block with shared memory: a background worker's lives
+ * in its gr_worker and goes with the runtime (grDeviceReset stops the
+ * workers); any other thread's is allocated on its first such block and
+ * given back when the thread exits, through a thread-specific key whose
+ * destructor frees it. */
 static _Thread_local void *tls_shmem; /* GR_MAX_SHARED_MEM bytes, or NULL */
 static pthread_key_t shmem_key;
 static pthread_once_t shmem_once = PTHREAD_ONCE_INIT;
@@ -56,6 +57,12 @@ void *gr__kernel_scratch(uint32_t bytes)
 {
     if (bytes == 0)
         return NULL;
+    gr_worker *w = gr__tls_worker;
+    if (w && !w->external) {
+        if (GR_UNLIKELY(!w->scratch))
+            w->scratch = gr__aligned_alloc(64, GR_MAX_SHARED_MEM);
+        return w->scratch;
+    }
     if (GR_UNLIKELY(tls_shmem == NULL))
         return scratch_alloc();
     return tls_shmem;

@@ -561,6 +561,7 @@ static void runtime_free(gr_runtime *rt)
     for (unsigned i = 0; i < rt->nslots; i++) {
         gr__deque_fini(&rt->workers[i].dq);
         gr__free(rt->workers[i].local);
+        gr__free(rt->workers[i].scratch);
     }
     gr__free(rt->workers);
     gr__free(rt->ring);

@@ -102,6 +102,9 @@ struct gr_worker {
     /* Owner-private stack of ready graph nodes (see exec/launch.c). */
     gr_item *local;
     size_t nlocal, caplocal;
+    /* Background workers: the shared-memory scratch of the kernel blocks
+     * they run (kernel.c), freed with the runtime. */
+    void *scratch;
     /* External slots: the mailbox (see the invariants above) and how many
      * items its thread has put in it, the pollers' clock for the grace
      * period; both written by the slot's thread, on a line of their own. */
