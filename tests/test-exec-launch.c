@@ -3,12 +3,14 @@
  * nodes in edge order (never insertion order), independent nodes run at the
  * same time, the executable outlives its graph, setters change the next
  * launch only, launches of one executable never overlap, child graphs run
- * inlined, large grids and long chains run every piece exactly once.
+ * inlined, large grids and long chains run every piece exactly once, and
+ * each plan runs the way that measures faster (shared or in order).
  */
 #include "test.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <time.h>
 
 static void sleep_ms(long ms)
@@ -988,4 +990,115 @@ GR_TEST_T(exec_launch_replays_a_100000_node_chain, 120)
     CHECK_EQ(st.errors, 0);
     CHECK_OK(grGraphExecDestroy(e));
     free(ud);
+}
+
+/* --------------------------------------------- which way a launch runs */
+
+/* Each plan times its launches both ways, in order on one thread and
+ * shared with the workers, and keeps the faster (backend/cpu/launch.c).
+ * These cases make one way faster by far whatever the machine's load. */
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+typedef struct sleeper {
+    double start, end;
+} sleeper;
+
+static void sleep_5ms(void *p)
+{
+    sleeper *s = p;
+    s->start = now_s();
+    sleep_ms(5);
+    s->end = now_s();
+}
+
+/* Two sleeping nodes beside a long chain of empty nodes: shared, the
+ * sleepers overlap and the chain runs beside them, twice as fast as in
+ * order. Timed as the launch's wall time over its node count, the nodes
+ * cost well under a microsecond each, which once kept every launch after
+ * the first in order. */
+GR_TEST_T(exec_launch_shares_a_graph_that_runs_faster_shared, 60)
+{
+    enum {
+        CHAIN = 50000,
+        LAUNCHES = 40
+    };
+    static sleeper a, b;
+    grGraph_t g;
+    grGraphNode_t root, prev, ends[3];
+    setenv("GRAPHRT_WORKERS", "3", 1);
+    CHECK_OK(grDeviceReset()); /* the next call starts a runtime that reads it */
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddEmptyNode(&root, g, NULL, 0));
+    ends[0] = add_host(g, &root, 1, sleep_5ms, &a);
+    ends[1] = add_host(g, &root, 1, sleep_5ms, &b);
+    prev = root;
+    for (int i = 0; i < CHAIN; i++)
+        CHECK_OK(grGraphAddEmptyNode(&prev, g, &prev, 1));
+    ends[2] = prev;
+    CHECK_OK(grGraphAddEmptyNode(&prev, g, ends, 3));
+    grGraphExec_t e = instantiate(g);
+    int overlapped = 0;
+    for (int i = 0; i < LAUNCHES; i++) {
+        run(e);
+        if (i >= 2 && a.start < b.end && b.start < a.end)
+            overlapped++;
+    }
+    /* Launch 1 runs in order, to time that way; the next try of it comes
+     * dozens of launches later. */
+    CHECK(overlapped >= LAUNCHES - 2 - 3);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+}
+
+static void k_note_worker(const grKernelCtx *ctx, void **args)
+{
+    **(unsigned **)args[0] = ctx->worker;
+}
+
+/* A fan of cheap kernels runs faster in order than handed over node by
+ * node: after the first launches (and but for rare tries of the other
+ * way) each launch runs every node on one thread. */
+GR_TEST_T(exec_launch_runs_cheap_nodes_in_order, 60)
+{
+    enum {
+        FAN = 1000,
+        LAUNCHES = 200
+    };
+    static unsigned ran_on[FAN];
+    unsigned *slot[FAN];
+    grKernel_t k;
+    grGraph_t g;
+    grGraphNode_t root, n;
+    size_t size = sizeof(unsigned *);
+    setenv("GRAPHRT_WORKERS", "2", 1);
+    CHECK_OK(grDeviceReset());
+    CHECK_OK(grKernelCreate(&k, k_note_worker, "launch_note_worker", 1, &size));
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddEmptyNode(&root, g, NULL, 0));
+    for (int i = 0; i < FAN; i++) {
+        slot[i] = &ran_on[i];
+        void *args[1] = {&slot[i]};
+        grKernelNodeParams kp = {k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args, NULL};
+        CHECK_OK(grGraphAddKernelNode(&n, g, &root, 1, &kp));
+    }
+    grGraphExec_t e = instantiate(g);
+    int one_thread = 0;
+    for (int i = 0; i < LAUNCHES; i++) {
+        run(e);
+        bool same = true;
+        for (int j = 1; j < FAN; j++)
+            same &= ran_on[j] == ran_on[0];
+        if (i >= LAUNCHES / 2 && same)
+            one_thread++;
+    }
+    CHECK(one_thread >= LAUNCHES / 2 - 5);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grKernelDestroy(k));
 }

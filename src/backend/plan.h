@@ -155,9 +155,15 @@ typedef struct gr_plan {
     GR_ALIGNED_CL _Atomic uint32_t finished; /* futex word: launches done */
     atomic_int owner_sleeping;
     GR_ALIGNED_CL atomic_int thieves; /* threads inside stolen nodes */
-    /* Written by the launch's owner only (launches never overlap). */
-    uint64_t avg_ticks_x16; /* smoothed cost per node (gr__ticks) x16, 0 = unknown */
-    uint32_t runs;          /* launches run so far (sampling the cost) */
+    /* How a launch is run (backend/cpu/launch.c), written by launches'
+     * owners only (launches never overlap): the smoothed time of a launch
+     * in order on one thread and of one shared with other workers, in
+     * gr__ticks (0 = not measured yet), which of the two is faster, and
+     * when the other is tried again. */
+    uint64_t serial_ticks, parallel_ticks;
+    uint32_t runs; /* launches run so far */
+    uint32_t probe_at, probe_gap;
+    bool parallel;
 } gr_plan;
 
 struct grGraphExec_st {

@@ -6,17 +6,16 @@
  * and runs the plan. Writers of the plan (setters, update) exclude
  * launches through gr__exec_write_begin.
  *
- * A launch nobody else should take part in (nodes cheaper than handing
- * them over, or a single worker) runs the plan front to back: its order is
- * topological, so no countdown is needed. Otherwise the owner counts down
- * and keeps ready nodes on a private stack (no atomics, no fences) and
- * runs the first ready successor of each node inline. Until another
- * thread joins, the countdown of a node with several predecessors is a
- * plain load and store. Work is exposed to other threads
- * (pushed on the owner's stealable deque) only when it is worth it: nodes
- * measured to cost more than a wake-up, or unknown cost on the first
- * launches. The first exposure switches the launch to "shared": every
- * countdown is then an atomic decrement.
+ * A launch runs the plan one of two ways, whichever measures faster for
+ * that plan (see GR_SAMPLE_EVERY). In order: the owner runs the plan front
+ * to back; its order is topological, so no countdown is needed. Shared:
+ * the owner counts down and keeps ready nodes on a private stack (no
+ * atomics, no fences), runs the first ready successor of each node inline
+ * and exposes the others to other threads (pushed on its stealable deque,
+ * one for each other worker). Until another thread joins, the countdown of
+ * a node with several predecessors is a plain load and store; the first
+ * exposure switches the launch to "shared": every countdown is then an
+ * atomic decrement. With a single worker a launch always runs in order.
  *
  * Invariants:
  *   - a node becomes ready exactly once per launch: its countdown reaches
@@ -36,9 +35,18 @@
 #include <limits.h>
 #include <string.h>
 
-/* Exposing work costs a deque push (and a wake-up when nobody spins);
- * below this cost per node (ns) the owner keeps everything. */
-#define GR_EXPOSE_MIN_NODE_NS 1500u
+/* A launch runs one of two ways: in order on the launching thread, or
+ * shared, exposing ready nodes to other workers. Which is faster depends
+ * on what the nodes cost, the graph's width and the machine, so each plan
+ * measures both: it keeps the faster (its time sampled every
+ * GR_SAMPLE_EVERY launches) and tries the other again after a gap of
+ * launches that doubles each time the other loses, and is at least
+ * GR_PROBE_COST_INV times the factor it lost by, so that probing costs a
+ * few percent at most however much slower the other way is. */
+#define GR_SAMPLE_EVERY 16u
+#define GR_PROBE_GAP_MIN 16u
+#define GR_PROBE_GAP_MAX 65536u
+#define GR_PROBE_COST_INV 32u
 
 static inline bool local_push(gr_worker *w, gr_pnode *n)
 {
@@ -201,7 +209,7 @@ static void expose_some(gr_runtime *rt, gr_worker *w, gr_plan *p, size_t base)
  * until nothing is left on the private stack above 'base' (the stack's
  * height when the caller began this plan). Returns true if it ran EXIT
  * (the launch is over: touch nothing of the plan). */
-static bool run_from(gr_worker *w, gr_plan *p, gr_pnode *n, bool expose, size_t base)
+static bool run_from(gr_worker *w, gr_plan *p, gr_pnode *n, size_t base)
 {
     gr_runtime *rt = gr_load_relaxed(&gr__rt);
     gr_pnode *nodes = p->nodes;
@@ -214,7 +222,7 @@ static bool run_from(gr_worker *w, gr_plan *p, gr_pnode *n, bool expose, size_t 
             return true;
         }
         /* Offer waiting work before running n, which may take long. */
-        if (GR_UNLIKELY(expose) && w->nlocal > base)
+        if (w->nlocal > base)
             expose_some(rt, w, p, base);
         run_body(n, &ctx);
         gr_pnode *next = NULL;
@@ -227,7 +235,7 @@ static bool run_from(gr_worker *w, gr_plan *p, gr_pnode *n, bool expose, size_t 
                 next = v;
             } else if (GR_UNLIKELY(!local_push(w, v))) {
                 /* Out of memory for the stack: run it right here. */
-                if (run_from(w, p, v, expose, w->nlocal))
+                if (run_from(w, p, v, w->nlocal))
                     return true;
             }
         }
@@ -246,7 +254,7 @@ void gr__exec_node_item(gr_worker *w, void *node)
     gr_pnode *n = node;
     gr_plan *p = gr__pnode_plan(n);
     gr_fetch_add_acquire(&p->thieves, 1);
-    run_from(w, p, n, true, w->nlocal);
+    run_from(w, p, n, w->nlocal);
     gr_fetch_sub_release(&p->thieves, 1);
 }
 
@@ -272,19 +280,57 @@ static void wait_for_others(gr_runtime *rt, gr_worker *w, gr_plan *p, uint32_t t
     }
 }
 
+/* Records a measured launch (ticks, run shared or not, whether it was a
+ * probe of the slower way) and picks the way of the launches to come. */
+static void note_launch_time(gr_plan *p, uint64_t t, bool shared, bool probe)
+{
+    uint64_t *avg = shared ? &p->parallel_ticks : &p->serial_ticks;
+    t = t ? t : 1;
+    /* A probe's way was last measured long ago: its sample replaces that. */
+    *avg = *avg && !probe ? (*avg * 3 + t) / 4 : t;
+    if (!p->serial_ticks || !p->parallel_ticks)
+        return;
+    bool parallel = p->parallel_ticks < p->serial_ticks;
+    uint64_t gap;
+    if (parallel != p->parallel || !p->probe_gap) {
+        p->parallel = parallel;
+        gap = GR_PROBE_GAP_MIN;
+    } else if (probe) {
+        gap = (uint64_t)p->probe_gap * 2;
+    } else {
+        return;
+    }
+    uint64_t win = parallel ? p->parallel_ticks : p->serial_ticks;
+    uint64_t lost_by = (parallel ? p->serial_ticks : p->parallel_ticks) / win;
+    if (gap < lost_by * GR_PROBE_COST_INV)
+        gap = lost_by * GR_PROBE_COST_INV;
+    p->probe_gap = (uint32_t)(gap < GR_PROBE_GAP_MAX ? gap : GR_PROBE_GAP_MAX);
+    p->probe_at = p->runs + p->probe_gap;
+}
+
 void gr__exec_run(gr_worker *w, struct grGraphExec_st *e)
 {
     gr_plan *p = &e->plan;
     gr_runtime *rt = gr_load_relaxed(&gr__rt);
     uint32_t target = gr_load_relaxed(&p->finished) + 1;
-    /* The cost per node only decides whether to expose nodes to other
-     * workers: with none it is not measured. It is measured in ticks, a
-     * third of the cost of a clock read on a VM. */
-    bool measure = rt->nworkers > 1 && (p->avg_ticks_x16 == 0 || (p->runs & 15) == 0);
-    bool expose =
-        rt->nworkers > 1 &&
-        (p->avg_ticks_x16 == 0 ||
-         p->avg_ticks_x16 / 16 >= GR_EXPOSE_MIN_NODE_NS * gr__ticks_per_us(rt) / 1000 || p->runs < 2);
+    /* The first launch is shared, the second not; then the faster way,
+     * and the other when a probe is due (see GR_SAMPLE_EVERY). With one
+     * worker nothing is measured. Times are in ticks, a third of the cost
+     * of a clock read on a VM. */
+    bool expose = false, measure = false, probe = false;
+    if (rt->nworkers > 1) {
+        if (!p->parallel_ticks) {
+            expose = measure = true;
+        } else if (!p->serial_ticks) {
+            measure = true;
+        } else if (p->runs == p->probe_at) {
+            expose = !p->parallel;
+            measure = probe = true;
+        } else {
+            expose = p->parallel;
+            measure = (p->runs % GR_SAMPLE_EVERY) == 0;
+        }
+    }
     uint64_t t0 = measure ? gr__ticks() : 0;
     gr_store_relaxed(&p->shared, false);
     if (!expose) {
@@ -304,18 +350,16 @@ void gr__exec_run(gr_worker *w, struct grGraphExec_st *e)
         bool ended = false;
         for (uint32_t i = 1; i < p->nroots; i++)
             if (!local_push(w, &p->nodes[p->roots[i]]))
-                ended |= run_from(w, p, &p->nodes[p->roots[i]], expose, w->nlocal);
-        ended |= run_from(w, p, &p->nodes[p->roots[0]], expose, base);
+                ended |= run_from(w, p, &p->nodes[p->roots[i]], w->nlocal);
+        ended |= run_from(w, p, &p->nodes[p->roots[0]], base);
         if (!ended)
             wait_for_others(rt, w, p, target);
     }
     /* Thieves may still be leaving run_from; the plan must outlive them. */
     while (gr_load_acquire(&p->thieves) != 0)
         gr__cpu_relax();
-    if (measure) {
-        uint64_t per = ((gr__ticks() - t0) * 16) / p->nnodes;
-        p->avg_ticks_x16 = p->avg_ticks_x16 ? (p->avg_ticks_x16 * 3 + per) / 4 : (per ? per : 1);
-    }
+    if (measure)
+        note_launch_time(p, gr__ticks() - t0, expose, probe);
     p->runs++;
     /* The launch is over: setters may write the plan from here on (see
      * gr__exec_quiesce). Only launches' owners write it, one at a time. */

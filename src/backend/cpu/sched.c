@@ -8,14 +8,17 @@
  * 'spinning', for spin_ns after the last submission it saw, then parks on
  * the wake_seq futex, counted in 'sleepers'. At most GR_MAX_SPINNERS spin
  * at once; the others park straight away (they watch the deques but leave
- * the injection queue to the spinners). Whoever publishes work calls
- * gr__sched_wake_one, which issues a futex wake only when nobody is
- * spinning, somebody sleeps and no wake-up is pending: a busy runtime makes
- * no system calls, and publishers do not issue a wake per submission while
- * the worker they woke waits for a core. So that work never waits behind a
- * worker that left to run something else, the last spinner to leave with
- * work, and a woken worker that sees more work than it takes, wake a
- * sleeper to take their place.
+ * the injection queue to the spinners), except a worker that ran an item
+ * less than spin_ns ago, which spins until then however many do (all
+ * workers but one at most): in a shared graph launch the next nodes come
+ * within microseconds, sooner than a parked worker would wake. Whoever
+ * publishes work calls gr__sched_wake_one, which issues a futex wake only
+ * when nobody is spinning, somebody sleeps and no wake-up is pending: a
+ * busy runtime makes no system calls, and publishers do not issue a wake
+ * per submission while the worker they woke waits for a core. So that work
+ * never waits behind a worker that left to run something else, the last
+ * spinner to leave with work, and a woken worker that sees more work than
+ * it takes, wake a sleeper to take their place.
  *
  * Grace period: a background worker leaves the oldest injected item alone
  * until it has seen it wait GR_INJ_GRACE ticks (about a microsecond). The
@@ -389,6 +392,7 @@ static void *worker_main(void *arg)
     pthread_setname_np(pthread_self(), name);
     gr__tls_worker = w;
     bool took_wake = false;
+    uint64_t last_work = 0; /* gr__ticks when it last ran an item */
     while (!gr_load_acquire(&rt->stop)) {
         gr_item it = gr__deque_pop(&w->dq);
         if (!it)
@@ -400,13 +404,23 @@ static void *worker_main(void *arg)
                 gr__sched_wake_one(rt);
             took_wake = false;
             gr__item_run(w, it);
+            last_work = rt->spin_ns ? gr__ticks() : 0;
             continue;
         }
         took_wake = false;
         /* Two spinners are enough to pick up new work at once; more would
          * only add polling traffic on the lines busy threads write. The
-         * others park, and are woken when nobody spins. */
-        if (gr_fetch_add_seq_cst(&rt->spinning, 1) >= rt->max_spinners) {
+         * others park, and are woken when nobody spins, except a worker
+         * that ran work a moment ago: more is likely to come soon (the
+         * next nodes of a graph), and a park and wake-up costs more. */
+        uint64_t window = 0; /* ns left of this worker's active spin */
+        if (rt->spin_ns && rt->max_active_spinners > rt->max_spinners) {
+            uint64_t tpu = gr__ticks_per_us(rt), since = gr__ticks() - last_work;
+            uint64_t full = rt->spin_ns * tpu / 1000;
+            window = since < full ? (full - since) * 1000 / tpu : 0;
+        }
+        int spinners = gr_fetch_add_seq_cst(&rt->spinning, 1);
+        if (spinners >= (window ? rt->max_active_spinners : rt->max_spinners)) {
             /* The spinners watch the injection queue (a spinner only stops
              * spinning to run work, or to park after checking the queue),
              * so this worker sleeps unless a deque holds work. But while
@@ -422,7 +436,8 @@ static void *worker_main(void *arg)
                     gr__cpu_relax();
             continue;
         }
-        uint64_t deadline = gr__now_ns() + rt->spin_ns;
+        uint64_t span = spinners >= rt->max_spinners ? window : rt->spin_ns;
+        uint64_t deadline = gr__now_ns() + span;
         size_t seen = submissions(rt);
         /* Poll every few pauses only: polling reads lines the busy threads
          * write, and a tight poll would slow them down. The spin window
@@ -443,7 +458,7 @@ static void *worker_main(void *arg)
                 uint64_t now = gr__now_ns();
                 if (now_enq != seen) {
                     seen = now_enq;
-                    deadline = now + rt->spin_ns;
+                    deadline = now + span;
                 } else if (now > deadline) {
                     break;
                 }
@@ -458,6 +473,7 @@ static void *worker_main(void *arg)
             if (was == 1)
                 gr__sched_wake_one(rt);
             gr__item_run(w, it);
+            last_work = rt->spin_ns ? gr__ticks() : 0;
             continue;
         }
         took_wake = gr__sched_park(rt, true) & PARK_TOOK_WAKE;
@@ -592,6 +608,9 @@ gr_runtime *gr__runtime_start(void)
      * and synchronise: on two cores, two spinners made a synchronising
      * thread share a core with one of them. */
     rt->max_spinners = ncpu > 2 ? GR_MAX_SPINNERS : 1;
+    /* Recently busy workers may all spin but one, which leaves a core to
+     * the thread that launched. */
+    rt->max_active_spinners = ncpu > 2 && rt->nworkers > 2 ? (int)rt->nworkers - 1 : rt->max_spinners;
     rt->nslots = rt->nworkers + GR_EXTERNAL_SLOTS;
     /* GRAPHRT_MEMBARRIER=0 (read once per process) gives fences instead,
      * where a membarrier costs more than parks save (it interrupts every

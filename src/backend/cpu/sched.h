@@ -150,8 +150,9 @@ struct gr_runtime {
     unsigned nworkers;
     gr_worker *workers;            /* nworkers + GR_EXTERNAL_SLOTS */
     unsigned nslots;               /* nworkers + GR_EXTERNAL_SLOTS */
-    uint64_t spin_ns;              /* how long an idle worker spins */
+    uint64_t spin_ns;              /* how long an idle worker spins (and how long after its last item) */
     int max_spinners;              /* how many idle workers may spin at once */
+    int max_active_spinners;       /* the same for workers that ran work a moment ago */
     _Atomic uint64_t ticks_per_us; /* gr__ticks per microsecond, 0 = not known yet */
     atomic_bool stop;
     /* Idle accounting (see sched.c: park / wake). */
