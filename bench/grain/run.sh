@@ -22,7 +22,9 @@
 # Environment: THREADS (default "1 2 4 8 16" capped at the cores here,
 # --quick: "1 <cores>"), GRAINS (default 0,1,5,20,100; --quick 0,1,20),
 # SHAPES (default all: chain,fan64,fan1024,rand,layered), GRAIN_BUDGET_MS
-# (time per cell, default 250; --quick 100), CC, CXX.
+# (time per cell, default 250; --quick 100), WIDE_GRAINS (default 1,5,20)
+# and WIDE_BLOCKS (256,4096) for the wide kernels (bench_wide.c: one kernel
+# of that many blocks against OpenMP's parallel for), CC, CXX.
 set -euo pipefail
 
 TASKFLOW_TAG=v4.1.0
@@ -55,6 +57,8 @@ else
     export GRAIN_BUDGET_MS=${GRAIN_BUDGET_MS:-250}
 fi
 SHAPES=${SHAPES:-chain,fan64,fan1024,rand,layered}
+WIDE_GRAINS=${WIDE_GRAINS:-1,5,20}
+WIDE_BLOCKS=${WIDE_BLOCKS:-256,4096}
 CC=${CC:-cc}
 CXX=${CXX:-c++}
 build=$root/build-grain
@@ -74,12 +78,16 @@ cmake --build "$build/graphrt" --parallel "$cores" >"$build/build.log" 2>&1 ||
 $CC $CFLAGS -I"$root/include" -o "$bin/bench_graphrt" "$here/bench_graphrt.c" \
     "$build/graphrt/libgraphrt.a" -pthread -lm
 $CC $CFLAGS -o "$bin/bench_seq" "$here/bench_seq.c"
+$CC $CFLAGS -I"$root/include" -o "$bin/bench_wide" "$here/bench_wide.c" \
+    "$build/graphrt/libgraphrt.a" -pthread -lm
 
 # ---- peers -----------------------------------------------------------------
 peers=""
 skipped=""
 if $CC $CFLAGS -fopenmp -DRT_NAME='"gomp"' -o "$bin/bench_gomp" "$here/bench_omp.c" 2>"$build/omp.log"; then
     peers="$peers gomp"
+    $CC $CFLAGS -fopenmp -DWIDE_OMP -o "$bin/bench_wide_omp" "$here/bench_wide.c" 2>>"$build/omp.log" ||
+        rm -f "$bin/bench_wide_omp"
 else
     skipped="$skipped; OpenMP: $CC -fopenmp failed ($(head -1 "$build/omp.log"))"
 fi
@@ -139,6 +147,17 @@ for t in $THREADS; do
     GRAPHRT_WORKERS=$t "$bin/bench_graphrt" -g "$GRAINS" -s "$SHAPES" "$t" >>"$csv"
 done
 log "graphrt done"
+# Wide kernels: one kernel of many blocks against OpenMP's parallel for.
+WIDE_THREADS=${WIDE_THREADS:-$THREADS}
+"$bin/bench_wide" seq 1 -g "$WIDE_GRAINS" -b "$WIDE_BLOCKS" >>"$csv"
+for t in $WIDE_THREADS; do
+    [ "$t" -gt 1 ] || continue
+    GRAPHRT_WORKERS=$t "$bin/bench_wide" graphrt "$t" -g "$WIDE_GRAINS" -b "$WIDE_BLOCKS" >>"$csv"
+    if [ -x "$bin/bench_wide_omp" ]; then
+        "$bin/bench_wide_omp" omp "$t" -g "$WIDE_GRAINS" -b "$WIDE_BLOCKS" >>"$csv"
+    fi
+done
+log "wide kernels done"
 for p in $peers; do
     case $p in
     gomp) "$bin/bench_gomp" persist -g "$GRAINS" -s "$SHAPES" $THREADS >>"$csv" ;;

@@ -25,7 +25,9 @@ PEERS = {"tbb_flow": "oneTBB", "taskflow": "Taskflow", "gomp_persist": "OpenMP"}
 
 
 def shape_key(row):
-    return "fan%s" % row["param"] if row["shape"] == "fan" else row["shape"]
+    if row["shape"] in ("fan", "wide"):
+        return row["shape"] + row["param"]
+    return row["shape"]
 
 
 def load(paths):
@@ -41,6 +43,36 @@ def load(paths):
                              "tasks": int(r["tasks"]), "cpu_ns_per_replay": float(r["cpu_ns_per_replay"]),
                              "eff_threads": float(r["eff_threads"])}
     return data
+
+
+def wide_cells(data):
+    """Wide kernels (bench_wide.c): efficiency of graphrt's eager launch and
+    graph replay and of OpenMP's better schedule, per threads, blocks and grain."""
+    cells = []
+    keys = sorted({(t, int(s[4:]), g) for (rt, t, s, g) in data if s.startswith("wide") and rt != "seq"})
+    for t, b, g in keys:
+        s = "wide%d" % b
+        sq = data.get(("seq", 1, s, g))
+        got = {rt: v for (rt, tt, ss, gg), v in data.items() if ss == s and tt == t and gg == g}
+        if not sq or "graphrt_eager" not in got:
+            continue
+        eff = {rt: sq["median_ns"] / (t * v["median_ns"]) for rt, v in got.items()}
+        omp = max((e for rt, e in eff.items() if rt.startswith("omp")), default=None)
+        cells.append({"threads": t, "grain_us": g, "blocks": b, "eff": eff, "omp_best_eff": omp})
+    return cells
+
+
+def print_wide(cells, out):
+    print("\n## Wide kernels: one kernel of B blocks, each a task of the grain\n", file=out)
+    print("| threads | grain | blocks | eager | graph | OpenMP (best schedule) | eager / OpenMP |", file=out)
+    print("|---|---|---|---|---|---|---|", file=out)
+    for c in cells:
+        e = c["eff"]
+        omp = c["omp_best_eff"]
+        print("| %d | %g us | %d | %.2f | %s | %s | %s |" % (
+            c["threads"], c["grain_us"], c["blocks"], e["graphrt_eager"],
+            "%.2f" % e["graphrt_graph"] if "graphrt_graph" in e else "-",
+            "%.2f" % omp if omp else "-", "%.2f" % (e["graphrt_eager"] / omp) if omp else "-"), file=out)
 
 
 def main():
@@ -122,9 +154,12 @@ def main():
     if zero:
         print("grain 0: lowest ratio %.1fx (%s, %d threads)" % min(
             (c["ratio"], c["shape"], c["threads"]) for c in zero), file=out)
+    wide = wide_cells(data)
+    if wide:
+        print_wide(wide, out)
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"machine": machine, "peers": peers_seen, "cells": cells}, f, indent=1)
+            json.dump({"machine": machine, "peers": peers_seen, "cells": cells, "wide": wide}, f, indent=1)
 
 
 if __name__ == "__main__":

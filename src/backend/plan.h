@@ -130,6 +130,14 @@ typedef struct gr_count {
     uint32_t npred; /* the node's predecessors (EXIT: the sinks) */
 } gr_count;
 
+/* The ways a launch can run (backend/cpu/launch.c). */
+typedef enum gr_way {
+    GR_WAY_IN_ORDER, /* front to back on the owner's thread */
+    GR_WAY_SHARED,   /* the owner runs nodes and hands ready ones to workers */
+    GR_WAY_HANDOFF,  /* an application thread hands the roots to the workers and sleeps */
+    GR_WAYS
+} gr_way;
+
 typedef struct gr_plan {
     gr_pnode *nodes; /* nnodes, topological; the last is EXIT; nodes[-1]
                            * is the GR_PN_HEAD slot (one block with them) */
@@ -157,13 +165,14 @@ typedef struct gr_plan {
     GR_ALIGNED_CL atomic_int thieves; /* threads inside stolen nodes */
     /* How a launch is run (backend/cpu/launch.c), written by launches'
      * owners only (launches never overlap): the smoothed time of a launch
-     * in order on one thread and of one shared with other workers, in
-     * gr__ticks (0 = not measured yet), which of the two is faster, and
-     * when the other is tried again. */
-    uint64_t serial_ticks, parallel_ticks;
+     * run each way (gr_way), in gr__ticks (0 = not measured yet) and the
+     * launch that last timed it, the fastest way, and when another is
+     * tried again. */
+    uint64_t way_ticks[GR_WAYS];
+    uint32_t way_timed_at[GR_WAYS];
     uint32_t runs; /* launches run so far */
     uint32_t probe_at, probe_gap;
-    bool parallel;
+    uint8_t way;
 } gr_plan;
 
 struct grGraphExec_st {

@@ -6,16 +6,21 @@
  * and runs the plan. Writers of the plan (setters, update) exclude
  * launches through gr__exec_write_begin.
  *
- * A launch runs the plan one of two ways, whichever measures faster for
- * that plan (see GR_SAMPLE_EVERY). In order: the owner runs the plan front
- * to back; its order is topological, so no countdown is needed. Shared:
- * the owner counts down and keeps ready nodes on a private stack (no
- * atomics, no fences), runs the first ready successor of each node inline
- * and exposes the others to other threads (pushed on its stealable deque,
- * one for each other worker). Until another thread joins, the countdown of
- * a node with several predecessors is a plain load and store; the first
- * exposure switches the launch to "shared": every countdown is then an
- * atomic decrement. With a single worker a launch always runs in order.
+ * A launch runs the plan one of three ways (gr_way), whichever measures
+ * fastest for that plan (see GR_SAMPLE_EVERY). In order: the owner runs
+ * the plan front to back; its order is topological, so no countdown is
+ * needed. Shared: the owner counts down and keeps ready nodes on a private
+ * stack (no atomics, no fences), runs the first ready successor of each
+ * node inline and exposes the others to other threads (pushed on its
+ * stealable deque, one for each other worker). Until another thread
+ * joins, the countdown of a node with several predecessors is a plain load
+ * and store; the first exposure switches the launch to "shared": every
+ * countdown is then an atomic decrement. Handoff, for an application
+ * thread when the workers are as many as the cores: the owner pushes the
+ * roots on its deque and sleeps, so that no more threads run nodes than
+ * there are cores (a thread preempted in a node holds back all that
+ * depends on it), at the price of a hand-over. With a single worker a
+ * launch always runs in order.
  *
  * Invariants:
  *   - a node becomes ready exactly once per launch: its countdown reaches
@@ -35,14 +40,13 @@
 #include <limits.h>
 #include <string.h>
 
-/* A launch runs one of two ways: in order on the launching thread, or
- * shared, exposing ready nodes to other workers. Which is faster depends
- * on what the nodes cost, the graph's width and the machine, so each plan
- * measures both: it keeps the faster (its time sampled every
- * GR_SAMPLE_EVERY launches) and tries the other again after a gap of
- * launches that doubles each time the other loses, and is at least
- * GR_PROBE_COST_INV times the factor it lost by, so that probing costs a
- * few percent at most however much slower the other way is. */
+/* Which way is fastest depends on what the nodes cost, the graph's
+ * width and the machine, so each plan measures: it keeps the fastest way
+ * (its time sampled every GR_SAMPLE_EVERY launches) and tries the way
+ * timed longest ago again after a gap of launches that doubles each time
+ * a try loses, and is at least GR_PROBE_COST_INV times the factor it lost
+ * by, so that trying costs a few percent at most however much slower the
+ * other ways are. */
 #define GR_SAMPLE_EVERY 16u
 #define GR_PROBE_GAP_MIN 16u
 #define GR_PROBE_GAP_MAX 65536u
@@ -258,13 +262,13 @@ void gr__exec_node_item(gr_worker *w, void *node)
     gr_fetch_sub_release(&p->thieves, 1);
 }
 
-/* The owner of a shared launch, out of work of its own: helps until the
- * launch is over, then sleeps. */
-static void wait_for_others(gr_runtime *rt, gr_worker *w, gr_plan *p, uint32_t target)
+/* The owner of a shared launch, out of work of its own: helps (if 'help')
+ * until the launch is over, then sleeps. */
+static void wait_for_others(gr_runtime *rt, gr_worker *w, gr_plan *p, uint32_t target, bool help)
 {
     unsigned idle = 0;
     while (gr_load_acquire(&p->finished) != target) {
-        if (gr__sched_help_once(rt, w)) {
+        if (help && gr__sched_help_once(rt, w)) {
             idle = 0;
             continue;
         }
@@ -280,32 +284,85 @@ static void wait_for_others(gr_runtime *rt, gr_worker *w, gr_plan *p, uint32_t t
     }
 }
 
-/* Records a measured launch (ticks, run shared or not, whether it was a
- * probe of the slower way) and picks the way of the launches to come. */
-static void note_launch_time(gr_plan *p, uint64_t t, bool shared, bool probe)
+/* The ways open to this launch: handoff only for an application thread
+ * when the workers are as many as the cores. */
+static inline unsigned ways_open(const gr_runtime *rt, const gr_worker *w)
 {
-    uint64_t *avg = shared ? &p->parallel_ticks : &p->serial_ticks;
+    return w->external && rt->nworkers >= rt->ncpu ? GR_WAYS : GR_WAY_HANDOFF;
+}
+
+/* The way to try next: of those not the fastest, the one timed longest
+ * ago. */
+static unsigned probe_way(const gr_plan *p, unsigned nways)
+{
+    unsigned pick = p->way == GR_WAY_IN_ORDER ? GR_WAY_SHARED : GR_WAY_IN_ORDER;
+    for (unsigned i = 0; i < nways; i++)
+        if (i != p->way && p->runs - p->way_timed_at[i] > p->runs - p->way_timed_at[pick])
+            pick = i;
+    return pick;
+}
+
+/* Records a launch run way 'way' in t ticks ('probe': a try of a way that
+ * was slower) and picks the way of the launches to come. */
+static void note_launch_time(gr_plan *p, unsigned nways, unsigned way, uint64_t t, bool probe)
+{
+    uint64_t *avg = &p->way_ticks[way];
     t = t ? t : 1;
-    /* A probe's way was last measured long ago: its sample replaces that. */
+    /* A probe's way was last timed long ago: its sample replaces that. */
     *avg = *avg && !probe ? (*avg * 3 + t) / 4 : t;
-    if (!p->serial_ticks || !p->parallel_ticks)
-        return;
-    bool parallel = p->parallel_ticks < p->serial_ticks;
+    p->way_timed_at[way] = p->runs;
+    unsigned best = GR_WAYS;
+    for (unsigned i = 0; i < nways; i++) {
+        if (!p->way_ticks[i])
+            return; /* not every way timed yet */
+        if (best == GR_WAYS || p->way_ticks[i] < p->way_ticks[best])
+            best = i;
+    }
     uint64_t gap;
-    if (parallel != p->parallel || !p->probe_gap) {
-        p->parallel = parallel;
+    if (best != p->way || !p->probe_gap) {
+        p->way = (uint8_t)best;
         gap = GR_PROBE_GAP_MIN;
     } else if (probe) {
         gap = (uint64_t)p->probe_gap * 2;
     } else {
         return;
     }
-    uint64_t win = parallel ? p->parallel_ticks : p->serial_ticks;
-    uint64_t lost_by = (parallel ? p->serial_ticks : p->parallel_ticks) / win;
+    /* The next try is the way timed longest ago; it lost by lost_by. */
+    unsigned next = probe_way(p, nways);
+    uint64_t lost_by = p->way_ticks[next] / p->way_ticks[best];
     if (gap < lost_by * GR_PROBE_COST_INV)
         gap = lost_by * GR_PROBE_COST_INV;
     p->probe_gap = (uint32_t)(gap < GR_PROBE_GAP_MAX ? gap : GR_PROBE_GAP_MAX);
     p->probe_at = p->runs + p->probe_gap;
+}
+
+/* Runs the launch the handoff way; true if this thread ran EXIT. */
+static bool run_handoff(gr_runtime *rt, gr_worker *w, gr_plan *p)
+{
+    gr_store_relaxed(&p->shared, true);
+    unsigned pushed = 0;
+    bool ended = false;
+    for (uint32_t i = 0; i < p->nroots; i++) {
+        gr_pnode *r = &p->nodes[p->roots[i]];
+        if (gr__deque_push(&w->dq, gr__item_make(r, GR_ITEM_NODE)))
+            pushed++;
+        else /* out of memory for the deque: run it here */
+            ended |= run_from(w, p, r, w->nlocal);
+    }
+    gr__sched_wake_some(rt, pushed < rt->nworkers ? pushed : rt->nworkers);
+    return ended;
+}
+
+/* Runs the launch the shared way; true if this thread ran EXIT. */
+static bool run_shared(gr_worker *w, gr_plan *p)
+{
+    /* Roots go on the private stack, where run_from finds them. */
+    size_t base = w->nlocal;
+    bool ended = false;
+    for (uint32_t i = 1; i < p->nroots; i++)
+        if (!local_push(w, &p->nodes[p->roots[i]]))
+            ended |= run_from(w, p, &p->nodes[p->roots[i]], w->nlocal);
+    return ended | run_from(w, p, &p->nodes[p->roots[0]], base);
 }
 
 void gr__exec_run(gr_worker *w, struct grGraphExec_st *e)
@@ -313,27 +370,35 @@ void gr__exec_run(gr_worker *w, struct grGraphExec_st *e)
     gr_plan *p = &e->plan;
     gr_runtime *rt = gr_load_relaxed(&gr__rt);
     uint32_t target = gr_load_relaxed(&p->finished) + 1;
-    /* The first launch is shared, the second not; then the faster way,
-     * and the other when a probe is due (see GR_SAMPLE_EVERY). With one
-     * worker nothing is measured. Times are in ticks, a third of the cost
-     * of a clock read on a VM. */
-    bool expose = false, measure = false, probe = false;
+    /* The first two launches are shared (the first untimed: it pays for
+     * cold caches and parked workers), then each other way once; then the
+     * fastest, and another when a probe is due (see GR_SAMPLE_EVERY). With
+     * one worker nothing is measured. Times are in ticks, a third of the
+     * cost of a clock read on a VM. */
+    unsigned way = GR_WAY_IN_ORDER, nways = ways_open(rt, w);
+    bool measure = false, probe = false;
     if (rt->nworkers > 1) {
-        if (!p->parallel_ticks) {
-            expose = measure = true;
-        } else if (!p->serial_ticks) {
-            measure = true;
+        unsigned untimed = GR_WAYS;
+        if (!p->way_ticks[GR_WAY_SHARED])
+            untimed = GR_WAY_SHARED;
+        else
+            for (unsigned i = 0; i < nways && untimed == GR_WAYS; i++)
+                if (!p->way_ticks[i])
+                    untimed = i;
+        if (untimed != GR_WAYS) {
+            way = untimed;
+            measure = p->runs > 0;
         } else if (p->runs == p->probe_at) {
-            expose = !p->parallel;
+            way = probe_way(p, nways);
             measure = probe = true;
         } else {
-            expose = p->parallel;
+            way = p->way < nways ? p->way : GR_WAY_SHARED;
             measure = (p->runs % GR_SAMPLE_EVERY) == 0;
         }
     }
     uint64_t t0 = measure ? gr__ticks() : 0;
     gr_store_relaxed(&p->shared, false);
-    if (!expose) {
+    if (way == GR_WAY_IN_ORDER) {
         /* Nobody else takes part: the plan's order is topological, so
          * running it front to back honours every edge, with no countdown
          * and no stack (on a random DAG those cost several times what the
@@ -345,21 +410,16 @@ void gr__exec_run(gr_worker *w, struct grGraphExec_st *e)
             run_body(&nodes[i], &ctx);
         finish_launch(p);
     } else {
-        /* Roots go on the private stack, where run_from finds them. */
-        size_t base = w->nlocal;
-        bool ended = false;
-        for (uint32_t i = 1; i < p->nroots; i++)
-            if (!local_push(w, &p->nodes[p->roots[i]]))
-                ended |= run_from(w, p, &p->nodes[p->roots[i]], w->nlocal);
-        ended |= run_from(w, p, &p->nodes[p->roots[0]], base);
+        bool handoff = way == GR_WAY_HANDOFF;
+        bool ended = handoff ? run_handoff(rt, w, p) : run_shared(w, p);
         if (!ended)
-            wait_for_others(rt, w, p, target);
+            wait_for_others(rt, w, p, target, !handoff);
     }
     /* Thieves may still be leaving run_from; the plan must outlive them. */
     while (gr_load_acquire(&p->thieves) != 0)
         gr__cpu_relax();
     if (measure)
-        note_launch_time(p, gr__ticks() - t0, expose, probe);
+        note_launch_time(p, nways, way, gr__ticks() - t0, probe);
     p->runs++;
     /* The launch is over: setters may write the plan from here on (see
      * gr__exec_quiesce). Only launches' owners write it, one at a time. */
