@@ -134,7 +134,6 @@ typedef struct gr_count {
 typedef enum gr_way {
     GR_WAY_IN_ORDER, /* front to back on the owner's thread */
     GR_WAY_SHARED,   /* the owner runs nodes and hands ready ones to workers */
-    GR_WAY_HANDOFF,  /* an application thread hands the roots to the workers and sleeps */
     GR_WAYS
 } gr_way;
 

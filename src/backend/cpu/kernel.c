@@ -4,10 +4,9 @@
  *
  * A launch of one block is a plain call. A launch of many blocks is a
  * parallel for over chunks of blocks: the running thread pushes PFOR items
- * inviting idle threads to take chunks from a shared counter (chunks that
- * shrink as the blocks run out), runs chunks itself, takes back the
- * invitations nobody accepted, and waits for the helpers that did (the
- * job lives on its stack).
+ * inviting idle threads to take chunks from a shared counter, runs chunks
+ * itself, takes back the invitations nobody accepted, and waits for the
+ * helpers that did (the job lives on its stack).
  *
  * Invariant: a helper touches the job only between stealing its PFOR item
  * and incrementing 'helpers_done'.
@@ -87,29 +86,19 @@ static void run_blocks(const gr_kernel_call *c, uint64_t first, uint64_t end)
 
 typedef struct gr_pfor {
     const gr_kernel_call *c;
-    uint64_t nblocks, split;
+    uint64_t nblocks, chunk;
     GR_ALIGNED_CL _Atomic uint64_t next;
     GR_ALIGNED_CL atomic_int helpers_done;
 } gr_pfor;
 
-/* Claims chunks of the blocks left, each 1/split of them (at least one
- * block): large chunks while many are left, so that claims are few, and
- * single blocks at the end, so that no thread finishes a long chunk while
- * the others wait. A fixed chunk of an eighth of a thread's share left
- * that tail: on 16 threads, 4096 blocks of 20 us ran at 0.88 efficiency,
- * OpenMP's dynamic schedule at 0.99. */
 static void pfor_work(gr_pfor *j)
 {
-    uint64_t b = gr_load_relaxed(&j->next);
     for (;;) {
+        uint64_t b = gr_fetch_add_relaxed(&j->next, j->chunk);
         if (b >= j->nblocks)
             return;
-        uint64_t take = (j->nblocks - b) / j->split;
-        take = take ? take : 1;
-        if (!gr_cas_weak_relaxed(&j->next, &b, b + take))
-            continue;
-        run_blocks(j->c, b, b + take);
-        b = gr_load_relaxed(&j->next);
+        uint64_t e = b + j->chunk < j->nblocks ? b + j->chunk : j->nblocks;
+        run_blocks(j->c, b, e);
     }
 }
 
@@ -134,14 +123,17 @@ void gr__kernel_run(const gr_kernel_call *c)
     gr_pfor j;
     j.c = c;
     j.nblocks = nblocks;
-    j.split = 2u * rt->nworkers;
+    j.chunk = nblocks / (8u * (rt->nworkers + 1u));
+    if (j.chunk == 0)
+        j.chunk = 1;
     atomic_init(&j.next, 0);
     atomic_init(&j.helpers_done, 0);
+    uint64_t nchunks = (nblocks + j.chunk - 1) / j.chunk;
     /* The running thread plus the helpers make 'nworkers' threads, the
      * parallelism the user asked for. */
     unsigned helpers = rt->nworkers - 1;
-    if (helpers > nblocks - 1)
-        helpers = (unsigned)(nblocks - 1);
+    if (helpers > nchunks - 1)
+        helpers = (unsigned)(nchunks - 1);
     gr_item me = gr__item_make(&j, GR_ITEM_PFOR);
     unsigned pushed = 0;
     for (; pushed < helpers; pushed++)

@@ -6,21 +6,17 @@
  * and runs the plan. Writers of the plan (setters, update) exclude
  * launches through gr__exec_write_begin.
  *
- * A launch runs the plan one of three ways (gr_way), whichever measures
- * fastest for that plan (see GR_SAMPLE_EVERY). In order: the owner runs
- * the plan front to back; its order is topological, so no countdown is
- * needed. Shared: the owner counts down and keeps ready nodes on a private
- * stack (no atomics, no fences), runs the first ready successor of each
- * node inline and exposes the others to other threads (pushed on its
- * stealable deque, one for each other worker). Until another thread
- * joins, the countdown of a node with several predecessors is a plain load
- * and store; the first exposure switches the launch to "shared": every
- * countdown is then an atomic decrement. Handoff, for an application
- * thread when the workers are as many as the cores: the owner pushes the
- * roots on its deque and sleeps, so that no more threads run nodes than
- * there are cores (a thread preempted in a node holds back all that
- * depends on it), at the price of a hand-over. With a single worker a
- * launch always runs in order.
+ * A launch runs the plan one of two ways (gr_way), whichever measures
+ * faster for that plan (see GR_SAMPLE_EVERY). In order: the owner runs the
+ * plan front to back; its order is topological, so no countdown is needed.
+ * Shared: the owner counts down and keeps ready nodes on a private stack
+ * (no atomics, no fences), runs the first ready successor of each node
+ * inline and exposes the others to other threads (pushed on its stealable
+ * deque, one for each other worker). Until another thread joins, the
+ * countdown of a node with several predecessors is a plain load and store;
+ * the first exposure switches the launch to "shared": every countdown is
+ * then an atomic decrement. With a single worker a launch always runs in
+ * order.
  *
  * Invariants:
  *   - a node becomes ready exactly once per launch: its countdown reaches
@@ -40,13 +36,12 @@
 #include <limits.h>
 #include <string.h>
 
-/* Which way is fastest depends on what the nodes cost, the graph's
- * width and the machine, so each plan measures: it keeps the fastest way
- * (its time sampled every GR_SAMPLE_EVERY launches) and tries the way
- * timed longest ago again after a gap of launches that doubles each time
- * a try loses, and is at least GR_PROBE_COST_INV times the factor it lost
- * by, so that trying costs a few percent at most however much slower the
- * other ways are. */
+/* Which way is faster depends on what the nodes cost, the graph's width
+ * and the machine, so each plan measures: it keeps the faster way (its
+ * time sampled every GR_SAMPLE_EVERY launches) and tries the other again
+ * after a gap of launches that doubles each time a try loses, and is at
+ * least GR_PROBE_COST_INV times the factor it lost by, so that trying
+ * costs a few percent at most however much slower the other way is. */
 #define GR_SAMPLE_EVERY 16u
 #define GR_PROBE_GAP_MIN 16u
 #define GR_PROBE_GAP_MAX 65536u
@@ -262,13 +257,13 @@ void gr__exec_node_item(gr_worker *w, void *node)
     gr_fetch_sub_release(&p->thieves, 1);
 }
 
-/* The owner of a shared launch, out of work of its own: helps (if 'help')
- * until the launch is over, then sleeps. */
-static void wait_for_others(gr_runtime *rt, gr_worker *w, gr_plan *p, uint32_t target, bool help)
+/* The owner of a shared launch, out of work of its own: helps until the
+ * launch is over, then sleeps. */
+static void wait_for_others(gr_runtime *rt, gr_worker *w, gr_plan *p, uint32_t target)
 {
     unsigned idle = 0;
     while (gr_load_acquire(&p->finished) != target) {
-        if (help && gr__sched_help_once(rt, w)) {
+        if (gr__sched_help_once(rt, w)) {
             idle = 0;
             continue;
         }
@@ -284,19 +279,12 @@ static void wait_for_others(gr_runtime *rt, gr_worker *w, gr_plan *p, uint32_t t
     }
 }
 
-/* The ways open to this launch: handoff only for an application thread
- * when the workers are as many as the cores. */
-static inline unsigned ways_open(const gr_runtime *rt, const gr_worker *w)
-{
-    return w->external && rt->nworkers >= rt->ncpu ? GR_WAYS : GR_WAY_HANDOFF;
-}
-
 /* The way to try next: of those not the fastest, the one timed longest
  * ago. */
-static unsigned probe_way(const gr_plan *p, unsigned nways)
+static unsigned probe_way(const gr_plan *p)
 {
     unsigned pick = p->way == GR_WAY_IN_ORDER ? GR_WAY_SHARED : GR_WAY_IN_ORDER;
-    for (unsigned i = 0; i < nways; i++)
+    for (unsigned i = 0; i < GR_WAYS; i++)
         if (i != p->way && p->runs - p->way_timed_at[i] > p->runs - p->way_timed_at[pick])
             pick = i;
     return pick;
@@ -304,7 +292,7 @@ static unsigned probe_way(const gr_plan *p, unsigned nways)
 
 /* Records a launch run way 'way' in t ticks ('probe': a try of a way that
  * was slower) and picks the way of the launches to come. */
-static void note_launch_time(gr_plan *p, unsigned nways, unsigned way, uint64_t t, bool probe)
+static void note_launch_time(gr_plan *p, unsigned way, uint64_t t, bool probe)
 {
     uint64_t *avg = &p->way_ticks[way];
     t = t ? t : 1;
@@ -312,7 +300,7 @@ static void note_launch_time(gr_plan *p, unsigned nways, unsigned way, uint64_t 
     *avg = *avg && !probe ? (*avg * 3 + t) / 4 : t;
     p->way_timed_at[way] = p->runs;
     unsigned best = GR_WAYS;
-    for (unsigned i = 0; i < nways; i++) {
+    for (unsigned i = 0; i < GR_WAYS; i++) {
         if (!p->way_ticks[i])
             return; /* not every way timed yet */
         if (best == GR_WAYS || p->way_ticks[i] < p->way_ticks[best])
@@ -328,29 +316,12 @@ static void note_launch_time(gr_plan *p, unsigned nways, unsigned way, uint64_t 
         return;
     }
     /* The next try is the way timed longest ago; it lost by lost_by. */
-    unsigned next = probe_way(p, nways);
+    unsigned next = probe_way(p);
     uint64_t lost_by = p->way_ticks[next] / p->way_ticks[best];
     if (gap < lost_by * GR_PROBE_COST_INV)
         gap = lost_by * GR_PROBE_COST_INV;
     p->probe_gap = (uint32_t)(gap < GR_PROBE_GAP_MAX ? gap : GR_PROBE_GAP_MAX);
     p->probe_at = p->runs + p->probe_gap;
-}
-
-/* Runs the launch the handoff way; true if this thread ran EXIT. */
-static bool run_handoff(gr_runtime *rt, gr_worker *w, gr_plan *p)
-{
-    gr_store_relaxed(&p->shared, true);
-    unsigned pushed = 0;
-    bool ended = false;
-    for (uint32_t i = 0; i < p->nroots; i++) {
-        gr_pnode *r = &p->nodes[p->roots[i]];
-        if (gr__deque_push(&w->dq, gr__item_make(r, GR_ITEM_NODE)))
-            pushed++;
-        else /* out of memory for the deque: run it here */
-            ended |= run_from(w, p, r, w->nlocal);
-    }
-    gr__sched_wake_some(rt, pushed < rt->nworkers ? pushed : rt->nworkers);
-    return ended;
 }
 
 /* Runs the launch the shared way; true if this thread ran EXIT. */
@@ -371,28 +342,28 @@ void gr__exec_run(gr_worker *w, struct grGraphExec_st *e)
     gr_runtime *rt = gr_load_relaxed(&gr__rt);
     uint32_t target = gr_load_relaxed(&p->finished) + 1;
     /* The first two launches are shared (the first untimed: it pays for
-     * cold caches and parked workers), then each other way once; then the
-     * fastest, and another when a probe is due (see GR_SAMPLE_EVERY). With
-     * one worker nothing is measured. Times are in ticks, a third of the
-     * cost of a clock read on a VM. */
-    unsigned way = GR_WAY_IN_ORDER, nways = ways_open(rt, w);
+     * cold caches and parked workers), the third in order; then the
+     * faster way, and the other when a probe is due (see GR_SAMPLE_EVERY).
+     * With one worker nothing is measured. Times are in ticks, a third of
+     * the cost of a clock read on a VM. */
+    unsigned way = GR_WAY_IN_ORDER;
     bool measure = false, probe = false;
     if (rt->nworkers > 1) {
         unsigned untimed = GR_WAYS;
         if (!p->way_ticks[GR_WAY_SHARED])
             untimed = GR_WAY_SHARED;
         else
-            for (unsigned i = 0; i < nways && untimed == GR_WAYS; i++)
+            for (unsigned i = 0; i < GR_WAYS && untimed == GR_WAYS; i++)
                 if (!p->way_ticks[i])
                     untimed = i;
         if (untimed != GR_WAYS) {
             way = untimed;
             measure = p->runs > 0;
         } else if (p->runs == p->probe_at) {
-            way = probe_way(p, nways);
+            way = probe_way(p);
             measure = probe = true;
         } else {
-            way = p->way < nways ? p->way : GR_WAY_SHARED;
+            way = p->way;
             measure = (p->runs % GR_SAMPLE_EVERY) == 0;
         }
     }
@@ -409,17 +380,14 @@ void gr__exec_run(gr_worker *w, struct grGraphExec_st *e)
         for (uint32_t i = 0; i + 1 < p->nnodes; i++)
             run_body(&nodes[i], &ctx);
         finish_launch(p);
-    } else {
-        bool handoff = way == GR_WAY_HANDOFF;
-        bool ended = handoff ? run_handoff(rt, w, p) : run_shared(w, p);
-        if (!ended)
-            wait_for_others(rt, w, p, target, !handoff);
+    } else if (!run_shared(w, p)) {
+        wait_for_others(rt, w, p, target);
     }
     /* Thieves may still be leaving run_from; the plan must outlive them. */
     while (gr_load_acquire(&p->thieves) != 0)
         gr__cpu_relax();
     if (measure)
-        note_launch_time(p, nways, way, gr__ticks() - t0, probe);
+        note_launch_time(p, way, gr__ticks() - t0, probe);
     p->runs++;
     /* The launch is over: setters may write the plan from here on (see
      * gr__exec_quiesce). Only launches' owners write it, one at a time. */

@@ -602,7 +602,6 @@ gr_runtime *gr__runtime_start(void)
     static uint64_t generations; /* guarded by start_lock */
     rt->generation = ++generations;
     long ncpu = usable_cpus();
-    rt->ncpu = ncpu > 0 ? (unsigned)ncpu : 1u;
     rt->nworkers = env_unsigned("GRAPHRT_WORKERS", ncpu > 0 ? (unsigned)ncpu : 1u, 1, 1024);
     rt->spin_ns = (uint64_t)env_unsigned("GRAPHRT_SPIN_US", 50, 0, 1000000) * 1000u;
     /* Spinners must leave a core to the application threads that launch

@@ -148,7 +148,6 @@ struct gr_runtime {
      * thread-local caches: a new runtime may reuse an old one's address. */
     uint64_t generation;
     unsigned nworkers;
-    unsigned ncpu;                 /* the CPUs this process may run on */
     gr_worker *workers;            /* nworkers + GR_EXTERNAL_SLOTS */
     unsigned nslots;               /* nworkers + GR_EXTERNAL_SLOTS */
     uint64_t spin_ns;              /* how long an idle worker spins (and how long after its last item) */
