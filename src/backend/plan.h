@@ -164,11 +164,9 @@ typedef struct gr_plan {
     GR_ALIGNED_CL atomic_int thieves; /* threads inside stolen nodes */
     /* How a launch is run (backend/cpu/launch.c), written by launches'
      * owners only (launches never overlap): the smoothed time of a launch
-     * run each way (gr_way), in gr__ticks (0 = not measured yet) and the
-     * launch that last timed it, the fastest way, and when another is
-     * tried again. */
+     * run each way (gr_way), in gr__ticks (0 = not measured yet), the
+     * faster way, and when the other is tried again. */
     uint64_t way_ticks[GR_WAYS];
-    uint32_t way_timed_at[GR_WAYS];
     uint32_t runs; /* launches run so far */
     uint32_t probe_at, probe_gap;
     uint8_t way;

@@ -279,15 +279,9 @@ static void wait_for_others(gr_runtime *rt, gr_worker *w, gr_plan *p, uint32_t t
     }
 }
 
-/* The way to try next: of those not the fastest, the one timed longest
- * ago. */
-static unsigned probe_way(const gr_plan *p)
+static inline unsigned other_way(unsigned way)
 {
-    unsigned pick = p->way == GR_WAY_IN_ORDER ? GR_WAY_SHARED : GR_WAY_IN_ORDER;
-    for (unsigned i = 0; i < GR_WAYS; i++)
-        if (i != p->way && p->runs - p->way_timed_at[i] > p->runs - p->way_timed_at[pick])
-            pick = i;
-    return pick;
+    return way == GR_WAY_IN_ORDER ? GR_WAY_SHARED : GR_WAY_IN_ORDER;
 }
 
 /* Records a launch run way 'way' in t ticks ('probe': a try of a way that
@@ -298,14 +292,10 @@ static void note_launch_time(gr_plan *p, unsigned way, uint64_t t, bool probe)
     t = t ? t : 1;
     /* A probe's way was last timed long ago: its sample replaces that. */
     *avg = *avg && !probe ? (*avg * 3 + t) / 4 : t;
-    p->way_timed_at[way] = p->runs;
-    unsigned best = GR_WAYS;
-    for (unsigned i = 0; i < GR_WAYS; i++) {
-        if (!p->way_ticks[i])
-            return; /* not every way timed yet */
-        if (best == GR_WAYS || p->way_ticks[i] < p->way_ticks[best])
-            best = i;
-    }
+    uint64_t serial = p->way_ticks[GR_WAY_IN_ORDER], shared = p->way_ticks[GR_WAY_SHARED];
+    if (!serial || !shared)
+        return; /* not both timed yet */
+    unsigned best = shared < serial ? GR_WAY_SHARED : GR_WAY_IN_ORDER;
     uint64_t gap;
     if (best != p->way || !p->probe_gap) {
         p->way = (uint8_t)best;
@@ -315,9 +305,8 @@ static void note_launch_time(gr_plan *p, unsigned way, uint64_t t, bool probe)
     } else {
         return;
     }
-    /* The next try is the way timed longest ago; it lost by lost_by. */
-    unsigned next = probe_way(p);
-    uint64_t lost_by = p->way_ticks[next] / p->way_ticks[best];
+    /* The other way lost by lost_by. */
+    uint64_t lost_by = p->way_ticks[other_way(best)] / p->way_ticks[best];
     if (gap < lost_by * GR_PROBE_COST_INV)
         gap = lost_by * GR_PROBE_COST_INV;
     p->probe_gap = (uint32_t)(gap < GR_PROBE_GAP_MAX ? gap : GR_PROBE_GAP_MAX);
@@ -349,18 +338,13 @@ void gr__exec_run(gr_worker *w, struct grGraphExec_st *e)
     unsigned way = GR_WAY_IN_ORDER;
     bool measure = false, probe = false;
     if (rt->nworkers > 1) {
-        unsigned untimed = GR_WAYS;
-        if (!p->way_ticks[GR_WAY_SHARED])
-            untimed = GR_WAY_SHARED;
-        else
-            for (unsigned i = 0; i < GR_WAYS && untimed == GR_WAYS; i++)
-                if (!p->way_ticks[i])
-                    untimed = i;
-        if (untimed != GR_WAYS) {
-            way = untimed;
+        if (!p->way_ticks[GR_WAY_SHARED]) {
+            way = GR_WAY_SHARED;
             measure = p->runs > 0;
+        } else if (!p->way_ticks[GR_WAY_IN_ORDER]) {
+            measure = true;
         } else if (p->runs == p->probe_at) {
-            way = probe_way(p);
+            way = other_way(p->way);
             measure = probe = true;
         } else {
             way = p->way;
