@@ -392,7 +392,10 @@ static void *worker_main(void *arg)
     pthread_setname_np(pthread_self(), name);
     gr__tls_worker = w;
     bool took_wake = false;
-    uint64_t last_work = 0; /* gr__ticks when it last ran an item */
+    /* Whether a recent item lets this worker spin past the limit, and when
+     * (gr__ticks) it last ran one; not read where that cannot happen. */
+    bool active_spin = rt->spin_ns && rt->max_active_spinners > rt->max_spinners;
+    uint64_t last_work = 0;
     while (!gr_load_acquire(&rt->stop)) {
         gr_item it = gr__deque_pop(&w->dq);
         if (!it)
@@ -404,7 +407,7 @@ static void *worker_main(void *arg)
                 gr__sched_wake_one(rt);
             took_wake = false;
             gr__item_run(w, it);
-            last_work = rt->spin_ns ? gr__ticks() : 0;
+            last_work = active_spin ? gr__ticks() : 0;
             continue;
         }
         took_wake = false;
@@ -414,7 +417,7 @@ static void *worker_main(void *arg)
          * that ran work a moment ago: more is likely to come soon (the
          * next nodes of a graph), and a park and wake-up costs more. */
         uint64_t window = 0; /* ns left of this worker's active spin */
-        if (rt->spin_ns && rt->max_active_spinners > rt->max_spinners) {
+        if (active_spin) {
             uint64_t tpu = gr__ticks_per_us(rt), since = gr__ticks() - last_work;
             uint64_t full = rt->spin_ns * tpu / 1000;
             window = since < full ? (full - since) * 1000 / tpu : 0;
@@ -473,7 +476,7 @@ static void *worker_main(void *arg)
             if (was == 1)
                 gr__sched_wake_one(rt);
             gr__item_run(w, it);
-            last_work = rt->spin_ns ? gr__ticks() : 0;
+            last_work = active_spin ? gr__ticks() : 0;
             continue;
         }
         took_wake = gr__sched_park(rt, true) & PARK_TOOK_WAKE;
