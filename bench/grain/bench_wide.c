@@ -12,9 +12,8 @@
  * ('#pragma omp parallel for', schedule(static) and schedule(dynamic)),
  * THREADS threads. seq: one thread calling the B blocks in order.
  *
- * Rows have grain.h's CSV columns with shape "wide" and param B. Timing:
- * a pilot, warm-up replays for about 100 ms (at least 3), then
- * clamp(GRAIN_BUDGET_MS / pilot, 11, 1000) timed replays; the median.
+ * Rows have grain.h's CSV columns with shape "wide" and param B (no build
+ * time, CPU time or thread tally), timed as grain.h times a cell.
  */
 #ifndef WIDE_OMP
 #include <graphrt.h>
@@ -38,28 +37,17 @@ static void time_one(const char *rt, int threads, unsigned nblocks, double grain
 {
     uint64_t t0 = now_ns();
     fn(nblocks);
-    uint64_t est = now_ns() - t0;
-    if (est == 0)
-        est = 1;
-    const char *b = getenv("GRAIN_BUDGET_MS");
-    uint64_t budget = (uint64_t)(b && *b ? atof(b) : 250.0) * 1000000ull;
-    uint64_t nwarm = 100000000ull / est, reps = budget / est;
-    nwarm = nwarm < 3 ? 3 : nwarm > 48 ? 48 : nwarm;
-    reps = reps < 11 ? 11 : reps > 1000 ? 1000 : reps;
-    for (uint64_t i = 0; i < nwarm; i++)
+    int nwarm, reps;
+    plan_reps(now_ns() - t0, &nwarm, &reps);
+    for (int i = 0; i < nwarm; i++)
         fn(nblocks);
-    uint64_t *t = xmalloc(reps * sizeof *t), sum = 0;
-    for (uint64_t i = 0; i < reps; i++) {
+    uint64_t *t = xmalloc((size_t)reps * sizeof *t);
+    for (int i = 0; i < reps; i++) {
         uint64_t a = now_ns();
         fn(nblocks);
         t[i] = now_ns() - a;
-        sum += t[i];
     }
-    qsort(t, reps, sizeof *t, cmp_u64);
-    printf("%s,%d,wide,%u,%g,%u,0,%llu,%llu,%llu,%llu,%llu,0,0\n", rt, threads, nblocks, grain, nblocks,
-           (unsigned long long)t[reps / 2], (unsigned long long)t[0], (unsigned long long)t[reps * 9 / 10],
-           (unsigned long long)(sum / reps), (unsigned long long)reps);
-    fflush(stdout);
+    print_row(rt, threads, "wide", (int)nblocks, grain, (int)nblocks, 0, 0, t, reps, 0, 0.0);
     free(t);
 }
 

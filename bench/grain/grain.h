@@ -391,14 +391,41 @@ static void do_loop(const bench_ops *ops, void *h, int validate, int nwarm, int 
     cpu_mark(1);
 }
 
-static void run_one(const bench_ops *ops, void *ctx, int threads, graph_t *g, double grain_us)
+/* The timing policy of a cell (see the top of the file): from the pilot
+ * replay's time, how many warm-up and timed replays to run. */
+static void plan_reps(uint64_t pilot_ns, int *nwarm, int *reps)
 {
     double budget = env_double("GRAIN_BUDGET_MS", 250) * 1e6;
+    double est = (double)(pilot_ns ? pilot_ns : 1);
+    *reps = (int)(budget / est);
+    if (*reps < 11) *reps = 11;
+    if (*reps > 1000) *reps = 1000;
+    *nwarm = (int)(150e6 / est);
+    if (*nwarm > 48) *nwarm = 48;
+    if (*nwarm < 3) *nwarm = 3;
+}
+
+/* Prints a cell's CSV row from its reps replay times t (sorted here). */
+static void print_row(const char *rt, int threads, const char *shape, int param, double grain_us, int tasks,
+                      int has_build, uint64_t build_ns, uint64_t *t, int reps, uint64_t cpu, double eff)
+{
+    uint64_t sum = 0;
+    int i;
+    for (i = 0; i < reps; i++) sum += t[i];
+    qsort(t, (size_t)reps, sizeof(uint64_t), cmp_u64);
+    printf("%s,%d,%s,%d,%g,%d,%s%llu,%llu,%llu,%llu,%llu,%d,%llu,%.2f\n", rt, threads, shape, param, grain_us,
+           tasks, has_build ? "" : "-", has_build ? (unsigned long long)build_ns : 0ull,
+           (unsigned long long)t[reps / 2], (unsigned long long)t[0], (unsigned long long)t[(reps * 9) / 10],
+           (unsigned long long)(sum / (uint64_t)reps), reps, (unsigned long long)cpu, eff);
+    fflush(stdout);
+}
+
+static void run_one(const bench_ops *ops, void *ctx, int threads, graph_t *g, double grain_us)
+{
     const char *trace = getenv("GRAIN_TRACE");
-    uint64_t pilot, t0, t1, build_ns, sum = 0;
+    uint64_t pilot, t0, t1, build_ns;
     uint64_t *t;
     int reps, nwarm, runs, i;
-    double est;
     void *h;
     g_iters = iters_for(grain_us);
     g_count = ANCH_CAST(volatile unsigned *, calloc((size_t)g->n, sizeof(unsigned)));
@@ -412,13 +439,7 @@ static void run_one(const bench_ops *ops, void *ctx, int threads, graph_t *g, do
     build_ns = t1 - t0;
 
     do_loop(ops, h, 1, 0, 1, &pilot); /* validation + pilot */
-    est = (double)(pilot ? pilot : 1);
-    reps = (int)(budget / est);
-    if (reps < 11) reps = 11;
-    if (reps > 1000) reps = 1000;
-    nwarm = (int)(150e6 / est);
-    if (nwarm > 48) nwarm = 48;
-    if (nwarm < 3) nwarm = 3;
+    plan_reps(pilot, &nwarm, &reps);
     t = ANCH_CAST(uint64_t *, xmalloc(sizeof(uint64_t) * (size_t)reps));
     do_loop(ops, h, 0, nwarm, reps, t);
     runs = 2 + nwarm + reps;
@@ -438,18 +459,8 @@ static void run_one(const bench_ops *ops, void *ctx, int threads, graph_t *g, do
             fclose(f);
         }
     }
-    for (i = 0; i < reps; i++) sum += t[i];
-    {
-        double eff = tally_eff();
-        uint64_t cpu = (g_cpu[1] - g_cpu[0]) / (uint64_t)reps;
-        qsort(t, (size_t)reps, sizeof(uint64_t), cmp_u64);
-        printf("%s,%d,%s,%d,%g,%d,%s%llu,%llu,%llu,%llu,%llu,%d,%llu,%.2f\n", ops->name, threads, g->shape,
-               g->param, grain_us, g->n, ops->has_build ? "" : "-",
-               ops->has_build ? (unsigned long long)build_ns : 0ull, (unsigned long long)t[reps / 2],
-               (unsigned long long)t[0], (unsigned long long)t[(reps * 9) / 10],
-               (unsigned long long)(sum / (uint64_t)reps), reps, (unsigned long long)cpu, eff);
-    }
-    fflush(stdout);
+    print_row(ops->name, threads, g->shape, g->param, grain_us, g->n, ops->has_build, build_ns, t, reps,
+              (g_cpu[1] - g_cpu[0]) / (uint64_t)reps, tally_eff());
     free(t);
     free(ANCH_CAST(void *, ANCH_CAST(uintptr_t, g_count))); /* drop volatile */
     free(g_seq);
