@@ -109,17 +109,24 @@ bool gr__pool_owns(const void *p)
 
 /* ---------------------------------------------------------- giving back */
 
-/* Gives a block that is no longer on any list back to the OS. */
-static void block_release(gr_pblock *b)
+/* Frees a block, its memory and its stream reference; the caller has
+ * taken it off every list and the map. */
+static void block_free(gr_pblock *b)
 {
-    grMemPool_t pool = b->pool;
-    map_remove(b);
     gr__mem_untrack(b->ptr, GR_MEM_POOL);
     GR_UNPOISON(b->ptr, b->size);
     free(b->ptr);
     if (b->fs)
         gr__stream_release(b->fs);
     free(b);
+}
+
+/* Gives a block that is no longer on any list back to the OS. */
+static void block_release(gr_pblock *b)
+{
+    grMemPool_t pool = b->pool;
+    map_remove(b);
+    block_free(b);
     gr__pool_unref(pool);
 }
 
@@ -511,12 +518,7 @@ void gr__pool_blocks_reset(void)
         map_buckets[h] = NULL;
         while (b) {
             gr_pblock *n = b->hnext;
-            gr__mem_untrack(b->ptr, GR_MEM_POOL);
-            GR_UNPOISON(b->ptr, b->size);
-            free(b->ptr);
-            if (b->fs)
-                gr__stream_release(b->fs);
-            free(b);
+            block_free(b); /* the bucket was emptied above */
             b = n;
         }
     }
