@@ -8,6 +8,7 @@
 #include "test.h"
 
 #include <math.h>
+#include <unistd.h>
 
 /* a -> b, a -> c, b -> d, c -> d, all empty nodes. */
 static void diamond(grGraph_t *g, grGraphNode_t n[4])
@@ -198,8 +199,16 @@ static void fj_capture_make(fj_capture *x, fj_shape shape)
     const grDim3 one = GR_DIM3(1, 1, 1);
     grStreamCaptureStatus st;
     size_t count = 6;
+    /* Kernel names are unique among live kernels: the first capture's
+     * is "step", the next "step2", ... */
+    static int made;
+    char name[32];
+    if (made++)
+        snprintf(name, sizeof name, "step%d", made);
+    else
+        snprintf(name, sizeof name, "step");
     memset(x, 0, sizeof *x);
-    CHECK_OK(grKernelCreate(&x->k, nop_kernel, "step", 0, NULL));
+    CHECK_OK(grKernelCreate(&x->k, nop_kernel, name, 0, NULL));
     CHECK_OK(grStreamCreate(&x->a));
     CHECK_OK(grStreamCreate(&x->b));
     CHECK_OK(grStreamCreate(&x->c));
@@ -560,4 +569,48 @@ GR_TEST(analysis_destroy_frees_and_zeroes_the_report)
     /* A zeroed report may be destroyed again. */
     CHECK_OK(grGraphAnalysisDestroy(&r));
     fj_capture_free(&x);
+}
+
+/* ------------------------------------------------------ GRAPHRT_ANALYZE */
+
+/* What instantiating x's graph writes to stderr, in buf. */
+static void instantiate_capturing_stderr(const fj_capture *x, char *buf, size_t cap)
+{
+    FILE *f = tmpfile();
+    CHECK(f != NULL);
+    fflush(stderr);
+    int saved = dup(2);
+    CHECK(saved >= 0);
+    CHECK(dup2(fileno(f), 2) == 2);
+    grGraphExec_t e;
+    grError_t err = grGraphInstantiate(&e, x->graph, 0);
+    fflush(stderr);
+    CHECK(dup2(saved, 2) == 2);
+    close(saved);
+    CHECK_OK(err);
+    CHECK_OK(grGraphExecDestroy(e));
+    rewind(f);
+    size_t len = fread(buf, 1, cap - 1, f);
+    buf[len] = '\0';
+    fclose(f);
+}
+
+GR_TEST(graphrt_analyze_env_warns_at_instantiate_of_a_serialised_capture_only)
+{
+    fj_capture good, bad;
+    static char text[16384];
+    /* Read once per process: this test's process has not instantiated. */
+    CHECK(setenv("GRAPHRT_ANALYZE", "1", 1) == 0);
+    fj_capture_make(&good, FJ_CORRECT);
+    fj_capture_make(&bad, FJ_WAIT_ON_B_END);
+    instantiate_capturing_stderr(&good, text, sizeof text);
+    CHECK_EQ(strlen(text), 0);
+    instantiate_capturing_stderr(&bad, text, sizeof text);
+    CHECK(strncmp(text, "graphrt: analysis: ", 19) == 0);
+    CHECK(strstr(text, "serialised fork-join") != NULL);
+    CHECK(strstr(text, "grStreamWaitEvent") != NULL);
+    /* The warning leaves the instantiation's caller no error. */
+    CHECK_EQ(grPeekAtLastError(), grSuccess);
+    fj_capture_free(&good);
+    fj_capture_free(&bad);
 }
