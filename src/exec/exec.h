@@ -129,4 +129,12 @@ void gr__graphmem_exec_destroyed(grGraphExec_t e);
 /* The executable is being freed: unmaps its memory. */
 void gr__graphmem_exec_free(grGraphExec_t e);
 
+/* ------------------------------------------------------------ analysis */
+
+/* GRAPHRT_ANALYZE=1 (read once per process): writes the findings of
+ * grGraphAnalyze on g, if any, to stderr (exec/analyze_env.c). Called
+ * after a successful instantiation; leaves the thread's last error as it
+ * was. */
+void gr__exec_analyze_warn(grGraph_t g);
+
 #endif /* GR_EXEC_H */
