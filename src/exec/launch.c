@@ -68,7 +68,7 @@ GR_API grError_t grGraphLaunch(grGraphExec_t graphExec, grStream_t stream)
         return err;
     if (GR_UNLIKELY(graphExec->flags & GR_EXEC_GRAPHMEM) && (err = gr__graphmem_launch(graphExec)))
         return err;
-    return gr__exec_launch(graphExec, s);
+    return gr__launched(s, gr__exec_launch(graphExec, s));
 }
 
 GR_API grError_t grGraphUpload(grGraphExec_t graphExec, grStream_t stream)
