@@ -223,29 +223,74 @@ typedef enum grDeviceAttr {
     grDevAttrWarpSize,
     grDevAttrMultiProcessorCount, /* worker threads of the CPU device */
     grDevAttrConcurrentKernels,
-    grDevAttrMemoryPoolsSupported
+    grDevAttrMemoryPoolsSupported,
+    grDevAttrComputeCapabilityMajor,     /* the CPU: 0 */
+    grDevAttrComputeCapabilityMinor,     /* the CPU: 0 */
+    grDevAttrMaxThreadsPerMultiProcessor /* the CPU: 1024, a block's threads */
 } grDeviceAttr;
 
-/* Number of devices: always 1 (the CPU). Errors: grErrorInvalidValue (count
- * NULL). Mirrors cudaGetDeviceCount. */
+/* What grGetDeviceProperties tells of a device: CUDA's cudaDeviceProp
+ * fields of the same names, those graphrt knows for both kinds of device.
+ * For the CPU (device 0): name is /proc/cpuinfo's model name,
+ * multiProcessorCount the worker threads, totalGlobalMem the physical
+ * RAM, major.minor 0.0, warpSize 1, and isCpu 1. */
+typedef struct grDeviceProp {
+    char name[256];
+    size_t totalGlobalMem;
+    size_t sharedMemPerBlock;
+    int multiProcessorCount;
+    int major, minor; /* compute capability */
+    int warpSize;
+    int maxThreadsPerBlock;
+    int maxThreadsDim[3];
+    int maxGridSize[3];
+    int clockRate; /* kHz; 0 where unknown */
+    int l2CacheSize;
+    int maxThreadsPerMultiProcessor;
+    int concurrentKernels;
+    int unifiedAddressing;
+    int memoryPoolsSupported;
+    int isCpu; /* graphrt's own: 1 for the CPU device, 0 for a GPU */
+} grDeviceProp;
+
+/* Number of devices: 1 (the CPU, device 0) plus the NVIDIA GPUs the
+ * driver reports (devices 1..N, in CUDA's order: device d is CUDA device
+ * d - 1). The driver is loaded at run time (libcuda.so.1); without one, or
+ * with GRAPHRT_CUDA=0, the count is 1 (docs/devices.md). Errors:
+ * grErrorInvalidValue (count NULL). Thread safety: any thread. Mirrors
+ * cudaGetDeviceCount (whose count has no CPU). */
 GR_API grError_t grGetDeviceCount(int *count);
 
-/* Selects the calling thread's device. Only 0 exists. Errors:
- * grErrorInvalidDevice (device not 0). Thread safety: the device is per
- * thread. Mirrors cudaSetDevice. */
+/* Selects the calling thread's device: later streams, events, grMalloc
+ * and the default streams (NULL, grStreamLegacy, grStreamPerThread) are
+ * that device's. A thread starts on the device GRAPHRT_DEVICE names
+ * ("cpu", "cuda:K" for the K-th GPU, or a device number), else 0, the CPU.
+ * Errors: grErrorInvalidDevice (device outside 0..count-1; the detail says
+ * why GPUs are missing). Thread safety: the device is per thread. Mirrors
+ * cudaSetDevice (note: device 0 is the CPU here; grSetDevice(1) picks the
+ * first GPU). */
 GR_API grError_t grSetDevice(int device);
 
-/* The calling thread's device (0). Errors: grErrorInvalidValue (device
- * NULL). Thread safety: the device is per thread. Mirrors cudaGetDevice. */
+/* The calling thread's device. Errors: grErrorInvalidValue (device NULL).
+ * Thread safety: the device is per thread. Mirrors cudaGetDevice. */
 GR_API grError_t grGetDevice(int *device);
 
-/* Waits until all work issued to all streams has completed. The waiting
- * thread runs ready work instead of sleeping. Refused while any capture is
- * in progress, whatever its mode and the calling thread's, as in CUDA.
- * Errors: grErrorInitializationError (the runtime could not start),
- * grErrorStreamCaptureUnsupported (a capture is in progress: every capture
- * in progress is invalidated). There is no asynchronous error to report
- * (see section Streams). Mirrors cudaDeviceSynchronize. */
+/* Fills *prop with what graphrt knows of 'device' (see grDeviceProp).
+ * Errors: grErrorInvalidValue (prop NULL), grErrorInvalidDevice (no such
+ * device), a CUDA error mapped to graphrt's with CUDA's name in the
+ * detail. Thread safety: any thread. Mirrors cudaGetDeviceProperties. */
+GR_API grError_t grGetDeviceProperties(grDeviceProp *prop, int device);
+
+/* Waits until all work issued to the calling thread's current device has
+ * completed: on the CPU, all streams' (the waiting thread runs ready work
+ * instead of sleeping); on a GPU, that device's (cuCtxSynchronize).
+ * Refused while any capture is in progress, whatever its mode and the
+ * calling thread's, as in CUDA. Errors: grErrorInitializationError (the
+ * runtime could not start), grErrorStreamCaptureUnsupported (a capture is
+ * in progress: every capture in progress is invalidated); on a GPU, the
+ * device's asynchronous error mapped to graphrt's, CUDA's name in the
+ * detail. The CPU has no asynchronous error to report (see section
+ * Streams). Mirrors cudaDeviceSynchronize. */
 GR_API grError_t grDeviceSynchronize(void);
 
 /* Waits for all work, then destroys every stream (their handles become
@@ -256,15 +301,21 @@ GR_API grError_t grDeviceSynchronize(void);
  * workers; the next call starts a fresh runtime (re-reading
  * GRAPHRT_WORKERS). Errors: none; it always returns grSuccess. Deviation:
  * kernels, events, graphs and executables are host objects and stay valid
- * (CUDA destroys them); destroy them yourself. Thread safety: must not run
- * concurrently with any other graphrt call. Mirrors cudaDeviceReset. */
+ * (CUDA destroys them); destroy them yourself. This is the reset of the
+ * CPU (device 0); where the current device is a GPU, grDeviceReset waits
+ * for that GPU's work and frees the grMalloc allocations of that GPU only
+ * (its streams, events and primary context stay: docs/devices.md).
+ * Thread safety: must not run concurrently with any other graphrt call.
+ * Mirrors cudaDeviceReset. */
 GR_API grError_t grDeviceReset(void);
 
-/* Reads a device attribute of device 0. grDevAttrMultiProcessorCount is the
- * number of worker threads (env GRAPHRT_WORKERS, default: online cores).
- * Errors: grErrorInvalidValue (value NULL, attr not a grDeviceAttr),
- * grErrorInvalidDevice (device not 0), grErrorInitializationError (the
- * runtime could not start). Mirrors cudaDeviceGetAttribute. */
+/* Reads a device attribute of any device. On the CPU (device 0)
+ * grDevAttrMultiProcessorCount is the number of worker threads (env
+ * GRAPHRT_WORKERS, default: online cores); on a GPU every attribute is
+ * the driver's (cuDeviceGetAttribute). Errors: grErrorInvalidValue (value
+ * NULL, attr not a grDeviceAttr), grErrorInvalidDevice (no such device),
+ * grErrorInitializationError (the runtime could not start), a CUDA error
+ * mapped to graphrt's. Mirrors cudaDeviceGetAttribute. */
 GR_API grError_t grDeviceGetAttribute(int *value, grDeviceAttr attr, int device);
 
 /* ====================================================================== */
@@ -469,6 +520,24 @@ GR_API grError_t grKernelCreate(grKernel_t *kernel, grKernelFn fn, const char *n
  * it alive until they are done with it. Errors:
  * grErrorInvalidDeviceFunction (kernel NULL or not live). */
 GR_API grError_t grKernelDestroy(grKernel_t kernel);
+
+/* graphrt's own. Attaches a GPU image to a kernel, so that it also runs on
+ * GPU devices: 'image' is a CUDA module image (PTX text, cubin or fatbin,
+ * as cuModuleLoadData takes; graphrt keeps the pointer, so the image must
+ * outlive the kernel: an embedded array does), 'entry' (copied) the name
+ * of its extern "C" __global__ function, whose parameters are the kernel's
+ * in order. The image is loaded on each GPU at the kernel's first launch
+ * there, and a failure to load it is that launch's error. A kernel without
+ * an image launched on a GPU stream fails with
+ * grErrorInvalidDeviceFunction, the detail naming the kernel. The
+ * single-source way to get both functions is graphrt_kernel.h's GR_KERNEL
+ * with CMake's graphrt_add_cuda_kernels (docs/devices.md). Works without
+ * a GPU too (the image is then never loaded). Errors:
+ * grErrorInvalidDeviceFunction (kernel not live), grErrorInvalidValue
+ * (image NULL, entry NULL or empty, an image attached already),
+ * grErrorMemoryAllocation. Thread safety: any thread; attach before
+ * launching on a GPU. Mirrors cuModuleLoadData + cuModuleGetFunction. */
+GR_API grError_t grKernelSetImage(grKernel_t kernel, const void *image, const char *entry);
 
 /* Queues a launch of 'kernel' over grid x block on the stream. args has one
  * pointer per parameter, to its value; the values are copied before the

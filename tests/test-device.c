@@ -23,20 +23,21 @@ static void bump(void *p)
     atomic_fetch_add((atomic_int *)p, 1);
 }
 
-GR_TEST(device_count_is_one_and_device_zero_is_selectable)
+GR_TEST(device_count_counts_the_cpu_and_device_zero_is_selectable)
 {
     int n = -1, d = -1;
     CHECK_OK(grGetDeviceCount(&n));
-    CHECK_EQ(n, 1);
+    CHECK(n >= 1);
     CHECK_OK(grSetDevice(0));
     CHECK_OK(grGetDevice(&d));
     CHECK_EQ(d, 0);
 }
 
-GR_TEST(set_device_refuses_devices_other_than_zero)
+GR_TEST(set_device_refuses_devices_past_the_count)
 {
-    int d = -1;
-    CHECK_GR(grErrorInvalidDevice, grSetDevice(1));
+    int d = -1, n = 0;
+    CHECK_OK(grGetDeviceCount(&n));
+    CHECK_GR(grErrorInvalidDevice, grSetDevice(n));
     CHECK_DETAIL_HAS("grSetDevice");
     CHECK_GR(grErrorInvalidDevice, grSetDevice(-1));
     CHECK_DETAIL_HAS("grSetDevice");

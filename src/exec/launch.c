@@ -61,6 +61,11 @@ GR_API grError_t grGraphLaunch(grGraphExec_t graphExec, grStream_t stream)
     }
     if ((err = gr__capture_check_implicit("grGraphLaunch", s)))
         return err;
+    if (GR_UNLIKELY(s->device != 0))
+        return gr__fail(grErrorNotSupported,
+                        "grGraphLaunch: stream %p is of device %d, a GPU; executables run on the CPU's "
+                        "streams only for now (docs/devices.md)",
+                        GR_PTR(stream), s->device);
     if ((err = gr__exec_ranges_current("grGraphLaunch", graphExec)))
         return err;
     if (GR_UNLIKELY(graphExec->flags & GR_EXEC_GRAPHMEM) && (err = gr__graphmem_launch(graphExec)))
