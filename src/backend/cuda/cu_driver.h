@@ -150,6 +150,8 @@ typedef CUresult (*gr_cuGetProcAddress_v2)(const char *symbol, void **pfn, int c
 /* ... and under the name cuGetProcAddress (CUDA 11.3 to 11.8). */
 typedef CUresult (*gr_cuGetProcAddress_v1)(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags);
 
+#include "cu_graph.h"
+
 /*
  * The driver's entry points graphrt uses. X(name, return, parameters):
  * the member is 'name', resolved by that base name at GR_CU_ABI_VERSION
@@ -196,7 +198,8 @@ typedef CUresult (*gr_cuGetProcAddress_v1)(const char *symbol, void **pfn, int c
     X(cuEventElapsedTime, (float *pMilliseconds, CUevent hStart, CUevent hEnd))                           \
     X(cuLaunchKernel, (CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, \
                        unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,            \
-                       unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra))
+                       unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)) \
+    GR_CU_GRAPH_FUNCTIONS(X)
 
 /* The table of entry points, filled once by the loader; a member the
  * driver lacks stays NULL (gr__cu_need says so). */

@@ -45,4 +45,15 @@ static inline int gr__cuda_enter_stream(const gr_stream *s)
     return gr__cuda_enter(s->device);
 }
 
+/* k's function on GPU 'device', loading the module there on first use;
+ * grErrorInvalidDeviceFunction with a detail naming the kernel when it
+ * has no image. */
+grError_t gr__cuda_kernel_function(const char *call, grKernel_t k, int device, CUfunction *out);
+
+/* The primary context of GPU 'device', once gr__cuda_enter succeeded. */
+static inline CUcontext gr__cuda_context(int device)
+{
+    return gr_load_acquire(&gr__gpus[device - 1].ctx);
+}
+
 #endif /* GR_CUDA_INT_H */

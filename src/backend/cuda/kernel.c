@@ -42,8 +42,7 @@ void gr__cuda_kernel_free(struct gr_cuda_kernel *g)
     gr__free(g);
 }
 
-/* k's function on s's device, loading the module there on first use. */
-static grError_t function_of(const char *call, grKernel_t k, int device, CUfunction *out)
+grError_t gr__cuda_kernel_function(const char *call, grKernel_t k, int device, CUfunction *out)
 {
     struct gr_cuda_kernel *g = gr_load_acquire(&k->gpu);
     if (!g)
@@ -92,7 +91,7 @@ grError_t gr__cuda_launch(const char *call, gr_stream *s, grKernel_t k, const gr
     CUresult r = gr__cuda_enter_stream(s);
     if (r != CUDA_SUCCESS)
         return gr__cu_fail(call, s->device, "making the primary context current", r);
-    grError_t err = function_of(call, k, s->device, &f);
+    grError_t err = gr__cuda_kernel_function(call, k, s->device, &f);
     if (err)
         return err;
     r = gr_cu.cuLaunchKernel(f, grid->x, grid->y, grid->z, block->x, block->y, block->z, (unsigned)shmem,
