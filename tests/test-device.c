@@ -107,8 +107,9 @@ GR_TEST(device_attributes_match_the_launch_limits)
 
 GR_TEST(device_attribute_refuses_bad_device_and_attribute)
 {
-    int v = 12345;
-    CHECK_GR(grErrorInvalidDevice, grDeviceGetAttribute(&v, grDevAttrMultiProcessorCount, 1));
+    int v = 12345, n = 0;
+    CHECK_OK(grGetDeviceCount(&n));
+    CHECK_GR(grErrorInvalidDevice, grDeviceGetAttribute(&v, grDevAttrMultiProcessorCount, n));
     CHECK_DETAIL_HAS("grDeviceGetAttribute");
     CHECK_GR(grErrorInvalidDevice, grDeviceGetAttribute(&v, grDevAttrMultiProcessorCount, -1));
     CHECK_GR(grErrorInvalidValue, grDeviceGetAttribute(&v, (grDeviceAttr)0, 0));
