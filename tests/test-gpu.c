@@ -258,6 +258,87 @@ GR_TEST(gpu_kernel_from_the_embedded_image_computes_what_the_cpu_does)
     free(cy);
 }
 
+/* A PTX image written for this test (ISA 7.0, sm_80 and later by JIT):
+ * gr_ptx_fill(unsigned *p, unsigned v, unsigned n) sets p[i] = v + i for
+ * i < n, i the global thread index. */
+static const char fill_ptx[] = ".version 7.0\n"
+                               ".target sm_80\n"
+                               ".address_size 64\n"
+                               ".visible .entry gr_ptx_fill(.param .u64 p, .param .u32 v, .param .u32 n)\n"
+                               "{\n"
+                               "  .reg .pred %p<2>;\n"
+                               "  .reg .b32 %r<8>;\n"
+                               "  .reg .b64 %rd<5>;\n"
+                               "  ld.param.u64 %rd1, [p];\n"
+                               "  ld.param.u32 %r2, [v];\n"
+                               "  ld.param.u32 %r3, [n];\n"
+                               "  mov.u32 %r4, %ctaid.x;\n"
+                               "  mov.u32 %r5, %ntid.x;\n"
+                               "  mov.u32 %r6, %tid.x;\n"
+                               "  mad.lo.s32 %r1, %r4, %r5, %r6;\n"
+                               "  setp.ge.u32 %p1, %r1, %r3;\n"
+                               "  @%p1 bra DONE;\n"
+                               "  cvta.to.global.u64 %rd2, %rd1;\n"
+                               "  mul.wide.u32 %rd3, %r1, 4;\n"
+                               "  add.s64 %rd4, %rd2, %rd3;\n"
+                               "  add.s32 %r7, %r1, %r2;\n"
+                               "  st.global.u32 [%rd4], %r7;\n"
+                               "DONE:\n"
+                               "  ret;\n"
+                               "}\n";
+
+static void fill_cpu(const grKernelCtx *ctx, void **args)
+{
+    unsigned *p = *(unsigned **)args[0], v = *(unsigned *)args[1], n = *(unsigned *)args[2];
+    GR_FOR_THREADS(ctx, tx, ty, tz)
+    {
+        size_t i = GR_GLOBAL_X(ctx, tx);
+        (void)ty;
+        (void)tz;
+        if (i < n)
+            p[i] = v + (unsigned)i;
+    }
+}
+
+GR_TEST(gpu_kernel_from_a_ptx_image_runs_on_the_gpu_and_the_cpu)
+{
+    enum {
+        N = 1000
+    };
+    static const size_t sizes[] = {sizeof(unsigned *), sizeof(unsigned), sizeof(unsigned)};
+    unsigned *h = NULL, *c = NULL, v = 40, n = N;
+    void *d = NULL;
+    grKernel_t k;
+    grStream_t s;
+    use_gpu_or_skip();
+    CHECK_OK(grKernelCreate(&k, fill_cpu, "ptx_fill", 3, sizes));
+    CHECK_OK(grKernelSetImage(k, fill_ptx, "gr_ptx_fill"));
+    CHECK_OK(grStreamCreate(&s));
+    CHECK_OK(grMalloc(&d, N * sizeof(unsigned)));
+    CHECK_OK(grMallocHost((void **)&h, N * sizeof(unsigned)));
+    c = calloc(N, sizeof(unsigned));
+    CHECK(c != NULL);
+    void *args[] = {&d, &v, &n};
+    CHECK_OK(grLaunchKernel(k, GR_DIM3((N + 127) / 128, 1, 1), GR_DIM3(128, 1, 1), args, 0, s));
+    CHECK_OK(grMemcpyAsync(h, d, N * sizeof(unsigned), grMemcpyDeviceToHost, s));
+    CHECK_OK(grStreamSynchronize(s));
+    /* The same kernel object on the CPU runs its CPU function. */
+    CHECK_OK(grSetDevice(0));
+    void *cargs[] = {&c, &v, &n};
+    CHECK_OK(grLaunchKernel(k, GR_DIM3((N + 127) / 128, 1, 1), GR_DIM3(128, 1, 1), cargs, 0, NULL));
+    CHECK_OK(grDeviceSynchronize());
+    for (int i = 0; i < N; i++) {
+        CHECK_EQ(h[i], 40 + i);
+        CHECK_EQ(c[i], h[i]);
+    }
+    CHECK_OK(grSetDevice(1));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grKernelDestroy(k));
+    CHECK_OK(grFree(d));
+    CHECK_OK(grFreeHost(h));
+    free(c);
+}
+
 GR_TEST(gpu_launch_of_a_kernel_without_image_names_the_kernel_and_the_fix)
 {
     grKernel_t k;
