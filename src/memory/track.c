@@ -325,6 +325,12 @@ grError_t gr__mem_check_range(const char *call, const void *p, size_t n, const c
 /* Frees the block of a record a reset takes out (pools free theirs). */
 static void free_block(const gr_alloc_rec *n)
 {
+    /* A GPU's stream-ordered allocations are the driver's pool's, which
+     * cuMemFree frees too; graphrt's own pools free their blocks. */
+    if (n->kind == GR_MEM_POOL && n->owner > 0) {
+        (void)gr__cuda_free("grDeviceReset", n->owner, (void *)n->base);
+        return;
+    }
     if (n->kind != GR_MEM_DEVICE && n->kind != GR_MEM_HOST)
         return;
     if (n->owner == GR_OWNER_CPU)

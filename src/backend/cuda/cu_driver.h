@@ -201,9 +201,10 @@ typedef CUresult (*gr_cuGetProcAddress_v1)(const char *symbol, void **pfn, int c
                        unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)) \
     GR_CU_GRAPH_FUNCTIONS(X)
 
-/* The table of entry points, filled once by the loader; a member the
- * driver lacks stays NULL (gr__cu_need says so). */
+/* The table of entry points, filled once by the loader; a driver that
+ * lacks one of them leaves the process without GPUs (loader.c). */
 typedef struct gr_cu_table {
+/* NOLINTNEXTLINE(bugprone-macro-parentheses): a declarator, not an expression */
 #define GR_CU_MEMBER(name, params) CUresult(*name) params;
     GR_CU_FUNCTIONS(GR_CU_MEMBER)
 #undef GR_CU_MEMBER

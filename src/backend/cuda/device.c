@@ -42,10 +42,16 @@ static void read_env(void)
         return;
     }
     const char *why = gr__gpu_absence();
-    fprintf(stderr,
-            "graphrt: GRAPHRT_DEVICE=%s names no device (devices: 0 = the CPU, 1..%d = the GPUs%s%s); using "
-            "the CPU\n",
-            v, gr__gpu_count(), why ? "; " : "", why ? why : "");
+    if (why)
+        fprintf(stderr,
+                "graphrt: GRAPHRT_DEVICE=%s names no device (the CPU, device 0, is the only one: %s); "
+                "using the CPU\n",
+                v, why);
+    else
+        fprintf(stderr,
+                "graphrt: GRAPHRT_DEVICE=%s names no device (devices: 0 = the CPU, 1..%d = the GPUs); "
+                "using the CPU\n",
+                v, gr__gpu_count());
 }
 
 int gr__device_current(void)

@@ -9,6 +9,7 @@
 #include "cuda_int.h"
 
 #include <dlfcn.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,16 @@ static void set_absence(const char *fmt, const char *arg)
     snprintf(absence, sizeof absence, fmt, arg);
 }
 
+/* Every member of gr_cu: its base name and where it is. */
+static const struct {
+    const char *name;
+    size_t offset;
+} entry_points[] = {
+#define GR_CU_ENTRY(name, params) {#name, offsetof(gr_cu_table, name)},
+    GR_CU_FUNCTIONS(GR_CU_ENTRY)
+#undef GR_CU_ENTRY
+};
+
 /* Resolves every member of gr_cu; false (with the reason kept) when an
  * entry point graphrt needs is missing. */
 static bool resolve_all(void *lib)
@@ -36,20 +47,20 @@ static bool resolve_all(void *lib)
         set_absence("the NVIDIA driver in libcuda.so.1 is older than CUDA 11.3 (no cuGetProcAddress)%s", "");
         return false;
     }
-#define GR_CU_RESOLVE(name, params)                                                                \
-    {                                                                                              \
-        void *pfn = NULL;                                                                          \
-        CUdriverProcAddressQueryResult st = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;                  \
-        CUresult r = gpa2 ? gpa2(#name, &pfn, GR_CU_ABI_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &st) \
-                          : gpa1(#name, &pfn, GR_CU_ABI_VERSION, CU_GET_PROC_ADDRESS_DEFAULT);     \
-        if (r != CUDA_SUCCESS || !pfn) {                                                           \
-            set_absence("the NVIDIA driver lacks %s at the CUDA 12.0 ABI", #name);                 \
-            return false;                                                                          \
-        }                                                                                          \
-        memcpy(&gr_cu.name, &pfn, sizeof pfn);                                                     \
+    for (size_t i = 0; i < sizeof entry_points / sizeof entry_points[0]; i++) {
+        void *pfn = NULL;
+        CUdriverProcAddressQueryResult st = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+        /* By base name: the driver returns the entry of that ABI version
+         * (cuMemAlloc_v2 for cuMemAlloc at 12000, say). */
+        CUresult r =
+            gpa2 ? gpa2(entry_points[i].name, &pfn, GR_CU_ABI_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &st)
+                 : gpa1(entry_points[i].name, &pfn, GR_CU_ABI_VERSION, CU_GET_PROC_ADDRESS_DEFAULT);
+        if (r != CUDA_SUCCESS || !pfn) {
+            set_absence("the NVIDIA driver lacks %s at the CUDA 12.0 ABI", entry_points[i].name);
+            return false;
+        }
+        memcpy((char *)&gr_cu + entry_points[i].offset, &pfn, sizeof pfn);
     }
-    GR_CU_FUNCTIONS(GR_CU_RESOLVE)
-#undef GR_CU_RESOLVE
     return true;
 }
 
@@ -82,7 +93,7 @@ static void load(void)
     if (n > GR_MAX_GPUS)
         n = GR_MAX_GPUS;
     for (int i = 0; i < n; i++) {
-        if ((r = gr_cu.cuDeviceGet(&gr__gpus[i].dev, i)) != CUDA_SUCCESS) {
+        if (gr_cu.cuDeviceGet(&gr__gpus[i].dev, i) != CUDA_SUCCESS) {
             n = i;
             break;
         }

@@ -49,9 +49,18 @@ grError_t gr__cuda_malloc_host(const char *call, size_t size, void **out)
 
 grError_t gr__cuda_free_host(const char *call, void *p)
 {
+    /* Any GPU may still be copying from or to it: as cudaFreeHost, wait
+     * for every device in use first. */
+    for (int d = 1; d <= gr__gpu_count(); d++) {
+        if (!gr_load_acquire(&gr__gpus[d - 1].ctx))
+            continue;
+        CUresult r = gr__cuda_enter(d);
+        if (r == CUDA_SUCCESS)
+            r = gr_cu.cuCtxSynchronize();
+        if (r != CUDA_SUCCESS)
+            return gr__cu_fail(call, d, "cuCtxSynchronize", r);
+    }
     CUresult r = gr__cuda_enter(1);
-    if (r == CUDA_SUCCESS)
-        r = gr_cu.cuCtxSynchronize();
     if (r == CUDA_SUCCESS)
         r = gr_cu.cuMemFreeHost(p);
     return r ? gr__cu_fail(call, 1, "cuMemFreeHost", r) : grSuccess;
