@@ -81,15 +81,21 @@ typedef struct pipe {
     grKernel_t add;
     unsigned *d, *h;
     unsigned a, b, n;
+    bool shared_kernel;
 } pipe;
 
-static void pipe_build(pipe *p, unsigned a, unsigned b)
+/* Kernel names are unique among live kernels: a second pipe of a test
+ * takes the first one's kernel (and pipe_free leaves it to the first). */
+static void pipe_build_with(pipe *p, unsigned a, unsigned b, grKernel_t add)
 {
     memset(p, 0, sizeof *p);
     p->a = a;
     p->b = b;
     p->n = N;
-    p->add = test_kernel("gr_test_add");
+    p->add = add;
+    p->shared_kernel = add != NULL;
+    if (!add)
+        p->add = test_kernel("gr_test_add");
     CHECK_OK(grMalloc((void **)&p->d, N * sizeof(unsigned)));
     CHECK_OK(grMallocHost((void **)&p->h, N * sizeof(unsigned)));
     CHECK_OK(grGraphCreate(&p->g, 0));
@@ -103,12 +109,18 @@ static void pipe_build(pipe *p, unsigned a, unsigned b)
                                     grMemcpyDeviceToHost));
 }
 
+static void pipe_build(pipe *p, unsigned a, unsigned b)
+{
+    pipe_build_with(p, a, b, NULL);
+}
+
 static void pipe_free(pipe *p)
 {
     CHECK_OK(grGraphDestroy(p->g));
     CHECK_OK(grFree(p->d));
     CHECK_OK(grFreeHost(p->h));
-    CHECK_OK(grKernelDestroy(p->add));
+    if (!p->shared_kernel)
+        CHECK_OK(grKernelDestroy(p->add));
 }
 
 GR_TEST(gpu_graph_runs_an_explicit_graph_on_the_gpu)
@@ -192,7 +204,7 @@ GR_TEST(gpu_graph_exec_update_applies_a_graph_of_the_same_topology)
     CHECK_OK(grSetDevice(first_gpu()));
     pipe p, q;
     pipe_build(&p, 1, 2);
-    pipe_build(&q, 10, 20);
+    pipe_build_with(&q, 10, 20, p.add);
     grGraphExec_t e;
     CHECK_OK(grGraphInstantiate(&e, p.g, 0));
     CHECK_OK(grGraphLaunch(e, NULL));
@@ -205,8 +217,8 @@ GR_TEST(gpu_graph_exec_update_applies_a_graph_of_the_same_topology)
     CHECK_OK(grStreamSynchronize(NULL));
     check_all(q.h, 30); /* q's buffers and values */
     CHECK_OK(grGraphExecDestroy(e));
-    pipe_free(&p);
     pipe_free(&q);
+    pipe_free(&p);
 }
 
 GR_TEST(gpu_graph_update_refuses_a_kernel_without_an_image_and_changes_nothing)
@@ -214,7 +226,7 @@ GR_TEST(gpu_graph_update_refuses_a_kernel_without_an_image_and_changes_nothing)
     CHECK_OK(grSetDevice(first_gpu()));
     pipe p, q;
     pipe_build(&p, 1, 2);
-    pipe_build(&q, 10, 20);
+    pipe_build_with(&q, 10, 20, p.add);
     grKernel_t bare;
     size_t sizes[] = {sizeof(unsigned *), sizeof(unsigned), sizeof(unsigned)};
     CHECK_OK(grKernelCreate(&bare, add_cpu, "bare_add", 3, sizes));
@@ -230,8 +242,8 @@ GR_TEST(gpu_graph_update_refuses_a_kernel_without_an_image_and_changes_nothing)
     CHECK_OK(grStreamSynchronize(NULL));
     check_all(p.h, 3);
     CHECK_OK(grGraphExecDestroy(e));
-    pipe_free(&p);
     pipe_free(&q);
+    pipe_free(&p);
     CHECK_OK(grKernelDestroy(bare));
 }
 
