@@ -348,11 +348,13 @@ GR_API grError_t grDeviceGetAttribute(int *value, grDeviceAttr attr, int device)
  * cudaStreamCreate. */
 GR_API grError_t grStreamCreate(grStream_t *stream);
 
-/* Creates a stream; grStreamNonBlocking exempts it from the legacy stream's
- * implicit synchronisation. Errors: grErrorInvalidValue (stream NULL, flags
- * with bits other than grStreamNonBlocking), grErrorInitializationError (the
- * runtime could not start), grErrorMemoryAllocation. Mirrors
- * cudaStreamCreateWithFlags. */
+/* Creates a stream of the calling thread's current device (on a GPU, a
+ * CUstream of its primary context); grStreamNonBlocking exempts it from the
+ * legacy stream's implicit synchronisation. Errors: grErrorInvalidValue
+ * (stream NULL, flags with bits other than grStreamNonBlocking),
+ * grErrorInitializationError (the runtime could not start),
+ * grErrorMemoryAllocation; on a GPU, a CUDA error mapped to graphrt's.
+ * Mirrors cudaStreamCreateWithFlags. */
 GR_API grError_t grStreamCreateWithFlags(grStream_t *stream, unsigned int flags);
 
 /* Destroys a stream. Returns at once; work already queued still completes,
@@ -398,7 +400,10 @@ GR_API grError_t grStreamQuery(grStream_t stream);
  * both captures are invalidated), grErrorStreamCaptureUnsupported (the
  * legacy stream waits on an event recorded in a capture: that capture is
  * invalidated), grErrorMemoryAllocation; plus the capture errors of work
- * and the stream errors. Mirrors cudaStreamWaitEvent. */
+ * and the stream errors. Across devices: a GPU stream waits on a GPU event
+ * of any GPU through the driver; between the CPU and a GPU the calling
+ * thread waits for the event at the call (docs/devices.md). Mirrors
+ * cudaStreamWaitEvent. */
 GR_API grError_t grStreamWaitEvent(grStream_t stream, grEvent_t event, unsigned int flags);
 
 /* Queues fn(userData) on the stream; it runs after all earlier work of the
@@ -438,10 +443,11 @@ GR_API grError_t grEventCreateWithFlags(grEvent_t *event, unsigned int flags);
 /* Captures in the event the work queued on the stream so far. Re-recording
  * makes the event refer to the new record only. On a capturing stream the
  * event names the stream's place in the capture instead (no node is added),
- * for grStreamWaitEvent to fork and join. Errors:
- * grErrorInvalidResourceHandle (event not live), grErrorMemoryAllocation;
- * plus the capture errors of work and the stream errors. Mirrors
- * cudaEventRecord. */
+ * for grStreamWaitEvent to fork and join. An event belongs to the device
+ * current at its creation and is recorded on streams of that device only.
+ * Errors: grErrorInvalidResourceHandle (event not live; stream of another
+ * device), grErrorMemoryAllocation; plus the capture errors of work and the
+ * stream errors. Mirrors cudaEventRecord. */
 GR_API grError_t grEventRecord(grEvent_t event, grStream_t stream);
 
 /* grSuccess if the work of the event's latest record has completed (or it
@@ -550,8 +556,11 @@ GR_API grError_t grKernelSetImage(grKernel_t kernel, const void *image, const ch
  * that is NULL, points into device or pool memory, or does not point to
  * readable memory: the value of a parameter passed where its address
  * belongs; sharedMem > 48 KiB), grErrorMemoryAllocation; plus the capture
- * errors of work and the stream errors. Mirrors cudaLaunchKernel with a
- * grKernel_t in place of the function pointer. */
+ * errors of work and the stream errors. On a GPU stream the kernel's GPU
+ * image runs (grKernelSetImage): grErrorInvalidDeviceFunction without one,
+ * the detail naming the kernel; a CUDA error of loading or launching it
+ * mapped to graphrt's, CUDA's name in the detail. Mirrors cudaLaunchKernel
+ * with a grKernel_t in place of the function pointer. */
 GR_API grError_t grLaunchKernel(grKernel_t kernel, grDim3 gridDim, grDim3 blockDim, void **args,
                                 size_t sharedMem, grStream_t stream);
 
@@ -559,13 +568,15 @@ GR_API grError_t grLaunchKernel(grKernel_t kernel, grDim3 gridDim, grDim3 blockD
 /* Memory                                                                 */
 /* ====================================================================== */
 
-/* Allocates 'size' bytes (256-aligned) tracked by graphrt, so that copies
- * and memsets that run past its end are refused. size 0 gives NULL and
+/* Allocates 'size' bytes (256-aligned) of the calling thread's current
+ * device (on a GPU, cuMemAlloc), tracked by graphrt, so that copies and
+ * memsets that run past its end are refused. size 0 gives NULL and
  * grSuccess, as in CUDA. Potentially unsafe during capture (see
  * grStreamCaptureMode), even for size 0. Errors: grErrorInvalidValue
  * (devPtr NULL), grErrorMemoryAllocation (more than the host's physical
- * memory, or the host cannot provide it); plus the mode errors. Mirrors
- * cudaMalloc. */
+ * memory, or the host cannot provide it; on a GPU, the driver's
+ * CUDA_ERROR_OUT_OF_MEMORY, named in the detail); plus the mode errors.
+ * Mirrors cudaMalloc. */
 GR_API grError_t grMalloc(void **devPtr, size_t size);
 
 /* Frees a grMalloc allocation after the device is idle, as in CUDA. Memory
@@ -582,6 +593,8 @@ GR_API grError_t grMalloc(void **devPtr, size_t size);
 GR_API grError_t grFree(void *devPtr);
 
 /* Allocates host memory, tracked as grMalloc's is; size 0 gives NULL.
+ * Where a GPU exists it is pinned (cuMemHostAlloc, portable to every
+ * GPU), as CUDA's; otherwise plain memory.
  * Potentially unsafe during capture (see grStreamCaptureMode). Errors: as
  * grMalloc (grErrorInvalidValue for ptr NULL, grErrorMemoryAllocation, the
  * mode errors). Mirrors cudaMallocHost. */
@@ -597,7 +610,9 @@ GR_API grError_t grFreeHost(void *ptr);
 
 /* Copies count bytes; synchronises like CUDA's (waits for the legacy
  * stream's work first), except that a copy of 0 bytes does not wait. Any
- * grMemcpyKind is accepted; every kind is a host copy. Not refused by the
+ * grMemcpyKind is accepted: the direction comes from the pointers (a host
+ * copy on the CPU; the driver's copy where GPU memory is involved, see
+ * docs/devices.md). Not refused by the
  * capture modes. Errors: grErrorInvalidMemcpyDirection (kind not a
  * grMemcpyKind), grErrorInvalidValue (dst or src NULL with count > 0; a
  * range that wraps around the address space, runs past the end of a

@@ -8,6 +8,7 @@
  */
 #include "test.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <unistd.h>
 
@@ -526,4 +527,56 @@ GR_TEST(gpu_capture_records_the_graph_the_cpu_records)
     CHECK_OK(grGraphDestroy(gc));
     CHECK_OK(grGraphDestroy(gg));
     CHECK_OK(grKernelDestroy(k));
+}
+
+GR_TEST(gpu_device_reset_frees_that_gpus_allocations_only)
+{
+    void *cpu = NULL, *gpu = NULL;
+    CHECK_OK(grMalloc(&cpu, 64)); /* the CPU's */
+    use_gpu_or_skip();
+    CHECK_OK(grMalloc(&gpu, 64));
+    CHECK_OK(grDeviceReset());
+    CHECK_GR(grErrorInvalidValue, grFree(gpu));
+    CHECK_DETAIL_HAS("grFree");
+    CHECK_OK(grFree(cpu));
+    CHECK_OK(grMalloc(&gpu, 64));
+    CHECK_OK(grFree(gpu));
+}
+
+typedef struct thread_copy {
+    unsigned char *h;
+    grError_t err;
+} thread_copy;
+
+static void *copy_on_per_thread_stream(void *p)
+{
+    thread_copy *t = p;
+    void *d = NULL;
+    if ((t->err = grSetDevice(1)) || (t->err = grMalloc(&d, 32)) ||
+        (t->err = grMemsetAsync(d, 0x29, 32, grStreamPerThread)) ||
+        (t->err = grMemcpyAsync(t->h, d, 32, grMemcpyDeviceToHost, grStreamPerThread)) ||
+        (t->err = grStreamSynchronize(grStreamPerThread)))
+        return NULL;
+    t->err = grFree(d);
+    return NULL;
+}
+
+GR_TEST(gpu_per_thread_streams_are_each_threads_own_and_go_with_it)
+{
+    unsigned char *h = NULL;
+    pthread_t th[4];
+    thread_copy t[4];
+    use_gpu_or_skip();
+    CHECK_OK(grMallocHost((void **)&h, 4 * 32));
+    memset(h, 0, 4 * 32);
+    for (int i = 0; i < 4; i++) {
+        t[i] = (thread_copy){h + 32 * i, grErrorUnknown};
+        CHECK(pthread_create(&th[i], NULL, copy_on_per_thread_stream, &t[i]) == 0);
+    }
+    for (int i = 0; i < 4; i++) {
+        CHECK(pthread_join(th[i], NULL) == 0);
+        CHECK_EQ(t[i].err, grSuccess);
+        CHECK_EQ(h[32 * i + 31], 0x29);
+    }
+    CHECK_OK(grFreeHost(h));
 }

@@ -227,9 +227,12 @@ static grError_t check_props(const char *call, const grMemPoolProps *props)
             grErrorInvalidValue,
             "%s: poolProps->location.type is %d; pools live on a device (grMemLocationTypeDevice)", call,
             (int)props->location.type);
-    if (props->location.id != 0)
-        return gr__fail(grErrorInvalidDevice, "%s: poolProps->location.id is %d; only device 0 exists", call,
-                        props->location.id);
+    if (props->location.id != 0) {
+        grError_t err = gr__cpu_only_device(call, props->location.id, "graphrt's memory pools");
+        return err ? err
+                   : gr__fail(grErrorInvalidDevice, "%s: poolProps->location.id is %d", call,
+                              props->location.id);
+    }
     /* CUDA: the security attributes go with Win32 handles only, and the
      * reserved bytes must be zero. */
     if (props->win32SecurityAttributes)
@@ -305,9 +308,7 @@ GR_API grError_t grMemPoolDestroy(grMemPool_t memPool)
 
 static grError_t check_device(const char *call, int device)
 {
-    if (device != 0)
-        return gr__fail(grErrorInvalidDevice, "%s: device %d does not exist; only device 0", call, device);
-    return grSuccess;
+    return gr__cpu_only_device(call, device, "graphrt's memory pools");
 }
 
 GR_API grError_t grDeviceGetDefaultMemPool(grMemPool_t *memPool, int device)

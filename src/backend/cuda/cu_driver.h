@@ -159,7 +159,6 @@ typedef CUresult (*gr_cuGetProcAddress_v1)(const char *symbol, void **pfn, int c
  */
 #define GR_CU_FUNCTIONS(X)                                                                                \
     X(cuInit, (unsigned int flags))                                                                       \
-    X(cuDriverGetVersion, (int *driverVersion))                                                           \
     X(cuGetErrorName, (CUresult error, const char **pStr))                                                \
     X(cuGetErrorString, (CUresult error, const char **pStr))                                              \
     X(cuDeviceGetCount, (int *count))                                                                     \
@@ -168,7 +167,6 @@ typedef CUresult (*gr_cuGetProcAddress_v1)(const char *symbol, void **pfn, int c
     X(cuDeviceTotalMem, (size_t * bytes, CUdevice dev))                                                   \
     X(cuDeviceGetAttribute, (int *pi, CUdevice_attribute attrib, CUdevice dev))                           \
     X(cuDevicePrimaryCtxRetain, (CUcontext * pctx, CUdevice dev))                                         \
-    X(cuDevicePrimaryCtxRelease, (CUdevice dev))                                                          \
     X(cuCtxSetCurrent, (CUcontext ctx))                                                                   \
     X(cuCtxSynchronize, (void))                                                                           \
     X(cuModuleLoadData, (CUmodule * module, const void *image))                                           \
@@ -178,7 +176,6 @@ typedef CUresult (*gr_cuGetProcAddress_v1)(const char *symbol, void **pfn, int c
     X(cuMemFree, (CUdeviceptr dptr))                                                                      \
     X(cuMemHostAlloc, (void **pp, size_t bytesize, unsigned int Flags))                                   \
     X(cuMemFreeHost, (void *p))                                                                           \
-    X(cuMemGetInfo, (size_t * free, size_t * total))                                                      \
     X(cuPointerGetAttribute, (void *data, int attribute, CUdeviceptr ptr))                                \
     X(cuMemcpyAsync, (CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream))              \
     X(cuMemsetD8Async, (CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream))             \

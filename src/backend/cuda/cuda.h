@@ -64,6 +64,12 @@ void gr__device_select(int device);
 /* True when 'device' names an existing device (0..gr__gpu_count()). */
 bool gr__device_exists(int device);
 
+/* For a feature only the CPU has yet ('what', e.g. "graphrt's memory
+ * pools"): grSuccess for device 0, grErrorNotSupported for a GPU and
+ * grErrorInvalidDevice for a number that names no device, each failure
+ * with a detail naming 'call'. */
+grError_t gr__cpu_only_device(const char *call, int device, const char *what);
+
 /* Makes device's primary context current on the calling thread (retaining
  * it on first use): what every sequence of driver calls does first.
  * Returns the CUresult (0 on success). */
