@@ -160,6 +160,10 @@ static grError_t free_tracked(const char *call, void *p, gr_mem_kind kind)
         return err;
     int owner = GR_OWNER_CPU;
     (void)gr__mem_owner(p, &owner);
+    /* As CUDA, freeing waits until no queued work can still touch the
+     * block: the CPU device's streams may touch pinned and GPU memory too
+     * (their copies reach a GPU through the driver). */
+    gr__device_sync_all();
     if (owner != GR_OWNER_CPU) {
         /* The driver's free waits for the device's work, as cudaFree. */
         if (!gr__mem_untrack(p, kind))
@@ -169,8 +173,6 @@ static grError_t free_tracked(const char *call, void *p, gr_mem_kind kind)
                             call, p);
         return owner == GR_OWNER_PINNED ? gr__cuda_free_host(call, p) : gr__cuda_free(call, owner, p);
     }
-    /* As CUDA, freeing waits until no queued work can still touch the block. */
-    gr__device_sync_all();
     /* Another thread may have freed it while this one waited. */
     if (!gr__mem_untrack(p, kind))
         return gr__fail(grErrorInvalidValue,
