@@ -45,7 +45,7 @@ demo:
 
 # Builds everything (library in both forms, tests, examples) so that
 # `make install` afterwards has all it installs; the runner's last line is
-# "N passed, N failed" and its exit status is non-zero on any failure.
+# "N passed, N failed, N skipped" and its exit status is non-zero on any failure.
 test:
 	$(CMAKE) -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DGR_WERROR=ON
 	$(CMAKE) --build $(BUILD) --parallel $(JOBS)
