@@ -4,7 +4,7 @@
 #   make test          configure build/ (Release, -Werror), build, run the suite
 #   make bench         build and run graphrt's benchmarks, print their tables (BENCH_ARGS)
 #   make bench-grain   graphrt against oneTBB, Taskflow and OpenMP at task grains (bench/grain)
-#   make install       install build/ under PREFIX (default /usr/local)
+#   make install       build everything in build/, install it under PREFIX (default /usr/local)
 #   make soak          Release soak run (SOAK_SECONDS, SOAK_THREADS); soak-tsan under TSan
 #   make format-check  check the sources against .clang-format
 #   make tidy          clang-tidy over src/ (.clang-tidy), in build-tidy/

@@ -261,7 +261,9 @@ GR_API grError_t grDeviceSynchronize(void);
 GR_API grError_t grDeviceReset(void);
 
 /* Reads a device attribute of device 0. grDevAttrMultiProcessorCount is the
- * number of worker threads (env GRAPHRT_WORKERS, default: online cores).
+ * number of worker threads (env GRAPHRT_WORKERS, 1 to 1024; default, and
+ * for a value outside that range: the cores of the process's affinity
+ * mask, as taskset limits it, else the online cores).
  * Errors: grErrorInvalidValue (value NULL, attr not a grDeviceAttr),
  * grErrorInvalidDevice (device not 0), grErrorInitializationError (the
  * runtime could not start). Mirrors cudaDeviceGetAttribute. */
