@@ -200,8 +200,8 @@ static inline void bu_header(const char *bench, const char *what, const bu_machi
     printf("%s%s: %s\n", c, bench, what);
     printf("%smachine: %ld cores online (%ld in the affinity mask), %s; %s; %s; graphrt %s\n", c, m->cores,
            m->affinity, m->cpu, m->kernel, m->compiler, GR_BENCH_COMMIT);
-    printf("%sparameters: %d workers (GRAPHRT_WORKERS; the synchronising thread also runs work), %s run\n", c,
-           workers, o->quick ? "quick" : "full");
+    printf("%sparameters: %d worker%s (GRAPHRT_WORKERS; the synchronising thread also runs work), %s run\n", c,
+           workers, workers == 1 ? "" : "s", o->quick ? "quick" : "full");
     fflush(stdout);
 }
 
