@@ -73,6 +73,15 @@ static bool mode_valid(grStreamCaptureMode m)
            m == grStreamCaptureModeRelaxed;
 }
 
+const char *gr__capture_stream_id(const gr_stream *s, char *buf, size_t size)
+{
+    if (!s || (s->flags & GR_STREAM_LEGACY))
+        return gr__capture_stream_name(s, buf, size);
+    snprintf(buf, size, "%sstream #%llu", (s->flags & GR_STREAM_PER_THREAD) ? "per-thread " : "",
+             (unsigned long long)s->serial);
+    return buf;
+}
+
 const char *gr__capture_describe(const gr_capture *c, char *buf, size_t size)
 {
     char who[48];
@@ -117,7 +126,7 @@ grError_t gr__capture_fail_invalidated(const char *call, gr_capture *c, gr_strea
         grErrorStreamCaptureInvalidated,
         "%s: %s takes part in %s, invalidated earlier, first by: %s; nothing was recorded: end the "
         "capture with grStreamEndCapture and capture again",
-        call, GR_STREAM_NAME(s), d, c->why ? c->why : "an illegal call");
+        call, s == c->origin ? GR_STREAM_ID(s) : GR_STREAM_NAME(s), d, c->why ? c->why : "an illegal call");
 }
 
 gr_cap_member *gr__capture_member(gr_capture *c, gr_stream *s)
@@ -170,8 +179,10 @@ static grError_t begin(const char *call, grStream_t stream, grGraph_t graph, con
     void *cur = gr_load_acquire(&s->capture);
     if (cur) {
         char d[192];
+        const gr_capture *in = cur;
         return gr__fail(grErrorIllegalState, "%s: %s already takes part in %s; end it first", call,
-                        GR_STREAM_NAME(s), gr__capture_describe(cur, d, sizeof d));
+                        s == in->origin ? GR_STREAM_ID(s) : GR_STREAM_NAME(s),
+                        gr__capture_describe(in, d, sizeof d));
     }
     c = gr__calloc(1, sizeof *c);
     if (!c)
@@ -376,13 +387,13 @@ GR_API grError_t grStreamEndCapture(grStream_t stream, grGraph_t *pGraph)
         for (uint32_t i = 1; i < c->nmembers && !u; i++)
             if (c->members[i].deps.n)
                 u = c->members[i].s;
-        char sname[64];
-        gr__capture_stream_name(s, sname, sizeof sname);
+        char sid[48];
+        gr__capture_stream_id(s, sid, sizeof sid); /* named in full in d, as the origin */
         snprintf(msg, sizeof msg,
                  "grStreamEndCapture: %s joined %s and has work that %s never waited for; record an event on "
                  "it after its last work and grStreamWaitEvent on that event from %s before ending; the "
                  "capture has ended without a graph",
-                 GR_STREAM_NAME(u), d, sname, sname);
+                 GR_STREAM_NAME(u), d, sid, sid);
         finish(c, false);
         *pGraph = NULL;
         return gr__fail(grErrorStreamCaptureUnjoined, "%s", msg);

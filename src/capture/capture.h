@@ -167,6 +167,10 @@ const char *gr__capture_stream_name(const gr_stream *s, char *buf, size_t size);
 /* The same into a buffer that lives until the end of the enclosing
  * statement's block, for use as a printf argument. */
 #define GR_STREAM_NAME(s) gr__capture_stream_name((s), (char[64]){0}, 64)
+/* The short form, "stream #3", for a stream the sentence names in full
+ * already (e.g. as the origin of a capture it describes). */
+const char *gr__capture_stream_id(const gr_stream *s, char *buf, size_t size);
+#define GR_STREAM_ID(s) gr__capture_stream_id((s), (char[48]){0}, 48)
 
 /* "capture #7 (global mode, begun by thread #2 on stream #3 at 0x...)",
  * or "... begun by this thread (#2) on ..." when the caller began it: the
