@@ -499,6 +499,7 @@ void gr__graph_free(grGraph_t g)
         older = c->older;
         slab_chunk_free(c);
     }
+    gr__prov_free(g);
     g->magic = GR_MAGIC_DEAD;
     gr__shell_retire(&graph_shelf, g);
 }
