@@ -312,9 +312,11 @@ GR_API grError_t grDeviceReset(void);
 
 /* Reads a device attribute of any device. On the CPU (device 0)
  * grDevAttrMultiProcessorCount is the number of worker threads (env
- * GRAPHRT_WORKERS, default: online cores); on a GPU every attribute is
- * the driver's (cuDeviceGetAttribute). Errors: grErrorInvalidValue (value
- * NULL, attr not a grDeviceAttr), grErrorInvalidDevice (no such device),
+ * GRAPHRT_WORKERS, 1 to 1024; default, and for a value outside that range:
+ * the cores of the process's affinity mask, as taskset limits it, else the
+ * online cores); on a GPU every attribute is the driver's
+ * (cuDeviceGetAttribute). Errors: grErrorInvalidValue (value NULL, attr
+ * not a grDeviceAttr), grErrorInvalidDevice (no such device),
  * grErrorInitializationError (the runtime could not start), a CUDA error
  * mapped to graphrt's. Mirrors cudaDeviceGetAttribute. */
 GR_API grError_t grDeviceGetAttribute(int *value, grDeviceAttr attr, int device);

@@ -59,10 +59,9 @@ GR_API grError_t grStreamDestroy(grStream_t stream)
     if (e)
         return e;
     if (gr__stream_capturing(s))
-        return gr__fail(
-            grErrorStreamCaptureUnsupported,
-            "grStreamDestroy: stream %p is capturing; end the capture with grStreamEndCapture first",
-            GR_PTR(stream));
+        return gr__fail(grErrorStreamCaptureUnsupported,
+                        "grStreamDestroy: %s is capturing; end the capture with grStreamEndCapture first",
+                        GR_STREAM_NAME(s));
     gr__stream_destroy(s);
     return grSuccess;
 }
