@@ -421,3 +421,41 @@ GR_TEST(gpu_graph_memory_nodes_are_refused_with_a_detail)
     CHECK_DETAIL_HAS("graph memory nodes");
     CHECK_OK(grGraphDestroy(g));
 }
+
+GR_TEST(gpu_graph_cpu_executable_refuses_gpu_memory_it_cannot_reach)
+{
+    int gpu = first_gpu();
+    CHECK_OK(grSetDevice(gpu));
+    unsigned *d, v = 1, n = N;
+    CHECK_OK(grMalloc((void **)&d, N * sizeof(unsigned)));
+    CHECK_OK(grSetDevice(0));
+    grKernel_t add = test_kernel("gr_test_add");
+    grGraph_t g;
+    grGraphNode_t set, kern;
+    grGraphExec_t e = NULL;
+    /* A memset of GPU memory in a CPU executable would have a CPU thread
+     * write to a GPU address. */
+    CHECK_OK(grGraphCreate(&g, 0));
+    grMemsetParams ms = {.dst = d, .value = 0, .elementSize = 4, .width = N, .height = 1};
+    CHECK_OK(grGraphAddMemsetNode(&set, g, NULL, 0, &ms));
+    CHECK_GR(grErrorInvalidValue, grGraphInstantiate(&e, g, 0));
+    CHECK_DETAIL_HAS("memory of device 1");
+    CHECK(e == NULL);
+    CHECK_OK(grGraphDestroy(g));
+    /* So would a CPU kernel given a GPU pointer. */
+    CHECK_OK(grGraphCreate(&g, 0));
+    void *args[] = {&d, &v, &n};
+    grKernelNodeParams kp = kparams(add, args);
+    CHECK_OK(grGraphAddKernelNode(&kern, g, NULL, 0, &kp));
+    CHECK_GR(grErrorInvalidValue, grGraphInstantiate(&e, g, 0));
+    CHECK_DETAIL_HAS("argument 0");
+    /* Instantiated for the GPU, the same graph runs. */
+    CHECK_OK(grSetDevice(gpu));
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    CHECK_OK(grGraphLaunch(e, NULL));
+    CHECK_OK(grStreamSynchronize(NULL));
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grFree(d));
+    CHECK_OK(grKernelDestroy(add));
+}

@@ -596,6 +596,8 @@ static grError_t instantiate(const char *call, grGraphExec_t *out, grGraph_t g, 
     /* On a GPU the plan is the input of the lowering (the exec layer's
      * node table and checks stay the same on every device). */
     int device = gr__device_current();
+    if (!err)
+        err = gr__exec_check_plan_devmem(call, p, device);
     if (!err && device != 0)
         err = gr__cuda_exec_lower(call, p, device, flags, &e->gpu);
     if (!err)

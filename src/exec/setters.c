@@ -10,6 +10,7 @@
  * issued after it the new ones, as in CUDA.
  */
 #include "exec.h"
+#include "../backend/cuda/cuda.h"
 #include "../backend/cuda/cuda_graph.h"
 
 #include <string.h>
@@ -148,6 +149,10 @@ GR_API grError_t grGraphExecKernelNodeSetParams(grGraphExec_t hGraphExec, grGrap
     if (err)
         return err;
     grKernel_t k = pNodeParams->func;
+    if (GR_UNLIKELY(gr__cuda_active()) &&
+        (err = gr__exec_check_kernel_devmem(call, "the kernel node", k, pNodeParams->kernelParams,
+                                            gr__exec_device(hGraphExec))))
+        return err;
     if (GR_UNLIKELY(hGraphExec->gpu != NULL) &&
         (err = gr__cuda_exec_set_kernel(call, hGraphExec->gpu, pn->index, k, &pNodeParams->gridDim,
                                         &pNodeParams->blockDim, pNodeParams->sharedMemBytes,
@@ -180,6 +185,9 @@ GR_API grError_t grGraphExecMemcpyNodeSetParams1D(grGraphExec_t hGraphExec, grGr
                         "%s: count is 0; as in CUDA, an executable's copy cannot be set "
                         "to copy nothing (disable the node with grGraphNodeSetEnabled)",
                         call);
+    if (GR_UNLIKELY(gr__cuda_active()) &&
+        (err = gr__exec_check_copy_devmem(call, "the memcpy node", dst, src, gr__exec_device(hGraphExec))))
+        return err;
     bool dst_device = gr__mem_is_device(dst), src_device = gr__mem_is_device(src);
     gr__exec_write_begin(hGraphExec);
     const gr_memcpy_params old = pn->u.copy.p;
@@ -212,6 +220,10 @@ GR_API grError_t grGraphExecMemsetNodeSetParams(grGraphExec_t hGraphExec, grGrap
     if (err)
         return err;
     if ((err = gr__node_memset_params_check(call, p)))
+        return err;
+    if (GR_UNLIKELY(gr__cuda_active()) &&
+        (err =
+             gr__exec_check_copy_devmem(call, "the memset node", p->dst, NULL, gr__exec_device(hGraphExec))))
         return err;
     if (p->width == 0)
         return gr__fail(grErrorInvalidValue,

@@ -34,6 +34,7 @@
  *     those nodes, as in CUDA.
  */
 #include "exec.h"
+#include "../backend/cuda/cuda.h"
 #include "../backend/cuda/cuda_graph.h"
 #include "../memory/memory.h"
 
@@ -250,23 +251,33 @@ static void apply_params(gr_pnode *pn, grGraphNode_t gn)
 
 /* ------------------------------------------------------------- on a GPU */
 
-/* What the GPU lowering would refuse of graph node gn's parameters (and,
- * for a child graph, of its nodes'), checked before anything changes. */
-static grError_t gpu_check(const char *call, struct gr_cuda_exec *gx, grGraphNode_t gn)
+/* What the executable's device refuses of graph node gn's parameters
+ * (and, for a child graph, of its nodes'), checked before anything
+ * changes: memory the device cannot reach (exec/devmem.c), and on a GPU
+ * what the lowering refuses (a kernel without an image, an event of
+ * another device). */
+static grError_t device_check(const char *call, grGraphExec_t e, grGraphNode_t gn)
 {
     grError_t err = grSuccess;
+    int device = gr__exec_device(e);
     switch (gn->type) {
     case grGraphNodeTypeKernel:
-        return gr__cuda_exec_check_kernel(call, gx, gn->p.kernel.kernel);
+        if ((err = gr__exec_check_kernel_devmem(call, gr__node_label(gn), gn->p.kernel.kernel,
+                                                gn->p.kernel.argv, device)))
+            return err;
+        return e->gpu ? gr__cuda_exec_check_kernel(call, e->gpu, gn->p.kernel.kernel) : grSuccess;
     case grGraphNodeTypeWaitEvent:
     case grGraphNodeTypeEventRecord:
-        return gr__cuda_exec_check_event(call, gx, gn->p.event);
+        return e->gpu ? gr__cuda_exec_check_event(call, e->gpu, gn->p.event) : grSuccess;
     case grGraphNodeTypeGraph:
         for (struct grGraphNode_st *v = gn->p.child->first; v && !err; v = v->next)
-            err = gpu_check(call, gx, v);
+            err = device_check(call, e, v);
         return err;
     case grGraphNodeTypeMemcpy:
+        return gr__exec_check_copy_devmem(call, gr__node_label(gn), gn->p.memcpy.dst, gn->p.memcpy.src,
+                                          device);
     case grGraphNodeTypeMemset:
+        return gr__exec_check_copy_devmem(call, gr__node_label(gn), gn->p.memset.dst, NULL, device);
     case grGraphNodeTypeHost:
     case grGraphNodeTypeEmpty:
     case grGraphNodeTypeMemAlloc:
@@ -277,9 +288,15 @@ static grError_t gpu_check(const char *call, struct gr_cuda_exec *gx, grGraphNod
     return grSuccess;
 }
 
+/* Whether device_check has anything to check. */
+static bool device_checks_apply(grGraphExec_t e)
+{
+    return e->gpu != NULL || gr__cuda_active();
+}
+
 /* Applies plan nodes [from, to) as they are now to the driver's
  * executable, after the plan was written. The driver refuses nothing that
- * gpu_check and the exec layer's checks passed but for lack of resources;
+ * device_check and the exec layer's checks passed but for lack of resources;
  * such a failure is reported, and the plan and the driver's executable
  * then differ until the next successful update or set-params. */
 static grError_t gpu_sync(const char *call, grGraphExec_t e, uint32_t from, uint32_t to)
@@ -649,9 +666,9 @@ GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
             return gr__fail(grErrorMemoryAllocation, "%s: %s", call, u.msg);
         return gr__fail(grErrorGraphExecUpdateFailure, "%s: %s", call, u.msg);
     }
-    if (GR_UNLIKELY(hGraphExec->gpu != NULL)) {
+    if (GR_UNLIKELY(device_checks_apply(hGraphExec))) {
         for (uint32_t i = 0; i < hGraphExec->norig && !err; i++)
-            err = gpu_check(call, hGraphExec->gpu, u.pair_o[i]);
+            err = device_check(call, hGraphExec, u.pair_o[i]);
         if (err) {
             gr__exec_write_end(hGraphExec);
             if (u.pair_o != pair_buf)
@@ -713,9 +730,9 @@ GR_API grError_t grGraphExecChildGraphNodeSetParams(grGraphExec_t hGraphExec, gr
             "order must match those of the node's graph)",
             call, GR_PTR(childGraph), GR_PTR(node), u.msg);
     }
-    if (GR_UNLIKELY(hGraphExec->gpu != NULL)) {
+    if (GR_UNLIKELY(device_checks_apply(hGraphExec))) {
         for (struct grGraphNode_st *v = childGraph->first; v && !err; v = v->next)
-            err = gpu_check(call, hGraphExec->gpu, v);
+            err = device_check(call, hGraphExec, v);
         if (err) {
             gr__exec_write_end(hGraphExec);
             upd_free(&u);

@@ -144,8 +144,12 @@ grError_t gr__cuda_free_host(const char *call, void *p);
  * memory or when no GPU was ever used. */
 int gr__cuda_pointer_device(const void *p);
 /* True once any GPU context exists (a foreign GPU pointer can exist only
- * then, for graphrt's purposes). */
-bool gr__cuda_active(void);
+ * then, for graphrt's purposes). Inline: CPU paths ask it per call. */
+extern _Atomic bool gr__cuda_any_context;
+static inline bool gr__cuda_active(void)
+{
+    return gr_load_acquire(&gr__cuda_any_context);
+}
 
 /* Copies and memsets on GPU stream s (any pointers the driver accepts:
  * device, pinned or pageable host). */

@@ -115,12 +115,7 @@ const char *gr__gpu_absence(void)
     return gr__gpu_count() > 0 ? NULL : absence;
 }
 
-static _Atomic bool any_context;
-
-bool gr__cuda_active(void)
-{
-    return gr_load_acquire(&any_context);
-}
+_Atomic bool gr__cuda_any_context;
 
 int gr__cuda_enter(int device)
 {
@@ -134,7 +129,7 @@ int gr__cuda_enter(int device)
             r = gr_cu.cuDevicePrimaryCtxRetain(&ctx, g->dev);
             if (r == CUDA_SUCCESS) {
                 gr_store_release(&g->ctx, ctx);
-                gr_store_release(&any_context, true);
+                gr_store_release(&gr__cuda_any_context, true);
             }
         }
         pthread_mutex_unlock(&g->lock);
