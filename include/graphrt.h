@@ -1726,7 +1726,8 @@ typedef struct grBakedValue {
     void *allocBase;     /* grBakedAllocation, grBakedFreedAllocation: the allocation; else NULL */
     size_t allocSize;    /* its size in bytes */
     size_t allocOffset;  /* value - allocBase */
-    const char *freedBy; /* grBakedFreedAllocation: "grFree", "grFreeHost" or "a memory pool" */
+    const char *freedBy; /* grBakedFreedAllocation: "grFree", "grFreeHost", "grFreeAsync" (a block
+                          * its pool keeps) or "its memory pool" (given back to the system) */
 } grBakedValue;
 
 /* graphrt's own. Lists the values baked into the executable's kernel,
@@ -1736,9 +1737,9 @@ typedef struct grBakedValue {
  * data, in plan order, classified against graphrt's allocations now.
  * With values NULL, *count receives the number of values; otherwise up
  * to *count are written and *count receives the number written. Pointers
- * into allocations freed long ago (more than 1024 frees back) and pool
- * memory freed inside a pool block that the pool keeps read as
- * grBakedPlain. Errors: grErrorInvalidValue (exec not live, count NULL),
+ * into allocations freed long ago (more than 1024 frees back) read as
+ * grBakedPlain, and into a freed allocation whose address was handed out
+ * again as grBakedAllocation. Errors: grErrorInvalidValue (exec not live, count NULL),
  * grErrorMemoryAllocation. Thread safety: any thread; it reads the plan
  * under the executable's lock, between changes of other threads, and
  * never waits for launches. */

@@ -114,6 +114,14 @@ GR_API grError_t grKernelDestroy(grKernel_t kernel)
     return grSuccess;
 }
 
+/* grLaunchKernel under grDebugLaunchBlocking: queues, then waits. */
+static GR_NOINLINE grError_t launch_blocking(gr_stream *s, grKernel_t kernel, const grDim3 *grid,
+                                             const grDim3 *block, size_t sharedMem, void **args)
+{
+    return gr__launched(s,
+                        gr__stream_enqueue_kernel("grLaunchKernel", s, kernel, grid, block, sharedMem, args));
+}
+
 GR_API grError_t grLaunchKernel(grKernel_t kernel, grDim3 gridDim, grDim3 blockDim, void **args,
                                 size_t sharedMem, grStream_t stream)
 {
@@ -132,6 +140,7 @@ GR_API grError_t grLaunchKernel(grKernel_t kernel, grDim3 gridDim, grDim3 blockD
     }
     if ((err = gr__capture_check_implicit("grLaunchKernel", s)))
         return err;
-    return gr__launched(
-        s, gr__stream_enqueue_kernel("grLaunchKernel", s, kernel, &gridDim, &blockDim, sharedMem, args));
+    if (gr__launch_blocking())
+        return launch_blocking(s, kernel, &gridDim, &blockDim, sharedMem, args);
+    return gr__stream_enqueue_kernel("grLaunchKernel", s, kernel, &gridDim, &blockDim, sharedMem, args);
 }

@@ -14,6 +14,7 @@
  * which excludes setters and updates, never while a writer changes it.
  */
 #include "exec.h"
+#include "../memory/pool.h"
 
 #include <string.h>
 
@@ -28,7 +29,7 @@ static const char *freed_by(gr_mem_kind kind)
     case GR_MEM_HOST:
         return "grFreeHost";
     case GR_MEM_POOL:
-        return "a memory pool";
+        return "its memory pool";
     }
     return "graphrt";
 }
@@ -42,8 +43,12 @@ static void classify(grBakedValue *v)
     v->kind = grBakedPlain;
     if (v->size < sizeof(void *) || p == NULL)
         return;
-    if (gr__mem_lookup(p, &base, &size, NULL)) {
-        v->kind = grBakedAllocation;
+    if (gr__mem_lookup(p, &base, &size, &kind)) {
+        /* A pool keeps the blocks freed into it, tracked: a block that
+         * is no live allocation was freed (grFreeAsync). */
+        v->kind = kind == GR_MEM_POOL && !gr__pool_owns(base) ? grBakedFreedAllocation : grBakedAllocation;
+        if (v->kind == grBakedFreedAllocation)
+            v->freedBy = "grFreeAsync";
     } else if (gr__mem_lookup_freed(p, &base, &size, &kind)) {
         v->kind = grBakedFreedAllocation;
         v->freedBy = freed_by(kind);

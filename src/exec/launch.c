@@ -44,6 +44,19 @@ grError_t gr__exec_check_ranges(const char *call, grGraphExec_t e)
     return err;
 }
 
+/* grGraphLaunch's last steps under a debug mode: the check of baked
+ * addresses (grDebugCheckLaunches) first, and the wait of
+ * grDebugLaunchBlocking last. */
+static GR_NOINLINE grError_t launch_debug(grGraphExec_t e, gr_stream *s)
+{
+    grError_t err;
+    if ((gr__dbg_flags() & GR_DBG_CHECK) && (err = gr__exec_check_baked("grGraphLaunch", e)))
+        return err;
+    if (GR_UNLIKELY(e->flags & GR_EXEC_GRAPHMEM) && (err = gr__graphmem_launch(e)))
+        return err;
+    return gr__launched(s, gr__exec_launch(e, s));
+}
+
 GR_API grError_t grGraphLaunch(grGraphExec_t graphExec, grStream_t stream)
 {
     gr_stream *s = NULL;
@@ -63,12 +76,11 @@ GR_API grError_t grGraphLaunch(grGraphExec_t graphExec, grStream_t stream)
         return err;
     if ((err = gr__exec_ranges_current("grGraphLaunch", graphExec)))
         return err;
-    if (GR_UNLIKELY(gr__dbg_flags() & GR_DBG_CHECK) &&
-        (err = gr__exec_check_baked("grGraphLaunch", graphExec)))
-        return err;
+    if (GR_UNLIKELY(gr__dbg_flags() & (GR_DBG_CHECK | GR_DBG_BLOCKING)))
+        return launch_debug(graphExec, s);
     if (GR_UNLIKELY(graphExec->flags & GR_EXEC_GRAPHMEM) && (err = gr__graphmem_launch(graphExec)))
         return err;
-    return gr__launched(s, gr__exec_launch(graphExec, s));
+    return gr__exec_launch(graphExec, s);
 }
 
 GR_API grError_t grGraphUpload(grGraphExec_t graphExec, grStream_t stream)
