@@ -118,8 +118,9 @@ int main(int argc, char **argv)
     BU_CHECK(grStreamCreateWithFlags(&g_stream, grStreamNonBlocking));
     printf("# bench_trace: replays of chains of 1-block empty kernels, tracing off and on\n");
     bu_machine_print(&m, stdout);
-    printf("# workers: %d, rounds: %d (alternating off/on, medians), trace file %s, GRAPHRT_TRACE_EVENTS=%s\n",
-           figs.workers, quick ? 5 : 21, g_path, getenv("GRAPHRT_TRACE_EVENTS"));
+    printf(
+        "# workers: %d, rounds: %d (alternating off/on, medians), trace file %s, GRAPHRT_TRACE_EVENTS=%s\n",
+        figs.workers, quick ? 5 : 21, g_path, getenv("GRAPHRT_TRACE_EVENTS"));
     printf("# fig,workers,name,shape,param,value,unit\n");
     int rounds = quick ? 5 : 21;
     static const int lengths[] = {10, 100, 1000};
