@@ -230,3 +230,28 @@ GR_TEST(GRAPHRT_CHECK_turns_the_check_on_when_the_runtime_starts)
     CHECK_EQ(flags, grDebugCheckLaunches);
     unsetenv("GRAPHRT_CHECK");
 }
+
+GR_TEST(check_mode_refuses_a_pool_allocation_freed_since)
+{
+    grStream_t s;
+    int *a;
+    static int out[4];
+    CHECK_OK(grStreamCreate(&s));
+    CHECK_OK(grMallocAsync((void **)&a, 256, s));
+    CHECK_OK(grStreamSynchronize(s));
+    grGraphExec_t e = capture_fill(s, a, out, 4);
+    CHECK_OK(grSetDebugFlags(grDebugCheckLaunches));
+    CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    /* Freed in stream order, before the launch is queued: the launch
+     * would run after the free. */
+    CHECK_OK(grFreeAsync(a, s));
+    CHECK_GR(grErrorIllegalAddress, grGraphLaunch(e, s));
+    CHECK_DETAIL_HAS("kernel node 0 ('check_fill') argument 0");
+    CHECK_DETAIL_HAS("freed by");
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_GR(grErrorIllegalAddress, grGraphLaunch(e, s));
+    CHECK_OK(grSetDebugFlags(0));
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grStreamDestroy(s));
+}
