@@ -1675,10 +1675,11 @@ GR_API grError_t grTraceStop(void);
 /* Every grGraphLaunch checks the addresses baked into the executable:
  * each 8-byte word of a kernel node's arguments, each copy's and memset's
  * range and each host node's user data that points into graphrt memory
- * freed since (grFree, grFreeHost, a pool, a graph free node) makes the
+ * freed since (grFree, grFreeHost, grFreeAsync) makes the
  * launch fail with grErrorIllegalAddress and a detail naming the node and
  * the freed allocation; so does a copy or memset range that no longer
- * fits its allocation. Also GRAPHRT_CHECK=1. */
+ * fits its allocation. Nodes disabled with grGraphNodeSetEnabled are not
+ * looked at. Also GRAPHRT_CHECK=1. */
 #define grDebugCheckLaunches (1u << 1)
 
 /* graphrt's own. Sets the debug modes (the grDebug* bits; 0 turns them

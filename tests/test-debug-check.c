@@ -190,6 +190,36 @@ GR_TEST(check_mode_off_does_not_refuse_a_stale_launch)
     CHECK_OK(grStreamDestroy(s));
 }
 
+GR_TEST(check_mode_passes_over_a_disabled_node)
+{
+    grStream_t s;
+    int *a;
+    int v = 7;
+    size_t n = 0;
+    void *args[3] = {&a, &v, &n};
+    grGraph_t g;
+    grGraphNode_t node;
+    grGraphExec_t e;
+    CHECK_OK(grStreamCreate(&s));
+    CHECK_OK(grMalloc((void **)&a, 256));
+    CHECK_OK(grGraphCreate(&g, 0));
+    grKernelNodeParams kp = {fill_kernel(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args, NULL};
+    CHECK_OK(grGraphAddKernelNode(&node, g, NULL, 0, &kp));
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    CHECK_OK(grFree(a));
+    CHECK_OK(grSetDebugFlags(grDebugCheckLaunches));
+    CHECK_GR(grErrorIllegalAddress, grGraphLaunch(e, s));
+    CHECK_OK(grGraphNodeSetEnabled(e, node, 0));
+    CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_OK(grGraphNodeSetEnabled(e, node, 1));
+    CHECK_GR(grErrorIllegalAddress, grGraphLaunch(e, s));
+    CHECK_OK(grSetDebugFlags(0));
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+}
+
 GR_TEST(check_mode_refuses_a_copy_from_freed_memory_and_names_the_node)
 {
     grStream_t s;
