@@ -1903,10 +1903,11 @@ GR_API grError_t grTraceStop(void);
 /* Every grGraphLaunch checks the addresses baked into the executable:
  * each 8-byte word of a kernel node's arguments, each copy's and memset's
  * range and each host node's user data that points into graphrt memory
- * freed since (grFree, grFreeHost, a pool, a graph free node) makes the
+ * freed since (grFree, grFreeHost, grFreeAsync) makes the
  * launch fail with grErrorIllegalAddress and a detail naming the node and
  * the freed allocation; so does a copy or memset range that no longer
- * fits its allocation. Also GRAPHRT_CHECK=1. */
+ * fits its allocation. Nodes disabled with grGraphNodeSetEnabled are not
+ * looked at. Also GRAPHRT_CHECK=1. */
 #define grDebugCheckLaunches (1u << 1)
 
 /* graphrt's own. Sets the debug modes (the grDebug* bits; 0 turns them
@@ -1954,7 +1955,8 @@ typedef struct grBakedValue {
     void *allocBase;     /* grBakedAllocation, grBakedFreedAllocation: the allocation; else NULL */
     size_t allocSize;    /* its size in bytes */
     size_t allocOffset;  /* value - allocBase */
-    const char *freedBy; /* grBakedFreedAllocation: "grFree", "grFreeHost" or "a memory pool" */
+    const char *freedBy; /* grBakedFreedAllocation: "grFree", "grFreeHost", "grFreeAsync" (a block
+                          * its pool keeps) or "its memory pool" (given back to the system) */
 } grBakedValue;
 
 /* graphrt's own. Lists the values baked into the executable's kernel,
@@ -1964,9 +1966,9 @@ typedef struct grBakedValue {
  * data, in plan order, classified against graphrt's allocations now.
  * With values NULL, *count receives the number of values; otherwise up
  * to *count are written and *count receives the number written. Pointers
- * into allocations freed long ago (more than 1024 frees back) and pool
- * memory freed inside a pool block that the pool keeps read as
- * grBakedPlain. Errors: grErrorInvalidValue (exec not live, count NULL),
+ * into allocations freed long ago (more than 1024 frees back) read as
+ * grBakedPlain, and into a freed allocation whose address was handed out
+ * again as grBakedAllocation. Errors: grErrorInvalidValue (exec not live, count NULL),
  * grErrorMemoryAllocation. Thread safety: any thread; it reads the plan
  * under the executable's lock, between changes of other threads, and
  * never waits for launches. */

@@ -115,6 +115,14 @@ GR_API grError_t grKernelDestroy(grKernel_t kernel)
     return grSuccess;
 }
 
+/* grLaunchKernel under grDebugLaunchBlocking: queues, then waits. */
+static GR_NOINLINE grError_t launch_blocking(gr_stream *s, grKernel_t kernel, const grDim3 *grid,
+                                             const grDim3 *block, size_t sharedMem, void **args)
+{
+    return gr__launched(s,
+                        gr__stream_enqueue_kernel("grLaunchKernel", s, kernel, grid, block, sharedMem, args));
+}
+
 GR_API grError_t grLaunchKernel(grKernel_t kernel, grDim3 gridDim, grDim3 blockDim, void **args,
                                 size_t sharedMem, grStream_t stream)
 {
@@ -136,8 +144,9 @@ GR_API grError_t grLaunchKernel(grKernel_t kernel, grDim3 gridDim, grDim3 blockD
     if (GR_UNLIKELY(s->device != 0))
         return gr__launched(
             s, gr__cuda_launch("grLaunchKernel", s, kernel, &gridDim, &blockDim, sharedMem, args));
-    return gr__launched(
-        s, gr__stream_enqueue_kernel("grLaunchKernel", s, kernel, &gridDim, &blockDim, sharedMem, args));
+    if (gr__launch_blocking())
+        return launch_blocking(s, kernel, &gridDim, &blockDim, sharedMem, args);
+    return gr__stream_enqueue_kernel("grLaunchKernel", s, kernel, &gridDim, &blockDim, sharedMem, args);
 }
 
 GR_API grError_t grKernelSetImage(grKernel_t kernel, const void *image, const char *entry)

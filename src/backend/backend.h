@@ -212,6 +212,14 @@ static inline grError_t gr__launched(gr_stream *s, grError_t err)
     return err;
 }
 
+/* Whether launches block (grDebugLaunchBlocking): for the hot launch
+ * paths, which test it before their enqueue so that the enqueue stays
+ * their tail, and take a path of their own when it holds. */
+static inline bool gr__launch_blocking(void)
+{
+    return GR_UNLIKELY(gr__dbg_flags() & GR_DBG_BLOCKING);
+}
+
 /* A created stream (grStreamCreateWithFlags' checked flags): fails with
  * grErrorInitializationError (the device could not start) or
  * grErrorMemoryAllocation, setting no detail (the caller does). */

@@ -61,7 +61,22 @@ static GR_NOINLINE grError_t launch_gpu(const char *call, grGraphExec_t e, grStr
     grError_t err = gr__exec_ranges_current(call, e);
     if (err)
         return err;
+    if (!upload && (gr__dbg_flags() & GR_DBG_CHECK) && (err = gr__exec_check_baked(call, e)))
+        return err;
     return gr__cuda_exec_launch(call, e->gpu, s, upload);
+}
+
+/* grGraphLaunch's last steps under a debug mode: the check of baked
+ * addresses (grDebugCheckLaunches) first, and the wait of
+ * grDebugLaunchBlocking last. */
+static GR_NOINLINE grError_t launch_debug(grGraphExec_t e, gr_stream *s)
+{
+    grError_t err;
+    if ((gr__dbg_flags() & GR_DBG_CHECK) && (err = gr__exec_check_baked("grGraphLaunch", e)))
+        return err;
+    if (GR_UNLIKELY(e->flags & GR_EXEC_GRAPHMEM) && (err = gr__graphmem_launch(e)))
+        return err;
+    return gr__launched(s, gr__exec_launch(e, s));
 }
 
 GR_API grError_t grGraphLaunch(grGraphExec_t graphExec, grStream_t stream)
@@ -85,12 +100,11 @@ GR_API grError_t grGraphLaunch(grGraphExec_t graphExec, grStream_t stream)
         return gr__launched(s, launch_gpu("grGraphLaunch", graphExec, stream, s, false));
     if ((err = gr__exec_ranges_current("grGraphLaunch", graphExec)))
         return err;
-    if (GR_UNLIKELY(gr__dbg_flags() & GR_DBG_CHECK) &&
-        (err = gr__exec_check_baked("grGraphLaunch", graphExec)))
-        return err;
+    if (GR_UNLIKELY(gr__dbg_flags() & (GR_DBG_CHECK | GR_DBG_BLOCKING)))
+        return launch_debug(graphExec, s);
     if (GR_UNLIKELY(graphExec->flags & GR_EXEC_GRAPHMEM) && (err = gr__graphmem_launch(graphExec)))
         return err;
-    return gr__launched(s, gr__exec_launch(graphExec, s));
+    return gr__exec_launch(graphExec, s);
 }
 
 GR_API grError_t grGraphUpload(grGraphExec_t graphExec, grStream_t stream)
