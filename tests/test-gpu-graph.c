@@ -269,8 +269,8 @@ GR_TEST(gpu_graph_kernel_without_image_is_refused_at_instantiate)
     CHECK_DETAIL_HAS("cpu_only_add");
     CHECK_DETAIL_HAS("grKernelSetImage");
     CHECK(e == NULL);
-    /* The same graph instantiates on the CPU. */
-    CHECK_OK(grSetDevice(0));
+    /* With an image attached, the same graph instantiates. */
+    CHECK_OK(grKernelSetImage(k, gr_test_ptx, "gr_test_add"));
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));

@@ -301,10 +301,7 @@ static bool device_checks_apply(grGraphExec_t e)
  * then differ until the next successful update or set-params. */
 static grError_t gpu_sync(const char *call, grGraphExec_t e, uint32_t from, uint32_t to)
 {
-    grError_t err = grSuccess;
-    for (uint32_t i = from; i < to && !err; i++)
-        err = gr__cuda_exec_sync_node(call, e->gpu, &e->plan.nodes[i]);
-    return err;
+    return gr__cuda_exec_sync_range(call, e->gpu, &e->plan, from, to);
 }
 
 /* ---------------------------------------------------------- child graphs */

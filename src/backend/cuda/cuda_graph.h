@@ -58,4 +58,9 @@ grError_t gr__cuda_exec_check_event(const char *call, struct gr_cuda_exec *gx, g
  * executable (grGraphExecUpdate, after writing the plan). */
 grError_t gr__cuda_exec_sync_node(const char *call, struct gr_cuda_exec *gx, const gr_pnode *pn);
 
+/* gr__cuda_exec_sync_node for plan nodes [from, to) of p, the device's
+ * context made current once for all of them. */
+grError_t gr__cuda_exec_sync_range(const char *call, struct gr_cuda_exec *gx, const gr_plan *p, uint32_t from,
+                                   uint32_t to);
+
 #endif /* GR_CUDA_GRAPH_H */

@@ -304,6 +304,16 @@ grError_t gr__cuda_exec_launch(const char *call, struct gr_cuda_exec *gx, gr_str
     return grSuccess;
 }
 
+/* The device whose context a batch of exec setter calls made current
+ * (gr__cuda_exec_sync_range), so that each call of the batch does not make
+ * it current again; 0 outside a batch. */
+static _Thread_local int batch_device;
+
+static CUresult enter(const struct gr_cuda_exec *gx)
+{
+    return batch_device == gx->device ? CUDA_SUCCESS : gr__cuda_enter(gx->device);
+}
+
 /* The failure of an exec setter's driver call on plan node i. */
 static grError_t set_failed(const char *call, const struct gr_cuda_exec *gx, const char *what, uint32_t i,
                             CUresult r)
@@ -316,7 +326,7 @@ grError_t gr__cuda_exec_set_kernel(const char *call, struct gr_cuda_exec *gx, ui
                                    const grDim3 *grid, const grDim3 *block, uint32_t shmem, void **args)
 {
     CUDA_KERNEL_NODE_PARAMS d;
-    CUresult r = gr__cuda_enter(gx->device);
+    CUresult r = enter(gx);
     if (r != CUDA_SUCCESS)
         return gr__cu_fail(call, gx->device, "making the primary context current", r);
     grError_t err = kernel_desc(call, gx->device, &d, k, grid, block, shmem, args);
@@ -331,7 +341,7 @@ grError_t gr__cuda_exec_set_memcpy(const char *call, struct gr_cuda_exec *gx, ui
                                    const void *src, size_t count)
 {
     CUDA_MEMCPY3D d;
-    CUresult r = gr__cuda_enter(gx->device);
+    CUresult r = enter(gx);
     if (r == CUDA_SUCCESS) {
         memcpy_desc(&d, dst, src, count);
         r = gr_cu.cuGraphExecMemcpyNodeSetParams(gx->exec, gx->nodes[i], &d, gr__cuda_context(gx->device));
@@ -343,7 +353,7 @@ grError_t gr__cuda_exec_set_memset(const char *call, struct gr_cuda_exec *gx, ui
                                    const grMemsetParams *p)
 {
     CUDA_MEMSET_NODE_PARAMS d;
-    CUresult r = gr__cuda_enter(gx->device);
+    CUresult r = enter(gx);
     if (r == CUDA_SUCCESS) {
         memset_desc(&d, p);
         r = gr_cu.cuGraphExecMemsetNodeSetParams(gx->exec, gx->nodes[i], &d, gr__cuda_context(gx->device));
@@ -355,7 +365,7 @@ grError_t gr__cuda_exec_set_host(const char *call, struct gr_cuda_exec *gx, uint
                                  const grHostNodeParams *p)
 {
     CUDA_HOST_NODE_PARAMS d = {p->fn, p->userData};
-    CUresult r = gr__cuda_enter(gx->device);
+    CUresult r = enter(gx);
     if (r == CUDA_SUCCESS)
         r = gr_cu.cuGraphExecHostNodeSetParams(gx->exec, gx->nodes[i], &d);
     return r ? set_failed(call, gx, "cuGraphExecHostNodeSetParams", i, r) : grSuccess;
@@ -368,7 +378,7 @@ grError_t gr__cuda_exec_set_event(const char *call, struct gr_cuda_exec *gx, uin
     grError_t err = event_of(call, gx->device, ev, i, &cu);
     if (err)
         return err;
-    CUresult r = gr__cuda_enter(gx->device);
+    CUresult r = enter(gx);
     if (r == CUDA_SUCCESS)
         r = record ? gr_cu.cuGraphExecEventRecordNodeSetEvent(gx->exec, gx->nodes[i], cu)
                    : gr_cu.cuGraphExecEventWaitNodeSetEvent(gx->exec, gx->nodes[i], cu);
@@ -380,7 +390,7 @@ grError_t gr__cuda_exec_set_event(const char *call, struct gr_cuda_exec *gx, uin
 
 grError_t gr__cuda_exec_set_enabled(const char *call, struct gr_cuda_exec *gx, uint32_t i, bool enabled)
 {
-    CUresult r = gr__cuda_enter(gx->device);
+    CUresult r = enter(gx);
     if (r == CUDA_SUCCESS)
         r = gr_cu.cuGraphNodeSetEnabled(gx->exec, gx->nodes[i], enabled ? 1u : 0u);
     return r ? set_failed(call, gx, "cuGraphNodeSetEnabled", i, r) : grSuccess;
@@ -420,4 +430,18 @@ grError_t gr__cuda_exec_sync_node(const char *call, struct gr_cuda_exec *gx, con
     default:
         return grSuccess;
     }
+}
+
+grError_t gr__cuda_exec_sync_range(const char *call, struct gr_cuda_exec *gx, const gr_plan *p, uint32_t from,
+                                   uint32_t to)
+{
+    CUresult r = gr__cuda_enter(gx->device);
+    if (r != CUDA_SUCCESS)
+        return gr__cu_fail(call, gx->device, "making the primary context current", r);
+    grError_t err = grSuccess;
+    batch_device = gx->device;
+    for (uint32_t i = from; i < to && !err; i++)
+        err = gr__cuda_exec_sync_node(call, gx, &p->nodes[i]);
+    batch_device = 0;
+    return err;
 }
