@@ -1,6 +1,6 @@
 /*
  * pipeline.c - a video post-processing pipeline, the CUDA Graphs story made
- * real on the CPU device.
+ * real on the CPU device and, where there is one, on an NVIDIA GPU.
  *
  * Every frame of float RGB goes through the same short steps: a copy in,
  * ten small image kernels (white balance, gamma, 3x3 blur, unsharp mask,
@@ -23,10 +23,17 @@
  * the program exits 1 if they do not. It prints a table of wall time and
  * CPU submission time per frame, and writes graph (c) as pipeline.dot.
  *
+ * Then the GPU part (below) runs the same frames on the first GPU, with
+ * (b) captured from the stream instead of built by hand, and adds the GPU
+ * time per frame and the GPU's idle time between kernels; without a GPU
+ * it says why it was skipped. The kernels are in pipeline_kernels.c,
+ * written once for both.
+ *
  * Usage: pipeline [WIDTHxHEIGHT [FRAMES [REPS]]]. Without arguments it runs
  * 8 frames of 1920x1080 (5 timed passes), then the same pipeline on smaller
  * frames (25 passes each), where the kernels are small enough for the cost
- * of issuing and scheduling each step to show.
+ * of issuing and scheduling each step to show, then the GPU part at its
+ * own sizes. With arguments, both parts run the size asked for.
  */
 #define _POSIX_C_SOURCE 200809L
 
