@@ -66,6 +66,8 @@
 
 #define GR__KPARAM(i, p) GR__KPARAM_ p
 #define GR__KPARAM_(T, n) T n
+#define GR__KNAME(i, p) GR__KNAME_ p
+#define GR__KNAME_(T, n) n
 #define GR__KSIZE(i, p) GR__KSIZE_ p
 #define GR__KSIZE_(T, n) sizeof(T)
 #define GR__KUNPACK(i, p) GR__KUNPACK_(i, GR__KTYPE_ p)
@@ -104,13 +106,24 @@
 
 #include "graphrt.h"
 
+/* The per-block CPU function unpacks the parameters once per block into
+ * parameters of name##_gr_block, and copies the context there: locals
+ * that the threads' stores cannot alias, so that the compiler keeps them
+ * in registers across the loop over the threads instead of reloading them
+ * after every store (a store of a float could otherwise be a float
+ * parameter's, a store of a byte anything). */
 #define GR_KERNEL(name, ...)                                                                                \
     static void name##_gr_thread(const grKernelCtx *gr_kctx_, unsigned gr_ktx_, unsigned gr_kty_,           \
                                  unsigned gr_ktz_, GR__KMAP(GR__KPARAM, __VA_ARGS__));                      \
+    static inline void name##_gr_block(const grKernelCtx *gr_kctx_in_, GR__KMAP(GR__KPARAM, __VA_ARGS__))   \
+    {                                                                                                       \
+        const grKernelCtx gr_kctx_ = *gr_kctx_in_;                                                          \
+        GR_FOR_THREADS(&gr_kctx_, gr_tx_, gr_ty_, gr_tz_)                                                   \
+        name##_gr_thread(&gr_kctx_, gr_tx_, gr_ty_, gr_tz_, GR__KMAP(GR__KNAME, __VA_ARGS__));              \
+    }                                                                                                       \
     static void name##_cpu(const grKernelCtx *gr_kctx_, void **gr_kargs_)                                   \
     {                                                                                                       \
-        GR_FOR_THREADS(gr_kctx_, gr_tx_, gr_ty_, gr_tz_)                                                    \
-        name##_gr_thread(gr_kctx_, gr_tx_, gr_ty_, gr_tz_, GR__KMAP(GR__KUNPACK, __VA_ARGS__));             \
+        name##_gr_block(gr_kctx_, GR__KMAP(GR__KUNPACK, __VA_ARGS__));                                      \
     }                                                                                                       \
     grError_t gr_kernel_create_##name(grKernel_t *k);                                                       \
     grError_t gr_kernel_create_##name(grKernel_t *k)                                                        \
