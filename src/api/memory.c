@@ -20,21 +20,6 @@
 #include "../memory/pool.h"
 
 #include <string.h>
-#include <unistd.h>
-
-/* The "device memory" of the CPU device: physical RAM. A request larger
- * than that can never be backed, so it fails at once instead of relying on
- * the OS (which may overcommit, and under sanitizers aborts). */
-static size_t device_memory_bytes(void)
-{
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (pages <= 0 || page <= 0)
-        return SIZE_MAX;
-    size_t total;
-    if (gr__mul_overflow((size_t)pages, (size_t)page, &total))
-        return SIZE_MAX;
-    return total;
-}
 
 static const char *kind_allocator(gr_mem_kind k)
 {
@@ -77,30 +62,7 @@ static grError_t alloc_tracked(const char *call, void **out, size_t size, gr_mem
         *out = NULL;
         return grSuccess;
     }
-    size_t limit = device_memory_bytes();
-    if (size > limit)
-        return gr__fail(grErrorMemoryAllocation,
-                        "%s: %zu bytes requested, more than the device's %zu bytes of "
-                        "memory (the host's physical RAM); allocate less",
-                        call, size, limit);
-    /* Rounding up keeps every block's end aligned too, as CUDA's are. */
-    size_t rounded;
-    if (gr__add_overflow(size, GR_MEM_ALIGN - 1, &rounded))
-        rounded = SIZE_MAX;
-    rounded &= ~(size_t)(GR_MEM_ALIGN - 1);
-    void *p = gr__aligned_alloc(GR_MEM_ALIGN, rounded);
-    if (!p)
-        return gr__fail(grErrorMemoryAllocation,
-                        "%s: the host could not provide %zu bytes; free memory or "
-                        "allocate less",
-                        call, size);
-    if (!gr__mem_track(p, size, kind)) {
-        gr__free(p);
-        return gr__fail(grErrorMemoryAllocation, "%s: no memory left to record the allocation of %zu bytes",
-                        call, size);
-    }
-    *out = p;
-    return grSuccess;
+    return gr__mem_alloc(call, size, kind, out);
 }
 
 /* Refuses a pointer that 'call' may not free; changes nothing. */
@@ -137,12 +99,11 @@ static grError_t free_tracked(const char *call, void *p, gr_mem_kind kind)
     /* As CUDA, freeing waits until no queued work can still touch the block. */
     gr__device_sync_all();
     /* Another thread may have freed it while this one waited. */
-    if (!gr__mem_untrack(p, kind))
+    if (!gr__mem_free_block(p, kind))
         return gr__fail(grErrorInvalidValue,
                         "%s: pointer %p was freed by another thread during this call; "
                         "free each allocation once",
                         call, p);
-    gr__free(p);
     return grSuccess;
 }
 

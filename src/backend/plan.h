@@ -183,6 +183,9 @@ struct grGraphExec_st {
     /* The exec layer's graph memory record (exec/graphmem.c), guarded by
      * its lock; NULL without graph memory. */
     struct gr_gexec *gmem;
+    /* The buffers and events of the loaded graph it was instantiated
+     * from, kept alive by it (the graph layer's, graph.h), or NULL. */
+    struct gr_file_res *file_res;
     /* Nodes of the source graph, for setters and update, then a sentinel
      * (NULL when norig is 0), and their dependencies (one block with
      * 'orig'). */
