@@ -892,7 +892,7 @@ static grError_t apply_fixups(loader *ld, grGraph_t g, scope *sc)
             break;
         for (size_t i = 0; i < n && !err; i++) {
             grGraphNode_t u = sc->nodes[idx[i]];
-            if (idx[i] > fx->index && (err = grGraphAddDependencies(g, &u, &v, 1)))
+            if (idx[i] >= fx->index && (err = grGraphAddDependencies(g, &u, &v, 1)))
                 err = lfail_call(ld, err);
         }
         want = err ? NULL : gr__malloc((n ? n : 1) * sizeof *want);

@@ -252,9 +252,10 @@ static uint32_t buf_id(saver *s, const void *key, size_t size, char kind)
     return id;
 }
 
+/* "b<id>+<off>" for a buffer, "@n<id>+<off>" for an allocation node. */
 static void put_ref(outbuf *o, char prefix, uint64_t id, uintptr_t off)
 {
-    put_c(o, prefix);
+    put_s(o, prefix == '@' ? "@n" : "b");
     put_u(o, id);
     put_c(o, '+');
     put_u(o, off);
