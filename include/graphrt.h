@@ -470,6 +470,14 @@ GR_API grError_t grKernelCreate(grKernel_t *kernel, grKernelFn fn, const char *n
  * grErrorInvalidDeviceFunction (kernel NULL or not live). */
 GR_API grError_t grKernelDestroy(grKernel_t kernel);
 
+/* The name a kernel was created with (*name points into the kernel and
+ * stays valid while it lives, graphs and executables that use it
+ * included). A stand-in kernel of a loaded graph file has the saved name.
+ * Errors: grErrorInvalidValue (name NULL), grErrorInvalidDeviceFunction
+ * (func NULL or not live). Thread safety: any thread. Mirrors
+ * cudaFuncGetName (a grKernel_t in place of the function pointer). */
+GR_API grError_t grFuncGetName(const char **name, grKernel_t func);
+
 /* Queues a launch of 'kernel' over grid x block on the stream. args has one
  * pointer per parameter, to its value; the values are copied before the
  * call returns, so args and what it points to may change right after. On a

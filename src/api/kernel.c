@@ -70,6 +70,19 @@ GR_API grError_t grKernelDestroy(grKernel_t kernel)
     return grSuccess;
 }
 
+GR_API grError_t grFuncGetName(const char **name, grKernel_t func)
+{
+    if (!name)
+        return gr__fail(grErrorInvalidValue, "grFuncGetName: 'name' (the output pointer) is NULL");
+    if (!gr__kernel_valid(func))
+        return gr__fail(grErrorInvalidDeviceFunction,
+                        "grFuncGetName: kernel %p is not a live kernel (NULL, destroyed, or not from "
+                        "grKernelCreate)",
+                        GR_PTR(func));
+    *name = func->name;
+    return grSuccess;
+}
+
 GR_API grError_t grLaunchKernel(grKernel_t kernel, grDim3 gridDim, grDim3 blockDim, void **args,
                                 size_t sharedMem, grStream_t stream)
 {
