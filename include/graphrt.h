@@ -1270,17 +1270,19 @@ GR_API grError_t grHostFnRegister(grHostFn_t fn, const char *name, void *userDat
  * thread. graphrt's own. */
 GR_API grError_t grHostFnUnregister(grHostFn_t fn);
 
-/* Writes graph as a graph file to 'path' (created or truncated). flags
- * must be 0. Pointers in kernel arguments, copies, memsets and host
- * userData that point into graphrt allocations (grMalloc, grMallocHost,
- * pools) are saved as buffers with offsets; pointers into the memory of
- * the graph's allocation nodes as offsets from those nodes; other kernel
- * argument bytes by value; copies and memsets of memory graphrt did not
- * allocate are refused. Errors: grErrorInvalidValue (graph NULL or not
- * live, path NULL, flags not 0, a host node whose function is not
- * registered with grHostFnRegister, a copy or memset of memory graphrt did
- * not allocate, the file cannot be written: the detail gives the node or
- * the system's reason), grErrorNotSupported (a free node of another
+/* Writes graph as a graph file to 'path' (created or truncated); the
+ * same graph always gives the same bytes. flags must be 0. Pointers in
+ * kernel arguments, copies, memsets and host userData that point into
+ * graphrt allocations (grMalloc, grMallocHost, pools) are saved as buffers
+ * with offsets, pointers into the memory of the graph's allocation nodes
+ * as offsets from those nodes; other kernel argument bytes by value; the
+ * memory of a copy or memset that graphrt did not allocate as a host
+ * buffer of its own; a host userData that is none of these and not the
+ * function's registered userData by value (meaningful only in this
+ * process). Errors: grErrorInvalidValue (graph NULL or not live, path
+ * NULL, flags not 0, a host node whose function is not registered with
+ * grHostFnRegister, the file cannot be written: the detail gives the node
+ * or the system's reason), grErrorNotSupported (a free node of another
  * graph's allocation), grErrorMemoryAllocation. Thread safety: not with
  * other calls on the same graph. graphrt's own. */
 GR_API grError_t grGraphSaveToFile(grGraph_t graph, const char *path, unsigned int flags);

@@ -259,9 +259,11 @@ int tool_replay(int argc, char **argv)
                (double)tmin / 1e3, (double)tmed / 1e3, (double)tmean / 1e3, (double)tmax / 1e3);
         if (prof_on) {
             printf("per node    each top-level node replayed alone, median of %zu (slowest first)\n", preps);
-            for (size_t i = 0; i < np && i < 20; i++)
-                printf("  n%-8zu %-7s %10.3f us  %s\n", pr[i].index, tool_type_word(pr[i].type),
-                       (double)pr[i].median_ns / 1e3, node_name(t.nodes[pr[i].index], pr[i].type));
+            for (size_t i = 0; i < np && i < 20; i++) {
+                const char *nm = node_name(t.nodes[pr[i].index], pr[i].type);
+                printf("  n%-8zu %-7s %10.3f us%s%s\n", pr[i].index, tool_type_word(pr[i].type),
+                       (double)pr[i].median_ns / 1e3, *nm ? "  " : "", nm);
+            }
             if (np > 20)
                 printf("  ... %zu more (--json lists all)\n", np - 20);
         }
