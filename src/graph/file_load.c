@@ -437,8 +437,10 @@ typedef struct fields {
 /* The value of field 'key', NULL if absent (refused later if required). */
 static const char *field(fields *f, const char *key)
 {
+    /* The first byte first: most keys differ there (a node line has a
+     * handful of fields, and a large file millions of lookups). */
     for (size_t i = 0; i < f->n; i++)
-        if (strcmp(f->key[i], key) == 0) {
+        if (f->key[i][0] == key[0] && strcmp(f->key[i], key) == 0) {
             f->used[i] = true;
             return f->val[i];
         }
@@ -959,9 +961,8 @@ static grError_t parse_node(loader *ld, grGraph_t g, scope *sc, char **tok, size
         if (strcmp(tok[i], "{") == 0 && i + 1 == ntok) {
             f.brace = true;
         } else if (eq) {
+            /* A field given twice is left unused, and refused below. */
             *eq = '\0';
-            if (field(&f, tok[i]))
-                return lfail(ld, grErrorInvalidValue, "field '%.30s' is given twice", tok[i]);
             f.key[f.n] = tok[i];
             f.val[f.n++] = eq + 1;
         } else if (!f.pos && i == 2) {
@@ -1023,8 +1024,12 @@ static grError_t parse_node(loader *ld, grGraph_t g, scope *sc, char **tok, size
     if (err)
         return err;
     for (size_t i = 0; i < f.n; i++)
-        if (!f.used[i])
+        if (!f.used[i]) {
+            for (size_t j = 0; j < i; j++)
+                if (strcmp(f.key[j], f.key[i]) == 0)
+                    return lfail(ld, grErrorInvalidValue, "field '%.30s' is given twice", f.key[i]);
             return lfail(ld, grErrorInvalidValue, "a %s node has no field '%.30s'", tok[1], f.key[i]);
+        }
     sc->nodes[sc->n++] = node;
     if (late || succ) {
         sc->late |= late;
@@ -1126,7 +1131,11 @@ static grError_t read_file(loader *ld)
     FILE *f = fopen(ld->path, "rb");
     if (!f)
         return gr__fail(grErrorInvalidValue, "%s: cannot open '%s': %s", ld->call, ld->path, strerror(errno));
-    size_t cap = 1 << 16;
+    /* Sized from the file's length when it has one, so that a large file
+     * is read once, without copies. */
+    long flen = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    rewind(f);
+    size_t cap = flen > 0 ? (size_t)flen + 1 : (size_t)1 << 16;
     char *buf = gr__malloc(cap);
     size_t len = 0;
     while (buf) {
