@@ -43,8 +43,8 @@ int main(int argc, char **argv)
     bu_machine_read(&m);
     figs.workers = bu_workers(NULL);
     char path[128];
-    snprintf(path, sizeof path, "%s/bench-graph-file-%ld.graph", access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp",
-             (long)getpid());
+    snprintf(path, sizeof path, "%s/bench-graph-file-%ld.graph",
+             access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp", (long)getpid());
     bu_machine_print(&m, stdout);
     printf("# graph: %ld kernel nodes, layers of 100, two dependencies each; %d rounds, median\n# file: %s\n",
            nodes, rounds, path);
@@ -71,7 +71,8 @@ int main(int argc, char **argv)
         }
         BU_CHECK(grGraphAddKernelNode(&n[i], g, deps, nd, &kp));
     }
-    double *save = bu_xmalloc((size_t)rounds * sizeof *save), *load = bu_xmalloc((size_t)rounds * sizeof *load);
+    double *save = bu_xmalloc((size_t)rounds * sizeof *save),
+           *load = bu_xmalloc((size_t)rounds * sizeof *load);
     long bytes = 0;
     for (int r = 0; r < rounds; r++) {
         grGraph_t l;

@@ -137,9 +137,14 @@ static void add_random_node(world *w, uint64_t *s, grGraph_t g, grGraphNode_t *d
             v128[i] = (unsigned char)rnd(s, 256);
         void *a0[] = {&p0, &v32};
         void *a1[] = {&p1, rnd(s, 2) ? (void *)&p0 : (void *)&v64, &v16, v128};
-        grKernelNodeParams kp = {k, GR_DIM3((unsigned)rnd(s, 4) + 1, 1, (unsigned)rnd(s, 2) + 1),
-                                 GR_DIM3((unsigned)rnd(s, 64) + 1, 1, 1), (unsigned)rnd(s, 3) * 128,
-                                 which == 0 ? a0 : which == 1 ? a1 : NULL, NULL};
+        grKernelNodeParams kp = {k,
+                                 GR_DIM3((unsigned)rnd(s, 4) + 1, 1, (unsigned)rnd(s, 2) + 1),
+                                 GR_DIM3((unsigned)rnd(s, 64) + 1, 1, 1),
+                                 (unsigned)rnd(s, 3) * 128,
+                                 which == 0   ? a0
+                                 : which == 1 ? a1
+                                              : NULL,
+                                 NULL};
         CHECK_OK(grGraphAddKernelNode(out, g, deps, nd, &kp));
         break;
     }
@@ -580,7 +585,8 @@ GR_TEST(graph_file_refuses_malformed_files_naming_the_line)
                  "4", "not declared");
     load_refused("graphrt-graph 1\ngraph {\nn0 graph {\nn0 empty\n}\n", "5", "truncated");
     load_refused("graphrt-graph 1\ngraph {\n}\nn0 empty\n", "4", "after the '}'");
-    load_refused("graphrt-graph 1\ngraph {\nn0 empty\nn1 empty\nn0 empty succ=n1,n1\n}\n", "5", "expected node n2");
+    load_refused("graphrt-graph 1\ngraph {\nn0 empty\nn1 empty\nn0 empty succ=n1,n1\n}\n", "5",
+                 "expected node n2");
     load_refused("graphrt-graph 1\ngraph {\nn0 empty\nn1 empty after=n0\nn2 empty after=n0 succ=n1\n}\n", "5",
                  "succ= of n2");
     CHECK_OK(grKernelDestroy(k));
@@ -730,7 +736,10 @@ GR_TEST_T(graph_file_round_trips_a_graph_of_100000_nodes, 120)
     void *buf;
     char path[128];
     grGraph_t g, l;
-    enum { N = 100000, W = 100 };
+    enum {
+        N = 100000,
+        W = 100
+    };
     static grGraphNode_t nodes[N];
     tmp_path(path, sizeof path, "big");
     CHECK_OK(grKernelCreate(&k, kfn, "step", 2, sz));

@@ -17,15 +17,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage_diff[] =
-    "usage: graphrt diff [--json] A B\n"
-    "\n"
-    "Pairs the top-level nodes of graph files A and B as grGraphExecUpdate\n"
-    "does (sinks in creation order, then each pair's dependencies in edge\n"
-    "order), prints the topology, type and parameter differences, and whether\n"
-    "an executable of A could be updated from B (it tries: the reason and\n"
-    "node are the library's). Exit status: 0 the update would succeed, 1 it\n"
-    "would fail (or a file cannot be read), 2 usage error.\n";
+static const char usage_diff[] = "usage: graphrt diff [--json] A B\n"
+                                 "\n"
+                                 "Pairs the top-level nodes of graph files A and B as grGraphExecUpdate\n"
+                                 "does (sinks in creation order, then each pair's dependencies in edge\n"
+                                 "order), prints the topology, type and parameter differences, and whether\n"
+                                 "an executable of A could be updated from B (it tries: the reason and\n"
+                                 "node are the library's). Exit status: 0 the update would succeed, 1 it\n"
+                                 "would fail (or a file cannot be read), 2 usage error.\n";
 
 /* ------------------------------------------------------- node texts */
 
@@ -212,7 +211,7 @@ typedef struct report {
 } report;
 
 __attribute__((format(printf, 5, 6))) static void note(report *r, const char *kind, size_t a, size_t b,
-                                                        const char *fmt, ...)
+                                                       const char *fmt, ...)
 {
     char buf[1024];
     va_list ap;
@@ -294,7 +293,8 @@ static void pair(const tool_graph *ta, const tool_graph *tb, size_t *pa, size_t 
         size_t i = queue[head++], j = pa[i];
         size_t da = ta->dep_begin[i + 1] - ta->dep_begin[i], db = tb->dep_begin[j + 1] - tb->dep_begin[j];
         if (da != db) {
-            note(r, "topology", i, j, "n%zu of A has %zu dependencies, its partner n%zu of B has %zu", i, da, j, db);
+            note(r, "topology", i, j, "n%zu of A has %zu dependencies, its partner n%zu of B has %zu", i, da,
+                 j, db);
             continue;
         }
         for (size_t k = 0; k < da; k++) {
@@ -409,8 +409,8 @@ int tool_diff(int argc, char **argv)
         grGraphNodeGetType(ta.nodes[i], &tx);
         grGraphNodeGetType(tb.nodes[j], &ty);
         if (tx != ty) {
-            note(&r, "type", i, j, "n%zu of A is of type %s, its partner n%zu of B of type %s", i, tool_type_word(tx),
-                 j, tool_type_word(ty));
+            note(&r, "type", i, j, "n%zu of A is of type %s, its partner n%zu of B of type %s", i,
+                 tool_type_word(tx), j, tool_type_word(ty));
             continue;
         }
         const char *la = i < xa.n ? xa.line[i] : NULL, *lb = j < xb.n ? xb.line[j] : NULL;

@@ -14,19 +14,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage_main[] =
-    "usage: graphrt COMMAND [OPTIONS] FILE...\n"
-    "\n"
-    "Looks at graphrt graph files (saved by grGraphSaveToFile).\n"
-    "\n"
-    "commands:\n"
-    "  info FILE          node counts by type, edges, roots, depth, width\n"
-    "  dot FILE           the graph as Graphviz DOT (as grGraphDebugDotPrint)\n"
-    "  replay FILE        instantiate and replay with stand-in kernels, timed\n"
-    "  diff A B           differences, paired as grGraphExecUpdate pairs nodes\n"
-    "\n"
-    "'graphrt COMMAND --help' describes a command. Exit status: 0 success,\n"
-    "1 failure, 2 usage error. --json prints one JSON object for scripts.\n";
+static const char usage_main[] = "usage: graphrt COMMAND [OPTIONS] FILE...\n"
+                                 "\n"
+                                 "Looks at graphrt graph files (saved by grGraphSaveToFile).\n"
+                                 "\n"
+                                 "commands:\n"
+                                 "  info FILE          node counts by type, edges, roots, depth, width\n"
+                                 "  dot FILE           the graph as Graphviz DOT (as grGraphDebugDotPrint)\n"
+                                 "  replay FILE        instantiate and replay with stand-in kernels, timed\n"
+                                 "  diff A B           differences, paired as grGraphExecUpdate pairs nodes\n"
+                                 "\n"
+                                 "'graphrt COMMAND --help' describes a command. Exit status: 0 success,\n"
+                                 "1 failure, 2 usage error. --json prints one JSON object for scripts.\n";
 
 void tool_error(const char *cmd, const char *fmt, ...)
 {
@@ -149,7 +148,8 @@ bool tool_graph_read(tool_graph *t, grGraph_t g)
     t->deps = calloc(ne + 1, sizeof *t->deps);
     t->nsuccs = calloc(n + 1, sizeof *t->nsuccs);
     t->sorted = calloc(n + 1, sizeof *t->sorted);
-    if (!t->nodes || !t->dep_begin || !t->deps || !t->nsuccs || !t->sorted || grGraphGetNodes(g, t->nodes, &n)) {
+    if (!t->nodes || !t->dep_begin || !t->deps || !t->nsuccs || !t->sorted ||
+        grGraphGetNodes(g, t->nodes, &n)) {
         tool_graph_free(t);
         return false;
     }
@@ -191,13 +191,12 @@ void tool_graph_free(tool_graph *t)
 
 /* ----------------------------------------------------------------- info */
 
-static const char usage_info[] =
-    "usage: graphrt info [--json] FILE\n"
-    "\n"
-    "Prints what the graph holds: nodes by type (child graphs' nodes\n"
-    "included), edges, and for the top level its roots, sinks, depth (the\n"
-    "nodes on its longest path) and width (the most nodes at one depth,\n"
-    "where a node's depth is the longest path from a root to it).\n";
+static const char usage_info[] = "usage: graphrt info [--json] FILE\n"
+                                 "\n"
+                                 "Prints what the graph holds: nodes by type (child graphs' nodes\n"
+                                 "included), edges, and for the top level its roots, sinks, depth (the\n"
+                                 "nodes on its longest path) and width (the most nodes at one depth,\n"
+                                 "where a node's depth is the longest path from a root to it).\n";
 
 typedef struct counts {
     size_t by_type[grGraphNodeTypeCount];
@@ -225,7 +224,8 @@ static bool count_graph(grGraph_t g, counts *c, unsigned depth)
         if (ok)
             c->by_type[t]++;
         if (ok && t == grGraphNodeTypeGraph)
-            ok = grGraphChildGraphNodeGetGraph(nodes[i], &child) == grSuccess && count_graph(child, c, depth + 1);
+            ok = grGraphChildGraphNodeGetGraph(nodes[i], &child) == grSuccess &&
+                 count_graph(child, c, depth + 1);
     }
     free(nodes);
     return ok;
@@ -326,9 +326,10 @@ static int cmd_info(int argc, char **argv)
                 printf("%s\"%s\": %zu", first ? "" : ", ", tool_type_word((grGraphNodeType)k), c.by_type[k]);
                 first = false;
             }
-        printf("}, \"edges\": %zu, \"top_edges\": %zu, \"child_graphs\": %zu, \"roots\": %zu, \"sinks\": %zu, "
-               "\"depth\": %zu, \"width\": %zu}\n",
-               c.edges, top_edges, c.graphs - 1, roots, sinks, depth, width);
+        printf(
+            "}, \"edges\": %zu, \"top_edges\": %zu, \"child_graphs\": %zu, \"roots\": %zu, \"sinks\": %zu, "
+            "\"depth\": %zu, \"width\": %zu}\n",
+            c.edges, top_edges, c.graphs - 1, roots, sinks, depth, width);
     } else {
         printf("file          %s\n", path);
         printf("nodes         %zu (top level %zu, in %zu child graphs %zu)\n", c.nodes, t.n, c.graphs - 1,

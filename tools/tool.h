@@ -13,7 +13,11 @@
 #include <stdio.h>
 
 /* Exit codes of every subcommand (docs/tool.md). */
-enum { TOOL_OK = 0, TOOL_FAIL = 1, TOOL_USAGE = 2 };
+enum {
+    TOOL_OK = 0,
+    TOOL_FAIL = 1,
+    TOOL_USAGE = 2
+};
 
 /* A graph's top level as arrays: nodes in creation order, and per node
  * its dependencies in edge order as indices (deps[dep_begin[i] ..

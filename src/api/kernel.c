@@ -42,9 +42,9 @@ GR_API grError_t grKernelCreate(grKernel_t *kernel, grKernelFn fn, const char *n
         if (k)
             gr__kernel_kill(k);
         if (r == GR_NAME_TAKEN)
-            return gr__fail(grErrorInvalidValue,
-                            "grKernelCreate: a live kernel is already named '%s'; kernel names must be unique",
-                            name);
+            return gr__fail(
+                grErrorInvalidValue,
+                "grKernelCreate: a live kernel is already named '%s'; kernel names must be unique", name);
         return gr__fail(grErrorMemoryAllocation, "grKernelCreate: out of memory registering kernel '%s'",
                         name);
     }
@@ -62,10 +62,11 @@ GR_API grError_t grKernelDestroy(grKernel_t kernel)
     /* A stand-in of a graph file has no handle to destroy: the graph that
      * loaded it owns it. */
     if (!gr__kernel_unregister(kernel))
-        return gr__fail(grErrorInvalidDeviceFunction,
-                        "grKernelDestroy: kernel %p ('%s') is not registered: a stand-in that grGraphLoadFromFile "
-                        "made (it lives as long as the loaded graph), or destroyed by another thread just now",
-                        GR_PTR(kernel), kernel->name);
+        return gr__fail(
+            grErrorInvalidDeviceFunction,
+            "grKernelDestroy: kernel %p ('%s') is not registered: a stand-in that grGraphLoadFromFile "
+            "made (it lives as long as the loaded graph), or destroyed by another thread just now",
+            GR_PTR(kernel), kernel->name);
     gr__kernel_kill(kernel);
     return grSuccess;
 }

@@ -80,8 +80,8 @@ static void node_text(const struct grGraphNode_st *n, unsigned flags, char *buf,
     }
     case grGraphNodeTypeMemcpy:
         if (verbose)
-            snprintf(buf, cap, "\n%zu bytes %s\ndst %p\nsrc %p", p->memcpy.count, gr__memcpy_kind_name(p->memcpy.kind),
-                     p->memcpy.dst, p->memcpy.src);
+            snprintf(buf, cap, "\n%zu bytes %s\ndst %p\nsrc %p", p->memcpy.count,
+                     gr__memcpy_kind_name(p->memcpy.kind), p->memcpy.dst, p->memcpy.src);
         else
             snprintf(buf, cap, "\n%zu bytes %s", p->memcpy.count, gr__memcpy_kind_name(p->memcpy.kind));
         return;

@@ -243,8 +243,8 @@ static grError_t parse_quoted(loader *ld, const char *str, char **out)
     return grSuccess;
 bad:
     gr__free(name);
-    return lfail(ld, grErrorInvalidValue, "the name %.60s is empty or badly escaped (only \\\", \\\\ and \\xHH)",
-                 str);
+    return lfail(ld, grErrorInvalidValue,
+                 "the name %.60s is empty or badly escaped (only \\\", \\\\ and \\xHH)", str);
 }
 
 /* ------------------------------------------------------------- header */
@@ -309,10 +309,11 @@ static grError_t decl_kernel(loader *ld, char **tok, size_t ntok)
         if (!k)
             err = lfail_oom(ld);
     } else if (!(k = gr__kernel_find(name))) {
-        err = lfail(ld, grErrorInvalidValue,
-                    "kernel '%s' is not registered: create it with grKernelCreate(&k, fn, \"%s\", ...) before "
-                    "loading, or load with grGraphLoadStandIns",
-                    name, name);
+        err =
+            lfail(ld, grErrorInvalidValue,
+                  "kernel '%s' is not registered: create it with grKernelCreate(&k, fn, \"%s\", ...) before "
+                  "loading, or load with grGraphLoadStandIns",
+                  name, name);
     } else {
         bool same = k->nparams == np;
         for (int i = 0; same && i < np; i++)
@@ -407,7 +408,8 @@ static grError_t decl_event(loader *ld, char **tok, size_t ntok)
     uint64_t flags;
     if (ntok != 3 || !parse_id(tok[1], 'e', next + 1, &id) || id != next)
         return lfail(ld, grErrorInvalidValue, "expected 'event e%zu FLAGS'", next);
-    if (!parse_u64(tok[2], UINT32_MAX, &flags) || (flags & ~(uint64_t)(grEventBlockingSync | grEventDisableTiming)))
+    if (!parse_u64(tok[2], UINT32_MAX, &flags) ||
+        (flags & ~(uint64_t)(grEventBlockingSync | grEventDisableTiming)))
         return lfail(ld, grErrorInvalidValue,
                      "event e%zu has flags '%.20s'; flags are a sum of grEventBlockingSync (%u) and "
                      "grEventDisableTiming (%u)",
@@ -608,9 +610,10 @@ static grError_t parse_kernel_args(loader *ld, fields *f, grKernel_t k, unsigned
         argv[i] = dst;
         if (len > 0 && s[0] == 'x') {
             if (!parse_hex(s + 1, len - 1, dst, sz))
-                return lfail(ld, grErrorInvalidValue,
-                             "argument %d of kernel '%s' is %zu bytes: its value must be x and %zu hex digits", i,
-                             k->name, sz, 2 * sz);
+                return lfail(
+                    ld, grErrorInvalidValue,
+                    "argument %d of kernel '%s' is %zu bytes: its value must be x and %zu hex digits", i,
+                    k->name, sz, 2 * sz);
         } else {
             void *p;
             grError_t err;
@@ -632,8 +635,8 @@ static grError_t parse_kernel_args(loader *ld, fields *f, grKernel_t k, unsigned
     return grSuccess;
 }
 
-static grError_t add_kernel(loader *ld, fields *f, grGraph_t g, grGraphNode_t *node, const grGraphNode_t *deps,
-                            size_t nd)
+static grError_t add_kernel(loader *ld, fields *f, grGraph_t g, grGraphNode_t *node,
+                            const grGraphNode_t *deps, size_t nd)
 {
     size_t id;
     grKernelNodeParams kp;
@@ -680,8 +683,8 @@ static grError_t parse_kind(loader *ld, const char *v, grMemcpyKind *out)
                  v);
 }
 
-static grError_t add_memcpy(loader *ld, fields *f, grGraph_t g, grGraphNode_t *node, const grGraphNode_t *deps,
-                            size_t nd)
+static grError_t add_memcpy(loader *ld, fields *f, grGraph_t g, grGraphNode_t *node,
+                            const grGraphNode_t *deps, size_t nd)
 {
     void *dst, *src;
     uint64_t count;
@@ -697,8 +700,8 @@ static grError_t add_memcpy(loader *ld, fields *f, grGraph_t g, grGraphNode_t *n
     return grSuccess;
 }
 
-static grError_t add_memset(loader *ld, fields *f, grGraph_t g, grGraphNode_t *node, const grGraphNode_t *deps,
-                            size_t nd)
+static grError_t add_memset(loader *ld, fields *f, grGraph_t g, grGraphNode_t *node,
+                            const grGraphNode_t *deps, size_t nd)
 {
     grMemsetParams mp;
     uint64_t pitch, value, elem, width, height;
@@ -764,7 +767,8 @@ static grError_t add_event(loader *ld, fields *f, grGraph_t g, grGraphNode_t *no
         return lfail(ld, grErrorInvalidValue, "the %s node names no declared event (e0..e%zu)",
                      record ? "record" : "wait", ld->res->nevents ? ld->res->nevents - 1 : 0);
     grEvent_t e = ld->res->events[id];
-    err = record ? grGraphAddEventRecordNode(node, g, deps, nd, e) : grGraphAddEventWaitNode(node, g, deps, nd, e);
+    err = record ? grGraphAddEventRecordNode(node, g, deps, nd, e)
+                 : grGraphAddEventWaitNode(node, g, deps, nd, e);
     return err ? lfail_call(ld, err) : grSuccess;
 }
 
@@ -928,8 +932,9 @@ static grError_t apply_fixups(loader *ld, grGraph_t g, scope *sc)
         for (size_t i = 0; !err && i < n; i++)
             want[i] = sc->nodes[idx[i]];
         if (!err && !reorder(g, u->succs, u->nsuccs, want, n))
-            err = lfail(ld, grErrorInvalidValue,
-                        "succ= of n%zu does not list its successors (each once, every one of them)", fx->index);
+            err =
+                lfail(ld, grErrorInvalidValue,
+                      "succ= of n%zu does not list its successors (each once, every one of them)", fx->index);
         gr__free(idx);
         gr__free(want);
         idx = NULL;
@@ -952,7 +957,8 @@ static grError_t parse_node(loader *ld, grGraph_t g, scope *sc, char **tok, size
     const char *after = NULL, *succ = NULL;
     if (!parse_id(tok[0], 'n', UINT32_MAX, &index) || index != sc->n)
         return lfail(ld, grErrorInvalidValue,
-                     "expected node n%zu here, found '%.30s' (nodes are numbered from n0 in order)", sc->n, tok[0]);
+                     "expected node n%zu here, found '%.30s' (nodes are numbered from n0 in order)", sc->n,
+                     tok[0]);
     if (ntok < 2)
         return lfail(ld, grErrorInvalidValue, "node n%zu has no type", index);
     memset(&f, 0, sizeof f);
@@ -994,8 +1000,9 @@ static grError_t parse_node(loader *ld, grGraph_t g, scope *sc, char **tok, size
     else if (!grow((void **)&sc->nodes, sc->n, &sc->cap, sizeof *sc->nodes))
         err = lfail_oom(ld);
     else if (f.brace != (strcmp(tok[1], "graph") == 0))
-        err = lfail(ld, grErrorInvalidValue, f.brace ? "only a graph node opens a block with '{'"
-                                                     : "a graph node's line ends with '{'");
+        err =
+            lfail(ld, grErrorInvalidValue,
+                  f.brace ? "only a graph node opens a block with '{'" : "a graph node's line ends with '{'");
     else if (strcmp(tok[1], "kernel") == 0)
         err = add_kernel(ld, &f, g, &node, deps, nd);
     else if (strcmp(tok[1], "memcpy") == 0)
@@ -1173,7 +1180,8 @@ GR_API grError_t grGraphLoadFromFile(grGraph_t *graph, const char *path, unsigne
     if (!path)
         return gr__fail(grErrorInvalidValue, "%s: path is NULL; pass the file to read", call);
     if (flags & ~grGraphLoadStandIns)
-        return gr__fail(grErrorInvalidValue, "%s: flags 0x%x has bits other than grGraphLoadStandIns", call, flags);
+        return gr__fail(grErrorInvalidValue, "%s: flags 0x%x has bits other than grGraphLoadStandIns", call,
+                        flags);
     memset(&ld, 0, sizeof ld);
     ld.call = call;
     ld.path = path;

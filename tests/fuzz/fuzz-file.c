@@ -46,8 +46,8 @@ static void add_node(fz_ctx *c, fz_rng *r, fworld *w, grGraph_t g, grGraphNode_t
         void *p = (char *)w->buf[fz_below(r, 2)] + fz_below(r, 64);
         int v = (int)fz_below(r, 1000);
         void *args[] = {&p, &v};
-        grKernelNodeParams kp = {w->k[0], GR_DIM3(1 + fz_below(r, 3), 1, 1), GR_DIM3(1 + fz_below(r, 64), 1, 1),
-                                 0, args, NULL};
+        grKernelNodeParams kp = {
+            w->k[0], GR_DIM3(1 + fz_below(r, 3), 1, 1), GR_DIM3(1 + fz_below(r, 64), 1, 1), 0, args, NULL};
         fz_ok(c, FZ(c, grGraphAddKernelNode(out, g, deps, nd, &kp)), "kernel");
         break;
     }
@@ -246,7 +246,8 @@ static bool has_wait(grGraph_t g, int depth)
 }
 
 /* One case: save, mutate, load, and what a loaded graph must do. */
-static void run_case(fz_ctx *c, uint64_t seed, fworld *w, const char *orig, const char *mut, const char *again)
+static void run_case(fz_ctx *c, uint64_t seed, fworld *w, const char *orig, const char *mut,
+                     const char *again)
 {
     fz_rng r;
     fz_rng_seed(&r, seed);
