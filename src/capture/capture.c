@@ -182,12 +182,15 @@ static grError_t begin(const char *call, grStream_t stream, grGraph_t graph, con
     c->origin = s;
     atomic_init(&c->status, grStreamCaptureStatusActive);
     c->members[0].s = s;
+    c->members[0].lane = gr__prov_lane_add(c->graph, c->id, s);
     c->nmembers = 1;
     c->nblocking = (s->flags & GR_STREAM_NONBLOCKING) ? 0u : 1u;
     gr__stream_retain(s);
     c->graph->capture = c;
     gr__capture_register(c);
     gr_store_release(&s->capture, c);
+    if (gr__tracing())
+        gr__trace_emit(GR_TR_CAPTURE, "capture begin", gr__trace_clock(), 0, s->serial, 0, 0, 0);
     return grSuccess;
 oom:
     gr__free(c->members);
@@ -315,6 +318,8 @@ GR_API grError_t grStreamEndCapture(grStream_t stream, grGraph_t *pGraph)
     if ((err = gr__stream_from_handle(call, stream, &s)))
         return err;
     c = gr_load_acquire(&s->capture);
+    if (c && gr__tracing())
+        gr__trace_emit(GR_TR_CAPTURE, "capture end", gr__trace_clock(), 0, s->serial, 0, 0, 0);
     if (!c)
         return gr__fail(grErrorIllegalState,
                         "grStreamEndCapture: stream %p is not capturing; begin a capture with "

@@ -117,6 +117,8 @@ typedef struct gr_depset {
 typedef struct gr_cap_member {
     gr_stream *s; /* retained while a member */
     gr_depset deps;
+    uint32_t lane;     /* the stream's lane in the graph's provenance (graph.h), or 0 */
+    bool wait_pending; /* waited since its last node: the next node is a noted wait's target */
 } gr_cap_member;
 
 typedef struct gr_capture gr_capture;
@@ -127,6 +129,8 @@ typedef struct gr_cap_event {
     grEvent_t ev; /* retained */
     uint64_t gen; /* ev->gen when recorded */
     gr_depset deps;
+    gr_stream *rec_stream; /* where it was recorded, and the record's call number, */
+    uint64_t rec_call;     /* for the provenance of the edges its waits make */
     struct gr_cap_event *next;
 } gr_cap_event;
 
@@ -146,6 +150,7 @@ struct gr_capture {
     uint32_t nmembers, capmembers;
     uint32_t nblocking; /* members that sync with the legacy stream */
     gr_cap_event *events;
+    uint64_t calls; /* operations, records and waits captured so far */
     /* Registry of captures in progress, guarded by the registry lock. */
     gr_capture *reg_next, *reg_prev;
 };

@@ -202,6 +202,12 @@ grError_t gr__capture_record(const char *call, gr_stream *s, const grGraphNodePa
     }
     if (GR_UNLIKELY(own))
         gr__graphmem_note_free(p.free_ptr, true);
+    c->calls++;
+    node->lane = m->lane;
+    if (GR_UNLIKELY(m->wait_pending)) {
+        gr__prov_wait_target(c->graph, m->lane, node);
+        m->wait_pending = false;
+    }
     /* The new node follows everything the stream depended on. */
     m->deps.inl[0] = node;
     if (GR_UNLIKELY(m->deps.heap != NULL)) {
@@ -238,6 +244,8 @@ grError_t gr__capture_event_record(const char *call, grEvent_t e, gr_stream *s)
     }
     ce->cap = c;
     ce->ev = e;
+    ce->rec_stream = s;
+    ce->rec_call = ++c->calls;
     gr__event_retain(e);
     ce->next = c->events;
     c->events = ce;
@@ -289,6 +297,27 @@ static grError_t eager_wait(const char *call, gr_stream *s, grEvent_t e)
     return gr__stream_wait_event(call, s, e);
 }
 
+/* Notes, for grGraphAnalyze, that member m of c waited on ce (c->lock
+ * held): the edges from the nodes ce names to m's next node are this
+ * wait's. Best effort (graph.h). */
+static void note_wait(gr_capture *c, gr_cap_member *m, gr_cap_event *ce)
+{
+    uint64_t call = ++c->calls;
+    if (m->lane == 0 || ce->deps.n == 0)
+        return;
+    gr_wait_note w = {.capture_id = c->id,
+                      .event = ce->ev,
+                      .record_stream = ce->rec_stream,
+                      .wait_stream = m->s,
+                      .record_call = ce->rec_call,
+                      .wait_call = call,
+                      .wait_lane = m->lane,
+                      .named = gr__depset_nodes(&ce->deps),
+                      .nnamed = ce->deps.n};
+    if (gr__prov_wait_add(c->graph, &w))
+        m->wait_pending = true;
+}
+
 /* Stream s (not capturing) joins c after the dependencies of ce. */
 static grError_t join(const char *call, gr_stream *s, grEvent_t e, gr_cap_event *ce)
 {
@@ -328,6 +357,8 @@ static grError_t join(const char *call, gr_stream *s, grEvent_t e, gr_cap_event 
     }
     m->s = s;
     gr__stream_retain(s);
+    m->lane = gr__prov_lane_add(c->graph, c->id, s);
+    note_wait(c, m, ce);
     c->nmembers++;
     if (!(s->flags & GR_STREAM_NONBLOCKING))
         c->nblocking++;
@@ -399,6 +430,8 @@ grError_t gr__capture_wait_event(const char *call, gr_stream *s, grEvent_t e)
     gr__spin_lock(&c->lock);
     gr_cap_member *m = gr__capture_member(c, s);
     bool ok = gr__depset_union(&m->deps, gr__depset_nodes(&ce->deps), ce->deps.n);
+    if (ok)
+        note_wait(c, m, ce);
     gr__spin_unlock(&c->lock);
     if (!ok)
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory joining dependencies on stream %p", call,

@@ -605,6 +605,7 @@ static grError_t instantiate(const char *call, grGraphExec_t *out, grGraph_t g, 
     e->flags |= flags; /* keeps GR_EXEC_GRAPHMEM, set by gr__graphmem_instantiate */
     atomic_init(&e->refs, 1);
     *out = e;
+    gr__exec_analyze_warn(g);
     return grSuccess;
 }
 

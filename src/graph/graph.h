@@ -80,6 +80,9 @@ struct grGraphNode_st {
      * own; any other is a heap block it owns (NULL when capacity 0). */
     uint32_t capdeps, capsuccs;
     uint32_t visit; /* seen by the walk of graph->visit_epoch (gr__node_visit) */
+    /* The capture stream that recorded the node: a lane of graph->prov
+     * (1-based), or 0 (added by hand, cloned, or no room to remember). */
+    uint32_t lane;
     /* A value of the traversal running now (counts, links, plan indices):
      * every traversal writes it for each node it reads it of first, and
      * never trusts what another left. A traversal that only needs to know
@@ -128,6 +131,9 @@ struct grGraph_st {
     /* What a graph file's loader made for this graph (buffers, events),
      * shared with its clones and executables, or NULL (graph/file_res.c). */
     struct gr_file_res *res;
+    /* Where captured nodes and edges came from (provenance.c), or NULL;
+     * never copied by a clone. */
+    struct gr_graph_prov *prov;
 };
 
 /* The refusal of a call that would destroy g or some of its nodes while
@@ -368,5 +374,63 @@ void gr__file_res_release(struct gr_file_res *r);
 
 /* Deep-copies a graph (used by clone and child-graph nodes). */
 grError_t gr__graph_clone(grGraph_t src, grGraph_t *out);
+
+/* ------------------------------------------------------------ provenance
+ *
+ * A graph built by stream capture remembers, for grGraphAnalyze, which
+ * stream recorded each node (its lane) and which grStreamWaitEvent made
+ * the edges between streams. The capture layer writes it under its lock;
+ * it is best effort: when memory runs out the graph simply knows less
+ * (a lane of 0, a wait not noted), and no capture fails for it. Nodes a
+ * failed capture takes back stay named by dead pointers, which never
+ * equal a live node (slab addresses are not reused). Clones and child
+ * graphs copied from a graph start without provenance.
+ */
+
+/* One grStreamWaitEvent of a capture that made (or will make) edges from
+ * the nodes the event named to the next node captured on the waiting
+ * stream ('target', NULL until there is one). */
+typedef struct gr_wait_note {
+    uint64_t capture_id;
+    const void *event, *record_stream, *wait_stream; /* handles, for naming only */
+    uint64_t record_call, wait_call;                 /* 1-based call numbers in the capture */
+    uint32_t wait_lane;
+    struct grGraphNode_st *target;
+    struct grGraphNode_st **named; /* nnamed nodes the event named */
+    size_t nnamed;
+} gr_wait_note;
+
+typedef struct gr_lane {
+    uint64_t capture_id;
+    const void *stream;
+} gr_lane;
+
+typedef struct gr_graph_prov {
+    gr_lane *lanes; /* lane k is lanes[k - 1] */
+    uint32_t nlanes, caplanes;
+    gr_wait_note *waits;
+    size_t nwaits, capwaits;
+} gr_graph_prov;
+
+/* A new lane of g for 'stream' of capture 'capture_id': its number (from
+ * 1), or 0 when out of memory. */
+uint32_t gr__prov_lane_add(grGraph_t g, uint64_t capture_id, const void *stream);
+
+/* Notes a wait (the named nodes are copied, target is ignored); false
+ * when out of memory (nothing noted). */
+bool gr__prov_wait_add(grGraph_t g, const gr_wait_note *note);
+
+/* The waits of lane 'lane' without a target get 'node'. */
+void gr__prov_wait_target(grGraph_t g, uint32_t lane, struct grGraphNode_st *node);
+
+/* The latest wait that made the edge from -> to, or NULL. */
+const gr_wait_note *gr__prov_edge_cause(grGraph_t g, const struct grGraphNode_st *from,
+                                        const struct grGraphNode_st *to);
+
+/* The stream of node n's lane, or NULL. */
+const void *gr__prov_node_stream(grGraph_t g, const struct grGraphNode_st *n);
+
+/* Frees g's provenance. */
+void gr__prov_free(grGraph_t g);
 
 #endif /* GR_GRAPH_H */

@@ -1,0 +1,616 @@
+/*
+ * test-graph-analyze.c - grGraphAnalyze: figures (levels, widths, critical
+ * path, components) and each finding (redundant edges, detached nodes,
+ * serialised fork-joins, with the event and calls named for a capture) on
+ * small graphs whose answers are known, a correctly joined capture that
+ * has no finding, large graphs, printing, freeing and bad input.
+ */
+#include "test.h"
+
+#include <math.h>
+#include <unistd.h>
+
+/* a -> b, a -> c, b -> d, c -> d, all empty nodes. */
+static void diamond(grGraph_t *g, grGraphNode_t n[4])
+{
+    grGraphNode_t bc[2];
+    CHECK_OK(grGraphCreate(g, 0));
+    CHECK_OK(grGraphAddEmptyNode(&n[0], *g, NULL, 0));
+    CHECK_OK(grGraphAddEmptyNode(&n[1], *g, &n[0], 1));
+    CHECK_OK(grGraphAddEmptyNode(&n[2], *g, &n[0], 1));
+    bc[0] = n[1];
+    bc[1] = n[2];
+    CHECK_OK(grGraphAddEmptyNode(&n[3], *g, bc, 2));
+}
+
+static void no_findings(const grGraphAnalysis *r)
+{
+    CHECK_EQ(r->numRedundantEdges, 0);
+    CHECK(r->redundantEdges == NULL);
+    CHECK_EQ(r->numDetachedNodes, 0);
+    CHECK(r->detachedNodes == NULL);
+    CHECK_EQ(r->numSerialisedJoins, 0);
+    CHECK(r->serialisedJoins == NULL);
+}
+
+GR_TEST(analyze_diamond_reports_levels_widths_and_critical_path)
+{
+    grGraph_t g;
+    grGraphNode_t n[4];
+    grGraphAnalysis r;
+    diamond(&g, n);
+    CHECK_OK(grGraphAnalyze(g, &r, 0));
+    CHECK_PTR_EQ(r.graph, g);
+    CHECK_EQ(r.numNodes, 4);
+    CHECK_EQ(r.numEdges, 4);
+    CHECK_EQ(r.numRoots, 1);
+    CHECK_EQ(r.numSinks, 1);
+    CHECK_EQ(r.numComponents, 1);
+    CHECK_EQ(r.depth, 3);
+    CHECK_EQ(r.numLevels, 3);
+    CHECK_EQ(r.levelWidths[0], 1);
+    CHECK_EQ(r.levelWidths[1], 2);
+    CHECK_EQ(r.levelWidths[2], 1);
+    CHECK_EQ(r.maxWidth, 2);
+    CHECK(fabs(r.averageWidth - 4.0 / 3.0) < 1e-12);
+    /* Both paths are as long: the first dependency in edge order wins. */
+    CHECK_EQ(r.numCriticalPath, 3);
+    CHECK_PTR_EQ(r.criticalPath[0], n[0]);
+    CHECK_PTR_EQ(r.criticalPath[1], n[1]);
+    CHECK_PTR_EQ(r.criticalPath[2], n[3]);
+    CHECK(r.criticalPathCost == 0);
+    CHECK(!r.fromCapture);
+    CHECK_EQ(r.numRedundantStreamEdges, 0);
+    no_findings(&r);
+    CHECK_OK(grGraphAnalysisDestroy(&r));
+    CHECK_OK(grGraphDestroy(g));
+}
+
+GR_TEST(analyze_with_costs_follows_the_costliest_path)
+{
+    grGraph_t g;
+    grGraphNode_t n[4];
+    grGraphAnalysis r;
+    diamond(&g, n);
+    const double costs[4] = {1.0, 2.0, 5.0, 0.5}; /* creation order: a, b, c, d */
+    CHECK_OK(grGraphAnalyzeWithCosts(g, &r, 0, costs, 4));
+    CHECK_EQ(r.numCriticalPath, 3);
+    CHECK_PTR_EQ(r.criticalPath[0], n[0]);
+    CHECK_PTR_EQ(r.criticalPath[1], n[2]);
+    CHECK_PTR_EQ(r.criticalPath[2], n[3]);
+    CHECK(fabs(r.criticalPathCost - 6.5) < 1e-12);
+    CHECK_EQ(r.depth, 3);
+    CHECK_OK(grGraphAnalysisDestroy(&r));
+    CHECK_OK(grGraphDestroy(g));
+}
+
+GR_TEST(analyze_finds_a_redundant_edge_and_its_join)
+{
+    /* a -> b -> c and a -> c: a -> c adds nothing. */
+    grGraph_t g;
+    grGraphNode_t a, b, c, ab[2];
+    grGraphAnalysis r;
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddEmptyNode(&a, g, NULL, 0));
+    CHECK_OK(grGraphAddEmptyNode(&b, g, &a, 1));
+    ab[0] = a;
+    ab[1] = b;
+    CHECK_OK(grGraphAddEmptyNode(&c, g, ab, 2));
+    CHECK_OK(grGraphAnalyze(g, &r, 0));
+    CHECK_EQ(r.numRedundantEdges, 1);
+    CHECK_PTR_EQ(r.redundantEdges[0].from, a);
+    CHECK_PTR_EQ(r.redundantEdges[0].to, c);
+    CHECK_EQ(r.depth, 3);
+    CHECK_EQ(r.maxWidth, 1);
+    /* Built by hand, the graph cannot say whether a and b were meant to
+     * run side by side: the join is reported with the path as the link. */
+    CHECK_EQ(r.numSerialisedJoins, 1);
+    const grGraphSerialisedJoin *j = &r.serialisedJoins[0];
+    CHECK_PTR_EQ(j->join, c);
+    CHECK_EQ(j->numFirstBranch, 1);
+    CHECK_PTR_EQ(j->firstBranch[0], a);
+    CHECK_EQ(j->numSecondBranch, 1);
+    CHECK_PTR_EQ(j->secondBranch[0], b);
+    CHECK_PTR_EQ(j->link.from, a);
+    CHECK_PTR_EQ(j->link.to, b);
+    CHECK(!j->hasCause);
+    CHECK(j->firstStream == NULL && j->secondStream == NULL);
+    CHECK_EQ(r.numDetachedNodes, 0);
+    CHECK_OK(grGraphAnalysisDestroy(&r));
+    CHECK_OK(grGraphDestroy(g));
+}
+
+GR_TEST(analyze_finds_nodes_detached_from_the_largest_component)
+{
+    /* a -> b;  c -> d -> e;  f alone. */
+    grGraph_t g;
+    grGraphNode_t a, b, c, d, e, f;
+    grGraphAnalysis r;
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddEmptyNode(&a, g, NULL, 0));
+    CHECK_OK(grGraphAddEmptyNode(&b, g, &a, 1));
+    CHECK_OK(grGraphAddEmptyNode(&c, g, NULL, 0));
+    CHECK_OK(grGraphAddEmptyNode(&d, g, &c, 1));
+    CHECK_OK(grGraphAddEmptyNode(&e, g, &d, 1));
+    CHECK_OK(grGraphAddEmptyNode(&f, g, NULL, 0));
+    CHECK_OK(grGraphAnalyze(g, &r, 0));
+    CHECK_EQ(r.numComponents, 3);
+    CHECK_EQ(r.numRoots, 3);
+    CHECK_EQ(r.numSinks, 3);
+    CHECK_EQ(r.numDetachedNodes, 3);
+    CHECK_PTR_EQ(r.detachedNodes[0], a);
+    CHECK_PTR_EQ(r.detachedNodes[1], b);
+    CHECK_PTR_EQ(r.detachedNodes[2], f);
+    CHECK_EQ(r.depth, 3);
+    CHECK_EQ(r.levelWidths[0], 3);
+    CHECK_EQ(r.levelWidths[1], 2);
+    CHECK_EQ(r.levelWidths[2], 1);
+    CHECK_EQ(r.numCriticalPath, 3);
+    CHECK_PTR_EQ(r.criticalPath[0], c);
+    CHECK_PTR_EQ(r.criticalPath[2], e);
+    CHECK_EQ(r.numRedundantEdges, 0);
+    CHECK_OK(grGraphAnalysisDestroy(&r));
+    CHECK_OK(grGraphDestroy(g));
+}
+
+GR_TEST(analyze_empty_graph_reports_zero_everything)
+{
+    grGraph_t g;
+    grGraphAnalysis r;
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAnalyze(g, &r, 0));
+    CHECK_EQ(r.numNodes, 0);
+    CHECK_EQ(r.depth, 0);
+    CHECK_EQ(r.numComponents, 0);
+    CHECK(r.levelWidths == NULL && r.criticalPath == NULL);
+    CHECK(r.averageWidth == 0);
+    no_findings(&r);
+    CHECK_OK(grGraphAnalysisDestroy(&r));
+    CHECK_OK(grGraphDestroy(g));
+}
+
+/* ------------------------------------------------------------ captures */
+
+static void nop_kernel(const grKernelCtx *ctx, void **args)
+{
+    (void)ctx;
+    (void)args;
+}
+
+typedef enum fj_shape {
+    FJ_CORRECT,       /* B and C both wait on the fork event */
+    FJ_WAIT_ON_B_END, /* C waits on the event B records after its work */
+    FJ_REUSED_EVENT   /* B records the fork event again, then C waits on it */
+} fj_shape;
+
+typedef struct fj_capture {
+    grGraph_t graph;
+    grGraphNode_t n[6]; /* fork, b1, b2, c1, c2, join (creation order) */
+    grStream_t a, b, c;
+    grEvent_t fork, b_done, c_done;
+    unsigned long long id;
+    grKernel_t k;
+} fj_capture;
+
+/* The article's fork-join: A forks to B and C, each runs two kernels, A
+ * joins both and runs one more; 'shape' chooses how C is forked. */
+static void fj_capture_make(fj_capture *x, fj_shape shape)
+{
+    const grDim3 one = GR_DIM3(1, 1, 1);
+    grStreamCaptureStatus st;
+    size_t count = 6;
+    /* Kernel names are unique among live kernels: the first capture's
+     * is "step", the next "step2", ... */
+    static int made;
+    char name[32];
+    if (made++)
+        snprintf(name, sizeof name, "step%d", made);
+    else
+        snprintf(name, sizeof name, "step");
+    memset(x, 0, sizeof *x);
+    CHECK_OK(grKernelCreate(&x->k, nop_kernel, name, 0, NULL));
+    CHECK_OK(grStreamCreate(&x->a));
+    CHECK_OK(grStreamCreate(&x->b));
+    CHECK_OK(grStreamCreate(&x->c));
+    CHECK_OK(grEventCreate(&x->fork));
+    CHECK_OK(grEventCreate(&x->b_done));
+    CHECK_OK(grEventCreate(&x->c_done));
+    CHECK_OK(grStreamBeginCapture(x->a, grStreamCaptureModeGlobal));
+    CHECK_OK(grStreamGetCaptureInfo(x->a, &st, &x->id, NULL, NULL, NULL));
+    CHECK_OK(grLaunchKernel(x->k, one, one, NULL, 0, x->a)); /* call 1 */
+    CHECK_OK(grEventRecord(x->fork, x->a));                  /* call 2 */
+    CHECK_OK(grStreamWaitEvent(x->b, x->fork, 0));           /* call 3 */
+    CHECK_OK(grLaunchKernel(x->k, one, one, NULL, 0, x->b)); /* call 4 */
+    CHECK_OK(grLaunchKernel(x->k, one, one, NULL, 0, x->b)); /* call 5 */
+    if (shape == FJ_REUSED_EVENT)
+        CHECK_OK(grEventRecord(x->fork, x->b)); /* call 6 */
+    else
+        CHECK_OK(grEventRecord(x->b_done, x->b));                                          /* call 6 */
+    CHECK_OK(grStreamWaitEvent(x->c, shape == FJ_WAIT_ON_B_END ? x->b_done : x->fork, 0)); /* call 7 */
+    CHECK_OK(grLaunchKernel(x->k, one, one, NULL, 0, x->c));
+    CHECK_OK(grLaunchKernel(x->k, one, one, NULL, 0, x->c));
+    if (shape == FJ_REUSED_EVENT)
+        CHECK_OK(grEventRecord(x->b_done, x->b));
+    CHECK_OK(grEventRecord(x->c_done, x->c));
+    CHECK_OK(grStreamWaitEvent(x->a, x->b_done, 0));
+    CHECK_OK(grStreamWaitEvent(x->a, x->c_done, 0));
+    CHECK_OK(grLaunchKernel(x->k, one, one, NULL, 0, x->a));
+    CHECK_OK(grStreamEndCapture(x->a, &x->graph));
+    CHECK_OK(grGraphGetNodes(x->graph, x->n, &count));
+    CHECK_EQ(count, 6);
+}
+
+static void fj_capture_free(fj_capture *x)
+{
+    CHECK_OK(grGraphDestroy(x->graph));
+    CHECK_OK(grEventDestroy(x->fork));
+    CHECK_OK(grEventDestroy(x->b_done));
+    CHECK_OK(grEventDestroy(x->c_done));
+    CHECK_OK(grStreamDestroy(x->a));
+    CHECK_OK(grStreamDestroy(x->b));
+    CHECK_OK(grStreamDestroy(x->c));
+    CHECK_OK(grKernelDestroy(x->k));
+}
+
+GR_TEST(analyze_correct_fork_join_capture_has_no_finding)
+{
+    fj_capture x;
+    grGraphAnalysis r;
+    fj_capture_make(&x, FJ_CORRECT);
+    CHECK_OK(grGraphAnalyze(x.graph, &r, 0));
+    CHECK(r.fromCapture);
+    CHECK_EQ(r.numNodes, 6);
+    /* fork -> b1, b1 -> b2, fork -> c1, c1 -> c2, and the join after b2,
+     * c2 and (stream A's order) fork. */
+    CHECK_EQ(r.numEdges, 7);
+    CHECK_EQ(r.depth, 4);
+    CHECK_EQ(r.maxWidth, 2);
+    CHECK_EQ(r.numRedundantStreamEdges, 1);
+    no_findings(&r);
+    CHECK_OK(grGraphAnalysisDestroy(&r));
+    fj_capture_free(&x);
+}
+
+/* The finding of a serialised capture: B's branch first, C's chained
+ * after it by C's wait (call 7) on the event B recorded (call 6). */
+static void check_serialised(const fj_capture *x, const grGraphAnalysis *r, grEvent_t ev)
+{
+    CHECK(r->fromCapture);
+    CHECK_EQ(r->numEdges, 7);
+    CHECK_EQ(r->depth, 6);
+    CHECK_EQ(r->maxWidth, 1);
+    CHECK_EQ(r->numRedundantEdges, 1);
+    CHECK_PTR_EQ(r->redundantEdges[0].from, x->n[2]);
+    CHECK_PTR_EQ(r->redundantEdges[0].to, x->n[5]);
+    CHECK_EQ(r->numSerialisedJoins, 1);
+    const grGraphSerialisedJoin *j = &r->serialisedJoins[0];
+    CHECK_PTR_EQ(j->join, x->n[5]);
+    CHECK_EQ(j->numFirstBranch, 2);
+    CHECK_PTR_EQ(j->firstBranch[0], x->n[1]);
+    CHECK_PTR_EQ(j->firstBranch[1], x->n[2]);
+    CHECK_EQ(j->numSecondBranch, 2);
+    CHECK_PTR_EQ(j->secondBranch[0], x->n[3]);
+    CHECK_PTR_EQ(j->secondBranch[1], x->n[4]);
+    CHECK_PTR_EQ(j->firstStream, x->b);
+    CHECK_PTR_EQ(j->secondStream, x->c);
+    CHECK_PTR_EQ(j->link.from, x->n[2]);
+    CHECK_PTR_EQ(j->link.to, x->n[3]);
+    CHECK(j->hasCause);
+    CHECK_EQ(j->cause.captureId, x->id);
+    CHECK_PTR_EQ(j->cause.event, ev);
+    CHECK_PTR_EQ(j->cause.recordStream, x->b);
+    CHECK_EQ(j->cause.recordCall, 6);
+    CHECK_PTR_EQ(j->cause.waitStream, x->c);
+    CHECK_EQ(j->cause.waitCall, 7);
+    CHECK_EQ(r->numDetachedNodes, 0);
+}
+
+GR_TEST(analyze_capture_waiting_on_the_other_branch_end_is_serialised)
+{
+    fj_capture x;
+    grGraphAnalysis r;
+    fj_capture_make(&x, FJ_WAIT_ON_B_END);
+    CHECK_OK(grGraphAnalyze(x.graph, &r, 0));
+    check_serialised(&x, &r, x.b_done);
+    CHECK_OK(grGraphAnalysisDestroy(&r));
+    fj_capture_free(&x);
+}
+
+GR_TEST(analyze_capture_reusing_the_fork_event_is_serialised)
+{
+    fj_capture x;
+    grGraphAnalysis r;
+    fj_capture_make(&x, FJ_REUSED_EVENT);
+    CHECK_OK(grGraphAnalyze(x.graph, &r, 0));
+    check_serialised(&x, &r, x.fork);
+    CHECK_OK(grGraphAnalysisDestroy(&r));
+    fj_capture_free(&x);
+}
+
+GR_TEST(analyze_clone_of_a_capture_keeps_shape_but_not_provenance)
+{
+    fj_capture x;
+    grGraph_t clone;
+    grGraphAnalysis r;
+    fj_capture_make(&x, FJ_WAIT_ON_B_END);
+    CHECK_OK(grGraphClone(&clone, x.graph));
+    CHECK_OK(grGraphAnalyze(clone, &r, 0));
+    CHECK(!r.fromCapture);
+    CHECK_EQ(r.depth, 6);
+    /* Without streams, both edges into the join that other paths imply
+     * are findings: fork -> join and b2 -> join. */
+    CHECK_EQ(r.numRedundantStreamEdges, 0);
+    CHECK_EQ(r.numRedundantEdges, 2);
+    CHECK_EQ(r.numSerialisedJoins, 2);
+    CHECK(!r.serialisedJoins[0].hasCause && !r.serialisedJoins[1].hasCause);
+    CHECK_OK(grGraphAnalysisDestroy(&r));
+    CHECK_OK(grGraphDestroy(clone));
+    fj_capture_free(&x);
+}
+
+/* ------------------------------------------------------------ printing */
+
+/* The text grGraphAnalysisPrint writes for r with flags, in buf. */
+static void print_to(const grGraphAnalysis *r, unsigned flags, char *buf, size_t cap)
+{
+    FILE *f = tmpfile();
+    CHECK(f != NULL);
+    CHECK_OK(grGraphAnalysisPrint(r, f, flags));
+    rewind(f);
+    size_t len = fread(buf, 1, cap - 1, f);
+    buf[len] = '\0';
+    fclose(f);
+}
+
+GR_TEST(analysis_print_names_the_serialised_branches_and_the_event)
+{
+    fj_capture x;
+    grGraphAnalysis r;
+    static char text[16384];
+    char ev[64];
+    fj_capture_make(&x, FJ_WAIT_ON_B_END);
+    CHECK_OK(grGraphAnalyze(x.graph, &r, 0));
+    print_to(&r, 0, text, sizeof text);
+    CHECK(strstr(text, "6 nodes, 7 edges") != NULL);
+    CHECK(strstr(text, "serialised fork-join: kernel node #5 'step'") != NULL);
+    CHECK(strstr(text, "chained by the edge kernel node #2 'step' -> kernel node #3 'step'") != NULL);
+    snprintf(ev, sizeof ev, "event %p", (void *)x.b_done);
+    CHECK(strstr(text, ev) != NULL);
+    print_to(&r, grGraphAnalysisPrintFindingsOnly, text, sizeof text);
+    CHECK(strncmp(text, "graphrt: analysis: ", 19) == 0);
+    CHECK(strstr(text, "levels:") == NULL);
+    CHECK(strstr(text, ev) != NULL);
+    CHECK_OK(grGraphAnalysisDestroy(&r));
+    fj_capture_free(&x);
+}
+
+GR_TEST(analysis_print_of_findings_only_is_silent_without_findings)
+{
+    fj_capture x;
+    grGraphAnalysis r;
+    char text[4096];
+    fj_capture_make(&x, FJ_CORRECT);
+    CHECK_OK(grGraphAnalyze(x.graph, &r, 0));
+    print_to(&r, grGraphAnalysisPrintFindingsOnly, text, sizeof text);
+    CHECK_EQ(strlen(text), 0);
+    print_to(&r, 0, text, sizeof text);
+    CHECK(strstr(text, "serialised fork-joins: 0") != NULL);
+    CHECK_OK(grGraphAnalysisDestroy(&r));
+    fj_capture_free(&x);
+}
+
+/* --------------------------------------------------------- large graphs */
+
+/* Nodes 0..n-1 in a chain with skip edges i -> i+2 and 0 -> n-1: every
+ * skip edge is redundant, no chain edge is; the reachability sets of
+ * 30,000 nodes take more than one block. */
+GR_TEST(analyze_finds_every_redundant_edge_of_a_long_chain)
+{
+    enum {
+        N = 30000
+    };
+    grGraph_t g;
+    grGraphAnalysis r;
+    grGraphNode_t *n = malloc(N * sizeof *n);
+    CHECK(n != NULL);
+    CHECK_OK(grGraphCreate(&g, 0));
+    for (int i = 0; i < N; i++) {
+        grGraphNode_t deps[3];
+        size_t nd = 0;
+        if (i >= 1)
+            deps[nd++] = n[i - 1];
+        if (i >= 2)
+            deps[nd++] = n[i - 2];
+        if (i == N - 1)
+            deps[nd++] = n[0];
+        CHECK_OK(grGraphAddEmptyNode(&n[i], g, deps, nd));
+    }
+    CHECK_OK(grGraphAnalyze(g, &r, 0));
+    CHECK_EQ(r.numEdges, 2 * (N - 1) - 1 + 1);
+    CHECK_EQ(r.numRedundantEdges, (N - 2) + 1);
+    CHECK_EQ(r.depth, N);
+    CHECK_EQ(r.maxWidth, 1);
+    /* Creation order of the sources, then edge order. */
+    CHECK_PTR_EQ(r.redundantEdges[0].from, n[0]);
+    CHECK_PTR_EQ(r.redundantEdges[0].to, n[2]);
+    CHECK_PTR_EQ(r.redundantEdges[1].from, n[0]);
+    CHECK_PTR_EQ(r.redundantEdges[1].to, n[N - 1]);
+    CHECK_PTR_EQ(r.redundantEdges[2].from, n[1]);
+    CHECK_PTR_EQ(r.redundantEdges[2].to, n[3]);
+    CHECK_EQ(r.numSerialisedJoins, GR_GRAPH_ANALYSIS_MAX_JOINS);
+    CHECK_OK(grGraphAnalysisDestroy(&r));
+    CHECK_OK(grGraphDestroy(g));
+    free(n);
+}
+
+/* True if 'to' is reachable from 'from' without the direct edge. */
+static int reach_other(int nn, const unsigned char *adj, int from, int to)
+{
+    int stack[512], top = 0;
+    unsigned char seen[512] = {0};
+    for (int v = 0; v < nn; v++)
+        if (adj[from * nn + v] && v != to && !seen[v]) {
+            seen[v] = 1;
+            stack[top++] = v;
+        }
+    while (top) {
+        int u = stack[--top];
+        if (u == to)
+            return 1;
+        for (int v = 0; v < nn; v++)
+            if (adj[u * nn + v] && !seen[v]) {
+                seen[v] = 1;
+                stack[top++] = v;
+            }
+    }
+    return 0;
+}
+
+GR_TEST(analyze_redundant_edges_match_a_search_on_random_graphs)
+{
+    enum {
+        NN = 300
+    };
+    unsigned seed = 12345;
+    for (int round = 0; round < 4; round++) {
+        static unsigned char adj[NN * NN];
+        grGraphNode_t n[NN];
+        grGraph_t g;
+        grGraphAnalysis r;
+        memset(adj, 0, sizeof adj);
+        CHECK_OK(grGraphCreate(&g, 0));
+        for (int i = 0; i < NN; i++) {
+            grGraphNode_t deps[8];
+            size_t nd = 0;
+            for (int k = 0; k < 8 && i > 0; k++) {
+                seed = seed * 1103515245u + 12345u;
+                int d = i - 1 - (int)((seed >> 8) % (unsigned)(i < 20 ? i : 20));
+                if (adj[d * NN + i])
+                    continue;
+                adj[d * NN + i] = 1;
+                deps[nd++] = n[d];
+                if ((seed >> 20) % 3 == 0)
+                    break;
+            }
+            CHECK_OK(grGraphAddEmptyNode(&n[i], g, deps, nd));
+        }
+        CHECK_OK(grGraphAnalyze(g, &r, 0));
+        size_t want = 0, k = 0;
+        for (int u = 0; u < NN; u++)
+            for (int v = 0; v < NN; v++)
+                if (adj[u * NN + v] && reach_other(NN, adj, u, v)) {
+                    want++;
+                    CHECK(k < r.numRedundantEdges);
+                    /* Sources in creation order; within a source, the
+                     * edges' order (here, increasing targets). */
+                    CHECK_PTR_EQ(r.redundantEdges[k].from, n[u]);
+                    CHECK_PTR_EQ(r.redundantEdges[k].to, n[v]);
+                    k++;
+                }
+        CHECK_EQ(r.numRedundantEdges, want);
+        CHECK(want > 0);
+        CHECK_OK(grGraphAnalysisDestroy(&r));
+        CHECK_OK(grGraphDestroy(g));
+    }
+}
+
+/* ------------------------------------------------------------ bad input */
+
+GR_TEST(analyze_refuses_bad_input_and_leaves_the_report)
+{
+    grGraph_t g, dead;
+    grGraphNode_t n[4];
+    grGraphAnalysis r;
+    diamond(&g, n);
+    CHECK_OK(grGraphCreate(&dead, 0));
+    CHECK_OK(grGraphDestroy(dead));
+    memset(&r, 0x5a, sizeof r);
+    CHECK_GR(grErrorInvalidValue, grGraphAnalyze(NULL, &r, 0));
+    CHECK_DETAIL_HAS("grGraphAnalyze");
+    CHECK_GR(grErrorInvalidValue, grGraphAnalyze(dead, &r, 0));
+    CHECK_GR(grErrorInvalidValue, grGraphAnalyze(g, NULL, 0));
+    CHECK_DETAIL_HAS("report");
+    CHECK_GR(grErrorInvalidValue, grGraphAnalyze(g, &r, 1));
+    CHECK_DETAIL_HAS("flags");
+    const double costs[4] = {1, 1, 1, 1}, negative[4] = {1, -1, 1, 1};
+    const double nan_costs[4] = {1, 1, NAN, 1};
+    CHECK_GR(grErrorInvalidValue, grGraphAnalyzeWithCosts(g, &r, 0, NULL, 4));
+    CHECK_GR(grErrorInvalidValue, grGraphAnalyzeWithCosts(g, &r, 0, costs, 3));
+    CHECK_DETAIL_HAS("4 nodes");
+    CHECK_GR(grErrorInvalidValue, grGraphAnalyzeWithCosts(g, &r, 0, negative, 4));
+    CHECK_DETAIL_HAS("nodeCosts[1]");
+    CHECK_GR(grErrorInvalidValue, grGraphAnalyzeWithCosts(g, &r, 0, nan_costs, 4));
+    CHECK_DETAIL_HAS("nodeCosts[2]");
+    CHECK_GR(grErrorInvalidValue, grGraphAnalyzeWithCosts(g, &r, 2, costs, 4));
+    /* A refused call changes nothing. */
+    unsigned char pattern[sizeof r];
+    memset(pattern, 0x5a, sizeof pattern);
+    CHECK(memcmp(&r, pattern, sizeof r) == 0);
+    CHECK_GR(grErrorInvalidValue, grGraphAnalysisDestroy(NULL));
+    CHECK_OK(grGraphAnalyze(g, &r, 0));
+    CHECK_GR(grErrorInvalidValue, grGraphAnalysisPrint(NULL, stdout, 0));
+    CHECK_GR(grErrorInvalidValue, grGraphAnalysisPrint(&r, NULL, 0));
+    CHECK_GR(grErrorInvalidValue, grGraphAnalysisPrint(&r, stdout, 2));
+    CHECK_DETAIL_HAS("grGraphAnalysisPrintFindingsOnly");
+    CHECK_OK(grGraphAnalysisDestroy(&r));
+    CHECK_OK(grGraphDestroy(g));
+}
+
+GR_TEST(analysis_destroy_frees_and_zeroes_the_report)
+{
+    fj_capture x;
+    grGraphAnalysis r, zero;
+    memset(&zero, 0, sizeof zero);
+    fj_capture_make(&x, FJ_REUSED_EVENT);
+    CHECK_OK(grGraphAnalyze(x.graph, &r, 0));
+    CHECK(r.serialisedJoins != NULL && r.criticalPath != NULL && r.levelWidths != NULL);
+    CHECK_OK(grGraphAnalysisDestroy(&r));
+    CHECK(memcmp(&r, &zero, sizeof r) == 0);
+    /* A zeroed report may be destroyed again. */
+    CHECK_OK(grGraphAnalysisDestroy(&r));
+    fj_capture_free(&x);
+}
+
+/* ------------------------------------------------------ GRAPHRT_ANALYZE */
+
+/* What instantiating x's graph writes to stderr, in buf. */
+static void instantiate_capturing_stderr(const fj_capture *x, char *buf, size_t cap)
+{
+    FILE *f = tmpfile();
+    CHECK(f != NULL);
+    fflush(stderr);
+    int saved = dup(2);
+    CHECK(saved >= 0);
+    CHECK(dup2(fileno(f), 2) == 2);
+    grGraphExec_t e;
+    grError_t err = grGraphInstantiate(&e, x->graph, 0);
+    fflush(stderr);
+    CHECK(dup2(saved, 2) == 2);
+    close(saved);
+    CHECK_OK(err);
+    CHECK_OK(grGraphExecDestroy(e));
+    rewind(f);
+    size_t len = fread(buf, 1, cap - 1, f);
+    buf[len] = '\0';
+    fclose(f);
+}
+
+GR_TEST(graphrt_analyze_env_warns_at_instantiate_of_a_serialised_capture_only)
+{
+    fj_capture good, bad;
+    static char text[16384];
+    /* Read once per process: this test's process has not instantiated. */
+    CHECK(setenv("GRAPHRT_ANALYZE", "1", 1) == 0);
+    fj_capture_make(&good, FJ_CORRECT);
+    fj_capture_make(&bad, FJ_WAIT_ON_B_END);
+    instantiate_capturing_stderr(&good, text, sizeof text);
+    CHECK_EQ(strlen(text), 0);
+    instantiate_capturing_stderr(&bad, text, sizeof text);
+    CHECK(strncmp(text, "graphrt: analysis: ", 19) == 0);
+    CHECK(strstr(text, "serialised fork-join") != NULL);
+    CHECK(strstr(text, "grStreamWaitEvent") != NULL);
+    /* The warning leaves the instantiation's caller no error. */
+    CHECK_EQ(grPeekAtLastError(), grSuccess);
+    fj_capture_free(&good);
+    fj_capture_free(&bad);
+}
