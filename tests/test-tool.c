@@ -160,6 +160,19 @@ GR_TEST_T(tool_info_counts_nodes_and_prints_json, 60)
     CHECK_EQ(run_tool(args, out, sizeof out), 0);
     check_json(out);
     CHECK(strstr(out, "\"replays\": 5") != NULL);
+    snprintf(args, sizeof args, "analyze --json '%s'", a);
+    CHECK_EQ(run_tool(args, out, sizeof out), 0);
+    check_json(out);
+    CHECK(strstr(out, "\"depth\": 3") != NULL);
+    CHECK(strstr(out, "\"critical_path\": [\"n0\", \"n1\", \"n3\"]") != NULL);
+    snprintf(args, sizeof args, "analyze '%s'", a);
+    CHECK_EQ(run_tool(args, out, sizeof out), 0);
+    CHECK(strstr(out, "critical path") != NULL);
+    snprintf(args, sizeof args, "info --baked --json '%s'", a);
+    CHECK_EQ(run_tool(args, out, sizeof out), 0);
+    check_json(out);
+    CHECK(strstr(out, "\"baked\": [{") != NULL);
+    CHECK(strstr(out, "\"kernel\": \"step\"") != NULL);
     /* Usage errors and failures. */
     CHECK_EQ(run_tool("", out, sizeof out), 2);
     CHECK_EQ(run_tool("frobnicate x", out, sizeof out), 2);
@@ -172,6 +185,8 @@ GR_TEST_T(tool_info_counts_nodes_and_prints_json, 60)
     CHECK_EQ(run_tool("diff --help", out, sizeof out), 0);
     CHECK_EQ(run_tool("replay --help", out, sizeof out), 0);
     CHECK_EQ(run_tool("dot --help", out, sizeof out), 0);
+    CHECK_EQ(run_tool("analyze --help", out, sizeof out), 0);
+    CHECK_EQ(run_tool("analyze", out, sizeof out), 2);
     unlink(a);
     unlink(b);
     unlink(c);

@@ -1,8 +1,9 @@
 /*
  * graphrt.c - the graphrt command-line tool: looks at graph files
  * (docs/graph-files.md) without the program that saved them. This file
- * holds main, what the subcommands share, and 'info' and 'dot'; 'replay'
- * and 'diff' live in replay.c and diff.c. docs/tool.md is the manual.
+ * holds main, what the subcommands share, and 'info' and 'dot'; 'replay',
+ * 'diff' and 'analyze' live in replay.c, diff.c and analyze.c.
+ * docs/tool.md is the manual.
  *
  * Every subcommand loads its files with grGraphLoadStandIns, so kernels
  * and host functions are built-in stand-ins: any file loads.
@@ -14,18 +15,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage_main[] = "usage: graphrt COMMAND [OPTIONS] FILE...\n"
-                                 "\n"
-                                 "Looks at graphrt graph files (saved by grGraphSaveToFile).\n"
-                                 "\n"
-                                 "commands:\n"
-                                 "  info FILE          node counts by type, edges, roots, depth, width\n"
-                                 "  dot FILE           the graph as Graphviz DOT (as grGraphDebugDotPrint)\n"
-                                 "  replay FILE        instantiate and replay with stand-in kernels, timed\n"
-                                 "  diff A B           differences, paired as grGraphExecUpdate pairs nodes\n"
-                                 "\n"
-                                 "'graphrt COMMAND --help' describes a command. Exit status: 0 success,\n"
-                                 "1 failure, 2 usage error. --json prints one JSON object for scripts.\n";
+static const char usage_main[] =
+    "usage: graphrt COMMAND [OPTIONS] FILE...\n"
+    "\n"
+    "Looks at graphrt graph files (saved by grGraphSaveToFile).\n"
+    "\n"
+    "commands:\n"
+    "  info FILE          node counts by type, edges, roots, depth, width\n"
+    "  dot FILE           the graph as Graphviz DOT (as grGraphDebugDotPrint)\n"
+    "  replay FILE        instantiate and replay with stand-in kernels, timed\n"
+    "  diff A B           differences, paired as grGraphExecUpdate pairs nodes\n"
+    "  analyze FILE       grGraphAnalyze's report: critical path, width, findings\n"
+    "  analyze FILE       grGraphAnalyze's report: critical path, width, findings\n"
+    "\n"
+    "'graphrt COMMAND --help' describes a command. Exit status: 0 success,\n"
+    "1 failure, 2 usage error. --json prints one JSON object for scripts.\n";
 
 void tool_error(const char *cmd, const char *fmt, ...)
 {
@@ -191,12 +195,15 @@ void tool_graph_free(tool_graph *t)
 
 /* ----------------------------------------------------------------- info */
 
-static const char usage_info[] = "usage: graphrt info [--json] FILE\n"
+static const char usage_info[] = "usage: graphrt info [--baked] [--json] FILE\n"
                                  "\n"
                                  "Prints what the graph holds: nodes by type (child graphs' nodes\n"
                                  "included), edges, and for the top level its roots, sinks, depth (the\n"
                                  "nodes on its longest path) and width (the most nodes at one depth,\n"
-                                 "where a node's depth is the longest path from a root to it).\n";
+                                 "where a node's depth is the longest path from a root to it).\n"
+                                 "--baked also instantiates the graph and lists the values baked into\n"
+                                 "the executable (grGraphExecGetBakedValues): kernel arguments, copy and\n"
+                                 "memset addresses, host functions and data, against the loaded buffers.\n";
 
 typedef struct counts {
     size_t by_type[grGraphNodeTypeCount];
@@ -281,16 +288,96 @@ static void shape(const tool_graph *t, size_t *roots, size_t *sinks, size_t *dep
     free(queue);
 }
 
+static const char *baked_field(grBakedField f)
+{
+    switch (f) {
+    case grBakedKernelArg:
+        return "kernel_arg";
+    case grBakedCopyDst:
+        return "copy_dst";
+    case grBakedCopySrc:
+        return "copy_src";
+    case grBakedMemsetDst:
+        return "memset_dst";
+    case grBakedHostFn:
+        return "host_fn";
+    case grBakedHostUserData:
+        return "host_data";
+    }
+    return "unknown";
+}
+
+static const char *baked_kind(grBakedKind k)
+{
+    switch (k) {
+    case grBakedPlain:
+        return "plain";
+    case grBakedAllocation:
+        return "allocation";
+    case grBakedFreedAllocation:
+        return "freed_allocation";
+    }
+    return "unknown";
+}
+
+/* The values baked into an executable of g (grGraphExecGetBakedValues):
+ * as the library prints them, or as a JSON member. */
+static bool print_baked(grGraph_t g, const tool_graph *t, bool json)
+{
+    grGraphExec_t e;
+    size_t n = 0;
+    grBakedValue *v = NULL;
+    bool ok = grGraphInstantiate(&e, g, 0) == grSuccess;
+    if (!ok) {
+        fprintf(stderr, "graphrt: %s\n", grGetLastErrorDetail());
+        return false;
+    }
+    if (!json) {
+        printf("baked values\n");
+        fflush(stdout);
+        ok = grGraphExecPrintBakedValues(e, stdout) == grSuccess;
+    } else {
+        ok = grGraphExecGetBakedValues(e, NULL, &n) == grSuccess && (v = calloc(n + 1, sizeof *v)) != NULL &&
+             grGraphExecGetBakedValues(e, v, &n) == grSuccess;
+        printf(", \"baked\": [");
+        for (size_t i = 0; ok && i < n; i++) {
+            size_t top = tool_node_index(t, v[i].graphNode);
+            printf("%s{\"node\": %u, \"top_node\": ", i ? ", " : "", v[i].node);
+            if (top == (size_t)-1)
+                printf("null");
+            else
+                printf("\"n%zu\"", top);
+            printf(", \"type\": \"%s\", \"kernel\": ", tool_type_word(v[i].nodeType));
+            if (v[i].kernel)
+                tool_json_str(stdout, v[i].kernel);
+            else
+                printf("null");
+            printf(", \"field\": \"%s\", \"param\": %d, \"offset\": %u, \"size\": %u, \"kind\": \"%s\", "
+                   "\"alloc_size\": %zu, \"alloc_offset\": %zu, \"extent\": %zu}",
+                   baked_field(v[i].field), v[i].param, v[i].offset, v[i].size, baked_kind(v[i].kind),
+                   v[i].allocSize, v[i].allocOffset, v[i].extent);
+        }
+        printf("]");
+        free(v);
+    }
+    if (!ok)
+        fprintf(stderr, "graphrt: %s\n", grGetLastErrorDetail());
+    grGraphExecDestroy(e);
+    return ok;
+}
+
 static int cmd_info(int argc, char **argv)
 {
     const char *path = NULL;
-    bool json = false;
+    bool json = false, baked = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0) {
             fputs(usage_info, stdout);
             return TOOL_OK;
         } else if (strcmp(argv[i], "--json") == 0) {
             json = true;
+        } else if (strcmp(argv[i], "--baked") == 0) {
+            baked = true;
         } else if (argv[i][0] != '-' && !path) {
             path = argv[i];
         } else {
@@ -315,6 +402,7 @@ static int cmd_info(int argc, char **argv)
         return TOOL_FAIL;
     }
     size_t roots, sinks, depth, width, top_edges = t.dep_begin[t.n];
+    int rc = TOOL_OK;
     shape(&t, &roots, &sinks, &depth, &width);
     if (json) {
         printf("{\"file\": ");
@@ -328,8 +416,11 @@ static int cmd_info(int argc, char **argv)
             }
         printf(
             "}, \"edges\": %zu, \"top_edges\": %zu, \"child_graphs\": %zu, \"roots\": %zu, \"sinks\": %zu, "
-            "\"depth\": %zu, \"width\": %zu}\n",
+            "\"depth\": %zu, \"width\": %zu",
             c.edges, top_edges, c.graphs - 1, roots, sinks, depth, width);
+        if (baked && !print_baked(g, &t, true))
+            rc = TOOL_FAIL;
+        printf("}\n");
     } else {
         printf("file          %s\n", path);
         printf("nodes         %zu (top level %zu, in %zu child graphs %zu)\n", c.nodes, t.n, c.graphs - 1,
@@ -342,10 +433,12 @@ static int cmd_info(int argc, char **argv)
         printf("sinks         %zu\n", sinks);
         printf("depth         %zu (nodes on the longest path of the top level)\n", depth);
         printf("width         %zu (most top-level nodes at one depth)\n", width);
+        if (baked && !print_baked(g, &t, false))
+            rc = TOOL_FAIL;
     }
     tool_graph_free(&t);
     grGraphDestroy(g);
-    return TOOL_OK;
+    return rc;
 }
 
 /* ------------------------------------------------------------------ dot */
@@ -414,6 +507,10 @@ int main(int argc, char **argv)
         return tool_replay(argc - 1, argv + 1);
     if (strcmp(cmd, "diff") == 0)
         return tool_diff(argc - 1, argv + 1);
+    if (strcmp(cmd, "analyze") == 0)
+        return tool_analyze(argc - 1, argv + 1);
+    if (strcmp(cmd, "analyze") == 0)
+        return tool_analyze(argc - 1, argv + 1);
     tool_error(cmd, "no such command");
     fputs(usage_main, stderr);
     return TOOL_USAGE;

@@ -56,5 +56,6 @@ bool tool_parse_num(const char *s, unsigned long long max, unsigned long long *o
 
 int tool_replay(int argc, char **argv);
 int tool_diff(int argc, char **argv);
+int tool_analyze(int argc, char **argv);
 
 #endif /* GR_TOOL_H */
