@@ -305,8 +305,10 @@ static uint32_t kernel_id(saver *s, grKernel_t k)
     if (id != UINT32_MAX)
         return id;
     id = s->nkernels++;
-    if (!map_put(&s->kernels, k, id))
-        return fail_oom(s), 0;
+    if (!map_put(&s->kernels, k, id)) {
+        fail_oom(s);
+        return 0;
+    }
     put_s(&s->decl, "kernel k");
     put_u(&s->decl, id);
     put_c(&s->decl, ' ');
