@@ -860,7 +860,8 @@ static bool reorder(grGraph_t g, struct grGraphNode_st **arr, size_t n, struct g
             return false;
         want[i]->visit = epoch - 1;
     }
-    memcpy(arr, want, n * sizeof *arr);
+    for (size_t i = 0; i < n; i++)
+        arr[i] = want[i];
     return true;
 }
 
@@ -880,38 +881,62 @@ static void sort_succs(scope *sc)
     }
 }
 
+/* Adds the edges of node 'index' from the later nodes its 'after' list
+ * names (each edge checked by grGraphAddDependencies: cycles, self
+ * edges, duplicates). */
+static grError_t add_late_edges(loader *ld, grGraph_t g, const scope *sc, const struct fixup *fx)
+{
+    size_t *idx = NULL, n = 0;
+    grGraphNode_t v = sc->nodes[fx->index];
+    grError_t err = parse_list(ld, fx->after, sc->n, &idx, &n);
+    for (size_t i = 0; !err && i < n; i++) {
+        grGraphNode_t u = sc->nodes[idx[i]];
+        if (idx[i] >= fx->index && (err = grGraphAddDependencies(g, &u, &v, 1)))
+            err = lfail_call(ld, err);
+    }
+    gr__free(idx);
+    return err;
+}
+
+/* Sets the order of a node's edge array arr[0..narr) to that of the node
+ * list 'list' (its after= or succ=, named 'what'), which must hold the
+ * same nodes. */
+static grError_t set_order(loader *ld, grGraph_t g, const scope *sc, const char *list,
+                           struct grGraphNode_st **arr, size_t narr, const char *what, size_t index)
+{
+    size_t *idx, n;
+    grError_t err = parse_list(ld, list, sc->n, &idx, &n);
+    if (err)
+        return err;
+    struct grGraphNode_st **want = gr__malloc(n * sizeof *want);
+    if (!want) {
+        gr__free(idx);
+        return lfail_oom(ld);
+    }
+    for (size_t i = 0; i < n; i++)
+        want[i] = sc->nodes[idx[i]];
+    gr__free(idx);
+    bool ok = reorder(g, arr, narr, want, n);
+    gr__free(want);
+    if (!ok)
+        return lfail(ld, grErrorInvalidValue,
+                     "%s= of n%zu does not list its %s (each once, every one of them)", what, index,
+                     what[0] == 'a' ? "dependencies" : "successors");
+    return grSuccess;
+}
+
 /* The edges to later nodes, then the dependency and successor orders the
  * file gives, once every node of the graph exists. */
 static grError_t apply_fixups(loader *ld, grGraph_t g, scope *sc)
 {
-    size_t *idx = NULL, n = 0;
-    struct grGraphNode_st **want = NULL;
     grError_t err = grSuccess;
     size_t saved_line = ld->line;
     for (size_t f = 0; f < sc->nfix && !err; f++) {
         const struct fixup *fx = &sc->fix[f];
         grGraphNode_t v = sc->nodes[fx->index];
         ld->line = fx->line;
-        if (!fx->after)
-            continue;
-        if ((err = parse_list(ld, fx->after, sc->n, &idx, &n)))
-            break;
-        for (size_t i = 0; i < n && !err; i++) {
-            grGraphNode_t u = sc->nodes[idx[i]];
-            if (idx[i] >= fx->index && (err = grGraphAddDependencies(g, &u, &v, 1)))
-                err = lfail_call(ld, err);
-        }
-        want = err ? NULL : gr__malloc((n ? n : 1) * sizeof *want);
-        if (!err && !want)
-            err = lfail_oom(ld);
-        for (size_t i = 0; !err && i < n; i++)
-            want[i] = sc->nodes[idx[i]];
-        if (!err && !reorder(g, v->deps, v->ndeps, want, n))
-            err = lfail(ld, grErrorInvalidValue, "after= of n%zu does not list its dependencies", fx->index);
-        gr__free(idx);
-        gr__free(want);
-        idx = NULL;
-        want = NULL;
+        if (fx->after && !(err = add_late_edges(ld, g, sc, fx)))
+            err = set_order(ld, g, sc, fx->after, v->deps, v->ndeps, "after", fx->index);
     }
     if (!err && sc->late) {
         for (size_t i = 0; i < sc->n; i++)
@@ -922,23 +947,8 @@ static grError_t apply_fixups(loader *ld, grGraph_t g, scope *sc)
         const struct fixup *fx = &sc->fix[f];
         grGraphNode_t u = sc->nodes[fx->index];
         ld->line = fx->line;
-        if (!fx->succ)
-            continue;
-        if ((err = parse_list(ld, fx->succ, sc->n, &idx, &n)))
-            break;
-        want = gr__malloc(n * sizeof *want);
-        if (!want)
-            err = lfail_oom(ld);
-        for (size_t i = 0; !err && i < n; i++)
-            want[i] = sc->nodes[idx[i]];
-        if (!err && !reorder(g, u->succs, u->nsuccs, want, n))
-            err =
-                lfail(ld, grErrorInvalidValue,
-                      "succ= of n%zu does not list its successors (each once, every one of them)", fx->index);
-        gr__free(idx);
-        gr__free(want);
-        idx = NULL;
-        want = NULL;
+        if (fx->succ)
+            err = set_order(ld, g, sc, fx->succ, u->succs, u->nsuccs, "succ", fx->index);
     }
     if (!err)
         ld->line = saved_line;
@@ -1066,7 +1076,7 @@ static grError_t parse_graph(loader *ld, grGraph_t g, scope *sc, unsigned depth)
             err = apply_fixups(ld, g, sc);
             break;
         }
-        if (!split(s, tok, sizeof tok / sizeof tok[0], &ntok)) {
+        if (!split(s, tok, sizeof tok / sizeof tok[0], &ntok) || ntok == 0) {
             err = lfail(ld, grErrorInvalidValue, "the line has more than %d fields", MAX_FIELDS);
             break;
         }
@@ -1095,7 +1105,7 @@ static grError_t load(loader *ld, grGraph_t *out)
             return lfail(ld, grErrorInvalidValue, "the file ends before 'graph {': it is truncated");
         if (strcmp(s, "graph {") == 0)
             break;
-        if (!split(s, tok, sizeof tok / sizeof tok[0], &ntok))
+        if (!split(s, tok, sizeof tok / sizeof tok[0], &ntok) || ntok == 0)
             return lfail(ld, grErrorInvalidValue, "the line has too many fields");
         if (strcmp(tok[0], "kernel") == 0)
             err = decl_kernel(ld, tok, ntok);
