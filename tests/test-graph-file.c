@@ -781,3 +781,75 @@ GR_TEST_T(graph_file_round_trips_a_graph_of_100000_nodes, 120)
     CHECK_OK(grKernelDestroy(k));
     unlink(path);
 }
+
+/* Copies of memory graphrt did not allocate load as copies of buffers of
+ * their own; a host node's userData that is no graphrt memory and not
+ * its registered data keeps its value (meaningful in this process). */
+GR_TEST(graph_file_saves_untracked_memory_as_buffers_and_other_user_data_by_value)
+{
+    static unsigned char plain[64];
+    static int other;
+    void *dev;
+    grGraph_t g, l;
+    grGraphNode_t n[2], ln[2];
+    char path[128];
+    tmp_path(path, sizeof path, "untracked");
+    CHECK_OK(grHostFnRegister(hfn, "count host calls", NULL));
+    CHECK_OK(grMalloc(&dev, 64));
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddMemcpyNode1D(&n[0], g, NULL, 0, dev, plain + 8, 32, grMemcpyHostToDevice));
+    grHostNodeParams hp = {hfn, &other};
+    CHECK_OK(grGraphAddHostNode(&n[1], g, &n[0], 1, &hp));
+    CHECK_OK(grGraphSaveToFile(g, path, 0));
+    char *text = slurp(path, NULL);
+    CHECK(strstr(text, "buffer b1 host 32\n") != NULL);
+    CHECK(strstr(text, "data=0x") != NULL);
+    free(text);
+    CHECK_OK(grGraphLoadFromFile(&l, path, 0));
+    size_t count = 2;
+    CHECK_OK(grGraphGetNodes(l, ln, &count));
+    grMemcpy3DParms cp;
+    CHECK_OK(grGraphMemcpyNodeGetParams(ln[0], &cp));
+    CHECK(cp.srcPtr.ptr != plain + 8 && cp.srcPtr.ptr != NULL);
+    CHECK(cp.dstPtr.ptr != dev);
+    grHostNodeParams lh;
+    CHECK_OK(grGraphHostNodeGetParams(ln[1], &lh));
+    CHECK_PTR_EQ(lh.userData, &other);
+    CHECK_OK(grGraphDestroy(l));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grFree(dev));
+    CHECK_OK(grHostFnUnregister(hfn));
+    unlink(path);
+}
+
+GR_TEST(func_get_name_names_registered_and_stand_in_kernels)
+{
+    grKernel_t k;
+    const char *name = NULL;
+    CHECK_OK(grKernelCreate(&k, kfn, "named kernel", 0, NULL));
+    CHECK_OK(grFuncGetName(&name, k));
+    CHECK(strcmp(name, "named kernel") == 0);
+    CHECK_GR(grErrorInvalidValue, grFuncGetName(NULL, k));
+    CHECK_GR(grErrorInvalidDeviceFunction, grFuncGetName(&name, NULL));
+    /* A stand-in of a loaded file has the saved name. */
+    grGraph_t g, l;
+    grGraphNode_t n;
+    char path[128];
+    tmp_path(path, sizeof path, "name");
+    grKernelNodeParams kp = {k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, NULL, NULL};
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddKernelNode(&n, g, NULL, 0, &kp));
+    CHECK_OK(grGraphSaveToFile(g, path, 0));
+    CHECK_OK(grGraphLoadFromFile(&l, path, grGraphLoadStandIns));
+    size_t count = 1;
+    CHECK_OK(grGraphGetNodes(l, &n, &count));
+    CHECK_OK(grGraphKernelNodeGetParams(n, &kp));
+    CHECK(kp.func != k);
+    CHECK_OK(grFuncGetName(&name, kp.func));
+    CHECK(strcmp(name, "named kernel") == 0);
+    CHECK_OK(grGraphDestroy(l));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grKernelDestroy(k));
+    CHECK_GR(grErrorInvalidDeviceFunction, grFuncGetName(&name, k));
+    unlink(path);
+}
