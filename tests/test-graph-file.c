@@ -172,11 +172,13 @@ static void add_random_node(world *w, uint64_t *s, grGraph_t g, grGraphNode_t *d
     case 4:
         CHECK_OK(grGraphAddEmptyNode(out, g, deps, nd));
         break;
+    /* Records of one event, waits on the other: a graph that waits for
+     * its own record does not finish (docs/graph-files.md). */
     case 5:
-        CHECK_OK(grGraphAddEventRecordNode(out, g, deps, nd, w->ev[rnd(s, 2)]));
+        CHECK_OK(grGraphAddEventRecordNode(out, g, deps, nd, w->ev[0]));
         break;
     case 6:
-        CHECK_OK(grGraphAddEventWaitNode(out, g, deps, nd, w->ev[rnd(s, 2)]));
+        CHECK_OK(grGraphAddEventWaitNode(out, g, deps, nd, w->ev[1]));
         break;
     default: {
         grGraph_t c;
