@@ -8,8 +8,9 @@
  * What must hold: a load fails with grErrorInvalidValue or
  * grErrorMemoryAllocation and a detail naming the file and line, or
  * succeeds; a graph that loads saves, loads again and saves to the same
- * bytes, and instantiates and replays when it instantiates; the
- * sanitizers see no leak, overflow or undefined behaviour.
+ * bytes, and instantiates and replays when it instantiates (not under
+ * TSan: random graphs race on their buffers); the sanitizers see no leak,
+ * overflow, race or undefined behaviour.
  */
 #include "fuzz-common.h"
 
@@ -293,7 +294,10 @@ static void run_case(fz_ctx *c, uint64_t seed, fworld *w, const char *orig, cons
         free(a);
         free(b);
         grGraphExec_t e;
-        if (!has_wait(l, 0) && FZ(c, grGraphInstantiate(&e, l, 0)) == grSuccess) {
+        /* Unordered copies of a random graph may write the same bytes:
+         * a race of the graph itself, which TSan rightly reports, so it
+         * replays only under other builds. */
+        if (!fz_tsan() && !has_wait(l, 0) && FZ(c, grGraphInstantiate(&e, l, 0)) == grSuccess) {
             fz_ok(c, FZ(c, grGraphLaunch(e, NULL)), "launch");
             fz_ok(c, FZ(c, grStreamSynchronize(NULL)), "sync");
             fz_ok(c, FZ(c, grGraphExecDestroy(e)), "exec destroy");
