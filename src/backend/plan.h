@@ -186,6 +186,9 @@ struct grGraphExec_st {
     /* The buffers and events of the loaded graph it was instantiated
      * from, kept alive by it (the graph layer's, graph.h), or NULL. */
     struct gr_file_res *file_res;
+    /* The executable's lowered form on a GPU (cuda/cuda_graph.h), or NULL
+     * for the CPU; immutable after instantiation. */
+    struct gr_cuda_exec *gpu;
     /* Nodes of the source graph, for setters and update, then a sentinel
      * (NULL when norig is 0), and their dependencies (one block with
      * 'orig'). */

@@ -10,6 +10,7 @@
  * issued after it the new ones, as in CUDA.
  */
 #include "exec.h"
+#include "../backend/cuda/cuda_graph.h"
 
 #include <string.h>
 
@@ -147,6 +148,11 @@ GR_API grError_t grGraphExecKernelNodeSetParams(grGraphExec_t hGraphExec, grGrap
     if (err)
         return err;
     grKernel_t k = pNodeParams->func;
+    if (GR_UNLIKELY(hGraphExec->gpu != NULL) &&
+        (err = gr__cuda_exec_set_kernel(call, hGraphExec->gpu, pn->index, k, &pNodeParams->gridDim,
+                                        &pNodeParams->blockDim, pNodeParams->sharedMemBytes,
+                                        pNodeParams->kernelParams)))
+        return err;
     gr__exec_write_begin(hGraphExec);
     if (GR_UNLIKELY(!gr__kernel_same_layout(k, pn->u.kern.k))) {
         gr__exec_write_end(hGraphExec);
@@ -187,6 +193,11 @@ GR_API grError_t grGraphExecMemcpyNodeSetParams1D(grGraphExec_t hGraphExec, grGr
                         call, src, src_device ? "device" : "host", dst, dst_device ? "device" : "host",
                         old.src, os ? "device" : "host", old.dst, od ? "device" : "host");
     }
+    if (GR_UNLIKELY(hGraphExec->gpu != NULL) &&
+        (err = gr__cuda_exec_set_memcpy(call, hGraphExec->gpu, pn->index, dst, src, count))) {
+        gr__exec_write_end(hGraphExec);
+        return err;
+    }
     pn->u.copy.p = (gr_memcpy_params){dst, src, count, kind};
     gr__exec_write_end(hGraphExec);
     return grSuccess;
@@ -218,6 +229,11 @@ GR_API grError_t grGraphExecMemsetNodeSetParams(grGraphExec_t hGraphExec, grGrap
             "its address and value, and a 1D one cannot become 2D",
             call, o.width, o.height, o.elementSize, o.pitch, p->width, p->height, p->elementSize, p->pitch);
     }
+    if (GR_UNLIKELY(hGraphExec->gpu != NULL) &&
+        (err = gr__cuda_exec_set_memset(call, hGraphExec->gpu, pn->index, p))) {
+        gr__exec_write_end(hGraphExec);
+        return err;
+    }
     pn->u.memset = *p;
     gr__exec_write_end(hGraphExec);
     return grSuccess;
@@ -233,6 +249,9 @@ GR_API grError_t grGraphExecHostNodeSetParams(grGraphExec_t hGraphExec, grGraphN
         return err;
     if ((err = gr__node_host_params_check(call, p)))
         return err;
+    if (GR_UNLIKELY(hGraphExec->gpu != NULL) &&
+        (err = gr__cuda_exec_set_host(call, hGraphExec->gpu, pn->index, p)))
+        return err;
     gr__exec_write_begin(hGraphExec);
     pn->u.host = *p;
     gr__exec_write_end(hGraphExec);
@@ -247,6 +266,9 @@ static grError_t set_event(const char *call, grGraphExec_t e, grGraphNode_t node
     if (err)
         return err;
     if ((err = gr__node_event_check(call, event)))
+        return err;
+    if (GR_UNLIKELY(e->gpu != NULL) &&
+        (err = gr__cuda_exec_set_event(call, e->gpu, pn->index, type == grGraphNodeTypeEventRecord, event)))
         return err;
     gr__event_retain(event);
     gr__exec_write_begin(e);
@@ -295,6 +317,10 @@ GR_API grError_t grGraphNodeSetEnabled(grGraphExec_t hGraphExec, grGraphNode_t h
     gr_pnode *pn = NULL;
     grError_t err = find_toggle("grGraphNodeSetEnabled", hGraphExec, hNode, &pn);
     if (err)
+        return err;
+    if (GR_UNLIKELY(hGraphExec->gpu != NULL) &&
+        (err =
+             gr__cuda_exec_set_enabled("grGraphNodeSetEnabled", hGraphExec->gpu, pn->index, isEnabled != 0)))
         return err;
     gr__exec_write_begin(hGraphExec);
     pn->enabled = isEnabled != 0;

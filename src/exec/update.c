@@ -34,6 +34,7 @@
  *     those nodes, as in CUDA.
  */
 #include "exec.h"
+#include "../backend/cuda/cuda_graph.h"
 #include "../memory/memory.h"
 
 #include <stdarg.h>
@@ -245,6 +246,48 @@ static void apply_params(gr_pnode *pn, grGraphNode_t gn)
     case grGraphNodeTypeCount:
         return;
     }
+}
+
+/* ------------------------------------------------------------- on a GPU */
+
+/* What the GPU lowering would refuse of graph node gn's parameters (and,
+ * for a child graph, of its nodes'), checked before anything changes. */
+static grError_t gpu_check(const char *call, struct gr_cuda_exec *gx, grGraphNode_t gn)
+{
+    grError_t err = grSuccess;
+    switch (gn->type) {
+    case grGraphNodeTypeKernel:
+        return gr__cuda_exec_check_kernel(call, gx, gn->p.kernel.kernel);
+    case grGraphNodeTypeWaitEvent:
+    case grGraphNodeTypeEventRecord:
+        return gr__cuda_exec_check_event(call, gx, gn->p.event);
+    case grGraphNodeTypeGraph:
+        for (struct grGraphNode_st *v = gn->p.child->first; v && !err; v = v->next)
+            err = gpu_check(call, gx, v);
+        return err;
+    case grGraphNodeTypeMemcpy:
+    case grGraphNodeTypeMemset:
+    case grGraphNodeTypeHost:
+    case grGraphNodeTypeEmpty:
+    case grGraphNodeTypeMemAlloc:
+    case grGraphNodeTypeMemFree:
+    case grGraphNodeTypeCount:
+        return grSuccess;
+    }
+    return grSuccess;
+}
+
+/* Applies plan nodes [from, to) as they are now to the driver's
+ * executable, after the plan was written. The driver refuses nothing that
+ * gpu_check and the exec layer's checks passed but for lack of resources;
+ * such a failure is reported, and the plan and the driver's executable
+ * then differ until the next successful update or set-params. */
+static grError_t gpu_sync(const char *call, grGraphExec_t e, uint32_t from, uint32_t to)
+{
+    grError_t err = grSuccess;
+    for (uint32_t i = from; i < to && !err; i++)
+        err = gr__cuda_exec_sync_node(call, e->gpu, &e->plan.nodes[i]);
+    return err;
 }
 
 /* ---------------------------------------------------------- child graphs */
@@ -606,6 +649,17 @@ GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
             return gr__fail(grErrorMemoryAllocation, "%s: %s", call, u.msg);
         return gr__fail(grErrorGraphExecUpdateFailure, "%s: %s", call, u.msg);
     }
+    if (GR_UNLIKELY(hGraphExec->gpu != NULL)) {
+        for (uint32_t i = 0; i < hGraphExec->norig && !err; i++)
+            err = gpu_check(call, hGraphExec->gpu, u.pair_o[i]);
+        if (err) {
+            gr__exec_write_end(hGraphExec);
+            if (u.pair_o != pair_buf)
+                gr__free(u.pair_o);
+            upd_free(&u);
+            return err;
+        }
+    }
     install_blocks(&u);
     for (uint32_t i = 0; i < hGraphExec->norig; i++) {
         struct grGraphNode_st *n = u.pair_o[i];
@@ -614,10 +668,14 @@ GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
         else
             apply_params(&hGraphExec->plan.nodes[hGraphExec->orig[i].pindex], n);
     }
+    if (GR_UNLIKELY(hGraphExec->gpu != NULL))
+        err = gpu_sync(call, hGraphExec, 0, hGraphExec->plan.nnodes - 1);
     gr__exec_write_end(hGraphExec);
     if (u.pair_o != pair_buf)
         gr__free(u.pair_o);
     upd_free(&u);
+    if (err)
+        return err;
     resultInfo->result = grGraphExecUpdateSuccess;
     return grSuccess;
 }
@@ -655,9 +713,20 @@ GR_API grError_t grGraphExecChildGraphNodeSetParams(grGraphExec_t hGraphExec, gr
             "order must match those of the node's graph)",
             call, GR_PTR(childGraph), GR_PTR(node), u.msg);
     }
+    if (GR_UNLIKELY(hGraphExec->gpu != NULL)) {
+        for (struct grGraphNode_st *v = childGraph->first; v && !err; v = v->next)
+            err = gpu_check(call, hGraphExec->gpu, v);
+        if (err) {
+            gr__exec_write_end(hGraphExec);
+            upd_free(&u);
+            return err;
+        }
+    }
     install_blocks(&u);
     apply_child(&u, childGraph);
+    if (GR_UNLIKELY(hGraphExec->gpu != NULL))
+        err = gpu_sync(call, hGraphExec, o->pindex, o->pindex + o->child_count + 2);
     gr__exec_write_end(hGraphExec);
     upd_free(&u);
-    return grSuccess;
+    return err;
 }
