@@ -1,15 +1,15 @@
 /*
  * bench_graph_file.c - saving and loading graph files: a graph of N
- * kernel nodes (default 100,000) in layers of 100, each node depending on
- * two of the layer before, with a pointer into a buffer and an int as
- * arguments (the shape of a captured pipeline), saved with
+ * kernel nodes (100,000; 10,000 with --quick) in layers of 100, each node
+ * depending on two of the layer before, with a pointer into a buffer and
+ * an int as arguments (the shape of a captured pipeline), saved with
  * grGraphSaveToFile and loaded with grGraphLoadFromFile. Each phase is
  * timed apart, median of the rounds; the file is written to /dev/shm when
  * there is one, so that the figures are the library's, not the disk's.
  *
- * Usage: bench_graph_file [--nodes N] [--rounds R] [--json FILE]
- * Output: '# ' lines describe the machine and parameters; 'fig,' lines
- * carry the figures (fig,workers,name,shape,param,value,unit).
+ * Usage: bench_graph_file [workers] [--quick] [--csv] [--json FILE]
+ * Output: the machine and parameters, then a table of figures; with
+ * --csv, 'fig,' lines (fig,workers,name,shape,param,value,unit).
  */
 #include "bench_util.h"
 
@@ -21,33 +21,27 @@ static void kfn(const grKernelCtx *ctx, void **args)
 
 int main(int argc, char **argv)
 {
-    long nodes = 100000;
-    int rounds = 11;
-    const char *json = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--nodes") == 0 && i + 1 < argc)
-            nodes = atol(argv[++i]);
-        else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc)
-            rounds = atoi(argv[++i]);
-        else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc)
-            json = argv[++i];
-        else {
-            fprintf(stderr, "usage: bench_graph_file [--nodes N] [--rounds R] [--json FILE]\n");
-            return 2;
-        }
-    }
-    if (nodes < 1 || rounds < 1)
-        return 2;
+    bu_opts o = {0};
     bu_machine m;
     bu_figures figs = {0};
+    for (int a = 1; a < argc; a++)
+        if (!bu_opt(&o, argc, argv, &a)) {
+            fprintf(stderr, "usage: %s " BU_USAGE "\n", argv[0]);
+            return 2;
+        }
+    long nodes = o.quick ? 10000 : 100000;
+    int rounds = o.quick ? 5 : 11;
+    figs.workers = bu_workers(o.workers);
+    figs.csv = o.csv;
     bu_machine_read(&m);
-    figs.workers = bu_workers(NULL);
+    bu_header("bench_graph_file",
+              "grGraphSaveToFile and grGraphLoadFromFile of a layered graph of kernel nodes", &m,
+              figs.workers, &o);
     char path[128];
     snprintf(path, sizeof path, "%s/bench-graph-file-%ld.graph",
              access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp", (long)getpid());
-    bu_machine_print(&m, stdout);
-    printf("# graph: %ld kernel nodes, layers of 100, two dependencies each; %d rounds, median\n# file: %s\n",
-           nodes, rounds, path);
+    if (o.csv)
+        printf("# fig,workers,name,shape,param,value,unit\n");
 
     grKernel_t k;
     static const size_t sizes[] = {sizeof(void *), sizeof(int)};
@@ -92,22 +86,21 @@ int main(int argc, char **argv)
         fclose(f);
     }
     double ms = bu_median(save, rounds) / 1e6, ml = bu_median(load, rounds) / 1e6;
-    bu_fig(&figs, "save_ms", "layers", nodes, ms, "ms");
-    bu_fig(&figs, "load_ms", "layers", nodes, ml, "ms");
-    bu_fig(&figs, "save_ns_per_node", "layers", nodes, ms * 1e6 / (double)nodes, "ns");
-    bu_fig(&figs, "load_ns_per_node", "layers", nodes, ml * 1e6 / (double)nodes, "ns");
-    bu_fig(&figs, "file_bytes", "layers", nodes, (double)bytes, "B");
-    if (json) {
-        FILE *jf = fopen(json, "w");
-        if (!jf) {
-            fprintf(stderr, "cannot write %s\n", json);
-            return 1;
-        }
-        fprintf(jf, "{\"bench\": \"bench_graph_file\", ");
-        bu_json_machine(jf, &m);
-        fprintf(jf, ", \"params\": {\"nodes\": %ld, \"rounds\": %d}, ", nodes, rounds);
+    char heading[320];
+    snprintf(heading, sizeof heading,
+             "layers of 100 kernel nodes, 2 dependencies each; file in %s; median of %d", path, rounds);
+    bu_section(&figs, heading);
+    bu_fig(&figs, "save_ms", "grGraphSaveToFile (written and closed)", "layers", nodes, ms, "ms");
+    bu_fig(&figs, "load_ms", "grGraphLoadFromFile (read, parsed, every node added)", "layers", nodes, ml,
+           "ms");
+    bu_fig(&figs, "save_ns_per_node", "save per node", "layers", nodes, ms * 1e6 / (double)nodes, "ns");
+    bu_fig(&figs, "load_ns_per_node", "load per node", "layers", nodes, ml * 1e6 / (double)nodes, "ns");
+    bu_fig(&figs, "file_bytes", "the file's size", "layers", nodes, (double)bytes, "B");
+    if (o.json) {
+        FILE *jf = bu_json_begin(o.json, "bench_graph_file", &m, figs.workers, &o);
+        fprintf(jf, ", \"nodes\": %ld, \"rounds\": %d},\n", nodes, rounds);
         bu_json_figures(jf, &figs);
-        fprintf(jf, "}\n");
+        fprintf(jf, "\n}\n");
         fclose(jf);
     }
     unlink(path);
