@@ -5,10 +5,12 @@
 #
 # Builds build-asan/ and build-tsan/ as .ci/run's sanitizer stages do (an
 # incremental build when those stages ran already), then runs fuzz-api
-# single-threaded and with threads, and fuzz-diff, under each sanitizer.
+# single-threaded and with threads, fuzz-diff and fuzz-file, under each
+# sanitizer.
 # A failure prints the seed and step that replay it and leaves the
 # reproducing command line in $SAVE_DIR. The total time is about
-# 2 x (API_SECONDS + API_MT_SECONDS + DIFF_SECONDS) plus the builds.
+# 2 x (API_SECONDS + API_MT_SECONDS + DIFF_SECONDS + FILE_SECONDS) plus the
+# builds.
 set -euo pipefail
 
 # ---- parameters -------------------------------------------------------------
@@ -16,6 +18,7 @@ API_SECONDS=${API_SECONDS:-40}        # fuzz-api, one thread, per sanitizer
 API_MT_SECONDS=${API_MT_SECONDS:-30}  # fuzz-api, API_THREADS threads, per sanitizer
 API_THREADS=${API_THREADS:-3}
 DIFF_SECONDS=${DIFF_SECONDS:-30}      # fuzz-diff (1, 2 and 4 workers), per sanitizer
+FILE_SECONDS=${FILE_SECONDS:-30}      # fuzz-file (mutated graph files), per sanitizer
 SEED=${SEED:-$(( $(date +%s) * 1000003 ))}  # first seed; printed, so a run can be repeated
 SAVE_DIR=${SAVE_DIR:-fuzz-failures}
 HANG_S=${HANG_S:-120}                 # seconds without progress that count as a hang
@@ -39,7 +42,7 @@ build() {
     local dir=$1 san=$2
     cmake -S . -B "$dir" -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
           -DGR_SANITIZE="$san" -DGR_WERROR=ON -DGR_DEBUG_LEVEL=1 -DGR_BUILD_FUZZ=ON >/dev/null
-    cmake --build "$dir" --parallel "$JOBS" --target fuzz-api fuzz-diff
+    cmake --build "$dir" --parallel "$JOBS" --target fuzz-api fuzz-diff fuzz-file
 }
 
 # fuzz NAME DIR ARGS...: one bounded run; its closing line goes to the summary.
@@ -60,7 +63,7 @@ fuzz() {
         rm -f "$log"
         exit 1
     fi
-    SUMMARY+=("$(printf '%-22s %s' "$name" "$(grep -E '^fuzz-(api|diff):' "$log" | tail -n 1)")")
+    SUMMARY+=("$(printf '%-22s %s' "$name" "$(grep -E '^fuzz-(api|diff|file):' "$log" | tail -n 1)")")
     rm -f "$log"
 }
 
@@ -77,12 +80,14 @@ SECS=$API_SECONDS fuzz "asan fuzz-api" build-asan fuzz-api --seconds "$API_SECON
 SECS=$API_MT_SECONDS fuzz "asan fuzz-api threads" build-asan fuzz-api --seconds "$API_MT_SECONDS" \
     --threads "$API_THREADS"
 SECS=$DIFF_SECONDS fuzz "asan fuzz-diff" build-asan fuzz-diff --seconds "$DIFF_SECONDS"
+SECS=$FILE_SECONDS fuzz "asan fuzz-file" build-asan fuzz-file --seconds "$FILE_SECONDS"
 
 build build-tsan thread
 SECS=$API_SECONDS fuzz "tsan fuzz-api" build-tsan fuzz-api --seconds "$API_SECONDS"
 SECS=$API_MT_SECONDS fuzz "tsan fuzz-api threads" build-tsan fuzz-api --seconds "$API_MT_SECONDS" \
     --threads "$API_THREADS"
 SECS=$DIFF_SECONDS fuzz "tsan fuzz-diff" build-tsan fuzz-diff --seconds "$DIFF_SECONDS" --threads 2
+SECS=$FILE_SECONDS fuzz "tsan fuzz-file" build-tsan fuzz-file --seconds "$FILE_SECONDS"
 
 echo
 echo "== fuzz summary (seed $SEED)"

@@ -10,7 +10,8 @@
 #      builds and runs (a) with `pkg-config --cflags --libs graphrt` and
 #      (b) as a CMake project using find_package(graphrt) with the targets
 #      graphrt::graphrt (static) and graphrt::graphrt_shared;
-#   4. graphrt.h compiles as C++ (it promises extern "C").
+#   4. graphrt.h compiles as C++ (it promises extern "C");
+#   5. the graphrt tool is installed in bin/ and runs.
 # Exits non-zero at the first failed check.
 set -euo pipefail
 
@@ -91,6 +92,11 @@ c++ -std=c++11 -Wall -Wextra -Werror -fsyntax-only -x c++ -I"$PREFIX/include" - 
 #include <graphrt.h>
 int main() { int n = 0; return grGetDeviceCount(&n) == grSuccess ? 0 : 1; }
 EOF
+echo "ok"
+
+echo "-- the graphrt tool"
+[ -x "$PREFIX/bin/graphrt" ] || fail "no bin/graphrt under $PREFIX"
+LD_LIBRARY_PATH="$LIBDIR" "$PREFIX/bin/graphrt" --help >/dev/null || fail "bin/graphrt --help failed"
 echo "ok"
 
 echo "install check passed"

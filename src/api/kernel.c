@@ -10,38 +10,13 @@
 #include "../capture/capture.h"
 #include "../memory/memory.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Live kernels by name, for uniqueness (and for loading graph files). */
-static pthread_mutex_t names_lock = PTHREAD_MUTEX_INITIALIZER;
-typedef struct name_entry {
-    grKernel_t k;
-    struct name_entry *next;
-} name_entry;
-static name_entry *names; /* guarded by names_lock */
-
-/* The live kernel named 'name', or NULL. */
-grKernel_t gr__kernel_find(const char *name);
-grKernel_t gr__kernel_find(const char *name)
-{
-    grKernel_t k = NULL;
-    pthread_mutex_lock(&names_lock);
-    for (name_entry *e = names; e; e = e->next)
-        if (strcmp(e->k->name, name) == 0) {
-            k = e->k;
-            break;
-        }
-    pthread_mutex_unlock(&names_lock);
-    return k;
-}
 
 GR_API grError_t grKernelCreate(grKernel_t *kernel, grKernelFn fn, const char *name, int numParams,
                                 const size_t *paramSizes)
 {
     grKernel_t k;
-    name_entry *ne;
     if (!kernel)
         return gr__fail(grErrorInvalidValue, "grKernelCreate: 'kernel' (the output pointer) is NULL");
     if (!fn)
@@ -63,31 +38,15 @@ GR_API grError_t grKernelCreate(grKernel_t *kernel, grKernelFn fn, const char *n
                             "grKernelCreate: kernel '%s': paramSizes[%d] = %zu is outside 1..4096 bytes",
                             name, i, paramSizes[i]);
     k = gr__kernel_new(fn, name, numParams, paramSizes);
-    ne = gr__malloc(sizeof *ne);
-    if (!k || !ne) {
+    gr_name_result r = k ? gr__kernel_register(k) : GR_NAME_NOMEM;
+    if (r != GR_NAME_OK) {
         if (k)
             gr__kernel_kill(k);
-        gr__free(ne);
+        if (r == GR_NAME_TAKEN)
+            return gr__fail(
+                grErrorInvalidValue,
+                "grKernelCreate: a live kernel is already named '%s'; kernel names must be unique", name);
         return gr__fail(grErrorMemoryAllocation, "grKernelCreate: out of memory registering kernel '%s'",
-                        name);
-    }
-    /* The uniqueness test and the registration under one lock hold: two
-     * threads registering one name at once get one kernel and one refusal. */
-    pthread_mutex_lock(&names_lock);
-    bool taken = false;
-    for (name_entry *e = names; e && !taken; e = e->next)
-        taken = strcmp(e->k->name, name) == 0;
-    if (!taken) {
-        ne->k = k;
-        ne->next = names;
-        names = ne;
-    }
-    pthread_mutex_unlock(&names_lock);
-    if (taken) {
-        gr__kernel_kill(k);
-        gr__free(ne);
-        return gr__fail(grErrorInvalidValue,
-                        "grKernelCreate: a live kernel is already named '%s'; kernel names must be unique",
                         name);
     }
     *kernel = k;
@@ -96,21 +55,19 @@ GR_API grError_t grKernelCreate(grKernel_t *kernel, grKernelFn fn, const char *n
 
 GR_API grError_t grKernelDestroy(grKernel_t kernel)
 {
-    name_entry **pp, *e = NULL;
     if (!gr__kernel_valid(kernel))
         return gr__fail(grErrorInvalidDeviceFunction,
                         "grKernelDestroy: kernel %p is not a live kernel (NULL, destroyed, or not from "
                         "grKernelCreate)",
                         GR_PTR(kernel));
-    pthread_mutex_lock(&names_lock);
-    for (pp = &names; *pp; pp = &(*pp)->next)
-        if ((*pp)->k == kernel) {
-            e = *pp;
-            *pp = e->next;
-            break;
-        }
-    pthread_mutex_unlock(&names_lock);
-    gr__free(e);
+    /* A stand-in of a graph file has no handle to destroy: the graph that
+     * loaded it owns it. */
+    if (!gr__kernel_unregister(kernel))
+        return gr__fail(
+            grErrorInvalidDeviceFunction,
+            "grKernelDestroy: kernel %p ('%s') is not registered: a stand-in that grGraphLoadFromFile "
+            "made (it lives as long as the loaded graph), or destroyed by another thread just now",
+            GR_PTR(kernel), kernel->name);
     gr__kernel_kill(kernel);
     return grSuccess;
 }
@@ -121,6 +78,19 @@ static GR_NOINLINE grError_t launch_blocking(gr_stream *s, grKernel_t kernel, co
 {
     return gr__launched(s,
                         gr__stream_enqueue_kernel("grLaunchKernel", s, kernel, grid, block, sharedMem, args));
+}
+
+GR_API grError_t grFuncGetName(const char **name, grKernel_t func)
+{
+    if (!name)
+        return gr__fail(grErrorInvalidValue, "grFuncGetName: 'name' (the output pointer) is NULL");
+    if (!gr__kernel_valid(func))
+        return gr__fail(grErrorInvalidDeviceFunction,
+                        "grFuncGetName: kernel %p is not a live kernel (NULL, destroyed, or not from "
+                        "grKernelCreate)",
+                        GR_PTR(func));
+    *name = func->name;
+    return grSuccess;
 }
 
 GR_API grError_t grLaunchKernel(grKernel_t kernel, grDim3 gridDim, grDim3 blockDim, void **args,

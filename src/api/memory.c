@@ -21,21 +21,6 @@
 #include "../memory/pool.h"
 
 #include <string.h>
-#include <unistd.h>
-
-/* The "device memory" of the CPU device: physical RAM. A request larger
- * than that can never be backed, so it fails at once instead of relying on
- * the OS (which may overcommit, and under sanitizers aborts). */
-static size_t device_memory_bytes(void)
-{
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (pages <= 0 || page <= 0)
-        return SIZE_MAX;
-    size_t total;
-    if (gr__mul_overflow((size_t)pages, (size_t)page, &total))
-        return SIZE_MAX;
-    return total;
-}
 
 static const char *kind_allocator(gr_mem_kind k)
 {
@@ -101,30 +86,7 @@ static grError_t alloc_tracked(const char *call, void **out, size_t size, gr_mem
         return alloc_gpu(call, out, size, gr__device_current());
     if (kind == GR_MEM_HOST && gr__gpu_count() > 0)
         return alloc_gpu(call, out, size, GR_OWNER_PINNED);
-    size_t limit = device_memory_bytes();
-    if (size > limit)
-        return gr__fail(grErrorMemoryAllocation,
-                        "%s: %zu bytes requested, more than the device's %zu bytes of "
-                        "memory (the host's physical RAM); allocate less",
-                        call, size, limit);
-    /* Rounding up keeps every block's end aligned too, as CUDA's are. */
-    size_t rounded;
-    if (gr__add_overflow(size, GR_MEM_ALIGN - 1, &rounded))
-        rounded = SIZE_MAX;
-    rounded &= ~(size_t)(GR_MEM_ALIGN - 1);
-    void *p = gr__aligned_alloc(GR_MEM_ALIGN, rounded);
-    if (!p)
-        return gr__fail(grErrorMemoryAllocation,
-                        "%s: the host could not provide %zu bytes; free memory or "
-                        "allocate less",
-                        call, size);
-    if (!gr__mem_track(p, size, kind)) {
-        gr__free(p);
-        return gr__fail(grErrorMemoryAllocation, "%s: no memory left to record the allocation of %zu bytes",
-                        call, size);
-    }
-    *out = p;
-    return grSuccess;
+    return gr__mem_alloc(call, size, kind, out);
 }
 
 /* Refuses a pointer that 'call' may not free; changes nothing. */
@@ -174,12 +136,11 @@ static grError_t free_tracked(const char *call, void *p, gr_mem_kind kind)
         return owner == GR_OWNER_PINNED ? gr__cuda_free_host(call, p) : gr__cuda_free(call, owner, p);
     }
     /* Another thread may have freed it while this one waited. */
-    if (!gr__mem_untrack(p, kind))
+    if (!gr__mem_free_block(p, kind))
         return gr__fail(grErrorInvalidValue,
                         "%s: pointer %p was freed by another thread during this call; "
                         "free each allocation once",
                         call, p);
-    gr__free(p);
     return grSuccess;
 }
 

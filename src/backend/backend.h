@@ -152,6 +152,43 @@ void gr__kernel_release(grKernel_t k);
 void gr__kernel_retain_n(grKernel_t k, int n);
 void gr__kernel_release_n(grKernel_t k, int n);
 
+/* ------------------------------------------------------------------ names */
+
+/* The registry of names (names.c): kernels by their name, host functions
+ * registered by name, so that graph files can name them. */
+typedef enum gr_name_result {
+    GR_NAME_OK = 0,
+    GR_NAME_TAKEN,    /* the name is registered already */
+    GR_NAME_FN_TAKEN, /* the host function is registered under another name */
+    GR_NAME_NOMEM
+} gr_name_result;
+
+/* Registers a new kernel under its name (unique among registered ones). */
+gr_name_result gr__kernel_register(grKernel_t k);
+
+/* Takes k off the registry; false if it was not on it (a graph file's
+ * stand-in kernel, which no handle owns). */
+bool gr__kernel_unregister(grKernel_t k);
+
+/* The registered kernel named 'name', retained (the caller releases it),
+ * or NULL. */
+grKernel_t gr__kernel_find(const char *name);
+
+/* Registers host function fn under 'name' with the userData a loaded
+ * node gets where its saved node had that same userData. */
+gr_name_result gr__hostfn_register(grHostFn_t fn, const char *name, void *user_data);
+
+/* Takes fn off the registry; false if it was not on it. */
+bool gr__hostfn_unregister(grHostFn_t fn);
+
+/* The function registered as 'name' and its userData: false if none. */
+bool gr__hostfn_find(const char *name, grHostFn_t *fn, void **user_data);
+
+/* The name fn is registered under, copied into buf when it fits cap
+ * (with its NUL), and its registered userData: returns the name's length,
+ * 0 if fn is not registered. */
+size_t gr__hostfn_name(grHostFn_t fn, char *buf, size_t cap, void **user_data);
+
 /* Per-block shared-memory scratch of the calling thread (NULL for 0). */
 void *gr__kernel_scratch(uint32_t bytes);
 

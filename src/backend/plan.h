@@ -183,6 +183,9 @@ struct grGraphExec_st {
     /* The exec layer's graph memory record (exec/graphmem.c), guarded by
      * its lock; NULL without graph memory. */
     struct gr_gexec *gmem;
+    /* The buffers and events of the loaded graph it was instantiated
+     * from, kept alive by it (the graph layer's, graph.h), or NULL. */
+    struct gr_file_res *file_res;
     /* The executable's lowered form on a GPU (cuda/cuda_graph.h), or NULL
      * for the CPU; immutable after instantiation. */
     struct gr_cuda_exec *gpu;

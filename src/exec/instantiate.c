@@ -512,6 +512,7 @@ static void exec_free(struct grGraphExec_st *e)
         gr__graphmem_exec_free(e);
     gr__cuda_exec_free(e->gpu);
     gr__plan_free(&e->plan);
+    gr__file_res_release(e->file_res);
     gr__big_free(e->orig);
     gr__free((void *)gr_load_relaxed(&e->map));
     gr__mark_dead(&e->magic);
@@ -607,6 +608,9 @@ static grError_t instantiate(const char *call, grGraphExec_t *out, grGraph_t g, 
         exec_free(e);
         return err;
     }
+    /* Its plan points into the loaded graph's buffers and names its events. */
+    e->file_res = g->res;
+    gr__file_res_retain(e->file_res);
     e->magic = GR_MAGIC_EXEC;
     e->flags |= flags; /* keeps GR_EXEC_GRAPHMEM, set by gr__graphmem_instantiate */
     atomic_init(&e->refs, 1);

@@ -51,6 +51,9 @@ grError_t gr__graph_clone(grGraph_t src, grGraph_t *out)
         return gr__fail(grErrorMemoryAllocation, "out of memory cloning a graph of %zu nodes", n);
     }
     c->cloned_from = src;
+    /* The clone's nodes point into the same loaded buffers. */
+    c->res = src->res;
+    gr__file_res_retain(c->res);
     c->cloned_seq_end = src->next_seq;
     c->next_seq = src->next_seq;
     /* One slab chunk for the whole clone when it fits one. */

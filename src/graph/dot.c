@@ -33,7 +33,7 @@ static void put_escaped(FILE *f, const char *s)
     }
 }
 
-static const char *kind_name(grMemcpyKind k)
+const char *gr__memcpy_kind_name(grMemcpyKind k)
 {
     switch (k) {
     case grMemcpyHostToHost:
@@ -80,10 +80,10 @@ static void node_text(const struct grGraphNode_st *n, unsigned flags, char *buf,
     }
     case grGraphNodeTypeMemcpy:
         if (verbose)
-            snprintf(buf, cap, "\n%zu bytes %s\ndst %p\nsrc %p", p->memcpy.count, kind_name(p->memcpy.kind),
-                     p->memcpy.dst, p->memcpy.src);
+            snprintf(buf, cap, "\n%zu bytes %s\ndst %p\nsrc %p", p->memcpy.count,
+                     gr__memcpy_kind_name(p->memcpy.kind), p->memcpy.dst, p->memcpy.src);
         else
-            snprintf(buf, cap, "\n%zu bytes %s", p->memcpy.count, kind_name(p->memcpy.kind));
+            snprintf(buf, cap, "\n%zu bytes %s", p->memcpy.count, gr__memcpy_kind_name(p->memcpy.kind));
         return;
     case grGraphNodeTypeMemset:
         if (verbose)

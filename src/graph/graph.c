@@ -499,6 +499,8 @@ void gr__graph_free(grGraph_t g)
         older = c->older;
         slab_chunk_free(c);
     }
+    /* After the nodes: their parameters point into the buffers. */
+    gr__file_res_release(g->res);
     gr__prov_free(g);
     g->magic = GR_MAGIC_DEAD;
     gr__shell_retire(&graph_shelf, g);

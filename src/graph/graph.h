@@ -128,6 +128,9 @@ struct grGraph_st {
      * the graph cannot be destroyed, lose nodes, or be the target of a
      * second capture meanwhile. */
     void *capture;
+    /* What a graph file's loader made for this graph (buffers, events),
+     * shared with its clones and executables, or NULL (graph/file_res.c). */
+    struct gr_file_res *res;
     /* Where captured nodes and edges came from (provenance.c), or NULL;
      * never copied by a clone. */
     struct gr_graph_prov *prov;
@@ -278,6 +281,10 @@ bool gr__graphmem_has_nodes(grGraph_t g);
  * false also when out of memory. */
 bool gr__graph_reaches(const struct grGraphNode_st *from, const struct grGraphNode_st *to, size_t limit);
 
+/* The word of a copy kind without its prefix ("HostToDevice"), as DOT
+ * output and graph files write it; "?" for a value that is no kind. */
+const char *gr__memcpy_kind_name(grMemcpyKind k);
+
 /* Short name of a node type ("kernel", "memcpy", ...). */
 const char *gr__node_type_name(grGraphNodeType t);
 
@@ -357,6 +364,13 @@ void gr__node_params_free(grGraphNodeType t, gr_node_params *p);
 /* Removes a node and its edges without the public call's checks (a failed
  * capture takes back the nodes it added, memory nodes included). */
 void gr__graph_node_destroy(grGraphNode_t node);
+
+/* The buffers and events a graph file's loader made (file_res.c): freed
+ * when the last graph, clone or executable holding a reference lets go.
+ * NULL is accepted and ignored by both. */
+struct gr_file_res;
+void gr__file_res_retain(struct gr_file_res *r);
+void gr__file_res_release(struct gr_file_res *r);
 
 /* Deep-copies a graph (used by clone and child-graph nodes). */
 grError_t gr__graph_clone(grGraph_t src, grGraph_t *out);

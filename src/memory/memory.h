@@ -136,6 +136,17 @@ static inline grError_t gr__kernel_check(const char *call, grKernel_t k, const g
     return gr__kernel_check_slow(call, k, grid, block, shmem, args);
 }
 
+/* A new block of 'size' bytes (> 0), 256-aligned, tracked as 'kind'
+ * (GR_MEM_DEVICE or GR_MEM_HOST), its contents undefined:
+ * grErrorMemoryAllocation with a detail naming 'call' when more than the
+ * device's memory is asked for or the host cannot provide it (block.c). */
+grError_t gr__mem_alloc(const char *call, size_t size, gr_mem_kind kind, void **out);
+
+/* Stops tracking and frees the block of 'kind' at base; false (nothing
+ * freed) when no such block is tracked. The caller makes sure no queued
+ * work still touches it. */
+bool gr__mem_free_block(void *base, gr_mem_kind kind);
+
 /* The number of tracked allocations (for diagnostics and tests). */
 size_t gr__mem_live_count(void);
 

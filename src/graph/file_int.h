@@ -1,0 +1,56 @@
+/*
+ * file_int.h - what the graph file's saver (file_save.c), loader
+ * (file_load.c) and resources (file_res.c) share: the words of the format
+ * and the resources a loaded graph owns. docs/graph-files.md specifies the
+ * format.
+ */
+#ifndef GR_FILE_INT_H
+#define GR_FILE_INT_H
+
+#include "graph.h"
+#include "../memory/memory.h"
+
+/* The first line of every graph file: this word, a space, the version. */
+#define GR_FILE_MAGIC "graphrt-graph"
+#define GR_FILE_VERSION 1
+
+/*
+ * The resources of a loaded graph: the buffers the loader allocated and
+ * the events it created, the names of its stand-in host functions.
+ * Refcounted by the loaded graph, its clones (child graphs included) and
+ * the executables instantiated from them; the last release frees the
+ * buffers, destroys the events' handles (nodes that still name an event
+ * hold their own reference) and frees the record.
+ */
+typedef struct gr_file_buf {
+    void *ptr;
+    size_t size;
+    gr_mem_kind kind;
+} gr_file_buf;
+
+struct gr_file_res {
+    atomic_int refs;
+    gr_file_buf *bufs;
+    size_t nbufs, capbufs;
+    grEvent_t *events;
+    size_t nevents, capevents;
+    char **names; /* stand-in host functions' names, their userData */
+    size_t nnames, capnames;
+};
+
+/* A new record with one reference, or NULL when out of memory. */
+struct gr_file_res *gr__file_res_new(void);
+
+/* Appends to the record; false when out of memory (nothing appended: the
+ * caller frees what it would have appended). */
+bool gr__file_res_add_buf(struct gr_file_res *r, void *ptr, size_t size, gr_mem_kind kind);
+bool gr__file_res_add_event(struct gr_file_res *r, grEvent_t e);
+bool gr__file_res_add_name(struct gr_file_res *r, char *name);
+
+/* The stand-ins of grGraphLoadStandIns: a kernel function for every
+ * kernel and a host function whose userData is the record's copy of the
+ * saved name (so a stand-in graph saves back with its names). */
+void gr__standin_kernel(const grKernelCtx *ctx, void **args);
+void gr__standin_host(void *user_data);
+
+#endif /* GR_FILE_INT_H */

@@ -1,0 +1,663 @@
+/*
+ * file_save.c - grGraphSaveToFile: a graph as a graph file (the format is
+ * docs/graph-files.md).
+ *
+ * One walk over the graph in creation order, child graphs in place, writes
+ * the node lines into a buffer and gives each kernel, host function,
+ * buffer and event an id in the order it is first used; the file is then
+ * the header, the declarations in id order and the node lines. So the
+ * same graph always gives the same bytes: nothing depends on addresses,
+ * only on creation and edge order.
+ *
+ * Invariant: the walk writes only the nodes' 'scratch' (a node's index in
+ * its graph, which names it "n<index>").
+ */
+#include "file_int.h"
+#include "../memory/graphmem.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------- output */
+
+typedef struct outbuf {
+    char *p;
+    size_t len, cap;
+    bool oom;
+} outbuf;
+
+static bool out_reserve(outbuf *o, size_t n)
+{
+    if (o->len + n <= o->cap)
+        return true;
+    if (o->oom)
+        return false;
+    size_t ncap = o->cap ? o->cap : 4096;
+    while (ncap < o->len + n)
+        ncap *= 2;
+    char *np = gr__realloc(o->p, ncap);
+    if (!np) {
+        o->oom = true;
+        return false;
+    }
+    o->p = np;
+    o->cap = ncap;
+    return true;
+}
+
+static void put_mem(outbuf *o, const char *s, size_t n)
+{
+    if (out_reserve(o, n)) {
+        memcpy(o->p + o->len, s, n);
+        o->len += n;
+    }
+}
+
+static void put_s(outbuf *o, const char *s)
+{
+    put_mem(o, s, strlen(s));
+}
+
+static void put_c(outbuf *o, char c)
+{
+    if (out_reserve(o, 1))
+        o->p[o->len++] = c;
+}
+
+/* Decimal without printf: a large graph writes millions of numbers. */
+static void put_u(outbuf *o, uint64_t v)
+{
+    char tmp[24];
+    size_t i = sizeof tmp;
+    do {
+        tmp[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    put_mem(o, tmp + i, sizeof tmp - i);
+}
+
+static void put_hex_bytes(outbuf *o, const unsigned char *b, size_t n)
+{
+    static const char digits[] = "0123456789abcdef";
+    if (!out_reserve(o, 2 * n))
+        return;
+    for (size_t i = 0; i < n; i++) {
+        o->p[o->len++] = digits[b[i] >> 4];
+        o->p[o->len++] = digits[b[i] & 15];
+    }
+}
+
+/* A name in double quotes: '"' and '\' escaped, spaces and bytes outside
+ * printable ASCII as \xHH, so that a name is one field of its line. */
+static void put_quoted(outbuf *o, const char *s)
+{
+    put_c(o, '"');
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') {
+            put_c(o, '\\');
+            put_c(o, (char)c);
+        } else if (c <= 0x20 || c >= 0x7f) {
+            put_s(o, "\\x");
+            put_hex_bytes(o, &c, 1);
+        } else {
+            put_c(o, (char)c);
+        }
+    }
+    put_c(o, '"');
+}
+
+/* ------------------------------------------------------ pointer -> id */
+
+/* An open-addressing map from a pointer to an id. */
+typedef struct idmap {
+    const void **keys;
+    uint32_t *ids;
+    size_t cap, n;
+} idmap;
+
+static size_t slot_of(const idmap *m, const void *key)
+{
+    uint64_t h = (uint64_t)(uintptr_t)key * 0x9e3779b97f4a7c15ull;
+    size_t i = (size_t)(h >> 20) & (m->cap - 1);
+    while (m->keys[i] && m->keys[i] != key)
+        i = (i + 1) & (m->cap - 1);
+    return i;
+}
+
+/* The id of key, or UINT32_MAX. */
+static uint32_t map_get(const idmap *m, const void *key)
+{
+    if (m->cap == 0)
+        return UINT32_MAX;
+    size_t i = slot_of(m, key);
+    return m->keys[i] ? m->ids[i] : UINT32_MAX;
+}
+
+static bool map_put(idmap *m, const void *key, uint32_t id)
+{
+    if (2 * (m->n + 1) > m->cap) {
+        size_t ncap = m->cap ? 2 * m->cap : 16;
+        idmap nm = {gr__calloc(ncap, sizeof *nm.keys), gr__calloc(ncap, sizeof *nm.ids), ncap, 0};
+        if (!nm.keys || !nm.ids) {
+            gr__free(nm.keys);
+            gr__free(nm.ids);
+            return false;
+        }
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->keys[i]) {
+                size_t j = slot_of(&nm, m->keys[i]);
+                nm.keys[j] = m->keys[i];
+                nm.ids[j] = m->ids[i];
+            }
+        nm.n = m->n;
+        gr__free(m->keys);
+        gr__free(m->ids);
+        *m = nm;
+    }
+    size_t i = slot_of(m, key);
+    m->keys[i] = key;
+    m->ids[i] = id;
+    m->n++;
+    return true;
+}
+
+static void map_free(idmap *m)
+{
+    gr__free(m->keys);
+    gr__free(m->ids);
+}
+
+/* ------------------------------------------------------------- saver */
+
+/* The memory of an allocation node of the top graph. */
+typedef struct arange {
+    uintptr_t base;
+    size_t size;
+    uint64_t index; /* the node's index: "@n<index>" */
+} arange;
+
+typedef struct saver {
+    const char *call;
+    outbuf decl, body;
+    idmap kernels, hostfns, bufs, events;
+    uint32_t nkernels, nhostfns, nbufs, nevents;
+    /* The buffers' sizes by id (a buffer of untracked memory grows to
+     * the largest range used from its address). */
+    size_t *bufsize;
+    size_t capbufsize;
+    unsigned char *bufkind; /* 'd' or 'h' by id, fixed at first use */
+    outbuf bufdecl;         /* the buffers' lines, written at the end */
+    arange *allocs;
+    size_t nallocs;
+    grError_t err; /* the first failure, its detail set */
+} saver;
+
+static bool fail_oom(saver *s)
+{
+    if (!s->err)
+        s->err = gr__fail(grErrorMemoryAllocation, "%s: out of memory", s->call);
+    return false;
+}
+
+/* The allocation node whose memory holds p, or NULL. */
+static const arange *alloc_at(const saver *s, uintptr_t p)
+{
+    size_t lo = 0, hi = s->nallocs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->allocs[mid].base <= p)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
+        return NULL;
+    const arange *a = &s->allocs[lo - 1];
+    return p - a->base < a->size ? a : NULL;
+}
+
+/* The id of the buffer keyed 'key' (a tracked base, or an untracked
+ * address), declaring it at first use; its size grows to 'size'. */
+static uint32_t buf_id(saver *s, const void *key, size_t size, char kind)
+{
+    uint32_t id = map_get(&s->bufs, key);
+    if (id == UINT32_MAX) {
+        id = s->nbufs;
+        if (id == s->capbufsize) {
+            size_t ncap = s->capbufsize ? 2 * s->capbufsize : 16;
+            size_t *ns = gr__realloc(s->bufsize, ncap * sizeof *ns);
+            unsigned char *nk = ns ? gr__realloc(s->bufkind, ncap) : NULL;
+            if (ns)
+                s->bufsize = ns;
+            if (!nk) {
+                fail_oom(s);
+                return UINT32_MAX;
+            }
+            s->bufkind = nk;
+            s->capbufsize = ncap;
+        }
+        if (!map_put(&s->bufs, key, id)) {
+            fail_oom(s);
+            return UINT32_MAX;
+        }
+        s->nbufs++;
+        s->bufsize[id] = size;
+        s->bufkind[id] = (unsigned char)kind;
+    } else if (s->bufsize[id] < size) {
+        s->bufsize[id] = size;
+    }
+    return id;
+}
+
+/* "b<id>+<off>" for a buffer, "@n<id>+<off>" for an allocation node. */
+static void put_ref(outbuf *o, char prefix, uint64_t id, uintptr_t off)
+{
+    put_s(o, prefix == '@' ? "@n" : "b");
+    put_u(o, id);
+    put_c(o, '+');
+    put_u(o, off);
+}
+
+/*
+ * Writes a reference to the n bytes at p: "null", "@n<i>+<off>" into an
+ * allocation node's memory, "b<k>+<off>" into a buffer. Memory graphrt
+ * did not allocate becomes a host buffer of its own when 'untracked_ok'
+ * (copies and memsets); otherwise returns false and writes nothing (the
+ * caller saves the value).
+ */
+static bool put_ptr(saver *s, outbuf *o, const void *p, size_t n, bool untracked_ok)
+{
+    uintptr_t u = (uintptr_t)p;
+    void *base;
+    size_t size;
+    gr_mem_kind kind;
+    if (!p) {
+        put_s(o, "null");
+        return true;
+    }
+    const arange *a = alloc_at(s, u);
+    if (a) {
+        put_ref(o, '@', a->index, u - a->base);
+        return true;
+    }
+    if (gr__mem_lookup(p, &base, &size, &kind)) {
+        uint32_t id = buf_id(s, base, size, kind == GR_MEM_HOST ? 'h' : 'd');
+        put_ref(o, 'b', id, u - (uintptr_t)base);
+        return true;
+    }
+    if (!untracked_ok)
+        return false;
+    if (n == 0) {
+        /* Nothing is touched: no memory to stand for. */
+        put_s(o, "null");
+        return true;
+    }
+    put_ref(o, 'b', buf_id(s, p, n, 'h'), 0);
+    return true;
+}
+
+static uint32_t kernel_id(saver *s, grKernel_t k)
+{
+    uint32_t id = map_get(&s->kernels, k);
+    if (id != UINT32_MAX)
+        return id;
+    id = s->nkernels++;
+    if (!map_put(&s->kernels, k, id)) {
+        fail_oom(s);
+        return 0;
+    }
+    put_s(&s->decl, "kernel k");
+    put_u(&s->decl, id);
+    put_c(&s->decl, ' ');
+    put_quoted(&s->decl, k->name);
+    for (int i = 0; i < k->nparams; i++) {
+        put_c(&s->decl, ' ');
+        put_u(&s->decl, k->sizes[i]);
+    }
+    put_c(&s->decl, '\n');
+    return id;
+}
+
+static void put_event(saver *s, outbuf *o, grEvent_t e)
+{
+    uint32_t id = map_get(&s->events, e);
+    if (id == UINT32_MAX) {
+        id = s->nevents++;
+        if (!map_put(&s->events, e, id)) {
+            fail_oom(s);
+            return;
+        }
+        put_s(&s->decl, "event e");
+        put_u(&s->decl, id);
+        put_c(&s->decl, ' ');
+        put_u(&s->decl, e->flags);
+        put_c(&s->decl, '\n');
+    }
+    put_s(o, " e");
+    put_u(o, id);
+}
+
+static void put_dim(outbuf *o, const char *key, grDim3 d)
+{
+    put_s(o, key);
+    put_u(o, d.x);
+    put_c(o, ',');
+    put_u(o, d.y);
+    put_c(o, ',');
+    put_u(o, d.z);
+}
+
+static void put_kernel(saver *s, outbuf *o, const gr_kernel_params *kp)
+{
+    grKernel_t k = kp->kernel;
+    put_s(o, " k");
+    put_u(o, kernel_id(s, k));
+    put_dim(o, " grid=", kp->grid);
+    put_dim(o, " block=", kp->block);
+    put_s(o, " shmem=");
+    put_u(o, kp->shmem);
+    for (int i = 0; i < k->nparams; i++) {
+        const unsigned char *v = (const unsigned char *)kp->argbuf + k->offsets[i];
+        put_s(o, i ? "," : " args=");
+        /* A pointer-sized value that points into graphrt's memory is
+         * saved as a reference; everything else by value. */
+        if (k->sizes[i] == sizeof(void *)) {
+            void *p;
+            memcpy(&p, v, sizeof p);
+            if (p && put_ptr(s, o, p, 1, false))
+                continue;
+        }
+        put_c(o, 'x');
+        put_hex_bytes(o, v, k->sizes[i]);
+    }
+}
+
+static void put_host(saver *s, outbuf *o, const grHostNodeParams *hp, const struct grGraphNode_st *n)
+{
+    char name[320];
+    const char *nm = name;
+    void *reg_data = NULL;
+    bool standin = hp->fn == gr__standin_host;
+    if (standin) {
+        nm = hp->userData;
+    } else {
+        size_t len = gr__hostfn_name(hp->fn, name, sizeof name, &reg_data);
+        if (len == 0 || len >= sizeof name) {
+            if (!s->err)
+                s->err = gr__fail(grErrorInvalidValue,
+                                  "%s: %s calls host function %p, which has no name: register it with "
+                                  "grHostFnRegister(fn, \"name\", userData) before saving",
+                                  s->call, gr__node_label(n), GR_PTR(hp->fn));
+            return;
+        }
+    }
+    const void *key = standin ? hp->userData : (const void *)(uintptr_t)hp->fn;
+    uint32_t id = map_get(&s->hostfns, key);
+    if (id == UINT32_MAX) {
+        id = s->nhostfns++;
+        if (!map_put(&s->hostfns, key, id)) {
+            fail_oom(s);
+            return;
+        }
+        put_s(&s->decl, "hostfn h");
+        put_u(&s->decl, id);
+        put_c(&s->decl, ' ');
+        put_quoted(&s->decl, nm);
+        put_c(&s->decl, '\n');
+    }
+    put_s(o, " h");
+    put_u(o, id);
+    put_s(o, " data=");
+    if (standin || hp->userData == NULL) {
+        put_s(o, "null");
+    } else if (hp->userData == reg_data) {
+        put_s(o, "registered");
+    } else if (!put_ptr(s, o, hp->userData, 1, false)) {
+        /* Meaningful only in the process that saved it (the format's
+         * documentation says so). */
+        put_s(o, "0x");
+        uint64_t v = (uint64_t)(uintptr_t)hp->userData;
+        unsigned char be[8];
+        for (int i = 0; i < 8; i++)
+            be[i] = (unsigned char)(v >> (56 - 8 * i));
+        put_hex_bytes(o, be, 8);
+    }
+}
+
+/* The access descriptor is kept by graph memory, not by the node; the
+ * only one an allocation node accepts is device 0 read-write. */
+static const char *alloc_access_word(const grMemAllocNodeParams *ap)
+{
+    size_t count = 0;
+    (void)gr__graphmem_access(ap->dptr, &count);
+    return count ? "rw" : "none";
+}
+
+static void put_graph(saver *s, outbuf *o, grGraph_t g, unsigned depth);
+
+static void indent(outbuf *o, unsigned depth)
+{
+    for (unsigned i = 0; i < depth; i++)
+        put_s(o, "  ");
+}
+
+/* The node line of n (its block, for a child graph). */
+static void put_node(saver *s, outbuf *o, const struct grGraphNode_st *n, unsigned depth)
+{
+    const gr_node_params *p = &n->p;
+    indent(o, depth);
+    put_c(o, 'n');
+    put_u(o, n->scratch);
+    switch (n->type) {
+    case grGraphNodeTypeKernel:
+        put_s(o, " kernel");
+        put_kernel(s, o, &p->kernel);
+        break;
+    case grGraphNodeTypeMemcpy:
+        put_s(o, " memcpy dst=");
+        put_ptr(s, o, p->memcpy.dst, p->memcpy.count, true);
+        put_s(o, " src=");
+        put_ptr(s, o, p->memcpy.src, p->memcpy.count, true);
+        put_s(o, " count=");
+        put_u(o, p->memcpy.count);
+        put_s(o, " kind=");
+        put_s(o, gr__memcpy_kind_name(p->memcpy.kind));
+        break;
+    case grGraphNodeTypeMemset:
+        put_s(o, " memset dst=");
+        put_ptr(s, o, p->memset.dst, gr__memset_span(&p->memset), true);
+        put_s(o, " pitch=");
+        put_u(o, p->memset.pitch);
+        put_s(o, " value=");
+        put_u(o, p->memset.value);
+        put_s(o, " elem=");
+        put_u(o, p->memset.elementSize);
+        put_s(o, " width=");
+        put_u(o, p->memset.width);
+        put_s(o, " height=");
+        put_u(o, p->memset.height);
+        break;
+    case grGraphNodeTypeHost:
+        put_s(o, " host");
+        put_host(s, o, &p->host, n);
+        break;
+    case grGraphNodeTypeGraph:
+        put_s(o, " graph");
+        break;
+    case grGraphNodeTypeEmpty:
+        put_s(o, " empty");
+        break;
+    case grGraphNodeTypeWaitEvent:
+        put_s(o, " wait");
+        put_event(s, o, p->event);
+        break;
+    case grGraphNodeTypeEventRecord:
+        put_s(o, " record");
+        put_event(s, o, p->event);
+        break;
+    case grGraphNodeTypeMemAlloc:
+        put_s(o, " alloc size=");
+        put_u(o, p->alloc.bytesize);
+        put_s(o, " access=");
+        put_s(o, alloc_access_word(&p->alloc));
+        put_s(o, " maxsize=");
+        put_u(o, p->alloc.poolProps.maxSize);
+        put_s(o, " usage=");
+        put_u(o, p->alloc.poolProps.usage);
+        break;
+    case grGraphNodeTypeMemFree: {
+        const arange *a = alloc_at(s, (uintptr_t)p->free_ptr);
+        if (!a || a->base != (uintptr_t)p->free_ptr) {
+            if (!s->err)
+                s->err = gr__fail(grErrorNotSupported,
+                                  "%s: %s frees %p, the memory of an allocation node of another graph; a "
+                                  "graph file holds the frees of its own graph's allocations only",
+                                  s->call, gr__node_label(n), p->free_ptr);
+            return;
+        }
+        put_s(o, " free ptr=");
+        put_ref(o, '@', a->index, 0);
+        break;
+    }
+    case grGraphNodeTypeCount:
+        break;
+    }
+    for (size_t i = 0; i < n->ndeps; i++) {
+        put_s(o, i ? ",n" : " after=n");
+        put_u(o, n->deps[i]->scratch);
+    }
+    /* Successors in an order other than their creation order (edges
+     * added later, or removed and added again) are listed, so that the
+     * loaded graph keeps the edge order too. */
+    bool sorted = true;
+    for (size_t i = 1; i < n->nsuccs && sorted; i++)
+        sorted = n->succs[i - 1]->scratch < n->succs[i]->scratch;
+    for (size_t i = 0; !sorted && i < n->nsuccs; i++) {
+        put_s(o, i ? ",n" : " succ=n");
+        put_u(o, n->succs[i]->scratch);
+    }
+    if (n->type == grGraphNodeTypeGraph) {
+        put_s(o, " {\n");
+        put_graph(s, o, p->child, depth + 1);
+        indent(o, depth);
+        put_c(o, '}');
+    }
+    put_c(o, '\n');
+}
+
+/* Names the nodes of g by their creation-order index, then writes them.
+ * The slab walk visits the list's order without its dependent loads
+ * (a cache miss per node of a large graph). */
+static void put_graph(saver *s, outbuf *o, grGraph_t g, unsigned depth)
+{
+    struct grGraphNode_st *n;
+    uint64_t i = 0;
+    GR_GRAPH_FOR_EACH_NODE (g, n)
+        n->scratch = i++;
+    GR_GRAPH_FOR_EACH_NODE (g, n) {
+        if (!s->err)
+            put_node(s, o, n, depth);
+    }
+}
+
+static int cmp_arange(const void *a, const void *b)
+{
+    const arange *x = a, *y = b;
+    return x->base < y->base ? -1 : x->base > y->base;
+}
+
+/* The allocation nodes' memory, sorted (only a top graph has them). */
+static bool collect_allocs(saver *s, grGraph_t g)
+{
+    struct grGraphNode_st *n;
+    uint64_t i = 0;
+    size_t k = 0;
+    /* A graph without memory nodes has no allocation node to look for. */
+    if (g->nmemnodes == 0)
+        return true;
+    GR_GRAPH_FOR_EACH_NODE (g, n)
+        k += n->type == grGraphNodeTypeMemAlloc;
+    if (k == 0)
+        return true;
+    s->allocs = gr__malloc(k * sizeof *s->allocs);
+    if (!s->allocs)
+        return fail_oom(s);
+    GR_GRAPH_FOR_EACH_NODE (g, n) {
+        if (n->type == grGraphNodeTypeMemAlloc)
+            s->allocs[s->nallocs++] = (arange){(uintptr_t)n->p.alloc.dptr, n->p.alloc.bytesize, i};
+        i++;
+    }
+    qsort(s->allocs, s->nallocs, sizeof *s->allocs, cmp_arange);
+    return true;
+}
+
+static void saver_free(saver *s)
+{
+    gr__free(s->decl.p);
+    gr__free(s->body.p);
+    gr__free(s->bufdecl.p);
+    map_free(&s->kernels);
+    map_free(&s->hostfns);
+    map_free(&s->bufs);
+    map_free(&s->events);
+    gr__free(s->bufsize);
+    gr__free(s->bufkind);
+    gr__free(s->allocs);
+}
+
+static grError_t write_file(saver *s, const char *path)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return gr__fail(grErrorInvalidValue, "%s: cannot open '%s' for writing: %s", s->call, path,
+                        strerror(errno));
+    static const char head[] = GR_FILE_MAGIC " 1\n# a graphrt graph file (docs/graph-files.md)\n";
+    bool ok = fwrite(head, 1, sizeof head - 1, f) == sizeof head - 1;
+    ok = ok && fwrite(s->decl.p, 1, s->decl.len, f) == s->decl.len;
+    ok = ok && fwrite(s->bufdecl.p, 1, s->bufdecl.len, f) == s->bufdecl.len;
+    ok = ok && fwrite(s->body.p, 1, s->body.len, f) == s->body.len;
+    int saved = errno;
+    if (fclose(f) != 0 && ok) {
+        saved = errno;
+        ok = false;
+    }
+    if (!ok)
+        return gr__fail(grErrorInvalidValue, "%s: cannot write '%s': %s", s->call, path, strerror(saved));
+    return grSuccess;
+}
+
+GR_API grError_t grGraphSaveToFile(grGraph_t graph, const char *path, unsigned int flags)
+{
+    static const char call[] = "grGraphSaveToFile";
+    grError_t err;
+    saver s;
+    if ((err = gr__graph_check(call, graph)))
+        return err;
+    if (!path)
+        return gr__fail(grErrorInvalidValue, "%s: path is NULL; pass the file to write", call);
+    if (flags != 0)
+        return gr__fail(grErrorInvalidValue, "%s: flags is 0x%x but must be 0", call, flags);
+    memset(&s, 0, sizeof s);
+    s.call = call;
+    if (collect_allocs(&s, graph)) {
+        put_s(&s.body, "graph {\n");
+        put_graph(&s, &s.body, graph, 1);
+        put_s(&s.body, "}\n");
+    }
+    /* Buffers are declared last: an untracked one grows while it is used. */
+    for (uint32_t i = 0; i < s.nbufs && !s.err; i++) {
+        put_s(&s.bufdecl, "buffer b");
+        put_u(&s.bufdecl, i);
+        put_s(&s.bufdecl, s.bufkind[i] == 'h' ? " host " : " device ");
+        put_u(&s.bufdecl, s.bufsize[i]);
+        put_c(&s.bufdecl, '\n');
+    }
+    if (!s.err && (s.decl.oom || s.body.oom || s.bufdecl.oom))
+        fail_oom(&s);
+    err = s.err ? s.err : write_file(&s, path);
+    saver_free(&s);
+    return err;
+}

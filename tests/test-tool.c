@@ -1,0 +1,229 @@
+/*
+ * test-tool.c - the graphrt command-line tool as a user runs it: the
+ * binary built with this suite (GR_TOOL_PATH) on files saved here; exit
+ * codes, the counts 'info' reports, DOT output, 'diff' verdicts, and
+ * --json output that parses as JSON.
+ */
+#include "test.h"
+
+#ifdef GR_TOOL_PATH
+
+#include <stdbool.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void tmp_path(char *buf, size_t cap, const char *tag)
+{
+    const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+    snprintf(buf, cap, "%s/graphrt-tool-%ld-%s.graph", dir, (long)getpid(), tag);
+}
+
+/* Runs the tool with 'args'; its standard output into out (cap bytes),
+ * its exit status returned. */
+static int run_tool(const char *args, char *out, size_t cap)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "'%s' %s 2>/dev/null", GR_TOOL_PATH, args);
+    FILE *p = popen(cmd, "r");
+    CHECK(p != NULL);
+    size_t n = fread(out, 1, cap - 1, p);
+    out[n] = '\0';
+    int st = pclose(p);
+    CHECK(WIFEXITED(st));
+    return WEXITSTATUS(st);
+}
+
+/* ------------------------------------------------ a small JSON checker */
+
+static const char *json_value(const char *s);
+
+static const char *ws(const char *s)
+{
+    while (*s == ' ' || *s == '\n' || *s == '\t' || *s == '\r')
+        s++;
+    return s;
+}
+
+static const char *json_string(const char *s)
+{
+    if (*s != '"')
+        return NULL;
+    for (s++; *s && *s != '"'; s++)
+        if (*s == '\\' && !*++s)
+            return NULL;
+    return *s == '"' ? s + 1 : NULL;
+}
+
+static const char *json_value(const char *s)
+{
+    s = ws(s);
+    if (*s == '{' || *s == '[') {
+        char close = *s == '{' ? '}' : ']';
+        s = ws(s + 1);
+        if (*s == close)
+            return s + 1;
+        for (;;) {
+            if (close == '}') {
+                s = json_string(ws(s));
+                if (!s || *(s = ws(s)) != ':')
+                    return NULL;
+                s++;
+            }
+            if (!(s = json_value(s)))
+                return NULL;
+            s = ws(s);
+            if (*s == close)
+                return s + 1;
+            if (*s != ',')
+                return NULL;
+            s++;
+        }
+    }
+    if (*s == '"')
+        return json_string(s);
+    if (strncmp(s, "true", 4) == 0 || strncmp(s, "null", 4) == 0)
+        return s + 4;
+    if (strncmp(s, "false", 5) == 0)
+        return s + 5;
+    const char *b = s;
+    if (*s == '-')
+        s++;
+    while ((*s >= '0' && *s <= '9') || *s == '.')
+        s++;
+    return s > b ? s : NULL;
+}
+
+/* out is exactly one JSON object (and a newline). */
+static void check_json(const char *out)
+{
+    const char *end = json_value(out);
+    if (!end || *ws(end) != '\0')
+        GR_TEST_FAIL_("not one JSON value: %s", out);
+}
+
+/* --------------------------------------------------------- the files */
+
+static void kfn(const grKernelCtx *ctx, void **args)
+{
+    (void)ctx;
+    (void)args;
+}
+
+/* a -> {b, c} -> d with kernels, saved; then b with another grid (same
+ * topology) and with c's edge to d gone (another topology). */
+static void save_diamonds(const char *same, const char *params, const char *topo)
+{
+    grKernel_t k;
+    static const size_t sz[] = {4};
+    CHECK_OK(grKernelCreate(&k, kfn, "step", 1, sz));
+    for (int v = 0; v < 3; v++) {
+        grGraph_t g;
+        grGraphNode_t n[4];
+        int x = 1;
+        void *args[] = {&x};
+        grKernelNodeParams kp = {k, GR_DIM3(1, 1, 1), GR_DIM3(32, 1, 1), 0, args, NULL};
+        CHECK_OK(grGraphCreate(&g, 0));
+        CHECK_OK(grGraphAddKernelNode(&n[0], g, NULL, 0, &kp));
+        kp.gridDim.x = v == 1 ? 4 : 2;
+        CHECK_OK(grGraphAddKernelNode(&n[1], g, &n[0], 1, &kp));
+        kp.gridDim.x = 2;
+        CHECK_OK(grGraphAddKernelNode(&n[2], g, &n[0], 1, &kp));
+        CHECK_OK(grGraphAddKernelNode(&n[3], g, &n[1], v == 2 ? 1 : 2, &kp));
+        CHECK_OK(grGraphSaveToFile(g, v == 0 ? same : v == 1 ? params : topo, 0));
+        CHECK_OK(grGraphDestroy(g));
+    }
+    CHECK_OK(grKernelDestroy(k));
+}
+
+GR_TEST_T(tool_info_counts_nodes_and_prints_json, 60)
+{
+    char a[128], b[128], c[128], args[512], out[8192];
+    tmp_path(a, sizeof a, "a");
+    tmp_path(b, sizeof b, "b");
+    tmp_path(c, sizeof c, "c");
+    save_diamonds(a, b, c);
+    snprintf(args, sizeof args, "info '%s'", a);
+    CHECK_EQ(run_tool(args, out, sizeof out), 0);
+    CHECK(strstr(out, "kernel      4") != NULL);
+    snprintf(args, sizeof args, "info --json '%s'", a);
+    CHECK_EQ(run_tool(args, out, sizeof out), 0);
+    check_json(out);
+    CHECK(strstr(out, "\"nodes\": 4") != NULL);
+    CHECK(strstr(out, "\"edges\": 4") != NULL);
+    CHECK(strstr(out, "\"roots\": 1") != NULL);
+    CHECK(strstr(out, "\"depth\": 3") != NULL);
+    CHECK(strstr(out, "\"width\": 2") != NULL);
+    snprintf(args, sizeof args, "dot '%s'", a);
+    CHECK_EQ(run_tool(args, out, sizeof out), 0);
+    CHECK(strncmp(out, "digraph", 7) == 0);
+    snprintf(args, sizeof args, "replay -n 5 --json '%s'", a);
+    CHECK_EQ(run_tool(args, out, sizeof out), 0);
+    check_json(out);
+    CHECK(strstr(out, "\"replays\": 5") != NULL);
+    snprintf(args, sizeof args, "analyze --json '%s'", a);
+    CHECK_EQ(run_tool(args, out, sizeof out), 0);
+    check_json(out);
+    CHECK(strstr(out, "\"depth\": 3") != NULL);
+    CHECK(strstr(out, "\"critical_path\": [\"n0\", \"n1\", \"n3\"]") != NULL);
+    snprintf(args, sizeof args, "analyze '%s'", a);
+    CHECK_EQ(run_tool(args, out, sizeof out), 0);
+    CHECK(strstr(out, "critical path") != NULL);
+    snprintf(args, sizeof args, "info --baked --json '%s'", a);
+    CHECK_EQ(run_tool(args, out, sizeof out), 0);
+    check_json(out);
+    CHECK(strstr(out, "\"baked\": [{") != NULL);
+    CHECK(strstr(out, "\"kernel\": \"step\"") != NULL);
+    /* Usage errors and failures. */
+    CHECK_EQ(run_tool("", out, sizeof out), 2);
+    CHECK_EQ(run_tool("frobnicate x", out, sizeof out), 2);
+    CHECK_EQ(run_tool("info", out, sizeof out), 2);
+    CHECK_EQ(run_tool("info --bogus x", out, sizeof out), 2);
+    CHECK_EQ(run_tool("replay -n 0 x", out, sizeof out), 2);
+    CHECK_EQ(run_tool("info /nonexistent/file.graph", out, sizeof out), 1);
+    CHECK_EQ(run_tool("info --help", out, sizeof out), 0);
+    CHECK(strstr(out, "usage: graphrt info") != NULL);
+    CHECK_EQ(run_tool("diff --help", out, sizeof out), 0);
+    CHECK_EQ(run_tool("replay --help", out, sizeof out), 0);
+    CHECK_EQ(run_tool("dot --help", out, sizeof out), 0);
+    CHECK_EQ(run_tool("analyze --help", out, sizeof out), 0);
+    CHECK_EQ(run_tool("analyze", out, sizeof out), 2);
+    unlink(a);
+    unlink(b);
+    unlink(c);
+}
+
+GR_TEST_T(tool_diff_pairs_nodes_and_gives_the_update_verdict, 60)
+{
+    char a[128], b[128], c[128], args[512], out[8192];
+    tmp_path(a, sizeof a, "da");
+    tmp_path(b, sizeof b, "db");
+    tmp_path(c, sizeof c, "dc");
+    save_diamonds(a, b, c);
+    snprintf(args, sizeof args, "diff --json '%s' '%s'", a, a);
+    CHECK_EQ(run_tool(args, out, sizeof out), 0);
+    check_json(out);
+    CHECK(strstr(out, "\"differences\": []") != NULL);
+    /* A parameter change: an update applies it. */
+    snprintf(args, sizeof args, "diff --json '%s' '%s'", a, b);
+    CHECK_EQ(run_tool(args, out, sizeof out), 0);
+    check_json(out);
+    CHECK(strstr(out, "\"kind\": \"parameters\", \"a\": \"n1\", \"b\": \"n1\"") != NULL);
+    CHECK(strstr(out, "grid=2,1,1 -> grid=4,1,1") != NULL);
+    CHECK(strstr(out, "\"ok\": true") != NULL);
+    /* A topology change: the update would fail, and says where. */
+    snprintf(args, sizeof args, "diff --json '%s' '%s'", a, c);
+    CHECK_EQ(run_tool(args, out, sizeof out), 1);
+    check_json(out);
+    CHECK(strstr(out, "\"kind\": \"topology\"") != NULL);
+    CHECK(strstr(out, "grGraphExecUpdateErrorTopologyChanged") != NULL);
+    snprintf(args, sizeof args, "diff '%s' '%s'", a, c);
+    CHECK_EQ(run_tool(args, out, sizeof out), 1);
+    CHECK(strstr(out, "update      would fail") != NULL);
+    snprintf(args, sizeof args, "diff '%s'", a);
+    CHECK_EQ(run_tool(args, out, sizeof out), 2);
+    unlink(a);
+    unlink(b);
+    unlink(c);
+}
+
+#endif /* GR_TOOL_PATH */

@@ -1,0 +1,61 @@
+/*
+ * tool.h - what the subcommands of the graphrt tool share (graphrt.c):
+ * loading a file, a graph's top-level nodes and edges as index arrays,
+ * and output that suits people and scripts (--json).
+ */
+#ifndef GR_TOOL_H
+#define GR_TOOL_H
+
+#include "graphrt.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* Exit codes of every subcommand (docs/tool.md). */
+enum {
+    TOOL_OK = 0,
+    TOOL_FAIL = 1,
+    TOOL_USAGE = 2
+};
+
+/* A graph's top level as arrays: nodes in creation order, and per node
+ * its dependencies in edge order as indices (deps[dep_begin[i] ..
+ * dep_begin[i + 1])). */
+typedef struct tool_graph {
+    grGraph_t g;
+    size_t n;
+    grGraphNode_t *nodes;
+    size_t *dep_begin, *deps;
+    size_t *nsuccs;
+    struct tool_idx *sorted; /* node addresses, sorted (tool_node_index) */
+} tool_graph;
+
+/* Loads path with stand-ins (grGraphLoadStandIns): prints the reason and
+ * returns false on failure. */
+bool tool_load(const char *path, grGraph_t *g);
+
+/* Fills t from g (g stays the caller's); false when out of memory. */
+bool tool_graph_read(tool_graph *t, grGraph_t g);
+void tool_graph_free(tool_graph *t);
+
+/* The index of node x among t's nodes, or (size_t)-1. */
+size_t tool_node_index(const tool_graph *t, grGraphNode_t x);
+
+/* A short word for a node type ("kernel", "memcpy", ..., "graph"). */
+const char *tool_type_word(grGraphNodeType t);
+
+/* Prints s as a JSON string (quoted and escaped). */
+void tool_json_str(FILE *f, const char *s);
+
+/* Prints an error "graphrt CMD: ..." to stderr. */
+void tool_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Parses a whole decimal argument into *out (at most max); false if not. */
+bool tool_parse_num(const char *s, unsigned long long max, unsigned long long *out);
+
+int tool_replay(int argc, char **argv);
+int tool_diff(int argc, char **argv);
+int tool_analyze(int argc, char **argv);
+
+#endif /* GR_TOOL_H */
