@@ -539,3 +539,36 @@ GR_TEST(elapsed_time_of_events_recorded_by_graph_nodes)
     CHECK_OK(grEventDestroy(plain));
     CHECK_OK(grStreamDestroy(s));
 }
+
+/* A graph whose event wait node and record node of the same event are not
+ * ordered: the record is applied when the launch is queued, and the wait,
+ * which ran at the launch's own position in its stream, waited for the
+ * launch itself and never returned. */
+GR_TEST_T(graph_event_wait_beside_a_record_of_the_same_event_finishes, 20)
+{
+    grGraph_t g;
+    grGraphNode_t rec, wait;
+    grGraphExec_t e;
+    grEvent_t ev;
+    grStream_t s;
+    CHECK_OK(grEventCreate(&ev));
+    CHECK_OK(grStreamCreate(&s));
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddEventRecordNode(&rec, g, NULL, 0, ev));
+    CHECK_OK(grGraphAddEventWaitNode(&wait, g, NULL, 0, ev));
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    for (int i = 0; i < 3; i++)
+        CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_OK(grEventQuery(ev));
+    /* Ordered the other way (wait, then record) it finishes too. */
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphAddDependencies(g, &wait, &rec, 1));
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grEventDestroy(ev));
+}

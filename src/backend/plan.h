@@ -158,6 +158,11 @@ typedef struct gr_plan {
     uint32_t nranged;
     _Atomic uint64_t range_gen;
     /* Launch-time state. */
+    /* The stream running the launch and the count of its ops that
+     * completes with it, written by the launch's owner before any node
+     * runs (launches never overlap). */
+    gr_stream *run_stream;
+    uint64_t run_done;
     atomic_bool shared;                      /* other threads joined this launch */
     GR_ALIGNED_CL _Atomic uint32_t finished; /* futex word: launches done */
     atomic_int owner_sleeping;

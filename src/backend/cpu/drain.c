@@ -34,7 +34,7 @@ static gr_op *peek(gr_stream *s)
     return gr_load_acquire(&op->seq) == s->head + 1 ? op : NULL;
 }
 
-static void run_op(gr_worker *w, gr_op *op)
+static void run_op(gr_worker *w, gr_stream *s, gr_op *op)
 {
     switch ((enum gr_op_kind)op->kind) {
     case GR_OP_NOP:
@@ -69,7 +69,7 @@ static void run_op(gr_worker *w, gr_op *op)
         gr__event_release(op->u.stamp.ev);
         return;
     case GR_OP_GRAPH:
-        gr__exec_run(w, op->u.graph.exec);
+        gr__exec_run(w, op->u.graph.exec, s, s->head + 1);
         if (op->u.graph.drop)
             gr__exec_release(op->u.graph.drop);
         return;
@@ -97,11 +97,11 @@ static GR_NOINLINE void run_op_traced(gr_worker *w, gr_stream *s, gr_op *op)
     case GR_OP_WAIT:
     case GR_OP_STAMP:
     case GR_OP_GRAPH:
-        run_op(w, op);
+        run_op(w, s, op);
         return;
     }
     uint64_t t0 = gr__trace_clock();
-    run_op(w, op);
+    run_op(w, s, op);
     gr__trace_emit(GR_TR_OP, name, t0, gr__trace_clock(), s->serial, 0, 0, w->index);
 }
 
@@ -288,7 +288,7 @@ static void drain(gr_worker *w, gr_stream *s, uint64_t limit)
         if (GR_UNLIKELY(trace))
             run_op_traced(w, s, op);
         else
-            run_op(w, op);
+            run_op(w, s, op);
         s->head++;
         gr_store_release(&s->done, s->head);
         unsettled = true;

@@ -85,14 +85,21 @@ static void do_memset(const grMemsetParams *m)
     }
 }
 
-static void wait_event(grEvent_t ev)
+static void wait_event(const gr_pnode *n)
 {
     gr_stream *s = NULL;
     uint64_t seq;
-    gr__event_latest(ev, &s, &seq);
+    gr__event_latest(n->u.event, &s, &seq);
     if (!s)
         return;
-    gr__stream_wait_for(s, seq);
+    /* A record this launch made (its record nodes are applied when it is
+     * queued: see record_events), or a later one on the same stream, is
+     * work queued after this node: waiting for it would wait for the
+     * launch itself. What the wait orders after is then everything before
+     * the launch on its stream, which has run already. */
+    const gr_plan *p = gr__pnode_plan(n);
+    if (!(s == p->run_stream && seq >= p->run_done))
+        gr__stream_wait_for(s, seq);
     gr__stream_release(s);
 }
 
@@ -135,7 +142,7 @@ static inline void run_body(gr_pnode *n, grKernelCtx *ctx)
         do_memset(&n->u.memset);
         return;
     case grGraphNodeTypeWaitEvent:
-        wait_event(n->u.event);
+        wait_event(n);
         return;
     default: /* empty, enter/leave of child graphs, event record */
         return;
@@ -378,9 +385,11 @@ static GR_NOINLINE void run_in_order_traced(gr_worker *w, gr_plan *p, uint64_t c
         run_body_traced(&p->nodes[i], &ctx, p, &clock);
 }
 
-void gr__exec_run(gr_worker *w, struct grGraphExec_st *e)
+void gr__exec_run(gr_worker *w, struct grGraphExec_st *e, gr_stream *s, uint64_t done)
 {
     gr_plan *p = &e->plan;
+    p->run_stream = s;
+    p->run_done = done;
     gr_runtime *rt = gr_load_relaxed(&gr__rt);
     uint32_t target = gr_load_relaxed(&p->finished) + 1;
     /* The first two launches are shared (the first untimed: it pays for
