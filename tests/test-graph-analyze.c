@@ -305,6 +305,33 @@ static void check_serialised(const fj_capture *x, const grGraphAnalysis *r, grEv
     CHECK_EQ(r->numDetachedNodes, 0);
 }
 
+GR_TEST(analyze_single_stream_capture_is_a_chain_without_findings)
+{
+    grKernel_t k;
+    grStream_t s;
+    grGraph_t g;
+    grGraphAnalysis r;
+    const grDim3 one = GR_DIM3(1, 1, 1);
+    CHECK_OK(grKernelCreate(&k, nop_kernel, "chain_step", 0, NULL));
+    CHECK_OK(grStreamCreate(&s));
+    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+    for (int i = 0; i < 5; i++)
+        CHECK_OK(grLaunchKernel(k, one, one, NULL, 0, s));
+    CHECK_OK(grStreamEndCapture(s, &g));
+    CHECK_OK(grGraphAnalyze(g, &r, 0));
+    CHECK(r.fromCapture);
+    CHECK_EQ(r.numNodes, 5);
+    CHECK_EQ(r.depth, 5);
+    CHECK_EQ(r.maxWidth, 1);
+    CHECK_EQ(r.numCriticalPath, 5);
+    CHECK_EQ(r.numRedundantStreamEdges, 0);
+    no_findings(&r);
+    CHECK_OK(grGraphAnalysisDestroy(&r));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grKernelDestroy(k));
+}
+
 GR_TEST(analyze_capture_waiting_on_the_other_branch_end_is_serialised)
 {
     fj_capture x;
