@@ -641,3 +641,78 @@ GR_TEST(graphrt_analyze_env_warns_at_instantiate_of_a_serialised_capture_only)
     fj_capture_free(&good);
     fj_capture_free(&bad);
 }
+
+/* ------------------------------------------- capture into a given graph */
+
+GR_TEST(analyze_capture_into_a_graph_ignores_what_a_failed_capture_took_back)
+{
+    const grDim3 one = GR_DIM3(1, 1, 1);
+    grKernel_t k;
+    grStream_t a, b, c;
+    grEvent_t fork, b_done, c_done;
+    grGraph_t g, out = NULL;
+    grGraphNode_t h;
+    grGraphAnalysis r;
+    unsigned long long id;
+    grStreamCaptureStatus st;
+    CHECK_OK(grKernelCreate(&k, nop_kernel, "into_step", 0, NULL));
+    CHECK_OK(grStreamCreate(&a));
+    CHECK_OK(grStreamCreate(&b));
+    CHECK_OK(grStreamCreate(&c));
+    CHECK_OK(grEventCreate(&fork));
+    CHECK_OK(grEventCreate(&b_done));
+    CHECK_OK(grEventCreate(&c_done));
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddEmptyNode(&h, g, NULL, 0));
+
+    /* A fork whose capture is invalidated: its nodes and edges are taken
+     * back, the notes of its wait name nodes no longer in the graph. */
+    CHECK_OK(grStreamBeginCaptureToGraph(a, g, &h, 1, grStreamCaptureModeGlobal));
+    CHECK_OK(grLaunchKernel(k, one, one, NULL, 0, a));
+    CHECK_OK(grEventRecord(fork, a));
+    CHECK_OK(grStreamWaitEvent(b, fork, 0));
+    CHECK_OK(grLaunchKernel(k, one, one, NULL, 0, b));
+    CHECK(grStreamSynchronize(a) != grSuccess); /* illegal while capturing: invalidates */
+    CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(a, &out));
+    CHECK_OK(grGraphAnalyze(g, &r, 0));
+    CHECK_EQ(r.numNodes, 1);
+    CHECK(!r.fromCapture);
+    no_findings(&r);
+    CHECK_OK(grGraphAnalysisDestroy(&r));
+
+    /* Then the serialised fork-join, captured after h. */
+    CHECK_OK(grStreamBeginCaptureToGraph(a, g, &h, 1, grStreamCaptureModeGlobal));
+    CHECK_OK(grStreamGetCaptureInfo(a, &st, &id, NULL, NULL, NULL));
+    CHECK_OK(grLaunchKernel(k, one, one, NULL, 0, a));
+    CHECK_OK(grEventRecord(fork, a));
+    CHECK_OK(grStreamWaitEvent(b, fork, 0));
+    CHECK_OK(grLaunchKernel(k, one, one, NULL, 0, b));
+    CHECK_OK(grEventRecord(b_done, b));
+    CHECK_OK(grStreamWaitEvent(c, b_done, 0));
+    CHECK_OK(grLaunchKernel(k, one, one, NULL, 0, c));
+    CHECK_OK(grEventRecord(c_done, c));
+    CHECK_OK(grStreamWaitEvent(a, b_done, 0));
+    CHECK_OK(grStreamWaitEvent(a, c_done, 0));
+    CHECK_OK(grLaunchKernel(k, one, one, NULL, 0, a));
+    CHECK_OK(grStreamEndCapture(a, &out));
+    CHECK_PTR_EQ(out, g);
+    CHECK_OK(grGraphAnalyze(g, &r, 0));
+    CHECK_EQ(r.numNodes, 5);
+    CHECK(r.fromCapture);
+    CHECK_EQ(r.numSerialisedJoins, 1);
+    CHECK(r.serialisedJoins[0].hasCause);
+    CHECK_EQ(r.serialisedJoins[0].cause.captureId, id);
+    CHECK_PTR_EQ(r.serialisedJoins[0].cause.event, b_done);
+    CHECK_PTR_EQ(r.serialisedJoins[0].firstStream, b);
+    CHECK_PTR_EQ(r.serialisedJoins[0].secondStream, c);
+    CHECK_OK(grGraphAnalysisDestroy(&r));
+
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grEventDestroy(fork));
+    CHECK_OK(grEventDestroy(b_done));
+    CHECK_OK(grEventDestroy(c_done));
+    CHECK_OK(grStreamDestroy(a));
+    CHECK_OK(grStreamDestroy(b));
+    CHECK_OK(grStreamDestroy(c));
+    CHECK_OK(grKernelDestroy(k));
+}
