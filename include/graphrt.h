@@ -1772,6 +1772,128 @@ GR_API grError_t grGraphNodeGetEnabled(grGraphExec_t hGraphExec, grGraphNode_t h
 GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
                                    grGraphExecUpdateResultInfo *resultInfo);
 
+/* ====================================================================== */
+/* Debugging: traces, debug modes, baked values (graphrt's own)           */
+/* ====================================================================== */
+
+/*
+ * Tracing records every graph launch run, every graph node (its kernel
+ * name or node type, its plan index, the launch it belongs to, the worker
+ * that ran it), every eager stream operation, capture begins and ends and
+ * the waits of synchronising calls, and writes them as a Chrome
+ * trace-event JSON file (open it in https://ui.perfetto.dev or
+ * chrome://tracing; docs/debugging.md). Each thread records into a ring
+ * of its own, of GRAPHRT_TRACE_EVENTS events (default 65536, 64 bytes
+ * each); when one is full its oldest events are dropped, and the file
+ * says how many ("droppedEvents"). Setting GRAPHRT_TRACE=path.json traces
+ * from the runtime's first start to the process's exit. Tracing off costs
+ * a load and a branch per launch and per stream operation.
+ */
+
+/* graphrt's own. Starts tracing to the file at 'path' (written by
+ * grTraceStop, or at process exit if grTraceStop is not called); the
+ * file is created or truncated now, so that a bad path fails here.
+ * flags: 0. Errors: grErrorInvalidValue (path NULL or empty, flags not 0,
+ * the file cannot be opened: the detail gives the system's reason),
+ * grErrorIllegalState (tracing already), grErrorMemoryAllocation. Thread
+ * safety: any thread. */
+GR_API grError_t grTraceStart(const char *path, unsigned int flags);
+
+/* graphrt's own. Stops tracing and writes the events recorded since
+ * grTraceStart to its file; events of work still running are those
+ * recorded so far. Errors: grErrorIllegalState (not tracing),
+ * grErrorUnknown (the file could not be written: the detail says why).
+ * Thread safety: any thread; events recorded by other threads while it
+ * runs are kept or dropped whole. */
+GR_API grError_t grTraceStop(void);
+
+/* Debug modes (grSetDebugFlags). */
+/* Every launch (kernels, graphs, async copies and memsets, host
+ * functions) waits for the work of its stream before returning, and
+ * returns the stream's sticky error: an error surfaces at the call that
+ * caused it, and a kernel that crashes usually does so on the launching
+ * thread, inside the launching call. Also GRAPHRT_LAUNCH_BLOCKING=1. */
+#define grDebugLaunchBlocking (1u << 0)
+/* Every grGraphLaunch checks the addresses baked into the executable:
+ * each 8-byte word of a kernel node's arguments, each copy's and memset's
+ * range and each host node's user data that points into graphrt memory
+ * freed since (grFree, grFreeHost, a pool, a graph free node) makes the
+ * launch fail with grErrorIllegalAddress and a detail naming the node and
+ * the freed allocation; so does a copy or memset range that no longer
+ * fits its allocation. Also GRAPHRT_CHECK=1. */
+#define grDebugCheckLaunches (1u << 1)
+
+/* graphrt's own. Sets the debug modes (the grDebug* bits; 0 turns them
+ * off), replacing what GRAPHRT_LAUNCH_BLOCKING and GRAPHRT_CHECK set.
+ * Errors: grErrorInvalidValue (unknown bits). Thread safety: any thread;
+ * launches issued concurrently may or may not see the change. */
+GR_API grError_t grSetDebugFlags(unsigned int flags);
+
+/* graphrt's own. The debug modes on now. Errors: grErrorInvalidValue
+ * (flags NULL). Thread safety: any thread. */
+GR_API grError_t grGetDebugFlags(unsigned int *flags);
+
+/* What a value baked into an executable's node is. */
+typedef enum grBakedKind {
+    grBakedPlain = 0,      /* not in graphrt memory: a scalar, or a host address outside its allocations */
+    grBakedAllocation = 1, /* points into a live graphrt allocation (allocBase, allocSize, allocOffset) */
+    grBakedFreedAllocation = 2 /* points into a graphrt allocation freed since: stale */
+} grBakedKind;
+
+/* Which field of the node holds the value. */
+typedef enum grBakedField {
+    grBakedKernelArg = 0,   /* a kernel argument (param, offset) */
+    grBakedCopyDst = 1,     /* a memcpy node's destination (extent: its byte count) */
+    grBakedCopySrc = 2,     /* a memcpy node's source (extent: its byte count) */
+    grBakedMemsetDst = 3,   /* a memset node's destination (extent: the bytes it spans) */
+    grBakedHostFn = 4,      /* a host node's function */
+    grBakedHostUserData = 5 /* a host node's user data */
+} grBakedField;
+
+/* One value baked into a node of an executable. */
+typedef struct grBakedValue {
+    unsigned int node;        /* the plan node: its position in the executable's topological order (child
+                               * graphs inlined), as launch check details and traces name nodes */
+    grGraphNodeType nodeType; /* grGraphNodeTypeKernel, Memcpy, Memset or Host */
+    grGraphNode_t graphNode;  /* the top-level node of the instantiated graph that is, or contains, this
+                               * node: a key only (it may be destroyed) */
+    const char *kernel; /* kernel nodes: the kernel's name (valid while the executable lives), else NULL */
+    grBakedField field;
+    int param;           /* grBakedKernelArg: the parameter's index; else -1 */
+    unsigned int offset; /* grBakedKernelArg: the value's byte offset in the parameter (a multiple of 8) */
+    unsigned int size;   /* bytes of the value: 8, or the parameter's size when smaller */
+    unsigned long long value; /* the bytes, little-endian, zero-extended (an address: the address) */
+    size_t extent;            /* copies and memsets: the bytes accessed from 'value'; else 0 */
+    grBakedKind kind;
+    void *allocBase;     /* grBakedAllocation, grBakedFreedAllocation: the allocation; else NULL */
+    size_t allocSize;    /* its size in bytes */
+    size_t allocOffset;  /* value - allocBase */
+    const char *freedBy; /* grBakedFreedAllocation: "grFree", "grFreeHost" or "a memory pool" */
+} grBakedValue;
+
+/* graphrt's own. Lists the values baked into the executable's kernel,
+ * memcpy, memset and host nodes: each kernel argument, 8 bytes at a time
+ * (a parameter of fewer bytes as one value), each copy's destination and
+ * source, each memset's destination, each host node's function and user
+ * data, in plan order, classified against graphrt's allocations now.
+ * With values NULL, *count receives the number of values; otherwise up
+ * to *count are written and *count receives the number written. Pointers
+ * into allocations freed long ago (more than 1024 frees back) and pool
+ * memory freed inside a pool block that the pool keeps read as
+ * grBakedPlain. Errors: grErrorInvalidValue (exec not live, count NULL),
+ * grErrorMemoryAllocation. Thread safety: any thread; it reads the plan
+ * under the executable's lock, between changes of other threads, and
+ * never waits for launches. */
+GR_API grError_t grGraphExecGetBakedValues(grGraphExec_t exec, grBakedValue *values, size_t *count);
+
+/* graphrt's own. Prints grGraphExecGetBakedValues' list to 'out', one
+ * line per value ("node 3 kernel 'blur' args[2]+0 = 0x7f.. -> 16 bytes
+ * into the allocation at 0x7f.. of 4096 bytes"), stale values marked
+ * "STALE". Errors: grErrorInvalidValue (exec not live, out NULL),
+ * grErrorMemoryAllocation, grErrorUnknown (a write failed). Thread
+ * safety: as grGraphExecGetBakedValues. */
+GR_API grError_t grGraphExecPrintBakedValues(grGraphExec_t exec, FILE *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -42,7 +42,10 @@ GR_API grError_t grDeviceSynchronize(void)
                         "grDeviceSynchronize: the graphrt runtime could not start");
     if ((e = gr__capture_check_unsafe("grDeviceSynchronize", GR_UNSAFE_DEVICE_SYNC, NULL, NULL)))
         return e;
+    uint64_t t0 = gr__tracing() ? gr__trace_clock() : 0;
     gr__device_sync_all();
+    if (GR_UNLIKELY(t0))
+        gr__trace_emit(GR_TR_SYNC, "grDeviceSynchronize", t0, gr__trace_clock(), 0, 0, 0, 0);
     gr__pool_on_sync();
     return grSuccess;
 }

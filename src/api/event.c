@@ -101,7 +101,10 @@ GR_API grError_t grEventSynchronize(grEvent_t event)
     if ((err = gr__capture_check_unsafe("grEventSynchronize", GR_UNSAFE_EVENT_SYNC, NULL, event)) ||
         (err = check_not_ended_capture("grEventSynchronize", event)))
         return err;
+    uint64_t t0 = gr__tracing() ? gr__trace_clock() : 0;
     err = gr__event_wait(event);
+    if (GR_UNLIKELY(t0))
+        gr__trace_emit(GR_TR_SYNC, "grEventSynchronize", t0, gr__trace_clock(), 0, 0, 0, 0);
     gr__pool_on_sync();
     return err ? gr__fail_again(err) : grSuccess;
 }

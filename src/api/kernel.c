@@ -132,5 +132,6 @@ GR_API grError_t grLaunchKernel(grKernel_t kernel, grDim3 gridDim, grDim3 blockD
     }
     if ((err = gr__capture_check_implicit("grLaunchKernel", s)))
         return err;
-    return gr__stream_enqueue_kernel("grLaunchKernel", s, kernel, &gridDim, &blockDim, sharedMem, args);
+    return gr__launched(
+        s, gr__stream_enqueue_kernel("grLaunchKernel", s, kernel, &gridDim, &blockDim, sharedMem, args));
 }

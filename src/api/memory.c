@@ -245,7 +245,7 @@ static grError_t copy_enqueue(const char *call, void *dst, const void *src, size
     if ((err = gr__capture_check_implicit(call, s)) != grSuccess || count == 0)
         return err;
     gr_mem_copy_args a = {.dst = dst, .src = src, .count = count, .kind = kind};
-    return gr__stream_enqueue_call(call, s, gr__mem_copy_op, &a, sizeof a);
+    return gr__launched(s, gr__stream_enqueue_call(call, s, gr__mem_copy_op, &a, sizeof a));
 }
 
 static grError_t set_enqueue(const char *call, void *dst, int value, size_t count, grStream_t stream,
@@ -266,7 +266,7 @@ static grError_t set_enqueue(const char *call, void *dst, int value, size_t coun
     if ((err = gr__capture_check_implicit(call, s)) != grSuccess || count == 0)
         return err;
     gr_mem_set_args a = {.dst = dst, .count = count, .value = (unsigned char)value};
-    return gr__stream_enqueue_call(call, s, gr__mem_set_op, &a, sizeof a);
+    return gr__launched(s, gr__stream_enqueue_call(call, s, gr__mem_set_op, &a, sizeof a));
 }
 
 /* The synchronous forms' wait: a sticky asynchronous error of the legacy

@@ -66,7 +66,10 @@ GR_API grError_t grStreamSynchronize(grStream_t stream)
         return e;
     if ((e = gr__capture_check_unsafe("grStreamSynchronize", GR_UNSAFE_STREAM_SYNC, s, NULL)))
         return e;
+    uint64_t t0 = gr__tracing() ? gr__trace_clock() : 0;
     e = gr__stream_sync(s);
+    if (GR_UNLIKELY(t0))
+        gr__trace_emit(GR_TR_SYNC, "grStreamSynchronize", t0, gr__trace_clock(), s->serial, 0, 0, 0);
     gr__pool_on_sync();
     return e;
 }
@@ -116,5 +119,5 @@ GR_API grError_t grLaunchHostFunc(grStream_t stream, grHostFn_t fn, void *userDa
     }
     if ((e = gr__capture_check_implicit("grLaunchHostFunc", s)))
         return e;
-    return gr__stream_enqueue_host("grLaunchHostFunc", s, fn, userData);
+    return gr__launched(s, gr__stream_enqueue_host("grLaunchHostFunc", s, fn, userData));
 }

@@ -191,6 +191,17 @@ grError_t gr__stream_enqueue_call(const char *call, gr_stream *s, gr_op_fn fn, c
  * stream's sticky error, if any. */
 grError_t gr__stream_sync(gr_stream *s);
 
+/* What a launch on s returns ('err': what queuing it returned): under
+ * grDebugLaunchBlocking, a launch queued waits for s to pass it and
+ * returns s's sticky error (gr__stream_sync), so that the error surfaces
+ * at the call that caused it. Otherwise a load and a branch. */
+static inline grError_t gr__launched(gr_stream *s, grError_t err)
+{
+    if (GR_UNLIKELY(gr__dbg_flags() & GR_DBG_BLOCKING) && err == grSuccess)
+        return gr__stream_sync(s);
+    return err;
+}
+
 /* A created stream (grStreamCreateWithFlags' checked flags): fails with
  * grErrorInitializationError (the device could not start) or
  * grErrorMemoryAllocation, setting no detail (the caller does). */

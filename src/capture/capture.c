@@ -189,6 +189,8 @@ static grError_t begin(const char *call, grStream_t stream, grGraph_t graph, con
     c->graph->capture = c;
     gr__capture_register(c);
     gr_store_release(&s->capture, c);
+    if (gr__tracing())
+        gr__trace_emit(GR_TR_CAPTURE, "capture begin", gr__trace_clock(), 0, s->serial, 0, 0, 0);
     return grSuccess;
 oom:
     gr__free(c->members);
@@ -316,6 +318,8 @@ GR_API grError_t grStreamEndCapture(grStream_t stream, grGraph_t *pGraph)
     if ((err = gr__stream_from_handle(call, stream, &s)))
         return err;
     c = gr_load_acquire(&s->capture);
+    if (c && gr__tracing())
+        gr__trace_emit(GR_TR_CAPTURE, "capture end", gr__trace_clock(), 0, s->serial, 0, 0, 0);
     if (!c)
         return gr__fail(grErrorIllegalState,
                         "grStreamEndCapture: stream %p is not capturing; begin a capture with "

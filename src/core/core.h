@@ -279,4 +279,63 @@ void *gr__shell_alloc(gr_shelf *sh);
  * be GR_MAGIC_DEAD; nothing else of it may be used afterwards. */
 void gr__shell_retire(gr_shelf *sh, void *p);
 
+/*
+ * Debug modes and tracing (debug.c, trace.c): one word of flags that hot
+ * paths test with one relaxed load, a predictable branch when every mode
+ * is off. GR_DBG_TRACE is set between grTraceStart and grTraceStop; the
+ * others by grSetDebugFlags and, once per process at the runtime's first
+ * start, by GRAPHRT_LAUNCH_BLOCKING and GRAPHRT_CHECK.
+ */
+enum {
+    GR_DBG_TRACE = 1u,    /* record trace events (trace.c) */
+    GR_DBG_BLOCKING = 2u, /* every launch waits for its work (grDebugLaunchBlocking) */
+    GR_DBG_CHECK = 4u     /* graph launches check their baked addresses (grDebugCheckLaunches) */
+};
+extern _Atomic unsigned gr__dbg;
+static inline unsigned gr__dbg_flags(void)
+{
+    return gr_load_relaxed(&gr__dbg);
+}
+
+/* Reads GRAPHRT_TRACE, GRAPHRT_TRACE_EVENTS, GRAPHRT_LAUNCH_BLOCKING and
+ * GRAPHRT_CHECK, the first time it is called in the process (idempotent,
+ * thread-safe): called when the runtime starts. */
+void gr__dbg_setup(void);
+
+/* What a trace event is (trace.c writes each kind its own way). */
+typedef enum gr_trace_kind {
+    GR_TR_NODE = 1, /* a graph node run: a = executable, b = launch number, c = plan index */
+    GR_TR_LAUNCH,   /* a graph launch run: a = executable, b = launch number, c = nodes */
+    GR_TR_OP,       /* an eager stream operation run: a = stream serial */
+    GR_TR_SYNC,     /* a synchronising call's wait: a = stream serial or 0 */
+    GR_TR_CAPTURE   /* capture begin or end (an instant): a = stream serial */
+} gr_trace_kind;
+
+/* The trace clock: the TSC on x86 (mapped to nanoseconds when the trace
+ * is written), else nanoseconds. */
+static inline uint64_t gr__trace_clock(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    return __builtin_ia32_rdtsc();
+#else
+    return gr__now_ns();
+#endif
+}
+
+/* Records one event of the calling thread: a span [t0, t1] (t1 == 0: an
+ * instant at t0) named 'name' (copied, cut at 27 bytes), run by worker
+ * 'worker' (0: an application thread). Does nothing unless tracing; safe
+ * to call from any thread at any time. About 20 ns. */
+void gr__trace_emit(gr_trace_kind kind, const char *name, uint64_t t0, uint64_t t1, uint64_t a, uint32_t b,
+                    uint32_t c, unsigned worker);
+
+/* GRAPHRT_TRACE: starts tracing to 'path' until the process exits; says
+ * on stderr why not if it cannot. */
+void gr__trace_start_env(const char *path);
+
+static inline bool gr__tracing(void)
+{
+    return GR_UNLIKELY(gr__dbg_flags() & GR_DBG_TRACE);
+}
+
 #endif /* GR_CORE_H */

@@ -104,6 +104,12 @@ static inline grError_t gr__exec_ranges_current(const char *call, grGraphExec_t 
     return gr__exec_check_ranges(call, e);
 }
 
+/* grDebugCheckLaunches: refuses a launch of e whose nodes hold an address
+ * into graphrt memory freed since, or a copy or memset range that no
+ * longer fits its allocation (grErrorIllegalAddress, with a detail naming
+ * 'call', the node and the allocation). Takes e's lock (baked.c). */
+grError_t gr__exec_check_baked(const char *call, grGraphExec_t e);
+
 /* ------------------------------------------------------ graph memory */
 
 /* A private bit of grGraphExec_st.flags: the executable maps graph memory

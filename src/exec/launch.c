@@ -63,9 +63,12 @@ GR_API grError_t grGraphLaunch(grGraphExec_t graphExec, grStream_t stream)
         return err;
     if ((err = gr__exec_ranges_current("grGraphLaunch", graphExec)))
         return err;
+    if (GR_UNLIKELY(gr__dbg_flags() & GR_DBG_CHECK) &&
+        (err = gr__exec_check_baked("grGraphLaunch", graphExec)))
+        return err;
     if (GR_UNLIKELY(graphExec->flags & GR_EXEC_GRAPHMEM) && (err = gr__graphmem_launch(graphExec)))
         return err;
-    return gr__exec_launch(graphExec, s);
+    return gr__launched(s, gr__exec_launch(graphExec, s));
 }
 
 GR_API grError_t grGraphUpload(grGraphExec_t graphExec, grStream_t stream)

@@ -58,6 +58,12 @@ bool gr__mem_untrack(void *base, gr_mem_kind kind);
  * kind (any out-pointer may be NULL), false if p is in none. */
 bool gr__mem_lookup(const void *p, void **base, size_t *size, gr_mem_kind *kind);
 
+/* Finds the most recent of the last 1024 freed allocations that contained
+ * p, when p lies in no live one: true with its base, size and kind (none
+ * may be NULL). For the debug checks of baked addresses; takes the
+ * tracker's read lock. */
+bool gr__mem_lookup_freed(const void *p, void **base, size_t *size, gr_mem_kind *kind);
+
 /* A number that changes whenever a range starts or stops being tracked:
  * what a lookup answered stays true while it is the same. */
 extern _Atomic uint64_t gr__mem_gen;

@@ -44,6 +44,17 @@ static struct {
     _Atomic uintptr_t span_hi; /* exclusive; lo >= hi means empty */
 } tracker = {PTHREAD_RWLOCK_INITIALIZER, NULL, 0, UINTPTR_MAX, 0};
 
+/* The latest frees, oldest overwritten first: what a stale address
+ * pointed into (gr__mem_lookup_freed). Written under the write lock,
+ * read under the read lock; 'nfreed' counts every free ever recorded. */
+#define GR_FREED_RECORDS 1024
+static struct {
+    uintptr_t base;
+    size_t size;
+    gr_mem_kind kind;
+} freed[GR_FREED_RECORDS];
+static uint64_t nfreed;
+
 /* The tracker's changes, from 1: bumped under its write lock, read
  * lock-free (gr__mem_generation). */
 _Atomic uint64_t gr__mem_gen = 1;
@@ -209,6 +220,10 @@ bool gr__mem_untrack(void *base, gr_mem_kind kind)
     }
     tracker.root = tree_remove(tracker.root, b);
     gr_fetch_sub_release(&tracker.count, 1);
+    unsigned slot = (unsigned)(nfreed++ % GR_FREED_RECORDS);
+    freed[slot].base = r->base;
+    freed[slot].size = r->size;
+    freed[slot].kind = r->kind;
     update_span();
     pthread_rwlock_unlock(&tracker.lock);
     free(r);
@@ -232,6 +247,30 @@ bool gr__mem_lookup(const void *p, void **base, size_t *size, gr_mem_kind *kind)
     }
     pthread_rwlock_unlock(&tracker.lock);
     return r != NULL;
+}
+
+bool gr__mem_lookup_freed(const void *p, void **base, size_t *size, gr_mem_kind *kind)
+{
+    uintptr_t a = (uintptr_t)p;
+    bool found = false;
+    pthread_rwlock_rdlock(&tracker.lock);
+    /* Newest first: a range freed twice (reused, then freed again) is
+     * named by its latest free. */
+    uint64_t n = nfreed < GR_FREED_RECORDS ? nfreed : GR_FREED_RECORDS;
+    for (uint64_t i = 0; i < n && !found; i++) {
+        unsigned slot = (unsigned)((nfreed - 1 - i) % GR_FREED_RECORDS);
+        if (a - freed[slot].base < freed[slot].size) {
+            *base = (void *)freed[slot].base;
+            *size = freed[slot].size;
+            *kind = freed[slot].kind;
+            found = true;
+        }
+    }
+    /* Live again (the address was handed out anew): not stale. */
+    if (found && find_containing(a))
+        found = false;
+    pthread_rwlock_unlock(&tracker.lock);
+    return found;
 }
 
 bool gr__mem_is_device(const void *p)

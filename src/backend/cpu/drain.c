@@ -12,6 +12,7 @@
  */
 #include "event.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------ drain */
@@ -73,6 +74,35 @@ static void run_op(gr_worker *w, gr_op *op)
             gr__exec_release(op->u.graph.drop);
         return;
     }
+}
+
+/* run_op while tracing: a span for each kernel, host function and call
+ * (copies, memsets and the pools' operations); a graph launch traces
+ * itself (launch.c). The kernel's name is copied first: the op may drop
+ * the last reference to its kernel. */
+static GR_NOINLINE void run_op_traced(gr_worker *w, gr_stream *s, gr_op *op)
+{
+    char name[32];
+    switch ((enum gr_op_kind)op->kind) {
+    case GR_OP_KERNEL:
+        snprintf(name, sizeof name, "%s", op->u.kern.k->name);
+        break;
+    case GR_OP_HOST:
+        snprintf(name, sizeof name, "host function");
+        break;
+    case GR_OP_CALL:
+        snprintf(name, sizeof name, "copy or set");
+        break;
+    case GR_OP_NOP:
+    case GR_OP_WAIT:
+    case GR_OP_STAMP:
+    case GR_OP_GRAPH:
+        run_op(w, op);
+        return;
+    }
+    uint64_t t0 = gr__trace_clock();
+    run_op(w, op);
+    gr__trace_emit(GR_TR_OP, name, t0, gr__trace_clock(), s->serial, 0, 0, w->index);
 }
 
 /* Queues suspended streams whose wait is over. */
@@ -227,6 +257,7 @@ static void drain(gr_worker *w, gr_stream *s, uint64_t limit)
      * waiter announced itself. */
     bool unsettled = false;
     uint64_t pause = GR_PRODUCER_PAUSE_MIN;
+    bool trace = gr__tracing(); /* read once per drain */
     for (;;) {
         gr_op *op = peek(s);
         if (!op) {
@@ -254,7 +285,10 @@ static void drain(gr_worker *w, gr_stream *s, uint64_t limit)
          * resumes it. */
         if (op->kind == GR_OP_WAIT && suspend_on(s, op->u.wait.s, op->u.wait.seq))
             return;
-        run_op(w, op);
+        if (GR_UNLIKELY(trace))
+            run_op_traced(w, s, op);
+        else
+            run_op(w, op);
         s->head++;
         gr_store_release(&s->done, s->head);
         unsettled = true;

@@ -142,6 +142,42 @@ static inline void run_body(gr_pnode *n, grKernelCtx *ctx)
     }
 }
 
+/* The name a node's trace event carries: its kernel's, or its type's. */
+static const char *node_name(const gr_pnode *n)
+{
+    if (!n->enabled)
+        return "disabled";
+    switch (n->type) {
+    case grGraphNodeTypeKernel:
+        return n->u.kern.k->name;
+    case grGraphNodeTypeMemcpy:
+        return "memcpy";
+    case grGraphNodeTypeMemset:
+        return "memset";
+    case grGraphNodeTypeHost:
+        return "host function";
+    case grGraphNodeTypeWaitEvent:
+        return "event wait";
+    case grGraphNodeTypeEventRecord:
+        return "event record";
+    default:
+        return "empty";
+    }
+}
+
+/* run_body while tracing: the node's span, on the running worker. Out of
+ * line, so that a replay without tracing pays only the branch that
+ * chooses it. */
+static GR_NOINLINE void run_body_traced(gr_pnode *n, grKernelCtx *ctx, const gr_plan *p)
+{
+    uint64_t t0 = gr__trace_clock();
+    run_body(n, ctx);
+    const struct grGraphExec_st *e =
+        (const struct grGraphExec_st *)((const char *)p - offsetof(struct grGraphExec_st, plan));
+    gr__trace_emit(GR_TR_NODE, node_name(n), t0, gr__trace_clock(), (uintptr_t)e, p->runs, n->index,
+                   ctx->worker);
+}
+
 /* Counts down node v, which has several predecessors; true when it is
  * ready. Touches only the compact count array, not v itself. */
 static inline bool count_down(gr_plan *p, uint32_t v, bool shared)
@@ -208,7 +244,7 @@ static void expose_some(gr_runtime *rt, gr_worker *w, gr_plan *p, size_t base)
  * until nothing is left on the private stack above 'base' (the stack's
  * height when the caller began this plan). Returns true if it ran EXIT
  * (the launch is over: touch nothing of the plan). */
-static bool run_from(gr_worker *w, gr_plan *p, gr_pnode *n, size_t base)
+static bool run_from(gr_worker *w, gr_plan *p, gr_pnode *n, size_t base, bool trace)
 {
     gr_runtime *rt = gr_load_relaxed(&gr__rt);
     gr_pnode *nodes = p->nodes;
@@ -223,7 +259,10 @@ static bool run_from(gr_worker *w, gr_plan *p, gr_pnode *n, size_t base)
         /* Offer waiting work before running n, which may take long. */
         if (w->nlocal > base)
             expose_some(rt, w, p, base);
-        run_body(n, &ctx);
+        if (GR_UNLIKELY(trace))
+            run_body_traced(n, &ctx, p);
+        else
+            run_body(n, &ctx);
         gr_pnode *next = NULL;
         bool shared = gr_load_relaxed(&p->shared);
         for (uint32_t i = n->succ_begin; i < n->succ_end; i++) {
@@ -234,7 +273,7 @@ static bool run_from(gr_worker *w, gr_plan *p, gr_pnode *n, size_t base)
                 next = v;
             } else if (GR_UNLIKELY(!local_push(w, v))) {
                 /* Out of memory for the stack: run it right here. */
-                if (run_from(w, p, v, w->nlocal))
+                if (run_from(w, p, v, w->nlocal, trace))
                     return true;
             }
         }
@@ -253,7 +292,7 @@ void gr__exec_node_item(gr_worker *w, void *node)
     gr_pnode *n = node;
     gr_plan *p = gr__pnode_plan(n);
     gr_fetch_add_acquire(&p->thieves, 1);
-    run_from(w, p, n, w->nlocal);
+    run_from(w, p, n, w->nlocal, gr__tracing());
     gr_fetch_sub_release(&p->thieves, 1);
 }
 
@@ -314,15 +353,24 @@ static void note_launch_time(gr_plan *p, unsigned way, uint64_t t, bool probe)
 }
 
 /* Runs the launch the shared way; true if this thread ran EXIT. */
-static bool run_shared(gr_worker *w, gr_plan *p)
+static bool run_shared(gr_worker *w, gr_plan *p, bool trace)
 {
     /* Roots go on the private stack, where run_from finds them. */
     size_t base = w->nlocal;
     bool ended = false;
     for (uint32_t i = 1; i < p->nroots; i++)
         if (!local_push(w, &p->nodes[p->roots[i]]))
-            ended |= run_from(w, p, &p->nodes[p->roots[i]], w->nlocal);
-    return ended | run_from(w, p, &p->nodes[p->roots[0]], base);
+            ended |= run_from(w, p, &p->nodes[p->roots[i]], w->nlocal, trace);
+    return ended | run_from(w, p, &p->nodes[p->roots[0]], base, trace);
+}
+
+/* The in-order way while tracing (see gr__exec_run). */
+static GR_NOINLINE void run_in_order_traced(gr_worker *w, gr_plan *p)
+{
+    grKernelCtx ctx;
+    kernel_ctx_init(&ctx, w);
+    for (uint32_t i = 0; i + 1 < p->nnodes; i++)
+        run_body_traced(&p->nodes[i], &ctx, p);
 }
 
 void gr__exec_run(gr_worker *w, struct grGraphExec_st *e)
@@ -352,8 +400,15 @@ void gr__exec_run(gr_worker *w, struct grGraphExec_st *e)
         }
     }
     uint64_t t0 = measure ? gr__ticks() : 0;
+    /* Read once per launch: without tracing, a launch pays this branch
+     * and run_from one more per node, on a value in a register. */
+    bool trace = gr__tracing();
+    uint64_t trace_t0 = trace ? gr__trace_clock() : 0;
     gr_store_relaxed(&p->shared, false);
-    if (way == GR_WAY_IN_ORDER) {
+    if (GR_UNLIKELY(trace) && way == GR_WAY_IN_ORDER) {
+        run_in_order_traced(w, p);
+        finish_launch(p);
+    } else if (way == GR_WAY_IN_ORDER) {
         /* Nobody else takes part: the plan's order is topological, so
          * running it front to back honours every edge, with no countdown
          * and no stack (on a random DAG those cost several times what the
@@ -364,7 +419,7 @@ void gr__exec_run(gr_worker *w, struct grGraphExec_st *e)
         for (uint32_t i = 0; i + 1 < p->nnodes; i++)
             run_body(&nodes[i], &ctx);
         finish_launch(p);
-    } else if (!run_shared(w, p)) {
+    } else if (!run_shared(w, p, trace)) {
         wait_for_others(rt, w, p, target);
     }
     /* Thieves may still be leaving run_from; the plan must outlive them. */
@@ -372,6 +427,9 @@ void gr__exec_run(gr_worker *w, struct grGraphExec_st *e)
         gr__cpu_relax();
     if (measure)
         note_launch_time(p, way, gr__ticks() - t0, probe);
+    if (GR_UNLIKELY(trace))
+        gr__trace_emit(GR_TR_LAUNCH, "graph launch", trace_t0, gr__trace_clock(), (uintptr_t)e, p->runs,
+                       p->nnodes - 1, w->index);
     p->runs++;
     /* The launch is over: setters may write the plan from here on (see
      * gr__exec_quiesce). Only launches' owners write it, one at a time. */

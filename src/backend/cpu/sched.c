@@ -620,6 +620,8 @@ gr_runtime *gr__runtime_start(void)
      * running thread of the process; on some VMs that takes tens of
      * microseconds). */
     gr__barrier_setup();
+    /* GRAPHRT_TRACE, GRAPHRT_LAUNCH_BLOCKING, GRAPHRT_CHECK: once per process. */
+    gr__dbg_setup();
     rt->workers = gr__calloc(rt->nslots, sizeof *rt->workers);
     rt->inj_cap = 64;
     rt->inj = gr__malloc(rt->inj_cap * sizeof *rt->inj);
