@@ -53,7 +53,8 @@ GR_TEST(analyze_diamond_reports_levels_widths_and_critical_path)
     CHECK_EQ(r.levelWidths[2], 1);
     CHECK_EQ(r.maxWidth, 2);
     CHECK(fabs(r.averageWidth - 4.0 / 3.0) < 1e-12);
-    /* Both paths are as long: the first dependency in edge order wins. */
+    /* Both paths are as long: the one through the dependency first in the
+     * topological order (b, created before c) wins. */
     CHECK_EQ(r.numCriticalPath, 3);
     CHECK_PTR_EQ(r.criticalPath[0], n[0]);
     CHECK_PTR_EQ(r.criticalPath[1], n[1]);
