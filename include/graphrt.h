@@ -1329,9 +1329,10 @@ typedef struct grGraphAnalysis {
      * order. */
     grGraphNode_t *detachedNodes;
     size_t numDetachedNodes;
-    /* Serialised fork-joins, joins in creation order: the first
-     * GR_GRAPH_ANALYSIS_MAX_JOINS found (a full array may mean more; each
-     * shows among the redundant edges too). */
+    /* Serialised fork-joins, joins in creation order: those found among
+     * the first 16 * GR_GRAPH_ANALYSIS_MAX_JOINS redundant edges into
+     * joins, at most GR_GRAPH_ANALYSIS_MAX_JOINS (each shows among the
+     * redundant edges too, which are all listed). */
     grGraphSerialisedJoin *serialisedJoins;
     size_t numSerialisedJoins;
     int fromCapture; /* nonzero: some nodes were captured and carry where they came from */

@@ -19,6 +19,11 @@
 
 #include <string.h>
 
+/* The most searches one analysis makes for serialised fork-joins: room
+ * for every detailed finding many times over, in captured graphs whose
+ * redundant edges are mostly not findings. */
+#define FJ_SEARCH_BUDGET (16 * (size_t)GR_GRAPH_ANALYSIS_MAX_JOINS)
+
 typedef struct fj_ctx {
     const gr_shape *s;
     uint32_t *seen, *isdep; /* stamps: seen by this search, a dependency of this join */
@@ -159,6 +164,7 @@ bool gr__analyze_forkjoins(const gr_shape *s, grGraphAnalysis *r)
     if (r->numRedundantEdges == 0)
         return true;
     fj_ctx x = {.s = s};
+    size_t searches = 0;
     x.seen = gr__calloc(s->n, sizeof *x.seen);
     x.isdep = gr__calloc(s->n, sizeof *x.isdep);
     x.parent = gr__malloc(s->n * sizeof *x.parent);
@@ -179,11 +185,12 @@ bool gr__analyze_forkjoins(const gr_shape *s, grGraphAnalysis *r)
                 size_t p = gr__shape_index(jn->deps[k]);
                 if (!edge_redundant(s, p, j))
                     continue;
-                /* Details stop at the array's room; the redundant edges
-                 * list every candidate, and searching on would cost a
-                 * walk of the graph per edge in graphs full of them. */
-                if (r->numSerialisedJoins == GR_GRAPH_ANALYSIS_MAX_JOINS)
+                /* Details stop at the array's room, and the searches
+                 * (a walk of the graph each, at worst) at a budget; the
+                 * redundant edges list every candidate. */
+                if (r->numSerialisedJoins == GR_GRAPH_ANALYSIS_MAX_JOINS || searches == FJ_SEARCH_BUDGET)
                     break;
+                searches++;
                 bool smell;
                 ok = describe(&x, p, j, &r->serialisedJoins[r->numSerialisedJoins], &smell);
                 if (ok && smell)
