@@ -1279,8 +1279,9 @@ typedef struct grGraphCaptureCause {
  * the join's dependency. In a captured graph a redundant edge into a join
  * is a serialised fork-join when the path that implies it crosses from
  * one stream to another; a graph built by hand does not say which
- * branches were meant to run side by side, so there every redundant edge
- * into a join is one. */
+ * branches were meant to run side by side, so there a redundant edge
+ * p -> join is one when p reaches some but not all of the join's other
+ * dependencies (one that reaches all is where they start: a shortcut). */
 typedef struct grGraphSerialisedJoin {
     grGraphNode_t join;
     grGraphNode_t *firstBranch; /* numFirstBranch nodes, the last one a dependency of join */
@@ -1329,10 +1330,10 @@ typedef struct grGraphAnalysis {
      * order. */
     grGraphNode_t *detachedNodes;
     size_t numDetachedNodes;
-    /* Serialised fork-joins, joins in creation order: those found among
-     * the first 16 * GR_GRAPH_ANALYSIS_MAX_JOINS redundant edges into
-     * joins, at most GR_GRAPH_ANALYSIS_MAX_JOINS (each shows among the
-     * redundant edges too, which are all listed). */
+    /* Serialised fork-joins, joins in creation order: at most
+     * GR_GRAPH_ANALYSIS_MAX_JOINS, found by at most 16 times as many
+     * searches of the graph (each shows among the redundant edges too,
+     * which are all listed). */
     grGraphSerialisedJoin *serialisedJoins;
     size_t numSerialisedJoins;
     int fromCapture; /* nonzero: some nodes were captured and carry where they came from */

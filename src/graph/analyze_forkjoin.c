@@ -11,9 +11,11 @@
  * serialised fork-join when that path crosses from one stream to another
  * (the link is the first edge that does, and the wait noted for it names
  * the event and the calls); a path within one stream is a plain redundant
- * edge. A graph built by hand does not say which branches were meant to
- * run side by side, so there every redundant edge into a join is reported,
- * with the path's first edge as the link.
+ * edge. A graph built by hand (or a clone, or a graph read back from a
+ * file) does not say which branches were meant to run side by side: there
+ * the finding is a p that reaches some but not all of the join's other
+ * dependencies (one that reaches all is where they all start, such as the
+ * fork itself), with the path's first edge as the link.
  */
 #include "analyze_int.h"
 
@@ -41,11 +43,13 @@ static bool edge_redundant(const gr_shape *s, size_t p, size_t j)
 }
 
 /* The nearest other dependency of join j reachable from p (SIZE_MAX if
- * none), with x->parent leading back to p. */
-static size_t nearest_dep(fj_ctx *x, size_t p, size_t j)
+ * none), with x->parent leading back to p. With 'count', the search goes
+ * on and *reached is how many of j's other dependencies p reaches. */
+static size_t nearest_dep(fj_ctx *x, size_t p, size_t j, bool count, size_t *reached)
 {
     const gr_shape *s = x->s;
-    size_t head = 0, tail = 0;
+    size_t head = 0, tail = 0, first = SIZE_MAX, others = s->order[j]->ndeps - 1;
+    *reached = 0;
     x->seen_stamp++;
     x->seen[p] = x->seen_stamp;
     x->queue[tail++] = p;
@@ -57,12 +61,16 @@ static size_t nearest_dep(fj_ctx *x, size_t p, size_t j)
                 continue;
             x->seen[v] = x->seen_stamp;
             x->parent[v] = u;
-            if (x->isdep[v] == x->dep_stamp)
-                return v;
+            if (x->isdep[v] == x->dep_stamp) {
+                if (first == SIZE_MAX)
+                    first = v;
+                if (++*reached == others || !count)
+                    return first;
+            }
             x->queue[tail++] = v;
         }
     }
-    return SIZE_MAX;
+    return first;
 }
 
 /* The first branch: p and the nodes before it on its stream (back to the
@@ -106,9 +114,16 @@ static bool describe(fj_ctx *x, size_t p, size_t j, grGraphSerialisedJoin *f, bo
 {
     const gr_shape *s = x->s;
     grGraph_t g = s->g;
-    size_t q = nearest_dep(x, p, j);
+    /* Without streams, a dependency that reaches every other one is
+     * where they all start (the fork itself, or an earlier node of a
+     * chain): its edge to the join is a plain shortcut. */
+    bool lanes = s->order[p]->lane != 0;
+    size_t reached;
+    size_t q = nearest_dep(x, p, j, !lanes, &reached);
     *is_smell = false;
     if (!GR_ALWAYS(q != SIZE_MAX))
+        return true;
+    if (!lanes && reached == s->order[j]->ndeps - 1)
         return true;
     /* The path p ~> q, p first. */
     size_t len = 0;
@@ -118,7 +133,7 @@ static bool describe(fj_ctx *x, size_t p, size_t j, grGraphSerialisedJoin *f, bo
     for (size_t v = q, k = len; k-- > 0; v = x->parent[v])
         x->path[k] = s->order[v];
     size_t link = 0; /* the link is path[link] -> path[link + 1] */
-    bool lanes = x->path[0]->lane != 0 && x->path[len - 1]->lane != 0;
+    lanes = lanes && x->path[len - 1]->lane != 0;
     if (lanes) {
         while (link + 1 < len && x->path[link]->lane == x->path[link + 1]->lane)
             link++;
@@ -184,6 +199,11 @@ bool gr__analyze_forkjoins(const gr_shape *s, grGraphAnalysis *r)
             for (size_t k = 0; k < jn->ndeps && ok; k++) {
                 size_t p = gr__shape_index(jn->deps[k]);
                 if (!edge_redundant(s, p, j))
+                    continue;
+                /* Without streams, a redundant p of a two-dependency join
+                 * reaches the other one: a shortcut (see describe), known
+                 * without a search. */
+                if (jn->deps[k]->lane == 0 && jn->ndeps == 2)
                     continue;
                 /* Details stop at the array's room, and the searches
                  * (a walk of the graph each, at worst) at a budget; the
