@@ -2,9 +2,9 @@
 #
 #   make demo          configure build/ (Release), build, run the pipeline demo
 #   make test          configure build/ (Release, -Werror), build, run the suite
-#   make bench         configure build/ with the benchmarks, build them
+#   make bench         build and run graphrt's benchmarks, print their tables (BENCH_ARGS)
 #   make bench-grain   graphrt against oneTBB, Taskflow and OpenMP at task grains (bench/grain)
-#   make install       install build/ under PREFIX (default /usr/local)
+#   make install       build everything in build/, install it under PREFIX (default /usr/local)
 #   make soak          Release soak run (SOAK_SECONDS, SOAK_THREADS); soak-tsan under TSan
 #   make format-check  check the sources against .clang-format
 #   make tidy          clang-tidy over src/ (.clang-tidy), in build-tidy/
@@ -45,15 +45,21 @@ demo:
 
 # Builds everything (library in both forms, tests, examples) so that
 # `make install` afterwards has all it installs; the runner's last line is
-# "N passed, N failed" and its exit status is non-zero on any failure.
+# "N passed, N failed, N skipped" and its exit status is non-zero on any failure.
 test:
 	$(CMAKE) -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DGR_WERROR=ON
 	$(CMAKE) --build $(BUILD) --parallel $(JOBS)
 	./$(BUILD)/graphrt_tests
 
+# Builds the benchmarks in BUILD and runs the five of bench/ (bench/bench.sh):
+# tables of what, parameters, figure and unit under a machine line, in about
+# a minute on 2 cores. BENCH_ARGS: --quick (shorter), --workers N,
+# --json FILE (JSON too), --csv (the raw lines instead of tables).
+BENCH_ARGS ?=
 bench:
 	$(CMAKE) -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DGR_BUILD_BENCH=ON
-	$(CMAKE) --build $(BUILD) --parallel $(JOBS)
+	$(CMAKE) --build $(BUILD) --parallel $(JOBS) --target bench_graph bench_eager bench_capture bench_mempool bench_analyze
+	bench/bench.sh --build $(BUILD) $(BENCH_ARGS)
 
 # Builds graphrt and the peers it can (bench/grain/run.sh says how to get
 # them) in build-grain/, runs the sweep and prints the tables;

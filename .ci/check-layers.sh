@@ -10,7 +10,8 @@
 #   core < backend < memory < graph < capture < exec < api
 # Checked:
 #   1. every #include "..." of src/ resolves to the same or a lower area;
-#   2. a header private to its area (src/backend/cpu/*.h, src/*/*_int.h) is
+#   2. a header private to its area (src/backend/cpu/*.h, src/backend/cuda/cu_*.h,
+#      src/*/*_int.h) is
 #      included only from that area;
 #   3. every gr__ symbol an object uses is defined in the same or a lower
 #      area (nm of the objects), so no call goes upward except through a
@@ -41,7 +42,7 @@ area_of() {
 
 private_header() {
     case $1 in
-    src/backend/cpu/*.h | src/*/*_int.h) return 0 ;;
+    src/backend/cpu/*.h | src/backend/cuda/cu_*.h | src/*/*_int.h) return 0 ;;
     esac
     return 1
 }

@@ -9,9 +9,10 @@
  *   layered  layers of 100 nodes, each depending on 2 random nodes of the
  *            layer before (a seeded generator): wide, few findings
  *
- * Output lines: fig,workers,name,shape,param,value,unit (param: nodes);
- * figures are medians of several runs. Usage:
- *   bench_analyze [--quick] [--json FILE]
+ * Figures are medians of several runs; param is the node count.
+ * Usage: bench_analyze [workers] [--quick] [--csv] [--json FILE]
+ * Output: the machine and parameters, then a table per shape; with --csv,
+ * lines fig,workers,name,shape,param,value,unit.
  */
 #include "bench_util.h"
 
@@ -65,9 +66,11 @@ static void measure(const char *shape, int n, int reps)
         an[r] = (double)(t1 - t0);
         inst[r] = (double)(t2 - t1);
     }
-    bu_fig(&g_figs, "analyze_ms", shape, n, bu_median(an, reps) / 1e6, "ms");
-    bu_fig(&g_figs, "instantiate_ms", shape, n, bu_median(inst, reps) / 1e6, "ms");
-    bu_fig(&g_figs, "redundant_edges", shape, n, (double)redundant, "edges");
+    bu_fig(&g_figs, "analyze_ms", "grGraphAnalyze", shape, n, bu_median(an, reps) / 1e6, "ms");
+    bu_fig(&g_figs, "instantiate_ms", "grGraphInstantiate of the same graph", shape, n,
+           bu_median(inst, reps) / 1e6, "ms");
+    bu_fig(&g_figs, "redundant_edges", "redundant edges the analysis found", shape, n, (double)redundant,
+           "edges");
     free(an);
     free(inst);
     BU_CHECK(grGraphDestroy(g));
@@ -75,44 +78,39 @@ static void measure(const char *shape, int n, int reps)
 
 int main(int argc, char **argv)
 {
-    const char *json = NULL;
-    int quick = 0;
+    static const char *const shapes[] = {"chain", "skip", "layered"};
+    static const char *const headings[] = {
+        "chain: node i depends on node i-1", "skip: a chain plus i-2 -> i (every skip edge redundant)",
+        "layered: layers of 100 nodes, 2 random edges from the layer before"};
+    static const int sizes[] = {1000, 10000, 100000};
+    bu_opts o = {0};
     bu_machine m;
-    for (int a = 1; a < argc; a++) {
-        if (strcmp(argv[a], "--quick") == 0)
-            quick = 1;
-        else if (strcmp(argv[a], "--json") == 0 && a + 1 < argc)
-            json = argv[++a];
-        else {
-            fprintf(stderr, "usage: %s [--quick] [--json FILE]\n", argv[0]);
+    for (int a = 1; a < argc; a++)
+        if (!bu_opt(&o, argc, argv, &a)) {
+            fprintf(stderr, "usage: %s " BU_USAGE "\n", argv[0]);
             return 2;
         }
-    }
+    g_figs.workers = bu_workers(o.workers);
+    g_figs.csv = o.csv;
     bu_machine_read(&m);
-    g_figs.workers = bu_workers(NULL);
-    printf("# bench_analyze: grGraphAnalyze and grGraphInstantiate of hand-built graphs\n");
-    bu_machine_print(&m, stdout);
-    printf("# workers: %d\n# fig,workers,name,shape,param,value,unit\n", g_figs.workers);
-    static const char *const shapes[] = {"chain", "skip", "layered"};
-    static const int sizes[] = {1000, 10000, 100000};
-    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+    bu_header("bench_analyze", "grGraphAnalyze and grGraphInstantiate of hand-built graphs of empty nodes",
+              &m, g_figs.workers, &o);
+    if (o.csv)
+        printf("# fig,workers,name,shape,param,value,unit\n");
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        bu_section(&g_figs, headings[s]);
         for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
             int n = sizes[k];
-            if (quick && n > 10000)
+            if (o.quick && n > 10000)
                 continue;
-            measure(shapes[s], n, n >= 100000 ? 3 : quick ? 3 : 9);
+            measure(shapes[s], n, n >= 100000 ? 3 : o.quick ? 3 : 9);
         }
-    if (json) {
-        FILE *f = fopen(json, "w");
-        if (!f) {
-            perror(json);
-            return 1;
-        }
-        fprintf(f, "{\"bench\": \"bench_analyze\", ");
-        bu_json_machine(f, &m);
-        fprintf(f, ", \"workers\": %d, ", g_figs.workers);
+    }
+    if (o.json) {
+        FILE *f = bu_json_begin(o.json, "bench_analyze", &m, g_figs.workers, &o);
+        fprintf(f, "},\n");
         bu_json_figures(f, &g_figs);
-        fprintf(f, "}\n");
+        fprintf(f, "\n}\n");
         fclose(f);
     }
     free(g_figs.v);

@@ -5,7 +5,10 @@
  * launch against eager execution of the same work, as the number of
  * replays after which capturing pays (break-even).
  *
- * Each figure is the median of several repetitions. Output lines:
+ * Each figure is the median of several repetitions.
+ * Usage: bench_capture [workers] [--quick] [--csv] [--json FILE]
+ * Output: the machine and parameters, then a table per chain length; with
+ * --csv, lines
  *   fig,workers,name,shape,param,value,unit
  */
 #include "bench_util.h"
@@ -88,51 +91,65 @@ static void measure(int n, int reps, grStream_t s, figures *f)
 
 int main(int argc, char **argv)
 {
-    int workers = 0, quick = 0;
+    static const int lengths[] = {10, 100, 1000, 10000};
     size_t sizes[2] = {sizeof(int *), sizeof(int)};
+    bu_opts o = {0};
+    bu_figures figs = {0};
+    bu_machine m;
     grStream_t s;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--quick") == 0)
-            quick = 1;
-        else
-            workers = atoi(argv[i]);
-    }
-    if (workers > 0) {
-        char buf[16];
-        snprintf(buf, sizeof buf, "%d", workers);
-        setenv("GRAPHRT_WORKERS", buf, 1);
-    }
-    BU_CHECK(grDeviceGetAttribute(&workers, grDevAttrMultiProcessorCount, 0));
+    int workers;
+    for (int a = 1; a < argc; a++)
+        if (!bu_opt(&o, argc, argv, &a)) {
+            fprintf(stderr, "usage: %s " BU_USAGE "\n", argv[0]);
+            return 1;
+        }
+    workers = bu_workers(o.workers);
+    figs.workers = workers;
+    figs.csv = o.csv;
+    bu_machine_read(&m);
+    bu_header("bench_capture", "stream capture of chains of 1-block kernel launches, medians", &m, workers,
+              &o);
+    if (o.csv)
+        printf("# fig,workers,name,shape,param,value,unit\n");
     BU_CHECK(grKernelCreate(&g_kernel, nop_fn, "bench_capture_nop", 2, sizes));
     BU_CHECK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
-    printf("# bench_capture: stream capture of chains of 1-block kernel launches\n");
-    printf("# workers: %d\n", workers);
-    printf("# fig,workers,name,shape,param,value,unit\n");
-    static const int lengths[] = {10, 100, 1000, 10000};
     for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; li++) {
         int n = lengths[li];
-        int reps = bu_reps(n, 3, quick ? 5 : 51);
+        int reps = bu_reps(n, 3, o.quick ? 5 : 51);
+        char heading[96];
         figures f;
         measure(n, reps, s, &f);
-        printf("capture,%d,capture_ns_per_op,chain,%d,%.1f,ns\n", workers, n, f.capture_ns_per_op);
-        printf("capture,%d,eager_enqueue_ns_per_op,chain,%d,%.1f,ns\n", workers, n,
-               f.eager_enqueue_ns_per_op);
-        printf("capture,%d,end_capture_ns,chain,%d,%.0f,ns\n", workers, n, f.end_ns);
-        printf("capture,%d,end_capture_ns_per_node,chain,%d,%.2f,ns\n", workers, n, f.end_ns / n);
-        printf("capture,%d,instantiate_ns,chain,%d,%.0f,ns\n", workers, n, f.instantiate_ns);
-        printf("capture,%d,first_launch_ns,chain,%d,%.0f,ns\n", workers, n, f.first_launch_ns);
-        printf("capture,%d,replay_ns,chain,%d,%.0f,ns\n", workers, n, f.replay_ns);
-        printf("capture,%d,eager_run_ns,chain,%d,%.0f,ns\n", workers, n, f.eager_e2e_ns);
+        snprintf(heading, sizeof heading, "a chain of %d launches, median of %d", n, reps);
+        bu_section(&figs, heading);
+        bu_fig(&figs, "capture_ns_per_op", "grLaunchKernel captured, per launch", "chain", n,
+               f.capture_ns_per_op, "ns");
+        bu_fig(&figs, "eager_enqueue_ns_per_op", "grLaunchKernel eager (enqueue only), per launch", "chain",
+               n, f.eager_enqueue_ns_per_op, "ns");
+        bu_fig(&figs, "end_capture_ns", "grStreamEndCapture", "chain", n, f.end_ns, "ns");
+        bu_fig(&figs, "end_capture_ns_per_node", "grStreamEndCapture per node", "chain", n, f.end_ns / n,
+               "ns");
+        bu_fig(&figs, "instantiate_ns", "grGraphInstantiate", "chain", n, f.instantiate_ns, "ns");
+        bu_fig(&figs, "first_launch_ns", "first grGraphLaunch + synchronise", "chain", n, f.first_launch_ns,
+               "ns");
+        bu_fig(&figs, "replay_ns", "replay (grGraphLaunch + synchronise)", "chain", n, f.replay_ns, "ns");
+        bu_fig(&figs, "eager_run_ns", "the launches eager (enqueue + synchronise)", "chain", n,
+               f.eager_e2e_ns, "ns");
         /* Capturing pays after k runs when setup + k * replay < k * eager. */
         double setup =
             f.capture_ns_per_op * n + f.end_ns + f.instantiate_ns + f.first_launch_ns - f.replay_ns;
         double gain = f.eager_e2e_ns - f.replay_ns;
-        if (gain > 0)
-            printf("capture,%d,break_even_runs,chain,%d,%.1f,runs\n", workers, n, setup / gain);
-        else
-            printf("capture,%d,break_even_runs,chain,%d,never,runs\n", workers, n);
+        bu_fig(&figs, "break_even_runs", "runs after which capture + instantiate pays (- never)", "chain", n,
+               gain > 0 ? setup / gain : NAN, "runs");
     }
     BU_CHECK(grStreamDestroy(s));
     BU_CHECK(grKernelDestroy(g_kernel));
+    if (o.json) {
+        FILE *f = bu_json_begin(o.json, "bench_capture", &m, workers, &o);
+        fprintf(f, "},\n");
+        bu_json_figures(f, &figs);
+        fprintf(f, "\n}\n");
+        fclose(f);
+    }
+    free(figs.v);
     return 0;
 }

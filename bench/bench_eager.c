@@ -13,10 +13,12 @@
  *    threads as graphrt has workers, in the same run on the same arrays.
  *    GB/s counts 12 bytes per element (read x, read y, write y).
  *
- * Usage: bench_eager [workers] [--json FILE] [--quick] [--saxpy-n N]
- * Output: '# ' lines describe the machine and parameters; every figure is a
+ * Usage: bench_eager [workers] [--quick] [--csv] [--json FILE] [--saxpy-n N]
+ * Output: the machine and parameters, then a table of the figures. With
+ * --csv: '# ' lines describe the machine and parameters and every figure
+ * is a
  *   fig,workers,name,shape,param,value,unit
- * line and an entry of the JSON "figures" array.
+ * line. Every figure is also an entry of the JSON "figures" array.
  */
 #include "bench_util.h"
 #ifdef _OPENMP
@@ -49,7 +51,7 @@ static void eager_chain(grKernel_t k, int kind, int N)
     int reps = bu_reps(N, 50, 2000), warm = reps / 10 < 5 ? 5 : reps / 10, r, i;
     double *venq = (double *)bu_xmalloc(sizeof(double) * (size_t)reps);
     double *ve2e = (double *)bu_xmalloc(sizeof(double) * (size_t)reps);
-    char name[48];
+    char name[48], what[80];
     g_host_calls = 0;
     for (r = 0; r < warm + reps; r++) {
         uint64_t t0 = bu_now_ns(), t1, t2;
@@ -73,9 +75,12 @@ static void eager_chain(grKernel_t k, int kind, int N)
         exit(2);
     }
     snprintf(name, sizeof name, "eager_%s_enqueue_ns_per_op", tag);
-    bu_fig(&g_figs, name, "chain", N, bu_median(venq, reps), "ns/op");
+    snprintf(what, sizeof what, "%s: enqueue per op", kind ? "grLaunchHostFunc" : "grLaunchKernel");
+    bu_fig(&g_figs, name, what, "chain", N, bu_median(venq, reps), "ns/op");
     snprintf(name, sizeof name, "eager_%s_e2e_ns_per_op", tag);
-    bu_fig(&g_figs, name, "chain", N, bu_median(ve2e, reps), "ns/op");
+    snprintf(what, sizeof what, "%s: enqueue + run per op (+ synchronise)",
+             kind ? "grLaunchHostFunc" : "grLaunchKernel");
+    bu_fig(&g_figs, name, what, "chain", N, bu_median(ve2e, reps), "ns/op");
     free(venq);
     free(ve2e);
 }
@@ -202,19 +207,23 @@ static void saxpy_bench(int workers, size_t n, int reps)
             exit(2);
         }
 
-    bu_fig(&g_figs, "saxpy_graphrt_ms", "saxpy", (long)n, t_gr / 1e6, "ms");
-    bu_fig(&g_figs, "saxpy_graphrt_gbps", "saxpy", (long)n, gbps(n, t_gr), "GB/s");
-    bu_fig(&g_figs, "saxpy_seq_ms", "saxpy", (long)n, t_seq / 1e6, "ms");
-    bu_fig(&g_figs, "saxpy_seq_gbps", "saxpy", (long)n, gbps(n, t_seq), "GB/s");
+    bu_fig(&g_figs, "saxpy_graphrt_ms", "saxpy: graphrt kernel", "saxpy", (long)n, t_gr / 1e6, "ms");
+    bu_fig(&g_figs, "saxpy_graphrt_gbps", "saxpy: graphrt kernel bandwidth", "saxpy", (long)n, gbps(n, t_gr),
+           "GB/s");
+    bu_fig(&g_figs, "saxpy_seq_ms", "saxpy: plain loop, one thread", "saxpy", (long)n, t_seq / 1e6, "ms");
+    bu_fig(&g_figs, "saxpy_seq_gbps", "saxpy: plain loop bandwidth", "saxpy", (long)n, gbps(n, t_seq),
+           "GB/s");
 #ifdef _OPENMP
-    bu_fig(&g_figs, "saxpy_omp_ms", "saxpy", (long)n, t_omp / 1e6, "ms");
-    bu_fig(&g_figs, "saxpy_omp_gbps", "saxpy", (long)n, gbps(n, t_omp), "GB/s");
-    bu_fig(&g_figs, "saxpy_graphrt_over_omp", "saxpy", (long)n, t_omp / t_gr, "x");
+    bu_fig(&g_figs, "saxpy_omp_ms", "saxpy: OpenMP parallel for", "saxpy", (long)n, t_omp / 1e6, "ms");
+    bu_fig(&g_figs, "saxpy_omp_gbps", "saxpy: OpenMP bandwidth", "saxpy", (long)n, gbps(n, t_omp), "GB/s");
+    bu_fig(&g_figs, "saxpy_graphrt_over_omp", "saxpy: OpenMP time / graphrt time", "saxpy", (long)n,
+           t_omp / t_gr, "x");
 #else
     (void)t_omp;
     (void)workers;
 #endif
-    bu_fig(&g_figs, "saxpy_graphrt_over_seq", "saxpy", (long)n, t_seq / t_gr, "x");
+    bu_fig(&g_figs, "saxpy_graphrt_over_seq", "saxpy: plain loop time / graphrt time", "saxpy", (long)n,
+           t_seq / t_gr, "x");
 
     BU_CHECK(grKernelDestroy(k));
     free(x);
@@ -229,39 +238,38 @@ static void saxpy_bench(int workers, size_t n, int reps)
 int main(int argc, char **argv)
 {
     static const int sizes[5] = {1, 10, 100, 1000, 10000};
-    const char *json = NULL, *req = NULL;
     size_t saxpy_n = (size_t)64 << 20;
-    int quick = 0, workers, a, s;
+    int workers, a, s;
+    bu_opts o = {0};
     bu_machine m;
     grKernel_t empty;
+    const char *c;
 
     for (a = 1; a < argc; a++) {
-        if (strcmp(argv[a], "--json") == 0 && a + 1 < argc)
-            json = argv[++a];
-        else if (strcmp(argv[a], "--quick") == 0)
-            quick = 1;
-        else if (strcmp(argv[a], "--saxpy-n") == 0 && a + 1 < argc)
+        if (bu_opt(&o, argc, argv, &a))
+            continue;
+        if (strcmp(argv[a], "--saxpy-n") == 0 && a + 1 < argc)
             saxpy_n = (size_t)strtoull(argv[++a], NULL, 0);
-        else if (argv[a][0] != '-' && !req)
-            req = argv[a];
         else {
-            fprintf(stderr, "usage: %s [workers] [--json FILE] [--quick] [--saxpy-n N]\n", argv[0]);
+            fprintf(stderr, "usage: %s " BU_USAGE " [--saxpy-n N]\n", argv[0]);
             return 1;
         }
     }
-    workers = bu_workers(req);
+    workers = bu_workers(o.workers);
     g_figs.workers = workers;
+    g_figs.csv = o.csv;
     bu_machine_read(&m);
-    printf("# bench_eager: eager stream operations and a saxpy kernel\n");
-    bu_machine_print(&m, stdout);
-    printf("# workers: %d (GRAPHRT_WORKERS; the synchronising thread also runs work)\n", workers);
+    bu_header("bench_eager", "eager stream operations and a saxpy kernel", &m, workers, &o);
+    c = o.csv ? "# " : "";
 #ifdef _OPENMP
-    printf("# openmp: %d threads (omp_set_num_threads = workers)\n", workers);
+    printf("%sopenmp: %d threads (omp_set_num_threads = workers)\n", c, workers);
 #else
-    printf("# openmp: not built\n");
+    printf("%sopenmp: not built\n", c);
 #endif
-    printf("# saxpy: %zu floats, blocks of %u threads\n", saxpy_n, SAXPY_BLOCK);
-    printf("# fig,workers,name,shape,param,value,unit\n");
+    printf("%ssaxpy: %zu floats, blocks of %u threads\n", c, saxpy_n, SAXPY_BLOCK);
+    if (o.csv)
+        printf("# fig,workers,name,shape,param,value,unit\n");
+    bu_section(&g_figs, "one stream operation, chains of 1 to 10,000 on one stream");
     fflush(stdout);
 
     BU_CHECK(grStreamCreateWithFlags(&g_stream, grStreamNonBlocking));
@@ -270,21 +278,16 @@ int main(int argc, char **argv)
         eager_chain(empty, 0, sizes[s]);
     for (s = 0; s < 5; s++)
         eager_chain(empty, 1, sizes[s]);
-    if (saxpy_n > 0)
-        saxpy_bench(workers, saxpy_n, quick ? 3 : 10);
+    if (saxpy_n > 0) {
+        bu_section(&g_figs, "saxpy y = a*x + y (12 bytes per element), medians");
+        saxpy_bench(workers, saxpy_n, o.quick ? 3 : 10);
+    }
     BU_CHECK(grKernelDestroy(empty));
     BU_CHECK(grStreamDestroy(g_stream));
 
-    if (json) {
-        FILE *f = fopen(json, "w");
-        if (!f) {
-            perror(json);
-            return 1;
-        }
-        fprintf(f, "{\"bench\": \"bench_eager\",\n");
-        bu_json_machine(f, &m);
-        fprintf(f, ",\n\"params\": {\"workers\": %d, \"quick\": %d, \"saxpy_n\": %zu},\n", workers, quick,
-                saxpy_n);
+    if (o.json) {
+        FILE *f = bu_json_begin(o.json, "bench_eager", &m, workers, &o);
+        fprintf(f, ", \"saxpy_n\": %zu},\n", saxpy_n);
         bu_json_figures(f, &g_figs);
         fprintf(f, "\n}\n");
         fclose(f);

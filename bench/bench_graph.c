@@ -4,7 +4,7 @@
  * memory, and a 1,000,000-node chain.
  *
  * The shapes, the task body (bench_task), the validation and the timing loop
- * are peer-bench's (peer_common.h), so the rows compare row for row with
+ * are peer-bench's (peers/common.h), so the rows compare row for row with
  * oneTBB, OpenMP, the toy pool and the sequential floor:
  *   build  = grGraphCreate + one kernel node per task (grid 1, block 1,
  *            the task index as an int argument, the shape's edges as
@@ -13,11 +13,14 @@
  * The worker count is the runtime's (GRAPHRT_WORKERS, read once when the
  * runtime starts); the optional first argument sets it before that.
  *
- * Usage: bench_graph [workers] [--json FILE] [--quick] [--no-shapes]
- *                    [--no-extras]
- * Output: '# ' lines describe the machine and parameters; CSV rows
+ * Usage: bench_graph [workers] [--quick] [--csv] [--json FILE]
+ *                    [--no-shapes] [--no-extras]
+ * Output: the machine and parameters, then a table of the replays (one row
+ * per shape) and a table of every other figure. With --csv: '# ' lines
+ * describe the machine and parameters; CSV rows
  *   rt,threads,shape,param,tasks,build_ns,replay_med_ns,replay_min_ns,replay_p90_ns,reps
- * as the peers print them; 'fig,' lines carry every other figure
+ * as the peers print them (bench/run.sh reads them); 'fig,' lines carry
+ * every other figure
  *   fig,workers,name,shape,param,value,unit
  */
 #include "bench_util.h"
@@ -25,9 +28,11 @@
 #include <sys/mman.h>
 
 #define ANCH_ROW_HOOK record_row
+#define ANCH_ROW_CSV g_opts.csv
+static bu_opts g_opts;
 static void record_row(const char *rt, int threads, const void *g, uint64_t build_ns, const uint64_t *t,
                        int reps);
-#include "peer_common.h"
+#include "peers/common.h"
 
 /* ------------------------------------------------------------------ state */
 
@@ -61,6 +66,12 @@ static void record_row(const char *rt, int threads, const void *gv, uint64_t bui
     r->med = t[reps / 2];
     r->min = t[0];
     r->p90 = t[(reps * 9) / 10];
+    if (!g_opts.csv) {
+        printf("  %-6s %8d %8d %14.1f %11.1f %9.1f %9.1f %8.2f %6d\n", r->shape, r->param, r->tasks,
+               (double)r->build_ns / 1e3, (double)r->med / 1e3, (double)r->min / 1e3, (double)r->p90 / 1e3,
+               (double)r->med / (double)r->tasks, r->reps);
+        fflush(stdout);
+    }
 }
 
 static void task_kernel(const grKernelCtx *ctx, void **args)
@@ -188,21 +199,48 @@ static void gr_destroy(void *hh)
 
 static const bench_ops gr_ops = {"graphrt", 1, gr_init, gr_build, gr_replay, gr_destroy, gr_fini, gr_loop};
 
-/* Runs one shape through the harness and adds its phase figures. */
+/* The phases of each shape run, kept until the replay table is complete. */
+typedef struct phases {
+    const char *shape;
+    int param, tasks;
+    long elems;
+    uint64_t graph_ns, inst_ns, first_ns, replay_med_ns;
+} phases;
+static phases g_phases[16];
+static int g_nphases;
+
+/* Runs one shape through the harness (which prints its replay row) and
+ * keeps its phases. */
 static void run_shape(int workers, graph_t *g)
 {
-    long elems;
+    phases *p = &g_phases[g_nphases < 15 ? g_nphases++ : 15];
     run_one(&gr_ops, NULL, workers, g);
     g_count = NULL; /* freed by run_one */
-    elems = g_last.n + g_last.edges;
-    bu_fig(&g_figs, "graph_build_ns", g->shape, g->param, (double)g_last.graph_ns, "ns");
-    bu_fig(&g_figs, "instantiate_ns", g->shape, g->param, (double)g_last.inst_ns, "ns");
-    bu_fig(&g_figs, "instantiate_ns_per_elem", g->shape, g->param, (double)g_last.inst_ns / (double)elems,
-           "ns/(node+edge)");
-    bu_fig(&g_figs, "first_launch_ns", g->shape, g->param, (double)g_last.first_ns, "ns");
-    if (g_nrows > 0)
-        bu_fig(&g_figs, "replay_ns_per_node", g->shape, g->param,
-               (double)g_rows[g_nrows - 1].med / (double)g->n, "ns/node");
+    p->shape = g->shape;
+    p->param = g->param;
+    p->tasks = g->n;
+    p->elems = g_last.n + g_last.edges;
+    p->graph_ns = g_last.graph_ns;
+    p->inst_ns = g_last.inst_ns;
+    p->first_ns = g_last.first_ns;
+    p->replay_med_ns = g_nrows > 0 ? g_rows[g_nrows - 1].med : 0;
+}
+
+static void print_phases(void)
+{
+    bu_section(&g_figs, "the phases of each replayed shape");
+    for (int i = 0; i < g_nphases; i++) {
+        const phases *p = &g_phases[i];
+        bu_fig(&g_figs, "graph_build_ns", "graph build (grGraphCreate + one node per task)", p->shape,
+               p->param, (double)p->graph_ns, "ns");
+        bu_fig(&g_figs, "instantiate_ns", "grGraphInstantiate", p->shape, p->param, (double)p->inst_ns, "ns");
+        bu_fig(&g_figs, "instantiate_ns_per_elem", "grGraphInstantiate per node and edge", p->shape, p->param,
+               (double)p->inst_ns / (double)p->elems, "ns/(node+edge)");
+        bu_fig(&g_figs, "first_launch_ns", "first launch of the executable (+ synchronise)", p->shape,
+               p->param, (double)p->first_ns, "ns");
+        bu_fig(&g_figs, "replay_ns_per_node", "replay per node (median)", p->shape, p->param,
+               (double)p->replay_med_ns / (double)p->tasks, "ns/node");
+    }
 }
 
 /* ---------------------------------------------------------------- extras */
@@ -247,7 +285,8 @@ static void extra_instantiate_chain(int N, int reps)
     t0 = bu_now_ns();
     build_graph(&h, g, 0);
     t1 = bu_now_ns();
-    bu_fig(&g_figs, "graph_build_ns_per_node", "chain", N, (double)(t1 - t0) / N, "ns/node");
+    bu_fig(&g_figs, "graph_build_ns_per_node", "graph build per node", "chain", N, (double)(t1 - t0) / N,
+           "ns/node");
     for (r = 0; r < reps; r++) {
         grGraphExec_t e;
         /* Memory the plan occupies: the resident pages the first one adds. */
@@ -259,16 +298,18 @@ static void extra_instantiate_chain(int N, int reps)
         v[r] = (double)(t1 - t0);
         if (rss) {
             double grew = (double)bu_rss_bytes() - (double)rss0;
-            bu_fig(&g_figs, "plan_rss_bytes_per_node", "chain", N, grew / N, "B/node");
+            bu_fig(&g_figs, "plan_rss_bytes_per_node", "plan memory (resident growth) per node", "chain", N,
+                   grew / N, "B/node");
         }
         BU_CHECK(grGraphExecDestroy(e));
     }
     /* The first instantiation of a size writes fresh memory; the others
      * reuse what the one before gave back (see docs/benchmarks.md). */
-    bu_fig(&g_figs, "instantiate_chain_first_ns_per_elem", "chain", N, v[0] / (double)(2L * N - 1),
+    bu_fig(&g_figs, "instantiate_chain_first_ns_per_elem",
+           "first instantiation per node and edge (fresh memory)", "chain", N, v[0] / (double)(2L * N - 1),
            "ns/(node+edge)");
-    bu_fig(&g_figs, "instantiate_chain_ns_per_elem", "chain", N, bu_median(v, reps) / (double)(2L * N - 1),
-           "ns/(node+edge)");
+    bu_fig(&g_figs, "instantiate_chain_ns_per_elem", "instantiation per node and edge (median)", "chain", N,
+           bu_median(v, reps) / (double)(2L * N - 1), "ns/(node+edge)");
     gexec_free(&h);
     graph_free(g);
     free(v);
@@ -299,7 +340,8 @@ static void extra_fresh_page(void)
         v[r] = (double)(bu_now_ns() - t0) / (double)(size / page);
         munmap((void *)p, size);
     }
-    bu_fig(&g_figs, "fresh_page_ns", "machine", 4096, bu_median(v, 5), "ns/page");
+    bu_fig(&g_figs, "fresh_page_ns", "first touch of a fresh 4 KiB page (the machine)", "machine", 4096,
+           bu_median(v, 5), "ns/page");
 }
 
 /* grGraphExecKernelNodeSetParams: every call gives a node a new argument
@@ -330,7 +372,8 @@ static void extra_setparams(int batches)
     replay(h.exec); /* the last batch's arguments must be the ones that run */
     counters_expect("exec kernel node set params", off, off + N, 1);
     counters_expect("exec kernel node set params", N - off, 2 * N - off, 0);
-    bu_fig(&g_figs, "exec_kernel_setparams_ns", "chain", N, bu_median(v, batches), "ns/call");
+    bu_fig(&g_figs, "exec_kernel_setparams_ns", "grGraphExecKernelNodeSetParams per call", "chain", N,
+           bu_median(v, batches), "ns/call");
     gexec_free(&h);
     graph_free(g);
     free(v);
@@ -376,7 +419,7 @@ static void extra_heavy_fan(int threads, int width, int node_us, int reps)
         replay(exec);
         v[i] = (double)(bu_now_ns() - t0);
     }
-    bu_fig(&g_figs, "heavy_fan_efficiency", "fan", width,
+    bu_fig(&g_figs, "heavy_fan_efficiency", "50 us nodes on all workers: ideal time / actual", "fan", width,
            (double)per_thread * node_us * 1000.0 / bu_median(v, reps), "ideal/actual");
     BU_CHECK(grGraphExecDestroy(exec));
     BU_CHECK(grGraphDestroy(graph));
@@ -434,7 +477,8 @@ static void extra_exec_update(int reps)
     i = last == clone ? N : 0;
     counters_expect("exec update", i, i + N, 1);
     counters_expect("exec update", N - i, 2 * N - i, 0);
-    bu_fig(&g_figs, "exec_update_ns_per_node", "chain", N, bu_median(v, reps), "ns/node");
+    bu_fig(&g_figs, "exec_update_ns_per_node", "grGraphExecUpdate per node (every node changed)", "chain", N,
+           bu_median(v, reps), "ns/node");
     BU_CHECK(grGraphDestroy(clone));
     gexec_free(&h);
     graph_free(g);
@@ -482,9 +526,11 @@ static void extra_eager_vs_graph(int N)
     counters_expect("eager vs graph", 0, N, 2u * (unsigned)((warm + reps) * batch));
     e = bu_median(ve, reps);
     gr = bu_median(vg, reps);
-    bu_fig(&g_figs, "eager_chain_ns_per_op", "chain", N, e, "ns/op");
-    bu_fig(&g_figs, "graph_chain_ns_per_op", "chain", N, gr, "ns/op");
-    bu_fig(&g_figs, "eager_over_graph", "chain", N, e / gr, "x");
+    bu_fig(&g_figs, "eager_chain_ns_per_op", "eager: grLaunchKernel per kernel (+ synchronise)", "chain", N,
+           e, "ns/op");
+    bu_fig(&g_figs, "graph_chain_ns_per_op", "the same kernels as one graph replay, per kernel", "chain", N,
+           gr, "ns/op");
+    bu_fig(&g_figs, "eager_over_graph", "eager time / graph time", "chain", N, e / gr, "x");
     gexec_free(&h);
     graph_free(g);
     free(ve);
@@ -493,17 +539,11 @@ static void extra_eager_vs_graph(int N)
 
 /* ------------------------------------------------------------------- main */
 
-static void write_json(const char *path, const bu_machine *m, int workers, int quick)
+static void write_json(const char *path, const bu_machine *m, int workers)
 {
-    FILE *f = fopen(path, "w");
+    FILE *f = bu_json_begin(path, "bench_graph", m, workers, &g_opts);
     int i;
-    if (!f) {
-        perror(path);
-        exit(1);
-    }
-    fprintf(f, "{\"bench\": \"bench_graph\",\n");
-    bu_json_machine(f, m);
-    fprintf(f, ",\n\"params\": {\"workers\": %d, \"quick\": %d},\n\"rows\": [", workers, quick);
+    fprintf(f, "},\n\"rows\": [");
     for (i = 0; i < g_nrows; i++) {
         const row *r = &g_rows[i];
         fprintf(f,
@@ -523,36 +563,38 @@ static void write_json(const char *path, const bu_machine *m, int workers, int q
 int main(int argc, char **argv)
 {
     static const int sizes[4] = {10, 100, 1000, 10000};
-    const char *json = NULL, *req = NULL;
-    int quick = 0, shapes = 1, extras = 1, workers, a, s;
+    int quick, shapes = 1, extras = 1, workers, a, s;
     bu_machine m;
     size_t psz = sizeof(int);
 
     for (a = 1; a < argc; a++) {
-        if (strcmp(argv[a], "--json") == 0 && a + 1 < argc)
-            json = argv[++a];
-        else if (strcmp(argv[a], "--quick") == 0)
-            quick = 1;
-        else if (strcmp(argv[a], "--no-shapes") == 0)
+        if (bu_opt(&g_opts, argc, argv, &a))
+            continue;
+        if (strcmp(argv[a], "--no-shapes") == 0)
             shapes = 0;
         else if (strcmp(argv[a], "--no-extras") == 0)
             extras = 0;
-        else if (argv[a][0] != '-' && !req)
-            req = argv[a];
         else {
-            fprintf(stderr, "usage: %s [workers] [--json FILE] [--quick] [--no-shapes] [--no-extras]\n",
-                    argv[0]);
+            fprintf(stderr, "usage: %s " BU_USAGE " [--no-shapes] [--no-extras]\n", argv[0]);
             return 1;
         }
     }
-    workers = bu_workers(req);
+    quick = g_opts.quick;
+    workers = bu_workers(g_opts.workers);
     g_figs.workers = workers;
+    g_figs.csv = g_opts.csv;
     bu_machine_read(&m);
-    printf("# bench_graph: graphrt graph replays on the peer-bench shapes\n");
-    bu_machine_print(&m, stdout);
-    printf("# workers: %d (GRAPHRT_WORKERS; the synchronising thread also runs work)\n", workers);
-    printf("# replay = grGraphLaunch + grStreamSynchronize; build = graph build + grGraphInstantiate\n");
-    printf("# rt,threads,shape,param,tasks,build_ns,replay_med_ns,replay_min_ns,replay_p90_ns,reps\n");
+    bu_header("bench_graph", "graphrt graph replays on the peer-bench shapes, and the costs around them", &m,
+              workers, &g_opts);
+    if (g_opts.csv) {
+        printf("# replay = grGraphLaunch + grStreamSynchronize; build = graph build + grGraphInstantiate\n");
+        printf("# rt,threads,shape,param,tasks,build_ns,replay_med_ns,replay_min_ns,replay_p90_ns,reps\n");
+    } else if (shapes) {
+        printf("\ngraph replays: build = graph build + grGraphInstantiate; replay = grGraphLaunch + "
+               "grStreamSynchronize\n");
+        printf("  %-6s %8s %8s %14s %11s %9s %9s %8s %6s\n", "shape", "param", "tasks", "build us",
+               "replay us", "min us", "p90 us", "ns/node", "reps");
+    }
     fflush(stdout);
 
     BU_CHECK(grKernelCreate(&g_kernel, task_kernel, "bench_task", 1, &psz));
@@ -581,8 +623,12 @@ int main(int argc, char **argv)
             graph_free(g);
         }
     }
+    if (shapes)
+        print_phases();
     if (extras) {
-        printf("# fig,workers,name,shape,param,value,unit\n");
+        bu_section(&g_figs, "instantiation, memory, updates, eager against graph");
+        if (g_opts.csv)
+            printf("# fig,workers,name,shape,param,value,unit\n");
         extra_fresh_page();
         extra_instantiate_chain(1000, quick ? 21 : 101);
         extra_instantiate_chain(100000, quick ? 3 : 9);
@@ -596,8 +642,8 @@ int main(int argc, char **argv)
 
     BU_CHECK(grStreamDestroy(g_stream));
     BU_CHECK(grKernelDestroy(g_kernel));
-    if (json)
-        write_json(json, &m, workers, quick);
+    if (g_opts.json)
+        write_json(g_opts.json, &m, workers);
     free((void *)(uintptr_t)g_count);
     return 0;
 }

@@ -1,8 +1,10 @@
 /*
  * bench_util.h - what graphrt's benchmarks share: the machine description
  * printed at the top of every run, error checks that stop the benchmark on
- * the first failed call, medians, memory readings, and the figures list
- * written as JSON (--json FILE).
+ * the first failed call, medians, memory readings, the options every
+ * benchmark takes ([workers] --quick --csv --json FILE), and the figures:
+ * printed as a table (what, shape, parameter, figure, unit) as they are
+ * measured, or as CSV lines with --csv, and written as JSON (--json FILE).
  *
  * Everything is static inline so that each benchmark includes it once and
  * uses what it needs. Benchmarks include only graphrt.h from the library.
@@ -10,6 +12,8 @@
 #ifndef GR_BENCH_UTIL_H
 #define GR_BENCH_UTIL_H
 
+#include <math.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,9 +103,16 @@ static inline uint64_t bu_rss_bytes(void)
 
 /* ----------------------------------------------------------------- machine */
 
+/* The commit the benchmarks were built from (bench/CMakeLists.txt reads it
+ * with git when CMake configures; "-dirty" when the tree had changes). */
+#ifndef GR_BENCH_COMMIT
+#define GR_BENCH_COMMIT "unknown"
+#endif
+
 typedef struct bu_machine {
     char cpu[128];
-    long cores;
+    long cores;    /* online */
+    long affinity; /* in this process's affinity mask: what the runtime's default worker count is */
     char kernel[200];
     char compiler[96];
 } bu_machine;
@@ -130,6 +141,11 @@ static inline void bu_machine_read(bu_machine *m)
         fclose(f);
     }
     m->cores = sysconf(_SC_NPROCESSORS_ONLN);
+    {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        m->affinity = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : m->cores;
+    }
     if (uname(&u) == 0)
         snprintf(m->kernel, sizeof m->kernel, "%s %s %s", u.sysname, u.release, u.machine);
     else
@@ -143,20 +159,65 @@ static inline void bu_machine_read(bu_machine *m)
 #endif
 }
 
-static inline void bu_machine_print(const bu_machine *m, FILE *out)
+/* ----------------------------------------------------------------- options */
+
+typedef struct bu_opts {
+    const char *workers; /* the worker count asked for; NULL: the runtime's default */
+    const char *json;    /* --json FILE or --json=FILE: where the JSON goes */
+    int quick;           /* --quick: fewer repetitions, smaller sizes */
+    int csv;             /* --csv: the raw lines scripts read instead of tables */
+} bu_opts;
+
+#define BU_USAGE "[workers] [--quick] [--csv] [--json FILE]"
+
+/* Takes an option every benchmark shares from argv[*a] (and its value,
+ * advancing *a); returns 0 when argv[*a] is not one of them. */
+static inline int bu_opt(bu_opts *o, int argc, char **argv, int *a)
 {
-    fprintf(out, "# cpu: %s\n# cores: %ld online\n# kernel: %s\n# compiler: %s\n", m->cpu, m->cores,
-            m->kernel, m->compiler);
+    const char *s = argv[*a];
+    if (strcmp(s, "--json") == 0 && *a + 1 < argc)
+        o->json = argv[++*a];
+    else if (strncmp(s, "--json=", 7) == 0 && s[7])
+        o->json = s + 7;
+    else if (strcmp(s, "--quick") == 0)
+        o->quick = 1;
+    else if (strcmp(s, "--csv") == 0)
+        o->csv = 1;
+    else if (s[0] != '-' && !o->workers)
+        o->workers = s;
+    else
+        return 0;
+    return 1;
+}
+
+/* The lines at the top of every run: the benchmark, the machine (cores,
+ * CPU model, kernel, compiler, graphrt's commit) and the parameters. With
+ * --csv they are '# ' comment lines. */
+static inline void bu_header(const char *bench, const char *what, const bu_machine *m, int workers,
+                             const bu_opts *o)
+{
+    const char *c = o->csv ? "# " : "";
+    printf("%s%s: %s\n", c, bench, what);
+    printf("%smachine: %ld cores online (%ld in the affinity mask), %s; %s; %s; graphrt %s\n", c, m->cores,
+           m->affinity, m->cpu, m->kernel, m->compiler, GR_BENCH_COMMIT);
+    printf("%sparameters: %d worker%s (GRAPHRT_WORKERS; the synchronising thread also runs work), %s run\n", c,
+           workers, workers == 1 ? "" : "s", o->quick ? "quick" : "full");
+    fflush(stdout);
 }
 
 /* ----------------------------------------------------------------- figures */
 
-/* One measured figure besides the CSV rows, e.g. instantiate cost per
- * element of a 100,000-node chain. Printed as
+/* One measured figure, e.g. instantiate cost per element of a
+ * 100,000-node chain: a stable name for scripts, a sentence for people.
+ * Printed as a table row (what, shape, parameter, figure, unit) or, with
+ * --csv, as
  *   fig,<workers>,<name>,<shape>,<param>,<value>,<unit>
- * and written to the JSON "figures" array. */
+ * and written to the JSON "figures" array. A figure that does not exist
+ * (NAN, e.g. a break-even that never comes) prints as "-" and is null in
+ * JSON. */
 typedef struct bu_figure {
     char name[48];
+    char what[80];
     char shape[16];
     long param;
     double value;
@@ -167,11 +228,36 @@ typedef struct bu_figures {
     bu_figure *v;
     int n, cap;
     int workers;
+    int csv; /* print CSV lines instead of table rows */
 } bu_figures;
 
-static inline void bu_fig(bu_figures *fs, const char *name, const char *shape, long param, double value,
-                          const char *unit)
+/* Formats a figure's value: whole numbers from 1000 up, 4 significant
+ * digits below, "-" for one that does not exist. */
+static inline const char *bu_value_str(double v, char *buf, size_t size)
 {
+    if (!isfinite(v))
+        snprintf(buf, size, "-");
+    else if (v >= 1000.0 || v <= -1000.0)
+        snprintf(buf, size, "%.0f", v);
+    else
+        snprintf(buf, size, "%.4g", v);
+    return buf;
+}
+
+/* Starts a table of figures: a heading line and the column names (table
+ * mode only: a CSV line carries its own name). */
+static inline void bu_section(const bu_figures *fs, const char *heading)
+{
+    if (fs->csv)
+        return;
+    printf("\n%s\n  %-56s %-7s %9s %12s  %s\n", heading, "what", "shape", "param", "figure", "unit");
+    fflush(stdout);
+}
+
+static inline void bu_fig(bu_figures *fs, const char *name, const char *what, const char *shape, long param,
+                          double value, const char *unit)
+{
+    char buf[32];
     bu_figure *f;
     if (fs->n == fs->cap) {
         fs->cap = fs->cap ? 2 * fs->cap : 64;
@@ -183,14 +269,16 @@ static inline void bu_fig(bu_figures *fs, const char *name, const char *shape, l
     }
     f = &fs->v[fs->n++];
     snprintf(f->name, sizeof f->name, "%s", name);
+    snprintf(f->what, sizeof f->what, "%s", what);
     snprintf(f->shape, sizeof f->shape, "%s", shape);
     f->param = param;
     f->value = value;
     snprintf(f->unit, sizeof f->unit, "%s", unit);
-    if (value >= 1000.0 || value <= -1000.0)
-        printf("fig,%d,%s,%s,%ld,%.0f,%s\n", fs->workers, name, shape, param, value, unit);
+    bu_value_str(value, buf, sizeof buf);
+    if (fs->csv)
+        printf("fig,%d,%s,%s,%ld,%s,%s\n", fs->workers, name, shape, param, buf, unit);
     else
-        printf("fig,%d,%s,%s,%ld,%.4g,%s\n", fs->workers, name, shape, param, value, unit);
+        printf("  %-56s %-7s %9ld %12s  %s\n", what, shape, param, buf, unit);
     fflush(stdout);
 }
 
@@ -215,11 +303,29 @@ static inline void bu_json_machine(FILE *f, const bu_machine *m)
 {
     fprintf(f, "\"machine\": {\"cpu\": ");
     bu_json_str(f, m->cpu);
-    fprintf(f, ", \"cores\": %ld, \"kernel\": ", m->cores);
+    fprintf(f, ", \"cores\": %ld, \"affinity_cores\": %ld, \"kernel\": ", m->cores, m->affinity);
     bu_json_str(f, m->kernel);
     fprintf(f, ", \"compiler\": ");
     bu_json_str(f, m->compiler);
+    fprintf(f, ", \"commit\": ");
+    bu_json_str(f, GR_BENCH_COMMIT);
     fprintf(f, "}");
+}
+
+/* Opens the JSON file and writes its head, up to the open "params" object
+ * (the caller writes its parameters, then closes it). */
+static inline FILE *bu_json_begin(const char *path, const char *bench, const bu_machine *m, int workers,
+                                  const bu_opts *o)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        perror(path);
+        exit(1);
+    }
+    fprintf(f, "{\"bench\": \"%s\",\n", bench);
+    bu_json_machine(f, m);
+    fprintf(f, ",\n\"params\": {\"workers\": %d, \"quick\": %d", workers, o->quick);
+    return f;
 }
 
 static inline void bu_json_figures(FILE *f, const bu_figures *fs)
@@ -230,9 +336,14 @@ static inline void bu_json_figures(FILE *f, const bu_figures *fs)
         const bu_figure *x = &fs->v[i];
         fprintf(f, "%s\n  {\"name\": ", i ? "," : "");
         bu_json_str(f, x->name);
+        fprintf(f, ", \"what\": ");
+        bu_json_str(f, x->what);
         fprintf(f, ", \"shape\": ");
         bu_json_str(f, x->shape);
-        fprintf(f, ", \"param\": %ld, \"value\": %.10g, \"unit\": ", x->param, x->value);
+        if (isfinite(x->value))
+            fprintf(f, ", \"param\": %ld, \"value\": %.10g, \"unit\": ", x->param, x->value);
+        else
+            fprintf(f, ", \"param\": %ld, \"value\": null, \"unit\": ", x->param);
         bu_json_str(f, x->unit);
         fprintf(f, "}");
     }

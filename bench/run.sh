@@ -1,13 +1,15 @@
 #!/bin/sh
-# bench/run.sh - builds graphrt's benchmarks and the peer runtimes, runs them
-# all with 1 and 2 threads on the same machine in the same run, and prints one
-# table: per shape, ns per node of each runtime and graphrt's speedup over the
-# fastest peer. Writes everything to build-bench/results.json.
+# bench/run.sh - builds graphrt's benchmarks and the peer runtimes of
+# bench/peers, runs them all with 1 and 2 threads on the same machine in the
+# same run, and prints one table: per shape, ns per node of each runtime and
+# graphrt's speedup over the fastest peer. Writes everything to
+# build-bench/results.json. Needs nothing outside the repository: a peer whose
+# toolkit is missing (oneTBB, LLVM's OpenMP, clang) and cannot be installed
+# is left out, with a message, and its column prints "-".
 #
 # Usage: bench/run.sh [--quick]          (from anywhere; about 5 min on 2 cores)
 # Environment:
-#   PEER_BENCH_DIR  the peer-bench folder (default: ../shared/peer-bench next
-#                   to the repository, then /work/shared/peer-bench)
+#   PEER_BENCH_DIR  the peers' folder (default: bench/peers of the repository)
 #   BUILD_DIR       build folder (default: build-bench in the repository)
 #   THREADS         thread / worker counts (default: "1 2")
 #   NO_INSTALL=1    never call apt-get
@@ -32,23 +34,22 @@ command -v g++ >/dev/null 2>&1 || need="$need g++"
 if [ -n "$need" ]; then
     if [ "${NO_INSTALL:-0}" != 1 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
         say "installing:$need"
-        apt-get update -qq >&2
+        apt-get update -qq >&2 || true
         # shellcheck disable=SC2086
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $need >&2
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $need >&2 \
+            || say "could not install:$need"
     else
         say "missing:$need (install them, e.g. apt-get install -y$need)"
-        exit 1
     fi
+    for t in cmake gcc; do
+        command -v $t >/dev/null 2>&1 || { say "$t is needed to build graphrt"; exit 1; }
+    done
+    say "the peers that need what is missing are left out"
 fi
 
-peer=${PEER_BENCH_DIR:-}
-if [ -z "$peer" ]; then
-    for d in "$root/../shared/peer-bench" /work/shared/peer-bench; do
-        if [ -f "$d/common.h" ]; then peer=$(cd "$d" && pwd); break; fi
-    done
-fi
-if [ -z "$peer" ] || [ ! -f "$peer/common.h" ]; then
-    say "peer-bench not found: set PEER_BENCH_DIR"
+peer=${PEER_BENCH_DIR:-$root/bench/peers}
+if [ ! -f "$peer/common.h" ]; then
+    say "no peers in $peer (its common.h is missing): set PEER_BENCH_DIR to bench/peers"
     exit 1
 fi
 
@@ -61,7 +62,9 @@ cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DGR_BUILD_BENCH=ON \
 cmake --build "$build" -j2 --target bench_graph bench_eager >"$build/build.log" 2>&1 \
     || { cat "$build/build.log" >&2; exit 1; }
 say "building peers from $peer in $build/peers"
-make -s -C "$peer" OUT="$build/peers" all >&2
+# -k: a peer whose toolkit is missing fails alone; run_peer leaves it out.
+make -s -k -C "$peer" OUT="$build/peers" all >"$build/peers.log" 2>&1 \
+    || say "some peers did not build (see $build/peers.log); they are left out"
 
 # -------------------------------------------------------------------- run
 rows=$build/rows.csv
@@ -76,6 +79,10 @@ rows=$build/rows.csv
 
 run_peer() { # name args...
     n=$1; shift
+    if [ ! -x "$build/peers/$n" ]; then
+        say "leaving out $n: it did not build"
+        return 0
+    fi
     say "running $n $*"
     if ! "$build/peers/$n" "$@" >>"$rows"; then
         say "warning: $n $* failed; its rows are missing"
@@ -97,7 +104,7 @@ run_peer bench_toy $threads
 for w in $threads; do
     say "running bench_graph with $w worker(s)"
     # shellcheck disable=SC2086
-    if ! GRAPHRT_WORKERS=$w "$build/bench/bench_graph" "$w" $quick --json "$build/graph-w$w.json" \
+    if ! GRAPHRT_WORKERS=$w "$build/bench/bench_graph" "$w" $quick --csv --json "$build/graph-w$w.json" \
         >"$build/graph-w$w.txt"; then
         say "warning: bench_graph with $w worker(s) failed; its figures are partial"
         echo '{"failed": true}' >"$build/graph-w$w.json"
@@ -105,7 +112,7 @@ for w in $threads; do
     grep '^graphrt,' "$build/graph-w$w.txt" >>"$rows" || true
     say "running bench_eager with $w worker(s)"
     # shellcheck disable=SC2086
-    if ! GRAPHRT_WORKERS=$w "$build/bench/bench_eager" "$w" $quick --json "$build/eager-w$w.json" \
+    if ! GRAPHRT_WORKERS=$w "$build/bench/bench_eager" "$w" $quick --csv --json "$build/eager-w$w.json" \
         >"$build/eager-w$w.txt"; then
         say "warning: bench_eager with $w worker(s) failed; its figures are partial"
         echo '{"failed": true}' >"$build/eager-w$w.json"

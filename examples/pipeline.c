@@ -1,6 +1,6 @@
 /*
  * pipeline.c - a video post-processing pipeline, the CUDA Graphs story made
- * real on the CPU device.
+ * real on the CPU device and, where there is one, on an NVIDIA GPU.
  *
  * Every frame of float RGB goes through the same short steps: a copy in,
  * ten small image kernels (white balance, gamma, 3x3 blur, unsharp mask,
@@ -23,15 +23,24 @@
  * the program exits 1 if they do not. It prints a table of wall time and
  * CPU submission time per frame, and writes graph (c) as pipeline.dot.
  *
+ * Then the GPU part (below) runs the same frames on the first GPU, with
+ * (b) captured from the stream instead of built by hand, and adds the GPU
+ * time per frame and the GPU's idle time between kernels; without a GPU
+ * it says why it was skipped. The kernels are in pipeline_kernels.c,
+ * written once for both.
+ *
  * Usage: pipeline [WIDTHxHEIGHT [FRAMES [REPS]]]. Without arguments it runs
  * 8 frames of 1920x1080 (5 timed passes), then the same pipeline on smaller
  * frames (25 passes each), where the kernels are small enough for the cost
- * of issuing and scheduling each step to show.
+ * of issuing and scheduling each step to show, then the GPU part at its
+ * own sizes. With arguments, both parts run the size asked for.
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include "graphrt.h"
+#include "pipeline_kernels.h" /* the kernels, for the CPU and a GPU */
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,221 +60,9 @@
         }                                                                              \
     } while (0)
 
-/* The value of kernel parameter i, as CUDA's kernelParams hold it. */
-#define ARG(type, i) (*(type *)args[i])
-
-#define BLOCK 16      /* image kernels run 16x16 thread blocks */
-#define HIST_BINS 256 /* histogram bins; also the histogram block size */
-#define HIST_ROWS 16  /* image rows per histogram block */
-#define THUMB_SCALE 8 /* the thumbnail is 1/8 of the frame each way */
 #define MAX_ARGS 8
 #define NUM_MODES 3
 #define SMALL_REPS 25 /* passes of each smaller size in the default demo */
-
-typedef struct ColourMatrix {
-    float m[9]; /* row-major 3x3, out = m * in */
-} ColourMatrix;
-
-/* ---------------------------------------------------------------- kernels */
-
-/* The pixel (x, y) of thread (tx, ty), or 'continue' when it is outside
- * the w x h image (the grid is rounded up to whole blocks). */
-#define PIXEL_OR_SKIP(x, y, w, h)                                    \
-    const size_t x = GR_GLOBAL_X(ctx, tx), y = GR_GLOBAL_Y(ctx, ty); \
-    if (x >= (size_t)(w) || y >= (size_t)(h))                        \
-    continue
-
-/* dst = src * gain, per channel. */
-static void k_white_balance(const grKernelCtx *ctx, void **args)
-{
-    const float *src = ARG(const float *, 0);
-    float *dst = ARG(float *, 1);
-    const int w = ARG(int, 2), h = ARG(int, 3);
-    const float gr = ARG(float, 4), gg = ARG(float, 5), gb = ARG(float, 6);
-    GR_FOR_THREADS(ctx, tx, ty, tz)
-    {
-        PIXEL_OR_SKIP(x, y, w, h);
-        const size_t i = (y * (size_t)w + x) * 3;
-        dst[i + 0] = src[i + 0] * gr;
-        dst[i + 1] = src[i + 1] * gg;
-        dst[i + 2] = src[i + 2] * gb;
-    }
-}
-
-/* In place: gamma 2.0 encoding, v = sqrt(v). */
-static void k_gamma(const grKernelCtx *ctx, void **args)
-{
-    float *img = ARG(float *, 0);
-    const int w = ARG(int, 1), h = ARG(int, 2);
-    GR_FOR_THREADS(ctx, tx, ty, tz)
-    {
-        PIXEL_OR_SKIP(x, y, w, h);
-        float *p = img + (y * (size_t)w + x) * 3;
-        for (int c = 0; c < 3; ++c)
-            p[c] = sqrtf(p[c] > 0.0f ? p[c] : 0.0f);
-    }
-}
-
-/* dst = 3x3 binomial blur of src (weights 1 2 1 / 2 4 2 / 1 2 1, edges
- * clamped). */
-static void k_blur(const grKernelCtx *ctx, void **args)
-{
-    const float *src = ARG(const float *, 0);
-    float *dst = ARG(float *, 1);
-    const int w = ARG(int, 2), h = ARG(int, 3);
-    GR_FOR_THREADS(ctx, tx, ty, tz)
-    {
-        PIXEL_OR_SKIP(x, y, w, h);
-        const size_t xl = x > 0 ? x - 1 : 0, xr = x + 1 < (size_t)w ? x + 1 : x;
-        const size_t yu = y > 0 ? y - 1 : 0, yd = y + 1 < (size_t)h ? y + 1 : y;
-        const float *r0 = src + yu * (size_t)w * 3, *r1 = src + y * (size_t)w * 3;
-        const float *r2 = src + yd * (size_t)w * 3;
-        for (size_t c = 0; c < 3; ++c) {
-            const float top = r0[xl * 3 + c] + 2.0f * r0[x * 3 + c] + r0[xr * 3 + c];
-            const float mid = r1[xl * 3 + c] + 2.0f * r1[x * 3 + c] + r1[xr * 3 + c];
-            const float bot = r2[xl * 3 + c] + 2.0f * r2[x * 3 + c] + r2[xr * 3 + c];
-            dst[(y * (size_t)w + x) * 3 + c] = (top + 2.0f * mid + bot) * 0.0625f;
-        }
-    }
-}
-
-/* Unsharp mask: dst = img + amount * (img - blurred). */
-static void k_sharpen(const grKernelCtx *ctx, void **args)
-{
-    const float *img = ARG(const float *, 0);
-    const float *blurred = ARG(const float *, 1);
-    float *dst = ARG(float *, 2);
-    const int w = ARG(int, 3), h = ARG(int, 4);
-    const float amount = ARG(float, 5);
-    GR_FOR_THREADS(ctx, tx, ty, tz)
-    {
-        PIXEL_OR_SKIP(x, y, w, h);
-        const size_t i = (y * (size_t)w + x) * 3;
-        for (size_t c = 0; c < 3; ++c)
-            dst[i + c] = img[i + c] + amount * (img[i + c] - blurred[i + c]);
-    }
-}
-
-/* In place: darkens towards the corners by up to 'strength'. */
-static void k_vignette(const grKernelCtx *ctx, void **args)
-{
-    float *img = ARG(float *, 0);
-    const int w = ARG(int, 1), h = ARG(int, 2);
-    const float strength = ARG(float, 3);
-    const float cx = (float)(w - 1) * 0.5f, cy = (float)(h - 1) * 0.5f;
-    GR_FOR_THREADS(ctx, tx, ty, tz)
-    {
-        PIXEL_OR_SKIP(x, y, w, h);
-        const float dx = ((float)x - cx) / cx, dy = ((float)y - cy) / cy;
-        const float f = 1.0f - strength * 0.5f * (dx * dx + dy * dy);
-        float *p = img + (y * (size_t)w + x) * 3;
-        p[0] *= f;
-        p[1] *= f;
-        p[2] *= f;
-    }
-}
-
-/* In place: rgb = matrix * rgb (a struct passed by value). */
-static void k_colour(const grKernelCtx *ctx, void **args)
-{
-    float *img = ARG(float *, 0);
-    const int w = ARG(int, 1), h = ARG(int, 2);
-    const ColourMatrix cm = ARG(ColourMatrix, 3);
-    GR_FOR_THREADS(ctx, tx, ty, tz)
-    {
-        PIXEL_OR_SKIP(x, y, w, h);
-        float *p = img + (y * (size_t)w + x) * 3;
-        const float r = p[0], g = p[1], b = p[2];
-        p[0] = cm.m[0] * r + cm.m[1] * g + cm.m[2] * b;
-        p[1] = cm.m[3] * r + cm.m[4] * g + cm.m[5] * b;
-        p[2] = cm.m[6] * r + cm.m[7] * g + cm.m[8] * b;
-    }
-}
-
-/* dst (8-bit RGB) = src clamped to [0, 1], rounded to 0..255. */
-static void k_quantise(const grKernelCtx *ctx, void **args)
-{
-    const float *src = ARG(const float *, 0);
-    uint8_t *dst = ARG(uint8_t *, 1);
-    const int w = ARG(int, 2), h = ARG(int, 3);
-    GR_FOR_THREADS(ctx, tx, ty, tz)
-    {
-        PIXEL_OR_SKIP(x, y, w, h);
-        const size_t i = (y * (size_t)w + x) * 3;
-        for (size_t c = 0; c < 3; ++c) {
-            float v = src[i + c];
-            v = v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v;
-            dst[i + c] = (uint8_t)(v * 255.0f + 0.5f);
-        }
-    }
-}
-
-static unsigned luma_bin(const float *p)
-{
-    const float l = 0.2126f * p[0] + 0.7152f * p[1] + 0.0722f * p[2];
-    return l <= 0.0f ? 0u : l >= 1.0f ? HIST_BINS - 1 : (unsigned)(l * (float)HIST_BINS);
-}
-
-/* Block b counts the luminance of rows [b*HIST_ROWS, (b+1)*HIST_ROWS) into
- * a histogram in its shared memory and writes it to partial[b]. The threads
- * of a block run one after the other, so the shared bins need no atomics
- * (a GPU kernel would use shared-memory atomics here). */
-static void k_hist_partial(const grKernelCtx *ctx, void **args)
-{
-    const float *img = ARG(const float *, 0);
-    uint32_t *partial = ARG(uint32_t *, 1);
-    const int w = ARG(int, 2), h = ARG(int, 3);
-    uint32_t *bins = ctx->sharedMem;
-    memset(bins, 0, HIST_BINS * sizeof *bins);
-    const size_t y0 = (size_t)ctx->blockIdx.x * HIST_ROWS;
-    const size_t y1 = y0 + HIST_ROWS < (size_t)h ? y0 + HIST_ROWS : (size_t)h;
-    GR_FOR_THREADS(ctx, tx, ty, tz)
-    {
-        for (size_t y = y0; y < y1; ++y)
-            for (size_t x = tx; x < (size_t)w; x += ctx->blockDim.x)
-                bins[luma_bin(img + (y * (size_t)w + x) * 3)]++;
-    }
-    memcpy(partial + (size_t)ctx->blockIdx.x * HIST_BINS, bins, HIST_BINS * sizeof *bins);
-}
-
-/* One block of HIST_BINS threads: hist[bin] = sum of the partial
- * histograms' counts for that bin. */
-static void k_hist_reduce(const grKernelCtx *ctx, void **args)
-{
-    const uint32_t *partial = ARG(const uint32_t *, 0);
-    uint32_t *hist = ARG(uint32_t *, 1);
-    const int parts = ARG(int, 2);
-    GR_FOR_THREADS(ctx, tx, ty, tz)
-    {
-        uint32_t sum = 0;
-        for (size_t p = 0; p < (size_t)parts; ++p)
-            sum += partial[p * HIST_BINS + tx];
-        hist[tx] = sum;
-    }
-}
-
-/* thumb (tw x th float RGB) = box average of THUMB_SCALE^2 pixels of img. */
-static void k_thumbnail(const grKernelCtx *ctx, void **args)
-{
-    const float *img = ARG(const float *, 0);
-    float *thumb = ARG(float *, 1);
-    const int w = ARG(int, 2), tw = ARG(int, 3), th = ARG(int, 4);
-    GR_FOR_THREADS(ctx, tx, ty, tz)
-    {
-        PIXEL_OR_SKIP(x, y, tw, th);
-        float sum[3] = {0.0f, 0.0f, 0.0f};
-        for (size_t j = 0; j < THUMB_SCALE; ++j) {
-            const float *row = img + ((y * THUMB_SCALE + j) * (size_t)w + x * THUMB_SCALE) * 3;
-            for (size_t i = 0; i < THUMB_SCALE * 3; i += 3) {
-                sum[0] += row[i + 0];
-                sum[1] += row[i + 1];
-                sum[2] += row[i + 2];
-            }
-        }
-        for (size_t c = 0; c < 3; ++c)
-            thumb[(y * (size_t)tw + x) * 3 + c] = sum[c] * (1.0f / (THUMB_SCALE * THUMB_SCALE));
-    }
-}
 
 /* ------------------------------------------------------- the pipeline */
 
@@ -430,8 +227,7 @@ static void build_frame_ops(Pipeline *p, int mode, int f)
     arg_int(op, h);
 
     op = op_kernel(p, OP_HIST_PARTIAL, "hist_partial", p->k.hist_partial,
-                   GR_DIM3((unsigned)p->hist_parts, 1, 1), GR_DIM3(HIST_BINS, 1, 1),
-                   HIST_BINS * sizeof(uint32_t));
+                   GR_DIM3((unsigned)p->hist_parts, 1, 1), GR_DIM3(HIST_BINS, 1, 1), 0);
     arg_ptr(op, p->d_a);
     arg_ptr(op, p->d_partial);
     arg_int(op, w);
@@ -506,21 +302,18 @@ static grKernelNodeParams kernel_params(const Op *op)
 
 static void make_kernels(Kernels *k)
 {
-    const size_t P = sizeof(void *), I = sizeof(int), F = sizeof(float);
-    const size_t wb[] = {P, P, I, I, F, F, F}, gamma[] = {P, I, I}, blur[] = {P, P, I, I};
-    const size_t sharpen[] = {P, P, P, I, I, F}, vignette[] = {P, I, I, F};
-    const size_t colour[] = {P, I, I, sizeof(ColourMatrix)}, quantise[] = {P, P, I, I};
-    const size_t hist_partial[] = {P, P, I, I}, hist_reduce[] = {P, P, I}, thumbnail[] = {P, P, I, I, I};
-    CHECK(grKernelCreate(&k->white_balance, k_white_balance, "white_balance", 7, wb));
-    CHECK(grKernelCreate(&k->gamma, k_gamma, "gamma", 3, gamma));
-    CHECK(grKernelCreate(&k->blur, k_blur, "blur", 4, blur));
-    CHECK(grKernelCreate(&k->sharpen, k_sharpen, "sharpen", 6, sharpen));
-    CHECK(grKernelCreate(&k->vignette, k_vignette, "vignette", 4, vignette));
-    CHECK(grKernelCreate(&k->colour, k_colour, "colour_matrix", 4, colour));
-    CHECK(grKernelCreate(&k->quantise, k_quantise, "quantise", 4, quantise));
-    CHECK(grKernelCreate(&k->hist_partial, k_hist_partial, "hist_partial", 4, hist_partial));
-    CHECK(grKernelCreate(&k->hist_reduce, k_hist_reduce, "hist_reduce", 3, hist_reduce));
-    CHECK(grKernelCreate(&k->thumbnail, k_thumbnail, "thumbnail", 5, thumbnail));
+    /* grKernelCreate with the CPU function, + grKernelSetImage where the
+     * build embedded the GPU image. */
+    CHECK(GR_KERNEL_CREATE(&k->white_balance, white_balance));
+    CHECK(GR_KERNEL_CREATE(&k->gamma, gamma_encode));
+    CHECK(GR_KERNEL_CREATE(&k->blur, blur));
+    CHECK(GR_KERNEL_CREATE(&k->sharpen, sharpen));
+    CHECK(GR_KERNEL_CREATE(&k->vignette, vignette));
+    CHECK(GR_KERNEL_CREATE(&k->colour, colour_matrix));
+    CHECK(GR_KERNEL_CREATE(&k->quantise, quantise));
+    CHECK(GR_KERNEL_CREATE(&k->hist_partial, hist_partial));
+    CHECK(GR_KERNEL_CREATE(&k->hist_reduce, hist_reduce));
+    CHECK(GR_KERNEL_CREATE(&k->thumbnail, thumbnail));
 }
 
 static void destroy_kernels(Kernels *k)
@@ -590,6 +383,9 @@ static void pipeline_init(Pipeline *p, int w, int h, int frames)
     CHECK(grMalloc((void **)&p->d_partial, (size_t)p->hist_parts * HIST_BINS * sizeof(uint32_t)));
     CHECK(grMalloc((void **)&p->d_hist, (size_t)frames * HIST_BINS * sizeof(uint32_t)));
     CHECK(grMalloc((void **)&p->d_thumb, (size_t)frames * p->thumb_elems * sizeof(float)));
+    /* hist_partial counts into zeroed partials; hist_reduce zeroes them
+     * again after each frame. */
+    CHECK(grMemset(p->d_partial, 0, (size_t)p->hist_parts * HIST_BINS * sizeof(uint32_t)));
 
     for (int f = 0; f < frames; ++f)
         generate_frame(p->host_in + (size_t)f * p->frame_bytes / sizeof(float), w, h, f);
@@ -688,9 +484,9 @@ static void submit_eager(Pipeline *p)
     }
 }
 
-/* Points the executable at frame f (only the steps whose parameters change)
- * and launches it. */
-static void submit_graph(Pipeline *p, const Graph *g)
+/* Points the executable at frame f: sets in place the parameters of the
+ * steps whose parameters change from frame to frame. */
+static void graph_set_frame(Pipeline *p, const Graph *g)
 {
     for (int i = 0; i < NUM_OPS; ++i) {
         const Op *op = &p->ops[i];
@@ -704,7 +500,25 @@ static void submit_graph(Pipeline *p, const Graph *g)
             CHECK(grGraphExecKernelNodeSetParams(g->exec, g->node[i], &kp));
         }
     }
+}
+
+/* Points the executable at frame f and launches it. */
+static void submit_graph(Pipeline *p, const Graph *g)
+{
+    graph_set_frame(p, g);
     CHECK(grGraphLaunch(g->exec, p->stream));
+}
+
+/* Keeps the per-frame histograms and thumbnails of mode 'mode', then clears
+ * them so that the next mode must write its own. */
+static void keep_results(Pipeline *p, int mode)
+{
+    CHECK(grMemcpy(p->hist_out[mode], p->d_hist, (size_t)p->frames * HIST_BINS * sizeof(uint32_t),
+                   grMemcpyDeviceToHost));
+    CHECK(grMemcpy(p->thumb_out[mode], p->d_thumb, (size_t)p->frames * p->thumb_elems * sizeof(float),
+                   grMemcpyDeviceToHost));
+    CHECK(grMemset(p->d_hist, 0, (size_t)p->frames * HIST_BINS * sizeof(uint32_t)));
+    CHECK(grMemset(p->d_thumb, 0, (size_t)p->frames * p->thumb_elems * sizeof(float)));
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -742,14 +556,7 @@ static Timing run_mode(Pipeline *p, int mode, const Graph *g, int reps)
             submit[r] = s / p->frames;
         }
     }
-    /* Keep the per-frame histograms and thumbnails of this mode, then
-     * clear them so that the next mode must write its own. */
-    CHECK(grMemcpy(p->hist_out[mode], p->d_hist, (size_t)p->frames * HIST_BINS * sizeof(uint32_t),
-                   grMemcpyDeviceToHost));
-    CHECK(grMemcpy(p->thumb_out[mode], p->d_thumb, (size_t)p->frames * p->thumb_elems * sizeof(float),
-                   grMemcpyDeviceToHost));
-    CHECK(grMemset(p->d_hist, 0, (size_t)p->frames * HIST_BINS * sizeof(uint32_t)));
-    CHECK(grMemset(p->d_thumb, 0, (size_t)p->frames * p->thumb_elems * sizeof(float)));
+    keep_results(p, mode);
     qsort(wall, (size_t)reps, sizeof wall[0], cmp_double);
     qsort(submit, (size_t)reps, sizeof submit[0], cmp_double);
     return (Timing){wall[reps / 2], submit[reps / 2]};
@@ -877,6 +684,427 @@ static int run_config(int w, int h, int frames, int reps, int table, const char 
     return ok;
 }
 
+/* ------------------------------------------------------------ the GPU part */
+
+/* The GPU part runs the same frames on the first GPU (graphrt device 1):
+ *
+ *   (a) eager stream:      the 12 calls per frame on a stream of the GPU;
+ *   (b) graph, captured:   one frame's 12 calls captured from that stream
+ *                          into a graph (grStreamBeginCapture), instantiated
+ *                          once; per frame the five steps whose parameters
+ *                          change are set in place in the executable, as in
+ *                          the CPU part, then one grGraphLaunch;
+ *   (c) graph, parallel:   the explicit parallel graph of the CPU part.
+ *
+ * Per mode and frame it measures the wall time, the CPU time inside the
+ * submitting calls and, with two events around the frame's work, the GPU
+ * time. The GPU's busy time per frame is measured once per size with the
+ * GPU fed ahead: a host function holds the stream while BUSY_FRAMES
+ * frames' steps are queued behind it, so that they then run back to back
+ * with no wait for the CPU. What a mode's frame takes on the GPU beyond
+ * that busy time is the GPU idling between kernels, waiting for the CPU to
+ * submit the next one: the launch overhead graphs remove. */
+
+#define GPU_REPS 9      /* timed passes per mode and size (the median is shown) */
+#define GPU_FRAMES 200  /* frames per pass at the small sizes */
+#define BUSY_FRAMES 20  /* frames queued behind the gate to time the busy GPU */
+#define BUSY_REPS 5     /* busy-time measurements per size (the median is used) */
+#define GATE_LIMIT_S 10 /* the gate opens by itself after this, whatever happens */
+
+static const char *const gpu_names[NUM_MODES] = {"(a) eager stream", "(b) graph, captured",
+                                                 "(c) graph, parallel"};
+
+typedef struct GpuTiming {
+    double wall_us, submit_us, launch_us, gpu_us; /* per frame */
+} GpuTiming;
+
+typedef struct GpuRow {
+    int w, h, frames, calls[NUM_MODES];
+    double busy_us;
+    GpuTiming t[NUM_MODES];
+} GpuRow;
+
+/* The CPU's outputs of the same frames, the reference for the GPU's. */
+typedef struct Reference {
+    uint8_t *frames;
+    uint32_t *hist;
+    float *thumb;
+} Reference;
+
+/* A host function that holds its stream until *open is set (or
+ * GATE_LIMIT_S has passed, so that a failing program cannot hang in it). */
+static void gate_wait(void *arg)
+{
+    const atomic_int *open = arg;
+    const double give_up = now_us() + GATE_LIMIT_S * 1e6;
+    const struct timespec pause = {0, 20000};
+    while (!atomic_load(open) && now_us() < give_up)
+        nanosleep(&pause, NULL);
+}
+
+/* The GPU's busy time per frame (us): the frame's steps queued
+ * BUSY_FRAMES times behind a gate, timed by events once the gate opens. */
+static double gpu_busy_us(Pipeline *p, grEvent_t ev[2])
+{
+    double us[BUSY_REPS];
+    build_frame_ops(p, 0, 0);
+    for (int r = 0; r < BUSY_REPS; ++r) {
+        atomic_int open = 0;
+        CHECK(grLaunchHostFunc(p->stream, gate_wait, &open));
+        CHECK(grEventRecord(ev[0], p->stream));
+        for (int f = 0; f < BUSY_FRAMES; ++f)
+            submit_eager(p);
+        CHECK(grEventRecord(ev[1], p->stream));
+        atomic_store(&open, 1);
+        CHECK(grStreamSynchronize(p->stream));
+        float ms = 0.0f;
+        CHECK(grEventElapsedTime(&ms, ev[0], ev[1]));
+        us[r] = (double)ms * 1000.0 / BUSY_FRAMES;
+    }
+    qsort(us, BUSY_REPS, sizeof us[0], cmp_double);
+    return us[BUSY_REPS / 2];
+}
+
+/* Processes all frames 'reps' times (after an untimed warm-up pass) in one
+ * mode: eagerly (g NULL) or through the executable g; each frame is
+ * synchronised before the next is submitted. Returns the median pass, per
+ * frame; the results land in the mode's host buffers. */
+static GpuTiming run_gpu_mode(Pipeline *p, int mode, const Graph *g, grEvent_t ev[2], int reps)
+{
+    double wall[64], submit[64], launch[64], gpu[64];
+    for (int r = -1; r < reps; ++r) {
+        double w = 0.0, s = 0.0, l = 0.0, k = 0.0;
+        for (int f = 0; f < p->frames; ++f) {
+            build_frame_ops(p, mode, f);
+            CHECK(grEventRecord(ev[0], p->stream));
+            const double t0 = now_us();
+            double t1 = t0;
+            if (g) {
+                graph_set_frame(p, g);
+                t1 = now_us();
+                CHECK(grGraphLaunch(g->exec, p->stream));
+            } else {
+                submit_eager(p);
+            }
+            const double t2 = now_us();
+            CHECK(grEventRecord(ev[1], p->stream));
+            CHECK(grStreamSynchronize(p->stream));
+            const double t3 = now_us();
+            float ms = 0.0f;
+            CHECK(grEventElapsedTime(&ms, ev[0], ev[1]));
+            w += t3 - t0;
+            s += t2 - t0;
+            l += t2 - t1;
+            k += (double)ms * 1000.0;
+        }
+        if (r >= 0) {
+            wall[r] = w / p->frames;
+            submit[r] = s / p->frames;
+            launch[r] = l / p->frames;
+            gpu[r] = k / p->frames;
+        }
+    }
+    keep_results(p, mode);
+    qsort(wall, (size_t)reps, sizeof wall[0], cmp_double);
+    qsort(submit, (size_t)reps, sizeof submit[0], cmp_double);
+    qsort(launch, (size_t)reps, sizeof launch[0], cmp_double);
+    qsort(gpu, (size_t)reps, sizeof gpu[0], cmp_double);
+    return (GpuTiming){wall[reps / 2], submit[reps / 2], launch[reps / 2], gpu[reps / 2]};
+}
+
+/* Captures one frame's eager calls from the pipeline's stream into a graph
+ * and instantiates it. The capture of a single stream is a chain in issue
+ * order: walking it from its root gives each step its node, for the
+ * per-frame updates. */
+static void graph_capture(Graph *g, Pipeline *p, int mode)
+{
+    build_frame_ops(p, mode, 0);
+    const double t0 = now_us();
+    CHECK(grStreamBeginCapture(p->stream, grStreamCaptureModeGlobal));
+    submit_eager(p);
+    CHECK(grStreamEndCapture(p->stream, &g->graph));
+    const double t1 = now_us();
+    CHECK(grGraphInstantiate(&g->exec, g->graph, 0));
+    const double t2 = now_us();
+    g->build_us = t1 - t0;
+    g->instantiate_us = t2 - t1;
+    CHECK(grGraphGetNodes(g->graph, NULL, &g->nodes));
+    CHECK(grGraphGetEdges(g->graph, NULL, NULL, &g->edges));
+
+    size_t n = 0;
+    CHECK(grGraphGetRootNodes(g->graph, NULL, &n));
+    for (int i = 0; i < NUM_OPS && n == 1; ++i) {
+        if (i == 0)
+            CHECK(grGraphGetRootNodes(g->graph, &g->node[0], &n));
+        grGraphNodeType type;
+        CHECK(grGraphNodeGetType(g->node[i], &type));
+        if (type != (p->ops[i].is_copy ? grGraphNodeTypeMemcpy : grGraphNodeTypeKernel))
+            n = 0;
+        else if (i + 1 < NUM_OPS && grGraphNodeGetDependentNodes(g->node[i], NULL, &n) == grSuccess && n == 1)
+            CHECK(grGraphNodeGetDependentNodes(g->node[i], &g->node[i + 1], &n));
+    }
+    if (g->nodes != NUM_OPS || n != 1) {
+        fprintf(stderr, "pipeline: the captured graph is not the chain of %d steps issued (%zu nodes)\n",
+                NUM_OPS, g->nodes);
+        exit(2);
+    }
+}
+
+/* Runs the frames once eagerly on the CPU (device 0) and keeps the outputs. */
+static void cpu_reference(Reference *ref, int w, int h, int frames)
+{
+    CHECK(grSetDevice(0));
+    Pipeline *p = malloc(sizeof *p);
+    if (!p) {
+        fprintf(stderr, "pipeline: out of memory\n");
+        exit(2);
+    }
+    pipeline_init(p, w, h, frames);
+    (void)run_mode(p, 0, NULL, 1);
+    const size_t fb = p->out_bytes * (size_t)frames, hb = HIST_BINS * sizeof(uint32_t) * (size_t)frames;
+    const size_t tb = p->thumb_elems * sizeof(float) * (size_t)frames;
+    ref->frames = malloc(fb);
+    ref->hist = malloc(hb);
+    ref->thumb = malloc(tb);
+    if (!ref->frames || !ref->hist || !ref->thumb) {
+        fprintf(stderr, "pipeline: out of memory\n");
+        exit(2);
+    }
+    memcpy(ref->frames, p->host_out[0], fb);
+    memcpy(ref->hist, p->hist_out[0], hb);
+    memcpy(ref->thumb, p->thumb_out[0], tb);
+    pipeline_free(p);
+    free(p);
+}
+
+/* Compares the GPU's (a) outputs with the CPU's: the 8-bit frames and the
+ * histograms byte for byte; the float thumbnails to a relative 1e-5 (the
+ * kernels round alike on both, but a float result is not the claim here).
+ * Sets *thumb_diff to the largest thumbnail difference seen. */
+static int same_as_cpu(const Pipeline *p, const Reference *ref, double *thumb_diff)
+{
+    const size_t frames = (size_t)p->frames;
+    const struct {
+        const char *what;
+        const void *cpu, *gpu;
+        size_t per_frame;
+    } sets[] = {
+        {"frame", ref->frames, p->host_out[0], p->out_bytes},
+        {"histogram", ref->hist, p->hist_out[0], HIST_BINS * sizeof(uint32_t)},
+    };
+    for (size_t s = 0; s < sizeof sets / sizeof sets[0]; ++s) {
+        const unsigned char *a = sets[s].cpu, *b = sets[s].gpu;
+        const size_t n = sets[s].per_frame * frames;
+        if (memcmp(a, b, n) == 0)
+            continue;
+        size_t i = 0;
+        while (a[i] == b[i])
+            ++i;
+        fprintf(stderr, "MISMATCH: %s %zu on the GPU differs from the CPU's at byte %zu (%u vs %u)\n",
+                sets[s].what, i / sets[s].per_frame, i % sets[s].per_frame, b[i], a[i]);
+        return 0;
+    }
+    *thumb_diff = 0.0;
+    for (size_t i = 0; i < p->thumb_elems * frames; ++i) {
+        const double c = ref->thumb[i], g = p->thumb_out[0][i], d = fabs(c - g);
+        if (d > *thumb_diff)
+            *thumb_diff = d;
+        if (d > 1e-5 * fabs(c) + 1e-7) {
+            fprintf(stderr, "MISMATCH: thumbnail element %zu on the GPU is %.9g, the CPU's %.9g\n", i, g, c);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Runs the three modes on the GPU over 'frames' frames of w x h. Returns 1
+ * if they agree with each other byte for byte and with the CPU's outputs
+ * (same_as_cpu). */
+static int run_gpu_config(int gpu, int w, int h, int frames, int reps, GpuRow *row, double *thumb_diff)
+{
+    Reference ref;
+    cpu_reference(&ref, w, h, frames);
+
+    CHECK(grSetDevice(gpu));
+    Pipeline *p = malloc(sizeof *p);
+    if (!p) {
+        fprintf(stderr, "pipeline: out of memory\n");
+        exit(2);
+    }
+    pipeline_init(p, w, h, frames); /* stream, memory: the GPU's */
+    grEvent_t ev[2];
+    CHECK(grEventCreate(&ev[0]));
+    CHECK(grEventCreate(&ev[1]));
+
+    Graph graphs[NUM_MODES];
+    row->w = w;
+    row->h = h;
+    row->frames = frames;
+    row->t[0] = run_gpu_mode(p, 0, NULL, ev, reps); /* also loads the kernels on the GPU */
+    graph_capture(&graphs[1], p, 1);
+    row->t[1] = run_gpu_mode(p, 1, &graphs[1], ev, reps);
+    graph_build(&graphs[2], p, 2, 1);
+    row->t[2] = run_gpu_mode(p, 2, &graphs[2], ev, reps);
+    row->busy_us = gpu_busy_us(p, ev);
+    row->calls[0] = NUM_OPS;
+    row->calls[1] = 1;
+    for (int i = 0; i < NUM_OPS; ++i)
+        row->calls[1] += p->ops[i].per_frame;
+    row->calls[2] = row->calls[1];
+
+    int ok = histograms_complete(p);
+    for (int m = 1; m < NUM_MODES; ++m)
+        ok &= same_results(p, m, gpu_names[m]);
+    ok = ok && same_as_cpu(p, &ref, thumb_diff);
+    if (!ok)
+        printf("outputs of %dx%d on the GPU: DIFFER (see above)\n", w, h);
+
+    for (int m = 1; m < NUM_MODES; ++m)
+        graph_destroy(&graphs[m]);
+    CHECK(grEventDestroy(ev[0]));
+    CHECK(grEventDestroy(ev[1]));
+    pipeline_free(p);
+    free(p);
+    free(ref.frames);
+    free(ref.hist);
+    free(ref.thumb);
+    CHECK(grSetDevice(0));
+    return ok;
+}
+
+/* What a mode's frame took on the GPU beyond the busy time: the GPU idle,
+ * waiting for work (never below zero: the parallel graph's branches may
+ * overlap and take less than the busy time). */
+static double gpu_idle_us(const GpuRow *r, int m)
+{
+    return r->t[m].gpu_us > r->busy_us ? r->t[m].gpu_us - r->busy_us : 0.0;
+}
+
+/* The share of (a)'s submission time per frame that 'us' saves, in %. */
+static double removed_pct(const GpuRow *r, double us)
+{
+    return 100.0 * (1.0 - us / r->t[0].submit_us);
+}
+
+static void print_gpu_row(const GpuRow *r)
+{
+    char size[32];
+    snprintf(size, sizeof size, "%dx%d", r->w, r->h);
+    for (int m = 0; m < NUM_MODES; ++m) {
+        const GpuTiming *t = &r->t[m];
+        char launch[16] = "-", removed[16] = "-";
+        if (m > 0) {
+            snprintf(launch, sizeof launch, "%.1f", t->launch_us);
+            snprintf(removed, sizeof removed, "%.1f%%", removed_pct(r, t->submit_us));
+        }
+        printf("%-10s %-20s %5d %10.1f %10.1f %9s %10.1f %9.1f %8s %7.2fx\n", m == 0 ? size : "",
+               gpu_names[m], r->calls[m], t->wall_us, t->submit_us, launch, t->gpu_us, gpu_idle_us(r, m),
+               removed, r->t[0].wall_us / t->wall_us);
+    }
+}
+
+/* "lo-hi%", or "v%" when they round alike. */
+static void pct_range(char *out, size_t n, double lo, double hi)
+{
+    if ((int)(lo + 0.5) == (int)(hi + 0.5))
+        snprintf(out, n, "%.0f%%", lo);
+    else
+        snprintf(out, n, "%.0f-%.0f%%", lo, hi);
+}
+
+/* The one-line conclusion: what the graphs removed of the eager submission
+ * time per frame over the sizes, and the GPU's idle share at the first. */
+static void print_conclusion(const char *gpu_name, const GpuRow *rows, size_t n)
+{
+    double lo[NUM_MODES + 1], hi[NUM_MODES + 1]; /* [NUM_MODES]: (b)'s launch alone */
+    for (int m = 0; m <= NUM_MODES; ++m) {
+        lo[m] = 1e9;
+        hi[m] = -1e9;
+    }
+    for (size_t i = 0; i < n; ++i)
+        for (int m = 1; m <= NUM_MODES; ++m) {
+            const double v =
+                removed_pct(&rows[i], m < NUM_MODES ? rows[i].t[m].submit_us : rows[i].t[1].launch_us);
+            lo[m] = v < lo[m] ? v : lo[m];
+            hi[m] = v > hi[m] ? v : hi[m];
+        }
+    char captured[32], parallel[32], launch[32];
+    pct_range(captured, sizeof captured, lo[1], hi[1]);
+    pct_range(parallel, sizeof parallel, lo[2], hi[2]);
+    pct_range(launch, sizeof launch, lo[NUM_MODES], hi[NUM_MODES]);
+    const GpuRow *s = &rows[0];
+    printf("conclusion: on %s the captured graph removed %s of eager mode's CPU submission time per frame "
+           "(the parallel graph %s; the captured graph's grGraphLaunch alone is %s below eager, the rest of "
+           "its submission is the %d per-frame parameter updates), and at %dx%d the GPU idled %.0f%% of an "
+           "eager frame vs %.0f%% of a captured one\n",
+           gpu_name, captured, parallel, launch, s->calls[1] - 1, s->w, s->h,
+           100.0 * gpu_idle_us(s, 0) / s->t[0].gpu_us, 100.0 * gpu_idle_us(s, 1) / s->t[1].gpu_us);
+}
+
+/* Whether the GPU part can run; if not, prints why and returns 0. */
+static int gpu_available(void)
+{
+    int n = 0;
+    CHECK(grGetDeviceCount(&n));
+    if (n < 2) {
+        /* graphrt's sentence for device 1 says why there is none (no driver,
+         * no device, GRAPHRT_CUDA=0); the refused call changes nothing. */
+        const grError_t err = grSetDevice(1);
+        printf("\nGPU part skipped: no GPU device (%s)\n",
+               err != grSuccess ? grGetLastErrorDetail() : "grGetDeviceCount counts the CPU only");
+        if (err == grSuccess)
+            CHECK(grSetDevice(0));
+        return 0;
+    }
+    if (!pipeline_kernels_have_image()) {
+        printf("\nGPU part skipped: %d GPU(s) present, but this build has no GPU image of the kernels (CMake "
+               "found no CUDA compiler; put nvcc on PATH or pass -DCMAKE_CUDA_COMPILER=/path/to/nvcc, then "
+               "rebuild)\n",
+               n - 1);
+        return 0;
+    }
+    return 1;
+}
+
+/* The GPU part: every size in sizes[] (w, h, frames, reps). Returns 1 if
+ * all outputs agree. */
+static int gpu_part(const int (*sizes)[4], size_t nsizes)
+{
+    if (!gpu_available())
+        return 1;
+    const int gpu = 1;
+    grDeviceProp prop;
+    CHECK(grGetDeviceProperties(&prop, gpu));
+    printf("\nGPU part: %s (graphrt device %d = CUDA device 0), %d SMs, compute capability %d.%d\n",
+           prop.name, gpu, prop.multiProcessorCount, prop.major, prop.minor);
+    printf("the same pipeline on the GPU; each frame synchronised before the next; times per frame in us,\n"
+           "median of the passes; busy = the frame's GPU time when queued back to back (GPU never waits)\n");
+    printf("%-10s %-20s %5s %10s %10s %9s %10s %9s %8s %8s\n", "size", "mode", "calls", "wall", "submit",
+           "(launch)", "GPU", "GPU idle", "removed", "speedup");
+
+    GpuRow rows[8];
+    int ok = 1;
+    double thumb_diff = 0.0, worst_thumb = 0.0;
+    for (size_t i = 0; i < nsizes && i < 8; ++i) {
+        ok &= run_gpu_config(gpu, sizes[i][0], sizes[i][1], sizes[i][2], sizes[i][3], &rows[i], &thumb_diff);
+        if (thumb_diff > worst_thumb)
+            worst_thumb = thumb_diff;
+        print_gpu_row(&rows[i]);
+        printf("%-10s busy %.1f us/frame over %d frames x %d passes\n", "", rows[i].busy_us, rows[i].frames,
+               sizes[i][3]);
+    }
+    printf("(submit: time inside the frame's submitting calls; (launch): the grGraphLaunch part of it;\n"
+           " GPU: events around the frame's work; GPU idle: GPU - busy; removed: submit saved vs (a))\n");
+    if (!ok)
+        return 0;
+    printf("outputs: (a), (b), (c) byte-identical on the GPU; frames and histograms byte-identical to the "
+           "CPU's, thumbnails within %.2g\n",
+           worst_thumb);
+
+    print_conclusion(prop.name, rows, nsizes < 8 ? nsizes : 8);
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     int w = 1920, h = 1080, frames = 8, reps = 5;
@@ -920,5 +1148,19 @@ int main(int argc, char **argv)
         if (ok)
             printf("outputs: byte-identical across (a), (b), (c) at every size\n");
     }
+
+    /* On a GPU: small frames, where launch overhead is most of a frame,
+     * and one large, where the kernels are; or the size asked for. */
+    static const int gpu_sizes[][4] = {
+        {64, 36, GPU_FRAMES, GPU_REPS},
+        {160, 90, GPU_FRAMES, GPU_REPS},
+        {320, 180, GPU_FRAMES, GPU_REPS},
+        {1920, 1080, 8, 5},
+    };
+    const int asked[1][4] = {{w, h, frames, reps}};
+    if (argc == 1)
+        ok &= gpu_part(gpu_sizes, sizeof gpu_sizes / sizeof gpu_sizes[0]);
+    else
+        ok &= gpu_part(asked, 1);
     return ok ? 0 : 1;
 }

@@ -224,29 +224,74 @@ typedef enum grDeviceAttr {
     grDevAttrWarpSize,
     grDevAttrMultiProcessorCount, /* worker threads of the CPU device */
     grDevAttrConcurrentKernels,
-    grDevAttrMemoryPoolsSupported
+    grDevAttrMemoryPoolsSupported,
+    grDevAttrComputeCapabilityMajor,     /* the CPU: 0 */
+    grDevAttrComputeCapabilityMinor,     /* the CPU: 0 */
+    grDevAttrMaxThreadsPerMultiProcessor /* the CPU: 1024, a block's threads */
 } grDeviceAttr;
 
-/* Number of devices: always 1 (the CPU). Errors: grErrorInvalidValue (count
- * NULL). Mirrors cudaGetDeviceCount. */
+/* What grGetDeviceProperties tells of a device: CUDA's cudaDeviceProp
+ * fields of the same names, those graphrt knows for both kinds of device.
+ * For the CPU (device 0): name is /proc/cpuinfo's model name,
+ * multiProcessorCount the worker threads, totalGlobalMem the physical
+ * RAM, major.minor 0.0, warpSize 1, and isCpu 1. */
+typedef struct grDeviceProp {
+    char name[256];
+    size_t totalGlobalMem;
+    size_t sharedMemPerBlock;
+    int multiProcessorCount;
+    int major, minor; /* compute capability */
+    int warpSize;
+    int maxThreadsPerBlock;
+    int maxThreadsDim[3];
+    int maxGridSize[3];
+    int clockRate; /* kHz; 0 where unknown */
+    int l2CacheSize;
+    int maxThreadsPerMultiProcessor;
+    int concurrentKernels;
+    int unifiedAddressing;
+    int memoryPoolsSupported;
+    int isCpu; /* graphrt's own: 1 for the CPU device, 0 for a GPU */
+} grDeviceProp;
+
+/* Number of devices: 1 (the CPU, device 0) plus the NVIDIA GPUs the
+ * driver reports (devices 1..N, in CUDA's order: device d is CUDA device
+ * d - 1). The driver is loaded at run time (libcuda.so.1); without one, or
+ * with GRAPHRT_CUDA=0, the count is 1 (docs/devices.md). Errors:
+ * grErrorInvalidValue (count NULL). Thread safety: any thread. Mirrors
+ * cudaGetDeviceCount (whose count has no CPU). */
 GR_API grError_t grGetDeviceCount(int *count);
 
-/* Selects the calling thread's device. Only 0 exists. Errors:
- * grErrorInvalidDevice (device not 0). Thread safety: the device is per
- * thread. Mirrors cudaSetDevice. */
+/* Selects the calling thread's device: later streams, events, grMalloc
+ * and the default streams (NULL, grStreamLegacy, grStreamPerThread) are
+ * that device's. A thread starts on the device GRAPHRT_DEVICE names
+ * ("cpu", "cuda:K" for the K-th GPU, or a device number), else 0, the CPU.
+ * Errors: grErrorInvalidDevice (device outside 0..count-1; the detail says
+ * why GPUs are missing). Thread safety: the device is per thread. Mirrors
+ * cudaSetDevice (note: device 0 is the CPU here; grSetDevice(1) picks the
+ * first GPU). */
 GR_API grError_t grSetDevice(int device);
 
-/* The calling thread's device (0). Errors: grErrorInvalidValue (device
- * NULL). Thread safety: the device is per thread. Mirrors cudaGetDevice. */
+/* The calling thread's device. Errors: grErrorInvalidValue (device NULL).
+ * Thread safety: the device is per thread. Mirrors cudaGetDevice. */
 GR_API grError_t grGetDevice(int *device);
 
-/* Waits until all work issued to all streams has completed. The waiting
- * thread runs ready work instead of sleeping. Refused while any capture is
- * in progress, whatever its mode and the calling thread's, as in CUDA.
- * Errors: grErrorInitializationError (the runtime could not start),
- * grErrorStreamCaptureUnsupported (a capture is in progress: every capture
- * in progress is invalidated). There is no asynchronous error to report
- * (see section Streams). Mirrors cudaDeviceSynchronize. */
+/* Fills *prop with what graphrt knows of 'device' (see grDeviceProp).
+ * Errors: grErrorInvalidValue (prop NULL), grErrorInvalidDevice (no such
+ * device), a CUDA error mapped to graphrt's with CUDA's name in the
+ * detail. Thread safety: any thread. Mirrors cudaGetDeviceProperties. */
+GR_API grError_t grGetDeviceProperties(grDeviceProp *prop, int device);
+
+/* Waits until all work issued to the calling thread's current device has
+ * completed: on the CPU, all streams' (the waiting thread runs ready work
+ * instead of sleeping); on a GPU, that device's (cuCtxSynchronize).
+ * Refused while any capture is in progress, whatever its mode and the
+ * calling thread's, as in CUDA. Errors: grErrorInitializationError (the
+ * runtime could not start), grErrorStreamCaptureUnsupported (a capture is
+ * in progress: every capture in progress is invalidated); on a GPU, the
+ * device's asynchronous error mapped to graphrt's, CUDA's name in the
+ * detail. The CPU has no asynchronous error to report (see section
+ * Streams). Mirrors cudaDeviceSynchronize. */
 GR_API grError_t grDeviceSynchronize(void);
 
 /* Waits for all work, then destroys every stream (their handles become
@@ -257,15 +302,23 @@ GR_API grError_t grDeviceSynchronize(void);
  * workers; the next call starts a fresh runtime (re-reading
  * GRAPHRT_WORKERS). Errors: none; it always returns grSuccess. Deviation:
  * kernels, events, graphs and executables are host objects and stay valid
- * (CUDA destroys them); destroy them yourself. Thread safety: must not run
- * concurrently with any other graphrt call. Mirrors cudaDeviceReset. */
+ * (CUDA destroys them); destroy them yourself. This is the reset of the
+ * CPU (device 0); where the current device is a GPU, grDeviceReset waits
+ * for that GPU's work and frees the grMalloc allocations of that GPU only
+ * (its streams, events and primary context stay: docs/devices.md).
+ * Thread safety: must not run concurrently with any other graphrt call.
+ * Mirrors cudaDeviceReset. */
 GR_API grError_t grDeviceReset(void);
 
-/* Reads a device attribute of device 0. grDevAttrMultiProcessorCount is the
- * number of worker threads (env GRAPHRT_WORKERS, default: online cores).
- * Errors: grErrorInvalidValue (value NULL, attr not a grDeviceAttr),
- * grErrorInvalidDevice (device not 0), grErrorInitializationError (the
- * runtime could not start). Mirrors cudaDeviceGetAttribute. */
+/* Reads a device attribute of any device. On the CPU (device 0)
+ * grDevAttrMultiProcessorCount is the number of worker threads (env
+ * GRAPHRT_WORKERS, 1 to 1024; default, and for a value outside that range:
+ * the cores of the process's affinity mask, as taskset limits it, else the
+ * online cores); on a GPU every attribute is the driver's
+ * (cuDeviceGetAttribute). Errors: grErrorInvalidValue (value NULL, attr
+ * not a grDeviceAttr), grErrorInvalidDevice (no such device),
+ * grErrorInitializationError (the runtime could not start), a CUDA error
+ * mapped to graphrt's. Mirrors cudaDeviceGetAttribute. */
 GR_API grError_t grDeviceGetAttribute(int *value, grDeviceAttr attr, int device);
 
 /* ====================================================================== */
@@ -298,11 +351,13 @@ GR_API grError_t grDeviceGetAttribute(int *value, grDeviceAttr attr, int device)
  * cudaStreamCreate. */
 GR_API grError_t grStreamCreate(grStream_t *stream);
 
-/* Creates a stream; grStreamNonBlocking exempts it from the legacy stream's
- * implicit synchronisation. Errors: grErrorInvalidValue (stream NULL, flags
- * with bits other than grStreamNonBlocking), grErrorInitializationError (the
- * runtime could not start), grErrorMemoryAllocation. Mirrors
- * cudaStreamCreateWithFlags. */
+/* Creates a stream of the calling thread's current device (on a GPU, a
+ * CUstream of its primary context); grStreamNonBlocking exempts it from the
+ * legacy stream's implicit synchronisation. Errors: grErrorInvalidValue
+ * (stream NULL, flags with bits other than grStreamNonBlocking),
+ * grErrorInitializationError (the runtime could not start),
+ * grErrorMemoryAllocation; on a GPU, a CUDA error mapped to graphrt's.
+ * Mirrors cudaStreamCreateWithFlags. */
 GR_API grError_t grStreamCreateWithFlags(grStream_t *stream, unsigned int flags);
 
 /* Destroys a stream. Returns at once; work already queued still completes,
@@ -348,7 +403,10 @@ GR_API grError_t grStreamQuery(grStream_t stream);
  * both captures are invalidated), grErrorStreamCaptureUnsupported (the
  * legacy stream waits on an event recorded in a capture: that capture is
  * invalidated), grErrorMemoryAllocation; plus the capture errors of work
- * and the stream errors. Mirrors cudaStreamWaitEvent. */
+ * and the stream errors. Across devices: a GPU stream waits on a GPU event
+ * of any GPU through the driver; between the CPU and a GPU the calling
+ * thread waits for the event at the call (docs/devices.md). Mirrors
+ * cudaStreamWaitEvent. */
 GR_API grError_t grStreamWaitEvent(grStream_t stream, grEvent_t event, unsigned int flags);
 
 /* Queues fn(userData) on the stream; it runs after all earlier work of the
@@ -388,10 +446,11 @@ GR_API grError_t grEventCreateWithFlags(grEvent_t *event, unsigned int flags);
 /* Captures in the event the work queued on the stream so far. Re-recording
  * makes the event refer to the new record only. On a capturing stream the
  * event names the stream's place in the capture instead (no node is added),
- * for grStreamWaitEvent to fork and join. Errors:
- * grErrorInvalidResourceHandle (event not live), grErrorMemoryAllocation;
- * plus the capture errors of work and the stream errors. Mirrors
- * cudaEventRecord. */
+ * for grStreamWaitEvent to fork and join. An event belongs to the device
+ * current at its creation and is recorded on streams of that device only.
+ * Errors: grErrorInvalidResourceHandle (event not live; stream of another
+ * device), grErrorMemoryAllocation; plus the capture errors of work and the
+ * stream errors. Mirrors cudaEventRecord. */
 GR_API grError_t grEventRecord(grEvent_t event, grStream_t stream);
 
 /* grSuccess if the work of the event's latest record has completed (or it
@@ -471,6 +530,24 @@ GR_API grError_t grKernelCreate(grKernel_t *kernel, grKernelFn fn, const char *n
  * grErrorInvalidDeviceFunction (kernel NULL or not live). */
 GR_API grError_t grKernelDestroy(grKernel_t kernel);
 
+/* graphrt's own. Attaches a GPU image to a kernel, so that it also runs on
+ * GPU devices: 'image' is a CUDA module image (PTX text, cubin or fatbin,
+ * as cuModuleLoadData takes; graphrt keeps the pointer, so the image must
+ * outlive the kernel: an embedded array does), 'entry' (copied) the name
+ * of its extern "C" __global__ function, whose parameters are the kernel's
+ * in order. The image is loaded on each GPU at the kernel's first launch
+ * there, and a failure to load it is that launch's error. A kernel without
+ * an image launched on a GPU stream fails with
+ * grErrorInvalidDeviceFunction, the detail naming the kernel. The
+ * single-source way to get both functions is graphrt_kernel.h's GR_KERNEL
+ * with CMake's graphrt_add_cuda_kernels (docs/devices.md). Works without
+ * a GPU too (the image is then never loaded). Errors:
+ * grErrorInvalidDeviceFunction (kernel not live), grErrorInvalidValue
+ * (image NULL, entry NULL or empty, an image attached already),
+ * grErrorMemoryAllocation. Thread safety: any thread; attach before
+ * launching on a GPU. Mirrors cuModuleLoadData + cuModuleGetFunction. */
+GR_API grError_t grKernelSetImage(grKernel_t kernel, const void *image, const char *entry);
+
 /* Queues a launch of 'kernel' over grid x block on the stream. args has one
  * pointer per parameter, to its value; the values are copied before the
  * call returns, so args and what it points to may change right after. On a
@@ -482,8 +559,11 @@ GR_API grError_t grKernelDestroy(grKernel_t kernel);
  * that is NULL, points into device or pool memory, or does not point to
  * readable memory: the value of a parameter passed where its address
  * belongs; sharedMem > 48 KiB), grErrorMemoryAllocation; plus the capture
- * errors of work and the stream errors. Mirrors cudaLaunchKernel with a
- * grKernel_t in place of the function pointer. */
+ * errors of work and the stream errors. On a GPU stream the kernel's GPU
+ * image runs (grKernelSetImage): grErrorInvalidDeviceFunction without one,
+ * the detail naming the kernel; a CUDA error of loading or launching it
+ * mapped to graphrt's, CUDA's name in the detail. Mirrors cudaLaunchKernel
+ * with a grKernel_t in place of the function pointer. */
 GR_API grError_t grLaunchKernel(grKernel_t kernel, grDim3 gridDim, grDim3 blockDim, void **args,
                                 size_t sharedMem, grStream_t stream);
 
@@ -491,13 +571,15 @@ GR_API grError_t grLaunchKernel(grKernel_t kernel, grDim3 gridDim, grDim3 blockD
 /* Memory                                                                 */
 /* ====================================================================== */
 
-/* Allocates 'size' bytes (256-aligned) tracked by graphrt, so that copies
- * and memsets that run past its end are refused. size 0 gives NULL and
+/* Allocates 'size' bytes (256-aligned) of the calling thread's current
+ * device (on a GPU, cuMemAlloc), tracked by graphrt, so that copies and
+ * memsets that run past its end are refused. size 0 gives NULL and
  * grSuccess, as in CUDA. Potentially unsafe during capture (see
  * grStreamCaptureMode), even for size 0. Errors: grErrorInvalidValue
  * (devPtr NULL), grErrorMemoryAllocation (more than the host's physical
- * memory, or the host cannot provide it); plus the mode errors. Mirrors
- * cudaMalloc. */
+ * memory, or the host cannot provide it; on a GPU, the driver's
+ * CUDA_ERROR_OUT_OF_MEMORY, named in the detail); plus the mode errors.
+ * Mirrors cudaMalloc. */
 GR_API grError_t grMalloc(void **devPtr, size_t size);
 
 /* Frees a grMalloc allocation after the device is idle, as in CUDA. Memory
@@ -514,6 +596,8 @@ GR_API grError_t grMalloc(void **devPtr, size_t size);
 GR_API grError_t grFree(void *devPtr);
 
 /* Allocates host memory, tracked as grMalloc's is; size 0 gives NULL.
+ * Where a GPU exists it is pinned (cuMemHostAlloc, portable to every
+ * GPU), as CUDA's; otherwise plain memory.
  * Potentially unsafe during capture (see grStreamCaptureMode). Errors: as
  * grMalloc (grErrorInvalidValue for ptr NULL, grErrorMemoryAllocation, the
  * mode errors). Mirrors cudaMallocHost. */
@@ -529,7 +613,9 @@ GR_API grError_t grFreeHost(void *ptr);
 
 /* Copies count bytes; synchronises like CUDA's (waits for the legacy
  * stream's work first), except that a copy of 0 bytes does not wait. Any
- * grMemcpyKind is accepted; every kind is a host copy. Not refused by the
+ * grMemcpyKind is accepted: the direction comes from the pointers (a host
+ * copy on the CPU; the driver's copy where GPU memory is involved, see
+ * docs/devices.md). Not refused by the
  * capture modes. Errors: grErrorInvalidMemcpyDirection (kind not a
  * grMemcpyKind), grErrorInvalidValue (dst or src NULL with count > 0; a
  * range that wraps around the address space, runs past the end of a
@@ -1823,10 +1909,11 @@ GR_API grError_t grTraceStop(void);
 /* Every grGraphLaunch checks the addresses baked into the executable:
  * each 8-byte word of a kernel node's arguments, each copy's and memset's
  * range and each host node's user data that points into graphrt memory
- * freed since (grFree, grFreeHost, a pool, a graph free node) makes the
+ * freed since (grFree, grFreeHost, grFreeAsync) makes the
  * launch fail with grErrorIllegalAddress and a detail naming the node and
  * the freed allocation; so does a copy or memset range that no longer
- * fits its allocation. Also GRAPHRT_CHECK=1. */
+ * fits its allocation. Nodes disabled with grGraphNodeSetEnabled are not
+ * looked at. Also GRAPHRT_CHECK=1. */
 #define grDebugCheckLaunches (1u << 1)
 
 /* graphrt's own. Sets the debug modes (the grDebug* bits; 0 turns them
@@ -1874,7 +1961,8 @@ typedef struct grBakedValue {
     void *allocBase;     /* grBakedAllocation, grBakedFreedAllocation: the allocation; else NULL */
     size_t allocSize;    /* its size in bytes */
     size_t allocOffset;  /* value - allocBase */
-    const char *freedBy; /* grBakedFreedAllocation: "grFree", "grFreeHost" or "a memory pool" */
+    const char *freedBy; /* grBakedFreedAllocation: "grFree", "grFreeHost", "grFreeAsync" (a block
+                          * its pool keeps) or "its memory pool" (given back to the system) */
 } grBakedValue;
 
 /* graphrt's own. Lists the values baked into the executable's kernel,
@@ -1884,9 +1972,9 @@ typedef struct grBakedValue {
  * data, in plan order, classified against graphrt's allocations now.
  * With values NULL, *count receives the number of values; otherwise up
  * to *count are written and *count receives the number written. Pointers
- * into allocations freed long ago (more than 1024 frees back) and pool
- * memory freed inside a pool block that the pool keeps read as
- * grBakedPlain. Errors: grErrorInvalidValue (exec not live, count NULL),
+ * into allocations freed long ago (more than 1024 frees back) read as
+ * grBakedPlain, and into a freed allocation whose address was handed out
+ * again as grBakedAllocation. Errors: grErrorInvalidValue (exec not live, count NULL),
  * grErrorMemoryAllocation. Thread safety: any thread; it reads the plan
  * under the executable's lock, between changes of other threads, and
  * never waits for launches. */

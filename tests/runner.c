@@ -1,6 +1,9 @@
 /*
  * runner.c - runs the registered tests, each in a forked child with a
- * timeout, and prints TAP plus a closing "N passed, N failed" line.
+ * timeout, and prints TAP plus a closing "N passed, N failed, N skipped"
+ * line. A test that cannot run here (GR_TEST_SKIP: no GPU, say) is
+ * reported as TAP's "ok N - name # SKIP reason" and counted apart: a skip
+ * is not a pass.
  *
  * Usage: graphrt_tests [--list] [NAME ...]   (names match exactly or as a
  * prefix; no name runs them all). GRAPHRT_TEST_TIMEOUT_SCALE multiplies
@@ -9,7 +12,9 @@
 #include "test.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -19,6 +24,26 @@ typedef struct test_entry {
     gr_test_fn fn;
     int timeout_s;
 } test_entry;
+
+/* The exit status of a child that skipped its test, as automake's. */
+#define SKIP_STATUS 77
+
+/* The write end of the pipe a child tells its skip reason through. */
+static int g_skip_fd = -1;
+
+void gr_test_skip(const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (n > 0 && g_skip_fd >= 0 && write(g_skip_fd, msg, strlen(msg)) < 0)
+        perror("write");
+    fflush(stdout);
+    fflush(stderr);
+    _exit(SKIP_STATUS);
+}
 
 static test_entry *g_tests;
 static size_t g_ntests, g_cap;
@@ -73,22 +98,44 @@ static void leak_check(void)
 }
 #endif
 
-/* Runs one test in a child; returns 0 on pass. */
-static int run_one(const test_entry *t, double scale, double *secs)
+/* Reads a skipped child's reason (at most n - 1 bytes) from fd. */
+static void read_reason(int fd, char *reason, size_t n)
+{
+    size_t got = 0;
+    ssize_t r;
+    while (got + 1 < n && (r = read(fd, reason + got, n - 1 - got)) > 0)
+        got += (size_t)r;
+    reason[got] = '\0';
+    for (size_t i = 0; i < got; i++)
+        if (reason[i] == '\n')
+            reason[i] = ' ';
+}
+
+/* Runs one test in a child; returns 0 on pass, 1 on failure, 2 on a skip
+ * (its reason in 'reason', n bytes). */
+static int run_one(const test_entry *t, double scale, double *secs, char *reason, size_t n)
 {
     struct timespec t0, t1;
-    int status = 0;
+    int status = 0, fds[2];
     long waited_ms = 0, limit_ms = (long)(t->timeout_s * 1000.0 * scale);
     pid_t pid;
     fflush(stdout);
     fflush(stderr);
+    if (pipe(fds) != 0) {
+        perror("pipe");
+        return 1;
+    }
     clock_gettime(CLOCK_MONOTONIC, &t0);
     pid = fork();
     if (pid < 0) {
         perror("fork");
+        close(fds[0]);
+        close(fds[1]);
         return 1;
     }
     if (pid == 0) {
+        close(fds[0]);
+        g_skip_fd = fds[1];
         alarm((unsigned)(limit_ms / 1000 + 5)); /* backstop if the parent dies */
         t->fn();
         fflush(stdout);
@@ -98,12 +145,14 @@ static int run_one(const test_entry *t, double scale, double *secs)
         leak_check();
         _exit(0);
     }
+    close(fds[1]);
     for (;;) {
         pid_t r = waitpid(pid, &status, WNOHANG);
         if (r == pid)
             break;
         if (r < 0 && errno != EINTR) {
             perror("waitpid");
+            close(fds[0]);
             return 1;
         }
         if (waited_ms >= limit_ms) {
@@ -112,6 +161,7 @@ static int run_one(const test_entry *t, double scale, double *secs)
             fprintf(stderr, "  timed out after %d s\n", (int)(limit_ms / 1000));
             clock_gettime(CLOCK_MONOTONIC, &t1);
             *secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+            close(fds[0]);
             return 1;
         }
         usleep(waited_ms < 100 ? 1000 : 10000);
@@ -121,15 +171,23 @@ static int run_one(const test_entry *t, double scale, double *secs)
     *secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     if (WIFSIGNALED(status)) {
         fprintf(stderr, "  killed by signal %d\n", WTERMSIG(status));
+        close(fds[0]);
         return 1;
     }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == SKIP_STATUS) {
+        read_reason(fds[0], reason, n);
+        close(fds[0]);
+        /* A skip says why; an exit with 77 and no reason is a failure. */
+        return reason[0] ? 2 : 1;
+    }
+    close(fds[0]);
     return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
 }
 
 int main(int argc, char **argv)
 {
     size_t i, n = 0, k = 0;
-    int passed = 0, failed = 0;
+    int passed = 0, failed = 0, skipped = 0;
     double scale = 1.0;
     const char *sc = getenv("GRAPHRT_TEST_TIMEOUT_SCALE");
     if (sc && atof(sc) > 0)
@@ -148,15 +206,20 @@ int main(int argc, char **argv)
         if (!selected(&g_tests[i], argc, argv))
             continue;
         k++;
-        if (run_one(&g_tests[i], scale, &secs) == 0) {
+        char reason[512] = "";
+        int r = run_one(&g_tests[i], scale, &secs, reason, sizeof reason);
+        if (r == 0) {
             passed++;
             printf("ok %zu - %s (%.3f s)\n", k, g_tests[i].name, secs);
+        } else if (r == 2) {
+            skipped++;
+            printf("ok %zu - %s # SKIP %s\n", k, g_tests[i].name, reason);
         } else {
             failed++;
             printf("not ok %zu - %s (%s)\n", k, g_tests[i].name, g_tests[i].file);
         }
         fflush(stdout);
     }
-    printf("%d passed, %d failed\n", passed, failed);
+    printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
     return failed ? 1 : 0;
 }

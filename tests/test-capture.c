@@ -967,3 +967,40 @@ GR_TEST(zero_byte_copies_on_the_legacy_stream_are_refused_while_a_blocking_strea
     CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &g));
     CHECK_OK(grStreamDestroy(s));
 }
+
+GR_TEST(capture_event_of_ended_capture_is_refused_by_query_synchronize_and_elapsed_time)
+{
+    static int x[1];
+    grStream_t s;
+    grEvent_t e, plain;
+    grGraph_t g;
+    float ms = 0;
+    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
+    CHECK_OK(grEventCreate(&e));
+    CHECK_OK(grEventCreate(&plain));
+    CHECK_OK(grEventRecord(plain, s));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+    launch_add(s, x, 1);
+    CHECK_OK(grEventRecord(e, s));
+    CHECK_OK(grStreamEndCapture(s, &g));
+    /* Not "as if never recorded": the record names graph nodes, not work. */
+    CHECK_GR(grErrorInvalidValue, grEventQuery(e));
+    CHECK_DETAIL_HAS("grEventQuery: ");
+    CHECK_DETAIL_HAS("capture that has ended");
+    CHECK_GR(grErrorInvalidValue, grEventSynchronize(e));
+    CHECK_DETAIL_HAS("grEventSynchronize: ");
+    CHECK_DETAIL_HAS("record the event again outside a capture");
+    CHECK_GR(grErrorInvalidValue, grEventElapsedTime(&ms, plain, e));
+    CHECK_DETAIL_HAS("grEventElapsedTime: ");
+    /* An eager record makes it an ordinary event again. */
+    CHECK_OK(grEventRecord(e, s));
+    CHECK_OK(grEventSynchronize(e));
+    CHECK_OK(grEventQuery(e));
+    CHECK_OK(grEventElapsedTime(&ms, plain, e));
+    CHECK_EQ(x[0], 0); /* the captured launch never ran */
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grEventDestroy(plain));
+    CHECK_OK(grEventDestroy(e));
+    CHECK_OK(grStreamDestroy(s));
+}

@@ -190,6 +190,36 @@ GR_TEST(check_mode_off_does_not_refuse_a_stale_launch)
     CHECK_OK(grStreamDestroy(s));
 }
 
+GR_TEST(check_mode_passes_over_a_disabled_node)
+{
+    grStream_t s;
+    int *a;
+    int v = 7;
+    size_t n = 0;
+    void *args[3] = {&a, &v, &n};
+    grGraph_t g;
+    grGraphNode_t node;
+    grGraphExec_t e;
+    CHECK_OK(grStreamCreate(&s));
+    CHECK_OK(grMalloc((void **)&a, 256));
+    CHECK_OK(grGraphCreate(&g, 0));
+    grKernelNodeParams kp = {fill_kernel(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args, NULL};
+    CHECK_OK(grGraphAddKernelNode(&node, g, NULL, 0, &kp));
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    CHECK_OK(grFree(a));
+    CHECK_OK(grSetDebugFlags(grDebugCheckLaunches));
+    CHECK_GR(grErrorIllegalAddress, grGraphLaunch(e, s));
+    CHECK_OK(grGraphNodeSetEnabled(e, node, 0));
+    CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_OK(grGraphNodeSetEnabled(e, node, 1));
+    CHECK_GR(grErrorIllegalAddress, grGraphLaunch(e, s));
+    CHECK_OK(grSetDebugFlags(0));
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+}
+
 GR_TEST(check_mode_refuses_a_copy_from_freed_memory_and_names_the_node)
 {
     grStream_t s;
@@ -229,4 +259,29 @@ GR_TEST(GRAPHRT_CHECK_turns_the_check_on_when_the_runtime_starts)
     CHECK_OK(grGetDebugFlags(&flags));
     CHECK_EQ(flags, grDebugCheckLaunches);
     unsetenv("GRAPHRT_CHECK");
+}
+
+GR_TEST(check_mode_refuses_a_pool_allocation_freed_since)
+{
+    grStream_t s;
+    int *a;
+    static int out[4];
+    CHECK_OK(grStreamCreate(&s));
+    CHECK_OK(grMallocAsync((void **)&a, 256, s));
+    CHECK_OK(grStreamSynchronize(s));
+    grGraphExec_t e = capture_fill(s, a, out, 4);
+    CHECK_OK(grSetDebugFlags(grDebugCheckLaunches));
+    CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    /* Freed in stream order, before the launch is queued: the launch
+     * would run after the free. */
+    CHECK_OK(grFreeAsync(a, s));
+    CHECK_GR(grErrorIllegalAddress, grGraphLaunch(e, s));
+    CHECK_DETAIL_HAS("kernel node 0 ('check_fill') argument 0");
+    CHECK_DETAIL_HAS("freed by");
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_GR(grErrorIllegalAddress, grGraphLaunch(e, s));
+    CHECK_OK(grSetDebugFlags(0));
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grStreamDestroy(s));
 }

@@ -5,6 +5,8 @@
  * grDebugLaunchBlocking, which makes every launch wait for its work. */
 #include "test.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -387,6 +389,59 @@ GR_TEST(trace_start_and_stop_refuse_misuse)
     jv *root = read_trace(path);
     jfree(root);
     unlink(path);
+}
+
+typedef struct busy_args {
+    grGraphExec_t e;
+    grStream_t s;
+    _Atomic int stop;
+} busy_args;
+
+static void *launch_until_stopped(void *p)
+{
+    busy_args *b = p;
+    while (!atomic_load(&b->stop)) {
+        CHECK_OK(grGraphLaunch(b->e, b->s));
+        CHECK_OK(grStreamSynchronize(b->s));
+    }
+    return NULL;
+}
+
+/* Stopping while other threads run traced work: each event is in the
+ * file whole or not at all, and the file stays valid. */
+GR_TEST(trace_stopped_while_work_runs_writes_a_valid_file)
+{
+    char path[128];
+    static int x[4];
+    int *px[4] = {&x[0], &x[1], &x[2], &x[3]};
+    grStream_t s;
+    grGraph_t g;
+    grGraphNode_t n[4];
+    grGraphExec_t e;
+    pthread_t t;
+    temp_path(path, sizeof path);
+    grKernel_t k = make_kernel("trace_busy");
+    CHECK_OK(grStreamCreate(&s));
+    CHECK_OK(grGraphCreate(&g, 0));
+    add_kernel_node(g, &n[0], NULL, k, &px[0]);
+    for (int i = 1; i < 4; i++)
+        add_kernel_node(g, &n[i], &n[0], k, &px[i]);
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    busy_args b = {e, s, 0};
+    CHECK_EQ(pthread_create(&t, NULL, launch_until_stopped, &b), 0);
+    for (int round = 0; round < 5; round++) {
+        CHECK_OK(grTraceStart(path, 0));
+        usleep(2000);
+        CHECK_OK(grTraceStop());
+        jv *root = read_trace(path);
+        jfree(root);
+    }
+    atomic_store(&b.stop, 1);
+    CHECK_EQ(pthread_join(t, NULL), 0);
+    unlink(path);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
 }
 
 /* --------------------------------------------------- launch blocking */

@@ -23,20 +23,21 @@ static void bump(void *p)
     atomic_fetch_add((atomic_int *)p, 1);
 }
 
-GR_TEST(device_count_is_one_and_device_zero_is_selectable)
+GR_TEST(device_count_counts_the_cpu_and_device_zero_is_selectable)
 {
     int n = -1, d = -1;
     CHECK_OK(grGetDeviceCount(&n));
-    CHECK_EQ(n, 1);
+    CHECK(n >= 1);
     CHECK_OK(grSetDevice(0));
     CHECK_OK(grGetDevice(&d));
     CHECK_EQ(d, 0);
 }
 
-GR_TEST(set_device_refuses_devices_other_than_zero)
+GR_TEST(set_device_refuses_devices_past_the_count)
 {
-    int d = -1;
-    CHECK_GR(grErrorInvalidDevice, grSetDevice(1));
+    int d = -1, n = 0;
+    CHECK_OK(grGetDeviceCount(&n));
+    CHECK_GR(grErrorInvalidDevice, grSetDevice(n));
     CHECK_DETAIL_HAS("grSetDevice");
     CHECK_GR(grErrorInvalidDevice, grSetDevice(-1));
     CHECK_DETAIL_HAS("grSetDevice");
@@ -106,8 +107,9 @@ GR_TEST(device_attributes_match_the_launch_limits)
 
 GR_TEST(device_attribute_refuses_bad_device_and_attribute)
 {
-    int v = 12345;
-    CHECK_GR(grErrorInvalidDevice, grDeviceGetAttribute(&v, grDevAttrMultiProcessorCount, 1));
+    int v = 12345, n = 0;
+    CHECK_OK(grGetDeviceCount(&n));
+    CHECK_GR(grErrorInvalidDevice, grDeviceGetAttribute(&v, grDevAttrMultiProcessorCount, n));
     CHECK_DETAIL_HAS("grDeviceGetAttribute");
     CHECK_GR(grErrorInvalidDevice, grDeviceGetAttribute(&v, grDevAttrMultiProcessorCount, -1));
     CHECK_GR(grErrorInvalidValue, grDeviceGetAttribute(&v, (grDeviceAttr)0, 0));
@@ -324,4 +326,69 @@ GR_TEST(idle_runtime_burns_no_cpu_after_its_spin_window)
         GR_TEST_FAIL_("the idle runtime used %.1f ms of CPU in 500 ms", used * 1e3);
     for (int i = 0; i < 4; i++)
         CHECK_OK(grStreamDestroy(s[i]));
+}
+
+GR_TEST(cpu_properties_describe_the_cpu_and_match_the_attributes)
+{
+    grDeviceProp p;
+    int v = 0;
+    CHECK_OK(grGetDeviceProperties(&p, 0));
+    CHECK_EQ(p.isCpu, 1);
+    CHECK(p.name[0] != '\0');
+    CHECK(p.totalGlobalMem > 0);
+    CHECK_OK(grDeviceGetAttribute(&v, grDevAttrMultiProcessorCount, 0));
+    CHECK_EQ(p.multiProcessorCount, v);
+    CHECK_EQ(p.warpSize, 1);
+    CHECK_EQ(p.major, 0);
+    CHECK_GR(grErrorInvalidValue, grGetDeviceProperties(NULL, 0));
+    CHECK_DETAIL_HAS("grGetDeviceProperties");
+    CHECK_GR(grErrorInvalidDevice, grGetDeviceProperties(&p, -1));
+    CHECK_DETAIL_HAS("grGetDeviceProperties");
+}
+
+GR_TEST(graphrt_device_cpu_starts_threads_on_the_cpu)
+{
+    int d = -1;
+    setenv("GRAPHRT_DEVICE", "cpu", 1);
+    CHECK_OK(grGetDevice(&d));
+    CHECK_EQ(d, 0);
+}
+
+GR_TEST(graphrt_device_naming_no_device_leaves_the_cpu)
+{
+    int d = -1;
+    setenv("GRAPHRT_DEVICE", "cuda:999", 1);
+    CHECK_OK(grGetDevice(&d));
+    CHECK_EQ(d, 0);
+}
+
+GR_TEST(graphrt_device_cuda_0_starts_threads_on_the_first_gpu)
+{
+    int d = -1, n = 0;
+    setenv("GRAPHRT_DEVICE", "cuda:0", 1);
+    CHECK_OK(grGetDeviceCount(&n));
+    if (n < 2)
+        GR_TEST_SKIP("no GPU device: the count is %d (the CPU only)", n);
+    CHECK_OK(grGetDevice(&d));
+    CHECK_EQ(d, 1);
+}
+
+GR_TEST(graphrt_cuda_0_leaves_the_cpu_only_and_says_why)
+{
+    int n = 0;
+    setenv("GRAPHRT_CUDA", "0", 1);
+    CHECK_OK(grGetDeviceCount(&n));
+    CHECK_EQ(n, 1);
+    CHECK_GR(grErrorInvalidDevice, grSetDevice(1));
+    CHECK_DETAIL_HAS("GRAPHRT_CUDA=0");
+}
+
+GR_TEST(a_machine_without_a_driver_says_so_when_a_gpu_is_asked_for)
+{
+    int n = 0;
+    CHECK_OK(grGetDeviceCount(&n));
+    if (n > 1)
+        GR_TEST_SKIP("this machine has %d GPU(s)", n - 1);
+    CHECK_GR(grErrorInvalidDevice, grSetDevice(1));
+    CHECK_DETAIL_HAS("the CPU");
 }

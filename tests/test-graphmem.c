@@ -421,10 +421,10 @@ GR_TEST(graphmem_attributes_high_marks_reset_and_trim)
     CHECK_DETAIL_HAS("cannot be set");
     CHECK_GR(grErrorInvalidValue, grDeviceSetGraphMemAttribute(0, grGraphMemAttrUsedMemHigh, &one));
     CHECK_DETAIL_HAS("only be reset");
-    CHECK_GR(grErrorInvalidDevice, grDeviceSetGraphMemAttribute(1, grGraphMemAttrUsedMemHigh, &zero));
+    CHECK_GR(grErrorInvalidDevice, grDeviceSetGraphMemAttribute(64, grGraphMemAttrUsedMemHigh, &zero));
     CHECK_GR(grErrorInvalidValue, grDeviceGetGraphMemAttribute(0, grGraphMemAttrUsedMemHigh, NULL));
     CHECK_GR(grErrorInvalidValue, grDeviceGetGraphMemAttribute(0, (grGraphMemAttributeType)9, &one));
-    CHECK_GR(grErrorInvalidDevice, grDeviceGraphMemTrim(1));
+    CHECK_GR(grErrorInvalidDevice, grDeviceGraphMemTrim(64)); /* no such device */
     CHECK_OK(grGraphDestroy(g));
 }
 

@@ -471,7 +471,7 @@ GR_TEST(mempool_device_current_pool_follows_set_and_destroy)
     CHECK_OK(grMemPoolDestroy(pool));
     CHECK_OK(grDeviceGetMemPool(&cur, 0));
     CHECK_PTR_EQ(cur, dflt);
-    CHECK_GR(grErrorInvalidDevice, grDeviceGetMemPool(&cur, 1));
+    CHECK_GR(grErrorInvalidDevice, grDeviceGetMemPool(&cur, 64)); /* no such device */
     CHECK_GR(grErrorInvalidValue, grMemPoolDestroy(dflt));
     CHECK_DETAIL_HAS("default pool");
 }
@@ -483,7 +483,7 @@ GR_TEST(mempool_create_refuses_bad_properties)
     memset(&props, 0, sizeof props);
     props.allocType = grMemAllocationTypePinned;
     props.location.type = grMemLocationTypeDevice;
-    props.location.id = 3;
+    props.location.id = 64; /* no such device, GPUs or not */
     CHECK_GR(grErrorInvalidDevice, grMemPoolCreate(&pool, &props));
     props.location.id = 0;
     props.allocType = grMemAllocationTypeInvalid;
@@ -568,7 +568,7 @@ GR_TEST(mempool_bad_arguments_are_refused)
     CHECK_GR(grErrorInvalidValue, grMallocFromPoolAsync(&p, 16, NULL, NULL));
     CHECK_GR(grErrorInvalidValue, grDeviceGetDefaultMemPool(NULL, 0));
     grMemPool_t pool;
-    CHECK_GR(grErrorInvalidDevice, grDeviceGetDefaultMemPool(&pool, 1));
+    CHECK_GR(grErrorInvalidDevice, grDeviceGetDefaultMemPool(&pool, 64)); /* no such device */
 }
 
 GR_TEST(mempool_device_reset_frees_pools_and_a_fresh_default_pool_works)

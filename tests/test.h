@@ -29,6 +29,12 @@ void gr_test_register(const char *name, const char *file, gr_test_fn fn, int tim
     }                                                              \
     static void test_##name(void)
 
+/* Ends the test as skipped, with the reason (printf format) that the TAP
+ * line and the count of skips show: for a test that cannot run on this
+ * machine (no GPU), never for one that fails. */
+void gr_test_skip(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+#define GR_TEST_SKIP(...) gr_test_skip(__VA_ARGS__)
+
 #define GR_TEST_FAIL_(...)                                \
     do {                                                  \
         fprintf(stderr, "  %s:%d: ", __FILE__, __LINE__); \

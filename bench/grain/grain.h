@@ -1,5 +1,5 @@
 /* grain.h - harness for the task-grain benchmarks: the graph shapes of
- * bench/peer_common.h with a task body that does a calibrated amount of
+ * bench/peers/common.h with a task body that does a calibrated amount of
  * CPU work.
  *
  * Every runtime benchmark includes this header exactly once (it defines
@@ -30,9 +30,9 @@
  * once (calibrate(): best of 9 runs of 2^22 steps on one thread, after
  * 200 ms of warm-up); a run script measures it once and hands the same
  * value to every binary through GRAIN_IPUS. Then the per-task counter is
- * incremented (as in bench/peer_common.h) and the calling thread's own tally.
+ * incremented (as in bench/peers/common.h) and the calling thread's own tally.
  *
- * Validation (untimed, as in bench/peer_common.h): one replay records the global
+ * Validation (untimed, as in bench/peers/common.h): one replay records the global
  * execution order and checks every edge; after timing, every counter must
  * equal the number of replays run. A failure aborts with exit code 2.
  *

@@ -4,6 +4,7 @@
  * and otherwise asks the backend (backend.h); synchronising calls run the
  * pools' hook after their wait.
  */
+#include "../backend/cuda/cuda.h"
 #include "../backend/enqueue.h"
 #include "../capture/capture.h"
 #include "../memory/pool.h"
@@ -30,6 +31,22 @@ static grError_t check_not_ended_capture(const char *call, grEvent_t e)
     return grSuccess;
 }
 
+/* grStreamWaitEvent where the stream or the event is a GPU's: GPU on GPU
+ * (any devices) is the driver's wait; across the CPU and a GPU the
+ * calling thread waits for the event at the call (docs/devices.md), which
+ * orders the stream's later work after it as asked, at the price of the
+ * caller's wait. */
+static grError_t wait_event_gpu(const char *call, gr_stream *s, grEvent_t e)
+{
+    grError_t err;
+    if (s->device != 0 && e->device != 0)
+        return gr__cuda_stream_wait_event(call, s, e);
+    if (e->device != 0)
+        return gr__cuda_event_sync(call, e);
+    err = gr__event_wait(e);
+    return err ? gr__fail_again(err) : grSuccess;
+}
+
 GR_API grError_t grEventCreate(grEvent_t *event)
 {
     if (!event)
@@ -47,6 +64,9 @@ GR_API grError_t grEventCreateWithFlags(grEvent_t *event, unsigned int flags)
                         "grEventCreateWithFlags: flags 0x%x has bits other than grEventBlockingSync and "
                         "grEventDisableTiming",
                         flags);
+    int device = gr__device_current();
+    if (device != 0)
+        return gr__cuda_event_create("grEventCreateWithFlags", device, flags, event);
     if (!gr__device_start())
         return gr__fail(grErrorInitializationError,
                         "grEventCreateWithFlags: the graphrt runtime could not start");
@@ -79,6 +99,14 @@ GR_API grError_t grEventRecord(grEvent_t event, grStream_t stream)
         return gr__capture_event_record("grEventRecord", event, s);
     if ((err = gr__capture_check_implicit("grEventRecord", s)))
         return err;
+    if (GR_UNLIKELY(s->device != event->device))
+        return gr__fail(grErrorInvalidResourceHandle,
+                        "grEventRecord: event %p was created on device %d and stream %p is of device %d; an "
+                        "event is recorded on streams of its own device (as in CUDA): create it while that "
+                        "device is current",
+                        GR_PTR(event), event->device, GR_PTR(stream), s->device);
+    if (GR_UNLIKELY(s->device != 0))
+        return gr__cuda_event_record("grEventRecord", event, s);
     return gr__event_record("grEventRecord", event, s);
 }
 
@@ -90,6 +118,8 @@ GR_API grError_t grEventQuery(grEvent_t event)
     if ((err = gr__capture_check_unsafe("grEventQuery", GR_UNSAFE_EVENT_QUERY, NULL, event)) ||
         (err = check_not_ended_capture("grEventQuery", event)))
         return err;
+    if (event->device != 0)
+        return gr__cuda_event_query("grEventQuery", event);
     return gr__event_done(event) ? grSuccess : grErrorNotReady;
 }
 
@@ -101,6 +131,11 @@ GR_API grError_t grEventSynchronize(grEvent_t event)
     if ((err = gr__capture_check_unsafe("grEventSynchronize", GR_UNSAFE_EVENT_SYNC, NULL, event)) ||
         (err = check_not_ended_capture("grEventSynchronize", event)))
         return err;
+    if (event->device != 0) {
+        err = gr__cuda_event_sync("grEventSynchronize", event);
+        gr__pool_on_sync();
+        return err;
+    }
     uint64_t t0 = gr__tracing() ? gr__trace_clock() : 0;
     err = gr__event_wait(event);
     if (GR_UNLIKELY(t0))
@@ -119,6 +154,14 @@ GR_API grError_t grEventElapsedTime(float *ms, grEvent_t start, grEvent_t end)
     if ((err = check_event(call, start)) || (err = check_event(call, end)) ||
         (err = check_not_ended_capture(call, start)) || (err = check_not_ended_capture(call, end)))
         return err;
+    if (start->device != 0 || end->device != 0) {
+        if (start->device != end->device)
+            return gr__fail(grErrorInvalidResourceHandle,
+                            "%s: the start event %p is of device %d and the end event %p of device %d; "
+                            "time events of one device",
+                            call, GR_PTR(start), start->device, GR_PTR(end), end->device);
+        return gr__cuda_event_elapsed(call, ms, start, end);
+    }
     if ((err = gr__event_time(call, "start", start, &t0)) || (err = gr__event_time(call, "end", end, &t1)))
         return err;
     *ms = (float)((double)((int64_t)(t1 - t0)) / 1e6);
@@ -139,5 +182,7 @@ GR_API grError_t grStreamWaitEvent(grStream_t stream, grEvent_t event, unsigned 
         return gr__capture_wait_event("grStreamWaitEvent", s, event);
     if ((err = gr__capture_check_implicit("grStreamWaitEvent", s)))
         return err;
+    if (GR_UNLIKELY(s->device != 0 || event->device != 0))
+        return wait_event_gpu("grStreamWaitEvent", s, event);
     return gr__stream_wait_event("grStreamWaitEvent", s, event);
 }

@@ -5,6 +5,7 @@
  * capture module while its stream captures, and otherwise queues it on
  * the backend.
  */
+#include "../backend/cuda/cuda.h"
 #include "../backend/enqueue.h"
 #include "../capture/capture.h"
 #include "../memory/memory.h"
@@ -114,6 +115,14 @@ GR_API grError_t grKernelDestroy(grKernel_t kernel)
     return grSuccess;
 }
 
+/* grLaunchKernel under grDebugLaunchBlocking: queues, then waits. */
+static GR_NOINLINE grError_t launch_blocking(gr_stream *s, grKernel_t kernel, const grDim3 *grid,
+                                             const grDim3 *block, size_t sharedMem, void **args)
+{
+    return gr__launched(s,
+                        gr__stream_enqueue_kernel("grLaunchKernel", s, kernel, grid, block, sharedMem, args));
+}
+
 GR_API grError_t grLaunchKernel(grKernel_t kernel, grDim3 gridDim, grDim3 blockDim, void **args,
                                 size_t sharedMem, grStream_t stream)
 {
@@ -132,6 +141,29 @@ GR_API grError_t grLaunchKernel(grKernel_t kernel, grDim3 gridDim, grDim3 blockD
     }
     if ((err = gr__capture_check_implicit("grLaunchKernel", s)))
         return err;
-    return gr__launched(
-        s, gr__stream_enqueue_kernel("grLaunchKernel", s, kernel, &gridDim, &blockDim, sharedMem, args));
+    if (GR_UNLIKELY(s->device != 0))
+        return gr__launched(
+            s, gr__cuda_launch("grLaunchKernel", s, kernel, &gridDim, &blockDim, sharedMem, args));
+    if (gr__launch_blocking())
+        return launch_blocking(s, kernel, &gridDim, &blockDim, sharedMem, args);
+    return gr__stream_enqueue_kernel("grLaunchKernel", s, kernel, &gridDim, &blockDim, sharedMem, args);
+}
+
+GR_API grError_t grKernelSetImage(grKernel_t kernel, const void *image, const char *entry)
+{
+    if (!gr__kernel_valid(kernel))
+        return gr__fail(grErrorInvalidDeviceFunction,
+                        "grKernelSetImage: kernel %p is not a live kernel (NULL, destroyed, or not from "
+                        "grKernelCreate)",
+                        GR_PTR(kernel));
+    if (!image)
+        return gr__fail(grErrorInvalidValue,
+                        "grKernelSetImage: kernel '%s': 'image' is NULL; pass a PTX, cubin or fatbin image",
+                        kernel->name);
+    if (!entry || !*entry)
+        return gr__fail(grErrorInvalidValue,
+                        "grKernelSetImage: kernel '%s': 'entry' is NULL or empty; pass the name of the "
+                        "image's extern \"C\" __global__ function",
+                        kernel->name);
+    return gr__cuda_kernel_set_image("grKernelSetImage", kernel, image, entry);
 }

@@ -16,6 +16,7 @@
  *     earlier legacy-stream work (and, through the legacy stream's implicit
  *     synchronisation, for blocking streams) as CUDA's do.
  */
+#include "../backend/cuda/cuda.h"
 #include "../capture/capture.h"
 #include "../memory/pool.h"
 
@@ -62,6 +63,25 @@ static const char *kind_freer(gr_mem_kind k)
     return "its allocator's free function";
 }
 
+/* Memory of GPU 'owner' (grMalloc on a GPU) or pinned host memory
+ * (owner GR_OWNER_PINNED: grMallocHost where GPUs exist), tracked as the
+ * CPU's is, with its owner. */
+static grError_t alloc_gpu(const char *call, void **out, size_t size, int owner)
+{
+    void *p = NULL;
+    grError_t err = owner == GR_OWNER_PINNED ? gr__cuda_malloc_host(call, size, &p)
+                                             : gr__cuda_malloc(call, owner, size, &p);
+    if (err)
+        return err;
+    if (!gr__mem_track_owned(p, size, owner == GR_OWNER_PINNED ? GR_MEM_HOST : GR_MEM_DEVICE, owner)) {
+        (void)(owner == GR_OWNER_PINNED ? gr__cuda_free_host(call, p) : gr__cuda_free(call, owner, p));
+        return gr__fail(grErrorMemoryAllocation, "%s: no memory left to record the allocation of %zu bytes",
+                        call, size);
+    }
+    *out = p;
+    return grSuccess;
+}
+
 static grError_t alloc_tracked(const char *call, void **out, size_t size, gr_mem_kind kind)
 {
     if (!out)
@@ -77,6 +97,10 @@ static grError_t alloc_tracked(const char *call, void **out, size_t size, gr_mem
         *out = NULL;
         return grSuccess;
     }
+    if (kind == GR_MEM_DEVICE && gr__device_current() != 0)
+        return alloc_gpu(call, out, size, gr__device_current());
+    if (kind == GR_MEM_HOST && gr__gpu_count() > 0)
+        return alloc_gpu(call, out, size, GR_OWNER_PINNED);
     size_t limit = device_memory_bytes();
     if (size > limit)
         return gr__fail(grErrorMemoryAllocation,
@@ -134,8 +158,21 @@ static grError_t free_tracked(const char *call, void *p, gr_mem_kind kind)
         return err;
     if ((err = gr__capture_check_unsafe(call, GR_UNSAFE_FREE, NULL, NULL)) != grSuccess)
         return err;
-    /* As CUDA, freeing waits until no queued work can still touch the block. */
+    int owner = GR_OWNER_CPU;
+    (void)gr__mem_owner(p, &owner);
+    /* As CUDA, freeing waits until no queued work can still touch the
+     * block: the CPU device's streams may touch pinned and GPU memory too
+     * (their copies reach a GPU through the driver). */
     gr__device_sync_all();
+    if (owner != GR_OWNER_CPU) {
+        /* The driver's free waits for the device's work, as cudaFree. */
+        if (!gr__mem_untrack(p, kind))
+            return gr__fail(grErrorInvalidValue,
+                            "%s: pointer %p was freed by another thread during this call; free each "
+                            "allocation once",
+                            call, p);
+        return owner == GR_OWNER_PINNED ? gr__cuda_free_host(call, p) : gr__cuda_free(call, owner, p);
+    }
     /* Another thread may have freed it while this one waited. */
     if (!gr__mem_untrack(p, kind))
         return gr__fail(grErrorInvalidValue,
@@ -223,6 +260,44 @@ static grError_t set_capture(const char *call, gr_stream *s, void *dst, int valu
     return gr__capture_record(call, s, &d);
 }
 
+/* The GPU whose memory either pointer is (0: neither): the tracker
+ * knows graphrt's allocations, the driver any other. Costs one relaxed
+ * load while no GPU context exists. */
+static int gpu_of(const void *a, const void *b)
+{
+    const void *p[2] = {a, b};
+    if (GR_LIKELY(!gr__cuda_active()))
+        return 0;
+    for (int i = 0; i < 2; i++) {
+        int owner = GR_OWNER_CPU;
+        if (!p[i])
+            continue;
+        if (gr__mem_owner(p[i], &owner)) {
+            if (owner > 0)
+                return owner;
+        } else if ((owner = gr__cuda_pointer_device(p[i])) > 0) {
+            return owner;
+        }
+    }
+    return 0;
+}
+
+/* A copy or memset on CPU stream s that touches GPU 'device''s memory:
+ * done at the call, once s's earlier work has run, so that it keeps its
+ * place in s's order (docs/devices.md: use a GPU stream to overlap). */
+static grError_t gpu_now(const char *call, gr_stream *s, int device, void *dst, const void *src, int value,
+                         size_t count)
+{
+    grError_t err = gr__stream_sync(s);
+    if (err)
+        return gr__fail_again(err);
+    err = src ? gr__cuda_memcpy_now(device, dst, src, count) : gr__cuda_memset_now(device, dst, value, count);
+    if (err)
+        return gr__fail(err, "%s: the %s of %zu bytes touching device %d's memory failed (%s)", call,
+                        src ? "copy" : "memset", count, device, grGetErrorName(err));
+    return grSuccess;
+}
+
 /* 'sync': the call is one of the synchronous forms, which CUDA counts as
  * potentially unsafe during capture. */
 static grError_t copy_enqueue(const char *call, void *dst, const void *src, size_t count, grMemcpyKind kind,
@@ -244,6 +319,11 @@ static grError_t copy_enqueue(const char *call, void *dst, const void *src, size
         return count ? copy_capture(call, s, dst, src, count, kind) : gr__capture_check_active(call, s);
     if ((err = gr__capture_check_implicit(call, s)) != grSuccess || count == 0)
         return err;
+    if (s->device != 0)
+        return gr__cuda_memcpy(call, s, dst, src, count);
+    int device = gpu_of(dst, src);
+    if (GR_UNLIKELY(device != 0))
+        return gpu_now(call, s, device, dst, src, 0, count);
     gr_mem_copy_args a = {.dst = dst, .src = src, .count = count, .kind = kind};
     return gr__launched(s, gr__stream_enqueue_call(call, s, gr__mem_copy_op, &a, sizeof a));
 }
@@ -265,14 +345,24 @@ static grError_t set_enqueue(const char *call, void *dst, int value, size_t coun
         return count ? set_capture(call, s, dst, value, count) : gr__capture_check_active(call, s);
     if ((err = gr__capture_check_implicit(call, s)) != grSuccess || count == 0)
         return err;
+    if (s->device != 0)
+        return gr__cuda_memset(call, s, dst, value, count);
+    int device = gpu_of(dst, NULL);
+    if (GR_UNLIKELY(device != 0))
+        return gpu_now(call, s, device, dst, NULL, value, count);
     gr_mem_set_args a = {.dst = dst, .count = count, .value = (unsigned char)value};
     return gr__launched(s, gr__stream_enqueue_call(call, s, gr__mem_set_op, &a, sizeof a));
 }
 
 /* The synchronous forms' wait: a sticky asynchronous error of the legacy
  * stream is reported here, as CUDA reports it from the next sync call. */
-static grError_t wait_legacy(gr_stream *s)
+static grError_t wait_legacy(const char *call, gr_stream *s)
 {
+    if (s->device != 0) {
+        grError_t gerr = gr__cuda_stream_sync(call, s);
+        gr__pool_on_sync();
+        return gerr;
+    }
     grError_t err = gr__stream_sync(s);
     gr__pool_on_sync();
     if (err != grSuccess)
@@ -292,7 +382,7 @@ GR_API grError_t grMemcpy(void *dst, const void *src, size_t count, grMemcpyKind
     grError_t err = copy_enqueue("grMemcpy", dst, src, count, kind, NULL, true, &s);
     if (err != grSuccess || count == 0)
         return err;
-    return wait_legacy(s);
+    return wait_legacy("grMemcpy", s);
 }
 
 GR_API grError_t grMemsetAsync(void *devPtr, int value, size_t count, grStream_t stream)
@@ -307,5 +397,5 @@ GR_API grError_t grMemset(void *devPtr, int value, size_t count)
     grError_t err = set_enqueue("grMemset", devPtr, value, count, NULL, true, &s);
     if (err != grSuccess || count == 0)
         return err;
-    return wait_legacy(s);
+    return wait_legacy("grMemset", s);
 }

@@ -4,6 +4,7 @@
  * captures, and otherwise asks the backend (backend.h); a synchronising
  * call runs the pools' hook after its wait.
  */
+#include "../backend/cuda/cuda.h"
 #include "../backend/enqueue.h"
 #include "../capture/capture.h"
 #include "../memory/pool.h"
@@ -28,6 +29,14 @@ GR_API grError_t grStreamCreateWithFlags(grStream_t *stream, unsigned int flags)
                         "grStreamCreateWithFlags: flags 0x%x has bits other than grStreamDefault (0) and "
                         "grStreamNonBlocking (1)",
                         flags);
+    int device = gr__device_current();
+    if (device != 0) {
+        grError_t gerr = gr__cuda_stream_create("grStreamCreateWithFlags", device, flags, &s);
+        if (gerr)
+            return gerr;
+        *stream = (grStream_t)s;
+        return grSuccess;
+    }
     grError_t err = gr__stream_create(flags, &s);
     if (err == grErrorInitializationError)
         return gr__fail(err, "grStreamCreateWithFlags: the graphrt runtime could not start");
@@ -50,10 +59,9 @@ GR_API grError_t grStreamDestroy(grStream_t stream)
     if (e)
         return e;
     if (gr__stream_capturing(s))
-        return gr__fail(
-            grErrorStreamCaptureUnsupported,
-            "grStreamDestroy: stream %p is capturing; end the capture with grStreamEndCapture first",
-            GR_PTR(stream));
+        return gr__fail(grErrorStreamCaptureUnsupported,
+                        "grStreamDestroy: %s is capturing; end the capture with grStreamEndCapture first",
+                        GR_STREAM_NAME(s));
     gr__stream_destroy(s);
     return grSuccess;
 }
@@ -66,6 +74,11 @@ GR_API grError_t grStreamSynchronize(grStream_t stream)
         return e;
     if ((e = gr__capture_check_unsafe("grStreamSynchronize", GR_UNSAFE_STREAM_SYNC, s, NULL)))
         return e;
+    if (s->device != 0) {
+        e = gr__cuda_stream_sync("grStreamSynchronize", s);
+        gr__pool_on_sync();
+        return e;
+    }
     uint64_t t0 = gr__tracing() ? gr__trace_clock() : 0;
     e = gr__stream_sync(s);
     if (GR_UNLIKELY(t0))
@@ -82,6 +95,8 @@ GR_API grError_t grStreamQuery(grStream_t stream)
         return e;
     if ((e = gr__capture_check_unsafe("grStreamQuery", GR_UNSAFE_STREAM_QUERY, s, NULL)))
         return e;
+    if (s->device != 0)
+        return gr__cuda_stream_query("grStreamQuery", s);
     if (!gr__stream_idle(s))
         return grErrorNotReady;
     e = (grError_t)gr_load_relaxed(&s->sticky);
@@ -119,5 +134,7 @@ GR_API grError_t grLaunchHostFunc(grStream_t stream, grHostFn_t fn, void *userDa
     }
     if ((e = gr__capture_check_implicit("grLaunchHostFunc", s)))
         return e;
+    if (GR_UNLIKELY(s->device != 0))
+        return gr__launched(s, gr__cuda_host_func("grLaunchHostFunc", s, fn, userData));
     return gr__launched(s, gr__stream_enqueue_host("grLaunchHostFunc", s, fn, userData));
 }

@@ -67,7 +67,10 @@ void gr__device_stop(void);
 
 /* ---------------------------------------------------------------- kernels */
 
-/* A registered kernel. Immutable after creation except 'refs'. */
+struct gr_cuda_kernel;
+
+/* A registered kernel. Immutable after creation except 'refs' and 'gpu'
+ * (set once, by grKernelSetImage). */
 struct grKernel_st {
     uint32_t magic; /* GR_MAGIC_KERNEL; GR_MAGIC_DEAD once destroyed */
     grKernelFn fn;
@@ -76,6 +79,9 @@ struct grKernel_st {
     uint32_t argbytes; /* size of the packed argument buffer */
     uint32_t *offsets; /* offset of each parameter in that buffer */
     uint32_t *sizes;   /* size of each parameter */
+    /* The GPU image and its per-device functions (cuda/cuda.h), NULL until
+     * attached; read with acquire order (attached while others may look). */
+    struct gr_cuda_kernel *_Atomic gpu;
     /* 1 for the handle + 1 per graph node, plan and stream cache holding
      * it; in a line of its own so that its changes do not slow down the
      * launch checks reading the fields above. */
@@ -195,11 +201,23 @@ grError_t gr__stream_sync(gr_stream *s);
  * grDebugLaunchBlocking, a launch queued waits for s to pass it and
  * returns s's sticky error (gr__stream_sync), so that the error surfaces
  * at the call that caused it. Otherwise a load and a branch. */
+/* Waits for s, of any device (cuda/stream.c): gr__stream_sync on the
+ * CPU, the driver's stream synchronisation on a GPU. */
+grError_t gr__stream_sync_any(gr_stream *s);
+
 static inline grError_t gr__launched(gr_stream *s, grError_t err)
 {
     if (GR_UNLIKELY(gr__dbg_flags() & GR_DBG_BLOCKING) && err == grSuccess)
-        return gr__stream_sync(s);
+        return gr__stream_sync_any(s);
     return err;
+}
+
+/* Whether launches block (grDebugLaunchBlocking): for the hot launch
+ * paths, which test it before their enqueue so that the enqueue stays
+ * their tail, and take a path of their own when it holds. */
+static inline bool gr__launch_blocking(void)
+{
+    return GR_UNLIKELY(gr__dbg_flags() & GR_DBG_BLOCKING);
 }
 
 /* A created stream (grStreamCreateWithFlags' checked flags): fails with
@@ -234,6 +252,8 @@ enum {
     GR_STREAM_PER_THREAD = 1u << 2
 };
 
+struct gr_cuda_stream;
+
 struct gr_stream {
     uint32_t magic;      /* GR_MAGIC_STREAM; first (runtime.h reads it) */
     unsigned flags;      /* GR_STREAM_*, immutable */
@@ -242,14 +262,20 @@ struct gr_stream {
     atomic_int refs;
     /* Registry of the runtime 'rt', guarded by rt->streams_lock. A stream
      * stays registered after grStreamDestroy until it is freed, so that
-     * device-wide waits and the legacy stream still see its queued work. */
+     * device-wide waits and the legacy stream still see its queued work.
+     * A GPU stream is in no registry. */
     gr_runtime *rt;
     gr_stream *reg_next, *reg_prev;
     bool registered;
     bool handle_dead; /* the handle's reference was dropped */
+    /* The device, immutable: 0 for the CPU, 1..N for a GPU, whose stream
+     * is 'gpu' (cuda/cuda.h). In the first cache line, beside 'capture':
+     * every eager enqueue tests capture, then the device. */
+    int device;
     /* Capture seam: non-NULL while the stream is being captured; every
      * enqueue path tests it before queuing work. */
     void *_Atomic capture;
+    struct gr_cuda_stream *gpu; /* the GPU part, NULL on the CPU; immutable */
 
     /* Producer side, guarded by the LOCKED bit of 'lockw'. The word also
      * holds ACTIVE, the drain token's existence (see gr__stream_lock). */
@@ -310,6 +336,12 @@ struct gr_stream {
 void gr__stream_retain(gr_stream *s);
 void gr__stream_release(gr_stream *s);
 
+/* A stream object of GPU 'device' wrapping 'gpu' (which the stream owns
+ * from now on and frees with its last reference): GR_STREAM_* flags as a
+ * CPU stream's, one reference (the handle's), in no runtime's registry.
+ * NULL when out of memory (gpu is then the caller's). */
+gr_stream *gr__stream_new_gpu(unsigned flags, unsigned user_flags, int device, struct gr_cuda_stream *gpu);
+
 /* True while s is a member of a capture (the capture layer sets and
  * clears s->capture): every entry point that queues work tests it first. */
 static inline bool gr__stream_capturing(gr_stream *s)
@@ -362,6 +394,11 @@ struct grEvent_st {
     uint64_t time_ns;
     /* Capture seam: set while the latest record is part of a capture. */
     void *capture;
+    /* The device the event was created on (0: the CPU) and, on a GPU, its
+     * CUevent (cuda/cuda.h); both immutable. A GPU event's records are the
+     * driver's: 's' and the fields above stay unused. */
+    int device;
+    struct gr_cuda_event *gpu;
 };
 
 /* Reads the latest record: *s retained (or NULL if never recorded). */

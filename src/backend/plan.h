@@ -183,6 +183,9 @@ struct grGraphExec_st {
     /* The exec layer's graph memory record (exec/graphmem.c), guarded by
      * its lock; NULL without graph memory. */
     struct gr_gexec *gmem;
+    /* The executable's lowered form on a GPU (cuda/cuda_graph.h), or NULL
+     * for the CPU; immutable after instantiation. */
+    struct gr_cuda_exec *gpu;
     /* Nodes of the source graph, for setters and update, then a sentinel
      * (NULL when norig is 0), and their dependencies (one block with
      * 'orig'). */

@@ -42,17 +42,29 @@ uint64_t gr__capture_thread_no(void)
     return tls_thread_no;
 }
 
-static const char *mode_name(grStreamCaptureMode m)
+const char *gr__capture_mode_name(grStreamCaptureMode m)
 {
     switch (m) {
     case grStreamCaptureModeGlobal:
-        return "Global";
+        return "global";
     case grStreamCaptureModeThreadLocal:
-        return "ThreadLocal";
+        return "thread-local";
     case grStreamCaptureModeRelaxed:
-        return "Relaxed";
+        return "relaxed";
     }
-    return "?";
+    return "unknown";
+}
+
+const char *gr__capture_stream_name(const gr_stream *s, char *buf, size_t size)
+{
+    if (!s)
+        snprintf(buf, size, "no stream");
+    else if (s->flags & GR_STREAM_LEGACY)
+        snprintf(buf, size, "the legacy stream");
+    else
+        snprintf(buf, size, "%sstream #%llu at %p", (s->flags & GR_STREAM_PER_THREAD) ? "per-thread " : "",
+                 (unsigned long long)s->serial, GR_PTR(s));
+    return buf;
 }
 
 static bool mode_valid(grStreamCaptureMode m)
@@ -61,10 +73,24 @@ static bool mode_valid(grStreamCaptureMode m)
            m == grStreamCaptureModeRelaxed;
 }
 
+const char *gr__capture_stream_id(const gr_stream *s, char *buf, size_t size)
+{
+    if (!s || (s->flags & GR_STREAM_LEGACY))
+        return gr__capture_stream_name(s, buf, size);
+    snprintf(buf, size, "%sstream #%llu", (s->flags & GR_STREAM_PER_THREAD) ? "per-thread " : "",
+             (unsigned long long)s->serial);
+    return buf;
+}
+
 const char *gr__capture_describe(const gr_capture *c, char *buf, size_t size)
 {
-    snprintf(buf, size, "capture #%llu (mode %s, begun by thread #%llu on stream %p)",
-             (unsigned long long)c->id, mode_name(c->mode), (unsigned long long)c->thread, GR_PTR(c->origin));
+    char who[48];
+    if (c->thread == gr__capture_thread_no())
+        snprintf(who, sizeof who, "this thread (#%llu)", (unsigned long long)c->thread);
+    else
+        snprintf(who, sizeof who, "thread #%llu", (unsigned long long)c->thread);
+    snprintf(buf, size, "capture #%llu (%s mode, begun by %s on %s)", (unsigned long long)c->id,
+             gr__capture_mode_name(c->mode), who, GR_STREAM_NAME(c->origin));
     return buf;
 }
 
@@ -82,25 +108,25 @@ void gr__capture_invalidate_locked(gr_capture *c, grError_t err, const char *msg
 
 grError_t gr__capture_invalidate(gr_capture *c, grError_t err, const char *msg)
 {
-    char d[160], full[1024];
+    char d[192], full[1024];
     gr__capture_describe(c, d, sizeof d);
     snprintf(full, sizeof full, "%s; this invalidated %s: end it with grStreamEndCapture and capture again",
              msg, d);
     gr__spin_lock(&c->lock);
-    gr__capture_invalidate_locked(c, err, full);
+    gr__capture_invalidate_locked(c, err, msg);
     gr__spin_unlock(&c->lock);
     return gr__fail(err, "%s", full);
 }
 
 grError_t gr__capture_fail_invalidated(const char *call, gr_capture *c, gr_stream *s)
 {
-    char d[160];
+    char d[192];
     gr__capture_describe(c, d, sizeof d);
     return gr__fail(
         grErrorStreamCaptureInvalidated,
-        "%s: stream %p takes part in %s, which was invalidated earlier (first by: %s); nothing was "
-        "recorded: end the capture with grStreamEndCapture and capture again",
-        call, GR_PTR(s), d, c->why ? c->why : "an illegal call");
+        "%s: %s takes part in %s, invalidated earlier, first by: %s; nothing was recorded: end the "
+        "capture with grStreamEndCapture and capture again",
+        call, s == c->origin ? GR_STREAM_ID(s) : GR_STREAM_NAME(s), d, c->why ? c->why : "an illegal call");
 }
 
 gr_cap_member *gr__capture_member(gr_capture *c, gr_stream *s)
@@ -123,7 +149,7 @@ static grError_t begin(const char *call, grStream_t stream, grGraph_t graph, con
     grError_t err;
     if (!mode_valid(mode))
         return gr__fail(grErrorInvalidValue,
-                        "%s: mode %d is not a grStreamCaptureMode (Global, ThreadLocal or Relaxed)", call,
+                        "%s: mode %d is not a grStreamCaptureMode (global, thread-local or relaxed)", call,
                         (int)mode);
     if ((err = gr__stream_from_handle(call, stream, &s)))
         return err;
@@ -152,9 +178,11 @@ static grError_t begin(const char *call, grStream_t stream, grGraph_t graph, con
     }
     void *cur = gr_load_acquire(&s->capture);
     if (cur) {
-        char d[160];
-        return gr__fail(grErrorIllegalState, "%s: stream %p already takes part in %s; end it first", call,
-                        GR_PTR(s), gr__capture_describe(cur, d, sizeof d));
+        char d[192];
+        const gr_capture *in = cur;
+        return gr__fail(grErrorIllegalState, "%s: %s already takes part in %s; end it first", call,
+                        s == in->origin ? GR_STREAM_ID(s) : GR_STREAM_NAME(s),
+                        gr__capture_describe(in, d, sizeof d));
     }
     c = gr__calloc(1, sizeof *c);
     if (!c)
@@ -312,7 +340,7 @@ GR_API grError_t grStreamEndCapture(grStream_t stream, grGraph_t *pGraph)
     gr_stream *s = NULL;
     gr_capture *c;
     grError_t err;
-    char d[160], msg[1024];
+    char d[192], msg[1024];
     if (!pGraph)
         return gr__fail(grErrorInvalidValue, "grStreamEndCapture: pGraph (the output pointer) is NULL");
     if ((err = gr__stream_from_handle(call, stream, &s)))
@@ -322,29 +350,29 @@ GR_API grError_t grStreamEndCapture(grStream_t stream, grGraph_t *pGraph)
         gr__trace_emit(GR_TR_CAPTURE, "capture end", gr__trace_clock(), 0, s->serial, 0, 0, 0);
     if (!c)
         return gr__fail(grErrorIllegalState,
-                        "grStreamEndCapture: stream %p is not capturing; begin a capture with "
+                        "grStreamEndCapture: %s is not capturing; begin a capture with "
                         "grStreamBeginCapture first",
-                        GR_PTR(s));
+                        GR_STREAM_NAME(s));
     gr__capture_describe(c, d, sizeof d);
     if (c->origin != s) {
-        snprintf(
-            msg, sizeof msg,
-            "grStreamEndCapture: stream %p joined %s but did not begin it; a capture must be ended on the "
-            "stream that began it",
-            GR_PTR(s), d);
+        snprintf(msg, sizeof msg,
+                 "grStreamEndCapture: %s joined %s but did not begin it; a capture must be ended on the "
+                 "stream that began it",
+                 GR_STREAM_NAME(s), d);
         gr__capture_invalidate(c, grErrorStreamCaptureUnmatched, msg);
         return grErrorStreamCaptureUnmatched;
     }
     if (c->mode != grStreamCaptureModeRelaxed && c->thread != gr__capture_thread_no()) {
         uint64_t me = gr__capture_thread_no();
+        const char *mode = gr__capture_mode_name(c->mode); /* c is freed by finish */
         finish(c, false);
         *pGraph = NULL;
         return gr__fail(
             grErrorStreamCaptureWrongThread,
-            "grStreamEndCapture: thread #%llu ended %s; a Global or ThreadLocal capture must be ended "
-            "by the thread that began it (begin it in grStreamCaptureModeRelaxed to hand it over); the "
-            "capture has ended without a graph",
-            (unsigned long long)me, d);
+            "grStreamEndCapture: thread #%llu ended %s; the capture's %s mode means it must be ended "
+            "by the thread that began it (begin it in relaxed mode to hand it over); the capture has "
+            "ended without a graph",
+            (unsigned long long)me, d, mode);
     }
     if (gr_load_acquire(&c->status) == grStreamCaptureStatusInvalidated) {
         snprintf(
@@ -364,12 +392,13 @@ GR_API grError_t grStreamEndCapture(grStream_t stream, grGraph_t *pGraph)
         for (uint32_t i = 1; i < c->nmembers && !u; i++)
             if (c->members[i].deps.n)
                 u = c->members[i].s;
-        snprintf(
-            msg, sizeof msg,
-            "grStreamEndCapture: stream %p joined %s and has work that stream %p never waited for; record "
-            "an event on each forked stream after its last work and grStreamWaitEvent on it from stream %p "
-            "before ending; the capture has ended without a graph",
-            GR_PTR(u), d, GR_PTR(s), GR_PTR(s));
+        char sid[48];
+        gr__capture_stream_id(s, sid, sizeof sid); /* named in full in d, as the origin */
+        snprintf(msg, sizeof msg,
+                 "grStreamEndCapture: %s joined %s and has work that %s never waited for; record an event on "
+                 "it after its last work and grStreamWaitEvent on that event from %s before ending; the "
+                 "capture has ended without a graph",
+                 GR_STREAM_NAME(u), d, sid, sid);
         finish(c, false);
         *pGraph = NULL;
         return gr__fail(grErrorStreamCaptureUnjoined, "%s", msg);
@@ -460,7 +489,7 @@ GR_API grError_t grStreamUpdateCaptureDependencies(grStream_t stream, grGraphNod
         return err;
     c = gr_load_acquire(&s->capture);
     if (!c)
-        return gr__fail(grErrorIllegalState, "%s: stream %p is not capturing", call, GR_PTR(s));
+        return gr__fail(grErrorIllegalState, "%s: %s is not capturing", call, GR_STREAM_NAME(s));
     gr__spin_lock(&c->lock);
     if (gr_load_relaxed(&c->status) != grStreamCaptureStatusActive) {
         gr__spin_unlock(&c->lock);
@@ -469,7 +498,7 @@ GR_API grError_t grStreamUpdateCaptureDependencies(grStream_t stream, grGraphNod
     for (size_t i = 0; i < numDependencies; i++) {
         grGraphNode_t n = dependencies[i];
         if (!n || n->magic != GR_MAGIC_NODE || n->graph != c->graph) {
-            char d[160];
+            char d[192];
             gr__spin_unlock(&c->lock);
             return gr__fail(
                 grErrorInvalidValue,
@@ -495,8 +524,8 @@ GR_API grError_t grThreadExchangeStreamCaptureMode(grStreamCaptureMode *mode)
                         "grThreadExchangeStreamCaptureMode: mode (the in/out pointer) is NULL");
     if (!mode_valid(*mode))
         return gr__fail(grErrorInvalidValue,
-                        "grThreadExchangeStreamCaptureMode: *mode is %d, not a grStreamCaptureMode (Global, "
-                        "ThreadLocal or Relaxed); the thread's mode is unchanged",
+                        "grThreadExchangeStreamCaptureMode: *mode is %d, not a grStreamCaptureMode (global, "
+                        "thread-local or relaxed); this thread's capture mode is unchanged",
                         (int)*mode);
     grStreamCaptureMode old = gr__tls_capture_mode;
     gr__tls_capture_mode = *mode;

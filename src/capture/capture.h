@@ -145,7 +145,7 @@ struct gr_capture {
     uint64_t first_seq;     /* nodes with seq >= this were captured */
     _Atomic int status;     /* grStreamCaptureStatus; written under lock */
     grError_t why_code;     /* first invalidation: its code... */
-    char *why;              /* ...and its detail sentence */
+    char *why;              /* ...and its cause, a detail sentence */
     gr_cap_member *members; /* members[0] is the origin */
     uint32_t nmembers, capmembers;
     uint32_t nblocking; /* members that sync with the legacy stream */
@@ -162,13 +162,33 @@ extern _Thread_local grStreamCaptureMode gr__tls_capture_mode;
 /* A small number naming the calling thread in detail sentences. */
 uint64_t gr__capture_thread_no(void);
 
-/* "capture #7 (mode Global, begun by thread #2 on stream 0x...)" into buf. */
+/* A capture mode as detail sentences write it: "global", "thread-local",
+ * "relaxed". */
+const char *gr__capture_mode_name(grStreamCaptureMode m);
+
+/* How detail sentences name a stream: "stream #3 at 0x...", by its serial
+ * (short, and stable for the life of the process) and its handle;
+ * "the legacy stream"; "per-thread stream #4 at 0x...". */
+const char *gr__capture_stream_name(const gr_stream *s, char *buf, size_t size);
+/* The same into a buffer that lives until the end of the enclosing
+ * statement's block, for use as a printf argument. */
+#define GR_STREAM_NAME(s) gr__capture_stream_name((s), (char[64]){0}, 64)
+/* The short form, "stream #3", for a stream the sentence names in full
+ * already (e.g. as the origin of a capture it describes). */
+const char *gr__capture_stream_id(const gr_stream *s, char *buf, size_t size);
+#define GR_STREAM_ID(s) gr__capture_stream_id((s), (char[48]){0}, 48)
+
+/* "capture #7 (global mode, begun by thread #2 on stream #3 at 0x...)",
+ * or "... begun by this thread (#2) on ..." when the caller began it: the
+ * mode named is always the capture's own. */
 const char *gr__capture_describe(const gr_capture *c, char *buf, size_t size);
 
-/* Invalidates c (the first invalidation's detail is kept) and fails with
- * err and the detail 'msg' completed by the capture's description. */
+/* Invalidates c and fails with err and the detail "msg; this invalidated
+ * <c described>: end it with grStreamEndCapture and capture again". The
+ * first invalidation's 'msg' is kept as the capture's cause (c->why). */
 grError_t gr__capture_invalidate(gr_capture *c, grError_t err, const char *msg);
-/* Same, with c->lock held by the caller. */
+/* Keeps 'msg' as the cause if c is still active; with c->lock held by the
+ * caller. */
 void gr__capture_invalidate_locked(gr_capture *c, grError_t err, const char *msg);
 
 /* The error of work issued to a stream of the invalidated capture c. */

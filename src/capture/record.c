@@ -173,12 +173,12 @@ grError_t gr__capture_record(const char *call, gr_stream *s, const grGraphNodePa
         char msg[512];
         if (gr_load_acquire(&c->status) != grStreamCaptureStatusActive)
             return gr__capture_fail_invalidated(call, c, s);
-        snprintf(msg, sizeof msg, "%s: stream %p is capturing: %s", call, GR_PTR(s), why);
+        snprintf(msg, sizeof msg, "%s: %s is capturing: %s", call, GR_STREAM_NAME(s), why);
         return gr__capture_invalidate(c, grErrorStreamCaptureUnsupported, msg);
     }
     if (GR_UNLIKELY(!make_params(desc, &p)))
-        return gr__fail(grErrorMemoryAllocation, "%s: out of memory capturing a %s node on stream %p", call,
-                        op_name(t), GR_PTR(s));
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory capturing a %s node on %s", call,
+                        op_name(t), GR_STREAM_NAME(s));
     gr__spin_lock(&c->lock);
     if (GR_UNLIKELY(gr_load_relaxed(&c->status) != grStreamCaptureStatusActive)) {
         gr__spin_unlock(&c->lock);
@@ -342,8 +342,8 @@ static grError_t join(const char *call, gr_stream *s, grEvent_t e, gr_cap_event 
         gr_cap_member *nm = gr__realloc(c->members, 2 * c->capmembers * sizeof *nm);
         if (!nm) {
             gr__spin_unlock(&c->lock);
-            return gr__fail(grErrorMemoryAllocation, "%s: out of memory forking stream %p into a capture",
-                            call, GR_PTR(s));
+            return gr__fail(grErrorMemoryAllocation, "%s: out of memory forking %s into a capture", call,
+                            GR_STREAM_NAME(s));
         }
         c->members = nm;
         c->capmembers *= 2;
@@ -352,8 +352,8 @@ static grError_t join(const char *call, gr_stream *s, grEvent_t e, gr_cap_event 
     memset(m, 0, sizeof *m);
     if (!gr__depset_assign(&m->deps, gr__depset_nodes(&ce->deps), ce->deps.n)) {
         gr__spin_unlock(&c->lock);
-        return gr__fail(grErrorMemoryAllocation, "%s: out of memory forking stream %p into a capture", call,
-                        GR_PTR(s));
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory forking %s into a capture", call,
+                        GR_STREAM_NAME(s));
     }
     m->s = s;
     gr__stream_retain(s);
@@ -377,7 +377,7 @@ grError_t gr__capture_wait_event(const char *call, gr_stream *s, grEvent_t e)
     gr_capture *c = gr_load_acquire(&s->capture);
     gr_cap_event *ce = NULL;
     bool recorded = false;
-    char msg[768], d[160];
+    char msg[768], d[192];
     mark_kind k = read_mark(e, &ce, &recorded);
     if (!c) {
         switch (k) {
@@ -401,16 +401,16 @@ grError_t gr__capture_wait_event(const char *call, gr_stream *s, grEvent_t e)
             return grSuccess; /* never recorded: nothing to wait for, as in CUDA */
         snprintf(
             msg, sizeof msg,
-            "%s: capturing stream %p waited on event %p, which was recorded outside any capture; a capture "
+            "%s: capturing %s waited on event %p, which was recorded outside any capture; a capture "
             "may only depend on work outside it through stream order (record the event in the capture, or "
             "synchronise before beginning it)",
-            call, GR_PTR(s), GR_PTR(e));
+            call, GR_STREAM_NAME(s), GR_PTR(e));
         return gr__capture_invalidate(c, grErrorStreamCaptureIsolation, msg);
     case MARK_ENDED:
         snprintf(msg, sizeof msg,
-                 "%s: capturing stream %p waited on event %p, which was last recorded in a capture that has "
+                 "%s: capturing %s waited on event %p, which was last recorded in a capture that has "
                  "ended",
-                 call, GR_PTR(s), GR_PTR(e));
+                 call, GR_STREAM_NAME(s), GR_PTR(e));
         return gr__capture_invalidate(c, grErrorInvalidValue, msg);
     case MARK_LIVE:
         break;
@@ -418,17 +418,14 @@ grError_t gr__capture_wait_event(const char *call, gr_stream *s, grEvent_t e)
     if (ce->cap != c) {
         gr_capture *c2 = ce->cap;
         snprintf(msg, sizeof msg,
-                 "%s: stream %p waited on event %p, recorded in another capture, %s; two captures cannot be "
+                 "%s: %s waited on event %p, recorded in another capture, %s; two captures cannot be "
                  "merged (join streams through events of one capture only)",
-                 call, GR_PTR(s), GR_PTR(e), gr__capture_describe(c2, d, sizeof d));
-        char msg2[1024];
-        snprintf(msg2, sizeof msg2,
-                 "%s: stream %p of another capture waited on event %p recorded in this one", call, GR_PTR(s),
-                 GR_PTR(e));
+                 call, GR_STREAM_NAME(s), GR_PTR(e), gr__capture_describe(c2, d, sizeof d));
+        char msg2[512];
+        snprintf(msg2, sizeof msg2, "%s: %s of another capture waited on event %p recorded in this one", call,
+                 GR_STREAM_NAME(s), GR_PTR(e));
         gr__spin_lock(&c2->lock);
-        char full[1280];
-        snprintf(full, sizeof full, "%s; this invalidated %s", msg2, gr__capture_describe(c2, d, sizeof d));
-        gr__capture_invalidate_locked(c2, grErrorStreamCaptureMerge, full);
+        gr__capture_invalidate_locked(c2, grErrorStreamCaptureMerge, msg2);
         gr__spin_unlock(&c2->lock);
         return gr__capture_invalidate(c, grErrorStreamCaptureMerge, msg);
     }
@@ -439,8 +436,8 @@ grError_t gr__capture_wait_event(const char *call, gr_stream *s, grEvent_t e)
         note_wait(c, m, ce);
     gr__spin_unlock(&c->lock);
     if (!ok)
-        return gr__fail(grErrorMemoryAllocation, "%s: out of memory joining dependencies on stream %p", call,
-                        GR_PTR(s));
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory joining dependencies on %s", call,
+                        GR_STREAM_NAME(s));
     return grSuccess;
 }
 

@@ -64,27 +64,43 @@ bool gr__capture_blocking_active(void)
 
 /* Which captures a call invalidates. */
 typedef bool (*offends_fn)(gr_capture *c, const void *arg);
+/* Why capture c refuses the call, when that depends on the capture: for
+ * the caller's detail, a sentence that describes c itself
+ * (gr__capture_describe) and says what to do; with 'kept', the shorter
+ * cause the capture keeps and later calls on other threads repeat, so it
+ * names threads by number, not as "this thread". */
+typedef void (*explain_fn)(const gr_capture *c, const void *arg, bool kept, char *buf, size_t size);
 
 /* Invalidates every capture in progress for which offends(c) holds, with
- * the detail 'msg'; returns err with the detail naming the first, or
- * grSuccess if none offends. */
-static grError_t refuse(offends_fn offends, const void *arg, grError_t err, const char *msg)
+ * the cause 'msg' (or explain's sentence for that capture); returns err
+ * with the detail naming the first, or grSuccess if none offends. */
+static grError_t refuse(offends_fn offends, const void *arg, grError_t err, const char *msg,
+                        explain_fn explain)
 {
-    char d[160], full[1024], first[1024];
+    char d[192], why[768], kept[512], full[1088], first[1088];
     bool found = false;
     pthread_mutex_lock(&reg_lock);
     for (gr_capture *c = reg_head; c; c = c->reg_next) {
         if (!offends(c, arg))
             continue;
-        gr__capture_describe(c, d, sizeof d);
-        snprintf(full, sizeof full,
-                 "%s; this invalidated %s: end it with grStreamEndCapture and capture again", msg, d);
+        if (explain) {
+            explain(c, arg, false, why, sizeof why);
+            explain(c, arg, true, kept, sizeof kept);
+            snprintf(d, sizeof d, "capture #%llu", (unsigned long long)c->id); /* described in 'why' */
+        } else {
+            snprintf(why, sizeof why, "%s", msg);
+            snprintf(kept, sizeof kept, "%s", msg);
+            gr__capture_describe(c, d, sizeof d);
+        }
+        gr__spin_lock(&c->lock);
+        bool active = gr_load_relaxed(&c->status) == grStreamCaptureStatusActive;
+        gr__capture_invalidate_locked(c, err, kept);
+        gr__spin_unlock(&c->lock);
+        snprintf(full, sizeof full, "%s; %s %s: end it with grStreamEndCapture and capture again", why,
+                 active ? "this invalidated" : "invalidated already:", d);
         if (!found)
             snprintf(first, sizeof first, "%s", full);
         found = true;
-        gr__spin_lock(&c->lock);
-        gr__capture_invalidate_locked(c, err, full);
-        gr__spin_unlock(&c->lock);
     }
     pthread_mutex_unlock(&reg_lock);
     return found ? gr__fail(err, "%s", first) : grSuccess;
@@ -92,8 +108,9 @@ static grError_t refuse(offends_fn offends, const void *arg, grError_t err, cons
 
 /* The mode rule of cudaStreamCaptureMode for the calling thread. */
 typedef struct mode_arg {
+    const char *call;
     uint64_t me;
-    grStreamCaptureMode tmode;
+    grStreamCaptureMode tmode; /* the calling thread's mode */
 } mode_arg;
 
 static bool mode_offends(gr_capture *c, const void *p)
@@ -104,6 +121,41 @@ static bool mode_offends(gr_capture *c, const void *p)
     if (c->thread == a->me)
         return c->mode != grStreamCaptureModeRelaxed;
     return a->tmode == grStreamCaptureModeGlobal && c->mode == grStreamCaptureModeGlobal;
+}
+
+/* Says whose mode forbids the call: the capture's on the thread that began
+ * it, or, on another thread, the capture's and this thread's, both global. */
+static void mode_explain(const gr_capture *c, const void *p, bool kept, char *buf, size_t size)
+{
+    static const char remedy[] = "call it outside the capture, or make the capture's mode or this thread's "
+                                 "relaxed (grThreadExchangeStreamCaptureMode)";
+    const mode_arg *a = p;
+    char d[192];
+    if (kept) {
+        if (c->thread == a->me)
+            snprintf(
+                buf, size,
+                "%s on thread #%llu: potentially unsafe during stream capture, and the capture's %s mode "
+                "forbids it on the thread that began it",
+                a->call, (unsigned long long)a->me, gr__capture_mode_name(c->mode));
+        else
+            snprintf(buf, size,
+                     "%s on thread #%llu: potentially unsafe during stream capture, and the capture's global "
+                     "mode forbids it on every thread whose own capture mode is global, as that thread's was",
+                     a->call, (unsigned long long)a->me);
+        return;
+    }
+    gr__capture_describe(c, d, sizeof d);
+    if (c->thread == a->me)
+        snprintf(buf, size,
+                 "%s: potentially unsafe during stream capture, and %s forbids it on the thread that began "
+                 "it; %s",
+                 a->call, d, remedy);
+    else
+        snprintf(buf, size,
+                 "%s: potentially unsafe during stream capture, and %s forbids it on every thread whose own "
+                 "capture mode is global, as this thread's (#%llu) is; %s",
+                 a->call, d, (unsigned long long)a->me, remedy);
 }
 
 static bool any_offends(gr_capture *c, const void *p)
@@ -124,26 +176,19 @@ static bool this_offends(gr_capture *c, const void *p)
     return c == p;
 }
 
-static const char *mode_name(grStreamCaptureMode m)
-{
-    return m == grStreamCaptureModeGlobal        ? "Global"
-           : m == grStreamCaptureModeThreadLocal ? "ThreadLocal"
-                                                 : "Relaxed";
-}
-
 grError_t gr__capture_check_unsafe_slow(const char *call, gr_unsafe_kind kind, gr_stream *s, grEvent_t e)
 {
     char msg[512];
-    mode_arg ma = {gr__capture_thread_no(), gr__tls_capture_mode};
+    mode_arg ma = {call, gr__capture_thread_no(), gr__tls_capture_mode};
     switch (kind) {
     case GR_UNSAFE_STREAM_SYNC:
     case GR_UNSAFE_STREAM_QUERY: {
         gr_capture *c = s ? gr_load_acquire(&s->capture) : NULL;
         if (c) {
             snprintf(msg, sizeof msg,
-                     "%s: stream %p is capturing, so its work is being recorded, not run: it cannot be %s",
-                     call, GR_PTR(s), kind == GR_UNSAFE_STREAM_SYNC ? "synchronised" : "queried");
-            return refuse(this_offends, c, grErrorStreamCaptureUnsupported, msg);
+                     "%s: %s is capturing, so its work is being recorded, not run: it cannot be %s", call,
+                     GR_STREAM_NAME(s), kind == GR_UNSAFE_STREAM_SYNC ? "synchronised" : "queried");
+            return refuse(this_offends, c, grErrorStreamCaptureUnsupported, msg, NULL);
         }
         if (s && (s->flags & GR_STREAM_LEGACY)) {
             snprintf(
@@ -151,7 +196,7 @@ grError_t gr__capture_check_unsafe_slow(const char *call, gr_unsafe_kind kind, g
                 "%s: the legacy stream is synchronised with a blocking stream that is capturing, so %s it "
                 "would depend on the capture; use non-blocking streams for captures",
                 call, kind == GR_UNSAFE_STREAM_SYNC ? "synchronising" : "querying");
-            grError_t err = refuse(blocking_offends, NULL, grErrorStreamCaptureImplicit, msg);
+            grError_t err = refuse(blocking_offends, NULL, grErrorStreamCaptureImplicit, msg, NULL);
             if (err)
                 return err;
         }
@@ -175,7 +220,7 @@ grError_t gr__capture_check_unsafe_slow(const char *call, gr_unsafe_kind kind, g
                     "%s: event %p was last recorded in a capturing stream, so it names work that is being "
                     "recorded, not run; wait on it with grStreamWaitEvent inside the capture instead",
                     call, GR_PTR(e));
-                return refuse(this_offends, c, grErrorCapturedEvent, msg);
+                return refuse(this_offends, c, grErrorCapturedEvent, msg, NULL);
             }
             if (ended)
                 return gr__fail(
@@ -189,9 +234,11 @@ grError_t gr__capture_check_unsafe_slow(const char *call, gr_unsafe_kind kind, g
         snprintf(
             msg, sizeof msg,
             "%s: captures are in progress, and synchronising the device would wait for work that is being "
-            "recorded, not run (refused in every capture mode); synchronise the streams you need instead",
+            "recorded, not run; refused whatever the capture's mode and the calling thread's, relaxed "
+            "included: "
+            "synchronise the streams you need instead",
             call);
-        return refuse(any_offends, NULL, grErrorStreamCaptureUnsupported, msg);
+        return refuse(any_offends, NULL, grErrorStreamCaptureUnsupported, msg, NULL);
     case GR_UNSAFE_SYNC_COPY:
         /* Allowed by every mode (CUDA runs cudaMemcpy / cudaMemset during
          * captures); only the legacy stream's implicit synchronisation can
@@ -202,19 +249,12 @@ grError_t gr__capture_check_unsafe_slow(const char *call, gr_unsafe_kind kind, g
             "blocking stream that is capturing; use grMemcpyAsync on a non-blocking stream, or capture on "
             "non-blocking streams",
             call);
-        return refuse(blocking_offends, NULL, grErrorStreamCaptureImplicit, msg);
+        return refuse(blocking_offends, NULL, grErrorStreamCaptureImplicit, msg, NULL);
     case GR_UNSAFE_MALLOC:
     case GR_UNSAFE_FREE:
         break;
     }
-    snprintf(
-        msg, sizeof msg,
-        "%s: this call is potentially unsafe during stream capture and thread #%llu (capture mode %s) is "
-        "forbidden it by a capture in progress; move it before grStreamBeginCapture or after "
-        "grStreamEndCapture, begin the capture in grStreamCaptureModeRelaxed, or wrap the call in "
-        "grThreadExchangeStreamCaptureMode(Relaxed)",
-        call, (unsigned long long)ma.me, mode_name(ma.tmode));
-    return refuse(mode_offends, &ma, grErrorStreamCaptureUnsupported, msg);
+    return refuse(mode_offends, &ma, grErrorStreamCaptureUnsupported, NULL, mode_explain);
 }
 
 grError_t gr__capture_check_implicit_slow(const char *call, gr_stream *s)
@@ -228,5 +268,5 @@ grError_t gr__capture_check_implicit_slow(const char *call, gr_stream *s)
              "is capturing; issue the work on another stream, or capture on streams made with "
              "grStreamNonBlocking",
              call);
-    return refuse(blocking_offends, NULL, grErrorStreamCaptureImplicit, msg);
+    return refuse(blocking_offends, NULL, grErrorStreamCaptureImplicit, msg, NULL);
 }

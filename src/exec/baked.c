@@ -14,6 +14,7 @@
  * which excludes setters and updates, never while a writer changes it.
  */
 #include "exec.h"
+#include "../memory/pool.h"
 
 #include <string.h>
 
@@ -28,7 +29,7 @@ static const char *freed_by(gr_mem_kind kind)
     case GR_MEM_HOST:
         return "grFreeHost";
     case GR_MEM_POOL:
-        return "a memory pool";
+        return "its memory pool";
     }
     return "graphrt";
 }
@@ -42,8 +43,12 @@ static void classify(grBakedValue *v)
     v->kind = grBakedPlain;
     if (v->size < sizeof(void *) || p == NULL)
         return;
-    if (gr__mem_lookup(p, &base, &size, NULL)) {
-        v->kind = grBakedAllocation;
+    if (gr__mem_lookup(p, &base, &size, &kind)) {
+        /* A pool keeps the blocks freed into it, tracked: a block that
+         * is no live allocation was freed (grFreeAsync). */
+        v->kind = kind == GR_MEM_POOL && !gr__pool_owns(base) ? grBakedFreedAllocation : grBakedAllocation;
+        if (v->kind == grBakedFreedAllocation)
+            v->freedBy = "grFreeAsync";
     } else if (gr__mem_lookup_freed(p, &base, &size, &kind)) {
         v->kind = grBakedFreedAllocation;
         v->freedBy = freed_by(kind);
@@ -141,15 +146,17 @@ static const struct grGraphNode_st **graph_nodes(grGraphExec_t e)
     return map;
 }
 
-/* Visits every value of e's plan, under e's lock. 'map' may be NULL (no
- * graph nodes named). */
-static grError_t walk(grGraphExec_t e, const struct grGraphNode_st **map, bake_fn fn, void *ctx)
+/* Visits every value of e's plan, under e's lock, but those of disabled
+ * nodes when 'enabled_only'. 'map' may be NULL (no graph nodes named). */
+static grError_t walk(grGraphExec_t e, const struct grGraphNode_st **map, bool enabled_only, bake_fn fn,
+                      void *ctx)
 {
     grError_t err = grSuccess;
     gr__exec_lock_unbiased(e);
     const gr_plan *p = &e->plan;
     for (uint32_t i = 0; i + 1 < p->nnodes && !err; i++)
-        err = visit_node(&p->nodes[i], map ? map[i] : NULL, fn, ctx);
+        if (p->nodes[i].enabled || !enabled_only)
+            err = visit_node(&p->nodes[i], map ? map[i] : NULL, fn, ctx);
     gr__spin_unlock(&e->lock);
     return err;
 }
@@ -181,7 +188,7 @@ GR_API grError_t grGraphExecGetBakedValues(grGraphExec_t exec, grBakedValue *val
     if (!map)
         return gr__fail(grErrorMemoryAllocation, "grGraphExecGetBakedValues: out of memory");
     collect c = {values, values ? *count : 0, 0};
-    (void)walk(exec, map, collect_one, &c);
+    (void)walk(exec, map, false, collect_one, &c);
     gr__free(map);
     *count = values && c.n > c.cap ? c.cap : c.n;
     return grSuccess;
@@ -259,7 +266,7 @@ GR_API grError_t grGraphExecPrintBakedValues(grGraphExec_t exec, FILE *out)
     const struct grGraphNode_st **map = graph_nodes(exec);
     if (!map)
         return gr__fail(grErrorMemoryAllocation, "grGraphExecPrintBakedValues: out of memory");
-    err = walk(exec, map, print_one, out);
+    err = walk(exec, map, false, print_one, out);
     gr__free(map);
     if (err || fflush(out) != 0)
         return gr__fail(grErrorUnknown, "grGraphExecPrintBakedValues: writing the report failed");
@@ -296,5 +303,6 @@ static grError_t check_one(void *ctx, const grBakedValue *v)
 
 grError_t gr__exec_check_baked(const char *call, grGraphExec_t e)
 {
-    return walk(e, NULL, check_one, (void *)(uintptr_t)call);
+    /* A disabled node runs as an empty node: what it holds is not used. */
+    return walk(e, NULL, true, check_one, (void *)(uintptr_t)call);
 }

@@ -143,4 +143,20 @@ void gr__graphmem_exec_free(grGraphExec_t e);
  * was. */
 void gr__exec_analyze_warn(grGraph_t g);
 
+/* ------------------------------------------------ memory and devices */
+
+/* Refuses memory an executable for 'device' cannot reach (exec/devmem.c):
+ * a GPU's memory named by a CPU executable's copy, memset or kernel
+ * argument (or another GPU's), and the CPU device's memory named by a GPU
+ * kernel's argument; 'label' names the node in the detail. Free of cost
+ * until a GPU context exists. */
+grError_t gr__exec_check_kernel_devmem(const char *call, const char *label, grKernel_t k, void *const *argv,
+                                       int device);
+grError_t gr__exec_check_copy_devmem(const char *call, const char *label, const void *dst, const void *src,
+                                     int device);
+grError_t gr__exec_check_plan_devmem(const char *call, const gr_plan *p, int device);
+
+/* The device an executable runs on: 0 for the CPU. */
+int gr__exec_device(const struct grGraphExec_st *e);
+
 #endif /* GR_EXEC_H */

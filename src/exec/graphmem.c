@@ -18,6 +18,7 @@
  * 'exec' and 'live', are guarded by gr__gmem_lock.
  */
 #include "exec.h"
+#include "../backend/cuda/cuda.h"
 #include "../memory/graphmem.h"
 
 #include <sched.h>
@@ -390,9 +391,9 @@ void gr__graphmem_exec_free(grGraphExec_t e)
 
 GR_API grError_t grDeviceGraphMemTrim(int device)
 {
-    if (device != 0)
-        return gr__fail(grErrorInvalidDevice, "grDeviceGraphMemTrim: device %d does not exist; only device 0",
-                        device);
+    grError_t err = gr__cpu_only_device("grDeviceGraphMemTrim", device, "graph memory pools");
+    if (err)
+        return err;
     /* Physical graph memory lives as long as its executable: what can be
      * given back is the memory of executables already destroyed that a
      * stream still holds. */

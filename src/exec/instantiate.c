@@ -11,6 +11,8 @@
  * internally synchronised, as in CUDA).
  */
 #include "exec.h"
+#include "../backend/cuda/cuda.h"
+#include "../backend/cuda/cuda_graph.h"
 #include "../memory/graphmem.h"
 
 #include <stdlib.h>
@@ -508,6 +510,7 @@ static void exec_free(struct grGraphExec_st *e)
 {
     if (e->flags & GR_EXEC_GRAPHMEM)
         gr__graphmem_exec_free(e);
+    gr__cuda_exec_free(e->gpu);
     gr__plan_free(&e->plan);
     gr__big_free(e->orig);
     gr__free((void *)gr_load_relaxed(&e->map));
@@ -536,8 +539,8 @@ static grError_t instantiate(const char *call, grGraphExec_t *out, grGraph_t g, 
         return err;
     if (flags & grGraphInstantiateFlagDeviceLaunch)
         return gr__fail(grErrorNotSupported,
-                        "%s: grGraphInstantiateFlagDeviceLaunch is not supported: the CPU device has no "
-                        "device-side launch",
+                        "%s: grGraphInstantiateFlagDeviceLaunch is not supported: graphrt launches graphs "
+                        "from the host only (the CPU device has no device-side launch)",
                         call);
     if (flags &
         ~(unsigned long long)(grGraphInstantiateFlagAutoFreeOnLaunch | grGraphInstantiateFlagUpload |
@@ -590,6 +593,13 @@ static grError_t instantiate(const char *call, grGraphExec_t *out, grGraph_t g, 
      * have come and gone since. */
     if (!err && p->nranged)
         err = gr__exec_check_ranges(call, e);
+    /* On a GPU the plan is the input of the lowering (the exec layer's
+     * node table and checks stay the same on every device). */
+    int device = gr__device_current();
+    if (!err)
+        err = gr__exec_check_plan_devmem(call, p, device);
+    if (!err && device != 0)
+        err = gr__cuda_exec_lower(call, p, device, flags, &e->gpu);
     if (!err)
         err = gr__graphmem_instantiate(call, e, g);
     gr__big_free(b.edges);

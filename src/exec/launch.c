@@ -5,6 +5,7 @@
  * backend queues it (backend/cpu/launch.c).
  */
 #include "exec.h"
+#include "../backend/cuda/cuda_graph.h"
 #include "../capture/capture.h"
 #include "../memory/graphmem.h"
 
@@ -44,6 +45,40 @@ grError_t gr__exec_check_ranges(const char *call, grGraphExec_t e)
     return err;
 }
 
+/* A launch (or upload) where the stream or the executable is a GPU's: both
+ * must be of the same device. */
+static GR_NOINLINE grError_t launch_gpu(const char *call, grGraphExec_t e, grStream_t h, gr_stream *s,
+                                        bool upload)
+{
+    int edev = e->gpu ? gr__cuda_exec_device(e->gpu) : 0;
+    if (edev != s->device)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: executable %p was instantiated for device %d (%s) but stream %p is of device "
+                        "%d (%s); launch it on a stream of its device, or instantiate the graph again "
+                        "with that device current (grSetDevice)",
+                        call, GR_PTR(e), edev, edev ? "a GPU" : "the CPU", GR_PTR(h), s->device,
+                        s->device ? "a GPU" : "the CPU");
+    grError_t err = gr__exec_ranges_current(call, e);
+    if (err)
+        return err;
+    if (!upload && (gr__dbg_flags() & GR_DBG_CHECK) && (err = gr__exec_check_baked(call, e)))
+        return err;
+    return gr__cuda_exec_launch(call, e->gpu, s, upload);
+}
+
+/* grGraphLaunch's last steps under a debug mode: the check of baked
+ * addresses (grDebugCheckLaunches) first, and the wait of
+ * grDebugLaunchBlocking last. */
+static GR_NOINLINE grError_t launch_debug(grGraphExec_t e, gr_stream *s)
+{
+    grError_t err;
+    if ((gr__dbg_flags() & GR_DBG_CHECK) && (err = gr__exec_check_baked("grGraphLaunch", e)))
+        return err;
+    if (GR_UNLIKELY(e->flags & GR_EXEC_GRAPHMEM) && (err = gr__graphmem_launch(e)))
+        return err;
+    return gr__launched(s, gr__exec_launch(e, s));
+}
+
 GR_API grError_t grGraphLaunch(grGraphExec_t graphExec, grStream_t stream)
 {
     gr_stream *s = NULL;
@@ -61,14 +96,15 @@ GR_API grError_t grGraphLaunch(grGraphExec_t graphExec, grStream_t stream)
     }
     if ((err = gr__capture_check_implicit("grGraphLaunch", s)))
         return err;
+    if (GR_UNLIKELY(s->device != 0 || graphExec->gpu != NULL))
+        return gr__launched(s, launch_gpu("grGraphLaunch", graphExec, stream, s, false));
     if ((err = gr__exec_ranges_current("grGraphLaunch", graphExec)))
         return err;
-    if (GR_UNLIKELY(gr__dbg_flags() & GR_DBG_CHECK) &&
-        (err = gr__exec_check_baked("grGraphLaunch", graphExec)))
-        return err;
+    if (GR_UNLIKELY(gr__dbg_flags() & (GR_DBG_CHECK | GR_DBG_BLOCKING)))
+        return launch_debug(graphExec, s);
     if (GR_UNLIKELY(graphExec->flags & GR_EXEC_GRAPHMEM) && (err = gr__graphmem_launch(graphExec)))
         return err;
-    return gr__launched(s, gr__exec_launch(graphExec, s));
+    return gr__exec_launch(graphExec, s);
 }
 
 GR_API grError_t grGraphUpload(grGraphExec_t graphExec, grStream_t stream)
@@ -79,6 +115,8 @@ GR_API grError_t grGraphUpload(grGraphExec_t graphExec, grStream_t stream)
         return err;
     if ((err = gr__stream_from_handle("grGraphUpload", stream, &s)))
         return err;
+    if (s->device != 0 || graphExec->gpu != NULL)
+        return launch_gpu("grGraphUpload", graphExec, stream, s, true);
     return grSuccess;
 }
 

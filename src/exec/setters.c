@@ -10,6 +10,8 @@
  * issued after it the new ones, as in CUDA.
  */
 #include "exec.h"
+#include "../backend/cuda/cuda.h"
+#include "../backend/cuda/cuda_graph.h"
 
 #include <string.h>
 
@@ -147,6 +149,15 @@ GR_API grError_t grGraphExecKernelNodeSetParams(grGraphExec_t hGraphExec, grGrap
     if (err)
         return err;
     grKernel_t k = pNodeParams->func;
+    if (GR_UNLIKELY(gr__cuda_active()) &&
+        (err = gr__exec_check_kernel_devmem(call, "the kernel node", k, pNodeParams->kernelParams,
+                                            gr__exec_device(hGraphExec))))
+        return err;
+    if (GR_UNLIKELY(hGraphExec->gpu != NULL) &&
+        (err = gr__cuda_exec_set_kernel(call, hGraphExec->gpu, pn->index, k, &pNodeParams->gridDim,
+                                        &pNodeParams->blockDim, pNodeParams->sharedMemBytes,
+                                        pNodeParams->kernelParams)))
+        return err;
     gr__exec_write_begin(hGraphExec);
     if (GR_UNLIKELY(!gr__kernel_same_layout(k, pn->u.kern.k))) {
         gr__exec_write_end(hGraphExec);
@@ -174,6 +185,9 @@ GR_API grError_t grGraphExecMemcpyNodeSetParams1D(grGraphExec_t hGraphExec, grGr
                         "%s: count is 0; as in CUDA, an executable's copy cannot be set "
                         "to copy nothing (disable the node with grGraphNodeSetEnabled)",
                         call);
+    if (GR_UNLIKELY(gr__cuda_active()) &&
+        (err = gr__exec_check_copy_devmem(call, "the memcpy node", dst, src, gr__exec_device(hGraphExec))))
+        return err;
     bool dst_device = gr__mem_is_device(dst), src_device = gr__mem_is_device(src);
     gr__exec_write_begin(hGraphExec);
     const gr_memcpy_params old = pn->u.copy.p;
@@ -186,6 +200,11 @@ GR_API grError_t grGraphExecMemcpyNodeSetParams1D(grGraphExec_t hGraphExec, grGr
                         "executable (instantiate a new one instead)",
                         call, src, src_device ? "device" : "host", dst, dst_device ? "device" : "host",
                         old.src, os ? "device" : "host", old.dst, od ? "device" : "host");
+    }
+    if (GR_UNLIKELY(hGraphExec->gpu != NULL) &&
+        (err = gr__cuda_exec_set_memcpy(call, hGraphExec->gpu, pn->index, dst, src, count))) {
+        gr__exec_write_end(hGraphExec);
+        return err;
     }
     pn->u.copy.p = (gr_memcpy_params){dst, src, count, kind};
     gr__exec_write_end(hGraphExec);
@@ -201,6 +220,10 @@ GR_API grError_t grGraphExecMemsetNodeSetParams(grGraphExec_t hGraphExec, grGrap
     if (err)
         return err;
     if ((err = gr__node_memset_params_check(call, p)))
+        return err;
+    if (GR_UNLIKELY(gr__cuda_active()) &&
+        (err =
+             gr__exec_check_copy_devmem(call, "the memset node", p->dst, NULL, gr__exec_device(hGraphExec))))
         return err;
     if (p->width == 0)
         return gr__fail(grErrorInvalidValue,
@@ -218,6 +241,11 @@ GR_API grError_t grGraphExecMemsetNodeSetParams(grGraphExec_t hGraphExec, grGrap
             "its address and value, and a 1D one cannot become 2D",
             call, o.width, o.height, o.elementSize, o.pitch, p->width, p->height, p->elementSize, p->pitch);
     }
+    if (GR_UNLIKELY(hGraphExec->gpu != NULL) &&
+        (err = gr__cuda_exec_set_memset(call, hGraphExec->gpu, pn->index, p))) {
+        gr__exec_write_end(hGraphExec);
+        return err;
+    }
     pn->u.memset = *p;
     gr__exec_write_end(hGraphExec);
     return grSuccess;
@@ -233,6 +261,9 @@ GR_API grError_t grGraphExecHostNodeSetParams(grGraphExec_t hGraphExec, grGraphN
         return err;
     if ((err = gr__node_host_params_check(call, p)))
         return err;
+    if (GR_UNLIKELY(hGraphExec->gpu != NULL) &&
+        (err = gr__cuda_exec_set_host(call, hGraphExec->gpu, pn->index, p)))
+        return err;
     gr__exec_write_begin(hGraphExec);
     pn->u.host = *p;
     gr__exec_write_end(hGraphExec);
@@ -247,6 +278,9 @@ static grError_t set_event(const char *call, grGraphExec_t e, grGraphNode_t node
     if (err)
         return err;
     if ((err = gr__node_event_check(call, event)))
+        return err;
+    if (GR_UNLIKELY(e->gpu != NULL) &&
+        (err = gr__cuda_exec_set_event(call, e->gpu, pn->index, type == grGraphNodeTypeEventRecord, event)))
         return err;
     gr__event_retain(event);
     gr__exec_write_begin(e);
@@ -295,6 +329,10 @@ GR_API grError_t grGraphNodeSetEnabled(grGraphExec_t hGraphExec, grGraphNode_t h
     gr_pnode *pn = NULL;
     grError_t err = find_toggle("grGraphNodeSetEnabled", hGraphExec, hNode, &pn);
     if (err)
+        return err;
+    if (GR_UNLIKELY(hGraphExec->gpu != NULL) &&
+        (err =
+             gr__cuda_exec_set_enabled("grGraphNodeSetEnabled", hGraphExec->gpu, pn->index, isEnabled != 0)))
         return err;
     gr__exec_write_begin(hGraphExec);
     pn->enabled = isEnabled != 0;

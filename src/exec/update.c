@@ -34,6 +34,8 @@
  *     those nodes, as in CUDA.
  */
 #include "exec.h"
+#include "../backend/cuda/cuda.h"
+#include "../backend/cuda/cuda_graph.h"
 #include "../memory/memory.h"
 
 #include <stdarg.h>
@@ -245,6 +247,61 @@ static void apply_params(gr_pnode *pn, grGraphNode_t gn)
     case grGraphNodeTypeCount:
         return;
     }
+}
+
+/* ------------------------------------------------------------- on a GPU */
+
+/* What the executable's device refuses of graph node gn's parameters
+ * (and, for a child graph, of its nodes'), checked before anything
+ * changes: memory the device cannot reach (exec/devmem.c), and on a GPU
+ * what the lowering refuses (a kernel without an image, an event of
+ * another device). */
+static grError_t device_check(const char *call, grGraphExec_t e, grGraphNode_t gn)
+{
+    grError_t err = grSuccess;
+    int device = gr__exec_device(e);
+    switch (gn->type) {
+    case grGraphNodeTypeKernel:
+        if ((err = gr__exec_check_kernel_devmem(call, gr__node_label(gn), gn->p.kernel.kernel,
+                                                gn->p.kernel.argv, device)))
+            return err;
+        return e->gpu ? gr__cuda_exec_check_kernel(call, e->gpu, gn->p.kernel.kernel) : grSuccess;
+    case grGraphNodeTypeWaitEvent:
+    case grGraphNodeTypeEventRecord:
+        return e->gpu ? gr__cuda_exec_check_event(call, e->gpu, gn->p.event) : grSuccess;
+    case grGraphNodeTypeGraph:
+        for (struct grGraphNode_st *v = gn->p.child->first; v && !err; v = v->next)
+            err = device_check(call, e, v);
+        return err;
+    case grGraphNodeTypeMemcpy:
+        return gr__exec_check_copy_devmem(call, gr__node_label(gn), gn->p.memcpy.dst, gn->p.memcpy.src,
+                                          device);
+    case grGraphNodeTypeMemset:
+        return gr__exec_check_copy_devmem(call, gr__node_label(gn), gn->p.memset.dst, NULL, device);
+    case grGraphNodeTypeHost:
+    case grGraphNodeTypeEmpty:
+    case grGraphNodeTypeMemAlloc:
+    case grGraphNodeTypeMemFree:
+    case grGraphNodeTypeCount:
+        return grSuccess;
+    }
+    return grSuccess;
+}
+
+/* Whether device_check has anything to check. */
+static bool device_checks_apply(grGraphExec_t e)
+{
+    return e->gpu != NULL || gr__cuda_active();
+}
+
+/* Applies plan nodes [from, to) as they are now to the driver's
+ * executable, after the plan was written. The driver refuses nothing that
+ * device_check and the exec layer's checks passed but for lack of resources;
+ * such a failure is reported, and the plan and the driver's executable
+ * then differ until the next successful update or set-params. */
+static grError_t gpu_sync(const char *call, grGraphExec_t e, uint32_t from, uint32_t to)
+{
+    return gr__cuda_exec_sync_range(call, e->gpu, &e->plan, from, to);
 }
 
 /* ---------------------------------------------------------- child graphs */
@@ -606,6 +663,17 @@ GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
             return gr__fail(grErrorMemoryAllocation, "%s: %s", call, u.msg);
         return gr__fail(grErrorGraphExecUpdateFailure, "%s: %s", call, u.msg);
     }
+    if (GR_UNLIKELY(device_checks_apply(hGraphExec))) {
+        for (uint32_t i = 0; i < hGraphExec->norig && !err; i++)
+            err = device_check(call, hGraphExec, u.pair_o[i]);
+        if (err) {
+            gr__exec_write_end(hGraphExec);
+            if (u.pair_o != pair_buf)
+                gr__free(u.pair_o);
+            upd_free(&u);
+            return err;
+        }
+    }
     install_blocks(&u);
     for (uint32_t i = 0; i < hGraphExec->norig; i++) {
         struct grGraphNode_st *n = u.pair_o[i];
@@ -614,10 +682,14 @@ GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
         else
             apply_params(&hGraphExec->plan.nodes[hGraphExec->orig[i].pindex], n);
     }
+    if (GR_UNLIKELY(hGraphExec->gpu != NULL))
+        err = gpu_sync(call, hGraphExec, 0, hGraphExec->plan.nnodes - 1);
     gr__exec_write_end(hGraphExec);
     if (u.pair_o != pair_buf)
         gr__free(u.pair_o);
     upd_free(&u);
+    if (err)
+        return err;
     resultInfo->result = grGraphExecUpdateSuccess;
     return grSuccess;
 }
@@ -655,9 +727,20 @@ GR_API grError_t grGraphExecChildGraphNodeSetParams(grGraphExec_t hGraphExec, gr
             "order must match those of the node's graph)",
             call, GR_PTR(childGraph), GR_PTR(node), u.msg);
     }
+    if (GR_UNLIKELY(device_checks_apply(hGraphExec))) {
+        for (struct grGraphNode_st *v = childGraph->first; v && !err; v = v->next)
+            err = device_check(call, hGraphExec, v);
+        if (err) {
+            gr__exec_write_end(hGraphExec);
+            upd_free(&u);
+            return err;
+        }
+    }
     install_blocks(&u);
     apply_child(&u, childGraph);
+    if (GR_UNLIKELY(hGraphExec->gpu != NULL))
+        err = gpu_sync(call, hGraphExec, o->pindex, o->pindex + o->child_count + 2);
     gr__exec_write_end(hGraphExec);
     upd_free(&u);
-    return grSuccess;
+    return err;
 }

@@ -15,6 +15,7 @@
  *     'used' equals it: physical memory exists only while an executable
  *     maps it.
  */
+#include "../backend/cuda/cuda.h"
 #include "graphmem.h"
 
 #include <pthread.h>
@@ -196,8 +197,9 @@ grError_t gr__graphmem_free_outside(const char *call, void *dptr)
 
 static grError_t graph_attr_check(const char *call, int device, void *value)
 {
-    if (device != 0)
-        return gr__fail(grErrorInvalidDevice, "%s: device %d does not exist; only device 0", call, device);
+    grError_t err = gr__cpu_only_device(call, device, "graph memory pools");
+    if (err)
+        return err;
     if (!value)
         return gr__fail(grErrorInvalidValue, "%s: value is NULL", call);
     return grSuccess;

@@ -50,6 +50,20 @@ bool gr__mem_range_ok(const void *p, size_t n, void **base, size_t *size);
  * it so that their blocks are bounds-checked like grMalloc's. */
 bool gr__mem_track(void *base, size_t size, gr_mem_kind kind);
 
+/* Whose memory a tracked range is: the CPU's (malloc'ed), pinned host
+ * memory of the driver (cuMemHostAlloc), or GPU d's (d >= 1). */
+enum {
+    GR_OWNER_CPU = 0,
+    GR_OWNER_PINNED = -1
+};
+
+/* gr__mem_track for memory of 'owner' (GR_OWNER_* or a GPU device). */
+bool gr__mem_track_owned(void *base, size_t size, gr_mem_kind kind, int owner);
+
+/* The owner of the tracked allocation containing p (true), or false when
+ * p is in none. */
+bool gr__mem_owner(const void *p, int *owner);
+
 /* Stops tracking the allocation that starts at base and has 'kind'.
  * Returns false (and changes nothing) if there is none. */
 bool gr__mem_untrack(void *base, gr_mem_kind kind);
@@ -125,10 +139,16 @@ static inline grError_t gr__kernel_check(const char *call, grKernel_t k, const g
 /* The number of tracked allocations (for diagnostics and tests). */
 size_t gr__mem_live_count(void);
 
-/* grDeviceReset: frees every grMalloc and grMallocHost block still alive
- * and forgets every tracked range (pools free their own memory first).
- * Must not race with other graphrt calls. */
+/* grDeviceReset of the CPU: frees every grMalloc and grMallocHost block
+ * still alive that is not a GPU's (pinned host memory included) and
+ * forgets every tracked range that is not a GPU's (pools free their own
+ * memory first). Must not race with other graphrt calls. */
 void gr__mem_reset(void);
+
+/* grDeviceReset of GPU 'device': frees the grMalloc blocks of that GPU
+ * still alive and forgets every range it owns. Must not race with other
+ * graphrt calls. */
+void gr__mem_reset_device(int device);
 
 /* --------------------------------------------- stream copy and set ops */
 

@@ -35,6 +35,7 @@
  *   - lock order: pcache.c's caches.lock, then a map shard's lock, then a
  *     pool's lock, then a stream's lock. registry.lock is taken alone.
  */
+#include "../backend/cuda/cuda.h"
 #include "pool_int.h"
 
 #include "graphmem.h"
@@ -226,9 +227,12 @@ static grError_t check_props(const char *call, const grMemPoolProps *props)
             grErrorInvalidValue,
             "%s: poolProps->location.type is %d; pools live on a device (grMemLocationTypeDevice)", call,
             (int)props->location.type);
-    if (props->location.id != 0)
-        return gr__fail(grErrorInvalidDevice, "%s: poolProps->location.id is %d; only device 0 exists", call,
-                        props->location.id);
+    if (props->location.id != 0) {
+        grError_t err = gr__cpu_only_device(call, props->location.id, "graphrt's memory pools");
+        return err ? err
+                   : gr__fail(grErrorInvalidDevice, "%s: poolProps->location.id is %d", call,
+                              props->location.id);
+    }
     /* CUDA: the security attributes go with Win32 handles only, and the
      * reserved bytes must be zero. */
     if (props->win32SecurityAttributes)
@@ -304,9 +308,7 @@ GR_API grError_t grMemPoolDestroy(grMemPool_t memPool)
 
 static grError_t check_device(const char *call, int device)
 {
-    if (device != 0)
-        return gr__fail(grErrorInvalidDevice, "%s: device %d does not exist; only device 0", call, device);
-    return grSuccess;
+    return gr__cpu_only_device(call, device, "graphrt's memory pools");
 }
 
 GR_API grError_t grDeviceGetDefaultMemPool(grMemPool_t *memPool, int device)
@@ -381,6 +383,58 @@ static grError_t capture_memop(const char *call, gr_stream *s, grGraphNodeType t
     return err;
 }
 
+/* ------------------------------------------------ on a GPU's streams */
+
+/* Stream-ordered allocation on a GPU stream: from the device's default
+ * CUDA pool (cuMemAllocAsync), tracked as pool memory of that GPU.
+ * graphrt's own pools are the CPU's; an explicit pool is refused. */
+static GR_NOINLINE grError_t gpu_malloc_async(const char *call, void **devPtr, size_t size, bool from_pool,
+                                              gr_stream *s)
+{
+    void *p = NULL;
+    if (from_pool)
+        return gr__fail(grErrorNotSupported,
+                        "%s: stream %p is of device %d, a GPU, and graphrt's memory pools are the CPU's; "
+                        "on a GPU, grMallocAsync allocates from the device's default pool",
+                        call, GR_PTR(s), s->device);
+    grError_t err = gr__cuda_malloc_async(call, s, size, &p);
+    if (err)
+        return err;
+    if (!gr__mem_track_owned(p, size, GR_MEM_POOL, s->device)) {
+        (void)gr__cuda_free_async(call, s, p);
+        return gr__fail(grErrorMemoryAllocation, "%s: no memory left to record the allocation of %zu bytes",
+                        call, size);
+    }
+    *devPtr = p;
+    return grSuccess;
+}
+
+/* grFreeAsync of a GPU's stream-ordered allocation (or of anything on a
+ * GPU stream): on a stream of a GPU, in that stream's order. */
+static GR_NOINLINE grError_t gpu_free_async(const char *call, void *p, gr_stream *s)
+{
+    void *base = NULL;
+    gr_mem_kind kind = GR_MEM_DEVICE;
+    int owner = GR_OWNER_CPU;
+    if (!gr__mem_lookup(p, &base, NULL, &kind) || base != p || kind != GR_MEM_POOL ||
+        !gr__mem_owner(p, &owner) || owner <= 0)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: pointer %p is not the start of a live grMallocAsync allocation of a GPU; on a "
+                        "GPU stream, free what grMallocAsync returned on a GPU stream",
+                        call, p);
+    if (s->device == 0)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: pointer %p is memory of device %d (a GPU), allocated by grMallocAsync; free it "
+                        "on a stream of a GPU, not on stream %p of the CPU",
+                        call, p, owner, GR_PTR(s));
+    if (!gr__mem_untrack(p, GR_MEM_POOL))
+        return gr__fail(grErrorInvalidValue,
+                        "%s: pointer %p was freed by another thread during this call; free each "
+                        "allocation once",
+                        call, p);
+    return gr__cuda_free_async(call, s, p);
+}
+
 static GR_NOINLINE grError_t malloc_async(const char *call, void **devPtr, size_t size, grMemPool_t pool,
                                           bool from_pool, grStream_t hStream)
 {
@@ -402,6 +456,8 @@ static GR_NOINLINE grError_t malloc_async(const char *call, void **devPtr, size_
         *devPtr = NULL;
         return grSuccess;
     }
+    if (GR_UNLIKELY(s->device != 0))
+        return gpu_malloc_async(call, devPtr, size, from_pool, s);
     if (!from_pool) {
         pool = current();
         if (GR_UNLIKELY(!pool))
@@ -451,6 +507,9 @@ static GR_NOINLINE grError_t free_async(void *devPtr, grStream_t hStream)
         return capture_memop(call, s, grGraphNodeTypeMemFree, NULL, devPtr, 0);
     if (GR_UNLIKELY(gr__capture_any()) && (err = gr__capture_hooks.check_implicit_slow(call, s)) != grSuccess)
         return err;
+    int owner = GR_OWNER_CPU;
+    if (GR_UNLIKELY(s->device != 0 || (gr__cuda_active() && gr__mem_owner(devPtr, &owner) && owner > 0)))
+        return gpu_free_async(call, devPtr, s);
     return pool_free(call, devPtr, s, true);
 }
 

@@ -21,6 +21,7 @@
  * The tracker is this area's only mutable global; it has its own lock and
  * needs no initialisation (grDeviceReset empties it via gr__mem_reset).
  */
+#include "../backend/cuda/cuda.h"
 #include "memory.h"
 
 #include <pthread.h>
@@ -34,6 +35,7 @@ typedef struct gr_alloc_rec {
     struct gr_alloc_rec *child[2]; /* [0] smaller bases, [1] larger */
     int height;                    /* of the subtree; a leaf is 1 */
     gr_mem_kind kind;
+    int owner; /* GR_OWNER_* or a GPU device */
 } gr_alloc_rec;
 
 static struct {
@@ -195,10 +197,15 @@ static gr_alloc_rec *find_containing(uintptr_t p)
 
 bool gr__mem_track(void *base, size_t size, gr_mem_kind kind)
 {
+    return gr__mem_track_owned(base, size, kind, GR_OWNER_CPU);
+}
+
+bool gr__mem_track_owned(void *base, size_t size, gr_mem_kind kind, int owner)
+{
     gr_alloc_rec *r = malloc(sizeof *r);
     if (!r)
         return false;
-    *r = (gr_alloc_rec){.base = (uintptr_t)base, .size = size, .height = 1, .kind = kind};
+    *r = (gr_alloc_rec){.base = (uintptr_t)base, .size = size, .height = 1, .kind = kind, .owner = owner};
     gr_assert(size > 0);
     pthread_rwlock_wrlock(&tracker.lock);
     gr_assert(!find_containing(r->base) && !find_containing(r->base + size - 1));
@@ -273,6 +280,19 @@ bool gr__mem_lookup_freed(const void *p, void **base, size_t *size, gr_mem_kind 
     return found;
 }
 
+bool gr__mem_owner(const void *p, int *owner)
+{
+    uintptr_t a = (uintptr_t)p;
+    if (a < gr_load_acquire(&tracker.span_lo) || a >= gr_load_acquire(&tracker.span_hi))
+        return false;
+    pthread_rwlock_rdlock(&tracker.lock);
+    gr_alloc_rec *r = find_containing(a);
+    if (r)
+        *owner = r->owner;
+    pthread_rwlock_unlock(&tracker.lock);
+    return r != NULL;
+}
+
 bool gr__mem_is_device(const void *p)
 {
     gr_mem_kind kind;
@@ -341,25 +361,85 @@ grError_t gr__mem_check_range(const char *call, const void *p, size_t n, const c
                     call, what, p, n, offset, base, size, n - (size - offset));
 }
 
-static void free_subtree(gr_alloc_rec *n)
+/* Frees the block of a record a reset takes out (pools free theirs). */
+static void free_block(const gr_alloc_rec *n)
+{
+    /* A GPU's stream-ordered allocations are the driver's pool's, which
+     * cuMemFree frees too; graphrt's own pools free their blocks. */
+    if (n->kind == GR_MEM_POOL && n->owner > 0) {
+        (void)gr__cuda_free("grDeviceReset", n->owner, (void *)n->base);
+        return;
+    }
+    if (n->kind != GR_MEM_DEVICE && n->kind != GR_MEM_HOST)
+        return;
+    if (n->owner == GR_OWNER_CPU)
+        gr__free((void *)n->base);
+    else if (n->owner == GR_OWNER_PINNED)
+        (void)gr__cuda_free_host("grDeviceReset", (void *)n->base);
+    else
+        (void)gr__cuda_free("grDeviceReset", n->owner, (void *)n->base);
+}
+
+/* Moves the records of the subtree at n that 'take' selects onto the
+ * list *out (linked through child[0]), re-inserting the others into
+ * *keep. */
+static void split_subtree(gr_alloc_rec *n, bool (*take)(const gr_alloc_rec *, int), int arg,
+                          gr_alloc_rec **keep, gr_alloc_rec **out)
 {
     while (n) {
-        free_subtree(n->child[0]);
-        gr_alloc_rec *right = n->child[1];
-        if (n->kind == GR_MEM_DEVICE || n->kind == GR_MEM_HOST)
-            gr__free((void *)n->base);
-        free(n);
-        n = right;
+        gr_alloc_rec *l = n->child[0], *r = n->child[1];
+        split_subtree(l, take, arg, keep, out);
+        n->child[0] = n->child[1] = NULL;
+        n->height = 1;
+        if (take(n, arg)) {
+            n->child[0] = *out;
+            *out = n;
+        } else {
+            *keep = tree_insert(*keep, n);
+        }
+        n = r;
     }
+}
+
+/* Takes the records 'take' selects out of the tracker and frees them and
+ * their blocks. */
+static void reset_where(bool (*take)(const gr_alloc_rec *, int), int arg)
+{
+    gr_alloc_rec *keep = NULL, *out = NULL;
+    size_t kept = 0;
+    pthread_rwlock_wrlock(&tracker.lock);
+    split_subtree(tracker.root, take, arg, &keep, &out);
+    tracker.root = keep;
+    for (gr_alloc_rec *n = tree_edge(keep, 0); n; n = tree_above(keep, n->base))
+        kept++;
+    gr_store_release(&tracker.count, kept);
+    update_span();
+    pthread_rwlock_unlock(&tracker.lock);
+    while (out) {
+        gr_alloc_rec *next = out->child[0];
+        free_block(out);
+        free(out);
+        out = next;
+    }
+}
+
+static bool not_a_gpus(const gr_alloc_rec *n, int arg)
+{
+    (void)arg;
+    return n->owner <= 0;
+}
+
+static bool of_gpu(const gr_alloc_rec *n, int device)
+{
+    return n->owner == device;
 }
 
 void gr__mem_reset(void)
 {
-    pthread_rwlock_wrlock(&tracker.lock);
-    gr_alloc_rec *root = tracker.root;
-    tracker.root = NULL;
-    gr_store_release(&tracker.count, 0);
-    update_span();
-    pthread_rwlock_unlock(&tracker.lock);
-    free_subtree(root);
+    reset_where(not_a_gpus, 0);
+}
+
+void gr__mem_reset_device(int device)
+{
+    reset_where(of_gpu, device);
 }

@@ -662,7 +662,7 @@ static void pool_create(fa *f)
             break;
         default:
             if (fa_pct(f, 50)) {
-                p.location.id = 1 + (int)fa_rand(f, 4);
+                p.location.id = FA_NO_DEVICE + (int)fa_rand(f, 4);
                 fa_bad(f, FA_CALL(f, grMemPoolCreate(&h, &p)), grErrorInvalidDevice);
             } else {
                 p.location.type = grMemLocationTypeInvalid;
@@ -827,7 +827,7 @@ static void pool_attr(fa *f)
         if (fa_pct(f, 20)) {
             switch (fa_rand(f, 4)) {
             case 0:
-                fa_bad(f, FA_CALL(f, grDeviceSetMemPool(1, h)), grErrorInvalidDevice);
+                fa_bad(f, FA_CALL(f, grDeviceSetMemPool(FA_NO_DEVICE, h)), grErrorInvalidDevice);
                 break;
             case 1:
                 fa_bad(f, FA_CALL(f, grDeviceSetMemPool(0, NULL)), grErrorInvalidValue);
@@ -836,7 +836,7 @@ static void pool_attr(fa *f)
                 fa_bad(f, FA_CALL(f, grDeviceGetMemPool(NULL, 0)), grErrorInvalidValue);
                 break;
             default:
-                fa_bad(f, FA_CALL(f, grDeviceGetDefaultMemPool(&h, 1 + (int)fa_rand(f, 3))),
+                fa_bad(f, FA_CALL(f, grDeviceGetDefaultMemPool(&h, FA_NO_DEVICE + (int)fa_rand(f, 3))),
                        grErrorInvalidDevice);
                 break;
             }
@@ -1057,10 +1057,10 @@ static void graph_mem_attrs(fa *f)
         break;
     }
     case 2:
-        fa_bad(
-            f,
-            FA_CALL(f, grDeviceGetGraphMemAttribute(fa_pct(f, 50) ? 1 : -1, grGraphMemAttrUsedMemCurrent, v)),
-            grErrorInvalidDevice);
+        fa_bad(f,
+               FA_CALL(f, grDeviceGetGraphMemAttribute(fa_pct(f, 50) ? FA_NO_DEVICE : -1,
+                                                       grGraphMemAttrUsedMemCurrent, v)),
+               grErrorInvalidDevice);
         break;
     case 3:
         fa_bad(f, FA_CALL(f, grDeviceGetGraphMemAttribute(0, grGraphMemAttrUsedMemCurrent, NULL)),
@@ -1070,7 +1070,7 @@ static void graph_mem_attrs(fa *f)
         fa_ok(f, FA_CALL(f, grDeviceGraphMemTrim(0)));
         break;
     default:
-        fa_bad(f, FA_CALL(f, grDeviceGraphMemTrim(2)), grErrorInvalidDevice);
+        fa_bad(f, FA_CALL(f, grDeviceGraphMemTrim(FA_NO_DEVICE)), grErrorInvalidDevice);
         break;
     }
 }

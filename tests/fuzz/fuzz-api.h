@@ -500,4 +500,9 @@ extern const grKernelFn fa_kernel_fns[FK_COUNT];
 extern const int fa_kernel_nparams[FK_COUNT];
 extern const size_t fa_kernel_sizes[FK_COUNT][4];
 
+/* A device number no machine has (graphrt counts at most 32 GPUs after
+ * the CPU): the calls that must refuse a device that does not exist are
+ * given it, so that the model holds on machines with GPUs too. */
+#define FA_NO_DEVICE 64
+
 #endif /* GR_FUZZ_API_H */

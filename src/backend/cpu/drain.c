@@ -91,7 +91,7 @@ static GR_NOINLINE void run_op_traced(gr_worker *w, gr_stream *s, gr_op *op)
         snprintf(name, sizeof name, "host function");
         break;
     case GR_OP_CALL:
-        snprintf(name, sizeof name, "copy or set");
+        snprintf(name, sizeof name, "copy, set or pool op");
         break;
     case GR_OP_NOP:
     case GR_OP_WAIT:

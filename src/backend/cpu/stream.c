@@ -8,6 +8,7 @@
  * queued on the legacy stream). Nothing takes them the other way round. No
  * user code runs under either.
  */
+#include "../cuda/cuda.h"
 #include "event.h"
 
 #include <stdlib.h>
@@ -112,6 +113,8 @@ struct grGraphExec_st *gr__stream_cache_exec_locked(gr_stream *s, struct grGraph
 static void stream_free(gr_stream *s)
 {
     gr_seg *seg = s->head_seg;
+    if (s->gpu)
+        gr__cuda_stream_free(s->gpu);
     if (s->last_exec)
         gr__exec_release(s->last_exec);
     for (unsigned i = 0; i < GR_KCACHE; i++)
@@ -299,10 +302,26 @@ static gr_stream *per_thread_stream(gr_runtime *rt)
     return s;
 }
 
+gr_stream *gr__stream_new_gpu(unsigned flags, unsigned user_flags, int device, struct gr_cuda_stream *gpu)
+{
+    gr_stream *s = stream_new(flags, user_flags);
+    if (s) {
+        s->device = device;
+        s->gpu = gpu;
+    }
+    return s;
+}
+
 /* ---------------------------------------------------------------- handles */
 
 grError_t gr__stream_from_handle_slow(const char *call, grStream_t h, gr_stream **out)
 {
+    /* The default streams are the current device's. */
+    if (h == NULL || h == grStreamLegacy || h == grStreamPerThread) {
+        int device = gr__device_current();
+        if (device != 0)
+            return gr__cuda_stream_default(call, device, h == grStreamPerThread, out);
+    }
     gr_runtime *rt = gr__runtime_get();
     if (GR_UNLIKELY(!rt))
         return gr__fail(grErrorInitializationError,
@@ -387,6 +406,14 @@ grError_t gr__stream_create(unsigned user_flags, gr_stream **out)
 
 void gr__stream_destroy(gr_stream *s)
 {
+    if (s->gpu) {
+        /* Nothing of the CPU's holds it: the handle's reference is the
+         * last but those of events recorded on it. */
+        s->magic = GR_MAGIC_DEAD;
+        s->handle_dead = true;
+        gr__stream_release(s);
+        return;
+    }
     kill_handle(gr__runtime_get(), s);
 }
 

@@ -1,10 +1,13 @@
-/* peer_common.h - copy of peer-bench/common.h, so that graphrt's rows come
- * from the same shapes, task body, validation and timing loop as the peers'.
- * One addition: if ANCH_ROW_HOOK(rt, threads, g, build_ns, sorted_times, reps)
- * is defined, run_one calls it with the row's data just before printing it
- * (bench_graph.c uses it to write the row to JSON as well).
+/* common.h - peer-bench's harness, shared by the peers of this folder and by
+ * bench/bench_graph.c, so that graphrt's rows come from the same shapes, task
+ * body, validation and timing loop as the peers'. Two hooks, unused by the
+ * peers: if ANCH_ROW_HOOK(rt, threads, g, build_ns, sorted_times, reps) is
+ * defined, run_one calls it with the row's data just before printing it
+ * (bench_graph.c uses it to write the row to JSON as well); the CSV line is
+ * printed only where ANCH_ROW_CSV (default 1) is true, so that bench_graph
+ * can print its rows as a table instead.
  *
- * common.h - shared harness for the CPU task-graph anchor benchmarks.
+ * The shared harness for the CPU task-graph anchor benchmarks.
  *
  * Every runtime benchmark includes this header exactly once (it defines
  * static functions and globals) and fills in a bench_ops table:
@@ -40,6 +43,9 @@
 #include <time.h>
 
 #define ANCH_CAST(T, x) ((T)(x)) /* valid in C and C++ */
+#ifndef ANCH_ROW_CSV
+#define ANCH_ROW_CSV 1
+#endif
 
 typedef struct {
     int n;                 /* number of tasks */
@@ -278,7 +284,8 @@ static void run_one(const bench_ops *ops, void *ctx, int threads, graph_t *g)
 #ifdef ANCH_ROW_HOOK
     ANCH_ROW_HOOK(ops->name, threads, g, ops->has_build ? build_ns : 0, t, reps);
 #endif
-    printf("%s,%d,%s,%d,%d,%s%llu,%llu,%llu,%llu,%d\n", ops->name, threads, g->shape, g->param, g->n,
+    if (ANCH_ROW_CSV)
+        printf("%s,%d,%s,%d,%d,%s%llu,%llu,%llu,%llu,%d\n", ops->name, threads, g->shape, g->param, g->n,
            ops->has_build ? "" : "-", ops->has_build ? (unsigned long long)build_ns : 0ull,
            (unsigned long long)t[reps / 2], (unsigned long long)t[0],
            (unsigned long long)t[(reps * 9) / 10], reps);

@@ -1,0 +1,212 @@
+/*
+ * cu_driver.h - the part of the CUDA driver API that graphrt's CUDA backend
+ * calls, declared here from NVIDIA's published driver API reference (CUDA
+ * Driver API, sections Error Handling, Initialization, Device Management,
+ * Primary Context Management, Context Management, Module Management,
+ * Memory Management, Stream Ordered Memory Allocator, Stream Management,
+ * Event Management, Execution Control, Driver Entry Point Access), so that
+ * graphrt builds without the CUDA toolkit. Private to the backend area.
+ *
+ * Every function is reached through the table 'gr_cu' (loader.c), filled
+ * with cuGetProcAddress by base name at the ABI version noted beside each
+ * member ("v12000": the signature as of CUDA 12.0, which 12.x and 13.x
+ * keep; cuGetProcAddress picks the matching _v2/_v3 entry, e.g.
+ * cuMemAlloc_v2). Only what graphrt uses is declared; the enumerators
+ * carry the values the reference gives them.
+ */
+#ifndef GR_CU_DRIVER_H
+#define GR_CU_DRIVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef int CUresult;
+typedef int CUdevice;
+typedef unsigned long long CUdeviceptr; /* CUdeviceptr_v2 */
+typedef uint64_t cuuint64_t;
+typedef struct CUctx_st *CUcontext;
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
+typedef struct CUstream_st *CUstream;
+typedef struct CUevent_st *CUevent;
+typedef struct CUmemPoolHandle_st *CUmemoryPool;
+typedef void (*CUhostFn)(void *userData);
+
+/* CUresult values graphrt names or maps (cudaError_enum). */
+enum {
+    CUDA_SUCCESS = 0,
+    CUDA_ERROR_INVALID_VALUE = 1,
+    CUDA_ERROR_OUT_OF_MEMORY = 2,
+    CUDA_ERROR_NOT_INITIALIZED = 3,
+    CUDA_ERROR_DEINITIALIZED = 4,
+    CUDA_ERROR_STUB_LIBRARY = 34,
+    CUDA_ERROR_NO_DEVICE = 100,
+    CUDA_ERROR_INVALID_DEVICE = 101,
+    CUDA_ERROR_INVALID_IMAGE = 200,
+    CUDA_ERROR_INVALID_CONTEXT = 201,
+    CUDA_ERROR_NO_BINARY_FOR_GPU = 209,
+    CUDA_ERROR_INVALID_PTX = 218,
+    CUDA_ERROR_UNSUPPORTED_PTX_VERSION = 222,
+    CUDA_ERROR_INVALID_SOURCE = 300,
+    CUDA_ERROR_INVALID_HANDLE = 400,
+    CUDA_ERROR_ILLEGAL_STATE = 401,
+    CUDA_ERROR_NOT_FOUND = 500,
+    CUDA_ERROR_NOT_READY = 600,
+    CUDA_ERROR_ILLEGAL_ADDRESS = 700,
+    CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES = 701,
+    CUDA_ERROR_LAUNCH_TIMEOUT = 702,
+    CUDA_ERROR_ASSERT = 710,
+    CUDA_ERROR_HARDWARE_STACK_ERROR = 714,
+    CUDA_ERROR_ILLEGAL_INSTRUCTION = 715,
+    CUDA_ERROR_MISALIGNED_ADDRESS = 716,
+    CUDA_ERROR_INVALID_ADDRESS_SPACE = 717,
+    CUDA_ERROR_INVALID_PC = 718,
+    CUDA_ERROR_LAUNCH_FAILED = 719,
+    CUDA_ERROR_NOT_PERMITTED = 800,
+    CUDA_ERROR_NOT_SUPPORTED = 801,
+    CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED = 900,
+    CUDA_ERROR_STREAM_CAPTURE_INVALIDATED = 901,
+    CUDA_ERROR_STREAM_CAPTURE_MERGE = 902,
+    CUDA_ERROR_STREAM_CAPTURE_UNMATCHED = 903,
+    CUDA_ERROR_STREAM_CAPTURE_UNJOINED = 904,
+    CUDA_ERROR_STREAM_CAPTURE_ISOLATION = 905,
+    CUDA_ERROR_STREAM_CAPTURE_IMPLICIT = 906,
+    CUDA_ERROR_CAPTURED_EVENT = 907,
+    CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD = 908,
+    CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE = 910,
+    CUDA_ERROR_UNKNOWN = 999
+};
+
+/* CUdevice_attribute values graphrt reads. */
+typedef enum CUdevice_attribute {
+    CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 1,
+    CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X = 2,
+    CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y = 3,
+    CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z = 4,
+    CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X = 5,
+    CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y = 6,
+    CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z = 7,
+    CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK = 8,
+    CU_DEVICE_ATTRIBUTE_WARP_SIZE = 10,
+    CU_DEVICE_ATTRIBUTE_CLOCK_RATE = 13,
+    CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
+    CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS = 31,
+    CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE = 38,
+    CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR = 39,
+    CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING = 41,
+    CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
+    CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
+    CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED = 115
+} CUdevice_attribute;
+
+/* CUpointer_attribute / CUmemorytype values graphrt reads. */
+enum {
+    CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2,
+    CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9
+};
+enum {
+    CU_MEMORYTYPE_HOST = 1,
+    CU_MEMORYTYPE_DEVICE = 2,
+    CU_MEMORYTYPE_ARRAY = 3,
+    CU_MEMORYTYPE_UNIFIED = 4
+};
+
+/* Flags (CUstream_flags, CUevent_flags, cuMemHostAlloc's, CUevent_wait_flags). */
+enum {
+    CU_STREAM_DEFAULT = 0,
+    CU_STREAM_NON_BLOCKING = 1
+};
+enum {
+    CU_EVENT_DEFAULT = 0,
+    CU_EVENT_BLOCKING_SYNC = 1,
+    CU_EVENT_DISABLE_TIMING = 2
+};
+enum {
+    CU_MEMHOSTALLOC_PORTABLE = 1
+};
+
+/* The special stream handles (cuda.h's CU_STREAM_LEGACY and
+ * CU_STREAM_PER_THREAD). */
+#define GR_CU_STREAM_LEGACY ((CUstream)0x1)
+#define GR_CU_STREAM_PER_THREAD ((CUstream)0x2)
+
+/* cuGetProcAddress: CUdriverProcAddress_flags and the query result. */
+enum {
+    CU_GET_PROC_ADDRESS_DEFAULT = 0
+};
+typedef enum CUdriverProcAddressQueryResult {
+    CU_GET_PROC_ADDRESS_SUCCESS = 0,
+    CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND = 1,
+    CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT = 2
+} CUdriverProcAddressQueryResult;
+
+/* The CUDA version whose ABI graphrt asks cuGetProcAddress for. */
+#define GR_CU_ABI_VERSION 12000
+
+/* cuGetProcAddress as exported by libcuda.so.1 under the name
+ * cuGetProcAddress_v2 (CUDA 12.0 and later). */
+typedef CUresult (*gr_cuGetProcAddress_v2)(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
+                                           CUdriverProcAddressQueryResult *symbolStatus);
+/* ... and under the name cuGetProcAddress (CUDA 11.3 to 11.8). */
+typedef CUresult (*gr_cuGetProcAddress_v1)(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags);
+
+#include "cu_graph.h"
+
+/*
+ * The driver's entry points graphrt uses. X(name, return, parameters):
+ * the member is 'name', resolved by that base name at GR_CU_ABI_VERSION
+ * (the signatures below are those of CUDA 12.0's reference).
+ */
+#define GR_CU_FUNCTIONS(X)                                                                                \
+    X(cuInit, (unsigned int flags))                                                                       \
+    X(cuGetErrorName, (CUresult error, const char **pStr))                                                \
+    X(cuGetErrorString, (CUresult error, const char **pStr))                                              \
+    X(cuDeviceGetCount, (int *count))                                                                     \
+    X(cuDeviceGet, (CUdevice * device, int ordinal))                                                      \
+    X(cuDeviceGetName, (char *name, int len, CUdevice dev))                                               \
+    X(cuDeviceTotalMem, (size_t * bytes, CUdevice dev))                                                   \
+    X(cuDeviceGetAttribute, (int *pi, CUdevice_attribute attrib, CUdevice dev))                           \
+    X(cuDevicePrimaryCtxRetain, (CUcontext * pctx, CUdevice dev))                                         \
+    X(cuCtxSetCurrent, (CUcontext ctx))                                                                   \
+    X(cuCtxSynchronize, (void))                                                                           \
+    X(cuModuleLoadData, (CUmodule * module, const void *image))                                           \
+    X(cuModuleUnload, (CUmodule hmod))                                                                    \
+    X(cuModuleGetFunction, (CUfunction * hfunc, CUmodule hmod, const char *name))                         \
+    X(cuMemAlloc, (CUdeviceptr * dptr, size_t bytesize))                                                  \
+    X(cuMemFree, (CUdeviceptr dptr))                                                                      \
+    X(cuMemHostAlloc, (void **pp, size_t bytesize, unsigned int Flags))                                   \
+    X(cuMemFreeHost, (void *p))                                                                           \
+    X(cuPointerGetAttribute, (void *data, int attribute, CUdeviceptr ptr))                                \
+    X(cuMemcpyAsync, (CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream))              \
+    X(cuMemsetD8Async, (CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream))             \
+    X(cuMemAllocAsync, (CUdeviceptr * dptr, size_t bytesize, CUstream hStream))                           \
+    X(cuMemFreeAsync, (CUdeviceptr dptr, CUstream hStream))                                               \
+    X(cuStreamCreate, (CUstream * phStream, unsigned int Flags))                                          \
+    X(cuStreamDestroy, (CUstream hStream))                                                                \
+    X(cuStreamSynchronize, (CUstream hStream))                                                            \
+    X(cuStreamQuery, (CUstream hStream))                                                                  \
+    X(cuStreamWaitEvent, (CUstream hStream, CUevent hEvent, unsigned int Flags))                          \
+    X(cuLaunchHostFunc, (CUstream hStream, CUhostFn fn, void *userData))                                  \
+    X(cuEventCreate, (CUevent * phEvent, unsigned int Flags))                                             \
+    X(cuEventDestroy, (CUevent hEvent))                                                                   \
+    X(cuEventRecord, (CUevent hEvent, CUstream hStream))                                                  \
+    X(cuEventQuery, (CUevent hEvent))                                                                     \
+    X(cuEventSynchronize, (CUevent hEvent))                                                               \
+    X(cuEventElapsedTime, (float *pMilliseconds, CUevent hStart, CUevent hEnd))                           \
+    X(cuLaunchKernel, (CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, \
+                       unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,            \
+                       unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)) \
+    GR_CU_GRAPH_FUNCTIONS(X)
+
+/* The table of entry points, filled once by the loader; a driver that
+ * lacks one of them leaves the process without GPUs (loader.c). */
+typedef struct gr_cu_table {
+/* NOLINTNEXTLINE(bugprone-macro-parentheses): a declarator, not an expression */
+#define GR_CU_MEMBER(name, params) CUresult(*name) params;
+    GR_CU_FUNCTIONS(GR_CU_MEMBER)
+#undef GR_CU_MEMBER
+} gr_cu_table;
+
+extern gr_cu_table gr_cu;
+
+#endif /* GR_CU_DRIVER_H */

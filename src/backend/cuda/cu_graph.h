@@ -1,0 +1,108 @@
+/*
+ * cu_graph.h - the driver API's graph objects and calls that graphrt's
+ * lowering uses (cuda/graph.c), declared from NVIDIA's published driver
+ * API reference (CUDA Driver API, section Graph Management), at the CUDA
+ * 12.0 ABI the loader asks cuGetProcAddress for: there cuGraphAddKernelNode
+ * and cuGraphExecKernelNodeSetParams are the '_v2' entries taking
+ * CUDA_KERNEL_NODE_PARAMS_v2 (with 'kern' and 'ctx'). Included by
+ * cu_driver.h, whose table resolves GR_CU_GRAPH_FUNCTIONS with the rest.
+ * Private to the backend area.
+ */
+#ifndef GR_CU_GRAPH_H
+#define GR_CU_GRAPH_H
+
+typedef struct CUgraph_st *CUgraph;
+typedef struct CUgraphNode_st *CUgraphNode;
+typedef struct CUgraphExec_st *CUgraphExec;
+typedef struct CUarray_st *CUarray;
+typedef struct CUkern_st *CUkernel;
+
+/* CUDA_KERNEL_NODE_PARAMS_v2. */
+typedef struct CUDA_KERNEL_NODE_PARAMS {
+    CUfunction func;
+    unsigned int gridDimX, gridDimY, gridDimZ;
+    unsigned int blockDimX, blockDimY, blockDimZ;
+    unsigned int sharedMemBytes;
+    void **kernelParams;
+    void **extra;
+    CUkernel kern; /* used only when func is NULL */
+    CUcontext ctx; /* ignored when func is set */
+} CUDA_KERNEL_NODE_PARAMS;
+
+/* CUDA_MEMCPY3D_v2: a 1D copy sets WidthInBytes and Height = Depth = 1. */
+typedef struct CUDA_MEMCPY3D {
+    size_t srcXInBytes, srcY, srcZ, srcLOD;
+    int srcMemoryType; /* CU_MEMORYTYPE_* */
+    const void *srcHost;
+    CUdeviceptr srcDevice;
+    CUarray srcArray;
+    void *reserved0;
+    size_t srcPitch, srcHeight;
+    size_t dstXInBytes, dstY, dstZ, dstLOD;
+    int dstMemoryType;
+    void *dstHost;
+    CUdeviceptr dstDevice;
+    CUarray dstArray;
+    void *reserved1;
+    size_t dstPitch, dstHeight;
+    size_t WidthInBytes, Height, Depth;
+} CUDA_MEMCPY3D;
+
+/* CUDA_MEMSET_NODE_PARAMS_v1. */
+typedef struct CUDA_MEMSET_NODE_PARAMS {
+    CUdeviceptr dst;
+    size_t pitch;
+    unsigned int value;
+    unsigned int elementSize; /* 1, 2 or 4 */
+    size_t width, height;
+} CUDA_MEMSET_NODE_PARAMS;
+
+/* CUDA_HOST_NODE_PARAMS_v1. */
+typedef struct CUDA_HOST_NODE_PARAMS {
+    CUhostFn fn;
+    void *userData;
+} CUDA_HOST_NODE_PARAMS;
+
+/* CUgraphInstantiate_flags. */
+enum {
+    CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH = 1,
+    CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD = 2,
+    CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH = 4,
+    CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY = 8
+};
+
+#define GR_CU_GRAPH_FUNCTIONS(X)                                                                            \
+    X(cuGraphCreate, (CUgraph * phGraph, unsigned int flags))                                               \
+    X(cuGraphDestroy, (CUgraph hGraph))                                                                     \
+    X(cuGraphAddKernelNode, (CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,    \
+                             size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS *nodeParams))            \
+    X(cuGraphAddMemcpyNode, (CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,    \
+                             size_t numDependencies, const CUDA_MEMCPY3D *copyParams, CUcontext ctx))       \
+    X(cuGraphAddMemsetNode,                                                                                 \
+      (CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies,  \
+       const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx))                                         \
+    X(cuGraphAddHostNode, (CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,      \
+                           size_t numDependencies, const CUDA_HOST_NODE_PARAMS *nodeParams))                \
+    X(cuGraphAddEmptyNode,                                                                                  \
+      (CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies)) \
+    X(cuGraphAddEventRecordNode, (CUgraphNode * phGraphNode, CUgraph hGraph,                                \
+                                  const CUgraphNode *dependencies, size_t numDependencies, CUevent event))  \
+    X(cuGraphAddEventWaitNode, (CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, \
+                                size_t numDependencies, CUevent event))                                     \
+    X(cuGraphInstantiateWithFlags, (CUgraphExec * phGraphExec, CUgraph hGraph, unsigned long long flags))   \
+    X(cuGraphExecDestroy, (CUgraphExec hGraphExec))                                                         \
+    X(cuGraphLaunch, (CUgraphExec hGraphExec, CUstream hStream))                                            \
+    X(cuGraphUpload, (CUgraphExec hGraphExec, CUstream hStream))                                            \
+    X(cuGraphExecKernelNodeSetParams,                                                                       \
+      (CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams))               \
+    X(cuGraphExecMemcpyNodeSetParams,                                                                       \
+      (CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMCPY3D *copyParams, CUcontext ctx))          \
+    X(cuGraphExecMemsetNodeSetParams, (CUgraphExec hGraphExec, CUgraphNode hNode,                           \
+                                       const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx))         \
+    X(cuGraphExecHostNodeSetParams,                                                                         \
+      (CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams))                 \
+    X(cuGraphExecEventRecordNodeSetEvent, (CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event))       \
+    X(cuGraphExecEventWaitNodeSetEvent, (CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event))         \
+    X(cuGraphNodeSetEnabled, (CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled))
+
+#endif /* GR_CU_GRAPH_H */

@@ -1,0 +1,181 @@
+/*
+ * cuda.h - the CUDA backend as the layers above see it: NVIDIA GPUs as
+ * graphrt devices beside the CPU, reached through the driver API loaded at
+ * run time (loader.c; the declarations are cu_driver.h's, private to this
+ * area).
+ *
+ * Devices. Device 0 is the CPU; devices 1..N are the GPUs in the driver's
+ * ordinal order (graphrt device d is CUDA device d - 1). Each thread has a
+ * current device (grSetDevice), starting at GRAPHRT_DEVICE's choice or 0.
+ * Without a driver (libcuda.so.1 absent, cuInit failing, or GRAPHRT_CUDA=0)
+ * there are no GPUs and nothing here is ever called with a device >= 1.
+ *
+ * How an object knows its device:
+ *   - a stream (gr_stream, backend.h) has 'device' (0: the CPU) and, on a
+ *     GPU, 'gpu' (its CUstream: created, or the legacy / per-thread default
+ *     of that device's primary context). The default handles (NULL,
+ *     grStreamLegacy, grStreamPerThread) resolve per current device
+ *     (gr__stream_from_handle): on a GPU to that device's gr_stream objects;
+ *   - an event (grEvent_st) has 'device' and, on a GPU, 'gpu' (its CUevent);
+ *   - a kernel (grKernel_st) has its CPU function and, once an image is
+ *     attached (grKernelSetImage), 'gpu': the image, its entry name and a
+ *     CUfunction per device, loaded on first use on that device;
+ *   - memory: the allocation tracker (memory/track.c) records the device of
+ *     every graphrt allocation; a foreign pointer's is asked of the driver
+ *     (gr__cuda_pointer_device).
+ *
+ * How upper layers dispatch: every entry point checks its arguments, tests
+ * capture first (a capturing stream records nodes exactly as on the CPU,
+ * whatever its device), and only then, for eager work, tests the stream's
+ * device ('if (s->device)') and calls the gr__cuda_* function below instead
+ * of the CPU's enqueue. The CPU paths are unchanged: one load of a field in
+ * the stream's first cache line, which the capture test reads already.
+ *
+ * Every gr__cuda_* function that fails returns the graphrt error matching
+ * the driver's CUresult (gr__cu_error) with a detail naming the graphrt
+ * call and CUDA's own error name (gr__cu_fail).
+ */
+#ifndef GR_CUDA_H
+#define GR_CUDA_H
+
+#include "../backend.h"
+
+/* The most GPUs graphrt uses (devices 1..GR_MAX_GPUS). */
+#define GR_MAX_GPUS 32
+
+/* ---------------------------------------------------------------- devices */
+
+/* The number of GPUs (0 without a driver); loads the driver on first use.
+ * Thread-safe. */
+int gr__gpu_count(void);
+
+/* Why there is no GPU, as a sentence fragment ("no NVIDIA driver
+ * (libcuda.so.1 not found)", "GPUs disabled by GRAPHRT_CUDA=0", ...), or
+ * NULL when there are GPUs. */
+const char *gr__gpu_absence(void);
+
+/* The calling thread's device: 0 (the CPU) or 1..gr__gpu_count(). The first
+ * call in a thread applies GRAPHRT_DEVICE. */
+int gr__device_current(void);
+
+/* Makes 'device' (checked by the caller) the calling thread's device. */
+void gr__device_select(int device);
+
+/* True when 'device' names an existing device (0..gr__gpu_count()). */
+bool gr__device_exists(int device);
+
+/* For a feature only the CPU has yet ('what', e.g. "graphrt's memory
+ * pools"): grSuccess for device 0, grErrorNotSupported for a GPU and
+ * grErrorInvalidDevice for a number that names no device, each failure
+ * with a detail naming 'call'. */
+grError_t gr__cpu_only_device(const char *call, int device, const char *what);
+
+/* Makes device's primary context current on the calling thread (retaining
+ * it on first use): what every sequence of driver calls does first.
+ * Returns the CUresult (0 on success). */
+int gr__cuda_enter(int device);
+
+/* grGetDeviceProperties / grDeviceGetAttribute for GPU 'device'. */
+grError_t gr__cuda_properties(const char *call, int device, grDeviceProp *prop);
+grError_t gr__cuda_attribute(const char *call, int device, grDeviceAttr attr, int *value);
+
+/* grDeviceSynchronize for GPU 'device': waits for all its work. */
+grError_t gr__cuda_device_sync(const char *call, int device);
+
+/* ----------------------------------------------------------------- errors */
+
+/* The graphrt error matching a CUresult. */
+grError_t gr__cu_error(int result);
+
+/* CUDA's name of a CUresult ("CUDA_ERROR_INVALID_VALUE"). */
+const char *gr__cu_error_name(int result);
+
+/* Fails with gr__cu_error(result) and the detail "<call>: <what> failed on
+ * device <device> with <CUDA's name> (<CUDA's sentence>)". */
+grError_t gr__cu_fail(const char *call, int device, const char *what, int result);
+
+/* ---------------------------------------------------------------- streams */
+
+/* The GPU part of a stream. */
+struct gr_cuda_stream;
+
+/* A created stream of GPU 'device' (grStreamCreateWithFlags' checked
+ * flags). */
+grError_t gr__cuda_stream_create(const char *call, int device, unsigned user_flags, gr_stream **out);
+
+/* The legacy (per_thread false) or the calling thread's per-thread default
+ * stream of GPU 'device'. */
+grError_t gr__cuda_stream_default(const char *call, int device, bool per_thread, gr_stream **out);
+
+/* Frees a GPU stream's part (its last reference went, stream.c). */
+void gr__cuda_stream_free(struct gr_cuda_stream *g);
+
+grError_t gr__cuda_stream_sync(const char *call, gr_stream *s);
+/* grSuccess, grErrorNotReady (no detail), or the stream's error. */
+grError_t gr__cuda_stream_query(const char *call, gr_stream *s);
+grError_t gr__cuda_host_func(const char *call, gr_stream *s, grHostFn_t fn, void *user);
+
+/* ----------------------------------------------------------------- events */
+
+/* The GPU part of an event. */
+struct gr_cuda_event;
+
+/* An event of GPU 'device' (checked grEvent* flags). */
+grError_t gr__cuda_event_create(const char *call, int device, unsigned flags, grEvent_t *out);
+void gr__cuda_event_free(struct gr_cuda_event *g);
+grError_t gr__cuda_event_record(const char *call, grEvent_t e, gr_stream *s);
+/* grSuccess, grErrorNotReady (no detail), or the error of its work. */
+grError_t gr__cuda_event_query(const char *call, grEvent_t e);
+grError_t gr__cuda_event_sync(const char *call, grEvent_t e);
+grError_t gr__cuda_event_elapsed(const char *call, float *ms, grEvent_t start, grEvent_t end);
+/* Makes GPU stream s wait for GPU event e. */
+grError_t gr__cuda_stream_wait_event(const char *call, gr_stream *s, grEvent_t e);
+
+/* ----------------------------------------------------------------- memory */
+
+/* Device memory of GPU 'device' (not tracked: the caller tracks it). */
+grError_t gr__cuda_malloc(const char *call, int device, size_t size, void **out);
+/* Frees it after the device's work is done, as cudaFree. */
+grError_t gr__cuda_free(const char *call, int device, void *p);
+/* Pinned host memory (cuMemHostAlloc, portable to every GPU). */
+grError_t gr__cuda_malloc_host(const char *call, size_t size, void **out);
+grError_t gr__cuda_free_host(const char *call, void *p);
+/* The GPU device (1..N) whose memory p is, asked of the driver; 0 for host
+ * memory or when no GPU was ever used. */
+int gr__cuda_pointer_device(const void *p);
+/* True once any GPU context exists (a foreign GPU pointer can exist only
+ * then, for graphrt's purposes). Inline: CPU paths ask it per call. */
+extern _Atomic bool gr__cuda_any_context;
+static inline bool gr__cuda_active(void)
+{
+    return gr_load_acquire(&gr__cuda_any_context);
+}
+
+/* Copies and memsets on GPU stream s (any pointers the driver accepts:
+ * device, pinned or pageable host). */
+grError_t gr__cuda_memcpy(const char *call, gr_stream *s, void *dst, const void *src, size_t count);
+grError_t gr__cuda_memset(const char *call, gr_stream *s, void *dst, int value, size_t count);
+/* A copy or memset done at once on GPU 'device''s legacy stream and waited
+ * for: what a CPU stream's op runs when a pointer is GPU memory. */
+grError_t gr__cuda_memcpy_now(int device, void *dst, const void *src, size_t count);
+grError_t gr__cuda_memset_now(int device, void *dst, int value, size_t count);
+
+/* Stream-ordered allocation on GPU stream s (the device's default pool). */
+grError_t gr__cuda_malloc_async(const char *call, gr_stream *s, size_t size, void **out);
+grError_t gr__cuda_free_async(const char *call, gr_stream *s, void *p);
+
+/* ---------------------------------------------------------------- kernels */
+
+/* The GPU part of a kernel. */
+struct gr_cuda_kernel;
+
+/* Attaches a module image (PTX, cubin or fatbin, which must outlive the
+ * kernel) and the entry's name to k. */
+grError_t gr__cuda_kernel_set_image(const char *call, grKernel_t k, const void *image, const char *entry);
+/* Unloads the modules (the kernel's last reference went). */
+void gr__cuda_kernel_free(struct gr_cuda_kernel *g);
+/* An eager launch of k on GPU stream s (checked by the caller). */
+grError_t gr__cuda_launch(const char *call, gr_stream *s, grKernel_t k, const grDim3 *grid,
+                          const grDim3 *block, size_t shmem, void **args);
+
+#endif /* GR_CUDA_H */

@@ -1,0 +1,66 @@
+/*
+ * cuda_graph.h - executables on a GPU, as the exec layer sees them
+ * (graph.c): a plan lowered to a CUgraph and instantiated for one GPU,
+ * launched with cuGraphLaunch, and changed in place through the driver's
+ * exec setters after the exec layer has checked and paired the change.
+ *
+ * An executable is for the device that was current on the instantiating
+ * thread (grGraphExec_st.gpu is NULL for the CPU); it launches only on
+ * streams of that device. Every call fails with a detail naming 'call'.
+ */
+#ifndef GR_CUDA_GRAPH_H
+#define GR_CUDA_GRAPH_H
+
+#include "../plan.h"
+
+struct gr_cuda_exec;
+
+/* Lowers plan p to a CUgraph of GPU 'device' and instantiates it (the
+ * grGraphInstantiateFlag* 'flags' mapped to the driver's). Fails with
+ * grErrorNotSupported for graph memory nodes, grErrorInvalidValue for an
+ * event of another device, grErrorInvalidDeviceFunction for a kernel
+ * without a GPU image, or the driver's error. */
+grError_t gr__cuda_exec_lower(const char *call, const gr_plan *p, int device, unsigned long long flags,
+                              struct gr_cuda_exec **out);
+
+/* Destroys the driver's executable and graph (NULL: nothing). */
+void gr__cuda_exec_free(struct gr_cuda_exec *gx);
+
+/* The GPU (1..N) the executable runs on. */
+int gr__cuda_exec_device(const struct gr_cuda_exec *gx);
+
+/* cuGraphLaunch (or, with 'upload', cuGraphUpload) on GPU stream s, which
+ * is of gx's device. */
+grError_t gr__cuda_exec_launch(const char *call, struct gr_cuda_exec *gx, gr_stream *s, bool upload);
+
+/* The exec setters' driver side for plan node i: called after the exec
+ * layer's checks and before it writes the plan, so that a refusal by the
+ * driver changes nothing. */
+grError_t gr__cuda_exec_set_kernel(const char *call, struct gr_cuda_exec *gx, uint32_t i, grKernel_t k,
+                                   const grDim3 *grid, const grDim3 *block, uint32_t shmem, void **args);
+grError_t gr__cuda_exec_set_memcpy(const char *call, struct gr_cuda_exec *gx, uint32_t i, void *dst,
+                                   const void *src, size_t count);
+grError_t gr__cuda_exec_set_memset(const char *call, struct gr_cuda_exec *gx, uint32_t i,
+                                   const grMemsetParams *p);
+grError_t gr__cuda_exec_set_host(const char *call, struct gr_cuda_exec *gx, uint32_t i,
+                                 const grHostNodeParams *p);
+grError_t gr__cuda_exec_set_event(const char *call, struct gr_cuda_exec *gx, uint32_t i, bool record,
+                                  grEvent_t ev);
+grError_t gr__cuda_exec_set_enabled(const char *call, struct gr_cuda_exec *gx, uint32_t i, bool enabled);
+
+/* What lowering refuses of a kernel (no image for gx's device) and of an
+ * event (another device's): checked by grGraphExecUpdate for the new
+ * parameters before it changes anything. */
+grError_t gr__cuda_exec_check_kernel(const char *call, struct gr_cuda_exec *gx, grKernel_t k);
+grError_t gr__cuda_exec_check_event(const char *call, struct gr_cuda_exec *gx, grEvent_t ev);
+
+/* Applies plan node pn's parameters as they are now to the driver's
+ * executable (grGraphExecUpdate, after writing the plan). */
+grError_t gr__cuda_exec_sync_node(const char *call, struct gr_cuda_exec *gx, const gr_pnode *pn);
+
+/* gr__cuda_exec_sync_node for plan nodes [from, to) of p, the device's
+ * context made current once for all of them. */
+grError_t gr__cuda_exec_sync_range(const char *call, struct gr_cuda_exec *gx, const gr_plan *p, uint32_t from,
+                                   uint32_t to);
+
+#endif /* GR_CUDA_GRAPH_H */

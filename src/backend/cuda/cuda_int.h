@@ -1,0 +1,59 @@
+/*
+ * cuda_int.h - what the CUDA backend's files share: the per-GPU state and
+ * the GPU parts of streams, events and kernels. Private to the backend.
+ */
+#ifndef GR_CUDA_INT_H
+#define GR_CUDA_INT_H
+
+#include "cu_driver.h"
+#include "cuda.h"
+
+#include <pthread.h>
+
+/* One GPU (graphrt device i + 1 is gr__gpus[i]). */
+typedef struct gr_gpu {
+    CUdevice dev;
+    pthread_mutex_t lock;      /* guards the lazy fields below */
+    CUcontext _Atomic ctx;     /* the primary context, once retained */
+    gr_stream *_Atomic legacy; /* the legacy default stream's object */
+} gr_gpu;
+
+extern gr_gpu gr__gpus[GR_MAX_GPUS];
+
+struct gr_cuda_stream {
+    CUstream cu;
+    bool owned; /* created by graphrt (not CU_STREAM_LEGACY / _PER_THREAD) */
+};
+
+struct gr_cuda_event {
+    CUevent cu;
+};
+
+/* A kernel's image and, per device, its module and function once loaded. */
+struct gr_cuda_kernel {
+    const void *image;
+    char *entry;
+    pthread_mutex_t lock; /* guards loading */
+    CUmodule mod[GR_MAX_GPUS];
+    CUfunction _Atomic fn[GR_MAX_GPUS];
+};
+
+/* The device a GPU stream or event belongs to, entered: its context made
+ * current. Returns the CUresult. */
+static inline int gr__cuda_enter_stream(const gr_stream *s)
+{
+    return gr__cuda_enter(s->device);
+}
+
+/* k's function on GPU 'device', loading the module there on first use;
+ * grErrorInvalidDeviceFunction with a detail naming the kernel when it
+ * has no image. */
+grError_t gr__cuda_kernel_function(const char *call, grKernel_t k, int device, CUfunction *out);
+
+/* The primary context of GPU 'device', once gr__cuda_enter succeeded. */
+static inline CUcontext gr__cuda_context(int device)
+{
+    return gr_load_acquire(&gr__gpus[device - 1].ctx);
+}
+
+#endif /* GR_CUDA_INT_H */

@@ -1,0 +1,165 @@
+/*
+ * device.c - devices as graphrt numbers them (0: the CPU, 1..N: the GPUs
+ * in the driver's order), the calling thread's current device with
+ * GRAPHRT_DEVICE's choice for a thread's start, and what the device API
+ * asks of a GPU: properties, attributes, a device-wide wait.
+ */
+#include "cuda_int.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The current device + 1; 0 until the thread's first question. */
+static _Thread_local int tls_device_plus1;
+
+static pthread_once_t env_once = PTHREAD_ONCE_INIT;
+static int env_device;
+
+/* GRAPHRT_DEVICE: "cpu", "cuda:K" (the K-th GPU, from 0) or a graphrt
+ * device number. A value naming no device leaves the CPU, said once on
+ * stderr: a library cannot fail a thread's start, and silence would run
+ * the whole program on the wrong device unnoticed. */
+static void read_env(void)
+{
+    const char *v = getenv("GRAPHRT_DEVICE");
+    char *end = NULL;
+    long d = -1;
+    if (!v || !*v || strcmp(v, "cpu") == 0)
+        return;
+    if (strncmp(v, "cuda:", 5) == 0) {
+        long k = strtol(v + 5, &end, 10);
+        if (end != v + 5 && *end == '\0' && k >= 0)
+            d = k + 1;
+    } else {
+        long k = strtol(v, &end, 10);
+        if (end != v && *end == '\0' && k >= 0)
+            d = k;
+    }
+    if (d >= 0 && d <= gr__gpu_count()) {
+        env_device = (int)d;
+        return;
+    }
+    const char *why = gr__gpu_absence();
+    if (why)
+        fprintf(stderr,
+                "graphrt: GRAPHRT_DEVICE=%s names no device (the CPU, device 0, is the only one: %s); "
+                "using the CPU\n",
+                v, why);
+    else
+        fprintf(stderr,
+                "graphrt: GRAPHRT_DEVICE=%s names no device (devices: 0 = the CPU, 1..%d = the GPUs); "
+                "using the CPU\n",
+                v, gr__gpu_count());
+}
+
+int gr__device_current(void)
+{
+    int d = tls_device_plus1;
+    if (GR_LIKELY(d))
+        return d - 1;
+    pthread_once(&env_once, read_env);
+    tls_device_plus1 = env_device + 1;
+    return env_device;
+}
+
+void gr__device_select(int device)
+{
+    tls_device_plus1 = device + 1;
+}
+
+bool gr__device_exists(int device)
+{
+    return device == 0 || (device > 0 && device <= gr__gpu_count());
+}
+
+grError_t gr__cpu_only_device(const char *call, int device, const char *what)
+{
+    if (device == 0)
+        return grSuccess;
+    if (gr__device_exists(device))
+        return gr__fail(grErrorNotSupported,
+                        "%s: device %d is a GPU, and %s are the CPU's (device 0) for now (docs/devices.md)",
+                        call, device, what);
+    return gr__fail(grErrorInvalidDevice,
+                    "%s: device %d does not exist; the devices are 0 (the CPU) and 1..%d", call, device,
+                    gr__gpu_count());
+}
+
+static int attr_of(int device, CUdevice_attribute a)
+{
+    int v = 0;
+    if (gr_cu.cuDeviceGetAttribute(&v, a, gr__gpus[device - 1].dev) != CUDA_SUCCESS)
+        return 0;
+    return v;
+}
+
+grError_t gr__cuda_properties(const char *call, int device, grDeviceProp *prop)
+{
+    CUdevice dev = gr__gpus[device - 1].dev;
+    CUresult r;
+    memset(prop, 0, sizeof *prop);
+    if ((r = gr_cu.cuDeviceGetName(prop->name, (int)sizeof prop->name, dev)) != CUDA_SUCCESS)
+        return gr__cu_fail(call, device, "cuDeviceGetName", r);
+    if ((r = gr_cu.cuDeviceTotalMem(&prop->totalGlobalMem, dev)) != CUDA_SUCCESS)
+        return gr__cu_fail(call, device, "cuDeviceTotalMem", r);
+    prop->multiProcessorCount = attr_of(device, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+    prop->major = attr_of(device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+    prop->minor = attr_of(device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+    prop->warpSize = attr_of(device, CU_DEVICE_ATTRIBUTE_WARP_SIZE);
+    prop->maxThreadsPerBlock = attr_of(device, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+    prop->maxThreadsDim[0] = attr_of(device, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X);
+    prop->maxThreadsDim[1] = attr_of(device, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y);
+    prop->maxThreadsDim[2] = attr_of(device, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z);
+    prop->maxGridSize[0] = attr_of(device, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X);
+    prop->maxGridSize[1] = attr_of(device, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y);
+    prop->maxGridSize[2] = attr_of(device, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z);
+    prop->sharedMemPerBlock = (size_t)attr_of(device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
+    prop->clockRate = attr_of(device, CU_DEVICE_ATTRIBUTE_CLOCK_RATE);
+    prop->l2CacheSize = attr_of(device, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
+    prop->maxThreadsPerMultiProcessor = attr_of(device, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
+    prop->concurrentKernels = attr_of(device, CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS);
+    prop->unifiedAddressing = attr_of(device, CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING);
+    prop->memoryPoolsSupported = attr_of(device, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED);
+    prop->isCpu = 0;
+    return grSuccess;
+}
+
+grError_t gr__cuda_attribute(const char *call, int device, grDeviceAttr attr, int *value)
+{
+    static const struct {
+        grDeviceAttr gr;
+        CUdevice_attribute cu;
+    } map[] = {
+        {grDevAttrMaxThreadsPerBlock, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK},
+        {grDevAttrMaxBlockDimX, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X},
+        {grDevAttrMaxBlockDimY, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y},
+        {grDevAttrMaxBlockDimZ, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z},
+        {grDevAttrMaxGridDimX, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X},
+        {grDevAttrMaxGridDimY, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y},
+        {grDevAttrMaxGridDimZ, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z},
+        {grDevAttrMaxSharedMemoryPerBlock, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK},
+        {grDevAttrWarpSize, CU_DEVICE_ATTRIBUTE_WARP_SIZE},
+        {grDevAttrMultiProcessorCount, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT},
+        {grDevAttrConcurrentKernels, CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS},
+        {grDevAttrMemoryPoolsSupported, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED},
+        {grDevAttrComputeCapabilityMajor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR},
+        {grDevAttrComputeCapabilityMinor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR},
+        {grDevAttrMaxThreadsPerMultiProcessor, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR},
+    };
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (map[i].gr == attr) {
+            CUresult r = gr_cu.cuDeviceGetAttribute(value, map[i].cu, gr__gpus[device - 1].dev);
+            return r ? gr__cu_fail(call, device, "cuDeviceGetAttribute", r) : grSuccess;
+        }
+    return gr__fail(grErrorInvalidValue, "%s: attribute %d is not a grDeviceAttr", call, (int)attr);
+}
+
+grError_t gr__cuda_device_sync(const char *call, int device)
+{
+    CUresult r = gr__cuda_enter(device);
+    if (r == CUDA_SUCCESS)
+        r = gr_cu.cuCtxSynchronize();
+    return r ? gr__cu_fail(call, device, "cuCtxSynchronize", r) : grSuccess;
+}

@@ -1,0 +1,137 @@
+/*
+ * memory.c - GPU memory: device allocations (cuMemAlloc), pinned host
+ * memory (cuMemHostAlloc), copies and memsets on a GPU stream
+ * (cuMemcpyAsync, cuMemsetD8Async: with unified addressing one call
+ * serves every direction), stream-ordered allocation from the device's
+ * default pool (cuMemAllocAsync, cuMemFreeAsync), and the driver's answer
+ * to "whose memory is this pointer". The memory layer tracks what these
+ * return, as it tracks the CPU's.
+ */
+#include "cuda_int.h"
+
+static CUdeviceptr dptr(const void *p)
+{
+    return (CUdeviceptr)(uintptr_t)p;
+}
+
+grError_t gr__cuda_malloc(const char *call, int device, size_t size, void **out)
+{
+    CUdeviceptr d = 0;
+    CUresult r = gr__cuda_enter(device);
+    if (r == CUDA_SUCCESS)
+        r = gr_cu.cuMemAlloc(&d, size);
+    if (r != CUDA_SUCCESS)
+        return gr__cu_fail(call, device, "cuMemAlloc", r);
+    *out = (void *)(uintptr_t)d;
+    return grSuccess;
+}
+
+grError_t gr__cuda_free(const char *call, int device, void *p)
+{
+    /* cudaFree waits for the device's work; cuMemFree need not. */
+    CUresult r = gr__cuda_enter(device);
+    if (r == CUDA_SUCCESS)
+        r = gr_cu.cuCtxSynchronize();
+    if (r == CUDA_SUCCESS)
+        r = gr_cu.cuMemFree(dptr(p));
+    return r ? gr__cu_fail(call, device, "cuMemFree", r) : grSuccess;
+}
+
+grError_t gr__cuda_malloc_host(const char *call, size_t size, void **out)
+{
+    /* Pinned memory belongs to a context; the first GPU's primary context
+     * holds it, portable to every GPU. */
+    CUresult r = gr__cuda_enter(1);
+    if (r == CUDA_SUCCESS)
+        r = gr_cu.cuMemHostAlloc(out, size, CU_MEMHOSTALLOC_PORTABLE);
+    return r ? gr__cu_fail(call, 1, "cuMemHostAlloc", r) : grSuccess;
+}
+
+grError_t gr__cuda_free_host(const char *call, void *p)
+{
+    /* Any GPU may still be copying from or to it: as cudaFreeHost, wait
+     * for every device in use first. */
+    for (int d = 1; d <= gr__gpu_count(); d++) {
+        if (!gr_load_acquire(&gr__gpus[d - 1].ctx))
+            continue;
+        CUresult r = gr__cuda_enter(d);
+        if (r == CUDA_SUCCESS)
+            r = gr_cu.cuCtxSynchronize();
+        if (r != CUDA_SUCCESS)
+            return gr__cu_fail(call, d, "cuCtxSynchronize", r);
+    }
+    CUresult r = gr__cuda_enter(1);
+    if (r == CUDA_SUCCESS)
+        r = gr_cu.cuMemFreeHost(p);
+    return r ? gr__cu_fail(call, 1, "cuMemFreeHost", r) : grSuccess;
+}
+
+int gr__cuda_pointer_device(const void *p)
+{
+    int type = 0, ordinal = -1;
+    if (!p || !gr__cuda_active())
+        return 0;
+    if (gr_cu.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, dptr(p)) != CUDA_SUCCESS ||
+        type != CU_MEMORYTYPE_DEVICE)
+        return 0;
+    if (gr_cu.cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, dptr(p)) != CUDA_SUCCESS ||
+        ordinal < 0 || ordinal >= gr__gpu_count())
+        return 0;
+    return ordinal + 1;
+}
+
+grError_t gr__cuda_memcpy(const char *call, gr_stream *s, void *dst, const void *src, size_t count)
+{
+    CUresult r = gr__cuda_enter_stream(s);
+    if (r == CUDA_SUCCESS)
+        r = gr_cu.cuMemcpyAsync(dptr(dst), dptr(src), count, s->gpu->cu);
+    return r ? gr__cu_fail(call, s->device, "cuMemcpyAsync", r) : grSuccess;
+}
+
+grError_t gr__cuda_memset(const char *call, gr_stream *s, void *dst, int value, size_t count)
+{
+    CUresult r = gr__cuda_enter_stream(s);
+    if (r == CUDA_SUCCESS)
+        r = gr_cu.cuMemsetD8Async(dptr(dst), (unsigned char)value, count, s->gpu->cu);
+    return r ? gr__cu_fail(call, s->device, "cuMemsetD8Async", r) : grSuccess;
+}
+
+grError_t gr__cuda_memcpy_now(int device, void *dst, const void *src, size_t count)
+{
+    CUresult r = gr__cuda_enter(device);
+    if (r == CUDA_SUCCESS)
+        r = gr_cu.cuMemcpyAsync(dptr(dst), dptr(src), count, GR_CU_STREAM_LEGACY);
+    if (r == CUDA_SUCCESS)
+        r = gr_cu.cuStreamSynchronize(GR_CU_STREAM_LEGACY);
+    return gr__cu_error(r);
+}
+
+grError_t gr__cuda_memset_now(int device, void *dst, int value, size_t count)
+{
+    CUresult r = gr__cuda_enter(device);
+    if (r == CUDA_SUCCESS)
+        r = gr_cu.cuMemsetD8Async(dptr(dst), (unsigned char)value, count, GR_CU_STREAM_LEGACY);
+    if (r == CUDA_SUCCESS)
+        r = gr_cu.cuStreamSynchronize(GR_CU_STREAM_LEGACY);
+    return gr__cu_error(r);
+}
+
+grError_t gr__cuda_malloc_async(const char *call, gr_stream *s, size_t size, void **out)
+{
+    CUdeviceptr d = 0;
+    CUresult r = gr__cuda_enter_stream(s);
+    if (r == CUDA_SUCCESS)
+        r = gr_cu.cuMemAllocAsync(&d, size, s->gpu->cu);
+    if (r != CUDA_SUCCESS)
+        return gr__cu_fail(call, s->device, "cuMemAllocAsync", r);
+    *out = (void *)(uintptr_t)d;
+    return grSuccess;
+}
+
+grError_t gr__cuda_free_async(const char *call, gr_stream *s, void *p)
+{
+    CUresult r = gr__cuda_enter_stream(s);
+    if (r == CUDA_SUCCESS)
+        r = gr_cu.cuMemFreeAsync(dptr(p), s->gpu->cu);
+    return r ? gr__cu_fail(call, s->device, "cuMemFreeAsync", r) : grSuccess;
+}

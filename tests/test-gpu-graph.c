@@ -1,0 +1,461 @@
+/*
+ * test-gpu-graph.c - graphs on a GPU: explicit and captured graphs
+ * lowered to CUDA graphs, launched, changed in place and updated, with
+ * the same results as on the CPU. Each test needs a GPU device and is
+ * skipped, saying why, where there is none (CI has none).
+ *
+ * The kernels exist twice: a CPU function per block (below) and the GPU
+ * entry of the same name in gpu-ptx.h (from gpu-kernels.cu).
+ */
+#include "test.h"
+#include "gpu-ptx.h"
+
+#include <stdbool.h>
+
+enum {
+    N = 1000,
+    BLOCK = 128
+};
+
+static void fill_cpu(const grKernelCtx *ctx, void **args)
+{
+    unsigned *p = *(unsigned **)args[0], v = *(unsigned *)args[1], n = *(unsigned *)args[2];
+    GR_FOR_THREADS(ctx, tx, ty, tz)
+    {
+        size_t i = GR_GLOBAL_X(ctx, tx);
+        if (i < n)
+            p[i] = v;
+    }
+}
+
+static void add_cpu(const grKernelCtx *ctx, void **args)
+{
+    unsigned *p = *(unsigned **)args[0], v = *(unsigned *)args[1], n = *(unsigned *)args[2];
+    GR_FOR_THREADS(ctx, tx, ty, tz)
+    {
+        size_t i = GR_GLOBAL_X(ctx, tx);
+        if (i < n)
+            p[i] += v;
+    }
+}
+
+/* The first GPU's device number; skips the test where there is none. */
+static int first_gpu(void)
+{
+    int n = 0;
+    CHECK_OK(grGetDeviceCount(&n));
+    if (n < 2)
+        GR_TEST_SKIP("no GPU device: grGetDeviceCount gives %d (the CPU only)", n);
+    return 1;
+}
+
+/* A kernel of the test image: fill or add, with the CPU function too. */
+static grKernel_t test_kernel(const char *name)
+{
+    grKernel_t k;
+    size_t sizes[] = {sizeof(unsigned *), sizeof(unsigned), sizeof(unsigned)};
+    bool fill = strcmp(name, "gr_test_fill") == 0;
+    CHECK_OK(grKernelCreate(&k, fill ? fill_cpu : add_cpu, name, 3, sizes));
+    CHECK_OK(grKernelSetImage(k, gr_test_ptx, name));
+    return k;
+}
+
+static grKernelNodeParams kparams(grKernel_t k, void **args)
+{
+    grKernelNodeParams p = {.func = k,
+                            .gridDim = GR_DIM3((N + BLOCK - 1) / BLOCK, 1, 1),
+                            .blockDim = GR_DIM3(BLOCK, 1, 1),
+                            .kernelParams = args};
+    return p;
+}
+
+static void check_all(const unsigned *h, unsigned want)
+{
+    for (unsigned i = 0; i < N; i++)
+        if (h[i] != want)
+            GR_TEST_FAIL_("element %u is %u, expected %u", i, h[i], want);
+}
+
+/* memset(d, 0) -> add(a) -> add(b) -> copy to host: the graph the tests
+ * share, on the current device. */
+typedef struct pipe {
+    grGraph_t g;
+    grGraphNode_t set, add1, add2, copy;
+    grKernel_t add;
+    unsigned *d, *h;
+    unsigned a, b, n;
+    bool shared_kernel;
+} pipe;
+
+/* Kernel names are unique among live kernels: a second pipe of a test
+ * takes the first one's kernel (and pipe_free leaves it to the first). */
+static void pipe_build_with(pipe *p, unsigned a, unsigned b, grKernel_t add)
+{
+    memset(p, 0, sizeof *p);
+    p->a = a;
+    p->b = b;
+    p->n = N;
+    p->add = add;
+    p->shared_kernel = add != NULL;
+    if (!add)
+        p->add = test_kernel("gr_test_add");
+    CHECK_OK(grMalloc((void **)&p->d, N * sizeof(unsigned)));
+    CHECK_OK(grMallocHost((void **)&p->h, N * sizeof(unsigned)));
+    CHECK_OK(grGraphCreate(&p->g, 0));
+    grMemsetParams ms = {.dst = p->d, .value = 0, .elementSize = 4, .width = N, .height = 1};
+    CHECK_OK(grGraphAddMemsetNode(&p->set, p->g, NULL, 0, &ms));
+    void *a1[] = {&p->d, &p->a, &p->n}, *a2[] = {&p->d, &p->b, &p->n};
+    grKernelNodeParams k1 = kparams(p->add, a1), k2 = kparams(p->add, a2);
+    CHECK_OK(grGraphAddKernelNode(&p->add1, p->g, &p->set, 1, &k1));
+    CHECK_OK(grGraphAddKernelNode(&p->add2, p->g, &p->add1, 1, &k2));
+    CHECK_OK(grGraphAddMemcpyNode1D(&p->copy, p->g, &p->add2, 1, p->h, p->d, N * sizeof(unsigned),
+                                    grMemcpyDeviceToHost));
+}
+
+static void pipe_build(pipe *p, unsigned a, unsigned b)
+{
+    pipe_build_with(p, a, b, NULL);
+}
+
+static void pipe_free(pipe *p)
+{
+    CHECK_OK(grGraphDestroy(p->g));
+    CHECK_OK(grFree(p->d));
+    CHECK_OK(grFreeHost(p->h));
+    if (!p->shared_kernel)
+        CHECK_OK(grKernelDestroy(p->add));
+}
+
+GR_TEST(gpu_graph_runs_an_explicit_graph_on_the_gpu)
+{
+    CHECK_OK(grSetDevice(first_gpu()));
+    pipe p;
+    pipe_build(&p, 2, 3);
+    grGraphExec_t e;
+    grStream_t s;
+    CHECK_OK(grGraphInstantiate(&e, p.g, 0));
+    CHECK_OK(grStreamCreate(&s));
+    for (int i = 0; i < 5; i++) {
+        memset(p.h, 0xff, N * sizeof(unsigned));
+        CHECK_OK(grGraphLaunch(e, s));
+        CHECK_OK(grStreamSynchronize(s));
+        check_all(p.h, 5); /* the memset starts each launch from 0 */
+    }
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grStreamDestroy(s));
+    pipe_free(&p);
+}
+
+GR_TEST(gpu_graph_gives_the_cpu_result_for_the_same_graph)
+{
+    int gpu = first_gpu();
+    unsigned got[2];
+    for (int dev = 0; dev < 2; dev++) {
+        CHECK_OK(grSetDevice(dev == 0 ? 0 : gpu));
+        pipe p;
+        pipe_build(&p, 7, 11);
+        grGraphExec_t e;
+        CHECK_OK(grGraphInstantiate(&e, p.g, 0));
+        CHECK_OK(grGraphLaunch(e, NULL));
+        CHECK_OK(grStreamSynchronize(NULL));
+        check_all(p.h, 18);
+        got[dev] = p.h[N - 1];
+        CHECK_OK(grGraphExecDestroy(e));
+        pipe_free(&p);
+    }
+    CHECK_EQ(got[0], got[1]);
+}
+
+GR_TEST(gpu_graph_exec_set_params_changes_the_next_launch)
+{
+    CHECK_OK(grSetDevice(first_gpu()));
+    pipe p;
+    pipe_build(&p, 1, 1);
+    grGraphExec_t e;
+    grStream_t s;
+    CHECK_OK(grGraphInstantiate(&e, p.g, 0));
+    CHECK_OK(grStreamCreate(&s));
+    CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    check_all(p.h, 2);
+    unsigned v = 40;
+    void *args[] = {&p.d, &v, &p.n};
+    grKernelNodeParams kp = kparams(p.add, args);
+    CHECK_OK(grGraphExecKernelNodeSetParams(e, p.add2, &kp));
+    v = 1000; /* values were copied by the call */
+    CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    check_all(p.h, 41);
+    /* A disabled node does nothing; enabled again, it runs. */
+    CHECK_OK(grGraphNodeSetEnabled(e, p.add1, 0));
+    CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    check_all(p.h, 40);
+    CHECK_OK(grGraphNodeSetEnabled(e, p.add1, 1));
+    grMemsetParams ms = {.dst = p.d, .value = 5, .elementSize = 4, .width = N, .height = 1};
+    CHECK_OK(grGraphExecMemsetNodeSetParams(e, p.set, &ms));
+    CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    check_all(p.h, 46);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grStreamDestroy(s));
+    pipe_free(&p);
+}
+
+GR_TEST(gpu_graph_exec_update_applies_a_graph_of_the_same_topology)
+{
+    CHECK_OK(grSetDevice(first_gpu()));
+    pipe p, q;
+    pipe_build(&p, 1, 2);
+    pipe_build_with(&q, 10, 20, p.add);
+    grGraphExec_t e;
+    CHECK_OK(grGraphInstantiate(&e, p.g, 0));
+    CHECK_OK(grGraphLaunch(e, NULL));
+    CHECK_OK(grStreamSynchronize(NULL));
+    check_all(p.h, 3);
+    grGraphExecUpdateResultInfo info;
+    CHECK_OK(grGraphExecUpdate(e, q.g, &info));
+    CHECK_EQ(info.result, grGraphExecUpdateSuccess);
+    CHECK_OK(grGraphLaunch(e, NULL));
+    CHECK_OK(grStreamSynchronize(NULL));
+    check_all(q.h, 30); /* q's buffers and values */
+    CHECK_OK(grGraphExecDestroy(e));
+    pipe_free(&q);
+    pipe_free(&p);
+}
+
+GR_TEST(gpu_graph_update_refuses_a_kernel_without_an_image_and_changes_nothing)
+{
+    CHECK_OK(grSetDevice(first_gpu()));
+    pipe p, q;
+    pipe_build(&p, 1, 2);
+    pipe_build_with(&q, 10, 20, p.add);
+    grKernel_t bare;
+    size_t sizes[] = {sizeof(unsigned *), sizeof(unsigned), sizeof(unsigned)};
+    CHECK_OK(grKernelCreate(&bare, add_cpu, "bare_add", 3, sizes));
+    void *args[] = {&q.d, &q.b, &q.n};
+    grKernelNodeParams kp = kparams(bare, args);
+    CHECK_OK(grGraphKernelNodeSetParams(q.add2, &kp));
+    grGraphExec_t e;
+    CHECK_OK(grGraphInstantiate(&e, p.g, 0));
+    grGraphExecUpdateResultInfo info;
+    CHECK_GR(grErrorInvalidDeviceFunction, grGraphExecUpdate(e, q.g, &info));
+    CHECK_DETAIL_HAS("bare_add");
+    CHECK_OK(grGraphLaunch(e, NULL));
+    CHECK_OK(grStreamSynchronize(NULL));
+    check_all(p.h, 3);
+    CHECK_OK(grGraphExecDestroy(e));
+    pipe_free(&q);
+    pipe_free(&p);
+    CHECK_OK(grKernelDestroy(bare));
+}
+
+GR_TEST(gpu_graph_kernel_without_image_is_refused_at_instantiate)
+{
+    CHECK_OK(grSetDevice(first_gpu()));
+    grKernel_t k;
+    size_t sizes[] = {sizeof(unsigned *), sizeof(unsigned), sizeof(unsigned)};
+    CHECK_OK(grKernelCreate(&k, add_cpu, "cpu_only_add", 3, sizes));
+    unsigned *d, v = 1, n = N;
+    CHECK_OK(grMalloc((void **)&d, N * sizeof(unsigned)));
+    void *args[] = {&d, &v, &n};
+    grKernelNodeParams kp = kparams(k, args);
+    grGraph_t g;
+    grGraphNode_t node;
+    grGraphExec_t e = NULL;
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddKernelNode(&node, g, NULL, 0, &kp));
+    CHECK_GR(grErrorInvalidDeviceFunction, grGraphInstantiate(&e, g, 0));
+    CHECK_DETAIL_HAS("cpu_only_add");
+    CHECK_DETAIL_HAS("grKernelSetImage");
+    CHECK(e == NULL);
+    /* With an image attached, the same graph instantiates. */
+    CHECK_OK(grKernelSetImage(k, gr_test_ptx, "gr_test_add"));
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grFree(d));
+    CHECK_OK(grKernelDestroy(k));
+}
+
+GR_TEST(gpu_graph_launch_on_a_stream_of_another_device_is_refused)
+{
+    int gpu = first_gpu();
+    CHECK_OK(grSetDevice(gpu));
+    pipe p;
+    pipe_build(&p, 1, 1);
+    grGraphExec_t e;
+    CHECK_OK(grGraphInstantiate(&e, p.g, 0));
+    CHECK_OK(grSetDevice(0));
+    grStream_t cpu;
+    CHECK_OK(grStreamCreate(&cpu));
+    CHECK_GR(grErrorInvalidValue, grGraphLaunch(e, cpu));
+    CHECK_DETAIL_HAS("instantiated for device 1");
+    CHECK_OK(grStreamDestroy(cpu));
+    CHECK_OK(grSetDevice(gpu));
+    CHECK_OK(grGraphExecDestroy(e));
+    pipe_free(&p);
+}
+
+static void bump(void *user)
+{
+    (*(int *)user)++;
+}
+
+GR_TEST(gpu_graph_runs_host_child_graph_and_event_nodes)
+{
+    CHECK_OK(grSetDevice(first_gpu()));
+    pipe p;
+    pipe_build(&p, 3, 4);
+    /* A parent: host node -> child (the pipe) -> event record. */
+    grGraph_t parent;
+    grGraphNode_t host, child, rec;
+    int count = 0;
+    grEvent_t ev;
+    CHECK_OK(grEventCreate(&ev));
+    CHECK_OK(grGraphCreate(&parent, 0));
+    grHostNodeParams hp = {.fn = bump, .userData = &count};
+    CHECK_OK(grGraphAddHostNode(&host, parent, NULL, 0, &hp));
+    CHECK_OK(grGraphAddChildGraphNode(&child, parent, &host, 1, p.g));
+    CHECK_OK(grGraphAddEventRecordNode(&rec, parent, &child, 1, ev));
+    grGraphExec_t e;
+    grStream_t s;
+    CHECK_OK(grGraphInstantiate(&e, parent, 0));
+    CHECK_OK(grStreamCreate(&s));
+    for (int i = 0; i < 3; i++)
+        CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grEventSynchronize(ev));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_EQ(count, 3);
+    check_all(p.h, 7);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(parent));
+    CHECK_OK(grEventDestroy(ev));
+    CHECK_OK(grStreamDestroy(s));
+    pipe_free(&p);
+}
+
+GR_TEST(gpu_graph_event_of_the_cpu_device_is_refused_at_instantiate)
+{
+    int gpu = first_gpu();
+    grEvent_t ev;
+    CHECK_OK(grSetDevice(0));
+    CHECK_OK(grEventCreate(&ev));
+    CHECK_OK(grSetDevice(gpu));
+    grGraph_t g;
+    grGraphNode_t rec;
+    grGraphExec_t e = NULL;
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddEventRecordNode(&rec, g, NULL, 0, ev));
+    CHECK_GR(grErrorInvalidValue, grGraphInstantiate(&e, g, 0));
+    CHECK_DETAIL_HAS("created on device 0");
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grEventDestroy(ev));
+}
+
+GR_TEST(gpu_graph_captured_pipeline_replays_with_updates)
+{
+    CHECK_OK(grSetDevice(first_gpu()));
+    grKernel_t fill = test_kernel("gr_test_fill"), add = test_kernel("gr_test_add");
+    unsigned *d, *h, n = N, v0 = 5, v1 = 6;
+    CHECK_OK(grMalloc((void **)&d, N * sizeof(unsigned)));
+    CHECK_OK(grMallocHost((void **)&h, N * sizeof(unsigned)));
+    grStream_t s;
+    CHECK_OK(grStreamCreate(&s));
+    void *fa[] = {&d, &v0, &n}, *aa[] = {&d, &v1, &n};
+    grDim3 grid = GR_DIM3((N + BLOCK - 1) / BLOCK, 1, 1), block = GR_DIM3(BLOCK, 1, 1);
+    grGraph_t g;
+    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+    CHECK_OK(grLaunchKernel(fill, grid, block, fa, 0, s));
+    CHECK_OK(grLaunchKernel(add, grid, block, aa, 0, s));
+    CHECK_OK(grMemcpyAsync(h, d, N * sizeof(unsigned), grMemcpyDeviceToHost, s));
+    CHECK_OK(grStreamEndCapture(s, &g));
+    size_t nn = 0;
+    CHECK_OK(grGraphGetNodes(g, NULL, &nn));
+    CHECK_EQ(nn, 3);
+    grGraphExec_t e;
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    check_all(h, 11);
+    /* The same capture with other values updates the executable. */
+    v0 = 100;
+    v1 = 1;
+    grGraph_t g2;
+    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+    CHECK_OK(grLaunchKernel(fill, grid, block, fa, 0, s));
+    CHECK_OK(grLaunchKernel(add, grid, block, aa, 0, s));
+    CHECK_OK(grMemcpyAsync(h, d, N * sizeof(unsigned), grMemcpyDeviceToHost, s));
+    CHECK_OK(grStreamEndCapture(s, &g2));
+    grGraphExecUpdateResultInfo info;
+    CHECK_OK(grGraphExecUpdate(e, g2, &info));
+    for (int i = 0; i < 10; i++)
+        CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    check_all(h, 101);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grGraphDestroy(g2));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grFree(d));
+    CHECK_OK(grFreeHost(h));
+    CHECK_OK(grKernelDestroy(fill));
+    CHECK_OK(grKernelDestroy(add));
+}
+
+GR_TEST(gpu_graph_memory_nodes_are_refused_with_a_detail)
+{
+    CHECK_OK(grSetDevice(first_gpu()));
+    grGraph_t g;
+    grGraphNode_t a;
+    grGraphExec_t e = NULL;
+    CHECK_OK(grGraphCreate(&g, 0));
+    grMemAllocNodeParams ap;
+    memset(&ap, 0, sizeof ap);
+    ap.poolProps.allocType = grMemAllocationTypePinned;
+    ap.poolProps.location.type = grMemLocationTypeDevice;
+    ap.poolProps.location.id = 0;
+    ap.bytesize = 4096;
+    CHECK_OK(grGraphAddMemAllocNode(&a, g, NULL, 0, &ap));
+    CHECK_GR(grErrorNotSupported, grGraphInstantiate(&e, g, 0));
+    CHECK_DETAIL_HAS("graph memory nodes");
+    CHECK_OK(grGraphDestroy(g));
+}
+
+GR_TEST(gpu_graph_cpu_executable_refuses_gpu_memory_it_cannot_reach)
+{
+    int gpu = first_gpu();
+    CHECK_OK(grSetDevice(gpu));
+    unsigned *d, v = 1, n = N;
+    CHECK_OK(grMalloc((void **)&d, N * sizeof(unsigned)));
+    CHECK_OK(grSetDevice(0));
+    grKernel_t add = test_kernel("gr_test_add");
+    grGraph_t g;
+    grGraphNode_t set, kern;
+    grGraphExec_t e = NULL;
+    /* A memset of GPU memory in a CPU executable would have a CPU thread
+     * write to a GPU address. */
+    CHECK_OK(grGraphCreate(&g, 0));
+    grMemsetParams ms = {.dst = d, .value = 0, .elementSize = 4, .width = N, .height = 1};
+    CHECK_OK(grGraphAddMemsetNode(&set, g, NULL, 0, &ms));
+    CHECK_GR(grErrorInvalidValue, grGraphInstantiate(&e, g, 0));
+    CHECK_DETAIL_HAS("memory of device 1");
+    CHECK(e == NULL);
+    CHECK_OK(grGraphDestroy(g));
+    /* So would a CPU kernel given a GPU pointer. */
+    CHECK_OK(grGraphCreate(&g, 0));
+    void *args[] = {&d, &v, &n};
+    grKernelNodeParams kp = kparams(add, args);
+    CHECK_OK(grGraphAddKernelNode(&kern, g, NULL, 0, &kp));
+    CHECK_GR(grErrorInvalidValue, grGraphInstantiate(&e, g, 0));
+    CHECK_DETAIL_HAS("argument 0");
+    /* Instantiated for the GPU, the same graph runs. */
+    CHECK_OK(grSetDevice(gpu));
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    CHECK_OK(grGraphLaunch(e, NULL));
+    CHECK_OK(grStreamSynchronize(NULL));
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grFree(d));
+    CHECK_OK(grKernelDestroy(add));
+}
