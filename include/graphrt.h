@@ -1447,7 +1447,12 @@ typedef struct grGraphCaptureCause {
  * the edge from the first branch's last node to 'join' is redundant).
  * Each branch lists its nodes in order: for a captured graph, the nodes
  * its stream captured; otherwise the chain of single-edge nodes ending at
- * the join's dependency. */
+ * the join's dependency. In a captured graph a redundant edge into a join
+ * is a serialised fork-join when the path that implies it crosses from
+ * one stream to another; a graph built by hand does not say which
+ * branches were meant to run side by side, so there a redundant edge
+ * p -> join is one when p reaches some but not all of the join's other
+ * dependencies (one that reaches all is where they start: a shortcut). */
 typedef struct grGraphSerialisedJoin {
     grGraphNode_t join;
     grGraphNode_t *firstBranch; /* numFirstBranch nodes, the last one a dependency of join */
@@ -1496,9 +1501,10 @@ typedef struct grGraphAnalysis {
      * order. */
     grGraphNode_t *detachedNodes;
     size_t numDetachedNodes;
-    /* Serialised fork-joins, joins in creation order: the first
-     * GR_GRAPH_ANALYSIS_MAX_JOINS found (a full array may mean more; each
-     * shows among the redundant edges too). */
+    /* Serialised fork-joins, joins in creation order: at most
+     * GR_GRAPH_ANALYSIS_MAX_JOINS, found by at most 16 times as many
+     * searches of the graph (each shows among the redundant edges too,
+     * which are all listed). */
     grGraphSerialisedJoin *serialisedJoins;
     size_t numSerialisedJoins;
     int fromCapture; /* nonzero: some nodes were captured and carry where they came from */
@@ -1511,8 +1517,8 @@ typedef struct grGraphAnalysis {
 
 /* Analyses 'graph' into *report (overwritten: it owns nothing before the
  * call; release it with grGraphAnalysisDestroy). Runs in O(V * E / 64)
- * word operations for the redundant edges, within 64 MiB of scratch
- * memory, and O(V + E) for the rest; the graph is not changed. Errors:
+ * word operations for the redundant edges, within 64 MiB of reachability
+ * sets, and O(V + E) for the rest; the graph is not changed. Errors:
  * grErrorInvalidValue (graph NULL or not live, report NULL, flags not 0;
  * *report untouched), grErrorMemoryAllocation (*report zeroed). Thread
  * safety: not with other calls on the same graph. graphrt's own. */

@@ -53,7 +53,8 @@ GR_TEST(analyze_diamond_reports_levels_widths_and_critical_path)
     CHECK_EQ(r.levelWidths[2], 1);
     CHECK_EQ(r.maxWidth, 2);
     CHECK(fabs(r.averageWidth - 4.0 / 3.0) < 1e-12);
-    /* Both paths are as long: the first dependency in edge order wins. */
+    /* Both paths are as long: the one through the dependency first in the
+     * topological order (b, created before c) wins. */
     CHECK_EQ(r.numCriticalPath, 3);
     CHECK_PTR_EQ(r.criticalPath[0], n[0]);
     CHECK_PTR_EQ(r.criticalPath[1], n[1]);
@@ -102,20 +103,46 @@ GR_TEST(analyze_finds_a_redundant_edge_and_its_join)
     CHECK_PTR_EQ(r.redundantEdges[0].to, c);
     CHECK_EQ(r.depth, 3);
     CHECK_EQ(r.maxWidth, 1);
-    /* Built by hand, the graph cannot say whether a and b were meant to
-     * run side by side: the join is reported with the path as the link. */
-    CHECK_EQ(r.numSerialisedJoins, 1);
-    const grGraphSerialisedJoin *j = &r.serialisedJoins[0];
-    CHECK_PTR_EQ(j->join, c);
-    CHECK_EQ(j->numFirstBranch, 1);
-    CHECK_PTR_EQ(j->firstBranch[0], a);
-    CHECK_EQ(j->numSecondBranch, 1);
-    CHECK_PTR_EQ(j->secondBranch[0], b);
-    CHECK_PTR_EQ(j->link.from, a);
-    CHECK_PTR_EQ(j->link.to, b);
-    CHECK(!j->hasCause);
-    CHECK(j->firstStream == NULL && j->secondStream == NULL);
+    /* a reaches every other dependency of c: a shortcut, not two
+     * branches chained. */
+    CHECK_EQ(r.numSerialisedJoins, 0);
     CHECK_EQ(r.numDetachedNodes, 0);
+    CHECK_OK(grGraphAnalysisDestroy(&r));
+    CHECK_OK(grGraphDestroy(g));
+}
+
+GR_TEST(analyze_finds_a_hand_built_join_of_chained_branches)
+{
+    /* f forks to b and c, j joins f, b and c; but c was made to depend on
+     * b instead of f. */
+    grGraph_t g;
+    grGraphNode_t f, b, c, j, deps[3];
+    grGraphAnalysis r;
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddEmptyNode(&f, g, NULL, 0));
+    CHECK_OK(grGraphAddEmptyNode(&b, g, &f, 1));
+    CHECK_OK(grGraphAddEmptyNode(&c, g, &b, 1));
+    deps[0] = f;
+    deps[1] = b;
+    deps[2] = c;
+    CHECK_OK(grGraphAddEmptyNode(&j, g, deps, 3));
+    CHECK_OK(grGraphAnalyze(g, &r, 0));
+    CHECK_EQ(r.numRedundantEdges, 2); /* f -> j, b -> j */
+    CHECK_PTR_EQ(r.redundantEdges[0].from, f);
+    CHECK_PTR_EQ(r.redundantEdges[1].from, b);
+    /* f reaches both other dependencies (it is where they start); b
+     * reaches c but not f: b's branch and c's are chained. */
+    CHECK_EQ(r.numSerialisedJoins, 1);
+    const grGraphSerialisedJoin *sj = &r.serialisedJoins[0];
+    CHECK_PTR_EQ(sj->join, j);
+    CHECK_EQ(sj->numFirstBranch, 1);
+    CHECK_PTR_EQ(sj->firstBranch[0], b);
+    CHECK_EQ(sj->numSecondBranch, 1);
+    CHECK_PTR_EQ(sj->secondBranch[0], c);
+    CHECK_PTR_EQ(sj->link.from, b);
+    CHECK_PTR_EQ(sj->link.to, c);
+    CHECK(!sj->hasCause);
+    CHECK(sj->firstStream == NULL && sj->secondStream == NULL);
     CHECK_OK(grGraphAnalysisDestroy(&r));
     CHECK_OK(grGraphDestroy(g));
 }
@@ -305,6 +332,33 @@ static void check_serialised(const fj_capture *x, const grGraphAnalysis *r, grEv
     CHECK_EQ(r->numDetachedNodes, 0);
 }
 
+GR_TEST(analyze_single_stream_capture_is_a_chain_without_findings)
+{
+    grKernel_t k;
+    grStream_t s;
+    grGraph_t g;
+    grGraphAnalysis r;
+    const grDim3 one = GR_DIM3(1, 1, 1);
+    CHECK_OK(grKernelCreate(&k, nop_kernel, "chain_step", 0, NULL));
+    CHECK_OK(grStreamCreate(&s));
+    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+    for (int i = 0; i < 5; i++)
+        CHECK_OK(grLaunchKernel(k, one, one, NULL, 0, s));
+    CHECK_OK(grStreamEndCapture(s, &g));
+    CHECK_OK(grGraphAnalyze(g, &r, 0));
+    CHECK(r.fromCapture);
+    CHECK_EQ(r.numNodes, 5);
+    CHECK_EQ(r.depth, 5);
+    CHECK_EQ(r.maxWidth, 1);
+    CHECK_EQ(r.numCriticalPath, 5);
+    CHECK_EQ(r.numRedundantStreamEdges, 0);
+    no_findings(&r);
+    CHECK_OK(grGraphAnalysisDestroy(&r));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grKernelDestroy(k));
+}
+
 GR_TEST(analyze_capture_waiting_on_the_other_branch_end_is_serialised)
 {
     fj_capture x;
@@ -327,25 +381,46 @@ GR_TEST(analyze_capture_reusing_the_fork_event_is_serialised)
     fj_capture_free(&x);
 }
 
+/* A clone keeps no provenance (nor would a graph read back from a file):
+ * it is analysed as built by hand, and still tells the two apart. */
 GR_TEST(analyze_clone_of_a_capture_keeps_shape_but_not_provenance)
 {
-    fj_capture x;
-    grGraph_t clone;
-    grGraphAnalysis r;
-    fj_capture_make(&x, FJ_WAIT_ON_B_END);
-    CHECK_OK(grGraphClone(&clone, x.graph));
-    CHECK_OK(grGraphAnalyze(clone, &r, 0));
-    CHECK(!r.fromCapture);
-    CHECK_EQ(r.depth, 6);
-    /* Without streams, both edges into the join that other paths imply
-     * are findings: fork -> join and b2 -> join. */
-    CHECK_EQ(r.numRedundantStreamEdges, 0);
-    CHECK_EQ(r.numRedundantEdges, 2);
-    CHECK_EQ(r.numSerialisedJoins, 2);
-    CHECK(!r.serialisedJoins[0].hasCause && !r.serialisedJoins[1].hasCause);
-    CHECK_OK(grGraphAnalysisDestroy(&r));
-    CHECK_OK(grGraphDestroy(clone));
-    fj_capture_free(&x);
+    for (int serialised = 0; serialised < 2; serialised++) {
+        fj_capture x;
+        grGraph_t clone;
+        grGraphNode_t n[6];
+        size_t count = 6;
+        grGraphAnalysis r;
+        fj_capture_make(&x, serialised ? FJ_WAIT_ON_B_END : FJ_CORRECT);
+        CHECK_OK(grGraphClone(&clone, x.graph));
+        CHECK_OK(grGraphGetNodes(clone, n, &count));
+        CHECK_OK(grGraphAnalyze(clone, &r, 0));
+        CHECK(!r.fromCapture);
+        CHECK_EQ(r.numRedundantStreamEdges, 0);
+        /* fork -> join is now a finding (nothing says it follows stream
+         * A's order), but fork reaches every other dependency of the
+         * join: no serialised join of its own. */
+        CHECK_EQ(r.numRedundantEdges, serialised ? 2 : 1);
+        CHECK_PTR_EQ(r.redundantEdges[0].from, n[0]);
+        CHECK_PTR_EQ(r.redundantEdges[0].to, n[5]);
+        CHECK_EQ(r.numSerialisedJoins, serialised ? 1 : 0);
+        if (serialised) {
+            const grGraphSerialisedJoin *j = &r.serialisedJoins[0];
+            CHECK_PTR_EQ(j->join, n[5]);
+            CHECK_EQ(j->numFirstBranch, 2);
+            CHECK_PTR_EQ(j->firstBranch[0], n[1]);
+            CHECK_PTR_EQ(j->firstBranch[1], n[2]);
+            CHECK_EQ(j->numSecondBranch, 2);
+            CHECK_PTR_EQ(j->secondBranch[0], n[3]);
+            CHECK_PTR_EQ(j->secondBranch[1], n[4]);
+            CHECK_PTR_EQ(j->link.from, n[2]);
+            CHECK_PTR_EQ(j->link.to, n[3]);
+            CHECK(!j->hasCause);
+        }
+        CHECK_OK(grGraphAnalysisDestroy(&r));
+        CHECK_OK(grGraphDestroy(clone));
+        fj_capture_free(&x);
+    }
 }
 
 /* ------------------------------------------------------------ printing */
@@ -437,7 +512,12 @@ GR_TEST(analyze_finds_every_redundant_edge_of_a_long_chain)
     CHECK_PTR_EQ(r.redundantEdges[1].to, n[N - 1]);
     CHECK_PTR_EQ(r.redundantEdges[2].from, n[1]);
     CHECK_PTR_EQ(r.redundantEdges[2].to, n[3]);
-    CHECK_EQ(r.numSerialisedJoins, GR_GRAPH_ANALYSIS_MAX_JOINS);
+    /* Only the last node joins a dependency (n[N-3]) that reaches some
+     * but not all of its others (n[N-2], not n[0]). */
+    CHECK_EQ(r.numSerialisedJoins, 1);
+    CHECK_PTR_EQ(r.serialisedJoins[0].join, n[N - 1]);
+    CHECK_PTR_EQ(r.serialisedJoins[0].link.from, n[N - 3]);
+    CHECK_PTR_EQ(r.serialisedJoins[0].link.to, n[N - 2]);
     CHECK_OK(grGraphAnalysisDestroy(&r));
     CHECK_OK(grGraphDestroy(g));
     free(n);
@@ -613,4 +693,79 @@ GR_TEST(graphrt_analyze_env_warns_at_instantiate_of_a_serialised_capture_only)
     CHECK_EQ(grPeekAtLastError(), grSuccess);
     fj_capture_free(&good);
     fj_capture_free(&bad);
+}
+
+/* ------------------------------------------- capture into a given graph */
+
+GR_TEST(analyze_capture_into_a_graph_ignores_what_a_failed_capture_took_back)
+{
+    const grDim3 one = GR_DIM3(1, 1, 1);
+    grKernel_t k;
+    grStream_t a, b, c;
+    grEvent_t fork, b_done, c_done;
+    grGraph_t g, out = NULL;
+    grGraphNode_t h;
+    grGraphAnalysis r;
+    unsigned long long id;
+    grStreamCaptureStatus st;
+    CHECK_OK(grKernelCreate(&k, nop_kernel, "into_step", 0, NULL));
+    CHECK_OK(grStreamCreate(&a));
+    CHECK_OK(grStreamCreate(&b));
+    CHECK_OK(grStreamCreate(&c));
+    CHECK_OK(grEventCreate(&fork));
+    CHECK_OK(grEventCreate(&b_done));
+    CHECK_OK(grEventCreate(&c_done));
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddEmptyNode(&h, g, NULL, 0));
+
+    /* A fork whose capture is invalidated: its nodes and edges are taken
+     * back, the notes of its wait name nodes no longer in the graph. */
+    CHECK_OK(grStreamBeginCaptureToGraph(a, g, &h, 1, grStreamCaptureModeGlobal));
+    CHECK_OK(grLaunchKernel(k, one, one, NULL, 0, a));
+    CHECK_OK(grEventRecord(fork, a));
+    CHECK_OK(grStreamWaitEvent(b, fork, 0));
+    CHECK_OK(grLaunchKernel(k, one, one, NULL, 0, b));
+    CHECK(grStreamSynchronize(a) != grSuccess); /* illegal while capturing: invalidates */
+    CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(a, &out));
+    CHECK_OK(grGraphAnalyze(g, &r, 0));
+    CHECK_EQ(r.numNodes, 1);
+    CHECK(!r.fromCapture);
+    no_findings(&r);
+    CHECK_OK(grGraphAnalysisDestroy(&r));
+
+    /* Then the serialised fork-join, captured after h. */
+    CHECK_OK(grStreamBeginCaptureToGraph(a, g, &h, 1, grStreamCaptureModeGlobal));
+    CHECK_OK(grStreamGetCaptureInfo(a, &st, &id, NULL, NULL, NULL));
+    CHECK_OK(grLaunchKernel(k, one, one, NULL, 0, a));
+    CHECK_OK(grEventRecord(fork, a));
+    CHECK_OK(grStreamWaitEvent(b, fork, 0));
+    CHECK_OK(grLaunchKernel(k, one, one, NULL, 0, b));
+    CHECK_OK(grEventRecord(b_done, b));
+    CHECK_OK(grStreamWaitEvent(c, b_done, 0));
+    CHECK_OK(grLaunchKernel(k, one, one, NULL, 0, c));
+    CHECK_OK(grEventRecord(c_done, c));
+    CHECK_OK(grStreamWaitEvent(a, b_done, 0));
+    CHECK_OK(grStreamWaitEvent(a, c_done, 0));
+    CHECK_OK(grLaunchKernel(k, one, one, NULL, 0, a));
+    CHECK_OK(grStreamEndCapture(a, &out));
+    CHECK_PTR_EQ(out, g);
+    CHECK_OK(grGraphAnalyze(g, &r, 0));
+    CHECK_EQ(r.numNodes, 5);
+    CHECK(r.fromCapture);
+    CHECK_EQ(r.numSerialisedJoins, 1);
+    CHECK(r.serialisedJoins[0].hasCause);
+    CHECK_EQ(r.serialisedJoins[0].cause.captureId, id);
+    CHECK_PTR_EQ(r.serialisedJoins[0].cause.event, b_done);
+    CHECK_PTR_EQ(r.serialisedJoins[0].firstStream, b);
+    CHECK_PTR_EQ(r.serialisedJoins[0].secondStream, c);
+    CHECK_OK(grGraphAnalysisDestroy(&r));
+
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grEventDestroy(fork));
+    CHECK_OK(grEventDestroy(b_done));
+    CHECK_OK(grEventDestroy(c_done));
+    CHECK_OK(grStreamDestroy(a));
+    CHECK_OK(grStreamDestroy(b));
+    CHECK_OK(grStreamDestroy(c));
+    CHECK_OK(grKernelDestroy(k));
 }

@@ -210,7 +210,7 @@ static grError_t begin(const char *call, grStream_t stream, grGraph_t graph, con
     c->origin = s;
     atomic_init(&c->status, grStreamCaptureStatusActive);
     c->members[0].s = s;
-    c->members[0].lane = gr__prov_lane_add(c->graph, c->id, s);
+    c->members[0].lane = gr__prov_lane_new(c->graph);
     c->nmembers = 1;
     c->nblocking = (s->flags & GR_STREAM_NONBLOCKING) ? 0u : 1u;
     gr__stream_retain(s);

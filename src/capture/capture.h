@@ -150,7 +150,8 @@ struct gr_capture {
     uint32_t nmembers, capmembers;
     uint32_t nblocking; /* members that sync with the legacy stream */
     gr_cap_event *events;
-    uint64_t calls; /* operations, records and waits captured so far */
+    uint64_t calls;    /* operations, records and waits captured so far */
+    bool origin_named; /* members[0]'s lane is named in the graph (at the first fork) */
     /* Registry of captures in progress, guarded by the registry lock. */
     gr_capture *reg_next, *reg_prev;
 };

@@ -357,7 +357,12 @@ static grError_t join(const char *call, gr_stream *s, grEvent_t e, gr_cap_event 
     }
     m->s = s;
     gr__stream_retain(s);
-    m->lane = gr__prov_lane_add(c->graph, c->id, s);
+    if (!c->origin_named) {
+        gr__prov_lane_name(c->graph, c->members[0].lane, c->id, c->members[0].s);
+        c->origin_named = true;
+    }
+    m->lane = gr__prov_lane_new(c->graph);
+    gr__prov_lane_name(c->graph, m->lane, c->id, s);
     note_wait(c, m, ce);
     c->nmembers++;
     if (!(s->flags & GR_STREAM_NONBLOCKING))

@@ -261,7 +261,7 @@ static bool list_redundant(const gr_shape *s, grGraphAnalysis *r)
 static bool from_capture(grGraph_t g)
 {
     struct grGraphNode_st *u;
-    if (!g->prov)
+    if (g->lanes_used == 0)
         return false;
     GR_GRAPH_FOR_EACH_NODE (g, u)
         if (u->lane != 0)

@@ -11,13 +11,20 @@
  * serialised fork-join when that path crosses from one stream to another
  * (the link is the first edge that does, and the wait noted for it names
  * the event and the calls); a path within one stream is a plain redundant
- * edge. A graph built by hand does not say which branches were meant to
- * run side by side, so there every redundant edge into a join is reported,
- * with the path's first edge as the link.
+ * edge. A graph built by hand (or a clone, or a graph read back from a
+ * file) does not say which branches were meant to run side by side: there
+ * the finding is a p that reaches some but not all of the join's other
+ * dependencies (one that reaches all is where they all start, such as the
+ * fork itself), with the path's first edge as the link.
  */
 #include "analyze_int.h"
 
 #include <string.h>
+
+/* The most searches one analysis makes for serialised fork-joins: room
+ * for every detailed finding many times over, in captured graphs whose
+ * redundant edges are mostly not findings. */
+#define FJ_SEARCH_BUDGET (16 * (size_t)GR_GRAPH_ANALYSIS_MAX_JOINS)
 
 typedef struct fj_ctx {
     const gr_shape *s;
@@ -36,11 +43,13 @@ static bool edge_redundant(const gr_shape *s, size_t p, size_t j)
 }
 
 /* The nearest other dependency of join j reachable from p (SIZE_MAX if
- * none), with x->parent leading back to p. */
-static size_t nearest_dep(fj_ctx *x, size_t p, size_t j)
+ * none), with x->parent leading back to p. With 'count', the search goes
+ * on and *reached is how many of j's other dependencies p reaches. */
+static size_t nearest_dep(fj_ctx *x, size_t p, size_t j, bool count, size_t *reached)
 {
     const gr_shape *s = x->s;
-    size_t head = 0, tail = 0;
+    size_t head = 0, tail = 0, first = SIZE_MAX, others = s->order[j]->ndeps - 1;
+    *reached = 0;
     x->seen_stamp++;
     x->seen[p] = x->seen_stamp;
     x->queue[tail++] = p;
@@ -52,12 +61,16 @@ static size_t nearest_dep(fj_ctx *x, size_t p, size_t j)
                 continue;
             x->seen[v] = x->seen_stamp;
             x->parent[v] = u;
-            if (x->isdep[v] == x->dep_stamp)
-                return v;
+            if (x->isdep[v] == x->dep_stamp) {
+                if (first == SIZE_MAX)
+                    first = v;
+                if (++*reached == others || !count)
+                    return first;
+            }
             x->queue[tail++] = v;
         }
     }
-    return SIZE_MAX;
+    return first;
 }
 
 /* The first branch: p and the nodes before it on its stream (back to the
@@ -101,9 +114,16 @@ static bool describe(fj_ctx *x, size_t p, size_t j, grGraphSerialisedJoin *f, bo
 {
     const gr_shape *s = x->s;
     grGraph_t g = s->g;
-    size_t q = nearest_dep(x, p, j);
+    /* Without streams, a dependency that reaches every other one is
+     * where they all start (the fork itself, or an earlier node of a
+     * chain): its edge to the join is a plain shortcut. */
+    bool lanes = s->order[p]->lane != 0;
+    size_t reached;
+    size_t q = nearest_dep(x, p, j, !lanes, &reached);
     *is_smell = false;
     if (!GR_ALWAYS(q != SIZE_MAX))
+        return true;
+    if (!lanes && reached == s->order[j]->ndeps - 1)
         return true;
     /* The path p ~> q, p first. */
     size_t len = 0;
@@ -113,7 +133,7 @@ static bool describe(fj_ctx *x, size_t p, size_t j, grGraphSerialisedJoin *f, bo
     for (size_t v = q, k = len; k-- > 0; v = x->parent[v])
         x->path[k] = s->order[v];
     size_t link = 0; /* the link is path[link] -> path[link + 1] */
-    bool lanes = x->path[0]->lane != 0 && x->path[len - 1]->lane != 0;
+    lanes = lanes && x->path[len - 1]->lane != 0;
     if (lanes) {
         while (link + 1 < len && x->path[link]->lane == x->path[link + 1]->lane)
             link++;
@@ -159,6 +179,7 @@ bool gr__analyze_forkjoins(const gr_shape *s, grGraphAnalysis *r)
     if (r->numRedundantEdges == 0)
         return true;
     fj_ctx x = {.s = s};
+    size_t searches = 0;
     x.seen = gr__calloc(s->n, sizeof *x.seen);
     x.isdep = gr__calloc(s->n, sizeof *x.isdep);
     x.parent = gr__malloc(s->n * sizeof *x.parent);
@@ -179,11 +200,17 @@ bool gr__analyze_forkjoins(const gr_shape *s, grGraphAnalysis *r)
                 size_t p = gr__shape_index(jn->deps[k]);
                 if (!edge_redundant(s, p, j))
                     continue;
-                /* Details stop at the array's room; the redundant edges
-                 * list every candidate, and searching on would cost a
-                 * walk of the graph per edge in graphs full of them. */
-                if (r->numSerialisedJoins == GR_GRAPH_ANALYSIS_MAX_JOINS)
+                /* Without streams, a redundant p of a two-dependency join
+                 * reaches the other one: a shortcut (see describe), known
+                 * without a search. */
+                if (jn->deps[k]->lane == 0 && jn->ndeps == 2)
+                    continue;
+                /* Details stop at the array's room, and the searches
+                 * (a walk of the graph each, at worst) at a budget; the
+                 * redundant edges list every candidate. */
+                if (r->numSerialisedJoins == GR_GRAPH_ANALYSIS_MAX_JOINS || searches == FJ_SEARCH_BUDGET)
                     break;
+                searches++;
                 bool smell;
                 ok = describe(&x, p, j, &r->serialisedJoins[r->numSerialisedJoins], &smell);
                 if (ok && smell)

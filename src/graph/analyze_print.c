@@ -89,10 +89,13 @@ static void print_join(out *o, const grGraphSerialisedJoin *j)
              c->captureId, c->waitCall, GR_PTR(c->waitStream), GR_PTR(c->event), c->recordCall,
              GR_PTR(c->event), GR_PTR(c->recordStream));
     }
-    line(o,
-         "  the edge %s -> %s is redundant; to run the branches side by side, make the second one "
-         "wait on an event recorded before the first one's work",
-         gr__node_label(j->firstBranch[j->numFirstBranch - 1]), gr__node_label(j->join));
+    /* The remedy in the terms the graph was built in. */
+    const char *fix = j->secondStream ? "make the second stream wait on an event recorded before the first "
+                                        "branch's work"
+                                      : "make the second branch depend on what the first one depends on, "
+                                        "not on the first one";
+    line(o, "  the edge %s -> %s is redundant; to run the branches side by side, %s",
+         gr__node_label(j->firstBranch[j->numFirstBranch - 1]), gr__node_label(j->join), fix);
 }
 
 static void print_findings(out *o, const grGraphAnalysis *r, bool all)

@@ -132,8 +132,11 @@ struct grGraph_st {
      * shared with its clones and executables, or NULL (graph/file_res.c). */
     struct gr_file_res *res;
     /* Where captured nodes and edges came from (provenance.c), or NULL;
-     * never copied by a clone. */
+     * never copied by a clone. Lanes are numbered without it (the last
+     * number given is lanes_used), so that a capture that never forks
+     * allocates nothing for provenance. */
     struct gr_graph_prov *prov;
+    uint32_t lanes_used;
 };
 
 /* The refusal of a call that would destroy g or some of its nodes while
@@ -401,20 +404,26 @@ typedef struct gr_wait_note {
 } gr_wait_note;
 
 typedef struct gr_lane {
+    uint32_t lane;
     uint64_t capture_id;
     const void *stream;
 } gr_lane;
 
 typedef struct gr_graph_prov {
-    gr_lane *lanes; /* lane k is lanes[k - 1] */
+    gr_lane *lanes; /* the lanes named so far, in no particular order */
     uint32_t nlanes, caplanes;
     gr_wait_note *waits;
     size_t nwaits, capwaits;
 } gr_graph_prov;
 
-/* A new lane of g for 'stream' of capture 'capture_id': its number (from
- * 1), or 0 when out of memory. */
-uint32_t gr__prov_lane_add(grGraph_t g, uint64_t capture_id, const void *stream);
+/* A new lane of g: its number (from 1; 0 once numbers run out). Never
+ * allocates. */
+uint32_t gr__prov_lane_new(grGraph_t g);
+
+/* Names lane 'lane' (non-zero) as 'stream' of capture 'capture_id', for
+ * the reports. Needed only once the capture forks; out of memory, the
+ * lane stays unnamed. */
+void gr__prov_lane_name(grGraph_t g, uint32_t lane, uint64_t capture_id, const void *stream);
 
 /* Notes a wait (the named nodes are copied, target is ignored); false
  * when out of memory (nothing noted). */

@@ -6,7 +6,8 @@
  *
  * Cost: a captured operation stores its lane in its node (a word the node
  * had as padding) and tests one flag of its stream; only a fork, a join or
- * another cross-stream wait appends a note here. Everything is best effort
+ * another cross-stream wait allocates and appends a note here (a capture
+ * that never forks has numbered lanes and nothing else). Everything is best effort
  * (graph.h): out of memory, the graph knows less and nothing fails.
  */
 #include "graph.h"
@@ -20,21 +21,27 @@ static gr_graph_prov *prov_get(grGraph_t g)
     return g->prov;
 }
 
-uint32_t gr__prov_lane_add(grGraph_t g, uint64_t capture_id, const void *stream)
+uint32_t gr__prov_lane_new(grGraph_t g)
+{
+    if (g->lanes_used == UINT32_MAX)
+        return 0;
+    return ++g->lanes_used;
+}
+
+void gr__prov_lane_name(grGraph_t g, uint32_t lane, uint64_t capture_id, const void *stream)
 {
     gr_graph_prov *pv = prov_get(g);
-    if (!pv || pv->nlanes == UINT32_MAX - 1)
-        return 0;
+    if (!pv || lane == 0)
+        return;
     if (pv->nlanes == pv->caplanes) {
         uint32_t cap = pv->caplanes ? 2 * pv->caplanes : 4;
-        gr_lane *l = gr__realloc(pv->lanes, (size_t)cap * sizeof *l);
+        gr_lane *l = pv->caplanes < UINT32_MAX / 2 ? gr__realloc(pv->lanes, (size_t)cap * sizeof *l) : NULL;
         if (!l)
-            return 0;
+            return;
         pv->lanes = l;
         pv->caplanes = cap;
     }
-    pv->lanes[pv->nlanes] = (gr_lane){capture_id, stream};
-    return ++pv->nlanes;
+    pv->lanes[pv->nlanes++] = (gr_lane){lane, capture_id, stream};
 }
 
 bool gr__prov_wait_add(grGraph_t g, const gr_wait_note *note)
@@ -101,9 +108,13 @@ const gr_wait_note *gr__prov_edge_cause(grGraph_t g, const struct grGraphNode_st
 const void *gr__prov_node_stream(grGraph_t g, const struct grGraphNode_st *n)
 {
     gr_graph_prov *pv = g->prov;
-    if (!pv || n->lane == 0 || n->lane > pv->nlanes)
+    if (!pv || n->lane == 0)
         return NULL;
-    return pv->lanes[n->lane - 1].stream;
+    /* A graph has a lane per stream of each capture into it: few. */
+    for (uint32_t i = 0; i < pv->nlanes; i++)
+        if (pv->lanes[i].lane == n->lane)
+            return pv->lanes[i].stream;
+    return NULL;
 }
 
 void gr__prov_free(grGraph_t g)

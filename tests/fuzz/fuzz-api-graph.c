@@ -1133,6 +1133,76 @@ static void dot_print(fa *f)
     }
 }
 
+/* The number of nodes on the longest path of g's model ending at node i
+ * (memo[i] 0: not yet known). */
+static int model_depth(const fa_graph *g, int i, int *memo)
+{
+    if (memo[i])
+        return memo[i];
+    int best = 0;
+    for (int k = 0; k < g->node[i].ndeps; k++) {
+        int d = model_depth(g, g->node[i].deps[k], memo);
+        if (d > best)
+            best = d;
+    }
+    return memo[i] = best + 1;
+}
+
+/* True if b is reachable from a without the edge a -> b. */
+static bool reaches_around(const fa_graph *g, int a, int b)
+{
+    for (int k = 0; k < g->node[a].nsuccs; k++) {
+        int s = g->node[a].succs[k];
+        if (s != b && reaches(g, s, b))
+            return true;
+    }
+    return false;
+}
+
+/* grGraphAnalyze of the first graph whose handle the model knows, checked
+ * against the model: counts, levels and depth, and (for a graph with no
+ * captured node, whose findings follow the shape alone) every redundant
+ * edge. Draws no random number, so saved seeds replay as before. */
+static void analyze_check(fa *f)
+{
+    fa_graph *g = NULL;
+    for (int s = 0; s < FA_GRAPHS && !g; s++)
+        if (f->g[s] && f->g[s]->live && f->g[s]->h && f->g[s]->capture < 0)
+            g = f->g[s];
+    if (!g)
+        return;
+    grGraphAnalysis r;
+    fa_bad(f, FA_CALL(f, grGraphAnalyze(g->h, &r, 2)), grErrorInvalidValue);
+    fa_ok(f, FA_CALL(f, grGraphAnalyze(g->h, &r, 0)));
+    g->scratch_used = true;
+    int memo[FA_NODES] = {0}, roots = 0, sinks = 0, depth = 0;
+    size_t widths = 0, redundant = 0;
+    for (int i = 0; i < g->nn; i++) {
+        if (!g->node[i].live)
+            continue;
+        roots += g->node[i].ndeps == 0;
+        sinks += g->node[i].nsuccs == 0;
+        int d = model_depth(g, i, memo);
+        depth = d > depth ? d : depth;
+        for (int k = 0; k < g->node[i].nsuccs; k++)
+            redundant += reaches_around(g, i, g->node[i].succs[k]);
+    }
+    for (size_t l = 0; l < r.numLevels; l++)
+        widths += r.levelWidths[l];
+    if (r.numNodes != (size_t)g->nlive || r.numEdges != (size_t)g->nedges || r.numRoots != (size_t)roots ||
+        r.numSinks != (size_t)sinks || r.depth != (size_t)depth || r.numCriticalPath != (size_t)depth ||
+        widths != (size_t)g->nlive)
+        fa_fail(
+            f,
+            "grGraphAnalyze: %zu nodes, %zu edges, %zu roots, %zu sinks, depth %zu, path %zu, widths %zu; "
+            "the model has %d, %d, %d, %d, %d",
+            r.numNodes, r.numEdges, r.numRoots, r.numSinks, r.depth, r.numCriticalPath, widths, g->nlive,
+            g->nedges, roots, sinks, depth);
+    if (!r.fromCapture && r.numRedundantEdges != redundant)
+        fa_fail(f, "grGraphAnalyze: %zu redundant edges, the model has %zu", r.numRedundantEdges, redundant);
+    fa_ok(f, FA_CALL(f, grGraphAnalysisDestroy(&r)));
+}
+
 /* Calls on nodes with bad handles. */
 static void node_misuse(fa *f)
 {
@@ -1268,6 +1338,8 @@ void fa_graph_step(fa *f)
         node_misuse(f);
     else if (k < 98 && fa_pct(f, 10))
         dot_print(f);
+    else if (k == 98)
+        analyze_check(f);
     else if (k == 99 && fa_allowed(f, FZ_ALLOW_DEEP_NESTING) && fa_pct(f, 2))
         deep_nesting(f);
 }
