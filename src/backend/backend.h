@@ -503,4 +503,8 @@ bool gr__event_valid(grEvent_t e);
 void gr__event_retain(grEvent_t e);
 void gr__event_release(grEvent_t e);
 
+/* Short name of a node type ("kernel", "memcpy", ...), for detail
+ * sentences of every layer (backend/names.c). */
+const char *gr__node_type_name(grGraphNodeType t);
+
 #endif /* GR_RUNTIME_H */

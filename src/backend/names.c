@@ -3,6 +3,8 @@
  * created with (kept unique) and host functions registered by name
  * (grHostFnRegister). Graph files name kernels and host functions
  * instead of holding addresses, and the loader resolves those names here.
+ * Also the names of node types, which detail sentences of every layer
+ * use.
  *
  * Invariants:
  *   - a kernel is on the list from its registration until grKernelDestroy
@@ -164,4 +166,33 @@ size_t gr__hostfn_name(grHostFn_t fn, char *buf, size_t cap, void **user_data)
         }
     pthread_mutex_unlock(&names_lock);
     return len;
+}
+
+const char *gr__node_type_name(grGraphNodeType t)
+{
+    switch (t) {
+    case grGraphNodeTypeKernel:
+        return "kernel";
+    case grGraphNodeTypeMemcpy:
+        return "memcpy";
+    case grGraphNodeTypeMemset:
+        return "memset";
+    case grGraphNodeTypeHost:
+        return "host";
+    case grGraphNodeTypeGraph:
+        return "child graph";
+    case grGraphNodeTypeEmpty:
+        return "empty";
+    case grGraphNodeTypeWaitEvent:
+        return "event wait";
+    case grGraphNodeTypeEventRecord:
+        return "event record";
+    case grGraphNodeTypeMemAlloc:
+        return "mem alloc";
+    case grGraphNodeTypeMemFree:
+        return "mem free";
+    case grGraphNodeTypeCount:
+        break;
+    }
+    return "unknown";
 }

@@ -213,26 +213,10 @@ static const char *field_name(grBakedField f)
     return "?";
 }
 
-static const char *type_name(grGraphNodeType t)
-{
-    switch (t) {
-    case grGraphNodeTypeKernel:
-        return "kernel";
-    case grGraphNodeTypeMemcpy:
-        return "memcpy";
-    case grGraphNodeTypeMemset:
-        return "memset";
-    case grGraphNodeTypeHost:
-        return "host";
-    default:
-        return "node";
-    }
-}
-
 static grError_t print_one(void *ctx, const grBakedValue *v)
 {
     FILE *f = ctx;
-    int r = fprintf(f, "node %u %s", v->node, type_name(v->nodeType));
+    int r = fprintf(f, "node %u %s", v->node, gr__node_type_name(v->nodeType));
     if (v->kernel)
         r |= fprintf(f, " '%s' args[%d]+%u", v->kernel, v->param, v->offset);
     else
@@ -283,7 +267,8 @@ static grError_t check_one(void *ctx, const grBakedValue *v)
         snprintf(where, sizeof where, "kernel node %u ('%s') argument %d (bytes %u..%u)", v->node, v->kernel,
                  v->param, v->offset, v->offset + v->size - 1);
     else
-        snprintf(where, sizeof where, "%s node %u %s", type_name(v->nodeType), v->node, field_name(v->field));
+        snprintf(where, sizeof where, "%s node %u %s", gr__node_type_name(v->nodeType), v->node,
+                 field_name(v->field));
     if (v->kind == grBakedFreedAllocation)
         return gr__fail(
             grErrorIllegalAddress,

@@ -66,35 +66,6 @@ grError_t gr__node_check(const char *call, grGraphNode_t n)
     return gr__node_check_at(call, n, "node", SIZE_MAX);
 }
 
-const char *gr__node_type_name(grGraphNodeType t)
-{
-    switch (t) {
-    case grGraphNodeTypeKernel:
-        return "kernel";
-    case grGraphNodeTypeMemcpy:
-        return "memcpy";
-    case grGraphNodeTypeMemset:
-        return "memset";
-    case grGraphNodeTypeHost:
-        return "host";
-    case grGraphNodeTypeGraph:
-        return "child graph";
-    case grGraphNodeTypeEmpty:
-        return "empty";
-    case grGraphNodeTypeWaitEvent:
-        return "event wait";
-    case grGraphNodeTypeEventRecord:
-        return "event record";
-    case grGraphNodeTypeMemAlloc:
-        return "mem alloc";
-    case grGraphNodeTypeMemFree:
-        return "mem free";
-    case grGraphNodeTypeCount:
-        break;
-    }
-    return "unknown";
-}
-
 const char *gr__node_label(const struct grGraphNode_st *n)
 {
     static _Thread_local char slots[2][160];

@@ -100,30 +100,6 @@ static grError_t event_of(const char *call, int device, grEvent_t ev, uint32_t i
     return grSuccess;
 }
 
-static const char *type_name(uint8_t t)
-{
-    switch (t) {
-    case grGraphNodeTypeKernel:
-        return "kernel";
-    case grGraphNodeTypeMemcpy:
-        return "memcpy";
-    case grGraphNodeTypeMemset:
-        return "memset";
-    case grGraphNodeTypeHost:
-        return "host";
-    case grGraphNodeTypeEventRecord:
-        return "event record";
-    case grGraphNodeTypeWaitEvent:
-        return "event wait";
-    case grGraphNodeTypeMemAlloc:
-        return "memory allocation";
-    case grGraphNodeTypeMemFree:
-        return "memory free";
-    default:
-        return "empty";
-    }
-}
-
 /* Adds plan node i to gx->graph after 'deps'. */
 static grError_t add_node(const char *call, struct gr_cuda_exec *gx, const gr_pnode *pn, uint32_t i,
                           const CUgraphNode *deps, size_t ndeps)
@@ -174,7 +150,7 @@ static grError_t add_node(const char *call, struct gr_cuda_exec *gx, const gr_pn
                         "%s: the graph has a %s node; graph memory nodes are not lowered to GPUs yet "
                         "(docs/devices.md): allocate with grMalloc outside the graph, or instantiate on "
                         "the CPU device",
-                        call, type_name(pn->type));
+                        call, gr__node_type_name((grGraphNodeType)pn->type));
     default: /* empty nodes, and the 'enter' and 'leave' nodes of child graphs */
         r = gr_cu.cuGraphAddEmptyNode(out, gx->graph, deps, ndeps);
         break;
@@ -182,7 +158,7 @@ static grError_t add_node(const char *call, struct gr_cuda_exec *gx, const gr_pn
     if (r != CUDA_SUCCESS)
         return gr__fail(gr__cu_error(r),
                         "%s: adding the %s node %u (plan order) to the device %d graph failed with %s", call,
-                        type_name(pn->type), i, gx->device, gr__cu_error_name(r));
+                        gr__node_type_name((grGraphNodeType)pn->type), i, gx->device, gr__cu_error_name(r));
     return grSuccess;
 }
 
