@@ -288,7 +288,6 @@ bool gr__graph_reaches(const struct grGraphNode_st *from, const struct grGraphNo
  * output and graph files write it; "?" for a value that is no kind. */
 const char *gr__memcpy_kind_name(grMemcpyKind k);
 
-
 /* A printable label of a node for detail sentences: "kernel node #3
  * 'blur'" (static thread-local buffer, two slots alternate). */
 const char *gr__node_label(const struct grGraphNode_st *n);
