@@ -459,3 +459,41 @@ GR_TEST(gpu_graph_cpu_executable_refuses_gpu_memory_it_cannot_reach)
     CHECK_OK(grFree(d));
     CHECK_OK(grKernelDestroy(add));
 }
+
+GR_TEST(gpu_graph_update_of_one_changed_node_keeps_the_others)
+{
+    CHECK_OK(grSetDevice(first_gpu()));
+    pipe p;
+    pipe_build(&p, 1, 2);
+    grGraphExec_t e;
+    CHECK_OK(grGraphInstantiate(&e, p.g, 0));
+    CHECK_OK(grGraphLaunch(e, NULL));
+    CHECK_OK(grStreamSynchronize(NULL));
+    check_all(p.h, 3);
+    /* A clone differing in the second add's value only: the update hands
+     * just that node to the driver. */
+    grGraph_t c;
+    grGraphNode_t add2;
+    CHECK_OK(grGraphClone(&c, p.g));
+    CHECK_OK(grGraphNodeFindInClone(&add2, p.add2, c));
+    unsigned b = 50;
+    void *args[] = {&p.d, &b, &p.n};
+    grKernelNodeParams kp = kparams(p.add, args);
+    CHECK_OK(grGraphKernelNodeSetParams(add2, &kp));
+    grGraphExecUpdateResultInfo info;
+    CHECK_OK(grGraphExecUpdate(e, c, &info));
+    for (int i = 0; i < 3; i++) {
+        memset(p.h, 0, N * sizeof(unsigned));
+        CHECK_OK(grGraphLaunch(e, NULL));
+        CHECK_OK(grStreamSynchronize(NULL));
+        check_all(p.h, 51);
+    }
+    /* Updating back from the original changes that node again. */
+    CHECK_OK(grGraphExecUpdate(e, p.g, &info));
+    CHECK_OK(grGraphLaunch(e, NULL));
+    CHECK_OK(grStreamSynchronize(NULL));
+    check_all(p.h, 3);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(c));
+    pipe_free(&p);
+}

@@ -70,6 +70,10 @@ typedef struct upd {
         void **argv;
     } * blocks;
     size_t nblocks, capblocks;
+    /* On a GPU executable, per plan node: nonzero when the update changes
+     * its parameters, so that only those nodes go to the driver (NULL on
+     * the CPU, or when out of memory: then every node goes). */
+    uint8_t *gpu_changed;
 } upd;
 
 GR_PRINTF(5, 6)
@@ -201,6 +205,8 @@ static void install_blocks(upd *u)
 {
     for (size_t i = 0; i < u->nblocks; i++) {
         gr_pnode *pn = u->blocks[i].pn;
+        if (u->gpu_changed)
+            u->gpu_changed[pn->index] = 1; /* a new kernel layout */
         if (pn->own_args)
             gr__free(pn->u.kern.argv);
         pn->u.kern.argv = u->blocks[i].argv;
@@ -299,9 +305,55 @@ static bool device_checks_apply(grGraphExec_t e)
  * device_check and the exec layer's checks passed but for lack of resources;
  * such a failure is reported, and the plan and the driver's executable
  * then differ until the next successful update or set-params. */
-static grError_t gpu_sync(const char *call, grGraphExec_t e, uint32_t from, uint32_t to)
+static grError_t gpu_sync(const char *call, upd *u, uint32_t from, uint32_t to)
 {
-    return gr__cuda_exec_sync_range(call, e->gpu, &e->plan, from, to);
+    grGraphExec_t e = u->exec;
+    return gr__cuda_exec_sync_range(call, e->gpu, &e->plan, from, to, u->gpu_changed);
+}
+
+/* True when applying graph node gn would change plan node pn (before
+ * apply_params writes it): what a GPU executable's driver must be told. */
+static bool params_differ(const gr_pnode *pn, grGraphNode_t gn)
+{
+    switch (gn->type) {
+    case grGraphNodeTypeKernel: {
+        const gr_kernel_params *kp = &gn->p.kernel;
+        grKernel_t k = kp->kernel;
+        if (k != pn->u.kern.k || kp->shmem != pn->shmem ||
+            memcmp(&kp->grid, &pn->u.kern.grid, sizeof kp->grid) ||
+            memcmp(&kp->block, &pn->u.kern.block, sizeof kp->block))
+            return true;
+        return k->nparams && memcmp(pn->u.kern.argv[0], kp->argbuf, k->argbytes) != 0;
+    }
+    case grGraphNodeTypeMemcpy:
+        return pn->u.copy.p.dst != gn->p.memcpy.dst || pn->u.copy.p.src != gn->p.memcpy.src ||
+               pn->u.copy.p.count != gn->p.memcpy.count;
+    case grGraphNodeTypeMemset: {
+        const grMemsetParams *a = &pn->u.memset, *b = &gn->p.memset;
+        return a->dst != b->dst || a->pitch != b->pitch || a->value != b->value ||
+               a->elementSize != b->elementSize || a->width != b->width || a->height != b->height;
+    }
+    case grGraphNodeTypeHost:
+        return pn->u.host.fn != gn->p.host.fn || pn->u.host.userData != gn->p.host.userData;
+    case grGraphNodeTypeWaitEvent:
+    case grGraphNodeTypeEventRecord:
+        return pn->u.event != gn->p.event;
+    case grGraphNodeTypeEmpty:
+    case grGraphNodeTypeGraph:
+    case grGraphNodeTypeMemAlloc:
+    case grGraphNodeTypeMemFree:
+    case grGraphNodeTypeCount:
+        return false;
+    }
+    return false;
+}
+
+/* apply_params, noting for a GPU executable whether the node changed. */
+static void apply(upd *u, gr_pnode *pn, grGraphNode_t gn)
+{
+    if (u->gpu_changed)
+        u->gpu_changed[pn->index] |= (uint8_t)params_differ(pn, gn);
+    apply_params(pn, gn);
 }
 
 /* ---------------------------------------------------------- child graphs */
@@ -484,7 +536,7 @@ static void apply_child(upd *u, grGraph_t c)
         if (v->type == grGraphNodeTypeGraph)
             apply_child(u, v->p.child);
         else
-            apply_params(&u->exec->plan.nodes[scratch_in(v)], v);
+            apply(u, &u->exec->plan.nodes[scratch_in(v)], v);
     }
 }
 
@@ -612,6 +664,7 @@ static bool check_top(upd *u)
 
 static void upd_free(upd *u)
 {
+    gr__free(u->gpu_changed);
     for (size_t i = 0; i < u->nblocks; i++)
         gr__free(u->blocks[i].argv);
     gr__free(u->blocks);
@@ -674,16 +727,18 @@ GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
             return err;
         }
     }
+    if (hGraphExec->gpu)
+        u.gpu_changed = gr__calloc(hGraphExec->plan.nnodes, 1);
     install_blocks(&u);
     for (uint32_t i = 0; i < hGraphExec->norig; i++) {
         struct grGraphNode_st *n = u.pair_o[i];
         if (n->type == grGraphNodeTypeGraph)
             apply_child(&u, n->p.child);
         else
-            apply_params(&hGraphExec->plan.nodes[hGraphExec->orig[i].pindex], n);
+            apply(&u, &hGraphExec->plan.nodes[hGraphExec->orig[i].pindex], n);
     }
     if (GR_UNLIKELY(hGraphExec->gpu != NULL))
-        err = gpu_sync(call, hGraphExec, 0, hGraphExec->plan.nnodes - 1);
+        err = gpu_sync(call, &u, 0, hGraphExec->plan.nnodes - 1);
     gr__exec_write_end(hGraphExec);
     if (u.pair_o != pair_buf)
         gr__free(u.pair_o);
@@ -736,10 +791,12 @@ GR_API grError_t grGraphExecChildGraphNodeSetParams(grGraphExec_t hGraphExec, gr
             return err;
         }
     }
+    if (hGraphExec->gpu)
+        u.gpu_changed = gr__calloc(hGraphExec->plan.nnodes, 1);
     install_blocks(&u);
     apply_child(&u, childGraph);
     if (GR_UNLIKELY(hGraphExec->gpu != NULL))
-        err = gpu_sync(call, hGraphExec, o->pindex, o->pindex + o->child_count + 2);
+        err = gpu_sync(call, &u, o->pindex, o->pindex + o->child_count + 2);
     gr__exec_write_end(hGraphExec);
     upd_free(&u);
     return err;

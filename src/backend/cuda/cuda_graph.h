@@ -59,8 +59,9 @@ grError_t gr__cuda_exec_check_event(const char *call, struct gr_cuda_exec *gx, g
 grError_t gr__cuda_exec_sync_node(const char *call, struct gr_cuda_exec *gx, const gr_pnode *pn);
 
 /* gr__cuda_exec_sync_node for plan nodes [from, to) of p, the device's
- * context made current once for all of them. */
+ * context made current once for all of them; with 'only', just the nodes
+ * i for which only[i] is nonzero (those an update changed). */
 grError_t gr__cuda_exec_sync_range(const char *call, struct gr_cuda_exec *gx, const gr_plan *p, uint32_t from,
-                                   uint32_t to);
+                                   uint32_t to, const uint8_t *only);
 
 #endif /* GR_CUDA_GRAPH_H */

@@ -375,6 +375,11 @@ grError_t gr__cuda_exec_set_enabled(const char *call, struct gr_cuda_exec *gx, u
 grError_t gr__cuda_exec_check_kernel(const char *call, struct gr_cuda_exec *gx, grKernel_t k)
 {
     CUfunction f = NULL;
+    /* Loaded for the device already (the usual case: the same kernels):
+     * nothing to ask the driver. */
+    struct gr_cuda_kernel *g = gr_load_acquire(&k->gpu);
+    if (g && gr_load_acquire(&g->fn[gx->device - 1]))
+        return grSuccess;
     CUresult r = gr__cuda_enter(gx->device);
     if (r != CUDA_SUCCESS)
         return gr__cu_fail(call, gx->device, "making the primary context current", r);
@@ -409,7 +414,7 @@ grError_t gr__cuda_exec_sync_node(const char *call, struct gr_cuda_exec *gx, con
 }
 
 grError_t gr__cuda_exec_sync_range(const char *call, struct gr_cuda_exec *gx, const gr_plan *p, uint32_t from,
-                                   uint32_t to)
+                                   uint32_t to, const uint8_t *only)
 {
     CUresult r = gr__cuda_enter(gx->device);
     if (r != CUDA_SUCCESS)
@@ -417,7 +422,8 @@ grError_t gr__cuda_exec_sync_range(const char *call, struct gr_cuda_exec *gx, co
     grError_t err = grSuccess;
     batch_device = gx->device;
     for (uint32_t i = from; i < to && !err; i++)
-        err = gr__cuda_exec_sync_node(call, gx, &p->nodes[i]);
+        if (!only || only[i])
+            err = gr__cuda_exec_sync_node(call, gx, &p->nodes[i]);
     batch_device = 0;
     return err;
 }
