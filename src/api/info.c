@@ -14,7 +14,8 @@
 GR_API grError_t grRuntimeGetVersion(int *runtimeVersion)
 {
     if (!runtimeVersion)
-        return gr__fail(grErrorInvalidValue, "grRuntimeGetVersion: 'runtimeVersion' (the output pointer) is NULL");
+        return gr__fail(grErrorInvalidValue,
+                        "grRuntimeGetVersion: 'runtimeVersion' (the output pointer) is NULL");
     *runtimeVersion = GR_CUDA_API_VERSION;
     return grSuccess;
 }
@@ -22,7 +23,8 @@ GR_API grError_t grRuntimeGetVersion(int *runtimeVersion)
 GR_API grError_t grDriverGetVersion(int *driverVersion)
 {
     if (!driverVersion)
-        return gr__fail(grErrorInvalidValue, "grDriverGetVersion: 'driverVersion' (the output pointer) is NULL");
+        return gr__fail(grErrorInvalidValue,
+                        "grDriverGetVersion: 'driverVersion' (the output pointer) is NULL");
     *driverVersion = gr__cuda_driver_version();
     return grSuccess;
 }
@@ -55,7 +57,8 @@ static bool host_memory(size_t *avail, size_t *total)
 {
     if (meminfo(avail, total))
         return *total > 0;
-    long pages = sysconf(_SC_PHYS_PAGES), free_pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    long pages = sysconf(_SC_PHYS_PAGES), free_pages = sysconf(_SC_AVPHYS_PAGES),
+         page = sysconf(_SC_PAGESIZE);
     if (pages <= 0 || free_pages < 0 || page <= 0 || gr__mul_overflow((size_t)pages, (size_t)page, total) ||
         gr__mul_overflow((size_t)free_pages, (size_t)page, avail))
         return false;
@@ -74,9 +77,10 @@ GR_API grError_t grMemGetInfo(size_t *freeBytes, size_t *totalBytes)
         if (err)
             return err;
     } else if (!host_memory(&avail, &total)) {
-        return gr__fail(grErrorNotSupported,
-                        "grMemGetInfo: the host's memory could not be read (neither /proc/meminfo nor sysconf "
-                        "tells it)");
+        return gr__fail(
+            grErrorNotSupported,
+            "grMemGetInfo: the host's memory could not be read (neither /proc/meminfo nor sysconf "
+            "tells it)");
     }
     /* The figures are read at different moments (MemAvailable may
      * briefly exceed what MemTotal said): free never exceeds total. */
@@ -110,7 +114,8 @@ GR_API grError_t grPointerGetAttributes(grPointerAttributes *attributes, const v
     gr_cuda_pointer foreign;
     void *p = (void *)(uintptr_t)ptr;
     if (!attributes)
-        return gr__fail(grErrorInvalidValue, "grPointerGetAttributes: 'attributes' (the output pointer) is NULL");
+        return gr__fail(grErrorInvalidValue,
+                        "grPointerGetAttributes: 'attributes' (the output pointer) is NULL");
     if (p && gr__mem_describe(p, &kind, &owner)) {
         tracked_attributes(attributes, p, kind, owner);
     } else if (gr__cuda_pointer_info(p, &foreign)) {

@@ -85,7 +85,7 @@ bool gr__cuda_pointer_info(const void *p, gr_cuda_pointer *info)
     (void)gr_cu.cuPointerGetAttribute(&managed, GR_CU_POINTER_ATTRIBUTE_IS_MANAGED, dptr(p));
     (void)gr_cu.cuPointerGetAttribute(&device_ptr, GR_CU_POINTER_ATTRIBUTE_DEVICE_POINTER, dptr(p));
     (void)gr_cu.cuPointerGetAttribute(&host_ptr, GR_CU_POINTER_ATTRIBUTE_HOST_POINTER, dptr(p));
-    info->type = managed ? grMemoryTypeManaged
+    info->type = managed                      ? grMemoryTypeManaged
                  : type == CU_MEMORYTYPE_HOST ? grMemoryTypeHost
                                               : grMemoryTypeDevice;
     info->device = ordinal + 1;
