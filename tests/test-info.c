@@ -140,6 +140,33 @@ GR_TEST(pointer_attributes_of_pool_memory)
     CHECK_OK(grStreamDestroy(s));
 }
 
+GR_TEST(pointer_attributes_of_a_graph_allocation_while_it_is_allocated)
+{
+    grGraph_t g;
+    grGraphExec_t x;
+    grGraphNode_t n;
+    grMemAllocNodeParams ap;
+    grPointerAttributes a;
+    memset(&ap, 0, sizeof ap);
+    ap.poolProps.allocType = grMemAllocationTypePinned;
+    ap.poolProps.location.type = grMemLocationTypeDevice;
+    ap.poolProps.location.id = 0;
+    ap.bytesize = 4096;
+    CHECK_OK(grSetDevice(0));
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddMemAllocNode(&n, g, NULL, 0, &ap));
+    CHECK_OK(grGraphInstantiate(&x, g, 0));
+    CHECK_OK(grGraphLaunch(x, NULL));
+    CHECK_OK(grStreamSynchronize(NULL));
+    CHECK_OK(grPointerGetAttributes(&a, (char *)ap.dptr + 4095));
+    CHECK_EQ(a.type, grMemoryTypeDevice);
+    CHECK_EQ(a.device, 0);
+    CHECK_PTR_EQ(a.devicePointer, (char *)ap.dptr + 4095);
+    CHECK_OK(grFree(ap.dptr));
+    CHECK_OK(grGraphExecDestroy(x));
+    CHECK_OK(grGraphDestroy(g));
+}
+
 GR_TEST(pointer_attributes_of_unregistered_and_null_pointers)
 {
     int local = 7;

@@ -79,9 +79,14 @@ bool gr__cuda_pointer_info(const void *p, gr_cuda_pointer *info)
         return false;
     if (gr_cu.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, dptr(p)) != CUDA_SUCCESS)
         return false;
+    /* Pinned memory may be portable, of no one device: it is then the
+     * first GPU's, as graphrt's own pinned memory is. */
     if (gr_cu.cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, dptr(p)) != CUDA_SUCCESS ||
-        ordinal < 0 || ordinal >= gr__gpu_count())
-        return false;
+        ordinal < 0 || ordinal >= gr__gpu_count()) {
+        if (type != CU_MEMORYTYPE_HOST)
+            return false;
+        ordinal = 0;
+    }
     (void)gr_cu.cuPointerGetAttribute(&managed, GR_CU_POINTER_ATTRIBUTE_IS_MANAGED, dptr(p));
     (void)gr_cu.cuPointerGetAttribute(&device_ptr, GR_CU_POINTER_ATTRIBUTE_DEVICE_POINTER, dptr(p));
     (void)gr_cu.cuPointerGetAttribute(&host_ptr, GR_CU_POINTER_ATTRIBUTE_HOST_POINTER, dptr(p));
