@@ -77,7 +77,9 @@ bool gr__cuda_pointer_info(const void *p, gr_cuda_pointer *info)
      * stands in when the thread has none. */
     if (gr__cuda_enter(1) != CUDA_SUCCESS)
         return false;
-    if (gr_cu.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, dptr(p)) != CUDA_SUCCESS)
+    /* Unregistered memory is an error here, or a type of none of these. */
+    if (gr_cu.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, dptr(p)) != CUDA_SUCCESS ||
+        (type != CU_MEMORYTYPE_HOST && type != CU_MEMORYTYPE_DEVICE && type != CU_MEMORYTYPE_UNIFIED))
         return false;
     /* Pinned memory may be portable, of no one device: it is then the
      * first GPU's, as graphrt's own pinned memory is. */
@@ -90,9 +92,9 @@ bool gr__cuda_pointer_info(const void *p, gr_cuda_pointer *info)
     (void)gr_cu.cuPointerGetAttribute(&managed, GR_CU_POINTER_ATTRIBUTE_IS_MANAGED, dptr(p));
     (void)gr_cu.cuPointerGetAttribute(&device_ptr, GR_CU_POINTER_ATTRIBUTE_DEVICE_POINTER, dptr(p));
     (void)gr_cu.cuPointerGetAttribute(&host_ptr, GR_CU_POINTER_ATTRIBUTE_HOST_POINTER, dptr(p));
-    info->type = managed                      ? grMemoryTypeManaged
-                 : type == CU_MEMORYTYPE_HOST ? grMemoryTypeHost
-                                              : grMemoryTypeDevice;
+    info->type = managed || type == CU_MEMORYTYPE_UNIFIED ? grMemoryTypeManaged
+                 : type == CU_MEMORYTYPE_HOST             ? grMemoryTypeHost
+                                                          : grMemoryTypeDevice;
     info->device = ordinal + 1;
     info->device_pointer = device_ptr;
     info->host_pointer = host_ptr;
