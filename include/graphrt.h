@@ -321,6 +321,24 @@ GR_API grError_t grDeviceReset(void);
  * mapped to graphrt's. Mirrors cudaDeviceGetAttribute. */
 GR_API grError_t grDeviceGetAttribute(int *value, grDeviceAttr attr, int device);
 
+/* The CUDA version whose runtime API graphrt mirrors, encoded as CUDA
+ * encodes versions (1000 * major + 10 * minor): GR_CUDA_API_VERSION, 13000
+ * for CUDA 13.0. graphrt has no CUDA runtime of its own to report, and
+ * does not need the CUDA toolkit; this is the API its calls follow.
+ * Errors: grErrorInvalidValue (runtimeVersion NULL). Thread safety: any
+ * thread. Mirrors cudaRuntimeGetVersion. */
+#define GR_CUDA_API_VERSION 13000
+GR_API grError_t grRuntimeGetVersion(int *runtimeVersion);
+
+/* The latest CUDA version the installed NVIDIA driver supports, as its
+ * cuDriverGetVersion reports it (1000 * major + 10 * minor, e.g. 13000),
+ * or 0 where there is no driver (libcuda.so.1 not found) or GPUs are
+ * disabled with GRAPHRT_CUDA=0, as cudaDriverGetVersion reports 0 without
+ * a driver. A driver that offers no GPU (cuInit failing) still tells its
+ * version. Errors: grErrorInvalidValue (driverVersion NULL). Thread
+ * safety: any thread. Mirrors cudaDriverGetVersion. */
+GR_API grError_t grDriverGetVersion(int *driverVersion);
+
 /* ====================================================================== */
 /* Streams                                                                */
 /* ====================================================================== */
@@ -658,6 +676,65 @@ GR_API grError_t grMemset(void *devPtr, int value, size_t count);
  * memset of 0 bytes can return only grErrorStreamCaptureInvalidated) and
  * the stream errors. Mirrors cudaMemsetAsync. */
 GR_API grError_t grMemsetAsync(void *devPtr, int value, size_t count, grStream_t stream);
+
+/* Free and total memory of the calling thread's current device, in bytes.
+ * On the CPU (device 0): the host's memory as /proc/meminfo tells it
+ * (MemAvailable, which counts reclaimable caches as free, and MemTotal),
+ * or sysconf's available and physical pages where /proc is not mounted;
+ * the figures are the system's, not a limit set on the process (cgroups,
+ * ulimit). On a GPU: the driver's cuMemGetInfo in that device's primary
+ * context. *freeBytes <= *totalBytes. Errors: grErrorInvalidValue (either
+ * NULL; nothing is written), grErrorNotSupported (the host's memory cannot
+ * be read, or the driver lacks cuMemGetInfo_v2), a CUDA error mapped to
+ * graphrt's with CUDA's name in the detail. Thread safety: any thread.
+ * Mirrors cudaMemGetInfo. */
+GR_API grError_t grMemGetInfo(size_t *freeBytes, size_t *totalBytes);
+
+/* The kinds of memory grPointerGetAttributes tells apart (CUDA's
+ * cudaMemoryType, same values). */
+typedef enum grMemoryType {
+    grMemoryTypeUnregistered = 0, /* host memory graphrt and the driver do not know */
+    grMemoryTypeHost = 1,         /* grMallocHost, or host memory the driver pinned */
+    grMemoryTypeDevice = 2,       /* grMalloc, pools, graph allocations, cuMemAlloc */
+    grMemoryTypeManaged = 3       /* the driver's managed memory (cudaMallocManaged) */
+} grMemoryType;
+
+/* The device number grPointerGetAttributes gives unregistered memory
+ * (CUDA's cudaInvalidDeviceId). */
+#define grInvalidDeviceId (-2)
+
+/* What grPointerGetAttributes tells of a pointer: CUDA's
+ * cudaPointerAttributes fields, with graphrt's device numbers (0 the CPU,
+ * 1..N the GPUs). */
+typedef struct grPointerAttributes {
+    grMemoryType type;
+    int device;          /* where the memory lives or was allocated */
+    void *devicePointer; /* the address a device uses, or NULL */
+    void *hostPointer;   /* the address the host uses, or NULL */
+} grPointerAttributes;
+
+/* Fills *attributes for ptr, which may point anywhere inside an
+ * allocation (the pointers returned are ptr itself: addresses are unified).
+ *   - graphrt's allocations, known to its tracker: grMalloc, a pool
+ *     (grMallocAsync, grMallocFromPoolAsync) or a graph allocation is
+ *     grMemoryTypeDevice, device the one it was allocated on; a GPU's has
+ *     devicePointer ptr and hostPointer NULL; the CPU's (device 0) is host
+ *     memory, so hostPointer is ptr too (CUDA has no such device).
+ *     grMallocHost memory is grMemoryTypeHost with both pointers ptr and
+ *     device 0 when it is plain memory, or 1 (the first GPU, whose context
+ *     holds graphrt's pinned memory) when it is pinned;
+ *   - other pointers, once a GPU is in use, are asked of the driver
+ *     (cuPointerGetAttribute): device, pinned (grMemoryTypeHost) or managed
+ *     memory it knows, with its device and aliases;
+ *   - anything else, NULL included, is grMemoryTypeUnregistered with
+ *     device grInvalidDeviceId, devicePointer NULL and hostPointer ptr:
+ *     grSuccess, as CUDA 11 and later answer (older CUDA returned
+ *     cudaErrorInvalidValue).
+ * Memory freed since is what its address now is: usually unregistered.
+ * Errors: grErrorInvalidValue (attributes NULL). Thread safety: any thread;
+ * the answer describes the allocation live during the call. Mirrors
+ * cudaPointerGetAttributes. */
+GR_API grError_t grPointerGetAttributes(grPointerAttributes *attributes, const void *ptr);
 
 /* ====================================================================== */
 /* Stream-ordered memory pools                                            */

@@ -64,6 +64,10 @@ bool gr__mem_track_owned(void *base, size_t size, gr_mem_kind kind, int owner);
  * p is in none. */
 bool gr__mem_owner(const void *p, int *owner);
 
+/* The kind and owner of the tracked allocation containing p, read
+ * together (true), or false when p is in none. */
+bool gr__mem_describe(const void *p, gr_mem_kind *kind, int *owner);
+
 /* Stops tracking the allocation that starts at base and has 'kind'.
  * Returns false (and changes nothing) if there is none. */
 bool gr__mem_untrack(void *base, gr_mem_kind kind);

@@ -293,6 +293,21 @@ bool gr__mem_owner(const void *p, int *owner)
     return r != NULL;
 }
 
+bool gr__mem_describe(const void *p, gr_mem_kind *kind, int *owner)
+{
+    uintptr_t a = (uintptr_t)p;
+    if (a < gr_load_acquire(&tracker.span_lo) || a >= gr_load_acquire(&tracker.span_hi))
+        return false;
+    pthread_rwlock_rdlock(&tracker.lock);
+    gr_alloc_rec *r = find_containing(a);
+    if (r) {
+        *kind = r->kind;
+        *owner = r->owner;
+    }
+    pthread_rwlock_unlock(&tracker.lock);
+    return r != NULL;
+}
+
 bool gr__mem_is_device(const void *p)
 {
     gr_mem_kind kind;

@@ -151,6 +151,23 @@ static inline bool gr__cuda_active(void)
     return gr_load_acquire(&gr__cuda_any_context);
 }
 
+/* What the driver says of a pointer graphrt did not allocate. */
+typedef struct gr_cuda_pointer {
+    grMemoryType type; /* grMemoryTypeHost, Device or Managed */
+    int device;        /* graphrt's device number (1..N) */
+    void *device_pointer, *host_pointer;
+} gr_cuda_pointer;
+/* Fills *info for p (true), or false when the driver knows no such memory
+ * (or no GPU context exists yet). */
+bool gr__cuda_pointer_info(const void *p, gr_cuda_pointer *info);
+
+/* The loaded driver's cuDriverGetVersion (1000 * major + 10 * minor), or 0
+ * without a driver (or with GRAPHRT_CUDA=0). Works even when the driver
+ * offers no GPU. Thread-safe (info.c). */
+int gr__cuda_driver_version(void);
+/* cuMemGetInfo in GPU 'device''s primary context. */
+grError_t gr__cuda_mem_info(const char *call, int device, size_t *free_bytes, size_t *total_bytes);
+
 /* Copies and memsets on GPU stream s (any pointers the driver accepts:
  * device, pinned or pageable host). */
 grError_t gr__cuda_memcpy(const char *call, gr_stream *s, void *dst, const void *src, size_t count);
