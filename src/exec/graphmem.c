@@ -464,8 +464,10 @@ void gr__graphmem_exec_free(grGraphExec_t e)
 GR_API grError_t grDeviceGraphMemTrim(int device)
 {
     if (!gr__device_exists(device))
-        return gr__fail(grErrorInvalidDevice, "grDeviceGraphMemTrim: device %d does not exist; the devices are 0 (the CPU) and 1..%d",
-                        device, gr__gpu_count());
+        return gr__fail(
+            grErrorInvalidDevice,
+            "grDeviceGraphMemTrim: device %d does not exist; the devices are 0 (the CPU) and 1..%d", device,
+            gr__gpu_count());
     /* Physical graph memory lives as long as its executable: what can be
      * given back is the memory of executables already destroyed that a
      * stream still holds. */

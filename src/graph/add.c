@@ -206,8 +206,8 @@ static grError_t add_mem_alloc(const char *call, grGraphNode_t *out, grGraph_t g
             "%s: nodeParams->poolProps.win32SecurityAttributes is %p; it is for grMemHandleTypeWin32 "
             "handles only and must be NULL otherwise",
             call, pp->win32SecurityAttributes);
-    if ((err = gr__graphmem_reserve(call, pp->location.id, ap->bytesize, ap->accessDescs, ap->accessDescCount, &dptr)) !=
-        grSuccess)
+    if ((err = gr__graphmem_reserve(call, pp->location.id, ap->bytesize, ap->accessDescs, ap->accessDescCount,
+                                    &dptr)) != grSuccess)
         return err;
     p.alloc = *ap;
     p.alloc.dptr = dptr;

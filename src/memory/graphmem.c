@@ -226,8 +226,9 @@ grError_t gr__graphmem_free_outside(const char *call, void *dptr)
 static grError_t graph_attr_check(const char *call, int device, void *value)
 {
     if (!gr__device_exists(device))
-        return gr__fail(grErrorInvalidDevice, "%s: device %d does not exist; the devices are 0 (the CPU) and 1..%d",
-                        call, device, gr__gpu_count());
+        return gr__fail(grErrorInvalidDevice,
+                        "%s: device %d does not exist; the devices are 0 (the CPU) and 1..%d", call, device,
+                        gr__gpu_count());
     if (!value)
         return gr__fail(grErrorInvalidValue, "%s: value is NULL", call);
     return grSuccess;
