@@ -185,7 +185,8 @@ static void unmap_gpu(gr_gexec *x)
 
 /* GPU physical memory: one cuMemCreate block of 'total' bytes (a multiple
  * of the granularity: every span is), each allocation's range mapped at
- * its slot's offset. On failure nothing stays mapped or allocated. */
+ * its slot's offset. On failure nothing stays mapped or allocated. Sets
+ * x->gpu, x->fd (-1) and x->phys. */
 static grError_t map_gpu(const char *call, gr_gexec *x, const size_t *offs, size_t total)
 {
     grError_t err = total ? gr__cuda_vmm_create(call, x->device, total, &x->gpu) : grSuccess;
@@ -196,6 +197,43 @@ static grError_t map_gpu(const char *call, gr_gexec *x, const size_t *offs, size
             unmap_gpu_n(x, j);
             return err;
         }
+    x->fd = -1;
+    x->phys = total;
+    return grSuccess;
+}
+
+/* CPU physical memory: one memfd block of 'total' bytes, or plain pages
+ * without memfd, each allocation's range mapped at its slot's offset. On
+ * failure the ranges are reservations again. Sets x->fd and x->phys. */
+static grError_t map_cpu(const char *call, gr_gexec *x, const size_t *offs, size_t total)
+{
+    x->fd = total ? memfd_create("graphrt-graph-memory", MFD_CLOEXEC) : -1;
+    if (x->fd >= 0 && ftruncate(x->fd, (off_t)total) != 0) {
+        close(x->fd);
+        x->fd = -1;
+    }
+    x->phys = 0;
+    for (size_t j = 0; j < x->nown; j++) {
+        gr_gmem *m = x->own[j];
+        void *r = x->fd >= 0 ? mmap(m->ptr, m->span, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, x->fd,
+                                    (off_t)offs[j])
+                             : mmap(m->ptr, m->span, PROT_READ | PROT_WRITE,
+                                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+        if (r == MAP_FAILED) {
+            for (size_t u = 0; u < j; u++) /* back to reservations: nothing to do if that fails */
+                (void)mmap(x->own[u]->ptr, x->own[u]->span, PROT_NONE,
+                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+            if (x->fd >= 0)
+                close(x->fd);
+            x->fd = -1;
+            return gr__fail(grErrorMemoryAllocation, "%s: could not map %zu bytes of graph memory", call,
+                            total);
+        }
+        if (x->fd < 0)
+            x->phys += m->span;
+    }
+    if (x->fd >= 0)
+        x->phys = total;
     return grSuccess;
 }
 
@@ -298,42 +336,8 @@ grError_t gr__graphmem_instantiate(const char *call, grGraphExec_t e, grGraph_t 
             x->unfreed[x->nunfreed++] = m;
         offs[k++] = slots[best].off;
     }
-    if (x->device) {
-        if ((err = map_gpu(call, x, offs, total)))
-            goto out;
-        x->fd = -1;
-        x->phys = total;
-        goto mapped;
-    }
-    /* Physical memory: one memfd block, or plain pages without memfd. */
-    x->fd = total ? memfd_create("graphrt-graph-memory", MFD_CLOEXEC) : -1;
-    if (x->fd >= 0 && ftruncate(x->fd, (off_t)total) != 0) {
-        close(x->fd);
-        x->fd = -1;
-    }
-    x->phys = 0;
-    for (size_t j = 0; j < x->nown; j++) {
-        gr_gmem *m = x->own[j];
-        void *r = x->fd >= 0 ? mmap(m->ptr, m->span, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, x->fd,
-                                    (off_t)offs[j])
-                             : mmap(m->ptr, m->span, PROT_READ | PROT_WRITE,
-                                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
-        if (r == MAP_FAILED) {
-            for (size_t u = 0; u < j; u++) /* back to reservations: nothing to do if that fails */
-                (void)mmap(x->own[u]->ptr, x->own[u]->span, PROT_NONE,
-                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
-            if (x->fd >= 0)
-                close(x->fd);
-            err =
-                gr__fail(grErrorMemoryAllocation, "%s: could not map %zu bytes of graph memory", call, total);
-            goto out;
-        }
-        if (x->fd < 0)
-            x->phys += m->span;
-    }
-    if (x->fd >= 0)
-        x->phys = total;
-mapped:
+    if ((err = x->device ? map_gpu(call, x, offs, total) : map_cpu(call, x, offs, total)))
+        goto out;
     x->e = e;
     gr__gmem_lock();
     for (size_t j = 0; j < x->nown; j++) {
