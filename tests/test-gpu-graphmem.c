@@ -152,14 +152,15 @@ GR_TEST(gpu_graphmem_alloc_kernel_copy_free_runs_on_the_gpu_launch_after_launch)
     }
     /* A new instantiation maps the same address again. */
     CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grDeviceGraphMemTrim(gpu)); /* in case a stream held it on */
     CHECK_EQ(gattr(gpu, grGraphMemAttrUsedMemCurrent), before);
+    CHECK_EQ(gattr(gpu, grGraphMemAttrReservedMemCurrent), before);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     memset(h, 0, BYTES);
     CHECK_OK(grGraphLaunch(e, s));
     CHECK_OK(grStreamSynchronize(s));
     check_all(h, 7);
     CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grDeviceGraphMemTrim(gpu));
     CHECK_OK(grStreamDestroy(s));
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grFreeHost(h));
@@ -195,14 +196,27 @@ GR_TEST(gpu_graphmem_sequential_allocations_share_the_devices_memory)
     CHECK_OK(grGraphAddKernelNode(&k2, g, &a2, 1, &p2));
     CHECK_OK(grGraphAddMemcpyNode1D(&c2, g, &k2, 1, h + N, d2, BYTES, grMemcpyDeviceToHost));
     CHECK_OK(grGraphAddMemFreeNode(&f2, g, &c2, 1, d2));
-    uint64_t before = gattr(gpu, grGraphMemAttrUsedMemCurrent);
+    /* The footprint of one allocation of BYTES (rounded to the device's
+     * granularity), from a graph of that allocation alone. */
+    grGraph_t lone;
+    grGraphNode_t la;
     grGraphExec_t e;
+    grMemAllocNodeParams lap = alloc_params(gpu, BYTES, NULL, 0);
+    CHECK_OK(grGraphCreate(&lone, 0));
+    CHECK_OK(grGraphAddMemAllocNode(&la, lone, NULL, 0, &lap));
+    uint64_t before = gattr(gpu, grGraphMemAttrUsedMemCurrent);
+    CHECK_OK(grGraphInstantiate(&e, lone, 0));
+    uint64_t span = gattr(gpu, grGraphMemAttrUsedMemCurrent) - before;
+    CHECK(span >= BYTES);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(lone));
+    CHECK_OK(grDeviceGraphMemTrim(gpu));
+    CHECK_EQ(gattr(gpu, grGraphMemAttrUsedMemCurrent), before);
+    /* The two allocations of g share one slot. */
     grStream_t s;
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grGraphInstantiate(&e, g, 0));
-    uint64_t one = gattr(gpu, grGraphMemAttrUsedMemCurrent) - before;
-    CHECK(one >= BYTES);
-    CHECK(one < 2 * (uint64_t)BYTES + 2 * 1024 * 1024); /* one slot, at most the granularity over */
+    CHECK_EQ(gattr(gpu, grGraphMemAttrUsedMemCurrent) - before, span);
     for (int i = 0; i < 3; i++) {
         memset(h, 0, 2 * BYTES);
         CHECK_OK(grGraphLaunch(e, s));
