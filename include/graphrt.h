@@ -305,7 +305,8 @@ GR_API grError_t grDeviceSynchronize(void);
  * (CUDA destroys them); destroy them yourself. This is the reset of the
  * CPU (device 0); where the current device is a GPU, grDeviceReset waits
  * for that GPU's work and frees the grMalloc allocations of that GPU only
- * (its streams, events and primary context stay: docs/devices.md).
+ * (its streams, events, primary context and graph allocations, which are
+ * their graphs' and executables', stay: docs/devices.md).
  * Thread safety: must not run concurrently with any other graphrt call.
  * Mirrors cudaDeviceReset. */
 GR_API grError_t grDeviceReset(void);

@@ -378,3 +378,42 @@ GR_TEST(gpu_graphmem_executable_refuses_allocations_of_another_device)
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grSetDevice(0));
 }
+
+GR_TEST(gpu_graphmem_device_reset_leaves_graph_allocations_to_their_graph)
+{
+    int gpu = first_gpu();
+    CHECK_OK(grSetDevice(gpu));
+    grKernel_t fill = test_kernel("gr_test_fill");
+    unsigned *h, *d, v = 6, n = N;
+    CHECK_OK(grMallocHost((void **)&h, BYTES));
+    grGraph_t g;
+    grGraphNode_t a, k, copy, f;
+    grMemAllocNodeParams ap = alloc_params(gpu, BYTES, NULL, 0);
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddMemAllocNode(&a, g, NULL, 0, &ap));
+    d = ap.dptr;
+    void *fa[] = {&d, &v, &n};
+    grKernelNodeParams p = kparams(fill, fa);
+    CHECK_OK(grGraphAddKernelNode(&k, g, &a, 1, &p));
+    CHECK_OK(grGraphAddMemcpyNode1D(&copy, g, &k, 1, h, d, BYTES, grMemcpyDeviceToHost));
+    CHECK_OK(grGraphAddMemFreeNode(&f, g, &copy, 1, d));
+    /* The reset frees the GPU's grMalloc memory, not the graph's. */
+    CHECK_OK(grDeviceReset());
+    grGraphExec_t e;
+    grStream_t s;
+    CHECK_OK(grStreamCreate(&s));
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    memset(h, 0, BYTES);
+    CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    check_all(h, 6);
+    /* Still tracked: a copy past its end is refused. */
+    CHECK_GR(grErrorInvalidValue, grMemcpyAsync(h, d, BYTES + 1, grMemcpyDeviceToHost, s));
+    CHECK_DETAIL_HAS("past its end");
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grFreeHost(h));
+    CHECK_OK(grKernelDestroy(fill));
+    CHECK_OK(grSetDevice(0));
+}
