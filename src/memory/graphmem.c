@@ -110,7 +110,7 @@ static grError_t reserve_range(const char *call, int device, size_t bytesize, vo
                         call, bytesize);
     *span &= ~(unit - 1);
     if (device)
-        return gr__cuda_vmm_reserve(call, device, *span, out);
+        return gr__cuda_vmm_reserve(call, device, *span, unit, out);
     void *p = mmap(NULL, *span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED)
         return gr__fail(grErrorMemoryAllocation, "%s: no address space left to reserve %zu bytes", call,

@@ -168,9 +168,10 @@ grError_t gr__cuda_free_async(const char *call, gr_stream *s, void *p);
  * management (vmm.c). Sizes and offsets are multiples of the granularity. */
 /* The minimum granularity of a pinned allocation of the device. */
 grError_t gr__cuda_vmm_granularity(const char *call, int device, size_t *out);
-/* Reserves (cuMemAddressReserve) and frees (cuMemAddressFree) a range of
- * the unified address space, with no memory behind it. */
-grError_t gr__cuda_vmm_reserve(const char *call, int device, size_t size, void **out);
+/* Reserves (cuMemAddressReserve, aligned to 'align', the granularity) and
+ * frees (cuMemAddressFree) a range of the unified address space, with no
+ * memory behind it. */
+grError_t gr__cuda_vmm_reserve(const char *call, int device, size_t size, size_t align, void **out);
 void gr__cuda_vmm_unreserve(int device, void *p, size_t size);
 /* Creates (cuMemCreate) and releases (cuMemRelease) physical memory of the
  * device; a released allocation lives on until its last mapping goes. */

@@ -45,12 +45,12 @@ grError_t gr__cuda_vmm_granularity(const char *call, int device, size_t *out)
     return grSuccess;
 }
 
-grError_t gr__cuda_vmm_reserve(const char *call, int device, size_t size, void **out)
+grError_t gr__cuda_vmm_reserve(const char *call, int device, size_t size, size_t align, void **out)
 {
     CUdeviceptr p = 0;
     CUresult r = gr__cuda_enter(device);
     if (r == CUDA_SUCCESS)
-        r = gr_cu.cuMemAddressReserve(&p, size, 0, 0, 0);
+        r = gr_cu.cuMemAddressReserve(&p, size, align, 0, 0);
     if (r != CUDA_SUCCESS)
         return gr__cu_fail(call, device, "cuMemAddressReserve", r);
     *out = (void *)(uintptr_t)p;
