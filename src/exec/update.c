@@ -320,8 +320,8 @@ static bool params_differ(const gr_pnode *pn, grGraphNode_t gn)
         const gr_kernel_params *kp = &gn->p.kernel;
         grKernel_t k = kp->kernel;
         if (k != pn->u.kern.k || kp->shmem != pn->shmem ||
-            memcmp(&kp->grid, &pn->u.kern.grid, sizeof kp->grid) ||
-            memcmp(&kp->block, &pn->u.kern.block, sizeof kp->block))
+            memcmp(&kp->grid, &pn->u.kern.grid, sizeof kp->grid) != 0 ||
+            memcmp(&kp->block, &pn->u.kern.block, sizeof kp->block) != 0)
             return true;
         return k->nparams && memcmp(pn->u.kern.argv[0], kp->argbuf, k->argbytes) != 0;
     }
