@@ -466,34 +466,6 @@ grError_t gr__event_time(const char *call, const char *which, grEvent_t e, uint6
  * capturing. */
 grError_t gr__stream_wait_event(const char *call, gr_stream *s, grEvent_t e);
 
-/* Reads the latest record: *s retained (or NULL if never recorded). */
-void gr__event_latest(grEvent_t e, gr_stream **s, uint64_t *seq);
-
-/* A new event of grEvent* flags (checked), or NULL when out of memory. */
-grEvent_t gr__event_create(unsigned flags);
-
-/* Kills the handle; the object lives on while records name it. */
-void gr__event_destroy(grEvent_t e);
-
-/* True once the work before e's latest record has completed (or e was
- * never recorded). */
-bool gr__event_done(grEvent_t e);
-
-/* Waits for the work before e's latest record, helping to run it; returns
- * the sticky error of the record's stream (not recorded as the thread's
- * last error: the caller does that). */
-grError_t gr__event_wait(grEvent_t e);
-
-/* The time of e's latest record, in ns: grErrorInvalidResourceHandle for
- * an event without timing or never recorded, grErrorNotReady while the
- * record is pending, each with a detail naming 'call' and 'which' event. */
-grError_t gr__event_time(const char *call, const char *which, grEvent_t e, uint64_t *t);
-
-/* Makes s's later work wait for e's latest record (nothing if there is
- * none or it has completed); fails only when out of memory. s is not
- * capturing. */
-grError_t gr__stream_wait_event(const char *call, gr_stream *s, grEvent_t e);
-
 /* ----------------------------------------------------------------- events */
 
 /* True if e is a live event handle. */

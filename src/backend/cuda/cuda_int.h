@@ -56,4 +56,11 @@ static inline CUcontext gr__cuda_context(int device)
     return gr_load_acquire(&gr__gpus[device - 1].ctx);
 }
 
+/* A host-side pointer as the driver's device address (unified
+ * addressing: the same bits). */
+static inline CUdeviceptr gr__cu_ptr(const void *p)
+{
+    return (CUdeviceptr)(uintptr_t)p;
+}
+
 #endif /* GR_CUDA_INT_H */

@@ -27,11 +27,6 @@ struct gr_cuda_exec {
     uint32_t nnodes;
 };
 
-static CUdeviceptr dptr(const void *p)
-{
-    return (CUdeviceptr)(uintptr_t)p;
-}
-
 /* A 1D copy as the driver's 3D description: each operand device memory
  * (a GPU's, as the driver tells) or host memory (pinned or pageable). */
 static void memcpy_desc(CUDA_MEMCPY3D *d, void *dst, const void *src, size_t count)
@@ -39,14 +34,14 @@ static void memcpy_desc(CUDA_MEMCPY3D *d, void *dst, const void *src, size_t cou
     memset(d, 0, sizeof *d);
     if (gr__cuda_pointer_device(src) > 0) {
         d->srcMemoryType = CU_MEMORYTYPE_DEVICE;
-        d->srcDevice = dptr(src);
+        d->srcDevice = gr__cu_ptr(src);
     } else {
         d->srcMemoryType = CU_MEMORYTYPE_HOST;
         d->srcHost = src;
     }
     if (gr__cuda_pointer_device(dst) > 0) {
         d->dstMemoryType = CU_MEMORYTYPE_DEVICE;
-        d->dstDevice = dptr(dst);
+        d->dstDevice = gr__cu_ptr(dst);
     } else {
         d->dstMemoryType = CU_MEMORYTYPE_HOST;
         d->dstHost = dst;
@@ -58,7 +53,7 @@ static void memcpy_desc(CUDA_MEMCPY3D *d, void *dst, const void *src, size_t cou
 
 static void memset_desc(CUDA_MEMSET_NODE_PARAMS *d, const grMemsetParams *p)
 {
-    d->dst = dptr(p->dst);
+    d->dst = gr__cu_ptr(p->dst);
     d->pitch = p->pitch;
     d->value = p->value;
     d->elementSize = p->elementSize;

@@ -61,11 +61,6 @@ grError_t gr__cuda_mem_info(const char *call, int device, size_t *free_bytes, si
     return r ? gr__cu_fail(call, device, "cuMemGetInfo", r) : grSuccess;
 }
 
-static CUdeviceptr dptr(const void *p)
-{
-    return (CUdeviceptr)(uintptr_t)p;
-}
-
 bool gr__cuda_pointer_info(const void *p, gr_cuda_pointer *info)
 {
     int type = 0, ordinal = -1, managed = 0;
@@ -78,20 +73,21 @@ bool gr__cuda_pointer_info(const void *p, gr_cuda_pointer *info)
     if (gr__cuda_enter(1) != CUDA_SUCCESS)
         return false;
     /* Unregistered memory is an error here, or a type of none of these. */
-    if (gr_cu.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, dptr(p)) != CUDA_SUCCESS ||
+    if (gr_cu.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, gr__cu_ptr(p)) != CUDA_SUCCESS ||
         (type != CU_MEMORYTYPE_HOST && type != CU_MEMORYTYPE_DEVICE && type != CU_MEMORYTYPE_UNIFIED))
         return false;
     /* Pinned memory may be portable, of no one device: it is then the
      * first GPU's, as graphrt's own pinned memory is. */
-    if (gr_cu.cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, dptr(p)) != CUDA_SUCCESS ||
+    if (gr_cu.cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, gr__cu_ptr(p)) !=
+            CUDA_SUCCESS ||
         ordinal < 0 || ordinal >= gr__gpu_count()) {
         if (type != CU_MEMORYTYPE_HOST)
             return false;
         ordinal = 0;
     }
-    (void)gr_cu.cuPointerGetAttribute(&managed, GR_CU_POINTER_ATTRIBUTE_IS_MANAGED, dptr(p));
-    (void)gr_cu.cuPointerGetAttribute(&device_ptr, GR_CU_POINTER_ATTRIBUTE_DEVICE_POINTER, dptr(p));
-    (void)gr_cu.cuPointerGetAttribute(&host_ptr, GR_CU_POINTER_ATTRIBUTE_HOST_POINTER, dptr(p));
+    (void)gr_cu.cuPointerGetAttribute(&managed, GR_CU_POINTER_ATTRIBUTE_IS_MANAGED, gr__cu_ptr(p));
+    (void)gr_cu.cuPointerGetAttribute(&device_ptr, GR_CU_POINTER_ATTRIBUTE_DEVICE_POINTER, gr__cu_ptr(p));
+    (void)gr_cu.cuPointerGetAttribute(&host_ptr, GR_CU_POINTER_ATTRIBUTE_HOST_POINTER, gr__cu_ptr(p));
     info->type = managed || type == CU_MEMORYTYPE_UNIFIED ? grMemoryTypeManaged
                  : type == CU_MEMORYTYPE_HOST             ? grMemoryTypeHost
                                                           : grMemoryTypeDevice;

@@ -9,11 +9,6 @@
  */
 #include "cuda_int.h"
 
-static CUdeviceptr dptr(const void *p)
-{
-    return (CUdeviceptr)(uintptr_t)p;
-}
-
 grError_t gr__cuda_malloc(const char *call, int device, size_t size, void **out)
 {
     CUdeviceptr d = 0;
@@ -33,7 +28,7 @@ grError_t gr__cuda_free(const char *call, int device, void *p)
     if (r == CUDA_SUCCESS)
         r = gr_cu.cuCtxSynchronize();
     if (r == CUDA_SUCCESS)
-        r = gr_cu.cuMemFree(dptr(p));
+        r = gr_cu.cuMemFree(gr__cu_ptr(p));
     return r ? gr__cu_fail(call, device, "cuMemFree", r) : grSuccess;
 }
 
@@ -71,10 +66,11 @@ int gr__cuda_pointer_device(const void *p)
     int type = 0, ordinal = -1;
     if (!p || !gr__cuda_active())
         return 0;
-    if (gr_cu.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, dptr(p)) != CUDA_SUCCESS ||
+    if (gr_cu.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, gr__cu_ptr(p)) != CUDA_SUCCESS ||
         type != CU_MEMORYTYPE_DEVICE)
         return 0;
-    if (gr_cu.cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, dptr(p)) != CUDA_SUCCESS ||
+    if (gr_cu.cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, gr__cu_ptr(p)) !=
+            CUDA_SUCCESS ||
         ordinal < 0 || ordinal >= gr__gpu_count())
         return 0;
     return ordinal + 1;
@@ -84,7 +80,7 @@ grError_t gr__cuda_memcpy(const char *call, gr_stream *s, void *dst, const void 
 {
     CUresult r = gr__cuda_enter_stream(s);
     if (r == CUDA_SUCCESS)
-        r = gr_cu.cuMemcpyAsync(dptr(dst), dptr(src), count, s->gpu->cu);
+        r = gr_cu.cuMemcpyAsync(gr__cu_ptr(dst), gr__cu_ptr(src), count, s->gpu->cu);
     return r ? gr__cu_fail(call, s->device, "cuMemcpyAsync", r) : grSuccess;
 }
 
@@ -92,7 +88,7 @@ grError_t gr__cuda_memset(const char *call, gr_stream *s, void *dst, int value, 
 {
     CUresult r = gr__cuda_enter_stream(s);
     if (r == CUDA_SUCCESS)
-        r = gr_cu.cuMemsetD8Async(dptr(dst), (unsigned char)value, count, s->gpu->cu);
+        r = gr_cu.cuMemsetD8Async(gr__cu_ptr(dst), (unsigned char)value, count, s->gpu->cu);
     return r ? gr__cu_fail(call, s->device, "cuMemsetD8Async", r) : grSuccess;
 }
 
@@ -100,7 +96,7 @@ grError_t gr__cuda_memcpy_now(int device, void *dst, const void *src, size_t cou
 {
     CUresult r = gr__cuda_enter(device);
     if (r == CUDA_SUCCESS)
-        r = gr_cu.cuMemcpyAsync(dptr(dst), dptr(src), count, GR_CU_STREAM_LEGACY);
+        r = gr_cu.cuMemcpyAsync(gr__cu_ptr(dst), gr__cu_ptr(src), count, GR_CU_STREAM_LEGACY);
     if (r == CUDA_SUCCESS)
         r = gr_cu.cuStreamSynchronize(GR_CU_STREAM_LEGACY);
     return gr__cu_error(r);
@@ -110,7 +106,7 @@ grError_t gr__cuda_memset_now(int device, void *dst, int value, size_t count)
 {
     CUresult r = gr__cuda_enter(device);
     if (r == CUDA_SUCCESS)
-        r = gr_cu.cuMemsetD8Async(dptr(dst), (unsigned char)value, count, GR_CU_STREAM_LEGACY);
+        r = gr_cu.cuMemsetD8Async(gr__cu_ptr(dst), (unsigned char)value, count, GR_CU_STREAM_LEGACY);
     if (r == CUDA_SUCCESS)
         r = gr_cu.cuStreamSynchronize(GR_CU_STREAM_LEGACY);
     return gr__cu_error(r);
@@ -132,6 +128,6 @@ grError_t gr__cuda_free_async(const char *call, gr_stream *s, void *p)
 {
     CUresult r = gr__cuda_enter_stream(s);
     if (r == CUDA_SUCCESS)
-        r = gr_cu.cuMemFreeAsync(dptr(p), s->gpu->cu);
+        r = gr_cu.cuMemFreeAsync(gr__cu_ptr(p), s->gpu->cu);
     return r ? gr__cu_fail(call, s->device, "cuMemFreeAsync", r) : grSuccess;
 }
