@@ -1,0 +1,130 @@
+// probe.h - shared helpers of the CUDA 13 probe programs in tests/probes/.
+// Each probe prints one line per case: "case-name: ResultCodeName [value]".
+// The probes never stop on an error: every call's result is printed and the
+// sticky last error is cleared after it. Not part of the graphrt build; see
+// docs/cuda13-probes.md for how to build and run them.
+#pragma once
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+static inline const char *en(cudaError_t e)
+{
+    return cudaGetErrorName(e);
+}
+
+static inline const char *cuen(CUresult r)
+{
+    const char *s = nullptr;
+    if (cuGetErrorName(r, &s) != CUDA_SUCCESS || !s)
+        return "CUDA_ERROR_?";
+    return s;
+}
+
+// Prints "name: code" and an optional formatted observation.
+static inline cudaError_t report_(const char *name, cudaError_t e, const char *fmt = nullptr, ...)
+{
+    printf("%s: %s", name, en(e));
+    if (fmt) {
+        va_list ap;
+        va_start(ap, fmt);
+        printf(" ");
+        vprintf(fmt, ap);
+        va_end(ap);
+    }
+    printf("\n");
+    fflush(stdout);
+    cudaGetLastError();
+    return e;
+}
+
+static inline void note(const char *name, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    printf("%s: ", name);
+    vprintf(fmt, ap);
+    va_end(ap);
+    printf("\n");
+    fflush(stdout);
+}
+
+static inline CUresult cureport(const char *name, CUresult r)
+{
+    printf("%s: %s\n", name, cuen(r));
+    fflush(stdout);
+    return r;
+}
+
+// The call runs first, then the observed values are evaluated (a plain
+// function call would leave their order to the compiler).
+#define report(name, expr, ...)                  \
+    ({                                           \
+        cudaError_t report_e_ = (expr);          \
+        report_(name, report_e_, ##__VA_ARGS__); \
+    })
+#define R(name, expr) report(name, (expr))
+
+static inline size_t nnodes(cudaGraph_t g)
+{
+    size_t n = 0;
+    if (cudaGraphGetNodes(g, nullptr, &n) != cudaSuccess)
+        return (size_t)-1;
+    return n;
+}
+
+static inline size_t nedges(cudaGraph_t g)
+{
+    size_t n = 0;
+    if (cudaGraphGetEdges(g, nullptr, nullptr, nullptr, &n) != cudaSuccess)
+        return (size_t)-1;
+    return n;
+}
+
+static inline const char *typename_(cudaGraphNodeType t)
+{
+    static const char *n[] = {"Kernel",   "Memcpy",    "Memset",         "Host",         "Graph",
+                              "Empty",    "WaitEvent", "EventRecord",    "ExtSemSignal", "ExtSemWait",
+                              "MemAlloc", "MemFree",   "BatchMemOp(12)", "Conditional"};
+    if ((unsigned)t < sizeof n / sizeof n[0])
+        return n[t];
+    return "?";
+}
+
+static inline const char *ntype(cudaGraphNode_t n)
+{
+    cudaGraphNodeType t;
+    cudaError_t e = cudaGraphNodeGetType(n, &t);
+    if (e) {
+        cudaGetLastError();
+        return en(e);
+    }
+    return typename_(t);
+}
+
+// Lists a graph's node types, in cudaGraphGetNodes order.
+static inline void list_types(const char *name, cudaGraph_t g)
+{
+    size_t n = nnodes(g);
+    if (n == (size_t)-1) {
+        note(name, "GetNodes failed");
+        return;
+    }
+    std::vector<cudaGraphNode_t> v(n);
+    cudaGraphGetNodes(g, v.data(), &n);
+    printf("%s: n=%zu [", name, n);
+    for (size_t i = 0; i < n; i++)
+        printf("%s%s", i ? " " : "", ntype(v[i]));
+    printf("]\n");
+    fflush(stdout);
+}
+
+// cudaGraphNodeParams has a deleted default constructor in C++ (its union
+// holds dim3); this declares a zeroed one named p.
+#define NODEPARAMS(p)                                                                     \
+    alignas(cudaGraphNodeParams) unsigned char p##_buf[sizeof(cudaGraphNodeParams)] = {}; \
+    cudaGraphNodeParams &p = *reinterpret_cast<cudaGraphNodeParams *>(p##_buf)
