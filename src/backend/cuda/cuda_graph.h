@@ -16,10 +16,11 @@
 struct gr_cuda_exec;
 
 /* Lowers plan p to a CUgraph of GPU 'device' and instantiates it (the
- * grGraphInstantiateFlag* 'flags' mapped to the driver's). Fails with
- * grErrorNotSupported for graph memory nodes, grErrorInvalidValue for an
- * event of another device, grErrorInvalidDeviceFunction for a kernel
- * without a GPU image, or the driver's error. */
+ * grGraphInstantiateFlag* 'flags' mapped to the driver's; graph memory's
+ * nodes become empty nodes, their memory being the exec layer's). Fails
+ * with grErrorInvalidValue for an event of another device,
+ * grErrorInvalidDeviceFunction for a kernel without a GPU image, or the
+ * driver's error. */
 grError_t gr__cuda_exec_lower(const char *call, const gr_plan *p, int device, unsigned long long flags,
                               struct gr_cuda_exec **out);
 

@@ -139,14 +139,12 @@ static grError_t add_node(const char *call, struct gr_cuda_exec *gx, const gr_pn
                 : gr_cu.cuGraphAddEventWaitNode(out, gx->graph, deps, ndeps, ev);
         break;
     }
-    case grGraphNodeTypeMemAlloc:
-    case grGraphNodeTypeMemFree:
-        return gr__fail(grErrorNotSupported,
-                        "%s: the graph has a %s node; graph memory nodes are not lowered to GPUs yet "
-                        "(docs/devices.md): allocate with grMalloc outside the graph, or instantiate on "
-                        "the CPU device",
-                        call, gr__node_type_name((grGraphNodeType)pn->type));
-    default: /* empty nodes, and the 'enter' and 'leave' nodes of child graphs */
+    default:
+        /* Empty nodes, the 'enter' and 'leave' nodes of child graphs, and
+         * graph memory's allocation and free nodes: the exec layer maps an
+         * executable's allocations for its whole life (exec/graphmem.c),
+         * which covers CUDA's alloc-to-free validity, and applies the
+         * launch rule itself. */
         r = gr_cu.cuGraphAddEmptyNode(out, gx->graph, deps, ndeps);
         break;
     }
