@@ -148,9 +148,8 @@ static void gexec_free(gr_gexec *x)
 
 /* Every allocation of an executable is memory of its device: the
  * physical block is one device's. Sets x->device. */
-static grError_t check_devices(const char *call, grGraphExec_t e, gr_gexec *x)
+static grError_t check_devices(const char *call, int edev, gr_gexec *x)
 {
-    int edev = gr__exec_device(e);
     for (size_t j = 0; j < x->nown; j++)
         if (x->own[j]->device != edev)
             return gr__fail(grErrorInvalidValue,
@@ -237,7 +236,7 @@ static grError_t map_cpu(const char *call, gr_gexec *x, const size_t *offs, size
     return grSuccess;
 }
 
-grError_t gr__graphmem_instantiate(const char *call, grGraphExec_t e, grGraph_t g)
+grError_t gr__graphmem_instantiate(const char *call, grGraphExec_t e, grGraph_t g, int device)
 {
     size_t nalloc = 0, nfree = 0;
     if (g->nmemnodes == 0)
@@ -299,7 +298,7 @@ grError_t gr__graphmem_instantiate(const char *call, grGraphExec_t e, grGraph_t 
     }
     if (err)
         goto out;
-    if ((err = check_devices(call, e, x)))
+    if ((err = check_devices(call, device, x)))
         goto out;
     /* Slots, in topological order. */
     size_t nslots = 0, total = 0, k = 0;

@@ -190,6 +190,8 @@ grError_t gr__cuda_vmm_granularity(const char *call, int device, size_t *out);
  * memory behind it. */
 grError_t gr__cuda_vmm_reserve(const char *call, int device, size_t size, size_t align, void **out);
 void gr__cuda_vmm_unreserve(int device, void *p, size_t size);
+/* The GPU (1..N) whose reserved range holds p, mapped or not; 0 if none. */
+int gr__cuda_vmm_device(const void *p);
 /* Creates (cuMemCreate) and releases (cuMemRelease) physical memory of the
  * device; a released allocation lives on until its last mapping goes. */
 grError_t gr__cuda_vmm_create(const char *call, int device, size_t size, uint64_t *out);
