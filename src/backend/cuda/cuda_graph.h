@@ -59,9 +59,11 @@ grError_t gr__cuda_exec_check_event(const char *call, struct gr_cuda_exec *gx, g
  * executable (grGraphExecUpdate, after writing the plan). */
 grError_t gr__cuda_exec_sync_node(const char *call, struct gr_cuda_exec *gx, const gr_pnode *pn);
 
-/* gr__cuda_exec_sync_node for plan nodes [from, to) of p, the device's
- * context made current once for all of them; with 'only', just the nodes
- * i for which only[i] is nonzero (those an update changed). */
+/* Applies plan nodes [from, to) of p to the driver's executable; with
+ * 'only', just the nodes i for which only[i] is nonzero (those an update
+ * changed). Few changes go node by node (gr__cuda_exec_sync_node); many
+ * are written into the driver's graph and applied in one
+ * cuGraphExecUpdate. */
 grError_t gr__cuda_exec_sync_range(const char *call, struct gr_cuda_exec *gx, const gr_plan *p, uint32_t from,
                                    uint32_t to, const uint8_t *only);
 
