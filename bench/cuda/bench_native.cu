@@ -13,7 +13,9 @@
  *
  * The "driver_" figures time driver calls alone (linked with -lcuda), the
  * floor under both runtimes' setters: cuGraphExecKernelNodeSetParams,
- * cuGraphKernelNodeSetParams on a graph (host-side) and cuCtxSetCurrent.
+ * cuGraphKernelNodeSetParams on a graph (host-side), cuCtxSetCurrent, and
+ * an update of every node done either way (one exec setter per node, or
+ * the graph's nodes set and one cuGraphExecUpdate).
  * bench_gpu has no figure of those names, so run.sh prints no ratio.
  */
 #include <cuda.h>
@@ -228,8 +230,28 @@ int main(int argc, char **argv)
         CUcontext ctx;
         if (cuCtxGetCurrent(&ctx) != CUDA_SUCCESS)
             exit(3);
-        std::vector<double> rx, rg, rc;
+        std::vector<double> rx, rg, rc, rus, rug;
         for (int k = 0; k < ROUNDS; k++) {
+            /* An update of every node, two ways, alternated: one exec
+             * setter per node, or every node into the graph and one
+             * cuGraphExecUpdate. */
+            for (int way = 0; way < 2; way++) {
+                bool by_graph = ((k + way) & 1) != 0;
+                double t0 = now_ns();
+                for (size_t i = 0; i < nn; i++) {
+                    v = (int)i + 3 * k + way;
+                    CUresult r = by_graph ? cuGraphKernelNodeSetParams((CUgraphNode)nodes[i], &d)
+                                          : cuGraphExecKernelNodeSetParams(e, (CUgraphNode)nodes[i], &d);
+                    if (r != CUDA_SUCCESS)
+                        exit(3);
+                }
+                if (by_graph) {
+                    CUgraphExecUpdateResultInfo info;
+                    if (cuGraphExecUpdate(e, (CUgraph)g, &info) != CUDA_SUCCESS)
+                        exit(3);
+                }
+                (by_graph ? rug : rus).push_back((now_ns() - t0) / (double)nn);
+            }
             double t0 = now_ns();
             for (int i = 0; i < sets; i++) {
                 v = i;
@@ -253,6 +275,8 @@ int main(int argc, char **argv)
         report("driver_exec_kernel_set_params", "chain1000", median(rx), "ns/call");
         report("driver_graph_kernel_set_params", "chain1000", median(rg), "ns/call");
         report("driver_ctx_set_current", "1", median(rc), "ns/call");
+        report("driver_update_by_exec_setters", "chain1000", median(rus), "ns/node");
+        report("driver_update_by_graph", "chain1000", median(rug), "ns/node");
         CK(cudaGraphExecDestroy(e));
         CK(cudaGraphDestroy(g));
     }

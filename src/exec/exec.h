@@ -155,6 +155,9 @@ grError_t gr__exec_check_kernel_devmem(const char *call, const char *label, grKe
                                        int device);
 grError_t gr__exec_check_copy_devmem(const char *call, const char *label, const void *dst, const void *src,
                                      int device);
+/* The same for graph node gn's parameters (an update's new node), named
+ * by its label. */
+grError_t gr__exec_check_node_devmem(const char *call, const struct grGraphNode_st *gn, int device);
 grError_t gr__exec_check_plan_devmem(const char *call, const gr_plan *p, int device);
 
 /* The device an executable runs on: 0 for the CPU. */
