@@ -50,7 +50,10 @@ static void where_text(const where *w, char *buf, size_t n)
 /* Operand 'arg' of the node at w (a kernel argument's index, or
  * GR_DEVMEM_DST / GR_DEVMEM_SRC of a copy or memset), pointing at p, is
  * reachable from 'device'. */
-enum { GR_DEVMEM_DST = -1, GR_DEVMEM_SRC = -2 };
+enum {
+    GR_DEVMEM_DST = -1,
+    GR_DEVMEM_SRC = -2
+};
 
 static grError_t check_ptr(const char *call, const where *w, int arg, const void *p, int device)
 {

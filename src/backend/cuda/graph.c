@@ -302,11 +302,11 @@ grError_t gr__cuda_exec_launch(const char *call, struct gr_cuda_exec *gx, gr_str
 /* Runs 'expr' (a driver call on gx's executable, giving a CUresult into
  * r); where the driver wants a current context, makes gx's current and
  * runs it again. */
-#define DRIVE_EXEC(gx, r, expr)                                                                          \
-    do {                                                                                                 \
-        (r) = (expr);                                                                                    \
-        if ((r) == CUDA_ERROR_INVALID_CONTEXT && gr__cuda_enter((gx)->device) == CUDA_SUCCESS)          \
-            (r) = (expr);                                                                                \
+#define DRIVE_EXEC(gx, r, expr)                                                                \
+    do {                                                                                       \
+        (r) = (expr);                                                                          \
+        if ((r) == CUDA_ERROR_INVALID_CONTEXT && gr__cuda_enter((gx)->device) == CUDA_SUCCESS) \
+            (r) = (expr);                                                                      \
     } while (0)
 
 /* The failure of an exec setter's driver call on plan node i. */
@@ -338,8 +338,9 @@ grError_t gr__cuda_exec_set_memcpy(const char *call, struct gr_cuda_exec *gx, ui
     CUDA_MEMCPY3D d;
     CUresult r;
     memcpy_desc(&d, dst, src, count);
-    DRIVE_EXEC(gx, r,
-               gr_cu.cuGraphExecMemcpyNodeSetParams(gx->exec, gx->nodes[i], &d, gr__cuda_context(gx->device)));
+    DRIVE_EXEC(
+        gx, r,
+        gr_cu.cuGraphExecMemcpyNodeSetParams(gx->exec, gx->nodes[i], &d, gr__cuda_context(gx->device)));
     if (r != CUDA_SUCCESS)
         return set_failed(call, gx, "cuGraphExecMemcpyNodeSetParams", i, r);
     gx->stale[i] = 1;
@@ -352,8 +353,9 @@ grError_t gr__cuda_exec_set_memset(const char *call, struct gr_cuda_exec *gx, ui
     CUDA_MEMSET_NODE_PARAMS d;
     CUresult r;
     memset_desc(&d, p);
-    DRIVE_EXEC(gx, r,
-               gr_cu.cuGraphExecMemsetNodeSetParams(gx->exec, gx->nodes[i], &d, gr__cuda_context(gx->device)));
+    DRIVE_EXEC(
+        gx, r,
+        gr_cu.cuGraphExecMemsetNodeSetParams(gx->exec, gx->nodes[i], &d, gr__cuda_context(gx->device)));
     if (r != CUDA_SUCCESS)
         return set_failed(call, gx, "cuGraphExecMemsetNodeSetParams", i, r);
     gx->stale[i] = 1;
@@ -489,7 +491,8 @@ static grError_t graph_set_node(const char *call, struct gr_cuda_exec *gx, const
             return err;
         bool record = pn->type == grGraphNodeTypeEventRecord;
         what = record ? "cuGraphEventRecordNodeSetEvent" : "cuGraphEventWaitNodeSetEvent";
-        r = record ? gr_cu.cuGraphEventRecordNodeSetEvent(node, ev) : gr_cu.cuGraphEventWaitNodeSetEvent(node, ev);
+        r = record ? gr_cu.cuGraphEventRecordNodeSetEvent(node, ev)
+                   : gr_cu.cuGraphEventWaitNodeSetEvent(node, ev);
         break;
     }
     default:
@@ -513,8 +516,9 @@ static grError_t sync_whole(const char *call, struct gr_cuda_exec *gx, const gr_
     memset(&info, 0, sizeof info);
     CUresult r = gr_cu.cuGraphExecUpdate(gx->exec, gx->graph, &info);
     if (r != CUDA_SUCCESS)
-        return gr__fail(gr__cu_error(r), "%s: cuGraphExecUpdate failed on device %d with %s (update result %d)",
-                        call, gx->device, gr__cu_error_name(r), info.result);
+        return gr__fail(gr__cu_error(r),
+                        "%s: cuGraphExecUpdate failed on device %d with %s (update result %d)", call,
+                        gx->device, gr__cu_error_name(r), info.result);
     memset(gx->stale, 0, gx->nnodes);
     return grSuccess;
 }
