@@ -305,7 +305,8 @@ GR_API grError_t grDeviceSynchronize(void);
  * (CUDA destroys them); destroy them yourself. This is the reset of the
  * CPU (device 0); where the current device is a GPU, grDeviceReset waits
  * for that GPU's work and frees the grMalloc allocations of that GPU only
- * (its streams, events and primary context stay: docs/devices.md).
+ * (its streams, events, primary context and graph allocations, which are
+ * their graphs' and executables', stay: docs/devices.md).
  * Thread safety: must not run concurrently with any other graphrt call.
  * Mirrors cudaDeviceReset. */
 GR_API grError_t grDeviceReset(void);
@@ -861,8 +862,8 @@ GR_API grError_t grDeviceGetMemPool(grMemPool_t *memPool, int device);
  * The address is returned at once; the memory may be used by work queued
  * on hStream after this call, or ordered after it. size 0 gives NULL and
  * grSuccess, as grMalloc. On a capturing stream it adds a memory
- * allocation node to the capture's graph and returns the node's address.
- * Errors: grErrorInvalidValue (devPtr NULL), grErrorMemoryAllocation (more
+ * allocation node to the capture's graph and returns the node's address
+ * (an allocation of the capturing stream's device). Errors: grErrorInvalidValue (devPtr NULL), grErrorMemoryAllocation (more
  * than 2^47 bytes, the host or the pool's maxSize cannot provide it, out of
  * memory queuing the pool's wait for another stream's free; on a capturing
  * stream, no address space left to reserve); plus the capture errors of
@@ -929,9 +930,12 @@ typedef enum grGraphMemAttributeType {
 
 /* Adds a memory allocation node. nodeParams: poolProps with allocType
  * grMemAllocationTypePinned, handleTypes grMemHandleTypeNone, location
- * {grMemLocationTypeDevice, 0} and win32SecurityAttributes NULL (the rest
- * is not read), accessDescs / accessDescCount describing device 0 with
- * read-write access only (or none), bytesize > 0. The address is fixed now
+ * {grMemLocationTypeDevice, d} for an existing device d (0, the CPU, or a
+ * GPU 1..N: the allocation's device) and win32SecurityAttributes NULL (the
+ * rest is not read), accessDescs / accessDescCount describing device d
+ * with read-write access only (or none), bytesize > 0. An executable maps
+ * allocations of its own device only (docs/devices.md on GPUs: there the
+ * range is rounded to the device's granularity). The address is fixed now
  * and returned in nodeParams->dptr; the memory is valid from this node to
  * the free node that frees it, in graph order, in every launch; if the
  * graph does not free it, it stays valid after the launch until
@@ -941,14 +945,15 @@ typedef enum grGraphMemAttributeType {
  * exist at a time, as in CUDA. Physical memory is shared between the
  * allocations of one graph whose lifetimes do not overlap. Errors: those
  * of every grGraphAdd*Node (see "Adding nodes" in section Graphs),
- * grErrorInvalidValue (nodeParams NULL, another allocType, another
- * location, win32SecurityAttributes not NULL, bytesize 0, more than one
- * access descriptor or one that is not device 0 with
+ * grErrorInvalidValue (nodeParams NULL, another allocType, a location that
+ * is not an existing device, win32SecurityAttributes not NULL, bytesize 0,
+ * more than one access descriptor or one that is not device d with
  * grMemAccessFlagsProtReadWrite), grErrorNotSupported (handleTypes other
  * than grMemHandleTypeNone; graph is owned by a child-graph node),
  * grErrorMemoryAllocation (bytesize above 2^47, no address space left to
- * reserve it). Thread safety: not with other calls on the same graph.
- * Mirrors cudaGraphAddMemAllocNode. */
+ * reserve it; on a GPU, the driver's errors of cuMemAddressReserve).
+ * Thread safety: not with other calls on the same graph. Mirrors
+ * cudaGraphAddMemAllocNode. */
 GR_API grError_t grGraphAddMemAllocNode(grGraphNode_t *pGraphNode, grGraph_t graph,
                                         const grGraphNode_t *pDependencies, size_t numDependencies,
                                         grMemAllocNodeParams *nodeParams);
@@ -981,21 +986,23 @@ GR_API grError_t grGraphMemAllocNodeGetParams(grGraphNode_t node, grMemAllocNode
 GR_API grError_t grGraphMemFreeNodeGetParams(grGraphNode_t node, void *dptr_out);
 
 /* Gives the physical memory of graph allocations that no executable needs
- * (executables destroyed, allocations freed) back to the OS. Errors:
- * grErrorInvalidDevice (device not 0). Mirrors cudaDeviceGraphMemTrim. */
+ * (executables destroyed, allocations freed) back to the OS or the driver:
+ * that of destroyed executables a stream still holds, whatever their
+ * device. Errors: grErrorInvalidDevice (device names no device). Mirrors
+ * cudaDeviceGraphMemTrim. */
 GR_API grError_t grDeviceGraphMemTrim(int device);
 
 /* Reads an attribute of graph memory into *value (a uint64_t): used memory
  * is what live graph allocations occupy, reserved memory the physical
- * memory held for executables. Errors: grErrorInvalidDevice (device not
- * 0), grErrorInvalidValue (value NULL, attr not a
+ * memory held for the device's executables. Errors: grErrorInvalidDevice
+ * (device names no device), grErrorInvalidValue (value NULL, attr not a
  * grGraphMemAttributeType). Mirrors cudaDeviceGetGraphMemAttribute. */
 GR_API grError_t grDeviceGetGraphMemAttribute(int device, grGraphMemAttributeType attr, void *value);
 
 /* Resets a high-water mark (value points to a uint64_t 0); the current
- * values are read only. Errors: grErrorInvalidDevice (device not 0),
- * grErrorInvalidValue (value NULL, attr not a high-water mark, *value not
- * 0). Mirrors cudaDeviceSetGraphMemAttribute. */
+ * values are read only. Errors: grErrorInvalidDevice (device names no
+ * device), grErrorInvalidValue (value NULL, attr not a high-water mark,
+ * *value not 0). Mirrors cudaDeviceSetGraphMemAttribute. */
 GR_API grError_t grDeviceSetGraphMemAttribute(int device, grGraphMemAttributeType attr, void *value);
 
 /* ====================================================================== */

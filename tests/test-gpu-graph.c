@@ -403,25 +403,6 @@ GR_TEST(gpu_graph_captured_pipeline_replays_with_updates)
     CHECK_OK(grKernelDestroy(add));
 }
 
-GR_TEST(gpu_graph_memory_nodes_are_refused_with_a_detail)
-{
-    CHECK_OK(grSetDevice(first_gpu()));
-    grGraph_t g;
-    grGraphNode_t a;
-    grGraphExec_t e = NULL;
-    CHECK_OK(grGraphCreate(&g, 0));
-    grMemAllocNodeParams ap;
-    memset(&ap, 0, sizeof ap);
-    ap.poolProps.allocType = grMemAllocationTypePinned;
-    ap.poolProps.location.type = grMemLocationTypeDevice;
-    ap.poolProps.location.id = 0;
-    ap.bytesize = 4096;
-    CHECK_OK(grGraphAddMemAllocNode(&a, g, NULL, 0, &ap));
-    CHECK_GR(grErrorNotSupported, grGraphInstantiate(&e, g, 0));
-    CHECK_DETAIL_HAS("graph memory nodes");
-    CHECK_OK(grGraphDestroy(g));
-}
-
 GR_TEST(gpu_graph_cpu_executable_refuses_gpu_memory_it_cannot_reach)
 {
     int gpu = first_gpu();

@@ -428,6 +428,47 @@ GR_TEST(graphmem_attributes_high_marks_reset_and_trim)
     CHECK_OK(grGraphDestroy(g));
 }
 
+GR_TEST(graphmem_alloc_node_refuses_a_location_or_access_naming_no_device)
+{
+    grGraph_t g;
+    grGraphNode_t n = NULL;
+    grMemAccessDesc access;
+    int ndev = 0;
+    uint64_t v = 0;
+    CHECK_OK(grGetDeviceCount(&ndev));
+    CHECK_OK(grGraphCreate(&g, 0));
+    /* Devices are 0..ndev-1: ndev, 64 and -1 name none. */
+    int bad[] = {ndev, 64, -1};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        grMemAllocNodeParams ap = alloc_params(4096);
+        ap.poolProps.location.id = bad[i];
+        CHECK_GR(grErrorInvalidValue, grGraphAddMemAllocNode(&n, g, NULL, 0, &ap));
+        CHECK_DETAIL_HAS("poolProps.location");
+        CHECK_DETAIL_HAS("existing device");
+        CHECK(ap.dptr == NULL);
+        CHECK_GR(grErrorInvalidDevice,
+                 grDeviceGetGraphMemAttribute(bad[i], grGraphMemAttrUsedMemCurrent, &v));
+        CHECK_DETAIL_HAS("does not exist");
+        CHECK_GR(grErrorInvalidDevice, grDeviceGraphMemTrim(bad[i]));
+    }
+    /* The access descriptor must name the allocation's own device. */
+    grMemAllocNodeParams ap = alloc_params(4096);
+    memset(&access, 0, sizeof access);
+    access.location.type = grMemLocationTypeDevice;
+    access.location.id = 1;
+    access.flags = grMemAccessFlagsProtReadWrite;
+    ap.accessDescs = &access;
+    ap.accessDescCount = 1;
+    CHECK_GR(grErrorInvalidValue, grGraphAddMemAllocNode(&n, g, NULL, 0, &ap));
+    CHECK_DETAIL_HAS("must give device 0");
+    /* Nothing was added, nothing is reserved. */
+    CHECK_EQ(node_count(g), 0);
+    access.location.id = 0;
+    CHECK_OK(grGraphAddMemAllocNode(&n, g, NULL, 0, &ap));
+    CHECK_EQ(node_count(g), 1);
+    CHECK_OK(grGraphDestroy(g));
+}
+
 GR_TEST(graphmem_capture_of_malloc_async_kernel_free_async_gives_alloc_kernel_free)
 {
     grStream_t s;

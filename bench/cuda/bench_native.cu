@@ -10,7 +10,15 @@
  * "native,<name>,<param>,<value>,<unit>" (bench/cuda/compare.py joins it
  * with bench_gpu's lines) after a machine line; --json FILE also writes
  * the figures as JSON.
+ *
+ * The "driver_" figures time driver calls alone (linked with -lcuda), the
+ * floor under both runtimes' setters: cuGraphExecKernelNodeSetParams,
+ * cuGraphKernelNodeSetParams on a graph (host-side), cuCtxSetCurrent, and
+ * an update of every node done either way (one exec setter per node, or
+ * the graph's nodes set and one cuGraphExecUpdate).
+ * bench_gpu has no figure of those names, so run.sh prints no ratio.
  */
+#include <cuda.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -195,6 +203,82 @@ int main(int argc, char **argv)
         report("exec_update", "chain1000", median(ru), "ns/node");
         CK(cudaGraphDestroy(g));
         CK(cudaGraphDestroy(g2));
+    }
+
+    /* The driver's calls alone, on a 1000-kernel chain's graph and
+     * executable. */
+    {
+        const int n = 1000, sets = 2000;
+        cudaGraph_t g = build_graph("chain", n, 1);
+        cudaGraphExec_t e;
+        CK(cudaGraphInstantiate(&e, g, 0));
+        size_t nn = 0;
+        CK(cudaGraphGetNodes(g, NULL, &nn));
+        std::vector<cudaGraphNode_t> nodes(nn);
+        CK(cudaGraphGetNodes(g, nodes.data(), &nn));
+        cudaFunction_t fn;
+        CK(cudaGetFuncBySymbol(&fn, (const void *)bench_empty));
+        int v = 7;
+        void *args[] = {&v};
+        CUDA_KERNEL_NODE_PARAMS d;
+        memset(&d, 0, sizeof d);
+        d.func = (CUfunction)fn;
+        d.gridDimX = d.gridDimY = d.gridDimZ = 1;
+        d.blockDimX = 32;
+        d.blockDimY = d.blockDimZ = 1;
+        d.kernelParams = args;
+        CUcontext ctx;
+        if (cuCtxGetCurrent(&ctx) != CUDA_SUCCESS)
+            exit(3);
+        std::vector<double> rx, rg, rc, rus, rug;
+        for (int k = 0; k < ROUNDS; k++) {
+            /* An update of every node, two ways, alternated: one exec
+             * setter per node, or every node into the graph and one
+             * cuGraphExecUpdate. */
+            for (int way = 0; way < 2; way++) {
+                bool by_graph = ((k + way) & 1) != 0;
+                double t0 = now_ns();
+                for (size_t i = 0; i < nn; i++) {
+                    v = (int)i + 3 * k + way;
+                    CUresult r = by_graph ? cuGraphKernelNodeSetParams((CUgraphNode)nodes[i], &d)
+                                          : cuGraphExecKernelNodeSetParams(e, (CUgraphNode)nodes[i], &d);
+                    if (r != CUDA_SUCCESS)
+                        exit(3);
+                }
+                if (by_graph) {
+                    CUgraphExecUpdateResultInfo info;
+                    if (cuGraphExecUpdate(e, (CUgraph)g, &info) != CUDA_SUCCESS)
+                        exit(3);
+                }
+                (by_graph ? rug : rus).push_back((now_ns() - t0) / (double)nn);
+            }
+            double t0 = now_ns();
+            for (int i = 0; i < sets; i++) {
+                v = i;
+                if (cuGraphExecKernelNodeSetParams(e, (CUgraphNode)nodes[(size_t)i % nn], &d) != CUDA_SUCCESS)
+                    exit(3);
+            }
+            rx.push_back((now_ns() - t0) / sets);
+            t0 = now_ns();
+            for (int i = 0; i < sets; i++) {
+                v = i;
+                if (cuGraphKernelNodeSetParams((CUgraphNode)nodes[(size_t)i % nn], &d) != CUDA_SUCCESS)
+                    exit(3);
+            }
+            rg.push_back((now_ns() - t0) / sets);
+            t0 = now_ns();
+            for (int i = 0; i < sets; i++)
+                if (cuCtxSetCurrent(ctx) != CUDA_SUCCESS)
+                    exit(3);
+            rc.push_back((now_ns() - t0) / sets);
+        }
+        report("driver_exec_kernel_set_params", "chain1000", median(rx), "ns/call");
+        report("driver_graph_kernel_set_params", "chain1000", median(rg), "ns/call");
+        report("driver_ctx_set_current", "1", median(rc), "ns/call");
+        report("driver_update_by_exec_setters", "chain1000", median(rus), "ns/node");
+        report("driver_update_by_graph", "chain1000", median(rug), "ns/node");
+        CK(cudaGraphExecDestroy(e));
+        CK(cudaGraphDestroy(g));
     }
 
     /* Capture per op, and capture + instantiate of a 1000-kernel chain. */

@@ -13,7 +13,7 @@ O=${OUTDIR:-$B}
 if [ "${1:-}" = --json ]; then JSON=$2; fi
 NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 mkdir -p "$B" "$O"
-"$NVCC" -O2 -o "$B/bench_native" bench/cuda/bench_native.cu
+"$NVCC" -O2 -o "$B/bench_native" bench/cuda/bench_native.cu -lcuda
 cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DGR_BUILD_BENCH=ON -DGR_BUILD_TESTS=OFF \
     -DGR_BUILD_EXAMPLES=OFF >/dev/null
 cmake --build "$B" --parallel "$(nproc)" --target bench_gpu >/dev/null

@@ -24,17 +24,52 @@ static const char *device_name(int device)
     return device ? "a GPU" : "the CPU";
 }
 
-/* p, named 'what' in the detail, is reachable from 'device'. */
-static grError_t check_ptr(const char *call, const char *label, const char *what, const void *p, int device,
-                           bool kernel)
+/* Where a checked pointer sits: named in a detail only when the check
+ * fails, since a node's label is a formatted string (too dear for every
+ * node of every update and instantiation). */
+typedef struct where {
+    const char *label;                 /* a fixed text, or NULL: */
+    const struct grGraphNode_st *node; /* this graph node's label, or NULL: */
+    const gr_pnode *pn;                /* this plan node's, at 'index' */
+    uint32_t index;
+} where;
+
+static void where_text(const where *w, char *buf, size_t n)
+{
+    if (w->label)
+        snprintf(buf, n, "%s", w->label);
+    else if (w->node)
+        snprintf(buf, n, "%s", gr__node_label(w->node));
+    else if (w->pn->type == grGraphNodeTypeKernel)
+        snprintf(buf, n, "kernel node '%s' (plan node %u)", w->pn->u.kern.k->name, w->index);
+    else
+        snprintf(buf, n, "%s node (plan node %u)", gr__node_type_name((grGraphNodeType)w->pn->type),
+                 w->index);
+}
+
+/* Operand 'arg' of the node at w (a kernel argument's index, or
+ * GR_DEVMEM_DST / GR_DEVMEM_SRC of a copy or memset), pointing at p, is
+ * reachable from 'device'. */
+enum {
+    GR_DEVMEM_DST = -1,
+    GR_DEVMEM_SRC = -2
+};
+
+static grError_t check_ptr(const char *call, const where *w, int arg, const void *p, int device)
 {
     int owner = GR_OWNER_CPU;
     if (!p || !gr__mem_owner(p, &owner) || owner == GR_OWNER_PINNED || owner == device)
         return grSuccess;
     /* Copies by a GPU's driver reach the CPU's (pageable) memory; its
      * kernels and the CPU's threads cannot reach what is not theirs. */
-    if (device != 0 && owner == GR_OWNER_CPU && !kernel)
+    if (device != 0 && owner == GR_OWNER_CPU && arg < 0)
         return grSuccess;
+    char label[192], what[32];
+    where_text(w, label, sizeof label);
+    if (arg >= 0)
+        snprintf(what, sizeof what, "argument %d", arg);
+    else
+        snprintf(what, sizeof what, "%s", arg == GR_DEVMEM_DST ? "the destination" : "the source");
     return gr__fail(grErrorInvalidValue,
                     "%s: %s: %s %p is memory of device %d (%s), but the executable runs on device %d (%s), "
                     "which cannot reach it; use memory of device %d (grMalloc with it current), pinned host "
@@ -48,34 +83,59 @@ int gr__exec_device(const struct grGraphExec_st *e)
     return e->gpu ? gr__cuda_exec_device(e->gpu) : 0;
 }
 
-grError_t gr__exec_check_kernel_devmem(const char *call, const char *label, grKernel_t k, void *const *argv,
-                                       int device)
+static grError_t check_kernel(const char *call, const where *w, grKernel_t k, void *const *argv, int device)
 {
-    if (GR_LIKELY(!gr__cuda_active()))
-        return grSuccess;
     for (int i = 0; i < k->nparams; i++) {
         if (k->sizes[i] != sizeof(void *))
             continue;
         void *v;
         memcpy(&v, argv[i], sizeof v);
-        char what[32];
-        snprintf(what, sizeof what, "argument %d", i);
-        grError_t err = check_ptr(call, label, what, v, device, true);
+        grError_t err = check_ptr(call, w, i, v, device);
         if (err)
             return err;
     }
     return grSuccess;
 }
 
+static grError_t check_copy(const char *call, const where *w, const void *dst, const void *src, int device)
+{
+    grError_t err = check_ptr(call, w, GR_DEVMEM_DST, dst, device);
+    return err || !src ? err : check_ptr(call, w, GR_DEVMEM_SRC, src, device);
+}
+
+grError_t gr__exec_check_kernel_devmem(const char *call, const char *label, grKernel_t k, void *const *argv,
+                                       int device)
+{
+    if (GR_LIKELY(!gr__cuda_active()))
+        return grSuccess;
+    where w = {.label = label};
+    return check_kernel(call, &w, k, argv, device);
+}
+
 grError_t gr__exec_check_copy_devmem(const char *call, const char *label, const void *dst, const void *src,
                                      int device)
 {
-    grError_t err;
     if (GR_LIKELY(!gr__cuda_active()))
         return grSuccess;
-    if ((err = check_ptr(call, label, "the destination", dst, device, false)))
-        return err;
-    return src ? check_ptr(call, label, "the source", src, device, false) : grSuccess;
+    where w = {.label = label};
+    return check_copy(call, &w, dst, src, device);
+}
+
+grError_t gr__exec_check_node_devmem(const char *call, const struct grGraphNode_st *gn, int device)
+{
+    if (GR_LIKELY(!gr__cuda_active()))
+        return grSuccess;
+    where w = {.node = gn};
+    switch (gn->type) {
+    case grGraphNodeTypeKernel:
+        return check_kernel(call, &w, gn->p.kernel.kernel, gn->p.kernel.argv, device);
+    case grGraphNodeTypeMemcpy:
+        return check_copy(call, &w, gn->p.memcpy.dst, gn->p.memcpy.src, device);
+    case grGraphNodeTypeMemset:
+        return check_copy(call, &w, gn->p.memset.dst, NULL, device);
+    default:
+        return grSuccess;
+    }
 }
 
 grError_t gr__exec_check_plan_devmem(const char *call, const gr_plan *p, int device)
@@ -84,20 +144,17 @@ grError_t gr__exec_check_plan_devmem(const char *call, const gr_plan *p, int dev
         return grSuccess;
     for (uint32_t i = 0; i + 1 < p->nnodes; i++) {
         const gr_pnode *pn = &p->nodes[i];
-        char label[48];
+        where w = {.pn = pn, .index = i};
         grError_t err = grSuccess;
         switch (pn->type) {
         case grGraphNodeTypeKernel:
-            snprintf(label, sizeof label, "kernel node '%s' (plan node %u)", pn->u.kern.k->name, i);
-            err = gr__exec_check_kernel_devmem(call, label, pn->u.kern.k, pn->u.kern.argv, device);
+            err = check_kernel(call, &w, pn->u.kern.k, pn->u.kern.argv, device);
             break;
         case grGraphNodeTypeMemcpy:
-            snprintf(label, sizeof label, "memcpy node (plan node %u)", i);
-            err = gr__exec_check_copy_devmem(call, label, pn->u.copy.p.dst, pn->u.copy.p.src, device);
+            err = check_copy(call, &w, pn->u.copy.p.dst, pn->u.copy.p.src, device);
             break;
         case grGraphNodeTypeMemset:
-            snprintf(label, sizeof label, "memset node (plan node %u)", i);
-            err = gr__exec_check_copy_devmem(call, label, pn->u.memset.dst, NULL, device);
+            err = check_copy(call, &w, pn->u.memset.dst, NULL, device);
             break;
         default:
             break;

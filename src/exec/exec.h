@@ -117,10 +117,11 @@ grError_t gr__exec_check_baked(const char *call, grGraphExec_t e);
  * (exec/graphmem.c). */
 #define GR_EXEC_GRAPHMEM (1ull << 63)
 
-/* Instantiation: refuses what CUDA refuses (a second executable of the
- * allocations), then maps g's allocations for e. Call once the plan and
- * e's node table are built; may use the nodes' scratch. */
-grError_t gr__graphmem_instantiate(const char *call, grGraphExec_t e, grGraph_t g);
+/* Instantiation for 'device': refuses what CUDA refuses (a second
+ * executable of the allocations, allocations of another device), then
+ * maps g's allocations for e. Call once the plan and e's node table are
+ * built, before the lowering to a GPU; may use the nodes' scratch. */
+grError_t gr__graphmem_instantiate(const char *call, grGraphExec_t e, grGraph_t g, int device);
 
 /* grGraphLaunch of an executable with GR_EXEC_GRAPHMEM: refuses a launch
  * whose unfreed allocation of the previous launch is still live (unless
@@ -154,6 +155,9 @@ grError_t gr__exec_check_kernel_devmem(const char *call, const char *label, grKe
                                        int device);
 grError_t gr__exec_check_copy_devmem(const char *call, const char *label, const void *dst, const void *src,
                                      int device);
+/* The same for graph node gn's parameters (an update's new node), named
+ * by its label. */
+grError_t gr__exec_check_node_devmem(const char *call, const struct grGraphNode_st *gn, int device);
 grError_t gr__exec_check_plan_devmem(const char *call, const gr_plan *p, int device);
 
 /* The device an executable runs on: 0 for the CPU. */

@@ -1,7 +1,8 @@
 /*
  * graphmem.c - graph memory, the exec layer's part: instantiation maps an
- * executable's allocations onto one physical block, sharing pages between
- * allocations whose lifetimes cannot overlap; a launch applies CUDA's rule
+ * executable's allocations onto one physical block (a memfd on the CPU, a
+ * cuMemCreate allocation on a GPU), sharing pages between allocations
+ * whose lifetimes cannot overlap; a launch applies CUDA's rule
  * for allocations still live from the previous launch; a destroyed
  * executable still held by a stream gives its memory up when another
  * instantiation needs the allocations, or at grDeviceGraphMemTrim.
@@ -11,7 +12,9 @@
  * enough and whose every earlier occupant is freed by a free node from
  * which the new allocation node is reachable, else into a new slot at the
  * end. Reachability is checked by a walk over the graph's edges, so
- * allocations on parallel branches never share memory.
+ * allocations on parallel branches never share memory. A GPU allocation's
+ * span is a multiple of the device's granularity, so every slot offset is
+ * one too, as cuMemMap needs.
  *
  * Invariants: the records (gr_gexec) are listed in 'execs' and each is
  * reached from its executable (e->gmem); both, like the descriptors'
@@ -31,7 +34,9 @@ typedef struct gr_gexec {
     grGraphExec_t e;
     bool destroyed; /* the application destroyed e (it may be held still) */
     bool freeing;   /* gr__graphmem_exec_free is giving its memory back */
-    int fd;         /* the physical block, -1 without memfd */
+    int device;     /* of every allocation it maps: 0 (the CPU) or a GPU */
+    int fd;         /* the CPU's physical block, -1 without memfd */
+    uint64_t gpu;   /* a GPU's physical block (cuMemCreate handle), 0 without */
     size_t phys;
     gr_gmem **own; /* allocations this executable maps */
     size_t nown;
@@ -141,7 +146,97 @@ static void gexec_free(gr_gexec *x)
     free(x);
 }
 
-grError_t gr__graphmem_instantiate(const char *call, grGraphExec_t e, grGraph_t g)
+/* Every allocation of an executable is memory of its device: the
+ * physical block is one device's. Sets x->device. */
+static grError_t check_devices(const char *call, int edev, gr_gexec *x)
+{
+    for (size_t j = 0; j < x->nown; j++)
+        if (x->own[j]->device != edev)
+            return gr__fail(grErrorInvalidValue,
+                            "%s: graph allocation %p is memory of device %d (%s) but the graph is "
+                            "instantiated for device %d (%s); allocation nodes must name the device "
+                            "current at instantiation (poolProps.location.id)",
+                            call, x->own[j]->ptr, x->own[j]->device, x->own[j]->device ? "a GPU" : "the CPU",
+                            edev, edev ? "a GPU" : "the CPU");
+    x->device = edev;
+    return grSuccess;
+}
+
+/* Unmaps the first n allocations of x (GPU) and releases its block. */
+static void unmap_gpu_n(gr_gexec *x, size_t n)
+{
+    for (size_t j = 0; j < n; j++)
+        gr__cuda_vmm_unmap(x->device, x->own[j]->ptr, x->own[j]->span);
+    if (x->gpu)
+        gr__cuda_vmm_release(x->device, x->gpu);
+    x->gpu = 0;
+}
+
+/* Gives a GPU executable's memory back. The device's work may still use
+ * it (a launch not finished): that work is waited for first. */
+static void unmap_gpu(gr_gexec *x)
+{
+    if (x->nown == 0)
+        return;
+    (void)gr__cuda_vmm_quiesce("grGraphExecDestroy", x->device);
+    unmap_gpu_n(x, x->nown);
+}
+
+/* GPU physical memory: one cuMemCreate block of 'total' bytes (a multiple
+ * of the granularity: every span is), each allocation's range mapped at
+ * its slot's offset. On failure nothing stays mapped or allocated. Sets
+ * x->gpu, x->fd (-1) and x->phys. */
+static grError_t map_gpu(const char *call, gr_gexec *x, const size_t *offs, size_t total)
+{
+    grError_t err = total ? gr__cuda_vmm_create(call, x->device, total, &x->gpu) : grSuccess;
+    if (err)
+        return err;
+    for (size_t j = 0; j < x->nown; j++)
+        if ((err = gr__cuda_vmm_map(call, x->device, x->own[j]->ptr, x->own[j]->span, x->gpu, offs[j]))) {
+            unmap_gpu_n(x, j);
+            return err;
+        }
+    x->fd = -1;
+    x->phys = total;
+    return grSuccess;
+}
+
+/* CPU physical memory: one memfd block of 'total' bytes, or plain pages
+ * without memfd, each allocation's range mapped at its slot's offset. On
+ * failure the ranges are reservations again. Sets x->fd and x->phys. */
+static grError_t map_cpu(const char *call, gr_gexec *x, const size_t *offs, size_t total)
+{
+    x->fd = total ? memfd_create("graphrt-graph-memory", MFD_CLOEXEC) : -1;
+    if (x->fd >= 0 && ftruncate(x->fd, (off_t)total) != 0) {
+        close(x->fd);
+        x->fd = -1;
+    }
+    x->phys = 0;
+    for (size_t j = 0; j < x->nown; j++) {
+        gr_gmem *m = x->own[j];
+        void *r = x->fd >= 0 ? mmap(m->ptr, m->span, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, x->fd,
+                                    (off_t)offs[j])
+                             : mmap(m->ptr, m->span, PROT_READ | PROT_WRITE,
+                                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+        if (r == MAP_FAILED) {
+            for (size_t u = 0; u < j; u++) /* back to reservations: nothing to do if that fails */
+                (void)mmap(x->own[u]->ptr, x->own[u]->span, PROT_NONE,
+                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+            if (x->fd >= 0)
+                close(x->fd);
+            x->fd = -1;
+            return gr__fail(grErrorMemoryAllocation, "%s: could not map %zu bytes of graph memory", call,
+                            total);
+        }
+        if (x->fd < 0)
+            x->phys += m->span;
+    }
+    if (x->fd >= 0)
+        x->phys = total;
+    return grSuccess;
+}
+
+grError_t gr__graphmem_instantiate(const char *call, grGraphExec_t e, grGraph_t g, int device)
 {
     size_t nalloc = 0, nfree = 0;
     if (g->nmemnodes == 0)
@@ -203,6 +298,8 @@ grError_t gr__graphmem_instantiate(const char *call, grGraphExec_t e, grGraph_t 
     }
     if (err)
         goto out;
+    if ((err = check_devices(call, device, x)))
+        goto out;
     /* Slots, in topological order. */
     size_t nslots = 0, total = 0, k = 0;
     for (size_t i = 0; i < g->nnodes; i++) {
@@ -238,34 +335,8 @@ grError_t gr__graphmem_instantiate(const char *call, grGraphExec_t e, grGraph_t 
             x->unfreed[x->nunfreed++] = m;
         offs[k++] = slots[best].off;
     }
-    /* Physical memory: one memfd block, or plain pages without memfd. */
-    x->fd = total ? memfd_create("graphrt-graph-memory", MFD_CLOEXEC) : -1;
-    if (x->fd >= 0 && ftruncate(x->fd, (off_t)total) != 0) {
-        close(x->fd);
-        x->fd = -1;
-    }
-    x->phys = 0;
-    for (size_t j = 0; j < x->nown; j++) {
-        gr_gmem *m = x->own[j];
-        void *r = x->fd >= 0 ? mmap(m->ptr, m->span, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, x->fd,
-                                    (off_t)offs[j])
-                             : mmap(m->ptr, m->span, PROT_READ | PROT_WRITE,
-                                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
-        if (r == MAP_FAILED) {
-            for (size_t u = 0; u < j; u++) /* back to reservations: nothing to do if that fails */
-                (void)mmap(x->own[u]->ptr, x->own[u]->span, PROT_NONE,
-                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
-            if (x->fd >= 0)
-                close(x->fd);
-            err =
-                gr__fail(grErrorMemoryAllocation, "%s: could not map %zu bytes of graph memory", call, total);
-            goto out;
-        }
-        if (x->fd < 0)
-            x->phys += m->span;
-    }
-    if (x->fd >= 0)
-        x->phys = total;
+    if ((err = x->device ? map_gpu(call, x, offs, total) : map_cpu(call, x, offs, total)))
+        goto out;
     x->e = e;
     gr__gmem_lock();
     for (size_t j = 0; j < x->nown; j++) {
@@ -276,7 +347,7 @@ grError_t gr__graphmem_instantiate(const char *call, grGraphExec_t e, grGraph_t 
     x->next = execs;
     execs = x;
     e->gmem = x;
-    gr__gmem_account_locked((int64_t)x->phys);
+    gr__gmem_account_locked(x->device, (int64_t)x->phys);
     gr__gmem_unlock();
     e->flags |= GR_EXEC_GRAPHMEM;
     x = NULL;
@@ -354,11 +425,15 @@ void gr__graphmem_exec_free(grGraphExec_t e)
     gr__gmem_unlock();
     if (!x)
         return;
-    for (size_t j = 0; j < x->nown; j++) {
-        gr_gmem *m = x->own[j];
-        /* Back to a reservation: the node may be instantiated again. */
-        (void)mmap(m->ptr, m->span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1,
-                   0);
+    if (x->device) {
+        unmap_gpu(x);
+    } else {
+        for (size_t j = 0; j < x->nown; j++) {
+            gr_gmem *m = x->own[j];
+            /* Back to a reservation: the node may be instantiated again. */
+            (void)mmap(m->ptr, m->span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE,
+                       -1, 0);
+        }
     }
     if (x->fd >= 0)
         close(x->fd);
@@ -378,7 +453,7 @@ void gr__graphmem_exec_free(grGraphExec_t e)
             gr__gmem_destroy(dead[i]);
     }
     gr__gmem_lock();
-    gr__gmem_account_locked(-(int64_t)x->phys);
+    gr__gmem_account_locked(x->device, -(int64_t)x->phys);
     for (gr_gexec **pp = &execs; *pp; pp = &(*pp)->next)
         if (*pp == x) {
             *pp = x->next;
@@ -391,9 +466,11 @@ void gr__graphmem_exec_free(grGraphExec_t e)
 
 GR_API grError_t grDeviceGraphMemTrim(int device)
 {
-    grError_t err = gr__cpu_only_device("grDeviceGraphMemTrim", device, "graph memory pools");
-    if (err)
-        return err;
+    if (!gr__device_exists(device))
+        return gr__fail(
+            grErrorInvalidDevice,
+            "grDeviceGraphMemTrim: device %d does not exist; the devices are 0 (the CPU) and 1..%d", device,
+            gr__gpu_count());
     /* Physical graph memory lives as long as its executable: what can be
      * given back is the memory of executables already destroyed that a
      * stream still holds. */

@@ -599,10 +599,12 @@ static grError_t instantiate(const char *call, grGraphExec_t *out, grGraph_t g, 
     int device = gr__device_current();
     if (!err)
         err = gr__exec_check_plan_devmem(call, p, device);
+    /* Graph memory is mapped before the lowering: the driver takes the
+     * address of memory it does not know for host memory. */
+    if (!err)
+        err = gr__graphmem_instantiate(call, e, g, device);
     if (!err && device != 0)
         err = gr__cuda_exec_lower(call, p, device, flags, &e->gpu);
-    if (!err)
-        err = gr__graphmem_instantiate(call, e, g);
     gr__big_free(b.edges);
     if (err) {
         exec_free(e);

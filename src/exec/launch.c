@@ -63,6 +63,9 @@ static GR_NOINLINE grError_t launch_gpu(const char *call, grGraphExec_t e, grStr
         return err;
     if (!upload && (gr__dbg_flags() & GR_DBG_CHECK) && (err = gr__exec_check_baked(call, e)))
         return err;
+    /* Graph memory's launch rule is the exec layer's, on every device. */
+    if (!upload && (e->flags & GR_EXEC_GRAPHMEM) && (err = gr__graphmem_launch(e)))
+        return err;
     return gr__cuda_exec_launch(call, e->gpu, s, upload);
 }
 

@@ -268,8 +268,7 @@ static grError_t device_check(const char *call, grGraphExec_t e, grGraphNode_t g
     int device = gr__exec_device(e);
     switch (gn->type) {
     case grGraphNodeTypeKernel:
-        if ((err = gr__exec_check_kernel_devmem(call, gr__node_label(gn), gn->p.kernel.kernel,
-                                                gn->p.kernel.argv, device)))
+        if ((err = gr__exec_check_node_devmem(call, gn, device)))
             return err;
         return e->gpu ? gr__cuda_exec_check_kernel(call, e->gpu, gn->p.kernel.kernel) : grSuccess;
     case grGraphNodeTypeWaitEvent:
@@ -280,10 +279,8 @@ static grError_t device_check(const char *call, grGraphExec_t e, grGraphNode_t g
             err = device_check(call, e, v);
         return err;
     case grGraphNodeTypeMemcpy:
-        return gr__exec_check_copy_devmem(call, gr__node_label(gn), gn->p.memcpy.dst, gn->p.memcpy.src,
-                                          device);
     case grGraphNodeTypeMemset:
-        return gr__exec_check_copy_devmem(call, gr__node_label(gn), gn->p.memset.dst, NULL, device);
+        return gr__exec_check_node_devmem(call, gn, device);
     case grGraphNodeTypeHost:
     case grGraphNodeTypeEmpty:
     case grGraphNodeTypeMemAlloc:

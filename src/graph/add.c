@@ -9,6 +9,7 @@
  */
 #include "graph.h"
 
+#include "../backend/cuda/cuda.h"
 #include "../memory/graphmem.h"
 
 #include <string.h>
@@ -190,10 +191,11 @@ static grError_t add_mem_alloc(const char *call, grGraphNode_t *out, grGraph_t g
             grErrorInvalidValue,
             "%s: nodeParams->poolProps.allocType is %d; only grMemAllocationTypePinned is supported", call,
             (int)pp->allocType);
-    if (pp->location.type != grMemLocationTypeDevice || pp->location.id != 0)
+    if (pp->location.type != grMemLocationTypeDevice || !gr__device_exists(pp->location.id))
         return gr__fail(grErrorInvalidValue,
-                        "%s: nodeParams->poolProps.location is {%d, %d}; pass {grMemLocationTypeDevice, 0}",
-                        call, (int)pp->location.type, pp->location.id);
+                        "%s: nodeParams->poolProps.location is {%d, %d}; pass {grMemLocationTypeDevice, d} "
+                        "for an existing device d (0, the CPU, or a GPU 1..%d)",
+                        call, (int)pp->location.type, pp->location.id, gr__gpu_count());
     if (pp->handleTypes != grMemHandleTypeNone)
         return gr__fail(grErrorNotSupported,
                         "%s: nodeParams->poolProps.handleTypes is %d; only grMemHandleTypeNone is supported",
@@ -204,8 +206,8 @@ static grError_t add_mem_alloc(const char *call, grGraphNode_t *out, grGraph_t g
             "%s: nodeParams->poolProps.win32SecurityAttributes is %p; it is for grMemHandleTypeWin32 "
             "handles only and must be NULL otherwise",
             call, pp->win32SecurityAttributes);
-    if ((err = gr__graphmem_reserve(call, ap->bytesize, ap->accessDescs, ap->accessDescCount, &dptr)) !=
-        grSuccess)
+    if ((err = gr__graphmem_reserve(call, pp->location.id, ap->bytesize, ap->accessDescs, ap->accessDescCount,
+                                    &dptr)) != grSuccess)
         return err;
     p.alloc = *ap;
     p.alloc.dptr = dptr;

@@ -11,9 +11,9 @@
  *   - the registry list, every descriptor's 'exec' and 'live', the exec
  *     layer's records and the counters are guarded by gr__gmem_lock, a
  *     mutex never held while calling out of this module and exec/graphmem.c;
- *   - 'reserved' is the sum of the physical blocks of live executables and
- *     'used' equals it: physical memory exists only while an executable
- *     maps it.
+ *   - per device, 'reserved' is the sum of the physical blocks of live
+ *     executables of that device and 'used' equals it: physical memory
+ *     exists only while an executable maps it.
  */
 #include "../backend/cuda/cuda.h"
 #include "graphmem.h"
@@ -24,11 +24,16 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+/* One device's graph memory counters (grDeviceGetGraphMemAttribute). */
+typedef struct gm_counters {
+    uint64_t reserved, reserved_high, used, used_high;
+} gm_counters;
+
 static struct {
     pthread_mutex_t lock;
     gr_gmem *list;
-    uint64_t reserved, reserved_high, used, used_high;
-} gm = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, 0, 0};
+    gm_counters dev[GR_MAX_GPUS + 1]; /* [0]: the CPU, [d]: GPU d */
+} gm = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 void gr__gmem_lock(void)
 {
@@ -40,14 +45,15 @@ void gr__gmem_unlock(void)
     pthread_mutex_unlock(&gm.lock);
 }
 
-void gr__gmem_account_locked(int64_t phys)
+void gr__gmem_account_locked(int device, int64_t phys)
 {
-    gm.reserved += (uint64_t)phys;
-    gm.used += (uint64_t)phys;
-    if (gm.reserved > gm.reserved_high)
-        gm.reserved_high = gm.reserved;
-    if (gm.used > gm.used_high)
-        gm.used_high = gm.used;
+    gm_counters *c = &gm.dev[device];
+    c->reserved += (uint64_t)phys;
+    c->used += (uint64_t)phys;
+    if (c->reserved > c->reserved_high)
+        c->reserved_high = c->reserved;
+    if (c->used > c->used_high)
+        c->used_high = c->used;
 }
 
 static size_t page_size(void)
@@ -84,48 +90,70 @@ void gr__gmem_destroy(gr_gmem *m)
     if (!m)
         return;
     gr__mem_untrack(m->ptr, GR_MEM_POOL);
-    munmap(m->ptr, m->span);
+    if (m->device)
+        gr__cuda_vmm_unreserve(m->device, m->ptr, m->span);
+    else
+        munmap(m->ptr, m->span);
     free(m);
 }
 
-grError_t gr__graphmem_reserve(const char *call, size_t bytesize, const grMemAccessDesc *access,
+/* The range of an allocation of 'bytesize' bytes on 'device', reserved
+ * (*span: its rounded size). */
+static grError_t reserve_range(const char *call, int device, size_t bytesize, void **out, size_t *span)
+{
+    size_t unit = page_size();
+    grError_t err;
+    if (device && (err = gr__cuda_vmm_granularity(call, device, &unit)))
+        return err;
+    if (gr__add_overflow(bytesize, unit - 1, span) || bytesize > ((size_t)1 << 47))
+        return gr__fail(grErrorMemoryAllocation, "%s: %zu bytes requested, more than the device can hold",
+                        call, bytesize);
+    *span &= ~(unit - 1);
+    if (device)
+        return gr__cuda_vmm_reserve(call, device, *span, unit, out);
+    void *p = mmap(NULL, *span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED)
+        return gr__fail(grErrorMemoryAllocation, "%s: no address space left to reserve %zu bytes", call,
+                        bytesize);
+    *out = p;
+    return grSuccess;
+}
+
+grError_t gr__graphmem_reserve(const char *call, int device, size_t bytesize, const grMemAccessDesc *access,
                                size_t naccess, void **out)
 {
-    size_t pg = page_size(), span;
+    size_t span = 0;
+    void *p = NULL;
     if (bytesize == 0)
         return gr__fail(grErrorInvalidValue, "%s: nodeParams->bytesize is 0; an allocation node needs a size",
                         call);
     if (naccess > 1 || (naccess == 1 && !access))
         return gr__fail(grErrorInvalidValue,
-                        "%s: nodeParams->accessDescCount is %zu; the CPU device has one device, so pass at "
-                        "most one access descriptor (for device 0)",
-                        call, naccess);
-    if (naccess == 1 && (access->location.type != grMemLocationTypeDevice || access->location.id != 0 ||
+                        "%s: nodeParams->accessDescCount is %zu; an allocation is reached by its own device "
+                        "only, so pass at most one access descriptor (for device %d)",
+                        call, naccess, device);
+    if (naccess == 1 && (access->location.type != grMemLocationTypeDevice || access->location.id != device ||
                          access->flags != grMemAccessFlagsProtReadWrite))
         return gr__fail(grErrorInvalidValue,
-                        "%s: nodeParams->accessDescs[0] must give device 0 grMemAccessFlagsProtReadWrite",
-                        call);
-    if (gr__add_overflow(bytesize, pg - 1, &span) || bytesize > ((size_t)1 << 47))
-        return gr__fail(grErrorMemoryAllocation, "%s: %zu bytes requested, more than the device can hold",
-                        call, bytesize);
-    span &= ~(pg - 1);
+                        "%s: nodeParams->accessDescs[0] must give device %d (the allocation's) "
+                        "grMemAccessFlagsProtReadWrite",
+                        call, device);
     gr_gmem *m = calloc(1, sizeof *m);
-    void *p = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (!m || p == MAP_FAILED) {
-        free(m);
-        if (p != MAP_FAILED)
-            munmap(p, span);
-        return gr__fail(grErrorMemoryAllocation, "%s: no address space left to reserve %zu bytes", call,
-                        bytesize);
-    }
-    if (!gr__mem_track(p, bytesize, GR_MEM_POOL)) {
-        munmap(p, span);
-        free(m);
+    if (!m)
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
+    grError_t err = reserve_range(call, device, bytesize, &p, &span);
+    if (err) {
+        free(m);
+        return err;
     }
     m->ptr = p;
-    m->size = bytesize;
     m->span = span;
+    m->device = device;
+    if (!gr__mem_track_owned(p, bytesize, GR_MEM_POOL, device ? device : GR_OWNER_CPU)) {
+        gr__gmem_destroy(m); /* untracking what is not tracked does nothing */
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
+    }
+    m->size = bytesize;
     m->naccess = naccess;
     if (naccess)
         m->access = *access;
@@ -197,9 +225,10 @@ grError_t gr__graphmem_free_outside(const char *call, void *dptr)
 
 static grError_t graph_attr_check(const char *call, int device, void *value)
 {
-    grError_t err = gr__cpu_only_device(call, device, "graph memory pools");
-    if (err)
-        return err;
+    if (!gr__device_exists(device))
+        return gr__fail(grErrorInvalidDevice,
+                        "%s: device %d does not exist; the devices are 0 (the CPU) and 1..%d", call, device,
+                        gr__gpu_count());
     if (!value)
         return gr__fail(grErrorInvalidValue, "%s: value is NULL", call);
     return grSuccess;
@@ -213,18 +242,19 @@ GR_API grError_t grDeviceGetGraphMemAttribute(int device, grGraphMemAttributeTyp
         return err;
     uint64_t v;
     gr__gmem_lock();
+    const gm_counters *c = &gm.dev[device];
     switch (attr) {
     case grGraphMemAttrUsedMemCurrent:
-        v = gm.used;
+        v = c->used;
         break;
     case grGraphMemAttrUsedMemHigh:
-        v = gm.used_high;
+        v = c->used_high;
         break;
     case grGraphMemAttrReservedMemCurrent:
-        v = gm.reserved;
+        v = c->reserved;
         break;
     case grGraphMemAttrReservedMemHigh:
-        v = gm.reserved_high;
+        v = c->reserved_high;
         break;
     default:
         gr__gmem_unlock();
@@ -248,10 +278,11 @@ GR_API grError_t grDeviceSetGraphMemAttribute(int device, grGraphMemAttributeTyp
         return gr__fail(grErrorInvalidValue, "%s: a high-water mark can only be reset, by setting it to 0",
                         call);
     gr__gmem_lock();
+    gm_counters *c = &gm.dev[device];
     if (attr == grGraphMemAttrUsedMemHigh)
-        gm.used_high = gm.used;
+        c->used_high = c->used;
     else
-        gm.reserved_high = gm.reserved;
+        c->reserved_high = c->reserved;
     gr__gmem_unlock();
     return grSuccess;
 }

@@ -1,10 +1,12 @@
 /*
  * graphmem.h - graph memory in the memory layer: the registry of the
  * allocations of graph allocation nodes. An allocation node reserves its
- * address range (PROT_NONE) when it is added; instantiation (exec layer,
- * exec/graphmem.c) maps the ranges of one graph onto one memfd-backed
- * physical block, sharing pages between allocations whose lifetimes
- * cannot overlap, so an executable's footprint is its peak live set.
+ * address range when it is added (on the CPU an mmap PROT_NONE range, on a
+ * GPU a cuMemAddressReserve range); instantiation (exec layer,
+ * exec/graphmem.c) maps the ranges of one graph onto one physical block
+ * (a memfd on the CPU, a cuMemCreate allocation on a GPU), sharing pages
+ * between allocations whose lifetimes cannot overlap, so an executable's
+ * footprint is its peak live set.
  *
  * Invariants:
  *   - an allocation is referenced by its node (or the capture building
@@ -26,7 +28,8 @@
 /* One allocation of a graph allocation node. */
 typedef struct gr_gmem {
     void *ptr;
-    size_t size, span; /* bytes asked for; page-rounded range */
+    size_t size, span; /* bytes asked for; range rounded to pages (CPU) or granularity (GPU) */
+    int device;        /* 0: the CPU; d >= 1: GPU d */
     grMemAccessDesc access;
     size_t naccess;
     int refs;           /* node + executable */
@@ -37,8 +40,9 @@ typedef struct gr_gmem {
 } gr_gmem;
 
 /* Reserves the address range of a new allocation node of 'bytesize'
- * bytes; *out gets its address (the node's dptr). */
-grError_t gr__graphmem_reserve(const char *call, size_t bytesize, const grMemAccessDesc *access,
+ * bytes on 'device' (an existing device, checked by the caller); *out
+ * gets its address (the node's dptr). */
+grError_t gr__graphmem_reserve(const char *call, int device, size_t bytesize, const grMemAccessDesc *access,
                                size_t naccess, void **out);
 
 /* Drops the node's reference on the allocation at dptr (node destroyed,
@@ -73,8 +77,8 @@ gr_gmem *gr__gmem_find_locked(const void *p);
 gr_gmem *gr__gmem_unref_locked(gr_gmem *m);
 /* Unreserves and frees a descriptor returned by gr__gmem_unref_locked. */
 void gr__gmem_destroy(gr_gmem *m);
-/* Adds phys bytes (negative: takes them off) to the reserved and used
- * counters, raising their high-water marks. Under the lock. */
-void gr__gmem_account_locked(int64_t phys);
+/* Adds phys bytes (negative: takes them off) to device's reserved and
+ * used counters, raising their high-water marks. Under the lock. */
+void gr__gmem_account_locked(int device, int64_t phys);
 
 #endif /* GR_GRAPHMEM_H */

@@ -368,10 +368,11 @@ static grError_t capture_memop(const char *call, gr_stream *s, grGraphNodeType t
         }
         d.alloc.poolProps.allocType = grMemAllocationTypePinned;
         d.alloc.poolProps.location.type = grMemLocationTypeDevice;
+        d.alloc.poolProps.location.id = s->device; /* memory of the capturing stream's device */
         d.alloc.bytesize = size;
         /* The address is fixed now, as for grGraphAddMemAllocNode; the
          * node takes the reservation, and a failed record releases it. */
-        grError_t err = gr__graphmem_reserve(call, size, NULL, 0, &d.alloc.dptr);
+        grError_t err = gr__graphmem_reserve(call, s->device, size, NULL, 0, &d.alloc.dptr);
         if (err != grSuccess)
             return err;
     } else {
@@ -416,6 +417,12 @@ static GR_NOINLINE grError_t gpu_free_async(const char *call, void *p, gr_stream
     void *base = NULL;
     gr_mem_kind kind = GR_MEM_DEVICE;
     int owner = GR_OWNER_CPU;
+    /* A GPU's graph allocation that outlived its launch: freed now (its
+     * memory stays mapped for its executable, so no stream order is
+     * needed), as on the CPU. */
+    grError_t err = gr__graphmem_free_outside(call, p);
+    if (err != grErrorUnknown)
+        return err;
     if (!gr__mem_lookup(p, &base, NULL, &kind) || base != p || kind != GR_MEM_POOL ||
         !gr__mem_owner(p, &owner) || owner <= 0)
         return gr__fail(grErrorInvalidValue,

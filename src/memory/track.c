@@ -22,6 +22,7 @@
  * needs no initialisation (grDeviceReset empties it via gr__mem_reset).
  */
 #include "../backend/cuda/cuda.h"
+#include "graphmem.h"
 #include "memory.h"
 
 #include <pthread.h>
@@ -444,9 +445,13 @@ static bool not_a_gpus(const gr_alloc_rec *n, int arg)
     return n->owner <= 0;
 }
 
+/* A GPU's reset takes its grMalloc and grMallocAsync allocations; its
+ * graph allocations stay: their ranges and mappings are graph memory's,
+ * given back with their nodes and executables (gr__graphmem_is_alloc
+ * takes graph memory's lock, never held around a tracker call). */
 static bool of_gpu(const gr_alloc_rec *n, int device)
 {
-    return n->owner == device;
+    return n->owner == device && !(n->kind == GR_MEM_POOL && gr__graphmem_is_alloc((const void *)n->base));
 }
 
 void gr__mem_reset(void)

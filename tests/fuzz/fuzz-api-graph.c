@@ -533,7 +533,7 @@ static void add_node(fa *f)
                 want = grErrorInvalidValue;
                 break;
             case 2:
-                ap.poolProps.location.id = 1;
+                ap.poolProps.location.id = FA_NO_DEVICE;
                 want = grErrorInvalidValue;
                 break;
             default:

@@ -3,7 +3,8 @@
  * calls, declared here from NVIDIA's published driver API reference (CUDA
  * Driver API, sections Error Handling, Initialization, Device Management,
  * Primary Context Management, Context Management, Module Management,
- * Memory Management, Stream Ordered Memory Allocator, Stream Management,
+ * Memory Management, Virtual Memory Management, Stream Ordered Memory
+ * Allocator, Stream Management,
  * Event Management, Execution Control, Driver Entry Point Access), so that
  * graphrt builds without the CUDA toolkit. Private to the backend area.
  *
@@ -125,6 +126,45 @@ enum {
     CU_MEMHOSTALLOC_PORTABLE = 1
 };
 
+/* Virtual memory management (graph memory on a GPU, vmm.c): the handle of
+ * a physical allocation, where memory is and who may reach it. */
+typedef unsigned long long CUmemGenericAllocationHandle;
+typedef enum CUmemAllocationType {
+    CU_MEM_ALLOCATION_TYPE_PINNED = 1
+} CUmemAllocationType;
+typedef enum CUmemAllocationHandleType {
+    CU_MEM_HANDLE_TYPE_NONE = 0
+} CUmemAllocationHandleType;
+typedef enum CUmemLocationType {
+    CU_MEM_LOCATION_TYPE_DEVICE = 1
+} CUmemLocationType;
+typedef enum CUmemAccess_flags {
+    CU_MEM_ACCESS_FLAGS_PROT_READWRITE = 3
+} CUmemAccess_flags;
+typedef enum CUmemAllocationGranularity_flags {
+    CU_MEM_ALLOC_GRANULARITY_MINIMUM = 0
+} CUmemAllocationGranularity_flags;
+typedef struct CUmemLocation {
+    CUmemLocationType type;
+    int id; /* the device ordinal */
+} CUmemLocation;
+typedef struct CUmemAllocationProp {
+    CUmemAllocationType type;
+    CUmemAllocationHandleType requestedHandleTypes;
+    CUmemLocation location;
+    void *win32HandleMetaData;
+    struct {
+        unsigned char compressionType;
+        unsigned char gpuDirectRDMACapable;
+        unsigned short usage;
+        unsigned char reserved[4];
+    } allocFlags;
+} CUmemAllocationProp;
+typedef struct CUmemAccessDesc {
+    CUmemLocation location;
+    CUmemAccess_flags flags;
+} CUmemAccessDesc;
+
 /* The special stream handles (cuda.h's CU_STREAM_LEGACY and
  * CU_STREAM_PER_THREAD). */
 #define GR_CU_STREAM_LEGACY ((CUstream)0x1)
@@ -181,6 +221,18 @@ typedef CUresult (*gr_cuGetProcAddress_v1)(const char *symbol, void **pfn, int c
     X(cuMemsetD8Async, (CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream))             \
     X(cuMemAllocAsync, (CUdeviceptr * dptr, size_t bytesize, CUstream hStream))                           \
     X(cuMemFreeAsync, (CUdeviceptr dptr, CUstream hStream))                                               \
+    X(cuMemGetAllocationGranularity,                                                                      \
+      (size_t * granularity, const CUmemAllocationProp *prop, CUmemAllocationGranularity_flags option))   \
+    X(cuMemAddressReserve,                                                                                \
+      (CUdeviceptr * ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags))     \
+    X(cuMemAddressFree, (CUdeviceptr ptr, size_t size))                                                   \
+    X(cuMemCreate, (CUmemGenericAllocationHandle * handle, size_t size, const CUmemAllocationProp *prop,  \
+                    unsigned long long flags))                                                            \
+    X(cuMemRelease, (CUmemGenericAllocationHandle handle))                                                \
+    X(cuMemMap, (CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle,        \
+                 unsigned long long flags))                                                               \
+    X(cuMemUnmap, (CUdeviceptr ptr, size_t size))                                                         \
+    X(cuMemSetAccess, (CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count))          \
     X(cuStreamCreate, (CUstream * phStream, unsigned int Flags))                                          \
     X(cuStreamDestroy, (CUstream hStream))                                                                \
     X(cuStreamSynchronize, (CUstream hStream))                                                            \

@@ -3,8 +3,9 @@
  * lowering uses (cuda/graph.c), declared from NVIDIA's published driver
  * API reference (CUDA Driver API, section Graph Management), at the CUDA
  * 12.0 ABI the loader asks cuGetProcAddress for: there cuGraphAddKernelNode
- * and cuGraphExecKernelNodeSetParams are the '_v2' entries taking
- * CUDA_KERNEL_NODE_PARAMS_v2 (with 'kern' and 'ctx'). Included by
+ * cuGraphKernelNodeSetParams and cuGraphExecKernelNodeSetParams are the
+ * '_v2' entries taking CUDA_KERNEL_NODE_PARAMS_v2 (with 'kern' and 'ctx'),
+ * and cuGraphExecUpdate the '_v2' one taking a result structure. Included by
  * cu_driver.h, whose table resolves GR_CU_GRAPH_FUNCTIONS with the rest.
  * Private to the backend area.
  */
@@ -63,6 +64,14 @@ typedef struct CUDA_HOST_NODE_PARAMS {
     void *userData;
 } CUDA_HOST_NODE_PARAMS;
 
+/* CUgraphExecUpdateResultInfo_v1 (cuGraphExecUpdate's '_v2' entry, the
+ * one at the 12.0 ABI). */
+typedef struct CUgraphExecUpdateResultInfo {
+    int result; /* CUgraphExecUpdateResult */
+    CUgraphNode errorNode;
+    CUgraphNode errorFromNode;
+} CUgraphExecUpdateResultInfo;
+
 /* CUgraphInstantiate_flags. */
 enum {
     CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH = 1,
@@ -103,6 +112,13 @@ enum {
       (CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams))                 \
     X(cuGraphExecEventRecordNodeSetEvent, (CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event))       \
     X(cuGraphExecEventWaitNodeSetEvent, (CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event))         \
-    X(cuGraphNodeSetEnabled, (CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled))
+    X(cuGraphNodeSetEnabled, (CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled))           \
+    X(cuGraphKernelNodeSetParams, (CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams))           \
+    X(cuGraphMemcpyNodeSetParams, (CUgraphNode hNode, const CUDA_MEMCPY3D *nodeParams))                     \
+    X(cuGraphMemsetNodeSetParams, (CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *nodeParams))           \
+    X(cuGraphHostNodeSetParams, (CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams))               \
+    X(cuGraphEventRecordNodeSetEvent, (CUgraphNode hNode, CUevent event))                                   \
+    X(cuGraphEventWaitNodeSetEvent, (CUgraphNode hNode, CUevent event))                                     \
+    X(cuGraphExecUpdate, (CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo * resultInfo))
 
 #endif /* GR_CU_GRAPH_H */

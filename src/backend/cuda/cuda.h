@@ -181,6 +181,29 @@ grError_t gr__cuda_memset_now(int device, void *dst, int value, size_t count);
 grError_t gr__cuda_malloc_async(const char *call, gr_stream *s, size_t size, void **out);
 grError_t gr__cuda_free_async(const char *call, gr_stream *s, void *p);
 
+/* Graph memory on GPU 'device' through the driver's virtual memory
+ * management (vmm.c). Sizes and offsets are multiples of the granularity. */
+/* The minimum granularity of a pinned allocation of the device. */
+grError_t gr__cuda_vmm_granularity(const char *call, int device, size_t *out);
+/* Reserves (cuMemAddressReserve, aligned to 'align', the granularity) and
+ * frees (cuMemAddressFree) a range of the unified address space, with no
+ * memory behind it. */
+grError_t gr__cuda_vmm_reserve(const char *call, int device, size_t size, size_t align, void **out);
+void gr__cuda_vmm_unreserve(int device, void *p, size_t size);
+/* The GPU (1..N) whose reserved range holds p, mapped or not; 0 if none. */
+int gr__cuda_vmm_device(const void *p);
+/* Creates (cuMemCreate) and releases (cuMemRelease) physical memory of the
+ * device; a released allocation lives on until its last mapping goes. */
+grError_t gr__cuda_vmm_create(const char *call, int device, size_t size, uint64_t *out);
+void gr__cuda_vmm_release(int device, uint64_t handle);
+/* Maps [p, p + size) onto the allocation at 'offset' (cuMemMap) and lets
+ * the device read and write it (cuMemSetAccess); unmaps it (cuMemUnmap). */
+grError_t gr__cuda_vmm_map(const char *call, int device, void *p, size_t size, uint64_t handle,
+                           size_t offset);
+void gr__cuda_vmm_unmap(int device, void *p, size_t size);
+/* Waits for all the device's work (before memory it may use is unmapped). */
+grError_t gr__cuda_vmm_quiesce(const char *call, int device);
+
 /* ---------------------------------------------------------------- kernels */
 
 /* The GPU part of a kernel. */

@@ -16,10 +16,11 @@
 struct gr_cuda_exec;
 
 /* Lowers plan p to a CUgraph of GPU 'device' and instantiates it (the
- * grGraphInstantiateFlag* 'flags' mapped to the driver's). Fails with
- * grErrorNotSupported for graph memory nodes, grErrorInvalidValue for an
- * event of another device, grErrorInvalidDeviceFunction for a kernel
- * without a GPU image, or the driver's error. */
+ * grGraphInstantiateFlag* 'flags' mapped to the driver's; graph memory's
+ * nodes become empty nodes, their memory being the exec layer's). Fails
+ * with grErrorInvalidValue for an event of another device,
+ * grErrorInvalidDeviceFunction for a kernel without a GPU image, or the
+ * driver's error. */
 grError_t gr__cuda_exec_lower(const char *call, const gr_plan *p, int device, unsigned long long flags,
                               struct gr_cuda_exec **out);
 
@@ -58,9 +59,11 @@ grError_t gr__cuda_exec_check_event(const char *call, struct gr_cuda_exec *gx, g
  * executable (grGraphExecUpdate, after writing the plan). */
 grError_t gr__cuda_exec_sync_node(const char *call, struct gr_cuda_exec *gx, const gr_pnode *pn);
 
-/* gr__cuda_exec_sync_node for plan nodes [from, to) of p, the device's
- * context made current once for all of them; with 'only', just the nodes
- * i for which only[i] is nonzero (those an update changed). */
+/* Applies plan nodes [from, to) of p to the driver's executable; with
+ * 'only', just the nodes i for which only[i] is nonzero (those an update
+ * changed). Few changes go node by node (gr__cuda_exec_sync_node); many
+ * are written into the driver's graph and applied in one
+ * cuGraphExecUpdate. */
 grError_t gr__cuda_exec_sync_range(const char *call, struct gr_cuda_exec *gx, const gr_plan *p, uint32_t from,
                                    uint32_t to, const uint8_t *only);
 

@@ -5,11 +5,25 @@
  * driver node per plan node, instantiated with cuGraphInstantiateWithFlags;
  * a launch is one cuGraphLaunch; the setters and grGraphExecUpdate, whose
  * checks and pairing are the exec layer's, reach the driver's executable
- * through cuGraphExec*SetParams on the node's CUgraphNode.
+ * through cuGraphExec*SetParams on the node's CUgraphNode, and an update
+ * that changes many nodes writes them into the driver's graph
+ * (cuGraph*NodeSetParams, host-side only) and applies it in one
+ * cuGraphExecUpdate, as a native cudaGraphExecUpdate does.
+ *
+ * The exec setters make no context current: the driver's executable names
+ * its context. A driver that wants one current says
+ * CUDA_ERROR_INVALID_CONTEXT, and the call is made again with it current
+ * (drive_exec), so a set-params costs graphrt's checks plus the driver's
+ * own call.
  *
  * Invariants: gx->nodes[i] is the driver node of plan node i (every plan
  * node but EXIT has one); gx->graph stays alive as long as gx->exec, since
- * the exec setters name nodes of the graph the executable came from.
+ * the exec setters name nodes of the graph the executable came from; the
+ * driver's graph holds the parameters of its executable except at the
+ * nodes marked in gx->stale (written by an exec setter since), which a
+ * whole-graph update writes first; gx->disabled_once is set by the first
+ * node disabled, after which updates keep to the exec setters (a
+ * cuGraphExecUpdate is not documented to keep nodes disabled).
  * Nothing here takes a graphrt lock: the exec layer calls in between
  * gr__exec_write_begin and gr__exec_write_end, or at instantiation and
  * destruction, when no other thread uses the executable.
@@ -24,8 +38,16 @@ struct gr_cuda_exec {
     CUgraph graph;
     CUgraphExec exec;
     CUgraphNode *nodes; /* per plan node; EXIT has none */
+    uint8_t *stale;     /* per plan node: the driver's graph lacks what an exec setter wrote */
     uint32_t nnodes;
+    bool disabled_once;
 };
+
+/* A whole-graph update goes through cuGraphExecUpdate when it changes at
+ * least this many nodes and at least 1/GR_CUDA_WHOLE_UPDATE_SHARE of the
+ * graph; fewer changes go node by node (cuGraphExecUpdate walks every node). */
+#define GR_CUDA_WHOLE_UPDATE_MIN 16u
+#define GR_CUDA_WHOLE_UPDATE_SHARE 8u
 
 /* A 1D copy as the driver's 3D description: each operand device memory
  * (a GPU's, as the driver tells) or host memory (pinned or pageable). */
@@ -139,14 +161,12 @@ static grError_t add_node(const char *call, struct gr_cuda_exec *gx, const gr_pn
                 : gr_cu.cuGraphAddEventWaitNode(out, gx->graph, deps, ndeps, ev);
         break;
     }
-    case grGraphNodeTypeMemAlloc:
-    case grGraphNodeTypeMemFree:
-        return gr__fail(grErrorNotSupported,
-                        "%s: the graph has a %s node; graph memory nodes are not lowered to GPUs yet "
-                        "(docs/devices.md): allocate with grMalloc outside the graph, or instantiate on "
-                        "the CPU device",
-                        call, gr__node_type_name((grGraphNodeType)pn->type));
-    default: /* empty nodes, and the 'enter' and 'leave' nodes of child graphs */
+    default:
+        /* Empty nodes, the 'enter' and 'leave' nodes of child graphs, and
+         * graph memory's allocation and free nodes: the exec layer maps an
+         * executable's allocations for its whole life (exec/graphmem.c),
+         * which covers CUDA's alloc-to-free validity, and applies the
+         * launch rule itself. */
         r = gr_cu.cuGraphAddEmptyNode(out, gx->graph, deps, ndeps);
         break;
     }
@@ -203,6 +223,7 @@ void gr__cuda_exec_free(struct gr_cuda_exec *gx)
             gr_cu.cuGraphDestroy(gx->graph);
     }
     gr__free(gx->nodes);
+    gr__free(gx->stale);
     gr__free(gx);
 }
 
@@ -215,10 +236,13 @@ grError_t gr__cuda_exec_lower(const char *call, const gr_plan *p, int device, un
     struct gr_cuda_exec *gx = gr__calloc(1, sizeof *gx);
     uint32_t n = p->nnodes - 1, *off = NULL, *pred = NULL;
     CUgraphNode *deps = NULL;
-    if (!gx || !(gx->nodes = gr__calloc(n ? n : 1, sizeof *gx->nodes)) || !predecessors(p, &off, &pred) ||
+    if (!gx || !(gx->nodes = gr__calloc(n ? n : 1, sizeof *gx->nodes)) ||
+        !(gx->stale = gr__calloc(n ? n : 1, 1)) || !predecessors(p, &off, &pred) ||
         !(deps = gr__malloc(((size_t)p->nsucc + 1) * sizeof *deps))) {
-        if (gx)
+        if (gx) {
             gr__free(gx->nodes);
+            gr__free(gx->stale);
+        }
         gr__free(gx);
         gr__free(off);
         gr__free(pred);
@@ -275,15 +299,15 @@ grError_t gr__cuda_exec_launch(const char *call, struct gr_cuda_exec *gx, gr_str
     return grSuccess;
 }
 
-/* The device whose context a batch of exec setter calls made current
- * (gr__cuda_exec_sync_range), so that each call of the batch does not make
- * it current again; 0 outside a batch. */
-static _Thread_local int batch_device;
-
-static CUresult enter(const struct gr_cuda_exec *gx)
-{
-    return batch_device == gx->device ? CUDA_SUCCESS : gr__cuda_enter(gx->device);
-}
+/* Runs 'expr' (a driver call on gx's executable, giving a CUresult into
+ * r); where the driver wants a current context, makes gx's current and
+ * runs it again. */
+#define DRIVE_EXEC(gx, r, expr)                                                                \
+    do {                                                                                       \
+        (r) = (expr);                                                                          \
+        if ((r) == CUDA_ERROR_INVALID_CONTEXT && gr__cuda_enter((gx)->device) == CUDA_SUCCESS) \
+            (r) = (expr);                                                                      \
+    } while (0)
 
 /* The failure of an exec setter's driver call on plan node i. */
 static grError_t set_failed(const char *call, const struct gr_cuda_exec *gx, const char *what, uint32_t i,
@@ -297,14 +321,14 @@ grError_t gr__cuda_exec_set_kernel(const char *call, struct gr_cuda_exec *gx, ui
                                    const grDim3 *grid, const grDim3 *block, uint32_t shmem, void **args)
 {
     CUDA_KERNEL_NODE_PARAMS d;
-    CUresult r = enter(gx);
-    if (r != CUDA_SUCCESS)
-        return gr__cu_fail(call, gx->device, "making the primary context current", r);
+    CUresult r;
     grError_t err = kernel_desc(call, gx->device, &d, k, grid, block, shmem, args);
     if (err)
         return err;
-    if ((r = gr_cu.cuGraphExecKernelNodeSetParams(gx->exec, gx->nodes[i], &d)) != CUDA_SUCCESS)
+    DRIVE_EXEC(gx, r, gr_cu.cuGraphExecKernelNodeSetParams(gx->exec, gx->nodes[i], &d));
+    if (r != CUDA_SUCCESS)
         return set_failed(call, gx, "cuGraphExecKernelNodeSetParams", i, r);
+    gx->stale[i] = 1;
     return grSuccess;
 }
 
@@ -312,59 +336,72 @@ grError_t gr__cuda_exec_set_memcpy(const char *call, struct gr_cuda_exec *gx, ui
                                    const void *src, size_t count)
 {
     CUDA_MEMCPY3D d;
-    CUresult r = enter(gx);
-    if (r == CUDA_SUCCESS) {
-        memcpy_desc(&d, dst, src, count);
-        r = gr_cu.cuGraphExecMemcpyNodeSetParams(gx->exec, gx->nodes[i], &d, gr__cuda_context(gx->device));
-    }
-    return r ? set_failed(call, gx, "cuGraphExecMemcpyNodeSetParams", i, r) : grSuccess;
+    CUresult r;
+    memcpy_desc(&d, dst, src, count);
+    DRIVE_EXEC(
+        gx, r,
+        gr_cu.cuGraphExecMemcpyNodeSetParams(gx->exec, gx->nodes[i], &d, gr__cuda_context(gx->device)));
+    if (r != CUDA_SUCCESS)
+        return set_failed(call, gx, "cuGraphExecMemcpyNodeSetParams", i, r);
+    gx->stale[i] = 1;
+    return grSuccess;
 }
 
 grError_t gr__cuda_exec_set_memset(const char *call, struct gr_cuda_exec *gx, uint32_t i,
                                    const grMemsetParams *p)
 {
     CUDA_MEMSET_NODE_PARAMS d;
-    CUresult r = enter(gx);
-    if (r == CUDA_SUCCESS) {
-        memset_desc(&d, p);
-        r = gr_cu.cuGraphExecMemsetNodeSetParams(gx->exec, gx->nodes[i], &d, gr__cuda_context(gx->device));
-    }
-    return r ? set_failed(call, gx, "cuGraphExecMemsetNodeSetParams", i, r) : grSuccess;
+    CUresult r;
+    memset_desc(&d, p);
+    DRIVE_EXEC(
+        gx, r,
+        gr_cu.cuGraphExecMemsetNodeSetParams(gx->exec, gx->nodes[i], &d, gr__cuda_context(gx->device)));
+    if (r != CUDA_SUCCESS)
+        return set_failed(call, gx, "cuGraphExecMemsetNodeSetParams", i, r);
+    gx->stale[i] = 1;
+    return grSuccess;
 }
 
 grError_t gr__cuda_exec_set_host(const char *call, struct gr_cuda_exec *gx, uint32_t i,
                                  const grHostNodeParams *p)
 {
     CUDA_HOST_NODE_PARAMS d = {p->fn, p->userData};
-    CUresult r = enter(gx);
-    if (r == CUDA_SUCCESS)
-        r = gr_cu.cuGraphExecHostNodeSetParams(gx->exec, gx->nodes[i], &d);
-    return r ? set_failed(call, gx, "cuGraphExecHostNodeSetParams", i, r) : grSuccess;
+    CUresult r;
+    DRIVE_EXEC(gx, r, gr_cu.cuGraphExecHostNodeSetParams(gx->exec, gx->nodes[i], &d));
+    if (r != CUDA_SUCCESS)
+        return set_failed(call, gx, "cuGraphExecHostNodeSetParams", i, r);
+    gx->stale[i] = 1;
+    return grSuccess;
 }
 
 grError_t gr__cuda_exec_set_event(const char *call, struct gr_cuda_exec *gx, uint32_t i, bool record,
                                   grEvent_t ev)
 {
     CUevent cu = NULL;
+    CUresult r;
     grError_t err = event_of(call, gx->device, ev, i, &cu);
     if (err)
         return err;
-    CUresult r = enter(gx);
-    if (r == CUDA_SUCCESS)
-        r = record ? gr_cu.cuGraphExecEventRecordNodeSetEvent(gx->exec, gx->nodes[i], cu)
-                   : gr_cu.cuGraphExecEventWaitNodeSetEvent(gx->exec, gx->nodes[i], cu);
-    return r ? set_failed(call, gx,
+    if (record)
+        DRIVE_EXEC(gx, r, gr_cu.cuGraphExecEventRecordNodeSetEvent(gx->exec, gx->nodes[i], cu));
+    else
+        DRIVE_EXEC(gx, r, gr_cu.cuGraphExecEventWaitNodeSetEvent(gx->exec, gx->nodes[i], cu));
+    if (r != CUDA_SUCCESS)
+        return set_failed(call, gx,
                           record ? "cuGraphExecEventRecordNodeSetEvent" : "cuGraphExecEventWaitNodeSetEvent",
-                          i, r)
-             : grSuccess;
+                          i, r);
+    gx->stale[i] = 1;
+    return grSuccess;
 }
 
 grError_t gr__cuda_exec_set_enabled(const char *call, struct gr_cuda_exec *gx, uint32_t i, bool enabled)
 {
-    CUresult r = enter(gx);
-    if (r == CUDA_SUCCESS)
-        r = gr_cu.cuGraphNodeSetEnabled(gx->exec, gx->nodes[i], enabled ? 1u : 0u);
-    return r ? set_failed(call, gx, "cuGraphNodeSetEnabled", i, r) : grSuccess;
+    CUresult r;
+    DRIVE_EXEC(gx, r, gr_cu.cuGraphNodeSetEnabled(gx->exec, gx->nodes[i], enabled ? 1u : 0u));
+    if (r != CUDA_SUCCESS)
+        return set_failed(call, gx, "cuGraphNodeSetEnabled", i, r);
+    gx->disabled_once |= !enabled;
+    return grSuccess;
 }
 
 grError_t gr__cuda_exec_check_kernel(const char *call, struct gr_cuda_exec *gx, grKernel_t k)
@@ -408,17 +445,99 @@ grError_t gr__cuda_exec_sync_node(const char *call, struct gr_cuda_exec *gx, con
     }
 }
 
+/* Writes plan node i's parameters into the driver's graph (host-side; the
+ * executable is changed by the cuGraphExecUpdate that follows). */
+static grError_t graph_set_node(const char *call, struct gr_cuda_exec *gx, const gr_pnode *pn, uint32_t i)
+{
+    CUgraphNode node = gx->nodes[i];
+    const char *what;
+    CUresult r;
+    switch (pn->type) {
+    case grGraphNodeTypeKernel: {
+        CUDA_KERNEL_NODE_PARAMS d;
+        grError_t err = kernel_desc(call, gx->device, &d, pn->u.kern.k, &pn->u.kern.grid, &pn->u.kern.block,
+                                    pn->shmem, pn->u.kern.argv);
+        if (err)
+            return err;
+        what = "cuGraphKernelNodeSetParams";
+        r = gr_cu.cuGraphKernelNodeSetParams(node, &d);
+        break;
+    }
+    case grGraphNodeTypeMemcpy: {
+        CUDA_MEMCPY3D d;
+        memcpy_desc(&d, pn->u.copy.p.dst, pn->u.copy.p.src, pn->u.copy.p.count);
+        what = "cuGraphMemcpyNodeSetParams";
+        r = gr_cu.cuGraphMemcpyNodeSetParams(node, &d);
+        break;
+    }
+    case grGraphNodeTypeMemset: {
+        CUDA_MEMSET_NODE_PARAMS d;
+        memset_desc(&d, &pn->u.memset);
+        what = "cuGraphMemsetNodeSetParams";
+        r = gr_cu.cuGraphMemsetNodeSetParams(node, &d);
+        break;
+    }
+    case grGraphNodeTypeHost: {
+        CUDA_HOST_NODE_PARAMS d = {pn->u.host.fn, pn->u.host.userData};
+        what = "cuGraphHostNodeSetParams";
+        r = gr_cu.cuGraphHostNodeSetParams(node, &d);
+        break;
+    }
+    case grGraphNodeTypeEventRecord:
+    case grGraphNodeTypeWaitEvent: {
+        CUevent ev = NULL;
+        grError_t err = event_of(call, gx->device, pn->u.event, i, &ev);
+        if (err)
+            return err;
+        bool record = pn->type == grGraphNodeTypeEventRecord;
+        what = record ? "cuGraphEventRecordNodeSetEvent" : "cuGraphEventWaitNodeSetEvent";
+        r = record ? gr_cu.cuGraphEventRecordNodeSetEvent(node, ev)
+                   : gr_cu.cuGraphEventWaitNodeSetEvent(node, ev);
+        break;
+    }
+    default:
+        return grSuccess;
+    }
+    return r ? set_failed(call, gx, what, i, r) : grSuccess;
+}
+
+/* The whole-graph path of gr__cuda_exec_sync_range: the changed nodes and
+ * the stale ones into the driver's graph, then one cuGraphExecUpdate. */
+static grError_t sync_whole(const char *call, struct gr_cuda_exec *gx, const gr_plan *p, uint32_t from,
+                            uint32_t to, const uint8_t *only)
+{
+    grError_t err = grSuccess;
+    for (uint32_t i = 0; i < gx->nnodes && !err; i++)
+        if (gx->stale[i] || (i >= from && i < to && (!only || only[i])))
+            err = graph_set_node(call, gx, &p->nodes[i], i);
+    if (err)
+        return err;
+    CUgraphExecUpdateResultInfo info;
+    memset(&info, 0, sizeof info);
+    CUresult r = gr_cu.cuGraphExecUpdate(gx->exec, gx->graph, &info);
+    if (r != CUDA_SUCCESS)
+        return gr__fail(gr__cu_error(r),
+                        "%s: cuGraphExecUpdate failed on device %d with %s (update result %d)", call,
+                        gx->device, gr__cu_error_name(r), info.result);
+    memset(gx->stale, 0, gx->nnodes);
+    return grSuccess;
+}
+
 grError_t gr__cuda_exec_sync_range(const char *call, struct gr_cuda_exec *gx, const gr_plan *p, uint32_t from,
                                    uint32_t to, const uint8_t *only)
 {
     CUresult r = gr__cuda_enter(gx->device);
     if (r != CUDA_SUCCESS)
         return gr__cu_fail(call, gx->device, "making the primary context current", r);
+    uint32_t changed = 0;
+    for (uint32_t i = from; i < to; i++)
+        changed += !only || only[i];
+    if (!gx->disabled_once && changed >= GR_CUDA_WHOLE_UPDATE_MIN &&
+        (uint64_t)changed * GR_CUDA_WHOLE_UPDATE_SHARE >= gx->nnodes)
+        return sync_whole(call, gx, p, from, to, only);
     grError_t err = grSuccess;
-    batch_device = gx->device;
     for (uint32_t i = from; i < to && !err; i++)
         if (!only || only[i])
             err = gr__cuda_exec_sync_node(call, gx, &p->nodes[i]);
-    batch_device = 0;
     return err;
 }

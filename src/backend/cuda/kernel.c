@@ -62,8 +62,14 @@ grError_t gr__cuda_kernel_function(const char *call, grKernel_t k, int device, C
     pthread_mutex_lock(&g->lock);
     f = gr_load_relaxed(&g->fn[device - 1]);
     if (!f) {
-        if (!g->mod[device - 1])
+        /* The module loads into the current context: the device's (the
+         * exec setters call without making it current). */
+        r = gr__cuda_enter(device);
+        what = "making the primary context current";
+        if (r == CUDA_SUCCESS && !g->mod[device - 1]) {
+            what = "cuModuleLoadData";
             r = gr_cu.cuModuleLoadData(&g->mod[device - 1], g->image);
+        }
         if (r == CUDA_SUCCESS) {
             what = "cuModuleGetFunction";
             r = gr_cu.cuModuleGetFunction(&f, g->mod[device - 1], g->entry);

@@ -66,6 +66,11 @@ int gr__cuda_pointer_device(const void *p)
     int type = 0, ordinal = -1;
     if (!p || !gr__cuda_active())
         return 0;
+    /* Graph memory's ranges first: the driver does not know one that no
+     * executable maps now. */
+    int vmm = gr__cuda_vmm_device(p);
+    if (vmm)
+        return vmm;
     if (gr_cu.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, gr__cu_ptr(p)) != CUDA_SUCCESS ||
         type != CU_MEMORYTYPE_DEVICE)
         return 0;

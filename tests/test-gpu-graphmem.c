@@ -1,0 +1,419 @@
+/*
+ * test-gpu-graphmem.c - graph memory on a GPU: allocation nodes of a GPU
+ * whose ranges an executable maps onto the device's memory, captured
+ * grMallocAsync / grFreeAsync on a GPU stream, allocations that outlive
+ * their launch, the launch rule, the device's counters, and executables
+ * refusing allocations of another device. Each test needs a GPU device
+ * and is skipped, saying why, where there is none (CI has none).
+ *
+ * The kernels exist twice: a CPU function per block (below) and the GPU
+ * entry of the same name in gpu-ptx.h (from gpu-kernels.cu).
+ */
+#include "test.h"
+#include "gpu-ptx.h"
+
+#include <stdbool.h>
+
+enum {
+    N = 1000,
+    BLOCK = 128,
+    BYTES = N * sizeof(unsigned)
+};
+
+static void fill_cpu(const grKernelCtx *ctx, void **args)
+{
+    unsigned *p = *(unsigned **)args[0], v = *(unsigned *)args[1], n = *(unsigned *)args[2];
+    GR_FOR_THREADS(ctx, tx, ty, tz)
+    {
+        size_t i = GR_GLOBAL_X(ctx, tx);
+        if (i < n)
+            p[i] = v;
+    }
+}
+
+static void add_cpu(const grKernelCtx *ctx, void **args)
+{
+    unsigned *p = *(unsigned **)args[0], v = *(unsigned *)args[1], n = *(unsigned *)args[2];
+    GR_FOR_THREADS(ctx, tx, ty, tz)
+    {
+        size_t i = GR_GLOBAL_X(ctx, tx);
+        if (i < n)
+            p[i] += v;
+    }
+}
+
+/* The first GPU's device number; skips the test where there is none. */
+static int first_gpu(void)
+{
+    int n = 0;
+    CHECK_OK(grGetDeviceCount(&n));
+    if (n < 2)
+        GR_TEST_SKIP("no GPU device: grGetDeviceCount gives %d (the CPU only)", n);
+    return 1;
+}
+
+/* A kernel of the test image (gr_test_fill or gr_test_add), with its CPU
+ * function. Names are unique among live kernels: one of each per test. */
+static grKernel_t test_kernel(const char *name)
+{
+    grKernel_t k;
+    size_t sizes[] = {sizeof(unsigned *), sizeof(unsigned), sizeof(unsigned)};
+    bool fill = strcmp(name, "gr_test_fill") == 0;
+    CHECK_OK(grKernelCreate(&k, fill ? fill_cpu : add_cpu, name, 3, sizes));
+    CHECK_OK(grKernelSetImage(k, gr_test_ptx, name));
+    return k;
+}
+
+static grKernelNodeParams kparams(grKernel_t k, void **args)
+{
+    grKernelNodeParams p = {.func = k,
+                            .gridDim = GR_DIM3((N + BLOCK - 1) / BLOCK, 1, 1),
+                            .blockDim = GR_DIM3(BLOCK, 1, 1),
+                            .kernelParams = args};
+    return p;
+}
+
+static void check_all(const unsigned *h, unsigned want)
+{
+    for (unsigned i = 0; i < N; i++)
+        if (h[i] != want)
+            GR_TEST_FAIL_("element %u is %u, expected %u", i, h[i], want);
+}
+
+/* The parameters of an allocation of 'bytes' on 'device'; with 'access',
+ * one access descriptor naming access_dev. */
+static grMemAllocNodeParams alloc_params(int device, size_t bytes, grMemAccessDesc *access, int access_dev)
+{
+    grMemAllocNodeParams ap;
+    memset(&ap, 0, sizeof ap);
+    ap.poolProps.allocType = grMemAllocationTypePinned;
+    ap.poolProps.location.type = grMemLocationTypeDevice;
+    ap.poolProps.location.id = device;
+    ap.bytesize = bytes;
+    if (access) {
+        memset(access, 0, sizeof *access);
+        access->location.type = grMemLocationTypeDevice;
+        access->location.id = access_dev;
+        access->flags = grMemAccessFlagsProtReadWrite;
+        ap.accessDescs = access;
+        ap.accessDescCount = 1;
+    }
+    return ap;
+}
+
+static uint64_t gattr(int device, grGraphMemAttributeType a)
+{
+    uint64_t v = ~0ull;
+    CHECK_OK(grDeviceGetGraphMemAttribute(device, a, &v));
+    return v;
+}
+
+GR_TEST(gpu_graphmem_alloc_kernel_copy_free_runs_on_the_gpu_launch_after_launch)
+{
+    int gpu = first_gpu();
+    CHECK_OK(grSetDevice(gpu));
+    grKernel_t fill = test_kernel("gr_test_fill"), add = test_kernel("gr_test_add");
+    unsigned *h, *d, v = 5, w = 2, n = N;
+    CHECK_OK(grMallocHost((void **)&h, BYTES));
+    grGraph_t g;
+    grGraphNode_t a, k1, k2, copy, f;
+    grMemAccessDesc access;
+    grMemAllocNodeParams ap = alloc_params(gpu, BYTES, &access, gpu);
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddMemAllocNode(&a, g, NULL, 0, &ap));
+    d = ap.dptr;
+    CHECK(d != NULL);
+    void *fa[] = {&d, &v, &n}, *aa[] = {&d, &w, &n};
+    grKernelNodeParams p1 = kparams(fill, fa), p2 = kparams(add, aa);
+    CHECK_OK(grGraphAddKernelNode(&k1, g, &a, 1, &p1));
+    CHECK_OK(grGraphAddKernelNode(&k2, g, &k1, 1, &p2));
+    CHECK_OK(grGraphAddMemcpyNode1D(&copy, g, &k2, 1, h, d, BYTES, grMemcpyDeviceToHost));
+    CHECK_OK(grGraphAddMemFreeNode(&f, g, &copy, 1, d));
+    /* The node keeps its device and access descriptor. */
+    grMemAllocNodeParams got;
+    CHECK_OK(grGraphMemAllocNodeGetParams(a, &got));
+    CHECK_PTR_EQ(got.dptr, d);
+    CHECK_EQ(got.poolProps.location.id, gpu);
+    CHECK_EQ(got.accessDescCount, 1);
+    CHECK_EQ(got.accessDescs[0].location.id, gpu);
+    uint64_t before = gattr(gpu, grGraphMemAttrUsedMemCurrent);
+    grGraphExec_t e;
+    grStream_t s;
+    CHECK_OK(grStreamCreate(&s));
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    /* The executable maps the allocation on the GPU: the device counts it. */
+    CHECK(gattr(gpu, grGraphMemAttrUsedMemCurrent) >= before + BYTES);
+    CHECK(gattr(gpu, grGraphMemAttrReservedMemHigh) >= before + BYTES);
+    for (int i = 0; i < 5; i++) {
+        memset(h, 0xff, BYTES);
+        CHECK_OK(grGraphLaunch(e, s));
+        CHECK_OK(grStreamSynchronize(s));
+        check_all(h, 7);
+    }
+    /* A new instantiation maps the same address again. */
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grDeviceGraphMemTrim(gpu)); /* in case a stream held it on */
+    CHECK_EQ(gattr(gpu, grGraphMemAttrUsedMemCurrent), before);
+    CHECK_EQ(gattr(gpu, grGraphMemAttrReservedMemCurrent), before);
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    memset(h, 0, BYTES);
+    CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    check_all(h, 7);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grFreeHost(h));
+    CHECK_OK(grKernelDestroy(fill));
+    CHECK_OK(grKernelDestroy(add));
+    CHECK_OK(grSetDevice(0));
+}
+
+GR_TEST(gpu_graphmem_sequential_allocations_share_the_devices_memory)
+{
+    int gpu = first_gpu();
+    CHECK_OK(grSetDevice(gpu));
+    grKernel_t fill = test_kernel("gr_test_fill");
+    unsigned *h, *d1, *d2, v1 = 3, v2 = 4, n = N;
+    CHECK_OK(grMallocHost((void **)&h, 2 * BYTES));
+    grGraph_t g;
+    grGraphNode_t a1, k1, c1, f1, a2, k2, c2, f2;
+    grMemAllocNodeParams ap1 = alloc_params(gpu, BYTES, NULL, 0), ap2 = alloc_params(gpu, BYTES, NULL, 0);
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddMemAllocNode(&a1, g, NULL, 0, &ap1));
+    d1 = ap1.dptr;
+    void *fa1[] = {&d1, &v1, &n};
+    grKernelNodeParams p1 = kparams(fill, fa1);
+    CHECK_OK(grGraphAddKernelNode(&k1, g, &a1, 1, &p1));
+    CHECK_OK(grGraphAddMemcpyNode1D(&c1, g, &k1, 1, h, d1, BYTES, grMemcpyDeviceToHost));
+    CHECK_OK(grGraphAddMemFreeNode(&f1, g, &c1, 1, d1));
+    /* After the first one's free: the two may share physical memory. */
+    CHECK_OK(grGraphAddMemAllocNode(&a2, g, &f1, 1, &ap2));
+    d2 = ap2.dptr;
+    CHECK(d2 != d1);
+    void *fa2[] = {&d2, &v2, &n};
+    grKernelNodeParams p2 = kparams(fill, fa2);
+    CHECK_OK(grGraphAddKernelNode(&k2, g, &a2, 1, &p2));
+    CHECK_OK(grGraphAddMemcpyNode1D(&c2, g, &k2, 1, h + N, d2, BYTES, grMemcpyDeviceToHost));
+    CHECK_OK(grGraphAddMemFreeNode(&f2, g, &c2, 1, d2));
+    /* The footprint of one allocation of BYTES (rounded to the device's
+     * granularity), from a graph of that allocation alone. */
+    grGraph_t lone;
+    grGraphNode_t la;
+    grGraphExec_t e;
+    grMemAllocNodeParams lap = alloc_params(gpu, BYTES, NULL, 0);
+    CHECK_OK(grGraphCreate(&lone, 0));
+    CHECK_OK(grGraphAddMemAllocNode(&la, lone, NULL, 0, &lap));
+    uint64_t before = gattr(gpu, grGraphMemAttrUsedMemCurrent);
+    CHECK_OK(grGraphInstantiate(&e, lone, 0));
+    uint64_t span = gattr(gpu, grGraphMemAttrUsedMemCurrent) - before;
+    CHECK(span >= BYTES);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(lone));
+    CHECK_OK(grDeviceGraphMemTrim(gpu));
+    CHECK_EQ(gattr(gpu, grGraphMemAttrUsedMemCurrent), before);
+    /* The two allocations of g share one slot. */
+    grStream_t s;
+    CHECK_OK(grStreamCreate(&s));
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    CHECK_EQ(gattr(gpu, grGraphMemAttrUsedMemCurrent) - before, span);
+    for (int i = 0; i < 3; i++) {
+        memset(h, 0, 2 * BYTES);
+        CHECK_OK(grGraphLaunch(e, s));
+        CHECK_OK(grStreamSynchronize(s));
+        check_all(h, 3);
+        check_all(h + N, 4);
+    }
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grFreeHost(h));
+    CHECK_OK(grKernelDestroy(fill));
+    CHECK_OK(grSetDevice(0));
+}
+
+GR_TEST(gpu_graphmem_captured_malloc_async_free_async_replays_on_the_gpu)
+{
+    int gpu = first_gpu();
+    CHECK_OK(grSetDevice(gpu));
+    grKernel_t fill = test_kernel("gr_test_fill"), add = test_kernel("gr_test_add");
+    unsigned *h, *d = NULL, v = 10, w = 1, n = N;
+    CHECK_OK(grMallocHost((void **)&h, BYTES));
+    grStream_t s;
+    grGraph_t g;
+    CHECK_OK(grStreamCreate(&s));
+    grDim3 grid = GR_DIM3((N + BLOCK - 1) / BLOCK, 1, 1), block = GR_DIM3(BLOCK, 1, 1);
+    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+    CHECK_OK(grMallocAsync((void **)&d, BYTES, s));
+    CHECK(d != NULL);
+    void *fa[] = {&d, &v, &n}, *aa[] = {&d, &w, &n};
+    CHECK_OK(grLaunchKernel(fill, grid, block, fa, 0, s));
+    CHECK_OK(grLaunchKernel(add, grid, block, aa, 0, s));
+    CHECK_OK(grMemcpyAsync(h, d, BYTES, grMemcpyDeviceToHost, s));
+    CHECK_OK(grFreeAsync(d, s));
+    CHECK_OK(grStreamEndCapture(s, &g));
+    grGraphNode_t nodes[8];
+    size_t count = 8;
+    grGraphNodeType t;
+    CHECK_OK(grGraphGetNodes(g, nodes, &count));
+    CHECK_EQ(count, 5);
+    CHECK_OK(grGraphNodeGetType(nodes[0], &t));
+    CHECK_EQ(t, grGraphNodeTypeMemAlloc);
+    CHECK_OK(grGraphNodeGetType(nodes[4], &t));
+    CHECK_EQ(t, grGraphNodeTypeMemFree);
+    /* The allocation is the capturing stream's device's. */
+    grMemAllocNodeParams ap;
+    CHECK_OK(grGraphMemAllocNodeGetParams(nodes[0], &ap));
+    CHECK_PTR_EQ(ap.dptr, d);
+    CHECK_EQ(ap.poolProps.location.id, gpu);
+    grGraphExec_t e;
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    for (int i = 0; i < 4; i++) {
+        memset(h, 0, BYTES);
+        CHECK_OK(grGraphLaunch(e, s));
+        CHECK_OK(grStreamSynchronize(s));
+        check_all(h, 11);
+    }
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grFreeHost(h));
+    CHECK_OK(grKernelDestroy(fill));
+    CHECK_OK(grKernelDestroy(add));
+    CHECK_OK(grSetDevice(0));
+}
+
+GR_TEST(gpu_graphmem_unfreed_allocation_outlives_its_launch_until_grFreeAsync)
+{
+    int gpu = first_gpu();
+    CHECK_OK(grSetDevice(gpu));
+    grKernel_t fill = test_kernel("gr_test_fill");
+    unsigned *h, *d, v = 42, n = N;
+    CHECK_OK(grMallocHost((void **)&h, BYTES));
+    grGraph_t g;
+    grGraphNode_t a, k;
+    grMemAllocNodeParams ap = alloc_params(gpu, BYTES, NULL, 0);
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddMemAllocNode(&a, g, NULL, 0, &ap));
+    d = ap.dptr;
+    void *fa[] = {&d, &v, &n};
+    grKernelNodeParams p = kparams(fill, fa);
+    CHECK_OK(grGraphAddKernelNode(&k, g, &a, 1, &p));
+    grStream_t s;
+    grGraphExec_t e;
+    CHECK_OK(grStreamCreate(&s));
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    /* Not launched yet: nothing to free. */
+    CHECK_GR(grErrorInvalidValue, grFreeAsync(d, s));
+    CHECK_DETAIL_HAS("not allocated now");
+    CHECK_OK(grGraphLaunch(e, s));
+    /* The allocation outlives the launch: read it back afterwards. */
+    memset(h, 0, BYTES);
+    CHECK_OK(grMemcpyAsync(h, d, BYTES, grMemcpyDeviceToHost, s));
+    CHECK_OK(grStreamSynchronize(s));
+    check_all(h, 42);
+    /* CUDA's rule: the previous launch's allocation is still live. */
+    CHECK_GR(grErrorInvalidValue, grGraphLaunch(e, s));
+    CHECK_DETAIL_HAS("still allocated");
+    CHECK_OK(grFreeAsync(d, s));
+    CHECK_GR(grErrorInvalidValue, grFreeAsync(d, s));
+    CHECK_DETAIL_HAS("not allocated now");
+    CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_OK(grFree(d));
+    CHECK_GR(grErrorInvalidValue, grFree(d));
+    CHECK_OK(grGraphExecDestroy(e));
+    /* With auto-free, a launch frees what the previous one left. */
+    CHECK_OK(grGraphInstantiate(&e, g, grGraphInstantiateFlagAutoFreeOnLaunch));
+    for (int i = 0; i < 3; i++)
+        CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_OK(grFreeAsync(d, s));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grFreeHost(h));
+    CHECK_OK(grKernelDestroy(fill));
+    CHECK_OK(grSetDevice(0));
+}
+
+GR_TEST(gpu_graphmem_executable_refuses_allocations_of_another_device)
+{
+    int gpu = first_gpu();
+    grGraph_t g;
+    grGraphNode_t a;
+    grGraphExec_t e = NULL;
+    grMemAccessDesc access;
+    /* An allocation of the GPU in a CPU executable. */
+    grMemAllocNodeParams ap = alloc_params(gpu, 4096, NULL, 0);
+    CHECK_OK(grSetDevice(0));
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddMemAllocNode(&a, g, NULL, 0, &ap));
+    CHECK_GR(grErrorInvalidValue, grGraphInstantiate(&e, g, 0));
+    CHECK_DETAIL_HAS("instantiated for device 0");
+    CHECK(e == NULL);
+    /* ... which the GPU instantiates. */
+    CHECK_OK(grSetDevice(gpu));
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    /* An allocation of the CPU in a GPU executable. */
+    e = NULL;
+    ap = alloc_params(0, 4096, NULL, 0);
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddMemAllocNode(&a, g, NULL, 0, &ap));
+    CHECK_GR(grErrorInvalidValue, grGraphInstantiate(&e, g, 0));
+    CHECK_DETAIL_HAS("memory of device 0");
+    CHECK(e == NULL);
+    CHECK_OK(grGraphDestroy(g));
+    /* An access descriptor naming another device than the allocation's. */
+    CHECK_OK(grGraphCreate(&g, 0));
+    ap = alloc_params(gpu, 4096, &access, 0);
+    CHECK_GR(grErrorInvalidValue, grGraphAddMemAllocNode(&a, g, NULL, 0, &ap));
+    CHECK_DETAIL_HAS("accessDescs[0]");
+    size_t count = 1;
+    CHECK_OK(grGraphGetNodes(g, NULL, &count));
+    CHECK_EQ(count, 0);
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grSetDevice(0));
+}
+
+GR_TEST(gpu_graphmem_device_reset_leaves_graph_allocations_to_their_graph)
+{
+    int gpu = first_gpu();
+    CHECK_OK(grSetDevice(gpu));
+    grKernel_t fill = test_kernel("gr_test_fill");
+    unsigned *h, *d, v = 6, n = N;
+    CHECK_OK(grMallocHost((void **)&h, BYTES));
+    grGraph_t g;
+    grGraphNode_t a, k, copy, f;
+    grMemAllocNodeParams ap = alloc_params(gpu, BYTES, NULL, 0);
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddMemAllocNode(&a, g, NULL, 0, &ap));
+    d = ap.dptr;
+    void *fa[] = {&d, &v, &n};
+    grKernelNodeParams p = kparams(fill, fa);
+    CHECK_OK(grGraphAddKernelNode(&k, g, &a, 1, &p));
+    CHECK_OK(grGraphAddMemcpyNode1D(&copy, g, &k, 1, h, d, BYTES, grMemcpyDeviceToHost));
+    CHECK_OK(grGraphAddMemFreeNode(&f, g, &copy, 1, d));
+    /* The reset frees the GPU's grMalloc memory, not the graph's. */
+    CHECK_OK(grDeviceReset());
+    grGraphExec_t e;
+    grStream_t s;
+    CHECK_OK(grStreamCreate(&s));
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    memset(h, 0, BYTES);
+    CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    check_all(h, 6);
+    /* Still tracked: a copy past its end is refused. */
+    CHECK_GR(grErrorInvalidValue, grMemcpyAsync(h, d, BYTES + 1, grMemcpyDeviceToHost, s));
+    CHECK_DETAIL_HAS("past its end");
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grFreeHost(h));
+    CHECK_OK(grKernelDestroy(fill));
+    CHECK_OK(grSetDevice(0));
+}

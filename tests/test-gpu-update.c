@@ -1,0 +1,207 @@
+/*
+ * test-gpu-update.c - grGraphExecUpdate on a GPU when it changes many
+ * nodes: the changes reach the driver's executable in one whole-graph
+ * update, which must keep what the exec setters wrote since the
+ * instantiation and the nodes disabled. Each test needs a GPU device and
+ * is skipped, saying why, where there is none (CI has none).
+ *
+ * The kernel exists twice: a CPU function per block (below) and the GPU
+ * entry of the same name in gpu-ptx.h (from gpu-kernels.cu).
+ */
+#include "test.h"
+#include "gpu-ptx.h"
+
+enum {
+    N = 1000,
+    BLOCK = 128,
+    K = 32 /* kernel nodes of the chain: enough for a whole-graph update */
+};
+
+static void add_cpu(const grKernelCtx *ctx, void **args)
+{
+    unsigned *p = *(unsigned **)args[0], v = *(unsigned *)args[1], n = *(unsigned *)args[2];
+    GR_FOR_THREADS(ctx, tx, ty, tz)
+    {
+        size_t i = GR_GLOBAL_X(ctx, tx);
+        if (i < n)
+            p[i] += v;
+    }
+}
+
+/* The first GPU's device number; skips the test where there is none. */
+static int first_gpu(void)
+{
+    int n = 0;
+    CHECK_OK(grGetDeviceCount(&n));
+    if (n < 2)
+        GR_TEST_SKIP("no GPU device: grGetDeviceCount gives %d (the CPU only)", n);
+    return 1;
+}
+
+/* memset(d, 0) -> add(v[0]) -> ... -> add(v[K-1]) -> copy to host. */
+typedef struct chain {
+    grGraph_t g;
+    grGraphNode_t add[K];
+    unsigned v[K];
+} chain;
+
+typedef struct setup {
+    grKernel_t add;
+    unsigned *d, *h, n;
+    grStream_t s;
+} setup;
+
+static void chain_build(chain *c, setup *st, unsigned first, unsigned rest)
+{
+    grGraphNode_t set, copy;
+    CHECK_OK(grGraphCreate(&c->g, 0));
+    grMemsetParams ms = {.dst = st->d, .value = 0, .elementSize = 4, .width = N, .height = 1};
+    CHECK_OK(grGraphAddMemsetNode(&set, c->g, NULL, 0, &ms));
+    grGraphNode_t prev = set;
+    for (int i = 0; i < K; i++) {
+        c->v[i] = i == 0 ? first : rest;
+        void *args[] = {&st->d, &c->v[i], &st->n};
+        grKernelNodeParams kp = {.func = st->add,
+                                 .gridDim = GR_DIM3((N + BLOCK - 1) / BLOCK, 1, 1),
+                                 .blockDim = GR_DIM3(BLOCK, 1, 1),
+                                 .kernelParams = args};
+        CHECK_OK(grGraphAddKernelNode(&c->add[i], c->g, &prev, 1, &kp));
+        prev = c->add[i];
+    }
+    CHECK_OK(grGraphAddMemcpyNode1D(&copy, c->g, &prev, 1, st->h, st->d, N * sizeof(unsigned),
+                                    grMemcpyDeviceToHost));
+}
+
+static void setup_make(setup *st)
+{
+    size_t sizes[] = {sizeof(unsigned *), sizeof(unsigned), sizeof(unsigned)};
+    CHECK_OK(grKernelCreate(&st->add, add_cpu, "gr_test_add", 3, sizes));
+    CHECK_OK(grKernelSetImage(st->add, gr_test_ptx, "gr_test_add"));
+    CHECK_OK(grMalloc((void **)&st->d, N * sizeof(unsigned)));
+    CHECK_OK(grMallocHost((void **)&st->h, N * sizeof(unsigned)));
+    CHECK_OK(grStreamCreate(&st->s));
+    st->n = N;
+}
+
+static void setup_free(setup *st)
+{
+    CHECK_OK(grStreamDestroy(st->s));
+    CHECK_OK(grFree(st->d));
+    CHECK_OK(grFreeHost(st->h));
+    CHECK_OK(grKernelDestroy(st->add));
+}
+
+/* Launches e and checks that every element came out as 'want'. */
+static void run_expect(setup *st, grGraphExec_t e, unsigned want)
+{
+    memset(st->h, 0xff, N * sizeof(unsigned));
+    CHECK_OK(grGraphLaunch(e, st->s));
+    CHECK_OK(grStreamSynchronize(st->s));
+    for (unsigned i = 0; i < N; i++)
+        if (st->h[i] != want)
+            GR_TEST_FAIL_("element %u is %u, expected %u", i, st->h[i], want);
+}
+
+/* Sets add node i of e (paired with c's) to add v. */
+static void set_add(setup *st, grGraphExec_t e, const chain *c, int i, unsigned v)
+{
+    void *args[] = {&st->d, &v, &st->n};
+    grKernelNodeParams kp = {.func = st->add,
+                             .gridDim = GR_DIM3((N + BLOCK - 1) / BLOCK, 1, 1),
+                             .blockDim = GR_DIM3(BLOCK, 1, 1),
+                             .kernelParams = args};
+    CHECK_OK(grGraphExecKernelNodeSetParams(e, c->add[i], &kp));
+}
+
+GR_TEST(gpu_update_of_many_nodes_keeps_what_set_params_wrote)
+{
+    CHECK_OK(grSetDevice(first_gpu()));
+    setup st;
+    chain ones, twos;
+    setup_make(&st);
+    chain_build(&ones, &st, 1, 1);
+    chain_build(&twos, &st, 100, 2);
+    grGraphExec_t e;
+    grGraphExecUpdateResultInfo info;
+    CHECK_OK(grGraphInstantiate(&e, ones.g, 0));
+    run_expect(&st, e, K);
+    /* Node 0 set in place to what the update will give it: the update
+     * does not change it, and must not undo it either. */
+    set_add(&st, e, &ones, 0, 100);
+    run_expect(&st, e, 100 + (K - 1));
+    CHECK_OK(grGraphExecUpdate(e, twos.g, &info));
+    CHECK_EQ(info.result, grGraphExecUpdateSuccess);
+    run_expect(&st, e, 100 + 2 * (K - 1));
+    /* A node set in place, then changed by an update. */
+    set_add(&st, e, &ones, 5, 50);
+    run_expect(&st, e, 100 + 2 * (K - 2) + 50);
+    CHECK_OK(grGraphExecUpdate(e, ones.g, &info));
+    run_expect(&st, e, K);
+    CHECK_OK(grGraphExecUpdate(e, twos.g, &info));
+    run_expect(&st, e, 100 + 2 * (K - 1));
+    /* A few nodes changed in place between updates, and back. */
+    for (int i = 1; i < K; i += 2)
+        set_add(&st, e, &ones, i, 3);
+    run_expect(&st, e, 100 + 2 * (K / 2 - 1) + 3 * (K / 2));
+    CHECK_OK(grGraphExecUpdate(e, twos.g, &info));
+    run_expect(&st, e, 100 + 2 * (K - 1));
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(ones.g));
+    CHECK_OK(grGraphDestroy(twos.g));
+    setup_free(&st);
+    CHECK_OK(grSetDevice(0));
+}
+
+GR_TEST(gpu_update_of_many_nodes_keeps_disabled_nodes_disabled)
+{
+    CHECK_OK(grSetDevice(first_gpu()));
+    setup st;
+    chain ones, twos;
+    setup_make(&st);
+    chain_build(&ones, &st, 1, 1);
+    chain_build(&twos, &st, 100, 2);
+    grGraphExec_t e;
+    grGraphExecUpdateResultInfo info;
+    CHECK_OK(grGraphInstantiate(&e, ones.g, 0));
+    CHECK_OK(grGraphNodeSetEnabled(e, ones.add[3], 0));
+    run_expect(&st, e, K - 1);
+    CHECK_OK(grGraphExecUpdate(e, twos.g, &info));
+    run_expect(&st, e, 100 + 2 * (K - 2));
+    /* Enabled again: it runs with the parameters of the update. */
+    CHECK_OK(grGraphNodeSetEnabled(e, ones.add[3], 1));
+    run_expect(&st, e, 100 + 2 * (K - 1));
+    CHECK_OK(grGraphExecUpdate(e, ones.g, &info));
+    run_expect(&st, e, K);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(ones.g));
+    CHECK_OK(grGraphDestroy(twos.g));
+    setup_free(&st);
+    CHECK_OK(grSetDevice(0));
+}
+
+GR_TEST(gpu_update_after_many_set_params_calls_runs_the_updated_graph)
+{
+    CHECK_OK(grSetDevice(first_gpu()));
+    setup st;
+    chain ones, twos;
+    setup_make(&st);
+    chain_build(&ones, &st, 1, 1);
+    chain_build(&twos, &st, 100, 2);
+    grGraphExec_t e;
+    grGraphExecUpdateResultInfo info;
+    CHECK_OK(grGraphInstantiate(&e, ones.g, 0));
+    /* Every node set in place, several times (as the benchmark does). */
+    for (int r = 0; r < 3; r++)
+        for (int i = 0; i < K; i++)
+            set_add(&st, e, &ones, i, (unsigned)(r + 4));
+    run_expect(&st, e, 6 * K);
+    CHECK_OK(grGraphExecUpdate(e, twos.g, &info));
+    run_expect(&st, e, 100 + 2 * (K - 1));
+    CHECK_OK(grGraphExecUpdate(e, ones.g, &info));
+    run_expect(&st, e, K);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(ones.g));
+    CHECK_OK(grGraphDestroy(twos.g));
+    setup_free(&st);
+    CHECK_OK(grSetDevice(0));
+}
