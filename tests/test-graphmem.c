@@ -649,3 +649,32 @@ GR_TEST(destroying_an_exec_ends_its_allocations_while_a_stream_holds_it)
     CHECK_OK(grGraphDestroy(b));
     CHECK_OK(grStreamDestroy(s));
 }
+
+/* The pages of a graph allocation are backed only while an executable
+ * maps them; an eager copy or memset of them before instantiation or
+ * after the executable is gone crashed a stream's thread. */
+GR_TEST(eager_copy_of_graph_memory_no_executable_maps_is_refused)
+{
+    grGraph_t g = NULL;
+    grGraphExec_t e = NULL;
+    void *p = NULL;
+    int host[4] = {1, 2, 3, 4};
+    CHECK_OK(grGraphCreate(&g, 0));
+    add_alloc(g, NULL, 0, TMP_INTS * sizeof(int), &p);
+
+    CHECK_EQ(grMemcpy(host, p, sizeof host, grMemcpyDeviceToHost), grErrorInvalidValue);
+    CHECK_DETAIL_HAS("no executable maps");
+    CHECK_EQ(grMemcpy(p, host, sizeof host, grMemcpyHostToDevice), grErrorInvalidValue);
+    CHECK_EQ(grMemset(p, 0, sizeof host), grErrorInvalidValue);
+    CHECK_EQ(host[3], 4); /* the refused calls changed nothing */
+
+    /* Mapped while the executable lives. */
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    CHECK_OK(grMemset(p, 7, sizeof host));
+    CHECK_OK(grMemcpy(host, p, sizeof host, grMemcpyDeviceToHost));
+    CHECK_EQ(host[0], 0x07070707);
+    CHECK_OK(grGraphExecDestroy(e));
+
+    CHECK_EQ(grMemcpy(host, p, sizeof host, grMemcpyDeviceToHost), grErrorInvalidValue);
+    CHECK_OK(grGraphDestroy(g));
+}

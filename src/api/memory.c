@@ -18,6 +18,7 @@
  */
 #include "../backend/cuda/cuda.h"
 #include "../capture/capture.h"
+#include "../memory/graphmem.h"
 #include "../memory/pool.h"
 
 #include <string.h>
@@ -280,6 +281,9 @@ static grError_t copy_enqueue(const char *call, void *dst, const void *src, size
         return count ? copy_capture(call, s, dst, src, count, kind) : gr__capture_check_active(call, s);
     if ((err = gr__capture_check_implicit(call, s)) != grSuccess || count == 0)
         return err;
+    if ((err = gr__graphmem_check_mapped(call, dst, count, "destination")) != grSuccess ||
+        (err = gr__graphmem_check_mapped(call, src, count, "source")) != grSuccess)
+        return err;
     if (s->device != 0)
         return gr__cuda_memcpy(call, s, dst, src, count);
     int device = gpu_of(dst, src);
@@ -305,6 +309,8 @@ static grError_t set_enqueue(const char *call, void *dst, int value, size_t coun
     if (GR_UNLIKELY(gr__stream_capturing(s)))
         return count ? set_capture(call, s, dst, value, count) : gr__capture_check_active(call, s);
     if ((err = gr__capture_check_implicit(call, s)) != grSuccess || count == 0)
+        return err;
+    if ((err = gr__graphmem_check_mapped(call, dst, count, "destination")) != grSuccess)
         return err;
     if (s->device != 0)
         return gr__cuda_memset(call, s, dst, value, count);

@@ -32,6 +32,9 @@ typedef struct gm_counters {
 static struct {
     pthread_mutex_t lock;
     gr_gmem *list;
+    /* Descriptors in the list; read without the lock so that eager copies
+     * of a program without graph memory skip the unmapped-range check. */
+    _Atomic size_t count;
     gm_counters dev[GR_MAX_GPUS + 1]; /* [0]: the CPU, [d]: GPU d */
 } gm = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -80,6 +83,7 @@ gr_gmem *gr__gmem_unref_locked(gr_gmem *m)
     for (gr_gmem **pp = &gm.list; *pp; pp = &(*pp)->next)
         if (*pp == m) {
             *pp = m->next;
+            gr_fetch_sub_relaxed(&gm.count, 1);
             break;
         }
     return m;
@@ -161,6 +165,7 @@ grError_t gr__graphmem_reserve(const char *call, int device, size_t bytesize, co
     gr__gmem_lock();
     m->next = gm.list;
     gm.list = m;
+    gr_fetch_add_relaxed(&gm.count, 1);
     gr__gmem_unlock();
     *out = p;
     return grSuccess;
@@ -173,6 +178,29 @@ void gr__graphmem_node_release(void *dptr)
     gr_gmem *dead = m ? gr__gmem_unref_locked(m) : NULL;
     gr__gmem_unlock();
     gr__gmem_destroy(dead);
+}
+
+grError_t gr__graphmem_check_mapped(const char *call, const void *p, size_t n, const char *what)
+{
+    void *base;
+    size_t size;
+    gr_mem_kind kind;
+    if (GR_LIKELY(n == 0 || gr_load_relaxed(&gm.count) == 0))
+        return grSuccess;
+    if (!gr__mem_lookup(p, &base, &size, &kind) || kind != GR_MEM_POOL)
+        return grSuccess;
+    gr__gmem_lock();
+    gr_gmem *m = gr__gmem_find_locked(base);
+    bool unmapped = m && !m->exec;
+    gr__gmem_unlock();
+    if (!unmapped)
+        return grSuccess;
+    return gr__fail(grErrorInvalidValue,
+                    "%s: the %s range at %p of %zu bytes lies in the graph allocation at %p of %zu bytes, "
+                    "which no executable maps now (its graph has not been instantiated, or its executable "
+                    "was destroyed); touch graph memory only from the graph that allocates it, or after a "
+                    "launch of an executable holding it",
+                    call, what, p, n, base, size);
 }
 
 bool gr__graphmem_is_alloc(const void *dptr)

@@ -49,6 +49,12 @@ grError_t gr__graphmem_reserve(const char *call, int device, size_t bytesize, co
  * or an add that failed after reserving). */
 void gr__graphmem_node_release(void *dptr);
 
+/* An eager copy's or memset's range ('what' names it in the detail):
+ * grErrorInvalidValue if it lies in a graph allocation that no executable
+ * maps (its pages are reserved, not backed: touching them would crash).
+ * One relaxed load when no graph allocation exists. */
+grError_t gr__graphmem_check_mapped(const char *call, const void *p, size_t n, const char *what);
+
 /* True if dptr is the address of a graph allocation (any graph). */
 bool gr__graphmem_is_alloc(const void *dptr);
 
