@@ -822,34 +822,40 @@ typedef enum grMemPoolAttr {
  */
 
 /* Creates a pool. poolProps: allocType grMemAllocationTypePinned,
- * handleTypes grMemHandleTypeNone, location {grMemLocationTypeDevice, 0},
- * win32SecurityAttributes NULL, reserved bytes 0, maxSize 0 for no limit or
- * the most bytes the pool may reserve. Attributes start as CUDA's: every
- * reuse policy on, release threshold 0. Errors: grErrorInvalidValue
- * (memPool or poolProps NULL, another allocType, a location type other
- * than grMemLocationTypeDevice, win32SecurityAttributes not NULL, a
- * reserved byte not 0), grErrorNotSupported (handleTypes other than
- * grMemHandleTypeNone), grErrorInvalidDevice (location.id not 0),
- * grErrorMemoryAllocation. Mirrors cudaMemPoolCreate. */
+ * handleTypes grMemHandleTypeNone, location {grMemLocationTypeDevice, d}
+ * for an existing device d (0: the CPU, a pool of graphrt's own; a GPU:
+ * one of the driver's pools, cuMemPoolCreate), win32SecurityAttributes
+ * NULL, reserved bytes 0, maxSize 0 for no limit or the most bytes the
+ * pool may reserve. Attributes start as CUDA's: every reuse policy on,
+ * release threshold 0. Errors: grErrorInvalidValue (memPool or poolProps
+ * NULL, another allocType, a location type other than
+ * grMemLocationTypeDevice, win32SecurityAttributes not NULL, a reserved
+ * byte not 0), grErrorNotSupported (handleTypes other than
+ * grMemHandleTypeNone), grErrorInvalidDevice (location.id names no
+ * device), grErrorMemoryAllocation; on a GPU, the driver's errors.
+ * Mirrors cudaMemPoolCreate. */
 GR_API grError_t grMemPoolCreate(grMemPool_t *memPool, const grMemPoolProps *poolProps);
 
 /* Destroys a pool. Blocks still allocated stay valid and go back to the
  * OS when freed; the handle is refused from now on. Destroying the device's
  * current pool makes the default pool current. Errors: grErrorInvalidValue
  * (memPool NULL or not live, the default pool, which cannot be destroyed).
- * Mirrors cudaMemPoolDestroy. Deviation: returns after the frees already
- * queued into the pool have taken effect, where CUDA returns at once. */
+ * Mirrors cudaMemPoolDestroy. Deviation, on the CPU: returns after the
+ * frees already queued into the pool have taken effect, where CUDA (and a
+ * GPU's pool) returns at once. */
 GR_API grError_t grMemPoolDestroy(grMemPool_t memPool);
 
-/* The device's default pool (made on first use). Errors:
- * grErrorInvalidValue (memPool NULL), grErrorInvalidDevice (device not 0),
+/* The device's default pool (made on first use; a GPU's is the driver's
+ * default pool of the device). Errors: grErrorInvalidValue (memPool
+ * NULL), grErrorInvalidDevice (device names no device),
  * grErrorMemoryAllocation (creating the default pool). Mirrors
  * cudaDeviceGetDefaultMemPool. */
 GR_API grError_t grDeviceGetDefaultMemPool(grMemPool_t *memPool, int device);
 
-/* Makes memPool the pool grMallocAsync allocates from on the device, for
- * every thread. Errors: grErrorInvalidDevice (device not 0),
- * grErrorInvalidValue (memPool NULL or not live). Mirrors
+/* Makes memPool the pool grMallocAsync allocates from on the device's
+ * streams, for every thread (on a GPU, cuDeviceSetMemPool). Errors:
+ * grErrorInvalidDevice (device names no device), grErrorInvalidValue
+ * (memPool NULL or not live, or a pool of another device). Mirrors
  * cudaDeviceSetMemPool. */
 GR_API grError_t grDeviceSetMemPool(int device, grMemPool_t memPool);
 
@@ -870,10 +876,12 @@ GR_API grError_t grDeviceGetMemPool(grMemPool_t *memPool, int device);
  * work and the stream errors. Mirrors cudaMallocAsync. */
 GR_API grError_t grMallocAsync(void **devPtr, size_t size, grStream_t hStream);
 
-/* As grMallocAsync, from memPool. On a capturing stream the node's memory
- * is graph memory, as grMallocAsync's, whatever memPool. Errors: as
- * grMallocAsync, plus grErrorInvalidValue (memPool NULL or not live).
- * Mirrors cudaMallocFromPoolAsync. */
+/* As grMallocAsync, from memPool, which must be a pool of the stream's
+ * device (a difference: CUDA also takes another device's pool). On a
+ * capturing stream the node's memory is graph memory, as grMallocAsync's,
+ * whatever memPool. Errors: as grMallocAsync, plus grErrorInvalidValue
+ * (memPool NULL or not live, or a pool of another device than the
+ * stream's). Mirrors cudaMallocFromPoolAsync. */
 GR_API grError_t grMallocFromPoolAsync(void **ptr, size_t size, grMemPool_t memPool, grStream_t stream);
 
 /* Frees memory from grMallocAsync / grMallocFromPoolAsync (or from a
@@ -892,9 +900,9 @@ GR_API grError_t grFreeAsync(void *devPtr, grStream_t hStream);
 
 /* Gives unused memory of the pool back to the OS until it reserves at
  * most minBytesToKeep bytes, or no more can be given back: blocks whose
- * frees have not taken effect yet, and allocated blocks, stay. Errors:
- * grErrorInvalidValue (memPool NULL or not live). Mirrors
- * cudaMemPoolTrimTo. */
+ * frees have not taken effect yet, and allocated blocks, stay (a GPU's
+ * pool: cuMemPoolTrimTo). Errors: grErrorInvalidValue (memPool NULL or
+ * not live). Mirrors cudaMemPoolTrimTo. */
 GR_API grError_t grMemPoolTrimTo(grMemPool_t memPool, size_t minBytesToKeep);
 
 /* Sets an attribute; value points to an int (the reuse policies: 0 off,
@@ -905,7 +913,9 @@ GR_API grError_t grMemPoolTrimTo(grMemPool_t memPool, size_t minBytesToKeep);
  * equal the current value); the current values are read only. Errors:
  * grErrorInvalidValue (memPool NULL or not live, value NULL, a current
  * value, a high-water mark set to anything but 0, attr not a
- * grMemPoolAttr). Mirrors cudaMemPoolSetAttribute. */
+ * grMemPoolAttr). A GPU's pool keeps its attributes in the driver
+ * (cuMemPoolSetAttribute / cuMemPoolGetAttribute, after the same checks).
+ * Mirrors cudaMemPoolSetAttribute. */
 GR_API grError_t grMemPoolSetAttribute(grMemPool_t memPool, grMemPoolAttr attr, void *value);
 
 /* Reads an attribute into *value (int or uint64_t, as above). Reserved

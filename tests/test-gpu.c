@@ -401,9 +401,10 @@ GR_TEST(gpu_stream_ordered_allocation_uses_the_devices_pool)
     CHECK_OK(grStreamSynchronize(s));
     CHECK_EQ(h[0], 0x3c);
     CHECK_EQ(h[N - 1], 0x3c);
+    /* The CPU's pool on a GPU stream: refused, naming both devices. */
     CHECK_OK(grDeviceGetDefaultMemPool(&pool, 0));
-    CHECK_GR(grErrorNotSupported, grMallocFromPoolAsync(&d, 256, pool, s));
-    CHECK_DETAIL_HAS("default pool");
+    CHECK_GR(grErrorInvalidValue, grMallocFromPoolAsync(&d, 256, pool, s));
+    CHECK_DETAIL_HAS("pool of device 0");
     CHECK_OK(grStreamDestroy(s));
     CHECK_OK(grFreeHost(h));
 }

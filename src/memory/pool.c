@@ -70,7 +70,7 @@ static void pool_init_attrs(grMemPool_t pool)
 /* Pool objects, kept as dead shells once freed (core.h). */
 static gr_shelf pool_shelf = GR_SHELF_INIT(sizeof(struct grMemPool_st));
 
-static grMemPool_t pool_new(const grMemPoolProps *props, bool is_default)
+grMemPool_t gr__pool_object_new(const grMemPoolProps *props, bool is_default, int device, void *gpu)
 {
     grMemPool_t pool = gr__shell_alloc(&pool_shelf);
     if (!pool)
@@ -80,7 +80,11 @@ static grMemPool_t pool_new(const grMemPoolProps *props, bool is_default)
     atomic_init(&pool->refs, 1);
     pool->is_default = is_default;
     pool->props = *props;
+    pool->device = device;
+    pool->gpu = gpu;
     pool_init_attrs(pool);
+    if (device)
+        return pool;
     pthread_mutex_lock(&registry.lock);
     pool->reg_next = registry.list;
     if (registry.list)
@@ -118,7 +122,7 @@ static GR_NOINLINE grMemPool_t default_pool_slow(void)
     memset(&props, 0, sizeof props);
     props.allocType = grMemAllocationTypePinned;
     props.location.type = grMemLocationTypeDevice;
-    p = pool_new(&props, true);
+    p = gr__pool_object_new(&props, true, 0, NULL);
     if (!p)
         return NULL;
     pthread_mutex_lock(&registry.lock);
@@ -227,12 +231,10 @@ static grError_t check_props(const char *call, const grMemPoolProps *props)
             grErrorInvalidValue,
             "%s: poolProps->location.type is %d; pools live on a device (grMemLocationTypeDevice)", call,
             (int)props->location.type);
-    if (props->location.id != 0) {
-        grError_t err = gr__cpu_only_device(call, props->location.id, "graphrt's memory pools");
-        return err ? err
-                   : gr__fail(grErrorInvalidDevice, "%s: poolProps->location.id is %d", call,
-                              props->location.id);
-    }
+    if (!gr__device_exists(props->location.id))
+        return gr__fail(grErrorInvalidDevice,
+                        "%s: poolProps->location.id is %d, no device; the devices are 0 (the CPU) and 1..%d",
+                        call, props->location.id, gr__gpu_count());
     /* CUDA: the security attributes go with Win32 handles only, and the
      * reserved bytes must be zero. */
     if (props->win32SecurityAttributes)
@@ -257,7 +259,9 @@ GR_API grError_t grMemPoolCreate(grMemPool_t *memPool, const grMemPoolProps *poo
         return gr__fail(grErrorInvalidValue, "%s: memPool (the output pointer) is NULL", call);
     if ((err = check_props(call, poolProps)) != grSuccess)
         return err;
-    grMemPool_t p = pool_new(poolProps, false);
+    if (poolProps->location.id != 0)
+        return gr__gpu_pool_create(call, poolProps->location.id, poolProps, memPool);
+    grMemPool_t p = gr__pool_object_new(poolProps, false, 0, NULL);
     if (!p)
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
     *memPool = p;
@@ -274,6 +278,8 @@ GR_API grError_t grMemPoolDestroy(grMemPool_t memPool)
         return gr__fail(grErrorInvalidValue,
                         "%s: pool %p is the device's default pool, which cannot be destroyed", call,
                         GR_PTR(memPool));
+    if (memPool->device)
+        return gr__gpu_pool_destroy(call, memPool);
     /* Destroying the current pool makes the default pool current again. */
     grMemPool_t expect = memPool;
     gr_cas_strong_seq_cst(&current_pool, &expect, NULL);
@@ -308,7 +314,11 @@ GR_API grError_t grMemPoolDestroy(grMemPool_t memPool)
 
 static grError_t check_device(const char *call, int device)
 {
-    return gr__cpu_only_device(call, device, "graphrt's memory pools");
+    if (!gr__device_exists(device))
+        return gr__fail(grErrorInvalidDevice,
+                        "%s: device %d does not exist; the devices are 0 (the CPU) and 1..%d", call, device,
+                        gr__gpu_count());
+    return grSuccess;
 }
 
 GR_API grError_t grDeviceGetDefaultMemPool(grMemPool_t *memPool, int device)
@@ -319,6 +329,8 @@ GR_API grError_t grDeviceGetDefaultMemPool(grMemPool_t *memPool, int device)
         return gr__fail(grErrorInvalidValue, "%s: memPool (the output pointer) is NULL", call);
     if ((err = check_device(call, device)) != grSuccess)
         return err;
+    if (device != 0)
+        return gr__gpu_pool_default(call, device, memPool);
     grMemPool_t p = default_pool();
     if (!p)
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory creating the default pool", call);
@@ -334,6 +346,13 @@ GR_API grError_t grDeviceSetMemPool(int device, grMemPool_t memPool)
         return err;
     if ((err = check_pool(call, memPool)) != grSuccess)
         return err;
+    if (memPool->device != device)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: pool %p is a pool of device %d, not of device %d; a device's current pool "
+                        "is one of its own",
+                        call, GR_PTR(memPool), memPool->device, device);
+    if (device != 0)
+        return gr__gpu_pool_set_current(call, device, memPool);
     gr_store_release(&current_pool, memPool->is_default ? NULL : memPool);
     return grSuccess;
 }
@@ -346,6 +365,8 @@ GR_API grError_t grDeviceGetMemPool(grMemPool_t *memPool, int device)
         return gr__fail(grErrorInvalidValue, "%s: memPool (the output pointer) is NULL", call);
     if ((err = check_device(call, device)) != grSuccess)
         return err;
+    if (device != 0)
+        return gr__gpu_pool_current(call, device, memPool);
     grMemPool_t p = current();
     if (!p)
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory creating the default pool", call);
@@ -386,19 +407,15 @@ static grError_t capture_memop(const char *call, gr_stream *s, grGraphNodeType t
 
 /* ------------------------------------------------ on a GPU's streams */
 
-/* Stream-ordered allocation on a GPU stream: from the device's default
- * CUDA pool (cuMemAllocAsync), tracked as pool memory of that GPU.
- * graphrt's own pools are the CPU's; an explicit pool is refused. */
-static GR_NOINLINE grError_t gpu_malloc_async(const char *call, void **devPtr, size_t size, bool from_pool,
+/* Stream-ordered allocation on a GPU stream: from the device's current
+ * CUDA pool (cuMemAllocAsync) or the given pool of that GPU
+ * (cuMemAllocFromPoolAsync), tracked as pool memory of that GPU. */
+static GR_NOINLINE grError_t gpu_malloc_async(const char *call, void **devPtr, size_t size, grMemPool_t pool,
                                               gr_stream *s)
 {
     void *p = NULL;
-    if (from_pool)
-        return gr__fail(grErrorNotSupported,
-                        "%s: stream %p is of device %d, a GPU, and graphrt's memory pools are the CPU's; "
-                        "on a GPU, grMallocAsync allocates from the device's default pool",
-                        call, GR_PTR(s), s->device);
-    grError_t err = gr__cuda_malloc_async(call, s, size, &p);
+    grError_t err =
+        pool ? gr__cuda_pool_alloc(call, s, pool->gpu, size, &p) : gr__cuda_malloc_async(call, s, size, &p);
     if (err)
         return err;
     if (!gr__mem_track_owned(p, size, GR_MEM_POOL, s->device)) {
@@ -455,6 +472,11 @@ static GR_NOINLINE grError_t malloc_async(const char *call, void **devPtr, size_
         return err;
     if (GR_UNLIKELY((err = gr__stream_from_handle(call, hStream, &s)) != grSuccess))
         return err;
+    if (GR_UNLIKELY(from_pool && pool->device != s->device))
+        return gr__fail(grErrorInvalidValue,
+                        "%s: pool %p is a pool of device %d but stream %p is of device %d; graphrt "
+                        "allocates from a pool on streams of the pool's device",
+                        call, GR_PTR(pool), pool->device, GR_PTR(s), s->device);
     if (GR_UNLIKELY(gr__stream_capturing(s)))
         return capture_memop(call, s, grGraphNodeTypeMemAlloc, devPtr, NULL, size);
     if (GR_UNLIKELY(gr__capture_any()) && (err = gr__capture_hooks.check_implicit_slow(call, s)) != grSuccess)
@@ -464,7 +486,7 @@ static GR_NOINLINE grError_t malloc_async(const char *call, void **devPtr, size_
         return grSuccess;
     }
     if (GR_UNLIKELY(s->device != 0))
-        return gpu_malloc_async(call, devPtr, size, from_pool, s);
+        return gpu_malloc_async(call, devPtr, size, from_pool ? pool : NULL, s);
     if (!from_pool) {
         pool = current();
         if (GR_UNLIKELY(!pool))
@@ -538,6 +560,8 @@ GR_API grError_t grMemPoolTrimTo(grMemPool_t memPool, size_t minBytesToKeep)
     grError_t err;
     if ((err = check_pool("grMemPoolTrimTo", memPool)) != grSuccess)
         return err;
+    if (memPool->device)
+        return gr__cuda_pool_trim("grMemPoolTrimTo", memPool->device, memPool->gpu, minBytesToKeep);
     if (reserved_of(memPool) > minBytesToKeep)
         gr__pcache_flush(memPool, false);
     gr__pool_trim(memPool, minBytesToKeep);
@@ -552,6 +576,8 @@ GR_API grError_t grMemPoolSetAttribute(grMemPool_t memPool, grMemPoolAttr attr, 
         return err;
     if (!value)
         return gr__fail(grErrorInvalidValue, "%s: value is NULL; pass a pointer to the new value", call);
+    if (memPool->device)
+        return gr__gpu_pool_attribute(call, memPool, attr, value, true);
     switch (attr) {
     case grMemPoolReuseFollowEventDependencies:
         gr_store_seq_cst(&memPool->reuse_follow, *(const int *)value != 0);
@@ -602,6 +628,8 @@ GR_API grError_t grMemPoolGetAttribute(grMemPool_t memPool, grMemPoolAttr attr, 
         return err;
     if (!value)
         return gr__fail(grErrorInvalidValue, "%s: value is NULL; pass where to store the value", call);
+    if (memPool->device)
+        return gr__gpu_pool_attribute(call, memPool, attr, value, false);
     switch (attr) {
     case grMemPoolReuseFollowEventDependencies:
         *(int *)value = gr_load_seq_cst(&memPool->reuse_follow);

@@ -61,6 +61,10 @@ struct grMemPool_st {
     _Atomic uint64_t reserved;
     uint64_t reserved_high, used, used_high;
     struct gr_pcache *caches; /* the caches bound to this pool */
+    /* A GPU's pool (pool_gpu.c): its device (0: the CPU's pool, all of
+     * the above in use) and the driver's pool; immutable. */
+    int device;
+    void *gpu;
     /* Registry, guarded by registry.lock. */
     struct grMemPool_st *reg_next, *reg_prev;
 };
@@ -446,6 +450,21 @@ static inline bool cache_push(gr_pblock *b, gr_stream *s)
 
 /* Pools (pool.c): drops one reference (the last frees it). */
 void gr__pool_unref(grMemPool_t pool);
+
+/* A new pool object of 'device' with one reference; a GPU's ('device' >=
+ * 1, 'gpu' its driver pool) is in no registry: the CPU's trims and resets
+ * leave it alone. NULL when out of memory. */
+grMemPool_t gr__pool_object_new(const grMemPoolProps *props, bool is_default, int device, void *gpu);
+
+/* graphrt's pools on a GPU (pool_gpu.c), called by the public functions
+ * of pool.c once the arguments are checked; 'device' >= 1 exists. */
+grError_t gr__gpu_pool_create(const char *call, int device, const grMemPoolProps *props, grMemPool_t *out);
+grError_t gr__gpu_pool_destroy(const char *call, grMemPool_t pool);
+grError_t gr__gpu_pool_default(const char *call, int device, grMemPool_t *out);
+grError_t gr__gpu_pool_set_current(const char *call, int device, grMemPool_t pool);
+grError_t gr__gpu_pool_current(const char *call, int device, grMemPool_t *out);
+grError_t gr__gpu_pool_attribute(const char *call, grMemPool_t pool, grMemPoolAttr attr, void *value,
+                                 bool set);
 
 /* Blocks (pool_block.c): gives free blocks back to the OS down to 'keep'
  * reserved bytes; the slow paths of allocation and free. */

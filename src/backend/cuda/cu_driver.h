@@ -160,6 +160,16 @@ typedef struct CUmemAllocationProp {
         unsigned char reserved[4];
     } allocFlags;
 } CUmemAllocationProp;
+/* CUmemPoolProps_v1 (stream-ordered pools, pool.c). */
+typedef struct CUmemPoolProps {
+    CUmemAllocationType allocType;
+    CUmemAllocationHandleType handleTypes;
+    CUmemLocation location;
+    void *win32SecurityAttributes;
+    size_t maxSize;
+    unsigned short usage;
+    unsigned char reserved[54];
+} CUmemPoolProps;
 typedef struct CUmemAccessDesc {
     CUmemLocation location;
     CUmemAccess_flags flags;
@@ -197,57 +207,65 @@ typedef CUresult (*gr_cuGetProcAddress_v1)(const char *symbol, void **pfn, int c
  * the member is 'name', resolved by that base name at GR_CU_ABI_VERSION
  * (the signatures below are those of CUDA 12.0's reference).
  */
-#define GR_CU_FUNCTIONS(X)                                                                                \
-    X(cuInit, (unsigned int flags))                                                                       \
-    X(cuGetErrorName, (CUresult error, const char **pStr))                                                \
-    X(cuGetErrorString, (CUresult error, const char **pStr))                                              \
-    X(cuDeviceGetCount, (int *count))                                                                     \
-    X(cuDeviceGet, (CUdevice * device, int ordinal))                                                      \
-    X(cuDeviceGetName, (char *name, int len, CUdevice dev))                                               \
-    X(cuDeviceTotalMem, (size_t * bytes, CUdevice dev))                                                   \
-    X(cuDeviceGetAttribute, (int *pi, CUdevice_attribute attrib, CUdevice dev))                           \
-    X(cuDevicePrimaryCtxRetain, (CUcontext * pctx, CUdevice dev))                                         \
-    X(cuCtxSetCurrent, (CUcontext ctx))                                                                   \
-    X(cuCtxSynchronize, (void))                                                                           \
-    X(cuModuleLoadData, (CUmodule * module, const void *image))                                           \
-    X(cuModuleUnload, (CUmodule hmod))                                                                    \
-    X(cuModuleGetFunction, (CUfunction * hfunc, CUmodule hmod, const char *name))                         \
-    X(cuMemAlloc, (CUdeviceptr * dptr, size_t bytesize))                                                  \
-    X(cuMemFree, (CUdeviceptr dptr))                                                                      \
-    X(cuMemHostAlloc, (void **pp, size_t bytesize, unsigned int Flags))                                   \
-    X(cuMemFreeHost, (void *p))                                                                           \
-    X(cuPointerGetAttribute, (void *data, int attribute, CUdeviceptr ptr))                                \
-    X(cuMemcpyAsync, (CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream))              \
-    X(cuMemsetD8Async, (CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream))             \
-    X(cuMemAllocAsync, (CUdeviceptr * dptr, size_t bytesize, CUstream hStream))                           \
-    X(cuMemFreeAsync, (CUdeviceptr dptr, CUstream hStream))                                               \
-    X(cuMemGetAllocationGranularity,                                                                      \
-      (size_t * granularity, const CUmemAllocationProp *prop, CUmemAllocationGranularity_flags option))   \
-    X(cuMemAddressReserve,                                                                                \
-      (CUdeviceptr * ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags))     \
-    X(cuMemAddressFree, (CUdeviceptr ptr, size_t size))                                                   \
-    X(cuMemCreate, (CUmemGenericAllocationHandle * handle, size_t size, const CUmemAllocationProp *prop,  \
-                    unsigned long long flags))                                                            \
-    X(cuMemRelease, (CUmemGenericAllocationHandle handle))                                                \
-    X(cuMemMap, (CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle,        \
-                 unsigned long long flags))                                                               \
-    X(cuMemUnmap, (CUdeviceptr ptr, size_t size))                                                         \
-    X(cuMemSetAccess, (CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count))          \
-    X(cuStreamCreate, (CUstream * phStream, unsigned int Flags))                                          \
-    X(cuStreamDestroy, (CUstream hStream))                                                                \
-    X(cuStreamSynchronize, (CUstream hStream))                                                            \
-    X(cuStreamQuery, (CUstream hStream))                                                                  \
-    X(cuStreamWaitEvent, (CUstream hStream, CUevent hEvent, unsigned int Flags))                          \
-    X(cuLaunchHostFunc, (CUstream hStream, CUhostFn fn, void *userData))                                  \
-    X(cuEventCreate, (CUevent * phEvent, unsigned int Flags))                                             \
-    X(cuEventDestroy, (CUevent hEvent))                                                                   \
-    X(cuEventRecord, (CUevent hEvent, CUstream hStream))                                                  \
-    X(cuEventQuery, (CUevent hEvent))                                                                     \
-    X(cuEventSynchronize, (CUevent hEvent))                                                               \
-    X(cuEventElapsedTime, (float *pMilliseconds, CUevent hStart, CUevent hEnd))                           \
-    X(cuLaunchKernel, (CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, \
-                       unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,            \
-                       unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)) \
+#define GR_CU_FUNCTIONS(X)                                                                                 \
+    X(cuInit, (unsigned int flags))                                                                        \
+    X(cuGetErrorName, (CUresult error, const char **pStr))                                                 \
+    X(cuGetErrorString, (CUresult error, const char **pStr))                                               \
+    X(cuDeviceGetCount, (int *count))                                                                      \
+    X(cuDeviceGet, (CUdevice * device, int ordinal))                                                       \
+    X(cuDeviceGetName, (char *name, int len, CUdevice dev))                                                \
+    X(cuDeviceTotalMem, (size_t * bytes, CUdevice dev))                                                    \
+    X(cuDeviceGetAttribute, (int *pi, CUdevice_attribute attrib, CUdevice dev))                            \
+    X(cuDevicePrimaryCtxRetain, (CUcontext * pctx, CUdevice dev))                                          \
+    X(cuCtxSetCurrent, (CUcontext ctx))                                                                    \
+    X(cuCtxSynchronize, (void))                                                                            \
+    X(cuModuleLoadData, (CUmodule * module, const void *image))                                            \
+    X(cuModuleUnload, (CUmodule hmod))                                                                     \
+    X(cuModuleGetFunction, (CUfunction * hfunc, CUmodule hmod, const char *name))                          \
+    X(cuMemAlloc, (CUdeviceptr * dptr, size_t bytesize))                                                   \
+    X(cuMemFree, (CUdeviceptr dptr))                                                                       \
+    X(cuMemHostAlloc, (void **pp, size_t bytesize, unsigned int Flags))                                    \
+    X(cuMemFreeHost, (void *p))                                                                            \
+    X(cuPointerGetAttribute, (void *data, int attribute, CUdeviceptr ptr))                                 \
+    X(cuMemcpyAsync, (CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream))               \
+    X(cuMemsetD8Async, (CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream))              \
+    X(cuMemAllocAsync, (CUdeviceptr * dptr, size_t bytesize, CUstream hStream))                            \
+    X(cuMemFreeAsync, (CUdeviceptr dptr, CUstream hStream))                                                \
+    X(cuMemAllocFromPoolAsync, (CUdeviceptr * dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)) \
+    X(cuMemPoolCreate, (CUmemoryPool * pool, const CUmemPoolProps *poolProps))                             \
+    X(cuMemPoolDestroy, (CUmemoryPool pool))                                                               \
+    X(cuMemPoolTrimTo, (CUmemoryPool pool, size_t minBytesToKeep))                                         \
+    X(cuMemPoolSetAttribute, (CUmemoryPool pool, int attr, void *value))                                   \
+    X(cuMemPoolGetAttribute, (CUmemoryPool pool, int attr, void *value))                                   \
+    X(cuDeviceGetDefaultMemPool, (CUmemoryPool * pool, CUdevice dev))                                      \
+    X(cuDeviceSetMemPool, (CUdevice dev, CUmemoryPool pool))                                               \
+    X(cuMemGetAllocationGranularity,                                                                       \
+      (size_t * granularity, const CUmemAllocationProp *prop, CUmemAllocationGranularity_flags option))    \
+    X(cuMemAddressReserve,                                                                                 \
+      (CUdeviceptr * ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags))      \
+    X(cuMemAddressFree, (CUdeviceptr ptr, size_t size))                                                    \
+    X(cuMemCreate, (CUmemGenericAllocationHandle * handle, size_t size, const CUmemAllocationProp *prop,   \
+                    unsigned long long flags))                                                             \
+    X(cuMemRelease, (CUmemGenericAllocationHandle handle))                                                 \
+    X(cuMemMap, (CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle,         \
+                 unsigned long long flags))                                                                \
+    X(cuMemUnmap, (CUdeviceptr ptr, size_t size))                                                          \
+    X(cuMemSetAccess, (CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count))           \
+    X(cuStreamCreate, (CUstream * phStream, unsigned int Flags))                                           \
+    X(cuStreamDestroy, (CUstream hStream))                                                                 \
+    X(cuStreamSynchronize, (CUstream hStream))                                                             \
+    X(cuStreamQuery, (CUstream hStream))                                                                   \
+    X(cuStreamWaitEvent, (CUstream hStream, CUevent hEvent, unsigned int Flags))                           \
+    X(cuLaunchHostFunc, (CUstream hStream, CUhostFn fn, void *userData))                                   \
+    X(cuEventCreate, (CUevent * phEvent, unsigned int Flags))                                              \
+    X(cuEventDestroy, (CUevent hEvent))                                                                    \
+    X(cuEventRecord, (CUevent hEvent, CUstream hStream))                                                   \
+    X(cuEventQuery, (CUevent hEvent))                                                                      \
+    X(cuEventSynchronize, (CUevent hEvent))                                                                \
+    X(cuEventElapsedTime, (float *pMilliseconds, CUevent hStart, CUevent hEnd))                            \
+    X(cuLaunchKernel, (CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,  \
+                       unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,             \
+                       unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra))  \
     GR_CU_GRAPH_FUNCTIONS(X)
 
 /* The table of entry points, filled once by the loader; a driver that

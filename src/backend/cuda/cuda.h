@@ -64,12 +64,6 @@ void gr__device_select(int device);
 /* True when 'device' names an existing device (0..gr__gpu_count()). */
 bool gr__device_exists(int device);
 
-/* For a feature only the CPU has yet ('what', e.g. "graphrt's memory
- * pools"): grSuccess for device 0, grErrorNotSupported for a GPU and
- * grErrorInvalidDevice for a number that names no device, each failure
- * with a detail naming 'call'. */
-grError_t gr__cpu_only_device(const char *call, int device, const char *what);
-
 /* Makes device's primary context current on the calling thread (retaining
  * it on first use): what every sequence of driver calls does first.
  * Returns the CUresult (0 on success). */
@@ -180,6 +174,26 @@ grError_t gr__cuda_memset_now(int device, void *dst, int value, size_t count);
 /* Stream-ordered allocation on GPU stream s (the device's default pool). */
 grError_t gr__cuda_malloc_async(const char *call, gr_stream *s, size_t size, void **out);
 grError_t gr__cuda_free_async(const char *call, gr_stream *s, void *p);
+
+/* graphrt's memory pools on GPU 'device' (pool.c): each is a driver pool
+ * (CUmemoryPool, passed as void *). */
+/* cuMemPoolCreate of a pinned pool of the device reserving at most
+ * max_size bytes (0: the driver's limit), exported to no one. */
+grError_t gr__cuda_pool_create(const char *call, int device, size_t max_size, void **out);
+/* cuMemPoolDestroy: the pool's memory goes once its allocations are freed. */
+void gr__cuda_pool_destroy(int device, void *pool);
+/* The device's default pool (cuDeviceGetDefaultMemPool). */
+grError_t gr__cuda_pool_default(const char *call, int device, void **out);
+/* The pool grMallocAsync on the device's streams takes from
+ * (cuDeviceSetMemPool). */
+grError_t gr__cuda_pool_set_current(const char *call, int device, void *pool);
+/* cuMemAllocFromPoolAsync on GPU stream s. */
+grError_t gr__cuda_pool_alloc(const char *call, gr_stream *s, void *pool, size_t size, void **out);
+/* cuMemPoolTrimTo. */
+grError_t gr__cuda_pool_trim(const char *call, int device, void *pool, size_t keep);
+/* cuMemPoolSetAttribute / cuMemPoolGetAttribute: graphrt's grMemPoolAttr
+ * values and value types are CUDA's. */
+grError_t gr__cuda_pool_attribute(const char *call, int device, void *pool, int attr, void *value, bool set);
 
 /* Graph memory on GPU 'device' through the driver's virtual memory
  * management (vmm.c). Sizes and offsets are multiples of the granularity. */

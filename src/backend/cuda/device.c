@@ -74,19 +74,6 @@ bool gr__device_exists(int device)
     return device == 0 || (device > 0 && device <= gr__gpu_count());
 }
 
-grError_t gr__cpu_only_device(const char *call, int device, const char *what)
-{
-    if (device == 0)
-        return grSuccess;
-    if (gr__device_exists(device))
-        return gr__fail(grErrorNotSupported,
-                        "%s: device %d is a GPU, and %s are the CPU's (device 0) for now (docs/devices.md)",
-                        call, device, what);
-    return gr__fail(grErrorInvalidDevice,
-                    "%s: device %d does not exist; the devices are 0 (the CPU) and 1..%d", call, device,
-                    gr__gpu_count());
-}
-
 static int attr_of(int device, CUdevice_attribute a)
 {
     int v = 0;
