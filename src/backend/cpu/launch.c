@@ -223,11 +223,24 @@ static void finish_launch(gr_plan *p)
         gr__futex_wake(&p->finished, 1);
 }
 
+/* How many more helpers launch p may have: see launch_helpers_max. */
+static inline int helper_room(gr_plan *p)
+{
+    return p->helpers_max - gr_load_relaxed(&p->thieves);
+}
+
+bool gr__exec_node_wants_helpers(const void *node)
+{
+    /* The caller holds a node of the launch, not run yet: the launch
+     * cannot end, and the plan stays. */
+    return helper_room(gr__pnode_plan(node)) > 1;
+}
+
 /* Hands private items to other threads: one for each worker but one (the
  * running thread and the helpers make 'nworkers' threads, the parallelism
  * the user asked for, as for many-block kernels), less those handed out
  * and not taken yet. Busy workers take them when they look for work; as
- * many parked workers are woken. */
+ * many parked workers are woken as the launch has room for helpers. */
 static void expose_some(gr_runtime *rt, gr_worker *w, gr_plan *p, size_t base)
 {
     int64_t waiting = gr_load_relaxed(&w->dq.bottom) - gr_load_relaxed(&w->dq.top);
@@ -245,10 +258,12 @@ static void expose_some(gr_runtime *rt, gr_worker *w, gr_plan *p, size_t base)
         }
         pushed++;
     }
-    if (pushed == 1)
+    int wake = helper_room(p);
+    wake = wake < (int)pushed ? wake : (int)pushed;
+    if (wake == 1)
         gr__sched_wake_one(rt);
-    else if (pushed > 1)
-        gr__sched_wake_some(rt, pushed);
+    else if (wake > 1)
+        gr__sched_wake_some(rt, (unsigned)wake);
 }
 
 /* Runs n and every node that becomes ready through it on this thread,
@@ -308,13 +323,39 @@ void gr__exec_node_item(gr_worker *w, void *node)
     gr_fetch_sub_release(&p->thieves, 1);
 }
 
-/* The owner of a shared launch, out of work of its own: helps until the
- * launch is over, then sleeps. */
-static void wait_for_others(gr_runtime *rt, gr_worker *w, gr_plan *p, uint32_t target)
+/* An application thread owning a launch takes nodes of its own plan from
+ * the workers' deques (and nothing else: see gr__sched_help_once). True
+ * if it ran one; *ended is set if it ran EXIT. */
+static bool steal_own(gr_runtime *rt, gr_worker *w, gr_plan *p, bool trace, bool *ended)
+{
+    const gr_pnode *lo = p->nodes, *hi = p->nodes + p->nnodes;
+    for (unsigned i = 0; i < rt->nworkers; i++) {
+        gr_deque *dq = &rt->workers[i].dq;
+        if (!gr__deque_maybe_nonempty(dq))
+            continue;
+        gr_item it = gr__deque_steal_in(dq, lo, hi);
+        if (it) {
+            *ended = run_from(w, p, gr__item_ptr(it), w->nlocal, trace);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The owner of a shared launch, out of work of its own: runs the nodes
+ * it finds until the launch is over (sleeping when there are none for a
+ * while). An application thread is one of the launch's threads (see
+ * launch_helpers_max), so it takes its plan's nodes from the workers'
+ * deques too: a worker that holds ready nodes it has not got to does not
+ * make the owner wait. */
+static void wait_for_others(gr_runtime *rt, gr_worker *w, gr_plan *p, uint32_t target, bool trace)
 {
     unsigned idle = 0;
     while (gr_load_acquire(&p->finished) != target) {
-        if (gr__sched_help_once(rt, w)) {
+        bool ended = false;
+        if (gr__sched_help_once(rt, w) || (w->external && steal_own(rt, w, p, trace, &ended))) {
+            if (ended)
+                break;
             idle = 0;
             continue;
         }
@@ -362,6 +403,21 @@ static void note_launch_time(gr_plan *p, unsigned way, uint64_t t, bool probe)
         gap = lost_by * GR_PROBE_COST_INV;
     p->probe_gap = (uint32_t)(gap < GR_PROBE_GAP_MAX ? gap : GR_PROBE_GAP_MAX);
     p->probe_at = p->runs + p->probe_gap;
+}
+
+/* How many helpers a shared launch owned by w may have: the owner and
+ * its helpers make the 'nworkers' threads the user asked for when the
+ * owner is a worker. An application thread owning it runs nodes as well
+ * (see wait_for_others), on top of the workers, but so that it is not one
+ * thread too many for the machine: on two cores, the owner and two
+ * workers were three busy threads on two cores, no faster than the owner
+ * alone. */
+static int launch_helpers_max(const gr_runtime *rt, const gr_worker *w)
+{
+    unsigned n = rt->nworkers - 1;
+    if (w->external)
+        n = rt->nworkers < rt->ncpu ? rt->nworkers : rt->ncpu - 1;
+    return (int)n;
 }
 
 /* Runs the launch the shared way; true if this thread ran EXIT. */
@@ -433,8 +489,10 @@ void gr__exec_run(gr_worker *w, struct grGraphExec_st *e, gr_stream *s, uint64_t
         for (uint32_t i = 0; i + 1 < p->nnodes; i++)
             run_body(&nodes[i], &ctx);
         finish_launch(p);
-    } else if (!run_shared(w, p, trace)) {
-        wait_for_others(rt, w, p, target);
+    } else {
+        p->helpers_max = launch_helpers_max(rt, w);
+        if (!run_shared(w, p, trace))
+            wait_for_others(rt, w, p, target, trace);
     }
     /* Thieves may still be leaving run_from; the plan must outlive them. */
     while (gr_load_acquire(&p->thieves) != 0)
