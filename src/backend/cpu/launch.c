@@ -31,6 +31,7 @@
  */
 #include "../plan.h"
 #include "event.h"
+#include "launch_hook.h"
 #include "stream_int.h"
 
 #include <limits.h>
@@ -46,6 +47,16 @@
 #define GR_PROBE_GAP_MIN 16u
 #define GR_PROBE_GAP_MAX 65536u
 #define GR_PROBE_COST_INV 32u
+
+/* The test seam (launch_hook.h). */
+static _Atomic(gr_launch_hook_fn) launch_hook;
+static void *launch_hook_ctx;
+
+void gr__launch_hook_set(gr_launch_hook_fn fn, void *ctx)
+{
+    launch_hook_ctx = ctx;
+    gr_store_release(&launch_hook, fn);
+}
 
 static inline bool local_push(gr_worker *w, gr_pnode *n)
 {
@@ -497,8 +508,14 @@ void gr__exec_run(gr_worker *w, struct grGraphExec_st *e, gr_stream *s, uint64_t
     /* Thieves may still be leaving run_from; the plan must outlive them. */
     while (gr_load_acquire(&p->thieves) != 0)
         gr__cpu_relax();
+    uint64_t ticks = measure ? gr__ticks() - t0 : 0;
+    if (rt->nworkers > 1) {
+        gr_launch_hook_fn hook = gr_load_acquire(&launch_hook);
+        if (GR_UNLIKELY(hook != NULL))
+            ticks = hook(launch_hook_ctx, way, measure, ticks);
+    }
     if (measure)
-        note_launch_time(p, way, gr__ticks() - t0, probe);
+        note_launch_time(p, way, ticks, probe);
     if (GR_UNLIKELY(trace))
         gr__trace_emit(GR_TR_LAUNCH, "graph launch", trace_t0, gr__trace_clock(), (uintptr_t)e, p->runs,
                        p->nnodes - 1, w->index);
