@@ -393,16 +393,6 @@ static bool wants_company(gr_item it)
     return gr__item_tag(it) != GR_ITEM_NODE || gr__exec_node_wants_helpers(gr__item_ptr(it));
 }
 
-/* Whether the workers not parked, with one application thread (the one
- * that launched, running its launch's nodes or its own code), already take
- * every CPU: then an idle worker parks rather than spin, which would take
- * a core's time from one of them. Parking is always safe: a publisher
- * wakes a parked worker when nobody spins. */
-static bool cpus_full(gr_runtime *rt)
-{
-    return (int)rt->nworkers + 1 - gr_load_relaxed(&rt->sleepers) > (int)rt->ncpu;
-}
-
 static void *worker_main(void *arg)
 {
     gr_worker *w = arg;
@@ -443,28 +433,17 @@ static void *worker_main(void *arg)
             window = since < full ? (full - since) * 1000 / tpu : 0;
         }
         int spinners = gr_fetch_add_seq_cst(&rt->spinning, 1);
-        bool full = cpus_full(rt);
-        if (full || spinners >= (window ? rt->max_active_spinners : rt->max_spinners)) {
+        if (spinners >= (window ? rt->max_active_spinners : rt->max_spinners)) {
             /* The spinners watch the injection queue (a spinner only stops
              * spinning to run work, or to park after checking the queue),
              * so this worker sleeps unless a deque holds work. But while
              * it was counted, a submitter may have taken it for a spinner
              * and woken nobody: if the spinners left meanwhile (the count
-             * drops to zero with it), it looks again instead. With the
-             * CPUs full there may be no spinner: it parks watching the
-             * queue itself, and, as a spinner leaving with work does, wakes
-             * another if it finds more work than it takes. */
-            if (gr_fetch_sub_seq_cst(&rt->spinning, 1) == 1 && !full)
+             * drops to zero with it), it looks again instead. */
+            if (gr_fetch_sub_seq_cst(&rt->spinning, 1) == 1)
                 continue;
-            if (full && gr__sched_work_visible(rt, true)) {
-                /* Work waits (an injected item's grace period): look again
-                 * rather than pay the park's barrier for nothing. */
-                took_wake = true;
-                gr__cpu_relax();
-                continue;
-            }
-            unsigned r = gr__sched_park(rt, full);
-            took_wake = full || (r & PARK_TOOK_WAKE);
+            unsigned r = gr__sched_park(rt, false);
+            took_wake = r & PARK_TOOK_WAKE;
             if (!(r & PARK_SLEPT))
                 for (int p = 0; p < 64; p++) /* work is visible: look again soon */
                     gr__cpu_relax();
@@ -488,10 +467,6 @@ static void *worker_main(void *arg)
             if (gap < GR_POLL_TICKS_MAX)
                 gap *= 2;
             if ((k & 7) == 0) {
-                if (cpus_full(rt)) {
-                    full = true;
-                    break;
-                }
                 size_t now_enq = submissions(rt);
                 uint64_t now = gr__now_ns();
                 if (now_enq != seen) {
@@ -514,7 +489,7 @@ static void *worker_main(void *arg)
             last_work = active_spin ? gr__ticks() : 0;
             continue;
         }
-        took_wake = full || (gr__sched_park(rt, true) & PARK_TOOK_WAKE);
+        took_wake = gr__sched_park(rt, true) & PARK_TOOK_WAKE;
     }
     gr__tls_worker = NULL;
     return NULL;
