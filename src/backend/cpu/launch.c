@@ -451,11 +451,8 @@ static bool run_shared(gr_worker *w, gr_plan *p, bool trace)
  * topological, so running it front to back honours every edge, with no
  * countdown and no stack (on a random DAG those cost several times what
  * the nodes do: mispredicted branches). EXIT is the last node. A function
- * of its own, at a 64-byte boundary, so that this loop of a few
- * nanoseconds per node keeps its place in the instruction cache's windows
- * whatever the code around it becomes: on an Intel Xeon a change elsewhere
- * in gr__exec_run, which moved the loop inline, made empty-node launches
- * 10-25% slower. */
+ * of its own at a 64-byte boundary, so that edits to gr__exec_run do not
+ * move this loop of a few nanoseconds per node across fetch windows. */
 static GR_NOINLINE __attribute__((aligned(64))) void run_in_order(gr_worker *w, gr_plan *p)
 {
     gr_pnode *nodes = p->nodes;
