@@ -21,6 +21,12 @@ static void sleep_ms(long ms)
     nanosleep(&ts, NULL);
 }
 
+static void sleep_us(long us)
+{
+    struct timespec ts = {0, us * 1000L};
+    nanosleep(&ts, NULL);
+}
+
 static grGraphExec_t instantiate(grGraph_t g)
 {
     grGraphExec_t e;
@@ -1144,4 +1150,85 @@ GR_TEST(exec_launch_changes_way_when_the_other_becomes_faster)
     CHECK_EQ(log.last, 0u);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
+}
+
+/* The thread that synchronises on a shared launch runs that launch's
+ * nodes (its own, and those it takes back from the workers' deques while
+ * it waits), never another launch's, as CUDA never runs other work on a
+ * synchronising thread: here the nodes of a second executable, launched
+ * on another stream and run by the workers at the same time, never run on
+ * the test's thread. */
+static pthread_t test_thread;
+static atomic_int others_on_test_thread, others_ran;
+
+static void note_other(void *p)
+{
+    (void)p;
+    if (pthread_equal(pthread_self(), test_thread))
+        atomic_fetch_add(&others_on_test_thread, 1);
+    atomic_fetch_add(&others_ran, 1);
+    sleep_us(20);
+}
+
+/* The times of a shared way five times faster, for launches of any
+ * executable on any thread (no state). */
+static uint64_t shared_faster(void *ctx, unsigned way, bool timed, uint64_t ticks)
+{
+    (void)ctx;
+    (void)timed;
+    (void)ticks;
+    return way == 1 ? 10000 : 50000;
+}
+
+static void spin_own(void *p)
+{
+    (void)p;
+    sleep_us(5);
+}
+
+GR_TEST(exec_launch_owner_runs_no_other_launch_nodes)
+{
+    enum {
+        FAN = 64,
+        LAUNCHES = 60
+    };
+    grGraph_t mine, other;
+    grGraphNode_t root;
+    grStream_t s1, s2;
+    setenv("GRAPHRT_WORKERS", "2", 1);
+    CHECK_OK(grDeviceReset());
+    test_thread = pthread_self();
+    atomic_store(&others_on_test_thread, 0);
+    atomic_store(&others_ran, 0);
+    CHECK_OK(grStreamCreateWithFlags(&s1, grStreamNonBlocking));
+    CHECK_OK(grStreamCreateWithFlags(&s2, grStreamNonBlocking));
+    CHECK_OK(grGraphCreate(&mine, 0));
+    CHECK_OK(grGraphCreate(&other, 0));
+    CHECK_OK(grGraphAddEmptyNode(&root, mine, NULL, 0));
+    for (int i = 0; i < FAN; i++)
+        add_host(mine, &root, 1, spin_own, NULL);
+    CHECK_OK(grGraphAddEmptyNode(&root, other, NULL, 0));
+    for (int i = 0; i < FAN; i++)
+        add_host(other, &root, 1, note_other, NULL);
+    grGraphExec_t em = instantiate(mine), eo = instantiate(other);
+    gr__launch_hook_set(shared_faster, NULL);
+    for (int i = 0; i < LAUNCHES; i++) {
+        CHECK_OK(grGraphLaunch(eo, s2));
+        CHECK_OK(grGraphLaunch(em, s1));
+        CHECK_OK(grStreamSynchronize(s1));
+    }
+    /* The workers finish the other launches; synchronising on s2 would
+     * let this thread run them, rightly. Ten seconds at most. */
+    for (int i = 0; i < 10000 && atomic_load(&others_ran) < FAN * LAUNCHES; i++)
+        sleep_ms(1);
+    CHECK_EQ(atomic_load(&others_ran), FAN * LAUNCHES);
+    CHECK_EQ(atomic_load(&others_on_test_thread), 0);
+    CHECK_OK(grStreamSynchronize(s2));
+    gr__launch_hook_set(NULL, NULL);
+    CHECK_OK(grGraphExecDestroy(em));
+    CHECK_OK(grGraphExecDestroy(eo));
+    CHECK_OK(grGraphDestroy(mine));
+    CHECK_OK(grGraphDestroy(other));
+    CHECK_OK(grStreamDestroy(s1));
+    CHECK_OK(grStreamDestroy(s2));
 }
