@@ -8,6 +8,8 @@
  */
 #include "test.h"
 
+#include "../src/backend/cpu/launch_hook.h"
+
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -16,6 +18,12 @@
 static void sleep_ms(long ms)
 {
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static void sleep_us(long us)
+{
+    struct timespec ts = {0, us * 1000L};
     nanosleep(&ts, NULL);
 }
 
@@ -996,62 +1004,63 @@ GR_TEST_T(exec_launch_replays_a_100000_node_chain, 120)
 
 /* Each plan times its launches both ways, in order on one thread and
  * shared with the workers, and keeps the faster (backend/cpu/launch.c).
- * These cases make one way faster by far whatever the machine's load. */
+ * Through the seam of launch_hook.h these cases supply the times, so that
+ * they check the choice whatever the machine's speed and load, and they
+ * see which way each launch ran. */
 
-static double now_s(void)
+typedef struct way_log {
+    uint64_t ticks[2]; /* the time each way takes, as supplied */
+    int ran[2];        /* launches run each way, from launch 'from' on */
+    int launches, from;
+    unsigned last; /* the way of the last launch */
+} way_log;
+
+static uint64_t supply_ticks(void *ctx, unsigned way, bool timed, uint64_t ticks)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    way_log *l = ctx;
+    (void)timed;
+    (void)ticks;
+    if (l->launches++ >= l->from)
+        l->ran[way]++;
+    l->last = way;
+    return l->ticks[way];
 }
 
-typedef struct sleeper {
-    double start, end;
-} sleeper;
-
-static void sleep_5ms(void *p)
-{
-    sleeper *s = p;
-    s->start = now_s();
-    sleep_ms(5);
-    s->end = now_s();
-}
-
-/* Two sleeping nodes beside a long chain of empty nodes: shared, the
- * sleepers overlap and the chain runs beside them, twice as fast as in
- * order. Timed as the launch's wall time over its node count, the nodes
- * cost well under a microsecond each, which once kept every launch after
- * the first in order. */
-GR_TEST_T(exec_launch_shares_a_graph_that_runs_faster_shared, 60)
+/* Two sleeping nodes beside a long chain of empty nodes, timed as they
+ * would run: shared, the sleepers overlap and the chain runs beside them,
+ * twice as fast as in order (8 ms against 4). Timed as the launch's wall
+ * time over its node count, the nodes cost a fifth of a microsecond each,
+ * which once kept every launch after the first in order. Launches 0-2 try
+ * both ways; after that only rare tries of in order remain. */
+GR_TEST(exec_launch_shares_a_graph_that_runs_faster_shared)
 {
     enum {
-        CHAIN = 50000,
-        LAUNCHES = 40
+        CHAIN = 20000,
+        LAUNCHES = 100
     };
-    static sleeper a, b;
     grGraph_t g;
     grGraphNode_t root, prev, ends[3];
     setenv("GRAPHRT_WORKERS", "3", 1);
     CHECK_OK(grDeviceReset()); /* the next call starts a runtime that reads it */
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphAddEmptyNode(&root, g, NULL, 0));
-    ends[0] = add_host(g, &root, 1, sleep_5ms, &a);
-    ends[1] = add_host(g, &root, 1, sleep_5ms, &b);
+    ends[0] = add_host(g, &root, 1, noop, NULL);
+    ends[1] = add_host(g, &root, 1, noop, NULL);
     prev = root;
     for (int i = 0; i < CHAIN; i++)
         CHECK_OK(grGraphAddEmptyNode(&prev, g, &prev, 1));
     ends[2] = prev;
     CHECK_OK(grGraphAddEmptyNode(&prev, g, ends, 3));
     grGraphExec_t e = instantiate(g);
-    int overlapped = 0;
-    for (int i = 0; i < LAUNCHES; i++) {
+    /* In ticks at about 2.5 GHz; only their ratio and size matter. */
+    way_log log = {.ticks = {20000000, 10000000}, .from = 3};
+    gr__launch_hook_set(supply_ticks, &log);
+    for (int i = 0; i < LAUNCHES; i++)
         run(e);
-        if (i >= 3 && a.start < b.end && b.start < a.end)
-            overlapped++;
-    }
-    /* Launch 2 runs in order, to time that way; the next try of it comes
-     * dozens of launches later. */
-    CHECK(overlapped >= LAUNCHES - 3 - 3);
+    gr__launch_hook_set(NULL, NULL);
+    CHECK_EQ(log.launches, LAUNCHES);
+    CHECK(log.ran[1] >= LAUNCHES - 3 - 3);
+    CHECK_EQ(log.last, 1u);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
 }
@@ -1061,10 +1070,11 @@ static void k_note_worker(const grKernelCtx *ctx, void **args)
     **(unsigned **)args[0] = ctx->worker;
 }
 
-/* A fan of cheap kernels runs faster in order than handed over node by
- * node: after the first launches (and but for rare tries of the other
- * way) each launch runs every node on one thread. */
-GR_TEST_T(exec_launch_runs_cheap_nodes_in_order, 60)
+/* A fan of cheap kernels that runs three times faster in order than
+ * handed over node by node: after the first launches each launch runs
+ * every node on one thread, but for rare tries of the other way, of which
+ * there is at least one (the machine may have changed). */
+GR_TEST(exec_launch_runs_cheap_nodes_in_order)
 {
     enum {
         FAN = 1000,
@@ -1088,17 +1098,137 @@ GR_TEST_T(exec_launch_runs_cheap_nodes_in_order, 60)
         CHECK_OK(grGraphAddKernelNode(&n, g, &root, 1, &kp));
     }
     grGraphExec_t e = instantiate(g);
-    int one_thread = 0;
+    way_log log = {.ticks = {20000, 60000}, .from = 3};
+    gr__launch_hook_set(supply_ticks, &log);
+    int split = 0; /* in-order launches whose nodes ran on several threads */
     for (int i = 0; i < LAUNCHES; i++) {
         run(e);
         bool same = true;
         for (int j = 1; j < FAN; j++)
             same &= ran_on[j] == ran_on[0];
-        if (i >= LAUNCHES / 2 && same)
-            one_thread++;
+        if (log.last == 0 && !same)
+            split++;
     }
-    CHECK(one_thread >= LAUNCHES / 2 - 5);
+    gr__launch_hook_set(NULL, NULL);
+    CHECK_EQ(log.launches, LAUNCHES);
+    CHECK_EQ(split, 0);
+    CHECK(log.ran[0] >= LAUNCHES - 3 - 5);
+    CHECK(log.ran[1] >= 1);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grKernelDestroy(k));
+}
+
+/* When the times turn (the nodes' work changed, or the machine's load),
+ * the choice follows within a few sampling periods. */
+GR_TEST(exec_launch_changes_way_when_the_other_becomes_faster)
+{
+    enum {
+        LAUNCHES = 300
+    };
+    grGraph_t g;
+    grGraphNode_t root, n;
+    setenv("GRAPHRT_WORKERS", "2", 1);
+    CHECK_OK(grDeviceReset());
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddEmptyNode(&root, g, NULL, 0));
+    for (int i = 0; i < 8; i++)
+        CHECK_OK(grGraphAddEmptyNode(&n, g, &root, 1));
+    grGraphExec_t e = instantiate(g);
+    way_log log = {.ticks = {50000, 10000}, .from = LAUNCHES / 2 + 100};
+    gr__launch_hook_set(supply_ticks, &log);
+    for (int i = 0; i < LAUNCHES / 2; i++)
+        run(e);
+    CHECK_EQ(log.last, 1u); /* shared, five times faster */
+    log.ticks[0] = 10000;
+    log.ticks[1] = 50000;
+    for (int i = LAUNCHES / 2; i < LAUNCHES; i++)
+        run(e);
+    gr__launch_hook_set(NULL, NULL);
+    /* From 100 launches after the turn on, in order but for tries. */
+    CHECK(log.ran[0] >= LAUNCHES / 2 - 100 - 3);
+    CHECK_EQ(log.last, 0u);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+}
+
+/* The thread that synchronises on a shared launch runs that launch's
+ * nodes (its own, and those it takes back from the workers' deques while
+ * it waits), never another launch's, as CUDA never runs other work on a
+ * synchronising thread: here the nodes of a second executable, launched
+ * on another stream and run by the workers at the same time, never run on
+ * the test's thread. */
+static pthread_t test_thread;
+static atomic_int others_on_test_thread, others_ran;
+
+static void note_other(void *p)
+{
+    (void)p;
+    if (pthread_equal(pthread_self(), test_thread))
+        atomic_fetch_add(&others_on_test_thread, 1);
+    atomic_fetch_add(&others_ran, 1);
+    sleep_us(20);
+}
+
+/* The times of a shared way five times faster, for launches of any
+ * executable on any thread (no state). */
+static uint64_t shared_faster(void *ctx, unsigned way, bool timed, uint64_t ticks)
+{
+    (void)ctx;
+    (void)timed;
+    (void)ticks;
+    return way == 1 ? 10000 : 50000;
+}
+
+static void spin_own(void *p)
+{
+    (void)p;
+    sleep_us(5);
+}
+
+GR_TEST(exec_launch_owner_runs_no_other_launch_nodes)
+{
+    enum {
+        FAN = 64,
+        LAUNCHES = 60
+    };
+    grGraph_t mine, other;
+    grGraphNode_t root;
+    grStream_t s1, s2;
+    setenv("GRAPHRT_WORKERS", "2", 1);
+    CHECK_OK(grDeviceReset());
+    test_thread = pthread_self();
+    atomic_store(&others_on_test_thread, 0);
+    atomic_store(&others_ran, 0);
+    CHECK_OK(grStreamCreateWithFlags(&s1, grStreamNonBlocking));
+    CHECK_OK(grStreamCreateWithFlags(&s2, grStreamNonBlocking));
+    CHECK_OK(grGraphCreate(&mine, 0));
+    CHECK_OK(grGraphCreate(&other, 0));
+    CHECK_OK(grGraphAddEmptyNode(&root, mine, NULL, 0));
+    for (int i = 0; i < FAN; i++)
+        add_host(mine, &root, 1, spin_own, NULL);
+    CHECK_OK(grGraphAddEmptyNode(&root, other, NULL, 0));
+    for (int i = 0; i < FAN; i++)
+        add_host(other, &root, 1, note_other, NULL);
+    grGraphExec_t em = instantiate(mine), eo = instantiate(other);
+    gr__launch_hook_set(shared_faster, NULL);
+    for (int i = 0; i < LAUNCHES; i++) {
+        CHECK_OK(grGraphLaunch(eo, s2));
+        CHECK_OK(grGraphLaunch(em, s1));
+        CHECK_OK(grStreamSynchronize(s1));
+    }
+    /* The workers finish the other launches; synchronising on s2 would
+     * let this thread run them, rightly. Ten seconds at most. */
+    for (int i = 0; i < 10000 && atomic_load(&others_ran) < FAN * LAUNCHES; i++)
+        sleep_ms(1);
+    CHECK_EQ(atomic_load(&others_ran), FAN * LAUNCHES);
+    CHECK_EQ(atomic_load(&others_on_test_thread), 0);
+    CHECK_OK(grStreamSynchronize(s2));
+    gr__launch_hook_set(NULL, NULL);
+    CHECK_OK(grGraphExecDestroy(em));
+    CHECK_OK(grGraphExecDestroy(eo));
+    CHECK_OK(grGraphDestroy(mine));
+    CHECK_OK(grGraphDestroy(other));
+    CHECK_OK(grStreamDestroy(s1));
+    CHECK_OK(grStreamDestroy(s2));
 }

@@ -167,6 +167,7 @@ typedef struct gr_plan {
     GR_ALIGNED_CL _Atomic uint32_t finished; /* futex word: launches done */
     atomic_int owner_sleeping;
     GR_ALIGNED_CL atomic_int thieves; /* threads inside stolen nodes */
+    int helpers_max;                  /* how many may be, set by each launch's owner */
     /* How a launch is run (backend/cpu/launch.c), written by launches'
      * owners only (launches never overlap): the smoothed time of a launch
      * run each way (gr_way), in gr__ticks (0 = not measured yet), the

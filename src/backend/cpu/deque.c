@@ -111,3 +111,21 @@ gr_item gr__deque_steal(gr_deque *d)
     }
     return x;
 }
+
+gr_item gr__deque_steal_in(gr_deque *d, const void *lo, const void *hi)
+{
+    int64_t t = gr_load_acquire(&d->top);
+    gr_fence_seq_cst(); /* as in gr__deque_steal */
+    int64_t b = gr_load_acquire(&d->bottom);
+    if (t >= b)
+        return 0;
+    gr_deque_buf *a = gr_load_acquire(&d->buf);
+    gr_item x = gr_load_relaxed(&a->items[t & (a->cap - 1)]);
+    uintptr_t at = (uintptr_t)gr__item_ptr(x);
+    if (at < (uintptr_t)lo || at >= (uintptr_t)hi)
+        return 0;
+    /* A successful CAS means x was the top item when it was read. */
+    if (!gr_cas_strong_seq_cst(&d->top, &t, t + 1))
+        return 0;
+    return x;
+}

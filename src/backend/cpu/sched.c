@@ -383,6 +383,16 @@ bool gr__sched_help_once(gr_runtime *rt, gr_worker *w)
 
 /* ---------------------------------------------------------------- workers */
 
+/* Whether a worker that just took 'it' should wake another to look for
+ * work (its replacement as a spinner, or the next of a chain of
+ * wake-ups): not for a graph node whose launch has all the helpers it may
+ * have. On two cores the launch's owner and one helper fill the machine,
+ * and a third thread woken would only share a core with them. */
+static bool wants_company(gr_item it)
+{
+    return gr__item_tag(it) != GR_ITEM_NODE || gr__exec_node_wants_helpers(gr__item_ptr(it));
+}
+
 static void *worker_main(void *arg)
 {
     gr_worker *w = arg;
@@ -403,7 +413,7 @@ static void *worker_main(void *arg)
         if (it) {
             /* Publishers may have left it to this worker to wake the
              * next one (see park): if more work waits, wake another. */
-            if (took_wake && gr__sched_work_visible(rt, true))
+            if (took_wake && wants_company(it) && gr__sched_work_visible(rt, true))
                 gr__sched_wake_one(rt);
             took_wake = false;
             gr__item_run(w, it);
@@ -473,7 +483,7 @@ static void *worker_main(void *arg)
              * (a host function waiting for a gate): publishers saw a
              * spinner and woke nobody, so more work may be waiting. Wake a
              * sleeper to spin in its place. */
-            if (was == 1)
+            if (was == 1 && wants_company(it))
                 gr__sched_wake_one(rt);
             gr__item_run(w, it);
             last_work = active_spin ? gr__ticks() : 0;
@@ -605,6 +615,7 @@ gr_runtime *gr__runtime_start(void)
     static uint64_t generations; /* guarded by start_lock */
     rt->generation = ++generations;
     long ncpu = usable_cpus();
+    rt->ncpu = ncpu > 0 ? (unsigned)ncpu : 1u;
     rt->nworkers = env_unsigned("GRAPHRT_WORKERS", ncpu > 0 ? (unsigned)ncpu : 1u, 1, 1024);
     rt->spin_ns = (uint64_t)env_unsigned("GRAPHRT_SPIN_US", 50, 0, 1000000) * 1000u;
     /* Spinners must leave a core to the application threads that launch

@@ -75,6 +75,10 @@ bool gr__deque_push(gr_deque *d, gr_item it);
 gr_item gr__deque_pop(gr_deque *d);
 /* Anyone: steal from the top; 0 when empty or lost a race. */
 gr_item gr__deque_steal(gr_deque *d);
+/* Steals the top item only if its pointer lies in [lo, hi) (compared, not
+ * read through: the item may be stale until the steal succeeds); 0 if
+ * not, when empty or lost a race. */
+gr_item gr__deque_steal_in(gr_deque *d, const void *lo, const void *hi);
 /* A cheap, racy emptiness hint. */
 static inline bool gr__deque_maybe_nonempty(gr_deque *d)
 {
@@ -148,6 +152,7 @@ struct gr_runtime {
      * thread-local caches: a new runtime may reuse an old one's address. */
     uint64_t generation;
     unsigned nworkers;
+    unsigned ncpu;                 /* CPUs this process may run on */
     gr_worker *workers;            /* nworkers + GR_EXTERNAL_SLOTS */
     unsigned nslots;               /* nworkers + GR_EXTERNAL_SLOTS */
     uint64_t spin_ns;              /* how long an idle worker spins (and how long after its last item) */
@@ -265,6 +270,10 @@ void gr__item_run(gr_worker *w, gr_item it);
 void gr__stream_drain(gr_worker *w, gr_stream *s);
 void gr__stream_drain_token(gr_worker *w, gr_stream *s);
 void gr__exec_node_item(gr_worker *w, void *node_rt);
+/* Whether the launch of a node item just taken (not run yet) has room for
+ * another helper besides the taker: a worker that takes one wakes a
+ * replacement only then (see launch.c: helper_room). */
+bool gr__exec_node_wants_helpers(const void *node_rt);
 void gr__pfor_help(gr_worker *w, void *job);
 
 /* Linux futex wrappers. */

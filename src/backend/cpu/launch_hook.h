@@ -1,0 +1,23 @@
+/*
+ * launch_hook.h - a seam for tests of how a launch is run
+ * (backend/cpu/launch.c): which way each launch ran, and the times the
+ * choice between the ways is made from. A test sets a hook that reports
+ * launches and supplies the times, so that it checks the decision without
+ * depending on how fast the machine is.
+ */
+#ifndef GR_LAUNCH_HOOK_H
+#define GR_LAUNCH_HOOK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Called by the owner of every launch of a plan with more than one worker,
+ * after the launch ran: 'way' is 0 in order, 1 shared (gr_way), 'timed'
+ * whether this launch's time counts towards the choice, 'ticks' its time
+ * as measured (0 if not timed). Returns the time to count instead. */
+typedef uint64_t (*gr_launch_hook_fn)(void *ctx, unsigned way, bool timed, uint64_t ticks);
+
+/* Sets the hook (NULL: none, times as measured); not while launches run. */
+void gr__launch_hook_set(gr_launch_hook_fn fn, void *ctx);
+
+#endif /* GR_LAUNCH_HOOK_H */
