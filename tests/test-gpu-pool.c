@@ -74,7 +74,7 @@ GR_TEST(gpu_pool_created_for_a_gpu_allocates_in_stream_order)
     CHECK_GR(grErrorInvalidValue, grMemPoolSetAttribute(pool, grMemPoolAttrReservedMemCurrent, &zero));
     CHECK_DETAIL_HAS("read-only");
     CHECK_GR(grErrorInvalidValue, grMemPoolSetAttribute(pool, grMemPoolAttrUsedMemHigh, &five));
-    CHECK_DETAIL_HAS("set to 0");
+    CHECK_DETAIL_HAS("setting it to 0");
     CHECK_OK(grMemPoolSetAttribute(pool, grMemPoolAttrUsedMemHigh, &zero));
     CHECK_OK(grMemPoolTrimTo(pool, 0));
     CHECK_EQ(pool_u64(pool, grMemPoolAttrReservedMemCurrent), 0);
