@@ -131,6 +131,8 @@ extern "C" {
                                       "because it included changes which "     \
                                       "violated constraints specific to "      \
                                       "instantiated graph update")             \
+    XX(grErrorLossyQuery, "a query of edges without room for their data "      \
+                          "would lose non-default edge data")                  \
     XX(grErrorUnknown, "unknown error")
 
 typedef enum grError {
@@ -1124,6 +1126,36 @@ typedef struct grGraphNodeParams {
 } grGraphNodeParams;
 
 /*
+ * Edge data: every edge u -> v of a graph carries a grGraphEdgeData; an
+ * all-zero one (the default, what a NULL edgeData array means) is an
+ * ordinary full dependency: v starts after u has completed. A non-default
+ * edge is a programmatic one, which exists between two kernel nodes only:
+ * type grGraphDependencyTypeProgrammatic with from_port
+ * grGraphKernelNodePortProgrammatic or grGraphKernelNodePortLaunchCompletion.
+ * On a GPU such an edge lets v start before u completes (when u's blocks
+ * trigger, or when they have all begun); on the CPU it orders v after u's
+ * completion, a schedule the GPU could also run (docs/graphs.md). Values
+ * and layout mirror cudaGraphEdgeData and its enums.
+ */
+typedef enum grGraphDependencyType {
+    grGraphDependencyTypeDefault = 0,     /* a full dependency */
+    grGraphDependencyTypeProgrammatic = 1 /* kernel -> kernel, with a
+                                              programmatic or launch-
+                                              completion from_port */
+} grGraphDependencyType;
+
+#define grGraphKernelNodePortDefault 0          /* the kernel completed */
+#define grGraphKernelNodePortProgrammatic 1     /* its blocks triggered */
+#define grGraphKernelNodePortLaunchCompletion 2 /* its blocks all began */
+
+typedef struct grGraphEdgeData {
+    unsigned char from_port; /* a grGraphKernelNodePort* of the 'from' node */
+    unsigned char to_port;   /* 0: no node type defines another */
+    unsigned char type;      /* a grGraphDependencyType */
+    unsigned char reserved[5];
+} grGraphEdgeData;
+
+/*
  * Thread safety of graphs: a graph is not internally synchronised, as in
  * CUDA. Every function of this section but grGraphCreate uses a graph (the
  * one it takes, or the graph a node it takes was added to; a child graph,
@@ -1243,32 +1275,43 @@ GR_API grError_t grGraphAddEventWaitNode(grGraphNode_t *pGraphNode, grGraph_t gr
  * nodes), grErrorInvalidValue (nodeParams NULL, type not a node type,
  * memcpy.flags not 0), grErrorNotSupported (a memcpy that is not 1D:
  * extent height or depth above 1, or a position with y or z not 0). Thread
- * safety: not with other calls on the same graph. Mirrors cudaGraphAddNode
- * (CUDA 12.3 form without edge data). */
+ * safety: not with other calls on the same graph. dependencyData: NULL
+ * (every edge default) or numDependencies entries, the data of the edge
+ * from pDependencies[i] to the new node, each checked as
+ * grGraphAddDependencies checks edge data (grErrorInvalidValue). Mirrors
+ * cudaGraphAddNode (CUDA 13 form). */
 GR_API grError_t grGraphAddNode(grGraphNode_t *pGraphNode, grGraph_t graph,
-                                const grGraphNode_t *pDependencies, size_t numDependencies,
-                                grGraphNodeParams *nodeParams);
+                                const grGraphNode_t *pDependencies, const grGraphEdgeData *dependencyData,
+                                size_t numDependencies, grGraphNodeParams *nodeParams);
 
-/* Adds edges from[i] -> to[i]. All are checked first; if any fails none is
- * added. numDependencies 0 does nothing. Errors: grErrorInvalidValue (graph
- * NULL or not live; from or to NULL with numDependencies > 0; a node that
- * is not live or belongs to another graph; a self edge; an edge listed
- * twice or already present; an edge that would close a cycle, which the
- * detail names), grErrorMemoryAllocation. Thread safety: not with other
- * calls on the same graph. Mirrors cudaGraphAddDependencies. */
+/* Adds edges from[i] -> to[i] with data edgeData[i] (edgeData NULL: all
+ * default). All are checked first; if any fails none is added.
+ * numDependencies 0 does nothing. Errors: grErrorInvalidValue (graph NULL
+ * or not live; from or to NULL with numDependencies > 0; a node that is
+ * not live or belongs to another graph; a self edge; an edge listed twice
+ * or already present, whatever its data; an edge that would close a
+ * cycle, which the detail names; edge data with reserved bytes or to_port
+ * not 0, an unknown type or from_port, a non-default edge from a node that
+ * is not a kernel node, a programmatic edge to a node that is not a kernel
+ * node or with from_port grGraphKernelNodePortDefault, from_port
+ * grGraphKernelNodePortProgrammatic on a default edge),
+ * grErrorMemoryAllocation. Thread safety: not with other calls on the same
+ * graph. Mirrors cudaGraphAddDependencies (CUDA 13 form). */
 GR_API grError_t grGraphAddDependencies(grGraph_t graph, const grGraphNode_t *from, const grGraphNode_t *to,
-                                        size_t numDependencies);
+                                        const grGraphEdgeData *edgeData, size_t numDependencies);
 
-/* Removes edges from[i] -> to[i]; if any is refused none is removed.
+/* Removes edges from[i] -> to[i] whose data is edgeData[i] (edgeData
+ * NULL: default data); if any is refused none is removed.
  * numDependencies 0 does nothing. Errors: grErrorInvalidValue (graph NULL
  * or not live; from or to NULL with numDependencies > 0; a node that is not
  * live or belongs to another graph; a self edge; an edge that does not
- * exist or is listed twice), grErrorNotSupported (the graph has memory
- * allocation or free nodes, as in CUDA), grErrorMemoryAllocation. Thread
- * safety: not with other calls on the same graph. Mirrors
- * cudaGraphRemoveDependencies. */
+ * exist, exists with other data, or is listed twice), grErrorNotSupported
+ * (the graph has memory allocation or free nodes, as in CUDA),
+ * grErrorMemoryAllocation. Thread safety: not with other calls on the same
+ * graph. Mirrors cudaGraphRemoveDependencies (CUDA 13 form). */
 GR_API grError_t grGraphRemoveDependencies(grGraph_t graph, const grGraphNode_t *from,
-                                           const grGraphNode_t *to, size_t numDependencies);
+                                           const grGraphNode_t *to, const grGraphEdgeData *edgeData,
+                                           size_t numDependencies);
 
 /* Removes a node and its edges; a child-graph node's graph goes with it.
  * Errors: grErrorInvalidValue (node not live), grErrorNotSupported (the
@@ -1292,31 +1335,41 @@ GR_API grError_t grGraphGetNodes(grGraph_t graph, grGraphNode_t *nodes, size_t *
  * cudaGraphGetRootNodes. */
 GR_API grError_t grGraphGetRootNodes(grGraph_t graph, grGraphNode_t *pRootNodes, size_t *pNumRootNodes);
 
-/* The edges as from[i] -> to[i]; two-call pattern (from and to both NULL
- * for the count). Errors: grErrorInvalidValue (graph NULL or not live,
- * numEdges NULL, only one of from and to NULL). Thread safety: not with
- * other calls on the same graph. Mirrors cudaGraphGetEdges (CUDA 12
- * form). */
-GR_API grError_t grGraphGetEdges(grGraph_t graph, grGraphNode_t *from, grGraphNode_t *to, size_t *numEdges);
+/* The edges as from[i] -> to[i] with data edgeData[i] (optional; the
+ * entries past the count are zeroed like from and to); two-call pattern
+ * (from, to and edgeData all NULL for the count). Errors:
+ * grErrorInvalidValue (graph NULL or not live, numEdges NULL, only one of
+ * from and to NULL, edgeData without from and to), grErrorLossyQuery
+ * (edgeData NULL while the graph has a non-default edge; nothing
+ * written). Thread safety: not with other calls on the same graph.
+ * Mirrors cudaGraphGetEdges (CUDA 13 form). */
+GR_API grError_t grGraphGetEdges(grGraph_t graph, grGraphNode_t *from, grGraphNode_t *to,
+                                 grGraphEdgeData *edgeData, size_t *numEdges);
 
 /* The node's type. Errors: grErrorInvalidValue (node not live, pType
  * NULL). Thread safety: not with other calls on the node's graph. Mirrors
  * cudaGraphNodeGetType. */
 GR_API grError_t grGraphNodeGetType(grGraphNode_t node, grGraphNodeType *pType);
 
-/* The node's dependencies; two-call pattern. Errors: grErrorInvalidValue
- * (node not live, pNumDependencies NULL). Thread safety: not with other
- * calls on the node's graph. Mirrors cudaGraphNodeGetDependencies (CUDA 12
- * form). */
+/* The node's dependencies, with the data of their edges in edgeData
+ * (optional); two-call pattern. Errors: grErrorInvalidValue (node not
+ * live, pNumDependencies NULL, edgeData without pDependencies),
+ * grErrorLossyQuery (pDependencies given, edgeData NULL, and an edge into
+ * the node has non-default data; nothing written). Thread safety: not
+ * with other calls on the node's graph. Mirrors
+ * cudaGraphNodeGetDependencies (CUDA 13 form). */
 GR_API grError_t grGraphNodeGetDependencies(grGraphNode_t node, grGraphNode_t *pDependencies,
-                                            size_t *pNumDependencies);
+                                            grGraphEdgeData *edgeData, size_t *pNumDependencies);
 
-/* The nodes that depend on this one; two-call pattern. Errors:
- * grErrorInvalidValue (node not live, pNumDependentNodes NULL). Thread
- * safety: not with other calls on the node's graph. Mirrors
- * cudaGraphNodeGetDependentNodes (CUDA 12 form). */
+/* The nodes that depend on this one, with the data of their edges in
+ * edgeData (optional); two-call pattern. Errors: grErrorInvalidValue
+ * (node not live, pNumDependentNodes NULL, edgeData without
+ * pDependentNodes), grErrorLossyQuery (pDependentNodes given, edgeData
+ * NULL, and an edge out of the node has non-default data; nothing
+ * written). Thread safety: not with other calls on the node's graph.
+ * Mirrors cudaGraphNodeGetDependentNodes (CUDA 13 form). */
 GR_API grError_t grGraphNodeGetDependentNodes(grGraphNode_t node, grGraphNode_t *pDependentNodes,
-                                              size_t *pNumDependentNodes);
+                                              grGraphEdgeData *edgeData, size_t *pNumDependentNodes);
 
 /*
  * Node parameters. The errors of every Get and Set below:
@@ -1741,14 +1794,18 @@ GR_API grError_t grStreamBeginCapture(grStream_t stream, grStreamCaptureMode mod
  * until it ends the graph cannot be destroyed or lose nodes either).
  * Thread safety: as grStreamBeginCapture; until the capture ends, the
  * graph is written by every operation captured into it (see the section's
- * thread safety). Mirrors cudaStreamBeginCaptureToGraph (CUDA 12.3 form,
- * without edge data). Deviation: if the capture fails (invalidated,
+ * thread safety). dependencyData: NULL or numDependencies entries of
+ * default edge data; a non-default entry is refused with
+ * grErrorNotSupported (graphrt's captures record default edges only:
+ * docs/capture.md). Mirrors cudaStreamBeginCaptureToGraph (CUDA 13 form).
+ * Deviation: if the capture fails (invalidated,
  * unjoined, ended by the wrong thread), every node added to the graph
  * since the capture began is removed with its edges, so that a graph used
  * by the capture alone is left as it was, where CUDA leaves the graph
  * unusable. */
 GR_API grError_t grStreamBeginCaptureToGraph(grStream_t stream, grGraph_t graph,
-                                             const grGraphNode_t *dependencies, size_t numDependencies,
+                                             const grGraphNode_t *dependencies,
+                                             const grGraphEdgeData *dependencyData, size_t numDependencies,
                                              grStreamCaptureMode mode);
 
 /* Ends the capture begun on 'stream' and returns the graph in *pGraph
@@ -1793,16 +1850,20 @@ GR_API grError_t grStreamIsCapturing(grStream_t stream, grStreamCaptureStatus *p
  * stream in it, never reused), *graph_out the graph being built (owned by
  * the capture: do not destroy it), *dependencies_out / *numDependencies_out
  * the nodes the next captured operation on this stream will depend on
- * (the array stays valid until the next operation on the stream). Errors:
- * grErrorInvalidValue (captureStatus_out NULL), grErrorStreamCaptureImplicit
+ * (the array stays valid until the next operation on the stream),
+ * *edgeData_out the data of those dependencies' edges (all default in
+ * graphrt's captures; valid as long as the dependencies array). Errors:
+ * grErrorInvalidValue (captureStatus_out NULL, edgeData_out without
+ * dependencies_out), grErrorStreamCaptureImplicit
  * (as grStreamIsCapturing); plus the stream errors. Never refused by the
  * capture modes. Thread safety: any thread; not concurrently with
  * grStreamEndCapture of the stream's capture; *graph_out is written by
  * every operation captured into it (see the section's thread safety).
- * Mirrors cudaStreamGetCaptureInfo (CUDA 12 form, without edge data). */
+ * Mirrors cudaStreamGetCaptureInfo (CUDA 13 form). */
 GR_API grError_t grStreamGetCaptureInfo(grStream_t stream, grStreamCaptureStatus *captureStatus_out,
                                         unsigned long long *id_out, grGraph_t *graph_out,
-                                        const grGraphNode_t **dependencies_out, size_t *numDependencies_out);
+                                        const grGraphNode_t **dependencies_out,
+                                        const grGraphEdgeData **edgeData_out, size_t *numDependencies_out);
 
 /* Changes the set of nodes the next captured operation on the stream
  * depends on: flags grStreamAddCaptureDependencies adds dependencies
@@ -1814,9 +1875,12 @@ GR_API grError_t grStreamGetCaptureInfo(grStream_t stream, grStreamCaptureStatus
  * capturing), grErrorStreamCaptureInvalidated (its capture was
  * invalidated), grErrorMemoryAllocation; plus the stream errors. Thread
  * safety: any thread; not concurrently with grStreamEndCapture of the
- * stream's capture. Mirrors cudaStreamUpdateCaptureDependencies (CUDA 12
+ * stream's capture. dependencyData: NULL or numDependencies entries of
+ * default edge data (a non-default entry: grErrorNotSupported, the capture
+ * unchanged). Mirrors cudaStreamUpdateCaptureDependencies (CUDA 13
  * form). */
 GR_API grError_t grStreamUpdateCaptureDependencies(grStream_t stream, grGraphNode_t *dependencies,
+                                                   const grGraphEdgeData *dependencyData,
                                                    size_t numDependencies, unsigned int flags);
 
 /* Sets the calling thread's capture mode to *mode and returns the previous

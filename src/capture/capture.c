@@ -231,14 +231,32 @@ GR_API grError_t grStreamBeginCapture(grStream_t stream, grStreamCaptureMode mod
     return begin("grStreamBeginCapture", stream, NULL, NULL, 0, mode);
 }
 
+/* Capture dependencies carry default edge data only: a programmatic edge
+ * is refused (graphrt's captures record full dependencies). */
+static grError_t check_capture_edge_data(const char *call, const grGraphEdgeData *data, size_t n)
+{
+    for (size_t i = 0; data && i < n; i++)
+        if (!gr__edge_data_is_default(&data[i]))
+            return gr__fail(grErrorNotSupported,
+                            "%s: dependencyData[%zu] is non-default edge data (type %u, from_port %u); "
+                            "graphrt's stream capture records default edges only (add programmatic edges "
+                            "with grGraphAddDependencies after the capture)",
+                            call, i, data[i].type, data[i].from_port);
+    return grSuccess;
+}
+
 GR_API grError_t grStreamBeginCaptureToGraph(grStream_t stream, grGraph_t graph,
-                                             const grGraphNode_t *dependencies, size_t numDependencies,
+                                             const grGraphNode_t *dependencies,
+                                             const grGraphEdgeData *dependencyData, size_t numDependencies,
                                              grStreamCaptureMode mode)
 {
+    grError_t err;
     if (graph == NULL)
         return gr__fail(grErrorInvalidValue,
                         "grStreamBeginCaptureToGraph: graph is NULL; pass the graph to capture into (or use "
                         "grStreamBeginCapture)");
+    if ((err = check_capture_edge_data("grStreamBeginCaptureToGraph", dependencyData, numDependencies)))
+        return err;
     return begin("grStreamBeginCaptureToGraph", stream, graph, dependencies, numDependencies, mode);
 }
 
@@ -312,6 +330,7 @@ static void finish(gr_capture *c, bool keep)
         gr_store_release(&c->members[i].s->capture, NULL);
         gr__stream_release(c->members[i].s);
         gr__depset_free(&c->members[i].deps);
+        gr__free(c->members[i].zeros);
     }
     for (gr_cap_event *ce = c->events, *next; ce; ce = next) {
         next = ce->next;
@@ -413,31 +432,57 @@ GR_API grError_t grStreamEndCapture(grStream_t stream, grGraph_t *pGraph)
 
 static grError_t capture_info(const char *call, grStream_t stream, grStreamCaptureStatus *captureStatus_out,
                               unsigned long long *id_out, grGraph_t *graph_out,
-                              const grGraphNode_t **dependencies_out, size_t *numDependencies_out);
+                              const grGraphNode_t **dependencies_out, const grGraphEdgeData **edgeData_out,
+                              size_t *numDependencies_out);
 
 GR_API grError_t grStreamIsCapturing(grStream_t stream, grStreamCaptureStatus *pCaptureStatus)
 {
-    return capture_info("grStreamIsCapturing", stream, pCaptureStatus, NULL, NULL, NULL, NULL);
+    return capture_info("grStreamIsCapturing", stream, pCaptureStatus, NULL, NULL, NULL, NULL, NULL);
 }
 
 GR_API grError_t grStreamGetCaptureInfo(grStream_t stream, grStreamCaptureStatus *captureStatus_out,
                                         unsigned long long *id_out, grGraph_t *graph_out,
-                                        const grGraphNode_t **dependencies_out, size_t *numDependencies_out)
+                                        const grGraphNode_t **dependencies_out,
+                                        const grGraphEdgeData **edgeData_out, size_t *numDependencies_out)
 {
     return capture_info("grStreamGetCaptureInfo", stream, captureStatus_out, id_out, graph_out,
-                        dependencies_out, numDependencies_out);
+                        dependencies_out, edgeData_out, numDependencies_out);
+}
+
+/* The all-default edge data of m's n dependencies (under c's lock), or
+ * NULL when out of memory. */
+static const grGraphEdgeData *member_zeros(gr_cap_member *m, uint32_t n)
+{
+    static const grGraphEdgeData none[1];
+    if (n == 0)
+        return none;
+    if (m->nzeros < n) {
+        grGraphEdgeData *z = gr__calloc(n, sizeof *z);
+        if (!z)
+            return NULL;
+        gr__free(m->zeros);
+        m->zeros = z;
+        m->nzeros = n;
+    }
+    return m->zeros;
 }
 
 /* grStreamIsCapturing and grStreamGetCaptureInfo, naming 'call'. */
 static grError_t capture_info(const char *call, grStream_t stream, grStreamCaptureStatus *captureStatus_out,
                               unsigned long long *id_out, grGraph_t *graph_out,
-                              const grGraphNode_t **dependencies_out, size_t *numDependencies_out)
+                              const grGraphNode_t **dependencies_out, const grGraphEdgeData **edgeData_out,
+                              size_t *numDependencies_out)
 {
     gr_stream *s = NULL;
     gr_capture *c;
     grError_t err;
     if (!captureStatus_out)
         return gr__fail(grErrorInvalidValue, "%s: captureStatus_out (the output pointer) is NULL", call);
+    if (edgeData_out && !dependencies_out)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: edgeData_out is given but dependencies_out is NULL; the edge data parallels the "
+                        "dependencies, so ask for both",
+                        call);
     if ((err = gr__stream_from_handle(call, stream, &s)))
         return err;
     c = gr_load_acquire(&s->capture);
@@ -459,6 +504,14 @@ static grError_t capture_info(const char *call, grStream_t stream, grStreamCaptu
             *id_out = c->id;
         if (graph_out)
             *graph_out = c->graph;
+        if (edgeData_out) {
+            const grGraphEdgeData *z = m ? member_zeros(m, m->deps.n) : NULL;
+            if (m && !z) {
+                gr__spin_unlock(&c->lock);
+                return gr__fail(grErrorMemoryAllocation, "%s: out of memory listing the edge data", call);
+            }
+            *edgeData_out = z;
+        }
         if (dependencies_out)
             *dependencies_out = m ? gr__depset_nodes(&m->deps) : NULL;
         if (numDependencies_out)
@@ -469,6 +522,7 @@ static grError_t capture_info(const char *call, grStream_t stream, grStreamCaptu
 }
 
 GR_API grError_t grStreamUpdateCaptureDependencies(grStream_t stream, grGraphNode_t *dependencies,
+                                                   const grGraphEdgeData *dependencyData,
                                                    size_t numDependencies, unsigned int flags)
 {
     static const char call[] = "grStreamUpdateCaptureDependencies";
@@ -490,6 +544,8 @@ GR_API grError_t grStreamUpdateCaptureDependencies(grStream_t stream, grGraphNod
     c = gr_load_acquire(&s->capture);
     if (!c)
         return gr__fail(grErrorIllegalState, "%s: %s is not capturing", call, GR_STREAM_NAME(s));
+    if ((err = check_capture_edge_data(call, dependencyData, numDependencies)))
+        return err;
     gr__spin_lock(&c->lock);
     if (gr_load_relaxed(&c->status) != grStreamCaptureStatusActive) {
         gr__spin_unlock(&c->lock);

@@ -119,6 +119,11 @@ typedef struct gr_cap_member {
     gr_depset deps;
     uint32_t lane;     /* the stream's lane in the graph's provenance (graph.h), or 0 */
     bool wait_pending; /* waited since its last node: the next node is a noted wait's target */
+    /* The edge data grStreamGetCaptureInfo hands out with 'deps': all
+     * default, as every captured edge is (nzeros entries, NULL until
+     * asked for; freed when the capture ends). */
+    grGraphEdgeData *zeros;
+    uint32_t nzeros;
 } gr_cap_member;
 
 typedef struct gr_capture gr_capture;

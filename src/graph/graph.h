@@ -25,6 +25,8 @@
 #include "../core/core.h"
 #include "../backend/backend.h"
 
+#include <string.h>
+
 /* Bytes of argument storage inside the kernel parameters, so that the
  * common launch (a few scalars and pointers) stores its arguments without
  * allocating: argv, rounded up to 16 bytes, then the packed values. Two
@@ -99,6 +101,12 @@ typedef struct gr_node_chunk {
     struct grGraphNode_st nodes[];
 } gr_node_chunk;
 
+/* The data of one non-default edge (graph/edgedata.c). */
+typedef struct gr_edge_note {
+    struct grGraphNode_st *from, *to;
+    grGraphEdgeData data;
+} gr_edge_note;
+
 struct grGraph_st {
     uint32_t magic; /* GR_MAGIC_GRAPH */
     struct grGraphNode_st *first, *last;
@@ -137,6 +145,13 @@ struct grGraph_st {
      * allocates nothing for provenance. */
     struct gr_graph_prov *prov;
     uint32_t lanes_used;
+    /* The edges whose data is not the default (all zeros), in the order
+     * they were added: programmatic edges between kernel nodes, which few
+     * graphs have, so every other edge stays a bare pointer and every
+     * walk that ignores edge data pays nothing. notes[0..nnotes), room
+     * for capnotes; NULL when none ever was. */
+    gr_edge_note *notes;
+    size_t nnotes, capnotes;
 };
 
 /* The refusal of a call that would destroy g or some of its nodes while
@@ -215,6 +230,44 @@ bool gr__node_reserve_edges(struct grGraphNode_st *n, size_t more_deps, size_t m
 /* Removes the existing edge from -> to from both mirror arrays, keeping
  * the order of the others (the caller adjusts graph->nedges). */
 void gr__edge_unlink(struct grGraphNode_st *from, struct grGraphNode_st *to);
+
+/* ------------------------------------------------------------ edge data
+ * (edgedata.c) */
+
+/* True if d is the default edge data (all eight bytes zero). */
+static inline bool gr__edge_data_is_default(const grGraphEdgeData *d)
+{
+    static const grGraphEdgeData zero;
+    return memcmp(d, &zero, sizeof zero) == 0;
+}
+
+/* Checks d as the data of an edge from 'from' to a node of type to_type,
+ * naming it "arg[i]" in the detail: reserved bytes and to_port zero, a
+ * known type and port, and a non-default edge only from a kernel node (a
+ * programmatic one also to a kernel node). grErrorInvalidValue. */
+grError_t gr__edge_data_check(const char *call, const struct grGraphNode_st *from, grGraphNodeType to_type,
+                              const grGraphEdgeData *d, const char *arg, size_t i);
+
+/* Makes room for 'more' notes in g; false when out of memory. */
+bool gr__edge_notes_reserve(grGraph_t g, size_t more);
+
+/* Notes the data of the existing edge from -> to (room reserved); a
+ * default d notes nothing. */
+void gr__edge_note_add(grGraph_t g, struct grGraphNode_st *from, struct grGraphNode_st *to,
+                       const grGraphEdgeData *d);
+
+/* The data of edge from -> to of g: its note's, else the default. */
+grGraphEdgeData gr__edge_data_of(const struct grGraph_st *g, const struct grGraphNode_st *from,
+                                 const struct grGraphNode_st *to);
+
+/* Forgets the note of edge from -> to, if any. */
+void gr__edge_note_drop(grGraph_t g, const struct grGraphNode_st *from, const struct grGraphNode_st *to);
+
+/* Forgets every note of an edge from or to n. */
+void gr__edge_notes_drop_node(grGraph_t g, const struct grGraphNode_st *n);
+
+/* True if some edge into or out of n has non-default data. */
+bool gr__node_has_edge_notes(const struct grGraph_st *g, const struct grGraphNode_st *n);
 
 /* A new empty graph (magic set, everything else zero), or NULL when out
  * of memory; free it with gr__graph_free. */
