@@ -190,10 +190,23 @@ static grError_t edges_and_orig(builder *b, grGraph_t g, struct grGraphExec_st *
         gr__big_free(porig);
         return gr__fail(grErrorMemoryAllocation, "grGraphInstantiate: out of memory");
     }
+    if (g->nnotes) {
+        e->orig_notes = gr__malloc(g->nnotes * sizeof *e->orig_notes);
+        if (!e->orig_notes) {
+            gr__big_free(porig);
+            return gr__fail(grErrorMemoryAllocation, "grGraphInstantiate: out of memory");
+        }
+    }
     struct grGraphNode_st *gn;
     GR_GRAPH_FOR_EACH_NODE (g, gn) {
         uint32_t oi = i++;
         gr_orig *o = &e->orig[oi];
+        if (GR_UNLIKELY(g->nnotes) && gr__node_has_edge_notes(g, gn))
+            for (size_t k = 0; k < gn->ndeps; k++) {
+                grGraphEdgeData ed = gr__edge_data_of(g, gn->deps[k], gn);
+                if (!gr__edge_data_is_default(&ed))
+                    e->orig_notes[e->norig_notes++] = (gr_orig_note){oi, (uint32_t)k, ed};
+            }
         for (size_t k = 0; k < gn->nsuccs; k++)
             add_edge(b, scratch_out(gn), scratch_in(gn->succs[k]));
         /* Every field written: the array is not zeroed. */
@@ -514,6 +527,7 @@ static void exec_free(struct grGraphExec_st *e)
     gr__plan_free(&e->plan);
     gr__file_res_release(e->file_res);
     gr__big_free(e->orig);
+    gr__free(e->orig_notes);
     gr__free((void *)gr_load_relaxed(&e->map));
     gr__mark_dead(&e->magic);
     gr__shell_retire(&exec_shelf, e);

@@ -542,6 +542,18 @@ static void apply_child(upd *u, grGraph_t c)
 
 /* ------------------------------------------------------------ top level */
 
+/* True if edge nd -> n of g (dependency j of n) has the data of
+ * dependency j of orig node o. */
+static bool same_edge_data(grGraphExec_t e, grGraph_t g, uint32_t o, size_t j,
+                           const struct grGraphNode_st *nd, const struct grGraphNode_st *n)
+{
+    grGraphEdgeData now = gr__edge_data_of(g, nd, n), then = {0};
+    for (uint32_t k = 0; k < e->norig_notes; k++)
+        if (e->orig_notes[k].to == o && e->orig_notes[k].dep == j)
+            then = e->orig_notes[k].data;
+    return memcmp(&now, &then, sizeof now) == 0;
+}
+
 /* Pairs the nodes of g with the executable's nodes by CUDA's rule and
  * compares the topologies; leaves in each node's scratch its orig index
  * plus one. */
@@ -617,6 +629,11 @@ static bool pair_top(upd *u, grGraph_t g)
         for (size_t j = 0; j < n->ndeps; j++) {
             struct grGraphNode_st *nd = n->deps[j];
             uint32_t od = e->orig_deps[og->dep_begin + j];
+            if (GR_UNLIKELY(g->nnotes || e->norig_notes) && !same_edge_data(e, g, o, j, nd, n))
+                return refuse(u, grGraphExecUpdateErrorTopologyChanged, n, nd,
+                              "the edge %s -> %s (dependency %zu) has other edge data than the edge it pairs "
+                              "with; edges pair only with edges of the same type and ports",
+                              gr__node_label(nd), gr__node_label(n), j);
             if (nd->scratch == 0 && u->pair_o[od] == NULL) {
                 u->pair_o[od] = nd;
                 nd->scratch = (uint64_t)od + 1;
