@@ -410,11 +410,15 @@ GR_API grError_t grStreamQuery(grStream_t stream);
 
 /* Makes all work queued on 'stream' after this call wait for the work
  * captured by the event's most recent grEventRecord. An event never
- * recorded completes at once. flags must be 0. A stream that is not
- * capturing and waits on an event recorded in a capture joins that capture
- * (a fork); a capturing stream waiting on an event of its own capture
- * takes the event's dependencies as well (a join). Errors:
- * grErrorInvalidValue (flags not 0; the event was last recorded in a
+ * recorded completes at once. A stream that is not capturing and waits
+ * on an event recorded in a capture joins that capture (a fork); a
+ * capturing stream waiting on an event of its own capture takes the
+ * event's dependencies as well (a join). flags: grEventWaitDefault (0),
+ * or grEventWaitExternal, which on a capturing stream adds an event wait
+ * node instead of the fork/join rules (the launched graph waits there for
+ * the event's latest record at the time the node runs) and elsewhere is
+ * an ordinary wait (docs/capture.md). Errors: grErrorInvalidValue (flags
+ * with bits other than grEventWaitExternal; the event was last recorded in a
  * capture that has ended: a capturing stream's capture is invalidated),
  * grErrorInvalidResourceHandle (event not live),
  * grErrorStreamCaptureIsolation (a capturing stream waits on an event
@@ -449,6 +453,13 @@ GR_API grError_t grStreamGetFlags(grStream_t stream, unsigned int *flags);
 #define grEventBlockingSync 0x01u
 #define grEventDisableTiming 0x02u
 
+/* Flags of grEventRecordWithFlags and grStreamWaitEvent. Mirror
+ * cudaEventRecordDefault/External and cudaEventWaitDefault/External. */
+#define grEventRecordDefault 0x00u
+#define grEventRecordExternal 0x01u
+#define grEventWaitDefault 0x00u
+#define grEventWaitExternal 0x01u
+
 /* Creates an event with default flags. Errors: grErrorInvalidValue (event
  * NULL), grErrorInitializationError (the runtime could not start),
  * grErrorMemoryAllocation. Mirrors cudaEventCreate. */
@@ -472,6 +483,19 @@ GR_API grError_t grEventCreateWithFlags(grEvent_t *event, unsigned int flags);
  * device), grErrorMemoryAllocation; plus the capture errors of work and the
  * stream errors. Mirrors cudaEventRecord. */
 GR_API grError_t grEventRecord(grEvent_t event, grStream_t stream);
+
+/* grEventRecord with flags: grEventRecordDefault (0) is grEventRecord;
+ * grEventRecordExternal on a capturing stream adds an event record node
+ * for the event (depending on the stream's current work, as any captured
+ * operation: the launched graph records the event, for waiters outside
+ * the graph), and leaves the event's role in the capture as it was (it
+ * does not become a fork or join point); on a stream that is not
+ * capturing it is grEventRecord. Errors: grErrorInvalidValue (flags with
+ * bits other than grEventRecordExternal); otherwise those of
+ * grEventRecord, and of captured work for a capture's record node.
+ * Thread safety: as grEventRecord. Mirrors cudaEventRecordWithFlags
+ * (docs/capture.md). */
+GR_API grError_t grEventRecordWithFlags(grEvent_t event, grStream_t stream, unsigned int flags);
 
 /* grSuccess if the work of the event's latest record has completed (or it
  * was never recorded), grErrorNotReady otherwise (not recorded as the last

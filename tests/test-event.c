@@ -404,7 +404,7 @@ GR_TEST(stream_wait_event_refuses_bad_flags_and_adds_no_wait)
     CHECK_OK(grEventCreate(&e));
     CHECK_OK(grLaunchHostFunc(a, gated_step, &g));
     CHECK_OK(grEventRecord(e, a));
-    CHECK_GR(grErrorInvalidValue, grStreamWaitEvent(b, e, 1u));
+    CHECK_GR(grErrorInvalidValue, grStreamWaitEvent(b, e, 2u));
     CHECK_DETAIL_HAS("grStreamWaitEvent");
     CHECK_GR(grErrorInvalidValue, grStreamWaitEvent(b, e, 0x100u));
     CHECK_GR(grErrorInvalidResourceHandle, grStreamWaitEvent(b, NULL, 0));

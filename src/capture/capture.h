@@ -24,6 +24,9 @@
  *           extent.width (the byte count) and kind;
  *   Memset  desc->memset;
  *   Host    desc->host;
+ *   EventRecord, WaitEvent  desc->eventRecord / desc->eventWait: an
+ *           external record or wait (grEventRecordExternal,
+ *           grEventWaitExternal), the node holding the event;
  *   Graph   (graph NULL: an executable launched by grGraphLaunch), MemAlloc,
  *           MemFree: refused, invalidating the capture.
  * Returns the error of an invalidated capture, with its detail. */

@@ -121,10 +121,14 @@ static bool make_params(const grGraphNodeParams *desc, gr_node_params *p)
     case grGraphNodeTypeMemFree:
         p->free_ptr = desc->free.dptr;
         return true;
-    case grGraphNodeTypeGraph:
-    case grGraphNodeTypeEmpty:
     case grGraphNodeTypeWaitEvent:
     case grGraphNodeTypeEventRecord:
+        /* An external record or wait: the node holds the event. */
+        p->event = desc->type == grGraphNodeTypeWaitEvent ? desc->eventWait.event : desc->eventRecord.event;
+        gr__event_retain(p->event);
+        return true;
+    case grGraphNodeTypeGraph:
+    case grGraphNodeTypeEmpty:
     case grGraphNodeTypeCount:
         break;
     }
@@ -141,13 +145,13 @@ static const char *refusal(grGraphNodeType t)
     case grGraphNodeTypeHost:
     case grGraphNodeTypeMemAlloc:
     case grGraphNodeTypeMemFree:
+    case grGraphNodeTypeWaitEvent:   /* grStreamWaitEvent, grEventWaitExternal */
+    case grGraphNodeTypeEventRecord: /* grEventRecordWithFlags, grEventRecordExternal */
         return NULL;
     case grGraphNodeTypeGraph:
         return "launching an executable graph into a capturing stream is not supported (CUDA refuses it "
                "too); add the graph as a child-graph node with grGraphAddChildGraphNode instead";
     case grGraphNodeTypeEmpty:
-    case grGraphNodeTypeWaitEvent:
-    case grGraphNodeTypeEventRecord:
     case grGraphNodeTypeCount:
         break;
     }
