@@ -342,6 +342,148 @@ GR_API grError_t grRuntimeGetVersion(int *runtimeVersion);
 GR_API grError_t grDriverGetVersion(int *driverVersion);
 
 /* ====================================================================== */
+/* Launch attributes                                                      */
+/* ====================================================================== */
+
+/*
+ * Launch attributes: the settings of grLaunchKernelExC, of kernel nodes
+ * (grGraphKernelNode*Attribute) and of streams (grStream*Attribute). IDs,
+ * values and the union's layout mirror cudaLaunchAttributeID,
+ * cudaLaunchAttributeValue and cudaLaunchAttribute of CUDA 13. graphrt
+ * stores every attribute that CUDA accepts at a place and reads it back;
+ * on the CPU only grLaunchAttributePriority has an effect (the order of
+ * ready nodes of an executable instantiated with
+ * grGraphInstantiateFlagUseNodePriority); the others steer GPU hardware
+ * (caches, clusters, synchronisation domains) and are kept for reading
+ * back and for grGraphExecUpdate's comparisons (docs/launch-attributes.md).
+ */
+typedef enum grAccessProperty {
+    grAccessPropertyNormal = 0,
+    grAccessPropertyStreaming = 1,
+    grAccessPropertyPersisting = 2
+} grAccessProperty;
+
+typedef struct grAccessPolicyWindow {
+    void *base_ptr;
+    size_t num_bytes;
+    float hitRatio;
+    grAccessProperty hitProp;
+    grAccessProperty missProp;
+} grAccessPolicyWindow;
+
+typedef enum grSynchronizationPolicy {
+    grSyncPolicyAuto = 1,
+    grSyncPolicySpin = 2,
+    grSyncPolicyYield = 3,
+    grSyncPolicyBlockingSync = 4
+} grSynchronizationPolicy;
+
+typedef enum grClusterSchedulingPolicy {
+    grClusterSchedulingPolicyDefault = 0,
+    grClusterSchedulingPolicySpread = 1,
+    grClusterSchedulingPolicyLoadBalancing = 2
+} grClusterSchedulingPolicy;
+
+typedef enum grLaunchMemSyncDomain {
+    grLaunchMemSyncDomainDefault = 0,
+    grLaunchMemSyncDomainRemote = 1
+} grLaunchMemSyncDomain;
+
+typedef struct grLaunchMemSyncDomainMap {
+    unsigned char default_;
+    unsigned char remote;
+} grLaunchMemSyncDomainMap;
+
+/* Where each may be set: S streams, N kernel nodes, L launches
+ * (grLaunchKernelExC; a captured launch gives its kernel node the N ones). */
+typedef enum grLaunchAttributeID {
+    grLaunchAttributeIgnore = 0,                            /* S N L: skipped */
+    grLaunchAttributeAccessPolicyWindow = 1,                /* S N L */
+    grLaunchAttributeCooperative = 2,                       /* N L */
+    grLaunchAttributeSynchronizationPolicy = 3,             /* S */
+    grLaunchAttributeClusterDimension = 4,                  /* N L */
+    grLaunchAttributeClusterSchedulingPolicyPreference = 5, /* N L */
+    grLaunchAttributeProgrammaticStreamSerialization = 6,   /* L */
+    grLaunchAttributeProgrammaticEvent = 7,                 /* L */
+    grLaunchAttributePriority = 8,                          /* S N L */
+    grLaunchAttributeMemSyncDomainMap = 9,                  /* S N L */
+    grLaunchAttributeMemSyncDomain = 10,                    /* S N L */
+    grLaunchAttributePreferredClusterDimension = 11,        /* N L */
+    grLaunchAttributeLaunchCompletionEvent = 12,            /* L */
+    grLaunchAttributeDeviceUpdatableKernelNode = 13,        /* N L */
+    grLaunchAttributePreferredSharedMemoryCarveout = 14,    /* N L */
+    grLaunchAttributeNvlinkUtilCentricScheduling = 16       /* S N L */
+} grLaunchAttributeID;
+
+typedef union grLaunchAttributeValue {
+    char pad[64];
+    grAccessPolicyWindow accessPolicyWindow;
+    int cooperative;
+    grSynchronizationPolicy syncPolicy;
+    struct {
+        unsigned int x, y, z;
+    } clusterDim;
+    grClusterSchedulingPolicy clusterSchedulingPolicyPreference;
+    int programmaticStreamSerializationAllowed;
+    struct {
+        grEvent_t event;
+        int flags;
+        int triggerAtBlockStart;
+    } programmaticEvent;
+    int priority;
+    grLaunchMemSyncDomainMap memSyncDomainMap;
+    grLaunchMemSyncDomain memSyncDomain;
+    struct {
+        unsigned int x, y, z;
+    } preferredClusterDim;
+    struct {
+        grEvent_t event;
+        int flags;
+    } launchCompletionEvent;
+    struct {
+        int deviceUpdatable;
+        void *devNode; /* always NULL in graphrt: no device-side graph updates */
+    } deviceUpdatableKernelNode;
+    unsigned int sharedMemCarveout;
+    unsigned int nvlinkUtilCentricScheduling;
+} grLaunchAttributeValue;
+
+typedef struct grLaunchAttribute {
+    grLaunchAttributeID id;
+    char pad[8 - sizeof(grLaunchAttributeID)];
+    grLaunchAttributeValue val;
+} grLaunchAttribute;
+
+/* The launch of grLaunchKernelExC. Mirrors cudaLaunchConfig_t. */
+typedef struct grLaunchConfig_t {
+    grDim3 gridDim;
+    grDim3 blockDim;
+    size_t dynamicSmemBytes;
+    grStream_t stream;
+    grLaunchAttribute *attrs; /* numAttrs entries; may be NULL when 0 */
+    unsigned int numAttrs;
+} grLaunchConfig_t;
+
+/* Names CUDA gives the same IDs for streams and kernel nodes. */
+typedef grLaunchAttributeID grStreamAttrID;
+typedef grLaunchAttributeValue grStreamAttrValue;
+typedef grLaunchAttributeID grKernelNodeAttrID;
+typedef grLaunchAttributeValue grKernelNodeAttrValue;
+#define grStreamAttributeAccessPolicyWindow grLaunchAttributeAccessPolicyWindow
+#define grStreamAttributeSynchronizationPolicy grLaunchAttributeSynchronizationPolicy
+#define grStreamAttributeMemSyncDomainMap grLaunchAttributeMemSyncDomainMap
+#define grStreamAttributeMemSyncDomain grLaunchAttributeMemSyncDomain
+#define grStreamAttributePriority grLaunchAttributePriority
+#define grKernelNodeAttributeAccessPolicyWindow grLaunchAttributeAccessPolicyWindow
+#define grKernelNodeAttributeCooperative grLaunchAttributeCooperative
+#define grKernelNodeAttributePriority grLaunchAttributePriority
+#define grKernelNodeAttributeClusterDimension grLaunchAttributeClusterDimension
+#define grKernelNodeAttributeClusterSchedulingPolicyPreference \
+    grLaunchAttributeClusterSchedulingPolicyPreference
+#define grKernelNodeAttributeMemSyncDomainMap grLaunchAttributeMemSyncDomainMap
+#define grKernelNodeAttributeMemSyncDomain grLaunchAttributeMemSyncDomain
+
+/* ====================================================================== */
 /* Streams                                                                */
 /* ====================================================================== */
 
@@ -444,6 +586,67 @@ GR_API grError_t grLaunchHostFunc(grStream_t stream, grHostFn_t fn, void *userDa
  * Errors: grErrorInvalidValue (flags NULL); plus the stream errors. Mirrors
  * cudaStreamGetFlags. */
 GR_API grError_t grStreamGetFlags(grStream_t stream, unsigned int *flags);
+
+/* Creates a stream as grStreamCreateWithFlags, with a priority: a lower
+ * number is a higher priority, and a value outside the device's range
+ * (grDeviceGetStreamPriorityRange) is clamped into it, as in CUDA. On the
+ * CPU the priority is stored, reported by grStreamGetPriority, and given
+ * to the kernel nodes a capture of the stream records (their
+ * grLaunchAttributePriority, which an executable instantiated with
+ * grGraphInstantiateFlagUseNodePriority honours); the workers run eager
+ * work of every stream alike. On a GPU it is the driver's
+ * (cuStreamCreateWithPriority). Errors: as grStreamCreateWithFlags.
+ * Thread safety: any thread. Mirrors cudaStreamCreateWithPriority. */
+GR_API grError_t grStreamCreateWithPriority(grStream_t *stream, unsigned int flags, int priority);
+
+/* The current device's stream priorities: *leastPriority the lowest
+ * priority (the default, 0) and *greatestPriority the highest; either
+ * pointer may be NULL. The CPU's range is [-5, 0] (greatest -5, least 0),
+ * the range CUDA reports on current GPUs; a GPU's is the driver's.
+ * Errors: on a GPU, a CUDA error mapped to graphrt's. Thread safety: any
+ * thread. Mirrors cudaDeviceGetStreamPriorityRange. */
+GR_API grError_t grDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority);
+
+/* The stream's priority (clamped; 0 for the default streams). Errors:
+ * grErrorInvalidValue (priority NULL); plus the stream errors. Thread
+ * safety: any thread. Mirrors cudaStreamGetPriority. */
+GR_API grError_t grStreamGetPriority(grStream_t hStream, int *priority);
+
+/* A number unique to the stream in the process, never reused (the
+ * default streams have theirs). Errors: grErrorInvalidValue (streamId
+ * NULL); plus the stream errors. Thread safety: any thread. Mirrors
+ * cudaStreamGetId. */
+GR_API grError_t grStreamGetId(grStream_t hStream, unsigned long long *streamId);
+
+/* The device the stream belongs to (0 for the CPU, 1..N for GPUs; the
+ * default streams NULL and grStreamLegacy name the current device's).
+ * Errors: grErrorInvalidValue (device NULL); plus the stream errors.
+ * Thread safety: any thread. Mirrors cudaStreamGetDevice. */
+GR_API grError_t grStreamGetDevice(grStream_t hStream, int *device);
+
+/* A stream attribute (the grLaunchAttributeID values valid for streams:
+ * AccessPolicyWindow, SynchronizationPolicy, Priority, MemSyncDomainMap,
+ * MemSyncDomain, NvlinkUtilCentricScheduling): the value last set, else
+ * its default (zero; SynchronizationPolicy grSyncPolicyAuto; Priority the
+ * stream's). Errors: grErrorInvalidValue (value_out NULL, attr not valid
+ * for streams); plus the stream errors. Thread safety: any thread.
+ * Mirrors cudaStreamGetAttribute. */
+GR_API grError_t grStreamGetAttribute(grStream_t hStream, grStreamAttrID attr, grStreamAttrValue *value_out);
+
+/* Sets a stream attribute for the work issued after the call. Checked
+ * and stored; Priority is clamped and becomes the stream's priority (see
+ * grStreamCreateWithPriority); the others steer GPU hardware and change
+ * nothing on the CPU, nor (not passed to the driver) on a GPU stream.
+ * Errors: grErrorInvalidValue (value NULL, attr not valid for streams, a
+ * value out of range: a refused call changes nothing); plus the stream
+ * errors. Thread safety: any thread. Mirrors cudaStreamSetAttribute. */
+GR_API grError_t grStreamSetAttribute(grStream_t hStream, grStreamAttrID attr,
+                                      const grStreamAttrValue *value);
+
+/* Gives dst every stream attribute of src (priority included). Errors:
+ * grErrorInvalidValue (streams of different devices); plus the stream
+ * errors. Thread safety: any thread. Mirrors cudaStreamCopyAttributes. */
+GR_API grError_t grStreamCopyAttributes(grStream_t dst, grStream_t src);
 
 /* ====================================================================== */
 /* Events                                                                 */
@@ -618,6 +821,29 @@ GR_API grError_t grKernelSetImage(grKernel_t kernel, const void *image, const ch
  * with a grKernel_t in place of the function pointer. */
 GR_API grError_t grLaunchKernel(grKernel_t kernel, grDim3 gridDim, grDim3 blockDim, void **args,
                                 size_t sharedMem, grStream_t stream);
+
+/* grLaunchKernel with a configuration (grid, block, dynamic shared
+ * memory, stream) and launch attributes: config->attrs[0..numAttrs) are
+ * checked first (an ID not valid for launches, a value out of range;
+ * a later entry of an ID overrides an earlier one). On a capturing
+ * stream the kernel node gets the attributes valid for kernel nodes,
+ * after the stream's priority when that is not 0 (as CUDA records it);
+ * otherwise the kernel runs as grLaunchKernel runs it: on the CPU the
+ * attributes change nothing; ProgrammaticEvent and LaunchCompletionEvent
+ * record their event on the stream right after the kernel (on a GPU they
+ * may trigger earlier: recording at completion is the latest valid
+ * moment); on a GPU stream the other attributes are not passed to the
+ * driver (docs/launch-attributes.md). Errors: grErrorInvalidValue (config
+ * NULL, attrs NULL with numAttrs > 0, an attribute refused as above, its
+ * index named in the detail), grErrorInvalidResourceHandle (an event
+ * attribute naming an event that is not live), grErrorNotSupported (an
+ * event attribute on a capturing stream, or a device-updatable kernel
+ * node: nothing recorded, the capture unchanged), and those of
+ * grLaunchKernel (kernel, configuration, args, the capture errors of
+ * work, the stream errors). Thread safety: as grLaunchKernel. Mirrors
+ * cudaLaunchKernelExC with a grKernel_t in place of the function
+ * pointer. */
+GR_API grError_t grLaunchKernelExC(const grLaunchConfig_t *config, grKernel_t kernel, void **args);
 
 /* ====================================================================== */
 /* Memory                                                                 */
@@ -1412,6 +1638,37 @@ GR_API grError_t grGraphNodeGetDependentNodes(grGraphNode_t node, grGraphNode_t 
 GR_API grError_t grGraphKernelNodeGetParams(grGraphNode_t node, grKernelNodeParams *pNodeParams);
 GR_API grError_t grGraphKernelNodeSetParams(grGraphNode_t node, const grKernelNodeParams *pNodeParams);
 
+/* A kernel node's launch attribute 'attr' (see grLaunchAttributeID for
+ * the IDs valid on kernel nodes): the value last set, or the default (all
+ * zero) when none was. Errors: grErrorInvalidValue (hNode not live or not
+ * a kernel node, value_out NULL, attr not an attribute of kernel nodes).
+ * Thread safety: not with other calls on the node's graph. Mirrors
+ * cudaGraphKernelNodeGetAttribute. */
+GR_API grError_t grGraphKernelNodeGetAttribute(grGraphNode_t hNode, grKernelNodeAttrID attr,
+                                               grKernelNodeAttrValue *value_out);
+
+/* Sets a kernel node's launch attribute; grGraphKernelNodeSetParams keeps
+ * the attributes. Values are checked (an access policy window's
+ * hitRatio in [0, 1] and properties, a known cluster scheduling policy or
+ * memory-sync domain, nvlinkUtilCentricScheduling 0 or 1) and stored; on
+ * the CPU only grLaunchAttributePriority changes anything (with
+ * grGraphInstantiateFlagUseNodePriority: docs/launch-attributes.md).
+ * Errors: grErrorInvalidValue (hNode not live or not a kernel node, value
+ * NULL, attr not valid for kernel nodes, a value out of range),
+ * grErrorNotSupported (deviceUpdatable set: graphrt has no device-side
+ * updates), grErrorMemoryAllocation; a refused call changes nothing.
+ * Thread safety: not with other calls on the node's graph. Mirrors
+ * cudaGraphKernelNodeSetAttribute. */
+GR_API grError_t grGraphKernelNodeSetAttribute(grGraphNode_t hNode, grKernelNodeAttrID attr,
+                                               const grKernelNodeAttrValue *value);
+
+/* Gives kernel node hDst every launch attribute of kernel node hSrc (the
+ * unset ones back to their defaults). Errors: grErrorInvalidValue (either
+ * not live or not a kernel node), grErrorMemoryAllocation (hDst
+ * unchanged). Thread safety: not with other calls on either node's graph.
+ * Mirrors cudaGraphKernelNodeCopyAttributes. */
+GR_API grError_t grGraphKernelNodeCopyAttributes(grGraphNode_t hDst, grGraphNode_t hSrc);
+
 /* Copy node parameters (Get reports a 1D copy: extent {count, 1, 1},
  * positions 0). Errors: those of every Get and Set (see above); for Set
  * also those grGraphAddMemcpyNode1D lists for its copy
@@ -1965,8 +2222,13 @@ typedef struct grGraphExecUpdateResultInfo {
 
 /* Compiles the graph into an executable. The executable owns copies of
  * everything it needs: the graph may be changed or destroyed right after.
- * flags: the grGraphInstantiateFlag* bits; grGraphInstantiateFlagUpload and
- * grGraphInstantiateFlagUseNodePriority change nothing on the CPU, and
+ * flags: the grGraphInstantiateFlag* bits; grGraphInstantiateFlagUpload
+ * changes nothing on the CPU; grGraphInstantiateFlagUseNodePriority makes
+ * the plan prefer, among nodes whose dependencies are met, the kernel node
+ * of higher priority (grLaunchAttributePriority, a lower number, clamped
+ * to [-5, 0]; ties in creation order): the plan's order and the lists of
+ * nodes each completion makes ready follow it (docs/launch-attributes.md;
+ * as in CUDA, priorities count only with this flag); and
  * grGraphInstantiateFlagAutoFreeOnLaunch makes each launch free the graph
  * allocations that the previous launch left allocated, as in CUDA.
  * Errors: grErrorInvalidValue (pGraphExec NULL; graph NULL or not live;
@@ -2108,7 +2370,11 @@ GR_API grError_t grGraphNodeGetEnabled(grGraphExec_t hGraphExec, grGraphNode_t h
  * hGraph NULL or not live, result grGraphExecUpdateError),
  * grErrorGraphExecUpdateFailure (a pairing or parameter rule broken:
  * result says which and errorNode / errorFromNode where, as docs/exec.md
- * lists), grErrorMemoryAllocation (result grGraphExecUpdateError). Thread
+ * lists; an edge pairs only with an edge of the same grGraphEdgeData,
+ * else TopologyChanged; a top-level kernel node whose cooperative
+ * attribute changes, or, with grGraphInstantiateFlagUseNodePriority, whose
+ * priority attribute changes: AttributesChanged),
+ * grErrorMemoryAllocation (result grGraphExecUpdateError). Thread
  * safety: any thread for the executable (see the section); not with other
  * calls on hGraph. Mirrors cudaGraphExecUpdate (CUDA 12 form). */
 GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,

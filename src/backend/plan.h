@@ -113,6 +113,14 @@ typedef struct gr_orig_note {
     grGraphEdgeData data;
 } gr_orig_note;
 
+/* The attributes update compares of orig node 'orig' (as requested,
+ * before any clamping). */
+typedef struct gr_orig_attr {
+    uint32_t orig;
+    int priority;
+    int cooperative;
+} gr_orig_attr;
+
 typedef struct gr_orig {
     const struct grGraphNode_st *node; /* identity only, never dereferenced */
     grGraphNodeType type;
@@ -211,6 +219,12 @@ struct grGraphExec_st {
      * to compare: orig_notes[0..norig_notes), NULL when none. */
     struct gr_orig_note *orig_notes;
     uint32_t norig_notes;
+    /* The top level's kernel nodes with launch attributes, for update to
+     * compare (CUDA keeps priority under
+     * grGraphInstantiateFlagUseNodePriority, and cooperative, fixed):
+     * orig_attrs[0..norig_attrs) in orig order, NULL when none. */
+    struct gr_orig_attr *orig_attrs;
+    uint32_t norig_attrs;
     /* node pointer -> orig index, built on first use (gr__exec_find) */
     const struct gr_node_map *_Atomic map;
     /* Launch ordering. last_stream (retained) changes only under 'lock'

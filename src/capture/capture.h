@@ -32,6 +32,13 @@
  * Returns the error of an invalidated capture, with its detail. */
 grError_t gr__capture_record(const char *call, gr_stream *s, const grGraphNodeParams *desc);
 
+/* gr__capture_record with launch attributes (grLaunchKernelExC, already
+ * checked): a kernel node gets those valid for kernel nodes, and the
+ * stream's priority when it is not 0 (set before them, so an explicit
+ * priority attribute wins). */
+grError_t gr__capture_record_ex(const char *call, gr_stream *s, const grGraphNodeParams *desc,
+                                const grLaunchAttribute *attrs, unsigned nattrs);
+
 /* For work that records no node (a copy or memset of zero bytes) on a
  * capturing stream s: grErrorStreamCaptureInvalidated, as
  * gr__capture_record answers, if s's capture was invalidated; else

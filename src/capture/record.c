@@ -166,7 +166,46 @@ grError_t gr__capture_check_active(const char *call, gr_stream *s)
     return grSuccess;
 }
 
+/* The attributes of a kernel node captured from s: the stream's priority
+ * (as CUDA records it), then the kernel-node attributes among
+ * attrs[0..nattrs) (checked by the caller). NULL without any, or when
+ * out of memory (*oom set). */
+static gr_kattrs *captured_attrs(gr_stream *s, const grLaunchAttribute *attrs, unsigned nattrs, bool *oom)
+{
+    gr_kattrs *ka = NULL;
+    gr__spin_lock(&s->alock);
+    int prio = s->priority;
+    gr__spin_unlock(&s->alock);
+    bool any = prio != 0;
+    for (unsigned i = 0; i < nattrs && !any; i++)
+        any = (gr__launch_attr_scope(attrs[i].id) & GR_ATTR_NODE) && attrs[i].id != grLaunchAttributeIgnore;
+    if (!any)
+        return NULL;
+    if (!(ka = gr__calloc(1, sizeof *ka))) {
+        *oom = true;
+        return NULL;
+    }
+    if (prio != 0) {
+        ka->v[grLaunchAttributePriority].priority = prio;
+        ka->set |= 1u << grLaunchAttributePriority;
+    }
+    for (unsigned i = 0; i < nattrs; i++) {
+        grLaunchAttributeID id = attrs[i].id;
+        if (id != grLaunchAttributeIgnore && (gr__launch_attr_scope(id) & GR_ATTR_NODE)) {
+            ka->v[id] = attrs[i].val;
+            ka->set |= 1u << id;
+        }
+    }
+    return ka;
+}
+
 grError_t gr__capture_record(const char *call, gr_stream *s, const grGraphNodeParams *desc)
+{
+    return gr__capture_record_ex(call, s, desc, NULL, 0);
+}
+
+grError_t gr__capture_record_ex(const char *call, gr_stream *s, const grGraphNodeParams *desc,
+                                const grLaunchAttribute *attrs, unsigned nattrs)
 {
     gr_capture *c = gr_load_acquire(&s->capture);
     gr_node_params p;
@@ -180,13 +219,18 @@ grError_t gr__capture_record(const char *call, gr_stream *s, const grGraphNodePa
         snprintf(msg, sizeof msg, "%s: %s is capturing: %s", call, GR_STREAM_NAME(s), why);
         return gr__capture_invalidate(c, grErrorStreamCaptureUnsupported, msg);
     }
-    if (GR_UNLIKELY(!make_params(desc, &p)))
+    bool oom = false;
+    gr_kattrs *ka = t == grGraphNodeTypeKernel ? captured_attrs(s, attrs, nattrs, &oom) : NULL;
+    if (GR_UNLIKELY(oom || !make_params(desc, &p))) {
+        gr__free(ka);
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory capturing a %s node on %s", call,
                         op_name(t), GR_STREAM_NAME(s));
+    }
     gr__spin_lock(&c->lock);
     if (GR_UNLIKELY(gr_load_relaxed(&c->status) != grStreamCaptureStatusActive)) {
         gr__spin_unlock(&c->lock);
         gr__node_params_free(t, &p);
+        gr__free(ka);
         return gr__capture_fail_invalidated(call, c, s);
     }
     gr_cap_member *m = gr__capture_member(c, s);
@@ -202,8 +246,10 @@ grError_t gr__capture_record(const char *call, gr_stream *s, const grGraphNodePa
     if (GR_UNLIKELY(err)) {
         gr__spin_unlock(&c->lock);
         gr__node_params_free(t, &p);
+        gr__free(ka);
         return err;
     }
+    node->kattrs = ka;
     if (GR_UNLIKELY(own))
         gr__graphmem_note_free(p.free_ptr, true);
     c->calls++;

@@ -657,6 +657,38 @@ static bool pair_top(upd *u, grGraph_t g)
     return true;
 }
 
+/* CUDA's rules on a kernel node's attributes in an update: cooperative
+ * cannot change, nor, in an executable instantiated with
+ * grGraphInstantiateFlagUseNodePriority, the priority as requested. The
+ * others are taken (on the CPU they change nothing). */
+static bool same_attrs(upd *u, grGraphNode_t n, uint64_t o)
+{
+    grGraphExec_t e = u->exec;
+    gr_orig_attr was = {(uint32_t)o, 0, 0};
+    uint32_t lo = 0, hi = e->norig_attrs; /* in orig order: a binary search */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (e->orig_attrs[mid].orig < o)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < e->norig_attrs && e->orig_attrs[lo].orig == o)
+        was = e->orig_attrs[lo];
+    if (gr__node_cooperative(n) != was.cooperative)
+        return refuse(u, grGraphExecUpdateErrorAttributesChanged, n, NULL,
+                      "%s is %scooperative and the node it pairs with was %s; a kernel node cannot change "
+                      "between cooperative and not in an update (as in CUDA)",
+                      gr__node_label(n), gr__node_cooperative(n) ? "" : "not ",
+                      was.cooperative ? "cooperative" : "not");
+    if ((e->flags & grGraphInstantiateFlagUseNodePriority) && gr__node_priority(n) != was.priority)
+        return refuse(u, grGraphExecUpdateErrorAttributesChanged, n, NULL,
+                      "%s has priority %d and the node it pairs with %d; an executable instantiated with "
+                      "grGraphInstantiateFlagUseNodePriority keeps its nodes' priorities (as in CUDA)",
+                      gr__node_label(n), gr__node_priority(n), was.priority);
+    return true;
+}
+
 /* Checks every pair of a whole-graph update: types, parameters, child
  * graphs (in g's creation order, so the first node at fault is named). */
 static bool check_top(upd *u)
@@ -669,6 +701,8 @@ static bool check_top(upd *u)
             return refuse(u, grGraphExecUpdateErrorNodeTypeChanged, n, NULL,
                           "%s pairs with a %s node; node types cannot change in an update", gr__node_label(n),
                           gr__node_type_name(o->type));
+        if (n->type == grGraphNodeTypeKernel && !same_attrs(u, n, n->scratch - 1))
+            return false;
         if (n->type == grGraphNodeTypeGraph) {
             if (!pair_child_top(u, n->p.child, n, o))
                 return false;

@@ -79,6 +79,8 @@ grError_t gr__graph_clone(grGraph_t src, grGraph_t *out)
             gr__free(map);
             return err;
         }
+        if (sn->kattrs && !gr__node_attrs_copy(cn, sn))
+            goto oom;
         cn->magic = GR_MAGIC_NODE;
         cn->type = sn->type;
         cn->seq = sn->seq;

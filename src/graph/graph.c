@@ -452,6 +452,7 @@ static void node_destroy(struct grGraphNode_st *n)
     g->nmemnodes -= n->type == grGraphNodeTypeMemAlloc || n->type == grGraphNodeTypeMemFree;
     gr__node_params_free(n->type, &n->p);
     memset(&n->p, 0, sizeof n->p);
+    gr__node_attrs_free(n);
     edges_free(n);
     n->deps = n->succs = NULL;
     n->ndeps = n->nsuccs = n->capdeps = n->capsuccs = 0;
@@ -467,6 +468,7 @@ void gr__graph_free(grGraph_t g)
         return;
     for (n = g->first; n != NULL; n = n->next) {
         gr__node_params_free(n->type, &n->p);
+        gr__node_attrs_free(n);
         edges_free(n);
         n->magic = GR_MAGIC_DEAD;
     }

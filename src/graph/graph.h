@@ -90,6 +90,9 @@ struct grGraphNode_st {
      * never trusts what another left. A traversal that only needs to know
      * whether it saw a node uses 'visit' instead. */
     uint64_t scratch;
+    /* A kernel node's launch attributes (attrs.c), NULL while none was
+     * set: every node without them costs one pointer. */
+    struct gr_kattrs *kattrs;
     struct grGraphNode_st *edges_inl[GR_NODE_EDGES_INLINE];
     gr_node_params p;
 };
@@ -268,6 +271,62 @@ void gr__edge_notes_drop_node(grGraph_t g, const struct grGraphNode_st *n);
 
 /* True if some edge into or out of n has non-default data. */
 bool gr__node_has_edge_notes(const struct grGraph_st *g, const struct grGraphNode_st *n);
+
+/* ------------------------------------------------------ launch attributes
+ * (attrs.c) */
+
+/* Where an attribute is set: a stream, a kernel node, a launch. */
+enum {
+    GR_ATTR_STREAM = 1u,
+    GR_ATTR_NODE = 2u,
+    GR_ATTR_LAUNCH = 4u
+};
+
+/* The highest grLaunchAttributeID, and one more. */
+#define GR_ATTR_IDS 17
+
+/* A kernel node's attributes: those set (bit id of 'set') and their
+ * values; the others read as their defaults (zero). */
+typedef struct gr_kattrs {
+    uint32_t set;
+    grLaunchAttributeValue v[GR_ATTR_IDS];
+} gr_kattrs;
+
+/* The places (GR_ATTR_* bits) where ID 'id' is valid; 0: not an ID. */
+unsigned gr__launch_attr_scope(grLaunchAttributeID id);
+
+/* Checks attribute 'id' with value *v for the places in 'scope' (one
+ * GR_ATTR_* bit), naming it by 'what' in the detail: an ID CUDA knows
+ * and allows there, a value in range. grErrorInvalidValue, or
+ * grErrorInvalidResourceHandle for an event that is not live,
+ * grErrorNotSupported for a device-updatable kernel node. */
+grError_t gr__launch_attr_check(const char *call, const char *what, grLaunchAttributeID id,
+                                const grLaunchAttributeValue *v, unsigned scope);
+
+/* Sets an attribute of kernel node n (checked); false when out of memory. */
+bool gr__node_attr_set(struct grGraphNode_st *n, grLaunchAttributeID id, const grLaunchAttributeValue *v);
+
+/* Copies src's attributes to dst (replacing dst's); false when out of
+ * memory, dst unchanged. */
+bool gr__node_attrs_copy(struct grGraphNode_st *dst, const struct grGraphNode_st *src);
+
+/* Frees n's attributes. */
+void gr__node_attrs_free(struct grGraphNode_st *n);
+
+/* A kernel node's priority and cooperative attributes (0 when unset). */
+static inline int gr__node_priority(const struct grGraphNode_st *n)
+{
+    return n->kattrs && (n->kattrs->set & (1u << grLaunchAttributePriority))
+               ? n->kattrs->v[grLaunchAttributePriority].priority
+               : 0;
+}
+
+static inline int gr__node_cooperative(const struct grGraphNode_st *n)
+{
+    return n->kattrs && (n->kattrs->set & (1u << grLaunchAttributeCooperative))
+               ? n->kattrs->v[grLaunchAttributeCooperative].cooperative != 0
+               : 0;
+}
 
 /* A new empty graph (magic set, everything else zero), or NULL when out
  * of memory; free it with gr__graph_free. */

@@ -181,7 +181,8 @@ typedef CUresult (*gr_cuGetProcAddress_v1)(const char *symbol, void **pfn, int c
     X(cuMemsetD8Async, (CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream))             \
     X(cuMemAllocAsync, (CUdeviceptr * dptr, size_t bytesize, CUstream hStream))                           \
     X(cuMemFreeAsync, (CUdeviceptr dptr, CUstream hStream))                                               \
-    X(cuStreamCreate, (CUstream * phStream, unsigned int Flags))                                          \
+    X(cuStreamCreateWithPriority, (CUstream * phStream, unsigned int flags, int priority))                \
+    X(cuCtxGetStreamPriorityRange, (int *leastPriority, int *greatestPriority))                           \
     X(cuStreamDestroy, (CUstream hStream))                                                                \
     X(cuStreamSynchronize, (CUstream hStream))                                                            \
     X(cuStreamQuery, (CUstream hStream))                                                                  \
