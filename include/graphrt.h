@@ -558,8 +558,9 @@ GR_API grError_t grStreamQuery(grStream_t stream);
  * event's dependencies as well (a join). flags: grEventWaitDefault (0),
  * or grEventWaitExternal, which on a capturing stream adds an event wait
  * node instead of the fork/join rules (the launched graph waits there for
- * the event's latest record at the time the node runs) and elsewhere is
- * an ordinary wait (docs/capture.md). Errors: grErrorInvalidValue (flags
+ * the event's latest record at the time the node runs); on a stream that
+ * is not capturing it is refused with grErrorIllegalState, as CUDA 13
+ * answers (docs/capture.md). Errors: grErrorInvalidValue (flags
  * with bits other than grEventWaitExternal; the event was last recorded in a
  * capture that has ended: a capturing stream's capture is invalidated),
  * grErrorInvalidResourceHandle (event not live),
@@ -692,9 +693,10 @@ GR_API grError_t grEventRecord(grEvent_t event, grStream_t stream);
  * for the event (depending on the stream's current work, as any captured
  * operation: the launched graph records the event, for waiters outside
  * the graph), and leaves the event's role in the capture as it was (it
- * does not become a fork or join point); on a stream that is not
- * capturing it is grEventRecord. Errors: grErrorInvalidValue (flags with
- * bits other than grEventRecordExternal); otherwise those of
+ * does not become a fork or join point). Errors: grErrorInvalidValue
+ * (flags with bits other than grEventRecordExternal), grErrorIllegalState
+ * (grEventRecordExternal on a stream that is not capturing, as CUDA 13
+ * answers: nothing recorded); otherwise those of
  * grEventRecord, and of captured work for a capture's record node.
  * Thread safety: as grEventRecord. Mirrors cudaEventRecordWithFlags
  * (docs/capture.md). */
@@ -1551,7 +1553,8 @@ GR_API grError_t grGraphAddDependencies(grGraph_t graph, const grGraphNode_t *fr
                                         const grGraphEdgeData *edgeData, size_t numDependencies);
 
 /* Removes edges from[i] -> to[i] whose data is edgeData[i] (edgeData
- * NULL: default data); if any is refused none is removed.
+ * NULL: whatever their data, as CUDA 13 does); if any is refused none is
+ * removed.
  * numDependencies 0 does nothing. Errors: grErrorInvalidValue (graph NULL
  * or not live; from or to NULL with numDependencies > 0; a node that is not
  * live or belongs to another graph; a self edge; an edge that does not
@@ -2066,7 +2069,10 @@ GR_API grError_t grStreamBeginCapture(grStream_t stream, grStreamCaptureMode mod
 
 /* As grStreamBeginCapture, but the captured nodes are added to the
  * existing 'graph', the first of them depending on dependencies[0..
- * numDependencies) (nodes of 'graph'). grStreamEndCapture then returns
+ * numDependencies) (nodes of 'graph') through edges with the data
+ * dependencyData[i] (NULL: default; a programmatic edge from a kernel
+ * node is checked as grGraphAddDependencies checks it, and against the
+ * first captured node when it is recorded). grStreamEndCapture then returns
  * 'graph' itself. Errors: as grStreamBeginCapture, plus
  * grErrorInvalidValue (graph NULL or not live, or owned by a child-graph
  * node; dependencies NULL with numDependencies > 0, or not distinct live
@@ -2075,10 +2081,8 @@ GR_API grError_t grStreamBeginCapture(grStream_t stream, grStreamCaptureMode mod
  * until it ends the graph cannot be destroyed or lose nodes either).
  * Thread safety: as grStreamBeginCapture; until the capture ends, the
  * graph is written by every operation captured into it (see the section's
- * thread safety). dependencyData: NULL or numDependencies entries of
- * default edge data; a non-default entry is refused with
- * grErrorNotSupported (graphrt's captures record default edges only:
- * docs/capture.md). Mirrors cudaStreamBeginCaptureToGraph (CUDA 13 form).
+ * thread safety). Errors also: grErrorInvalidValue (edge data refused).
+ * Mirrors cudaStreamBeginCaptureToGraph (CUDA 13 form).
  * Deviation: if the capture fails (invalidated,
  * unjoined, ended by the wrong thread), every node added to the graph
  * since the capture began is removed with its edges, so that a graph used
@@ -2132,10 +2136,13 @@ GR_API grError_t grStreamIsCapturing(grStream_t stream, grStreamCaptureStatus *p
  * the capture: do not destroy it), *dependencies_out / *numDependencies_out
  * the nodes the next captured operation on this stream will depend on
  * (the array stays valid until the next operation on the stream),
- * *edgeData_out the data of those dependencies' edges (all default in
- * graphrt's captures; valid as long as the dependencies array). Errors:
- * grErrorInvalidValue (captureStatus_out NULL, edgeData_out without
- * dependencies_out), grErrorStreamCaptureImplicit
+ * *edgeData_out the data of the edges from those dependencies to the
+ * next node (default, unless set by grStreamUpdateCaptureDependencies or
+ * grStreamBeginCaptureToGraph; valid as long as the dependencies array).
+ * Errors: grErrorInvalidValue (captureStatus_out NULL, edgeData_out
+ * without dependencies_out), grErrorLossyQuery (dependencies_out given,
+ * edgeData_out NULL, and a dependency's data is not the default),
+ * grErrorStreamCaptureImplicit
  * (as grStreamIsCapturing); plus the stream errors. Never refused by the
  * capture modes. Thread safety: any thread; not concurrently with
  * grStreamEndCapture of the stream's capture; *graph_out is written by
@@ -2156,10 +2163,14 @@ GR_API grError_t grStreamGetCaptureInfo(grStream_t stream, grStreamCaptureStatus
  * capturing), grErrorStreamCaptureInvalidated (its capture was
  * invalidated), grErrorMemoryAllocation; plus the stream errors. Thread
  * safety: any thread; not concurrently with grStreamEndCapture of the
- * stream's capture. dependencyData: NULL or numDependencies entries of
- * default edge data (a non-default entry: grErrorNotSupported, the capture
- * unchanged). Mirrors cudaStreamUpdateCaptureDependencies (CUDA 13
- * form). */
+ * stream's capture. dependencyData: NULL (default edges) or the data of
+ * the edges from dependencies[i] to the next captured node, checked as
+ * grGraphAddDependencies checks edge data (grErrorInvalidValue, the
+ * capture unchanged), and again against that node when it is recorded (a
+ * programmatic edge to a node that is not a kernel node: that operation
+ * is refused with grErrorInvalidValue, the capture unchanged); nodes
+ * already in the set keep their data. Mirrors
+ * cudaStreamUpdateCaptureDependencies (CUDA 13 form). */
 GR_API grError_t grStreamUpdateCaptureDependencies(grStream_t stream, grGraphNode_t *dependencies,
                                                    const grGraphEdgeData *dependencyData,
                                                    size_t numDependencies, unsigned int flags);

@@ -286,13 +286,19 @@ GR_TEST(remove_dependencies_needs_the_edges_own_data)
     a = add_inc(g, NULL, 0, &x);
     b = add_inc(g, NULL, 0, &x);
     CHECK_OK(grGraphAddDependencies(g, &a, &b, &pe, 1));
-    CHECK_GR(grErrorInvalidValue, grGraphRemoveDependencies(g, &a, &b, NULL, 1));
+    grGraphEdgeData zero = {0};
+    CHECK_GR(grErrorInvalidValue, grGraphRemoveDependencies(g, &a, &b, &zero, 1));
     CHECK_DETAIL_HAS("edge data");
     CHECK_OK(grGraphGetEdges(g, NULL, NULL, NULL, &n));
     CHECK_EQ(n, 1);
     /* The same edge again, whatever its data, is a duplicate. */
     CHECK_GR(grErrorInvalidValue, grGraphAddDependencies(g, &a, &b, NULL, 1));
     CHECK_OK(grGraphRemoveDependencies(g, &a, &b, &pe, 1));
+    CHECK_OK(grGraphGetEdges(g, NULL, NULL, NULL, &n));
+    CHECK_EQ(n, 0);
+    /* NULL data names the edge whatever its data (CUDA 13 does so). */
+    CHECK_OK(grGraphAddDependencies(g, &a, &b, &pe, 1));
+    CHECK_OK(grGraphRemoveDependencies(g, &a, &b, NULL, 1));
     CHECK_OK(grGraphGetEdges(g, NULL, NULL, NULL, &n));
     CHECK_EQ(n, 0);
     /* Added back as a default edge, the old data is gone. */
@@ -440,7 +446,12 @@ GR_TEST(graph_files_refuse_non_default_edges)
     free_kernels();
 }
 
-GR_TEST(capture_reports_default_edge_data_and_refuses_other)
+static void noop_host(void *p)
+{
+    (void)p;
+}
+
+GR_TEST(capture_reports_and_records_the_edge_data_of_its_dependencies)
 {
     grStream_t s;
     grGraph_t g;
@@ -460,32 +471,57 @@ GR_TEST(capture_reports_default_edge_data_and_refuses_other)
     CHECK_EQ(n, 1);
     CHECK(ed != NULL);
     CHECK(edge_data_eq(ed[0], (grGraphEdgeData){0}));
+    grGraphNode_t first = deps[0];
     /* edgeData_out alone is refused. */
     CHECK_GR(grErrorInvalidValue, grStreamGetCaptureInfo(s, &st, NULL, NULL, NULL, &ed, &n));
-    /* A programmatic capture dependency is refused; the capture goes on. */
-    grGraphNode_t dep = deps[0];
+    /* A programmatic dependency: reported, and lossy without room. */
     grGraphEdgeData pe = programmatic(grGraphKernelNodePortProgrammatic);
-    CHECK_GR(grErrorNotSupported,
-             grStreamUpdateCaptureDependencies(s, &dep, &pe, 1, grStreamSetCaptureDependencies));
-    CHECK_DETAIL_HAS("dependencyData");
+    CHECK_OK(grStreamUpdateCaptureDependencies(s, &first, &pe, 1, grStreamSetCaptureDependencies));
+    CHECK_OK(grStreamGetCaptureInfo(s, &st, NULL, NULL, &deps, &ed, &n));
+    CHECK_EQ(n, 1);
+    CHECK(edge_data_eq(ed[0], pe));
+    CHECK_GR(grErrorLossyQuery, grStreamGetCaptureInfo(s, &st, NULL, NULL, &deps, NULL, &n));
+    /* Bad data is refused and the capture goes on. */
+    grGraphEdgeData bad = pe;
+    bad.to_port = 1;
+    CHECK_GR(grErrorInvalidValue,
+             grStreamUpdateCaptureDependencies(s, &first, &bad, 1, grStreamSetCaptureDependencies));
     CHECK_OK(grStreamIsCapturing(s, &st));
     CHECK_EQ(st, grStreamCaptureStatusActive);
-    grGraphEdgeData zero = {0};
-    CHECK_OK(grStreamUpdateCaptureDependencies(s, &dep, &zero, 1, grStreamSetCaptureDependencies));
+    /* A host function cannot be the end of a programmatic edge: refused,
+     * nothing recorded; a kernel can. */
+    CHECK_GR(grErrorInvalidValue, grLaunchHostFunc(s, noop_host, NULL));
+    CHECK_OK(grLaunchKernel(k_inc, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, s));
+    CHECK_OK(grStreamGetCaptureInfo(s, &st, NULL, NULL, &deps, NULL, &n)); /* default again */
     CHECK_OK(grStreamEndCapture(s, &g));
+    grGraphNode_t from[2], to[2];
+    grGraphEdgeData eds[2];
+    n = 2;
+    CHECK_OK(grGraphGetEdges(g, from, to, eds, &n));
+    CHECK_EQ(n, 1);
+    CHECK_PTR_EQ(from[0], first);
+    CHECK(edge_data_eq(eds[0], pe));
     CHECK_OK(grGraphDestroy(g));
     /* Into an existing graph, with a programmatic first dependency. */
     grGraph_t into;
     grGraphNode_t root;
     CHECK_OK(grGraphCreate(&into, 0));
     root = add_inc(into, NULL, 0, &x);
-    CHECK_GR(grErrorNotSupported,
-             grStreamBeginCaptureToGraph(s, into, &root, &pe, 1, grStreamCaptureModeGlobal));
-    CHECK_OK(grStreamIsCapturing(s, &st));
-    CHECK_EQ(st, grStreamCaptureStatusNone);
-    CHECK_OK(grStreamBeginCaptureToGraph(s, into, &root, &zero, 1, grStreamCaptureModeGlobal));
+    CHECK_OK(grStreamBeginCaptureToGraph(s, into, &root, &pe, 1, grStreamCaptureModeGlobal));
+    CHECK_OK(grLaunchKernel(k_inc, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, s));
     CHECK_OK(grStreamEndCapture(s, &g));
     CHECK_PTR_EQ(g, into);
+    n = 2;
+    CHECK_OK(grGraphNodeGetDependentNodes(root, to, eds, &n));
+    CHECK_EQ(n, 1);
+    CHECK(edge_data_eq(eds[0], pe));
+    /* A programmatic dependency from a node that is not a kernel node. */
+    grGraphNode_t e;
+    CHECK_OK(grGraphAddEmptyNode(&e, into, NULL, 0));
+    CHECK_GR(grErrorInvalidValue,
+             grStreamBeginCaptureToGraph(s, into, &e, &pe, 1, grStreamCaptureModeGlobal));
+    CHECK_OK(grStreamIsCapturing(s, &st));
+    CHECK_EQ(st, grStreamCaptureStatusNone);
     CHECK_OK(grGraphDestroy(into));
     CHECK_OK(grStreamDestroy(s));
     free_kernels();

@@ -330,3 +330,40 @@ GR_TEST(captured_launch_kernel_exc_gives_the_node_its_attributes)
     CHECK_OK(grStreamDestroy(s));
     teardown();
 }
+
+GR_TEST(kernel_node_attributes_follow_the_cuda_13_probes)
+{
+    grGraph_t g;
+    grGraphNode_t n;
+    grKernelNodeAttrValue v, r;
+    setup();
+    CHECK_OK(grGraphCreate(&g, 0));
+    n = add_kernel(g);
+    /* Priorities are clamped into [-5, 0] when set (docs/cuda13-probes.md). */
+    v = val_priority(3);
+    CHECK_OK(grGraphKernelNodeSetAttribute(n, grKernelNodeAttributePriority, &v));
+    CHECK_OK(grGraphKernelNodeGetAttribute(n, grKernelNodeAttributePriority, &r));
+    CHECK_EQ(r.priority, 0);
+    v = val_priority(-100);
+    CHECK_OK(grGraphKernelNodeSetAttribute(n, grKernelNodeAttributePriority, &v));
+    CHECK_OK(grGraphKernelNodeGetAttribute(n, grKernelNodeAttributePriority, &r));
+    CHECK_EQ(r.priority, -5);
+    /* Cooperative keeps the value given. */
+    memset(&v, 0, sizeof v);
+    v.cooperative = 5;
+    CHECK_OK(grGraphKernelNodeSetAttribute(n, grKernelNodeAttributeCooperative, &v));
+    CHECK_OK(grGraphKernelNodeGetAttribute(n, grKernelNodeAttributeCooperative, &r));
+    CHECK_EQ(r.cooperative, 5);
+    /* A new node's sync-domain map reads default 0, remote 1. */
+    CHECK_OK(grGraphKernelNodeGetAttribute(add_kernel(g), grKernelNodeAttributeMemSyncDomainMap, &r));
+    CHECK_EQ(r.memSyncDomainMap.default_, 0);
+    CHECK_EQ(r.memSyncDomainMap.remote, 1);
+    /* IDs a CUDA 13.0 kernel node refuses. */
+    CHECK_GR(grErrorInvalidValue,
+             grGraphKernelNodeGetAttribute(n, grLaunchAttributePreferredClusterDimension, &r));
+    CHECK_GR(grErrorInvalidValue,
+             grGraphKernelNodeGetAttribute(n, grLaunchAttributeNvlinkUtilCentricScheduling, &r));
+    CHECK_GR(grErrorInvalidValue, grGraphKernelNodeGetAttribute(n, grLaunchAttributeIgnore, &r));
+    CHECK_OK(grGraphDestroy(g));
+    teardown();
+}

@@ -257,3 +257,28 @@ GR_TEST(captured_kernels_carry_their_streams_priority)
     CHECK_OK(grKernelDestroy(k_log));
     k_log = NULL;
 }
+
+GR_TEST(stream_ids_and_priorities_follow_the_cuda_13_probes)
+{
+    grStream_t s;
+    grGraph_t g;
+    grStreamAttrValue v;
+    unsigned long long id = 0;
+    int p = 7;
+    /* The legacy stream accepts a priority and keeps 0. */
+    memset(&v, 0, sizeof v);
+    v.priority = -3;
+    CHECK_OK(grStreamSetAttribute(grStreamLegacy, grStreamAttributePriority, &v));
+    CHECK_OK(grStreamGetPriority(grStreamLegacy, &p));
+    CHECK_EQ(p, 0);
+    /* A capturing stream's id is refused; the capture goes on. */
+    CHECK_OK(grStreamCreate(&s));
+    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+    CHECK_GR(grErrorStreamCaptureUnsupported, grStreamGetId(s, &id));
+    CHECK_EQ(id, 0);
+    CHECK_OK(grStreamEndCapture(s, &g));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamGetId(s, &id));
+    CHECK(id != 0);
+    CHECK_OK(grStreamDestroy(s));
+}

@@ -101,6 +101,16 @@ static grError_t capture_event_node(const char *call, gr_stream *s, grGraphNodeT
     return gr__capture_record(call, s, &desc);
 }
 
+/* The external flags outside a capture: CUDA 13 answers
+ * grErrorIllegalState (docs/cuda13-probes.md). */
+static grError_t not_capturing(const char *call, gr_stream *s, const char *flag)
+{
+    return gr__fail(
+        grErrorIllegalState,
+        "%s: %s is not capturing; %s makes an event node of a capture, so outside one pass flags 0", call,
+        GR_STREAM_NAME(s), flag);
+}
+
 /* grEventRecord and grEventRecordWithFlags, naming 'call'. */
 static grError_t event_record(const char *call, grEvent_t event, grStream_t stream, unsigned int flags)
 {
@@ -116,6 +126,8 @@ static grError_t event_record(const char *call, grEvent_t event, grStream_t stre
             return capture_event_node(call, s, grGraphNodeTypeEventRecord, event);
         return gr__capture_event_record(call, event, s);
     }
+    if (GR_UNLIKELY(flags & grEventRecordExternal))
+        return not_capturing(call, s, "grEventRecordExternal");
     if ((err = gr__capture_check_implicit(call, s)))
         return err;
     if (GR_UNLIKELY(s->device != event->device))
@@ -212,8 +224,10 @@ GR_API grError_t grStreamWaitEvent(grStream_t stream, grEvent_t event, unsigned 
         return err;
     if ((err = gr__stream_from_handle("grStreamWaitEvent", stream, &s)))
         return err;
-    if (GR_UNLIKELY(flags & grEventWaitExternal) && gr__stream_capturing(s))
-        return capture_event_node("grStreamWaitEvent", s, grGraphNodeTypeWaitEvent, event);
+    if (GR_UNLIKELY(flags & grEventWaitExternal))
+        return gr__stream_capturing(s)
+                   ? capture_event_node("grStreamWaitEvent", s, grGraphNodeTypeWaitEvent, event)
+                   : not_capturing("grStreamWaitEvent", s, "grEventWaitExternal");
     if (GR_UNLIKELY(gr__stream_capturing(s) || event->capture))
         return gr__capture_wait_event("grStreamWaitEvent", s, event);
     if ((err = gr__capture_check_implicit("grStreamWaitEvent", s)))

@@ -58,6 +58,11 @@ GR_API grError_t grStreamGetId(grStream_t hStream, unsigned long long *streamId)
     grError_t err = stream_out("grStreamGetId", hStream, streamId, "streamId", &s);
     if (err)
         return err;
+    if (gr__stream_capturing(s))
+        return gr__fail(grErrorStreamCaptureUnsupported,
+                        "grStreamGetId: %s is capturing; CUDA 13 refuses the id of a capturing stream (the "
+                        "capture is not invalidated)",
+                        GR_STREAM_NAME(s));
     *streamId = s->serial;
     return grSuccess;
 }
@@ -87,7 +92,9 @@ static void attr_read(gr_stream *s, grStreamAttrID attr, grStreamAttrValue *v)
         v->priority = s->priority;
         return;
     case grLaunchAttributeMemSyncDomainMap:
-        v->memSyncDomainMap = s->domain_map;
+        *v = gr__launch_attr_default(attr);
+        if (s->domain_map_set)
+            v->memSyncDomainMap = s->domain_map;
         return;
     case grLaunchAttributeMemSyncDomain:
         v->memSyncDomain = s->domain;
@@ -112,11 +119,14 @@ static void attr_write(gr_stream *s, grStreamAttrID attr, const grStreamAttrValu
         return;
     case grLaunchAttributePriority:
         /* A GPU stream keeps the value it was created with in the driver;
-         * graphrt clamps to the CPU's range, which CUDA's GPUs share. */
-        s->priority = gr__cpu_stream_priority_clamp(v->priority);
+         * graphrt clamps to the CPU's range, which CUDA's GPUs share. The
+         * legacy stream accepts and ignores it, as CUDA 13 does. */
+        if (!(s->flags & GR_STREAM_LEGACY))
+            s->priority = gr__cpu_stream_priority_clamp(v->priority);
         return;
     case grLaunchAttributeMemSyncDomainMap:
         s->domain_map = v->memSyncDomainMap;
+        s->domain_map_set = true;
         return;
     case grLaunchAttributeMemSyncDomain:
         s->domain = v->memSyncDomain;

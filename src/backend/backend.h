@@ -390,6 +390,7 @@ struct gr_stream {
     grAccessPolicyWindow apw;
     grSynchronizationPolicy sync_policy; /* 0: never set, reads as Auto */
     grLaunchMemSyncDomainMap domain_map;
+    bool domain_map_set; /* else the map reads as CUDA's default */
     grLaunchMemSyncDomain domain;
     unsigned nvlink_sched;
 };

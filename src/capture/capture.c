@@ -139,10 +139,23 @@ gr_cap_member *gr__capture_member(gr_capture *c, gr_stream *s)
     return NULL;
 }
 
+/* Checks the edge data of capture dependencies (live nodes, checked
+ * already): as grGraphAddDependencies checks it, the node the edges will
+ * lead to being unknown yet (the next captured operation, checked then). */
+static grError_t check_capture_edge_data(const char *call, const grGraphNode_t *deps,
+                                         const grGraphEdgeData *data, size_t n)
+{
+    grError_t err;
+    for (size_t i = 0; data && i < n; i++)
+        if ((err = gr__edge_data_check(call, deps[i], grGraphNodeTypeKernel, &data[i], "dependencyData", i)))
+            return err;
+    return grSuccess;
+}
+
 /* ------------------------------------------------------------------ begin */
 
 static grError_t begin(const char *call, grStream_t stream, grGraph_t graph, const grGraphNode_t *deps,
-                       size_t ndeps, grStreamCaptureMode mode)
+                       const grGraphEdgeData *data, size_t ndeps, grStreamCaptureMode mode)
 {
     gr_stream *s = NULL;
     gr_capture *c;
@@ -167,6 +180,8 @@ static grError_t begin(const char *call, grStream_t stream, grGraph_t graph, con
                             "%s: graph %p belongs to a child-graph node; capture into a top-level graph",
                             call, GR_PTR(graph));
         if ((err = gr__graph_check_deps(call, graph, deps, ndeps)))
+            return err;
+        if ((err = check_capture_edge_data(call, deps, data, ndeps)))
             return err;
         if (graph->capture)
             return gr__fail(grErrorIllegalState,
@@ -199,7 +214,7 @@ static grError_t begin(const char *call, grStream_t stream, grGraph_t graph, con
             goto oom;
         c->own_graph = true;
     }
-    if (ndeps && !gr__depset_assign(&c->members[0].deps, deps, ndeps)) {
+    if (ndeps && !gr__capture_member_deps(&c->members[0], deps, data, ndeps, true)) {
         if (c->own_graph)
             grGraphDestroy(c->graph);
         goto oom;
@@ -228,21 +243,7 @@ oom:
 
 GR_API grError_t grStreamBeginCapture(grStream_t stream, grStreamCaptureMode mode)
 {
-    return begin("grStreamBeginCapture", stream, NULL, NULL, 0, mode);
-}
-
-/* Capture dependencies carry default edge data only: a programmatic edge
- * is refused (graphrt's captures record full dependencies). */
-static grError_t check_capture_edge_data(const char *call, const grGraphEdgeData *data, size_t n)
-{
-    for (size_t i = 0; data && i < n; i++)
-        if (!gr__edge_data_is_default(&data[i]))
-            return gr__fail(grErrorNotSupported,
-                            "%s: dependencyData[%zu] is non-default edge data (type %u, from_port %u); "
-                            "graphrt's stream capture records default edges only (add programmatic edges "
-                            "with grGraphAddDependencies after the capture)",
-                            call, i, data[i].type, data[i].from_port);
-    return grSuccess;
+    return begin("grStreamBeginCapture", stream, NULL, NULL, NULL, 0, mode);
 }
 
 GR_API grError_t grStreamBeginCaptureToGraph(grStream_t stream, grGraph_t graph,
@@ -250,14 +251,12 @@ GR_API grError_t grStreamBeginCaptureToGraph(grStream_t stream, grGraph_t graph,
                                              const grGraphEdgeData *dependencyData, size_t numDependencies,
                                              grStreamCaptureMode mode)
 {
-    grError_t err;
     if (graph == NULL)
         return gr__fail(grErrorInvalidValue,
                         "grStreamBeginCaptureToGraph: graph is NULL; pass the graph to capture into (or use "
                         "grStreamBeginCapture)");
-    if ((err = check_capture_edge_data("grStreamBeginCaptureToGraph", dependencyData, numDependencies)))
-        return err;
-    return begin("grStreamBeginCaptureToGraph", stream, graph, dependencies, numDependencies, mode);
+    return begin("grStreamBeginCaptureToGraph", stream, graph, dependencies, dependencyData, numDependencies,
+                 mode);
 }
 
 /* -------------------------------------------------------------------- end */
@@ -330,6 +329,7 @@ static void finish(gr_capture *c, bool keep)
         gr_store_release(&c->members[i].s->capture, NULL);
         gr__stream_release(c->members[i].s);
         gr__depset_free(&c->members[i].deps);
+        gr__free(c->members[i].edata);
         gr__free(c->members[i].zeros);
     }
     for (gr_cap_event *ce = c->events, *next; ce; ce = next) {
@@ -504,8 +504,18 @@ static grError_t capture_info(const char *call, grStream_t stream, grStreamCaptu
             *id_out = c->id;
         if (graph_out)
             *graph_out = c->graph;
+        if (m && m->edata && dependencies_out && !edgeData_out) {
+            for (uint32_t k = 0; k < m->deps.n; k++)
+                if (!gr__edge_data_is_default(&m->edata[k])) {
+                    gr__spin_unlock(&c->lock);
+                    return gr__fail(grErrorLossyQuery,
+                                    "%s: a dependency of %s has non-default edge data and edgeData_out is "
+                                    "NULL; pass edgeData_out to receive it, as in CUDA",
+                                    call, GR_STREAM_NAME(s));
+                }
+        }
         if (edgeData_out) {
-            const grGraphEdgeData *z = m ? member_zeros(m, m->deps.n) : NULL;
+            const grGraphEdgeData *z = !m ? NULL : m->edata ? m->edata : member_zeros(m, m->deps.n);
             if (m && !z) {
                 gr__spin_unlock(&c->lock);
                 return gr__fail(grErrorMemoryAllocation, "%s: out of memory listing the edge data", call);
@@ -544,8 +554,6 @@ GR_API grError_t grStreamUpdateCaptureDependencies(grStream_t stream, grGraphNod
     c = gr_load_acquire(&s->capture);
     if (!c)
         return gr__fail(grErrorIllegalState, "%s: %s is not capturing", call, GR_STREAM_NAME(s));
-    if ((err = check_capture_edge_data(call, dependencyData, numDependencies)))
-        return err;
     gr__spin_lock(&c->lock);
     if (gr_load_relaxed(&c->status) != grStreamCaptureStatusActive) {
         gr__spin_unlock(&c->lock);
@@ -563,10 +571,14 @@ GR_API grError_t grStreamUpdateCaptureDependencies(grStream_t stream, grGraphNod
                 call, i, GR_PTR(n), gr__capture_describe(c, d, sizeof d));
         }
     }
+    if ((err = check_capture_edge_data(call, dependencies, dependencyData, numDependencies))) {
+        gr__spin_unlock(&c->lock);
+        return err;
+    }
     gr_cap_member *m = gr__capture_member(c, s);
-    bool ok = GR_ALWAYS(m != NULL) && (flags == grStreamSetCaptureDependencies
-                                           ? gr__depset_assign(&m->deps, dependencies, numDependencies)
-                                           : gr__depset_union(&m->deps, dependencies, numDependencies));
+    bool ok =
+        GR_ALWAYS(m != NULL) && gr__capture_member_deps(m, dependencies, dependencyData, numDependencies,
+                                                        flags == grStreamSetCaptureDependencies);
     gr__spin_unlock(&c->lock);
     if (!ok)
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);

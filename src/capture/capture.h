@@ -129,9 +129,13 @@ typedef struct gr_cap_member {
     gr_depset deps;
     uint32_t lane;     /* the stream's lane in the graph's provenance (graph.h), or 0 */
     bool wait_pending; /* waited since its last node: the next node is a noted wait's target */
-    /* The edge data grStreamGetCaptureInfo hands out with 'deps': all
-     * default, as every captured edge is (nzeros entries, NULL until
-     * asked for; freed when the capture ends). */
+    /* The data of the edges from deps[i] to the next node: edata[i], or
+     * all default while edata is NULL (set only by
+     * grStreamBeginCaptureToGraph and grStreamUpdateCaptureDependencies
+     * with non-default data; gone with the next node). */
+    grGraphEdgeData *edata;
+    /* The all-default edge data grStreamGetCaptureInfo hands out while
+     * edata is NULL (nzeros entries, NULL until asked for). */
     grGraphEdgeData *zeros;
     uint32_t nzeros;
 } gr_cap_member;
@@ -223,6 +227,12 @@ static inline grGraphNode_t *gr__depset_nodes(gr_depset *d)
     return d->heap ? d->heap : d->inl;
 }
 bool gr__depset_assign(gr_depset *d, const grGraphNode_t *nodes, size_t n);
+
+/* Sets m->deps to nodes[0..n) (replace) or adds them to it, with their
+ * edge data (data NULL: default), keeping m->edata parallel to m->deps.
+ * False when out of memory, m unchanged. */
+bool gr__capture_member_deps(gr_cap_member *m, const grGraphNode_t *nodes, const grGraphEdgeData *data,
+                             size_t n, bool replace);
 bool gr__depset_union(gr_depset *d, const grGraphNode_t *nodes, size_t n);
 
 /* The member record of s in c (c->lock held), or NULL. */

@@ -83,6 +83,38 @@ bool gr__depset_union(gr_depset *d, const grGraphNode_t *nodes, size_t n)
     return true;
 }
 
+bool gr__capture_member_deps(gr_cap_member *m, const grGraphNode_t *nodes, const grGraphEdgeData *data,
+                             size_t n, bool replace)
+{
+    uint32_t old_n = replace ? 0 : m->deps.n;
+    bool any = m->edata != NULL && !replace;
+    for (size_t i = 0; data && i < n && !any; i++)
+        any = !gr__edge_data_is_default(&data[i]);
+    grGraphEdgeData *ed = NULL;
+    if (any && !(ed = gr__calloc((size_t)old_n + n + 1, sizeof *ed)))
+        return false;
+    if (!(replace ? gr__depset_assign(&m->deps, nodes, n) : gr__depset_union(&m->deps, nodes, n))) {
+        gr__free(ed);
+        return false;
+    }
+    if (ed) {
+        /* Kept entries keep their data; a new one takes the data of its
+         * first occurrence in nodes. */
+        const grGraphNode_t *v = gr__depset_nodes(&m->deps);
+        if (m->edata && !replace)
+            memcpy(ed, m->edata, old_n * sizeof *ed);
+        for (uint32_t k = old_n; k < m->deps.n && data; k++)
+            for (size_t i = 0; i < n; i++)
+                if (nodes[i] == v[k]) {
+                    ed[k] = data[i];
+                    break;
+                }
+    }
+    gr__free(m->edata);
+    m->edata = ed;
+    return true;
+}
+
 /* -------------------------------------------------------------- operations */
 
 static const char *op_name(grGraphNodeType t)
@@ -193,6 +225,8 @@ static gr_kattrs *captured_attrs(gr_stream *s, const grLaunchAttribute *attrs, u
         grLaunchAttributeID id = attrs[i].id;
         if (id != grLaunchAttributeIgnore && (gr__launch_attr_scope(id) & GR_ATTR_NODE)) {
             ka->v[id] = attrs[i].val;
+            if (id == grLaunchAttributePriority)
+                ka->v[id].priority = gr__cpu_stream_priority_clamp(attrs[i].val.priority);
             ka->set |= 1u << id;
         }
     }
@@ -241,6 +275,17 @@ grError_t gr__capture_record_ex(const char *call, gr_stream *s, const grGraphNod
     if (GR_UNLIKELY(t == grGraphNodeTypeMemFree))
         err =
             gr__graphmem_check_free(call, c->graph, gr__depset_nodes(&m->deps), m->deps.n, p.free_ptr, &own);
+    /* Non-default data of the dependencies (from
+     * grStreamUpdateCaptureDependencies or grStreamBeginCaptureToGraph)
+     * goes on the new edges: checked against the new node, room noted
+     * first so that nothing fails once the node is in. */
+    size_t nnotes = 0;
+    for (uint32_t k = 0; GR_UNLIKELY(m->edata != NULL) && !err && k < m->deps.n; k++) {
+        err = gr__edge_data_check(call, gr__depset_nodes(&m->deps)[k], t, &m->edata[k], "dependency data", k);
+        nnotes += !gr__edge_data_is_default(&m->edata[k]);
+    }
+    if (GR_UNLIKELY(nnotes) && !err && !gr__edge_notes_reserve(c->graph, nnotes))
+        err = gr__fail(grErrorMemoryAllocation, "%s: out of memory noting edge data", call);
     if (GR_LIKELY(!err))
         err = gr__graph_insert_node(call, c->graph, gr__depset_nodes(&m->deps), m->deps.n, t, &p, &node);
     if (GR_UNLIKELY(err)) {
@@ -250,6 +295,12 @@ grError_t gr__capture_record_ex(const char *call, gr_stream *s, const grGraphNod
         return err;
     }
     node->kattrs = ka;
+    if (GR_UNLIKELY(m->edata != NULL)) {
+        for (uint32_t k = 0; k < m->deps.n; k++)
+            gr__edge_note_add(c->graph, gr__depset_nodes(&m->deps)[k], node, &m->edata[k]);
+        gr__free(m->edata);
+        m->edata = NULL;
+    }
     if (GR_UNLIKELY(own))
         gr__graphmem_note_free(p.free_ptr, true);
     c->calls++;
@@ -481,7 +532,7 @@ grError_t gr__capture_wait_event(const char *call, gr_stream *s, grEvent_t e)
     }
     gr__spin_lock(&c->lock);
     gr_cap_member *m = gr__capture_member(c, s);
-    bool ok = gr__depset_union(&m->deps, gr__depset_nodes(&ce->deps), ce->deps.n);
+    bool ok = gr__capture_member_deps(m, gr__depset_nodes(&ce->deps), NULL, ce->deps.n, false);
     if (ok)
         note_wait(c, m, ce);
     gr__spin_unlock(&c->lock);

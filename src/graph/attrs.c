@@ -23,17 +23,19 @@ unsigned gr__launch_attr_scope(grLaunchAttributeID id)
     case grLaunchAttributePriority:
     case grLaunchAttributeMemSyncDomainMap:
     case grLaunchAttributeMemSyncDomain:
-    case grLaunchAttributeNvlinkUtilCentricScheduling:
         return all;
     case grLaunchAttributeSynchronizationPolicy:
         return GR_ATTR_STREAM;
+    case grLaunchAttributeNvlinkUtilCentricScheduling:
+        return GR_ATTR_STREAM | GR_ATTR_LAUNCH;
     case grLaunchAttributeCooperative:
     case grLaunchAttributeClusterDimension:
     case grLaunchAttributeClusterSchedulingPolicyPreference:
-    case grLaunchAttributePreferredClusterDimension:
     case grLaunchAttributeDeviceUpdatableKernelNode:
     case grLaunchAttributePreferredSharedMemoryCarveout:
         return GR_ATTR_NODE | GR_ATTR_LAUNCH;
+    /* A CUDA 13.0 kernel node refuses these (docs/cuda13-probes.md). */
+    case grLaunchAttributePreferredClusterDimension:
     case grLaunchAttributeProgrammaticStreamSerialization:
     case grLaunchAttributeProgrammaticEvent:
     case grLaunchAttributeLaunchCompletionEvent:
@@ -135,8 +137,22 @@ bool gr__node_attr_set(struct grGraphNode_st *n, grLaunchAttributeID id, const g
     if (!n->kattrs && !(n->kattrs = gr__calloc(1, sizeof *n->kattrs)))
         return false;
     n->kattrs->v[id] = *v;
+    /* CUDA clamps a node's priority into the device's range when it is
+     * set (docs/cuda13-probes.md). */
+    if (id == grLaunchAttributePriority)
+        n->kattrs->v[id].priority = gr__cpu_stream_priority_clamp(v->priority);
     n->kattrs->set |= 1u << id;
     return true;
+}
+
+grLaunchAttributeValue gr__launch_attr_default(grLaunchAttributeID id)
+{
+    grLaunchAttributeValue v;
+    memset(&v, 0, sizeof v);
+    /* CUDA 13 reads a new kernel node's map as default 0, remote 1. */
+    if (id == grLaunchAttributeMemSyncDomainMap)
+        v.memSyncDomainMap.remote = 1;
+    return v;
 }
 
 bool gr__node_attrs_copy(struct grGraphNode_st *dst, const struct grGraphNode_st *src)
@@ -174,7 +190,6 @@ GR_API grError_t grGraphKernelNodeGetAttribute(grGraphNode_t hNode, grKernelNode
                                                grKernelNodeAttrValue *value_out)
 {
     static const char call[] = "grGraphKernelNodeGetAttribute";
-    static const grLaunchAttributeValue zero;
     grError_t err = kernel_node_check(call, "hNode", hNode);
     if (err != grSuccess)
         return err;
@@ -183,7 +198,8 @@ GR_API grError_t grGraphKernelNodeGetAttribute(grGraphNode_t hNode, grKernelNode
     if (!(gr__launch_attr_scope(attr) & GR_ATTR_NODE) || attr == grLaunchAttributeIgnore)
         return gr__fail(grErrorInvalidValue, "%s: attr %d is not an attribute of kernel nodes", call,
                         (int)attr);
-    *value_out = hNode->kattrs && (hNode->kattrs->set & (1u << attr)) ? hNode->kattrs->v[attr] : zero;
+    *value_out = hNode->kattrs && (hNode->kattrs->set & (1u << attr)) ? hNode->kattrs->v[attr]
+                                                                      : gr__launch_attr_default(attr);
     return grSuccess;
 }
 

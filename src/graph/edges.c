@@ -15,7 +15,7 @@
  *
  * Edge data: a non-default edge is checked with the others and noted in
  * the graph's side table once every edge is linked (room reserved first);
- * an edge is removed only when the caller names its data.
+ * an edge is removed when the caller names its data, or passes no data.
  *
  * Invariant kept: the graph is acyclic after every call.
  */
@@ -291,8 +291,10 @@ GR_API grError_t grGraphRemoveDependencies(grGraph_t graph, const grGraphNode_t 
             return gr__fail(grErrorInvalidValue,
                             "%s: edge %zu (%s -> %s) does not exist; nothing was removed", call, i,
                             gr__node_label(from[i]), gr__node_label(to[i]));
+        /* NULL edgeData names each edge whatever its data, as CUDA 13
+         * removes a programmatic edge given NULL (docs/cuda13-probes.md). */
         grGraphEdgeData have = gr__edge_data_of(graph, from[i], to[i]);
-        grGraphEdgeData want = edgeData ? edgeData[i] : (grGraphEdgeData){0};
+        grGraphEdgeData want = edgeData ? edgeData[i] : have;
         if (memcmp(&have, &want, sizeof have) != 0)
             return gr__fail(grErrorInvalidValue,
                             "%s: edge %zu (%s -> %s) exists with edge data (type %u, from_port %u) but the "

@@ -303,7 +303,12 @@ unsigned gr__launch_attr_scope(grLaunchAttributeID id);
 grError_t gr__launch_attr_check(const char *call, const char *what, grLaunchAttributeID id,
                                 const grLaunchAttributeValue *v, unsigned scope);
 
-/* Sets an attribute of kernel node n (checked); false when out of memory. */
+/* The value an attribute reads as before it is set (zero but for
+ * MemSyncDomainMap: default 0, remote 1, as CUDA 13 reads it). */
+grLaunchAttributeValue gr__launch_attr_default(grLaunchAttributeID id);
+
+/* Sets an attribute of kernel node n (checked; a priority is clamped into
+ * [-5, 0] as CUDA clamps it); false when out of memory. */
 bool gr__node_attr_set(struct grGraphNode_st *n, grLaunchAttributeID id, const grLaunchAttributeValue *v);
 
 /* Copies src's attributes to dst (replacing dst's); false when out of
