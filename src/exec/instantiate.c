@@ -169,6 +169,22 @@ static void fill_params(builder *b, gr_pnode *pn, const struct grGraphNode_st *g
     }
 }
 
+/* Remembers the attributes update compares of top-level node gn (orig
+ * index oi); the array grows by doubling, as few nodes have attributes.
+ * False when out of memory. */
+static bool note_attrs(struct grGraphExec_st *e, uint32_t oi, const struct grGraphNode_st *gn)
+{
+    uint32_t n = e->norig_attrs;
+    if ((n & (n - 1)) == 0) { /* 0, 1, 2, 4, ...: full */
+        gr_orig_attr *a = gr__realloc(e->orig_attrs, (n ? 2 * (size_t)n : 1) * sizeof *a);
+        if (!a)
+            return false;
+        e->orig_attrs = a;
+    }
+    e->orig_attrs[e->norig_attrs++] = (gr_orig_attr){oi, gr__node_priority(gn), gr__node_cooperative(gn)};
+    return true;
+}
+
 /* The top level's edges, and what the executable remembers of each of its
  * nodes (gr_orig), in one walk of the graph in creation order: on large
  * graphs the walks over the nodes' memory are what instantiation costs.
@@ -191,14 +207,6 @@ static grError_t edges_and_orig(builder *b, grGraph_t g, struct grGraphExec_st *
         gr__big_free(porig);
         return gr__fail(grErrorMemoryAllocation, "grGraphInstantiate: out of memory");
     }
-    size_t nattrs = 0;
-    struct grGraphNode_st *an;
-    GR_GRAPH_FOR_EACH_NODE (g, an)
-        nattrs += an->kattrs != NULL;
-    if (nattrs && !(e->orig_attrs = gr__malloc(nattrs * sizeof *e->orig_attrs))) {
-        gr__big_free(porig);
-        return gr__fail(grErrorMemoryAllocation, "grGraphInstantiate: out of memory");
-    }
     if (g->nnotes) {
         e->orig_notes = gr__malloc(g->nnotes * sizeof *e->orig_notes);
         if (!e->orig_notes) {
@@ -210,9 +218,8 @@ static grError_t edges_and_orig(builder *b, grGraph_t g, struct grGraphExec_st *
     GR_GRAPH_FOR_EACH_NODE (g, gn) {
         uint32_t oi = i++;
         gr_orig *o = &e->orig[oi];
-        if (GR_UNLIKELY(gn->kattrs != NULL))
-            e->orig_attrs[e->norig_attrs++] =
-                (gr_orig_attr){oi, gr__node_priority(gn), gr__node_cooperative(gn)};
+        if (GR_UNLIKELY(gn->kattrs != NULL) && !note_attrs(e, oi, gn))
+            b->oom = true;
         if (GR_UNLIKELY(g->nnotes) && gr__node_has_edge_notes(g, gn))
             for (size_t k = 0; k < gn->ndeps; k++) {
                 grGraphEdgeData ed = gr__edge_data_of(g, gn->deps[k], gn);
