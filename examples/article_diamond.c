@@ -152,9 +152,9 @@ int main(void)
 
     size_t num_nodes = 0, num_edges = 0, num_roots = 0, num_deps_d = 0;
     CHECK(grGraphGetNodes(graph, NULL, &num_nodes));
-    CHECK(grGraphGetEdges(graph, NULL, NULL, &num_edges));
+    CHECK(grGraphGetEdges(graph, NULL, NULL, NULL, &num_edges));
     CHECK(grGraphGetRootNodes(graph, NULL, &num_roots));
-    CHECK(grGraphNodeGetDependencies(d, NULL, &num_deps_d));
+    CHECK(grGraphNodeGetDependencies(d, NULL, NULL, &num_deps_d));
     printf("built A -> {B, C} -> D: %zu nodes, %zu edges, %zu root, D has %zu dependencies\n", num_nodes,
            num_edges, num_roots, num_deps_d);
     int ok = num_nodes == 4 && num_edges == 4 && num_roots == 1 && num_deps_d == 2;

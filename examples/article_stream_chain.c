@@ -163,7 +163,7 @@ int main(void)
 
     size_t num_nodes = 0, num_edges = 0;
     CHECK(grGraphGetNodes(graph, NULL, &num_nodes));
-    CHECK(grGraphGetEdges(graph, NULL, NULL, &num_edges));
+    CHECK(grGraphGetEdges(graph, NULL, NULL, NULL, &num_edges));
     printf("graph: %zu nodes, %zu edges\n", num_nodes, num_edges);
     grGraphNode_t listed[3], from[2], to[2];
     if (num_nodes != 3 || num_edges != 2) {
@@ -176,7 +176,7 @@ int main(void)
         CHECK(grGraphNodeGetType(listed[i], &type));
         printf("  node %zu: %s (%s)\n", i, type_name(type), node_name(nodes, listed[i]));
     }
-    CHECK(grGraphGetEdges(graph, from, to, &num_edges));
+    CHECK(grGraphGetEdges(graph, from, to, NULL, &num_edges));
     for (size_t i = 0; i < num_edges; ++i)
         printf("  edge %zu: %s -> %s\n", i, node_name(nodes, from[i]), node_name(nodes, to[i]));
 

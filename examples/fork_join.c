@@ -169,7 +169,7 @@ static size_t show(const char *title, grGraph_t graph)
 {
     size_t num_nodes = 0, num_edges = 0;
     CHECK(grGraphGetNodes(graph, NULL, &num_nodes));
-    CHECK(grGraphGetEdges(graph, NULL, NULL, &num_edges));
+    CHECK(grGraphGetEdges(graph, NULL, NULL, NULL, &num_edges));
     printf("== %s: %zu nodes, %zu edges\n", title, num_nodes, num_edges);
     grGraphAnalysis report;
     CHECK(grGraphAnalyze(graph, &report, 0));

@@ -457,7 +457,7 @@ static void graph_build(Graph *g, Pipeline *p, int mode, int parallel)
     g->build_us = t1 - t0;
     g->instantiate_us = t2 - t1;
     CHECK(grGraphGetNodes(g->graph, NULL, &g->nodes));
-    CHECK(grGraphGetEdges(g->graph, NULL, NULL, &g->edges));
+    CHECK(grGraphGetEdges(g->graph, NULL, NULL, NULL, &g->edges));
 }
 
 static void graph_destroy(Graph *g)
@@ -829,7 +829,7 @@ static void graph_capture(Graph *g, Pipeline *p, int mode)
     g->build_us = t1 - t0;
     g->instantiate_us = t2 - t1;
     CHECK(grGraphGetNodes(g->graph, NULL, &g->nodes));
-    CHECK(grGraphGetEdges(g->graph, NULL, NULL, &g->edges));
+    CHECK(grGraphGetEdges(g->graph, NULL, NULL, NULL, &g->edges));
 
     size_t n = 0;
     CHECK(grGraphGetRootNodes(g->graph, NULL, &n));
@@ -840,8 +840,9 @@ static void graph_capture(Graph *g, Pipeline *p, int mode)
         CHECK(grGraphNodeGetType(g->node[i], &type));
         if (type != (p->ops[i].is_copy ? grGraphNodeTypeMemcpy : grGraphNodeTypeKernel))
             n = 0;
-        else if (i + 1 < NUM_OPS && grGraphNodeGetDependentNodes(g->node[i], NULL, &n) == grSuccess && n == 1)
-            CHECK(grGraphNodeGetDependentNodes(g->node[i], &g->node[i + 1], &n));
+        else if (i + 1 < NUM_OPS && grGraphNodeGetDependentNodes(g->node[i], NULL, NULL, &n) == grSuccess &&
+                 n == 1)
+            CHECK(grGraphNodeGetDependentNodes(g->node[i], &g->node[i + 1], NULL, &n));
     }
     if (g->nodes != NUM_OPS || n != 1) {
         fprintf(stderr, "pipeline: the captured graph is not the chain of %d steps issued (%zu nodes)\n",

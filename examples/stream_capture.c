@@ -119,7 +119,7 @@ int main(void)
 
     size_t num_nodes = 0, num_edges = 0;
     CHECK(grGraphGetNodes(graph, NULL, &num_nodes));
-    CHECK(grGraphGetEdges(graph, NULL, NULL, &num_edges));
+    CHECK(grGraphGetEdges(graph, NULL, NULL, NULL, &num_edges));
     printf("captured kernelA, kernelB, kernelC: a graph of %zu nodes and %zu edges\n", num_nodes, num_edges);
     int ok = num_nodes == 3 && num_edges == 2;
 

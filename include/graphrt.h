@@ -131,6 +131,8 @@ extern "C" {
                                       "because it included changes which "     \
                                       "violated constraints specific to "      \
                                       "instantiated graph update")             \
+    XX(grErrorLossyQuery, "a query of edges without room for their data "      \
+                          "would lose non-default edge data")                  \
     XX(grErrorUnknown, "unknown error")
 
 typedef enum grError {
@@ -341,6 +343,148 @@ GR_API grError_t grRuntimeGetVersion(int *runtimeVersion);
 GR_API grError_t grDriverGetVersion(int *driverVersion);
 
 /* ====================================================================== */
+/* Launch attributes                                                      */
+/* ====================================================================== */
+
+/*
+ * Launch attributes: the settings of grLaunchKernelExC, of kernel nodes
+ * (grGraphKernelNode*Attribute) and of streams (grStream*Attribute). IDs,
+ * values and the union's layout mirror cudaLaunchAttributeID,
+ * cudaLaunchAttributeValue and cudaLaunchAttribute of CUDA 13. graphrt
+ * stores every attribute that CUDA accepts at a place and reads it back;
+ * on the CPU only grLaunchAttributePriority has an effect (the order of
+ * ready nodes of an executable instantiated with
+ * grGraphInstantiateFlagUseNodePriority); the others steer GPU hardware
+ * (caches, clusters, synchronisation domains) and are kept for reading
+ * back and for grGraphExecUpdate's comparisons (docs/launch-attributes.md).
+ */
+typedef enum grAccessProperty {
+    grAccessPropertyNormal = 0,
+    grAccessPropertyStreaming = 1,
+    grAccessPropertyPersisting = 2
+} grAccessProperty;
+
+typedef struct grAccessPolicyWindow {
+    void *base_ptr;
+    size_t num_bytes;
+    float hitRatio;
+    grAccessProperty hitProp;
+    grAccessProperty missProp;
+} grAccessPolicyWindow;
+
+typedef enum grSynchronizationPolicy {
+    grSyncPolicyAuto = 1,
+    grSyncPolicySpin = 2,
+    grSyncPolicyYield = 3,
+    grSyncPolicyBlockingSync = 4
+} grSynchronizationPolicy;
+
+typedef enum grClusterSchedulingPolicy {
+    grClusterSchedulingPolicyDefault = 0,
+    grClusterSchedulingPolicySpread = 1,
+    grClusterSchedulingPolicyLoadBalancing = 2
+} grClusterSchedulingPolicy;
+
+typedef enum grLaunchMemSyncDomain {
+    grLaunchMemSyncDomainDefault = 0,
+    grLaunchMemSyncDomainRemote = 1
+} grLaunchMemSyncDomain;
+
+typedef struct grLaunchMemSyncDomainMap {
+    unsigned char default_;
+    unsigned char remote;
+} grLaunchMemSyncDomainMap;
+
+/* Where each may be set: S streams, N kernel nodes, L launches
+ * (grLaunchKernelExC; a captured launch gives its kernel node the N ones). */
+typedef enum grLaunchAttributeID {
+    grLaunchAttributeIgnore = 0,                            /* S N L: skipped */
+    grLaunchAttributeAccessPolicyWindow = 1,                /* S N L */
+    grLaunchAttributeCooperative = 2,                       /* N L */
+    grLaunchAttributeSynchronizationPolicy = 3,             /* S */
+    grLaunchAttributeClusterDimension = 4,                  /* N L */
+    grLaunchAttributeClusterSchedulingPolicyPreference = 5, /* N L */
+    grLaunchAttributeProgrammaticStreamSerialization = 6,   /* L */
+    grLaunchAttributeProgrammaticEvent = 7,                 /* L */
+    grLaunchAttributePriority = 8,                          /* S N L */
+    grLaunchAttributeMemSyncDomainMap = 9,                  /* S N L */
+    grLaunchAttributeMemSyncDomain = 10,                    /* S N L */
+    grLaunchAttributePreferredClusterDimension = 11,        /* N L */
+    grLaunchAttributeLaunchCompletionEvent = 12,            /* L */
+    grLaunchAttributeDeviceUpdatableKernelNode = 13,        /* N L */
+    grLaunchAttributePreferredSharedMemoryCarveout = 14,    /* N L */
+    grLaunchAttributeNvlinkUtilCentricScheduling = 16       /* S N L */
+} grLaunchAttributeID;
+
+typedef union grLaunchAttributeValue {
+    char pad[64];
+    grAccessPolicyWindow accessPolicyWindow;
+    int cooperative;
+    grSynchronizationPolicy syncPolicy;
+    struct {
+        unsigned int x, y, z;
+    } clusterDim;
+    grClusterSchedulingPolicy clusterSchedulingPolicyPreference;
+    int programmaticStreamSerializationAllowed;
+    struct {
+        grEvent_t event;
+        int flags;
+        int triggerAtBlockStart;
+    } programmaticEvent;
+    int priority;
+    grLaunchMemSyncDomainMap memSyncDomainMap;
+    grLaunchMemSyncDomain memSyncDomain;
+    struct {
+        unsigned int x, y, z;
+    } preferredClusterDim;
+    struct {
+        grEvent_t event;
+        int flags;
+    } launchCompletionEvent;
+    struct {
+        int deviceUpdatable;
+        void *devNode; /* always NULL in graphrt: no device-side graph updates */
+    } deviceUpdatableKernelNode;
+    unsigned int sharedMemCarveout;
+    unsigned int nvlinkUtilCentricScheduling;
+} grLaunchAttributeValue;
+
+typedef struct grLaunchAttribute {
+    grLaunchAttributeID id;
+    char pad[8 - sizeof(grLaunchAttributeID)];
+    grLaunchAttributeValue val;
+} grLaunchAttribute;
+
+/* The launch of grLaunchKernelExC. Mirrors cudaLaunchConfig_t. */
+typedef struct grLaunchConfig_t {
+    grDim3 gridDim;
+    grDim3 blockDim;
+    size_t dynamicSmemBytes;
+    grStream_t stream;
+    grLaunchAttribute *attrs; /* numAttrs entries; may be NULL when 0 */
+    unsigned int numAttrs;
+} grLaunchConfig_t;
+
+/* Names CUDA gives the same IDs for streams and kernel nodes. */
+typedef grLaunchAttributeID grStreamAttrID;
+typedef grLaunchAttributeValue grStreamAttrValue;
+typedef grLaunchAttributeID grKernelNodeAttrID;
+typedef grLaunchAttributeValue grKernelNodeAttrValue;
+#define grStreamAttributeAccessPolicyWindow grLaunchAttributeAccessPolicyWindow
+#define grStreamAttributeSynchronizationPolicy grLaunchAttributeSynchronizationPolicy
+#define grStreamAttributeMemSyncDomainMap grLaunchAttributeMemSyncDomainMap
+#define grStreamAttributeMemSyncDomain grLaunchAttributeMemSyncDomain
+#define grStreamAttributePriority grLaunchAttributePriority
+#define grKernelNodeAttributeAccessPolicyWindow grLaunchAttributeAccessPolicyWindow
+#define grKernelNodeAttributeCooperative grLaunchAttributeCooperative
+#define grKernelNodeAttributePriority grLaunchAttributePriority
+#define grKernelNodeAttributeClusterDimension grLaunchAttributeClusterDimension
+#define grKernelNodeAttributeClusterSchedulingPolicyPreference \
+    grLaunchAttributeClusterSchedulingPolicyPreference
+#define grKernelNodeAttributeMemSyncDomainMap grLaunchAttributeMemSyncDomainMap
+#define grKernelNodeAttributeMemSyncDomain grLaunchAttributeMemSyncDomain
+
+/* ====================================================================== */
 /* Streams                                                                */
 /* ====================================================================== */
 
@@ -409,11 +553,16 @@ GR_API grError_t grStreamQuery(grStream_t stream);
 
 /* Makes all work queued on 'stream' after this call wait for the work
  * captured by the event's most recent grEventRecord. An event never
- * recorded completes at once. flags must be 0. A stream that is not
- * capturing and waits on an event recorded in a capture joins that capture
- * (a fork); a capturing stream waiting on an event of its own capture
- * takes the event's dependencies as well (a join). Errors:
- * grErrorInvalidValue (flags not 0; the event was last recorded in a
+ * recorded completes at once. A stream that is not capturing and waits
+ * on an event recorded in a capture joins that capture (a fork); a
+ * capturing stream waiting on an event of its own capture takes the
+ * event's dependencies as well (a join). flags: grEventWaitDefault (0),
+ * or grEventWaitExternal, which on a capturing stream adds an event wait
+ * node instead of the fork/join rules (the launched graph waits there for
+ * the event's latest record at the time the node runs); on a stream that
+ * is not capturing it is refused with grErrorIllegalState, as CUDA 13
+ * answers (docs/capture.md). Errors: grErrorInvalidValue (flags
+ * with bits other than grEventWaitExternal; the event was last recorded in a
  * capture that has ended: a capturing stream's capture is invalidated),
  * grErrorInvalidResourceHandle (event not live),
  * grErrorStreamCaptureIsolation (a capturing stream waits on an event
@@ -440,6 +589,67 @@ GR_API grError_t grLaunchHostFunc(grStream_t stream, grHostFn_t fn, void *userDa
  * cudaStreamGetFlags. */
 GR_API grError_t grStreamGetFlags(grStream_t stream, unsigned int *flags);
 
+/* Creates a stream as grStreamCreateWithFlags, with a priority: a lower
+ * number is a higher priority, and a value outside the device's range
+ * (grDeviceGetStreamPriorityRange) is clamped into it, as in CUDA. On the
+ * CPU the priority is stored, reported by grStreamGetPriority, and given
+ * to the kernel nodes a capture of the stream records (their
+ * grLaunchAttributePriority, which an executable instantiated with
+ * grGraphInstantiateFlagUseNodePriority honours); the workers run eager
+ * work of every stream alike. On a GPU it is the driver's
+ * (cuStreamCreateWithPriority). Errors: as grStreamCreateWithFlags.
+ * Thread safety: any thread. Mirrors cudaStreamCreateWithPriority. */
+GR_API grError_t grStreamCreateWithPriority(grStream_t *stream, unsigned int flags, int priority);
+
+/* The current device's stream priorities: *leastPriority the lowest
+ * priority (the default, 0) and *greatestPriority the highest; either
+ * pointer may be NULL. The CPU's range is [-5, 0] (greatest -5, least 0),
+ * the range CUDA reports on current GPUs; a GPU's is the driver's.
+ * Errors: on a GPU, a CUDA error mapped to graphrt's. Thread safety: any
+ * thread. Mirrors cudaDeviceGetStreamPriorityRange. */
+GR_API grError_t grDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority);
+
+/* The stream's priority (clamped; 0 for the default streams). Errors:
+ * grErrorInvalidValue (priority NULL); plus the stream errors. Thread
+ * safety: any thread. Mirrors cudaStreamGetPriority. */
+GR_API grError_t grStreamGetPriority(grStream_t hStream, int *priority);
+
+/* A number unique to the stream in the process, never reused (the
+ * default streams have theirs). Errors: grErrorInvalidValue (streamId
+ * NULL); plus the stream errors. Thread safety: any thread. Mirrors
+ * cudaStreamGetId. */
+GR_API grError_t grStreamGetId(grStream_t hStream, unsigned long long *streamId);
+
+/* The device the stream belongs to (0 for the CPU, 1..N for GPUs; the
+ * default streams NULL and grStreamLegacy name the current device's).
+ * Errors: grErrorInvalidValue (device NULL); plus the stream errors.
+ * Thread safety: any thread. Mirrors cudaStreamGetDevice. */
+GR_API grError_t grStreamGetDevice(grStream_t hStream, int *device);
+
+/* A stream attribute (the grLaunchAttributeID values valid for streams:
+ * AccessPolicyWindow, SynchronizationPolicy, Priority, MemSyncDomainMap,
+ * MemSyncDomain, NvlinkUtilCentricScheduling): the value last set, else
+ * its default (zero; SynchronizationPolicy grSyncPolicyAuto; Priority the
+ * stream's). Errors: grErrorInvalidValue (value_out NULL, attr not valid
+ * for streams); plus the stream errors. Thread safety: any thread.
+ * Mirrors cudaStreamGetAttribute. */
+GR_API grError_t grStreamGetAttribute(grStream_t hStream, grStreamAttrID attr, grStreamAttrValue *value_out);
+
+/* Sets a stream attribute for the work issued after the call. Checked
+ * and stored; Priority is clamped and becomes the stream's priority (see
+ * grStreamCreateWithPriority); the others steer GPU hardware and change
+ * nothing on the CPU, nor (not passed to the driver) on a GPU stream.
+ * Errors: grErrorInvalidValue (value NULL, attr not valid for streams, a
+ * value out of range: a refused call changes nothing); plus the stream
+ * errors. Thread safety: any thread. Mirrors cudaStreamSetAttribute. */
+GR_API grError_t grStreamSetAttribute(grStream_t hStream, grStreamAttrID attr,
+                                      const grStreamAttrValue *value);
+
+/* Gives dst every stream attribute of src (priority included). Errors:
+ * grErrorInvalidValue (streams of different devices); plus the stream
+ * errors. Thread safety: any thread. Mirrors cudaStreamCopyAttributes. */
+GR_API grError_t grStreamCopyAttributes(grStream_t dst, grStream_t src);
+
 /* ====================================================================== */
 /* Events                                                                 */
 /* ====================================================================== */
@@ -447,6 +657,13 @@ GR_API grError_t grStreamGetFlags(grStream_t stream, unsigned int *flags);
 #define grEventDefault 0x00u
 #define grEventBlockingSync 0x01u
 #define grEventDisableTiming 0x02u
+
+/* Flags of grEventRecordWithFlags and grStreamWaitEvent. Mirror
+ * cudaEventRecordDefault/External and cudaEventWaitDefault/External. */
+#define grEventRecordDefault 0x00u
+#define grEventRecordExternal 0x01u
+#define grEventWaitDefault 0x00u
+#define grEventWaitExternal 0x01u
 
 /* Creates an event with default flags. Errors: grErrorInvalidValue (event
  * NULL), grErrorInitializationError (the runtime could not start),
@@ -471,6 +688,20 @@ GR_API grError_t grEventCreateWithFlags(grEvent_t *event, unsigned int flags);
  * device), grErrorMemoryAllocation; plus the capture errors of work and the
  * stream errors. Mirrors cudaEventRecord. */
 GR_API grError_t grEventRecord(grEvent_t event, grStream_t stream);
+
+/* grEventRecord with flags: grEventRecordDefault (0) is grEventRecord;
+ * grEventRecordExternal on a capturing stream adds an event record node
+ * for the event (depending on the stream's current work, as any captured
+ * operation: the launched graph records the event, for waiters outside
+ * the graph), and leaves the event's role in the capture as it was (it
+ * does not become a fork or join point). Errors: grErrorInvalidValue
+ * (flags with bits other than grEventRecordExternal), grErrorIllegalState
+ * (grEventRecordExternal on a stream that is not capturing, as CUDA 13
+ * answers: nothing recorded); otherwise those of
+ * grEventRecord, and of captured work for a capture's record node.
+ * Thread safety: as grEventRecord. Mirrors cudaEventRecordWithFlags
+ * (docs/capture.md). */
+GR_API grError_t grEventRecordWithFlags(grEvent_t event, grStream_t stream, unsigned int flags);
 
 /* grSuccess if the work of the event's latest record has completed (or it
  * was never recorded), grErrorNotReady otherwise (not recorded as the last
@@ -593,6 +824,29 @@ GR_API grError_t grKernelSetImage(grKernel_t kernel, const void *image, const ch
  * with a grKernel_t in place of the function pointer. */
 GR_API grError_t grLaunchKernel(grKernel_t kernel, grDim3 gridDim, grDim3 blockDim, void **args,
                                 size_t sharedMem, grStream_t stream);
+
+/* grLaunchKernel with a configuration (grid, block, dynamic shared
+ * memory, stream) and launch attributes: config->attrs[0..numAttrs) are
+ * checked first (an ID not valid for launches, a value out of range;
+ * a later entry of an ID overrides an earlier one). On a capturing
+ * stream the kernel node gets the attributes valid for kernel nodes,
+ * after the stream's priority when that is not 0 (as CUDA records it);
+ * otherwise the kernel runs as grLaunchKernel runs it: on the CPU the
+ * attributes change nothing; ProgrammaticEvent and LaunchCompletionEvent
+ * record their event on the stream right after the kernel (on a GPU they
+ * may trigger earlier: recording at completion is the latest valid
+ * moment); on a GPU stream the other attributes are not passed to the
+ * driver (docs/launch-attributes.md). Errors: grErrorInvalidValue (config
+ * NULL, attrs NULL with numAttrs > 0, an attribute refused as above, its
+ * index named in the detail), grErrorInvalidResourceHandle (an event
+ * attribute naming an event that is not live), grErrorNotSupported (an
+ * event attribute on a capturing stream, or a device-updatable kernel
+ * node: nothing recorded, the capture unchanged), and those of
+ * grLaunchKernel (kernel, configuration, args, the capture errors of
+ * work, the stream errors). Thread safety: as grLaunchKernel. Mirrors
+ * cudaLaunchKernelExC with a grKernel_t in place of the function
+ * pointer. */
+GR_API grError_t grLaunchKernelExC(const grLaunchConfig_t *config, grKernel_t kernel, void **args);
 
 /* ====================================================================== */
 /* Memory                                                                 */
@@ -1141,6 +1395,36 @@ typedef struct grGraphNodeParams {
 } grGraphNodeParams;
 
 /*
+ * Edge data: every edge u -> v of a graph carries a grGraphEdgeData; an
+ * all-zero one (the default, what a NULL edgeData array means) is an
+ * ordinary full dependency: v starts after u has completed. A non-default
+ * edge is a programmatic one, which exists between two kernel nodes only:
+ * type grGraphDependencyTypeProgrammatic with from_port
+ * grGraphKernelNodePortProgrammatic or grGraphKernelNodePortLaunchCompletion.
+ * On a GPU such an edge lets v start before u completes (when u's blocks
+ * trigger, or when they have all begun); on the CPU it orders v after u's
+ * completion, a schedule the GPU could also run (docs/graphs.md). Values
+ * and layout mirror cudaGraphEdgeData and its enums.
+ */
+typedef enum grGraphDependencyType {
+    grGraphDependencyTypeDefault = 0,     /* a full dependency */
+    grGraphDependencyTypeProgrammatic = 1 /* kernel -> kernel, with a
+                                              programmatic or launch-
+                                              completion from_port */
+} grGraphDependencyType;
+
+#define grGraphKernelNodePortDefault 0          /* the kernel completed */
+#define grGraphKernelNodePortProgrammatic 1     /* its blocks triggered */
+#define grGraphKernelNodePortLaunchCompletion 2 /* its blocks all began */
+
+typedef struct grGraphEdgeData {
+    unsigned char from_port; /* a grGraphKernelNodePort* of the 'from' node */
+    unsigned char to_port;   /* 0: no node type defines another */
+    unsigned char type;      /* a grGraphDependencyType */
+    unsigned char reserved[5];
+} grGraphEdgeData;
+
+/*
  * Thread safety of graphs: a graph is not internally synchronised, as in
  * CUDA. Every function of this section but grGraphCreate uses a graph (the
  * one it takes, or the graph a node it takes was added to; a child graph,
@@ -1260,32 +1544,44 @@ GR_API grError_t grGraphAddEventWaitNode(grGraphNode_t *pGraphNode, grGraph_t gr
  * nodes), grErrorInvalidValue (nodeParams NULL, type not a node type,
  * memcpy.flags not 0), grErrorNotSupported (a memcpy that is not 1D:
  * extent height or depth above 1, or a position with y or z not 0). Thread
- * safety: not with other calls on the same graph. Mirrors cudaGraphAddNode
- * (CUDA 12.3 form without edge data). */
+ * safety: not with other calls on the same graph. dependencyData: NULL
+ * (every edge default) or numDependencies entries, the data of the edge
+ * from pDependencies[i] to the new node, each checked as
+ * grGraphAddDependencies checks edge data (grErrorInvalidValue). Mirrors
+ * cudaGraphAddNode (CUDA 13 form). */
 GR_API grError_t grGraphAddNode(grGraphNode_t *pGraphNode, grGraph_t graph,
-                                const grGraphNode_t *pDependencies, size_t numDependencies,
-                                grGraphNodeParams *nodeParams);
+                                const grGraphNode_t *pDependencies, const grGraphEdgeData *dependencyData,
+                                size_t numDependencies, grGraphNodeParams *nodeParams);
 
-/* Adds edges from[i] -> to[i]. All are checked first; if any fails none is
- * added. numDependencies 0 does nothing. Errors: grErrorInvalidValue (graph
- * NULL or not live; from or to NULL with numDependencies > 0; a node that
- * is not live or belongs to another graph; a self edge; an edge listed
- * twice or already present; an edge that would close a cycle, which the
- * detail names), grErrorMemoryAllocation. Thread safety: not with other
- * calls on the same graph. Mirrors cudaGraphAddDependencies. */
+/* Adds edges from[i] -> to[i] with data edgeData[i] (edgeData NULL: all
+ * default). All are checked first; if any fails none is added.
+ * numDependencies 0 does nothing. Errors: grErrorInvalidValue (graph NULL
+ * or not live; from or to NULL with numDependencies > 0; a node that is
+ * not live or belongs to another graph; a self edge; an edge listed twice
+ * or already present, whatever its data; an edge that would close a
+ * cycle, which the detail names; edge data with reserved bytes or to_port
+ * not 0, an unknown type or from_port, a non-default edge from a node that
+ * is not a kernel node, a programmatic edge to a node that is not a kernel
+ * node or with from_port grGraphKernelNodePortDefault, from_port
+ * grGraphKernelNodePortProgrammatic on a default edge),
+ * grErrorMemoryAllocation. Thread safety: not with other calls on the same
+ * graph. Mirrors cudaGraphAddDependencies (CUDA 13 form). */
 GR_API grError_t grGraphAddDependencies(grGraph_t graph, const grGraphNode_t *from, const grGraphNode_t *to,
-                                        size_t numDependencies);
+                                        const grGraphEdgeData *edgeData, size_t numDependencies);
 
-/* Removes edges from[i] -> to[i]; if any is refused none is removed.
+/* Removes edges from[i] -> to[i] whose data is edgeData[i] (edgeData
+ * NULL: whatever their data, as CUDA 13 does); if any is refused none is
+ * removed.
  * numDependencies 0 does nothing. Errors: grErrorInvalidValue (graph NULL
  * or not live; from or to NULL with numDependencies > 0; a node that is not
  * live or belongs to another graph; a self edge; an edge that does not
- * exist or is listed twice), grErrorNotSupported (the graph has memory
- * allocation or free nodes, as in CUDA), grErrorMemoryAllocation. Thread
- * safety: not with other calls on the same graph. Mirrors
- * cudaGraphRemoveDependencies. */
+ * exist, exists with other data, or is listed twice), grErrorNotSupported
+ * (the graph has memory allocation or free nodes, as in CUDA),
+ * grErrorMemoryAllocation. Thread safety: not with other calls on the same
+ * graph. Mirrors cudaGraphRemoveDependencies (CUDA 13 form). */
 GR_API grError_t grGraphRemoveDependencies(grGraph_t graph, const grGraphNode_t *from,
-                                           const grGraphNode_t *to, size_t numDependencies);
+                                           const grGraphNode_t *to, const grGraphEdgeData *edgeData,
+                                           size_t numDependencies);
 
 /* Removes a node and its edges; a child-graph node's graph goes with it.
  * Errors: grErrorInvalidValue (node not live), grErrorNotSupported (the
@@ -1309,31 +1605,41 @@ GR_API grError_t grGraphGetNodes(grGraph_t graph, grGraphNode_t *nodes, size_t *
  * cudaGraphGetRootNodes. */
 GR_API grError_t grGraphGetRootNodes(grGraph_t graph, grGraphNode_t *pRootNodes, size_t *pNumRootNodes);
 
-/* The edges as from[i] -> to[i]; two-call pattern (from and to both NULL
- * for the count). Errors: grErrorInvalidValue (graph NULL or not live,
- * numEdges NULL, only one of from and to NULL). Thread safety: not with
- * other calls on the same graph. Mirrors cudaGraphGetEdges (CUDA 12
- * form). */
-GR_API grError_t grGraphGetEdges(grGraph_t graph, grGraphNode_t *from, grGraphNode_t *to, size_t *numEdges);
+/* The edges as from[i] -> to[i] with data edgeData[i] (optional; the
+ * entries past the count are zeroed like from and to); two-call pattern
+ * (from, to and edgeData all NULL for the count). Errors:
+ * grErrorInvalidValue (graph NULL or not live, numEdges NULL, only one of
+ * from and to NULL, edgeData without from and to), grErrorLossyQuery
+ * (edgeData NULL while the graph has a non-default edge; nothing
+ * written). Thread safety: not with other calls on the same graph.
+ * Mirrors cudaGraphGetEdges (CUDA 13 form). */
+GR_API grError_t grGraphGetEdges(grGraph_t graph, grGraphNode_t *from, grGraphNode_t *to,
+                                 grGraphEdgeData *edgeData, size_t *numEdges);
 
 /* The node's type. Errors: grErrorInvalidValue (node not live, pType
  * NULL). Thread safety: not with other calls on the node's graph. Mirrors
  * cudaGraphNodeGetType. */
 GR_API grError_t grGraphNodeGetType(grGraphNode_t node, grGraphNodeType *pType);
 
-/* The node's dependencies; two-call pattern. Errors: grErrorInvalidValue
- * (node not live, pNumDependencies NULL). Thread safety: not with other
- * calls on the node's graph. Mirrors cudaGraphNodeGetDependencies (CUDA 12
- * form). */
+/* The node's dependencies, with the data of their edges in edgeData
+ * (optional); two-call pattern. Errors: grErrorInvalidValue (node not
+ * live, pNumDependencies NULL, edgeData without pDependencies),
+ * grErrorLossyQuery (pDependencies given, edgeData NULL, and an edge into
+ * the node has non-default data; nothing written). Thread safety: not
+ * with other calls on the node's graph. Mirrors
+ * cudaGraphNodeGetDependencies (CUDA 13 form). */
 GR_API grError_t grGraphNodeGetDependencies(grGraphNode_t node, grGraphNode_t *pDependencies,
-                                            size_t *pNumDependencies);
+                                            grGraphEdgeData *edgeData, size_t *pNumDependencies);
 
-/* The nodes that depend on this one; two-call pattern. Errors:
- * grErrorInvalidValue (node not live, pNumDependentNodes NULL). Thread
- * safety: not with other calls on the node's graph. Mirrors
- * cudaGraphNodeGetDependentNodes (CUDA 12 form). */
+/* The nodes that depend on this one, with the data of their edges in
+ * edgeData (optional); two-call pattern. Errors: grErrorInvalidValue
+ * (node not live, pNumDependentNodes NULL, edgeData without
+ * pDependentNodes), grErrorLossyQuery (pDependentNodes given, edgeData
+ * NULL, and an edge out of the node has non-default data; nothing
+ * written). Thread safety: not with other calls on the node's graph.
+ * Mirrors cudaGraphNodeGetDependentNodes (CUDA 13 form). */
 GR_API grError_t grGraphNodeGetDependentNodes(grGraphNode_t node, grGraphNode_t *pDependentNodes,
-                                              size_t *pNumDependentNodes);
+                                              grGraphEdgeData *edgeData, size_t *pNumDependentNodes);
 
 /*
  * Node parameters. The errors of every Get and Set below:
@@ -1351,6 +1657,37 @@ GR_API grError_t grGraphNodeGetDependentNodes(grGraphNode_t node, grGraphNode_t 
  * node's graph. Mirror cudaGraphKernelNodeGetParams / SetParams. */
 GR_API grError_t grGraphKernelNodeGetParams(grGraphNode_t node, grKernelNodeParams *pNodeParams);
 GR_API grError_t grGraphKernelNodeSetParams(grGraphNode_t node, const grKernelNodeParams *pNodeParams);
+
+/* A kernel node's launch attribute 'attr' (see grLaunchAttributeID for
+ * the IDs valid on kernel nodes): the value last set, or the default (all
+ * zero) when none was. Errors: grErrorInvalidValue (hNode not live or not
+ * a kernel node, value_out NULL, attr not an attribute of kernel nodes).
+ * Thread safety: not with other calls on the node's graph. Mirrors
+ * cudaGraphKernelNodeGetAttribute. */
+GR_API grError_t grGraphKernelNodeGetAttribute(grGraphNode_t hNode, grKernelNodeAttrID attr,
+                                               grKernelNodeAttrValue *value_out);
+
+/* Sets a kernel node's launch attribute; grGraphKernelNodeSetParams keeps
+ * the attributes. Values are checked (an access policy window's
+ * hitRatio in [0, 1] and properties, a known cluster scheduling policy or
+ * memory-sync domain, nvlinkUtilCentricScheduling 0 or 1) and stored; on
+ * the CPU only grLaunchAttributePriority changes anything (with
+ * grGraphInstantiateFlagUseNodePriority: docs/launch-attributes.md).
+ * Errors: grErrorInvalidValue (hNode not live or not a kernel node, value
+ * NULL, attr not valid for kernel nodes, a value out of range),
+ * grErrorNotSupported (deviceUpdatable set: graphrt has no device-side
+ * updates), grErrorMemoryAllocation; a refused call changes nothing.
+ * Thread safety: not with other calls on the node's graph. Mirrors
+ * cudaGraphKernelNodeSetAttribute. */
+GR_API grError_t grGraphKernelNodeSetAttribute(grGraphNode_t hNode, grKernelNodeAttrID attr,
+                                               const grKernelNodeAttrValue *value);
+
+/* Gives kernel node hDst every launch attribute of kernel node hSrc (the
+ * unset ones back to their defaults). Errors: grErrorInvalidValue (either
+ * not live or not a kernel node), grErrorMemoryAllocation (hDst
+ * unchanged). Thread safety: not with other calls on either node's graph.
+ * Mirrors cudaGraphKernelNodeCopyAttributes. */
+GR_API grError_t grGraphKernelNodeCopyAttributes(grGraphNode_t hDst, grGraphNode_t hSrc);
 
 /* Copy node parameters (Get reports a 1D copy: extent {count, 1, 1},
  * positions 0). Errors: those of every Get and Set (see above); for Set
@@ -1749,7 +2086,10 @@ GR_API grError_t grStreamBeginCapture(grStream_t stream, grStreamCaptureMode mod
 
 /* As grStreamBeginCapture, but the captured nodes are added to the
  * existing 'graph', the first of them depending on dependencies[0..
- * numDependencies) (nodes of 'graph'). grStreamEndCapture then returns
+ * numDependencies) (nodes of 'graph') through edges with the data
+ * dependencyData[i] (NULL: default; a programmatic edge from a kernel
+ * node is checked as grGraphAddDependencies checks it, and against the
+ * first captured node when it is recorded). grStreamEndCapture then returns
  * 'graph' itself. Errors: as grStreamBeginCapture, plus
  * grErrorInvalidValue (graph NULL or not live, or owned by a child-graph
  * node; dependencies NULL with numDependencies > 0, or not distinct live
@@ -1758,14 +2098,16 @@ GR_API grError_t grStreamBeginCapture(grStream_t stream, grStreamCaptureMode mod
  * until it ends the graph cannot be destroyed or lose nodes either).
  * Thread safety: as grStreamBeginCapture; until the capture ends, the
  * graph is written by every operation captured into it (see the section's
- * thread safety). Mirrors cudaStreamBeginCaptureToGraph (CUDA 12.3 form,
- * without edge data). Deviation: if the capture fails (invalidated,
+ * thread safety). Errors also: grErrorInvalidValue (edge data refused).
+ * Mirrors cudaStreamBeginCaptureToGraph (CUDA 13 form).
+ * Deviation: if the capture fails (invalidated,
  * unjoined, ended by the wrong thread), every node added to the graph
  * since the capture began is removed with its edges, so that a graph used
  * by the capture alone is left as it was, where CUDA leaves the graph
  * unusable. */
 GR_API grError_t grStreamBeginCaptureToGraph(grStream_t stream, grGraph_t graph,
-                                             const grGraphNode_t *dependencies, size_t numDependencies,
+                                             const grGraphNode_t *dependencies,
+                                             const grGraphEdgeData *dependencyData, size_t numDependencies,
                                              grStreamCaptureMode mode);
 
 /* Ends the capture begun on 'stream' and returns the graph in *pGraph
@@ -1810,16 +2152,23 @@ GR_API grError_t grStreamIsCapturing(grStream_t stream, grStreamCaptureStatus *p
  * stream in it, never reused), *graph_out the graph being built (owned by
  * the capture: do not destroy it), *dependencies_out / *numDependencies_out
  * the nodes the next captured operation on this stream will depend on
- * (the array stays valid until the next operation on the stream). Errors:
- * grErrorInvalidValue (captureStatus_out NULL), grErrorStreamCaptureImplicit
+ * (the array stays valid until the next operation on the stream),
+ * *edgeData_out the data of the edges from those dependencies to the
+ * next node (default, unless set by grStreamUpdateCaptureDependencies or
+ * grStreamBeginCaptureToGraph; valid as long as the dependencies array).
+ * Errors: grErrorInvalidValue (captureStatus_out NULL, edgeData_out
+ * without dependencies_out), grErrorLossyQuery (dependencies_out given,
+ * edgeData_out NULL, and a dependency's data is not the default),
+ * grErrorStreamCaptureImplicit
  * (as grStreamIsCapturing); plus the stream errors. Never refused by the
  * capture modes. Thread safety: any thread; not concurrently with
  * grStreamEndCapture of the stream's capture; *graph_out is written by
  * every operation captured into it (see the section's thread safety).
- * Mirrors cudaStreamGetCaptureInfo (CUDA 12 form, without edge data). */
+ * Mirrors cudaStreamGetCaptureInfo (CUDA 13 form). */
 GR_API grError_t grStreamGetCaptureInfo(grStream_t stream, grStreamCaptureStatus *captureStatus_out,
                                         unsigned long long *id_out, grGraph_t *graph_out,
-                                        const grGraphNode_t **dependencies_out, size_t *numDependencies_out);
+                                        const grGraphNode_t **dependencies_out,
+                                        const grGraphEdgeData **edgeData_out, size_t *numDependencies_out);
 
 /* Changes the set of nodes the next captured operation on the stream
  * depends on: flags grStreamAddCaptureDependencies adds dependencies
@@ -1831,9 +2180,16 @@ GR_API grError_t grStreamGetCaptureInfo(grStream_t stream, grStreamCaptureStatus
  * capturing), grErrorStreamCaptureInvalidated (its capture was
  * invalidated), grErrorMemoryAllocation; plus the stream errors. Thread
  * safety: any thread; not concurrently with grStreamEndCapture of the
- * stream's capture. Mirrors cudaStreamUpdateCaptureDependencies (CUDA 12
- * form). */
+ * stream's capture. dependencyData: NULL (default edges) or the data of
+ * the edges from dependencies[i] to the next captured node, checked as
+ * grGraphAddDependencies checks edge data (grErrorInvalidValue, the
+ * capture unchanged), and again against that node when it is recorded (a
+ * programmatic edge to a node that is not a kernel node: that operation
+ * is refused with grErrorInvalidValue, the capture unchanged); nodes
+ * already in the set keep their data. Mirrors
+ * cudaStreamUpdateCaptureDependencies (CUDA 13 form). */
 GR_API grError_t grStreamUpdateCaptureDependencies(grStream_t stream, grGraphNode_t *dependencies,
+                                                   const grGraphEdgeData *dependencyData,
                                                    size_t numDependencies, unsigned int flags);
 
 /* Sets the calling thread's capture mode to *mode and returns the previous
@@ -1894,8 +2250,13 @@ typedef struct grGraphExecUpdateResultInfo {
 
 /* Compiles the graph into an executable. The executable owns copies of
  * everything it needs: the graph may be changed or destroyed right after.
- * flags: the grGraphInstantiateFlag* bits; grGraphInstantiateFlagUpload and
- * grGraphInstantiateFlagUseNodePriority change nothing on the CPU, and
+ * flags: the grGraphInstantiateFlag* bits; grGraphInstantiateFlagUpload
+ * changes nothing on the CPU; grGraphInstantiateFlagUseNodePriority makes
+ * the plan prefer, among nodes whose dependencies are met, the kernel node
+ * of higher priority (grLaunchAttributePriority, a lower number, clamped
+ * to [-5, 0]; ties in creation order): the plan's order and the lists of
+ * nodes each completion makes ready follow it (docs/launch-attributes.md;
+ * as in CUDA, priorities count only with this flag); and
  * grGraphInstantiateFlagAutoFreeOnLaunch makes each launch free the graph
  * allocations that the previous launch left allocated, as in CUDA.
  * Errors: grErrorInvalidValue (pGraphExec NULL; graph NULL or not live;
@@ -2037,7 +2398,11 @@ GR_API grError_t grGraphNodeGetEnabled(grGraphExec_t hGraphExec, grGraphNode_t h
  * hGraph NULL or not live, result grGraphExecUpdateError),
  * grErrorGraphExecUpdateFailure (a pairing or parameter rule broken:
  * result says which and errorNode / errorFromNode where, as docs/exec.md
- * lists), grErrorMemoryAllocation (result grGraphExecUpdateError). Thread
+ * lists; an edge pairs only with an edge of the same grGraphEdgeData,
+ * else TopologyChanged; a top-level kernel node whose cooperative
+ * attribute changes, or, with grGraphInstantiateFlagUseNodePriority, whose
+ * priority attribute changes: AttributesChanged),
+ * grErrorMemoryAllocation (result grGraphExecUpdateError). Thread
  * safety: any thread for the executable (see the section); not with other
  * calls on hGraph. Mirrors cudaGraphExecUpdate (CUDA 12 form). */
 GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,

@@ -51,7 +51,7 @@ static bool has_edge(grGraphNode_t a, grGraphNode_t b)
 {
     grGraphNode_t succ[16];
     size_t n = 16;
-    CHECK_OK(grGraphNodeGetDependentNodes(a, succ, &n));
+    CHECK_OK(grGraphNodeGetDependentNodes(a, succ, NULL, &n));
     for (size_t i = 0; i < n; i++)
         if (succ[i] == b)
             return true;
@@ -61,7 +61,7 @@ static bool has_edge(grGraphNode_t a, grGraphNode_t b)
 static size_t edge_count(grGraph_t g)
 {
     size_t n = 0;
-    CHECK_OK(grGraphGetEdges(g, NULL, NULL, &n));
+    CHECK_OK(grGraphGetEdges(g, NULL, NULL, NULL, &n));
     return n;
 }
 
@@ -203,8 +203,8 @@ static void check_diamond(grGraph_t g)
         size_t nd = 0, ns = 0;
         CHECK(has_edge(n[0], n[i]));
         CHECK(has_edge(n[i], n[4]));
-        CHECK_OK(grGraphNodeGetDependencies(n[i], NULL, &nd));
-        CHECK_OK(grGraphNodeGetDependentNodes(n[i], NULL, &ns));
+        CHECK_OK(grGraphNodeGetDependencies(n[i], NULL, NULL, &nd));
+        CHECK_OK(grGraphNodeGetDependentNodes(n[i], NULL, NULL, &ns));
         CHECK_EQ(nd, 1); /* branches depend on the root only: parallel */
         CHECK_EQ(ns, 1);
     }
@@ -413,34 +413,34 @@ GR_TEST(capture_get_info_reports_id_graph_and_dependencies)
     CHECK_OK(grStreamCreateWithFlags(&s2, grStreamNonBlocking));
     CHECK_OK(grEventCreate(&e1));
     CHECK_OK(grEventCreate(&e2));
-    CHECK_OK(grStreamGetCaptureInfo(s, &st, &id, &g, &deps, &nd));
+    CHECK_OK(grStreamGetCaptureInfo(s, &st, &id, &g, &deps, NULL, &nd));
     CHECK_EQ(st, grStreamCaptureStatusNone);
     CHECK_EQ(nd, 99); /* outputs other than the status are left alone */
-    CHECK_GR(grErrorInvalidValue, grStreamGetCaptureInfo(s, NULL, &id, NULL, NULL, NULL));
+    CHECK_GR(grErrorInvalidValue, grStreamGetCaptureInfo(s, NULL, &id, NULL, NULL, NULL, NULL));
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
-    CHECK_OK(grStreamGetCaptureInfo(s, &st, &id, &g, &deps, &nd));
+    CHECK_OK(grStreamGetCaptureInfo(s, &st, &id, &g, &deps, NULL, &nd));
     CHECK_EQ(st, grStreamCaptureStatusActive);
     CHECK(id != 0 && g != NULL);
     CHECK_EQ(nd, 0);
     launch_add(s, x, 1);
     launch_add(s, x, 1);
-    CHECK_OK(grStreamGetCaptureInfo(s, &st, NULL, NULL, &deps, &nd));
+    CHECK_OK(grStreamGetCaptureInfo(s, &st, NULL, NULL, &deps, NULL, &nd));
     CHECK_EQ(nd, 1);
     CHECK_OK(grEventRecord(e1, s));
     CHECK_OK(grStreamWaitEvent(s2, e1, 0));
-    CHECK_OK(grStreamGetCaptureInfo(s2, &st, &id2, NULL, NULL, &nd));
+    CHECK_OK(grStreamGetCaptureInfo(s2, &st, &id2, NULL, NULL, NULL, &nd));
     CHECK_EQ(id2, id);
     CHECK_EQ(nd, 1);
     launch_add(s2, x + 1, 1);
     CHECK_OK(grEventRecord(e2, s2));
     CHECK_OK(grStreamWaitEvent(s, e2, 0));
-    CHECK_OK(grStreamGetCaptureInfo(s, &st, NULL, NULL, &deps, &nd));
+    CHECK_OK(grStreamGetCaptureInfo(s, &st, NULL, NULL, &deps, NULL, &nd));
     CHECK_EQ(nd, 2);
     CHECK_OK(grStreamEndCapture(s, &out));
     CHECK_PTR_EQ(out, g);
     CHECK_OK(grGraphDestroy(out));
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
-    CHECK_OK(grStreamGetCaptureInfo(s, &st, &id3, NULL, NULL, NULL));
+    CHECK_OK(grStreamGetCaptureInfo(s, &st, &id3, NULL, NULL, NULL, NULL));
     CHECK(id3 != id); /* ids are never reused */
     CHECK_OK(grStreamEndCapture(s, &out));
     CHECK_OK(grGraphDestroy(out));
@@ -463,21 +463,21 @@ GR_TEST(capture_update_dependencies_sets_and_adds)
     CHECK_OK(grGraphCreate(&other, 0));
     CHECK_OK(grGraphAddEmptyNode(&foreign, other, NULL, 0));
     CHECK_GR(grErrorIllegalState,
-             grStreamUpdateCaptureDependencies(s, NULL, 0, grStreamSetCaptureDependencies));
+             grStreamUpdateCaptureDependencies(s, NULL, NULL, 0, grStreamSetCaptureDependencies));
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
     launch_add(s, x, 1);
-    CHECK_OK(grStreamGetCaptureInfo(s, &st, NULL, &g, &deps, &nd));
+    CHECK_OK(grStreamGetCaptureInfo(s, &st, NULL, &g, &deps, NULL, &nd));
     first = deps[0];
     launch_add(s, x, 1);
-    CHECK_OK(grStreamUpdateCaptureDependencies(s, NULL, 0, grStreamSetCaptureDependencies));
+    CHECK_OK(grStreamUpdateCaptureDependencies(s, NULL, NULL, 0, grStreamSetCaptureDependencies));
     launch_add(s, x, 1); /* a new root */
-    CHECK_OK(grStreamUpdateCaptureDependencies(s, &first, 1, grStreamAddCaptureDependencies));
-    CHECK_OK(grStreamUpdateCaptureDependencies(s, &first, 1, grStreamAddCaptureDependencies));
-    CHECK_OK(grStreamGetCaptureInfo(s, &st, NULL, NULL, &deps, &nd));
+    CHECK_OK(grStreamUpdateCaptureDependencies(s, &first, NULL, 1, grStreamAddCaptureDependencies));
+    CHECK_OK(grStreamUpdateCaptureDependencies(s, &first, NULL, 1, grStreamAddCaptureDependencies));
+    CHECK_OK(grStreamGetCaptureInfo(s, &st, NULL, NULL, &deps, NULL, &nd));
     CHECK_EQ(nd, 2); /* duplicates are ignored */
-    CHECK_GR(grErrorInvalidValue, grStreamUpdateCaptureDependencies(s, &first, 1, 7));
+    CHECK_GR(grErrorInvalidValue, grStreamUpdateCaptureDependencies(s, &first, NULL, 1, 7));
     CHECK_GR(grErrorInvalidValue,
-             grStreamUpdateCaptureDependencies(s, &foreign, 1, grStreamAddCaptureDependencies));
+             grStreamUpdateCaptureDependencies(s, &foreign, NULL, 1, grStreamAddCaptureDependencies));
     CHECK_DETAIL_HAS("not a live node of the graph of capture #");
     CHECK_EQ(status_of(s), grStreamCaptureStatusActive); /* refusals do not invalidate */
     CHECK_OK(grStreamEndCapture(s, &out));
@@ -501,8 +501,9 @@ GR_TEST(capture_to_existing_graph_appends_after_given_nodes)
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphAddEmptyNode(&a, g, NULL, 0));
     CHECK_OK(grGraphAddEmptyNode(&b, g, &a, 1));
-    CHECK_GR(grErrorInvalidValue, grStreamBeginCaptureToGraph(s, NULL, NULL, 0, grStreamCaptureModeGlobal));
-    CHECK_OK(grStreamBeginCaptureToGraph(s, g, &a, 1, grStreamCaptureModeGlobal));
+    CHECK_GR(grErrorInvalidValue,
+             grStreamBeginCaptureToGraph(s, NULL, NULL, NULL, 0, grStreamCaptureModeGlobal));
+    CHECK_OK(grStreamBeginCaptureToGraph(s, g, &a, NULL, 1, grStreamCaptureModeGlobal));
     launch_add(s, x, 1);
     CHECK_OK(grStreamEndCapture(s, &out));
     CHECK_PTR_EQ(out, g);
@@ -510,7 +511,7 @@ GR_TEST(capture_to_existing_graph_appends_after_given_nodes)
     CHECK(has_edge(a, n[2]));
     CHECK(!has_edge(b, n[2]));
     /* A failed capture into it leaves the graph as it was. */
-    CHECK_OK(grStreamBeginCaptureToGraph(s, g, &b, 1, grStreamCaptureModeRelaxed));
+    CHECK_OK(grStreamBeginCaptureToGraph(s, g, &b, NULL, 1, grStreamCaptureModeRelaxed));
     launch_add(s, x, 1);
     launch_add(s, x, 1);
     CHECK_GR(grErrorStreamCaptureUnsupported, grStreamSynchronize(s));
@@ -847,10 +848,10 @@ static grError_t capture_forked_onto(grGraph_t g, grGraphNode_t a, grGraphNode_t
     CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
     CHECK_OK(grStreamCreateWithFlags(&s2, grStreamNonBlocking));
     CHECK_OK(grEventCreate(&ev));
-    CHECK_OK(grStreamBeginCaptureToGraph(s, g, &a, 1, grStreamCaptureModeGlobal));
+    CHECK_OK(grStreamBeginCaptureToGraph(s, g, &a, NULL, 1, grStreamCaptureModeGlobal));
     CHECK_OK(grEventRecord(ev, s));
     CHECK_OK(grStreamWaitEvent(s2, ev, 0));
-    CHECK_OK(grStreamUpdateCaptureDependencies(s2, &b, 1, grStreamSetCaptureDependencies));
+    CHECK_OK(grStreamUpdateCaptureDependencies(s2, &b, NULL, 1, grStreamSetCaptureDependencies));
     launch_add(s, x, 1);
     grError_t e = grStreamEndCapture(s, &out);
     CHECK_OK(grEventDestroy(ev));
@@ -886,7 +887,7 @@ GR_TEST(is_capturing_refusal_names_grStreamIsCapturing)
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeRelaxed));
     CHECK_GR(grErrorStreamCaptureImplicit, grStreamIsCapturing(NULL, &st));
     CHECK(strncmp(grGetLastErrorDetail(), "grStreamIsCapturing:", 20) == 0);
-    CHECK_GR(grErrorStreamCaptureImplicit, grStreamGetCaptureInfo(NULL, &st, NULL, NULL, NULL, NULL));
+    CHECK_GR(grErrorStreamCaptureImplicit, grStreamGetCaptureInfo(NULL, &st, NULL, NULL, NULL, NULL, NULL));
     CHECK(strncmp(grGetLastErrorDetail(), "grStreamGetCaptureInfo:", 23) == 0);
     CHECK_OK(grStreamEndCapture(s, &g));
     CHECK_OK(grGraphDestroy(g));
@@ -928,9 +929,10 @@ GR_TEST(graph_under_capture_is_protected_until_the_capture_ends)
     CHECK_OK(grStreamCreateWithFlags(&s2, grStreamNonBlocking));
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphAddEmptyNode(&a, g, NULL, 0));
-    CHECK_OK(grStreamBeginCaptureToGraph(s, g, &a, 1, grStreamCaptureModeRelaxed));
+    CHECK_OK(grStreamBeginCaptureToGraph(s, g, &a, NULL, 1, grStreamCaptureModeRelaxed));
     launch_add(s, x, 1);
-    CHECK_GR(grErrorIllegalState, grStreamBeginCaptureToGraph(s2, g, &a, 1, grStreamCaptureModeRelaxed));
+    CHECK_GR(grErrorIllegalState,
+             grStreamBeginCaptureToGraph(s2, g, &a, NULL, 1, grStreamCaptureModeRelaxed));
     CHECK_DETAIL_HAS("another stream capture");
     CHECK_GR(grErrorIllegalState, grGraphDestroy(g));
     CHECK_DETAIL_HAS("grGraphDestroy");
@@ -943,7 +945,7 @@ GR_TEST(graph_under_capture_is_protected_until_the_capture_ends)
     grGraph_t cg = NULL;
     grStreamCaptureStatus st;
     CHECK_OK(grStreamBeginCapture(s2, grStreamCaptureModeRelaxed));
-    CHECK_OK(grStreamGetCaptureInfo(s2, &st, NULL, &cg, NULL, NULL));
+    CHECK_OK(grStreamGetCaptureInfo(s2, &st, NULL, &cg, NULL, NULL, NULL));
     CHECK(cg != NULL);
     CHECK_GR(grErrorIllegalState, grGraphDestroy(cg));
     CHECK_OK(grStreamEndCapture(s2, &out));

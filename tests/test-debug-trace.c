@@ -256,7 +256,7 @@ GR_TEST(trace_holds_every_node_with_its_kernel_and_worker_and_is_valid_json)
     add_kernel_node(g, &n[2], &n[0], ka, &px[2]);
     grGraphNode_t join[2] = {n[1], n[2]};
     add_kernel_node(g, &n[3], NULL, kb, &px[3]);
-    CHECK_OK(grGraphAddDependencies(g, join, (grGraphNode_t[]){n[3], n[3]}, 2));
+    CHECK_OK(grGraphAddDependencies(g, join, (grGraphNode_t[]){n[3], n[3]}, NULL, 2));
     CHECK_OK(grGraphAddEmptyNode(&n[4], g, &n[3], 1));
     CHECK_OK(grGraphInstantiate(&e, g, 0));
 

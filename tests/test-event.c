@@ -404,7 +404,7 @@ GR_TEST(stream_wait_event_refuses_bad_flags_and_adds_no_wait)
     CHECK_OK(grEventCreate(&e));
     CHECK_OK(grLaunchHostFunc(a, gated_step, &g));
     CHECK_OK(grEventRecord(e, a));
-    CHECK_GR(grErrorInvalidValue, grStreamWaitEvent(b, e, 1u));
+    CHECK_GR(grErrorInvalidValue, grStreamWaitEvent(b, e, 2u));
     CHECK_DETAIL_HAS("grStreamWaitEvent");
     CHECK_GR(grErrorInvalidValue, grStreamWaitEvent(b, e, 0x100u));
     CHECK_GR(grErrorInvalidResourceHandle, grStreamWaitEvent(b, NULL, 0));
@@ -563,7 +563,7 @@ GR_TEST_T(graph_event_wait_beside_a_record_of_the_same_event_finishes, 20)
     CHECK_OK(grEventQuery(ev));
     /* Ordered the other way (wait, then record) it finishes too. */
     CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphAddDependencies(g, &wait, &rec, 1));
+    CHECK_OK(grGraphAddDependencies(g, &wait, &rec, NULL, 1));
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     CHECK_OK(grGraphLaunch(e, s));
     CHECK_OK(grStreamSynchronize(s));

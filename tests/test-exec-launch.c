@@ -113,7 +113,7 @@ GR_TEST(exec_launch_follows_edges_not_insertion_order)
         nodes[i] = add_host(g, NULL, 0, record_order, &ud[i]);
     }
     for (int i = N - 2; i >= 0; i--)
-        CHECK_OK(grGraphAddDependencies(g, &nodes[i], &nodes[i + 1], 1));
+        CHECK_OK(grGraphAddDependencies(g, &nodes[i], &nodes[i + 1], NULL, 1));
     grGraphExec_t e = instantiate(g);
     for (int rep = 0; rep < 3; rep++) {
         atomic_store(&log.next, 0);
@@ -703,7 +703,7 @@ static void random_dags(uint64_t seed, int count)
                     ne++;
                 }
         if (ne)
-            CHECK_OK(grGraphAddDependencies(g, from, to, ne));
+            CHECK_OK(grGraphAddDependencies(g, from, to, NULL, ne));
         grGraphExec_t e = instantiate(g);
         int launches = 1 + (iter & 1);
         for (int l = 0; l < launches; l++) {

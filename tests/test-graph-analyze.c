@@ -243,7 +243,7 @@ static void fj_capture_make(fj_capture *x, fj_shape shape)
     CHECK_OK(grEventCreate(&x->b_done));
     CHECK_OK(grEventCreate(&x->c_done));
     CHECK_OK(grStreamBeginCapture(x->a, grStreamCaptureModeGlobal));
-    CHECK_OK(grStreamGetCaptureInfo(x->a, &st, &x->id, NULL, NULL, NULL));
+    CHECK_OK(grStreamGetCaptureInfo(x->a, &st, &x->id, NULL, NULL, NULL, NULL));
     CHECK_OK(grLaunchKernel(x->k, one, one, NULL, 0, x->a)); /* call 1 */
     CHECK_OK(grEventRecord(x->fork, x->a));                  /* call 2 */
     CHECK_OK(grStreamWaitEvent(x->b, x->fork, 0));           /* call 3 */
@@ -720,7 +720,7 @@ GR_TEST(analyze_capture_into_a_graph_ignores_what_a_failed_capture_took_back)
 
     /* A fork whose capture is invalidated: its nodes and edges are taken
      * back, the notes of its wait name nodes no longer in the graph. */
-    CHECK_OK(grStreamBeginCaptureToGraph(a, g, &h, 1, grStreamCaptureModeGlobal));
+    CHECK_OK(grStreamBeginCaptureToGraph(a, g, &h, NULL, 1, grStreamCaptureModeGlobal));
     CHECK_OK(grLaunchKernel(k, one, one, NULL, 0, a));
     CHECK_OK(grEventRecord(fork, a));
     CHECK_OK(grStreamWaitEvent(b, fork, 0));
@@ -734,8 +734,8 @@ GR_TEST(analyze_capture_into_a_graph_ignores_what_a_failed_capture_took_back)
     CHECK_OK(grGraphAnalysisDestroy(&r));
 
     /* Then the serialised fork-join, captured after h. */
-    CHECK_OK(grStreamBeginCaptureToGraph(a, g, &h, 1, grStreamCaptureModeGlobal));
-    CHECK_OK(grStreamGetCaptureInfo(a, &st, &id, NULL, NULL, NULL));
+    CHECK_OK(grStreamBeginCaptureToGraph(a, g, &h, NULL, 1, grStreamCaptureModeGlobal));
+    CHECK_OK(grStreamGetCaptureInfo(a, &st, &id, NULL, NULL, NULL, NULL));
     CHECK_OK(grLaunchKernel(k, one, one, NULL, 0, a));
     CHECK_OK(grEventRecord(fork, a));
     CHECK_OK(grStreamWaitEvent(b, fork, 0));

@@ -26,7 +26,7 @@ static size_t node_count(grGraph_t g)
 static size_t edge_count(grGraph_t g)
 {
     size_t n = 0;
-    CHECK_OK(grGraphGetEdges(g, NULL, NULL, &n));
+    CHECK_OK(grGraphGetEdges(g, NULL, NULL, NULL, &n));
     return n;
 }
 
@@ -163,12 +163,12 @@ GR_TEST(graph_add_node_generic_form_builds_each_type)
     CHECK_OK(grEventCreate(&ev));
     memset(&p, 0, sizeof p);
     p.type = grGraphNodeTypeEmpty;
-    CHECK_OK(grGraphAddNode(&n[0], g, NULL, 0, &p));
+    CHECK_OK(grGraphAddNode(&n[0], g, NULL, NULL, 0, &p));
     memset(&p, 0, sizeof p);
     p.type = grGraphNodeTypeHost;
     p.host.fn = noop;
     p.host.userData = a;
-    CHECK_OK(grGraphAddNode(&n[1], g, &n[0], 1, &p));
+    CHECK_OK(grGraphAddNode(&n[1], g, &n[0], NULL, 1, &p));
     memset(&p, 0, sizeof p);
     p.type = grGraphNodeTypeMemcpy;
     p.memcpy.copyParams.srcPtr.ptr = a;
@@ -176,22 +176,22 @@ GR_TEST(graph_add_node_generic_form_builds_each_type)
     p.memcpy.copyParams.dstPtr.ptr = b;
     p.memcpy.copyParams.extent = (grExtent){16, 1, 1};
     p.memcpy.copyParams.kind = grMemcpyHostToHost;
-    CHECK_OK(grGraphAddNode(&n[2], g, &n[1], 1, &p));
+    CHECK_OK(grGraphAddNode(&n[2], g, &n[1], NULL, 1, &p));
     memset(&p, 0, sizeof p);
     p.type = grGraphNodeTypeMemset;
     p.memset.dst = b;
     p.memset.elementSize = 1;
     p.memset.width = 32;
     p.memset.height = 1;
-    CHECK_OK(grGraphAddNode(&n[3], g, NULL, 0, &p));
+    CHECK_OK(grGraphAddNode(&n[3], g, NULL, NULL, 0, &p));
     memset(&p, 0, sizeof p);
     p.type = grGraphNodeTypeGraph;
     p.graph.graph = child;
-    CHECK_OK(grGraphAddNode(&n[4], g, NULL, 0, &p));
+    CHECK_OK(grGraphAddNode(&n[4], g, NULL, NULL, 0, &p));
     memset(&p, 0, sizeof p);
     p.type = grGraphNodeTypeEventRecord;
     p.eventRecord.event = ev;
-    CHECK_OK(grGraphAddNode(&n[5], g, NULL, 0, &p));
+    CHECK_OK(grGraphAddNode(&n[5], g, NULL, NULL, 0, &p));
 
     CHECK_OK(grGraphNodeGetType(n[0], &t));
     CHECK_EQ(t, grGraphNodeTypeEmpty);
@@ -208,7 +208,7 @@ GR_TEST(graph_add_node_generic_form_builds_each_type)
     CHECK_EQ(t, grGraphNodeTypeGraph);
     CHECK_OK(grGraphEventRecordNodeGetEvent(n[5], &got));
     CHECK_PTR_EQ(got, ev);
-    CHECK_OK(grGraphNodeGetDependencies(n[2], NULL, &count));
+    CHECK_OK(grGraphNodeGetDependencies(n[2], NULL, NULL, &count));
     CHECK_EQ(count, 1);
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grGraphDestroy(child));
@@ -227,23 +227,23 @@ GR_TEST(graph_remove_dependencies_removes_only_the_named_edges)
     from[0] = a;
     from[1] = b;
     to[0] = to[1] = c;
-    CHECK_OK(grGraphAddDependencies(g, from, to, 2));
+    CHECK_OK(grGraphAddDependencies(g, from, to, NULL, 2));
     CHECK_OK(grGraphAddEmptyNode(&d, g, &c, 1));
     from[0] = a;
     to[0] = d;
-    CHECK_OK(grGraphAddDependencies(g, from, to, 1));
+    CHECK_OK(grGraphAddDependencies(g, from, to, NULL, 1));
     CHECK_EQ(edge_count(g), 4);
 
     from[0] = a;
     to[0] = c;
-    CHECK_OK(grGraphRemoveDependencies(g, from, to, 1));
+    CHECK_OK(grGraphRemoveDependencies(g, from, to, NULL, 1));
     CHECK_EQ(edge_count(g), 3);
     count = 3;
-    CHECK_OK(grGraphNodeGetDependencies(c, got, &count));
+    CHECK_OK(grGraphNodeGetDependencies(c, got, NULL, &count));
     CHECK_EQ(count, 1);
     CHECK_PTR_EQ(got[0], b);
     count = 3;
-    CHECK_OK(grGraphNodeGetDependentNodes(a, got, &count));
+    CHECK_OK(grGraphNodeGetDependentNodes(a, got, NULL, &count));
     CHECK_EQ(count, 1);
     CHECK_PTR_EQ(got[0], d);
     /* Two at once, in either order. */
@@ -251,13 +251,13 @@ GR_TEST(graph_remove_dependencies_removes_only_the_named_edges)
     to[0] = d;
     from[1] = b;
     to[1] = c;
-    CHECK_OK(grGraphRemoveDependencies(g, from, to, 2));
+    CHECK_OK(grGraphRemoveDependencies(g, from, to, NULL, 2));
     CHECK_EQ(edge_count(g), 1);
     count = 0;
     CHECK_OK(grGraphGetRootNodes(g, NULL, &count));
     CHECK_EQ(count, 3);
     /* An edge removed can be added again. */
-    CHECK_OK(grGraphAddDependencies(g, from, to, 2));
+    CHECK_OK(grGraphAddDependencies(g, from, to, NULL, 2));
     CHECK_EQ(edge_count(g), 3);
     CHECK_OK(grGraphDestroy(g));
 }
@@ -280,7 +280,7 @@ GR_TEST(graph_destroy_node_removes_it_and_its_edges)
     CHECK_PTR_EQ(got[0], a);
     CHECK_PTR_EQ(got[1], c);
     count = 4;
-    CHECK_OK(grGraphNodeGetDependentNodes(a, got, &count));
+    CHECK_OK(grGraphNodeGetDependentNodes(a, got, NULL, &count));
     CHECK_EQ(count, 0);
     count = 4;
     CHECK_OK(grGraphGetRootNodes(g, got, &count));
@@ -311,14 +311,14 @@ GR_TEST(graph_destroy_node_with_many_edges_keeps_other_edges_in_order)
     CHECK_OK(grGraphDestroyNode(mid[2]));
     CHECK_EQ(edge_count(g), 8);
     count = 5;
-    CHECK_OK(grGraphNodeGetDependencies(sink, got, &count));
+    CHECK_OK(grGraphNodeGetDependencies(sink, got, NULL, &count));
     CHECK_EQ(count, 4);
     CHECK_PTR_EQ(got[0], mid[0]);
     CHECK_PTR_EQ(got[1], mid[1]);
     CHECK_PTR_EQ(got[2], mid[3]);
     CHECK_PTR_EQ(got[3], mid[4]);
     count = 5;
-    CHECK_OK(grGraphNodeGetDependentNodes(root, got, &count));
+    CHECK_OK(grGraphNodeGetDependentNodes(root, got, NULL, &count));
     CHECK_EQ(count, 4);
     CHECK_PTR_EQ(got[2], mid[3]);
     CHECK_OK(grGraphDestroy(g));
@@ -407,7 +407,7 @@ GR_TEST(graph_clone_maps_every_node_and_keeps_edges_in_order)
     CHECK_OK(grGraphAddEmptyNode(&n[5], g, NULL, 0));
     pair[0] = n[5];
     pair[1] = n[0];
-    CHECK_OK(grGraphAddDependencies(g, &pair[0], &pair[1], 1));
+    CHECK_OK(grGraphAddDependencies(g, &pair[0], &pair[1], NULL, 1));
 
     CHECK_OK(grGraphClone(&c, g));
     CHECK_EQ(node_count(c), 6);
@@ -421,8 +421,8 @@ GR_TEST(graph_clone_maps_every_node_and_keeps_edges_in_order)
     }
     /* Edges: the same list, node for node through the map. */
     count = ccount = 8;
-    CHECK_OK(grGraphGetEdges(g, gf, gt, &count));
-    CHECK_OK(grGraphGetEdges(c, cf, ct, &ccount));
+    CHECK_OK(grGraphGetEdges(g, gf, gt, NULL, &count));
+    CHECK_OK(grGraphGetEdges(c, cf, ct, NULL, &ccount));
     CHECK_EQ(count, ccount);
     for (i = 0; i < count; i++) {
         grGraphNode_t mf, mt;
@@ -434,8 +434,8 @@ GR_TEST(graph_clone_maps_every_node_and_keeps_edges_in_order)
     /* Per-node dependency order as well. */
     for (i = 0; i < 6; i++) {
         count = ccount = 4;
-        CHECK_OK(grGraphNodeGetDependencies(n[i], got, &count));
-        CHECK_OK(grGraphNodeGetDependencies(m[i], cgot, &ccount));
+        CHECK_OK(grGraphNodeGetDependencies(n[i], got, NULL, &count));
+        CHECK_OK(grGraphNodeGetDependencies(m[i], cgot, NULL, &ccount));
         CHECK_EQ(count, ccount);
         for (j = 0; j < count; j++) {
             grGraphNode_t mm;
@@ -490,7 +490,7 @@ GR_TEST(graph_large_chain_builds_and_refuses_closing_edge)
         CHECK_OK(grGraphAddEmptyNode(&n, g, &prev, 1));
         prev = n;
     }
-    CHECK_GR(grErrorInvalidValue, grGraphAddDependencies(g, &prev, &first, 1));
+    CHECK_GR(grErrorInvalidValue, grGraphAddDependencies(g, &prev, &first, NULL, 1));
     CHECK_DETAIL_HAS("cycle");
     CHECK_DETAIL_HAS("more");
     CHECK_EQ(edge_count(g), 2000);

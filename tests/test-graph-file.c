@@ -216,7 +216,7 @@ static grGraph_t random_graph_of(world *w, uint64_t *s, bool allow_mem)
     for (int t = 0; t < 3; t++) {
         grGraphNode_t a = nodes[rnd(s, k)], b = nodes[rnd(s, k)];
         if (a != b)
-            (void)grGraphAddDependencies(g, &a, &b, 1); /* may close a cycle: refused */
+            (void)grGraphAddDependencies(g, &a, &b, NULL, 1); /* may close a cycle: refused */
     }
     if (mem) {
         grMemAllocNodeParams ap;
@@ -429,14 +429,14 @@ static void compare_graphs(ptrmap *m, grGraph_t a, grGraph_t b)
     CHECK_OK(grGraphGetNodes(b, lb, &nb));
     for (size_t i = 0; i < na; i++)
         compare_node(m, la[i], lb[i]);
-    CHECK_OK(grGraphGetEdges(a, NULL, NULL, &ea));
-    CHECK_OK(grGraphGetEdges(b, NULL, NULL, &eb));
+    CHECK_OK(grGraphGetEdges(a, NULL, NULL, NULL, &ea));
+    CHECK_OK(grGraphGetEdges(b, NULL, NULL, NULL, &eb));
     CHECK_EQ(ea, eb);
     size_t room = (ea > na ? ea : na) + 1;
     grGraphNode_t *fa = calloc(room, sizeof *fa), *ta = calloc(room, sizeof *ta);
     grGraphNode_t *fb = calloc(room, sizeof *fb), *tb = calloc(room, sizeof *tb);
-    CHECK_OK(grGraphGetEdges(a, fa, ta, &ea));
-    CHECK_OK(grGraphGetEdges(b, fb, tb, &eb));
+    CHECK_OK(grGraphGetEdges(a, fa, ta, NULL, &ea));
+    CHECK_OK(grGraphGetEdges(b, fb, tb, NULL, &eb));
     compare_lists(la, na, lb, fa, ea, fb, eb);
     compare_lists(la, na, lb, ta, ea, tb, eb);
     size_t ra = na, rb = na;
@@ -446,12 +446,12 @@ static void compare_graphs(ptrmap *m, grGraph_t a, grGraph_t b)
     grGraphNode_t xa[32], xb[32];
     for (size_t i = 0; i < na; i++) {
         size_t ca = 32, cb = 32;
-        CHECK_OK(grGraphNodeGetDependencies(la[i], xa, &ca));
-        CHECK_OK(grGraphNodeGetDependencies(lb[i], xb, &cb));
+        CHECK_OK(grGraphNodeGetDependencies(la[i], xa, NULL, &ca));
+        CHECK_OK(grGraphNodeGetDependencies(lb[i], xb, NULL, &cb));
         compare_lists(la, na, lb, xa, ca, xb, cb);
         ca = cb = 32;
-        CHECK_OK(grGraphNodeGetDependentNodes(la[i], xa, &ca));
-        CHECK_OK(grGraphNodeGetDependentNodes(lb[i], xb, &cb));
+        CHECK_OK(grGraphNodeGetDependentNodes(la[i], xa, NULL, &ca));
+        CHECK_OK(grGraphNodeGetDependentNodes(lb[i], xb, NULL, &cb));
         compare_lists(la, na, lb, xa, ca, xb, cb);
     }
     free(la);
@@ -789,8 +789,8 @@ GR_TEST_T(graph_file_round_trips_a_graph_of_100000_nodes, 120)
     CHECK_OK(grGraphGetNodes(l, NULL, &nb));
     CHECK_OK(grGraphGetNodes(g, NULL, &na));
     CHECK_EQ(na, nb);
-    CHECK_OK(grGraphGetEdges(g, NULL, NULL, &ea));
-    CHECK_OK(grGraphGetEdges(l, NULL, NULL, &eb));
+    CHECK_OK(grGraphGetEdges(g, NULL, NULL, NULL, &ea));
+    CHECK_OK(grGraphGetEdges(l, NULL, NULL, NULL, &eb));
     CHECK_EQ(ea, eb);
     grGraphNode_t *ln = calloc(N, sizeof *ln);
     CHECK_OK(grGraphGetNodes(l, ln, &nb));

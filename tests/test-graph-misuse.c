@@ -30,10 +30,10 @@ static void take(grGraph_t g, snap *s)
     s->nn = 32;
     CHECK_OK(grGraphGetNodes(g, s->nodes, &s->nn));
     s->ne = 64;
-    CHECK_OK(grGraphGetEdges(g, s->from, s->to, &s->ne));
+    CHECK_OK(grGraphGetEdges(g, s->from, s->to, NULL, &s->ne));
     for (i = 0; i < s->nn; i++) {
         k = 64 - s->nd;
-        CHECK_OK(grGraphNodeGetDependencies(s->nodes[i], s->deps + s->nd, &k));
+        CHECK_OK(grGraphNodeGetDependencies(s->nodes[i], s->deps + s->nd, NULL, &k));
         s->nd += k;
     }
 }
@@ -91,7 +91,7 @@ GR_TEST(graph_calls_refuse_null_and_unknown_graphs)
     CHECK_GR(grErrorInvalidValue, grGraphAddEmptyNode(&n, (grGraph_t)(void *)&fake, NULL, 0));
     CHECK_GR(grErrorInvalidValue, grGraphGetNodes((grGraph_t)(void *)&fake, NULL, &count));
     CHECK_DETAIL_HAS("grGraphGetNodes");
-    CHECK_GR(grErrorInvalidValue, grGraphGetEdges(NULL, NULL, NULL, &count));
+    CHECK_GR(grErrorInvalidValue, grGraphGetEdges(NULL, NULL, NULL, NULL, &count));
     CHECK_GR(grErrorInvalidValue, grGraphGetRootNodes(NULL, NULL, &count));
 }
 
@@ -273,40 +273,40 @@ GR_TEST(graph_add_node_generic_refuses_bad_memory_nodes_and_unknown_types)
     snap before;
     chain(&g, n);
     take(g, &before);
-    CHECK_GR(grErrorInvalidValue, grGraphAddNode(&out, g, NULL, 0, NULL));
+    CHECK_GR(grErrorInvalidValue, grGraphAddNode(&out, g, NULL, NULL, 0, NULL));
     CHECK_DETAIL_HAS("nodeParams is NULL");
     memset(&p, 0, sizeof p);
     p.type = grGraphNodeTypeMemAlloc;
     p.alloc.poolProps.allocType = grMemAllocationTypePinned;
     p.alloc.poolProps.location.type = grMemLocationTypeDevice;
     p.alloc.bytesize = 0;
-    CHECK_GR(grErrorInvalidValue, grGraphAddNode(&out, g, NULL, 0, &p));
+    CHECK_GR(grErrorInvalidValue, grGraphAddNode(&out, g, NULL, NULL, 0, &p));
     CHECK_DETAIL_HAS("bytesize is 0");
     CHECK_PTR_EQ(p.alloc.dptr, NULL);
     p.alloc.bytesize = 64;
     p.alloc.poolProps.allocType = grMemAllocationTypeInvalid;
-    CHECK_GR(grErrorInvalidValue, grGraphAddNode(&out, g, NULL, 0, &p));
+    CHECK_GR(grErrorInvalidValue, grGraphAddNode(&out, g, NULL, NULL, 0, &p));
     CHECK_DETAIL_HAS("allocType");
     p.type = grGraphNodeTypeMemFree;
     p.free.dptr = a;
-    CHECK_GR(grErrorInvalidValue, grGraphAddNode(&out, g, NULL, 0, &p));
+    CHECK_GR(grErrorInvalidValue, grGraphAddNode(&out, g, NULL, NULL, 0, &p));
     CHECK_DETAIL_HAS("not returned by a graph allocation node");
     p.type = (grGraphNodeType)42;
-    CHECK_GR(grErrorInvalidValue, grGraphAddNode(&out, g, NULL, 0, &p));
+    CHECK_GR(grErrorInvalidValue, grGraphAddNode(&out, g, NULL, NULL, 0, &p));
     CHECK_DETAIL_HAS("type 42");
     memset(&p, 0, sizeof p);
     p.type = grGraphNodeTypeMemcpy;
     p.memcpy.copyParams.srcPtr.ptr = a;
     p.memcpy.copyParams.dstPtr.ptr = b;
     p.memcpy.copyParams.extent = (grExtent){4, 2, 1};
-    CHECK_GR(grErrorNotSupported, grGraphAddNode(&out, g, NULL, 0, &p));
+    CHECK_GR(grErrorNotSupported, grGraphAddNode(&out, g, NULL, NULL, 0, &p));
     CHECK_DETAIL_HAS("only 1D");
     p.memcpy.copyParams.extent = (grExtent){4, 1, 1};
     p.memcpy.flags = 1;
-    CHECK_GR(grErrorInvalidValue, grGraphAddNode(&out, g, NULL, 0, &p));
+    CHECK_GR(grErrorInvalidValue, grGraphAddNode(&out, g, NULL, NULL, 0, &p));
     /* Bad dependencies are reported before an unsupported type. */
     p.type = grGraphNodeTypeMemAlloc;
-    CHECK_GR(grErrorInvalidValue, grGraphAddNode(&out, g, NULL, 1, &p));
+    CHECK_GR(grErrorInvalidValue, grGraphAddNode(&out, g, NULL, NULL, 1, &p));
     CHECK_PTR_EQ(out, NULL);
     same(g, &before);
     CHECK_OK(grGraphDestroy(g));
@@ -324,31 +324,31 @@ GR_TEST(graph_add_dependencies_refuses_bad_endpoints)
     CHECK_OK(grGraphDestroyNode(dead));
     take(g, &before);
 
-    CHECK_GR(grErrorInvalidValue, grGraphAddDependencies(NULL, n, n + 1, 1));
-    CHECK_GR(grErrorInvalidValue, grGraphAddDependencies(g, NULL, n + 1, 1));
+    CHECK_GR(grErrorInvalidValue, grGraphAddDependencies(NULL, n, n + 1, NULL, 1));
+    CHECK_GR(grErrorInvalidValue, grGraphAddDependencies(g, NULL, n + 1, NULL, 1));
     CHECK_DETAIL_HAS("from is NULL");
-    CHECK_GR(grErrorInvalidValue, grGraphAddDependencies(g, n, NULL, 1));
+    CHECK_GR(grErrorInvalidValue, grGraphAddDependencies(g, n, NULL, NULL, 1));
     CHECK_DETAIL_HAS("to is NULL");
     from[0] = n[0];
     to[0] = n[3];
     from[1] = n[3];
     to[1] = NULL;
-    CHECK_GR(grErrorInvalidValue, grGraphAddDependencies(g, from, to, 2));
+    CHECK_GR(grErrorInvalidValue, grGraphAddDependencies(g, from, to, NULL, 2));
     CHECK_DETAIL_HAS("to[1] is NULL");
     to[1] = dead;
-    CHECK_GR(grErrorInvalidValue, grGraphAddDependencies(g, from, to, 2));
+    CHECK_GR(grErrorInvalidValue, grGraphAddDependencies(g, from, to, NULL, 2));
     CHECK_DETAIL_HAS("to[1]");
     CHECK_DETAIL_HAS("destroyed");
     to[1] = o;
-    CHECK_GR(grErrorInvalidValue, grGraphAddDependencies(g, from, to, 2));
+    CHECK_GR(grErrorInvalidValue, grGraphAddDependencies(g, from, to, NULL, 2));
     CHECK_DETAIL_HAS("to[1] (empty node #0) belongs to graph");
     from[1] = o;
     to[1] = n[3];
-    CHECK_GR(grErrorInvalidValue, grGraphAddDependencies(g, from, to, 2));
+    CHECK_GR(grErrorInvalidValue, grGraphAddDependencies(g, from, to, NULL, 2));
     CHECK_DETAIL_HAS("from[1] (empty node #0) belongs to graph");
     from[1] = n[2];
     to[1] = n[2];
-    CHECK_GR(grErrorInvalidValue, grGraphAddDependencies(g, from, to, 2));
+    CHECK_GR(grErrorInvalidValue, grGraphAddDependencies(g, from, to, NULL, 2));
     CHECK_DETAIL_HAS("edge 1 goes from empty node #2 to itself");
     same(g, &before);
     CHECK_OK(grGraphDestroy(g));
@@ -367,7 +367,7 @@ GR_TEST(graph_add_dependencies_refuses_existing_and_repeated_edges)
     to[0] = n[3];
     from[1] = n[1];
     to[1] = n[2];
-    CHECK_GR(grErrorInvalidValue, grGraphAddDependencies(g, from, to, 2));
+    CHECK_GR(grErrorInvalidValue, grGraphAddDependencies(g, from, to, NULL, 2));
     CHECK_DETAIL_HAS("edge 1 (empty node #1 -> empty node #2) already exists");
     same(g, &before);
     /* The same new edge twice in one call. */
@@ -375,11 +375,11 @@ GR_TEST(graph_add_dependencies_refuses_existing_and_repeated_edges)
     to[1] = n[3];
     from[2] = n[0];
     to[2] = n[3];
-    CHECK_GR(grErrorInvalidValue, grGraphAddDependencies(g, from, to, 3));
+    CHECK_GR(grErrorInvalidValue, grGraphAddDependencies(g, from, to, NULL, 3));
     CHECK_DETAIL_HAS("edges 0 and 2 are both empty node #0 -> empty node #3");
     same(g, &before);
     /* Without the repeat it goes through. */
-    CHECK_OK(grGraphAddDependencies(g, from, to, 2));
+    CHECK_OK(grGraphAddDependencies(g, from, to, NULL, 2));
     CHECK_OK(grGraphDestroy(g));
 }
 
@@ -390,7 +390,7 @@ GR_TEST(graph_add_dependencies_refuses_cycles_naming_the_nodes)
     snap before;
     chain(&g, n);
     take(g, &before);
-    CHECK_GR(grErrorInvalidValue, grGraphAddDependencies(g, &n[2], &n[0], 1));
+    CHECK_GR(grErrorInvalidValue, grGraphAddDependencies(g, &n[2], &n[0], NULL, 1));
     CHECK_DETAIL_HAS("edge 0 (empty node #2 -> empty node #0) would close the cycle");
     CHECK_DETAIL_HAS("cycle empty node #2 -> empty node #0 -> empty node #1 -> empty node #2;");
     same(g, &before);
@@ -399,7 +399,7 @@ GR_TEST(graph_add_dependencies_refuses_cycles_naming_the_nodes)
     to[0] = n[0];
     from[1] = n[2];
     to[1] = n[3];
-    CHECK_GR(grErrorInvalidValue, grGraphAddDependencies(g, from, to, 2));
+    CHECK_GR(grErrorInvalidValue, grGraphAddDependencies(g, from, to, NULL, 2));
     CHECK_DETAIL_HAS("edge 1 (empty node #2 -> empty node #3)");
     CHECK_DETAIL_HAS(
         "cycle empty node #2 -> empty node #3 -> empty node #0 -> empty node #1 -> empty node #2;");
@@ -409,7 +409,7 @@ GR_TEST(graph_add_dependencies_refuses_cycles_naming_the_nodes)
     to[0] = n[0];
     from[1] = n[0];
     to[1] = n[3];
-    CHECK_GR(grErrorInvalidValue, grGraphAddDependencies(g, from, to, 2));
+    CHECK_GR(grErrorInvalidValue, grGraphAddDependencies(g, from, to, NULL, 2));
     CHECK_DETAIL_HAS("cycle");
     same(g, &before);
     CHECK_OK(grGraphDestroy(g));
@@ -428,24 +428,24 @@ GR_TEST(graph_remove_dependencies_refuses_missing_and_repeated_edges)
     to[0] = n[1];
     from[1] = n[0];
     to[1] = n[2];
-    CHECK_GR(grErrorInvalidValue, grGraphRemoveDependencies(g, from, to, 2));
+    CHECK_GR(grErrorInvalidValue, grGraphRemoveDependencies(g, from, to, NULL, 2));
     CHECK_DETAIL_HAS("edge 1 (empty node #0 -> empty node #2) does not exist");
     same(g, &before);
     from[1] = n[1];
     to[1] = n[2];
     from[2] = n[0];
     to[2] = n[1];
-    CHECK_GR(grErrorInvalidValue, grGraphRemoveDependencies(g, from, to, 3));
+    CHECK_GR(grErrorInvalidValue, grGraphRemoveDependencies(g, from, to, NULL, 3));
     CHECK_DETAIL_HAS("edges 0 and 2 are both empty node #0 -> empty node #1");
     same(g, &before);
     from[1] = o;
-    CHECK_GR(grErrorInvalidValue, grGraphRemoveDependencies(g, from, to, 2));
+    CHECK_GR(grErrorInvalidValue, grGraphRemoveDependencies(g, from, to, NULL, 2));
     CHECK_DETAIL_HAS("belongs to graph");
-    CHECK_GR(grErrorInvalidValue, grGraphRemoveDependencies(g, NULL, to, 1));
-    CHECK_GR(grErrorInvalidValue, grGraphRemoveDependencies(NULL, from, to, 1));
+    CHECK_GR(grErrorInvalidValue, grGraphRemoveDependencies(g, NULL, to, NULL, 1));
+    CHECK_GR(grErrorInvalidValue, grGraphRemoveDependencies(NULL, from, to, NULL, 1));
     same(g, &before);
-    CHECK_OK(grGraphRemoveDependencies(g, from, to, 0));
-    CHECK_OK(grGraphAddDependencies(g, from, to, 0));
+    CHECK_OK(grGraphRemoveDependencies(g, from, to, NULL, 0));
+    CHECK_OK(grGraphAddDependencies(g, from, to, NULL, 0));
     same(g, &before);
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grGraphDestroy(other));
@@ -477,11 +477,11 @@ GR_TEST(graph_node_calls_refuse_null_destroyed_and_wrong_type_nodes)
     CHECK_GR(grErrorInvalidValue, grGraphNodeGetType(dead, &t));
     CHECK_GR(grErrorInvalidValue, grGraphNodeGetType(h, NULL));
     CHECK_DETAIL_HAS("pType");
-    CHECK_GR(grErrorInvalidValue, grGraphNodeGetDependencies(h, NULL, NULL));
+    CHECK_GR(grErrorInvalidValue, grGraphNodeGetDependencies(h, NULL, NULL, NULL));
     CHECK_DETAIL_HAS("pNumDependencies");
-    CHECK_GR(grErrorInvalidValue, grGraphNodeGetDependentNodes(dead, NULL, &count));
+    CHECK_GR(grErrorInvalidValue, grGraphNodeGetDependentNodes(dead, NULL, NULL, &count));
     CHECK_GR(grErrorInvalidValue, grGraphGetNodes(g, NULL, NULL));
-    CHECK_GR(grErrorInvalidValue, grGraphGetEdges(g, n, NULL, &count));
+    CHECK_GR(grErrorInvalidValue, grGraphGetEdges(g, n, NULL, NULL, &count));
     CHECK_DETAIL_HAS("to is NULL but from is not");
 
     CHECK_GR(grErrorInvalidValue, grGraphHostNodeGetParams(n[0], &ghp));

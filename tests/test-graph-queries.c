@@ -93,11 +93,11 @@ GR_TEST(graph_get_edges_lists_every_edge_grouped_by_source)
     grGraphNode_t n[4], from[5], to[5];
     size_t count = 0;
     diamond(&g, n);
-    CHECK_OK(grGraphGetEdges(g, NULL, NULL, &count));
+    CHECK_OK(grGraphGetEdges(g, NULL, NULL, NULL, &count));
     CHECK_EQ(count, 4);
     count = 5;
     from[4] = to[4] = n[0];
-    CHECK_OK(grGraphGetEdges(g, from, to, &count));
+    CHECK_OK(grGraphGetEdges(g, from, to, NULL, &count));
     CHECK_EQ(count, 4);
     CHECK_PTR_EQ(from[0], n[0]);
     CHECK_PTR_EQ(to[0], n[1]);
@@ -110,7 +110,7 @@ GR_TEST(graph_get_edges_lists_every_edge_grouped_by_source)
     CHECK_PTR_EQ(from[4], NULL);
     CHECK_PTR_EQ(to[4], NULL);
     count = 1;
-    CHECK_OK(grGraphGetEdges(g, from, to, &count));
+    CHECK_OK(grGraphGetEdges(g, from, to, NULL, &count));
     CHECK_EQ(count, 1);
     CHECK_OK(grGraphDestroy(g));
 }
@@ -121,31 +121,31 @@ GR_TEST(graph_node_dependencies_and_dependents_round_trip)
     grGraphNode_t n[4], got[3];
     size_t count = 0;
     diamond(&g, n);
-    CHECK_OK(grGraphNodeGetDependencies(n[3], NULL, &count));
+    CHECK_OK(grGraphNodeGetDependencies(n[3], NULL, NULL, &count));
     CHECK_EQ(count, 2);
     count = 3;
     got[2] = n[0];
-    CHECK_OK(grGraphNodeGetDependencies(n[3], got, &count));
+    CHECK_OK(grGraphNodeGetDependencies(n[3], got, NULL, &count));
     CHECK_EQ(count, 2);
     CHECK_PTR_EQ(got[0], n[1]);
     CHECK_PTR_EQ(got[1], n[2]);
     CHECK_PTR_EQ(got[2], NULL);
     count = 0;
-    CHECK_OK(grGraphNodeGetDependentNodes(n[0], NULL, &count));
+    CHECK_OK(grGraphNodeGetDependentNodes(n[0], NULL, NULL, &count));
     CHECK_EQ(count, 2);
     count = 2;
-    CHECK_OK(grGraphNodeGetDependentNodes(n[0], got, &count));
+    CHECK_OK(grGraphNodeGetDependentNodes(n[0], got, NULL, &count));
     CHECK_EQ(count, 2);
     CHECK_PTR_EQ(got[0], n[1]);
     CHECK_PTR_EQ(got[1], n[2]);
     count = 1;
-    CHECK_OK(grGraphNodeGetDependentNodes(n[0], got, &count));
+    CHECK_OK(grGraphNodeGetDependentNodes(n[0], got, NULL, &count));
     CHECK_EQ(count, 1);
     CHECK_PTR_EQ(got[0], n[1]);
     count = 5;
-    CHECK_OK(grGraphNodeGetDependencies(n[0], NULL, &count));
+    CHECK_OK(grGraphNodeGetDependencies(n[0], NULL, NULL, &count));
     CHECK_EQ(count, 0);
-    CHECK_OK(grGraphNodeGetDependentNodes(n[3], NULL, &count));
+    CHECK_OK(grGraphNodeGetDependentNodes(n[3], NULL, NULL, &count));
     CHECK_EQ(count, 0);
     CHECK_OK(grGraphDestroy(g));
 }
@@ -205,13 +205,13 @@ GR_TEST(graph_edges_added_later_are_reported_in_addition_order)
     to[0] = a;
     from[1] = b;
     to[1] = a;
-    CHECK_OK(grGraphAddDependencies(g, from, to, 2));
-    CHECK_OK(grGraphNodeGetDependencies(a, got, &count));
+    CHECK_OK(grGraphAddDependencies(g, from, to, NULL, 2));
+    CHECK_OK(grGraphNodeGetDependencies(a, got, NULL, &count));
     CHECK_EQ(count, 2);
     CHECK_PTR_EQ(got[0], c);
     CHECK_PTR_EQ(got[1], b);
     count = 2;
-    CHECK_OK(grGraphGetEdges(g, from, to, &count));
+    CHECK_OK(grGraphGetEdges(g, from, to, NULL, &count));
     CHECK_EQ(count, 2);
     /* Grouped by source in creation order: b's edge first. */
     CHECK_PTR_EQ(from[0], b);
@@ -240,7 +240,7 @@ GR_TEST(graph_empty_graph_reports_zero_everything)
     CHECK_OK(grGraphGetRootNodes(g, NULL, &count));
     CHECK_EQ(count, 0);
     count = 2;
-    CHECK_OK(grGraphGetEdges(g, arr, arr2, &count));
+    CHECK_OK(grGraphGetEdges(g, arr, arr2, NULL, &count));
     CHECK_EQ(count, 0);
     CHECK_OK(grGraphDestroy(g));
 }
@@ -260,19 +260,19 @@ GR_TEST(graph_topo_sort_orders_dependencies_first_and_deterministically)
     for (i = 0; i + 1 < 4; i++) {
         from[0] = n[i + 1];
         to[0] = n[i];
-        CHECK_OK(grGraphAddDependencies(g, from, to, 1));
+        CHECK_OK(grGraphAddDependencies(g, from, to, NULL, 1));
     }
     from[0] = n[5];
     to[0] = n[4];
     from[1] = n[3];
     to[1] = n[5];
-    CHECK_OK(grGraphAddDependencies(g, from, to, 2));
+    CHECK_OK(grGraphAddDependencies(g, from, to, NULL, 2));
     CHECK(gr__graph_topo_sort(g, order));
     /* Every edge goes forward in the order. */
     for (i = 0; i < 6; i++) {
         grGraphNode_t deps[6];
         size_t nd = 6, k;
-        CHECK_OK(grGraphNodeGetDependencies(order[i], deps, &nd));
+        CHECK_OK(grGraphNodeGetDependencies(order[i], deps, NULL, &nd));
         for (k = 0; k < nd; k++) {
             for (j = 0; j < i; j++)
                 if (order[j] == deps[k])

@@ -211,7 +211,7 @@ GR_TEST(graphmem_capture_rollback_forgets_its_free_node)
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphCreate(&h, 0));
     a = add_alloc(g, NULL, 0, 128, &p);
-    CHECK_OK(grStreamBeginCaptureToGraph(s, g, &a, 1, grStreamCaptureModeGlobal));
+    CHECK_OK(grStreamBeginCaptureToGraph(s, g, &a, NULL, 1, grStreamCaptureModeGlobal));
     CHECK_OK(grFreeAsync(p, s));
     CHECK_GR(grErrorInvalidValue, grGraphAddMemFreeNode(&f, h, NULL, 0, p)); /* g frees it now */
     CHECK_GR(grErrorStreamCaptureUnsupported, grStreamSynchronize(s));
@@ -552,11 +552,11 @@ GR_TEST(graphmem_graph_with_memory_nodes_refuses_clone_embedding_deletion_and_se
     CHECK_DETAIL_HAS("cannot be embedded");
     CHECK_GR(grErrorNotSupported, grGraphDestroyNode(k));
     CHECK_DETAIL_HAS("cannot be deleted");
-    CHECK_GR(grErrorNotSupported, grGraphRemoveDependencies(g, &a, &k, 1));
+    CHECK_GR(grErrorNotSupported, grGraphRemoveDependencies(g, &a, &k, NULL, 1));
     CHECK_DETAIL_HAS("cannot be");
     CHECK_EQ(node_count(g), 3);
     /* Adding edges stays allowed. */
-    CHECK_OK(grGraphAddDependencies(g, &a, &f, 1));
+    CHECK_OK(grGraphAddDependencies(g, &a, &f, NULL, 1));
     /* A child graph cannot receive memory nodes either. */
     CHECK_OK(grGraphCreate(&child, 0));
     CHECK_OK(grGraphAddChildGraphNode(&cn, parent, NULL, 0, child));
@@ -595,7 +595,7 @@ GR_TEST(graphmem_generic_add_node_makes_alloc_and_free_nodes)
     np.alloc = alloc_params(5000);
     np.alloc.accessDescs = &acc;
     np.alloc.accessDescCount = 1;
-    CHECK_OK(grGraphAddNode(&a, g, NULL, 0, &np));
+    CHECK_OK(grGraphAddNode(&a, g, NULL, NULL, 0, &np));
     CHECK(np.alloc.dptr != NULL);
     CHECK_OK(grGraphMemAllocNodeGetParams(a, &got));
     CHECK_PTR_EQ(got.dptr, np.alloc.dptr);
@@ -606,13 +606,13 @@ GR_TEST(graphmem_generic_add_node_makes_alloc_and_free_nodes)
     /* Two access descriptors: the CPU device has one device. */
     np.alloc.accessDescCount = 2;
     np.alloc.dptr = NULL;
-    CHECK_GR(grErrorInvalidValue, grGraphAddNode(&f, g, NULL, 0, &np));
+    CHECK_GR(grErrorInvalidValue, grGraphAddNode(&f, g, NULL, NULL, 0, &np));
     CHECK_DETAIL_HAS("accessDescCount");
     CHECK_PTR_EQ(np.alloc.dptr, NULL);
     memset(&np, 0, sizeof np);
     np.type = grGraphNodeTypeMemFree;
     np.free.dptr = p;
-    CHECK_OK(grGraphAddNode(&f, g, &a, 1, &np));
+    CHECK_OK(grGraphAddNode(&f, g, &a, NULL, 1, &np));
     CHECK_OK(grGraphMemFreeNodeGetParams(f, &freed));
     CHECK_PTR_EQ(freed, p);
     CHECK_GR(grErrorInvalidValue, grGraphMemFreeNodeGetParams(a, &freed));

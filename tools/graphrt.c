@@ -144,7 +144,7 @@ bool tool_graph_read(tool_graph *t, grGraph_t g)
     size_t n = 0, ne = 0;
     memset(t, 0, sizeof *t);
     t->g = g;
-    if (grGraphGetNodes(g, NULL, &n) || grGraphGetEdges(g, NULL, NULL, &ne))
+    if (grGraphGetNodes(g, NULL, &n) || grGraphGetEdges(g, NULL, NULL, NULL, &ne))
         return false;
     t->n = n;
     t->nodes = calloc(n + 1, sizeof *t->nodes);
@@ -165,13 +165,13 @@ bool tool_graph_read(tool_graph *t, grGraph_t g)
     for (size_t i = 0; i < n; i++) {
         size_t nd = 0;
         t->dep_begin[i] = w;
-        grGraphNodeGetDependencies(t->nodes[i], NULL, &nd);
+        grGraphNodeGetDependencies(t->nodes[i], NULL, NULL, &nd);
         grGraphNode_t *d = calloc(nd + 1, sizeof *d);
         if (!d) {
             tool_graph_free(t);
             return false;
         }
-        grGraphNodeGetDependencies(t->nodes[i], d, &nd);
+        grGraphNodeGetDependencies(t->nodes[i], d, NULL, &nd);
         for (size_t k = 0; k < nd; k++) {
             size_t j = tool_node_index(t, d[k]);
             t->deps[w++] = j;
@@ -213,7 +213,7 @@ typedef struct counts {
 static bool count_graph(grGraph_t g, counts *c, unsigned depth)
 {
     size_t n = 0, ne = 0;
-    if (depth > 64 || grGraphGetNodes(g, NULL, &n) || grGraphGetEdges(g, NULL, NULL, &ne))
+    if (depth > 64 || grGraphGetNodes(g, NULL, &n) || grGraphGetEdges(g, NULL, NULL, NULL, &ne))
         return false;
     grGraphNode_t *nodes = calloc(n + 1, sizeof *nodes);
     if (!nodes || grGraphGetNodes(g, nodes, &n)) {

@@ -9,6 +9,8 @@
 #include "../capture/capture.h"
 #include "../memory/pool.h"
 
+#include <string.h>
+
 static grError_t check_event(const char *call, grEvent_t e)
 {
     if (!gr__event_valid(e))
@@ -86,28 +88,71 @@ GR_API grError_t grEventDestroy(grEvent_t event)
     return grSuccess;
 }
 
-GR_API grError_t grEventRecord(grEvent_t event, grStream_t stream)
+/* A capture's event record or wait node (the external flags). */
+static grError_t capture_event_node(const char *call, gr_stream *s, grGraphNodeType t, grEvent_t e)
+{
+    grGraphNodeParams desc;
+    memset(&desc, 0, sizeof desc);
+    desc.type = t;
+    if (t == grGraphNodeTypeEventRecord)
+        desc.eventRecord.event = e;
+    else
+        desc.eventWait.event = e;
+    return gr__capture_record(call, s, &desc);
+}
+
+/* The external flags outside a capture: CUDA 13 answers
+ * grErrorIllegalState (docs/cuda13-probes.md). */
+static grError_t not_capturing(const char *call, gr_stream *s, const char *flag)
+{
+    return gr__fail(
+        grErrorIllegalState,
+        "%s: %s is not capturing; %s makes an event node of a capture, so outside one pass flags 0", call,
+        GR_STREAM_NAME(s), flag);
+}
+
+/* grEventRecord and grEventRecordWithFlags, naming 'call'. */
+static grError_t event_record(const char *call, grEvent_t event, grStream_t stream, unsigned int flags)
 {
     gr_stream *s = NULL;
-    grError_t err = check_event("grEventRecord", event);
+    grError_t err = check_event(call, event);
     if (err)
         return err;
-    err = gr__stream_from_handle("grEventRecord", stream, &s);
+    err = gr__stream_from_handle(call, stream, &s);
     if (err)
         return err;
-    if (GR_UNLIKELY(gr__stream_capturing(s)))
-        return gr__capture_event_record("grEventRecord", event, s);
-    if ((err = gr__capture_check_implicit("grEventRecord", s)))
+    if (GR_UNLIKELY(gr__stream_capturing(s))) {
+        if (flags & grEventRecordExternal)
+            return capture_event_node(call, s, grGraphNodeTypeEventRecord, event);
+        return gr__capture_event_record(call, event, s);
+    }
+    if (GR_UNLIKELY(flags & grEventRecordExternal))
+        return not_capturing(call, s, "grEventRecordExternal");
+    if ((err = gr__capture_check_implicit(call, s)))
         return err;
     if (GR_UNLIKELY(s->device != event->device))
         return gr__fail(grErrorInvalidResourceHandle,
-                        "grEventRecord: event %p was created on device %d and stream %p is of device %d; an "
+                        "%s: event %p was created on device %d and stream %p is of device %d; an "
                         "event is recorded on streams of its own device (as in CUDA): create it while that "
                         "device is current",
-                        GR_PTR(event), event->device, GR_PTR(stream), s->device);
+                        call, GR_PTR(event), event->device, GR_PTR(stream), s->device);
     if (GR_UNLIKELY(s->device != 0))
-        return gr__cuda_event_record("grEventRecord", event, s);
-    return gr__event_record("grEventRecord", event, s);
+        return gr__cuda_event_record(call, event, s);
+    return gr__event_record(call, event, s);
+}
+
+GR_API grError_t grEventRecord(grEvent_t event, grStream_t stream)
+{
+    return event_record("grEventRecord", event, stream, grEventRecordDefault);
+}
+
+GR_API grError_t grEventRecordWithFlags(grEvent_t event, grStream_t stream, unsigned int flags)
+{
+    if (flags & ~(unsigned)grEventRecordExternal)
+        return gr__fail(grErrorInvalidValue,
+                        "grEventRecordWithFlags: flags 0x%x has bits other than grEventRecordExternal (0x1)",
+                        flags);
+    return event_record("grEventRecordWithFlags", event, stream, flags);
 }
 
 GR_API grError_t grEventQuery(grEvent_t event)
@@ -172,12 +217,17 @@ GR_API grError_t grStreamWaitEvent(grStream_t stream, grEvent_t event, unsigned 
 {
     gr_stream *s = NULL;
     grError_t err;
-    if (flags != 0)
-        return gr__fail(grErrorInvalidValue, "grStreamWaitEvent: flags must be 0 (got 0x%x)", flags);
+    if (flags & ~(unsigned)grEventWaitExternal)
+        return gr__fail(grErrorInvalidValue,
+                        "grStreamWaitEvent: flags 0x%x has bits other than grEventWaitExternal (0x1)", flags);
     if ((err = check_event("grStreamWaitEvent", event)))
         return err;
     if ((err = gr__stream_from_handle("grStreamWaitEvent", stream, &s)))
         return err;
+    if (GR_UNLIKELY(flags & grEventWaitExternal))
+        return gr__stream_capturing(s)
+                   ? capture_event_node("grStreamWaitEvent", s, grGraphNodeTypeWaitEvent, event)
+                   : not_capturing("grStreamWaitEvent", s, "grEventWaitExternal");
     if (GR_UNLIKELY(gr__stream_capturing(s) || event->capture))
         return gr__capture_wait_event("grStreamWaitEvent", s, event);
     if ((err = gr__capture_check_implicit("grStreamWaitEvent", s)))

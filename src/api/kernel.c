@@ -10,6 +10,7 @@
 #include "../capture/capture.h"
 #include "../memory/memory.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,30 +94,89 @@ GR_API grError_t grFuncGetName(const char **name, grKernel_t func)
     return grSuccess;
 }
 
-GR_API grError_t grLaunchKernel(grKernel_t kernel, grDim3 gridDim, grDim3 blockDim, void **args,
-                                size_t sharedMem, grStream_t stream)
+/* grLaunchKernel and grLaunchKernelExC (attrs checked), naming 'call'. */
+static grError_t launch(const char *call, grKernel_t kernel, grDim3 gridDim, grDim3 blockDim, void **args,
+                        size_t sharedMem, grStream_t stream, const grLaunchAttribute *attrs, unsigned nattrs)
 {
     gr_stream *s = NULL;
-    grError_t err = gr__kernel_check("grLaunchKernel", kernel, &gridDim, &blockDim, sharedMem, args);
+    grError_t err = gr__kernel_check(call, kernel, &gridDim, &blockDim, sharedMem, args);
     if (err)
         return err;
-    if ((err = gr__stream_from_handle("grLaunchKernel", stream, &s)))
+    if ((err = gr__stream_from_handle(call, stream, &s)))
         return err;
     if (GR_UNLIKELY(gr__stream_capturing(s))) {
         /* The capture reads only the type and the member it names. */
         grGraphNodeParams d;
         d.type = grGraphNodeTypeKernel;
         d.kernel = (grKernelNodeParams){kernel, gridDim, blockDim, (unsigned)sharedMem, args, NULL};
-        return gr__capture_record("grLaunchKernel", s, &d);
+        return gr__capture_record_ex(call, s, &d, attrs, nattrs);
     }
-    if ((err = gr__capture_check_implicit("grLaunchKernel", s)))
+    if ((err = gr__capture_check_implicit(call, s)))
         return err;
     if (GR_UNLIKELY(s->device != 0))
-        return gr__launched(
-            s, gr__cuda_launch("grLaunchKernel", s, kernel, &gridDim, &blockDim, sharedMem, args));
+        return gr__launched(s, gr__cuda_launch(call, s, kernel, &gridDim, &blockDim, sharedMem, args));
     if (gr__launch_blocking())
         return launch_blocking(s, kernel, &gridDim, &blockDim, sharedMem, args);
-    return gr__stream_enqueue_kernel("grLaunchKernel", s, kernel, &gridDim, &blockDim, sharedMem, args);
+    return gr__stream_enqueue_kernel(call, s, kernel, &gridDim, &blockDim, sharedMem, args);
+}
+
+GR_API grError_t grLaunchKernel(grKernel_t kernel, grDim3 gridDim, grDim3 blockDim, void **args,
+                                size_t sharedMem, grStream_t stream)
+{
+    return launch("grLaunchKernel", kernel, gridDim, blockDim, args, sharedMem, stream, NULL, 0);
+}
+
+/* The event a launch attribute asks to record (programmatic or launch
+ * completion), or NULL. */
+static grEvent_t attr_event(const grLaunchAttribute *a)
+{
+    if (a->id == grLaunchAttributeProgrammaticEvent)
+        return a->val.programmaticEvent.event;
+    if (a->id == grLaunchAttributeLaunchCompletionEvent)
+        return a->val.launchCompletionEvent.event;
+    return NULL;
+}
+
+GR_API grError_t grLaunchKernelExC(const grLaunchConfig_t *config, grKernel_t kernel, void **args)
+{
+    static const char call[] = "grLaunchKernelExC";
+    grError_t err;
+    char what[48];
+    if (!config)
+        return gr__fail(grErrorInvalidValue, "%s: config is NULL; pass the launch configuration", call);
+    if (config->numAttrs && !config->attrs)
+        return gr__fail(grErrorInvalidValue, "%s: config->attrs is NULL but numAttrs is %u", call,
+                        config->numAttrs);
+    bool events = false;
+    for (unsigned i = 0; i < config->numAttrs; i++) {
+        snprintf(what, sizeof what, "config->attrs[%u]", i);
+        if ((err = gr__launch_attr_check(call, what, config->attrs[i].id, &config->attrs[i].val,
+                                         GR_ATTR_LAUNCH)))
+            return err;
+        events = events || attr_event(&config->attrs[i]) != NULL;
+    }
+    if (events) {
+        /* The events trigger before the kernel ends on a GPU; a capture
+         * would need programmatic edges to them, which graphrt does not
+         * record. */
+        gr_stream *s = NULL;
+        if ((err = gr__stream_from_handle(call, config->stream, &s)))
+            return err;
+        if (gr__stream_capturing(s))
+            return gr__fail(grErrorNotSupported,
+                            "%s: a programmatic or launch-completion event cannot be captured by graphrt; "
+                            "record the event after the launch instead (nothing was recorded)",
+                            call);
+    }
+    err = launch(call, kernel, config->gridDim, config->blockDim, args, config->dynamicSmemBytes,
+                 config->stream, config->attrs, config->numAttrs);
+    /* On the CPU the kernel's blocks all trigger, and all begin, by the
+     * time it has completed: recording the events after it is the latest
+     * valid moment. */
+    for (unsigned i = 0; !err && events && i < config->numAttrs; i++)
+        if (attr_event(&config->attrs[i]))
+            err = grEventRecord(attr_event(&config->attrs[i]), config->stream);
+    return err;
 }
 
 GR_API grError_t grKernelSetImage(grKernel_t kernel, const void *image, const char *entry)

@@ -18,20 +18,19 @@ GR_API grError_t grStreamCreate(grStream_t *stream)
     return grStreamCreateWithFlags(stream, grStreamDefault);
 }
 
-GR_API grError_t grStreamCreateWithFlags(grStream_t *stream, unsigned int flags)
+/* grStreamCreateWithFlags and grStreamCreateWithPriority, naming 'call'. */
+static grError_t stream_create(const char *call, grStream_t *stream, unsigned int flags, int priority)
 {
     gr_stream *s = NULL;
     if (!stream)
-        return gr__fail(grErrorInvalidValue,
-                        "grStreamCreateWithFlags: 'stream' (the output pointer) is NULL");
+        return gr__fail(grErrorInvalidValue, "%s: 'stream' (the output pointer) is NULL", call);
     if (flags & ~grStreamNonBlocking)
         return gr__fail(grErrorInvalidValue,
-                        "grStreamCreateWithFlags: flags 0x%x has bits other than grStreamDefault (0) and "
-                        "grStreamNonBlocking (1)",
-                        flags);
+                        "%s: flags 0x%x has bits other than grStreamDefault (0) and grStreamNonBlocking (1)",
+                        call, flags);
     int device = gr__device_current();
     if (device != 0) {
-        grError_t gerr = gr__cuda_stream_create("grStreamCreateWithFlags", device, flags, &s);
+        grError_t gerr = gr__cuda_stream_create(call, device, flags, priority, &s);
         if (gerr)
             return gerr;
         *stream = (grStream_t)s;
@@ -39,11 +38,22 @@ GR_API grError_t grStreamCreateWithFlags(grStream_t *stream, unsigned int flags)
     }
     grError_t err = gr__stream_create(flags, &s);
     if (err == grErrorInitializationError)
-        return gr__fail(err, "grStreamCreateWithFlags: the graphrt runtime could not start");
+        return gr__fail(err, "%s: the graphrt runtime could not start", call);
     if (err)
-        return gr__fail(err, "grStreamCreateWithFlags: out of memory");
+        return gr__fail(err, "%s: out of memory", call);
+    s->priority = gr__cpu_stream_priority_clamp(priority);
     *stream = (grStream_t)s;
     return grSuccess;
+}
+
+GR_API grError_t grStreamCreateWithFlags(grStream_t *stream, unsigned int flags)
+{
+    return stream_create("grStreamCreateWithFlags", stream, flags, 0);
+}
+
+GR_API grError_t grStreamCreateWithPriority(grStream_t *stream, unsigned int flags, int priority)
+{
+    return stream_create("grStreamCreateWithPriority", stream, flags, priority);
 }
 
 GR_API grError_t grStreamDestroy(grStream_t stream)

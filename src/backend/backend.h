@@ -262,6 +262,19 @@ static inline bool gr__launch_blocking(void)
  * grErrorMemoryAllocation, setting no detail (the caller does). */
 grError_t gr__stream_create(unsigned user_flags, gr_stream **out);
 
+/* The CPU device's stream priorities, [GR_CPU_PRIORITY_GREATEST,
+ * GR_CPU_PRIORITY_LEAST] = [-5, 0]: the range CUDA reports on current
+ * GPUs, a lower number meaning a higher priority; values outside it are
+ * clamped into it, as CUDA clamps them. */
+#define GR_CPU_PRIORITY_LEAST 0
+#define GR_CPU_PRIORITY_GREATEST (-5)
+static inline int gr__cpu_stream_priority_clamp(int p)
+{
+    return p > GR_CPU_PRIORITY_LEAST      ? GR_CPU_PRIORITY_LEAST
+           : p < GR_CPU_PRIORITY_GREATEST ? GR_CPU_PRIORITY_GREATEST
+                                          : p;
+}
+
 /* Kills a created stream's handle; the stream lives on until its queued
  * work has run. */
 void gr__stream_destroy(gr_stream *s);
@@ -368,6 +381,18 @@ struct gr_stream {
     atomic_int nwaiters;
     gr_stream *wait_next; /* in the list of the stream waited on */
     uint64_t wait_seq;
+
+    /* The priority (clamped to the device's range) and the attributes of
+     * grStreamSetAttribute, under 'alock': read back, and given to the
+     * kernel nodes a capture records from the stream (api/stream.c). */
+    gr_spinlock alock;
+    int priority;
+    grAccessPolicyWindow apw;
+    grSynchronizationPolicy sync_policy; /* 0: never set, reads as Auto */
+    grLaunchMemSyncDomainMap domain_map;
+    bool domain_map_set; /* else the map reads as CUDA's default */
+    grLaunchMemSyncDomain domain;
+    unsigned nvlink_sched;
 };
 
 void gr__stream_retain(gr_stream *s);

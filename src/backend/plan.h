@@ -106,6 +106,21 @@ typedef struct gr_node_map {
 
 /* What the executable remembers of each node of the graph it was built
  * from (top level only), for the setters and grGraphExecUpdate. */
+/* A non-default edge of an executable's source graph: dependency 'dep'
+ * of orig node 'to' (its position in that node's dependencies). */
+typedef struct gr_orig_note {
+    uint32_t to, dep;
+    grGraphEdgeData data;
+} gr_orig_note;
+
+/* The attributes update compares of orig node 'orig' (as requested,
+ * before any clamping). */
+typedef struct gr_orig_attr {
+    uint32_t orig;
+    int priority;
+    int cooperative;
+} gr_orig_attr;
+
 typedef struct gr_orig {
     const struct grGraphNode_st *node; /* identity only, never dereferenced */
     grGraphNodeType type;
@@ -201,6 +216,16 @@ struct grGraphExec_st {
     gr_orig *orig;
     uint32_t norig;
     uint32_t *orig_deps;
+    /* The top level's edges with non-default data (graph.h), for update
+     * to compare: orig_notes[0..norig_notes), NULL when none. */
+    struct gr_orig_note *orig_notes;
+    uint32_t norig_notes;
+    /* The top level's kernel nodes with launch attributes, for update to
+     * compare (CUDA keeps priority under
+     * grGraphInstantiateFlagUseNodePriority, and cooperative, fixed):
+     * orig_attrs[0..norig_attrs) in orig order, NULL when none. */
+    struct gr_orig_attr *orig_attrs;
+    uint32_t norig_attrs;
     /* node pointer -> orig index, built on first use (gr__exec_find) */
     const struct gr_node_map *_Atomic map;
     /* Launch ordering. last_stream (retained) changes only under 'lock'

@@ -139,10 +139,23 @@ gr_cap_member *gr__capture_member(gr_capture *c, gr_stream *s)
     return NULL;
 }
 
+/* Checks the edge data of capture dependencies (live nodes, checked
+ * already): as grGraphAddDependencies checks it, the node the edges will
+ * lead to being unknown yet (the next captured operation, checked then). */
+static grError_t check_capture_edge_data(const char *call, const grGraphNode_t *deps,
+                                         const grGraphEdgeData *data, size_t n)
+{
+    grError_t err;
+    for (size_t i = 0; data && i < n; i++)
+        if ((err = gr__edge_data_check(call, deps[i], grGraphNodeTypeKernel, &data[i], "dependencyData", i)))
+            return err;
+    return grSuccess;
+}
+
 /* ------------------------------------------------------------------ begin */
 
 static grError_t begin(const char *call, grStream_t stream, grGraph_t graph, const grGraphNode_t *deps,
-                       size_t ndeps, grStreamCaptureMode mode)
+                       const grGraphEdgeData *data, size_t ndeps, grStreamCaptureMode mode)
 {
     gr_stream *s = NULL;
     gr_capture *c;
@@ -167,6 +180,8 @@ static grError_t begin(const char *call, grStream_t stream, grGraph_t graph, con
                             "%s: graph %p belongs to a child-graph node; capture into a top-level graph",
                             call, GR_PTR(graph));
         if ((err = gr__graph_check_deps(call, graph, deps, ndeps)))
+            return err;
+        if ((err = check_capture_edge_data(call, deps, data, ndeps)))
             return err;
         if (graph->capture)
             return gr__fail(grErrorIllegalState,
@@ -199,7 +214,7 @@ static grError_t begin(const char *call, grStream_t stream, grGraph_t graph, con
             goto oom;
         c->own_graph = true;
     }
-    if (ndeps && !gr__depset_assign(&c->members[0].deps, deps, ndeps)) {
+    if (ndeps && !gr__capture_member_deps(&c->members[0], deps, data, ndeps, true)) {
         if (c->own_graph)
             grGraphDestroy(c->graph);
         goto oom;
@@ -228,18 +243,20 @@ oom:
 
 GR_API grError_t grStreamBeginCapture(grStream_t stream, grStreamCaptureMode mode)
 {
-    return begin("grStreamBeginCapture", stream, NULL, NULL, 0, mode);
+    return begin("grStreamBeginCapture", stream, NULL, NULL, NULL, 0, mode);
 }
 
 GR_API grError_t grStreamBeginCaptureToGraph(grStream_t stream, grGraph_t graph,
-                                             const grGraphNode_t *dependencies, size_t numDependencies,
+                                             const grGraphNode_t *dependencies,
+                                             const grGraphEdgeData *dependencyData, size_t numDependencies,
                                              grStreamCaptureMode mode)
 {
     if (graph == NULL)
         return gr__fail(grErrorInvalidValue,
                         "grStreamBeginCaptureToGraph: graph is NULL; pass the graph to capture into (or use "
                         "grStreamBeginCapture)");
-    return begin("grStreamBeginCaptureToGraph", stream, graph, dependencies, numDependencies, mode);
+    return begin("grStreamBeginCaptureToGraph", stream, graph, dependencies, dependencyData, numDependencies,
+                 mode);
 }
 
 /* -------------------------------------------------------------------- end */
@@ -312,6 +329,8 @@ static void finish(gr_capture *c, bool keep)
         gr_store_release(&c->members[i].s->capture, NULL);
         gr__stream_release(c->members[i].s);
         gr__depset_free(&c->members[i].deps);
+        gr__free(c->members[i].edata);
+        gr__free(c->members[i].zeros);
     }
     for (gr_cap_event *ce = c->events, *next; ce; ce = next) {
         next = ce->next;
@@ -413,31 +432,57 @@ GR_API grError_t grStreamEndCapture(grStream_t stream, grGraph_t *pGraph)
 
 static grError_t capture_info(const char *call, grStream_t stream, grStreamCaptureStatus *captureStatus_out,
                               unsigned long long *id_out, grGraph_t *graph_out,
-                              const grGraphNode_t **dependencies_out, size_t *numDependencies_out);
+                              const grGraphNode_t **dependencies_out, const grGraphEdgeData **edgeData_out,
+                              size_t *numDependencies_out);
 
 GR_API grError_t grStreamIsCapturing(grStream_t stream, grStreamCaptureStatus *pCaptureStatus)
 {
-    return capture_info("grStreamIsCapturing", stream, pCaptureStatus, NULL, NULL, NULL, NULL);
+    return capture_info("grStreamIsCapturing", stream, pCaptureStatus, NULL, NULL, NULL, NULL, NULL);
 }
 
 GR_API grError_t grStreamGetCaptureInfo(grStream_t stream, grStreamCaptureStatus *captureStatus_out,
                                         unsigned long long *id_out, grGraph_t *graph_out,
-                                        const grGraphNode_t **dependencies_out, size_t *numDependencies_out)
+                                        const grGraphNode_t **dependencies_out,
+                                        const grGraphEdgeData **edgeData_out, size_t *numDependencies_out)
 {
     return capture_info("grStreamGetCaptureInfo", stream, captureStatus_out, id_out, graph_out,
-                        dependencies_out, numDependencies_out);
+                        dependencies_out, edgeData_out, numDependencies_out);
+}
+
+/* The all-default edge data of m's n dependencies (under c's lock), or
+ * NULL when out of memory. */
+static const grGraphEdgeData *member_zeros(gr_cap_member *m, uint32_t n)
+{
+    static const grGraphEdgeData none[1];
+    if (n == 0)
+        return none;
+    if (m->nzeros < n) {
+        grGraphEdgeData *z = gr__calloc(n, sizeof *z);
+        if (!z)
+            return NULL;
+        gr__free(m->zeros);
+        m->zeros = z;
+        m->nzeros = n;
+    }
+    return m->zeros;
 }
 
 /* grStreamIsCapturing and grStreamGetCaptureInfo, naming 'call'. */
 static grError_t capture_info(const char *call, grStream_t stream, grStreamCaptureStatus *captureStatus_out,
                               unsigned long long *id_out, grGraph_t *graph_out,
-                              const grGraphNode_t **dependencies_out, size_t *numDependencies_out)
+                              const grGraphNode_t **dependencies_out, const grGraphEdgeData **edgeData_out,
+                              size_t *numDependencies_out)
 {
     gr_stream *s = NULL;
     gr_capture *c;
     grError_t err;
     if (!captureStatus_out)
         return gr__fail(grErrorInvalidValue, "%s: captureStatus_out (the output pointer) is NULL", call);
+    if (edgeData_out && !dependencies_out)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: edgeData_out is given but dependencies_out is NULL; the edge data parallels the "
+                        "dependencies, so ask for both",
+                        call);
     if ((err = gr__stream_from_handle(call, stream, &s)))
         return err;
     c = gr_load_acquire(&s->capture);
@@ -459,6 +504,24 @@ static grError_t capture_info(const char *call, grStream_t stream, grStreamCaptu
             *id_out = c->id;
         if (graph_out)
             *graph_out = c->graph;
+        if (m && m->edata && dependencies_out && !edgeData_out) {
+            for (uint32_t k = 0; k < m->deps.n; k++)
+                if (!gr__edge_data_is_default(&m->edata[k])) {
+                    gr__spin_unlock(&c->lock);
+                    return gr__fail(grErrorLossyQuery,
+                                    "%s: a dependency of %s has non-default edge data and edgeData_out is "
+                                    "NULL; pass edgeData_out to receive it, as in CUDA",
+                                    call, GR_STREAM_NAME(s));
+                }
+        }
+        if (edgeData_out) {
+            const grGraphEdgeData *z = !m ? NULL : m->edata ? m->edata : member_zeros(m, m->deps.n);
+            if (m && !z) {
+                gr__spin_unlock(&c->lock);
+                return gr__fail(grErrorMemoryAllocation, "%s: out of memory listing the edge data", call);
+            }
+            *edgeData_out = z;
+        }
         if (dependencies_out)
             *dependencies_out = m ? gr__depset_nodes(&m->deps) : NULL;
         if (numDependencies_out)
@@ -469,6 +532,7 @@ static grError_t capture_info(const char *call, grStream_t stream, grStreamCaptu
 }
 
 GR_API grError_t grStreamUpdateCaptureDependencies(grStream_t stream, grGraphNode_t *dependencies,
+                                                   const grGraphEdgeData *dependencyData,
                                                    size_t numDependencies, unsigned int flags)
 {
     static const char call[] = "grStreamUpdateCaptureDependencies";
@@ -507,10 +571,14 @@ GR_API grError_t grStreamUpdateCaptureDependencies(grStream_t stream, grGraphNod
                 call, i, GR_PTR(n), gr__capture_describe(c, d, sizeof d));
         }
     }
+    if ((err = check_capture_edge_data(call, dependencies, dependencyData, numDependencies))) {
+        gr__spin_unlock(&c->lock);
+        return err;
+    }
     gr_cap_member *m = gr__capture_member(c, s);
-    bool ok = GR_ALWAYS(m != NULL) && (flags == grStreamSetCaptureDependencies
-                                           ? gr__depset_assign(&m->deps, dependencies, numDependencies)
-                                           : gr__depset_union(&m->deps, dependencies, numDependencies));
+    bool ok =
+        GR_ALWAYS(m != NULL) && gr__capture_member_deps(m, dependencies, dependencyData, numDependencies,
+                                                        flags == grStreamSetCaptureDependencies);
     gr__spin_unlock(&c->lock);
     if (!ok)
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);

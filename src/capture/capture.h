@@ -24,10 +24,20 @@
  *           extent.width (the byte count) and kind;
  *   Memset  desc->memset;
  *   Host    desc->host;
+ *   EventRecord, WaitEvent  desc->eventRecord / desc->eventWait: an
+ *           external record or wait (grEventRecordExternal,
+ *           grEventWaitExternal), the node holding the event;
  *   Graph   (graph NULL: an executable launched by grGraphLaunch), MemAlloc,
  *           MemFree: refused, invalidating the capture.
  * Returns the error of an invalidated capture, with its detail. */
 grError_t gr__capture_record(const char *call, gr_stream *s, const grGraphNodeParams *desc);
+
+/* gr__capture_record with launch attributes (grLaunchKernelExC, already
+ * checked): a kernel node gets those valid for kernel nodes, and the
+ * stream's priority when it is not 0 (set before them, so an explicit
+ * priority attribute wins). */
+grError_t gr__capture_record_ex(const char *call, gr_stream *s, const grGraphNodeParams *desc,
+                                const grLaunchAttribute *attrs, unsigned nattrs);
 
 /* For work that records no node (a copy or memset of zero bytes) on a
  * capturing stream s: grErrorStreamCaptureInvalidated, as
@@ -119,6 +129,15 @@ typedef struct gr_cap_member {
     gr_depset deps;
     uint32_t lane;     /* the stream's lane in the graph's provenance (graph.h), or 0 */
     bool wait_pending; /* waited since its last node: the next node is a noted wait's target */
+    /* The data of the edges from deps[i] to the next node: edata[i], or
+     * all default while edata is NULL (set only by
+     * grStreamBeginCaptureToGraph and grStreamUpdateCaptureDependencies
+     * with non-default data; gone with the next node). */
+    grGraphEdgeData *edata;
+    /* The all-default edge data grStreamGetCaptureInfo hands out while
+     * edata is NULL (nzeros entries, NULL until asked for). */
+    grGraphEdgeData *zeros;
+    uint32_t nzeros;
 } gr_cap_member;
 
 typedef struct gr_capture gr_capture;
@@ -208,6 +227,12 @@ static inline grGraphNode_t *gr__depset_nodes(gr_depset *d)
     return d->heap ? d->heap : d->inl;
 }
 bool gr__depset_assign(gr_depset *d, const grGraphNode_t *nodes, size_t n);
+
+/* Sets m->deps to nodes[0..n) (replace) or adds them to it, with their
+ * edge data (data NULL: default), keeping m->edata parallel to m->deps.
+ * False when out of memory, m unchanged. */
+bool gr__capture_member_deps(gr_cap_member *m, const grGraphNode_t *nodes, const grGraphEdgeData *data,
+                             size_t n, bool replace);
 bool gr__depset_union(gr_depset *d, const grGraphNode_t *nodes, size_t n);
 
 /* The member record of s in c (c->lock held), or NULL. */

@@ -83,6 +83,38 @@ bool gr__depset_union(gr_depset *d, const grGraphNode_t *nodes, size_t n)
     return true;
 }
 
+bool gr__capture_member_deps(gr_cap_member *m, const grGraphNode_t *nodes, const grGraphEdgeData *data,
+                             size_t n, bool replace)
+{
+    uint32_t old_n = replace ? 0 : m->deps.n;
+    bool any = m->edata != NULL && !replace;
+    for (size_t i = 0; data && i < n && !any; i++)
+        any = !gr__edge_data_is_default(&data[i]);
+    grGraphEdgeData *ed = NULL;
+    if (any && !(ed = gr__calloc((size_t)old_n + n + 1, sizeof *ed)))
+        return false;
+    if (!(replace ? gr__depset_assign(&m->deps, nodes, n) : gr__depset_union(&m->deps, nodes, n))) {
+        gr__free(ed);
+        return false;
+    }
+    if (ed) {
+        /* Kept entries keep their data; a new one takes the data of its
+         * first occurrence in nodes. */
+        const grGraphNode_t *v = gr__depset_nodes(&m->deps);
+        if (m->edata && !replace)
+            memcpy(ed, m->edata, old_n * sizeof *ed);
+        for (uint32_t k = old_n; k < m->deps.n && data; k++)
+            for (size_t i = 0; i < n; i++)
+                if (nodes[i] == v[k]) {
+                    ed[k] = data[i];
+                    break;
+                }
+    }
+    gr__free(m->edata);
+    m->edata = ed;
+    return true;
+}
+
 /* -------------------------------------------------------------- operations */
 
 static const char *op_name(grGraphNodeType t)
@@ -121,10 +153,14 @@ static bool make_params(const grGraphNodeParams *desc, gr_node_params *p)
     case grGraphNodeTypeMemFree:
         p->free_ptr = desc->free.dptr;
         return true;
-    case grGraphNodeTypeGraph:
-    case grGraphNodeTypeEmpty:
     case grGraphNodeTypeWaitEvent:
     case grGraphNodeTypeEventRecord:
+        /* An external record or wait: the node holds the event. */
+        p->event = desc->type == grGraphNodeTypeWaitEvent ? desc->eventWait.event : desc->eventRecord.event;
+        gr__event_retain(p->event);
+        return true;
+    case grGraphNodeTypeGraph:
+    case grGraphNodeTypeEmpty:
     case grGraphNodeTypeCount:
         break;
     }
@@ -141,13 +177,13 @@ static const char *refusal(grGraphNodeType t)
     case grGraphNodeTypeHost:
     case grGraphNodeTypeMemAlloc:
     case grGraphNodeTypeMemFree:
+    case grGraphNodeTypeWaitEvent:   /* grStreamWaitEvent, grEventWaitExternal */
+    case grGraphNodeTypeEventRecord: /* grEventRecordWithFlags, grEventRecordExternal */
         return NULL;
     case grGraphNodeTypeGraph:
         return "launching an executable graph into a capturing stream is not supported (CUDA refuses it "
                "too); add the graph as a child-graph node with grGraphAddChildGraphNode instead";
     case grGraphNodeTypeEmpty:
-    case grGraphNodeTypeWaitEvent:
-    case grGraphNodeTypeEventRecord:
     case grGraphNodeTypeCount:
         break;
     }
@@ -162,7 +198,48 @@ grError_t gr__capture_check_active(const char *call, gr_stream *s)
     return grSuccess;
 }
 
+/* The attributes of a kernel node captured from s: the stream's priority
+ * (as CUDA records it), then the kernel-node attributes among
+ * attrs[0..nattrs) (checked by the caller). NULL without any, or when
+ * out of memory (*oom set). */
+static gr_kattrs *captured_attrs(gr_stream *s, const grLaunchAttribute *attrs, unsigned nattrs, bool *oom)
+{
+    gr_kattrs *ka = NULL;
+    gr__spin_lock(&s->alock);
+    int prio = s->priority;
+    gr__spin_unlock(&s->alock);
+    bool any = prio != 0;
+    for (unsigned i = 0; i < nattrs && !any; i++)
+        any = (gr__launch_attr_scope(attrs[i].id) & GR_ATTR_NODE) && attrs[i].id != grLaunchAttributeIgnore;
+    if (!any)
+        return NULL;
+    if (!(ka = gr__calloc(1, sizeof *ka))) {
+        *oom = true;
+        return NULL;
+    }
+    if (prio != 0) {
+        ka->v[grLaunchAttributePriority].priority = prio;
+        ka->set |= 1u << grLaunchAttributePriority;
+    }
+    for (unsigned i = 0; i < nattrs; i++) {
+        grLaunchAttributeID id = attrs[i].id;
+        if (id != grLaunchAttributeIgnore && (gr__launch_attr_scope(id) & GR_ATTR_NODE)) {
+            ka->v[id] = attrs[i].val;
+            if (id == grLaunchAttributePriority)
+                ka->v[id].priority = gr__cpu_stream_priority_clamp(attrs[i].val.priority);
+            ka->set |= 1u << id;
+        }
+    }
+    return ka;
+}
+
 grError_t gr__capture_record(const char *call, gr_stream *s, const grGraphNodeParams *desc)
+{
+    return gr__capture_record_ex(call, s, desc, NULL, 0);
+}
+
+grError_t gr__capture_record_ex(const char *call, gr_stream *s, const grGraphNodeParams *desc,
+                                const grLaunchAttribute *attrs, unsigned nattrs)
 {
     gr_capture *c = gr_load_acquire(&s->capture);
     gr_node_params p;
@@ -176,13 +253,18 @@ grError_t gr__capture_record(const char *call, gr_stream *s, const grGraphNodePa
         snprintf(msg, sizeof msg, "%s: %s is capturing: %s", call, GR_STREAM_NAME(s), why);
         return gr__capture_invalidate(c, grErrorStreamCaptureUnsupported, msg);
     }
-    if (GR_UNLIKELY(!make_params(desc, &p)))
+    bool oom = false;
+    gr_kattrs *ka = t == grGraphNodeTypeKernel ? captured_attrs(s, attrs, nattrs, &oom) : NULL;
+    if (GR_UNLIKELY(oom || !make_params(desc, &p))) {
+        gr__free(ka);
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory capturing a %s node on %s", call,
                         op_name(t), GR_STREAM_NAME(s));
+    }
     gr__spin_lock(&c->lock);
     if (GR_UNLIKELY(gr_load_relaxed(&c->status) != grStreamCaptureStatusActive)) {
         gr__spin_unlock(&c->lock);
         gr__node_params_free(t, &p);
+        gr__free(ka);
         return gr__capture_fail_invalidated(call, c, s);
     }
     gr_cap_member *m = gr__capture_member(c, s);
@@ -193,12 +275,31 @@ grError_t gr__capture_record(const char *call, gr_stream *s, const grGraphNodePa
     if (GR_UNLIKELY(t == grGraphNodeTypeMemFree))
         err =
             gr__graphmem_check_free(call, c->graph, gr__depset_nodes(&m->deps), m->deps.n, p.free_ptr, &own);
+    /* Non-default data of the dependencies (from
+     * grStreamUpdateCaptureDependencies or grStreamBeginCaptureToGraph)
+     * goes on the new edges: checked against the new node, room noted
+     * first so that nothing fails once the node is in. */
+    size_t nnotes = 0;
+    for (uint32_t k = 0; GR_UNLIKELY(m->edata != NULL) && !err && k < m->deps.n; k++) {
+        err = gr__edge_data_check(call, gr__depset_nodes(&m->deps)[k], t, &m->edata[k], "dependency data", k);
+        nnotes += !gr__edge_data_is_default(&m->edata[k]);
+    }
+    if (GR_UNLIKELY(nnotes) && !err && !gr__edge_notes_reserve(c->graph, nnotes))
+        err = gr__fail(grErrorMemoryAllocation, "%s: out of memory noting edge data", call);
     if (GR_LIKELY(!err))
         err = gr__graph_insert_node(call, c->graph, gr__depset_nodes(&m->deps), m->deps.n, t, &p, &node);
     if (GR_UNLIKELY(err)) {
         gr__spin_unlock(&c->lock);
         gr__node_params_free(t, &p);
+        gr__free(ka);
         return err;
+    }
+    node->kattrs = ka;
+    if (GR_UNLIKELY(m->edata != NULL)) {
+        for (uint32_t k = 0; k < m->deps.n; k++)
+            gr__edge_note_add(c->graph, gr__depset_nodes(&m->deps)[k], node, &m->edata[k]);
+        gr__free(m->edata);
+        m->edata = NULL;
     }
     if (GR_UNLIKELY(own))
         gr__graphmem_note_free(p.free_ptr, true);
@@ -431,7 +532,7 @@ grError_t gr__capture_wait_event(const char *call, gr_stream *s, grEvent_t e)
     }
     gr__spin_lock(&c->lock);
     gr_cap_member *m = gr__capture_member(c, s);
-    bool ok = gr__depset_union(&m->deps, gr__depset_nodes(&ce->deps), ce->deps.n);
+    bool ok = gr__capture_member_deps(m, gr__depset_nodes(&ce->deps), NULL, ce->deps.n, false);
     if (ok)
         note_wait(c, m, ce);
     gr__spin_unlock(&c->lock);

@@ -41,6 +41,7 @@ typedef struct builder {
     kernel_run k_owed; /* references owed by the latest kernel nodes */
     uint32_t nrecord;  /* event record nodes */
     uint32_t nranged;  /* memcpy and memset nodes */
+    bool use_priority; /* grGraphInstantiateFlagUseNodePriority */
     bool oom;
 } builder;
 
@@ -168,6 +169,22 @@ static void fill_params(builder *b, gr_pnode *pn, const struct grGraphNode_st *g
     }
 }
 
+/* Remembers the attributes update compares of top-level node gn (orig
+ * index oi); the array grows by doubling, as few nodes have attributes.
+ * False when out of memory. */
+static bool note_attrs(struct grGraphExec_st *e, uint32_t oi, const struct grGraphNode_st *gn)
+{
+    uint32_t n = e->norig_attrs;
+    if ((n & (n - 1)) == 0) { /* 0, 1, 2, 4, ...: full */
+        gr_orig_attr *a = gr__realloc(e->orig_attrs, (n ? 2 * (size_t)n : 1) * sizeof *a);
+        if (!a)
+            return false;
+        e->orig_attrs = a;
+    }
+    e->orig_attrs[e->norig_attrs++] = (gr_orig_attr){oi, gr__node_priority(gn), gr__node_cooperative(gn)};
+    return true;
+}
+
 /* The top level's edges, and what the executable remembers of each of its
  * nodes (gr_orig), in one walk of the graph in creation order: on large
  * graphs the walks over the nodes' memory are what instantiation costs.
@@ -190,10 +207,25 @@ static grError_t edges_and_orig(builder *b, grGraph_t g, struct grGraphExec_st *
         gr__big_free(porig);
         return gr__fail(grErrorMemoryAllocation, "grGraphInstantiate: out of memory");
     }
+    if (g->nnotes) {
+        e->orig_notes = gr__malloc(g->nnotes * sizeof *e->orig_notes);
+        if (!e->orig_notes) {
+            gr__big_free(porig);
+            return gr__fail(grErrorMemoryAllocation, "grGraphInstantiate: out of memory");
+        }
+    }
     struct grGraphNode_st *gn;
     GR_GRAPH_FOR_EACH_NODE (g, gn) {
         uint32_t oi = i++;
         gr_orig *o = &e->orig[oi];
+        if (GR_UNLIKELY(gn->kattrs != NULL) && !note_attrs(e, oi, gn))
+            b->oom = true;
+        if (GR_UNLIKELY(g->nnotes) && gr__node_has_edge_notes(g, gn))
+            for (size_t k = 0; k < gn->ndeps; k++) {
+                grGraphEdgeData ed = gr__edge_data_of(g, gn->deps[k], gn);
+                if (!gr__edge_data_is_default(&ed))
+                    e->orig_notes[e->norig_notes++] = (gr_orig_note){oi, (uint32_t)k, ed};
+            }
         for (size_t k = 0; k < gn->nsuccs; k++)
             add_edge(b, scratch_out(gn), scratch_in(gn->succs[k]));
         /* Every field written: the array is not zeroed. */
@@ -278,6 +310,86 @@ static bool emit_node(void *ctx, struct grGraphNode_st *gn)
     return !b->oom;
 }
 
+/* The order of two ready nodes under grGraphInstantiateFlagUseNodePriority:
+ * the higher priority (the lower number, clamped to the device's range as
+ * CUDA clamps it) first, then creation order. */
+static bool runs_before(const struct grGraphNode_st *a, const struct grGraphNode_st *b)
+{
+    int pa = gr__cpu_stream_priority_clamp(gr__node_priority(a));
+    int pb = gr__cpu_stream_priority_clamp(gr__node_priority(b));
+    return pa != pb ? pa < pb : a->seq < b->seq;
+}
+
+static void heap_push(struct grGraphNode_st **h, size_t *n, struct grGraphNode_st *x)
+{
+    size_t i = (*n)++;
+    while (i > 0 && runs_before(x, h[(i - 1) / 2])) {
+        h[i] = h[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h[i] = x;
+}
+
+static struct grGraphNode_st *heap_pop(struct grGraphNode_st **h, size_t *n)
+{
+    struct grGraphNode_st *top = h[0], *x = h[--*n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= *n)
+            break;
+        if (c + 1 < *n && runs_before(h[c + 1], h[c]))
+            c++;
+        if (!runs_before(h[c], x))
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    if (*n)
+        h[i] = x;
+    return top;
+}
+
+/* gr__graph_kahn with a priority queue in place of its FIFO: among the
+ * nodes whose dependencies are met, the one that runs_before the others
+ * is visited first, so the plan's order (and with it the workers' ready
+ * lists, see prefer_priority) honours node priorities. Returns the nodes
+ * visited, or SIZE_MAX when out of memory. */
+static size_t kahn_priority(grGraph_t g, bool (*visit)(void *ctx, struct grGraphNode_st *n), void *ctx)
+{
+    struct grGraphNode_st **heap = gr__malloc(g->nnodes * sizeof *heap), *n;
+    size_t nh = 0, visited = 0;
+    if (!heap)
+        return SIZE_MAX;
+    GR_GRAPH_FOR_EACH_NODE (g, n) {
+        n->scratch = n->ndeps;
+        if (n->ndeps == 0)
+            heap_push(heap, &nh, n);
+    }
+    while (nh) {
+        n = heap_pop(heap, &nh);
+        /* n's count is spent: visit may reuse its scratch. */
+        if (!visit(ctx, n))
+            break;
+        visited++;
+        for (size_t i = 0; i < n->nsuccs; i++)
+            if (--n->succs[i]->scratch == 0)
+                heap_push(heap, &nh, n->succs[i]);
+    }
+    gr__free(heap);
+    return visited;
+}
+
+/* True if some node of g has a priority other than the default. */
+static bool has_priorities(grGraph_t g)
+{
+    struct grGraphNode_st *n;
+    bool any = false;
+    GR_GRAPH_FOR_EACH_NODE (g, n)
+        any = any || gr__node_priority(n) != 0;
+    return any;
+}
+
 /* Emits the nodes of g (and, recursively, of its child graphs) in
  * topological order, each as the sort reaches it (one walk over the
  * nodes, not a sort and then an emission pass), then its edges. */
@@ -289,9 +401,12 @@ static grError_t flatten(builder *b, grGraph_t g, int depth, struct grGraphExec_
     if (g->nnodes == 0)
         return grSuccess;
     emit_ctx x = {b, depth, grSuccess};
-    size_t emitted = gr__graph_kahn(g, emit_node, &x);
+    size_t emitted = b->use_priority && has_priorities(g) ? kahn_priority(g, emit_node, &x)
+                                                          : gr__graph_kahn(g, emit_node, &x);
     if (x.err != grSuccess)
         return x.err;
+    if (emitted == SIZE_MAX)
+        return gr__fail(grErrorMemoryAllocation, "grGraphInstantiate: out of memory");
     if (!b->oom && emitted != g->nnodes)
         return cycle_error(g);
     if (top)
@@ -462,6 +577,28 @@ static void build_csr(gr_plan *p, const builder *b)
         atomic_init(&cnt[i].pending, (int32_t)cnt[i].npred);
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Under grGraphInstantiateFlagUseNodePriority: each node's successors in
+ * plan order (each half of its range: those it alone counts down, then
+ * the others), so that the nodes a completion makes ready are listed in
+ * the order of priority that the plan order already has; the roots are
+ * in plan order by construction. A stable order, paid at instantiate. */
+static void prefer_priority(gr_plan *p)
+{
+    for (uint32_t i = 0; i < p->nnodes; i++) {
+        const gr_pnode *pn = &p->nodes[i];
+        if (pn->succ_mid - pn->succ_begin > 1)
+            qsort(p->succ + pn->succ_begin, pn->succ_mid - pn->succ_begin, sizeof *p->succ, cmp_u32);
+        if (pn->succ_end - pn->succ_mid > 1)
+            qsort(p->succ + pn->succ_mid, pn->succ_end - pn->succ_mid, sizeof *p->succ, cmp_u32);
+    }
+}
+
 /* Builds the node -> orig index table. Setters and update are optional, so
  * instantiate does not pay for it: the first lookup builds it. */
 static const gr_node_map *build_map(struct grGraphExec_st *e)
@@ -514,6 +651,8 @@ static void exec_free(struct grGraphExec_st *e)
     gr__plan_free(&e->plan);
     gr__file_res_release(e->file_res);
     gr__big_free(e->orig);
+    gr__free(e->orig_notes);
+    gr__free(e->orig_attrs);
     gr__free((void *)gr_load_relaxed(&e->map));
     gr__mark_dead(&e->magic);
     gr__shell_retire(&exec_shelf, e);
@@ -551,6 +690,7 @@ static grError_t instantiate(const char *call, grGraphExec_t *out, grGraph_t g, 
         return gr__fail(grErrorInitializationError, "%s: the graphrt runtime could not start", call);
 
     memset(&b, 0, sizeof b);
+    b.use_priority = (flags & grGraphInstantiateFlagUseNodePriority) != 0;
     /* Size the arrays for the top level (+ EXIT) up front: growing 64-byte
      * nodes by doubling would copy and fault in the plan several times. */
     b.cap = (uint32_t)g->nnodes + 1;
@@ -590,6 +730,8 @@ static grError_t instantiate(const char *call, grGraphExec_t *out, grGraph_t g, 
         err = gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
     if (!err)
         build_csr(p, &b);
+    if (!err && b.use_priority)
+        prefer_priority(p);
     /* The ranges were checked when the nodes got them; allocations may
      * have come and gone since. */
     if (!err && p->nranged)

@@ -539,6 +539,18 @@ static void apply_child(upd *u, grGraph_t c)
 
 /* ------------------------------------------------------------ top level */
 
+/* True if edge nd -> n of g (dependency j of n) has the data of
+ * dependency j of orig node o. */
+static bool same_edge_data(grGraphExec_t e, grGraph_t g, uint32_t o, size_t j,
+                           const struct grGraphNode_st *nd, const struct grGraphNode_st *n)
+{
+    grGraphEdgeData now = gr__edge_data_of(g, nd, n), then = {0};
+    for (uint32_t k = 0; k < e->norig_notes; k++)
+        if (e->orig_notes[k].to == o && e->orig_notes[k].dep == j)
+            then = e->orig_notes[k].data;
+    return memcmp(&now, &then, sizeof now) == 0;
+}
+
 /* Pairs the nodes of g with the executable's nodes by CUDA's rule and
  * compares the topologies; leaves in each node's scratch its orig index
  * plus one. */
@@ -614,6 +626,11 @@ static bool pair_top(upd *u, grGraph_t g)
         for (size_t j = 0; j < n->ndeps; j++) {
             struct grGraphNode_st *nd = n->deps[j];
             uint32_t od = e->orig_deps[og->dep_begin + j];
+            if (GR_UNLIKELY(g->nnotes || e->norig_notes) && !same_edge_data(e, g, o, j, nd, n))
+                return refuse(u, grGraphExecUpdateErrorTopologyChanged, n, nd,
+                              "the edge %s -> %s (dependency %zu) has other edge data than the edge it pairs "
+                              "with; edges pair only with edges of the same type and ports",
+                              gr__node_label(nd), gr__node_label(n), j);
             if (nd->scratch == 0 && u->pair_o[od] == NULL) {
                 u->pair_o[od] = nd;
                 nd->scratch = (uint64_t)od + 1;
@@ -637,6 +654,38 @@ static bool pair_top(upd *u, grGraph_t g)
     return true;
 }
 
+/* CUDA's rules on a kernel node's attributes in an update: cooperative
+ * cannot change, nor, in an executable instantiated with
+ * grGraphInstantiateFlagUseNodePriority, the priority as requested. The
+ * others are taken (on the CPU they change nothing). */
+static bool same_attrs(upd *u, grGraphNode_t n, uint64_t o)
+{
+    grGraphExec_t e = u->exec;
+    gr_orig_attr was = {(uint32_t)o, 0, 0};
+    uint32_t lo = 0, hi = e->norig_attrs; /* in orig order: a binary search */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (e->orig_attrs[mid].orig < o)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < e->norig_attrs && e->orig_attrs[lo].orig == o)
+        was = e->orig_attrs[lo];
+    if (gr__node_cooperative(n) != was.cooperative)
+        return refuse(u, grGraphExecUpdateErrorAttributesChanged, n, NULL,
+                      "%s is %scooperative and the node it pairs with was %s; a kernel node cannot change "
+                      "between cooperative and not in an update (as in CUDA)",
+                      gr__node_label(n), gr__node_cooperative(n) ? "" : "not ",
+                      was.cooperative ? "cooperative" : "not");
+    if ((e->flags & grGraphInstantiateFlagUseNodePriority) && gr__node_priority(n) != was.priority)
+        return refuse(u, grGraphExecUpdateErrorAttributesChanged, n, NULL,
+                      "%s has priority %d and the node it pairs with %d; an executable instantiated with "
+                      "grGraphInstantiateFlagUseNodePriority keeps its nodes' priorities (as in CUDA)",
+                      gr__node_label(n), gr__node_priority(n), was.priority);
+    return true;
+}
+
 /* Checks every pair of a whole-graph update: types, parameters, child
  * graphs (in g's creation order, so the first node at fault is named). */
 static bool check_top(upd *u)
@@ -649,6 +698,8 @@ static bool check_top(upd *u)
             return refuse(u, grGraphExecUpdateErrorNodeTypeChanged, n, NULL,
                           "%s pairs with a %s node; node types cannot change in an update", gr__node_label(n),
                           gr__node_type_name(o->type));
+        if (n->type == grGraphNodeTypeKernel && !same_attrs(u, n, n->scratch - 1))
+            return false;
         if (n->type == grGraphNodeTypeGraph) {
             if (!pair_child_top(u, n->p.child, n, o))
                 return false;

@@ -336,11 +336,11 @@ static grError_t memcpy_from_3d(const char *call, const grMemcpyNodeParams *mp, 
     return grSuccess;
 }
 
-GR_API grError_t grGraphAddNode(grGraphNode_t *pGraphNode, grGraph_t graph,
-                                const grGraphNode_t *pDependencies, size_t numDependencies,
-                                grGraphNodeParams *nodeParams)
+/* grGraphAddNode without edge data. */
+static grError_t add_node(const char *call, grGraphNode_t *pGraphNode, grGraph_t graph,
+                          const grGraphNode_t *pDependencies, size_t numDependencies,
+                          grGraphNodeParams *nodeParams)
 {
-    static const char call[] = "grGraphAddNode";
     grError_t err;
     if (nodeParams == NULL) {
         if ((err = add_begin(call, pGraphNode, graph, pDependencies, numDependencies)) != grSuccess)
@@ -385,4 +385,34 @@ GR_API grError_t grGraphAddNode(grGraphNode_t *pGraphNode, grGraph_t graph,
         return err;
     return gr__fail(grErrorInvalidValue, "%s: nodeParams->type %d is not a grGraphNodeType", call,
                     (int)nodeParams->type);
+}
+
+GR_API grError_t grGraphAddNode(grGraphNode_t *pGraphNode, grGraph_t graph,
+                                const grGraphNode_t *pDependencies, const grGraphEdgeData *dependencyData,
+                                size_t numDependencies, grGraphNodeParams *nodeParams)
+{
+    static const char call[] = "grGraphAddNode";
+    grError_t err;
+    size_t i, nnotes = 0;
+    if (dependencyData != NULL && numDependencies > 0 && nodeParams != NULL) {
+        /* The data is checked once the dependencies are, and room for its
+         * notes is made before the node exists, so that noting it cannot
+         * fail once the node was added. */
+        if ((err = add_begin(call, pGraphNode, graph, pDependencies, numDependencies)) != grSuccess)
+            return err;
+        for (i = 0; i < numDependencies; i++) {
+            if ((err = gr__edge_data_check(call, pDependencies[i], nodeParams->type, &dependencyData[i],
+                                           "dependencyData", i)) != grSuccess)
+                return err;
+            nnotes += !gr__edge_data_is_default(&dependencyData[i]);
+        }
+        if (nnotes && !gr__edge_notes_reserve(graph, nnotes))
+            return gr__fail(grErrorMemoryAllocation, "%s: out of memory noting %zu edges' data", call,
+                            nnotes);
+    }
+    if ((err = add_node(call, pGraphNode, graph, pDependencies, numDependencies, nodeParams)) != grSuccess)
+        return err;
+    for (i = 0; nnotes && i < numDependencies; i++)
+        gr__edge_note_add(graph, pDependencies[i], *pGraphNode, &dependencyData[i]);
+    return grSuccess;
 }

@@ -79,6 +79,8 @@ grError_t gr__graph_clone(grGraph_t src, grGraph_t *out)
             gr__free(map);
             return err;
         }
+        if (sn->kattrs && !gr__node_attrs_copy(cn, sn))
+            goto oom;
         cn->magic = GR_MAGIC_NODE;
         cn->type = sn->type;
         cn->seq = sn->seq;
@@ -98,6 +100,13 @@ grError_t gr__graph_clone(grGraph_t src, grGraph_t *out)
         cn->nsuccs = sn->nsuccs;
     }
     c->nedges = src->nedges;
+    if (src->nnotes) {
+        if (!gr__edge_notes_reserve(c, src->nnotes))
+            goto oom;
+        for (i = 0; i < src->nnotes; i++)
+            gr__edge_note_add(c, image(map, n, dense, src->notes[i].from->seq),
+                              image(map, n, dense, src->notes[i].to->seq), &src->notes[i].data);
+    }
     gr__free(map);
     *out = c;
     return grSuccess;

@@ -1,5 +1,6 @@
 /*
- * edges.c - grGraphAddDependencies and grGraphRemoveDependencies.
+ * edges.c - grGraphAddDependencies and grGraphRemoveDependencies (with
+ * their edge data).
  *
  * Adding edges is all or nothing: every edge is checked on its own first
  * (live nodes of the graph, no self edge), edge slots are reserved so that
@@ -11,6 +12,10 @@
  * per edge, skipped when 'from' has no dependencies or 'to' no dependents
  * (then no path can close a cycle), which is the common case while a graph
  * is built front to back.
+ *
+ * Edge data: a non-default edge is checked with the others and noted in
+ * the graph's side table once every edge is linked (room reserved first);
+ * an edge is removed when the caller names its data, or passes no data.
  *
  * Invariant kept: the graph is acyclic after every call.
  */
@@ -147,11 +152,11 @@ static void unlink_last(const grGraphNode_t *from, const grGraphNode_t *to, size
 }
 
 GR_API grError_t grGraphAddDependencies(grGraph_t graph, const grGraphNode_t *from, const grGraphNode_t *to,
-                                        size_t numDependencies)
+                                        const grGraphEdgeData *edgeData, size_t numDependencies)
 {
     static const char call[] = "grGraphAddDependencies";
     grError_t err;
-    size_t i, j, n = numDependencies;
+    size_t i, j, n = numDependencies, nnotes = 0;
     bfs b = {NULL, NULL};
     char cycle[640];
     if ((err = gr__graph_check(call, graph)) != grSuccess)
@@ -165,6 +170,16 @@ GR_API grError_t grGraphAddDependencies(grGraph_t graph, const grGraphNode_t *fr
     for (i = 0; i < n; i++)
         if ((err = check_edge(call, graph, from, to, i)) != grSuccess)
             return err;
+    if (edgeData != NULL) {
+        for (i = 0; i < n; i++) {
+            if ((err = gr__edge_data_check(call, from[i], to[i]->type, &edgeData[i], "edgeData", i)) !=
+                grSuccess)
+                return err;
+            nnotes += !gr__edge_data_is_default(&edgeData[i]);
+        }
+        if (nnotes && !gr__edge_notes_reserve(graph, nnotes))
+            goto oom;
+    }
 
     /* Reserve: count each node's new successors (then dependencies) in
      * 'scratch' and grow its array once. */
@@ -225,6 +240,8 @@ GR_API grError_t grGraphAddDependencies(grGraph_t graph, const grGraphNode_t *fr
         to[i]->deps[to[i]->ndeps++] = from[i];
     }
     graph->nedges += n;
+    for (i = 0; nnotes && i < n; i++)
+        gr__edge_note_add(graph, from[i], to[i], &edgeData[i]);
     gr__free(b.queue);
     gr__free(b.parent);
     return grSuccess;
@@ -252,7 +269,8 @@ static int edge_ref_cmp(const void *a, const void *b)
 }
 
 GR_API grError_t grGraphRemoveDependencies(grGraph_t graph, const grGraphNode_t *from,
-                                           const grGraphNode_t *to, size_t numDependencies)
+                                           const grGraphNode_t *to, const grGraphEdgeData *edgeData,
+                                           size_t numDependencies)
 {
     static const char call[] = "grGraphRemoveDependencies";
     grError_t err;
@@ -273,6 +291,17 @@ GR_API grError_t grGraphRemoveDependencies(grGraph_t graph, const grGraphNode_t 
             return gr__fail(grErrorInvalidValue,
                             "%s: edge %zu (%s -> %s) does not exist; nothing was removed", call, i,
                             gr__node_label(from[i]), gr__node_label(to[i]));
+        /* NULL edgeData names each edge whatever its data, as CUDA 13
+         * removes a programmatic edge given NULL (docs/cuda13-probes.md). */
+        grGraphEdgeData have = gr__edge_data_of(graph, from[i], to[i]);
+        grGraphEdgeData want = edgeData ? edgeData[i] : have;
+        if (memcmp(&have, &want, sizeof have) != 0)
+            return gr__fail(grErrorInvalidValue,
+                            "%s: edge %zu (%s -> %s) exists with edge data (type %u, from_port %u) but the "
+                            "call names (type %u, from_port %u); pass the edge's own data (nothing was "
+                            "removed)",
+                            call, i, gr__node_label(from[i]), gr__node_label(to[i]), have.type,
+                            have.from_port, want.type, want.from_port);
     }
     /* CUDA: edges fix the lifetimes of graph allocations. */
     if (gr__graphmem_has_nodes(graph))

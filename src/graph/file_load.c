@@ -891,7 +891,7 @@ static grError_t add_late_edges(loader *ld, grGraph_t g, const scope *sc, const 
     grError_t err = parse_list(ld, fx->after, sc->n, &idx, &n);
     for (size_t i = 0; !err && i < n; i++) {
         grGraphNode_t u = sc->nodes[idx[i]];
-        if (idx[i] >= fx->index && (err = grGraphAddDependencies(g, &u, &v, 1)))
+        if (idx[i] >= fx->index && (err = grGraphAddDependencies(g, &u, &v, NULL, 1)))
             err = lfail_call(ld, err);
     }
     gr__free(idx);

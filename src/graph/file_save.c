@@ -555,6 +555,14 @@ static void put_graph(saver *s, outbuf *o, grGraph_t g, unsigned depth)
 {
     struct grGraphNode_st *n;
     uint64_t i = 0;
+    if (g->nnotes && !s->err) {
+        s->err = gr__fail(grErrorNotSupported,
+                          "%s: the edge %s -> %s has non-default edge data (type %u, from_port %u); graph "
+                          "files hold default edges only (remove the programmatic edges before saving)",
+                          s->call, gr__node_label(g->notes[0].from), gr__node_label(g->notes[0].to),
+                          g->notes[0].data.type, g->notes[0].data.from_port);
+        return;
+    }
     GR_GRAPH_FOR_EACH_NODE (g, n)
         n->scratch = i++;
     GR_GRAPH_FOR_EACH_NODE (g, n) {

@@ -324,6 +324,8 @@ static void remove_one(struct grGraphNode_st **arr, size_t *n, const struct grGr
 
 void gr__edge_unlink(struct grGraphNode_st *from, struct grGraphNode_st *to)
 {
+    if (from->graph->nnotes)
+        gr__edge_note_drop(from->graph, from, to);
     remove_one(from->succs, &from->nsuccs, to);
     remove_one(to->deps, &to->ndeps, from);
 }
@@ -431,6 +433,8 @@ static void node_destroy(struct grGraphNode_st *n)
 {
     grGraph_t g = n->graph;
     size_t i;
+    if (g->nnotes)
+        gr__edge_notes_drop_node(g, n);
     for (i = 0; i < n->ndeps; i++)
         remove_one(n->deps[i]->succs, &n->deps[i]->nsuccs, n);
     for (i = 0; i < n->nsuccs; i++)
@@ -448,6 +452,7 @@ static void node_destroy(struct grGraphNode_st *n)
     g->nmemnodes -= n->type == grGraphNodeTypeMemAlloc || n->type == grGraphNodeTypeMemFree;
     gr__node_params_free(n->type, &n->p);
     memset(&n->p, 0, sizeof n->p);
+    gr__node_attrs_free(n);
     edges_free(n);
     n->deps = n->succs = NULL;
     n->ndeps = n->nsuccs = n->capdeps = n->capsuccs = 0;
@@ -463,6 +468,7 @@ void gr__graph_free(grGraph_t g)
         return;
     for (n = g->first; n != NULL; n = n->next) {
         gr__node_params_free(n->type, &n->p);
+        gr__node_attrs_free(n);
         edges_free(n);
         n->magic = GR_MAGIC_DEAD;
     }
@@ -473,6 +479,7 @@ void gr__graph_free(grGraph_t g)
     /* After the nodes: their parameters point into the buffers. */
     gr__file_res_release(g->res);
     gr__prov_free(g);
+    gr__free(g->notes);
     g->magic = GR_MAGIC_DEAD;
     gr__shell_retire(&graph_shelf, g);
 }

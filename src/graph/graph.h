@@ -25,6 +25,8 @@
 #include "../core/core.h"
 #include "../backend/backend.h"
 
+#include <string.h>
+
 /* Bytes of argument storage inside the kernel parameters, so that the
  * common launch (a few scalars and pointers) stores its arguments without
  * allocating: argv, rounded up to 16 bytes, then the packed values. Two
@@ -88,6 +90,9 @@ struct grGraphNode_st {
      * never trusts what another left. A traversal that only needs to know
      * whether it saw a node uses 'visit' instead. */
     uint64_t scratch;
+    /* A kernel node's launch attributes (attrs.c), NULL while none was
+     * set: every node without them costs one pointer. */
+    struct gr_kattrs *kattrs;
     struct grGraphNode_st *edges_inl[GR_NODE_EDGES_INLINE];
     gr_node_params p;
 };
@@ -98,6 +103,12 @@ typedef struct gr_node_chunk {
     size_t used, cap;
     struct grGraphNode_st nodes[];
 } gr_node_chunk;
+
+/* The data of one non-default edge (graph/edgedata.c). */
+typedef struct gr_edge_note {
+    struct grGraphNode_st *from, *to;
+    grGraphEdgeData data;
+} gr_edge_note;
 
 struct grGraph_st {
     uint32_t magic; /* GR_MAGIC_GRAPH */
@@ -137,6 +148,13 @@ struct grGraph_st {
      * allocates nothing for provenance. */
     struct gr_graph_prov *prov;
     uint32_t lanes_used;
+    /* The edges whose data is not the default (all zeros), in the order
+     * they were added: programmatic edges between kernel nodes, which few
+     * graphs have, so every other edge stays a bare pointer and every
+     * walk that ignores edge data pays nothing. notes[0..nnotes), room
+     * for capnotes; NULL when none ever was. */
+    gr_edge_note *notes;
+    size_t nnotes, capnotes;
 };
 
 /* The refusal of a call that would destroy g or some of its nodes while
@@ -215,6 +233,105 @@ bool gr__node_reserve_edges(struct grGraphNode_st *n, size_t more_deps, size_t m
 /* Removes the existing edge from -> to from both mirror arrays, keeping
  * the order of the others (the caller adjusts graph->nedges). */
 void gr__edge_unlink(struct grGraphNode_st *from, struct grGraphNode_st *to);
+
+/* ------------------------------------------------------------ edge data
+ * (edgedata.c) */
+
+/* True if d is the default edge data (all eight bytes zero). */
+static inline bool gr__edge_data_is_default(const grGraphEdgeData *d)
+{
+    static const grGraphEdgeData zero;
+    return memcmp(d, &zero, sizeof zero) == 0;
+}
+
+/* Checks d as the data of an edge from 'from' to a node of type to_type,
+ * naming it "arg[i]" in the detail: reserved bytes and to_port zero, a
+ * known type and port, and a non-default edge only from a kernel node (a
+ * programmatic one also to a kernel node). grErrorInvalidValue. */
+grError_t gr__edge_data_check(const char *call, const struct grGraphNode_st *from, grGraphNodeType to_type,
+                              const grGraphEdgeData *d, const char *arg, size_t i);
+
+/* Makes room for 'more' notes in g; false when out of memory. */
+bool gr__edge_notes_reserve(grGraph_t g, size_t more);
+
+/* Notes the data of the existing edge from -> to (room reserved); a
+ * default d notes nothing. */
+void gr__edge_note_add(grGraph_t g, struct grGraphNode_st *from, struct grGraphNode_st *to,
+                       const grGraphEdgeData *d);
+
+/* The data of edge from -> to of g: its note's, else the default. */
+grGraphEdgeData gr__edge_data_of(const struct grGraph_st *g, const struct grGraphNode_st *from,
+                                 const struct grGraphNode_st *to);
+
+/* Forgets the note of edge from -> to, if any. */
+void gr__edge_note_drop(grGraph_t g, const struct grGraphNode_st *from, const struct grGraphNode_st *to);
+
+/* Forgets every note of an edge from or to n. */
+void gr__edge_notes_drop_node(grGraph_t g, const struct grGraphNode_st *n);
+
+/* True if some edge into or out of n has non-default data. */
+bool gr__node_has_edge_notes(const struct grGraph_st *g, const struct grGraphNode_st *n);
+
+/* ------------------------------------------------------ launch attributes
+ * (attrs.c) */
+
+/* Where an attribute is set: a stream, a kernel node, a launch. */
+enum {
+    GR_ATTR_STREAM = 1u,
+    GR_ATTR_NODE = 2u,
+    GR_ATTR_LAUNCH = 4u
+};
+
+/* The highest grLaunchAttributeID, and one more. */
+#define GR_ATTR_IDS 17
+
+/* A kernel node's attributes: those set (bit id of 'set') and their
+ * values; the others read as their defaults (zero). */
+typedef struct gr_kattrs {
+    uint32_t set;
+    grLaunchAttributeValue v[GR_ATTR_IDS];
+} gr_kattrs;
+
+/* The places (GR_ATTR_* bits) where ID 'id' is valid; 0: not an ID. */
+unsigned gr__launch_attr_scope(grLaunchAttributeID id);
+
+/* Checks attribute 'id' with value *v for the places in 'scope' (one
+ * GR_ATTR_* bit), naming it by 'what' in the detail: an ID CUDA knows
+ * and allows there, a value in range. grErrorInvalidValue, or
+ * grErrorInvalidResourceHandle for an event that is not live,
+ * grErrorNotSupported for a device-updatable kernel node. */
+grError_t gr__launch_attr_check(const char *call, const char *what, grLaunchAttributeID id,
+                                const grLaunchAttributeValue *v, unsigned scope);
+
+/* The value an attribute reads as before it is set (zero but for
+ * MemSyncDomainMap: default 0, remote 1, as CUDA 13 reads it). */
+grLaunchAttributeValue gr__launch_attr_default(grLaunchAttributeID id);
+
+/* Sets an attribute of kernel node n (checked; a priority is clamped into
+ * [-5, 0] as CUDA clamps it); false when out of memory. */
+bool gr__node_attr_set(struct grGraphNode_st *n, grLaunchAttributeID id, const grLaunchAttributeValue *v);
+
+/* Copies src's attributes to dst (replacing dst's); false when out of
+ * memory, dst unchanged. */
+bool gr__node_attrs_copy(struct grGraphNode_st *dst, const struct grGraphNode_st *src);
+
+/* Frees n's attributes. */
+void gr__node_attrs_free(struct grGraphNode_st *n);
+
+/* A kernel node's priority and cooperative attributes (0 when unset). */
+static inline int gr__node_priority(const struct grGraphNode_st *n)
+{
+    return n->kattrs && (n->kattrs->set & (1u << grLaunchAttributePriority))
+               ? n->kattrs->v[grLaunchAttributePriority].priority
+               : 0;
+}
+
+static inline int gr__node_cooperative(const struct grGraphNode_st *n)
+{
+    return n->kattrs && (n->kattrs->set & (1u << grLaunchAttributeCooperative))
+               ? n->kattrs->v[grLaunchAttributeCooperative].cooperative != 0
+               : 0;
+}
 
 /* A new empty graph (magic set, everything else zero), or NULL when out
  * of memory; free it with gr__graph_free. */

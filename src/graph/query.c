@@ -8,6 +8,8 @@
  * set to the number written. Orders are deterministic: nodes in creation
  * order, edges grouped by their 'from' node in creation order and then in
  * the order they were added, dependencies and dependents in edge order.
+ * An edgeData array receives each listed edge's data; without one, a list
+ * that would hold a non-default edge is refused (grErrorLossyQuery).
  */
 #include "graph.h"
 
@@ -80,7 +82,17 @@ GR_API grError_t grGraphGetRootNodes(grGraph_t graph, grGraphNode_t *pRootNodes,
     return grSuccess;
 }
 
-GR_API grError_t grGraphGetEdges(grGraph_t graph, grGraphNode_t *from, grGraphNode_t *to, size_t *numEdges)
+/* The refusal of a list without room for the edge data of its edges. */
+static grError_t lossy(const char *call, const char *what, const char *arg)
+{
+    return gr__fail(grErrorLossyQuery,
+                    "%s: %s has edges with non-default data (programmatic edges) and %s is NULL; pass an "
+                    "edgeData array to receive their data, as in CUDA",
+                    call, what, arg);
+}
+
+GR_API grError_t grGraphGetEdges(grGraph_t graph, grGraphNode_t *from, grGraphNode_t *to,
+                                 grGraphEdgeData *edgeData, size_t *numEdges)
 {
     static const char call[] = "grGraphGetEdges";
     grError_t err = gr__graph_check(call, graph);
@@ -94,21 +106,33 @@ GR_API grError_t grGraphGetEdges(grGraph_t graph, grGraphNode_t *from, grGraphNo
         return gr__fail(grErrorInvalidValue,
                         "%s: %s is NULL but %s is not; pass both arrays, or both NULL to get the count", call,
                         from == NULL ? "from" : "to", from == NULL ? "to" : "from");
+    if (from == NULL && edgeData != NULL)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: edgeData is given but from and to are NULL; pass all three arrays, or none to "
+                        "get the count",
+                        call);
     if (from == NULL) {
         *numEdges = graph->nedges;
         return grSuccess;
     }
+    if (edgeData == NULL && graph->nnotes)
+        return lossy(call, "the graph", "edgeData");
     cap = *numEdges;
     for (n = graph->first; n != NULL && i < cap; n = n->next) {
         for (j = 0; j < n->nsuccs && i < cap; j++) {
             from[i] = n;
             to[i] = n->succs[j];
+            if (edgeData)
+                edgeData[i] = graph->nnotes ? gr__edge_data_of(graph, n, n->succs[j]) : (grGraphEdgeData){0};
             i++;
         }
     }
     *numEdges = i;
-    for (; i < cap; i++)
+    for (; i < cap; i++) {
         from[i] = to[i] = NULL;
+        if (edgeData)
+            edgeData[i] = (grGraphEdgeData){0};
+    }
     return grSuccess;
 }
 
@@ -124,28 +148,55 @@ GR_API grError_t grGraphNodeGetType(grGraphNode_t node, grGraphNodeType *pType)
     return grSuccess;
 }
 
-GR_API grError_t grGraphNodeGetDependencies(grGraphNode_t node, grGraphNode_t *pDependencies,
-                                            size_t *pNumDependencies)
+/* A node's dependencies (deps true) or dependents, with their edge data. */
+static grError_t node_list(const char *call, grGraphNode_t node, bool deps, grGraphNode_t *out,
+                           grGraphEdgeData *edgeData, size_t *cap, const char *outarg, const char *caparg)
 {
-    static const char call[] = "grGraphNodeGetDependencies";
     grError_t err = gr__node_check(call, node);
+    struct grGraphNode_st *const *list;
+    size_t count, i;
     if (err != grSuccess)
         return err;
-    if (pNumDependencies == NULL)
-        return count_null(call, "pNumDependencies");
-    put_list(node->deps, node->ndeps, pDependencies, pNumDependencies);
+    if (cap == NULL)
+        return count_null(call, caparg);
+    if (out == NULL && edgeData != NULL)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: edgeData is given but %s is NULL; pass both arrays, or neither to get the count",
+                        call, outarg);
+    list = deps ? node->deps : node->succs;
+    count = deps ? node->ndeps : node->nsuccs;
+    if (out != NULL && edgeData == NULL && node->graph->nnotes &&
+        gr__node_has_edge_notes(node->graph, node)) {
+        for (i = 0; i < count; i++) {
+            grGraphEdgeData d = deps ? gr__edge_data_of(node->graph, list[i], node)
+                                     : gr__edge_data_of(node->graph, node, list[i]);
+            if (!gr__edge_data_is_default(&d))
+                return lossy(call, gr__node_label(node), "edgeData");
+        }
+    }
+    size_t room = *cap;
+    put_list(list, count, out, cap);
+    if (out != NULL && edgeData != NULL) {
+        for (i = *cap; i < room; i++)
+            edgeData[i] = (grGraphEdgeData){0};
+        for (i = 0; i < *cap; i++)
+            edgeData[i] = !node->graph->nnotes ? (grGraphEdgeData){0}
+                          : deps               ? gr__edge_data_of(node->graph, list[i], node)
+                                               : gr__edge_data_of(node->graph, node, list[i]);
+    }
     return grSuccess;
 }
 
-GR_API grError_t grGraphNodeGetDependentNodes(grGraphNode_t node, grGraphNode_t *pDependentNodes,
-                                              size_t *pNumDependentNodes)
+GR_API grError_t grGraphNodeGetDependencies(grGraphNode_t node, grGraphNode_t *pDependencies,
+                                            grGraphEdgeData *edgeData, size_t *pNumDependencies)
 {
-    static const char call[] = "grGraphNodeGetDependentNodes";
-    grError_t err = gr__node_check(call, node);
-    if (err != grSuccess)
-        return err;
-    if (pNumDependentNodes == NULL)
-        return count_null(call, "pNumDependentNodes");
-    put_list(node->succs, node->nsuccs, pDependentNodes, pNumDependentNodes);
-    return grSuccess;
+    return node_list("grGraphNodeGetDependencies", node, true, pDependencies, edgeData, pNumDependencies,
+                     "pDependencies", "pNumDependencies");
+}
+
+GR_API grError_t grGraphNodeGetDependentNodes(grGraphNode_t node, grGraphNode_t *pDependentNodes,
+                                              grGraphEdgeData *edgeData, size_t *pNumDependentNodes)
+{
+    return node_list("grGraphNodeGetDependentNodes", node, false, pDependentNodes, edgeData,
+                     pNumDependentNodes, "pDependentNodes", "pNumDependentNodes");
 }

@@ -227,10 +227,12 @@ static void begin(fa *f)
             bad = true;
         } else if (!bad && fa_pct(f, 5)) {
             bad = true;
-            fa_bad(f, FA_CALL(f, grStreamBeginCaptureToGraph(s, NULL, NULL, 0, mode)), grErrorInvalidValue);
+            fa_bad(f, FA_CALL(f, grStreamBeginCaptureToGraph(s, NULL, NULL, NULL, 0, mode)),
+                   grErrorInvalidValue);
             return;
         }
-        grError_t err = FA_CALL(f, grStreamBeginCaptureToGraph(s, g->h, nd ? dh : NULL, (size_t)nd, mode));
+        grError_t err =
+            FA_CALL(f, grStreamBeginCaptureToGraph(s, g->h, nd ? dh : NULL, NULL, (size_t)nd, mode));
         if (bad) {
             fa_bad(f, err, grErrorInvalidValue);
             return;
@@ -424,7 +426,8 @@ static fa_graph *capture_graph_known(fa *f, int sid)
     if (!g->h) {
         grStreamCaptureStatus st;
         grGraph_t h = NULL;
-        fa_ok(f, FA_CALL(f, grStreamGetCaptureInfo(fa_stream_handle(f, sid), &st, NULL, &h, NULL, NULL)));
+        fa_ok(f,
+              FA_CALL(f, grStreamGetCaptureInfo(fa_stream_handle(f, sid), &st, NULL, &h, NULL, NULL, NULL)));
         if (st != grStreamCaptureStatusActive || !h)
             fa_fail(f, "grStreamGetCaptureInfo of a capturing stream: status %d, graph %p", (int)st,
                     (void *)h);
@@ -469,10 +472,10 @@ static void queries(fa *f)
     const grGraphNode_t *deps = (const grGraphNode_t *)(void *)f;
     size_t n = 9999;
     if (fa_pct(f, 8)) {
-        fa_bad(f, FA_CALL(f, grStreamGetCaptureInfo(s, NULL, &id, &g, &deps, &n)), grErrorInvalidValue);
+        fa_bad(f, FA_CALL(f, grStreamGetCaptureInfo(s, NULL, &id, &g, &deps, NULL, &n)), grErrorInvalidValue);
         return;
     }
-    grError_t err = FA_CALL(f, grStreamGetCaptureInfo(s, &st, &id, &g, &deps, &n));
+    grError_t err = FA_CALL(f, grStreamGetCaptureInfo(s, &st, &id, &g, &deps, NULL, &n));
     if (implicit) {
         fa_bad(f, err, grErrorStreamCaptureImplicit);
         return;
@@ -520,12 +523,12 @@ static void update_deps(fa *f)
     int n = 0;
     unsigned flags = fa_pct(f, 50) ? grStreamAddCaptureDependencies : grStreamSetCaptureDependencies;
     if (k < 0) {
-        fa_bad(f, FA_CALL(f, grStreamUpdateCaptureDependencies(s, NULL, 0, flags)),
+        fa_bad(f, FA_CALL(f, grStreamUpdateCaptureDependencies(s, NULL, NULL, 0, flags)),
                sid == FA_SID_LEGACY && fa_blocking_capture(f) ? -1 : grErrorIllegalState);
         return;
     }
     if (f->cap[k].invalidated) {
-        fa_bad(f, FA_CALL(f, grStreamUpdateCaptureDependencies(s, NULL, 0, flags)),
+        fa_bad(f, FA_CALL(f, grStreamUpdateCaptureDependencies(s, NULL, NULL, 0, flags)),
                grErrorStreamCaptureInvalidated);
         return;
     }
@@ -559,12 +562,12 @@ static void update_deps(fa *f)
             break;
         }
         default:
-            fa_bad(f, FA_CALL(f, grStreamUpdateCaptureDependencies(s, NULL, 1 + fa_rand(f, 2), flags)),
+            fa_bad(f, FA_CALL(f, grStreamUpdateCaptureDependencies(s, NULL, NULL, 1 + fa_rand(f, 2), flags)),
                    grErrorInvalidValue);
             return;
         }
     }
-    grError_t err = FA_CALL(f, grStreamUpdateCaptureDependencies(s, nodes, (size_t)n, flags));
+    grError_t err = FA_CALL(f, grStreamUpdateCaptureDependencies(s, nodes, NULL, (size_t)n, flags));
     if (bad) {
         fa_bad(f, err, grErrorInvalidValue);
         return;

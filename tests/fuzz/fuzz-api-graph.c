@@ -325,11 +325,11 @@ void fa_graph_verify(fa *f, fa_graph *g)
     if (nw != (size_t)g->nedges)
         fa_fail(f, "model bug: graph has %d edges, lists %zu", g->nedges, nw);
     n = 0;
-    fa_ok(f, FA_CALL(f, grGraphGetEdges(g->h, NULL, NULL, &n)));
+    fa_ok(f, FA_CALL(f, grGraphGetEdges(g->h, NULL, NULL, NULL, &n)));
     if (n != nw)
         fa_fail(f, "graph %p: grGraphGetEdges counts %zu edges, the model %zu", (void *)g->h, n, nw);
     n = nw;
-    fa_ok(f, FA_CALL(f, grGraphGetEdges(g->h, got, got2, &n)));
+    fa_ok(f, FA_CALL(f, grGraphGetEdges(g->h, got, got2, NULL, &n)));
     check_list(f, g, "grGraphGetEdges (from)", got, n, want, nw);
     check_list(f, g, "grGraphGetEdges (to)", got2, n, want2, nw);
     /* A few nodes in detail. */
@@ -346,16 +346,16 @@ void fa_graph_verify(fa *f, fa_graph *g)
         for (int k = 0; k < nd->ndeps; k++)
             want[k] = g->node[nd->deps[k]].h;
         n = FA_NODES;
-        fa_ok(f, FA_CALL(f, grGraphNodeGetDependencies(nd->h, got, &n)));
+        fa_ok(f, FA_CALL(f, grGraphNodeGetDependencies(nd->h, got, NULL, &n)));
         check_list(f, g, "grGraphNodeGetDependencies", got, n, want, nd->ndeps);
         for (int k = 0; k < nd->nsuccs; k++)
             want[k] = g->node[nd->succs[k]].h;
         n = 0;
-        fa_ok(f, FA_CALL(f, grGraphNodeGetDependentNodes(nd->h, NULL, &n)));
+        fa_ok(f, FA_CALL(f, grGraphNodeGetDependentNodes(nd->h, NULL, NULL, &n)));
         if (n != nd->nsuccs)
             fa_fail(f, "node %p: %zu dependents counted, the model %d", (void *)nd->h, n, nd->nsuccs);
         n = FA_NODES;
-        fa_ok(f, FA_CALL(f, grGraphNodeGetDependentNodes(nd->h, got, &n)));
+        fa_ok(f, FA_CALL(f, grGraphNodeGetDependentNodes(nd->h, got, NULL, &n)));
         check_list(f, g, "grGraphNodeGetDependentNodes", got, n, want, nd->nsuccs);
         fa_check_node_params(f, nd);
     }
@@ -648,7 +648,7 @@ static void add_node(fa *f)
         }
         if (generic) {
             gp.kernel = kp;
-            err = FA_CALL(f, grGraphAddNode(pout, gh, pd, npd, &gp));
+            err = FA_CALL(f, grGraphAddNode(pout, gh, pd, NULL, npd, &gp));
         } else {
             err = FA_CALL(f, grGraphAddKernelNode(pout, gh, pd, npd, &kp));
         }
@@ -670,7 +670,7 @@ static void add_node(fa *f)
                     want = grErrorInvalidValue;
                 }
             }
-            err = FA_CALL(f, grGraphAddNode(pout, gh, pd, npd, &gp));
+            err = FA_CALL(f, grGraphAddNode(pout, gh, pd, NULL, npd, &gp));
         } else {
             err =
                 FA_CALL(f, grGraphAddMemcpyNode1D(pout, gh, pd, npd, p.dst.raw, p.src.raw, p.count, p.ckind));
@@ -680,7 +680,7 @@ static void add_node(fa *f)
         grMemsetParams mp = {p.dst.raw, p.pitch, p.value, p.esize, p.width, p.height};
         if (generic) {
             gp.memset = mp;
-            err = FA_CALL(f, grGraphAddNode(pout, gh, pd, npd, &gp));
+            err = FA_CALL(f, grGraphAddNode(pout, gh, pd, NULL, npd, &gp));
         } else if (!bad && fa_pct(f, 3)) {
             bad = true;
             want = grErrorInvalidValue;
@@ -694,7 +694,7 @@ static void add_node(fa *f)
         grHostNodeParams hp = {bad ? NULL : fa_pct(f, 50) ? fa_host_count : fa_host_other, &f->hc[p.hc]};
         if (generic) {
             gp.host = hp;
-            err = FA_CALL(f, grGraphAddNode(pout, gh, pd, npd, &gp));
+            err = FA_CALL(f, grGraphAddNode(pout, gh, pd, NULL, npd, &gp));
         } else {
             err = FA_CALL(f, grGraphAddHostNode(pout, gh, pd, npd, &hp));
         }
@@ -702,14 +702,14 @@ static void add_node(fa *f)
     }
     case grGraphNodeTypeEmpty:
         if (generic)
-            err = FA_CALL(f, grGraphAddNode(pout, gh, pd, npd, &gp));
+            err = FA_CALL(f, grGraphAddNode(pout, gh, pd, NULL, npd, &gp));
         else
             err = FA_CALL(f, grGraphAddEmptyNode(pout, gh, pd, npd));
         break;
     case grGraphNodeTypeGraph:
         if (generic) {
             gp.graph.graph = child->h;
-            err = FA_CALL(f, grGraphAddNode(pout, gh, pd, npd, &gp));
+            err = FA_CALL(f, grGraphAddNode(pout, gh, pd, NULL, npd, &gp));
         } else {
             err = FA_CALL(f, grGraphAddChildGraphNode(pout, gh, pd, npd, child->h));
         }
@@ -721,7 +721,7 @@ static void add_node(fa *f)
                 gp.eventRecord.event = ev;
             else
                 gp.eventWait.event = ev;
-            err = FA_CALL(f, grGraphAddNode(pout, gh, pd, npd, &gp));
+            err = FA_CALL(f, grGraphAddNode(pout, gh, pd, NULL, npd, &gp));
         } else if (type == grGraphNodeTypeEventRecord) {
             err = FA_CALL(f, grGraphAddEventRecordNode(pout, gh, pd, npd, ev));
         } else {
@@ -731,7 +731,7 @@ static void add_node(fa *f)
     case grGraphNodeTypeMemAlloc:
         if (generic) {
             gp.alloc = ap;
-            err = FA_CALL(f, grGraphAddNode(pout, gh, pd, npd, &gp));
+            err = FA_CALL(f, grGraphAddNode(pout, gh, pd, NULL, npd, &gp));
             ap.dptr = gp.alloc.dptr;
         } else {
             err = FA_CALL(f, grGraphAddMemAllocNode(pout, gh, pd, npd, &ap));
@@ -740,7 +740,7 @@ static void add_node(fa *f)
     case grGraphNodeTypeMemFree:
         if (generic) {
             gp.free.dptr = p.dst.raw;
-            err = FA_CALL(f, grGraphAddNode(pout, gh, pd, npd, &gp));
+            err = FA_CALL(f, grGraphAddNode(pout, gh, pd, NULL, npd, &gp));
         } else {
             err = FA_CALL(f, grGraphAddMemFreeNode(pout, gh, pd, npd, p.dst.raw));
         }
@@ -859,12 +859,12 @@ static void add_edges(fa *f)
     }
     grError_t err;
     if (!bad && fa_pct(f, 3))
-        err = FA_CALL(f, grGraphAddDependencies(g->h, from, to, 0)); /* nothing to add */
+        err = FA_CALL(f, grGraphAddDependencies(g->h, from, to, NULL, 0)); /* nothing to add */
     else if (!bad && fa_pct(f, 3)) {
         bad = true;
-        err = FA_CALL(f, grGraphAddDependencies(g->h, NULL, to, (size_t)n));
+        err = FA_CALL(f, grGraphAddDependencies(g->h, NULL, to, NULL, (size_t)n));
     } else {
-        err = FA_CALL(f, grGraphAddDependencies(gh, from, to, (size_t)n));
+        err = FA_CALL(f, grGraphAddDependencies(gh, from, to, NULL, (size_t)n));
         if (!bad)
             for (int k = 0; k < n; k++)
                 edge_add_model(g, fi[k], ti[k]);
@@ -927,7 +927,7 @@ static void remove_edges(fa *f)
         k++;
         bad = true;
     }
-    grError_t err = FA_CALL(f, grGraphRemoveDependencies(g->h, from, to, (size_t)k));
+    grError_t err = FA_CALL(f, grGraphRemoveDependencies(g->h, from, to, NULL, (size_t)k));
     if (bad) {
         fa_bad(f, err, want);
         fa_graph_verify(f, g);
@@ -1215,13 +1215,14 @@ static void node_misuse(fa *f)
         break;
     case 1:
         if (f->dead_node)
-            fa_bad(f, FA_CALL(f, grGraphNodeGetDependencies(f->dead_node, NULL, &n)), grErrorInvalidValue);
+            fa_bad(f, FA_CALL(f, grGraphNodeGetDependencies(f->dead_node, NULL, NULL, &n)),
+                   grErrorInvalidValue);
         break;
     case 2: {
         fa_graph *g = fa_pick_graph(f, false, false);
         int i = g ? fa_pick_live(f, g) : -1;
         if (i >= 0)
-            fa_bad(f, FA_CALL(f, grGraphNodeGetDependentNodes(g->node[i].h, NULL, NULL)),
+            fa_bad(f, FA_CALL(f, grGraphNodeGetDependentNodes(g->node[i].h, NULL, NULL, NULL)),
                    grErrorInvalidValue);
         break;
     }

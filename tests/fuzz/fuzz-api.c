@@ -546,7 +546,7 @@ static void event_wait(fa *f)
     if (fa_pct(f, 8)) {
         int k = (int)fa_rand(f, 3);
         if (k == 0)
-            fa_bad(f, FA_CALL(f, grStreamWaitEvent(h, ev->h, 1u + fa_rand(f, 7))), grErrorInvalidValue);
+            fa_bad(f, FA_CALL(f, grStreamWaitEvent(h, ev->h, 2u + fa_rand(f, 7))), grErrorInvalidValue);
         else if (k == 1)
             fa_bad(f, FA_CALL(f, grStreamWaitEvent(h, NULL, 0)), grErrorInvalidResourceHandle);
         else if (f->dead_event && fa_allowed(f, FZ_ALLOW_DESTROYED))

@@ -764,10 +764,10 @@ static void check_graph(df_env *e, const df_prog *p, grGraph_t g)
     DOK(e, p, grGraphGetNodes(g, nodes, &n), "capture");
     if (n != (size_t)nn)
         df_fail(e, p, "captured graph has %zu nodes, the program has %d operations that become nodes", n, nn);
-    DOK(e, p, grGraphGetEdges(g, NULL, NULL, &ne), "capture");
+    DOK(e, p, grGraphGetEdges(g, NULL, NULL, NULL, &ne), "capture");
     if (ne > sizeof from / sizeof from[0])
         df_fail(e, p, "captured graph has %zu edges, more than the program can produce", ne);
-    DOK(e, p, grGraphGetEdges(g, from, to, &ne), "capture");
+    DOK(e, p, grGraphGetEdges(g, from, to, NULL, &ne), "capture");
     /* Node index by handle: the nodes come in creation order. */
     memset(reach, 0, sizeof reach);
     for (size_t k = 0; k < ne; k++) {
@@ -914,7 +914,7 @@ static grGraph_t capture(df_env *e, const df_prog *p, int v)
     grStreamCaptureMode mode = (grStreamCaptureMode)p->mode;
     if (p->to_graph) {
         DOK(e, p, grGraphCreate(&g, 0), "capture");
-        DOK(e, p, grStreamBeginCaptureToGraph(e->s[0], g, NULL, 0, mode), "capture");
+        DOK(e, p, grStreamBeginCaptureToGraph(e->s[0], g, NULL, NULL, 0, mode), "capture");
     } else {
         DOK(e, p, grStreamBeginCapture(e->s[0], mode), "capture");
     }

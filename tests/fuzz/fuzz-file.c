@@ -108,7 +108,7 @@ static grGraph_t make_graph(fz_ctx *c, fz_rng *r, fworld *w)
     }
     grGraphNode_t a = nodes[fz_below(r, n)], b = nodes[fz_below(r, n)];
     if (a != b)
-        (void)grGraphAddDependencies(g, &b, &a, 1); /* may close a cycle: refused */
+        (void)grGraphAddDependencies(g, &b, &a, NULL, 1); /* may close a cycle: refused */
     if (fz_chance(r, 25)) {
         grMemAllocNodeParams ap;
         grGraphNode_t an, fn;

@@ -251,7 +251,8 @@ typedef CUresult (*gr_cuGetProcAddress_v1)(const char *symbol, void **pfn, int c
                  unsigned long long flags))                                                                \
     X(cuMemUnmap, (CUdeviceptr ptr, size_t size))                                                          \
     X(cuMemSetAccess, (CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count))           \
-    X(cuStreamCreate, (CUstream * phStream, unsigned int Flags))                                           \
+    X(cuStreamCreateWithPriority, (CUstream * phStream, unsigned int flags, int priority))                 \
+    X(cuCtxGetStreamPriorityRange, (int *leastPriority, int *greatestPriority))                            \
     X(cuStreamDestroy, (CUstream hStream))                                                                 \
     X(cuStreamSynchronize, (CUstream hStream))                                                             \
     X(cuStreamQuery, (CUstream hStream))                                                                   \

@@ -95,7 +95,11 @@ struct gr_cuda_stream;
 
 /* A created stream of GPU 'device' (grStreamCreateWithFlags' checked
  * flags). */
-grError_t gr__cuda_stream_create(const char *call, int device, unsigned user_flags, gr_stream **out);
+grError_t gr__cuda_stream_create(const char *call, int device, unsigned user_flags, int priority,
+                                 gr_stream **out);
+
+/* GPU 'device''s stream priority range (cuCtxGetStreamPriorityRange). */
+grError_t gr__cuda_stream_priority_range(const char *call, int device, int *least, int *greatest);
 
 /* The legacy (per_thread false) or the calling thread's per-thread default
  * stream of GPU 'device'. */

@@ -1,5 +1,5 @@
 /*
- * stream.c - GPU streams: created ones (cuStreamCreate), the legacy and
+ * stream.c - GPU streams: created ones (cuStreamCreateWithPriority), the legacy and
  * per-thread default streams of each GPU (graphrt stream objects wrapping
  * CU_STREAM_LEGACY and CU_STREAM_PER_THREAD of the device's primary
  * context), their waits, queries and host functions.
@@ -32,20 +32,38 @@ static grError_t wrap(const char *call, int device, CUstream cu, bool owned, uns
     return grSuccess;
 }
 
-grError_t gr__cuda_stream_create(const char *call, int device, unsigned user_flags, gr_stream **out)
+grError_t gr__cuda_stream_create(const char *call, int device, unsigned user_flags, int priority,
+                                 gr_stream **out)
 {
     CUstream cu = NULL;
+    int least = 0, greatest = 0;
     CUresult r = gr__cuda_enter(device);
+    /* The driver clamps the priority too; graphrt keeps the clamped value
+     * to report it (grStreamGetPriority). */
     if (r == CUDA_SUCCESS)
-        r = gr_cu.cuStreamCreate(&cu, (user_flags & grStreamNonBlocking) ? CU_STREAM_NON_BLOCKING
-                                                                         : CU_STREAM_DEFAULT);
+        r = gr_cu.cuCtxGetStreamPriorityRange(&least, &greatest);
+    if (r == CUDA_SUCCESS)
+        r = gr_cu.cuStreamCreateWithPriority(
+            &cu, (user_flags & grStreamNonBlocking) ? CU_STREAM_NON_BLOCKING : CU_STREAM_DEFAULT, priority);
     if (r != CUDA_SUCCESS)
-        return gr__cu_fail(call, device, "cuStreamCreate", r);
+        return gr__cu_fail(call, device, "cuStreamCreateWithPriority", r);
     grError_t err = wrap(call, device, cu, true,
                          (user_flags & grStreamNonBlocking) ? GR_STREAM_NONBLOCKING : 0u, user_flags, out);
     if (err)
         gr_cu.cuStreamDestroy(cu);
+    else
+        (*out)->priority = priority > least ? least : priority < greatest ? greatest : priority;
     return err;
+}
+
+grError_t gr__cuda_stream_priority_range(const char *call, int device, int *least, int *greatest)
+{
+    CUresult r = gr__cuda_enter(device);
+    if (r == CUDA_SUCCESS)
+        r = gr_cu.cuCtxGetStreamPriorityRange(least, greatest);
+    if (r != CUDA_SUCCESS)
+        return gr__cu_fail(call, device, "cuCtxGetStreamPriorityRange", r);
+    return grSuccess;
 }
 
 void gr__cuda_stream_free(struct gr_cuda_stream *g)
