@@ -1,0 +1,363 @@
+/*
+ * copy2d.c - pitched copies and memsets: grMemcpy2D(Async),
+ * grMemcpy3D(Async), grMemset2D(Async), grMemset3D(Async).
+ *
+ * A pitched region is described once (gr_region: base, width bytes per
+ * row, height rows per slice, depth slices, row and slice pitch) and
+ * checked once: pitches against the width (CUDA's
+ * cudaErrorInvalidPitchValue), the whole span against the address space,
+ * then every row against graphrt's tracked allocations (the span is tested
+ * first; only when it fails are the rows walked, to name the first row at
+ * fault).
+ *
+ * Invariants:
+ *   - every argument is checked before anything is queued or recorded, so
+ *     a refused call leaves memory, the stream and a capture untouched;
+ *   - a region whose rows are contiguous on both sides is one 1D range
+ *     and takes the 1D path of api/memory.c (GPU memory and streams
+ *     included, capture as a memcpy node); other regions run on CPU
+ *     streams only, queued as one stream operation per slice (a 3D region
+ *     with evenly spaced slices is one 2D operation), each copying row by
+ *     row;
+ *   - captured memsets become one memset node (rows evenly spaced) or are
+ *     refused with grErrorNotSupported before anything is recorded.
+ */
+#include "api.h"
+#include "../capture/capture.h"
+#include "../memory/memory.h"
+
+#include <string.h>
+
+/* A pitched region of memory. */
+typedef struct gr_region {
+    char *base; /* first byte of the first row */
+    size_t width, height, depth;
+    size_t pitch; /* bytes between rows */
+    size_t slice; /* bytes between slices */
+} gr_region;
+
+/* The payload of one queued 2D operation (a memset has src NULL). */
+typedef struct gr_rows_args {
+    char *dst;
+    const char *src;
+    size_t width, height, dpitch, spitch;
+    unsigned char value;
+} gr_rows_args;
+
+_Static_assert(sizeof(gr_rows_args) <= GR_OP_DATA_MAX, "a rows operation is queued by value");
+
+static void rows_op(void *data)
+{
+    gr_rows_args a;
+    memcpy(&a, data, sizeof a);
+    for (size_t r = 0; r < a.height; r++) {
+        if (a.src)
+            memmove(a.dst + r * a.dpitch, a.src + r * a.spitch, a.width); /* rows may overlap */
+        else
+            memset(a.dst + r * a.dpitch, a.value, a.width);
+    }
+}
+
+static size_t region_bytes(const gr_region *g)
+{
+    return g->width * g->height * g->depth;
+}
+
+static bool region_empty(const gr_region *g)
+{
+    return g->width == 0 || g->height == 0 || g->depth == 0;
+}
+
+/* Rows contiguous in memory: the region is one range of region_bytes. */
+static bool region_linear(const gr_region *g)
+{
+    return (g->height == 1 || g->pitch == g->width) && (g->depth == 1 || g->slice == g->width * g->height);
+}
+
+/* Rows evenly spaced across slices: the region is height * depth rows
+ * 'pitch' apart. */
+static bool region_even(const gr_region *g)
+{
+    return g->depth == 1 || g->slice == g->pitch * g->height;
+}
+
+/* Checks a non-empty region: pitch, size and span, then that every row
+ * lies in graphrt's allocations as a 1D copy's range must. */
+static grError_t region_check(const char *call, const gr_region *g, const char *what)
+{
+    size_t last_row, last_slice, span, rows;
+    if (g->base == NULL)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: the %s pointer is NULL for a %zu x %zu x %zu region; pass "
+                        "valid memory or a zero extent",
+                        call, what, g->width, g->height, g->depth);
+    if (g->height > 1 && g->pitch < g->width)
+        return gr__fail(grErrorInvalidPitchValue,
+                        "%s: the %s pitch %zu is smaller than a row of %zu bytes; a pitch is the distance "
+                        "between rows, at least their width",
+                        call, what, g->pitch, g->width);
+    if (__builtin_mul_overflow(g->height - 1, g->pitch, &last_row) ||
+        __builtin_mul_overflow(g->depth - 1, g->slice, &last_slice) ||
+        __builtin_add_overflow(last_row, last_slice, &span) ||
+        __builtin_add_overflow(span, g->width, &span) || __builtin_mul_overflow(g->height, g->depth, &rows) ||
+        (uintptr_t)g->base + span < (uintptr_t)g->base)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: the %s region of %zu x %zu x %zu (pitch %zu, slice %zu) at %p overflows the "
+                        "address space",
+                        call, what, g->width, g->height, g->depth, g->pitch, g->slice, (void *)g->base);
+    void *abase = NULL;
+    size_t asize = 0;
+    if (gr__mem_range_ok(g->base, span, &abase, &asize))
+        return grSuccess;
+    /* The span leaves an allocation: name the first row that does. */
+    for (size_t z = 0; z < g->depth; z++) {
+        for (size_t y = 0; y < g->height; y++) {
+            const char *row = g->base + z * g->slice + y * g->pitch;
+            if (!gr__mem_range_ok(row, g->width, &abase, &asize))
+                return gr__fail(grErrorInvalidValue,
+                                "%s: %s row %zu of slice %zu (%zu bytes at %p) is not inside one "
+                                "allocation: it runs past the end of the %zu-byte allocation at %p, or "
+                                "starts outside the allocations and reaches into one",
+                                call, what, y, z, g->width, (const void *)row, asize, abase);
+        }
+    }
+    return gr__fail(grErrorInvalidValue,
+                    "%s: the rows of the %s region at %p lie in more than one allocation; a pitched copy "
+                    "stays inside one allocation",
+                    call, what, (void *)g->base);
+}
+
+static grError_t kind_check(const char *call, grMemcpyKind kind)
+{
+    if ((unsigned)kind > (unsigned)grMemcpyDefault)
+        return gr__fail(grErrorInvalidMemcpyDirection,
+                        "%s: kind %d is not a grMemcpyKind; pass grMemcpyHostToHost, "
+                        "HostToDevice, DeviceToHost, DeviceToDevice or grMemcpyDefault",
+                        call, (int)kind);
+    return grSuccess;
+}
+
+static grError_t cpu_only(const char *call, gr_stream *s, const void *dst, const void *src)
+{
+    if (s->device != 0 || gr__api_gpu_of(dst, src) != 0)
+        return gr__fail(grErrorNotSupported,
+                        "%s: graphrt runs pitched operations that are not one contiguous copy on the "
+                        "CPU only, and this one uses %s (use one grMemcpyAsync or grMemsetAsync per row)",
+                        call, s->device != 0 ? "a GPU stream" : "a GPU's memory");
+    return grSuccess;
+}
+
+/* Queues the region as 2D operations, one per slice unless the slices
+ * are evenly spaced on both sides. src NULL: a memset of 'value'. */
+static grError_t rows_enqueue(const char *call, gr_stream *s, const gr_region *d, const gr_region *src,
+                              unsigned char value)
+{
+    bool even = region_even(d) && (!src || region_even(src));
+    size_t ops = even ? 1 : d->depth;
+    for (size_t z = 0; z < ops; z++) {
+        gr_rows_args a = {
+            .dst = d->base + z * d->slice,
+            .src = src ? src->base + z * src->slice : NULL,
+            .width = d->width,
+            .height = even ? d->height * d->depth : d->height,
+            .dpitch = d->pitch,
+            .spitch = src ? src->pitch : 0,
+            .value = value,
+        };
+        grError_t err = gr__launched(s, gr__stream_enqueue_call(call, s, rows_op, &a, sizeof a));
+        if (err != grSuccess)
+            return err;
+    }
+    return grSuccess;
+}
+
+/* The copy of extent dst->width x height x depth from src to dst. */
+static grError_t copy_region(const char *call, const gr_region *dst, const gr_region *src, grMemcpyKind kind,
+                             grStream_t stream, bool sync)
+{
+    gr_stream *s;
+    grError_t err = kind_check(call, kind);
+    if (err != grSuccess)
+        return err;
+    if (region_empty(dst))
+        return gr__stream_from_handle(call, stream, &s);
+    if ((err = region_check(call, dst, "destination")) != grSuccess ||
+        (err = region_check(call, src, "source")) != grSuccess)
+        return err;
+    if (region_linear(dst) && region_linear(src)) {
+        err = gr__api_copy_enqueue(call, dst->base, src->base, region_bytes(dst), kind, stream, sync, &s);
+        return err == grSuccess && sync ? gr__api_wait_legacy(call, s) : err;
+    }
+    if ((err = gr__stream_from_handle(call, stream, &s)) != grSuccess)
+        return err;
+    if (sync && (err = gr__capture_check_unsafe(call, GR_UNSAFE_SYNC_COPY, s, NULL)) != grSuccess)
+        return err;
+    if (GR_UNLIKELY(gr__stream_capturing(s)))
+        return gr__fail(grErrorNotSupported,
+                        "%s: a %zu x %zu x %zu copy whose rows are not contiguous cannot be captured: "
+                        "graphrt's copy nodes are 1D (capture one copy per row instead); the capture "
+                        "goes on without it",
+                        call, dst->width, dst->height, dst->depth);
+    if ((err = gr__capture_check_implicit(call, s)) != grSuccess ||
+        (err = cpu_only(call, s, dst->base, src->base)))
+        return err;
+    if ((err = rows_enqueue(call, s, dst, src, 0)) != grSuccess)
+        return err;
+    return sync ? gr__api_wait_legacy(call, s) : grSuccess;
+}
+
+static grError_t set_region(const char *call, const gr_region *d, int value, grStream_t stream, bool sync)
+{
+    gr_stream *s;
+    grError_t err = gr__stream_from_handle(call, stream, &s);
+    if (err != grSuccess || region_empty(d))
+        return err;
+    if ((err = region_check(call, d, "destination")) != grSuccess)
+        return err;
+    if (sync && (err = gr__capture_check_unsafe(call, GR_UNSAFE_SYNC_COPY, s, NULL)) != grSuccess)
+        return err;
+    if (GR_UNLIKELY(gr__stream_capturing(s))) {
+        if (!region_even(d))
+            return gr__fail(grErrorNotSupported,
+                            "%s: a memset of %zu slices whose slice pitch %zu is not pitch %zu x height %zu "
+                            "cannot be one memset node; set each slice with grMemset2DAsync (the capture "
+                            "goes on without it)",
+                            call, d->depth, d->slice, d->pitch, d->height);
+        grGraphNodeParams n;
+        memset(&n, 0, sizeof n);
+        n.type = grGraphNodeTypeMemset;
+        n.memset = (grMemsetParams){.dst = d->base,
+                                    .pitch = d->height * d->depth > 1 ? d->pitch : 0,
+                                    .value = (unsigned char)value,
+                                    .elementSize = 1,
+                                    .width = d->width,
+                                    .height = d->height * d->depth};
+        return gr__capture_record(call, s, &n);
+    }
+    if ((err = gr__capture_check_implicit(call, s)) != grSuccess || (err = cpu_only(call, s, d->base, NULL)))
+        return err;
+    if ((err = rows_enqueue(call, s, d, NULL, (unsigned char)value)) != grSuccess)
+        return err;
+    return sync ? gr__api_wait_legacy(call, s) : grSuccess;
+}
+
+/* ------------------------------------------------------------------ 2D */
+
+static grError_t copy_2d(const char *call, void *dst, size_t dpitch, const void *src, size_t spitch,
+                         size_t width, size_t height, grMemcpyKind kind, grStream_t stream, bool sync)
+{
+    gr_region d = {dst, width, height, 1, dpitch, 0};
+    gr_region s = {(char *)(uintptr_t)src, width, height, 1, spitch, 0};
+    /* CUDA checks the pitches even where only one row is copied. */
+    if ((width > dpitch || width > spitch) && height > 0)
+        return gr__fail(grErrorInvalidPitchValue,
+                        "%s: width %zu is greater than %s %zu; a pitch is the distance between rows, "
+                        "at least their width",
+                        call, width, width > dpitch ? "dpitch" : "spitch", width > dpitch ? dpitch : spitch);
+    return copy_region(call, &d, &s, kind, stream, sync);
+}
+
+GR_API grError_t grMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                            size_t height, grMemcpyKind kind)
+{
+    return copy_2d("grMemcpy2D", dst, dpitch, src, spitch, width, height, kind, NULL, true);
+}
+
+GR_API grError_t grMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                                 size_t height, grMemcpyKind kind, grStream_t stream)
+{
+    return copy_2d("grMemcpy2DAsync", dst, dpitch, src, spitch, width, height, kind, stream, false);
+}
+
+static grError_t set_2d(const char *call, void *p, size_t pitch, int value, size_t width, size_t height,
+                        grStream_t stream, bool sync)
+{
+    gr_region d = {p, width, height, 1, pitch, 0};
+    return set_region(call, &d, value, stream, sync);
+}
+
+GR_API grError_t grMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height)
+{
+    return set_2d("grMemset2D", devPtr, pitch, value, width, height, NULL, true);
+}
+
+GR_API grError_t grMemset2DAsync(void *devPtr, size_t pitch, int value, size_t width, size_t height,
+                                 grStream_t stream)
+{
+    return set_2d("grMemset2DAsync", devPtr, pitch, value, width, height, stream, false);
+}
+
+/* ------------------------------------------------------------------ 3D */
+
+/* The region of extent e at position pos of pitched pointer p. */
+static grError_t region_3d(const char *call, const char *what, grPitchedPtr p, grPos pos, grExtent e,
+                           gr_region *out)
+{
+    size_t off, yoff;
+    *out = (gr_region){NULL, e.width, e.height, e.depth, p.pitch, 0};
+    if (e.width == 0 || e.height == 0 || e.depth == 0)
+        return grSuccess;
+    if ((e.height > 1 || e.depth > 1 || pos.y || pos.z) && p.pitch < pos.x + e.width)
+        return gr__fail(grErrorInvalidPitchValue,
+                        "%s: the %s pitch %zu is smaller than position x %zu + width %zu; a pitch is the "
+                        "distance between rows, at least their width",
+                        call, what, p.pitch, pos.x, e.width);
+    if ((e.depth > 1 || pos.z) && p.ysize < pos.y + e.height)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: the %s ysize %zu (rows per slice) is smaller than position y %zu + height %zu",
+                        call, what, p.ysize, pos.y, e.height);
+    if (__builtin_mul_overflow(p.pitch, p.ysize, &out->slice) ||
+        __builtin_mul_overflow(pos.z, out->slice, &off) || __builtin_mul_overflow(pos.y, p.pitch, &yoff) ||
+        __builtin_add_overflow(off, yoff, &off) || __builtin_add_overflow(off, pos.x, &off))
+        return gr__fail(grErrorInvalidValue,
+                        "%s: the %s position (%zu, %zu, %zu) overflows the address space", call, what, pos.x,
+                        pos.y, pos.z);
+    out->base = p.ptr ? (char *)p.ptr + off : NULL;
+    return grSuccess;
+}
+
+static grError_t copy_3d(const char *call, const grMemcpy3DParms *p, grStream_t stream, bool sync)
+{
+    gr_region d, s;
+    grError_t err;
+    if (p == NULL)
+        return gr__fail(grErrorInvalidValue, "%s: p is NULL; pass the copy's parameters", call);
+    if (p->srcArray || p->dstArray)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: p->%s is not NULL; graphrt has no CUDA arrays, copy between pitched pointers "
+                        "(srcPtr, dstPtr) instead",
+                        call, p->srcArray ? "srcArray" : "dstArray");
+    if ((err = region_3d(call, "destination", p->dstPtr, p->dstPos, p->extent, &d)) != grSuccess ||
+        (err = region_3d(call, "source", p->srcPtr, p->srcPos, p->extent, &s)) != grSuccess)
+        return err;
+    return copy_region(call, &d, &s, p->kind, stream, sync);
+}
+
+GR_API grError_t grMemcpy3D(const grMemcpy3DParms *p)
+{
+    return copy_3d("grMemcpy3D", p, NULL, true);
+}
+
+GR_API grError_t grMemcpy3DAsync(const grMemcpy3DParms *p, grStream_t stream)
+{
+    return copy_3d("grMemcpy3DAsync", p, stream, false);
+}
+
+static grError_t set_3d(const char *call, grPitchedPtr p, int value, grExtent e, grStream_t stream, bool sync)
+{
+    gr_region d;
+    grError_t err = region_3d(call, "destination", p, (grPos){0, 0, 0}, e, &d);
+    if (err != grSuccess)
+        return err;
+    return set_region(call, &d, value, stream, sync);
+}
+
+GR_API grError_t grMemset3D(grPitchedPtr pitchedDevPtr, int value, grExtent extent)
+{
+    return set_3d("grMemset3D", pitchedDevPtr, value, extent, NULL, true);
+}
+
+GR_API grError_t grMemset3DAsync(grPitchedPtr pitchedDevPtr, int value, grExtent extent, grStream_t stream)
+{
+    return set_3d("grMemset3DAsync", pitchedDevPtr, value, extent, stream, false);
+}
