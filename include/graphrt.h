@@ -1450,13 +1450,14 @@ static inline grPos make_grPos(size_t x, size_t y, size_t z)
  * graphrt's tracked allocations as grMemcpy requires of its range (the
  * detail names the first row that does not). Potentially unsafe during
  * capture as grMemcpy; on a capturing stream a copy is recorded only when
- * it is one contiguous range (see grMemcpy2DAsync). Errors:
- * grErrorInvalidMemcpyDirection (kind not a grMemcpyKind),
- * grErrorInvalidPitchValue (width greater than dpitch or spitch; height
- * > 1 rows whose extent overflows the address space), grErrorInvalidValue
- * (dst or src NULL with a copy to do; a row outside the allocations),
- * grErrorNotSupported (memory of a GPU, or a GPU stream: pitched copies
- * run on the CPU only); plus grMemcpy's capture and stream errors.
+ * it is one contiguous range (see grMemcpy2DAsync). A contiguous copy is
+ * grMemcpy's; another one on a GPU stream, or touching a GPU's memory, is
+ * the driver's cuMemcpy3DAsync (cuMemsetD2D8Async for the memsets below).
+ * Errors: grErrorInvalidMemcpyDirection (kind not a grMemcpyKind),
+ * grErrorInvalidPitchValue (width greater than dpitch or spitch, with
+ * height > 0), grErrorInvalidValue (dst or src NULL with a copy to do; a
+ * region that overflows the address space; a row outside the
+ * allocations); plus grMemcpy's capture and stream errors.
  * Thread safety: any thread. Mirrors cudaMemcpy2D. */
 GR_API grError_t grMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                             size_t height, grMemcpyKind kind);
@@ -1478,8 +1479,8 @@ GR_API grError_t grMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size
  * NULL: arrays are not part of graphrt; a NULL ptr with a copy to do;
  * depth > 1 with a ysize smaller than height; a row outside the
  * allocations), grErrorInvalidPitchValue (a pitch smaller than
- * pos.x + width), grErrorInvalidMemcpyDirection, grErrorNotSupported as
- * grMemcpy2D. Thread safety: any thread. Mirrors cudaMemcpy3D. */
+ * pos.x + width), grErrorInvalidMemcpyDirection; plus grMemcpy's capture
+ * and stream errors. Thread safety: any thread. Mirrors cudaMemcpy3D. */
 GR_API grError_t grMemcpy3D(const grMemcpy3DParms *p);
 
 /* grMemcpy3D queued on a stream; captured as grMemcpy2DAsync captures (a
@@ -1492,8 +1493,7 @@ GR_API grError_t grMemcpy3DAsync(const grMemcpy3DParms *p, grStream_t stream);
  * (unsigned char)value, synchronously as grMemset. width or height 0 sets
  * nothing. Errors: grErrorInvalidValue (devPtr NULL with bytes to set; a
  * row outside the allocations), grErrorInvalidPitchValue (height > 1 and
- * pitch smaller than width), grErrorNotSupported as grMemcpy2D; plus
- * grMemset's capture and stream errors. Thread safety: any thread. Mirrors
+ * pitch smaller than width); plus grMemset's capture and stream errors. Thread safety: any thread. Mirrors
  * cudaMemset2D. */
 GR_API grError_t grMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height);
 
@@ -1510,8 +1510,7 @@ GR_API grError_t grMemset2DAsync(void *devPtr, size_t pitch, int value, size_t w
  * nothing. Errors: grErrorInvalidValue (ptr NULL with bytes to set; depth
  * > 1 with ysize smaller than height; a row outside the allocations),
  * grErrorInvalidPitchValue (pitch smaller than width with more than one
- * row), grErrorNotSupported as grMemcpy2D; plus grMemset's capture and
- * stream errors. Thread safety: any thread. Mirrors cudaMemset3D. */
+ * row); plus grMemset's capture and stream errors. Thread safety: any thread. Mirrors cudaMemset3D. */
 GR_API grError_t grMemset3D(grPitchedPtr pitchedDevPtr, int value, grExtent extent);
 
 /* grMemset3D queued on a stream; on a capturing stream it adds one memset

@@ -23,6 +23,7 @@
  *     refused with grErrorNotSupported before anything is recorded.
  */
 #include "api.h"
+#include "../backend/cuda/cuda.h"
 #include "../capture/capture.h"
 #include "../memory/memory.h"
 
@@ -34,6 +35,7 @@ typedef struct gr_region {
     size_t width, height, depth;
     size_t pitch; /* bytes between rows */
     size_t slice; /* bytes between slices */
+    size_t rows;  /* rows per slice (the driver's srcHeight / dstHeight) */
 } gr_region;
 
 /* The payload of one queued 2D operation (a memset has src NULL). */
@@ -137,13 +139,39 @@ static grError_t kind_check(const char *call, grMemcpyKind kind)
     return grSuccess;
 }
 
-static grError_t cpu_only(const char *call, gr_stream *s, const void *dst, const void *src)
+/* The GPU a pitched operation that is not one contiguous copy runs on
+ * through the driver (0: on the CPU stream): s's device for a GPU stream;
+ * for a CPU stream touching a GPU's memory, that GPU, at once on its
+ * legacy stream once s's earlier work has run, as api/memory.c does for
+ * 1D copies. */
+static grError_t gpu_device(gr_stream *s, const void *dst, const void *src, int *device)
 {
-    if (s->device != 0 || gr__api_gpu_of(dst, src) != 0)
-        return gr__fail(grErrorNotSupported,
-                        "%s: graphrt runs pitched operations that are not one contiguous copy on the "
-                        "CPU only, and this one uses %s (use one grMemcpyAsync or grMemsetAsync per row)",
-                        call, s->device != 0 ? "a GPU stream" : "a GPU's memory");
+    *device = s->device != 0 ? s->device : gr__api_gpu_of(dst, src);
+    if (*device != 0 && s->device == 0) {
+        grError_t err = gr__stream_sync(s);
+        if (err)
+            return gr__fail_again(err);
+    }
+    return grSuccess;
+}
+
+/* The region on GPU 'device' through the driver: on s for a GPU stream,
+ * else on the device's legacy stream, waited for. src NULL: a memset. */
+static grError_t gpu_region(const char *call, gr_stream *s, int device, const gr_region *d,
+                            const gr_region *src, unsigned char value)
+{
+    gr_stream *gs = s->device != 0 ? s : NULL;
+    if (src) {
+        gr_cu_side ds = {d->base, d->pitch, d->rows}, ss = {src->base, src->pitch, src->rows};
+        return gr__cuda_memcpy_pitched(call, gs, device, &ds, &ss, d->width, d->height, d->depth);
+    }
+    bool even = region_even(d);
+    for (size_t z = 0; z < (even ? 1 : d->depth); z++) {
+        grError_t err = gr__cuda_memset_2d(call, gs, device, d->base + z * d->slice, d->pitch, value,
+                                           d->width, even ? d->height * d->depth : d->height);
+        if (err != grSuccess)
+            return err;
+    }
     return grSuccess;
 }
 
@@ -198,10 +226,12 @@ static grError_t copy_region(const char *call, const gr_region *dst, const gr_re
                         "graphrt's copy nodes are 1D (capture one copy per row instead); the capture "
                         "goes on without it",
                         call, dst->width, dst->height, dst->depth);
+    int device;
     if ((err = gr__capture_check_implicit(call, s)) != grSuccess ||
-        (err = cpu_only(call, s, dst->base, src->base)))
+        (err = gpu_device(s, dst->base, src->base, &device)) != grSuccess)
         return err;
-    if ((err = rows_enqueue(call, s, dst, src, 0)) != grSuccess)
+    err = device ? gpu_region(call, s, device, dst, src, 0) : rows_enqueue(call, s, dst, src, 0);
+    if (err != grSuccess)
         return err;
     return sync ? gr__api_wait_legacy(call, s) : grSuccess;
 }
@@ -234,9 +264,13 @@ static grError_t set_region(const char *call, const gr_region *d, int value, grS
                                     .height = d->height * d->depth};
         return gr__capture_record(call, s, &n);
     }
-    if ((err = gr__capture_check_implicit(call, s)) != grSuccess || (err = cpu_only(call, s, d->base, NULL)))
+    int device;
+    if ((err = gr__capture_check_implicit(call, s)) != grSuccess ||
+        (err = gpu_device(s, d->base, NULL, &device)) != grSuccess)
         return err;
-    if ((err = rows_enqueue(call, s, d, NULL, (unsigned char)value)) != grSuccess)
+    err = device ? gpu_region(call, s, device, d, NULL, (unsigned char)value)
+                 : rows_enqueue(call, s, d, NULL, (unsigned char)value);
+    if (err != grSuccess)
         return err;
     return sync ? gr__api_wait_legacy(call, s) : grSuccess;
 }
@@ -246,8 +280,8 @@ static grError_t set_region(const char *call, const gr_region *d, int value, grS
 static grError_t copy_2d(const char *call, void *dst, size_t dpitch, const void *src, size_t spitch,
                          size_t width, size_t height, grMemcpyKind kind, grStream_t stream, bool sync)
 {
-    gr_region d = {dst, width, height, 1, dpitch, 0};
-    gr_region s = {(char *)(uintptr_t)src, width, height, 1, spitch, 0};
+    gr_region d = {dst, width, height, 1, dpitch, 0, height};
+    gr_region s = {(char *)(uintptr_t)src, width, height, 1, spitch, 0, height};
     /* CUDA checks the pitches even where only one row is copied. */
     if ((width > dpitch || width > spitch) && height > 0)
         return gr__fail(grErrorInvalidPitchValue,
@@ -272,7 +306,7 @@ GR_API grError_t grMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size
 static grError_t set_2d(const char *call, void *p, size_t pitch, int value, size_t width, size_t height,
                         grStream_t stream, bool sync)
 {
-    gr_region d = {p, width, height, 1, pitch, 0};
+    gr_region d = {p, width, height, 1, pitch, 0, height};
     return set_region(call, &d, value, stream, sync);
 }
 
@@ -294,7 +328,8 @@ static grError_t region_3d(const char *call, const char *what, grPitchedPtr p, g
                            gr_region *out)
 {
     size_t off, yoff;
-    *out = (gr_region){NULL, e.width, e.height, e.depth, p.pitch, 0};
+    *out =
+        (gr_region){NULL, e.width, e.height, e.depth, p.pitch, 0, e.depth > 1 || pos.z ? p.ysize : e.height};
     if (e.width == 0 || e.height == 0 || e.depth == 0)
         return grSuccess;
     if ((e.height > 1 || e.depth > 1 || pos.y || pos.z) && p.pitch < pos.x + e.width)
