@@ -1634,6 +1634,59 @@ GR_API grError_t grGraphExecMemcpyNodeSetParamsFromSymbol(grGraphExec_t hGraphEx
                                                           size_t offset, grMemcpyKind kind);
 
 /* ====================================================================== */
+/* Stream memory operations (graphrt's own; docs/stream-memops.md)        */
+/* ====================================================================== */
+
+/* Conditions of grStreamWaitValue32/64 (the driver's
+ * CU_STREAM_WAIT_VALUE_*, same values): Geq waits until
+ * (int32_t)(*addr - value) >= 0 (int64_t for 64 bits: a cyclic comparison),
+ * Eq until *addr == value, And until (*addr & value) != 0, Nor until
+ * ~(*addr | value) != 0. Flush may be or'ed in (accepted; the CPU's writes
+ * need no flush). */
+#define grStreamWaitValueGeq 0x0u
+#define grStreamWaitValueEq 0x1u
+#define grStreamWaitValueAnd 0x2u
+#define grStreamWaitValueNor 0x3u
+#define grStreamWaitValueFlush (1u << 30)
+
+/* Flags of grStreamWriteValue32/64 (CU_STREAM_WRITE_VALUE_*): Default
+ * writes with a full barrier (earlier work's writes are visible first);
+ * NoMemoryBarrier writes without one. */
+#define grStreamWriteValueDefault 0x0u
+#define grStreamWriteValueNoMemoryBarrier 0x1u
+
+/* Queues a wait: the stream's later work runs once the 32-bit (64-bit)
+ * word at addr meets the condition in flags. The word is read atomically;
+ * other threads should store it atomically too (C11 atomics or
+ * __atomic_store_n). The stream's thread spins briefly, then sleeps: a
+ * grStreamWriteValue32/64 wakes it at once, a store by other means is
+ * noticed within about a millisecond (polled). A wait occupies the thread
+ * that runs the stream (a worker, or a thread synchronising with it), as a
+ * host function that blocks does: the write that satisfies it must not be
+ * queued behind it on that thread (write from the host, or from another
+ * stream while workers are free). A wait never satisfied blocks the stream
+ * for good, as in CUDA: grStreamSynchronize on it does not return;
+ * grStreamDestroy does. Errors: grErrorInvalidValue (addr NULL, not
+ * aligned to 4 (8) bytes, or refused as grMemcpy refuses a range; flags
+ * not a condition, possibly with Flush), grErrorNotSupported (a GPU
+ * stream or a GPU's memory: the driver's calls are not wired in; a
+ * capturing stream: graphrt has no batch memory operation node yet, the
+ * capture is left as it was), grErrorMemoryAllocation; plus the stream
+ * errors. Thread safety: any thread. graphrt's own, mirroring the driver's
+ * cuStreamWaitValue32 / cuStreamWaitValue64. */
+GR_API grError_t grStreamWaitValue32(grStream_t stream, void *addr, uint32_t value, unsigned int flags);
+GR_API grError_t grStreamWaitValue64(grStream_t stream, void *addr, uint64_t value, unsigned int flags);
+
+/* Queues an atomic write of value to the 32-bit (64-bit) word at addr, in
+ * stream order, waking the grStreamWaitValue32/64 waits that sleep.
+ * Errors: grErrorInvalidValue (addr as grStreamWaitValue32 checks it;
+ * flags other than Default or NoMemoryBarrier), grErrorNotSupported and
+ * the others as grStreamWaitValue32. Thread safety: any thread. graphrt's
+ * own, mirroring cuStreamWriteValue32 / cuStreamWriteValue64. */
+GR_API grError_t grStreamWriteValue32(grStream_t stream, void *addr, uint32_t value, unsigned int flags);
+GR_API grError_t grStreamWriteValue64(grStream_t stream, void *addr, uint64_t value, unsigned int flags);
+
+/* ====================================================================== */
 /* Graph files (graphrt's own; docs/graph-files.md)                       */
 /* ====================================================================== */
 
