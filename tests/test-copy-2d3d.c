@@ -405,3 +405,75 @@ GR_TEST(memcpy_node_from_3d_params_copies_and_its_setters_follow_cuda)
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
 }
+
+static void capture_memsets_3d(grStream_t s, void *p)
+{
+    cap_args *a = p;
+    /* Slices 3 rows apart, 3 rows each: evenly spaced, one memset node. */
+    a->err = grMemset3DAsync(make_grPitchedPtr(a->buf, 8, 8, 3), 0x21, make_grExtent(5, 3, 2), s);
+    if (a->err != grSuccess)
+        return;
+    /* Slices 3 rows apart, 2 rows each: refused, the capture goes on. */
+    grError_t e = grMemset3DAsync(make_grPitchedPtr(a->buf, 8, 8, 3), 0x43, make_grExtent(5, 2, 2), s);
+    a->err = e == grErrorNotSupported ? grSuccess : grErrorUnknown;
+}
+
+GR_TEST(captured_memset_3d_is_one_node_when_its_rows_are_evenly_spaced)
+{
+    unsigned char eager[48], captured[48];
+    memset(eager, 0, sizeof eager);
+    memset(captured, 0, sizeof captured);
+    CHECK_OK(grMemset3D(make_grPitchedPtr(eager, 8, 8, 3), 0x21, make_grExtent(5, 3, 2)));
+    cap_args a = {captured, NULL, grErrorUnknown};
+    grGraph_t g = capture_and_run(capture_memsets_3d, &a);
+    CHECK(g != NULL);
+    CHECK_OK(a.err);
+    grGraphNode_t n[2];
+    size_t count = 2;
+    CHECK_OK(grGraphGetNodes(g, n, &count));
+    CHECK_EQ(count, (size_t)1);
+    grMemsetParams mp;
+    CHECK_OK(grGraphMemsetNodeGetParams(n[0], &mp));
+    CHECK_EQ(mp.height, (size_t)6);
+    CHECK_EQ(mp.pitch, (size_t)8);
+    CHECK(memcmp(eager, captured, sizeof eager) == 0);
+    CHECK_OK(grGraphDestroy(g));
+}
+
+static void capture_copy_3d(grStream_t s, void *p)
+{
+    cap_args *a = p;
+    grMemcpy3DParms c;
+    memset(&c, 0, sizeof c);
+    c.srcPtr = make_grPitchedPtr(a->src, 4, 4, 2);
+    c.dstPtr = make_grPitchedPtr(a->buf, 4, 4, 2);
+    c.extent = make_grExtent(4, 2, 3); /* rows and slices contiguous: 24 bytes */
+    c.kind = grMemcpyHostToHost;
+    a->err = grMemcpy3DAsync(&c, s);
+}
+
+GR_TEST(captured_contiguous_3d_copy_is_one_1d_node_with_the_eager_result)
+{
+    unsigned char src[24], eager[24], captured[24];
+    fill(src, sizeof src, 11);
+    memset(eager, 0, sizeof eager);
+    memset(captured, 0, sizeof captured);
+    cap_args e = {eager, src, grErrorUnknown};
+    capture_copy_3d(NULL, &e);
+    CHECK_OK(e.err);
+    CHECK_OK(grStreamSynchronize(NULL));
+    cap_args a = {captured, src, grErrorUnknown};
+    grGraph_t g = capture_and_run(capture_copy_3d, &a);
+    CHECK(g != NULL);
+    CHECK_OK(a.err);
+    grGraphNode_t n[2];
+    size_t count = 2;
+    CHECK_OK(grGraphGetNodes(g, n, &count));
+    CHECK_EQ(count, (size_t)1);
+    grMemcpy3DParms p;
+    CHECK_OK(grGraphMemcpyNodeGetParams(n[0], &p));
+    CHECK_EQ(p.extent.width, (size_t)24);
+    CHECK(memcmp(eager, src, sizeof src) == 0);
+    CHECK(memcmp(captured, eager, sizeof eager) == 0);
+    CHECK_OK(grGraphDestroy(g));
+}
