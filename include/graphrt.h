@@ -1446,9 +1446,10 @@ static inline grPos make_grPos(size_t x, size_t y, size_t z)
  * dst (rows dpitch bytes apart), synchronously as grMemcpy (after the
  * legacy stream's work). width or height 0 copies nothing (success, no
  * wait). The rows are copied one by one; overlapping rows are undefined in
- * CUDA (graphrt copies each row as memmove). Every row must lie inside
- * graphrt's tracked allocations as grMemcpy requires of its range (the
- * detail names the first row that does not). Potentially unsafe during
+ * CUDA (graphrt copies each row as memmove). The region, from its first
+ * row's start to its last row's end, is bounds-checked as grMemcpy checks
+ * a range (the detail names the row at fault where a row runs past its
+ * allocation). Potentially unsafe during
  * capture as grMemcpy; on a capturing stream a copy is recorded only when
  * it is one contiguous range (see grMemcpy2DAsync). A contiguous copy is
  * grMemcpy's; another one on a GPU stream, or touching a GPU's memory, is

@@ -477,3 +477,18 @@ GR_TEST(captured_contiguous_3d_copy_is_one_1d_node_with_the_eager_result)
     CHECK(memcmp(captured, eager, sizeof eager) == 0);
     CHECK_OK(grGraphDestroy(g));
 }
+
+GR_TEST(a_huge_pitched_region_past_an_allocation_is_refused_at_once)
+{
+    unsigned char *a = dev(64);
+    CHECK(a != NULL);
+    /* Rows of one byte, 1 byte apart, 2^40 of them: far past 'a'. Each row
+     * past 'a' alone would be plain host memory; the region is one object,
+     * so it is refused as a whole (without walking its rows). */
+    CHECK_GR(grErrorInvalidValue, grMemset2D(a, 1, 0, 1, (size_t)1 << 40));
+    CHECK_DETAIL_HAS("runs past the end of the 64-byte allocation");
+    CHECK_GR(grErrorInvalidValue,
+             grMemset3D(make_grPitchedPtr(a, 1, 1, 1u << 20), 0, make_grExtent(1, 1u << 20, 1u << 20)));
+    CHECK_DETAIL_HAS("rows");
+    CHECK_OK(grFree(a));
+}

@@ -29,6 +29,9 @@
 
 #include <string.h>
 
+/* The rows a refused region's check walks to name the first at fault. */
+#define GR_ROWS_NAMED 4096u
+
 /* A pitched region of memory. */
 typedef struct gr_region {
     char *base; /* first byte of the first row */
@@ -111,9 +114,12 @@ static grError_t region_check(const char *call, const gr_region *g, const char *
     size_t asize = 0;
     if (gr__mem_range_ok(g->base, span, &abase, &asize))
         return grSuccess;
-    /* The span leaves an allocation: name the first row that does. */
-    for (size_t z = 0; z < g->depth; z++) {
-        for (size_t y = 0; y < g->height; y++) {
+    /* The span leaves an allocation: name the first row that does, among
+     * the first GR_ROWS_NAMED (a refusal stays quick for any height). */
+    void *sbase = abase;
+    size_t ssize = asize, scanned = 0;
+    for (size_t z = 0; z < g->depth && scanned < GR_ROWS_NAMED; z++) {
+        for (size_t y = 0; y < g->height && scanned < GR_ROWS_NAMED; y++, scanned++) {
             const char *row = g->base + z * g->slice + y * g->pitch;
             if (!gr__mem_range_ok(row, g->width, &abase, &asize))
                 return gr__fail(grErrorInvalidValue,
@@ -123,10 +129,16 @@ static grError_t region_check(const char *call, const gr_region *g, const char *
                                 call, what, y, z, g->width, (const void *)row, asize, abase);
         }
     }
+    if (scanned == rows)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: the rows of the %s region at %p lie in more than one allocation; a pitched "
+                        "copy stays inside one allocation",
+                        call, what, (void *)g->base);
     return gr__fail(grErrorInvalidValue,
-                    "%s: the rows of the %s region at %p lie in more than one allocation; a pitched copy "
-                    "stays inside one allocation",
-                    call, what, (void *)g->base);
+                    "%s: the %s region of %zu rows at %p (%zu bytes from its first row to the end of its "
+                    "last) runs past the end of the %zu-byte allocation at %p, or starts outside the "
+                    "allocations and reaches into one",
+                    call, what, rows, (void *)g->base, span, ssize, sbase);
 }
 
 static grError_t kind_check(const char *call, grMemcpyKind kind)
