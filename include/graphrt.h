@@ -1454,11 +1454,13 @@ static inline grPos make_grPos(size_t x, size_t y, size_t z)
  * it is one contiguous range (see grMemcpy2DAsync). A contiguous copy is
  * grMemcpy's; another one on a GPU stream, or touching a GPU's memory, is
  * the driver's cuMemcpy3DAsync (cuMemsetD2D8Async for the memsets below).
- * Errors: grErrorInvalidMemcpyDirection (kind not a grMemcpyKind),
- * grErrorInvalidPitchValue (width greater than dpitch or spitch, with
- * height > 0), grErrorInvalidValue (dst or src NULL with a copy to do; a
- * region that overflows the address space; a row outside the
- * allocations); plus grMemcpy's capture and stream errors.
+ * The codes are CUDA 13's, probed on an H200 (docs/memory.md). Errors:
+ * grErrorInvalidMemcpyDirection (kind not a grMemcpyKind),
+ * grErrorInvalidPitchValue (height > 1 and width greater than dpitch or
+ * spitch), grErrorInvalidValue (one row and a pitch neither 0 nor at least
+ * width; dst or src NULL with a copy to do; a region that overflows the
+ * address space; a row outside the allocations); plus grMemcpy's capture
+ * and stream errors.
  * Thread safety: any thread. Mirrors cudaMemcpy2D. */
 GR_API grError_t grMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                             size_t height, grMemcpyKind kind);
@@ -1475,13 +1477,16 @@ GR_API grError_t grMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size
 /* A 3D copy of p->extent (width bytes, height rows, depth slices) from
  * p->srcPtr at p->srcPos to p->dstPtr at p->dstPos, synchronously as
  * grMemcpy. A pitched pointer's slices are pitch * ysize bytes apart;
- * with depth > 1, ysize must be at least height. A zero extent copies
- * nothing. Errors: grErrorInvalidValue (p NULL; srcArray or dstArray not
- * NULL: arrays are not part of graphrt; a NULL ptr with a copy to do;
- * depth > 1 with a ysize smaller than height; a row outside the
- * allocations), grErrorInvalidPitchValue (a pitch smaller than
- * pos.x + width), grErrorInvalidMemcpyDirection; plus grMemcpy's capture
- * and stream errors. Thread safety: any thread. Mirrors cudaMemcpy3D. */
+ * xsize is not used. A zero extent copies nothing. The codes are CUDA
+ * 13's, probed on an H200. Errors: grErrorInvalidPitchValue (with more
+ * than one row, a pitch smaller than the width; with depth > 1, a ysize
+ * smaller than the height), grErrorInvalidValue (p NULL; srcArray or
+ * dstArray not NULL: arrays are not part of graphrt; a NULL ptr with a
+ * copy to do; one row and a pitch neither 0 nor at least the width;
+ * pos.x + width beyond the pitch; depth 1 and a ysize neither 0 nor at
+ * least the height; a row outside the allocations),
+ * grErrorInvalidMemcpyDirection; plus grMemcpy's capture and stream
+ * errors. Thread safety: any thread. Mirrors cudaMemcpy3D. */
 GR_API grError_t grMemcpy3D(const grMemcpy3DParms *p);
 
 /* grMemcpy3D queued on a stream; captured as grMemcpy2DAsync captures (a
@@ -1492,10 +1497,11 @@ GR_API grError_t grMemcpy3DAsync(const grMemcpy3DParms *p, grStream_t stream);
 
 /* Sets height rows of width bytes, rows pitch bytes apart, to
  * (unsigned char)value, synchronously as grMemset. width or height 0 sets
- * nothing. Errors: grErrorInvalidValue (devPtr NULL with bytes to set; a
- * row outside the allocations), grErrorInvalidPitchValue (height > 1 and
- * pitch smaller than width); plus grMemset's capture and stream errors. Thread safety: any thread. Mirrors
- * cudaMemset2D. */
+ * nothing; with one row the pitch is not checked. Errors:
+ * grErrorInvalidValue (height > 1 and a pitch smaller than width, the code
+ * CUDA 13 answers (probed); devPtr NULL with bytes to set; a row outside
+ * the allocations); plus grMemset's capture and stream errors. Thread
+ * safety: any thread. Mirrors cudaMemset2D. */
 GR_API grError_t grMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height);
 
 /* grMemset2D queued on a stream; on a capturing stream it adds a memset
@@ -1508,10 +1514,11 @@ GR_API grError_t grMemset2DAsync(void *devPtr, size_t pitch, int value, size_t w
 /* Sets extent (width bytes, height rows, depth slices) of pitchedDevPtr
  * (rows pitch bytes apart, slices pitch * ysize bytes apart) to
  * (unsigned char)value, synchronously as grMemset. A zero extent sets
- * nothing. Errors: grErrorInvalidValue (ptr NULL with bytes to set; depth
- * > 1 with ysize smaller than height; a row outside the allocations),
- * grErrorInvalidPitchValue (pitch smaller than width with more than one
- * row); plus grMemset's capture and stream errors. Thread safety: any thread. Mirrors cudaMemset3D. */
+ * nothing. Errors: grErrorInvalidValue (each as CUDA 13 answers, probed:
+ * ptr NULL with bytes to set; a pitch smaller than width with more than
+ * one row; a ysize smaller than height; a row outside the allocations);
+ * plus grMemset's capture and stream errors. Thread safety: any thread.
+ * Mirrors cudaMemset3D. */
 GR_API grError_t grMemset3D(grPitchedPtr pitchedDevPtr, int value, grExtent extent);
 
 /* grMemset3D queued on a stream; on a capturing stream it adds one memset
@@ -1525,7 +1532,8 @@ GR_API grError_t grMemset3DAsync(grPitchedPtr pitchedDevPtr, int value, grExtent
  * 1D: the copy must be one contiguous range (extent height and depth 1,
  * positions with y = z = 0; its addresses are ptr + pos.x, its size
  * extent.width). Errors: those of every add, grErrorInvalidValue
- * (pCopyParams NULL, srcArray or dstArray not NULL, and those of
+ * (pCopyParams NULL, srcArray or dstArray not NULL, an extent with a
+ * zero dimension as CUDA 13 refuses it, and those of
  * grGraphAddMemcpyNode1D), grErrorInvalidMemcpyDirection,
  * grErrorNotSupported (a copy that is not 1D). Thread safety: not with
  * other calls on the same graph. Mirrors cudaGraphAddMemcpyNode. */
@@ -1581,7 +1589,7 @@ GR_API grError_t grGetSymbolSize(size_t *size, const void *symbol);
 /* Copies count bytes from src to symbol + offset, synchronously as
  * grMemcpy. kind: grMemcpyHostToDevice (CUDA's default),
  * grMemcpyDeviceToDevice or grMemcpyDefault. Errors: grErrorInvalidSymbol
- * (symbol not registered), grErrorInvalidValue (offset + count beyond the
+ * (symbol not registered), grErrorInvalidValue (count > 0 and offset + count beyond the
  * symbol's size; src NULL with count > 0; a source range refused as
  * grMemcpy refuses one), grErrorInvalidMemcpyDirection (another kind);
  * plus grMemcpy's errors. Thread safety: any thread. Mirrors
@@ -1642,8 +1650,9 @@ GR_API grError_t grGraphExecMemcpyNodeSetParamsFromSymbol(grGraphExec_t hGraphEx
  * CU_STREAM_WAIT_VALUE_*, same values): Geq waits until
  * (int32_t)(*addr - value) >= 0 (int64_t for 64 bits: a cyclic comparison),
  * Eq until *addr == value, And until (*addr & value) != 0, Nor until
- * ~(*addr | value) != 0. Flush may be or'ed in (accepted; the CPU's writes
- * need no flush). */
+ * ~(*addr | value) != 0. Flush (or'ed in) is refused with
+ * grErrorNotSupported, as CUDA 13 refuses it on an H200 (a device that
+ * cannot flush remote writes). */
 #define grStreamWaitValueGeq 0x0u
 #define grStreamWaitValueEq 0x1u
 #define grStreamWaitValueAnd 0x2u
@@ -1651,8 +1660,9 @@ GR_API grError_t grGraphExecMemcpyNodeSetParamsFromSymbol(grGraphExec_t hGraphEx
 #define grStreamWaitValueFlush (1u << 30)
 
 /* Flags of grStreamWriteValue32/64 (CU_STREAM_WRITE_VALUE_*): Default
- * writes with a full barrier (earlier work's writes are visible first);
- * NoMemoryBarrier writes without one. */
+ * writes with a full barrier (earlier work's writes are visible first).
+ * NoMemoryBarrier is refused with grErrorInvalidValue, as CUDA 13's driver
+ * refuses it on an H200. */
 #define grStreamWriteValueDefault 0x0u
 #define grStreamWriteValueNoMemoryBarrier 0x1u
 
@@ -1669,7 +1679,7 @@ GR_API grError_t grGraphExecMemcpyNodeSetParamsFromSymbol(grGraphExec_t hGraphEx
  * for good, as in CUDA: grStreamSynchronize on it does not return;
  * grStreamDestroy does. Errors: grErrorInvalidValue (addr NULL, not
  * aligned to 4 (8) bytes, or refused as grMemcpy refuses a range; flags
- * not a condition, possibly with Flush), grErrorNotSupported (a GPU
+ * not a condition), grErrorNotSupported (Flush; a GPU
  * stream or a GPU's memory: the driver's calls are not wired in; a
  * capturing stream: graphrt has no batch memory operation node yet, the
  * capture is left as it was), grErrorMemoryAllocation; plus the stream
@@ -1681,7 +1691,7 @@ GR_API grError_t grStreamWaitValue64(grStream_t stream, void *addr, uint64_t val
 /* Queues an atomic write of value to the 32-bit (64-bit) word at addr, in
  * stream order, waking the grStreamWaitValue32/64 waits that sleep.
  * Errors: grErrorInvalidValue (addr as grStreamWaitValue32 checks it;
- * flags other than Default or NoMemoryBarrier), grErrorNotSupported and
+ * flags other than Default), grErrorNotSupported and
  * the others as grStreamWaitValue32. Thread safety: any thread. graphrt's
  * own, mirroring cuStreamWriteValue32 / cuStreamWriteValue64. */
 GR_API grError_t grStreamWriteValue32(grStream_t stream, void *addr, uint32_t value, unsigned int flags);

@@ -141,7 +141,7 @@ GR_TEST(memset_2d_sets_each_row_and_leaves_the_padding)
         memset(want + r * P, 0xab, W);
     CHECK_OK(grMemset2D(buf, P, 0x1ab, W, H));
     CHECK(memcmp(buf, want, sizeof want) == 0);
-    CHECK_GR(grErrorInvalidPitchValue, grMemset2D(buf, 4, 0, W, H));
+    CHECK_GR(grErrorInvalidValue, grMemset2D(buf, 4, 0, W, H)); /* CUDA: not InvalidPitchValue */
     CHECK(memcmp(buf, want, sizeof want) == 0);
     CHECK_GR(grErrorInvalidValue, grMemset2D(NULL, P, 0, W, H));
     CHECK_OK(grMemset2D(NULL, P, 0, 0, H)); /* nothing to set */
@@ -212,11 +212,16 @@ GR_TEST(memcpy_3d_refuses_arrays_pitches_and_short_slices_and_changes_nothing)
     CHECK_DETAIL_HAS("srcArray");
     q = p;
     q.dstPos = make_grPos(10, 0, 0); /* 10 + 8 > pitch 16 */
+    CHECK_GR(grErrorInvalidValue, grMemcpy3D(&q));
+    q = p;
+    q.dstPtr.pitch = 4; /* below the width, several rows */
     CHECK_GR(grErrorInvalidPitchValue, grMemcpy3D(&q));
     q = p;
     q.srcPtr.ysize = 3; /* slices of 3 rows cannot hold 4 */
-    CHECK_GR(grErrorInvalidValue, grMemcpy3D(&q));
+    CHECK_GR(grErrorInvalidPitchValue, grMemcpy3D(&q));
     CHECK_DETAIL_HAS("ysize");
+    q.extent.depth = 1; /* one slice: InvalidValue, and a ysize of 0 passes */
+    CHECK_GR(grErrorInvalidValue, grMemcpy3D(&q));
     CHECK_GR(grErrorInvalidValue, grMemcpy3D(NULL));
     q = p;
     q.kind = (grMemcpyKind)7;
@@ -251,8 +256,8 @@ GR_TEST(memset_3d_sets_the_box_with_uneven_slices)
     CHECK_OK(grMemset3D(make_grPitchedPtr(buf, P, 7, Y), 0x7f, make_grExtent(7, 4, Z)));
     CHECK(memcmp(buf, want, sizeof want) == 0);
     CHECK_GR(grErrorInvalidValue, grMemset3D(make_grPitchedPtr(buf, P, 7, 3), 0, make_grExtent(7, 4, Z)));
-    CHECK_GR(grErrorInvalidPitchValue,
-             grMemset3D(make_grPitchedPtr(buf, 5, 7, Y), 0, make_grExtent(7, 4, Z)));
+    CHECK_GR(grErrorInvalidValue, grMemset3D(make_grPitchedPtr(buf, 5, 7, Y), 0, make_grExtent(7, 4, Z)));
+    CHECK_GR(grErrorInvalidValue, grMemset3D(make_grPitchedPtr(buf, P, 7, 3), 0, make_grExtent(7, 4, 1)));
     CHECK(memcmp(buf, want, sizeof want) == 0);
 }
 
@@ -370,6 +375,9 @@ GR_TEST(memcpy_node_from_3d_params_copies_and_its_setters_follow_cuda)
     bad.dstArray = (grArray_t)(uintptr_t)0x2000;
     CHECK_GR(grErrorInvalidValue, grGraphAddMemcpyNode(&n, g, NULL, 0, &bad));
     CHECK_GR(grErrorInvalidValue, grGraphAddMemcpyNode(&n, g, NULL, 0, NULL));
+    bad = p;
+    bad.extent.depth = 0; /* an empty copy node: refused, as CUDA 13 refuses it */
+    CHECK_GR(grErrorInvalidValue, grGraphAddMemcpyNode(&n, g, NULL, 0, &bad));
     size_t count = 0;
     CHECK_OK(grGraphGetNodes(g, NULL, &count));
     CHECK_EQ(count, (size_t)0);
@@ -491,4 +499,34 @@ GR_TEST(a_huge_pitched_region_past_an_allocation_is_refused_at_once)
              grMemset3D(make_grPitchedPtr(a, 1, 1, 1u << 20), 0, make_grExtent(1, 1u << 20, 1u << 20)));
     CHECK_DETAIL_HAS("rows");
     CHECK_OK(grFree(a));
+}
+
+/* The codes CUDA 13 answers, probed on an H200 (one row against several,
+ * a pitch or ysize of 0). */
+GR_TEST(pitch_and_ysize_codes_follow_cuda_13_for_one_row_and_several)
+{
+    unsigned char src[64], dst[64], before[64];
+    fill(src, sizeof src, 12);
+    memset(dst, 0, sizeof dst);
+    memcpy(before, dst, sizeof dst);
+    CHECK_GR(grErrorInvalidValue, grMemcpy2D(dst, 4, src, 8, 8, 1, grMemcpyHostToHost));
+    CHECK_GR(grErrorInvalidPitchValue, grMemcpy2D(dst, 4, src, 8, 8, 2, grMemcpyHostToHost));
+    CHECK_GR(grErrorInvalidPitchValue, grMemcpy2D(dst, 0, src, 8, 8, 2, grMemcpyHostToHost));
+    CHECK(memcmp(dst, before, sizeof dst) == 0);
+    CHECK_OK(grMemcpy2D(dst, 0, src, 0, 8, 1, grMemcpyHostToHost)); /* pitch 0, one row */
+    CHECK(memcmp(dst, src, 8) == 0);
+    CHECK_OK(grMemset2D(dst, 2, 0x5c, 8, 1)); /* one row: the pitch is not checked */
+    for (int i = 0; i < 8; i++)
+        CHECK_EQ(dst[i], 0x5c);
+    CHECK_GR(grErrorInvalidValue, grMemset2D(dst, 0, 0, 8, 2));
+    grMemcpy3DParms p;
+    memset(&p, 0, sizeof p);
+    p.srcPtr = make_grPitchedPtr(src, 8, 8, 0); /* ysize 0: fine for one slice */
+    p.dstPtr = make_grPitchedPtr(dst + 16, 8, 8, 0);
+    p.extent = make_grExtent(8, 2, 1);
+    p.kind = grMemcpyHostToHost;
+    CHECK_OK(grMemcpy3D(&p));
+    CHECK(memcmp(dst + 16, src, 16) == 0);
+    p.extent.depth = 2;
+    CHECK_GR(grErrorInvalidPitchValue, grMemcpy3D(&p));
 }

@@ -86,6 +86,8 @@ GR_TEST(symbol_copies_refuse_bad_symbols_kinds_and_ranges_and_change_nothing)
              grMemcpyToSymbol(table, src, sizeof src, sizeof table - 8, grMemcpyHostToDevice));
     CHECK_DETAIL_HAS("past the end");
     CHECK_GR(grErrorInvalidValue, grMemcpyFromSymbol(src, table, 4, SIZE_MAX, grMemcpyDeviceToHost));
+    /* 0 bytes at any offset, past the end too, as CUDA 13 accepts them. */
+    CHECK_OK(grMemcpyToSymbol(table, src, 0, sizeof table + 1, grMemcpyHostToDevice));
     CHECK_GR(grErrorInvalidMemcpyDirection,
              grMemcpyToSymbol(table, src, sizeof src, 0, grMemcpyDeviceToHost));
     CHECK_GR(grErrorInvalidMemcpyDirection, grMemcpyToSymbol(table, src, sizeof src, 0, grMemcpyHostToHost));

@@ -4,8 +4,8 @@
  *
  * A pitched region is described once (gr_region: base, width bytes per
  * row, height rows per slice, depth slices, row and slice pitch) and
- * checked once: pitches against the width (CUDA's
- * cudaErrorInvalidPitchValue), the whole span against the address space,
+ * checked once: pitches against the width (with the codes CUDA 13
+ * answers, probed on an H200), the whole span against the address space,
  * then every row against graphrt's tracked allocations (the span is tested
  * first; only when it fails are the rows walked, to name the first row at
  * fault).
@@ -86,7 +86,8 @@ static bool region_even(const gr_region *g)
     return g->depth == 1 || g->slice == g->pitch * g->height;
 }
 
-/* Checks a non-empty region: pitch, size and span, then that every row
+/* Checks a non-empty region whose pitches the caller checked: size and
+ * span, then that every row
  * lies in graphrt's allocations as a 1D copy's range must. */
 static grError_t region_check(const char *call, const gr_region *g, const char *what)
 {
@@ -96,11 +97,6 @@ static grError_t region_check(const char *call, const gr_region *g, const char *
                         "%s: the %s pointer is NULL for a %zu x %zu x %zu region; pass "
                         "valid memory or a zero extent",
                         call, what, g->width, g->height, g->depth);
-    if (g->height > 1 && g->pitch < g->width)
-        return gr__fail(grErrorInvalidPitchValue,
-                        "%s: the %s pitch %zu is smaller than a row of %zu bytes; a pitch is the distance "
-                        "between rows, at least their width",
-                        call, what, g->pitch, g->width);
     if (__builtin_mul_overflow(g->height - 1, g->pitch, &last_row) ||
         __builtin_mul_overflow(g->depth - 1, g->slice, &last_slice) ||
         __builtin_add_overflow(last_row, last_slice, &span) ||
@@ -179,8 +175,9 @@ static grError_t gpu_region(const char *call, gr_stream *s, int device, const gr
     }
     bool even = region_even(d);
     for (size_t z = 0; z < (even ? 1 : d->depth); z++) {
-        grError_t err = gr__cuda_memset_2d(call, gs, device, d->base + z * d->slice, d->pitch, value,
-                                           d->width, even ? d->height * d->depth : d->height);
+        size_t nrows = even ? d->height * d->depth : d->height;
+        grError_t err = gr__cuda_memset_2d(call, gs, device, d->base + z * d->slice,
+                                           nrows > 1 ? d->pitch : d->width, value, d->width, nrows);
         if (err != grSuccess)
             return err;
     }
@@ -294,12 +291,18 @@ static grError_t copy_2d(const char *call, void *dst, size_t dpitch, const void 
 {
     gr_region d = {dst, width, height, 1, dpitch, 0, height};
     gr_region s = {(char *)(uintptr_t)src, width, height, 1, spitch, 0, height};
-    /* CUDA checks the pitches even where only one row is copied. */
-    if ((width > dpitch || width > spitch) && height > 0)
-        return gr__fail(grErrorInvalidPitchValue,
-                        "%s: width %zu is greater than %s %zu; a pitch is the distance between rows, "
-                        "at least their width",
-                        call, width, width > dpitch ? "dpitch" : "spitch", width > dpitch ? dpitch : spitch);
+    /* CUDA 13 (probed on an H200): a pitch below the width is
+     * InvalidPitchValue for several rows, InvalidValue for one row unless
+     * the pitch is 0 (accepted); nothing is checked for an empty copy. */
+    if (width > 0 && height > 0 && (width > dpitch || width > spitch)) {
+        bool d_bad = width > dpitch && (height > 1 || dpitch != 0);
+        bool s_bad = width > spitch && (height > 1 || spitch != 0);
+        if (d_bad || s_bad)
+            return gr__fail(height > 1 ? grErrorInvalidPitchValue : grErrorInvalidValue,
+                            "%s: width %zu is greater than %s %zu; a pitch is the distance between rows, "
+                            "at least their width (0 for a single row)",
+                            call, width, d_bad ? "dpitch" : "spitch", d_bad ? dpitch : spitch);
+    }
     return copy_region(call, &d, &s, kind, stream, sync);
 }
 
@@ -319,6 +322,13 @@ static grError_t set_2d(const char *call, void *p, size_t pitch, int value, size
                         grStream_t stream, bool sync)
 {
     gr_region d = {p, width, height, 1, pitch, 0, height};
+    /* CUDA 13 (probed): InvalidValue, and only with several rows. */
+    if (width > 0 && height > 1 && pitch < width)
+        return gr__fail(
+            grErrorInvalidValue,
+            "%s: pitch %zu is smaller than the width %zu; a pitch is the distance between rows, at "
+            "least their width",
+            call, pitch, width);
     return set_region(call, &d, value, stream, sync);
 }
 
@@ -335,24 +345,35 @@ GR_API grError_t grMemset2DAsync(void *devPtr, size_t pitch, int value, size_t w
 
 /* ------------------------------------------------------------------ 3D */
 
-/* The region of extent e at position pos of pitched pointer p. */
+/* The region of extent e at position pos of pitched pointer p, with
+ * CUDA 13's codes as probed on an H200: for a copy, a pitch below the
+ * width is InvalidPitchValue with several rows and InvalidValue with one
+ * (a pitch of 0 accepted for one row, as grMemcpy2D's), pos.x + width
+ * beyond the pitch InvalidValue, a ysize below the height
+ * InvalidPitchValue with several slices and InvalidValue with one (0
+ * accepted); for a memset ('set'), each of these is InvalidValue, and a
+ * ysize below the height is refused for one slice too. */
 static grError_t region_3d(const char *call, const char *what, grPitchedPtr p, grPos pos, grExtent e,
-                           gr_region *out)
+                           bool set, gr_region *out)
 {
     size_t off, yoff;
+    bool rows = e.height > 1 || e.depth > 1;
     *out =
         (gr_region){NULL, e.width, e.height, e.depth, p.pitch, 0, e.depth > 1 || pos.z ? p.ysize : e.height};
     if (e.width == 0 || e.height == 0 || e.depth == 0)
         return grSuccess;
-    if ((e.height > 1 || e.depth > 1 || pos.y || pos.z) && p.pitch < pos.x + e.width)
-        return gr__fail(grErrorInvalidPitchValue,
-                        "%s: the %s pitch %zu is smaller than position x %zu + width %zu; a pitch is the "
-                        "distance between rows, at least their width",
-                        call, what, p.pitch, pos.x, e.width);
-    if ((e.depth > 1 || pos.z) && p.ysize < pos.y + e.height)
-        return gr__fail(grErrorInvalidValue,
-                        "%s: the %s ysize %zu (rows per slice) is smaller than position y %zu + height %zu",
-                        call, what, p.ysize, pos.y, e.height);
+    if (p.pitch < e.width && (rows || p.pitch != 0))
+        return gr__fail(rows && !set ? grErrorInvalidPitchValue : grErrorInvalidValue,
+                        "%s: the %s pitch %zu is smaller than the width %zu; a pitch is the distance between "
+                        "rows, at least their width",
+                        call, what, p.pitch, e.width);
+    if ((rows || p.pitch != 0) && pos.x > p.pitch - e.width)
+        return gr__fail(grErrorInvalidValue, "%s: the %s position x %zu + width %zu is beyond the pitch %zu",
+                        call, what, pos.x, e.width, p.pitch);
+    if (p.ysize < e.height && (e.depth > 1 || set || p.ysize != 0))
+        return gr__fail(e.depth > 1 && !set ? grErrorInvalidPitchValue : grErrorInvalidValue,
+                        "%s: the %s ysize %zu (rows per slice) is smaller than the height %zu", call, what,
+                        p.ysize, e.height);
     if (__builtin_mul_overflow(p.pitch, p.ysize, &out->slice) ||
         __builtin_mul_overflow(pos.z, out->slice, &off) || __builtin_mul_overflow(pos.y, p.pitch, &yoff) ||
         __builtin_add_overflow(off, yoff, &off) || __builtin_add_overflow(off, pos.x, &off))
@@ -374,8 +395,8 @@ static grError_t copy_3d(const char *call, const grMemcpy3DParms *p, grStream_t 
                         "%s: p->%s is not NULL; graphrt has no CUDA arrays, copy between pitched pointers "
                         "(srcPtr, dstPtr) instead",
                         call, p->srcArray ? "srcArray" : "dstArray");
-    if ((err = region_3d(call, "destination", p->dstPtr, p->dstPos, p->extent, &d)) != grSuccess ||
-        (err = region_3d(call, "source", p->srcPtr, p->srcPos, p->extent, &s)) != grSuccess)
+    if ((err = region_3d(call, "destination", p->dstPtr, p->dstPos, p->extent, false, &d)) != grSuccess ||
+        (err = region_3d(call, "source", p->srcPtr, p->srcPos, p->extent, false, &s)) != grSuccess)
         return err;
     return copy_region(call, &d, &s, p->kind, stream, sync);
 }
@@ -393,7 +414,7 @@ GR_API grError_t grMemcpy3DAsync(const grMemcpy3DParms *p, grStream_t stream)
 static grError_t set_3d(const char *call, grPitchedPtr p, int value, grExtent e, grStream_t stream, bool sync)
 {
     gr_region d;
-    grError_t err = region_3d(call, "destination", p, (grPos){0, 0, 0}, e, &d);
+    grError_t err = region_3d(call, "destination", p, (grPos){0, 0, 0}, e, true, &d);
     if (err != grSuccess)
         return err;
     return set_region(call, &d, value, stream, sync);

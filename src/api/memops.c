@@ -15,11 +15,10 @@
  * Invariants:
  *   - no lost wake-up: a sleeper counts itself (seq_cst) before it reads
  *     the word (seq_cst) under memops_lock; a writer stores the word
- *     (seq_cst, unless NoMemoryBarrier) before it reads the count, and
+ *     (seq_cst) before it reads the count, and
  *     broadcasts under the lock. Dekker: either the sleeper reads the new
  *     value, or the writer sees the sleeper and its broadcast comes after
- *     the sleeper waits. A NoMemoryBarrier write may be seen one timeout
- *     late;
+ *     the sleeper waits;
  *   - every argument is checked before anything is queued, so a refused
  *     call leaves the stream as it was.
  */
@@ -63,7 +62,7 @@ static bool satisfied(const gr_memop_args *a)
 {
     uint64_t v = a->wide ? __atomic_load_n((uint64_t *)a->addr, __ATOMIC_SEQ_CST)
                          : __atomic_load_n((uint32_t *)a->addr, __ATOMIC_SEQ_CST);
-    switch (a->flags & ~grStreamWaitValueFlush) {
+    switch (a->flags) {
     case grStreamWaitValueGeq:
         return a->wide ? (int64_t)(v - a->value) >= 0 : (int32_t)(uint32_t)(v - a->value) >= 0;
     case grStreamWaitValueEq:
@@ -107,15 +106,10 @@ static void write_op(void *data)
 {
     gr_memop_args a;
     memcpy(&a, data, sizeof a);
-    bool barrier = !(a.flags & grStreamWriteValueNoMemoryBarrier);
-    if (a.wide && barrier)
+    if (a.wide)
         __atomic_store_n((uint64_t *)a.addr, a.value, __ATOMIC_SEQ_CST);
-    else if (a.wide)
-        __atomic_store_n((uint64_t *)a.addr, a.value, __ATOMIC_RELAXED);
-    else if (barrier)
-        __atomic_store_n((uint32_t *)a.addr, (uint32_t)a.value, __ATOMIC_SEQ_CST);
     else
-        __atomic_store_n((uint32_t *)a.addr, (uint32_t)a.value, __ATOMIC_RELAXED);
+        __atomic_store_n((uint32_t *)a.addr, (uint32_t)a.value, __ATOMIC_SEQ_CST);
     if (atomic_load_explicit(&memops_sleepers, memory_order_seq_cst) > 0) {
         pthread_once(&memops_once, memops_init);
         pthread_mutex_lock(&memops_lock);
@@ -134,13 +128,20 @@ static grError_t memop(const char *call, grStream_t stream, void *addr, uint64_t
                         wait ? "wait on" : "write");
     if ((uintptr_t)addr % size != 0)
         return gr__fail(grErrorInvalidValue, "%s: addr %p is not aligned to %zu bytes", call, addr, size);
-    if (wait ? (flags & ~grStreamWaitValueFlush) > grStreamWaitValueNor
-             : (flags & ~grStreamWriteValueNoMemoryBarrier) != 0)
+    /* The codes of CUDA 13's driver, probed on an H200: it refuses
+     * NoMemoryBarrier (InvalidValue) and Flush (NotSupported: the device
+     * cannot flush remote writes); graphrt's CPU device answers the same. */
+    if (wait ? (flags & ~grStreamWaitValueFlush) > grStreamWaitValueNor : flags != grStreamWriteValueDefault)
         return gr__fail(grErrorInvalidValue,
-                        wait ? "%s: flags 0x%x is not grStreamWaitValueGeq, Eq, And or Nor (with "
-                               "grStreamWaitValueFlush or'ed in or not)"
-                             : "%s: flags 0x%x is not grStreamWriteValueDefault or NoMemoryBarrier",
+                        wait ? "%s: flags 0x%x is not grStreamWaitValueGeq, Eq, And or Nor"
+                             : "%s: flags 0x%x is not grStreamWriteValueDefault (NoMemoryBarrier is refused, "
+                               "as CUDA 13 refuses it on an H200)",
                         call, flags);
+    if (wait && (flags & grStreamWaitValueFlush))
+        return gr__fail(grErrorNotSupported,
+                        "%s: grStreamWaitValueFlush is not supported: the device cannot flush remote writes "
+                        "(as an H200 answers under CUDA 13)",
+                        call);
     grError_t err = gr__mem_check_range(call, addr, size, "word");
     if (err != grSuccess || (err = gr__stream_from_handle(call, stream, &s)) != grSuccess)
         return err;

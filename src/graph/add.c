@@ -324,6 +324,13 @@ GR_API grError_t grGraphAddMemcpyNode(grGraphNode_t *pGraphNode, grGraph_t graph
         return err;
     if ((err = gr__memcpy_params_from_3d(call, "pCopyParams", pCopyParams, &m)) != grSuccess)
         return err;
+    /* CUDA 13 refuses an empty copy here (probed on an H200), while the
+     * eager grMemcpy3D of the same extent succeeds. */
+    if (pCopyParams->extent.width == 0 || pCopyParams->extent.height == 0 || pCopyParams->extent.depth == 0)
+        return gr__fail(
+            grErrorInvalidValue,
+            "%s: pCopyParams->extent %zu x %zu x %zu is empty; a copy node copies at least one byte", call,
+            pCopyParams->extent.width, pCopyParams->extent.height, pCopyParams->extent.depth);
     return add_memcpy(call, pGraphNode, graph, pDependencies, numDependencies, m.dst, m.src, m.count, m.kind);
 }
 
