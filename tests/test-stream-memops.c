@@ -176,3 +176,24 @@ GR_TEST(stream_memops_refuse_bad_words_flags_and_capture_and_queue_nothing)
     CHECK_OK(grFree(small));
     CHECK_OK(grStreamDestroy(s));
 }
+
+GR_TEST(launch_blocking_does_not_block_the_caller_of_an_unmet_wait)
+{
+    static uint32_t word;
+    static uint32_t after;
+    unsigned int old = 0;
+    grStream_t s;
+    __atomic_store_n(&word, 0, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&after, 0, __ATOMIC_SEQ_CST);
+    CHECK_OK(grStreamCreate(&s));
+    CHECK_OK(grGetDebugFlags(&old));
+    CHECK_OK(grSetDebugFlags(old | grDebugLaunchBlocking));
+    CHECK_OK(grStreamWaitValue32(s, &word, 1, grStreamWaitValueEq)); /* returns at once */
+    CHECK_OK(grSetDebugFlags(old));
+    CHECK_OK(grStreamWriteValue32(s, &after, 2, 0));
+    CHECK(still_waiting(s));
+    __atomic_store_n(&word, 1, __ATOMIC_SEQ_CST);
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_EQ(__atomic_load_n(&after, __ATOMIC_SEQ_CST), 2u);
+    CHECK_OK(grStreamDestroy(s));
+}

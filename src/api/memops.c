@@ -157,7 +157,9 @@ static grError_t memop(const char *call, grStream_t stream, void *addr, uint64_t
                         "%s: stream memory operations run on CPU streams over host memory; this one uses %s",
                         call, s->device != 0 ? "a GPU stream" : "a GPU's memory");
     gr_memop_args a = {addr, value, flags, wide};
-    return gr__launched(s, gr__stream_enqueue_call(call, s, wait ? wait_op : write_op, &a, sizeof a));
+    if (wait) /* not a launch: grDebugLaunchBlocking must not block the caller on an unmet wait */
+        return gr__stream_enqueue_call(call, s, wait_op, &a, sizeof a);
+    return gr__launched(s, gr__stream_enqueue_call(call, s, write_op, &a, sizeof a));
 }
 
 GR_API grError_t grStreamWaitValue32(grStream_t stream, void *addr, uint32_t value, unsigned int flags)
