@@ -58,6 +58,8 @@ static void memops_init(void)
     pthread_condattr_destroy(&a);
 }
 
+/* The word is the program's plain memory, not an _Atomic object: the
+ * compiler's __atomic builtins access it atomically all the same. */
 static bool satisfied(const gr_memop_args *a)
 {
     uint64_t v = a->wide ? __atomic_load_n((uint64_t *)a->addr, __ATOMIC_SEQ_CST)
@@ -86,7 +88,7 @@ static void wait_op(void *data)
     pthread_once(&memops_once, memops_init);
     long poll = GR_MEMOP_POLL_MIN_NS;
     pthread_mutex_lock(&memops_lock);
-    atomic_fetch_add_explicit(&memops_sleepers, 1, memory_order_seq_cst);
+    gr_fetch_add_seq_cst(&memops_sleepers, 1);
     while (!satisfied(&a)) {
         struct timespec t;
         clock_gettime(CLOCK_MONOTONIC, &t);
@@ -98,7 +100,7 @@ static void wait_op(void *data)
         pthread_cond_timedwait(&memops_cond, &memops_lock, &t);
         poll = poll * 2 > GR_MEMOP_POLL_MAX_NS ? GR_MEMOP_POLL_MAX_NS : poll * 2;
     }
-    atomic_fetch_sub_explicit(&memops_sleepers, 1, memory_order_relaxed);
+    gr_fetch_sub_relaxed(&memops_sleepers, 1);
     pthread_mutex_unlock(&memops_lock);
 }
 
@@ -110,7 +112,7 @@ static void write_op(void *data)
         __atomic_store_n((uint64_t *)a.addr, a.value, __ATOMIC_SEQ_CST);
     else
         __atomic_store_n((uint32_t *)a.addr, (uint32_t)a.value, __ATOMIC_SEQ_CST);
-    if (atomic_load_explicit(&memops_sleepers, memory_order_seq_cst) > 0) {
+    if (gr_load_seq_cst(&memops_sleepers) > 0) {
         pthread_once(&memops_once, memops_init);
         pthread_mutex_lock(&memops_lock);
         pthread_cond_broadcast(&memops_cond);
