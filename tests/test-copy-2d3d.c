@@ -519,6 +519,9 @@ GR_TEST(pitch_and_ysize_codes_follow_cuda_13_for_one_row_and_several)
     for (int i = 0; i < 8; i++)
         CHECK_EQ(dst[i], 0x5c);
     CHECK_GR(grErrorInvalidValue, grMemset2D(dst, 0, 0, 8, 2));
+    CHECK_OK(grMemset3D(make_grPitchedPtr(dst + 8, 2, 8, 1), 0x6d, make_grExtent(8, 1, 1))); /* as 2D */
+    for (int i = 8; i < 16; i++)
+        CHECK_EQ(dst[i], 0x6d);
     grMemcpy3DParms p;
     memset(&p, 0, sizeof p);
     p.srcPtr = make_grPitchedPtr(src, 8, 8, 0); /* ysize 0: fine for one slice */

@@ -351,8 +351,9 @@ GR_API grError_t grMemset2DAsync(void *devPtr, size_t pitch, int value, size_t w
  * (a pitch of 0 accepted for one row, as grMemcpy2D's), pos.x + width
  * beyond the pitch InvalidValue, a ysize below the height
  * InvalidPitchValue with several slices and InvalidValue with one (0
- * accepted); for a memset ('set'), each of these is InvalidValue, and a
- * ysize below the height is refused for one slice too. */
+ * accepted); for a memset ('set'), each of these is InvalidValue, the
+ * pitch of a single row is not checked (as grMemset2D's), and a ysize
+ * below the height is refused for one slice too. */
 static grError_t region_3d(const char *call, const char *what, grPitchedPtr p, grPos pos, grExtent e,
                            bool set, gr_region *out)
 {
@@ -362,7 +363,7 @@ static grError_t region_3d(const char *call, const char *what, grPitchedPtr p, g
         (gr_region){NULL, e.width, e.height, e.depth, p.pitch, 0, e.depth > 1 || pos.z ? p.ysize : e.height};
     if (e.width == 0 || e.height == 0 || e.depth == 0)
         return grSuccess;
-    if (p.pitch < e.width && (rows || p.pitch != 0))
+    if (p.pitch < e.width && (rows || (!set && p.pitch != 0)))
         return gr__fail(rows && !set ? grErrorInvalidPitchValue : grErrorInvalidValue,
                         "%s: the %s pitch %zu is smaller than the width %zu; a pitch is the distance between "
                         "rows, at least their width",
