@@ -133,6 +133,8 @@ extern "C" {
                                       "instantiated graph update")             \
     XX(grErrorLossyQuery, "a query of edges without room for their data "      \
                           "would lose non-default edge data")                  \
+    XX(grErrorInvalidPitchValue, "invalid pitch argument")                     \
+    XX(grErrorInvalidSymbol, "invalid device symbol")                          \
     XX(grErrorUnknown, "unknown error")
 
 typedef enum grError {
@@ -1331,11 +1333,22 @@ typedef struct grPitchedPtr {
     size_t ysize;
 } grPitchedPtr;
 
-/* What grGraphMemcpyNodeGetParams reports (graphrt's copies are 1D: extent
- * {count, 1, 1}, positions 0). Mirrors cudaMemcpy3DParms without arrays. */
+/* CUDA arrays (cudaArray_t) are not part of graphrt: the type exists so
+ * that grMemcpy3DParms keeps CUDA's fields; every call refuses a non-NULL
+ * array with grErrorInvalidValue and a detail. */
+typedef struct grArray_st *grArray_t;
+
+/* A pitched copy: extent.width bytes per row, extent.height rows per
+ * slice, extent.depth slices; a pitched pointer's rows are 'pitch' bytes
+ * apart and its slices pitch * ysize bytes apart; a position is (byte,
+ * row, slice). What grGraphMemcpyNodeGetParams reports (graphrt's copy
+ * nodes are 1D: extent {count, 1, 1}, positions 0). Mirrors
+ * cudaMemcpy3DParms; srcArray and dstArray must be NULL. */
 typedef struct grMemcpy3DParms {
+    grArray_t srcArray;
     grPos srcPos;
     grPitchedPtr srcPtr;
+    grArray_t dstArray;
     grPos dstPos;
     grPitchedPtr dstPtr;
     grExtent extent;
@@ -1758,6 +1771,285 @@ GR_API grError_t grGraphNodeFindInClone(grGraphNode_t *pNode, grGraphNode_t orig
  * detail gives the system's reason). Thread safety: not with other calls on
  * the same graph. Mirrors cudaGraphDebugDotPrint. */
 GR_API grError_t grGraphDebugDotPrint(grGraph_t graph, const char *path, unsigned int flags);
+
+/* ====================================================================== */
+/* Pitched (2D and 3D) copies and memsets (docs/memory.md)                */
+/* ====================================================================== */
+
+/* The constructors of CUDA's make_cudaPitchedPtr, make_cudaExtent and
+ * make_cudaPos. */
+static inline grPitchedPtr make_grPitchedPtr(void *d, size_t p, size_t xsz, size_t ysz)
+{
+    grPitchedPtr r = {d, p, xsz, ysz};
+    return r;
+}
+
+static inline grExtent make_grExtent(size_t w, size_t h, size_t d)
+{
+    grExtent r = {w, h, d};
+    return r;
+}
+
+static inline grPos make_grPos(size_t x, size_t y, size_t z)
+{
+    grPos r = {x, y, z};
+    return r;
+}
+
+/* Copies height rows of width bytes from src (rows spitch bytes apart) to
+ * dst (rows dpitch bytes apart), synchronously as grMemcpy (after the
+ * legacy stream's work). width or height 0 copies nothing (success, no
+ * wait). The rows are copied one by one; overlapping rows are undefined in
+ * CUDA (graphrt copies each row as memmove). The region, from its first
+ * row's start to its last row's end, is bounds-checked as grMemcpy checks
+ * a range (the detail names the row at fault where a row runs past its
+ * allocation). Potentially unsafe during
+ * capture as grMemcpy; on a capturing stream a copy is recorded only when
+ * it is one contiguous range (see grMemcpy2DAsync). A contiguous copy is
+ * grMemcpy's; another one on a GPU stream, or touching a GPU's memory, is
+ * the driver's cuMemcpy3DAsync (cuMemsetD2D8Async for the memsets below).
+ * The codes are CUDA 13's, probed on an H200 (docs/memory.md). Errors:
+ * grErrorInvalidMemcpyDirection (kind not a grMemcpyKind),
+ * grErrorInvalidPitchValue (height > 1 and width greater than dpitch or
+ * spitch), grErrorInvalidValue (one row and a pitch neither 0 nor at least
+ * width; dst or src NULL with a copy to do; a region that overflows the
+ * address space; a row outside the allocations); plus grMemcpy's capture
+ * and stream errors.
+ * Thread safety: any thread. Mirrors cudaMemcpy2D. */
+GR_API grError_t grMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                            size_t height, grMemcpyKind kind);
+
+/* grMemcpy2D queued on a stream. On a capturing stream, a copy whose rows
+ * are contiguous on both sides (pitches equal to width, or height 1)
+ * becomes a 1D memcpy node; any other copy is refused with
+ * grErrorNotSupported (graphrt's copy nodes are 1D) and the capture is
+ * left as it was. Errors: as grMemcpy2D, plus grMemcpyAsync's capture and
+ * stream errors. Thread safety: any thread. Mirrors cudaMemcpy2DAsync. */
+GR_API grError_t grMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                                 size_t height, grMemcpyKind kind, grStream_t stream);
+
+/* A 3D copy of p->extent (width bytes, height rows, depth slices) from
+ * p->srcPtr at p->srcPos to p->dstPtr at p->dstPos, synchronously as
+ * grMemcpy. A pitched pointer's slices are pitch * ysize bytes apart;
+ * xsize is not used. A zero extent copies nothing. The codes are CUDA
+ * 13's, probed on an H200. Errors: grErrorInvalidPitchValue (with more
+ * than one row, a pitch smaller than the width; with depth > 1, a ysize
+ * smaller than the height), grErrorInvalidValue (p NULL; srcArray or
+ * dstArray not NULL: arrays are not part of graphrt; a NULL ptr with a
+ * copy to do; one row and a pitch neither 0 nor at least the width;
+ * pos.x + width beyond the pitch; depth 1 and a ysize neither 0 nor at
+ * least the height; a row outside the allocations),
+ * grErrorInvalidMemcpyDirection; plus grMemcpy's capture and stream
+ * errors. Thread safety: any thread. Mirrors cudaMemcpy3D. */
+GR_API grError_t grMemcpy3D(const grMemcpy3DParms *p);
+
+/* grMemcpy3D queued on a stream; captured as grMemcpy2DAsync captures (a
+ * contiguous copy becomes a 1D memcpy node, any other is refused with
+ * grErrorNotSupported). Errors: as grMemcpy3D plus the capture and stream
+ * errors. Thread safety: any thread. Mirrors cudaMemcpy3DAsync. */
+GR_API grError_t grMemcpy3DAsync(const grMemcpy3DParms *p, grStream_t stream);
+
+/* Sets height rows of width bytes, rows pitch bytes apart, to
+ * (unsigned char)value, synchronously as grMemset. width or height 0 sets
+ * nothing; with one row the pitch is not checked. Errors:
+ * grErrorInvalidValue (height > 1 and a pitch smaller than width, the code
+ * CUDA 13 answers (probed); devPtr NULL with bytes to set; a row outside
+ * the allocations); plus grMemset's capture and stream errors. Thread
+ * safety: any thread. Mirrors cudaMemset2D. */
+GR_API grError_t grMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height);
+
+/* grMemset2D queued on a stream; on a capturing stream it adds a memset
+ * node of height rows (elementSize 1). Errors: as grMemset2D plus
+ * grMemsetAsync's capture and stream errors. Thread safety: any thread.
+ * Mirrors cudaMemset2DAsync. */
+GR_API grError_t grMemset2DAsync(void *devPtr, size_t pitch, int value, size_t width, size_t height,
+                                 grStream_t stream);
+
+/* Sets extent (width bytes, height rows, depth slices) of pitchedDevPtr
+ * (rows pitch bytes apart, slices pitch * ysize bytes apart) to
+ * (unsigned char)value, synchronously as grMemset. A zero extent sets
+ * nothing. Errors: grErrorInvalidValue (each as CUDA 13 answers, probed:
+ * ptr NULL with bytes to set; a pitch smaller than width with more than
+ * one row; a ysize smaller than height; a row outside the allocations);
+ * plus grMemset's capture and stream errors. Thread safety: any thread.
+ * Mirrors cudaMemset3D. */
+GR_API grError_t grMemset3D(grPitchedPtr pitchedDevPtr, int value, grExtent extent);
+
+/* grMemset3D queued on a stream; on a capturing stream it adds one memset
+ * node when its rows are evenly spaced (depth 1, or ysize equal to
+ * height), and is refused with grErrorNotSupported otherwise (the capture
+ * is left as it was). Errors: as grMemset3D plus the capture and stream
+ * errors. Thread safety: any thread. Mirrors cudaMemset3DAsync. */
+GR_API grError_t grMemset3DAsync(grPitchedPtr pitchedDevPtr, int value, grExtent extent, grStream_t stream);
+
+/* Adds a memcpy node described by 3D parameters. graphrt's copy nodes are
+ * 1D: the copy must be one contiguous range (extent height and depth 1,
+ * positions with y = z = 0; its addresses are ptr + pos.x, its size
+ * extent.width). Errors: those of every add, grErrorInvalidValue
+ * (pCopyParams NULL, srcArray or dstArray not NULL, an extent with a
+ * zero dimension as CUDA 13 refuses it, and those of
+ * grGraphAddMemcpyNode1D), grErrorInvalidMemcpyDirection,
+ * grErrorNotSupported (a copy that is not 1D). Thread safety: not with
+ * other calls on the same graph. Mirrors cudaGraphAddMemcpyNode. */
+GR_API grError_t grGraphAddMemcpyNode(grGraphNode_t *pGraphNode, grGraph_t graph,
+                                      const grGraphNode_t *pDependencies, size_t numDependencies,
+                                      const grMemcpy3DParms *pCopyParams);
+
+/* Sets a memcpy node's copy from 3D parameters, with the rules and errors
+ * of grGraphAddMemcpyNode (besides those of every Set). Thread safety: not
+ * with other calls on the node's graph. Mirrors
+ * cudaGraphMemcpyNodeSetParams. */
+GR_API grError_t grGraphMemcpyNodeSetParams(grGraphNode_t node, const grMemcpy3DParms *pNodeParams);
+
+/* Sets an executable memcpy node's copy from 3D parameters: the rules of
+ * grGraphAddMemcpyNode, then those of grGraphExecMemcpyNodeSetParams1D
+ * (with its errors). Thread safety: as the other exec setters. Mirrors
+ * cudaGraphExecMemcpyNodeSetParams. */
+GR_API grError_t grGraphExecMemcpyNodeSetParams(grGraphExec_t hGraphExec, grGraphNode_t node,
+                                                const grMemcpy3DParms *pNodeParams);
+
+/* ====================================================================== */
+/* Symbols (graphrt's form of __device__ globals; docs/memory.md)         */
+/* ====================================================================== */
+
+/*
+ * A symbol is a C object the program registers under its address: the
+ * address is what CUDA's symbol argument is (the __device__ variable), and
+ * every symbol call looks the address up among the registered ones (its
+ * start, exactly). A symbol lives in host memory; on a GPU the program
+ * would use a module global, which graphrt does not load.
+ */
+
+/* Registers the 'size' bytes at 'symbol' (a global, or any memory that
+ * outlives its registration) under an optional name (copied; NULL: none),
+ * which details quote. Errors: grErrorInvalidValue (symbol NULL, size 0, a
+ * range that wraps, a range overlapping a registered symbol),
+ * grErrorMemoryAllocation. Thread safety: any thread. graphrt's own (CUDA
+ * registers symbols through the compiler's generated code). */
+GR_API grError_t grRegisterSymbol(const void *symbol, size_t size, const char *name);
+
+/* Forgets a registered symbol; copies already queued or captured keep its
+ * address. Errors: grErrorInvalidSymbol (not registered). Thread safety:
+ * any thread. graphrt's own. */
+GR_API grError_t grUnregisterSymbol(const void *symbol);
+
+/* The address (the symbol itself) and size of a registered symbol.
+ * Errors: grErrorInvalidValue (devPtr or size NULL), grErrorInvalidSymbol
+ * (symbol not registered). Thread safety: any thread. Mirror
+ * cudaGetSymbolAddress / cudaGetSymbolSize. */
+GR_API grError_t grGetSymbolAddress(void **devPtr, const void *symbol);
+GR_API grError_t grGetSymbolSize(size_t *size, const void *symbol);
+
+/* Copies count bytes from src to symbol + offset, synchronously as
+ * grMemcpy. kind: grMemcpyHostToDevice (CUDA's default),
+ * grMemcpyDeviceToDevice or grMemcpyDefault. Errors: grErrorInvalidSymbol
+ * (symbol not registered), grErrorInvalidValue (count > 0 and offset + count beyond the
+ * symbol's size; src NULL with count > 0; a source range refused as
+ * grMemcpy refuses one), grErrorInvalidMemcpyDirection (another kind);
+ * plus grMemcpy's errors. Thread safety: any thread. Mirrors
+ * cudaMemcpyToSymbol. */
+GR_API grError_t grMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset,
+                                  grMemcpyKind kind);
+
+/* Copies count bytes from symbol + offset to dst, synchronously as
+ * grMemcpy. kind: grMemcpyDeviceToHost (CUDA's default),
+ * grMemcpyDeviceToDevice or grMemcpyDefault. Errors: as grMemcpyToSymbol
+ * with dst for src. Mirrors cudaMemcpyFromSymbol. */
+GR_API grError_t grMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset,
+                                    grMemcpyKind kind);
+
+/* grMemcpyToSymbol / grMemcpyFromSymbol queued on a stream (a memcpy node
+ * on a capturing stream). Errors: as the synchronous forms plus
+ * grMemcpyAsync's capture and stream errors. Mirror
+ * cudaMemcpyToSymbolAsync / cudaMemcpyFromSymbolAsync. */
+GR_API grError_t grMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count, size_t offset,
+                                       grMemcpyKind kind, grStream_t stream);
+GR_API grError_t grMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count, size_t offset,
+                                         grMemcpyKind kind, grStream_t stream);
+
+/* Memcpy nodes to and from a symbol: 1D copy nodes whose symbol side is
+ * symbol + offset, resolved when the call is made (a later
+ * grUnregisterSymbol does not change the node; GetParams reports the
+ * address). Errors: those of grMemcpyToSymbol / FromSymbol for the symbol,
+ * offset and kind, then those of grGraphAddMemcpyNode1D,
+ * grGraphMemcpyNodeSetParams1D or grGraphExecMemcpyNodeSetParams1D (whose
+ * name the detail then gives). Thread safety: as those calls. Mirror
+ * cudaGraphAddMemcpyNodeToSymbol, cudaGraphAddMemcpyNodeFromSymbol,
+ * cudaGraphMemcpyNodeSetParamsToSymbol / FromSymbol and
+ * cudaGraphExecMemcpyNodeSetParamsToSymbol / FromSymbol. */
+GR_API grError_t grGraphAddMemcpyNodeToSymbol(grGraphNode_t *pGraphNode, grGraph_t graph,
+                                              const grGraphNode_t *pDependencies, size_t numDependencies,
+                                              const void *symbol, const void *src, size_t count,
+                                              size_t offset, grMemcpyKind kind);
+GR_API grError_t grGraphAddMemcpyNodeFromSymbol(grGraphNode_t *pGraphNode, grGraph_t graph,
+                                                const grGraphNode_t *pDependencies, size_t numDependencies,
+                                                void *dst, const void *symbol, size_t count, size_t offset,
+                                                grMemcpyKind kind);
+GR_API grError_t grGraphMemcpyNodeSetParamsToSymbol(grGraphNode_t node, const void *symbol, const void *src,
+                                                    size_t count, size_t offset, grMemcpyKind kind);
+GR_API grError_t grGraphMemcpyNodeSetParamsFromSymbol(grGraphNode_t node, void *dst, const void *symbol,
+                                                      size_t count, size_t offset, grMemcpyKind kind);
+GR_API grError_t grGraphExecMemcpyNodeSetParamsToSymbol(grGraphExec_t hGraphExec, grGraphNode_t node,
+                                                        const void *symbol, const void *src, size_t count,
+                                                        size_t offset, grMemcpyKind kind);
+GR_API grError_t grGraphExecMemcpyNodeSetParamsFromSymbol(grGraphExec_t hGraphExec, grGraphNode_t node,
+                                                          void *dst, const void *symbol, size_t count,
+                                                          size_t offset, grMemcpyKind kind);
+
+/* ====================================================================== */
+/* Stream memory operations (graphrt's own; docs/stream-memops.md)        */
+/* ====================================================================== */
+
+/* Conditions of grStreamWaitValue32/64 (the driver's
+ * CU_STREAM_WAIT_VALUE_*, same values): Geq waits until
+ * (int32_t)(*addr - value) >= 0 (int64_t for 64 bits: a cyclic comparison),
+ * Eq until *addr == value, And until (*addr & value) != 0, Nor until
+ * ~(*addr | value) != 0. Flush (or'ed in) is refused with
+ * grErrorNotSupported, as CUDA 13 refuses it on an H200 (a device that
+ * cannot flush remote writes). */
+#define grStreamWaitValueGeq 0x0u
+#define grStreamWaitValueEq 0x1u
+#define grStreamWaitValueAnd 0x2u
+#define grStreamWaitValueNor 0x3u
+#define grStreamWaitValueFlush (1u << 30)
+
+/* Flags of grStreamWriteValue32/64 (CU_STREAM_WRITE_VALUE_*): Default
+ * writes with a full barrier (earlier work's writes are visible first).
+ * NoMemoryBarrier is refused with grErrorInvalidValue, as CUDA 13's driver
+ * refuses it on an H200. */
+#define grStreamWriteValueDefault 0x0u
+#define grStreamWriteValueNoMemoryBarrier 0x1u
+
+/* Queues a wait: the stream's later work runs once the 32-bit (64-bit)
+ * word at addr meets the condition in flags. The word is read atomically;
+ * other threads should store it atomically too (C11 atomics or
+ * __atomic_store_n). The stream's thread spins briefly, then sleeps: a
+ * grStreamWriteValue32/64 wakes it at once, a store by other means is
+ * noticed within about a millisecond (polled). A wait occupies the thread
+ * that runs the stream (a worker, or a thread synchronising with it), as a
+ * host function that blocks does: the write that satisfies it must not be
+ * queued behind it on that thread (write from the host, or from another
+ * stream while workers are free). A wait never satisfied blocks the stream
+ * for good, as in CUDA: grStreamSynchronize on it does not return;
+ * grStreamDestroy does. Errors: grErrorInvalidValue (addr NULL, not
+ * aligned to 4 (8) bytes, or refused as grMemcpy refuses a range; flags
+ * not a condition), grErrorNotSupported (Flush; a GPU
+ * stream or a GPU's memory: the driver's calls are not wired in; a
+ * capturing stream: graphrt has no batch memory operation node yet, the
+ * capture is left as it was), grErrorMemoryAllocation; plus the stream
+ * errors. Thread safety: any thread. graphrt's own, mirroring the driver's
+ * cuStreamWaitValue32 / cuStreamWaitValue64. */
+GR_API grError_t grStreamWaitValue32(grStream_t stream, void *addr, uint32_t value, unsigned int flags);
+GR_API grError_t grStreamWaitValue64(grStream_t stream, void *addr, uint64_t value, unsigned int flags);
+
+/* Queues an atomic write of value to the 32-bit (64-bit) word at addr, in
+ * stream order, waking the grStreamWaitValue32/64 waits that sleep.
+ * Errors: grErrorInvalidValue (addr as grStreamWaitValue32 checks it;
+ * flags other than Default), grErrorNotSupported and
+ * the others as grStreamWaitValue32. Thread safety: any thread. graphrt's
+ * own, mirroring cuStreamWriteValue32 / cuStreamWriteValue64. */
+GR_API grError_t grStreamWriteValue32(grStream_t stream, void *addr, uint32_t value, unsigned int flags);
+GR_API grError_t grStreamWriteValue64(grStream_t stream, void *addr, uint64_t value, unsigned int flags);
 
 /* ====================================================================== */
 /* Graph files (graphrt's own; docs/graph-files.md)                       */

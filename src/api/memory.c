@@ -16,6 +16,7 @@
  *     earlier legacy-stream work (and, through the legacy stream's implicit
  *     synchronisation, for blocking streams) as CUDA's do.
  */
+#include "api.h"
 #include "../backend/cuda/cuda.h"
 #include "../capture/capture.h"
 #include "../memory/graphmem.h"
@@ -225,7 +226,7 @@ static grError_t set_capture(const char *call, gr_stream *s, void *dst, int valu
 /* The GPU whose memory either pointer is (0: neither): the tracker
  * knows graphrt's allocations, the driver any other. Costs one relaxed
  * load while no GPU context exists. */
-static int gpu_of(const void *a, const void *b)
+int gr__api_gpu_of(const void *a, const void *b)
 {
     const void *p[2] = {a, b};
     if (GR_LIKELY(!gr__cuda_active()))
@@ -262,8 +263,8 @@ static grError_t gpu_now(const char *call, gr_stream *s, int device, void *dst, 
 
 /* 'sync': the call is one of the synchronous forms, which CUDA counts as
  * potentially unsafe during capture. */
-static grError_t copy_enqueue(const char *call, void *dst, const void *src, size_t count, grMemcpyKind kind,
-                              grStream_t stream, bool sync, gr_stream **out)
+grError_t gr__api_copy_enqueue(const char *call, void *dst, const void *src, size_t count, grMemcpyKind kind,
+                               grStream_t stream, bool sync, gr_stream **out)
 {
     gr_stream *s;
     grError_t err = copy_check(call, dst, src, count, kind);
@@ -286,7 +287,7 @@ static grError_t copy_enqueue(const char *call, void *dst, const void *src, size
         return err;
     if (s->device != 0)
         return gr__cuda_memcpy(call, s, dst, src, count);
-    int device = gpu_of(dst, src);
+    int device = gr__api_gpu_of(dst, src);
     if (GR_UNLIKELY(device != 0))
         return gpu_now(call, s, device, dst, src, 0, count);
     gr_mem_copy_args a = {.dst = dst, .src = src, .count = count, .kind = kind};
@@ -314,7 +315,7 @@ static grError_t set_enqueue(const char *call, void *dst, int value, size_t coun
         return err;
     if (s->device != 0)
         return gr__cuda_memset(call, s, dst, value, count);
-    int device = gpu_of(dst, NULL);
+    int device = gr__api_gpu_of(dst, NULL);
     if (GR_UNLIKELY(device != 0))
         return gpu_now(call, s, device, dst, NULL, value, count);
     gr_mem_set_args a = {.dst = dst, .count = count, .value = (unsigned char)value};
@@ -323,7 +324,7 @@ static grError_t set_enqueue(const char *call, void *dst, int value, size_t coun
 
 /* The synchronous forms' wait: a sticky asynchronous error of the legacy
  * stream is reported here, as CUDA reports it from the next sync call. */
-static grError_t wait_legacy(const char *call, gr_stream *s)
+grError_t gr__api_wait_legacy(const char *call, gr_stream *s)
 {
     if (s->device != 0) {
         grError_t gerr = gr__cuda_stream_sync(call, s);
@@ -340,16 +341,16 @@ static grError_t wait_legacy(const char *call, gr_stream *s)
 GR_API grError_t grMemcpyAsync(void *dst, const void *src, size_t count, grMemcpyKind kind, grStream_t stream)
 {
     gr_stream *s;
-    return copy_enqueue("grMemcpyAsync", dst, src, count, kind, stream, false, &s);
+    return gr__api_copy_enqueue("grMemcpyAsync", dst, src, count, kind, stream, false, &s);
 }
 
 GR_API grError_t grMemcpy(void *dst, const void *src, size_t count, grMemcpyKind kind)
 {
     gr_stream *s;
-    grError_t err = copy_enqueue("grMemcpy", dst, src, count, kind, NULL, true, &s);
+    grError_t err = gr__api_copy_enqueue("grMemcpy", dst, src, count, kind, NULL, true, &s);
     if (err != grSuccess || count == 0)
         return err;
-    return wait_legacy("grMemcpy", s);
+    return gr__api_wait_legacy("grMemcpy", s);
 }
 
 GR_API grError_t grMemsetAsync(void *devPtr, int value, size_t count, grStream_t stream)
@@ -364,5 +365,5 @@ GR_API grError_t grMemset(void *devPtr, int value, size_t count)
     grError_t err = set_enqueue("grMemset", devPtr, value, count, NULL, true, &s);
     if (err != grSuccess || count == 0)
         return err;
-    return wait_legacy("grMemset", s);
+    return gr__api_wait_legacy("grMemset", s);
 }

@@ -172,10 +172,9 @@ GR_API grError_t grGraphExecKernelNodeSetParams(grGraphExec_t hGraphExec, grGrap
     return grSuccess;
 }
 
-GR_API grError_t grGraphExecMemcpyNodeSetParams1D(grGraphExec_t hGraphExec, grGraphNode_t node, void *dst,
-                                                  const void *src, size_t count, grMemcpyKind kind)
+static grError_t set_memcpy(const char *call, grGraphExec_t hGraphExec, grGraphNode_t node, void *dst,
+                            const void *src, size_t count, grMemcpyKind kind)
 {
-    static const char call[] = "grGraphExecMemcpyNodeSetParams1D";
     gr_pnode *pn = NULL;
     grError_t err = find_node(call, hGraphExec, node, grGraphNodeTypeMemcpy, &pn);
     if (err || (err = gr__node_memcpy_params_check(call, dst, src, count, kind)))
@@ -209,6 +208,24 @@ GR_API grError_t grGraphExecMemcpyNodeSetParams1D(grGraphExec_t hGraphExec, grGr
     pn->u.copy.p = (gr_memcpy_params){dst, src, count, kind};
     gr__exec_write_end(hGraphExec);
     return grSuccess;
+}
+
+GR_API grError_t grGraphExecMemcpyNodeSetParams1D(grGraphExec_t hGraphExec, grGraphNode_t node, void *dst,
+                                                  const void *src, size_t count, grMemcpyKind kind)
+{
+    return set_memcpy("grGraphExecMemcpyNodeSetParams1D", hGraphExec, node, dst, src, count, kind);
+}
+
+GR_API grError_t grGraphExecMemcpyNodeSetParams(grGraphExec_t hGraphExec, grGraphNode_t node,
+                                                const grMemcpy3DParms *pNodeParams)
+{
+    static const char call[] = "grGraphExecMemcpyNodeSetParams";
+    gr_memcpy_params m = {NULL, NULL, 0, grMemcpyDefault};
+    gr_pnode *pn = NULL;
+    grError_t err = find_node(call, hGraphExec, node, grGraphNodeTypeMemcpy, &pn);
+    if (err || (err = gr__memcpy_params_from_3d(call, "pNodeParams", pNodeParams, &m)))
+        return err;
+    return set_memcpy(call, hGraphExec, node, m.dst, m.src, m.count, m.kind);
 }
 
 GR_API grError_t grGraphExecMemsetNodeSetParams(grGraphExec_t hGraphExec, grGraphNode_t node,

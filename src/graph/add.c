@@ -315,25 +315,25 @@ GR_API grError_t grGraphAddEventWaitNode(grGraphNode_t *pGraphNode, grGraph_t gr
                      grGraphNodeTypeWaitEvent, event);
 }
 
-/* The 1D copy a grMemcpy3DParms describes, or a refusal: graphrt's copies
- * are linear byte ranges. */
-static grError_t memcpy_from_3d(const char *call, const grMemcpyNodeParams *mp, gr_memcpy_params *out)
+GR_API grError_t grGraphAddMemcpyNode(grGraphNode_t *pGraphNode, grGraph_t graph,
+                                      const grGraphNode_t *pDependencies, size_t numDependencies,
+                                      const grMemcpy3DParms *pCopyParams)
 {
-    const grMemcpy3DParms *c = &mp->copyParams;
-    if (mp->flags != 0)
-        return gr__fail(grErrorInvalidValue, "%s: nodeParams->memcpy.flags is %d but must be 0", call,
-                        mp->flags);
-    if (c->extent.height > 1 || c->extent.depth > 1 || c->srcPos.y || c->srcPos.z || c->dstPos.y ||
-        c->dstPos.z)
-        return gr__fail(grErrorNotSupported,
-                        "%s: nodeParams->memcpy describes a %zu x %zu x %zu copy; graphrt supports only 1D "
-                        "copies (extent height and depth 1, positions with y = z = 0)",
-                        call, c->extent.width, c->extent.height, c->extent.depth);
-    out->dst = c->dstPtr.ptr ? (char *)c->dstPtr.ptr + c->dstPos.x : NULL;
-    out->src = c->srcPtr.ptr ? (const char *)c->srcPtr.ptr + c->srcPos.x : NULL;
-    out->count = c->extent.width;
-    out->kind = c->kind;
-    return grSuccess;
+    static const char call[] = "grGraphAddMemcpyNode";
+    gr_memcpy_params m = {NULL, NULL, 0, grMemcpyDefault};
+    grError_t err = add_begin(call, pGraphNode, graph, pDependencies, numDependencies);
+    if (err != grSuccess)
+        return err;
+    if ((err = gr__memcpy_params_from_3d(call, "pCopyParams", pCopyParams, &m)) != grSuccess)
+        return err;
+    /* CUDA 13 refuses an empty copy here (probed on an H200), while the
+     * eager grMemcpy3D of the same extent succeeds. */
+    if (pCopyParams->extent.width == 0 || pCopyParams->extent.height == 0 || pCopyParams->extent.depth == 0)
+        return gr__fail(
+            grErrorInvalidValue,
+            "%s: pCopyParams->extent %zu x %zu x %zu is empty; a copy node copies at least one byte", call,
+            pCopyParams->extent.width, pCopyParams->extent.height, pCopyParams->extent.depth);
+    return add_memcpy(call, pGraphNode, graph, pDependencies, numDependencies, m.dst, m.src, m.count, m.kind);
 }
 
 /* grGraphAddNode without edge data. */
@@ -355,7 +355,11 @@ static grError_t add_node(const char *call, grGraphNode_t *pGraphNode, grGraph_t
         gr_memcpy_params m = {NULL, NULL, 0, grMemcpyDefault};
         if ((err = add_begin(call, pGraphNode, graph, pDependencies, numDependencies)) != grSuccess)
             return err;
-        if ((err = memcpy_from_3d(call, &nodeParams->memcpy, &m)) != grSuccess)
+        if (nodeParams->memcpy.flags != 0)
+            return gr__fail(grErrorInvalidValue, "%s: nodeParams->memcpy.flags is %d but must be 0", call,
+                            nodeParams->memcpy.flags);
+        if ((err = gr__memcpy_params_from_3d(call, "nodeParams->memcpy.copyParams",
+                                             &nodeParams->memcpy.copyParams, &m)) != grSuccess)
             return err;
         return add_memcpy(call, pGraphNode, graph, pDependencies, numDependencies, m.dst, m.src, m.count,
                           m.kind);

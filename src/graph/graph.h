@@ -359,6 +359,12 @@ grError_t gr__node_memset_params_check(const char *call, const grMemsetParams *p
 /* The bytes a memset checked by gr__node_memset_params_check spans, from
  * p->dst: its rows and the pitch between them. */
 size_t gr__memset_span(const grMemsetParams *p);
+
+/* The 1D copy that 3D copy parameters describe ('what' names them in a
+ * detail): grErrorInvalidValue for c NULL or an array, grErrorNotSupported
+ * for a copy that is not 1D (graphrt's copy nodes are linear ranges). */
+grError_t gr__memcpy_params_from_3d(const char *call, const char *what, const grMemcpy3DParms *c,
+                                    gr_memcpy_params *out);
 grError_t gr__node_host_params_check(const char *call, const grHostNodeParams *p);
 grError_t gr__node_event_check(const char *call, grEvent_t e);
 

@@ -116,6 +116,29 @@ grError_t gr__node_memcpy_params_check(const char *call, const void *dst, const 
     return err ? err : gr__mem_check_range(call, src, count, "source");
 }
 
+grError_t gr__memcpy_params_from_3d(const char *call, const char *what, const grMemcpy3DParms *c,
+                                    gr_memcpy_params *out)
+{
+    if (c == NULL)
+        return gr__fail(grErrorInvalidValue, "%s: %s is NULL; pass the copy's parameters", call, what);
+    if (c->srcArray != NULL || c->dstArray != NULL)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: %s->%s is not NULL; graphrt has no CUDA arrays, copy between pitched "
+                        "pointers (srcPtr, dstPtr) instead",
+                        call, what, c->srcArray ? "srcArray" : "dstArray");
+    if (c->extent.height > 1 || c->extent.depth > 1 || c->srcPos.y || c->srcPos.z || c->dstPos.y ||
+        c->dstPos.z)
+        return gr__fail(grErrorNotSupported,
+                        "%s: %s describes a %zu x %zu x %zu copy; graphrt's copy nodes support only 1D "
+                        "copies (extent height and depth 1, positions with y = z = 0)",
+                        call, what, c->extent.width, c->extent.height, c->extent.depth);
+    out->dst = c->dstPtr.ptr ? (char *)c->dstPtr.ptr + c->dstPos.x : NULL;
+    out->src = c->srcPtr.ptr ? (const char *)c->srcPtr.ptr + c->srcPos.x : NULL;
+    out->count = c->extent.width;
+    out->kind = c->kind;
+    return grSuccess;
+}
+
 size_t gr__memset_span(const grMemsetParams *p)
 {
     size_t row = p->width * p->elementSize;
@@ -387,6 +410,20 @@ GR_API grError_t grGraphMemcpyNodeSetParams1D(grGraphNode_t node, void *dst, con
     if ((err = gr__node_memcpy_params_check(call, dst, src, count, kind)) != grSuccess)
         return err;
     node->p.memcpy = (gr_memcpy_params){dst, src, count, kind};
+    return grSuccess;
+}
+
+GR_API grError_t grGraphMemcpyNodeSetParams(grGraphNode_t node, const grMemcpy3DParms *pNodeParams)
+{
+    static const char call[] = "grGraphMemcpyNodeSetParams";
+    gr_memcpy_params m = {NULL, NULL, 0, grMemcpyDefault};
+    grError_t err = node_of_type(call, node, grGraphNodeTypeMemcpy);
+    if (err != grSuccess)
+        return err;
+    if ((err = gr__memcpy_params_from_3d(call, "pNodeParams", pNodeParams, &m)) != grSuccess ||
+        (err = gr__node_memcpy_params_check(call, m.dst, m.src, m.count, m.kind)) != grSuccess)
+        return err;
+    node->p.memcpy = m;
     return grSuccess;
 }
 

@@ -229,6 +229,9 @@ typedef CUresult (*gr_cuGetProcAddress_v1)(const char *symbol, void **pfn, int c
     X(cuPointerGetAttribute, (void *data, int attribute, CUdeviceptr ptr))                                 \
     X(cuMemcpyAsync, (CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream))               \
     X(cuMemsetD8Async, (CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream))              \
+    X(cuMemcpy3DAsync, (const CUDA_MEMCPY3D *pCopy, CUstream hStream))                                     \
+    X(cuMemsetD2D8Async, (CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width,          \
+                          size_t Height, CUstream hStream))                                                \
     X(cuMemAllocAsync, (CUdeviceptr * dptr, size_t bytesize, CUstream hStream))                            \
     X(cuMemFreeAsync, (CUdeviceptr dptr, CUstream hStream))                                                \
     X(cuMemAllocFromPoolAsync, (CUdeviceptr * dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)) \

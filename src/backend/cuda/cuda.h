@@ -175,6 +175,21 @@ grError_t gr__cuda_memset(const char *call, gr_stream *s, void *dst, int value, 
 grError_t gr__cuda_memcpy_now(int device, void *dst, const void *src, size_t count);
 grError_t gr__cuda_memset_now(int device, void *dst, int value, size_t count);
 
+/* One side of a pitched copy: rows 'pitch' bytes apart, slices 'rows'
+ * rows apart. */
+typedef struct gr_cu_side {
+    const void *ptr;
+    size_t pitch, rows;
+} gr_cu_side;
+/* A pitched copy of width bytes x height rows x depth slices, or a 2D
+ * memset of height rows (cuMemcpy3DAsync, cuMemsetD2D8Async): on GPU
+ * stream s, or (s NULL) at once on GPU 'device''s legacy stream, waited
+ * for. */
+grError_t gr__cuda_memcpy_pitched(const char *call, gr_stream *s, int device, const gr_cu_side *dst,
+                                  const gr_cu_side *src, size_t width, size_t height, size_t depth);
+grError_t gr__cuda_memset_2d(const char *call, gr_stream *s, int device, void *dst, size_t pitch,
+                             unsigned char value, size_t width, size_t height);
+
 /* Stream-ordered allocation on GPU stream s (the device's default pool). */
 grError_t gr__cuda_malloc_async(const char *call, gr_stream *s, size_t size, void **out);
 grError_t gr__cuda_free_async(const char *call, gr_stream *s, void *p);

@@ -9,6 +9,8 @@
  */
 #include "cuda_int.h"
 
+#include <string.h>
+
 grError_t gr__cuda_malloc(const char *call, int device, size_t size, void **out)
 {
     CUdeviceptr d = 0;
@@ -95,6 +97,62 @@ grError_t gr__cuda_memset(const char *call, gr_stream *s, void *dst, int value, 
     if (r == CUDA_SUCCESS)
         r = gr_cu.cuMemsetD8Async(gr__cu_ptr(dst), (unsigned char)value, count, s->gpu->cu);
     return r ? gr__cu_fail(call, s->device, "cuMemsetD8Async", r) : grSuccess;
+}
+
+/* The stream of a pitched operation and its context: s's, or the legacy
+ * stream of 'device'. */
+static CUresult enter_pitched(gr_stream *s, int device, CUstream *cu)
+{
+    *cu = s ? s->gpu->cu : GR_CU_STREAM_LEGACY;
+    return s ? gr__cuda_enter_stream(s) : gr__cuda_enter(device);
+}
+
+grError_t gr__cuda_memcpy_pitched(const char *call, gr_stream *s, int device, const gr_cu_side *dst,
+                                  const gr_cu_side *src, size_t width, size_t height, size_t depth)
+{
+    CUDA_MEMCPY3D d;
+    CUstream cu;
+    memset(&d, 0, sizeof d);
+    /* Each side device memory (a GPU's, as the driver tells) or host memory. */
+    if (gr__cuda_pointer_device(src->ptr) > 0) {
+        d.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+        d.srcDevice = gr__cu_ptr(src->ptr);
+    } else {
+        d.srcMemoryType = CU_MEMORYTYPE_HOST;
+        d.srcHost = src->ptr;
+    }
+    if (gr__cuda_pointer_device(dst->ptr) > 0) {
+        d.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+        d.dstDevice = gr__cu_ptr(dst->ptr);
+    } else {
+        d.dstMemoryType = CU_MEMORYTYPE_HOST;
+        d.dstHost = (void *)(uintptr_t)dst->ptr;
+    }
+    d.srcPitch = src->pitch;
+    d.srcHeight = src->rows;
+    d.dstPitch = dst->pitch;
+    d.dstHeight = dst->rows;
+    d.WidthInBytes = width;
+    d.Height = height;
+    d.Depth = depth;
+    CUresult r = enter_pitched(s, device, &cu);
+    if (r == CUDA_SUCCESS)
+        r = gr_cu.cuMemcpy3DAsync(&d, cu);
+    if (r == CUDA_SUCCESS && !s)
+        r = gr_cu.cuStreamSynchronize(cu);
+    return r ? gr__cu_fail(call, s ? s->device : device, "cuMemcpy3DAsync", r) : grSuccess;
+}
+
+grError_t gr__cuda_memset_2d(const char *call, gr_stream *s, int device, void *dst, size_t pitch,
+                             unsigned char value, size_t width, size_t height)
+{
+    CUstream cu;
+    CUresult r = enter_pitched(s, device, &cu);
+    if (r == CUDA_SUCCESS)
+        r = gr_cu.cuMemsetD2D8Async(gr__cu_ptr(dst), pitch, value, width, height, cu);
+    if (r == CUDA_SUCCESS && !s)
+        r = gr_cu.cuStreamSynchronize(cu);
+    return r ? gr__cu_fail(call, s ? s->device : device, "cuMemsetD2D8Async", r) : grSuccess;
 }
 
 grError_t gr__cuda_memcpy_now(int device, void *dst, const void *src, size_t count)

@@ -1,0 +1,26 @@
+/*
+ * api.h - what the API files share: the checked, stream-ordered copy of
+ * api/memory.c that the pitched copies (copy2d.c) and the symbol copies
+ * (symbol.c) reuse, so that every copy keeps one set of rules.
+ */
+#ifndef GR_API_INT_H
+#define GR_API_INT_H
+
+#include "../backend/backend.h"
+
+/* A 1D copy as grMemcpyAsync makes it, with 'call' in every detail:
+ * checked, then recorded (capturing stream), queued (CPU stream) or handed
+ * to the driver (GPU memory or stream). 'sync': one of the synchronous
+ * forms (potentially unsafe during capture); the caller then waits with
+ * gr__api_wait_legacy(call, *out) when count > 0. */
+grError_t gr__api_copy_enqueue(const char *call, void *dst, const void *src, size_t count, grMemcpyKind kind,
+                               grStream_t stream, bool sync, gr_stream **out);
+
+/* The synchronous forms' wait for the legacy stream s (sticky errors
+ * reported here). */
+grError_t gr__api_wait_legacy(const char *call, gr_stream *s);
+
+/* The GPU whose memory a or b is (either may be NULL); 0: neither. */
+int gr__api_gpu_of(const void *a, const void *b);
+
+#endif /* GR_API_INT_H */
