@@ -1376,6 +1376,91 @@ GR_API grError_t grGraphEventRecordNodeSetEvent(grGraphNode_t node, grEvent_t ev
 GR_API grError_t grGraphEventWaitNodeGetEvent(grGraphNode_t node, grEvent_t *event_out);
 GR_API grError_t grGraphEventWaitNodeSetEvent(grGraphNode_t node, grEvent_t event);
 
+/* Sets the parameters of a node of any type from the generic description
+ * of grGraphAddNode: nodeParams->type must be the node's type, and the
+ * union member of that type is applied as the node type's own setter
+ * applies it (grGraphKernelNodeSetParams, grGraphMemcpyNodeSetParams1D
+ * from a 1D memcpy description as grGraphAddNode reads one,
+ * grGraphMemsetNodeSetParams, grGraphHostNodeSetParams, the event nodes'
+ * SetEvent); a child-graph node gets a copy of nodeParams->graph.graph,
+ * checked as grGraphAddChildGraphNode checks a graph; an empty node has
+ * nothing to set. The detail of a refusal by a type's rule names that
+ * type's setter. Errors: grErrorInvalidValue (node not live; nodeParams
+ * NULL; nodeParams->type not the node's type), grErrorNotSupported (a
+ * memory allocation or free node, as in CUDA), else those of the type's
+ * setter. Thread safety: not with other calls on the node's graph.
+ * Mirrors cudaGraphNodeSetParams. */
+GR_API grError_t grGraphNodeSetParams(grGraphNode_t node, grGraphNodeParams *nodeParams);
+
+/* ---------------------------------------------------------- user objects
+ *
+ * A user object ties a resource's lifetime to graphs: a reference count
+ * and a destructor, destroy(ptr), run once when the count reaches zero.
+ * References are held by the application (from grUserObjectCreate and
+ * grUserObjectRetain), by graphs (grGraphRetainUserObject), by the copies
+ * of a graph (grGraphClone and child-graph nodes copy its references),
+ * and by executables (each takes the references of its graph and of the
+ * graphs nested in it at instantiation, and keeps them until it is
+ * destroyed and its launches in flight are over; grGraphExecUpdate and
+ * grGraphExecChildGraphNodeSetParams replace them with the new graph's).
+ * Destructors run on graphrt's destructor thread, one at a time, in the
+ * order the objects' counts reached zero, never on the thread that
+ * dropped the last reference and never under a graphrt lock; no graphrt
+ * call waits for them (grUserObjectNoDestructorSync). CUDA forbids CUDA
+ * calls in a destructor; graphrt allows graphrt calls there (a
+ * destructor that blocks delays the destructors queued after it), but
+ * portable code signals another thread instead. docs/user-objects.md.
+ */
+typedef struct grUserObject_st *grUserObject_t;
+
+/* Flags of grUserObjectCreate: the only one, and required, as in CUDA. */
+typedef enum grUserObjectFlags {
+    grUserObjectNoDestructorSync = 0x1 /* no graphrt call waits for the destructor */
+} grUserObjectFlags;
+
+/* Flags of grGraphRetainUserObject. */
+typedef enum grUserObjectRetainFlags {
+    grGraphUserObjectMove = 0x1 /* the caller's references move to the graph */
+} grUserObjectRetainFlags;
+
+/* Creates a user object with initialRefcount references, owned by the
+ * caller; destroy(ptr) runs once the last reference is released. Errors:
+ * grErrorInvalidValue (object_out NULL, destroy NULL, initialRefcount 0,
+ * flags other than grUserObjectNoDestructorSync), grErrorMemoryAllocation
+ * (also when the destructor thread cannot be started). Thread safety: any
+ * thread. Mirrors cudaUserObjectCreate. */
+GR_API grError_t grUserObjectCreate(grUserObject_t *object_out, void *ptr, grHostFn_t destroy,
+                                    unsigned int initialRefcount, unsigned int flags);
+
+/* Takes count more references for the caller. Errors: grErrorInvalidValue
+ * (object not live: NULL, its count already reached zero, or not a user
+ * object; count 0; a count that would pass 2^62). Thread safety: any
+ * thread. Mirrors cudaUserObjectRetain. */
+GR_API grError_t grUserObjectRetain(grUserObject_t object, unsigned int count);
+
+/* Gives back count of the caller's references; the last one queues the
+ * destructor. Errors: grErrorInvalidValue (object not live; count 0;
+ * count above the references left, where CUDA's behaviour is undefined:
+ * nothing is released). Thread safety: any thread. Mirrors
+ * cudaUserObjectRelease. */
+GR_API grError_t grUserObjectRelease(grUserObject_t object, unsigned int count);
+
+/* Gives graph count references of object: new ones, or with flags
+ * grGraphUserObjectMove the caller's own (which it no longer holds).
+ * Errors: grErrorInvalidValue (graph not live; object not live; count 0;
+ * flags other than 0 and grGraphUserObjectMove; a count that would pass
+ * 2^62), grErrorMemoryAllocation. Thread safety: not with other calls on
+ * the graph. Mirrors cudaGraphRetainUserObject. */
+GR_API grError_t grGraphRetainUserObject(grGraph_t graph, grUserObject_t object, unsigned int count,
+                                         unsigned int flags);
+
+/* Releases count of the references graph holds of object. Errors:
+ * grErrorInvalidValue (graph not live; object not live; count 0; count
+ * above the references the graph holds: nothing is released). Thread
+ * safety: not with other calls on the graph. Mirrors
+ * cudaGraphReleaseUserObject. */
+GR_API grError_t grGraphReleaseUserObject(grGraph_t graph, grUserObject_t object, unsigned int count);
+
 /* Copies a graph: same nodes (parameters copied), same edges. Errors:
  * grErrorInvalidValue (pGraphClone NULL, originalGraph NULL or not live),
  * grErrorNotSupported (originalGraph has memory allocation or free nodes,

@@ -135,6 +135,34 @@ void gr__graphmem_exec_destroyed(grGraphExec_t e);
 /* The executable is being freed: unmaps its memory. */
 void gr__graphmem_exec_free(grGraphExec_t e);
 
+/* ------------------------------------------------------- user objects */
+
+/* The user-object references an executable of g takes (exec/userobj.c):
+ * g's own and those of the graphs nested in each top-level child-graph
+ * node, retained, tagged by that node's orig index: pairs[i] is the node
+ * of g with orig index i, or pairs is NULL for instantiation's numbering
+ * (creation order). *out is NULL when there are none (always, until a
+ * user object exists). */
+grError_t gr__exec_urefs_build(const char *call, grGraph_t g, struct grGraphNode_st *const *pairs,
+                               struct gr_urefs **out);
+
+/* Installs the table of an update (which waited for e's launches),
+ * dropping the references e held before. */
+void gr__exec_urefs_replace(grGraphExec_t e, struct gr_urefs *fresh);
+
+/* grGraphExecChildGraphNodeSetParams: the references of top-level node
+ * 'orig' become child's (and its nested graphs'). Call between
+ * gr__exec_write_begin and gr__exec_write_end, after every check; fails
+ * only out of memory, changing nothing. */
+grError_t gr__exec_urefs_replace_child(const char *call, grGraphExec_t e, uint32_t orig, grGraph_t child);
+
+/* grGraphExecDestroy: drops e's references now if no launch of e is
+ * queued or running, else once the last one is over. */
+void gr__exec_urefs_destroyed(grGraphExec_t e);
+
+/* The executable is being freed: drops what is left. */
+void gr__exec_urefs_free(grGraphExec_t e);
+
 /* ------------------------------------------------------------ analysis */
 
 /* GRAPHRT_ANALYZE=1 (read once per process): writes the findings of

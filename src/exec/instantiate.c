@@ -513,6 +513,7 @@ static void exec_free(struct grGraphExec_st *e)
     gr__cuda_exec_free(e->gpu);
     gr__plan_free(&e->plan);
     gr__file_res_release(e->file_res);
+    gr__exec_urefs_free(e);
     gr__big_free(e->orig);
     gr__free((void *)gr_load_relaxed(&e->map));
     gr__mark_dead(&e->magic);
@@ -603,6 +604,8 @@ static grError_t instantiate(const char *call, grGraphExec_t *out, grGraph_t g, 
         err = gr__cuda_exec_lower(call, p, device, flags, &e->gpu);
     if (!err)
         err = gr__graphmem_instantiate(call, e, g);
+    if (!err)
+        err = gr__exec_urefs_build(call, g, NULL, &e->urefs);
     gr__big_free(b.edges);
     if (err) {
         exec_free(e);

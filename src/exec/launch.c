@@ -128,6 +128,7 @@ GR_API grError_t grGraphExecDestroy(grGraphExec_t graphExec)
     graphExec->magic = GR_MAGIC_DEAD;
     if (graphExec->flags & GR_EXEC_GRAPHMEM)
         gr__graphmem_exec_destroyed(graphExec);
+    gr__exec_urefs_destroyed(graphExec);
     gr__exec_release(graphExec);
     return grSuccess;
 }

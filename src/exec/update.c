@@ -727,6 +727,15 @@ GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
             return err;
         }
     }
+    struct gr_urefs *urefs = NULL;
+    if ((err = gr__exec_urefs_build(call, hGraph, u.pair_o, &urefs))) {
+        gr__exec_write_end(hGraphExec);
+        if (u.pair_o != pair_buf)
+            gr__free(u.pair_o);
+        upd_free(&u);
+        return err;
+    }
+    gr__exec_urefs_replace(hGraphExec, urefs);
     if (hGraphExec->gpu)
         u.gpu_changed = gr__calloc(hGraphExec->plan.nnodes, 1);
     install_blocks(&u);
@@ -790,6 +799,11 @@ GR_API grError_t grGraphExecChildGraphNodeSetParams(grGraphExec_t hGraphExec, gr
             upd_free(&u);
             return err;
         }
+    }
+    if ((err = gr__exec_urefs_replace_child(call, hGraphExec, i, childGraph))) {
+        gr__exec_write_end(hGraphExec);
+        upd_free(&u);
+        return err;
     }
     if (hGraphExec->gpu)
         u.gpu_changed = gr__calloc(hGraphExec->plan.nnodes, 1);

@@ -472,6 +472,7 @@ void gr__graph_free(grGraph_t g)
     }
     /* After the nodes: their parameters point into the buffers. */
     gr__file_res_release(g->res);
+    gr__urefs_release_all(&g->urefs);
     gr__prov_free(g);
     g->magic = GR_MAGIC_DEAD;
     gr__shell_retire(&graph_shelf, g);

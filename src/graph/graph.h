@@ -137,6 +137,12 @@ struct grGraph_st {
      * allocates nothing for provenance. */
     struct gr_graph_prov *prov;
     uint32_t lanes_used;
+    /* The user-object references the graph owns (userobj.c): copied by a
+     * clone, released with the graph. Empty for most graphs. */
+    struct gr_urefs {
+        struct gr_uref *v;
+        size_t n, cap;
+    } urefs;
 };
 
 /* The refusal of a call that would destroy g or some of its nodes while
@@ -438,5 +444,66 @@ const void *gr__prov_node_stream(grGraph_t g, const struct grGraphNode_st *n);
 
 /* Frees g's provenance. */
 void gr__prov_free(grGraph_t g);
+
+/* ---------------------------------------------------------- user objects
+ *
+ * A user object (userobj.c) is a reference count and a destructor. Its
+ * references are held by the application, by graphs (graph->urefs) and by
+ * executables (exec/userobj.c). When the count reaches zero the handle
+ * dies at once and the destructor is queued for graphrt's destructor
+ * thread, which runs destructors one at a time, in the order their
+ * objects' counts reached zero, holding no graphrt lock: so a release
+ * never runs user code, whatever lock its caller holds.
+ */
+struct grUserObject_st {
+    uint32_t magic;           /* GR_MAGIC_USEROBJ */
+    _Atomic uint64_t refs;    /* 0: dead, its destructor queued or run */
+    void *ptr;                /* the destructor's argument */
+    grHostFn_t destroy;       /* immutable */
+    struct grUserObject_st *next_dead; /* the destructor queue, under its lock */
+};
+
+/* References of one object held by a graph or an executable. 'tag'
+ * groups them: graphs use 0; an executable tags them by where they came
+ * from (exec/userobj.c). */
+typedef struct gr_uref {
+    struct grUserObject_st *obj;
+    uint64_t count;
+    uint32_t tag;
+} gr_uref;
+
+/* True once a user object was created in this process: until then no
+ * graph holds references and instantiation skips looking for them. */
+bool gr__uobj_any(void);
+
+/* Handle check with a detail naming 'call'. */
+grError_t gr__uobj_check(const char *call, grUserObject_t o);
+
+/* Takes / drops n (> 0) references of a live object without checks; the
+ * drop that reaches zero queues the destructor (never runs it). */
+void gr__uobj_retain_n(struct grUserObject_st *o, uint64_t n);
+void gr__uobj_release_n(struct grUserObject_st *o, uint64_t n);
+
+/* Adds 'count' references of o under 'tag' to r, merging with an entry
+ * of the same object and tag; the references themselves are the caller's
+ * to take. False when out of memory (r unchanged). */
+bool gr__urefs_add(struct gr_urefs *r, struct grUserObject_st *o, uint64_t count, uint32_t tag);
+
+/* Appends to dst, under 'tag' and retained, the references of src. False
+ * when out of memory: dst keeps (and holds) what was appended. */
+bool gr__urefs_append(struct gr_urefs *dst, const struct gr_urefs *src, uint32_t tag);
+
+/* Appends to dst, under 'tag' and retained, the references g and the
+ * graphs nested in it hold (child graphs). False when out of memory: dst
+ * keeps (and holds) what was appended. */
+bool gr__urefs_collect(struct gr_urefs *dst, grGraph_t g, uint32_t tag);
+
+/* Releases every reference of r and empties it (its array freed). */
+void gr__urefs_release_all(struct gr_urefs *r);
+
+/* Moves the entries of r tagged 'tag' to 'out' (appended, still held),
+ * or releases them when out is NULL; r keeps the others. False when out
+ * of memory growing out (nothing moved). */
+bool gr__urefs_take_tag(struct gr_urefs *r, uint32_t tag, struct gr_urefs *out);
 
 #endif /* GR_GRAPH_H */

@@ -1,0 +1,417 @@
+/*
+ * test-user-objects.c - user objects: the destructor runs exactly once,
+ * when the last reference goes, whoever holds them (the application,
+ * graphs, clones, child graphs, executables, launches in flight, exec
+ * updates), on graphrt's destructor thread; misuse is refused with an
+ * error and changes nothing.
+ *
+ * Destructors run asynchronously, one at a time in the order their
+ * objects' counts reached zero, so flush() (a sentinel object released
+ * last, waited for) tells that every destructor queued before it ran:
+ * after it, a count that stayed 0 means the destructor was not queued.
+ */
+#include "test.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
+
+typedef struct counted {
+    atomic_int runs;
+    pthread_t thread; /* where the destructor ran */
+} counted;
+
+static void count_destroy(void *p)
+{
+    counted *c = p;
+    c->thread = pthread_self();
+    atomic_fetch_add(&c->runs, 1);
+}
+
+static void nap(void)
+{
+    struct timespec ts = {0, 200000};
+    nanosleep(&ts, NULL);
+}
+
+/* Waits until c's destructor ran (the runner's timeout ends a test whose
+ * destructor never runs). */
+static void wait_run(counted *c)
+{
+    while (atomic_load(&c->runs) == 0)
+        nap();
+}
+
+/* Returns once every destructor queued before the call has run. */
+static void flush(void)
+{
+    counted s = {0};
+    grUserObject_t o;
+    CHECK_OK(grUserObjectCreate(&o, &s, count_destroy, 1, grUserObjectNoDestructorSync));
+    CHECK_OK(grUserObjectRelease(o, 1));
+    wait_run(&s);
+}
+
+static grUserObject_t make(counted *c, unsigned refs)
+{
+    grUserObject_t o;
+    CHECK_OK(grUserObjectCreate(&o, c, count_destroy, refs, grUserObjectNoDestructorSync));
+    return o;
+}
+
+static void noop_host(void *p)
+{
+    (void)p;
+}
+
+static grGraph_t graph_with_host(void)
+{
+    grGraph_t g;
+    grGraphNode_t n;
+    grHostNodeParams hp = {noop_host, NULL};
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddHostNode(&n, g, NULL, 0, &hp));
+    return g;
+}
+
+GR_TEST(user_object_destructor_runs_once_at_last_release)
+{
+    counted c = {0};
+    grUserObject_t o = make(&c, 2);
+    CHECK_OK(grUserObjectRetain(o, 3));
+    CHECK_OK(grUserObjectRelease(o, 4));
+    flush();
+    CHECK_EQ(atomic_load(&c.runs), 0);
+    CHECK_OK(grUserObjectRelease(o, 1));
+    wait_run(&c);
+    flush();
+    CHECK_EQ(atomic_load(&c.runs), 1);
+    /* Not on the releasing thread. */
+    CHECK(!pthread_equal(c.thread, pthread_self()));
+    /* The handle is dead now. */
+    CHECK_GR(grErrorInvalidValue, grUserObjectRetain(o, 1));
+    CHECK_GR(grErrorInvalidValue, grUserObjectRelease(o, 1));
+}
+
+GR_TEST(user_object_misuse_is_refused_and_changes_nothing)
+{
+    counted c = {0};
+    grUserObject_t o;
+    grGraph_t g;
+    CHECK_GR(grErrorInvalidValue, grUserObjectCreate(NULL, &c, count_destroy, 1, grUserObjectNoDestructorSync));
+    CHECK_GR(grErrorInvalidValue, grUserObjectCreate(&o, &c, NULL, 1, grUserObjectNoDestructorSync));
+    CHECK_GR(grErrorInvalidValue, grUserObjectCreate(&o, &c, count_destroy, 0, grUserObjectNoDestructorSync));
+    CHECK_GR(grErrorInvalidValue, grUserObjectCreate(&o, &c, count_destroy, 1, 0));
+    CHECK_DETAIL_HAS("grUserObjectNoDestructorSync");
+    CHECK_GR(grErrorInvalidValue, grUserObjectCreate(&o, &c, count_destroy, 1, 3));
+    o = make(&c, 2);
+    CHECK_GR(grErrorInvalidValue, grUserObjectRetain(NULL, 1));
+    CHECK_GR(grErrorInvalidValue, grUserObjectRelease(NULL, 1));
+    CHECK_GR(grErrorInvalidValue, grUserObjectRetain(o, 0));
+    CHECK_GR(grErrorInvalidValue, grUserObjectRelease(o, 0));
+    /* Below zero: refused, nothing released. */
+    CHECK_GR(grErrorInvalidValue, grUserObjectRelease(o, 3));
+    CHECK_DETAIL_HAS("2 references left");
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_GR(grErrorInvalidValue, grGraphRetainUserObject(g, o, 1, 2));
+    CHECK_GR(grErrorInvalidValue, grGraphRetainUserObject(g, o, 0, 0));
+    CHECK_GR(grErrorInvalidValue, grGraphRetainUserObject(NULL, o, 1, 0));
+    CHECK_GR(grErrorInvalidValue, grGraphRetainUserObject(g, NULL, 1, 0));
+    CHECK_GR(grErrorInvalidValue, grGraphReleaseUserObject(g, o, 1));
+    CHECK_DETAIL_HAS("holds no reference");
+    CHECK_OK(grGraphRetainUserObject(g, o, 1, 0));
+    CHECK_GR(grErrorInvalidValue, grGraphReleaseUserObject(g, o, 2));
+    CHECK_GR(grErrorInvalidValue, grGraphReleaseUserObject(g, o, 0));
+    flush();
+    CHECK_EQ(atomic_load(&c.runs), 0);
+    /* Everything refused left the counts alone: 2 + 1 references. */
+    CHECK_OK(grGraphReleaseUserObject(g, o, 1));
+    CHECK_OK(grUserObjectRelease(o, 1));
+    flush();
+    CHECK_EQ(atomic_load(&c.runs), 0);
+    CHECK_OK(grUserObjectRelease(o, 1));
+    wait_run(&c);
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_GR(grErrorInvalidValue, grGraphRetainUserObject(g, o, 1, 0));
+}
+
+GR_TEST(user_object_graph_references_and_move)
+{
+    counted a = {0}, b = {0};
+    grGraph_t g;
+    grUserObject_t oa = make(&a, 1), ob = make(&b, 1);
+    CHECK_OK(grGraphCreate(&g, 0));
+    /* A copy: the application still holds its reference. */
+    CHECK_OK(grGraphRetainUserObject(g, oa, 2, 0));
+    /* A move: the application's reference becomes the graph's. */
+    CHECK_OK(grGraphRetainUserObject(g, ob, 1, grGraphUserObjectMove));
+    CHECK_OK(grUserObjectRelease(oa, 1));
+    CHECK_OK(grGraphReleaseUserObject(g, oa, 1));
+    flush();
+    CHECK_EQ(atomic_load(&a.runs), 0);
+    CHECK_EQ(atomic_load(&b.runs), 0);
+    CHECK_OK(grGraphDestroy(g));
+    wait_run(&a);
+    wait_run(&b);
+    flush();
+    CHECK_EQ(atomic_load(&a.runs), 1);
+    CHECK_EQ(atomic_load(&b.runs), 1);
+}
+
+GR_TEST(user_object_clone_and_child_graph_copy_references)
+{
+    counted c = {0};
+    grGraph_t g, clone, parent, inner;
+    grGraphNode_t child;
+    grUserObject_t o = make(&c, 1);
+    g = graph_with_host();
+    CHECK_OK(grGraphRetainUserObject(g, o, 1, grGraphUserObjectMove));
+    CHECK_OK(grGraphClone(&clone, g));
+    CHECK_OK(grGraphCreate(&parent, 0));
+    CHECK_OK(grGraphAddChildGraphNode(&child, parent, NULL, 0, g));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grGraphDestroy(clone));
+    flush();
+    CHECK_EQ(atomic_load(&c.runs), 0); /* the child graph's copy holds one */
+    /* The child graph's references are its own: released there. */
+    CHECK_OK(grGraphChildGraphNodeGetGraph(child, &inner));
+    CHECK_GR(grErrorInvalidValue, grGraphReleaseUserObject(parent, o, 1));
+    CHECK_OK(grGraphReleaseUserObject(inner, o, 1));
+    wait_run(&c);
+}
+
+GR_TEST(user_object_child_graph_node_destroy_releases)
+{
+    counted c = {0};
+    grGraph_t g = graph_with_host(), parent;
+    grGraphNode_t child;
+    grUserObject_t o = make(&c, 1);
+    CHECK_OK(grGraphRetainUserObject(g, o, 1, grGraphUserObjectMove));
+    CHECK_OK(grGraphCreate(&parent, 0));
+    CHECK_OK(grGraphAddChildGraphNode(&child, parent, NULL, 0, g));
+    CHECK_OK(grGraphDestroy(g));
+    flush();
+    CHECK_EQ(atomic_load(&c.runs), 0);
+    CHECK_OK(grGraphDestroyNode(child));
+    wait_run(&c);
+    CHECK_OK(grGraphDestroy(parent));
+}
+
+GR_TEST(user_object_executable_holds_references_until_destroyed)
+{
+    counted own = {0}, nested = {0};
+    grGraph_t g = graph_with_host(), sub = graph_with_host();
+    grGraphNode_t child;
+    grGraphExec_t e;
+    grStream_t s;
+    grUserObject_t o1 = make(&own, 1), o2 = make(&nested, 1);
+    CHECK_OK(grGraphRetainUserObject(g, o1, 1, grGraphUserObjectMove));
+    CHECK_OK(grGraphRetainUserObject(sub, o2, 1, grGraphUserObjectMove));
+    CHECK_OK(grGraphAddChildGraphNode(&child, g, NULL, 0, sub));
+    CHECK_OK(grGraphDestroy(sub));
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamCreate(&s));
+    CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    flush();
+    CHECK_EQ(atomic_load(&own.runs), 0);
+    CHECK_EQ(atomic_load(&nested.runs), 0);
+    CHECK_OK(grGraphExecDestroy(e));
+    /* Nothing in flight: released by the destroy, although the stream
+     * still caches the executable. */
+    wait_run(&own);
+    wait_run(&nested);
+    CHECK_OK(grStreamDestroy(s));
+}
+
+/* A host node that waits until the test lets it go. */
+static atomic_int gate_open, gate_reached;
+
+static void gate_host(void *p)
+{
+    (void)p;
+    atomic_store(&gate_reached, 1);
+    while (!atomic_load(&gate_open))
+        nap();
+}
+
+GR_TEST(user_object_launch_in_flight_keeps_references_after_exec_destroy)
+{
+    counted c = {0};
+    grGraph_t g;
+    grGraphNode_t n;
+    grGraphExec_t e;
+    grStream_t s;
+    grHostNodeParams hp = {gate_host, NULL};
+    grUserObject_t o = make(&c, 1);
+    atomic_store(&gate_open, 0);
+    atomic_store(&gate_reached, 0);
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddHostNode(&n, g, NULL, 0, &hp));
+    CHECK_OK(grGraphRetainUserObject(g, o, 1, grGraphUserObjectMove));
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamCreate(&s));
+    CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grGraphLaunch(e, s));
+    while (!atomic_load(&gate_reached))
+        nap();
+    CHECK_OK(grGraphExecDestroy(e));
+    flush();
+    CHECK_EQ(atomic_load(&c.runs), 0); /* two launches still to finish */
+    atomic_store(&gate_open, 1);
+    CHECK_OK(grStreamSynchronize(s));
+    wait_run(&c);
+    flush();
+    CHECK_EQ(atomic_load(&c.runs), 1);
+    CHECK_OK(grStreamDestroy(s));
+}
+
+GR_TEST(user_object_exec_update_replaces_references)
+{
+    counted a = {0}, b = {0};
+    grGraph_t ga = graph_with_host(), gb = graph_with_host();
+    grGraphExec_t e;
+    grGraphExecUpdateResultInfo info;
+    grUserObject_t oa = make(&a, 1), ob = make(&b, 1);
+    CHECK_OK(grGraphRetainUserObject(ga, oa, 1, grGraphUserObjectMove));
+    CHECK_OK(grGraphRetainUserObject(gb, ob, 1, grGraphUserObjectMove));
+    CHECK_OK(grGraphInstantiate(&e, ga, 0));
+    CHECK_OK(grGraphDestroy(ga));
+    flush();
+    CHECK_EQ(atomic_load(&a.runs), 0);
+    CHECK_OK(grGraphExecUpdate(e, gb, &info));
+    CHECK_OK(grGraphDestroy(gb));
+    wait_run(&a); /* the executable gave up ga's references */
+    flush();
+    CHECK_EQ(atomic_load(&b.runs), 0); /* and holds gb's */
+    CHECK_OK(grGraphExecDestroy(e));
+    wait_run(&b);
+}
+
+GR_TEST(user_object_exec_child_set_params_replaces_that_childs_references)
+{
+    counted top = {0}, old_child = {0}, new_child = {0};
+    grGraph_t g = graph_with_host(), c1 = graph_with_host(), c2 = graph_with_host();
+    grGraphNode_t child;
+    grGraphExec_t e;
+    grUserObject_t ot = make(&top, 1), o1 = make(&old_child, 1), o2 = make(&new_child, 1);
+    CHECK_OK(grGraphRetainUserObject(g, ot, 1, grGraphUserObjectMove));
+    CHECK_OK(grGraphRetainUserObject(c1, o1, 1, grGraphUserObjectMove));
+    CHECK_OK(grGraphRetainUserObject(c2, o2, 1, grGraphUserObjectMove));
+    CHECK_OK(grGraphAddChildGraphNode(&child, g, NULL, 0, c1));
+    CHECK_OK(grGraphDestroy(c1));
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grGraphExecChildGraphNodeSetParams(e, child, c2));
+    CHECK_OK(grGraphDestroy(c2));
+    wait_run(&old_child);
+    flush();
+    CHECK_EQ(atomic_load(&top.runs), 0);
+    CHECK_EQ(atomic_load(&new_child.runs), 0);
+    CHECK_OK(grGraphExecDestroy(e));
+    wait_run(&top);
+    wait_run(&new_child);
+    flush();
+    CHECK_EQ(atomic_load(&old_child.runs), 1);
+}
+
+/* A destructor that calls graphrt: frees memory and waits for a stream
+ * (CUDA forbids CUDA calls in destructors; graphrt runs them on a thread
+ * that holds no lock, so these cannot deadlock). */
+typedef struct res {
+    void *mem;
+    grStream_t s;
+    atomic_int done;
+    grError_t free_err, sync_err;
+} res;
+
+static void res_destroy(void *p)
+{
+    res *r = p;
+    r->sync_err = grStreamSynchronize(r->s);
+    r->free_err = grFree(r->mem);
+    atomic_store(&r->done, 1);
+}
+
+GR_TEST(user_object_destructor_may_call_graphrt)
+{
+    res r = {0};
+    grUserObject_t o;
+    grGraph_t g = graph_with_host();
+    grGraphExec_t e;
+    CHECK_OK(grMalloc(&r.mem, 4096));
+    CHECK_OK(grStreamCreate(&r.s));
+    CHECK_OK(grUserObjectCreate(&o, &r, res_destroy, 1, grUserObjectNoDestructorSync));
+    CHECK_OK(grGraphRetainUserObject(g, o, 1, grGraphUserObjectMove));
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grGraphLaunch(e, r.s));
+    CHECK_OK(grGraphExecDestroy(e));
+    while (!atomic_load(&r.done))
+        nap();
+    CHECK_EQ(r.sync_err, grSuccess);
+    CHECK_EQ(r.free_err, grSuccess);
+    CHECK_OK(grStreamDestroy(r.s));
+}
+
+/* The last reference released by a host node, on a worker thread. */
+static void release_host(void *p)
+{
+    grUserObjectRelease((grUserObject_t)p, 1);
+}
+
+GR_TEST(user_object_released_inside_a_graph_runs_elsewhere)
+{
+    counted c = {0};
+    grUserObject_t o = make(&c, 1);
+    grStream_t s;
+    CHECK_OK(grStreamCreate(&s));
+    CHECK_OK(grLaunchHostFunc(s, release_host, o));
+    CHECK_OK(grStreamSynchronize(s));
+    wait_run(&c);
+    CHECK_OK(grStreamDestroy(s));
+}
+
+#define UOBJ_THREADS 4
+#define UOBJ_ROUNDS 200
+
+typedef struct hammer {
+    grUserObject_t o;
+    atomic_int failures;
+} hammer;
+
+static void *hammer_main(void *p)
+{
+    hammer *h = p;
+    for (int i = 0; i < UOBJ_ROUNDS; i++) {
+        grGraph_t g, clone;
+        grGraphExec_t e;
+        if (grUserObjectRetain(h->o, 2) != grSuccess || grGraphCreate(&g, 0) != grSuccess ||
+            grGraphRetainUserObject(g, h->o, 1, grGraphUserObjectMove) != grSuccess ||
+            grGraphClone(&clone, g) != grSuccess || grGraphInstantiate(&e, clone, 0) != grSuccess ||
+            grGraphDestroy(g) != grSuccess || grGraphDestroy(clone) != grSuccess ||
+            grGraphExecDestroy(e) != grSuccess || grUserObjectRelease(h->o, 1) != grSuccess)
+            atomic_fetch_add(&h->failures, 1);
+    }
+    return NULL;
+}
+
+GR_TEST(user_object_references_from_many_threads)
+{
+    counted c = {0};
+    hammer h = {make(&c, 1), 0};
+    pthread_t t[UOBJ_THREADS];
+    for (int i = 0; i < UOBJ_THREADS; i++)
+        CHECK_EQ(pthread_create(&t[i], NULL, hammer_main, &h), 0);
+    for (int i = 0; i < UOBJ_THREADS; i++)
+        pthread_join(t[i], NULL);
+    CHECK_EQ(atomic_load(&h.failures), 0);
+    flush();
+    CHECK_EQ(atomic_load(&c.runs), 0);
+    CHECK_OK(grUserObjectRelease(h.o, 1));
+    wait_run(&c);
+    flush();
+    CHECK_EQ(atomic_load(&c.runs), 1);
+}
