@@ -1983,6 +1983,48 @@ GR_API grError_t grGraphInstantiate(grGraphExec_t *pGraphExec, grGraph_t graph, 
 GR_API grError_t grGraphInstantiateWithFlags(grGraphExec_t *pGraphExec, grGraph_t graph,
                                              unsigned long long flags);
 
+/* Why an instantiation failed (grGraphInstantiateParams.result_out).
+ * Mirrors cudaGraphInstantiateResult. */
+typedef enum grGraphInstantiateResult {
+    grGraphInstantiateSuccess = 0,
+    grGraphInstantiateError = 1,            /* any failure not listed below */
+    grGraphInstantiateInvalidStructure = 2, /* the graph's shape: a cycle, child graphs nested too deep */
+    grGraphInstantiateNodeOperationNotSupported = 3, /* CUDA: device launch of an unsupported node */
+    grGraphInstantiateMultipleDevicesNotSupported = 4, /* CUDA: device launch across devices */
+    grGraphInstantiateConditionalHandleUnused = 5     /* a conditional handle no node uses */
+} grGraphInstantiateResult;
+
+/* The parameters and results of grGraphInstantiateWithParams. Mirrors
+ * cudaGraphInstantiateParams. */
+typedef struct grGraphInstantiateParams {
+    unsigned long long flags;               /* grGraphInstantiateFlag* bits */
+    grStream_t uploadStream;                /* with grGraphInstantiateFlagUpload */
+    grGraphNode_t errNode_out;              /* set: the node at fault, or NULL */
+    grGraphInstantiateResult result_out;    /* set: the outcome */
+} grGraphInstantiateParams;
+
+/* Instantiates as grGraphInstantiate with instantiateParams->flags, then,
+ * with grGraphInstantiateFlagUpload, uploads the executable on
+ * uploadStream as grGraphUpload does (on the CPU a check of the stream:
+ * there is nothing to prepare; on a GPU the driver's upload). On return
+ * result_out says how it went and errNode_out names the node at fault when
+ * one is (a node on or after a cycle, a memcpy or memset node whose range
+ * overruns its allocation or lies in another device's memory (for a node
+ * inside a child graph: the top-level child-graph node), the first
+ * allocation node of a graph that has an executable already), else NULL;
+ * the detail names that node too. Errors: those of grGraphInstantiate,
+ * grErrorInvalidValue (instantiateParams NULL, left untouched), and with
+ * grGraphInstantiateFlagUpload those of grGraphUpload for uploadStream
+ * (no executable is made then). Thread safety: as grGraphInstantiate.
+ * Mirrors cudaGraphInstantiateWithParams. */
+GR_API grError_t grGraphInstantiateWithParams(grGraphExec_t *pGraphExec, grGraph_t graph,
+                                              grGraphInstantiateParams *instantiateParams);
+
+/* The grGraphInstantiateFlag* bits the executable was instantiated with.
+ * Errors: grErrorInvalidValue (graphExec not live, flags NULL). Thread
+ * safety: any thread. Mirrors cudaGraphExecGetFlags. */
+GR_API grError_t grGraphExecGetFlags(grGraphExec_t graphExec, unsigned long long *flags);
+
 /* Destroys an executable. Returns at once; a launch still queued or running
  * completes first, and the executable's memory is released after it.
  * Errors: grErrorInvalidValue (graphExec not live). Mirrors
@@ -2074,6 +2116,23 @@ GR_API grError_t grGraphExecHostNodeSetParams(grGraphExec_t hGraphExec, grGraphN
  * cudaGraphExecChildGraphNodeSetParams. */
 GR_API grError_t grGraphExecChildGraphNodeSetParams(grGraphExec_t hGraphExec, grGraphNode_t node,
                                                     grGraph_t childGraph);
+
+/* Sets the parameters of a node of any type in the executable, from the
+ * generic description of grGraphAddNode: nodeParams->type must be the
+ * node's type (as instantiated), and the union member is applied by the
+ * type's own setter, with its checks and CUDA's limits
+ * (grGraphExecKernelNodeSetParams, grGraphExecMemcpyNodeSetParams1D from
+ * a 1D memcpy description as grGraphAddNode reads one,
+ * grGraphExecMemsetNodeSetParams, grGraphExecHostNodeSetParams,
+ * grGraphExecChildGraphNodeSetParams, the event nodes' SetEvent); an
+ * empty node has nothing to set. Errors: those of every setter,
+ * grErrorInvalidValue (nodeParams NULL; nodeParams->type not the node's
+ * type), grErrorNotSupported (a memory allocation or free node, as in
+ * CUDA), else those of the type's setter, whose name the detail of its
+ * refusal carries. Thread safety: as the other setters. Mirrors
+ * cudaGraphExecNodeSetParams. */
+GR_API grError_t grGraphExecNodeSetParams(grGraphExec_t graphExec, grGraphNode_t node,
+                                          grGraphNodeParams *nodeParams);
 
 /* Sets the event of an event record / wait node. Errors of both: those of
  * every setter, grErrorInvalidResourceHandle (event NULL or not live).

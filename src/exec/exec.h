@@ -135,6 +135,23 @@ void gr__graphmem_exec_destroyed(grGraphExec_t e);
 /* The executable is being freed: unmaps its memory. */
 void gr__graphmem_exec_free(grGraphExec_t e);
 
+/* ------------------------------------------------- instantiate faults */
+
+/* Where the instantiation running on this thread failed, for
+ * grGraphInstantiateWithParams' errNode_out and the detail: the check
+ * that refuses writes the graph node it blames ('node'), or the plan
+ * node ('pindex', mapped to its top-level node afterwards); 'structure'
+ * marks a refusal of the graph's shape (grGraphInstantiateInvalidStructure)
+ * and 'named' a detail that names the node already. Reset by each
+ * instantiation; the launch-time checks that share the code write it
+ * too, harmlessly. */
+typedef struct gr_inst_fault {
+    const struct grGraphNode_st *node;
+    uint32_t pindex; /* UINT32_MAX: none */
+    bool structure, named;
+} gr_inst_fault;
+extern _Thread_local gr_inst_fault gr__inst_fault;
+
 /* ------------------------------------------------------- user objects */
 
 /* The user-object references an executable of g takes (exec/userobj.c):

@@ -38,6 +38,8 @@ grError_t gr__exec_check_ranges(const char *call, grGraphExec_t e)
             snprintf(what, sizeof what, "destination of memset node %u (in topological order)", pn->index);
             err = gr__mem_check_range(call, pn->u.memset.dst, gr__memset_span(&pn->u.memset), what);
         }
+        if (err)
+            gr__inst_fault.pindex = pn->index;
     }
     if (!err)
         gr_store_relaxed(&p->range_gen, gen);

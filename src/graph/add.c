@@ -315,7 +315,7 @@ GR_API grError_t grGraphAddEventWaitNode(grGraphNode_t *pGraphNode, grGraph_t gr
 
 /* The 1D copy a grMemcpy3DParms describes, or a refusal: graphrt's copies
  * are linear byte ranges. */
-static grError_t memcpy_from_3d(const char *call, const grMemcpyNodeParams *mp, gr_memcpy_params *out)
+grError_t gr__node_memcpy_from_3d(const char *call, const grMemcpyNodeParams *mp, gr_memcpy_params *out)
 {
     const grMemcpy3DParms *c = &mp->copyParams;
     if (mp->flags != 0)
@@ -353,7 +353,7 @@ GR_API grError_t grGraphAddNode(grGraphNode_t *pGraphNode, grGraph_t graph,
         gr_memcpy_params m = {NULL, NULL, 0, grMemcpyDefault};
         if ((err = add_begin(call, pGraphNode, graph, pDependencies, numDependencies)) != grSuccess)
             return err;
-        if ((err = memcpy_from_3d(call, &nodeParams->memcpy, &m)) != grSuccess)
+        if ((err = gr__node_memcpy_from_3d(call, &nodeParams->memcpy, &m)) != grSuccess)
             return err;
         return add_memcpy(call, pGraphNode, graph, pDependencies, numDependencies, m.dst, m.src, m.count,
                           m.kind);

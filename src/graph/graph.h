@@ -249,6 +249,9 @@ grError_t gr__node_memset_params_check(const char *call, const grMemsetParams *p
  * p->dst: its rows and the pitch between them. */
 size_t gr__memset_span(const grMemsetParams *p);
 grError_t gr__node_host_params_check(const char *call, const grHostNodeParams *p);
+/* The 1D copy a generic memcpy description (grGraphAddNode's) stands
+ * for: refuses flags and copies that are not 1D (graph/add.c). */
+grError_t gr__node_memcpy_from_3d(const char *call, const grMemcpyNodeParams *mp, gr_memcpy_params *out);
 grError_t gr__node_event_check(const char *call, grEvent_t e);
 
 /* How deep child graphs may nest: grGraphInstantiate takes a graph whose
