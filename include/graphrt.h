@@ -1989,18 +1989,18 @@ typedef enum grGraphInstantiateResult {
     grGraphInstantiateSuccess = 0,
     grGraphInstantiateError = 1,            /* any failure not listed below */
     grGraphInstantiateInvalidStructure = 2, /* the graph's shape: a cycle, child graphs nested too deep */
-    grGraphInstantiateNodeOperationNotSupported = 3, /* CUDA: device launch of an unsupported node */
+    grGraphInstantiateNodeOperationNotSupported = 3,   /* CUDA: device launch of an unsupported node */
     grGraphInstantiateMultipleDevicesNotSupported = 4, /* CUDA: device launch across devices */
-    grGraphInstantiateConditionalHandleUnused = 5     /* a conditional handle no node uses */
+    grGraphInstantiateConditionalHandleUnused = 5      /* a conditional handle no node uses */
 } grGraphInstantiateResult;
 
 /* The parameters and results of grGraphInstantiateWithParams. Mirrors
  * cudaGraphInstantiateParams. */
 typedef struct grGraphInstantiateParams {
-    unsigned long long flags;               /* grGraphInstantiateFlag* bits */
-    grStream_t uploadStream;                /* with grGraphInstantiateFlagUpload */
-    grGraphNode_t errNode_out;              /* set: the node at fault, or NULL */
-    grGraphInstantiateResult result_out;    /* set: the outcome */
+    unsigned long long flags;            /* grGraphInstantiateFlag* bits */
+    grStream_t uploadStream;             /* with grGraphInstantiateFlagUpload */
+    grGraphNode_t errNode_out;           /* set: the node at fault, or NULL */
+    grGraphInstantiateResult result_out; /* set: the outcome */
 } grGraphInstantiateParams;
 
 /* Instantiates as grGraphInstantiate with instantiateParams->flags, then,

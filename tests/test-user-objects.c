@@ -98,7 +98,8 @@ GR_TEST(user_object_misuse_is_refused_and_changes_nothing)
     counted c = {0};
     grUserObject_t o;
     grGraph_t g;
-    CHECK_GR(grErrorInvalidValue, grUserObjectCreate(NULL, &c, count_destroy, 1, grUserObjectNoDestructorSync));
+    CHECK_GR(grErrorInvalidValue,
+             grUserObjectCreate(NULL, &c, count_destroy, 1, grUserObjectNoDestructorSync));
     CHECK_GR(grErrorInvalidValue, grUserObjectCreate(&o, &c, NULL, 1, grUserObjectNoDestructorSync));
     CHECK_GR(grErrorInvalidValue, grUserObjectCreate(&o, &c, count_destroy, 0, grUserObjectNoDestructorSync));
     CHECK_GR(grErrorInvalidValue, grUserObjectCreate(&o, &c, count_destroy, 1, 0));

@@ -713,7 +713,8 @@ GR_API grError_t grGraphInstantiateWithParams(grGraphExec_t *pGraphExec, grGraph
     gr_stream *s = NULL;
     if (instantiateParams == NULL)
         return gr__fail(grErrorInvalidValue,
-                        "%s: instantiateParams is NULL; pass the flags, upload stream and result fields", call);
+                        "%s: instantiateParams is NULL; pass the flags, upload stream and result fields",
+                        call);
     instantiateParams->errNode_out = NULL;
     instantiateParams->result_out = grGraphInstantiateError;
     if (pGraphExec == NULL)

@@ -53,10 +53,11 @@ GR_API grError_t grGraphExecNodeSetParams(grGraphExec_t graphExec, grGraphNode_t
         return grGraphExecEventRecordNodeSetEvent(graphExec, node, nodeParams->eventRecord.event);
     case grGraphNodeTypeMemAlloc:
     case grGraphNodeTypeMemFree:
-        return gr__fail(grErrorNotSupported,
-                        "%s: node %p is a memory %s node, whose parameters cannot change in an executable, as "
-                        "in CUDA",
-                        call, GR_PTR(node), type == grGraphNodeTypeMemAlloc ? "allocation" : "free");
+        return gr__fail(
+            grErrorNotSupported,
+            "%s: node %p is a memory %s node, whose parameters cannot change in an executable, as "
+            "in CUDA",
+            call, GR_PTR(node), type == grGraphNodeTypeMemAlloc ? "allocation" : "free");
     case grGraphNodeTypeCount:
         break;
     }

@@ -459,10 +459,10 @@ void gr__prov_free(grGraph_t g);
  * never runs user code, whatever lock its caller holds.
  */
 struct grUserObject_st {
-    uint32_t magic;           /* GR_MAGIC_USEROBJ */
-    _Atomic uint64_t refs;    /* 0: dead, its destructor queued or run */
-    void *ptr;                /* the destructor's argument */
-    grHostFn_t destroy;       /* immutable */
+    uint32_t magic;                    /* GR_MAGIC_USEROBJ */
+    _Atomic uint64_t refs;             /* 0: dead, its destructor queued or run */
+    void *ptr;                         /* the destructor's argument */
+    grHostFn_t destroy;                /* immutable */
     struct grUserObject_st *next_dead; /* the destructor queue, under its lock */
 };
 

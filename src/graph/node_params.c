@@ -60,8 +60,8 @@ GR_API grError_t grGraphNodeSetParams(grGraphNode_t node, grGraphNodeParams *nod
     if (nodeParams->type != node->type)
         return gr__fail(grErrorInvalidValue,
                         "%s: nodeParams->type is %d (%s) but %s is a %s node; the type must match the node's",
-                        call, (int)nodeParams->type, gr__node_type_name(nodeParams->type), gr__node_label(node),
-                        gr__node_type_name(node->type));
+                        call, (int)nodeParams->type, gr__node_type_name(nodeParams->type),
+                        gr__node_label(node), gr__node_type_name(node->type));
     switch (node->type) {
     case grGraphNodeTypeKernel:
         return grGraphKernelNodeSetParams(node, &nodeParams->kernel);
@@ -88,7 +88,8 @@ GR_API grError_t grGraphNodeSetParams(grGraphNode_t node, grGraphNodeParams *nod
         return gr__fail(grErrorNotSupported,
                         "%s: %s is a memory %s node, whose parameters cannot change once added, as in CUDA "
                         "(build the graph again instead)",
-                        call, gr__node_label(node), node->type == grGraphNodeTypeMemAlloc ? "allocation" : "free");
+                        call, gr__node_label(node),
+                        node->type == grGraphNodeTypeMemAlloc ? "allocation" : "free");
     case grGraphNodeTypeCount:
         break;
     }

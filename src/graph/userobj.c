@@ -113,8 +113,8 @@ static void reaper_queue(struct grUserObject_st *o)
 grError_t gr__uobj_check(const char *call, grUserObject_t o)
 {
     if (o == NULL)
-        return gr__fail(grErrorInvalidValue, "%s: the user object is NULL; pass one made by grUserObjectCreate",
-                        call);
+        return gr__fail(grErrorInvalidValue,
+                        "%s: the user object is NULL; pass one made by grUserObjectCreate", call);
     if (o->magic != GR_MAGIC_USEROBJ)
         return gr__fail(grErrorInvalidValue,
                         "%s: %p is not a live user object (its last reference was released, or it is not "
@@ -311,17 +311,19 @@ GR_API grError_t grGraphRetainUserObject(grGraph_t graph, grUserObject_t object,
 {
     static const char call[] = "grGraphRetainUserObject";
     grError_t err;
-    if ((err = gr__graph_check(call, graph)) != grSuccess || (err = gr__uobj_check(call, object)) != grSuccess)
+    if ((err = gr__graph_check(call, graph)) != grSuccess ||
+        (err = gr__uobj_check(call, object)) != grSuccess)
         return err;
     if (count == 0)
         return gr__fail(grErrorInvalidValue, "%s: count is 0; retain at least one reference", call);
     if (flags & ~(unsigned int)grGraphUserObjectMove)
-        return gr__fail(grErrorInvalidValue, "%s: flags is 0x%x; pass 0 or grGraphUserObjectMove", call, flags);
+        return gr__fail(grErrorInvalidValue, "%s: flags is 0x%x; pass 0 or grGraphUserObjectMove", call,
+                        flags);
     /* The entry first, so that a refusal below leaves nothing to undo but
      * the count just added. */
     if (!gr__urefs_add(&graph->urefs, object, count, 0))
-        return gr__fail(grErrorMemoryAllocation, "%s: out of memory recording the reference in graph %p", call,
-                        GR_PTR(graph));
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory recording the reference in graph %p",
+                        call, GR_PTR(graph));
     if (!(flags & grGraphUserObjectMove) && (err = uobj_retain_live(call, object, count)) != grSuccess) {
         for (size_t i = 0; i < graph->urefs.n; i++)
             if (graph->urefs.v[i].obj == object) {
@@ -339,7 +341,8 @@ GR_API grError_t grGraphReleaseUserObject(grGraph_t graph, grUserObject_t object
 {
     static const char call[] = "grGraphReleaseUserObject";
     grError_t err;
-    if ((err = gr__graph_check(call, graph)) != grSuccess || (err = gr__uobj_check(call, object)) != grSuccess)
+    if ((err = gr__graph_check(call, graph)) != grSuccess ||
+        (err = gr__uobj_check(call, object)) != grSuccess)
         return err;
     if (count == 0)
         return gr__fail(grErrorInvalidValue, "%s: count is 0; release at least one reference", call);
@@ -349,8 +352,8 @@ GR_API grError_t grGraphReleaseUserObject(grGraph_t graph, grUserObject_t object
             continue;
         if (count > u->count)
             return gr__fail(grErrorInvalidValue,
-                            "%s: count is %u but graph %p holds %llu references of user object %p", call, count,
-                            GR_PTR(graph), (unsigned long long)u->count, GR_PTR(object));
+                            "%s: count is %u but graph %p holds %llu references of user object %p", call,
+                            count, GR_PTR(graph), (unsigned long long)u->count, GR_PTR(object));
         u->count -= count;
         if (u->count == 0)
             *u = graph->urefs.v[--graph->urefs.n];
