@@ -13,6 +13,7 @@
 #include "exec.h"
 #include "../backend/cuda/cuda.h"
 #include "../backend/cuda/cuda_graph.h"
+#include "../capture/capture.h"
 #include "../memory/graphmem.h"
 
 #include <stdio.h>
@@ -570,7 +571,7 @@ static const struct grGraphNode_st *culprit(const struct grGraphExec_st *e, grEr
         snprintf(detail, sizeof detail, "%s", grGetLastErrorDetail());
         (void)gr__fail(err, "%s (the node at fault: %s)", detail, gr__node_label(n));
     }
-    return n;
+    return gr__inst_fault.unreported ? NULL : n;
 }
 
 static grError_t instantiate_body(const char *call, grGraphExec_t *out, grGraph_t g, unsigned long long flags,
@@ -583,7 +584,7 @@ static grError_t instantiate_report(const char *call, grGraphExec_t *out, grGrap
                                     grGraphInstantiateResult *result)
 {
     const struct grGraphNode_st *node = NULL;
-    gr__inst_fault = (gr_inst_fault){NULL, UINT32_MAX, false, false};
+    gr__inst_fault = (gr_inst_fault){NULL, UINT32_MAX, false, false, false};
     grError_t err = instantiate_body(call, out, g, flags, &node);
     if (err_node)
         *err_node = (grGraphNode_t)(uintptr_t)node;
@@ -724,6 +725,14 @@ GR_API grError_t grGraphInstantiateWithParams(grGraphExec_t *pGraphExec, grGraph
     if ((flags & grGraphInstantiateFlagUpload) &&
         (err = gr__stream_from_handle(call, instantiateParams->uploadStream, &s)))
         return err;
+    /* An upload into a capture is refused as a launch into one is, and
+     * invalidates it (CUDA 13 probe: grErrorStreamCaptureUnsupported). */
+    if (s != NULL && GR_UNLIKELY(gr__stream_capturing(s))) {
+        grGraphNodeParams d;
+        memset(&d, 0, sizeof d);
+        d.type = grGraphNodeTypeGraph; /* graph NULL: an executable */
+        return gr__capture_record(call, s, &d);
+    }
     err = instantiate_report(call, &e, graph, flags, &instantiateParams->errNode_out,
                              &instantiateParams->result_out);
     if (err)
@@ -745,6 +754,10 @@ GR_API grError_t grGraphExecGetFlags(grGraphExec_t graphExec, unsigned long long
         return err;
     if (flags == NULL)
         return gr__fail(grErrorInvalidValue, "%s: flags is NULL; pass where to store the flags", call);
-    *flags = graphExec->flags & ~(unsigned long long)GR_EXEC_GRAPHMEM;
+    /* What CUDA 13 reports (a probe measured it): the flags that change
+     * how the executable launches; Upload and UseNodePriority are
+     * accepted at instantiation but read back as 0. */
+    *flags = graphExec->flags & (unsigned long long)(grGraphInstantiateFlagAutoFreeOnLaunch |
+                                                     grGraphInstantiateFlagDeviceLaunch);
     return grSuccess;
 }

@@ -130,7 +130,11 @@ GR_API grError_t grGraphExecDestroy(grGraphExec_t graphExec)
     graphExec->magic = GR_MAGIC_DEAD;
     if (graphExec->flags & GR_EXEC_GRAPHMEM)
         gr__graphmem_exec_destroyed(graphExec);
+    /* An idle executable's user objects are destroyed before returning,
+     * as in CUDA (its free may run here too). */
+    gr__uobj_inline_begin();
     gr__exec_urefs_destroyed(graphExec);
     gr__exec_release(graphExec);
+    gr__uobj_inline_end();
     return grSuccess;
 }

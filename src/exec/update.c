@@ -735,7 +735,6 @@ GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
         upd_free(&u);
         return err;
     }
-    gr__exec_urefs_replace(hGraphExec, urefs);
     if (hGraphExec->gpu)
         u.gpu_changed = gr__calloc(hGraphExec->plan.nnodes, 1);
     install_blocks(&u);
@@ -752,6 +751,9 @@ GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
     if (u.pair_o != pair_buf)
         gr__free(u.pair_o);
     upd_free(&u);
+    /* No launch of the old parameters runs now; with no lock held, the
+     * user objects only they used may be destroyed before returning. */
+    gr__exec_urefs_replace(hGraphExec, urefs);
     if (err)
         return err;
     resultInfo->result = grGraphExecUpdateSuccess;
@@ -800,7 +802,8 @@ GR_API grError_t grGraphExecChildGraphNodeSetParams(grGraphExec_t hGraphExec, gr
             return err;
         }
     }
-    if ((err = gr__exec_urefs_replace_child(call, hGraphExec, i, childGraph))) {
+    struct gr_urefs *gone = NULL;
+    if ((err = gr__exec_urefs_replace_child(call, hGraphExec, i, childGraph, &gone))) {
         gr__exec_write_end(hGraphExec);
         upd_free(&u);
         return err;
@@ -813,5 +816,6 @@ GR_API grError_t grGraphExecChildGraphNodeSetParams(grGraphExec_t hGraphExec, gr
         err = gpu_sync(call, &u, o->pindex, o->pindex + o->child_count + 2);
     gr__exec_write_end(hGraphExec);
     upd_free(&u);
+    gr__exec_urefs_drop(hGraphExec, gone); /* the old child graph's, no lock held */
     return err;
 }

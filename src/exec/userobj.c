@@ -10,8 +10,9 @@
  * held them, so that a child-graph update replaces exactly that node's.
  * The table is changed only by instantiation, by an update between
  * gr__exec_write_begin and gr__exec_write_end (no launch runs then), and
- * by destroy; a release only queues destructors (graph/userobj.c), so
- * none of this runs user code.
+ * by destroy. Destructors that become due run only where no lock is held
+ * (gr__exec_urefs_drop's inline scope, graph/userobj.c) or on the
+ * destructor thread.
  */
 #include "exec.h"
 #include "../backend/cuda/cuda.h"
@@ -68,29 +69,29 @@ grError_t gr__exec_urefs_build(const char *call, grGraph_t g, struct grGraphNode
     return grSuccess;
 }
 
-/* Drops references an executable held until now, once no launch that
- * might use them can still run: on the CPU the caller made sure of it
- * (a writer of the plan, or no launch queued); a GPU launch is not
- * tracked by graphrt, so its device is waited for first. */
-static void drop_now(grGraphExec_t e, struct gr_urefs *old)
+void gr__exec_urefs_drop(grGraphExec_t e, struct gr_urefs *gone)
 {
-    if (old == NULL)
+    if (gone == NULL)
         return;
     if (e->gpu != NULL)
         (void)gr__cuda_device_sync("grGraphExecDestroy", gr__cuda_exec_device(e->gpu));
-    table_free(old);
+    gr__uobj_inline_begin();
+    table_free(gone);
+    gr__uobj_inline_end();
 }
 
 void gr__exec_urefs_replace(grGraphExec_t e, struct gr_urefs *fresh)
 {
     struct gr_urefs *old = e->urefs;
     e->urefs = fresh;
-    drop_now(e, old);
+    gr__exec_urefs_drop(e, old);
 }
 
-grError_t gr__exec_urefs_replace_child(const char *call, grGraphExec_t e, uint32_t orig, grGraph_t child)
+grError_t gr__exec_urefs_replace_child(const char *call, grGraphExec_t e, uint32_t orig, grGraph_t child,
+                                       struct gr_urefs **gone_out)
 {
     struct gr_urefs fresh = {NULL, 0, 0};
+    *gone_out = NULL;
     if (GR_LIKELY(!gr__uobj_any()))
         return grSuccess;
     if (!gr__urefs_collect(&fresh, child, orig)) {
@@ -101,9 +102,9 @@ grError_t gr__exec_urefs_replace_child(const char *call, grGraphExec_t e, uint32
     if (e->urefs == NULL && fresh.n == 0)
         return grSuccess;
     struct gr_urefs *r = e->urefs ? e->urefs : gr__calloc(1, sizeof *r);
-    struct gr_urefs gone = {NULL, 0, 0};
+    struct gr_urefs *gone = gr__calloc(1, sizeof *gone);
     /* Room first, so that nothing fails once the old ones move. */
-    bool ok = r != NULL && gr__urefs_take_tag(r, orig, &gone);
+    bool ok = r != NULL && gone != NULL && gr__urefs_take_tag(r, orig, gone);
     if (ok && r->cap < r->n + fresh.n) {
         gr_uref *nv = gr__realloc(r->v, (r->n + fresh.n) * sizeof *nv);
         ok = nv != NULL;
@@ -113,14 +114,15 @@ grError_t gr__exec_urefs_replace_child(const char *call, grGraphExec_t e, uint32
         }
     }
     if (!ok) {
-        if (r != NULL) {
-            /* Back where they were: take_tag moved them out, or nothing. */
-            for (size_t k = 0; k < gone.n; k++)
-                r->v[r->n++] = gone.v[k];
-            gr__free(gone.v);
-            if (r != e->urefs)
-                gr__free(r);
+        if (r != NULL && gone != NULL) {
+            /* Back where they were (take_tag left room for them). */
+            for (size_t k = 0; k < gone->n; k++)
+                r->v[r->n++] = gone->v[k];
+            gr__free(gone->v);
         }
+        gr__free(gone);
+        if (r != e->urefs)
+            gr__free(r);
         gr__urefs_release_all(&fresh);
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory taking the child graph's user objects",
                         call);
@@ -129,18 +131,12 @@ grError_t gr__exec_urefs_replace_child(const char *call, grGraphExec_t e, uint32
     r->n += fresh.n;
     gr__free(fresh.v);
     e->urefs = r;
-    if (gone.n) {
-        struct gr_urefs *old = gr__malloc(sizeof *old);
-        if (old) {
-            *old = gone;
-            drop_now(e, old);
-        } else {
-            /* The device wait is skipped only out of memory. */
-            gr__urefs_release_all(&gone);
-        }
-    } else {
-        gr__free(gone.v);
+    if (gone->n == 0) {
+        gr__free(gone->v);
+        gr__free(gone);
+        gone = NULL;
     }
+    *gone_out = gone;
     return grSuccess;
 }
 
@@ -160,12 +156,13 @@ void gr__exec_urefs_destroyed(grGraphExec_t e)
         return;
     if (e->gpu != NULL || gr_load_acquire(&e->launches_done) >= gr_load_relaxed(&e->launches)) {
         e->urefs = NULL;
-        drop_now(e, r);
+        gr__exec_urefs_drop(e, r);
         return;
     }
     /* Launches in flight, one after another ending on last_stream (which
      * e retains): an op queued behind them drops the references when
-     * they are over. Should queuing fail (out of memory), the executable's
+     * they are over (on a worker: destructors then run on the destructor
+     * thread). Should queuing fail (out of memory), the executable's
      * free drops them. */
     gr_stream *s = gr_load_acquire(&e->last_stream);
     if (s != NULL && gr__stream_enqueue_call("grGraphExecDestroy", s, drop_op, &r, sizeof r) == grSuccess)

@@ -455,8 +455,9 @@ void gr__prov_free(grGraph_t g);
  * executables (exec/userobj.c). When the count reaches zero the handle
  * dies at once and the destructor is queued for graphrt's destructor
  * thread, which runs destructors one at a time, in the order their
- * objects' counts reached zero, holding no graphrt lock: so a release
- * never runs user code, whatever lock its caller holds.
+ * objects' counts reached zero, holding no graphrt lock; an entry point
+ * that holds no lock at its end runs them there instead (inline scopes,
+ * below), as CUDA does.
  */
 struct grUserObject_st {
     uint32_t magic;                    /* GR_MAGIC_USEROBJ */
@@ -482,8 +483,17 @@ bool gr__uobj_any(void);
 /* Handle check with a detail naming 'call'. */
 grError_t gr__uobj_check(const char *call, grUserObject_t o);
 
+/* An inline scope (nestable, per thread): a count reaching zero inside
+ * it makes the destructor due on this thread, and the outermost end runs
+ * the due destructors. Open one only where the end is reached with no
+ * graphrt lock held (the entry points where CUDA runs destructors before
+ * returning: releases, graph and idle executable destroys, updates). */
+void gr__uobj_inline_begin(void);
+void gr__uobj_inline_end(void);
+
 /* Takes / drops n (> 0) references of a live object without checks; the
- * drop that reaches zero queues the destructor (never runs it). */
+ * drop that reaches zero never runs the destructor itself: it is due at
+ * the end of the inline scope, or queued for the destructor thread. */
 void gr__uobj_retain_n(struct grUserObject_st *o, uint64_t n);
 void gr__uobj_release_n(struct grUserObject_st *o, uint64_t n);
 

@@ -42,7 +42,9 @@ static grError_t set_child(const char *call, struct grGraphNode_st *node, grGrap
     /* The copy first: child may be the node's own graph. */
     if ((err = gr__node_params_copy(grGraphNodeTypeGraph, &p, &src)) != grSuccess)
         return gr__fail(err, "%s: out of memory copying graph %p", call, GR_PTR(child));
+    gr__uobj_inline_begin(); /* the old graph's user objects, as grGraphDestroy */
     gr__node_params_free(grGraphNodeTypeGraph, &node->p);
+    gr__uobj_inline_end();
     node->p.child = p.child;
     node->p.child->owner = node;
     return grSuccess;
@@ -56,6 +58,14 @@ GR_API grError_t grGraphNodeSetParams(grGraphNode_t node, grGraphNodeParams *nod
         return err;
     if (nodeParams == NULL)
         return gr__fail(grErrorInvalidValue, "%s: nodeParams is NULL; pass the node's type and parameters",
+                        call);
+    /* CUDA asks for the reserved fields to be zero, and refuses them
+     * otherwise (a CUDA 13 probe measured it). */
+    if (nodeParams->reserved0[0] || nodeParams->reserved0[1] || nodeParams->reserved0[2] ||
+        nodeParams->reserved2)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: nodeParams->reserved0 or reserved2 is not zero; zero the whole struct before "
+                        "filling it",
                         call);
     if (nodeParams->type != node->type)
         return gr__fail(grErrorInvalidValue,
