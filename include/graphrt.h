@@ -1386,7 +1386,8 @@ GR_API grError_t grGraphEventWaitNodeSetEvent(grGraphNode_t node, grEvent_t even
  * checked as grGraphAddChildGraphNode checks a graph; an empty node has
  * nothing to set. The detail of a refusal by a type's rule names that
  * type's setter. Errors: grErrorInvalidValue (node not live; nodeParams
- * NULL; nodeParams->type not the node's type), grErrorNotSupported (a
+ * NULL; reserved0 or reserved2 not zero, as CUDA 13 refuses them;
+ * nodeParams->type not the node's type), grErrorNotSupported (a
  * memory allocation or free node, as in CUDA), else those of the type's
  * setter. Thread safety: not with other calls on the node's graph.
  * Mirrors cudaGraphNodeSetParams. */
@@ -1403,13 +1404,18 @@ GR_API grError_t grGraphNodeSetParams(grGraphNode_t node, grGraphNodeParams *nod
  * graphs nested in it at instantiation, and keeps them until it is
  * destroyed and its launches in flight are over; grGraphExecUpdate and
  * grGraphExecChildGraphNodeSetParams replace them with the new graph's).
- * Destructors run on graphrt's destructor thread, one at a time, in the
- * order the objects' counts reached zero, never on the thread that
- * dropped the last reference and never under a graphrt lock; no graphrt
- * call waits for them (grUserObjectNoDestructorSync). CUDA forbids CUDA
- * calls in a destructor; graphrt allows graphrt calls there (a
- * destructor that blocks delays the destructors queued after it), but
- * portable code signals another thread instead. docs/user-objects.md.
+ * As in CUDA (measured by a CUDA 13 probe), a destructor runs on the
+ * calling thread before the call returns when the count reaches zero in
+ * grUserObjectRelease, grGraphReleaseUserObject, grGraphDestroy,
+ * grGraphDestroyNode, grGraphNodeSetParams (a child graph replaced),
+ * grGraphExecDestroy of an executable with no launch in flight,
+ * grGraphExecUpdate and the child-graph setters; when the last reference
+ * goes behind a launch in flight, on graphrt's destructor thread (one at
+ * a time, in order). Either way no graphrt lock is held, and no graphrt
+ * call waits for a destructor (grUserObjectNoDestructorSync). CUDA
+ * forbids CUDA calls in a destructor; graphrt allows graphrt calls there
+ * (one that blocks delays the destructors queued after it), but portable
+ * code signals another thread instead. docs/user-objects.md.
  */
 typedef struct grUserObject_st *grUserObject_t;
 
@@ -1438,8 +1444,8 @@ GR_API grError_t grUserObjectCreate(grUserObject_t *object_out, void *ptr, grHos
  * thread. Mirrors cudaUserObjectRetain. */
 GR_API grError_t grUserObjectRetain(grUserObject_t object, unsigned int count);
 
-/* Gives back count of the caller's references; the last one queues the
- * destructor. Errors: grErrorInvalidValue (object not live; count 0;
+/* Gives back count of the caller's references; the last one runs the
+ * destructor before the call returns. Errors: grErrorInvalidValue (object not live; count 0;
  * count above the references left, where CUDA's behaviour is undefined:
  * nothing is released). Thread safety: any thread. Mirrors
  * cudaUserObjectRelease. */
@@ -2010,19 +2016,24 @@ typedef struct grGraphInstantiateParams {
  * result_out says how it went and errNode_out names the node at fault when
  * one is (a node on or after a cycle, a memcpy or memset node whose range
  * overruns its allocation or lies in another device's memory (for a node
- * inside a child graph: the top-level child-graph node), the first
- * allocation node of a graph that has an executable already), else NULL;
- * the detail names that node too. Errors: those of grGraphInstantiate,
- * grErrorInvalidValue (instantiateParams NULL, left untouched), and with
- * grGraphInstantiateFlagUpload those of grGraphUpload for uploadStream
- * (no executable is made then). Thread safety: as grGraphInstantiate.
+ * inside a child graph: the top-level child-graph node), else NULL (a
+ * second executable of a graph with memory nodes too, as CUDA 13 leaves
+ * it); the detail names the node at fault in every case. Errors: those of
+ * grGraphInstantiate, grErrorInvalidValue (instantiateParams NULL, left
+ * untouched), and with grGraphInstantiateFlagUpload those of grGraphUpload
+ * for uploadStream, and grErrorStreamCaptureUnsupported for a stream that
+ * captures (the capture is invalidated, as by a launch into it); no
+ * executable is made then. Thread safety: as grGraphInstantiate.
  * Mirrors cudaGraphInstantiateWithParams. */
 GR_API grError_t grGraphInstantiateWithParams(grGraphExec_t *pGraphExec, grGraph_t graph,
                                               grGraphInstantiateParams *instantiateParams);
 
-/* The grGraphInstantiateFlag* bits the executable was instantiated with.
- * Errors: grErrorInvalidValue (graphExec not live, flags NULL). Thread
- * safety: any thread. Mirrors cudaGraphExecGetFlags. */
+/* The grGraphInstantiateFlag* bits the executable was instantiated with
+ * that change how it launches: grGraphInstantiateFlagAutoFreeOnLaunch
+ * (and DeviceLaunch, which graphrt refuses). Upload and UseNodePriority
+ * are accepted at instantiation but read back as 0, as CUDA 13 reports
+ * them (probe). Errors: grErrorInvalidValue (graphExec not live, flags
+ * NULL). Thread safety: any thread. Mirrors cudaGraphExecGetFlags. */
 GR_API grError_t grGraphExecGetFlags(grGraphExec_t graphExec, unsigned long long *flags);
 
 /* Destroys an executable. Returns at once; a launch still queued or running
@@ -2128,8 +2139,10 @@ GR_API grError_t grGraphExecChildGraphNodeSetParams(grGraphExec_t hGraphExec, gr
  * empty node has nothing to set. Errors: those of every setter,
  * grErrorInvalidValue (nodeParams NULL; nodeParams->type not the node's
  * type), grErrorNotSupported (a memory allocation or free node, as in
- * CUDA), else those of the type's setter, whose name the detail of its
- * refusal carries. Thread safety: as the other setters. Mirrors
+ * CUDA), grErrorGraphExecUpdateFailure (a child graph that
+ * grGraphExecChildGraphNodeSetParams refuses, as CUDA 13 answers here),
+ * else those of the type's setter, whose name the detail of its refusal
+ * carries. Thread safety: as the other setters. Mirrors
  * cudaGraphExecNodeSetParams. */
 GR_API grError_t grGraphExecNodeSetParams(grGraphExec_t graphExec, grGraphNode_t node,
                                           grGraphNodeParams *nodeParams);
