@@ -1454,8 +1454,9 @@ GR_API grError_t grUserObjectRelease(grUserObject_t object, unsigned int count);
 /* Gives graph count references of object: new ones, or with flags
  * grGraphUserObjectMove the caller's own (which it no longer holds).
  * Errors: grErrorInvalidValue (graph not live; object not live; count 0;
- * flags other than 0 and grGraphUserObjectMove; a count that would pass
- * 2^62), grErrorMemoryAllocation. Thread safety: not with other calls on
+ * flags other than 0 and grGraphUserObjectMove; a move of more references
+ * than the object has; a count that would pass 2^62),
+ * grErrorMemoryAllocation. Thread safety: not with other calls on
  * the graph. Mirrors cudaGraphRetainUserObject. */
 GR_API grError_t grGraphRetainUserObject(grGraph_t graph, grUserObject_t object, unsigned int count,
                                          unsigned int flags);

@@ -155,6 +155,7 @@ GR_TEST(user_object_misuse_is_refused_and_changes_nothing)
     CHECK_GR(grErrorInvalidValue, grGraphRetainUserObject(g, o, 0, 0));
     CHECK_GR(grErrorInvalidValue, grGraphRetainUserObject(NULL, o, 1, 0));
     CHECK_GR(grErrorInvalidValue, grGraphRetainUserObject(g, NULL, 1, 0));
+    CHECK_GR(grErrorInvalidValue, grGraphRetainUserObject(g, o, 3, grGraphUserObjectMove));
     CHECK_GR(grErrorInvalidValue, grGraphReleaseUserObject(g, o, 1));
     CHECK_DETAIL_HAS("holds no reference");
     CHECK_OK(grGraphRetainUserObject(g, o, 1, 0));

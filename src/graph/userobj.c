@@ -371,6 +371,13 @@ GR_API grError_t grGraphRetainUserObject(grGraph_t graph, grUserObject_t object,
     if (flags & ~(unsigned int)grGraphUserObjectMove)
         return gr__fail(grErrorInvalidValue, "%s: flags is 0x%x; pass 0 or grGraphUserObjectMove", call,
                         flags);
+    /* A move of more references than the object has cannot be the
+     * caller's (CUDA does not check; its count would wrap here). */
+    if ((flags & grGraphUserObjectMove) && gr_load_relaxed(&object->refs) < count)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: moving %u references of user object %p, which has %llu; move only references "
+                        "you hold",
+                        call, count, GR_PTR(object), (unsigned long long)gr_load_relaxed(&object->refs));
     /* The entry first, so that a refusal below leaves nothing to undo but
      * the count just added. */
     if (!gr__urefs_add(&graph->urefs, object, count, 0))
