@@ -465,3 +465,93 @@ GR_TEST(user_object_references_from_many_threads)
     flush();
     CHECK_EQ(atomic_load(&c.runs), 1);
 }
+
+/* A destructor that releases the last reference of another object: the
+ * nested release runs that destructor too, before the outer call returns. */
+typedef struct chain_link {
+    grUserObject_t next;
+    counted *c;
+} chain_link;
+
+static void chain_destroy(void *p)
+{
+    chain_link *l = p;
+    atomic_fetch_add(&l->c->runs, 1);
+    if (l->next)
+        (void)grUserObjectRelease(l->next, 1);
+}
+
+GR_TEST(user_object_destructor_releasing_another_runs_both)
+{
+    counted a = {0}, b = {0};
+    chain_link lb = {NULL, &b};
+    grUserObject_t ob, oa;
+    CHECK_OK(grUserObjectCreate(&ob, &lb, chain_destroy, 1, grUserObjectNoDestructorSync));
+    chain_link la = {ob, &a};
+    CHECK_OK(grUserObjectCreate(&oa, &la, chain_destroy, 1, grUserObjectNoDestructorSync));
+    grGraph_t g;
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphRetainUserObject(g, oa, 1, grGraphUserObjectMove));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_EQ(atomic_load(&a.runs), 1);
+    CHECK_EQ(atomic_load(&b.runs), 1);
+}
+
+#define UOBJ_OBJECTS 64
+
+typedef struct last_refs {
+    grUserObject_t o[UOBJ_OBJECTS];
+    grGraphExec_t e[UOBJ_OBJECTS];
+    int first;
+} last_refs;
+
+static void *drop_last_refs(void *p)
+{
+    last_refs *l = p;
+    for (int i = l->first; i < UOBJ_OBJECTS; i += 2) {
+        /* Half through an executable destroyed after a launch, half
+         * directly: destructors run inline and on the destructor thread
+         * at the same time. */
+        if (i % 4 < 2) {
+            (void)grGraphExecDestroy(l->e[i]);
+        } else {
+            (void)grGraphExecDestroy(l->e[i]);
+            (void)grUserObjectRelease(l->o[i], 1);
+        }
+    }
+    return NULL;
+}
+
+GR_TEST(user_object_last_references_dropped_from_two_threads)
+{
+    static counted c[UOBJ_OBJECTS];
+    last_refs l0, l1;
+    pthread_t t;
+    grStream_t s;
+    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
+    for (int i = 0; i < UOBJ_OBJECTS; i++) {
+        atomic_store(&c[i].runs, 0);
+        grGraph_t g = graph_with_host();
+        l0.o[i] = make(&c[i], 1);
+        CHECK_OK(grUserObjectRetain(l0.o[i], 1));
+        CHECK_OK(grGraphRetainUserObject(g, l0.o[i], 1, grGraphUserObjectMove));
+        CHECK_OK(grGraphInstantiate(&l0.e[i], g, 0));
+        CHECK_OK(grGraphDestroy(g));
+        if (i % 4 < 2) /* these hold only the executable's reference */
+            CHECK_OK(grUserObjectRelease(l0.o[i], 1));
+        CHECK_OK(grGraphLaunch(l0.e[i], s));
+    }
+    l1 = l0;
+    l0.first = 0;
+    l1.first = 1;
+    CHECK_EQ(pthread_create(&t, NULL, drop_last_refs, &l1), 0);
+    drop_last_refs(&l0);
+    pthread_join(t, NULL);
+    CHECK_OK(grStreamSynchronize(s));
+    for (int i = 0; i < UOBJ_OBJECTS; i++)
+        wait_run(&c[i]);
+    flush();
+    for (int i = 0; i < UOBJ_OBJECTS; i++)
+        CHECK_EQ(atomic_load(&c[i].runs), 1);
+    CHECK_OK(grStreamDestroy(s));
+}
