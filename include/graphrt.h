@@ -1743,6 +1743,98 @@ GR_API grError_t grGraphEventRecordNodeSetEvent(grGraphNode_t node, grEvent_t ev
 GR_API grError_t grGraphEventWaitNodeGetEvent(grGraphNode_t node, grEvent_t *event_out);
 GR_API grError_t grGraphEventWaitNodeSetEvent(grGraphNode_t node, grEvent_t event);
 
+/* Sets the parameters of a node of any type from the generic description
+ * of grGraphAddNode: nodeParams->type must be the node's type, and the
+ * union member of that type is applied as the node type's own setter
+ * applies it (grGraphKernelNodeSetParams, grGraphMemcpyNodeSetParams1D
+ * from a 1D memcpy description as grGraphAddNode reads one,
+ * grGraphMemsetNodeSetParams, grGraphHostNodeSetParams, the event nodes'
+ * SetEvent); a child-graph node gets a copy of nodeParams->graph.graph,
+ * checked as grGraphAddChildGraphNode checks a graph; an empty node has
+ * nothing to set. The detail of a refusal by a type's rule names that
+ * type's setter. Errors: grErrorInvalidValue (node not live; nodeParams
+ * NULL; reserved0 or reserved2 not zero, as CUDA 13 refuses them;
+ * nodeParams->type not the node's type), grErrorNotSupported (a
+ * memory allocation or free node, as in CUDA), else those of the type's
+ * setter. Thread safety: not with other calls on the node's graph.
+ * Mirrors cudaGraphNodeSetParams. */
+GR_API grError_t grGraphNodeSetParams(grGraphNode_t node, grGraphNodeParams *nodeParams);
+
+/* ---------------------------------------------------------- user objects
+ *
+ * A user object ties a resource's lifetime to graphs: a reference count
+ * and a destructor, destroy(ptr), run once when the count reaches zero.
+ * References are held by the application (from grUserObjectCreate and
+ * grUserObjectRetain), by graphs (grGraphRetainUserObject), by the copies
+ * of a graph (grGraphClone and child-graph nodes copy its references),
+ * and by executables (each takes the references of its graph and of the
+ * graphs nested in it at instantiation, and keeps them until it is
+ * destroyed and its launches in flight are over; grGraphExecUpdate and
+ * grGraphExecChildGraphNodeSetParams replace them with the new graph's).
+ * As in CUDA (measured by a CUDA 13 probe), a destructor runs on the
+ * calling thread before the call returns when the count reaches zero in
+ * grUserObjectRelease, grGraphReleaseUserObject, grGraphDestroy,
+ * grGraphDestroyNode, grGraphNodeSetParams (a child graph replaced),
+ * grGraphExecDestroy of an executable with no launch in flight,
+ * grGraphExecUpdate and the child-graph setters; when the last reference
+ * goes behind a launch in flight, on graphrt's destructor thread (one at
+ * a time, in order). Either way no graphrt lock is held, and no graphrt
+ * call waits for a destructor (grUserObjectNoDestructorSync). CUDA
+ * forbids CUDA calls in a destructor; graphrt allows graphrt calls there
+ * (one that blocks delays the destructors queued after it), but portable
+ * code signals another thread instead. docs/user-objects.md.
+ */
+typedef struct grUserObject_st *grUserObject_t;
+
+/* Flags of grUserObjectCreate: the only one, and required, as in CUDA. */
+typedef enum grUserObjectFlags {
+    grUserObjectNoDestructorSync = 0x1 /* no graphrt call waits for the destructor */
+} grUserObjectFlags;
+
+/* Flags of grGraphRetainUserObject. */
+typedef enum grUserObjectRetainFlags {
+    grGraphUserObjectMove = 0x1 /* the caller's references move to the graph */
+} grUserObjectRetainFlags;
+
+/* Creates a user object with initialRefcount references, owned by the
+ * caller; destroy(ptr) runs once the last reference is released. Errors:
+ * grErrorInvalidValue (object_out NULL, destroy NULL, initialRefcount 0,
+ * flags other than grUserObjectNoDestructorSync), grErrorMemoryAllocation
+ * (also when the destructor thread cannot be started). Thread safety: any
+ * thread. Mirrors cudaUserObjectCreate. */
+GR_API grError_t grUserObjectCreate(grUserObject_t *object_out, void *ptr, grHostFn_t destroy,
+                                    unsigned int initialRefcount, unsigned int flags);
+
+/* Takes count more references for the caller. Errors: grErrorInvalidValue
+ * (object not live: NULL, its count already reached zero, or not a user
+ * object; count 0; a count that would pass 2^62). Thread safety: any
+ * thread. Mirrors cudaUserObjectRetain. */
+GR_API grError_t grUserObjectRetain(grUserObject_t object, unsigned int count);
+
+/* Gives back count of the caller's references; the last one runs the
+ * destructor before the call returns. Errors: grErrorInvalidValue (object not live; count 0;
+ * count above the references left, where CUDA's behaviour is undefined:
+ * nothing is released). Thread safety: any thread. Mirrors
+ * cudaUserObjectRelease. */
+GR_API grError_t grUserObjectRelease(grUserObject_t object, unsigned int count);
+
+/* Gives graph count references of object: new ones, or with flags
+ * grGraphUserObjectMove the caller's own (which it no longer holds).
+ * Errors: grErrorInvalidValue (graph not live; object not live; count 0;
+ * flags other than 0 and grGraphUserObjectMove; a move of more references
+ * than the object has; a count that would pass 2^62),
+ * grErrorMemoryAllocation. Thread safety: not with other calls on
+ * the graph. Mirrors cudaGraphRetainUserObject. */
+GR_API grError_t grGraphRetainUserObject(grGraph_t graph, grUserObject_t object, unsigned int count,
+                                         unsigned int flags);
+
+/* Releases count of the references graph holds of object. Errors:
+ * grErrorInvalidValue (graph not live; object not live; count 0; count
+ * above the references the graph holds: nothing is released). Thread
+ * safety: not with other calls on the graph. Mirrors
+ * cudaGraphReleaseUserObject. */
+GR_API grError_t grGraphReleaseUserObject(grGraph_t graph, grUserObject_t object, unsigned int count);
+
 /* Copies a graph: same nodes (parameters copied), same edges. Errors:
  * grErrorInvalidValue (pGraphClone NULL, originalGraph NULL or not live),
  * grErrorNotSupported (originalGraph has memory allocation or free nodes,
@@ -2568,6 +2660,53 @@ GR_API grError_t grGraphInstantiate(grGraphExec_t *pGraphExec, grGraph_t graph, 
 GR_API grError_t grGraphInstantiateWithFlags(grGraphExec_t *pGraphExec, grGraph_t graph,
                                              unsigned long long flags);
 
+/* Why an instantiation failed (grGraphInstantiateParams.result_out).
+ * Mirrors cudaGraphInstantiateResult. */
+typedef enum grGraphInstantiateResult {
+    grGraphInstantiateSuccess = 0,
+    grGraphInstantiateError = 1,            /* any failure not listed below */
+    grGraphInstantiateInvalidStructure = 2, /* the graph's shape: a cycle, child graphs nested too deep */
+    grGraphInstantiateNodeOperationNotSupported = 3,   /* CUDA: device launch of an unsupported node */
+    grGraphInstantiateMultipleDevicesNotSupported = 4, /* CUDA: device launch across devices */
+    grGraphInstantiateConditionalHandleUnused = 5      /* a conditional handle no node uses */
+} grGraphInstantiateResult;
+
+/* The parameters and results of grGraphInstantiateWithParams. Mirrors
+ * cudaGraphInstantiateParams. */
+typedef struct grGraphInstantiateParams {
+    unsigned long long flags;            /* grGraphInstantiateFlag* bits */
+    grStream_t uploadStream;             /* with grGraphInstantiateFlagUpload */
+    grGraphNode_t errNode_out;           /* set: the node at fault, or NULL */
+    grGraphInstantiateResult result_out; /* set: the outcome */
+} grGraphInstantiateParams;
+
+/* Instantiates as grGraphInstantiate with instantiateParams->flags, then,
+ * with grGraphInstantiateFlagUpload, uploads the executable on
+ * uploadStream as grGraphUpload does (on the CPU a check of the stream:
+ * there is nothing to prepare; on a GPU the driver's upload). On return
+ * result_out says how it went and errNode_out names the node at fault when
+ * one is (a node on or after a cycle, a memcpy or memset node whose range
+ * overruns its allocation or lies in another device's memory (for a node
+ * inside a child graph: the top-level child-graph node), else NULL (a
+ * second executable of a graph with memory nodes too, as CUDA 13 leaves
+ * it); the detail names the node at fault in every case. Errors: those of
+ * grGraphInstantiate, grErrorInvalidValue (instantiateParams NULL, left
+ * untouched), and with grGraphInstantiateFlagUpload those of grGraphUpload
+ * for uploadStream, and grErrorStreamCaptureUnsupported for a stream that
+ * captures (the capture is invalidated, as by a launch into it); no
+ * executable is made then. Thread safety: as grGraphInstantiate.
+ * Mirrors cudaGraphInstantiateWithParams. */
+GR_API grError_t grGraphInstantiateWithParams(grGraphExec_t *pGraphExec, grGraph_t graph,
+                                              grGraphInstantiateParams *instantiateParams);
+
+/* The grGraphInstantiateFlag* bits the executable was instantiated with
+ * that change how it launches: grGraphInstantiateFlagAutoFreeOnLaunch
+ * (and DeviceLaunch, which graphrt refuses). Upload and UseNodePriority
+ * are accepted at instantiation but read back as 0, as CUDA 13 reports
+ * them (probe). Errors: grErrorInvalidValue (graphExec not live, flags
+ * NULL). Thread safety: any thread. Mirrors cudaGraphExecGetFlags. */
+GR_API grError_t grGraphExecGetFlags(grGraphExec_t graphExec, unsigned long long *flags);
+
 /* Destroys an executable. Returns at once; a launch still queued or running
  * completes first, and the executable's memory is released after it.
  * Errors: grErrorInvalidValue (graphExec not live). Mirrors
@@ -2659,6 +2798,25 @@ GR_API grError_t grGraphExecHostNodeSetParams(grGraphExec_t hGraphExec, grGraphN
  * cudaGraphExecChildGraphNodeSetParams. */
 GR_API grError_t grGraphExecChildGraphNodeSetParams(grGraphExec_t hGraphExec, grGraphNode_t node,
                                                     grGraph_t childGraph);
+
+/* Sets the parameters of a node of any type in the executable, from the
+ * generic description of grGraphAddNode: nodeParams->type must be the
+ * node's type (as instantiated), and the union member is applied by the
+ * type's own setter, with its checks and CUDA's limits
+ * (grGraphExecKernelNodeSetParams, grGraphExecMemcpyNodeSetParams1D from
+ * a 1D memcpy description as grGraphAddNode reads one,
+ * grGraphExecMemsetNodeSetParams, grGraphExecHostNodeSetParams,
+ * grGraphExecChildGraphNodeSetParams, the event nodes' SetEvent); an
+ * empty node has nothing to set. Errors: those of every setter,
+ * grErrorInvalidValue (nodeParams NULL; nodeParams->type not the node's
+ * type), grErrorNotSupported (a memory allocation or free node, as in
+ * CUDA), grErrorGraphExecUpdateFailure (a child graph that
+ * grGraphExecChildGraphNodeSetParams refuses, as CUDA 13 answers here),
+ * else those of the type's setter, whose name the detail of its refusal
+ * carries. Thread safety: as the other setters. Mirrors
+ * cudaGraphExecNodeSetParams. */
+GR_API grError_t grGraphExecNodeSetParams(grGraphExec_t graphExec, grGraphNode_t node,
+                                          grGraphNodeParams *nodeParams);
 
 /* Sets the event of an event record / wait node. Errors of both: those of
  * every setter, grErrorInvalidResourceHandle (event NULL or not live).

@@ -207,6 +207,9 @@ struct grGraphExec_st {
     /* The buffers and events of the loaded graph it was instantiated
      * from, kept alive by it (the graph layer's, graph.h), or NULL. */
     struct gr_file_res *file_res;
+    /* The user-object references the executable holds (exec/userobj.c),
+     * or NULL (none: the usual case). */
+    struct gr_urefs *urefs;
     /* The executable's lowered form on a GPU (cuda/cuda_graph.h), or NULL
      * for the CPU; immutable after instantiation. */
     struct gr_cuda_exec *gpu;

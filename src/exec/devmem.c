@@ -159,8 +159,10 @@ grError_t gr__exec_check_plan_devmem(const char *call, const gr_plan *p, int dev
         default:
             break;
         }
-        if (err)
+        if (err) {
+            gr__inst_fault.pindex = i;
             return err;
+        }
     }
     return grSuccess;
 }

@@ -136,6 +136,62 @@ void gr__graphmem_exec_destroyed(grGraphExec_t e);
 /* The executable is being freed: unmaps its memory. */
 void gr__graphmem_exec_free(grGraphExec_t e);
 
+/* ------------------------------------------------- instantiate faults */
+
+/* Where the instantiation running on this thread failed, for
+ * grGraphInstantiateWithParams' errNode_out and the detail: the check
+ * that refuses writes the graph node it blames ('node'), or the plan
+ * node ('pindex', mapped to its top-level node afterwards); 'structure'
+ * marks a refusal of the graph's shape (grGraphInstantiateInvalidStructure),
+ * 'named' a detail that names the node already, and 'unreported' a
+ * failure for which CUDA leaves errNode_out NULL (the detail still names
+ * the node). Reset by each
+ * instantiation; the launch-time checks that share the code write it
+ * too, harmlessly. */
+typedef struct gr_inst_fault {
+    const struct grGraphNode_st *node;
+    uint32_t pindex; /* UINT32_MAX: none */
+    bool structure, named, unreported;
+} gr_inst_fault;
+extern _Thread_local gr_inst_fault gr__inst_fault;
+
+/* ------------------------------------------------------- user objects */
+
+/* The user-object references an executable of g takes (exec/userobj.c):
+ * g's own and those of the graphs nested in each top-level child-graph
+ * node, retained, tagged by that node's orig index: pairs[i] is the node
+ * of g with orig index i, or pairs is NULL for instantiation's numbering
+ * (creation order). *out is NULL when there are none (always, until a
+ * user object exists). */
+grError_t gr__exec_urefs_build(const char *call, grGraph_t g, struct grGraphNode_st *const *pairs,
+                               struct gr_urefs **out);
+
+/* Installs the table of an update, dropping the references e held
+ * before (gr__exec_urefs_drop). Call once the update is written, with no
+ * lock held. */
+void gr__exec_urefs_replace(grGraphExec_t e, struct gr_urefs *fresh);
+
+/* grGraphExecChildGraphNodeSetParams: the references of top-level node
+ * 'orig' become child's (and its nested graphs'); those it held before
+ * go to *gone (NULL if none), for gr__exec_urefs_drop once the plan is
+ * written. Call between gr__exec_write_begin and gr__exec_write_end,
+ * after every check; fails only out of memory, changing nothing. */
+grError_t gr__exec_urefs_replace_child(const char *call, grGraphExec_t e, uint32_t orig, grGraph_t child,
+                                       struct gr_urefs **gone);
+
+/* Drops references e no longer holds (NULL: none), once no launch that
+ * used them runs: on the CPU the caller waited for e's launches; a GPU
+ * launch is not tracked, so e's device is waited for first. Destructors
+ * that become due run before it returns: call it with no lock held. */
+void gr__exec_urefs_drop(grGraphExec_t e, struct gr_urefs *gone);
+
+/* grGraphExecDestroy: drops e's references now if no launch of e is
+ * queued or running, else once the last one is over. */
+void gr__exec_urefs_destroyed(grGraphExec_t e);
+
+/* The executable is being freed: drops what is left. */
+void gr__exec_urefs_free(grGraphExec_t e);
+
 /* ------------------------------------------------------------ analysis */
 
 /* GRAPHRT_ANALYZE=1 (read once per process): writes the findings of

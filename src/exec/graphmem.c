@@ -281,15 +281,20 @@ grError_t gr__graphmem_instantiate(const char *call, grGraphExec_t e, grGraph_t 
                 err = gr__fail(grErrorInvalidValue, "%s: %s has no reserved memory", call, gr__node_label(n));
             else if (m->exec && exec_destroyed_locked(m))
                 dead = true;
-            else if (m->exec)
+            else if (m->exec) {
+                /* CUDA 13 leaves errNode_out NULL here (a probe measured
+                 * it); the detail names the node all the same. */
+                gr__inst_fault.node = n;
+                gr__inst_fault.unreported = true;
                 err = gr__fail(
                     grErrorInvalidValue,
                     "%s: graph %p has memory nodes and an executable of it exists already (%p); only "
                     "one instantiation of such a graph may exist at a time: destroy that executable "
                     "first",
                     call, GR_PTR(g), GR_PTR(m->exec));
-            else
+            } else {
                 x->own[x->nown++] = m;
+            }
         }
         gr__gmem_unlock();
         if (!dead)

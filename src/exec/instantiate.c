@@ -13,8 +13,10 @@
 #include "exec.h"
 #include "../backend/cuda/cuda.h"
 #include "../backend/cuda/cuda_graph.h"
+#include "../capture/capture.h"
 #include "../memory/graphmem.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -265,8 +267,16 @@ static GR_NOINLINE grError_t cycle_error(grGraph_t g)
         return gr__fail(grErrorInvalidValue, "grGraphInstantiate: graph %p has a cycle", GR_PTR(g));
     bool sorted = gr__graph_topo_sort(g, order);
     gr__free(order);
+    gr__inst_fault.structure = true;
     if (GR_NEVER(sorted))
         return gr__fail(grErrorInvalidValue, "grGraphInstantiate: graph %p has a cycle", GR_PTR(g));
+    /* The sort left the nodes it could not order with a count: the first
+     * of them is blocked by the cycle, which the detail names. */
+    struct grGraphNode_st *n;
+    for (n = g->first; n != NULL && n->scratch == 0; n = n->next)
+        ;
+    gr__inst_fault.node = n;
+    gr__inst_fault.named = true;
     return grErrorInvalidValue;
 }
 
@@ -395,9 +405,11 @@ static bool has_priorities(grGraph_t g)
  * nodes, not a sort and then an emission pass), then its edges. */
 static grError_t flatten(builder *b, grGraph_t g, int depth, struct grGraphExec_st *top)
 {
-    if (GR_NEVER(depth > (int)GR_GRAPH_MAX_NEST))
+    if (GR_NEVER(depth > (int)GR_GRAPH_MAX_NEST)) {
+        gr__inst_fault.structure = true;
         return gr__fail(grErrorInvalidValue, "grGraphInstantiate: child graphs are nested more than %u deep",
                         GR_GRAPH_MAX_NEST);
+    }
     if (g->nnodes == 0)
         return grSuccess;
     emit_ctx x = {b, depth, grSuccess};
@@ -650,6 +662,7 @@ static void exec_free(struct grGraphExec_st *e)
     gr__cuda_exec_free(e->gpu);
     gr__plan_free(&e->plan);
     gr__file_res_release(e->file_res);
+    gr__exec_urefs_free(e);
     gr__big_free(e->orig);
     gr__free(e->orig_notes);
     gr__free(e->orig_attrs);
@@ -668,7 +681,66 @@ grError_t gr__exec_check(const char *call, grGraphExec_t e)
     return grSuccess;
 }
 
+_Thread_local gr_inst_fault gr__inst_fault;
+
+/* The top-level node of e's graph whose plan nodes include plan node pi
+ * (a child graph's run from its 'enter' to its 'leave' node), or NULL. */
+static const struct grGraphNode_st *top_node_of(const struct grGraphExec_st *e, uint32_t pi)
+{
+    if (e->orig == NULL)
+        return NULL;
+    for (uint32_t i = 0; i < e->norig; i++) {
+        const gr_orig *o = &e->orig[i];
+        uint32_t last = o->pindex + (o->type == grGraphNodeTypeGraph ? o->child_count + 1 : 0);
+        if (pi >= o->pindex && pi <= last)
+            return o->node;
+    }
+    return NULL;
+}
+
+/* A failed instantiation's culprit, from the fault its check noted: the
+ * node, named in the detail too unless the detail names it already. */
+static const struct grGraphNode_st *culprit(const struct grGraphExec_st *e, grError_t err)
+{
+    const struct grGraphNode_st *n = gr__inst_fault.node;
+    if (n == NULL && gr__inst_fault.pindex != UINT32_MAX)
+        n = top_node_of(e, gr__inst_fault.pindex);
+    if (n != NULL && !gr__inst_fault.named) {
+        char detail[512];
+        snprintf(detail, sizeof detail, "%s", grGetLastErrorDetail());
+        (void)gr__fail(err, "%s (the node at fault: %s)", detail, gr__node_label(n));
+    }
+    return gr__inst_fault.unreported ? NULL : n;
+}
+
+static grError_t instantiate_body(const char *call, grGraphExec_t *out, grGraph_t g, unsigned long long flags,
+                                  const struct grGraphNode_st **err_node);
+
+/* Instantiates g; on failure *err_node (when not NULL) is the culprit
+ * node, or NULL, and *result (when not NULL) the kind of failure. */
+static grError_t instantiate_report(const char *call, grGraphExec_t *out, grGraph_t g,
+                                    unsigned long long flags, grGraphNode_t *err_node,
+                                    grGraphInstantiateResult *result)
+{
+    const struct grGraphNode_st *node = NULL;
+    gr__inst_fault = (gr_inst_fault){NULL, UINT32_MAX, false, false, false};
+    grError_t err = instantiate_body(call, out, g, flags, &node);
+    if (err_node)
+        *err_node = (grGraphNode_t)(uintptr_t)node;
+    if (result)
+        *result = err == grSuccess           ? grGraphInstantiateSuccess
+                  : gr__inst_fault.structure ? grGraphInstantiateInvalidStructure
+                                             : grGraphInstantiateError;
+    return err;
+}
+
 static grError_t instantiate(const char *call, grGraphExec_t *out, grGraph_t g, unsigned long long flags)
+{
+    return instantiate_report(call, out, g, flags, NULL, NULL);
+}
+
+static grError_t instantiate_body(const char *call, grGraphExec_t *out, grGraph_t g, unsigned long long flags,
+                                  const struct grGraphNode_st **err_node)
 {
     builder b;
     struct grGraphExec_st *e;
@@ -747,8 +819,11 @@ static grError_t instantiate(const char *call, grGraphExec_t *out, grGraph_t g, 
         err = gr__graphmem_instantiate(call, e, g, device);
     if (!err && device != 0)
         err = gr__cuda_exec_lower(call, p, device, flags, &e->gpu);
+    if (!err)
+        err = gr__exec_urefs_build(call, g, NULL, &e->urefs);
     gr__big_free(b.edges);
     if (err) {
+        *err_node = culprit(e, err);
         exec_free(e);
         return err;
     }
@@ -772,4 +847,61 @@ GR_API grError_t grGraphInstantiateWithFlags(grGraphExec_t *pGraphExec, grGraph_
                                              unsigned long long flags)
 {
     return instantiate("grGraphInstantiateWithFlags", pGraphExec, graph, flags);
+}
+
+GR_API grError_t grGraphInstantiateWithParams(grGraphExec_t *pGraphExec, grGraph_t graph,
+                                              grGraphInstantiateParams *instantiateParams)
+{
+    static const char call[] = "grGraphInstantiateWithParams";
+    grGraphExec_t e = NULL;
+    grError_t err;
+    gr_stream *s = NULL;
+    if (instantiateParams == NULL)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: instantiateParams is NULL; pass the flags, upload stream and result fields",
+                        call);
+    instantiateParams->errNode_out = NULL;
+    instantiateParams->result_out = grGraphInstantiateError;
+    if (pGraphExec == NULL)
+        return gr__fail(grErrorInvalidValue, "%s: 'pGraphExec' (the output pointer) is NULL", call);
+    unsigned long long flags = instantiateParams->flags;
+    /* The upload stream matters only with the upload flag, as in CUDA. */
+    if ((flags & grGraphInstantiateFlagUpload) &&
+        (err = gr__stream_from_handle(call, instantiateParams->uploadStream, &s)))
+        return err;
+    /* An upload into a capture is refused as a launch into one is, and
+     * invalidates it (CUDA 13 probe: grErrorStreamCaptureUnsupported). */
+    if (s != NULL && GR_UNLIKELY(gr__stream_capturing(s))) {
+        grGraphNodeParams d;
+        memset(&d, 0, sizeof d);
+        d.type = grGraphNodeTypeGraph; /* graph NULL: an executable */
+        return gr__capture_record(call, s, &d);
+    }
+    err = instantiate_report(call, &e, graph, flags, &instantiateParams->errNode_out,
+                             &instantiateParams->result_out);
+    if (err)
+        return err;
+    if ((flags & grGraphInstantiateFlagUpload) && (err = grGraphUpload(e, instantiateParams->uploadStream))) {
+        (void)grGraphExecDestroy(e);
+        instantiateParams->result_out = grGraphInstantiateError;
+        return err;
+    }
+    *pGraphExec = e;
+    return grSuccess;
+}
+
+GR_API grError_t grGraphExecGetFlags(grGraphExec_t graphExec, unsigned long long *flags)
+{
+    static const char call[] = "grGraphExecGetFlags";
+    grError_t err;
+    if ((err = gr__exec_check(call, graphExec)))
+        return err;
+    if (flags == NULL)
+        return gr__fail(grErrorInvalidValue, "%s: flags is NULL; pass where to store the flags", call);
+    /* What CUDA 13 reports (a probe measured it): the flags that change
+     * how the executable launches; Upload and UseNodePriority are
+     * accepted at instantiation but read back as 0. */
+    *flags = graphExec->flags & (unsigned long long)(grGraphInstantiateFlagAutoFreeOnLaunch |
+                                                     grGraphInstantiateFlagDeviceLaunch);
+    return grSuccess;
 }

@@ -38,6 +38,8 @@ grError_t gr__exec_check_ranges(const char *call, grGraphExec_t e)
             snprintf(what, sizeof what, "destination of memset node %u (in topological order)", pn->index);
             err = gr__mem_check_range(call, pn->u.memset.dst, gr__memset_span(&pn->u.memset), what);
         }
+        if (err)
+            gr__inst_fault.pindex = pn->index;
     }
     if (!err)
         gr_store_relaxed(&p->range_gen, gen);
@@ -131,6 +133,11 @@ GR_API grError_t grGraphExecDestroy(grGraphExec_t graphExec)
     graphExec->magic = GR_MAGIC_DEAD;
     if (graphExec->flags & GR_EXEC_GRAPHMEM)
         gr__graphmem_exec_destroyed(graphExec);
+    /* An idle executable's user objects are destroyed before returning,
+     * as in CUDA (its free may run here too). */
+    gr__uobj_inline_begin();
+    gr__exec_urefs_destroyed(graphExec);
     gr__exec_release(graphExec);
+    gr__uobj_inline_end();
     return grSuccess;
 }

@@ -775,6 +775,14 @@ GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
             return err;
         }
     }
+    struct gr_urefs *urefs = NULL;
+    if ((err = gr__exec_urefs_build(call, hGraph, u.pair_o, &urefs))) {
+        gr__exec_write_end(hGraphExec);
+        if (u.pair_o != pair_buf)
+            gr__free(u.pair_o);
+        upd_free(&u);
+        return err;
+    }
     if (hGraphExec->gpu)
         u.gpu_changed = gr__calloc(hGraphExec->plan.nnodes, 1);
     install_blocks(&u);
@@ -791,6 +799,9 @@ GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
     if (u.pair_o != pair_buf)
         gr__free(u.pair_o);
     upd_free(&u);
+    /* No launch of the old parameters runs now; with no lock held, the
+     * user objects only they used may be destroyed before returning. */
+    gr__exec_urefs_replace(hGraphExec, urefs);
     if (err)
         return err;
     resultInfo->result = grGraphExecUpdateSuccess;
@@ -839,6 +850,12 @@ GR_API grError_t grGraphExecChildGraphNodeSetParams(grGraphExec_t hGraphExec, gr
             return err;
         }
     }
+    struct gr_urefs *gone = NULL;
+    if ((err = gr__exec_urefs_replace_child(call, hGraphExec, i, childGraph, &gone))) {
+        gr__exec_write_end(hGraphExec);
+        upd_free(&u);
+        return err;
+    }
     if (hGraphExec->gpu)
         u.gpu_changed = gr__calloc(hGraphExec->plan.nnodes, 1);
     install_blocks(&u);
@@ -847,5 +864,6 @@ GR_API grError_t grGraphExecChildGraphNodeSetParams(grGraphExec_t hGraphExec, gr
         err = gpu_sync(call, &u, o->pindex, o->pindex + o->child_count + 2);
     gr__exec_write_end(hGraphExec);
     upd_free(&u);
+    gr__exec_urefs_drop(hGraphExec, gone); /* the old child graph's, no lock held */
     return err;
 }

@@ -315,6 +315,15 @@ GR_API grError_t grGraphAddEventWaitNode(grGraphNode_t *pGraphNode, grGraph_t gr
                      grGraphNodeTypeWaitEvent, event);
 }
 
+/* The 1D copy a generic memcpy description (grGraphAddNode's,
+ * grGraphNodeSetParams') stands for. */
+grError_t gr__node_memcpy_from_3d(const char *call, const grMemcpyNodeParams *mp, gr_memcpy_params *out)
+{
+    if (mp->flags != 0)
+        return gr__fail(grErrorInvalidValue, "%s: nodeParams->memcpy.flags is %d but must be 0", call, mp->flags);
+    return gr__memcpy_params_from_3d(call, "nodeParams->memcpy.copyParams", &mp->copyParams, out);
+}
+
 GR_API grError_t grGraphAddMemcpyNode(grGraphNode_t *pGraphNode, grGraph_t graph,
                                       const grGraphNode_t *pDependencies, size_t numDependencies,
                                       const grMemcpy3DParms *pCopyParams)
@@ -355,11 +364,7 @@ static grError_t add_node(const char *call, grGraphNode_t *pGraphNode, grGraph_t
         gr_memcpy_params m = {NULL, NULL, 0, grMemcpyDefault};
         if ((err = add_begin(call, pGraphNode, graph, pDependencies, numDependencies)) != grSuccess)
             return err;
-        if (nodeParams->memcpy.flags != 0)
-            return gr__fail(grErrorInvalidValue, "%s: nodeParams->memcpy.flags is %d but must be 0", call,
-                            nodeParams->memcpy.flags);
-        if ((err = gr__memcpy_params_from_3d(call, "nodeParams->memcpy.copyParams",
-                                             &nodeParams->memcpy.copyParams, &m)) != grSuccess)
+        if ((err = gr__node_memcpy_from_3d(call, &nodeParams->memcpy, &m)) != grSuccess)
             return err;
         return add_memcpy(call, pGraphNode, graph, pDependencies, numDependencies, m.dst, m.src, m.count,
                           m.kind);

@@ -54,6 +54,10 @@ grError_t gr__graph_clone(grGraph_t src, grGraph_t *out)
     /* The clone's nodes point into the same loaded buffers. */
     c->res = src->res;
     gr__file_res_retain(c->res);
+    /* The clone holds references of the user objects the original holds
+     * (CUDA: a clone copies them; a child-graph node's copy holds them). */
+    if (!gr__urefs_append(&c->urefs, &src->urefs, 0))
+        goto oom;
     c->cloned_seq_end = src->next_seq;
     c->next_seq = src->next_seq;
     /* One slab chunk for the whole clone when it fits one. */

@@ -478,6 +478,7 @@ void gr__graph_free(grGraph_t g)
     }
     /* After the nodes: their parameters point into the buffers. */
     gr__file_res_release(g->res);
+    gr__urefs_release_all(&g->urefs);
     gr__prov_free(g);
     gr__free(g->notes);
     g->magic = GR_MAGIC_DEAD;
@@ -522,7 +523,11 @@ GR_API grError_t grGraphDestroy(grGraph_t graph)
                         "grGraphDestroy: graph %p is owned by %s (from grGraphChildGraphNodeGetGraph) "
                         "and dies with it; destroy the node or its graph instead",
                         GR_PTR(graph), gr__node_label(graph->owner));
+    /* The user objects whose last reference the graph held: destroyed
+     * before returning, as in CUDA. */
+    gr__uobj_inline_begin();
     gr__graph_free(graph);
+    gr__uobj_inline_end();
     return grSuccess;
 }
 
@@ -545,6 +550,8 @@ GR_API grError_t grGraphDestroyNode(grGraphNode_t node)
             "grGraphDestroyNode: %s belongs to graph %p, which has memory allocation or free nodes; "
             "nodes of such a graph cannot be deleted, as in CUDA (build the graph again instead)",
             gr__node_label(node), GR_PTR(node->graph));
+    gr__uobj_inline_begin(); /* a child graph's user objects, as grGraphDestroy */
     node_destroy(node);
+    gr__uobj_inline_end();
     return grSuccess;
 }

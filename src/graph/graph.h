@@ -155,6 +155,12 @@ struct grGraph_st {
      * for capnotes; NULL when none ever was. */
     gr_edge_note *notes;
     size_t nnotes, capnotes;
+    /* The user-object references the graph owns (userobj.c): copied by a
+     * clone, released with the graph. Empty for most graphs. */
+    struct gr_urefs {
+        struct gr_uref *v;
+        size_t n, cap;
+    } urefs;
 };
 
 /* The refusal of a call that would destroy g or some of its nodes while
@@ -366,6 +372,9 @@ size_t gr__memset_span(const grMemsetParams *p);
 grError_t gr__memcpy_params_from_3d(const char *call, const char *what, const grMemcpy3DParms *c,
                                     gr_memcpy_params *out);
 grError_t gr__node_host_params_check(const char *call, const grHostNodeParams *p);
+/* The 1D copy a generic memcpy description (grGraphAddNode's) stands
+ * for: refuses flags and copies that are not 1D (graph/add.c). */
+grError_t gr__node_memcpy_from_3d(const char *call, const grMemcpyNodeParams *mp, gr_memcpy_params *out);
 grError_t gr__node_event_check(const char *call, grEvent_t e);
 
 /* How deep child graphs may nest: grGraphInstantiate takes a graph whose
@@ -561,5 +570,76 @@ const void *gr__prov_node_stream(grGraph_t g, const struct grGraphNode_st *n);
 
 /* Frees g's provenance. */
 void gr__prov_free(grGraph_t g);
+
+/* ---------------------------------------------------------- user objects
+ *
+ * A user object (userobj.c) is a reference count and a destructor. Its
+ * references are held by the application, by graphs (graph->urefs) and by
+ * executables (exec/userobj.c). When the count reaches zero the handle
+ * dies at once and the destructor is queued for graphrt's destructor
+ * thread, which runs destructors one at a time, in the order their
+ * objects' counts reached zero, holding no graphrt lock; an entry point
+ * that holds no lock at its end runs them there instead (inline scopes,
+ * below), as CUDA does.
+ */
+struct grUserObject_st {
+    uint32_t magic;                    /* GR_MAGIC_USEROBJ */
+    _Atomic uint64_t refs;             /* 0: dead, its destructor queued or run */
+    void *ptr;                         /* the destructor's argument */
+    grHostFn_t destroy;                /* immutable */
+    struct grUserObject_st *next_dead; /* the destructor queue, under its lock */
+};
+
+/* References of one object held by a graph or an executable. 'tag'
+ * groups them: graphs use 0; an executable tags them by where they came
+ * from (exec/userobj.c). */
+typedef struct gr_uref {
+    struct grUserObject_st *obj;
+    uint64_t count;
+    uint32_t tag;
+} gr_uref;
+
+/* True once a user object was created in this process: until then no
+ * graph holds references and instantiation skips looking for them. */
+bool gr__uobj_any(void);
+
+/* Handle check with a detail naming 'call'. */
+grError_t gr__uobj_check(const char *call, grUserObject_t o);
+
+/* An inline scope (nestable, per thread): a count reaching zero inside
+ * it makes the destructor due on this thread, and the outermost end runs
+ * the due destructors. Open one only where the end is reached with no
+ * graphrt lock held (the entry points where CUDA runs destructors before
+ * returning: releases, graph and idle executable destroys, updates). */
+void gr__uobj_inline_begin(void);
+void gr__uobj_inline_end(void);
+
+/* Takes / drops n (> 0) references of a live object without checks; the
+ * drop that reaches zero never runs the destructor itself: it is due at
+ * the end of the inline scope, or queued for the destructor thread. */
+void gr__uobj_retain_n(struct grUserObject_st *o, uint64_t n);
+void gr__uobj_release_n(struct grUserObject_st *o, uint64_t n);
+
+/* Adds 'count' references of o under 'tag' to r, merging with an entry
+ * of the same object and tag; the references themselves are the caller's
+ * to take. False when out of memory (r unchanged). */
+bool gr__urefs_add(struct gr_urefs *r, struct grUserObject_st *o, uint64_t count, uint32_t tag);
+
+/* Appends to dst, under 'tag' and retained, the references of src. False
+ * when out of memory: dst keeps (and holds) what was appended. */
+bool gr__urefs_append(struct gr_urefs *dst, const struct gr_urefs *src, uint32_t tag);
+
+/* Appends to dst, under 'tag' and retained, the references g and the
+ * graphs nested in it hold (child graphs). False when out of memory: dst
+ * keeps (and holds) what was appended. */
+bool gr__urefs_collect(struct gr_urefs *dst, grGraph_t g, uint32_t tag);
+
+/* Releases every reference of r and empties it (its array freed). */
+void gr__urefs_release_all(struct gr_urefs *r);
+
+/* Moves the entries of r tagged 'tag' to 'out' (appended, still held),
+ * or releases them when out is NULL; r keeps the others. False when out
+ * of memory growing out (nothing moved). */
+bool gr__urefs_take_tag(struct gr_urefs *r, uint32_t tag, struct gr_urefs *out);
 
 #endif /* GR_GRAPH_H */

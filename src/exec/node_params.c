@@ -1,0 +1,71 @@
+/*
+ * node_params.c - grGraphExecNodeSetParams: the generic setter of an
+ * executable's node, which checks the node and its type once and hands
+ * the type's member of grGraphNodeParams to that type's own setter
+ * (setters.c, update.c), so that CUDA's limits on changing an executable
+ * stay in one place, the GPU's driver-side update included.
+ */
+#include "exec.h"
+
+GR_API grError_t grGraphExecNodeSetParams(grGraphExec_t graphExec, grGraphNode_t node,
+                                          grGraphNodeParams *nodeParams)
+{
+    static const char call[] = "grGraphExecNodeSetParams";
+    grError_t err;
+    if ((err = gr__exec_check(call, graphExec)))
+        return err;
+    if (nodeParams == NULL)
+        return gr__fail(grErrorInvalidValue, "%s: nodeParams is NULL; pass the node's type and parameters",
+                        call);
+    uint32_t i = gr__exec_find(graphExec, node);
+    if (i == UINT32_MAX)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: node %p is not a top-level node of the graph executable %p was instantiated "
+                        "from (nodes inside child graphs change through their child-graph node)",
+                        call, GR_PTR(node), GR_PTR(graphExec));
+    grGraphNodeType type = graphExec->orig[i].type;
+    if (nodeParams->type != type)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: nodeParams->type is %d (%s) but node %p is a %s node; the type must match the "
+                        "node's",
+                        call, (int)nodeParams->type, gr__node_type_name(nodeParams->type), GR_PTR(node),
+                        gr__node_type_name(type));
+    switch (type) {
+    case grGraphNodeTypeKernel:
+        return grGraphExecKernelNodeSetParams(graphExec, node, &nodeParams->kernel);
+    case grGraphNodeTypeMemcpy: {
+        gr_memcpy_params m = {NULL, NULL, 0, grMemcpyDefault};
+        if ((err = gr__node_memcpy_from_3d(call, &nodeParams->memcpy, &m)))
+            return err;
+        return grGraphExecMemcpyNodeSetParams1D(graphExec, node, m.dst, m.src, m.count, m.kind);
+    }
+    case grGraphNodeTypeMemset:
+        return grGraphExecMemsetNodeSetParams(graphExec, node, &nodeParams->memset);
+    case grGraphNodeTypeHost:
+        return grGraphExecHostNodeSetParams(graphExec, node, &nodeParams->host);
+    case grGraphNodeTypeGraph:
+        /* CUDA 13 answers a child graph of another shape here with
+         * grErrorGraphExecUpdateFailure (a probe measured it), where
+         * grGraphExecChildGraphNodeSetParams answers grErrorInvalidValue. */
+        if ((err = gr__graph_check(call, nodeParams->graph.graph)))
+            return err;
+        err = grGraphExecChildGraphNodeSetParams(graphExec, node, nodeParams->graph.graph);
+        return err == grErrorInvalidValue ? gr__fail_again(grErrorGraphExecUpdateFailure) : err;
+    case grGraphNodeTypeEmpty:
+        return grSuccess;
+    case grGraphNodeTypeWaitEvent:
+        return grGraphExecEventWaitNodeSetEvent(graphExec, node, nodeParams->eventWait.event);
+    case grGraphNodeTypeEventRecord:
+        return grGraphExecEventRecordNodeSetEvent(graphExec, node, nodeParams->eventRecord.event);
+    case grGraphNodeTypeMemAlloc:
+    case grGraphNodeTypeMemFree:
+        return gr__fail(
+            grErrorNotSupported,
+            "%s: node %p is a memory %s node, whose parameters cannot change in an executable, as "
+            "in CUDA",
+            call, GR_PTR(node), type == grGraphNodeTypeMemAlloc ? "allocation" : "free");
+    case grGraphNodeTypeCount:
+        break;
+    }
+    return gr__fail(grErrorInvalidValue, "%s: node %p has no parameters to set", call, GR_PTR(node));
+}
