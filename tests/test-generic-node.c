@@ -121,28 +121,28 @@ static void build_every(every *x)
     CHECK_OK(grEventCreate(&x->ev2));
     CHECK_OK(grGraphCreate(&x->g, 0));
     p = kernel_params(&x->outp, &x->v);
-    CHECK_OK(grGraphAddNode(&x->kern, x->g, NULL, 0, &p));
+    CHECK_OK(grGraphAddNode(&x->kern, x->g, NULL, NULL, 0, &p));
     p = memcpy_params(x->dst, x->src, 8);
-    CHECK_OK(grGraphAddNode(&x->copy, x->g, NULL, 0, &p));
+    CHECK_OK(grGraphAddNode(&x->copy, x->g, NULL, NULL, 0, &p));
     p = memset_params(x->fill, 1, 4);
-    CHECK_OK(grGraphAddNode(&x->set, x->g, NULL, 0, &p));
+    CHECK_OK(grGraphAddNode(&x->set, x->g, NULL, NULL, 0, &p));
     p = host_params(host_a);
-    CHECK_OK(grGraphAddNode(&x->host, x->g, NULL, 0, &p));
+    CHECK_OK(grGraphAddNode(&x->host, x->g, NULL, NULL, 0, &p));
     p = type_only(grGraphNodeTypeEmpty);
-    CHECK_OK(grGraphAddNode(&x->empty, x->g, NULL, 0, &p));
+    CHECK_OK(grGraphAddNode(&x->empty, x->g, NULL, NULL, 0, &p));
     p = type_only(grGraphNodeTypeEventRecord);
     p.eventRecord.event = x->ev1;
-    CHECK_OK(grGraphAddNode(&x->rec, x->g, NULL, 0, &p));
+    CHECK_OK(grGraphAddNode(&x->rec, x->g, NULL, NULL, 0, &p));
     p = type_only(grGraphNodeTypeWaitEvent);
     p.eventWait.event = x->ev1;
-    CHECK_OK(grGraphAddNode(&x->wait, x->g, &x->rec, 1, &p));
+    CHECK_OK(grGraphAddNode(&x->wait, x->g, &x->rec, NULL, 1, &p));
     CHECK_OK(grGraphCreate(&x->child, 0));
     p = host_params(host_a);
     grGraphNode_t inner;
-    CHECK_OK(grGraphAddNode(&inner, x->child, NULL, 0, &p));
+    CHECK_OK(grGraphAddNode(&inner, x->child, NULL, NULL, 0, &p));
     p = type_only(grGraphNodeTypeGraph);
     p.graph.graph = x->child;
-    CHECK_OK(grGraphAddNode(&x->sub, x->g, NULL, 0, &p));
+    CHECK_OK(grGraphAddNode(&x->sub, x->g, NULL, NULL, 0, &p));
 }
 
 static void free_every(every *x)
@@ -189,8 +189,8 @@ GR_TEST(graph_node_set_params_applies_every_type)
     /* A child-graph node takes a copy of the new graph (two host nodes). */
     CHECK_OK(grGraphCreate(&g2, 0));
     grGraphNodeParams hp = host_params(host_b);
-    CHECK_OK(grGraphAddNode(&n, g2, NULL, 0, &hp));
-    CHECK_OK(grGraphAddNode(&n, g2, NULL, 0, &hp));
+    CHECK_OK(grGraphAddNode(&n, g2, NULL, NULL, 0, &hp));
+    CHECK_OK(grGraphAddNode(&n, g2, NULL, NULL, 0, &hp));
     p = type_only(grGraphNodeTypeGraph);
     p.graph.graph = g2;
     CHECK_OK(grGraphNodeSetParams(x.sub, &p));
@@ -317,7 +317,7 @@ GR_TEST(exec_node_set_params_applies_every_type)
     grGraphNode_t n;
     grGraphNodeParams hp = host_params(host_b);
     CHECK_OK(grGraphCreate(&c2, 0));
-    CHECK_OK(grGraphAddNode(&n, c2, NULL, 0, &hp));
+    CHECK_OK(grGraphAddNode(&n, c2, NULL, NULL, 0, &hp));
     p = type_only(grGraphNodeTypeGraph);
     p.graph.graph = c2;
     CHECK_OK(grGraphExecNodeSetParams(e, x.sub, &p));
@@ -346,7 +346,7 @@ GR_TEST(exec_node_set_params_applies_every_type)
     CHECK_GR(grErrorInvalidValue, grGraphExecNodeSetParams(e, x.host, &p));
     CHECK_DETAIL_HAS("grGraphExecHostNodeSetParams");
     /* A child graph of another shape is refused as the type's setter does. */
-    CHECK_OK(grGraphAddNode(&n, c2, NULL, 0, &hp));
+    CHECK_OK(grGraphAddNode(&n, c2, NULL, NULL, 0, &hp));
     p = type_only(grGraphNodeTypeGraph);
     p.graph.graph = c2;
     CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecNodeSetParams(e, x.sub, &p));
@@ -371,7 +371,7 @@ GR_TEST(instantiate_with_params_reports_success_flags_and_upload)
     grGraphInstantiateParams ip;
     unsigned long long flags = 0;
     CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphAddNode(&n, g, NULL, 0, &hp));
+    CHECK_OK(grGraphAddNode(&n, g, NULL, NULL, 0, &hp));
     CHECK_OK(grStreamCreate(&s));
     memset(&ip, 0xff, sizeof ip);
     ip.flags = grGraphInstantiateFlagUpload | grGraphInstantiateFlagUseNodePriority;
@@ -512,7 +512,7 @@ GR_TEST(instantiate_with_params_refuses_an_upload_into_a_capture)
     grGraphNodeParams hp = host_params(host_a);
     grGraphInstantiateParams ip;
     CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphAddNode(&n, g, NULL, 0, &hp));
+    CHECK_OK(grGraphAddNode(&n, g, NULL, NULL, 0, &hp));
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
     memset(&ip, 0, sizeof ip);
