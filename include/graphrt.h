@@ -1013,6 +1013,7 @@ typedef enum grGraphNodeType {
     grGraphNodeTypeEventRecord = 7,
     grGraphNodeTypeMemAlloc = 10,
     grGraphNodeTypeMemFree = 11,
+    grGraphNodeTypeConditional = 13, /* docs/conditional.md */
     grGraphNodeTypeCount
 } grGraphNodeType;
 
@@ -1103,6 +1104,46 @@ typedef struct grMemcpyNodeParams {
     grMemcpy3DParms copyParams;
 } grMemcpyNodeParams;
 
+/*
+ * Conditional nodes (docs/conditional.md): a node that runs one of its
+ * body graphs, or none, or one repeatedly, as a 32-bit value decides when
+ * the node runs. The value lives in a conditional handle, made for a graph
+ * by grGraphConditionalHandleCreate and set by grGraphSetConditional from
+ * the graph's kernels (or host code) before the node runs.
+ */
+
+/* A conditional handle: an opaque 64-bit value, as in CUDA. Mirrors
+ * cudaGraphConditionalHandle. */
+typedef unsigned long long grGraphConditionalHandle;
+
+/* Flags of grGraphConditionalHandleCreate. grGraphCondAssignDefault: the
+ * handle's value is reset to its default at the start of every launch.
+ * Mirrors cudaGraphCondAssignDefault. */
+enum { grGraphCondAssignDefault = 1 };
+
+/* What a conditional node does with its handle's value v. Mirrors
+ * cudaGraphConditionalNodeType. */
+typedef enum grGraphConditionalNodeType {
+    grGraphCondTypeIf = 0,     /* v != 0: body 0; v == 0: body 1 if size is 2 */
+    grGraphCondTypeWhile = 1,  /* body 0 again and again while v != 0 (tested first) */
+    grGraphCondTypeSwitch = 2, /* body v if v < size, else none */
+} grGraphConditionalNodeType;
+
+/* The parameters of a conditional node (grGraphAddNode with type
+ * grGraphNodeTypeConditional). handle: from grGraphConditionalHandleCreate
+ * for this graph or a graph it is nested in. size: bodies, 1 for WHILE, 1
+ * or 2 for IF, 1 or more for SWITCH. phGraph_out: set by grGraphAddNode to
+ * an array of 'size' empty body graphs, owned by the node (valid while it
+ * lives; fill them with grGraphAdd*Node or grStreamBeginCaptureToGraph).
+ * Mirrors cudaConditionalNodeParams (without ctx: graphrt has one context
+ * per device). */
+typedef struct grConditionalNodeParams {
+    grGraphConditionalHandle handle;
+    grGraphConditionalNodeType type;
+    unsigned int size;
+    grGraph_t *phGraph_out;
+} grConditionalNodeParams;
+
 /* The generic node description of grGraphAddNode. Mirrors
  * cudaGraphNodeParams: 'type' selects the union member. */
 typedef struct grGraphNodeParams {
@@ -1119,6 +1160,7 @@ typedef struct grGraphNodeParams {
         grEventRecordNodeParams eventRecord;
         grMemAllocNodeParams alloc;
         grMemFreeNodeParams free;
+        grConditionalNodeParams conditional;
     };
     long long reserved2;
 } grGraphNodeParams;
@@ -1236,7 +1278,14 @@ GR_API grError_t grGraphAddEventWaitNode(grGraphNode_t *pGraphNode, grGraph_t gr
                                          grEvent_t event);
 
 /* Adds a node of any type described by nodeParams (type tag + union).
- * For an alloc node nodeParams->alloc.dptr is set. A memcpy is 1D: its
+ * For an alloc node nodeParams->alloc.dptr is set. For a conditional node
+ * (grGraphNodeTypeConditional) nodeParams->conditional.phGraph_out is set
+ * to the node's body graphs; the rules of bodies (which node types they
+ * take: kernel, empty, memcpy, memset, child graph and conditional nodes;
+ * others are refused with grErrorNotSupported when added) are in
+ * docs/conditional.md; a conditional node's errors: grErrorInvalidValue
+ * (handle not live or made for a graph this graph is not nested in, type
+ * not a grGraphConditionalNodeType, size not allowed for the type). A memcpy is 1D: its
  * addresses are srcPtr.ptr + srcPos.x and dstPtr.ptr + dstPos.x, its size
  * extent.width. Errors: those of the grGraphAdd*Node of the type
  * (grGraphAddMemAllocNode and grGraphAddMemFreeNode for the memory
@@ -1248,6 +1297,32 @@ GR_API grError_t grGraphAddEventWaitNode(grGraphNode_t *pGraphNode, grGraph_t gr
 GR_API grError_t grGraphAddNode(grGraphNode_t *pGraphNode, grGraph_t graph,
                                 const grGraphNode_t *pDependencies, size_t numDependencies,
                                 grGraphNodeParams *nodeParams);
+
+/* Creates a conditional handle for 'graph': the value a conditional node
+ * of graph (or of a graph nested in it: a body, a child graph) tests.
+ * defaultLaunchValue: the value an executable starts with, and, with flags
+ * grGraphCondAssignDefault, the value every launch starts with; without
+ * the flag a value persists from launch to launch. flags: 0 or
+ * grGraphCondAssignDefault. The handle lives as long as the graph and the
+ * executables instantiated from it. Errors: grErrorInvalidValue
+ * (pHandle_out NULL, graph not live, unknown flags),
+ * grErrorMemoryAllocation. Thread safety: not with other calls on the same
+ * graph. Mirrors cudaGraphConditionalHandleCreate (CUDA 12.3; without ctx). */
+GR_API grError_t grGraphConditionalHandleCreate(grGraphConditionalHandle *pHandle_out, grGraph_t graph,
+                                                unsigned int defaultLaunchValue, unsigned int flags);
+
+/* Sets the value of a conditional handle in the executable running now:
+ * called from a kernel's CPU body (or a host function) of a launch, the
+ * value is what the conditional nodes after it read (a WHILE body sets it
+ * to 0 to end the loop). Called outside a launch, it sets the value the
+ * next launch starts with (unless grGraphCondAssignDefault resets it).
+ * Errors: grErrorInvalidValue (handle not from
+ * grGraphConditionalHandleCreate, or its graph and executables are all
+ * gone). Thread safety: any thread; the value is one relaxed 32-bit store,
+ * ordered before the nodes that depend on the caller by the graph's edges.
+ * Mirrors cudaGraphSetConditional, a device function in CUDA: in graphrt
+ * a C function that returns an error. */
+GR_API grError_t grGraphSetConditional(grGraphConditionalHandle handle, unsigned int value);
 
 /* Adds edges from[i] -> to[i]. All are checked first; if any fails none is
  * added. numDependencies 0 does nothing. Errors: grErrorInvalidValue (graph

@@ -125,6 +125,7 @@ static bool make_params(const grGraphNodeParams *desc, gr_node_params *p)
     case grGraphNodeTypeEmpty:
     case grGraphNodeTypeWaitEvent:
     case grGraphNodeTypeEventRecord:
+    case grGraphNodeTypeConditional:
     case grGraphNodeTypeCount:
         break;
     }
@@ -148,6 +149,7 @@ static const char *refusal(grGraphNodeType t)
     case grGraphNodeTypeEmpty:
     case grGraphNodeTypeWaitEvent:
     case grGraphNodeTypeEventRecord:
+    case grGraphNodeTypeConditional:
     case grGraphNodeTypeCount:
         break;
     }

@@ -121,6 +121,7 @@ enum {
     GR_MAGIC_NODE = 0x4e4f4445u,
     GR_MAGIC_EXEC = 0x45584543u,
     GR_MAGIC_POOL = 0x504f4f4cu,
+    GR_MAGIC_COND = 0x434f4e44u,
     GR_MAGIC_DEAD = 0xdeaddeadu
 };
 

@@ -20,6 +20,35 @@
 /* Frees a plan's memory and releases what it retains. */
 void gr__plan_free(gr_plan *p);
 
+/* Builds the plan of a conditional node's body g (nested 'depth' deep)
+ * into *p, as instantiate builds an executable's, without the node table;
+ * on failure (with a detail) *p is freed. */
+grError_t gr__plan_build_body(grGraph_t g, int depth, gr_plan *p);
+
+/* ---------------------------------------------- conditional nodes
+ * (exec/conditional.c) */
+
+/* Builds the compiled form of conditional node gn (one plan per body)
+ * into *out; on failure *out is NULL and nothing is held. */
+grError_t gr__exec_cond_build(const struct grGraphNode_st *gn, int depth, gr_cond_plan **out);
+
+/* Frees a conditional node's compiled form (NULL accepted). */
+void gr__exec_cond_free(gr_cond_plan *c);
+
+/* After a plan with conditional nodes is built: refuses them on a GPU
+ * device, applies CUDA's one-executable-at-a-time rule, and lists (and
+ * references) the handles in p->cond_slots, their values set to their
+ * defaults. */
+grError_t gr__exec_cond_instantiate(const char *call, gr_plan *p, int device);
+
+/* Whether conditional plan b (built from a graph that updates an
+ * executable) has the shape of a: the same handle, type and bodies with
+ * the same nodes and edges, recursively; if not, says why in why[cap]. */
+bool gr__exec_cond_same_shape(const gr_cond_plan *a, const gr_cond_plan *b, char *why, size_t cap);
+
+/* Releases p->cond_slots (the executable's end). */
+void gr__exec_cond_slots_free(gr_plan *p);
+
 /* The orig index of 'node' in the executable, or UINT32_MAX (also when out
  * of memory building the table on first use). */
 uint32_t gr__exec_find(struct grGraphExec_st *e, const void *node);

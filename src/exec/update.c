@@ -74,6 +74,13 @@ typedef struct upd {
      * its parameters, so that only those nodes go to the driver (NULL on
      * the CPU, or when out of memory: then every node goes). */
     uint8_t *gpu_changed;
+    /* Conditional nodes: the plans of their bodies built from the new
+     * graph while checking, swapped in when applying. */
+    struct cond_swap {
+        gr_pnode *pn;
+        gr_cond_plan *fresh;
+    } * conds;
+    size_t nconds, capconds;
 } upd;
 
 GR_PRINTF(5, 6)
@@ -138,6 +145,41 @@ static bool range_fits(upd *u, grGraphNode_t gn, const void *p, size_t n, const 
         gr__node_label(gn), what, p, n, base, size);
 }
 
+/* A conditional node: its bodies are compiled again from the new graph
+ * (an update may change their nodes' parameters, as in CUDA) and must
+ * have the shape of those they replace. */
+static bool check_conditional(upd *u, gr_pnode *pn, grGraphNode_t gn)
+{
+    char why[240];
+    gr_cond_plan *fresh = NULL;
+    if (u->nconds == u->capconds) {
+        size_t ncap = u->capconds ? 2 * u->capconds : 4;
+        struct cond_swap *nc = gr__realloc(u->conds, ncap * sizeof *nc);
+        if (!nc)
+            return oom(u);
+        u->conds = nc;
+        u->capconds = ncap;
+    }
+    if (gr__exec_cond_build(gn, 1, &fresh) != grSuccess)
+        return oom(u);
+    if (!gr__exec_cond_same_shape(pn->u.cond, fresh, why, sizeof why)) {
+        gr__exec_cond_free(fresh);
+        return refuse(u, grGraphExecUpdateErrorTopologyChanged, gn, NULL, "%s: %s", gr__node_label(gn), why);
+    }
+    u->conds[u->nconds++] = (struct cond_swap){pn, fresh};
+    return true;
+}
+
+/* Swaps in the bodies check_conditional built. */
+static void install_conds(upd *u)
+{
+    for (size_t i = 0; i < u->nconds; i++) {
+        gr__exec_cond_free(u->conds[i].pn->u.cond);
+        u->conds[i].pn->u.cond = u->conds[i].fresh;
+    }
+    u->nconds = 0;
+}
+
 /* Checks that graph node 'gn' may update plan node 'pn' (same type checked
  * by the caller); allocates what applying it will need. */
 static bool check_params(upd *u, gr_pnode *pn, grGraphNode_t gn)
@@ -188,6 +230,8 @@ static bool check_params(upd *u, gr_pnode *pn, grGraphNode_t gn)
     case grGraphNodeTypeEventRecord:
     case grGraphNodeTypeGraph: /* checked by the caller, node by node */
         return true;
+    case grGraphNodeTypeConditional:
+        return check_conditional(u, pn, gn);
     case grGraphNodeTypeMemAlloc:
     case grGraphNodeTypeMemFree:
     case grGraphNodeTypeCount:
@@ -248,6 +292,7 @@ static void apply_params(gr_pnode *pn, grGraphNode_t gn)
         return;
     case grGraphNodeTypeEmpty:
     case grGraphNodeTypeGraph:
+    case grGraphNodeTypeConditional: /* install_conds swapped its bodies in */
     case grGraphNodeTypeMemAlloc:
     case grGraphNodeTypeMemFree:
     case grGraphNodeTypeCount:
@@ -286,6 +331,7 @@ static grError_t device_check(const char *call, grGraphExec_t e, grGraphNode_t g
         return gr__exec_check_copy_devmem(call, gr__node_label(gn), gn->p.memset.dst, NULL, device);
     case grGraphNodeTypeHost:
     case grGraphNodeTypeEmpty:
+    case grGraphNodeTypeConditional: /* CPU only: refused on GPUs at instantiation */
     case grGraphNodeTypeMemAlloc:
     case grGraphNodeTypeMemFree:
     case grGraphNodeTypeCount:
@@ -340,6 +386,7 @@ static bool params_differ(const gr_pnode *pn, grGraphNode_t gn)
         return pn->u.event != gn->p.event;
     case grGraphNodeTypeEmpty:
     case grGraphNodeTypeGraph:
+    case grGraphNodeTypeConditional: /* CPU only */
     case grGraphNodeTypeMemAlloc:
     case grGraphNodeTypeMemFree:
     case grGraphNodeTypeCount:
@@ -668,6 +715,9 @@ static void upd_free(upd *u)
     for (size_t i = 0; i < u->nblocks; i++)
         gr__free(u->blocks[i].argv);
     gr__free(u->blocks);
+    for (size_t i = 0; i < u->nconds; i++)
+        gr__exec_cond_free(u->conds[i].fresh);
+    gr__free(u->conds);
     gr__free(u->stamp);
 }
 
@@ -730,6 +780,7 @@ GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
     if (hGraphExec->gpu)
         u.gpu_changed = gr__calloc(hGraphExec->plan.nnodes, 1);
     install_blocks(&u);
+    install_conds(&u);
     for (uint32_t i = 0; i < hGraphExec->norig; i++) {
         struct grGraphNode_st *n = u.pair_o[i];
         if (n->type == grGraphNodeTypeGraph)

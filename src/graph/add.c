@@ -131,6 +131,13 @@ static grError_t add_child(const char *call, grGraphNode_t *out, grGraph_t g, co
             "%s: childGraph %p has memory allocation or free nodes; such a graph cannot be embedded "
             "in a child-graph node, as in CUDA: add its nodes to graph %p itself",
             call, GR_PTR(child), GR_PTR(g));
+    if (gr__graph_has_conditional(child))
+        return gr__fail(grErrorNotSupported,
+                        "%s: childGraph %p has conditional nodes; such a graph cannot be embedded in a "
+                        "child-graph node, as in CUDA: add its nodes to graph %p itself",
+                        call, GR_PTR(child), GR_PTR(g));
+    if ((err = gr__cond_body_check_graph(call, g, child)) != grSuccess)
+        return err;
     unsigned depth = gr__graph_nest_depth(g) + 1 + gr__graph_nest_height(child);
     if (depth > GR_GRAPH_MAX_NEST)
         return gr__fail(grErrorInvalidValue,
@@ -313,6 +320,24 @@ GR_API grError_t grGraphAddEventWaitNode(grGraphNode_t *pGraphNode, grGraph_t gr
                      grGraphNodeTypeWaitEvent, event);
 }
 
+/* A conditional node: its body graphs are made here and handed out in
+ * cp->phGraph_out once the node exists. */
+static grError_t add_conditional(const char *call, grGraphNode_t *out, grGraph_t g, const grGraphNode_t *deps,
+                                 size_t ndeps, grConditionalNodeParams *cp)
+{
+    gr_node_params p;
+    grError_t err;
+    memset(&p, 0, sizeof p);
+    if ((err = add_begin(call, out, g, deps, ndeps)) != grSuccess)
+        return err;
+    if ((err = gr__cond_params_make(call, g, cp, &p.cond)) != grSuccess)
+        return err;
+    if ((err = add_finish(call, out, g, deps, ndeps, grGraphNodeTypeConditional, &p)) != grSuccess)
+        return err;
+    cp->phGraph_out = (*out)->p.cond.bodies;
+    return grSuccess;
+}
+
 /* The 1D copy a grMemcpy3DParms describes, or a refusal: graphrt's copies
  * are linear byte ranges. */
 static grError_t memcpy_from_3d(const char *call, const grMemcpyNodeParams *mp, gr_memcpy_params *out)
@@ -376,6 +401,9 @@ GR_API grError_t grGraphAddNode(grGraphNode_t *pGraphNode, grGraph_t graph,
         return add_mem_alloc(call, pGraphNode, graph, pDependencies, numDependencies, &nodeParams->alloc);
     case grGraphNodeTypeMemFree:
         return add_mem_free(call, pGraphNode, graph, pDependencies, numDependencies, nodeParams->free.dptr);
+    case grGraphNodeTypeConditional:
+        return add_conditional(call, pGraphNode, graph, pDependencies, numDependencies,
+                               &nodeParams->conditional);
     case grGraphNodeTypeCount:
         break;
     }

@@ -130,6 +130,10 @@ unsigned gr__graph_nest_height(grGraph_t g)
             unsigned c = 1 + gr__graph_nest_height(n->p.child);
             h = c > h ? c : h;
         }
+        for (unsigned b = 0; n->type == grGraphNodeTypeConditional && b < n->p.cond.nbodies; b++) {
+            unsigned c = 1 + gr__graph_nest_height(n->p.cond.bodies[b]);
+            h = c > h ? c : h;
+        }
     }
     return h;
 }
@@ -382,6 +386,9 @@ grError_t gr__graph_insert_node(const char *call, grGraph_t g, const grGraphNode
 {
     struct grGraphNode_st *n;
     size_t i;
+    grError_t err = gr__cond_body_check_type(call, g, type);
+    if (err != grSuccess)
+        return err;
     n = gr__graph_node_new(g, ndeps);
     if (n == NULL)
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory allocating a %s node", call,
@@ -402,6 +409,8 @@ grError_t gr__graph_insert_node(const char *call, grGraph_t g, const grGraphNode
     gr__node_params_move(type, &n->p, p);
     if (type == grGraphNodeTypeGraph)
         n->p.child->owner = n;
+    for (unsigned b = 0; type == grGraphNodeTypeConditional && b < n->p.cond.nbodies; b++)
+        n->p.cond.bodies[b]->owner = n;
     for (i = 0; i < ndeps; i++) {
         n->deps[i] = deps[i];
         deps[i]->succs[deps[i]->nsuccs++] = n;
@@ -470,6 +479,7 @@ void gr__graph_free(grGraph_t g)
         older = c->older;
         slab_chunk_free(c);
     }
+    gr__graph_cond_slots_free(g);
     /* After the nodes: their parameters point into the buffers. */
     gr__file_res_release(g->res);
     gr__prov_free(g);

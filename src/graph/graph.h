@@ -49,6 +49,14 @@ typedef struct gr_kernel_params {
     _Alignas(16) unsigned char inl[GR_KERNEL_ARGS_INLINE];
 } gr_kernel_params;
 
+/* A conditional node's parameters as stored (graph/conditional.c). */
+typedef struct gr_cond_params {
+    struct gr_cond_slot *slot; /* its handle, held by the graph that made it */
+    grGraphConditionalNodeType type;
+    unsigned nbodies;
+    grGraph_t *bodies; /* owned: nbodies graphs whose owner is the node */
+} gr_cond_params;
+
 /* The per-type parameters of a node; 'type' of the node selects one. */
 typedef union gr_node_params {
     gr_kernel_params kernel;    /* grGraphNodeTypeKernel */
@@ -59,6 +67,7 @@ typedef union gr_node_params {
     grEvent_t event;            /* EventRecord / WaitEvent */
     grMemAllocNodeParams alloc; /* grGraphNodeTypeMemAlloc */
     void *free_ptr;             /* grGraphNodeTypeMemFree */
+    gr_cond_params cond;        /* grGraphNodeTypeConditional */
 } gr_node_params;
 
 /* Edge slots kept inside a node before an edge array spills to the heap,
@@ -105,7 +114,11 @@ struct grGraph_st {
     size_t nnodes, nedges;
     size_t nmemnodes; /* alloc and free nodes among nnodes */
     uint64_t next_seq;
-    struct grGraphNode_st *owner; /* child-graph node owning it, or NULL */
+    /* The child-graph or conditional node owning it (a body), or NULL. */
+    struct grGraphNode_st *owner;
+    /* The conditional handles made for it (graph/conditional.c), newest
+     * first; each holds a reference the graph drops when it dies. */
+    struct gr_cond_slot *cond_slots;
     /* For grGraphNodeFindInClone: the graph this is a clone of, and its
      * next_seq then; the clone's nodes with a seq below it are the copies
      * of the original's nodes with that seq. */
@@ -193,7 +206,8 @@ grError_t gr__graph_check_deps(const char *call, grGraph_t g, const grGraphNode_
  * (already checked by gr__graph_check_deps). On success the node has taken
  * what *p owns (moved by gr__node_params_move, so *p must not be released;
  * a child graph's owner is set to the node) and *out is the node; on
- * failure (grErrorMemoryAllocation) nothing changed and the caller still
+ * failure (grErrorMemoryAllocation, or grErrorNotSupported for a type a
+ * conditional node's body refuses) nothing changed and the caller still
  * owns *p. Allocation-free when the node's slab chunk has room and every
  * edge fits its node's inline arrays.
  */
@@ -371,6 +385,38 @@ void gr__graph_node_destroy(grGraphNode_t node);
 struct gr_file_res;
 void gr__file_res_retain(struct gr_file_res *r);
 void gr__file_res_release(struct gr_file_res *r);
+
+/* --------------------------------------------------- conditional nodes
+ * (graph/conditional.c) */
+
+/* Checks a conditional node's parameters for graph g and builds the
+ * stored form: its body graphs, empty, not owned yet (the node's insert
+ * sets their owner). Changes nothing on failure. */
+grError_t gr__cond_params_make(const char *call, grGraph_t g, const grConditionalNodeParams *in,
+                               gr_cond_params *out);
+
+/* The refusal of a node of type t in graph g when g is a conditional
+ * node's body, or nested in one (CUDA's list of the node types a body may
+ * hold); grSuccess otherwise. */
+grError_t gr__cond_body_check_type(const char *call, grGraph_t g, grGraphNodeType t);
+
+/* The same for every node of graph c (and of the graphs nested in it),
+ * about to be embedded in g. */
+grError_t gr__cond_body_check_graph(const char *call, grGraph_t g, grGraph_t c);
+
+/* "IF", "WHILE" or "SWITCH" ("?" for another value). */
+const char *gr__cond_type_name(grGraphConditionalNodeType t);
+
+/* True if g or a graph nested in it has a conditional node. */
+bool gr__graph_has_conditional(grGraph_t g);
+
+/* A conditional handle's slot, retained, for an executable; dropped
+ * with gr__cond_slot_release. */
+void gr__cond_slot_retain(struct gr_cond_slot *s);
+void gr__cond_slot_release(struct gr_cond_slot *s);
+
+/* Drops the graph's references on the handles made for it (its free). */
+void gr__graph_cond_slots_free(grGraph_t g);
 
 /* Deep-copies a graph (used by clone and child-graph nodes). */
 grError_t gr__graph_clone(grGraph_t src, grGraph_t *out);

@@ -219,6 +219,10 @@ grError_t gr__node_params_copy(grGraphNodeType t, gr_node_params *dst, const gr_
         gr__event_retain(src->event);
         *dst = *src;
         return grSuccess;
+    case grGraphNodeTypeConditional:
+        /* CUDA: a graph with conditional nodes cannot be cloned or embedded. */
+        return gr__fail(grErrorNotSupported,
+                        "graphs with conditional nodes cannot be cloned or used as child graphs, as in CUDA");
     case grGraphNodeTypeMemAlloc:
     case grGraphNodeTypeMemFree:
         /* CUDA: a graph with memory nodes cannot be cloned or embedded. */
@@ -296,6 +300,15 @@ void gr__node_params_free(grGraphNodeType t, gr_node_params *p)
         if (p->alloc.dptr)
             gr__graphmem_node_release(p->alloc.dptr);
         p->alloc.dptr = NULL;
+        return;
+    case grGraphNodeTypeConditional:
+        for (unsigned b = 0; b < p->cond.nbodies; b++) {
+            p->cond.bodies[b]->owner = NULL;
+            gr__graph_free(p->cond.bodies[b]);
+        }
+        gr__free(p->cond.bodies);
+        p->cond.bodies = NULL;
+        p->cond.nbodies = 0;
         return;
     case grGraphNodeTypeMemcpy:
     case grGraphNodeTypeMemset:

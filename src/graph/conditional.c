@@ -1,0 +1,277 @@
+/*
+ * conditional.c - conditional handles and the graph side of conditional
+ * nodes (docs/conditional.md): a handle's slot, the checks of a node's
+ * parameters, its body graphs, and CUDA's list of the node types a body
+ * may hold.
+ *
+ * A handle is the address of its slot (plan.h, gr_cond_slot). The graph it
+ * was made for holds a reference, and every executable built with it one;
+ * the slot dies with the last, so that a kernel of a running executable
+ * can set it after its graph was destroyed, and a handle whose graph and
+ * executables are gone is refused (slots come from a shelf of dead shells,
+ * as handles do). Instantiate reads the slot's value cell; launches reset
+ * and read it (backend/cpu/launch.c).
+ *
+ * Invariants:
+ *   - a conditional node's bodies are graphs whose owner is the node; they
+ *     die with it (gr__node_params_free);
+ *   - a graph that is a body, or nested in one, holds only node types of
+ *     CUDA's list (kernel, empty, memcpy, memset, child graph,
+ *     conditional): every insert checks (gr__cond_body_check_type), and
+ *     a child graph embedded there is checked whole.
+ */
+#include "graph.h"
+
+#include "../backend/plan.h"
+
+#include <string.h>
+
+static gr_shelf slot_shelf = GR_SHELF_INIT(sizeof(gr_cond_slot));
+
+void gr__cond_slot_retain(gr_cond_slot *s)
+{
+    gr_fetch_add_relaxed(&s->refs, 1);
+}
+
+void gr__cond_slot_release(gr_cond_slot *s)
+{
+    if (gr_fetch_sub_acq_rel(&s->refs, 1) != 1)
+        return;
+    s->magic = GR_MAGIC_DEAD;
+    gr__shell_retire(&slot_shelf, s);
+}
+
+void gr__graph_cond_slots_free(grGraph_t g)
+{
+    gr_cond_slot *s = g->cond_slots, *next;
+    for (; s != NULL; s = next) {
+        next = s->next;
+        s->graph = NULL;
+        gr__cond_slot_release(s);
+    }
+    g->cond_slots = NULL;
+}
+
+/* The slot a handle names, if it is live. */
+static gr_cond_slot *slot_of(grGraphConditionalHandle h)
+{
+    gr_cond_slot *s = (gr_cond_slot *)(uintptr_t)h;
+    if (s == NULL || ((uintptr_t)s & 63u) != 0 || s->magic != GR_MAGIC_COND)
+        return NULL;
+    return s;
+}
+
+/* Whether a body may hold a node of type t (CUDA's list). */
+static bool body_allows(grGraphNodeType t)
+{
+    switch (t) {
+    case grGraphNodeTypeKernel:
+    case grGraphNodeTypeEmpty:
+    case grGraphNodeTypeMemcpy:
+    case grGraphNodeTypeMemset:
+    case grGraphNodeTypeGraph:
+    case grGraphNodeTypeConditional:
+        return true;
+    case grGraphNodeTypeHost:
+    case grGraphNodeTypeWaitEvent:
+    case grGraphNodeTypeEventRecord:
+    case grGraphNodeTypeMemAlloc:
+    case grGraphNodeTypeMemFree:
+    case grGraphNodeTypeCount:
+        return false;
+    }
+    return false;
+}
+
+/* The conditional node g is a body of (directly or through child
+ * graphs), or NULL. */
+static const struct grGraphNode_st *enclosing_conditional(grGraph_t g)
+{
+    for (; g->owner != NULL; g = g->owner->graph)
+        if (g->owner->type == grGraphNodeTypeConditional)
+            return g->owner;
+    return NULL;
+}
+
+static grError_t refuse_in_body(const char *call, grGraph_t g, const struct grGraphNode_st *cond,
+                                grGraphNodeType t)
+{
+    return gr__fail(grErrorNotSupported,
+                    "%s: graph %p is (inside) a body of %s, which may hold only kernel, empty, memcpy, "
+                    "memset, child graph and conditional nodes, as in CUDA; a %s node cannot be added",
+                    call, GR_PTR(g), gr__node_label(cond), gr__node_type_name(t));
+}
+
+grError_t gr__cond_body_check_type(const char *call, grGraph_t g, grGraphNodeType t)
+{
+    if (GR_LIKELY(g->owner == NULL) || body_allows(t))
+        return grSuccess;
+    const struct grGraphNode_st *cond = enclosing_conditional(g);
+    if (cond == NULL)
+        return grSuccess;
+    return refuse_in_body(call, g, cond, t);
+}
+
+/* The first node of c (or of a graph nested in it) a body refuses. */
+static const struct grGraphNode_st *first_refused(grGraph_t c)
+{
+    const struct grGraphNode_st *bad = NULL;
+    struct grGraphNode_st *n;
+    GR_GRAPH_FOR_EACH_NODE (c, n) {
+        if (bad != NULL)
+            continue;
+        if (!body_allows(n->type))
+            bad = n;
+        else if (n->type == grGraphNodeTypeGraph)
+            bad = first_refused(n->p.child);
+        for (unsigned b = 0; bad == NULL && n->type == grGraphNodeTypeConditional && b < n->p.cond.nbodies; b++)
+            bad = first_refused(n->p.cond.bodies[b]);
+    }
+    return bad;
+}
+
+grError_t gr__cond_body_check_graph(const char *call, grGraph_t g, grGraph_t c)
+{
+    const struct grGraphNode_st *cond = enclosing_conditional(g);
+    const struct grGraphNode_st *bad;
+    if (cond == NULL || (bad = first_refused(c)) == NULL)
+        return grSuccess;
+    return gr__fail(grErrorNotSupported,
+                    "%s: graph %p is (inside) a body of %s, which may hold only kernel, empty, memcpy, "
+                    "memset, child graph and conditional nodes, as in CUDA; childGraph %p holds %s",
+                    call, GR_PTR(g), gr__node_label(cond), GR_PTR(c), gr__node_label(bad));
+}
+
+bool gr__graph_has_conditional(grGraph_t g)
+{
+    struct grGraphNode_st *n;
+    bool found = false;
+    GR_GRAPH_FOR_EACH_NODE (g, n) {
+        if (n->type == grGraphNodeTypeConditional)
+            found = true;
+        else if (!found && n->type == grGraphNodeTypeGraph)
+            found = gr__graph_has_conditional(n->p.child);
+    }
+    return found;
+}
+
+const char *gr__cond_type_name(grGraphConditionalNodeType t)
+{
+    switch (t) {
+    case grGraphCondTypeIf:
+        return "IF";
+    case grGraphCondTypeWhile:
+        return "WHILE";
+    case grGraphCondTypeSwitch:
+        return "SWITCH";
+    }
+    return "?";
+}
+
+grError_t gr__cond_params_make(const char *call, grGraph_t g, const grConditionalNodeParams *in,
+                               gr_cond_params *out)
+{
+    gr_cond_slot *s = slot_of(in->handle);
+    if (s == NULL || s->graph == NULL)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: nodeParams->conditional.handle 0x%llx is not a live conditional handle; make "
+                        "one with grGraphConditionalHandleCreate for this graph",
+                        call, in->handle);
+    if (!gr__graph_within(g, (grGraph_t)(uintptr_t)s->graph))
+        return gr__fail(grErrorInvalidValue,
+                        "%s: nodeParams->conditional.handle was made for graph %p; graph %p is not that "
+                        "graph nor nested in it (a handle serves the graph it was made for and its bodies "
+                        "and child graphs, as in CUDA)",
+                        call, GR_PTR(s->graph), GR_PTR(g));
+    if (g->owner != NULL && g->owner->type == grGraphNodeTypeGraph)
+        return gr__fail(grErrorNotSupported,
+                        "%s: graph %p is the child graph of %s; graphs with conditional nodes cannot be child "
+                        "graphs, as in CUDA: add the node to the parent graph",
+                        call, GR_PTR(g), gr__node_label(g->owner));
+    unsigned size = in->size;
+    switch (in->type) {
+    case grGraphCondTypeIf:
+        if (size == 1 || size == 2)
+            break;
+        return gr__fail(grErrorInvalidValue,
+                        "%s: nodeParams->conditional.size is %u; an IF node has 1 body (or 2: the second "
+                        "runs when the value is 0)",
+                        call, size);
+    case grGraphCondTypeWhile:
+        if (size == 1)
+            break;
+        return gr__fail(grErrorInvalidValue, "%s: nodeParams->conditional.size is %u; a WHILE node has 1 body",
+                        call, size);
+    case grGraphCondTypeSwitch:
+        if (size >= 1)
+            break;
+        return gr__fail(grErrorInvalidValue,
+                        "%s: nodeParams->conditional.size is 0; a SWITCH node has at least 1 body", call);
+    default:
+        return gr__fail(grErrorInvalidValue,
+                        "%s: nodeParams->conditional.type %d is not a grGraphConditionalNodeType (IF, WHILE, "
+                        "SWITCH)",
+                        call, (int)in->type);
+    }
+    if (gr__graph_nest_depth(g) + 1 > GR_GRAPH_MAX_NEST)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: graph %p is nested %u levels deep already; bodies would nest deeper than the "
+                        "%u levels grGraphInstantiate takes",
+                        call, GR_PTR(g), gr__graph_nest_depth(g), GR_GRAPH_MAX_NEST);
+    grGraph_t *bodies = gr__calloc(size, sizeof *bodies);
+    if (bodies == NULL)
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory making %u body graphs", call, size);
+    for (unsigned b = 0; b < size; b++) {
+        if ((bodies[b] = gr__graph_new()) != NULL)
+            continue;
+        while (b > 0)
+            gr__graph_free(bodies[--b]);
+        gr__free(bodies);
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory making %u body graphs", call, size);
+    }
+    *out = (gr_cond_params){.slot = s, .type = in->type, .nbodies = size, .bodies = bodies};
+    return grSuccess;
+}
+
+/* ---------------------------------------------------------- public API */
+
+GR_API grError_t grGraphConditionalHandleCreate(grGraphConditionalHandle *pHandle_out, grGraph_t graph,
+                                                unsigned int defaultLaunchValue, unsigned int flags)
+{
+    static const char call[] = "grGraphConditionalHandleCreate";
+    grError_t err;
+    if (pHandle_out == NULL)
+        return gr__fail(grErrorInvalidValue, "%s: pHandle_out is NULL; pass where to store the handle", call);
+    if ((err = gr__graph_check(call, graph)) != grSuccess)
+        return err;
+    if (flags & ~(unsigned)grGraphCondAssignDefault)
+        return gr__fail(grErrorInvalidValue, "%s: flags 0x%x has bits other than grGraphCondAssignDefault",
+                        call, flags);
+    gr_cond_slot *s = gr__shell_alloc(&slot_shelf);
+    if (s == NULL)
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
+    memset(s, 0, sizeof *s);
+    atomic_init(&s->refs, 1);
+    atomic_init(&s->value, defaultLaunchValue);
+    atomic_init(&s->execs, 0u);
+    s->defval = defaultLaunchValue;
+    s->flags = flags;
+    s->graph = graph;
+    s->next = graph->cond_slots;
+    graph->cond_slots = s;
+    s->magic = GR_MAGIC_COND;
+    *pHandle_out = (grGraphConditionalHandle)(uintptr_t)s;
+    return grSuccess;
+}
+
+GR_API grError_t grGraphSetConditional(grGraphConditionalHandle handle, unsigned int value)
+{
+    gr_cond_slot *s = slot_of(handle);
+    if (GR_UNLIKELY(s == NULL))
+        return gr__fail(grErrorInvalidValue,
+                        "grGraphSetConditional: handle 0x%llx is not a live conditional handle (its graph "
+                        "and every executable built from it are gone, or it never was one)",
+                        handle);
+    gr_store_relaxed(&s->value, value);
+    return grSuccess;
+}
