@@ -56,9 +56,12 @@ typedef struct gr_cond_slot {
     _Atomic uint32_t value;
     uint32_t defval; /* defaultLaunchValue */
     uint32_t flags;  /* grGraphCondAssignDefault */
-    /* Executables built with it and not freed yet: a graph with
+    /* Executables built with it and not destroyed yet: a graph with
      * conditional nodes has one at a time, as in CUDA. */
     _Atomic uint32_t execs;
+    /* Its graph (1 while it lives) plus 'execs': grGraphSetConditional
+     * refuses the handle at 0, though its memory may still be held. */
+    _Atomic uint32_t users;
     const struct grGraph_st *graph; /* made for (identity); NULL once it died */
     struct gr_cond_slot *next;      /* the graph's list of handles */
 } gr_cond_slot;

@@ -118,6 +118,7 @@ grError_t gr__exec_cond_instantiate(const char *call, gr_plan *p, int device)
     for (uint32_t i = 0; i < n; i++) {
         gr__cond_slot_retain(list[i]);
         gr_store_release(&list[i]->execs, 1u);
+        gr_fetch_add_relaxed(&list[i]->users, 1u);
         gr_store_relaxed(&list[i]->value, list[i]->defval);
     }
     p->cond_slots = list;
@@ -129,6 +130,7 @@ void gr__exec_cond_slots_free(gr_plan *p)
 {
     for (uint32_t i = 0; i < p->ncond_slots; i++) {
         gr_store_release(&p->cond_slots[i]->execs, 0u);
+        gr_fetch_sub_relaxed(&p->cond_slots[i]->users, 1u);
         gr__cond_slot_release(p->cond_slots[i]);
     }
     gr__free(p->cond_slots);

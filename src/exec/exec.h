@@ -46,7 +46,9 @@ grError_t gr__exec_cond_instantiate(const char *call, gr_plan *p, int device);
  * the same nodes and edges, recursively; if not, says why in why[cap]. */
 bool gr__exec_cond_same_shape(const gr_cond_plan *a, const gr_cond_plan *b, char *why, size_t cap);
 
-/* Releases p->cond_slots (the executable's end). */
+/* Releases p->cond_slots: when the executable is destroyed (no launch of
+ * it queued any more: its handles may serve a new executable), or freed
+ * unlaunched (a failed instantiation); nothing the second time. */
 void gr__exec_cond_slots_free(gr_plan *p);
 
 /* The orig index of 'node' in the executable, or UINT32_MAX (also when out

@@ -47,6 +47,7 @@ void gr__graph_cond_slots_free(grGraph_t g)
     for (; s != NULL; s = next) {
         next = s->next;
         s->graph = NULL;
+        gr_fetch_sub_relaxed(&s->users, 1u);
         gr__cond_slot_release(s);
     }
     g->cond_slots = NULL;
@@ -254,6 +255,7 @@ GR_API grError_t grGraphConditionalHandleCreate(grGraphConditionalHandle *pHandl
     atomic_init(&s->refs, 1);
     atomic_init(&s->value, defaultLaunchValue);
     atomic_init(&s->execs, 0u);
+    atomic_init(&s->users, 1u);
     s->defval = defaultLaunchValue;
     s->flags = flags;
     s->graph = graph;
@@ -267,7 +269,7 @@ GR_API grError_t grGraphConditionalHandleCreate(grGraphConditionalHandle *pHandl
 GR_API grError_t grGraphSetConditional(grGraphConditionalHandle handle, unsigned int value)
 {
     gr_cond_slot *s = slot_of(handle);
-    if (GR_UNLIKELY(s == NULL))
+    if (GR_UNLIKELY(s == NULL || gr_load_relaxed(&s->users) == 0))
         return gr__fail(grErrorInvalidValue,
                         "grGraphSetConditional: handle 0x%llx is not a live conditional handle (its graph "
                         "and every executable built from it are gone, or it never was one)",
