@@ -2206,7 +2206,9 @@ typedef struct grBakedValue {
  * memcpy, memset and host nodes: each kernel argument, 8 bytes at a time
  * (a parameter of fewer bytes as one value), each copy's destination and
  * source, each memset's destination, each host node's function and user
- * data, in plan order, classified against graphrt's allocations now.
+ * data, in plan order, classified against graphrt's allocations now; the
+ * values of a conditional node's bodies are listed with the conditional
+ * node (its plan position and graph node), body after body.
  * With values NULL, *count receives the number of values; otherwise up
  * to *count are written and *count receives the number written. Pointers
  * into allocations freed long ago (more than 1024 frees back) read as

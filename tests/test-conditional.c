@@ -676,3 +676,41 @@ GR_TEST(cond_graph_file_save_refuses_conditional_nodes)
     unlink(path);
     CHECK_OK(grGraphDestroy(g));
 }
+
+GR_TEST(cond_baked_values_include_body_nodes)
+{
+    kernels k = make_kernels();
+    grGraph_t g, *body;
+    grGraphConditionalHandle h;
+    grGraphExec_t e;
+    int *buf = NULL;
+    CHECK_OK(grMalloc((void **)&buf, 64));
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
+    grGraphNode_t cond = add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
+    add_put(body[0], NULL, 0, &k, buf + 2, 1);
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    grBakedValue v[8];
+    size_t n = 8;
+    CHECK_OK(grGraphExecGetBakedValues(e, v, &n));
+    size_t found = 0;
+    for (size_t i = 0; i < n; i++)
+        if (v[i].value == (uintptr_t)(buf + 2)) {
+            found++;
+            CHECK_EQ(v[i].kind, grBakedAllocation);
+            CHECK_PTR_EQ(v[i].graphNode, cond);
+            CHECK_EQ(v[i].nodeType, grGraphNodeTypeKernel);
+            CHECK_EQ(v[i].allocOffset, 2 * sizeof(int));
+        }
+    CHECK_EQ(found, 1);
+    CHECK_OK(grFree(buf));
+    n = 8;
+    CHECK_OK(grGraphExecGetBakedValues(e, v, &n));
+    found = 0;
+    for (size_t i = 0; i < n; i++)
+        found += v[i].value == (uintptr_t)(buf + 2) && v[i].kind == grBakedFreedAllocation;
+    CHECK_EQ(found, 1);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    free_kernels(&k);
+}
