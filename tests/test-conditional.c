@@ -5,8 +5,17 @@
  * CUDA's refusals, each leaving the graph as it was.
  */
 #include "test.h"
+#include "graphrt_kernel.h"
 
 #include <unistd.h>
+
+/* A kernel written once for the CPU and nvcc: thread 0 counts an
+ * iteration down and ends the loop at zero with gr_set_conditional. */
+GR_KERNEL(cond_countdown, (int *, left), (grGraphConditionalHandle, h))
+{
+    if (gr_global_idx_x() == 0 && --*left == 0)
+        gr_set_conditional(h, 0);
+}
 
 /* step(counter, handle, limit): counter += 1; the handle is set to 0 once
  * counter reaches limit (a WHILE body's loop test). */
@@ -713,4 +722,27 @@ GR_TEST(cond_baked_values_include_body_nodes)
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
     free_kernels(&k);
+}
+
+GR_TEST(cond_kernel_source_helper_ends_a_loop)
+{
+    grKernel_t k;
+    grGraph_t g, *body;
+    grGraphConditionalHandle h;
+    grGraphExec_t e;
+    grGraphNode_t n;
+    int left = 9, *lp = &left;
+    CHECK_OK(GR_KERNEL_CREATE(&k, cond_countdown));
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
+    add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
+    void *args[2] = {&lp, &h};
+    grKernelNodeParams p = {k, GR_DIM3(2, 1, 1), GR_DIM3(32, 1, 1), 0, args, NULL};
+    CHECK_OK(grGraphAddKernelNode(&n, body[0], NULL, 0, &p));
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    run(e);
+    CHECK_EQ(left, 0);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grKernelDestroy(k));
 }
