@@ -375,8 +375,13 @@ GR_TEST(cond_body_filled_by_stream_capture)
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
-    add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
+    grGraphNode_t loop = add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
+    grGraphNode_t cond = add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, NULL);
     CHECK_OK(grStreamBeginCaptureToGraph(s, body[0], NULL, 0, grStreamCaptureModeThreadLocal));
+    /* The graph that holds the body cannot go while the capture builds. */
+    CHECK_GR(grErrorIllegalState, grGraphDestroy(g));
+    CHECK_GR(grErrorIllegalState, grGraphDestroyNode(loop));
+    CHECK_OK(grGraphDestroyNode(cond));
     int limit = 4, *cp = &counter, *op = &out;
     void *astep[3] = {&cp, &h, &limit};
     void *aput[2] = {&op, &seven};

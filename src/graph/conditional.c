@@ -234,6 +234,18 @@ grError_t gr__cond_params_make(const char *call, grGraph_t g, const grConditiona
     return grSuccess;
 }
 
+grError_t gr__cond_check_not_capturing(const char *call, grGraph_t g)
+{
+    grError_t err = grSuccess;
+    struct grGraphNode_st *n;
+    GR_GRAPH_FOR_EACH_NODE (g, n) {
+        for (unsigned b = 0; !err && n->type == grGraphNodeTypeConditional && b < n->p.cond.nbodies; b++)
+            if ((err = gr__graph_check_not_capturing(call, n->p.cond.bodies[b])) == grSuccess)
+                err = gr__cond_check_not_capturing(call, n->p.cond.bodies[b]);
+    }
+    return err;
+}
+
 /* ---------------------------------------------------------- public API */
 
 GR_API grError_t grGraphConditionalHandleCreate(grGraphConditionalHandle *pHandle_out, grGraph_t graph,

@@ -518,7 +518,8 @@ GR_API grError_t grGraphDestroy(grGraph_t graph)
 {
     grError_t err;
     if ((err = gr__graph_check("grGraphDestroy", graph)) != grSuccess ||
-        (err = gr__graph_check_not_capturing("grGraphDestroy", graph)) != grSuccess)
+        (err = gr__graph_check_not_capturing("grGraphDestroy", graph)) != grSuccess ||
+        (err = gr__cond_check_not_capturing("grGraphDestroy", graph)) != grSuccess)
         return err;
     if (graph->owner != NULL)
         return gr__fail(grErrorInvalidValue,
@@ -539,6 +540,12 @@ GR_API grError_t grGraphDestroyNode(grGraphNode_t node)
     grError_t err;
     if ((err = gr__node_check("grGraphDestroyNode", node)) != grSuccess ||
         (err = gr__graph_check_not_capturing("grGraphDestroyNode", node->graph)) != grSuccess)
+        return err;
+    /* A capture may build into one of a conditional node's bodies. */
+    for (unsigned b = 0; node->type == grGraphNodeTypeConditional && b < node->p.cond.nbodies && !err; b++)
+        if ((err = gr__graph_check_not_capturing("grGraphDestroyNode", node->p.cond.bodies[b])) == grSuccess)
+            err = gr__cond_check_not_capturing("grGraphDestroyNode", node->p.cond.bodies[b]);
+    if (err != grSuccess)
         return err;
     /* CUDA: the lifetimes of graph allocations are fixed by the graph's
      * nodes and edges, so none may be deleted once it has memory nodes. */

@@ -407,6 +407,10 @@ grError_t gr__cond_body_check_graph(const char *call, grGraph_t g, grGraph_t c);
 /* "IF", "WHILE" or "SWITCH" ("?" for another value). */
 const char *gr__cond_type_name(grGraphConditionalNodeType t);
 
+/* gr__graph_check_not_capturing for the bodies of g's conditional nodes,
+ * and theirs (a capture may build into a body). */
+grError_t gr__cond_check_not_capturing(const char *call, grGraph_t g);
+
 /* True if g or a graph nested in it has a conditional node. */
 bool gr__graph_has_conditional(grGraph_t g);
 
