@@ -99,8 +99,8 @@ static void measure(long n, int reps)
 
     double tw = time_launches(ew, &left, n, reps);
     double tu = time_launches(eu, &left, n, reps);
-    bu_fig(&g_figs, "while_ns_per_iter", "WHILE node, body of one kernel: per iteration", "while", n, tw / (double)n,
-           "ns");
+    bu_fig(&g_figs, "while_ns_per_iter", "WHILE node, body of one kernel: per iteration", "while", n,
+           tw / (double)n, "ns");
     bu_fig(&g_figs, "unrolled_ns_per_node", "the same kernel unrolled into a chain: per node", "chain", n,
            tu / (double)n, "ns");
     bu_fig(&g_figs, "overhead_ns_per_iter", "the loop's cost beyond its body, per iteration", "while", n,
@@ -127,8 +127,9 @@ int main(int argc, char **argv)
     g_figs.workers = bu_workers(o.workers);
     g_figs.csv = o.csv;
     bu_machine_read(&m);
-    bu_header("bench_conditional", "a WHILE node's cost per iteration beyond its body (one single-block kernel)",
-              &m, g_figs.workers, &o);
+    bu_header("bench_conditional",
+              "a WHILE node's cost per iteration beyond its body (one single-block kernel)", &m,
+              g_figs.workers, &o);
     if (o.csv)
         printf("# fig,workers,name,shape,param,value,unit\n");
     BU_CHECK(grKernelCreate(&g_tick, tick, "tick", 2, sizes));

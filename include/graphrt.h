@@ -1119,7 +1119,9 @@ typedef unsigned long long grGraphConditionalHandle;
 /* Flags of grGraphConditionalHandleCreate. grGraphCondAssignDefault: the
  * handle's value is reset to its default at the start of every launch.
  * Mirrors cudaGraphCondAssignDefault. */
-enum { grGraphCondAssignDefault = 1 };
+enum {
+    grGraphCondAssignDefault = 1
+};
 
 /* What a conditional node does with its handle's value v. Mirrors
  * cudaGraphConditionalNodeType. */

@@ -75,8 +75,8 @@ static void free_kernels(kernels *k)
     CHECK_OK(grKernelDestroy(k->add));
 }
 
-static grGraphNode_t add_kernel(grGraph_t g, const grGraphNode_t *deps, size_t ndeps, grKernel_t k, void **args,
-                                unsigned blocks)
+static grGraphNode_t add_kernel(grGraph_t g, const grGraphNode_t *deps, size_t ndeps, grKernel_t k,
+                                void **args, unsigned blocks)
 {
     grGraphNode_t n;
     grKernelNodeParams p = {k, GR_DIM3(blocks, 1, 1), GR_DIM3(1, 1, 1), 0, args, NULL};
@@ -90,15 +90,17 @@ static grGraphNode_t add_step(grGraph_t g, kernels *k, int *counter, grGraphCond
     return add_kernel(g, NULL, 0, k->step, args, 1);
 }
 
-static grGraphNode_t add_put(grGraph_t g, const grGraphNode_t *deps, size_t ndeps, kernels *k, int *dst, int v)
+static grGraphNode_t add_put(grGraph_t g, const grGraphNode_t *deps, size_t ndeps, kernels *k, int *dst,
+                             int v)
 {
     void *args[2] = {&dst, &v};
     return add_kernel(g, deps, ndeps, k->put, args, 1);
 }
 
 /* Adds a conditional node; returns its bodies through *bodies. */
-static grGraphNode_t add_cond(grGraph_t g, const grGraphNode_t *deps, size_t ndeps, grGraphConditionalHandle h,
-                              grGraphConditionalNodeType type, unsigned size, grGraph_t **bodies)
+static grGraphNode_t add_cond(grGraph_t g, const grGraphNode_t *deps, size_t ndeps,
+                              grGraphConditionalHandle h, grGraphConditionalNodeType type, unsigned size,
+                              grGraph_t **bodies)
 {
     grGraphNode_t n;
     grGraphNodeParams p;

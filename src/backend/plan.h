@@ -110,9 +110,9 @@ typedef struct gr_pnode {
             bool dst_device, src_device;
         } copy;
         grMemsetParams memset;
-        grEvent_t event;      /* retained by the plan */
-        struct gr_plan *plan;       /* GR_PN_HEAD */
-        struct gr_cond_plan *cond;  /* grGraphNodeTypeConditional */
+        grEvent_t event;           /* retained by the plan */
+        struct gr_plan *plan;      /* GR_PN_HEAD */
+        struct gr_cond_plan *cond; /* grGraphNodeTypeConditional */
     } u;
 } gr_pnode;
 

@@ -107,8 +107,8 @@ static grError_t visit_bodies(const gr_pnode *n, unsigned at, const struct grGra
 /* Visits the values of plan node n (graph node 'gn'), reported as plan
  * node 'at' (n's index, or for a node of a conditional node's body the
  * conditional node's). */
-static grError_t visit_node(const gr_pnode *n, unsigned at, const struct grGraphNode_st *gn, bool enabled_only,
-                            bake_fn fn, void *ctx)
+static grError_t visit_node(const gr_pnode *n, unsigned at, const struct grGraphNode_st *gn,
+                            bool enabled_only, bake_fn fn, void *ctx)
 {
     grBakedValue v;
     grError_t err = grSuccess;

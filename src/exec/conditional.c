@@ -143,7 +143,8 @@ void gr__exec_cond_slots_free(gr_plan *p)
 static bool same_plan(const gr_plan *a, const gr_plan *b, char *why, size_t cap)
 {
     if (a->nnodes != b->nnodes || a->nsucc != b->nsucc) {
-        snprintf(why, cap, "a body has %u nodes and %u edges (counting the body's end), the body it pairs with %u "
+        snprintf(why, cap,
+                 "a body has %u nodes and %u edges (counting the body's end), the body it pairs with %u "
                  "and %u",
                  b->nnodes - 1, b->nsucc, a->nnodes - 1, a->nsucc);
         return false;
@@ -154,7 +155,8 @@ static bool same_plan(const gr_plan *a, const gr_plan *b, char *why, size_t cap)
             snprintf(why, cap, "node %u of a body (in topological order) differs in type or edges", i);
             return false;
         }
-        if (x->type == grGraphNodeTypeConditional && !gr__exec_cond_same_shape(x->u.cond, y->u.cond, why, cap))
+        if (x->type == grGraphNodeTypeConditional &&
+            !gr__exec_cond_same_shape(x->u.cond, y->u.cond, why, cap))
             return false;
     }
     if (memcmp(a->succ, b->succ, a->nsucc * sizeof *a->succ) != 0) {

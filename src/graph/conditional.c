@@ -125,7 +125,8 @@ static const struct grGraphNode_st *first_refused(grGraph_t c)
             bad = n;
         else if (n->type == grGraphNodeTypeGraph)
             bad = first_refused(n->p.child);
-        for (unsigned b = 0; bad == NULL && n->type == grGraphNodeTypeConditional && b < n->p.cond.nbodies; b++)
+        for (unsigned b = 0; bad == NULL && n->type == grGraphNodeTypeConditional && b < n->p.cond.nbodies;
+             b++)
             bad = first_refused(n->p.cond.bodies[b]);
     }
     return bad;
@@ -185,10 +186,11 @@ grError_t gr__cond_params_make(const char *call, grGraph_t g, const grConditiona
                         "and child graphs, as in CUDA)",
                         call, GR_PTR(s->graph), GR_PTR(g));
     if (g->owner != NULL && g->owner->type == grGraphNodeTypeGraph)
-        return gr__fail(grErrorNotSupported,
-                        "%s: graph %p is the child graph of %s; graphs with conditional nodes cannot be child "
-                        "graphs, as in CUDA: add the node to the parent graph",
-                        call, GR_PTR(g), gr__node_label(g->owner));
+        return gr__fail(
+            grErrorNotSupported,
+            "%s: graph %p is the child graph of %s; graphs with conditional nodes cannot be child "
+            "graphs, as in CUDA: add the node to the parent graph",
+            call, GR_PTR(g), gr__node_label(g->owner));
     unsigned size = in->size;
     switch (in->type) {
     case grGraphCondTypeIf:
@@ -201,8 +203,8 @@ grError_t gr__cond_params_make(const char *call, grGraph_t g, const grConditiona
     case grGraphCondTypeWhile:
         if (size == 1)
             break;
-        return gr__fail(grErrorInvalidValue, "%s: nodeParams->conditional.size is %u; a WHILE node has 1 body",
-                        call, size);
+        return gr__fail(grErrorInvalidValue,
+                        "%s: nodeParams->conditional.size is %u; a WHILE node has 1 body", call, size);
     case grGraphCondTypeSwitch:
         if (size >= 1)
             break;

@@ -147,8 +147,8 @@ static grError_t add_node(const char *call, struct gr_cuda_exec *gx, const gr_pn
                         "the CPU device",
                         call, gr__node_type_name((grGraphNodeType)pn->type));
     case grGraphNodeTypeConditional: /* refused before lowering (exec/conditional.c) */
-        return gr__fail(grErrorNotSupported, "%s: conditional nodes are not lowered to GPUs yet (docs/devices.md)",
-                        call);
+        return gr__fail(grErrorNotSupported,
+                        "%s: conditional nodes are not lowered to GPUs yet (docs/devices.md)", call);
     default: /* empty nodes, and the 'enter' and 'leave' nodes of child graphs */
         r = gr_cu.cuGraphAddEmptyNode(out, gx->graph, deps, ndeps);
         break;
