@@ -199,6 +199,11 @@ GR_TEST(cond_value_persists_between_launches_without_assign_default)
     add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
     add_step(body[0], &k, &counter, h, 5);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
+    /* Without grGraphCondAssignDefault the default is not applied: the
+     * executable starts from 0 (probe: CUDA 13 on an H200). */
+    run(e);
+    CHECK_EQ(counter, 0);
+    CHECK_OK(grGraphSetConditional(h, 1));
     run(e);
     CHECK_EQ(counter, 5);
     /* The body left 0: the next launch skips the loop... */
@@ -378,7 +383,9 @@ GR_TEST(cond_body_filled_by_stream_capture)
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
     grGraphNode_t loop = add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
-    grGraphNode_t cond = add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, NULL);
+    grGraphConditionalHandle h2;
+    CHECK_OK(grGraphConditionalHandleCreate(&h2, g, 0, 0));
+    grGraphNode_t cond = add_cond(g, NULL, 0, h2, grGraphCondTypeIf, 1, NULL);
     CHECK_OK(grStreamBeginCaptureToGraph(s, body[0], NULL, 0, grStreamCaptureModeThreadLocal));
     /* The graph that holds the body cannot go while the capture builds. */
     CHECK_GR(grErrorIllegalState, grGraphDestroy(g));
@@ -392,6 +399,8 @@ GR_TEST(cond_body_filled_by_stream_capture)
     CHECK_OK(grStreamEndCapture(s, &got));
     CHECK_PTR_EQ(got, body[0]);
     CHECK_EQ(node_count(body[0]), 2);
+    /* The handle of the destroyed node is free for another node. */
+    add_cond(g, NULL, 0, h2, grGraphCondTypeIf, 1, NULL);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     run(e);
     CHECK_EQ(counter, 4);
@@ -407,20 +416,24 @@ static void host_noop(void *p)
     (void)p;
 }
 
-GR_TEST(cond_capture_of_host_function_into_body_is_refused)
+GR_TEST(cond_host_function_captured_into_body_is_refused_at_instantiate)
 {
     grGraph_t g, *body, got = NULL;
     grGraphConditionalHandle h;
+    grGraphExec_t e = NULL;
     grStream_t s;
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
     add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
+    /* CUDA records it (probe), and refuses the graph at instantiate. */
     CHECK_OK(grStreamBeginCaptureToGraph(s, body[0], NULL, 0, grStreamCaptureModeThreadLocal));
-    CHECK_GR(grErrorNotSupported, grLaunchHostFunc(s, host_noop, NULL));
-    CHECK_DETAIL_HAS("body of conditional node");
+    CHECK_OK(grLaunchHostFunc(s, host_noop, NULL));
     CHECK_OK(grStreamEndCapture(s, &got));
-    CHECK_EQ(node_count(body[0]), 0);
+    CHECK_EQ(node_count(body[0]), 1);
+    CHECK_GR(grErrorInvalidValue, grGraphInstantiate(&e, g, 0));
+    CHECK_DETAIL_HAS("host node");
+    CHECK(e == NULL);
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grStreamDestroy(s));
 }
@@ -459,14 +472,27 @@ GR_TEST(cond_add_node_refusals_change_nothing)
     CHECK_GR(grErrorInvalidValue, try_add_cond(g, h, 7, 1));
     CHECK_DETAIL_HAS("grGraphConditionalNodeType");
     CHECK_EQ(node_count(g), 0);
-    /* The same handle serves several nodes, and a nested graph's. */
     CHECK_OK(try_add_cond(g, h, grGraphCondTypeSwitch, 4));
+    CHECK_EQ(node_count(g), 1);
+    /* A handle serves one node (probe). */
+    CHECK_GR(grErrorInvalidValue, try_add_cond(g, h, grGraphCondTypeIf, 1));
+    CHECK_DETAIL_HAS("serves one conditional node");
     CHECK_EQ(node_count(g), 1);
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grGraphDestroy(other));
 }
 
-GR_TEST(cond_body_refuses_node_types_cuda_refuses)
+/* Instantiates g, which must fail on node 'bad' of a body. */
+static void check_body_refused(grGraph_t g, const char *what)
+{
+    grGraphExec_t e = NULL;
+    CHECK_GR(grErrorInvalidValue, grGraphInstantiate(&e, g, 0));
+    CHECK_DETAIL_HAS(what);
+    CHECK_DETAIL_HAS("body 0 of conditional node");
+    CHECK(e == NULL);
+}
+
+GR_TEST(cond_body_node_types_cuda_refuses_fail_instantiate)
 {
     kernels k = make_kernels();
     grGraph_t g, *body, child;
@@ -477,11 +503,24 @@ GR_TEST(cond_body_refuses_node_types_cuda_refuses)
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
     add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
+    /* Added (as CUDA adds them: probe), refused when instantiated. */
     grHostNodeParams hp = {host_noop, NULL};
-    CHECK_GR(grErrorNotSupported, grGraphAddHostNode(&n, body[0], NULL, 0, &hp));
-    CHECK_DETAIL_HAS("body of conditional node");
-    CHECK_GR(grErrorNotSupported, grGraphAddEventRecordNode(&n, body[0], NULL, 0, ev));
-    CHECK_GR(grErrorNotSupported, grGraphAddEventWaitNode(&n, body[0], NULL, 0, ev));
+    CHECK_OK(grGraphAddHostNode(&n, body[0], NULL, 0, &hp));
+    check_body_refused(g, "host node");
+    CHECK_OK(grGraphDestroyNode(n));
+    CHECK_OK(grGraphAddEventRecordNode(&n, body[0], NULL, 0, ev));
+    check_body_refused(g, "event record node");
+    CHECK_OK(grGraphDestroyNode(n));
+    CHECK_OK(grGraphAddEventWaitNode(&n, body[0], NULL, 0, ev));
+    check_body_refused(g, "event wait node");
+    CHECK_OK(grGraphDestroyNode(n));
+    /* A child graph holding a host node: the host node is named. */
+    CHECK_OK(grGraphCreate(&child, 0));
+    CHECK_OK(grGraphAddHostNode(&n, child, NULL, 0, &hp));
+    CHECK_OK(grGraphAddChildGraphNode(&n, body[0], NULL, 0, child));
+    check_body_refused(g, "host node");
+    CHECK_OK(grGraphDestroyNode(n));
+    /* Memory nodes are refused when added (graphrt's: see the docs). */
     grMemAllocNodeParams ap;
     memset(&ap, 0, sizeof ap);
     ap.poolProps.allocType = grMemAllocationTypePinned;
@@ -489,31 +528,80 @@ GR_TEST(cond_body_refuses_node_types_cuda_refuses)
     ap.bytesize = 64;
     CHECK_GR(grErrorNotSupported, grGraphAddMemAllocNode(&n, body[0], NULL, 0, &ap));
     CHECK_EQ(node_count(body[0]), 0);
-    /* A child graph with a host node is refused whole... */
-    CHECK_OK(grGraphCreate(&child, 0));
-    CHECK_OK(grGraphAddHostNode(&n, child, NULL, 0, &hp));
-    CHECK_GR(grErrorNotSupported, grGraphAddChildGraphNode(&n, body[0], NULL, 0, child));
-    CHECK_EQ(node_count(body[0]), 0);
-    /* ...and a body's child graph refuses what the body does. */
-    grGraph_t empty, inbody;
-    CHECK_OK(grGraphCreate(&empty, 0));
-    CHECK_OK(grGraphAddChildGraphNode(&n, body[0], NULL, 0, empty));
-    CHECK_OK(grGraphChildGraphNodeGetGraph(n, &inbody));
-    CHECK_GR(grErrorNotSupported, grGraphAddHostNode(&n, inbody, NULL, 0, &hp));
-    CHECK_EQ(node_count(inbody), 0);
-    /* Allowed: kernel, empty, memset, memcpy. */
+    /* Allowed: kernel, empty, child graph of those. */
     int x = 0, *xp = &x, one = 1;
     void *args[2] = {&xp, &one};
     add_kernel(body[0], NULL, 0, k.put, args, 1);
     CHECK_OK(grGraphAddEmptyNode(&n, body[0], NULL, 0));
+    grGraph_t empty;
+    CHECK_OK(grGraphCreate(&empty, 0));
+    CHECK_OK(grGraphAddChildGraphNode(&n, body[0], NULL, 0, empty));
     CHECK_EQ(node_count(body[0]), 3);
-    /* A body belongs to its node. */
-    CHECK_GR(grErrorInvalidValue, grGraphDestroy(body[0]));
+    grGraphExec_t e;
+    CHECK_OK(grGraphSetConditional(h, 1));
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    CHECK_OK(grGraphSetConditional(h, 1));
+    run(e);
+    CHECK_EQ(x, 1);
+    CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(child));
     CHECK_OK(grGraphDestroy(empty));
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grEventDestroy(ev));
     free_kernels(&k);
+}
+
+GR_TEST(cond_body_is_owned_by_its_node)
+{
+    grGraph_t g, *body, clone = NULL, parent;
+    grGraphConditionalHandle h;
+    grGraphNode_t n = NULL, outer;
+    grGraphExec_t e = NULL;
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
+    CHECK_OK(grGraphAddEmptyNode(&outer, g, NULL, 0));
+    add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
+    CHECK_GR(grErrorInvalidValue, grGraphDestroy(body[0]));
+    CHECK_GR(grErrorNotSupported, grGraphClone(&clone, body[0]));
+    CHECK(clone == NULL);
+    CHECK_OK(grGraphCreate(&parent, 0));
+    CHECK_GR(grErrorNotSupported, grGraphAddChildGraphNode(&n, parent, NULL, 0, body[0]));
+    CHECK_EQ(node_count(parent), 0);
+    CHECK_GR(grErrorNotSupported, grGraphInstantiate(&e, body[0], 0));
+    CHECK(e == NULL);
+    /* No edge joins a body's node and a node outside it. */
+    CHECK_GR(grErrorInvalidValue, grGraphAddEmptyNode(&n, body[0], &outer, 1));
+    CHECK_EQ(node_count(body[0]), 0);
+    CHECK_OK(grGraphDestroy(parent));
+    CHECK_OK(grGraphDestroy(g));
+}
+
+GR_TEST(cond_unused_handle_fails_instantiate)
+{
+    grGraph_t g, *body;
+    grGraphConditionalHandle h, unused, in_body;
+    grGraphExec_t e = NULL;
+    grGraphNode_t n;
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddEmptyNode(&n, g, NULL, 0));
+    CHECK_OK(grGraphConditionalHandleCreate(&unused, g, 0, 0));
+    CHECK_GR(grErrorInvalidValue, grGraphInstantiate(&e, g, 0));
+    CHECK_DETAIL_HAS("used by no conditional node");
+    CHECK(e == NULL);
+    CHECK_OK(try_add_cond(g, unused, grGraphCondTypeIf, 1));
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    CHECK_OK(grGraphExecDestroy(e));
+    /* A body's unused handle counts too; a body's handle may serve a node
+     * of the graph that holds the body (probe). */
+    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
+    add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
+    CHECK_OK(grGraphConditionalHandleCreate(&in_body, body[0], 0, 0));
+    CHECK_GR(grErrorInvalidValue, grGraphInstantiate(&e, g, 0));
+    CHECK_OK(try_add_cond(g, in_body, grGraphCondTypeSwitch, 2));
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    run(e);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
 }
 
 GR_TEST(cond_graph_cannot_be_cloned_or_embedded)
@@ -614,6 +702,7 @@ GR_TEST(cond_exec_update_applies_body_parameters)
     CHECK_OK(grGraphAddEmptyNode(&extra, body[0], NULL, 0));
     CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecUpdate(e, g, &info));
     CHECK_EQ(info.result, grGraphExecUpdateErrorTopologyChanged);
+    CHECK(info.errorNode == NULL); /* as CUDA reports it (probe) */
     out = 0;
     run(e);
     CHECK_EQ(out, 2);
@@ -634,9 +723,10 @@ GR_TEST(cond_exec_update_refuses_another_conditional_type)
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     CHECK_OK(grGraphCreate(&g2, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h2, g2, 0, 0));
-    add_cond(g2, NULL, 0, h2, grGraphCondTypeWhile, 1, NULL);
+    grGraphNode_t w = add_cond(g2, NULL, 0, h2, grGraphCondTypeWhile, 1, NULL);
     CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecUpdate(e, g2, &info));
-    CHECK(info.result != grGraphExecUpdateSuccess);
+    CHECK_EQ(info.result, grGraphExecUpdateErrorNotSupported);
+    CHECK_PTR_EQ(info.errorNode, w);
     CHECK_DETAIL_HAS("cannot change");
     run(e);
     CHECK_OK(grGraphExecDestroy(e));
@@ -752,4 +842,44 @@ GR_TEST(cond_kernel_source_helper_ends_a_loop)
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grKernelDestroy(k));
+}
+
+/* Another graph of the same shape whose handle has another default:
+ * the update takes its handle (probe: CUDA applies the new default from
+ * the next launch), and the first graph may have an executable again. */
+GR_TEST(cond_exec_update_from_another_graph_takes_its_handle)
+{
+    kernels k = make_kernels();
+    grGraph_t g1, g2, *b1, *b2;
+    grGraphConditionalHandle h1, h2;
+    grGraphExec_t e, e1;
+    grGraphExecUpdateResultInfo info;
+    int out = 0;
+    CHECK_OK(grGraphCreate(&g1, 0));
+    CHECK_OK(grGraphConditionalHandleCreate(&h1, g1, 1, grGraphCondAssignDefault));
+    add_cond(g1, NULL, 0, h1, grGraphCondTypeIf, 1, &b1);
+    add_put(b1[0], NULL, 0, &k, &out, 1);
+    CHECK_OK(grGraphCreate(&g2, 0));
+    CHECK_OK(grGraphConditionalHandleCreate(&h2, g2, 0, grGraphCondAssignDefault));
+    add_cond(g2, NULL, 0, h2, grGraphCondTypeIf, 1, &b2);
+    add_put(b2[0], NULL, 0, &k, &out, 2);
+    CHECK_OK(grGraphInstantiate(&e, g1, 0));
+    run(e);
+    CHECK_EQ(out, 1);
+    CHECK_OK(grGraphExecUpdate(e, g2, &info));
+    CHECK_EQ(info.result, grGraphExecUpdateSuccess);
+    out = 0;
+    run(e); /* default 0: the body does not run */
+    CHECK_EQ(out, 0);
+    /* g2's handle is the executable's now; g1's is free again. */
+    grGraphExec_t e2 = NULL;
+    CHECK_GR(grErrorNotSupported, grGraphInstantiate(&e2, g2, 0));
+    CHECK_OK(grGraphInstantiate(&e1, g1, 0));
+    run(e1);
+    CHECK_EQ(out, 1);
+    CHECK_OK(grGraphExecDestroy(e1));
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g1));
+    CHECK_OK(grGraphDestroy(g2));
+    free_kernels(&k);
 }

@@ -63,6 +63,9 @@ typedef struct gr_cond_slot {
      * refuses the handle at 0, though its memory may still be held. */
     _Atomic uint32_t users;
     const struct grGraph_st *graph; /* made for (identity); NULL once it died */
+    /* The conditional node using it (a handle serves one node, as in
+     * CUDA), or NULL; graph layer only. */
+    const struct grGraphNode_st *node;
     struct gr_cond_slot *next;      /* the graph's list of handles */
 } gr_cond_slot;
 

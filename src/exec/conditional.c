@@ -41,6 +41,15 @@ grError_t gr__exec_cond_build(const struct grGraphNode_st *gn, int depth, gr_con
     c->type = (uint32_t)cp->type;
     c->nbodies = cp->nbodies;
     for (uint32_t i = 0; i < cp->nbodies; i++) {
+        const struct grGraphNode_st *bad = gr__cond_body_first_refused(cp->bodies[i]);
+        if (bad != NULL) {
+            gr__exec_cond_free(c);
+            return gr__fail(grErrorInvalidValue,
+                            "grGraphInstantiate: %s is in body %u of %s (or in a child graph there); a body may "
+                            "hold only kernel, empty, memcpy, memset, child graph and conditional nodes, as in "
+                            "CUDA",
+                            gr__node_label(bad), i, gr__node_label(gn));
+        }
         /* A plan has cache-line aligned fields. */
         gr_plan *p = gr__aligned_alloc(64, sizeof *p);
         if (p == NULL) {
@@ -60,38 +69,142 @@ grError_t gr__exec_cond_build(const struct grGraphNode_st *gn, int depth, gr_con
     return grSuccess;
 }
 
-/* Adds the handles of p's conditional nodes (and of their bodies') to
- * list[*n..], each once: list has room for one per node (count_conds). */
-static void collect(const gr_plan *p, gr_cond_slot **list, uint32_t *n)
+static void collect(const gr_plan *p, gr_cond_slot **list, uint32_t *n);
+
+/* Adds c's handle and those of its bodies' conditional nodes to
+ * list[*n..], each once: list has room for one per node (count_cond). */
+static void collect_cond(const gr_cond_plan *c, gr_cond_slot **list, uint32_t *n)
 {
-    for (uint32_t i = 0; i + 1 < p->nnodes; i++) {
-        const gr_pnode *pn = &p->nodes[i];
-        if (pn->type != grGraphNodeTypeConditional)
-            continue;
-        const gr_cond_plan *c = pn->u.cond;
-        bool seen = false;
-        for (uint32_t k = 0; k < *n && !seen; k++)
-            seen = list[k] == c->slot;
-        if (!seen)
-            list[(*n)++] = c->slot;
-        for (uint32_t b = 0; b < c->nbodies; b++)
-            collect(c->bodies[b], list, n);
-    }
+    bool seen = false;
+    for (uint32_t k = 0; k < *n && !seen; k++)
+        seen = list[k] == c->slot;
+    if (!seen)
+        list[(*n)++] = c->slot;
+    for (uint32_t b = 0; b < c->nbodies; b++)
+        collect(c->bodies[b], list, n);
 }
 
-/* The conditional nodes of p and of its bodies. */
-static uint32_t count_conds(const gr_plan *p)
+static void collect(const gr_plan *p, gr_cond_slot **list, uint32_t *n)
+{
+    for (uint32_t i = 0; i + 1 < p->nnodes; i++)
+        if (p->nodes[i].type == grGraphNodeTypeConditional)
+            collect_cond(p->nodes[i].u.cond, list, n);
+}
+
+/* Conditional node c and those of its bodies. */
+uint32_t gr__plan_cond_count(const gr_plan *p);
+
+uint32_t gr__exec_cond_count(const gr_cond_plan *c)
+{
+    uint32_t n = 1;
+    for (uint32_t b = 0; b < c->nbodies; b++)
+        n += gr__plan_cond_count(c->bodies[b]);
+    return n;
+}
+
+uint32_t gr__plan_cond_count(const gr_plan *p)
 {
     uint32_t n = 0;
-    for (uint32_t i = 0; i + 1 < p->nnodes; i++) {
-        const gr_pnode *pn = &p->nodes[i];
-        if (pn->type != grGraphNodeTypeConditional)
-            continue;
-        n++;
-        for (uint32_t b = 0; b < pn->u.cond->nbodies; b++)
-            n += count_conds(pn->u.cond->bodies[b]);
-    }
+    for (uint32_t i = 0; i + 1 < p->nnodes; i++)
+        if (p->nodes[i].type == grGraphNodeTypeConditional)
+            n += gr__exec_cond_count(p->nodes[i].u.cond);
     return n;
+}
+
+/* Whether executable plan p may use handle s: its own, or one no live
+ * executable uses. */
+static bool slot_free_for(const gr_plan *p, const gr_cond_slot *s)
+{
+    for (uint32_t k = 0; k < p->ncond_slots; k++)
+        if (p->cond_slots[k] == s)
+            return true;
+    return gr_load_acquire(&s->execs) == 0;
+}
+
+/* Claims handle s for an executable: its reference, the rule's mark, and
+ * the value it starts from (CUDA: the default only with the flag). */
+static void claim(gr_cond_slot *s)
+{
+    gr__cond_slot_retain(s);
+    gr_store_release(&s->execs, 1u);
+    gr_fetch_add_relaxed(&s->users, 1u);
+    gr_store_relaxed(&s->value, (s->flags & grGraphCondAssignDefault) ? s->defval : 0u);
+}
+
+static void unclaim(gr_cond_slot *s)
+{
+    gr_store_release(&s->execs, 0u);
+    gr_fetch_sub_relaxed(&s->users, 1u);
+    gr__cond_slot_release(s);
+}
+
+bool gr__exec_cond_slots_available(const gr_plan *p, const gr_cond_plan *fresh)
+{
+    uint32_t cap = gr__exec_cond_count(fresh), n = 0;
+    gr_cond_slot **list = gr__malloc(cap * sizeof *list);
+    if (list == NULL)
+        return false;
+    collect_cond(fresh, list, &n);
+    bool ok = true;
+    for (uint32_t i = 0; i < n && ok; i++)
+        ok = slot_free_for(p, list[i]);
+    gr__free(list);
+    return ok;
+}
+
+void gr__exec_cond_slots_replace(gr_plan *p, gr_cond_slot **list)
+{
+    uint32_t n = 0;
+    collect(p, list, &n);
+    for (uint32_t i = 0; i < n; i++) {
+        bool had = false;
+        for (uint32_t k = 0; k < p->ncond_slots && !had; k++)
+            had = p->cond_slots[k] == list[i];
+        if (!had)
+            claim(list[i]);
+    }
+    for (uint32_t k = 0; k < p->ncond_slots; k++) {
+        bool keeps = false;
+        for (uint32_t i = 0; i < n && !keeps; i++)
+            keeps = p->cond_slots[k] == list[i];
+        if (!keeps)
+            unclaim(p->cond_slots[k]);
+    }
+    gr__free(p->cond_slots);
+    p->cond_slots = list;
+    p->ncond_slots = n;
+}
+
+/* The first handle of g, or of its conditional nodes' bodies, that no
+ * conditional node uses, or NULL. */
+static const gr_cond_slot *unused_handle(grGraph_t g)
+{
+    const gr_cond_slot *unused = NULL;
+    for (const gr_cond_slot *s = g->cond_slots; s != NULL && unused == NULL; s = s->next)
+        if (s->node == NULL)
+            unused = s;
+    struct grGraphNode_st *n;
+    GR_GRAPH_FOR_EACH_NODE (g, n) {
+        for (unsigned b = 0; unused == NULL && n->type == grGraphNodeTypeConditional && b < n->p.cond.nbodies; b++)
+            unused = unused_handle(n->p.cond.bodies[b]);
+    }
+    return unused;
+}
+
+grError_t gr__exec_cond_check_graph(const char *call, grGraph_t g)
+{
+    if (g->owner != NULL && g->owner->type == grGraphNodeTypeConditional)
+        return gr__fail(grErrorNotSupported,
+                        "%s: graph %p is a body of %s; a body is instantiated with the graph that holds its "
+                        "node, as in CUDA",
+                        call, GR_PTR(g), gr__node_label(g->owner));
+    const gr_cond_slot *s = unused_handle(g);
+    if (s != NULL)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: conditional handle 0x%llx of graph %p is used by no conditional node; CUDA "
+                        "refuses to instantiate a graph with an unused handle",
+                        call, (unsigned long long)(uintptr_t)s, GR_PTR(s->graph));
+    return grSuccess;
 }
 
 grError_t gr__exec_cond_instantiate(const char *call, gr_plan *p, int device)
@@ -101,7 +214,7 @@ grError_t gr__exec_cond_instantiate(const char *call, gr_plan *p, int device)
                         "%s: the graph has conditional nodes, which graphrt does not lower to GPUs yet "
                         "(docs/devices.md); instantiate it on the CPU device",
                         call);
-    uint32_t cap = count_conds(p), n = 0;
+    uint32_t cap = gr__plan_cond_count(p), n = 0;
     gr_cond_slot **list = gr__malloc(cap * sizeof *list);
     if (list == NULL)
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
@@ -115,12 +228,8 @@ grError_t gr__exec_cond_instantiate(const char *call, gr_plan *p, int device)
                             "destroy that one first (grGraphExecDestroy)",
                             call);
         }
-    for (uint32_t i = 0; i < n; i++) {
-        gr__cond_slot_retain(list[i]);
-        gr_store_release(&list[i]->execs, 1u);
-        gr_fetch_add_relaxed(&list[i]->users, 1u);
-        gr_store_relaxed(&list[i]->value, list[i]->defval);
-    }
+    for (uint32_t i = 0; i < n; i++)
+        claim(list[i]);
     p->cond_slots = list;
     p->ncond_slots = n;
     return grSuccess;
@@ -128,11 +237,8 @@ grError_t gr__exec_cond_instantiate(const char *call, gr_plan *p, int device)
 
 void gr__exec_cond_slots_free(gr_plan *p)
 {
-    for (uint32_t i = 0; i < p->ncond_slots; i++) {
-        gr_store_release(&p->cond_slots[i]->execs, 0u);
-        gr_fetch_sub_relaxed(&p->cond_slots[i]->users, 1u);
-        gr__cond_slot_release(p->cond_slots[i]);
-    }
+    for (uint32_t i = 0; i < p->ncond_slots; i++)
+        unclaim(p->cond_slots[i]);
     gr__free(p->cond_slots);
     p->cond_slots = NULL;
     p->ncond_slots = 0;
@@ -168,10 +274,10 @@ static bool same_plan(const gr_plan *a, const gr_plan *b, char *why, size_t cap)
 
 bool gr__exec_cond_same_shape(const gr_cond_plan *a, const gr_cond_plan *b, char *why, size_t cap)
 {
-    if (a->slot != b->slot || a->type != b->type || a->nbodies != b->nbodies) {
+    if (a->type != b->type || a->nbodies != b->nbodies) {
         snprintf(why, cap,
-                 "its handle, type or number of bodies differs from the conditional node it pairs with "
-                 "(%s, %u bodies); an update cannot change them",
+                 "its type or number of bodies differs from the conditional node it pairs with (%s, %u "
+                 "bodies); an update cannot change them",
                  gr__cond_type_name((grGraphConditionalNodeType)a->type), a->nbodies);
         return false;
     }

@@ -35,6 +35,11 @@ grError_t gr__exec_cond_build(const struct grGraphNode_st *gn, int depth, gr_con
 /* Frees a conditional node's compiled form (NULL accepted). */
 void gr__exec_cond_free(gr_cond_plan *c);
 
+/* Before instantiating g: refuses a body (instantiated only with its
+ * node's graph) and a graph with a handle no conditional node uses
+ * (CUDA's rules). */
+grError_t gr__exec_cond_check_graph(const char *call, grGraph_t g);
+
 /* After a plan with conditional nodes is built: refuses them on a GPU
  * device, applies CUDA's one-executable-at-a-time rule, and lists (and
  * references) the handles in p->cond_slots, their values set to their
@@ -42,9 +47,25 @@ void gr__exec_cond_free(gr_cond_plan *c);
 grError_t gr__exec_cond_instantiate(const char *call, gr_plan *p, int device);
 
 /* Whether conditional plan b (built from a graph that updates an
- * executable) has the shape of a: the same handle, type and bodies with
- * the same nodes and edges, recursively; if not, says why in why[cap]. */
+ * executable) has the shape of a: the same type and bodies with the same
+ * nodes and edges, recursively (handles may differ); if not, says why in
+ * why[cap]. */
 bool gr__exec_cond_same_shape(const gr_cond_plan *a, const gr_cond_plan *b, char *why, size_t cap);
+
+/* Conditional node c and the conditional nodes of its bodies; those of
+ * plan p and its bodies. */
+uint32_t gr__exec_cond_count(const gr_cond_plan *c);
+uint32_t gr__plan_cond_count(const gr_plan *p);
+
+/* Whether the executable of plan p may use the handles of conditional
+ * plan 'fresh' (an update): each is its own, or used by no live
+ * executable. False also when out of memory. */
+bool gr__exec_cond_slots_available(const gr_plan *p, const gr_cond_plan *fresh);
+
+/* After an update swapped conditional plans in: makes 'list' (room for
+ * one handle per conditional node of p, taken over) p's list of handles,
+ * claiming the new ones and handing back those no longer used. */
+void gr__exec_cond_slots_replace(gr_plan *p, gr_cond_slot **list);
 
 /* Releases p->cond_slots: when the executable is destroyed (no launch of
  * it queued any more: its handles may serve a new executable), or freed

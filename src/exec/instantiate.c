@@ -640,6 +640,8 @@ static grError_t instantiate(const char *call, grGraphExec_t *out, grGraph_t g, 
      * have come and gone since. */
     if (!err && p->nranged)
         err = gr__exec_check_ranges(call, e);
+    if (!err && GR_UNLIKELY(b.ncond || g->cond_slots != NULL || g->owner != NULL))
+        err = gr__exec_cond_check_graph(call, g);
     if (!err && b.ncond)
         err = gr__exec_cond_instantiate(call, p, gr__device_current());
     /* On a GPU the plan is the input of the lowering (the exec layer's

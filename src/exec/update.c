@@ -81,6 +81,7 @@ typedef struct upd {
         gr_cond_plan *fresh;
     } * conds;
     size_t nconds, capconds;
+    gr_cond_slot **slots; /* the executable's handles once they are in */
 } upd;
 
 GR_PRINTF(5, 6)
@@ -152,6 +153,13 @@ static bool check_conditional(upd *u, gr_pnode *pn, grGraphNode_t gn)
 {
     char why[240];
     gr_cond_plan *fresh = NULL;
+    const gr_cond_plan *old = pn->u.cond;
+    if ((uint32_t)gn->p.cond.type != old->type || gn->p.cond.nbodies != old->nbodies)
+        return refuse(u, grGraphExecUpdateErrorNotSupported, gn, NULL,
+                      "%s is a %s node of %u bodies, the node it pairs with a %s node of %u; an update cannot "
+                      "change a conditional node's type or bodies, as in CUDA",
+                      gr__node_label(gn), gr__cond_type_name(gn->p.cond.type), gn->p.cond.nbodies,
+                      gr__cond_type_name((grGraphConditionalNodeType)old->type), old->nbodies);
     if (u->nconds == u->capconds) {
         size_t ncap = u->capconds ? 2 * u->capconds : 4;
         struct cond_swap *nc = gr__realloc(u->conds, ncap * sizeof *nc);
@@ -160,24 +168,40 @@ static bool check_conditional(upd *u, gr_pnode *pn, grGraphNode_t gn)
         u->conds = nc;
         u->capconds = ncap;
     }
-    if (gr__exec_cond_build(gn, 1, &fresh) != grSuccess)
+    grError_t err = gr__exec_cond_build(gn, 1, &fresh);
+    if (err == grErrorMemoryAllocation)
         return oom(u);
-    if (!gr__exec_cond_same_shape(pn->u.cond, fresh, why, sizeof why)) {
+    if (err != grSuccess)
+        return refuse(u, grGraphExecUpdateErrorNotSupported, gn, NULL, "%s", grGetLastErrorDetail());
+    /* CUDA names no node for a body's topology. */
+    if (!gr__exec_cond_same_shape(old, fresh, why, sizeof why)) {
         gr__exec_cond_free(fresh);
-        return refuse(u, grGraphExecUpdateErrorTopologyChanged, gn, NULL, "%s: %s", gr__node_label(gn), why);
+        return refuse(u, grGraphExecUpdateErrorTopologyChanged, NULL, NULL, "%s: %s", gr__node_label(gn), why);
+    }
+    if (!gr__exec_cond_slots_available(&u->exec->plan, fresh)) {
+        gr__exec_cond_free(fresh);
+        return refuse(u, grGraphExecUpdateErrorNotSupported, gn, NULL,
+                      "%s: a conditional handle of its graph is used by another executable (one at a time, as "
+                      "in CUDA)",
+                      gr__node_label(gn));
     }
     u->conds[u->nconds++] = (struct cond_swap){pn, fresh};
     return true;
 }
 
-/* Swaps in the bodies check_conditional built. */
+/* Swaps in the bodies check_conditional built, and the handles they use
+ * (u->slots, allocated before anything changed). */
 static void install_conds(upd *u)
 {
+    if (!u->nconds)
+        return;
     for (size_t i = 0; i < u->nconds; i++) {
         gr__exec_cond_free(u->conds[i].pn->u.cond);
         u->conds[i].pn->u.cond = u->conds[i].fresh;
     }
     u->nconds = 0;
+    gr__exec_cond_slots_replace(&u->exec->plan, u->slots);
+    u->slots = NULL;
 }
 
 /* Checks that graph node 'gn' may update plan node 'pn' (same type checked
@@ -718,6 +742,7 @@ static void upd_free(upd *u)
     for (size_t i = 0; i < u->nconds; i++)
         gr__exec_cond_free(u->conds[i].fresh);
     gr__free(u->conds);
+    gr__free(u->slots);
     gr__free(u->stamp);
 }
 
@@ -776,6 +801,13 @@ GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
             upd_free(&u);
             return err;
         }
+    }
+    if (u.nconds && !(u.slots = gr__malloc(gr__plan_cond_count(&hGraphExec->plan) * sizeof *u.slots))) {
+        gr__exec_write_end(hGraphExec);
+        if (u.pair_o != pair_buf)
+            gr__free(u.pair_o);
+        upd_free(&u);
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
     }
     if (hGraphExec->gpu)
         u.gpu_changed = gr__calloc(hGraphExec->plan.nnodes, 1);

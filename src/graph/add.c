@@ -8,6 +8,7 @@
  * caller's objects as they were.
  */
 #include "graph.h"
+#include "../backend/plan.h"
 
 #include "../memory/graphmem.h"
 
@@ -136,8 +137,11 @@ static grError_t add_child(const char *call, grGraphNode_t *out, grGraph_t g, co
                         "%s: childGraph %p has conditional nodes; such a graph cannot be embedded in a "
                         "child-graph node, as in CUDA: add its nodes to graph %p itself",
                         call, GR_PTR(child), GR_PTR(g));
-    if ((err = gr__cond_body_check_graph(call, g, child)) != grSuccess)
-        return err;
+    if (child->owner != NULL && child->owner->type == grGraphNodeTypeConditional)
+        return gr__fail(grErrorNotSupported,
+                        "%s: childGraph %p is a body of %s; a body cannot be embedded in a child-graph node, "
+                        "as in CUDA",
+                        call, GR_PTR(child), gr__node_label(child->owner));
     unsigned depth = gr__graph_nest_depth(g) + 1 + gr__graph_nest_height(child);
     if (depth > GR_GRAPH_MAX_NEST)
         return gr__fail(grErrorInvalidValue,
@@ -334,6 +338,7 @@ static grError_t add_conditional(const char *call, grGraphNode_t *out, grGraph_t
         return err;
     if ((err = add_finish(call, out, g, deps, ndeps, grGraphNodeTypeConditional, &p)) != grSuccess)
         return err;
+    (*out)->p.cond.slot->node = *out;
     cp->phGraph_out = (*out)->p.cond.bodies;
     return grSuccess;
 }

@@ -84,37 +84,15 @@ static bool body_allows(grGraphNodeType t)
     return false;
 }
 
-/* The conditional node g is a body of (directly or through child
- * graphs), or NULL. */
-static const struct grGraphNode_st *enclosing_conditional(grGraph_t g)
+bool gr__graph_in_body(grGraph_t g)
 {
     for (; g->owner != NULL; g = g->owner->graph)
         if (g->owner->type == grGraphNodeTypeConditional)
-            return g->owner;
-    return NULL;
+            return true;
+    return false;
 }
 
-static grError_t refuse_in_body(const char *call, grGraph_t g, const struct grGraphNode_st *cond,
-                                grGraphNodeType t)
-{
-    return gr__fail(grErrorNotSupported,
-                    "%s: graph %p is (inside) a body of %s, which may hold only kernel, empty, memcpy, "
-                    "memset, child graph and conditional nodes, as in CUDA; a %s node cannot be added",
-                    call, GR_PTR(g), gr__node_label(cond), gr__node_type_name(t));
-}
-
-grError_t gr__cond_body_check_type(const char *call, grGraph_t g, grGraphNodeType t)
-{
-    if (GR_LIKELY(g->owner == NULL) || body_allows(t))
-        return grSuccess;
-    const struct grGraphNode_st *cond = enclosing_conditional(g);
-    if (cond == NULL)
-        return grSuccess;
-    return refuse_in_body(call, g, cond, t);
-}
-
-/* The first node of c (or of a graph nested in it) a body refuses. */
-static const struct grGraphNode_st *first_refused(grGraph_t c)
+const struct grGraphNode_st *gr__cond_body_first_refused(grGraph_t c)
 {
     const struct grGraphNode_st *bad = NULL;
     struct grGraphNode_st *n;
@@ -124,24 +102,17 @@ static const struct grGraphNode_st *first_refused(grGraph_t c)
         if (!body_allows(n->type))
             bad = n;
         else if (n->type == grGraphNodeTypeGraph)
-            bad = first_refused(n->p.child);
-        for (unsigned b = 0; bad == NULL && n->type == grGraphNodeTypeConditional && b < n->p.cond.nbodies;
-             b++)
-            bad = first_refused(n->p.cond.bodies[b]);
+            bad = gr__cond_body_first_refused(n->p.child);
     }
     return bad;
 }
 
-grError_t gr__cond_body_check_graph(const char *call, grGraph_t g, grGraph_t c)
+/* The graph at the top of g's nest (bodies and child graphs). */
+static grGraph_t root_of(grGraph_t g)
 {
-    const struct grGraphNode_st *cond = enclosing_conditional(g);
-    const struct grGraphNode_st *bad;
-    if (cond == NULL || (bad = first_refused(c)) == NULL)
-        return grSuccess;
-    return gr__fail(grErrorNotSupported,
-                    "%s: graph %p is (inside) a body of %s, which may hold only kernel, empty, memcpy, "
-                    "memset, child graph and conditional nodes, as in CUDA; childGraph %p holds %s",
-                    call, GR_PTR(g), gr__node_label(cond), GR_PTR(c), gr__node_label(bad));
+    while (g->owner != NULL)
+        g = g->owner->graph;
+    return g;
 }
 
 bool gr__graph_has_conditional(grGraph_t g)
@@ -179,12 +150,17 @@ grError_t gr__cond_params_make(const char *call, grGraph_t g, const grConditiona
                         "%s: nodeParams->conditional.handle 0x%llx is not a live conditional handle; make "
                         "one with grGraphConditionalHandleCreate for this graph",
                         call, in->handle);
-    if (!gr__graph_within(g, (grGraph_t)(uintptr_t)s->graph))
+    if (root_of((grGraph_t)(uintptr_t)s->graph) != root_of(g))
         return gr__fail(grErrorInvalidValue,
-                        "%s: nodeParams->conditional.handle was made for graph %p; graph %p is not that "
-                        "graph nor nested in it (a handle serves the graph it was made for and its bodies "
-                        "and child graphs, as in CUDA)",
+                        "%s: nodeParams->conditional.handle was made for graph %p, which is not graph %p "
+                        "nor a graph of the same nest (its bodies, or the graph whose body it is), as CUDA "
+                        "requires",
                         call, GR_PTR(s->graph), GR_PTR(g));
+    if (s->node != NULL)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: nodeParams->conditional.handle is the handle of %s already; a handle serves one "
+                        "conditional node, as in CUDA (make another with grGraphConditionalHandleCreate)",
+                        call, gr__node_label(s->node));
     if (g->owner != NULL && g->owner->type == grGraphNodeTypeGraph)
         return gr__fail(
             grErrorNotSupported,
@@ -232,6 +208,7 @@ grError_t gr__cond_params_make(const char *call, grGraph_t g, const grConditiona
         gr__free(bodies);
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory making %u body graphs", call, size);
     }
+    gr__cond_slot_retain(s); /* the node's reference */
     *out = (gr_cond_params){.slot = s, .type = in->type, .nbodies = size, .bodies = bodies};
     return grSuccess;
 }

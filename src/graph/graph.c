@@ -386,9 +386,6 @@ grError_t gr__graph_insert_node(const char *call, grGraph_t g, const grGraphNode
 {
     struct grGraphNode_st *n;
     size_t i;
-    grError_t err = gr__cond_body_check_type(call, g, type);
-    if (err != grSuccess)
-        return err;
     n = gr__graph_node_new(g, ndeps);
     if (n == NULL)
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory allocating a %s node", call,

@@ -206,8 +206,7 @@ grError_t gr__graph_check_deps(const char *call, grGraph_t g, const grGraphNode_
  * (already checked by gr__graph_check_deps). On success the node has taken
  * what *p owns (moved by gr__node_params_move, so *p must not be released;
  * a child graph's owner is set to the node) and *out is the node; on
- * failure (grErrorMemoryAllocation, or grErrorNotSupported for a type a
- * conditional node's body refuses) nothing changed and the caller still
+ * failure (grErrorMemoryAllocation) nothing changed and the caller still
  * owns *p. Allocation-free when the node's slab chunk has room and every
  * edge fits its node's inline arrays.
  */
@@ -391,18 +390,19 @@ void gr__file_res_release(struct gr_file_res *r);
 
 /* Checks a conditional node's parameters for graph g and builds the
  * stored form: its body graphs, empty, not owned yet (the node's insert
- * sets their owner). Changes nothing on failure. */
+ * sets their owner), and a reference on the handle (released with the
+ * parameters). Changes nothing on failure. The caller marks the handle
+ * used by the node once it is inserted (slot->node). */
 grError_t gr__cond_params_make(const char *call, grGraph_t g, const grConditionalNodeParams *in,
                                gr_cond_params *out);
 
-/* The refusal of a node of type t in graph g when g is a conditional
- * node's body, or nested in one (CUDA's list of the node types a body may
- * hold); grSuccess otherwise. */
-grError_t gr__cond_body_check_type(const char *call, grGraph_t g, grGraphNodeType t);
+/* True if g is a conditional node's body, or nested in one. */
+bool gr__graph_in_body(grGraph_t g);
 
-/* The same for every node of graph c (and of the graphs nested in it),
- * about to be embedded in g. */
-grError_t gr__cond_body_check_graph(const char *call, grGraph_t g, grGraph_t c);
+/* The first node of body c (or of a child graph in it) of a type a body
+ * may not hold (CUDA's list: kernel, empty, memcpy, memset, child graph,
+ * conditional), or NULL. Conditional nodes' own bodies are not visited. */
+const struct grGraphNode_st *gr__cond_body_first_refused(grGraph_t c);
 
 /* "IF", "WHILE" or "SWITCH" ("?" for another value). */
 const char *gr__cond_type_name(grGraphConditionalNodeType t);

@@ -11,6 +11,7 @@
  * nothing.
  */
 #include "graph.h"
+#include "../backend/plan.h"
 #include "../memory/memory.h"
 
 #include "../memory/graphmem.h"
@@ -309,6 +310,11 @@ void gr__node_params_free(grGraphNodeType t, gr_node_params *p)
         gr__free(p->cond.bodies);
         p->cond.bodies = NULL;
         p->cond.nbodies = 0;
+        if (p->cond.slot) {
+            p->cond.slot->node = NULL;
+            gr__cond_slot_release(p->cond.slot);
+        }
+        p->cond.slot = NULL;
         return;
     case grGraphNodeTypeMemcpy:
     case grGraphNodeTypeMemset:
