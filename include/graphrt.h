@@ -1133,7 +1133,8 @@ typedef enum grGraphConditionalNodeType {
 
 /* The parameters of a conditional node (grGraphAddNode with type
  * grGraphNodeTypeConditional). handle: from grGraphConditionalHandleCreate
- * for this graph or a graph it is nested in. size: bodies, 1 for WHILE, 1
+ * for this graph or another graph of its nest (a body, the graph that
+ * holds a body), used by no other node. size: bodies, 1 for WHILE, 1
  * or 2 for IF, 1 or more for SWITCH. phGraph_out: set by grGraphAddNode to
  * an array of 'size' empty body graphs, owned by the node (valid while it
  * lives; fill them with grGraphAdd*Node or grStreamBeginCaptureToGraph).
@@ -1282,12 +1283,14 @@ GR_API grError_t grGraphAddEventWaitNode(grGraphNode_t *pGraphNode, grGraph_t gr
 /* Adds a node of any type described by nodeParams (type tag + union).
  * For an alloc node nodeParams->alloc.dptr is set. For a conditional node
  * (grGraphNodeTypeConditional) nodeParams->conditional.phGraph_out is set
- * to the node's body graphs; the rules of bodies (which node types they
- * take: kernel, empty, memcpy, memset, child graph and conditional nodes;
- * others are refused with grErrorNotSupported when added) are in
- * docs/conditional.md; a conditional node's errors: grErrorInvalidValue
- * (handle not live or made for a graph this graph is not nested in, type
- * not a grGraphConditionalNodeType, size not allowed for the type). A memcpy is 1D: its
+ * to the node's body graphs; the rules of bodies (the node types they may
+ * hold: kernel, empty, memcpy, memset, child graph and conditional nodes;
+ * the others are added but refused by grGraphInstantiate, as in CUDA;
+ * memory nodes are refused when added) are in docs/conditional.md; a
+ * conditional node's errors: grErrorInvalidValue (handle not live, made
+ * for a graph of another nest, or used by another node; type not a
+ * grGraphConditionalNodeType; size not allowed for the type),
+ * grErrorNotSupported (graph is a child graph's). A memcpy is 1D: its
  * addresses are srcPtr.ptr + srcPos.x and dstPtr.ptr + dstPos.x, its size
  * extent.width. Errors: those of the grGraphAdd*Node of the type
  * (grGraphAddMemAllocNode and grGraphAddMemFreeNode for the memory
@@ -1300,13 +1303,14 @@ GR_API grError_t grGraphAddNode(grGraphNode_t *pGraphNode, grGraph_t graph,
                                 const grGraphNode_t *pDependencies, size_t numDependencies,
                                 grGraphNodeParams *nodeParams);
 
-/* Creates a conditional handle for 'graph': the value a conditional node
- * of graph (or of a graph nested in it: a body, a child graph) tests.
- * defaultLaunchValue: the value an executable starts with, and, with flags
- * grGraphCondAssignDefault, the value every launch starts with; without
- * the flag a value persists from launch to launch. flags: 0 or
- * grGraphCondAssignDefault. The handle lives as long as the graph and the
- * executables instantiated from it. Errors: grErrorInvalidValue
+/* Creates a conditional handle for 'graph': the value one conditional
+ * node of graph's nest (graph, its bodies, the graph whose body it is)
+ * tests; instantiating a graph with a handle no node uses fails, as in
+ * CUDA. defaultLaunchValue: with flags grGraphCondAssignDefault, the value
+ * every launch starts with; without the flag it is ignored (as in CUDA):
+ * an executable starts from 0 and a value persists from launch to launch.
+ * flags: 0 or grGraphCondAssignDefault. The handle lives as long as the
+ * graph and the executables using it. Errors: grErrorInvalidValue
  * (pHandle_out NULL, graph not live, unknown flags),
  * grErrorMemoryAllocation. Thread safety: not with other calls on the same
  * graph. Mirrors cudaGraphConditionalHandleCreate (CUDA 12.3; without ctx). */
@@ -1962,8 +1966,11 @@ typedef struct grGraphExecUpdateResultInfo {
  * flags with unknown bits; a graph with a cycle, with a detail naming the
  * nodes; a memcpy or memset node whose range now overruns a graphrt
  * allocation, allocations having changed since the node got it; a graph
- * with memory allocation nodes of which an executable exists already),
- * grErrorNotSupported (grGraphInstantiateFlagDeviceLaunch),
+ * with memory allocation nodes of which an executable exists already; a
+ * conditional handle no node uses, a node type a conditional node's body
+ * may not hold), grErrorNotSupported (grGraphInstantiateFlagDeviceLaunch;
+ * a graph with conditional nodes of which an executable exists already, a
+ * body on its own, conditional nodes on a GPU: docs/conditional.md),
  * grErrorInitializationError (the runtime could not start),
  * grErrorMemoryAllocation (the plan, or the graph memory it maps). Thread
  * safety: not with other calls on the same graph, another instantiation of
@@ -1977,8 +1984,10 @@ GR_API grError_t grGraphInstantiateWithFlags(grGraphExec_t *pGraphExec, grGraph_
 
 /* Destroys an executable. Returns at once; a launch still queued or running
  * completes first, and the executable's memory is released after it.
- * Errors: grErrorInvalidValue (graphExec not live). Mirrors
- * cudaGraphExecDestroy. */
+ * Deviation: an executable with conditional nodes waits for its launches
+ * in flight before returning (its handles then serve the graph's next
+ * executable: docs/conditional.md). Errors: grErrorInvalidValue (graphExec
+ * not live). Mirrors cudaGraphExecDestroy. */
 GR_API grError_t grGraphExecDestroy(grGraphExec_t graphExec);
 
 /* Queues one run of the executable on the stream, as one stream operation.
