@@ -883,3 +883,58 @@ GR_TEST(cond_exec_update_from_another_graph_takes_its_handle)
     CHECK_OK(grGraphDestroy(g2));
     free_kernels(&k);
 }
+
+GR_TEST(cond_node_cannot_be_disabled)
+{
+    grGraph_t g;
+    grGraphConditionalHandle h;
+    grGraphExec_t e;
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
+    grGraphNode_t n = add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, NULL);
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    CHECK_GR(grErrorInvalidValue, grGraphNodeSetEnabled(e, n, 0)); /* probe */
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+}
+
+/* A conditional node added to the graph a stream captures, then made the
+ * capture's dependency (probe: CUDA accepts it). */
+GR_TEST(cond_node_added_to_a_capture_in_progress)
+{
+    kernels k = make_kernels();
+    grGraph_t cg = NULL, got = NULL, *body;
+    grGraphConditionalHandle h;
+    grGraphExec_t e;
+    grStream_t s;
+    grStreamCaptureStatus st;
+    const grGraphNode_t *deps = NULL;
+    size_t ndeps = 0;
+    int a = 0, b = 0, c = 0;
+    CHECK_OK(grStreamCreate(&s));
+    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeThreadLocal));
+    int *ap = &a, one = 1;
+    void *args[2] = {&ap, &one};
+    CHECK_OK(grLaunchKernel(k.put, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, s));
+    CHECK_OK(grStreamGetCaptureInfo(s, &st, NULL, &cg, &deps, &ndeps));
+    CHECK_EQ(st, grStreamCaptureStatusActive);
+    CHECK_OK(grGraphConditionalHandleCreate(&h, cg, 1, grGraphCondAssignDefault));
+    grGraphNode_t cond = add_cond(cg, deps, ndeps, h, grGraphCondTypeIf, 1, &body);
+    add_put(body[0], NULL, 0, &k, &b, 2);
+    CHECK_OK(grStreamUpdateCaptureDependencies(s, &cond, 1, grStreamSetCaptureDependencies));
+    int *cp = &c, three = 3;
+    void *args3[2] = {&cp, &three};
+    CHECK_OK(grLaunchKernel(k.put, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args3, 0, s));
+    CHECK_OK(grStreamEndCapture(s, &got));
+    CHECK_PTR_EQ(got, cg);
+    CHECK_EQ(node_count(got), 3);
+    CHECK_OK(grGraphInstantiate(&e, got, 0));
+    run(e);
+    CHECK_EQ(a, 1);
+    CHECK_EQ(b, 2);
+    CHECK_EQ(c, 3);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(got));
+    CHECK_OK(grStreamDestroy(s));
+    free_kernels(&k);
+}
