@@ -5,20 +5,22 @@
  * may hold.
  *
  * A handle is the address of its slot (plan.h, gr_cond_slot). The graph it
- * was made for holds a reference, and every executable built with it one;
- * the slot dies with the last, so that a kernel of a running executable
- * can set it after its graph was destroyed, and a handle whose graph and
- * executables are gone is refused (slots come from a shelf of dead shells,
- * as handles do). Instantiate reads the slot's value cell; launches reset
- * and read it (backend/cpu/launch.c).
+ * was made for holds a reference, the conditional node using it one, and
+ * every executable built with it one; the slot dies with the last, so
+ * that a kernel of a running executable can set it after its graph was
+ * destroyed. A handle whose graph and executables are gone is refused
+ * ('users'; slots come from a shelf of dead shells, as handles do).
+ * Instantiate sets the slot's value cell; launches reset and read it
+ * (backend/cpu/launch.c).
  *
  * Invariants:
  *   - a conditional node's bodies are graphs whose owner is the node; they
  *     die with it (gr__node_params_free);
- *   - a graph that is a body, or nested in one, holds only node types of
- *     CUDA's list (kernel, empty, memcpy, memset, child graph,
- *     conditional): every insert checks (gr__cond_body_check_type), and
- *     a child graph embedded there is checked whole.
+ *   - a handle serves at most one node (slot->node), of a graph of the
+ *     nest of the graph it was made for;
+ *   - the node types a body may not hold are accepted when added, as CUDA
+ *     does, and refused by instantiation (gr__cond_body_first_refused),
+ *     but for memory nodes, refused when added (add.c).
  */
 #include "graph.h"
 
