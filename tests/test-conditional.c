@@ -527,6 +527,7 @@ GR_TEST(cond_body_node_types_cuda_refuses_fail_instantiate)
     ap.poolProps.location.type = grMemLocationTypeDevice;
     ap.bytesize = 64;
     CHECK_GR(grErrorNotSupported, grGraphAddMemAllocNode(&n, body[0], NULL, 0, &ap));
+    CHECK_DETAIL_HAS("no memory allocation or free node");
     CHECK_EQ(node_count(body[0]), 0);
     /* Allowed: kernel, empty, child graph of those. */
     int x = 0, *xp = &x, one = 1;

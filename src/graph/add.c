@@ -174,6 +174,11 @@ static grError_t add_event(const char *call, grGraphNode_t *out, grGraph_t g, co
  * (from grGraphChildGraphNodeGetGraph) gets none. */
 static grError_t refuse_in_child(const char *call, grGraph_t g)
 {
+    if (g->owner->type == grGraphNodeTypeConditional)
+        return gr__fail(grErrorNotSupported,
+                        "%s: graph %p is a body of %s; a body may hold no memory allocation or free node "
+                        "(CUDA refuses the graph at instantiation, graphrt when the node is added)",
+                        call, GR_PTR(g), gr__node_label(g->owner));
     return gr__fail(
         grErrorNotSupported,
         "%s: graph %p is the child graph of %s; graphs with memory allocation or free nodes cannot "
