@@ -1322,9 +1322,11 @@ GR_API grError_t grGraphConditionalHandleCreate(grGraphConditionalHandle *pHandl
  * value is what the conditional nodes after it read (a WHILE body sets it
  * to 0 to end the loop). Called outside a launch, it sets the value the
  * next launch starts with (unless grGraphCondAssignDefault resets it).
- * Errors: grErrorInvalidValue (handle not from
+ * Errors: grErrorInvalidValue (handle 0, not from
  * grGraphConditionalHandleCreate, or its graph and executables are all
- * gone). Thread safety: any thread; the value is one relaxed 32-bit store,
+ * gone; a made-up number that is not a readable address is not detected
+ * here, which would cost a system call per iteration: grGraphAddNode
+ * does detect it). Thread safety: any thread; the value is one relaxed 32-bit store,
  * ordered before the nodes that depend on the caller by the graph's edges.
  * Mirrors cudaGraphSetConditional, a device function in CUDA: in graphrt
  * a C function that returns an error. */

@@ -463,6 +463,9 @@ GR_TEST(cond_add_node_refusals_change_nothing)
     CHECK_OK(grGraphConditionalHandleCreate(&ho, other, 0, 0));
     CHECK_GR(grErrorInvalidValue, try_add_cond(g, 0, grGraphCondTypeIf, 1));
     CHECK_DETAIL_HAS("not a live conditional handle");
+    CHECK_GR(grErrorInvalidValue, try_add_cond(g, 0xdead0000ull, grGraphCondTypeIf, 1));
+    CHECK_GR(grErrorInvalidValue,
+             try_add_cond(g, (grGraphConditionalHandle)(uintptr_t)&other, grGraphCondTypeIf, 1));
     CHECK_GR(grErrorInvalidValue, try_add_cond(g, ho, grGraphCondTypeIf, 1));
     CHECK_DETAIL_HAS("was made for graph");
     CHECK_GR(grErrorInvalidValue, try_add_cond(g, h, grGraphCondTypeIf, 0));

@@ -55,11 +55,16 @@ void gr__graph_cond_slots_free(grGraph_t g)
     g->cond_slots = NULL;
 }
 
-/* The slot a handle names, if it is live. */
-static gr_cond_slot *slot_of(grGraphConditionalHandle h)
+/* The slot a handle names, if it is live. Slots are cache-line aligned;
+ * 'probe' first asks the kernel whether the memory can be read (about a
+ * microsecond), so that a made-up handle is refused instead of read: the
+ * calls that build graphs pay that, not grGraphSetConditional, which
+ * kernels call once per iteration. */
+static gr_cond_slot *slot_of(grGraphConditionalHandle h, bool probe)
 {
     gr_cond_slot *s = (gr_cond_slot *)(uintptr_t)h;
-    if (s == NULL || ((uintptr_t)s & 63u) != 0 || s->magic != GR_MAGIC_COND)
+    if (s == NULL || ((uintptr_t)s & 63u) != 0 || (probe && !gr__probe_readable(s, sizeof *s)) ||
+        s->magic != GR_MAGIC_COND)
         return NULL;
     return s;
 }
@@ -146,7 +151,7 @@ const char *gr__cond_type_name(grGraphConditionalNodeType t)
 grError_t gr__cond_params_make(const char *call, grGraph_t g, const grConditionalNodeParams *in,
                                gr_cond_params *out)
 {
-    gr_cond_slot *s = slot_of(in->handle);
+    gr_cond_slot *s = slot_of(in->handle, true);
     if (s == NULL || s->graph == NULL)
         return gr__fail(grErrorInvalidValue,
                         "%s: nodeParams->conditional.handle 0x%llx is not a live conditional handle; make "
@@ -261,7 +266,7 @@ GR_API grError_t grGraphConditionalHandleCreate(grGraphConditionalHandle *pHandl
 
 GR_API grError_t grGraphSetConditional(grGraphConditionalHandle handle, unsigned int value)
 {
-    gr_cond_slot *s = slot_of(handle);
+    gr_cond_slot *s = slot_of(handle, false);
     if (GR_UNLIKELY(s == NULL || gr_load_relaxed(&s->users) == 0))
         return gr__fail(grErrorInvalidValue,
                         "grGraphSetConditional: handle 0x%llx is not a live conditional handle (its graph "
