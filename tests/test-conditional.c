@@ -542,7 +542,6 @@ GR_TEST(cond_body_node_types_cuda_refuses_fail_instantiate)
     CHECK_OK(grGraphAddChildGraphNode(&n, body[0], NULL, 0, empty));
     CHECK_EQ(node_count(body[0]), 3);
     grGraphExec_t e;
-    CHECK_OK(grGraphSetConditional(h, 1));
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     CHECK_OK(grGraphSetConditional(h, 1));
     run(e);

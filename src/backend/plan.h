@@ -66,7 +66,7 @@ typedef struct gr_cond_slot {
     /* The conditional node using it (a handle serves one node, as in
      * CUDA), or NULL; graph layer only. */
     const struct grGraphNode_st *node;
-    struct gr_cond_slot *next;      /* the graph's list of handles */
+    struct gr_cond_slot *next; /* the graph's list of handles */
 } gr_cond_slot;
 
 struct gr_plan;

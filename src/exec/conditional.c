@@ -44,11 +44,12 @@ grError_t gr__exec_cond_build(const struct grGraphNode_st *gn, int depth, gr_con
         const struct grGraphNode_st *bad = gr__cond_body_first_refused(cp->bodies[i]);
         if (bad != NULL) {
             gr__exec_cond_free(c);
-            return gr__fail(grErrorInvalidValue,
-                            "grGraphInstantiate: %s is in body %u of %s (or in a child graph there); a body may "
-                            "hold only kernel, empty, memcpy, memset, child graph and conditional nodes, as in "
-                            "CUDA",
-                            gr__node_label(bad), i, gr__node_label(gn));
+            return gr__fail(
+                grErrorInvalidValue,
+                "grGraphInstantiate: %s is in body %u of %s (or in a child graph there); a body may "
+                "hold only kernel, empty, memcpy, memset, child graph and conditional nodes, as in "
+                "CUDA",
+                gr__node_label(bad), i, gr__node_label(gn));
         }
         /* A plan has cache-line aligned fields. */
         gr_plan *p = gr__aligned_alloc(64, sizeof *p);
@@ -185,7 +186,8 @@ static const gr_cond_slot *unused_handle(grGraph_t g)
             unused = s;
     struct grGraphNode_st *n;
     GR_GRAPH_FOR_EACH_NODE (g, n) {
-        for (unsigned b = 0; unused == NULL && n->type == grGraphNodeTypeConditional && b < n->p.cond.nbodies; b++)
+        for (unsigned b = 0; unused == NULL && n->type == grGraphNodeTypeConditional && b < n->p.cond.nbodies;
+             b++)
             unused = unused_handle(n->p.cond.bodies[b]);
     }
     return unused;

@@ -155,11 +155,12 @@ static bool check_conditional(upd *u, gr_pnode *pn, grGraphNode_t gn)
     gr_cond_plan *fresh = NULL;
     const gr_cond_plan *old = pn->u.cond;
     if ((uint32_t)gn->p.cond.type != old->type || gn->p.cond.nbodies != old->nbodies)
-        return refuse(u, grGraphExecUpdateErrorNotSupported, gn, NULL,
-                      "%s is a %s node of %u bodies, the node it pairs with a %s node of %u; an update cannot "
-                      "change a conditional node's type or bodies, as in CUDA",
-                      gr__node_label(gn), gr__cond_type_name(gn->p.cond.type), gn->p.cond.nbodies,
-                      gr__cond_type_name((grGraphConditionalNodeType)old->type), old->nbodies);
+        return refuse(
+            u, grGraphExecUpdateErrorNotSupported, gn, NULL,
+            "%s is a %s node of %u bodies, the node it pairs with a %s node of %u; an update cannot "
+            "change a conditional node's type or bodies, as in CUDA",
+            gr__node_label(gn), gr__cond_type_name(gn->p.cond.type), gn->p.cond.nbodies,
+            gr__cond_type_name((grGraphConditionalNodeType)old->type), old->nbodies);
     if (u->nconds == u->capconds) {
         size_t ncap = u->capconds ? 2 * u->capconds : 4;
         struct cond_swap *nc = gr__realloc(u->conds, ncap * sizeof *nc);
@@ -176,14 +177,16 @@ static bool check_conditional(upd *u, gr_pnode *pn, grGraphNode_t gn)
     /* CUDA names no node for a body's topology. */
     if (!gr__exec_cond_same_shape(old, fresh, why, sizeof why)) {
         gr__exec_cond_free(fresh);
-        return refuse(u, grGraphExecUpdateErrorTopologyChanged, NULL, NULL, "%s: %s", gr__node_label(gn), why);
+        return refuse(u, grGraphExecUpdateErrorTopologyChanged, NULL, NULL, "%s: %s", gr__node_label(gn),
+                      why);
     }
     if (!gr__exec_cond_slots_available(&u->exec->plan, fresh)) {
         gr__exec_cond_free(fresh);
-        return refuse(u, grGraphExecUpdateErrorNotSupported, gn, NULL,
-                      "%s: a conditional handle of its graph is used by another executable (one at a time, as "
-                      "in CUDA)",
-                      gr__node_label(gn));
+        return refuse(
+            u, grGraphExecUpdateErrorNotSupported, gn, NULL,
+            "%s: a conditional handle of its graph is used by another executable (one at a time, as "
+            "in CUDA)",
+            gr__node_label(gn));
     }
     u->conds[u->nconds++] = (struct cond_swap){pn, fresh};
     return true;
