@@ -103,6 +103,8 @@ static const char *type_name(grGraphNodeType t)
         return "mem alloc";
     case grGraphNodeTypeMemFree:
         return "mem free";
+    case grGraphNodeTypeConditional:
+        return "conditional";
     case grGraphNodeTypeCount:
         break;
     }

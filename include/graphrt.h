@@ -1286,6 +1286,7 @@ typedef enum grGraphNodeType {
     grGraphNodeTypeEventRecord = 7,
     grGraphNodeTypeMemAlloc = 10,
     grGraphNodeTypeMemFree = 11,
+    grGraphNodeTypeConditional = 13, /* docs/conditional.md */
     grGraphNodeTypeCount
 } grGraphNodeType;
 
@@ -1387,6 +1388,49 @@ typedef struct grMemcpyNodeParams {
     grMemcpy3DParms copyParams;
 } grMemcpyNodeParams;
 
+/*
+ * Conditional nodes (docs/conditional.md): a node that runs one of its
+ * body graphs, or none, or one repeatedly, as a 32-bit value decides when
+ * the node runs. The value lives in a conditional handle, made for a graph
+ * by grGraphConditionalHandleCreate and set by grGraphSetConditional from
+ * the graph's kernels (or host code) before the node runs.
+ */
+
+/* A conditional handle: an opaque 64-bit value, as in CUDA. Mirrors
+ * cudaGraphConditionalHandle. */
+typedef unsigned long long grGraphConditionalHandle;
+
+/* Flags of grGraphConditionalHandleCreate. grGraphCondAssignDefault: the
+ * handle's value is reset to its default at the start of every launch.
+ * Mirrors cudaGraphCondAssignDefault. */
+enum {
+    grGraphCondAssignDefault = 1
+};
+
+/* What a conditional node does with its handle's value v. Mirrors
+ * cudaGraphConditionalNodeType. */
+typedef enum grGraphConditionalNodeType {
+    grGraphCondTypeIf = 0,     /* v != 0: body 0; v == 0: body 1 if size is 2 */
+    grGraphCondTypeWhile = 1,  /* body 0 again and again while v != 0 (tested first) */
+    grGraphCondTypeSwitch = 2, /* body v if v < size, else none */
+} grGraphConditionalNodeType;
+
+/* The parameters of a conditional node (grGraphAddNode with type
+ * grGraphNodeTypeConditional). handle: from grGraphConditionalHandleCreate
+ * for this graph or another graph of its nest (a body, the graph that
+ * holds a body), used by no other node. size: bodies, 1 for WHILE, 1
+ * or 2 for IF, 1 or more for SWITCH. phGraph_out: set by grGraphAddNode to
+ * an array of 'size' empty body graphs, owned by the node (valid while it
+ * lives; fill them with grGraphAdd*Node or grStreamBeginCaptureToGraph).
+ * Mirrors cudaConditionalNodeParams (without ctx: graphrt has one context
+ * per device). */
+typedef struct grConditionalNodeParams {
+    grGraphConditionalHandle handle;
+    grGraphConditionalNodeType type;
+    unsigned int size;
+    grGraph_t *phGraph_out;
+} grConditionalNodeParams;
+
 /* The generic node description of grGraphAddNode. Mirrors
  * cudaGraphNodeParams: 'type' selects the union member. */
 typedef struct grGraphNodeParams {
@@ -1403,6 +1447,7 @@ typedef struct grGraphNodeParams {
         grEventRecordNodeParams eventRecord;
         grMemAllocNodeParams alloc;
         grMemFreeNodeParams free;
+        grConditionalNodeParams conditional;
     };
     long long reserved2;
 } grGraphNodeParams;
@@ -1550,7 +1595,16 @@ GR_API grError_t grGraphAddEventWaitNode(grGraphNode_t *pGraphNode, grGraph_t gr
                                          grEvent_t event);
 
 /* Adds a node of any type described by nodeParams (type tag + union).
- * For an alloc node nodeParams->alloc.dptr is set. A memcpy is 1D: its
+ * For an alloc node nodeParams->alloc.dptr is set. For a conditional node
+ * (grGraphNodeTypeConditional) nodeParams->conditional.phGraph_out is set
+ * to the node's body graphs; the rules of bodies (the node types they may
+ * hold: kernel, empty, memcpy, memset, child graph and conditional nodes;
+ * the others are added but refused by grGraphInstantiate, as in CUDA;
+ * memory nodes are refused when added) are in docs/conditional.md; a
+ * conditional node's errors: grErrorInvalidValue (handle not live, made
+ * for a graph of another nest, or used by another node; type not a
+ * grGraphConditionalNodeType; size not allowed for the type),
+ * grErrorNotSupported (graph is a child graph's). A memcpy is 1D: its
  * addresses are srcPtr.ptr + srcPos.x and dstPtr.ptr + dstPos.x, its size
  * extent.width. Errors: those of the grGraphAdd*Node of the type
  * (grGraphAddMemAllocNode and grGraphAddMemFreeNode for the memory
@@ -1565,6 +1619,35 @@ GR_API grError_t grGraphAddEventWaitNode(grGraphNode_t *pGraphNode, grGraph_t gr
 GR_API grError_t grGraphAddNode(grGraphNode_t *pGraphNode, grGraph_t graph,
                                 const grGraphNode_t *pDependencies, const grGraphEdgeData *dependencyData,
                                 size_t numDependencies, grGraphNodeParams *nodeParams);
+
+/* Creates a conditional handle for 'graph': the value one conditional
+ * node of graph's nest (graph, its bodies, the graph whose body it is)
+ * tests; instantiating a graph with a handle no node uses fails, as in
+ * CUDA. defaultLaunchValue: with flags grGraphCondAssignDefault, the value
+ * every launch starts with; without the flag it is ignored (as in CUDA):
+ * an executable starts from 0 and a value persists from launch to launch.
+ * flags: 0 or grGraphCondAssignDefault. The handle lives as long as the
+ * graph and the executables using it. Errors: grErrorInvalidValue
+ * (pHandle_out NULL, graph not live, unknown flags),
+ * grErrorMemoryAllocation. Thread safety: not with other calls on the same
+ * graph. Mirrors cudaGraphConditionalHandleCreate (CUDA 12.3; without ctx). */
+GR_API grError_t grGraphConditionalHandleCreate(grGraphConditionalHandle *pHandle_out, grGraph_t graph,
+                                                unsigned int defaultLaunchValue, unsigned int flags);
+
+/* Sets the value of a conditional handle in the executable running now:
+ * called from a kernel's CPU body (or a host function) of a launch, the
+ * value is what the conditional nodes after it read (a WHILE body sets it
+ * to 0 to end the loop). Called outside a launch, it sets the value the
+ * next launch starts with (unless grGraphCondAssignDefault resets it).
+ * Errors: grErrorInvalidValue (handle 0, not from
+ * grGraphConditionalHandleCreate, or its graph and executables are all
+ * gone; a made-up number that is not a readable address is not detected
+ * here, which would cost a system call per iteration: grGraphAddNode
+ * does detect it). Thread safety: any thread; the value is one relaxed 32-bit store,
+ * ordered before the nodes that depend on the caller by the graph's edges.
+ * Mirrors cudaGraphSetConditional, a device function in CUDA: in graphrt
+ * a C function that returns an error. */
+GR_API grError_t grGraphSetConditional(grGraphConditionalHandle handle, unsigned int value);
 
 /* Adds edges from[i] -> to[i] with data edgeData[i] (edgeData NULL: all
  * default). All are checked first; if any fails none is added.
@@ -2647,8 +2730,11 @@ typedef struct grGraphExecUpdateResultInfo {
  * flags with unknown bits; a graph with a cycle, with a detail naming the
  * nodes; a memcpy or memset node whose range now overruns a graphrt
  * allocation, allocations having changed since the node got it; a graph
- * with memory allocation nodes of which an executable exists already),
- * grErrorNotSupported (grGraphInstantiateFlagDeviceLaunch),
+ * with memory allocation nodes of which an executable exists already; a
+ * conditional handle no node uses, a node type a conditional node's body
+ * may not hold), grErrorNotSupported (grGraphInstantiateFlagDeviceLaunch;
+ * a graph with conditional nodes of which an executable exists already, a
+ * body on its own, conditional nodes on a GPU: docs/conditional.md),
  * grErrorInitializationError (the runtime could not start),
  * grErrorMemoryAllocation (the plan, or the graph memory it maps). Thread
  * safety: not with other calls on the same graph, another instantiation of
@@ -2709,8 +2795,10 @@ GR_API grError_t grGraphExecGetFlags(grGraphExec_t graphExec, unsigned long long
 
 /* Destroys an executable. Returns at once; a launch still queued or running
  * completes first, and the executable's memory is released after it.
- * Errors: grErrorInvalidValue (graphExec not live). Mirrors
- * cudaGraphExecDestroy. */
+ * Deviation: an executable with conditional nodes waits for its launches
+ * in flight before returning (its handles then serve the graph's next
+ * executable: docs/conditional.md). Errors: grErrorInvalidValue (graphExec
+ * not live). Mirrors cudaGraphExecDestroy. */
 GR_API grError_t grGraphExecDestroy(grGraphExec_t graphExec);
 
 /* Queues one run of the executable on the stream, as one stream operation.
@@ -2963,7 +3051,9 @@ typedef struct grBakedValue {
  * memcpy, memset and host nodes: each kernel argument, 8 bytes at a time
  * (a parameter of fewer bytes as one value), each copy's destination and
  * source, each memset's destination, each host node's function and user
- * data, in plan order, classified against graphrt's allocations now.
+ * data, in plan order, classified against graphrt's allocations now; the
+ * values of a conditional node's bodies are listed with the conditional
+ * node (its plan position and graph node), body after body.
  * With values NULL, *count receives the number of values; otherwise up
  * to *count are written and *count receives the number written. Pointers
  * into allocations freed long ago (more than 1024 frees back) read as

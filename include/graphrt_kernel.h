@@ -100,6 +100,12 @@
 /* The block barrier (CUDA only: see the top of this file). */
 #define gr_sync_threads() __syncthreads()
 
+/* A conditional handle as a kernel parameter (graphrt.h's type), and the
+ * device function that sets its value (CUDA 12.3+; graphrt does not lower
+ * conditional nodes to GPUs yet: docs/conditional.md). */
+typedef unsigned long long grGraphConditionalHandle;
+#define gr_set_conditional(h, v) cudaGraphSetConditional((cudaGraphConditionalHandle)(h), (unsigned)(v))
+
 #else
 
 /* ------------------------------------------------------- C compiler */
@@ -174,6 +180,11 @@ static inline float gr_atomic_add_f32(float *p, float v)
     while (!__atomic_compare_exchange(p, &old, &want, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
     return old;
 }
+
+/* Sets a conditional handle's value from a kernel (grGraphSetConditional:
+ * docs/conditional.md); a handle that is not live is ignored, as the
+ * device function has no result. */
+#define gr_set_conditional(h, v) ((void)grGraphSetConditional((h), (unsigned)(v)))
 
 #define gr_sync_threads()                                                                             \
     _Static_assert(0, "gr_sync_threads: the CPU runs a block's threads one after another and cannot " \

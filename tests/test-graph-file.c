@@ -403,6 +403,7 @@ static void compare_node(ptrmap *m, grGraphNode_t x, grGraphNode_t y)
         break;
     }
     case grGraphNodeTypeEmpty:
+    case grGraphNodeTypeConditional: /* graph files refuse them */
     case grGraphNodeTypeCount:
         break;
     }

@@ -90,6 +90,8 @@ const char *tool_type_word(grGraphNodeType t)
         return "alloc";
     case grGraphNodeTypeMemFree:
         return "free";
+    case grGraphNodeTypeConditional:
+        return "conditional";
     case grGraphNodeTypeCount:
         break;
     }

@@ -107,6 +107,7 @@ static bool lone_graph(grGraphNode_t x, grGraph_t *out)
     }
     case grGraphNodeTypeMemAlloc:
     case grGraphNodeTypeMemFree:
+    case grGraphNodeTypeConditional:
     case grGraphNodeTypeCount:
         break;
     }

@@ -191,6 +191,8 @@ const char *gr__node_type_name(grGraphNodeType t)
         return "mem alloc";
     case grGraphNodeTypeMemFree:
         return "mem free";
+    case grGraphNodeTypeConditional:
+        return "conditional";
     case grGraphNodeTypeCount:
         break;
     }

@@ -43,6 +43,44 @@ enum {
     GR_PN_HEAD = 101  /* the slot before nodes[0], holding the plan */
 };
 
+/* A conditional handle's value cell (a grGraphConditionalHandle is its
+ * address), shared by the graph it was made for and the executables
+ * built from it, each holding a reference; the last release kills it
+ * (graph/conditional.c). A launch reads and writes only 'value'. */
+typedef struct gr_cond_slot {
+    uint32_t magic;   /* GR_MAGIC_COND */
+    atomic_int refs;  /* the graph's, one per executable */
+    void *shelf_link; /* bytes 8..15: the shelf's link once dead */
+    /* The value conditional nodes test: relaxed loads and stores, ordered
+     * by the graph's edges (a setter runs before the nodes after it). */
+    _Atomic uint32_t value;
+    uint32_t defval; /* defaultLaunchValue */
+    uint32_t flags;  /* grGraphCondAssignDefault */
+    /* Executables built with it and not destroyed yet: a graph with
+     * conditional nodes has one at a time, as in CUDA. */
+    _Atomic uint32_t execs;
+    /* Its graph (1 while it lives) plus 'execs': grGraphSetConditional
+     * refuses the handle at 0, though its memory may still be held. */
+    _Atomic uint32_t users;
+    const struct grGraph_st *graph; /* made for (identity); NULL once it died */
+    /* The conditional node using it (a handle serves one node, as in
+     * CUDA), or NULL; graph layer only. */
+    const struct grGraphNode_st *node;
+    struct gr_cond_slot *next; /* the graph's list of handles */
+} gr_cond_slot;
+
+struct gr_plan;
+
+/* A conditional node's compiled form: its handle and one plan per body
+ * (built once by instantiate, run in order, nested, by the thread that
+ * runs the node: backend/cpu/launch.c). */
+typedef struct gr_cond_plan {
+    gr_cond_slot *slot; /* the executable holds a reference (plan->cond_slots) */
+    uint32_t type;      /* grGraphConditionalNodeType */
+    uint32_t nbodies;
+    struct gr_plan *bodies[]; /* nbodies, from gr__aligned_alloc */
+} gr_cond_plan;
+
 /* One plan node: 64 bytes, what a replay reads of a node (its kind, its
  * parameters, its successors' range) on one or two cache lines. Memory
  * written per node is also what instantiating a large graph costs (fresh
@@ -75,8 +113,9 @@ typedef struct gr_pnode {
             bool dst_device, src_device;
         } copy;
         grMemsetParams memset;
-        grEvent_t event;      /* retained by the plan */
-        struct gr_plan *plan; /* GR_PN_HEAD */
+        grEvent_t event;           /* retained by the plan */
+        struct gr_plan *plan;      /* GR_PN_HEAD */
+        struct gr_cond_plan *cond; /* grGraphNodeTypeConditional */
     } u;
 } gr_pnode;
 
@@ -172,6 +211,11 @@ typedef struct gr_plan {
     uint32_t *ranged_nodes;
     uint32_t nranged;
     _Atomic uint64_t range_gen;
+    /* The conditional handles of the plan's conditional nodes (nested
+     * ones too; top-level plan only): referenced by the plan, reset to
+     * their defaults at each launch's start where the handle asks so. */
+    gr_cond_slot **cond_slots;
+    uint32_t ncond_slots;
     /* Launch-time state. */
     /* The stream running the launch and the count of its ops that
      * completes with it, written by the launch's owner before any node

@@ -175,9 +175,11 @@ static grError_t begin(const char *call, grStream_t stream, grGraph_t graph, con
     if (graph) {
         if ((err = gr__graph_check(call, graph)))
             return err;
-        if (graph->owner)
+        /* A conditional node's body may be captured into, as in CUDA. */
+        if (graph->owner && graph->owner->type != grGraphNodeTypeConditional)
             return gr__fail(grErrorInvalidValue,
-                            "%s: graph %p belongs to a child-graph node; capture into a top-level graph",
+                            "%s: graph %p belongs to a child-graph node; capture into a top-level graph "
+                            "or a conditional node's body",
                             call, GR_PTR(graph));
         if ((err = gr__graph_check_deps(call, graph, deps, ndeps)))
             return err;

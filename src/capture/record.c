@@ -161,6 +161,7 @@ static bool make_params(const grGraphNodeParams *desc, gr_node_params *p)
         return true;
     case grGraphNodeTypeGraph:
     case grGraphNodeTypeEmpty:
+    case grGraphNodeTypeConditional:
     case grGraphNodeTypeCount:
         break;
     }
@@ -184,6 +185,7 @@ static const char *refusal(grGraphNodeType t)
         return "launching an executable graph into a capturing stream is not supported (CUDA refuses it "
                "too); add the graph as a child-graph node with grGraphAddChildGraphNode instead";
     case grGraphNodeTypeEmpty:
+    case grGraphNodeTypeConditional:
     case grGraphNodeTypeCount:
         break;
     }

@@ -122,6 +122,7 @@ enum {
     GR_MAGIC_EXEC = 0x45584543u,
     GR_MAGIC_POOL = 0x504f4f4cu,
     GR_MAGIC_USEROBJ = 0x55534f42u,
+    GR_MAGIC_COND = 0x434f4e44u,
     GR_MAGIC_DEAD = 0xdeaddeadu
 };
 

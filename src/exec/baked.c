@@ -101,13 +101,19 @@ static grError_t visit_kernel(const gr_pnode *n, bake_fn fn, void *ctx, grBakedV
     return grSuccess;
 }
 
-/* Visits the values of plan node n (graph node 'gn'). */
-static grError_t visit_node(const gr_pnode *n, const struct grGraphNode_st *gn, bake_fn fn, void *ctx)
+static grError_t visit_bodies(const gr_pnode *n, unsigned at, const struct grGraphNode_st *gn,
+                              bool enabled_only, bake_fn fn, void *ctx);
+
+/* Visits the values of plan node n (graph node 'gn'), reported as plan
+ * node 'at' (n's index, or for a node of a conditional node's body the
+ * conditional node's). */
+static grError_t visit_node(const gr_pnode *n, unsigned at, const struct grGraphNode_st *gn,
+                            bool enabled_only, bake_fn fn, void *ctx)
 {
     grBakedValue v;
     grError_t err = grSuccess;
     memset(&v, 0, sizeof v);
-    v.node = n->index;
+    v.node = at;
     v.graphNode = (grGraphNode_t)(uintptr_t)gn;
     v.nodeType = (grGraphNodeType)n->type;
     switch (n->type) {
@@ -125,9 +131,27 @@ static grError_t visit_node(const gr_pnode *n, const struct grGraphNode_st *gn, 
         err = visit(fn, ctx, &v, grBakedHostFn, f, 0);
         return err ? err : visit(fn, ctx, &v, grBakedHostUserData, (uintptr_t)n->u.host.userData, 0);
     }
+    case grGraphNodeTypeConditional:
+        return visit_bodies(n, at, gn, enabled_only, fn, ctx);
     default:
         return grSuccess;
     }
+}
+
+/* The values of a conditional node's bodies, in body order and each
+ * body's plan order, reported as the conditional node's. */
+static grError_t visit_bodies(const gr_pnode *n, unsigned at, const struct grGraphNode_st *gn,
+                              bool enabled_only, bake_fn fn, void *ctx)
+{
+    grError_t err = grSuccess;
+    const gr_cond_plan *c = n->u.cond;
+    for (uint32_t b = 0; b < c->nbodies && !err; b++) {
+        const gr_plan *p = c->bodies[b];
+        for (uint32_t i = 0; i + 1 < p->nnodes && !err; i++)
+            if (p->nodes[i].enabled || !enabled_only)
+                err = visit_node(&p->nodes[i], at, gn, enabled_only, fn, ctx);
+    }
+    return err;
 }
 
 /* The graph node of the instantiated graph that is, or holds, each plan
@@ -156,7 +180,7 @@ static grError_t walk(grGraphExec_t e, const struct grGraphNode_st **map, bool e
     const gr_plan *p = &e->plan;
     for (uint32_t i = 0; i + 1 < p->nnodes && !err; i++)
         if (p->nodes[i].enabled || !enabled_only)
-            err = visit_node(&p->nodes[i], map ? map[i] : NULL, fn, ctx);
+            err = visit_node(&p->nodes[i], i, map ? map[i] : NULL, enabled_only, fn, ctx);
     gr__spin_unlock(&e->lock);
     return err;
 }

@@ -20,6 +20,58 @@
 /* Frees a plan's memory and releases what it retains. */
 void gr__plan_free(gr_plan *p);
 
+/* Builds the plan of a conditional node's body g (nested 'depth' deep)
+ * into *p, as instantiate builds an executable's, without the node table;
+ * on failure (with a detail) *p is freed. */
+grError_t gr__plan_build_body(grGraph_t g, int depth, gr_plan *p);
+
+/* ---------------------------------------------- conditional nodes
+ * (exec/conditional.c) */
+
+/* Builds the compiled form of conditional node gn (one plan per body)
+ * into *out; on failure *out is NULL and nothing is held. */
+grError_t gr__exec_cond_build(const struct grGraphNode_st *gn, int depth, gr_cond_plan **out);
+
+/* Frees a conditional node's compiled form (NULL accepted). */
+void gr__exec_cond_free(gr_cond_plan *c);
+
+/* Before instantiating g: refuses a body (instantiated only with its
+ * node's graph) and a graph with a handle no conditional node uses
+ * (CUDA's rules). */
+grError_t gr__exec_cond_check_graph(const char *call, grGraph_t g);
+
+/* After a plan with conditional nodes is built: refuses them on a GPU
+ * device, applies CUDA's one-executable-at-a-time rule, and lists (and
+ * references) the handles in p->cond_slots, their values set to their
+ * defaults. */
+grError_t gr__exec_cond_instantiate(const char *call, gr_plan *p, int device);
+
+/* Whether conditional plan b (built from a graph that updates an
+ * executable) has the shape of a: the same type and bodies with the same
+ * nodes and edges, recursively (handles may differ); if not, says why in
+ * why[cap]. */
+bool gr__exec_cond_same_shape(const gr_cond_plan *a, const gr_cond_plan *b, char *why, size_t cap);
+
+/* Conditional node c and the conditional nodes of its bodies; those of
+ * plan p and its bodies. */
+uint32_t gr__exec_cond_count(const gr_cond_plan *c);
+uint32_t gr__plan_cond_count(const gr_plan *p);
+
+/* Whether the executable of plan p may use the handles of conditional
+ * plan 'fresh' (an update): each is its own, or used by no live
+ * executable. False also when out of memory. */
+bool gr__exec_cond_slots_available(const gr_plan *p, const gr_cond_plan *fresh);
+
+/* After an update swapped conditional plans in: makes 'list' (room for
+ * one handle per conditional node of p, taken over) p's list of handles,
+ * claiming the new ones and handing back those no longer used. */
+void gr__exec_cond_slots_replace(gr_plan *p, gr_cond_slot **list);
+
+/* Releases p->cond_slots: when the executable is destroyed (no launch of
+ * it queued any more: its handles may serve a new executable), or freed
+ * unlaunched (a failed instantiation); nothing the second time. */
+void gr__exec_cond_slots_free(gr_plan *p);
+
 /* The orig index of 'node' in the executable, or UINT32_MAX (also when out
  * of memory building the table on first use). */
 uint32_t gr__exec_find(struct grGraphExec_st *e, const void *node);

@@ -44,6 +44,7 @@ typedef struct builder {
     uint32_t nrecord;  /* event record nodes */
     uint32_t nranged;  /* memcpy and memset nodes */
     bool use_priority; /* grGraphInstantiateFlagUseNodePriority */
+    uint32_t ncond;    /* conditional nodes */
     bool oom;
 } builder;
 
@@ -162,6 +163,7 @@ static void fill_params(builder *b, gr_pnode *pn, const struct grGraphNode_st *g
         gr__event_retain(gn->p.event);
         b->nrecord += gn->type == grGraphNodeTypeEventRecord;
         return;
+    case grGraphNodeTypeConditional: /* emit_node builds its bodies */
     case grGraphNodeTypeGraph:
     case grGraphNodeTypeEmpty:
     case grGraphNodeTypeMemAlloc:
@@ -316,6 +318,11 @@ static bool emit_node(void *ctx, struct grGraphNode_st *gn)
         if (!b->oom)
             fill_params(b, &b->nodes[pi], gn);
         gn->scratch = ((uint64_t)pi << 32) | pi;
+        if (gn->type == grGraphNodeTypeConditional && !b->oom) {
+            b->ncond++;
+            if ((x->err = gr__exec_cond_build(gn, x->depth + 1, &b->nodes[pi].u.cond)) != grSuccess)
+                return false;
+        }
     }
     return !b->oom;
 }
@@ -477,11 +484,15 @@ void gr__plan_free(gr_plan *p)
         case grGraphNodeTypeWaitEvent:
             gr__event_release(pn->u.event);
             break;
+        case grGraphNodeTypeConditional:
+            gr__exec_cond_free(pn->u.cond);
+            break;
         default:
             break;
         }
     }
     kernel_run_flush(&refs, gr__kernel_release_n);
+    gr__exec_cond_slots_free(p);
     nodes_free(p->nodes);
     gr__big_free(p->count);
     memset(p, 0, sizeof *p);
@@ -609,6 +620,41 @@ static void prefer_priority(gr_plan *p)
         if (pn->succ_end - pn->succ_mid > 1)
             qsort(p->succ + pn->succ_mid, pn->succ_end - pn->succ_mid, sizeof *p->succ, cmp_u32);
     }
+}
+
+grError_t gr__plan_build_body(grGraph_t g, int depth, gr_plan *p)
+{
+    static const char call[] = "grGraphInstantiate";
+    builder b;
+    memset(&b, 0, sizeof b);
+    b.cap = (uint32_t)g->nnodes + 1;
+    b.ecap = g->nedges + 1;
+    b.nodes = nodes_alloc(b.cap);
+    b.edges = gr__big_alloc(b.ecap * sizeof *b.edges);
+    if (!b.nodes || !b.edges) {
+        nodes_free(b.nodes);
+        gr__big_free(b.edges);
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
+    }
+    grError_t err = flatten(&b, g, depth, NULL);
+    if (!err) {
+        add_node(&b, GR_PN_EXIT);
+        if (b.oom)
+            err = gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
+    }
+    /* As in instantiate: the plan owns the nodes from here on. */
+    kernel_run_flush(&b.k_owed, gr__kernel_retain_n);
+    p->nodes = b.nodes;
+    p->nodes[-1] = (gr_pnode){.type = GR_PN_HEAD, .u.plan = p};
+    p->nnodes = b.n;
+    if (!err && !plan_arrays(p, &b))
+        err = gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
+    if (!err)
+        build_csr(p, &b);
+    gr__big_free(b.edges);
+    if (err)
+        gr__plan_free(p);
+    return err;
 }
 
 /* Builds the node -> orig index table. Setters and update are optional, so
@@ -808,6 +854,10 @@ static grError_t instantiate_body(const char *call, grGraphExec_t *out, grGraph_
      * have come and gone since. */
     if (!err && p->nranged)
         err = gr__exec_check_ranges(call, e);
+    if (!err && GR_UNLIKELY(b.ncond || g->cond_slots != NULL || g->owner != NULL))
+        err = gr__exec_cond_check_graph(call, g);
+    if (!err && b.ncond)
+        err = gr__exec_cond_instantiate(call, p, gr__device_current());
     /* On a GPU the plan is the input of the lowering (the exec layer's
      * node table and checks stay the same on every device). */
     int device = gr__device_current();

@@ -131,6 +131,12 @@ GR_API grError_t grGraphExecDestroy(grGraphExec_t graphExec)
     if ((err = gr__exec_check("grGraphExecDestroy", graphExec)))
         return err;
     graphExec->magic = GR_MAGIC_DEAD;
+    if (GR_UNLIKELY(graphExec->plan.ncond_slots)) {
+        /* Its handles' values serve the next executable of the graph:
+         * its own launches must be over first. */
+        gr__exec_quiesce(graphExec);
+        gr__exec_cond_slots_free(&graphExec->plan);
+    }
     if (graphExec->flags & GR_EXEC_GRAPHMEM)
         gr__graphmem_exec_destroyed(graphExec);
     /* An idle executable's user objects are destroyed before returning,

@@ -74,6 +74,14 @@ typedef struct upd {
      * its parameters, so that only those nodes go to the driver (NULL on
      * the CPU, or when out of memory: then every node goes). */
     uint8_t *gpu_changed;
+    /* Conditional nodes: the plans of their bodies built from the new
+     * graph while checking, swapped in when applying. */
+    struct cond_swap {
+        gr_pnode *pn;
+        gr_cond_plan *fresh;
+    } * conds;
+    size_t nconds, capconds;
+    gr_cond_slot **slots; /* the executable's handles once they are in */
 } upd;
 
 GR_PRINTF(5, 6)
@@ -138,6 +146,67 @@ static bool range_fits(upd *u, grGraphNode_t gn, const void *p, size_t n, const 
         gr__node_label(gn), what, p, n, base, size);
 }
 
+/* A conditional node: its bodies are compiled again from the new graph
+ * (an update may change their nodes' parameters, as in CUDA) and must
+ * have the shape of those they replace. */
+static bool check_conditional(upd *u, gr_pnode *pn, grGraphNode_t gn)
+{
+    char why[240];
+    gr_cond_plan *fresh = NULL;
+    const gr_cond_plan *old = pn->u.cond;
+    if ((uint32_t)gn->p.cond.type != old->type || gn->p.cond.nbodies != old->nbodies)
+        return refuse(
+            u, grGraphExecUpdateErrorNotSupported, gn, NULL,
+            "%s is a %s node of %u bodies, the node it pairs with a %s node of %u; an update cannot "
+            "change a conditional node's type or bodies, as in CUDA",
+            gr__node_label(gn), gr__cond_type_name(gn->p.cond.type), gn->p.cond.nbodies,
+            gr__cond_type_name((grGraphConditionalNodeType)old->type), old->nbodies);
+    if (u->nconds == u->capconds) {
+        size_t ncap = u->capconds ? 2 * u->capconds : 4;
+        struct cond_swap *nc = gr__realloc(u->conds, ncap * sizeof *nc);
+        if (!nc)
+            return oom(u);
+        u->conds = nc;
+        u->capconds = ncap;
+    }
+    grError_t err = gr__exec_cond_build(gn, 1, &fresh);
+    if (err == grErrorMemoryAllocation)
+        return oom(u);
+    if (err != grSuccess)
+        return refuse(u, grGraphExecUpdateErrorNotSupported, gn, NULL, "%s", grGetLastErrorDetail());
+    /* CUDA names no node for a body's topology. */
+    if (!gr__exec_cond_same_shape(old, fresh, why, sizeof why)) {
+        gr__exec_cond_free(fresh);
+        return refuse(u, grGraphExecUpdateErrorTopologyChanged, NULL, NULL, "%s: %s", gr__node_label(gn),
+                      why);
+    }
+    if (!gr__exec_cond_slots_available(&u->exec->plan, fresh)) {
+        gr__exec_cond_free(fresh);
+        return refuse(
+            u, grGraphExecUpdateErrorNotSupported, gn, NULL,
+            "%s: a conditional handle of its graph is used by another executable (one at a time, as "
+            "in CUDA)",
+            gr__node_label(gn));
+    }
+    u->conds[u->nconds++] = (struct cond_swap){pn, fresh};
+    return true;
+}
+
+/* Swaps in the bodies check_conditional built, and the handles they use
+ * (u->slots, allocated before anything changed). */
+static void install_conds(upd *u)
+{
+    if (!u->nconds)
+        return;
+    for (size_t i = 0; i < u->nconds; i++) {
+        gr__exec_cond_free(u->conds[i].pn->u.cond);
+        u->conds[i].pn->u.cond = u->conds[i].fresh;
+    }
+    u->nconds = 0;
+    gr__exec_cond_slots_replace(&u->exec->plan, u->slots);
+    u->slots = NULL;
+}
+
 /* Checks that graph node 'gn' may update plan node 'pn' (same type checked
  * by the caller); allocates what applying it will need. */
 static bool check_params(upd *u, gr_pnode *pn, grGraphNode_t gn)
@@ -188,6 +257,8 @@ static bool check_params(upd *u, gr_pnode *pn, grGraphNode_t gn)
     case grGraphNodeTypeEventRecord:
     case grGraphNodeTypeGraph: /* checked by the caller, node by node */
         return true;
+    case grGraphNodeTypeConditional:
+        return check_conditional(u, pn, gn);
     case grGraphNodeTypeMemAlloc:
     case grGraphNodeTypeMemFree:
     case grGraphNodeTypeCount:
@@ -248,6 +319,7 @@ static void apply_params(gr_pnode *pn, grGraphNode_t gn)
         return;
     case grGraphNodeTypeEmpty:
     case grGraphNodeTypeGraph:
+    case grGraphNodeTypeConditional: /* install_conds swapped its bodies in */
     case grGraphNodeTypeMemAlloc:
     case grGraphNodeTypeMemFree:
     case grGraphNodeTypeCount:
@@ -283,6 +355,7 @@ static grError_t device_check(const char *call, grGraphExec_t e, grGraphNode_t g
         return gr__exec_check_node_devmem(call, gn, device);
     case grGraphNodeTypeHost:
     case grGraphNodeTypeEmpty:
+    case grGraphNodeTypeConditional: /* CPU only: refused on GPUs at instantiation */
     case grGraphNodeTypeMemAlloc:
     case grGraphNodeTypeMemFree:
     case grGraphNodeTypeCount:
@@ -337,6 +410,7 @@ static bool params_differ(const gr_pnode *pn, grGraphNode_t gn)
         return pn->u.event != gn->p.event;
     case grGraphNodeTypeEmpty:
     case grGraphNodeTypeGraph:
+    case grGraphNodeTypeConditional: /* CPU only */
     case grGraphNodeTypeMemAlloc:
     case grGraphNodeTypeMemFree:
     case grGraphNodeTypeCount:
@@ -716,6 +790,10 @@ static void upd_free(upd *u)
     for (size_t i = 0; i < u->nblocks; i++)
         gr__free(u->blocks[i].argv);
     gr__free(u->blocks);
+    for (size_t i = 0; i < u->nconds; i++)
+        gr__exec_cond_free(u->conds[i].fresh);
+    gr__free(u->conds);
+    gr__free(u->slots);
     gr__free(u->stamp);
 }
 
@@ -775,6 +853,13 @@ GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
             return err;
         }
     }
+    if (u.nconds && !(u.slots = gr__malloc(gr__plan_cond_count(&hGraphExec->plan) * sizeof *u.slots))) {
+        gr__exec_write_end(hGraphExec);
+        if (u.pair_o != pair_buf)
+            gr__free(u.pair_o);
+        upd_free(&u);
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
+    }
     struct gr_urefs *urefs = NULL;
     if ((err = gr__exec_urefs_build(call, hGraph, u.pair_o, &urefs))) {
         gr__exec_write_end(hGraphExec);
@@ -786,6 +871,7 @@ GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
     if (hGraphExec->gpu)
         u.gpu_changed = gr__calloc(hGraphExec->plan.nnodes, 1);
     install_blocks(&u);
+    install_conds(&u);
     for (uint32_t i = 0; i < hGraphExec->norig; i++) {
         struct grGraphNode_st *n = u.pair_o[i];
         if (n->type == grGraphNodeTypeGraph)

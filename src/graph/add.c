@@ -8,6 +8,7 @@
  * caller's objects as they were.
  */
 #include "graph.h"
+#include "../backend/plan.h"
 
 #include "../backend/cuda/cuda.h"
 #include "../memory/graphmem.h"
@@ -132,6 +133,16 @@ static grError_t add_child(const char *call, grGraphNode_t *out, grGraph_t g, co
             "%s: childGraph %p has memory allocation or free nodes; such a graph cannot be embedded "
             "in a child-graph node, as in CUDA: add its nodes to graph %p itself",
             call, GR_PTR(child), GR_PTR(g));
+    if (gr__graph_has_conditional(child))
+        return gr__fail(grErrorNotSupported,
+                        "%s: childGraph %p has conditional nodes; such a graph cannot be embedded in a "
+                        "child-graph node, as in CUDA: add its nodes to graph %p itself",
+                        call, GR_PTR(child), GR_PTR(g));
+    if (child->owner != NULL && child->owner->type == grGraphNodeTypeConditional)
+        return gr__fail(grErrorNotSupported,
+                        "%s: childGraph %p is a body of %s; a body cannot be embedded in a child-graph node, "
+                        "as in CUDA",
+                        call, GR_PTR(child), gr__node_label(child->owner));
     unsigned depth = gr__graph_nest_depth(g) + 1 + gr__graph_nest_height(child);
     if (depth > GR_GRAPH_MAX_NEST)
         return gr__fail(grErrorInvalidValue,
@@ -164,6 +175,11 @@ static grError_t add_event(const char *call, grGraphNode_t *out, grGraph_t g, co
  * (from grGraphChildGraphNodeGetGraph) gets none. */
 static grError_t refuse_in_child(const char *call, grGraph_t g)
 {
+    if (g->owner->type == grGraphNodeTypeConditional)
+        return gr__fail(grErrorNotSupported,
+                        "%s: graph %p is a body of %s; a body may hold no memory allocation or free node "
+                        "(CUDA refuses the graph at instantiation, graphrt when the node is added)",
+                        call, GR_PTR(g), gr__node_label(g->owner));
     return gr__fail(
         grErrorNotSupported,
         "%s: graph %p is the child graph of %s; graphs with memory allocation or free nodes cannot "
@@ -315,6 +331,25 @@ GR_API grError_t grGraphAddEventWaitNode(grGraphNode_t *pGraphNode, grGraph_t gr
                      grGraphNodeTypeWaitEvent, event);
 }
 
+/* A conditional node: its body graphs are made here and handed out in
+ * cp->phGraph_out once the node exists. */
+static grError_t add_conditional(const char *call, grGraphNode_t *out, grGraph_t g, const grGraphNode_t *deps,
+                                 size_t ndeps, grConditionalNodeParams *cp)
+{
+    gr_node_params p;
+    grError_t err;
+    memset(&p, 0, sizeof p);
+    if ((err = add_begin(call, out, g, deps, ndeps)) != grSuccess)
+        return err;
+    if ((err = gr__cond_params_make(call, g, cp, &p.cond)) != grSuccess)
+        return err;
+    if ((err = add_finish(call, out, g, deps, ndeps, grGraphNodeTypeConditional, &p)) != grSuccess)
+        return err;
+    (*out)->p.cond.slot->node = *out;
+    cp->phGraph_out = (*out)->p.cond.bodies;
+    return grSuccess;
+}
+
 /* The 1D copy a generic memcpy description (grGraphAddNode's,
  * grGraphNodeSetParams') stands for. */
 grError_t gr__node_memcpy_from_3d(const char *call, const grMemcpyNodeParams *mp, gr_memcpy_params *out)
@@ -387,6 +422,9 @@ static grError_t add_node(const char *call, grGraphNode_t *pGraphNode, grGraph_t
         return add_mem_alloc(call, pGraphNode, graph, pDependencies, numDependencies, &nodeParams->alloc);
     case grGraphNodeTypeMemFree:
         return add_mem_free(call, pGraphNode, graph, pDependencies, numDependencies, nodeParams->free.dptr);
+    case grGraphNodeTypeConditional:
+        return add_conditional(call, pGraphNode, graph, pDependencies, numDependencies,
+                               &nodeParams->conditional);
     case grGraphNodeTypeCount:
         break;
     }

@@ -128,6 +128,13 @@ GR_API grError_t grGraphClone(grGraph_t *pGraphClone, grGraph_t originalGraph)
         return gr__fail(grErrorInvalidValue, "%s: pGraphClone is NULL; pass where to store the clone", call);
     if ((err = gr__graph_check(call, originalGraph)) != grSuccess)
         return err;
+    if (gr__graph_has_conditional(originalGraph) || gr__graph_in_body(originalGraph))
+        return gr__fail(
+            grErrorNotSupported,
+            "%s: graph %p %s; graphs with conditional nodes and their bodies cannot be cloned, as "
+            "in CUDA",
+            call, GR_PTR(originalGraph),
+            gr__graph_in_body(originalGraph) ? "is a conditional node's body" : "has conditional nodes");
     if (gr__graphmem_has_nodes(originalGraph))
         return gr__fail(
             grErrorNotSupported,

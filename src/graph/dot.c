@@ -5,7 +5,9 @@
  * seq and key parameters (all of them with grGraphDebugDotFlagsVerbose);
  * a child-graph node is a box inside a dashed cluster that also holds the
  * child graph's nodes, with dashed edges from that box to the child's
- * roots. Node ids are "g<k>_n<seq>" where k numbers the graphs in the order
+ * roots; a conditional node is a box inside a dotted cluster holding one
+ * dashed cluster per body, with dotted edges to the bodies' roots. Node
+ * ids are "g<k>_n<seq>" where k numbers the graphs in the order
  * they are printed, so ids are unique across nested graphs. Label text is
  * escaped for DOT double-quoted strings.
  */
@@ -112,10 +114,60 @@ static void node_text(const struct grGraphNode_st *n, unsigned flags, char *buf,
     case grGraphNodeTypeMemFree:
         snprintf(buf, cap, "\n%p", p->free_ptr);
         return;
+    case grGraphNodeTypeConditional:
+        snprintf(buf, cap, "\n%s, %u bod%s\nhandle 0x%llx", gr__cond_type_name(p->cond.type), p->cond.nbodies,
+                 p->cond.nbodies == 1 ? "y" : "ies", (unsigned long long)(uintptr_t)p->cond.slot);
+        return;
     case grGraphNodeTypeEmpty:
     case grGraphNodeTypeCount:
         return;
     }
+}
+
+static void print_graph(dot_out *o, grGraph_t g, const char *indent);
+static void print_node(dot_out *o, unsigned k, const struct grGraphNode_st *n, const char *indent);
+
+/* The name of a conditional node's body b, as its cluster shows it. */
+static const char *body_name(const struct grGraphNode_st *n, unsigned b, char *buf, size_t cap)
+{
+    switch (n->p.cond.type) {
+    case grGraphCondTypeIf:
+        return b == 0 ? "body if != 0" : "body if == 0 (else)";
+    case grGraphCondTypeWhile:
+        return "body while != 0";
+    case grGraphCondTypeSwitch:
+        snprintf(buf, cap, "body case %u", b);
+        return buf;
+    }
+    return "body";
+}
+
+/* A conditional node: a box inside a dotted cluster that holds one
+ * cluster per body, with dotted edges from the box to each body's roots
+ * (labelled with the body's condition). */
+static void print_conditional(dot_out *o, unsigned k, const struct grGraphNode_st *n, const char *indent)
+{
+    char inner[64], inner2[80], name[32];
+    snprintf(inner, sizeof inner, "%s    ", indent);
+    snprintf(inner2, sizeof inner2, "%s    ", inner);
+    fprintf(o->f, "%ssubgraph cluster_g%u_n%llu {\n", indent, k, (unsigned long long)n->seq);
+    fprintf(o->f, "%slabel=\"%s node #%llu\"; style=dotted;\n", inner, gr__cond_type_name(n->p.cond.type),
+            (unsigned long long)n->seq);
+    print_node(o, k, n, inner);
+    for (unsigned b = 0; b < n->p.cond.nbodies; b++) {
+        grGraph_t body = n->p.cond.bodies[b];
+        unsigned bk = o->next_graph;
+        const char *label = body_name(n, b, name, sizeof name);
+        fprintf(o->f, "%ssubgraph cluster_g%u_n%llu_b%u {\n", inner, k, (unsigned long long)n->seq, b);
+        fprintf(o->f, "%slabel=\"%s\"; style=dashed;\n", inner2, label);
+        print_graph(o, body, inner2);
+        fprintf(o->f, "%s}\n", inner);
+        for (const struct grGraphNode_st *c = body->first; c != NULL; c = c->next)
+            if (c->ndeps == 0)
+                fprintf(o->f, "%sg%u_n%llu -> g%u_n%llu [style=dotted label=\"%s\"];\n", inner, k,
+                        (unsigned long long)n->seq, bk, (unsigned long long)c->seq, label);
+    }
+    fprintf(o->f, "%s}\n", indent);
 }
 
 static void print_graph(dot_out *o, grGraph_t g, const char *indent);
@@ -137,6 +189,10 @@ static void print_graph(dot_out *o, grGraph_t g, const char *indent)
     size_t i;
     snprintf(inner, sizeof inner, "%s    ", indent);
     for (n = g->first; n != NULL; n = n->next) {
+        if (n->type == grGraphNodeTypeConditional) {
+            print_conditional(o, k, n, indent);
+            continue;
+        }
         if (n->type != grGraphNodeTypeGraph) {
             print_node(o, k, n, indent);
             continue;

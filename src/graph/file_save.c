@@ -522,6 +522,13 @@ static void put_node(saver *s, outbuf *o, const struct grGraphNode_st *n, unsign
         put_ref(o, '@', a->index, 0);
         break;
     }
+    case grGraphNodeTypeConditional:
+        if (!s->err)
+            s->err = gr__fail(grErrorNotSupported,
+                              "%s: %s is a conditional node; graph files do not hold conditional nodes and "
+                              "their bodies yet (docs/conditional.md)",
+                              s->call, gr__node_label(n));
+        return;
     case grGraphNodeTypeCount:
         break;
     }

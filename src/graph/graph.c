@@ -130,6 +130,10 @@ unsigned gr__graph_nest_height(grGraph_t g)
             unsigned c = 1 + gr__graph_nest_height(n->p.child);
             h = c > h ? c : h;
         }
+        for (unsigned b = 0; n->type == grGraphNodeTypeConditional && b < n->p.cond.nbodies; b++) {
+            unsigned c = 1 + gr__graph_nest_height(n->p.cond.bodies[b]);
+            h = c > h ? c : h;
+        }
     }
     return h;
 }
@@ -404,6 +408,8 @@ grError_t gr__graph_insert_node(const char *call, grGraph_t g, const grGraphNode
     gr__node_params_move(type, &n->p, p);
     if (type == grGraphNodeTypeGraph)
         n->p.child->owner = n;
+    for (unsigned b = 0; type == grGraphNodeTypeConditional && b < n->p.cond.nbodies; b++)
+        n->p.cond.bodies[b]->owner = n;
     for (i = 0; i < ndeps; i++) {
         n->deps[i] = deps[i];
         deps[i]->succs[deps[i]->nsuccs++] = n;
@@ -476,6 +482,7 @@ void gr__graph_free(grGraph_t g)
         older = c->older;
         slab_chunk_free(c);
     }
+    gr__graph_cond_slots_free(g);
     /* After the nodes: their parameters point into the buffers. */
     gr__file_res_release(g->res);
     gr__urefs_release_all(&g->urefs);
@@ -516,7 +523,8 @@ GR_API grError_t grGraphDestroy(grGraph_t graph)
 {
     grError_t err;
     if ((err = gr__graph_check("grGraphDestroy", graph)) != grSuccess ||
-        (err = gr__graph_check_not_capturing("grGraphDestroy", graph)) != grSuccess)
+        (err = gr__graph_check_not_capturing("grGraphDestroy", graph)) != grSuccess ||
+        (err = gr__cond_check_not_capturing("grGraphDestroy", graph)) != grSuccess)
         return err;
     if (graph->owner != NULL)
         return gr__fail(grErrorInvalidValue,
@@ -541,6 +549,12 @@ GR_API grError_t grGraphDestroyNode(grGraphNode_t node)
     grError_t err;
     if ((err = gr__node_check("grGraphDestroyNode", node)) != grSuccess ||
         (err = gr__graph_check_not_capturing("grGraphDestroyNode", node->graph)) != grSuccess)
+        return err;
+    /* A capture may build into one of a conditional node's bodies. */
+    for (unsigned b = 0; node->type == grGraphNodeTypeConditional && b < node->p.cond.nbodies && !err; b++)
+        if ((err = gr__graph_check_not_capturing("grGraphDestroyNode", node->p.cond.bodies[b])) == grSuccess)
+            err = gr__cond_check_not_capturing("grGraphDestroyNode", node->p.cond.bodies[b]);
+    if (err != grSuccess)
         return err;
     /* CUDA: the lifetimes of graph allocations are fixed by the graph's
      * nodes and edges, so none may be deleted once it has memory nodes. */

@@ -51,6 +51,14 @@ typedef struct gr_kernel_params {
     _Alignas(16) unsigned char inl[GR_KERNEL_ARGS_INLINE];
 } gr_kernel_params;
 
+/* A conditional node's parameters as stored (graph/conditional.c). */
+typedef struct gr_cond_params {
+    struct gr_cond_slot *slot; /* its handle, held by the graph that made it */
+    grGraphConditionalNodeType type;
+    unsigned nbodies;
+    grGraph_t *bodies; /* owned: nbodies graphs whose owner is the node */
+} gr_cond_params;
+
 /* The per-type parameters of a node; 'type' of the node selects one. */
 typedef union gr_node_params {
     gr_kernel_params kernel;    /* grGraphNodeTypeKernel */
@@ -61,6 +69,7 @@ typedef union gr_node_params {
     grEvent_t event;            /* EventRecord / WaitEvent */
     grMemAllocNodeParams alloc; /* grGraphNodeTypeMemAlloc */
     void *free_ptr;             /* grGraphNodeTypeMemFree */
+    gr_cond_params cond;        /* grGraphNodeTypeConditional */
 } gr_node_params;
 
 /* Edge slots kept inside a node before an edge array spills to the heap,
@@ -116,7 +125,11 @@ struct grGraph_st {
     size_t nnodes, nedges;
     size_t nmemnodes; /* alloc and free nodes among nnodes */
     uint64_t next_seq;
-    struct grGraphNode_st *owner; /* child-graph node owning it, or NULL */
+    /* The child-graph or conditional node owning it (a body), or NULL. */
+    struct grGraphNode_st *owner;
+    /* The conditional handles made for it (graph/conditional.c), newest
+     * first; each holds a reference the graph drops when it dies. */
+    struct gr_cond_slot *cond_slots;
     /* For grGraphNodeFindInClone: the graph this is a clone of, and its
      * next_seq then; the clone's nodes with a seq below it are the copies
      * of the original's nodes with that seq. */
@@ -503,6 +516,43 @@ void gr__graph_node_destroy(grGraphNode_t node);
 struct gr_file_res;
 void gr__file_res_retain(struct gr_file_res *r);
 void gr__file_res_release(struct gr_file_res *r);
+
+/* --------------------------------------------------- conditional nodes
+ * (graph/conditional.c) */
+
+/* Checks a conditional node's parameters for graph g and builds the
+ * stored form: its body graphs, empty, not owned yet (the node's insert
+ * sets their owner), and a reference on the handle (released with the
+ * parameters). Changes nothing on failure. The caller marks the handle
+ * used by the node once it is inserted (slot->node). */
+grError_t gr__cond_params_make(const char *call, grGraph_t g, const grConditionalNodeParams *in,
+                               gr_cond_params *out);
+
+/* True if g is a conditional node's body, or nested in one. */
+bool gr__graph_in_body(grGraph_t g);
+
+/* The first node of body c (or of a child graph in it) of a type a body
+ * may not hold (CUDA's list: kernel, empty, memcpy, memset, child graph,
+ * conditional), or NULL. Conditional nodes' own bodies are not visited. */
+const struct grGraphNode_st *gr__cond_body_first_refused(grGraph_t c);
+
+/* "IF", "WHILE" or "SWITCH" ("?" for another value). */
+const char *gr__cond_type_name(grGraphConditionalNodeType t);
+
+/* gr__graph_check_not_capturing for the bodies of g's conditional nodes,
+ * and theirs (a capture may build into a body). */
+grError_t gr__cond_check_not_capturing(const char *call, grGraph_t g);
+
+/* True if g or a graph nested in it has a conditional node. */
+bool gr__graph_has_conditional(grGraph_t g);
+
+/* A conditional handle's slot, retained, for an executable; dropped
+ * with gr__cond_slot_release. */
+void gr__cond_slot_retain(struct gr_cond_slot *s);
+void gr__cond_slot_release(struct gr_cond_slot *s);
+
+/* Drops the graph's references on the handles made for it (its free). */
+void gr__graph_cond_slots_free(grGraph_t g);
 
 /* Deep-copies a graph (used by clone and child-graph nodes). */
 grError_t gr__graph_clone(grGraph_t src, grGraph_t *out);

@@ -11,6 +11,7 @@
  * nothing.
  */
 #include "graph.h"
+#include "../backend/plan.h"
 #include "../memory/memory.h"
 
 #include "../memory/graphmem.h"
@@ -242,6 +243,10 @@ grError_t gr__node_params_copy(grGraphNodeType t, gr_node_params *dst, const gr_
         gr__event_retain(src->event);
         *dst = *src;
         return grSuccess;
+    case grGraphNodeTypeConditional:
+        /* CUDA: a graph with conditional nodes cannot be cloned or embedded. */
+        return gr__fail(grErrorNotSupported,
+                        "graphs with conditional nodes cannot be cloned or used as child graphs, as in CUDA");
     case grGraphNodeTypeMemAlloc:
     case grGraphNodeTypeMemFree:
         /* CUDA: a graph with memory nodes cannot be cloned or embedded. */
@@ -319,6 +324,20 @@ void gr__node_params_free(grGraphNodeType t, gr_node_params *p)
         if (p->alloc.dptr)
             gr__graphmem_node_release(p->alloc.dptr);
         p->alloc.dptr = NULL;
+        return;
+    case grGraphNodeTypeConditional:
+        for (unsigned b = 0; b < p->cond.nbodies; b++) {
+            p->cond.bodies[b]->owner = NULL;
+            gr__graph_free(p->cond.bodies[b]);
+        }
+        gr__free(p->cond.bodies);
+        p->cond.bodies = NULL;
+        p->cond.nbodies = 0;
+        if (p->cond.slot) {
+            p->cond.slot->node = NULL;
+            gr__cond_slot_release(p->cond.slot);
+        }
+        p->cond.slot = NULL;
         return;
     case grGraphNodeTypeMemcpy:
     case grGraphNodeTypeMemset:

@@ -123,6 +123,8 @@ static inline void kernel_ctx_init(grKernelCtx *ctx, gr_worker *w)
     ctx->worker = w->index;
 }
 
+static void run_conditional(const gr_pnode *n, grKernelCtx *ctx);
+
 /* Runs node n; ctx is the caller's kernel_ctx_init'ed context. Single-block
  * kernels, the usual node, are tested first: a direct call. */
 static inline void run_body(gr_pnode *n, grKernelCtx *ctx)
@@ -155,8 +157,63 @@ static inline void run_body(gr_pnode *n, grKernelCtx *ctx)
     case grGraphNodeTypeWaitEvent:
         wait_event(n);
         return;
+    case grGraphNodeTypeConditional:
+        run_conditional(n, ctx);
+        return;
     default: /* empty, enter/leave of child graphs, event record */
         return;
+    }
+}
+
+/* Runs a conditional node's body plan front to back on this thread (its
+ * order is topological), as a launch run in order does: a conditional node
+ * is one task, its bodies nested inside it. An iteration costs the body's
+ * nodes and this loop, nothing else: no allocation, no countdown. */
+static void run_body_plan(gr_plan *p, grKernelCtx *ctx)
+{
+    gr_pnode *nodes = p->nodes;
+    for (uint32_t i = 0; i + 1 < p->nnodes; i++)
+        run_body(&nodes[i], ctx);
+}
+
+/* The value is read with a relaxed load: whoever set it (a kernel before
+ * the node, or in the body) happened before, through the launch's
+ * countdowns or this thread's own order. */
+static GR_NOINLINE void run_conditional(const gr_pnode *n, grKernelCtx *ctx)
+{
+    const gr_cond_plan *c = n->u.cond;
+    _Atomic uint32_t *value = &c->slot->value;
+    uint32_t v;
+    switch (c->type) {
+    case grGraphCondTypeIf:
+        v = gr_load_relaxed(value);
+        if (v)
+            run_body_plan(c->bodies[0], ctx);
+        else if (c->nbodies == 2)
+            run_body_plan(c->bodies[1], ctx);
+        return;
+    case grGraphCondTypeWhile:
+        while (gr_load_relaxed(value))
+            run_body_plan(c->bodies[0], ctx);
+        return;
+    case grGraphCondTypeSwitch:
+        v = gr_load_relaxed(value);
+        if (v < c->nbodies)
+            run_body_plan(c->bodies[v], ctx);
+        return;
+    default:
+        return;
+    }
+}
+
+/* Resets the handles that ask for it to their defaults, as each launch
+ * starts (grGraphCondAssignDefault). */
+static GR_NOINLINE void reset_conditionals(const gr_plan *p)
+{
+    for (uint32_t i = 0; i < p->ncond_slots; i++) {
+        gr_cond_slot *s = p->cond_slots[i];
+        if (s->flags & grGraphCondAssignDefault)
+            gr_store_relaxed(&s->value, s->defval);
     }
 }
 
@@ -178,6 +235,8 @@ static const char *node_name(const gr_pnode *n)
         return "event wait";
     case grGraphNodeTypeEventRecord:
         return "event record";
+    case grGraphNodeTypeConditional:
+        return "conditional";
     default:
         return "empty";
     }
@@ -505,6 +564,8 @@ void gr__exec_run(gr_worker *w, struct grGraphExec_st *e, gr_stream *s, uint64_t
     bool trace = gr__tracing();
     uint64_t trace_t0 = trace ? gr__trace_clock() : 0;
     gr_store_relaxed(&p->shared, false);
+    if (GR_UNLIKELY(p->ncond_slots))
+        reset_conditionals(p);
     if (GR_UNLIKELY(trace) && way == GR_WAY_IN_ORDER) {
         run_in_order_traced(w, p, trace_t0);
         finish_launch(p);

@@ -161,6 +161,9 @@ static grError_t add_node(const char *call, struct gr_cuda_exec *gx, const gr_pn
                 : gr_cu.cuGraphAddEventWaitNode(out, gx->graph, deps, ndeps, ev);
         break;
     }
+    case grGraphNodeTypeConditional: /* refused before lowering (exec/conditional.c) */
+        return gr__fail(grErrorNotSupported,
+                        "%s: conditional nodes are not lowered to GPUs yet (docs/devices.md)", call);
     default:
         /* Empty nodes, the 'enter' and 'leave' nodes of child graphs, and
          * graph memory's allocation and free nodes: the exec layer maps an
