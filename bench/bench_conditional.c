@@ -84,7 +84,7 @@ static void measure(long n, int reps)
     cp.conditional.handle = hw;
     cp.conditional.type = grGraphCondTypeWhile;
     cp.conditional.size = 1;
-    BU_CHECK(grGraphAddNode(&node, gw, NULL, 0, &cp));
+    BU_CHECK(grGraphAddNode(&node, gw, NULL, NULL, 0, &cp));
     body = cp.conditional.phGraph_out;
     add_tick(body[0], NULL, &left, hw, &node);
     BU_CHECK(grGraphInstantiate(&ew, gw, 0));

@@ -109,7 +109,7 @@ static grGraphNode_t add_cond(grGraph_t g, const grGraphNode_t *deps, size_t nde
     p.conditional.handle = h;
     p.conditional.type = type;
     p.conditional.size = size;
-    CHECK_OK(grGraphAddNode(&n, g, deps, ndeps, &p));
+    CHECK_OK(grGraphAddNode(&n, g, deps, NULL, ndeps, &p));
     CHECK(p.conditional.phGraph_out != NULL);
     if (bodies)
         *bodies = p.conditional.phGraph_out;
@@ -125,7 +125,7 @@ static grError_t try_add_cond(grGraph_t g, grGraphConditionalHandle h, int type,
     p.conditional.handle = h;
     p.conditional.type = (grGraphConditionalNodeType)type;
     p.conditional.size = size;
-    grError_t err = grGraphAddNode(&n, g, NULL, 0, &p);
+    grError_t err = grGraphAddNode(&n, g, NULL, NULL, 0, &p);
     if (err != grSuccess)
         CHECK(n == NULL);
     return err;
@@ -386,7 +386,7 @@ GR_TEST(cond_body_filled_by_stream_capture)
     grGraphConditionalHandle h2;
     CHECK_OK(grGraphConditionalHandleCreate(&h2, g, 0, 0));
     grGraphNode_t cond = add_cond(g, NULL, 0, h2, grGraphCondTypeIf, 1, NULL);
-    CHECK_OK(grStreamBeginCaptureToGraph(s, body[0], NULL, 0, grStreamCaptureModeThreadLocal));
+    CHECK_OK(grStreamBeginCaptureToGraph(s, body[0], NULL, NULL, 0, grStreamCaptureModeThreadLocal));
     /* The graph that holds the body cannot go while the capture builds. */
     CHECK_GR(grErrorIllegalState, grGraphDestroy(g));
     CHECK_GR(grErrorIllegalState, grGraphDestroyNode(loop));
@@ -427,7 +427,7 @@ GR_TEST(cond_host_function_captured_into_body_is_refused_at_instantiate)
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
     add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
     /* CUDA records it (probe), and refuses the graph at instantiate. */
-    CHECK_OK(grStreamBeginCaptureToGraph(s, body[0], NULL, 0, grStreamCaptureModeThreadLocal));
+    CHECK_OK(grStreamBeginCaptureToGraph(s, body[0], NULL, NULL, 0, grStreamCaptureModeThreadLocal));
     CHECK_OK(grLaunchHostFunc(s, host_noop, NULL));
     CHECK_OK(grStreamEndCapture(s, &got));
     CHECK_EQ(node_count(body[0]), 1);
@@ -919,12 +919,12 @@ GR_TEST(cond_node_added_to_a_capture_in_progress)
     int *ap = &a, one = 1;
     void *args[2] = {&ap, &one};
     CHECK_OK(grLaunchKernel(k.put, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, s));
-    CHECK_OK(grStreamGetCaptureInfo(s, &st, NULL, &cg, &deps, &ndeps));
+    CHECK_OK(grStreamGetCaptureInfo(s, &st, NULL, &cg, &deps, NULL, &ndeps));
     CHECK_EQ(st, grStreamCaptureStatusActive);
     CHECK_OK(grGraphConditionalHandleCreate(&h, cg, 1, grGraphCondAssignDefault));
     grGraphNode_t cond = add_cond(cg, deps, ndeps, h, grGraphCondTypeIf, 1, &body);
     add_put(body[0], NULL, 0, &k, &b, 2);
-    CHECK_OK(grStreamUpdateCaptureDependencies(s, &cond, 1, grStreamSetCaptureDependencies));
+    CHECK_OK(grStreamUpdateCaptureDependencies(s, &cond, NULL, 1, grStreamSetCaptureDependencies));
     int *cp = &c, three = 3;
     void *args3[2] = {&cp, &three};
     CHECK_OK(grLaunchKernel(k.put, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args3, 0, s));

@@ -64,6 +64,11 @@ GR_API grError_t grGraphExecNodeSetParams(grGraphExec_t graphExec, grGraphNode_t
             "%s: node %p is a memory %s node, whose parameters cannot change in an executable, as "
             "in CUDA",
             call, GR_PTR(node), type == grGraphNodeTypeMemAlloc ? "allocation" : "free");
+    case grGraphNodeTypeConditional:
+        return gr__fail(grErrorNotSupported,
+                        "%s: node %p is a conditional node, whose parameters cannot change in an "
+                        "executable, as in CUDA 13 (change its bodies' nodes and call grGraphExecUpdate)",
+                        call, GR_PTR(node));
     case grGraphNodeTypeCount:
         break;
     }

@@ -100,6 +100,11 @@ GR_API grError_t grGraphNodeSetParams(grGraphNode_t node, grGraphNodeParams *nod
                         "(build the graph again instead)",
                         call, gr__node_label(node),
                         node->type == grGraphNodeTypeMemAlloc ? "allocation" : "free");
+    case grGraphNodeTypeConditional:
+        return gr__fail(grErrorNotSupported,
+                        "%s: %s is a conditional node, whose parameters cannot change once added, as in "
+                        "CUDA 13 (add its bodies' nodes through the graphs it handed out)",
+                        call, gr__node_label(node));
     case grGraphNodeTypeCount:
         break;
     }
