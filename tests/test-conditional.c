@@ -941,3 +941,71 @@ GR_TEST(cond_node_added_to_a_capture_in_progress)
     CHECK_OK(grStreamDestroy(s));
     free_kernels(&k);
 }
+
+/* grGraphInstantiateWithParams reports CUDA 13's results for the two
+ * conditional-node failures (probed on an H200): an unused handle gives
+ * ConditionalHandleUnused with no node, a body node of a kind a body may
+ * not hold gives NodeOperationNotSupported naming that node. */
+GR_TEST(conditional_instantiate_with_params_reports_cudas_results)
+{
+    grGraph_t g;
+    grGraph_t *bodies;
+    grGraphConditionalHandle used, unused;
+    grGraphNode_t host;
+    grGraphExec_t e = NULL;
+    grHostNodeParams hp = {NULL, NULL};
+    grGraphInstantiateParams ip;
+
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphConditionalHandleCreate(&used, g, 1, grGraphCondAssignDefault));
+    CHECK_OK(grGraphConditionalHandleCreate(&unused, g, 0, 0));
+    add_cond(g, NULL, 0, used, grGraphCondTypeIf, 1, &bodies);
+    memset(&ip, 0, sizeof ip);
+    ip.errNode_out = (grGraphNode_t)(uintptr_t)1;
+    CHECK_GR(grErrorInvalidValue, grGraphInstantiateWithParams(&e, g, &ip));
+    CHECK_EQ(ip.result_out, grGraphInstantiateConditionalHandleUnused);
+    CHECK(ip.errNode_out == NULL);
+    CHECK(e == NULL);
+    CHECK_OK(grGraphDestroy(g));
+
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphConditionalHandleCreate(&used, g, 1, grGraphCondAssignDefault));
+    add_cond(g, NULL, 0, used, grGraphCondTypeIf, 1, &bodies);
+    hp.fn = host_noop;
+    CHECK_OK(grGraphAddHostNode(&host, bodies[0], NULL, 0, &hp));
+    memset(&ip, 0, sizeof ip);
+    CHECK_GR(grErrorInvalidValue, grGraphInstantiateWithParams(&e, g, &ip));
+    CHECK_EQ(ip.result_out, grGraphInstantiateNodeOperationNotSupported);
+    CHECK(ip.errNode_out == host);
+    CHECK(e == NULL);
+    CHECK_OK(grGraphDestroy(g));
+}
+
+static int body_object_runs;
+static void body_object_destroy(void *p)
+{
+    (void)p;
+    body_object_runs++;
+}
+
+/* A user object a body graph holds is taken by the executable, as one a
+ * child graph holds (CUDA: instantiate takes the whole graph's). */
+GR_TEST(conditional_body_user_objects_are_held_by_the_executable)
+{
+    grGraph_t g;
+    grGraph_t *bodies;
+    grGraphConditionalHandle h;
+    grGraphExec_t e;
+    grUserObject_t o;
+    body_object_runs = 0;
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, grGraphCondAssignDefault));
+    add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &bodies);
+    CHECK_OK(grUserObjectCreate(&o, NULL, body_object_destroy, 1, grUserObjectNoDestructorSync));
+    CHECK_OK(grGraphRetainUserObject(bodies[0], o, 1, grGraphUserObjectMove));
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_EQ(body_object_runs, 0);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_EQ(body_object_runs, 1);
+}

@@ -44,6 +44,10 @@ grError_t gr__exec_cond_build(const struct grGraphNode_st *gn, int depth, gr_con
         const struct grGraphNode_st *bad = gr__cond_body_first_refused(cp->bodies[i]);
         if (bad != NULL) {
             gr__exec_cond_free(c);
+            /* CUDA 13: NodeOperationNotSupported, naming the node (probe). */
+            gr__inst_fault.node = bad;
+            gr__inst_fault.named = true;
+            gr__inst_fault.result = grGraphInstantiateNodeOperationNotSupported;
             return gr__fail(
                 grErrorInvalidValue,
                 "grGraphInstantiate: %s is in body %u of %s (or in a child graph there); a body may "
@@ -201,11 +205,13 @@ grError_t gr__exec_cond_check_graph(const char *call, grGraph_t g)
                         "node, as in CUDA",
                         call, GR_PTR(g), gr__node_label(g->owner));
     const gr_cond_slot *s = unused_handle(g);
-    if (s != NULL)
+    if (s != NULL) {
+        gr__inst_fault.result = grGraphInstantiateConditionalHandleUnused;
         return gr__fail(grErrorInvalidValue,
                         "%s: conditional handle 0x%llx of graph %p is used by no conditional node; CUDA "
                         "refuses to instantiate a graph with an unused handle",
                         call, (unsigned long long)(uintptr_t)s, GR_PTR(s->graph));
+    }
     return grSuccess;
 }
 

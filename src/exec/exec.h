@@ -204,6 +204,7 @@ typedef struct gr_inst_fault {
     const struct grGraphNode_st *node;
     uint32_t pindex; /* UINT32_MAX: none */
     bool structure, named, unreported;
+    int result; /* a grGraphInstantiateResult that is not Error, or 0 */
 } gr_inst_fault;
 extern _Thread_local gr_inst_fault gr__inst_fault;
 

@@ -769,12 +769,13 @@ static grError_t instantiate_report(const char *call, grGraphExec_t *out, grGrap
                                     grGraphInstantiateResult *result)
 {
     const struct grGraphNode_st *node = NULL;
-    gr__inst_fault = (gr_inst_fault){NULL, UINT32_MAX, false, false, false};
+    gr__inst_fault = (gr_inst_fault){NULL, UINT32_MAX, false, false, false, 0};
     grError_t err = instantiate_body(call, out, g, flags, &node);
     if (err_node)
         *err_node = (grGraphNode_t)(uintptr_t)node;
     if (result)
         *result = err == grSuccess           ? grGraphInstantiateSuccess
+                  : gr__inst_fault.result    ? (grGraphInstantiateResult)gr__inst_fault.result
                   : gr__inst_fault.structure ? grGraphInstantiateInvalidStructure
                                              : grGraphInstantiateError;
     return err;

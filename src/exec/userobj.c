@@ -30,6 +30,20 @@ static void table_free(struct gr_urefs *r)
     }
 }
 
+/* The references held under top-level node n (orig index i): a child
+ * graph's, tagged with i so that grGraphExecChildGraphNodeSetParams
+ * replaces them alone; a conditional node's bodies', which are the graph's
+ * own (no setter replaces a body). */
+static bool node_urefs(struct gr_urefs *r, const struct grGraphNode_st *n, uint32_t i)
+{
+    bool ok = true;
+    if (n->type == grGraphNodeTypeGraph)
+        ok = gr__urefs_collect(r, n->p.child, i);
+    for (unsigned b = 0; ok && n->type == grGraphNodeTypeConditional && b < n->p.cond.nbodies; b++)
+        ok = gr__urefs_collect(r, n->p.cond.bodies[b], TAG_OWN);
+    return ok;
+}
+
 grError_t gr__exec_urefs_build(const char *call, grGraph_t g, struct grGraphNode_st *const *pairs,
                                struct gr_urefs **out)
 {
@@ -46,13 +60,12 @@ grError_t gr__exec_urefs_build(const char *call, grGraph_t g, struct grGraphNode
     ok = gr__urefs_append(r, &g->urefs, TAG_OWN);
     if (pairs) {
         for (i = 0; ok && i < g->nnodes; i++)
-            if (pairs[i]->type == grGraphNodeTypeGraph)
-                ok = gr__urefs_collect(r, pairs[i]->p.child, i);
+            ok = node_urefs(r, pairs[i], i);
     } else {
         /* Creation order: the orig index instantiation gives each node. */
         GR_GRAPH_FOR_EACH_NODE (g, n) {
-            if (ok && n->type == grGraphNodeTypeGraph)
-                ok = gr__urefs_collect(r, n->p.child, i);
+            if (ok)
+                ok = node_urefs(r, n, i);
             i++;
         }
     }

@@ -317,6 +317,8 @@ bool gr__urefs_collect(struct gr_urefs *dst, grGraph_t g, uint32_t tag)
     GR_GRAPH_FOR_EACH_NODE (g, n) {
         if (ok && n->type == grGraphNodeTypeGraph)
             ok = gr__urefs_collect(dst, n->p.child, tag);
+        for (uint32_t b = 0; ok && n->type == grGraphNodeTypeConditional && b < n->p.cond.nbodies; b++)
+            ok = gr__urefs_collect(dst, n->p.cond.bodies[b], tag);
     }
     return ok;
 }
