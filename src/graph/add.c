@@ -355,7 +355,8 @@ static grError_t add_conditional(const char *call, grGraphNode_t *out, grGraph_t
 grError_t gr__node_memcpy_from_3d(const char *call, const grMemcpyNodeParams *mp, gr_memcpy_params *out)
 {
     if (mp->flags != 0)
-        return gr__fail(grErrorInvalidValue, "%s: nodeParams->memcpy.flags is %d but must be 0", call, mp->flags);
+        return gr__fail(grErrorInvalidValue, "%s: nodeParams->memcpy.flags is %d but must be 0", call,
+                        mp->flags);
     return gr__memcpy_params_from_3d(call, "nodeParams->memcpy.copyParams", &mp->copyParams, out);
 }
 
