@@ -1045,15 +1045,17 @@ GR_TEST(graph_file_refuses_malformed_conditional_nodes_naming_the_line)
     grKernel_t k;
     static const size_t sz[] = {8, 4};
     CHECK_OK(grKernelCreate(&k, kfn, "scale", 2, sz));
-    load_refused("graphrt-graph 1\ncond c0 default=0 flags=0\ngraph {\nn0 cond c0 type=until size=1 {\n}\n}\n",
-                 "4", "not a conditional node type");
+    load_refused(
+        "graphrt-graph 1\ncond c0 default=0 flags=0\ngraph {\nn0 cond c0 type=until size=1 {\n}\n}\n", "4",
+        "not a conditional node type");
     load_refused("graphrt-graph 1\ncond c0 default=0 flags=0\ngraph {\nn0 cond c0 type=while size=2 {\n} "
                  "{\n}\n}\n",
                  "4", "a WHILE node has 1 body");
     load_refused("graphrt-graph 1\ncond c0 default=0 flags=0\ngraph {\nn0 cond c0 type=if size=2 {\n}\n}\n",
                  "5", "closes after fewer bodies");
-    load_refused("graphrt-graph 1\ncond c0 default=0 flags=0\ngraph {\nn0 cond c0 type=if size=1 {\n} {\n}\n}\n",
-                 "5", "opens more bodies");
+    load_refused(
+        "graphrt-graph 1\ncond c0 default=0 flags=0\ngraph {\nn0 cond c0 type=if size=1 {\n} {\n}\n}\n", "5",
+        "opens more bodies");
     load_refused("graphrt-graph 1\ncond c0 default=0 flags=0\ngraph {\nn0 cond c1 type=if size=1 {\n}\n}\n",
                  "4", "no declared conditional handle");
     load_refused("graphrt-graph 1\ncond c0 default=0 flags=0\ncond c0 default=1 flags=0\ngraph {\n}\n", "3",
@@ -1062,9 +1064,10 @@ GR_TEST(graph_file_refuses_malformed_conditional_nodes_naming_the_line)
     load_refused("graphrt-graph 1\ncond c0 default=0 flags=0\ngraph {\nn0 cond c0 type=if size=1\n}\n", "4",
                  "ends with '{'");
     load_refused("graphrt-graph 1\ngraph {\nn0 graph {\n} {\n}\n}\n", "4", "bodies of a cond node only");
-    load_refused("graphrt-graph 1\ncond c0 default=0 flags=0\ngraph {\nn0 cond c0 type=if size=1 {\n}\nn1 cond c0 "
-                 "type=if size=1 {\n}\n}\n",
-                 "6", "handle of");
+    load_refused(
+        "graphrt-graph 1\ncond c0 default=0 flags=0\ngraph {\nn0 cond c0 type=if size=1 {\n}\nn1 cond c0 "
+        "type=if size=1 {\n}\n}\n",
+        "6", "handle of");
     load_refused("graphrt-graph 1\nkernel k0 \"scale\" 8 4\ngraph {\nn0 kernel k0 grid=1,1,1 block=1,1,1 "
                  "shmem=0 args=c0,x00000000\n}\n",
                  "4", "no declared conditional handle");

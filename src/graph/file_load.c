@@ -442,12 +442,15 @@ static grError_t decl_cond(loader *ld, char **tok, size_t ntok)
         strncmp(tok[2], "default=", 8) != 0 || strncmp(tok[3], "flags=", 6) != 0)
         return lfail(ld, grErrorInvalidValue, "expected 'cond c%zu default=VALUE flags=FLAGS'", next);
     if (!parse_u64(tok[2] + 8, UINT32_MAX, &defval))
-        return lfail(ld, grErrorInvalidValue, "conditional handle c%zu has default '%.20s'; it is a number "
-                     "of at most %u", id, tok[2] + 8, UINT32_MAX);
-    if (!parse_u64(tok[3] + 6, UINT32_MAX, &flags) || (flags & ~(uint64_t)grGraphCondAssignDefault))
         return lfail(ld, grErrorInvalidValue,
-                     "conditional handle c%zu has flags '%.20s'; flags are 0 or grGraphCondAssignDefault (%u)",
-                     id, tok[3] + 6, (unsigned)grGraphCondAssignDefault);
+                     "conditional handle c%zu has default '%.20s'; it is a number "
+                     "of at most %u",
+                     id, tok[2] + 8, UINT32_MAX);
+    if (!parse_u64(tok[3] + 6, UINT32_MAX, &flags) || (flags & ~(uint64_t)grGraphCondAssignDefault))
+        return lfail(
+            ld, grErrorInvalidValue,
+            "conditional handle c%zu has flags '%.20s'; flags are 0 or grGraphCondAssignDefault (%u)", id,
+            tok[3] + 6, (unsigned)grGraphCondAssignDefault);
     if (!grow((void **)&ld->conds, ld->nconds, &ld->capconds, sizeof *ld->conds))
         return lfail_oom(ld);
     ld->conds[ld->nconds++] = (struct cdecl){(unsigned)defval, (unsigned)flags, 0};
@@ -1013,8 +1016,10 @@ static grError_t add_cond(loader *ld, fields *f, grGraph_t g, grGraphNode_t *nod
     grGraphNodeParams np;
     grError_t err;
     if (!f->pos || !parse_id(f->pos, 'c', ld->nconds, &id))
-        return lfail(ld, grErrorInvalidValue, "the cond node names '%.24s', which is no declared conditional "
-                     "handle (cond cK lines)", f->pos ? f->pos : "");
+        return lfail(ld, grErrorInvalidValue,
+                     "the cond node names '%.24s', which is no declared conditional "
+                     "handle (cond cK lines)",
+                     f->pos ? f->pos : "");
     if ((err = need(ld, f, "type", "cond", &tv)))
         return err;
     while (t < 3 && strcmp(tv, types[t]) != 0)
@@ -1040,8 +1045,7 @@ static grError_t add_cond(loader *ld, fields *f, grGraph_t g, grGraphNode_t *nod
         if ((err = parse_graph(ld, bodies[b], &sc, depth + 1, &more)))
             return err;
         if (more != (b + 1 < size))
-            return lfail(ld, grErrorInvalidValue,
-                         "the cond node of line %zu has size=%llu but %s", open_line,
+            return lfail(ld, grErrorInvalidValue, "the cond node of line %zu has size=%llu but %s", open_line,
                          (unsigned long long)size,
                          more ? "opens more bodies ('} {')" : "closes after fewer bodies ('}')");
     }

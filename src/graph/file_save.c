@@ -563,7 +563,7 @@ static void put_node(saver *s, outbuf *o, const struct grGraphNode_st *n, unsign
         put_s(o, " type=");
         put_s(o, p->cond.type == grGraphCondTypeIf      ? "if"
                  : p->cond.type == grGraphCondTypeWhile ? "while"
-                                                         : "switch");
+                                                        : "switch");
         put_s(o, " size=");
         put_u(o, p->cond.nbodies);
         break;
