@@ -323,7 +323,9 @@ static void run_case(fz_ctx *c, uint64_t seed, fworld *w, const char *orig, cons
         if (!a || !b || n1 != n2 || memcmp(a, b, n1) != 0)
             fz_fail(c, "a loaded graph does not save to the same bytes after a round trip");
         /* A mutation that makes a WHILE node loops forever on stand-ins. */
-        bool loops = strstr(a, "type=while") != NULL;
+        bool loops = false;
+        for (size_t i = 0; a && i + 10 <= n1 && !loops; i++)
+            loops = memcmp(a + i, "type=while", 10) == 0;
         free(a);
         free(b);
         grGraphExec_t e;
