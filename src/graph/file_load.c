@@ -443,9 +443,8 @@ static grError_t decl_cond(loader *ld, char **tok, size_t ntok)
         return lfail(ld, grErrorInvalidValue, "expected 'cond c%zu default=VALUE flags=FLAGS'", next);
     if (!parse_u64(tok[2] + 8, UINT32_MAX, &defval))
         return lfail(ld, grErrorInvalidValue,
-                     "conditional handle c%zu has default '%.20s'; it is a number "
-                     "of at most %u",
-                     id, tok[2] + 8, UINT32_MAX);
+                     "conditional handle c%zu has default '%.20s'; it is a number of at most %u", id,
+                     tok[2] + 8, UINT32_MAX);
     if (!parse_u64(tok[3] + 6, UINT32_MAX, &flags) || (flags & ~(uint64_t)grGraphCondAssignDefault))
         return lfail(
             ld, grErrorInvalidValue,
@@ -1012,13 +1011,11 @@ static grError_t add_cond(loader *ld, fields *f, grGraph_t g, grGraphNode_t *nod
     size_t id, t = 0;
     uint64_t size;
     const char *tv;
-    grGraph_t *bodies = NULL;
     grGraphNodeParams np;
     grError_t err;
     if (!f->pos || !parse_id(f->pos, 'c', ld->nconds, &id))
         return lfail(ld, grErrorInvalidValue,
-                     "the cond node names '%.24s', which is no declared conditional "
-                     "handle (cond cK lines)",
+                     "the cond node names '%.24s', which is no declared conditional handle",
                      f->pos ? f->pos : "");
     if ((err = need(ld, f, "type", "cond", &tv)))
         return err;
@@ -1036,7 +1033,7 @@ static grError_t add_cond(loader *ld, fields *f, grGraph_t g, grGraphNode_t *nod
     np.conditional = (grConditionalNodeParams){ld->conds[id].h, tvals[t], (unsigned)size, NULL};
     if ((err = grGraphAddNode(node, g, deps, NULL, nd, &np)))
         return lfail_call(ld, err);
-    bodies = np.conditional.phGraph_out;
+    grGraph_t *bodies = np.conditional.phGraph_out;
     size_t open_line = ld->line;
     for (uint64_t b = 0; b < size; b++) {
         scope sc;
