@@ -2264,7 +2264,9 @@ GR_API grError_t grHostFnUnregister(grHostFn_t fn);
  * memory of a copy or memset that graphrt did not allocate as a host
  * buffer of its own; a host userData that is none of these and not the
  * function's registered userData by value (meaningful only in this
- * process). Errors: grErrorInvalidValue (graph NULL or not live, path
+ * process). Conditional nodes are saved with their bodies, their handles
+ * as declarations (default value, flags), and a kernel argument equal to
+ * a live handle of the graph's nest as that handle's name. Errors: grErrorInvalidValue (graph NULL or not live, path
  * NULL, flags not 0, a host node whose function is not registered with
  * grHostFnRegister, the file cannot be written: the detail gives the node
  * or the system's reason), grErrorNotSupported (a free node of another
@@ -2284,9 +2286,10 @@ GR_API grError_t grGraphSaveToFile(grGraph_t graph, const char *path, unsigned i
  * live kernels of those names (of the saved parameter sizes) and host
  * functions to the registered ones, unless grGraphLoadStandIns is given.
  * Buffers are allocated (grMalloc or grMallocHost as saved, contents
- * zero) and events created; the loaded graph owns them, with its clones
- * and the executables instantiated from them: they are freed when the
- * last of those is destroyed (destroy them before grDeviceReset, which
+ * zero), events created and conditional handles made for the new graph
+ * (kernel arguments naming one get its value); the loaded graph owns
+ * them, with its clones and the executables instantiated from them: they
+ * are freed when the last of those is destroyed (destroy them before grDeviceReset, which
  * frees all memory). Errors: grErrorInvalidValue (graph or path NULL,
  * flags unknown, the file cannot be read, a malformed or truncated file,
  * an unknown version, a kernel or host function name that is not

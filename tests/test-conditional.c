@@ -769,23 +769,6 @@ GR_TEST(cond_dot_shows_bodies_as_clusters)
     free_kernels(&k);
 }
 
-GR_TEST(cond_graph_file_save_refuses_conditional_nodes)
-{
-    grGraph_t g;
-    grGraphConditionalHandle h;
-    char path[] = "/tmp/graphrt-cond-file-XXXXXX";
-    int fd = mkstemp(path);
-    CHECK(fd >= 0);
-    close(fd);
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
-    add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, NULL);
-    CHECK_GR(grErrorNotSupported, grGraphSaveToFile(g, path, 0));
-    CHECK_DETAIL_HAS("conditional node #0");
-    unlink(path);
-    CHECK_OK(grGraphDestroy(g));
-}
-
 GR_TEST(cond_baked_values_include_body_nodes)
 {
     kernels k = make_kernels();

@@ -61,6 +61,13 @@ typedef struct loader {
     hdecl *hostfns;
     size_t nhostfns, caphostfns;
     struct gr_file_res *res;
+    /* The 'cond' declarations (default value, flags); their handles are
+     * made for the top graph once it exists. */
+    struct cdecl {
+        unsigned defval, flags;
+        grGraphConditionalHandle h;
+    } * conds;
+    size_t nconds, capconds;
     scope *top; /* the top graph's nodes: '@n<i>' names them */
 } loader;
 
@@ -425,6 +432,30 @@ static grError_t decl_event(loader *ld, char **tok, size_t ntok)
     return grSuccess;
 }
 
+static grError_t decl_cond(loader *ld, char **tok, size_t ntok)
+{
+    size_t id, next = ld->nconds;
+    uint64_t defval, flags;
+    if (ntok == 4 && parse_id(tok[1], 'c', next, &id))
+        return lfail(ld, grErrorInvalidValue, "conditional handle c%zu is declared twice", id);
+    if (ntok != 4 || !parse_id(tok[1], 'c', next + 1, &id) || id != next ||
+        strncmp(tok[2], "default=", 8) != 0 || strncmp(tok[3], "flags=", 6) != 0)
+        return lfail(ld, grErrorInvalidValue, "expected 'cond c%zu default=VALUE flags=FLAGS'", next);
+    if (!parse_u64(tok[2] + 8, UINT32_MAX, &defval))
+        return lfail(ld, grErrorInvalidValue,
+                     "conditional handle c%zu has default '%.20s'; it is a number of at most %u", id,
+                     tok[2] + 8, UINT32_MAX);
+    if (!parse_u64(tok[3] + 6, UINT32_MAX, &flags) || (flags & ~(uint64_t)grGraphCondAssignDefault))
+        return lfail(
+            ld, grErrorInvalidValue,
+            "conditional handle c%zu has flags '%.20s'; flags are 0 or grGraphCondAssignDefault (%u)", id,
+            tok[3] + 6, (unsigned)grGraphCondAssignDefault);
+    if (!grow((void **)&ld->conds, ld->nconds, &ld->capconds, sizeof *ld->conds))
+        return lfail_oom(ld);
+    ld->conds[ld->nconds++] = (struct cdecl){(unsigned)defval, (unsigned)flags, 0};
+    return grSuccess;
+}
+
 /* ----------------------------------------------------------- node lines */
 
 typedef struct fields {
@@ -614,6 +645,20 @@ static grError_t parse_kernel_args(loader *ld, fields *f, grKernel_t k, unsigned
                     ld, grErrorInvalidValue,
                     "argument %d of kernel '%s' is %zu bytes: its value must be x and %zu hex digits", i,
                     k->name, sz, 2 * sz);
+        } else if (len > 0 && s[0] == 'c') {
+            char idtext[24];
+            size_t id;
+            if (sz != sizeof(grGraphConditionalHandle))
+                return lfail(ld, grErrorInvalidValue,
+                             "argument %d of kernel '%s' is %zu bytes; a conditional handle is %zu", i,
+                             k->name, sz, sizeof(grGraphConditionalHandle));
+            snprintf(idtext, sizeof idtext, "%.*s", (int)(len < sizeof idtext ? len : sizeof idtext - 1), s);
+            if (len >= sizeof idtext || !parse_id(idtext, 'c', ld->nconds, &id))
+                return lfail(ld, grErrorInvalidValue,
+                             "argument %d of kernel '%s' names '%.23s', which is no declared conditional "
+                             "handle",
+                             i, k->name, idtext);
+            memcpy(dst, &ld->conds[id].h, sizeof ld->conds[id].h);
         } else {
             void *p;
             grError_t err;
@@ -815,7 +860,7 @@ static grError_t add_free(loader *ld, fields *f, grGraph_t g, grGraphNode_t *nod
     return grSuccess;
 }
 
-static grError_t parse_graph(loader *ld, grGraph_t g, scope *sc, unsigned depth);
+static grError_t parse_graph(loader *ld, grGraph_t g, scope *sc, unsigned depth, bool *more);
 
 static grError_t add_child(loader *ld, grGraph_t g, grGraphNode_t *node, const grGraphNode_t *deps, size_t nd,
                            unsigned depth)
@@ -831,7 +876,7 @@ static grError_t add_child(loader *ld, grGraph_t g, grGraphNode_t *node, const g
     c->res = ld->res;
     gr__file_res_retain(c->res);
     memset(&sc, 0, sizeof sc);
-    err = parse_graph(ld, c, &sc, depth + 1);
+    err = parse_graph(ld, c, &sc, depth + 1, NULL);
     if (!err) {
         size_t end_line = ld->line;
         ld->line = open_line;
@@ -955,6 +1000,55 @@ static grError_t apply_fixups(loader *ld, grGraph_t g, scope *sc)
     return err;
 }
 
+/* A conditional node: "cond cI type=if|while|switch size=N {", then its
+ * bodies' blocks, "} {" between two. */
+static grError_t add_cond(loader *ld, fields *f, grGraph_t g, grGraphNode_t *node, const grGraphNode_t *deps,
+                          size_t nd, unsigned depth)
+{
+    static const char *const types[] = {"if", "while", "switch"};
+    static const grGraphConditionalNodeType tvals[] = {grGraphCondTypeIf, grGraphCondTypeWhile,
+                                                       grGraphCondTypeSwitch};
+    size_t id, t = 0;
+    uint64_t size;
+    const char *tv;
+    grGraphNodeParams np;
+    grError_t err;
+    if (!f->pos || !parse_id(f->pos, 'c', ld->nconds, &id))
+        return lfail(ld, grErrorInvalidValue,
+                     "the cond node names '%.24s', which is no declared conditional handle",
+                     f->pos ? f->pos : "");
+    if ((err = need(ld, f, "type", "cond", &tv)))
+        return err;
+    while (t < 3 && strcmp(tv, types[t]) != 0)
+        t++;
+    if (t == 3)
+        return lfail(ld, grErrorInvalidValue, "type=%.24s is not a conditional node type (if, while, switch)",
+                     tv);
+    if ((err = need_u64(ld, f, "size", "cond", 1u << 16, &size)))
+        return err;
+    if (depth + 1 > GR_GRAPH_MAX_NEST)
+        return lfail(ld, grErrorInvalidValue, "bodies nest deeper than %u levels", GR_GRAPH_MAX_NEST);
+    memset(&np, 0, sizeof np);
+    np.type = grGraphNodeTypeConditional;
+    np.conditional = (grConditionalNodeParams){ld->conds[id].h, tvals[t], (unsigned)size, NULL};
+    if ((err = grGraphAddNode(node, g, deps, NULL, nd, &np)))
+        return lfail_call(ld, err);
+    grGraph_t *bodies = np.conditional.phGraph_out;
+    size_t open_line = ld->line;
+    for (uint64_t b = 0; b < size; b++) {
+        scope sc;
+        bool more = false;
+        memset(&sc, 0, sizeof sc);
+        if ((err = parse_graph(ld, bodies[b], &sc, depth + 1, &more)))
+            return err;
+        if (more != (b + 1 < size))
+            return lfail(ld, grErrorInvalidValue, "the cond node of line %zu has size=%llu but %s", open_line,
+                         (unsigned long long)size,
+                         more ? "opens more bodies ('} {')" : "closes after fewer bodies ('}')");
+    }
+    return grSuccess;
+}
+
 /* Reads one node line (already split) of graph g into the scope. */
 static grError_t parse_node(loader *ld, grGraph_t g, scope *sc, char **tok, size_t ntok, unsigned depth)
 {
@@ -1009,10 +1103,10 @@ static grError_t parse_node(loader *ld, grGraph_t g, scope *sc, char **tok, size
         err = lfail_oom(ld);
     else if (!grow((void **)&sc->nodes, sc->n, &sc->cap, sizeof *sc->nodes))
         err = lfail_oom(ld);
-    else if (f.brace != (strcmp(tok[1], "graph") == 0))
-        err =
-            lfail(ld, grErrorInvalidValue,
-                  f.brace ? "only a graph node opens a block with '{'" : "a graph node's line ends with '{'");
+    else if (f.brace != (strcmp(tok[1], "graph") == 0 || strcmp(tok[1], "cond") == 0))
+        err = lfail(ld, grErrorInvalidValue,
+                    f.brace ? "only a graph or cond node opens a block with '{'"
+                            : "a graph or cond node's line ends with '{'");
     else if (strcmp(tok[1], "kernel") == 0)
         err = add_kernel(ld, &f, g, &node, deps, nd);
     else if (strcmp(tok[1], "memcpy") == 0)
@@ -1031,10 +1125,12 @@ static grError_t parse_node(loader *ld, grGraph_t g, scope *sc, char **tok, size
         err = add_free(ld, &f, g, &node, deps, nd);
     else if (strcmp(tok[1], "graph") == 0)
         err = add_child(ld, g, &node, deps, nd, depth);
+    else if (strcmp(tok[1], "cond") == 0)
+        err = add_cond(ld, &f, g, &node, deps, nd, depth);
     else
         err = lfail(ld, grErrorInvalidValue,
                     "'%.30s' is not a node type (kernel, memcpy, memset, host, empty, record, wait, alloc, "
-                    "free, graph)",
+                    "free, graph, cond)",
                     tok[1]);
     if (deps != dstack)
         gr__free(deps);
@@ -1055,8 +1151,10 @@ static grError_t parse_node(loader *ld, grGraph_t g, scope *sc, char **tok, size
     return grSuccess;
 }
 
-/* Reads node lines into g up to the '}' that closes it. */
-static grError_t parse_graph(loader *ld, grGraph_t g, scope *sc, unsigned depth)
+/* Reads node lines into g up to the '}' that closes it; a conditional
+ * node's body (more != NULL) may close with "} {" instead, which opens
+ * the next body (*more set). */
+static grError_t parse_graph(loader *ld, grGraph_t g, scope *sc, unsigned depth, bool *more)
 {
     size_t open_line = ld->line;
     char *tok[2 + MAX_FIELDS + 2];
@@ -1074,6 +1172,13 @@ static grError_t parse_graph(loader *ld, grGraph_t g, scope *sc, unsigned depth)
         }
         if (strcmp(s, "}") == 0) {
             err = apply_fixups(ld, g, sc);
+            break;
+        }
+        if (strcmp(s, "} {") == 0) {
+            if (more)
+                *more = true;
+            err = more ? apply_fixups(ld, g, sc)
+                       : lfail(ld, grErrorInvalidValue, "'} {' separates the bodies of a cond node only");
             break;
         }
         if (!split(s, tok, sizeof tok / sizeof tok[0], &ntok) || ntok == 0) {
@@ -1115,9 +1220,12 @@ static grError_t load(loader *ld, grGraph_t *out)
             err = decl_buffer(ld, tok, ntok);
         else if (strcmp(tok[0], "event") == 0)
             err = decl_event(ld, tok, ntok);
+        else if (strcmp(tok[0], "cond") == 0)
+            err = decl_cond(ld, tok, ntok);
         else
             err = lfail(ld, grErrorInvalidValue,
-                        "'%.30s' starts no declaration (kernel, hostfn, buffer, event) and is not 'graph {'",
+                        "'%.30s' starts no declaration (kernel, hostfn, buffer, event, cond) and is not "
+                        "'graph {'",
                         tok[0]);
         if (err)
             return err;
@@ -1127,10 +1235,17 @@ static grError_t load(loader *ld, grGraph_t *out)
         return lfail_oom(ld);
     g->res = ld->res;
     gr__file_res_retain(g->res);
+    /* Handles are made for the top graph: a body's nodes may use them. */
+    for (size_t i = 0; i < ld->nconds; i++)
+        if ((err = grGraphConditionalHandleCreate(&ld->conds[i].h, g, ld->conds[i].defval,
+                                                  ld->conds[i].flags))) {
+            gr__graph_free(g);
+            return lfail_call(ld, err);
+        }
     scope top;
     memset(&top, 0, sizeof top);
     ld->top = &top;
-    err = parse_graph(ld, g, &top, 0);
+    err = parse_graph(ld, g, &top, 0, NULL);
     ld->top = NULL;
     if (!err && (err = next_line(ld, &s)) == grSuccess && s)
         err = lfail(ld, grErrorInvalidValue, "text after the '}' that closes the graph");
@@ -1208,6 +1323,7 @@ GR_API grError_t grGraphLoadFromFile(grGraph_t *graph, const char *path, unsigne
         gr__kernel_release(ld.kernels[i].k);
     gr__free(ld.kernels);
     gr__free(ld.hostfns);
+    gr__free(ld.conds);
     gr__free(ld.text);
     gr__file_res_release(ld.res);
     if (err)

@@ -13,6 +13,7 @@
  * its graph, which names it "n<index>").
  */
 #include "file_int.h"
+#include "../backend/plan.h"
 #include "../memory/graphmem.h"
 
 #include <errno.h>
@@ -182,8 +183,11 @@ typedef struct arange {
 typedef struct saver {
     const char *call;
     outbuf decl, body;
-    idmap kernels, hostfns, bufs, events;
-    uint32_t nkernels, nhostfns, nbufs, nevents;
+    idmap kernels, hostfns, bufs, events, conds;
+    uint32_t nkernels, nhostfns, nbufs, nevents, nconds;
+    /* The live conditional handles of the graph's nest: a kernel argument
+     * whose bytes equal one is saved as that handle ("c<id>"). */
+    idmap handles;
     /* The buffers' sizes by id (a buffer of untracked memory grows to
      * the largest range used from its address). */
     size_t *bufsize;
@@ -340,6 +344,28 @@ static void put_event(saver *s, outbuf *o, grEvent_t e)
     put_u(o, id);
 }
 
+/* " c<id>" for a conditional handle, declaring it at first use. */
+static void put_cond(saver *s, outbuf *o, const gr_cond_slot *c)
+{
+    uint32_t id = map_get(&s->conds, c);
+    if (id == UINT32_MAX) {
+        id = s->nconds++;
+        if (!map_put(&s->conds, c, id)) {
+            fail_oom(s);
+            return;
+        }
+        put_s(&s->decl, "cond c");
+        put_u(&s->decl, id);
+        put_s(&s->decl, " default=");
+        put_u(&s->decl, c->defval);
+        put_s(&s->decl, " flags=");
+        put_u(&s->decl, c->flags);
+        put_c(&s->decl, '\n');
+    }
+    put_c(o, 'c');
+    put_u(o, id);
+}
+
 static void put_dim(outbuf *o, const char *key, grDim3 d)
 {
     put_s(o, key);
@@ -364,6 +390,15 @@ static void put_kernel(saver *s, outbuf *o, const gr_kernel_params *kp)
         put_s(o, i ? "," : " args=");
         /* A pointer-sized value that points into graphrt's memory is
          * saved as a reference; everything else by value. */
+        if (k->sizes[i] == sizeof(grGraphConditionalHandle)) {
+            grGraphConditionalHandle h;
+            memcpy(&h, v, sizeof h);
+            const void *slot = (const void *)(uintptr_t)h;
+            if (slot && map_get(&s->handles, slot) != UINT32_MAX) {
+                put_cond(s, o, slot);
+                continue;
+            }
+        }
         if (k->sizes[i] == sizeof(void *)) {
             void *p;
             memcpy(&p, v, sizeof p);
@@ -523,12 +558,15 @@ static void put_node(saver *s, outbuf *o, const struct grGraphNode_st *n, unsign
         break;
     }
     case grGraphNodeTypeConditional:
-        if (!s->err)
-            s->err = gr__fail(grErrorNotSupported,
-                              "%s: %s is a conditional node; graph files do not hold conditional nodes and "
-                              "their bodies yet (docs/conditional.md)",
-                              s->call, gr__node_label(n));
-        return;
+        put_s(o, " cond ");
+        put_cond(s, o, p->cond.slot);
+        put_s(o, " type=");
+        put_s(o, p->cond.type == grGraphCondTypeIf      ? "if"
+                 : p->cond.type == grGraphCondTypeWhile ? "while"
+                                                        : "switch");
+        put_s(o, " size=");
+        put_u(o, p->cond.nbodies);
+        break;
     case grGraphNodeTypeCount:
         break;
     }
@@ -549,6 +587,18 @@ static void put_node(saver *s, outbuf *o, const struct grGraphNode_st *n, unsign
     if (n->type == grGraphNodeTypeGraph) {
         put_s(o, " {\n");
         put_graph(s, o, p->child, depth + 1);
+        indent(o, depth);
+        put_c(o, '}');
+    } else if (n->type == grGraphNodeTypeConditional) {
+        /* One block per body: "} {" closes one and opens the next. */
+        put_s(o, " {\n");
+        for (unsigned b = 0; b < p->cond.nbodies; b++) {
+            if (b > 0) {
+                indent(o, depth);
+                put_s(o, "} {\n");
+            }
+            put_graph(s, o, p->cond.bodies[b], depth + 1);
+        }
         indent(o, depth);
         put_c(o, '}');
     }
@@ -575,6 +625,22 @@ static void put_graph(saver *s, outbuf *o, grGraph_t g, unsigned depth)
     GR_GRAPH_FOR_EACH_NODE (g, n) {
         if (!s->err)
             put_node(s, o, n, depth);
+    }
+}
+
+/* Gathers the live conditional handles made for g and the graphs nested
+ * in it (bodies, child graphs). */
+static void collect_handles(saver *s, grGraph_t g)
+{
+    struct grGraphNode_st *n;
+    for (const gr_cond_slot *c = g->cond_slots; c != NULL && !s->err; c = c->next)
+        if (map_get(&s->handles, c) == UINT32_MAX && !map_put(&s->handles, c, 0))
+            fail_oom(s);
+    GR_GRAPH_FOR_EACH_NODE (g, n) {
+        if (n->type == grGraphNodeTypeGraph)
+            collect_handles(s, n->p.child);
+        for (unsigned b = 0; n->type == grGraphNodeTypeConditional && b < n->p.cond.nbodies; b++)
+            collect_handles(s, n->p.cond.bodies[b]);
     }
 }
 
@@ -618,6 +684,8 @@ static void saver_free(saver *s)
     map_free(&s->hostfns);
     map_free(&s->bufs);
     map_free(&s->events);
+    map_free(&s->conds);
+    map_free(&s->handles);
     gr__free(s->bufsize);
     gr__free(s->bufkind);
     gr__free(s->allocs);
@@ -657,7 +725,8 @@ GR_API grError_t grGraphSaveToFile(grGraph_t graph, const char *path, unsigned i
         return gr__fail(grErrorInvalidValue, "%s: flags is 0x%x but must be 0", call, flags);
     memset(&s, 0, sizeof s);
     s.call = call;
-    if (collect_allocs(&s, graph)) {
+    collect_handles(&s, graph);
+    if (!s.err && collect_allocs(&s, graph)) {
         put_s(&s.body, "graph {\n");
         put_graph(&s, &s.body, graph, 1);
         put_s(&s.body, "}\n");
