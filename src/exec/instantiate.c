@@ -698,6 +698,15 @@ uint32_t gr__exec_find(struct grGraphExec_st *e, const void *node)
     return s ? s->orig : UINT32_MAX;
 }
 
+grGraphNodeType gr__exec_find_node(struct grGraphExec_st *e, const void *node, gr_pnode **out)
+{
+    uint32_t i = gr__exec_find(e, node);
+    if (i == UINT32_MAX)
+        return gr__exec_find_body_node(e, node, out);
+    *out = &e->plan.nodes[e->orig[i].pindex];
+    return e->orig[i].type;
+}
+
 /* Executable objects, kept as dead shells once freed (core.h). */
 static gr_shelf exec_shelf = GR_SHELF_INIT(sizeof(struct grGraphExec_st));
 

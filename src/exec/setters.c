@@ -23,17 +23,19 @@ static GR_NOINLINE grError_t find_node_slow(const char *call, grGraphExec_t e, g
     grError_t err = gr__exec_check(call, e);
     if (err)
         return err;
-    uint32_t i = gr__exec_find(e, node);
-    if (i == UINT32_MAX)
+    gr_pnode *pn = NULL;
+    grGraphNodeType t = gr__exec_find_node(e, node, &pn);
+    if (t == grGraphNodeTypeCount)
         return gr__fail(
             grErrorInvalidValue,
-            "%s: node %p is not a node of the graph executable %p was instantiated from (nodes inside "
-            "child graphs are updated with grGraphExecChildGraphNodeSetParams)",
+            "%s: node %p is not a node of the graph executable %p was instantiated from, nor of its "
+            "conditional nodes' bodies (nodes inside child graphs are updated with "
+            "grGraphExecChildGraphNodeSetParams)",
             call, GR_PTR(node), GR_PTR(e));
-    if (e->orig[i].type != want)
+    if (t != want)
         return gr__fail(grErrorInvalidValue, "%s: node %p is a %s node, not a %s node", call, GR_PTR(node),
-                        gr__node_type_name(e->orig[i].type), gr__node_type_name(want));
-    *out = &e->plan.nodes[e->orig[i].pindex];
+                        gr__node_type_name(t), gr__node_type_name(want));
+    *out = pn;
     return grSuccess;
 }
 
@@ -326,18 +328,19 @@ static grError_t find_toggle(const char *call, grGraphExec_t e, grGraphNode_t no
     grError_t err = gr__exec_check(call, e);
     if (err)
         return err;
-    uint32_t i = gr__exec_find(e, node);
-    if (i == UINT32_MAX)
+    gr_pnode *pn = NULL;
+    grGraphNodeType t = gr__exec_find_node(e, node, &pn);
+    if (t == grGraphNodeTypeCount)
         return gr__fail(grErrorInvalidValue,
-                        "%s: node %p is not a node of the graph executable %p was instantiated from", call,
-                        GR_PTR(node), GR_PTR(e));
-    grGraphNodeType t = e->orig[i].type;
+                        "%s: node %p is not a node of the graph executable %p was instantiated from, nor "
+                        "of its conditional nodes' bodies",
+                        call, GR_PTR(node), GR_PTR(e));
     if (t != grGraphNodeTypeKernel && t != grGraphNodeTypeMemcpy && t != grGraphNodeTypeMemset)
         return gr__fail(grErrorInvalidValue,
                         "%s: node %p is a %s node; only kernel, memcpy and memset nodes can be enabled or "
                         "disabled, as in CUDA",
                         call, GR_PTR(node), gr__node_type_name(t));
-    *out = &e->plan.nodes[e->orig[i].pindex];
+    *out = pn;
     return grSuccess;
 }
 
