@@ -2927,7 +2927,8 @@ GR_API grError_t grGraphExecEventWaitNodeSetEvent(grGraphExec_t hGraphExec, grGr
  * which CUDA 13 accepts too; a node of another type, as in CUDA, a
  * conditional node included; for Get, isEnabled NULL).
  * Thread safety: as the setters above (Set waits for the launches queued
- * before it, Get does not). Mirror cudaGraphNodeSetEnabled /
+ * before it, Get does not, except for a body's node, whose plan an update
+ * may replace: Get waits as Set does). Mirror cudaGraphNodeSetEnabled /
  * cudaGraphNodeGetEnabled. */
 GR_API grError_t grGraphNodeSetEnabled(grGraphExec_t hGraphExec, grGraphNode_t hNode, unsigned int isEnabled);
 GR_API grError_t grGraphNodeGetEnabled(grGraphExec_t hGraphExec, grGraphNode_t hNode,

@@ -110,11 +110,16 @@ static grGraphNodeType find_in_cond(const gr_cond_plan *c, const void *node, gr_
     return grGraphNodeTypeCount;
 }
 
+bool gr__exec_has_cond(const struct grGraphExec_st *e)
+{
+    bool any = false;
+    for (uint32_t i = 0; i < e->norig && !any; i++)
+        any = e->orig[i].type == grGraphNodeTypeConditional;
+    return any;
+}
+
 grGraphNodeType gr__exec_find_body_node(const struct grGraphExec_st *e, const void *node, gr_pnode **out)
 {
-    /* No handle, no conditional node: refusals stay cheap elsewhere. */
-    if (node == NULL || e->plan.ncond_slots == 0 || e->orig == NULL)
-        return grGraphNodeTypeCount;
     for (uint32_t i = 0; i < e->norig; i++) {
         grGraphNodeType t;
         if (e->orig[i].type == grGraphNodeTypeConditional &&
