@@ -7,6 +7,7 @@
 #include "test.h"
 #include "graphrt_kernel.h"
 
+#include <pthread.h>
 #include <unistd.h>
 
 /* A kernel written once for the CPU and nvcc: thread 0 counts an
@@ -1260,5 +1261,59 @@ GR_TEST(cond_exec_setters_name_original_body_nodes_after_update)
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g1));
     CHECK_OK(grGraphDestroy(g2));
+    free_kernels(&k);
+}
+
+typedef struct updater {
+    grGraphExec_t e;
+    grGraph_t g;
+    int rounds;
+} updater;
+
+static void *update_repeatedly(void *arg)
+{
+    updater *u = arg;
+    grGraphExecUpdateResultInfo info;
+    for (int i = 0; i < u->rounds; i++)
+        CHECK_OK(grGraphExecUpdate(u->e, u->g, &info));
+    return NULL;
+}
+
+/* Each update replaces the bodies' plans: a setter on a body node racing
+ * with updates on another thread writes the plan that is current. */
+GR_TEST(cond_body_setters_race_with_updates)
+{
+    kernels k = make_kernels();
+    grGraph_t g, *body;
+    grGraphConditionalHandle h;
+    grGraphExec_t e;
+    int out = 0;
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
+    add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
+    grGraphNode_t put = add_put(body[0], NULL, 0, &k, &out, 1);
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    updater u = {e, g, 200};
+    pthread_t t;
+    CHECK(pthread_create(&t, NULL, update_repeatedly, &u) == 0);
+    int *dst = &out, v = 0;
+    void *args[2];
+    grKernelNodeParams p = put_params(&k, args, &dst, &v);
+    for (int i = 0; i < 200; i++) {
+        unsigned en = 0;
+        CHECK_OK(grGraphExecKernelNodeSetParams(e, put, &p));
+        CHECK_OK(grGraphNodeSetEnabled(e, put, 1));
+        CHECK_OK(grGraphNodeGetEnabled(e, put, &en));
+        CHECK_EQ(en, 1u);
+    }
+    CHECK(pthread_join(t, NULL) == 0);
+    /* The last update brought the graph's parameters back; the setter
+     * applies again after it. */
+    v = 12;
+    CHECK_OK(grGraphExecKernelNodeSetParams(e, put, &p));
+    run(e);
+    CHECK_EQ(out, 12);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
     free_kernels(&k);
 }
