@@ -1293,13 +1293,13 @@ GR_TEST(cond_body_setters_race_with_updates)
     add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
     grGraphNode_t put = add_put(body[0], NULL, 0, &k, &out, 1);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
-    updater u = {e, g, 200};
+    updater u = {e, g, 2000};
     pthread_t t;
     CHECK(pthread_create(&t, NULL, update_repeatedly, &u) == 0);
     int *dst = &out, v = 0;
     void *args[2];
     grKernelNodeParams p = put_params(&k, args, &dst, &v);
-    for (int i = 0; i < 200; i++) {
+    for (int i = 0; i < 2000; i++) {
         unsigned en = 0;
         CHECK_OK(grGraphExecKernelNodeSetParams(e, put, &p));
         CHECK_OK(grGraphNodeSetEnabled(e, put, 1));
