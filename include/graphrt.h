@@ -2833,10 +2833,14 @@ GR_API grError_t grGraphUpload(grGraphExec_t graphExec, grStream_t stream);
  * issued after the call, never to one already queued or running. The
  * parameters are checked as the graph API's setters check them, plus
  * CUDA's limits on changing an executable; a refused call changes nothing.
+ * 'node' may also be a node of a conditional node's body, at any depth
+ * (CUDA 13 accepts it); the nodes named are always those of the graph the
+ * executable was instantiated from, also after grGraphExecUpdate.
  * Errors of every setter: grErrorInvalidValue (hGraphExec not live; node
- * not a top-level node of the executable's graph (a node inside a child
- * graph is changed through grGraphExecChildGraphNodeSetParams), or a node
- * of another type than the setter's), besides the errors each one lists.
+ * neither a top-level node of the executable's graph nor a node of one of
+ * its conditional nodes' bodies (a node inside a child graph is changed
+ * through grGraphExecChildGraphNodeSetParams), or a node of another type
+ * than the setter's), besides the errors each one lists.
  * The node handle is only a key: the setters never use the graph. Thread
  * safety: any thread, concurrently with launches and other changes of the
  * same executable; each setter first waits until no launch of it is queued
@@ -2921,10 +2925,13 @@ GR_API grError_t grGraphExecEventWaitNodeSetEvent(grGraphExec_t hGraphExec, grGr
 /* Disables (isEnabled 0) or re-enables a kernel, memcpy or memset node of
  * the executable; a disabled node runs as an empty node. Get reads the
  * state without waiting for launches. Errors of both: grErrorInvalidValue
- * (hGraphExec not live; hNode not a top-level node of the executable's
- * graph; a node of another type, as in CUDA; for Get, isEnabled NULL).
+ * (hGraphExec not live; hNode neither a top-level node of the
+ * executable's graph nor a node of one of its conditional nodes' bodies,
+ * which CUDA 13 accepts too; a node of another type, as in CUDA, a
+ * conditional node included; for Get, isEnabled NULL).
  * Thread safety: as the setters above (Set waits for the launches queued
- * before it, Get does not). Mirror cudaGraphNodeSetEnabled /
+ * before it, Get does not, except for a body's node, whose plan an update
+ * may replace: Get waits as Set does). Mirror cudaGraphNodeSetEnabled /
  * cudaGraphNodeGetEnabled. */
 GR_API grError_t grGraphNodeSetEnabled(grGraphExec_t hGraphExec, grGraphNode_t hNode, unsigned int isEnabled);
 GR_API grError_t grGraphNodeGetEnabled(grGraphExec_t hGraphExec, grGraphNode_t hNode,

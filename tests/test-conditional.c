@@ -7,6 +7,7 @@
 #include "test.h"
 #include "graphrt_kernel.h"
 
+#include <pthread.h>
 #include <unistd.h>
 
 /* A kernel written once for the CPU and nvcc: thread 0 counts an
@@ -991,4 +992,311 @@ GR_TEST(conditional_body_user_objects_are_held_by_the_executable)
     CHECK_EQ(body_object_runs, 0);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_EQ(body_object_runs, 1);
+}
+
+/* Kernel parameters for put(dst, v) (the args point at the caller's
+ * variables, which must outlive the call). */
+static grKernelNodeParams put_params(kernels *k, void **args, int **dst, int *v)
+{
+    args[0] = dst;
+    args[1] = v;
+    grKernelNodeParams p = {k->put, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args, NULL};
+    return p;
+}
+
+/* CUDA 13 accepts the executable's setters on a node of a body and uses
+ * the new parameters from the next launch on (probe); the graph's node
+ * keeps its own. */
+GR_TEST(cond_exec_kernel_set_params_reaches_if_body)
+{
+    kernels k = make_kernels();
+    grGraph_t g, *body;
+    grGraphConditionalHandle h;
+    grGraphExec_t e;
+    int out = 0, other = 0;
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
+    add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
+    grGraphNode_t put = add_put(body[0], NULL, 0, &k, &out, 1);
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    run(e);
+    CHECK_EQ(out, 1);
+    int *dst = &other, v = 7;
+    void *args[2];
+    grKernelNodeParams p = put_params(&k, args, &dst, &v);
+    CHECK_OK(grGraphExecKernelNodeSetParams(e, put, &p));
+    out = 0;
+    run(e);
+    CHECK_EQ(out, 0);
+    CHECK_EQ(other, 7);
+    /* The generic setter takes the same path. */
+    grGraphNodeParams np;
+    memset(&np, 0, sizeof np);
+    np.type = grGraphNodeTypeKernel;
+    dst = &out;
+    v = 9;
+    np.kernel = p;
+    CHECK_OK(grGraphExecNodeSetParams(e, put, &np));
+    run(e);
+    CHECK_EQ(out, 9);
+    /* The graph's node still holds what it was given. */
+    grKernelNodeParams got;
+    CHECK_OK(grGraphKernelNodeGetParams(put, &got));
+    CHECK(*(int **)got.kernelParams[0] == &out);
+    CHECK_EQ(*(int *)got.kernelParams[1], 1);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    free_kernels(&k);
+}
+
+/* A WHILE body's loop test changed through the executable, and a kernel
+ * of an IF nested in that body. */
+GR_TEST(cond_exec_kernel_set_params_reaches_while_and_nested_bodies)
+{
+    kernels k = make_kernels();
+    grGraph_t g, *body, *inner;
+    grGraphConditionalHandle h, hi;
+    grGraphExec_t e;
+    int counter = 0, sum = 0;
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
+    CHECK_OK(grGraphConditionalHandleCreate(&hi, g, 1, grGraphCondAssignDefault));
+    add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
+    grGraphNode_t step = add_step(body[0], &k, &counter, h, 3);
+    add_cond(body[0], &step, 1, hi, grGraphCondTypeIf, 1, &inner);
+    int *sp = &sum, one = 1;
+    void *add_args[2] = {&sp, &one};
+    grGraphNode_t add = add_kernel(inner[0], NULL, 0, k.add, add_args, 1);
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    run(e);
+    CHECK_EQ(counter, 3);
+    CHECK_EQ(sum, 3);
+    int *cp = &counter, limit = 5;
+    void *step_args[3] = {&cp, &h, &limit};
+    grKernelNodeParams sp5 = {k.step, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, step_args, NULL};
+    CHECK_OK(grGraphExecKernelNodeSetParams(e, step, &sp5));
+    int ten = 10;
+    void *add10[2] = {&sp, &ten};
+    grKernelNodeParams ap = {k.add, GR_DIM3(2, 1, 1), GR_DIM3(1, 1, 1), 0, add10, NULL};
+    CHECK_OK(grGraphExecKernelNodeSetParams(e, add, &ap));
+    counter = 0;
+    sum = 0;
+    run(e);
+    CHECK_EQ(counter, 5);
+    CHECK_EQ(sum, 5 * 2 * 10); /* five iterations of two blocks adding 10 */
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    free_kernels(&k);
+}
+
+GR_TEST(cond_exec_memset_set_params_reaches_body)
+{
+    grGraph_t g, *body;
+    grGraphConditionalHandle h;
+    grGraphExec_t e;
+    unsigned char a[8] = {0}, b[8] = {0};
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
+    add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
+    grGraphNode_t m;
+    grMemsetParams mp = {a, 0, 0x11, 1, 4, 1};
+    CHECK_OK(grGraphAddMemsetNode(&m, body[0], NULL, 0, &mp));
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    run(e);
+    CHECK_EQ(a[3], 0x11);
+    CHECK_EQ(a[4], 0);
+    grMemsetParams moved = {b, 0, 0x22, 1, 4, 1};
+    CHECK_OK(grGraphExecMemsetNodeSetParams(e, m, &moved));
+    /* Its checks are those of a top-level node: a 1D memset stays 1D. */
+    grMemsetParams tall = {b, 4, 0x33, 1, 4, 2};
+    CHECK_GR(grErrorInvalidValue, grGraphExecMemsetNodeSetParams(e, m, &tall));
+    CHECK_DETAIL_HAS("1D one cannot become 2D");
+    memset(a, 0, sizeof a);
+    run(e);
+    CHECK_EQ(a[0], 0);
+    CHECK_EQ(b[0], 0x22);
+    CHECK_EQ(b[3], 0x22);
+    CHECK_EQ(b[4], 0);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+}
+
+/* Probe: SetEnabled on a body's node succeeds and GetEnabled then reads
+ * 0; the node is skipped; the conditional node itself cannot be
+ * disabled. */
+GR_TEST(cond_disabling_a_body_node_skips_it)
+{
+    kernels k = make_kernels();
+    grGraph_t g, *body;
+    grGraphConditionalHandle h;
+    grGraphExec_t e;
+    int out = 0, after = 0;
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
+    grGraphNode_t c = add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
+    grGraphNode_t put = add_put(body[0], NULL, 0, &k, &out, 4);
+    add_put(body[0], &put, 1, &k, &after, 6);
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    unsigned en = 2;
+    CHECK_OK(grGraphNodeGetEnabled(e, put, &en));
+    CHECK_EQ(en, 1u);
+    CHECK_OK(grGraphNodeSetEnabled(e, put, 0));
+    CHECK_OK(grGraphNodeGetEnabled(e, put, &en));
+    CHECK_EQ(en, 0u);
+    run(e);
+    CHECK_EQ(out, 0);
+    CHECK_EQ(after, 6); /* its successor still runs */
+    CHECK_OK(grGraphNodeSetEnabled(e, put, 1));
+    run(e);
+    CHECK_EQ(out, 4);
+    CHECK_GR(grErrorInvalidValue, grGraphNodeSetEnabled(e, c, 0));
+    CHECK_GR(grErrorInvalidValue, grGraphNodeGetEnabled(e, c, &en));
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    free_kernels(&k);
+}
+
+/* Nodes the executable was not built from, and setters of another type,
+ * are refused on body nodes as on top-level ones, and change nothing. */
+GR_TEST(cond_exec_setters_refuse_foreign_body_nodes_and_change_nothing)
+{
+    kernels k = make_kernels();
+    grGraph_t g, g2, *body, *body2;
+    grGraphConditionalHandle h, h2;
+    grGraphExec_t e;
+    int out = 0, other = 0;
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
+    add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
+    grGraphNode_t put = add_put(body[0], NULL, 0, &k, &out, 1);
+    CHECK_OK(grGraphCreate(&g2, 0));
+    CHECK_OK(grGraphConditionalHandleCreate(&h2, g2, 1, grGraphCondAssignDefault));
+    add_cond(g2, NULL, 0, h2, grGraphCondTypeIf, 1, &body2);
+    grGraphNode_t put2 = add_put(body2[0], NULL, 0, &k, &out, 1);
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    /* A node added to the body after instantiation is not the
+     * executable's either. */
+    grGraphNode_t late = add_put(body[0], NULL, 0, &k, &other, 3);
+    int *dst = &other, v = 8;
+    void *args[2];
+    grKernelNodeParams p = put_params(&k, args, &dst, &v);
+    CHECK_GR(grErrorInvalidValue, grGraphExecKernelNodeSetParams(e, put2, &p));
+    CHECK_DETAIL_HAS("is not a node of the graph executable");
+    CHECK_GR(grErrorInvalidValue, grGraphExecKernelNodeSetParams(e, late, &p));
+    CHECK_GR(grErrorInvalidValue, grGraphNodeSetEnabled(e, put2, 0));
+    grGraphNodeParams np;
+    memset(&np, 0, sizeof np);
+    np.type = grGraphNodeTypeKernel;
+    np.kernel = p;
+    CHECK_GR(grErrorInvalidValue, grGraphExecNodeSetParams(e, put2, &np));
+    grMemsetParams mp = {&other, 0, 1, 1, 1, 1};
+    CHECK_GR(grErrorInvalidValue, grGraphExecMemsetNodeSetParams(e, put, &mp));
+    CHECK_DETAIL_HAS("is a kernel node, not a memset node");
+    np.type = grGraphNodeTypeMemset;
+    np.memset = mp;
+    CHECK_GR(grErrorInvalidValue, grGraphExecNodeSetParams(e, put, &np));
+    grKernelNodeParams bad = p;
+    bad.func = NULL;
+    CHECK_GR(grErrorInvalidDeviceFunction, grGraphExecKernelNodeSetParams(e, put, &bad));
+    run(e);
+    CHECK_EQ(out, 1);
+    CHECK_EQ(other, 0);
+    unsigned en = 0;
+    CHECK_OK(grGraphNodeGetEnabled(e, put, &en));
+    CHECK_EQ(en, 1u);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g2));
+    CHECK_OK(grGraphDestroy(g));
+    free_kernels(&k);
+}
+
+/* After an update from another graph the setters still name the body
+ * nodes of the graph the executable was instantiated from, as they do
+ * top-level nodes. */
+GR_TEST(cond_exec_setters_name_original_body_nodes_after_update)
+{
+    kernels k = make_kernels();
+    grGraph_t g1, g2, *b1, *b2;
+    grGraphConditionalHandle h1, h2;
+    grGraphExec_t e;
+    grGraphExecUpdateResultInfo info;
+    int out = 0;
+    CHECK_OK(grGraphCreate(&g1, 0));
+    CHECK_OK(grGraphConditionalHandleCreate(&h1, g1, 1, grGraphCondAssignDefault));
+    add_cond(g1, NULL, 0, h1, grGraphCondTypeIf, 1, &b1);
+    grGraphNode_t put1 = add_put(b1[0], NULL, 0, &k, &out, 1);
+    CHECK_OK(grGraphCreate(&g2, 0));
+    CHECK_OK(grGraphConditionalHandleCreate(&h2, g2, 1, grGraphCondAssignDefault));
+    add_cond(g2, NULL, 0, h2, grGraphCondTypeIf, 1, &b2);
+    grGraphNode_t put2 = add_put(b2[0], NULL, 0, &k, &out, 2);
+    CHECK_OK(grGraphInstantiate(&e, g1, 0));
+    CHECK_OK(grGraphExecUpdate(e, g2, &info));
+    CHECK_EQ(info.result, grGraphExecUpdateSuccess);
+    run(e);
+    CHECK_EQ(out, 2);
+    int *dst = &out, v = 5;
+    void *args[2];
+    grKernelNodeParams p = put_params(&k, args, &dst, &v);
+    CHECK_GR(grErrorInvalidValue, grGraphExecKernelNodeSetParams(e, put2, &p));
+    CHECK_OK(grGraphExecKernelNodeSetParams(e, put1, &p));
+    run(e);
+    CHECK_EQ(out, 5);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g1));
+    CHECK_OK(grGraphDestroy(g2));
+    free_kernels(&k);
+}
+
+typedef struct updater {
+    grGraphExec_t e;
+    grGraph_t g;
+    int rounds;
+} updater;
+
+static void *update_repeatedly(void *arg)
+{
+    updater *u = arg;
+    grGraphExecUpdateResultInfo info;
+    for (int i = 0; i < u->rounds; i++)
+        CHECK_OK(grGraphExecUpdate(u->e, u->g, &info));
+    return NULL;
+}
+
+/* Each update replaces the bodies' plans: a setter on a body node racing
+ * with updates on another thread writes the plan that is current. */
+GR_TEST(cond_body_setters_race_with_updates)
+{
+    kernels k = make_kernels();
+    grGraph_t g, *body;
+    grGraphConditionalHandle h;
+    grGraphExec_t e;
+    int out = 0;
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
+    add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
+    grGraphNode_t put = add_put(body[0], NULL, 0, &k, &out, 1);
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    updater u = {e, g, 2000};
+    pthread_t t;
+    CHECK(pthread_create(&t, NULL, update_repeatedly, &u) == 0);
+    int *dst = &out, v = 0;
+    void *args[2];
+    grKernelNodeParams p = put_params(&k, args, &dst, &v);
+    for (int i = 0; i < 2000; i++) {
+        unsigned en = 0;
+        CHECK_OK(grGraphExecKernelNodeSetParams(e, put, &p));
+        CHECK_OK(grGraphNodeSetEnabled(e, put, 1));
+        CHECK_OK(grGraphNodeGetEnabled(e, put, &en));
+        CHECK_EQ(en, 1u);
+    }
+    CHECK(pthread_join(t, NULL) == 0);
+    /* The last update brought the graph's parameters back; the setter
+     * applies again after it. */
+    v = 12;
+    CHECK_OK(grGraphExecKernelNodeSetParams(e, put, &p));
+    run(e);
+    CHECK_EQ(out, 12);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    free_kernels(&k);
 }

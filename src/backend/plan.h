@@ -74,10 +74,22 @@ struct gr_plan;
 /* A conditional node's compiled form: its handle and one plan per body
  * (built once by instantiate, run in order, nested, by the thread that
  * runs the node: backend/cpu/launch.c). */
+/* A node of a body (not of a child graph there) and its plan node in
+ * the body's plan: what the executable's setters find it by. */
+typedef struct gr_body_node {
+    const struct grGraphNode_st *node; /* identity only, never dereferenced */
+    uint32_t pindex;                   /* in the body's plan (a child graph's 'enter') */
+    uint32_t type;                     /* grGraphNodeType */
+} gr_body_node;
+
 typedef struct gr_cond_plan {
     gr_cond_slot *slot; /* the executable holds a reference (plan->cond_slots) */
     uint32_t type;      /* grGraphConditionalNodeType */
     uint32_t nbodies;
+    /* The bodies' nodes, body b's at nodes[first[b]..first[b+1]); first
+     * lives in the same block, after them. */
+    gr_body_node *nodes;
+    uint32_t *first;
     struct gr_plan *bodies[]; /* nbodies, from gr__aligned_alloc */
 } gr_cond_plan;
 

@@ -27,6 +27,7 @@ void gr__exec_cond_free(gr_cond_plan *c)
         gr__plan_free(c->bodies[i]);
         gr__free(c->bodies[i]);
     }
+    gr__free(c->nodes);
     gr__free(c);
 }
 
@@ -35,8 +36,17 @@ grError_t gr__exec_cond_build(const struct grGraphNode_st *gn, int depth, gr_con
     const gr_cond_params *cp = &gn->p.cond;
     *out = NULL;
     gr_cond_plan *c = gr__calloc(1, sizeof *c + cp->nbodies * sizeof c->bodies[0]);
-    if (c == NULL)
+    size_t total = 0;
+    for (uint32_t i = 0; i < cp->nbodies; i++)
+        total += cp->bodies[i]->nnodes;
+    if (c != NULL)
+        c->nodes = gr__malloc(total * sizeof *c->nodes + (cp->nbodies + 1) * sizeof *c->first);
+    if (c == NULL || c->nodes == NULL) {
+        gr__free(c);
         return gr__fail(grErrorMemoryAllocation, "grGraphInstantiate: out of memory");
+    }
+    c->first = (uint32_t *)(c->nodes + total);
+    c->first[0] = 0;
     c->slot = cp->slot;
     c->type = (uint32_t)cp->type;
     c->nbodies = cp->nbodies;
@@ -69,9 +79,72 @@ grError_t gr__exec_cond_build(const struct grGraphNode_st *gn, int depth, gr_con
             return err;
         }
         c->bodies[i] = p;
+        /* The build left in each node's scratch the plan node its
+         * incoming edges attach to: its own (a child graph's 'enter'). */
+        uint32_t k = c->first[i];
+        const struct grGraphNode_st *bn;
+        GR_GRAPH_FOR_EACH_NODE (cp->bodies[i], bn)
+            c->nodes[k++] = (gr_body_node){bn, (uint32_t)(bn->scratch >> 32), (uint32_t)bn->type};
+        c->first[i + 1] = k;
     }
     *out = c;
     return grSuccess;
+}
+
+/* gr__exec_find_body_node within conditional plan c. */
+static grGraphNodeType find_in_cond(const gr_cond_plan *c, const void *node, gr_pnode **out)
+{
+    for (uint32_t b = 0; b < c->nbodies; b++)
+        for (uint32_t k = c->first[b]; k < c->first[b + 1]; k++) {
+            const gr_body_node *bn = &c->nodes[k];
+            gr_pnode *pn = &c->bodies[b]->nodes[bn->pindex];
+            if (bn->node == node) {
+                *out = pn;
+                return (grGraphNodeType)bn->type;
+            }
+            grGraphNodeType t;
+            if (bn->type == grGraphNodeTypeConditional &&
+                (t = find_in_cond(pn->u.cond, node, out)) != grGraphNodeTypeCount)
+                return t;
+        }
+    return grGraphNodeTypeCount;
+}
+
+bool gr__exec_has_cond(const struct grGraphExec_st *e)
+{
+    bool any = false;
+    for (uint32_t i = 0; i < e->norig && !any; i++)
+        any = e->orig[i].type == grGraphNodeTypeConditional;
+    return any;
+}
+
+grGraphNodeType gr__exec_find_body_node(const struct grGraphExec_st *e, const void *node, gr_pnode **out)
+{
+    for (uint32_t i = 0; i < e->norig; i++) {
+        grGraphNodeType t;
+        if (e->orig[i].type == grGraphNodeTypeConditional &&
+            (t = find_in_cond(e->plan.nodes[e->orig[i].pindex].u.cond, node, out)) != grGraphNodeTypeCount)
+            return t;
+    }
+    return grGraphNodeTypeCount;
+}
+
+void gr__exec_cond_keep_nodes(gr_cond_plan *fresh, gr_cond_plan *old)
+{
+    gr_body_node *nodes = fresh->nodes;
+    uint32_t *first = fresh->first;
+    fresh->nodes = old->nodes;
+    fresh->first = old->first;
+    old->nodes = nodes;
+    old->first = first;
+    /* Same shape: the bodies' plans hold their conditional nodes at the
+     * same places. */
+    for (uint32_t b = 0; b < fresh->nbodies; b++) {
+        const gr_plan *fp = fresh->bodies[b], *op = old->bodies[b];
+        for (uint32_t i = 0; i + 1 < fp->nnodes; i++)
+            if (fp->nodes[i].type == grGraphNodeTypeConditional)
+                gr__exec_cond_keep_nodes(fp->nodes[i].u.cond, op->nodes[i].u.cond);
+    }
 }
 
 static void collect(const gr_plan *p, gr_cond_slot **list, uint32_t *n);

@@ -35,6 +35,24 @@ grError_t gr__exec_cond_build(const struct grGraphNode_st *gn, int depth, gr_con
 /* Frees a conditional node's compiled form (NULL accepted). */
 void gr__exec_cond_free(gr_cond_plan *c);
 
+/* Whether e has a top-level conditional node (e->orig, which never
+ * changes after instantiation). */
+bool gr__exec_has_cond(const struct grGraphExec_st *e);
+
+/* Finds 'node' among the nodes of the bodies of e's conditional nodes, at
+ * any depth (not inside child graphs, as at the top level): its type,
+ * with its plan node in *out, or grGraphNodeTypeCount if it is none.
+ * Call between gr__exec_write_begin and gr__exec_write_end: an update
+ * replaces the bodies' plans, and *out stays valid only until the end of
+ * that section. */
+grGraphNodeType gr__exec_find_body_node(const struct grGraphExec_st *e, const void *node, gr_pnode **out);
+
+/* After an update checked that 'fresh' has old's shape: hands old's table
+ * of body nodes (those of the graph the executable was instantiated
+ * from, which the setters name) to fresh, and fresh's to old, at every
+ * depth. */
+void gr__exec_cond_keep_nodes(gr_cond_plan *fresh, gr_cond_plan *old);
+
 /* Before instantiating g: refuses a body (instantiated only with its
  * node's graph) and a graph with a handle no conditional node uses
  * (CUDA's rules). */
@@ -75,6 +93,29 @@ void gr__exec_cond_slots_free(gr_plan *p);
 /* The orig index of 'node' in the executable, or UINT32_MAX (also when out
  * of memory building the table on first use). */
 uint32_t gr__exec_find(struct grGraphExec_st *e, const void *node);
+
+/* The type of 'node' in the executable, a top-level node or one of its
+ * conditional nodes' bodies (gr__exec_find_body_node, searched in a write
+ * section only when the node is not a top-level one), with its plan node
+ * in *out; or grGraphNodeTypeCount. A body node's *out may be replaced by
+ * an update once the call returns: find it again in the caller's write
+ * section (gr__exec_pnode_current). */
+grGraphNodeType gr__exec_find_node(struct grGraphExec_st *e, const void *node, gr_pnode **out);
+
+/* Body nodes' plan nodes found again (gr__exec_pnode_current). */
+gr_pnode *gr__exec_pnode_again(struct grGraphExec_st *e, const void *node, gr_pnode *pn);
+
+/* In a write section: pn, found for 'node' by gr__exec_find_node before
+ * the section, as it is now. A top-level plan node stays where it is
+ * (two compares); a body's may have been replaced by an update since,
+ * and is found again. */
+static inline gr_pnode *gr__exec_pnode_current(struct grGraphExec_st *e, const void *node, gr_pnode *pn)
+{
+    uintptr_t off = (uintptr_t)pn - (uintptr_t)e->plan.nodes;
+    if (GR_LIKELY(off < (uintptr_t)e->plan.nnodes * sizeof *pn))
+        return pn;
+    return gr__exec_pnode_again(e, node, pn);
+}
 
 /* gr__exec_lookup when the table is not built yet, or node is NULL. */
 const gr_node_slot *gr__exec_lookup_slow(struct grGraphExec_st *e, const void *node);

@@ -698,6 +698,30 @@ uint32_t gr__exec_find(struct grGraphExec_st *e, const void *node)
     return s ? s->orig : UINT32_MAX;
 }
 
+grGraphNodeType gr__exec_find_node(struct grGraphExec_st *e, const void *node, gr_pnode **out)
+{
+    uint32_t i = gr__exec_find(e, node);
+    if (i != UINT32_MAX) {
+        *out = &e->plan.nodes[e->orig[i].pindex];
+        return e->orig[i].type;
+    }
+    if (node == NULL || !gr__exec_has_cond(e))
+        return grGraphNodeTypeCount;
+    /* An update may be replacing the bodies' plans. */
+    gr__exec_write_begin(e);
+    grGraphNodeType t = gr__exec_find_body_node(e, node, out);
+    gr__exec_write_end(e);
+    return t;
+}
+
+gr_pnode *gr__exec_pnode_again(struct grGraphExec_st *e, const void *node, gr_pnode *pn)
+{
+    gr_pnode *again = pn;
+    if (GR_NEVER(gr__exec_find_body_node(e, node, &again) == grGraphNodeTypeCount))
+        return pn; /* an update keeps the body nodes' table */
+    return again;
+}
+
 /* Executable objects, kept as dead shells once freed (core.h). */
 static gr_shelf exec_shelf = GR_SHELF_INIT(sizeof(struct grGraphExec_st));
 

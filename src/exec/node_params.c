@@ -17,13 +17,14 @@ GR_API grError_t grGraphExecNodeSetParams(grGraphExec_t graphExec, grGraphNode_t
     if (nodeParams == NULL)
         return gr__fail(grErrorInvalidValue, "%s: nodeParams is NULL; pass the node's type and parameters",
                         call);
-    uint32_t i = gr__exec_find(graphExec, node);
-    if (i == UINT32_MAX)
+    gr_pnode *pn = NULL;
+    grGraphNodeType type = gr__exec_find_node(graphExec, node, &pn);
+    if (type == grGraphNodeTypeCount)
         return gr__fail(grErrorInvalidValue,
                         "%s: node %p is not a top-level node of the graph executable %p was instantiated "
-                        "from (nodes inside child graphs change through their child-graph node)",
+                        "from, nor a node of its conditional nodes' bodies (nodes inside child graphs "
+                        "change through their child-graph node)",
                         call, GR_PTR(node), GR_PTR(graphExec));
-    grGraphNodeType type = graphExec->orig[i].type;
     if (nodeParams->type != type)
         return gr__fail(grErrorInvalidValue,
                         "%s: nodeParams->type is %d (%s) but node %p is a %s node; the type must match the "

@@ -23,17 +23,19 @@ static GR_NOINLINE grError_t find_node_slow(const char *call, grGraphExec_t e, g
     grError_t err = gr__exec_check(call, e);
     if (err)
         return err;
-    uint32_t i = gr__exec_find(e, node);
-    if (i == UINT32_MAX)
+    gr_pnode *pn = NULL;
+    grGraphNodeType t = gr__exec_find_node(e, node, &pn);
+    if (t == grGraphNodeTypeCount)
         return gr__fail(
             grErrorInvalidValue,
-            "%s: node %p is not a node of the graph executable %p was instantiated from (nodes inside "
-            "child graphs are updated with grGraphExecChildGraphNodeSetParams)",
+            "%s: node %p is not a node of the graph executable %p was instantiated from, nor of its "
+            "conditional nodes' bodies (nodes inside child graphs are updated with "
+            "grGraphExecChildGraphNodeSetParams)",
             call, GR_PTR(node), GR_PTR(e));
-    if (e->orig[i].type != want)
+    if (t != want)
         return gr__fail(grErrorInvalidValue, "%s: node %p is a %s node, not a %s node", call, GR_PTR(node),
-                        gr__node_type_name(e->orig[i].type), gr__node_type_name(want));
-    *out = &e->plan.nodes[e->orig[i].pindex];
+                        gr__node_type_name(t), gr__node_type_name(want));
+    *out = pn;
     return grSuccess;
 }
 
@@ -106,8 +108,8 @@ bool gr__pnode_set_kernel(gr_pnode *pn, const gr_kernel_params *kp)
 /* grGraphExecKernelNodeSetParams when the kernel's parameter layout
  * changes: the values are packed into a temporary first, so that nothing
  * changes if the new argument block cannot be allocated. */
-static GR_NOINLINE grError_t set_kernel_relayout(const char *call, grGraphExec_t e, gr_pnode *pn,
-                                                 const grKernelNodeParams *p)
+static GR_NOINLINE grError_t set_kernel_relayout(const char *call, grGraphExec_t e, grGraphNode_t node,
+                                                 gr_pnode *pn, const grKernelNodeParams *p)
 {
     grKernel_t k = p->func;
     unsigned char stackbuf[256];
@@ -122,7 +124,7 @@ static GR_NOINLINE grError_t set_kernel_relayout(const char *call, grGraphExec_t
     kp.shmem = p->sharedMemBytes;
     kp.argbuf = buf;
     gr__exec_write_begin(e);
-    bool ok = gr__pnode_set_kernel(pn, &kp);
+    bool ok = gr__pnode_set_kernel(gr__exec_pnode_current(e, node, pn), &kp);
     gr__exec_write_end(e);
     if (buf != stackbuf)
         gr__free(buf);
@@ -159,9 +161,10 @@ GR_API grError_t grGraphExecKernelNodeSetParams(grGraphExec_t hGraphExec, grGrap
                                         pNodeParams->kernelParams)))
         return err;
     gr__exec_write_begin(hGraphExec);
+    pn = gr__exec_pnode_current(hGraphExec, node, pn);
     if (GR_UNLIKELY(!gr__kernel_same_layout(k, pn->u.kern.k))) {
         gr__exec_write_end(hGraphExec);
-        return set_kernel_relayout(call, hGraphExec, pn, pNodeParams);
+        return set_kernel_relayout(call, hGraphExec, node, pn, pNodeParams);
     }
     /* Common case: the values go straight into the plan (nothing below can
      * fail). Parameter 0 sits at offset 0: argv[0] starts them. */
@@ -189,6 +192,7 @@ static grError_t set_memcpy(const char *call, grGraphExec_t hGraphExec, grGraphN
         return err;
     bool dst_device = gr__mem_is_device(dst), src_device = gr__mem_is_device(src);
     gr__exec_write_begin(hGraphExec);
+    pn = gr__exec_pnode_current(hGraphExec, node, pn);
     const gr_memcpy_params old = pn->u.copy.p;
     if (dst_device != pn->u.copy.dst_device || src_device != pn->u.copy.src_device) {
         bool od = pn->u.copy.dst_device, os = pn->u.copy.src_device;
@@ -248,6 +252,7 @@ GR_API grError_t grGraphExecMemsetNodeSetParams(grGraphExec_t hGraphExec, grGrap
                         "to set nothing (disable the node with grGraphNodeSetEnabled)",
                         call);
     gr__exec_write_begin(hGraphExec);
+    pn = gr__exec_pnode_current(hGraphExec, node, pn);
     const grMemsetParams o = pn->u.memset;
     if (!gr__memset_shape_ok(&o, p)) {
         gr__exec_write_end(hGraphExec);
@@ -282,6 +287,7 @@ GR_API grError_t grGraphExecHostNodeSetParams(grGraphExec_t hGraphExec, grGraphN
         (err = gr__cuda_exec_set_host(call, hGraphExec->gpu, pn->index, p)))
         return err;
     gr__exec_write_begin(hGraphExec);
+    pn = gr__exec_pnode_current(hGraphExec, node, pn);
     pn->u.host = *p;
     gr__exec_write_end(hGraphExec);
     return grSuccess;
@@ -301,6 +307,7 @@ static grError_t set_event(const char *call, grGraphExec_t e, grGraphNode_t node
         return err;
     gr__event_retain(event);
     gr__exec_write_begin(e);
+    pn = gr__exec_pnode_current(e, node, pn);
     grEvent_t old = pn->u.event;
     pn->u.event = event;
     gr__exec_write_end(e);
@@ -326,18 +333,19 @@ static grError_t find_toggle(const char *call, grGraphExec_t e, grGraphNode_t no
     grError_t err = gr__exec_check(call, e);
     if (err)
         return err;
-    uint32_t i = gr__exec_find(e, node);
-    if (i == UINT32_MAX)
+    gr_pnode *pn = NULL;
+    grGraphNodeType t = gr__exec_find_node(e, node, &pn);
+    if (t == grGraphNodeTypeCount)
         return gr__fail(grErrorInvalidValue,
-                        "%s: node %p is not a node of the graph executable %p was instantiated from", call,
-                        GR_PTR(node), GR_PTR(e));
-    grGraphNodeType t = e->orig[i].type;
+                        "%s: node %p is not a node of the graph executable %p was instantiated from, nor "
+                        "of its conditional nodes' bodies",
+                        call, GR_PTR(node), GR_PTR(e));
     if (t != grGraphNodeTypeKernel && t != grGraphNodeTypeMemcpy && t != grGraphNodeTypeMemset)
         return gr__fail(grErrorInvalidValue,
                         "%s: node %p is a %s node; only kernel, memcpy and memset nodes can be enabled or "
                         "disabled, as in CUDA",
                         call, GR_PTR(node), gr__node_type_name(t));
-    *out = &e->plan.nodes[e->orig[i].pindex];
+    *out = pn;
     return grSuccess;
 }
 
@@ -352,6 +360,7 @@ GR_API grError_t grGraphNodeSetEnabled(grGraphExec_t hGraphExec, grGraphNode_t h
              gr__cuda_exec_set_enabled("grGraphNodeSetEnabled", hGraphExec->gpu, pn->index, isEnabled != 0)))
         return err;
     gr__exec_write_begin(hGraphExec);
+    pn = gr__exec_pnode_current(hGraphExec, hNode, pn);
     pn->enabled = isEnabled != 0;
     gr__exec_write_end(hGraphExec);
     return grSuccess;
@@ -367,6 +376,15 @@ GR_API grError_t grGraphNodeGetEnabled(grGraphExec_t hGraphExec, grGraphNode_t h
     err = find_toggle("grGraphNodeGetEnabled", hGraphExec, hNode, &pn);
     if (err)
         return err;
+    uintptr_t off = (uintptr_t)pn - (uintptr_t)hGraphExec->plan.nodes;
+    if (off >= (uintptr_t)hGraphExec->plan.nnodes * sizeof *pn) {
+        /* A body's node: its plan may be replaced by an update, which
+         * only a write section excludes. */
+        gr__exec_write_begin(hGraphExec);
+        *isEnabled = gr__exec_pnode_current(hGraphExec, hNode, pn)->enabled;
+        gr__exec_write_end(hGraphExec);
+        return grSuccess;
+    }
     /* Written under e's lock by grGraphNodeSetEnabled on any thread. */
     gr__spin_lock(&hGraphExec->lock);
     *isEnabled = pn->enabled;

@@ -199,6 +199,7 @@ static void install_conds(upd *u)
     if (!u->nconds)
         return;
     for (size_t i = 0; i < u->nconds; i++) {
+        gr__exec_cond_keep_nodes(u->conds[i].fresh, u->conds[i].pn->u.cond);
         gr__exec_cond_free(u->conds[i].pn->u.cond);
         u->conds[i].pn->u.cond = u->conds[i].fresh;
     }
