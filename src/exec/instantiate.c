@@ -622,20 +622,31 @@ static void prefer_priority(gr_plan *p)
     }
 }
 
+/* Sizes b's node and edge arrays for g's top level (+ EXIT) up front:
+ * growing 64-byte nodes by doubling would copy and fault in the plan
+ * several times. False (nothing held) when out of memory. */
+static bool builder_arrays(builder *b, grGraph_t g)
+{
+    b->cap = (uint32_t)g->nnodes + 1;
+    b->ecap = g->nedges + 1;
+    b->nodes = nodes_alloc(b->cap);
+    b->edges = gr__big_alloc(b->ecap * sizeof *b->edges);
+    if (b->nodes && b->edges)
+        return true;
+    nodes_free(b->nodes);
+    gr__big_free(b->edges);
+    b->nodes = NULL;
+    b->edges = NULL;
+    return false;
+}
+
 grError_t gr__plan_build_body(grGraph_t g, int depth, gr_plan *p)
 {
     static const char call[] = "grGraphInstantiate";
     builder b;
     memset(&b, 0, sizeof b);
-    b.cap = (uint32_t)g->nnodes + 1;
-    b.ecap = g->nedges + 1;
-    b.nodes = nodes_alloc(b.cap);
-    b.edges = gr__big_alloc(b.ecap * sizeof *b.edges);
-    if (!b.nodes || !b.edges) {
-        nodes_free(b.nodes);
-        gr__big_free(b.edges);
+    if (!builder_arrays(&b, g))
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
-    }
     grError_t err = flatten(&b, g, depth, NULL);
     if (!err) {
         add_node(&b, GR_PN_EXIT);
@@ -834,17 +845,8 @@ static grError_t instantiate_body(const char *call, grGraphExec_t *out, grGraph_
 
     memset(&b, 0, sizeof b);
     b.use_priority = (flags & grGraphInstantiateFlagUseNodePriority) != 0;
-    /* Size the arrays for the top level (+ EXIT) up front: growing 64-byte
-     * nodes by doubling would copy and fault in the plan several times. */
-    b.cap = (uint32_t)g->nnodes + 1;
-    b.ecap = g->nedges + 1;
-    b.nodes = nodes_alloc(b.cap);
-    b.edges = gr__big_alloc(b.ecap * sizeof *b.edges);
-    if (!b.nodes || !b.edges) {
-        nodes_free(b.nodes);
-        gr__big_free(b.edges);
+    if (!builder_arrays(&b, g))
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
-    }
     e = gr__shell_alloc(&exec_shelf);
     if (e) {
         memset(e, 0, sizeof *e);
