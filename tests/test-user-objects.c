@@ -215,6 +215,7 @@ GR_TEST(user_object_clone_and_child_graph_copy_references)
     CHECK_GR(grErrorInvalidValue, grGraphReleaseUserObject(parent, o, 1));
     CHECK_OK(grGraphReleaseUserObject(inner, o, 1));
     CHECK_EQ(atomic_load(&c.runs), 1);
+    CHECK_OK(grGraphDestroy(parent));
 }
 
 GR_TEST(user_object_child_graph_node_destroy_releases)
