@@ -556,3 +556,49 @@ GR_TEST(user_object_last_references_dropped_from_two_threads)
         CHECK_EQ(atomic_load(&c[i].runs), 1);
     CHECK_OK(grStreamDestroy(s));
 }
+
+typedef struct updater {
+    grGraphExec_t e;
+    grGraph_t g;
+    atomic_int *failures;
+} updater;
+
+static void *update_loop(void *p)
+{
+    updater *u = p;
+    for (int i = 0; i < 200; i++) {
+        grGraphExecUpdateResultInfo info;
+        if (grGraphExecUpdate(u->e, u->g, &info) != grSuccess)
+            atomic_fetch_add(u->failures, 1);
+    }
+    return NULL;
+}
+
+/* Two threads updating one executable from graphs that hold user objects:
+ * the executable's table of references was swapped after the update's
+ * write section, so two updates wrote it at once (TSan saw the race in
+ * the multithreaded API fuzzer). */
+GR_TEST(user_object_concurrent_updates_of_one_executable_swap_references_in_turn)
+{
+    counted c1 = {0}, c2 = {0};
+    grGraph_t g1 = graph_with_host(), g2 = graph_with_host();
+    grGraphExec_t e;
+    atomic_int failures = 0;
+    grUserObject_t o1 = make(&c1, 1), o2 = make(&c2, 1);
+    CHECK_OK(grGraphRetainUserObject(g1, o1, 1, grGraphUserObjectMove));
+    CHECK_OK(grGraphRetainUserObject(g2, o2, 1, grGraphUserObjectMove));
+    CHECK_OK(grGraphInstantiate(&e, g1, 0));
+    updater u1 = {e, g1, &failures}, u2 = {e, g2, &failures};
+    pthread_t t1, t2;
+    CHECK(pthread_create(&t1, NULL, update_loop, &u1) == 0);
+    CHECK(pthread_create(&t2, NULL, update_loop, &u2) == 0);
+    CHECK(pthread_join(t1, NULL) == 0);
+    CHECK(pthread_join(t2, NULL) == 0);
+    CHECK_EQ(atomic_load(&failures), 0);
+    CHECK_OK(grGraphDestroy(g1));
+    CHECK_OK(grGraphDestroy(g2));
+    CHECK_OK(grGraphExecDestroy(e));
+    flush();
+    CHECK_EQ(atomic_load(&c1.runs), 1);
+    CHECK_EQ(atomic_load(&c2.runs), 1);
+}

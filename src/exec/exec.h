@@ -260,10 +260,10 @@ extern _Thread_local gr_inst_fault gr__inst_fault;
 grError_t gr__exec_urefs_build(const char *call, grGraph_t g, struct grGraphNode_st *const *pairs,
                                struct gr_urefs **out);
 
-/* Installs the table of an update, dropping the references e held
- * before (gr__exec_urefs_drop). Call once the update is written, with no
- * lock held. */
-void gr__exec_urefs_replace(grGraphExec_t e, struct gr_urefs *fresh);
+/* Installs the table of an update and returns the one e held before,
+ * for gr__exec_urefs_drop once no lock is held. Call between
+ * gr__exec_write_begin and gr__exec_write_end. */
+struct gr_urefs *gr__exec_urefs_swap(grGraphExec_t e, struct gr_urefs *fresh);
 
 /* grGraphExecChildGraphNodeSetParams: the references of top-level node
  * 'orig' become child's (and its nested graphs'); those it held before

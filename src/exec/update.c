@@ -882,13 +882,16 @@ GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
     }
     if (GR_UNLIKELY(hGraphExec->gpu != NULL))
         err = gpu_sync(call, &u, 0, hGraphExec->plan.nnodes - 1);
+    /* Swapped while writing, as every field of the executable: another
+     * thread's update of the same executable waits for this one. */
+    struct gr_urefs *gone = gr__exec_urefs_swap(hGraphExec, urefs);
     gr__exec_write_end(hGraphExec);
     if (u.pair_o != pair_buf)
         gr__free(u.pair_o);
     upd_free(&u);
     /* No launch of the old parameters runs now; with no lock held, the
      * user objects only they used may be destroyed before returning. */
-    gr__exec_urefs_replace(hGraphExec, urefs);
+    gr__exec_urefs_drop(hGraphExec, gone);
     if (err)
         return err;
     resultInfo->result = grGraphExecUpdateSuccess;

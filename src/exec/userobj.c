@@ -93,11 +93,11 @@ void gr__exec_urefs_drop(grGraphExec_t e, struct gr_urefs *gone)
     gr__uobj_inline_end();
 }
 
-void gr__exec_urefs_replace(grGraphExec_t e, struct gr_urefs *fresh)
+struct gr_urefs *gr__exec_urefs_swap(grGraphExec_t e, struct gr_urefs *fresh)
 {
     struct gr_urefs *old = e->urefs;
     e->urefs = fresh;
-    gr__exec_urefs_drop(e, old);
+    return old;
 }
 
 grError_t gr__exec_urefs_replace_child(const char *call, grGraphExec_t e, uint32_t orig, grGraph_t child,
