@@ -1300,3 +1300,40 @@ GR_TEST(cond_body_setters_race_with_updates)
     CHECK_OK(grGraphDestroy(g));
     free_kernels(&k);
 }
+
+/* grGraphNodeSetParams on a child-graph node refuses what
+ * grGraphAddChildGraphNode refuses: a graph with conditional nodes, or a
+ * body (it used to accept them, embedding a graph CUDA never embeds). */
+GR_TEST(cond_node_set_params_refuses_to_embed_conditional_graphs_as_add_does)
+{
+    grGraph_t g, inner, withcond;
+    grGraph_t *bodies;
+    grGraphConditionalHandle h;
+    grGraphNode_t child, e;
+    grGraphNodeParams p;
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphCreate(&inner, 0));
+    CHECK_OK(grGraphAddEmptyNode(&e, inner, NULL, 0));
+    CHECK_OK(grGraphAddChildGraphNode(&child, g, NULL, 0, inner));
+    CHECK_OK(grGraphCreate(&withcond, 0));
+    CHECK_OK(grGraphConditionalHandleCreate(&h, withcond, 0, 0));
+    add_cond(withcond, NULL, 0, h, grGraphCondTypeIf, 1, &bodies);
+
+    memset(&p, 0, sizeof p);
+    p.type = grGraphNodeTypeGraph;
+    p.graph.graph = withcond;
+    CHECK_GR(grErrorNotSupported, grGraphNodeSetParams(child, &p));
+    CHECK_DETAIL_HAS("conditional nodes");
+    p.graph.graph = bodies[0];
+    CHECK_GR(grErrorNotSupported, grGraphNodeSetParams(child, &p));
+    CHECK_DETAIL_HAS("is a body of");
+    /* The node kept its graph: one empty node. */
+    grGraph_t now = NULL;
+    size_t n = 0;
+    CHECK_OK(grGraphChildGraphNodeGetGraph(child, &now));
+    CHECK_OK(grGraphGetNodes(now, NULL, &n));
+    CHECK_EQ(n, 1);
+    CHECK_OK(grGraphDestroy(withcond));
+    CHECK_OK(grGraphDestroy(inner));
+    CHECK_OK(grGraphDestroy(g));
+}

@@ -104,6 +104,21 @@ static grError_t add_empty(const char *call, grGraphNode_t *out, grGraph_t g, co
     return add_finish(call, out, g, deps, ndeps, grGraphNodeTypeEmpty, &p);
 }
 
+grError_t gr__child_conditional_check(const char *call, grGraph_t g, grGraph_t child)
+{
+    if (gr__graph_has_conditional(child))
+        return gr__fail(grErrorNotSupported,
+                        "%s: childGraph %p has conditional nodes; such a graph cannot be embedded in a "
+                        "child-graph node, as in CUDA: add its nodes to graph %p itself",
+                        call, GR_PTR(child), GR_PTR(g));
+    if (child->owner != NULL && child->owner->type == grGraphNodeTypeConditional)
+        return gr__fail(grErrorNotSupported,
+                        "%s: childGraph %p is a body of %s; a body cannot be embedded in a child-graph node, "
+                        "as in CUDA",
+                        call, GR_PTR(child), gr__node_label(child->owner));
+    return grSuccess;
+}
+
 static grError_t add_child(const char *call, grGraphNode_t *out, grGraph_t g, const grGraphNode_t *deps,
                            size_t ndeps, grGraph_t child)
 {
@@ -133,16 +148,8 @@ static grError_t add_child(const char *call, grGraphNode_t *out, grGraph_t g, co
             "%s: childGraph %p has memory allocation or free nodes; such a graph cannot be embedded "
             "in a child-graph node, as in CUDA: add its nodes to graph %p itself",
             call, GR_PTR(child), GR_PTR(g));
-    if (gr__graph_has_conditional(child))
-        return gr__fail(grErrorNotSupported,
-                        "%s: childGraph %p has conditional nodes; such a graph cannot be embedded in a "
-                        "child-graph node, as in CUDA: add its nodes to graph %p itself",
-                        call, GR_PTR(child), GR_PTR(g));
-    if (child->owner != NULL && child->owner->type == grGraphNodeTypeConditional)
-        return gr__fail(grErrorNotSupported,
-                        "%s: childGraph %p is a body of %s; a body cannot be embedded in a child-graph node, "
-                        "as in CUDA",
-                        call, GR_PTR(child), gr__node_label(child->owner));
+    if ((err = gr__child_conditional_check(call, g, child)) != grSuccess)
+        return err;
     unsigned depth = gr__graph_nest_depth(g) + 1 + gr__graph_nest_height(child);
     if (depth > GR_GRAPH_MAX_NEST)
         return gr__fail(grErrorInvalidValue,

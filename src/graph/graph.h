@@ -545,6 +545,10 @@ grError_t gr__cond_check_not_capturing(const char *call, grGraph_t g);
 
 /* True if g or a graph nested in it has a conditional node. */
 bool gr__graph_has_conditional(grGraph_t g);
+/* Why 'child' cannot be embedded in a child-graph node of g (CUDA's
+ * refusals: it holds conditional nodes, or it is a body), or grSuccess;
+ * shared by grGraphAddChildGraphNode and grGraphNodeSetParams (graph/add.c). */
+grError_t gr__child_conditional_check(const char *call, grGraph_t g, grGraph_t child);
 
 /* A conditional handle's slot, retained, for an executable; dropped
  * with gr__cond_slot_release. */

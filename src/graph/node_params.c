@@ -30,6 +30,8 @@ static grError_t set_child(const char *call, struct grGraphNode_st *node, grGrap
                         "%s: graph %p has memory allocation or free nodes; such a graph cannot be embedded "
                         "in a child-graph node, as in CUDA",
                         call, GR_PTR(child));
+    if ((err = gr__child_conditional_check(call, g, child)) != grSuccess)
+        return err;
     unsigned depth = gr__graph_nest_depth(g) + 1 + gr__graph_nest_height(child);
     if (depth > GR_GRAPH_MAX_NEST)
         return gr__fail(grErrorInvalidValue,
