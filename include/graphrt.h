@@ -1085,10 +1085,10 @@ typedef enum grMemPoolAttr {
  * pool may reserve. Attributes start as CUDA's: every reuse policy on,
  * release threshold 0. Errors: grErrorInvalidValue (memPool or poolProps
  * NULL, another allocType, a location type other than
- * grMemLocationTypeDevice, win32SecurityAttributes not NULL, a reserved
- * byte not 0), grErrorNotSupported (handleTypes other than
- * grMemHandleTypeNone), grErrorInvalidDevice (location.id names no
- * device), grErrorMemoryAllocation; on a GPU, the driver's errors.
+ * grMemLocationTypeDevice, a location.id that names no device (CUDA 13's
+ * code for it), win32SecurityAttributes not NULL, a reserved byte not 0),
+ * grErrorNotSupported (handleTypes other than grMemHandleTypeNone),
+ * grErrorMemoryAllocation; on a GPU, the driver's errors.
  * Mirrors cudaMemPoolCreate. */
 GR_API grError_t grMemPoolCreate(grMemPool_t *memPool, const grMemPoolProps *poolProps);
 
@@ -2720,8 +2720,9 @@ typedef struct grGraphExecUpdateResultInfo {
 
 /* Compiles the graph into an executable. The executable owns copies of
  * everything it needs: the graph may be changed or destroyed right after.
- * flags: the grGraphInstantiateFlag* bits; grGraphInstantiateFlagUpload
- * changes nothing on the CPU; grGraphInstantiateFlagUseNodePriority makes
+ * flags: the grGraphInstantiateFlag* bits but grGraphInstantiateFlagUpload
+ * (which comes with its stream, through grGraphInstantiateWithParams, as
+ * in CUDA 13); grGraphInstantiateFlagUseNodePriority makes
  * the plan prefer, among nodes whose dependencies are met, the kernel node
  * of higher priority (grLaunchAttributePriority, a lower number, clamped
  * to [-5, 0]; ties in creation order): the plan's order and the lists of
@@ -2730,14 +2731,15 @@ typedef struct grGraphExecUpdateResultInfo {
  * grGraphInstantiateFlagAutoFreeOnLaunch makes each launch free the graph
  * allocations that the previous launch left allocated, as in CUDA.
  * Errors: grErrorInvalidValue (pGraphExec NULL; graph NULL or not live;
- * flags with unknown bits; a graph with a cycle, with a detail naming the
- * nodes; a memcpy or memset node whose range now overruns a graphrt
- * allocation, allocations having changed since the node got it; a graph
- * with memory allocation nodes of which an executable exists already; a
+ * flags with unknown bits, grGraphInstantiateFlagUpload, or
+ * AutoFreeOnLaunch with DeviceLaunch; a graph with a cycle, with a detail
+ * naming the nodes; a memcpy or memset node whose range now overruns a
+ * graphrt allocation, allocations having changed since the node got it; a
  * conditional handle no node uses, a node type a conditional node's body
  * may not hold), grErrorNotSupported (grGraphInstantiateFlagDeviceLaunch;
- * a graph with conditional nodes of which an executable exists already, a
- * body on its own, conditional nodes on a GPU: docs/conditional.md),
+ * a graph with memory allocation nodes, or with conditional nodes, of
+ * which an executable exists already (CUDA 13's code for both); a body on
+ * its own, conditional nodes on a GPU: docs/conditional.md),
  * grErrorInitializationError (the runtime could not start),
  * grErrorMemoryAllocation (the plan, or the graph memory it maps). Thread
  * safety: not with other calls on the same graph, another instantiation of

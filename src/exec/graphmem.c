@@ -282,12 +282,13 @@ grError_t gr__graphmem_instantiate(const char *call, grGraphExec_t e, grGraph_t 
             else if (m->exec && exec_destroyed_locked(m))
                 dead = true;
             else if (m->exec) {
-                /* CUDA 13 leaves errNode_out NULL here (a probe measured
-                 * it); the detail names the node all the same. */
+                /* CUDA 13 answers grErrorNotSupported and leaves
+                 * errNode_out NULL here (tests/probes/nodeapi.cu); the
+                 * detail names the node all the same. */
                 gr__inst_fault.node = n;
                 gr__inst_fault.unreported = true;
                 err = gr__fail(
-                    grErrorInvalidValue,
+                    grErrorNotSupported,
                     "%s: graph %p has memory nodes and an executable of it exists already (%p); only "
                     "one instantiation of such a graph may exist at a time: destroy that executable "
                     "first",

@@ -231,8 +231,10 @@ static grError_t check_props(const char *call, const grMemPoolProps *props)
             grErrorInvalidValue,
             "%s: poolProps->location.type is %d; pools live on a device (grMemLocationTypeDevice)", call,
             (int)props->location.type);
+    /* grErrorInvalidValue, not InvalidDevice: what CUDA 13 answers for a
+     * location id that names no device (tests/probes/memory.cu). */
     if (!gr__device_exists(props->location.id))
-        return gr__fail(grErrorInvalidDevice,
+        return gr__fail(grErrorInvalidValue,
                         "%s: poolProps->location.id is %d, no device; the devices are 0 (the CPU) and 1..%d",
                         call, props->location.id, gr__gpu_count());
     /* CUDA: the security attributes go with Win32 handles only, and the

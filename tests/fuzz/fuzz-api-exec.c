@@ -300,7 +300,12 @@ static void instantiate(fa *f)
                    grErrorNotSupported);
             break;
         default:
-            fa_bad(f, FA_CALL(f, grGraphInstantiate(&h, g->h, 16ull << fa_rand(f, 40))), grErrorInvalidValue);
+            /* Unknown bits, or the upload flag outside WithParams. */
+            fa_bad(f,
+                   FA_CALL(f, grGraphInstantiate(&h, g->h,
+                                                 fa_pct(f, 50) ? 16ull << fa_rand(f, 40)
+                                                               : grGraphInstantiateFlagUpload)),
+                   grErrorInvalidValue);
             break;
         }
         return;
@@ -311,9 +316,9 @@ static void instantiate(fa *f)
     if (mem && f->mt && !fa_allowed(f, FZ_ALLOW_GRAPHMEM_THREADS) && f->thread != 0)
         return;
     static const unsigned long long flags[] = {
-        0, grGraphInstantiateFlagAutoFreeOnLaunch, grGraphInstantiateFlagUpload,
+        0, grGraphInstantiateFlagAutoFreeOnLaunch, grGraphInstantiateFlagUseNodePriority,
         grGraphInstantiateFlagUseNodePriority,
-        grGraphInstantiateFlagAutoFreeOnLaunch | grGraphInstantiateFlagUpload};
+        grGraphInstantiateFlagAutoFreeOnLaunch | grGraphInstantiateFlagUseNodePriority};
     unsigned long long fl = flags[fa_rand(f, 5)];
     bool with = fa_pct(f, 50);
     if (mem && f->mt && !fa_allowed(f, FZ_ALLOW_GRAPHMEM_THREADS))
@@ -329,7 +334,7 @@ static void instantiate(fa *f)
         allocs |= g->node[i].live && g->node[i].type == grGraphNodeTypeMemAlloc;
     if (allocs && g->nexec > 0) {
         snprintf(f->why, sizeof f->why, "graph has allocation nodes and a live executable");
-        fa_bad(f, err, grErrorInvalidValue);
+        fa_bad(f, err, grErrorNotSupported);
         return;
     }
     int ranges = graph_ranges_verdict(f, g);

@@ -663,7 +663,7 @@ static void pool_create(fa *f)
         default:
             if (fa_pct(f, 50)) {
                 p.location.id = FA_NO_DEVICE + (int)fa_rand(f, 4);
-                fa_bad(f, FA_CALL(f, grMemPoolCreate(&h, &p)), grErrorInvalidDevice);
+                fa_bad(f, FA_CALL(f, grMemPoolCreate(&h, &p)), grErrorInvalidValue);
             } else {
                 p.location.type = grMemLocationTypeInvalid;
                 fa_bad(f, FA_CALL(f, grMemPoolCreate(&h, &p)), grErrorInvalidValue);
