@@ -1143,11 +1143,13 @@ GR_API grError_t grMallocFromPoolAsync(void **ptr, size_t size, grMemPool_t memP
 /* Frees memory from grMallocAsync / grMallocFromPoolAsync (or from a
  * graph allocation node whose graph did not free it) in stream order: the
  * memory may be reused once the work queued on hStream before this call
- * has run. NULL is a no-op (the stream is still checked). On a capturing
+ * has run. grMalloc memory is freed too, as CUDA 13 does: it is no longer
+ * graphrt memory from this call on, and goes back when the stream reaches
+ * the free. NULL is a no-op (the stream is still checked). On a capturing
  * stream it adds a memory free node, whose rules are those of
  * grGraphAddMemFreeNode. Errors: grErrorInvalidValue (a pointer that is
- * not the base of a live pool allocation: freed already, never allocated,
- * grMalloc or grMallocHost memory, inside a block; a graph allocation that
+ * not the base of a live pool or grMalloc allocation: freed already, never
+ * allocated, grMallocHost memory, inside a block; a graph allocation that
  * is not allocated now; on a capturing stream, a pointer that
  * grGraphAddMemFreeNode refuses for the capture's graph, which leaves the
  * capture valid; nothing is freed), grErrorMemoryAllocation; plus the

@@ -972,7 +972,8 @@ static void free_async(fa *f)
                 p = bk->ptr + 1 + fa_rand(f, 200);
             break;
         case 2:
-            if (bk->live && (bk->kind == FB_MALLOC || bk->kind == FB_HOST))
+            /* grMalloc memory is freed (in stream order), as in CUDA 13. */
+            if (bk->live && bk->kind == FB_HOST)
                 p = bk->ptr;
             break;
         default:
