@@ -841,7 +841,8 @@ GR_TEST(exec_child_graph_node_set_params_refuses_other_topologies_and_nodes)
     a = add_set(child2, NULL, 0, &buf[0], 50);
     a = add_set(child2, &a, 1, &buf[1], 51);
     add_set(child2, &a, 1, &buf[1], 52);
-    CHECK_GR(grErrorInvalidValue, grGraphExecChildGraphNodeSetParams(w1.e, w1.node, child2));
+    /* CUDA 13: grErrorGraphExecUpdateFailure (tests/probes/memory.cu). */
+    CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecChildGraphNodeSetParams(w1.e, w1.node, child2));
     CHECK_DETAIL_HAS("grGraphExecChildGraphNodeSetParams: ");
     CHECK_DETAIL_HAS("more nodes");
     CHECK_OK(grGraphDestroy(child2));
@@ -849,7 +850,7 @@ GR_TEST(exec_child_graph_node_set_params_refuses_other_topologies_and_nodes)
     CHECK_OK(grGraphCreate(&child2, 0));
     a = add_set(child2, NULL, 0, &buf[0], 50);
     add_host(child2, &a, 1, &hw[0]);
-    CHECK_GR(grErrorInvalidValue, grGraphExecChildGraphNodeSetParams(w1.e, w1.node, child2));
+    CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecChildGraphNodeSetParams(w1.e, w1.node, child2));
     /* A node that is not a child graph node; a NULL graph. */
     CHECK_GR(grErrorInvalidValue, grGraphExecChildGraphNodeSetParams(w1.e, w1.head, child2));
     CHECK_DETAIL_HAS("not a child graph node");

@@ -910,8 +910,10 @@ GR_API grError_t grGraphExecChildGraphNodeSetParams(grGraphExec_t hGraphExec, gr
         upd_free(&u);
         if (u.result == grGraphExecUpdateError)
             return gr__fail(grErrorMemoryAllocation, "%s: %s", call, u.msg);
+        /* grErrorGraphExecUpdateFailure: what CUDA 13 answers
+         * (tests/probes/memory.cu, exec-child-setparams-other-topology). */
         return gr__fail(
-            grErrorInvalidValue,
+            grErrorGraphExecUpdateFailure,
             "%s: childGraph %p cannot update child graph node %p: %s (the topology, node types and node "
             "order must match those of the node's graph)",
             call, GR_PTR(childGraph), GR_PTR(node), u.msg);

@@ -966,7 +966,9 @@ static void exec_setter(fa *f)
         err = FA_CALL(f, grGraphExecChildGraphNodeSetParams(x->h, nh, c->h));
         c->scratch_used = true;
         if (cmp == 1) {
-            fa_bad(f, err, grErrorInvalidValue);
+            /* Not its node, or a child graph that does not pair (CUDA 13's
+             * code for that: tests/probes/memory.cu). */
+            fa_bad(f, err, foreign ? grErrorInvalidValue : grErrorGraphExecUpdateFailure);
             return;
         }
         if (cmp == 2) {
