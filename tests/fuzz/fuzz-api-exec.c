@@ -332,15 +332,17 @@ static void instantiate(fa *f)
     bool allocs = false;
     for (int i = 0; i < g->nn; i++)
         allocs |= g->node[i].live && g->node[i].type == grGraphNodeTypeMemAlloc;
-    if (allocs && g->nexec > 0) {
-        snprintf(f->why, sizeof f->why, "graph has allocation nodes and a live executable");
-        fa_bad(f, err, grErrorNotSupported);
-        return;
-    }
+    /* Ranges are checked first (InvalidValue), then the one executable of
+     * a graph with allocation nodes (NotSupported, CUDA 13's code). */
     int ranges = graph_ranges_verdict(f, g);
     if (ranges == 1) {
         snprintf(f->why, sizeof f->why, "a memcpy or memset node's range overruns an allocation alive now");
         fa_bad(f, err, grErrorInvalidValue);
+        return;
+    }
+    if (allocs && g->nexec > 0) {
+        snprintf(f->why, sizeof f->why, "graph has allocation nodes and a live executable");
+        fa_bad(f, err, ranges == 2 ? -1 : grErrorNotSupported);
         return;
     }
     if (ranges == 2 && !fa_either(f, err))
