@@ -2953,7 +2953,10 @@ GR_API grError_t grGraphNodeGetEnabled(grGraphExec_t hGraphExec, grGraphNode_t h
  * lists; an edge pairs only with an edge of the same grGraphEdgeData,
  * else TopologyChanged; a top-level kernel node whose cooperative
  * attribute changes, or, with grGraphInstantiateFlagUseNodePriority, whose
- * priority attribute changes: AttributesChanged),
+ * priority attribute changes: AttributesChanged; memory allocation nodes
+ * whose allocations another executable maps: NotSupported). With memory
+ * nodes the executable maps hGraph's allocations from then on and gives
+ * the old graph's back, as CUDA 13 does (docs/memory-pools.md).
  * grErrorMemoryAllocation (result grGraphExecUpdateError). Thread
  * safety: any thread for the executable (see the section); not with other
  * calls on hGraph. Mirrors cudaGraphExecUpdate (CUDA 12 form). */

@@ -262,6 +262,10 @@ static bool check_params(upd *u, gr_pnode *pn, grGraphNode_t gn)
         return check_conditional(u, pn, gn);
     case grGraphNodeTypeMemAlloc:
     case grGraphNodeTypeMemFree:
+        /* Updated as CUDA 13 does (tests/probes/memory.cu), size included:
+         * the plan holds nothing of them, the executable's graph memory
+         * record is replaced (gr__graphmem_update_prepare). */
+        return true;
     case grGraphNodeTypeCount:
         break;
     }
@@ -846,9 +850,22 @@ GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
         upd_free(&u);
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
     }
+    struct gr_gexec *gmem = NULL;
+    if (GR_UNLIKELY(hGraphExec->flags & GR_EXEC_GRAPHMEM) &&
+        (err = gr__graphmem_update_prepare(call, hGraphExec, hGraph, &gmem))) {
+        gr__exec_write_end(hGraphExec);
+        if (u.pair_o != pair_buf)
+            gr__free(u.pair_o);
+        upd_free(&u);
+        if (err == grErrorMemoryAllocation)
+            return err;
+        resultInfo->result = grGraphExecUpdateErrorNotSupported;
+        return gr__fail_again(grErrorGraphExecUpdateFailure);
+    }
     struct gr_urefs *urefs = NULL;
     if ((err = gr__exec_urefs_build(call, hGraph, u.pair_o, &urefs))) {
         gr__exec_write_end(hGraphExec);
+        gr__graphmem_update_discard(gmem);
         if (u.pair_o != pair_buf)
             gr__free(u.pair_o);
         upd_free(&u);
@@ -867,6 +884,9 @@ GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
     }
     if (GR_UNLIKELY(hGraphExec->gpu != NULL))
         err = gpu_sync(call, &u, 0, hGraphExec->plan.nnodes - 1);
+    /* The new graph's allocations were mapped by the prepare step, before
+     * the GPU's kernels could see their addresses; the old ones go now. */
+    gr__graphmem_update_apply(hGraphExec, gmem);
     /* Swapped while writing, as every field of the executable: another
      * thread's update of the same executable waits for this one. */
     struct gr_urefs *gone = gr__exec_urefs_swap(hGraphExec, urefs);
