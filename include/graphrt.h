@@ -1085,10 +1085,10 @@ typedef enum grMemPoolAttr {
  * pool may reserve. Attributes start as CUDA's: every reuse policy on,
  * release threshold 0. Errors: grErrorInvalidValue (memPool or poolProps
  * NULL, another allocType, a location type other than
- * grMemLocationTypeDevice, win32SecurityAttributes not NULL, a reserved
- * byte not 0), grErrorNotSupported (handleTypes other than
- * grMemHandleTypeNone), grErrorInvalidDevice (location.id names no
- * device), grErrorMemoryAllocation; on a GPU, the driver's errors.
+ * grMemLocationTypeDevice, a location.id that names no device (CUDA 13's
+ * code for it), win32SecurityAttributes not NULL, a reserved byte not 0),
+ * grErrorNotSupported (handleTypes other than grMemHandleTypeNone),
+ * grErrorMemoryAllocation; on a GPU, the driver's errors.
  * Mirrors cudaMemPoolCreate. */
 GR_API grError_t grMemPoolCreate(grMemPool_t *memPool, const grMemPoolProps *poolProps);
 
@@ -1143,11 +1143,13 @@ GR_API grError_t grMallocFromPoolAsync(void **ptr, size_t size, grMemPool_t memP
 /* Frees memory from grMallocAsync / grMallocFromPoolAsync (or from a
  * graph allocation node whose graph did not free it) in stream order: the
  * memory may be reused once the work queued on hStream before this call
- * has run. NULL is a no-op (the stream is still checked). On a capturing
+ * has run. grMalloc memory is freed too, as CUDA 13 does: it is no longer
+ * graphrt memory from this call on, and goes back when the stream reaches
+ * the free. NULL is a no-op (the stream is still checked). On a capturing
  * stream it adds a memory free node, whose rules are those of
  * grGraphAddMemFreeNode. Errors: grErrorInvalidValue (a pointer that is
- * not the base of a live pool allocation: freed already, never allocated,
- * grMalloc or grMallocHost memory, inside a block; a graph allocation that
+ * not the base of a live pool or grMalloc allocation: freed already, never
+ * allocated, grMallocHost memory, inside a block; a graph allocation that
  * is not allocated now; on a capturing stream, a pointer that
  * grGraphAddMemFreeNode refuses for the capture's graph, which leaves the
  * capture valid; nothing is freed), grErrorMemoryAllocation; plus the
@@ -2720,8 +2722,9 @@ typedef struct grGraphExecUpdateResultInfo {
 
 /* Compiles the graph into an executable. The executable owns copies of
  * everything it needs: the graph may be changed or destroyed right after.
- * flags: the grGraphInstantiateFlag* bits; grGraphInstantiateFlagUpload
- * changes nothing on the CPU; grGraphInstantiateFlagUseNodePriority makes
+ * flags: the grGraphInstantiateFlag* bits but grGraphInstantiateFlagUpload
+ * (which comes with its stream, through grGraphInstantiateWithParams, as
+ * in CUDA 13); grGraphInstantiateFlagUseNodePriority makes
  * the plan prefer, among nodes whose dependencies are met, the kernel node
  * of higher priority (grLaunchAttributePriority, a lower number, clamped
  * to [-5, 0]; ties in creation order): the plan's order and the lists of
@@ -2730,14 +2733,15 @@ typedef struct grGraphExecUpdateResultInfo {
  * grGraphInstantiateFlagAutoFreeOnLaunch makes each launch free the graph
  * allocations that the previous launch left allocated, as in CUDA.
  * Errors: grErrorInvalidValue (pGraphExec NULL; graph NULL or not live;
- * flags with unknown bits; a graph with a cycle, with a detail naming the
- * nodes; a memcpy or memset node whose range now overruns a graphrt
- * allocation, allocations having changed since the node got it; a graph
- * with memory allocation nodes of which an executable exists already; a
+ * flags with unknown bits, grGraphInstantiateFlagUpload, or
+ * AutoFreeOnLaunch with DeviceLaunch; a graph with a cycle, with a detail
+ * naming the nodes; a memcpy or memset node whose range now overruns a
+ * graphrt allocation, allocations having changed since the node got it; a
  * conditional handle no node uses, a node type a conditional node's body
  * may not hold), grErrorNotSupported (grGraphInstantiateFlagDeviceLaunch;
- * a graph with conditional nodes of which an executable exists already, a
- * body on its own, conditional nodes on a GPU: docs/conditional.md),
+ * a graph with memory allocation nodes, or with conditional nodes, of
+ * which an executable exists already (CUDA 13's code for both); a body on
+ * its own, conditional nodes on a GPU: docs/conditional.md),
  * grErrorInitializationError (the runtime could not start),
  * grErrorMemoryAllocation (the plan, or the graph memory it maps). Thread
  * safety: not with other calls on the same graph, another instantiation of
@@ -2886,9 +2890,9 @@ GR_API grError_t grGraphExecHostNodeSetParams(grGraphExec_t hGraphExec, grGraphN
  * and node order of the node's graph at instantiation; each node may change
  * as grGraphExecUpdate lets it. Errors: grErrorInvalidValue (hGraphExec
  * not live; childGraph NULL or not live; node not a top-level node, or not
- * a child-graph node; childGraph does not match, or a node changes in a way
- * an update refuses: the detail says which, as docs/exec.md lists),
- * grErrorMemoryAllocation. Thread safety: as the other setters for the
+ * a child-graph node), grErrorGraphExecUpdateFailure (childGraph does not
+ * match, or a node changes in a way an update refuses: the detail says
+ * which, as docs/exec.md lists; CUDA 13's code), grErrorMemoryAllocation. Thread safety: as the other setters for the
  * executable; not with other calls on childGraph. Mirrors
  * cudaGraphExecChildGraphNodeSetParams. */
 GR_API grError_t grGraphExecChildGraphNodeSetParams(grGraphExec_t hGraphExec, grGraphNode_t node,
@@ -2949,7 +2953,10 @@ GR_API grError_t grGraphNodeGetEnabled(grGraphExec_t hGraphExec, grGraphNode_t h
  * lists; an edge pairs only with an edge of the same grGraphEdgeData,
  * else TopologyChanged; a top-level kernel node whose cooperative
  * attribute changes, or, with grGraphInstantiateFlagUseNodePriority, whose
- * priority attribute changes: AttributesChanged),
+ * priority attribute changes: AttributesChanged; memory allocation nodes
+ * whose allocations another executable maps: NotSupported). With memory
+ * nodes the executable maps hGraph's allocations from then on and gives
+ * the old graph's back, as CUDA 13 does (docs/memory-pools.md).
  * grErrorMemoryAllocation (result grGraphExecUpdateError). Thread
  * safety: any thread for the executable (see the section); not with other
  * calls on hGraph. Mirrors cudaGraphExecUpdate (CUDA 12 form). */

@@ -231,8 +231,10 @@ static grError_t check_props(const char *call, const grMemPoolProps *props)
             grErrorInvalidValue,
             "%s: poolProps->location.type is %d; pools live on a device (grMemLocationTypeDevice)", call,
             (int)props->location.type);
+    /* grErrorInvalidValue, not InvalidDevice: what CUDA 13 answers for a
+     * location id that names no device (tests/probes/memory.cu). */
     if (!gr__device_exists(props->location.id))
-        return gr__fail(grErrorInvalidDevice,
+        return gr__fail(grErrorInvalidValue,
                         "%s: poolProps->location.id is %d, no device; the devices are 0 (the CPU) and 1..%d",
                         call, props->location.id, gr__gpu_count());
     /* CUDA: the security attributes go with Win32 handles only, and the
@@ -440,18 +442,20 @@ static GR_NOINLINE grError_t gpu_free_async(const char *call, void *p, gr_stream
     grError_t err = gr__graphmem_free_outside(call, p);
     if (err != grErrorUnknown)
         return err;
-    if (!gr__mem_lookup(p, &base, NULL, &kind) || base != p || kind != GR_MEM_POOL ||
+    /* grMalloc memory too: CUDA 13 frees it in stream order
+     * (tests/probes/memory.cu), and so does the driver's cuMemFreeAsync. */
+    if (!gr__mem_lookup(p, &base, NULL, &kind) || base != p || (kind != GR_MEM_POOL && kind != GR_MEM_DEVICE) ||
         !gr__mem_owner(p, &owner) || owner <= 0)
         return gr__fail(grErrorInvalidValue,
-                        "%s: pointer %p is not the start of a live grMallocAsync allocation of a GPU; on a "
-                        "GPU stream, free what grMallocAsync returned on a GPU stream",
+                        "%s: pointer %p is not the start of a live grMallocAsync or grMalloc allocation of a "
+                        "GPU; on a GPU stream, free what grMallocAsync or grMalloc returned on a GPU",
                         call, p);
     if (s->device == 0)
         return gr__fail(grErrorInvalidValue,
-                        "%s: pointer %p is memory of device %d (a GPU), allocated by grMallocAsync; free it "
-                        "on a stream of a GPU, not on stream %p of the CPU",
-                        call, p, owner, GR_PTR(s));
-    if (!gr__mem_untrack(p, GR_MEM_POOL))
+                        "%s: pointer %p is memory of device %d (a GPU), allocated by %s; free it on a "
+                        "stream of a GPU, not on stream %p of the CPU",
+                        call, p, owner, kind == GR_MEM_POOL ? "grMallocAsync" : "grMalloc", GR_PTR(s));
+    if (!gr__mem_untrack(p, kind))
         return gr__fail(grErrorInvalidValue,
                         "%s: pointer %p was freed by another thread during this call; free each "
                         "allocation once",

@@ -474,7 +474,7 @@ void gr__pool_trim(grMemPool_t pool, uint64_t keep);
 void gr__pool_blocks_reset(void);
 GR_NOINLINE grError_t gr__pool_alloc_slow(const char *call, grMemPool_t pool, void **out, size_t size,
                                           gr_stream *s);
-GR_NOINLINE grError_t gr__pool_free_slow(const char *call, void *p, gr_stream *s, gr_pblock *b);
+GR_NOINLINE grError_t gr__pool_free_slow(const char *call, void *p, gr_stream *s, gr_pblock *b, bool ordered);
 
 /* The common case inline: a block from this thread's cache. */
 static inline grError_t pool_alloc(const char *call, grMemPool_t pool, void **out, size_t size, gr_stream *s)
@@ -492,7 +492,7 @@ static inline grError_t pool_free(const char *call, void *p, gr_stream *s, bool 
     gr_pblock *b = recent ? ring_take(p) : NULL;
     if (GR_LIKELY(b) && b->cls < CACHE_CLASSES && cache_push(b, s))
         return grSuccess;
-    return gr__pool_free_slow(call, p, s, b);
+    return gr__pool_free_slow(call, p, s, b, recent);
 }
 
 #endif /* GR_POOL_INT_H */

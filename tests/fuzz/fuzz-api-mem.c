@@ -663,7 +663,7 @@ static void pool_create(fa *f)
         default:
             if (fa_pct(f, 50)) {
                 p.location.id = FA_NO_DEVICE + (int)fa_rand(f, 4);
-                fa_bad(f, FA_CALL(f, grMemPoolCreate(&h, &p)), grErrorInvalidDevice);
+                fa_bad(f, FA_CALL(f, grMemPoolCreate(&h, &p)), grErrorInvalidValue);
             } else {
                 p.location.type = grMemLocationTypeInvalid;
                 fa_bad(f, FA_CALL(f, grMemPoolCreate(&h, &p)), grErrorInvalidValue);
@@ -972,7 +972,8 @@ static void free_async(fa *f)
                 p = bk->ptr + 1 + fa_rand(f, 200);
             break;
         case 2:
-            if (bk->live && (bk->kind == FB_MALLOC || bk->kind == FB_HOST))
+            /* grMalloc memory is freed (in stream order), as in CUDA 13. */
+            if (bk->live && bk->kind == FB_HOST)
                 p = bk->ptr;
             break;
         default:
