@@ -153,7 +153,7 @@ static inline grMemPool_t current(void)
     return GR_LIKELY(p) ? p : default_pool();
 }
 
-static grError_t check_pool(const char *call, grMemPool_t pool)
+grError_t gr__pool_check(const char *call, grMemPool_t pool)
 {
     if (pool == NULL)
         return gr__fail(grErrorInvalidValue,
@@ -272,7 +272,7 @@ GR_API grError_t grMemPoolDestroy(grMemPool_t memPool)
 {
     static const char call[] = "grMemPoolDestroy";
     grError_t err;
-    if ((err = check_pool(call, memPool)) != grSuccess)
+    if ((err = gr__pool_check(call, memPool)) != grSuccess)
         return err;
     if (memPool->is_default)
         return gr__fail(grErrorInvalidValue,
@@ -321,9 +321,8 @@ static grError_t check_device(const char *call, int device)
     return grSuccess;
 }
 
-GR_API grError_t grDeviceGetDefaultMemPool(grMemPool_t *memPool, int device)
+grError_t gr__pool_get_default(const char *call, grMemPool_t *memPool, int device)
 {
-    static const char call[] = "grDeviceGetDefaultMemPool";
     grError_t err;
     if (!memPool)
         return gr__fail(grErrorInvalidValue, "%s: memPool (the output pointer) is NULL", call);
@@ -338,13 +337,12 @@ GR_API grError_t grDeviceGetDefaultMemPool(grMemPool_t *memPool, int device)
     return grSuccess;
 }
 
-GR_API grError_t grDeviceSetMemPool(int device, grMemPool_t memPool)
+grError_t gr__pool_set_current(const char *call, int device, grMemPool_t memPool)
 {
-    static const char call[] = "grDeviceSetMemPool";
     grError_t err;
     if ((err = check_device(call, device)) != grSuccess)
         return err;
-    if ((err = check_pool(call, memPool)) != grSuccess)
+    if ((err = gr__pool_check(call, memPool)) != grSuccess)
         return err;
     if (memPool->device != device)
         return gr__fail(grErrorInvalidValue,
@@ -357,9 +355,8 @@ GR_API grError_t grDeviceSetMemPool(int device, grMemPool_t memPool)
     return grSuccess;
 }
 
-GR_API grError_t grDeviceGetMemPool(grMemPool_t *memPool, int device)
+grError_t gr__pool_get_current(const char *call, grMemPool_t *memPool, int device)
 {
-    static const char call[] = "grDeviceGetMemPool";
     grError_t err;
     if (!memPool)
         return gr__fail(grErrorInvalidValue, "%s: memPool (the output pointer) is NULL", call);
@@ -372,6 +369,21 @@ GR_API grError_t grDeviceGetMemPool(grMemPool_t *memPool, int device)
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory creating the default pool", call);
     *memPool = p;
     return grSuccess;
+}
+
+GR_API grError_t grDeviceGetDefaultMemPool(grMemPool_t *memPool, int device)
+{
+    return gr__pool_get_default("grDeviceGetDefaultMemPool", memPool, device);
+}
+
+GR_API grError_t grDeviceSetMemPool(int device, grMemPool_t memPool)
+{
+    return gr__pool_set_current("grDeviceSetMemPool", device, memPool);
+}
+
+GR_API grError_t grDeviceGetMemPool(grMemPool_t *memPool, int device)
+{
+    return gr__pool_get_current("grDeviceGetMemPool", memPool, device);
 }
 
 /* The capture path of grMallocAsync / grFreeAsync. */
@@ -468,7 +480,7 @@ static GR_NOINLINE grError_t malloc_async(const char *call, void **devPtr, size_
         return gr__fail(grErrorInvalidValue,
                         "%s: devPtr is NULL; pass the address of a void * that receives the allocation",
                         call);
-    if (from_pool && (err = check_pool(call, pool)) != grSuccess)
+    if (from_pool && (err = gr__pool_check(call, pool)) != grSuccess)
         return err;
     if (GR_UNLIKELY((err = gr__stream_from_handle(call, hStream, &s)) != grSuccess))
         return err;
@@ -558,7 +570,7 @@ GR_API grError_t grFreeAsync(void *devPtr, grStream_t hStream)
 GR_API grError_t grMemPoolTrimTo(grMemPool_t memPool, size_t minBytesToKeep)
 {
     grError_t err;
-    if ((err = check_pool("grMemPoolTrimTo", memPool)) != grSuccess)
+    if ((err = gr__pool_check("grMemPoolTrimTo", memPool)) != grSuccess)
         return err;
     if (memPool->device)
         return gr__cuda_pool_trim("grMemPoolTrimTo", memPool->device, memPool->gpu, minBytesToKeep);
@@ -572,7 +584,7 @@ GR_API grError_t grMemPoolSetAttribute(grMemPool_t memPool, grMemPoolAttr attr, 
 {
     static const char call[] = "grMemPoolSetAttribute";
     grError_t err;
-    if ((err = check_pool(call, memPool)) != grSuccess)
+    if ((err = gr__pool_check(call, memPool)) != grSuccess)
         return err;
     if (!value)
         return gr__fail(grErrorInvalidValue, "%s: value is NULL; pass a pointer to the new value", call);
@@ -624,7 +636,7 @@ GR_API grError_t grMemPoolGetAttribute(grMemPool_t memPool, grMemPoolAttr attr, 
     static const char call[] = "grMemPoolGetAttribute";
     grError_t err;
     uint64_t v;
-    if ((err = check_pool(call, memPool)) != grSuccess)
+    if ((err = gr__pool_check(call, memPool)) != grSuccess)
         return err;
     if (!value)
         return gr__fail(grErrorInvalidValue, "%s: value is NULL; pass where to store the value", call);
