@@ -1213,7 +1213,8 @@ GR_API grError_t grDeviceGetMemPool(grMemPool_t *memPool, int device);
  * location), grErrorInvalidDevice (location->id names no device),
  * grErrorMemoryAllocation (creating the default pool); on a GPU, the
  * driver's errors. Mirrors cudaMemGetDefaultMemPool. */
-GR_API grError_t grMemGetDefaultMemPool(grMemPool_t *memPool, grMemLocation *location, grMemAllocationType type);
+GR_API grError_t grMemGetDefaultMemPool(grMemPool_t *memPool, grMemLocation *location,
+                                        grMemAllocationType type);
 
 /* The current pool of the location's device (its default pool unless
  * grMemSetMemPool or grDeviceSetMemPool chose another). Errors: as

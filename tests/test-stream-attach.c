@@ -6,7 +6,6 @@
  */
 #include "test.h"
 
-
 static void add_one(void *p)
 {
     (*(int *)p)++;

@@ -21,7 +21,8 @@
 
 static bool flags_valid(grMemAccessFlags f)
 {
-    return f == grMemAccessFlagsProtNone || f == grMemAccessFlagsProtRead || f == grMemAccessFlagsProtReadWrite;
+    return f == grMemAccessFlagsProtNone || f == grMemAccessFlagsProtRead ||
+           f == grMemAccessFlagsProtReadWrite;
 }
 
 /* Checks descList[i] for pool, giving its device. */

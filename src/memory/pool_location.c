@@ -28,10 +28,11 @@ grError_t gr__pool_location_device(const char *call, const char *what, const grM
         return grSuccess;
     case grMemLocationTypeHost:
     case grMemLocationTypeHostNuma:
-        return gr__fail(grErrorNotSupported,
-                        "%s: %s is a host location (type %d); graphrt has no host pools: the CPU is device 0, "
-                        "{grMemLocationTypeDevice, 0}",
-                        call, what, (int)loc->type);
+        return gr__fail(
+            grErrorNotSupported,
+            "%s: %s is a host location (type %d); graphrt has no host pools: the CPU is device 0, "
+            "{grMemLocationTypeDevice, 0}",
+            call, what, (int)loc->type);
     case grMemLocationTypeInvalid:
     case grMemLocationTypeHostNumaCurrent:
         break;
@@ -55,10 +56,11 @@ static grError_t location_device(const char *call, const grMemLocation *loc, grM
          * preferred location) and refuses the others. */
         if (loc->type == grMemLocationTypeNone || loc->type == grMemLocationTypeDevice ||
             loc->type == grMemLocationTypeHost || loc->type == grMemLocationTypeHostNuma)
-            return gr__fail(grErrorNotSupported,
-                            "%s: type is grMemAllocationTypeManaged; graphrt has no managed memory, its pools "
-                            "are grMemAllocationTypePinned",
-                            call);
+            return gr__fail(
+                grErrorNotSupported,
+                "%s: type is grMemAllocationTypeManaged; graphrt has no managed memory, its pools "
+                "are grMemAllocationTypePinned",
+                call);
         return gr__fail(grErrorInvalidValue,
                         "%s: location type %d is not one CUDA takes for managed pools (None, Device, Host, "
                         "HostNuma)",
@@ -72,7 +74,8 @@ static grError_t location_device(const char *call, const grMemLocation *loc, grM
     return gr__pool_location_device(call, "location", loc, device);
 }
 
-GR_API grError_t grMemGetDefaultMemPool(grMemPool_t *memPool, grMemLocation *location, grMemAllocationType type)
+GR_API grError_t grMemGetDefaultMemPool(grMemPool_t *memPool, grMemLocation *location,
+                                        grMemAllocationType type)
 {
     static const char call[] = "grMemGetDefaultMemPool";
     int device = 0;

@@ -91,8 +91,8 @@ grError_t gr__cuda_pool_attribute(const char *call, int device, void *pool, int 
              : grSuccess;
 }
 
-grError_t gr__cuda_pool_set_access(const char *call, int device, void *pool, const int *gpus, const int *flags,
-                                   size_t n)
+grError_t gr__cuda_pool_set_access(const char *call, int device, void *pool, const int *gpus,
+                                   const int *flags, size_t n)
 {
     CUmemAccessDesc map[GR_MAX_GPUS];
     if (GR_NEVER(n > GR_MAX_GPUS))
