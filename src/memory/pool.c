@@ -4,7 +4,8 @@
  * pool, the pool attributes and the release threshold, and the entry
  * points grMallocAsync, grMallocFromPoolAsync and grFreeAsync with their
  * fast paths (pool_int.h). The blocks are pool_block.c, the threads'
- * caches of free blocks pcache.c.
+ * caches of free blocks pcache.c, the location forms of the default and
+ * current pool pool_location.c, the pools' access flags pool_access.c.
  *
  * Cost: a grFreeAsync of a small block (class <= CACHE_MAX_BYTES) on the
  * thread that allocated it, among its last RING_SIZE allocations, puts

@@ -1,8 +1,9 @@
 /*
  * pool_int.h - what pool.c (pools, allocation and free) and pcache.c (the
- * threads' caches of free blocks) share, private to those two files: the
- * block and pool structures, the thread-local block of the fast paths,
- * the cache structure with its owner-side entry and exit, and pcache.c's
+ * threads' caches of free blocks) share, private to them and the other
+ * pool_*.c files (blocks, GPU pools, locations, access): the block and
+ * pool structures, the thread-local block of the fast paths, the cache
+ * structure with its owner-side entry and exit, and pcache.c's
  * functions. The invariants are stated in pool.h, pool.c and pcache.c.
  */
 #ifndef GR_POOL_INT_H
