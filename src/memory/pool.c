@@ -4,7 +4,8 @@
  * pool, the pool attributes and the release threshold, and the entry
  * points grMallocAsync, grMallocFromPoolAsync and grFreeAsync with their
  * fast paths (pool_int.h). The blocks are pool_block.c, the threads'
- * caches of free blocks pcache.c.
+ * caches of free blocks pcache.c, the location forms of the default and
+ * current pool pool_location.c, the pools' access flags pool_access.c.
  *
  * Cost: a grFreeAsync of a small block (class <= CACHE_MAX_BYTES) on the
  * thread that allocated it, among its last RING_SIZE allocations, puts
@@ -153,7 +154,7 @@ static inline grMemPool_t current(void)
     return GR_LIKELY(p) ? p : default_pool();
 }
 
-static grError_t check_pool(const char *call, grMemPool_t pool)
+grError_t gr__pool_check(const char *call, grMemPool_t pool)
 {
     if (pool == NULL)
         return gr__fail(grErrorInvalidValue,
@@ -274,7 +275,7 @@ GR_API grError_t grMemPoolDestroy(grMemPool_t memPool)
 {
     static const char call[] = "grMemPoolDestroy";
     grError_t err;
-    if ((err = check_pool(call, memPool)) != grSuccess)
+    if ((err = gr__pool_check(call, memPool)) != grSuccess)
         return err;
     if (memPool->is_default)
         return gr__fail(grErrorInvalidValue,
@@ -323,9 +324,8 @@ static grError_t check_device(const char *call, int device)
     return grSuccess;
 }
 
-GR_API grError_t grDeviceGetDefaultMemPool(grMemPool_t *memPool, int device)
+grError_t gr__pool_get_default(const char *call, grMemPool_t *memPool, int device)
 {
-    static const char call[] = "grDeviceGetDefaultMemPool";
     grError_t err;
     if (!memPool)
         return gr__fail(grErrorInvalidValue, "%s: memPool (the output pointer) is NULL", call);
@@ -340,13 +340,12 @@ GR_API grError_t grDeviceGetDefaultMemPool(grMemPool_t *memPool, int device)
     return grSuccess;
 }
 
-GR_API grError_t grDeviceSetMemPool(int device, grMemPool_t memPool)
+grError_t gr__pool_set_current(const char *call, int device, grMemPool_t memPool)
 {
-    static const char call[] = "grDeviceSetMemPool";
     grError_t err;
     if ((err = check_device(call, device)) != grSuccess)
         return err;
-    if ((err = check_pool(call, memPool)) != grSuccess)
+    if ((err = gr__pool_check(call, memPool)) != grSuccess)
         return err;
     if (memPool->device != device)
         return gr__fail(grErrorInvalidValue,
@@ -359,9 +358,8 @@ GR_API grError_t grDeviceSetMemPool(int device, grMemPool_t memPool)
     return grSuccess;
 }
 
-GR_API grError_t grDeviceGetMemPool(grMemPool_t *memPool, int device)
+grError_t gr__pool_get_current(const char *call, grMemPool_t *memPool, int device)
 {
-    static const char call[] = "grDeviceGetMemPool";
     grError_t err;
     if (!memPool)
         return gr__fail(grErrorInvalidValue, "%s: memPool (the output pointer) is NULL", call);
@@ -374,6 +372,21 @@ GR_API grError_t grDeviceGetMemPool(grMemPool_t *memPool, int device)
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory creating the default pool", call);
     *memPool = p;
     return grSuccess;
+}
+
+GR_API grError_t grDeviceGetDefaultMemPool(grMemPool_t *memPool, int device)
+{
+    return gr__pool_get_default("grDeviceGetDefaultMemPool", memPool, device);
+}
+
+GR_API grError_t grDeviceSetMemPool(int device, grMemPool_t memPool)
+{
+    return gr__pool_set_current("grDeviceSetMemPool", device, memPool);
+}
+
+GR_API grError_t grDeviceGetMemPool(grMemPool_t *memPool, int device)
+{
+    return gr__pool_get_current("grDeviceGetMemPool", memPool, device);
 }
 
 /* The capture path of grMallocAsync / grFreeAsync. */
@@ -472,7 +485,7 @@ static GR_NOINLINE grError_t malloc_async(const char *call, void **devPtr, size_
         return gr__fail(grErrorInvalidValue,
                         "%s: devPtr is NULL; pass the address of a void * that receives the allocation",
                         call);
-    if (from_pool && (err = check_pool(call, pool)) != grSuccess)
+    if (from_pool && (err = gr__pool_check(call, pool)) != grSuccess)
         return err;
     if (GR_UNLIKELY((err = gr__stream_from_handle(call, hStream, &s)) != grSuccess))
         return err;
@@ -562,7 +575,7 @@ GR_API grError_t grFreeAsync(void *devPtr, grStream_t hStream)
 GR_API grError_t grMemPoolTrimTo(grMemPool_t memPool, size_t minBytesToKeep)
 {
     grError_t err;
-    if ((err = check_pool("grMemPoolTrimTo", memPool)) != grSuccess)
+    if ((err = gr__pool_check("grMemPoolTrimTo", memPool)) != grSuccess)
         return err;
     if (memPool->device)
         return gr__cuda_pool_trim("grMemPoolTrimTo", memPool->device, memPool->gpu, minBytesToKeep);
@@ -576,7 +589,7 @@ GR_API grError_t grMemPoolSetAttribute(grMemPool_t memPool, grMemPoolAttr attr, 
 {
     static const char call[] = "grMemPoolSetAttribute";
     grError_t err;
-    if ((err = check_pool(call, memPool)) != grSuccess)
+    if ((err = gr__pool_check(call, memPool)) != grSuccess)
         return err;
     if (!value)
         return gr__fail(grErrorInvalidValue, "%s: value is NULL; pass a pointer to the new value", call);
@@ -628,7 +641,7 @@ GR_API grError_t grMemPoolGetAttribute(grMemPool_t memPool, grMemPoolAttr attr, 
     static const char call[] = "grMemPoolGetAttribute";
     grError_t err;
     uint64_t v;
-    if ((err = check_pool(call, memPool)) != grSuccess)
+    if ((err = gr__pool_check(call, memPool)) != grSuccess)
         return err;
     if (!value)
         return gr__fail(grErrorInvalidValue, "%s: value is NULL; pass where to store the value", call);
