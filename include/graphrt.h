@@ -1209,10 +1209,10 @@ GR_API grError_t grDeviceGetMemPool(grMemPool_t *memPool, int device);
 
 /* The default pool of the location's device for allocations of 'type'.
  * Errors: grErrorInvalidValue (memPool or location NULL; a type or
- * location CUDA refuses), grErrorNotSupported (managed memory, a host
- * location), grErrorInvalidDevice (location->id names no device),
- * grErrorMemoryAllocation (creating the default pool); on a GPU, the
- * driver's errors. Mirrors cudaMemGetDefaultMemPool. */
+ * location CUDA refuses; location->id naming no device, CUDA 13's code),
+ * grErrorNotSupported (managed memory, a host location; CUDA 13 has
+ * them), grErrorMemoryAllocation (creating the default pool); on a GPU,
+ * the driver's errors. Mirrors cudaMemGetDefaultMemPool. */
 GR_API grError_t grMemGetDefaultMemPool(grMemPool_t *memPool, grMemLocation *location,
                                         grMemAllocationType type);
 
@@ -1225,9 +1225,9 @@ GR_API grError_t grMemGetMemPool(grMemPool_t *memPool, grMemLocation *location, 
  * grDeviceSetMemPool(location->id, memPool). The location must be the
  * pool's own. Errors: grErrorInvalidValue (location NULL; a type or
  * location CUDA refuses; memPool NULL or not live; a pool whose location
- * is not 'location'), grErrorNotSupported (managed memory, a host
- * location), grErrorInvalidDevice (location->id names no device); on a
- * GPU, the driver's errors. Mirrors cudaMemSetMemPool. */
+ * is not 'location'; location->id naming no device), grErrorNotSupported
+ * (managed memory, a host location); on a GPU, the driver's errors.
+ * Mirrors cudaMemSetMemPool. */
 GR_API grError_t grMemSetMemPool(grMemLocation *location, grMemAllocationType type, grMemPool_t memPool);
 
 /* Allocates size bytes from the device's current pool, in stream order.
@@ -1307,22 +1307,24 @@ GR_API grError_t grMemPoolGetAttribute(grMemPool_t memPool, grMemPoolAttr attr, 
  * capability) and stores the CPU's. All descriptors are checked before
  * any applies: a refused call changes nothing (a GPU pool's driver
  * refusal leaves the CPU's flags as they were). count 0 does nothing.
- * Errors: grErrorInvalidValue (memPool NULL or not live, descList NULL
- * with count > 0, a location type other than grMemLocationTypeDevice,
- * flags not one of the three, less than read-write for the pool's own
- * device: the code is that of CUDA's documented list, which names no
- * other), grErrorInvalidDevice (a location id naming no device); on a
- * GPU, the driver's errors. Thread safety: any thread; concurrent calls
+ * Errors (CUDA 13's codes, tests/probes/memory.cu): grErrorInvalidValue
+ * (memPool NULL or not live, descList NULL with count > 0, a location type
+ * other than grMemLocationTypeDevice, flags not one of the three),
+ * grErrorInvalidDevice (no access for the pool's own device; a location id
+ * naming no device), grErrorNotSupported (read-only access for the pool's
+ * own device; a host location); on a GPU, the driver's errors. Thread safety: any thread; concurrent calls
  * on one pool apply each descriptor whole. Mirrors cudaMemPoolSetAccess. */
 GR_API grError_t grMemPoolSetAccess(grMemPool_t memPool, const grMemAccessDesc *descList, size_t count);
 
 /* The access the pool grants the location's device: read-write for the
  * pool's own device, else the flags grMemPoolSetAccess last set
  * (grMemAccessFlagsProtNone until then; for another GPU of a GPU pool,
- * the driver's answer, cuMemPoolGetAccess). Errors: grErrorInvalidValue
- * (flags or location NULL, memPool NULL or not live, a location type
- * other than grMemLocationTypeDevice), grErrorInvalidDevice (location->id
- * names no device); on a GPU, the driver's errors. Thread safety: any
+ * the driver's answer, cuMemPoolGetAccess). A host location is answered
+ * as CUDA 13 answers it for a GPU's pool, no access, and with read-write
+ * for a CPU pool (host memory). Errors: grErrorInvalidValue (flags or
+ * location NULL, memPool NULL or not live, another location type than
+ * device and host, location->id naming no device: CUDA 13's code); on a
+ * GPU, the driver's errors. Thread safety: any
  * thread. Mirrors cudaMemPoolGetAccess. */
 GR_API grError_t grMemPoolGetAccess(grMemAccessFlags *flags, grMemPool_t memPool, grMemLocation *location);
 

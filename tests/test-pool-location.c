@@ -110,9 +110,10 @@ GR_TEST(mem_set_mem_pool_refuses_a_foreign_location_or_a_dead_pool_and_changes_n
     grMemLocation missing = device_loc(1000);
     grMemPool_t pool = cpu_pool(), dead = cpu_pool(), cur = NULL, dflt = NULL;
     CHECK_OK(grDeviceGetDefaultMemPool(&dflt, 0));
-    CHECK_GR(grErrorInvalidDevice, grMemSetMemPool(&missing, grMemAllocationTypePinned, pool));
+    /* CUDA 13: grErrorInvalidValue (tests/probes/memory.cu, memsetmempool-device99). */
+    CHECK_GR(grErrorInvalidValue, grMemSetMemPool(&missing, grMemAllocationTypePinned, pool));
     CHECK_DETAIL_HAS("does not exist");
-    CHECK_GR(grErrorInvalidDevice, grMemGetMemPool(&cur, &missing, grMemAllocationTypePinned));
+    CHECK_GR(grErrorInvalidValue, grMemGetMemPool(&cur, &missing, grMemAllocationTypePinned));
     CHECK_GR(grErrorInvalidValue, grMemSetMemPool(&cpu, grMemAllocationTypePinned, NULL));
     CHECK_OK(grMemPoolDestroy(dead));
     CHECK_GR(grErrorInvalidValue, grMemSetMemPool(&cpu, grMemAllocationTypePinned, dead));

@@ -31,7 +31,7 @@ static grError_t check_desc(const char *call, grMemPool_t pool, const grMemAcces
 {
     char what[48];
     snprintf(what, sizeof what, "descList[%zu].location", i);
-    grError_t err = gr__pool_location_device(call, what, &desc->location, device);
+    grError_t err = gr__pool_location_device(call, what, &desc->location, grErrorInvalidDevice, device);
     if (err)
         return err;
     if (!flags_valid(desc->flags))
@@ -39,8 +39,11 @@ static grError_t check_desc(const char *call, grMemPool_t pool, const grMemAcces
                         "%s: descList[%zu].flags is %d, not grMemAccessFlagsProtNone (0), ProtRead (1) or "
                         "ProtReadWrite (3)",
                         call, i, (int)desc->flags);
+    /* CUDA 13's codes (tests/probes/memory.cu, setaccess-own-*): no access
+     * for the pool's own device is grErrorInvalidDevice, read-only access
+     * grErrorNotSupported. */
     if (*device == pool->device && desc->flags != grMemAccessFlagsProtReadWrite)
-        return gr__fail(grErrorInvalidValue,
+        return gr__fail(desc->flags == grMemAccessFlagsProtNone ? grErrorInvalidDevice : grErrorNotSupported,
                         "%s: descList[%zu] gives device %d, the pool's own, %s access; a pool's device "
                         "always has read-write access, which cannot be revoked",
                         call, i, *device, desc->flags == grMemAccessFlagsProtNone ? "no" : "read-only");
@@ -96,7 +99,14 @@ GR_API grError_t grMemPoolGetAccess(grMemAccessFlags *flags, grMemPool_t memPool
         return gr__fail(grErrorInvalidValue, "%s: flags (the output pointer) is NULL", call);
     if ((err = gr__pool_check(call, memPool)))
         return err;
-    if ((err = gr__pool_location_device(call, "location", location, &d)))
+    /* A host location: CUDA 13 answers a GPU's pool with no access
+     * (tests/probes/memory.cu, getaccess-host); the CPU's pools are host
+     * memory. */
+    if (location && (location->type == grMemLocationTypeHost || location->type == grMemLocationTypeHostNuma)) {
+        *flags = memPool->device == 0 ? grMemAccessFlagsProtReadWrite : grMemAccessFlagsProtNone;
+        return grSuccess;
+    }
+    if ((err = gr__pool_location_device(call, "location", location, grErrorInvalidValue, &d)))
         return err;
     if (d == memPool->device) {
         *flags = grMemAccessFlagsProtReadWrite;

@@ -473,9 +473,11 @@ grError_t gr__pool_get_current(const char *call, grMemPool_t *memPool, int devic
  * existing device), or the error with a detail naming 'call' and 'what'
  * (the argument): grErrorInvalidValue for a location type CUDA refuses
  * there, grErrorNotSupported for a host location (CUDA's, which graphrt
- * does not have), grErrorInvalidDevice for an id naming no device
- * (pool_location.c). */
-grError_t gr__pool_location_device(const char *call, const char *what, const grMemLocation *loc, int *device);
+ * does not have), 'no_device' for an id naming no device (CUDA 13 answers
+ * grErrorInvalidValue in the getters, grErrorInvalidDevice in
+ * grMemPoolSetAccess: tests/probes/memory.cu) (pool_location.c). */
+grError_t gr__pool_location_device(const char *call, const char *what, const grMemLocation *loc,
+                                   grError_t no_device, int *device);
 
 /* A new pool object of 'device' with one reference; a GPU's ('device' >=
  * 1, 'gpu' its driver pool) is in no registry: the CPU's trims and resets

@@ -12,7 +12,8 @@
  */
 #include "pool_int.h"
 
-grError_t gr__pool_location_device(const char *call, const char *what, const grMemLocation *loc, int *device)
+grError_t gr__pool_location_device(const char *call, const char *what, const grMemLocation *loc,
+                                   grError_t no_device, int *device)
 {
     if (!loc)
         return gr__fail(grErrorInvalidValue, "%s: %s is NULL; pass {grMemLocationTypeDevice, device}", call,
@@ -20,7 +21,7 @@ grError_t gr__pool_location_device(const char *call, const char *what, const grM
     switch (loc->type) {
     case grMemLocationTypeDevice:
         if (!gr__device_exists(loc->id))
-            return gr__fail(grErrorInvalidDevice,
+            return gr__fail(no_device,
                             "%s: %s names device %d, which does not exist; the devices are 0 (the CPU) and "
                             "1..%d",
                             call, what, loc->id, gr__gpu_count());
@@ -71,7 +72,9 @@ static grError_t location_device(const char *call, const grMemLocation *loc, grM
                         "%s: type %d is not an allocation type of pools; graphrt's pools are "
                         "grMemAllocationTypePinned",
                         call, (int)type);
-    return gr__pool_location_device(call, "location", loc, device);
+    /* grErrorInvalidValue for a device that does not exist: what CUDA 13
+     * answers (tests/probes/memory.cu, memgetdefaultmempool-device99). */
+    return gr__pool_location_device(call, "location", loc, grErrorInvalidValue, device);
 }
 
 GR_API grError_t grMemGetDefaultMemPool(grMemPool_t *memPool, grMemLocation *location,
