@@ -75,7 +75,8 @@ struct gr_cuda_conds {
 };
 
 /* Kernel arguments with a handle are passed to the driver from an array
- * of this many pointers on the stack (cond_args). */
+ * of this many pointers on the stack (cond_args): grKernelCreate's most
+ * parameters. */
 #define GR_CUDA_COND_KARGS 64
 
 /* A whole-graph update goes through cuGraphExecUpdate when it changes at
@@ -119,17 +120,15 @@ static void memset_desc(CUDA_MEMSET_NODE_PARAMS *d, const grMemsetParams *p)
 }
 
 /* args, or where an argument of kernel k holds a graphrt handle of gx's
- * conditional nodes, buf (room for GR_CUDA_COND_KARGS pointers): a copy
+ * conditional nodes, buf (room for k's parameters): a copy
  * of args whose such arguments point at the driver's handles instead.
  * Only a parameter of 8 bytes whose value is a live handle of the
  * executable is replaced: a kernel takes a handle as a parameter of its
  * own, of type grGraphConditionalHandle. */
-static grError_t cond_args(const char *call, const struct gr_cuda_exec *gx, grKernel_t k, void **args,
-                           void **buf, void ***out)
+static void **cond_args(const struct gr_cuda_exec *gx, grKernel_t k, void **args, void **buf)
 {
     const struct gr_cuda_conds *cs = gx->cond;
-    bool copied = false;
-    *out = args;
+    void **out = args;
     for (int j = 0; j < k->nparams; j++) {
         unsigned long long v;
         if (k->sizes[j] != sizeof v)
@@ -138,20 +137,14 @@ static grError_t cond_args(const char *call, const struct gr_cuda_exec *gx, grKe
         for (uint32_t h = 0; h < cs->n; h++) {
             if (v != (unsigned long long)(uintptr_t)cs->at[h]->slot)
                 continue;
-            if (k->nparams > GR_CUDA_COND_KARGS)
-                return gr__fail(grErrorNotSupported,
-                                "%s: kernel '%s' takes a conditional handle and %d parameters; on a GPU a "
-                                "kernel that takes a handle has at most %d",
-                                call, k->name, k->nparams, GR_CUDA_COND_KARGS);
-            if (!copied)
+            if (out == args)
                 memcpy(buf, args, (size_t)k->nparams * sizeof *args);
-            copied = true;
             buf[j] = &cs->at[h]->handle;
-            *out = buf;
+            out = buf;
             break;
         }
     }
-    return grSuccess;
+    return out;
 }
 
 /* The driver's description of a kernel launch on gx's device; buf has
@@ -173,8 +166,8 @@ static grError_t kernel_desc(const char *call, const struct gr_cuda_exec *gx, CU
     d->blockDimY = block->y;
     d->blockDimZ = block->z;
     d->sharedMemBytes = shmem;
-    d->kernelParams = args;
-    return gx->cond ? cond_args(call, gx, k, args, buf, &d->kernelParams) : grSuccess;
+    d->kernelParams = gx->cond ? cond_args(gx, k, args, buf) : args;
+    return grSuccess;
 }
 
 /* The CUevent of an event node's event, which must be of the executable's
