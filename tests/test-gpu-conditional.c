@@ -210,9 +210,10 @@ GR_TEST(gpu_conditional_while_loops_until_a_kernel_ends_it_each_launch)
     fixture_free(&f);
 }
 
-/* Without grGraphCondAssignDefault the value a kernel left stays: the
- * loop that ended at 0 does not run in the next launch. */
-GR_TEST(gpu_conditional_value_persists_without_assign_default)
+/* Without grGraphCondAssignDefault the default (1) is not applied: the
+ * loop runs as the kernel before it sets the value, and not at all once
+ * that kernel sets 0. */
+GR_TEST(gpu_conditional_while_starts_from_the_value_a_kernel_set)
 {
     fixture f;
     fixture_init(&f);
@@ -230,7 +231,7 @@ GR_TEST(gpu_conditional_value_persists_without_assign_default)
     write_cell(&f, 0, 4);
     launch(&f); /* the set node starts the loop */
     CHECK_EQ(read_cell(&f, 1), 4);
-    set_value(&f, s, h, 0); /* nothing starts it now */
+    set_value(&f, s, h, 0); /* the default would start it */
     write_cell(&f, 0, 4);
     launch(&f);
     CHECK_EQ(read_cell(&f, 0), 4);

@@ -31,9 +31,9 @@
  * Conditional nodes become the driver's (cuGraphAddNode with
  * CU_GRAPH_NODE_TYPE_CONDITIONAL), each body plan lowered into the body
  * graph the driver made, through a copy of gx that names that graph and
- * the body's node array; every handle is made on the top-level graph, so
- * that it serves a node at any depth and its default is applied once per
- * launch, as graphrt's. A kernel sets a condition with CUDA's
+ * the body's node array; every handle is made first (make_conds), on the
+ * top-level graph, so that it serves a node at any depth and its default
+ * is applied once per launch, as graphrt's. A kernel sets a condition with CUDA's
  * cudaGraphSetConditional, given the driver's handle: where an 8-byte
  * kernel argument holds one of the executable's graphrt handles, the
  * driver is given the driver's handle in its place (cond_args), at
@@ -72,6 +72,7 @@ struct gr_cuda_conds {
     CUgraph top; /* the top-level graph, where the handles are made */
     struct gr_cuda_cond **at;
     uint32_t n, cap;
+    uint32_t added; /* lowering: the records whose nodes are in the graph */
 };
 
 /* Kernel arguments with a handle are passed to the driver from an array
@@ -311,14 +312,11 @@ static grError_t lower_nodes(const char *call, struct gr_cuda_exec *gx, const gr
     return err;
 }
 
-/* Lowers conditional node pn: the driver's handle (on the top-level
- * graph), its node in gx->graph, then each body into the driver's body
- * graph. The record joins gx->cond first, so that gr__cuda_exec_free
- * frees it on every path. */
-static grError_t add_cond(const char *call, struct gr_cuda_exec *gx, const gr_pnode *pn, CUgraphNode *out,
-                          const CUgraphNode *deps, size_t ndeps)
+/* Makes the record and the driver's handle (on the top-level graph) of
+ * conditional plan c, appended to gx->cond, where gr__cuda_exec_free
+ * finds it on every path. */
+static grError_t make_cond(const char *call, struct gr_cuda_exec *gx, const gr_cond_plan *c)
 {
-    const gr_cond_plan *c = pn->u.cond;
     if (!gr_cu.cuGraphConditionalHandleCreate || !gr_cu.cuGraphAddNode)
         return gr__fail(grErrorNotSupported,
                         "%s: the NVIDIA driver has no conditional nodes (cuGraphConditionalHandleCreate and "
@@ -326,7 +324,7 @@ static grError_t add_cond(const char *call, struct gr_cuda_exec *gx, const gr_pn
                         "instantiate it on the CPU device (0) or use a CUDA 12.3 or later driver",
                         call, gx->device);
     if (!gx->cond && (gx->cond = gr__calloc(1, sizeof *gx->cond)))
-        gx->cond->top = gx->graph; /* the first is a top-level node */
+        gx->cond->top = gx->graph;
     struct gr_cuda_conds *cs = gx->cond;
     struct gr_cuda_cond *lc = NULL;
     if (cs && cs->n == cs->cap) {
@@ -344,19 +342,48 @@ static grError_t add_cond(const char *call, struct gr_cuda_exec *gx, const gr_pn
                         gx->device);
     lc->slot = c->slot;
     lc->nbodies = c->nbodies;
-    CUcontext ctx = gr__cuda_context(gx->device);
     unsigned flags = (c->slot->flags & grGraphCondAssignDefault) ? CU_GRAPH_COND_ASSIGN_DEFAULT : 0u;
-    CUresult r = gr_cu.cuGraphConditionalHandleCreate(&lc->handle, cs->top, ctx, c->slot->defval, flags);
+    CUresult r = gr_cu.cuGraphConditionalHandleCreate(&lc->handle, cs->top, gr__cuda_context(gx->device),
+                                                      c->slot->defval, flags);
     if (r != CUDA_SUCCESS)
         return gr__cu_fail(call, gx->device, "cuGraphConditionalHandleCreate", r);
+    return grSuccess;
+}
+
+/* make_cond for every conditional node of plan p and its bodies, depth
+ * first in plan order (the order add_cond meets them), before any node is
+ * added: a kernel may take a handle whose node comes after it. */
+static grError_t make_conds(const char *call, struct gr_cuda_exec *gx, const gr_plan *p)
+{
+    grError_t err = grSuccess;
+    for (uint32_t i = 0; i + 1 < p->nnodes && !err; i++) {
+        const gr_cond_plan *c = p->nodes[i].u.cond;
+        if (p->nodes[i].type != grGraphNodeTypeConditional)
+            continue;
+        err = make_cond(call, gx, c);
+        for (uint32_t b = 0; b < c->nbodies && !err; b++)
+            err = make_conds(call, gx, c->bodies[b]);
+    }
+    return err;
+}
+
+/* Adds conditional node pn, whose record make_conds made (the next one
+ * gx->cond->added names), to gx->graph, then lowers each body into the
+ * driver's body graph. */
+static grError_t add_cond(const char *call, struct gr_cuda_exec *gx, const gr_pnode *pn, CUgraphNode *out,
+                          const CUgraphNode *deps, size_t ndeps)
+{
+    const gr_cond_plan *c = pn->u.cond;
+    struct gr_cuda_cond *lc = gx->cond->at[gx->cond->added++];
     CUgraphNodeParams np;
     memset(&np, 0, sizeof np);
     np.type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
     np.conditional.handle = lc->handle;
     np.conditional.type = (int)c->type; /* graphrt's IF, WHILE, SWITCH are CUDA's 0, 1, 2 */
     np.conditional.size = c->nbodies;
-    np.conditional.ctx = ctx;
-    if ((r = gr_cu.cuGraphAddNode(out, gx->graph, deps, NULL, ndeps, &np)) != CUDA_SUCCESS)
+    np.conditional.ctx = gr__cuda_context(gx->device);
+    CUresult r = gr_cu.cuGraphAddNode(out, gx->graph, deps, NULL, ndeps, &np);
+    if (r != CUDA_SUCCESS)
         return gr__fail(gr__cu_error(r),
                         "%s: adding a conditional node (type %u, %u bodies) to the device %d graph failed "
                         "with %s",
@@ -428,6 +455,8 @@ grError_t gr__cuda_exec_lower(const char *call, const gr_plan *p, int device, un
     grError_t err = grSuccess;
     if ((r = gr_cu.cuGraphCreate(&gx->graph, 0)) != CUDA_SUCCESS)
         err = gr__cu_fail(call, device, "cuGraphCreate", r);
+    if (!err)
+        err = make_conds(call, gx, p);
     if (!err)
         err = lower_nodes(call, gx, p);
     unsigned long long cuflags = 0;
