@@ -187,7 +187,9 @@ GR_TEST(gpu_conditional_if_without_else_runs_nothing_for_zero)
 /* WHILE (default 1, assigned at each launch): countdown, then count. */
 GR_TEST(gpu_conditional_while_loops_until_a_kernel_ends_it_each_launch)
 {
-    enum { ITERATIONS = 37 };
+    enum {
+        ITERATIONS = 37
+    };
     fixture f;
     fixture_init(&f);
     grGraphConditionalHandle h;
@@ -271,7 +273,9 @@ GR_TEST(gpu_conditional_switch_runs_the_body_of_the_value)
  * graph, set by a kernel of the body. */
 GR_TEST(gpu_conditional_nested_if_in_a_while_body)
 {
-    enum { ITERATIONS = 6 };
+    enum {
+        ITERATIONS = 6
+    };
     fixture f;
     fixture_init(&f);
     grGraphConditionalHandle loop, branch;

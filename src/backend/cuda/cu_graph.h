@@ -77,8 +77,8 @@ typedef struct CUgraphExecUpdateResultInfo {
 /* CUDA_CONDITIONAL_NODE_PARAMS (CUDA 12.3). */
 typedef struct CUDA_CONDITIONAL_NODE_PARAMS {
     CUgraphConditionalHandle handle;
-    int type;           /* CU_GRAPH_COND_TYPE_*: IF 0, WHILE 1, SWITCH 2 (graphrt's values) */
-    unsigned int size;  /* bodies */
+    int type;             /* CU_GRAPH_COND_TYPE_*: IF 0, WHILE 1, SWITCH 2 (graphrt's values) */
+    unsigned int size;    /* bodies */
     CUgraph *phGraph_out; /* the driver's bodies, owned by the node */
     CUcontext ctx;
 } CUDA_CONDITIONAL_NODE_PARAMS;
@@ -154,10 +154,10 @@ enum {
  * edge data; a driver without them keeps its GPUs, and instantiating a
  * graph with conditional nodes for them is refused (cuda/graph.c). */
 #define GR_CU_COND_ABI_VERSION 12030
-#define GR_CU_COND_FUNCTIONS(X)                                                                              \
-    X(cuGraphConditionalHandleCreate, (CUgraphConditionalHandle * pHandle_out, CUgraph hGraph, CUcontext ctx, \
-                                       unsigned int defaultLaunchValue, unsigned int flags))                  \
-    X(cuGraphAddNode, (CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,            \
+#define GR_CU_COND_FUNCTIONS(X)                                                                             \
+    X(cuGraphConditionalHandleCreate, (CUgraphConditionalHandle * pHandle_out, CUgraph hGraph,              \
+                                       CUcontext ctx, unsigned int defaultLaunchValue, unsigned int flags)) \
+    X(cuGraphAddNode, (CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,          \
                        const void *dependencyData, size_t numDependencies, CUgraphNodeParams *nodeParams))
 
 #endif /* GR_CU_GRAPH_H */

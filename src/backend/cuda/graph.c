@@ -395,8 +395,8 @@ static grError_t add_cond(const char *call, struct gr_cuda_exec *gx, const gr_pn
         body.graph = np.conditional.phGraph_out[b];
         body.nodes = lc->nodes[b] = gr__calloc(bp->nnodes, sizeof *body.nodes);
         err = body.nodes ? lower_nodes(call, &body, bp)
-                         : gr__fail(grErrorMemoryAllocation, "%s: out of memory lowering the graph to device %d",
-                                    call, gx->device);
+                         : gr__fail(grErrorMemoryAllocation,
+                                    "%s: out of memory lowering the graph to device %d", call, gx->device);
     }
     return err;
 }
@@ -721,7 +721,8 @@ static grError_t sync_whole(const char *call, struct gr_cuda_exec *gx, const gr_
 
 /* Applies body node pn's parameters to its driver node in gx's
  * executable. */
-static grError_t set_body_node(const char *call, struct gr_cuda_exec *gx, CUgraphNode node, const gr_pnode *pn)
+static grError_t set_body_node(const char *call, struct gr_cuda_exec *gx, CUgraphNode node,
+                               const gr_pnode *pn)
 {
     const char *what;
     CUresult r;
