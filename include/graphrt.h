@@ -1639,6 +1639,9 @@ GR_API grError_t grGraphConditionalHandleCreate(grGraphConditionalHandle *pHandl
  * value is what the conditional nodes after it read (a WHILE body sets it
  * to 0 to end the loop). Called outside a launch, it sets the value the
  * next launch starts with (unless grGraphCondAssignDefault resets it).
+ * On a GPU the value lives on the device, set by the kernels with CUDA's
+ * cudaGraphSetConditional on the handle they take as an argument
+ * (docs/conditional.md); this function does not reach it.
  * Errors: grErrorInvalidValue (handle 0, not from
  * grGraphConditionalHandleCreate, or its graph and executables are all
  * gone; a made-up number that is not a readable address is not detected
@@ -2737,7 +2740,8 @@ typedef struct grGraphExecUpdateResultInfo {
  * conditional handle no node uses, a node type a conditional node's body
  * may not hold), grErrorNotSupported (grGraphInstantiateFlagDeviceLaunch;
  * a graph with conditional nodes of which an executable exists already, a
- * body on its own, conditional nodes on a GPU: docs/conditional.md),
+ * body on its own; on a GPU, conditional nodes with a driver older than
+ * CUDA 12.3: docs/conditional.md),
  * grErrorInitializationError (the runtime could not start),
  * grErrorMemoryAllocation (the plan, or the graph memory it maps). Thread
  * safety: not with other calls on the same graph, another instantiation of
@@ -2840,7 +2844,9 @@ GR_API grError_t grGraphUpload(grGraphExec_t graphExec, grStream_t stream);
  * neither a top-level node of the executable's graph nor a node of one of
  * its conditional nodes' bodies (a node inside a child graph is changed
  * through grGraphExecChildGraphNodeSetParams), or a node of another type
- * than the setter's), besides the errors each one lists.
+ * than the setter's), grErrorNotSupported (a node of a body of an
+ * executable on a GPU, whose bodies change through grGraphExecUpdate),
+ * besides the errors each one lists.
  * The node handle is only a key: the setters never use the graph. Thread
  * safety: any thread, concurrently with launches and other changes of the
  * same executable; each setter first waits until no launch of it is queued
@@ -2928,7 +2934,8 @@ GR_API grError_t grGraphExecEventWaitNodeSetEvent(grGraphExec_t hGraphExec, grGr
  * (hGraphExec not live; hNode neither a top-level node of the
  * executable's graph nor a node of one of its conditional nodes' bodies,
  * which CUDA 13 accepts too; a node of another type, as in CUDA, a
- * conditional node included; for Get, isEnabled NULL).
+ * conditional node included; for Get, isEnabled NULL); for Set,
+ * grErrorNotSupported (a node of a body of an executable on a GPU).
  * Thread safety: as the setters above (Set waits for the launches queued
  * before it, Get does not, except for a body's node, whose plan an update
  * may replace: Get waits as Set does). Mirror cudaGraphNodeSetEnabled /
@@ -2949,7 +2956,8 @@ GR_API grError_t grGraphNodeGetEnabled(grGraphExec_t hGraphExec, grGraphNode_t h
  * lists; an edge pairs only with an edge of the same grGraphEdgeData,
  * else TopologyChanged; a top-level kernel node whose cooperative
  * attribute changes, or, with grGraphInstantiateFlagUseNodePriority, whose
- * priority attribute changes: AttributesChanged),
+ * priority attribute changes: AttributesChanged; on a GPU, a conditional
+ * handle with another default value or flags: NotSupported),
  * grErrorMemoryAllocation (result grGraphExecUpdateError). Thread
  * safety: any thread for the executable (see the section); not with other
  * calls on hGraph. Mirrors cudaGraphExecUpdate (CUDA 12 form). */
