@@ -60,7 +60,9 @@ struct gr_cuda_exec {
  * handle 'slot' (which an update may replace by another graph's), and
  * per body the driver nodes of the body's plan nodes (EXIT has none). */
 struct gr_cuda_cond {
-    const gr_cond_slot *slot;
+    /* Relaxed: an update writes it in its write section while an exec
+     * setter, which calls the driver before entering one, may read it. */
+    const gr_cond_slot *_Atomic slot;
     CUgraphConditionalHandle handle;
     uint32_t nbodies;
     CUgraphNode *nodes[];
@@ -136,7 +138,7 @@ static void **cond_args(const struct gr_cuda_exec *gx, grKernel_t k, void **args
             continue;
         memcpy(&v, args[j], sizeof v);
         for (uint32_t h = 0; h < cs->n; h++) {
-            if (v != (unsigned long long)(uintptr_t)cs->at[h]->slot)
+            if (v != (unsigned long long)(uintptr_t)gr_load_relaxed(&cs->at[h]->slot))
                 continue;
             if (out == args)
                 memcpy(buf, args, (size_t)k->nparams * sizeof *args);
@@ -340,7 +342,7 @@ static grError_t make_cond(const char *call, struct gr_cuda_exec *gx, const gr_c
     if (!lc)
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory lowering the graph to device %d", call,
                         gx->device);
-    lc->slot = c->slot;
+    gr_store_relaxed(&lc->slot, c->slot);
     lc->nbodies = c->nbodies;
     unsigned flags = (c->slot->flags & grGraphCondAssignDefault) ? CU_GRAPH_COND_ASSIGN_DEFAULT : 0u;
     CUresult r = gr_cu.cuGraphConditionalHandleCreate(&lc->handle, cs->top, gr__cuda_context(gx->device),
@@ -772,7 +774,7 @@ static grError_t sync_cond(const char *call, struct gr_cuda_exec *gx, const gr_c
 {
     struct gr_cuda_cond *lc = gx->cond->at[(*k)++];
     grError_t err = grSuccess;
-    lc->slot = c->slot;
+    gr_store_relaxed(&lc->slot, c->slot);
     for (uint32_t b = 0; b < c->nbodies; b++) {
         const gr_plan *bp = c->bodies[b];
         for (uint32_t i = 0; i + 1 < bp->nnodes && !err; i++) {
