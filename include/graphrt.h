@@ -1786,6 +1786,9 @@ GR_API grError_t grGraphConditionalHandleCreate(grGraphConditionalHandle *pHandl
  * value is what the conditional nodes after it read (a WHILE body sets it
  * to 0 to end the loop). Called outside a launch, it sets the value the
  * next launch starts with (unless grGraphCondAssignDefault resets it).
+ * On a GPU the value lives on the device, set by the kernels with CUDA's
+ * cudaGraphSetConditional on the handle they take as an argument
+ * (docs/conditional.md); this function does not reach it.
  * Errors: grErrorInvalidValue (handle 0, not from
  * grGraphConditionalHandleCreate, or its graph and executables are all
  * gone; a made-up number that is not a readable address is not detected
@@ -2886,7 +2889,8 @@ typedef struct grGraphExecUpdateResultInfo {
  * may not hold), grErrorNotSupported (grGraphInstantiateFlagDeviceLaunch;
  * a graph with memory allocation nodes, or with conditional nodes, of
  * which an executable exists already (CUDA 13's code for both); a body on
- * its own, conditional nodes on a GPU: docs/conditional.md),
+ * its own; on a GPU, conditional nodes with a driver older than CUDA 12.3:
+ * docs/conditional.md),
  * grErrorInitializationError (the runtime could not start),
  * grErrorMemoryAllocation (the plan, or the graph memory it maps). Thread
  * safety: not with other calls on the same graph, another instantiation of
@@ -2989,7 +2993,9 @@ GR_API grError_t grGraphUpload(grGraphExec_t graphExec, grStream_t stream);
  * neither a top-level node of the executable's graph nor a node of one of
  * its conditional nodes' bodies (a node inside a child graph is changed
  * through grGraphExecChildGraphNodeSetParams), or a node of another type
- * than the setter's), besides the errors each one lists.
+ * than the setter's), grErrorNotSupported (a node of a body of an
+ * executable on a GPU, whose bodies change through grGraphExecUpdate),
+ * besides the errors each one lists.
  * The node handle is only a key: the setters never use the graph. Thread
  * safety: any thread, concurrently with launches and other changes of the
  * same executable; each setter first waits until no launch of it is queued
@@ -3077,7 +3083,8 @@ GR_API grError_t grGraphExecEventWaitNodeSetEvent(grGraphExec_t hGraphExec, grGr
  * (hGraphExec not live; hNode neither a top-level node of the
  * executable's graph nor a node of one of its conditional nodes' bodies,
  * which CUDA 13 accepts too; a node of another type, as in CUDA, a
- * conditional node included; for Get, isEnabled NULL).
+ * conditional node included; for Get, isEnabled NULL); for Set,
+ * grErrorNotSupported (a node of a body of an executable on a GPU).
  * Thread safety: as the setters above (Set waits for the launches queued
  * before it, Get does not, except for a body's node, whose plan an update
  * may replace: Get waits as Set does). Mirror cudaGraphNodeSetEnabled /
@@ -3099,7 +3106,8 @@ GR_API grError_t grGraphNodeGetEnabled(grGraphExec_t hGraphExec, grGraphNode_t h
  * else TopologyChanged; a top-level kernel node whose cooperative
  * attribute changes, or, with grGraphInstantiateFlagUseNodePriority, whose
  * priority attribute changes: AttributesChanged; memory allocation nodes
- * whose allocations another executable maps: NotSupported). With memory
+ * whose allocations another executable maps, or on a GPU a conditional
+ * handle with another default value or flags: NotSupported). With memory
  * nodes the executable maps hGraph's allocations from then on and gives
  * the old graph's back, as CUDA 13 does (docs/memory-pools.md).
  * grErrorMemoryAllocation (result grGraphExecUpdateError). Thread

@@ -101,8 +101,10 @@
 #define gr_sync_threads() __syncthreads()
 
 /* A conditional handle as a kernel parameter (graphrt.h's type), and the
- * device function that sets its value (CUDA 12.3+; graphrt does not lower
- * conditional nodes to GPUs yet: docs/conditional.md). */
+ * device function that sets its value (CUDA 12.3+). Where the kernel runs
+ * in a graph's executable on a GPU, graphrt passes the driver's handle in
+ * a parameter of this type that holds one of the executable's handles, so
+ * that CUDA's cudaGraphSetConditional takes it (docs/conditional.md). */
 typedef unsigned long long grGraphConditionalHandle;
 #define gr_set_conditional(h, v) cudaGraphSetConditional((cudaGraphConditionalHandle)(h), (unsigned)(v))
 

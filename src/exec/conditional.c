@@ -288,13 +288,8 @@ grError_t gr__exec_cond_check_graph(const char *call, grGraph_t g)
     return grSuccess;
 }
 
-grError_t gr__exec_cond_instantiate(const char *call, gr_plan *p, int device)
+grError_t gr__exec_cond_instantiate(const char *call, gr_plan *p)
 {
-    if (device != 0)
-        return gr__fail(grErrorNotSupported,
-                        "%s: the graph has conditional nodes, which graphrt does not lower to GPUs yet "
-                        "(docs/devices.md); instantiate it on the CPU device",
-                        call);
     uint32_t cap = gr__plan_cond_count(p), n = 0;
     gr_cond_slot **list = gr__malloc(cap * sizeof *list);
     if (list == NULL)
@@ -350,6 +345,18 @@ static bool same_plan(const gr_plan *a, const gr_plan *b, char *why, size_t cap)
         snprintf(why, cap, "the edges of a body differ");
         return false;
     }
+    return true;
+}
+
+bool gr__exec_cond_same_defaults(const gr_cond_plan *a, const gr_cond_plan *b)
+{
+    if (a->slot->defval != b->slot->defval || a->slot->flags != b->slot->flags)
+        return false;
+    for (uint32_t k = 0; k < a->nbodies; k++)
+        for (uint32_t i = 0; i + 1 < a->bodies[k]->nnodes; i++)
+            if (a->bodies[k]->nodes[i].type == grGraphNodeTypeConditional &&
+                !gr__exec_cond_same_defaults(a->bodies[k]->nodes[i].u.cond, b->bodies[k]->nodes[i].u.cond))
+                return false;
     return true;
 }
 

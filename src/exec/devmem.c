@@ -156,6 +156,10 @@ grError_t gr__exec_check_plan_devmem(const char *call, const gr_plan *p, int dev
         case grGraphNodeTypeMemset:
             err = check_copy(call, &w, pn->u.memset.dst, NULL, device);
             break;
+        case grGraphNodeTypeConditional:
+            for (uint32_t b = 0; b < pn->u.cond->nbodies && !err; b++)
+                err = gr__exec_check_plan_devmem(call, pn->u.cond->bodies[b], device);
+            break;
         default:
             break;
         }

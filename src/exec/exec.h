@@ -58,17 +58,21 @@ void gr__exec_cond_keep_nodes(gr_cond_plan *fresh, gr_cond_plan *old);
  * (CUDA's rules). */
 grError_t gr__exec_cond_check_graph(const char *call, grGraph_t g);
 
-/* After a plan with conditional nodes is built: refuses them on a GPU
- * device, applies CUDA's one-executable-at-a-time rule, and lists (and
- * references) the handles in p->cond_slots, their values set to their
- * defaults. */
-grError_t gr__exec_cond_instantiate(const char *call, gr_plan *p, int device);
+/* After a plan with conditional nodes is built: applies CUDA's
+ * one-executable-at-a-time rule, and lists (and references) the handles
+ * in p->cond_slots, their values set to their defaults. */
+grError_t gr__exec_cond_instantiate(const char *call, gr_plan *p);
 
 /* Whether conditional plan b (built from a graph that updates an
  * executable) has the shape of a: the same type and bodies with the same
  * nodes and edges, recursively (handles may differ); if not, says why in
  * why[cap]. */
 bool gr__exec_cond_same_shape(const gr_cond_plan *a, const gr_cond_plan *b, char *why, size_t cap);
+
+/* Whether the handles of conditional plans a and b (of the same shape)
+ * have the same defaults and flags, node by node: what an update of an
+ * executable on a GPU must keep, the driver's handles having them fixed. */
+bool gr__exec_cond_same_defaults(const gr_cond_plan *a, const gr_cond_plan *b);
 
 /* Conditional node c and the conditional nodes of its bodies; those of
  * plan p and its bodies. */

@@ -898,7 +898,7 @@ static grError_t instantiate_body(const char *call, grGraphExec_t *out, grGraph_
     if (!err && GR_UNLIKELY(b.ncond || g->cond_slots != NULL || g->owner != NULL))
         err = gr__exec_cond_check_graph(call, g);
     if (!err && b.ncond)
-        err = gr__exec_cond_instantiate(call, p, gr__device_current());
+        err = gr__exec_cond_instantiate(call, p);
     /* On a GPU the plan is the input of the lowering (the exec layer's
      * node table and checks stay the same on every device). */
     int device = gr__device_current();

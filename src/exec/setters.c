@@ -15,6 +15,20 @@
 
 #include <string.h>
 
+/* An executable on a GPU changes the nodes of conditional nodes' bodies
+ * through grGraphExecUpdate only: its setters reach top-level nodes. */
+static grError_t gpu_body_refused(const char *call, grGraphExec_t e, grGraphNode_t node, const gr_pnode *pn)
+{
+    uintptr_t off = (uintptr_t)pn - (uintptr_t)e->plan.nodes;
+    if (e->gpu == NULL || off < (uintptr_t)e->plan.nnodes * sizeof *pn)
+        return grSuccess;
+    return gr__fail(grErrorNotSupported,
+                    "%s: node %p is in a conditional node's body, and the executable runs on a GPU, where "
+                    "body nodes change only through grGraphExecUpdate: set the node's parameters in the "
+                    "graph and update the executable",
+                    call, GR_PTR(node));
+}
+
 /* find_node's failures (and its first call, which builds the node map),
  * each with its detail. */
 static GR_NOINLINE grError_t find_node_slow(const char *call, grGraphExec_t e, grGraphNode_t node,
@@ -35,6 +49,8 @@ static GR_NOINLINE grError_t find_node_slow(const char *call, grGraphExec_t e, g
     if (t != want)
         return gr__fail(grErrorInvalidValue, "%s: node %p is a %s node, not a %s node", call, GR_PTR(node),
                         gr__node_type_name(t), gr__node_type_name(want));
+    if ((err = gpu_body_refused(call, e, node, pn)))
+        return err;
     *out = pn;
     return grSuccess;
 }
@@ -353,6 +369,8 @@ GR_API grError_t grGraphNodeSetEnabled(grGraphExec_t hGraphExec, grGraphNode_t h
 {
     gr_pnode *pn = NULL;
     grError_t err = find_toggle("grGraphNodeSetEnabled", hGraphExec, hNode, &pn);
+    if (!err)
+        err = gpu_body_refused("grGraphNodeSetEnabled", hGraphExec, hNode, pn);
     if (err)
         return err;
     if (GR_UNLIKELY(hGraphExec->gpu != NULL) &&

@@ -180,6 +180,15 @@ static bool check_conditional(upd *u, gr_pnode *pn, grGraphNode_t gn)
         return refuse(u, grGraphExecUpdateErrorTopologyChanged, NULL, NULL, "%s: %s", gr__node_label(gn),
                       why);
     }
+    /* The driver's handles keep the defaults they were made with. */
+    if (u->exec->gpu != NULL && !gr__exec_cond_same_defaults(old, fresh)) {
+        gr__exec_cond_free(fresh);
+        return refuse(u, grGraphExecUpdateErrorNotSupported, gn, NULL,
+                      "%s: a conditional handle of its graph has another default value or flags than the "
+                      "one it replaces; on a GPU a handle's default and flags are fixed when the "
+                      "executable is instantiated",
+                      gr__node_label(gn));
+    }
     if (!gr__exec_cond_slots_available(&u->exec->plan, fresh)) {
         gr__exec_cond_free(fresh);
         return refuse(
@@ -358,9 +367,13 @@ static grError_t device_check(const char *call, grGraphExec_t e, grGraphNode_t g
     case grGraphNodeTypeMemcpy:
     case grGraphNodeTypeMemset:
         return gr__exec_check_node_devmem(call, gn, device);
+    case grGraphNodeTypeConditional:
+        for (unsigned b = 0; b < gn->p.cond.nbodies && !err; b++)
+            for (struct grGraphNode_st *v = gn->p.cond.bodies[b]->first; v && !err; v = v->next)
+                err = device_check(call, e, v);
+        return err;
     case grGraphNodeTypeHost:
     case grGraphNodeTypeEmpty:
-    case grGraphNodeTypeConditional: /* CPU only: refused on GPUs at instantiation */
     case grGraphNodeTypeMemAlloc:
     case grGraphNodeTypeMemFree:
     case grGraphNodeTypeCount:
@@ -413,9 +426,10 @@ static bool params_differ(const gr_pnode *pn, grGraphNode_t gn)
     case grGraphNodeTypeWaitEvent:
     case grGraphNodeTypeEventRecord:
         return pn->u.event != gn->p.event;
+    case grGraphNodeTypeConditional: /* its bodies were compiled again: applied whole */
+        return true;
     case grGraphNodeTypeEmpty:
     case grGraphNodeTypeGraph:
-    case grGraphNodeTypeConditional: /* CPU only */
     case grGraphNodeTypeMemAlloc:
     case grGraphNodeTypeMemFree:
     case grGraphNodeTypeCount:

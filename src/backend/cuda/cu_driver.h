@@ -277,11 +277,12 @@ typedef CUresult (*gr_cuGetProcAddress_v1)(const char *symbol, void **pfn, int c
     GR_CU_GRAPH_FUNCTIONS(X)
 
 /* The table of entry points, filled once by the loader; a driver that
- * lacks one of them leaves the process without GPUs (loader.c). */
+ * lacks one of GR_CU_FUNCTIONS leaves the process without GPUs (loader.c). */
 typedef struct gr_cu_table {
 /* NOLINTNEXTLINE(bugprone-macro-parentheses): a declarator, not an expression */
 #define GR_CU_MEMBER(name, params) CUresult(*name) params;
     GR_CU_FUNCTIONS(GR_CU_MEMBER)
+    GR_CU_COND_FUNCTIONS(GR_CU_MEMBER) /* NULL where the driver lacks them */
 #undef GR_CU_MEMBER
 } gr_cu_table;
 

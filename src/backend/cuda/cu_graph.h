@@ -6,7 +6,8 @@
  * cuGraphKernelNodeSetParams and cuGraphExecKernelNodeSetParams are the
  * '_v2' entries taking CUDA_KERNEL_NODE_PARAMS_v2 (with 'kern' and 'ctx'),
  * and cuGraphExecUpdate the '_v2' one taking a result structure. Included by
- * cu_driver.h, whose table resolves GR_CU_GRAPH_FUNCTIONS with the rest.
+ * cu_driver.h, whose table resolves GR_CU_GRAPH_FUNCTIONS with the rest
+ * and GR_CU_COND_FUNCTIONS where the driver has them.
  * Private to the backend area.
  */
 #ifndef GR_CU_GRAPH_H
@@ -17,6 +18,7 @@ typedef struct CUgraphNode_st *CUgraphNode;
 typedef struct CUgraphExec_st *CUgraphExec;
 typedef struct CUarray_st *CUarray;
 typedef struct CUkern_st *CUkernel;
+typedef unsigned long long CUgraphConditionalHandle;
 
 /* CUDA_KERNEL_NODE_PARAMS_v2. */
 typedef struct CUDA_KERNEL_NODE_PARAMS {
@@ -72,6 +74,32 @@ typedef struct CUgraphExecUpdateResultInfo {
     CUgraphNode errorFromNode;
 } CUgraphExecUpdateResultInfo;
 
+/* CUDA_CONDITIONAL_NODE_PARAMS (CUDA 12.3). */
+typedef struct CUDA_CONDITIONAL_NODE_PARAMS {
+    CUgraphConditionalHandle handle;
+    int type;             /* CU_GRAPH_COND_TYPE_*: IF 0, WHILE 1, SWITCH 2 (graphrt's values) */
+    unsigned int size;    /* bodies */
+    CUgraph *phGraph_out; /* the driver's bodies, owned by the node */
+    CUcontext ctx;
+} CUDA_CONDITIONAL_NODE_PARAMS;
+
+/* CUgraphNodeParams (cuGraphAddNode), of which graphrt fills only the
+ * conditional member: 256 bytes, the unused ones zero. */
+typedef struct CUgraphNodeParams {
+    int type; /* CUgraphNodeType */
+    int reserved0[3];
+    union {
+        long long reserved1[29];
+        CUDA_CONDITIONAL_NODE_PARAMS conditional;
+    };
+    long long reserved2;
+} CUgraphNodeParams;
+
+enum {
+    CU_GRAPH_NODE_TYPE_CONDITIONAL = 13,
+    CU_GRAPH_COND_ASSIGN_DEFAULT = 1
+};
+
 /* CUgraphInstantiate_flags. */
 enum {
     CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH = 1,
@@ -120,5 +148,16 @@ enum {
     X(cuGraphEventRecordNodeSetEvent, (CUgraphNode hNode, CUevent event))                                   \
     X(cuGraphEventWaitNodeSetEvent, (CUgraphNode hNode, CUevent event))                                     \
     X(cuGraphExecUpdate, (CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo * resultInfo))
+
+/* The entry points of conditional nodes, resolved at the CUDA 12.3 ABI
+ * (GR_CU_COND_ABI_VERSION), where cuGraphAddNode is the '_v2' entry with
+ * edge data; a driver without them keeps its GPUs, and instantiating a
+ * graph with conditional nodes for them is refused (cuda/graph.c). */
+#define GR_CU_COND_ABI_VERSION 12030
+#define GR_CU_COND_FUNCTIONS(X)                                                                             \
+    X(cuGraphConditionalHandleCreate, (CUgraphConditionalHandle * pHandle_out, CUgraph hGraph,              \
+                                       CUcontext ctx, unsigned int defaultLaunchValue, unsigned int flags)) \
+    X(cuGraphAddNode, (CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,          \
+                       const void *dependencyData, size_t numDependencies, CUgraphNodeParams *nodeParams))
 
 #endif /* GR_CU_GRAPH_H */

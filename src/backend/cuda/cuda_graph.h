@@ -17,10 +17,13 @@ struct gr_cuda_exec;
 
 /* Lowers plan p to a CUgraph of GPU 'device' and instantiates it (the
  * grGraphInstantiateFlag* 'flags' mapped to the driver's; graph memory's
- * nodes become empty nodes, their memory being the exec layer's). Fails
- * with grErrorInvalidValue for an event of another device,
- * grErrorInvalidDeviceFunction for a kernel without a GPU image, or the
- * driver's error. */
+ * nodes become empty nodes, their memory being the exec layer's;
+ * conditional nodes the driver's, with their bodies, and a kernel
+ * argument holding one of their graphrt handles the driver's handle).
+ * Fails with grErrorInvalidValue for an event of another device,
+ * grErrorInvalidDeviceFunction for a kernel without a GPU image,
+ * grErrorNotSupported for conditional nodes on a driver without them, or
+ * the driver's error. */
 grError_t gr__cuda_exec_lower(const char *call, const gr_plan *p, int device, unsigned long long flags,
                               struct gr_cuda_exec **out);
 
@@ -61,7 +64,9 @@ grError_t gr__cuda_exec_sync_node(const char *call, struct gr_cuda_exec *gx, con
 
 /* Applies plan nodes [from, to) of p to the driver's executable; with
  * 'only', just the nodes i for which only[i] is nonzero (those an update
- * changed). Few changes go node by node (gr__cuda_exec_sync_node); many
+ * changed); a conditional node's bodies are applied whole, and the
+ * handles p's conditional nodes hold now are those kernel arguments are
+ * matched against. Few changes go node by node (gr__cuda_exec_sync_node); many
  * are written into the driver's graph and applied in one
  * cuGraphExecUpdate. */
 grError_t gr__cuda_exec_sync_range(const char *call, struct gr_cuda_exec *gx, const gr_plan *p, uint32_t from,

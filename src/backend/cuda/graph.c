@@ -27,6 +27,18 @@
  * Nothing here takes a graphrt lock: the exec layer calls in between
  * gr__exec_write_begin and gr__exec_write_end, or at instantiation and
  * destruction, when no other thread uses the executable.
+ *
+ * Conditional nodes become the driver's (cuGraphAddNode with
+ * CU_GRAPH_NODE_TYPE_CONDITIONAL), each body plan lowered into the body
+ * graph the driver made, through a copy of gx that names that graph and
+ * the body's node array; every handle is made first (make_conds), on the
+ * top-level graph, so that it serves a node at any depth and its default
+ * is applied once per launch, as graphrt's. A kernel sets a condition with CUDA's
+ * cudaGraphSetConditional, given the driver's handle: where an 8-byte
+ * kernel argument holds one of the executable's graphrt handles, the
+ * driver is given the driver's handle in its place (cond_args), at
+ * lowering, in the exec setters and in updates, so the kernel's argument
+ * is the handle it sets (docs/conditional.md).
  */
 #include "cuda_int.h"
 #include "cuda_graph.h"
@@ -41,7 +53,34 @@ struct gr_cuda_exec {
     uint8_t *stale;     /* per plan node: the driver's graph lacks what an exec setter wrote */
     uint32_t nnodes;
     bool disabled_once;
+    struct gr_cuda_conds *cond; /* NULL without conditional nodes */
 };
+
+/* A conditional node lowered: the driver's handle standing for graphrt's
+ * handle 'slot' (which an update may replace by another graph's), and
+ * per body the driver nodes of the body's plan nodes (EXIT has none). */
+struct gr_cuda_cond {
+    /* Relaxed: an update writes it in its write section while an exec
+     * setter, which calls the driver before entering one, may read it. */
+    const gr_cond_slot *_Atomic slot;
+    CUgraphConditionalHandle handle;
+    uint32_t nbodies;
+    CUgraphNode *nodes[];
+};
+
+/* An executable's conditional nodes, at any depth, in the order lowered:
+ * depth first, each node before its bodies' nodes, bodies in order. */
+struct gr_cuda_conds {
+    CUgraph top; /* the top-level graph, where the handles are made */
+    struct gr_cuda_cond **at;
+    uint32_t n, cap;
+    uint32_t added; /* lowering: the records whose nodes are in the graph */
+};
+
+/* Kernel arguments with a handle are passed to the driver from an array
+ * of this many pointers on the stack (cond_args): grKernelCreate's most
+ * parameters. */
+#define GR_CUDA_COND_KARGS 64
 
 /* A whole-graph update goes through cuGraphExecUpdate when it changes at
  * least this many nodes and at least 1/GR_CUDA_WHOLE_UPDATE_SHARE of the
@@ -83,11 +122,42 @@ static void memset_desc(CUDA_MEMSET_NODE_PARAMS *d, const grMemsetParams *p)
     d->height = p->height;
 }
 
-static grError_t kernel_desc(const char *call, int device, CUDA_KERNEL_NODE_PARAMS *d, grKernel_t k,
-                             const grDim3 *grid, const grDim3 *block, uint32_t shmem, void **args)
+/* args, or where an argument of kernel k holds a graphrt handle of gx's
+ * conditional nodes, buf (room for k's parameters): a copy
+ * of args whose such arguments point at the driver's handles instead.
+ * Only a parameter of 8 bytes whose value is a live handle of the
+ * executable is replaced: a kernel takes a handle as a parameter of its
+ * own, of type grGraphConditionalHandle. */
+static void **cond_args(const struct gr_cuda_exec *gx, grKernel_t k, void **args, void **buf)
+{
+    const struct gr_cuda_conds *cs = gx->cond;
+    void **out = args;
+    for (int j = 0; j < k->nparams; j++) {
+        unsigned long long v;
+        if (k->sizes[j] != sizeof v)
+            continue;
+        memcpy(&v, args[j], sizeof v);
+        for (uint32_t h = 0; h < cs->n; h++) {
+            if (v != (unsigned long long)(uintptr_t)gr_load_relaxed(&cs->at[h]->slot))
+                continue;
+            if (out == args)
+                memcpy(buf, args, (size_t)k->nparams * sizeof *args);
+            buf[j] = &cs->at[h]->handle;
+            out = buf;
+            break;
+        }
+    }
+    return out;
+}
+
+/* The driver's description of a kernel launch on gx's device; buf has
+ * room for GR_CUDA_COND_KARGS pointers and lives as long as *d. */
+static grError_t kernel_desc(const char *call, const struct gr_cuda_exec *gx, CUDA_KERNEL_NODE_PARAMS *d,
+                             grKernel_t k, const grDim3 *grid, const grDim3 *block, uint32_t shmem,
+                             void **args, void **buf)
 {
     CUfunction f = NULL;
-    grError_t err = gr__cuda_kernel_function(call, k, device, &f);
+    grError_t err = gr__cuda_kernel_function(call, k, gx->device, &f);
     if (err)
         return err;
     memset(d, 0, sizeof *d);
@@ -99,7 +169,7 @@ static grError_t kernel_desc(const char *call, int device, CUDA_KERNEL_NODE_PARA
     d->blockDimY = block->y;
     d->blockDimZ = block->z;
     d->sharedMemBytes = shmem;
-    d->kernelParams = args;
+    d->kernelParams = gx->cond ? cond_args(gx, k, args, buf) : args;
     return grSuccess;
 }
 
@@ -117,6 +187,9 @@ static grError_t event_of(const char *call, int device, grEvent_t ev, uint32_t i
     return grSuccess;
 }
 
+static grError_t add_cond(const char *call, struct gr_cuda_exec *gx, const gr_pnode *pn, CUgraphNode *out,
+                          const CUgraphNode *deps, size_t ndeps);
+
 /* Adds plan node i to gx->graph after 'deps'. */
 static grError_t add_node(const char *call, struct gr_cuda_exec *gx, const gr_pnode *pn, uint32_t i,
                           const CUgraphNode *deps, size_t ndeps)
@@ -127,8 +200,9 @@ static grError_t add_node(const char *call, struct gr_cuda_exec *gx, const gr_pn
     switch (pn->type) {
     case grGraphNodeTypeKernel: {
         CUDA_KERNEL_NODE_PARAMS d;
-        err = kernel_desc(call, gx->device, &d, pn->u.kern.k, &pn->u.kern.grid, &pn->u.kern.block, pn->shmem,
-                          pn->u.kern.argv);
+        void *buf[GR_CUDA_COND_KARGS];
+        err = kernel_desc(call, gx, &d, pn->u.kern.k, &pn->u.kern.grid, &pn->u.kern.block, pn->shmem,
+                          pn->u.kern.argv, buf);
         if (err)
             return err;
         r = gr_cu.cuGraphAddKernelNode(out, gx->graph, deps, ndeps, &d);
@@ -161,9 +235,8 @@ static grError_t add_node(const char *call, struct gr_cuda_exec *gx, const gr_pn
                 : gr_cu.cuGraphAddEventWaitNode(out, gx->graph, deps, ndeps, ev);
         break;
     }
-    case grGraphNodeTypeConditional: /* refused before lowering (exec/conditional.c) */
-        return gr__fail(grErrorNotSupported,
-                        "%s: conditional nodes are not lowered to GPUs yet (docs/devices.md)", call);
+    case grGraphNodeTypeConditional:
+        return add_cond(call, gx, pn, out, deps, ndeps);
     default:
         /* Empty nodes, the 'enter' and 'leave' nodes of child graphs, and
          * graph memory's allocation and free nodes: the exec layer maps an
@@ -215,6 +288,136 @@ static bool predecessors(const gr_plan *p, uint32_t **off_out, uint32_t **pred_o
     return true;
 }
 
+/* Adds the nodes of plan p to gx->graph, as gx->nodes[0..p->nnodes - 1). */
+static grError_t lower_nodes(const char *call, struct gr_cuda_exec *gx, const gr_plan *p)
+{
+    uint32_t n = p->nnodes - 1, *off = NULL, *pred = NULL;
+    CUgraphNode *deps = NULL;
+    if (!predecessors(p, &off, &pred) || !(deps = gr__malloc(((size_t)p->nsucc + 1) * sizeof *deps))) {
+        gr__free(off);
+        gr__free(pred);
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory lowering the graph to device %d", call,
+                        gx->device);
+    }
+    grError_t err = grSuccess;
+    /* The plan is in topological order: every node's predecessors are in
+     * the driver's graph before it. */
+    for (uint32_t i = 0; i < n && !err; i++) {
+        size_t nd = 0;
+        for (uint32_t k = off[i]; k < off[i + 1]; k++)
+            deps[nd++] = gx->nodes[pred[k]];
+        err = add_node(call, gx, &p->nodes[i], i, deps, nd);
+    }
+    gr__free(off);
+    gr__free(pred);
+    gr__free(deps);
+    return err;
+}
+
+/* Makes the record and the driver's handle (on the top-level graph) of
+ * conditional plan c, appended to gx->cond, where gr__cuda_exec_free
+ * finds it on every path. */
+static grError_t make_cond(const char *call, struct gr_cuda_exec *gx, const gr_cond_plan *c)
+{
+    if (!gr_cu.cuGraphConditionalHandleCreate || !gr_cu.cuGraphAddNode)
+        return gr__fail(grErrorNotSupported,
+                        "%s: the NVIDIA driver has no conditional nodes (cuGraphConditionalHandleCreate and "
+                        "cuGraphAddNode at the CUDA 12.3 ABI), so the graph cannot run on device %d; "
+                        "instantiate it on the CPU device (0) or use a CUDA 12.3 or later driver",
+                        call, gx->device);
+    if (!gx->cond && (gx->cond = gr__calloc(1, sizeof *gx->cond)))
+        gx->cond->top = gx->graph;
+    struct gr_cuda_conds *cs = gx->cond;
+    struct gr_cuda_cond *lc = NULL;
+    if (cs && cs->n == cs->cap) {
+        uint32_t cap = cs->cap ? 2 * cs->cap : 4;
+        struct gr_cuda_cond **at = gr__realloc(cs->at, cap * sizeof *at);
+        if (at) {
+            cs->at = at;
+            cs->cap = cap;
+        }
+    }
+    if (cs && cs->n < cs->cap && (lc = gr__calloc(1, sizeof *lc + c->nbodies * sizeof lc->nodes[0])))
+        cs->at[cs->n++] = lc;
+    if (!lc)
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory lowering the graph to device %d", call,
+                        gx->device);
+    gr_store_relaxed(&lc->slot, c->slot);
+    lc->nbodies = c->nbodies;
+    unsigned flags = (c->slot->flags & grGraphCondAssignDefault) ? CU_GRAPH_COND_ASSIGN_DEFAULT : 0u;
+    CUresult r = gr_cu.cuGraphConditionalHandleCreate(&lc->handle, cs->top, gr__cuda_context(gx->device),
+                                                      c->slot->defval, flags);
+    if (r != CUDA_SUCCESS)
+        return gr__cu_fail(call, gx->device, "cuGraphConditionalHandleCreate", r);
+    return grSuccess;
+}
+
+/* make_cond for every conditional node of plan p and its bodies, depth
+ * first in plan order (the order add_cond meets them), before any node is
+ * added: a kernel may take a handle whose node comes after it. */
+static grError_t make_conds(const char *call, struct gr_cuda_exec *gx, const gr_plan *p)
+{
+    grError_t err = grSuccess;
+    for (uint32_t i = 0; i + 1 < p->nnodes && !err; i++) {
+        const gr_cond_plan *c = p->nodes[i].u.cond;
+        if (p->nodes[i].type != grGraphNodeTypeConditional)
+            continue;
+        err = make_cond(call, gx, c);
+        for (uint32_t b = 0; b < c->nbodies && !err; b++)
+            err = make_conds(call, gx, c->bodies[b]);
+    }
+    return err;
+}
+
+/* Adds conditional node pn, whose record make_conds made (the next one
+ * gx->cond->added names), to gx->graph, then lowers each body into the
+ * driver's body graph. */
+static grError_t add_cond(const char *call, struct gr_cuda_exec *gx, const gr_pnode *pn, CUgraphNode *out,
+                          const CUgraphNode *deps, size_t ndeps)
+{
+    const gr_cond_plan *c = pn->u.cond;
+    struct gr_cuda_cond *lc = gx->cond->at[gx->cond->added++];
+    CUgraphNodeParams np;
+    memset(&np, 0, sizeof np);
+    np.type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
+    np.conditional.handle = lc->handle;
+    np.conditional.type = (int)c->type; /* graphrt's IF, WHILE, SWITCH are CUDA's 0, 1, 2 */
+    np.conditional.size = c->nbodies;
+    np.conditional.ctx = gr__cuda_context(gx->device);
+    CUresult r = gr_cu.cuGraphAddNode(out, gx->graph, deps, NULL, ndeps, &np);
+    if (r != CUDA_SUCCESS)
+        return gr__fail(gr__cu_error(r),
+                        "%s: adding a conditional node (type %u, %u bodies) to the device %d graph failed "
+                        "with %s",
+                        call, c->type, c->nbodies, gx->device, gr__cu_error_name(r));
+    grError_t err = grSuccess;
+    for (uint32_t b = 0; b < c->nbodies && !err; b++) {
+        const gr_plan *bp = c->bodies[b];
+        struct gr_cuda_exec body = *gx;
+        body.graph = np.conditional.phGraph_out[b];
+        body.nodes = lc->nodes[b] = gr__calloc(bp->nnodes, sizeof *body.nodes);
+        err = body.nodes ? lower_nodes(call, &body, bp)
+                         : gr__fail(grErrorMemoryAllocation,
+                                    "%s: out of memory lowering the graph to device %d", call, gx->device);
+    }
+    return err;
+}
+
+/* Frees gx's records of its conditional nodes (the driver's bodies are
+ * its nodes', destroyed with its graph). */
+static void conds_free(struct gr_cuda_conds *cs)
+{
+    if (!cs)
+        return;
+    for (uint32_t i = 0; i < cs->n; i++) {
+        for (uint32_t b = 0; b < cs->at[i]->nbodies; b++)
+            gr__free(cs->at[i]->nodes[b]);
+        gr__free(cs->at[i]);
+    }
+    gr__free(cs->at);
+    gr__free(cs);
+}
+
 void gr__cuda_exec_free(struct gr_cuda_exec *gx)
 {
     if (!gx)
@@ -225,6 +428,7 @@ void gr__cuda_exec_free(struct gr_cuda_exec *gx)
         if (gx->graph)
             gr_cu.cuGraphDestroy(gx->graph);
     }
+    conds_free(gx->cond);
     gr__free(gx->nodes);
     gr__free(gx->stale);
     gr__free(gx);
@@ -237,18 +441,14 @@ grError_t gr__cuda_exec_lower(const char *call, const gr_plan *p, int device, un
     if (r != CUDA_SUCCESS)
         return gr__cu_fail(call, device, "making the primary context current", r);
     struct gr_cuda_exec *gx = gr__calloc(1, sizeof *gx);
-    uint32_t n = p->nnodes - 1, *off = NULL, *pred = NULL;
-    CUgraphNode *deps = NULL;
+    uint32_t n = p->nnodes - 1;
     if (!gx || !(gx->nodes = gr__calloc(n ? n : 1, sizeof *gx->nodes)) ||
-        !(gx->stale = gr__calloc(n ? n : 1, 1)) || !predecessors(p, &off, &pred) ||
-        !(deps = gr__malloc(((size_t)p->nsucc + 1) * sizeof *deps))) {
+        !(gx->stale = gr__calloc(n ? n : 1, 1))) {
         if (gx) {
             gr__free(gx->nodes);
             gr__free(gx->stale);
         }
         gr__free(gx);
-        gr__free(off);
-        gr__free(pred);
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory lowering the graph to device %d", call,
                         device);
     }
@@ -257,17 +457,10 @@ grError_t gr__cuda_exec_lower(const char *call, const gr_plan *p, int device, un
     grError_t err = grSuccess;
     if ((r = gr_cu.cuGraphCreate(&gx->graph, 0)) != CUDA_SUCCESS)
         err = gr__cu_fail(call, device, "cuGraphCreate", r);
-    /* The plan is in topological order: every node's predecessors are in
-     * the driver's graph before it. */
-    for (uint32_t i = 0; i < n && !err; i++) {
-        size_t nd = 0;
-        for (uint32_t k = off[i]; k < off[i + 1]; k++)
-            deps[nd++] = gx->nodes[pred[k]];
-        err = add_node(call, gx, &p->nodes[i], i, deps, nd);
-    }
-    gr__free(off);
-    gr__free(pred);
-    gr__free(deps);
+    if (!err)
+        err = make_conds(call, gx, p);
+    if (!err)
+        err = lower_nodes(call, gx, p);
     unsigned long long cuflags = 0;
     if (flags & grGraphInstantiateFlagAutoFreeOnLaunch)
         cuflags |= CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH;
@@ -324,8 +517,9 @@ grError_t gr__cuda_exec_set_kernel(const char *call, struct gr_cuda_exec *gx, ui
                                    const grDim3 *grid, const grDim3 *block, uint32_t shmem, void **args)
 {
     CUDA_KERNEL_NODE_PARAMS d;
+    void *buf[GR_CUDA_COND_KARGS];
     CUresult r;
-    grError_t err = kernel_desc(call, gx->device, &d, k, grid, block, shmem, args);
+    grError_t err = kernel_desc(call, gx, &d, k, grid, block, shmem, args, buf);
     if (err)
         return err;
     DRIVE_EXEC(gx, r, gr_cu.cuGraphExecKernelNodeSetParams(gx->exec, gx->nodes[i], &d));
@@ -458,8 +652,9 @@ static grError_t graph_set_node(const char *call, struct gr_cuda_exec *gx, const
     switch (pn->type) {
     case grGraphNodeTypeKernel: {
         CUDA_KERNEL_NODE_PARAMS d;
-        grError_t err = kernel_desc(call, gx->device, &d, pn->u.kern.k, &pn->u.kern.grid, &pn->u.kern.block,
-                                    pn->shmem, pn->u.kern.argv);
+        void *buf[GR_CUDA_COND_KARGS];
+        grError_t err = kernel_desc(call, gx, &d, pn->u.kern.k, &pn->u.kern.grid, &pn->u.kern.block,
+                                    pn->shmem, pn->u.kern.argv, buf);
         if (err)
             return err;
         what = "cuGraphKernelNodeSetParams";
@@ -526,16 +721,107 @@ static grError_t sync_whole(const char *call, struct gr_cuda_exec *gx, const gr_
     return grSuccess;
 }
 
+/* Applies body node pn's parameters to its driver node in gx's
+ * executable. */
+static grError_t set_body_node(const char *call, struct gr_cuda_exec *gx, CUgraphNode node,
+                               const gr_pnode *pn)
+{
+    const char *what;
+    CUresult r;
+    switch (pn->type) {
+    case grGraphNodeTypeKernel: {
+        CUDA_KERNEL_NODE_PARAMS d;
+        void *buf[GR_CUDA_COND_KARGS];
+        grError_t err = kernel_desc(call, gx, &d, pn->u.kern.k, &pn->u.kern.grid, &pn->u.kern.block,
+                                    pn->shmem, pn->u.kern.argv, buf);
+        if (err)
+            return err;
+        what = "cuGraphExecKernelNodeSetParams";
+        r = gr_cu.cuGraphExecKernelNodeSetParams(gx->exec, node, &d);
+        break;
+    }
+    case grGraphNodeTypeMemcpy: {
+        CUDA_MEMCPY3D d;
+        memcpy_desc(&d, pn->u.copy.p.dst, pn->u.copy.p.src, pn->u.copy.p.count);
+        what = "cuGraphExecMemcpyNodeSetParams";
+        r = gr_cu.cuGraphExecMemcpyNodeSetParams(gx->exec, node, &d, gr__cuda_context(gx->device));
+        break;
+    }
+    case grGraphNodeTypeMemset: {
+        CUDA_MEMSET_NODE_PARAMS d;
+        memset_desc(&d, &pn->u.memset);
+        what = "cuGraphExecMemsetNodeSetParams";
+        r = gr_cu.cuGraphExecMemsetNodeSetParams(gx->exec, node, &d, gr__cuda_context(gx->device));
+        break;
+    }
+    default:
+        return grSuccess;
+    }
+    if (r != CUDA_SUCCESS)
+        return gr__fail(gr__cu_error(r),
+                        "%s: %s of node %u (plan order) of a conditional node's body failed on device %d "
+                        "with %s",
+                        call, what, pn->index, gx->device, gr__cu_error_name(r));
+    return grSuccess;
+}
+
+/* Walks conditional plan c and those of its bodies with gx->cond's
+ * records, in the order they were lowered (*k: the next record): takes
+ * their handles (an update may bring another graph's) and, with 'apply',
+ * applies their bodies' nodes to the driver's executable. */
+static grError_t sync_cond(const char *call, struct gr_cuda_exec *gx, const gr_cond_plan *c, uint32_t *k,
+                           bool apply)
+{
+    struct gr_cuda_cond *lc = gx->cond->at[(*k)++];
+    grError_t err = grSuccess;
+    gr_store_relaxed(&lc->slot, c->slot);
+    for (uint32_t b = 0; b < c->nbodies; b++) {
+        const gr_plan *bp = c->bodies[b];
+        for (uint32_t i = 0; i + 1 < bp->nnodes && !err; i++) {
+            const gr_pnode *pn = &bp->nodes[i];
+            if (pn->type == grGraphNodeTypeConditional)
+                err = sync_cond(call, gx, pn->u.cond, k, apply);
+            else if (apply)
+                err = set_body_node(call, gx, lc->nodes[b][i], pn);
+        }
+    }
+    return err;
+}
+
+/* gr__cuda_exec_sync_range's part for conditional nodes: first every
+ * record takes its handle (the kernels written next find them), then the
+ * bodies of the conditional nodes among those to sync are applied whole
+ * (an update compiled them again). */
+static grError_t sync_conds(const char *call, struct gr_cuda_exec *gx, const gr_plan *p, uint32_t from,
+                            uint32_t to, const uint8_t *only)
+{
+    grError_t err = grSuccess;
+    for (int pass = 0; pass < 2 && !err; pass++) {
+        uint32_t k = 0;
+        for (uint32_t i = 0; i + 1 < p->nnodes && !err; i++)
+            if (p->nodes[i].type == grGraphNodeTypeConditional)
+                err = sync_cond(call, gx, p->nodes[i].u.cond, &k,
+                                pass == 1 && i >= from && i < to && (!only || only[i]));
+    }
+    return err;
+}
+
 grError_t gr__cuda_exec_sync_range(const char *call, struct gr_cuda_exec *gx, const gr_plan *p, uint32_t from,
                                    uint32_t to, const uint8_t *only)
 {
     CUresult r = gr__cuda_enter(gx->device);
     if (r != CUDA_SUCCESS)
         return gr__cu_fail(call, gx->device, "making the primary context current", r);
+    if (gx->cond) {
+        grError_t err = sync_conds(call, gx, p, from, to, only);
+        if (err)
+            return err;
+    }
     uint32_t changed = 0;
     for (uint32_t i = from; i < to; i++)
         changed += !only || only[i];
-    if (!gx->disabled_once && changed >= GR_CUDA_WHOLE_UPDATE_MIN &&
+    /* The whole-graph path would have to write the bodies' nodes too. */
+    if (!gx->disabled_once && !gx->cond && changed >= GR_CUDA_WHOLE_UPDATE_MIN &&
         (uint64_t)changed * GR_CUDA_WHOLE_UPDATE_SHARE >= gx->nnodes)
         return sync_whole(call, gx, p, from, to, only);
     grError_t err = grSuccess;

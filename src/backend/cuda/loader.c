@@ -1,7 +1,8 @@
 /*
  * loader.c - finds the CUDA driver at run time: dlopen("libcuda.so.1"),
  * its cuGetProcAddress, every entry point of cu_driver.h by base name at
- * GR_CU_ABI_VERSION, then cuInit and the device count, once per process.
+ * GR_CU_ABI_VERSION (those of conditional nodes, which a driver may lack,
+ * at GR_CU_COND_ABI_VERSION), then cuInit and the device count, once per process.
  * Without a driver, or with GRAPHRT_CUDA=0, there are no GPUs and the
  * reason is kept for the sentences that say so.
  */
@@ -37,6 +38,16 @@ static const struct {
 #undef GR_CU_ENTRY
 };
 
+/* The members of gr_cu that a driver may lack (cu_graph.h). */
+static const struct {
+    const char *name;
+    size_t offset;
+} optional_entry_points[] = {
+#define GR_CU_ENTRY(name, params) {#name, offsetof(gr_cu_table, name)},
+    GR_CU_COND_FUNCTIONS(GR_CU_ENTRY)
+#undef GR_CU_ENTRY
+};
+
 /* Resolves every member of gr_cu; false (with the reason kept) when an
  * entry point graphrt needs is missing. */
 static bool resolve_all(void *lib)
@@ -60,6 +71,17 @@ static bool resolve_all(void *lib)
             return false;
         }
         memcpy((char *)&gr_cu + entry_points[i].offset, &pfn, sizeof pfn);
+    }
+    for (size_t i = 0; i < sizeof optional_entry_points / sizeof optional_entry_points[0]; i++) {
+        void *pfn = NULL;
+        CUdriverProcAddressQueryResult st = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+        CUresult r = gpa2 ? gpa2(optional_entry_points[i].name, &pfn, GR_CU_COND_ABI_VERSION,
+                                 CU_GET_PROC_ADDRESS_DEFAULT, &st)
+                          : gpa1(optional_entry_points[i].name, &pfn, GR_CU_COND_ABI_VERSION,
+                                 CU_GET_PROC_ADDRESS_DEFAULT);
+        if (r != CUDA_SUCCESS)
+            pfn = NULL;
+        memcpy((char *)&gr_cu + optional_entry_points[i].offset, &pfn, sizeof pfn);
     }
     return true;
 }
