@@ -1232,3 +1232,72 @@ GR_TEST(exec_launch_owner_runs_no_other_launch_nodes)
     CHECK_OK(grStreamDestroy(s1));
     CHECK_OK(grStreamDestroy(s2));
 }
+
+/* How many threads a shared launch runs at once: its owner and every
+ * helper it may have (launch_helpers_max in backend/cpu/launch.c). An
+ * application thread that owns a launch runs nodes beside the
+ * GRAPHRT_WORKERS workers on a machine of more than two CPUs, so with 2
+ * workers a fan of 3 runs on 3 threads at once; a worker that owns it has
+ * the other worker as its one helper. The root notes which thread owns
+ * the launch (the owner runs the roots) and how many must meet; each node
+ * of the fan waits (5 s at most) for that many to arrive. The owner once
+ * handed out one node per node it ran, counting workers instead of the
+ * launch's helpers, and the third node waited for the owner's. */
+typedef struct crowd {
+    atomic_int need, arrived, met, owner_was_app;
+} crowd;
+
+static void crowd_root(void *p)
+{
+    crowd *c = p;
+    bool app = pthread_equal(pthread_self(), test_thread);
+    atomic_store(&c->owner_was_app, app);
+    atomic_store(&c->need, app ? 3 : 2);
+}
+
+static void crowd_meet(void *p)
+{
+    crowd *c = p;
+    int need = atomic_load(&c->need);
+    atomic_fetch_add(&c->arrived, 1);
+    for (int i = 0; i < 5000 && atomic_load(&c->arrived) < need; i++)
+        sleep_ms(1);
+    if (atomic_load(&c->arrived) >= need)
+        atomic_fetch_add(&c->met, 1);
+}
+
+GR_TEST(exec_launch_owner_and_every_helper_run_nodes_at_once)
+{
+    enum {
+        FAN = 3,
+        TRIES = 4
+    };
+    static crowd c;
+    grGraph_t g;
+    grGraphNode_t root;
+    test_thread = pthread_self();
+    gr__sched_cpus_set(8); /* the rule of more than two CPUs, on any machine */
+    setenv("GRAPHRT_WORKERS", "2", 1);
+    CHECK_OK(grDeviceReset());
+    CHECK_OK(grGraphCreate(&g, 0));
+    root = add_host(g, NULL, 0, crowd_root, &c);
+    for (int i = 0; i < FAN; i++)
+        add_host(g, &root, 1, crowd_meet, &c);
+    int app_owned = 0;
+    for (int t = 0; t < TRIES; t++) {
+        /* A new executable's first launch is shared (docs/exec.md). */
+        grGraphExec_t e = instantiate(g);
+        atomic_store(&c.arrived, 0);
+        atomic_store(&c.met, 0);
+        run(e);
+        CHECK_EQ(atomic_load(&c.arrived), FAN);
+        CHECK_EQ(atomic_load(&c.met), FAN);
+        app_owned += atomic_load(&c.owner_was_app);
+        CHECK_OK(grGraphExecDestroy(e));
+    }
+    /* The synchronising thread usually owns the launch it waits for. */
+    CHECK(app_owned >= 1);
+    CHECK_OK(grGraphDestroy(g));
+    gr__sched_cpus_set(0);
+    CHECK_OK(grDeviceReset());
+}

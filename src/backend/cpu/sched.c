@@ -38,6 +38,7 @@
  * Lock order: start_lock, then inj_lock (the injection queue's overflow).
  * No user code runs under a lock.
  */
+#include "launch_hook.h"
 #include "sched.h"
 #include "stream_int.h"
 
@@ -61,6 +62,15 @@ static long usable_cpus(void)
         return CPU_COUNT(&set);
     return sysconf(_SC_NPROCESSORS_ONLN);
 }
+
+/* The test seam's CPU count (launch_hook.h); 0: usable_cpus(). */
+static _Atomic unsigned cpus_override;
+
+void gr__sched_cpus_set(unsigned n)
+{
+    gr_store_relaxed(&cpus_override, n);
+}
+
 _Thread_local gr_worker *gr__tls_worker;
 static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -614,7 +624,8 @@ gr_runtime *gr__runtime_start(void)
         goto fail;
     static uint64_t generations; /* guarded by start_lock */
     rt->generation = ++generations;
-    long ncpu = usable_cpus();
+    unsigned forced = gr_load_relaxed(&cpus_override);
+    long ncpu = forced ? (long)forced : usable_cpus();
     rt->ncpu = ncpu > 0 ? (unsigned)ncpu : 1u;
     rt->nworkers = env_unsigned("GRAPHRT_WORKERS", ncpu > 0 ? (unsigned)ncpu : 1u, 1, 1024);
     rt->spin_ns = (uint64_t)env_unsigned("GRAPHRT_SPIN_US", 50, 0, 1000000) * 1000u;
