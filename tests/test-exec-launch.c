@@ -1301,3 +1301,18 @@ GR_TEST(exec_launch_owner_and_every_helper_run_nodes_at_once)
     gr__sched_cpus_set(0);
     CHECK_OK(grDeviceReset());
 }
+
+/* A worker that has just run a graph node polls for the next one for
+ * GRAPHRT_SPIN_US, or twice as long as the node took where that is
+ * longer, up to a millisecond, before it parks: the next nodes of a
+ * launch of 100 us nodes come when other 100 us nodes end. */
+GR_TEST(exec_launch_workers_poll_twice_a_long_node_before_parking)
+{
+    CHECK_EQ(gr__sched_spin_window_us(50, 0), 50u);
+    CHECK_EQ(gr__sched_spin_window_us(50, 20), 50u);
+    CHECK_EQ(gr__sched_spin_window_us(50, 100), 200u);
+    CHECK_EQ(gr__sched_spin_window_us(50, 400), 800u);
+    CHECK_EQ(gr__sched_spin_window_us(50, 100000), 1000u);
+    /* A longer GRAPHRT_SPIN_US is never shortened. */
+    CHECK_EQ(gr__sched_spin_window_us(5000, 3000), 5000u);
+}

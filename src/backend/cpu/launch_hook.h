@@ -27,4 +27,9 @@ void gr__launch_hook_set(gr_launch_hook_fn fn, void *ctx);
  * machine. */
 void gr__sched_cpus_set(unsigned n);
 
+/* How long (us) a worker that has just run a graph node of item_us keeps
+ * polling for the next before it parks, where GRAPHRT_SPIN_US is spin_us
+ * (backend/cpu/sched.c, spin_window). */
+uint64_t gr__sched_spin_window_us(uint64_t spin_us, uint64_t item_us);
+
 #endif /* GR_LAUNCH_HOOK_H */
