@@ -17,6 +17,14 @@ for line in open(sys.argv[1]):
     rt = {"gomp_persist": "OpenMP", "tbb_flow": "oneTBB", "taskflow": "Taskflow"}.get(rt, rt)
     rows[(cores, int(t), float(grain), f"{shape} {param}", rt)].append(int(f[9]) / 1000)
 names = sys.argv[2].split(",")
+
+
+def spread(v):
+    """The lowest and highest figure, with a decimal below 100 us."""
+    f = "{:.1f}-{:.1f}" if max(v) < 100 else "{:.0f}-{:.0f}"
+    return f.format(min(v), max(v))
+
+
 peers = ["Taskflow", "oneTBB", "OpenMP"]
 print("| machine | threads | grain | shape | " + " | ".join(names) + " | best peer | " +
       " | ".join(f"peer/{n}" for n in names) + " | seq |")
@@ -25,7 +33,7 @@ for key in sorted({k[:4] for k in rows}):
     med = {n: st.median(rows[key + (n,)]) for n in names if rows.get(key + (n,))}
     if len(med) < len(names):
         continue
-    cells = [f"{med[n]:.1f} [{min(rows[key + (n,)]):.0f}-{max(rows[key + (n,)]):.0f}]" for n in names]
+    cells = [f"{med[n]:.1f} [{spread(rows[key + (n,)])}]" for n in names]
     pv = [(st.median(rows[key + (p,)]), p) for p in peers if rows.get(key + (p,))]
     best = min(pv) if pv else None
     peer = f"{best[0]:.1f} {best[1]}" if best else "-"
