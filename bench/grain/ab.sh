@@ -57,8 +57,8 @@ run_one() {
         [ -z "$G2" ] || two "$B/bench_seq" -g "$G2" -s "$S" | tag "$r,cores2"
         "$B/bench_seq" -g "$G" -s "$S" | tag "$r,all" ;;
     taskflow | tbb | gomp)
-        [ $n = tbb ] && a=(default)
-        [ $n = gomp ] && a=(persist)
+        [ "$n" = tbb ] && a=(default)
+        [ "$n" = gomp ] && a=(persist)
         [ -z "$G2" ] || two "$B/bench_$n" "${a[@]+"${a[@]}"}" -g "$G2" -s "$S" 2 | tag "$r,cores2"
         # shellcheck disable=SC2086
         "$B/bench_$n" "${a[@]+"${a[@]}"}" -g "$G" -s "$S" $T | tag "$r,all" ;;

@@ -149,7 +149,9 @@ log "sweep: LCG steps per us $GRAIN_IPUS"
 # of the machine drifts over a run (the same sequential work took 87-103
 # us a task over one sweep of the 16-core host), and runtimes measured
 # minutes apart would compare that drift. Each cell is then the median of
-# its rounds' medians (summarize.py).
+# its rounds' medians (summarize.py). THREADS and the runner list split
+# into words on purpose.
+# shellcheck disable=SC2086
 run_one() {
     case $1 in
     seq) "$bin/bench_seq" -g "$GRAINS" -s "$SHAPES" ;;
@@ -165,6 +167,7 @@ run_one() {
 runners="seq graphrt$peers"
 for r in $(seq "$ROUNDS"); do
     order=$runners
+    # shellcheck disable=SC2086
     [ $((r % 2)) = 0 ] && order=$(printf "%s\n" $runners | tac | tr '\n' ' ')
     for n in $order; do
         run_one "$n" >>"$csv"
