@@ -1245,3 +1245,89 @@ GR_TEST(exec_launch_owner_runs_no_other_launch_nodes)
     CHECK_OK(grStreamDestroy(s1));
     CHECK_OK(grStreamDestroy(s2));
 }
+
+/* How many threads a shared launch runs at once: its owner and every
+ * helper it may have (launch_helpers_max in backend/cpu/launch.c). An
+ * application thread that owns a launch runs nodes beside the
+ * GRAPHRT_WORKERS workers on a machine of more than two CPUs, so with 2
+ * workers a fan of 3 runs on 3 threads at once; a worker that owns it has
+ * the other worker as its one helper. The root notes which thread owns
+ * the launch (the owner runs the roots) and how many must meet; each node
+ * of the fan waits (5 s at most) for that many to arrive. The owner once
+ * handed out one node per node it ran, counting workers instead of the
+ * launch's helpers, and the third node waited for the owner's. */
+typedef struct crowd {
+    atomic_int need, arrived, met, owner_was_app;
+} crowd;
+
+static void crowd_root(void *p)
+{
+    crowd *c = p;
+    bool app = pthread_equal(pthread_self(), test_thread);
+    atomic_store(&c->owner_was_app, app);
+    atomic_store(&c->need, app ? 3 : 2);
+}
+
+static void crowd_meet(void *p)
+{
+    crowd *c = p;
+    int need = atomic_load(&c->need);
+    atomic_fetch_add(&c->arrived, 1);
+    for (int i = 0; i < 5000 && atomic_load(&c->arrived) < need; i++)
+        sleep_ms(1);
+    if (atomic_load(&c->arrived) >= need)
+        atomic_fetch_add(&c->met, 1);
+}
+
+GR_TEST(exec_launch_owner_and_every_helper_run_nodes_at_once)
+{
+    enum {
+        FAN = 3,
+        TRIES = 50,
+        APP_OWNED = 3
+    };
+    static crowd c;
+    grGraph_t g;
+    grGraphNode_t root;
+    test_thread = pthread_self();
+    gr__sched_cpus_set(8); /* the rule of more than two CPUs, on any machine */
+    setenv("GRAPHRT_WORKERS", "2", 1);
+    CHECK_OK(grDeviceReset());
+    CHECK_OK(grGraphCreate(&g, 0));
+    root = add_host(g, NULL, 0, crowd_root, &c);
+    for (int i = 0; i < FAN; i++)
+        add_host(g, &root, 1, crowd_meet, &c);
+    /* The synchronising thread usually owns the launch it waits for; a
+     * worker takes it if that thread is slow to synchronise (on a loaded
+     * machine), and then the rule for a worker owner is what is checked. */
+    int app_owned = 0;
+    for (int t = 0; t < TRIES && app_owned < APP_OWNED; t++) {
+        /* A new executable's first launch is shared (docs/exec.md). */
+        grGraphExec_t e = instantiate(g);
+        atomic_store(&c.arrived, 0);
+        atomic_store(&c.met, 0);
+        run(e);
+        CHECK_EQ(atomic_load(&c.arrived), FAN);
+        CHECK_EQ(atomic_load(&c.met), FAN);
+        app_owned += atomic_load(&c.owner_was_app);
+        CHECK_OK(grGraphExecDestroy(e));
+    }
+    CHECK_OK(grGraphDestroy(g));
+    gr__sched_cpus_set(0);
+    CHECK_OK(grDeviceReset());
+}
+
+/* A worker that has just run a graph node polls for the next one for
+ * GRAPHRT_SPIN_US, or twice as long as the node took where that is
+ * longer, up to a millisecond, before it parks: the next nodes of a
+ * launch of 100 us nodes come when other 100 us nodes end. */
+GR_TEST(exec_launch_workers_poll_twice_a_long_node_before_parking)
+{
+    CHECK_EQ(gr__sched_spin_window_us(50, 0), 50u);
+    CHECK_EQ(gr__sched_spin_window_us(50, 20), 50u);
+    CHECK_EQ(gr__sched_spin_window_us(50, 100), 200u);
+    CHECK_EQ(gr__sched_spin_window_us(50, 400), 800u);
+    CHECK_EQ(gr__sched_spin_window_us(50, 100000), 1000u);
+    /* A longer GRAPHRT_SPIN_US is never shortened. */
+    CHECK_EQ(gr__sched_spin_window_us(5000, 3000), 5000u);
+}

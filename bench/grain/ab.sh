@@ -11,10 +11,15 @@
 # Rows are the harness's CSV rows prefixed with the round and "cores2"
 # (taskset to CPUs 0 and 1, 2 threads: a two-core machine on a bigger one)
 # or "all" (all CPUs; THREADS, default "16 4"). NAME=DIR defaults to
-# "new=." (this tree). Environment: ROUNDS (3), GRAIN_BUDGET_MS (50),
-# GRAINS2 (0,1,5), GRAINS (0,1,5,20), SHAPES, TASKFLOW_DIR (Taskflow
-# headers), TBB_ROOT (as for run.sh); peers that do not build are left
-# out. Progress goes to stderr.
+# "new=." (this tree). The sequential floor and the peers run in every
+# round too, in the same alternating order as the builds: a cell's speed
+# drifts over a run by more than the differences measured (the same
+# sequential work took 87-103 us a task over one sweep of the 16-core
+# host), and a peer measured once, at another time, compares with that
+# drift. Environment: ROUNDS (3), GRAIN_BUDGET_MS (50), GRAINS2 (0,1,5;
+# empty: no "cores2" rows), GRAINS (0,1,5,20), SHAPES, TASKFLOW_DIR
+# (Taskflow headers), TBB_ROOT (as for run.sh); peers that do not build
+# are left out. Progress goes to stderr.
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 B=${AB_BUILD:-/tmp/grain-ab}
@@ -41,25 +46,33 @@ c++ -O2 -std=c++17 "${tbb[@]+"${tbb[@]}"}" -o "$B/bench_tbb" "$here/bench_tbb.cp
 nproc >&2; uptime >&2
 GRAIN_IPUS=$("$B/bench_seq" --calibrate | sed -n 's/^ipus,\([^,]*\),.*/\1/p')
 export GRAIN_IPUS GRAIN_BUDGET_MS=${GRAIN_BUDGET_MS:-50}
-S=${SHAPES:-chain,fan64,fan1024,rand,layered} G2=${GRAINS2:-0,1,5} G=${GRAINS:-0,1,5,20} T=${THREADS:-16 4}
+S=${SHAPES:-chain,fan64,fan1024,rand,layered} G2=${GRAINS2-0,1,5} G=${GRAINS:-0,1,5,20} T=${THREADS:-16 4}
 two() { taskset -c 0,1 "$@"; }
 tag() { sed -u "s/^/$1,/"; }
-two "$B/bench_seq" -g "$G2" -s "$S" | tag 1,cores2
-"$B/bench_seq" -g "$G" -s "$S" | tag 1,all
-for p in taskflow tbb gomp; do
-    [ -x "$B/bench_$p" ] || continue
-    a=(); [ $p = tbb ] && a=(default); [ $p = gomp ] && a=(persist)
-    two "$B/bench_$p" "${a[@]+"${a[@]}"}" -g "$G2" -s "$S" 2 | tag 1,cores2
-    # shellcheck disable=SC2086
-    "$B/bench_$p" "${a[@]+"${a[@]}"}" -g "$G" -s "$S" $T | tag 1,all
-    log "peer $p"
-done
+# One runner's rows of round $2: "seq", a peer, or a build's name.
+run_one() {
+    local n=$1 r=$2 a=()
+    case $n in
+    seq)
+        [ -z "$G2" ] || two "$B/bench_seq" -g "$G2" -s "$S" | tag "$r,cores2"
+        "$B/bench_seq" -g "$G" -s "$S" | tag "$r,all" ;;
+    taskflow | tbb | gomp)
+        [ "$n" = tbb ] && a=(default)
+        [ "$n" = gomp ] && a=(persist)
+        [ -z "$G2" ] || two "$B/bench_$n" "${a[@]+"${a[@]}"}" -g "$G2" -s "$S" 2 | tag "$r,cores2"
+        # shellcheck disable=SC2086
+        "$B/bench_$n" "${a[@]+"${a[@]}"}" -g "$G" -s "$S" $T | tag "$r,all" ;;
+    *)
+        [ -z "$G2" ] || GRAPHRT_WORKERS=2 two "$B/bench_$n" -g "$G2" -s "$S" 2 | tag "$r,cores2"
+        for t in $T; do GRAPHRT_WORKERS=$t "$B/bench_$n" -g "$G" -s "$S" "$t" | tag "$r,all"; done ;;
+    esac
+    log "round $r $n"
+}
+runners=(seq)
+for p in taskflow tbb gomp; do [ -x "$B/bench_$p" ] && runners+=("$p"); done
+runners+=("${names[@]}")
 for r in $(seq "${ROUNDS:-3}"); do
-    order=("${names[@]}")
-    [ $((r % 2)) = 0 ] && mapfile -t order < <(printf "%s\n" "${names[@]}" | tac)
-    for n in "${order[@]}"; do
-        GRAPHRT_WORKERS=2 two "$B/bench_$n" -g "$G2" -s "$S" 2 | tag "$r,cores2"
-        for t in $T; do GRAPHRT_WORKERS=$t "$B/bench_$n" -g "$G" -s "$S" "$t" | tag "$r,all"; done
-        log "round $r $n"
-    done
+    order=("${runners[@]}")
+    [ $((r % 2)) = 0 ] && mapfile -t order < <(printf "%s\n" "${runners[@]}" | tac)
+    for n in "${order[@]}"; do run_one "$n" "$r"; done
 done

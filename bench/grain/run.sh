@@ -22,7 +22,9 @@
 # Environment: THREADS (default "1 2 4 8 16" capped at the cores here,
 # --quick: "1 <cores>"), GRAINS (default 0,1,5,20,100; --quick 0,1,20),
 # SHAPES (default all: chain,fan64,fan1024,rand,layered), GRAIN_BUDGET_MS
-# (time per cell, default 250; --quick 100), WIDE_GRAINS (default 1,5,20)
+# (time per cell and round, default 250; --quick 100), ROUNDS (default 1:
+# how many times every runtime runs, in alternating order; a cell is the
+# median of its rounds), WIDE_GRAINS (default 1,5,20)
 # and WIDE_BLOCKS (256,4096) for the wide kernels (bench_wide.c: one kernel
 # of that many blocks against OpenMP's parallel for), CC, CXX.
 set -euo pipefail
@@ -38,7 +40,7 @@ while [ $# -gt 0 ]; do
     --quick) quick=1 ;;
     --json) json=$2; shift ;;
     --out) out=$2; shift ;;
-    -h | --help) sed -n '2,25p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,29p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
     shift
@@ -57,6 +59,7 @@ else
     export GRAIN_BUDGET_MS=${GRAIN_BUDGET_MS:-250}
 fi
 SHAPES=${SHAPES:-chain,fan64,fan1024,rand,layered}
+ROUNDS=${ROUNDS:-1}
 WIDE_GRAINS=${WIDE_GRAINS:-1,5,20}
 WIDE_BLOCKS=${WIDE_BLOCKS:-256,4096}
 CC=${CC:-cc}
@@ -131,7 +134,7 @@ fi
     echo "# c++: $($CXX --version | head -1)"
     echo "# peers: ${peers# }${skipped:+ (left out${skipped})}"
     echo "# taskflow: $(grep -hm1 '#define TF_VERSION ' "$tf_dir/taskflow/taskflow.hpp" 2>/dev/null || echo none)"
-    echo "# threads: $THREADS; grains (us): $GRAINS; shapes: $SHAPES; budget per cell: ${GRAIN_BUDGET_MS} ms"
+    echo "# threads: $THREADS; grains (us): $GRAINS; shapes: $SHAPES; budget per cell: ${GRAIN_BUDGET_MS} ms; rounds: $ROUNDS"
 } >"$res/machine.txt"
 cat "$res/machine.txt" >&2
 
@@ -142,11 +145,35 @@ export GRAIN_IPUS
 csv=$res/sweep.csv
 echo "rt,threads,shape,param,grain_us,tasks,build_ns,replay_med_ns,replay_min_ns,replay_p90_ns,replay_mean_ns,reps,cpu_ns_per_replay,eff_threads" >"$csv"
 log "sweep: LCG steps per us $GRAIN_IPUS"
-"$bin/bench_seq" -g "$GRAINS" -s "$SHAPES" >>"$csv"
-for t in $THREADS; do
-    GRAPHRT_WORKERS=$t "$bin/bench_graphrt" -g "$GRAINS" -s "$SHAPES" "$t" >>"$csv"
+# Every runner once per round, the rounds in alternating order: the speed
+# of the machine drifts over a run (the same sequential work took 87-103
+# us a task over one sweep of the 16-core host), and runtimes measured
+# minutes apart would compare that drift. Each cell is then the median of
+# its rounds' medians (summarize.py). THREADS and the runner list split
+# into words on purpose.
+# shellcheck disable=SC2086
+run_one() {
+    case $1 in
+    seq) "$bin/bench_seq" -g "$GRAINS" -s "$SHAPES" ;;
+    graphrt)
+        for t in $THREADS; do
+            GRAPHRT_WORKERS=$t "$bin/bench_graphrt" -g "$GRAINS" -s "$SHAPES" "$t"
+        done ;;
+    gomp) "$bin/bench_gomp" persist -g "$GRAINS" -s "$SHAPES" $THREADS ;;
+    tbb) "$bin/bench_tbb" default -g "$GRAINS" -s "$SHAPES" $THREADS ;;
+    taskflow) "$bin/bench_taskflow" -g "$GRAINS" -s "$SHAPES" $THREADS ;;
+    esac
+}
+runners="seq graphrt$peers"
+for r in $(seq "$ROUNDS"); do
+    order=$runners
+    # shellcheck disable=SC2086
+    [ $((r % 2)) = 0 ] && order=$(printf "%s\n" $runners | tac | tr '\n' ' ')
+    for n in $order; do
+        run_one "$n" >>"$csv"
+        log "round $r: $n done"
+    done
 done
-log "graphrt done"
 # Wide kernels: one kernel of many blocks against OpenMP's parallel for.
 WIDE_THREADS=${WIDE_THREADS:-$THREADS}
 "$bin/bench_wide" seq 1 -g "$WIDE_GRAINS" -b "$WIDE_BLOCKS" >>"$csv"
@@ -158,13 +185,5 @@ for t in $WIDE_THREADS; do
     fi
 done
 log "wide kernels done"
-for p in $peers; do
-    case $p in
-    gomp) "$bin/bench_gomp" persist -g "$GRAINS" -s "$SHAPES" $THREADS >>"$csv" ;;
-    tbb) "$bin/bench_tbb" default -g "$GRAINS" -s "$SHAPES" $THREADS >>"$csv" ;;
-    taskflow) "$bin/bench_taskflow" -g "$GRAINS" -s "$SHAPES" $THREADS >>"$csv" ;;
-    esac
-    log "$p done"
-done
 
 python3 "$here/summarize.py" --machine "$res/machine.txt" ${json:+--json "$json"} "$csv"

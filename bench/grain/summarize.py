@@ -17,6 +17,7 @@ slower than the best peer and where it is at least 1.3x faster.
 import argparse
 import csv
 import json
+import statistics
 import sys
 
 SHAPES = [("chain", "chain 100"), ("fan64", "fan 64"), ("fan1024", "fan 1024"),
@@ -31,17 +32,28 @@ def shape_key(row):
 
 
 def load(paths):
-    data = {}
+    """One entry per (runtime, threads, shape, grain); a cell measured in
+    several rounds (run.sh's ROUNDS) gets the median of its rounds' figures,
+    the lowest minimum, the replays of all rounds and its round count."""
+    rounds = {}
     for path in paths:
         with open(path) as f:
             for r in csv.DictReader(line for line in f if not line.startswith("#")):
                 if not r.get("rt") or r["rt"] == "rt":
                     continue
                 key = (r["rt"], int(r["threads"]), shape_key(r), float(r["grain_us"]))
-                data[key] = {"median_ns": float(r["replay_med_ns"]), "min_ns": float(r["replay_min_ns"]),
-                             "p90_ns": float(r["replay_p90_ns"]), "reps": int(r["reps"]),
-                             "tasks": int(r["tasks"]), "cpu_ns_per_replay": float(r["cpu_ns_per_replay"]),
-                             "eff_threads": float(r["eff_threads"])}
+                rounds.setdefault(key, []).append(
+                    {"median_ns": float(r["replay_med_ns"]), "min_ns": float(r["replay_min_ns"]),
+                     "p90_ns": float(r["replay_p90_ns"]), "reps": int(r["reps"]),
+                     "tasks": int(r["tasks"]), "cpu_ns_per_replay": float(r["cpu_ns_per_replay"]),
+                     "eff_threads": float(r["eff_threads"])})
+    data = {}
+    for key, rs in rounds.items():
+        cell = {k: statistics.median(x[k] for x in rs)
+                for k in ("median_ns", "p90_ns", "cpu_ns_per_replay", "eff_threads")}
+        cell.update({"min_ns": min(x["min_ns"] for x in rs), "reps": sum(x["reps"] for x in rs),
+                     "tasks": rs[0]["tasks"], "rounds": len(rs)})
+        data[key] = cell
     return data
 
 

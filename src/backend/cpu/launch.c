@@ -306,15 +306,18 @@ bool gr__exec_node_wants_helpers(const void *node)
     return helper_room(gr__pnode_plan(node)) > 1;
 }
 
-/* Hands private items to other threads: one for each worker but one (the
- * running thread and the helpers make 'nworkers' threads, the parallelism
- * the user asked for, as for many-block kernels), less those handed out
- * and not taken yet. Busy workers take them when they look for work; as
- * many parked workers are woken as the launch has room for helpers. */
+/* Hands private items to other threads: one for each thread besides this
+ * one that the launch may have at once (launch_helpers_max: the owner's
+ * helpers; for a helper, the owner and the other helpers, as many), less
+ * those handed out and not taken yet. Busy workers take them when they
+ * look for work; as many parked workers are woken as the launch has room
+ * for helpers. Counting workers instead starved a helper where an
+ * application thread owns the launch: with 2 workers, the owner handed
+ * out one node per node it ran, so a fan ran on two threads of three. */
 static void expose_some(gr_runtime *rt, gr_worker *w, gr_plan *p, size_t base)
 {
     int64_t waiting = gr_load_relaxed(&w->dq.bottom) - gr_load_relaxed(&w->dq.top);
-    int64_t room = (int64_t)rt->nworkers - 1 - waiting;
+    int64_t room = (int64_t)p->helpers_max - waiting;
     if (room <= 0)
         return;
     if (!gr_load_relaxed(&p->shared))

@@ -20,4 +20,16 @@ typedef uint64_t (*gr_launch_hook_fn)(void *ctx, unsigned way, bool timed, uint6
 /* Sets the hook (NULL: none, times as measured); not while launches run. */
 void gr__launch_hook_set(gr_launch_hook_fn fn, void *ctx);
 
+/* Makes the next runtime start (the first call, or the first after
+ * grDeviceReset) count n CPUs instead of those of the affinity mask (0:
+ * the mask's again): how many threads a launch may have depends on it
+ * (two CPUs or fewer, or more), and a test checks either rule on any
+ * machine. */
+void gr__sched_cpus_set(unsigned n);
+
+/* How long (us) a worker that has just run a graph node of item_us keeps
+ * polling for the next before it parks, where GRAPHRT_SPIN_US is spin_us
+ * (backend/cpu/sched.c, spin_window). */
+uint64_t gr__sched_spin_window_us(uint64_t spin_us, uint64_t item_us);
+
 #endif /* GR_LAUNCH_HOOK_H */

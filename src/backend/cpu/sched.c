@@ -38,6 +38,7 @@
  * Lock order: start_lock, then inj_lock (the injection queue's overflow).
  * No user code runs under a lock.
  */
+#include "launch_hook.h"
 #include "sched.h"
 #include "stream_int.h"
 
@@ -61,6 +62,15 @@ static long usable_cpus(void)
         return CPU_COUNT(&set);
     return sysconf(_SC_NPROCESSORS_ONLN);
 }
+
+/* The test seam's CPU count (launch_hook.h); 0: usable_cpus(). */
+static _Atomic unsigned cpus_override;
+
+void gr__sched_cpus_set(unsigned n)
+{
+    gr_store_relaxed(&cpus_override, n);
+}
+
 _Thread_local gr_worker *gr__tls_worker;
 static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -117,6 +127,9 @@ static gr_item overflow_pop(gr_runtime *rt)
 /* An idle worker's polling interval, in ticks (see gr__ticks). */
 #define GR_POLL_TICKS_MIN 100u
 #define GR_POLL_TICKS_MAX 3200u
+/* The longest a worker keeps polling after a long graph node (see
+ * spin_window), in microseconds. */
+#define GR_LONG_ITEM_SPIN_MAX_US 1000u
 
 /* Returns true when the item went through the ring's seq_cst CAS, false
  * when it went to the overflow (whose mutex orders nothing for Dekker). */
@@ -393,6 +406,41 @@ static bool wants_company(gr_item it)
     return gr__item_tag(it) != GR_ITEM_NODE || gr__exec_node_wants_helpers(gr__item_ptr(it));
 }
 
+/* How long a worker that has just run an item keeps polling past the
+ * spinner limit, all in one unit: 'spin' (GRAPHRT_SPIN_US), or twice the
+ * time the item took where that is longer, up to 'cap'. The next nodes of
+ * a launch come when nodes of about that length end on other threads: at
+ * 100 us a node, workers that had waited 50 us for the next layer, or for
+ * the next launch's first nodes, were parked, and each of those
+ * hand-overs paid a futex wake-up. Only graph nodes and block ranges
+ * count (run_noting). */
+static uint64_t spin_window(uint64_t spin, uint64_t cap, uint64_t item)
+{
+    uint64_t longer = 2 * item < cap ? 2 * item : cap;
+    return longer > spin ? longer : spin;
+}
+
+uint64_t gr__sched_spin_window_us(uint64_t spin_us, uint64_t item_us)
+{
+    return spin_window(spin_us, GR_LONG_ITEM_SPIN_MAX_US, item_us);
+}
+
+/* Runs it; with active spinning, notes when it ended and, for graph nodes
+ * and block ranges, how long it took (see spin_window). */
+static inline void run_noting(gr_worker *w, gr_item it, bool active_spin, uint64_t *last_work,
+                              uint64_t *last_len)
+{
+    if (!active_spin) {
+        gr__item_run(w, it);
+        return;
+    }
+    uint64_t t0 = gr__ticks();
+    gr__item_run(w, it);
+    *last_work = gr__ticks();
+    unsigned tag = gr__item_tag(it);
+    *last_len = tag == GR_ITEM_NODE || tag == GR_ITEM_PFOR ? *last_work - t0 : 0;
+}
+
 static void *worker_main(void *arg)
 {
     gr_worker *w = arg;
@@ -402,10 +450,11 @@ static void *worker_main(void *arg)
     pthread_setname_np(pthread_self(), name);
     gr__tls_worker = w;
     bool took_wake = false;
-    /* Whether a recent item lets this worker spin past the limit, and when
-     * (gr__ticks) it last ran one; not read where that cannot happen. */
+    /* Whether a recent item lets this worker spin past the limit, when
+     * (gr__ticks) it last ran one and how long that took (see
+     * spin_window); not read where that cannot happen. */
     bool active_spin = rt->spin_ns && rt->max_active_spinners > rt->max_spinners;
-    uint64_t last_work = 0;
+    uint64_t last_work = 0, last_len = 0;
     while (!gr_load_acquire(&rt->stop)) {
         gr_item it = gr__deque_pop(&w->dq);
         if (!it)
@@ -416,8 +465,7 @@ static void *worker_main(void *arg)
             if (took_wake && wants_company(it) && gr__sched_work_visible(rt, true))
                 gr__sched_wake_one(rt);
             took_wake = false;
-            gr__item_run(w, it);
-            last_work = active_spin ? gr__ticks() : 0;
+            run_noting(w, it, active_spin, &last_work, &last_len);
             continue;
         }
         took_wake = false;
@@ -429,7 +477,7 @@ static void *worker_main(void *arg)
         uint64_t window = 0; /* ns left of this worker's active spin */
         if (active_spin) {
             uint64_t tpu = gr__ticks_per_us(rt), since = gr__ticks() - last_work;
-            uint64_t full = rt->spin_ns * tpu / 1000;
+            uint64_t full = spin_window(rt->spin_ns * tpu / 1000, GR_LONG_ITEM_SPIN_MAX_US * tpu, last_len);
             window = since < full ? (full - since) * 1000 / tpu : 0;
         }
         int spinners = gr_fetch_add_seq_cst(&rt->spinning, 1);
@@ -449,7 +497,7 @@ static void *worker_main(void *arg)
                     gr__cpu_relax();
             continue;
         }
-        uint64_t span = spinners >= rt->max_spinners ? window : rt->spin_ns;
+        uint64_t span = spinners >= rt->max_spinners || window > rt->spin_ns ? window : rt->spin_ns;
         uint64_t deadline = gr__now_ns() + span;
         size_t seen = submissions(rt);
         /* Poll every few pauses only: polling reads lines the busy threads
@@ -485,8 +533,7 @@ static void *worker_main(void *arg)
              * sleeper to spin in its place. */
             if (was == 1 && wants_company(it))
                 gr__sched_wake_one(rt);
-            gr__item_run(w, it);
-            last_work = active_spin ? gr__ticks() : 0;
+            run_noting(w, it, active_spin, &last_work, &last_len);
             continue;
         }
         took_wake = gr__sched_park(rt, true) & PARK_TOOK_WAKE;
@@ -614,7 +661,8 @@ gr_runtime *gr__runtime_start(void)
         goto fail;
     static uint64_t generations; /* guarded by start_lock */
     rt->generation = ++generations;
-    long ncpu = usable_cpus();
+    unsigned forced = gr_load_relaxed(&cpus_override);
+    long ncpu = forced ? (long)forced : usable_cpus();
     rt->ncpu = ncpu > 0 ? (unsigned)ncpu : 1u;
     rt->nworkers = env_unsigned("GRAPHRT_WORKERS", ncpu > 0 ? (unsigned)ncpu : 1u, 1, 1024);
     rt->spin_ns = (uint64_t)env_unsigned("GRAPHRT_SPIN_US", 50, 0, 1000000) * 1000u;
