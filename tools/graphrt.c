@@ -92,6 +92,8 @@ const char *tool_type_word(grGraphNodeType t)
         return "free";
     case grGraphNodeTypeConditional:
         return "conditional";
+    case grGraphNodeTypeBatchMemOp:
+        return "memop";
     case grGraphNodeTypeCount:
         break;
     }
