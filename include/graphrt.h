@@ -3180,24 +3180,27 @@ typedef enum grBakedField {
     grBakedCopyDst = 1,     /* a memcpy node's destination (extent: its byte count) */
     grBakedCopySrc = 2,     /* a memcpy node's source (extent: its byte count) */
     grBakedMemsetDst = 3,   /* a memset node's destination (extent: the bytes it spans) */
-    grBakedHostFn = 4,      /* a host node's function */
-    grBakedHostUserData = 5 /* a host node's user data */
+    grBakedHostFn = 4,       /* a host node's function */
+    grBakedHostUserData = 5, /* a host node's user data */
+    grBakedMemOpAddress = 6  /* a batch memory operation's word (param: the operation's index; extent: 4
+                              * or 8) */
 } grBakedField;
 
 /* One value baked into a node of an executable. */
 typedef struct grBakedValue {
     unsigned int node;        /* the plan node: its position in the executable's topological order (child
                                * graphs inlined), as launch check details and traces name nodes */
-    grGraphNodeType nodeType; /* grGraphNodeTypeKernel, Memcpy, Memset or Host */
+    grGraphNodeType nodeType; /* grGraphNodeTypeKernel, Memcpy, Memset, Host or BatchMemOp */
     grGraphNode_t graphNode;  /* the top-level node of the instantiated graph that is, or contains, this
                                * node: a key only (it may be destroyed) */
     const char *kernel; /* kernel nodes: the kernel's name (valid while the executable lives), else NULL */
     grBakedField field;
-    int param;           /* grBakedKernelArg: the parameter's index; else -1 */
+    int param;           /* grBakedKernelArg: the parameter's index; grBakedMemOpAddress: the
+                          * operation's; else -1 */
     unsigned int offset; /* grBakedKernelArg: the value's byte offset in the parameter (a multiple of 8) */
     unsigned int size;   /* bytes of the value: 8, or the parameter's size when smaller */
     unsigned long long value; /* the bytes, little-endian, zero-extended (an address: the address) */
-    size_t extent;            /* copies and memsets: the bytes accessed from 'value'; else 0 */
+    size_t extent; /* copies, memsets and memory operations: the bytes accessed from 'value'; else 0 */
     grBakedKind kind;
     void *allocBase;     /* grBakedAllocation, grBakedFreedAllocation: the allocation; else NULL */
     size_t allocSize;    /* its size in bytes */
@@ -3207,10 +3210,11 @@ typedef struct grBakedValue {
 } grBakedValue;
 
 /* graphrt's own. Lists the values baked into the executable's kernel,
- * memcpy, memset and host nodes: each kernel argument, 8 bytes at a time
- * (a parameter of fewer bytes as one value), each copy's destination and
- * source, each memset's destination, each host node's function and user
- * data, in plan order, classified against graphrt's allocations now; the
+ * memcpy, memset, host and batch memory operation nodes: each kernel
+ * argument, 8 bytes at a time (a parameter of fewer bytes as one value),
+ * each copy's destination and source, each memset's destination, each
+ * host node's function and user data, each memory operation's word, in
+ * plan order, classified against graphrt's allocations now; the
  * values of a conditional node's bodies are listed with the conditional
  * node (its plan position and graph node), body after body.
  * With values NULL, *count receives the number of values; otherwise up

@@ -588,3 +588,32 @@ GR_TEST(batch_mem_op_in_a_conditional_body_is_refused_at_instantiate)
     CHECK_DETAIL_HAS("batch mem op");
     CHECK_OK(grGraphDestroy(g));
 }
+
+GR_TEST(baked_values_list_the_words_of_memory_operations)
+{
+    uint32_t *words;
+    grGraph_t g;
+    grGraphExec_t e;
+    CHECK_OK(grMallocHost((void **)&words, 16));
+    CHECK_OK(grGraphCreate(&g, 0));
+    grStreamBatchMemOpParams ops[3] = {write32(&words[1], 1), write64(&words[2], 2)};
+    ops[2].memoryBarrier.operation = grStreamMemOpBarrier;
+    add_memop(g, NULL, 0, ops, 3);
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    grBakedValue v[4];
+    size_t n = 4;
+    CHECK_OK(grGraphExecGetBakedValues(e, v, &n));
+    CHECK_EQ(n, (size_t)2); /* the barrier has no word */
+    CHECK_EQ(v[0].field, grBakedMemOpAddress);
+    CHECK_EQ(v[0].nodeType, grGraphNodeTypeBatchMemOp);
+    CHECK_EQ(v[0].param, 0);
+    CHECK_EQ(v[0].extent, (size_t)4);
+    CHECK_EQ(v[0].kind, grBakedAllocation);
+    CHECK_EQ(v[0].allocOffset, (size_t)4);
+    CHECK_EQ(v[1].param, 1);
+    CHECK_EQ(v[1].extent, (size_t)8);
+    CHECK_EQ(v[1].allocOffset, (size_t)8);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grFreeHost(words));
+}

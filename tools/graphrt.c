@@ -307,6 +307,8 @@ static const char *baked_field(grBakedField f)
         return "host_fn";
     case grBakedHostUserData:
         return "host_data";
+    case grBakedMemOpAddress:
+        return "memop_address";
     }
     return "unknown";
 }
