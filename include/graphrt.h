@@ -2325,8 +2325,8 @@ GR_API grError_t grStreamWriteValue64(grStream_t stream, void *addr, uint64_t va
  * capture errors. count 0 succeeds and queues nothing, as in CUDA 13.
  * Thread safety: any thread. graphrt's own, mirroring the driver's
  * cuStreamBatchMemOp. */
-GR_API grError_t grStreamBatchMemOp(grStream_t stream, unsigned int count, grStreamBatchMemOpParams *paramArray,
-                                    unsigned int flags);
+GR_API grError_t grStreamBatchMemOp(grStream_t stream, unsigned int count,
+                                    grStreamBatchMemOpParams *paramArray, unsigned int flags);
 
 /* Adds a batch memory operation node (grGraphNodeTypeBatchMemOp) running
  * nodeParams->count operations of nodeParams->paramArray in order (the
@@ -3176,10 +3176,10 @@ typedef enum grBakedKind {
 
 /* Which field of the node holds the value. */
 typedef enum grBakedField {
-    grBakedKernelArg = 0,   /* a kernel argument (param, offset) */
-    grBakedCopyDst = 1,     /* a memcpy node's destination (extent: its byte count) */
-    grBakedCopySrc = 2,     /* a memcpy node's source (extent: its byte count) */
-    grBakedMemsetDst = 3,   /* a memset node's destination (extent: the bytes it spans) */
+    grBakedKernelArg = 0,    /* a kernel argument (param, offset) */
+    grBakedCopyDst = 1,      /* a memcpy node's destination (extent: its byte count) */
+    grBakedCopySrc = 2,      /* a memcpy node's source (extent: its byte count) */
+    grBakedMemsetDst = 3,    /* a memset node's destination (extent: the bytes it spans) */
     grBakedHostFn = 4,       /* a host node's function */
     grBakedHostUserData = 5, /* a host node's user data */
     grBakedMemOpAddress = 6  /* a batch memory operation's word (param: the operation's index; extent: 4

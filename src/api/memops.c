@@ -57,8 +57,8 @@ static grError_t memops_enqueue(const char *call, gr_stream *s, unsigned count,
     /* gr__stream_enqueue_call fails only on a capturing stream, tested
      * above: the batch is queued whole. */
     for (unsigned i = 0; i < count; i++) {
-        writes = writes ||
-                 (ops[i].operation != grStreamMemOpWaitValue32 && ops[i].operation != grStreamMemOpWaitValue64);
+        writes = writes || (ops[i].operation != grStreamMemOpWaitValue32 &&
+                            ops[i].operation != grStreamMemOpWaitValue64);
         if ((err = gr__stream_enqueue_call(call, s, memop_op, &ops[i], sizeof ops[i])) != grSuccess)
             return err;
     }
@@ -125,8 +125,8 @@ GR_API grError_t grStreamWriteValue64(grStream_t stream, void *addr, uint64_t va
     return memop("grStreamWriteValue64", stream, addr, value, flags, true, false);
 }
 
-GR_API grError_t grStreamBatchMemOp(grStream_t stream, unsigned int count, grStreamBatchMemOpParams *paramArray,
-                                    unsigned int flags)
+GR_API grError_t grStreamBatchMemOp(grStream_t stream, unsigned int count,
+                                    grStreamBatchMemOpParams *paramArray, unsigned int flags)
 {
     static const char call[] = "grStreamBatchMemOp";
     gr_stream *s;

@@ -138,11 +138,13 @@ static grError_t visit_node(const gr_pnode *n, unsigned at, const struct grGraph
             const grStreamBatchMemOpParams *op = &n->u.memop.ops[i];
             if (op->operation == grStreamMemOpBarrier)
                 continue;
-            bool wide = op->operation == grStreamMemOpWaitValue64 || op->operation == grStreamMemOpWriteValue64;
+            bool wide =
+                op->operation == grStreamMemOpWaitValue64 || op->operation == grStreamMemOpWriteValue64;
             v.param = (int)i;
             v.offset = 0;
             v.size = sizeof(void *);
-            if ((err = visit(fn, ctx, &v, grBakedMemOpAddress, (uintptr_t)op->waitValue.address, wide ? 8 : 4)))
+            if ((err =
+                     visit(fn, ctx, &v, grBakedMemOpAddress, (uintptr_t)op->waitValue.address, wide ? 8 : 4)))
                 return err;
         }
         return grSuccess;

@@ -429,6 +429,8 @@ static bool has_waits(grGraph_t g)
 {
     struct grGraphNode_st *n;
     bool any = false;
+    if (g->nmemops == 0) /* most graphs: no walk */
+        return false;
     GR_GRAPH_FOR_EACH_NODE (g, n)
         any = any || (n->type == grGraphNodeTypeBatchMemOp && gr__memop_has_wait(&n->p.memop));
     return any;
@@ -457,8 +459,9 @@ static grError_t flatten(builder *b, grGraph_t g, int depth, struct grGraphExec_
     if (g->nnodes == 0)
         return grSuccess;
     emit_ctx x = {b, depth, grSuccess};
-    size_t emitted = (b->use_priority && has_priorities(g)) || has_waits(g) ? kahn_priority(g, emit_node, &x)
-                                                                            : gr__graph_kahn(g, emit_node, &x);
+    size_t emitted = (b->use_priority && has_priorities(g)) || has_waits(g)
+                         ? kahn_priority(g, emit_node, &x)
+                         : gr__graph_kahn(g, emit_node, &x);
     if (x.err != grSuccess)
         return x.err;
     if (emitted == SIZE_MAX)

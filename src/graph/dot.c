@@ -72,7 +72,8 @@ static void memop_text(const gr_memop_params *m, bool verbose, char *buf, size_t
         if (op->operation == grStreamMemOpBarrier)
             r = snprintf(buf + used, cap - used, "\n%s %s", name, op->memoryBarrier.flags ? "gpu" : "sys");
         else if (op->operation == grStreamMemOpWaitValue32 || op->operation == grStreamMemOpWaitValue64)
-            r = snprintf(buf + used, cap - used, "\n%s %s 0x%llx", name, wait_cond_name(op->waitValue.flags), v);
+            r = snprintf(buf + used, cap - used, "\n%s %s 0x%llx", name, wait_cond_name(op->waitValue.flags),
+                         v);
         else
             r = snprintf(buf + used, cap - used, "\n%s 0x%llx", name ? name : "?", v);
         if (verbose && r > 0 && used + (size_t)r < cap && op->operation != grStreamMemOpBarrier)

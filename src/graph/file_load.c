@@ -888,7 +888,8 @@ static grError_t parse_memop(loader *ld, const char *text, size_t len, grStreamB
     bool wide = t == grStreamMemOpWaitValue64 || t == grStreamMemOpWriteValue64;
     uint64_t v;
     if (t == grStreamMemOpBarrier && n == 2 && (strcmp(part[1], "sys") == 0 || strcmp(part[1], "gpu") == 0)) {
-        op->memoryBarrier.flags = part[1][0] == 'g' ? grStreamMemoryBarrierTypeGpu : grStreamMemoryBarrierTypeSys;
+        op->memoryBarrier.flags =
+            part[1][0] == 'g' ? grStreamMemoryBarrierTypeGpu : grStreamMemoryBarrierTypeSys;
         return grSuccess;
     }
     if (t == 0 || t == grStreamMemOpBarrier || t == grStreamMemOpFlushRemoteWrites || n != (wait ? 4u : 3u) ||

@@ -133,6 +133,7 @@ struct grGraph_st {
     struct grGraphNode_st *first, *last;
     size_t nnodes, nedges;
     size_t nmemnodes; /* alloc and free nodes among nnodes */
+    size_t nmemops;   /* batch memory operation nodes among nnodes */
     uint64_t next_seq;
     /* The child-graph or conditional node owning it (a body), or NULL. */
     struct grGraphNode_st *owner;
@@ -407,7 +408,8 @@ grError_t gr__node_event_check(const char *call, grEvent_t e);
  * them (each operation normalised: its member's fields only); the caller
  * refuses count 0 where it must. gr__memop_params_copy copies stored ones;
  * both fail only when out of memory (make: with a detail). */
-grError_t gr__memop_check(const char *call, unsigned count, const grStreamBatchMemOpParams *ops, unsigned flags);
+grError_t gr__memop_check(const char *call, unsigned count, const grStreamBatchMemOpParams *ops,
+                          unsigned flags);
 grError_t gr__memop_params_make(const char *call, unsigned count, const grStreamBatchMemOpParams *ops,
                                 unsigned flags, gr_memop_params *out);
 bool gr__memop_params_copy(gr_memop_params *dst, const gr_memop_params *src);

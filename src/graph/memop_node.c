@@ -44,8 +44,8 @@ static grError_t check_word(const char *call, unsigned i, const void *addr, size
     if (addr == NULL)
         return gr__fail(grErrorInvalidValue, "%s: paramArray[%u].address is NULL; pass the word", call, i);
     if ((uintptr_t)addr % size != 0)
-        return gr__fail(grErrorInvalidValue, "%s: paramArray[%u].address %p is not aligned to %zu bytes", call, i,
-                        addr, size);
+        return gr__fail(grErrorInvalidValue, "%s: paramArray[%u].address %p is not aligned to %zu bytes",
+                        call, i, addr, size);
     return gr__mem_check_range(call, addr, size, "word");
 }
 
@@ -61,23 +61,26 @@ static grError_t check_op(const char *call, unsigned i, const grStreamBatchMemOp
         unsigned f = op->waitValue.flags;
         if ((f & ~grStreamWaitValueFlush) > grStreamWaitValueNor)
             return gr__fail(grErrorInvalidValue,
-                            "%s: paramArray[%u].flags 0x%x is not grStreamWaitValueGeq, Eq, And or Nor", call, i,
-                            f);
+                            "%s: paramArray[%u].flags 0x%x is not grStreamWaitValueGeq, Eq, And or Nor", call,
+                            i, f);
         if (f & grStreamWaitValueFlush)
-            return gr__fail(grErrorNotSupported,
-                            "%s: paramArray[%u] has grStreamWaitValueFlush, which is not supported: the device "
-                            "cannot flush remote writes (as an H200 answers under CUDA 13)",
-                            call, i);
+            return gr__fail(
+                grErrorNotSupported,
+                "%s: paramArray[%u] has grStreamWaitValueFlush, which is not supported: the device "
+                "cannot flush remote writes (as an H200 answers under CUDA 13)",
+                call, i);
         return check_word(call, i, op->waitValue.address, op->operation == grStreamMemOpWaitValue64 ? 8 : 4);
     }
     case grStreamMemOpWriteValue32:
     case grStreamMemOpWriteValue64:
         if (op->writeValue.flags != grStreamWriteValueDefault)
-            return gr__fail(grErrorInvalidValue,
-                            "%s: paramArray[%u].flags 0x%x is not grStreamWriteValueDefault (NoMemoryBarrier is "
-                            "refused, as CUDA 13 refuses it on an H200)",
-                            call, i, op->writeValue.flags);
-        return check_word(call, i, op->writeValue.address, op->operation == grStreamMemOpWriteValue64 ? 8 : 4);
+            return gr__fail(
+                grErrorInvalidValue,
+                "%s: paramArray[%u].flags 0x%x is not grStreamWriteValueDefault (NoMemoryBarrier is "
+                "refused, as CUDA 13 refuses it on an H200)",
+                call, i, op->writeValue.flags);
+        return check_word(call, i, op->writeValue.address,
+                          op->operation == grStreamMemOpWriteValue64 ? 8 : 4);
     case grStreamMemOpFlushRemoteWrites:
         return gr__fail(grErrorNotSupported,
                         "%s: paramArray[%u] is grStreamMemOpFlushRemoteWrites, which is not supported: the "
@@ -86,8 +89,8 @@ static grError_t check_op(const char *call, unsigned i, const grStreamBatchMemOp
     case grStreamMemOpBarrier:
         if (op->memoryBarrier.flags > grStreamMemoryBarrierTypeGpu)
             return gr__fail(grErrorInvalidValue,
-                            "%s: paramArray[%u].flags 0x%x is not grStreamMemoryBarrierTypeSys or Gpu", call, i,
-                            op->memoryBarrier.flags);
+                            "%s: paramArray[%u].flags 0x%x is not grStreamMemoryBarrierTypeSys or Gpu", call,
+                            i, op->memoryBarrier.flags);
         return grSuccess;
     }
     return gr__fail(grErrorInvalidValue,
@@ -96,18 +99,20 @@ static grError_t check_op(const char *call, unsigned i, const grStreamBatchMemOp
                     call, i, (int)op->operation);
 }
 
-grError_t gr__memop_check(const char *call, unsigned count, const grStreamBatchMemOpParams *ops, unsigned flags)
+grError_t gr__memop_check(const char *call, unsigned count, const grStreamBatchMemOpParams *ops,
+                          unsigned flags)
 {
     if (flags != 0)
-        return gr__fail(grErrorInvalidValue, "%s: flags 0x%x is not 0 (no batch flags exist; CUDA 13 refuses them "
-                                             "too)",
+        return gr__fail(grErrorInvalidValue,
+                        "%s: flags 0x%x is not 0 (no batch flags exist; CUDA 13 refuses them "
+                        "too)",
                         call, flags);
     if (count > GR_BATCH_MEM_OP_MAX)
         return gr__fail(grErrorInvalidValue, "%s: count %u is above %u operations (the driver's limit)", call,
                         count, GR_BATCH_MEM_OP_MAX);
     if (count > 0 && ops == NULL)
-        return gr__fail(grErrorInvalidValue, "%s: paramArray is NULL with count %u; pass the operations", call,
-                        count);
+        return gr__fail(grErrorInvalidValue, "%s: paramArray is NULL with count %u; pass the operations",
+                        call, count);
     for (unsigned i = 0; i < count; i++) {
         grError_t err = check_op(call, i, &ops[i]);
         if (err != grSuccess)
@@ -199,7 +204,8 @@ grError_t gr__graph_add_memop(const char *call, grGraphNode_t *out, grGraph_t g,
     grError_t err;
     memset(&p, 0, sizeof p);
     if (out == NULL)
-        return gr__fail(grErrorInvalidValue, "%s: pGraphNode is NULL; pass where to store the new node", call);
+        return gr__fail(grErrorInvalidValue, "%s: pGraphNode is NULL; pass where to store the new node",
+                        call);
     if ((err = gr__graph_check(call, g)) != grSuccess ||
         (err = gr__graph_check_deps(call, g, deps, ndeps)) != grSuccess)
         return err;
@@ -225,8 +231,8 @@ static grError_t memop_node(const char *call, grGraphNode_t node)
     if (err != grSuccess)
         return err;
     if (node->type != grGraphNodeTypeBatchMemOp)
-        return gr__fail(grErrorInvalidValue, "%s: node is %s, not a %s node; call the function of its type", call,
-                        gr__node_label(node), gr__node_type_name(grGraphNodeTypeBatchMemOp));
+        return gr__fail(grErrorInvalidValue, "%s: node is %s, not a %s node; call the function of its type",
+                        call, gr__node_label(node), gr__node_type_name(grGraphNodeTypeBatchMemOp));
     return grSuccess;
 }
 
@@ -262,7 +268,8 @@ GR_API grError_t grGraphBatchMemOpNodeSetParams(grGraphNode_t node, const grBatc
 bool gr__memop_has_wait(const gr_memop_params *m)
 {
     for (unsigned i = 0; i < m->count; i++)
-        if (m->ops[i].operation == grStreamMemOpWaitValue32 || m->ops[i].operation == grStreamMemOpWaitValue64)
+        if (m->ops[i].operation == grStreamMemOpWaitValue32 ||
+            m->ops[i].operation == grStreamMemOpWaitValue64)
             return true;
     return false;
 }
