@@ -2290,9 +2290,10 @@ GR_API grError_t grGraphExecMemcpyNodeSetParamsFromSymbol(grGraphExec_t hGraphEx
  * for good, as in CUDA: grStreamSynchronize on it does not return;
  * grStreamDestroy does. Errors: grErrorInvalidValue (addr NULL, not
  * aligned to 4 (8) bytes, or refused as grMemcpy refuses a range; flags
- * not a condition), grErrorNotSupported (Flush; a GPU
- * stream or a GPU's memory: the driver's calls are not wired in),
- * grErrorMemoryAllocation; plus the stream errors. On a capturing stream
+ * not a condition), grErrorNotSupported (Flush; a GPU's memory on a CPU
+ * stream), grErrorMemoryAllocation; plus the stream errors, and on a GPU
+ * stream the driver's (cuStreamBatchMemOp runs it there, and refuses a
+ * word the GPU cannot reach). On a capturing stream
  * the call adds a batch memory operation node holding the one operation
  * (grGraphNodeTypeBatchMemOp, as CUDA 13 captures it). Thread safety:
  * any thread. graphrt's own, mirroring the driver's cuStreamWaitValue32 /
@@ -2320,9 +2321,9 @@ GR_API grError_t grStreamWriteValue64(grStream_t stream, void *addr, uint64_t va
  * unknown; an operation's address or flags refused as the single calls
  * refuse them; a barrier's flags not a grStreamMemoryBarrierType*),
  * grErrorNotSupported (grStreamMemOpFlushRemoteWrites or
- * grStreamWaitValueFlush, as an H200 answers; a GPU stream or a GPU's
- * memory: the driver's calls are not wired in), plus the stream and
- * capture errors. count 0 succeeds and queues nothing, as in CUDA 13.
+ * grStreamWaitValueFlush, as an H200 answers; a GPU's memory on a CPU
+ * stream), plus the stream and capture errors, and on a GPU stream the
+ * driver's (the batch is one cuStreamBatchMemOp there). count 0 succeeds and queues nothing, as in CUDA 13.
  * Thread safety: any thread. graphrt's own, mirroring the driver's
  * cuStreamBatchMemOp. */
 GR_API grError_t grStreamBatchMemOp(grStream_t stream, unsigned int count,

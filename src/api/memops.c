@@ -4,16 +4,18 @@
  * cuStreamWaitValue*, cuStreamWriteValue* and cuStreamBatchMemOp on CPU
  * streams.
  *
- * Each operation is one small stream op that runs it through the
- * backend (backend/cpu/memop.c says how a wait waits); on a capturing
- * stream each call becomes one batch memory operation node, as CUDA 13
- * captures them.
+ * On a CPU stream each operation is one small stream op that runs it
+ * through the backend (backend/cpu/memop.c says how a wait waits); on a
+ * GPU stream a call is one cuStreamBatchMemOp (backend/cuda/memop.c); on
+ * a capturing stream each call becomes one batch memory operation node,
+ * as CUDA 13 captures them.
  *
  * Invariant: every argument is checked before anything is queued or
  * recorded, so a refused call leaves the stream (and its capture) as it
  * was.
  */
 #include "api.h"
+#include "../backend/cuda/cuda.h"
 #include "../capture/capture.h"
 #include "../memory/memory.h"
 
@@ -45,23 +47,28 @@ static grError_t memops_enqueue(const char *call, gr_stream *s, unsigned count,
     }
     if ((err = gr__capture_check_implicit(call, s)) != grSuccess)
         return err;
-    const void *gpu_word = NULL;
-    for (unsigned i = 0; i < count && gpu_word == NULL; i++)
-        if (ops[i].operation != grStreamMemOpBarrier && gr__api_gpu_of(ops[i].waitValue.address, NULL) != 0)
-            gpu_word = ops[i].waitValue.address;
-    if (s->device != 0 || gpu_word != NULL)
-        return gr__fail(grErrorNotSupported,
-                        "%s: stream memory operations run on CPU streams over host memory; this one uses %s",
-                        call, s->device != 0 ? "a GPU stream" : "a GPU's memory");
     bool writes = false;
-    /* gr__stream_enqueue_call fails only on a capturing stream, tested
-     * above: the batch is queued whole. */
-    for (unsigned i = 0; i < count; i++) {
+    for (unsigned i = 0; i < count; i++)
         writes = writes || (ops[i].operation != grStreamMemOpWaitValue32 &&
                             ops[i].operation != grStreamMemOpWaitValue64);
+    /* A GPU stream: the driver's batch, which checks that the GPU reaches
+     * the words (its memory, or host memory it maps). */
+    if (s->device != 0) {
+        err = gr__cuda_stream_memops(call, s, count, ops);
+        return writes ? gr__launched(s, err) : err;
+    }
+    for (unsigned i = 0; i < count; i++)
+        if (ops[i].operation != grStreamMemOpBarrier && gr__api_gpu_of(ops[i].waitValue.address, NULL) != 0)
+            return gr__fail(
+                grErrorNotSupported,
+                "%s: a CPU stream's memory operations run over host memory; paramArray[%u] uses a "
+                "GPU's memory (queue them on a stream of that GPU)",
+                call, i);
+    /* gr__stream_enqueue_call fails only on a capturing stream, tested
+     * above: the batch is queued whole. */
+    for (unsigned i = 0; i < count; i++)
         if ((err = gr__stream_enqueue_call(call, s, memop_op, &ops[i], sizeof ops[i])) != grSuccess)
             return err;
-    }
     return writes ? gr__launched(s, grSuccess) : grSuccess;
 }
 
