@@ -72,6 +72,12 @@ GR_TEST(gpu_memory_words_on_a_cpu_stream_and_memop_graphs_on_a_gpu_are_refused)
     CHECK_OK(grStreamEndCapture(gpu, &g));
     CHECK_GR(grErrorNotSupported, grGraphInstantiate(&e, g, 0));
     CHECK_DETAIL_HAS("batch memory operation");
+    /* On the CPU device, the node's word in a GPU's memory is refused as
+     * a copy node's destination there would be. */
+    CHECK_OK(grSetDevice(0));
+    CHECK_GR(grErrorInvalidValue, grGraphInstantiate(&e, g, 0));
+    CHECK_DETAIL_HAS("memory of device 1");
+    CHECK_OK(grSetDevice(1));
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grStreamDestroy(gpu));
     CHECK_OK(grStreamDestroy(cpu));

@@ -58,6 +58,12 @@ GR_API grError_t grGraphExecBatchMemOpNodeSetParams(grGraphExec_t hGraphExec, gr
                         gr__memop_op_name((int)pn->u.memop.ops[bad].operation));
     /* The stored form: the caller's operations normalised (checked, so
      * only running out of memory fails). */
+    for (unsigned i = 0; i < nodeParams->count; i++)
+        if (nodeParams->paramArray[i].operation != grStreamMemOpBarrier &&
+            (err = gr__exec_check_copy_devmem(call, "the node's word",
+                                              nodeParams->paramArray[i].waitValue.address, NULL,
+                                              gr__exec_device(hGraphExec))))
+            return err;
     gr_memop_params m;
     if ((err = gr__memop_params_make(call, nodeParams->count, nodeParams->paramArray, 0, &m)))
         return err;

@@ -371,11 +371,11 @@ static grError_t device_check(const char *call, grGraphExec_t e, grGraphNode_t g
         return err;
     case grGraphNodeTypeMemcpy:
     case grGraphNodeTypeMemset:
+    case grGraphNodeTypeBatchMemOp:
         return gr__exec_check_node_devmem(call, gn, device);
     case grGraphNodeTypeHost:
     case grGraphNodeTypeEmpty:
     case grGraphNodeTypeConditional: /* CPU only: refused on GPUs at instantiation */
-    case grGraphNodeTypeBatchMemOp:  /* likewise */
     case grGraphNodeTypeMemAlloc:
     case grGraphNodeTypeMemFree:
     case grGraphNodeTypeCount:
