@@ -61,9 +61,9 @@ static grError_t memops_enqueue(const char *call, gr_stream *s, unsigned count,
         if (ops[i].operation != grStreamMemOpBarrier && gr__api_gpu_of(ops[i].waitValue.address, NULL) != 0)
             return gr__fail(
                 grErrorNotSupported,
-                "%s: a CPU stream's memory operations run over host memory; paramArray[%u] uses a "
-                "GPU's memory (queue them on a stream of that GPU)",
-                call, i);
+                "%s: a CPU stream's memory operations run over host memory; the word %p (operation %u) "
+                "is a GPU's memory (queue the operations on a stream of that GPU)",
+                call, ops[i].waitValue.address, i);
     /* gr__stream_enqueue_call fails only on a capturing stream, tested
      * above: the batch is queued whole. */
     for (unsigned i = 0; i < count; i++)
