@@ -105,6 +105,8 @@ static const char *type_name(grGraphNodeType t)
         return "mem free";
     case grGraphNodeTypeConditional:
         return "conditional";
+    case grGraphNodeTypeBatchMemOp:
+        return "batch mem op";
     case grGraphNodeTypeCount:
         break;
     }

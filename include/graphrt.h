@@ -1433,6 +1433,9 @@ typedef enum grGraphNodeType {
     grGraphNodeTypeEventRecord = 7,
     grGraphNodeTypeMemAlloc = 10,
     grGraphNodeTypeMemFree = 11,
+    /* The driver's CU_GRAPH_NODE_TYPE_BATCH_MEM_OP (the runtime's enum has
+     * no value 12): stream memory operations (docs/stream-memops.md). */
+    grGraphNodeTypeBatchMemOp = 12,
     grGraphNodeTypeConditional = 13, /* docs/conditional.md */
     grGraphNodeTypeCount
 } grGraphNodeType;
@@ -1578,6 +1581,82 @@ typedef struct grConditionalNodeParams {
     grGraph_t *phGraph_out;
 } grConditionalNodeParams;
 
+/* The operations of grStreamBatchMemOp and batch memory operation nodes.
+ * Values of the driver's CUstreamBatchMemOpType. FlushRemoteWrites is
+ * refused with grErrorNotSupported (a device that cannot flush remote
+ * writes, as an H200 answers); Barrier is a full memory fence on the CPU. */
+typedef enum grStreamBatchMemOpType {
+    grStreamMemOpWaitValue32 = 1,
+    grStreamMemOpWriteValue32 = 2,
+    grStreamMemOpFlushRemoteWrites = 3,
+    grStreamMemOpWaitValue64 = 4,
+    grStreamMemOpWriteValue64 = 5,
+    grStreamMemOpBarrier = 6
+} grStreamBatchMemOpType;
+
+/* Scopes of a grStreamMemOpBarrier (CU_STREAM_MEMORY_BARRIER_TYPE_*):
+ * both are a full fence on the CPU. */
+#define grStreamMemoryBarrierTypeSys 0x0u
+#define grStreamMemoryBarrierTypeGpu 0x1u
+
+/* One stream memory operation: 'operation' selects the member. Mirrors the
+ * driver's CUstreamBatchMemOpParams (same size and offsets on 64-bit
+ * hosts), with a pointer for the CUdeviceptr address. waitValue: wait
+ * until the 32-bit ('value') or 64-bit ('value64') word at address meets
+ * the condition in flags (grStreamWaitValueGeq, Eq, And, Nor), as
+ * grStreamWaitValue32/64; writeValue: write it, flags
+ * grStreamWriteValueDefault, as grStreamWriteValue32/64; memoryBarrier:
+ * flags a grStreamMemoryBarrierType*. 'alias' is the driver's own field:
+ * ignored, and stored as NULL. Zero the whole union before filling it. */
+typedef union grStreamBatchMemOpParams {
+    grStreamBatchMemOpType operation;
+    struct grStreamMemOpWaitValueParams {
+        grStreamBatchMemOpType operation;
+        void *address;
+        union {
+            uint32_t value;
+            uint64_t value64;
+        };
+        unsigned int flags;
+        void *alias;
+    } waitValue;
+    struct grStreamMemOpWriteValueParams {
+        grStreamBatchMemOpType operation;
+        void *address;
+        union {
+            uint32_t value;
+            uint64_t value64;
+        };
+        unsigned int flags;
+        void *alias;
+    } writeValue;
+    struct grStreamMemOpFlushRemoteWritesParams {
+        grStreamBatchMemOpType operation;
+        unsigned int flags;
+    } flushRemoteWrites;
+    struct grStreamMemOpMemoryBarrierParams {
+        grStreamBatchMemOpType operation;
+        unsigned int flags;
+    } memoryBarrier;
+    uint64_t pad[6];
+} grStreamBatchMemOpParams;
+
+/* The most operations one batch holds: the driver documents count as
+ * "less than 256". */
+#define GR_BATCH_MEM_OP_MAX 255u
+
+/* The parameters of a batch memory operation node: 'count' operations of
+ * paramArray, run in order (copied when the node is added or set). flags
+ * must be 0. ctx is the driver's context: graphrt has one per device, so it
+ * is ignored and read back as NULL. Mirrors the driver's
+ * CUDA_BATCH_MEM_OP_NODE_PARAMS (_v2, the same layout). */
+typedef struct grBatchMemOpNodeParams {
+    void *ctx;
+    unsigned int count;
+    grStreamBatchMemOpParams *paramArray;
+    unsigned int flags;
+} grBatchMemOpNodeParams;
+
 /* The generic node description of grGraphAddNode. Mirrors
  * cudaGraphNodeParams: 'type' selects the union member. */
 typedef struct grGraphNodeParams {
@@ -1594,6 +1673,9 @@ typedef struct grGraphNodeParams {
         grEventRecordNodeParams eventRecord;
         grMemAllocNodeParams alloc;
         grMemFreeNodeParams free;
+        /* grGraphNodeTypeBatchMemOp: the driver's CUgraphNodeParams
+         * member of that name (the runtime's has none). */
+        grBatchMemOpNodeParams memOp;
         grConditionalNodeParams conditional;
     };
     long long reserved2;
@@ -2348,22 +2430,24 @@ GR_API grError_t grGraphExecMemcpyNodeSetParamsFromSymbol(grGraphExec_t hGraphEx
 /* Queues a wait: the stream's later work runs once the 32-bit (64-bit)
  * word at addr meets the condition in flags. The word is read atomically;
  * other threads should store it atomically too (C11 atomics or
- * __atomic_store_n). The stream's thread spins briefly, then sleeps: a
- * grStreamWriteValue32/64 wakes it at once, a store by other means is
- * noticed within about a millisecond (polled). A wait occupies the thread
- * that runs the stream (a worker, or a thread synchronising with it), as a
- * host function that blocks does: the write that satisfies it must not be
- * queued behind it on that thread (write from the host, or from another
- * stream while workers are free). A wait never satisfied blocks the stream
+ * __atomic_store_n). The stream's thread spins briefly, then runs other
+ * work while it waits (a worker runs other streams' work and graph nodes
+ * it can take), then sleeps: a grStreamWriteValue32/64 wakes it at once,
+ * a store by other means is noticed within about a millisecond (polled).
+ * So a write queued on another stream runs even when the waiting thread
+ * is the only worker; a write queued behind the wait on its own stream
+ * never does. A wait never satisfied blocks the stream
  * for good, as in CUDA: grStreamSynchronize on it does not return;
  * grStreamDestroy does. Errors: grErrorInvalidValue (addr NULL, not
  * aligned to 4 (8) bytes, or refused as grMemcpy refuses a range; flags
- * not a condition), grErrorNotSupported (Flush; a GPU
- * stream or a GPU's memory: the driver's calls are not wired in; a
- * capturing stream: graphrt has no batch memory operation node yet, the
- * capture is left as it was), grErrorMemoryAllocation; plus the stream
- * errors. Thread safety: any thread. graphrt's own, mirroring the driver's
- * cuStreamWaitValue32 / cuStreamWaitValue64. */
+ * not a condition), grErrorNotSupported (Flush; a GPU's memory on a CPU
+ * stream), grErrorMemoryAllocation; plus the stream errors, and on a GPU
+ * stream the driver's (cuStreamBatchMemOp runs it there, and refuses a
+ * word the GPU cannot reach). On a capturing stream
+ * the call adds a batch memory operation node holding the one operation
+ * (grGraphNodeTypeBatchMemOp, as CUDA 13 captures it). Thread safety:
+ * any thread. graphrt's own, mirroring the driver's cuStreamWaitValue32 /
+ * cuStreamWaitValue64. */
 GR_API grError_t grStreamWaitValue32(grStream_t stream, void *addr, uint32_t value, unsigned int flags);
 GR_API grError_t grStreamWaitValue64(grStream_t stream, void *addr, uint64_t value, unsigned int flags);
 
@@ -2375,6 +2459,72 @@ GR_API grError_t grStreamWaitValue64(grStream_t stream, void *addr, uint64_t val
  * own, mirroring cuStreamWriteValue32 / cuStreamWriteValue64. */
 GR_API grError_t grStreamWriteValue32(grStream_t stream, void *addr, uint32_t value, unsigned int flags);
 GR_API grError_t grStreamWriteValue64(grStream_t stream, void *addr, uint64_t value, unsigned int flags);
+
+/* Queues count operations of paramArray (grStreamBatchMemOpParams) on
+ * the stream, in array order, each as grStreamWaitValue32/64 or
+ * grStreamWriteValue32/64 queues it (a grStreamMemOpBarrier: a full
+ * memory fence). All operations are checked before any is queued. On a
+ * capturing stream the batch becomes one batch memory operation node
+ * holding a copy of the array (count 0 records nothing).
+ * Errors: grErrorInvalidValue (flags not 0; count above
+ * GR_BATCH_MEM_OP_MAX; paramArray NULL with count > 0; an operation code
+ * unknown; an operation's address or flags refused as the single calls
+ * refuse them; a barrier's flags not a grStreamMemoryBarrierType*),
+ * grErrorNotSupported (grStreamMemOpFlushRemoteWrites or
+ * grStreamWaitValueFlush, as an H200 answers; a GPU's memory on a CPU
+ * stream), plus the stream and capture errors, and on a GPU stream the
+ * driver's (the batch is one cuStreamBatchMemOp there). count 0 succeeds and queues nothing, as in CUDA 13.
+ * Thread safety: any thread. graphrt's own, mirroring the driver's
+ * cuStreamBatchMemOp. */
+GR_API grError_t grStreamBatchMemOp(grStream_t stream, unsigned int count,
+                                    grStreamBatchMemOpParams *paramArray, unsigned int flags);
+
+/* Adds a batch memory operation node (grGraphNodeTypeBatchMemOp) running
+ * nodeParams->count operations of nodeParams->paramArray in order (the
+ * array is copied), after numDependencies nodes of pDependencies. The
+ * operations are checked as grStreamBatchMemOp checks them; the node's
+ * waits and writes run on the CPU as the stream's do
+ * (docs/stream-memops.md says how a wait in a graph waits). Errors:
+ * grErrorInvalidValue (pGraphNode or nodeParams NULL, count 0, and what
+ * grStreamBatchMemOp refuses), grErrorNotSupported (as there),
+ * grErrorMemoryAllocation, plus the graph and dependency errors. Thread
+ * safety: as other graph edits (one thread per graph). graphrt's own,
+ * mirroring the driver's cuGraphAddBatchMemOpNode. */
+GR_API grError_t grGraphAddBatchMemOpNode(grGraphNode_t *pGraphNode, grGraph_t graph,
+                                          const grGraphNode_t *pDependencies, size_t numDependencies,
+                                          const grBatchMemOpNodeParams *nodeParams);
+
+/* Reads a batch memory operation node's parameters: ctx NULL, count,
+ * flags, and paramArray pointing at the node's own array (valid until the
+ * node's parameters change or the node is destroyed; do not write it), as
+ * the driver hands out its own. Errors: grErrorInvalidValue (node not a
+ * live batch memory operation node, nodeParams_out NULL). Thread safety:
+ * as other graph reads. Mirrors the driver's
+ * cuGraphBatchMemOpNodeGetParams. */
+GR_API grError_t grGraphBatchMemOpNodeGetParams(grGraphNode_t node, grBatchMemOpNodeParams *nodeParams_out);
+
+/* Replaces a batch memory operation node's operations with a copy of
+ * nodeParams' (checked as grGraphAddBatchMemOpNode checks them; any count
+ * and operations). Executables instantiated before keep theirs. Errors:
+ * those of grGraphBatchMemOpNodeGetParams and grGraphAddBatchMemOpNode;
+ * a refused call leaves the node as it was. Thread safety: as other graph
+ * edits. Mirrors the driver's cuGraphBatchMemOpNodeSetParams. */
+GR_API grError_t grGraphBatchMemOpNodeSetParams(grGraphNode_t node, const grBatchMemOpNodeParams *nodeParams);
+
+/* Sets the operations that node's copy in hGraphExec runs from its next
+ * launch on (launches queued before run the old ones). As in CUDA, only
+ * the addresses, values and flags of the operations may change: the count
+ * and each operation's type must stay those the executable was built
+ * with. Errors: grErrorInvalidValue (hGraphExec not live; node not a batch
+ * memory operation node of the graph it was instantiated from, or a
+ * node of a child graph; a different count or operation type; what
+ * grGraphAddBatchMemOpNode refuses), grErrorNotSupported (as there; an
+ * executable instantiated on a GPU). Thread safety: any thread; launches
+ * of the executable are ordered around the change (as the other
+ * grGraphExec*SetParams). Mirrors the driver's
+ * cuGraphExecBatchMemOpNodeSetParams. */
+GR_API grError_t grGraphExecBatchMemOpNodeSetParams(grGraphExec_t hGraphExec, grGraphNode_t node,
+                                                    const grBatchMemOpNodeParams *nodeParams);
 
 /* ====================================================================== */
 /* Graph files (graphrt's own; docs/graph-files.md)                       */
@@ -3187,28 +3337,31 @@ typedef enum grBakedKind {
 
 /* Which field of the node holds the value. */
 typedef enum grBakedField {
-    grBakedKernelArg = 0,   /* a kernel argument (param, offset) */
-    grBakedCopyDst = 1,     /* a memcpy node's destination (extent: its byte count) */
-    grBakedCopySrc = 2,     /* a memcpy node's source (extent: its byte count) */
-    grBakedMemsetDst = 3,   /* a memset node's destination (extent: the bytes it spans) */
-    grBakedHostFn = 4,      /* a host node's function */
-    grBakedHostUserData = 5 /* a host node's user data */
+    grBakedKernelArg = 0,    /* a kernel argument (param, offset) */
+    grBakedCopyDst = 1,      /* a memcpy node's destination (extent: its byte count) */
+    grBakedCopySrc = 2,      /* a memcpy node's source (extent: its byte count) */
+    grBakedMemsetDst = 3,    /* a memset node's destination (extent: the bytes it spans) */
+    grBakedHostFn = 4,       /* a host node's function */
+    grBakedHostUserData = 5, /* a host node's user data */
+    grBakedMemOpAddress = 6  /* a batch memory operation's word (param: the operation's index; extent: 4
+                              * or 8) */
 } grBakedField;
 
 /* One value baked into a node of an executable. */
 typedef struct grBakedValue {
     unsigned int node;        /* the plan node: its position in the executable's topological order (child
                                * graphs inlined), as launch check details and traces name nodes */
-    grGraphNodeType nodeType; /* grGraphNodeTypeKernel, Memcpy, Memset or Host */
+    grGraphNodeType nodeType; /* grGraphNodeTypeKernel, Memcpy, Memset, Host or BatchMemOp */
     grGraphNode_t graphNode;  /* the top-level node of the instantiated graph that is, or contains, this
                                * node: a key only (it may be destroyed) */
     const char *kernel; /* kernel nodes: the kernel's name (valid while the executable lives), else NULL */
     grBakedField field;
-    int param;           /* grBakedKernelArg: the parameter's index; else -1 */
+    int param;           /* grBakedKernelArg: the parameter's index; grBakedMemOpAddress: the
+                          * operation's; else -1 */
     unsigned int offset; /* grBakedKernelArg: the value's byte offset in the parameter (a multiple of 8) */
     unsigned int size;   /* bytes of the value: 8, or the parameter's size when smaller */
     unsigned long long value; /* the bytes, little-endian, zero-extended (an address: the address) */
-    size_t extent;            /* copies and memsets: the bytes accessed from 'value'; else 0 */
+    size_t extent; /* copies, memsets and memory operations: the bytes accessed from 'value'; else 0 */
     grBakedKind kind;
     void *allocBase;     /* grBakedAllocation, grBakedFreedAllocation: the allocation; else NULL */
     size_t allocSize;    /* its size in bytes */
@@ -3218,10 +3371,11 @@ typedef struct grBakedValue {
 } grBakedValue;
 
 /* graphrt's own. Lists the values baked into the executable's kernel,
- * memcpy, memset and host nodes: each kernel argument, 8 bytes at a time
- * (a parameter of fewer bytes as one value), each copy's destination and
- * source, each memset's destination, each host node's function and user
- * data, in plan order, classified against graphrt's allocations now; the
+ * memcpy, memset, host and batch memory operation nodes: each kernel
+ * argument, 8 bytes at a time (a parameter of fewer bytes as one value),
+ * each copy's destination and source, each memset's destination, each
+ * host node's function and user data, each memory operation's word, in
+ * plan order, classified against graphrt's allocations now; the
  * values of a conditional node's bodies are listed with the conditional
  * node (its plan position and graph node), body after body.
  * With values NULL, *count receives the number of values; otherwise up

@@ -402,6 +402,19 @@ static void compare_node(ptrmap *m, grGraphNode_t x, grGraphNode_t y)
         check_ptr(m, p, q);
         break;
     }
+    case grGraphNodeTypeBatchMemOp: {
+        grBatchMemOpNodeParams p, q;
+        CHECK_OK(grGraphBatchMemOpNodeGetParams(x, &p));
+        CHECK_OK(grGraphBatchMemOpNodeGetParams(y, &q));
+        CHECK_EQ(p.count, q.count);
+        for (unsigned i = 0; i < p.count; i++) {
+            CHECK_EQ(p.paramArray[i].operation, q.paramArray[i].operation);
+            CHECK_EQ(p.paramArray[i].waitValue.value64, q.paramArray[i].waitValue.value64);
+            CHECK_EQ(p.paramArray[i].waitValue.flags, q.paramArray[i].waitValue.flags);
+            check_ptr(m, p.paramArray[i].waitValue.address, q.paramArray[i].waitValue.address);
+        }
+        break;
+    }
     case grGraphNodeTypeEmpty:
     case grGraphNodeTypeConditional: /* graph files refuse them */
     case grGraphNodeTypeCount:

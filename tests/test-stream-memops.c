@@ -140,7 +140,7 @@ GR_TEST(stream_destroy_returns_while_its_wait_is_unmet)
     CHECK_EQ(__atomic_load_n(&after, __ATOMIC_SEQ_CST), 9u);
 }
 
-GR_TEST(stream_memops_refuse_bad_words_flags_and_capture_and_queue_nothing)
+GR_TEST(stream_memops_refuse_bad_words_and_flags_and_queue_or_capture_nothing)
 {
     static uint64_t words[2];
     uint32_t *w = (uint32_t *)words;
@@ -161,9 +161,14 @@ GR_TEST(stream_memops_refuse_bad_words_flags_and_capture_and_queue_nothing)
     void *small = NULL;
     CHECK_OK(grMalloc(&small, 6));
     CHECK_GR(grErrorInvalidValue, grStreamWriteValue64(s, small, 1, 0)); /* 8 bytes past a 6-byte block */
+    /* Refused while capturing: the capture records nothing and goes on. */
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
-    CHECK_GR(grErrorNotSupported, grStreamWriteValue32(s, w, 1, 0));
-    CHECK_GR(grErrorNotSupported, grStreamWaitValue32(s, w, 1, 0));
+    CHECK_GR(grErrorInvalidValue, grStreamWriteValue32(s, w, 1, grStreamWriteValueNoMemoryBarrier));
+    CHECK_GR(grErrorNotSupported, grStreamWaitValue32(s, w, 1, grStreamWaitValueFlush));
+    CHECK_GR(grErrorInvalidValue, grStreamWaitValue64(s, w + 1, 1, 0));
+    grStreamCaptureStatus st;
+    CHECK_OK(grStreamIsCapturing(s, &st));
+    CHECK_EQ(st, grStreamCaptureStatusActive);
     CHECK_OK(grStreamEndCapture(s, &g));
     size_t n = 1;
     CHECK_OK(grGraphGetNodes(g, NULL, &n));

@@ -92,6 +92,8 @@ const char *tool_type_word(grGraphNodeType t)
         return "free";
     case grGraphNodeTypeConditional:
         return "conditional";
+    case grGraphNodeTypeBatchMemOp:
+        return "memop";
     case grGraphNodeTypeCount:
         break;
     }
@@ -305,6 +307,8 @@ static const char *baked_field(grBakedField f)
         return "host_fn";
     case grBakedHostUserData:
         return "host_data";
+    case grBakedMemOpAddress:
+        return "memop_address";
     }
     return "unknown";
 }

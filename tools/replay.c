@@ -108,6 +108,7 @@ static bool lone_graph(grGraphNode_t x, grGraph_t *out)
     case grGraphNodeTypeMemAlloc:
     case grGraphNodeTypeMemFree:
     case grGraphNodeTypeConditional:
+    case grGraphNodeTypeBatchMemOp: /* a wait alone may wait for good */
     case grGraphNodeTypeCount:
         break;
     }

@@ -1,123 +1,75 @@
 /*
- * memops.c - stream memory operations: grStreamWaitValue32/64 and
- * grStreamWriteValue32/64, the driver's cuStreamWaitValue* and
- * cuStreamWriteValue* on CPU streams.
+ * memops.c - stream memory operations: grStreamWaitValue32/64,
+ * grStreamWriteValue32/64 and grStreamBatchMemOp, the driver's
+ * cuStreamWaitValue*, cuStreamWriteValue* and cuStreamBatchMemOp on CPU
+ * streams.
  *
- * Both are small stream operations. A wait checks its word, spins for a
- * bounded number of checks, then sleeps on one process-wide condition
- * variable with a timeout that grows from 50 microseconds to 1
- * millisecond: graphrt's own writes (write_op) broadcast it, so they wake
- * the waits at once; a store by any other means (another thread's atomic
- * store) is seen at the next timeout. A wait therefore never burns a core
- * for long, and a wait never satisfied costs about a thousand wake-ups a
- * second.
+ * On a CPU stream each operation is one small stream op that runs it
+ * through the backend (backend/cpu/memop.c says how a wait waits); on a
+ * GPU stream a call is one cuStreamBatchMemOp (backend/cuda/memop.c); on
+ * a capturing stream each call becomes one batch memory operation node,
+ * as CUDA 13 captures them.
  *
- * Invariants:
- *   - no lost wake-up: a sleeper counts itself (seq_cst) before it reads
- *     the word (seq_cst) under memops_lock; a writer stores the word
- *     (seq_cst) before it reads the count, and
- *     broadcasts under the lock. Dekker: either the sleeper reads the new
- *     value, or the writer sees the sleeper and its broadcast comes after
- *     the sleeper waits;
- *   - every argument is checked before anything is queued, so a refused
- *     call leaves the stream as it was.
+ * Invariant: every argument is checked before anything is queued or
+ * recorded, so a refused call leaves the stream (and its capture) as it
+ * was.
  */
 #include "api.h"
+#include "../backend/cuda/cuda.h"
 #include "../capture/capture.h"
 #include "../memory/memory.h"
 
-#include <pthread.h>
 #include <string.h>
-#include <time.h>
 
-/* Checks a waiting thread makes before it sleeps (each a pause). */
-#define GR_MEMOP_SPINS 2000u
-/* The sleep's timeout: from the first to the last, doubling. */
-#define GR_MEMOP_POLL_MIN_NS 50000L
-#define GR_MEMOP_POLL_MAX_NS 1000000L
-
-typedef struct gr_memop_args {
-    void *addr;
-    uint64_t value;
-    unsigned flags;
-    bool wide; /* 64-bit word */
-} gr_memop_args;
-
-static pthread_mutex_t memops_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t memops_cond;
-static pthread_once_t memops_once = PTHREAD_ONCE_INIT;
-static _Atomic unsigned memops_sleepers;
-
-/* The condition variable times out on the monotonic clock. */
-static void memops_init(void)
+/* The stream op: runs the copied operation. */
+static void memop_op(void *data)
 {
-    pthread_condattr_t a;
-    pthread_condattr_init(&a);
-    pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
-    pthread_cond_init(&memops_cond, &a);
-    pthread_condattr_destroy(&a);
+    grStreamBatchMemOpParams op;
+    memcpy(&op, data, sizeof op);
+    gr__memop_run(&op);
 }
 
-/* The word is the program's plain memory, not an _Atomic object: the
- * compiler's __atomic builtins access it atomically all the same. */
-static bool satisfied(const gr_memop_args *a)
+/* Queues or records count checked operations on stream s. A batch holding
+ * a write is a launch for grDebugLaunchBlocking; one of waits only is not,
+ * as an unmet wait must not block its caller (often the thread that will
+ * write the word). */
+static grError_t memops_enqueue(const char *call, gr_stream *s, unsigned count,
+                                const grStreamBatchMemOpParams *ops)
 {
-    uint64_t v = a->wide ? __atomic_load_n((uint64_t *)a->addr, __ATOMIC_SEQ_CST)
-                         : __atomic_load_n((uint32_t *)a->addr, __ATOMIC_SEQ_CST);
-    switch (a->flags) {
-    case grStreamWaitValueGeq:
-        return a->wide ? (int64_t)(v - a->value) >= 0 : (int32_t)(uint32_t)(v - a->value) >= 0;
-    case grStreamWaitValueEq:
-        return v == a->value;
-    case grStreamWaitValueAnd:
-        return (v & a->value) != 0;
-    default: /* grStreamWaitValueNor, the flags having been checked */
-        return a->wide ? ~(v | a->value) != 0 : (uint32_t) ~(v | a->value) != 0;
+    grError_t err;
+    if (GR_UNLIKELY(gr__stream_capturing(s))) {
+        grGraphNodeParams desc;
+        memset(&desc, 0, sizeof desc);
+        desc.type = grGraphNodeTypeBatchMemOp;
+        desc.memOp.count = count;
+        desc.memOp.paramArray = (grStreamBatchMemOpParams *)(uintptr_t)ops;
+        return gr__capture_record(call, s, &desc);
     }
-}
-
-static void wait_op(void *data)
-{
-    gr_memop_args a;
-    memcpy(&a, data, sizeof a);
-    for (unsigned i = 0; i < GR_MEMOP_SPINS; i++) {
-        if (satisfied(&a))
-            return;
-        gr__cpu_relax();
+    if ((err = gr__capture_check_implicit(call, s)) != grSuccess)
+        return err;
+    bool writes = false;
+    for (unsigned i = 0; i < count; i++)
+        writes = writes || (ops[i].operation != grStreamMemOpWaitValue32 &&
+                            ops[i].operation != grStreamMemOpWaitValue64);
+    /* A GPU stream: the driver's batch, which checks that the GPU reaches
+     * the words (its memory, or host memory it maps). */
+    if (s->device != 0) {
+        err = gr__cuda_stream_memops(call, s, count, ops);
+        return writes ? gr__launched(s, err) : err;
     }
-    pthread_once(&memops_once, memops_init);
-    long poll = GR_MEMOP_POLL_MIN_NS;
-    pthread_mutex_lock(&memops_lock);
-    gr_fetch_add_seq_cst(&memops_sleepers, 1);
-    while (!satisfied(&a)) {
-        struct timespec t;
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        t.tv_nsec += poll;
-        if (t.tv_nsec >= 1000000000L) {
-            t.tv_sec++;
-            t.tv_nsec -= 1000000000L;
-        }
-        pthread_cond_timedwait(&memops_cond, &memops_lock, &t);
-        poll = poll * 2 > GR_MEMOP_POLL_MAX_NS ? GR_MEMOP_POLL_MAX_NS : poll * 2;
-    }
-    gr_fetch_sub_relaxed(&memops_sleepers, 1);
-    pthread_mutex_unlock(&memops_lock);
-}
-
-static void write_op(void *data)
-{
-    gr_memop_args a;
-    memcpy(&a, data, sizeof a);
-    if (a.wide)
-        __atomic_store_n((uint64_t *)a.addr, a.value, __ATOMIC_SEQ_CST);
-    else
-        __atomic_store_n((uint32_t *)a.addr, (uint32_t)a.value, __ATOMIC_SEQ_CST);
-    if (gr_load_seq_cst(&memops_sleepers) > 0) {
-        pthread_once(&memops_once, memops_init);
-        pthread_mutex_lock(&memops_lock);
-        pthread_cond_broadcast(&memops_cond);
-        pthread_mutex_unlock(&memops_lock);
-    }
+    for (unsigned i = 0; i < count; i++)
+        if (ops[i].operation != grStreamMemOpBarrier && gr__api_gpu_of(ops[i].waitValue.address, NULL) != 0)
+            return gr__fail(
+                grErrorNotSupported,
+                "%s: a CPU stream's memory operations run over host memory; the word %p (operation %u) "
+                "is a GPU's memory (queue the operations on a stream of that GPU)",
+                call, ops[i].waitValue.address, i);
+    /* gr__stream_enqueue_call fails only on a capturing stream, tested
+     * above: the batch is queued whole. */
+    for (unsigned i = 0; i < count; i++)
+        if ((err = gr__stream_enqueue_call(call, s, memop_op, &ops[i], sizeof ops[i])) != grSuccess)
+            return err;
+    return writes ? gr__launched(s, grSuccess) : grSuccess;
 }
 
 static grError_t memop(const char *call, grStream_t stream, void *addr, uint64_t value, unsigned flags,
@@ -147,21 +99,17 @@ static grError_t memop(const char *call, grStream_t stream, void *addr, uint64_t
     grError_t err = gr__mem_check_range(call, addr, size, "word");
     if (err != grSuccess || (err = gr__stream_from_handle(call, stream, &s)) != grSuccess)
         return err;
-    if (GR_UNLIKELY(gr__stream_capturing(s)))
-        return gr__fail(grErrorNotSupported,
-                        "%s: a stream memory operation cannot be captured: graphrt has no batch memory "
-                        "operation node yet (the capture goes on without it)",
-                        call);
-    if ((err = gr__capture_check_implicit(call, s)) != grSuccess)
-        return err;
-    if (s->device != 0 || gr__api_gpu_of(addr, NULL) != 0)
-        return gr__fail(grErrorNotSupported,
-                        "%s: stream memory operations run on CPU streams over host memory; this one uses %s",
-                        call, s->device != 0 ? "a GPU stream" : "a GPU's memory");
-    gr_memop_args a = {addr, value, flags, wide};
-    if (wait) /* not a launch: grDebugLaunchBlocking must not block the caller on an unmet wait */
-        return gr__stream_enqueue_call(call, s, wait_op, &a, sizeof a);
-    return gr__launched(s, gr__stream_enqueue_call(call, s, write_op, &a, sizeof a));
+    grStreamBatchMemOpParams op;
+    memset(&op, 0, sizeof op);
+    op.operation = wait ? (wide ? grStreamMemOpWaitValue64 : grStreamMemOpWaitValue32)
+                        : (wide ? grStreamMemOpWriteValue64 : grStreamMemOpWriteValue32);
+    op.waitValue.address = addr;
+    if (wide)
+        op.waitValue.value64 = value;
+    else
+        op.waitValue.value = (uint32_t)value;
+    op.waitValue.flags = flags;
+    return memops_enqueue(call, s, 1, &op);
 }
 
 GR_API grError_t grStreamWaitValue32(grStream_t stream, void *addr, uint32_t value, unsigned int flags)
@@ -182,4 +130,19 @@ GR_API grError_t grStreamWriteValue32(grStream_t stream, void *addr, uint32_t va
 GR_API grError_t grStreamWriteValue64(grStream_t stream, void *addr, uint64_t value, unsigned int flags)
 {
     return memop("grStreamWriteValue64", stream, addr, value, flags, true, false);
+}
+
+GR_API grError_t grStreamBatchMemOp(grStream_t stream, unsigned int count,
+                                    grStreamBatchMemOpParams *paramArray, unsigned int flags)
+{
+    static const char call[] = "grStreamBatchMemOp";
+    gr_stream *s;
+    grError_t err = gr__memop_check(call, count, paramArray, flags);
+    if (err != grSuccess || (err = gr__stream_from_handle(call, stream, &s)) != grSuccess)
+        return err;
+    /* Nothing to queue or record, as CUDA 13 answers (probed); a capture
+     * that was invalidated still says so. */
+    if (count == 0)
+        return gr__stream_capturing(s) ? gr__capture_check_active(call, s) : grSuccess;
+    return memops_enqueue(call, s, count, paramArray);
 }

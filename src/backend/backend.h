@@ -230,6 +230,13 @@ static inline grError_t gr__stream_from_handle(const char *call, grStream_t h, g
  * module records or refuses the work), with a detail naming 'call'. */
 grError_t gr__stream_enqueue_call(const char *call, gr_stream *s, gr_op_fn fn, const void *data, size_t size);
 
+/* Runs one stream memory operation, checked already (cpu/memop.c), on
+ * the calling thread: a write stores its word atomically (seq_cst) and
+ * wakes the waits that sleep; a wait returns once its word meets the
+ * condition, running other work meanwhile when the thread holds a worker;
+ * a barrier is a seq_cst fence. */
+void gr__memop_run(const grStreamBatchMemOpParams *op);
+
 /* Waits for all work queued on s so far, helping to run it. Returns the
  * stream's sticky error, if any. */
 grError_t gr__stream_sync(gr_stream *s);

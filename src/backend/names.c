@@ -193,6 +193,8 @@ const char *gr__node_type_name(grGraphNodeType t)
         return "mem free";
     case grGraphNodeTypeConditional:
         return "conditional";
+    case grGraphNodeTypeBatchMemOp:
+        return "batch mem op";
     case grGraphNodeTypeCount:
         break;
     }

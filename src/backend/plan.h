@@ -128,6 +128,10 @@ typedef struct gr_pnode {
         grEvent_t event;           /* retained by the plan */
         struct gr_plan *plan;      /* GR_PN_HEAD */
         struct gr_cond_plan *cond; /* grGraphNodeTypeConditional */
+        struct {
+            grStreamBatchMemOpParams *ops; /* owned by the plan */
+            uint32_t count;
+        } memop; /* grGraphNodeTypeBatchMemOp */
     } u;
 } gr_pnode;
 
@@ -228,6 +232,10 @@ typedef struct gr_plan {
      * their defaults at each launch's start where the handle asks so. */
     gr_cond_slot **cond_slots;
     uint32_t ncond_slots;
+    /* Some batch memory operation node waits: launches run in order, the
+     * plan's order putting each wait after every node not behind one
+     * (exec/instantiate.c, docs/stream-memops.md). */
+    bool memop_waits;
     /* Launch-time state. */
     /* The stream running the launch and the count of its ops that
      * completes with it, written by the launch's owner before any node

@@ -27,6 +27,7 @@
  *   EventRecord, WaitEvent  desc->eventRecord / desc->eventWait: an
  *           external record or wait (grEventRecordExternal,
  *           grEventWaitExternal), the node holding the event;
+ *   BatchMemOp  desc->memOp: count (> 0) operations, copied;
  *   Graph   (graph NULL: an executable launched by grGraphLaunch), MemAlloc,
  *           MemFree: refused, invalidating the capture.
  * Returns the error of an invalidated capture, with its detail. */

@@ -159,6 +159,10 @@ static bool make_params(const grGraphNodeParams *desc, gr_node_params *p)
         p->event = desc->type == grGraphNodeTypeWaitEvent ? desc->eventWait.event : desc->eventRecord.event;
         gr__event_retain(p->event);
         return true;
+    case grGraphNodeTypeBatchMemOp:
+        /* Checked by the caller: only running out of memory fails here. */
+        return gr__memop_params_make("stream capture", desc->memOp.count, desc->memOp.paramArray, 0,
+                                     &p->memop) == grSuccess;
     case grGraphNodeTypeGraph:
     case grGraphNodeTypeEmpty:
     case grGraphNodeTypeConditional:
@@ -180,6 +184,7 @@ static const char *refusal(grGraphNodeType t)
     case grGraphNodeTypeMemFree:
     case grGraphNodeTypeWaitEvent:   /* grStreamWaitEvent, grEventWaitExternal */
     case grGraphNodeTypeEventRecord: /* grEventRecordWithFlags, grEventRecordExternal */
+    case grGraphNodeTypeBatchMemOp:  /* grStreamWaitValue32 and the like */
         return NULL;
     case grGraphNodeTypeGraph:
         return "launching an executable graph into a capturing stream is not supported (CUDA refuses it "

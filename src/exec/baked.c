@@ -69,7 +69,7 @@ static grError_t visit(bake_fn fn, void *ctx, grBakedValue *v, grBakedField fiel
     v->allocBase = NULL;
     v->allocSize = v->allocOffset = 0;
     v->freedBy = NULL;
-    if (field != grBakedKernelArg) {
+    if (field != grBakedKernelArg && field != grBakedMemOpAddress) {
         v->param = -1;
         v->offset = 0;
         v->size = sizeof(void *);
@@ -133,6 +133,21 @@ static grError_t visit_node(const gr_pnode *n, unsigned at, const struct grGraph
     }
     case grGraphNodeTypeConditional:
         return visit_bodies(n, at, gn, enabled_only, fn, ctx);
+    case grGraphNodeTypeBatchMemOp:
+        for (uint32_t i = 0; i < n->u.memop.count; i++) {
+            const grStreamBatchMemOpParams *op = &n->u.memop.ops[i];
+            if (op->operation == grStreamMemOpBarrier)
+                continue;
+            bool wide =
+                op->operation == grStreamMemOpWaitValue64 || op->operation == grStreamMemOpWriteValue64;
+            v.param = (int)i;
+            v.offset = 0;
+            v.size = sizeof(void *);
+            if ((err =
+                     visit(fn, ctx, &v, grBakedMemOpAddress, (uintptr_t)op->waitValue.address, wide ? 8 : 4)))
+                return err;
+        }
+        return grSuccess;
     default:
         return grSuccess;
     }
@@ -233,6 +248,8 @@ static const char *field_name(grBakedField f)
         return "fn";
     case grBakedHostUserData:
         return "userData";
+    case grBakedMemOpAddress:
+        return "address";
     }
     return "?";
 }
@@ -243,6 +260,8 @@ static grError_t print_one(void *ctx, const grBakedValue *v)
     int r = fprintf(f, "node %u %s", v->node, gr__node_type_name(v->nodeType));
     if (v->kernel)
         r |= fprintf(f, " '%s' args[%d]+%u", v->kernel, v->param, v->offset);
+    else if (v->field == grBakedMemOpAddress)
+        r |= fprintf(f, " ops[%d].address", v->param);
     else
         r |= fprintf(f, " %s", field_name(v->field));
     r |= fprintf(f, " = 0x%llx", v->value);

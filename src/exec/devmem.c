@@ -103,6 +103,17 @@ static grError_t check_copy(const char *call, const where *w, const void *dst, c
     return err || !src ? err : check_ptr(call, w, GR_DEVMEM_SRC, src, device);
 }
 
+/* A batch's words, each as a copy's destination. */
+static grError_t check_memops(const char *call, const where *w, const grStreamBatchMemOpParams *ops,
+                              unsigned count, int device)
+{
+    grError_t err = grSuccess;
+    for (unsigned i = 0; i < count && !err; i++)
+        if (ops[i].operation != grStreamMemOpBarrier)
+            err = check_copy(call, w, ops[i].waitValue.address, NULL, device);
+    return err;
+}
+
 grError_t gr__exec_check_kernel_devmem(const char *call, const char *label, grKernel_t k, void *const *argv,
                                        int device)
 {
@@ -133,6 +144,8 @@ grError_t gr__exec_check_node_devmem(const char *call, const struct grGraphNode_
         return check_copy(call, &w, gn->p.memcpy.dst, gn->p.memcpy.src, device);
     case grGraphNodeTypeMemset:
         return check_copy(call, &w, gn->p.memset.dst, NULL, device);
+    case grGraphNodeTypeBatchMemOp:
+        return check_memops(call, &w, gn->p.memop.ops, gn->p.memop.count, device);
     default:
         return grSuccess;
     }
@@ -159,6 +172,9 @@ grError_t gr__exec_check_plan_devmem(const char *call, const gr_plan *p, int dev
         case grGraphNodeTypeConditional:
             for (uint32_t b = 0; b < pn->u.cond->nbodies && !err; b++)
                 err = gr__exec_check_plan_devmem(call, pn->u.cond->bodies[b], device);
+            break;
+        case grGraphNodeTypeBatchMemOp:
+            err = check_memops(call, &w, pn->u.memop.ops, pn->u.memop.count, device);
             break;
         default:
             break;

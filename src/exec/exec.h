@@ -331,6 +331,12 @@ grError_t gr__exec_check_copy_devmem(const char *call, const char *label, const 
 grError_t gr__exec_check_node_devmem(const char *call, const struct grGraphNode_st *gn, int device);
 grError_t gr__exec_check_plan_devmem(const char *call, const gr_plan *p, int device);
 
+/* Whether count operations of ops may replace batch memory operation
+ * plan node pn's (exec/memop.c): -1 if so, -2 for another count, else the
+ * index of the first operation of another type (CUDA lets neither
+ * change). */
+int gr__exec_memop_mismatch(const gr_pnode *pn, unsigned count, const grStreamBatchMemOpParams *ops);
+
 /* The device an executable runs on: 0 for the CPU. */
 int gr__exec_device(const struct grGraphExec_st *e);
 

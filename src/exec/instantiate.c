@@ -45,6 +45,8 @@ typedef struct builder {
     uint32_t nranged;  /* memcpy and memset nodes */
     bool use_priority; /* grGraphInstantiateFlagUseNodePriority */
     uint32_t ncond;    /* conditional nodes */
+    uint32_t nmemop;   /* batch memory operation nodes */
+    bool memop_waits;  /* one of them waits */
     bool oom;
 } builder;
 
@@ -163,6 +165,22 @@ static void fill_params(builder *b, gr_pnode *pn, const struct grGraphNode_st *g
         gr__event_retain(gn->p.event);
         b->nrecord += gn->type == grGraphNodeTypeEventRecord;
         return;
+    case grGraphNodeTypeBatchMemOp: {
+        /* The plan's own copy, so that the node's setters and the
+         * executable's stay apart. */
+        const gr_memop_params *m = &gn->p.memop;
+        pn->u.memop.count = m->count;
+        pn->u.memop.ops = gr__malloc(m->count * sizeof *m->ops);
+        if (!pn->u.memop.ops) {
+            pn->u.memop.count = 0;
+            b->oom = true;
+            return;
+        }
+        memcpy(pn->u.memop.ops, m->ops, m->count * sizeof *m->ops);
+        b->nmemop++;
+        b->memop_waits = b->memop_waits || gr__memop_has_wait(m);
+        return;
+    }
     case grGraphNodeTypeConditional: /* emit_node builds its bodies */
     case grGraphNodeTypeGraph:
     case grGraphNodeTypeEmpty:
@@ -327,11 +345,16 @@ static bool emit_node(void *ctx, struct grGraphNode_st *gn)
     return !b->oom;
 }
 
-/* The order of two ready nodes under grGraphInstantiateFlagUseNodePriority:
- * the higher priority (the lower number, clamped to the device's range as
- * CUDA clamps it) first, then creation order. */
+/* The order of two ready nodes under grGraphInstantiateFlagUseNodePriority,
+ * or in a graph with waits: a batch memory operation node that waits after
+ * the others, then the higher priority (the lower number, clamped to the
+ * device's range as CUDA clamps it) first, then creation order. */
 static bool runs_before(const struct grGraphNode_st *a, const struct grGraphNode_st *b)
 {
+    bool wa = a->type == grGraphNodeTypeBatchMemOp && gr__memop_has_wait(&a->p.memop);
+    bool wb = b->type == grGraphNodeTypeBatchMemOp && gr__memop_has_wait(&b->p.memop);
+    if (wa != wb)
+        return wb; /* a wait after every other ready node (see has_waits) */
     int pa = gr__cpu_stream_priority_clamp(gr__node_priority(a));
     int pb = gr__cpu_stream_priority_clamp(gr__node_priority(b));
     return pa != pb ? pa < pb : a->seq < b->seq;
@@ -397,6 +420,22 @@ static size_t kahn_priority(grGraph_t g, bool (*visit)(void *ctx, struct grGraph
     return visited;
 }
 
+/* True if some node of g is a batch memory operation node that waits.
+ * The plan then orders each such node after every node that is ready
+ * before it, so that a launch run in order (as one with waits always is)
+ * runs the nodes that may write its word first, unless they come after
+ * another wait (docs/stream-memops.md). */
+static bool has_waits(grGraph_t g)
+{
+    struct grGraphNode_st *n;
+    bool any = false;
+    if (g->nmemops == 0) /* most graphs: no walk */
+        return false;
+    GR_GRAPH_FOR_EACH_NODE (g, n)
+        any = any || (n->type == grGraphNodeTypeBatchMemOp && gr__memop_has_wait(&n->p.memop));
+    return any;
+}
+
 /* True if some node of g has a priority other than the default. */
 static bool has_priorities(grGraph_t g)
 {
@@ -420,8 +459,9 @@ static grError_t flatten(builder *b, grGraph_t g, int depth, struct grGraphExec_
     if (g->nnodes == 0)
         return grSuccess;
     emit_ctx x = {b, depth, grSuccess};
-    size_t emitted = b->use_priority && has_priorities(g) ? kahn_priority(g, emit_node, &x)
-                                                          : gr__graph_kahn(g, emit_node, &x);
+    size_t emitted = (b->use_priority && has_priorities(g)) || has_waits(g)
+                         ? kahn_priority(g, emit_node, &x)
+                         : gr__graph_kahn(g, emit_node, &x);
     if (x.err != grSuccess)
         return x.err;
     if (emitted == SIZE_MAX)
@@ -486,6 +526,9 @@ void gr__plan_free(gr_plan *p)
             break;
         case grGraphNodeTypeConditional:
             gr__exec_cond_free(pn->u.cond);
+            break;
+        case grGraphNodeTypeBatchMemOp:
+            gr__free(pn->u.memop.ops);
             break;
         default:
             break;
@@ -899,6 +942,12 @@ static grError_t instantiate_body(const char *call, grGraphExec_t *out, grGraph_
         err = gr__exec_cond_check_graph(call, g);
     if (!err && b.ncond)
         err = gr__exec_cond_instantiate(call, p);
+    p->memop_waits = b.memop_waits;
+    if (!err && b.nmemop && gr__device_current() != 0)
+        err = gr__fail(grErrorNotSupported,
+                       "%s: the graph has batch memory operation nodes, which run on the CPU device only "
+                       "(graphrt does not lower them to a GPU's graph yet)",
+                       call);
     /* On a GPU the plan is the input of the lowering (the exec layer's
      * node table and checks stay the same on every device). */
     int device = gr__device_current();

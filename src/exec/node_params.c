@@ -68,6 +68,8 @@ GR_API grError_t grGraphExecNodeSetParams(grGraphExec_t graphExec, grGraphNode_t
                         "%s: node %p is a conditional node, whose parameters cannot change in an "
                         "executable, as in CUDA 13 (change its bodies' nodes and call grGraphExecUpdate)",
                         call, GR_PTR(node));
+    case grGraphNodeTypeBatchMemOp:
+        return grGraphExecBatchMemOpNodeSetParams(graphExec, node, &nodeParams->memOp);
     case grGraphNodeTypeCount:
         break;
     }

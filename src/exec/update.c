@@ -269,6 +269,21 @@ static bool check_params(upd *u, gr_pnode *pn, grGraphNode_t gn)
         return true;
     case grGraphNodeTypeConditional:
         return check_conditional(u, pn, gn);
+    case grGraphNodeTypeBatchMemOp: {
+        int bad = gr__exec_memop_mismatch(pn, gn->p.memop.count, gn->p.memop.ops);
+        if (bad == -2)
+            return refuse(u, grGraphExecUpdateErrorParametersChanged, gn, NULL,
+                          "%s holds %u operations where its paired node holds %u; as in CUDA, an update "
+                          "cannot change a batch memory operation node's count",
+                          gr__node_label(gn), gn->p.memop.count, pn->u.memop.count);
+        if (bad >= 0)
+            return refuse(u, grGraphExecUpdateErrorParametersChanged, gn, NULL,
+                          "%s: operation %d is a %s where its paired node's is a %s; as in CUDA, an update "
+                          "cannot change the type of an operation",
+                          gr__node_label(gn), bad, gr__memop_op_name((int)gn->p.memop.ops[bad].operation),
+                          gr__memop_op_name((int)pn->u.memop.ops[bad].operation));
+        return true;
+    }
     case grGraphNodeTypeMemAlloc:
     case grGraphNodeTypeMemFree:
         /* Updated as CUDA 13 does (tests/probes/memory.cu), size included:
@@ -331,6 +346,9 @@ static void apply_params(gr_pnode *pn, grGraphNode_t gn)
             pn->u.event = gn->p.event;
         }
         return;
+    case grGraphNodeTypeBatchMemOp: /* same count, checked: in place */
+        memcpy(pn->u.memop.ops, gn->p.memop.ops, gn->p.memop.count * sizeof *gn->p.memop.ops);
+        return;
     case grGraphNodeTypeEmpty:
     case grGraphNodeTypeGraph:
     case grGraphNodeTypeConditional: /* install_conds swapped its bodies in */
@@ -366,6 +384,7 @@ static grError_t device_check(const char *call, grGraphExec_t e, grGraphNode_t g
         return err;
     case grGraphNodeTypeMemcpy:
     case grGraphNodeTypeMemset:
+    case grGraphNodeTypeBatchMemOp:
         return gr__exec_check_node_devmem(call, gn, device);
     case grGraphNodeTypeConditional:
         for (unsigned b = 0; b < gn->p.cond.nbodies && !err; b++)
@@ -430,6 +449,7 @@ static bool params_differ(const gr_pnode *pn, grGraphNode_t gn)
         return true;
     case grGraphNodeTypeEmpty:
     case grGraphNodeTypeGraph:
+    case grGraphNodeTypeBatchMemOp: /* CPU only */
     case grGraphNodeTypeMemAlloc:
     case grGraphNodeTypeMemFree:
     case grGraphNodeTypeCount:

@@ -433,6 +433,9 @@ static grError_t add_node(const char *call, grGraphNode_t *pGraphNode, grGraph_t
     case grGraphNodeTypeConditional:
         return add_conditional(call, pGraphNode, graph, pDependencies, numDependencies,
                                &nodeParams->conditional);
+    case grGraphNodeTypeBatchMemOp:
+        return gr__graph_add_memop(call, pGraphNode, graph, pDependencies, numDependencies,
+                                   &nodeParams->memOp);
     case grGraphNodeTypeCount:
         break;
     }

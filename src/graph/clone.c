@@ -87,6 +87,7 @@ grError_t gr__graph_clone(grGraph_t src, grGraph_t *out)
             goto oom;
         cn->magic = GR_MAGIC_NODE;
         cn->type = sn->type;
+        c->nmemops += cn->type == grGraphNodeTypeBatchMemOp;
         cn->seq = sn->seq;
         cn->scratch = (uint64_t)(uintptr_t)sn; /* this walk's: the original */
         if (cn->type == grGraphNodeTypeGraph)

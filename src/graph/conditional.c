@@ -81,6 +81,7 @@ static bool body_allows(grGraphNodeType t)
     case grGraphNodeTypeConditional:
         return true;
     case grGraphNodeTypeHost:
+    case grGraphNodeTypeBatchMemOp: /* CUDA's list has no such node */
     case grGraphNodeTypeWaitEvent:
     case grGraphNodeTypeEventRecord:
     case grGraphNodeTypeMemAlloc:

@@ -52,6 +52,37 @@ const char *gr__memcpy_kind_name(grMemcpyKind k)
     return "?";
 }
 
+static const char *wait_cond_name(unsigned flags)
+{
+    static const char *const names[] = {"geq", "eq", "and", "nor"};
+    return flags <= grStreamWaitValueNor ? names[flags] : "?";
+}
+
+/* A batch memory operation node's operations, one line each (the first
+ * eight), with their words' addresses when verbose. */
+static void memop_text(const gr_memop_params *m, bool verbose, char *buf, size_t cap)
+{
+    size_t used = 0;
+    int r = snprintf(buf, cap, "\n%u operation%s", m->count, m->count == 1 ? "" : "s");
+    for (unsigned i = 0; r > 0 && (used += (size_t)r) < cap && i < m->count && i < 8; i++) {
+        const grStreamBatchMemOpParams *op = &m->ops[i];
+        const char *name = gr__memop_op_name((int)op->operation);
+        bool wide = op->operation == grStreamMemOpWaitValue64 || op->operation == grStreamMemOpWriteValue64;
+        unsigned long long v = wide ? op->waitValue.value64 : op->waitValue.value;
+        if (op->operation == grStreamMemOpBarrier)
+            r = snprintf(buf + used, cap - used, "\n%s %s", name, op->memoryBarrier.flags ? "gpu" : "sys");
+        else if (op->operation == grStreamMemOpWaitValue32 || op->operation == grStreamMemOpWaitValue64)
+            r = snprintf(buf + used, cap - used, "\n%s %s 0x%llx", name, wait_cond_name(op->waitValue.flags),
+                         v);
+        else
+            r = snprintf(buf + used, cap - used, "\n%s 0x%llx", name ? name : "?", v);
+        if (verbose && r > 0 && used + (size_t)r < cap && op->operation != grStreamMemOpBarrier)
+            r += snprintf(buf + used + (size_t)r, cap - used - (size_t)r, " at %p", op->waitValue.address);
+    }
+    if (m->count > 8 && used < cap)
+        snprintf(buf + used, cap - used, "\n...");
+}
+
 /* The label text of a node (unescaped; lines separated by '\n'). */
 static void node_text(const struct grGraphNode_st *n, unsigned flags, char *buf, size_t cap)
 {
@@ -117,6 +148,9 @@ static void node_text(const struct grGraphNode_st *n, unsigned flags, char *buf,
     case grGraphNodeTypeConditional:
         snprintf(buf, cap, "\n%s, %u bod%s\nhandle 0x%llx", gr__cond_type_name(p->cond.type), p->cond.nbodies,
                  p->cond.nbodies == 1 ? "y" : "ies", (unsigned long long)(uintptr_t)p->cond.slot);
+        return;
+    case grGraphNodeTypeBatchMemOp:
+        memop_text(&p->memop, verbose, buf, cap);
         return;
     case grGraphNodeTypeEmpty:
     case grGraphNodeTypeCount:

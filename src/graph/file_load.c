@@ -860,6 +860,94 @@ static grError_t add_free(loader *ld, fields *f, grGraph_t g, grGraphNode_t *nod
     return grSuccess;
 }
 
+/* One operation of a memop node's 'ops=' list (text[0..len), no ';'):
+ * KIND:REF:VALUE, KIND:REF:COND:VALUE or barrier:sys|gpu. */
+static grError_t parse_memop(loader *ld, const char *text, size_t len, grStreamBatchMemOpParams *op)
+{
+    static const char *const conds[] = {"geq", "eq", "and", "nor"};
+    char buf[96];
+    char *part[4] = {NULL, NULL, NULL, NULL};
+    size_t n = 0;
+    if (len >= sizeof buf)
+        return lfail(ld, grErrorInvalidValue, "the operation '%.40s...' is too long", text);
+    memcpy(buf, text, len);
+    buf[len] = '\0';
+    for (char *s = buf, *c; n < 4; s = c + 1) {
+        part[n++] = s;
+        if (!(c = strchr(s, ':')))
+            break;
+        *c = '\0';
+    }
+    memset(op, 0, sizeof *op);
+    int t = 0;
+    for (int k = 1; k <= grStreamMemOpBarrier; k++)
+        if (gr__memop_op_name(k) && strcmp(part[0], gr__memop_op_name(k)) == 0)
+            t = k;
+    op->operation = (grStreamBatchMemOpType)t;
+    bool wait = t == grStreamMemOpWaitValue32 || t == grStreamMemOpWaitValue64;
+    bool wide = t == grStreamMemOpWaitValue64 || t == grStreamMemOpWriteValue64;
+    uint64_t v;
+    if (t == grStreamMemOpBarrier && n == 2 && (strcmp(part[1], "sys") == 0 || strcmp(part[1], "gpu") == 0)) {
+        op->memoryBarrier.flags =
+            part[1][0] == 'g' ? grStreamMemoryBarrierTypeGpu : grStreamMemoryBarrierTypeSys;
+        return grSuccess;
+    }
+    if (t == 0 || t == grStreamMemOpBarrier || t == grStreamMemOpFlushRemoteWrites || n != (wait ? 4u : 3u) ||
+        !parse_u64(part[n - 1], wide ? UINT64_MAX : UINT32_MAX, &v))
+        return lfail(ld, grErrorInvalidValue,
+                     "'%.60s' is not an operation (wait32|wait64:REF:geq|eq|and|nor:VALUE, "
+                     "write32|write64:REF:VALUE or barrier:sys|gpu)",
+                     text);
+    grError_t err = parse_ref(ld, part[1], strlen(part[1]), &op->waitValue.address);
+    if (err)
+        return err;
+    if (wait) {
+        unsigned c = 4;
+        for (unsigned k = 0; k < 4; k++)
+            if (strcmp(part[2], conds[k]) == 0)
+                c = k;
+        if (c == 4)
+            return lfail(ld, grErrorInvalidValue, "'%.20s' is not a wait's condition (geq, eq, and, nor)",
+                         part[2]);
+        op->waitValue.flags = c;
+    }
+    if (wide)
+        op->waitValue.value64 = v;
+    else
+        op->waitValue.value = (uint32_t)v;
+    return grSuccess;
+}
+
+static grError_t add_memop(loader *ld, fields *f, grGraph_t g, grGraphNode_t *node, const grGraphNode_t *deps,
+                           size_t nd)
+{
+    const char *v;
+    grError_t err = need(ld, f, "ops", "memop", &v);
+    if (err)
+        return err;
+    size_t count = 1;
+    for (const char *c = v; *c; c++)
+        count += *c == ';';
+    if (count > GR_BATCH_MEM_OP_MAX)
+        return lfail(ld, grErrorInvalidValue, "the memop node has %zu operations, more than %u", count,
+                     GR_BATCH_MEM_OP_MAX);
+    grStreamBatchMemOpParams *ops = gr__malloc(count * sizeof *ops);
+    if (!ops)
+        return lfail_oom(ld);
+    const char *s = v;
+    for (size_t i = 0; i < count && !err; i++) {
+        const char *end = strchr(s, ';');
+        size_t len = end ? (size_t)(end - s) : strlen(s);
+        err = parse_memop(ld, s, len, &ops[i]);
+        s += len + 1;
+    }
+    grBatchMemOpNodeParams np = {NULL, (unsigned)count, ops, 0};
+    if (!err && (err = grGraphAddBatchMemOpNode(node, g, deps, nd, &np)))
+        err = lfail_call(ld, err);
+    gr__free(ops);
+    return err;
+}
+
 static grError_t parse_graph(loader *ld, grGraph_t g, scope *sc, unsigned depth, bool *more);
 
 static grError_t add_child(loader *ld, grGraph_t g, grGraphNode_t *node, const grGraphNode_t *deps, size_t nd,
@@ -1127,10 +1215,12 @@ static grError_t parse_node(loader *ld, grGraph_t g, scope *sc, char **tok, size
         err = add_child(ld, g, &node, deps, nd, depth);
     else if (strcmp(tok[1], "cond") == 0)
         err = add_cond(ld, &f, g, &node, deps, nd, depth);
+    else if (strcmp(tok[1], "memop") == 0)
+        err = add_memop(ld, &f, g, &node, deps, nd);
     else
         err = lfail(ld, grErrorInvalidValue,
                     "'%.30s' is not a node type (kernel, memcpy, memset, host, empty, record, wait, alloc, "
-                    "free, graph, cond)",
+                    "free, graph, cond, memop)",
                     tok[1]);
     if (deps != dstack)
         gr__free(deps);

@@ -471,6 +471,35 @@ static const char *alloc_access_word(const grMemAllocNodeParams *ap)
     return count ? "rw" : "none";
 }
 
+/* A batch memory operation node's operations: one field, 'ops=', the
+ * operations separated by ';', each KIND:REF:VALUE (a write),
+ * KIND:REF:COND:VALUE (a wait) or barrier:sys|gpu. */
+static void put_memops(saver *s, outbuf *o, const gr_memop_params *m)
+{
+    static const char *const conds[] = {"geq", "eq", "and", "nor"};
+    put_s(o, " ops=");
+    for (unsigned i = 0; i < m->count; i++) {
+        const grStreamBatchMemOpParams *op = &m->ops[i];
+        grStreamBatchMemOpType t = op->operation;
+        bool wide = t == grStreamMemOpWaitValue64 || t == grStreamMemOpWriteValue64;
+        if (i)
+            put_c(o, ';');
+        put_s(o, gr__memop_op_name((int)t));
+        put_c(o, ':');
+        if (t == grStreamMemOpBarrier) {
+            put_s(o, op->memoryBarrier.flags ? "gpu" : "sys");
+            continue;
+        }
+        put_ptr(s, o, op->waitValue.address, wide ? 8 : 4, true);
+        put_c(o, ':');
+        if (t == grStreamMemOpWaitValue32 || t == grStreamMemOpWaitValue64) {
+            put_s(o, conds[op->waitValue.flags & 3u]);
+            put_c(o, ':');
+        }
+        put_u(o, wide ? op->waitValue.value64 : op->waitValue.value);
+    }
+}
+
 static void put_graph(saver *s, outbuf *o, grGraph_t g, unsigned depth);
 
 static void indent(outbuf *o, unsigned depth)
@@ -557,6 +586,10 @@ static void put_node(saver *s, outbuf *o, const struct grGraphNode_st *n, unsign
         put_ref(o, '@', a->index, 0);
         break;
     }
+    case grGraphNodeTypeBatchMemOp:
+        put_s(o, " memop");
+        put_memops(s, o, &p->memop);
+        break;
     case grGraphNodeTypeConditional:
         put_s(o, " cond ");
         put_cond(s, o, p->cond.slot);

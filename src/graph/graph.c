@@ -424,6 +424,7 @@ grError_t gr__graph_insert_node(const char *call, grGraph_t g, const grGraphNode
     g->last = n;
     g->nnodes++;
     g->nmemnodes += n->type == grGraphNodeTypeMemAlloc || n->type == grGraphNodeTypeMemFree;
+    g->nmemops += n->type == grGraphNodeTypeBatchMemOp;
     *out = n;
     return grSuccess;
 oom:
@@ -456,6 +457,7 @@ static void node_destroy(struct grGraphNode_st *n)
         g->last = n->prev;
     g->nnodes--;
     g->nmemnodes -= n->type == grGraphNodeTypeMemAlloc || n->type == grGraphNodeTypeMemFree;
+    g->nmemops -= n->type == grGraphNodeTypeBatchMemOp;
     gr__node_params_free(n->type, &n->p);
     memset(&n->p, 0, sizeof n->p);
     gr__node_attrs_free(n);

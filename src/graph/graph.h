@@ -59,6 +59,14 @@ typedef struct gr_cond_params {
     grGraph_t *bodies; /* owned: nbodies graphs whose owner is the node */
 } gr_cond_params;
 
+/* A batch memory operation node's parameters as stored (memop_node.c):
+ * a copy of the operations, each with only its member's fields (the rest
+ * of the union zero). The node's flags are always 0. */
+typedef struct gr_memop_params {
+    grStreamBatchMemOpParams *ops; /* owned; NULL when count is 0 */
+    unsigned count;
+} gr_memop_params;
+
 /* The per-type parameters of a node; 'type' of the node selects one. */
 typedef union gr_node_params {
     gr_kernel_params kernel;    /* grGraphNodeTypeKernel */
@@ -70,6 +78,7 @@ typedef union gr_node_params {
     grMemAllocNodeParams alloc; /* grGraphNodeTypeMemAlloc */
     void *free_ptr;             /* grGraphNodeTypeMemFree */
     gr_cond_params cond;        /* grGraphNodeTypeConditional */
+    gr_memop_params memop;      /* grGraphNodeTypeBatchMemOp */
 } gr_node_params;
 
 /* Edge slots kept inside a node before an edge array spills to the heap,
@@ -124,6 +133,7 @@ struct grGraph_st {
     struct grGraphNode_st *first, *last;
     size_t nnodes, nedges;
     size_t nmemnodes; /* alloc and free nodes among nnodes */
+    size_t nmemops;   /* batch memory operation nodes among nnodes */
     uint64_t next_seq;
     /* The child-graph or conditional node owning it (a body), or NULL. */
     struct grGraphNode_st *owner;
@@ -389,6 +399,29 @@ grError_t gr__node_host_params_check(const char *call, const grHostNodeParams *p
  * for: refuses flags and copies that are not 1D (graph/add.c). */
 grError_t gr__node_memcpy_from_3d(const char *call, const grMemcpyNodeParams *mp, gr_memcpy_params *out);
 grError_t gr__node_event_check(const char *call, grEvent_t e);
+
+/* Batch memory operations (memop_node.c). gr__memop_check checks count
+ * operations of ops and the batch's flags as grStreamBatchMemOp and
+ * grGraphAddBatchMemOpNode do (alignment, operation codes, flags, the
+ * words' ranges; Flush refused with grErrorNotSupported), the detail
+ * naming 'call' and the operation. gr__memop_params_make checks and copies
+ * them (each operation normalised: its member's fields only); the caller
+ * refuses count 0 where it must. gr__memop_params_copy copies stored ones;
+ * both fail only when out of memory (make: with a detail). */
+grError_t gr__memop_check(const char *call, unsigned count, const grStreamBatchMemOpParams *ops,
+                          unsigned flags);
+grError_t gr__memop_params_make(const char *call, unsigned count, const grStreamBatchMemOpParams *ops,
+                                unsigned flags, gr_memop_params *out);
+bool gr__memop_params_copy(gr_memop_params *dst, const gr_memop_params *src);
+void gr__memop_params_free(gr_memop_params *p);
+/* The name of a batch operation code ("wait32", "write64", "barrier",
+ * ...), as DOT labels and graph files spell it; NULL for an unknown code. */
+const char *gr__memop_op_name(int op);
+/* Whether one of m's operations is a wait. */
+bool gr__memop_has_wait(const gr_memop_params *m);
+/* grGraphAddBatchMemOpNode under another call's name (grGraphAddNode). */
+grError_t gr__graph_add_memop(const char *call, grGraphNode_t *out, grGraph_t g, const grGraphNode_t *deps,
+                              size_t ndeps, const grBatchMemOpNodeParams *np);
 
 /* How deep child graphs may nest: grGraphInstantiate takes a graph whose
  * child-graph nodes hold graphs with child-graph nodes ... 64 levels

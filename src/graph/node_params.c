@@ -107,6 +107,8 @@ GR_API grError_t grGraphNodeSetParams(grGraphNode_t node, grGraphNodeParams *nod
                         "%s: %s is a conditional node, whose parameters cannot change once added, as in "
                         "CUDA 13 (add its bodies' nodes through the graphs it handed out)",
                         call, gr__node_label(node));
+    case grGraphNodeTypeBatchMemOp:
+        return grGraphBatchMemOpNodeSetParams(node, &nodeParams->memOp);
     case grGraphNodeTypeCount:
         break;
     }

@@ -254,6 +254,11 @@ grError_t gr__node_params_copy(grGraphNodeType t, gr_node_params *dst, const gr_
             grErrorNotSupported,
             "graphs with memory allocation or free nodes cannot be cloned or used as child graphs, "
             "as in CUDA");
+    case grGraphNodeTypeBatchMemOp:
+        if (!gr__memop_params_copy(&dst->memop, &src->memop))
+            return gr__fail(grErrorMemoryAllocation, "out of memory copying %u memory operations",
+                            src->memop.count);
+        return grSuccess;
     case grGraphNodeTypeMemcpy:
     case grGraphNodeTypeMemset:
     case grGraphNodeTypeHost:
@@ -338,6 +343,9 @@ void gr__node_params_free(grGraphNodeType t, gr_node_params *p)
             gr__cond_slot_release(p->cond.slot);
         }
         p->cond.slot = NULL;
+        return;
+    case grGraphNodeTypeBatchMemOp:
+        gr__memop_params_free(&p->memop);
         return;
     case grGraphNodeTypeMemcpy:
     case grGraphNodeTypeMemset:

@@ -43,7 +43,7 @@ typedef struct fworld {
 static void add_node(fz_ctx *c, fz_rng *r, fworld *w, grGraph_t g, grGraphNode_t *deps, size_t nd, int depth,
                      grGraphNode_t *out)
 {
-    switch (fz_below(r, depth < 2 ? 8 : 7)) {
+    switch (fz_below(r, depth < 2 ? 9 : 8)) {
     case 0: {
         void *p = (char *)w->buf[fz_below(r, 2)] + fz_below(r, 64);
         int v = (int)fz_below(r, 1000);
@@ -78,6 +78,36 @@ static void add_node(fz_ctx *c, fz_rng *r, fworld *w, grGraph_t g, grGraphNode_t
     case 6:
         fz_ok(c, FZ(c, grGraphAddEventWaitNode(out, g, deps, nd, w->ev)), "wait");
         break;
+    case 7: { /* a batch memory operation node: writes, a barrier, a wait */
+        grStreamBatchMemOpParams ops[3];
+        unsigned n = 1 + fz_below(r, 3);
+        memset(ops, 0, sizeof ops);
+        for (unsigned i = 0; i < n; i++) {
+            uint32_t *word = (uint32_t *)w->buf[0] + 2 * fz_below(r, 8);
+            switch (fz_below(r, 4)) {
+            case 0:
+                ops[i].waitValue.operation = grStreamMemOpWaitValue32;
+                ops[i].waitValue.flags = fz_below(r, 4);
+                break;
+            case 1:
+                ops[i].memoryBarrier.operation = grStreamMemOpBarrier;
+                continue;
+            case 2:
+                ops[i].writeValue.operation = grStreamMemOpWriteValue64;
+                break;
+            default:
+                ops[i].writeValue.operation = grStreamMemOpWriteValue32;
+                break;
+            }
+            ops[i].waitValue.address = word;
+            ops[i].waitValue.value64 = ops[i].operation == grStreamMemOpWriteValue64
+                                           ? (uint64_t)fz_below(r, 1u << 30) << 20
+                                           : fz_below(r, 1000);
+        }
+        grBatchMemOpNodeParams mp = {NULL, n, ops, 0};
+        fz_ok(c, FZ(c, grGraphAddBatchMemOpNode(out, g, deps, nd, &mp)), "memop");
+        break;
+    }
     default: {
         grGraph_t ch;
         grGraphNode_t cn[3];
@@ -252,7 +282,9 @@ static size_t mutate(fz_rng *r, char *buf, size_t len, size_t cap)
 /* True if g or a child graph of it holds an event wait node. A graph
  * that waits on an event it records itself, the two unordered, never
  * finishes its first launch (the wait waits for the same launch's
- * record, docs/graph-files.md), so such graphs are loaded, not run. */
+ * record, docs/graph-files.md), so such graphs are loaded, not run; so
+ * are graphs with batch memory operation nodes, whose waits a mutation
+ * may make unmeetable. */
 static bool has_wait(grGraph_t g, int depth)
 {
     size_t n = 0;
@@ -268,7 +300,7 @@ static bool has_wait(grGraph_t g, int depth)
         grGraphNodeType t;
         grGraph_t c;
         grGraphNodeGetType(nodes[i], &t);
-        if (t == grGraphNodeTypeWaitEvent)
+        if (t == grGraphNodeTypeWaitEvent || t == grGraphNodeTypeBatchMemOp)
             found = true;
         else if (t == grGraphNodeTypeGraph && grGraphChildGraphNodeGetGraph(nodes[i], &c) == grSuccess)
             found = has_wait(c, depth + 1);

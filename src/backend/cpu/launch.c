@@ -160,6 +160,10 @@ static inline void run_body(gr_pnode *n, grKernelCtx *ctx)
     case grGraphNodeTypeConditional:
         run_conditional(n, ctx);
         return;
+    case grGraphNodeTypeBatchMemOp:
+        for (uint32_t i = 0; i < n->u.memop.count; i++)
+            gr__memop_run(&n->u.memop.ops[i]);
+        return;
     default: /* empty, enter/leave of child graphs, event record */
         return;
     }
@@ -544,10 +548,13 @@ void gr__exec_run(gr_worker *w, struct grGraphExec_st *e, gr_stream *s, uint64_t
      * cold caches and parked workers), the third in order; then the
      * faster way, and the other when a probe is due (see GR_SAMPLE_EVERY).
      * With one worker nothing is measured. Times are in ticks, a third of
-     * the cost of a clock read on a VM. */
+     * the cost of a clock read on a VM. A plan whose nodes wait for memory
+     * words always runs in order: its order puts each wait after the
+     * nodes that may write the word (exec/instantiate.c), and a waiting
+     * owner keeps no ready node from the others. */
     unsigned way = GR_WAY_IN_ORDER;
     bool measure = false, probe = false;
-    if (rt->nworkers > 1) {
+    if (rt->nworkers > 1 && !p->memop_waits) {
         if (!p->way_ticks[GR_WAY_SHARED]) {
             way = GR_WAY_SHARED;
             measure = p->runs > 0;

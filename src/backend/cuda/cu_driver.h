@@ -192,6 +192,29 @@ typedef enum CUdriverProcAddressQueryResult {
     CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT = 2
 } CUdriverProcAddressQueryResult;
 
+/* One operation of cuStreamBatchMemOp (CUstreamBatchMemOpParams_v1, 48
+ * bytes; the write's member has the wait's layout, the flush's the
+ * barrier's). graphrt's grStreamBatchMemOpParams has the same offsets on
+ * a 64-bit host (cuda/memop.c checks them). */
+typedef union CUstreamBatchMemOpParams {
+    int operation; /* CUstreamBatchMemOpType */
+    struct {
+        int operation;
+        CUdeviceptr address;
+        union {
+            uint32_t value;
+            uint64_t value64;
+        };
+        unsigned int flags;
+        CUdeviceptr alias;
+    } waitValue;
+    struct {
+        int operation;
+        unsigned int flags;
+    } memoryBarrier;
+    uint64_t pad[6];
+} CUstreamBatchMemOpParams;
+
 /* The CUDA version whose ABI graphrt asks cuGetProcAddress for. */
 #define GR_CU_ABI_VERSION 12000
 
@@ -265,6 +288,8 @@ typedef CUresult (*gr_cuGetProcAddress_v1)(const char *symbol, void **pfn, int c
     X(cuStreamQuery, (CUstream hStream))                                                                   \
     X(cuStreamWaitEvent, (CUstream hStream, CUevent hEvent, unsigned int Flags))                           \
     X(cuLaunchHostFunc, (CUstream hStream, CUhostFn fn, void *userData))                                   \
+    X(cuStreamBatchMemOp,                                                                                  \
+      (CUstream hStream, unsigned int count, CUstreamBatchMemOpParams *paramArray, unsigned int flags))    \
     X(cuEventCreate, (CUevent * phEvent, unsigned int Flags))                                              \
     X(cuEventDestroy, (CUevent hEvent))                                                                    \
     X(cuEventRecord, (CUevent hEvent, CUstream hStream))                                                   \

@@ -112,6 +112,11 @@ grError_t gr__cuda_stream_sync(const char *call, gr_stream *s);
 /* grSuccess, grErrorNotReady (no detail), or the stream's error. */
 grError_t gr__cuda_stream_query(const char *call, gr_stream *s);
 grError_t gr__cuda_host_func(const char *call, gr_stream *s, grHostFn_t fn, void *user);
+/* Queues count checked stream memory operations on GPU stream s with the
+ * driver's cuStreamBatchMemOp (_v2: the ABI graphrt resolves), which
+ * checks the words (device memory, or host memory the GPU maps). */
+grError_t gr__cuda_stream_memops(const char *call, gr_stream *s, unsigned count,
+                                 const grStreamBatchMemOpParams *ops);
 
 /* ----------------------------------------------------------------- events */
 
