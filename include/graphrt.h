@@ -3028,8 +3028,8 @@ typedef enum grBakedKind {
 /* Which field of the node holds the value. */
 typedef enum grBakedField {
     grBakedKernelArg = 0,   /* a kernel argument (param, offset) */
-    grBakedCopyDst = 1,     /* a memcpy node's destination (extent: its byte count) */
-    grBakedCopySrc = 2,     /* a memcpy node's source (extent: its byte count) */
+    grBakedCopyDst = 1,     /* a memcpy node's destination (extent: the bytes it spans) */
+    grBakedCopySrc = 2,     /* a memcpy node's source (extent: the bytes it spans) */
     grBakedMemsetDst = 3,   /* a memset node's destination (extent: the bytes it spans) */
     grBakedHostFn = 4,      /* a host node's function */
     grBakedHostUserData = 5 /* a host node's user data */
