@@ -15,7 +15,9 @@
  */
 #include "bench_util.h"
 
-enum { CHAIN = 1000 };
+enum {
+    CHAIN = 1000
+};
 
 static bu_figures g_figs;
 static grStream_t g_stream;

@@ -35,8 +35,8 @@ static grMemcpy3DParms params(void *dst, size_t dpitch, size_t dysize, const voi
 
 /* The bytes a copy of c leaves in 'want', a host copy of its destination
  * buffer 'base' ('from' stands for the source as the host sees it). */
-static void ref_copy(unsigned char *want, const void *base, const grMemcpy3DParms *c, const unsigned char *from,
-                     const void *from_base)
+static void ref_copy(unsigned char *want, const void *base, const grMemcpy3DParms *c,
+                     const unsigned char *from, const void *from_base)
 {
     const grPitchedPtr d = c->dstPtr, s = c->srcPtr;
     for (size_t z = 0; z < c->extent.depth; z++)

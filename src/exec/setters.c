@@ -242,7 +242,8 @@ grError_t gr__exec_set_memcpy_3d(const char *call, grGraphExec_t hGraphExec, grG
     grError_t err = find_node(call, hGraphExec, node, grGraphNodeTypeMemcpy, &pn);
     if (err)
         return err;
-    err = generic ? gr__node_memcpy_from_3d(call, generic, &m) : gr__memcpy_node_make(call, "pNodeParams", c, &m);
+    err = generic ? gr__node_memcpy_from_3d(call, generic, &m)
+                  : gr__memcpy_node_make(call, "pNodeParams", c, &m);
     if (err)
         return err;
     err = set_memcpy(call, hGraphExec, node, &m);

@@ -79,7 +79,8 @@ GR_API grError_t grGraphNodeSetParams(grGraphNode_t node, grGraphNodeParams *nod
         return grGraphKernelNodeSetParams(node, &nodeParams->kernel);
     case grGraphNodeTypeMemcpy: {
         gr_memcpy_node m; /* a refusal names the type's setter, as for the others */
-        if ((err = gr__node_memcpy_from_3d("grGraphMemcpyNodeSetParams", &nodeParams->memcpy, &m)) != grSuccess)
+        if ((err = gr__node_memcpy_from_3d("grGraphMemcpyNodeSetParams", &nodeParams->memcpy, &m)) !=
+            grSuccess)
             return err;
         gr__memcpy_node_replace(node, &m);
         return grSuccess;

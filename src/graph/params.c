@@ -124,9 +124,9 @@ static bool memcpy_is_1d_form(const grMemcpy3DParms *c)
 {
     size_t w = c->extent.width;
     return c->srcArray == NULL && c->dstArray == NULL && c->extent.height == 1 && c->extent.depth == 1 &&
-           c->srcPos.x == 0 && c->srcPos.y == 0 && c->srcPos.z == 0 && c->dstPos.x == 0 &&
-           c->dstPos.y == 0 && c->dstPos.z == 0 && c->srcPtr.pitch == w && c->srcPtr.xsize == w &&
-           c->srcPtr.ysize == 1 && c->dstPtr.pitch == w && c->dstPtr.xsize == w && c->dstPtr.ysize == 1;
+           c->srcPos.x == 0 && c->srcPos.y == 0 && c->srcPos.z == 0 && c->dstPos.x == 0 && c->dstPos.y == 0 &&
+           c->dstPos.z == 0 && c->srcPtr.pitch == w && c->srcPtr.xsize == w && c->srcPtr.ysize == 1 &&
+           c->dstPtr.pitch == w && c->dstPtr.xsize == w && c->dstPtr.ysize == 1;
 }
 
 /* The stored form of checked parameters whose regions are d and s. */
@@ -173,8 +173,8 @@ grError_t gr__memcpy_node_make(const char *call, const char *what, const grMemcp
      * eager grMemcpy3D of the same extent succeeds. */
     if (gr__region_empty(&d))
         return gr__fail(grErrorInvalidValue,
-                        "%s: %s->extent %zu x %zu x %zu is empty; a copy node copies at least one byte",
-                        call, what, c->extent.width, c->extent.height, c->extent.depth);
+                        "%s: %s->extent %zu x %zu x %zu is empty; a copy node copies at least one byte", call,
+                        what, c->extent.width, c->extent.height, c->extent.depth);
     if ((err = gr__region_check(call, &d, dwhat)) || (err = gr__region_check(call, &s, swhat)))
         return err;
     if (!memcpy_node_build(c, &d, &s, out))

@@ -53,7 +53,8 @@ struct gr_cuda_exec {
  * (a GPU's, as the driver tells) or host memory (pinned or pageable); 1D
  * (count bytes) without a shape, else the pitched layout 'shape' from dst
  * and src. */
-static void memcpy_desc(CUDA_MEMCPY3D *d, void *dst, const void *src, size_t count, const gr_copy_shape *shape)
+static void memcpy_desc(CUDA_MEMCPY3D *d, void *dst, const void *src, size_t count,
+                        const gr_copy_shape *shape)
 {
     memset(d, 0, sizeof *d);
     if (gr__cuda_pointer_device(src) > 0) {
