@@ -81,7 +81,7 @@ static void node_text(const struct grGraphNode_st *n, unsigned flags, char *buf,
         return;
     }
     case grGraphNodeTypeMemcpy:
-        if (p->memcpy.shape && !p->memcpy.shape->linear) { /* a pitched copy: its extent and pitches */
+        if (p->memcpy.shape) { /* 3D parameters: the extent and pitches */
             const gr_copy_shape *c = &p->memcpy.shape->shape;
             int w = snprintf(buf, cap, "\n%zu x %zu x %zu bytes %s", c->width, c->height, c->depth,
                              gr__memcpy_kind_name(p->memcpy.kind));

@@ -479,9 +479,10 @@ static void indent(outbuf *o, unsigned depth)
         put_s(o, "  ");
 }
 
-/* The fields of a pitched memcpy node: each side's first byte (its
- * position folded in), the extent, and each side's pitch and rows per
- * slice (the 3D parameters the loader gives grGraphAddMemcpyNode). */
+/* The fields of a memcpy node made from 3D parameters: each side's first
+ * byte (its position folded in), the extent, and each side's pitch and
+ * rows per slice (the 3D parameters the loader gives
+ * grGraphAddMemcpyNode). */
 static void put_memcpy_pitched(saver *s, outbuf *o, const gr_memcpy_node *m)
 {
     const gr_copy_shape *c = &m->shape->shape;
@@ -523,7 +524,7 @@ static void put_node(saver *s, outbuf *o, const struct grGraphNode_st *n, unsign
         put_kernel(s, o, &p->kernel);
         break;
     case grGraphNodeTypeMemcpy:
-        if (p->memcpy.shape && !p->memcpy.shape->linear) {
+        if (p->memcpy.shape) {
             put_memcpy_pitched(s, o, &p->memcpy);
             break;
         }
