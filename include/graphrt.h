@@ -586,6 +586,67 @@ GR_API grError_t grStreamWaitEvent(grStream_t stream, grEvent_t event, unsigned 
  * errors. Mirrors cudaLaunchHostFunc. */
 GR_API grError_t grLaunchHostFunc(grStream_t stream, grHostFn_t fn, void *userData);
 
+/* The callback of grStreamAddCallback: the stream handle as passed to it
+ * (NULL, grStreamLegacy or grStreamPerThread stay what they were), the
+ * stream's status and the user's pointer. Mirrors cudaStreamCallback_t. */
+typedef void (*grStreamCallback_t)(grStream_t stream, grError_t status, void *userData);
+
+/* Queues callback(stream, status, userData) on the stream: CUDA's older
+ * form of grLaunchHostFunc, run the same way (after all earlier work of
+ * the stream, before all later work, exactly once). status is the
+ * stream's sticky asynchronous error when the callback runs, else
+ * grSuccess; no operation of a CPU stream fails once queued, so it is
+ * grSuccess there. Unlike grLaunchHostFunc it cannot be captured, as in
+ * CUDA: on a capturing stream the capture is invalidated and nothing is
+ * queued. On a GPU stream it goes to the driver as grLaunchHostFunc does
+ * (cuLaunchHostFunc), so status is grSuccess and, after a device fault,
+ * the callback does not run (CUDA's cudaStreamAddCallback would run it
+ * with the error). Errors: grErrorInvalidValue (callback NULL, flags not
+ * 0), grErrorStreamCaptureUnsupported (the stream is capturing: its
+ * capture is invalidated), grErrorStreamCaptureInvalidated (its capture
+ * was invalidated already), grErrorStreamCaptureImplicit (the legacy
+ * stream while a blocking stream captures), grErrorMemoryAllocation;
+ * plus the stream errors. A refused call queues nothing. Thread safety:
+ * any thread. Mirrors cudaStreamAddCallback. */
+GR_API grError_t grStreamAddCallback(grStream_t stream, grStreamCallback_t callback, void *userData,
+                                     unsigned int flags);
+
+/* The flags of grStreamAttachMemAsync, with CUDA's values. Mirror
+ * cudaMemAttachGlobal, cudaMemAttachHost and cudaMemAttachSingle. */
+#define grMemAttachGlobal 0x01u
+#define grMemAttachHost 0x02u
+#define grMemAttachSingle 0x04u
+
+/* CUDA's stream association of managed memory, checked and otherwise a
+ * no-op: on the CPU device every allocation is reachable by the host and
+ * by every stream at every moment, which is what each of the three
+ * associations grants on a device with concurrent managed access, so
+ * there is nothing to change and nothing is queued (taking effect in
+ * stream order is unobservable). devPtr is either inside one of
+ * graphrt's allocations on the CPU (grMalloc, grMallocHost,
+ * grMallocAsync, graph memory), which then plays the part of a managed
+ * allocation: devPtr must be its start and length 0 or its whole size
+ * (a pool block's is its class size, so pass 0), or untracked host
+ * memory, which plays the part of pageable system memory: length must
+ * not be 0 and the range must not reach into an allocation. flags is
+ * exactly one of grMemAttachGlobal, grMemAttachHost, grMemAttachSingle;
+ * grMemAttachSingle on the legacy stream (NULL, grStreamLegacy) is
+ * refused, as in CUDA. On a capturing stream the capture is invalidated
+ * (no graph node represents an association; docs/capture.md).
+ * Errors: grErrorInvalidValue (devPtr NULL, flags not one of the three,
+ * grMemAttachSingle on the legacy stream, devPtr inside an allocation
+ * but not its start, a length other than 0 or the allocation's size,
+ * length 0 for untracked memory, a range that reaches into an
+ * allocation, memory of a GPU), grErrorNotSupported (a GPU stream:
+ * graphrt allocates no managed memory on GPUs),
+ * grErrorStreamCaptureUnsupported (the stream is capturing: its capture
+ * is invalidated), grErrorStreamCaptureInvalidated (its capture was
+ * invalidated already), grErrorStreamCaptureImplicit (the legacy stream
+ * while a blocking stream captures); plus the stream errors. Thread
+ * safety: any thread. Mirrors cudaStreamAttachMemAsync (in C, without
+ * CUDA's C++ default arguments). */
+GR_API grError_t grStreamAttachMemAsync(grStream_t stream, void *devPtr, size_t length, unsigned int flags);
+
 /* The flags the stream was created with (0 for the default streams).
  * Errors: grErrorInvalidValue (flags NULL); plus the stream errors. Mirrors
  * cudaStreamGetFlags. */
@@ -997,18 +1058,29 @@ GR_API grError_t grPointerGetAttributes(grPointerAttributes *attributes, const v
 /* Stream-ordered memory pools                                            */
 /* ====================================================================== */
 
+/* Managed is named so that the location-based pool functions can answer
+ * it (grErrorNotSupported: graphrt has no managed memory). */
 typedef enum grMemAllocationType {
     grMemAllocationTypeInvalid = 0,
-    grMemAllocationTypePinned = 1
+    grMemAllocationTypePinned = 1,
+    grMemAllocationTypeManaged = 2
 } grMemAllocationType;
 
 typedef enum grMemAllocationHandleType {
     grMemHandleTypeNone = 0
 } grMemAllocationHandleType;
 
+/* A location is a device: {grMemLocationTypeDevice, d} with graphrt's
+ * numbering (0 the CPU, 1..N the GPUs). CUDA's host locations are named
+ * (with CUDA's values) so that the functions taking a location can answer
+ * them: graphrt has no host pools (the CPU's pool is device 0's). */
 typedef enum grMemLocationType {
     grMemLocationTypeInvalid = 0,
-    grMemLocationTypeDevice = 1
+    grMemLocationTypeNone = 0,
+    grMemLocationTypeDevice = 1,
+    grMemLocationTypeHost = 2,
+    grMemLocationTypeHostNuma = 3,
+    grMemLocationTypeHostNumaCurrent = 4
 } grMemLocationType;
 
 typedef struct grMemLocation {
@@ -1085,10 +1157,10 @@ typedef enum grMemPoolAttr {
  * pool may reserve. Attributes start as CUDA's: every reuse policy on,
  * release threshold 0. Errors: grErrorInvalidValue (memPool or poolProps
  * NULL, another allocType, a location type other than
- * grMemLocationTypeDevice, win32SecurityAttributes not NULL, a reserved
- * byte not 0), grErrorNotSupported (handleTypes other than
- * grMemHandleTypeNone), grErrorInvalidDevice (location.id names no
- * device), grErrorMemoryAllocation; on a GPU, the driver's errors.
+ * grMemLocationTypeDevice, a location.id that names no device (CUDA 13's
+ * code for it), win32SecurityAttributes not NULL, a reserved byte not 0),
+ * grErrorNotSupported (handleTypes other than grMemHandleTypeNone),
+ * grErrorMemoryAllocation; on a GPU, the driver's errors.
  * Mirrors cudaMemPoolCreate. */
 GR_API grError_t grMemPoolCreate(grMemPool_t *memPool, const grMemPoolProps *poolProps);
 
@@ -1120,6 +1192,44 @@ GR_API grError_t grDeviceSetMemPool(int device, grMemPool_t memPool);
  * grDeviceGetDefaultMemPool. Mirrors cudaDeviceGetMemPool. */
 GR_API grError_t grDeviceGetMemPool(grMemPool_t *memPool, int device);
 
+/*
+ * The location-based forms of the three above (CUDA 13). location names
+ * a device, {grMemLocationTypeDevice, d} (d: 0 the CPU, 1..N a GPU), and
+ * type is grMemAllocationTypePinned, the only kind of pool graphrt has;
+ * they then act as grDeviceGetDefaultMemPool, grDeviceGetMemPool and
+ * grDeviceSetMemPool on device d. What CUDA accepts but graphrt lacks is
+ * grErrorNotSupported: type grMemAllocationTypeManaged (with a location
+ * CUDA accepts for it: None, Device, Host, HostNuma), and the host
+ * locations grMemLocationTypeHost and grMemLocationTypeHostNuma with
+ * grMemAllocationTypePinned (graphrt has no host pools). What CUDA refuses
+ * is grErrorInvalidValue: another type, or another location type (None,
+ * HostNumaCurrent, any other value) with grMemAllocationTypePinned. A
+ * refused call changes nothing. Thread safety: any thread.
+ */
+
+/* The default pool of the location's device for allocations of 'type'.
+ * Errors: grErrorInvalidValue (memPool or location NULL; a type or
+ * location CUDA refuses; location->id naming no device, CUDA 13's code),
+ * grErrorNotSupported (managed memory, a host location; CUDA 13 has
+ * them), grErrorMemoryAllocation (creating the default pool); on a GPU,
+ * the driver's errors. Mirrors cudaMemGetDefaultMemPool. */
+GR_API grError_t grMemGetDefaultMemPool(grMemPool_t *memPool, grMemLocation *location,
+                                        grMemAllocationType type);
+
+/* The current pool of the location's device (its default pool unless
+ * grMemSetMemPool or grDeviceSetMemPool chose another). Errors: as
+ * grMemGetDefaultMemPool. Mirrors cudaMemGetMemPool. */
+GR_API grError_t grMemGetMemPool(grMemPool_t *memPool, grMemLocation *location, grMemAllocationType type);
+
+/* Makes memPool the current pool of the location's device, as
+ * grDeviceSetMemPool(location->id, memPool). The location must be the
+ * pool's own. Errors: grErrorInvalidValue (location NULL; a type or
+ * location CUDA refuses; memPool NULL or not live; a pool whose location
+ * is not 'location'; location->id naming no device), grErrorNotSupported
+ * (managed memory, a host location); on a GPU, the driver's errors.
+ * Mirrors cudaMemSetMemPool. */
+GR_API grError_t grMemSetMemPool(grMemLocation *location, grMemAllocationType type, grMemPool_t memPool);
+
 /* Allocates size bytes from the device's current pool, in stream order.
  * The address is returned at once; the memory may be used by work queued
  * on hStream after this call, or ordered after it. size 0 gives NULL and
@@ -1143,11 +1253,13 @@ GR_API grError_t grMallocFromPoolAsync(void **ptr, size_t size, grMemPool_t memP
 /* Frees memory from grMallocAsync / grMallocFromPoolAsync (or from a
  * graph allocation node whose graph did not free it) in stream order: the
  * memory may be reused once the work queued on hStream before this call
- * has run. NULL is a no-op (the stream is still checked). On a capturing
+ * has run. grMalloc memory is freed too, as CUDA 13 does: it is no longer
+ * graphrt memory from this call on, and goes back when the stream reaches
+ * the free. NULL is a no-op (the stream is still checked). On a capturing
  * stream it adds a memory free node, whose rules are those of
  * grGraphAddMemFreeNode. Errors: grErrorInvalidValue (a pointer that is
- * not the base of a live pool allocation: freed already, never allocated,
- * grMalloc or grMallocHost memory, inside a block; a graph allocation that
+ * not the base of a live pool or grMalloc allocation: freed already, never
+ * allocated, grMallocHost memory, inside a block; a graph allocation that
  * is not allocated now; on a capturing stream, a pointer that
  * grGraphAddMemFreeNode refuses for the capture's graph, which leaves the
  * capture valid; nothing is freed), grErrorMemoryAllocation; plus the
@@ -1180,6 +1292,41 @@ GR_API grError_t grMemPoolSetAttribute(grMemPool_t memPool, grMemPoolAttr attr, 
  * (memPool NULL or not live, value NULL, attr not a grMemPoolAttr). Mirrors
  * cudaMemPoolGetAttribute. */
 GR_API grError_t grMemPoolGetAttribute(grMemPool_t memPool, grMemPoolAttr attr, void *value);
+
+/* Sets which devices may reach the pool's memory: each descriptor gives
+ * one device location, {grMemLocationTypeDevice, d}, its access flags
+ * (grMemAccessFlagsProtNone, ProtRead or ProtReadWrite). The pool's own
+ * device always has read-write access, which cannot be revoked, as in
+ * CUDA: a descriptor giving it less is refused, one giving it read-write
+ * changes nothing. Descriptors apply in order (a later one for the same
+ * device wins). The flags of another device are stored and reported by
+ * grMemPoolGetAccess; they change no access on the CPU, where every
+ * device of graphrt's pools is host memory. A pool of a GPU hands the
+ * descriptors of other GPUs to the driver (cuMemPoolSetAccess, which
+ * maps the pool's memory for them or refuses, e.g. without peer
+ * capability) and stores the CPU's. All descriptors are checked before
+ * any applies: a refused call changes nothing (a GPU pool's driver
+ * refusal leaves the CPU's flags as they were). count 0 does nothing.
+ * Errors (CUDA 13's codes, tests/probes/memory.cu): grErrorInvalidValue
+ * (memPool NULL or not live, descList NULL with count > 0, a location type
+ * other than grMemLocationTypeDevice, flags not one of the three),
+ * grErrorInvalidDevice (no access for the pool's own device; a location id
+ * naming no device), grErrorNotSupported (read-only access for the pool's
+ * own device; a host location); on a GPU, the driver's errors. Thread safety: any thread; concurrent calls
+ * on one pool apply each descriptor whole. Mirrors cudaMemPoolSetAccess. */
+GR_API grError_t grMemPoolSetAccess(grMemPool_t memPool, const grMemAccessDesc *descList, size_t count);
+
+/* The access the pool grants the location's device: read-write for the
+ * pool's own device, else the flags grMemPoolSetAccess last set
+ * (grMemAccessFlagsProtNone until then; for another GPU of a GPU pool,
+ * the driver's answer, cuMemPoolGetAccess). A host location is answered
+ * as CUDA 13 answers it for a GPU's pool, no access, and with read-write
+ * for a CPU pool (host memory). Errors: grErrorInvalidValue (flags or
+ * location NULL, memPool NULL or not live, another location type than
+ * device and host, location->id naming no device: CUDA 13's code); on a
+ * GPU, the driver's errors. Thread safety: any
+ * thread. Mirrors cudaMemPoolGetAccess. */
+GR_API grError_t grMemPoolGetAccess(grMemAccessFlags *flags, grMemPool_t memPool, grMemLocation *location);
 
 /* Defined with the other node parameters below (repeating a typedef is
  * valid C11). */
@@ -2737,8 +2884,9 @@ typedef struct grGraphExecUpdateResultInfo {
 
 /* Compiles the graph into an executable. The executable owns copies of
  * everything it needs: the graph may be changed or destroyed right after.
- * flags: the grGraphInstantiateFlag* bits; grGraphInstantiateFlagUpload
- * changes nothing on the CPU; grGraphInstantiateFlagUseNodePriority makes
+ * flags: the grGraphInstantiateFlag* bits but grGraphInstantiateFlagUpload
+ * (which comes with its stream, through grGraphInstantiateWithParams, as
+ * in CUDA 13); grGraphInstantiateFlagUseNodePriority makes
  * the plan prefer, among nodes whose dependencies are met, the kernel node
  * of higher priority (grLaunchAttributePriority, a lower number, clamped
  * to [-5, 0]; ties in creation order): the plan's order and the lists of
@@ -2747,14 +2895,15 @@ typedef struct grGraphExecUpdateResultInfo {
  * grGraphInstantiateFlagAutoFreeOnLaunch makes each launch free the graph
  * allocations that the previous launch left allocated, as in CUDA.
  * Errors: grErrorInvalidValue (pGraphExec NULL; graph NULL or not live;
- * flags with unknown bits; a graph with a cycle, with a detail naming the
- * nodes; a memcpy or memset node whose range now overruns a graphrt
- * allocation, allocations having changed since the node got it; a graph
- * with memory allocation nodes of which an executable exists already; a
+ * flags with unknown bits, grGraphInstantiateFlagUpload, or
+ * AutoFreeOnLaunch with DeviceLaunch; a graph with a cycle, with a detail
+ * naming the nodes; a memcpy or memset node whose range now overruns a
+ * graphrt allocation, allocations having changed since the node got it; a
  * conditional handle no node uses, a node type a conditional node's body
  * may not hold), grErrorNotSupported (grGraphInstantiateFlagDeviceLaunch;
- * a graph with conditional nodes of which an executable exists already, a
- * body on its own, conditional nodes on a GPU: docs/conditional.md),
+ * a graph with memory allocation nodes, or with conditional nodes, of
+ * which an executable exists already (CUDA 13's code for both); a body on
+ * its own, conditional nodes on a GPU: docs/conditional.md),
  * grErrorInitializationError (the runtime could not start),
  * grErrorMemoryAllocation (the plan, or the graph memory it maps). Thread
  * safety: not with other calls on the same graph, another instantiation of
@@ -2903,9 +3052,9 @@ GR_API grError_t grGraphExecHostNodeSetParams(grGraphExec_t hGraphExec, grGraphN
  * and node order of the node's graph at instantiation; each node may change
  * as grGraphExecUpdate lets it. Errors: grErrorInvalidValue (hGraphExec
  * not live; childGraph NULL or not live; node not a top-level node, or not
- * a child-graph node; childGraph does not match, or a node changes in a way
- * an update refuses: the detail says which, as docs/exec.md lists),
- * grErrorMemoryAllocation. Thread safety: as the other setters for the
+ * a child-graph node), grErrorGraphExecUpdateFailure (childGraph does not
+ * match, or a node changes in a way an update refuses: the detail says
+ * which, as docs/exec.md lists; CUDA 13's code), grErrorMemoryAllocation. Thread safety: as the other setters for the
  * executable; not with other calls on childGraph. Mirrors
  * cudaGraphExecChildGraphNodeSetParams. */
 GR_API grError_t grGraphExecChildGraphNodeSetParams(grGraphExec_t hGraphExec, grGraphNode_t node,
@@ -2966,7 +3115,10 @@ GR_API grError_t grGraphNodeGetEnabled(grGraphExec_t hGraphExec, grGraphNode_t h
  * lists; an edge pairs only with an edge of the same grGraphEdgeData,
  * else TopologyChanged; a top-level kernel node whose cooperative
  * attribute changes, or, with grGraphInstantiateFlagUseNodePriority, whose
- * priority attribute changes: AttributesChanged),
+ * priority attribute changes: AttributesChanged; memory allocation nodes
+ * whose allocations another executable maps: NotSupported). With memory
+ * nodes the executable maps hGraph's allocations from then on and gives
+ * the old graph's back, as CUDA 13 does (docs/memory-pools.md).
  * grErrorMemoryAllocation (result grGraphExecUpdateError). Thread
  * safety: any thread for the executable (see the section); not with other
  * calls on hGraph. Mirrors cudaGraphExecUpdate (CUDA 12 form). */

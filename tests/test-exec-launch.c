@@ -925,7 +925,20 @@ GR_TEST(exec_instantiate_refuses_device_launch_and_unknown_flags)
     CHECK_PTR_EQ(e, NULL);
     CHECK_GR(grErrorInvalidValue, grGraphInstantiate(NULL, g, 0));
     CHECK_GR(grErrorInvalidValue, grGraphInstantiate(&e, NULL, 0));
-    CHECK_OK(grGraphInstantiate(&e, g, grGraphInstantiateFlagUpload | grGraphInstantiateFlagUseNodePriority));
+    /* CUDA 13 (tests/probes/nodeapi.cu, memory.cu): the upload flag only
+     * through WithParams; AutoFreeOnLaunch with DeviceLaunch is invalid,
+     * which comes before device launch being unsupported here. */
+    CHECK_GR(grErrorInvalidValue, grGraphInstantiateWithFlags(&e, g, grGraphInstantiateFlagUpload));
+    CHECK_DETAIL_HAS("WithParams");
+    CHECK_PTR_EQ(e, NULL);
+    CHECK_GR(grErrorInvalidValue,
+             grGraphInstantiate(&e, g, grGraphInstantiateFlagUpload | grGraphInstantiateFlagUseNodePriority));
+    CHECK_PTR_EQ(e, NULL);
+    CHECK_GR(grErrorInvalidValue,
+             grGraphInstantiate(&e, g, grGraphInstantiateFlagAutoFreeOnLaunch | grGraphInstantiateFlagDeviceLaunch));
+    CHECK_DETAIL_HAS("AutoFreeOnLaunch");
+    CHECK_PTR_EQ(e, NULL);
+    CHECK_OK(grGraphInstantiate(&e, g, grGraphInstantiateFlagAutoFreeOnLaunch | grGraphInstantiateFlagUseNodePriority));
     run(e);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));

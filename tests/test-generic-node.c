@@ -437,7 +437,7 @@ GR_TEST(instantiate_with_params_names_the_allocation_node_of_a_second_executable
     CHECK_OK(grGraphAddMemFreeNode(&fn, g, &an, 1, ap.dptr));
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     memset(&ip, 0, sizeof ip);
-    CHECK_GR(grErrorInvalidValue, grGraphInstantiateWithParams(&e2, g, &ip));
+    CHECK_GR(grErrorNotSupported, grGraphInstantiateWithParams(&e2, g, &ip));
     CHECK_EQ(ip.result_out, grGraphInstantiateError);
     /* CUDA 13 leaves errNode_out NULL here (probe); the detail names it. */
     CHECK_PTR_EQ(ip.errNode_out, NULL);

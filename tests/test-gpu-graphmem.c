@@ -169,6 +169,66 @@ GR_TEST(gpu_graphmem_alloc_kernel_copy_free_runs_on_the_gpu_launch_after_launch)
     CHECK_OK(grSetDevice(0));
 }
 
+/* alloc -> fill(v) -> copy to h -> free on 'gpu'; *d gets the allocation. */
+static grGraph_t fill_copy_graph(int gpu, grKernel_t fill, unsigned **d, unsigned *v, unsigned *n, unsigned *h)
+{
+    grGraph_t g;
+    grGraphNode_t a, k, copy, f;
+    grMemAccessDesc access;
+    grMemAllocNodeParams ap = alloc_params(gpu, BYTES, &access, gpu);
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddMemAllocNode(&a, g, NULL, 0, &ap));
+    *d = ap.dptr;
+    void *fa[] = {d, v, n};
+    grKernelNodeParams p = kparams(fill, fa);
+    CHECK_OK(grGraphAddKernelNode(&k, g, &a, 1, &p));
+    CHECK_OK(grGraphAddMemcpyNode1D(&copy, g, &k, 1, h, *d, BYTES, grMemcpyDeviceToHost));
+    CHECK_OK(grGraphAddMemFreeNode(&f, g, &copy, 1, *d));
+    return g;
+}
+
+/* CUDA 13 updates executables with memory nodes (tests/probes/memory.cu):
+ * on a GPU the executable then maps the new graph's allocation. */
+GR_TEST(gpu_graphmem_exec_update_moves_to_the_new_graphs_allocation)
+{
+    int gpu = first_gpu();
+    CHECK_OK(grSetDevice(gpu));
+    grKernel_t fill = test_kernel("gr_test_fill");
+    unsigned *h, *d1, *d2, v1 = 11, v2 = 22, n = N;
+    CHECK_OK(grMallocHost((void **)&h, BYTES));
+    grGraph_t g1 = fill_copy_graph(gpu, fill, &d1, &v1, &n, h);
+    grGraph_t g2 = fill_copy_graph(gpu, fill, &d2, &v2, &n, h);
+    CHECK(d1 != d2);
+    grGraphExec_t e, e1;
+    grStream_t s;
+    grGraphExecUpdateResultInfo info;
+    CHECK_OK(grStreamCreate(&s));
+    CHECK_OK(grGraphInstantiate(&e, g1, 0));
+    CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    check_all(h, 11);
+    CHECK_OK(grGraphExecUpdate(e, g2, &info));
+    CHECK_EQ(info.result, grGraphExecUpdateSuccess);
+    memset(h, 0, BYTES);
+    CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    check_all(h, 22);
+    /* g1's allocation is free for another executable. */
+    CHECK_OK(grGraphInstantiate(&e1, g1, 0));
+    memset(h, 0, BYTES);
+    CHECK_OK(grGraphLaunch(e1, s));
+    CHECK_OK(grStreamSynchronize(s));
+    check_all(h, 11);
+    CHECK_OK(grGraphExecDestroy(e1));
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grGraphDestroy(g1));
+    CHECK_OK(grGraphDestroy(g2));
+    CHECK_OK(grFreeHost(h));
+    CHECK_OK(grKernelDestroy(fill));
+    CHECK_OK(grSetDevice(0));
+}
+
 GR_TEST(gpu_graphmem_sequential_allocations_share_the_devices_memory)
 {
     int gpu = first_gpu();

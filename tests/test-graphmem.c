@@ -568,17 +568,94 @@ GR_TEST(graphmem_graph_with_memory_nodes_refuses_clone_embedding_deletion_and_se
     CHECK_PTR_EQ(ap.dptr, NULL);
     /* One executable at a time. */
     CHECK_OK(grGraphInstantiate(&e, g, 0));
-    CHECK_GR(grErrorInvalidValue, grGraphInstantiate(&e2, g, 0));
+    CHECK_GR(grErrorNotSupported, grGraphInstantiate(&e2, g, 0)); /* CUDA 13: tests/probes/memory.cu */
     CHECK_DETAIL_HAS("only one instantiation");
-    /* Exec update of memory nodes is refused. */
+    /* An update from the same graph keeps its memory (CUDA 13 accepts it,
+     * tests/probes/memory.cu); the second executable is still refused. */
     memset(&info, 0, sizeof info);
-    CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecUpdate(e, g, &info));
-    CHECK_EQ(info.result, grGraphExecUpdateErrorNotSupported);
+    CHECK_OK(grGraphExecUpdate(e, g, &info));
+    CHECK_EQ(info.result, grGraphExecUpdateSuccess);
+    CHECK_GR(grErrorNotSupported, grGraphInstantiate(&e2, g, 0));
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphInstantiate(&e2, g, 0));
     CHECK_OK(grGraphExecDestroy(e2));
     CHECK_OK(grGraphDestroy(parent));
     CHECK_OK(grGraphDestroy(g));
+}
+
+/* alloc(bytes) -> fill(v) -> seen -> free: the graph of the update tests. */
+static grGraph_t update_graph(size_t bytes, int *v, void **p, grKernel_t kfill, grKernel_t kseen, void ***wherep,
+                              int **sump)
+{
+    static int one = 1;
+    grGraph_t g;
+    CHECK_OK(grGraphCreate(&g, 0));
+    grGraphNode_t a = add_alloc(g, NULL, 0, bytes, p);
+    grGraphNode_t k1 = add_kernel(g, &a, 1, kfill, p, v, &one);
+    grGraphNode_t k2 = add_kernel(g, &k1, 1, kseen, p, wherep, sump);
+    add_free(g, &k2, 1, *p);
+    return g;
+}
+
+/* CUDA 13 updates executables with memory nodes, another size included
+ * (tests/probes/memory.cu, update-mem-*): the executable then maps the new
+ * graph's allocations and gives the old graph's back. */
+GR_TEST(graphmem_exec_update_moves_the_executable_to_the_new_graphs_allocations)
+{
+    grStream_t s;
+    grGraphExec_t e, e1, e2 = NULL, e3;
+    grKernel_t kfill = kernel3(fill_fn, "gm_ufill", sizeof(int *), sizeof(int), sizeof(int));
+    grKernel_t kseen = kernel3(seen_fn, "gm_useen", sizeof(int *), sizeof(void **), sizeof(int *));
+    void *p1, *p2, *p3, *where = NULL;
+    void **wherep = &where;
+    int sum = 0, *sump = &sum, v1 = 3, v2 = 40, v3 = 500;
+    grGraphExecUpdateResultInfo info;
+    CHECK_OK(grStreamCreate(&s));
+    grGraph_t g1 = update_graph(4096, &v1, &p1, kfill, kseen, &wherep, &sump);
+    grGraph_t g2 = update_graph(3 * 4096, &v2, &p2, kfill, kseen, &wherep, &sump);
+    grGraph_t g3 = update_graph(4096, &v3, &p3, kfill, kseen, &wherep, &sump);
+    CHECK_OK(grGraphInstantiate(&e, g1, 0));
+    CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_PTR_EQ(where, p1);
+    CHECK_EQ(sum, 3);
+    /* g3's allocation is mapped by another executable: refused, nothing
+     * changes. */
+    CHECK_OK(grGraphInstantiate(&e3, g3, 0));
+    uint64_t reserved1 = gattr(grGraphMemAttrReservedMemCurrent);
+    memset(&info, 0, sizeof info);
+    CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecUpdate(e, g3, &info));
+    CHECK_EQ(info.result, grGraphExecUpdateErrorNotSupported);
+    CHECK_DETAIL_HAS("an executable of it exists already");
+    CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_PTR_EQ(where, p1);
+    CHECK_EQ(sum, 6);
+    /* Another size: accepted; the launch runs on g2's allocation. */
+    CHECK_OK(grGraphExecUpdate(e, g2, &info));
+    CHECK_EQ(info.result, grGraphExecUpdateSuccess);
+    CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_PTR_EQ(where, p2);
+    CHECK_EQ(sum, 46);
+    CHECK_EQ(gattr(grGraphMemAttrReservedMemCurrent), reserved1 + 2 * 4096);
+    /* g1 gave its memory back: it can be instantiated again; g2 cannot. */
+    CHECK_OK(grGraphInstantiate(&e1, g1, 0));
+    CHECK_GR(grErrorNotSupported, grGraphInstantiate(&e2, g2, 0));
+    CHECK_PTR_EQ(e2, NULL);
+    CHECK_OK(grGraphLaunch(e1, s));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_PTR_EQ(where, p1);
+    CHECK_EQ(sum, 49);
+    CHECK_OK(grGraphExecDestroy(e1));
+    CHECK_OK(grGraphExecDestroy(e3));
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grGraphDestroy(g1));
+    CHECK_OK(grGraphDestroy(g2));
+    CHECK_OK(grGraphDestroy(g3));
+    CHECK_OK(grKernelDestroy(kfill));
+    CHECK_OK(grKernelDestroy(kseen));
 }
 
 GR_TEST(graphmem_generic_add_node_makes_alloc_and_free_nodes)

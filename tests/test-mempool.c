@@ -484,7 +484,12 @@ GR_TEST(mempool_create_refuses_bad_properties)
     props.allocType = grMemAllocationTypePinned;
     props.location.type = grMemLocationTypeDevice;
     props.location.id = 64; /* no such device, GPUs or not */
-    CHECK_GR(grErrorInvalidDevice, grMemPoolCreate(&pool, &props));
+    /* CUDA 13 answers InvalidValue for ids 99 and -1 (tests/probes/memory.cu). */
+    CHECK_GR(grErrorInvalidValue, grMemPoolCreate(&pool, &props));
+    CHECK_DETAIL_HAS("no device");
+    props.location.id = -1;
+    CHECK_GR(grErrorInvalidValue, grMemPoolCreate(&pool, &props));
+    CHECK_PTR_EQ(pool, NULL);
     props.location.id = 0;
     props.allocType = grMemAllocationTypeInvalid;
     CHECK_GR(grErrorInvalidValue, grMemPoolCreate(&pool, &props));
@@ -521,12 +526,41 @@ GR_TEST(mempool_foreign_and_interior_pointers_are_refused)
     CHECK_OK(grMallocAsync(&p, 4096, NULL));
     CHECK_GR(grErrorInvalidValue, grFreeAsync((char *)p + 16, NULL));
     CHECK_DETAIL_HAS("inside the pool allocation");
-    CHECK_OK(grMalloc(&d, 100));
-    CHECK_GR(grErrorInvalidValue, grFreeAsync(d, NULL));
-    CHECK_DETAIL_HAS("grFree");
-    CHECK_OK(grFree(d));
+    CHECK_OK(grMallocHost(&d, 100));
+    CHECK_GR(grErrorInvalidValue, grFreeAsync(d, NULL)); /* CUDA 13 too: tests/probes/memory.cu */
+    CHECK_DETAIL_HAS("grFreeHost");
+    CHECK_OK(grFreeHost(d));
     CHECK_OK(grFreeAsync(p, NULL));
     CHECK_OK(grDeviceSynchronize());
+}
+
+static void fill_op(void *data)
+{
+    memset(*(void **)data, 0x5a, 100);
+}
+
+/* CUDA 13 frees cudaMalloc memory given to cudaFreeAsync, in stream order
+ * (tests/probes/memory.cu): work queued before the free still uses it, and
+ * a second free is refused. */
+GR_TEST(mempool_freeasync_frees_grmalloc_memory_in_stream_order)
+{
+    void *d = NULL;
+    grStream_t s;
+    grPointerAttributes a;
+    CHECK_OK(grStreamCreate(&s));
+    CHECK_OK(grMalloc(&d, 100));
+    CHECK_OK(grPointerGetAttributes(&a, d));
+    CHECK_EQ(a.type, grMemoryTypeDevice);
+    CHECK_OK(grLaunchHostFunc(s, fill_op, &d));
+    CHECK_OK(grFreeAsync(d, s));
+    /* Untracked at once: a second free, on any path, is refused. */
+    CHECK_OK(grPointerGetAttributes(&a, d));
+    CHECK_EQ(a.type, grMemoryTypeUnregistered);
+    CHECK_GR(grErrorInvalidValue, grFreeAsync(d, s));
+    CHECK_GR(grErrorInvalidValue, grFree(d));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_GR(grErrorInvalidValue, grFree(d));
+    CHECK_OK(grStreamDestroy(s));
 }
 
 GR_TEST(mempool_grfree_frees_pool_memory)

@@ -148,3 +148,62 @@ GR_API grError_t grLaunchHostFunc(grStream_t stream, grHostFn_t fn, void *userDa
         return gr__launched(s, gr__cuda_host_func("grLaunchHostFunc", s, fn, userData));
     return gr__launched(s, gr__stream_enqueue_host("grLaunchHostFunc", s, fn, userData));
 }
+
+/* ------------------------------------------------ grStreamAddCallback */
+
+/* A callback queued on a CPU stream: the op's payload (no allocation). */
+typedef struct stream_callback {
+    grStreamCallback_t fn;
+    grStream_t handle; /* as the caller named the stream */
+    void *user;
+    gr_stream *s; /* alive while the op is queued on it */
+} stream_callback;
+_Static_assert(sizeof(stream_callback) <= GR_OP_DATA_MAX, "a callback is queued by value");
+
+static void callback_op(void *data)
+{
+    const stream_callback *cb = data;
+    cb->fn(cb->handle, (grError_t)gr_load_relaxed(&cb->s->sticky), cb->user);
+}
+
+/* On a GPU stream the driver runs a host function: the record is
+ * allocated and freed by the trampoline. */
+static void callback_gpu_trampoline(void *data)
+{
+    stream_callback cb = *(stream_callback *)data;
+    gr__free(data);
+    cb.fn(cb.handle, grSuccess, cb.user);
+}
+
+GR_API grError_t grStreamAddCallback(grStream_t stream, grStreamCallback_t callback, void *userData,
+                                     unsigned int flags)
+{
+    static const char call[] = "grStreamAddCallback";
+    gr_stream *s = NULL;
+    grError_t e;
+    if (!callback)
+        return gr__fail(grErrorInvalidValue, "%s: 'callback' is NULL; pass the function to call", call);
+    if (flags != 0)
+        return gr__fail(grErrorInvalidValue, "%s: flags is 0x%x; it is reserved and must be 0", call, flags);
+    e = gr__stream_from_handle(call, stream, &s);
+    if (e)
+        return e;
+    if (GR_UNLIKELY(gr__stream_capturing(s)))
+        return gr__capture_refuse(call, s,
+                                  "a stream callback cannot be captured (CUDA refuses it too); use "
+                                  "grLaunchHostFunc, which adds a host node");
+    if ((e = gr__capture_check_implicit(call, s)))
+        return e;
+    stream_callback cb = {callback, stream, userData, s};
+    if (GR_UNLIKELY(s->device != 0)) {
+        stream_callback *rec = gr__malloc(sizeof *rec);
+        if (!rec)
+            return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
+        *rec = cb;
+        e = gr__cuda_host_func(call, s, callback_gpu_trampoline, rec);
+        if (e)
+            gr__free(rec);
+        return gr__launched(s, e);
+    }
+    return gr__launched(s, gr__stream_enqueue_call(call, s, callback_op, &cb, sizeof cb));
+}

@@ -289,8 +289,12 @@ struct grGraphExec_st {
     void (*free_hook)(struct grGraphExec_st *e);
     gr_plan plan;
     /* The exec layer's graph memory record (exec/graphmem.c), guarded by
-     * its lock; NULL without graph memory. */
+     * its lock; NULL without graph memory. gmem_rules: whether a launch
+     * must check graph memory's launch rules under that lock (the record
+     * frees allocations of other graphs or leaves its own allocated),
+     * read by launches without the lock: an update replaces the record. */
     struct gr_gexec *gmem;
+    atomic_bool gmem_rules;
     /* The buffers and events of the loaded graph it was instantiated
      * from, kept alive by it (the graph layer's, graph.h), or NULL. */
     struct gr_file_res *file_res;

@@ -46,6 +46,13 @@ grError_t gr__capture_record_ex(const char *call, gr_stream *s, const grGraphNod
  * grSuccess. */
 grError_t gr__capture_check_active(const char *call, gr_stream *s);
 
+/* Work that no graph node can represent (grStreamAddCallback,
+ * grStreamAttachMemAsync) issued to capturing stream s: invalidates s's
+ * capture and fails with grErrorStreamCaptureUnsupported and a detail
+ * saying 'why'; grErrorStreamCaptureInvalidated, as for any work, if the
+ * capture was invalidated already. */
+grError_t gr__capture_refuse(const char *call, gr_stream *s, const char *why);
+
 /* grEventRecord(e, s) with s capturing: e now names s's current capture
  * dependencies. */
 grError_t gr__capture_event_record(const char *call, grEvent_t e, gr_stream *s);

@@ -197,6 +197,21 @@ grError_t gr__capture_check_active(const char *call, gr_stream *s)
     return grSuccess;
 }
 
+grError_t gr__capture_refuse(const char *call, gr_stream *s, const char *why)
+{
+    gr_capture *c = gr_load_acquire(&s->capture);
+    char msg[512];
+    /* The caller saw s capturing; only the capture's own thread (or,
+     * relaxed, the program's order) ends it. */
+    if (GR_NEVER(c == NULL))
+        return gr__fail(grErrorStreamCaptureUnsupported, "%s: %s was capturing: %s", call, GR_STREAM_NAME(s),
+                        why);
+    if (gr_load_acquire(&c->status) != grStreamCaptureStatusActive)
+        return gr__capture_fail_invalidated(call, c, s);
+    snprintf(msg, sizeof msg, "%s: %s is capturing: %s", call, GR_STREAM_NAME(s), why);
+    return gr__capture_invalidate(c, grErrorStreamCaptureUnsupported, msg);
+}
+
 /* The attributes of a kernel node captured from s: the stream's priority
  * (as CUDA records it), then the kernel-node attributes among
  * attrs[0..nattrs) (checked by the caller). NULL without any, or when

@@ -229,6 +229,23 @@ void gr__graphmem_exec_destroyed(grGraphExec_t e);
 /* The executable is being freed: unmaps its memory. */
 void gr__graphmem_exec_free(grGraphExec_t e);
 
+/* grGraphExecUpdate of e (with GR_EXEC_GRAPHMEM) from g, as CUDA 13
+ * updates executables with memory nodes: g's allocations mapped for e's
+ * device in a record of their own (*out; NULL when there is nothing to
+ * change: g is the graph e maps). Refuses as instantiation does (g's
+ * allocations mapped by another executable: grErrorNotSupported). Call
+ * between gr__exec_write_begin and gr__exec_write_end; e is unchanged. */
+struct gr_gexec;
+grError_t gr__graphmem_update_prepare(const char *call, grGraphExec_t e, grGraph_t g, struct gr_gexec **out);
+
+/* Applies a prepared record (NULL: nothing): e maps it from now on, and
+ * the memory of the old one goes back (its allocations still allocated
+ * end). Cannot fail. */
+void gr__graphmem_update_apply(grGraphExec_t e, struct gr_gexec *x);
+
+/* Gives back a prepared record that is not applied. */
+void gr__graphmem_update_discard(struct gr_gexec *x);
+
 /* ------------------------------------------------- instantiate faults */
 
 /* Where the instantiation running on this thread failed, for

@@ -236,9 +236,15 @@ static grError_t map_cpu(const char *call, gr_gexec *x, const size_t *offs, size
     return grSuccess;
 }
 
-grError_t gr__graphmem_instantiate(const char *call, grGraphExec_t e, grGraph_t g, int device)
+/* Builds and maps the record of g's allocations for 'device', attached
+ * to no executable yet: refuses what CUDA refuses (allocations another
+ * executable maps, allocations of another device). 'inst': for an
+ * instantiation, whose fault report names the node. *out is NULL when g
+ * has no memory node. */
+static grError_t gexec_build(const char *call, grGraph_t g, int device, bool inst, gr_gexec **out)
 {
     size_t nalloc = 0, nfree = 0;
+    *out = NULL;
     if (g->nmemnodes == 0)
         return grSuccess; /* no walk of the graph for the usual case */
     for (struct grGraphNode_st *n = g->first; n; n = n->next) {
@@ -282,12 +288,15 @@ grError_t gr__graphmem_instantiate(const char *call, grGraphExec_t e, grGraph_t 
             else if (m->exec && exec_destroyed_locked(m))
                 dead = true;
             else if (m->exec) {
-                /* CUDA 13 leaves errNode_out NULL here (a probe measured
-                 * it); the detail names the node all the same. */
-                gr__inst_fault.node = n;
-                gr__inst_fault.unreported = true;
+                /* CUDA 13 answers grErrorNotSupported and leaves
+                 * errNode_out NULL here (tests/probes/nodeapi.cu); the
+                 * detail names the node all the same. */
+                if (inst) {
+                    gr__inst_fault.node = n;
+                    gr__inst_fault.unreported = true;
+                }
                 err = gr__fail(
-                    grErrorInvalidValue,
+                    grErrorNotSupported,
                     "%s: graph %p has memory nodes and an executable of it exists already (%p); only "
                     "one instantiation of such a graph may exist at a time: destroy that executable "
                     "first",
@@ -342,6 +351,19 @@ grError_t gr__graphmem_instantiate(const char *call, grGraphExec_t e, grGraph_t 
     }
     if ((err = x->device ? map_gpu(call, x, offs, total) : map_cpu(call, x, offs, total)))
         goto out;
+    *out = x;
+    x = NULL;
+out:
+    gexec_free(x);
+    free(order);
+    free(slots);
+    free(offs);
+    return err;
+}
+
+/* e maps x's allocations from now on. */
+static void gexec_attach(grGraphExec_t e, gr_gexec *x)
+{
     x->e = e;
     gr__gmem_lock();
     for (size_t j = 0; j < x->nown; j++) {
@@ -352,31 +374,32 @@ grError_t gr__graphmem_instantiate(const char *call, grGraphExec_t e, grGraph_t 
     x->next = execs;
     execs = x;
     e->gmem = x;
+    gr_store_relaxed(&e->gmem_rules, x->nunfreed != 0 || x->nforeign != 0);
     gr__gmem_account_locked(x->device, (int64_t)x->phys);
     gr__gmem_unlock();
-    e->flags |= GR_EXEC_GRAPHMEM;
-    x = NULL;
-out:
-    gexec_free(x);
-    free(order);
-    free(slots);
-    free(offs);
+}
+
+grError_t gr__graphmem_instantiate(const char *call, grGraphExec_t e, grGraph_t g, int device)
+{
+    gr_gexec *x;
+    grError_t err = gexec_build(call, g, device, true, &x);
+    if (!err && x) {
+        gexec_attach(e, x);
+        e->flags |= GR_EXEC_GRAPHMEM; /* before e is returned: launches read it unlocked */
+    }
     return err;
 }
 
 grError_t gr__graphmem_launch(grGraphExec_t e)
 {
     /* An executable whose free nodes free exactly its own allocations (the
-     * usual temporaries) has no rule to check: no lock, no lookup. Its
-     * record's counts are fixed at instantiation (set under the lock
-     * before e was returned) and the record lives as long as e. */
-    gr_gexec *x = e->gmem;
-    if (GR_LIKELY(x != NULL && x->nunfreed == 0 && x->nforeign == 0))
+     * usual temporaries) has no rule to check: no lock, no lookup. */
+    if (GR_LIKELY(!gr_load_relaxed(&e->gmem_rules)))
         return grSuccess;
     /* The others share 'live' flags with other executables' launches and
      * grFree: under the lock. */
     gr__gmem_lock();
-    x = gexec_find_locked(e);
+    gr_gexec *x = gexec_find_locked(e);
     if (!GR_ALWAYS(x != NULL)) {
         gr__gmem_unlock();
         return grSuccess;
@@ -415,33 +438,31 @@ grError_t gr__graphmem_launch(grGraphExec_t e)
     return grSuccess;
 }
 
-void gr__graphmem_exec_free(grGraphExec_t e)
+/* x's allocations become reservations again, and its physical memory
+ * goes back. */
+static void unmap_all(gr_gexec *x)
 {
-    gr_gmem *dead[64];
-    /* The record stays listed, marked 'freeing', until its allocations are
-     * reservations again: an instantiation that needs them meanwhile waits
-     * (reclaim_destroyed) instead of calling them taken. */
-    gr__gmem_lock();
-    gr_gexec *x = gexec_find_locked(e);
-    if (x && x->freeing)
-        x = NULL; /* another thread is at it */
-    if (x)
-        x->freeing = true;
-    gr__gmem_unlock();
-    if (!x)
-        return;
     if (x->device) {
         unmap_gpu(x);
     } else {
         for (size_t j = 0; j < x->nown; j++) {
             gr_gmem *m = x->own[j];
-            /* Back to a reservation: the node may be instantiated again. */
             (void)mmap(m->ptr, m->span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE,
                        -1, 0);
         }
     }
     if (x->fd >= 0)
         close(x->fd);
+    x->fd = -1;
+}
+
+/* Unmaps x's memory and forgets x: its allocations are reservations again
+ * (their nodes may be instantiated again). x is marked 'freeing' (under
+ * the lock, by the caller) and no launch uses its memory any more. */
+static void gexec_release(gr_gexec *x)
+{
+    gr_gmem *dead[64];
+    unmap_all(x);
     size_t j = 0;
     while (j < x->nown) {
         size_t nd = 0;
@@ -464,8 +485,83 @@ void gr__graphmem_exec_free(grGraphExec_t e)
             *pp = x->next;
             break;
         }
-    e->gmem = NULL;
+    if (x->e && x->e->gmem == x)
+        x->e->gmem = NULL;
     gr__gmem_unlock();
+    gexec_free(x);
+}
+
+void gr__graphmem_exec_free(grGraphExec_t e)
+{
+    /* The record stays listed, marked 'freeing', until its allocations are
+     * reservations again: an instantiation that needs them meanwhile waits
+     * (reclaim_destroyed) instead of calling them taken. */
+    gr__gmem_lock();
+    gr_gexec *x = gexec_find_locked(e);
+    if (x && x->freeing)
+        x = NULL; /* another thread is at it */
+    if (x)
+        x->freeing = true;
+    gr__gmem_unlock();
+    if (x)
+        gexec_release(x);
+}
+
+/* The allocations of g are those e maps already: g is the graph e was
+ * instantiated from (an update from it changes no memory). */
+static bool maps_already(grGraphExec_t e, grGraph_t g)
+{
+    const gr_gexec *x = e->gmem;
+    size_t nalloc = 0;
+    bool same = x != NULL;
+    gr__gmem_lock();
+    for (struct grGraphNode_st *n = g->first; n && same; n = n->next) {
+        if (n->type != grGraphNodeTypeMemAlloc)
+            continue;
+        const gr_gmem *m = gr__gmem_find_locked(n->p.alloc.dptr);
+        same = m != NULL && m->exec == e;
+        nalloc++;
+    }
+    gr__gmem_unlock();
+    return same && nalloc == x->nown;
+}
+
+grError_t gr__graphmem_update_prepare(const char *call, grGraphExec_t e, grGraph_t g, struct gr_gexec **out)
+{
+    *out = NULL;
+    if (!(e->flags & GR_EXEC_GRAPHMEM) || maps_already(e, g))
+        return grSuccess;
+    /* The executable's device: that of the memory it maps, else of its plan. */
+    int device = e->gmem ? e->gmem->device : gr__exec_device(e);
+    return gexec_build(call, g, device, false, out);
+}
+
+void gr__graphmem_update_apply(grGraphExec_t e, struct gr_gexec *x)
+{
+    if (!x)
+        return;
+    gr__gmem_lock();
+    gr_gexec *old = gexec_find_locked(e);
+    if (old) {
+        /* Its allocations still allocated end here, as when e is
+         * destroyed (docs/memory-pools.md). */
+        for (size_t i = 0; i < old->nunfreed; i++)
+            old->unfreed[i]->live = false;
+        old->freeing = true;
+    }
+    gr__gmem_unlock();
+    /* e points at a record in one piece at every moment: a launch racing
+     * the update checks its rules on the old one or the new one. */
+    gexec_attach(e, x);
+    if (old)
+        gexec_release(old);
+}
+
+void gr__graphmem_update_discard(struct gr_gexec *x)
+{
+    if (!x)
+        return;
+    unmap_all(x); /* never attached: nothing counted, listed or referenced */
     gexec_free(x);
 }
 

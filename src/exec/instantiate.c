@@ -842,8 +842,15 @@ static grError_t instantiate_report(const char *call, grGraphExec_t *out, grGrap
     return err;
 }
 
+/* grGraphInstantiate and grGraphInstantiateWithFlags: CUDA 13 refuses the
+ * upload flag there (it comes with a stream, through WithParams only). */
 static grError_t instantiate(const char *call, grGraphExec_t *out, grGraph_t g, unsigned long long flags)
 {
+    if (flags & grGraphInstantiateFlagUpload)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: grGraphInstantiateFlagUpload comes with an upload stream: pass both with "
+                        "grGraphInstantiateWithParams (instantiateParams->uploadStream)",
+                        call);
     return instantiate_report(call, out, g, flags, NULL, NULL);
 }
 
@@ -857,15 +864,22 @@ static grError_t instantiate_body(const char *call, grGraphExec_t *out, grGraph_
         return gr__fail(grErrorInvalidValue, "%s: 'pGraphExec' (the output pointer) is NULL", call);
     if ((err = gr__graph_check(call, g)))
         return err;
+    if (flags &
+        ~(unsigned long long)(grGraphInstantiateFlagAutoFreeOnLaunch | grGraphInstantiateFlagUpload |
+                              grGraphInstantiateFlagUseNodePriority | grGraphInstantiateFlagDeviceLaunch))
+        return gr__fail(grErrorInvalidValue, "%s: flags 0x%llx has unknown bits", call, flags);
+    /* The flag rules as CUDA 13 answers them (tests/probes/nodeapi.cu):
+     * conflicting flags are invalid before device launch is unsupported. */
+    if ((flags & grGraphInstantiateFlagAutoFreeOnLaunch) && (flags & grGraphInstantiateFlagDeviceLaunch))
+        return gr__fail(grErrorInvalidValue,
+                        "%s: flags 0x%llx combine grGraphInstantiateFlagAutoFreeOnLaunch and "
+                        "grGraphInstantiateFlagDeviceLaunch, which CUDA refuses together",
+                        call, flags);
     if (flags & grGraphInstantiateFlagDeviceLaunch)
         return gr__fail(grErrorNotSupported,
                         "%s: grGraphInstantiateFlagDeviceLaunch is not supported: graphrt launches graphs "
                         "from the host only (the CPU device has no device-side launch)",
                         call);
-    if (flags &
-        ~(unsigned long long)(grGraphInstantiateFlagAutoFreeOnLaunch | grGraphInstantiateFlagUpload |
-                              grGraphInstantiateFlagUseNodePriority | grGraphInstantiateFlagDeviceLaunch))
-        return gr__fail(grErrorInvalidValue, "%s: flags 0x%llx has unknown bits", call, flags);
     if (!gr__device_start())
         return gr__fail(grErrorInitializationError, "%s: the graphrt runtime could not start", call);
 

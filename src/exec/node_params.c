@@ -42,13 +42,11 @@ GR_API grError_t grGraphExecNodeSetParams(grGraphExec_t graphExec, grGraphNode_t
     case grGraphNodeTypeHost:
         return grGraphExecHostNodeSetParams(graphExec, node, &nodeParams->host);
     case grGraphNodeTypeGraph:
-        /* CUDA 13 answers a child graph of another shape here with
-         * grErrorGraphExecUpdateFailure (a probe measured it), where
-         * grGraphExecChildGraphNodeSetParams answers grErrorInvalidValue. */
+        /* A child graph of another shape: grErrorGraphExecUpdateFailure,
+         * as CUDA 13 answers both calls (probes nodeapi.cu, memory.cu). */
         if ((err = gr__graph_check(call, nodeParams->graph.graph)))
             return err;
-        err = grGraphExecChildGraphNodeSetParams(graphExec, node, nodeParams->graph.graph);
-        return err == grErrorInvalidValue ? gr__fail_again(grErrorGraphExecUpdateFailure) : err;
+        return grGraphExecChildGraphNodeSetParams(graphExec, node, nodeParams->graph.graph);
     case grGraphNodeTypeEmpty:
         return grSuccess;
     case grGraphNodeTypeWaitEvent:

@@ -274,6 +274,10 @@ static bool check_params(upd *u, gr_pnode *pn, grGraphNode_t gn)
         return check_conditional(u, pn, gn);
     case grGraphNodeTypeMemAlloc:
     case grGraphNodeTypeMemFree:
+        /* Updated as CUDA 13 does (tests/probes/memory.cu), size included:
+         * the plan holds nothing of them, the executable's graph memory
+         * record is replaced (gr__graphmem_update_prepare). */
+        return true;
     case grGraphNodeTypeCount:
         break;
     }
@@ -500,7 +504,7 @@ static bool check_child_edges(upd *u, grGraph_t c, uint32_t enter, uint32_t leav
         size_t want = v->ndeps ? v->ndeps : 1; /* a root follows 'enter' */
         if (count[scratch_in(v)].npred != want)
             return refuse(
-                u, grGraphExecUpdateErrorTopologyChanged, v, NULL,
+                u, grGraphExecUpdateErrorTopologyChanged, NULL, NULL,
                 "%s in the child graph of %s has %zu dependencies, the node it pairs with has another "
                 "number",
                 gr__node_label(v), owner_label(owner), v->ndeps);
@@ -508,28 +512,28 @@ static bool check_child_edges(upd *u, grGraph_t c, uint32_t enter, uint32_t leav
             nsinks++;
     }
     if (count[leave].npred != (nsinks ? nsinks : 1))
-        return refuse(u, grGraphExecUpdateErrorTopologyChanged, owner, NULL,
+        return refuse(u, grGraphExecUpdateErrorTopologyChanged, NULL, NULL,
                       "the child graph of %s has %zu sink nodes, the graph it pairs with %u",
                       owner_label(owner), nsinks, count[leave].npred);
     stamp_succs(u, enter);
     if (c->nnodes == 0 && !stamped(u, leave))
-        return refuse(u, grGraphExecUpdateErrorTopologyChanged, owner, NULL,
+        return refuse(u, grGraphExecUpdateErrorTopologyChanged, NULL, NULL,
                       "the child graph of %s is empty, the graph it pairs with is not", owner_label(owner));
     for (struct grGraphNode_st *v = c->first; v; v = v->next)
         if (v->ndeps == 0 && !stamped(u, scratch_in(v)))
-            return refuse(u, grGraphExecUpdateErrorTopologyChanged, v, NULL,
+            return refuse(u, grGraphExecUpdateErrorTopologyChanged, NULL, NULL,
                           "%s is a root of the child graph of %s, the node it pairs with is not",
                           gr__node_label(v), owner_label(owner));
     for (struct grGraphNode_st *v = c->first; v; v = v->next) {
         stamp_succs(u, scratch_out(v));
         if (v->nsuccs == 0 && !stamped(u, leave))
-            return refuse(u, grGraphExecUpdateErrorTopologyChanged, v, NULL,
+            return refuse(u, grGraphExecUpdateErrorTopologyChanged, NULL, NULL,
                           "%s is a sink of the child graph of %s, the node it pairs with is not",
                           gr__node_label(v), owner_label(owner));
         for (size_t k = 0; k < v->nsuccs; k++)
             if (!stamped(u, scratch_in(v->succs[k])))
                 return refuse(
-                    u, grGraphExecUpdateErrorTopologyChanged, v->succs[k], v,
+                    u, grGraphExecUpdateErrorTopologyChanged, NULL, NULL,
                     "the edge %s -> %s in the child graph of %s has no counterpart in the executable",
                     gr__node_label(v), gr__node_label(v->succs[k]), owner_label(owner));
     }
@@ -551,7 +555,7 @@ static bool pair_child(upd *u, grGraph_t c, grGraphNode_t owner, uint32_t *curso
     struct grGraphNode_st *stackbuf[32], **order = stackbuf;
     bool ok = true;
     if (depth > (int)GR_GRAPH_MAX_NEST)
-        return refuse(u, grGraphExecUpdateErrorTopologyChanged, owner, NULL,
+        return refuse(u, grGraphExecUpdateErrorTopologyChanged, NULL, NULL,
                       "the child graphs of %s nest deeper than those of the executable", owner_label(owner));
     if (c->nnodes > 32) {
         order = gr__malloc(c->nnodes * sizeof *order);
@@ -565,7 +569,7 @@ static bool pair_child(upd *u, grGraph_t c, grGraphNode_t owner, uint32_t *curso
         struct grGraphNode_st *v = order[i];
         uint32_t in = *cursor;
         if (in >= end) {
-            ok = refuse(u, grGraphExecUpdateErrorTopologyChanged, owner, NULL,
+            ok = refuse(u, grGraphExecUpdateErrorTopologyChanged, NULL, NULL,
                         "the child graph of %s has more nodes than the graph it pairs with",
                         owner_label(owner));
         } else if (v->type == grGraphNodeTypeGraph) {
@@ -585,7 +589,7 @@ static bool pair_child(upd *u, grGraph_t c, grGraphNode_t owner, uint32_t *curso
                 break;
             }
             if (*cursor >= end || p->nodes[*cursor].type != grGraphNodeTypeEmpty) {
-                ok = refuse(u, grGraphExecUpdateErrorTopologyChanged, v, NULL,
+                ok = refuse(u, grGraphExecUpdateErrorTopologyChanged, NULL, NULL,
                             "the child graph of %s has more nodes than the graph it pairs with",
                             gr__node_label(v));
                 break;
@@ -616,7 +620,7 @@ static bool pair_child_top(upd *u, grGraph_t c, grGraphNode_t owner, const gr_or
     if (!pair_child(u, c, owner, &cursor, end, 1))
         return false;
     if (cursor != end)
-        return refuse(u, grGraphExecUpdateErrorTopologyChanged, owner, NULL,
+        return refuse(u, grGraphExecUpdateErrorTopologyChanged, NULL, NULL,
                       "the child graph of %s has fewer nodes than the graph it pairs with",
                       owner_label(owner));
     return check_child_edges(u, c, o->pindex, end, owner);
@@ -657,7 +661,6 @@ static bool pair_top(upd *u, grGraph_t g)
     struct grGraphNode_st *n;
     uint32_t head = 0, tail = 0, npaired = 0;
     uint32_t ndeps_orig = e->norig ? e->orig[e->norig].dep_begin : 0;
-    size_t nsinks_new = 0, nsinks_orig = 0;
     if (g->nnodes != e->norig)
         return refuse(
             u, grGraphExecUpdateErrorTopologyChanged, NULL, NULL,
@@ -668,7 +671,6 @@ static bool pair_top(upd *u, grGraph_t g)
     uint32_t k = 0;
     GR_GRAPH_FOR_EACH_NODE (g, n) {
         n->scratch = 0;
-        nsinks_new += n->nsuccs == 0;
         u->list[k++] = n;
     }
     /* pair_o first marks the original nodes that have dependents. */
@@ -676,23 +678,10 @@ static bool pair_top(upd *u, grGraph_t g)
         u->pair_o[i] = NULL;
     for (uint32_t d = 0; d < ndeps_orig; d++)
         u->pair_o[e->orig_deps[d]] = has_succ;
-    for (uint32_t i = 0; i < e->norig; i++)
-        if (u->pair_o[i] != has_succ)
-            nsinks_orig++;
-    if (nsinks_new > nsinks_orig) {
-        size_t nth = 0;
-        /* list holds all e->norig (== g->nnodes) nodes, filled above. */
-        for (k = 0; k < e->norig; k++)
-            if (u->list[k]->nsuccs == 0 && nth++ == nsinks_orig)
-                break;
-        n = u->list[k];
-        return refuse(
-            u, grGraphExecUpdateErrorTopologyChanged, n, NULL,
-            "graph %p has %zu sink nodes, the graph executable %p was instantiated from had %zu; %s has "
-            "no counterpart",
-            GR_PTR(g), nsinks_new, GR_PTR(e), nsinks_orig, gr__node_label(n));
-    }
-    /* Sinks pair in creation order. */
+    /* Sinks pair in creation order. When g has more sinks, the first of
+     * them pair and the walk below names the first node whose dependencies
+     * differ, as CUDA 13 does (tests/probes/memory.cu,
+     * update-fewer-dependencies); it cannot pair every node then. */
     k = 0;
     for (uint32_t i = 0; i < e->norig; i++) {
         if (u->pair_o[i] == has_succ) {
@@ -882,9 +871,22 @@ GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
         upd_free(&u);
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
     }
+    struct gr_gexec *gmem = NULL;
+    if (GR_UNLIKELY(hGraphExec->flags & GR_EXEC_GRAPHMEM) &&
+        (err = gr__graphmem_update_prepare(call, hGraphExec, hGraph, &gmem))) {
+        gr__exec_write_end(hGraphExec);
+        if (u.pair_o != pair_buf)
+            gr__free(u.pair_o);
+        upd_free(&u);
+        if (err == grErrorMemoryAllocation)
+            return err;
+        resultInfo->result = grGraphExecUpdateErrorNotSupported;
+        return gr__fail_again(grErrorGraphExecUpdateFailure);
+    }
     struct gr_urefs *urefs = NULL;
     if ((err = gr__exec_urefs_build(call, hGraph, u.pair_o, &urefs))) {
         gr__exec_write_end(hGraphExec);
+        gr__graphmem_update_discard(gmem);
         if (u.pair_o != pair_buf)
             gr__free(u.pair_o);
         upd_free(&u);
@@ -903,6 +905,9 @@ GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
     }
     if (GR_UNLIKELY(hGraphExec->gpu != NULL))
         err = gpu_sync(call, &u, 0, hGraphExec->plan.nnodes - 1);
+    /* The new graph's allocations were mapped by the prepare step, before
+     * the GPU's kernels could see their addresses; the old ones go now. */
+    gr__graphmem_update_apply(hGraphExec, gmem);
     /* Swapped while writing, as every field of the executable: another
      * thread's update of the same executable waits for this one. */
     struct gr_urefs *gone = gr__exec_urefs_swap(hGraphExec, urefs);
@@ -946,8 +951,10 @@ GR_API grError_t grGraphExecChildGraphNodeSetParams(grGraphExec_t hGraphExec, gr
         upd_free(&u);
         if (u.result == grGraphExecUpdateError)
             return gr__fail(grErrorMemoryAllocation, "%s: %s", call, u.msg);
+        /* grErrorGraphExecUpdateFailure: what CUDA 13 answers
+         * (tests/probes/memory.cu, exec-child-setparams-other-topology). */
         return gr__fail(
-            grErrorInvalidValue,
+            grErrorGraphExecUpdateFailure,
             "%s: childGraph %p cannot update child graph node %p: %s (the topology, node types and node "
             "order must match those of the node's graph)",
             call, GR_PTR(childGraph), GR_PTR(node), u.msg);

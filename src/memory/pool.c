@@ -4,7 +4,8 @@
  * pool, the pool attributes and the release threshold, and the entry
  * points grMallocAsync, grMallocFromPoolAsync and grFreeAsync with their
  * fast paths (pool_int.h). The blocks are pool_block.c, the threads'
- * caches of free blocks pcache.c.
+ * caches of free blocks pcache.c, the location forms of the default and
+ * current pool pool_location.c, the pools' access flags pool_access.c.
  *
  * Cost: a grFreeAsync of a small block (class <= CACHE_MAX_BYTES) on the
  * thread that allocated it, among its last RING_SIZE allocations, puts
@@ -153,7 +154,7 @@ static inline grMemPool_t current(void)
     return GR_LIKELY(p) ? p : default_pool();
 }
 
-static grError_t check_pool(const char *call, grMemPool_t pool)
+grError_t gr__pool_check(const char *call, grMemPool_t pool)
 {
     if (pool == NULL)
         return gr__fail(grErrorInvalidValue,
@@ -231,8 +232,10 @@ static grError_t check_props(const char *call, const grMemPoolProps *props)
             grErrorInvalidValue,
             "%s: poolProps->location.type is %d; pools live on a device (grMemLocationTypeDevice)", call,
             (int)props->location.type);
+    /* grErrorInvalidValue, not InvalidDevice: what CUDA 13 answers for a
+     * location id that names no device (tests/probes/memory.cu). */
     if (!gr__device_exists(props->location.id))
-        return gr__fail(grErrorInvalidDevice,
+        return gr__fail(grErrorInvalidValue,
                         "%s: poolProps->location.id is %d, no device; the devices are 0 (the CPU) and 1..%d",
                         call, props->location.id, gr__gpu_count());
     /* CUDA: the security attributes go with Win32 handles only, and the
@@ -272,7 +275,7 @@ GR_API grError_t grMemPoolDestroy(grMemPool_t memPool)
 {
     static const char call[] = "grMemPoolDestroy";
     grError_t err;
-    if ((err = check_pool(call, memPool)) != grSuccess)
+    if ((err = gr__pool_check(call, memPool)) != grSuccess)
         return err;
     if (memPool->is_default)
         return gr__fail(grErrorInvalidValue,
@@ -321,9 +324,8 @@ static grError_t check_device(const char *call, int device)
     return grSuccess;
 }
 
-GR_API grError_t grDeviceGetDefaultMemPool(grMemPool_t *memPool, int device)
+grError_t gr__pool_get_default(const char *call, grMemPool_t *memPool, int device)
 {
-    static const char call[] = "grDeviceGetDefaultMemPool";
     grError_t err;
     if (!memPool)
         return gr__fail(grErrorInvalidValue, "%s: memPool (the output pointer) is NULL", call);
@@ -338,13 +340,12 @@ GR_API grError_t grDeviceGetDefaultMemPool(grMemPool_t *memPool, int device)
     return grSuccess;
 }
 
-GR_API grError_t grDeviceSetMemPool(int device, grMemPool_t memPool)
+grError_t gr__pool_set_current(const char *call, int device, grMemPool_t memPool)
 {
-    static const char call[] = "grDeviceSetMemPool";
     grError_t err;
     if ((err = check_device(call, device)) != grSuccess)
         return err;
-    if ((err = check_pool(call, memPool)) != grSuccess)
+    if ((err = gr__pool_check(call, memPool)) != grSuccess)
         return err;
     if (memPool->device != device)
         return gr__fail(grErrorInvalidValue,
@@ -357,9 +358,8 @@ GR_API grError_t grDeviceSetMemPool(int device, grMemPool_t memPool)
     return grSuccess;
 }
 
-GR_API grError_t grDeviceGetMemPool(grMemPool_t *memPool, int device)
+grError_t gr__pool_get_current(const char *call, grMemPool_t *memPool, int device)
 {
-    static const char call[] = "grDeviceGetMemPool";
     grError_t err;
     if (!memPool)
         return gr__fail(grErrorInvalidValue, "%s: memPool (the output pointer) is NULL", call);
@@ -372,6 +372,21 @@ GR_API grError_t grDeviceGetMemPool(grMemPool_t *memPool, int device)
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory creating the default pool", call);
     *memPool = p;
     return grSuccess;
+}
+
+GR_API grError_t grDeviceGetDefaultMemPool(grMemPool_t *memPool, int device)
+{
+    return gr__pool_get_default("grDeviceGetDefaultMemPool", memPool, device);
+}
+
+GR_API grError_t grDeviceSetMemPool(int device, grMemPool_t memPool)
+{
+    return gr__pool_set_current("grDeviceSetMemPool", device, memPool);
+}
+
+GR_API grError_t grDeviceGetMemPool(grMemPool_t *memPool, int device)
+{
+    return gr__pool_get_current("grDeviceGetMemPool", memPool, device);
 }
 
 /* The capture path of grMallocAsync / grFreeAsync. */
@@ -440,18 +455,20 @@ static GR_NOINLINE grError_t gpu_free_async(const char *call, void *p, gr_stream
     grError_t err = gr__graphmem_free_outside(call, p);
     if (err != grErrorUnknown)
         return err;
-    if (!gr__mem_lookup(p, &base, NULL, &kind) || base != p || kind != GR_MEM_POOL ||
+    /* grMalloc memory too: CUDA 13 frees it in stream order
+     * (tests/probes/memory.cu), and so does the driver's cuMemFreeAsync. */
+    if (!gr__mem_lookup(p, &base, NULL, &kind) || base != p || (kind != GR_MEM_POOL && kind != GR_MEM_DEVICE) ||
         !gr__mem_owner(p, &owner) || owner <= 0)
         return gr__fail(grErrorInvalidValue,
-                        "%s: pointer %p is not the start of a live grMallocAsync allocation of a GPU; on a "
-                        "GPU stream, free what grMallocAsync returned on a GPU stream",
+                        "%s: pointer %p is not the start of a live grMallocAsync or grMalloc allocation of a "
+                        "GPU; on a GPU stream, free what grMallocAsync or grMalloc returned on a GPU",
                         call, p);
     if (s->device == 0)
         return gr__fail(grErrorInvalidValue,
-                        "%s: pointer %p is memory of device %d (a GPU), allocated by grMallocAsync; free it "
-                        "on a stream of a GPU, not on stream %p of the CPU",
-                        call, p, owner, GR_PTR(s));
-    if (!gr__mem_untrack(p, GR_MEM_POOL))
+                        "%s: pointer %p is memory of device %d (a GPU), allocated by %s; free it on a "
+                        "stream of a GPU, not on stream %p of the CPU",
+                        call, p, owner, kind == GR_MEM_POOL ? "grMallocAsync" : "grMalloc", GR_PTR(s));
+    if (!gr__mem_untrack(p, kind))
         return gr__fail(grErrorInvalidValue,
                         "%s: pointer %p was freed by another thread during this call; free each "
                         "allocation once",
@@ -468,7 +485,7 @@ static GR_NOINLINE grError_t malloc_async(const char *call, void **devPtr, size_
         return gr__fail(grErrorInvalidValue,
                         "%s: devPtr is NULL; pass the address of a void * that receives the allocation",
                         call);
-    if (from_pool && (err = check_pool(call, pool)) != grSuccess)
+    if (from_pool && (err = gr__pool_check(call, pool)) != grSuccess)
         return err;
     if (GR_UNLIKELY((err = gr__stream_from_handle(call, hStream, &s)) != grSuccess))
         return err;
@@ -558,7 +575,7 @@ GR_API grError_t grFreeAsync(void *devPtr, grStream_t hStream)
 GR_API grError_t grMemPoolTrimTo(grMemPool_t memPool, size_t minBytesToKeep)
 {
     grError_t err;
-    if ((err = check_pool("grMemPoolTrimTo", memPool)) != grSuccess)
+    if ((err = gr__pool_check("grMemPoolTrimTo", memPool)) != grSuccess)
         return err;
     if (memPool->device)
         return gr__cuda_pool_trim("grMemPoolTrimTo", memPool->device, memPool->gpu, minBytesToKeep);
@@ -572,7 +589,7 @@ GR_API grError_t grMemPoolSetAttribute(grMemPool_t memPool, grMemPoolAttr attr, 
 {
     static const char call[] = "grMemPoolSetAttribute";
     grError_t err;
-    if ((err = check_pool(call, memPool)) != grSuccess)
+    if ((err = gr__pool_check(call, memPool)) != grSuccess)
         return err;
     if (!value)
         return gr__fail(grErrorInvalidValue, "%s: value is NULL; pass a pointer to the new value", call);
@@ -624,7 +641,7 @@ GR_API grError_t grMemPoolGetAttribute(grMemPool_t memPool, grMemPoolAttr attr, 
     static const char call[] = "grMemPoolGetAttribute";
     grError_t err;
     uint64_t v;
-    if ((err = check_pool(call, memPool)) != grSuccess)
+    if ((err = gr__pool_check(call, memPool)) != grSuccess)
         return err;
     if (!value)
         return gr__fail(grErrorInvalidValue, "%s: value is NULL; pass where to store the value", call);

@@ -388,13 +388,47 @@ static GR_NOINLINE grError_t refuse_free(const char *call, void *p, bool was_fre
                     call, p);
 }
 
+/* The stream-ordered end of grFreeAsync of grMalloc memory. */
+static void free_block_op(void *data)
+{
+    gr__free(*(void **)data);
+}
+
+/* grFreeAsync of grMalloc memory of the CPU: CUDA 13 frees it in stream
+ * order (tests/probes/memory.cu). It is untracked at once, so that a
+ * second free or a use in a later call is refused from here on, and its
+ * memory goes back when the stream reaches the free. Returns
+ * grErrorUnknown (nothing done, no detail) for any other pointer. */
+static grError_t free_malloc_ordered(const char *call, void *p, gr_stream *s)
+{
+    void *base;
+    size_t size;
+    gr_mem_kind kind;
+    int owner = GR_OWNER_CPU;
+    if (!gr__mem_lookup(p, &base, &size, &kind) || base != p || kind != GR_MEM_DEVICE ||
+        !gr__mem_owner(p, &owner) || owner != GR_OWNER_CPU)
+        return grErrorUnknown;
+    if (!gr__mem_untrack(p, GR_MEM_DEVICE))
+        return gr__fail(grErrorInvalidValue,
+                        "%s: pointer %p was freed by another thread during this call; free each allocation "
+                        "once",
+                        call, p);
+    grError_t err = gr__stream_enqueue_call(call, s, free_block_op, &p, sizeof p);
+    if (err)
+        (void)gr__mem_track(p, size, GR_MEM_DEVICE); /* as it was (only a capturing stream refuses) */
+    return err;
+}
+
 /* A free of p, which is no pool block: a graph allocation that outlived
  * its launch is freed now (its memory stays mapped for its executable, so
- * no stream order is needed), anything else is refused. */
-static GR_NOINLINE grError_t free_not_pool(const char *call, void *p)
+ * no stream order is needed); grMalloc memory freed by grFreeAsync
+ * ('ordered') is freed in stream order; anything else is refused. */
+static GR_NOINLINE grError_t free_not_pool(const char *call, void *p, gr_stream *s, bool ordered)
 {
     grError_t err = gr__graphmem_free_outside(call, p);
     if (err != grErrorUnknown)
+        return err;
+    if (ordered && (err = free_malloc_ordered(call, p, s)) != grErrorUnknown)
         return err;
     return refuse_free(call, p, false);
 }
@@ -415,8 +449,9 @@ static void release_op(void *data)
  * cache; otherwise, or on a miss, the map finds it under its shard's
  * lock, held until the block is off LIVE so that it cannot be given back
  * meanwhile. A block in a cache is not LIVE: freeing it again is refused
- * here as for any freed block. */
-GR_NOINLINE grError_t gr__pool_free_slow(const char *call, void *p, gr_stream *s, gr_pblock *b)
+ * here as for any freed block. 'ordered' (grFreeAsync) also frees grMalloc
+ * memory, in stream order. */
+GR_NOINLINE grError_t gr__pool_free_slow(const char *call, void *p, gr_stream *s, gr_pblock *b, bool ordered)
 {
     gr_spinlock *shard = NULL;
     if (!b) {
@@ -429,7 +464,7 @@ GR_NOINLINE grError_t gr__pool_free_slow(const char *call, void *p, gr_stream *s
         b = map_find_locked(h, p);
         if (GR_UNLIKELY(!b)) {
             gr__spin_unlock(shard);
-            return free_not_pool(call, p);
+            return free_not_pool(call, p, s, ordered);
         }
     }
     grMemPool_t pool = b->pool;

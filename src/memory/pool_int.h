@@ -1,13 +1,15 @@
 /*
  * pool_int.h - what pool.c (pools, allocation and free) and pcache.c (the
- * threads' caches of free blocks) share, private to those two files: the
- * block and pool structures, the thread-local block of the fast paths,
- * the cache structure with its owner-side entry and exit, and pcache.c's
+ * threads' caches of free blocks) share, private to them and the other
+ * pool_*.c files (blocks, GPU pools, locations, access): the block and
+ * pool structures, the thread-local block of the fast paths, the cache
+ * structure with its owner-side entry and exit, and pcache.c's
  * functions. The invariants are stated in pool.h, pool.c and pcache.c.
  */
 #ifndef GR_POOL_INT_H
 #define GR_POOL_INT_H
 
+#include "../backend/cuda/cuda.h"
 #include "pool.h"
 
 #include <pthread.h>
@@ -65,6 +67,11 @@ struct grMemPool_st {
      * the above in use) and the driver's pool; immutable. */
     int device;
     void *gpu;
+    /* grMemPoolSetAccess's flags (grMemAccessFlags) of each device but
+     * the pool's own, which always has read-write access; 0 (ProtNone)
+     * until set. A GPU pool keeps other GPUs' in the driver. Guarded by
+     * 'lock'. */
+    uint8_t access[GR_MAX_GPUS + 1];
     /* Registry, guarded by registry.lock. */
     struct grMemPool_st *reg_next, *reg_prev;
 };
@@ -451,6 +458,27 @@ static inline bool cache_push(gr_pblock *b, gr_stream *s)
 /* Pools (pool.c): drops one reference (the last frees it). */
 void gr__pool_unref(grMemPool_t pool);
 
+/* grErrorInvalidValue with a detail naming 'call' unless pool is a live
+ * pool. */
+grError_t gr__pool_check(const char *call, grMemPool_t pool);
+
+/* The device forms of the default and current pool, naming 'call' in
+ * their details: grDeviceGetDefaultMemPool, grDeviceSetMemPool and
+ * grDeviceGetMemPool, whose location forms (pool_location.c) share them. */
+grError_t gr__pool_get_default(const char *call, grMemPool_t *memPool, int device);
+grError_t gr__pool_set_current(const char *call, int device, grMemPool_t memPool);
+grError_t gr__pool_get_current(const char *call, grMemPool_t *memPool, int device);
+
+/* The device a location names ({grMemLocationTypeDevice, d} with d an
+ * existing device), or the error with a detail naming 'call' and 'what'
+ * (the argument): grErrorInvalidValue for a location type CUDA refuses
+ * there, grErrorNotSupported for a host location (CUDA's, which graphrt
+ * does not have), 'no_device' for an id naming no device (CUDA 13 answers
+ * grErrorInvalidValue in the getters, grErrorInvalidDevice in
+ * grMemPoolSetAccess: tests/probes/memory.cu) (pool_location.c). */
+grError_t gr__pool_location_device(const char *call, const char *what, const grMemLocation *loc,
+                                   grError_t no_device, int *device);
+
 /* A new pool object of 'device' with one reference; a GPU's ('device' >=
  * 1, 'gpu' its driver pool) is in no registry: the CPU's trims and resets
  * leave it alone. NULL when out of memory. */
@@ -474,7 +502,7 @@ void gr__pool_trim(grMemPool_t pool, uint64_t keep);
 void gr__pool_blocks_reset(void);
 GR_NOINLINE grError_t gr__pool_alloc_slow(const char *call, grMemPool_t pool, void **out, size_t size,
                                           gr_stream *s);
-GR_NOINLINE grError_t gr__pool_free_slow(const char *call, void *p, gr_stream *s, gr_pblock *b);
+GR_NOINLINE grError_t gr__pool_free_slow(const char *call, void *p, gr_stream *s, gr_pblock *b, bool ordered);
 
 /* The common case inline: a block from this thread's cache. */
 static inline grError_t pool_alloc(const char *call, grMemPool_t pool, void **out, size_t size, gr_stream *s)
@@ -492,7 +520,7 @@ static inline grError_t pool_free(const char *call, void *p, gr_stream *s, bool 
     gr_pblock *b = recent ? ring_take(p) : NULL;
     if (GR_LIKELY(b) && b->cls < CACHE_CLASSES && cache_push(b, s))
         return grSuccess;
-    return gr__pool_free_slow(call, p, s, b);
+    return gr__pool_free_slow(call, p, s, b, recent);
 }
 
 #endif /* GR_POOL_INT_H */

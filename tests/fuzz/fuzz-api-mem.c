@@ -663,7 +663,7 @@ static void pool_create(fa *f)
         default:
             if (fa_pct(f, 50)) {
                 p.location.id = FA_NO_DEVICE + (int)fa_rand(f, 4);
-                fa_bad(f, FA_CALL(f, grMemPoolCreate(&h, &p)), grErrorInvalidDevice);
+                fa_bad(f, FA_CALL(f, grMemPoolCreate(&h, &p)), grErrorInvalidValue);
             } else {
                 p.location.type = grMemLocationTypeInvalid;
                 fa_bad(f, FA_CALL(f, grMemPoolCreate(&h, &p)), grErrorInvalidValue);
@@ -814,12 +814,18 @@ static void pool_attr(fa *f)
         /* The device's current pool (one thread only: it is global). */
         if (f->mt)
             break;
+        /* The device forms and their location forms (CUDA 13) alike,
+         * chosen without a draw so that saved seeds replay as before. */
+        grMemLocation cpu = {grMemLocationTypeDevice, 0};
+        bool by_location = (pi & 1) != 0;
         if (fa_pct(f, 50)) {
-            fa_ok(f, FA_CALL(f, grDeviceSetMemPool(0, h)));
+            fa_ok(f, by_location ? FA_CALL(f, grMemSetMemPool(&cpu, grMemAllocationTypePinned, h))
+                                 : FA_CALL(f, grDeviceSetMemPool(0, h)));
             f->cur_pool = pi;
         } else {
             grMemPool_t cur = NULL;
-            fa_ok(f, FA_CALL(f, grDeviceGetMemPool(&cur, 0)));
+            fa_ok(f, by_location ? FA_CALL(f, grMemGetMemPool(&cur, &cpu, grMemAllocationTypePinned))
+                                 : FA_CALL(f, grDeviceGetMemPool(&cur, 0)));
             if (cur != pool_handle(f, f->cur_pool))
                 fa_fail(f, "grDeviceGetMemPool gave %p, the current pool is %p (model pool %d)", (void *)cur,
                         (void *)pool_handle(f, f->cur_pool), f->cur_pool);
@@ -972,7 +978,8 @@ static void free_async(fa *f)
                 p = bk->ptr + 1 + fa_rand(f, 200);
             break;
         case 2:
-            if (bk->live && (bk->kind == FB_MALLOC || bk->kind == FB_HOST))
+            /* grMalloc memory is freed (in stream order), as in CUDA 13. */
+            if (bk->live && bk->kind == FB_HOST)
                 p = bk->ptr;
             break;
         default:

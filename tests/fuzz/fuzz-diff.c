@@ -498,7 +498,8 @@ static void gen_program(df_prog *p, uint64_t seed, unsigned nops, bool mt)
     p->launch_stream = fz_chance(&g.r, 70) ? 0 : (int)fz_below(&g.r, (uint32_t)p->nstreams);
     p->to_graph = fz_chance(&g.r, 20);
     static const unsigned long long flags[] = {0, 0, grGraphInstantiateFlagAutoFreeOnLaunch,
-                                               grGraphInstantiateFlagUpload,
+                                               grGraphInstantiateFlagAutoFreeOnLaunch |
+                                                   grGraphInstantiateFlagUseNodePriority,
                                                grGraphInstantiateFlagUseNodePriority};
     p->iflags = flags[fz_below(&g.r, 5)];
     for (int b = 0; b < DF_BUFS; b++)

@@ -139,6 +139,8 @@ typedef enum CUmemLocationType {
     CU_MEM_LOCATION_TYPE_DEVICE = 1
 } CUmemLocationType;
 typedef enum CUmemAccess_flags {
+    CU_MEM_ACCESS_FLAGS_PROT_NONE = 0,
+    CU_MEM_ACCESS_FLAGS_PROT_READ = 1,
     CU_MEM_ACCESS_FLAGS_PROT_READWRITE = 3
 } CUmemAccess_flags;
 typedef enum CUmemAllocationGranularity_flags {
@@ -242,6 +244,8 @@ typedef CUresult (*gr_cuGetProcAddress_v1)(const char *symbol, void **pfn, int c
     X(cuMemPoolGetAttribute, (CUmemoryPool pool, int attr, void *value))                                   \
     X(cuDeviceGetDefaultMemPool, (CUmemoryPool * pool, CUdevice dev))                                      \
     X(cuDeviceSetMemPool, (CUdevice dev, CUmemoryPool pool))                                               \
+    X(cuMemPoolSetAccess, (CUmemoryPool pool, const CUmemAccessDesc *map, size_t count))                   \
+    X(cuMemPoolGetAccess, (CUmemAccess_flags * flags, CUmemoryPool memPool, CUmemLocation * location))     \
     X(cuMemGetAllocationGranularity,                                                                       \
       (size_t * granularity, const CUmemAllocationProp *prop, CUmemAllocationGranularity_flags option))    \
     X(cuMemAddressReserve,                                                                                 \

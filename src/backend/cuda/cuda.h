@@ -213,6 +213,13 @@ grError_t gr__cuda_pool_trim(const char *call, int device, void *pool, size_t ke
 /* cuMemPoolSetAttribute / cuMemPoolGetAttribute: graphrt's grMemPoolAttr
  * values and value types are CUDA's. */
 grError_t gr__cuda_pool_attribute(const char *call, int device, void *pool, int attr, void *value, bool set);
+/* cuMemPoolSetAccess of GPU 'device''s pool for n other GPUs: gpus[i]
+ * (graphrt device numbers) get flags[i] (grMemAccessFlags' values, which
+ * are CUmemAccess_flags'), in one call. */
+grError_t gr__cuda_pool_set_access(const char *call, int device, void *pool, const int *gpus,
+                                   const int *flags, size_t n);
+/* cuMemPoolGetAccess: the flags GPU 'device''s pool grants GPU 'gpu'. */
+grError_t gr__cuda_pool_get_access(const char *call, int device, void *pool, int gpu, int *flags);
 
 /* Graph memory on GPU 'device' through the driver's virtual memory
  * management (vmm.c). Sizes and offsets are multiples of the granularity. */

@@ -90,3 +90,33 @@ grError_t gr__cuda_pool_attribute(const char *call, int device, void *pool, int 
     return r ? gr__cu_fail(call, device, set ? "cuMemPoolSetAttribute" : "cuMemPoolGetAttribute", r)
              : grSuccess;
 }
+
+grError_t gr__cuda_pool_set_access(const char *call, int device, void *pool, const int *gpus,
+                                   const int *flags, size_t n)
+{
+    CUmemAccessDesc map[GR_MAX_GPUS];
+    if (GR_NEVER(n > GR_MAX_GPUS))
+        return gr__fail(grErrorInvalidValue, "%s: more descriptors than GPUs", call);
+    for (size_t i = 0; i < n; i++) {
+        map[i].location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+        map[i].location.id = gr__gpus[gpus[i] - 1].dev;
+        map[i].flags = (CUmemAccess_flags)flags[i];
+    }
+    CUresult r = gr__cuda_enter(device);
+    if (r == CUDA_SUCCESS)
+        r = gr_cu.cuMemPoolSetAccess(cu_pool(pool), map, n);
+    return r ? gr__cu_fail(call, device, "cuMemPoolSetAccess", r) : grSuccess;
+}
+
+grError_t gr__cuda_pool_get_access(const char *call, int device, void *pool, int gpu, int *flags)
+{
+    CUmemLocation loc = {CU_MEM_LOCATION_TYPE_DEVICE, gr__gpus[gpu - 1].dev};
+    CUmemAccess_flags f = CU_MEM_ACCESS_FLAGS_PROT_NONE;
+    CUresult r = gr__cuda_enter(device);
+    if (r == CUDA_SUCCESS)
+        r = gr_cu.cuMemPoolGetAccess(&f, cu_pool(pool), &loc);
+    if (r != CUDA_SUCCESS)
+        return gr__cu_fail(call, device, "cuMemPoolGetAccess", r);
+    *flags = (int)f;
+    return grSuccess;
+}

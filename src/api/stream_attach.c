@@ -1,0 +1,83 @@
+/*
+ * stream_attach.c - grStreamAttachMemAsync: CUDA's stream association of
+ * managed memory, checked by CUDA's rules and otherwise a no-op. On the
+ * CPU device every allocation is host memory that every stream and the
+ * host reach at every moment, which is what each association
+ * (grMemAttachGlobal, Host, Single) grants where the device has
+ * concurrent managed access: there is nothing to change, and nothing is
+ * queued, since an operation without effect has no observable place in
+ * stream order. graphrt's allocations of the CPU play the part of
+ * managed allocations, untracked host memory that of pageable system
+ * memory (CUDA's two kinds of acceptable memory).
+ */
+#include "../backend/cuda/cuda.h"
+#include "../capture/capture.h"
+#include "../memory/memory.h"
+#include "api.h"
+
+/* The memory rules: devPtr is the start of an allocation and length 0 or
+ * its size, or untracked host memory with length > 0 that reaches into
+ * no allocation. */
+static grError_t check_memory(const char *call, void *devPtr, size_t length)
+{
+    void *base = NULL;
+    size_t size = 0;
+    int gpu = gr__api_gpu_of(devPtr, NULL);
+    if (gpu > 0)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: %p is memory of device %d (a GPU), not managed memory; graphrt allocates no "
+                        "managed memory on GPUs",
+                        call, devPtr, gpu);
+    if (gr__mem_lookup(devPtr, &base, &size, NULL)) {
+        if (base != devPtr)
+            return gr__fail(grErrorInvalidValue,
+                            "%s: %p is %zu bytes into the allocation at %p; an association covers a whole "
+                            "allocation, pass its start",
+                            call, devPtr, (size_t)((char *)devPtr - (char *)base), base);
+        if (length != 0 && length != size)
+            return gr__fail(grErrorInvalidValue,
+                            "%s: length %zu is neither 0 nor the size of the allocation at %p (%zu bytes); "
+                            "an association covers a whole allocation",
+                            call, length, base, size);
+        return grSuccess;
+    }
+    if (length == 0)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: %p is host memory graphrt did not allocate (pageable memory), for which length "
+                        "must not be 0",
+                        call, devPtr);
+    return gr__mem_check_range(call, devPtr, length, "range");
+}
+
+GR_API grError_t grStreamAttachMemAsync(grStream_t stream, void *devPtr, size_t length, unsigned int flags)
+{
+    static const char call[] = "grStreamAttachMemAsync";
+    gr_stream *s = NULL;
+    grError_t e;
+    if (!devPtr)
+        return gr__fail(grErrorInvalidValue, "%s: devPtr is NULL; pass the memory to associate", call);
+    if (flags != grMemAttachGlobal && flags != grMemAttachHost && flags != grMemAttachSingle)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: flags 0x%x is not one of grMemAttachGlobal (1), grMemAttachHost (2) and "
+                        "grMemAttachSingle (4)",
+                        call, flags);
+    if ((e = gr__stream_from_handle(call, stream, &s)))
+        return e;
+    if (flags == grMemAttachSingle && (s->flags & GR_STREAM_LEGACY))
+        return gr__fail(grErrorInvalidValue,
+                        "%s: grMemAttachSingle on the legacy stream, which is no single stream (CUDA refuses "
+                        "it too); name a created stream, or use grMemAttachGlobal",
+                        call);
+    if ((e = check_memory(call, devPtr, length)))
+        return e;
+    if (GR_UNLIKELY(gr__stream_capturing(s)))
+        return gr__capture_refuse(call, s,
+                                  "a memory association cannot be captured (no graph node represents it); "
+                                  "make it before the capture begins");
+    if (s->device != 0)
+        return gr__fail(grErrorNotSupported,
+                        "%s: %p on a stream of device %d (a GPU): graphrt allocates no managed memory on "
+                        "GPUs, so has nothing to associate there",
+                        call, devPtr, s->device);
+    return gr__capture_check_implicit(call, s);
+}
