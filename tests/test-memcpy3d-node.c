@@ -510,3 +510,58 @@ GR_TEST(dot_output_shows_a_pitched_copy_s_extent_and_pitches)
     CHECK(strstr(buf, "pitch 8") != NULL);
     CHECK_OK(grGraphDestroy(g));
 }
+
+/* A pitched copy in a conditional node's body: it runs with the body, and
+ * the exec setter changes it in the body's plan (its layout moves to that
+ * plan's side array) and turns it back into a 1D copy. */
+GR_TEST(pitched_memcpy_node_in_a_conditional_body_runs_and_follows_the_exec_setter)
+{
+    unsigned char src[8 * 4], dst[16 * 4], want[16 * 4];
+    fill(src, sizeof src, 8);
+    grGraph_t g;
+    grGraphConditionalHandle h;
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
+    grGraphNodeParams p;
+    memset(&p, 0, sizeof p);
+    p.type = grGraphNodeTypeConditional;
+    p.conditional.handle = h;
+    p.conditional.type = grGraphCondTypeIf;
+    p.conditional.size = 1;
+    grGraphNode_t cn, n;
+    CHECK_OK(grGraphAddNode(&cn, g, NULL, NULL, 0, &p));
+    grGraph_t body = p.conditional.phGraph_out[0];
+    /* A 1D copy first: the setter gives it a layout in the body's plan;
+     * a pitched one from the start beside it (laid out at instantiation). */
+    CHECK_OK(grGraphAddMemcpyNode1D(&n, body, NULL, 0, dst, src, 4, grMemcpyHostToHost));
+    unsigned char dst2[16 * 4], want2[16 * 4];
+    grMemcpy3DParms c2 = params(dst2, 16, 4, src, 8, 4, make_grExtent(7, 3, 1));
+    grGraphNode_t n2;
+    CHECK_OK(grGraphAddMemcpyNode(&n2, body, &n, 1, &c2));
+    memset(dst2, PAD, sizeof dst2);
+    memset(want2, PAD, sizeof want2);
+    grMemcpy3DParms w2 = c2;
+    w2.dstPtr.ptr = want2;
+    ref_copy(&w2);
+    grGraphExec_t x;
+    CHECK_OK(grGraphInstantiate(&x, g, 0));
+    run(x);
+    CHECK(memcmp(dst2, want2, sizeof dst2) == 0);
+    grMemcpy3DParms c = params(dst, 16, 4, src, 8, 4, make_grExtent(6, 4, 1));
+    c.dstPos = make_grPos(5, 0, 0);
+    CHECK_OK(grGraphExecMemcpyNodeSetParams(x, n, &c));
+    memset(dst, PAD, sizeof dst);
+    memset(want, PAD, sizeof want);
+    grMemcpy3DParms w = c;
+    w.dstPtr.ptr = want;
+    ref_copy(&w);
+    run(x);
+    CHECK(memcmp(dst, want, sizeof dst) == 0);
+    CHECK_OK(grGraphExecMemcpyNodeSetParams1D(x, n, dst, src, 3, grMemcpyHostToHost));
+    memset(dst, PAD, sizeof dst);
+    run(x);
+    CHECK(memcmp(dst, src, 3) == 0);
+    CHECK_EQ(dst[3], PAD);
+    CHECK_OK(grGraphExecDestroy(x));
+    CHECK_OK(grGraphDestroy(g));
+}
