@@ -1,7 +1,8 @@
 #!/bin/sh
 # bench/bench.sh - runs graphrt's own benchmarks (bench_graph, bench_eager,
 # bench_capture, bench_mempool, bench_analyze, bench_graph_file,
-# bench_conditional) one after the other and prints their tables:
+# bench_conditional, bench_copy_nodes) one after the other and prints their
+# tables:
 # each starts with the machine (cores, CPU model, kernel, compiler, graphrt's
 # commit) and its parameters, then one row per figure (what, shape,
 # parameter, figure, unit). `make bench` builds them and runs this.
@@ -39,7 +40,7 @@ while [ $# -gt 0 ]; do
 done
 case $build in /*) ;; *) build=$root/$build ;; esac
 
-benches="bench_graph bench_eager bench_capture bench_mempool bench_analyze bench_graph_file bench_conditional"
+benches="bench_graph bench_eager bench_capture bench_mempool bench_analyze bench_graph_file bench_conditional bench_copy_nodes"
 for b in $benches; do
     if [ ! -x "$build/bench/$b" ]; then
         echo "$build/bench/$b is missing: build it first (make bench, or cmake with -DGR_BUILD_BENCH=ON)" >&2

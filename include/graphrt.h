@@ -1492,9 +1492,10 @@ typedef struct grArray_st *grArray_t;
 /* A pitched copy: extent.width bytes per row, extent.height rows per
  * slice, extent.depth slices; a pitched pointer's rows are 'pitch' bytes
  * apart and its slices pitch * ysize bytes apart; a position is (byte,
- * row, slice). What grGraphMemcpyNodeGetParams reports (graphrt's copy
- * nodes are 1D: extent {count, 1, 1}, positions 0). Mirrors
- * cudaMemcpy3DParms; srcArray and dstArray must be NULL. */
+ * row, slice). What grGraphMemcpyNodeGetParams reports: the parameters
+ * as given for a node made from 3D parameters, and for a 1D copy extent
+ * {count, 1, 1}, pitched pointers {ptr, count, count, 1} and positions 0.
+ * Mirrors cudaMemcpy3DParms; srcArray and dstArray must be NULL. */
 typedef struct grMemcpy3DParms {
     grArray_t srcArray;
     grPos srcPos;
@@ -1833,13 +1834,13 @@ GR_API grError_t grGraphAddEventWaitNode(grGraphNode_t *pGraphNode, grGraph_t gr
  * conditional node's errors: grErrorInvalidValue (handle not live, made
  * for a graph of another nest, or used by another node; type not a
  * grGraphConditionalNodeType; size not allowed for the type),
- * grErrorNotSupported (graph is a child graph's). A memcpy is 1D: its
- * addresses are srcPtr.ptr + srcPos.x and dstPtr.ptr + dstPos.x, its size
- * extent.width. Errors: those of the grGraphAdd*Node of the type
- * (grGraphAddMemAllocNode and grGraphAddMemFreeNode for the memory
+ * grErrorNotSupported (graph is a child graph's). A memcpy is
+ * memcpy.copyParams, taken as grGraphAddMemcpyNode takes its 3D
+ * parameters (2D and 3D copies included). Errors: those of the
+ * grGraphAdd*Node of the type (grGraphAddMemcpyNode for a memcpy,
+ * grGraphAddMemAllocNode and grGraphAddMemFreeNode for the memory
  * nodes), grErrorInvalidValue (nodeParams NULL, type not a node type,
- * memcpy.flags not 0), grErrorNotSupported (a memcpy that is not 1D:
- * extent height or depth above 1, or a position with y or z not 0). Thread
+ * memcpy.flags not 0). Thread
  * safety: not with other calls on the same graph. dependencyData: NULL
  * (every edge default) or numDependencies entries, the data of the edge
  * from pDependencies[i] to the new node, each checked as
@@ -2017,9 +2018,13 @@ GR_API grError_t grGraphKernelNodeSetAttribute(grGraphNode_t hNode, grKernelNode
  * Mirrors cudaGraphKernelNodeCopyAttributes. */
 GR_API grError_t grGraphKernelNodeCopyAttributes(grGraphNode_t hDst, grGraphNode_t hSrc);
 
-/* Copy node parameters (Get reports a 1D copy: extent {count, 1, 1},
- * positions 0). Errors: those of every Get and Set (see above); for Set
- * also those grGraphAddMemcpyNode1D lists for its copy
+/* Copy node parameters. Get reports the 3D parameters the node was given
+ * (grGraphAddMemcpyNode, grGraphMemcpyNodeSetParams, grGraphAddNode, a
+ * captured 2D or 3D copy whose rows are not contiguous), as CUDA does,
+ * else the 1D copy: extent {count, 1, 1}, pitched pointers {ptr, count,
+ * count, 1}, positions 0. Set1D makes the node a 1D copy. Errors: those
+ * of every Get and Set (see above); for Set also those
+ * grGraphAddMemcpyNode1D lists for its copy
  * (grErrorInvalidMemcpyDirection, grErrorInvalidValue). Thread safety: not
  * with other calls on the node's graph. Mirror cudaGraphMemcpyNodeGetParams
  * / cudaGraphMemcpyNodeSetParams1D. */
@@ -2061,8 +2066,8 @@ GR_API grError_t grGraphEventWaitNodeSetEvent(grGraphNode_t node, grEvent_t even
 /* Sets the parameters of a node of any type from the generic description
  * of grGraphAddNode: nodeParams->type must be the node's type, and the
  * union member of that type is applied as the node type's own setter
- * applies it (grGraphKernelNodeSetParams, grGraphMemcpyNodeSetParams1D
- * from a 1D memcpy description as grGraphAddNode reads one,
+ * applies it (grGraphKernelNodeSetParams, grGraphMemcpyNodeSetParams
+ * from memcpy.copyParams, with memcpy.flags 0,
  * grGraphMemsetNodeSetParams, grGraphHostNodeSetParams, the event nodes'
  * SetEvent); a child-graph node gets a copy of nodeParams->graph.graph,
  * checked as grGraphAddChildGraphNode checks a graph; an empty node has
@@ -2228,9 +2233,10 @@ GR_API grError_t grMemcpy2D(void *dst, size_t dpitch, const void *src, size_t sp
 
 /* grMemcpy2D queued on a stream. On a capturing stream, a copy whose rows
  * are contiguous on both sides (pitches equal to width, or height 1)
- * becomes a 1D memcpy node; any other copy is refused with
- * grErrorNotSupported (graphrt's copy nodes are 1D) and the capture is
- * left as it was. Errors: as grMemcpy2D, plus grMemcpyAsync's capture and
+ * becomes a 1D memcpy node; any other copy becomes one memcpy node whose
+ * grGraphMemcpyNodeGetParams gives srcPtr {src, spitch, width, height},
+ * dstPtr {dst, dpitch, width, height} and extent {width, height, 1}
+ * (an empty copy records nothing). Errors: as grMemcpy2D, plus grMemcpyAsync's capture and
  * stream errors. Thread safety: any thread. Mirrors cudaMemcpy2DAsync. */
 GR_API grError_t grMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                                  size_t height, grMemcpyKind kind, grStream_t stream);
@@ -2251,8 +2257,8 @@ GR_API grError_t grMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size
 GR_API grError_t grMemcpy3D(const grMemcpy3DParms *p);
 
 /* grMemcpy3D queued on a stream; captured as grMemcpy2DAsync captures (a
- * contiguous copy becomes a 1D memcpy node, any other is refused with
- * grErrorNotSupported). Errors: as grMemcpy3D plus the capture and stream
+ * contiguous copy becomes a 1D memcpy node, any other one memcpy node
+ * whose grGraphMemcpyNodeGetParams gives *p back). Errors: as grMemcpy3D plus the capture and stream
  * errors. Thread safety: any thread. Mirrors cudaMemcpy3DAsync. */
 GR_API grError_t grMemcpy3DAsync(const grMemcpy3DParms *p, grStream_t stream);
 
@@ -2289,15 +2295,24 @@ GR_API grError_t grMemset3D(grPitchedPtr pitchedDevPtr, int value, grExtent exte
  * errors. Thread safety: any thread. Mirrors cudaMemset3DAsync. */
 GR_API grError_t grMemset3DAsync(grPitchedPtr pitchedDevPtr, int value, grExtent extent, grStream_t stream);
 
-/* Adds a memcpy node described by 3D parameters. graphrt's copy nodes are
- * 1D: the copy must be one contiguous range (extent height and depth 1,
- * positions with y = z = 0; its addresses are ptr + pos.x, its size
- * extent.width). Errors: those of every add, grErrorInvalidValue
- * (pCopyParams NULL, srcArray or dstArray not NULL, an extent with a
- * zero dimension as CUDA 13 refuses it, and those of
- * grGraphAddMemcpyNode1D), grErrorInvalidMemcpyDirection,
- * grErrorNotSupported (a copy that is not 1D). Thread safety: not with
- * other calls on the same graph. Mirrors cudaGraphAddMemcpyNode. */
+/* Adds a memcpy node described by 3D parameters: a 1D, 2D or 3D copy of
+ * extent.width bytes x height rows x depth slices, as grMemcpy3D copies
+ * it (rows are copied one by one, the bytes between them left alone).
+ * The node keeps the parameters as given (grGraphMemcpyNodeGetParams
+ * reports them). Checked as grMemcpy3D checks them, with its codes, and
+ * every row of each side must lie inside one graphrt allocation or
+ * outside all of them (checked again at instantiation and launch when
+ * allocations changed since). Errors: those of every add,
+ * grErrorInvalidValue (pCopyParams NULL, srcArray or dstArray not NULL,
+ * an extent with a zero dimension as CUDA 13 refuses it, a NULL ptr, one
+ * row and a pitch neither 0 nor at least the width, pos.x + width beyond
+ * the pitch, depth 1 and a ysize neither 0 nor at least the height, a
+ * row outside the allocations: the detail names the first such row),
+ * grErrorInvalidPitchValue (with more than one row, a pitch smaller than
+ * the width; with depth > 1, a ysize smaller than the height),
+ * grErrorInvalidMemcpyDirection, grErrorMemoryAllocation. Thread safety:
+ * not with other calls on the same graph. Mirrors
+ * cudaGraphAddMemcpyNode. */
 GR_API grError_t grGraphAddMemcpyNode(grGraphNode_t *pGraphNode, grGraph_t graph,
                                       const grGraphNode_t *pDependencies, size_t numDependencies,
                                       const grMemcpy3DParms *pCopyParams);
@@ -2310,8 +2325,10 @@ GR_API grError_t grGraphMemcpyNodeSetParams(grGraphNode_t node, const grMemcpy3D
 
 /* Sets an executable memcpy node's copy from 3D parameters: the rules of
  * grGraphAddMemcpyNode, then those of grGraphExecMemcpyNodeSetParams1D
- * (with its errors). Thread safety: as the other exec setters. Mirrors
- * cudaGraphExecMemcpyNodeSetParams. */
+ * (with its errors: the memory types of both sides stay those the node
+ * was instantiated with, as in CUDA); a 1D copy may become a 2D or 3D one
+ * and back. The graph's node is not changed. Thread safety: as the other
+ * exec setters. Mirrors cudaGraphExecMemcpyNodeSetParams. */
 GR_API grError_t grGraphExecMemcpyNodeSetParams(grGraphExec_t hGraphExec, grGraphNode_t node,
                                                 const grMemcpy3DParms *pNodeParams);
 
@@ -3203,8 +3220,8 @@ GR_API grError_t grGraphExecChildGraphNodeSetParams(grGraphExec_t hGraphExec, gr
  * generic description of grGraphAddNode: nodeParams->type must be the
  * node's type (as instantiated), and the union member is applied by the
  * type's own setter, with its checks and CUDA's limits
- * (grGraphExecKernelNodeSetParams, grGraphExecMemcpyNodeSetParams1D from
- * a 1D memcpy description as grGraphAddNode reads one,
+ * (grGraphExecKernelNodeSetParams, grGraphExecMemcpyNodeSetParams from
+ * memcpy.copyParams, with memcpy.flags 0,
  * grGraphExecMemsetNodeSetParams, grGraphExecHostNodeSetParams,
  * grGraphExecChildGraphNodeSetParams, the event nodes' SetEvent); an
  * empty node has nothing to set. Errors: those of every setter,
@@ -3338,8 +3355,8 @@ typedef enum grBakedKind {
 /* Which field of the node holds the value. */
 typedef enum grBakedField {
     grBakedKernelArg = 0,    /* a kernel argument (param, offset) */
-    grBakedCopyDst = 1,      /* a memcpy node's destination (extent: its byte count) */
-    grBakedCopySrc = 2,      /* a memcpy node's source (extent: its byte count) */
+    grBakedCopyDst = 1,      /* a memcpy node's destination (extent: the bytes it spans) */
+    grBakedCopySrc = 2,      /* a memcpy node's source (extent: the bytes it spans) */
     grBakedMemsetDst = 3,    /* a memset node's destination (extent: the bytes it spans) */
     grBakedHostFn = 4,       /* a host node's function */
     grBakedHostUserData = 5, /* a host node's user data */

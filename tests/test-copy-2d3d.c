@@ -324,12 +324,11 @@ static void capture_copies(grStream_t s, void *p)
     a->err = grMemcpy2DAsync(a->buf, 8, a->src, 8, 8, 4, grMemcpyHostToHost, s);
     if (a->err != grSuccess)
         return;
-    /* Not contiguous: refused, the capture goes on. */
-    grError_t e = grMemcpy2DAsync(a->buf + 32, 8, a->src, 16, 8, 2, grMemcpyHostToHost, s);
-    a->err = e == grErrorNotSupported ? grSuccess : grErrorUnknown;
+    /* Source rows 16 bytes apart: one memcpy node keeping the 3D form. */
+    a->err = grMemcpy2DAsync(a->buf + 32, 8, a->src, 16, 8, 2, grMemcpyHostToHost, s);
 }
 
-GR_TEST(captured_contiguous_2d_copy_is_a_1d_node_and_a_pitched_one_is_refused)
+GR_TEST(captured_contiguous_2d_copy_is_a_1d_node_and_a_pitched_one_a_3d_node)
 {
     unsigned char src[64], buf[64];
     fill(src, sizeof src, 8);
@@ -338,15 +337,22 @@ GR_TEST(captured_contiguous_2d_copy_is_a_1d_node_and_a_pitched_one_is_refused)
     grGraph_t g = capture_and_run(capture_copies, &a);
     CHECK(g != NULL);
     CHECK_OK(a.err);
-    grGraphNode_t n[2];
-    size_t count = 2;
+    grGraphNode_t n[3];
+    size_t count = 3;
     CHECK_OK(grGraphGetNodes(g, n, &count));
-    CHECK_EQ(count, (size_t)1);
+    CHECK_EQ(count, (size_t)2);
     grMemcpy3DParms p;
     CHECK_OK(grGraphMemcpyNodeGetParams(n[0], &p));
     CHECK_EQ(p.extent.width, (size_t)32);
+    CHECK_OK(grGraphMemcpyNodeGetParams(n[1], &p));
+    CHECK_EQ(p.extent.width, (size_t)8);
+    CHECK_EQ(p.extent.height, (size_t)2);
+    CHECK_EQ(p.srcPtr.pitch, (size_t)16);
+    CHECK_PTR_EQ(p.dstPtr.ptr, buf + 32);
     CHECK(memcmp(buf, src, 32) == 0);
-    for (size_t i = 32; i < sizeof buf; i++)
+    CHECK(memcmp(buf + 32, src, 8) == 0);
+    CHECK(memcmp(buf + 40, src + 16, 8) == 0);
+    for (size_t i = 48; i < sizeof buf; i++)
         CHECK_EQ(buf[i], 0);
     CHECK_OK(grGraphDestroy(g));
 }
@@ -369,8 +375,10 @@ GR_TEST(memcpy_node_from_3d_params_copies_and_its_setters_follow_cuda)
     p.extent = make_grExtent(16, 1, 1);
     p.kind = grMemcpyHostToHost;
     grMemcpy3DParms bad = p;
+    bad.srcPtr.pitch = 8; /* below the width, with two rows */
+    bad.srcPtr.ysize = bad.dstPtr.ysize = 2;
     bad.extent.height = 2;
-    CHECK_GR(grErrorNotSupported, grGraphAddMemcpyNode(&n, g, NULL, 0, &bad));
+    CHECK_GR(grErrorInvalidPitchValue, grGraphAddMemcpyNode(&n, g, NULL, 0, &bad));
     bad = p;
     bad.dstArray = (grArray_t)(uintptr_t)0x2000;
     CHECK_GR(grErrorInvalidValue, grGraphAddMemcpyNode(&n, g, NULL, 0, &bad));
@@ -384,18 +392,20 @@ GR_TEST(memcpy_node_from_3d_params_copies_and_its_setters_follow_cuda)
     CHECK_OK(grGraphAddMemcpyNode(&n, g, NULL, 0, &p));
     grMemcpy3DParms got;
     CHECK_OK(grGraphMemcpyNodeGetParams(n, &got));
-    CHECK_PTR_EQ(got.srcPtr.ptr, a + 4);
+    CHECK_PTR_EQ(got.srcPtr.ptr, a); /* as given, as CUDA answers */
+    CHECK_EQ(got.srcPos.x, (size_t)4);
     CHECK_EQ(got.extent.width, (size_t)16);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     CHECK_OK(grGraphLaunch(e, NULL));
     CHECK_OK(grStreamSynchronize(NULL));
     CHECK(memcmp(b, a + 4, 16) == 0);
-    /* Exec setter: copy from c instead; a 2D shape is refused first. */
+    /* Exec setter: copy from c instead; a short pitch is refused first. */
     grMemcpy3DParms q = p;
     q.srcPtr.ptr = c;
     bad = q;
-    bad.extent.depth = 3;
-    CHECK_GR(grErrorNotSupported, grGraphExecMemcpyNodeSetParams(e, n, &bad));
+    bad.dstPtr.pitch = 4;
+    bad.extent.depth = 2;
+    CHECK_GR(grErrorInvalidPitchValue, grGraphExecMemcpyNodeSetParams(e, n, &bad));
     CHECK_OK(grGraphExecMemcpyNodeSetParams(e, n, &q));
     CHECK_OK(grGraphLaunch(e, NULL));
     CHECK_OK(grStreamSynchronize(NULL));
@@ -403,7 +413,7 @@ GR_TEST(memcpy_node_from_3d_params_copies_and_its_setters_follow_cuda)
     /* Graph setter, then exec update pairs the node and takes the copy. */
     q.srcPtr.ptr = a;
     q.srcPos.x = 0;
-    CHECK_GR(grErrorNotSupported, grGraphMemcpyNodeSetParams(n, &bad));
+    CHECK_GR(grErrorInvalidPitchValue, grGraphMemcpyNodeSetParams(n, &bad));
     CHECK_OK(grGraphMemcpyNodeSetParams(n, &q));
     grGraphExecUpdateResultInfo info;
     CHECK_OK(grGraphExecUpdate(e, g, &info));

@@ -249,8 +249,8 @@ GR_TEST(graph_node_set_params_refuses_mismatch_and_memory_nodes)
     CHECK_OK(grGraphHostNodeGetParams(x.host, &hp));
     CHECK(hp.fn == host_a);
     p = memcpy_params(x.dst, x.src, 8);
-    p.memcpy.copyParams.extent.height = 2;
-    CHECK_GR(grErrorNotSupported, grGraphNodeSetParams(x.copy, &p));
+    p.memcpy.copyParams.extent.height = 2; /* two rows, pitch 0: CUDA's pitch code */
+    CHECK_GR(grErrorInvalidPitchValue, grGraphNodeSetParams(x.copy, &p));
     /* A graph cannot embed a graph that contains it. */
     p = type_only(grGraphNodeTypeGraph);
     p.graph.graph = x.g;

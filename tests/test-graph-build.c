@@ -199,7 +199,8 @@ GR_TEST(graph_add_node_generic_form_builds_each_type)
     CHECK(hp.fn == noop);
     CHECK_PTR_EQ(hp.userData, a);
     CHECK_OK(grGraphMemcpyNodeGetParams(n[2], &cp));
-    CHECK_PTR_EQ(cp.srcPtr.ptr, a + 4);
+    CHECK_PTR_EQ(cp.srcPtr.ptr, a); /* as given, as CUDA answers */
+    CHECK_EQ(cp.srcPos.x, 4);
     CHECK_PTR_EQ(cp.dstPtr.ptr, b);
     CHECK_EQ(cp.extent.width, 16);
     CHECK_OK(grGraphNodeGetType(n[3], &t));

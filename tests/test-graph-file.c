@@ -152,6 +152,21 @@ static void add_random_node(world *w, uint64_t *s, grGraph_t g, grGraphNode_t *d
         size_t count = rnd(s, 64);
         static const grMemcpyKind kinds[] = {grMemcpyHostToHost, grMemcpyHostToDevice, grMemcpyDeviceToHost,
                                              grMemcpyDeviceToDevice, grMemcpyDefault};
+        if (rnd(s, 3) == 0) {
+            /* A 2D or 3D copy (positions 0: a file keeps each side's
+             * first byte), at most 3 * 24 + 24 * 5 + 16 bytes a side. */
+            grMemcpy3DParms c;
+            memset(&c, 0, sizeof c);
+            c.extent = make_grExtent(1 + rnd(s, 16), 1 + rnd(s, 4), 1 + rnd(s, 2));
+            size_t dp = c.extent.width + rnd(s, 25 - c.extent.width), sp = c.extent.width + rnd(s, 9);
+            size_t dy = c.extent.height + (c.extent.depth > 1 ? rnd(s, 2) : 0);
+            size_t sy = c.extent.height + (c.extent.depth > 1 ? rnd(s, 2) : 0);
+            c.dstPtr = make_grPitchedPtr(rnd_ptr(w, s, 208, NULL), dp, c.extent.width, dy);
+            c.srcPtr = make_grPitchedPtr(rnd_ptr(w, s, 208, NULL), sp, c.extent.width, sy);
+            c.kind = kinds[rnd(s, 5)];
+            CHECK_OK(grGraphAddMemcpyNode(out, g, deps, nd, &c));
+            break;
+        }
         CHECK_OK(grGraphAddMemcpyNode1D(out, g, deps, nd, rnd_ptr(w, s, 64, NULL), rnd_ptr(w, s, 64, NULL),
                                         count, kinds[rnd(s, 5)]));
         break;
@@ -334,7 +349,17 @@ static void compare_node(ptrmap *m, grGraphNode_t x, grGraphNode_t y)
         CHECK_OK(grGraphMemcpyNodeGetParams(x, &p));
         CHECK_OK(grGraphMemcpyNodeGetParams(y, &q));
         CHECK_EQ(p.extent.width, q.extent.width);
+        CHECK_EQ(p.extent.height, q.extent.height);
+        CHECK_EQ(p.extent.depth, q.extent.depth);
         CHECK_EQ(p.kind, q.kind);
+        if (p.extent.height > 1 || p.extent.depth > 1) { /* a 2D or 3D copy */
+            CHECK_EQ(p.dstPtr.pitch, q.dstPtr.pitch);
+            CHECK_EQ(p.srcPtr.pitch, q.srcPtr.pitch);
+        }
+        if (p.extent.depth > 1) {
+            CHECK_EQ(p.dstPtr.ysize, q.dstPtr.ysize);
+            CHECK_EQ(p.srcPtr.ysize, q.srcPtr.ysize);
+        }
         if (p.extent.width) {
             check_ptr(m, p.dstPtr.ptr, q.dstPtr.ptr);
             check_ptr(m, p.srcPtr.ptr, q.srcPtr.ptr);

@@ -298,9 +298,9 @@ GR_TEST(graph_add_node_generic_refuses_bad_memory_nodes_and_unknown_types)
     p.type = grGraphNodeTypeMemcpy;
     p.memcpy.copyParams.srcPtr.ptr = a;
     p.memcpy.copyParams.dstPtr.ptr = b;
-    p.memcpy.copyParams.extent = (grExtent){4, 2, 1};
-    CHECK_GR(grErrorNotSupported, grGraphAddNode(&out, g, NULL, NULL, 0, &p));
-    CHECK_DETAIL_HAS("only 1D");
+    p.memcpy.copyParams.extent = (grExtent){4, 2, 1}; /* two rows, pitch 0: CUDA's pitch code */
+    CHECK_GR(grErrorInvalidPitchValue, grGraphAddNode(&out, g, NULL, NULL, 0, &p));
+    CHECK_DETAIL_HAS("pitch 0 is smaller than the width 4");
     p.memcpy.copyParams.extent = (grExtent){4, 1, 1};
     p.memcpy.flags = 1;
     CHECK_GR(grErrorInvalidValue, grGraphAddNode(&out, g, NULL, NULL, 0, &p));

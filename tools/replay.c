@@ -68,8 +68,11 @@ static bool lone_graph(grGraphNode_t x, grGraph_t *out)
     }
     case grGraphNodeTypeMemcpy: {
         grMemcpy3DParms p;
+        /* 3D parameters as given (a copy of 0 bytes only as a 1D node). */
         if (!(err = grGraphMemcpyNodeGetParams(x, &p)))
-            err = grGraphAddMemcpyNode1D(&n, g, NULL, 0, p.dstPtr.ptr, p.srcPtr.ptr, p.extent.width, p.kind);
+            err = p.extent.width
+                      ? grGraphAddMemcpyNode(&n, g, NULL, 0, &p)
+                      : grGraphAddMemcpyNode1D(&n, g, NULL, 0, p.dstPtr.ptr, p.srcPtr.ptr, 0, p.kind);
         break;
     }
     case grGraphNodeTypeMemset: {

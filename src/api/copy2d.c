@@ -2,23 +2,22 @@
  * copy2d.c - pitched copies and memsets: grMemcpy2D(Async),
  * grMemcpy3D(Async), grMemset2D(Async), grMemset3D(Async).
  *
- * A pitched region is described once (gr_region: base, width bytes per
- * row, height rows per slice, depth slices, row and slice pitch) and
- * checked once: pitches against the width (with the codes CUDA 13
- * answers, probed on an H200), the whole span against the address space,
- * then every row against graphrt's tracked allocations (the span is tested
- * first; only when it fails are the rows walked, to name the first row at
- * fault).
+ * A pitched region is described once (gr_region, memory/region.c: base,
+ * width bytes per row, height rows per slice, depth slices, row and slice
+ * pitch) and checked once there: pitches against the width (with the
+ * codes CUDA 13 answers, probed on an H200), the whole span against the
+ * address space, then every row against graphrt's tracked allocations.
  *
  * Invariants:
  *   - every argument is checked before anything is queued or recorded, so
  *     a refused call leaves memory, the stream and a capture untouched;
  *   - a region whose rows are contiguous on both sides is one 1D range
  *     and takes the 1D path of api/memory.c (GPU memory and streams
- *     included, capture as a memcpy node); other regions run on CPU
- *     streams only, queued as one stream operation per slice (a 3D region
- *     with evenly spaced slices is one 2D operation), each copying row by
- *     row;
+ *     included, capture as a 1D memcpy node); other regions are captured
+ *     as one memcpy node keeping the 3D parameters, run through the driver
+ *     where a GPU is involved, and else are queued as one stream operation
+ *     per slice (a 3D region with evenly spaced slices is one 2D
+ *     operation), each copying row by row;
  *   - captured memsets become one memset node (rows evenly spaced) or are
  *     refused with grErrorNotSupported before anything is recorded.
  */
@@ -28,18 +27,6 @@
 #include "../memory/memory.h"
 
 #include <string.h>
-
-/* The rows a refused region's check walks to name the first at fault. */
-#define GR_ROWS_NAMED 4096u
-
-/* A pitched region of memory. */
-typedef struct gr_region {
-    char *base; /* first byte of the first row */
-    size_t width, height, depth;
-    size_t pitch; /* bytes between rows */
-    size_t slice; /* bytes between slices */
-    size_t rows;  /* rows per slice (the driver's srcHeight / dstHeight) */
-} gr_region;
 
 /* The payload of one queued 2D operation (a memset has src NULL). */
 typedef struct gr_rows_args {
@@ -66,75 +53,6 @@ static void rows_op(void *data)
 static size_t region_bytes(const gr_region *g)
 {
     return g->width * g->height * g->depth;
-}
-
-static bool region_empty(const gr_region *g)
-{
-    return g->width == 0 || g->height == 0 || g->depth == 0;
-}
-
-/* Rows contiguous in memory: the region is one range of region_bytes. */
-static bool region_linear(const gr_region *g)
-{
-    return (g->height == 1 || g->pitch == g->width) && (g->depth == 1 || g->slice == g->width * g->height);
-}
-
-/* Rows evenly spaced across slices: the region is height * depth rows
- * 'pitch' apart. */
-static bool region_even(const gr_region *g)
-{
-    return g->depth == 1 || g->slice == g->pitch * g->height;
-}
-
-/* Checks a non-empty region whose pitches the caller checked: size and
- * span, then that every row
- * lies in graphrt's allocations as a 1D copy's range must. */
-static grError_t region_check(const char *call, const gr_region *g, const char *what)
-{
-    size_t last_row, last_slice, span, rows;
-    if (g->base == NULL)
-        return gr__fail(grErrorInvalidValue,
-                        "%s: the %s pointer is NULL for a %zu x %zu x %zu region; pass "
-                        "valid memory or a zero extent",
-                        call, what, g->width, g->height, g->depth);
-    if (__builtin_mul_overflow(g->height - 1, g->pitch, &last_row) ||
-        __builtin_mul_overflow(g->depth - 1, g->slice, &last_slice) ||
-        __builtin_add_overflow(last_row, last_slice, &span) ||
-        __builtin_add_overflow(span, g->width, &span) || __builtin_mul_overflow(g->height, g->depth, &rows) ||
-        (uintptr_t)g->base + span < (uintptr_t)g->base)
-        return gr__fail(grErrorInvalidValue,
-                        "%s: the %s region of %zu x %zu x %zu (pitch %zu, slice %zu) at %p overflows the "
-                        "address space",
-                        call, what, g->width, g->height, g->depth, g->pitch, g->slice, (void *)g->base);
-    void *abase = NULL;
-    size_t asize = 0;
-    if (gr__mem_range_ok(g->base, span, &abase, &asize))
-        return grSuccess;
-    /* The span leaves an allocation: name the first row that does, among
-     * the first GR_ROWS_NAMED (a refusal stays quick for any height). */
-    void *sbase = abase;
-    size_t ssize = asize, scanned = 0;
-    for (size_t z = 0; z < g->depth && scanned < GR_ROWS_NAMED; z++) {
-        for (size_t y = 0; y < g->height && scanned < GR_ROWS_NAMED; y++, scanned++) {
-            const char *row = g->base + z * g->slice + y * g->pitch;
-            if (!gr__mem_range_ok(row, g->width, &abase, &asize))
-                return gr__fail(grErrorInvalidValue,
-                                "%s: %s row %zu of slice %zu (%zu bytes at %p) is not inside one "
-                                "allocation: it runs past the end of the %zu-byte allocation at %p, or "
-                                "starts outside the allocations and reaches into one",
-                                call, what, y, z, g->width, (const void *)row, asize, abase);
-        }
-    }
-    if (scanned == rows)
-        return gr__fail(grErrorInvalidValue,
-                        "%s: the rows of the %s region at %p lie in more than one allocation; a pitched "
-                        "copy stays inside one allocation",
-                        call, what, (void *)g->base);
-    return gr__fail(grErrorInvalidValue,
-                    "%s: the %s region of %zu rows at %p (%zu bytes from its first row to the end of its "
-                    "last) runs past the end of the %zu-byte allocation at %p, or starts outside the "
-                    "allocations and reaches into one",
-                    call, what, rows, (void *)g->base, span, ssize, sbase);
 }
 
 static grError_t kind_check(const char *call, grMemcpyKind kind)
@@ -173,7 +91,7 @@ static grError_t gpu_region(const char *call, gr_stream *s, int device, const gr
         gr_cu_side ds = {d->base, d->pitch, d->rows}, ss = {src->base, src->pitch, src->rows};
         return gr__cuda_memcpy_pitched(call, gs, device, &ds, &ss, d->width, d->height, d->depth);
     }
-    bool even = region_even(d);
+    bool even = gr__region_even(d);
     for (size_t z = 0; z < (even ? 1 : d->depth); z++) {
         size_t nrows = even ? d->height * d->depth : d->height;
         grError_t err = gr__cuda_memset_2d(call, gs, device, d->base + z * d->slice,
@@ -189,7 +107,7 @@ static grError_t gpu_region(const char *call, gr_stream *s, int device, const gr
 static grError_t rows_enqueue(const char *call, gr_stream *s, const gr_region *d, const gr_region *src,
                               unsigned char value)
 {
-    bool even = region_even(d) && (!src || region_even(src));
+    bool even = gr__region_even(d) && (!src || gr__region_even(src));
     size_t ops = even ? 1 : d->depth;
     for (size_t z = 0; z < ops; z++) {
         gr_rows_args a = {
@@ -208,20 +126,23 @@ static grError_t rows_enqueue(const char *call, gr_stream *s, const gr_region *d
     return grSuccess;
 }
 
-/* The copy of extent dst->width x height x depth from src to dst. */
-static grError_t copy_region(const char *call, const gr_region *dst, const gr_region *src, grMemcpyKind kind,
-                             grStream_t stream, bool sync)
+/* The copy of extent dst->width x height x depth from src to dst, which
+ * 'given' describes as the caller gave it (what a captured memcpy node
+ * keeps). */
+static grError_t copy_region(const char *call, const gr_region *dst, const gr_region *src,
+                             const grMemcpy3DParms *given, grStream_t stream, bool sync)
 {
+    grMemcpyKind kind = given->kind;
     gr_stream *s;
     grError_t err = kind_check(call, kind);
     if (err != grSuccess)
         return err;
-    if (region_empty(dst))
+    if (gr__region_empty(dst))
         return gr__stream_from_handle(call, stream, &s);
-    if ((err = region_check(call, dst, "destination")) != grSuccess ||
-        (err = region_check(call, src, "source")) != grSuccess)
+    if ((err = gr__region_check(call, dst, "destination")) != grSuccess ||
+        (err = gr__region_check(call, src, "source")) != grSuccess)
         return err;
-    if (region_linear(dst) && region_linear(src)) {
+    if (gr__region_linear(dst) && gr__region_linear(src)) {
         err = gr__api_copy_enqueue(call, dst->base, src->base, region_bytes(dst), kind, stream, sync, &s);
         return err == grSuccess && sync ? gr__api_wait_legacy(call, s) : err;
     }
@@ -229,12 +150,13 @@ static grError_t copy_region(const char *call, const gr_region *dst, const gr_re
         return err;
     if (sync && (err = gr__capture_check_unsafe(call, GR_UNSAFE_SYNC_COPY, s, NULL)) != grSuccess)
         return err;
-    if (GR_UNLIKELY(gr__stream_capturing(s)))
-        return gr__fail(grErrorNotSupported,
-                        "%s: a %zu x %zu x %zu copy whose rows are not contiguous cannot be captured: "
-                        "graphrt's copy nodes are 1D (capture one copy per row instead); the capture "
-                        "goes on without it",
-                        call, dst->width, dst->height, dst->depth);
+    if (GR_UNLIKELY(gr__stream_capturing(s))) {
+        grGraphNodeParams n;
+        memset(&n, 0, sizeof n);
+        n.type = grGraphNodeTypeMemcpy;
+        n.memcpy.copyParams = *given;
+        return gr__capture_record(call, s, &n);
+    }
     int device;
     if ((err = gr__capture_check_implicit(call, s)) != grSuccess ||
         (err = gpu_device(s, dst->base, src->base, &device)) != grSuccess)
@@ -249,14 +171,14 @@ static grError_t set_region(const char *call, const gr_region *d, int value, grS
 {
     gr_stream *s;
     grError_t err = gr__stream_from_handle(call, stream, &s);
-    if (err != grSuccess || region_empty(d))
+    if (err != grSuccess || gr__region_empty(d))
         return err;
-    if ((err = region_check(call, d, "destination")) != grSuccess)
+    if ((err = gr__region_check(call, d, "destination")) != grSuccess)
         return err;
     if (sync && (err = gr__capture_check_unsafe(call, GR_UNSAFE_SYNC_COPY, s, NULL)) != grSuccess)
         return err;
     if (GR_UNLIKELY(gr__stream_capturing(s))) {
-        if (!region_even(d))
+        if (!gr__region_even(d))
             return gr__fail(grErrorNotSupported,
                             "%s: a memset of %zu slices whose slice pitch %zu is not pitch %zu x height %zu "
                             "cannot be one memset node; set each slice with grMemset2DAsync (the capture "
@@ -303,7 +225,13 @@ static grError_t copy_2d(const char *call, void *dst, size_t dpitch, const void 
                             "at least their width (0 for a single row)",
                             call, width, d_bad ? "dpitch" : "spitch", d_bad ? dpitch : spitch);
     }
-    return copy_region(call, &d, &s, kind, stream, sync);
+    grMemcpy3DParms given;
+    memset(&given, 0, sizeof given);
+    given.srcPtr = (grPitchedPtr){(void *)(uintptr_t)src, spitch, width, height};
+    given.dstPtr = (grPitchedPtr){dst, dpitch, width, height};
+    given.extent = (grExtent){width, height, 1};
+    given.kind = kind;
+    return copy_region(call, &d, &s, &given, stream, sync);
 }
 
 GR_API grError_t grMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
@@ -345,46 +273,6 @@ GR_API grError_t grMemset2DAsync(void *devPtr, size_t pitch, int value, size_t w
 
 /* ------------------------------------------------------------------ 3D */
 
-/* The region of extent e at position pos of pitched pointer p, with
- * CUDA 13's codes as probed on an H200: for a copy, a pitch below the
- * width is InvalidPitchValue with several rows and InvalidValue with one
- * (a pitch of 0 accepted for one row, as grMemcpy2D's), pos.x + width
- * beyond the pitch InvalidValue, a ysize below the height
- * InvalidPitchValue with several slices and InvalidValue with one (0
- * accepted); for a memset ('set'), each of these is InvalidValue, the
- * pitch of a single row is not checked (as grMemset2D's), and a ysize
- * below the height is refused for one slice too. */
-static grError_t region_3d(const char *call, const char *what, grPitchedPtr p, grPos pos, grExtent e,
-                           bool set, gr_region *out)
-{
-    size_t off, yoff;
-    bool rows = e.height > 1 || e.depth > 1;
-    *out =
-        (gr_region){NULL, e.width, e.height, e.depth, p.pitch, 0, e.depth > 1 || pos.z ? p.ysize : e.height};
-    if (e.width == 0 || e.height == 0 || e.depth == 0)
-        return grSuccess;
-    if (p.pitch < e.width && (rows || (!set && p.pitch != 0)))
-        return gr__fail(rows && !set ? grErrorInvalidPitchValue : grErrorInvalidValue,
-                        "%s: the %s pitch %zu is smaller than the width %zu; a pitch is the distance between "
-                        "rows, at least their width",
-                        call, what, p.pitch, e.width);
-    if ((rows || p.pitch != 0) && pos.x > p.pitch - e.width)
-        return gr__fail(grErrorInvalidValue, "%s: the %s position x %zu + width %zu is beyond the pitch %zu",
-                        call, what, pos.x, e.width, p.pitch);
-    if (p.ysize < e.height && (e.depth > 1 || set || p.ysize != 0))
-        return gr__fail(e.depth > 1 && !set ? grErrorInvalidPitchValue : grErrorInvalidValue,
-                        "%s: the %s ysize %zu (rows per slice) is smaller than the height %zu", call, what,
-                        p.ysize, e.height);
-    if (__builtin_mul_overflow(p.pitch, p.ysize, &out->slice) ||
-        __builtin_mul_overflow(pos.z, out->slice, &off) || __builtin_mul_overflow(pos.y, p.pitch, &yoff) ||
-        __builtin_add_overflow(off, yoff, &off) || __builtin_add_overflow(off, pos.x, &off))
-        return gr__fail(grErrorInvalidValue,
-                        "%s: the %s position (%zu, %zu, %zu) overflows the address space", call, what, pos.x,
-                        pos.y, pos.z);
-    out->base = p.ptr ? (char *)p.ptr + off : NULL;
-    return grSuccess;
-}
-
 static grError_t copy_3d(const char *call, const grMemcpy3DParms *p, grStream_t stream, bool sync)
 {
     gr_region d, s;
@@ -396,10 +284,10 @@ static grError_t copy_3d(const char *call, const grMemcpy3DParms *p, grStream_t 
                         "%s: p->%s is not NULL; graphrt has no CUDA arrays, copy between pitched pointers "
                         "(srcPtr, dstPtr) instead",
                         call, p->srcArray ? "srcArray" : "dstArray");
-    if ((err = region_3d(call, "destination", p->dstPtr, p->dstPos, p->extent, false, &d)) != grSuccess ||
-        (err = region_3d(call, "source", p->srcPtr, p->srcPos, p->extent, false, &s)) != grSuccess)
+    if ((err = gr__region_3d(call, "destination", p->dstPtr, p->dstPos, p->extent, false, &d)) != grSuccess ||
+        (err = gr__region_3d(call, "source", p->srcPtr, p->srcPos, p->extent, false, &s)) != grSuccess)
         return err;
-    return copy_region(call, &d, &s, p->kind, stream, sync);
+    return copy_region(call, &d, &s, p, stream, sync);
 }
 
 GR_API grError_t grMemcpy3D(const grMemcpy3DParms *p)
@@ -415,7 +303,7 @@ GR_API grError_t grMemcpy3DAsync(const grMemcpy3DParms *p, grStream_t stream)
 static grError_t set_3d(const char *call, grPitchedPtr p, int value, grExtent e, grStream_t stream, bool sync)
 {
     gr_region d;
-    grError_t err = region_3d(call, "destination", p, (grPos){0, 0, 0}, e, true, &d);
+    grError_t err = gr__region_3d(call, "destination", p, (grPos){0, 0, 0}, e, true, &d);
     if (err != grSuccess)
         return err;
     return set_region(call, &d, value, stream, sync);

@@ -30,6 +30,19 @@ typedef struct gr_memcpy_params {
     grMemcpyKind kind;
 } gr_memcpy_params;
 
+/* The layout of a copy whose rows are not one contiguous range on both
+ * sides (a 2D or 3D copy), kept out of line by graph and plan nodes so
+ * that 1D copies pay nothing for it: width bytes per row, height rows per
+ * slice, depth slices; on each side rows 'pitch' bytes apart, slices
+ * 'slice' bytes apart and 'rows' rows per slice as the driver counts them
+ * (CUDA_MEMCPY3D's dstHeight / srcHeight). The first byte of each side is
+ * the gr_memcpy_params' dst / src. */
+typedef struct gr_copy_shape {
+    size_t width, height, depth;
+    size_t dpitch, dslice, drows;
+    size_t spitch, sslice, srows;
+} gr_copy_shape;
+
 /* ------------------------------------------------------- upward seams */
 
 /* Captures in progress in the process (any mode), counted by the capture

@@ -123,6 +123,13 @@ typedef struct gr_pnode {
              * node was instantiated: CUDA lets no setter or update change
              * them. */
             bool dst_device, src_device;
+            /* A pitched copy (rows not contiguous): p.dst and p.src are
+             * the first bytes, the layout is the plan's
+             * shapes[shape - 1]. A slot once given stays the node's, so
+             * a setter that makes the copy 1D and then pitched again
+             * allocates nothing. */
+            bool pitched;
+            uint32_t shape; /* 0: no slot */
         } copy;
         grMemsetParams memset;
         grEvent_t event;           /* retained by the plan */
@@ -227,6 +234,11 @@ typedef struct gr_plan {
     uint32_t *ranged_nodes;
     uint32_t nranged;
     _Atomic uint64_t range_gen;
+    /* The layouts of pitched memcpy nodes (gr_pnode.u.copy.shape), one
+     * block (gr__malloc), NULL while none: written only while no launch
+     * runs (instantiate, setters, update), so it may move then. */
+    gr_copy_shape *shapes;
+    uint32_t nshapes;
     /* The conditional handles of the plan's conditional nodes (nested
      * ones too; top-level plan only): referenced by the plan, reset to
      * their defaults at each launch's start where the handle asks so. */
@@ -256,6 +268,25 @@ typedef struct gr_plan {
     uint32_t probe_at, probe_gap;
     uint8_t way;
 } gr_plan;
+
+/* The layout of pitched memcpy node n, NULL for a 1D copy (its p.count
+ * bytes at p.dst and p.src). */
+static inline const gr_copy_shape *gr__pnode_copy_shape(const gr_pnode *n)
+{
+    return n->u.copy.pitched ? &gr__pnode_plan(n)->shapes[n->u.copy.shape - 1] : NULL;
+}
+
+/* Gives memcpy plan node n a slot in its plan's shapes if it has none;
+ * false when out of memory (nothing changed). Called only while no launch
+ * runs (the array may move). */
+bool gr__pnode_shape_reserve(gr_pnode *n);
+
+/* Makes memcpy plan node n copy 'p', pitched by 'shape' (NULL: 1D), its
+ * slot reserved by gr__pnode_shape_reserve when shape is not NULL. */
+void gr__pnode_set_copy(gr_pnode *n, const gr_memcpy_params *p, const gr_copy_shape *shape);
+
+/* Runs pitched memcpy node n's copy, row by row (plan_copy.c). */
+void gr__pnode_copy_pitched(const gr_pnode *n);
 
 struct grGraphExec_st {
     uint32_t magic;  /* GR_MAGIC_EXEC */

@@ -20,8 +20,9 @@
  * eager enqueue). desc->type selects:
  *   Kernel  desc->kernel; kernelParams points at the caller's argument
  *           values (copied here);
- *   Memcpy  desc->memcpy.copyParams: dstPtr.ptr, srcPtr.ptr,
- *           extent.width (the byte count) and kind;
+ *   Memcpy  desc->memcpy.copyParams, checked: the 1D form (pitch =
+ *           xsize = width, ysize 1, extent {count, 1, 1}) of a 1D copy,
+ *           or the 3D parameters of a pitched one, kept as given;
  *   Memset  desc->memset;
  *   Host    desc->host;
  *   EventRecord, WaitEvent  desc->eventRecord / desc->eventWait: an

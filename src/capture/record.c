@@ -134,11 +134,8 @@ static bool make_params(const grGraphNodeParams *desc, gr_node_params *p)
     switch (desc->type) {
     case grGraphNodeTypeKernel:
         break;
-    case grGraphNodeTypeMemcpy: {
-        const grMemcpy3DParms *m = &desc->memcpy.copyParams;
-        p->memcpy = (gr_memcpy_params){m->dstPtr.ptr, m->srcPtr.ptr, m->extent.width, m->kind};
-        return true;
-    }
+    case grGraphNodeTypeMemcpy:
+        return gr__memcpy_node_pack(&desc->memcpy.copyParams, &p->memcpy);
     case grGraphNodeTypeMemset:
         p->memset = desc->memset;
         return true;

@@ -119,9 +119,18 @@ static grError_t visit_node(const gr_pnode *n, unsigned at, const struct grGraph
     switch (n->type) {
     case grGraphNodeTypeKernel:
         return visit_kernel(n, fn, ctx, &v);
-    case grGraphNodeTypeMemcpy:
-        err = visit(fn, ctx, &v, grBakedCopyDst, (uintptr_t)n->u.copy.p.dst, n->u.copy.p.count);
-        return err ? err : visit(fn, ctx, &v, grBakedCopySrc, (uintptr_t)n->u.copy.p.src, n->u.copy.p.count);
+    case grGraphNodeTypeMemcpy: {
+        size_t dn = n->u.copy.p.count, sn = dn;
+        if (GR_UNLIKELY(n->u.copy.pitched)) { /* a pitched copy's bytes: its span on each side */
+            gr_region d, r;
+            gr__region_of_shape(&d, n->u.copy.p.dst, gr__pnode_copy_shape(n), true);
+            gr__region_of_shape(&r, n->u.copy.p.src, gr__pnode_copy_shape(n), false);
+            dn = gr__region_span(&d);
+            sn = gr__region_span(&r);
+        }
+        err = visit(fn, ctx, &v, grBakedCopyDst, (uintptr_t)n->u.copy.p.dst, dn);
+        return err ? err : visit(fn, ctx, &v, grBakedCopySrc, (uintptr_t)n->u.copy.p.src, sn);
+    }
     case grGraphNodeTypeMemset:
         return visit(fn, ctx, &v, grBakedMemsetDst, (uintptr_t)n->u.memset.dst,
                      gr__memset_span(&n->u.memset));

@@ -326,6 +326,12 @@ grError_t gr__exec_check_kernel_devmem(const char *call, const char *label, grKe
                                        int device);
 grError_t gr__exec_check_copy_devmem(const char *call, const char *label, const void *dst, const void *src,
                                      int device);
+
+/* grGraphExecMemcpyNodeSetParams, and grGraphExecNodeSetParams' memcpy
+ * member ('generic', whose flags are checked too; else c), as 'call'
+ * (setters.c). */
+grError_t gr__exec_set_memcpy_3d(const char *call, grGraphExec_t hGraphExec, grGraphNode_t node,
+                                 const grMemcpyNodeParams *generic, const grMemcpy3DParms *c);
 /* The same for graph node gn's parameters (an update's new node), named
  * by its label. */
 grError_t gr__exec_check_node_devmem(const char *call, const struct grGraphNode_st *gn, int device);

@@ -47,6 +47,10 @@ typedef struct builder {
     uint32_t ncond;    /* conditional nodes */
     uint32_t nmemop;   /* batch memory operation nodes */
     bool memop_waits;  /* one of them waits */
+    /* The layouts of pitched memcpy nodes, handed to the plan with the
+     * nodes (gr_plan.shapes). */
+    gr_copy_shape *shapes;
+    uint32_t nshapes;
     bool oom;
 } builder;
 
@@ -133,6 +137,21 @@ static void count_args(builder *b, gr_pnode *pn, const struct grGraphNode_st *gn
     b->nargv += (size_t)k->nparams;
 }
 
+/* Makes plan node pn a pitched copy of layout 'shape', kept in b's
+ * shapes until the plan takes them. */
+static void add_shape(builder *b, gr_pnode *pn, const gr_copy_shape *shape)
+{
+    gr_copy_shape *a = gr__realloc(b->shapes, ((size_t)b->nshapes + 1) * sizeof *a);
+    if (!a) {
+        b->oom = true;
+        return;
+    }
+    b->shapes = a;
+    a[b->nshapes++] = *shape;
+    pn->u.copy.pitched = true;
+    pn->u.copy.shape = b->nshapes;
+}
+
 /* Copies a graph node's parameters into plan node 'pn'. */
 static void fill_params(builder *b, gr_pnode *pn, const struct grGraphNode_st *gn)
 {
@@ -146,12 +165,16 @@ static void fill_params(builder *b, gr_pnode *pn, const struct grGraphNode_st *g
         kernel_run_add(&b->k_owed, gn->p.kernel.kernel, gr__kernel_retain_n);
         count_args(b, pn, gn);
         return;
-    case grGraphNodeTypeMemcpy:
-        pn->u.copy.p = gn->p.memcpy;
-        pn->u.copy.dst_device = gr__mem_is_device(gn->p.memcpy.dst);
-        pn->u.copy.src_device = gr__mem_is_device(gn->p.memcpy.src);
+    case grGraphNodeTypeMemcpy: {
+        const gr_memcpy_node *m = &gn->p.memcpy;
+        pn->u.copy.p = (gr_memcpy_params){m->dst, m->src, m->count, m->kind};
+        pn->u.copy.dst_device = gr__mem_is_device(m->dst);
+        pn->u.copy.src_device = gr__mem_is_device(m->src);
+        if (GR_UNLIKELY(m->shape != NULL && !m->shape->linear))
+            add_shape(b, pn, &m->shape->shape);
         b->nranged++;
         return;
+    }
     case grGraphNodeTypeMemset:
         pn->u.memset = gn->p.memset;
         b->nranged++;
@@ -535,6 +558,7 @@ void gr__plan_free(gr_plan *p)
         }
     }
     kernel_run_flush(&refs, gr__kernel_release_n);
+    gr__free(p->shapes);
     gr__exec_cond_slots_free(p);
     nodes_free(p->nodes);
     gr__big_free(p->count);
@@ -701,6 +725,8 @@ grError_t gr__plan_build_body(grGraph_t g, int depth, gr_plan *p)
     p->nodes = b.nodes;
     p->nodes[-1] = (gr_pnode){.type = GR_PN_HEAD, .u.plan = p};
     p->nnodes = b.n;
+    p->shapes = b.shapes;
+    p->nshapes = b.nshapes;
     if (!err && !plan_arrays(p, &b))
         err = gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
     if (!err)
@@ -927,6 +953,8 @@ static grError_t instantiate_body(const char *call, grGraphExec_t *out, grGraph_
     p->nodes = b.nodes;
     p->nodes[-1] = (gr_pnode){.type = GR_PN_HEAD, .u.plan = p};
     p->nnodes = b.n;
+    p->shapes = b.shapes;
+    p->nshapes = b.nshapes;
     b.nodes = NULL;
     if (!err && !plan_arrays(p, &b))
         err = gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);

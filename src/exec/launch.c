@@ -26,7 +26,13 @@ grError_t gr__exec_check_ranges(const char *call, grGraphExec_t e)
         const gr_pnode *pn = &p->nodes[p->ranged_nodes[i]];
         if (!pn->enabled)
             continue;
-        if (pn->type == grGraphNodeTypeMemcpy) {
+        if (pn->type == grGraphNodeTypeMemcpy && GR_UNLIKELY(pn->u.copy.pitched)) {
+            char swhat[96];
+            snprintf(what, sizeof what, "destination of memcpy node %u (in topological order)", pn->index);
+            snprintf(swhat, sizeof swhat, "source of memcpy node %u (in topological order)", pn->index);
+            err = gr__copy_shape_check(call, pn->u.copy.p.dst, pn->u.copy.p.src, gr__pnode_copy_shape(pn),
+                                       what, swhat);
+        } else if (pn->type == grGraphNodeTypeMemcpy) {
             const gr_memcpy_params *c = &pn->u.copy.p;
             snprintf(what, sizeof what, "destination of memcpy node %u (in topological order)", pn->index);
             err = gr__mem_check_range(call, c->dst, c->count, what);

@@ -34,12 +34,9 @@ GR_API grError_t grGraphExecNodeSetParams(grGraphExec_t graphExec, grGraphNode_t
     switch (type) {
     case grGraphNodeTypeKernel:
         return grGraphExecKernelNodeSetParams(graphExec, node, &nodeParams->kernel);
-    case grGraphNodeTypeMemcpy: {
-        gr_memcpy_params m = {NULL, NULL, 0, grMemcpyDefault};
-        if ((err = gr__node_memcpy_from_3d(call, &nodeParams->memcpy, &m)))
-            return err;
-        return grGraphExecMemcpyNodeSetParams1D(graphExec, node, m.dst, m.src, m.count, m.kind);
-    }
+    case grGraphNodeTypeMemcpy:
+        return gr__exec_set_memcpy_3d("grGraphExecMemcpyNodeSetParams", graphExec, node, &nodeParams->memcpy,
+                                      NULL);
     case grGraphNodeTypeMemset:
         return grGraphExecMemsetNodeSetParams(graphExec, node, &nodeParams->memset);
     case grGraphNodeTypeHost:

@@ -191,14 +191,19 @@ GR_API grError_t grGraphExecKernelNodeSetParams(grGraphExec_t hGraphExec, grGrap
     return grSuccess;
 }
 
-static grError_t set_memcpy(const char *call, grGraphExec_t hGraphExec, grGraphNode_t node, void *dst,
-                            const void *src, size_t count, grMemcpyKind kind)
+/* Sets memcpy node 'node' of hGraphExec to copy m (checked by the caller),
+ * a pitched copy when m has rows that are not contiguous. */
+static grError_t set_memcpy(const char *call, grGraphExec_t hGraphExec, grGraphNode_t node,
+                            const gr_memcpy_node *m)
 {
     gr_pnode *pn = NULL;
+    void *dst = m->dst;
+    const void *src = m->src;
+    const gr_copy_shape *shape = m->shape && !m->shape->linear ? &m->shape->shape : NULL;
     grError_t err = find_node(call, hGraphExec, node, grGraphNodeTypeMemcpy, &pn);
-    if (err || (err = gr__node_memcpy_params_check(call, dst, src, count, kind)))
+    if (err)
         return err;
-    if (count == 0)
+    if (m->count == 0)
         return gr__fail(grErrorInvalidValue,
                         "%s: count is 0; as in CUDA, an executable's copy cannot be set "
                         "to copy nothing (disable the node with grGraphNodeSetEnabled)",
@@ -220,12 +225,16 @@ static grError_t set_memcpy(const char *call, grGraphExec_t hGraphExec, grGraphN
                         call, src, src_device ? "device" : "host", dst, dst_device ? "device" : "host",
                         old.src, os ? "device" : "host", old.dst, od ? "device" : "host");
     }
+    if (GR_UNLIKELY(shape != NULL) && !gr__pnode_shape_reserve(pn)) {
+        gr__exec_write_end(hGraphExec);
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory storing the copy's 3D layout", call);
+    }
     if (GR_UNLIKELY(hGraphExec->gpu != NULL) &&
-        (err = gr__cuda_exec_set_memcpy(call, hGraphExec->gpu, pn->index, dst, src, count))) {
+        (err = gr__cuda_exec_set_memcpy(call, hGraphExec->gpu, pn->index, dst, src, m->count, shape))) {
         gr__exec_write_end(hGraphExec);
         return err;
     }
-    pn->u.copy.p = (gr_memcpy_params){dst, src, count, kind};
+    gr__pnode_set_copy(pn, &(gr_memcpy_params){dst, src, m->count, m->kind}, shape);
     gr__exec_write_end(hGraphExec);
     return grSuccess;
 }
@@ -233,19 +242,35 @@ static grError_t set_memcpy(const char *call, grGraphExec_t hGraphExec, grGraphN
 GR_API grError_t grGraphExecMemcpyNodeSetParams1D(grGraphExec_t hGraphExec, grGraphNode_t node, void *dst,
                                                   const void *src, size_t count, grMemcpyKind kind)
 {
-    return set_memcpy("grGraphExecMemcpyNodeSetParams1D", hGraphExec, node, dst, src, count, kind);
+    static const char call[] = "grGraphExecMemcpyNodeSetParams1D";
+    gr_pnode *pn = NULL;
+    grError_t err = find_node(call, hGraphExec, node, grGraphNodeTypeMemcpy, &pn);
+    if (err || (err = gr__node_memcpy_params_check(call, dst, src, count, kind)))
+        return err;
+    return set_memcpy(call, hGraphExec, node, &(gr_memcpy_node){dst, src, count, kind, NULL});
+}
+
+grError_t gr__exec_set_memcpy_3d(const char *call, grGraphExec_t hGraphExec, grGraphNode_t node,
+                                 const grMemcpyNodeParams *generic, const grMemcpy3DParms *c)
+{
+    gr_memcpy_node m;
+    gr_pnode *pn = NULL;
+    grError_t err = find_node(call, hGraphExec, node, grGraphNodeTypeMemcpy, &pn);
+    if (err)
+        return err;
+    err = generic ? gr__node_memcpy_from_3d(call, generic, &m)
+                  : gr__memcpy_node_make(call, "pNodeParams", c, &m);
+    if (err)
+        return err;
+    err = set_memcpy(call, hGraphExec, node, &m);
+    gr__memcpy_node_free(&m);
+    return err;
 }
 
 GR_API grError_t grGraphExecMemcpyNodeSetParams(grGraphExec_t hGraphExec, grGraphNode_t node,
                                                 const grMemcpy3DParms *pNodeParams)
 {
-    static const char call[] = "grGraphExecMemcpyNodeSetParams";
-    gr_memcpy_params m = {NULL, NULL, 0, grMemcpyDefault};
-    gr_pnode *pn = NULL;
-    grError_t err = find_node(call, hGraphExec, node, grGraphNodeTypeMemcpy, &pn);
-    if (err || (err = gr__memcpy_params_from_3d(call, "pNodeParams", pNodeParams, &m)))
-        return err;
-    return set_memcpy(call, hGraphExec, node, m.dst, m.src, m.count, m.kind);
+    return gr__exec_set_memcpy_3d("grGraphExecMemcpyNodeSetParams", hGraphExec, node, NULL, pNodeParams);
 }
 
 GR_API grError_t grGraphExecMemsetNodeSetParams(grGraphExec_t hGraphExec, grGraphNode_t node,

@@ -229,7 +229,7 @@ static bool check_params(upd *u, gr_pnode *pn, grGraphNode_t gn)
             return add_block(u, pn, gn->p.kernel.kernel);
         return true;
     case grGraphNodeTypeMemcpy: {
-        const gr_memcpy_params *c = &gn->p.memcpy;
+        const gr_memcpy_node *c = &gn->p.memcpy;
         if (gr__mem_is_device(c->dst) != pn->u.copy.dst_device)
             return refuse(u, grGraphExecUpdateErrorParametersChanged, gn, NULL,
                           "%s copies to %p, %s memory, where its paired node copies to %s memory (%p); as in "
@@ -246,6 +246,18 @@ static bool check_params(upd *u, gr_pnode *pn, grGraphNode_t gn)
                 gr__node_label(gn), GR_PTR(c->src), pn->u.copy.src_device ? "host" : "device",
                 pn->u.copy.src_device ? "device" : "host", GR_PTR(pn->u.copy.p.src));
         /* Checked when the node got them; allocations may have changed. */
+        if (GR_UNLIKELY(c->shape != NULL && !c->shape->linear)) {
+            /* A region fits where its span does (memory/region.c); the
+             * slot its layout needs is taken now, as nothing may fail
+             * once the update applies. */
+            gr_region d, r;
+            gr__region_of_shape(&d, c->dst, &c->shape->shape, true);
+            gr__region_of_shape(&r, c->src, &c->shape->shape, false);
+            if (!range_fits(u, gn, d.base, gr__region_span(&d), "destination region") ||
+                !range_fits(u, gn, r.base, gr__region_span(&r), "source region"))
+                return false;
+            return gr__pnode_shape_reserve(pn) || oom(u);
+        }
         return range_fits(u, gn, c->dst, c->count, "destination") &&
                range_fits(u, gn, c->src, c->count, "source");
     }
@@ -329,9 +341,12 @@ static void apply_params(gr_pnode *pn, grGraphNode_t gn)
         (void)ok;
         return;
     }
-    case grGraphNodeTypeMemcpy:
-        pn->u.copy.p = gn->p.memcpy;
+    case grGraphNodeTypeMemcpy: {
+        const gr_memcpy_node *m = &gn->p.memcpy;
+        gr__pnode_set_copy(pn, &(gr_memcpy_params){m->dst, m->src, m->count, m->kind},
+                           m->shape && !m->shape->linear ? &m->shape->shape : NULL);
         return;
+    }
     case grGraphNodeTypeMemset:
         pn->u.memset = gn->p.memset;
         return;
@@ -432,9 +447,15 @@ static bool params_differ(const gr_pnode *pn, grGraphNode_t gn)
             return true;
         return k->nparams && memcmp(pn->u.kern.argv[0], kp->argbuf, k->argbytes) != 0;
     }
-    case grGraphNodeTypeMemcpy:
-        return pn->u.copy.p.dst != gn->p.memcpy.dst || pn->u.copy.p.src != gn->p.memcpy.src ||
-               pn->u.copy.p.count != gn->p.memcpy.count;
+    case grGraphNodeTypeMemcpy: {
+        const gr_copy_shape *a = gr__pnode_copy_shape(pn);
+        const gr_copy3d *b = gn->p.memcpy.shape;
+        const gr_copy_shape *bs = b && !b->linear ? &b->shape : NULL;
+        if (pn->u.copy.p.dst != gn->p.memcpy.dst || pn->u.copy.p.src != gn->p.memcpy.src ||
+            pn->u.copy.p.count != gn->p.memcpy.count || (a == NULL) != (bs == NULL))
+            return true;
+        return a && memcmp(a, bs, sizeof *a) != 0;
+    }
     case grGraphNodeTypeMemset: {
         const grMemsetParams *a = &pn->u.memset, *b = &gn->p.memset;
         return a->dst != b->dst || a->pitch != b->pitch || a->value != b->value ||

@@ -61,7 +61,23 @@ static grError_t add_memcpy(const char *call, grGraphNode_t *out, grGraph_t g, c
         return err;
     if ((err = gr__node_memcpy_params_check(call, dst, src, count, kind)) != grSuccess)
         return err;
-    p.memcpy = (gr_memcpy_params){dst, src, count, kind};
+    p.memcpy = (gr_memcpy_node){dst, src, count, kind, NULL};
+    return add_finish(call, out, g, deps, ndeps, grGraphNodeTypeMemcpy, &p);
+}
+
+/* A memcpy node of 3D parameters (grGraphAddMemcpyNode, grGraphAddNode). */
+static grError_t add_memcpy_3d(const char *call, grGraphNode_t *out, grGraph_t g, const grGraphNode_t *deps,
+                               size_t ndeps, const grMemcpyNodeParams *generic, const grMemcpy3DParms *c)
+{
+    gr_node_params p;
+    grError_t err;
+    memset(&p, 0, sizeof p);
+    if ((err = add_begin(call, out, g, deps, ndeps)) != grSuccess)
+        return err;
+    err = generic ? gr__node_memcpy_from_3d(call, generic, &p.memcpy)
+                  : gr__memcpy_node_make(call, "pCopyParams", c, &p.memcpy);
+    if (err != grSuccess)
+        return err;
     return add_finish(call, out, g, deps, ndeps, grGraphNodeTypeMemcpy, &p);
 }
 
@@ -357,35 +373,22 @@ static grError_t add_conditional(const char *call, grGraphNode_t *out, grGraph_t
     return grSuccess;
 }
 
-/* The 1D copy a generic memcpy description (grGraphAddNode's,
- * grGraphNodeSetParams') stands for. */
-grError_t gr__node_memcpy_from_3d(const char *call, const grMemcpyNodeParams *mp, gr_memcpy_params *out)
+/* The stored copy of a generic memcpy description (grGraphAddNode's,
+ * grGraphNodeSetParams'). */
+grError_t gr__node_memcpy_from_3d(const char *call, const grMemcpyNodeParams *mp, gr_memcpy_node *out)
 {
     if (mp->flags != 0)
         return gr__fail(grErrorInvalidValue, "%s: nodeParams->memcpy.flags is %d but must be 0", call,
                         mp->flags);
-    return gr__memcpy_params_from_3d(call, "nodeParams->memcpy.copyParams", &mp->copyParams, out);
+    return gr__memcpy_node_make(call, "nodeParams->memcpy.copyParams", &mp->copyParams, out);
 }
 
 GR_API grError_t grGraphAddMemcpyNode(grGraphNode_t *pGraphNode, grGraph_t graph,
                                       const grGraphNode_t *pDependencies, size_t numDependencies,
                                       const grMemcpy3DParms *pCopyParams)
 {
-    static const char call[] = "grGraphAddMemcpyNode";
-    gr_memcpy_params m = {NULL, NULL, 0, grMemcpyDefault};
-    grError_t err = add_begin(call, pGraphNode, graph, pDependencies, numDependencies);
-    if (err != grSuccess)
-        return err;
-    if ((err = gr__memcpy_params_from_3d(call, "pCopyParams", pCopyParams, &m)) != grSuccess)
-        return err;
-    /* CUDA 13 refuses an empty copy here (probed on an H200), while the
-     * eager grMemcpy3D of the same extent succeeds. */
-    if (pCopyParams->extent.width == 0 || pCopyParams->extent.height == 0 || pCopyParams->extent.depth == 0)
-        return gr__fail(
-            grErrorInvalidValue,
-            "%s: pCopyParams->extent %zu x %zu x %zu is empty; a copy node copies at least one byte", call,
-            pCopyParams->extent.width, pCopyParams->extent.height, pCopyParams->extent.depth);
-    return add_memcpy(call, pGraphNode, graph, pDependencies, numDependencies, m.dst, m.src, m.count, m.kind);
+    return add_memcpy_3d("grGraphAddMemcpyNode", pGraphNode, graph, pDependencies, numDependencies, NULL,
+                         pCopyParams);
 }
 
 /* grGraphAddNode without edge data. */
@@ -403,15 +406,9 @@ static grError_t add_node(const char *call, grGraphNode_t *pGraphNode, grGraph_t
     switch (nodeParams->type) {
     case grGraphNodeTypeKernel:
         return add_kernel(call, pGraphNode, graph, pDependencies, numDependencies, &nodeParams->kernel);
-    case grGraphNodeTypeMemcpy: {
-        gr_memcpy_params m = {NULL, NULL, 0, grMemcpyDefault};
-        if ((err = add_begin(call, pGraphNode, graph, pDependencies, numDependencies)) != grSuccess)
-            return err;
-        if ((err = gr__node_memcpy_from_3d(call, &nodeParams->memcpy, &m)) != grSuccess)
-            return err;
-        return add_memcpy(call, pGraphNode, graph, pDependencies, numDependencies, m.dst, m.src, m.count,
-                          m.kind);
-    }
+    case grGraphNodeTypeMemcpy:
+        return add_memcpy_3d(call, pGraphNode, graph, pDependencies, numDependencies, &nodeParams->memcpy,
+                             NULL);
     case grGraphNodeTypeMemset:
         return add_memset(call, pGraphNode, graph, pDependencies, numDependencies, &nodeParams->memset);
     case grGraphNodeTypeHost:

@@ -112,6 +112,15 @@ static void node_text(const struct grGraphNode_st *n, unsigned flags, char *buf,
         return;
     }
     case grGraphNodeTypeMemcpy:
+        if (p->memcpy.shape) { /* 3D parameters: the extent and pitches */
+            const gr_copy_shape *c = &p->memcpy.shape->shape;
+            int w = snprintf(buf, cap, "\n%zu x %zu x %zu bytes %s", c->width, c->height, c->depth,
+                             gr__memcpy_kind_name(p->memcpy.kind));
+            if (verbose && w > 0 && (size_t)w < cap)
+                snprintf(buf + w, cap - (size_t)w, "\ndst %p pitch %zu rows %zu\nsrc %p pitch %zu rows %zu",
+                         p->memcpy.dst, c->dpitch, c->drows, p->memcpy.src, c->spitch, c->srows);
+            return;
+        }
         if (verbose)
             snprintf(buf, cap, "\n%zu bytes %s\ndst %p\nsrc %p", p->memcpy.count,
                      gr__memcpy_kind_name(p->memcpy.kind), p->memcpy.dst, p->memcpy.src);

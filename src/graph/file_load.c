@@ -728,6 +728,55 @@ static grError_t parse_kind(loader *ld, const char *v, grMemcpyKind *out)
                  v);
 }
 
+/* A pitched memcpy node's line: extent=W,H,D with each side's pitch and
+ * rows per slice, made with grGraphAddMemcpyNode. */
+static grError_t add_memcpy_pitched(loader *ld, fields *f, grGraph_t g, grGraphNode_t *node,
+                                    const grGraphNode_t *deps, size_t nd, void *dst, void *src)
+{
+    const char *v = field(f, "extent"), *kv;
+    uint64_t x[3], dpitch, drows, spitch, srows;
+    char buf[72], *parts[3];
+    size_t n = 0;
+    grError_t err;
+    bool ok = strlen(v) < sizeof buf;
+    if (ok) {
+        strcpy(buf, v);
+        for (char *t = buf, *c;; t = c + 1) {
+            if (n == 3) {
+                ok = false; /* a fourth number */
+                break;
+            }
+            parts[n++] = t;
+            if (!(c = strchr(t, ',')))
+                break;
+            *c = '\0';
+        }
+    }
+    for (size_t i = 0; ok && i < n; i++)
+        ok = parse_u64(parts[i], SIZE_MAX, &x[i]);
+    if (!ok)
+        n = 0;
+    if (n != 3)
+        return lfail(ld, grErrorInvalidValue, "field extent=%.40s is not WIDTH,HEIGHT,DEPTH (three numbers)",
+                     v);
+    if ((err = need_u64(ld, f, "dpitch", "memcpy", SIZE_MAX, &dpitch)) ||
+        (err = need_u64(ld, f, "drows", "memcpy", SIZE_MAX, &drows)) ||
+        (err = need_u64(ld, f, "spitch", "memcpy", SIZE_MAX, &spitch)) ||
+        (err = need_u64(ld, f, "srows", "memcpy", SIZE_MAX, &srows)) ||
+        (err = need(ld, f, "kind", "memcpy", &kv)))
+        return err;
+    grMemcpy3DParms c;
+    memset(&c, 0, sizeof c);
+    if ((err = parse_kind(ld, kv, &c.kind)))
+        return err;
+    c.extent = (grExtent){(size_t)x[0], (size_t)x[1], (size_t)x[2]};
+    c.dstPtr = (grPitchedPtr){dst, (size_t)dpitch, (size_t)x[0], (size_t)drows};
+    c.srcPtr = (grPitchedPtr){src, (size_t)spitch, (size_t)x[0], (size_t)srows};
+    if ((err = grGraphAddMemcpyNode(node, g, deps, nd, &c)))
+        return lfail_call(ld, err);
+    return grSuccess;
+}
+
 static grError_t add_memcpy(loader *ld, fields *f, grGraph_t g, grGraphNode_t *node,
                             const grGraphNode_t *deps, size_t nd)
 {
@@ -736,8 +785,11 @@ static grError_t add_memcpy(loader *ld, fields *f, grGraph_t g, grGraphNode_t *n
     const char *kv;
     grMemcpyKind kind = grMemcpyDefault;
     grError_t err;
-    if ((err = need_ref(ld, f, "dst", "memcpy", &dst)) || (err = need_ref(ld, f, "src", "memcpy", &src)) ||
-        (err = need_u64(ld, f, "count", "memcpy", SIZE_MAX, &count)) ||
+    if ((err = need_ref(ld, f, "dst", "memcpy", &dst)) || (err = need_ref(ld, f, "src", "memcpy", &src)))
+        return err;
+    if (field(f, "extent"))
+        return add_memcpy_pitched(ld, f, g, node, deps, nd, dst, src);
+    if ((err = need_u64(ld, f, "count", "memcpy", SIZE_MAX, &count)) ||
         (err = need(ld, f, "kind", "memcpy", &kv)) || (err = parse_kind(ld, kv, &kind)))
         return err;
     if ((err = grGraphAddMemcpyNode1D(node, g, deps, nd, dst, src, (size_t)count, kind)))

@@ -508,6 +508,38 @@ static void indent(outbuf *o, unsigned depth)
         put_s(o, "  ");
 }
 
+/* The fields of a memcpy node made from 3D parameters: each side's first
+ * byte (its position folded in), the extent, and each side's pitch and
+ * rows per slice (the 3D parameters the loader gives
+ * grGraphAddMemcpyNode). */
+static void put_memcpy_pitched(saver *s, outbuf *o, const gr_memcpy_node *m)
+{
+    const gr_copy_shape *c = &m->shape->shape;
+    gr_region d, r;
+    gr__region_of_shape(&d, m->dst, c, true);
+    gr__region_of_shape(&r, m->src, c, false);
+    put_s(o, " memcpy dst=");
+    put_ptr(s, o, m->dst, gr__region_span(&d), true);
+    put_s(o, " src=");
+    put_ptr(s, o, m->src, gr__region_span(&r), true);
+    put_s(o, " extent=");
+    put_u(o, c->width);
+    put_c(o, ',');
+    put_u(o, c->height);
+    put_c(o, ',');
+    put_u(o, c->depth);
+    put_s(o, " dpitch=");
+    put_u(o, c->dpitch);
+    put_s(o, " drows=");
+    put_u(o, c->drows);
+    put_s(o, " spitch=");
+    put_u(o, c->spitch);
+    put_s(o, " srows=");
+    put_u(o, c->srows);
+    put_s(o, " kind=");
+    put_s(o, gr__memcpy_kind_name(m->kind));
+}
+
 /* The node line of n (its block, for a child graph). */
 static void put_node(saver *s, outbuf *o, const struct grGraphNode_st *n, unsigned depth)
 {
@@ -521,6 +553,10 @@ static void put_node(saver *s, outbuf *o, const struct grGraphNode_st *n, unsign
         put_kernel(s, o, &p->kernel);
         break;
     case grGraphNodeTypeMemcpy:
+        if (p->memcpy.shape) {
+            put_memcpy_pitched(s, o, &p->memcpy);
+            break;
+        }
         put_s(o, " memcpy dst=");
         put_ptr(s, o, p->memcpy.dst, p->memcpy.count, true);
         put_s(o, " src=");

@@ -67,10 +67,31 @@ typedef struct gr_memop_params {
     unsigned count;
 } gr_memop_params;
 
+/* The 3D parameters of a memcpy node, kept out of line (graph/params.c)
+ * when they are not the 1D form grGraphMemcpyNodeGetParams answers for a
+ * 1D copy: as given (what GetParams answers, as CUDA does) and the layout
+ * they describe. */
+typedef struct gr_copy3d {
+    grMemcpy3DParms given;
+    gr_copy_shape shape;
+    bool linear; /* rows contiguous on both sides: runs as the 1D range */
+} gr_copy3d;
+
+/* A memcpy node's parameters as stored: the copy as a 1D range (for 3D
+ * parameters, each side's first byte and width * height * depth bytes)
+ * and, for 3D parameters, their out-of-line form (owned), else NULL. */
+typedef struct gr_memcpy_node {
+    void *dst;
+    const void *src;
+    size_t count;
+    grMemcpyKind kind;
+    gr_copy3d *shape;
+} gr_memcpy_node;
+
 /* The per-type parameters of a node; 'type' of the node selects one. */
 typedef union gr_node_params {
     gr_kernel_params kernel;    /* grGraphNodeTypeKernel */
-    gr_memcpy_params memcpy;    /* grGraphNodeTypeMemcpy */
+    gr_memcpy_node memcpy;      /* grGraphNodeTypeMemcpy */
     grMemsetParams memset;      /* grGraphNodeTypeMemset */
     grHostNodeParams host;      /* grGraphNodeTypeHost */
     grGraph_t child;            /* grGraphNodeTypeGraph, owned */
@@ -389,15 +410,28 @@ grError_t gr__node_memset_params_check(const char *call, const grMemsetParams *p
  * p->dst: its rows and the pitch between them. */
 size_t gr__memset_span(const grMemsetParams *p);
 
-/* The 1D copy that 3D copy parameters describe ('what' names them in a
- * detail): grErrorInvalidValue for c NULL or an array, grErrorNotSupported
- * for a copy that is not 1D (graphrt's copy nodes are linear ranges). */
-grError_t gr__memcpy_params_from_3d(const char *call, const char *what, const grMemcpy3DParms *c,
-                                    gr_memcpy_params *out);
+/* Checks 3D copy parameters as cudaGraphAddMemcpyNode does ('what' names
+ * them in a detail: NULL, arrays, pitches with the eager copy's codes, the
+ * kind, an empty extent, each side's rows inside one allocation) and
+ * builds their stored form (the out-of-line part allocated unless they
+ * are the 1D form). Release it with gr__memcpy_node_free. */
+grError_t gr__memcpy_node_make(const char *call, const char *what, const grMemcpy3DParms *c,
+                               gr_memcpy_node *out);
+
+/* The stored form of 3D copy parameters already checked (a captured
+ * copy); false, with nothing allocated, when out of memory. */
+bool gr__memcpy_node_pack(const grMemcpy3DParms *c, gr_memcpy_node *out);
+
+/* Releases the out-of-line part of a stored copy. */
+void gr__memcpy_node_free(gr_memcpy_node *m);
+
+/* Replaces memcpy node n's stored copy with m (taken over), releasing the
+ * old one. */
+void gr__memcpy_node_replace(struct grGraphNode_st *n, const gr_memcpy_node *m);
 grError_t gr__node_host_params_check(const char *call, const grHostNodeParams *p);
-/* The 1D copy a generic memcpy description (grGraphAddNode's) stands
- * for: refuses flags and copies that are not 1D (graph/add.c). */
-grError_t gr__node_memcpy_from_3d(const char *call, const grMemcpyNodeParams *mp, gr_memcpy_params *out);
+/* The stored copy of a generic memcpy description (grGraphAddNode's):
+ * refuses flags, then as gr__memcpy_node_make (graph/add.c). */
+grError_t gr__node_memcpy_from_3d(const char *call, const grMemcpyNodeParams *mp, gr_memcpy_node *out);
 grError_t gr__node_event_check(const char *call, grEvent_t e);
 
 /* Batch memory operations (memop_node.c). gr__memop_check checks count

@@ -78,10 +78,12 @@ GR_API grError_t grGraphNodeSetParams(grGraphNode_t node, grGraphNodeParams *nod
     case grGraphNodeTypeKernel:
         return grGraphKernelNodeSetParams(node, &nodeParams->kernel);
     case grGraphNodeTypeMemcpy: {
-        gr_memcpy_params m = {NULL, NULL, 0, grMemcpyDefault};
-        if ((err = gr__node_memcpy_from_3d(call, &nodeParams->memcpy, &m)) != grSuccess)
+        gr_memcpy_node m; /* a refusal names the type's setter, as for the others */
+        if ((err = gr__node_memcpy_from_3d("grGraphMemcpyNodeSetParams", &nodeParams->memcpy, &m)) !=
+            grSuccess)
             return err;
-        return grGraphMemcpyNodeSetParams1D(node, m.dst, m.src, m.count, m.kind);
+        gr__memcpy_node_replace(node, &m);
+        return grSuccess;
     }
     case grGraphNodeTypeMemset:
         return grGraphMemsetNodeSetParams(node, &nodeParams->memset);

@@ -16,6 +16,7 @@
 
 #include "../memory/graphmem.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* ----------------------------------------------------------- validation */
@@ -117,9 +118,41 @@ grError_t gr__node_memcpy_params_check(const char *call, const void *dst, const 
     return err ? err : gr__mem_check_range(call, src, count, "source");
 }
 
-grError_t gr__memcpy_params_from_3d(const char *call, const char *what, const grMemcpy3DParms *c,
-                                    gr_memcpy_params *out)
+/* True when c is the 1D form grGraphMemcpyNodeGetParams answers for a
+ * 1D copy (what a node without out-of-line parameters answers). */
+static bool memcpy_is_1d_form(const grMemcpy3DParms *c)
 {
+    size_t w = c->extent.width;
+    return c->srcArray == NULL && c->dstArray == NULL && c->extent.height == 1 && c->extent.depth == 1 &&
+           c->srcPos.x == 0 && c->srcPos.y == 0 && c->srcPos.z == 0 && c->dstPos.x == 0 && c->dstPos.y == 0 &&
+           c->dstPos.z == 0 && c->srcPtr.pitch == w && c->srcPtr.xsize == w && c->srcPtr.ysize == 1 &&
+           c->dstPtr.pitch == w && c->dstPtr.xsize == w && c->dstPtr.ysize == 1;
+}
+
+/* The stored form of checked parameters whose regions are d and s. */
+static bool memcpy_node_build(const grMemcpy3DParms *c, const gr_region *d, const gr_region *s,
+                              gr_memcpy_node *out)
+{
+    *out = (gr_memcpy_node){d->base, s->base, d->width * d->height * d->depth, c->kind, NULL};
+    if (memcpy_is_1d_form(c))
+        return true;
+    gr_copy3d *x = gr__malloc(sizeof *x);
+    if (x == NULL)
+        return false;
+    x->given = *c;
+    x->shape = (gr_copy_shape){d->width, d->height, d->depth, d->pitch, d->slice,
+                               d->rows,  s->pitch,  s->slice, s->rows};
+    x->linear = gr__region_linear(d) && gr__region_linear(s);
+    out->shape = x;
+    return true;
+}
+
+grError_t gr__memcpy_node_make(const char *call, const char *what, const grMemcpy3DParms *c,
+                               gr_memcpy_node *out)
+{
+    gr_region d, s;
+    grError_t err;
+    char dwhat[96], swhat[96];
     if (c == NULL)
         return gr__fail(grErrorInvalidValue, "%s: %s is NULL; pass the copy's parameters", call, what);
     if (c->srcArray != NULL || c->dstArray != NULL)
@@ -127,17 +160,52 @@ grError_t gr__memcpy_params_from_3d(const char *call, const char *what, const gr
                         "%s: %s->%s is not NULL; graphrt has no CUDA arrays, copy between pitched "
                         "pointers (srcPtr, dstPtr) instead",
                         call, what, c->srcArray ? "srcArray" : "dstArray");
-    if (c->extent.height > 1 || c->extent.depth > 1 || c->srcPos.y || c->srcPos.z || c->dstPos.y ||
-        c->dstPos.z)
-        return gr__fail(grErrorNotSupported,
-                        "%s: %s describes a %zu x %zu x %zu copy; graphrt's copy nodes support only 1D "
-                        "copies (extent height and depth 1, positions with y = z = 0)",
-                        call, what, c->extent.width, c->extent.height, c->extent.depth);
-    out->dst = c->dstPtr.ptr ? (char *)c->dstPtr.ptr + c->dstPos.x : NULL;
-    out->src = c->srcPtr.ptr ? (const char *)c->srcPtr.ptr + c->srcPos.x : NULL;
-    out->count = c->extent.width;
-    out->kind = c->kind;
+    snprintf(dwhat, sizeof dwhat, "%s destination", what);
+    snprintf(swhat, sizeof swhat, "%s source", what);
+    if ((err = gr__region_3d(call, dwhat, c->dstPtr, c->dstPos, c->extent, false, &d)) ||
+        (err = gr__region_3d(call, swhat, c->srcPtr, c->srcPos, c->extent, false, &s)))
+        return err;
+    if (!memcpy_kind_valid(c->kind))
+        return gr__fail(grErrorInvalidMemcpyDirection,
+                        "%s: %s->kind %d is not a grMemcpyKind; use grMemcpyHostToHost..grMemcpyDefault",
+                        call, what, (int)c->kind);
+    /* CUDA 13 refuses an empty copy node (probed on an H200), while the
+     * eager grMemcpy3D of the same extent succeeds. */
+    if (gr__region_empty(&d))
+        return gr__fail(grErrorInvalidValue,
+                        "%s: %s->extent %zu x %zu x %zu is empty; a copy node copies at least one byte", call,
+                        what, c->extent.width, c->extent.height, c->extent.depth);
+    if ((err = gr__region_check(call, &d, dwhat)) || (err = gr__region_check(call, &s, swhat)))
+        return err;
+    if (!memcpy_node_build(c, &d, &s, out))
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory storing the copy's 3D parameters", call);
     return grSuccess;
+}
+
+bool gr__memcpy_node_pack(const grMemcpy3DParms *c, gr_memcpy_node *out)
+{
+    gr_region d, s;
+    if (memcpy_is_1d_form(c)) { /* a captured grMemcpyAsync, 0 bytes too */
+        *out = (gr_memcpy_node){c->dstPtr.ptr, c->srcPtr.ptr, c->extent.width, c->kind, NULL};
+        return true;
+    }
+    grError_t err = gr__region_3d("", "", c->dstPtr, c->dstPos, c->extent, false, &d);
+    if (!err)
+        err = gr__region_3d("", "", c->srcPtr, c->srcPos, c->extent, false, &s);
+    gr_assert(err == grSuccess); /* the enqueue path checked them */
+    return err == grSuccess && memcpy_node_build(c, &d, &s, out);
+}
+
+void gr__memcpy_node_free(gr_memcpy_node *m)
+{
+    gr__free(m->shape);
+    m->shape = NULL;
+}
+
+void gr__memcpy_node_replace(struct grGraphNode_st *n, const gr_memcpy_node *m)
+{
+    gr__memcpy_node_free(&n->p.memcpy);
+    n->p.memcpy = *m;
 }
 
 size_t gr__memset_span(const grMemsetParams *p)
@@ -260,6 +328,13 @@ grError_t gr__node_params_copy(grGraphNodeType t, gr_node_params *dst, const gr_
                             src->memop.count);
         return grSuccess;
     case grGraphNodeTypeMemcpy:
+        *dst = *src;
+        if (src->memcpy.shape) {
+            if ((dst->memcpy.shape = gr__malloc(sizeof *dst->memcpy.shape)) == NULL)
+                return gr__fail(grErrorMemoryAllocation, "out of memory copying a copy's 3D parameters");
+            *dst->memcpy.shape = *src->memcpy.shape;
+        }
+        return grSuccess;
     case grGraphNodeTypeMemset:
     case grGraphNodeTypeHost:
     case grGraphNodeTypeEmpty:
@@ -312,6 +387,9 @@ void gr__node_params_free(grGraphNodeType t, gr_node_params *p)
             gr__kernel_release(p->kernel.kernel);
         p->kernel.kernel = NULL;
         return;
+    case grGraphNodeTypeMemcpy:
+        gr__memcpy_node_free(&p->memcpy);
+        return;
     case grGraphNodeTypeGraph:
         if (p->child) {
             p->child->owner = NULL;
@@ -347,7 +425,6 @@ void gr__node_params_free(grGraphNodeType t, gr_node_params *p)
     case grGraphNodeTypeBatchMemOp:
         gr__memop_params_free(&p->memop);
         return;
-    case grGraphNodeTypeMemcpy:
     case grGraphNodeTypeMemset:
     case grGraphNodeTypeHost:
     case grGraphNodeTypeEmpty:
@@ -413,12 +490,16 @@ GR_API grError_t grGraphMemcpyNodeGetParams(grGraphNode_t node, grMemcpy3DParms 
 {
     static const char call[] = "grGraphMemcpyNodeGetParams";
     grError_t err = node_of_type(call, node, grGraphNodeTypeMemcpy);
-    const gr_memcpy_params *m;
+    const gr_memcpy_node *m;
     if (err != grSuccess)
         return err;
     if (pNodeParams == NULL)
         return out_null(call, "pNodeParams");
     m = &node->p.memcpy;
+    if (m->shape) {
+        *pNodeParams = m->shape->given;
+        return grSuccess;
+    }
     memset(pNodeParams, 0, sizeof *pNodeParams);
     pNodeParams->srcPtr = (grPitchedPtr){(void *)(uintptr_t)m->src, m->count, m->count, 1};
     pNodeParams->dstPtr = (grPitchedPtr){m->dst, m->count, m->count, 1};
@@ -436,21 +517,20 @@ GR_API grError_t grGraphMemcpyNodeSetParams1D(grGraphNode_t node, void *dst, con
         return err;
     if ((err = gr__node_memcpy_params_check(call, dst, src, count, kind)) != grSuccess)
         return err;
-    node->p.memcpy = (gr_memcpy_params){dst, src, count, kind};
+    gr__memcpy_node_replace(node, &(gr_memcpy_node){dst, src, count, kind, NULL});
     return grSuccess;
 }
 
 GR_API grError_t grGraphMemcpyNodeSetParams(grGraphNode_t node, const grMemcpy3DParms *pNodeParams)
 {
     static const char call[] = "grGraphMemcpyNodeSetParams";
-    gr_memcpy_params m = {NULL, NULL, 0, grMemcpyDefault};
+    gr_memcpy_node m;
     grError_t err = node_of_type(call, node, grGraphNodeTypeMemcpy);
     if (err != grSuccess)
         return err;
-    if ((err = gr__memcpy_params_from_3d(call, "pNodeParams", pNodeParams, &m)) != grSuccess ||
-        (err = gr__node_memcpy_params_check(call, m.dst, m.src, m.count, m.kind)) != grSuccess)
+    if ((err = gr__memcpy_node_make(call, "pNodeParams", pNodeParams, &m)) != grSuccess)
         return err;
-    node->p.memcpy = m;
+    gr__memcpy_node_replace(node, &m);
     return grSuccess;
 }
 

@@ -165,6 +165,65 @@ void gr__mem_reset(void);
  * graphrt calls. */
 void gr__mem_reset_device(int device);
 
+/* ------------------------------------------------- pitched regions */
+
+/* A pitched region of memory (region.c): width bytes per row, height
+ * rows per slice, depth slices, rows 'pitch' bytes apart, slices 'slice'
+ * bytes apart, 'rows' rows per slice (the driver's srcHeight /
+ * dstHeight). */
+typedef struct gr_region {
+    char *base; /* first byte of the first row */
+    size_t width, height, depth;
+    size_t pitch, slice, rows;
+} gr_region;
+
+static inline bool gr__region_empty(const gr_region *g)
+{
+    return g->width == 0 || g->height == 0 || g->depth == 0;
+}
+
+/* Rows contiguous in memory: the region is one range of width * height *
+ * depth bytes. */
+static inline bool gr__region_linear(const gr_region *g)
+{
+    return (g->height == 1 || g->pitch == g->width) && (g->depth == 1 || g->slice == g->width * g->height);
+}
+
+/* Rows evenly spaced across slices: height * depth rows 'pitch' apart. */
+static inline bool gr__region_even(const gr_region *g)
+{
+    return g->depth == 1 || g->slice == g->pitch * g->height;
+}
+
+/* The region of extent e at position pos of pitched pointer p ('what'
+ * names the side in a detail), with CUDA 13's codes as probed on an H200:
+ * for a copy, a pitch below the width is grErrorInvalidPitchValue with
+ * several rows and grErrorInvalidValue with one (a pitch of 0 accepted
+ * for one row), pos.x + width beyond the pitch grErrorInvalidValue, a
+ * ysize below the height grErrorInvalidPitchValue with several slices and
+ * grErrorInvalidValue with one (0 accepted); for a memset ('set'), each
+ * of these is grErrorInvalidValue, the pitch of a single row is not
+ * checked, and a ysize below the height is refused for one slice too. An
+ * empty extent is accepted (base NULL). */
+grError_t gr__region_3d(const char *call, const char *what, grPitchedPtr p, grPos pos, grExtent e, bool set,
+                        gr_region *out);
+
+/* Checks a non-empty region whose pitches were checked: not NULL, no
+ * overflow, and every row inside one graphrt allocation or outside all of
+ * them (the region is one object: its span, first row to last, is tested
+ * first; rows are walked only to name the first at fault). */
+grError_t gr__region_check(const char *call, const gr_region *g, const char *what);
+
+/* Bytes from a checked region's first byte to the end of its last row. */
+size_t gr__region_span(const gr_region *g);
+
+/* The region of one side of a pitched copy starting at base. */
+void gr__region_of_shape(gr_region *out, const void *base, const gr_copy_shape *s, bool dst_side);
+
+/* gr__region_check of both sides of a pitched copy. */
+grError_t gr__copy_shape_check(const char *call, void *dst, const void *src, const gr_copy_shape *s,
+                               const char *dst_what, const char *src_what);
+
 /* --------------------------------------------- stream copy and set ops */
 
 /* The payloads of the stream operations queued by grMemcpyAsync and

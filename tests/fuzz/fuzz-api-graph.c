@@ -660,11 +660,15 @@ static void add_node(fa *f)
             gp.memcpy.copyParams.srcPtr.ptr = p.src.raw;
             gp.memcpy.copyParams.extent = (grExtent){p.count, 1, 1};
             gp.memcpy.copyParams.kind = p.ckind;
-            if (!bad && fa_pct(f, 10)) {
+            if (!bad && p.count == 0) { /* an empty copy node: CUDA 13 refuses it */
+                bad = true;
+                want = grErrorInvalidValue;
+            } else if (!bad && fa_pct(f, 10)) {
                 bad = true;
                 if (fa_pct(f, 50)) {
+                    /* Two rows whose pitch (0) is below their width. */
                     gp.memcpy.copyParams.extent.height = 2;
-                    want = grErrorNotSupported;
+                    want = grErrorInvalidPitchValue;
                 } else {
                     gp.memcpy.flags = 1;
                     want = grErrorInvalidValue;

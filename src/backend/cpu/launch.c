@@ -148,7 +148,9 @@ static inline void run_body(gr_pnode *n, grKernelCtx *ctx)
         n->u.host.fn(n->u.host.userData);
         return;
     case grGraphNodeTypeMemcpy:
-        if (n->u.copy.p.count)
+        if (GR_UNLIKELY(n->u.copy.pitched))
+            gr__pnode_copy_pitched(n);
+        else if (n->u.copy.p.count)
             memmove(n->u.copy.p.dst, n->u.copy.p.src, n->u.copy.p.count);
         return;
     case grGraphNodeTypeMemset:

@@ -42,8 +42,10 @@ grError_t gr__cuda_exec_launch(const char *call, struct gr_cuda_exec *gx, gr_str
  * driver changes nothing. */
 grError_t gr__cuda_exec_set_kernel(const char *call, struct gr_cuda_exec *gx, uint32_t i, grKernel_t k,
                                    const grDim3 *grid, const grDim3 *block, uint32_t shmem, void **args);
+/* shape: the layout of a pitched copy from dst and src, NULL for count
+ * contiguous bytes. */
 grError_t gr__cuda_exec_set_memcpy(const char *call, struct gr_cuda_exec *gx, uint32_t i, void *dst,
-                                   const void *src, size_t count);
+                                   const void *src, size_t count, const gr_copy_shape *shape);
 grError_t gr__cuda_exec_set_memset(const char *call, struct gr_cuda_exec *gx, uint32_t i,
                                    const grMemsetParams *p);
 grError_t gr__cuda_exec_set_host(const char *call, struct gr_cuda_exec *gx, uint32_t i,

@@ -88,9 +88,12 @@ struct gr_cuda_conds {
 #define GR_CUDA_WHOLE_UPDATE_MIN 16u
 #define GR_CUDA_WHOLE_UPDATE_SHARE 8u
 
-/* A 1D copy as the driver's 3D description: each operand device memory
- * (a GPU's, as the driver tells) or host memory (pinned or pageable). */
-static void memcpy_desc(CUDA_MEMCPY3D *d, void *dst, const void *src, size_t count)
+/* A copy as the driver's 3D description: each operand device memory
+ * (a GPU's, as the driver tells) or host memory (pinned or pageable); 1D
+ * (count bytes) without a shape, else the pitched layout 'shape' from dst
+ * and src. */
+static void memcpy_desc(CUDA_MEMCPY3D *d, void *dst, const void *src, size_t count,
+                        const gr_copy_shape *shape)
 {
     memset(d, 0, sizeof *d);
     if (gr__cuda_pointer_device(src) > 0) {
@@ -110,6 +113,15 @@ static void memcpy_desc(CUDA_MEMCPY3D *d, void *dst, const void *src, size_t cou
     d->WidthInBytes = count;
     d->Height = 1;
     d->Depth = 1;
+    if (GR_UNLIKELY(shape != NULL)) {
+        d->WidthInBytes = shape->width;
+        d->Height = shape->height;
+        d->Depth = shape->depth;
+        d->srcPitch = shape->spitch;
+        d->srcHeight = shape->srows;
+        d->dstPitch = shape->dpitch;
+        d->dstHeight = shape->drows;
+    }
 }
 
 static void memset_desc(CUDA_MEMSET_NODE_PARAMS *d, const grMemsetParams *p)
@@ -210,7 +222,7 @@ static grError_t add_node(const char *call, struct gr_cuda_exec *gx, const gr_pn
     }
     case grGraphNodeTypeMemcpy: {
         CUDA_MEMCPY3D d;
-        memcpy_desc(&d, pn->u.copy.p.dst, pn->u.copy.p.src, pn->u.copy.p.count);
+        memcpy_desc(&d, pn->u.copy.p.dst, pn->u.copy.p.src, pn->u.copy.p.count, gr__pnode_copy_shape(pn));
         r = gr_cu.cuGraphAddMemcpyNode(out, gx->graph, deps, ndeps, &d, gr__cuda_context(gx->device));
         break;
     }
@@ -530,11 +542,11 @@ grError_t gr__cuda_exec_set_kernel(const char *call, struct gr_cuda_exec *gx, ui
 }
 
 grError_t gr__cuda_exec_set_memcpy(const char *call, struct gr_cuda_exec *gx, uint32_t i, void *dst,
-                                   const void *src, size_t count)
+                                   const void *src, size_t count, const gr_copy_shape *shape)
 {
     CUDA_MEMCPY3D d;
     CUresult r;
-    memcpy_desc(&d, dst, src, count);
+    memcpy_desc(&d, dst, src, count, shape);
     DRIVE_EXEC(
         gx, r,
         gr_cu.cuGraphExecMemcpyNodeSetParams(gx->exec, gx->nodes[i], &d, gr__cuda_context(gx->device)));
@@ -629,7 +641,8 @@ grError_t gr__cuda_exec_sync_node(const char *call, struct gr_cuda_exec *gx, con
         return gr__cuda_exec_set_kernel(call, gx, i, pn->u.kern.k, &pn->u.kern.grid, &pn->u.kern.block,
                                         pn->shmem, pn->u.kern.argv);
     case grGraphNodeTypeMemcpy:
-        return gr__cuda_exec_set_memcpy(call, gx, i, pn->u.copy.p.dst, pn->u.copy.p.src, pn->u.copy.p.count);
+        return gr__cuda_exec_set_memcpy(call, gx, i, pn->u.copy.p.dst, pn->u.copy.p.src, pn->u.copy.p.count,
+                                        gr__pnode_copy_shape(pn));
     case grGraphNodeTypeMemset:
         return gr__cuda_exec_set_memset(call, gx, i, &pn->u.memset);
     case grGraphNodeTypeHost:
@@ -663,7 +676,7 @@ static grError_t graph_set_node(const char *call, struct gr_cuda_exec *gx, const
     }
     case grGraphNodeTypeMemcpy: {
         CUDA_MEMCPY3D d;
-        memcpy_desc(&d, pn->u.copy.p.dst, pn->u.copy.p.src, pn->u.copy.p.count);
+        memcpy_desc(&d, pn->u.copy.p.dst, pn->u.copy.p.src, pn->u.copy.p.count, gr__pnode_copy_shape(pn));
         what = "cuGraphMemcpyNodeSetParams";
         r = gr_cu.cuGraphMemcpyNodeSetParams(node, &d);
         break;
