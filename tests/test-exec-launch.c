@@ -935,10 +935,12 @@ GR_TEST(exec_instantiate_refuses_device_launch_and_unknown_flags)
              grGraphInstantiate(&e, g, grGraphInstantiateFlagUpload | grGraphInstantiateFlagUseNodePriority));
     CHECK_PTR_EQ(e, NULL);
     CHECK_GR(grErrorInvalidValue,
-             grGraphInstantiate(&e, g, grGraphInstantiateFlagAutoFreeOnLaunch | grGraphInstantiateFlagDeviceLaunch));
+             grGraphInstantiate(&e, g,
+                                grGraphInstantiateFlagAutoFreeOnLaunch | grGraphInstantiateFlagDeviceLaunch));
     CHECK_DETAIL_HAS("AutoFreeOnLaunch");
     CHECK_PTR_EQ(e, NULL);
-    CHECK_OK(grGraphInstantiate(&e, g, grGraphInstantiateFlagAutoFreeOnLaunch | grGraphInstantiateFlagUseNodePriority));
+    CHECK_OK(grGraphInstantiate(
+        &e, g, grGraphInstantiateFlagAutoFreeOnLaunch | grGraphInstantiateFlagUseNodePriority));
     run(e);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));

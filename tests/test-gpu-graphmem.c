@@ -170,7 +170,8 @@ GR_TEST(gpu_graphmem_alloc_kernel_copy_free_runs_on_the_gpu_launch_after_launch)
 }
 
 /* alloc -> fill(v) -> copy to h -> free on 'gpu'; *d gets the allocation. */
-static grGraph_t fill_copy_graph(int gpu, grKernel_t fill, unsigned **d, unsigned *v, unsigned *n, unsigned *h)
+static grGraph_t fill_copy_graph(int gpu, grKernel_t fill, unsigned **d, unsigned *v, unsigned *n,
+                                 unsigned *h)
 {
     grGraph_t g;
     grGraphNode_t a, k, copy, f;

@@ -584,8 +584,8 @@ GR_TEST(graphmem_graph_with_memory_nodes_refuses_clone_embedding_deletion_and_se
 }
 
 /* alloc(bytes) -> fill(v) -> seen -> free: the graph of the update tests. */
-static grGraph_t update_graph(size_t bytes, int *v, void **p, grKernel_t kfill, grKernel_t kseen, void ***wherep,
-                              int **sump)
+static grGraph_t update_graph(size_t bytes, int *v, void **p, grKernel_t kfill, grKernel_t kseen,
+                              void ***wherep, int **sump)
 {
     static int one = 1;
     grGraph_t g;

@@ -457,8 +457,8 @@ static GR_NOINLINE grError_t gpu_free_async(const char *call, void *p, gr_stream
         return err;
     /* grMalloc memory too: CUDA 13 frees it in stream order
      * (tests/probes/memory.cu), and so does the driver's cuMemFreeAsync. */
-    if (!gr__mem_lookup(p, &base, NULL, &kind) || base != p || (kind != GR_MEM_POOL && kind != GR_MEM_DEVICE) ||
-        !gr__mem_owner(p, &owner) || owner <= 0)
+    if (!gr__mem_lookup(p, &base, NULL, &kind) || base != p ||
+        (kind != GR_MEM_POOL && kind != GR_MEM_DEVICE) || !gr__mem_owner(p, &owner) || owner <= 0)
         return gr__fail(grErrorInvalidValue,
                         "%s: pointer %p is not the start of a live grMallocAsync or grMalloc allocation of a "
                         "GPU; on a GPU stream, free what grMallocAsync or grMalloc returned on a GPU",

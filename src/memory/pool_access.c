@@ -102,7 +102,8 @@ GR_API grError_t grMemPoolGetAccess(grMemAccessFlags *flags, grMemPool_t memPool
     /* A host location: CUDA 13 answers a GPU's pool with no access
      * (tests/probes/memory.cu, getaccess-host); the CPU's pools are host
      * memory. */
-    if (location && (location->type == grMemLocationTypeHost || location->type == grMemLocationTypeHostNuma)) {
+    if (location &&
+        (location->type == grMemLocationTypeHost || location->type == grMemLocationTypeHostNuma)) {
         *flags = memPool->device == 0 ? grMemAccessFlagsProtReadWrite : grMemAccessFlagsProtNone;
         return grSuccess;
     }

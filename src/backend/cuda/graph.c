@@ -755,7 +755,7 @@ static grError_t set_body_node(const char *call, struct gr_cuda_exec *gx, CUgrap
     }
     case grGraphNodeTypeMemcpy: {
         CUDA_MEMCPY3D d;
-        memcpy_desc(&d, pn->u.copy.p.dst, pn->u.copy.p.src, pn->u.copy.p.count);
+        memcpy_desc(&d, pn->u.copy.p.dst, pn->u.copy.p.src, pn->u.copy.p.count, gr__pnode_copy_shape(pn));
         what = "cuGraphExecMemcpyNodeSetParams";
         r = gr_cu.cuGraphExecMemcpyNodeSetParams(gx->exec, node, &d, gr__cuda_context(gx->device));
         break;
