@@ -196,38 +196,39 @@ GR_TEST(memcpy_node_setters_and_update_change_the_region)
     grGraphNode_t n;
     grGraphExec_t x;
     CHECK_OK(grGraphCreate(&g, 0));
-    /* A 1D node first: the exec setters turn it pitched and back. */
+    /* A 1D node first. As CUDA's documentation says, the exec setters
+     * take 1D copies only, for a node instantiated as a 1D copy: a 2D
+     * copy is refused and changes nothing. */
     CHECK_OK(grGraphAddMemcpyNode1D(&n, g, NULL, 0, dst, src, 8, grMemcpyHostToHost));
     CHECK_OK(grGraphInstantiate(&x, g, 0));
     grMemcpy3DParms c = params(dst, 16, 6, src, 8, 6, make_grExtent(6, 5, 1));
+    CHECK_GR(grErrorInvalidValue, grGraphExecMemcpyNodeSetParams(x, n, &c));
+    CHECK_DETAIL_HAS("only from a 1D copy to a 1D copy");
+    grGraphNodeParams np;
+    memset(&np, 0, sizeof np);
+    np.type = grGraphNodeTypeMemcpy;
+    np.memcpy.copyParams = c;
+    CHECK_GR(grErrorInvalidValue, grGraphExecNodeSetParams(x, n, &np));
+    memset(dst, PAD, sizeof dst);
+    run(x);
+    CHECK(memcmp(dst, src, 8) == 0);
+    CHECK_EQ(dst[8], PAD);
+    /* A 1D copy given as 3D parameters (one row, an x position) is 1D. */
+    c.srcPos = make_grPos(2, 0, 0);
+    c.extent = make_grExtent(4, 1, 1);
     CHECK_OK(grGraphExecMemcpyNodeSetParams(x, n, &c));
     memset(dst, PAD, sizeof dst);
-    memset(want, PAD, sizeof want);
-    grMemcpy3DParms w = c;
-    w.dstPtr.ptr = want;
-    ref_copy(&w);
     run(x);
-    CHECK(memcmp(dst, want, sizeof dst) == 0);
-    /* Back to 1D, then pitched again (the node's slot is reused). */
+    CHECK(memcmp(dst, src + 2, 4) == 0);
+    CHECK_EQ(dst[4], PAD);
     CHECK_OK(grGraphExecMemcpyNodeSetParams1D(x, n, dst, src, 4, grMemcpyHostToHost));
     memset(dst, PAD, sizeof dst);
     run(x);
     CHECK(memcmp(dst, src, 4) == 0);
     CHECK_EQ(dst[4], PAD);
+    c.srcPos = make_grPos(0, 0, 0);
     c.dstPos = make_grPos(3, 1, 0);
     c.extent = make_grExtent(4, 3, 1);
-    grGraphNodeParams np;
-    memset(&np, 0, sizeof np);
-    np.type = grGraphNodeTypeMemcpy;
-    np.memcpy.copyParams = c;
-    CHECK_OK(grGraphExecNodeSetParams(x, n, &np));
-    memset(dst, PAD, sizeof dst);
-    memset(want, PAD, sizeof want);
-    w = c;
-    w.dstPtr.ptr = want;
-    ref_copy(&w);
-    run(x);
-    CHECK(memcmp(dst, want, sizeof dst) == 0);
     /* The graph's node is still the 1D one (exec setters leave it). */
     grMemcpy3DParms got;
     CHECK_OK(grGraphMemcpyNodeGetParams(n, &got));
@@ -243,11 +244,14 @@ GR_TEST(memcpy_node_setters_and_update_change_the_region)
     CHECK_OK(grGraphExecUpdate(x, g, &info));
     memset(dst, PAD, sizeof dst);
     memset(want, PAD, sizeof want);
-    w = c;
+    grMemcpy3DParms w = c;
     w.dstPtr.ptr = want;
     ref_copy(&w);
     run(x);
     CHECK(memcmp(dst, want, sizeof dst) == 0);
+    /* Now a 2D copy: even a 1D one is refused by the exec setters. */
+    CHECK_GR(grErrorInvalidValue, grGraphExecMemcpyNodeSetParams1D(x, n, dst, src, 4, grMemcpyHostToHost));
+    CHECK_DETAIL_HAS("the node makes a 2D or 3D copy");
     /* grGraphNodeSetParams and grGraphMemcpyNodeSetParams1D back to 1D. */
     np.memcpy.copyParams = params(dst, 16, 6, src, 8, 6, make_grExtent(3, 2, 1));
     CHECK_OK(grGraphNodeSetParams(n, &np));
@@ -514,9 +518,9 @@ GR_TEST(dot_output_shows_a_pitched_copy_s_extent_and_pitches)
 /* A pitched copy in a conditional node's body: it runs with the body, and
  * the exec setter changes it in the body's plan (its layout moves to that
  * plan's side array) and turns it back into a 1D copy. */
-GR_TEST(pitched_memcpy_node_in_a_conditional_body_runs_and_follows_the_exec_setter)
+GR_TEST(pitched_memcpy_node_in_a_conditional_body_runs_and_the_exec_setter_keeps_cudas_1d_rule)
 {
-    unsigned char src[8 * 4], dst[16 * 4], want[16 * 4];
+    unsigned char src[8 * 4], dst[16 * 4];
     fill(src, sizeof src, 8);
     grGraph_t g;
     grGraphConditionalHandle h;
@@ -547,16 +551,15 @@ GR_TEST(pitched_memcpy_node_in_a_conditional_body_runs_and_follows_the_exec_sett
     CHECK_OK(grGraphInstantiate(&x, g, 0));
     run(x);
     CHECK(memcmp(dst2, want2, sizeof dst2) == 0);
+    /* The exec setter takes 1D copies only, on 1D nodes (CUDA's rule). */
     grMemcpy3DParms c = params(dst, 16, 4, src, 8, 4, make_grExtent(6, 4, 1));
     c.dstPos = make_grPos(5, 0, 0);
-    CHECK_OK(grGraphExecMemcpyNodeSetParams(x, n, &c));
-    memset(dst, PAD, sizeof dst);
-    memset(want, PAD, sizeof want);
-    grMemcpy3DParms w = c;
-    w.dstPtr.ptr = want;
-    ref_copy(&w);
+    CHECK_GR(grErrorInvalidValue, grGraphExecMemcpyNodeSetParams(x, n, &c));
+    CHECK_GR(grErrorInvalidValue, grGraphExecMemcpyNodeSetParams1D(x, n2, dst2, src, 3, grMemcpyHostToHost));
+    CHECK_DETAIL_HAS("the node makes a 2D or 3D copy");
+    memset(dst2, PAD, sizeof dst2);
     run(x);
-    CHECK(memcmp(dst, want, sizeof dst) == 0);
+    CHECK(memcmp(dst2, want2, sizeof dst2) == 0);
     CHECK_OK(grGraphExecMemcpyNodeSetParams1D(x, n, dst, src, 3, grMemcpyHostToHost));
     memset(dst, PAD, sizeof dst);
     run(x);
