@@ -2326,8 +2326,10 @@ GR_API grError_t grGraphMemcpyNodeSetParams(grGraphNode_t node, const grMemcpy3D
 /* Sets an executable memcpy node's copy from 3D parameters: the rules of
  * grGraphAddMemcpyNode, then those of grGraphExecMemcpyNodeSetParams1D
  * (with its errors: the memory types of both sides stay those the node
- * was instantiated with, as in CUDA); a 1D copy may become a 2D or 3D one
- * and back. The graph's node is not changed. Thread safety: as the other
+ * was instantiated with, as in CUDA). As CUDA's documentation says, the
+ * node's copy and the new one must both be 1D (an extent of one row and
+ * one slice): grErrorInvalidValue otherwise (a 2D or 3D copy changes only
+ * through a new executable). The graph's node is not changed. Thread safety: as the other
  * exec setters. Mirrors cudaGraphExecMemcpyNodeSetParams. */
 GR_API grError_t grGraphExecMemcpyNodeSetParams(grGraphExec_t hGraphExec, grGraphNode_t node,
                                                 const grMemcpy3DParms *pNodeParams);

@@ -188,7 +188,7 @@ GR_TEST(captured_pitched_3d_copy_is_one_node_that_gives_its_parameters_back)
     CHECK_OK(grStreamDestroy(s));
 }
 
-GR_TEST(memcpy_node_setters_and_update_change_the_region)
+GR_TEST(memcpy_node_setters_and_update_follow_cudas_rules_for_2d_and_3d_copies)
 {
     unsigned char src[8 * 6], dst[16 * 6], want[16 * 6];
     fill(src, sizeof src, 4);
@@ -234,25 +234,48 @@ GR_TEST(memcpy_node_setters_and_update_change_the_region)
     CHECK_OK(grGraphMemcpyNodeGetParams(n, &got));
     CHECK_EQ(got.extent.width, (size_t)8);
     CHECK_EQ(got.extent.height, (size_t)1);
-    /* The graph setter, then an update takes the new 3D copy. */
+    /* An update from a 1D node to a 2D one is refused (CUDA 13,
+     * tests/probes/m3d.cu, update-1d-to-3d): nothing changes. */
     c.srcPos = make_grPos(1, 1, 0);
     c.extent = make_grExtent(5, 4, 1);
     CHECK_OK(grGraphMemcpyNodeSetParams(n, &c));
     CHECK_OK(grGraphMemcpyNodeGetParams(n, &got));
     check_same_params(&got, &c);
     grGraphExecUpdateResultInfo info;
-    CHECK_OK(grGraphExecUpdate(x, g, &info));
+    CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecUpdate(x, g, &info));
+    CHECK_EQ(info.result, grGraphExecUpdateErrorParametersChanged);
+    CHECK_PTR_EQ(info.errorNode, n);
+    CHECK_DETAIL_HAS("2D or 3D");
+    memset(dst, PAD, sizeof dst);
+    run(x);
+    CHECK(memcmp(dst, src, 4) == 0);
+    CHECK_EQ(dst[4], PAD);
+    /* A 2D node updated from the same 2D copy: accepted (update-same);
+     * from another one, refused (update-other-*), and so are the exec
+     * setters, even to a 1D copy. */
+    grGraphExec_t x2;
+    CHECK_OK(grGraphInstantiate(&x2, g, 0));
+    CHECK_OK(grGraphExecUpdate(x2, g, &info));
     memset(dst, PAD, sizeof dst);
     memset(want, PAD, sizeof want);
     grMemcpy3DParms w = c;
     w.dstPtr.ptr = want;
     ref_copy(&w);
-    run(x);
+    run(x2);
     CHECK(memcmp(dst, want, sizeof dst) == 0);
-    /* Now a 2D copy: even a 1D one is refused by the exec setters. */
-    CHECK_GR(grErrorInvalidValue, grGraphExecMemcpyNodeSetParams1D(x, n, dst, src, 4, grMemcpyHostToHost));
+    grMemcpy3DParms c2 = c;
+    c2.dstPos = make_grPos(0, 0, 0);
+    CHECK_OK(grGraphMemcpyNodeSetParams(n, &c2));
+    CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecUpdate(x2, g, &info));
+    CHECK_EQ(info.result, grGraphExecUpdateErrorParametersChanged);
+    CHECK_GR(grErrorInvalidValue, grGraphExecMemcpyNodeSetParams1D(x2, n, dst, src, 4, grMemcpyHostToHost));
     CHECK_DETAIL_HAS("the node makes a 2D or 3D copy");
-    /* grGraphNodeSetParams and grGraphMemcpyNodeSetParams1D back to 1D. */
+    memset(dst, PAD, sizeof dst);
+    run(x2);
+    CHECK(memcmp(dst, want, sizeof dst) == 0);
+    CHECK_OK(grGraphExecDestroy(x2));
+    /* grGraphNodeSetParams and grGraphMemcpyNodeSetParams1D back to 1D:
+     * the 1D executable takes it. */
     np.memcpy.copyParams = params(dst, 16, 6, src, 8, 6, make_grExtent(3, 2, 1));
     CHECK_OK(grGraphNodeSetParams(n, &np));
     CHECK_OK(grGraphMemcpyNodeGetParams(n, &got));

@@ -217,6 +217,8 @@ static void install_conds(upd *u)
     u->slots = NULL;
 }
 
+static bool params_differ(const gr_pnode *pn, grGraphNode_t gn);
+
 /* Checks that graph node 'gn' may update plan node 'pn' (same type checked
  * by the caller); allocates what applying it will need. */
 static bool check_params(upd *u, gr_pnode *pn, grGraphNode_t gn)
@@ -245,6 +247,17 @@ static bool check_params(upd *u, gr_pnode *pn, grGraphNode_t gn)
                 "instead)",
                 gr__node_label(gn), GR_PTR(c->src), pn->u.copy.src_device ? "host" : "device",
                 pn->u.copy.src_device ? "device" : "host", GR_PTR(pn->u.copy.p.src));
+        /* CUDA 13 refuses every change to a 2D or 3D copy, and a change
+         * between 1D and 2D or 3D (tests/probes/m3d.cu): only 1D copies
+         * change in an update. */
+        bool multi =
+            c->shape != NULL && (c->shape->given.extent.height > 1 || c->shape->given.extent.depth > 1);
+        if (GR_UNLIKELY(multi || pn->u.copy.pitched) && params_differ(pn, gn))
+            return refuse(
+                u, grGraphExecUpdateErrorParametersChanged, gn, NULL,
+                "%s makes another copy than its paired node, and one of them is 2D or 3D; as in CUDA "
+                "13, an update changes 1D copies only (instantiate a new executable instead)",
+                gr__node_label(gn));
         /* Checked when the node got them; allocations may have changed. */
         if (GR_UNLIKELY(c->shape != NULL && !c->shape->linear)) {
             /* A region fits where its span does (memory/region.c); the

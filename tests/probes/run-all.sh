@@ -9,7 +9,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 bin=${1:?BIN_DIR}
 out=${2:?OUT_DIR}
 mkdir -p "$bin" "$out"
-probes="conditional userobj nodeapi edges attrs copies memory"
+probes="conditional userobj nodeapi edges attrs copies memory m3d"
 if [ "${BUILD:-0}" = 1 ]; then
     for p in $probes; do
         nvcc -arch=sm_90 -o "$bin/$p" "$here/$p.cu" -lcuda || echo "build of $p failed"

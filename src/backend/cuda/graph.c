@@ -831,19 +831,11 @@ grError_t gr__cuda_exec_sync_range(const char *call, struct gr_cuda_exec *gx, co
             return err;
     }
     uint32_t changed = 0;
-    bool pitched = false;
     for (uint32_t i = from; i < to; i++)
-        if (!only || only[i]) {
-            changed++;
-            pitched |=
-                p->nodes[i].type == grGraphNodeTypeMemcpy && gr__pnode_copy_shape(&p->nodes[i]) != NULL;
-        }
-    /* The whole-graph path would have to write the bodies' nodes too. A
-     * 2D or 3D copy takes it whatever the count: the driver's per-node
-     * setter takes 1D copies only (cuGraphExecMemcpyNodeSetParams). */
-    if (!gx->disabled_once && !gx->cond &&
-        (pitched || (changed >= GR_CUDA_WHOLE_UPDATE_MIN &&
-                     (uint64_t)changed * GR_CUDA_WHOLE_UPDATE_SHARE >= gx->nnodes)))
+        changed += !only || only[i];
+    /* The whole-graph path would have to write the bodies' nodes too. */
+    if (!gx->disabled_once && !gx->cond && changed >= GR_CUDA_WHOLE_UPDATE_MIN &&
+        (uint64_t)changed * GR_CUDA_WHOLE_UPDATE_SHARE >= gx->nnodes)
         return sync_whole(call, gx, p, from, to, only);
     grError_t err = grSuccess;
     for (uint32_t i = from; i < to && !err; i++)
