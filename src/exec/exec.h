@@ -106,6 +106,13 @@ uint32_t gr__exec_find(struct grGraphExec_st *e, const void *node);
  * section (gr__exec_pnode_current). */
 grGraphNodeType gr__exec_find_node(struct grGraphExec_st *e, const void *node, gr_pnode **out);
 
+/* The setters' lookup (exec/setters.c): e's plan node of 'node', which
+ * must be of type 'want', or the error, with a detail naming 'call', for
+ * an executable that is not live, a node it does not hold, a node of
+ * another type, or a node of a conditional body on a GPU. */
+grError_t gr__exec_find_typed(const char *call, grGraphExec_t e, grGraphNode_t node, grGraphNodeType want,
+                              gr_pnode **out);
+
 /* Body nodes' plan nodes found again (gr__exec_pnode_current). */
 gr_pnode *gr__exec_pnode_again(struct grGraphExec_st *e, const void *node, gr_pnode *pn);
 

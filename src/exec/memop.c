@@ -27,19 +27,10 @@ GR_API grError_t grGraphExecBatchMemOpNodeSetParams(grGraphExec_t hGraphExec, gr
                                                     const grBatchMemOpNodeParams *nodeParams)
 {
     static const char call[] = "grGraphExecBatchMemOpNodeSetParams";
-    grError_t err;
-    if ((err = gr__exec_check(call, hGraphExec)))
-        return err;
     gr_pnode *pn = NULL;
-    grGraphNodeType t = gr__exec_find_node(hGraphExec, node, &pn);
-    if (t == grGraphNodeTypeCount)
-        return gr__fail(grErrorInvalidValue,
-                        "%s: node %p is not a node of the graph executable %p was instantiated from (nodes "
-                        "inside child graphs are updated with grGraphExecChildGraphNodeSetParams)",
-                        call, GR_PTR(node), GR_PTR(hGraphExec));
-    if (t != grGraphNodeTypeBatchMemOp)
-        return gr__fail(grErrorInvalidValue, "%s: node %p is a %s node, not a %s node", call, GR_PTR(node),
-                        gr__node_type_name(t), gr__node_type_name(grGraphNodeTypeBatchMemOp));
+    grError_t err = gr__exec_find_typed(call, hGraphExec, node, grGraphNodeTypeBatchMemOp, &pn);
+    if (err)
+        return err;
     if (nodeParams == NULL)
         return gr__fail(grErrorInvalidValue, "%s: nodeParams is NULL; pass the operations", call);
     if ((err = gr__memop_check(call, nodeParams->count, nodeParams->paramArray, nodeParams->flags)))

@@ -30,9 +30,9 @@ static grError_t gpu_body_refused(const char *call, grGraphExec_t e, grGraphNode
 }
 
 /* find_node's failures (and its first call, which builds the node map),
- * each with its detail. */
-static GR_NOINLINE grError_t find_node_slow(const char *call, grGraphExec_t e, grGraphNode_t node,
-                                            grGraphNodeType want, gr_pnode **out)
+ * each with its detail; the lookup of setters defined elsewhere too. */
+GR_NOINLINE grError_t gr__exec_find_typed(const char *call, grGraphExec_t e, grGraphNode_t node,
+                                          grGraphNodeType want, gr_pnode **out)
 {
     grError_t err = gr__exec_check(call, e);
     if (err)
@@ -72,7 +72,7 @@ static inline grError_t find_node(const char *call, grGraphExec_t e, grGraphNode
             }
         }
     }
-    return find_node_slow(call, e, node, want, out);
+    return gr__exec_find_typed(call, e, node, want, out);
 }
 
 /* Points pn at kernel k (references moved) with the given geometry; the
