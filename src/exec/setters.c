@@ -227,16 +227,15 @@ static grError_t set_memcpy(const char *call, grGraphExec_t hGraphExec, grGraphN
     }
     /* CUDA's rule for this setter: the copy the node made at
      * instantiation and the new one must both be 1D (an extent of one row
-     * and one slice), cudaErrorInvalidValue otherwise; an update may still
-     * change a multidimensional copy. A node instantiated as a 2D copy of
-     * contiguous rows runs as one range and is not told apart here. */
-    if (GR_UNLIKELY(
-            (m->shape != NULL && (m->shape->given.extent.height > 1 || m->shape->given.extent.depth > 1)) ||
-            pn->u.copy.pitched)) {
+     * and one slice), cudaErrorInvalidValue otherwise (an update refuses
+     * to change a multidimensional copy too). A node instantiated as a 2D
+     * copy of contiguous rows runs as one range and is not told apart
+     * here. */
+    if (GR_UNLIKELY(gr__memcpy_node_multidim(m) || pn->u.copy.pitched)) {
         gr__exec_write_end(hGraphExec);
         return gr__fail(grErrorInvalidValue,
                         "%s: %s; as in CUDA, an executable's memcpy node is set only from a 1D copy to a 1D "
-                        "copy (change a 2D or 3D copy with grGraphExecUpdate)",
+                        "copy (to change a 2D or 3D copy, instantiate a new executable)",
                         call,
                         pn->u.copy.pitched ? "the node makes a 2D or 3D copy" : "the new copy is 2D or 3D");
     }

@@ -250,8 +250,7 @@ static bool check_params(upd *u, gr_pnode *pn, grGraphNode_t gn)
         /* CUDA 13 refuses every change to a 2D or 3D copy, and a change
          * between 1D and 2D or 3D (tests/probes/m3d.cu): only 1D copies
          * change in an update. */
-        bool multi =
-            c->shape != NULL && (c->shape->given.extent.height > 1 || c->shape->given.extent.depth > 1);
+        bool multi = gr__memcpy_node_multidim(c);
         if (GR_UNLIKELY(multi || pn->u.copy.pitched) && params_differ(pn, gn))
             return refuse(
                 u, grGraphExecUpdateErrorParametersChanged, gn, NULL,

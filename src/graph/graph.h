@@ -88,6 +88,13 @@ typedef struct gr_memcpy_node {
     gr_copy3d *shape;
 } gr_memcpy_node;
 
+/* A 2D or 3D copy in CUDA's sense (more than one row or slice), which an
+ * executable cannot change (exec setters and update, as in CUDA 13). */
+static inline bool gr__memcpy_node_multidim(const gr_memcpy_node *m)
+{
+    return m->shape != NULL && (m->shape->given.extent.height > 1 || m->shape->given.extent.depth > 1);
+}
+
 /* The per-type parameters of a node; 'type' of the node selects one. */
 typedef union gr_node_params {
     gr_kernel_params kernel;    /* grGraphNodeTypeKernel */
