@@ -199,7 +199,6 @@ static grError_t set_memcpy(const char *call, grGraphExec_t hGraphExec, grGraphN
     gr_pnode *pn = NULL;
     void *dst = m->dst;
     const void *src = m->src;
-    const gr_copy_shape *shape = m->shape && !m->shape->linear ? &m->shape->shape : NULL;
     grError_t err = find_node(call, hGraphExec, node, grGraphNodeTypeMemcpy, &pn);
     if (err)
         return err;
@@ -239,16 +238,13 @@ static grError_t set_memcpy(const char *call, grGraphExec_t hGraphExec, grGraphN
                         call,
                         pn->u.copy.pitched ? "the node makes a 2D or 3D copy" : "the new copy is 2D or 3D");
     }
-    if (GR_UNLIKELY(shape != NULL) && !gr__pnode_shape_reserve(pn)) {
-        gr__exec_write_end(hGraphExec);
-        return gr__fail(grErrorMemoryAllocation, "%s: out of memory storing the copy's 3D layout", call);
-    }
     if (GR_UNLIKELY(hGraphExec->gpu != NULL) &&
-        (err = gr__cuda_exec_set_memcpy(call, hGraphExec->gpu, pn->index, dst, src, m->count, shape))) {
+        (err = gr__cuda_exec_set_memcpy(call, hGraphExec->gpu, pn->index, dst, src, m->count, NULL))) {
         gr__exec_write_end(hGraphExec);
         return err;
     }
-    gr__pnode_set_copy(pn, &(gr_memcpy_params){dst, src, m->count, m->kind}, shape);
+    /* Both copies are 1D (checked above): the plan node holds no layout. */
+    gr__pnode_set_copy(pn, &(gr_memcpy_params){dst, src, m->count, m->kind}, NULL);
     gr__exec_write_end(hGraphExec);
     return grSuccess;
 }
