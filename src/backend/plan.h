@@ -125,9 +125,7 @@ typedef struct gr_pnode {
             bool dst_device, src_device;
             /* A pitched copy (rows not contiguous): p.dst and p.src are
              * the first bytes, the layout is the plan's
-             * shapes[shape - 1]. A slot once given stays the node's, so
-             * a setter that makes the copy 1D and then pitched again
-             * allocates nothing. */
+             * shapes[shape - 1], given at instantiation. */
             bool pitched;
             uint32_t shape; /* 0: no slot */
         } copy;
@@ -276,13 +274,9 @@ static inline const gr_copy_shape *gr__pnode_copy_shape(const gr_pnode *n)
     return n->u.copy.pitched ? &gr__pnode_plan(n)->shapes[n->u.copy.shape - 1] : NULL;
 }
 
-/* Gives memcpy plan node n a slot in its plan's shapes if it has none;
- * false when out of memory (nothing changed). Called only while no launch
- * runs (the array may move). */
-bool gr__pnode_shape_reserve(gr_pnode *n);
-
-/* Makes memcpy plan node n copy 'p', pitched by 'shape' (NULL: 1D), its
- * slot reserved by gr__pnode_shape_reserve when shape is not NULL. */
+/* Makes memcpy plan node n copy 'p', pitched by 'shape' (NULL: 1D); when
+ * shape is not NULL, n has a slot (given at instantiation: an executable's
+ * 1D copy never becomes a 2D or 3D one, as in CUDA). */
 void gr__pnode_set_copy(gr_pnode *n, const gr_memcpy_params *p, const gr_copy_shape *shape);
 
 /* Runs pitched memcpy node n's copy, row by row (plan_copy.c). */

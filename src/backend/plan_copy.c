@@ -6,27 +6,13 @@
  * bytes) and costs nothing here; a pitched one holds an index into
  * plan->shapes, so the plan node stays 64 bytes.
  *
- * Invariant: plan->shapes is written (and may move) only while no launch
- * of the plan runs: at instantiation, and by setters and updates between
- * gr__exec_write_begin and gr__exec_write_end.
+ * Invariant: plan->shapes is made at instantiation; afterwards a slot is
+ * written only while no launch of the plan runs (an update between
+ * gr__exec_write_begin and gr__exec_write_end).
  */
 #include "plan.h"
 
 #include <string.h>
-
-bool gr__pnode_shape_reserve(gr_pnode *n)
-{
-    if (n->u.copy.shape != 0)
-        return true;
-    gr_plan *p = gr__pnode_plan(n);
-    gr_copy_shape *a = gr__realloc(p->shapes, ((size_t)p->nshapes + 1) * sizeof *a);
-    if (a == NULL)
-        return false;
-    memset(&a[p->nshapes], 0, sizeof *a);
-    p->shapes = a;
-    n->u.copy.shape = ++p->nshapes;
-    return true;
-}
 
 void gr__pnode_set_copy(gr_pnode *n, const gr_memcpy_params *p, const gr_copy_shape *shape)
 {

@@ -259,16 +259,16 @@ static bool check_params(upd *u, gr_pnode *pn, grGraphNode_t gn)
                 gr__node_label(gn));
         /* Checked when the node got them; allocations may have changed. */
         if (GR_UNLIKELY(c->shape != NULL && !c->shape->linear)) {
-            /* A region fits where its span does (memory/region.c); the
-             * slot its layout needs is taken now, as nothing may fail
-             * once the update applies. */
+            /* A region fits where its span does (memory/region.c). The
+             * plan node is the same 2D or 3D copy (any other is refused
+             * above), so it has the slot its layout goes back into. */
             gr_region d, r;
             gr__region_of_shape(&d, c->dst, &c->shape->shape, true);
             gr__region_of_shape(&r, c->src, &c->shape->shape, false);
             if (!range_fits(u, gn, d.base, gr__region_span(&d), "destination region") ||
                 !range_fits(u, gn, r.base, gr__region_span(&r), "source region"))
                 return false;
-            return gr__pnode_shape_reserve(pn) || oom(u);
+            return true;
         }
         return range_fits(u, gn, c->dst, c->count, "destination") &&
                range_fits(u, gn, c->src, c->count, "source");
