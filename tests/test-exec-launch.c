@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <string.h>
 #include <time.h>
 
 static void sleep_ms(long ms)
@@ -1332,4 +1333,88 @@ GR_TEST(exec_launch_workers_poll_twice_a_long_node_before_parking)
     CHECK_EQ(gr__sched_spin_window_us(50, 100000), 1000u);
     /* A longer GRAPHRT_SPIN_US is never shortened. */
     CHECK_EQ(gr__sched_spin_window_us(5000, 3000), 5000u);
+}
+
+/* Where the workers alone fill the CPUs, an application thread that owns a
+ * shared launch of long nodes (10 us or more each, from the plan's
+ * in-order time) runs none of them: it hands the roots to the workers and
+ * sleeps, so that the launch has one thread per CPU (a seventeenth
+ * thread on 16 CPUs made the nodes behind a descheduled one wait). With
+ * short nodes it runs nodes as before. The times come through the launch
+ * hook: in order 10 ms or 10 us for the whole launch, shared a fifth of
+ * that. */
+static atomic_int app_nodes, fan_nodes;
+
+static void note_app_thread(void *p)
+{
+    (void)p;
+    if (pthread_equal(pthread_self(), test_thread))
+        atomic_fetch_add(&app_nodes, 1);
+    atomic_fetch_add(&fan_nodes, 1);
+}
+
+/* Launches e up to 'launches' times after its first three (which time
+ * both ways); returns how many of them ran shared with a node on this
+ * thread, stopping at the first when 'stop_at_first'. */
+static int shared_launches_with_app_nodes(grGraphExec_t e, way_log *log, int launches, bool stop_at_first)
+{
+    int with_app = 0;
+    for (int i = 0; i < 3; i++)
+        run(e);
+    for (int i = 0; i < launches; i++) {
+        atomic_store(&app_nodes, 0);
+        atomic_store(&fan_nodes, 0);
+        run(e);
+        CHECK_EQ(atomic_load(&fan_nodes), 7);
+        if (log->last == 1u && atomic_load(&app_nodes) > 0) {
+            with_app++;
+            if (stop_at_first)
+                break;
+        }
+    }
+    return with_app;
+}
+
+GR_TEST(exec_launch_owner_leaves_long_nodes_to_workers_that_fill_the_cpus)
+{
+    enum {
+        FAN = 6
+    };
+    grGraph_t g;
+    grGraphNode_t root;
+    test_thread = pthread_self();
+    gr__sched_cpus_set(4); /* more than two CPUs, as many as workers */
+    setenv("GRAPHRT_WORKERS", "4", 1);
+    CHECK_OK(grDeviceReset());
+    uint64_t tpu = gr__sched_ticks_per_us();
+    CHECK_OK(grGraphCreate(&g, 0));
+    root = add_host(g, NULL, 0, note_app_thread, NULL);
+    for (int i = 0; i < FAN; i++)
+        add_host(g, &root, 1, note_app_thread, NULL);
+
+    way_log log;
+    memset(&log, 0, sizeof log);
+    log.ticks[0] = 7 * 1500 * tpu; /* 1.5 ms a node in order */
+    log.ticks[1] = log.ticks[0] / 5;
+    grGraphExec_t e = instantiate(g);
+    gr__launch_hook_set(supply_ticks, &log);
+    int with_app = shared_launches_with_app_nodes(e, &log, 40, false);
+    CHECK_EQ(log.last, 1u);
+    CHECK(log.ran[1] >= 40);
+    CHECK_EQ(with_app, 0);
+    CHECK_OK(grGraphExecDestroy(e));
+
+    /* 1.5 us a node: the synchronising thread, which owns most launches,
+     * runs some of their nodes. */
+    memset(&log, 0, sizeof log);
+    log.ticks[0] = 7 * 3 * tpu / 2;
+    log.ticks[1] = log.ticks[0] / 5;
+    e = instantiate(g);
+    gr__launch_hook_set(supply_ticks, &log);
+    CHECK_EQ(shared_launches_with_app_nodes(e, &log, 400, true), 1);
+    gr__launch_hook_set(NULL, NULL);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    gr__sched_cpus_set(0);
+    CHECK_OK(grDeviceReset());
 }

@@ -32,4 +32,8 @@ void gr__sched_cpus_set(unsigned n);
  * (backend/cpu/sched.c, spin_window). */
 uint64_t gr__sched_spin_window_us(uint64_t spin_us, uint64_t item_us);
 
+/* How many of the launch times' ticks make a microsecond on this machine
+ * (starts the runtime; 0 if it cannot start), for times a hook supplies. */
+uint64_t gr__sched_ticks_per_us(void);
+
 #endif /* GR_LAUNCH_HOOK_H */

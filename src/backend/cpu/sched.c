@@ -425,6 +425,12 @@ uint64_t gr__sched_spin_window_us(uint64_t spin_us, uint64_t item_us)
     return spin_window(spin_us, GR_LONG_ITEM_SPIN_MAX_US, item_us);
 }
 
+uint64_t gr__sched_ticks_per_us(void)
+{
+    gr_runtime *rt = gr__runtime_get();
+    return rt ? gr__ticks_per_us(rt) : 0;
+}
+
 /* Runs it; with active spinning, notes when it ended and, for graph nodes
  * and block ranges, how long it took (see spin_window). */
 static inline void run_noting(gr_worker *w, gr_item it, bool active_spin, uint64_t *last_work,
