@@ -1336,85 +1336,106 @@ GR_TEST(exec_launch_workers_poll_twice_a_long_node_before_parking)
 }
 
 /* Where the workers alone fill the CPUs, an application thread that owns a
- * shared launch of long nodes (10 us or more each, from the plan's
- * in-order time) runs none of them: it hands the roots to the workers and
- * sleeps, so that the launch has one thread per CPU (a seventeenth
- * thread on 16 CPUs made the nodes behind a descheduled one wait). With
- * short nodes it runs nodes as before. The times come through the launch
- * hook: in order 10 ms or 10 us for the whole launch, shared a fifth of
- * that. */
-static atomic_int app_nodes, fan_nodes;
+ * shared launch of long nodes (4 us or more each, from the plan's
+ * in-order time) runs nodes with one worker fewer: it asks for a CPU, the
+ * next worker to look for work sits out, and gets it back when the launch
+ * ends (a seventeenth thread on 16 CPUs made the nodes behind a
+ * descheduled one wait). The times come through the launch hook: in
+ * order 1.5 ms or 1.5 us a node, shared a fifth of that. The nodes of a
+ * fan behind an empty root sleep 2 ms and note whether a CPU is lent. */
+enum {
+    LOAN_FAN = 5
+};
+static atomic_int loan_out_seen, loan_nodes;
 
-static void note_app_thread(void *p)
+static void note_loan(void *p)
 {
     (void)p;
-    if (pthread_equal(pthread_self(), test_thread))
-        atomic_fetch_add(&app_nodes, 1);
-    atomic_fetch_add(&fan_nodes, 1);
+    sleep_ms(2);
+    if (gr__sched_cpu_loan_out())
+        atomic_fetch_add(&loan_out_seen, 1);
+    atomic_fetch_add(&loan_nodes, 1);
 }
 
-/* Launches e up to 'launches' times after its first three (which time
- * both ways); returns how many of them ran shared with a node on this
- * thread, stopping at the first when 'stop_at_first'. */
-static int shared_launches_with_app_nodes(grGraphExec_t e, way_log *log, int launches, bool stop_at_first)
+/* The root of a crowd of LOAN_FAN nodes: every worker, and the
+ * application thread when it owns the launch, must meet. */
+static void crowd_of_all_root(void *p)
 {
-    int with_app = 0;
+    crowd *c = p;
+    atomic_store(&c->need, pthread_equal(pthread_self(), test_thread) ? LOAN_FAN : LOAN_FAN - 1);
+}
+
+/* Runs 3 launches that time both ways, then 20 shared ones; returns how
+ * many times a worker sat out during those 20. */
+static uint64_t run_noting_loans(grGraphExec_t e, way_log *log)
+{
     for (int i = 0; i < 3; i++)
         run(e);
-    for (int i = 0; i < launches; i++) {
-        atomic_store(&app_nodes, 0);
-        atomic_store(&fan_nodes, 0);
+    atomic_store(&loan_out_seen, 0);
+    atomic_store(&loan_nodes, 0);
+    uint64_t taken = gr__sched_cpu_loans_taken();
+    for (int i = 0; i < 20; i++) {
         run(e);
-        CHECK_EQ(atomic_load(&fan_nodes), 7);
-        if (log->last == 1u && atomic_load(&app_nodes) > 0) {
-            with_app++;
-            if (stop_at_first)
-                break;
-        }
+        CHECK(!gr__sched_cpu_loan_out()); /* given back */
     }
-    return with_app;
+    CHECK_EQ(atomic_load(&loan_nodes), 20 * LOAN_FAN);
+    CHECK_EQ(log->ran[1], 20);
+    return gr__sched_cpu_loans_taken() - taken;
 }
 
-GR_TEST(exec_launch_owner_leaves_long_nodes_to_workers_that_fill_the_cpus)
+GR_TEST(exec_launch_owner_of_long_nodes_borrows_a_cpu_where_workers_fill_them)
 {
-    enum {
-        FAN = 6
-    };
-    grGraph_t g;
+    grGraph_t g, crowd_g;
     grGraphNode_t root;
     test_thread = pthread_self();
     gr__sched_cpus_set(4); /* more than two CPUs, as many as workers */
     setenv("GRAPHRT_WORKERS", "4", 1);
     CHECK_OK(grDeviceReset());
     uint64_t tpu = gr__sched_ticks_per_us();
+    CHECK(tpu > 0);
     CHECK_OK(grGraphCreate(&g, 0));
-    root = add_host(g, NULL, 0, note_app_thread, NULL);
-    for (int i = 0; i < FAN; i++)
-        add_host(g, &root, 1, note_app_thread, NULL);
+    CHECK_OK(grGraphAddEmptyNode(&root, g, NULL, 0));
+    for (int i = 0; i < LOAN_FAN; i++)
+        add_host(g, &root, 1, note_loan, NULL);
 
     way_log log;
     memset(&log, 0, sizeof log);
-    log.ticks[0] = 7 * 1500 * tpu; /* 1.5 ms a node in order */
+    log.from = 3;
+    log.ticks[0] = LOAN_FAN * 1500 * tpu;
     log.ticks[1] = log.ticks[0] / 5;
     grGraphExec_t e = instantiate(g);
     gr__launch_hook_set(supply_ticks, &log);
-    int with_app = shared_launches_with_app_nodes(e, &log, 40, false);
-    CHECK_EQ(log.last, 1u);
-    CHECK(log.ran[1] >= 40);
-    CHECK_EQ(with_app, 0);
+    CHECK(run_noting_loans(e, &log) >= 1);
+    CHECK_EQ(atomic_load(&loan_out_seen), 20 * LOAN_FAN);
     CHECK_OK(grGraphExecDestroy(e));
 
-    /* 1.5 us a node: the synchronising thread, which owns most launches,
-     * runs some of their nodes. */
+    /* 1.5 us a node: no loan. */
     memset(&log, 0, sizeof log);
-    log.ticks[0] = 7 * 3 * tpu / 2;
+    log.from = 3;
+    log.ticks[0] = LOAN_FAN * 3 * tpu / 2;
     log.ticks[1] = log.ticks[0] / 5;
     e = instantiate(g);
     gr__launch_hook_set(supply_ticks, &log);
-    CHECK_EQ(shared_launches_with_app_nodes(e, &log, 400, true), 1);
+    CHECK_EQ(run_noting_loans(e, &log), 0u);
+    CHECK_EQ(atomic_load(&loan_out_seen), 0);
     gr__launch_hook_set(NULL, NULL);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
+
+    /* The worker that sat out is back: a fan that needs every worker at
+     * once (and this thread, when it owns the launch) meets. A new
+     * executable's first launch is shared. */
+    static crowd c;
+    CHECK_OK(grGraphCreate(&crowd_g, 0));
+    root = add_host(crowd_g, NULL, 0, crowd_of_all_root, &c);
+    for (int i = 0; i < LOAN_FAN; i++)
+        add_host(crowd_g, &root, 1, crowd_meet, &c);
+    e = instantiate(crowd_g);
+    run(e);
+    CHECK_EQ(atomic_load(&c.arrived), LOAN_FAN);
+    CHECK(atomic_load(&c.met) >= LOAN_FAN - 1);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(crowd_g));
     gr__sched_cpus_set(0);
     CHECK_OK(grDeviceReset());
 }

@@ -48,10 +48,10 @@
 #define GR_PROBE_GAP_MAX 65536u
 #define GR_PROBE_COST_INV 32u
 /* Nodes this long on average make an application thread that owns a
- * launch leave them to the workers where those fill the CPUs (see
- * owner_sits_out): at 5 us a node both ways measured the same, at 20 and
- * 100 us sitting out was faster, at 1 us slower. */
-#define GR_SIT_OUT_NODE_US 10u
+ * launch ask for a CPU where the workers fill them (see owner_wants_cpu):
+ * one worker fewer measured as fast or faster from 5 us nodes up, slower
+ * at 1 us (fan 1024: 375 us against 326). */
+#define GR_LEND_NODE_US 4u
 
 /* The test seam (launch_hook.h). */
 static _Atomic(gr_launch_hook_fn) launch_hook;
@@ -426,16 +426,6 @@ static bool steal_own(gr_runtime *rt, gr_worker *w, gr_plan *p, bool trace, bool
     return false;
 }
 
-/* The owner's sleep until the launch ends or a spurious wake-up. */
-static void sleep_once(gr_plan *p, uint32_t target)
-{
-    /* Dekker with finish_launch (store finished, load owner_sleeping). */
-    gr_store_seq_cst(&p->owner_sleeping, 1);
-    if (gr_load_seq_cst(&p->finished) != target)
-        gr__futex_wait(&p->finished, target - 1);
-    gr_store_seq_cst(&p->owner_sleeping, 0);
-}
-
 /* The owner of a shared launch, out of work of its own: runs the nodes
  * it finds until the launch is over (sleeping when there are none for a
  * while). An application thread is one of the launch's threads (see
@@ -457,7 +447,11 @@ static void wait_for_others(gr_runtime *rt, gr_worker *w, gr_plan *p, uint32_t t
             gr__cpu_relax();
             continue;
         }
-        sleep_once(p, target);
+        /* Dekker with finish_launch (store finished, load owner_sleeping). */
+        gr_store_seq_cst(&p->owner_sleeping, 1);
+        if (gr_load_seq_cst(&p->finished) != target)
+            gr__futex_wait(&p->finished, target - 1);
+        gr_store_seq_cst(&p->owner_sleeping, 0);
     }
 }
 
@@ -514,48 +508,22 @@ static int launch_helpers_max(const gr_runtime *rt, const gr_worker *w)
     return (int)rt->nworkers;
 }
 
-/* Whether the owner of a shared launch leaves all of its nodes to the
- * workers and sleeps until they are done: an application thread, where
- * the workers alone fill every CPU, on a plan whose nodes take
- * GR_SIT_OUT_NODE_US or more on average (its in-order time per node).
- * Running nodes too, the owner made one thread more than CPUs: a node
- * whose thread shared a CPU took twice as long or waited out another's
- * time slice, and the nodes behind it waited too (16 workers on 16 CPUs,
- * a 20x64 layered DAG of 100 us nodes: 9073 us, 8227 with one worker
- * fewer, where the ideal is 8000). With short nodes the owner's help is
- * worth more than that, and it often waits with nothing to run (the same
- * DAG of 1 us nodes: 153 us, 156 with one worker fewer; fan 1024: 326,
- * 375). On two CPUs or fewer the owner runs nodes in a helper's place
- * instead (launch_helpers_max). */
-static bool owner_sits_out(gr_runtime *rt, const gr_worker *w, const gr_plan *p)
+/* Whether the owner of a shared launch asks for a CPU
+ * (gr__sched_lend_cpu): an application thread, where the workers alone
+ * fill every CPU, on a plan whose nodes take GR_LEND_NODE_US or more on
+ * average (its in-order time per node). Running nodes beside every
+ * worker, the owner made one thread more than CPUs: a node whose thread
+ * shared a CPU took twice as long or waited out another's time slice,
+ * and the nodes behind it waited too (16 workers on 16 CPUs, a 20x64
+ * layered DAG of 100 us nodes: 9073 us, 8227 with one worker fewer,
+ * where the ideal is 8000). On two CPUs or fewer the owner runs nodes in
+ * a helper's place instead (launch_helpers_max). */
+static bool owner_wants_cpu(gr_runtime *rt, const gr_worker *w, const gr_plan *p)
 {
     if (!w->external || rt->ncpu <= 2 || rt->nworkers < rt->ncpu || p->nnodes < 2)
         return false;
     uint64_t serial = p->way_ticks[GR_WAY_IN_ORDER];
-    return serial && serial >= (uint64_t)(p->nnodes - 1) * GR_SIT_OUT_NODE_US * gr__ticks_per_us(rt);
-}
-
-/* The sitting-out owner's part of a launch: its roots on the owner's
- * deque for the workers, as many of them woken as may help. A root the
- * deque has no room for runs here; true if this thread ran EXIT. */
-static bool hand_out_roots(gr_runtime *rt, gr_worker *w, gr_plan *p, bool trace)
-{
-    gr_store_relaxed(&p->shared, true);
-    int pushed = 0;
-    for (uint32_t i = 0; i < p->nroots; i++) {
-        gr_pnode *r = &p->nodes[p->roots[i]];
-        if (gr__deque_push(&w->dq, gr__item_make((void *)r, GR_ITEM_NODE)))
-            pushed++;
-        else if (run_from(w, p, r, w->nlocal, trace))
-            return true;
-    }
-    int wake = helper_room(p);
-    wake = wake < pushed ? wake : pushed;
-    if (wake == 1)
-        gr__sched_wake_one(rt);
-    else if (wake > 1)
-        gr__sched_wake_some(rt, (unsigned)wake);
-    return false;
+    return serial >= (uint64_t)(p->nnodes - 1) * GR_LEND_NODE_US * gr__ticks_per_us(rt);
 }
 
 /* Runs the launch the shared way; true if this thread ran EXIT. */
@@ -610,7 +578,7 @@ void gr__exec_run(gr_worker *w, struct grGraphExec_st *e, gr_stream *s, uint64_t
      * nodes that may write the word (exec/instantiate.c), and a waiting
      * owner keeps no ready node from the others. */
     unsigned way = GR_WAY_IN_ORDER;
-    bool measure = false, probe = false;
+    bool measure = false, probe = false, lent = false;
     if (rt->nworkers > 1 && !p->memop_waits) {
         if (!p->way_ticks[GR_WAY_SHARED]) {
             way = GR_WAY_SHARED;
@@ -641,17 +609,15 @@ void gr__exec_run(gr_worker *w, struct grGraphExec_st *e, gr_stream *s, uint64_t
         finish_launch(p);
     } else {
         p->helpers_max = launch_helpers_max(rt, w);
-        if (owner_sits_out(rt, w, p)) {
-            if (!hand_out_roots(rt, w, p, trace))
-                while (gr_load_acquire(&p->finished) != target)
-                    sleep_once(p, target);
-        } else if (!run_shared(w, p, trace)) {
+        lent = owner_wants_cpu(rt, w, p) && gr__sched_lend_cpu(rt);
+        if (!run_shared(w, p, trace))
             wait_for_others(rt, w, p, target, trace);
-        }
     }
     /* Thieves may still be leaving run_from; the plan must outlive them. */
     while (gr_load_acquire(&p->thieves) != 0)
         gr__cpu_relax();
+    if (lent)
+        gr__sched_return_cpu(rt);
     uint64_t ticks = measure ? gr__ticks() - t0 : 0;
     if (rt->nworkers > 1) {
         gr_launch_hook_fn hook = gr_load_acquire(&launch_hook);

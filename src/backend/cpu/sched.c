@@ -425,6 +425,18 @@ uint64_t gr__sched_spin_window_us(uint64_t spin_us, uint64_t item_us)
     return spin_window(spin_us, GR_LONG_ITEM_SPIN_MAX_US, item_us);
 }
 
+bool gr__sched_cpu_loan_out(void)
+{
+    gr_runtime *rt = gr__runtime_get();
+    return rt && gr_load_acquire(&rt->cpu_lent) != 0;
+}
+
+uint64_t gr__sched_cpu_loans_taken(void)
+{
+    gr_runtime *rt = gr__runtime_get();
+    return rt ? gr_load_relaxed(&rt->cpu_loans_taken) : 0;
+}
+
 uint64_t gr__sched_ticks_per_us(void)
 {
     gr_runtime *rt = gr__runtime_get();
@@ -447,6 +459,45 @@ static inline void run_noting(gr_worker *w, gr_item it, bool active_spin, uint64
     *last_len = tag == GR_ITEM_NODE || tag == GR_ITEM_PFOR ? *last_work - t0 : 0;
 }
 
+bool gr__sched_lend_cpu(gr_runtime *rt)
+{
+    uintptr_t none = 0;
+    return gr_load_relaxed(&rt->cpu_lent) == 0 &&
+           gr_cas_strong_acq_rel_acquire(&rt->cpu_lent, &none, GR_CPU_WANTED);
+}
+
+void gr__sched_return_cpu(gr_runtime *rt)
+{
+    uintptr_t was = gr_exchange_acq_rel(&rt->cpu_lent, 0);
+    if (was > GR_CPU_WANTED) {
+        gr_worker *w = (gr_worker *)was;
+        gr_store_release(&w->sitting, 0u);
+        gr__futex_wake(&w->sitting, 1);
+    }
+}
+
+/* A worker with no work of its own takes the CPU asked for, if it still
+ * is, and sits out until it is given back; true if it did. A wake-up it
+ * took for work is passed on first: the publisher counted on it. */
+static GR_NOINLINE bool sit_out(gr_runtime *rt, gr_worker *w, bool took_wake)
+{
+    uintptr_t wanted = GR_CPU_WANTED;
+    gr_store_relaxed(&w->sitting, 1u);
+    if (!gr_cas_strong_acq_rel_acquire(&rt->cpu_lent, &wanted, (uintptr_t)w))
+        return false;
+    gr_fetch_add_relaxed(&rt->cpu_loans_taken, 1);
+    if (took_wake)
+        gr__sched_wake_one(rt);
+    while (gr_load_acquire(&w->sitting))
+        gr__futex_wait(&w->sitting, 1u);
+    return true;
+}
+
+static inline bool cpu_wanted(gr_runtime *rt)
+{
+    return GR_UNLIKELY(gr_load_relaxed(&rt->cpu_lent) == GR_CPU_WANTED);
+}
+
 static void *worker_main(void *arg)
 {
     gr_worker *w = arg;
@@ -463,8 +514,13 @@ static void *worker_main(void *arg)
     uint64_t last_work = 0, last_len = 0;
     while (!gr_load_acquire(&rt->stop)) {
         gr_item it = gr__deque_pop(&w->dq);
-        if (!it)
+        if (!it) {
+            if (cpu_wanted(rt) && sit_out(rt, w, took_wake)) {
+                took_wake = false;
+                continue;
+            }
             it = find_work(rt, w);
+        }
         if (it) {
             /* Publishers may have left it to this worker to wake the
              * next one (see park): if more work waits, wake another. */
@@ -513,6 +569,8 @@ static void *worker_main(void *arg)
          * worker awake instead of paying a futex wake per launch. */
         uint64_t gap = GR_POLL_TICKS_MIN;
         for (unsigned k = 1;; k++) {
+            if (cpu_wanted(rt))
+                break;
             it = find_work(rt, w);
             if (it || gr_load_relaxed(&rt->stop))
                 break;
@@ -542,6 +600,8 @@ static void *worker_main(void *arg)
             run_noting(w, it, active_spin, &last_work, &last_len);
             continue;
         }
+        if (cpu_wanted(rt) && sit_out(rt, w, false))
+            continue;
         took_wake = gr__sched_park(rt, true) & PARK_TOOK_WAKE;
     }
     gr__tls_worker = NULL;
