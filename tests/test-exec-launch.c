@@ -1337,12 +1337,13 @@ GR_TEST(exec_launch_workers_poll_twice_a_long_node_before_parking)
 
 /* Where the workers alone fill the CPUs, an application thread that owns a
  * shared launch of long nodes (4 us or more each, from the plan's
- * in-order time) runs nodes with one worker fewer: it asks for a CPU, the
- * next worker to look for work sits out, and gets it back when the launch
- * ends (a seventeenth thread on 16 CPUs made the nodes behind a
- * descheduled one wait). The times come through the launch hook: in
- * order 1.5 ms or 1.5 us a node, shared a fifth of that. The nodes of a
- * fan behind an empty root sleep 2 ms and note whether a CPU is lent. */
+ * in-order time) runs nodes with one worker fewer: it borrows a CPU, the
+ * next worker to look for work sits out, and comes back once no launch
+ * has used the loan for a millisecond (a seventeenth thread on 16 CPUs
+ * made the nodes behind a descheduled one wait). The times come through
+ * the launch hook: in order 1.5 ms or 1.5 us a node, shared a fifth of
+ * that. The nodes of a fan behind an empty root sleep 2 ms and note
+ * whether a CPU is lent. */
 enum {
     LOAN_FAN = 5
 };
@@ -1365,22 +1366,31 @@ static void crowd_of_all_root(void *p)
     atomic_store(&c->need, pthread_equal(pthread_self(), test_thread) ? LOAN_FAN : LOAN_FAN - 1);
 }
 
+/* Waits (5 s at most) until the CPU loan, if any, is over. */
+static void wait_for_loan_end(void)
+{
+    for (int i = 0; i < 5000 && gr__sched_cpu_loan_out(); i++)
+        sleep_ms(1);
+    CHECK(!gr__sched_cpu_loan_out());
+}
+
 /* Runs 3 launches that time both ways, then 20 shared ones; returns how
  * many times a worker sat out during those 20. */
 static uint64_t run_noting_loans(grGraphExec_t e, way_log *log)
 {
     for (int i = 0; i < 3; i++)
         run(e);
+    wait_for_loan_end();
     atomic_store(&loan_out_seen, 0);
     atomic_store(&loan_nodes, 0);
     uint64_t taken = gr__sched_cpu_loans_taken();
-    for (int i = 0; i < 20; i++) {
+    for (int i = 0; i < 20; i++)
         run(e);
-        CHECK(!gr__sched_cpu_loan_out()); /* given back */
-    }
     CHECK_EQ(atomic_load(&loan_nodes), 20 * LOAN_FAN);
     CHECK_EQ(log->ran[1], 20);
-    return gr__sched_cpu_loans_taken() - taken;
+    uint64_t sat_out = gr__sched_cpu_loans_taken() - taken;
+    wait_for_loan_end();
+    return sat_out;
 }
 
 GR_TEST(exec_launch_owner_of_long_nodes_borrows_a_cpu_where_workers_fill_them)

@@ -508,8 +508,8 @@ static int launch_helpers_max(const gr_runtime *rt, const gr_worker *w)
     return (int)rt->nworkers;
 }
 
-/* Whether the owner of a shared launch asks for a CPU
- * (gr__sched_lend_cpu): an application thread, where the workers alone
+/* Whether the owner of a shared launch borrows a CPU
+ * (gr__sched_borrow_cpu): an application thread, where the workers alone
  * fill every CPU, on a plan whose nodes take GR_LEND_NODE_US or more on
  * average (its in-order time per node). Running nodes beside every
  * worker, the owner made one thread more than CPUs: a node whose thread
@@ -609,7 +609,9 @@ void gr__exec_run(gr_worker *w, struct grGraphExec_st *e, gr_stream *s, uint64_t
         finish_launch(p);
     } else {
         p->helpers_max = launch_helpers_max(rt, w);
-        lent = owner_wants_cpu(rt, w, p) && gr__sched_lend_cpu(rt);
+        lent = owner_wants_cpu(rt, w, p);
+        if (lent)
+            gr__sched_borrow_cpu(rt);
         if (!run_shared(w, p, trace))
             wait_for_others(rt, w, p, target, trace);
     }
@@ -617,7 +619,7 @@ void gr__exec_run(gr_worker *w, struct grGraphExec_st *e, gr_stream *s, uint64_t
     while (gr_load_acquire(&p->thieves) != 0)
         gr__cpu_relax();
     if (lent)
-        gr__sched_return_cpu(rt);
+        gr__sched_end_borrow(rt);
     uint64_t ticks = measure ? gr__ticks() - t0 : 0;
     if (rt->nworkers > 1) {
         gr_launch_hook_fn hook = gr_load_acquire(&launch_hook);

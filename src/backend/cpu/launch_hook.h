@@ -37,7 +37,7 @@ uint64_t gr__sched_spin_window_us(uint64_t spin_us, uint64_t item_us);
 uint64_t gr__sched_ticks_per_us(void);
 
 /* Whether a CPU is lent to an application thread now (asked for or taken:
- * sched.h, gr__sched_lend_cpu), and how many times a worker has sat out
+ * sched.h, gr__sched_borrow_cpu), and how many times a worker has sat out
  * for one since the runtime started. */
 bool gr__sched_cpu_loan_out(void);
 uint64_t gr__sched_cpu_loans_taken(void);

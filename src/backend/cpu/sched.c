@@ -49,6 +49,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 gr_runtime *_Atomic gr__rt;
@@ -428,7 +429,7 @@ uint64_t gr__sched_spin_window_us(uint64_t spin_us, uint64_t item_us)
 bool gr__sched_cpu_loan_out(void)
 {
     gr_runtime *rt = gr__runtime_get();
-    return rt && gr_load_acquire(&rt->cpu_lent) != 0;
+    return rt && gr_load_acquire(&rt->cpu_loan) != 0;
 }
 
 uint64_t gr__sched_cpu_loans_taken(void)
@@ -459,43 +460,52 @@ static inline void run_noting(gr_worker *w, gr_item it, bool active_spin, uint64
     *last_len = tag == GR_ITEM_NODE || tag == GR_ITEM_PFOR ? *last_work - t0 : 0;
 }
 
-bool gr__sched_lend_cpu(gr_runtime *rt)
+void gr__sched_borrow_cpu(gr_runtime *rt)
 {
-    uintptr_t none = 0;
-    return gr_load_relaxed(&rt->cpu_lent) == 0 &&
-           gr_cas_strong_acq_rel_acquire(&rt->cpu_lent, &none, GR_CPU_WANTED);
+    gr_fetch_add_relaxed(&rt->cpu_loan_starts, 1);
+    gr_fetch_add_acq_rel(&rt->cpu_loan_users, 1);
+    uint32_t none = 0;
+    if (gr_load_relaxed(&rt->cpu_loan) == 0)
+        gr_cas_strong_acq_rel_acquire(&rt->cpu_loan, &none, GR_CPU_WANTED);
 }
 
-void gr__sched_return_cpu(gr_runtime *rt)
+void gr__sched_end_borrow(gr_runtime *rt)
 {
-    uintptr_t was = gr_exchange_acq_rel(&rt->cpu_lent, 0);
-    if (was > GR_CPU_WANTED) {
-        gr_worker *w = (gr_worker *)was;
-        gr_store_release(&w->sitting, 0u);
-        gr__futex_wake(&w->sitting, 1);
-    }
+    /* Nobody took the CPU and no other launch counts on it: withdrawn. */
+    uint32_t wanted = GR_CPU_WANTED;
+    if (gr_fetch_sub_acq_rel(&rt->cpu_loan_users, 1) == 1 && gr_load_relaxed(&rt->cpu_loan) == wanted)
+        gr_cas_strong_acq_rel_acquire(&rt->cpu_loan, &wanted, 0u);
 }
 
 /* A worker with no work of its own takes the CPU asked for, if it still
- * is, and sits out until it is given back; true if it did. A wake-up it
- * took for work is passed on first: the publisher counted on it. */
-static GR_NOINLINE bool sit_out(gr_runtime *rt, gr_worker *w, bool took_wake)
+ * is, and sits out until no launch has used the loan for
+ * GR_CPU_LOAN_IDLE_US (or the runtime stops); true if it did. A wake-up
+ * it took for work is passed on first: the publisher counted on it. */
+static GR_NOINLINE bool sit_out(gr_runtime *rt, bool took_wake)
 {
-    uintptr_t wanted = GR_CPU_WANTED;
-    gr_store_relaxed(&w->sitting, 1u);
-    if (!gr_cas_strong_acq_rel_acquire(&rt->cpu_lent, &wanted, (uintptr_t)w))
+    uint32_t wanted = GR_CPU_WANTED;
+    if (!gr_cas_strong_acq_rel_acquire(&rt->cpu_loan, &wanted, GR_CPU_TAKEN))
         return false;
     gr_fetch_add_relaxed(&rt->cpu_loans_taken, 1);
     if (took_wake)
         gr__sched_wake_one(rt);
-    while (gr_load_acquire(&w->sitting))
-        gr__futex_wait(&w->sitting, 1u);
+    const struct timespec nap = {0, GR_CPU_LOAN_IDLE_US * 1000L};
+    uint64_t seen = gr_load_relaxed(&rt->cpu_loan_starts);
+    for (;;) {
+        nanosleep(&nap, NULL);
+        uint64_t starts = gr_load_relaxed(&rt->cpu_loan_starts);
+        if (gr_load_acquire(&rt->stop) || (starts == seen && gr_load_acquire(&rt->cpu_loan_users) == 0))
+            break;
+        seen = starts;
+    }
+    /* A launch that begins now finds the CPU given back and asks again. */
+    gr_store_release(&rt->cpu_loan, 0u);
     return true;
 }
 
 static inline bool cpu_wanted(gr_runtime *rt)
 {
-    return GR_UNLIKELY(gr_load_relaxed(&rt->cpu_lent) == GR_CPU_WANTED);
+    return GR_UNLIKELY(gr_load_relaxed(&rt->cpu_loan) == GR_CPU_WANTED);
 }
 
 static void *worker_main(void *arg)
@@ -515,7 +525,7 @@ static void *worker_main(void *arg)
     while (!gr_load_acquire(&rt->stop)) {
         gr_item it = gr__deque_pop(&w->dq);
         if (!it) {
-            if (cpu_wanted(rt) && sit_out(rt, w, took_wake)) {
+            if (cpu_wanted(rt) && sit_out(rt, took_wake)) {
                 took_wake = false;
                 continue;
             }
@@ -600,7 +610,7 @@ static void *worker_main(void *arg)
             run_noting(w, it, active_spin, &last_work, &last_len);
             continue;
         }
-        if (cpu_wanted(rt) && sit_out(rt, w, false))
+        if (cpu_wanted(rt) && sit_out(rt, false))
             continue;
         took_wake = gr__sched_park(rt, true) & PARK_TOOK_WAKE;
     }

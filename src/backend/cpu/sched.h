@@ -103,9 +103,6 @@ struct gr_worker {
         uint64_t count, ticks;
     } mail_seen[GR_EXTERNAL_SLOTS];
     pthread_t thread;
-    /* Background workers: 1 while this worker sits out for a CPU lent to
-     * an application thread (gr__sched_lend_cpu), its futex word. */
-    _Atomic uint32_t sitting;
     /* Owner-private stack of ready graph nodes (see exec/launch.c). */
     gr_item *local;
     size_t nlocal, caplocal;
@@ -163,10 +160,15 @@ struct gr_runtime {
     int max_active_spinners;       /* the same for workers that ran work a moment ago */
     _Atomic uint64_t ticks_per_us; /* gr__ticks per microsecond, 0 = not known yet */
     atomic_bool stop;
-    /* A CPU lent to an application thread (gr__sched_lend_cpu): 0, none;
-     * GR_CPU_WANTED, asked for; else the gr_worker sitting out for it. */
-    GR_ALIGNED_CL _Atomic uintptr_t cpu_lent;
-    _Atomic uint64_t cpu_loans_taken; /* times a worker sat out, for tests */
+    /* The CPU loan (gr__sched_borrow_cpu): the loan's state (0, none;
+     * GR_CPU_WANTED, asked for; GR_CPU_TAKEN, a worker sits out for it),
+     * how many launches run on it now, how many have started on it (the
+     * sitting worker's clock) and how many times a worker sat out (for
+     * tests). */
+    GR_ALIGNED_CL _Atomic uint32_t cpu_loan;
+    _Atomic uint32_t cpu_loan_users;
+    _Atomic uint64_t cpu_loan_starts;
+    _Atomic uint64_t cpu_loans_taken;
     /* Idle accounting (see sched.c: park / wake). */
     GR_ALIGNED_CL atomic_int spinning; /* workers looking for work */
     GR_ALIGNED_CL atomic_int sleepers; /* workers parked or parking */
@@ -270,17 +272,18 @@ static inline bool gr__sched_mailed(gr_worker *slot, gr_item it)
  * first use, over about 20 microseconds. */
 uint64_t gr__ticks_per_us(gr_runtime *rt);
 
-/* CPU lending. Where the workers alone fill the CPUs, an application
+/* The CPU loan. Where the workers alone fill the CPUs, an application
  * thread that runs nodes of a launch it owns makes one thread more than
- * CPUs; for launches of long nodes it asks for a CPU: the next background
- * worker to look for work sits out (on its 'sitting' word, holding no
- * work) until the thread gives the CPU back. gr__sched_lend_cpu returns
- * false when another thread holds the loan (that thread's launch runs as
- * before); gr__sched_return_cpu wakes the worker that sat out, if one
- * did. */
-#define GR_CPU_WANTED ((uintptr_t)1)
-bool gr__sched_lend_cpu(gr_runtime *rt);
-void gr__sched_return_cpu(gr_runtime *rt);
+ * CPUs; for launches of long nodes it borrows a CPU: the next background
+ * worker to look for work sits out, holding no work, until no launch has
+ * used the loan for a while (GR_CPU_LOAN_IDLE_US: a replay loop keeps
+ * it, with no system call per launch). gr__sched_borrow_cpu and
+ * gr__sched_end_borrow bracket each such launch. */
+#define GR_CPU_WANTED 1u
+#define GR_CPU_TAKEN 2u
+#define GR_CPU_LOAN_IDLE_US 1000u
+void gr__sched_borrow_cpu(gr_runtime *rt);
+void gr__sched_end_borrow(gr_runtime *rt);
 
 /* Runs an item (dispatch on its tag). */
 void gr__item_run(gr_worker *w, gr_item it);
