@@ -33,6 +33,13 @@
  * there is a plain store, and the thread takes it back with one swap when
  * it synchronises; a worker takes it after the same grace period.
  *
+ * CPU loan: an application thread running a launch of long nodes beside
+ * workers that fill every CPU borrows one (gr__sched_borrow_cpu); a worker
+ * that finds no work of its own takes the loan instead of looking further
+ * and naps until no launch has used it for GR_CPU_LOAN_IDLE_US. It holds
+ * no work and is not counted as spinning or parked, so publishers' wake-up
+ * accounting is unchanged; a wake-up it had taken is passed on.
+ *
  * Parking and wake-ups, and why no wake-up is lost, are park.c.
  *
  * Lock order: start_lock, then inj_lock (the injection queue's overflow).
