@@ -4,7 +4,8 @@
  *
  * A launch of one block is a plain call. A launch of many blocks is a
  * parallel for over chunks of blocks: the running thread pushes PFOR items
- * inviting idle threads to take chunks from a shared counter, runs chunks
+ * inviting idle threads to take chunks (guided: see pfor_work) from a
+ * shared counter, runs chunks
  * itself, takes back the invitations nobody accepted, and waits for the
  * helpers that did (the job lives on its stack).
  *
@@ -86,19 +87,29 @@ static void run_blocks(const gr_kernel_call *c, uint64_t first, uint64_t end)
 
 typedef struct gr_pfor {
     const gr_kernel_call *c;
-    uint64_t nblocks, chunk;
+    uint64_t nblocks, chunk, threads;
     GR_ALIGNED_CL _Atomic uint64_t next;
     GR_ALIGNED_CL atomic_int helpers_done;
 } gr_pfor;
 
+/* Guided: each grab takes a share of what is left, 1/(2 x threads) of it
+ * and at least 'chunk' blocks, so the first grabs are long runs of
+ * neighbouring blocks (few grabs on the shared counter, and a block's
+ * neighbours' outputs on the same cache lines stay on one thread) and the
+ * last ones short enough to even out the end. */
 static void pfor_work(gr_pfor *j)
 {
+    uint64_t b = gr_load_relaxed(&j->next);
     for (;;) {
-        uint64_t b = gr_fetch_add_relaxed(&j->next, j->chunk);
         if (b >= j->nblocks)
             return;
-        uint64_t e = b + j->chunk < j->nblocks ? b + j->chunk : j->nblocks;
+        uint64_t n = (j->nblocks - b) / (2 * j->threads);
+        n = n > j->chunk ? n : j->chunk;
+        if (!gr_cas_weak_relaxed(&j->next, &b, b + n))
+            continue;
+        uint64_t e = b + n < j->nblocks ? b + n : j->nblocks;
         run_blocks(j->c, b, e);
+        b = gr_load_relaxed(&j->next);
     }
 }
 
@@ -123,6 +134,7 @@ void gr__kernel_run(const gr_kernel_call *c)
     gr_pfor j;
     j.c = c;
     j.nblocks = nblocks;
+    j.threads = rt->nworkers;
     j.chunk = nblocks / (8u * (rt->nworkers + 1u));
     if (j.chunk == 0)
         j.chunk = 1;
