@@ -5,9 +5,9 @@
  * A launch of one block is a plain call. A launch of many blocks is a
  * parallel for over chunks of blocks: the running thread pushes PFOR items
  * inviting idle threads to take chunks (guided: see pfor_work) from a
- * shared counter, runs chunks
- * itself, takes back the invitations nobody accepted, and waits for the
- * helpers that did (the job lives on its stack).
+ * shared counter, runs chunks itself, takes back the invitations nobody
+ * accepted, and waits for the helpers that did (the job lives on its
+ * stack).
  *
  * Invariant: a helper touches the job only between stealing its PFOR item
  * and incrementing 'helpers_done'.
