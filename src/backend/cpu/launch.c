@@ -712,7 +712,8 @@ void gr__exec_write_begin_locked(grGraphExec_t e)
      * thread, where the heavy barrier exists (without it the owner would
      * fence anyway). Before the stream's lock word is read: a launch that
      * tests the owner after locking its stream either sees the claim, or
-     * is seen here and waited for. */
+     * is seen here and waited for. The owner is read with acquire: a 0
+     * stored by revoke_bias comes after its store of bias_revoked. */
     if (GR_UNLIKELY(gr_load_acquire(&e->owner) == 0) && !gr_load_relaxed(&e->bias_revoked) &&
         gr__barrier_asym())
         gr_store_seq_cst(&e->owner, gr__self_tag());
