@@ -7,8 +7,11 @@
  */
 #include "test.h"
 
+#include "../src/backend/plan.h"
+
 #include <pthread.h>
 #include <stdatomic.h>
+#include <time.h>
 
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer)
@@ -194,5 +197,147 @@ GR_TEST_T(exec_bias_taken_away_while_its_owner_changes_the_plan, 120)
     CHECK_EQ(atomic_load(&calls) - before, 4L * rounds * (4 + 2 * steps));
     CHECK_OK(grStreamDestroy(s));
     CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grKernelDestroy(k));
+}
+
+/* A revocation in progress: the owner of an executable is in the middle
+ * of a long change made under its bias (an update of every node), a
+ * second thread begins a change of its own, which revokes the bias and
+ * waits for the owner, and a third launches the executable on the stream
+ * of its last launch while that wait lasts. The launch must wait for the
+ * owner's change too: each of its launches runs one whole set of
+ * parameters (every node the same value), and the ThreadSanitizer build
+ * reports the plan read unordered with the owner's writes. The third
+ * thread launches only once the owner's tag is gone from the executable
+ * (read from plan.h), so that it finds the revocation begun. */
+
+enum {
+    REVOKE_NODES = 10000
+};
+
+static long revoke_seen[REVOKE_NODES];
+
+static void note_value(const grKernelCtx *c, void **a)
+{
+    (void)c;
+    revoke_seen[*(long *)a[0]] = *(long *)a[1];
+}
+
+/* REVOKE_NODES independent kernel nodes, node i with arguments (i, v). */
+static grGraph_t value_graph(grKernel_t k, long v, grGraphNode_t *first)
+{
+    grGraph_t g;
+    CHECK_OK(grGraphCreate(&g, 0));
+    for (long i = 0; i < REVOKE_NODES; i++) {
+        void *args[2] = {&i, &v};
+        grKernelNodeParams kp = {k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args, NULL};
+        grGraphNode_t n;
+        CHECK_OK(grGraphAddKernelNode(&n, g, NULL, 0, &kp));
+        if (i == 0)
+            *first = n;
+    }
+    return g;
+}
+
+/* The threads order themselves with relaxed atomics alone, which give
+ * ThreadSanitizer no happens-before edge: what orders the launches after
+ * the owner's writes must be the executable's own protocol. */
+typedef struct revoke_round {
+    grGraphExec_t exec;
+    grGraphNode_t node;
+    grStream_t last;   /* the stream of the executable's last launch */
+    uintptr_t tag;     /* the owner's, while it holds the bias */
+    atomic_int ready;  /* threads waiting for 'go' */
+    atomic_int go;     /* the owner is about to change the plan */
+    atomic_int done;   /* the owner's change is over */
+    long old_v, new_v; /* the values before and after it */
+    long launches, mixed;
+} revoke_round;
+
+/* Waits a little, leaving the CPU to the owner (a machine may have two). */
+static void nap(void)
+{
+    struct timespec ts = {0, 10000};
+    nanosleep(&ts, NULL);
+}
+
+static void *revoker(void *p)
+{
+    revoke_round *r = p;
+    atomic_fetch_add_explicit(&r->ready, 1, memory_order_relaxed);
+    while (!atomic_load_explicit(&r->go, memory_order_relaxed))
+        nap();
+    /* Changes nothing, but begins a change: revokes the owner's bias. */
+    CHECK_OK(grGraphNodeSetEnabled(r->exec, r->node, 1));
+    return NULL;
+}
+
+static void *late_launcher(void *p)
+{
+    revoke_round *r = p;
+    atomic_fetch_add_explicit(&r->ready, 1, memory_order_relaxed);
+    while (r->tag && atomic_load_explicit(&r->exec->owner, memory_order_relaxed) == r->tag)
+        nap();
+    do {
+        CHECK_OK(grGraphLaunch(r->exec, r->last));
+        CHECK_OK(grStreamSynchronize(r->last));
+        long v = revoke_seen[0];
+        CHECK(v == r->old_v || v == r->new_v);
+        for (int i = 1; i < REVOKE_NODES; i++)
+            if (revoke_seen[i] != v) {
+                r->mixed++;
+                break;
+            }
+        r->launches++;
+    } while (!atomic_load_explicit(&r->done, memory_order_relaxed));
+    return NULL;
+}
+
+GR_TEST_T(exec_launch_during_bias_revocation_waits_for_the_owners_change, 120)
+{
+    grKernel_t k;
+    size_t sz[2] = {sizeof(long), sizeof(long)};
+    grGraphNode_t node, unode;
+    grStream_t s;
+    int rounds = 40;
+#ifdef SETTERS_TSAN
+    rounds = 10;
+#endif
+    CHECK_OK(grKernelCreate(&k, note_value, "revoke_value_kernel", 2, sz));
+    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
+    grGraph_t g = value_graph(k, 1, &node), u = value_graph(k, 2, &unode);
+    long mixed = 0;
+    for (int round = 0; round < rounds; round++) {
+        revoke_round r = {.node = node, .last = s, .old_v = 1, .new_v = 2};
+        CHECK_OK(grGraphInstantiate(&r.exec, g, 0));
+        /* Launched on s before anyone owns it: the last launch is on s. */
+        CHECK_OK(grGraphLaunch(r.exec, s));
+        CHECK_OK(grStreamSynchronize(s));
+        /* This thread's first change claims the bias, where the asymmetric
+         * barrier exists (elsewhere there is no bias: tag stays 0). */
+        long i0 = 0, v = 1;
+        void *args[2] = {&i0, &v};
+        grKernelNodeParams kp = {k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args, NULL};
+        CHECK_OK(grGraphExecKernelNodeSetParams(r.exec, node, &kp));
+        r.tag = atomic_load_explicit(&r.exec->owner, memory_order_relaxed);
+        pthread_t t[2];
+        CHECK(pthread_create(&t[0], NULL, revoker, &r) == 0);
+        CHECK(pthread_create(&t[1], NULL, late_launcher, &r) == 0);
+        while (atomic_load_explicit(&r.ready, memory_order_relaxed) < 2)
+            nap();
+        atomic_store_explicit(&r.go, 1, memory_order_relaxed);
+        grGraphExecUpdateResultInfo info;
+        CHECK_OK(grGraphExecUpdate(r.exec, u, &info)); /* under the bias */
+        atomic_store_explicit(&r.done, 1, memory_order_relaxed);
+        CHECK(pthread_join(t[0], NULL) == 0);
+        CHECK(pthread_join(t[1], NULL) == 0);
+        CHECK(r.launches > 0);
+        mixed += r.mixed;
+        CHECK_OK(grGraphExecDestroy(r.exec));
+    }
+    CHECK_EQ(mixed, 0);
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grGraphDestroy(u));
     CHECK_OK(grKernelDestroy(k));
 }

@@ -331,8 +331,9 @@ struct grGraphExec_st {
      * writer of the plan holds it (gr__exec_write_begin). */
     gr_spinlock lock;
     /* The bias (see gr__exec_write_begin): 0, or the tag (gr__self_tag)
-     * of the one thread that launches and changes e; set under 'lock'
-     * by that thread's first change, cleared by any other thread before it
+     * of the one thread that launches and changes e, or GR_EXEC_REVOKING
+     * while a revocation waits for that thread; set under 'lock' by that
+     * thread's first change, cleared by any other thread before it
      * launches or changes e (gr__exec_lock_unbiased). 'owner_busy' is set
      * by the owner alone, around its changes made without 'lock';
      * 'owner_writing' tells gr__exec_write_end which kind of change ends
@@ -371,6 +372,11 @@ static inline uintptr_t gr__self_tag(void)
     return (uintptr_t)&gr__tls_self;
 }
 
+/* e->owner while a revocation of the bias waits for the owner's change
+ * to end: no thread's tag (gr__self_tag is the address of a byte of
+ * thread-local storage), so every thread finds e biased elsewhere. */
+#define GR_EXEC_REVOKING ((uintptr_t)1)
+
 /* Takes e's lock once no other thread holds the bias: clears another
  * thread's bias first (a heavy barrier, once per executable), and again
  * if the owner claimed it meanwhile. */
@@ -403,8 +409,12 @@ void gr__exec_write_begin_locked(grGraphExec_t e);
  * clears the bias before it launches or changes e, issuing the heavy
  * barrier and waiting for 'owner_busy' to drop (gr__exec_lock_unbiased),
  * so either the owner sees the bias gone and takes the lock, or the other
- * thread sees the owner busy and waits for it. While e is biased only the
- * owner launches it, so its own launch count tells whether one runs.
+ * thread sees the owner busy and waits for it. Until that wait is over
+ * 'owner' holds GR_EXEC_REVOKING, not 0: a third thread that found e
+ * unowned meanwhile would launch it on its stream's lock alone, with
+ * neither e->lock nor the owner's change ordering it. While e is biased
+ * only the owner launches it, so its own launch count tells whether one
+ * runs.
  */
 static inline void gr__exec_write_begin(grGraphExec_t e)
 {

@@ -668,16 +668,26 @@ __attribute__((tls_model("initial-exec"))) _Thread_local char gr__tls_self;
 
 /* Clears another thread's bias on e: the owner either sees it gone before
  * its next change without the lock, or is busy in one now and is waited
- * for (the heavy side of the pairing in gr__exec_write_begin). */
+ * for (the heavy side of the pairing in gr__exec_write_begin). Two steps:
+ * while the owner may still be in a change, 'owner' holds
+ * GR_EXEC_REVOKING, a tag no thread has, so every other thread still
+ * finds e biased elsewhere and comes here, to wait for the owner too; 0
+ * is stored only once that change is over. Storing 0 at once let a third
+ * thread find e unowned and launch it on its stream's lock alone (the
+ * owner's change holds no lock) while the owner was still writing the
+ * plan. Racing revokers may store GR_EXEC_REVOKING again after another
+ * stored 0: the owner stays out either way, and each stores 0 in the end. */
 static GR_NOINLINE void revoke_bias(grGraphExec_t e)
 {
     gr_store_seq_cst(&e->bias_revoked, true);
-    gr_store_seq_cst(&e->owner, (uintptr_t)0);
+    gr_store_seq_cst(&e->owner, GR_EXEC_REVOKING);
     gr_barrier_heavy();
     /* Acquire (seq_cst): pairs with the owner's release of owner_busy,
      * so that its change is seen from here on. */
     while (gr_load_seq_cst(&e->owner_busy))
         gr__cpu_relax();
+    /* Release (seq_cst): a thread that reads 0 sees the owner's change. */
+    gr_store_seq_cst(&e->owner, (uintptr_t)0);
 }
 
 static inline bool biased_elsewhere(grGraphExec_t e)
@@ -730,8 +740,9 @@ void gr__exec_write_begin_locked(grGraphExec_t e)
      * thread, where the heavy barrier exists (without it the owner would
      * fence anyway). Before the stream's lock word is read: a launch that
      * tests the owner after locking its stream either sees the claim, or
-     * is seen here and waited for. */
-    if (GR_UNLIKELY(gr_load_relaxed(&e->owner) == 0) && !gr_load_relaxed(&e->bias_revoked) &&
+     * is seen here and waited for. The owner is read with acquire: a 0
+     * stored by revoke_bias comes after its store of bias_revoked. */
+    if (GR_UNLIKELY(gr_load_acquire(&e->owner) == 0) && !gr_load_relaxed(&e->bias_revoked) &&
         gr__barrier_asym())
         gr_store_seq_cst(&e->owner, gr__self_tag());
     gr_stream *s = gr_load_relaxed(&e->last_stream);
