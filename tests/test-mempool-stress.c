@@ -294,3 +294,59 @@ GR_TEST_T(mempool_double_free_racing_a_destroyed_pools_release, 120)
     CHECK_EQ(refused, rounds);
     CHECK_OK(grStreamDestroy(s));
 }
+
+/* Threads that each create a pool, free its one block and destroy it,
+ * synchronising all along. A synchronisation that trims pools walks the
+ * registry and pins each pool it trims; a pool whose last reference had
+ * just gone, its unref waiting for the registry to unlink it, was pinned
+ * back to life, and both unrefs retired it (ThreadSanitizer: a race on the
+ * retired shell; without it, one shell on its shelf twice). */
+enum {
+    DYING_THREADS = 3
+};
+
+static void *pools_dying_while_others_trim(void *arg)
+{
+    grMemPoolProps props;
+    grStream_t s;
+    int rounds = *(int *)arg;
+    memset(&props, 0, sizeof props);
+    props.allocType = grMemAllocationTypePinned;
+    props.location.type = grMemLocationTypeDevice;
+    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
+    for (int i = 0; i < rounds; i++) {
+        grMemPool_t pool;
+        void *b;
+        CHECK_OK(grMemPoolCreate(&pool, &props)); /* release threshold 0: every free asks for a trim */
+        CHECK_OK(grMallocFromPoolAsync(&b, 8192, pool, s));
+        CHECK_OK(grMemPoolDestroy(pool)); /* b keeps the pool alive */
+        CHECK_OK(grFreeAsync(b, s));      /* the pool's last reference goes in stream order */
+        CHECK_OK(grStreamSynchronize(s)); /* and trims the others' pools */
+    }
+    CHECK_OK(grStreamDestroy(s));
+    return NULL;
+}
+
+GR_TEST_T(mempool_pools_dying_while_other_threads_trim_die_once, 120)
+{
+    pthread_t t[DYING_THREADS];
+    int rounds = STRESS_SMALL ? 3000 : 20000;
+    for (int i = 0; i < DYING_THREADS; i++)
+        CHECK_EQ(pthread_create(&t[i], NULL, pools_dying_while_others_trim, &rounds), 0);
+    for (int i = 0; i < DYING_THREADS; i++)
+        CHECK_EQ(pthread_join(t[i], NULL), 0);
+    /* Shells retired once each are reused once each: two live pools never
+     * share one. */
+    grMemPool_t a, b;
+    grMemPoolProps props;
+    memset(&props, 0, sizeof props);
+    props.allocType = grMemAllocationTypePinned;
+    props.location.type = grMemLocationTypeDevice;
+    for (int i = 0; i < 64; i++) {
+        CHECK_OK(grMemPoolCreate(&a, &props));
+        CHECK_OK(grMemPoolCreate(&b, &props));
+        CHECK(a != b);
+        CHECK_OK(grMemPoolDestroy(a));
+        CHECK_OK(grMemPoolDestroy(b));
+    }
+}
