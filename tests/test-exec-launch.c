@@ -1260,15 +1260,18 @@ GR_TEST(exec_launch_owner_runs_no_other_launch_nodes)
  * handed out one node per node it ran, counting workers instead of the
  * launch's helpers, and the third node waited for the owner's. */
 typedef struct crowd {
+    int fan; /* the nodes behind the root, set before the launch */
     atomic_int need, arrived, met, owner_was_app;
 } crowd;
 
+/* All of the fan must meet when this thread owns the launch (it and its
+ * helpers), one fewer when a worker does. */
 static void crowd_root(void *p)
 {
     crowd *c = p;
     bool app = pthread_equal(pthread_self(), test_thread);
     atomic_store(&c->owner_was_app, app);
-    atomic_store(&c->need, app ? 3 : 2);
+    atomic_store(&c->need, app ? c->fan : c->fan - 1);
 }
 
 static void crowd_meet(void *p)
@@ -1296,6 +1299,7 @@ GR_TEST(exec_launch_owner_and_every_helper_run_nodes_at_once)
     gr__sched_cpus_set(8); /* the rule of more than two CPUs, on any machine */
     setenv("GRAPHRT_WORKERS", "2", 1);
     CHECK_OK(grDeviceReset());
+    c.fan = FAN;
     CHECK_OK(grGraphCreate(&g, 0));
     root = add_host(g, NULL, 0, crowd_root, &c);
     for (int i = 0; i < FAN; i++)
@@ -1364,14 +1368,6 @@ static void note_loan(void *p)
     if (atomic_load(&loan_app_owned) && gr__sched_cpu_loan_out())
         atomic_fetch_add(&loan_out_seen, 1);
     atomic_fetch_add(&loan_nodes, 1);
-}
-
-/* The root of a crowd of LOAN_FAN nodes: every worker, and the
- * application thread when it owns the launch, must meet. */
-static void crowd_of_all_root(void *p)
-{
-    crowd *c = p;
-    atomic_store(&c->need, pthread_equal(pthread_self(), test_thread) ? LOAN_FAN : LOAN_FAN - 1);
 }
 
 /* Waits (5 s at most) until the CPU loan, if any, is over. */
@@ -1458,8 +1454,9 @@ GR_TEST(exec_launch_owner_of_long_nodes_borrows_a_cpu_where_workers_fill_them)
      * once (and this thread, when it owns the launch) meets. A new
      * executable's first launch is shared. */
     static crowd c;
+    c.fan = LOAN_FAN;
     CHECK_OK(grGraphCreate(&crowd_g, 0));
-    root = add_host(crowd_g, NULL, 0, crowd_of_all_root, &c);
+    root = add_host(crowd_g, NULL, 0, crowd_root, &c);
     for (int i = 0; i < LOAN_FAN; i++)
         add_host(crowd_g, &root, 1, crowd_meet, &c);
     e = instantiate(crowd_g);

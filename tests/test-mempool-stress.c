@@ -109,12 +109,20 @@ static void *worker(void *arg)
     return NULL;
 }
 
-static void run_stress(int opportunistic, int internal)
+/* The properties of the pools these tests create: pinned memory of the
+ * CPU device. */
+static grMemPoolProps pool_props(void)
 {
     grMemPoolProps props;
     memset(&props, 0, sizeof props);
     props.allocType = grMemAllocationTypePinned;
     props.location.type = grMemLocationTypeDevice;
+    return props;
+}
+
+static void run_stress(int opportunistic, int internal)
+{
+    grMemPoolProps props = pool_props();
     CHECK_OK(grMemPoolCreate(&shared_pool, &props));
     uint64_t th = 1 << 20;
     CHECK_OK(grMemPoolSetAttribute(shared_pool, grMemPoolAttrReleaseThreshold, &th));
@@ -231,10 +239,7 @@ static void *trimmer(void *arg)
 
 GR_TEST_T(mempool_stress_thread_caches_with_a_concurrent_trimmer, 120)
 {
-    grMemPoolProps props;
-    memset(&props, 0, sizeof props);
-    props.allocType = grMemAllocationTypePinned;
-    props.location.type = grMemLocationTypeDevice;
+    grMemPoolProps props = pool_props();
     for (int i = 0; i < 2; i++) {
         /* One pool trimmed at every synchronisation, one never. */
         uint64_t th = i ? UINT64_MAX : 0;
@@ -273,12 +278,9 @@ GR_TEST_T(mempool_stress_thread_caches_with_a_concurrent_trimmer, 120)
  * free must be refused, whichever side wins. */
 GR_TEST_T(mempool_double_free_racing_a_destroyed_pools_release, 120)
 {
-    grMemPoolProps props;
+    grMemPoolProps props = pool_props();
     grStream_t s;
     int refused = 0, rounds = STRESS_SMALL ? 2000 : 20000;
-    memset(&props, 0, sizeof props);
-    props.allocType = grMemAllocationTypePinned;
-    props.location.type = grMemLocationTypeDevice;
     CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
     for (int i = 0; i < rounds; i++) {
         grMemPool_t pool;
@@ -307,12 +309,9 @@ enum {
 
 static void *pools_dying_while_others_trim(void *arg)
 {
-    grMemPoolProps props;
+    grMemPoolProps props = pool_props();
     grStream_t s;
     int rounds = *(int *)arg;
-    memset(&props, 0, sizeof props);
-    props.allocType = grMemAllocationTypePinned;
-    props.location.type = grMemLocationTypeDevice;
     CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
     for (int i = 0; i < rounds; i++) {
         grMemPool_t pool;
@@ -338,10 +337,7 @@ GR_TEST_T(mempool_pools_dying_while_other_threads_trim_die_once, 120)
     /* Shells retired once each are reused once each: two live pools never
      * share one. */
     grMemPool_t a, b;
-    grMemPoolProps props;
-    memset(&props, 0, sizeof props);
-    props.allocType = grMemAllocationTypePinned;
-    props.location.type = grMemLocationTypeDevice;
+    grMemPoolProps props = pool_props();
     for (int i = 0; i < 64; i++) {
         CHECK_OK(grMemPoolCreate(&a, &props));
         CHECK_OK(grMemPoolCreate(&b, &props));
