@@ -1468,3 +1468,164 @@ GR_TEST(exec_launch_owner_of_long_nodes_borrows_a_cpu_where_workers_fill_them)
     gr__sched_cpus_set(0);
     CHECK_OK(grDeviceReset());
 }
+
+/* ------------------------------------- two threads on two CPUs, kept */
+
+/* On two CPUs a shared launch that an application thread owns has one
+ * helper; both must stay in it through its lulls. The tests hold workers
+ * in host functions of other streams (each notes that it started and
+ * waits, 10 s at most, to be let go), so that which thread can run what
+ * is known, and end on a pair of nodes that must run at once
+ * (crowd_meet, 5 s at most). */
+typedef struct held {
+    atomic_int started, go;
+} held;
+
+static void hold_worker(void *p)
+{
+    held *h = p;
+    atomic_store(&h->started, 1);
+    for (int i = 0; i < 10000 && !atomic_load(&h->go); i++)
+        sleep_ms(1);
+}
+
+/* Holds a worker with a host function on a new stream, once it runs. The
+ * stream does not block the legacy stream, where the launches go. */
+static grStream_t hold_a_worker(held *h)
+{
+    grStream_t s;
+    atomic_store(&h->started, 0);
+    atomic_store(&h->go, 0);
+    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
+    CHECK_OK(grLaunchHostFunc(s, hold_worker, h));
+    for (int i = 0; i < 10000 && !atomic_load(&h->started); i++)
+        sleep_ms(1);
+    CHECK(atomic_load(&h->started));
+    return s;
+}
+
+static void let_go(held *h, grStream_t s)
+{
+    atomic_store(&h->go, 1);
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_OK(grStreamDestroy(s));
+}
+
+static void two_cpus_two_workers(void)
+{
+    test_thread = pthread_self();
+    gr__sched_cpus_set(2);
+    setenv("GRAPHRT_WORKERS", "2", 1);
+    CHECK_OK(grDeviceReset());
+}
+
+static void nothing(void *p)
+{
+    (void)p;
+}
+
+/* Lets the first worker go, then waits for it to park before its
+ * successors (the meeting pair) become ready. */
+static held first_held;
+
+static void let_first_go_and_wait(void *p)
+{
+    (void)p;
+    atomic_store(&first_held.go, 1);
+    sleep_ms(50);
+}
+
+/* The owner ran a node it had exposed and nobody took (both workers
+ * held), and that node's successors: it then counted as a helper, the
+ * launch's only one on two CPUs, so no worker was woken for what it
+ * exposed from there on, and the rest of the launch ran on one thread. */
+GR_TEST(exec_launch_owner_running_a_node_it_exposed_still_wakes_a_helper)
+{
+    static crowd c;
+    static held second;
+    grGraph_t g;
+    two_cpus_two_workers();
+    CHECK_OK(grGraphCreate(&g, 0));
+    grGraphNode_t root = add_host(g, NULL, 0, crowd_root, &c);
+    c.fan = 2;
+    add_host(g, &root, 1, nothing, NULL);
+    grGraphNode_t release = add_host(g, &root, 1, let_first_go_and_wait, NULL);
+    add_host(g, &release, 1, crowd_meet, &c);
+    add_host(g, &release, 1, crowd_meet, &c);
+    grGraphExec_t e = instantiate(g);
+    grStream_t s1 = hold_a_worker(&first_held), s2 = hold_a_worker(&second);
+    /* No worker is free to take the launch: this thread owns it. A new
+     * executable's first launch is shared. */
+    run(e);
+    CHECK(atomic_load(&c.owner_was_app));
+    CHECK_EQ(atomic_load(&c.arrived), 2);
+    CHECK_EQ(atomic_load(&c.met), 2);
+    let_go(&first_held, s1);
+    let_go(&second, s2);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    gr__sched_cpus_set(0);
+    CHECK_OK(grDeviceReset());
+}
+
+/* The first node of the fan waits until the second one has started on
+ * the free worker (when this thread owns the launch); the second waits
+ * long enough for the owner, with nothing to run, to fall asleep. */
+static atomic_int second_started;
+
+static void wait_for_second(void *p)
+{
+    crowd *c = p;
+    if (!atomic_load(&c->owner_was_app))
+        return;
+    for (int i = 0; i < 5000 && !atomic_load(&second_started); i++)
+        sleep_ms(1);
+}
+
+static void second_then_lull(void *p)
+{
+    (void)p;
+    atomic_store(&second_started, 1);
+    sleep_ms(50);
+}
+
+/* An owner with nothing to run sleeps until the launch ends; it slept
+ * through the rest of it when a helper exposed nodes later, and on two
+ * CPUs the launch ran on one thread from there on. */
+GR_TEST(exec_launch_sleeping_owner_is_woken_for_nodes_a_helper_exposes)
+{
+    enum {
+        TRIES = 20
+    };
+    static crowd c;
+    static held second;
+    grGraph_t g;
+    two_cpus_two_workers();
+    CHECK_OK(grGraphCreate(&g, 0));
+    grGraphNode_t root = add_host(g, NULL, 0, crowd_root, &c);
+    c.fan = 2;
+    add_host(g, &root, 1, wait_for_second, &c);
+    grGraphNode_t lull = add_host(g, &root, 1, second_then_lull, NULL);
+    add_host(g, &lull, 1, crowd_meet, &c);
+    add_host(g, &lull, 1, crowd_meet, &c);
+    grStream_t s2 = hold_a_worker(&second);
+    /* The synchronising thread usually owns the launch; when the free
+     * worker takes it instead, nothing is checked and it is tried again. */
+    bool app_owned = false;
+    for (int t = 0; t < TRIES && !app_owned; t++) {
+        grGraphExec_t e = instantiate(g);
+        atomic_store(&c.arrived, 0);
+        atomic_store(&c.met, 0);
+        atomic_store(&second_started, 0);
+        run(e);
+        app_owned = atomic_load(&c.owner_was_app);
+        if (app_owned)
+            CHECK_EQ(atomic_load(&c.met), 2);
+        CHECK_OK(grGraphExecDestroy(e));
+    }
+    CHECK(app_owned);
+    let_go(&second, s2);
+    CHECK_OK(grGraphDestroy(g));
+    gr__sched_cpus_set(0);
+    CHECK_OK(grDeviceReset());
+}

@@ -252,9 +252,10 @@ typedef struct gr_plan {
      * runs (launches never overlap). */
     gr_stream *run_stream;
     uint64_t run_done;
+    gr_worker *run_owner; /* the thread running the launch: not a helper */
     atomic_bool shared;                      /* other threads joined this launch */
-    GR_ALIGNED_CL _Atomic uint32_t finished; /* futex word: launches done */
-    atomic_int owner_sleeping;
+    GR_ALIGNED_CL _Atomic uint32_t finished; /* launches done */
+    _Atomic uint32_t owner_sleeping;         /* futex word: gr_owner_state */
     GR_ALIGNED_CL atomic_int thieves; /* threads inside stolen nodes */
     int helpers_max;                  /* how many may be, set by each launch's owner */
     /* How a launch is run (backend/cpu/launch.c), written by launches'

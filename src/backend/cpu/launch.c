@@ -287,6 +287,28 @@ static inline bool count_down(gr_plan *p, uint32_t v, bool shared)
     return false;
 }
 
+/* The owner of a shared launch that found nothing to run for a while
+ * sleeps (wait_for_others) until the launch ends or a thread exposes
+ * nodes (expose_some). Without the second wake-up a launch lost its owner
+ * for good at the first lull: on two CPUs, where the owner is one of the
+ * launch's two threads, a random DAG of 100 us nodes then ran on one
+ * thread from there on (200 ms a launch instead of 100). */
+enum gr_owner_state {
+    GR_OWNER_AWAKE,
+    GR_OWNER_ASLEEP, /* in futex_wait, or about to be */
+    GR_OWNER_WOKEN,  /* a wake-up is sent: the owner does not sleep on it */
+};
+
+/* Wakes the launch's owner if it sleeps; only the thread whose CAS moves
+ * it from ASLEEP issues the system call. The owner waits while the word
+ * reads ASLEEP, so a wake-up sent before it is in futex_wait is not lost. */
+static void wake_owner(gr_plan *p)
+{
+    uint32_t asleep = GR_OWNER_ASLEEP;
+    if (gr_cas_strong_seq_cst(&p->owner_sleeping, &asleep, GR_OWNER_WOKEN))
+        gr__futex_wake(&p->owner_sleeping, 1);
+}
+
 static void finish_launch(gr_plan *p)
 {
     /* Only the thread that makes EXIT ready writes it: no RMW needed. A
@@ -300,8 +322,8 @@ static void finish_launch(gr_plan *p)
     /* Dekker with wait_for_others (store owner_sleeping, load finished):
      * either it sees this launch finished or this sees it asleep. */
     gr_store_seq_cst(&p->finished, next);
-    if (gr_load_seq_cst(&p->owner_sleeping))
-        gr__futex_wake(&p->finished, 1);
+    if (gr_load_seq_cst(&p->owner_sleeping) == GR_OWNER_ASLEEP)
+        wake_owner(p);
 }
 
 /* How many more helpers launch p may have: see launch_helpers_max. */
@@ -341,6 +363,16 @@ static void expose_some(gr_runtime *rt, gr_worker *w, gr_plan *p, size_t base)
             break;
         }
         pushed++;
+    }
+    if (!pushed)
+        return;
+    /* A sleeping owner takes one; it is woken whatever helper_room says,
+     * as it is not one of the helpers. The load is relaxed: an owner
+     * falling asleep just now is woken by the next exposure, or runs
+     * nothing more of this launch. */
+    if (gr_load_relaxed(&p->owner_sleeping) == GR_OWNER_ASLEEP) {
+        wake_owner(p);
+        pushed--;
     }
     int wake = helper_room(p);
     wake = wake < (int)pushed ? wake : (int)pushed;
@@ -402,6 +434,15 @@ void gr__exec_node_item(gr_worker *w, void *node)
 {
     gr_pnode *n = node;
     gr_plan *p = gr__pnode_plan(n);
+    /* The owner taking back a node it exposed is no helper: counted, it
+     * took the place of one, and with one helper allowed (two CPUs) no
+     * worker was woken while it ran the rest of the launch from there (a
+     * random DAG of 100 us nodes ran on one thread). It does not need the
+     * count either: it is the thread that waits for the others to leave. */
+    if (w == p->run_owner) {
+        run_from(w, p, n, w->nlocal, gr__tracing());
+        return;
+    }
     gr_fetch_add_acquire(&p->thieves, 1);
     run_from(w, p, n, w->nlocal, gr__tracing());
     gr_fetch_sub_release(&p->thieves, 1);
@@ -448,10 +489,11 @@ static void wait_for_others(gr_runtime *rt, gr_worker *w, gr_plan *p, uint32_t t
             continue;
         }
         /* Dekker with finish_launch (store finished, load owner_sleeping). */
-        gr_store_seq_cst(&p->owner_sleeping, 1);
+        gr_store_seq_cst(&p->owner_sleeping, GR_OWNER_ASLEEP);
         if (gr_load_seq_cst(&p->finished) != target)
-            gr__futex_wait(&p->finished, target - 1);
-        gr_store_seq_cst(&p->owner_sleeping, 0);
+            gr__futex_wait(&p->owner_sleeping, GR_OWNER_ASLEEP);
+        gr_store_seq_cst(&p->owner_sleeping, GR_OWNER_AWAKE);
+        idle = 0;
     }
 }
 
@@ -567,6 +609,7 @@ void gr__exec_run(gr_worker *w, struct grGraphExec_st *e, gr_stream *s, uint64_t
     gr_plan *p = &e->plan;
     p->run_stream = s;
     p->run_done = done;
+    p->run_owner = w;
     gr_runtime *rt = gr_load_relaxed(&gr__rt);
     uint32_t target = gr_load_relaxed(&p->finished) + 1;
     /* The first two launches are shared (the first untimed: it pays for
