@@ -252,12 +252,12 @@ typedef struct gr_plan {
      * runs (launches never overlap). */
     gr_stream *run_stream;
     uint64_t run_done;
-    gr_worker *run_owner; /* the thread running the launch: not a helper */
+    gr_worker *run_owner;                    /* the thread running the launch: not a helper */
     atomic_bool shared;                      /* other threads joined this launch */
     GR_ALIGNED_CL _Atomic uint32_t finished; /* launches done */
     _Atomic uint32_t owner_sleeping;         /* futex word: gr_owner_state */
-    GR_ALIGNED_CL atomic_int thieves; /* threads inside stolen nodes */
-    int helpers_max;                  /* how many may be, set by each launch's owner */
+    GR_ALIGNED_CL atomic_int thieves;        /* threads inside stolen nodes */
+    int helpers_max;                         /* how many may be, set by each launch's owner */
     /* How a launch is run (backend/cpu/launch.c), written by launches'
      * owners only (launches never overlap): the smoothed time of a launch
      * run each way (gr_way), in gr__ticks (0 = not measured yet), the
