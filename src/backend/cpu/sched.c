@@ -524,15 +524,10 @@ static void *worker_main(void *arg)
     pthread_setname_np(pthread_self(), name);
     gr__tls_worker = w;
     bool took_wake = false;
-    /* Whether a recent item lets this worker spin longer (spin_window),
-     * and past the spinner limit where max_active_spinners allows; when
-     * (gr__ticks) it last ran one and how long that took. On two CPUs,
-     * where one worker spins at most, it only lengthens that spinner's
-     * window: the launch's one helper then waits for its next node
-     * instead of parking (2 workers on a 2-core VM, 1 us nodes: a random
-     * DAG of 10,000 in 5.6 ms instead of 6.5, 20x64 layers in 673 us
-     * instead of 729). */
-    bool active_spin = rt->spin_ns != 0;
+    /* Whether a recent item lets this worker spin past the limit, when
+     * (gr__ticks) it last ran one and how long that took (see
+     * spin_window); not read where that cannot happen. */
+    bool active_spin = rt->spin_ns && rt->max_active_spinners > rt->max_spinners;
     uint64_t last_work = 0, last_len = 0;
     while (!gr_load_acquire(&rt->stop)) {
         gr_item it = gr__deque_pop(&w->dq);
