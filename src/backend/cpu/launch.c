@@ -42,11 +42,18 @@
  * time sampled every GR_SAMPLE_EVERY launches) and tries the other again
  * after a gap of launches that doubles each time a try loses, and is at
  * least GR_PROBE_COST_INV times the factor it lost by, so that trying
- * costs a few percent at most however much slower the other way is. */
+ * costs a few percent at most however much slower the other way is (a
+ * way that lost by little starts from a shorter gap: GR_PROBE_GAP_NEAR). */
 #define GR_SAMPLE_EVERY 16u
 #define GR_PROBE_GAP_MIN 16u
 #define GR_PROBE_GAP_MAX 65536u
 #define GR_PROBE_COST_INV 32u
+/* A way that lost by less than an eighth is tried again after this gap
+ * instead (doubling as above): such a try costs an eighth of a launch at
+ * most, and one slow sample of the shared way (a helper late to wake on
+ * the first timed launch) no longer keeps a wide plan in order for 32
+ * launches, which a benchmark of 11 replays of 100-200 ms never ends. */
+#define GR_PROBE_GAP_NEAR 2u
 /* Nodes this long on average make an application thread that owns a
  * launch ask for a CPU where the workers fill them (see owner_wants_cpu):
  * one worker fewer measured as fast or faster from 5 us nodes up, slower
@@ -514,18 +521,20 @@ static void note_launch_time(gr_plan *p, unsigned way, uint64_t t, bool probe)
     if (!serial || !shared)
         return; /* not both timed yet */
     unsigned best = shared < serial ? GR_WAY_SHARED : GR_WAY_IN_ORDER;
+    uint64_t won = p->way_ticks[best], lost = p->way_ticks[other_way(best)];
+    bool near = lost * 8 < won * 9;
     uint64_t gap;
     if (best != p->way || !p->probe_gap) {
         p->way = (uint8_t)best;
-        gap = GR_PROBE_GAP_MIN;
+        gap = near ? GR_PROBE_GAP_NEAR : GR_PROBE_GAP_MIN;
     } else if (probe) {
         gap = (uint64_t)p->probe_gap * 2;
     } else {
         return;
     }
     /* The other way lost by lost_by. */
-    uint64_t lost_by = p->way_ticks[other_way(best)] / p->way_ticks[best];
-    if (gap < lost_by * GR_PROBE_COST_INV)
+    uint64_t lost_by = lost / won;
+    if (!near && gap < lost_by * GR_PROBE_COST_INV)
         gap = lost_by * GR_PROBE_COST_INV;
     p->probe_gap = (uint32_t)(gap < GR_PROBE_GAP_MAX ? gap : GR_PROBE_GAP_MAX);
     p->probe_at = p->runs + p->probe_gap;
