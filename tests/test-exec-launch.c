@@ -1135,6 +1135,20 @@ GR_TEST(exec_launch_runs_cheap_nodes_in_order)
     CHECK_OK(grKernelDestroy(k));
 }
 
+/* A root and 8 empty nodes after it, with 2 workers (a fresh runtime). */
+static grGraph_t fan_of_eight_on_two_workers(void)
+{
+    grGraph_t g;
+    grGraphNode_t root, n;
+    setenv("GRAPHRT_WORKERS", "2", 1);
+    CHECK_OK(grDeviceReset());
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddEmptyNode(&root, g, NULL, 0));
+    for (int i = 0; i < 8; i++)
+        CHECK_OK(grGraphAddEmptyNode(&n, g, &root, 1));
+    return g;
+}
+
 /* Supplies the ways' times as l->ticks, but the shared way's first timed
  * launch as slow as in order: a helper late to wake. */
 static bool shared_timed;
@@ -1157,14 +1171,7 @@ GR_TEST(exec_launch_tries_again_soon_a_way_that_lost_by_little)
     enum {
         LAUNCHES = 11
     };
-    grGraph_t g;
-    grGraphNode_t root, n;
-    setenv("GRAPHRT_WORKERS", "2", 1);
-    CHECK_OK(grDeviceReset());
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphAddEmptyNode(&root, g, NULL, 0));
-    for (int i = 0; i < 8; i++)
-        CHECK_OK(grGraphAddEmptyNode(&n, g, &root, 1));
+    grGraph_t g = fan_of_eight_on_two_workers();
     grGraphExec_t e = instantiate(g);
     /* Launch 0 is shared and untimed, 1 shared (slow), 2 in order. */
     way_log log = {.ticks = {200000, 100000}, .from = 0};
@@ -1187,14 +1194,7 @@ GR_TEST(exec_launch_changes_way_when_the_other_becomes_faster)
     enum {
         LAUNCHES = 300
     };
-    grGraph_t g;
-    grGraphNode_t root, n;
-    setenv("GRAPHRT_WORKERS", "2", 1);
-    CHECK_OK(grDeviceReset());
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphAddEmptyNode(&root, g, NULL, 0));
-    for (int i = 0; i < 8; i++)
-        CHECK_OK(grGraphAddEmptyNode(&n, g, &root, 1));
+    grGraph_t g = fan_of_eight_on_two_workers();
     grGraphExec_t e = instantiate(g);
     way_log log = {.ticks = {50000, 10000}, .from = LAUNCHES / 2 + 100};
     gr__launch_hook_set(supply_ticks, &log);
@@ -1569,6 +1569,24 @@ static void nothing(void *p)
     (void)p;
 }
 
+/* On two CPUs and two workers (a fresh runtime): a root that notes the
+ * owner, then 'beside' and 'before' after it, then a pair that must meet
+ * after 'before'. The first of the root's successors, 'beside', is the
+ * one its owner runs next; 'before' is handed out. */
+static grGraph_t pair_meets_after(crowd *c, grHostFn_t beside, void *beside_ud, grHostFn_t before)
+{
+    grGraph_t g;
+    two_cpus_two_workers();
+    CHECK_OK(grGraphCreate(&g, 0));
+    grGraphNode_t root = add_host(g, NULL, 0, crowd_root, c);
+    c->fan = 2;
+    add_host(g, &root, 1, beside, beside_ud);
+    grGraphNode_t b = add_host(g, &root, 1, before, NULL);
+    add_host(g, &b, 1, crowd_meet, c);
+    add_host(g, &b, 1, crowd_meet, c);
+    return g;
+}
+
 /* Lets the first worker go, then waits for it to park before its
  * successors (the meeting pair) become ready. */
 static held first_held;
@@ -1588,15 +1606,7 @@ GR_TEST(exec_launch_owner_running_a_node_it_exposed_still_wakes_a_helper)
 {
     static crowd c;
     static held second;
-    grGraph_t g;
-    two_cpus_two_workers();
-    CHECK_OK(grGraphCreate(&g, 0));
-    grGraphNode_t root = add_host(g, NULL, 0, crowd_root, &c);
-    c.fan = 2;
-    add_host(g, &root, 1, nothing, NULL);
-    grGraphNode_t release = add_host(g, &root, 1, let_first_go_and_wait, NULL);
-    add_host(g, &release, 1, crowd_meet, &c);
-    add_host(g, &release, 1, crowd_meet, &c);
+    grGraph_t g = pair_meets_after(&c, nothing, NULL, let_first_go_and_wait);
     grGraphExec_t e = instantiate(g);
     grStream_t s1 = hold_a_worker(&first_held), s2 = hold_a_worker(&second);
     /* No worker is free to take the launch: this thread owns it. A new
@@ -1644,15 +1654,7 @@ GR_TEST(exec_launch_sleeping_owner_is_woken_for_nodes_a_helper_exposes)
     };
     static crowd c;
     static held second;
-    grGraph_t g;
-    two_cpus_two_workers();
-    CHECK_OK(grGraphCreate(&g, 0));
-    grGraphNode_t root = add_host(g, NULL, 0, crowd_root, &c);
-    c.fan = 2;
-    add_host(g, &root, 1, wait_for_second, &c);
-    grGraphNode_t lull = add_host(g, &root, 1, second_then_lull, NULL);
-    add_host(g, &lull, 1, crowd_meet, &c);
-    add_host(g, &lull, 1, crowd_meet, &c);
+    grGraph_t g = pair_meets_after(&c, wait_for_second, &c, second_then_lull);
     grStream_t s2 = hold_a_worker(&second);
     /* The synchronising thread usually owns the launch; when the free
      * worker takes it instead, nothing is checked and it is tried again. */
