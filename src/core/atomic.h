@@ -21,6 +21,7 @@
 #define GR_ATOMIC_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 
 #define gr_load_relaxed(p) atomic_load_explicit((p), memory_order_relaxed)
 #define gr_load_acquire(p) atomic_load_explicit((p), memory_order_acquire)
@@ -74,5 +75,17 @@
 /* Orders the compiler only (no instruction): one side of an asymmetric
  * pairing, the other issuing a process-wide barrier (barrier.h). */
 #define gr_compiler_barrier() atomic_signal_fence(memory_order_seq_cst)
+
+/* Takes a reference on an object a registry lists, unless its count is
+ * 0 already: its last holder is then on its way to unlink and free it,
+ * and a reference taken would bring it back for a moment, to be freed
+ * twice. True if it took one. */
+static inline bool gr_ref_unless_zero(atomic_int *refs)
+{
+    int r = gr_load_relaxed(refs);
+    while (r > 0 && !gr_cas_weak_relaxed(refs, &r, r + 1))
+        ;
+    return r > 0;
+}
 
 #endif /* GR_ATOMIC_H */

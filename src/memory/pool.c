@@ -169,20 +169,6 @@ grError_t gr__pool_check(const char *call, grMemPool_t pool)
     return grSuccess;
 }
 
-/* Takes a reference to p, found in the registry under its lock, unless p
- * is dying: its last reference is gone and its gr__pool_unref waits for
- * the registry lock to unlink it. Taking one then brought p back to life
- * for a moment, and both unrefs retired it. */
-static bool pin_listed(grMemPool_t p)
-{
-    int r = gr_load_relaxed(&p->refs);
-    do {
-        if (r == 0)
-            return false;
-    } while (!gr_cas_weak_relaxed(&p->refs, &r, r + 1));
-    return true;
-}
-
 void gr__pool_on_sync_slow(void)
 {
     if (!gr_exchange_acq_rel(&gr__pool_trim_pending, false))
@@ -197,7 +183,9 @@ void gr__pool_on_sync_slow(void)
             gr__spin_lock(&p->lock);
             bool over = reserved_of(p) > th && reserved_of(p) > gr__pcache_used_locked(p);
             gr__spin_unlock(&p->lock);
-            if (over && pin_listed(p)) {
+            /* Not a pool whose last reference is gone, its unref waiting
+             * for this lock to unlink it: pinned, both unrefs retired it. */
+            if (over && gr_ref_unless_zero(&p->refs)) {
                 todo = p;
                 keep = th;
                 break;

@@ -148,10 +148,7 @@ void gr__stream_retain(gr_stream *s)
  * taken. Returns false in that case; such a stream has no work left. */
 bool gr__stream_retain_registered(gr_stream *s)
 {
-    int r = gr_load_relaxed(&s->refs);
-    while (r > 0 && !gr_cas_weak_relaxed(&s->refs, &r, r + 1))
-        ;
-    return r > 0;
+    return gr_ref_unless_zero(&s->refs);
 }
 
 void gr__stream_release(gr_stream *s)
