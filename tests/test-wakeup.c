@@ -12,9 +12,13 @@
  */
 #include "test.h"
 
+#include "../src/backend/cpu/launch_hook.h"
+
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 static atomic_int gate_open;
@@ -145,4 +149,48 @@ GR_TEST(parked_workers_all_wake_for_streams_released_by_one_event)
     CHECK_OK(grStreamSynchronize(src));
     CHECK_OK(grStreamDestroy(src));
     CHECK_OK(grEventDestroy(ev));
+}
+
+static void noop(void *p)
+{
+    (void)p;
+}
+
+static uint64_t now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
+}
+
+/* An idle worker that spins gives its CPU to a thread that wants it, and
+ * parks once a yield shows that the CPU is wanted: a spinner that only
+ * paused took a third of the time of the busy threads it shared cores
+ * with (src/backend/cpu/sched.c, yield_cpu). The process runs on one CPU
+ * with one worker, which spins for up to a second after the launch
+ * (GRAPHRT_SPIN_US); this thread then keeps the CPU busy without calling
+ * graphrt. The worker must park well before its spin window ends. */
+GR_TEST(idle_worker_parks_when_its_cpu_is_wanted)
+{
+    cpu_set_t one;
+    int cpu = sched_getcpu();
+    CPU_ZERO(&one);
+    CPU_SET(cpu >= 0 ? cpu : 0, &one);
+    /* The workers inherit the mask: the runtime starts after this. */
+    CHECK(sched_setaffinity(0, sizeof one, &one) == 0);
+    setenv("GRAPHRT_SPIN_US", "1000000", 1);
+    use_workers("1");
+    grStream_t s;
+    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
+    CHECK_OK(grLaunchHostFunc(s, noop, NULL));
+    CHECK_OK(grStreamSynchronize(s));
+    /* The launch woke the worker; it spins from when it gets the CPU. */
+    uint64_t start = now_ms();
+    while (now_ms() - start < 20)
+        ;
+    bool parked = false;
+    while (!parked && now_ms() - start < 400)
+        parked = gr__sched_parked_workers() == 1;
+    CHECK(parked);
+    CHECK_OK(grStreamDestroy(s));
 }

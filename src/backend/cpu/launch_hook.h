@@ -42,4 +42,8 @@ uint64_t gr__sched_ticks_per_us(void);
 bool gr__sched_cpu_loan_out(void);
 uint64_t gr__sched_cpu_loans_taken(void);
 
+/* How many workers are parked (or about to be) now; 0 if the runtime
+ * cannot start. */
+unsigned gr__sched_parked_workers(void);
+
 #endif /* GR_LAUNCH_HOOK_H */

@@ -11,7 +11,9 @@
  * the injection queue to the spinners), except a worker that ran an item
  * less than spin_ns ago, which spins until then however many do (all
  * workers but one at most): in a shared graph launch the next nodes come
- * within microseconds, sooner than a parked worker would wake. Whoever
+ * within microseconds, sooner than a parked worker would wake. A spinner
+ * yields its CPU now and then, and parks early when a yield shows that
+ * other threads want every CPU (yield_cpu). Whoever
  * publishes work calls gr__sched_wake_one, which issues a futex wake only
  * when nobody is spinning, somebody sleeps and no wake-up is pending: a
  * busy runtime makes no system calls, and publishers do not issue a wake
@@ -138,6 +140,9 @@ static gr_item overflow_pop(gr_runtime *rt)
 /* The longest a worker keeps polling after a long graph node (see
  * spin_window), in microseconds. */
 #define GR_LONG_ITEM_SPIN_MAX_US 1000u
+/* A yield that kept a spinner off its CPU this long means other threads
+ * want every CPU (see yield_cpu), in microseconds. */
+#define GR_YIELD_CONTENDED_US 20u
 
 /* Returns true when the item went through the ring's seq_cst CAS, false
  * when it went to the overflow (whose mutex orders nothing for Dekker). */
@@ -445,6 +450,13 @@ uint64_t gr__sched_cpu_loans_taken(void)
     return rt ? gr_load_relaxed(&rt->cpu_loans_taken) : 0;
 }
 
+unsigned gr__sched_parked_workers(void)
+{
+    gr_runtime *rt = gr__runtime_get();
+    int n = rt ? gr_load_seq_cst(&rt->sleepers) : 0;
+    return n > 0 ? (unsigned)n : 0u;
+}
+
 uint64_t gr__sched_ticks_per_us(void)
 {
     gr_runtime *rt = gr__runtime_get();
@@ -513,6 +525,25 @@ static GR_NOINLINE bool sit_out(gr_runtime *rt, bool took_wake)
 static inline bool cpu_wanted(gr_runtime *rt)
 {
     return GR_UNLIKELY(gr_load_relaxed(&rt->cpu_loan) == GR_CPU_WANTED);
+}
+
+/* Yields the CPU; true unless another thread ran meanwhile for longer
+ * than GR_YIELD_CONTENDED_US, which means all CPUs are wanted. A spinner
+ * that only paused shared a core with busy threads whenever the process
+ * had more threads than CPUs (the application thread and one worker per
+ * CPU, or other programs): on two CPUs it took about a third of a
+ * kernel's time from the thread sharing its core (256 blocks of 1 us:
+ * 178 us a launch, against 128 with two busy threads alone). There a
+ * spinner is not needed: the busy threads look for work when they finish,
+ * and a parked worker is woken if they do not. A spinner yields only
+ * every eighth poll: a yield returns sooner than a pause where nobody
+ * waits, and polling more often slows the threads that write the lines
+ * it reads. */
+static bool yield_cpu(gr_runtime *rt)
+{
+    uint64_t t0 = gr__ticks();
+    sched_yield();
+    return gr__ticks() - t0 < GR_YIELD_CONTENDED_US * gr__ticks_per_us(rt);
 }
 
 static void *worker_main(void *arg)
@@ -596,6 +627,8 @@ static void *worker_main(void *arg)
             if (gap < GR_POLL_TICKS_MAX)
                 gap *= 2;
             if ((k & 7) == 0) {
+                if (gap == GR_POLL_TICKS_MAX && !yield_cpu(rt))
+                    break; /* the CPUs are all wanted: park */
                 size_t now_enq = submissions(rt);
                 uint64_t now = gr__now_ns();
                 if (now_enq != seen) {
