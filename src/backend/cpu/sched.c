@@ -781,7 +781,7 @@ gr_runtime *gr__runtime_start(void)
     long ncpu = forced ? (long)forced : usable_cpus();
     rt->ncpu = ncpu > 0 ? (unsigned)ncpu : 1u;
     rt->nworkers = env_unsigned("GRAPHRT_WORKERS", ncpu > 0 ? (unsigned)ncpu : 1u, 1, 1024);
-    rt->spin_ns = (uint64_t)env_unsigned("GRAPHRT_SPIN_US", 50, 0, 1000000) * 1000u;
+    rt->spin_ns = (uint64_t)env_unsigned("GRAPHRT_SPIN_US", 200, 0, 1000000) * 1000u;
     /* Spinners must leave a core to the application threads that launch
      * and synchronise: on two cores, two spinners made a synchronising
      * thread share a core with one of them. */
