@@ -9,6 +9,7 @@
 #include <malloc.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <time.h>
 #include <unistd.h>
 
 static atomic_int gate_timeouts;
@@ -363,6 +364,44 @@ GR_TEST(kernel_ctx_worker_stays_within_the_documented_range)
         CHECK_OK(grStreamSynchronize(s));
     }
     CHECK((int)atomic_load(&max_worker) <= workers);
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grKernelDestroy(k));
+}
+
+/* A kernel of many blocks runs on as many threads as there are workers:
+ * the invitations to help (backend/cpu/kernel.c) reach every one of them,
+ * parked ones too. The first block a thread runs waits (3 s at most)
+ * until 8 threads have run blocks, so all of them must join. */
+static atomic_uint threads_seen; /* a bit per ctx->worker */
+
+static void meet_threads(const grKernelCtx *ctx, void **args)
+{
+    (void)args;
+    unsigned bit = 1u << (ctx->worker & 31u);
+    atomic_fetch_or(&threads_seen, bit);
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (__builtin_popcount(atomic_load(&threads_seen)) < 8) {
+        usleep(100);
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        if (t.tv_sec - t0.tv_sec >= 3)
+            break;
+    }
+}
+
+GR_TEST(kernel_blocks_reach_every_worker)
+{
+    grKernel_t k;
+    grStream_t s;
+    setenv("GRAPHRT_WORKERS", "8", 1);
+    CHECK_OK(grKernelCreate(&k, meet_threads, "meet_threads", 0, NULL));
+    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
+    for (int round = 0; round < 3; round++) {
+        atomic_store(&threads_seen, 0);
+        CHECK_OK(grLaunchKernel(k, GR_DIM3(64, 1, 1), GR_DIM3(1, 1, 1), NULL, 0, s));
+        CHECK_OK(grStreamSynchronize(s));
+        CHECK_EQ(__builtin_popcount(atomic_load(&threads_seen)), 8);
+    }
     CHECK_OK(grStreamDestroy(s));
     CHECK_OK(grKernelDestroy(k));
 }
