@@ -406,6 +406,51 @@ GR_TEST(kernel_blocks_reach_every_worker)
     CHECK_OK(grKernelDestroy(k));
 }
 
+/* Kernels of many blocks on several streams at once: one of them at a
+ * time hands out seats through the runtime's offer, the others invite
+ * helpers through their deques (backend/cpu/kernel.c); every block of
+ * every launch runs once either way. */
+enum {
+    CONC_STREAMS = 3,
+    CONC_LAUNCHES = 40,
+    CONC_BLOCKS = 300
+};
+static atomic_int conc_hits[CONC_STREAMS][CONC_BLOCKS];
+
+static void count_stream_blocks(const grKernelCtx *ctx, void **args)
+{
+    int stream = *(int *)args[0];
+    atomic_fetch_add(&conc_hits[stream][ctx->blockIdx.x], 1);
+}
+
+GR_TEST(kernels_of_many_blocks_on_several_streams_run_every_block_once)
+{
+    grKernel_t k;
+    grStream_t s[CONC_STREAMS];
+    size_t sizes[1] = {sizeof(int)};
+    int ids[CONC_STREAMS];
+    setenv("GRAPHRT_WORKERS", "4", 1);
+    CHECK_OK(grKernelCreate(&k, count_stream_blocks, "count_stream_blocks", 1, sizes));
+    for (int i = 0; i < CONC_STREAMS; i++) {
+        ids[i] = i;
+        CHECK_OK(grStreamCreateWithFlags(&s[i], grStreamNonBlocking));
+    }
+    for (int n = 0; n < CONC_LAUNCHES; n++)
+        for (int i = 0; i < CONC_STREAMS; i++) {
+            void *args[1] = {&ids[i]};
+            CHECK_OK(grLaunchKernel(k, GR_DIM3(CONC_BLOCKS, 1, 1), GR_DIM3(1, 1, 1), args, 0, s[i]));
+        }
+    for (int i = 0; i < CONC_STREAMS; i++) {
+        CHECK_OK(grStreamSynchronize(s[i]));
+        for (int b = 0; b < CONC_BLOCKS; b++)
+            if (atomic_load(&conc_hits[i][b]) != CONC_LAUNCHES)
+                GR_TEST_FAIL_("stream %d block %d ran %d times, expected %d", i, b,
+                              atomic_load(&conc_hits[i][b]), CONC_LAUNCHES);
+        CHECK_OK(grStreamDestroy(s[i]));
+    }
+    CHECK_OK(grKernelDestroy(k));
+}
+
 /* ------------------------------------------------------------- bad input */
 
 static atomic_int noop_calls;

@@ -324,7 +324,10 @@ static gr_item steal_any(gr_runtime *rt, gr_worker *w)
 /* A background worker's search (it honours the grace period). */
 static gr_item find_work(gr_runtime *rt, gr_worker *w)
 {
-    gr_item it = inj_pop_late(rt, w);
+    gr_item it = gr__pfor_offer_take(rt);
+    if (it)
+        return it;
+    it = inj_pop_late(rt, w);
     if (!it)
         it = mail_take_late(rt, w);
     return it ? it : steal_any(rt, w);
@@ -335,6 +338,8 @@ static gr_item find_work(gr_runtime *rt, gr_worker *w)
 bool gr__sched_work_visible(gr_runtime *rt, bool ring)
 {
     if (ring && (inj_maybe_nonempty(rt) || mail_maybe_nonempty(rt)))
+        return true;
+    if (gr_load_seq_cst(&rt->offer_seats) > 0)
         return true;
     for (unsigned i = 0; i < rt->nslots; i++)
         if (gr__deque_maybe_nonempty(&rt->workers[i].dq))
@@ -394,7 +399,9 @@ bool gr__sched_help_once(gr_runtime *rt, gr_worker *w)
         gr__item_run(w, it);
         return true;
     }
-    it = inj_pop(rt);
+    it = gr__pfor_offer_take(rt);
+    if (!it)
+        it = inj_pop(rt);
     if (!it)
         it = mail_take_any(rt);
     if (!it && gr__deque_maybe_nonempty(&w->dq))

@@ -169,6 +169,14 @@ struct gr_runtime {
     _Atomic uint32_t cpu_loan_users;
     _Atomic uint64_t cpu_loan_starts;
     _Atomic uint64_t cpu_loans_taken;
+    /* The kernel offer (kernel.c): one kernel at a time hands out seats
+     * to help with its blocks here instead of pushing an invitation per
+     * helper onto its deque. 'seats' is how many are left (below zero
+     * after joiners came too late), 'job' the kernel's gr_pfor, 'busy'
+     * whether a kernel holds the offer. */
+    GR_ALIGNED_CL atomic_int offer_seats;
+    _Atomic(void *) offer_job;
+    atomic_int offer_busy;
     /* Idle accounting (see sched.c: park / wake). */
     GR_ALIGNED_CL atomic_int spinning; /* workers looking for work */
     GR_ALIGNED_CL atomic_int sleepers; /* workers parked or parking */
@@ -297,6 +305,8 @@ void gr__exec_node_item(gr_worker *w, void *node_rt);
  * replacement only then (see launch.c: helper_room). */
 bool gr__exec_node_wants_helpers(const void *node_rt);
 void gr__pfor_help(gr_worker *w, void *job);
+/* A seat of the kernel offer, as a PFOR item, or 0 if none is left. */
+gr_item gr__pfor_offer_take(gr_runtime *rt);
 
 /* Linux futex wrappers. */
 void gr__futex_wait(_Atomic uint32_t *addr, uint32_t expected);
