@@ -183,8 +183,9 @@ void gr__pool_on_sync_slow(void)
             gr__spin_lock(&p->lock);
             bool over = reserved_of(p) > th && reserved_of(p) > gr__pcache_used_locked(p);
             gr__spin_unlock(&p->lock);
-            /* Not a pool whose last reference is gone, its unref waiting
-             * for this lock to unlink it: pinned, both unrefs retired it. */
+            /* A pool whose last reference is gone is left alone: its
+             * unref waits for this lock to unlink it, and a reference
+             * taken now would have both unrefs retire it. */
             if (over && gr_ref_unless_zero(&p->refs)) {
                 todo = p;
                 keep = th;
