@@ -1676,3 +1676,80 @@ GR_TEST(exec_launch_sleeping_owner_is_woken_for_nodes_a_helper_exposes)
     gr__sched_cpus_set(0);
     CHECK_OK(grDeviceReset());
 }
+
+/* A helper that has run out of nodes waits a moment for the owner to
+ * expose the next instead of leaving the launch (take_more in
+ * backend/cpu/launch.c). Leaving, it made the owner's next exposure find
+ * room for a helper and wake a parked worker: on two CPUs a third busy
+ * thread. Here the workers park as soon as they are idle
+ * (GRAPHRT_SPIN_US=0) and the helper waits up to 10 s (the seam), far
+ * longer than any node: while the owner runs each of its nodes, after the
+ * helper has run the one exposed before it, one worker must stay out of
+ * park, the helper waiting for the next. */
+typedef struct lingering {
+    atomic_int helper_ran, owner_ran, helper_parked, owner_was_app;
+} lingering;
+
+static void linger_root(void *p)
+{
+    lingering *l = p;
+    atomic_store(&l->owner_was_app, pthread_equal(pthread_self(), test_thread));
+}
+
+static void linger_leaf(void *p)
+{
+    lingering *l = p;
+    if (!pthread_equal(pthread_self(), test_thread)) {
+        atomic_fetch_add(&l->helper_ran, 1);
+        return;
+    }
+    /* The owner exposed one node before this one: the helper runs it. */
+    int mine = atomic_fetch_add(&l->owner_ran, 1) + 1;
+    for (int i = 0; i < 2000 && atomic_load(&l->helper_ran) < mine; i++)
+        sleep_ms(1);
+    for (int i = 0; i < 20; i++) {
+        if (gr__sched_parked_workers() == 2)
+            atomic_store(&l->helper_parked, 1);
+        sleep_ms(1);
+    }
+}
+
+GR_TEST(exec_launch_helper_waits_for_the_owner_next_node)
+{
+    enum {
+        FAN = 8,
+        TRIES = 20
+    };
+    static lingering l;
+    setenv("GRAPHRT_SPIN_US", "0", 1);
+    two_cpus_two_workers();
+    gr__exec_helper_linger_set(10000000);
+    grGraph_t g;
+    CHECK_OK(grGraphCreate(&g, 0));
+    grGraphNode_t root = add_host(g, NULL, 0, linger_root, &l);
+    for (int i = 0; i < FAN; i++)
+        add_host(g, &root, 1, linger_leaf, &l);
+    /* The synchronising thread usually owns the launch; when a worker
+     * takes it instead, nothing is checked and it is tried again. */
+    bool app_owned = false;
+    for (int t = 0; t < TRIES && !app_owned; t++) {
+        /* A new executable's first launch is shared (docs/exec.md). */
+        grGraphExec_t e = instantiate(g);
+        atomic_store(&l.helper_ran, 0);
+        atomic_store(&l.owner_ran, 0);
+        atomic_store(&l.helper_parked, 0);
+        run(e);
+        app_owned = atomic_load(&l.owner_was_app);
+        if (app_owned) {
+            CHECK_EQ(atomic_load(&l.helper_ran) + atomic_load(&l.owner_ran), FAN);
+            CHECK(atomic_load(&l.owner_ran) >= 2);
+            CHECK_EQ(atomic_load(&l.helper_parked), 0);
+        }
+        CHECK_OK(grGraphExecDestroy(e));
+    }
+    CHECK(app_owned);
+    gr__exec_helper_linger_set(0);
+    CHECK_OK(grGraphDestroy(g));
+    gr__sched_cpus_set(0);
+    CHECK_OK(grDeviceReset());
+}

@@ -20,6 +20,12 @@ typedef uint64_t (*gr_launch_hook_fn)(void *ctx, unsigned way, bool timed, uint6
 /* Sets the hook (NULL: none, times as measured); not while launches run. */
 void gr__launch_hook_set(gr_launch_hook_fn fn, void *ctx);
 
+/* How long (us) a helper of a shared launch that has run out of nodes
+ * waits for the launch to expose another before it leaves the launch (0:
+ * the default, GR_HELPER_LINGER_US in backend/cpu/launch.c), so that a
+ * test sees a helper stay where it would otherwise leave. */
+void gr__exec_helper_linger_set(uint32_t us);
+
 /* Makes the next runtime start (the first call, or the first after
  * grDeviceReset) count n CPUs instead of those of the affinity mask (0:
  * the mask's again): how many threads a launch may have depends on it
