@@ -1753,3 +1753,68 @@ GR_TEST(exec_launch_helper_waits_for_the_owner_next_node)
     gr__sched_cpus_set(0);
     CHECK_OK(grDeviceReset());
 }
+
+/* On a plan of long nodes (its in-order time per node) the helper leaves
+ * at once, as the owner exposes nodes too seldom for a wait to find one:
+ * with the same 10 s wait as above, it parks while the owner runs its
+ * nodes. The hook makes the plan's in-order launch time long and the
+ * shared way the faster, so that launches run shared from the fourth. */
+static atomic_int leave_armed;
+
+static uint64_t long_nodes_shared_faster(void *ctx, unsigned way, bool measured, uint64_t ticks)
+{
+    (void)ctx;
+    (void)measured;
+    (void)ticks;
+    return way == 1 ? UINT64_C(1) << 40 : UINT64_C(1) << 42;
+}
+
+static void leave_leaf(void *p)
+{
+    if (atomic_load(&leave_armed))
+        linger_leaf(p);
+}
+
+GR_TEST(exec_launch_helper_of_long_nodes_leaves_at_once)
+{
+    enum {
+        FAN = 8,
+        TRIES = 20
+    };
+    static lingering l;
+    setenv("GRAPHRT_SPIN_US", "0", 1);
+    two_cpus_two_workers();
+    gr__exec_helper_linger_set(10000000);
+    grGraph_t g;
+    CHECK_OK(grGraphCreate(&g, 0));
+    grGraphNode_t root = add_host(g, NULL, 0, linger_root, &l);
+    for (int i = 0; i < FAN; i++)
+        add_host(g, &root, 1, leave_leaf, &l);
+    gr__launch_hook_set(long_nodes_shared_faster, NULL);
+    bool app_owned = false;
+    for (int t = 0; t < TRIES && !app_owned; t++) {
+        grGraphExec_t e = instantiate(g);
+        /* Shared (untimed), shared, in order: both ways are timed. */
+        atomic_store(&leave_armed, 0);
+        for (int i = 0; i < 3; i++)
+            run(e);
+        atomic_store(&leave_armed, 1);
+        atomic_store(&l.helper_ran, 0);
+        atomic_store(&l.owner_ran, 0);
+        atomic_store(&l.helper_parked, 0);
+        run(e);
+        app_owned = atomic_load(&l.owner_was_app);
+        if (app_owned) {
+            CHECK_EQ(atomic_load(&l.helper_ran) + atomic_load(&l.owner_ran), FAN);
+            CHECK(atomic_load(&l.helper_ran) >= 1);
+            CHECK_EQ(atomic_load(&l.helper_parked), 1);
+        }
+        CHECK_OK(grGraphExecDestroy(e));
+    }
+    CHECK(app_owned);
+    gr__launch_hook_set(NULL, NULL);
+    gr__exec_helper_linger_set(0);
+    CHECK_OK(grGraphDestroy(g));
+    gr__sched_cpus_set(0);
+    CHECK_OK(grDeviceReset());
+}

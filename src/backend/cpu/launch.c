@@ -66,6 +66,13 @@
 #define GR_HELPER_LINGER_US 2u
 #define GR_HELPER_POLL_TICKS_MIN 100u
 #define GR_HELPER_POLL_TICKS_MAX 800u
+/* A helper waits so only on a plan whose nodes take less than this on
+ * average (its in-order time per node; a plan not timed that way yet
+ * counts as short). The owner exposes a node at most once per node it
+ * runs, so on longer nodes a wait would rarely end with one, and the
+ * wake-up a hit saves is small beside such a node: there a helper out of
+ * nodes leaves at once. */
+#define GR_HELPER_LINGER_NODE_US 8u
 
 /* The test seam (launch_hook.h). */
 static _Atomic(gr_launch_hook_fn) launch_hook;
@@ -467,7 +474,17 @@ static gr_pnode *take_exposed(gr_runtime *rt, gr_plan *p)
     return NULL;
 }
 
-/* The helper's next node of p, waiting up to GR_HELPER_LINGER_US for one
+/* How long a helper out of nodes of p waits for another (take_more), in
+ * ticks: 0 on a plan of long nodes (GR_HELPER_LINGER_NODE_US). */
+static uint64_t linger_ticks(gr_runtime *rt, const gr_plan *p)
+{
+    uint64_t tpu = gr__ticks_per_us(rt);
+    if (p->way_ticks[GR_WAY_IN_ORDER] >= (uint64_t)(p->nnodes - 1) * GR_HELPER_LINGER_NODE_US * tpu)
+        return 0;
+    return gr_load_relaxed(&helper_linger_us) * tpu;
+}
+
+/* The helper's next node of p, waiting up to 'linger' ticks for one
  * to be exposed while launch number 'launch' runs; NULL if none came. A
  * helper that left between two nodes (the owner was still running its
  * own, about to expose the next) made that exposure find room for a
@@ -475,10 +492,9 @@ static gr_pnode *take_exposed(gr_runtime *rt, gr_plan *p)
  * of 1,024 nodes of 1 us: 1-3 futex wake-ups a launch, up to 9 in some
  * processes, which ran up to 30% slower). Staying counted as a helper
  * while it waits, it takes that node instead. */
-static gr_pnode *take_more(gr_runtime *rt, gr_plan *p, uint32_t launch)
+static gr_pnode *take_more(gr_runtime *rt, gr_plan *p, uint32_t launch, uint64_t linger)
 {
-    uint64_t t0 = 0, linger = gr_load_relaxed(&helper_linger_us) * gr__ticks_per_us(rt);
-    uint64_t gap = GR_HELPER_POLL_TICKS_MIN;
+    uint64_t t0 = 0, gap = GR_HELPER_POLL_TICKS_MIN;
     for (;;) {
         gr_pnode *n = take_exposed(rt, p);
         if (n || gr_load_acquire(&p->finished) != launch)
@@ -508,11 +524,13 @@ void gr__exec_node_item(gr_worker *w, void *node)
         return;
     }
     gr_runtime *rt = gr_load_relaxed(&gr__rt);
-    /* The launch cannot end before n has run: this is its number. */
+    /* The launch cannot end before n has run: this is its number. Its
+     * owner wrote way_ticks before it began and not since. */
     uint32_t launch = gr_load_acquire(&p->finished);
+    uint64_t linger = linger_ticks(rt, p);
     gr_fetch_add_acquire(&p->thieves, 1);
     bool trace = gr__tracing();
-    while (!run_from(w, p, n, w->nlocal, trace) && (n = take_more(rt, p, launch)) != NULL)
+    while (!run_from(w, p, n, w->nlocal, trace) && linger && (n = take_more(rt, p, launch, linger)) != NULL)
         ;
     gr_fetch_sub_release(&p->thieves, 1);
 }
