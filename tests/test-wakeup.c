@@ -194,3 +194,52 @@ GR_TEST(idle_worker_parks_when_its_cpu_is_wanted)
     CHECK(parked);
     CHECK_OK(grStreamDestroy(s));
 }
+
+static uint64_t now_us(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000u + (uint64_t)t.tv_nsec / 1000u;
+}
+
+/* An application that submits at a steady pace, a gap longer than the
+ * spin window between two submissions, keeps a worker spinning from one
+ * to the next instead of waking a parked one each time (sched.c,
+ * cadence_span). Here the window is 100 us and the test thread launches
+ * every 300 us or so, sleeping in between (a busy test thread would make
+ * the spinner give its CPU up on two CPUs): 250 us after each launch, with
+ * the pace known, one of the two workers must be spinning; without the
+ * stretch both are parked by then. A few rounds may find both parked (a
+ * spinner parks when its CPU is wanted elsewhere), not most. */
+GR_TEST(spinner_stays_up_between_submissions_at_a_steady_pace)
+{
+    enum {
+        ROUNDS = 60,
+        COUNTED = 40,
+        GAP_US = 300,
+        LOOK_US = 250
+    };
+    setenv("GRAPHRT_SPIN_US", "100", 1);
+    gr__sched_cpus_set(2);
+    use_workers("2");
+    grStream_t s;
+    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
+    int both_parked = 0;
+    for (int r = 0; r < ROUNDS; r++) {
+        uint64_t start = now_us();
+        CHECK_OK(grLaunchHostFunc(s, noop, NULL));
+        CHECK_OK(grStreamSynchronize(s));
+        uint64_t t = now_us() - start;
+        if (t < LOOK_US)
+            usleep((useconds_t)(LOOK_US - t));
+        if (r >= ROUNDS - COUNTED && gr__sched_parked_workers() == 2)
+            both_parked++;
+        t = now_us() - start;
+        if (t < GAP_US)
+            usleep((useconds_t)(GAP_US - t));
+    }
+    CHECK(both_parked <= COUNTED / 4);
+    CHECK_OK(grStreamDestroy(s));
+    gr__sched_cpus_set(0);
+    CHECK_OK(grDeviceReset());
+}

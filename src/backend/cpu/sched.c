@@ -5,7 +5,8 @@
  * A worker looks for work in this order: its own deque (newest first), the
  * injection queue (work submitted by application threads), then the deques
  * of the others (oldest first). Finding none it spins, counted in
- * 'spinning', for spin_ns after the last submission it saw, then parks on
+ * 'spinning', for spin_ns after the last submission it saw (longer where
+ * submissions come at a steady pace: cadence_span), then parks on
  * the wake_seq futex, counted in 'sleepers'. At most GR_MAX_SPINNERS spin
  * at once; the others park straight away (they watch the deques but leave
  * the injection queue to the spinners), except a worker that ran an item
@@ -137,8 +138,9 @@ static gr_item overflow_pop(gr_runtime *rt)
 /* An idle worker's polling interval, in ticks (see gr__ticks). */
 #define GR_POLL_TICKS_MIN 100u
 #define GR_POLL_TICKS_MAX 3200u
-/* The longest a worker keeps polling after a long graph node (see
- * spin_window), in microseconds. */
+/* The longest a worker keeps polling after a long graph node, or between
+ * submissions that come at a steady pace (see spin_window, cadence_span),
+ * in microseconds. */
 #define GR_LONG_ITEM_SPIN_MAX_US 1000u
 /* A yield that kept a spinner off its CPU this long means other threads
  * want every CPU (see yield_cpu), in microseconds. */
@@ -440,6 +442,39 @@ static uint64_t spin_window(uint64_t spin, uint64_t cap, uint64_t item)
     return longer > spin ? longer : spin;
 }
 
+/* Notes the submissions' count as an idle worker sees it at 'now': the
+ * first worker to see it move records when, and the gap since the move
+ * seen before (rt->pace_*). The workers share the record: a launch wakes
+ * whichever worker is parked, and a worker's own record of every other
+ * launch showed twice the gap. */
+static void pace_note(gr_runtime *rt, size_t count, uint64_t now)
+{
+    size_t was = gr_load_relaxed(&rt->pace_count);
+    if (count == was || !gr_cas_strong_relaxed(&rt->pace_count, &was, count))
+        return;
+    uint64_t at = gr_load_relaxed(&rt->pace_at);
+    gr_store_relaxed(&rt->pace_gap, at && now > at ? now - at : 0);
+    gr_store_relaxed(&rt->pace_at, now);
+}
+
+/* The window (ns) of the first spinner, stretched to cover the gap
+ * between the last two submissions the workers saw, where that is longer
+ * and at most 'cap': twice the gap, up to the cap. An application that
+ * launches a graph of 500 us and synchronises, over and over, left the
+ * worker parked at every launch, which then paid a futex wake-up (on the
+ * 2-core VM a chain of 100 nodes of 5 us took 512-527 us a replay,
+ * against 493-502 with the stretch and 492 for the nodes alone). One
+ * spinner is enough for the launches to find one; the others keep their
+ * window, so that the stretch costs one CPU at most. */
+static uint64_t cadence_span(const gr_runtime *rt, uint64_t span, uint64_t cap)
+{
+    uint64_t gap = gr_load_relaxed(&rt->pace_gap);
+    if (!span || !gap || gap > cap)
+        return span;
+    uint64_t cover = 2 * gap < cap ? 2 * gap : cap;
+    return cover > span ? cover : span;
+}
+
 uint64_t gr__sched_spin_window_us(uint64_t spin_us, uint64_t item_us)
 {
     return spin_window(spin_us, GR_LONG_ITEM_SPIN_MAX_US, item_us);
@@ -567,6 +602,7 @@ static void *worker_main(void *arg)
      * spin_window); not read where that cannot happen. */
     bool active_spin = rt->spin_ns && rt->max_active_spinners > rt->max_spinners;
     uint64_t last_work = 0, last_len = 0;
+    const uint64_t cadence_cap = GR_LONG_ITEM_SPIN_MAX_US * 1000u;
     while (!gr_load_acquire(&rt->stop)) {
         gr_item it = gr__deque_pop(&w->dq);
         if (!it) {
@@ -614,14 +650,19 @@ static void *worker_main(void *arg)
                     gr__cpu_relax();
             continue;
         }
-        uint64_t span = spinners >= rt->max_spinners || window > rt->spin_ns ? window : rt->spin_ns;
-        uint64_t deadline = gr__now_ns() + span;
+        uint64_t base = spinners >= rt->max_spinners || window > rt->spin_ns ? window : rt->spin_ns;
+        bool paced = spinners == 0;
+        uint64_t now_ns = gr__now_ns();
         size_t seen = submissions(rt);
+        pace_note(rt, seen, now_ns);
+        uint64_t span = paced ? cadence_span(rt, base, cadence_cap) : base;
+        uint64_t deadline = now_ns + span;
         /* Poll every few pauses only: polling reads lines the busy threads
          * write, and a tight poll would slow them down. The spin window
          * restarts whenever work was submitted meanwhile, even if its
          * submitter ran it: an application that keeps launching keeps a
-         * worker awake instead of paying a futex wake per launch. */
+         * worker awake instead of paying a futex wake per launch; and it
+         * stretches to the pace of those submissions (cadence_span). */
         uint64_t gap = GR_POLL_TICKS_MIN;
         for (unsigned k = 1;; k++) {
             if (cpu_wanted(rt))
@@ -640,6 +681,8 @@ static void *worker_main(void *arg)
                 uint64_t now = gr__now_ns();
                 if (now_enq != seen) {
                     seen = now_enq;
+                    pace_note(rt, seen, now);
+                    span = paced ? cadence_span(rt, base, cadence_cap) : base;
                     deadline = now + span;
                 } else if (now > deadline) {
                     break;

@@ -177,6 +177,13 @@ struct gr_runtime {
     GR_ALIGNED_CL atomic_int offer_seats;
     _Atomic(void *) offer_job;
     atomic_int offer_busy;
+    /* The pace of submissions as idle workers saw it (sched.c,
+     * cadence_span): the count seen last, when a worker saw it move
+     * (gr__now_ns), and the gap between the last two moves seen. Written
+     * once a submission at most, by the worker that sees the move first. */
+    GR_ALIGNED_CL _Atomic size_t pace_count;
+    _Atomic uint64_t pace_at;
+    _Atomic uint64_t pace_gap;
     /* Idle accounting (see sched.c: park / wake). */
     GR_ALIGNED_CL atomic_int spinning; /* workers looking for work */
     GR_ALIGNED_CL atomic_int sleepers; /* workers parked or parking */
