@@ -1818,3 +1818,77 @@ GR_TEST(exec_launch_helper_of_long_nodes_leaves_at_once)
     gr__sched_cpus_set(0);
     CHECK_OK(grDeviceReset());
 }
+
+/* Where a launch may have more than one helper, a helper out of nodes
+ * leaves at once too: a worker woken in its place finds a CPU there, and
+ * the wait only added helpers looking at every deque. Four workers on
+ * four CPUs (as the runtime counts them), the 10 s wait of the seam: the
+ * owner's first leaf waits until the helpers have run the four leaves it
+ * exposed, and then every worker must park. */
+typedef struct crowded {
+    atomic_int helper_ran, owner_ran, all_parked, owner_was_app;
+} crowded;
+
+static void crowded_root(void *p)
+{
+    crowded *c = p;
+    atomic_store(&c->owner_was_app, pthread_equal(pthread_self(), test_thread));
+}
+
+static void crowded_leaf(void *p)
+{
+    crowded *c = p;
+    if (!pthread_equal(pthread_self(), test_thread)) {
+        atomic_fetch_add(&c->helper_ran, 1);
+        return;
+    }
+    if (atomic_fetch_add(&c->owner_ran, 1) != 0)
+        return;
+    for (int i = 0; i < 2000 && atomic_load(&c->helper_ran) < 4; i++)
+        sleep_ms(1);
+    for (int i = 0; i < 20; i++) {
+        if (gr__sched_parked_workers() == 4)
+            atomic_store(&c->all_parked, 1);
+        sleep_ms(1);
+    }
+}
+
+GR_TEST(exec_launch_helper_of_a_crowded_launch_leaves_at_once)
+{
+    enum {
+        FAN = 8,
+        TRIES = 20
+    };
+    static crowded c;
+    setenv("GRAPHRT_SPIN_US", "0", 1);
+    test_thread = pthread_self();
+    gr__sched_cpus_set(4);
+    setenv("GRAPHRT_WORKERS", "4", 1);
+    CHECK_OK(grDeviceReset());
+    gr__exec_helper_linger_set(10000000);
+    grGraph_t g;
+    CHECK_OK(grGraphCreate(&g, 0));
+    grGraphNode_t root = add_host(g, NULL, 0, crowded_root, &c);
+    for (int i = 0; i < FAN; i++)
+        add_host(g, &root, 1, crowded_leaf, &c);
+    bool app_owned = false;
+    for (int t = 0; t < TRIES && !app_owned; t++) {
+        grGraphExec_t e = instantiate(g);
+        atomic_store(&c.helper_ran, 0);
+        atomic_store(&c.owner_ran, 0);
+        atomic_store(&c.all_parked, 0);
+        run(e);
+        app_owned = atomic_load(&c.owner_was_app);
+        if (app_owned) {
+            CHECK_EQ(atomic_load(&c.helper_ran) + atomic_load(&c.owner_ran), FAN);
+            CHECK(atomic_load(&c.helper_ran) >= 4);
+            CHECK_EQ(atomic_load(&c.all_parked), 1);
+        }
+        CHECK_OK(grGraphExecDestroy(e));
+    }
+    CHECK(app_owned);
+    gr__exec_helper_linger_set(0);
+    CHECK_OK(grGraphDestroy(g));
+    gr__sched_cpus_set(0);
+    CHECK_OK(grDeviceReset());
+}
