@@ -1677,17 +1677,17 @@ GR_TEST(exec_launch_sleeping_owner_is_woken_for_nodes_a_helper_exposes)
     CHECK_OK(grDeviceReset());
 }
 
-/* A helper that has run out of nodes waits a moment for the owner to
- * expose the next instead of leaving the launch (take_more in
- * backend/cpu/launch.c). Leaving, it made the owner's next exposure find
- * room for a helper and wake a parked worker: on two CPUs a third busy
- * thread. Here the workers park as soon as they are idle
- * (GRAPHRT_SPIN_US=0) and the helper waits up to 10 s (the seam), far
- * longer than any node: while the owner runs each of its nodes, after the
- * helper has run the one exposed before it, one worker must stay out of
- * park, the helper waiting for the next. */
+/* The helper's wait for the owner's next node (take_more in
+ * backend/cpu/launch.c), where it applies and where it does not. Each
+ * test makes a root that notes who owns the launch and a fan of leaves,
+ * lets the workers park as soon as they are idle (GRAPHRT_SPIN_US=0) and
+ * lengthens the wait to 10 s (the seam), far longer than any node. Each
+ * leaf the test thread runs waits until the helpers have run the leaves
+ * exposed before it and then looks, for 20 ms, whether all 'workers' are
+ * parked. */
 typedef struct lingering {
-    atomic_int helper_ran, owner_ran, helper_parked, owner_was_app;
+    int workers, exposed;
+    atomic_int armed, helper_ran, owner_ran, all_parked, owner_was_app;
 } lingering;
 
 static void linger_root(void *p)
@@ -1699,68 +1699,100 @@ static void linger_root(void *p)
 static void linger_leaf(void *p)
 {
     lingering *l = p;
+    if (!atomic_load(&l->armed))
+        return;
     if (!pthread_equal(pthread_self(), test_thread)) {
         atomic_fetch_add(&l->helper_ran, 1);
         return;
     }
-    /* The owner exposed one node before this one: the helper runs it. */
-    int mine = atomic_fetch_add(&l->owner_ran, 1) + 1;
-    for (int i = 0; i < 2000 && atomic_load(&l->helper_ran) < mine; i++)
+    /* The owner exposed nodes before this one ('exposed' before its
+     * first, at least one before each later one): the helpers run them. */
+    int mine = atomic_fetch_add(&l->owner_ran, 1);
+    for (int i = 0; i < 2000 && atomic_load(&l->helper_ran) < l->exposed + mine; i++)
         sleep_ms(1);
     for (int i = 0; i < 20; i++) {
-        if (gr__sched_parked_workers() == 2)
-            atomic_store(&l->helper_parked, 1);
+        if (gr__sched_parked_workers() == (unsigned)l->workers)
+            atomic_store(&l->all_parked, 1);
         sleep_ms(1);
     }
 }
 
-GR_TEST(exec_launch_helper_waits_for_the_owner_next_node)
+/* Launches the fan on new executables of g, 'warmups' launches unarmed
+ * then one armed, until the test thread owns the armed one (20 tries:
+ * when a worker owns it, nothing is checked); then checks that every
+ * leaf ran once, that the helpers ran leaves, and whether all workers
+ * were seen parked. */
+static void linger_check(grGraph_t g, lingering *l, int fan, int warmups, bool parked)
 {
-    enum {
-        FAN = 8,
-        TRIES = 20
-    };
-    static lingering l;
-    setenv("GRAPHRT_SPIN_US", "0", 1);
-    two_cpus_two_workers();
-    gr__exec_helper_linger_set(10000000);
-    grGraph_t g;
-    CHECK_OK(grGraphCreate(&g, 0));
-    grGraphNode_t root = add_host(g, NULL, 0, linger_root, &l);
-    for (int i = 0; i < FAN; i++)
-        add_host(g, &root, 1, linger_leaf, &l);
-    /* The synchronising thread usually owns the launch; when a worker
-     * takes it instead, nothing is checked and it is tried again. */
     bool app_owned = false;
-    for (int t = 0; t < TRIES && !app_owned; t++) {
-        /* A new executable's first launch is shared (docs/exec.md). */
+    for (int t = 0; t < 20 && !app_owned; t++) {
         grGraphExec_t e = instantiate(g);
-        atomic_store(&l.helper_ran, 0);
-        atomic_store(&l.owner_ran, 0);
-        atomic_store(&l.helper_parked, 0);
+        atomic_store(&l->armed, 0);
+        for (int i = 0; i < warmups; i++)
+            run(e);
+        atomic_store(&l->helper_ran, 0);
+        atomic_store(&l->owner_ran, 0);
+        atomic_store(&l->all_parked, 0);
+        atomic_store(&l->armed, 1);
         run(e);
-        app_owned = atomic_load(&l.owner_was_app);
+        app_owned = atomic_load(&l->owner_was_app);
         if (app_owned) {
-            CHECK_EQ(atomic_load(&l.helper_ran) + atomic_load(&l.owner_ran), FAN);
-            CHECK(atomic_load(&l.owner_ran) >= 2);
-            CHECK_EQ(atomic_load(&l.helper_parked), 0);
+            CHECK_EQ(atomic_load(&l->helper_ran) + atomic_load(&l->owner_ran), fan);
+            CHECK(atomic_load(&l->helper_ran) >= l->exposed);
+            CHECK_EQ(atomic_load(&l->all_parked), parked);
         }
         CHECK_OK(grGraphExecDestroy(e));
     }
     CHECK(app_owned);
+}
+
+/* A fan of 'fan' leaves on a fresh runtime of 'workers' workers on as
+ * many CPUs (as the runtime counts them), with the wait of the seam. */
+static grGraph_t linger_fan(lingering *l, int workers, int fan)
+{
+    char n[16];
+    snprintf(n, sizeof n, "%d", workers);
+    setenv("GRAPHRT_SPIN_US", "0", 1);
+    setenv("GRAPHRT_WORKERS", n, 1);
+    test_thread = pthread_self();
+    gr__sched_cpus_set((unsigned)workers);
+    CHECK_OK(grDeviceReset());
+    gr__exec_helper_linger_set(10000000);
+    l->workers = workers;
+    grGraph_t g;
+    CHECK_OK(grGraphCreate(&g, 0));
+    grGraphNode_t root = add_host(g, NULL, 0, linger_root, l);
+    for (int i = 0; i < fan; i++)
+        add_host(g, &root, 1, linger_leaf, l);
+    return g;
+}
+
+static void linger_done(grGraph_t g)
+{
+    gr__launch_hook_set(NULL, NULL);
     gr__exec_helper_linger_set(0);
     CHECK_OK(grGraphDestroy(g));
     gr__sched_cpus_set(0);
     CHECK_OK(grDeviceReset());
 }
 
-/* On a plan of long nodes (its in-order time per node) the helper leaves
- * at once, as the owner exposes nodes too seldom for a wait to find one:
- * with the same 10 s wait as above, it parks while the owner runs its
- * nodes. The hook makes the plan's in-order launch time long and the
- * shared way the faster, so that launches run shared from the fourth. */
-static atomic_int leave_armed;
+/* A helper that has run out of nodes waits a moment for the owner to
+ * expose the next instead of leaving the launch. Leaving, it made the
+ * owner's next exposure find room for a helper and wake a parked worker:
+ * on two CPUs a third busy thread. Two workers on two CPUs: while the
+ * owner runs each of its nodes, after the helper has run the one exposed
+ * before it, the helper waits for the next and stays out of park. */
+GR_TEST(exec_launch_helper_waits_for_the_owner_next_node)
+{
+    static lingering l = {.exposed = 1};
+    grGraph_t g = linger_fan(&l, 2, 8);
+    linger_check(g, &l, 8, 0, false);
+    CHECK(atomic_load(&l.owner_ran) >= 2);
+    linger_done(g);
+}
 
+/* The times of a plan of long nodes in order (its in-order time per node)
+ * whose shared way is the faster: launches run shared from the fourth. */
 static uint64_t long_nodes_shared_faster(void *ctx, unsigned way, bool measured, uint64_t ticks)
 {
     (void)ctx;
@@ -1769,126 +1801,28 @@ static uint64_t long_nodes_shared_faster(void *ctx, unsigned way, bool measured,
     return way == 1 ? UINT64_C(1) << 40 : UINT64_C(1) << 42;
 }
 
-static void leave_leaf(void *p)
-{
-    if (atomic_load(&leave_armed))
-        linger_leaf(p);
-}
-
+/* On a plan of long nodes the helper leaves at once, as the owner exposes
+ * nodes too seldom for a wait to find one: it parks while the owner runs
+ * its nodes. The first three launches (shared untimed, shared, in order)
+ * time both ways. */
 GR_TEST(exec_launch_helper_of_long_nodes_leaves_at_once)
 {
-    enum {
-        FAN = 8,
-        TRIES = 20
-    };
-    static lingering l;
-    setenv("GRAPHRT_SPIN_US", "0", 1);
-    two_cpus_two_workers();
-    gr__exec_helper_linger_set(10000000);
-    grGraph_t g;
-    CHECK_OK(grGraphCreate(&g, 0));
-    grGraphNode_t root = add_host(g, NULL, 0, linger_root, &l);
-    for (int i = 0; i < FAN; i++)
-        add_host(g, &root, 1, leave_leaf, &l);
+    static lingering l = {.exposed = 1};
+    grGraph_t g = linger_fan(&l, 2, 8);
     gr__launch_hook_set(long_nodes_shared_faster, NULL);
-    bool app_owned = false;
-    for (int t = 0; t < TRIES && !app_owned; t++) {
-        grGraphExec_t e = instantiate(g);
-        /* Shared (untimed), shared, in order: both ways are timed. */
-        atomic_store(&leave_armed, 0);
-        for (int i = 0; i < 3; i++)
-            run(e);
-        atomic_store(&leave_armed, 1);
-        atomic_store(&l.helper_ran, 0);
-        atomic_store(&l.owner_ran, 0);
-        atomic_store(&l.helper_parked, 0);
-        run(e);
-        app_owned = atomic_load(&l.owner_was_app);
-        if (app_owned) {
-            CHECK_EQ(atomic_load(&l.helper_ran) + atomic_load(&l.owner_ran), FAN);
-            CHECK(atomic_load(&l.helper_ran) >= 1);
-            CHECK_EQ(atomic_load(&l.helper_parked), 1);
-        }
-        CHECK_OK(grGraphExecDestroy(e));
-    }
-    CHECK(app_owned);
-    gr__launch_hook_set(NULL, NULL);
-    gr__exec_helper_linger_set(0);
-    CHECK_OK(grGraphDestroy(g));
-    gr__sched_cpus_set(0);
-    CHECK_OK(grDeviceReset());
+    linger_check(g, &l, 8, 3, true);
+    linger_done(g);
 }
 
 /* Where a launch may have more than one helper, a helper out of nodes
  * leaves at once too: a worker woken in its place finds a CPU there, and
  * the wait only added helpers looking at every deque. Four workers on
- * four CPUs (as the runtime counts them), the 10 s wait of the seam: the
- * owner's first leaf waits until the helpers have run the four leaves it
- * exposed, and then every worker must park. */
-typedef struct crowded {
-    atomic_int helper_ran, owner_ran, all_parked, owner_was_app;
-} crowded;
-
-static void crowded_root(void *p)
-{
-    crowded *c = p;
-    atomic_store(&c->owner_was_app, pthread_equal(pthread_self(), test_thread));
-}
-
-static void crowded_leaf(void *p)
-{
-    crowded *c = p;
-    if (!pthread_equal(pthread_self(), test_thread)) {
-        atomic_fetch_add(&c->helper_ran, 1);
-        return;
-    }
-    if (atomic_fetch_add(&c->owner_ran, 1) != 0)
-        return;
-    for (int i = 0; i < 2000 && atomic_load(&c->helper_ran) < 4; i++)
-        sleep_ms(1);
-    for (int i = 0; i < 20; i++) {
-        if (gr__sched_parked_workers() == 4)
-            atomic_store(&c->all_parked, 1);
-        sleep_ms(1);
-    }
-}
-
+ * four CPUs: once the helpers have run the four leaves the owner exposed
+ * before its first, every worker must park. */
 GR_TEST(exec_launch_helper_of_a_crowded_launch_leaves_at_once)
 {
-    enum {
-        FAN = 8,
-        TRIES = 20
-    };
-    static crowded c;
-    setenv("GRAPHRT_SPIN_US", "0", 1);
-    test_thread = pthread_self();
-    gr__sched_cpus_set(4);
-    setenv("GRAPHRT_WORKERS", "4", 1);
-    CHECK_OK(grDeviceReset());
-    gr__exec_helper_linger_set(10000000);
-    grGraph_t g;
-    CHECK_OK(grGraphCreate(&g, 0));
-    grGraphNode_t root = add_host(g, NULL, 0, crowded_root, &c);
-    for (int i = 0; i < FAN; i++)
-        add_host(g, &root, 1, crowded_leaf, &c);
-    bool app_owned = false;
-    for (int t = 0; t < TRIES && !app_owned; t++) {
-        grGraphExec_t e = instantiate(g);
-        atomic_store(&c.helper_ran, 0);
-        atomic_store(&c.owner_ran, 0);
-        atomic_store(&c.all_parked, 0);
-        run(e);
-        app_owned = atomic_load(&c.owner_was_app);
-        if (app_owned) {
-            CHECK_EQ(atomic_load(&c.helper_ran) + atomic_load(&c.owner_ran), FAN);
-            CHECK(atomic_load(&c.helper_ran) >= 4);
-            CHECK_EQ(atomic_load(&c.all_parked), 1);
-        }
-        CHECK_OK(grGraphExecDestroy(e));
-    }
-    CHECK(app_owned);
-    gr__exec_helper_linger_set(0);
-    CHECK_OK(grGraphDestroy(g));
-    gr__sched_cpus_set(0);
-    CHECK_OK(grDeviceReset());
+    static lingering l = {.exposed = 4};
+    grGraph_t g = linger_fan(&l, 4, 8);
+    linger_check(g, &l, 8, 0, true);
+    linger_done(g);
 }
