@@ -1556,11 +1556,15 @@ static void let_go(held *h, grStream_t s)
     CHECK_OK(grStreamDestroy(s));
 }
 
-static void two_cpus_two_workers(void)
+/* A fresh runtime of n workers on n CPUs (as the runtime counts them),
+ * launched from this thread. */
+static void cpus_and_workers(unsigned n)
 {
+    char v[16];
+    snprintf(v, sizeof v, "%u", n);
     test_thread = pthread_self();
-    gr__sched_cpus_set(2);
-    setenv("GRAPHRT_WORKERS", "2", 1);
+    gr__sched_cpus_set(n);
+    setenv("GRAPHRT_WORKERS", v, 1);
     CHECK_OK(grDeviceReset());
 }
 
@@ -1576,7 +1580,7 @@ static void nothing(void *p)
 static grGraph_t pair_meets_after(crowd *c, grHostFn_t beside, void *beside_ud, grHostFn_t before)
 {
     grGraph_t g;
-    two_cpus_two_workers();
+    cpus_and_workers(2);
     CHECK_OK(grGraphCreate(&g, 0));
     grGraphNode_t root = add_host(g, NULL, 0, crowd_root, c);
     c->fan = 2;
@@ -1750,13 +1754,8 @@ static void linger_check(grGraph_t g, lingering *l, int fan, int warmups, bool p
  * many CPUs (as the runtime counts them), with the wait of the seam. */
 static grGraph_t linger_fan(lingering *l, int workers, int fan)
 {
-    char n[16];
-    snprintf(n, sizeof n, "%d", workers);
     setenv("GRAPHRT_SPIN_US", "0", 1);
-    setenv("GRAPHRT_WORKERS", n, 1);
-    test_thread = pthread_self();
-    gr__sched_cpus_set((unsigned)workers);
-    CHECK_OK(grDeviceReset());
+    cpus_and_workers((unsigned)workers);
     gr__exec_helper_linger_set(10000000);
     l->workers = workers;
     grGraph_t g;

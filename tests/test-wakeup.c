@@ -156,11 +156,16 @@ static void noop(void *p)
     (void)p;
 }
 
-static uint64_t now_ms(void)
+static uint64_t now_us(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
+    return (uint64_t)t.tv_sec * 1000000u + (uint64_t)t.tv_nsec / 1000u;
+}
+
+static uint64_t now_ms(void)
+{
+    return now_us() / 1000u;
 }
 
 /* An idle worker that spins gives its CPU to a thread that wants it, and
@@ -193,13 +198,6 @@ GR_TEST(idle_worker_parks_when_its_cpu_is_wanted)
         parked = gr__sched_parked_workers() == 1;
     CHECK(parked);
     CHECK_OK(grStreamDestroy(s));
-}
-
-static uint64_t now_us(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000u + (uint64_t)t.tv_nsec / 1000u;
 }
 
 /* An application that submits at a steady pace, a gap longer than the

@@ -459,15 +459,16 @@ static void pace_note(gr_runtime *rt, size_t count, uint64_t now)
 
 /* The window (ns) of the first spinner, stretched to cover the gap
  * between the last two submissions the workers saw, where that is longer
- * and at most 'cap': twice the gap, up to the cap. An application that
+ * and at most GR_LONG_ITEM_SPIN_MAX_US: twice the gap, up to that. An application that
  * launches a graph of 500 us and synchronises, over and over, left the
  * worker parked at every launch, which then paid a futex wake-up (on the
  * 2-core VM a chain of 100 nodes of 5 us took 512-527 us a replay,
  * against 493-502 with the stretch and 492 for the nodes alone). One
  * spinner is enough for the launches to find one; the others keep their
  * window, so that the stretch costs one CPU at most. */
-static uint64_t cadence_span(const gr_runtime *rt, uint64_t span, uint64_t cap)
+static uint64_t cadence_span(const gr_runtime *rt, uint64_t span)
 {
+    const uint64_t cap = GR_LONG_ITEM_SPIN_MAX_US * 1000u;
     uint64_t gap = gr_load_relaxed(&rt->pace_gap);
     if (!span || !gap || gap > cap)
         return span;
@@ -602,7 +603,6 @@ static void *worker_main(void *arg)
      * spin_window); not read where that cannot happen. */
     bool active_spin = rt->spin_ns && rt->max_active_spinners > rt->max_spinners;
     uint64_t last_work = 0, last_len = 0;
-    const uint64_t cadence_cap = GR_LONG_ITEM_SPIN_MAX_US * 1000u;
     while (!gr_load_acquire(&rt->stop)) {
         gr_item it = gr__deque_pop(&w->dq);
         if (!it) {
@@ -663,7 +663,7 @@ static void *worker_main(void *arg)
         size_t seen = submissions(rt);
         if (paced)
             pace_note(rt, seen, now_ns);
-        uint64_t span = paced ? cadence_span(rt, base, cadence_cap) : base;
+        uint64_t span = paced ? cadence_span(rt, base) : base;
         uint64_t deadline = now_ns + span;
         /* Poll every few pauses only: polling reads lines the busy threads
          * write, and a tight poll would slow them down. The spin window
@@ -691,7 +691,7 @@ static void *worker_main(void *arg)
                     seen = now_enq;
                     if (paced) {
                         pace_note(rt, seen, now);
-                        span = cadence_span(rt, base, cadence_cap);
+                        span = cadence_span(rt, base);
                     }
                     deadline = now + span;
                 } else if (now > deadline) {
