@@ -565,7 +565,10 @@ GR_TEST(exec_event_record_node_set_event_affects_the_next_launch_only)
     gated_launch(e, s, &opener);
     CHECK_GR(grErrorNotReady, grEventQuery(ev1)); /* recorded by the queued launch */
     CHECK_OK(grGraphExecEventRecordNodeSetEvent(e, rec, ev2));
-    CHECK_OK(grEventQuery(ev1)); /* the setter waited for that launch */
+    /* The queued launch still records ev1. Synchronize, not query: the
+     * setter waits for that launch's nodes, but a timed event completes
+     * with the stamp queued after the launch, a step later. */
+    CHECK_OK(grEventSynchronize(ev1));
     atomic_store(&gate2, 0);
     CHECK_OK(grLaunchHostFunc(s, wait_gate, &gate2));
     CHECK_OK(grGraphLaunch(e, s));
