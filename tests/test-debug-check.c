@@ -285,3 +285,61 @@ GR_TEST(check_mode_refuses_a_pool_allocation_freed_since)
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grStreamDestroy(s));
 }
+
+/* The value of kernel argument 0 of e's only node, classified. */
+static grBakedKind arg0_kind(grGraphExec_t e)
+{
+    grBakedValue v[8];
+    size_t n = 8;
+    CHECK_OK(grGraphExecGetBakedValues(e, v, &n));
+    for (size_t i = 0; i < n; i++)
+        if (v[i].field == grBakedKernelArg && v[i].param == 0)
+            return v[i].kind;
+    GR_TEST_FAIL_("no value for kernel argument 0");
+}
+
+/* Only a free after the address was baked makes it stale: a range freed
+ * before the graph was made may hold other memory by then (a malloc of
+ * the program), which a node may name. The kernel takes n = 0: it
+ * touches nothing. */
+GR_TEST(check_mode_ignores_a_range_freed_before_the_graph_was_made)
+{
+    grStream_t s;
+    void *a;
+    size_t zero = 0;
+    int v = 1;
+    void *args[3] = {&a, &v, &zero};
+    grKernelNodeParams kp = {fill_kernel(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args, NULL};
+    grGraph_t before, after;
+    grGraphNode_t n;
+    grGraphExec_t eb, ea;
+    CHECK_OK(grStreamCreate(&s));
+    CHECK_OK(grMalloc(&a, 4096));
+    CHECK_OK(grGraphCreate(&before, 0));
+    CHECK_OK(grGraphAddKernelNode(&n, before, NULL, 0, &kp));
+    CHECK_OK(grFree(a));
+    CHECK_OK(grGraphCreate(&after, 0));
+    CHECK_OK(grGraphAddKernelNode(&n, after, NULL, 0, &kp));
+    CHECK_OK(grGraphInstantiate(&eb, before, 0));
+    CHECK_OK(grGraphInstantiate(&ea, after, 0));
+    CHECK_EQ(arg0_kind(eb), grBakedFreedAllocation);
+    CHECK_EQ(arg0_kind(ea), grBakedPlain);
+    CHECK_OK(grSetDebugFlags(grDebugCheckLaunches));
+    CHECK_GR(grErrorIllegalAddress, grGraphLaunch(eb, s));
+    CHECK_OK(grGraphLaunch(ea, s));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_OK(grSetDebugFlags(0));
+    /* A clone's values are its original's: as old as they are. */
+    grGraph_t c;
+    grGraphExec_t ec;
+    CHECK_OK(grGraphClone(&c, before));
+    CHECK_OK(grGraphInstantiate(&ec, c, 0));
+    CHECK_EQ(arg0_kind(ec), grBakedFreedAllocation);
+    CHECK_OK(grGraphExecDestroy(ec));
+    CHECK_OK(grGraphDestroy(c));
+    CHECK_OK(grGraphExecDestroy(eb));
+    CHECK_OK(grGraphExecDestroy(ea));
+    CHECK_OK(grGraphDestroy(before));
+    CHECK_OK(grGraphDestroy(after));
+    CHECK_OK(grStreamDestroy(s));
+}

@@ -323,6 +323,10 @@ struct grGraphExec_st {
      * orig_attrs[0..norig_attrs) in orig order, NULL when none. */
     struct gr_orig_attr *orig_attrs;
     uint32_t norig_attrs;
+    /* The memory tracker's generation before which none of its nodes'
+     * values was baked (the oldest graph they came from was made then):
+     * the debug check of baked addresses ignores frees before it. */
+    uint64_t baked_gen;
     /* node pointer -> orig index, built on first use (gr__exec_find) */
     const struct gr_node_map *_Atomic map;
     /* Launch ordering. last_stream (retained) changes only under 'lock'

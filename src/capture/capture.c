@@ -315,7 +315,7 @@ static void rollback(gr_capture *c)
     while (n && n->seq >= c->first_seq) {
         struct grGraphNode_st *prev = n->prev;
         if (n->type == grGraphNodeTypeMemFree)
-            gr__graphmem_free_node_removed(c->graph, n->p.free_ptr);
+            gr__graphmem_free_node_removed(c->graph, n->p.free.dptr);
         gr__graph_node_destroy(n);
         n = prev;
     }

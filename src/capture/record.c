@@ -148,7 +148,7 @@ static bool make_params(const grGraphNodeParams *desc, gr_node_params *p)
         p->alloc.accessDescs = NULL;
         return true;
     case grGraphNodeTypeMemFree:
-        p->free_ptr = desc->free.dptr;
+        p->free.dptr = desc->free.dptr;
         return true;
     case grGraphNodeTypeWaitEvent:
     case grGraphNodeTypeEventRecord:
@@ -293,7 +293,9 @@ grError_t gr__capture_record_ex(const char *call, gr_stream *s, const grGraphNod
      * leaves the capture as it was. */
     if (GR_UNLIKELY(t == grGraphNodeTypeMemFree))
         err =
-            gr__graphmem_check_free(call, c->graph, gr__depset_nodes(&m->deps), m->deps.n, p.free_ptr, &own);
+            gr__graphmem_check_free(call, c->graph, gr__depset_nodes(&m->deps), m->deps.n, p.free.dptr, &own);
+    if (GR_UNLIKELY(t == grGraphNodeTypeMemFree) && !err)
+        p.free.foreign = !own;
     /* Non-default data of the dependencies (from
      * grStreamUpdateCaptureDependencies or grStreamBeginCaptureToGraph)
      * goes on the new edges: checked against the new node, room noted
@@ -321,7 +323,7 @@ grError_t gr__capture_record_ex(const char *call, gr_stream *s, const grGraphNod
         m->edata = NULL;
     }
     if (GR_UNLIKELY(own))
-        gr__graphmem_note_free(p.free_ptr, true);
+        gr__graphmem_note_free(p.free.dptr, true);
     c->calls++;
     node->lane = m->lane;
     if (GR_UNLIKELY(m->wait_pending)) {
@@ -388,7 +390,7 @@ static mark_kind read_mark(grEvent_t e, gr_cap_event **out, bool *recorded)
     mark_kind k = MARK_PLAIN;
     gr__spin_lock(&e->lock);
     void *m = e->capture;
-    *recorded = e->s != NULL;
+    *recorded = e->recorded;
     if (m) {
         if (gr__capture_is_tombstone(m)) {
             if (gr__capture_tombstone_gen(m) == (e->gen & (UINT64_MAX >> 1)))

@@ -18,6 +18,26 @@
 
 #include <string.h>
 
+/* The executable's baked_gen while walk() visits its values: a freed
+ * range counts only if freed after that. */
+static _Thread_local uint64_t walk_baked_gen;
+
+uint64_t gr__exec_graph_born(grGraph_t g)
+{
+    uint64_t gen = g->born_gen;
+    for (const struct grGraphNode_st *n = g->first; n; n = n->next) {
+        uint64_t c = UINT64_MAX;
+        if (n->type == grGraphNodeTypeGraph)
+            c = gr__exec_graph_born(n->p.child);
+        for (unsigned b = 0; n->type == grGraphNodeTypeConditional && b < n->p.cond.nbodies; b++) {
+            uint64_t cb = gr__exec_graph_born(n->p.cond.bodies[b]);
+            c = cb < c ? cb : c;
+        }
+        gen = c < gen ? c : gen;
+    }
+    return gen;
+}
+
 /* Calls fn for each value; stops at the first error it returns. */
 typedef grError_t (*bake_fn)(void *ctx, const grBakedValue *v);
 
@@ -49,7 +69,7 @@ static void classify(grBakedValue *v)
         v->kind = kind == GR_MEM_POOL && !gr__pool_owns(base) ? grBakedFreedAllocation : grBakedAllocation;
         if (v->kind == grBakedFreedAllocation)
             v->freedBy = "grFreeAsync";
-    } else if (gr__mem_lookup_freed(p, &base, &size, &kind)) {
+    } else if (gr__mem_lookup_freed(p, walk_baked_gen, &base, &size, &kind)) {
         v->kind = grBakedFreedAllocation;
         v->freedBy = freed_by(kind);
     } else {
@@ -201,6 +221,7 @@ static grError_t walk(grGraphExec_t e, const struct grGraphNode_st **map, bool e
 {
     grError_t err = grSuccess;
     gr__exec_lock_unbiased(e);
+    walk_baked_gen = e->baked_gen;
     const gr_plan *p = &e->plan;
     for (uint32_t i = 0; i + 1 < p->nnodes && !err; i++)
         if (p->nodes[i].enabled || !enabled_only)

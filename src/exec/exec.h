@@ -69,11 +69,6 @@ grError_t gr__exec_cond_instantiate(const char *call, gr_plan *p);
  * why[cap]. */
 bool gr__exec_cond_same_shape(const gr_cond_plan *a, const gr_cond_plan *b, char *why, size_t cap);
 
-/* Whether the handles of conditional plans a and b (of the same shape)
- * have the same defaults and flags, node by node: what an update of an
- * executable on a GPU must keep, the driver's handles having them fixed. */
-bool gr__exec_cond_same_defaults(const gr_cond_plan *a, const gr_cond_plan *b);
-
 /* Conditional node c and the conditional nodes of its bodies; those of
  * plan p and its bodies. */
 uint32_t gr__exec_cond_count(const gr_cond_plan *c);
@@ -193,10 +188,13 @@ static inline bool gr__memset_shape_ok(const grMemsetParams *o, const grMemsetPa
 
 /* Checks the ranges of the plan's memcpy and memset nodes against the
  * allocations graphrt tracks now, with a detail naming 'call' and the
- * node for the first that overruns one; on success notes the tracker
- * generation they were checked at. Takes e's lock (setters write the
- * nodes under it). */
-grError_t gr__exec_check_ranges(const char *call, grGraphExec_t e);
+ * node for the first that overruns one. With 'launching', a range in a
+ * graph allocation that no executable maps is refused too (its pages
+ * are reserved, not backed), and on success the tracker generation they
+ * were checked at is noted; at instantiation (the executable's own
+ * allocations not mapped yet) neither, so its first launch checks again.
+ * Takes e's lock (setters write the nodes under it). */
+grError_t gr__exec_check_ranges(const char *call, grGraphExec_t e, bool launching);
 
 /* gr__exec_check_ranges when the allocations changed since the last
  * check: the common case is a load and a compare. */
@@ -205,8 +203,13 @@ static inline grError_t gr__exec_ranges_current(const char *call, grGraphExec_t 
     if (GR_LIKELY(e->plan.nranged == 0) ||
         GR_LIKELY(gr_load_relaxed(&e->plan.range_gen) == gr__mem_generation()))
         return grSuccess;
-    return gr__exec_check_ranges(call, e);
+    return gr__exec_check_ranges(call, e, true);
 }
+
+/* The oldest generation of the memory tracker at which g or a graph
+ * nested in it was made (graph.h's born_gen): the executable's
+ * baked_gen. */
+uint64_t gr__exec_graph_born(grGraph_t g);
 
 /* grDebugCheckLaunches: refuses a launch of e whose nodes hold an address
  * into graphrt memory freed since, or a copy or memset range that no

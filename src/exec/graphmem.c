@@ -60,7 +60,7 @@ typedef struct slot {
 static const struct grGraphNode_st *free_node_of(grGraph_t g, const void *p)
 {
     for (struct grGraphNode_st *n = g->first; n; n = n->next)
-        if (n->type == grGraphNodeTypeMemFree && n->p.free_ptr == p)
+        if (n->type == grGraphNodeTypeMemFree && n->p.free.dptr == p)
             return n;
     return NULL;
 }
@@ -321,9 +321,9 @@ static grError_t gexec_build(const char *call, grGraph_t g, int device, bool ins
         if (n->type == grGraphNodeTypeMemFree) {
             bool mine = false;
             for (size_t j = 0; j < x->nown; j++)
-                mine |= x->own[j]->ptr == n->p.free_ptr;
+                mine |= x->own[j]->ptr == n->p.free.dptr;
             if (!mine)
-                x->foreign[x->nforeign++] = n->p.free_ptr;
+                x->foreign[x->nforeign++] = n->p.free.dptr;
             continue;
         }
         if (n->type != grGraphNodeTypeMemAlloc)
@@ -377,6 +377,7 @@ static void gexec_attach(grGraphExec_t e, gr_gexec *x)
     gr_store_relaxed(&e->gmem_rules, x->nunfreed != 0 || x->nforeign != 0);
     gr__gmem_account_locked(x->device, (int64_t)x->phys);
     gr__gmem_unlock();
+    gr__mem_generation_bump(); /* launches of other executables check their ranges again */
 }
 
 grError_t gr__graphmem_instantiate(const char *call, grGraphExec_t e, grGraph_t g, int device)
@@ -488,6 +489,7 @@ static void gexec_release(gr_gexec *x)
     if (x->e && x->e->gmem == x)
         x->e->gmem = NULL;
     gr__gmem_unlock();
+    gr__mem_generation_bump();
     gexec_free(x);
 }
 

@@ -965,7 +965,7 @@ static grError_t instantiate_body(const char *call, grGraphExec_t *out, grGraph_
     /* The ranges were checked when the nodes got them; allocations may
      * have come and gone since. */
     if (!err && p->nranged)
-        err = gr__exec_check_ranges(call, e);
+        err = gr__exec_check_ranges(call, e, false);
     if (!err && GR_UNLIKELY(b.ncond || g->cond_slots != NULL || g->owner != NULL))
         err = gr__exec_cond_check_graph(call, g);
     if (!err && b.ncond)
@@ -989,6 +989,7 @@ static grError_t instantiate_body(const char *call, grGraphExec_t *out, grGraph_
         err = gr__cuda_exec_lower(call, p, device, flags, &e->gpu);
     if (!err)
         err = gr__exec_urefs_build(call, g, NULL, &e->urefs);
+    e->baked_gen = gr__exec_graph_born(g);
     gr__big_free(b.edges);
     if (err) {
         *err_node = culprit(e, err);

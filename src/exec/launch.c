@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-grError_t gr__exec_check_ranges(const char *call, grGraphExec_t e)
+grError_t gr__exec_check_ranges(const char *call, grGraphExec_t e, bool launching)
 {
     gr_plan *p = &e->plan;
     char what[96];
@@ -32,22 +32,34 @@ grError_t gr__exec_check_ranges(const char *call, grGraphExec_t e)
             snprintf(swhat, sizeof swhat, "source of memcpy node %u (in topological order)", pn->index);
             err = gr__copy_shape_check(call, pn->u.copy.p.dst, pn->u.copy.p.src, gr__pnode_copy_shape(pn),
                                        what, swhat);
+            /* A launch touching reserved pages of graph memory would crash:
+             * as grMemset, a range no executable maps is refused. */
+            if (!err && launching)
+                err = gr__graphmem_check_mapped(call, pn->u.copy.p.dst, 1, what);
+            if (!err && launching)
+                err = gr__graphmem_check_mapped(call, pn->u.copy.p.src, 1, swhat);
         } else if (pn->type == grGraphNodeTypeMemcpy) {
             const gr_memcpy_params *c = &pn->u.copy.p;
             snprintf(what, sizeof what, "destination of memcpy node %u (in topological order)", pn->index);
             err = gr__mem_check_range(call, c->dst, c->count, what);
+            if (!err && launching)
+                err = gr__graphmem_check_mapped(call, c->dst, c->count, what);
             if (!err) {
                 snprintf(what, sizeof what, "source of memcpy node %u (in topological order)", pn->index);
                 err = gr__mem_check_range(call, c->src, c->count, what);
+                if (!err && launching)
+                    err = gr__graphmem_check_mapped(call, c->src, c->count, what);
             }
         } else {
             snprintf(what, sizeof what, "destination of memset node %u (in topological order)", pn->index);
             err = gr__mem_check_range(call, pn->u.memset.dst, gr__memset_span(&pn->u.memset), what);
+            if (!err && launching)
+                err = gr__graphmem_check_mapped(call, pn->u.memset.dst, gr__memset_span(&pn->u.memset), what);
         }
         if (err)
             gr__inst_fault.pindex = pn->index;
     }
-    if (!err)
+    if (!err && launching)
         gr_store_relaxed(&p->range_gen, gen);
     gr__spin_unlock(&e->lock);
     return err;

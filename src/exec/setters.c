@@ -245,6 +245,7 @@ static grError_t set_memcpy(const char *call, grGraphExec_t hGraphExec, grGraphN
     }
     /* Both copies are 1D (checked above): the plan node holds no layout. */
     gr__pnode_set_copy(pn, &(gr_memcpy_params){dst, src, m->count, m->kind}, NULL);
+    gr_store_relaxed(&hGraphExec->plan.range_gen, 0); /* the next launch checks the mapping */
     gr__exec_write_end(hGraphExec);
     return grSuccess;
 }
@@ -320,6 +321,7 @@ GR_API grError_t grGraphExecMemsetNodeSetParams(grGraphExec_t hGraphExec, grGrap
         return err;
     }
     pn->u.memset = *p;
+    gr_store_relaxed(&hGraphExec->plan.range_gen, 0); /* the next launch checks the mapping */
     gr__exec_write_end(hGraphExec);
     return grSuccess;
 }

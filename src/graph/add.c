@@ -272,7 +272,8 @@ static grError_t add_mem_free(const char *call, grGraphNode_t *out, grGraph_t g,
         return refuse_in_child(call, g);
     if ((err = gr__graphmem_check_free(call, g, deps, ndeps, dptr, &own)) != grSuccess)
         return err;
-    p.free_ptr = dptr;
+    p.free.dptr = dptr;
+    p.free.foreign = !own;
     if ((err = add_finish(call, out, g, deps, ndeps, grGraphNodeTypeMemFree, &p)) != grSuccess)
         return err;
     if (own)

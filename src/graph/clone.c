@@ -51,6 +51,7 @@ grError_t gr__graph_clone(grGraph_t src, grGraph_t *out)
         return gr__fail(grErrorMemoryAllocation, "out of memory cloning a graph of %zu nodes", n);
     }
     c->cloned_from = src;
+    c->born_gen = src->born_gen; /* its nodes' values are the original's */
     /* The clone's nodes point into the same loaded buffers. */
     c->res = src->res;
     gr__file_res_retain(c->res);

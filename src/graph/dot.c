@@ -152,7 +152,7 @@ static void node_text(const struct grGraphNode_st *n, unsigned flags, char *buf,
         snprintf(buf, cap, "\n%zu bytes at %p", p->alloc.bytesize, p->alloc.dptr);
         return;
     case grGraphNodeTypeMemFree:
-        snprintf(buf, cap, "\n%p", p->free_ptr);
+        snprintf(buf, cap, "\n%p", p->free.dptr);
         return;
     case grGraphNodeTypeConditional:
         snprintf(buf, cap, "\n%s, %u bod%s\nhandle 0x%llx", gr__cond_type_name(p->cond.type), p->cond.nbodies,

@@ -609,13 +609,13 @@ static void put_node(saver *s, outbuf *o, const struct grGraphNode_st *n, unsign
         put_u(o, p->alloc.poolProps.usage);
         break;
     case grGraphNodeTypeMemFree: {
-        const arange *a = alloc_at(s, (uintptr_t)p->free_ptr);
-        if (!a || a->base != (uintptr_t)p->free_ptr) {
+        const arange *a = alloc_at(s, (uintptr_t)p->free.dptr);
+        if (!a || a->base != (uintptr_t)p->free.dptr) {
             if (!s->err)
                 s->err = gr__fail(grErrorNotSupported,
                                   "%s: %s frees %p, the memory of an allocation node of another graph; a "
                                   "graph file holds the frees of its own graph's allocations only",
-                                  s->call, gr__node_label(n), p->free_ptr);
+                                  s->call, gr__node_label(n), p->free.dptr);
             return;
         }
         put_s(o, " free ptr=");

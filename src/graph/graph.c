@@ -500,6 +500,7 @@ grGraph_t gr__graph_new(void)
     if (g) {
         memset(g, 0, sizeof *g);
         g->magic = GR_MAGIC_GRAPH;
+        g->born_gen = gr__mem_generation();
     }
     return g;
 }

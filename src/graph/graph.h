@@ -95,6 +95,14 @@ static inline bool gr__memcpy_node_multidim(const gr_memcpy_node *m)
     return m->shape != NULL && (m->shape->given.extent.height > 1 || m->shape->given.extent.depth > 1);
 }
 
+/* A free node's parameters: the address it frees, and whether that is
+ * an allocation of another graph (the node then holds a reference on
+ * it, graph/memnodes.c). */
+typedef struct gr_free_node {
+    void *dptr;
+    bool foreign;
+} gr_free_node;
+
 /* The per-type parameters of a node; 'type' of the node selects one. */
 typedef union gr_node_params {
     gr_kernel_params kernel;    /* grGraphNodeTypeKernel */
@@ -104,7 +112,7 @@ typedef union gr_node_params {
     grGraph_t child;            /* grGraphNodeTypeGraph, owned */
     grEvent_t event;            /* EventRecord / WaitEvent */
     grMemAllocNodeParams alloc; /* grGraphNodeTypeMemAlloc */
-    void *free_ptr;             /* grGraphNodeTypeMemFree */
+    gr_free_node free;          /* grGraphNodeTypeMemFree */
     gr_cond_params cond;        /* grGraphNodeTypeConditional */
     gr_memop_params memop;      /* grGraphNodeTypeBatchMemOp */
 } gr_node_params;
@@ -193,6 +201,9 @@ struct grGraph_st {
     /* What a graph file's loader made for this graph (buffers, events),
      * shared with its clones and executables, or NULL (graph/file_res.c). */
     struct gr_file_res *res;
+    /* The memory tracker's generation when the graph was made (for a
+     * clone, its original's): no value of its nodes was baked before. */
+    uint64_t born_gen;
     /* Where captured nodes and edges came from (provenance.c), or NULL;
      * never copied by a clone. Lanes are numbered without it (the last
      * number given is lanes_used), so that a capture that never forks
@@ -482,9 +493,11 @@ bool gr__graph_within(grGraph_t g, grGraph_t ancestor);
 
 /* Checks a free node for dptr in graph g after deps (CUDA's rules): dptr
  * is a graph allocation, g does not free it yet, and either its
- * allocation node is in g and reaches one of deps (*own = true) or it
- * belongs to another graph that does not free it (*own = false). Call
- * gr__graphmem_note_free once a free node with *own true is added
+ * allocation node is in g, reaches one of deps and is freed by no other
+ * graph's free node (*own = true), or it belongs to another graph that
+ * does not free it (*own = false: a reference is taken for the node,
+ * whose parameters then say 'foreign' so that their release drops it).
+ * Call gr__graphmem_note_free once a free node with *own true is added
  * (graph/memnodes.c). */
 grError_t gr__graphmem_check_free(const char *call, grGraph_t g, const grGraphNode_t *deps, size_t ndeps,
                                   void *dptr, bool *own);

@@ -69,10 +69,13 @@ grError_t gr__graphmem_check_free(const char *call, grGraph_t g, const grGraphNo
                                   void *dptr, bool *own)
 {
     bool elsewhere = false;
+    int foreign = 0;
     gr__gmem_lock();
     gr_gmem *m = gr__gmem_find_locked(dptr);
-    if (m)
+    if (m) {
         elsewhere = m->freed_in_graph;
+        foreign = m->foreign_frees;
+    }
     gr__gmem_unlock();
     if (!m)
         return gr__fail(grErrorInvalidValue,
@@ -81,12 +84,18 @@ grError_t gr__graphmem_check_free(const char *call, grGraph_t g, const grGraphNo
                         call, dptr);
     struct grGraphNode_st *alloc = NULL;
     for (struct grGraphNode_st *n = g->first; n; n = n->next) {
-        if (n->type == grGraphNodeTypeMemFree && n->p.free_ptr == dptr)
+        if (n->type == grGraphNodeTypeMemFree && n->p.free.dptr == dptr)
             return gr__fail(grErrorInvalidValue, "%s: allocation %p is freed already in this graph by %s",
                             call, dptr, gr__node_label(n));
         if (n->type == grGraphNodeTypeMemAlloc && n->p.alloc.dptr == dptr)
             alloc = n;
     }
+    if (alloc && foreign > 0)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: allocation %p is freed already by a free node of another graph (%d such "
+                        "node%s); once another graph holds a free node for it, its own graph cannot free it, "
+                        "as in CUDA 13",
+                        call, dptr, foreign, foreign == 1 ? "" : "s");
     if (alloc) {
         bool ordered = false;
         for (size_t i = 0; i < ndeps && !ordered; i++)
@@ -103,5 +112,20 @@ grError_t gr__graphmem_check_free(const char *call, grGraph_t g, const grGraphNo
                         call, dptr);
     }
     *own = alloc != NULL;
+    if (!alloc) {
+        /* The node-to-be's reference: its parameters' release drops it
+         * (gr__node_params_free), on a failed add too. */
+        gr__gmem_lock();
+        m = gr__gmem_find_locked(dptr);
+        bool gone = m == NULL || (m->freed_in_graph && !elsewhere);
+        if (!gone) {
+            m->foreign_frees++;
+            m->refs++;
+        }
+        gr__gmem_unlock();
+        if (gone)
+            return gr__fail(grErrorInvalidValue, "%s: allocation %p went away while its free node was added",
+                            call, dptr);
+    }
     return grSuccess;
 }

@@ -425,10 +425,14 @@ void gr__node_params_free(grGraphNodeType t, gr_node_params *p)
     case grGraphNodeTypeBatchMemOp:
         gr__memop_params_free(&p->memop);
         return;
+    case grGraphNodeTypeMemFree:
+        if (p->free.foreign)
+            gr__graphmem_foreign_free_release(p->free.dptr);
+        p->free.foreign = false;
+        return;
     case grGraphNodeTypeMemset:
     case grGraphNodeTypeHost:
     case grGraphNodeTypeEmpty:
-    case grGraphNodeTypeMemFree:
     case grGraphNodeTypeCount:
         return;
     }
@@ -660,6 +664,6 @@ GR_API grError_t grGraphMemFreeNodeGetParams(grGraphNode_t node, void *dptr_out)
         return err;
     if (dptr_out == NULL)
         return out_null(call, "dptr_out");
-    *(void **)dptr_out = node->p.free_ptr;
+    *(void **)dptr_out = node->p.free.dptr;
     return grSuccess;
 }

@@ -180,6 +180,19 @@ void gr__graphmem_node_release(void *dptr)
     gr__gmem_destroy(dead);
 }
 
+void gr__graphmem_foreign_free_release(void *dptr)
+{
+    gr__gmem_lock();
+    gr_gmem *m = gr__gmem_find_locked(dptr);
+    gr_gmem *dead = NULL;
+    if (GR_ALWAYS(m != NULL && m->foreign_frees > 0)) {
+        m->foreign_frees--;
+        dead = gr__gmem_unref_locked(m);
+    }
+    gr__gmem_unlock();
+    gr__gmem_destroy(dead);
+}
+
 grError_t gr__graphmem_check_mapped(const char *call, const void *p, size_t n, const char *what)
 {
     void *base;

@@ -14,6 +14,10 @@
  *     reserved until both are gone;
  *   - at most one executable maps an allocation (CUDA's "one
  *     instantiation at a time");
+ *   - a free node of another graph holds a reference too, so the range
+ *     it names is never reserved for another allocation while it lives;
+ *     foreign_frees counts those nodes, and while it is not 0 the
+ *     allocation's own graph cannot free it (CUDA 13's rule);
  *   - 'live' is true from a launch that allocated it (and did not free
  *     it) until grFreeAsync, grFree, a free node of another graph, or an
  *     auto-free launch frees it;
@@ -36,6 +40,7 @@ typedef struct gr_gmem {
     grGraphExec_t exec; /* the executable mapping it, or NULL */
     bool live;
     bool freed_in_graph; /* a free node of its own graph frees it */
+    int foreign_frees;   /* free nodes of other graphs naming it (each holds a reference) */
     struct gr_gmem *next;
 } gr_gmem;
 
@@ -64,6 +69,10 @@ const grMemAccessDesc *gr__graphmem_access(const void *dptr, size_t *count);
 /* Records whether the allocation at dptr is freed inside its own graph:
  * while it is, free nodes of other graphs are refused. */
 void gr__graphmem_note_free(void *dptr, bool freed);
+
+/* A free node of another graph that named dptr is gone (destroyed, or
+ * its add failed after the check): drops its reference and count. */
+void gr__graphmem_foreign_free_release(void *dptr);
 
 /* grFreeAsync / grFree of a graph allocation that outlived its launch:
  * grSuccess if dptr was one (now free), grErrorInvalidValue with a detail

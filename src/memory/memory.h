@@ -77,10 +77,12 @@ bool gr__mem_untrack(void *base, gr_mem_kind kind);
 bool gr__mem_lookup(const void *p, void **base, size_t *size, gr_mem_kind *kind);
 
 /* Finds the most recent of the last 1024 freed allocations that contained
- * p, when p lies in no live one: true with its base, size and kind (none
- * may be NULL). For the debug checks of baked addresses; takes the
- * tracker's read lock. */
-bool gr__mem_lookup_freed(const void *p, void **base, size_t *size, gr_mem_kind *kind);
+ * p and were freed after generation 'since' (gr__mem_generation), when p
+ * lies in no live one: true with its base, size and kind (none may be
+ * NULL). For the debug checks of baked addresses, which pass the
+ * generation at which the address was baked (a range freed before that
+ * may hold other memory by then); takes the tracker's read lock. */
+bool gr__mem_lookup_freed(const void *p, uint64_t since, void **base, size_t *size, gr_mem_kind *kind);
 
 /* A number that changes whenever a range starts or stops being tracked:
  * what a lookup answered stays true while it is the same. */
@@ -89,6 +91,10 @@ static inline uint64_t gr__mem_generation(void)
 {
     return gr_load_acquire(&gr__mem_gen);
 }
+
+/* Moves the number on without a change of the tracker: graph memory was
+ * mapped or unmapped, which the launch checks of ranges look at too. */
+void gr__mem_generation_bump(void);
 
 /* CUDA's memory types as far as graphrt tells them apart: true for memory
  * from grMalloc, a pool or a graph allocation node (device memory), false

@@ -55,6 +55,7 @@ static struct {
     uintptr_t base;
     size_t size;
     gr_mem_kind kind;
+    uint64_t gen; /* the tracker's generation the free made */
 } freed[GR_FREED_RECORDS];
 static uint64_t nfreed;
 
@@ -178,6 +179,11 @@ static gr_alloc_rec *tree_edge(gr_alloc_rec *n, int side)
     return n;
 }
 
+void gr__mem_generation_bump(void)
+{
+    gr_fetch_add_relaxed(&gr__mem_gen, 1);
+}
+
 /* Called under the write lock after every change of the tree. */
 static void update_span(void)
 {
@@ -233,6 +239,7 @@ bool gr__mem_untrack(void *base, gr_mem_kind kind)
     freed[slot].size = r->size;
     freed[slot].kind = r->kind;
     update_span();
+    freed[slot].gen = gr_load_relaxed(&gr__mem_gen);
     pthread_rwlock_unlock(&tracker.lock);
     free(r);
     return true;
@@ -257,7 +264,7 @@ bool gr__mem_lookup(const void *p, void **base, size_t *size, gr_mem_kind *kind)
     return r != NULL;
 }
 
-bool gr__mem_lookup_freed(const void *p, void **base, size_t *size, gr_mem_kind *kind)
+bool gr__mem_lookup_freed(const void *p, uint64_t since, void **base, size_t *size, gr_mem_kind *kind)
 {
     uintptr_t a = (uintptr_t)p;
     bool found = false;
@@ -267,7 +274,7 @@ bool gr__mem_lookup_freed(const void *p, void **base, size_t *size, gr_mem_kind 
     uint64_t n = nfreed < GR_FREED_RECORDS ? nfreed : GR_FREED_RECORDS;
     for (uint64_t i = 0; i < n && !found; i++) {
         unsigned slot = (unsigned)((nfreed - 1 - i) % GR_FREED_RECORDS);
-        if (a - freed[slot].base < freed[slot].size) {
+        if (freed[slot].gen > since && a - freed[slot].base < freed[slot].size) {
             *base = (void *)freed[slot].base;
             *size = freed[slot].size;
             *kind = freed[slot].kind;

@@ -1,0 +1,225 @@
+/*
+ * test-graphmem-ownership.c - who may free a graph allocation, as CUDA 13
+ * decides it (tests/probes/parity.cu): an allocation its graph does not
+ * free outlives the launch and is freed by another graph's free node, by
+ * grFree or by grFreeAsync; once another graph holds a free node for it,
+ * its own graph cannot get one; the owning executable launches again only
+ * after one of the three frees. Each test runs on the CPU device and,
+ * where there is one, on the first GPU (skipped there, saying why,
+ * without one).
+ */
+#include "test.h"
+
+static int device_or_skip(int gpu)
+{
+    int n = 0;
+    CHECK_OK(grGetDeviceCount(&n));
+    if (gpu && n < 2)
+        GR_TEST_SKIP("no GPU device: grGetDeviceCount gives %d (the CPU only)", n);
+    CHECK_OK(grSetDevice(gpu ? 1 : 0));
+    return gpu ? 1 : 0;
+}
+
+static grGraphNode_t add_alloc(grGraph_t g, int device, void **out)
+{
+    grGraphNode_t n = NULL;
+    grMemAllocNodeParams ap;
+    memset(&ap, 0, sizeof ap);
+    ap.poolProps.allocType = grMemAllocationTypePinned;
+    ap.poolProps.location.type = grMemLocationTypeDevice;
+    ap.poolProps.location.id = device;
+    ap.bytesize = 1 << 20;
+    CHECK_OK(grGraphAddMemAllocNode(&n, g, NULL, 0, &ap));
+    *out = ap.dptr;
+    return n;
+}
+
+static size_t node_count(grGraph_t g)
+{
+    size_t n = 0;
+    CHECK_OK(grGraphGetNodes(g, NULL, &n));
+    return n;
+}
+
+static void free_node_of_another_graph_bars_the_owners(int gpu)
+{
+    int dev = device_or_skip(gpu);
+    grGraph_t a, b, c;
+    grGraphNode_t an, bn, cn, fn = NULL;
+    void *p;
+    CHECK_OK(grGraphCreate(&a, 0));
+    CHECK_OK(grGraphCreate(&b, 0));
+    CHECK_OK(grGraphCreate(&c, 0));
+    an = add_alloc(a, dev, &p);
+    CHECK_OK(grGraphAddMemFreeNode(&bn, b, NULL, 0, p));
+    CHECK_OK(grGraphAddMemFreeNode(&cn, c, NULL, 0, p));
+    CHECK_GR(grErrorInvalidValue, grGraphAddMemFreeNode(&fn, a, &an, 1, p));
+    CHECK_DETAIL_HAS("another graph");
+    CHECK(fn == NULL);
+    CHECK_EQ(node_count(a), 1);
+    /* Through the generic call too. */
+    grGraphNodeParams np;
+    memset(&np, 0, sizeof np);
+    np.type = grGraphNodeTypeMemFree;
+    np.free.dptr = p;
+    CHECK_GR(grErrorInvalidValue, grGraphAddNode(&fn, a, &an, NULL, 1, &np));
+    CHECK_EQ(node_count(a), 1);
+    CHECK_OK(grGraphDestroy(c));
+    CHECK_OK(grGraphDestroy(b));
+    CHECK_OK(grGraphDestroy(a));
+    CHECK_OK(grSetDevice(0));
+}
+
+GR_TEST(graphmem_free_node_of_another_graph_bars_the_owners_on_the_cpu)
+{
+    free_node_of_another_graph_bars_the_owners(0);
+}
+
+GR_TEST(graphmem_free_node_of_another_graph_bars_the_owners_on_a_gpu)
+{
+    free_node_of_another_graph_bars_the_owners(1);
+}
+
+/* The other graph's free node holds the address: it outlives the graph
+ * that allocates it and is refused a launch without a live allocation. */
+static void foreign_free_node_outlives_the_allocating_graph(int gpu)
+{
+    int dev = device_or_skip(gpu);
+    grGraph_t a, b;
+    grGraphNode_t bn;
+    grGraphExec_t xb;
+    grStream_t s;
+    void *p;
+    CHECK_OK(grStreamCreate(&s));
+    CHECK_OK(grGraphCreate(&a, 0));
+    CHECK_OK(grGraphCreate(&b, 0));
+    add_alloc(a, dev, &p);
+    CHECK_OK(grGraphAddMemFreeNode(&bn, b, NULL, 0, p));
+    CHECK_OK(grGraphDestroy(a));
+    CHECK_OK(grGraphInstantiate(&xb, b, 0));
+    CHECK_GR(grErrorInvalidValue, grGraphLaunch(xb, s));
+    CHECK_DETAIL_HAS("not allocated now");
+    CHECK_OK(grGraphExecDestroy(xb));
+    CHECK_OK(grGraphDestroy(b));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grSetDevice(0));
+}
+
+GR_TEST(graphmem_foreign_free_node_outlives_the_allocating_graph_on_the_cpu)
+{
+    foreign_free_node_outlives_the_allocating_graph(0);
+}
+
+GR_TEST(graphmem_foreign_free_node_outlives_the_allocating_graph_on_a_gpu)
+{
+    foreign_free_node_outlives_the_allocating_graph(1);
+}
+
+static void unfreed_allocation_freed_three_ways(int gpu)
+{
+    int dev = device_or_skip(gpu);
+    grGraph_t a, b;
+    grGraphNode_t bn;
+    grGraphExec_t xa, xb;
+    grStream_t s;
+    void *p;
+    CHECK_OK(grStreamCreate(&s));
+    CHECK_OK(grGraphCreate(&a, 0));
+    CHECK_OK(grGraphCreate(&b, 0));
+    add_alloc(a, dev, &p);
+    CHECK_OK(grGraphAddMemFreeNode(&bn, b, NULL, 0, p));
+    CHECK_OK(grGraphInstantiate(&xa, a, 0));
+    CHECK_OK(grGraphInstantiate(&xb, b, 0));
+    CHECK_GR(grErrorInvalidValue, grGraphLaunch(xb, s));
+    CHECK_OK(grGraphLaunch(xa, s));
+    CHECK_GR(grErrorInvalidValue, grGraphLaunch(xa, s));
+    CHECK_DETAIL_HAS("still allocated");
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_OK(grFree(p));
+    CHECK_OK(grGraphLaunch(xa, s));
+    CHECK_GR(grErrorInvalidValue, grGraphLaunch(xa, s));
+    CHECK_OK(grFreeAsync(p, s));
+    CHECK_OK(grGraphLaunch(xa, s));
+    CHECK_OK(grGraphLaunch(xb, s));
+    CHECK_OK(grGraphLaunch(xa, s));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_OK(grFree(p));
+    CHECK_GR(grErrorInvalidValue, grFree(p));
+    CHECK_OK(grGraphExecDestroy(xa));
+    CHECK_OK(grGraphExecDestroy(xb));
+    CHECK_OK(grGraphDestroy(a));
+    CHECK_OK(grGraphDestroy(b));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grSetDevice(0));
+}
+
+GR_TEST(graphmem_unfreed_allocation_freed_three_ways_on_the_cpu)
+{
+    unfreed_allocation_freed_three_ways(0);
+}
+
+GR_TEST(graphmem_unfreed_allocation_freed_three_ways_on_a_gpu)
+{
+    unfreed_allocation_freed_three_ways(1);
+}
+
+/* A copy or memset node of one graph on another graph's allocation that
+ * no executable maps is refused at launch, as grMemset refuses it, and
+ * launches once an executable maps it. */
+static void node_on_unmapped_graph_memory_refused_at_launch(int gpu)
+{
+    int dev = device_or_skip(gpu);
+    grGraph_t a, b;
+    grGraphNode_t bn;
+    grGraphExec_t xa, xb;
+    grStream_t s;
+    void *p;
+    CHECK_OK(grStreamCreate(&s));
+    CHECK_OK(grGraphCreate(&a, 0));
+    CHECK_OK(grGraphCreate(&b, 0));
+    add_alloc(a, dev, &p);
+    grMemsetParams mp = {p, 0, 1, 1, 4096, 1};
+    CHECK_OK(grGraphAddMemsetNode(&bn, b, NULL, 0, &mp));
+    CHECK_OK(grGraphInstantiate(&xb, b, 0));
+    CHECK_GR(grErrorInvalidValue, grGraphLaunch(xb, s));
+    CHECK_DETAIL_HAS("no executable maps");
+    CHECK_OK(grGraphInstantiate(&xa, a, 0));
+    CHECK_OK(grGraphLaunch(xb, s));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_OK(grGraphExecDestroy(xa));
+    CHECK_GR(grErrorInvalidValue, grGraphLaunch(xb, s));
+    /* A setter moving the node there is checked at the next launch too. */
+    grGraph_t c;
+    grGraphNode_t cn;
+    grGraphExec_t xc;
+    void *buf;
+    CHECK_OK(grMalloc(&buf, 4096));
+    grMemsetParams hp = {buf, 0, 1, 1, 4096, 1};
+    CHECK_OK(grGraphCreate(&c, 0));
+    CHECK_OK(grGraphAddMemsetNode(&cn, c, NULL, 0, &hp));
+    CHECK_OK(grGraphInstantiate(&xc, c, 0));
+    CHECK_OK(grGraphLaunch(xc, s));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_OK(grGraphExecMemsetNodeSetParams(xc, cn, &mp));
+    CHECK_GR(grErrorInvalidValue, grGraphLaunch(xc, s));
+    CHECK_DETAIL_HAS("no executable maps");
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_OK(grGraphExecDestroy(xc));
+    CHECK_OK(grFree(buf));
+    CHECK_OK(grGraphExecDestroy(xb));
+    CHECK_OK(grGraphDestroy(c));
+    CHECK_OK(grGraphDestroy(b));
+    CHECK_OK(grGraphDestroy(a));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grSetDevice(0));
+}
+
+GR_TEST(graphmem_node_on_unmapped_graph_memory_refused_at_launch_on_the_cpu)
+{
+    node_on_unmapped_graph_memory_refused_at_launch(0);
+}
+
+GR_TEST(graphmem_node_on_unmapped_graph_memory_refused_at_launch_on_a_gpu)
+{
+    node_on_unmapped_graph_memory_refused_at_launch(1);
+}
