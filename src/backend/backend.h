@@ -470,6 +470,7 @@ struct grEvent_st {
     atomic_int refs;  /* handle + ops and graph nodes naming it */
     gr_spinlock lock; /* guards every field below */
     gr_stream *s;     /* stream of the latest record (retained) */
+    bool recorded;    /* recorded outside a capture at least once (any device) */
     uint64_t seq;
     uint64_t gen;
     uint64_t stamped_gen; /* generation whose time_ns is valid */
@@ -478,7 +479,7 @@ struct grEvent_st {
     void *capture;
     /* The device the event was created on (0: the CPU) and, on a GPU, its
      * CUevent (cuda/cuda.h); both immutable. A GPU event's records are the
-     * driver's: 's' and the fields above stay unused. */
+     * driver's: of the fields above only 'recorded' and 'gen' serve it. */
     int device;
     struct gr_cuda_event *gpu;
 };

@@ -54,6 +54,7 @@ void gr__event_record_locked(grEvent_t e, gr_stream *s, gr_op *op)
     old = e->s;
     e->s = s;
     e->seq = gr__stream_tail_locked(s) + 1;
+    e->recorded = true;
     e->gen++;
     op->kind = GR_OP_STAMP;
     op->u.stamp.ev = e;
@@ -71,6 +72,7 @@ void gr__event_record_untimed(grEvent_t e, gr_stream *s, uint64_t seq)
     old = e->s;
     e->s = s;
     e->seq = seq;
+    e->recorded = true;
     e->gen++;
     gr__spin_unlock(&e->lock);
     if (old)

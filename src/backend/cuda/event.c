@@ -45,7 +45,15 @@ grError_t gr__cuda_event_record(const char *call, grEvent_t e, gr_stream *s)
     CUresult r = gr__cuda_enter_stream(s);
     if (r == CUDA_SUCCESS)
         r = gr_cu.cuEventRecord(e->gpu->cu, s->gpu->cu);
-    return r ? gr__cu_fail(call, s->device, "cuEventRecord", r) : grSuccess;
+    if (r != CUDA_SUCCESS)
+        return gr__cu_fail(call, s->device, "cuEventRecord", r);
+    /* As on the CPU: a capture that waits on it now waits on work outside
+     * it (isolation), and a mark of an earlier captured record is stale. */
+    gr__spin_lock(&e->lock);
+    e->recorded = true;
+    e->gen++;
+    gr__spin_unlock(&e->lock);
+    return grSuccess;
 }
 
 grError_t gr__cuda_event_query(const char *call, grEvent_t e)
