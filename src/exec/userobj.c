@@ -162,11 +162,25 @@ static void drop_op(void *data)
     table_free(r);
 }
 
+/* A GPU's callback: drops the table once the launches before it are
+ * over. Outside an inline scope, destructors go to the destructor
+ * thread (this thread may make no CUDA call). */
+static void drop_gpu(void *r)
+{
+    table_free(r);
+}
+
 void gr__exec_urefs_destroyed(grGraphExec_t e)
 {
     struct gr_urefs *r = e->urefs;
     if (GR_LIKELY(r == NULL))
         return;
+    /* On a GPU the driver orders a callback behind the launches, as CUDA
+     * keeps the references until they are over. */
+    if (e->gpu != NULL && gr__cuda_exec_defer(e->gpu, drop_gpu, r)) {
+        e->urefs = NULL;
+        return;
+    }
     if (e->gpu != NULL || gr_load_acquire(&e->launches_done) >= gr_load_relaxed(&e->launches)) {
         e->urefs = NULL;
         gr__exec_urefs_drop(e, r);

@@ -37,6 +37,12 @@ int gr__cuda_exec_device(const struct gr_cuda_exec *gx);
  * is of gx's device. */
 grError_t gr__cuda_exec_launch(const char *call, struct gr_cuda_exec *gx, gr_stream *s, bool upload);
 
+/* Queues fn(arg) behind the latest launch of gx, which ends after every
+ * earlier one: true if queued (fn runs on the driver's callback thread,
+ * where it may make no CUDA call), false where gx was never launched or
+ * the driver refused (the caller then does the work itself). */
+bool gr__cuda_exec_defer(struct gr_cuda_exec *gx, void (*fn)(void *), void *arg);
+
 /* The exec setters' driver side for plan node i: called after the exec
  * layer's checks and before it writes the plan, so that a refusal by the
  * driver changes nothing. */

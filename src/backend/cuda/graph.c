@@ -54,6 +54,15 @@ struct gr_cuda_exec {
     uint32_t nnodes;
     bool disabled_once;
     struct gr_cuda_conds *cond; /* NULL without conditional nodes */
+    /* The stream of the latest launch (retained), behind which every
+     * launch of the executable is over once its own is (CUDA orders the
+     * launches of one executable): where gr__cuda_exec_defer queues. */
+    gr_stream *_Atomic last;
+    /* Graphs lowered again for an update that changed a handle's default
+     * (rehandle): the executable runs with their handles, so they live as
+     * long as it does. */
+    CUgraph *retired;
+    uint32_t nretired;
 };
 
 /* A conditional node lowered: the driver's handle standing for graphrt's
@@ -64,6 +73,7 @@ struct gr_cuda_cond {
      * setter, which calls the driver before entering one, may read it. */
     const gr_cond_slot *_Atomic slot;
     CUgraphConditionalHandle handle;
+    unsigned defval, flags; /* graphrt's, of the slot 'handle' was made for */
     uint32_t nbodies;
     CUgraphNode *nodes[];
 };
@@ -355,6 +365,8 @@ static grError_t make_cond(const char *call, struct gr_cuda_exec *gx, const gr_c
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory lowering the graph to device %d", call,
                         gx->device);
     gr_store_relaxed(&lc->slot, c->slot);
+    lc->defval = c->slot->defval;
+    lc->flags = c->slot->flags;
     lc->nbodies = c->nbodies;
     unsigned flags = (c->slot->flags & grGraphCondAssignDefault) ? CU_GRAPH_COND_ASSIGN_DEFAULT : 0u;
     CUresult r = gr_cu.cuGraphConditionalHandleCreate(&lc->handle, cs->top, gr__cuda_context(gx->device),
@@ -439,8 +451,14 @@ void gr__cuda_exec_free(struct gr_cuda_exec *gx)
             gr_cu.cuGraphExecDestroy(gx->exec);
         if (gx->graph)
             gr_cu.cuGraphDestroy(gx->graph);
+        for (uint32_t i = 0; i < gx->nretired; i++)
+            gr_cu.cuGraphDestroy(gx->retired[i]);
     }
+    gr__free(gx->retired);
     conds_free(gx->cond);
+    gr_stream *last = gr_load_relaxed(&gx->last);
+    if (last)
+        gr__stream_release(last);
     gr__free(gx->nodes);
     gr__free(gx->stale);
     gr__free(gx);
@@ -504,7 +522,27 @@ grError_t gr__cuda_exec_launch(const char *call, struct gr_cuda_exec *gx, gr_str
         r = upload ? gr_cu.cuGraphUpload(gx->exec, s->gpu->cu) : gr_cu.cuGraphLaunch(gx->exec, s->gpu->cu);
     if (r != CUDA_SUCCESS)
         return gr__cu_fail(call, gx->device, upload ? "cuGraphUpload" : "cuGraphLaunch", r);
+    /* Each exchange's stream is retained once and each one it replaces
+     * released once, so racing launches keep the count right. */
+    if (!upload && GR_UNLIKELY(gr_load_relaxed(&gx->last) != s)) {
+        gr__stream_retain(s);
+        gr_stream *old = atomic_exchange_explicit(&gx->last, s, memory_order_acq_rel);
+        if (old)
+            gr__stream_release(old);
+    }
     return grSuccess;
+}
+
+bool gr__cuda_exec_defer(struct gr_cuda_exec *gx, void (*fn)(void *), void *arg)
+{
+    gr_stream *s = atomic_load_explicit(&gx->last, memory_order_acquire);
+    /* A per-thread stream's handle names the calling thread's own. */
+    if (!s || (s->flags & GR_STREAM_PER_THREAD))
+        return false;
+    CUresult r = gr__cuda_enter_stream(s);
+    if (r == CUDA_SUCCESS)
+        r = gr_cu.cuLaunchHostFunc(s->gpu->cu, fn, arg);
+    return r == CUDA_SUCCESS;
 }
 
 /* Runs 'expr' (a driver call on gx's executable, giving a CUresult into
@@ -801,15 +839,92 @@ static grError_t sync_cond(const char *call, struct gr_cuda_exec *gx, const gr_c
     return err;
 }
 
+/* True once a record holds a graphrt handle whose default or flags
+ * differ from those its driver's handle was made with. */
+static bool defaults_changed(const struct gr_cuda_conds *cs)
+{
+    for (uint32_t k = 0; k < cs->n; k++) {
+        const gr_cond_slot *slot = gr_load_relaxed(&cs->at[k]->slot);
+        if (slot->defval != cs->at[k]->defval || slot->flags != cs->at[k]->flags)
+            return true;
+    }
+    return false;
+}
+
+/* A driver's handle keeps the default it was made with, so an update that
+ * changes one lowers the whole plan again into a new CUgraph, with new
+ * handles, and applies it with one cuGraphExecUpdate, which takes the new
+ * graph's handles as a native update does. The executable's node
+ * handles stay those of the graph it was instantiated from (the exec
+ * setters name those); the records take the new handles, which kernel
+ * arguments are matched against from then on. */
+static grError_t rehandle(const char *call, struct gr_cuda_exec *gx, const gr_plan *p)
+{
+    struct gr_cuda_exec fresh;
+    memset(&fresh, 0, sizeof fresh);
+    fresh.device = gx->device;
+    fresh.nnodes = gx->nnodes;
+    CUgraph *retired = gr__realloc(gx->retired, ((size_t)gx->nretired + 1) * sizeof *retired);
+    if (retired)
+        gx->retired = retired;
+    if (!retired || !(fresh.nodes = gr__calloc(gx->nnodes ? gx->nnodes : 1, sizeof *fresh.nodes)))
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory lowering the graph to device %d", call,
+                        gx->device);
+    grError_t err = grSuccess;
+    CUresult r = gr_cu.cuGraphCreate(&fresh.graph, 0);
+    if (r != CUDA_SUCCESS)
+        err = gr__cu_fail(call, gx->device, "cuGraphCreate", r);
+    if (!err)
+        err = make_conds(call, &fresh, p);
+    if (!err)
+        err = lower_nodes(call, &fresh, p);
+    if (!err && GR_NEVER(!fresh.cond || fresh.cond->n != gx->cond->n))
+        err = gr__fail(grErrorUnknown, "%s: the lowered graph has other conditional nodes", call);
+    if (!err) {
+        CUgraphExecUpdateResultInfo info;
+        memset(&info, 0, sizeof info);
+        r = gr_cu.cuGraphExecUpdate(gx->exec, fresh.graph, &info);
+        if (r != CUDA_SUCCESS)
+            err = gr__fail(gr__cu_error(r),
+                           "%s: cuGraphExecUpdate failed on device %d with %s (update result %d)", call,
+                           gx->device, gr__cu_error_name(r), info.result);
+    }
+    if (!err) {
+        for (uint32_t k = 0; k < gx->cond->n; k++) {
+            struct gr_cuda_cond *lc = gx->cond->at[k];
+            lc->handle = fresh.cond->at[k]->handle;
+            lc->defval = fresh.cond->at[k]->defval;
+            lc->flags = fresh.cond->at[k]->flags;
+        }
+        gx->retired[gx->nretired++] = fresh.graph;
+        fresh.graph = NULL;
+        memset(gx->stale, 0, gx->nnodes);
+        /* A whole update is not documented to keep nodes disabled. */
+        for (uint32_t i = 0; gx->disabled_once && i < gx->nnodes && !err; i++)
+            if (!p->nodes[i].enabled && (r = gr_cu.cuGraphNodeSetEnabled(gx->exec, gx->nodes[i], 0)))
+                err = set_failed(call, gx, "cuGraphNodeSetEnabled", i, r);
+    }
+    if (fresh.graph)
+        gr_cu.cuGraphDestroy(fresh.graph);
+    conds_free(fresh.cond);
+    gr__free(fresh.nodes);
+    return err;
+}
+
 /* gr__cuda_exec_sync_range's part for conditional nodes: first every
  * record takes its handle (the kernels written next find them), then the
  * bodies of the conditional nodes among those to sync are applied whole
- * (an update compiled them again). */
+ * (an update compiled them again). *whole is set where the handles' defaults
+ * changed and the whole plan was applied (rehandle). */
 static grError_t sync_conds(const char *call, struct gr_cuda_exec *gx, const gr_plan *p, uint32_t from,
-                            uint32_t to, const uint8_t *only)
+                            uint32_t to, const uint8_t *only, bool *whole)
 {
     grError_t err = grSuccess;
     for (int pass = 0; pass < 2 && !err; pass++) {
+        if (pass == 1 && defaults_changed(gx->cond)) {
+            *whole = true;
+            return rehandle(call, gx, p);
+        }
         uint32_t k = 0;
         for (uint32_t i = 0; i + 1 < p->nnodes && !err; i++)
             if (p->nodes[i].type == grGraphNodeTypeConditional)
@@ -826,8 +941,9 @@ grError_t gr__cuda_exec_sync_range(const char *call, struct gr_cuda_exec *gx, co
     if (r != CUDA_SUCCESS)
         return gr__cu_fail(call, gx->device, "making the primary context current", r);
     if (gx->cond) {
-        grError_t err = sync_conds(call, gx, p, from, to, only);
-        if (err)
+        bool whole = false;
+        grError_t err = sync_conds(call, gx, p, from, to, only, &whole);
+        if (err || whole)
             return err;
     }
     uint32_t changed = 0;
