@@ -3275,8 +3275,7 @@ GR_API grError_t grGraphNodeGetEnabled(grGraphExec_t hGraphExec, grGraphNode_t h
  * else TopologyChanged; a top-level kernel node whose cooperative
  * attribute changes, or, with grGraphInstantiateFlagUseNodePriority, whose
  * priority attribute changes: AttributesChanged; memory allocation nodes
- * whose allocations another executable maps, or on a GPU a conditional
- * handle with another default value or flags: NotSupported). With memory
+ * whose allocations another executable maps: NotSupported). With memory
  * nodes the executable maps hGraph's allocations from then on and gives
  * the old graph's back, as CUDA 13 does (docs/memory-pools.md).
  * grErrorMemoryAllocation (result grGraphExecUpdateError). Thread

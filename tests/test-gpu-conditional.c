@@ -332,8 +332,8 @@ GR_TEST(gpu_conditional_update_changes_a_body_kernel_argument)
 }
 
 /* An update from another graph of the same shape takes its handles: the
- * kernels' arguments hold those now, and still reach the driver's. A
- * handle with another default is refused on a GPU. */
+ * kernels' arguments hold those now, and still reach the driver's, also
+ * after an update to a handle of another default. */
 GR_TEST(gpu_conditional_update_from_another_graph_takes_its_handles)
 {
     fixture f;
@@ -361,13 +361,47 @@ GR_TEST(gpu_conditional_update_from_another_graph_takes_its_handles)
     CHECK_OK(grGraphExecUpdate(f.e, g2, &info));
     launch(&f); /* the set node of g2 sets h2, which the node now tests */
     CHECK_EQ(read_cell(&f, 0), 6);
-    CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecUpdate(f.e, g3, &info));
-    CHECK_EQ(info.result, grGraphExecUpdateErrorNotSupported);
-    launch(&f);
+    CHECK_OK(grGraphExecUpdate(f.e, g3, &info));
+    launch(&f); /* the set node of g3 sets h3 to 1, over its default 5 */
     CHECK_EQ(read_cell(&f, 0), 9);
     CHECK_OK(grGraphExecDestroy(f.e));
     f.e = NULL;
     CHECK_OK(grGraphDestroy(g2));
     CHECK_OK(grGraphDestroy(g3));
+    fixture_free(&f);
+}
+
+/* An update from a graph whose handle has another default changes the
+ * default the executable applies at each launch, as CUDA's update does,
+ * and an update back restores it. */
+GR_TEST(gpu_conditional_update_changes_a_handles_default)
+{
+    fixture f;
+    fixture_init(&f);
+    grGraph_t g2, body[1];
+    grGraphConditionalHandle h, h2;
+    unsigned add = 1;
+    void *aargs[] = {&f.cell, &add};
+    CHECK_OK(grGraphCreate(&g2, 0));
+    CHECK_OK(grGraphConditionalHandleCreate(&h, f.g, 1, grGraphCondAssignDefault));
+    add_cond(f.g, NULL, h, grGraphCondTypeIf, 1, body);
+    add_kernel(body[0], NULL, f.add, aargs);
+    CHECK_OK(grGraphConditionalHandleCreate(&h2, g2, 0, grGraphCondAssignDefault));
+    add_cond(g2, NULL, h2, grGraphCondTypeIf, 1, body);
+    add_kernel(body[0], NULL, f.add, aargs);
+    CHECK_OK(grGraphInstantiate(&f.e, f.g, 0));
+    launch(&f);
+    CHECK_EQ(read_cell(&f, 0), 1);
+    grGraphExecUpdateResultInfo info;
+    CHECK_OK(grGraphExecUpdate(f.e, g2, &info));
+    CHECK_EQ(info.result, grGraphExecUpdateSuccess);
+    launch(&f); /* default 0: the body does not run */
+    CHECK_EQ(read_cell(&f, 0), 1);
+    CHECK_OK(grGraphExecUpdate(f.e, f.g, &info));
+    launch(&f);
+    CHECK_EQ(read_cell(&f, 0), 2);
+    CHECK_OK(grGraphExecDestroy(f.e));
+    f.e = NULL;
+    CHECK_OK(grGraphDestroy(g2));
     fixture_free(&f);
 }

@@ -348,18 +348,6 @@ static bool same_plan(const gr_plan *a, const gr_plan *b, char *why, size_t cap)
     return true;
 }
 
-bool gr__exec_cond_same_defaults(const gr_cond_plan *a, const gr_cond_plan *b)
-{
-    if (a->slot->defval != b->slot->defval || a->slot->flags != b->slot->flags)
-        return false;
-    for (uint32_t k = 0; k < a->nbodies; k++)
-        for (uint32_t i = 0; i + 1 < a->bodies[k]->nnodes; i++)
-            if (a->bodies[k]->nodes[i].type == grGraphNodeTypeConditional &&
-                !gr__exec_cond_same_defaults(a->bodies[k]->nodes[i].u.cond, b->bodies[k]->nodes[i].u.cond))
-                return false;
-    return true;
-}
-
 bool gr__exec_cond_same_shape(const gr_cond_plan *a, const gr_cond_plan *b, char *why, size_t cap)
 {
     if (a->type != b->type || a->nbodies != b->nbodies) {

@@ -180,15 +180,6 @@ static bool check_conditional(upd *u, gr_pnode *pn, grGraphNode_t gn)
         return refuse(u, grGraphExecUpdateErrorTopologyChanged, NULL, NULL, "%s: %s", gr__node_label(gn),
                       why);
     }
-    /* The driver's handles keep the defaults they were made with. */
-    if (u->exec->gpu != NULL && !gr__exec_cond_same_defaults(old, fresh)) {
-        gr__exec_cond_free(fresh);
-        return refuse(u, grGraphExecUpdateErrorNotSupported, gn, NULL,
-                      "%s: a conditional handle of its graph has another default value or flags than the "
-                      "one it replaces; on a GPU a handle's default and flags are fixed when the "
-                      "executable is instantiated",
-                      gr__node_label(gn));
-    }
     if (!gr__exec_cond_slots_available(&u->exec->plan, fresh)) {
         gr__exec_cond_free(fresh);
         return refuse(
