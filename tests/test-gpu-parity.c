@@ -1,0 +1,251 @@
+/*
+ * test-gpu-parity.c - behaviours a GPU device must share with the CPU
+ * device, as CUDA has them (tests/probes/parity.cu measures CUDA's
+ * answers): a user object of an executable destroyed during its launch
+ * lives until the launch is over, the legacy default stream holds back a
+ * blocking stream, and a Global-mode capture refuses to wait on an event
+ * recorded outside it. Each test runs on the CPU device and, where there
+ * is one, on the first GPU (skipped there, saying why, without one).
+ *
+ * Launches are held with host functions that wait on a gate the test
+ * opens; gates and polls have deadlines, so a broken rule fails instead
+ * of hanging.
+ */
+#include "test.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "steps.h"
+
+/* The device of the test's half: 0, or the first GPU (skipping without). */
+static int device_or_skip(int gpu)
+{
+    int n = 0;
+    CHECK_OK(grGetDeviceCount(&n));
+    if (gpu && n < 2)
+        GR_TEST_SKIP("no GPU device: grGetDeviceCount gives %d (the CPU only)", n);
+    CHECK_OK(grSetDevice(gpu ? 1 : 0));
+    return gpu ? 1 : 0;
+}
+
+/* ------------------------------------------------ user objects in flight */
+
+static atomic_int dtor_runs, host_reached, host_gate, gate_forced;
+
+static void count_dtor(void *p)
+{
+    (void)p;
+    atomic_fetch_add(&dtor_runs, 1);
+}
+
+static void gated_host(void *p)
+{
+    (void)p;
+    atomic_store(&host_reached, 1);
+    for (int i = 0; i < 10000 && !atomic_load(&host_gate); i++)
+        usleep(1000);
+}
+
+/* Opens the gate after 3 s should the test's thread be stuck in a call
+ * that waits for the gated launch; the test then fails. */
+static void *gate_watchdog(void *p)
+{
+    (void)p;
+    for (int i = 0; i < 3000 && !atomic_load(&host_gate); i++)
+        usleep(1000);
+    if (!atomic_exchange(&host_gate, 1))
+        atomic_store(&gate_forced, 1);
+    return NULL;
+}
+
+static void user_object_outlives_the_launch_of_a_destroyed_exec(int gpu)
+{
+    device_or_skip(gpu);
+    grGraph_t g;
+    grGraphNode_t n;
+    grGraphExec_t e;
+    grStream_t s;
+    grUserObject_t o;
+    grHostNodeParams hp = {gated_host, NULL};
+    atomic_store(&dtor_runs, 0);
+    atomic_store(&host_reached, 0);
+    atomic_store(&host_gate, 0);
+    atomic_store(&gate_forced, 0);
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddHostNode(&n, g, NULL, 0, &hp));
+    CHECK_OK(grUserObjectCreate(&o, NULL, count_dtor, 1, grUserObjectNoDestructorSync));
+    CHECK_OK(grGraphRetainUserObject(g, o, 1, grGraphUserObjectMove));
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamCreate(&s));
+    CHECK_OK(grGraphLaunch(e, s));
+    for (int i = 0; i < 5000 && !atomic_load(&host_reached); i++)
+        usleep(1000);
+    CHECK(atomic_load(&host_reached));
+    pthread_t dog;
+    CHECK_EQ(pthread_create(&dog, NULL, gate_watchdog, NULL), 0);
+    /* CUDA returns at once and keeps the references until the launch is
+     * over. */
+    CHECK_OK(grGraphExecDestroy(e));
+    int forced = atomic_load(&gate_forced);
+    int runs = atomic_load(&dtor_runs);
+    atomic_store(&host_gate, 1);
+    CHECK_EQ(pthread_join(dog, NULL), 0);
+    if (forced)
+        GR_TEST_FAIL_("grGraphExecDestroy waited for the launch it should leave running");
+    CHECK_EQ(runs, 0);
+    CHECK_OK(grStreamSynchronize(s));
+    for (int i = 0; i < 5000 && atomic_load(&dtor_runs) == 0; i++)
+        usleep(1000);
+    CHECK_EQ(atomic_load(&dtor_runs), 1);
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grSetDevice(0));
+}
+
+GR_TEST(user_object_outlives_the_launch_of_a_destroyed_exec_on_the_cpu)
+{
+    user_object_outlives_the_launch_of_a_destroyed_exec(0);
+}
+
+GR_TEST(user_object_outlives_the_launch_of_a_destroyed_exec_on_a_gpu)
+{
+    user_object_outlives_the_launch_of_a_destroyed_exec(1);
+}
+
+/* An idle executable's user objects go before grGraphExecDestroy returns,
+ * on every device. */
+static void user_object_of_an_idle_exec_goes_at_destroy(int gpu)
+{
+    device_or_skip(gpu);
+    grGraph_t g;
+    grGraphNode_t n;
+    grGraphExec_t e;
+    grStream_t s;
+    grUserObject_t o;
+    grHostNodeParams hp = {gated_host, NULL};
+    atomic_store(&dtor_runs, 0);
+    atomic_store(&host_gate, 1);
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddHostNode(&n, g, NULL, 0, &hp));
+    CHECK_OK(grUserObjectCreate(&o, NULL, count_dtor, 1, grUserObjectNoDestructorSync));
+    CHECK_OK(grGraphRetainUserObject(g, o, 1, grGraphUserObjectMove));
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamCreate(&s));
+    CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_EQ(atomic_load(&dtor_runs), 0);
+    CHECK_OK(grGraphExecDestroy(e));
+    for (int i = 0; i < 5000 && atomic_load(&dtor_runs) == 0; i++)
+        usleep(1000);
+    CHECK_EQ(atomic_load(&dtor_runs), 1);
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grSetDevice(0));
+}
+
+GR_TEST(user_object_of_an_idle_exec_goes_at_destroy_on_the_cpu)
+{
+    user_object_of_an_idle_exec_goes_at_destroy(0);
+}
+
+GR_TEST(user_object_of_an_idle_exec_goes_at_destroy_on_a_gpu)
+{
+    user_object_of_an_idle_exec_goes_at_destroy(1);
+}
+
+/* ------------------------------------------------ the legacy stream */
+
+/* Work on the legacy stream holds back a blocking stream: work issued to
+ * the blocking stream runs after it, and cudaStreamQuery of the blocking
+ * stream answers not ready until then. */
+static void legacy_work_holds_back_a_blocking_stream(int gpu)
+{
+    static atomic_int gate;
+    static step first = {&gate, 1}, second = {NULL, 2};
+    device_or_skip(gpu);
+    grStream_t b, nb;
+    atomic_store(&gate, 0);
+    atomic_store(&log_n, 0);
+    CHECK_OK(grStreamCreateWithFlags(&b, grStreamDefault));
+    CHECK_OK(grStreamCreateWithFlags(&nb, grStreamNonBlocking));
+    CHECK_OK(grLaunchHostFunc(NULL, gated_step, &first));
+    CHECK_OK(grStreamQuery(nb));
+    CHECK_OK(grLaunchHostFunc(b, gated_step, &second));
+    usleep(20000);
+    CHECK_EQ(atomic_load(&log_n), 0);
+    CHECK_GR(grErrorNotReady, grStreamQuery(b));
+    atomic_store(&gate, 1);
+    CHECK(wait_logged(2, 5000));
+    CHECK_EQ(logged(0), 1);
+    CHECK_EQ(logged(1), 2);
+    CHECK_OK(grDeviceSynchronize());
+    CHECK_OK(grStreamQuery(b));
+    CHECK_EQ(atomic_load(&gate_timeouts), 0);
+    CHECK_OK(grStreamDestroy(b));
+    CHECK_OK(grStreamDestroy(nb));
+    CHECK_OK(grSetDevice(0));
+}
+
+GR_TEST(legacy_work_holds_back_a_blocking_stream_on_the_cpu)
+{
+    legacy_work_holds_back_a_blocking_stream(0);
+}
+
+GR_TEST(legacy_work_holds_back_a_blocking_stream_on_a_gpu)
+{
+    legacy_work_holds_back_a_blocking_stream(1);
+}
+
+/* ------------------------------------------------ capture isolation */
+
+/* In every mode, a capture that waits on an event recorded outside any
+ * capture is invalidated with grErrorStreamCaptureIsolation; an event
+ * never recorded is no dependency at all. */
+static void capture_wait_on_an_outside_event_is_isolation(int gpu)
+{
+    static const grStreamCaptureMode modes[] = {grStreamCaptureModeGlobal, grStreamCaptureModeThreadLocal,
+                                                grStreamCaptureModeRelaxed};
+    device_or_skip(gpu);
+    for (int m = 0; m < 3; m++) {
+        grStream_t s, o;
+        grEvent_t e, never;
+        grGraph_t g = NULL;
+        grStreamCaptureStatus st;
+        CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
+        CHECK_OK(grStreamCreateWithFlags(&o, grStreamNonBlocking));
+        CHECK_OK(grEventCreate(&e));
+        CHECK_OK(grEventCreate(&never));
+        CHECK_OK(grEventRecord(e, o));
+        CHECK_OK(grStreamSynchronize(o));
+        CHECK_OK(grStreamBeginCapture(s, modes[m]));
+        CHECK_GR(grErrorStreamCaptureIsolation, grStreamWaitEvent(s, e, 0));
+        CHECK_DETAIL_HAS("recorded outside any capture");
+        CHECK_OK(grStreamIsCapturing(s, &st));
+        CHECK_EQ(st, grStreamCaptureStatusInvalidated);
+        CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &g));
+        CHECK(g == NULL);
+        CHECK_OK(grStreamBeginCapture(s, modes[m]));
+        CHECK_OK(grStreamWaitEvent(s, never, 0));
+        CHECK_OK(grStreamEndCapture(s, &g));
+        CHECK(g != NULL);
+        CHECK_OK(grGraphDestroy(g));
+        CHECK_OK(grEventDestroy(e));
+        CHECK_OK(grEventDestroy(never));
+        CHECK_OK(grStreamDestroy(s));
+        CHECK_OK(grStreamDestroy(o));
+    }
+    CHECK_OK(grSetDevice(0));
+}
+
+GR_TEST(capture_wait_on_an_outside_event_is_isolation_on_the_cpu)
+{
+    capture_wait_on_an_outside_event_is_isolation(0);
+}
+
+GR_TEST(capture_wait_on_an_outside_event_is_isolation_on_a_gpu)
+{
+    capture_wait_on_an_outside_event_is_isolation(1);
+}
