@@ -199,6 +199,69 @@ GR_TEST(legacy_work_holds_back_a_blocking_stream_on_a_gpu)
     legacy_work_holds_back_a_blocking_stream(1);
 }
 
+/* Opens the gate it is given after 100 ms. */
+static void *open_later(void *gate)
+{
+    usleep(100000);
+    atomic_store((atomic_int *)gate, 1);
+    return NULL;
+}
+
+/* And the other way: the legacy stream waits for a blocking stream's
+ * work, so CUDA's cudaStreamQuery of the (empty) legacy stream answers
+ * not ready while it runs, and the legacy stream's next work runs after
+ * it; a non-blocking stream's work holds back neither. */
+static void blocking_work_holds_back_the_legacy_stream(int gpu)
+{
+    static atomic_int gate, gate2;
+    static step first = {&gate, 1}, second = {NULL, 2}, other = {&gate2, 3};
+    device_or_skip(gpu);
+    grStream_t b, nb;
+    atomic_store(&gate, 0);
+    atomic_store(&gate2, 0);
+    atomic_store(&log_n, 0);
+    CHECK_OK(grStreamCreateWithFlags(&b, grStreamDefault));
+    CHECK_OK(grStreamCreateWithFlags(&nb, grStreamNonBlocking));
+    CHECK_OK(grLaunchHostFunc(b, gated_step, &first));
+    CHECK_GR(grErrorNotReady, grStreamQuery(NULL));
+    CHECK_GR(grErrorNotReady, grStreamQuery(grStreamLegacy));
+    CHECK_OK(grLaunchHostFunc(NULL, gated_step, &second));
+    usleep(20000);
+    CHECK_EQ(atomic_load(&log_n), 0);
+    atomic_store(&gate, 1);
+    CHECK(wait_logged(2, 5000));
+    CHECK_EQ(logged(0), 1);
+    CHECK_EQ(logged(1), 2);
+    CHECK_OK(grDeviceSynchronize());
+    CHECK_OK(grLaunchHostFunc(nb, gated_step, &other));
+    CHECK_OK(grStreamQuery(NULL));
+    atomic_store(&gate2, 1);
+    CHECK_OK(grDeviceSynchronize());
+    /* grStreamSynchronize of the legacy stream waits for it too. */
+    atomic_store(&gate, 0);
+    atomic_store(&log_n, 0);
+    CHECK_OK(grLaunchHostFunc(b, gated_step, &first));
+    pthread_t opener;
+    CHECK_EQ(pthread_create(&opener, NULL, open_later, &gate), 0);
+    CHECK_OK(grStreamSynchronize(NULL));
+    CHECK_EQ(atomic_load(&log_n), 1);
+    CHECK_EQ(pthread_join(opener, NULL), 0);
+    CHECK_EQ(atomic_load(&gate_timeouts), 0);
+    CHECK_OK(grStreamDestroy(b));
+    CHECK_OK(grStreamDestroy(nb));
+    CHECK_OK(grSetDevice(0));
+}
+
+GR_TEST(blocking_work_holds_back_the_legacy_stream_on_the_cpu)
+{
+    blocking_work_holds_back_the_legacy_stream(0);
+}
+
+GR_TEST(blocking_work_holds_back_the_legacy_stream_on_a_gpu)
+{
+    blocking_work_holds_back_the_legacy_stream(1);
+}
+
 /* ------------------------------------------------ capture isolation */
 
 /* In every mode, a capture that waits on an event recorded outside any

@@ -299,8 +299,13 @@ static inline int gr__cpu_stream_priority_clamp(int p)
  * work has run. */
 void gr__stream_destroy(gr_stream *s);
 
-/* True when every op queued on s so far has completed. */
+/* True when every op queued on s so far has completed, and for the
+ * legacy stream every op of the blocking streams too. */
 bool gr__stream_idle(gr_stream *s);
+
+/* True while a blocking stream (created without grStreamNonBlocking, the
+ * per-thread default stream included) has work queued or running. */
+bool gr__stream_blocking_pending(void);
 
 /* Waits for all work on all streams. */
 void gr__device_sync_all(void);

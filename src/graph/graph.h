@@ -493,8 +493,8 @@ bool gr__graph_within(grGraph_t g, grGraph_t ancestor);
 
 /* Checks a free node for dptr in graph g after deps (CUDA's rules): dptr
  * is a graph allocation, g does not free it yet, and either its
- * allocation node is in g, reaches one of deps and is freed by no other
- * graph's free node (*own = true), or it belongs to another graph that
+ * allocation node is in g, reaches one of deps and was never given a
+ * free node in another graph (*own = true), or it belongs to another graph that
  * does not free it (*own = false: a reference is taken for the node,
  * whose parameters then say 'foreign' so that their release drops it).
  * Call gr__graphmem_note_free once a free node with *own true is added

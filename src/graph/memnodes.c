@@ -68,13 +68,12 @@ bool gr__graphmem_has_nodes(grGraph_t g)
 grError_t gr__graphmem_check_free(const char *call, grGraph_t g, const grGraphNode_t *deps, size_t ndeps,
                                   void *dptr, bool *own)
 {
-    bool elsewhere = false;
-    int foreign = 0;
+    bool elsewhere = false, foreign = false;
     gr__gmem_lock();
     gr_gmem *m = gr__gmem_find_locked(dptr);
     if (m) {
         elsewhere = m->freed_in_graph;
-        foreign = m->foreign_frees;
+        foreign = m->freed_elsewhere;
     }
     gr__gmem_unlock();
     if (!m)
@@ -90,12 +89,12 @@ grError_t gr__graphmem_check_free(const char *call, grGraph_t g, const grGraphNo
         if (n->type == grGraphNodeTypeMemAlloc && n->p.alloc.dptr == dptr)
             alloc = n;
     }
-    if (alloc && foreign > 0)
+    if (alloc && foreign)
         return gr__fail(grErrorInvalidValue,
-                        "%s: allocation %p is freed already by a free node of another graph (%d such "
-                        "node%s); once another graph holds a free node for it, its own graph cannot free it, "
-                        "as in CUDA 13",
-                        call, dptr, foreign, foreign == 1 ? "" : "s");
+                        "%s: allocation %p was given a free node in another graph; once another graph got "
+                        "one, its own graph cannot free it (as in CUDA 13, also after that node is gone): "
+                        "free it with grFreeAsync, grFree or the other graph's free node",
+                        call, dptr);
     if (alloc) {
         bool ordered = false;
         for (size_t i = 0; i < ndeps && !ordered; i++)
@@ -120,6 +119,7 @@ grError_t gr__graphmem_check_free(const char *call, grGraph_t g, const grGraphNo
         bool gone = m == NULL || (m->freed_in_graph && !elsewhere);
         if (!gone) {
             m->foreign_frees++;
+            m->freed_elsewhere = true;
             m->refs++;
         }
         gr__gmem_unlock();

@@ -16,8 +16,9 @@
  *     instantiation at a time");
  *   - a free node of another graph holds a reference too, so the range
  *     it names is never reserved for another allocation while it lives;
- *     foreign_frees counts those nodes, and while it is not 0 the
- *     allocation's own graph cannot free it (CUDA 13's rule);
+ *     foreign_frees counts those nodes; once there was one
+ *     (freed_elsewhere), the allocation's own graph cannot free it, even
+ *     after those nodes are gone (CUDA 13's answer);
  *   - 'live' is true from a launch that allocated it (and did not free
  *     it) until grFreeAsync, grFree, a free node of another graph, or an
  *     auto-free launch frees it;
@@ -41,6 +42,7 @@ typedef struct gr_gmem {
     bool live;
     bool freed_in_graph; /* a free node of its own graph frees it */
     int foreign_frees;   /* free nodes of other graphs naming it (each holds a reference) */
+    bool freed_elsewhere; /* another graph got a free node for it once (for good) */
     struct gr_gmem *next;
 } gr_gmem;
 

@@ -31,6 +31,17 @@ static void legacy_query()
     R("legacy.hostfn-on-blocking", cudaLaunchHostFunc(b, nap300, nullptr));
     R("legacy.query-legacy-after-blocking-work", cudaStreamQuery(0));
     cudaDeviceSynchronize();
+    cudaLaunchHostFunc(b, nap300, nullptr);
+    auto t0 = std::chrono::steady_clock::now();
+    R("legacy.sync-legacy-with-blocking-work", cudaStreamSynchronize(0));
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    note("legacy.sync-legacy-waited-for-blocking-work", "%s", ms > 200 ? "yes" : "no");
+    cudaLaunchHostFunc(nb, nap300, nullptr);
+    t0 = std::chrono::steady_clock::now();
+    R("legacy.sync-legacy-with-nonblocking-work", cudaStreamSynchronize(0));
+    ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    note("legacy.sync-legacy-waited-for-nonblocking-work", "%s", ms > 200 ? "yes" : "no");
+    cudaDeviceSynchronize();
     cudaStreamDestroy(b);
     cudaStreamDestroy(nb);
 }

@@ -383,8 +383,18 @@ void gr__stream_wait_for(gr_stream *s, uint64_t seq)
         gr__slot_release(slot);
 }
 
+static void legacy_mark(void *data)
+{
+    (void)data;
+}
+
 grError_t gr__stream_sync(gr_stream *s)
 {
+    /* The legacy stream's work is the blocking streams' too: an empty
+     * operation queued on it waits for theirs (the implicit waits of
+     * gr__stream_lock_slot), and the wait below for it. */
+    if (GR_UNLIKELY(s->flags & GR_STREAM_LEGACY) && gr__stream_blocking_pending())
+        (void)gr__stream_enqueue_call("grStreamSynchronize", s, legacy_mark, NULL, 0);
     gr__stream_wait_for(s, gr_load_acquire(&s->tail));
     int e = gr_load_relaxed(&s->sticky);
     return e ? gr__fail_again((grError_t)e) : grSuccess;
