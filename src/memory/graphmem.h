@@ -40,8 +40,8 @@ typedef struct gr_gmem {
     int refs;           /* node + executable */
     grGraphExec_t exec; /* the executable mapping it, or NULL */
     bool live;
-    bool freed_in_graph; /* a free node of its own graph frees it */
-    int foreign_frees;   /* free nodes of other graphs naming it (each holds a reference) */
+    bool freed_in_graph;  /* a free node of its own graph frees it */
+    int foreign_frees;    /* free nodes of other graphs naming it (each holds a reference) */
     bool freed_elsewhere; /* another graph got a free node for it once (for good) */
     struct gr_gmem *next;
 } gr_gmem;
