@@ -515,8 +515,12 @@ GR_TEST(exec_update_rejects_a_different_edge_naming_both_ends)
     ab[1] = b;
     c = add_host(g2, ab, 2, &x);
     d = add_host(g2, &b, 1, &x);
-    (void)c;
-    expect_refused(e, g2, grGraphExecUpdateErrorTopologyChanged, d, b);
+    (void)d;
+    /* As CUDA 13 (tests/data/update-pairing-cuda-13.0-h100.txt, case 0):
+     * the sinks pair latest first, so d pairs first and its dependency b
+     * takes the old a; c's first dependency, a, then meets an a already
+     * taken, and c and a are named. */
+    expect_refused(e, g2, grGraphExecUpdateErrorTopologyChanged, c, a);
     run(e);
     for (int i = 0; i < 4; i++)
         CHECK_EQ(slots[i], i + 1);
@@ -537,11 +541,13 @@ GR_TEST(exec_update_rejects_more_sink_nodes)
     n[0] = add_host(g2, NULL, 0, &w);
     n[1] = add_host(g2, &n[0], 1, &w);
     n[2] = add_host(g2, &n[0], 1, &w); /* two sinks where the chain has one */
-    /* As CUDA 13 (tests/probes/memory.cu, update-fewer-dependencies): the
-     * first sink pairs with the chain's sink, the walk pairs n[0] with the
-     * middle node, and names n[0], whose dependencies differ. */
-    expect_refused(c.e, g2, grGraphExecUpdateErrorTopologyChanged, n[0], NULL);
-    CHECK_DETAIL_HAS("0 dependencies, the node it pairs with had 1");
+    /* As CUDA 13 (tests/data/update-pairing-cuda-13.0-h100.txt, case 1;
+     * tests/probes/memory.cu, update-fewer-dependencies): sinks counted
+     * first, latest sink first; n[2] has the chain's sink as counterpart,
+     * n[1], the first sink beyond, is named. */
+    expect_refused(c.e, g2, grGraphExecUpdateErrorTopologyChanged, n[1], NULL);
+    CHECK_DETAIL_HAS("has 2 sink nodes");
+    CHECK_DETAIL_HAS("had 1");
     chain3_check_unchanged(&c);
     CHECK_EQ(other, 0);
     CHECK_OK(grGraphDestroy(g2));
