@@ -356,7 +356,7 @@ GR_TEST(exec_update_pairs_nodes_of_graphs_with_destroyed_nodes)
     CHECK_OK(grGraphDestroy(g2));
 }
 
-GR_TEST(exec_update_pairs_sinks_in_creation_order)
+GR_TEST(exec_update_pairs_the_sinks_of_graphs_built_alike)
 {
     int slots[2] = {0, 0};
     slot_write o0 = {&slots[0], 1}, o1 = {&slots[1], 1};
@@ -378,6 +378,43 @@ GR_TEST(exec_update_pairs_sinks_in_creation_order)
     run(e);
     CHECK_EQ(slots[0], 4);
     CHECK_EQ(slots[1], 8);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g1));
+    CHECK_OK(grGraphDestroy(g2));
+}
+
+/* Sinks pair in the order each last became a sink, latest first: a node
+ * made a sink by an edge removal pairs before the sinks created earlier
+ * (CUDA 13, tests/data/update-pairing-cuda-13.0-h100.txt). */
+GR_TEST(exec_update_pairs_a_sink_made_by_an_edge_removal_first)
+{
+    int slots[3] = {0, 0, 0};
+    slot_write o = {&slots[2], 1}, n0 = {&slots[0], 10}, n1 = {&slots[1], 11}, set = {&slots[2], 99};
+    grGraph_t g1, g2;
+    grGraphNode_t a, b, a2, b2;
+    CHECK_OK(grGraphCreate(&g1, 0));
+    a = add_host(g1, NULL, 0, &o);
+    b = add_host(g1, NULL, 0, &o);
+    (void)a;
+    grGraphExec_t e = instantiate(g1);
+    /* a2 -> b2, then the edge removed: a2 became a sink after b2. */
+    CHECK_OK(grGraphCreate(&g2, 0));
+    a2 = add_host(g2, NULL, 0, &n0);
+    b2 = add_host(g2, &a2, 1, &n1);
+    CHECK_OK(grGraphRemoveDependencies(g2, &a2, &b2, NULL, 1));
+    expect_updated(e, g2);
+    run(e);
+    CHECK_EQ(slots[0], 10);
+    CHECK_EQ(slots[1], 11);
+    CHECK_EQ(slots[2], 0);
+    /* b, the latest sink of g1, took the place of a2, the latest of g2. */
+    grHostNodeParams hp = {write_slot, &set};
+    CHECK_OK(grGraphExecHostNodeSetParams(e, b, &hp));
+    slots[0] = slots[1] = 0;
+    run(e);
+    CHECK_EQ(slots[0], 0);
+    CHECK_EQ(slots[1], 11);
+    CHECK_EQ(slots[2], 99);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g1));
     CHECK_OK(grGraphDestroy(g2));
