@@ -3264,8 +3264,9 @@ GR_API grError_t grGraphNodeGetEnabled(grGraphExec_t hGraphExec, grGraphNode_t h
 
 /* Applies the parameters of hGraph, which must have the topology of the
  * executable's graph, to the executable in place. Nodes are paired as CUDA
- * pairs them: sink nodes in creation order, then each pair's dependencies
- * in edge order. On failure fills resultInfo (result, errorNode,
+ * 13 pairs them (docs/exec.md): the sink nodes, compared in number first,
+ * in the order each last became a sink, latest first; then, breadth first,
+ * each pair's dependencies position by position. On failure fills resultInfo (result, errorNode,
  * errorFromNode) and leaves the executable exactly as it was. Errors:
  * grErrorInvalidValue (resultInfo NULL, left untouched; hGraphExec or
  * hGraph NULL or not live, result grGraphExecUpdateError),

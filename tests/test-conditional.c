@@ -715,6 +715,52 @@ GR_TEST(cond_exec_update_applies_body_parameters)
     free_kernels(&k);
 }
 
+/* An update changes parameters only: a body's node disabled with
+ * grGraphNodeSetEnabled stays disabled, as a top-level node does, and the
+ * body's other nodes stay enabled. */
+GR_TEST(cond_exec_update_keeps_a_disabled_body_node_disabled)
+{
+    kernels k = make_kernels();
+    grGraph_t g, g2, *body;
+    grGraphConditionalHandle h, h2;
+    grGraphExec_t e;
+    grGraphExecUpdateResultInfo info;
+    int out[2] = {0, 0};
+    unsigned en = 9;
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
+    add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
+    grGraphNode_t off = add_put(body[0], NULL, 0, &k, &out[0], 1);
+    grGraphNode_t on = add_put(body[0], NULL, 0, &k, &out[1], 1);
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    CHECK_OK(grGraphNodeSetEnabled(e, off, 0));
+    run(e);
+    CHECK_EQ(out[0], 0);
+    CHECK_EQ(out[1], 1);
+    CHECK_OK(grGraphCreate(&g2, 0));
+    CHECK_OK(grGraphConditionalHandleCreate(&h2, g2, 1, grGraphCondAssignDefault));
+    add_cond(g2, NULL, 0, h2, grGraphCondTypeIf, 1, &body);
+    add_put(body[0], NULL, 0, &k, &out[0], 2);
+    add_put(body[0], NULL, 0, &k, &out[1], 2);
+    CHECK_OK(grGraphExecUpdate(e, g2, &info));
+    CHECK_EQ(info.result, grGraphExecUpdateSuccess);
+    CHECK_OK(grGraphNodeGetEnabled(e, off, &en));
+    CHECK_EQ(en, 0);
+    CHECK_OK(grGraphNodeGetEnabled(e, on, &en));
+    CHECK_EQ(en, 1);
+    run(e);
+    CHECK_EQ(out[0], 0);
+    CHECK_EQ(out[1], 2);
+    /* Enabled again, it runs the parameters the update brought. */
+    CHECK_OK(grGraphNodeSetEnabled(e, off, 1));
+    run(e);
+    CHECK_EQ(out[0], 2);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grGraphDestroy(g2));
+    free_kernels(&k);
+}
+
 GR_TEST(cond_exec_update_refuses_another_conditional_type)
 {
     grGraph_t g, g2;

@@ -356,7 +356,7 @@ GR_TEST(exec_update_pairs_nodes_of_graphs_with_destroyed_nodes)
     CHECK_OK(grGraphDestroy(g2));
 }
 
-GR_TEST(exec_update_pairs_sinks_in_creation_order)
+GR_TEST(exec_update_pairs_the_sinks_of_graphs_built_alike)
 {
     int slots[2] = {0, 0};
     slot_write o0 = {&slots[0], 1}, o1 = {&slots[1], 1};
@@ -378,6 +378,43 @@ GR_TEST(exec_update_pairs_sinks_in_creation_order)
     run(e);
     CHECK_EQ(slots[0], 4);
     CHECK_EQ(slots[1], 8);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g1));
+    CHECK_OK(grGraphDestroy(g2));
+}
+
+/* Sinks pair in the order each last became a sink, latest first: a node
+ * made a sink by an edge removal pairs before the sinks created earlier
+ * (CUDA 13, tests/data/update-pairing-cuda-13.0-h100.txt). */
+GR_TEST(exec_update_pairs_a_sink_made_by_an_edge_removal_first)
+{
+    int slots[3] = {0, 0, 0};
+    slot_write o = {&slots[2], 1}, n0 = {&slots[0], 10}, n1 = {&slots[1], 11}, set = {&slots[2], 99};
+    grGraph_t g1, g2;
+    grGraphNode_t a, b, a2, b2;
+    CHECK_OK(grGraphCreate(&g1, 0));
+    a = add_host(g1, NULL, 0, &o);
+    b = add_host(g1, NULL, 0, &o);
+    (void)a;
+    grGraphExec_t e = instantiate(g1);
+    /* a2 -> b2, then the edge removed: a2 became a sink after b2. */
+    CHECK_OK(grGraphCreate(&g2, 0));
+    a2 = add_host(g2, NULL, 0, &n0);
+    b2 = add_host(g2, &a2, 1, &n1);
+    CHECK_OK(grGraphRemoveDependencies(g2, &a2, &b2, NULL, 1));
+    expect_updated(e, g2);
+    run(e);
+    CHECK_EQ(slots[0], 10);
+    CHECK_EQ(slots[1], 11);
+    CHECK_EQ(slots[2], 0);
+    /* b, the latest sink of g1, took the place of a2, the latest of g2. */
+    grHostNodeParams hp = {write_slot, &set};
+    CHECK_OK(grGraphExecHostNodeSetParams(e, b, &hp));
+    slots[0] = slots[1] = 0;
+    run(e);
+    CHECK_EQ(slots[0], 0);
+    CHECK_EQ(slots[1], 11);
+    CHECK_EQ(slots[2], 99);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g1));
     CHECK_OK(grGraphDestroy(g2));
@@ -515,8 +552,12 @@ GR_TEST(exec_update_rejects_a_different_edge_naming_both_ends)
     ab[1] = b;
     c = add_host(g2, ab, 2, &x);
     d = add_host(g2, &b, 1, &x);
-    (void)c;
-    expect_refused(e, g2, grGraphExecUpdateErrorTopologyChanged, d, b);
+    (void)d;
+    /* As CUDA 13 (tests/data/update-pairing-cuda-13.0-h100.txt, case 0):
+     * the sinks pair latest first, so d pairs first and its dependency b
+     * takes the old a; c's first dependency, a, then meets an a already
+     * taken, and c and a are named. */
+    expect_refused(e, g2, grGraphExecUpdateErrorTopologyChanged, c, a);
     run(e);
     for (int i = 0; i < 4; i++)
         CHECK_EQ(slots[i], i + 1);
@@ -537,11 +578,13 @@ GR_TEST(exec_update_rejects_more_sink_nodes)
     n[0] = add_host(g2, NULL, 0, &w);
     n[1] = add_host(g2, &n[0], 1, &w);
     n[2] = add_host(g2, &n[0], 1, &w); /* two sinks where the chain has one */
-    /* As CUDA 13 (tests/probes/memory.cu, update-fewer-dependencies): the
-     * first sink pairs with the chain's sink, the walk pairs n[0] with the
-     * middle node, and names n[0], whose dependencies differ. */
-    expect_refused(c.e, g2, grGraphExecUpdateErrorTopologyChanged, n[0], NULL);
-    CHECK_DETAIL_HAS("0 dependencies, the node it pairs with had 1");
+    /* As CUDA 13 (tests/data/update-pairing-cuda-13.0-h100.txt, case 1;
+     * tests/probes/memory.cu, update-fewer-dependencies): sinks counted
+     * first, latest sink first; n[2] has the chain's sink as counterpart,
+     * n[1], the first sink beyond, is named. */
+    expect_refused(c.e, g2, grGraphExecUpdateErrorTopologyChanged, n[1], NULL);
+    CHECK_DETAIL_HAS("has 2 sink nodes");
+    CHECK_DETAIL_HAS("had 1");
     chain3_check_unchanged(&c);
     CHECK_EQ(other, 0);
     CHECK_OK(grGraphDestroy(g2));

@@ -1,8 +1,9 @@
 /*
  * diff.c - 'graphrt diff A B': the differences between two graph files,
  * with the top-level nodes paired as grGraphExecUpdate pairs them (CUDA's
- * rule: sinks in creation order, then each pair's dependencies in edge
- * order, towards the roots), and the verdict of a real update: A is
+ * rule: the sinks latest sink first, which in a loaded graph is the
+ * reverse of creation order, then breadth first each pair's dependencies
+ * in edge order, towards the roots), and the verdict of a real update: A is
  * instantiated and updated from B, so the answer is the library's own.
  *
  * Parameters are compared as the files write them (the node lines, a
@@ -20,7 +21,7 @@
 static const char usage_diff[] = "usage: graphrt diff [--json] A B\n"
                                  "\n"
                                  "Pairs the top-level nodes of graph files A and B as grGraphExecUpdate\n"
-                                 "does (sinks in creation order, then each pair's dependencies in edge\n"
+                                 "does (sinks latest first, then each pair's dependencies in edge\n"
                                  "order), prints the topology, type and parameter differences, and whether\n"
                                  "an executable of A could be updated from B (it tries: the reason and\n"
                                  "node are the library's). Exit status: 0 the update would succeed, 1 it\n"
@@ -263,9 +264,10 @@ static size_t nsinks(const tool_graph *t)
     return k;
 }
 
-/* CUDA's pairing, as exec/update.c: sinks in creation order, then each
- * pair's dependencies in edge order. pa[i] / pb[j]: the partner or
- * SIZE_MAX. */
+/* CUDA's pairing, as exec/update.c: sinks latest sink first (a loaded
+ * graph's sinks became sinks in creation order, so the last created
+ * first), then breadth first each pair's dependencies in edge order.
+ * pa[i] / pb[j]: the partner or SIZE_MAX. */
 static void pair(const tool_graph *ta, const tool_graph *tb, size_t *pa, size_t *pb, report *r)
 {
     size_t *queue = calloc(ta->n + 1, sizeof *queue), head = 0, tail = 0;
@@ -278,15 +280,15 @@ static void pair(const tool_graph *ta, const tool_graph *tb, size_t *pa, size_t 
     size_t sa = nsinks(ta), sb = nsinks(tb);
     if (sa != sb)
         note(r, "topology", SIZE_MAX, SIZE_MAX, "A has %zu sink nodes, B has %zu", sa, sb);
-    for (size_t i = 0, j = 0; i < ta->n; i++) {
+    for (size_t i = ta->n, j = tb->n; i-- > 0;) {
         if (ta->nsuccs[i] != 0)
             continue;
-        while (j < tb->n && tb->nsuccs[j] != 0)
-            j++;
-        if (j == tb->n)
+        while (j > 0 && tb->nsuccs[j - 1] != 0)
+            j--;
+        if (j == 0)
             break;
-        pa[i] = j;
-        pb[j++] = i;
+        pa[i] = --j;
+        pb[j] = i;
         queue[tail++] = i;
     }
     while (head < tail) {

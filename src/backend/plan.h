@@ -182,7 +182,7 @@ typedef struct gr_orig_attr {
 } gr_orig_attr;
 
 typedef struct gr_orig {
-    const struct grGraphNode_st *node; /* identity only, never dereferenced */
+    const struct grGraphNode_st *node; /* identity only once instantiated */
     grGraphNodeType type;
     uint32_t pindex;      /* plan node (the 'enter' node of a child graph,
                             * whose inlined nodes follow it) */
@@ -313,6 +313,11 @@ struct grGraphExec_st {
     gr_orig *orig;
     uint32_t norig;
     uint32_t *orig_deps;
+    /* The source graph's sinks as orig indices, in the order update pairs
+     * them (the one that became a sink last first): orig_sinks[0..
+     * norig_sinks), in the block of 'orig'. */
+    uint32_t *orig_sinks;
+    uint32_t norig_sinks;
     /* The top level's edges with non-default data (graph.h), for update
      * to compare: orig_notes[0..norig_notes), NULL when none. */
     struct gr_orig_note *orig_notes;

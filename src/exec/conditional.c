@@ -137,13 +137,16 @@ void gr__exec_cond_keep_nodes(gr_cond_plan *fresh, gr_cond_plan *old)
     fresh->first = old->first;
     old->nodes = nodes;
     old->first = first;
-    /* Same shape: the bodies' plans hold their conditional nodes at the
-     * same places. */
+    /* Same shape: the bodies' plans hold their nodes at the same places,
+     * so a node disabled with grGraphNodeSetEnabled stays disabled. */
     for (uint32_t b = 0; b < fresh->nbodies; b++) {
-        const gr_plan *fp = fresh->bodies[b], *op = old->bodies[b];
-        for (uint32_t i = 0; i + 1 < fp->nnodes; i++)
+        gr_plan *fp = fresh->bodies[b];
+        const gr_plan *op = old->bodies[b];
+        for (uint32_t i = 0; i + 1 < fp->nnodes; i++) {
+            fp->nodes[i].enabled = op->nodes[i].enabled;
             if (fp->nodes[i].type == grGraphNodeTypeConditional)
                 gr__exec_cond_keep_nodes(fp->nodes[i].u.cond, op->nodes[i].u.cond);
+        }
     }
 }
 

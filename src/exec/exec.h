@@ -49,8 +49,10 @@ grGraphNodeType gr__exec_find_body_node(const struct grGraphExec_st *e, const vo
 
 /* After an update checked that 'fresh' has old's shape: hands old's table
  * of body nodes (those of the graph the executable was instantiated
- * from, which the setters name) to fresh, and fresh's to old, at every
- * depth. */
+ * from, which the setters name) to fresh, and fresh's to old, and gives
+ * each node of fresh the enabled state of the node at its place in old
+ * (an update changes parameters only, in a body as at the top level), at
+ * every depth. */
 void gr__exec_cond_keep_nodes(gr_cond_plan *fresh, gr_cond_plan *old);
 
 /* Before instantiating g: refuses a body (instantiated only with its

@@ -230,6 +230,46 @@ static bool note_attrs(struct grGraphExec_st *e, uint32_t oi, const struct grGra
     return true;
 }
 
+/* A sink of the source graph while its order is sorted out. */
+typedef struct sink_key {
+    uint64_t sink_seq;
+    uint32_t oi;
+} sink_key;
+
+static int sink_key_later_first(const void *a, const void *b)
+{
+    uint64_t x = ((const sink_key *)a)->sink_seq, y = ((const sink_key *)b)->sink_seq;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* Puts e->orig_sinks, found in creation order, in the order update pairs
+ * them: decreasing sink_seq (graph.h). Sinks that became sinks in creation
+ * order, as in every graph no edge removal or node destruction made a sink
+ * of, just reverse; the others are sorted, reading the source graph's
+ * nodes while they live (instantiate). */
+static bool order_orig_sinks(struct grGraphExec_st *e, bool in_creation_order)
+{
+    uint32_t n = e->norig_sinks, *s = e->orig_sinks;
+    if (GR_LIKELY(in_creation_order)) {
+        for (uint32_t i = 0; i < n / 2; i++) {
+            uint32_t t = s[i];
+            s[i] = s[n - 1 - i];
+            s[n - 1 - i] = t;
+        }
+        return true;
+    }
+    sink_key *k = gr__malloc(n * sizeof *k);
+    if (!k)
+        return false;
+    for (uint32_t i = 0; i < n; i++)
+        k[i] = (sink_key){e->orig[s[i]].node->sink_seq, s[i]};
+    qsort(k, n, sizeof *k, sink_key_later_first);
+    for (uint32_t i = 0; i < n; i++)
+        s[i] = k[i].oi;
+    gr__free(k);
+    return true;
+}
+
 /* The top level's edges, and what the executable remembers of each of its
  * nodes (gr_orig), in one walk of the graph in creation order: on large
  * graphs the walks over the nodes' memory are what instantiation costs.
@@ -243,9 +283,15 @@ static grError_t edges_and_orig(builder *b, grGraph_t g, struct grGraphExec_st *
     size_t d = 0;
     bool dense = g->last->seq == g->nnodes - 1; /* seq grows along the list */
     e->norig = (uint32_t)g->nnodes;
-    e->orig = gr__big_alloc((g->nnodes + 1) * sizeof *e->orig + g->nedges * sizeof *e->orig_deps);
-    if (e->orig)
+    uint64_t last_sink_seq = 0;
+    bool sinks_in_creation_order = true;
+    /* Room for every node as a sink: 4 bytes a node, no second walk. */
+    e->orig = gr__big_alloc((g->nnodes + 1) * sizeof *e->orig + g->nedges * sizeof *e->orig_deps +
+                            g->nnodes * sizeof *e->orig_sinks);
+    if (e->orig) {
         e->orig_deps = (uint32_t *)(e->orig + g->nnodes + 1);
+        e->orig_sinks = e->orig_deps + g->nedges;
+    }
     if (!dense)
         porig = gr__big_alloc((b->n ? b->n : 1) * sizeof *porig);
     if (!e->orig || (!dense && !porig)) {
@@ -273,6 +319,11 @@ static grError_t edges_and_orig(builder *b, grGraph_t g, struct grGraphExec_st *
             }
         for (size_t k = 0; k < gn->nsuccs; k++)
             add_edge(b, scratch_out(gn), scratch_in(gn->succs[k]));
+        if (gn->nsuccs == 0) {
+            sinks_in_creation_order &= e->norig_sinks == 0 || gn->sink_seq > last_sink_seq;
+            last_sink_seq = gn->sink_seq;
+            e->orig_sinks[e->norig_sinks++] = oi;
+        }
         /* Every field written: the array is not zeroed. */
         *o = (gr_orig){.node = gn,
                        .type = gn->type,
@@ -295,6 +346,8 @@ static grError_t edges_and_orig(builder *b, grGraph_t g, struct grGraphExec_st *
             e->orig_deps[k] = porig[e->orig_deps[k]];
         gr__big_free(porig);
     }
+    if (!order_orig_sinks(e, sinks_in_creation_order))
+        b->oom = true;
     if (b->oom)
         return gr__fail(grErrorMemoryAllocation, "grGraphInstantiate: out of memory");
     return grSuccess;

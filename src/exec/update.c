@@ -15,9 +15,11 @@
  * launch of the executable is queued or running meanwhile.
  *
  * Pairing follows CUDA's rule at the top level: the sink nodes (no
- * dependents) pair in creation order, then each pair's dependencies pair in
- * edge order, walking towards the roots; a dependency that is already
- * paired with another node is a topology change. The executable keeps only
+ * dependents) pair in the order of the time each last became a sink, the
+ * latest first (graph.h, sink_seq); then, breadth first from those pairs
+ * in that order, each pair's dependencies pair in dependency-list order,
+ * walking towards the roots; a dependency that is already paired with
+ * another node is a topology change. The executable keeps only
  * the plan of a child graph (its nodes inlined in the child's topological
  * order), so inside child graphs the nodes of the new child graph pair with
  * the inlined nodes by that same deterministic topological order (roots in
@@ -40,6 +42,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Pairs kept on the stack up to this many top-level nodes (no allocation). */
@@ -52,11 +55,11 @@ typedef struct upd {
     grGraphNode_t error_node, error_from;
     char msg[400];
     /* Top level: orig index -> paired node of the new graph; the new
-     * graph's nodes in creation order; the walk's queue of orig indices.
-     * Later passes run over these arrays instead of chasing the nodes'
-     * list pointers: independent loads, so a 1000-node update stays
-     * within a few tens of ns per node. */
-    struct grGraphNode_st **pair_o, **list;
+     * graph's nodes in creation order; its sinks in pairing order; the
+     * walk's queue of orig indices. Later passes run over these arrays
+     * instead of chasing the nodes' list pointers: independent loads, so
+     * a 1000-node update stays within a few tens of ns per node. */
+    struct grGraphNode_st **pair_o, **list, **sinks;
     uint32_t *queue;
     /* Edge checks inside child graphs: per plan node, the last source that
      * stamped it as a successor (allocated on the first child graph). */
@@ -688,16 +691,34 @@ static bool same_edge_data(grGraphExec_t e, grGraph_t g, uint32_t o, size_t j,
     return memcmp(&now, &then, sizeof now) == 0;
 }
 
+static int sink_later_first(const void *a, const void *b)
+{
+    uint64_t x = (*(struct grGraphNode_st *const *)a)->sink_seq;
+    uint64_t y = (*(struct grGraphNode_st *const *)b)->sink_seq;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
 /* Pairs the nodes of g with the executable's nodes by CUDA's rule and
  * compares the topologies; leaves in each node's scratch its orig index
- * plus one. */
+ * plus one. The rule, measured on CUDA 13 (tests/data/update-pairing-*):
+ *   1. the node counts must be equal (else no node is named);
+ *   2. the sinks of both graphs, each in the order of the time it last
+ *      became a sink, latest first (graph.h), must be as many; where g has
+ *      more, the first of g's sinks beyond the executable's count is named;
+ *      where fewer, none;
+ *   3. the i-th sinks pair; then, breadth first from the sink pairs in
+ *      that order, the two nodes of each pair must have as many
+ *      dependencies (else the node of g is named), and their dependencies
+ *      pair position by position, a dependency already paired with
+ *      another node being a mismatch (the node and that dependency of g
+ *      are named). */
 static bool pair_top(upd *u, grGraph_t g)
 {
     grGraphExec_t e = u->exec;
-    struct grGraphNode_st *const has_succ = (struct grGraphNode_st *)(uintptr_t)1;
     struct grGraphNode_st *n;
-    uint32_t head = 0, tail = 0, npaired = 0;
-    uint32_t ndeps_orig = e->norig ? e->orig[e->norig].dep_begin : 0;
+    uint32_t head = 0, tail = 0, npaired = 0, nsinks = 0;
+    uint64_t last_sink_seq = 0;
+    bool sinks_in_creation_order = true;
     if (g->nnodes != e->norig)
         return refuse(
             u, grGraphExecUpdateErrorTopologyChanged, NULL, NULL,
@@ -709,34 +730,45 @@ static bool pair_top(upd *u, grGraph_t g)
     GR_GRAPH_FOR_EACH_NODE (g, n) {
         n->scratch = 0;
         u->list[k++] = n;
+        if (n->nsuccs == 0) {
+            sinks_in_creation_order &= nsinks == 0 || n->sink_seq > last_sink_seq;
+            last_sink_seq = n->sink_seq;
+            u->sinks[nsinks++] = n;
+        }
     }
-    /* pair_o first marks the original nodes that have dependents. */
+    /* Latest sink first: the creation order reversed, unless an edge
+     * removal or a node destruction made a sink. */
+    if (GR_LIKELY(sinks_in_creation_order)) {
+        for (uint32_t i = 0; i < nsinks / 2; i++) {
+            n = u->sinks[i];
+            u->sinks[i] = u->sinks[nsinks - 1 - i];
+            u->sinks[nsinks - 1 - i] = n;
+        }
+    } else {
+        qsort(u->sinks, nsinks, sizeof *u->sinks, sink_later_first);
+    }
+    if (nsinks > e->norig_sinks)
+        return refuse(u, grGraphExecUpdateErrorTopologyChanged, u->sinks[e->norig_sinks], NULL,
+                      "graph %p has %u sink nodes (nodes without dependents), the graph executable %p was "
+                      "instantiated from had %u; %s is the first sink without a counterpart (sinks pair "
+                      "from the one that became a sink last)",
+                      GR_PTR(g), nsinks, GR_PTR(e), e->norig_sinks, gr__node_label(u->sinks[e->norig_sinks]));
+    if (nsinks < e->norig_sinks)
+        return refuse(u, grGraphExecUpdateErrorTopologyChanged, NULL, NULL,
+                      "graph %p has %u sink nodes (nodes without dependents), the graph executable %p was "
+                      "instantiated from had %u; an update needs the same topology",
+                      GR_PTR(g), nsinks, GR_PTR(e), e->norig_sinks);
     for (uint32_t i = 0; i < e->norig; i++)
         u->pair_o[i] = NULL;
-    for (uint32_t d = 0; d < ndeps_orig; d++)
-        u->pair_o[e->orig_deps[d]] = has_succ;
-    /* Sinks pair in creation order. When g has more sinks, the first of
-     * them pair and the walk below names the first node whose dependencies
-     * differ, as CUDA 13 does (tests/probes/memory.cu,
-     * update-fewer-dependencies); it cannot pair every node then. */
-    k = 0;
-    for (uint32_t i = 0; i < e->norig; i++) {
-        if (u->pair_o[i] == has_succ) {
-            u->pair_o[i] = NULL;
-            continue;
-        }
-        /* list holds all e->norig (== g->nnodes) nodes, filled above. */
-        while (k < e->norig && u->list[k]->nsuccs != 0) // NOLINT(clang-analyzer-core.NullDereference)
-            k++;
-        if (k == e->norig)
-            continue; /* fewer sinks in g: the walk below meets the change */
-        n = u->list[k++];
-        u->pair_o[i] = n;
-        n->scratch = (uint64_t)i + 1;
-        u->queue[tail++] = i;
+    for (uint32_t i = 0; i < nsinks; i++) {
+        uint32_t o = e->orig_sinks[i];
+        n = u->sinks[i];
+        u->pair_o[o] = n;
+        n->scratch = (uint64_t)o + 1;
+        u->queue[tail++] = o;
         npaired++;
     }
-    /* Then each pair's dependencies in edge order, towards the roots. */
+    /* Then, breadth first, each pair's dependencies in list order. */
     while (head < tail) {
         uint32_t o = u->queue[head++];
         const gr_orig *og = &e->orig[o];
@@ -762,7 +794,7 @@ static bool pair_top(upd *u, grGraph_t g)
                 return refuse(
                     u, grGraphExecUpdateErrorTopologyChanged, n, nd,
                     "dependency %zu of %s is %s, which does not match dependency %zu of the node it pairs "
-                    "with (nodes pair by sink creation order, then by dependency order)",
+                    "with (nodes pair from the sinks, latest sink first, then by dependency order)",
                     j, gr__node_label(n), gr__node_label(nd), j);
             }
         }
@@ -849,7 +881,8 @@ GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
                                    grGraphExecUpdateResultInfo *resultInfo)
 {
     static const char call[] = "grGraphExecUpdate";
-    struct grGraphNode_st *pair_buf[GR_UPDATE_STACK_NODES], *list_buf[GR_UPDATE_STACK_NODES];
+    struct grGraphNode_st *pair_buf[GR_UPDATE_STACK_NODES], *list_buf[GR_UPDATE_STACK_NODES],
+        *sinks_buf[GR_UPDATE_STACK_NODES];
     uint32_t queue_buf[GR_UPDATE_STACK_NODES];
     grError_t err;
     upd u;
@@ -865,14 +898,16 @@ GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
     u.exec = hGraphExec;
     u.pair_o = pair_buf;
     u.list = list_buf;
+    u.sinks = sinks_buf;
     u.queue = queue_buf;
     /* Node counts that differ are refused before the arrays are used. */
     if (hGraphExec->norig > GR_UPDATE_STACK_NODES && hGraph->nnodes == hGraphExec->norig) {
-        u.pair_o = gr__malloc(hGraphExec->norig * (2 * sizeof *u.pair_o + sizeof *u.queue));
+        u.pair_o = gr__malloc(hGraphExec->norig * (3 * sizeof *u.pair_o + sizeof *u.queue));
         if (!u.pair_o)
             return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
         u.list = u.pair_o + hGraphExec->norig;
-        u.queue = (uint32_t *)(u.list + hGraphExec->norig);
+        u.sinks = u.list + hGraphExec->norig;
+        u.queue = (uint32_t *)(u.sinks + hGraphExec->norig);
     }
     /* The checks compare against the plan, which setters on other threads
      * may write: it stays put from here to the end. */

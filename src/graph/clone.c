@@ -3,7 +3,8 @@
  * grGraphNodeFindInClone.
  *
  * Invariants of a clone: its nodes are created in the original's creation
- * order with the same seq numbers (and next_seq), so seq still grows along
+ * order with the same seq and sink_seq numbers (and next_seq, sink_clock),
+ * so its sinks pair in the original's order and seq still grows along
  * the list; every edge array holds the images of the original's entries in
  * the same order; clone->cloned_from is the original, and its nodes with
  * a seq below clone->cloned_seq_end are the copies of the original's nodes
@@ -61,6 +62,7 @@ grError_t gr__graph_clone(grGraph_t src, grGraph_t *out)
         goto oom;
     c->cloned_seq_end = src->next_seq;
     c->next_seq = src->next_seq;
+    c->sink_clock = src->sink_clock; /* sinks in the original's order */
     /* One slab chunk for the whole clone when it fits one. */
     c->slab_next = n;
     for (sn = src->first, i = 0; sn != NULL; sn = sn->next, i++) {
@@ -90,6 +92,7 @@ grError_t gr__graph_clone(grGraph_t src, grGraph_t *out)
         cn->type = sn->type;
         c->nmemops += cn->type == grGraphNodeTypeBatchMemOp;
         cn->seq = sn->seq;
+        cn->sink_seq = sn->sink_seq;
         cn->scratch = (uint64_t)(uintptr_t)sn; /* this walk's: the original */
         if (cn->type == grGraphNodeTypeGraph)
             cn->p.child->owner = cn;

@@ -326,12 +326,35 @@ static void remove_one(struct grGraphNode_st **arr, size_t *n, const struct grGr
     gr_assert(i < *n);
 }
 
+/* Removes dependency x of a node from deps[0..*n) as CUDA does: the last
+ * dependency moves into its place (grGraphNodeGetDependencies lists them
+ * so after a removal, and grGraphExecUpdate pairs them so). */
+static void remove_dep(struct grGraphNode_st **deps, size_t *n, const struct grGraphNode_st *x)
+{
+    size_t i;
+    for (i = 0; i < *n; i++) {
+        if (deps[i] == x) {
+            deps[i] = deps[--*n];
+            return;
+        }
+    }
+    gr_assert(i < *n);
+}
+
+/* n has just lost its last successor: it becomes a sink now. */
+static void sink_now(struct grGraphNode_st *n)
+{
+    if (n->nsuccs == 0)
+        n->sink_seq = n->graph->sink_clock++;
+}
+
 void gr__edge_unlink(struct grGraphNode_st *from, struct grGraphNode_st *to)
 {
     if (from->graph->nnotes)
         gr__edge_note_drop(from->graph, from, to);
     remove_one(from->succs, &from->nsuccs, to);
-    remove_one(to->deps, &to->ndeps, from);
+    remove_dep(to->deps, &to->ndeps, from);
+    sink_now(from);
 }
 
 grError_t gr__graph_check_deps(const char *call, grGraph_t g, const grGraphNode_t *deps, size_t n)
@@ -405,6 +428,7 @@ grError_t gr__graph_insert_node(const char *call, grGraph_t g, const grGraphNode
     n->magic = GR_MAGIC_NODE;
     n->type = type;
     n->seq = g->next_seq++;
+    n->sink_seq = g->sink_clock++;
     gr__node_params_move(type, &n->p, p);
     if (type == grGraphNodeTypeGraph)
         n->p.child->owner = n;
@@ -435,17 +459,24 @@ oom:
                     gr__node_type_name(type), ndeps);
 }
 
-/* Unlinks n from its graph and frees what it owns; its slab slot stays. */
-static void node_destroy(struct grGraphNode_st *n)
+/* Unlinks n from its graph and frees what it owns; its slab slot stays.
+ * With 'new_sinks', a dependency left without successors becomes a sink
+ * now, in the order of n's dependencies; without, it keeps the sink_seq
+ * it had (a failed capture taking back the nodes it added restores the
+ * graph as it was). */
+static void node_destroy(struct grGraphNode_st *n, bool new_sinks)
 {
     grGraph_t g = n->graph;
     size_t i;
     if (g->nnotes)
         gr__edge_notes_drop_node(g, n);
-    for (i = 0; i < n->ndeps; i++)
+    for (i = 0; i < n->ndeps; i++) {
         remove_one(n->deps[i]->succs, &n->deps[i]->nsuccs, n);
+        if (new_sinks)
+            sink_now(n->deps[i]);
+    }
     for (i = 0; i < n->nsuccs; i++)
-        remove_one(n->succs[i]->deps, &n->succs[i]->ndeps, n);
+        remove_dep(n->succs[i]->deps, &n->succs[i]->ndeps, n);
     g->nedges -= n->ndeps + n->nsuccs;
     if (n->prev)
         n->prev->next = n->next;
@@ -544,7 +575,7 @@ GR_API grError_t grGraphDestroy(grGraph_t graph)
 
 void gr__graph_node_destroy(grGraphNode_t node)
 {
-    node_destroy(node);
+    node_destroy(node, false);
 }
 
 GR_API grError_t grGraphDestroyNode(grGraphNode_t node)
@@ -568,7 +599,7 @@ GR_API grError_t grGraphDestroyNode(grGraphNode_t node)
             "nodes of such a graph cannot be deleted, as in CUDA (build the graph again instead)",
             gr__node_label(node), GR_PTR(node->graph));
     gr__uobj_inline_begin(); /* a child graph's user objects, as grGraphDestroy */
-    node_destroy(node);
+    node_destroy(node, true);
     gr__uobj_inline_end();
     return grSuccess;
 }

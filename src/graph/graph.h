@@ -6,7 +6,13 @@
  *   - every node of a graph is on its creation-order list (first..last) and
  *     node->graph points back at the graph;
  *   - an edge u->v is stored twice: v in u->succs, u in v->deps, each in
- *     the order the edges were added; no duplicates, no self edges;
+ *     the order the edges were added; no duplicates, no self edges. A
+ *     removed edge leaves u->succs in order, and v->deps as CUDA leaves a
+ *     node's dependencies: the last one takes the removed one's place;
+ *   - a node without successors (a sink) holds in 'sink_seq' a value of
+ *     graph->sink_clock taken when it last became one: made, or its last
+ *     successor's edge removed or node destroyed. Sinks in decreasing
+ *     sink_seq are the order in which grGraphExecUpdate pairs them;
  *   - the graph is acyclic after every successful public call;
  *   - node parameters are deep copies: a kernel node owns its argument
  *     buffer, a child-graph node owns its graph, event nodes hold the event
@@ -139,6 +145,9 @@ struct grGraphNode_st {
     /* The capture stream that recorded the node: a lane of graph->prov
      * (1-based), or 0 (added by hand, cloned, or no room to remember). */
     uint32_t lane;
+    /* When it last became a sink (see the invariants); meaningless while
+     * it has successors. */
+    uint64_t sink_seq;
     /* A value of the traversal running now (counts, links, plan indices):
      * every traversal writes it for each node it reads it of first, and
      * never trusts what another left. A traversal that only needs to know
@@ -171,6 +180,7 @@ struct grGraph_st {
     size_t nmemnodes; /* alloc and free nodes among nnodes */
     size_t nmemops;   /* batch memory operation nodes among nnodes */
     uint64_t next_seq;
+    uint64_t sink_clock; /* the next sink_seq */
     /* The child-graph or conditional node owning it (a body), or NULL. */
     struct grGraphNode_st *owner;
     /* The conditional handles made for it (graph/conditional.c), newest
@@ -298,8 +308,10 @@ struct grGraphNode_st *gr__graph_node_new(grGraph_t g, size_t ndeps);
  * failure returns false and the arrays are as they were (capacity aside). */
 bool gr__node_reserve_edges(struct grGraphNode_st *n, size_t more_deps, size_t more_succs);
 
-/* Removes the existing edge from -> to from both mirror arrays, keeping
- * the order of the others (the caller adjusts graph->nedges). */
+/* Removes the existing edge from -> to from both mirror arrays: from's
+ * successors keep their order, to's last dependency takes the removed
+ * one's place (as in CUDA). A 'from' left without successors becomes a
+ * sink now (sink_seq). The caller adjusts graph->nedges. */
 void gr__edge_unlink(struct grGraphNode_st *from, struct grGraphNode_st *to);
 
 /* ------------------------------------------------------------ edge data
@@ -594,7 +606,9 @@ void gr__node_params_move(grGraphNodeType t, gr_node_params *dst, const gr_node_
 void gr__node_params_free(grGraphNodeType t, gr_node_params *p);
 
 /* Removes a node and its edges without the public call's checks (a failed
- * capture takes back the nodes it added, memory nodes included). */
+ * capture takes back the nodes it added, memory nodes included). The
+ * nodes it leaves without successors keep their sink_seq: taking back
+ * the newest nodes restores the sinks as they were. */
 void gr__graph_node_destroy(grGraphNode_t node);
 
 /* The buffers and events a graph file's loader made (file_res.c): freed

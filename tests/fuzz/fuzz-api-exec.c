@@ -6,8 +6,8 @@
  * graph-memory launch rules, and the executables shared by threads.
  *
  * The pairing is the one update.c documents and implements: top-level
- * sinks in creation order, then each pair's dependencies position by
- * position; child graphs by their deterministic topological order (roots
+ * sinks latest sink first (compared in number first), then breadth first
+ * each pair's dependencies position by position; child graphs by their deterministic topological order (roots
  * in creation order, then as they become ready, successors in edge order).
  * The model predicts success or failure and, for top-level refusals, the
  * result code and the node at fault.
@@ -1051,6 +1051,24 @@ typedef struct upd_result {
     bool maybe_ok;  /* the refusal itself is not sure (memory types) */
 } upd_result;
 
+/* The live sinks of g into out[], the one that became a sink last first;
+ * returns how many. */
+static int sinks_latest_first(const fa_graph *g, int *out)
+{
+    int n = 0;
+    for (int i = 0; i < g->nn; i++) {
+        if (!g->node[i].live || g->node[i].nsuccs != 0)
+            continue;
+        int k = n++;
+        while (k > 0 && g->node[out[k - 1]].sink_seq < g->node[i].sink_seq) {
+            out[k] = out[k - 1];
+            k--;
+        }
+        out[k] = i;
+    }
+    return n;
+}
+
 /* CUDA's pairing of the new graph g's top-level nodes with the shape s. */
 static upd_result pair_and_check(fa *f, fa_exec *x, fa_graph *g, int *pair)
 {
@@ -1062,15 +1080,15 @@ static upd_result pair_and_check(fa *f, fa_exec *x, fa_graph *g, int *pair)
         pair[i] = pair_o[i] = -1;
     if (g->nlive != x->ntop)
         return (upd_result){grGraphExecUpdateErrorTopologyChanged, -1, -1, false, false};
-    for (int i = 0; i < g->nn; i++)
-        if (g->node[i].live && g->node[i].nsuccs == 0)
-            sink_n[nsn++] = i;
-    for (int i = 0; i < s->nn; i++)
-        if (s->node[i].live && s->node[i].nsuccs == 0)
-            sink_o[nso++] = i;
-    /* More sinks in g: the first pair, and the walk names the first node
-     * whose dependencies differ (CUDA 13, tests/probes/memory.cu). */
-    for (int i = 0; i < nso && i < nsn; i++) {
+    nsn = sinks_latest_first(g, sink_n);
+    nso = sinks_latest_first(s, sink_o);
+    /* More sinks in g: the first beyond the executable's count is named;
+     * fewer: none (CUDA 13, tests/data/update-pairing-cuda-13.0-h100.txt). */
+    if (nsn > nso)
+        return (upd_result){grGraphExecUpdateErrorTopologyChanged, sink_n[nso], -1, false, false};
+    if (nsn < nso)
+        return (upd_result){grGraphExecUpdateErrorTopologyChanged, -1, -1, false, false};
+    for (int i = 0; i < nso; i++) {
         pair_o[sink_o[i]] = sink_n[i];
         pair[sink_n[i]] = sink_o[i];
         queue[tail++] = sink_o[i];

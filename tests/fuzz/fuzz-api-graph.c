@@ -83,6 +83,7 @@ fa_graph *fa_graph_copy(fa *f, const fa_graph *src)
     g->nlive = g->nn;
     g->nedges = src->nedges;
     g->nmem = src->nmem;
+    g->sink_clock = src->sink_clock; /* the nodes keep their sink_seq */
     for (int i = 0; i < g->nn; i++)
         if (g->node[i].type == grGraphNodeTypeGraph)
             set_depth(g->node[i].p.child, 1, g);
@@ -206,10 +207,20 @@ static void list_remove(uint8_t *v, uint8_t *n, int x)
     *n = (uint8_t)k;
 }
 
+/* As graphrt (and CUDA) remove an edge: a's successors keep their order,
+ * b's last dependency takes a's place; a left without successors becomes
+ * a sink now. */
 static void edge_remove_model(fa_graph *g, int a, int b)
 {
+    fa_node *nb = &g->node[b];
     list_remove(g->node[a].succs, &g->node[a].nsuccs, b);
-    list_remove(g->node[b].deps, &g->node[b].ndeps, a);
+    for (int k = 0; k < nb->ndeps; k++)
+        if (nb->deps[k] == a) {
+            nb->deps[k] = nb->deps[--nb->ndeps];
+            break;
+        }
+    if (g->node[a].nsuccs == 0)
+        g->node[a].sink_seq = g->sink_clock++;
     g->nedges--;
 }
 
@@ -229,6 +240,7 @@ int fa_node_add_model(fa *f, fa_graph *g, uint8_t type, const fa_params *p, cons
     memset(n, 0, sizeof *n);
     n->type = type;
     n->live = true;
+    n->sink_seq = g->sink_clock++;
     if (p)
         n->p = *p;
     for (int k = 0; k < ndeps; k++)
@@ -242,8 +254,13 @@ int fa_node_add_model(fa *f, fa_graph *g, uint8_t type, const fa_params *p, cons
 static void node_destroy_model(fa *f, fa_graph *g, int i)
 {
     fa_node *n = &g->node[i];
-    while (n->ndeps)
-        edge_remove_model(g, n->deps[0], i);
+    /* The dependencies in their order: those left without successors
+     * become sinks in that order. */
+    uint8_t deps[FA_NODES];
+    int ndeps = n->ndeps;
+    memcpy(deps, n->deps, (size_t)ndeps);
+    for (int k = 0; k < ndeps; k++)
+        edge_remove_model(g, deps[k], i);
     while (n->nsuccs)
         edge_remove_model(g, i, n->succs[0]);
     if (n->type == grGraphNodeTypeGraph) {

@@ -131,6 +131,9 @@ typedef struct fa_node {
     bool live;
     uint8_t ndeps, nsuccs;
     uint8_t deps[FA_NODES], succs[FA_NODES]; /* in edge order */
+    /* When it last became a sink (a value of the graph's sink_clock):
+     * update pairs sinks latest first. */
+    uint32_t sink_seq;
     fa_params p;
 } fa_node;
 
@@ -143,6 +146,7 @@ typedef struct fa_graph {
     int nn;                  /* nodes created, destroyed ones included */
     fa_node node[FA_NODES];
     int nlive, nedges, nmem;
+    uint32_t sink_clock;     /* the next sink_seq */
     uint64_t clone_of;       /* uid of the graph it was cloned from, or 0 */
     int clone_map[FA_NODES]; /* node of the original -> node here, or -1 */
     int clone_nn;            /* nodes the original had when cloned */
