@@ -216,6 +216,18 @@ static void node_on_unmapped_graph_memory_refused_at_launch(int gpu)
     CHECK_OK(grGraphExecMemsetNodeSetParams(xc, cn, &mp));
     CHECK_GR(grErrorInvalidValue, grGraphLaunch(xc, s));
     CHECK_DETAIL_HAS("no executable maps");
+    /* And so is an update bringing such a node. */
+    CHECK_OK(grGraphExecMemsetNodeSetParams(xc, cn, &hp));
+    CHECK_OK(grGraphLaunch(xc, s));
+    grGraph_t c2;
+    grGraphNode_t cn2;
+    grGraphExecUpdateResultInfo info;
+    CHECK_OK(grGraphCreate(&c2, 0));
+    CHECK_OK(grGraphAddMemsetNode(&cn2, c2, NULL, 0, &mp));
+    CHECK_OK(grGraphExecUpdate(xc, c2, &info));
+    CHECK_GR(grErrorInvalidValue, grGraphLaunch(xc, s));
+    CHECK_DETAIL_HAS("no executable maps");
+    CHECK_OK(grGraphDestroy(c2));
     CHECK_OK(grStreamSynchronize(s));
     CHECK_OK(grGraphExecDestroy(xc));
     CHECK_OK(grFree(buf));

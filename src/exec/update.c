@@ -877,6 +877,18 @@ static void upd_free(upd *u)
     gr__free(u->stamp);
 }
 
+/* After e's nodes took values from g: the next launch checks the copy and
+ * memset ranges again (graph memory mapped or not), and the debug check
+ * of baked addresses counts frees from when the oldest of g's graphs was
+ * made. */
+static void note_new_values(grGraphExec_t e, grGraph_t g)
+{
+    uint64_t born = gr__exec_graph_born(g);
+    if (born < e->baked_gen)
+        e->baked_gen = born;
+    gr_store_relaxed(&e->plan.range_gen, 0);
+}
+
 GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
                                    grGraphExecUpdateResultInfo *resultInfo)
 {
@@ -983,6 +995,7 @@ GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
     /* Swapped while writing, as every field of the executable: another
      * thread's update of the same executable waits for this one. */
     struct gr_urefs *gone = gr__exec_urefs_swap(hGraphExec, urefs);
+    note_new_values(hGraphExec, hGraph);
     gr__exec_write_end(hGraphExec);
     if (u.pair_o != pair_buf)
         gr__free(u.pair_o);
@@ -1052,6 +1065,7 @@ GR_API grError_t grGraphExecChildGraphNodeSetParams(grGraphExec_t hGraphExec, gr
     apply_child(&u, childGraph);
     if (GR_UNLIKELY(hGraphExec->gpu != NULL))
         err = gpu_sync(call, &u, o->pindex, o->pindex + o->child_count + 2);
+    note_new_values(hGraphExec, childGraph);
     gr__exec_write_end(hGraphExec);
     upd_free(&u);
     gr__exec_urefs_drop(hGraphExec, gone); /* the old child graph's, no lock held */
