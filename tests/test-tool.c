@@ -226,4 +226,25 @@ GR_TEST_T(tool_diff_pairs_nodes_and_gives_the_update_verdict, 60)
     unlink(c);
 }
 
+/* The number of lines of s that start with prefix. */
+static int count_lines(const char *s, const char *prefix)
+{
+    int n = 0;
+    size_t len = strlen(prefix);
+    for (const char *l = s; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+        n += strncmp(l, prefix, len) == 0;
+    return n;
+}
+
+GR_TEST_T(tool_help_lists_each_command_once, 30)
+{
+    static const char *const cmds[] = {"info", "dot", "replay", "diff", "analyze"};
+    char out[8192], line[32];
+    CHECK_EQ(run_tool("--help", out, sizeof out), 0);
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        snprintf(line, sizeof line, "  %s ", cmds[i]);
+        CHECK_EQ(count_lines(out, line), 1);
+    }
+}
+
 #endif /* GR_TOOL_PATH */

@@ -26,7 +26,6 @@ static const char usage_main[] =
     "  replay FILE        instantiate and replay with stand-in kernels, timed\n"
     "  diff A B           differences, paired as grGraphExecUpdate pairs nodes\n"
     "  analyze FILE       grGraphAnalyze's report: critical path, width, findings\n"
-    "  analyze FILE       grGraphAnalyze's report: critical path, width, findings\n"
     "\n"
     "'graphrt COMMAND --help' describes a command. Exit status: 0 success,\n"
     "1 failure, 2 usage error. --json prints one JSON object for scripts.\n";
@@ -513,8 +512,6 @@ int main(int argc, char **argv)
         return tool_replay(argc - 1, argv + 1);
     if (strcmp(cmd, "diff") == 0)
         return tool_diff(argc - 1, argv + 1);
-    if (strcmp(cmd, "analyze") == 0)
-        return tool_analyze(argc - 1, argv + 1);
     if (strcmp(cmd, "analyze") == 0)
         return tool_analyze(argc - 1, argv + 1);
     tool_error(cmd, "no such command");
