@@ -226,6 +226,89 @@ GR_TEST_T(tool_diff_pairs_nodes_and_gives_the_update_verdict, 60)
     unlink(c);
 }
 
+/* The whole of a file, NUL-terminated (caller frees). */
+static char *read_all(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    CHECK(f != NULL);
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    CHECK(buf != NULL);
+    size_t got;
+    while ((got = fread(buf + n, 1, cap - 1 - n, f)) > 0) {
+        n += got;
+        if (n == cap - 1) {
+            cap *= 2;
+            buf = realloc(buf, cap);
+            CHECK(buf != NULL);
+        }
+    }
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static bool starts_with(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* Runs a shell command line; its exit status. */
+static int run_shell(const char *line)
+{
+    int st = system(line);
+    CHECK(st != -1 && WIFEXITED(st));
+    return WEXITSTATUS(st);
+}
+
+/* Every command writes to the standard output it was given, never to a
+ * file reopened by name: appended output ('>>') keeps what the file held,
+ * and output after other output in one '>' follows it. */
+GR_TEST_T(tool_output_appends_to_what_stdout_already_holds, 60)
+{
+    char a[128], b[128], c[128], out[128], line[1024];
+    static const char *const cmds[] = {"dot",     "dot --verbose", "info", "info --json",
+                                       "analyze", "replay -n 1",   "diff"};
+    tmp_path(a, sizeof a, "appa");
+    tmp_path(b, sizeof b, "appb");
+    tmp_path(c, sizeof c, "appc");
+    tmp_path(out, sizeof out, "app-out");
+    save_diamonds(a, b, c);
+    FILE *f = fopen(out, "wb");
+    CHECK(f != NULL);
+    fputs("earlier line\n", f);
+    fclose(f);
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        char *before = read_all(out);
+        bool diff = strcmp(cmds[i], "diff") == 0;
+        snprintf(line, sizeof line, "'%s' %s '%s'%s%s%s >> '%s' 2>/dev/null", GR_TOOL_PATH, cmds[i], a,
+                 diff ? " '" : "", diff ? a : "", diff ? "'" : "", out);
+        CHECK_EQ(run_shell(line), 0);
+        char *after = read_all(out);
+        CHECK(strlen(after) > strlen(before));
+        if (strncmp(after, before, strlen(before)) != 0)
+            GR_TEST_FAIL_("'%s' did not append: the file held '%.40s', now '%.40s'", cmds[i], before, after);
+        free(before);
+        free(after);
+    }
+    char *all = read_all(out);
+    CHECK(starts_with(all, "earlier line\ndigraph"));
+    free(all);
+    /* One '>' for a group: the DOT follows the line before it. */
+    snprintf(line, sizeof line, "{ echo first; '%s' dot '%s'; echo last; } > '%s' 2>/dev/null", GR_TOOL_PATH,
+             a, out);
+    CHECK_EQ(run_shell(line), 0);
+    all = read_all(out);
+    CHECK(starts_with(all, "first\ndigraph"));
+    size_t n = strlen(all), tail = strlen("}\nlast\n");
+    CHECK(n > tail && strcmp(all + n - tail, "}\nlast\n") == 0);
+    free(all);
+    unlink(a);
+    unlink(b);
+    unlink(c);
+    unlink(out);
+}
+
 /* The number of lines of s that start with prefix. */
 static int count_lines(const char *s, const char *prefix)
 {

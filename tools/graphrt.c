@@ -8,12 +8,14 @@
  * Every subcommand loads its files with grGraphLoadStandIns, so kernels
  * and host functions are built-in stand-ins: any file loads.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "tool.h"
 
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char usage_main[] =
     "usage: graphrt COMMAND [OPTIONS] FILE...\n"
@@ -454,9 +456,47 @@ static const char usage_dot[] = "usage: graphrt dot [--verbose] [-o OUT] FILE\n"
                                 "exactly as grGraphDebugDotPrint writes it (--verbose:\n"
                                 "grGraphDebugDotFlagsVerbose). Render with: dot -Tsvg OUT -o graph.svg\n";
 
+/* grGraphDebugDotPrint writes to a path, and reopening standard output by
+ * a path (/dev/stdout) would truncate a file the shell opened for '>>',
+ * or rewind one it opened for '>' after earlier output: without -o, the
+ * DOT goes to a temporary file, then onto the stdout stream itself. */
+static bool dot_to_stdout(grGraph_t g, unsigned flags)
+{
+    const char *dir = getenv("TMPDIR");
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s/graphrt-dot-XXXXXX", dir && *dir ? dir : "/tmp");
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        tool_error("dot", "cannot make a temporary file in %s", dir && *dir ? dir : "/tmp");
+        return false;
+    }
+    bool ok = grGraphDebugDotPrint(g, tmp, flags) == grSuccess;
+    if (!ok)
+        fprintf(stderr, "graphrt: %s\n", grGetLastErrorDetail());
+    FILE *f = ok ? fdopen(fd, "rb") : NULL;
+    if (f) {
+        char buf[8192];
+        size_t n;
+        while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+            if (fwrite(buf, 1, n, stdout) != n)
+                break;
+        ok = !ferror(f) && fflush(stdout) == 0 && !ferror(stdout);
+        if (!ok)
+            tool_error("dot", "writing to standard output failed");
+        fclose(f);
+    } else {
+        if (ok)
+            tool_error("dot", "cannot read back %s", tmp);
+        ok = false;
+        close(fd);
+    }
+    unlink(tmp);
+    return ok;
+}
+
 static int cmd_dot(int argc, char **argv)
 {
-    const char *path = NULL, *out = "/dev/stdout";
+    const char *path = NULL, *out = NULL;
     unsigned flags = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0) {
@@ -481,9 +521,11 @@ static int cmd_dot(int argc, char **argv)
     grGraph_t g;
     if (!tool_load(path, &g))
         return TOOL_FAIL;
-    fflush(stdout);
     int rc = TOOL_OK;
-    if (grGraphDebugDotPrint(g, out, flags) != grSuccess) {
+    if (!out) {
+        if (!dot_to_stdout(g, flags))
+            rc = TOOL_FAIL;
+    } else if (grGraphDebugDotPrint(g, out, flags) != grSuccess) {
         fprintf(stderr, "graphrt: %s\n", grGetLastErrorDetail());
         rc = TOOL_FAIL;
     }
