@@ -309,6 +309,48 @@ GR_TEST_T(tool_output_appends_to_what_stdout_already_holds, 60)
     unlink(out);
 }
 
+/* --json answers a file that cannot be read or is refused with an object
+ * naming the error, and exit status 1. */
+GR_TEST_T(tool_json_reports_a_refused_file_as_an_object, 60)
+{
+    char bad[128], good[128], b[128], c[128], args[512], out[8192];
+    tmp_path(bad, sizeof bad, "refused");
+    tmp_path(good, sizeof good, "jgood");
+    tmp_path(b, sizeof b, "jb");
+    tmp_path(c, sizeof c, "jc");
+    save_diamonds(good, b, c);
+    FILE *f = fopen(bad, "wb");
+    CHECK(f != NULL);
+    fputs("this is not a graph file\n", f);
+    fclose(f);
+    static const char *const cmds[] = {"info --json", "info --baked --json", "analyze --json",
+                                       "replay -n 1 --json"};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        for (int which = 0; which < 2; which++) {
+            snprintf(args, sizeof args, "%s '%s'", cmds[i], which ? bad : "/nonexistent/file.graph");
+            CHECK_EQ(run_tool(args, out, sizeof out), 1);
+            check_json(out);
+            CHECK(strstr(out, "\"error\": \"gr") != NULL);
+            CHECK(strstr(out, "\"detail\": \"") != NULL);
+            CHECK(strstr(out, which ? "\"file\": \"/" : "\"file\": \"/nonexistent/file.graph\"") != NULL);
+        }
+    }
+    /* diff: the refused one of its two files. */
+    snprintf(args, sizeof args, "diff --json '%s' '%s'", good, bad);
+    CHECK_EQ(run_tool(args, out, sizeof out), 1);
+    check_json(out);
+    CHECK(strstr(out, "\"error\": \"gr") != NULL);
+    CHECK(strstr(out, bad) != NULL);
+    /* Without --json, nothing on standard output. */
+    snprintf(args, sizeof args, "info '%s'", bad);
+    CHECK_EQ(run_tool(args, out, sizeof out), 1);
+    CHECK_EQ(out[0], '\0');
+    unlink(bad);
+    unlink(good);
+    unlink(b);
+    unlink(c);
+}
+
 /* The number of lines of s that start with prefix. */
 static int count_lines(const char *s, const char *prefix)
 {

@@ -59,10 +59,19 @@ bool tool_parse_num(const char *s, unsigned long long max, unsigned long long *o
     return true;
 }
 
-bool tool_load(const char *path, grGraph_t *g)
+bool tool_load(const char *path, grGraph_t *g, bool json)
 {
-    if (grGraphLoadFromFile(g, path, grGraphLoadStandIns) != grSuccess) {
-        fprintf(stderr, "graphrt: %s\n", grGetLastErrorDetail());
+    grError_t err = grGraphLoadFromFile(g, path, grGraphLoadStandIns);
+    if (err != grSuccess) {
+        const char *detail = grGetLastErrorDetail();
+        fprintf(stderr, "graphrt: %s\n", detail);
+        if (json) {
+            printf("{\"file\": ");
+            tool_json_str(stdout, path);
+            printf(", \"error\": \"%s\", \"detail\": ", grGetErrorName(err));
+            tool_json_str(stdout, detail);
+            printf("}\n");
+        }
         return false;
     }
     return true;
@@ -398,7 +407,7 @@ static int cmd_info(int argc, char **argv)
         return TOOL_USAGE;
     }
     grGraph_t g;
-    if (!tool_load(path, &g))
+    if (!tool_load(path, &g, json))
         return TOOL_FAIL;
     counts c;
     tool_graph t;
@@ -519,7 +528,7 @@ static int cmd_dot(int argc, char **argv)
         return TOOL_USAGE;
     }
     grGraph_t g;
-    if (!tool_load(path, &g))
+    if (!tool_load(path, &g, false))
         return TOOL_FAIL;
     int rc = TOOL_OK;
     if (!out) {
