@@ -1,11 +1,11 @@
 #!/bin/sh
-# bench/bench.sh - runs graphrt's own benchmarks (bench_graph, bench_eager,
-# bench_capture, bench_mempool, bench_analyze, bench_graph_file,
-# bench_conditional, bench_copy_nodes) one after the other and prints their
-# tables:
-# each starts with the machine (cores, CPU model, kernel, compiler, graphrt's
-# commit) and its parameters, then one row per figure (what, shape,
-# parameter, figure, unit). `make bench` builds them and runs this.
+# bench/bench.sh - runs graphrt's own benchmarks one after the other and
+# prints their tables: each starts with the machine (cores, CPU model,
+# kernel, compiler, graphrt's commit) and its parameters, then one row per
+# figure (what, shape, parameter, figure, unit). Which benchmarks, in which
+# order, is the list GR_BENCHES of bench/CMakeLists.txt, which CMake writes
+# into the build folder as bench/benches.txt; `make bench` builds them all
+# (the CMake target 'benchmarks') and runs this.
 #
 # Usage: bench/bench.sh [--build DIR] [--workers N] [--quick] [--csv]
 #                       [--json FILE]
@@ -40,10 +40,17 @@ while [ $# -gt 0 ]; do
 done
 case $build in /*) ;; *) build=$root/$build ;; esac
 
-benches="bench_graph bench_eager bench_capture bench_mempool bench_analyze bench_graph_file bench_conditional bench_copy_nodes"
+list=$build/bench/benches.txt
+if [ ! -f "$list" ]; then
+    echo "$list is missing: configure $build with -DGR_BUILD_BENCH=ON and build the target" \
+         "'benchmarks' (make bench does both)" >&2
+    exit 1
+fi
+benches=$(cat "$list")
 for b in $benches; do
     if [ ! -x "$build/bench/$b" ]; then
-        echo "$build/bench/$b is missing: build it first (make bench, or cmake with -DGR_BUILD_BENCH=ON)" >&2
+        echo "$build/bench/$b is missing: build the target 'benchmarks' first" \
+             "(make bench, or cmake --build $build --target benchmarks)" >&2
         exit 1
     fi
 done

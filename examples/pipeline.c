@@ -21,7 +21,10 @@
  *
  * The three must produce byte-identical frames, histograms and thumbnails;
  * the program exits 1 if they do not. It prints a table of wall time and
- * CPU submission time per frame, and writes graph (c) as pipeline.dot.
+ * CPU submission time per frame, with how far apart the timed passes were,
+ * writes graph (c) as pipeline.dot, and ends the CPU part with a one-line
+ * conclusion, and a warning when the passes disagree by more than their
+ * own noise (a busy machine, whose figures are not trustworthy).
  *
  * Then the GPU part (below) runs the same frames on the first GPU, with
  * (b) captured from the stream instead of built by hand, and adds the GPU
@@ -469,7 +472,10 @@ static void graph_destroy(Graph *g)
 /* ---------------------------------------------------------------- runs */
 
 typedef struct Timing {
-    double wall_us, submit_us; /* per frame */
+    double wall_us, submit_us; /* per frame, of the median pass */
+    double spread; /* (slowest - fastest pass) / median pass, the outer tenths of passes left out */
+    double noise;  /* a pass's own noise: its frames' relative standard error (median) */
+    double tstat;  /* the mean of log((a) / this mode) over the rounds, in standard errors */
 } Timing;
 
 /* Queues frame f eagerly: one call per step. */
@@ -527,39 +533,86 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Processes all frames 'reps' times (after one untimed warm-up pass) with
- * the eager calls (g NULL) or the graph g; each frame is synchronised before
- * the next is submitted, as a player delivering frames would. Returns the
- * median pass, per frame. Results land in the mode's host buffers. */
-static Timing run_mode(Pipeline *p, int mode, const Graph *g, int reps)
+/* One pass over all frames with the eager calls (g NULL) or the graph g;
+ * each frame is synchronised before the next is submitted, as a player
+ * delivering frames would. Sets the wall and submit times per frame, and
+ * the relative standard error of the wall time its frames give (how much
+ * the pass's own average can be trusted). Results land in the mode's host
+ * buffers. */
+static void run_pass(Pipeline *p, int mode, const Graph *g, double *wall, double *submit, double *se)
 {
-    double wall[64], submit[64];
+    double w = 0.0, w2 = 0.0, s = 0.0;
+    for (int f = 0; f < p->frames; ++f) {
+        build_frame_ops(p, mode, f);
+        const double t0 = now_us();
+        if (g)
+            submit_graph(p, g);
+        else
+            submit_eager(p);
+        const double t1 = now_us();
+        CHECK(grStreamSynchronize(p->stream));
+        const double t2 = now_us();
+        s += t1 - t0;
+        w += t2 - t0;
+        w2 += (t2 - t0) * (t2 - t0);
+    }
+    const double n = p->frames, mean = w / n, var = n > 1 ? (w2 - w * mean) / (n - 1) : 0.0;
+    *wall = mean;
+    *submit = s / n;
+    *se = mean > 0.0 && var > 0.0 ? sqrt(var / n) / mean : 0.0;
+    keep_results(p, mode);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof v[0], cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Processes all frames 'reps' times in each mode, after one untimed
+ * warm-up pass of each. Round r runs one pass of every mode, in an order
+ * that rotates from round to round, so that a change in the machine's
+ * load falls on the three alike and each round compares them under the
+ * same conditions. Fills t with each mode's median pass, the spread of its
+ * passes, their own noise and how well the rounds agree on its speedup. */
+static void run_modes(Pipeline *p, const Graph *graphs, int reps, Timing *t)
+{
+    double wall[NUM_MODES][64], submit[NUM_MODES][64], se[NUM_MODES][64];
     if (reps > 64)
         reps = 64;
     for (int r = -1; r < reps; ++r) {
-        double w = 0.0, s = 0.0;
-        for (int f = 0; f < p->frames; ++f) {
-            build_frame_ops(p, mode, f);
-            const double t0 = now_us();
-            if (g)
-                submit_graph(p, g);
-            else
-                submit_eager(p);
-            const double t1 = now_us();
-            CHECK(grStreamSynchronize(p->stream));
-            const double t2 = now_us();
-            s += t1 - t0;
-            w += t2 - t0;
-        }
-        if (r >= 0) {
-            wall[r] = w / p->frames;
-            submit[r] = s / p->frames;
+        for (int k = 0; k < NUM_MODES; ++k) {
+            const int m = (r + 1 + k) % NUM_MODES;
+            double w, s, e;
+            run_pass(p, m, m ? &graphs[m] : NULL, &w, &s, &e);
+            if (r >= 0) {
+                wall[m][r] = w;
+                submit[m][r] = s;
+                se[m][r] = e;
+            }
         }
     }
-    keep_results(p, mode);
-    qsort(wall, (size_t)reps, sizeof wall[0], cmp_double);
-    qsort(submit, (size_t)reps, sizeof submit[0], cmp_double);
-    return (Timing){wall[reps / 2], submit[reps / 2]};
+    for (int m = 0; m < NUM_MODES; ++m) {
+        double sum = 0.0, sum2 = 0.0;
+        for (int r = 0; r < reps; ++r) {
+            const double x = log(wall[0][r] / wall[m][r]);
+            sum += x;
+            sum2 += x * x;
+        }
+        const double mean = sum / reps, var = reps > 1 ? (sum2 - sum * mean) / (reps - 1) : 0.0;
+        t[m].tstat = 0.0;
+        if (reps > 1 && var > 0.0)
+            t[m].tstat = mean / sqrt(var / reps);
+    }
+    for (int m = 0; m < NUM_MODES; ++m) {
+        t[m].wall_us = median(wall[m], reps);
+        /* A tenth of the passes at each end left out: one pass that other
+         * work delayed does not make a run of 25 look unsettled. */
+        const int cut = reps / 10;
+        t[m].spread = (wall[m][reps - 1 - cut] - wall[m][cut]) / t[m].wall_us;
+        t[m].submit_us = median(submit[m], reps);
+        t[m].noise = median(se[m], reps);
+    }
 }
 
 /* Compares mode m's results with mode 0's; prints the first difference. */
@@ -631,11 +684,9 @@ static int run_config(int w, int h, int frames, int reps, int table, const char 
     pipeline_init(p, w, h, frames);
 
     Graph graphs[NUM_MODES];
-    t[0] = run_mode(p, 0, NULL, reps);
-    for (int m = 1; m < NUM_MODES; ++m) {
+    for (int m = 1; m < NUM_MODES; ++m)
         graph_build(&graphs[m], p, m, m == 2);
-        t[m] = run_mode(p, m, &graphs[m], reps);
-    }
+    run_modes(p, graphs, reps, t);
 
     int ok = histograms_complete(p);
     for (int m = 1; m < NUM_MODES; ++m)
@@ -649,14 +700,15 @@ static int run_config(int w, int h, int frames, int reps, int table, const char 
             calls[1] += p->ops[i].per_frame;
         calls[2] = calls[1];
 
-        printf("%-21s %11s %14s %14s %9s\n", "mode", "calls/frame", "wall/frame", "submit/frame", "speedup");
+        printf("%-21s %11s %14s %14s %9s %8s\n", "mode", "calls/frame", "wall/frame", "submit/frame",
+               "speedup", "spread");
         for (int m = 0; m < NUM_MODES; ++m)
-            printf("%-21s %11d %11.3f ms %11.1f us %8.2fx\n", names[m], calls[m], t[m].wall_us / 1000.0,
-                   t[m].submit_us, t[0].wall_us / t[m].wall_us);
-        printf(
-            "(median of %d passes over the frames; submit = time inside the enqueue, set-params and launch "
-            "calls)\n",
-            reps);
+            printf("%-21s %11d %11.3f ms %11.1f us %8.2fx %7.0f%%\n", names[m], calls[m],
+                   t[m].wall_us / 1000.0, t[m].submit_us, t[0].wall_us / t[m].wall_us, 100.0 * t[m].spread);
+        printf("(median of %d passes over the frames, the three ways taking turns; submit = time inside the "
+               "enqueue,\n set-params and launch calls; spread = slowest pass - fastest, over the median, "
+               "a tenth of the passes\n at each end left out)\n",
+               reps);
         for (int m = 1; m < NUM_MODES; ++m)
             printf("%s: %zu nodes, %zu edges, built in %.1f us, instantiated in %.1f us (once)\n", names[m],
                    graphs[m].nodes, graphs[m].edges, graphs[m].build_us, graphs[m].instantiate_us);
@@ -682,6 +734,117 @@ static int run_config(int w, int h, int frames, int reps, int table, const char 
     pipeline_free(p);
     free(p);
     return ok;
+}
+
+/* One size of the CPU part: its three ways' timings. */
+typedef struct CpuRow {
+    int w, h, reps;
+    Timing t[NUM_MODES];
+} CpuRow;
+
+/* A graph's speedup counts as real when the rounds, each of which ran the
+ * three ways back to back, agree on it: the mean of the per-round
+ * log(eager / graph) is at least MIN_T standard errors from zero, and the
+ * speedup is at least MIN_GAIN away from 1. Smaller differences are the
+ * machine's noise. */
+#define MIN_T 3.0
+#define MIN_GAIN 0.03
+
+static int beyond_noise(const CpuRow *r, int m)
+{
+    const double s = r->t[0].wall_us / r->t[m].wall_us;
+    return fabs(r->t[m].tstat) >= MIN_T && fabs(s - 1.0) >= MIN_GAIN;
+}
+
+/* How far apart the passes of one way can be when only the frames' own
+ * noise moves them: a pass's average has a relative standard error
+ * 'noise' (from its frames), and the spread the table shows covers about
+ * 2.5 such errors (the range of 5 normal samples, or the middle 80% of
+ * 25). Beyond BUSY_FACTOR times that, and beyond QUIET_SPREAD (what a
+ * quiet machine shows), something else ran on the machine between the
+ * passes. */
+#define BUSY_FACTOR 3.0
+#define QUIET_SPREAD 0.25
+
+static double allowed_spread(const Timing *t)
+{
+    const double e = BUSY_FACTOR * 2.5 * t->noise;
+    return e > QUIET_SPREAD ? e : QUIET_SPREAD;
+}
+
+/* Appends to out (cap bytes) the sizes and graphs whose speedup is beyond
+ * the noise and on the side 'faster' says, as "640x360 (b) 1.04x, (c)
+ * 1.04x; 64x36 (c) 1.52x". */
+static void list_speedups(char *out, size_t cap, const CpuRow *rows, size_t n, int faster)
+{
+    static const char *const short_names[NUM_MODES] = {"(a)", "(b)", "(c)"};
+    size_t len = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < n; ++i) {
+        int first = 1;
+        for (int m = 1; m < NUM_MODES; ++m) {
+            const double sp = rows[i].t[0].wall_us / rows[i].t[m].wall_us;
+            if (!beyond_noise(&rows[i], m) || (sp > 1.0) != faster)
+                continue;
+            int k = first ? snprintf(out + len, cap - len, "%s%dx%d %s %.2fx", len ? "; " : "", rows[i].w,
+                                     rows[i].h, short_names[m], sp)
+                          : snprintf(out + len, cap - len, ", %s %.2fx", short_names[m], sp);
+            if (k < 0 || len + (size_t)k >= cap)
+                return;
+            len += (size_t)k;
+            first = 0;
+        }
+    }
+}
+
+/* The CPU part's conclusion, one line, and a warning when the passes
+ * disagree by more than their noise. */
+static void print_cpu_conclusion(const CpuRow *rows, size_t n)
+{
+    static const char *const short_names[NUM_MODES] = {"(a)", "(b)", "(c)"};
+    char faster[256], slower[256];
+    list_speedups(faster, sizeof faster, rows, n, 1);
+    list_speedups(slower, sizeof slower, rows, n, 0);
+    /* Submitting a frame is the same twelve or six calls at every size:
+     * the median over the sizes is the least disturbed figure. */
+    double submit[NUM_MODES];
+    for (int m = 0; m < NUM_MODES; ++m) {
+        double v[8];
+        int k = 0;
+        for (size_t i = 0; i < n && k < 8; ++i)
+            v[k++] = rows[i].t[m].submit_us;
+        submit[m] = median(v, k);
+    }
+    printf(
+        "\nconclusion (CPU): submitting a frame takes %.1f us eagerly, %.1f us as the chain and %.1f us as "
+        "the parallel graph; ",
+        submit[0], submit[1], submit[2]);
+    if (!faster[0] && !slower[0])
+        printf("wall time: no difference between the three ways beyond the rounds' noise, the kernels' own "
+               "time\n");
+    else
+        printf("wall time, beyond the rounds' noise: %s%s%s%s%s\n", faster[0] ? "faster than eager at " : "",
+               faster, faster[0] && slower[0] ? "; " : "", slower[0] ? "slower at " : "", slower);
+
+    /* The way and size whose passes disagree most, against their noise. */
+    double ratio = 0.0;
+    size_t wi = 0;
+    int wm = 0;
+    for (size_t i = 0; i < n; ++i)
+        for (int m = 0; m < NUM_MODES; ++m) {
+            const double r = rows[i].t[m].spread / allowed_spread(&rows[i].t[m]);
+            if (r > ratio) {
+                ratio = r;
+                wi = i;
+                wm = m;
+            }
+        }
+    if (ratio > 1.0)
+        printf("warning: the machine was busy: the passes of %s at %dx%d differ by %.0f%%, more than the "
+               "%.0f%% their frames'\n noise allows; the wall times and speedups above are not trustworthy "
+               "on a loaded machine: run again on a quiet one\n",
+               short_names[wm], rows[wi].w, rows[wi].h, 100.0 * rows[wi].t[wm].spread,
+               100.0 * allowed_spread(&rows[wi].t[wm]));
 }
 
 /* ------------------------------------------------------------ the GPU part */
@@ -861,7 +1024,8 @@ static void cpu_reference(Reference *ref, int w, int h, int frames)
         exit(2);
     }
     pipeline_init(p, w, h, frames);
-    (void)run_mode(p, 0, NULL, 1);
+    double wall, submit, se;
+    run_pass(p, 0, NULL, &wall, &submit, &se);
     const size_t fb = p->out_bytes * (size_t)frames, hb = HIST_BINS * sizeof(uint32_t) * (size_t)frames;
     const size_t tb = p->thumb_elems * sizeof(float) * (size_t)frames;
     ref->frames = malloc(fb);
@@ -1128,8 +1292,13 @@ int main(int argc, char **argv)
     printf("graphrt video pipeline\n");
     printf("workers: %d (grDevAttrMultiProcessorCount; set GRAPHRT_WORKERS to change)\n", workers);
 
-    Timing t[NUM_MODES];
-    int ok = run_config(w, h, frames, reps, 1, "pipeline.dot", t);
+    CpuRow rows[5];
+    memset(rows, 0, sizeof rows);
+    rows[0].w = w;
+    rows[0].h = h;
+    rows[0].reps = reps;
+    size_t nrows = 1;
+    int ok = run_config(w, h, frames, reps, 1, "pipeline.dot", rows[0].t);
     if (argc == 1) {
         /* The same pipeline on smaller frames: as the kernels shrink, the
          * cost of issuing and scheduling each step becomes a larger share
@@ -1137,18 +1306,27 @@ int main(int argc, char **argv)
         static const int sizes[][2] = {{640, 360}, {320, 180}, {160, 90}, {64, 36}};
         printf("\nsmaller frames, same pipeline (%d frames, median of %d passes), wall time per frame:\n",
                frames, SMALL_REPS);
-        printf("%-10s %12s %12s %8s %12s %8s\n", "size", "(a) eager", "(b) chain", "speedup", "(c) parallel",
-               "speedup");
+        printf("%-10s %12s %12s %8s %12s %8s %7s\n", "size", "(a) eager", "(b) chain", "speedup",
+               "(c) parallel", "speedup", "spread");
         for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) {
             char size[32];
-            ok &= run_config(sizes[i][0], sizes[i][1], frames, SMALL_REPS, 0, NULL, t);
+            CpuRow *r = &rows[nrows++];
+            const Timing *t = r->t;
+            r->w = sizes[i][0];
+            r->h = sizes[i][1];
+            r->reps = SMALL_REPS;
+            ok &= run_config(sizes[i][0], sizes[i][1], frames, SMALL_REPS, 0, NULL, r->t);
+            double spread = t[0].spread > t[1].spread ? t[0].spread : t[1].spread;
+            spread = t[2].spread > spread ? t[2].spread : spread;
             snprintf(size, sizeof size, "%dx%d", sizes[i][0], sizes[i][1]);
-            printf("%-10s %9.1f us %9.1f us %7.2fx %9.1f us %7.2fx\n", size, t[0].wall_us, t[1].wall_us,
-                   t[0].wall_us / t[1].wall_us, t[2].wall_us, t[0].wall_us / t[2].wall_us);
+            printf("%-10s %9.1f us %9.1f us %7.2fx %9.1f us %7.2fx %6.0f%%\n", size, t[0].wall_us,
+                   t[1].wall_us, t[0].wall_us / t[1].wall_us, t[2].wall_us, t[0].wall_us / t[2].wall_us,
+                   100.0 * spread);
         }
         if (ok)
             printf("outputs: byte-identical across (a), (b), (c) at every size\n");
     }
+    print_cpu_conclusion(rows, nrows);
 
     /* On a GPU: small frames, where launch overhead is most of a frame,
      * and one large, where the kernels are; or the size asked for. */

@@ -391,6 +391,95 @@ GR_TEST(trace_start_and_stop_refuse_misuse)
     unlink(path);
 }
 
+typedef struct span {
+    unsigned tid;
+    long long ts, end; /* ns */
+} span;
+
+static int span_order(const void *a, const void *b)
+{
+    const span *x = a, *y = b;
+    if (x->tid != y->tid)
+        return x->tid < y->tid ? -1 : 1;
+    if (x->ts != y->ts)
+        return x->ts < y->ts ? -1 : 1;
+    return (x->end > y->end) - (x->end < y->end);
+}
+
+/* "ts" and "dur" are microseconds with 3 decimals: whole nanoseconds. */
+static long long us_to_ns(const jv *v)
+{
+    CHECK(v != NULL && v->type == 'n' && v->num >= 0);
+    return (long long)(v->num * 1000.0 + 0.5);
+}
+
+/* A thread's node spans follow one another without overlap: a node's span
+ * ends where the thread's next one begins, and start and end are rounded
+ * from the same clock, so that viewers that need spans to nest (Perfetto)
+ * accept the file. */
+GR_TEST(trace_node_spans_of_one_thread_never_overlap)
+{
+    char path[128];
+    static int x;
+    int *px = &x;
+    const int nodes = 500, launches = 4;
+    grStream_t s;
+    grGraph_t g;
+    grGraphExec_t e;
+    grGraphNode_t prev = NULL, n;
+    temp_path(path, sizeof path);
+    grKernel_t k = make_kernel("trace_short");
+    CHECK_OK(grStreamCreate(&s));
+    CHECK_OK(grGraphCreate(&g, 0));
+    for (int i = 0; i < nodes; i++) {
+        add_kernel_node(g, &n, prev ? &prev : NULL, k, &px);
+        prev = n;
+    }
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    CHECK_OK(grTraceStart(path, 0));
+    for (int i = 0; i < launches; i++)
+        CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_OK(grTraceStop());
+    CHECK_EQ(x, nodes * launches);
+
+    jv *root = read_trace(path);
+    jv *events = jget(root, "traceEvents");
+    span *sp = calloc(events->nitems + 1, sizeof *sp);
+    CHECK(sp != NULL);
+    size_t ns = 0;
+    for (size_t i = 0; i < events->nitems; i++) {
+        const jv *ev = events->items[i];
+        if (strcmp(jstr(ev, "cat"), "node") != 0)
+            continue;
+        CHECK(!strcmp(jstr(ev, "ph"), "X"));
+        sp[ns].tid = (unsigned)jget(ev, "tid")->num;
+        sp[ns].ts = us_to_ns(jget(ev, "ts"));
+        sp[ns].end = sp[ns].ts + us_to_ns(jget(ev, "dur"));
+        ns++;
+    }
+    CHECK_EQ(ns, (size_t)(nodes * launches));
+    qsort(sp, ns, sizeof *sp, span_order);
+    size_t pairs = 0;
+    for (size_t i = 1; i < ns; i++) {
+        if (sp[i].tid != sp[i - 1].tid)
+            continue;
+        pairs++;
+        if (sp[i - 1].end > sp[i].ts)
+            GR_TEST_FAIL_("thread %u: a span ends at %lld ns, after the next begins at %lld ns", sp[i].tid,
+                          sp[i - 1].end, sp[i].ts);
+    }
+    /* The chain's nodes run mostly one after another on one thread. */
+    CHECK(pairs >= (size_t)(nodes * launches) / 2);
+    free(sp);
+    jfree(root);
+    unlink(path);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grKernelDestroy(k));
+}
+
 typedef struct busy_args {
     grGraphExec_t e;
     grStream_t s;

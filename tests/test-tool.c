@@ -226,4 +226,150 @@ GR_TEST_T(tool_diff_pairs_nodes_and_gives_the_update_verdict, 60)
     unlink(c);
 }
 
+/* The whole of a file, NUL-terminated (caller frees). */
+static char *read_all(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    CHECK(f != NULL);
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    CHECK(buf != NULL);
+    size_t got;
+    while ((got = fread(buf + n, 1, cap - 1 - n, f)) > 0) {
+        n += got;
+        if (n == cap - 1) {
+            cap *= 2;
+            buf = realloc(buf, cap);
+            CHECK(buf != NULL);
+        }
+    }
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static bool starts_with(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* Runs a shell command line; its exit status. */
+static int run_shell(const char *line)
+{
+    int st = system(line);
+    CHECK(st != -1 && WIFEXITED(st));
+    return WEXITSTATUS(st);
+}
+
+/* Every command writes to the standard output it was given, never to a
+ * file reopened by name: appended output ('>>') keeps what the file held,
+ * and output after other output in one '>' follows it. */
+GR_TEST_T(tool_output_appends_to_what_stdout_already_holds, 60)
+{
+    char a[128], b[128], c[128], out[128], line[1024];
+    static const char *const cmds[] = {"dot",     "dot --verbose", "info", "info --json",
+                                       "analyze", "replay -n 1",   "diff"};
+    tmp_path(a, sizeof a, "appa");
+    tmp_path(b, sizeof b, "appb");
+    tmp_path(c, sizeof c, "appc");
+    tmp_path(out, sizeof out, "app-out");
+    save_diamonds(a, b, c);
+    FILE *f = fopen(out, "wb");
+    CHECK(f != NULL);
+    fputs("earlier line\n", f);
+    fclose(f);
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        char *before = read_all(out);
+        bool diff = strcmp(cmds[i], "diff") == 0;
+        snprintf(line, sizeof line, "'%s' %s '%s'%s%s%s >> '%s' 2>/dev/null", GR_TOOL_PATH, cmds[i], a,
+                 diff ? " '" : "", diff ? a : "", diff ? "'" : "", out);
+        CHECK_EQ(run_shell(line), 0);
+        char *after = read_all(out);
+        CHECK(strlen(after) > strlen(before));
+        if (strncmp(after, before, strlen(before)) != 0)
+            GR_TEST_FAIL_("'%s' did not append: the file held '%.40s', now '%.40s'", cmds[i], before, after);
+        free(before);
+        free(after);
+    }
+    char *all = read_all(out);
+    CHECK(starts_with(all, "earlier line\ndigraph"));
+    free(all);
+    /* One '>' for a group: the DOT follows the line before it. */
+    snprintf(line, sizeof line, "{ echo first; '%s' dot '%s'; echo last; } > '%s' 2>/dev/null", GR_TOOL_PATH,
+             a, out);
+    CHECK_EQ(run_shell(line), 0);
+    all = read_all(out);
+    CHECK(starts_with(all, "first\ndigraph"));
+    size_t n = strlen(all), tail = strlen("}\nlast\n");
+    CHECK(n > tail && strcmp(all + n - tail, "}\nlast\n") == 0);
+    free(all);
+    unlink(a);
+    unlink(b);
+    unlink(c);
+    unlink(out);
+}
+
+/* --json answers a file that cannot be read or is refused with an object
+ * naming the error, and exit status 1. */
+GR_TEST_T(tool_json_reports_a_refused_file_as_an_object, 60)
+{
+    char bad[128], good[128], b[128], c[128], args[512], out[8192];
+    tmp_path(bad, sizeof bad, "refused");
+    tmp_path(good, sizeof good, "jgood");
+    tmp_path(b, sizeof b, "jb");
+    tmp_path(c, sizeof c, "jc");
+    save_diamonds(good, b, c);
+    FILE *f = fopen(bad, "wb");
+    CHECK(f != NULL);
+    fputs("this is not a graph file\n", f);
+    fclose(f);
+    static const char *const cmds[] = {"info --json", "info --baked --json", "analyze --json",
+                                       "replay -n 1 --json"};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        for (int which = 0; which < 2; which++) {
+            snprintf(args, sizeof args, "%s '%s'", cmds[i], which ? bad : "/nonexistent/file.graph");
+            CHECK_EQ(run_tool(args, out, sizeof out), 1);
+            check_json(out);
+            CHECK(strstr(out, "\"error\": \"gr") != NULL);
+            CHECK(strstr(out, "\"detail\": \"") != NULL);
+            CHECK(strstr(out, which ? "\"file\": \"/" : "\"file\": \"/nonexistent/file.graph\"") != NULL);
+        }
+    }
+    /* diff: the refused one of its two files. */
+    snprintf(args, sizeof args, "diff --json '%s' '%s'", good, bad);
+    CHECK_EQ(run_tool(args, out, sizeof out), 1);
+    check_json(out);
+    CHECK(strstr(out, "\"error\": \"gr") != NULL);
+    CHECK(strstr(out, bad) != NULL);
+    /* Without --json, nothing on standard output. */
+    snprintf(args, sizeof args, "info '%s'", bad);
+    CHECK_EQ(run_tool(args, out, sizeof out), 1);
+    CHECK_EQ(out[0], '\0');
+    unlink(bad);
+    unlink(good);
+    unlink(b);
+    unlink(c);
+}
+
+/* The number of lines of s that start with prefix. */
+static int count_lines(const char *s, const char *prefix)
+{
+    int n = 0;
+    size_t len = strlen(prefix);
+    for (const char *l = s; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+        n += strncmp(l, prefix, len) == 0;
+    return n;
+}
+
+GR_TEST_T(tool_help_lists_each_command_once, 30)
+{
+    static const char *const cmds[] = {"info", "dot", "replay", "diff", "analyze"};
+    char out[8192], line[32];
+    CHECK_EQ(run_tool("--help", out, sizeof out), 0);
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        snprintf(line, sizeof line, "  %s ", cmds[i]);
+        CHECK_EQ(count_lines(out, line), 1);
+    }
+}
+
 #endif /* GR_TOOL_PATH */

@@ -102,7 +102,7 @@ int tool_analyze(int argc, char **argv)
         return TOOL_USAGE;
     }
     grGraph_t g;
-    if (!tool_load(path, &g))
+    if (!tool_load(path, &g, json))
         return TOOL_FAIL;
     grGraphAnalysis r;
     tool_graph t;

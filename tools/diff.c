@@ -380,9 +380,9 @@ int tool_diff(int argc, char **argv)
         return TOOL_USAGE;
     }
     grGraph_t ga, gb;
-    if (!tool_load(pa_path, &ga))
+    if (!tool_load(pa_path, &ga, json))
         return TOOL_FAIL;
-    if (!tool_load(pb_path, &gb)) {
+    if (!tool_load(pb_path, &gb, json)) {
         grGraphDestroy(ga);
         return TOOL_FAIL;
     }

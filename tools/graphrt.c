@@ -8,12 +8,14 @@
  * Every subcommand loads its files with grGraphLoadStandIns, so kernels
  * and host functions are built-in stand-ins: any file loads.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "tool.h"
 
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char usage_main[] =
     "usage: graphrt COMMAND [OPTIONS] FILE...\n"
@@ -25,7 +27,6 @@ static const char usage_main[] =
     "  dot FILE           the graph as Graphviz DOT (as grGraphDebugDotPrint)\n"
     "  replay FILE        instantiate and replay with stand-in kernels, timed\n"
     "  diff A B           differences, paired as grGraphExecUpdate pairs nodes\n"
-    "  analyze FILE       grGraphAnalyze's report: critical path, width, findings\n"
     "  analyze FILE       grGraphAnalyze's report: critical path, width, findings\n"
     "\n"
     "'graphrt COMMAND --help' describes a command. Exit status: 0 success,\n"
@@ -58,10 +59,19 @@ bool tool_parse_num(const char *s, unsigned long long max, unsigned long long *o
     return true;
 }
 
-bool tool_load(const char *path, grGraph_t *g)
+bool tool_load(const char *path, grGraph_t *g, bool json)
 {
-    if (grGraphLoadFromFile(g, path, grGraphLoadStandIns) != grSuccess) {
-        fprintf(stderr, "graphrt: %s\n", grGetLastErrorDetail());
+    grError_t err = grGraphLoadFromFile(g, path, grGraphLoadStandIns);
+    if (err != grSuccess) {
+        const char *detail = grGetLastErrorDetail();
+        fprintf(stderr, "graphrt: %s\n", detail);
+        if (json) {
+            printf("{\"file\": ");
+            tool_json_str(stdout, path);
+            printf(", \"error\": \"%s\", \"detail\": ", grGetErrorName(err));
+            tool_json_str(stdout, detail);
+            printf("}\n");
+        }
         return false;
     }
     return true;
@@ -397,7 +407,7 @@ static int cmd_info(int argc, char **argv)
         return TOOL_USAGE;
     }
     grGraph_t g;
-    if (!tool_load(path, &g))
+    if (!tool_load(path, &g, json))
         return TOOL_FAIL;
     counts c;
     tool_graph t;
@@ -455,9 +465,47 @@ static const char usage_dot[] = "usage: graphrt dot [--verbose] [-o OUT] FILE\n"
                                 "exactly as grGraphDebugDotPrint writes it (--verbose:\n"
                                 "grGraphDebugDotFlagsVerbose). Render with: dot -Tsvg OUT -o graph.svg\n";
 
+/* grGraphDebugDotPrint writes to a path, and reopening standard output by
+ * a path (/dev/stdout) would truncate a file the shell opened for '>>',
+ * or rewind one it opened for '>' after earlier output: without -o, the
+ * DOT goes to a temporary file, then onto the stdout stream itself. */
+static bool dot_to_stdout(grGraph_t g, unsigned flags)
+{
+    const char *dir = getenv("TMPDIR");
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s/graphrt-dot-XXXXXX", dir && *dir ? dir : "/tmp");
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        tool_error("dot", "cannot make a temporary file in %s", dir && *dir ? dir : "/tmp");
+        return false;
+    }
+    bool ok = grGraphDebugDotPrint(g, tmp, flags) == grSuccess;
+    if (!ok)
+        fprintf(stderr, "graphrt: %s\n", grGetLastErrorDetail());
+    FILE *f = ok ? fdopen(fd, "rb") : NULL;
+    if (f) {
+        char buf[8192];
+        size_t n;
+        while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+            if (fwrite(buf, 1, n, stdout) != n)
+                break;
+        ok = !ferror(f) && fflush(stdout) == 0 && !ferror(stdout);
+        if (!ok)
+            tool_error("dot", "writing to standard output failed");
+        fclose(f);
+    } else {
+        if (ok)
+            tool_error("dot", "cannot read back %s", tmp);
+        ok = false;
+        close(fd);
+    }
+    unlink(tmp);
+    return ok;
+}
+
 static int cmd_dot(int argc, char **argv)
 {
-    const char *path = NULL, *out = "/dev/stdout";
+    const char *path = NULL, *out = NULL;
     unsigned flags = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0) {
@@ -480,11 +528,13 @@ static int cmd_dot(int argc, char **argv)
         return TOOL_USAGE;
     }
     grGraph_t g;
-    if (!tool_load(path, &g))
+    if (!tool_load(path, &g, false))
         return TOOL_FAIL;
-    fflush(stdout);
     int rc = TOOL_OK;
-    if (grGraphDebugDotPrint(g, out, flags) != grSuccess) {
+    if (!out) {
+        if (!dot_to_stdout(g, flags))
+            rc = TOOL_FAIL;
+    } else if (grGraphDebugDotPrint(g, out, flags) != grSuccess) {
         fprintf(stderr, "graphrt: %s\n", grGetLastErrorDetail());
         rc = TOOL_FAIL;
     }
@@ -513,8 +563,6 @@ int main(int argc, char **argv)
         return tool_replay(argc - 1, argv + 1);
     if (strcmp(cmd, "diff") == 0)
         return tool_diff(argc - 1, argv + 1);
-    if (strcmp(cmd, "analyze") == 0)
-        return tool_analyze(argc - 1, argv + 1);
     if (strcmp(cmd, "analyze") == 0)
         return tool_analyze(argc - 1, argv + 1);
     tool_error(cmd, "no such command");

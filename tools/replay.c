@@ -208,7 +208,7 @@ int tool_replay(int argc, char **argv)
     if (workers)
         setenv("GRAPHRT_WORKERS", workers, 1);
     grGraph_t g;
-    if (!tool_load(path, &g))
+    if (!tool_load(path, &g, json))
         return TOOL_FAIL;
     grGraphSetStandInWork(work);
     int nworkers = 0, rc = TOOL_FAIL;

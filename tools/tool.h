@@ -31,9 +31,10 @@ typedef struct tool_graph {
     struct tool_idx *sorted; /* node addresses, sorted (tool_node_index) */
 } tool_graph;
 
-/* Loads path with stand-ins (grGraphLoadStandIns): prints the reason and
- * returns false on failure. */
-bool tool_load(const char *path, grGraph_t *g);
+/* Loads path with stand-ins (grGraphLoadStandIns). On failure prints the
+ * reason on stderr and, when json, the object {"file", "error" (the
+ * error's name), "detail"} on stdout, and returns false. */
+bool tool_load(const char *path, grGraph_t *g, bool json);
 
 /* Fills t from g (g stays the caller's); false when out of memory. */
 bool tool_graph_read(tool_graph *t, grGraph_t g);

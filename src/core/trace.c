@@ -170,15 +170,26 @@ static void put_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
-/* Ticks to microseconds since the session began. */
+/* Ticks to whole nanoseconds since the session began. A span's start
+ * and end are both converted, and its duration is their difference:
+ * the conversion never decreases, so a span that ended before the next
+ * began on its thread still does in the file (viewers such as Perfetto
+ * need a thread's spans to nest). Rounding start and duration apart
+ * made 1 ns overlaps. */
 typedef struct clock_map {
     uint64_t tick0;
-    double us_per_tick;
+    double ns_per_tick;
 } clock_map;
 
-static double to_us(const clock_map *m, uint64_t t)
+static uint64_t to_ns(const clock_map *m, uint64_t t)
 {
-    return t >= m->tick0 ? (double)(t - m->tick0) * m->us_per_tick : 0.0;
+    return t >= m->tick0 ? (uint64_t)((double)(t - m->tick0) * m->ns_per_tick + 0.5) : 0;
+}
+
+/* Whole nanoseconds as microseconds with 3 decimals, exactly. */
+static void put_us(FILE *f, const char *key, uint64_t ns)
+{
+    fprintf(f, ",\"%s\":%llu.%03u", key, (unsigned long long)(ns / 1000), (unsigned)(ns % 1000));
 }
 
 static const char *category(unsigned kind)
@@ -202,12 +213,16 @@ static void put_event(FILE *f, const clock_map *m, int pid, unsigned tid, const 
 {
     fputs(",\n{\"name\":", f);
     put_string(f, e->name);
-    fprintf(f, ",\"cat\":\"%s\",\"pid\":%d,\"tid\":%u,\"ts\":%.3f", category(e->kind), pid, tid,
-            to_us(m, e->t0));
-    if (e->t1)
-        fprintf(f, ",\"ph\":\"X\",\"dur\":%.3f", e->t1 >= e->t0 ? to_us(m, e->t1) - to_us(m, e->t0) : 0.0);
-    else
+    uint64_t ts = to_ns(m, e->t0);
+    fprintf(f, ",\"cat\":\"%s\",\"pid\":%d,\"tid\":%u", category(e->kind), pid, tid);
+    put_us(f, "ts", ts);
+    if (e->t1) {
+        uint64_t end = e->t1 >= e->t0 ? to_ns(m, e->t1) : ts;
+        fputs(",\"ph\":\"X\"", f);
+        put_us(f, "dur", end - ts);
+    } else {
         fputs(",\"ph\":\"i\",\"s\":\"t\"", f);
+    }
     fprintf(f, ",\"args\":{\"worker\":%u", e->worker);
     switch ((gr_trace_kind)e->kind) {
     case GR_TR_NODE:
@@ -265,9 +280,9 @@ static grError_t stop_locked(const char *call)
 {
     stop_recording();
     uint64_t tick1 = gr__trace_clock(), ns1 = gr__now_ns();
-    clock_map m = {trace.tick0, 1e-3};
+    clock_map m = {trace.tick0, 1.0};
     if (tick1 > trace.tick0 && ns1 > trace.ns0)
-        m.us_per_tick = (double)(ns1 - trace.ns0) / (double)(tick1 - trace.tick0) * 1e-3;
+        m.ns_per_tick = (double)(ns1 - trace.ns0) / (double)(tick1 - trace.tick0);
     char *path = trace.path;
     trace.path = NULL;
     FILE *f = fopen(path, "w");
