@@ -218,9 +218,40 @@ static void graphmem_ownership()
     cudaStreamDestroy(s);
 }
 
+// cudaStreamEndCapture(s, NULL) after cudaStreamBeginCaptureToGraph, as
+// NVIDIA's graphConditionalNodes sample calls it; and after a plain
+// cudaStreamBeginCapture.
+static void end_capture_null()
+{
+    cudaStream_t s;
+    cudaGraph_t g;
+    cudaGraphNode_t n;
+    cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    cudaGraphCreate(&g, 0);
+    R("endnull.begin-to-graph", cudaStreamBeginCaptureToGraph(s, g, nullptr, nullptr, 0, cudaStreamCaptureModeGlobal));
+    cudaLaunchHostFunc(s, nap300, nullptr);
+    R("endnull.end-to-graph-null", cudaStreamEndCapture(s, nullptr));
+    cudaStreamCaptureStatus st;
+    cudaStreamIsCapturing(s, &st);
+    note("endnull.status-after", "%d", (int)st);
+    note("endnull.graph-nodes", "%zu", nnodes(g));
+    cudaGraphDestroy(g);
+    R("endnull.begin", cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    cudaLaunchHostFunc(s, nap300, nullptr);
+    R("endnull.end-null", cudaStreamEndCapture(s, nullptr));
+    cudaStreamIsCapturing(s, &st);
+    note("endnull.plain-status-after", "%d", (int)st);
+    int v = -1;
+    R("driver-version", cudaDriverGetVersion(&v));
+    note("driver-version-value", "%d", v);
+    (void)n;
+    cudaStreamDestroy(s);
+}
+
 int main()
 {
     cudaFree(0);
+    end_capture_null();
     legacy_query();
     capture_isolation();
     userobj_in_flight();
