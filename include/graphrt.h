@@ -2610,7 +2610,8 @@ GR_API grError_t grGraphSaveToFile(grGraph_t graph, const char *path, unsigned i
  * them, with its clones and the executables instantiated from them: they
  * are freed when the last of those is destroyed (destroy them before grDeviceReset, which
  * frees all memory). Errors: grErrorInvalidValue (graph or path NULL,
- * flags unknown, the file cannot be read, a malformed or truncated file,
+ * flags unknown, the file cannot be opened or read (a directory: "cannot
+ * read 'PATH': Is a directory"), a malformed or truncated file,
  * an unknown version, a kernel or host function name that is not
  * registered, a kernel whose parameter sizes differ from the saved ones:
  * the detail reads "PATH:LINE: what is wrong"), grErrorMemoryAllocation.

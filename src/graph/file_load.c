@@ -24,6 +24,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Fields of a node line beyond its name and type. */
 #define MAX_FIELDS 16
@@ -1405,11 +1406,21 @@ static grError_t read_file(loader *ld)
     FILE *f = fopen(ld->path, "rb");
     if (!f)
         return gr__fail(grErrorInvalidValue, "%s: cannot open '%s': %s", ld->call, ld->path, strerror(errno));
-    /* Sized from the file's length when it has one, so that a large file
-     * is read once, without copies. */
-    long flen = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
-    rewind(f);
-    size_t cap = flen > 0 ? (size_t)flen + 1 : (size_t)1 << 16;
+    /* Sized from a regular file's length, so that a large file is read
+     * once, without copies. Anything else (a pipe, a device) is read in
+     * growing chunks: its length, and where fseek puts its end, mean
+     * nothing (a directory's ftell is LONG_MAX on ext4). A directory is
+     * refused here, where some systems would read its bytes. */
+    struct stat st;
+    bool stat_ok = fstat(fileno(f), &st) == 0;
+    if (stat_ok && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        return gr__fail(grErrorInvalidValue, "%s: cannot read '%s': %s", ld->call, ld->path,
+                        strerror(EISDIR));
+    }
+    size_t cap = (size_t)1 << 16;
+    if (stat_ok && S_ISREG(st.st_mode) && st.st_size > 0 && (uintmax_t)st.st_size < SIZE_MAX)
+        cap = (size_t)st.st_size + 1;
     char *buf = gr__malloc(cap);
     size_t len = 0;
     while (buf) {
