@@ -2486,7 +2486,9 @@ GR_API grError_t grStreamWriteValue64(grStream_t stream, void *addr, uint64_t va
  * capturing stream the batch becomes one batch memory operation node
  * holding a copy of the array (count 0 records nothing).
  * Errors: grErrorInvalidValue (flags not 0; count above
- * GR_BATCH_MEM_OP_MAX; paramArray NULL with count > 0; an operation code
+ * GR_BATCH_MEM_OP_MAX; paramArray NULL with count > 0, or not aligned to
+ * an array of grStreamBatchMemOpParams, or not count readable elements,
+ * which graphrt asks the kernel without reading them; an operation code
  * unknown; an operation's address or flags refused as the single calls
  * refuse them; a barrier's flags not a grStreamMemoryBarrierType*),
  * grErrorNotSupported (grStreamMemOpFlushRemoteWrites or
