@@ -2162,7 +2162,10 @@ GR_API grError_t grGraphReleaseUserObject(grGraph_t graph, grUserObject_t object
  * on originalGraph. Mirrors cudaGraphClone. */
 GR_API grError_t grGraphClone(grGraph_t *pGraphClone, grGraph_t originalGraph);
 
-/* The node of clonedGraph that was cloned from originalNode. Errors:
+/* The node of clonedGraph that was cloned from originalNode. A clone knows
+ * its original by the graph's identity, not its address: a graph created
+ * after the original was destroyed is never its original, even at the
+ * same address. Errors:
  * grErrorInvalidValue (pNode NULL; originalNode not live; clonedGraph NULL,
  * not live, or not a clone of originalNode's graph; no node of clonedGraph
  * was cloned from originalNode: it was added after the clone was made, or
