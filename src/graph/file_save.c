@@ -294,12 +294,10 @@ static bool put_ptr(saver *s, outbuf *o, const void *p, size_t n, bool untracked
     }
     if (!untracked_ok)
         return false;
-    if (n == 0) {
-        /* Nothing is touched: no memory to stand for. */
-        put_s(o, "null");
-        return true;
-    }
-    put_ref(o, 'b', buf_id(s, p, n, 'h'), 0);
+    /* A range of 0 bytes (a memset of width 0, a copy of 0 bytes) still
+     * names memory, which the node's add refuses as NULL: it stands for a
+     * buffer of 1 byte, the least a buffer has, so that the file loads. */
+    put_ref(o, 'b', buf_id(s, p, n ? n : 1, 'h'), 0);
     return true;
 }
 
