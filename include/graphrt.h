@@ -1566,11 +1566,18 @@ typedef enum grGraphConditionalNodeType {
     grGraphCondTypeSwitch = 2, /* body v if v < size, else none */
 } grGraphConditionalNodeType;
 
+/* The most bodies a SWITCH node has (its size). CUDA documents no limit
+ * ("any value greater than zero"; 1000 was accepted); graphrt makes every
+ * body graph when the node is added, so a size near UINT_MAX would take
+ * the process's memory: larger sizes are refused with grErrorInvalidValue.
+ * Graph files hold at most as many. graphrt's own. */
+#define GR_COND_SWITCH_MAX 65536u
+
 /* The parameters of a conditional node (grGraphAddNode with type
  * grGraphNodeTypeConditional). handle: from grGraphConditionalHandleCreate
  * for this graph or another graph of its nest (a body, the graph that
  * holds a body), used by no other node. size: bodies, 1 for WHILE, 1
- * or 2 for IF, 1 or more for SWITCH. phGraph_out: set by grGraphAddNode to
+ * or 2 for IF, 1 to GR_COND_SWITCH_MAX for SWITCH. phGraph_out: set by grGraphAddNode to
  * an array of 'size' empty body graphs, owned by the node (valid while it
  * lives; fill them with grGraphAdd*Node or grStreamBeginCaptureToGraph).
  * Mirrors cudaConditionalNodeParams (without ctx: graphrt has one context
@@ -1833,7 +1840,8 @@ GR_API grError_t grGraphAddEventWaitNode(grGraphNode_t *pGraphNode, grGraph_t gr
  * memory nodes are refused when added) are in docs/conditional.md; a
  * conditional node's errors: grErrorInvalidValue (handle not live, made
  * for a graph of another nest, or used by another node; type not a
- * grGraphConditionalNodeType; size not allowed for the type),
+ * grGraphConditionalNodeType; size not allowed for the type, a SWITCH's
+ * above GR_COND_SWITCH_MAX),
  * grErrorNotSupported (graph is a child graph's). A memcpy is
  * memcpy.copyParams, taken as grGraphAddMemcpyNode takes its 3D
  * parameters (2D and 3D copies included). Errors: those of the

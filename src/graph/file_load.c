@@ -1165,7 +1165,7 @@ static grError_t add_cond(loader *ld, fields *f, grGraph_t g, grGraphNode_t *nod
     if (t == 3)
         return lfail(ld, grErrorInvalidValue, "type=%.24s is not a conditional node type (if, while, switch)",
                      tv);
-    if ((err = need_u64(ld, f, "size", "cond", 1u << 16, &size)))
+    if ((err = need_u64(ld, f, "size", "cond", GR_COND_SWITCH_MAX, &size)))
         return err;
     if (depth + 1 > GR_GRAPH_MAX_NEST)
         return lfail(ld, grErrorInvalidValue, "bodies nest deeper than %u levels", GR_GRAPH_MAX_NEST);
