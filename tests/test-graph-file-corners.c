@@ -131,3 +131,42 @@ GR_TEST(graph_file_saves_graphs_with_nothing_to_declare)
     CHECK_OK(grGraphDestroy(l));
     CHECK_OK(grGraphDestroy(g));
 }
+
+/* Writes a file whose only node line is "n0 TYPE" and nfields key=value
+ * fields k0=0 k1=1 ..., and loads it: refused, the detail returned. */
+static void load_fields(const char *type, int nfields, char *detail, size_t cap)
+{
+    char path[128];
+    grGraph_t g = NULL;
+    tmp_path(path, sizeof path, "fields");
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    fprintf(f, "graphrt-graph 1\ngraph {\n  n0 %s", type);
+    for (int i = 0; i < nfields; i++)
+        fprintf(f, " k%d=%d", i, i);
+    fprintf(f, "\n}\n");
+    fclose(f);
+    CHECK_GR(grErrorInvalidValue, grGraphLoadFromFile(&g, path, 0));
+    CHECK_PTR_EQ(g, NULL);
+    snprintf(detail, cap, "%s", grGetLastErrorDetail());
+    unlink(path);
+}
+
+/* A node line holds at most 16 key=value fields: 17 and 18 (which the
+ * line's tokens have room for, with no positional field or '{') are
+ * refused as too many, not stored past the field table. 16 unknown
+ * fields are refused naming the first. */
+GR_TEST(graph_file_refuses_node_lines_of_more_than_16_fields)
+{
+    char d[512];
+    for (int n = 17; n <= 24; n++) {
+        load_fields("empty", n, d, sizeof d);
+        if (!strstr(d, ":3: the line has more than 16 fields"))
+            GR_TEST_FAIL_("%d fields: %s", n, d);
+    }
+    load_fields("memset", 17, d, sizeof d);
+    CHECK(strstr(d, ":3: the line has more than 16 fields") != NULL);
+    load_fields("empty", 16, d, sizeof d);
+    if (!strstr(d, "'k0'"))
+        GR_TEST_FAIL_("16 unknown fields: %s", d);
+}

@@ -1212,6 +1212,11 @@ static grError_t parse_node(loader *ld, grGraph_t g, scope *sc, char **tok, size
         if (strcmp(tok[i], "{") == 0 && i + 1 == ntok) {
             f.brace = true;
         } else if (eq) {
+            /* tok has room for a positional field and '{' besides
+             * MAX_FIELDS of these: a line of only key=value fields
+             * could fill it past f's arrays. */
+            if (f.n == MAX_FIELDS)
+                return lfail(ld, grErrorInvalidValue, "the line has more than %d fields", MAX_FIELDS);
             /* A field given twice is left unused, and refused below. */
             *eq = '\0';
             f.key[f.n] = tok[i];
