@@ -1566,11 +1566,18 @@ typedef enum grGraphConditionalNodeType {
     grGraphCondTypeSwitch = 2, /* body v if v < size, else none */
 } grGraphConditionalNodeType;
 
+/* The most bodies a SWITCH node has (its size). CUDA documents no limit
+ * ("any value greater than zero"; 1000 was accepted); graphrt makes every
+ * body graph when the node is added, so a size near UINT_MAX would take
+ * the process's memory: larger sizes are refused with grErrorInvalidValue.
+ * Graph files hold at most as many. graphrt's own. */
+#define GR_COND_SWITCH_MAX 65536u
+
 /* The parameters of a conditional node (grGraphAddNode with type
  * grGraphNodeTypeConditional). handle: from grGraphConditionalHandleCreate
  * for this graph or another graph of its nest (a body, the graph that
  * holds a body), used by no other node. size: bodies, 1 for WHILE, 1
- * or 2 for IF, 1 or more for SWITCH. phGraph_out: set by grGraphAddNode to
+ * or 2 for IF, 1 to GR_COND_SWITCH_MAX for SWITCH. phGraph_out: set by grGraphAddNode to
  * an array of 'size' empty body graphs, owned by the node (valid while it
  * lives; fill them with grGraphAdd*Node or grStreamBeginCaptureToGraph).
  * Mirrors cudaConditionalNodeParams (without ctx: graphrt has one context
@@ -1833,7 +1840,8 @@ GR_API grError_t grGraphAddEventWaitNode(grGraphNode_t *pGraphNode, grGraph_t gr
  * memory nodes are refused when added) are in docs/conditional.md; a
  * conditional node's errors: grErrorInvalidValue (handle not live, made
  * for a graph of another nest, or used by another node; type not a
- * grGraphConditionalNodeType; size not allowed for the type),
+ * grGraphConditionalNodeType; size not allowed for the type, a SWITCH's
+ * above GR_COND_SWITCH_MAX),
  * grErrorNotSupported (graph is a child graph's). A memcpy is
  * memcpy.copyParams, taken as grGraphAddMemcpyNode takes its 3D
  * parameters (2D and 3D copies included). Errors: those of the
@@ -2162,7 +2170,10 @@ GR_API grError_t grGraphReleaseUserObject(grGraph_t graph, grUserObject_t object
  * on originalGraph. Mirrors cudaGraphClone. */
 GR_API grError_t grGraphClone(grGraph_t *pGraphClone, grGraph_t originalGraph);
 
-/* The node of clonedGraph that was cloned from originalNode. Errors:
+/* The node of clonedGraph that was cloned from originalNode. A clone knows
+ * its original by the graph's identity, not its address: a graph created
+ * after the original was destroyed is never its original, even at the
+ * same address. Errors:
  * grErrorInvalidValue (pNode NULL; originalNode not live; clonedGraph NULL,
  * not live, or not a clone of originalNode's graph; no node of clonedGraph
  * was cloned from originalNode: it was added after the clone was made, or
@@ -2486,7 +2497,9 @@ GR_API grError_t grStreamWriteValue64(grStream_t stream, void *addr, uint64_t va
  * capturing stream the batch becomes one batch memory operation node
  * holding a copy of the array (count 0 records nothing).
  * Errors: grErrorInvalidValue (flags not 0; count above
- * GR_BATCH_MEM_OP_MAX; paramArray NULL with count > 0; an operation code
+ * GR_BATCH_MEM_OP_MAX; paramArray NULL with count > 0, or not aligned to
+ * an array of grStreamBatchMemOpParams, or not count readable elements,
+ * which graphrt asks the kernel without reading them; an operation code
  * unknown; an operation's address or flags refused as the single calls
  * refuse them; a barrier's flags not a grStreamMemoryBarrierType*),
  * grErrorNotSupported (grStreamMemOpFlushRemoteWrites or
@@ -2610,7 +2623,8 @@ GR_API grError_t grGraphSaveToFile(grGraph_t graph, const char *path, unsigned i
  * them, with its clones and the executables instantiated from them: they
  * are freed when the last of those is destroyed (destroy them before grDeviceReset, which
  * frees all memory). Errors: grErrorInvalidValue (graph or path NULL,
- * flags unknown, the file cannot be read, a malformed or truncated file,
+ * flags unknown, the file cannot be opened or read (a directory: "cannot
+ * read 'PATH': Is a directory"), a malformed or truncated file,
  * an unknown version, a kernel or host function name that is not
  * registered, a kernel whose parameter sizes differ from the saved ones:
  * the detail reads "PATH:LINE: what is wrong"), grErrorMemoryAllocation.

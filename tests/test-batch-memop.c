@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 static grStreamBatchMemOpParams wait32(void *addr, uint32_t v, unsigned cond)
@@ -157,6 +158,78 @@ GR_TEST(batch_mem_op_refusals_queue_and_capture_nothing)
     CHECK_OK(grGraphDestroy(g));
     CHECK_EQ(words[0], 0ull);
     CHECK_OK(grStreamDestroy(s));
+}
+
+/* A paramArray that is not an array (misaligned, unmapped, or running
+ * into an unreadable page) is refused by every entry that takes one,
+ * before an element is read: reading it would fault inside graphrt. */
+GR_TEST(batch_mem_op_param_array_is_checked_readable_and_aligned_by_every_entry)
+{
+    static uint32_t word;
+    long page = sysconf(_SC_PAGESIZE);
+    /* Two pages, the second unreadable: an array of two whose second
+     * element lies there. */
+    char *two = mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(two != MAP_FAILED);
+    CHECK_EQ(mprotect(two + page, (size_t)page, PROT_NONE), 0);
+    grStreamBatchMemOpParams *edge = (grStreamBatchMemOpParams *)(void *)(two + page - sizeof *edge);
+    *edge = write32(&word, 1);
+    struct {
+        grStreamBatchMemOpParams *ops;
+        unsigned count;
+        const char *says;
+    } bad[] = {
+        {(grStreamBatchMemOpParams *)(uintptr_t)0x10000005a, 1, "is not aligned"},
+        {(grStreamBatchMemOpParams *)(uintptr_t)0x100000058, 1, "readable"},
+        {(grStreamBatchMemOpParams *)(uintptr_t)0x40, 1, "readable"},
+        {edge, 2, "readable"},
+    };
+    grStreamBatchMemOpParams ok = write32(&word, 7);
+    grStream_t s;
+    grGraph_t g;
+    grGraphNode_t n, n2 = NULL;
+    grGraphExec_t e;
+    grBatchMemOpNodeParams bp = {NULL, 1, &ok, 0};
+    CHECK_OK(grStreamCreate(&s));
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddBatchMemOpNode(&n, g, NULL, 0, &bp));
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        grBatchMemOpNodeParams p = {NULL, bad[i].count, bad[i].ops, 0};
+        grGraphNodeParams gp;
+        memset(&gp, 0, sizeof gp);
+        gp.type = grGraphNodeTypeBatchMemOp;
+        gp.memOp = p;
+        CHECK_GR(grErrorInvalidValue, grStreamBatchMemOp(s, p.count, p.paramArray, 0));
+        CHECK_DETAIL_HAS("grStreamBatchMemOp: paramArray");
+        CHECK_DETAIL_HAS(bad[i].says);
+        CHECK_GR(grErrorInvalidValue, grGraphAddBatchMemOpNode(&n2, g, NULL, 0, &p));
+        CHECK_DETAIL_HAS(bad[i].says);
+        CHECK_GR(grErrorInvalidValue, grGraphAddNode(&n2, g, NULL, NULL, 0, &gp));
+        CHECK_DETAIL_HAS(bad[i].says);
+        CHECK_GR(grErrorInvalidValue, grGraphBatchMemOpNodeSetParams(n, &p));
+        CHECK_DETAIL_HAS(bad[i].says);
+        CHECK_GR(grErrorInvalidValue, grGraphNodeSetParams(n, &gp));
+        CHECK_DETAIL_HAS(bad[i].says);
+        if (p.count == 1) { /* the executable's node keeps its count */
+            CHECK_GR(grErrorInvalidValue, grGraphExecBatchMemOpNodeSetParams(e, n, &p));
+            CHECK_DETAIL_HAS(bad[i].says);
+            CHECK_GR(grErrorInvalidValue, grGraphExecNodeSetParams(e, n, &gp));
+            CHECK_DETAIL_HAS(bad[i].says);
+        }
+    }
+    CHECK_PTR_EQ(n2, NULL);
+    /* Nothing changed: the node and the executable still write 7. */
+    launch_sync(e, s);
+    CHECK_EQ(load32(&word), 7);
+    /* One element before the unreadable page is an array of one. */
+    CHECK_OK(grStreamBatchMemOp(s, 1, edge, 0));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_EQ(load32(&word), 1);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_EQ(munmap(two, (size_t)page * 2), 0);
 }
 
 GR_TEST(capture_makes_one_batch_mem_op_node_per_call_and_replay_runs_them)

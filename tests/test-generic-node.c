@@ -451,6 +451,37 @@ GR_TEST(instantiate_with_params_names_the_allocation_node_of_a_second_executable
     CHECK_OK(grGraphDestroy(g));
 }
 
+/* A failure found while building a conditional node's bodies names the
+ * call that was made, as every other refusal of the three variants does. */
+GR_TEST(instantiate_variants_name_themselves_in_a_body_refusal)
+{
+    grGraph_t g;
+    grGraphConditionalHandle h;
+    grGraphNode_t cn, hn;
+    grGraphExec_t e = NULL;
+    grGraphInstantiateParams ip;
+    grGraphNodeParams p = type_only(grGraphNodeTypeConditional);
+    grGraphNodeParams hp = host_params(host_a);
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
+    p.conditional.handle = h;
+    p.conditional.type = grGraphCondTypeIf;
+    p.conditional.size = 1;
+    CHECK_OK(grGraphAddNode(&cn, g, NULL, NULL, 0, &p));
+    CHECK_OK(grGraphAddNode(&hn, p.conditional.phGraph_out[0], NULL, NULL, 0, &hp));
+    memset(&ip, 0, sizeof ip);
+    CHECK_GR(grErrorInvalidValue, grGraphInstantiateWithParams(&e, g, &ip));
+    CHECK_EQ(ip.result_out, grGraphInstantiateNodeOperationNotSupported);
+    CHECK_PTR_EQ(ip.errNode_out, hn);
+    CHECK_EQ(strncmp(grGetLastErrorDetail(), "grGraphInstantiateWithParams: ", 30), 0);
+    CHECK_GR(grErrorInvalidValue, grGraphInstantiateWithFlags(&e, g, 0));
+    CHECK_EQ(strncmp(grGetLastErrorDetail(), "grGraphInstantiateWithFlags: ", 29), 0);
+    CHECK_GR(grErrorInvalidValue, grGraphInstantiate(&e, g, 0));
+    CHECK_EQ(strncmp(grGetLastErrorDetail(), "grGraphInstantiate: ", 20), 0);
+    CHECK_PTR_EQ(e, NULL);
+    CHECK_OK(grGraphDestroy(g));
+}
+
 GR_TEST(instantiate_with_params_names_the_node_whose_range_overruns)
 {
     size_t big = 4u << 20;

@@ -571,6 +571,36 @@ GR_TEST(graph_clone_and_find_refuse_bad_arguments)
     CHECK_OK(grGraphDestroy(other));
 }
 
+/* A destroyed graph's memory comes back to a later graph (once 64 more
+ * graphs have been destroyed): that graph is no original of the clone,
+ * though it has the original's address and a node of the same creation
+ * number. */
+GR_TEST(graph_find_in_clone_refuses_a_graph_at_a_destroyed_originals_address)
+{
+    grGraph_t a, c, b = NULL;
+    grGraphNode_t na, nb, out = NULL;
+    CHECK_OK(grGraphCreate(&a, 0));
+    CHECK_OK(grGraphAddEmptyNode(&na, a, NULL, 0));
+    CHECK_OK(grGraphClone(&c, a));
+    CHECK_OK(grGraphDestroy(a));
+    for (int i = 0; i < 1000 && b == NULL; i++) {
+        grGraph_t t;
+        CHECK_OK(grGraphCreate(&t, 0));
+        if (t == a)
+            b = t;
+        else
+            CHECK_OK(grGraphDestroy(t));
+    }
+    if (b == NULL)
+        GR_TEST_SKIP("no graph got the destroyed original's address back");
+    CHECK_OK(grGraphAddEmptyNode(&nb, b, NULL, 0));
+    CHECK_GR(grErrorInvalidValue, grGraphNodeFindInClone(&out, nb, c));
+    CHECK_DETAIL_HAS("is not a clone of graph");
+    CHECK_PTR_EQ(out, NULL);
+    CHECK_OK(grGraphDestroy(b));
+    CHECK_OK(grGraphDestroy(c));
+}
+
 GR_TEST(graph_kernel_node_refuses_bad_launch_params)
 {
     grGraph_t g;

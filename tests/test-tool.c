@@ -18,12 +18,12 @@ static void tmp_path(char *buf, size_t cap, const char *tag)
     snprintf(buf, cap, "%s/graphrt-tool-%ld-%s.graph", dir, (long)getpid(), tag);
 }
 
-/* Runs the tool with 'args'; its standard output into out (cap bytes),
- * its exit status returned. */
-static int run_tool(const char *args, char *out, size_t cap)
+/* Runs the tool with 'args' and the shell redirections 'redirect'; what
+ * reaches the pipe into out (cap bytes), its exit status returned. */
+static int run_tool_redirected(const char *args, const char *redirect, char *out, size_t cap)
 {
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "'%s' %s 2>/dev/null", GR_TOOL_PATH, args);
+    snprintf(cmd, sizeof cmd, "'%s' %s %s", GR_TOOL_PATH, args, redirect);
     FILE *p = popen(cmd, "r");
     CHECK(p != NULL);
     size_t n = fread(out, 1, cap - 1, p);
@@ -31,6 +31,19 @@ static int run_tool(const char *args, char *out, size_t cap)
     int st = pclose(p);
     CHECK(WIFEXITED(st));
     return WEXITSTATUS(st);
+}
+
+/* Runs the tool with 'args'; its standard output into out (cap bytes),
+ * its exit status returned. */
+static int run_tool(const char *args, char *out, size_t cap)
+{
+    return run_tool_redirected(args, "2>/dev/null", out, cap);
+}
+
+/* The same, its standard error into out. */
+static int run_tool_stderr(const char *args, char *out, size_t cap)
+{
+    return run_tool_redirected(args, "2>&1 >/dev/null", out, cap);
 }
 
 /* ------------------------------------------------ a small JSON checker */
@@ -190,6 +203,19 @@ GR_TEST_T(tool_info_counts_nodes_and_prints_json, 60)
     unlink(a);
     unlink(b);
     unlink(c);
+}
+
+/* A directory is a file that cannot be read, not a request for 2^63
+ * bytes of memory (the loader once sized it from ftell). */
+GR_TEST(tool_info_refuses_a_directory_as_unreadable)
+{
+    char dir[] = "/tmp/graphrt-tool-dir-XXXXXX", args[256], out[1024];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(args, sizeof args, "info '%s'", dir);
+    CHECK_EQ(run_tool_stderr(args, out, sizeof out), 1);
+    CHECK(strstr(out, "cannot read") != NULL);
+    CHECK(strstr(out, "out of memory") == NULL);
+    CHECK_EQ(rmdir(dir), 0);
 }
 
 GR_TEST_T(tool_diff_pairs_nodes_and_gives_the_update_verdict, 60)

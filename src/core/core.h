@@ -182,9 +182,10 @@ static inline bool gr__on_own_stack(const void *p, size_t n)
     return a >= lo && a < top && n <= top - a;
 }
 
-/* True if the n bytes at p (n >= 1, at most a page) can be read, asked of
- * the kernel without touching them (a fault would end the process): a
- * system call of about a microsecond. */
+/* True if the n bytes at p (n >= 1) can be read, asked of the kernel
+ * without touching them (a fault would end the process): one byte of each
+ * page the range spans, eight pages per system call of about a
+ * microsecond. */
 bool gr__probe_readable(const void *p, size_t n);
 
 /* Short printable name of a pointer-like handle for detail sentences. */

@@ -72,18 +72,39 @@ static bool pipe_probe(const void *p)
     return w == 1 || err != EFAULT;
 }
 
+/* Bytes probed per system call: the first byte of the range, one in each
+ * page after the first, and the last. */
+#define PROBE_IOVS 8
+#define PROBE_PAGE ((uintptr_t)4096)
+
 bool gr__probe_readable(const void *p, size_t n)
 {
-    const char *first = p, *last = first + (n ? n - 1 : 0);
-    char buf[2];
-    /* The first and the last byte: a range of at most a page spans at
-     * most two. */
-    struct iovec local[2] = {{&buf[0], 1}, {&buf[1], 1}};
-    struct iovec remote[2] = {{(void *)(uintptr_t)first, 1}, {(void *)(uintptr_t)last, 1}};
-    ssize_t r = process_vm_readv(getpid(), local, 2, remote, 2, 0);
-    if (r == 2)
-        return true;
-    if (r >= 0 || errno == EFAULT)
-        return false;
-    return pipe_probe(first) && pipe_probe(last);
+    uintptr_t first = (uintptr_t)p, last = first + (n ? n - 1 : 0);
+    if (last < first)
+        return false; /* the range wraps around the address space */
+    char buf[PROBE_IOVS];
+    struct iovec local[PROBE_IOVS], remote[PROBE_IOVS];
+    uintptr_t at = first;
+    bool done = false;
+    while (!done) {
+        int k = 0;
+        for (; k < PROBE_IOVS && !done; k++) {
+            local[k] = (struct iovec){&buf[k], 1};
+            remote[k] = (struct iovec){(void *)at, 1};
+            uintptr_t next = (at | (PROBE_PAGE - 1)) + 1; /* the next page */
+            if (at == last)
+                done = true;
+            else
+                at = next <= last && next > at ? next : last;
+        }
+        ssize_t r = process_vm_readv(getpid(), local, (unsigned long)k, remote, (unsigned long)k, 0);
+        if (r == k)
+            continue;
+        if (r >= 0 || errno == EFAULT)
+            return false;
+        for (int i = 0; i < k; i++)
+            if (!pipe_probe(remote[i].iov_base))
+                return false;
+    }
+    return true;
 }

@@ -33,6 +33,12 @@ void gr__exec_cond_free(gr_cond_plan *c)
 
 grError_t gr__exec_cond_build(const struct grGraphNode_st *gn, int depth, gr_cond_plan **out)
 {
+    return gr__exec_cond_build_for("grGraphInstantiate", gn, depth, out);
+}
+
+grError_t gr__exec_cond_build_for(const char *call, const struct grGraphNode_st *gn, int depth,
+                                  gr_cond_plan **out)
+{
     const gr_cond_params *cp = &gn->p.cond;
     *out = NULL;
     gr_cond_plan *c = gr__calloc(1, sizeof *c + cp->nbodies * sizeof c->bodies[0]);
@@ -43,7 +49,7 @@ grError_t gr__exec_cond_build(const struct grGraphNode_st *gn, int depth, gr_con
         c->nodes = gr__malloc(total * sizeof *c->nodes + (cp->nbodies + 1) * sizeof *c->first);
     if (c == NULL || c->nodes == NULL) {
         gr__free(c);
-        return gr__fail(grErrorMemoryAllocation, "grGraphInstantiate: out of memory");
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
     }
     c->first = (uint32_t *)(c->nodes + total);
     c->first[0] = 0;
@@ -60,19 +66,18 @@ grError_t gr__exec_cond_build(const struct grGraphNode_st *gn, int depth, gr_con
             gr__inst_fault.result = grGraphInstantiateNodeOperationNotSupported;
             return gr__fail(
                 grErrorInvalidValue,
-                "grGraphInstantiate: %s is in body %u of %s (or in a child graph there); a body may "
-                "hold only kernel, empty, memcpy, memset, child graph and conditional nodes, as in "
-                "CUDA",
-                gr__node_label(bad), i, gr__node_label(gn));
+                "%s: %s is in body %u of %s (or in a child graph there); a body may hold only kernel, "
+                "empty, memcpy, memset, child graph and conditional nodes, as in CUDA",
+                call, gr__node_label(bad), i, gr__node_label(gn));
         }
         /* A plan has cache-line aligned fields. */
         gr_plan *p = gr__aligned_alloc(64, sizeof *p);
         if (p == NULL) {
             gr__exec_cond_free(c);
-            return gr__fail(grErrorMemoryAllocation, "grGraphInstantiate: out of memory");
+            return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
         }
         memset(p, 0, sizeof *p);
-        grError_t err = gr__plan_build_body(cp->bodies[i], depth, p);
+        grError_t err = gr__plan_build_body(call, cp->bodies[i], depth, p);
         if (err != grSuccess) {
             gr__free(p);
             gr__exec_cond_free(c);

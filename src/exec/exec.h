@@ -22,14 +22,17 @@ void gr__plan_free(gr_plan *p);
 
 /* Builds the plan of a conditional node's body g (nested 'depth' deep)
  * into *p, as instantiate builds an executable's, without the node table;
- * on failure (with a detail) *p is freed. */
-grError_t gr__plan_build_body(grGraph_t g, int depth, gr_plan *p);
+ * on failure (with a detail naming 'call') *p is freed. */
+grError_t gr__plan_build_body(const char *call, grGraph_t g, int depth, gr_plan *p);
 
 /* ---------------------------------------------- conditional nodes
  * (exec/conditional.c) */
 
 /* Builds the compiled form of conditional node gn (one plan per body)
- * into *out; on failure *out is NULL and nothing is held. */
+ * into *out; on failure *out is NULL, nothing is held, and the detail
+ * names 'call' (gr__exec_cond_build: grGraphInstantiate). */
+grError_t gr__exec_cond_build_for(const char *call, const struct grGraphNode_st *gn, int depth,
+                                  gr_cond_plan **out);
 grError_t gr__exec_cond_build(const struct grGraphNode_st *gn, int depth, gr_cond_plan **out);
 
 /* Frees a conditional node's compiled form (NULL accepted). */

@@ -44,6 +44,7 @@ typedef struct builder {
     uint32_t nrecord;  /* event record nodes */
     uint32_t nranged;  /* memcpy and memset nodes */
     bool use_priority; /* grGraphInstantiateFlagUseNodePriority */
+    const char *call;  /* the entry point the details name */
     uint32_t ncond;    /* conditional nodes */
     uint32_t nmemop;   /* batch memory operation nodes */
     bool memop_waits;  /* one of them waits */
@@ -296,13 +297,13 @@ static grError_t edges_and_orig(builder *b, grGraph_t g, struct grGraphExec_st *
         porig = gr__big_alloc((b->n ? b->n : 1) * sizeof *porig);
     if (!e->orig || (!dense && !porig)) {
         gr__big_free(porig);
-        return gr__fail(grErrorMemoryAllocation, "grGraphInstantiate: out of memory");
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", b->call);
     }
     if (g->nnotes) {
         e->orig_notes = gr__malloc(g->nnotes * sizeof *e->orig_notes);
         if (!e->orig_notes) {
             gr__big_free(porig);
-            return gr__fail(grErrorMemoryAllocation, "grGraphInstantiate: out of memory");
+            return gr__fail(grErrorMemoryAllocation, "%s: out of memory", b->call);
         }
     }
     struct grGraphNode_st *gn;
@@ -349,23 +350,23 @@ static grError_t edges_and_orig(builder *b, grGraph_t g, struct grGraphExec_st *
     if (!order_orig_sinks(e, sinks_in_creation_order))
         b->oom = true;
     if (b->oom)
-        return gr__fail(grErrorMemoryAllocation, "grGraphInstantiate: out of memory");
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", b->call);
     return grSuccess;
 }
 
 static grError_t flatten(builder *b, grGraph_t g, int depth, struct grGraphExec_st *top);
 
 /* g has a cycle: the sort proper names it in the detail. */
-static GR_NOINLINE grError_t cycle_error(grGraph_t g)
+static GR_NOINLINE grError_t cycle_error(const char *call, grGraph_t g)
 {
     struct grGraphNode_st **order = gr__malloc(g->nnodes * sizeof *order);
     if (!order)
-        return gr__fail(grErrorInvalidValue, "grGraphInstantiate: graph %p has a cycle", GR_PTR(g));
+        return gr__fail(grErrorInvalidValue, "%s: graph %p has a cycle", call, GR_PTR(g));
     bool sorted = gr__graph_topo_sort(g, order);
     gr__free(order);
     gr__inst_fault.structure = true;
     if (GR_NEVER(sorted))
-        return gr__fail(grErrorInvalidValue, "grGraphInstantiate: graph %p has a cycle", GR_PTR(g));
+        return gr__fail(grErrorInvalidValue, "%s: graph %p has a cycle", call, GR_PTR(g));
     /* The sort left the nodes it could not order with a count: the first
      * of them is blocked by the cycle, which the detail names. */
     struct grGraphNode_st *n;
@@ -414,7 +415,8 @@ static bool emit_node(void *ctx, struct grGraphNode_st *gn)
         gn->scratch = ((uint64_t)pi << 32) | pi;
         if (gn->type == grGraphNodeTypeConditional && !b->oom) {
             b->ncond++;
-            if ((x->err = gr__exec_cond_build(gn, x->depth + 1, &b->nodes[pi].u.cond)) != grSuccess)
+            if ((x->err = gr__exec_cond_build_for(b->call, gn, x->depth + 1, &b->nodes[pi].u.cond)) !=
+                grSuccess)
                 return false;
         }
     }
@@ -529,7 +531,7 @@ static grError_t flatten(builder *b, grGraph_t g, int depth, struct grGraphExec_
 {
     if (GR_NEVER(depth > (int)GR_GRAPH_MAX_NEST)) {
         gr__inst_fault.structure = true;
-        return gr__fail(grErrorInvalidValue, "grGraphInstantiate: child graphs are nested more than %u deep",
+        return gr__fail(grErrorInvalidValue, "%s: child graphs are nested more than %u deep", b->call,
                         GR_GRAPH_MAX_NEST);
     }
     if (g->nnodes == 0)
@@ -541,9 +543,9 @@ static grError_t flatten(builder *b, grGraph_t g, int depth, struct grGraphExec_
     if (x.err != grSuccess)
         return x.err;
     if (emitted == SIZE_MAX)
-        return gr__fail(grErrorMemoryAllocation, "grGraphInstantiate: out of memory");
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", b->call);
     if (!b->oom && emitted != g->nnodes)
-        return cycle_error(g);
+        return cycle_error(b->call, g);
     if (top)
         return edges_and_orig(b, g, top);
     struct grGraphNode_st *gn;
@@ -551,7 +553,7 @@ static grError_t flatten(builder *b, grGraph_t g, int depth, struct grGraphExec_
         for (size_t k = 0; k < gn->nsuccs; k++)
             add_edge(b, scratch_out(gn), scratch_in(gn->succs[k]));
     if (b->oom)
-        return gr__fail(grErrorMemoryAllocation, "grGraphInstantiate: out of memory");
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", b->call);
     return grSuccess;
 }
 
@@ -760,11 +762,11 @@ static bool builder_arrays(builder *b, grGraph_t g)
     return false;
 }
 
-grError_t gr__plan_build_body(grGraph_t g, int depth, gr_plan *p)
+grError_t gr__plan_build_body(const char *call, grGraph_t g, int depth, gr_plan *p)
 {
-    static const char call[] = "grGraphInstantiate";
     builder b;
     memset(&b, 0, sizeof b);
+    b.call = call;
     if (!builder_arrays(&b, g))
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
     grError_t err = flatten(&b, g, depth, NULL);
@@ -981,6 +983,7 @@ static grError_t instantiate_body(const char *call, grGraphExec_t *out, grGraph_
 
     memset(&b, 0, sizeof b);
     b.use_priority = (flags & grGraphInstantiateFlagUseNodePriority) != 0;
+    b.call = call;
     if (!builder_arrays(&b, g))
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
     e = gr__shell_alloc(&exec_shelf);

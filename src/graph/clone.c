@@ -6,9 +6,10 @@
  * order with the same seq and sink_seq numbers (and next_seq, sink_clock),
  * so its sinks pair in the original's order and seq still grows along
  * the list; every edge array holds the images of the original's entries in
- * the same order; clone->cloned_from is the original, and its nodes with
- * a seq below clone->cloned_seq_end are the copies of the original's nodes
- * of the same seq. Cloning never writes to the
+ * the same order; clone->cloned_from_uid is the original's uid (never
+ * its address, which a later graph may get), and its nodes with a seq
+ * below clone->cloned_seq_end are the copies of the original's nodes of
+ * the same seq. Cloning never writes to the
  * original (the original's nodes are looked up by seq, not marked), so it
  * may read a graph that other code is only reading.
  */
@@ -51,7 +52,7 @@ grError_t gr__graph_clone(grGraph_t src, grGraph_t *out)
         gr__free(map);
         return gr__fail(grErrorMemoryAllocation, "out of memory cloning a graph of %zu nodes", n);
     }
-    c->cloned_from = src;
+    c->cloned_from_uid = src->uid;
     c->born_gen = src->born_gen; /* its nodes' values are the original's */
     /* The clone's nodes point into the same loaded buffers. */
     c->res = src->res;
@@ -164,7 +165,7 @@ GR_API grError_t grGraphNodeFindInClone(grGraphNode_t *pNode, grGraphNode_t orig
         return err;
     if ((err = gr__graph_check(call, clonedGraph)) != grSuccess)
         return err;
-    if (clonedGraph->cloned_from != originalNode->graph)
+    if (clonedGraph->cloned_from_uid != originalNode->graph->uid)
         return gr__fail(
             grErrorInvalidValue,
             "%s: graph %p is not a clone of graph %p that holds originalNode (%s); pass the graph "

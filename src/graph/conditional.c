@@ -190,8 +190,13 @@ grError_t gr__cond_params_make(const char *call, grGraph_t g, const grConditiona
         return gr__fail(grErrorInvalidValue,
                         "%s: nodeParams->conditional.size is %u; a WHILE node has 1 body", call, size);
     case grGraphCondTypeSwitch:
-        if (size >= 1)
+        if (size >= 1 && size <= GR_COND_SWITCH_MAX)
             break;
+        if (size > GR_COND_SWITCH_MAX)
+            return gr__fail(grErrorInvalidValue,
+                            "%s: nodeParams->conditional.size is %u; a SWITCH node has at most %u bodies "
+                            "(GR_COND_SWITCH_MAX: each is a graph made now)",
+                            call, size, GR_COND_SWITCH_MAX);
         return gr__fail(grErrorInvalidValue,
                         "%s: nodeParams->conditional.size is 0; a SWITCH node has at least 1 body", call);
     default:

@@ -24,6 +24,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Fields of a node line beyond its name and type. */
 #define MAX_FIELDS 16
@@ -1164,7 +1165,7 @@ static grError_t add_cond(loader *ld, fields *f, grGraph_t g, grGraphNode_t *nod
     if (t == 3)
         return lfail(ld, grErrorInvalidValue, "type=%.24s is not a conditional node type (if, while, switch)",
                      tv);
-    if ((err = need_u64(ld, f, "size", "cond", 1u << 16, &size)))
+    if ((err = need_u64(ld, f, "size", "cond", GR_COND_SWITCH_MAX, &size)))
         return err;
     if (depth + 1 > GR_GRAPH_MAX_NEST)
         return lfail(ld, grErrorInvalidValue, "bodies nest deeper than %u levels", GR_GRAPH_MAX_NEST);
@@ -1211,6 +1212,11 @@ static grError_t parse_node(loader *ld, grGraph_t g, scope *sc, char **tok, size
         if (strcmp(tok[i], "{") == 0 && i + 1 == ntok) {
             f.brace = true;
         } else if (eq) {
+            /* tok has room for a positional field and '{' besides
+             * MAX_FIELDS of these: a line of only key=value fields
+             * could fill it past f's arrays. */
+            if (f.n == MAX_FIELDS)
+                return lfail(ld, grErrorInvalidValue, "the line has more than %d fields", MAX_FIELDS);
             /* A field given twice is left unused, and refused below. */
             *eq = '\0';
             f.key[f.n] = tok[i];
@@ -1405,11 +1411,21 @@ static grError_t read_file(loader *ld)
     FILE *f = fopen(ld->path, "rb");
     if (!f)
         return gr__fail(grErrorInvalidValue, "%s: cannot open '%s': %s", ld->call, ld->path, strerror(errno));
-    /* Sized from the file's length when it has one, so that a large file
-     * is read once, without copies. */
-    long flen = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
-    rewind(f);
-    size_t cap = flen > 0 ? (size_t)flen + 1 : (size_t)1 << 16;
+    /* Sized from a regular file's length, so that a large file is read
+     * once, without copies. Anything else (a pipe, a device) is read in
+     * growing chunks: its length, and where fseek puts its end, mean
+     * nothing (a directory's ftell is LONG_MAX on ext4). A directory is
+     * refused here, where some systems would read its bytes. */
+    struct stat st;
+    bool stat_ok = fstat(fileno(f), &st) == 0;
+    if (stat_ok && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        return gr__fail(grErrorInvalidValue, "%s: cannot read '%s': %s", ld->call, ld->path,
+                        strerror(EISDIR));
+    }
+    size_t cap = (size_t)1 << 16;
+    if (stat_ok && S_ISREG(st.st_mode) && st.st_size > 0 && (uintmax_t)st.st_size < SIZE_MAX)
+        cap = (size_t)st.st_size + 1;
     char *buf = gr__malloc(cap);
     size_t len = 0;
     while (buf) {

@@ -50,7 +50,8 @@ static bool out_reserve(outbuf *o, size_t n)
 
 static void put_mem(outbuf *o, const char *s, size_t n)
 {
-    if (out_reserve(o, n)) {
+    /* n 0 on an empty buffer: o->p is NULL, which memcpy may not get. */
+    if (n > 0 && out_reserve(o, n)) {
         memcpy(o->p + o->len, s, n);
         o->len += n;
     }
@@ -294,12 +295,10 @@ static bool put_ptr(saver *s, outbuf *o, const void *p, size_t n, bool untracked
     }
     if (!untracked_ok)
         return false;
-    if (n == 0) {
-        /* Nothing is touched: no memory to stand for. */
-        put_s(o, "null");
-        return true;
-    }
-    put_ref(o, 'b', buf_id(s, p, n, 'h'), 0);
+    /* A range of 0 bytes (a memset of width 0, a copy of 0 bytes) still
+     * names memory, which the node's add refuses as NULL: it stands for a
+     * buffer of 1 byte, the least a buffer has, so that the file loads. */
+    put_ref(o, 'b', buf_id(s, p, n ? n : 1, 'h'), 0);
     return true;
 }
 
@@ -760,6 +759,14 @@ static void saver_free(saver *s)
     gr__free(s->allocs);
 }
 
+/* Writes o's bytes to f. A buffer nothing was put in (no declarations, no
+ * buffers) has p NULL, which fwrite may not get even for 0 bytes (C11
+ * 7.1.4; gcc's UBSan checks it). */
+static bool write_out(const outbuf *o, FILE *f)
+{
+    return o->len == 0 || fwrite(o->p, 1, o->len, f) == o->len;
+}
+
 static grError_t write_file(saver *s, const char *path)
 {
     FILE *f = fopen(path, "wb");
@@ -768,9 +775,9 @@ static grError_t write_file(saver *s, const char *path)
                         strerror(errno));
     static const char head[] = GR_FILE_MAGIC " 1\n# a graphrt graph file (docs/graph-files.md)\n";
     bool ok = fwrite(head, 1, sizeof head - 1, f) == sizeof head - 1;
-    ok = ok && fwrite(s->decl.p, 1, s->decl.len, f) == s->decl.len;
-    ok = ok && fwrite(s->bufdecl.p, 1, s->bufdecl.len, f) == s->bufdecl.len;
-    ok = ok && fwrite(s->body.p, 1, s->body.len, f) == s->body.len;
+    ok = ok && write_out(&s->decl, f);
+    ok = ok && write_out(&s->bufdecl, f);
+    ok = ok && write_out(&s->body, f);
     int saved = errno;
     if (fclose(f) != 0 && ok) {
         saved = errno;

@@ -186,10 +186,15 @@ struct grGraph_st {
     /* The conditional handles made for it (graph/conditional.c), newest
      * first; each holds a reference the graph drops when it dies. */
     struct gr_cond_slot *cond_slots;
-    /* For grGraphNodeFindInClone: the graph this is a clone of, and its
-     * next_seq then; the clone's nodes with a seq below it are the copies
-     * of the original's nodes with that seq. */
-    const struct grGraph_st *cloned_from;
+    /* This graph's number, unique in the process (never reused, unlike
+     * its address once the graph is destroyed); 0 for none. */
+    uint64_t uid;
+    /* For grGraphNodeFindInClone: the uid of the graph this is a clone of
+     * (0: not a clone), and its next_seq then; the clone's nodes with a
+     * seq below it are the copies of the original's nodes with that seq.
+     * By uid, not address: a graph created at the address of a destroyed
+     * original is no original. */
+    uint64_t cloned_from_uid;
     uint64_t cloned_seq_end;
     /* The node slab, newest chunk first; chunks grow geometrically up to a
      * cap, and 'slab_next' is the size of the next one (0: the default).

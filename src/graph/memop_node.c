@@ -113,6 +113,22 @@ grError_t gr__memop_check(const char *call, unsigned count, const grStreamBatchM
     if (count > 0 && ops == NULL)
         return gr__fail(grErrorInvalidValue, "%s: paramArray is NULL with count %u; pass the operations",
                         call, count);
+    /* The array is read before anything else: a pointer that is not one
+     * (another member of a grGraphNodeParams union read as memOp, a
+     * count where the array belongs) is refused instead of faulting
+     * here. An array on the caller's stack passes in two compares; any
+     * other costs a probe (about a microsecond). */
+    size_t bytes = (size_t)count * sizeof *ops;
+    if (count > 0 && (uintptr_t)ops % _Alignof(grStreamBatchMemOpParams) != 0)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: paramArray %p is not aligned to %zu bytes, as an array of "
+                        "grStreamBatchMemOpParams is",
+                        call, (const void *)ops, (size_t) _Alignof(grStreamBatchMemOpParams));
+    if (count > 0 && !gr__on_own_stack(ops, bytes) && !gr__probe_readable(ops, bytes))
+        return gr__fail(grErrorInvalidValue,
+                        "%s: paramArray %p does not point to %u readable grStreamBatchMemOpParams (%zu "
+                        "bytes); pass the address of the operations' array",
+                        call, (const void *)ops, count, bytes);
     for (unsigned i = 0; i < count; i++) {
         grError_t err = check_op(call, i, &ops[i]);
         if (err != grSuccess)

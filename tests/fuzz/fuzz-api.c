@@ -1079,8 +1079,10 @@ static void step(fa *f)
         check_host_counters(f);
     else if (k < 386)
         device_reset(f);
-    else if (k < 500)
+    else if (k < 492)
         fa_mem_step(f);
+    else if (k < 500)
+        fa_bounds_step(f);
     else if (k < 760)
         fa_graph_step(f);
     else if (k < 900)

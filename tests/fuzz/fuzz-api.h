@@ -459,6 +459,11 @@ typedef struct fa_kargv {
 } fa_kargv;
 void **fa_kargs(fa *f, const fa_params *p, fa_kargv *a, bool *bad, int *want);
 
+/* At the bounds the API sets: paramArrays that are no arrays, SWITCH
+ * sizes past GR_COND_SWITCH_MAX, body refusals, clones after their
+ * original's memory was reused (fuzz-api-bounds.c). */
+void fa_bounds_step(fa *f);
+
 /* ------------------------------------------------------------- executables */
 
 void fa_exec_step(fa *f);

@@ -3,8 +3,9 @@
  * random graph (every node type, child graphs, memory nodes, IF and
  * SWITCH conditional nodes whose bodies' kernels take the handle, edges
  * against creation order), mutates the file (truncations, byte flips,
- * digits changed, lines dropped, swapped or repeated, tokens cut) and
- * loads it with stand-ins.
+ * digits changed, numbers set to bounds, lines dropped, swapped or
+ * repeated, fields appended, tokens cut) and loads it with stand-ins;
+ * now and then it loads a directory or a device instead.
  *
  * What must hold: a load fails with grErrorInvalidValue or
  * grErrorMemoryAllocation and a detail naming the file and line, or
@@ -38,6 +39,10 @@ typedef struct fworld {
     grKernel_t k[2];
     void *buf[2];
     grEvent_t ev;
+    /* Memory graphrt did not allocate: saved as host buffers of its own
+     * (of 1 byte where a node touches 0 bytes of it). Never run: only the
+     * loaded graph, whose buffers stand for it, replays. */
+    unsigned char plain[256];
 } fworld;
 
 static void add_node(fz_ctx *c, fz_rng *r, fworld *w, grGraph_t g, grGraphNode_t *deps, size_t nd, int depth,
@@ -53,14 +58,21 @@ static void add_node(fz_ctx *c, fz_rng *r, fworld *w, grGraph_t g, grGraphNode_t
         fz_ok(c, FZ(c, grGraphAddKernelNode(out, g, deps, nd, &kp)), "kernel");
         break;
     }
-    case 1:
-        fz_ok(c,
-              FZ(c, grGraphAddMemcpyNode1D(out, g, deps, nd, w->buf[0], (char *)w->buf[1] + fz_below(r, 64),
-                                           fz_below(r, 64), grMemcpyDefault)),
-              "memcpy");
+    case 1: {
+        /* Now and then a side in plain memory, or a copy of 0 bytes. */
+        void *dst = fz_chance(r, 20) ? (void *)(w->plain + fz_below(r, 128)) : w->buf[0];
+        void *src =
+            fz_chance(r, 20) ? (void *)(w->plain + fz_below(r, 128)) : (char *)w->buf[1] + fz_below(r, 64);
+        size_t count = fz_chance(r, 15) ? 0 : fz_below(r, 64);
+        fz_ok(c, FZ(c, grGraphAddMemcpyNode1D(out, g, deps, nd, dst, src, count, grMemcpyDefault)), "memcpy");
         break;
+    }
     case 2: {
-        grMemsetParams mp = {w->buf[1], 0, fz_below(r, 256), 1, 1 + fz_below(r, 100), 1};
+        /* Width 0 (a memset of nothing) on plain memory too: the file
+         * must load back. */
+        void *dst = fz_chance(r, 25) ? (void *)(w->plain + fz_below(r, 128)) : w->buf[1];
+        size_t width = fz_chance(r, 15) ? 0 : 1 + fz_below(r, 100);
+        grMemsetParams mp = {dst, 0, fz_below(r, 256), 1, width, 1};
         fz_ok(c, FZ(c, grGraphAddMemsetNode(out, g, deps, nd, &mp)), "memset");
         break;
     }
@@ -227,7 +239,58 @@ static size_t mutate(fz_rng *r, char *buf, size_t len, size_t cap)
 {
     static const char interesting[] = " \n{}=,+@#\"\\x0123456789nbkhe-";
     size_t starts[4096], nl = lines_of(buf, len, starts, 4096);
-    switch (fz_below(r, 7)) {
+    switch (fz_below(r, 9)) {
+    case 7: { /* append key=value fields to a line (more than a node line holds) */
+        if (nl < 1)
+            return len;
+        size_t i = fz_below(r, (uint32_t)nl), e = i + 1 < nl ? starts[i + 1] - 1 : len;
+        char add[512];
+        size_t n = 0;
+        for (unsigned k = 0, nf = 1 + fz_below(r, 24); k < nf && n + 24 < sizeof add; k++)
+            n += (size_t)snprintf(add + n, sizeof add - n, " %c%u=%u", "kxabn"[fz_below(r, 5)], k,
+                                  fz_below(r, 99));
+        if (len + n > cap)
+            return len;
+        memmove(buf + e + n, buf + e, len - e);
+        memcpy(buf + e, add, n);
+        return len + n;
+    }
+    case 8: { /* a number replaced by one at a bound (sizes, counts, ids) */
+        static const char *const bounds[] = {"0",
+                                             "1",
+                                             "255",
+                                             "256",
+                                             "65535",
+                                             "65536",
+                                             "65537",
+                                             "2147483648",
+                                             "4294967295",
+                                             "4294967296",
+                                             "18446744073709551615"};
+        if (!len)
+            return len;
+        size_t at = fz_below(r, (uint32_t)len), e;
+        while (at < len && (buf[at] < '0' || buf[at] > '9'))
+            at++;
+        for (e = at; e < len && buf[e] >= '0' && buf[e] <= '9'; e++)
+            ;
+        if (at == len)
+            return len;
+        /* A buffer line's size is allocated and zeroed: gigabytes there
+         * would make a case take seconds, and find nothing the small
+         * bounds do not. */
+        size_t ls = at;
+        while (ls > 0 && buf[ls - 1] != '\n')
+            ls--;
+        bool sized = len - ls >= 7 && memcmp(buf + ls, "buffer ", 7) == 0;
+        const char *v = bounds[fz_below(r, sized ? 7 : sizeof bounds / sizeof bounds[0])];
+        size_t vn = strlen(v);
+        if (len - (e - at) + vn > cap)
+            return len;
+        memmove(buf + at + vn, buf + e, len - e);
+        memcpy(buf + at, v, vn);
+        return len - (e - at) + vn;
+    }
     case 0: /* truncate */
         return len ? fz_below(r, (uint32_t)len) : 0;
     case 1: /* flip a byte */
@@ -318,8 +381,33 @@ static void run_case(fz_ctx *c, uint64_t seed, fworld *w, const char *orig, cons
     atomic_store(&c->seed, seed);
     atomic_store(&c->step, 0);
     grGraph_t g = make_graph(c, &r, w), l, l2;
+    /* Now and then a path that is no graph file: a directory (its ftell
+     * is LONG_MAX on ext4; once sized the loader's buffer), or a
+     * character device. */
+    if (fz_chance(&r, 3)) {
+        const char *path = fz_chance(&r, 50) ? "/dev/null" : fz_chance(&r, 50) ? "." : "/tmp";
+        l = NULL;
+        grError_t e = FZ(c, grGraphLoadFromFile(&l, path, grGraphLoadStandIns));
+        if (e != grErrorInvalidValue || l != NULL)
+            fz_fail(c, "loading '%s' gave %s (detail: %s)", path, grGetErrorName(e), grGetLastErrorDetail());
+        fz_check_detail(c, e);
+    }
     fz_ok(c, FZ(c, grGraphSaveToFile(g, orig, 0)), "save");
     fz_ok(c, FZ(c, grGraphDestroy(g)), "destroy");
+    /* A file graphrt wrote loads back (with its own kernels and host
+     * function, which stand-ins would replace with other data), and the
+     * loaded graph saves to the same bytes. */
+    fz_ok(c, FZ(c, grGraphLoadFromFile(&l, orig, 0)), "load what was saved");
+    fz_ok(c, FZ(c, grGraphSaveToFile(l, again, 0)), "save the loaded graph");
+    fz_ok(c, FZ(c, grGraphDestroy(l)), "destroy");
+    {
+        size_t n1, n2;
+        char *a = slurp(orig, &n1), *b = slurp(again, &n2);
+        if (!a || !b || n1 != n2 || memcmp(a, b, n1) != 0)
+            fz_fail(c, "a saved graph, loaded, does not save to the same bytes");
+        free(a);
+        free(b);
+    }
     size_t len;
     char *text = slurp(orig, &len);
     if (!text)
