@@ -482,6 +482,35 @@ GR_TEST(instantiate_variants_name_themselves_in_a_body_refusal)
     CHECK_OK(grGraphDestroy(g));
 }
 
+/* An update whose conditional body is refused names grGraphExecUpdate. */
+GR_TEST(update_names_itself_in_a_body_refusal)
+{
+    grGraph_t g[2];
+    grGraphConditionalHandle h;
+    grGraphNode_t cn, hn;
+    grGraphExec_t e = NULL;
+    grGraphExecUpdateResultInfo info;
+    for (int i = 0; i < 2; i++) {
+        grGraphNodeParams p = type_only(grGraphNodeTypeConditional);
+        grGraphNodeParams hp = host_params(host_a);
+        CHECK_OK(grGraphCreate(&g[i], 0));
+        CHECK_OK(grGraphConditionalHandleCreate(&h, g[i], 1, grGraphCondAssignDefault));
+        p.conditional.handle = h;
+        p.conditional.type = grGraphCondTypeIf;
+        p.conditional.size = 1;
+        CHECK_OK(grGraphAddNode(&cn, g[i], NULL, NULL, 0, &p));
+        if (i == 1)
+            CHECK_OK(grGraphAddNode(&hn, p.conditional.phGraph_out[0], NULL, NULL, 0, &hp));
+    }
+    CHECK_OK(grGraphInstantiate(&e, g[0], 0));
+    CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecUpdate(e, g[1], &info));
+    CHECK_EQ(strncmp(grGetLastErrorDetail(), "grGraphExecUpdate: ", 19), 0);
+    CHECK(strstr(grGetLastErrorDetail(), "grGraphInstantiate") == NULL);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g[0]));
+    CHECK_OK(grGraphDestroy(g[1]));
+}
+
 GR_TEST(instantiate_with_params_names_the_node_whose_range_overruns)
 {
     size_t big = 4u << 20;

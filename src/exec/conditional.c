@@ -31,11 +31,6 @@ void gr__exec_cond_free(gr_cond_plan *c)
     gr__free(c);
 }
 
-grError_t gr__exec_cond_build(const struct grGraphNode_st *gn, int depth, gr_cond_plan **out)
-{
-    return gr__exec_cond_build_for("grGraphInstantiate", gn, depth, out);
-}
-
 grError_t gr__exec_cond_build_for(const char *call, const struct grGraphNode_st *gn, int depth,
                                   gr_cond_plan **out)
 {

@@ -30,10 +30,9 @@ grError_t gr__plan_build_body(const char *call, grGraph_t g, int depth, gr_plan 
 
 /* Builds the compiled form of conditional node gn (one plan per body)
  * into *out; on failure *out is NULL, nothing is held, and the detail
- * names 'call' (gr__exec_cond_build: grGraphInstantiate). */
+ * names 'call'. */
 grError_t gr__exec_cond_build_for(const char *call, const struct grGraphNode_st *gn, int depth,
                                   gr_cond_plan **out);
-grError_t gr__exec_cond_build(const struct grGraphNode_st *gn, int depth, gr_cond_plan **out);
 
 /* Frees a conditional node's compiled form (NULL accepted). */
 void gr__exec_cond_free(gr_cond_plan *c);

@@ -172,7 +172,7 @@ static bool check_conditional(upd *u, gr_pnode *pn, grGraphNode_t gn)
         u->conds = nc;
         u->capconds = ncap;
     }
-    grError_t err = gr__exec_cond_build(gn, 1, &fresh);
+    grError_t err = gr__exec_cond_build_for("grGraphExecUpdate", gn, 1, &fresh);
     if (err == grErrorMemoryAllocation)
         return oom(u);
     if (err != grSuccess)

@@ -138,6 +138,8 @@ void fa_capture_node(fa *f, int sid, uint8_t type, const fa_params *p)
         fa_gmem *m = &f->gm[p->gm];
         if (m->g == g)
             m->freed_in_graph = true;
+        else
+            m->freed_elsewhere = true;
     }
     s->deps[0] = (uint8_t)ni;
     s->ndeps = 1;
@@ -642,7 +644,8 @@ static void captured_free(fa *f)
                     }
             }
         }
-        ok = !fa_graph_frees(c->g, m->ptr) && reach;
+        /* Never once another graph got a free node for it. */
+        ok = !fa_graph_frees(c->g, m->ptr) && reach && !m->freed_elsewhere;
     } else {
         /* Another graph's allocation that its graph does not free (that
          * graph may be gone: its executable keeps the allocation). */

@@ -572,7 +572,8 @@ static void add_node(fa *f)
             bad = true;
             want = grErrorNotSupported;
             p.dst.raw = m->used ? m->ptr : f->plain;
-        } else if (!m->used || m->g != g || !deps_reach(g, deps, nd, m->node) || fa_graph_frees(g, m->ptr)) {
+        } else if (!m->used || m->g != g || !deps_reach(g, deps, nd, m->node) || fa_graph_frees(g, m->ptr) ||
+                   m->freed_elsewhere) {
             if (m->used && m->g != g && !fa_graph_frees(g, m->ptr)) {
                 /* Another graph's allocation: allowed when that graph
                  * does not free it itself, which the model does not
@@ -585,8 +586,9 @@ static void add_node(fa *f)
             bad = true;
             want = grErrorInvalidValue;
             p.dst.raw = m->used ? m->ptr : f->plain + 8;
-            snprintf(f->why, sizeof f->why, "free of gm %d (%s, own graph %d, freed in graph %d, reach %d)",
-                     gi, m->used ? "used" : "unused", m->g == g, m->freed_in_graph,
+            snprintf(f->why, sizeof f->why,
+                     "free of gm %d (%s, own graph %d, freed in graph %d, freed elsewhere %d, reach %d)", gi,
+                     m->used ? "used" : "unused", m->g == g, m->freed_in_graph, m->freed_elsewhere,
                      m->used && deps_reach(g, deps, nd, m->node));
         } else {
             p.dst.raw = m->ptr;
@@ -807,6 +809,8 @@ static void add_node(fa *f)
         ni = fa_node_add_model(f, g, type, &p, deps, nd);
         if (f->gm[p.gm].g == g)
             f->gm[p.gm].freed_in_graph = true;
+        else
+            f->gm[p.gm].freed_elsewhere = true;
         break;
     default:
         ni = fa_node_add_model(f, g, type, &p, deps, nd);

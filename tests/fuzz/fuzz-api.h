@@ -243,6 +243,7 @@ typedef struct fa_gmem {
     fa_graph *g; /* graph whose alloc node made it (NULL once that graph is gone) */
     int node;
     bool freed_in_graph; /* a free node of its graph frees it */
+    bool freed_elsewhere; /* another graph got a free node for it once: its own graph never can */
     int alloc_by;        /* the executable whose launch left it allocated, or -1 */
     int exec;            /* the executable that maps it, or -1 */
     bool shaky;          /* its state was unsure once: the model no longer insists on it */
