@@ -242,11 +242,11 @@ typedef struct fa_gmem {
     size_t size;
     fa_graph *g; /* graph whose alloc node made it (NULL once that graph is gone) */
     int node;
-    bool freed_in_graph; /* a free node of its graph frees it */
+    bool freed_in_graph;  /* a free node of its graph frees it */
     bool freed_elsewhere; /* another graph got a free node for it once: its own graph never can */
-    int alloc_by;        /* the executable whose launch left it allocated, or -1 */
-    int exec;            /* the executable that maps it, or -1 */
-    bool shaky;          /* its state was unsure once: the model no longer insists on it */
+    int alloc_by;         /* the executable whose launch left it allocated, or -1 */
+    int exec;             /* the executable that maps it, or -1 */
+    bool shaky;           /* its state was unsure once: the model no longer insists on it */
 } fa_gmem;
 
 /* An eager access whose completion the model has not seen. */
