@@ -399,3 +399,30 @@ GR_TEST_T(tool_help_lists_each_command_once, 30)
 }
 
 #endif /* GR_TOOL_PATH */
+
+/* A graph whose memset writes its own graph allocation: the replay's
+ * per-node profile runs that memset alone, on memory the whole graph's
+ * executable maps (it wrote reserved pages and crashed before). */
+GR_TEST_T(tool_replay_profiles_a_node_on_graph_memory, 60)
+{
+    char path[256], args[512], out[8192];
+    grGraph_t g;
+    grGraphNode_t a, m, f;
+    grMemAllocNodeParams ap;
+    memset(&ap, 0, sizeof ap);
+    ap.poolProps.allocType = grMemAllocationTypePinned;
+    ap.poolProps.location.type = grMemLocationTypeDevice;
+    ap.bytesize = 1 << 20;
+    tmp_path(path, sizeof path, "graphmem");
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddMemAllocNode(&a, g, NULL, 0, &ap));
+    grMemsetParams mp = {ap.dptr, 0, 1, 1, 4096, 1};
+    CHECK_OK(grGraphAddMemsetNode(&m, g, &a, 1, &mp));
+    CHECK_OK(grGraphAddMemFreeNode(&f, g, &m, 1, ap.dptr));
+    CHECK_OK(grGraphSaveToFile(g, path, 0));
+    CHECK_OK(grGraphDestroy(g));
+    snprintf(args, sizeof args, "replay -n 5 '%s'", path);
+    CHECK_EQ(run_tool(args, out, sizeof out), 0);
+    CHECK(strstr(out, "memset") != NULL);
+    CHECK_EQ(unlink(path), 0);
+}
