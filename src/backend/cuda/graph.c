@@ -526,7 +526,7 @@ grError_t gr__cuda_exec_launch(const char *call, struct gr_cuda_exec *gx, gr_str
      * released once, so racing launches keep the count right. */
     if (!upload && GR_UNLIKELY(gr_load_relaxed(&gx->last) != s)) {
         gr__stream_retain(s);
-        gr_stream *old = atomic_exchange_explicit(&gx->last, s, memory_order_acq_rel);
+        gr_stream *old = gr_exchange_acq_rel(&gx->last, s);
         if (old)
             gr__stream_release(old);
     }
@@ -535,7 +535,7 @@ grError_t gr__cuda_exec_launch(const char *call, struct gr_cuda_exec *gx, gr_str
 
 bool gr__cuda_exec_defer(struct gr_cuda_exec *gx, void (*fn)(void *), void *arg)
 {
-    gr_stream *s = atomic_load_explicit(&gx->last, memory_order_acquire);
+    gr_stream *s = gr_load_acquire(&gx->last);
     /* A per-thread stream's handle names the calling thread's own. */
     if (!s || (s->flags & GR_STREAM_PER_THREAD))
         return false;
