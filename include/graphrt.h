@@ -2901,11 +2901,18 @@ GR_API grError_t grStreamBeginCaptureToGraph(grStream_t stream, grGraph_t graph,
 
 /* Ends the capture begun on 'stream' and returns the graph in *pGraph
  * (the caller owns it; with grStreamBeginCaptureToGraph, the graph given
- * there). Every stream that joined the capture leaves it, whatever the
- * result, unless the call is refused before the capture ends
- * (grErrorInvalidValue, grErrorIllegalState, grErrorStreamCaptureUnmatched,
- * grErrorMemoryAllocation, the stream errors). Errors:
- * grErrorInvalidValue (pGraph NULL),
+ * there). pGraph may be NULL for a capture begun with
+ * grStreamBeginCaptureToGraph, whose graph the caller already holds: the
+ * capture ends the same way, its nodes stay in that graph, and nothing is
+ * written (NVIDIA's graphConditionalNodes sample ends a capture into a
+ * conditional node's body so). Every stream that joined the capture
+ * leaves it, whatever the result, unless the call is refused before the
+ * capture ends (grErrorInvalidValue, grErrorIllegalState,
+ * grErrorStreamCaptureUnmatched, grErrorMemoryAllocation, the stream
+ * errors). Where a failure below sets *pGraph = NULL, a NULL pGraph gets
+ * nothing. Errors: grErrorInvalidValue (pGraph NULL, and the stream is
+ * not capturing, or its capture was begun by grStreamBeginCapture, or the
+ * stream is not valid),
  * grErrorIllegalState (the stream is not capturing; *pGraph untouched),
  * grErrorStreamCaptureUnmatched (the stream joined a capture begun on
  * another stream; that capture is invalidated and not ended),
