@@ -335,13 +335,17 @@ GR_API grError_t grDeviceGetAttribute(int *value, grDeviceAttr attr, int device)
 #define GR_CUDA_API_VERSION 13000
 GR_API grError_t grRuntimeGetVersion(int *runtimeVersion);
 
-/* The latest CUDA version the installed NVIDIA driver supports, as its
- * cuDriverGetVersion reports it (1000 * major + 10 * minor, e.g. 13000),
- * or 0 where there is no driver (libcuda.so.1 not found) or GPUs are
- * disabled with GRAPHRT_CUDA=0, as cudaDriverGetVersion reports 0 without
- * a driver. A driver that offers no GPU (cuInit failing) still tells its
- * version. Errors: grErrorInvalidValue (driverVersion NULL). Thread
- * safety: any thread. Mirrors cudaDriverGetVersion. */
+/* Where graphrt shows a GPU (grGetDeviceCount above 1): the latest CUDA
+ * version the installed NVIDIA driver supports, as its cuDriverGetVersion
+ * reports it (1000 * major + 10 * minor, e.g. 13000). Where it shows none
+ * (no driver, libcuda.so.1 not found; a driver that offers no GPU; GPUs
+ * disabled with GRAPHRT_CUDA=0): GR_CUDA_API_VERSION, the CUDA version
+ * whose API the CPU device implements. Errors: grErrorInvalidValue
+ * (driverVersion NULL). Thread safety: any thread. Mirrors
+ * cudaDriverGetVersion. Deviation: CUDA answers 0 without a driver; a
+ * program that gates a feature on the driver's version (conditional
+ * nodes need 12030) would then skip everything on the CPU device, which
+ * is the driver here and has every call of the API it mirrors. */
 GR_API grError_t grDriverGetVersion(int *driverVersion);
 
 /* ====================================================================== */
