@@ -15,7 +15,10 @@
  * CUDA 13.0's defaults and overloads, as cuda_runtime.h and
  * cuda_runtime_api.h declare them: the CUDA call of each entry is named in
  * its comment, and the C function it calls (graphrt.h) documents the
- * behaviour and the errors.
+ * behaviour and the errors. CUDA declares some of them only where nvcc
+ * compiles the file (__CUDACC__: the symbol templates, the CUDA 11
+ * cudaGraphExecUpdate, the C++ cudaUserObjectCreate); graphrt has no such
+ * split, as a .cu file's host code is what gets ported.
  *
  * What this header adds is C++ only: default arguments are added by
  * redeclaring graphrt.h's functions (they keep C linkage and the same
@@ -86,29 +89,32 @@ grError_t grStreamAttachMemAsync(grStream_t stream, void *devPtr, size_t length 
                                  unsigned int flags = grMemAttachSingle);
 /* cudaStreamGetCaptureInfo (CUDA 13 form) */
 grError_t grStreamGetCaptureInfo(grStream_t stream, grStreamCaptureStatus *captureStatus_out,
-                                 unsigned long long *id_out = 0, grGraph_t *graph_out = 0,
-                                 const grGraphNode_t **dependencies_out = 0,
-                                 const grGraphEdgeData **edgeData_out = 0, size_t *numDependencies_out = 0);
+                                 unsigned long long *id_out = nullptr, grGraph_t *graph_out = nullptr,
+                                 const grGraphNode_t **dependencies_out = nullptr,
+                                 const grGraphEdgeData **edgeData_out = nullptr,
+                                 size_t *numDependencies_out = nullptr);
 /* cudaStreamUpdateCaptureDependencies (CUDA 13 form) */
 grError_t grStreamUpdateCaptureDependencies(grStream_t stream, grGraphNode_t *dependencies,
                                             const grGraphEdgeData *dependencyData, size_t numDependencies,
                                             unsigned int flags = 0);
 /* cudaEventRecord, cudaEventRecordWithFlags */
-grError_t grEventRecord(grEvent_t event, grStream_t stream = 0);
-grError_t grEventRecordWithFlags(grEvent_t event, grStream_t stream = 0, unsigned int flags = 0);
+grError_t grEventRecord(grEvent_t event, grStream_t stream = nullptr);
+grError_t grEventRecordWithFlags(grEvent_t event, grStream_t stream = nullptr, unsigned int flags = 0);
 /* cudaLaunchKernel (the template of cuda_runtime.h) */
 grError_t grLaunchKernel(grKernel_t kernel, grDim3 gridDim, grDim3 blockDim, void **args,
-                         size_t sharedMem = 0, grStream_t stream = 0);
+                         size_t sharedMem = 0, grStream_t stream = nullptr);
 /* cudaMemcpyAsync, cudaMemsetAsync */
-grError_t grMemcpyAsync(void *dst, const void *src, size_t count, grMemcpyKind kind, grStream_t stream = 0);
-grError_t grMemsetAsync(void *devPtr, int value, size_t count, grStream_t stream = 0);
+grError_t grMemcpyAsync(void *dst, const void *src, size_t count, grMemcpyKind kind,
+                        grStream_t stream = nullptr);
+grError_t grMemsetAsync(void *devPtr, int value, size_t count, grStream_t stream = nullptr);
 /* cudaMemcpy2DAsync, cudaMemcpy3DAsync, cudaMemset2DAsync, cudaMemset3DAsync */
 grError_t grMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
-                          size_t height, grMemcpyKind kind, grStream_t stream = 0);
-grError_t grMemcpy3DAsync(const grMemcpy3DParms *p, grStream_t stream = 0);
+                          size_t height, grMemcpyKind kind, grStream_t stream = nullptr);
+grError_t grMemcpy3DAsync(const grMemcpy3DParms *p, grStream_t stream = nullptr);
 grError_t grMemset2DAsync(void *devPtr, size_t pitch, int value, size_t width, size_t height,
-                          grStream_t stream = 0);
-grError_t grMemset3DAsync(grPitchedPtr pitchedDevPtr, int value, grExtent extent, grStream_t stream = 0);
+                          grStream_t stream = nullptr);
+grError_t grMemset3DAsync(grPitchedPtr pitchedDevPtr, int value, grExtent extent,
+                          grStream_t stream = nullptr);
 /* cudaMemcpyToSymbol, cudaMemcpyFromSymbol and their Async forms, called
  * with an address (the templates below take the variable) */
 grError_t grMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset = 0,
@@ -116,9 +122,9 @@ grError_t grMemcpyToSymbol(const void *symbol, const void *src, size_t count, si
 grError_t grMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset = 0,
                              grMemcpyKind kind = grMemcpyDeviceToHost);
 grError_t grMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count, size_t offset,
-                                grMemcpyKind kind, grStream_t stream = 0);
+                                grMemcpyKind kind, grStream_t stream = nullptr);
 grError_t grMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count, size_t offset,
-                                  grMemcpyKind kind, grStream_t stream = 0);
+                                  grMemcpyKind kind, grStream_t stream = nullptr);
 /* cudaGraphInstantiate, cudaGraphInstantiateWithFlags */
 grError_t grGraphInstantiate(grGraphExec_t *pGraphExec, grGraph_t graph, unsigned long long flags = 0);
 grError_t grGraphInstantiateWithFlags(grGraphExec_t *pGraphExec, grGraph_t graph,
@@ -134,6 +140,15 @@ grError_t grGraphRetainUserObject(grGraph_t graph, grUserObject_t object, unsign
                                   unsigned int flags = 0);
 grError_t grGraphReleaseUserObject(grGraph_t graph, grUserObject_t object, unsigned int count = 1);
 }
+
+namespace graphrt_detail {
+/* The address of a symbol, whatever its qualifiers, as the C calls take
+ * it (CUDA's templates write (const void *)&symbol). */
+template <class T> inline const void *address_of(const T &symbol)
+{
+    return const_cast<const void *>(static_cast<const volatile void *>(&symbol));
+}
+} // namespace graphrt_detail
 
 /* ------------------------------------------------ allocation templates */
 
@@ -183,7 +198,8 @@ template <class T>
 inline grError_t grStreamAttachMemAsync(grStream_t stream, T *devPtr, size_t length = 0,
                                         unsigned int flags = grMemAttachSingle)
 {
-    return ::grStreamAttachMemAsync(stream, (void *)devPtr, length, flags);
+    return ::grStreamAttachMemAsync(stream, const_cast<void *>(static_cast<const volatile void *>(devPtr)),
+                                    length, flags);
 }
 
 /* ----------------------------------------------------------- overloads */
@@ -280,15 +296,15 @@ template <class T>
 inline grError_t grMemcpyToSymbol(const T &symbol, const void *src, size_t count, size_t offset = 0,
                                   grMemcpyKind kind = grMemcpyHostToDevice)
 {
-    return ::grMemcpyToSymbol((const void *)&symbol, src, count, offset, kind);
+    return ::grMemcpyToSymbol(graphrt_detail::address_of(symbol), src, count, offset, kind);
 }
 
 /* cudaMemcpyToSymbolAsync(symbol, src, count, offset, kind, stream) */
 template <class T>
 inline grError_t grMemcpyToSymbolAsync(const T &symbol, const void *src, size_t count, size_t offset = 0,
-                                       grMemcpyKind kind = grMemcpyHostToDevice, grStream_t stream = 0)
+                                       grMemcpyKind kind = grMemcpyHostToDevice, grStream_t stream = nullptr)
 {
-    return ::grMemcpyToSymbolAsync((const void *)&symbol, src, count, offset, kind, stream);
+    return ::grMemcpyToSymbolAsync(graphrt_detail::address_of(symbol), src, count, offset, kind, stream);
 }
 
 /* cudaMemcpyFromSymbol(dst, symbol, count, offset, kind) */
@@ -296,26 +312,27 @@ template <class T>
 inline grError_t grMemcpyFromSymbol(void *dst, const T &symbol, size_t count, size_t offset = 0,
                                     grMemcpyKind kind = grMemcpyDeviceToHost)
 {
-    return ::grMemcpyFromSymbol(dst, (const void *)&symbol, count, offset, kind);
+    return ::grMemcpyFromSymbol(dst, graphrt_detail::address_of(symbol), count, offset, kind);
 }
 
 /* cudaMemcpyFromSymbolAsync(dst, symbol, count, offset, kind, stream) */
 template <class T>
 inline grError_t grMemcpyFromSymbolAsync(void *dst, const T &symbol, size_t count, size_t offset = 0,
-                                         grMemcpyKind kind = grMemcpyDeviceToHost, grStream_t stream = 0)
+                                         grMemcpyKind kind = grMemcpyDeviceToHost,
+                                         grStream_t stream = nullptr)
 {
-    return ::grMemcpyFromSymbolAsync(dst, (const void *)&symbol, count, offset, kind, stream);
+    return ::grMemcpyFromSymbolAsync(dst, graphrt_detail::address_of(symbol), count, offset, kind, stream);
 }
 
 /* cudaGetSymbolAddress(devPtr, symbol), cudaGetSymbolSize(size, symbol) */
 template <class T> inline grError_t grGetSymbolAddress(void **devPtr, const T &symbol)
 {
-    return ::grGetSymbolAddress(devPtr, (const void *)&symbol);
+    return ::grGetSymbolAddress(devPtr, graphrt_detail::address_of(symbol));
 }
 
 template <class T> inline grError_t grGetSymbolSize(size_t *size, const T &symbol)
 {
-    return ::grGetSymbolSize(size, (const void *)&symbol);
+    return ::grGetSymbolSize(size, graphrt_detail::address_of(symbol));
 }
 
 /* cudaGraphAddMemcpyNodeToSymbol, cudaGraphAddMemcpyNodeFromSymbol */
@@ -326,7 +343,7 @@ inline grError_t grGraphAddMemcpyNodeToSymbol(grGraphNode_t *pGraphNode, grGraph
                                               grMemcpyKind kind)
 {
     return ::grGraphAddMemcpyNodeToSymbol(pGraphNode, graph, pDependencies, numDependencies,
-                                          (const void *)&symbol, src, count, offset, kind);
+                                          graphrt_detail::address_of(symbol), src, count, offset, kind);
 }
 
 template <class T>
@@ -336,7 +353,7 @@ inline grError_t grGraphAddMemcpyNodeFromSymbol(grGraphNode_t *pGraphNode, grGra
                                                 grMemcpyKind kind)
 {
     return ::grGraphAddMemcpyNodeFromSymbol(pGraphNode, graph, pDependencies, numDependencies, dst,
-                                            (const void *)&symbol, count, offset, kind);
+                                            graphrt_detail::address_of(symbol), count, offset, kind);
 }
 
 /* cudaGraphMemcpyNodeSetParamsToSymbol, ...FromSymbol */
@@ -344,14 +361,16 @@ template <class T>
 inline grError_t grGraphMemcpyNodeSetParamsToSymbol(grGraphNode_t node, const T &symbol, const void *src,
                                                     size_t count, size_t offset, grMemcpyKind kind)
 {
-    return ::grGraphMemcpyNodeSetParamsToSymbol(node, (const void *)&symbol, src, count, offset, kind);
+    return ::grGraphMemcpyNodeSetParamsToSymbol(node, graphrt_detail::address_of(symbol), src, count, offset,
+                                                kind);
 }
 
 template <class T>
 inline grError_t grGraphMemcpyNodeSetParamsFromSymbol(grGraphNode_t node, void *dst, const T &symbol,
                                                       size_t count, size_t offset, grMemcpyKind kind)
 {
-    return ::grGraphMemcpyNodeSetParamsFromSymbol(node, dst, (const void *)&symbol, count, offset, kind);
+    return ::grGraphMemcpyNodeSetParamsFromSymbol(node, dst, graphrt_detail::address_of(symbol), count,
+                                                  offset, kind);
 }
 
 /* cudaGraphExecMemcpyNodeSetParamsToSymbol, ...FromSymbol */
@@ -360,8 +379,8 @@ inline grError_t grGraphExecMemcpyNodeSetParamsToSymbol(grGraphExec_t hGraphExec
                                                         const T &symbol, const void *src, size_t count,
                                                         size_t offset, grMemcpyKind kind)
 {
-    return ::grGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec, node, (const void *)&symbol, src, count,
-                                                    offset, kind);
+    return ::grGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec, node, graphrt_detail::address_of(symbol), src,
+                                                    count, offset, kind);
 }
 
 template <class T>
@@ -369,8 +388,8 @@ inline grError_t grGraphExecMemcpyNodeSetParamsFromSymbol(grGraphExec_t hGraphEx
                                                           void *dst, const T &symbol, size_t count,
                                                           size_t offset, grMemcpyKind kind)
 {
-    return ::grGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec, node, dst, (const void *)&symbol, count,
-                                                      offset, kind);
+    return ::grGraphExecMemcpyNodeSetParamsFromSymbol(
+        hGraphExec, node, dst, graphrt_detail::address_of(symbol), count, offset, kind);
 }
 
 #endif /* GRAPHRT_HPP */

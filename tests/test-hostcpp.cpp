@@ -18,6 +18,7 @@
 #include "test.h"
 
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 namespace {
