@@ -80,7 +80,10 @@ echo "pkg-config --cflags --libs graphrt: $flags"
 echo "pkg-config --modversion graphrt: $(pkg-config --modversion graphrt)"
 # shellcheck disable=SC2086  # the flags are meant to split into words
 cc -std=c11 -Wall -Wextra -Werror -o "$WORK/consumer-pc" .ci/consumer/consumer.c $flags
-LD_LIBRARY_PATH="$LIBDIR" ldd "$WORK/consumer-pc" | grep -q 'libgraphrt\.so' ||
+# ldd's whole output first: 'ldd | grep -q' fails under pipefail whenever
+# grep exits before ldd has written everything (SIGPIPE).
+linked=$(LD_LIBRARY_PATH="$LIBDIR" ldd "$WORK/consumer-pc")
+grep -q 'libgraphrt\.so' <<<"$linked" ||
     fail "the pkg-config consumer did not link libgraphrt.so"
 LD_LIBRARY_PATH="$LIBDIR" "$WORK/consumer-pc"
 
