@@ -3074,7 +3074,8 @@ typedef struct grGraphExecUpdateResultInfo {
  * grErrorInitializationError (the runtime could not start),
  * grErrorMemoryAllocation (the plan, or the graph memory it maps). Thread
  * safety: not with other calls on the same graph, another instantiation of
- * it included. Mirrors cudaGraphInstantiate (CUDA 12 form). */
+ * it included. Mirrors cudaGraphInstantiate (CUDA 12 form; graphrt.hpp
+ * adds for C++ the 5-argument CUDA 11 form and the default flags 0). */
 GR_API grError_t grGraphInstantiate(grGraphExec_t *pGraphExec, grGraph_t graph, unsigned long long flags);
 
 /* Same as grGraphInstantiate. Errors: as grGraphInstantiate. Thread
