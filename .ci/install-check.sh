@@ -10,7 +10,9 @@
 #      builds and runs (a) with `pkg-config --cflags --libs graphrt` and
 #      (b) as a CMake project using find_package(graphrt) with the targets
 #      graphrt::graphrt (static) and graphrt::graphrt_shared;
-#   4. graphrt.h compiles as C++ (it promises extern "C");
+#   4. graphrt.h compiles as C++ (it promises extern "C"), and
+#      .ci/consumer/consumer.cpp, CUDA-style C++ host code over the installed
+#      graphrt.hpp, builds with pkg-config's flags and runs;
 #   5. the graphrt tool is installed in bin/ and runs.
 # Exits non-zero at the first failed check.
 set -euo pipefail
@@ -42,6 +44,7 @@ pc=$(find "$PREFIX" -name graphrt.pc -print -quit)
 [ -n "$pc" ] || fail "no graphrt.pc under $PREFIX"
 LIBDIR=$(dirname "$(dirname "$pc")")
 [ -f "$PREFIX/include/graphrt.h" ] || fail "no include/graphrt.h under $PREFIX"
+[ -f "$PREFIX/include/graphrt.hpp" ] || fail "no include/graphrt.hpp under $PREFIX"
 [ -f "$LIBDIR/libgraphrt.a" ] || fail "no libgraphrt.a in $LIBDIR"
 [ -e "$LIBDIR/libgraphrt.so" ] || fail "no libgraphrt.so in $LIBDIR"
 [ -f "$LIBDIR/cmake/graphrt/graphrtConfig.cmake" ] || fail "no cmake/graphrt/graphrtConfig.cmake in $LIBDIR"
@@ -77,7 +80,10 @@ echo "pkg-config --cflags --libs graphrt: $flags"
 echo "pkg-config --modversion graphrt: $(pkg-config --modversion graphrt)"
 # shellcheck disable=SC2086  # the flags are meant to split into words
 cc -std=c11 -Wall -Wextra -Werror -o "$WORK/consumer-pc" .ci/consumer/consumer.c $flags
-LD_LIBRARY_PATH="$LIBDIR" ldd "$WORK/consumer-pc" | grep -q 'libgraphrt\.so' ||
+# ldd's whole output first: 'ldd | grep -q' fails under pipefail whenever
+# grep exits before ldd has written everything (SIGPIPE).
+linked=$(LD_LIBRARY_PATH="$LIBDIR" ldd "$WORK/consumer-pc")
+grep -q 'libgraphrt\.so' <<<"$linked" ||
     fail "the pkg-config consumer did not link libgraphrt.so"
 LD_LIBRARY_PATH="$LIBDIR" "$WORK/consumer-pc"
 
@@ -93,6 +99,11 @@ c++ -std=c++11 -Wall -Wextra -Werror -fsyntax-only -x c++ -I"$PREFIX/include" - 
 int main() { int n = 0; return grGetDeviceCount(&n) == grSuccess ? 0 : 1; }
 EOF
 echo "ok"
+
+echo "-- graphrt.hpp: a C++ consumer built with pkg-config"
+# shellcheck disable=SC2086  # the flags are meant to split into words
+c++ -std=c++11 -Wall -Wextra -Wpedantic -Werror -o "$WORK/consumer-cxx" .ci/consumer/consumer.cpp $flags
+LD_LIBRARY_PATH="$LIBDIR" "$WORK/consumer-cxx"
 
 echo "-- the graphrt tool"
 [ -x "$PREFIX/bin/graphrt" ] || fail "no bin/graphrt under $PREFIX"

@@ -335,13 +335,17 @@ GR_API grError_t grDeviceGetAttribute(int *value, grDeviceAttr attr, int device)
 #define GR_CUDA_API_VERSION 13000
 GR_API grError_t grRuntimeGetVersion(int *runtimeVersion);
 
-/* The latest CUDA version the installed NVIDIA driver supports, as its
- * cuDriverGetVersion reports it (1000 * major + 10 * minor, e.g. 13000),
- * or 0 where there is no driver (libcuda.so.1 not found) or GPUs are
- * disabled with GRAPHRT_CUDA=0, as cudaDriverGetVersion reports 0 without
- * a driver. A driver that offers no GPU (cuInit failing) still tells its
- * version. Errors: grErrorInvalidValue (driverVersion NULL). Thread
- * safety: any thread. Mirrors cudaDriverGetVersion. */
+/* Where graphrt shows a GPU (grGetDeviceCount above 1): the latest CUDA
+ * version the installed NVIDIA driver supports, as its cuDriverGetVersion
+ * reports it (1000 * major + 10 * minor, e.g. 13000). Where it shows none
+ * (no driver, libcuda.so.1 not found; a driver that offers no GPU; GPUs
+ * disabled with GRAPHRT_CUDA=0): GR_CUDA_API_VERSION, the CUDA version
+ * whose API the CPU device implements. Errors: grErrorInvalidValue
+ * (driverVersion NULL). Thread safety: any thread. Mirrors
+ * cudaDriverGetVersion. Deviation: CUDA answers 0 without a driver; a
+ * program that gates a feature on the driver's version (conditional
+ * nodes need 12030) would then skip everything on the CPU device, which
+ * is the driver here and has every call of the API it mirrors. */
 GR_API grError_t grDriverGetVersion(int *driverVersion);
 
 /* ====================================================================== */
@@ -2915,11 +2919,18 @@ GR_API grError_t grStreamBeginCaptureToGraph(grStream_t stream, grGraph_t graph,
 
 /* Ends the capture begun on 'stream' and returns the graph in *pGraph
  * (the caller owns it; with grStreamBeginCaptureToGraph, the graph given
- * there). Every stream that joined the capture leaves it, whatever the
- * result, unless the call is refused before the capture ends
- * (grErrorInvalidValue, grErrorIllegalState, grErrorStreamCaptureUnmatched,
- * grErrorMemoryAllocation, the stream errors). Errors:
- * grErrorInvalidValue (pGraph NULL),
+ * there). pGraph may be NULL for a capture begun with
+ * grStreamBeginCaptureToGraph, whose graph the caller already holds: the
+ * capture ends the same way, its nodes stay in that graph, and nothing is
+ * written (NVIDIA's graphConditionalNodes sample ends a capture into a
+ * conditional node's body so). Every stream that joined the capture
+ * leaves it, whatever the result, unless the call is refused before the
+ * capture ends (grErrorInvalidValue, grErrorIllegalState,
+ * grErrorStreamCaptureUnmatched, grErrorMemoryAllocation, the stream
+ * errors). Where a failure below sets *pGraph = NULL, a NULL pGraph gets
+ * nothing. Errors: grErrorInvalidValue (pGraph NULL, and the stream is
+ * not capturing, or its capture was begun by grStreamBeginCapture, or the
+ * stream is not valid),
  * grErrorIllegalState (the stream is not capturing; *pGraph untouched),
  * grErrorStreamCaptureUnmatched (the stream joined a capture begun on
  * another stream; that capture is invalidated and not ended),
@@ -3077,7 +3088,8 @@ typedef struct grGraphExecUpdateResultInfo {
  * grErrorInitializationError (the runtime could not start),
  * grErrorMemoryAllocation (the plan, or the graph memory it maps). Thread
  * safety: not with other calls on the same graph, another instantiation of
- * it included. Mirrors cudaGraphInstantiate (CUDA 12 form). */
+ * it included. Mirrors cudaGraphInstantiate (CUDA 12 form; graphrt.hpp
+ * adds for C++ the 5-argument CUDA 11 form and the default flags 0). */
 GR_API grError_t grGraphInstantiate(grGraphExec_t *pGraphExec, grGraph_t graph, unsigned long long flags);
 
 /* Same as grGraphInstantiate. Errors: as grGraphInstantiate. Thread

@@ -526,6 +526,82 @@ GR_TEST(capture_to_existing_graph_appends_after_given_nodes)
     CHECK_OK(grStreamDestroy(s));
 }
 
+/* NVIDIA's graphConditionalNodes ends a capture into a body graph with
+ * grStreamEndCapture(s, NULL): the graph is the caller's already. */
+GR_TEST(capture_to_graph_ends_without_an_output_pointer)
+{
+    static int x[1];
+    grStream_t s, s2;
+    grGraph_t g;
+    grGraphNode_t a;
+    grEvent_t fork, join;
+    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
+    CHECK_OK(grStreamCreateWithFlags(&s2, grStreamNonBlocking));
+    CHECK_OK(grEventCreate(&fork));
+    CHECK_OK(grEventCreate(&join));
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddEmptyNode(&a, g, NULL, 0));
+    CHECK_OK(grStreamBeginCaptureToGraph(s, g, &a, NULL, 1, grStreamCaptureModeGlobal));
+    launch_add(s, x, 1);
+    CHECK_OK(grEventRecord(fork, s));
+    CHECK_OK(grStreamWaitEvent(s2, fork, 0));
+    launch_add(s2, x, 2);
+    /* A stream that joined the capture did not begin it: unmatched, with
+     * or without an output pointer. */
+    CHECK_GR(grErrorStreamCaptureUnmatched, grStreamEndCapture(s2, NULL));
+    CHECK_EQ(status_of(s), grStreamCaptureStatusInvalidated);
+    CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, NULL));
+    CHECK_EQ(status_of(s), grStreamCaptureStatusNone);
+    CHECK_EQ(status_of(s2), grStreamCaptureStatusNone);
+    CHECK_EQ(node_count(g), 1); /* the failed capture's nodes are taken back */
+
+    CHECK_OK(grStreamBeginCaptureToGraph(s, g, &a, NULL, 1, grStreamCaptureModeGlobal));
+    launch_add(s, x, 1);
+    CHECK_OK(grEventRecord(fork, s));
+    CHECK_OK(grStreamWaitEvent(s2, fork, 0));
+    launch_add(s2, x, 2);
+    CHECK_OK(grEventRecord(join, s2));
+    CHECK_OK(grStreamWaitEvent(s, join, 0));
+    CHECK_OK(grStreamEndCapture(s, NULL));
+    CHECK_EQ(status_of(s), grStreamCaptureStatusNone);
+    CHECK_EQ(status_of(s2), grStreamCaptureStatusNone);
+    CHECK_EQ(node_count(g), 3);
+    CHECK_EQ(edge_count(g), 2);
+    run_graph(g, s);
+    CHECK_EQ(x[0], 3);
+    /* The stream is free: its work runs again, and it captures again. */
+    launch_add(s, x, 4);
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_EQ(x[0], 7);
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grEventDestroy(fork));
+    CHECK_OK(grEventDestroy(join));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grStreamDestroy(s2));
+}
+
+/* A capture begun with grStreamBeginCapture makes a graph only its end
+ * can hand over: NULL is refused and the capture goes on. */
+GR_TEST(capture_plain_end_refuses_a_null_output_pointer_and_goes_on)
+{
+    static int x[1];
+    grStream_t s;
+    grGraph_t g;
+    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
+    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+    launch_add(s, x, 1);
+    CHECK_GR(grErrorInvalidValue, grStreamEndCapture(s, NULL));
+    CHECK_DETAIL_HAS("grStreamBeginCaptureToGraph");
+    CHECK_EQ(status_of(s), grStreamCaptureStatusActive);
+    launch_add(s, x, 1);
+    CHECK_OK(grStreamEndCapture(s, &g));
+    CHECK_EQ(node_count(g), 2);
+    run_graph(g, s);
+    CHECK_EQ(x[0], 2);
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+}
+
 GR_TEST(capture_merge_of_two_captures_is_refused)
 {
     static int x[2];

@@ -15,6 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The runner is C; a C++ test file (test-hostcpp.cpp) includes this too. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef void (*gr_test_fn)(void);
 void gr_test_register(const char *name, const char *file, gr_test_fn fn, int timeout_s);
 
@@ -34,6 +39,10 @@ void gr_test_register(const char *name, const char *file, gr_test_fn fn, int tim
  * machine (no GPU), never for one that fails. */
 void gr_test_skip(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 #define GR_TEST_SKIP(...) gr_test_skip(__VA_ARGS__)
+
+#ifdef __cplusplus
+}
+#endif
 
 #define GR_TEST_FAIL_(...)                                \
     do {                                                  \

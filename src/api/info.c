@@ -25,7 +25,13 @@ GR_API grError_t grDriverGetVersion(int *driverVersion)
     if (!driverVersion)
         return gr__fail(grErrorInvalidValue,
                         "grDriverGetVersion: 'driverVersion' (the output pointer) is NULL");
-    *driverVersion = gr__cuda_driver_version();
+    /* Where graphrt shows no GPU, the CPU device is all a program can run
+     * on and it implements the CUDA API of GR_CUDA_API_VERSION: answering
+     * that lets programs that gate features on the driver's version run
+     * there (CUDA answers 0 without a driver, which gates everything
+     * off). Where a GPU is shown, its driver's version is the truth the
+     * gate needs. */
+    *driverVersion = gr__gpu_count() > 0 ? gr__cuda_driver_version() : GR_CUDA_API_VERSION;
     return grSuccess;
 }
 

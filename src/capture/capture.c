@@ -362,11 +362,20 @@ GR_API grError_t grStreamEndCapture(grStream_t stream, grGraph_t *pGraph)
     gr_capture *c;
     grError_t err;
     char d[192], msg[1024];
-    if (!pGraph)
-        return gr__fail(grErrorInvalidValue, "grStreamEndCapture: pGraph (the output pointer) is NULL");
-    if ((err = gr__stream_from_handle(call, stream, &s)))
+    /* A capture into the caller's graph (grStreamBeginCaptureToGraph) may
+     * be ended without an output: the graph is already the caller's, as
+     * NVIDIA's graphConditionalNodes sample assumes. Any other NULL is
+     * refused as grErrorInvalidValue, before the stream's own errors.
+     * own_graph is fixed when the capture begins. */
+    err = gr__stream_from_handle(call, stream, &s);
+    if (err && pGraph)
         return err;
-    c = gr_load_acquire(&s->capture);
+    c = err ? NULL : gr_load_acquire(&s->capture);
+    if (!pGraph && (!c || c->own_graph))
+        return gr__fail(
+            grErrorInvalidValue,
+            "grStreamEndCapture: pGraph (the output pointer) is NULL; only a capture begun with "
+            "grStreamBeginCaptureToGraph, whose graph the caller holds, may be ended without one");
     if (c && gr__tracing())
         gr__trace_emit(GR_TR_CAPTURE, "capture end", gr__trace_clock(), 0, s->serial, 0, 0, 0);
     if (!c)
@@ -387,7 +396,8 @@ GR_API grError_t grStreamEndCapture(grStream_t stream, grGraph_t *pGraph)
         uint64_t me = gr__capture_thread_no();
         const char *mode = gr__capture_mode_name(c->mode); /* c is freed by finish */
         finish(c, false);
-        *pGraph = NULL;
+        if (pGraph)
+            *pGraph = NULL;
         return gr__fail(
             grErrorStreamCaptureWrongThread,
             "grStreamEndCapture: thread #%llu ended %s; the capture's %s mode means it must be ended "
@@ -402,7 +412,8 @@ GR_API grError_t grStreamEndCapture(grStream_t stream, grGraph_t *pGraph)
             "the stream can be captured again",
             d, c->why ? c->why : "an illegal call");
         finish(c, false);
-        *pGraph = NULL;
+        if (pGraph)
+            *pGraph = NULL;
         return gr__fail(grErrorStreamCaptureInvalidated, "%s", msg);
     }
     bool oom = false;
@@ -421,12 +432,14 @@ GR_API grError_t grStreamEndCapture(grStream_t stream, grGraph_t *pGraph)
                  "capture has ended without a graph",
                  GR_STREAM_NAME(u), d, sid, sid);
         finish(c, false);
-        *pGraph = NULL;
+        if (pGraph)
+            *pGraph = NULL;
         return gr__fail(grErrorStreamCaptureUnjoined, "%s", msg);
     }
     grGraph_t g = c->graph;
     finish(c, true);
-    *pGraph = g;
+    if (pGraph)
+        *pGraph = g;
     return grSuccess;
 }
 

@@ -366,12 +366,21 @@ static void end(fa *f, int sid_pick)
     int sid = sid_pick >= 0 ? sid_pick : fa_pick_stream(f, false);
     grStream_t s = fa_stream_handle(f, sid);
     grGraph_t out = (grGraph_t)(void *)f, before = out;
-    if (fa_pct(f, 3) && sid_pick < 0) {
-        fa_bad(f, FA_CALL(f, grStreamEndCapture(s, NULL)), grErrorInvalidValue);
-        return;
-    }
     int k = fa_capture_of(f, sid);
-    grError_t err = FA_CALL(f, grStreamEndCapture(s, &out));
+    /* No output pointer: refused, changing nothing, unless the stream
+     * takes part in a capture into the caller's graph, which ends as with
+     * one (the checks below read *pGraph as NULL or that graph). */
+    bool no_out = false;
+    if (fa_pct(f, 3) && sid_pick < 0) {
+        if (k < 0 || !f->cap[k].to_graph) {
+            fa_bad(f, FA_CALL(f, grStreamEndCapture(s, NULL)), grErrorInvalidValue);
+            return;
+        }
+        no_out = true;
+    }
+    grError_t err = FA_CALL(f, grStreamEndCapture(s, no_out ? NULL : &out));
+    if (no_out && k >= 0)
+        out = err == grSuccess ? f->cap[k].g->h : NULL;
     if (k < 0) {
         fa_bad(f, err, grErrorIllegalState);
         if (out != before)
