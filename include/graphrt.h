@@ -2187,6 +2187,27 @@ GR_API grError_t grGraphClone(grGraph_t *pGraphClone, grGraph_t originalGraph);
 GR_API grError_t grGraphNodeFindInClone(grGraphNode_t *pNode, grGraphNode_t originalNode,
                                         grGraph_t clonedGraph);
 
+/* Identity (CUDA 13.1). A graph's id and an executable's are numbers no
+ * other graph or executable of the process gets, from 1, given when it is
+ * made (a clone or a loaded graph gets a new one); a node's local id is
+ * its creation number in its graph, the '#N' of graphrt's details and the
+ * 'n<N>' of its DOT names, never reused in that graph; the local id and
+ * the id of the graph holding the node (its containing graph) together
+ * name the node, and so does its tools id alone: the graph id in the high
+ * 32 bits, the local id in the low 32. Ids are unsigned int, as CUDA's:
+ * past 2^32 graphs they wrap. Errors: grErrorInvalidValue (a NULL output
+ * pointer; a graph, node or executable NULL or not live). Thread safety:
+ * any thread. Mirror cudaGraphGetId, cudaGraphExecGetId,
+ * cudaGraphNodeGetLocalId, cudaGraphNodeGetToolsId and
+ * cudaGraphNodeGetContainingGraph. */
+GR_API grError_t grGraphGetId(grGraph_t hGraph, unsigned int *graphId);
+GR_API grError_t grGraphExecGetId(grGraphExec_t hGraphExec, unsigned int *graphId);
+GR_API grError_t grGraphNodeGetLocalId(grGraphNode_t hNode, unsigned int *nodeId);
+GR_API grError_t grGraphNodeGetToolsId(grGraphNode_t hNode, unsigned long long *toolsNodeId);
+/* The graph holding hNode: a child graph's or a conditional body's own
+ * graph for a node in one. */
+GR_API grError_t grGraphNodeGetContainingGraph(grGraphNode_t hNode, grGraph_t *phGraph);
+
 /* Flags of grGraphDebugDotPrint. */
 #define grGraphDebugDotFlagsVerbose (1u << 0)
 

@@ -328,6 +328,9 @@ struct grGraphExec_st {
      * orig_attrs[0..norig_attrs) in orig order, NULL when none. */
     struct gr_orig_attr *orig_attrs;
     uint32_t norig_attrs;
+    /* grGraphExecGetId's answer: a number no graph or other executable
+     * has (graph.h's uids). */
+    uint64_t uid;
     /* The memory tracker's generation before which none of its nodes'
      * values was baked (the oldest graph they came from was made then):
      * the debug check of baked addresses ignores frees before it. */

@@ -1046,6 +1046,7 @@ static grError_t instantiate_body(const char *call, grGraphExec_t *out, grGraph_
     if (!err)
         err = gr__exec_urefs_build(call, g, NULL, &e->urefs);
     e->baked_gen = gr__exec_graph_born(g);
+    e->uid = gr__graph_uid_next();
     gr__big_free(b.edges);
     if (err) {
         *err_node = culprit(e, err);
@@ -1112,6 +1113,18 @@ GR_API grError_t grGraphInstantiateWithParams(grGraphExec_t *pGraphExec, grGraph
         return err;
     }
     *pGraphExec = e;
+    return grSuccess;
+}
+
+GR_API grError_t grGraphExecGetId(grGraphExec_t hGraphExec, unsigned int *graphId)
+{
+    static const char call[] = "grGraphExecGetId";
+    grError_t err;
+    if ((err = gr__exec_check(call, hGraphExec)))
+        return err;
+    if (graphId == NULL)
+        return gr__fail(grErrorInvalidValue, "%s: graphId (the output pointer) is NULL", call);
+    *graphId = (unsigned)(hGraphExec->uid & 0xffffffffu); /* 32 bits, as CUDA's */
     return grSuccess;
 }
 

@@ -525,8 +525,14 @@ void gr__graph_free(grGraph_t g)
     gr__shell_retire(&graph_shelf, g);
 }
 
-/* The uid of the next graph: 2^64 graphs do not come in a process's life. */
+/* The uid of the next graph or executable: 2^64 of them do not come in a
+ * process's life. */
 static _Atomic uint64_t next_graph_uid = 1;
+
+uint64_t gr__graph_uid_next(void)
+{
+    return gr_fetch_add_relaxed(&next_graph_uid, 1);
+}
 
 grGraph_t gr__graph_new(void)
 {
@@ -535,7 +541,7 @@ grGraph_t gr__graph_new(void)
         memset(g, 0, sizeof *g);
         g->magic = GR_MAGIC_GRAPH;
         g->born_gen = gr__mem_generation();
-        g->uid = gr_fetch_add_relaxed(&next_graph_uid, 1);
+        g->uid = gr__graph_uid_next();
     }
     return g;
 }

@@ -278,6 +278,10 @@ static inline bool gr__node_visited(const struct grGraphNode_st *n, uint32_t epo
 
 /* Handle checks with a detail naming 'call'. */
 grError_t gr__graph_check(const char *call, grGraph_t g);
+
+/* A number never given before in the process, from 1: each graph's uid,
+ * and each executable's id (grGraphExecGetId). */
+uint64_t gr__graph_uid_next(void);
 grError_t gr__node_check(const char *call, grGraphNode_t n);
 
 /* As gr__node_check, naming the argument in the detail: "pDependencies[2]"
