@@ -855,6 +855,12 @@ GR_API grError_t grKernelDestroy(grKernel_t kernel);
  * cudaFuncGetName (a grKernel_t in place of the function pointer). */
 GR_API grError_t grFuncGetName(const char **name, grKernel_t func);
 
+/* The number of parameters a kernel was created with (CUDA 13.1). Errors:
+ * grErrorInvalidValue (paramCount NULL), grErrorInvalidDeviceFunction
+ * (func NULL or not live). Thread safety: any thread. Mirrors
+ * cudaFuncGetParamCount (a grKernel_t in place of the function pointer). */
+GR_API grError_t grFuncGetParamCount(grKernel_t func, size_t *paramCount);
+
 /* graphrt's own. Attaches a GPU image to a kernel, so that it also runs on
  * GPU devices: 'image' is a CUDA module image (PTX text, cubin or fatbin,
  * as cuModuleLoadData takes; graphrt keeps the pointer, so the image must
@@ -2091,6 +2097,19 @@ GR_API grError_t grGraphEventWaitNodeSetEvent(grGraphNode_t node, grEvent_t even
  * setter. Thread safety: not with other calls on the node's graph.
  * Mirrors cudaGraphNodeSetParams. */
 GR_API grError_t grGraphNodeSetParams(grGraphNode_t node, grGraphNodeParams *nodeParams);
+
+/* A node's type and parameters in the generic form (CUDA 13.2), from the
+ * node type's own getter: *nodeParams is zeroed, 'type' set, and the
+ * type's member filled as that getter fills it (an empty node: nothing
+ * more). Pointers in it (a kernel's argument array, a conditional node's
+ * phGraph_out, its body graphs, a batch node's operations) point into the
+ * node and stay valid while the node lives and its parameters do not
+ * change; do not write through them. A conditional node gives its handle,
+ * type, size and bodies. Errors: grErrorInvalidValue (node NULL or not
+ * live, nodeParams NULL), and the type's getter's. *nodeParams is left
+ * alone on failure. Thread safety: not with calls that change the node's
+ * graph. Mirrors cudaGraphNodeGetParams. */
+GR_API grError_t grGraphNodeGetParams(grGraphNode_t node, grGraphNodeParams *nodeParams);
 
 /* ---------------------------------------------------------- user objects
  *

@@ -94,6 +94,19 @@ GR_API grError_t grFuncGetName(const char **name, grKernel_t func)
     return grSuccess;
 }
 
+GR_API grError_t grFuncGetParamCount(grKernel_t func, size_t *paramCount)
+{
+    if (!paramCount)
+        return gr__fail(grErrorInvalidValue, "grFuncGetParamCount: 'paramCount' (the output pointer) is NULL");
+    if (!gr__kernel_valid(func))
+        return gr__fail(grErrorInvalidDeviceFunction,
+                        "grFuncGetParamCount: kernel %p is not a live kernel (NULL, destroyed, or not from "
+                        "grKernelCreate)",
+                        GR_PTR(func));
+    *paramCount = (size_t)func->nparams;
+    return grSuccess;
+}
+
 /* grLaunchKernel and grLaunchKernelExC (attrs checked), naming 'call'. */
 static grError_t launch(const char *call, grKernel_t kernel, grDim3 gridDim, grDim3 blockDim, void **args,
                         size_t sharedMem, grStream_t stream, const grLaunchAttribute *attrs, unsigned nattrs)

@@ -116,3 +116,62 @@ GR_API grError_t grGraphNodeSetParams(grGraphNode_t node, grGraphNodeParams *nod
     }
     return gr__fail(grErrorInvalidValue, "%s: %s has no parameters to set", call, gr__node_label(node));
 }
+
+GR_API grError_t grGraphNodeGetParams(grGraphNode_t node, grGraphNodeParams *nodeParams)
+{
+    static const char call[] = "grGraphNodeGetParams";
+    grError_t err;
+    if ((err = gr__node_check(call, node)) != grSuccess)
+        return err;
+    if (nodeParams == NULL)
+        return gr__fail(grErrorInvalidValue, "%s: nodeParams (the output pointer) is NULL", call);
+    grGraphNodeParams p;
+    memset(&p, 0, sizeof p);
+    p.type = node->type;
+    /* Each type's own getter: its rules and pointers (into the node's
+     * memory, valid while the node lives and its parameters stay) hold. */
+    switch (node->type) {
+    case grGraphNodeTypeKernel:
+        err = grGraphKernelNodeGetParams(node, &p.kernel);
+        break;
+    case grGraphNodeTypeMemcpy:
+        err = grGraphMemcpyNodeGetParams(node, &p.memcpy.copyParams);
+        break;
+    case grGraphNodeTypeMemset:
+        err = grGraphMemsetNodeGetParams(node, &p.memset);
+        break;
+    case grGraphNodeTypeHost:
+        err = grGraphHostNodeGetParams(node, &p.host);
+        break;
+    case grGraphNodeTypeGraph:
+        err = grGraphChildGraphNodeGetGraph(node, &p.graph.graph);
+        break;
+    case grGraphNodeTypeWaitEvent:
+        err = grGraphEventWaitNodeGetEvent(node, &p.eventWait.event);
+        break;
+    case grGraphNodeTypeEventRecord:
+        err = grGraphEventRecordNodeGetEvent(node, &p.eventRecord.event);
+        break;
+    case grGraphNodeTypeMemAlloc:
+        err = grGraphMemAllocNodeGetParams(node, &p.alloc);
+        break;
+    case grGraphNodeTypeMemFree:
+        err = grGraphMemFreeNodeGetParams(node, &p.free.dptr);
+        break;
+    case grGraphNodeTypeBatchMemOp:
+        err = grGraphBatchMemOpNodeGetParams(node, &p.memOp);
+        break;
+    case grGraphNodeTypeConditional:
+        p.conditional.handle = (grGraphConditionalHandle)(uintptr_t)node->p.cond.slot;
+        p.conditional.type = node->p.cond.type;
+        p.conditional.size = node->p.cond.nbodies;
+        p.conditional.phGraph_out = node->p.cond.bodies; /* the node's own array */
+        break;
+    case grGraphNodeTypeEmpty:
+    case grGraphNodeTypeCount:
+        break;
+    }
+    if (err == grSuccess)
+        *nodeParams = p;
+    return err;
+}
