@@ -97,7 +97,8 @@ GR_API grError_t grFuncGetName(const char **name, grKernel_t func)
 GR_API grError_t grFuncGetParamCount(grKernel_t func, size_t *paramCount)
 {
     if (!paramCount)
-        return gr__fail(grErrorInvalidValue, "grFuncGetParamCount: 'paramCount' (the output pointer) is NULL");
+        return gr__fail(grErrorInvalidValue,
+                        "grFuncGetParamCount: 'paramCount' (the output pointer) is NULL");
     if (!gr__kernel_valid(func))
         return gr__fail(grErrorInvalidDeviceFunction,
                         "grFuncGetParamCount: kernel %p is not a live kernel (NULL, destroyed, or not from "
