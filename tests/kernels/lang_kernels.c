@@ -61,7 +61,7 @@ GR_KERNEL_SYNC(lang_exclusive_scan, (const unsigned *, x), (unsigned *, y), (uns
     GR_SHARED_DYNAMIC(unsigned, buf);
     unsigned t = gr_thread_idx_x(), nb = gr_block_dim_x();
     size_t i = gr_global_idx_x();
-    unsigned in = 0, out = 1;
+    unsigned in = 1, out = 0; /* the data starts in half 0 */
     buf[t] = t > 0 && i - 1 < n ? x[i - 1] : 0u;
     gr_sync_threads();
     for (unsigned off = 1; off < nb; off *= 2) {

@@ -353,7 +353,7 @@ static bool warp_complete(gr_fblock *b, unsigned wi, unsigned mask)
         unsigned l = (unsigned)__builtin_ctz(m);
         if (f[l].w_mask != mask)
             return false;
-        ballot |= (f[l].w_val != 0) << l;
+        ballot |= (unsigned)(f[l].w_val != 0) << l;
     }
     for (unsigned m = need; m; m &= m - 1) {
         unsigned l = (unsigned)__builtin_ctz(m);
