@@ -220,7 +220,7 @@ typedef struct gr__kinfo {
     unsigned stack_bytes;
 } gr__kinfo;
 GR_API void gr__k_run_block(const gr__kinfo *info, const grKernelCtx *ctx, void **args, gr__kthread_fn fn);
-GR_API int gr__k_sync(gr__kthread *t, int pred);
+GR_API int gr__k_sync(gr__kthread *t, int pred, int line);
 GR_API unsigned long long gr__k_warp(gr__kthread *t, int op, unsigned mask, unsigned long long v, int arg,
                                      int width);
 GR_API unsigned gr__k_activemask(gr__kthread *t);
@@ -350,11 +350,12 @@ GR__KEXTC extern const unsigned char GR_KERNEL_IMAGE[];
 /* Block barriers: every thread of the block reaches the call before any
  * passes it; _count returns how many threads passed p != 0, _and whether
  * all did, _or whether any did. */
-#define gr_sync_threads() ((void)gr__k_sync(GR__KFIB(), 0))
-#define gr_sync_threads_count(p) gr__k_sync(GR__KFIB(), (p) != 0)
-#define gr_sync_threads_and(p) \
-    (gr__k_sync(GR__KFIB(), (p) != 0) == (int)(gr_block_dim_x() * gr_block_dim_y() * gr_block_dim_z()))
-#define gr_sync_threads_or(p) (gr__k_sync(GR__KFIB(), (p) != 0) != 0)
+#define gr_sync_threads() ((void)gr__k_sync(GR__KFIB(), 0, __LINE__))
+#define gr_sync_threads_count(p) gr__k_sync(GR__KFIB(), (p) != 0, __LINE__)
+#define gr_sync_threads_and(p)                     \
+    (gr__k_sync(GR__KFIB(), (p) != 0, __LINE__) == \
+     (int)(gr_block_dim_x() * gr_block_dim_y() * gr_block_dim_z()))
+#define gr_sync_threads_or(p) (gr__k_sync(GR__KFIB(), (p) != 0, __LINE__) != 0)
 
 /* Warp operations (warps of 32 threads, lanes in linear thread order).
  * 'mask' names the lanes taking part, the caller included; each waits

@@ -255,7 +255,7 @@ GR_TEST(kernel_lang_barrier_after_early_return_is_reported_not_hung)
 {
     grKernel_t k;
     CHECK_OK(GR_KERNEL_CREATE(&k, lang_early_return));
-    int *x = dev_alloc(64 * sizeof(int));
+    int *x = dev_alloc(2 * 64 * sizeof(int));
     unsigned live = 40;
     void *args[] = {&x, &live};
     const char *pieces[] = {"lang_early_return", "block (", "of 64 threads", "0-39 wait at gr_sync_threads",
@@ -267,9 +267,9 @@ GR_TEST(kernel_lang_divergent_barriers_are_reported)
 {
     grKernel_t k;
     CHECK_OK(GR_KERNEL_CREATE(&k, lang_divergent_sites));
-    int *x = dev_alloc(64 * sizeof(int));
+    int *x = dev_alloc(2 * 64 * sizeof(int));
     void *args[] = {&x};
-    const char *pieces[] = {"lang_divergent_sites", "two different gr_sync_threads", NULL};
+    const char *pieces[] = {"lang_divergent_sites", "two different gr_sync_threads (lines ", NULL};
     expect_fault(k, args, 64, pieces);
 }
 
@@ -277,7 +277,7 @@ GR_TEST(kernel_lang_warp_operation_some_lanes_never_reach_is_reported)
 {
     grKernel_t k;
     CHECK_OK(GR_KERNEL_CREATE(&k, lang_warp_deadlock));
-    int *x = dev_alloc(64 * sizeof(int));
+    int *x = dev_alloc(2 * 64 * sizeof(int));
     void *args[] = {&x};
     const char *pieces[] = {"lang_warp_deadlock", "no thread can go on", "0-15 in a warp operation",
                             "16-31 wait at gr_sync_threads", NULL};

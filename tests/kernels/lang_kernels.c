@@ -305,23 +305,24 @@ GR_KERNEL_SYNC(lang_reverse, (int *, x))
 GR_KERNEL_SYNC(lang_early_return, (int *, x), (unsigned, live))
 {
     unsigned t = gr_thread_idx_x();
+    size_t g = gr_global_idx_x();
     if (t >= live)
         return;
-    x[t] = 1;
+    x[g] = 1;
     gr_sync_threads();
-    x[t] = 2;
+    x[g] = 2;
 }
 
 /* Odd and even threads wait at two different barriers. */
 GR_KERNEL_SYNC(lang_divergent_sites, (int *, x))
 {
-    unsigned t = gr_thread_idx_x();
-    if (t & 1u) {
+    size_t g = gr_global_idx_x();
+    if (gr_thread_idx_x() & 1u) {
         gr_sync_threads();
-        x[t] = 1;
+        x[g] = 1;
     } else {
         gr_sync_threads();
-        x[t] = 2;
+        x[g] = 2;
     }
 }
 
@@ -331,7 +332,7 @@ GR_KERNEL_SYNC(lang_warp_deadlock, (int *, x))
 {
     unsigned t = gr_thread_idx_x();
     if (t < 16)
-        x[t] = gr_shfl_sync(0xffffffffu, (int)t, 0);
+        x[gr_global_idx_x()] = gr_shfl_sync(0xffffffffu, (int)t, 0);
     gr_sync_threads();
 }
 
@@ -346,5 +347,6 @@ GR_KERNEL_SYNC(lang_deep_stack, (unsigned *, out), (unsigned, words))
     unsigned s = 0;
     for (unsigned i = 0; i < words; i++)
         s += buf[i];
-    out[t] = s;
+    if (gr_block_idx_x() == 0)
+        out[t] = s;
 }

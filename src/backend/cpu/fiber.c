@@ -100,7 +100,7 @@ typedef struct gr_fblock {
      * site they wait at, the generation a release bumps, and the count
      * the last release left for the waiters to read. */
     unsigned bar_arrived, bar_sum, bar_gen, bar_result;
-    void *bar_site;
+    int bar_line; /* the source line of the barrier waited at */
     bool exited_any;
     unsigned stalls; /* resumes in a row that found nothing to do */
     void *main_sp;   /* the running thread's own context */
@@ -303,15 +303,21 @@ static void stall(gr_fblock *b)
 
 /* ------------------------------------------------------- block barrier */
 
-GR_API int gr__k_sync(gr__kthread *t, int pred)
+GR_API int gr__k_sync(gr__kthread *t, int pred, int line)
 {
     gr_fblock *b = t->b;
-    void *site = __builtin_return_address(0);
+    /* Barriers are told apart by their source line: an optimiser may
+     * copy a barrier's call (loop unswitching, peeling), so that threads
+     * at the same barrier call from different addresses. */
     if (b->bar_arrived == 0)
-        b->bar_site = site;
-    else if (GR_UNLIKELY(site != b->bar_site)) {
+        b->bar_line = line;
+    else if (GR_UNLIKELY(line != b->bar_line)) {
+        char what[128];
         t->state = F_BAR;
-        fault(b, "threads wait at two different gr_sync_threads (a divergent barrier)");
+        snprintf(what, sizeof what,
+                 "threads wait at two different gr_sync_threads (lines %d and %d: a divergent barrier)",
+                 b->bar_line, line);
+        fault(b, what);
     }
     b->stalls = 0;
     b->bar_sum += pred != 0;
