@@ -53,6 +53,7 @@ void __tsan_switch_to_fiber(void *fiber, unsigned flags);
 #define GR_FIBER_STACK_DEFAULT (64u * 1024u)
 #define GR_FIBER_STACK_MIN (16u * 1024u)
 #define GR_FIBER_GUARD 0x6772666962657221ull /* "grfiber!" */
+#define GR_FIBER_COLOUR 320u                 /* 5 cache lines: see pool_get */
 
 enum {
     F_RUN,
@@ -69,21 +70,25 @@ enum {
     W_ALL = GR__KW_ALL
 };
 
+/* One cache line per thread: a switch reads the next thread's line. */
 struct gr__kthread {
-    void *sp; /* saved context while switched out */
+    GR_ALIGNED_CL void *sp; /* saved context while switched out */
     struct gr_fblock *b;
-    char *stack;
-    unsigned id;         /* linear thread index in the block */
-    unsigned tx, ty, tz; /* its index */
     unsigned char state;
+    unsigned id; /* linear thread index in the block */
     /* The warp operation it waits in: published operand, the lane it
      * reads, the mask, and the result the completing lane leaves. */
-    unsigned w_mask;
     unsigned w_gen; /* bumped by the lane that completes its operation */
+    unsigned w_mask;
     int w_src;
     unsigned long long w_val, w_res;
+    char *stack;
+#if GR_ASAN
     void *fake_stack; /* ASan's, while switched out */
-    void *tsan;       /* TSan's fiber, owned by the pool */
+#endif
+#if GR_TSAN
+    void *tsan; /* TSan's fiber, owned by the pool */
+#endif
 };
 
 typedef struct gr_warp {
@@ -180,9 +185,14 @@ static gr_fpool *pool_get(unsigned n, size_t size)
     }
     unsigned cap = n > p->cap ? n : p->cap;
     pool_release(p);
-    size_t bytes = (size_t)cap * size;
+    /* Stacks GR_FIBER_COLOUR bytes further apart than their size: the
+     * tops, where every switch saves and loads registers, would otherwise
+     * all fall in the same cache sets (64 KiB apart), and 256 fibers of a
+     * block would fight over a set's 8 or 16 ways at every barrier. */
+    size_t stride = size + GR_FIBER_COLOUR;
+    size_t bytes = (size_t)cap * stride;
     void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    gr__kthread *f = gr__calloc(cap, sizeof *f);
+    gr__kthread *f = gr__aligned_alloc(GR_CACHELINE, (size_t)cap * sizeof *f);
     if (mem == MAP_FAILED || !f) {
         if (mem != MAP_FAILED)
             munmap(mem, bytes);
@@ -193,10 +203,12 @@ static gr_fpool *pool_get(unsigned n, size_t size)
     p->bytes = bytes;
     p->size = size;
     p->cap = cap;
+    memset(f, 0, (size_t)cap * sizeof *f);
     p->f = f;
     p->dirty = false;
     for (unsigned i = 0; i < cap; i++) {
-        f[i].stack = p->mem + (size_t)i * size;
+        f[i].stack = p->mem + (size_t)i * stride;
+        *(unsigned long long *)f[i].stack = GR_FIBER_GUARD;
 #if GR_TSAN
         f[i].tsan = __tsan_create_fiber(0);
 #endif
@@ -287,6 +299,12 @@ static inline bool yield(gr_fblock *b, gr__kthread *self)
     while (b->f[i].state == F_EXITED);
     if (i == self->id)
         return false;
+    /* The thread after the next one is likely the next one's next: its
+     * saved registers come from L2 meanwhile (256 threads' stacks and
+     * lines fill L1). */
+    unsigned j = i + 1 == b->n ? 0 : i + 1;
+    __builtin_prefetch(b->f[j].sp);
+    __builtin_prefetch(&b->f[j + 1 < b->n ? j + 1 : 0]);
     switch_to(b, self, &b->f[i]);
     return true;
 }
@@ -303,6 +321,17 @@ static void stall(gr_fblock *b)
 
 /* ------------------------------------------------------- block barrier */
 
+/* Out of line: its buffer would otherwise widen every barrier's frame,
+ * and the frames of 256 threads compete for L1. */
+static GR_NOINLINE void divergent(gr_fblock *b, int line)
+{
+    char what[128];
+    snprintf(what, sizeof what,
+             "threads wait at two different gr_sync_threads (lines %d and %d: a divergent barrier)",
+             b->bar_line, line);
+    fault(b, what);
+}
+
 GR_API int gr__k_sync(gr__kthread *t, int pred, int line)
 {
     gr_fblock *b = t->b;
@@ -312,12 +341,8 @@ GR_API int gr__k_sync(gr__kthread *t, int pred, int line)
     if (b->bar_arrived == 0)
         b->bar_line = line;
     else if (GR_UNLIKELY(line != b->bar_line)) {
-        char what[128];
         t->state = F_BAR;
-        snprintf(what, sizeof what,
-                 "threads wait at two different gr_sync_threads (lines %d and %d: a divergent barrier)",
-                 b->bar_line, line);
-        fault(b, what);
+        divergent(b, line);
     }
     b->stalls = 0;
     b->bar_sum += pred != 0;
@@ -451,7 +476,8 @@ static void fiber_main(void *arg)
     else
         __sanitizer_finish_switch_fiber(NULL, NULL, NULL);
 #endif
-    b->fn(t, b->ctx, b->args, t->tx, t->ty, t->tz);
+    unsigned bx = b->ctx->blockDim.x, by = b->ctx->blockDim.y;
+    b->fn(t, b->ctx, b->args, t->id % bx, t->id / bx % by, t->id / (bx * by));
     unsigned lane = t->id & 31u, wi = t->id >> 5;
     if (*(volatile unsigned long long *)t->stack != GR_FIBER_GUARD)
         fault(b, "a thread overran its fiber stack (raise grFuncAttributeCpuStackSize)");
@@ -531,12 +557,8 @@ GR_API void gr__k_run_block(const gr__kinfo *info, const grKernelCtx *ctx, void 
         gr__kthread *t = &b.f[i];
         t->b = &b;
         t->id = i;
-        t->tx = i % bx;
-        t->ty = (i / bx) % by;
-        t->tz = i / (bx * by);
         t->state = F_RUN;
         t->w_gen = 0;
-        *(unsigned long long *)t->stack = GR_FIBER_GUARD;
         t->sp = gr__fiber_prepare(t->stack, size, fiber_main, t);
     }
     for (unsigned wi = 0; wi * 32u < n; wi++)
