@@ -240,19 +240,22 @@ struct GR_KERNEL_runs_threads_one_after_another_use_GR_KERNEL_SYNC;
 
 #define GR_KERNEL(...) GR__KCAT(GR__KC_, GR__KHASP(__VA_ARGS__))(PLAIN, __VA_ARGS__)
 #define GR_KERNEL_SYNC(...) GR__KCAT(GR__KC_, GR__KHASP(__VA_ARGS__))(SYNC, __VA_ARGS__)
-#define GR__KC_0(mode, name) GR__KDEF_##mode(name, (), (), (), 0, (const size_t *)0)
+#define GR__KC_0(mode, name) GR__KDEF_##mode(name, (), (), (), 0, (0))
 #define GR__KC_P(mode, name, ...)                                                                      \
     GR__KDEF_##mode(name, (, GR__KMAP(GR__KPARAM, __VA_ARGS__)), (, GR__KMAP(GR__KNAME, __VA_ARGS__)), \
                     (, GR__KMAP(GR__KUNPACK, __VA_ARGS__)), GR__KNARGS(__VA_ARGS__),                   \
-                    ((const size_t[]){GR__KMAP(GR__KSIZE, __VA_ARGS__)}))
+                    (GR__KMAP(GR__KSIZE, __VA_ARGS__)))
 
-/* The registration function: grKernelCreate, then 'then' (a statement),
- * then grKernelSetImage when the build embedded a GPU image. */
+/* The registration function: grKernelCreate with the parameter sizes
+ * ('sizes': the parenthesised initialiser; (0) without parameters), then
+ * 'then' (a statement), then grKernelSetImage when the build embedded a
+ * GPU image. */
 #define GR__KREG(name, np, sizes, then)                                                          \
     GR__KEXTC grError_t gr_kernel_create_##name(grKernel_t *k);                                  \
     GR__KEXTC grError_t gr_kernel_create_##name(grKernel_t *k)                                   \
     {                                                                                            \
-        grError_t err = grKernelCreate(k, name##_cpu, #name, np, sizes);                         \
+        static const size_t gr_ksizes_[] = {GR__KSTRIP(sizes)};                                  \
+        grError_t err = grKernelCreate(k, name##_cpu, #name, np, gr_ksizes_);                    \
         if (err != grSuccess)                                                                    \
             return err;                                                                          \
         then;                                                                                    \
