@@ -208,23 +208,49 @@ typedef unsigned long long grGraphConditionalHandle;
 extern "C" {
 #endif
 
-/* What GR_KERNEL_SYNC's code calls in the runtime; not for direct use.
- * A gr__kthread is one thread of a block run as a fiber. */
-typedef struct gr__kthread gr__kthread;
-typedef void (*gr__kthread_fn)(gr__kthread *t, const grKernelCtx *ctx, void **args, unsigned tx, unsigned ty,
-                               unsigned tz);
-/* Per kernel function: its name, and its fiber stack size in bytes (0:
- * the default), which grFuncSetAttribute sets (atomic builtins). */
-typedef struct gr__kinfo {
+/* graphrt's own: the runtime entry points that GR_KERNEL_SYNC's code
+ * and the barrier and warp macros below call. Programs use the macros;
+ * these are declared for them, not for direct calls. */
+
+/* One thread of a block that runs as a fiber (opaque). */
+typedef struct grKernelThread grKernelThread;
+/* A thread's body: the kernel's parameters unpacked from args. */
+typedef void (*grKernelThreadFn)(grKernelThread *t, const grKernelCtx *ctx, void **args, unsigned tx,
+                                 unsigned ty, unsigned tz);
+/* Per kernel function (static in the kernel's file): its name, and the
+ * fiber stack size in bytes (0: the default, 64 KiB), which
+ * grFuncSetAttribute(grFuncAttributeCpuStackSize) sets with atomic
+ * builtins. */
+typedef struct grKernelInfo {
     const char *name;
     unsigned stack_bytes;
-} gr__kinfo;
-GR_API void gr__k_run_block(const gr__kinfo *info, const grKernelCtx *ctx, void **args, gr__kthread_fn fn);
-GR_API int gr__k_sync(gr__kthread *t, int pred, int line);
-GR_API unsigned long long gr__k_warp(gr__kthread *t, int op, unsigned mask, unsigned long long v, int arg,
-                                     int width);
-GR_API unsigned gr__k_activemask(gr__kthread *t);
-GR_API grError_t gr__k_attach(grKernel_t k, gr__kinfo *info);
+} grKernelInfo;
+
+/* Runs the block of ctx: fn once per thread, each thread a fiber on the
+ * calling thread, until every thread has returned. A fault of the block
+ * (a barrier some threads never reach, threads at different barriers, a
+ * block that cannot go on, a fiber stack overrun, no memory for the
+ * stacks) ends it and becomes the device's sticky grErrorLaunchFailure
+ * (docs/kernels.md). Called by GR_KERNEL_SYNC's per-block function. */
+GR_API void grKernelBlockRunThreads(const grKernelInfo *info, const grKernelCtx *ctx, void **args,
+                                    grKernelThreadFn fn);
+/* The block barrier of thread t (gr_sync_threads*): returns once every
+ * thread of its block has called it from the same source line, with the
+ * number of threads that passed pred != 0. */
+GR_API int grKernelThreadSync(grKernelThread *t, int pred, int line);
+/* A warp operation of thread t (op: GR__KW_*), among the lanes of 'mask'
+ * that have not returned: v is the lane's operand (a shuffle's value or
+ * a vote's predicate), arg the source lane, delta or lane mask, width
+ * the shuffle's segment. Returns the shuffled value's bits, the ballot,
+ * or (GR__KW_ALL) whether every lane's predicate held. */
+GR_API unsigned long long grKernelThreadWarpOp(grKernelThread *t, int op, unsigned mask, unsigned long long v,
+                                               int arg, int width);
+/* The lanes of t's warp that have not returned (gr_activemask). */
+GR_API unsigned grKernelThreadActiveMask(grKernelThread *t);
+/* Links a kernel created by GR_KERNEL_SYNC's registration to its
+ * function's info, where grFuncSetAttribute finds the stack size.
+ * Errors: grErrorInvalidValue (kernel not live, info NULL). */
+GR_API grError_t grKernelAttachInfo(grKernel_t k, grKernelInfo *info);
 
 #ifdef __cplusplus
 }
@@ -296,23 +322,24 @@ struct GR_KERNEL_runs_threads_one_after_another_use_GR_KERNEL_SYNC;
 /* GR_KERNEL_SYNC: the per-block CPU function hands the block to the
  * runtime, which runs name##_gr_fiber once per thread, each on a fiber;
  * each unpacks the parameters itself. */
-#define GR__KDEF_SYNC(name, plist, nlist, ulist, np, sizes)                                                  \
-    static void name##_gr_thread(const grKernelCtx *gr_kctx_, gr__kthread *gr_kthr_, unsigned gr_ktx_,       \
-                                 unsigned gr_kty_, unsigned gr_ktz_ GR__KSTRIP(plist));                      \
-    static void name##_gr_fiber(gr__kthread *gr_kthr_, const grKernelCtx *gr_kctx_, void **gr_kargs_,        \
-                                unsigned gr_tx_, unsigned gr_ty_, unsigned gr_tz_)                           \
-    {                                                                                                        \
-        (void)gr_kargs_;                                                                                     \
-        name##_gr_thread(gr_kctx_, gr_kthr_, gr_tx_, gr_ty_, gr_tz_ GR__KSTRIP(ulist));                      \
-    }                                                                                                        \
-    static gr__kinfo name##_gr_info = {#name, 0};                                                            \
-    static void name##_cpu(const grKernelCtx *gr_kctx_, void **gr_kargs_)                                    \
-    {                                                                                                        \
-        gr__k_run_block(&name##_gr_info, gr_kctx_, gr_kargs_, name##_gr_fiber);                              \
-    }                                                                                                        \
-    GR__KREG(name, np, sizes, (void)gr__k_attach(*k, &name##_gr_info))                                       \
-    static void name##_gr_thread(const grKernelCtx *gr_kctx_ GR__KUNUSED, gr__kthread *gr_kthr_ GR__KUNUSED, \
-                                 unsigned gr_ktx_ GR__KUNUSED, unsigned gr_kty_ GR__KUNUSED,                 \
+#define GR__KDEF_SYNC(name, plist, nlist, ulist, np, sizes)                                               \
+    static void name##_gr_thread(const grKernelCtx *gr_kctx_, grKernelThread *gr_kthr_, unsigned gr_ktx_, \
+                                 unsigned gr_kty_, unsigned gr_ktz_ GR__KSTRIP(plist));                   \
+    static void name##_gr_fiber(grKernelThread *gr_kthr_, const grKernelCtx *gr_kctx_, void **gr_kargs_,  \
+                                unsigned gr_tx_, unsigned gr_ty_, unsigned gr_tz_)                        \
+    {                                                                                                     \
+        (void)gr_kargs_;                                                                                  \
+        name##_gr_thread(gr_kctx_, gr_kthr_, gr_tx_, gr_ty_, gr_tz_ GR__KSTRIP(ulist));                   \
+    }                                                                                                     \
+    static grKernelInfo name##_gr_info = {#name, 0};                                                      \
+    static void name##_cpu(const grKernelCtx *gr_kctx_, void **gr_kargs_)                                 \
+    {                                                                                                     \
+        grKernelBlockRunThreads(&name##_gr_info, gr_kctx_, gr_kargs_, name##_gr_fiber);                   \
+    }                                                                                                     \
+    GR__KREG(name, np, sizes, (void)grKernelAttachInfo(*k, &name##_gr_info))                              \
+    static void name##_gr_thread(const grKernelCtx *gr_kctx_ GR__KUNUSED,                                 \
+                                 grKernelThread *gr_kthr_ GR__KUNUSED, unsigned gr_ktx_ GR__KUNUSED,      \
+                                 unsigned gr_kty_ GR__KUNUSED,                                            \
                                  unsigned gr_ktz_ GR__KUNUSED GR__KSTRIP(plist))
 
 /* The image graphrt_add_cuda_kernels embedded for this file, if any:
@@ -348,17 +375,17 @@ GR__KEXTC extern const unsigned char GR_KERNEL_IMAGE[];
 /* The calling thread's handle, in GR_KERNEL_SYNC bodies only: elsewhere
  * the selector's type (GR__KPLAIN_T) matches nothing, a compile error
  * that names the fix. */
-#define GR__KFIB() _Generic((gr_kthr_), gr__kthread * : (gr_kthr_))
+#define GR__KFIB() _Generic((gr_kthr_), grKernelThread * : (gr_kthr_))
 
 /* Block barriers: every thread of the block reaches the call before any
  * passes it; _count returns how many threads passed p != 0, _and whether
  * all did, _or whether any did. */
-#define gr_sync_threads() ((void)gr__k_sync(GR__KFIB(), 0, __LINE__))
-#define gr_sync_threads_count(p) gr__k_sync(GR__KFIB(), (p) != 0, __LINE__)
-#define gr_sync_threads_and(p)                     \
-    (gr__k_sync(GR__KFIB(), (p) != 0, __LINE__) == \
+#define gr_sync_threads() ((void)grKernelThreadSync(GR__KFIB(), 0, __LINE__))
+#define gr_sync_threads_count(p) grKernelThreadSync(GR__KFIB(), (p) != 0, __LINE__)
+#define gr_sync_threads_and(p)                             \
+    (grKernelThreadSync(GR__KFIB(), (p) != 0, __LINE__) == \
      (int)(gr_block_dim_x() * gr_block_dim_y() * gr_block_dim_z()))
-#define gr_sync_threads_or(p) (gr__k_sync(GR__KFIB(), (p) != 0, __LINE__) != 0)
+#define gr_sync_threads_or(p) (grKernelThreadSync(GR__KFIB(), (p) != 0, __LINE__) != 0)
 
 /* Warp operations (warps of 32 threads, lanes in linear thread order).
  * 'mask' names the lanes taking part, the caller included; each waits
@@ -386,17 +413,18 @@ GR__KEXTC extern const unsigned char GR_KERNEL_IMAGE[];
 #define gr_shfl_up_sync(mask, v, ...) GR__KSHFL(GR__KW_UP, mask, v, __VA_ARGS__, 32, ~)
 #define gr_shfl_down_sync(mask, v, ...) GR__KSHFL(GR__KW_DOWN, mask, v, __VA_ARGS__, 32, ~)
 #define gr_shfl_xor_sync(mask, v, ...) GR__KSHFL(GR__KW_XOR, mask, v, __VA_ARGS__, 32, ~)
-#define gr_ballot_sync(mask, p) ((unsigned)gr__k_warp(GR__KFIB(), GR__KW_BALLOT, (mask), (p) != 0, 0, 32))
+#define gr_ballot_sync(mask, p) \
+    ((unsigned)grKernelThreadWarpOp(GR__KFIB(), GR__KW_BALLOT, (mask), (p) != 0, 0, 32))
 #define gr_any_sync(mask, p) (gr_ballot_sync(mask, p) != 0)
-#define gr_all_sync(mask, p) ((int)gr__k_warp(GR__KFIB(), GR__KW_ALL, (mask), (p) != 0, 0, 32))
-#define gr_syncwarp(mask) ((void)gr__k_warp(GR__KFIB(), GR__KW_BALLOT, (mask), 0, 0, 32))
+#define gr_all_sync(mask, p) ((int)grKernelThreadWarpOp(GR__KFIB(), GR__KW_ALL, (mask), (p) != 0, 0, 32))
+#define gr_syncwarp(mask) ((void)grKernelThreadWarpOp(GR__KFIB(), GR__KW_BALLOT, (mask), 0, 0, 32))
 /* The lanes of the caller's warp that have not returned. */
-#define gr_activemask() gr__k_activemask(GR__KFIB())
+#define gr_activemask() grKernelThreadActiveMask(GR__KFIB())
 
-#define GR__KSHFL_INT(sfx, T, U)                                                           \
-    static inline T gr__kshfl_##sfx(gr__kthread *t, int op, unsigned m, T v, int a, int w) \
-    {                                                                                      \
-        return (T)(U)gr__k_warp(t, op, m, (unsigned long long)(U)v, a, w);                 \
+#define GR__KSHFL_INT(sfx, T, U)                                                              \
+    static inline T gr__kshfl_##sfx(grKernelThread *t, int op, unsigned m, T v, int a, int w) \
+    {                                                                                         \
+        return (T)(U)grKernelThreadWarpOp(t, op, m, (unsigned long long)(U)v, a, w);          \
     }
 GR__KSHFL_INT(i, int, unsigned)
 GR__KSHFL_INT(u, unsigned, unsigned)
@@ -404,19 +432,19 @@ GR__KSHFL_INT(l, long, unsigned long)
 GR__KSHFL_INT(ul, unsigned long, unsigned long)
 GR__KSHFL_INT(ll, long long, unsigned long long)
 GR__KSHFL_INT(ull, unsigned long long, unsigned long long)
-static inline float gr__kshfl_f(gr__kthread *t, int op, unsigned m, float v, int a, int w)
+static inline float gr__kshfl_f(grKernelThread *t, int op, unsigned m, float v, int a, int w)
 {
     unsigned u;
     __builtin_memcpy(&u, &v, sizeof u);
-    u = (unsigned)gr__k_warp(t, op, m, u, a, w);
+    u = (unsigned)grKernelThreadWarpOp(t, op, m, u, a, w);
     __builtin_memcpy(&v, &u, sizeof u);
     return v;
 }
-static inline double gr__kshfl_d(gr__kthread *t, int op, unsigned m, double v, int a, int w)
+static inline double gr__kshfl_d(grKernelThread *t, int op, unsigned m, double v, int a, int w)
 {
     unsigned long long u;
     __builtin_memcpy(&u, &v, sizeof u);
-    u = gr__k_warp(t, op, m, u, a, w);
+    u = grKernelThreadWarpOp(t, op, m, u, a, w);
     __builtin_memcpy(&v, &u, sizeof u);
     return v;
 }

@@ -98,7 +98,7 @@ struct grKernel_st {
     /* graphrt_kernel.h's per-function data (name, fiber stack size) of a
      * kernel that runs its threads as fibers; set once, by the
      * registration GR_KERNEL_SYNC generates, before any launch. */
-    struct gr__kinfo *kinfo;
+    struct grKernelInfo *kinfo;
     /* 1 for the handle + 1 per graph node, plan and stream cache holding
      * it; in a line of its own so that its changes do not slow down the
      * launch checks reading the fields above. */

@@ -71,7 +71,7 @@ enum {
 };
 
 /* One cache line per thread: a switch reads the next thread's line. */
-struct gr__kthread {
+struct grKernelThread {
     GR_ALIGNED_CL void *sp; /* saved context while switched out */
     struct gr_fblock *b;
     unsigned char state;
@@ -98,7 +98,7 @@ typedef struct gr_warp {
 } gr_warp;
 
 typedef struct gr_fblock {
-    gr__kthread *f; /* n fibers */
+    grKernelThread *f; /* n fibers */
     unsigned n, live;
     gr_warp warps[32];
     /* The block barrier: arrivals, their nonzero predicates, the call
@@ -114,10 +114,10 @@ typedef struct gr_fblock {
     const void *main_bottom;
     size_t main_size;
     void *dead_sp; /* where an exiting fiber's context goes */
-    const gr__kinfo *info;
+    const grKernelInfo *info;
     const grKernelCtx *ctx;
     void **args;
-    gr__kthread_fn fn;
+    grKernelThreadFn fn;
     size_t stack_size;
     bool failed;
     char detail[512];
@@ -129,7 +129,7 @@ typedef struct gr_fpool {
     char *mem; /* cap stacks of 'size' bytes */
     size_t size, bytes;
     unsigned cap;
-    gr__kthread *f;
+    grKernelThread *f;
     bool dirty; /* ASan: abandoned fibers left poisoned frames */
 } gr_fpool;
 
@@ -192,7 +192,7 @@ static gr_fpool *pool_get(unsigned n, size_t size)
     size_t stride = size + GR_FIBER_COLOUR;
     size_t bytes = (size_t)cap * stride;
     void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    gr__kthread *f = gr__aligned_alloc(GR_CACHELINE, (size_t)cap * sizeof *f);
+    grKernelThread *f = gr__aligned_alloc(GR_CACHELINE, (size_t)cap * sizeof *f);
     if (mem == MAP_FAILED || !f) {
         if (mem != MAP_FAILED)
             munmap(mem, bytes);
@@ -220,7 +220,7 @@ static gr_fpool *pool_get(unsigned n, size_t size)
 
 /* Leaves 'from' (NULL: an exiting fiber, never resumed) for 'to' (NULL:
  * the running thread's own context). The sanitizers are told first. */
-static inline void switch_to(gr_fblock *b, gr__kthread *from, gr__kthread *to)
+static inline void switch_to(gr_fblock *b, grKernelThread *from, grKernelThread *to)
 {
     void **save = from ? &from->sp : (void **)&b->dead_sp;
     void *sp = to ? to->sp : b->main_sp;
@@ -291,7 +291,7 @@ static void fault(gr_fblock *b, const char *what)
 
 /* Passes the turn to the next live fiber in thread order; false if self
  * is the only one. */
-static inline bool yield(gr_fblock *b, gr__kthread *self)
+static inline bool yield(gr_fblock *b, grKernelThread *self)
 {
     unsigned i = self->id;
     do
@@ -332,7 +332,7 @@ static GR_NOINLINE void divergent(gr_fblock *b, int line)
     fault(b, what);
 }
 
-GR_API int gr__k_sync(gr__kthread *t, int pred, int line)
+GR_API int grKernelThreadSync(grKernelThread *t, int pred, int line)
 {
     gr_fblock *b = t->b;
     /* Barriers are told apart by their source line: an optimiser may
@@ -378,7 +378,7 @@ static bool warp_complete(gr_fblock *b, unsigned wi, unsigned mask)
     unsigned need = mask & w->exists & ~w->exited;
     if ((w->arrived & need) != need)
         return false;
-    gr__kthread *f = b->f + wi * 32u;
+    grKernelThread *f = b->f + wi * 32u;
     unsigned ballot = 0;
     for (unsigned m = need; m; m &= m - 1) {
         unsigned l = (unsigned)__builtin_ctz(m);
@@ -403,8 +403,8 @@ static bool warp_complete(gr_fblock *b, unsigned wi, unsigned mask)
     return true;
 }
 
-GR_API unsigned long long gr__k_warp(gr__kthread *t, int op, unsigned mask, unsigned long long v, int arg,
-                                     int width)
+GR_API unsigned long long grKernelThreadWarpOp(grKernelThread *t, int op, unsigned mask, unsigned long long v,
+                                               int arg, int width)
 {
     gr_fblock *b = t->b;
     unsigned lane = t->id & 31u, wi = t->id >> 5, bit = 1u << lane;
@@ -458,7 +458,7 @@ GR_API unsigned long long gr__k_warp(gr__kthread *t, int op, unsigned mask, unsi
     return t->w_res;
 }
 
-GR_API unsigned gr__k_activemask(gr__kthread *t)
+GR_API unsigned grKernelThreadActiveMask(grKernelThread *t)
 {
     gr_warp *w = &t->b->warps[t->id >> 5];
     return w->exists & ~w->exited;
@@ -468,7 +468,7 @@ GR_API unsigned gr__k_activemask(gr__kthread *t)
 
 static void fiber_main(void *arg)
 {
-    gr__kthread *t = arg;
+    grKernelThread *t = arg;
     gr_fblock *b = t->b;
 #if GR_ASAN
     if (t->id == 0)
@@ -516,7 +516,8 @@ static GR_NOINLINE void block_failed(gr_fblock *b, gr_fpool *p)
 #endif
 }
 
-GR_API void gr__k_run_block(const gr__kinfo *info, const grKernelCtx *ctx, void **args, gr__kthread_fn fn)
+GR_API void grKernelBlockRunThreads(const grKernelInfo *info, const grKernelCtx *ctx, void **args,
+                                    grKernelThreadFn fn)
 {
     unsigned bx = ctx->blockDim.x, by = ctx->blockDim.y;
     unsigned n = bx * by * ctx->blockDim.z;
@@ -554,7 +555,7 @@ GR_API void gr__k_run_block(const gr__kinfo *info, const grKernelCtx *ctx, void 
     b.main_tsan = __tsan_get_current_fiber();
 #endif
     for (unsigned i = 0; i < n; i++) {
-        gr__kthread *t = &b.f[i];
+        grKernelThread *t = &b.f[i];
         t->b = &b;
         t->id = i;
         t->state = F_RUN;
@@ -603,10 +604,10 @@ grError_t gr__kernel_fault_check(const char *call)
 
 /* ------------------------------------------------------- registration */
 
-GR_API grError_t gr__k_attach(grKernel_t k, gr__kinfo *info)
+GR_API grError_t grKernelAttachInfo(grKernel_t k, grKernelInfo *info)
 {
     if (!gr__kernel_valid(k) || !info)
-        return gr__fail(grErrorInvalidValue, "gr__k_attach: not a live kernel");
+        return gr__fail(grErrorInvalidValue, "grKernelAttachInfo: not a live kernel, or info NULL");
     k->kinfo = info;
     return grSuccess;
 }
