@@ -22,6 +22,7 @@ GR_KERNEL_DECLARE(lang_early_return);
 GR_KERNEL_DECLARE(lang_divergent_sites);
 GR_KERNEL_DECLARE(lang_warp_deadlock);
 GR_KERNEL_DECLARE(lang_deep_stack);
+GR_KERNEL_DECLARE(lang_half_warps);
 
 extern unsigned lang_zero_hits;
 
@@ -113,6 +114,24 @@ GR_TEST(kernel_lang_warp_operations_match_cuda)
     CHECK_OK(grLaunchKernel(k, GR_DIM3(1, 1, 1), GR_DIM3(72, 1, 1), args, 0, NULL));
     CHECK_OK(grDeviceSynchronize());
     check_warp_ops(r, 72);
+    CHECK_OK(grFree(r));
+    CHECK_OK(grKernelDestroy(k));
+}
+
+GR_TEST(kernel_lang_warp_operations_of_disjoint_masks_meet_apart)
+{
+    grKernel_t k;
+    CHECK_OK(GR_KERNEL_CREATE(&k, lang_half_warps));
+    int *r = dev_alloc(64 * sizeof(int));
+    void *args[] = {&r};
+    CHECK_OK(grLaunchKernel(k, GR_DIM3(1, 1, 1), GR_DIM3(64, 1, 1), args, 0, NULL));
+    CHECK_OK(grDeviceSynchronize());
+    for (int t = 0; t < 64; t++) {
+        int want = t ^ 1;
+        if (t % 32 < 8)
+            want += 1000 * ((t & ~31) + 7);
+        CHECK_EQ(r[t], want);
+    }
     CHECK_OK(grFree(r));
     CHECK_OK(grKernelDestroy(k));
 }

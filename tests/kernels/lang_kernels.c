@@ -350,3 +350,17 @@ GR_KERNEL_SYNC(lang_deep_stack, (unsigned *, out), (unsigned, words))
     if (gr_block_idx_x() == 0)
         out[t] = s;
 }
+
+/* The two halves of each warp shuffle among themselves, each half with
+ * its own mask, and lanes 0-7 once more among themselves. */
+GR_KERNEL_SYNC(lang_half_warps, (int *, r))
+{
+    unsigned lane = gr_lane_id();
+    unsigned mask = lane < 16 ? 0x0000ffffu : 0xffff0000u;
+    int v = (int)gr_thread_idx_x();
+    int s = gr_shfl_xor_sync(mask, v, 1);
+    if (lane < 8)
+        s += 1000 * gr_shfl_sync(0xffu, v, 7);
+    gr_syncwarp(mask);
+    r[gr_thread_idx_x()] = s;
+}

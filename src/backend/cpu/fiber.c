@@ -261,8 +261,9 @@ static void leave(gr_fblock *b, grKernelThread *t, grKernelThread *to)
 
 /* ------------------------------------------------------------- reports */
 
-/* Appends to b->detail the ranges of thread ids whose state is 'state'
- * (F_BAR with 'site' also matching when site is not NULL). */
+/* Appends to b->detail, at *len, the ranges of the ids of the threads
+ * whose state is 'state' ("0-39,41"), or "none"; each piece is written
+ * only where it fits whole. */
 static void list_threads(gr_fblock *b, size_t *len, int state)
 {
     size_t cap = sizeof b->detail;
