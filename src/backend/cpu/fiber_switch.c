@@ -4,7 +4,8 @@
  * registers on the running stack, stores its stack pointer in *save,
  * loads 'to' and pops the registers saved there. A new fiber's stack is
  * laid out by gr__fiber_prepare so that the first switch to it "returns"
- * into gr__fiber_start, which calls entry(arg) and must never return.
+ * into a few instructions (gr__fiber_start_x86 / _a64) that call
+ * entry(arg), which must never return.
  *
  * x86-64 (System V) and aarch64 (AAPCS64) have their switch here in
  * assembly: 7 and 13 stores and loads, a few ns. Elsewhere, and when
@@ -31,36 +32,39 @@
 #endif
 
 /* rdi: void **save, rsi: void *to. */
+/* clang-format off */
 __asm__(".text\n"
         ".p2align 4\n"
         ".globl " GR__ASM_SYM(gr__fiber_switch) "\n"
 #if !defined(__APPLE__)
-                                                ".hidden gr__fiber_switch\n"
+        ".hidden gr__fiber_switch\n"
 #endif
         GR__ASM_TYPE(gr__fiber_switch)
-            GR__ASM_SYM(gr__fiber_switch) ":\n"
-                                          "    pushq %rbp\n"
-                                          "    pushq %rbx\n"
-                                          "    pushq %r12\n"
-                                          "    pushq %r13\n"
-                                          "    pushq %r14\n"
-                                          "    pushq %r15\n"
-                                          "    movq %rsp, (%rdi)\n"
-                                          "    movq %rsi, %rsp\n"
-                                          "    popq %r15\n"
-                                          "    popq %r14\n"
-                                          "    popq %r13\n"
-                                          "    popq %r12\n"
-                                          "    popq %rbx\n"
-                                          "    popq %rbp\n"
-                                          "    ret\n" GR__ASM_SIZE(gr__fiber_switch)
+        GR__ASM_SYM(gr__fiber_switch) ":\n"
+        "    pushq %rbp\n"
+        "    pushq %rbx\n"
+        "    pushq %r12\n"
+        "    pushq %r13\n"
+        "    pushq %r14\n"
+        "    pushq %r15\n"
+        "    movq %rsp, (%rdi)\n"
+        "    movq %rsi, %rsp\n"
+        "    popq %r15\n"
+        "    popq %r14\n"
+        "    popq %r13\n"
+        "    popq %r12\n"
+        "    popq %rbx\n"
+        "    popq %rbp\n"
+        "    ret\n"
+        GR__ASM_SIZE(gr__fiber_switch)
         /* Entered by the 'ret' above with r12 = arg, r13 = entry and the
          * stack 16-aligned: a call leaves it as the ABI wants. */
         ".p2align 4\n"
-        "gr__fiber_start_x86:\n"
+        GR__ASM_SYM(gr__fiber_start_x86) ":\n"
         "    movq %r12, %rdi\n"
         "    callq *%r13\n"
         "    ud2\n");
+/* clang-format on */
 
 void gr__fiber_start_x86(void);
 
@@ -93,45 +97,47 @@ void *gr__fiber_prepare(char *stack, size_t size, void (*entry)(void *), void *a
 
 /* x0: void **save, x1: void *to. Saves x19-x30 and d8-d15 (AAPCS64's
  * callee-saved registers) in 176 bytes. */
+/* clang-format off */
 __asm__(".text\n"
         ".p2align 4\n"
         ".globl " GR__ASM_SYM(gr__fiber_switch) "\n"
 #if !defined(__APPLE__)
-                                                ".hidden gr__fiber_switch\n"
+        ".hidden gr__fiber_switch\n"
 #endif
         GR__ASM_SYM(gr__fiber_switch) ":\n"
-                                      "    sub sp, sp, #176\n"
-                                      "    stp x19, x20, [sp, #0]\n"
-                                      "    stp x21, x22, [sp, #16]\n"
-                                      "    stp x23, x24, [sp, #32]\n"
-                                      "    stp x25, x26, [sp, #48]\n"
-                                      "    stp x27, x28, [sp, #64]\n"
-                                      "    stp x29, x30, [sp, #80]\n"
-                                      "    stp d8, d9, [sp, #96]\n"
-                                      "    stp d10, d11, [sp, #112]\n"
-                                      "    stp d12, d13, [sp, #128]\n"
-                                      "    stp d14, d15, [sp, #144]\n"
-                                      "    mov x2, sp\n"
-                                      "    str x2, [x0]\n"
-                                      "    mov sp, x1\n"
-                                      "    ldp x19, x20, [sp, #0]\n"
-                                      "    ldp x21, x22, [sp, #16]\n"
-                                      "    ldp x23, x24, [sp, #32]\n"
-                                      "    ldp x25, x26, [sp, #48]\n"
-                                      "    ldp x27, x28, [sp, #64]\n"
-                                      "    ldp x29, x30, [sp, #80]\n"
-                                      "    ldp d8, d9, [sp, #96]\n"
-                                      "    ldp d10, d11, [sp, #112]\n"
-                                      "    ldp d12, d13, [sp, #128]\n"
-                                      "    ldp d14, d15, [sp, #144]\n"
-                                      "    add sp, sp, #176\n"
-                                      "    ret\n"
-                                      /* Entered by the 'ret' above (x30) with x19 = arg, x20 = entry. */
-                                      ".p2align 4\n"
-                                      "gr__fiber_start_a64:\n"
-                                      "    mov x0, x19\n"
-                                      "    blr x20\n"
-                                      "    brk #0\n");
+        "    sub sp, sp, #176\n"
+        "    stp x19, x20, [sp, #0]\n"
+        "    stp x21, x22, [sp, #16]\n"
+        "    stp x23, x24, [sp, #32]\n"
+        "    stp x25, x26, [sp, #48]\n"
+        "    stp x27, x28, [sp, #64]\n"
+        "    stp x29, x30, [sp, #80]\n"
+        "    stp d8, d9, [sp, #96]\n"
+        "    stp d10, d11, [sp, #112]\n"
+        "    stp d12, d13, [sp, #128]\n"
+        "    stp d14, d15, [sp, #144]\n"
+        "    mov x2, sp\n"
+        "    str x2, [x0]\n"
+        "    mov sp, x1\n"
+        "    ldp x19, x20, [sp, #0]\n"
+        "    ldp x21, x22, [sp, #16]\n"
+        "    ldp x23, x24, [sp, #32]\n"
+        "    ldp x25, x26, [sp, #48]\n"
+        "    ldp x27, x28, [sp, #64]\n"
+        "    ldp x29, x30, [sp, #80]\n"
+        "    ldp d8, d9, [sp, #96]\n"
+        "    ldp d10, d11, [sp, #112]\n"
+        "    ldp d12, d13, [sp, #128]\n"
+        "    ldp d14, d15, [sp, #144]\n"
+        "    add sp, sp, #176\n"
+        "    ret\n"
+        /* Entered by the 'ret' above (x30) with x19 = arg, x20 = entry. */
+        ".p2align 4\n"
+        GR__ASM_SYM(gr__fiber_start_a64) ":\n"
+        "    mov x0, x19\n"
+        "    blr x20\n"
+        "    brk #0\n");
+/* clang-format on */
 
 void gr__fiber_start_a64(void);
 
