@@ -179,7 +179,7 @@ int main(int argc, char **argv)
     char heading[96];
     snprintf(heading, sizeof heading, "block sums of %u floats, 256-thread blocks", n);
     bu_section(&figs, heading);
-    bu_fig(&figs, "tree_sum_ms", "shared-memory tree (8 barriers per block)", "floats", n, t_tree / 1e6,
+    bu_fig(&figs, "tree_sum_ms", "shared-memory tree (9 barriers per block)", "floats", n, t_tree / 1e6,
            "ms");
     bu_fig(&figs, "plain_sum_ms", "barrier-free (GR_KERNEL, thread 0 sums)", "floats", n, t_plain / 1e6,
            "ms");
