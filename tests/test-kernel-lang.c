@@ -266,8 +266,10 @@ static void expect_fault(grKernel_t k, void **args, unsigned T, const char *cons
     CHECK_GR(grErrorLaunchFailure, grDeviceSynchronize());
     for (int i = 0; pieces[i]; i++)
         CHECK_DETAIL_HAS(pieces[i]);
-    /* Sticky, as CUDA's kernel faults. */
+    /* Sticky, as CUDA's kernel faults, until the device is reset. */
     CHECK_GR(grErrorLaunchFailure, grStreamSynchronize(NULL));
+    CHECK_OK(grDeviceReset());
+    CHECK_OK(grDeviceSynchronize());
 }
 
 GR_TEST(kernel_lang_barrier_after_early_return_is_reported_not_hung)
