@@ -204,9 +204,10 @@ struct gr_runtime {
     size_t inj_head, inj_count, inj_cap; /* guarded by inj_lock */
     _Atomic size_t inj_hint;             /* inj_count, readable without the lock */
     /* The first kernel fault (fiber.c): 'claim' taken by the reporter,
-     * which writes the detail, then publishes the error (release). */
+     * which writes the detail, then publishes the error (release). Every
+     * synchronisation reads 'kfault': a line that only a fault writes. */
+    GR_ALIGNED_CL atomic_int kfault;
     atomic_int kfault_claim;
-    atomic_int kfault;
     char kfault_detail[512];
     /* Streams (stream.c). */
     pthread_mutex_t streams_lock; /* guards the list below */
