@@ -861,6 +861,30 @@ GR_API grError_t grFuncGetName(const char **name, grKernel_t func);
  * cudaFuncGetParamCount (a grKernel_t in place of the function pointer). */
 GR_API grError_t grFuncGetParamCount(grKernel_t func, size_t *paramCount);
 
+/* Function attributes (grFuncSetAttribute): CUDA's cudaFuncAttribute
+ * values, and graphrt's own for the CPU. */
+typedef enum grFuncAttribute {
+    grFuncAttributeMaxDynamicSharedMemorySize = 8,
+    grFuncAttributePreferredSharedMemoryCarveout = 9,
+    /* graphrt's own: the bytes of stack each thread of a GR_KERNEL_SYNC
+     * kernel's blocks gets on the CPU (its fiber's stack), from 16 KiB
+     * (smaller values are raised to it) to 64 MiB, rounded up to pages;
+     * 0 restores the default, 64 KiB. Other kernels ignore it. */
+    grFuncAttributeCpuStackSize = 0x10000
+} grFuncAttribute;
+
+/* Sets an attribute of a kernel's function. On the CPU only
+ * grFuncAttributeCpuStackSize changes anything, for every kernel created
+ * from the same GR_KERNEL_SYNC function (CUDA's attributes belong to the
+ * function too); MaxDynamicSharedMemorySize is accepted up to 48 KiB and
+ * PreferredSharedMemoryCarveout from -1 to 100, as hints. Errors:
+ * grErrorInvalidDeviceFunction (func NULL or not live),
+ * grErrorInvalidValue (an unknown attribute, a value out of range).
+ * Thread safety: any thread; launches already running keep the old
+ * value. Mirrors cudaFuncSetAttribute (a grKernel_t in place of the
+ * function pointer). */
+GR_API grError_t grFuncSetAttribute(grKernel_t func, grFuncAttribute attr, int value);
+
 /* graphrt's own. Attaches a GPU image to a kernel, so that it also runs on
  * GPU devices: 'image' is a CUDA module image (PTX text, cubin or fatbin,
  * as cuModuleLoadData takes; graphrt keeps the pointer, so the image must

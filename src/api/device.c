@@ -66,8 +66,10 @@ GR_API grError_t grDeviceSynchronize(void)
     uint64_t t0 = gr__tracing() ? gr__trace_clock() : 0;
     if (device != 0)
         e = gr__cuda_device_sync("grDeviceSynchronize", device);
-    else
+    else {
         gr__device_sync_all();
+        e = gr__kernel_fault_check("grDeviceSynchronize");
+    }
     if (GR_UNLIKELY(t0))
         gr__trace_emit(GR_TR_SYNC, "grDeviceSynchronize", t0, gr__trace_clock(), 0, 0, 0, 0);
     gr__pool_on_sync();

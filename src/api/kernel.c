@@ -9,6 +9,7 @@
 #include "../backend/enqueue.h"
 #include "../capture/capture.h"
 #include "../memory/memory.h"
+#include "graphrt_kernel.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -210,4 +211,35 @@ GR_API grError_t grKernelSetImage(grKernel_t kernel, const void *image, const ch
                         "image's extern \"C\" __global__ function",
                         kernel->name);
     return gr__cuda_kernel_set_image("grKernelSetImage", kernel, image, entry);
+}
+
+GR_API grError_t grFuncSetAttribute(grKernel_t func, grFuncAttribute attr, int value)
+{
+    if (!gr__kernel_valid(func))
+        return gr__fail(grErrorInvalidDeviceFunction, "grFuncSetAttribute: 'func' is not a live kernel");
+    switch (attr) {
+    case grFuncAttributeMaxDynamicSharedMemorySize:
+        if (value < 0 || value > (int)GR_MAX_SHARED_MEM)
+            return gr__fail(grErrorInvalidValue,
+                            "grFuncSetAttribute: kernel '%s': MaxDynamicSharedMemorySize %d is outside 0..%u",
+                            func->name, value, GR_MAX_SHARED_MEM);
+        return grSuccess;
+    case grFuncAttributePreferredSharedMemoryCarveout:
+        if (value < -1 || value > 100)
+            return gr__fail(
+                grErrorInvalidValue,
+                "grFuncSetAttribute: kernel '%s': PreferredSharedMemoryCarveout %d is outside -1..100",
+                func->name, value);
+        return grSuccess;
+    case grFuncAttributeCpuStackSize:
+        if (value < 0 || value > (64 << 20))
+            return gr__fail(grErrorInvalidValue,
+                            "grFuncSetAttribute: kernel '%s': CpuStackSize %d is outside 0..64 MiB",
+                            func->name, value);
+        if (func->kinfo)
+            __atomic_store_n(&func->kinfo->stack_bytes, (unsigned)value, __ATOMIC_RELAXED);
+        return grSuccess;
+    }
+    return gr__fail(grErrorInvalidValue, "grFuncSetAttribute: kernel '%s': unknown attribute %d", func->name,
+                    (int)attr);
 }

@@ -95,6 +95,10 @@ struct grKernel_st {
     /* The GPU image and its per-device functions (cuda/cuda.h), NULL until
      * attached; read with acquire order (attached while others may look). */
     struct gr_cuda_kernel *_Atomic gpu;
+    /* graphrt_kernel.h's per-function data (name, fiber stack size) of a
+     * kernel that runs its threads as fibers; set once, by the
+     * registration GR_KERNEL_SYNC generates, before any launch. */
+    struct grKernelInfo *kinfo;
     /* 1 for the handle + 1 per graph node, plan and stream cache holding
      * it; in a line of its own so that its changes do not slow down the
      * launch checks reading the fields above. */
@@ -155,6 +159,17 @@ static inline bool gr__kernel_valid(grKernel_t k)
 /* A kernel object for grKernelCreate's (checked) arguments, with one
  * reference (the handle's), or NULL when out of memory. */
 grKernel_t gr__kernel_new(grKernelFn fn, const char *name, int nparams, const size_t *sizes);
+
+/* Records a fault of a kernel run on the CPU (fiber.c: a divergent
+ * barrier, a deadlocked block): the device's first one sticks, with its
+ * sentence, until grDeviceReset, as CUDA's kernel faults stick to the
+ * context. Any thread. */
+void gr__kernel_fault(grError_t err, const char *detail);
+
+/* The device's kernel fault, reported as the error of 'call' (its detail
+ * naming the kernel, block and threads); grSuccess if none. One load on
+ * the common path. */
+grError_t gr__kernel_fault_check(const char *call);
 
 /* Kills the handle and drops its reference. */
 void gr__kernel_kill(grKernel_t k);

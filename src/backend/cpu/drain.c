@@ -397,7 +397,9 @@ grError_t gr__stream_sync(gr_stream *s)
         (void)gr__stream_enqueue_call("grStreamSynchronize", s, legacy_mark, NULL, 0);
     gr__stream_wait_for(s, gr_load_acquire(&s->tail));
     int e = gr_load_relaxed(&s->sticky);
-    return e ? gr__fail_again((grError_t)e) : grSuccess;
+    if (e)
+        return gr__fail_again((grError_t)e);
+    return gr__kernel_fault_check("synchronizing a stream");
 }
 
 void gr__device_sync_all(void)

@@ -40,6 +40,7 @@ static bool shmem_key_ok;
 
 static void shmem_free(void *p)
 {
+    GR_UNPOISON(p, GR_MAX_SHARED_MEM);
     gr__free(p);
     tls_shmem = NULL;
 }
@@ -62,6 +63,23 @@ static GR_NOINLINE void *scratch_alloc(void)
     return p;
 }
 
+/* The scratch p for a launch of 'bytes' of shared memory. ASan builds
+ * poison the rest of the scratch, so that a kernel writing past its
+ * sharedMemBytes is reported; other builds return p as it is. */
+static inline void *scratch_fence(void *p, uint32_t bytes)
+{
+#if GR_ASAN
+    if (p) {
+        uint32_t end = (bytes + 7u) & ~7u; /* ASan's granule */
+        GR_UNPOISON(p, end);
+        GR_POISON((char *)p + end, GR_MAX_SHARED_MEM - end);
+    }
+#else
+    (void)bytes;
+#endif
+    return p;
+}
+
 void *gr__kernel_scratch(uint32_t bytes)
 {
     if (bytes == 0)
@@ -70,11 +88,11 @@ void *gr__kernel_scratch(uint32_t bytes)
     if (w && !w->external) {
         if (GR_UNLIKELY(!w->scratch))
             w->scratch = gr__aligned_alloc(64, GR_MAX_SHARED_MEM);
-        return w->scratch;
+        return scratch_fence(w->scratch, bytes);
     }
     if (GR_UNLIKELY(tls_shmem == NULL))
-        return scratch_alloc();
-    return tls_shmem;
+        return scratch_fence(scratch_alloc(), bytes);
+    return scratch_fence(tls_shmem, bytes);
 }
 
 static void run_blocks(const gr_kernel_call *c, uint64_t first, uint64_t end)

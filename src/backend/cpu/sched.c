@@ -813,6 +813,8 @@ static void runtime_free(gr_runtime *rt)
     for (unsigned i = 0; i < rt->nslots; i++) {
         gr__deque_fini(&rt->workers[i].dq);
         gr__free(rt->workers[i].local);
+        if (rt->workers[i].scratch) /* kernel.c poisons its unused part */
+            GR_UNPOISON(rt->workers[i].scratch, GR_MAX_SHARED_MEM);
         gr__free(rt->workers[i].scratch);
     }
     gr__free(rt->workers);

@@ -203,6 +203,12 @@ struct gr_runtime {
     gr_item *inj;                        /* overflow ring, guarded by inj_lock */
     size_t inj_head, inj_count, inj_cap; /* guarded by inj_lock */
     _Atomic size_t inj_hint;             /* inj_count, readable without the lock */
+    /* The first kernel fault (fiber.c): 'claim' taken by the reporter,
+     * which writes the detail, then publishes the error (release). Every
+     * synchronisation reads 'kfault': a line that only a fault writes. */
+    GR_ALIGNED_CL atomic_int kfault;
+    atomic_int kfault_claim;
+    char kfault_detail[512];
     /* Streams (stream.c). */
     pthread_mutex_t streams_lock; /* guards the list below */
     gr_stream *streams;           /* every live created stream */

@@ -1,0 +1,637 @@
+/*
+ * fiber.c - blocks whose threads cooperate (barriers, warp operations:
+ * kernels written with graphrt_kernel.h's GR_KERNEL_SYNC) run each
+ * thread as a fiber on the thread that runs the block.
+ *
+ * Scheduling is round-robin in thread order, with no scheduler between
+ * fibers: a fiber that must wait (a barrier, a warp operation whose
+ * other lanes have not arrived) switches straight to the next live fiber;
+ * a resumed fiber checks its condition and passes the turn on if it does
+ * not hold yet. The last thread to reach a barrier releases it and runs
+ * on, so a block barrier costs one switch per thread, a warp operation
+ * about one per lane. The running thread's own context is resumed once
+ * every fiber has returned, or when the block faults.
+ *
+ * Faults, which a GPU would hide or hang on, end the block (its fibers
+ * are abandoned where they wait) and stick to the device as
+ * grErrorLaunchFailure with a sentence naming the kernel, the block and
+ * the threads (gr__kernel_fault_check):
+ *   - a barrier that not every thread reaches: threads that returned
+ *     never arrive, so the others wait until nothing can run;
+ *   - threads wait at different barriers (call sites) at once;
+ *   - nothing can run: every live thread waits for something that no
+ *     live thread will do (a warp operation whose lanes wait elsewhere);
+ *   - a fiber overran its stack (its guard word at the bottom changed).
+ *
+ * Stacks come from a pool per thread (a worker's lasts as long as the
+ * worker), one mapping of n stacks of the kernel's size (its info's
+ * stack_bytes, else GR_FIBER_STACK_DEFAULT), grown when a block needs
+ * more or larger ones; memory is touched only where fibers use it.
+ *
+ * Invariants: everything here runs on the thread that runs the block,
+ * so the block's state needs no atomics; at most one fiber block runs
+ * per thread at a time (a kernel does not run kernels).
+ */
+#include "stream_int.h"
+
+#include "fiber.h"
+#include "graphrt_kernel.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#if GR_TSAN
+void *__tsan_get_current_fiber(void);
+void *__tsan_create_fiber(unsigned flags);
+void __tsan_destroy_fiber(void *fiber);
+void __tsan_switch_to_fiber(void *fiber, unsigned flags);
+#endif
+
+/* The stack of a fiber unless its kernel sets another
+ * (grFuncAttributeCpuStackSize). */
+#define GR_FIBER_STACK_DEFAULT (64u * 1024u)
+#define GR_FIBER_STACK_MIN (16u * 1024u)
+#define GR_FIBER_GUARD 0x6772666962657221ull /* "grfiber!" */
+#define GR_FIBER_COLOUR 320u                 /* 5 cache lines: see pool_get */
+
+enum {
+    F_RUN,
+    F_BAR,
+    F_WARP,
+    F_EXITED
+};
+enum {
+    W_IDX = GR__KW_IDX,
+    W_UP = GR__KW_UP,
+    W_DOWN = GR__KW_DOWN,
+    W_XOR = GR__KW_XOR,
+    W_BALLOT = GR__KW_BALLOT,
+    W_ALL = GR__KW_ALL
+};
+
+/* One cache line per thread: a switch reads the next thread's line. */
+struct grKernelThread {
+    GR_ALIGNED_CL void *sp; /* saved context while switched out */
+    struct gr_fblock *b;
+    unsigned char state;
+    unsigned id; /* linear thread index in the block */
+    /* The warp operation it waits in: published operand, the lane it
+     * reads, the mask, and the result the completing lane leaves. */
+    unsigned w_gen; /* bumped by the lane that completes its operation */
+    unsigned w_mask;
+    int w_src;
+    unsigned long long w_val, w_res;
+    char *stack;
+#if GR_ASAN
+    void *fake_stack; /* ASan's, while switched out */
+#endif
+#if GR_TSAN
+    void *tsan; /* TSan's fiber, owned by the pool */
+#endif
+};
+
+typedef struct gr_warp {
+    unsigned exists;  /* lanes the block has */
+    unsigned exited;  /* lanes that returned */
+    unsigned arrived; /* lanes waiting in a warp operation */
+} gr_warp;
+
+typedef struct gr_fblock {
+    grKernelThread *f; /* n fibers */
+    unsigned n, live;
+    gr_warp warps[32];
+    /* The block barrier: arrivals, their nonzero predicates, the call
+     * site they wait at, the generation a release bumps, and the count
+     * the last release left for the waiters to read. */
+    unsigned bar_arrived, bar_sum, bar_gen, bar_result;
+    int bar_line; /* the source line of the barrier waited at */
+    bool exited_any;
+    unsigned stalls; /* resumes in a row that found nothing to do */
+    void *main_sp;   /* the running thread's own context */
+    void *main_tsan;
+    void *main_fake; /* ASan's fake stack of the running thread */
+    const void *main_bottom;
+    size_t main_size;
+    void *dead_sp; /* where an exiting fiber's context goes */
+    const grKernelInfo *info;
+    const grKernelCtx *ctx;
+    void **args;
+    grKernelThreadFn fn;
+    size_t stack_size;
+    bool failed;
+    char detail[512];
+} gr_fblock;
+
+/* ------------------------------------------------------------ the pool */
+
+typedef struct gr_fpool {
+    char *mem; /* cap stacks of 'size' bytes */
+    size_t size, bytes;
+    unsigned cap;
+    grKernelThread *f;
+    bool dirty; /* ASan: abandoned fibers left poisoned frames */
+} gr_fpool;
+
+static _Thread_local gr_fpool *tls_pool;
+static pthread_key_t pool_key;
+static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
+static bool pool_key_ok;
+
+static void pool_release(gr_fpool *p)
+{
+#if GR_TSAN
+    for (unsigned i = 0; i < p->cap; i++)
+        if (p->f[i].tsan)
+            __tsan_destroy_fiber(p->f[i].tsan);
+#endif
+    if (p->mem)
+        munmap(p->mem, p->bytes);
+    gr__free(p->f);
+    p->mem = NULL;
+    p->f = NULL;
+    p->cap = 0;
+}
+
+static void pool_free(void *v)
+{
+    gr_fpool *p = v;
+    pool_release(p);
+    gr__free(p);
+    tls_pool = NULL;
+}
+
+static void pool_key_init(void)
+{
+    pool_key_ok = pthread_key_create(&pool_key, pool_free) == 0;
+}
+
+/* The calling thread's pool with at least n stacks of 'size' bytes, or
+ * NULL when out of memory. */
+static gr_fpool *pool_get(unsigned n, size_t size)
+{
+    gr_fpool *p = tls_pool;
+    if (GR_LIKELY(p && p->cap >= n && p->size == size))
+        return p;
+    if (!p) {
+        pthread_once(&pool_once, pool_key_init);
+        if (!pool_key_ok || !(p = gr__calloc(1, sizeof *p)))
+            return NULL;
+        if (pthread_setspecific(pool_key, p) != 0) {
+            gr__free(p);
+            return NULL;
+        }
+        tls_pool = p;
+    }
+    unsigned cap = n > p->cap ? n : p->cap;
+    pool_release(p);
+    /* Stacks GR_FIBER_COLOUR bytes further apart than their size: the
+     * tops, where every switch saves and loads registers, would otherwise
+     * all fall in the same cache sets (64 KiB apart), and 256 fibers of a
+     * block would fight over a set's 8 or 16 ways at every barrier. */
+    size_t stride = size + GR_FIBER_COLOUR;
+    size_t bytes = (size_t)cap * stride;
+    void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    grKernelThread *f = gr__aligned_alloc(GR_CACHELINE, (size_t)cap * sizeof *f);
+    if (mem == MAP_FAILED || !f) {
+        if (mem != MAP_FAILED)
+            munmap(mem, bytes);
+        gr__free(f);
+        return NULL;
+    }
+    p->mem = mem;
+    p->bytes = bytes;
+    p->size = size;
+    p->cap = cap;
+    memset(f, 0, (size_t)cap * sizeof *f);
+    p->f = f;
+    p->dirty = false;
+    for (unsigned i = 0; i < cap; i++) {
+        f[i].stack = p->mem + (size_t)i * stride;
+        *(unsigned long long *)f[i].stack = GR_FIBER_GUARD;
+#if GR_TSAN
+        f[i].tsan = __tsan_create_fiber(0);
+#endif
+    }
+    return p;
+}
+
+/* ------------------------------------------------------------ switching */
+
+/* Leaves 'from' (NULL: an exiting fiber, never resumed) for 'to' (NULL:
+ * the running thread's own context). The sanitizers are told first. */
+static inline void switch_to(gr_fblock *b, grKernelThread *from, grKernelThread *to)
+{
+    void **save = from ? &from->sp : (void **)&b->dead_sp;
+    void *sp = to ? to->sp : b->main_sp;
+#if GR_ASAN
+    __sanitizer_start_switch_fiber(from ? &from->fake_stack : NULL, to ? to->stack : b->main_bottom,
+                                   to ? b->stack_size : b->main_size);
+#endif
+#if GR_TSAN
+    __tsan_switch_to_fiber(to ? to->tsan : b->main_tsan, 0);
+#endif
+    gr__fiber_switch(save, sp);
+#if GR_ASAN
+    if (from)
+        __sanitizer_finish_switch_fiber(from->fake_stack, NULL, NULL);
+#endif
+}
+
+/* Leaves thread t, which has returned, for 'to' (NULL: the running
+ * thread's own context), never to come back. ASan keeps t's fake stack
+ * (empty now) for the next fiber on t's stack: making one for each new
+ * fiber and dropping it at its end maps and unmaps it every time, which
+ * made a block of fibers under detect_stack_use_after_return hundreds of
+ * times slower. */
+static void leave(gr_fblock *b, grKernelThread *t, grKernelThread *to)
+{
+#if GR_ASAN
+    __sanitizer_start_switch_fiber(&t->fake_stack, to ? to->stack : b->main_bottom,
+                                   to ? b->stack_size : b->main_size);
+#else
+    (void)t;
+#endif
+#if GR_TSAN
+    __tsan_switch_to_fiber(to ? to->tsan : b->main_tsan, 0);
+#endif
+    gr__fiber_switch(&b->dead_sp, to ? to->sp : b->main_sp);
+    __builtin_unreachable();
+}
+
+/* ------------------------------------------------------------- reports */
+
+/* Appends to b->detail, at *len, the ranges of the ids of the threads
+ * whose state is 'state' ("0-39,41"), or "none"; each piece is written
+ * only where it fits whole. */
+static void list_threads(gr_fblock *b, size_t *len, int state)
+{
+    size_t cap = sizeof b->detail;
+    unsigned count = 0;
+    for (unsigned i = 0; i < b->n; i++) {
+        if (b->f[i].state != state)
+            continue;
+        unsigned j = i;
+        while (j + 1 < b->n && b->f[j + 1].state == state)
+            j++;
+        if (*len + 32 < cap) {
+            int w = j > i ? snprintf(b->detail + *len, cap - *len, "%s%u-%u", count ? "," : "", i, j)
+                          : snprintf(b->detail + *len, cap - *len, "%s%u", count ? "," : "", i);
+            *len += w > 0 ? (size_t)w : 0;
+        }
+        count++;
+        i = j;
+    }
+    if (!count && *len + 8 < cap)
+        *len += (size_t)snprintf(b->detail + *len, cap - *len, "none");
+}
+
+/* Writes what went wrong ('what', then which threads wait where) and
+ * leaves the block for good: the running thread's context resumes. */
+static void fault(gr_fblock *b, const char *what)
+{
+    size_t len;
+    const grKernelCtx *c = b->ctx;
+    int w = snprintf(b->detail, sizeof b->detail, "kernel '%s', block (%u,%u,%u) of %u threads: %s; threads ",
+                     b->info->name, c->blockIdx.x, c->blockIdx.y, c->blockIdx.z, b->n, what);
+    len = w > 0 && (size_t)w < sizeof b->detail ? (size_t)w : sizeof b->detail - 1;
+    list_threads(b, &len, F_BAR);
+    if (len + 64 < sizeof b->detail)
+        len += (size_t)snprintf(b->detail + len, sizeof b->detail - len, " wait at gr_sync_threads, ");
+    list_threads(b, &len, F_WARP);
+    if (len + 64 < sizeof b->detail)
+        len += (size_t)snprintf(b->detail + len, sizeof b->detail - len, " in a warp operation, ");
+    list_threads(b, &len, F_EXITED);
+    if (len + 64 < sizeof b->detail)
+        (void)snprintf(b->detail + len, sizeof b->detail - len, " returned");
+    b->failed = true;
+    switch_to(b, NULL, NULL);
+    __builtin_unreachable();
+}
+
+/* --------------------------------------------------------------- waiting */
+
+/* Passes the turn to the next live fiber in thread order; false if self
+ * is the only one. */
+static inline bool yield(gr_fblock *b, grKernelThread *self)
+{
+    unsigned i = self->id;
+    do
+        i = i + 1 == b->n ? 0 : i + 1;
+    while (b->f[i].state == F_EXITED);
+    if (i == self->id)
+        return false;
+    /* The thread after the next one is likely the next one's next: its
+     * saved registers come from L2 meanwhile (256 threads' stacks and
+     * lines fill L1). */
+    unsigned j = i + 1 == b->n ? 0 : i + 1;
+    __builtin_prefetch(b->f[j].sp);
+    __builtin_prefetch(&b->f[j + 1 < b->n ? j + 1 : 0]);
+    switch_to(b, self, &b->f[i]);
+    return true;
+}
+
+/* One more resume that found its condition false; after every live
+ * fiber has had one in a row, nothing can change any more. */
+static void stall(gr_fblock *b)
+{
+    if (++b->stalls > b->live)
+        fault(b, b->bar_arrived && b->exited_any
+                     ? "gr_sync_threads not reached by every thread of the block: threads returned before it"
+                     : "no thread can go on (a barrier or warp operation that some threads never reach)");
+}
+
+/* ------------------------------------------------------- block barrier */
+
+/* Out of line: its buffer would otherwise widen every barrier's frame,
+ * and the frames of 256 threads compete for L1. */
+static GR_NOINLINE void divergent(gr_fblock *b, int line)
+{
+    char what[128];
+    snprintf(what, sizeof what,
+             "threads wait at two different gr_sync_threads (lines %d and %d: a divergent barrier)",
+             b->bar_line, line);
+    fault(b, what);
+}
+
+GR_API int grKernelThreadSync(grKernelThread *t, int pred, int line)
+{
+    gr_fblock *b = t->b;
+    /* Barriers are told apart by their source line: an optimiser may
+     * copy a barrier's call (loop unswitching, peeling), so that threads
+     * at the same barrier call from different addresses. */
+    if (b->bar_arrived == 0)
+        b->bar_line = line;
+    else if (GR_UNLIKELY(line != b->bar_line)) {
+        t->state = F_BAR;
+        divergent(b, line);
+    }
+    b->stalls = 0;
+    b->bar_sum += pred != 0;
+    if (++b->bar_arrived == b->n) {
+        b->bar_result = b->bar_sum;
+        b->bar_sum = 0;
+        b->bar_arrived = 0;
+        b->bar_gen++;
+        return (int)b->bar_result;
+    }
+    unsigned g = b->bar_gen;
+    t->state = F_BAR;
+    for (;;) {
+        if (!yield(b, t))
+            stall(b);
+        if (b->bar_gen != g)
+            break;
+        stall(b);
+    }
+    t->state = F_RUN;
+    b->stalls = 0;
+    return (int)b->bar_result;
+}
+
+/* ------------------------------------------------------ warp operations */
+
+/* Completes the operation of the lanes in 'mask' of warp wi if every
+ * live lane named has arrived with that same mask: each gets its result
+ * and its generation bumped. True if it did. */
+static bool warp_complete(gr_fblock *b, unsigned wi, unsigned mask)
+{
+    gr_warp *w = &b->warps[wi];
+    unsigned need = mask & w->exists & ~w->exited;
+    if ((w->arrived & need) != need)
+        return false;
+    grKernelThread *f = b->f + wi * 32u;
+    unsigned ballot = 0;
+    for (unsigned m = need; m; m &= m - 1) {
+        unsigned l = (unsigned)__builtin_ctz(m);
+        if (f[l].w_mask != mask)
+            return false;
+        ballot |= (unsigned)(f[l].w_val != 0) << l;
+    }
+    for (unsigned m = need; m; m &= m - 1) {
+        unsigned l = (unsigned)__builtin_ctz(m);
+        int s = f[l].w_src;
+        if (s == -1)
+            f[l].w_res = ballot;
+        else if (s == -2)
+            f[l].w_res = ballot == need;
+        else if (need >> s & 1u)
+            f[l].w_res = f[s].w_val;
+        else /* a lane that does not take part: CUDA leaves it undefined */
+            f[l].w_res = f[l].w_val;
+        f[l].w_gen++;
+    }
+    w->arrived &= ~need;
+    return true;
+}
+
+GR_API unsigned long long grKernelThreadWarpOp(grKernelThread *t, int op, unsigned mask, unsigned long long v,
+                                               int arg, int width)
+{
+    gr_fblock *b = t->b;
+    unsigned lane = t->id & 31u, wi = t->id >> 5, bit = 1u << lane;
+    if (GR_UNLIKELY(!(mask & bit)))
+        fault(b, "a warp operation's mask leaves out the calling lane");
+    int src = op == W_ALL ? -2 : -1;
+    if (op < W_BALLOT) {
+        unsigned wd = width >= 1 && width <= 32 && !(width & (width - 1)) ? (unsigned)width : 32u;
+        unsigned base = lane & ~(wd - 1);
+        int s;
+        switch (op) {
+        case W_IDX:
+            s = (int)(base + ((unsigned)arg & (wd - 1)));
+            break;
+        case W_UP:
+            s = (int)lane - arg;
+            if (s < (int)base)
+                s = (int)lane;
+            break;
+        case W_DOWN:
+            s = (int)lane + arg;
+            if (s >= (int)(base + wd))
+                s = (int)lane;
+            break;
+        default:
+            s = (int)(lane ^ (unsigned)arg);
+            if (s < (int)base || s >= (int)(base + wd))
+                s = (int)lane;
+            break;
+        }
+        src = s;
+    }
+    t->w_val = v;
+    t->w_src = src;
+    t->w_mask = mask;
+    b->warps[wi].arrived |= bit;
+    b->stalls = 0;
+    if (warp_complete(b, wi, mask))
+        return t->w_res;
+    unsigned g = t->w_gen;
+    t->state = F_WARP;
+    for (;;) {
+        if (!yield(b, t))
+            stall(b);
+        if (t->w_gen != g)
+            break;
+        stall(b);
+    }
+    t->state = F_RUN;
+    b->stalls = 0;
+    return t->w_res;
+}
+
+GR_API unsigned grKernelThreadActiveMask(grKernelThread *t)
+{
+    gr_warp *w = &t->b->warps[t->id >> 5];
+    return w->exists & ~w->exited;
+}
+
+/* ----------------------------------------------------------- the block */
+
+static void fiber_main(void *arg)
+{
+    grKernelThread *t = arg;
+    gr_fblock *b = t->b;
+#if GR_ASAN
+    if (t->id == 0)
+        __sanitizer_finish_switch_fiber(t->fake_stack, &b->main_bottom, &b->main_size);
+    else
+        __sanitizer_finish_switch_fiber(t->fake_stack, NULL, NULL);
+#endif
+    unsigned bx = b->ctx->blockDim.x, by = b->ctx->blockDim.y;
+    b->fn(t, b->ctx, b->args, t->id % bx, t->id / bx % by, t->id / (bx * by));
+    unsigned lane = t->id & 31u, wi = t->id >> 5;
+    if (*(volatile unsigned long long *)t->stack != GR_FIBER_GUARD)
+        fault(b, "a thread overran its fiber stack (raise grFuncAttributeCpuStackSize)");
+    t->state = F_EXITED;
+    b->live--;
+    b->exited_any = true;
+    b->stalls = 0;
+    gr_warp *w = &b->warps[wi];
+    w->exited |= 1u << lane;
+    /* Lanes waiting for this one no longer need it. */
+    for (unsigned m = w->arrived; m; m &= m - 1) {
+        unsigned l = (unsigned)__builtin_ctz(m);
+        if (w->arrived >> l & 1u)
+            (void)warp_complete(b, wi, b->f[wi * 32u + l].w_mask);
+    }
+    if (b->live == 0)
+        leave(b, t, NULL);
+    unsigned i = t->id;
+    do
+        i = i + 1 == b->n ? 0 : i + 1;
+    while (b->f[i].state == F_EXITED);
+    leave(b, t, &b->f[i]);
+}
+
+/* Hands the block's fault to the device (sticky, first one kept). */
+static GR_NOINLINE void block_failed(gr_fblock *b, gr_fpool *p)
+{
+    gr__kernel_fault(grErrorLaunchFailure, b->detail);
+#if GR_ASAN
+    p->dirty = true;
+#else
+    (void)p;
+#endif
+}
+
+GR_API void grKernelBlockRunThreads(const grKernelInfo *info, const grKernelCtx *ctx, void **args,
+                                    grKernelThreadFn fn)
+{
+    unsigned bx = ctx->blockDim.x, by = ctx->blockDim.y;
+    unsigned n = bx * by * ctx->blockDim.z;
+    unsigned want = __atomic_load_n(&info->stack_bytes, __ATOMIC_RELAXED);
+    size_t size = want ? want : GR_FIBER_STACK_DEFAULT;
+    if (size < GR_FIBER_STACK_MIN)
+        size = GR_FIBER_STACK_MIN;
+    size = (size + 4095u) & ~(size_t)4095u;
+    gr_fpool *p = pool_get(n, size);
+    gr_fblock b;
+    memset(&b, 0, offsetof(gr_fblock, detail));
+    b.detail[0] = '\0';
+    b.info = info;
+    if (GR_UNLIKELY(!p)) {
+        const char *name = info->name;
+        snprintf(b.detail, sizeof b.detail,
+                 "kernel '%s': out of memory for the fiber stacks of a block of %u threads (%zu bytes each)",
+                 name, n, size);
+        gr__kernel_fault(grErrorLaunchFailure, b.detail);
+        return;
+    }
+#if GR_ASAN
+    if (p->dirty) {
+        /* Fibers abandoned by a fault: their stacks' shadow and their
+         * fake stacks hold frames that never returned; the fake stacks
+         * are dropped (ASan's own mappings, not the heap). */
+        ASAN_UNPOISON_MEMORY_REGION(p->mem, p->bytes);
+        for (unsigned i = 0; i < p->cap; i++)
+            p->f[i].fake_stack = NULL;
+        p->dirty = false;
+    }
+#endif
+    b.f = p->f;
+    b.n = b.live = n;
+    b.ctx = ctx;
+    b.args = args;
+    b.fn = fn;
+    b.stack_size = size;
+#if GR_TSAN
+    b.main_tsan = __tsan_get_current_fiber();
+#endif
+    for (unsigned i = 0; i < n; i++) {
+        grKernelThread *t = &b.f[i];
+        t->b = &b;
+        t->id = i;
+        t->state = F_RUN;
+        t->w_gen = 0;
+        t->sp = gr__fiber_prepare(t->stack, size, fiber_main, t);
+    }
+    for (unsigned wi = 0; wi * 32u < n; wi++)
+        b.warps[wi].exists = n - wi * 32u >= 32u ? ~0u : (1u << (n - wi * 32u)) - 1u;
+#if GR_ASAN
+    __sanitizer_start_switch_fiber(&b.main_fake, b.f[0].stack, size);
+#endif
+#if GR_TSAN
+    __tsan_switch_to_fiber(b.f[0].tsan, 0);
+#endif
+    gr__fiber_switch(&b.main_sp, b.f[0].sp);
+#if GR_ASAN
+    __sanitizer_finish_switch_fiber(b.main_fake, NULL, NULL);
+#endif
+    if (GR_UNLIKELY(b.failed))
+        block_failed(&b, p);
+}
+
+/* ------------------------------------------------------------- faults */
+
+void gr__kernel_fault(grError_t err, const char *detail)
+{
+    gr_runtime *rt = gr_load_acquire(&gr__rt);
+    if (!rt)
+        return;
+    int none = 0;
+    if (!gr_cas_strong_acquire(&rt->kfault_claim, &none, 1))
+        return;
+    snprintf(rt->kfault_detail, sizeof rt->kfault_detail, "%s", detail);
+    gr_store_release(&rt->kfault, (int)err);
+}
+
+grError_t gr__kernel_fault_check(const char *call)
+{
+    gr_runtime *rt = gr_load_acquire(&gr__rt);
+    int e = rt ? gr_load_acquire(&rt->kfault) : 0;
+    if (GR_LIKELY(e == 0))
+        return grSuccess;
+    return gr__fail((grError_t)e, "%s: a kernel faulted on the CPU device (sticky until grDeviceReset): %s",
+                    call, rt->kfault_detail);
+}
+
+/* ------------------------------------------------------- registration */
+
+GR_API grError_t grKernelAttachInfo(grKernel_t k, grKernelInfo *info)
+{
+    if (!gr__kernel_valid(k) || !info)
+        return gr__fail(grErrorInvalidValue, "grKernelAttachInfo: not a live kernel, or info NULL");
+    k->kinfo = info;
+    return grSuccess;
+}
