@@ -45,6 +45,18 @@ void gr_test_skip(const char *fmt, ...)
     _exit(SKIP_STATUS);
 }
 
+int gr_test_device_or_skip(int gpu)
+{
+    int n = 0;
+    if (grGetDeviceCount(&n) != grSuccess)
+        GR_TEST_FAIL_("grGetDeviceCount failed: %s", grGetLastErrorDetail());
+    if (gpu && n < 2)
+        GR_TEST_SKIP("no GPU device: grGetDeviceCount gives %d (the CPU only)", n);
+    if (grSetDevice(gpu ? 1 : 0) != grSuccess)
+        GR_TEST_FAIL_("grSetDevice(%d) failed: %s", gpu ? 1 : 0, grGetLastErrorDetail());
+    return gpu ? 1 : 0;
+}
+
 static test_entry *g_tests;
 static size_t g_ntests, g_cap;
 

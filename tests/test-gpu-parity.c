@@ -20,17 +20,6 @@
 
 #include "steps.h"
 
-/* The device of the test's half: 0, or the first GPU (skipping without). */
-static int device_or_skip(int gpu)
-{
-    int n = 0;
-    CHECK_OK(grGetDeviceCount(&n));
-    if (gpu && n < 2)
-        GR_TEST_SKIP("no GPU device: grGetDeviceCount gives %d (the CPU only)", n);
-    CHECK_OK(grSetDevice(gpu ? 1 : 0));
-    return gpu ? 1 : 0;
-}
-
 /* ------------------------------------------------ user objects in flight */
 
 static atomic_int dtor_runs, host_reached, host_gate, gate_forced;
@@ -63,7 +52,7 @@ static void *gate_watchdog(void *p)
 
 static void user_object_outlives_the_launch_of_a_destroyed_exec(int gpu)
 {
-    device_or_skip(gpu);
+    gr_test_device_or_skip(gpu);
     grGraph_t g;
     grGraphNode_t n;
     grGraphExec_t e;
@@ -119,7 +108,7 @@ GR_TEST(user_object_outlives_the_launch_of_a_destroyed_exec_on_a_gpu)
  * on every device. */
 static void user_object_of_an_idle_exec_goes_at_destroy(int gpu)
 {
-    device_or_skip(gpu);
+    gr_test_device_or_skip(gpu);
     grGraph_t g;
     grGraphNode_t n;
     grGraphExec_t e;
@@ -165,7 +154,7 @@ static void legacy_work_holds_back_a_blocking_stream(int gpu)
 {
     static atomic_int gate;
     static step first = {&gate, 1}, second = {NULL, 2};
-    device_or_skip(gpu);
+    gr_test_device_or_skip(gpu);
     grStream_t b, nb;
     atomic_store(&gate, 0);
     atomic_store(&log_n, 0);
@@ -215,7 +204,7 @@ static void blocking_work_holds_back_the_legacy_stream(int gpu)
 {
     static atomic_int gate, gate2;
     static step first = {&gate, 1}, second = {NULL, 2}, other = {&gate2, 3};
-    device_or_skip(gpu);
+    gr_test_device_or_skip(gpu);
     grStream_t b, nb;
     atomic_store(&gate, 0);
     atomic_store(&gate2, 0);
@@ -271,7 +260,7 @@ static void capture_wait_on_an_outside_event_is_isolation(int gpu)
 {
     static const grStreamCaptureMode modes[] = {grStreamCaptureModeGlobal, grStreamCaptureModeThreadLocal,
                                                 grStreamCaptureModeRelaxed};
-    device_or_skip(gpu);
+    gr_test_device_or_skip(gpu);
     for (int m = 0; m < 3; m++) {
         grStream_t s, o;
         grEvent_t e, never;

@@ -10,16 +10,6 @@
  */
 #include "test.h"
 
-static int device_or_skip(int gpu)
-{
-    int n = 0;
-    CHECK_OK(grGetDeviceCount(&n));
-    if (gpu && n < 2)
-        GR_TEST_SKIP("no GPU device: grGetDeviceCount gives %d (the CPU only)", n);
-    CHECK_OK(grSetDevice(gpu ? 1 : 0));
-    return gpu ? 1 : 0;
-}
-
 static grGraphNode_t add_alloc(grGraph_t g, int device, void **out)
 {
     grGraphNode_t n = NULL;
@@ -43,7 +33,7 @@ static size_t node_count(grGraph_t g)
 
 static void free_node_of_another_graph_bars_the_owners(int gpu)
 {
-    int dev = device_or_skip(gpu);
+    int dev = gr_test_device_or_skip(gpu);
     grGraph_t a, b, c;
     grGraphNode_t an, bn, cn, fn = NULL;
     void *p;
@@ -87,7 +77,7 @@ GR_TEST(graphmem_free_node_of_another_graph_bars_the_owners_on_a_gpu)
  * that allocates it and is refused a launch without a live allocation. */
 static void foreign_free_node_outlives_the_allocating_graph(int gpu)
 {
-    int dev = device_or_skip(gpu);
+    int dev = gr_test_device_or_skip(gpu);
     grGraph_t a, b;
     grGraphNode_t bn;
     grGraphExec_t xb;
@@ -120,7 +110,7 @@ GR_TEST(graphmem_foreign_free_node_outlives_the_allocating_graph_on_a_gpu)
 
 static void unfreed_allocation_freed_three_ways(int gpu)
 {
-    int dev = device_or_skip(gpu);
+    int dev = gr_test_device_or_skip(gpu);
     grGraph_t a, b;
     grGraphNode_t bn;
     grGraphExec_t xa, xb;
@@ -171,7 +161,7 @@ GR_TEST(graphmem_unfreed_allocation_freed_three_ways_on_a_gpu)
  * launches once an executable maps it. */
 static void node_on_unmapped_graph_memory_refused_at_launch(int gpu)
 {
-    int dev = device_or_skip(gpu);
+    int dev = gr_test_device_or_skip(gpu);
     grGraph_t a, b;
     grGraphNode_t bn;
     grGraphExec_t xa, xb;

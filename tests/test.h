@@ -40,6 +40,11 @@ void gr_test_register(const char *name, const char *file, gr_test_fn fn, int tim
 void gr_test_skip(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 #define GR_TEST_SKIP(...) gr_test_skip(__VA_ARGS__)
 
+/* For a test run once on the CPU and once on a GPU: makes device 0 (gpu
+ * 0) or the first GPU (gpu 1) current and returns it; the GPU half is
+ * skipped, saying why, where there is none. */
+int gr_test_device_or_skip(int gpu);
+
 #ifdef __cplusplus
 }
 #endif
