@@ -178,6 +178,7 @@ static bool read_node(reader *r, rec_line *l, rec_node *nd, int depth)
     if (!open)
         return true;
     /* Bodies: '{' ... '}' possibly followed by '} {' ... */
+    r->i++; /* past the opening line */
     for (;;) {
         rec_graph *b = rec_alloc(a, sizeof *b);
         rec_graph **nb = rec_alloc(a, (nd->nbody + 1) * sizeof *nb);

@@ -556,7 +556,7 @@ static void report_captures(conv *c)
         const rec_line *b = &log->lines[i];
         if (!is(b, "capture-begin") || getl(b, "rc") != 0)
             continue;
-        const rec_line *e = NULL, *inval = NULL, *inval_rt = NULL, *rep = NULL;
+        const rec_line *e = NULL, *inval = NULL, *inval_rt = NULL, *rep = NULL, *rep_rt = NULL;
         size_t j = i + 1;
         for (; j < log->nlines && !e; j++) {
             const rec_line *l = &log->lines[j];
@@ -571,6 +571,9 @@ static void report_captures(conv *c)
                     inval_rt = l;
                 else if (rc == 901 && !rep && !rec_get(l, "runtime"))
                     rep = l;
+                else if (rc == 901 && rep && !rep_rt && rec_get(l, "runtime") &&
+                         strcmp(gets_(l, "t"), gets_(rep, "t")) == 0)
+                    rep_rt = l;
             }
         }
         long rc = e ? getl(e, "rc") : -1;
@@ -603,7 +606,11 @@ static void report_captures(conv *c)
         } else {
             fprintf(c->rep, "  no call returned a capture error before the end: the capture itself was refused\n");
         }
-        if (rep)
+        if (rep && rep_rt)
+            fprintf(c->rep, "  first reported to: %s (driver call %s) on thread %s (log line %zu), which returned %s\n",
+                    gets_(rep_rt, "call"), gets_(rep, "call"), gets_(rep, "t"), rep->no,
+                    cuda_error_name(getl(rep, "rc")));
+        else if (rep)
             fprintf(c->rep, "  first reported to: %s on thread %s (log line %zu), which returned %s\n",
                     gets_(rep, "call"), gets_(rep, "t"), rep->no, cuda_error_name(getl(rep, "rc")));
         else if (e)
