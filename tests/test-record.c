@@ -159,6 +159,7 @@ GR_TEST_T(record_names_node_argument_and_free_of_a_stale_pointer, 60)
     char *rep = convert("stale-pointer-handmade.log", dir, sizeof dir, "--stale");
     CHECK_HAS(rep, "stale: graph 1 (graph-1.graph) n0 kernel \"_Z4fillPfi\" argument 0 = 0x7f0000000100");
     CHECK_HAS(rep, "freed by cudaFree on thread 1 (log line 23)");
+    CHECK_HAS(rep, "the address lies in a later allocation (cudaMalloc, log line 24)");
     CHECK_HAS(rep, "n1 memcpy src = 0x7f0000000000");
     CHECK(strstr(rep, "n1 memcpy dst") == NULL); /* its allocation lives */
     free(rep);

@@ -695,12 +695,14 @@ static void report_stale(conv *c)
         aref refs[1024];
         size_t nr = collect_refs(wk, refs, 1024);
         for (size_t r = 0; r < nr; r++) {
-            /* The latest allocation before this launch that holds the
-             * address, and whether it was freed before the launch. */
-            const rec_line *alloc = NULL, *freed = NULL;
+            /* The allocation that held the address when the executable
+             * got this graph (its walk was asked for), and whether it was
+             * freed before this launch. */
+            const rec_line *alloc = NULL, *freed = NULL, *again = NULL;
+            size_t at = wk->queued_line ? wk->queued_line : wk->line;
             for (size_t j = i; j-- > 0 && !alloc;) {
                 const rec_line *a = &log->lines[j];
-                if (!is(a, "alloc"))
+                if (!is(a, "alloc") || a->no > at)
                     continue;
                 uint64_t p = rec_getu(a, "p"), s = rec_getu(a, "size");
                 if (refs[r].addr >= p && refs[r].addr < p + (s ? s : 1))
@@ -709,11 +711,18 @@ static void report_stale(conv *c)
             if (!alloc)
                 continue;
             uint64_t p = rec_getu(alloc, "p");
-            for (size_t j = (size_t)(alloc - log->lines) + 1; j < i && !freed; j++)
+            size_t j = (size_t)(alloc - log->lines) + 1;
+            for (; j < i && !freed; j++)
                 if (is(&log->lines[j], "free") && rec_getu(&log->lines[j], "p") == p)
                     freed = &log->lines[j];
             if (!freed)
                 continue;
+            for (; j < i && !again; j++) {
+                const rec_line *a = &log->lines[j];
+                uint64_t q = rec_getu(a, "p"), s = rec_getu(a, "size");
+                if (is(a, "alloc") && refs[r].addr >= q && refs[r].addr < q + (s ? s : 1))
+                    again = a;
+            }
             bool dup = false;
             for (size_t k = 0; k < ndone && !dup; k++)
                 dup = done[k].x == x && done[k].node == refs[r].node && done[k].arg == refs[r].arg &&
@@ -734,6 +743,11 @@ static void report_stale(conv *c)
                     "thread %s (log line %zu)\n  before executable %u was launched on stream %s (log line %zu)\n",
                     refs[r].addr, p, gets_(alloc, "call"), alloc->no, gets_(freed, "call"), gets_(freed, "t"),
                     freed->no, x, gets_(l, "s"), l->no);
+            if (again)
+                fprintf(c->rep,
+                        "  the address lies in a later allocation (%s, log line %zu): the node uses memory that is "
+                        "no longer what it was given\n",
+                        gets_(again, "call"), again->no);
             fprintf(c->js,
                     "%s{\"graph\": %u, \"node\": %zu, \"what\": \"%s\", \"arg\": %zu, \"address\": \"0x%" PRIx64
                     "\", \"freed_by\": \"%s\", \"free_line\": %zu, \"launch_line\": %zu}",
