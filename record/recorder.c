@@ -46,8 +46,8 @@ static unsigned tids;  /* thread ids handed out; atomic */
  * stream the driver call named, the capture mode it set. */
 static _Thread_local unsigned tl_tid;
 static _Thread_local const char *tl_call, *tl_rt_call;
-static _Thread_local CUstream tl_stream;
-static _Thread_local int tl_has_stream;
+static _Thread_local CUstream tl_stream, tl_rt_stream;
+static _Thread_local int tl_has_stream, tl_has_rt_stream;
 static _Thread_local int tl_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
 
 unsigned rec_tid(void)
@@ -106,20 +106,28 @@ static void flush_launches(void)
     ndirty = 0;
 }
 
+#define TOMB ((CUgraphExec)(uintptr_t)1)
+
 static void count_launch(CUgraphExec x, CUstream s)
 {
     size_t h = (((uintptr_t)x >> 4) * 31u + ((uintptr_t)s >> 4)) & (LSLOTS - 1);
+    lslot *tomb = NULL;
     pthread_mutex_lock(&rec_lock);
     for (size_t k = 0; k < LSLOTS; k++, h = (h + 1) & (LSLOTS - 1)) {
         lslot *l = &lslots[h];
-        if (!l->x) {
-            l->x = x;
-            l->s = s;
-            l->xid = rec_exec_id(x);
-        }
-        if (l->x == x && l->s == s) {
+        if (l->x == TOMB && !tomb)
+            tomb = l;
+        if (!l->x || (l->x == x && l->s == s)) {
+            if (!l->x) {
+                /* Not counted yet: take the first tombstone passed, else this slot. */
+                l = tomb ? tomb : l;
+                l->x = x;
+                l->s = s;
+                l->xid = rec_exec_id(x);
+                l->pending = 0;
+            }
             if (!l->pending++)
-                dirty[ndirty++] = (unsigned)h;
+                dirty[ndirty++] = (unsigned)(l - lslots);
             pthread_mutex_unlock(&rec_lock);
             return;
         }
@@ -136,7 +144,7 @@ static void forget_exec(CUgraphExec x)
     flush_launches();
     for (size_t h = 0; h < LSLOTS; h++)
         if (lslots[h].x == x)
-            lslots[h].x = (CUgraphExec)(uintptr_t)1; /* a tombstone: keeps probe chains */
+            lslots[h].x = TOMB; /* keeps probe chains; count_launch reuses it */
     pthread_mutex_unlock(&rec_lock);
 }
 
@@ -465,6 +473,66 @@ static int call_stream(CUpti_CallbackId id, const void *p, CUstream *s)
     }
 }
 
+/* The same for the runtime calls that enqueue work or order streams
+ * (watched only while a capture is open), in case the runtime reaches the
+ * driver without a driver callback. */
+static int rt_call_stream(CUpti_CallbackId id, const void *p, CUstream *s)
+{
+    switch (id) {
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000:
+        *s = (CUstream)((const cudaLaunchKernel_v7000_params *)p)->stream;
+        return 1;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060:
+        *s = (CUstream)((const cudaLaunchKernelExC_v11060_params *)p)->config->stream;
+        return 1;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000:
+        *s = (CUstream)((const cudaMemcpyAsync_v3020_params *)p)->stream;
+        return 1;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_ptsz_v7000:
+        *s = (CUstream)((const cudaMemsetAsync_v3020_params *)p)->stream;
+        return 1;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_ptsz_v7000:
+        *s = (CUstream)((const cudaEventRecord_v3020_params *)p)->stream;
+        return 1;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_v11010:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_ptsz_v11010:
+        *s = (CUstream)((const cudaEventRecordWithFlags_v11010_params *)p)->stream;
+        return 1;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_ptsz_v7000:
+        *s = (CUstream)((const cudaStreamWaitEvent_v3020_params *)p)->stream;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* Event records and waits seen by the runtime domain (during captures). */
+static void rt_events(CUpti_CallbackId id, const void *p)
+{
+    switch (id) {
+    case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_ptsz_v7000:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_v11010:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_ptsz_v11010:
+        rec_logf("event-record e=%p s=%p t=%u call=%s\n", (void *)((const cudaEventRecord_v3020_params *)p)->event,
+                 (void *)((const cudaEventRecord_v3020_params *)p)->stream, rec_tid(), tl_rt_call);
+        break;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_ptsz_v7000:
+        rec_logf("event-wait s=%p e=%p t=%u call=%s\n", (void *)((const cudaStreamWaitEvent_v3020_params *)p)->stream,
+                 (void *)((const cudaStreamWaitEvent_v3020_params *)p)->event, rec_tid(), tl_rt_call);
+        break;
+    default:
+        break;
+    }
+}
+
 static const char *call_name(void)
 {
     return tl_rt_call ? tl_rt_call : tl_call ? tl_call : "-";
@@ -486,6 +554,10 @@ static void on_resource(CUpti_CallbackId id, const CUpti_ResourceData *rd)
         rec_logf("graph-destroy g=%u t=%u\n", rec_graph_id(gd->graph), rec_tid());
         break;
     case CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED:
+        if (!tl_has_stream && tl_has_rt_stream) {
+            tl_stream = tl_rt_stream;
+            tl_has_stream = 1;
+        }
         if (tl_has_stream)
             rec_logf("node-create g=%u n=%llu type=%d t=%u call=%s s=%p\n", rec_graph_id(gd->graph),
                      (unsigned long long)rec_node_id(gd->node), (int)gd->nodeType, rec_tid(), call_name(),
@@ -759,8 +831,12 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Callb
     if (dom == CUPTI_CB_DOMAIN_RUNTIME_API) {
         if (cb->callbackSite == CUPTI_API_ENTER) {
             tl_rt_call = cb->functionName;
+            tl_has_rt_stream = rt_call_stream(id, cb->functionParams, &tl_rt_stream);
         } else {
             int rc = *(const int *)cb->functionReturnValue;
+            if (rc == 0)
+                rt_events(id, cb->functionParams);
+            tl_has_rt_stream = 0;
             if (rc >= 900 && rc <= 908)
                 rec_logf("capture-error call=%s rc=%d t=%u mode=%s runtime=1\n", cb->functionName, rc, rec_tid(),
                          mode_word(tl_mode));
