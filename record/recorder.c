@@ -132,7 +132,15 @@ static void count_launch(CUgraphExec x, CUstream s)
             return;
         }
     }
-    lost_launches++;
+    if (tomb) {
+        tomb->x = x;
+        tomb->s = s;
+        tomb->xid = rec_exec_id(x);
+        tomb->pending = 1;
+        dirty[ndirty++] = (unsigned)(tomb - lslots);
+    } else {
+        lost_launches++;
+    }
     pthread_mutex_unlock(&rec_lock);
 }
 
