@@ -323,8 +323,26 @@ static void analyse(conv *c, const rec_walk *wk)
         return;
     }
     fprintf(c->rep, "  analysis (as 'graphrt analyze %s'; node #I is nI of the file):\n", wk->file);
-    fflush(c->rep);
-    grGraphAnalysisPrint(&r, c->rep, 0);
+    /* The library's report, indented, less the graph's address (which
+     * means nothing outside this conversion). */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (m) {
+        grGraphAnalysisPrint(&r, m, 0);
+        fclose(m);
+        for (char *line = text; line && *line;) {
+            char *nl = strchr(line, '\n');
+            if (nl)
+                *nl = '\0';
+            const char *shown = line;
+            if (strncmp(line, "graph 0x", 8) == 0 && strstr(line, ": "))
+                shown = strstr(line, ": ") + 2;
+            fprintf(c->rep, "    %s\n", shown);
+            line = nl ? nl + 1 : NULL;
+        }
+        free(text);
+    }
     tool_graph t;
     if (r.numSerialisedJoins && tool_graph_read(&t, g)) {
         for (size_t i = 0; i < r.numSerialisedJoins; i++) {
