@@ -39,8 +39,8 @@ FILE *rec_out;
 static pthread_mutex_t rec_lock = PTHREAD_MUTEX_INITIALIZER;
 static CUpti_SubscriberHandle sub;
 static int timing;
-static int captures;   /* open captures; atomic (__atomic builtins) */
-static unsigned tids;  /* thread ids handed out; atomic */
+static int captures;  /* open captures; atomic (__atomic builtins) */
+static unsigned tids; /* thread ids handed out; atomic */
 
 /* This thread: its id, the driver and runtime calls in progress, the
  * stream the driver call named, the capture mode it set. */
@@ -100,7 +100,8 @@ static void flush_launches(void)
 {
     for (unsigned i = 0; i < ndirty; i++) {
         lslot *l = &lslots[dirty[i]];
-        fprintf(rec_out, "launch x=%u s=%p count=%llu\n", l->xid, (void *)l->s, (unsigned long long)l->pending);
+        fprintf(rec_out, "launch x=%u s=%p count=%llu\n", l->xid, (void *)l->s,
+                (unsigned long long)l->pending);
         l->pending = 0;
     }
     ndirty = 0;
@@ -221,7 +222,7 @@ int rec_cond_find(CUgraphConditionalHandle h, unsigned *dflt, unsigned *flags)
 static struct {
     CUgraphNode n;
     rec_condnode c;
-} *cnodes;
+} * cnodes;
 static unsigned ncnodes;
 
 void rec_condnode_note(CUgraphNode n, const CUDA_CONDITIONAL_NODE_PARAMS *p)
@@ -298,7 +299,8 @@ static void CUPTIAPI buf_requested(uint8_t **buffer, size_t *size, size_t *maxRe
     *maxRecords = 0;
 }
 
-static void CUPTIAPI buf_completed(CUcontext ctx, uint32_t streamId, uint8_t *buffer, size_t size, size_t valid)
+static void CUPTIAPI buf_completed(CUcontext ctx, uint32_t streamId, uint8_t *buffer, size_t size,
+                                   size_t valid)
 {
     (void)ctx;
     (void)streamId;
@@ -528,12 +530,14 @@ static void rt_events(CUpti_CallbackId id, const void *p)
     case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_ptsz_v7000:
     case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_v11010:
     case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_ptsz_v11010:
-        rec_logf("event-record e=%p s=%p t=%u call=%s\n", (void *)((const cudaEventRecord_v3020_params *)p)->event,
+        rec_logf("event-record e=%p s=%p t=%u call=%s\n",
+                 (void *)((const cudaEventRecord_v3020_params *)p)->event,
                  (void *)((const cudaEventRecord_v3020_params *)p)->stream, rec_tid(), tl_rt_call);
         break;
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020:
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_ptsz_v7000:
-        rec_logf("event-wait s=%p e=%p t=%u call=%s\n", (void *)((const cudaStreamWaitEvent_v3020_params *)p)->stream,
+        rec_logf("event-wait s=%p e=%p t=%u call=%s\n",
+                 (void *)((const cudaStreamWaitEvent_v3020_params *)p)->stream,
                  (void *)((const cudaStreamWaitEvent_v3020_params *)p)->event, rec_tid(), tl_rt_call);
         break;
     default:
@@ -554,8 +558,8 @@ static void on_resource(CUpti_CallbackId id, const CUpti_ResourceData *rd)
         rec_logf("graph-create g=%u t=%u call=%s\n", rec_graph_id(gd->graph), rec_tid(), call_name());
         break;
     case CUPTI_CBID_RESOURCE_GRAPH_CLONED:
-        rec_logf("graph-clone g=%u from=%u t=%u call=%s\n", rec_graph_id(gd->graph), rec_graph_id(gd->originalGraph),
-                 rec_tid(), call_name());
+        rec_logf("graph-clone g=%u from=%u t=%u call=%s\n", rec_graph_id(gd->graph),
+                 rec_graph_id(gd->originalGraph), rec_tid(), call_name());
         break;
     case CUPTI_CBID_RESOURCE_GRAPH_DESTROY_STARTING:
         rec_walk_wait_graph(gd->graph);
@@ -600,7 +604,8 @@ static void on_resource(CUpti_CallbackId id, const CUpti_ResourceData *rd)
         rec_logf("exec-destroy x=%u\n", rec_exec_id(gd->graphExec));
         break;
     case CUPTI_CBID_RESOURCE_GRAPH_NODE_SET_PARAMS:
-        rec_logf("exec-node-set x=%u n=%llu\n", rec_exec_id(gd->graphExec), (unsigned long long)rec_node_id(gd->node));
+        rec_logf("exec-node-set x=%u n=%llu\n", rec_exec_id(gd->graphExec),
+                 (unsigned long long)rec_node_id(gd->node));
         break;
     default:
         break;
@@ -622,13 +627,14 @@ static void on_driver_exit(CUpti_CallbackId id, const CUpti_CallbackData *cb)
     case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch:
     case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz:
         if (rc == CUDA_SUCCESS)
-            count_launch(((const cuGraphLaunch_params *)p)->hGraph, ((const cuGraphLaunch_params *)p)->hStream);
+            count_launch(((const cuGraphLaunch_params *)p)->hGraph,
+                         ((const cuGraphLaunch_params *)p)->hStream);
         return;
     case CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2: {
         const cuMemAlloc_v2_params *a = p;
         if (rc == CUDA_SUCCESS)
-            rec_logf("alloc p=0x%llx size=%zu kind=device call=%s t=%u\n", (unsigned long long)*a->dptr, a->bytesize,
-                     call_name(), t);
+            rec_logf("alloc p=0x%llx size=%zu kind=device call=%s t=%u\n", (unsigned long long)*a->dptr,
+                     a->bytesize, call_name(), t);
         break;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemAllocPitch_v2: {
@@ -653,8 +659,8 @@ static void on_driver_exit(CUpti_CallbackId id, const CUpti_CallbackData *cb)
     case CUPTI_DRIVER_TRACE_CBID_cuMemAllocManaged: {
         const cuMemAllocManaged_params *a = p;
         if (rc == CUDA_SUCCESS)
-            rec_logf("alloc p=0x%llx size=%zu kind=managed call=%s t=%u\n", (unsigned long long)*a->dptr, a->bytesize,
-                     call_name(), t);
+            rec_logf("alloc p=0x%llx size=%zu kind=managed call=%s t=%u\n", (unsigned long long)*a->dptr,
+                     a->bytesize, call_name(), t);
         break;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync:
@@ -681,8 +687,8 @@ static void on_driver_exit(CUpti_CallbackId id, const CUpti_CallbackData *cb)
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2:
         if (rc == CUDA_SUCCESS)
-            rec_logf("free p=0x%llx call=%s t=%u\n", (unsigned long long)((const cuMemFree_v2_params *)p)->dptr,
-                     call_name(), t);
+            rec_logf("free p=0x%llx call=%s t=%u\n",
+                     (unsigned long long)((const cuMemFree_v2_params *)p)->dptr, call_name(), t);
         break;
     case CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost:
         if (rc == CUDA_SUCCESS)
@@ -702,8 +708,8 @@ static void on_driver_exit(CUpti_CallbackId id, const CUpti_CallbackData *cb)
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemPoolTrimTo: {
         const cuMemPoolTrimTo_params *a = p;
-        rec_logf("trim pool=%p keep=%zu call=%s t=%u rc=%d\n", (void *)a->pool, a->minBytesToKeep, call_name(), t,
-                 (int)rc);
+        rec_logf("trim pool=%p keep=%zu call=%s t=%u rc=%d\n", (void *)a->pool, a->minBytesToKeep,
+                 call_name(), t, (int)rc);
         break;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture:
@@ -723,8 +729,8 @@ static void on_driver_exit(CUpti_CallbackId id, const CUpti_CallbackData *cb)
             mode = ((const cuStreamBeginCaptureToGraph_params *)p)->mode;
             into = rec_graph_id(((const cuStreamBeginCaptureToGraph_params *)p)->hGraph);
         }
-        rec_logf("capture-begin s=%p mode=%s rc=%d t=%u call=%s into=%u\n", (void *)s, mode_word(mode), (int)rc, t,
-                 call_name(), into);
+        rec_logf("capture-begin s=%p mode=%s rc=%d t=%u call=%s into=%u\n", (void *)s, mode_word(mode),
+                 (int)rc, t, call_name(), into);
         if (rc == CUDA_SUCCESS && __atomic_add_fetch(&captures, 1, __ATOMIC_ACQ_REL) == 1)
             watch_everything(1);
         break;
@@ -733,11 +739,12 @@ static void on_driver_exit(CUpti_CallbackId id, const CUpti_CallbackData *cb)
     case CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz: {
         const cuStreamEndCapture_params *a = p;
         CUgraph g = a->phGraph ? *a->phGraph : NULL;
-        rec_logf("capture-end s=%p g=%u rc=%d t=%u call=%s\n", (void *)a->hStream, rc == CUDA_SUCCESS ? rec_graph_id(g) : 0,
-                 (int)rc, t, call_name());
+        rec_logf("capture-end s=%p g=%u rc=%d t=%u call=%s\n", (void *)a->hStream,
+                 rc == CUDA_SUCCESS ? rec_graph_id(g) : 0, (int)rc, t, call_name());
         /* An end that fails for a stream that was not capturing closes
          * nothing; any other end closes the capture. */
-        if (rc != CUDA_ERROR_ILLEGAL_STATE && rc != CUDA_ERROR_INVALID_VALUE && rc != CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD &&
+        if (rc != CUDA_ERROR_ILLEGAL_STATE && rc != CUDA_ERROR_INVALID_VALUE &&
+            rc != CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD &&
             __atomic_sub_fetch(&captures, 1, __ATOMIC_ACQ_REL) == 0)
             watch_everything(0);
         if (rc == CUDA_SUCCESS && g)
@@ -753,19 +760,21 @@ static void on_driver_exit(CUpti_CallbackId id, const CUpti_CallbackData *cb)
         unsigned long long flags = 0;
         if (id == CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags)
             flags = a->flags;
-        else if (id != CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate && id != CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate_v2)
+        else if (id != CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate &&
+                 id != CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate_v2)
             flags = ((const cuGraphInstantiateWithParams_params *)p)->instantiateParams->flags;
         rec_logf("instantiate x=%u g=%u rc=%d flags=%llu t=%u call=%s\n",
-                 rc == CUDA_SUCCESS ? rec_exec_id(*a->phGraphExec) : 0, rec_graph_id(a->hGraph), (int)rc, flags, t,
-                 call_name());
+                 rc == CUDA_SUCCESS ? rec_exec_id(*a->phGraphExec) : 0, rec_graph_id(a->hGraph), (int)rc,
+                 flags, t, call_name());
         break;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate_v2: {
         const cuGraphExecUpdate_v2_params *a = p;
         const CUgraphExecUpdateResultInfo *ri = a->resultInfo;
         uint32_t x = rec_exec_id(a->hGraphExec);
-        rec_logf("update x=%u g=%u rc=%d result=%d errnode=%llu errfrom=%llu t=%u\n", x, rec_graph_id(a->hGraph),
-                 (int)rc, ri ? (int)ri->result : -1, ri ? (unsigned long long)rec_node_id(ri->errorNode) : 0ull,
+        rec_logf("update x=%u g=%u rc=%d result=%d errnode=%llu errfrom=%llu t=%u\n", x,
+                 rec_graph_id(a->hGraph), (int)rc, ri ? (int)ri->result : -1,
+                 ri ? (unsigned long long)rec_node_id(ri->errorNode) : 0ull,
                  ri ? (unsigned long long)rec_node_id(ri->errorFromNode) : 0ull, t);
         rec_walk_request(a->hGraph, cb->context, "update", x);
         break;
@@ -777,8 +786,8 @@ static void on_driver_exit(CUpti_CallbackId id, const CUpti_CallbackData *cb)
     case CUPTI_DRIVER_TRACE_CBID_cuGraphExecChildGraphNodeSetParams:
     case CUPTI_DRIVER_TRACE_CBID_cuGraphExecNodeSetParams: {
         const setter_params *a = p;
-        rec_logf("set x=%u n=%llu call=%s rc=%d t=%u\n", rec_exec_id(a->x), (unsigned long long)rec_node_id(a->n),
-                 cb->functionName, (int)rc, t);
+        rec_logf("set x=%u n=%llu call=%s rc=%d t=%u\n", rec_exec_id(a->x),
+                 (unsigned long long)rec_node_id(a->n), cb->functionName, (int)rc, t);
         break;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuGraphConditionalHandleCreate: {
@@ -803,13 +812,15 @@ static void on_driver_exit(CUpti_CallbackId id, const CUpti_CallbackData *cb)
     case CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags:
     case CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags_ptsz:
         if (rc == CUDA_SUCCESS)
-            rec_logf("event-record e=%p s=%p t=%u call=%s\n", (void *)((const cuEventRecord_params *)p)->hEvent,
+            rec_logf("event-record e=%p s=%p t=%u call=%s\n",
+                     (void *)((const cuEventRecord_params *)p)->hEvent,
                      (void *)((const cuEventRecord_params *)p)->hStream, t, call_name());
         break;
     case CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent:
     case CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent_ptsz:
         if (rc == CUDA_SUCCESS)
-            rec_logf("event-wait s=%p e=%p t=%u call=%s\n", (void *)((const cuStreamWaitEvent_params *)p)->hStream,
+            rec_logf("event-wait s=%p e=%p t=%u call=%s\n",
+                     (void *)((const cuStreamWaitEvent_params *)p)->hStream,
                      (void *)((const cuStreamWaitEvent_params *)p)->hEvent, t, call_name());
         break;
     default:
@@ -822,7 +833,8 @@ static void on_driver_exit(CUpti_CallbackId id, const CUpti_CallbackData *cb)
             rec_logf("capture-error call=%s rc=%d t=%u mode=%s s=%p\n", cb->functionName, (int)rc, t,
                      mode_word(tl_mode), (void *)tl_stream);
         else
-            rec_logf("capture-error call=%s rc=%d t=%u mode=%s\n", cb->functionName, (int)rc, t, mode_word(tl_mode));
+            rec_logf("capture-error call=%s rc=%d t=%u mode=%s\n", cb->functionName, (int)rc, t,
+                     mode_word(tl_mode));
     }
 }
 
@@ -846,8 +858,8 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Callb
                 rt_events(id, cb->functionParams);
             tl_has_rt_stream = 0;
             if (rc >= 900 && rc <= 908)
-                rec_logf("capture-error call=%s rc=%d t=%u mode=%s runtime=1\n", cb->functionName, rc, rec_tid(),
-                         mode_word(tl_mode));
+                rec_logf("capture-error call=%s rc=%d t=%u mode=%s runtime=1\n", cb->functionName, rc,
+                         rec_tid(), mode_word(tl_mode));
             tl_rt_call = NULL;
         }
         return;

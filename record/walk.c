@@ -130,13 +130,13 @@ static void put_kernel(FILE *f, CUgraphNode n)
     }
     for (size_t i = 0;; i++) {
         size_t off = 0, sz = 0;
-        CUresult r = p.func ? cuFuncGetParamInfo(p.func, i, &off, &sz)
-                            : cuKernelGetParamInfo(p.kern, i, &off, &sz);
+        CUresult r =
+            p.func ? cuFuncGetParamInfo(p.func, i, &off, &sz) : cuKernelGetParamInfo(p.kern, i, &off, &sz);
         if (r != CUDA_SUCCESS)
             break;
         const unsigned char *v = p.kernelParams ? (const unsigned char *)p.kernelParams[i]
-                                 : packed      ? (const unsigned char *)packed + off
-                                               : NULL;
+                                 : packed       ? (const unsigned char *)packed + off
+                                                : NULL;
         fputs(i ? "," : " args=", f);
         if (!v) {
             fprintf(f, "z%zu", sz);
@@ -189,18 +189,20 @@ static void put_memcpy(FILE *f, CUgraphNode n)
         return;
     }
     size_t h = m.Height ? m.Height : 1, d = m.Depth ? m.Depth : 1;
-    size_t span_s = (d - 1) * (m.srcHeight ? m.srcHeight : h) * m.srcPitch + (h - 1) * m.srcPitch + m.WidthInBytes;
-    size_t span_d = (d - 1) * (m.dstHeight ? m.dstHeight : h) * m.dstPitch + (h - 1) * m.dstPitch + m.WidthInBytes;
-    CUdeviceptr src = copy_addr(m.srcMemoryType, m.srcDevice, m.srcHost, m.srcXInBytes, m.srcY, m.srcZ, m.srcPitch,
-                                m.srcHeight);
-    CUdeviceptr dst = copy_addr(m.dstMemoryType, m.dstDevice, m.dstHost, m.dstXInBytes, m.dstY, m.dstZ, m.dstPitch,
-                                m.dstHeight);
+    size_t span_s =
+        (d - 1) * (m.srcHeight ? m.srcHeight : h) * m.srcPitch + (h - 1) * m.srcPitch + m.WidthInBytes;
+    size_t span_d =
+        (d - 1) * (m.dstHeight ? m.dstHeight : h) * m.dstPitch + (h - 1) * m.dstPitch + m.WidthInBytes;
+    CUdeviceptr src = copy_addr(m.srcMemoryType, m.srcDevice, m.srcHost, m.srcXInBytes, m.srcY, m.srcZ,
+                                m.srcPitch, m.srcHeight);
+    CUdeviceptr dst = copy_addr(m.dstMemoryType, m.dstDevice, m.dstHost, m.dstXInBytes, m.dstY, m.dstZ,
+                                m.dstPitch, m.dstHeight);
     fputs("memcpy dst=", f);
     put_ref(f, dst, m.dstMemoryType == CU_MEMORYTYPE_HOST ? span_d : 0);
     fputs(" src=", f);
     put_ref(f, src, m.srcMemoryType == CU_MEMORYTYPE_HOST ? span_s : 0);
-    fprintf(f, " w=%zu h=%zu d=%zu dpitch=%zu dheight=%zu spitch=%zu sheight=%zu kind=%s", m.WidthInBytes, h, d,
-            m.dstPitch, m.dstHeight, m.srcPitch, m.srcHeight, copy_kind(m.srcMemoryType, m.dstMemoryType));
+    fprintf(f, " w=%zu h=%zu d=%zu dpitch=%zu dheight=%zu spitch=%zu sheight=%zu kind=%s", m.WidthInBytes, h,
+            d, m.dstPitch, m.dstHeight, m.srcPitch, m.srcHeight, copy_kind(m.srcMemoryType, m.dstMemoryType));
 }
 
 static void put_memset(FILE *f, CUgraphNode n)

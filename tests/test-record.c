@@ -68,10 +68,10 @@ static char *slurp(const char *dir, const char *name)
     return s;
 }
 
-#define CHECK_HAS(text, needle)                                                            \
-    do {                                                                                   \
-        if (!strstr((text), (needle)))                                                     \
-            GR_TEST_FAIL_("'%s' not found in:\n%s", (needle), (text));                     \
+#define CHECK_HAS(text, needle)                                        \
+    do {                                                               \
+        if (!strstr((text), (needle)))                                 \
+            GR_TEST_FAIL_("'%s' not found in:\n%s", (needle), (text)); \
     } while (0)
 
 static char *convert(const char *fixture, char *dir, size_t cap, const char *flags)
@@ -239,8 +239,8 @@ GR_TEST_T(record_refuses_a_malformed_log_naming_the_line, 60)
     stage("capture-copy-handmade.log", dir, sizeof dir);
     char cmd[4096];
     /* Cut the log inside its first walk. */
-    snprintf(cmd, sizeof cmd, "head -n 16 '%s/callbacks-1.log' > '%s/x' && mv '%s/x' '%s/callbacks-1.log'", dir, dir,
-             dir, dir);
+    snprintf(cmd, sizeof cmd, "head -n 16 '%s/callbacks-1.log' > '%s/x' && mv '%s/x' '%s/callbacks-1.log'",
+             dir, dir, dir, dir);
     CHECK(system(cmd) == 0);
     snprintf(cmd, sizeof cmd, "'%s' record --convert '%s' 2>&1 >/dev/null", GR_TOOL_PATH, dir);
     FILE *p = popen(cmd, "r");

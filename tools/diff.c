@@ -459,7 +459,7 @@ int tool_diff_files(FILE *out, const char *pa_path, const char *pb_path, bool js
             fprintf(out, "}");
         }
         fprintf(out, "], \"update\": {\"ok\": %s, \"result\": \"%s\", \"node\": ", ok ? "true" : "false",
-               ok ? "grGraphExecUpdateSuccess" : result_name(info.result));
+                ok ? "grGraphExecUpdateSuccess" : result_name(info.result));
         put_node_json(out, enode);
         fprintf(out, ", \"detail\": ");
         tool_json_str(out, detail);

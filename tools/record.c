@@ -80,9 +80,10 @@ static void clear_dir(const char *dir)
     struct dirent *e;
     while (d && (e = readdir(d))) {
         size_t len = strlen(e->d_name);
-        bool ours = (strncmp(e->d_name, "callbacks-", 10) == 0 && len > 4 && strcmp(e->d_name + len - 4, ".log") == 0) ||
-                    (len > 6 && strcmp(e->d_name + len - 6, ".graph") == 0) || strcmp(e->d_name, "report.txt") == 0 ||
-                    strcmp(e->d_name, "session.json") == 0;
+        bool ours = (strncmp(e->d_name, "callbacks-", 10) == 0 && len > 4 &&
+                     strcmp(e->d_name + len - 4, ".log") == 0) ||
+                    (len > 6 && strcmp(e->d_name + len - 6, ".graph") == 0) ||
+                    strcmp(e->d_name, "report.txt") == 0 || strcmp(e->d_name, "session.json") == 0;
         if (ours) {
             char p[PATH_MAX];
             snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
@@ -130,8 +131,9 @@ int tool_record(int argc, char **argv)
     }
     char lib[PATH_MAX];
     if (!find_lib(lib, sizeof lib)) {
-        tool_error("record", "libgraphrt_record.so not found (set GRAPHRT_RECORD_LIB; it is built where CMake "
-                             "finds the CUDA toolkit with CUPTI)");
+        tool_error("record",
+                   "libgraphrt_record.so not found (set GRAPHRT_RECORD_LIB; it is built where CMake "
+                   "finds the CUDA toolkit with CUPTI)");
         return TOOL_FAIL;
     }
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {

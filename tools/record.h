@@ -67,7 +67,7 @@ typedef struct rec_walk {
     size_t line, queued_line;
     rec_graph top;
     const char *file;
-    size_t version; /* 1 for the first distinct content of graph g, ... */
+    size_t version;      /* 1 for the first distinct content of graph g, ... */
     const char *problem; /* set when the file could not be written or loaded */
 } rec_walk;
 

@@ -602,8 +602,8 @@ static void put_kernel(decls *d, out *o, const rec_node *n)
         }
     }
     size_t ki = intern_s(d->kname, &d->nk, name, d->ksig, rec_strdup(d->a, sig, sl));
-    outf(o, " kernel k%zu grid=%s block=%s shmem=%s", ki, field(n, "grid", "1,1,1"), field(n, "block", "1,1,1"),
-         field(n, "shmem", "0"));
+    outf(o, " kernel k%zu grid=%s block=%s shmem=%s", ki, field(n, "grid", "1,1,1"),
+         field(n, "block", "1,1,1"), field(n, "shmem", "0"));
     if (a.len)
         outf(o, " args=%s", a.s);
     free(a.s);
@@ -626,11 +626,12 @@ static void put_memcpy(decls *d, out *o, const rec_node *n)
     if (!put_ref(d, field(n, "src", "null"), sspan, false, src, sizeof src))
         snprintf(src, sizeof src, "null");
     if (flat)
-        outf(o, " memcpy dst=%s src=%s count=%" PRIu64 " kind=%s", dst, src, w * h * dd, field(n, "kind", "Default"));
+        outf(o, " memcpy dst=%s src=%s count=%" PRIu64 " kind=%s", dst, src, w * h * dd,
+             field(n, "kind", "Default"));
     else
         outf(o,
-             " memcpy dst=%s src=%s extent=%" PRIu64 ",%" PRIu64 ",%" PRIu64 " dpitch=%" PRIu64 " drows=%" PRIu64
-             " spitch=%" PRIu64 " srows=%" PRIu64 " kind=%s",
+             " memcpy dst=%s src=%s extent=%" PRIu64 ",%" PRIu64 ",%" PRIu64 " dpitch=%" PRIu64
+             " drows=%" PRIu64 " spitch=%" PRIu64 " srows=%" PRIu64 " kind=%s",
              dst, src, w, h, dd, dp, dh ? dh : h, sp, sh ? sh : h, field(n, "kind", "Default"));
 }
 
@@ -642,8 +643,8 @@ static void put_memset(decls *d, out *o, const rec_node *n)
     char dst[128];
     if (!put_ref(d, field(n, "dst", "null"), span, false, dst, sizeof dst))
         snprintf(dst, sizeof dst, "null");
-    outf(o, " memset dst=%s pitch=%" PRIu64 " value=%s elem=%" PRIu64 " width=%" PRIu64 " height=%" PRIu64, dst,
-         pitch, field(n, "value", "0"), elem, width, height ? height : 1);
+    outf(o, " memset dst=%s pitch=%" PRIu64 " value=%s elem=%" PRIu64 " width=%" PRIu64 " height=%" PRIu64,
+         dst, pitch, field(n, "value", "0"), elem, width, height ? height : 1);
 }
 
 static void put_node(decls *d, out *o, const rec_graph *g, size_t i, int depth)
@@ -652,8 +653,8 @@ static void put_node(decls *d, out *o, const rec_graph *g, size_t i, int depth)
     const char *t = n->f.kind;
     int ind = 2 * (depth + 1);
     if (n->edgedata)
-        outf(o, "%*s# n%zu: its edges carry CUDA edge data (programmatic); the file keeps default edges\n", ind, "",
-             i);
+        outf(o, "%*s# n%zu: its edges carry CUDA edge data (programmatic); the file keeps default edges\n",
+             ind, "", i);
     if (strcmp(t, "other") == 0 || (strcmp(t, "cond") == 0 && !rec_get(&n->f, "handle")) ||
         (strcmp(t, "free") == 0 && !graph_mem(d, rec_getu(&n->f, "ptr"), &(size_t){0}, &(uint64_t){0})))
         outf(o, "%*s# n%zu: CUDA node '%s %s' is kept as an empty node\n", ind, "", i, t,
@@ -761,7 +762,9 @@ bool rec_write_graph(FILE *f, const rec_walk *wk)
         put_graph(&d, &body, &wk->top, 0);
     ok = ok && !body.oom;
     if (ok) {
-        fprintf(f, "graphrt-graph 1\n# recorded from CUDA by graphrt record (docs/record.md): graph %u, walk %u (%s)\n",
+        fprintf(f,
+                "graphrt-graph 1\n# recorded from CUDA by graphrt record (docs/record.md): graph %u, walk %u "
+                "(%s)\n",
                 wk->g, wk->w, wk->why);
         for (size_t i = 0; i < d.nk; i++)
             fprintf(f, "kernel k%zu %s%s\n", i, d.kname[i], d.ksig[i]);

@@ -279,8 +279,8 @@ static void explain_link(conv *c, const rec_walk *wk, size_t from, size_t to)
         return;
     }
     const char *sa = rec_get(a, "s"), *sb = rec_get(b, "s");
-    fprintf(c->rep, "    n%zu was captured on stream %s (thread %s, %s), n%zu on stream %s (thread %s, %s)\n", from, sa,
-            gets_(a, "t"), gets_(a, "call"), to, sb, gets_(b, "t"), gets_(b, "call"));
+    fprintf(c->rep, "    n%zu was captured on stream %s (thread %s, %s), n%zu on stream %s (thread %s, %s)\n",
+            from, sa, gets_(a, "t"), gets_(a, "call"), to, sb, gets_(b, "t"), gets_(b, "call"));
     if (strcmp(sa, sb) == 0)
         return;
     for (size_t i = 0; i < log->nlines && log->lines[i].no < b->no; i++)
@@ -301,7 +301,8 @@ static void explain_link(conv *c, const rec_walk *wk, size_t from, size_t to)
         return;
     }
     fprintf(c->rep,
-            "    the edge n%zu -> n%zu was made by event %s: recorded on stream %s (%s, thread %s, log line %zu),\n"
+            "    the edge n%zu -> n%zu was made by event %s: recorded on stream %s (%s, thread %s, log line "
+            "%zu),\n"
             "    then waited on by stream %s (%s, thread %s, log line %zu)\n",
             from, to, gets_(rec, "e"), gets_(rec, "s"), gets_(rec, "call"), gets_(rec, "t"), rec->no,
             gets_(wait, "s"), gets_(wait, "call"), gets_(wait, "t"), wait->no);
@@ -348,15 +349,17 @@ static void analyse(conv *c, const rec_walk *wk)
         for (size_t i = 0; i < r.numSerialisedJoins; i++) {
             size_t from = tool_node_index(&t, r.serialisedJoins[i].link.from);
             size_t to = tool_node_index(&t, r.serialisedJoins[i].link.to);
-            fprintf(c->rep, "  serialised fork-join %zu: the branches are chained by n%zu -> n%zu\n", i + 1, from,
-                    to);
+            fprintf(c->rep, "  serialised fork-join %zu: the branches are chained by n%zu -> n%zu\n", i + 1,
+                    from, to);
             if (from < wk->top.n && to < wk->top.n)
                 explain_link(c, wk, from, to);
         }
         tool_graph_free(&t);
     }
-    fprintf(c->js, ", \"critical_path\": %zu, \"max_width\": %zu, \"redundant_edges\": %zu, \"serialised_joins\": %zu",
-            r.numCriticalPath, r.maxWidth, r.numRedundantEdges, r.numSerialisedJoins);
+    fprintf(
+        c->js,
+        ", \"critical_path\": %zu, \"max_width\": %zu, \"redundant_edges\": %zu, \"serialised_joins\": %zu",
+        r.numCriticalPath, r.maxWidth, r.numRedundantEdges, r.numSerialisedJoins);
     grGraphAnalysisDestroy(&r);
     grGraphDestroy(g);
 }
@@ -370,7 +373,8 @@ static void origin(conv *c, unsigned g)
     if (end) {
         const rec_line *beg = NULL;
         for (size_t i = 0; i < log->nlines && log->lines[i].no < end->no; i++)
-            if (is(&log->lines[i], "capture-begin") && strcmp(gets_(&log->lines[i], "s"), gets_(end, "s")) == 0)
+            if (is(&log->lines[i], "capture-begin") &&
+                strcmp(gets_(&log->lines[i], "s"), gets_(end, "s")) == 0)
                 beg = &log->lines[i];
         fprintf(c->rep, "  origin: captured from stream %s", gets_(end, "s"));
         if (beg)
@@ -383,7 +387,8 @@ static void origin(conv *c, unsigned g)
         fprintf(c->rep, "  origin: cloned from graph %s (%s)\n", gets_(cl, "from"), gets_(cl, "call"));
         fprintf(c->js, ", \"origin\": \"clone\", \"from\": %s", gets_(cl, "from"));
     } else if (cr) {
-        fprintf(c->rep, "  origin: %s on thread %s, built with the graph API\n", gets_(cr, "call"), gets_(cr, "t"));
+        fprintf(c->rep, "  origin: %s on thread %s, built with the graph API\n", gets_(cr, "call"),
+                gets_(cr, "t"));
         fprintf(c->js, ", \"origin\": \"api\"");
     } else {
         fprintf(c->rep, "  origin: not in the log (created before the recorder started?)\n");
@@ -401,8 +406,8 @@ static void execs(conv *c, unsigned g)
         if (!is(e, "exec-create") || rec_getu(e, "g") != g)
             continue;
         unsigned long long x = rec_getu(e, "x"), total = 0;
-        fprintf(c->rep, "  executable %llu: instantiated by %s on thread %s (log line %zu)\n", x, gets_(e, "call"),
-                gets_(e, "t"), e->no);
+        fprintf(c->rep, "  executable %llu: instantiated by %s on thread %s (log line %zu)\n", x,
+                gets_(e, "call"), gets_(e, "t"), e->no);
         for (size_t j = 0; j < log->nlines; j++) {
             const rec_line *l = &log->lines[j];
             if (is(l, "launch") && rec_getu(l, "x") == x)
@@ -449,8 +454,8 @@ static void timing(conv *c, const rec_walk *wk)
             fprintf(c->rep, "  GPU time per node (CUPTI activity records, --timing):\n");
         any = true;
         unsigned long long cnt = rec_getu(l, "count");
-        fprintf(c->rep, "    n%zu %-8s runs %llu  mean %.2f us  min %.2f us  max %.2f us\n", idx, n->f.kind, cnt,
-                cnt ? (double)rec_getu(l, "total_ns") / (double)cnt / 1e3 : 0.0,
+        fprintf(c->rep, "    n%zu %-8s runs %llu  mean %.2f us  min %.2f us  max %.2f us\n", idx, n->f.kind,
+                cnt, cnt ? (double)rec_getu(l, "total_ns") / (double)cnt / 1e3 : 0.0,
                 (double)rec_getu(l, "min_ns") / 1e3, (double)rec_getu(l, "max_ns") / 1e3);
     }
 }
@@ -476,8 +481,10 @@ static void report_graph(conv *c, unsigned g)
     fprintf(c->rep, "  walks: %zu (", walks);
     for (size_t i = 0, k = 0; i < log->nwalks; i++)
         if (log->walks[i].g == g)
-            fprintf(c->rep, "%s%s%s", k++ ? ", " : "", log->walks[i].why, log->walks[i].version > 1 ? "*" : "");
-    fprintf(c->rep, "); distinct contents: %zu%s\n", versions, versions > 1 ? " (* a later version, in -vN files)" : "");
+            fprintf(c->rep, "%s%s%s", k++ ? ", " : "", log->walks[i].why,
+                    log->walks[i].version > 1 ? "*" : "");
+    fprintf(c->rep, "); distinct contents: %zu%s\n", versions,
+            versions > 1 ? " (* a later version, in -vN files)" : "");
     fprintf(c->rep, "  nodes: %zu (", wk->top.n);
     fprintf(c->js, ", \"nodes\": %zu, \"edges\": %zu, \"types\": {", wk->top.n, edges);
     for (size_t i = 0; i < ntc; i++) {
@@ -524,8 +531,8 @@ static void report_updates(conv *c)
             if (log->walks[k].x == x && strcmp(log->walks[k].why, "update") == 0 &&
                 log->walks[k].queued_line > u->no)
                 nw = &log->walks[k];
-        fprintf(c->js, "%s{\"exec\": %u, \"graph\": %llu, \"rc\": %ld, \"result\": \"%s\"", n++ ? ", " : "", x,
-                rec_getu(u, "g"), rc, update_result_name(res));
+        fprintf(c->js, "%s{\"exec\": %u, \"graph\": %llu, \"rc\": %ld, \"result\": \"%s\"", n++ ? ", " : "",
+                x, rec_getu(u, "g"), rc, update_result_name(res));
         if (rc == 0) {
             fprintf(c->js, "}");
             continue;
@@ -533,7 +540,8 @@ static void report_updates(conv *c)
         failed++;
         if (failed == 1)
             fprintf(c->rep, "\nfailed exec updates\n");
-        fprintf(c->rep, "\nupdate of executable %u from graph %llu (thread %s, log line %zu) failed: %s (%ld), %s\n",
+        fprintf(c->rep,
+                "\nupdate of executable %u from graph %llu (thread %s, log line %zu) failed: %s (%ld), %s\n",
                 x, rec_getu(u, "g"), gets_(u, "t"), u->no, cuda_error_name(rc), rc, update_result_name(res));
         size_t idx;
         if (nw && rec_getu(u, "errnode") && rec_walk_node(nw, rec_getu(u, "errnode"), &idx))
@@ -595,8 +603,8 @@ static void report_captures(conv *c)
             }
         }
         long rc = e ? getl(e, "rc") : -1;
-        fprintf(c->js, "%s{\"stream\": \"%s\", \"mode\": \"%s\", \"thread\": %s, \"rc\": %ld", n++ ? ", " : "",
-                gets_(b, "s"), gets_(b, "mode"), gets_(b, "t"), rc);
+        fprintf(c->js, "%s{\"stream\": \"%s\", \"mode\": \"%s\", \"thread\": %s, \"rc\": %ld",
+                n++ ? ", " : "", gets_(b, "s"), gets_(b, "mode"), gets_(b, "t"), rc);
         if (rc == 0) {
             fprintf(c->js, ", \"graph\": %llu}", rec_getu(e, "g"));
             continue;
@@ -612,22 +620,28 @@ static void report_captures(conv *c)
         else
             fprintf(c->rep, "never ended\n");
         if (inval) {
-            fprintf(c->rep, "  invalidated by: %s", inval_rt ? gets_(inval_rt, "call") : gets_(inval, "call"));
+            fprintf(c->rep, "  invalidated by: %s",
+                    inval_rt ? gets_(inval_rt, "call") : gets_(inval, "call"));
             if (inval_rt)
                 fprintf(c->rep, " (driver call %s)", gets_(inval, "call"));
             fprintf(c->rep, ", which returned %s (%ld), on thread %s (its capture mode %s), log line %zu%s\n",
-                    cuda_error_name(getl(inval, "rc")), getl(inval, "rc"), gets_(inval, "t"), gets_(inval, "mode"),
-                    inval->no,
-                    strcmp(gets_(inval, "t"), gets_(b, "t")) != 0 ? " - another thread than the capture's" : "");
+                    cuda_error_name(getl(inval, "rc")), getl(inval, "rc"), gets_(inval, "t"),
+                    gets_(inval, "mode"), inval->no,
+                    strcmp(gets_(inval, "t"), gets_(b, "t")) != 0 ? " - another thread than the capture's"
+                                                                  : "");
             fprintf(c->js, ", \"invalidated_by\": {\"call\": \"%s\", \"thread\": %s, \"rc\": %ld}",
-                    inval_rt ? gets_(inval_rt, "call") : gets_(inval, "call"), gets_(inval, "t"), getl(inval, "rc"));
+                    inval_rt ? gets_(inval_rt, "call") : gets_(inval, "call"), gets_(inval, "t"),
+                    getl(inval, "rc"));
         } else {
-            fprintf(c->rep, "  no call returned a capture error before the end: the capture itself was refused\n");
+            fprintf(c->rep,
+                    "  no call returned a capture error before the end: the capture itself was refused\n");
         }
         if (rep && rep_rt)
-            fprintf(c->rep, "  first reported to: %s (driver call %s) on thread %s (log line %zu), which returned %s\n",
-                    gets_(rep_rt, "call"), gets_(rep, "call"), gets_(rep, "t"), rep->no,
-                    cuda_error_name(getl(rep, "rc")));
+            fprintf(
+                c->rep,
+                "  first reported to: %s (driver call %s) on thread %s (log line %zu), which returned %s\n",
+                gets_(rep_rt, "call"), gets_(rep, "call"), gets_(rep, "t"), rep->no,
+                cuda_error_name(getl(rep, "rc")));
         else if (rep)
             fprintf(c->rep, "  first reported to: %s on thread %s (log line %zu), which returned %s\n",
                     gets_(rep, "call"), gets_(rep, "t"), rep->no, cuda_error_name(getl(rep, "rc")));
@@ -749,28 +763,32 @@ static void report_stale(conv *c)
                 continue;
             done[ndone++] = (seen){x, refs[r].node, refs[r].arg, refs[r].what};
             const rec_node *nd = &wk->top.v[refs[r].node];
-            fprintf(c->rep, "stale: graph %u (%s) n%zu %s%s%s", wk->g, wk->file ? wk->file : "?", refs[r].node,
-                    nd->f.kind, strcmp(nd->f.kind, "kernel") == 0 && nd->f.ntok ? " " : "",
+            fprintf(c->rep, "stale: graph %u (%s) n%zu %s%s%s", wk->g, wk->file ? wk->file : "?",
+                    refs[r].node, nd->f.kind, strcmp(nd->f.kind, "kernel") == 0 && nd->f.ntok ? " " : "",
                     strcmp(nd->f.kind, "kernel") == 0 && nd->f.ntok ? nd->f.tok[0] : "");
             if (strcmp(refs[r].what, "argument") == 0)
                 fprintf(c->rep, " argument %zu", refs[r].arg);
             else
                 fprintf(c->rep, " %s", refs[r].what);
-            fprintf(c->rep,
-                    " = 0x%" PRIx64 "\n  points into the allocation 0x%" PRIx64 " (%s, log line %zu), freed by %s on "
-                    "thread %s (log line %zu)\n  before executable %u was launched on stream %s (log line %zu)\n",
-                    refs[r].addr, p, gets_(alloc, "call"), alloc->no, gets_(freed, "call"), gets_(freed, "t"),
-                    freed->no, x, gets_(l, "s"), l->no);
+            fprintf(
+                c->rep,
+                " = 0x%" PRIx64 "\n  points into the allocation 0x%" PRIx64
+                " (%s, log line %zu), freed by %s on "
+                "thread %s (log line %zu)\n  before executable %u was launched on stream %s (log line %zu)\n",
+                refs[r].addr, p, gets_(alloc, "call"), alloc->no, gets_(freed, "call"), gets_(freed, "t"),
+                freed->no, x, gets_(l, "s"), l->no);
             if (again)
                 fprintf(c->rep,
-                        "  the address lies in a later allocation (%s, log line %zu): the node uses memory that is "
+                        "  the address lies in a later allocation (%s, log line %zu): the node uses memory "
+                        "that is "
                         "no longer what it was given\n",
                         gets_(again, "call"), again->no);
-            fprintf(c->js,
-                    "%s{\"graph\": %u, \"node\": %zu, \"what\": \"%s\", \"arg\": %zu, \"address\": \"0x%" PRIx64
-                    "\", \"freed_by\": \"%s\", \"free_line\": %zu, \"launch_line\": %zu}",
-                    found ? ", " : "", wk->g, refs[r].node, refs[r].what, refs[r].arg, refs[r].addr,
-                    gets_(freed, "call"), freed->no, l->no);
+            fprintf(
+                c->js,
+                "%s{\"graph\": %u, \"node\": %zu, \"what\": \"%s\", \"arg\": %zu, \"address\": \"0x%" PRIx64
+                "\", \"freed_by\": \"%s\", \"free_line\": %zu, \"launch_line\": %zu}",
+                found ? ", " : "", wk->g, refs[r].node, refs[r].what, refs[r].arg, refs[r].addr,
+                gets_(freed, "call"), freed->no, l->no);
             found++;
         }
     }
@@ -781,8 +799,8 @@ static void report_stale(conv *c)
 
 /* ------------------------------------------------------------- entry */
 
-static int convert_log(const char *dir, const char *path, const char *prefix, const rec_options *opt, FILE *rep,
-                       FILE *js, bool first)
+static int convert_log(const char *dir, const char *path, const char *prefix, const rec_options *opt,
+                       FILE *rep, FILE *js, bool first)
 {
     rec_log log;
     char err[1024];
@@ -802,8 +820,9 @@ static int convert_log(const char *dir, const char *path, const char *prefix, co
     if (proc && is(proc, "process"))
         fprintf(rep, "process %s, %s\n", gets_(proc, "pid"), gets_(proc, "argv"));
     if (!log.ended)
-        fprintf(rep, "note: the log has no 'end' line: the program did not exit through exit() (crash, kill or "
-                     "_exit), so the last launches and the GPU times may be missing\n");
+        fprintf(rep,
+                "note: the log has no 'end' line: the program did not exit through exit() (crash, kill or "
+                "_exit), so the last launches and the GPU times may be missing\n");
     fprintf(js, "%s{\"log\": ", first ? "" : ",\n");
     tool_json_str(js, path);
     fprintf(js, ", \"pid\": %s, \"complete\": %s, \"graphs\": [", proc ? gets_(proc, "pid") : "0",
@@ -856,7 +875,8 @@ int rec_convert_dir(const char *dir, const rec_options *opt)
     }
     closedir(d);
     if (n == 0) {
-        fprintf(stderr, "graphrt record: no callbacks-*.log in '%s' (did the program initialise CUDA?)\n", dir);
+        fprintf(stderr, "graphrt record: no callbacks-*.log in '%s' (did the program initialise CUDA?)\n",
+                dir);
         free(logs);
         return 1;
     }
