@@ -906,19 +906,22 @@ static void put_cmdline(FILE *f)
 {
     FILE *c = fopen("/proc/self/cmdline", "rb");
     fputs(" argv=\"", f);
-    int ch, first = 1;
+    int ch, sep = 0;
     while (c && (ch = fgetc(c)) != EOF) {
         if (ch == 0) {
-            first = 0;
+            sep = 1; /* a space, written only if another word follows */
+            continue;
+        }
+        if (sep)
             fputs("\\x20", f);
-        } else if (ch == '"' || ch == '\\')
+        sep = 0;
+        if (ch == '"' || ch == '\\')
             fprintf(f, "\\%c", ch);
         else if (ch <= ' ' || ch > '~')
             fprintf(f, "\\x%02x", ch);
         else
             fputc(ch, f);
     }
-    (void)first;
     fputs("\"", f);
     if (c)
         fclose(c);

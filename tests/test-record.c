@@ -269,6 +269,37 @@ GR_TEST(record_help_and_usage_errors)
     CHECK_EQ(tool("record --convert /nonexistent-graphrt-dir"), 1);
 }
 
+GR_TEST_T(record_the_recorder_code_on_a_stand_in_driver, 60)
+{
+#ifdef GR_RECORD_SELFTEST_PATH
+    /* The recorder's callbacks, log and helper-thread walk, fed by
+     * record/selftest/ (a stand-in driver and CUPTI playing the seed
+     * capture, five launches, a free, one more launch). */
+    char dir[512], cmd[2048];
+    const char *base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+    snprintf(dir, sizeof dir, "%s/graphrt-record-%ld-XXXXXX", base, (long)getpid());
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(cmd, sizeof cmd, "GRAPHRT_RECORD_DIR='%s' '%s'", dir, GR_RECORD_SELFTEST_PATH);
+    CHECK_EQ(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "record --convert '%s' --quiet --stale", dir);
+    CHECK_EQ(tool(cmd), 0);
+    char *rep = slurp(dir, "report.txt");
+    CHECK_HAS(rep, "nodes: 3 (kernel 2, memcpy 1), edges: 2");
+    CHECK_HAS(rep, "origin: captured from stream 0x5000 (cuStreamBeginCapture_v2, mode global");
+    CHECK_HAS(rep, "launches in all: 6");
+    CHECK_HAS(rep, "stale: graph 1 (graph-1.graph) n0 kernel \"_Z3fooPfi\" argument 0 = 0x7f0000000000");
+    CHECK_HAS(rep, "freed by cuMemFree_v2 on thread 1");
+    CHECK(strstr(rep, "no 'end' line") == NULL);
+    free(rep);
+    char *file = slurp(dir, "graph-1.graph");
+    CHECK_HAS(file, "n1 memcpy dst=b1+0 src=b0+0 count=4096 kind=DeviceToDevice after=n0\n");
+    free(file);
+    unstage(dir);
+#else
+    GR_TEST_SKIP("the recorder's selftest is built only where CMake finds the CUDA toolkit's headers");
+#endif
+}
+
 GR_TEST(record_a_live_cuda_program)
 {
     /* Recording runs a CUDA program with the recorder injected by the
