@@ -26,7 +26,7 @@ CLANG_FORMAT ?= clang-format
 # CMake's generated makefiles run under this one; keep their output plain.
 MAKEFLAGS += --no-print-directory
 
-FORMAT_SOURCES = $(wildcard include/*.h include/*.hpp src/*/*.c src/*/*.h src/*/*/*.c src/*/*/*.h tests/*.c tests/*.cpp tests/*.h record/*.c record/*.h record/*/*.c record/*/*.h \
+FORMAT_SOURCES = $(wildcard include/*.h include/*.hpp src/*/*.c src/*/*.h src/*/*/*.c src/*/*/*.h tests/*.c tests/*.cpp tests/*.h record/*.c record/*.h record/selftest/*.c record/selftest/*.h \
                             tests/*/*.c tests/*/*.h examples/*.c bench/*.c tools/*.c)
 
 .PHONY: all demo test bench bench-grain install soak soak-tsan format-check tidy layers clean help
