@@ -876,6 +876,7 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Callb
         return;
     }
     on_driver_exit(id, cb);
+    rec_walk_flush();
     tl_call = NULL;
     tl_has_stream = 0;
 }
@@ -974,7 +975,8 @@ int InitializeInjection(void)
         cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY);
         cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET);
     }
-    rec_walk_start(NULL);
+    const char *sw = getenv("GRAPHRT_RECORD_SYNC_WALKS");
+    rec_walk_start(sw && *sw && strcmp(sw, "0") != 0);
     atexit(finish);
     return 1;
 }

@@ -62,7 +62,10 @@ unsigned rec_condnode_find(CUgraphNode n, rec_condnode *out);
 /* Walks (walk.c). rec_walk_request queues a walk of g, named why
  * ("capture", "instantiate", "update", "clone") and exec id x (0 if none);
  * called from callbacks, makes no CUDA call. */
-int rec_walk_start(CUcontext ctx);
+int rec_walk_start(int sync);
+/* With sync walks (GRAPHRT_RECORD_SYNC_WALKS), runs this thread's
+ * requested walks now; the driver-API exit callback calls it. */
+void rec_walk_flush(void);
 void rec_walk_request(CUgraph g, CUcontext ctx, const char *why, uint32_t x);
 void rec_walk_wait_graph(CUgraph g);
 void rec_walk_stop(void);

@@ -43,6 +43,15 @@ static int stopping, started;
 static uint32_t next_walk;
 static pthread_t helper;
 
+/* GRAPHRT_RECORD_SYNC_WALKS=1: walks run on the calling thread at the exit
+ * of the driver call that asked for them (rec_walk_flush), not on the
+ * helper thread. The API call has returned its work by then, but this is
+ * a CUDA call inside a callback, which CUPTI's rule forbids: it is an
+ * escape hatch for a driver that would not let the helper walk while a
+ * destroy callback waits, not the default. Set once at start. */
+static int sync_walks;
+static _Thread_local req *tl_pending;
+
 /* ------------------------------------------------------------ values */
 
 static const char *class_of(CUdeviceptr v, CUdeviceptr *base, size_t *size)
@@ -428,10 +437,10 @@ static void *helper_main(void *arg)
     return NULL;
 }
 
-int rec_walk_start(CUcontext ctx)
+int rec_walk_start(int sync)
 {
-    (void)ctx;
     pthread_mutex_lock(&qlock);
+    sync_walks = sync;
     int rc = 0;
     if (!started) {
         rc = pthread_create(&helper, NULL, helper_main, NULL);
@@ -452,6 +461,14 @@ void rec_walk_request(CUgraph g, CUcontext ctx, const char *why, uint32_t x)
     r->x = x;
     pthread_mutex_lock(&qlock);
     r->w = ++next_walk;
+    if (sync_walks) {
+        /* Kept for rec_walk_flush at the exit of the current call. */
+        r->next = tl_pending;
+        tl_pending = r;
+        pthread_mutex_unlock(&qlock);
+        rec_logf("walk-queued w=%u g=%u why=%s x=%u t=%u\n", r->w, rec_graph_id(g), why, x, rec_tid());
+        return;
+    }
     if (qtail)
         qtail->next = r;
     else
@@ -460,6 +477,20 @@ void rec_walk_request(CUgraph g, CUcontext ctx, const char *why, uint32_t x)
     pthread_cond_broadcast(&qcond);
     pthread_mutex_unlock(&qlock);
     rec_logf("walk-queued w=%u g=%u why=%s x=%u t=%u\n", r->w, rec_graph_id(g), why, x, rec_tid());
+}
+
+void rec_walk_flush(void)
+{
+    /* Oldest first: the list is pushed at its head. */
+    while (tl_pending) {
+        req **p = &tl_pending;
+        while ((*p)->next)
+            p = &(*p)->next;
+        req *r = *p;
+        *p = NULL;
+        do_walk(r);
+        free(r);
+    }
 }
 
 static int named(CUgraph g)

@@ -53,7 +53,7 @@ record() { # NAME COMMAND...
     local n=$1
     shift
     rm -rf "$O/rec/$n"
-    GRAPHRT_DOT_DIR="$O/dot" timeout 300 "$G" record -o "$O/rec/$n" --stale -- "$@" \
+    GRAPHRT_DOT_DIR="$O/dot" timeout 300 "$G" record -o "$O/rec/$n" --stale ${RECORD_FLAGS:-} -- "$@" \
         >"$O/rec/$n.stdout" 2>"$O/rec/$n.stderr"
     local rc=$?
     say "record $n: exit $rc; $(grep -c '^graph [0-9]*:' "$O/rec/$n/report.txt" 2>/dev/null || echo 0) graphs"
@@ -70,6 +70,11 @@ if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1
     record torch_graphs python3 record/clients/torch_graphs.py 50
 else
     say "torch: not available with CUDA, skipped"
+fi
+
+if grep -l "^walk-cut" "$O"/rec/*/callbacks-*.log >/dev/null 2>&1; then
+    say "WARNING: a graph destroy waited 10 s for a walk (walk-cut in $(grep -l '^walk-cut' "$O"/rec/*/callbacks-*.log | tr '\n' ' '));"
+    say "         rerun with RECORD_FLAGS=--sync-walks"
 fi
 
 # 3. The findings the issue names, from the reports.
@@ -116,7 +121,8 @@ fi
 : >"$O/overhead.txt"
 for i in 1 2 3; do
     echo "plain $("$B/clients/bench_overhead")" >>"$O/overhead.txt"
-    echo "record $("$G" record -o "$B/ovh" --quiet -- "$B/clients/bench_overhead" 2>/dev/null)" >>"$O/overhead.txt"
+    echo "record $("$G" record -o "$B/ovh" --quiet ${RECORD_FLAGS:-} -- "$B/clients/bench_overhead" 2>/dev/null)" \
+        >>"$O/overhead.txt"
 done
 echo "timing $("$G" record -o "$B/ovh" --timing --quiet -- "$B/clients/bench_overhead" 2>/dev/null)" >>"$O/overhead.txt"
 if [ $HAVE_TORCH = 1 ]; then

@@ -36,6 +36,8 @@ static const char usage_record[] =
     "  -o DIR      where to write (created; a previous recording there is removed)\n"
     "  --timing    also record each graph node's GPU time (CUPTI activity records)\n"
     "  --stale     report kernel arguments and copy addresses freed before a launch\n"
+    "  --sync-walks  walk graphs in the calling thread at the end of the CUDA call\n"
+    "              (a fallback for drivers where the helper thread cannot walk)\n"
     "  --convert DIR  convert the callbacks-*.log already in DIR; run nothing\n"
     "\n"
     "The recorder (libgraphrt_record.so) is looked for in $GRAPHRT_RECORD_LIB,\n"
@@ -98,7 +100,7 @@ int tool_record(int argc, char **argv)
 {
     const char *dir = "graphrt-record", *convert = NULL;
     rec_options opt = {false, false};
-    bool timing = false;
+    bool timing = false, sync_walks = false;
     int i = 1;
     for (; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0) {
@@ -108,6 +110,8 @@ int tool_record(int argc, char **argv)
             dir = argv[++i];
         } else if (strcmp(argv[i], "--timing") == 0) {
             timing = true;
+        } else if (strcmp(argv[i], "--sync-walks") == 0) {
+            sync_walks = true;
         } else if (strcmp(argv[i], "--stale") == 0) {
             opt.stale = true;
         } else if (strcmp(argv[i], "--quiet") == 0) {
@@ -156,6 +160,7 @@ int tool_record(int argc, char **argv)
         setenv("CUDA_INJECTION64_PATH", abslib, 1);
         setenv("GRAPHRT_RECORD_DIR", absdir, 1);
         setenv("GRAPHRT_RECORD_TIMING", timing ? "1" : "0", 1);
+        setenv("GRAPHRT_RECORD_SYNC_WALKS", sync_walks ? "1" : "0", 1);
         execvp(argv[i], argv + i);
         fprintf(stderr, "graphrt record: cannot run '%s': %s\n", argv[i], strerror(errno));
         _exit(127);
