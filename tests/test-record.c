@@ -149,6 +149,7 @@ GR_TEST_T(record_lists_every_difference_of_a_failed_update, 60)
     CHECK_HAS(rep, "n1 -> n2: grid=1,1,1 -> grid=2,1,1");
     /* Launches after the failed update still run the instantiated graph. */
     CHECK_HAS(rep, "launches in all: 5");
+    CHECK_HAS(rep, "exec setters: 1 (0 failed)");
     free(rep);
     unstage(dir);
 }

@@ -432,6 +432,23 @@ static void execs(conv *c, unsigned g)
             fprintf(c->rep, "    launches on stream %s: %llu\n", gets_(l, "s"), n);
         }
         fprintf(c->rep, "    launches in all: %llu\n", total);
+        const rec_line *inst = find_line(log, "instantiate", "x", x);
+        if (inst && rec_getu(inst, "flags"))
+            fprintf(c->rep, "    instantiation flags: %llu\n", rec_getu(inst, "flags"));
+        size_t sets = 0, failed = 0;
+        for (size_t j = 0; j < log->nlines; j++) {
+            const rec_line *l = &log->lines[j];
+            if (!is(l, "set") || rec_getu(l, "x") != x)
+                continue;
+            sets++;
+            if (getl(l, "rc") != 0) {
+                failed++;
+                fprintf(c->rep, "    %s on node %s returned %s (%ld), log line %zu\n", gets_(l, "call"),
+                        gets_(l, "n"), cuda_error_name(getl(l, "rc")), getl(l, "rc"), l->no);
+            }
+        }
+        if (sets)
+            fprintf(c->rep, "    exec setters: %zu (%zu failed)\n", sets, failed);
         fprintf(c->js, "%s{\"id\": %llu, \"launches\": %llu}", first ? "" : ", ", x, total);
         first = false;
     }
@@ -839,6 +856,16 @@ static int convert_log(const char *dir, const char *path, const char *prefix, co
     fprintf(rep, "graphs recorded: %zu (walks: %zu)\n", ng, log.nwalks);
     for (size_t i = 0; i < ng; i++)
         report_graph(&c, gs[i]);
+    size_t bad_inst = 0;
+    for (size_t i = 0; i < log.nlines; i++)
+        if (is(&log.lines[i], "instantiate") && getl(&log.lines[i], "rc") != 0) {
+            if (!bad_inst++)
+                fprintf(rep, "\nfailed instantiations\n");
+            fprintf(rep, "  graph %s: %s returned %s (%ld) on thread %s, log line %zu\n",
+                    gets_(&log.lines[i], "g"), gets_(&log.lines[i], "call"),
+                    cuda_error_name(getl(&log.lines[i], "rc")), getl(&log.lines[i], "rc"),
+                    gets_(&log.lines[i], "t"), log.lines[i].no);
+        }
     report_updates(&c);
     report_captures(&c);
     if (opt->stale)
