@@ -132,6 +132,7 @@ GR_TEST_T(record_names_the_event_that_serialised_a_fork_join, 60)
     *g2 = '\0';
     CHECK_HAS(rep, "serialised fork-joins: 0");
     CHECK_HAS(g2 + 1, "serialised fork-joins: 1");
+    CHECK_HAS(g2 + 1, "captured from 3 streams: 0x5000 (3 nodes) 0x5100 (1 node) 0x5200 (1 node)");
     CHECK_HAS(g2 + 1, "the edge n1 -> n2 was made by event 0xe0: recorded on stream 0x5100");
     CHECK_HAS(g2 + 1, "then waited on by stream 0x5200 (cudaStreamWaitEvent");
     free(rep);

@@ -509,6 +509,34 @@ static void report_graph(conv *c, unsigned g)
         fprintf(c->js, "%s\"%s\": %zu", i ? ", " : "", tc[i].type, tc[i].n);
     }
     fprintf(c->rep, "), edges: %zu\n", edges);
+    /* Which streams and threads captured the nodes (node-create lines). */
+    const char *streams[16];
+    size_t per[16], ns = 0, unknown = 0;
+    for (size_t i = 0; i < wk->top.n; i++) {
+        const rec_line *o = node_origin(log, wk->top.v[i].id);
+        const char *st = o ? rec_get(o, "s") : NULL;
+        if (!st) {
+            unknown++;
+            continue;
+        }
+        size_t k = 0;
+        while (k < ns && strcmp(streams[k], st) != 0)
+            k++;
+        if (k == ns && ns < 16) {
+            streams[ns] = st;
+            per[ns++] = 0;
+        }
+        if (k < ns)
+            per[k]++;
+    }
+    if (ns) {
+        fprintf(c->rep, "  captured from %zu stream%s:", ns, ns == 1 ? "" : "s");
+        for (size_t k = 0; k < ns; k++)
+            fprintf(c->rep, " %s (%zu node%s)", streams[k], per[k], per[k] == 1 ? "" : "s");
+        if (unknown)
+            fprintf(c->rep, "; %zu node%s without a stream", unknown, unknown == 1 ? "" : "s");
+        fprintf(c->rep, "\n");
+    }
     fprintf(c->js, "}, \"kernels\": [");
     size_t nk = 0;
     for (size_t i = 0; i < wk->top.n; i++)
