@@ -30,6 +30,11 @@ say() { echo "$*" | tee -a "$S"; }
   git rev-parse --short HEAD; python3 -c 'import torch; print("torch", torch.__version__, torch.version.cuda)'; } \
     >"$O/machine.txt" 2>&1
 say "machine: $(tr '\n' ' ' <"$O/machine.txt")"
+GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | grep -oiE '[A-Z][0-9]{2,4}' | head -1 |
+    tr 'A-Z' 'a-z')
+GPU=${GPU:-gpu}
+CUDA_VER=$(nvcc --version 2>/dev/null | grep -oE 'release [0-9.]+' | grep -oE '[0-9.]+$')
+CUDA_VER=${CUDA_VER:-unknown}
 
 # 1. Build: the tool and the recorder; the clients (in parallel).
 t0=$(date +%s)
@@ -56,9 +61,9 @@ record() { # NAME COMMAND...
     GRAPHRT_DOT_DIR="$O/dot" timeout 300 "$G" record -o "$O/rec/$n" --stale ${RECORD_FLAGS:-} -- "$@" \
         >"$O/rec/$n.stdout" 2>"$O/rec/$n.stderr"
     local rc=$?
-    say "record $n: exit $rc; $(grep -c '^graph [0-9]*:' "$O/rec/$n/report.txt" 2>/dev/null || echo 0) graphs"
+    say "record $n: exit $rc; $({ grep -c '^graph [0-9]*:' "$O/rec/$n/report.txt" 2>/dev/null || true; }) graphs"
     for l in "$O/rec/$n"/callbacks-*.log; do
-        [ -f "$l" ] && cp "$l" "$O/fixtures/$n-cuda13.0-h100.log"
+        [ -f "$l" ] && cp "$l" "$O/fixtures/$n-cuda$CUDA_VER-$GPU.log"
     done
 }
 for c in seed_capture seed_explicit forkjoin update_topology stale_pointer capture_invalidated; do
