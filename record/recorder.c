@@ -621,7 +621,7 @@ typedef struct setter_params {
 static void on_driver_exit(CUpti_CallbackId id, const CUpti_CallbackData *cb)
 {
     const void *p = cb->functionParams;
-    CUresult rc = *(const CUresult *)cb->functionReturnValue;
+    CUresult rc = cb->functionReturnValue ? *(const CUresult *)cb->functionReturnValue : CUDA_SUCCESS;
     unsigned t = rec_tid();
     switch (id) {
     case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch:
@@ -853,7 +853,7 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Callb
             tl_rt_call = cb->functionName;
             tl_has_rt_stream = rt_call_stream(id, cb->functionParams, &tl_rt_stream);
         } else {
-            int rc = *(const int *)cb->functionReturnValue;
+            int rc = cb->functionReturnValue ? *(const int *)cb->functionReturnValue : 0;
             if (rc == 0)
                 rt_events(id, cb->functionParams);
             tl_has_rt_stream = 0;
