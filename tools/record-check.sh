@@ -61,7 +61,9 @@ record() { # NAME COMMAND...
     GRAPHRT_DOT_DIR="$O/dot" timeout 300 "$G" record -o "$O/rec/$n" --stale ${RECORD_FLAGS:-} -- "$@" \
         >"$O/rec/$n.stdout" 2>"$O/rec/$n.stderr"
     local rc=$?
-    say "record $n: exit $rc; $({ grep -c '^graph [0-9]*:' "$O/rec/$n/report.txt" 2>/dev/null || true; }) graphs"
+    local ng
+    ng=$(grep -c '^graph [0-9]*:' "$O/rec/$n/report.txt" 2>/dev/null)
+    say "record $n: exit $rc; ${ng:-0} graphs recorded"
     for l in "$O/rec/$n"/callbacks-*.log; do
         [ -f "$l" ] && cp "$l" "$O/fixtures/$n-cuda$CUDA_VER-$GPU.log"
     done
