@@ -54,8 +54,45 @@ static _Thread_local req *tl_pending;
 
 /* ------------------------------------------------------------ values */
 
+/* The allocation nodes of the graph being walked (its top level, where
+ * CUDA allows them): an address inside one is graph memory. Per thread,
+ * as --sync-walks walks on the program's threads. */
+#define GMEM_MAX 256
+static _Thread_local struct {
+    CUdeviceptr base;
+    size_t size;
+} gmem[GMEM_MAX];
+static _Thread_local size_t ngmem;
+
+static void note_graph_memory(CUgraph g)
+{
+    size_t n = 0;
+    ngmem = 0;
+    if (cuGraphGetNodes(g, NULL, &n) != CUDA_SUCCESS || n == 0)
+        return;
+    CUgraphNode *v = calloc(n, sizeof *v);
+    if (v && cuGraphGetNodes(g, v, &n) == CUDA_SUCCESS)
+        for (size_t i = 0; i < n && ngmem < GMEM_MAX; i++) {
+            CUgraphNodeType t;
+            CUDA_MEM_ALLOC_NODE_PARAMS p;
+            memset(&p, 0, sizeof p);
+            if (cuGraphNodeGetType(v[i], &t) == CUDA_SUCCESS && t == CU_GRAPH_NODE_TYPE_MEM_ALLOC &&
+                cuGraphMemAllocNodeGetParams(v[i], &p) == CUDA_SUCCESS) {
+                gmem[ngmem].base = p.dptr;
+                gmem[ngmem++].size = p.bytesize;
+            }
+        }
+    free(v);
+}
+
 static const char *class_of(CUdeviceptr v, CUdeviceptr *base, size_t *size)
 {
+    for (size_t i = 0; i < ngmem; i++)
+        if (v >= gmem[i].base && v < gmem[i].base + gmem[i].size) {
+            *base = gmem[i].base;
+            *size = gmem[i].size;
+            return "graph";
+        }
     unsigned mtype = 0, managed = 0;
     CUdeviceptr start = 0;
     size_t rsize = 0;
@@ -401,6 +438,7 @@ static void do_walk(const req *r)
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     fprintf(f, "walk w=%u g=%u why=%s x=%u\n", r->w, rec_graph_id(r->g), r->why, r->x);
+    note_graph_memory(r->g);
     walk_graph(f, r->g, 1);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     long long us = (t1.tv_sec - t0.tv_sec) * 1000000LL + (t1.tv_nsec - t0.tv_nsec) / 1000;
