@@ -292,6 +292,11 @@ GR_TEST_T(record_the_recorder_code_on_a_stand_in_driver, 60)
     CHECK_HAS(rep, "stale: graph 1 (graph-1.graph) n0 kernel \"_Z3fooPfi\" argument 0 = 0x7f0000000000");
     CHECK_HAS(rep, "freed by cuMemFree_v2 on thread 1");
     CHECK(strstr(rep, "no 'end' line") == NULL);
+    CHECK_HAS(rep, "capture on stream 0x6000 (cuStreamBeginCapture_v2, mode global, thread 1");
+    CHECK_HAS(rep,
+              "invalidated by: cuMemAlloc_v2, which returned CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED (900), on "
+              "thread 2 (its capture mode global)");
+    CHECK_HAS(rep, "first reported to: cuLaunchKernel on thread 1");
     free(rep);
     char *file = slurp(dir, "graph-1.graph");
     CHECK_HAS(file, "n1 memcpy dst=b1+0 src=b0+0 count=4096 kind=DeviceToDevice after=n0\n");

@@ -3,7 +3,8 @@
  * and walk.c against the stand-in driver and CUPTI of fake_cuda.c, calls
  * InitializeInjection as cuInit would, and plays the callbacks CUPTI would
  * deliver for the seed capture (foo -> copy -> bar) captured, instantiated,
- * launched five times, its input freed, launched once more, destroyed.
+ * launched five times, its input freed, launched once more, destroyed;
+ * and a second capture that another thread's allocation invalidates.
  * The recorder's helper thread walks the graph through the stand-in query
  * calls. On exit the log is in $GRAPHRT_RECORD_DIR; tests/test-record.c
  * converts it and checks what the report says.
@@ -12,6 +13,7 @@
  */
 #include "fake_cuda.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +67,17 @@ static void captured_node(int i, CUstream s)
     fake_callback(fake_userdata, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &cb);
 }
 
+/* A second thread's allocation, refused because of a capture in global
+ * mode on the first thread. */
+static void *second_thread(void *arg)
+{
+    (void)arg;
+    CUdeviceptr p = 0;
+    cuMemAlloc_v2_params m = {&p, 64};
+    api(CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, "cuMemAlloc_v2", &m, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+    return NULL;
+}
+
 int main(void)
 {
     if (!InitializeInjection() || !fake_callback) {
@@ -97,6 +110,22 @@ int main(void)
     cuMemFree_v2_params fa = {a};
     api(CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2, "cuMemFree_v2", &fa, CUDA_SUCCESS);
     api(CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, "cuGraphLaunch", &gl, CUDA_SUCCESS);
+
+    /* A second capture, invalidated from another thread. */
+    CUstream s2 = (CUstream)(uintptr_t)0x6000;
+    cuStreamBeginCapture_v2_params bc2 = {s2, CU_STREAM_CAPTURE_MODE_GLOBAL};
+    api(CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2, "cuStreamBeginCapture_v2", &bc2, CUDA_SUCCESS);
+    pthread_t t;
+    pthread_create(&t, NULL, second_thread, NULL);
+    pthread_join(t, NULL);
+    cuLaunchKernel_params lk;
+    memset(&lk, 0, sizeof lk);
+    lk.hStream = s2;
+    api(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "cuLaunchKernel", &lk, CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
+    CUgraph none = NULL;
+    cuStreamEndCapture_params ec2 = {s2, &none};
+    api(CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture, "cuStreamEndCapture", &ec2,
+        CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
 
     resource(CUPTI_CBID_RESOURCE_GRAPHEXEC_DESTROY_STARTING, NULL, x);
     resource(CUPTI_CBID_RESOURCE_GRAPH_DESTROY_STARTING, NULL, NULL); /* waits for the walks */
