@@ -263,6 +263,34 @@ GR_TEST_T(record_refuses_a_malformed_log_naming_the_line, 60)
     unstage(dir);
 }
 
+GR_TEST_T(record_names_each_process_and_notes_a_log_cut_short, 60)
+{
+    /* Two processes: files of process PID start 'pPID-'. */
+    char dir[512], cmd[4096];
+    stage("capture-copy-handmade.log", dir, sizeof dir);
+    snprintf(cmd, sizeof cmd, "grep -v '^end' '%s/%s' > '%s/callbacks-2.log'", FIXTURES,
+             "forkjoin-handmade.log", dir);
+    CHECK(system(cmd) == 0);
+    snprintf(cmd, sizeof cmd, "record --convert '%s' --quiet", dir);
+    CHECK_EQ(tool(cmd), 0);
+    struct stat st;
+    snprintf(cmd, sizeof cmd, "%s/p1-graph-1.graph", dir);
+    CHECK(stat(cmd, &st) == 0);
+    snprintf(cmd, sizeof cmd, "%s/p2-graph-2.graph", dir);
+    CHECK(stat(cmd, &st) == 0);
+    char *rep = slurp(dir, "report.txt");
+    /* The second log has no 'end' line: the program did not exit normally. */
+    char *second = strstr(rep, "callbacks-2.log");
+    CHECK(second != NULL);
+    CHECK(strstr(rep, "no 'end' line") > second);
+    free(rep);
+    char *js = slurp(dir, "session.json");
+    CHECK_HAS(js, "\"complete\": true");
+    CHECK_HAS(js, "\"complete\": false");
+    free(js);
+    unstage(dir);
+}
+
 GR_TEST(record_help_and_usage_errors)
 {
     CHECK_EQ(tool("record --help"), 0);
