@@ -1,11 +1,12 @@
-/* bench_graphrt.c - graphrt on the grain shapes. One kernel node per task
+/* bench_graphrt.c - graphrt on the grain shapes of the harness
+ * (bench/harness/hr_peer.h, as the peers of bench/peers). One kernel node per task
  * (1 block of 1 thread) calling bench_task(i); replay = grGraphLaunch + grStreamSynchronize on a
  * non-blocking stream. Worker count comes from GRAPHRT_WORKERS, read once
  * when the runtime starts: run one process per count; the argument only
  * labels the output rows (and must match). RT_NAME names the rows (a
  * variant built from a patched copy reports under another name). */
 #include <graphrt.h>
-#include "grain.h"
+#include "hr_peer.h"
 
 #ifndef RT_NAME
 #define RT_NAME "graphrt"
@@ -79,5 +80,13 @@ static void gr_destroy(void *hh)
 int main(int argc, char **argv)
 {
     static const bench_ops ops = {RT_NAME, 1, gr_init, gr_build, gr_replay, gr_destroy, gr_fini, NULL};
+    int a, grain = 0;
+    for (a = 1; a < argc; a++)
+        grain |= !strcmp(argv[a], "-g") || !strcmp(argv[a], "-s") || !strcmp(argv[a], "--grain");
+    if (!grain) {
+        fprintf(stderr, "usage: %s -g GRAINS [-s SHAPES] THREADS (the overhead table is bench_graph's)\n",
+                argv[0]);
+        return 1;
+    }
     return bench_main(argc, argv, &ops);
 }
