@@ -51,23 +51,22 @@ test:
 	$(CMAKE) --build $(BUILD) --parallel $(JOBS)
 	./$(BUILD)/graphrt_tests
 
-# Builds the benchmarks in BUILD (the CMake target 'benchmarks': the list
-# GR_BENCHES of bench/CMakeLists.txt) and runs them all (bench/bench.sh
-# reads the same list): tables of what, parameters, figure and unit under a
-# machine line. BENCH_ARGS: --quick (shorter), --workers N, --json FILE
-# (JSON too), --csv (the raw lines instead of tables).
+# bench/run.sh is the benchmarks' one driver (bench/README.md). `make bench`
+# builds the benchmarks in BUILD (the CMake target 'benchmarks': the list
+# GR_BENCHES of bench/CMakeLists.txt) and runs them all: tables of what,
+# parameters, figure and unit under a machine line. BENCH_ARGS: --quick
+# (shorter), --workers N, --json FILE (JSON too), --csv (the raw lines
+# instead of tables).
 BENCH_ARGS ?=
 bench:
-	$(CMAKE) -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DGR_BUILD_BENCH=ON
-	$(CMAKE) --build $(BUILD) --parallel $(JOBS) --target benchmarks
-	bench/bench.sh --build $(BUILD) $(BENCH_ARGS)
+	JOBS=$(JOBS) CMAKE=$(CMAKE) bench/run.sh graphrt --build $(BUILD) $(BENCH_ARGS)
 
-# Builds graphrt and the peers it can (bench/grain/run.sh says how to get
-# them) in build-grain/, runs the sweep and prints the tables;
+# Builds graphrt and the peers it can (bench/run.sh says how to get them)
+# in build-grain/, runs the sweep and prints the tables;
 # GRAIN_ARGS=--quick for a short run, --json FILE for JSON too.
 GRAIN_ARGS ?=
 bench-grain:
-	bench/grain/run.sh $(GRAIN_ARGS)
+	JOBS=$(JOBS) CMAKE=$(CMAKE) bench/run.sh grain $(GRAIN_ARGS)
 
 # The soak run: threads x streams x captures x launches for SOAK_SECONDS,
 # every result checked; prints operations done and failures (exit 1 on any).

@@ -254,7 +254,7 @@ static void counters_reset(int ntasks)
     g_count = (volatile unsigned *)calloc((size_t)ntasks, sizeof(unsigned));
     if (!g_count)
         exit(1);
-    g_validate = 0;
+    g_task_mode = 0;
 }
 
 static void counters_expect(const char *what, int lo, int hi, unsigned want)

@@ -5,7 +5,7 @@
  *
  * bench_task(i) is a noinline function: it increments task i's counter
  * (volatile, not atomic: one writer per replay, replays are ordered). In
- * the grain tables (hr_grain_on) it first runs grain_work(), g_iters steps
+ * the grain tables (g_task_mode has HR_TASK_GRAIN) it first runs grain_work(), g_iters steps
  * of a 64-bit LCG, x = x * a + c: a serial chain of a multiply and an add
  * that the compiler cannot shorten (an empty asm keeps x in a register),
  * touching no memory, its result stored in a per-task slot; then it counts
@@ -20,8 +20,8 @@
  * figure of a runtime that skipped or reordered tasks is not a figure.
  *
  * Invariants: g_count, g_seq (and g_sink in the grain tables) have one slot
- * per task of the current graph (hr_task_begin .. hr_task_end); g_validate
- * is set only around the validation replay. Valid C and C++.
+ * per task of the current graph (hr_task_begin .. hr_task_end);
+ * HR_TASK_VALIDATE is set only around the validation replay. Valid C and C++.
  */
 #ifndef HR_TASK_H
 #define HR_TASK_H
@@ -47,7 +47,12 @@ static HR_UNUSED inline uint64_t grain_work(uint64_t x, uint64_t iters)
 
 static double g_ipus;    /* LCG steps per microsecond */
 static uint64_t g_iters; /* steps per task at the current grain */
-static int hr_grain_on;  /* the grain tables: work and tally in bench_task */
+
+/* What bench_task does beyond counting: one word, so that the overhead
+ * tables' task tests one flag, as it always has. */
+#define HR_TASK_VALIDATE 1 /* record the order (the validation replay) */
+#define HR_TASK_GRAIN 2    /* run the grain's work and count the thread */
+static int g_task_mode;
 
 /* Measures LCG steps per microsecond on the calling thread. */
 static HR_UNUSED double hr_calibrate(void)
@@ -78,7 +83,7 @@ static HR_UNUSED void hr_grain_setup(void)
         g_ipus = atof(s);
     if (!(g_ipus > 0))
         g_ipus = hr_calibrate();
-    hr_grain_on = 1;
+    __atomic_fetch_or(&g_task_mode, HR_TASK_GRAIN, __ATOMIC_SEQ_CST);
 }
 
 static HR_UNUSED uint64_t hr_iters_for(double grain_us)
@@ -90,7 +95,6 @@ static HR_UNUSED uint64_t hr_iters_for(double grain_us)
 
 static volatile unsigned *g_count; /* per-task run counter */
 static uint64_t *g_sink;           /* per-task result of the work */
-static int g_validate;             /* set only during the validation replay */
 static unsigned *g_seq;            /* validation: global order of execution */
 static unsigned g_seq_next;
 
@@ -117,10 +121,13 @@ static inline void hr_grain_task(int i)
 
 static HR_NOINLINE void bench_task(int i)
 {
-    if (__builtin_expect(g_validate, 0))
-        g_seq[i] = __atomic_fetch_add(&g_seq_next, 1u, __ATOMIC_SEQ_CST);
-    if (hr_grain_on)
-        hr_grain_task(i);
+    int mode = g_task_mode;
+    if (__builtin_expect(mode, 0)) {
+        if (mode & HR_TASK_VALIDATE)
+            g_seq[i] = __atomic_fetch_add(&g_seq_next, 1u, __ATOMIC_SEQ_CST);
+        if (mode & HR_TASK_GRAIN)
+            hr_grain_task(i);
+    }
     g_count[i] = g_count[i] + 1u;
 }
 
@@ -175,13 +182,13 @@ static void validate_begin(const graph_t *g)
     for (i = 0; i < g->n; i++)
         g_seq[i] = 0xffffffffu;
     g_seq_next = 0;
-    __atomic_store_n(&g_validate, 1, __ATOMIC_SEQ_CST);
+    __atomic_fetch_or(&g_task_mode, HR_TASK_VALIDATE, __ATOMIC_SEQ_CST);
 }
 
 static void validate_end(const graph_t *g, const char *rt)
 {
     int i, k;
-    __atomic_store_n(&g_validate, 0, __ATOMIC_SEQ_CST);
+    __atomic_fetch_and(&g_task_mode, ~HR_TASK_VALIDATE, __ATOMIC_SEQ_CST);
     if (g_seq_next != (unsigned)g->n) {
         fprintf(stderr, "%s %s/%d: validation ran %u tasks, expected %d\n", rt, g->shape, g->param, g_seq_next,
                 g->n);
