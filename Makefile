@@ -27,7 +27,7 @@ CLANG_FORMAT ?= clang-format
 MAKEFLAGS += --no-print-directory
 
 FORMAT_SOURCES = $(wildcard include/*.h include/*.hpp src/*/*.c src/*/*.h src/*/*/*.c src/*/*/*.h tests/*.c tests/*.cpp tests/*.h \
-                            tests/*/*.c tests/*/*.h examples/*.c bench/*.c tools/*.c)
+                            tests/*/*.c tests/*/*.h examples/*.c bench/*.c bench/harness/*.h bench/grain/*.c tools/*.c)
 
 .PHONY: all demo test bench bench-grain install soak soak-tsan format-check tidy layers clean help
 

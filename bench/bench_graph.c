@@ -596,7 +596,8 @@ int main(int argc, char **argv)
     } else if (shapes) {
         printf("\ngraph replays: build = graph build + grGraphInstantiate; replay = grGraphLaunch + "
                "grStreamSynchronize\n");
-        printf("  (lower is better: the median replay's ns per node; the peers' are in bench/run.sh peers)\n");
+        printf(
+            "  (lower is better: the median replay's ns per node; the peers' are in bench/run.sh peers)\n");
         printf("  %-6s %8s %8s %14s %11s %9s %9s %8s %6s\n", "shape", "param", "tasks", "build us",
                "replay us", "min us", "p90 us", "ns/node", "reps");
     }

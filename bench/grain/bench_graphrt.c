@@ -12,14 +12,28 @@
 #define RT_NAME "graphrt"
 #endif
 
-#define CK(x) do { grError_t e_ = (x); if (e_ != grSuccess) { \
-    fprintf(stderr, "%s:%d: %s -> %s (%s)\n", __FILE__, __LINE__, #x, grGetErrorName(e_), \
-            grGetLastErrorDetail() ? grGetLastErrorDetail() : ""); exit(3); } } while (0)
+#define CK(x)                                                                                     \
+    do {                                                                                          \
+        grError_t e_ = (x);                                                                       \
+        if (e_ != grSuccess) {                                                                    \
+            fprintf(stderr, "%s:%d: %s -> %s (%s)\n", __FILE__, __LINE__, #x, grGetErrorName(e_), \
+                    grGetLastErrorDetail() ? grGetLastErrorDetail() : "");                        \
+            exit(3);                                                                              \
+        }                                                                                         \
+    } while (0)
 
 static grKernel_t g_k;
-static void k_task(const grKernelCtx *c, void **args) { (void)c; bench_task(*(const int *)args[0]); }
+static void k_task(const grKernelCtx *c, void **args)
+{
+    (void)c;
+    bench_task(*(const int *)args[0]);
+}
 
-typedef struct { grGraph_t g; grGraphExec_t e; grStream_t s; } gh;
+typedef struct {
+    grGraph_t g;
+    grGraphExec_t e;
+    grStream_t s;
+} gh;
 
 static void *gr_init(int threads)
 {
@@ -29,10 +43,14 @@ static void *gr_init(int threads)
         fprintf(stderr, "bench_graphrt: GRAPHRT_WORKERS=%s but threads=%d\n", w ? w : "(unset)", threads);
         exit(1);
     }
-    if (!g_k) CK(grKernelCreate(&g_k, k_task, "task", 1, &sz));
+    if (!g_k)
+        CK(grKernelCreate(&g_k, k_task, "task", 1, &sz));
     return NULL;
 }
-static void gr_fini(void *ctx) { (void)ctx; }
+static void gr_fini(void *ctx)
+{
+    (void)ctx;
+}
 
 static void *gr_build(void *ctx, const graph_t *gr)
 {
@@ -51,7 +69,8 @@ static void *gr_build(void *ctx, const graph_t *gr)
         p.gridDim.x = p.gridDim.y = p.gridDim.z = 1;
         p.blockDim.x = p.blockDim.y = p.blockDim.z = 1;
         p.kernelParams = args;
-        for (k = gr->pred_off[i]; k < gr->pred_off[i + 1]; k++) deps[nd++] = nodes[gr->pred[k]];
+        for (k = gr->pred_off[i]; k < gr->pred_off[i + 1]; k++)
+            deps[nd++] = nodes[gr->pred[k]];
         CK(grGraphAddKernelNode(&nodes[i], h->g, nd ? deps : NULL, (size_t)nd, &p));
     }
     CK(grGraphInstantiate(&h->e, h->g, 0));

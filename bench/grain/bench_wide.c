@@ -31,9 +31,15 @@ static void seq_replay(unsigned nblocks)
         block_work(i);
 }
 
-#define CK(x) do { grError_t e_ = (x); if (e_ != grSuccess) { \
-    fprintf(stderr, "%s:%d: %s -> %s (%s)\n", __FILE__, __LINE__, #x, grGetErrorName(e_), \
-            grGetLastErrorDetail() ? grGetLastErrorDetail() : ""); exit(3); } } while (0)
+#define CK(x)                                                                                     \
+    do {                                                                                          \
+        grError_t e_ = (x);                                                                       \
+        if (e_ != grSuccess) {                                                                    \
+            fprintf(stderr, "%s:%d: %s -> %s (%s)\n", __FILE__, __LINE__, #x, grGetErrorName(e_), \
+                    grGetLastErrorDetail() ? grGetLastErrorDetail() : "");                        \
+            exit(3);                                                                              \
+        }                                                                                         \
+    } while (0)
 
 static grKernel_t g_k;
 static grStream_t g_s;

@@ -36,11 +36,11 @@ static inline void bu_die_gr(const char *what, grError_t e, const char *file, in
 
 /* Stops the benchmark on the first failed graphrt call: a figure measured
  * after a failure would be meaningless. */
-#define BU_CHECK(call)                                                         \
-    do {                                                                       \
-        grError_t bu_e_ = (call);                                              \
-        if (bu_e_ != grSuccess)                                                \
-            bu_die_gr(#call, bu_e_, __FILE__, __LINE__);                       \
+#define BU_CHECK(call)                                   \
+    do {                                                 \
+        grError_t bu_e_ = (call);                        \
+        if (bu_e_ != grSuccess)                          \
+            bu_die_gr(#call, bu_e_, __FILE__, __LINE__); \
     } while (0)
 
 static inline void *bu_xmalloc(size_t sz)
@@ -122,8 +122,8 @@ static inline void bu_header(const char *bench, const char *what, const bu_machi
     const char *c = o->csv ? "# " : "";
     printf("%s%s: %s\n", c, bench, what);
     hr_machine_print(stdout, c, m);
-    printf("%sparameters: %d worker%s (GRAPHRT_WORKERS; the synchronising thread also runs work), %s run\n", c,
-           workers, workers == 1 ? "" : "s", o->quick ? "quick" : "full");
+    printf("%sparameters: %d worker%s (GRAPHRT_WORKERS; the synchronising thread also runs work), %s run\n",
+           c, workers, workers == 1 ? "" : "s", o->quick ? "quick" : "full");
     fflush(stdout);
 }
 
@@ -167,7 +167,8 @@ static inline const char *bu_value_str(double v, char *buf, size_t size)
 }
 
 /* What is good in every table of figures, by unit. */
-#define BU_GOOD "lower is better, except GB/s and ideal/actual; a ratio 'A / B' (x) above 1: B takes less time"
+#define BU_GOOD \
+    "lower is better, except GB/s and ideal/actual; a ratio 'A / B' (x) above 1: B takes less time"
 
 /* Starts a table of figures: a heading line, what is good, and the column
  * names (table mode only: a CSV line carries its own name). */

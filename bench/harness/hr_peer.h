@@ -58,7 +58,8 @@ typedef struct bench_ops {
 
 /* Where a row goes besides the CSV line: bench_graph prints its rows as a
  * table and writes them to JSON (hr_row_csv = 0 drops the CSV line). */
-static void (*hr_row_hook)(const char *rt, int threads, const graph_t *g, uint64_t build_ns, const hr_stats *s);
+static void (*hr_row_hook)(const char *rt, int threads, const graph_t *g, uint64_t build_ns,
+                           const hr_stats *s);
 static int hr_row_csv = 1;
 
 static const graph_t *g_cur_graph;
@@ -144,8 +145,9 @@ static HR_UNUSED void hr_run_overhead(const bench_ops *ops, void *ctx, int threa
     hr_task_end();
 }
 
-static void hr_grain_row(const char *rt, int threads, const char *shape, int param, double grain_us, int tasks,
-                         int has_build, uint64_t build_ns, const hr_stats *s, uint64_t cpu, double eff)
+static void hr_grain_row(const char *rt, int threads, const char *shape, int param, double grain_us,
+                         int tasks, int has_build, uint64_t build_ns, const hr_stats *s, uint64_t cpu,
+                         double eff)
 {
     printf("%s,%d,%s,%d,%g,%d,%s%llu,%llu,%llu,%llu,%llu,%d,%llu,%.2f\n", rt, threads, shape, param, grain_us,
            tasks, has_build ? "" : "-", (unsigned long long)build_ns, (unsigned long long)s->med,

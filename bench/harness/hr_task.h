@@ -190,8 +190,8 @@ static void validate_end(const graph_t *g, const char *rt)
     int i, k;
     __atomic_fetch_and(&g_task_mode, ~HR_TASK_VALIDATE, __ATOMIC_SEQ_CST);
     if (g_seq_next != (unsigned)g->n) {
-        fprintf(stderr, "%s %s/%d: validation ran %u tasks, expected %d\n", rt, g->shape, g->param, g_seq_next,
-                g->n);
+        fprintf(stderr, "%s %s/%d: validation ran %u tasks, expected %d\n", rt, g->shape, g->param,
+                g_seq_next, g->n);
         exit(2);
     }
     for (i = 0; i < g->n; i++)
