@@ -3,7 +3,7 @@
 #   make demo          configure build/ (Release), build, run the pipeline demo
 #   make test          configure build/ (Release, -Werror), build, run the suite
 #   make bench         build and run graphrt's benchmarks, print their tables (BENCH_ARGS)
-#   make bench-grain   graphrt against oneTBB, Taskflow and OpenMP at task grains (bench/grain)
+#   make bench-grain   graphrt against oneTBB, Taskflow and OpenMP at task grains (GRAIN_ARGS)
 #   make install       build everything in build/, install it under PREFIX (default /usr/local)
 #   make soak          Release soak run (SOAK_SECONDS, SOAK_THREADS); soak-tsan under TSan
 #   make format-check  check the sources against .clang-format

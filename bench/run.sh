@@ -67,11 +67,16 @@ build_peers() { # dir
         ${TASKFLOW_DIR:+TASKFLOW_DIR="$TASKFLOW_DIR"} ${TBB_ROOT:+TBB_ROOT="$TBB_ROOT"} all \
         >"$out/build.log" 2>&1 || true
     for p in seq toy gomp llvm_omp tbb taskflow; do
-        [ -x "$out/bench_$p" ] || missing="$missing $p"
+        [ -x "$out/bench_$p" ] && continue
+        case $p in
+        tbb) missing="$missing; oneTBB (apt-get install libtbb-dev, or TBB_ROOT)" ;;
+        llvm_omp) missing="$missing; LLVM's OpenMP (apt-get install clang libomp-dev)" ;;
+        gomp) missing="$missing; gcc's OpenMP (gcc with -fopenmp)" ;;
+        taskflow) missing="$missing; Taskflow (its headers in TASKFLOW_DIR)" ;;
+        *) missing="$missing; $p" ;;
+        esac
     done
-    [ -z "$missing" ] ||
-        say "left out (did not build, see $out/build.log):$missing" \
-            "(oneTBB: apt-get install libtbb-dev; llvm_omp: clang, libomp-dev; taskflow: TASKFLOW_DIR)"
+    [ -z "$missing" ] || say "left out:${missing#;} (see $out/build.log)"
 }
 
 machine_lines() {
