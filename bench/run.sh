@@ -17,7 +17,8 @@
 #   bench/run.sh ab NAME=DIR... [--quick]
 #       graphrt source trees (an older commit's copy, a patched tree) side by
 #       side on the grain shapes, in alternating rounds with the peers and the
-#       sequential floor; rows in build-ab/rows.csv, then their table.
+#       sequential floor; rows in build-ab/rows.csv, then their table
+#       (--quick: 2 rounds, grains 0 and 1, 20 ms a cell, no two-CPU rows).
 #   bench/run.sh cuda [--json FILE]
 #       graphrt on a GPU against the CUDA runtime (needs nvcc and a GPU).
 #
@@ -46,7 +47,7 @@ TASKFLOW_URL=https://github.com/taskflow/taskflow.git
 
 say() { printf '%s\n' "$*" >&2; }
 die() { say "bench/run.sh: $*"; exit 1; }
-usage() { sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
 
 # Configures DIR (Release, benchmarks on) and builds the targets named.
 build_graphrt() { # dir target...
