@@ -68,20 +68,30 @@ record() { # NAME COMMAND...
         [ -f "$l" ] && cp "$l" "$O/fixtures/$n-cuda$CUDA_VER-$GPU.log"
     done
 }
-for c in seed_capture seed_explicit forkjoin update_topology stale_pointer capture_invalidated; do
-    record "$c" "$B/clients/$c"
-done
+record_all() {
+    for c in seed_capture seed_explicit forkjoin update_topology stale_pointer capture_invalidated; do
+        record "$c" "$B/clients/$c"
+    done
+    if [ $HAVE_TORCH = 1 ]; then
+        record torch_graphs python3 record/clients/torch_graphs.py 50
+    fi
+}
 HAVE_TORCH=0
 if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
     HAVE_TORCH=1
-    record torch_graphs python3 record/clients/torch_graphs.py 50
 else
     say "torch: not available with CUDA, skipped"
 fi
-
+record_all
 if grep -l "^walk-cut" "$O"/rec/*/callbacks-*.log >/dev/null 2>&1; then
-    say "WARNING: a graph destroy waited 10 s for a walk (walk-cut in $(grep -l '^walk-cut' "$O"/rec/*/callbacks-*.log | tr '\n' ' '));"
-    say "         rerun with RECORD_FLAGS=--sync-walks"
+    # A destroy waited 10 s for a walk: the driver would not let the
+    # helper thread walk then. Record again with the walks on the calling
+    # thread; the first recordings stay in rec-async/.
+    say "WARNING: walk-cut in $(grep -l '^walk-cut' "$O"/rec/*/callbacks-*.log | tr '\n' ' ')"
+    say "         recording again with --sync-walks (the first recordings are in rec-async/)"
+    rm -rf "$O/rec-async" && mv "$O/rec" "$O/rec-async" && mkdir -p "$O/rec" && rm -f "$O"/fixtures/*.log
+    RECORD_FLAGS=--sync-walks
+    record_all
 fi
 
 # 3. The findings the issue names, from the reports.
@@ -127,11 +137,11 @@ fi
 # 6. Overhead: the same programs with and without the recorder, interleaved.
 : >"$O/overhead.txt"
 for i in 1 2 3; do
-    echo "plain $("$B/clients/bench_overhead")" >>"$O/overhead.txt"
-    echo "record $("$G" record -o "$B/ovh" --quiet ${RECORD_FLAGS:-} -- "$B/clients/bench_overhead" 2>/dev/null)" \
+    echo "plain $(timeout 120 "$B/clients/bench_overhead")" >>"$O/overhead.txt"
+    echo "record $(timeout 120 "$G" record -o "$B/ovh" --quiet ${RECORD_FLAGS:-} -- "$B/clients/bench_overhead" 2>/dev/null)" \
         >>"$O/overhead.txt"
 done
-echo "timing $("$G" record -o "$B/ovh" --timing --quiet -- "$B/clients/bench_overhead" 2>/dev/null)" >>"$O/overhead.txt"
+echo "timing $(timeout 120 "$G" record -o "$B/ovh" --timing --quiet ${RECORD_FLAGS:-} -- "$B/clients/bench_overhead" 2>/dev/null)" >>"$O/overhead.txt"
 if [ $HAVE_TORCH = 1 ]; then
     for i in 1 2; do
         GRAPHRT_DOT_DIR="$B" python3 record/clients/torch_graphs.py 200 2>/dev/null | sed 's/^/plain /' >>"$O/overhead.txt"
