@@ -144,8 +144,8 @@ done
 echo "timing $(timeout 120 "$G" record -o "$B/ovh" --timing --quiet ${RECORD_FLAGS:-} -- "$B/clients/bench_overhead" 2>/dev/null)" >>"$O/overhead.txt"
 if [ $HAVE_TORCH = 1 ]; then
     for i in 1 2; do
-        GRAPHRT_DOT_DIR="$B" python3 record/clients/torch_graphs.py 200 2>/dev/null | sed 's/^/plain /' >>"$O/overhead.txt"
-        GRAPHRT_DOT_DIR="$B" "$G" record -o "$B/ovh-torch" --quiet -- python3 record/clients/torch_graphs.py 200 \
+        GRAPHRT_DOT_DIR="$B" timeout 200 python3 record/clients/torch_graphs.py 200 2>/dev/null | sed 's/^/plain /' >>"$O/overhead.txt"
+        GRAPHRT_DOT_DIR="$B" timeout 200 "$G" record -o "$B/ovh-torch" --quiet ${RECORD_FLAGS:-} -- python3 record/clients/torch_graphs.py 200 \
             2>/dev/null | sed 's/^/record /' >>"$O/overhead.txt"
     done
 fi
