@@ -14,6 +14,7 @@
 #include <math.h>
 
 GR_KERNEL_DECLARE(lang_tree_sum);
+GR_KERNEL_DECLARE(lang_tree_sum_phases);
 GR_KERNEL_DECLARE(lang_warp_sum);
 GR_KERNEL_DECLARE(lang_exclusive_scan);
 GR_KERNEL_DECLARE(lang_matmul);
@@ -74,14 +75,14 @@ static void check_close(double got, double want, double tol, const char *what, s
 
 /* ------------------------------------------------------------ reductions */
 
-static void tree_reduction(int gpu)
+static void tree_reduction(int gpu, grError_t (*create)(grKernel_t *))
 {
     device_or_skip(gpu);
     const unsigned n = 1000003, T = 256, B = (n + T - 1) / T;
     float *x = random_floats(n, 1);
     float *dx = to_device(x, n * sizeof(float)), *dout = to_device(NULL, B * sizeof(float));
     grKernel_t k;
-    CHECK_OK(GR_KERNEL_CREATE(&k, lang_tree_sum));
+    CHECK_OK(create(&k));
     void *args[] = {&dx, &dout, (void *)&n};
     CHECK_OK(grLaunchKernel(k, GR_DIM3(B, 1, 1), GR_DIM3(T, 1, 1), args, 0, NULL));
     CHECK_OK(grDeviceSynchronize());
@@ -101,12 +102,24 @@ static void tree_reduction(int gpu)
 
 GR_TEST(kernel_lang_tree_reduction_cpu)
 {
-    tree_reduction(0);
+    tree_reduction(0, gr_kernel_create_lang_tree_sum);
 }
 
 GR_TEST(kernel_lang_tree_reduction_gpu)
 {
-    tree_reduction(1);
+    tree_reduction(1, gr_kernel_create_lang_tree_sum);
+}
+
+/* GR_KERNEL_BLOCK's phases: the same sums, each barrier the end of a
+ * phase (a loop over the threads on the CPU). */
+GR_TEST(kernel_lang_tree_reduction_in_phases_cpu)
+{
+    tree_reduction(0, gr_kernel_create_lang_tree_sum_phases);
+}
+
+GR_TEST(kernel_lang_tree_reduction_in_phases_gpu)
+{
+    tree_reduction(1, gr_kernel_create_lang_tree_sum_phases);
 }
 
 static void warp_reduction(int gpu)

@@ -28,6 +28,24 @@ GR_KERNEL_SYNC(lang_tree_sum, (const float *, x), (float *, out), (unsigned, n))
         out[gr_block_idx_x()] = s[0];
 }
 
+/* The same block sums written in phases (GR_KERNEL_BLOCK): each
+ * GR_THREADS statement is every thread's step of a level, the barrier
+ * after it implied; the CPU runs each phase as a loop over the threads. */
+GR_KERNEL_BLOCK(lang_tree_sum_phases, (const float *, x), (float *, out), (unsigned, n))
+{
+    GR_SHARED(float, s, 256);
+    size_t base = (size_t)gr_block_idx_x() * gr_block_dim_x();
+    GR_THREADS (t)
+        s[t] = base + t < n ? x[base + t] : 0.0f;
+    for (unsigned k = gr_block_dim_x() / 2; k > 0; k /= 2)
+        GR_THREADS (t)
+            if (t < k)
+                s[t] += s[t + k];
+    GR_THREADS (t)
+        if (t == 0)
+            out[gr_block_idx_x()] = s[0];
+}
+
 /* *out += the sum of x (0 past n), in double: shuffles within each warp,
  * the warps' sums through shared memory, warp 0 adds them up with
  * shuffles again, one double atomic add per block. */
