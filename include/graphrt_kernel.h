@@ -427,7 +427,50 @@ GR__KEXTC extern const unsigned char GR_KERNEL_IMAGE[];
 /* Static shared memory: the worker's own copy, since a worker runs one
  * block at a time (its threads included). Not zeroed per block, as on a
  * GPU. Dynamic: the launch's sharedMemBytes, 16-aligned. */
+#if defined(__SANITIZE_ADDRESS__)
+#define GR__KASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define GR__KASAN 1
+#endif
+#endif
+#ifndef GR__KASAN
 #define GR_SHARED(T, ...) static _Thread_local T GR__KSHDECL(__VA_ARGS__)
+#else
+/* ASan builds: ASan puts no redzones around thread-local storage, so
+ * GR_SHARED puts its own on both sides of the array (two thread-local
+ * arrays declared around it: compilers lay a function's thread-local
+ * statics out in declaration order or in its reverse, so one is below and
+ * one above either way) and poisons them, from the array's last byte on,
+ * each time a thread passes the declaration: an access past either end
+ * of a shared array is reported as use-after-poison at the kernel's line.
+ * The redzones are 64-aligned, so the array starts right after the lower
+ * one whatever alignment the compiler gives it; its size and alignment
+ * come from a struct of the same declarator (its name is not known to
+ * the macro). Where the layout is not the expected one, nothing is
+ * poisoned. */
+GR__KEXTC void __asan_poison_memory_region(void const volatile *addr, size_t size);
+#define GR__KRZ 64
+static inline int gr__kshared_guard(unsigned char *a, unsigned char *b, size_t size, size_t align)
+{
+    unsigned char *lo = a < b ? a : b, *hi = a < b ? b : a;
+    unsigned char *arr = (unsigned char *)(((size_t)(lo + GR__KRZ) + align - 1) & ~(align - 1));
+    if (arr + size > hi || hi - (arr + size) >= (long)(GR__KRZ > align ? GR__KRZ : align))
+        return 0;
+    __asan_poison_memory_region(lo, (size_t)(arr - lo));
+    __asan_poison_memory_region(arr + size, (size_t)(hi + GR__KRZ - (arr + size)));
+    return 1;
+}
+#define GR_SHARED(T, ...)                                                               \
+    static _Thread_local unsigned char GR__KCAT(gr_krza_, __LINE__)[GR__KRZ]            \
+        __attribute__((aligned(GR__KRZ)));                                              \
+    static _Thread_local T GR__KSHDECL(__VA_ARGS__);                                    \
+    static _Thread_local unsigned char GR__KCAT(gr_krzb_, __LINE__)[GR__KRZ]            \
+        __attribute__((aligned(GR__KRZ)));                                              \
+    __attribute__((unused)) const int GR__KCAT(gr_kshg_, __LINE__) = gr__kshared_guard( \
+        GR__KCAT(gr_krza_, __LINE__), GR__KCAT(gr_krzb_, __LINE__),                     \
+        sizeof(struct { T GR__KSHDECL(__VA_ARGS__); }), _Alignof(struct { T GR__KSHDECL(__VA_ARGS__); }))
+#endif
 #define GR_SHARED_DYNAMIC(T, name) T *const name = (T *)gr_kctx_->sharedMem
 
 /* The calling thread's handle, in GR_KERNEL_SYNC bodies only: elsewhere

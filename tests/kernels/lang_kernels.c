@@ -382,3 +382,20 @@ GR_KERNEL_SYNC(lang_half_warps, (int *, r))
     gr_syncwarp(mask);
     r[gr_thread_idx_x()] = s;
 }
+
+/* ------------------------------------------------------------ sanitizers */
+
+/* Where a block's shared memory lies, for the ASan test of its redzones:
+ * out[0] the address of a static shared array of an odd size, out[1] its
+ * size, out[2] the address of the dynamic shared memory. */
+GR_KERNEL(lang_shared_where, (unsigned long long *, out))
+{
+    GR_SHARED(float, odd, 37);
+    GR_SHARED_DYNAMIC(unsigned char, dyn);
+    odd[gr_thread_idx_x() % 37] = 1.0f;
+    if (gr_thread_idx_x() == 0) {
+        out[0] = (unsigned long long)(size_t)odd;
+        out[1] = sizeof odd;
+        out[2] = (unsigned long long)(size_t)dyn;
+    }
+}
