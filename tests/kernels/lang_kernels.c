@@ -119,6 +119,34 @@ GR_KERNEL_SYNC(lang_matmul, (const float *, a), (const float *, b), (float *, c)
         c[row * n + col] = acc;
 }
 
+/* The same product in phases (GR_KERNEL_BLOCK, GR_THREADS_XY): each
+ * thread's sum lives in shared memory from one phase to the next. */
+GR_KERNEL_BLOCK(lang_matmul_phases, (const float *, a), (const float *, b), (float *, c), (unsigned, n))
+{
+    GR_SHARED(float, ta[16][16]);
+    GR_SHARED(float, tb[16][16]);
+    GR_SHARED(float, acc[16][16]);
+    size_t r0 = (size_t)gr_block_idx_y() * 16, c0 = (size_t)gr_block_idx_x() * 16;
+    GR_THREADS_XY (tx, ty)
+        acc[ty][tx] = 0.0f;
+    for (unsigned k0 = 0; k0 < n; k0 += 16) {
+        GR_THREADS_XY (tx, ty) {
+            size_t row = r0 + ty, col = c0 + tx;
+            ta[ty][tx] = row < n && k0 + tx < n ? a[row * n + k0 + tx] : 0.0f;
+            tb[ty][tx] = col < n && k0 + ty < n ? b[(k0 + ty) * (size_t)n + col] : 0.0f;
+        }
+        GR_THREADS_XY (tx, ty) {
+            float sum = acc[ty][tx];
+            for (unsigned k = 0; k < 16; k++)
+                sum += ta[ty][k] * tb[k][tx];
+            acc[ty][tx] = sum;
+        }
+    }
+    GR_THREADS_XY (tx, ty)
+        if (r0 + ty < n && c0 + tx < n)
+            c[(r0 + ty) * n + c0 + tx] = acc[ty][tx];
+}
+
 /* ------------------------------------------------------------ histogram */
 
 /* hist[v] += how many elements of x equal v (256 bins): counted in shared
