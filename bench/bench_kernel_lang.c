@@ -8,7 +8,9 @@
  *     against a barrier-free reduction of the same data in the same
  *     blocks: a GR_KERNEL whose thread 0 sums its block's elements (the
  *     CPU's natural form), and one whose threads each add their element
- *     to the block's sum atomically (the GPU's shape without barriers).
+ *     to the block's sum atomically (the GPU's shape without barriers);
+ *     and the same tree written in phases (GR_KERNEL_BLOCK), whose
+ *     barriers are the ends of loops over the block's threads.
  * The per-operation figures are the difference between a launch that
  * loops 'reps' times and one that loops 0 times, over reps, so that the
  * launch and the fibers' set-up drop out. Medians of rounds.
@@ -49,6 +51,23 @@ GR_KERNEL_SYNC(bkl_tree_sum, (const float *, x), (float *, out))
         out[gr_block_idx_x()] = s[0];
 }
 
+/* The same tree written in phases (GR_KERNEL_BLOCK): each level is a
+ * loop over the block's threads on the CPU, the barrier its end. */
+GR_KERNEL_BLOCK(bkl_phase_sum, (const float *, x), (float *, out))
+{
+    GR_SHARED(float, s, 256);
+    const float *p = x + (size_t)gr_block_idx_x() * 256;
+    GR_THREADS (t)
+        s[t] = p[t];
+    for (unsigned k = 128; k > 0; k /= 2)
+        GR_THREADS (t)
+            if (t < k)
+                s[t] += s[t + k];
+    GR_THREADS (t)
+        if (t == 0)
+            out[gr_block_idx_x()] = s[0];
+}
+
 /* The same sums without barriers: the CPU runs the block's threads one
  * after another, so thread 0 adds up the block's elements alone. */
 GR_KERNEL(bkl_plain_sum, (const float *, x), (float *, out))
@@ -72,6 +91,7 @@ GR_KERNEL(bkl_atomic_sum, (const float *, x), (float *, out))
 GR_KERNEL_DECLARE(bkl_barriers);
 GR_KERNEL_DECLARE(bkl_shuffles);
 GR_KERNEL_DECLARE(bkl_tree_sum);
+GR_KERNEL_DECLARE(bkl_phase_sum);
 GR_KERNEL_DECLARE(bkl_plain_sum);
 GR_KERNEL_DECLARE(bkl_atomic_sum);
 
@@ -139,10 +159,11 @@ int main(int argc, char **argv)
     if (o.csv)
         printf("# fig,workers,name,shape,param,value,unit\n");
     BU_CHECK(grStreamCreateWithFlags(&g_stream, grStreamNonBlocking));
-    grKernel_t kb, ks, kt, kp, ka;
+    grKernel_t kb, ks, kt, kf, kp, ka;
     BU_CHECK(GR_KERNEL_CREATE(&kb, bkl_barriers));
     BU_CHECK(GR_KERNEL_CREATE(&ks, bkl_shuffles));
     BU_CHECK(GR_KERNEL_CREATE(&kt, bkl_tree_sum));
+    BU_CHECK(GR_KERNEL_CREATE(&kf, bkl_phase_sum));
     BU_CHECK(GR_KERNEL_CREATE(&kp, bkl_plain_sum));
     BU_CHECK(GR_KERNEL_CREATE(&ka, bkl_atomic_sum));
     unsigned *sink = NULL;
@@ -166,26 +187,33 @@ int main(int argc, char **argv)
     for (unsigned i = 0; i < n; i++)
         x[i] = (float)(i % 7);
     (void)time_reduction(kt, x, out, blocks, 1);
+    (void)time_reduction(kf, x, out, blocks, 1);
     (void)time_reduction(kp, x, out, blocks, 1);
     int rr = o.quick ? 3 : 9;
     double *tree = bu_xmalloc((size_t)rr * sizeof *tree), *plain = bu_xmalloc((size_t)rr * sizeof *plain);
-    double *atom = bu_xmalloc((size_t)rr * sizeof *atom);
+    double *atom = bu_xmalloc((size_t)rr * sizeof *atom), *phase = bu_xmalloc((size_t)rr * sizeof *phase);
     for (int r = 0; r < rr; r++) { /* alternating, so that noise biases none */
         tree[r] = time_reduction(kt, x, out, blocks, 1);
+        phase[r] = time_reduction(kf, x, out, blocks, 1);
         plain[r] = time_reduction(kp, x, out, blocks, 1);
         atom[r] = time_reduction(ka, x, out, blocks, 1);
     }
+    double t_phase = bu_median(phase, rr);
     double t_tree = bu_median(tree, rr), t_plain = bu_median(plain, rr), t_atom = bu_median(atom, rr);
     char heading[96];
     snprintf(heading, sizeof heading, "block sums of %u floats, 256-thread blocks", n);
     bu_section(&figs, heading);
     bu_fig(&figs, "tree_sum_ms", "shared-memory tree (9 barriers per block)", "floats", n, t_tree / 1e6,
            "ms");
+    bu_fig(&figs, "phase_sum_ms", "the same tree in phases (GR_KERNEL_BLOCK)", "floats", n, t_phase / 1e6,
+           "ms");
     bu_fig(&figs, "plain_sum_ms", "barrier-free (GR_KERNEL, thread 0 sums)", "floats", n, t_plain / 1e6,
            "ms");
     bu_fig(&figs, "atomic_sum_ms", "barrier-free (GR_KERNEL, an atomic add per thread)", "floats", n,
            t_atom / 1e6, "ms");
     bu_fig(&figs, "tree_over_plain", "tree / barrier-free (thread 0 sums)", "floats", n, t_tree / t_plain,
+           "x");
+    bu_fig(&figs, "phase_over_plain", "phases / barrier-free (thread 0 sums)", "floats", n, t_phase / t_plain,
            "x");
     bu_fig(&figs, "tree_over_atomic", "tree / barrier-free (atomic adds)", "floats", n, t_tree / t_atom, "x");
     if (o.json) {
@@ -198,12 +226,14 @@ int main(int argc, char **argv)
     free(tree);
     free(plain);
     free(atom);
+    free(phase);
     BU_CHECK(grFree(x));
     BU_CHECK(grFree(out));
     BU_CHECK(grFree(sink));
     BU_CHECK(grKernelDestroy(kb));
     BU_CHECK(grKernelDestroy(ks));
     BU_CHECK(grKernelDestroy(kt));
+    BU_CHECK(grKernelDestroy(kf));
     BU_CHECK(grKernelDestroy(kp));
     BU_CHECK(grKernelDestroy(ka));
     BU_CHECK(grStreamDestroy(g_stream));

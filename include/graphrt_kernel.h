@@ -45,7 +45,7 @@
  * A thread ends early with 'return'. Kernel bodies compile as C on the
  * CPU; GR_KERNEL_DECLARE and GR_KERNEL_CREATE work from C++ too.
  *
- * Two kinds of kernel, the same under nvcc:
+ * Three kinds of kernel, each the same __global__ function under nvcc:
  *   - GR_KERNEL: the CPU runs a block's threads one after another, a plain
  *     loop (the cheapest form). Barriers and warp operations are compile
  *     errors in its body (the _Generic selector's type names
@@ -61,8 +61,29 @@
  *     block stops, the device's next synchronisation returns
  *     grErrorLaunchFailure (sticky, as CUDA's faults) with a detail naming
  *     the kernel, block and threads.
+ *   - GR_KERNEL_BLOCK: the body is the block's work, written in phases,
+ *     each GR_THREADS(t) statement (or GR_THREADS_XY(tx, ty)) the work of
+ *     every thread t with a block barrier after it. The CPU runs each
+ *     phase as a loop over the threads, so a barrier costs nothing; nvcc
+ *     makes each phase the statement in every thread and __syncthreads().
+ *     Code between phases runs once per block on the CPU and in every
+ *     thread on a GPU, so it must be the same for all threads and write
+ *     only its own locals (loop counters, shared declarations); a value
+ *     a thread keeps from one phase to the next lives in shared memory.
+ *     A phase must not 'return' or 'break' out of its statement;
+ *     gr_thread_idx_*() and the warp operations have no meaning in it
+ *     (use the phase's index).
  *
- * In both: GR_SHARED(T, name, n) or GR_SHARED(T, declarator) declares
+ *     GR_KERNEL_BLOCK(block_sum, (const float *, x), (float *, out))
+ *     {
+ *         GR_SHARED(float, s, 256);
+ *         GR_THREADS(t) s[t] = x[gr_block_idx_x() * 256 + t];
+ *         for (unsigned k = 128; k > 0; k /= 2)
+ *             GR_THREADS(t) if (t < k) s[t] += s[t + k];
+ *         GR_THREADS(t) if (t == 0) out[gr_block_idx_x()] = s[0];
+ *     }
+ *
+ * In all: GR_SHARED(T, name, n) or GR_SHARED(T, declarator) declares
  * static shared memory (__shared__; on the CPU thread-local storage of the
  * worker, which runs one block at a time: sizeof gives the array's size
  * in both); GR_SHARED_DYNAMIC(T, name) points 'name' at the launch's
@@ -136,6 +157,7 @@
 
 #define GR_KERNEL(...) GR__KCAT(GR__KCU_, GR__KHASP(__VA_ARGS__))(__VA_ARGS__)
 #define GR_KERNEL_SYNC(...) GR__KCAT(GR__KCU_, GR__KHASP(__VA_ARGS__))(__VA_ARGS__)
+#define GR_KERNEL_BLOCK(...) GR__KCAT(GR__KCU_, GR__KHASP(__VA_ARGS__))(__VA_ARGS__)
 #define GR__KCU_0(name) extern "C" __global__ void name(void)
 #define GR__KCU_P(name, ...) extern "C" __global__ void name(GR__KMAP(GR__KPARAM, __VA_ARGS__))
 
@@ -156,6 +178,14 @@
 #define GR_SHARED_DYNAMIC(T, name)                               \
     extern __shared__ __align__(16) unsigned char gr_kdynshm_[]; \
     T *const name = (T *)gr_kdynshm_
+
+/* A phase of a GR_KERNEL_BLOCK body: the statement once in each thread,
+ * then the block barrier. */
+#define GR_THREADS(t) \
+    for (unsigned t = gr__klinear(), gr_konce_ = 1; gr_konce_; gr_konce_ = 0, __syncthreads())
+#define GR_THREADS_XY(tx, ty)                                                   \
+    for (unsigned tx = threadIdx.x, ty = threadIdx.y, gr_konce_ = 1; gr_konce_; \
+         gr_konce_ = 0, __syncthreads())
 
 #define gr_sync_threads() __syncthreads()
 #define gr_sync_threads_count(p) __syncthreads_count(p)
@@ -266,6 +296,7 @@ struct GR_KERNEL_runs_threads_one_after_another_use_GR_KERNEL_SYNC;
 
 #define GR_KERNEL(...) GR__KCAT(GR__KC_, GR__KHASP(__VA_ARGS__))(PLAIN, __VA_ARGS__)
 #define GR_KERNEL_SYNC(...) GR__KCAT(GR__KC_, GR__KHASP(__VA_ARGS__))(SYNC, __VA_ARGS__)
+#define GR_KERNEL_BLOCK(...) GR__KCAT(GR__KC_, GR__KHASP(__VA_ARGS__))(BLOCK, __VA_ARGS__)
 #define GR__KC_0(mode, name) GR__KDEF_##mode(name, (), (), (), 0, (0))
 #define GR__KC_P(mode, name, ...)                                                                      \
     GR__KDEF_##mode(name, (, GR__KMAP(GR__KPARAM, __VA_ARGS__)), (, GR__KMAP(GR__KNAME, __VA_ARGS__)), \
@@ -342,6 +373,33 @@ struct GR_KERNEL_runs_threads_one_after_another_use_GR_KERNEL_SYNC;
                                  unsigned gr_kty_ GR__KUNUSED,                                            \
                                  unsigned gr_ktz_ GR__KUNUSED GR__KSTRIP(plist))
 
+/* GR_KERNEL_BLOCK: the body runs once per block, its GR_THREADS phases
+ * loops over the block's threads, so that a barrier is the end of a loop
+ * and costs nothing. As for GR_KERNEL, the parameters and the context
+ * are the per-block function's locals; the hidden thread handle's type
+ * makes gr_sync_threads and the warp operations compile errors. */
+#define GR__KDEF_BLOCK(name, plist, nlist, ulist, np, sizes)                                           \
+    static void name##_gr_body(const grKernelCtx *gr_kctx_, GR__KPLAIN_T *gr_kthr_ GR__KSTRIP(plist)); \
+    static void name##_cpu(const grKernelCtx *gr_kctx_in_, void **gr_kargs_)                           \
+    {                                                                                                  \
+        const grKernelCtx gr_kctx_ = *gr_kctx_in_;                                                     \
+        (void)gr_kargs_;                                                                               \
+        name##_gr_body(&gr_kctx_, (GR__KPLAIN_T *)0 GR__KSTRIP(ulist));                                \
+    }                                                                                                  \
+    GR__KREG(name, np, sizes, (void)0)                                                                 \
+    static inline void name##_gr_body(const grKernelCtx *gr_kctx_ GR__KUNUSED,                         \
+                                      GR__KPLAIN_T *gr_kthr_ GR__KUNUSED GR__KSTRIP(plist))
+
+/* A phase of a GR_KERNEL_BLOCK body: the statement for each thread of the
+ * block in turn, t its linear index (CUDA's order, x fastest); every
+ * thread finishes the phase before the next phase starts, as after
+ * gr_sync_threads. _XY: blocks of blockDim.z 1, x fastest. */
+#define GR_THREADS(t) \
+    for (unsigned t = 0, gr_kn_ = gr_block_dim_x() * gr_block_dim_y() * gr_block_dim_z(); t < gr_kn_; t++)
+#define GR_THREADS_XY(tx, ty)                          \
+    for (unsigned ty = 0; ty < gr_block_dim_y(); ty++) \
+        for (unsigned tx = 0; tx < gr_block_dim_x(); tx++)
+
 /* The image graphrt_add_cuda_kernels embedded for this file, if any:
  * GR_KERNEL_HAS_IMAGE is 1 then, else 0. */
 #ifdef GR_KERNEL_IMAGE
@@ -369,7 +427,50 @@ GR__KEXTC extern const unsigned char GR_KERNEL_IMAGE[];
 /* Static shared memory: the worker's own copy, since a worker runs one
  * block at a time (its threads included). Not zeroed per block, as on a
  * GPU. Dynamic: the launch's sharedMemBytes, 16-aligned. */
+#if defined(__SANITIZE_ADDRESS__)
+#define GR__KASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define GR__KASAN 1
+#endif
+#endif
+#ifndef GR__KASAN
 #define GR_SHARED(T, ...) static _Thread_local T GR__KSHDECL(__VA_ARGS__)
+#else
+/* ASan builds: ASan puts no redzones around thread-local storage, so
+ * GR_SHARED puts its own on both sides of the array (two thread-local
+ * arrays declared around it: compilers lay a function's thread-local
+ * statics out in declaration order or in its reverse, so one is below and
+ * one above either way) and poisons them, from the array's last byte on,
+ * each time a thread passes the declaration: an access past either end
+ * of a shared array is reported as use-after-poison at the kernel's line.
+ * The redzones are 64-aligned, so the array starts right after the lower
+ * one whatever alignment the compiler gives it; its size and alignment
+ * come from a struct of the same declarator (its name is not known to
+ * the macro). Where the layout is not the expected one, nothing is
+ * poisoned. */
+GR__KEXTC void __asan_poison_memory_region(void const volatile *addr, size_t size);
+#define GR__KRZ 64
+static inline int gr__kshared_guard(unsigned char *a, unsigned char *b, size_t size, size_t align)
+{
+    unsigned char *lo = a < b ? a : b, *hi = a < b ? b : a;
+    unsigned char *arr = (unsigned char *)(((size_t)(lo + GR__KRZ) + align - 1) & ~(align - 1));
+    if (arr + size > hi || hi - (arr + size) >= (long)(GR__KRZ > align ? GR__KRZ : align))
+        return 0;
+    __asan_poison_memory_region(lo, (size_t)(arr - lo));
+    __asan_poison_memory_region(arr + size, (size_t)(hi + GR__KRZ - (arr + size)));
+    return 1;
+}
+#define GR_SHARED(T, ...)                                                               \
+    static _Thread_local unsigned char GR__KCAT(gr_krza_, __LINE__)[GR__KRZ]            \
+        __attribute__((aligned(GR__KRZ)));                                              \
+    static _Thread_local T GR__KSHDECL(__VA_ARGS__);                                    \
+    static _Thread_local unsigned char GR__KCAT(gr_krzb_, __LINE__)[GR__KRZ]            \
+        __attribute__((aligned(GR__KRZ)));                                              \
+    __attribute__((unused)) const int GR__KCAT(gr_kshg_, __LINE__) = gr__kshared_guard( \
+        GR__KCAT(gr_krza_, __LINE__), GR__KCAT(gr_krzb_, __LINE__),                     \
+        sizeof(struct { T GR__KSHDECL(__VA_ARGS__); }), _Alignof(struct { T GR__KSHDECL(__VA_ARGS__); }))
+#endif
 #define GR_SHARED_DYNAMIC(T, name) T *const name = (T *)gr_kctx_->sharedMem
 
 /* The calling thread's handle, in GR_KERNEL_SYNC bodies only: elsewhere

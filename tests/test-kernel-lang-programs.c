@@ -3,9 +3,10 @@
  * graphrt_kernel.h (tests/kernels/lang_kernels.c): a shared-memory tree
  * reduction, a warp-shuffle reduction, an exclusive scan, a tiled matrix
  * product, a histogram with shared-memory atomics and a 2D stencil with a
- * halo. Each runs on the CPU device and, where there is one, on the first
- * GPU (skipped there without one), and must give what plain C computes
- * on the host: exactly for integers, within rounding for floats.
+ * halo; the reduction and the product also in phases (GR_KERNEL_BLOCK).
+ * Each runs on the CPU device and, where there is one, on the first GPU
+ * (skipped there without one), and must give what plain C computes on
+ * the host: exactly for integers, within rounding for floats.
  */
 #include "test.h"
 
@@ -14,9 +15,11 @@
 #include <math.h>
 
 GR_KERNEL_DECLARE(lang_tree_sum);
+GR_KERNEL_DECLARE(lang_tree_sum_phases);
 GR_KERNEL_DECLARE(lang_warp_sum);
 GR_KERNEL_DECLARE(lang_exclusive_scan);
 GR_KERNEL_DECLARE(lang_matmul);
+GR_KERNEL_DECLARE(lang_matmul_phases);
 GR_KERNEL_DECLARE(lang_histogram);
 GR_KERNEL_DECLARE(lang_stencil);
 
@@ -74,14 +77,14 @@ static void check_close(double got, double want, double tol, const char *what, s
 
 /* ------------------------------------------------------------ reductions */
 
-static void tree_reduction(int gpu)
+static void tree_reduction(int gpu, grError_t (*create)(grKernel_t *))
 {
     device_or_skip(gpu);
     const unsigned n = 1000003, T = 256, B = (n + T - 1) / T;
     float *x = random_floats(n, 1);
     float *dx = to_device(x, n * sizeof(float)), *dout = to_device(NULL, B * sizeof(float));
     grKernel_t k;
-    CHECK_OK(GR_KERNEL_CREATE(&k, lang_tree_sum));
+    CHECK_OK(create(&k));
     void *args[] = {&dx, &dout, (void *)&n};
     CHECK_OK(grLaunchKernel(k, GR_DIM3(B, 1, 1), GR_DIM3(T, 1, 1), args, 0, NULL));
     CHECK_OK(grDeviceSynchronize());
@@ -101,12 +104,24 @@ static void tree_reduction(int gpu)
 
 GR_TEST(kernel_lang_tree_reduction_cpu)
 {
-    tree_reduction(0);
+    tree_reduction(0, gr_kernel_create_lang_tree_sum);
 }
 
 GR_TEST(kernel_lang_tree_reduction_gpu)
 {
-    tree_reduction(1);
+    tree_reduction(1, gr_kernel_create_lang_tree_sum);
+}
+
+/* GR_KERNEL_BLOCK's phases: the same sums, each barrier the end of a
+ * phase (a loop over the threads on the CPU). */
+GR_TEST(kernel_lang_tree_reduction_in_phases_cpu)
+{
+    tree_reduction(0, gr_kernel_create_lang_tree_sum_phases);
+}
+
+GR_TEST(kernel_lang_tree_reduction_in_phases_gpu)
+{
+    tree_reduction(1, gr_kernel_create_lang_tree_sum_phases);
 }
 
 static void warp_reduction(int gpu)
@@ -198,7 +213,7 @@ GR_TEST(kernel_lang_exclusive_scan_gpu)
 
 /* -------------------------------------------------------- matrix product */
 
-static void matmul(int gpu)
+static void matmul(int gpu, grError_t (*create)(grKernel_t *))
 {
     device_or_skip(gpu);
     const unsigned n = 83; /* partial tiles on both axes */
@@ -206,7 +221,7 @@ static void matmul(int gpu)
     size_t bytes = (size_t)n * n * sizeof(float);
     float *da = to_device(a, bytes), *db = to_device(b, bytes), *dc = to_device(NULL, bytes);
     grKernel_t k;
-    CHECK_OK(GR_KERNEL_CREATE(&k, lang_matmul));
+    CHECK_OK(create(&k));
     void *args[] = {&da, &db, &dc, (void *)&n};
     CHECK_OK(grLaunchKernel(k, GR_DIM3((n + 15) / 16, (n + 15) / 16, 1), GR_DIM3(16, 16, 1), args, 0, NULL));
     CHECK_OK(grDeviceSynchronize());
@@ -229,12 +244,24 @@ static void matmul(int gpu)
 
 GR_TEST(kernel_lang_tiled_matrix_product_cpu)
 {
-    matmul(0);
+    matmul(0, gr_kernel_create_lang_matmul);
 }
 
 GR_TEST(kernel_lang_tiled_matrix_product_gpu)
 {
-    matmul(1);
+    matmul(1, gr_kernel_create_lang_matmul);
+}
+
+/* GR_KERNEL_BLOCK's two-dimensional phases (GR_THREADS_XY), partial tiles
+ * on both axes. */
+GR_TEST(kernel_lang_tiled_matrix_product_in_phases_cpu)
+{
+    matmul(0, gr_kernel_create_lang_matmul_phases);
+}
+
+GR_TEST(kernel_lang_tiled_matrix_product_in_phases_gpu)
+{
+    matmul(1, gr_kernel_create_lang_matmul_phases);
 }
 
 /* ------------------------------------------------------------- histogram */

@@ -23,6 +23,7 @@ GR_KERNEL_DECLARE(lang_divergent_sites);
 GR_KERNEL_DECLARE(lang_warp_deadlock);
 GR_KERNEL_DECLARE(lang_deep_stack);
 GR_KERNEL_DECLARE(lang_half_warps);
+GR_KERNEL_DECLARE(lang_shared_where);
 
 extern unsigned lang_zero_hits;
 
@@ -304,3 +305,43 @@ GR_TEST(kernel_lang_warp_operation_some_lanes_never_reach_is_reported)
                             "16-31 wait at gr_sync_threads", NULL};
     expect_fault(k, args, 32, pieces);
 }
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define LANG_ASAN 1
+#endif
+#endif
+#if !defined(LANG_ASAN) && defined(__SANITIZE_ADDRESS__)
+#define LANG_ASAN 1
+#endif
+#ifdef LANG_ASAN
+#include <sanitizer/asan_interface.h>
+
+/* ASan builds: a block's shared memory has poisoned bytes on both sides
+ * of each GR_SHARED array and right past the launch's sharedMemBytes, so
+ * that an overrun of either is reported (use-after-poison) instead of
+ * writing into the worker's other memory. */
+GR_TEST(kernel_lang_shared_memory_overruns_are_poisoned_under_asan)
+{
+    grKernel_t k;
+    CHECK_OK(GR_KERNEL_CREATE(&k, lang_shared_where));
+    unsigned long long *out = dev_alloc(3 * sizeof *out);
+    void *args[] = {&out};
+    CHECK_OK(grLaunchKernel(k, GR_DIM3(1, 1, 1), GR_DIM3(64, 1, 1), args, 100, NULL));
+    CHECK_OK(grDeviceSynchronize());
+    const char *odd = (const char *)(size_t)out[0], *dyn = (const char *)(size_t)out[2];
+    CHECK_EQ(out[1], 37 * sizeof(float));
+    CHECK(!__asan_address_is_poisoned(odd));
+    CHECK(!__asan_address_is_poisoned(odd + out[1] - 1));
+    CHECK(__asan_address_is_poisoned(odd + out[1]));
+    CHECK(__asan_address_is_poisoned(odd + out[1] + 40));
+    CHECK(__asan_address_is_poisoned(odd - 1));
+    CHECK(__asan_address_is_poisoned(odd - 64));
+    CHECK(!__asan_address_is_poisoned(dyn));
+    CHECK(!__asan_address_is_poisoned(dyn + 99));
+    CHECK(__asan_address_is_poisoned(dyn + 100));
+    CHECK(__asan_address_is_poisoned(dyn + 4096));
+    CHECK_OK(grFree(out));
+    CHECK_OK(grKernelDestroy(k));
+}
+#endif

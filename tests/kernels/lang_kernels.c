@@ -28,6 +28,24 @@ GR_KERNEL_SYNC(lang_tree_sum, (const float *, x), (float *, out), (unsigned, n))
         out[gr_block_idx_x()] = s[0];
 }
 
+/* The same block sums written in phases (GR_KERNEL_BLOCK): each
+ * GR_THREADS statement is every thread's step of a level, the barrier
+ * after it implied; the CPU runs each phase as a loop over the threads. */
+GR_KERNEL_BLOCK(lang_tree_sum_phases, (const float *, x), (float *, out), (unsigned, n))
+{
+    GR_SHARED(float, s, 256);
+    size_t base = (size_t)gr_block_idx_x() * gr_block_dim_x();
+    GR_THREADS (t)
+        s[t] = base + t < n ? x[base + t] : 0.0f;
+    for (unsigned k = gr_block_dim_x() / 2; k > 0; k /= 2)
+        GR_THREADS (t)
+            if (t < k)
+                s[t] += s[t + k];
+    GR_THREADS (t)
+        if (t == 0)
+            out[gr_block_idx_x()] = s[0];
+}
+
 /* *out += the sum of x (0 past n), in double: shuffles within each warp,
  * the warps' sums through shared memory, warp 0 adds them up with
  * shuffles again, one double atomic add per block. */
@@ -99,6 +117,34 @@ GR_KERNEL_SYNC(lang_matmul, (const float *, a), (const float *, b), (float *, c)
     }
     if (row < n && col < n)
         c[row * n + col] = acc;
+}
+
+/* The same product in phases (GR_KERNEL_BLOCK, GR_THREADS_XY): each
+ * thread's sum lives in shared memory from one phase to the next. */
+GR_KERNEL_BLOCK(lang_matmul_phases, (const float *, a), (const float *, b), (float *, c), (unsigned, n))
+{
+    GR_SHARED(float, ta[16][16]);
+    GR_SHARED(float, tb[16][16]);
+    GR_SHARED(float, acc[16][16]);
+    size_t r0 = (size_t)gr_block_idx_y() * 16, c0 = (size_t)gr_block_idx_x() * 16;
+    GR_THREADS_XY (tx, ty)
+        acc[ty][tx] = 0.0f;
+    for (unsigned k0 = 0; k0 < n; k0 += 16) {
+        GR_THREADS_XY (tx, ty) {
+            size_t row = r0 + ty, col = c0 + tx;
+            ta[ty][tx] = row < n && k0 + tx < n ? a[row * n + k0 + tx] : 0.0f;
+            tb[ty][tx] = col < n && k0 + ty < n ? b[(k0 + ty) * (size_t)n + col] : 0.0f;
+        }
+        GR_THREADS_XY (tx, ty) {
+            float sum = acc[ty][tx];
+            for (unsigned k = 0; k < 16; k++)
+                sum += ta[ty][k] * tb[k][tx];
+            acc[ty][tx] = sum;
+        }
+    }
+    GR_THREADS_XY (tx, ty)
+        if (r0 + ty < n && c0 + tx < n)
+            c[(r0 + ty) * n + c0 + tx] = acc[ty][tx];
 }
 
 /* ------------------------------------------------------------ histogram */
@@ -363,4 +409,21 @@ GR_KERNEL_SYNC(lang_half_warps, (int *, r))
         s += 1000 * gr_shfl_sync(0xffu, v, 7);
     gr_syncwarp(mask);
     r[gr_thread_idx_x()] = s;
+}
+
+/* ------------------------------------------------------------ sanitizers */
+
+/* Where a block's shared memory lies, for the ASan test of its redzones:
+ * out[0] the address of a static shared array of an odd size, out[1] its
+ * size, out[2] the address of the dynamic shared memory. */
+GR_KERNEL(lang_shared_where, (unsigned long long *, out))
+{
+    GR_SHARED(float, odd, 37);
+    GR_SHARED_DYNAMIC(unsigned char, dyn);
+    odd[gr_thread_idx_x() % 37] = 1.0f;
+    if (gr_thread_idx_x() == 0) {
+        out[0] = (unsigned long long)(size_t)odd;
+        out[1] = sizeof odd;
+        out[2] = (unsigned long long)(size_t)dyn;
+    }
 }

@@ -9,8 +9,9 @@
  *
  * x86-64 (System V) and aarch64 (AAPCS64) have their switch here in
  * assembly: 7 and 13 stores and loads, a few ns. Elsewhere, and when
- * GR_FIBER_UCONTEXT is defined, ucontext (swapcontext) does the work, at
- * the price of a signal-mask system call per switch.
+ * GR_FIBER_UCONTEXT is defined (CMake's GR_FIBER_PORTABLE), ucontext
+ * starts a trampoline once per stack and _setjmp/_longjmp switch: no
+ * system call per switch or per fiber.
  *
  * Invariant: the floating-point control words (MXCSR, x87 CW, FPCR) are
  * not switched; a kernel that changes them changes them for its block.
@@ -155,44 +156,76 @@ void *gr__fiber_prepare(char *stack, size_t size, void (*entry)(void *), void *a
 
 #else
 
-/* The portable form: the saved "stack pointer" is the fiber's
- * ucontext_t, kept at the top of its stack. */
+/* The portable form: _setjmp/_longjmp switch (no signal mask saved, so no
+ * system call), and ucontext only starts, once per stack, a trampoline
+ * at its top that waits in a _setjmp: a fiber prepared on that stack
+ * later is entered by a _longjmp there, and the trampoline calls its
+ * entry. The trampoline's frame stays intact below the stack's gr_pctx
+ * (a fiber's frames lie under it, and entry never returns), so one start
+ * serves every block that uses the stack. A context is a gr_pctx: the one
+ * at the top of a stack ('fresh': entered through the trampoline), or one
+ * in the frame of the gr__fiber_switch call that switched away from a
+ * running context. _FORTIFY_SOURCE's longjmp check would take a jump to
+ * another stack for a jump into a dead frame, hence its removal here. */
+#undef _FORTIFY_SOURCE
+#include <setjmp.h>
 #include <ucontext.h>
 
-typedef struct gr_uctx {
-    ucontext_t uc;
+typedef struct gr_pctx {
+    jmp_buf jb; /* where a switched-out context resumes */
+    int fresh;
+    /* A stack's top only: */
+    struct gr_pctx *self; /* == this once the trampoline waits in 'start' */
+    jmp_buf start;
+    ucontext_t *back; /* the preparing context, while the trampoline starts */
     void (*entry)(void *);
     void *arg;
-} gr_uctx;
+} gr_pctx;
 
-static void uctx_start(unsigned hi, unsigned lo)
+static void pctx_trampoline(unsigned hi, unsigned lo)
 {
-    gr_uctx *u = (gr_uctx *)(((uintptr_t)hi << 16 << 16) | (uintptr_t)lo);
-    u->entry(u->arg);
+    gr_pctx *volatile p = (gr_pctx *)(((uintptr_t)hi << 16 << 16) | (uintptr_t)lo);
+    if (_setjmp(p->start) == 0) {
+        p->self = p;
+        setcontext(p->back);
+    }
+    p->entry(p->arg); /* never returns */
 }
 
 void *gr__fiber_prepare(char *stack, size_t size, void (*entry)(void *), void *arg)
 {
-    uintptr_t top = ((uintptr_t)stack + size - sizeof(gr_uctx)) & ~(uintptr_t)63;
-    gr_uctx *u = (gr_uctx *)top;
-    getcontext(&u->uc);
-    u->uc.uc_stack.ss_sp = stack;
-    u->uc.uc_stack.ss_size = (size_t)(top - (uintptr_t)stack);
-    u->uc.uc_link = NULL;
-    u->entry = entry;
-    u->arg = arg;
-    uintptr_t p = (uintptr_t)u;
-    makecontext(&u->uc, (void (*)(void))uctx_start, 2, (unsigned)(p >> 16 >> 16), (unsigned)p);
-    return u;
+    uintptr_t top = ((uintptr_t)stack + size - sizeof(gr_pctx)) & ~(uintptr_t)63;
+    gr_pctx *p = (gr_pctx *)top;
+    if (p->self != p) {
+        ucontext_t uc, back;
+        getcontext(&uc);
+        uc.uc_stack.ss_sp = stack;
+        uc.uc_stack.ss_size = (size_t)(top - (uintptr_t)stack);
+        uc.uc_link = NULL;
+        p->back = &back;
+        uintptr_t a = (uintptr_t)p;
+        makecontext(&uc, (void (*)(void))pctx_trampoline, 2, (unsigned)(a >> 16 >> 16), (unsigned)a);
+        swapcontext(&back, &uc);
+    }
+    p->fresh = 1;
+    p->entry = entry;
+    p->arg = arg;
+    return p;
 }
 
-/* The running context's ucontext_t lives in its own frame: *save points
- * to it while it is switched out. */
 void gr__fiber_switch(void **save, void *to)
 {
-    gr_uctx self;
+    gr_pctx self;
+    gr_pctx *t = to;
+    self.fresh = 0;
     *save = &self;
-    swapcontext(&self.uc, &((gr_uctx *)to)->uc);
+    if (_setjmp(self.jb) != 0)
+        return; /* switched back to */
+    if (t->fresh) {
+        t->fresh = 0;
+        _longjmp(t->start, 1);
+    }
+    _longjmp(t->jb, 1);
 }
 
 #endif
