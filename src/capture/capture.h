@@ -180,6 +180,10 @@ struct gr_capture {
     gr_cap_event *events;
     uint64_t calls;    /* operations, records and waits captured so far */
     bool origin_named; /* members[0]'s lane is named in the graph (at the first fork) */
+    /* Set for a re-capture (grStreamBeginRecaptureToGraph, recapture.c):
+     * operations match the graph's nodes instead of adding nodes.
+     * Immutable from begin to end. */
+    struct gr_recapture *recap;
     /* Registry of captures in progress, guarded by the registry lock. */
     gr_capture *reg_next, *reg_prev;
 };
@@ -246,6 +250,39 @@ bool gr__depset_union(gr_depset *d, const grGraphNode_t *nodes, size_t n);
 
 /* The member record of s in c (c->lock held), or NULL. */
 gr_cap_member *gr__capture_member(gr_capture *c, gr_stream *s);
+
+/* Re-capture (recapture.c). */
+typedef struct gr_recapture gr_recapture;
+
+/* The state of a re-capture of graph g (NULL when out of memory), to
+ * hand to the capture's begin; its callback data copied from cb (NULL:
+ * none). */
+gr_recapture *gr__recapture_new(grGraph_t g, const grGraphRecaptureCallbackData *cb);
+void gr__recapture_free(gr_recapture *r);
+
+/* The re-capture path of gr__capture_record_ex: operation 'desc' issued
+ * to s with launch attributes attrs[0..nattrs) (checked). Matches it with
+ * the next node of c's graph; see grStreamBeginRecaptureToGraph. */
+grError_t gr__recapture_record(const char *call, gr_capture *c, gr_stream *s, const grGraphNodeParams *desc,
+                               const grLaunchAttribute *attrs, unsigned nattrs);
+
+/* The stored parameters of a captured operation (record.c); false when
+ * out of memory. */
+bool gr__capture_make_params(const grGraphNodeParams *desc, gr_node_params *p);
+
+/* The attributes of a kernel node captured from s with launch attributes
+ * attrs[0..nattrs) (record.c): NULL without any, or when out of memory
+ * (*oom set). */
+struct gr_kattrs *gr__capture_attrs(gr_stream *s, const grLaunchAttribute *attrs, unsigned nattrs, bool *oom);
+
+/* At grStreamEndCapture of re-capture c (valid so far): false, with a
+ * sentence in msg, if the graph has nodes the re-capture did not reach
+ * or nodes added by hand. */
+bool gr__recapture_complete(gr_capture *c, char *msg, size_t size);
+
+/* After a successful end: the graph keeps the list of the nodes whose
+ * parameters the re-capture changed, for grGraphExecUpdate. */
+void gr__recapture_commit(gr_capture *c);
 
 /* The tombstone of an ended capture's event mark, and its test. */
 static inline void *gr__capture_tombstone(uint64_t gen)
