@@ -385,7 +385,8 @@ static void finish(gr_capture *c, bool keep)
         else
             rollback(c);
     }
-    gr__recapture_free(c->recap);
+    if (c->recap)
+        gr__recapture_finish(c, keep);
     gr__free(c->members);
     gr__free(c->why);
     gr__free(c);
@@ -484,8 +485,6 @@ GR_API grError_t grStreamEndCapture(grStream_t stream, grGraph_t *pGraph)
         return gr__fail(grErrorStreamCaptureInvalidated, "%s", full);
     }
     grGraph_t g = c->graph;
-    if (GR_UNLIKELY(c->recap != NULL))
-        gr__recapture_commit(c);
     finish(c, true);
     if (pGraph)
         *pGraph = g;

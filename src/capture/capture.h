@@ -280,9 +280,11 @@ struct gr_kattrs *gr__capture_attrs(gr_stream *s, const grLaunchAttribute *attrs
  * or nodes added by hand. */
 bool gr__recapture_complete(gr_capture *c, char *msg, size_t size);
 
-/* After a successful end: the graph keeps the list of the nodes whose
- * parameters the re-capture changed, for grGraphExecUpdate. */
-void gr__recapture_commit(gr_capture *c);
+/* When re-capture c ends (keep: with its graph) and frees its state: the
+ * graph's edit stamp moves on, and after a success with no other edit
+ * meanwhile the graph keeps the list of the nodes whose parameters the
+ * re-capture changed, for grGraphExecUpdate (graph.h, edits). */
+void gr__recapture_finish(gr_capture *c, bool keep);
 
 /* The tombstone of an ended capture's event mark, and its test. */
 static inline void *gr__capture_tombstone(uint64_t gen)

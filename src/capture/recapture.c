@@ -43,6 +43,7 @@ struct gr_recapture {
     struct grGraphNode_st **dirty;
     size_t ndirty, capdirty;
     bool lost;
+    uint64_t base; /* the graph's edit stamp at begin */
 };
 
 gr_recapture *gr__recapture_new(grGraph_t g, const grGraphRecaptureCallbackData *cb)
@@ -57,6 +58,7 @@ gr_recapture *gr__recapture_new(grGraph_t g, const grGraphRecaptureCallbackData 
     r->next = g->first;
     r->end_seq = g->next_seq;
     r->nnodes = g->nnodes;
+    r->base = g->edits;
     return r;
 }
 
@@ -442,7 +444,23 @@ bool gr__recapture_complete(gr_capture *c, char *msg, size_t size)
     return true;
 }
 
-void gr__recapture_commit(gr_capture *c)
+void gr__recapture_finish(gr_capture *c, bool keep)
 {
-    (void)c;
+    gr_recapture *r = c->recap;
+    grGraph_t g = c->graph;
+    bool listed = keep && !r->lost && g->edits == r->base;
+    gr__free(g->recap_dirty);
+    g->recap_dirty = NULL;
+    g->recap_ndirty = 0;
+    g->recap_edits = 0;
+    gr__graph_edited(g);
+    if (listed) {
+        g->recap_base = r->base;
+        g->recap_edits = g->edits;
+        g->recap_dirty = r->dirty;
+        g->recap_ndirty = r->ndirty;
+        r->dirty = NULL;
+    }
+    c->recap = NULL;
+    gr__recapture_free(r);
 }
