@@ -423,3 +423,140 @@ GR_TEST(recapture_multi_stream)
     CHECK_OK(grStreamDestroy(s1));
     CHECK_OK(grStreamDestroy(s));
 }
+
+/* grGraphExecUpdate after a re-capture writes only the nodes it changed
+ * when nothing else changed the graph or the executable; each test below
+ * changes something else, which the update must still apply. */
+static void set_value(grGraphNode_t n, int *p, int v, grGraphExec_t e)
+{
+    void *args[2] = {&p, &v};
+    grKernelNodeParams kp = {set_kernel(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args, NULL};
+    if (e)
+        CHECK_OK(grGraphExecKernelNodeSetParams(e, n, &kp));
+    else
+        CHECK_OK(grGraphKernelNodeSetParams(n, &kp));
+}
+
+static void recapture_and_update(grStream_t s, grGraph_t g, grGraphExec_t e, int *out, const int *vals)
+{
+    grGraph_t g2;
+    grGraphExecUpdateResultInfo info;
+    CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, NULL));
+    code(s, out, vals, 3);
+    CHECK_OK(grStreamEndCapture(s, &g2));
+    CHECK_OK(grGraphExecUpdate(e, g, &info));
+    CHECK_EQ(info.result, grGraphExecUpdateSuccess);
+}
+
+static void check_run(grGraphExec_t e, grStream_t s, int *out, int a, int b, int c)
+{
+    memset(out, 0, 3 * sizeof *out);
+    run(e, s);
+    CHECK_EQ(out[0], a);
+    CHECK_EQ(out[1], b);
+    CHECK_EQ(out[2], c);
+}
+
+GR_TEST(recapture_update_restores_what_an_exec_setter_changed)
+{
+    grStream_t s = stream();
+    int out[3], vals[3] = {1, 2, 3}, vals2[3] = {1, 20, 3};
+    grGraph_t g = capture(s, out, vals, 3);
+    grGraphNode_t nodes[3];
+    size_t n = 3;
+    grGraphExec_t e;
+    CHECK_OK(grGraphGetNodes(g, nodes, &n));
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    set_value(nodes[0], &out[0], 100, e);
+    recapture_and_update(s, g, e, out, vals2);
+    check_run(e, s, out, 1, 20, 3);
+    /* And the next re-capture, with nothing else changed, still applies. */
+    int vals3[3] = {1, 21, 4};
+    recapture_and_update(s, g, e, out, vals3);
+    check_run(e, s, out, 1, 21, 4);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+}
+
+GR_TEST(recapture_update_applies_a_graph_setter_made_after_it)
+{
+    grStream_t s = stream();
+    int out[3], vals[3] = {1, 2, 3}, vals2[3] = {1, 20, 3};
+    grGraph_t g = capture(s, out, vals, 3), g2;
+    grGraphNode_t nodes[3];
+    size_t n = 3;
+    grGraphExec_t e;
+    grGraphExecUpdateResultInfo info;
+    CHECK_OK(grGraphGetNodes(g, nodes, &n));
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, NULL));
+    code(s, out, vals2, 3);
+    CHECK_OK(grStreamEndCapture(s, &g2));
+    set_value(nodes[2], &out[2], 30, NULL);
+    CHECK_OK(grGraphExecUpdate(e, g, &info));
+    check_run(e, s, out, 1, 20, 30);
+    /* A setter made before the re-capture, the executable not updated
+     * since: the re-capture's list does not cover it. */
+    set_value(nodes[0], &out[0], 10, NULL);
+    int vals3[3] = {10, 20, 31};
+    CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, NULL));
+    code(s, out, vals3, 3);
+    CHECK_OK(grStreamEndCapture(s, &g2));
+    CHECK_OK(grGraphExecUpdate(e, g, &info));
+    check_run(e, s, out, 10, 20, 31);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+}
+
+GR_TEST(recapture_update_after_an_update_from_another_graph)
+{
+    grStream_t s = stream();
+    int out[3], vals[3] = {1, 2, 3}, vals2[3] = {1, 20, 3}, other[3] = {7, 8, 9};
+    grGraph_t g = capture(s, out, vals, 3), h = capture(s, out, other, 3);
+    grGraphExec_t e;
+    grGraphExecUpdateResultInfo info;
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    CHECK_OK(grGraphExecUpdate(e, h, &info));
+    check_run(e, s, out, 7, 8, 9);
+    recapture_and_update(s, g, e, out, vals2);
+    check_run(e, s, out, 1, 20, 3);
+    /* Two re-captures, one update: both changes. */
+    grGraph_t g2;
+    int a[3] = {5, 20, 3}, b[3] = {5, 20, 6};
+    CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, NULL));
+    code(s, out, a, 3);
+    CHECK_OK(grStreamEndCapture(s, &g2));
+    recapture_and_update(s, g, e, out, b);
+    check_run(e, s, out, 5, 20, 6);
+    /* A failed re-capture that took a change before failing. */
+    int c[3] = {50, 20, 6};
+    CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, NULL));
+    code(s, out, c, 1);
+    CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &g2));
+    CHECK_OK(grGraphExecUpdate(e, g, &info));
+    check_run(e, s, out, 50, 20, 6);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grGraphDestroy(h));
+    CHECK_OK(grStreamDestroy(s));
+}
+
+/* An executable of another graph than the re-captured one updates from
+ * it by the full comparison. */
+GR_TEST(recapture_update_of_an_executable_of_a_clone)
+{
+    grStream_t s = stream();
+    int out[3], vals[3] = {1, 2, 3}, vals2[3] = {4, 5, 6};
+    grGraph_t g = capture(s, out, vals, 3), c;
+    grGraphExec_t e;
+    CHECK_OK(grGraphClone(&c, g));
+    CHECK_OK(grGraphInstantiate(&e, c, 0));
+    recapture_and_update(s, g, e, out, vals2);
+    check_run(e, s, out, 4, 5, 6);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(c));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+}
