@@ -112,7 +112,7 @@ grError_t gr__capture_invalidate(gr_capture *c, grError_t err, const char *msg)
     gr__capture_describe(c, d, sizeof d);
     snprintf(full, sizeof full, "%s; this invalidated %s: end it with grStreamEndCapture and capture again",
              msg, d);
-    gr__spin_lock(&c->lock);
+    gr__capture_lock(c);
     gr__capture_invalidate_locked(c, err, msg);
     gr__spin_unlock(&c->lock);
     return gr__fail(err, "%s", full);
@@ -230,6 +230,10 @@ static grError_t begin(const char *call, grStream_t stream, grGraph_t graph, con
     c->thread = gr__capture_thread_no();
     c->origin = s;
     c->recap = recap;
+    if (recap) { /* biased to this thread until another takes c->lock */
+        gr__barrier_setup();
+        atomic_init(&c->bias, gr__self_tag());
+    }
     atomic_init(&c->status, grStreamCaptureStatusActive);
     c->members[0].s = s;
     c->members[0].lane = gr__prov_lane_new(c->graph);
@@ -558,7 +562,7 @@ static grError_t capture_info(const char *call, grStream_t stream, grStreamCaptu
         *captureStatus_out = grStreamCaptureStatusNone;
         return grSuccess;
     }
-    gr__spin_lock(&c->lock);
+    gr__capture_lock(c);
     grStreamCaptureStatus st = (grStreamCaptureStatus)gr_load_relaxed(&c->status);
     *captureStatus_out = st;
     if (st == grStreamCaptureStatusActive) {
@@ -617,7 +621,7 @@ GR_API grError_t grStreamUpdateCaptureDependencies(grStream_t stream, grGraphNod
     c = gr_load_acquire(&s->capture);
     if (!c)
         return gr__fail(grErrorIllegalState, "%s: %s is not capturing", call, GR_STREAM_NAME(s));
-    gr__spin_lock(&c->lock);
+    gr__capture_lock(c);
     if (gr_load_relaxed(&c->status) != grStreamCaptureStatusActive) {
         gr__spin_unlock(&c->lock);
         return gr__capture_fail_invalidated(call, c, s);

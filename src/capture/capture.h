@@ -13,6 +13,8 @@
 
 #include "../graph/graph.h"
 #include "../backend/backend.h"
+#include "../backend/plan.h"
+#include "../core/barrier.h"
 
 /* Records one operation issued to capturing stream s as a node of the
  * capture's graph, depending on the stream's current capture dependencies.
@@ -184,9 +186,28 @@ struct gr_capture {
      * operations match the graph's nodes instead of adding nodes.
      * Immutable from begin to end. */
     struct gr_recapture *recap;
+    /* The bias of a re-capture (recapture.c): the tag (gr__self_tag) of
+     * the thread that began it, which then matches its operations
+     * without taking 'lock', setting 'bias_busy' around each match with a
+     * plain store; 0 once any other thread took 'lock' (gr__capture_lock
+     * cleared it, issued the heavy barrier and waited for bias_busy to
+     * drop: core/barrier.h's pairing), and for every other capture. */
+    _Atomic uintptr_t bias;
+    _Atomic uint32_t bias_busy;
     /* Registry of captures in progress, guarded by the registry lock. */
     gr_capture *reg_next, *reg_prev;
 };
+
+/* Takes c->lock (released with gr__spin_unlock): every writer of c's
+ * members, events and graph but a re-capture's own thread on its biased
+ * path takes it so, which ends that bias first. */
+void gr__capture_unbias(gr_capture *c);
+static inline void gr__capture_lock(gr_capture *c)
+{
+    gr__spin_lock(&c->lock);
+    if (GR_UNLIKELY(gr_load_relaxed(&c->bias) != 0))
+        gr__capture_unbias(c);
+}
 
 /* The calling thread's capture mode (grThreadExchangeStreamCaptureMode). */
 extern _Thread_local grStreamCaptureMode gr__tls_capture_mode;

@@ -218,6 +218,49 @@ static grGraphRecaptureStatus eligibility(const struct grGraphNode_st *n, const 
     }
 }
 
+/* ---------------------------------------------------------------- bias */
+
+/* Begins a match: without c->lock while c is biased to this thread (see
+ * gr_capture's bias), else under it. Returns whether biased. */
+static inline bool enter(gr_capture *c)
+{
+    uintptr_t me = gr__self_tag();
+    if (GR_LIKELY(gr_load_relaxed(&c->bias) == me)) {
+#if GR_TSAN
+        gr_exchange_seq_cst(&c->bias_busy, 1u); /* TSan models no membarrier */
+#else
+        gr_store_relaxed(&c->bias_busy, 1u);
+#endif
+        gr_barrier_light();
+        if (GR_LIKELY(gr_load_relaxed(&c->bias) == me))
+            return true;
+        gr_store_release(&c->bias_busy, 0u);
+    }
+    gr__capture_lock(c);
+    return false;
+}
+
+static inline void leave(gr_capture *c, bool biased)
+{
+    if (biased)
+        gr_store_release(&c->bias_busy, 0u);
+    else
+        gr__spin_unlock(&c->lock);
+}
+
+void gr__capture_unbias(gr_capture *c)
+{
+    uintptr_t b = gr_load_seq_cst(&c->bias);
+    /* The biased thread itself is between matches when it takes the lock. */
+    if (b == 0 || b == gr__self_tag())
+        return;
+    gr_store_seq_cst(&c->bias, (uintptr_t)0);
+    gr_barrier_heavy();
+    /* Pairs with the release of bias_busy: the last match is seen. */
+    while (gr_load_seq_cst(&c->bias_busy) != 0)
+        gr__cpu_relax();
+}
+
 static void drop(grGraphNodeType t, gr_node_params *p, gr_kattrs *ka)
 {
     gr__node_params_free(t, p);
@@ -274,10 +317,29 @@ static grError_t take(const char *call, gr_capture *c, gr_stream *s, struct grGr
     } else {
         gr__free(ka);
     }
-    gr__spin_lock(&c->lock);
+    bool biased = enter(c);
     note_dirty(r, n);
-    gr__spin_unlock(&c->lock);
+    leave(c, biased);
     return grSuccess;
+}
+
+/* memcmp(a, b, n) == 0, without a call for the usual argument sizes. */
+static inline bool same_bytes(const void *a, const void *b, size_t n)
+{
+    uint64_t x, y;
+    uint32_t u, v;
+    switch (n) {
+    case 8:
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        return x == y;
+    case 4:
+        memcpy(&u, a, 4);
+        memcpy(&v, b, 4);
+        return u == v;
+    default:
+        return memcmp(a, b, n) == 0;
+    }
 }
 
 /* True when a kernel launch 'in' from s with attributes attrs[0..nattrs)
@@ -295,17 +357,14 @@ static bool kernel_unchanged(gr_stream *s, const struct grGraphNode_st *n, const
         a->block.y != in->blockDim.y || a->block.z != in->blockDim.z)
         return false;
     for (int i = 0; i < k->nparams; i++)
-        if (memcmp(a->argv[i], in->kernelParams[i], k->sizes[i]) != 0)
+        if (!same_bytes(a->argv[i], in->kernelParams[i], k->sizes[i]))
             return false;
     if (n->kattrs != NULL)
         return false;
     for (unsigned i = 0; i < nattrs; i++)
         if ((gr__launch_attr_scope(attrs[i].id) & GR_ATTR_NODE) && attrs[i].id != grLaunchAttributeIgnore)
             return false;
-    gr__spin_lock(&s->alock);
-    int prio = s->priority;
-    gr__spin_unlock(&s->alock);
-    return prio == 0;
+    return gr_load_relaxed(&s->priority) == 0;
 }
 
 /* The pool reservation a captured allocation made (desc->alloc.dptr),
@@ -325,9 +384,9 @@ grError_t gr__recapture_record(const char *call, gr_capture *c, gr_stream *s, co
     gr_recapture *r = c->recap;
     grGraphNodeType t = desc->type;
     char msg[768];
-    gr__spin_lock(&c->lock);
+    bool biased = enter(c);
     if (GR_UNLIKELY(gr_load_relaxed(&c->status) != grStreamCaptureStatusActive)) {
-        gr__spin_unlock(&c->lock);
+        leave(c, biased);
         if (t == grGraphNodeTypeMemAlloc)
             release_reservation(desc);
         return gr__capture_fail_invalidated(call, c, s);
@@ -386,7 +445,7 @@ grError_t gr__recapture_record(const char *call, gr_capture *c, gr_stream *s, co
         m->edata = NULL;
     }
     m->wait_pending = false;
-    gr__spin_unlock(&c->lock);
+    leave(c, biased);
     if (GR_LIKELY(t == grGraphNodeTypeKernel) && kernel_unchanged(s, n, &desc->kernel, attrs, nattrs))
         return grSuccess;
     if (GR_UNLIKELY(t == grGraphNodeTypeMemAlloc || t == grGraphNodeTypeMemFree)) {
@@ -414,7 +473,7 @@ grError_t gr__recapture_record(const char *call, gr_capture *c, gr_stream *s, co
     }
     return take(call, c, s, n, desc, &p, ka);
 mismatch:
-    gr__spin_unlock(&c->lock);
+    leave(c, biased);
     if (t == grGraphNodeTypeMemAlloc)
         release_reservation(desc);
     return gr__capture_invalidate(c, grErrorStreamCaptureInvalidated, msg);

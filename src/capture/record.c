@@ -283,7 +283,7 @@ grError_t gr__capture_record_ex(const char *call, gr_stream *s, const grGraphNod
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory capturing a %s node on %s", call,
                         op_name(t), GR_STREAM_NAME(s));
     }
-    gr__spin_lock(&c->lock);
+    gr__capture_lock(c);
     if (GR_UNLIKELY(gr_load_relaxed(&c->status) != grStreamCaptureStatusActive)) {
         gr__spin_unlock(&c->lock);
         gr__node_params_free(t, &p);
@@ -355,7 +355,7 @@ grError_t gr__capture_event_record(const char *call, grEvent_t e, gr_stream *s)
     if (!ce)
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory recording event %p in a capture", call,
                         GR_PTR(e));
-    gr__spin_lock(&c->lock);
+    gr__capture_lock(c);
     if (gr_load_relaxed(&c->status) != grStreamCaptureStatusActive) {
         gr__spin_unlock(&c->lock);
         gr__free(ce);
@@ -459,7 +459,7 @@ static grError_t join(const char *call, gr_stream *s, grEvent_t e, gr_cap_event 
             return gr__fail(grErrorStreamCaptureUnsupported, "%s", msg);
         return gr__capture_invalidate(c, grErrorStreamCaptureUnsupported, msg);
     }
-    gr__spin_lock(&c->lock);
+    gr__capture_lock(c);
     if (gr_load_relaxed(&c->status) != grStreamCaptureStatusActive) {
         gr__spin_unlock(&c->lock);
         return gr__capture_fail_invalidated(call, c, s);
@@ -550,12 +550,12 @@ grError_t gr__capture_wait_event(const char *call, gr_stream *s, grEvent_t e)
         char msg2[512];
         snprintf(msg2, sizeof msg2, "%s: %s of another capture waited on event %p recorded in this one", call,
                  GR_STREAM_NAME(s), GR_PTR(e));
-        gr__spin_lock(&c2->lock);
+        gr__capture_lock(c2);
         gr__capture_invalidate_locked(c2, grErrorStreamCaptureMerge, msg2);
         gr__spin_unlock(&c2->lock);
         return gr__capture_invalidate(c, grErrorStreamCaptureMerge, msg);
     }
-    gr__spin_lock(&c->lock);
+    gr__capture_lock(c);
     gr_cap_member *m = gr__capture_member(c, s);
     bool ok = gr__capture_member_deps(m, gr__depset_nodes(&ce->deps), NULL, ce->deps.n, false);
     if (ok)
