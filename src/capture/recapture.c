@@ -74,7 +74,7 @@ void gr__recapture_free(gr_recapture *r)
 
 /* True if member m's current dependencies (with their pending edge data)
  * are exactly n's, in any order. Sets are small (a chain: one). */
-static bool same_deps(grGraph_t g, const gr_cap_member *m, const struct grGraphNode_st *n)
+static inline bool same_deps(grGraph_t g, const gr_cap_member *m, const struct grGraphNode_st *n)
 {
     static const grGraphEdgeData none;
     const grGraphNode_t *d = m->deps.heap ? m->deps.heap : m->deps.inl;
@@ -347,7 +347,7 @@ static inline bool same_bytes(const void *a, const void *b, size_t n)
  * stored form (no kernel reference taken, no packing): the common case
  * of a re-capture. False also where only the full comparison can tell
  * (n or the launch has attributes, the stream a priority). */
-static bool kernel_unchanged(gr_stream *s, const struct grGraphNode_st *n, const grKernelNodeParams *in,
+static inline bool kernel_unchanged(gr_stream *s, const struct grGraphNode_st *n, const grKernelNodeParams *in,
                              const grLaunchAttribute *attrs, unsigned nattrs)
 {
     const gr_kernel_params *a = &n->p.kernel;
@@ -378,12 +378,88 @@ static void release_reservation(const grGraphNodeParams *desc)
     gr__node_params_free(grGraphNodeTypeMemAlloc, &p);
 }
 
+/* Fails the re-capture at once: operation 'desc' issued to s (member m)
+ * does not match node n (NULL or made after the begin: past the graph's
+ * nodes). Entered as the match was (biased or locked), left here. */
+static GR_NOINLINE grError_t mismatch(const char *call, gr_capture *c, gr_stream *s, gr_cap_member *m,
+                                      struct grGraphNode_st *n, const grGraphNodeParams *desc, bool biased)
+{
+    gr_recapture *r = c->recap;
+    grGraphNodeType t = desc->type;
+    char msg[768];
+    if (n == NULL || n->seq >= r->end_seq)
+        snprintf(msg, sizeof msg,
+                 "%s: %s issued a %s operation, the re-capture's operation %zu, but graph %p had %zu nodes; a "
+                 "re-capture must make the graph's nodes again, in their creation order",
+                 call, GR_STREAM_NAME(s), gr__node_type_name(t), r->matched + 1, GR_PTR(c->graph), r->nnodes);
+    else if (n->type != t)
+        snprintf(msg, sizeof msg,
+                 "%s: %s issued a %s operation where the re-capture expects %s (operation %zu of %zu, in "
+                 "creation order); a re-capture must make the graph's nodes again, in their creation order",
+                 call, GR_STREAM_NAME(s), gr__node_type_name(t), gr__node_label(n), r->matched + 1, r->nnodes);
+    else if (!same_deps(c->graph, m, n))
+        snprintf(msg, sizeof msg,
+                 "%s: the %s operation issued to %s depends on %u node(s) where %s (operation %zu) depends on "
+                 "%zu, or on other nodes, or through other edge data; a re-capture cannot change the graph's "
+                 "topology",
+                 call, gr__node_type_name(t), GR_STREAM_NAME(s), m->deps.n, gr__node_label(n), r->matched + 1,
+                 n->ndeps);
+    else if (t == grGraphNodeTypeMemAlloc)
+        snprintf(msg, sizeof msg,
+                 "%s: %s allocates %zu bytes (with the pool properties given) where %s allocates %zu; a "
+                 "re-capture cannot change an allocation",
+                 call, GR_STREAM_NAME(s), desc->alloc.bytesize, gr__node_label(n), n->p.alloc.bytesize);
+    else
+        snprintf(msg, sizeof msg,
+                 "%s: %s frees %p where %s frees %p; a re-capture cannot change what a free node frees", call,
+                 GR_STREAM_NAME(s), desc->free.dptr, gr__node_label(n), n->p.free.dptr);
+    leave(c, biased);
+    if (t == grGraphNodeTypeMemAlloc)
+        release_reservation(desc);
+    return gr__capture_invalidate(c, grErrorStreamCaptureInvalidated, msg);
+}
+
+/* After n matched operation 'desc' but for its parameters, unless it is
+ * an unchanged kernel launch: allocations hand back the node's address;
+ * the others are compared in their stored form, and a difference goes
+ * to the callback. */
+static GR_NOINLINE grError_t matched_slow(const char *call, gr_capture *c, gr_stream *s,
+                                          struct grGraphNode_st *n, const grGraphNodeParams *desc,
+                                          const grLaunchAttribute *attrs, unsigned nattrs)
+{
+    grGraphNodeType t = desc->type;
+    if (t == grGraphNodeTypeMemAlloc || t == grGraphNodeTypeMemFree) {
+        /* The fresh reservation goes back, and the caller's descriptor
+         * (its own, pool.c) hands the node's address to the program: a
+         * graph's allocation keeps its address. */
+        if (t == grGraphNodeTypeMemAlloc) {
+            release_reservation(desc);
+            ((grGraphNodeParams *)(uintptr_t)desc)->alloc.dptr = n->p.alloc.dptr;
+        }
+        return grSuccess;
+    }
+    gr_node_params p;
+    bool oom = false;
+    gr_kattrs *ka = t == grGraphNodeTypeKernel ? gr__capture_attrs(s, attrs, nattrs, &oom) : NULL;
+    if (oom || !gr__capture_make_params(desc, &p)) {
+        char msg[512];
+        gr__free(ka);
+        snprintf(msg, sizeof msg, "%s: out of memory comparing the operation issued to %s with %s", call,
+                 GR_STREAM_NAME(s), gr__node_label(n));
+        return gr__capture_invalidate(c, grErrorMemoryAllocation, msg);
+    }
+    if (!differs(n, &p, ka)) {
+        drop(t, &p, ka);
+        return grSuccess;
+    }
+    return take(call, c, s, n, desc, &p, ka);
+}
+
 grError_t gr__recapture_record(const char *call, gr_capture *c, gr_stream *s, const grGraphNodeParams *desc,
                                const grLaunchAttribute *attrs, unsigned nattrs)
 {
     gr_recapture *r = c->recap;
     grGraphNodeType t = desc->type;
-    char msg[768];
     bool biased = enter(c);
     if (GR_UNLIKELY(gr_load_relaxed(&c->status) != grStreamCaptureStatusActive)) {
         leave(c, biased);
@@ -393,42 +469,10 @@ grError_t gr__recapture_record(const char *call, gr_capture *c, gr_stream *s, co
     }
     gr_cap_member *m = gr__capture_member(c, s);
     struct grGraphNode_st *n = r->next;
-    if (GR_UNLIKELY(n == NULL || n->seq >= r->end_seq)) {
-        snprintf(msg, sizeof msg,
-                 "%s: %s issued a %s operation, the re-capture's operation %zu, but graph %p had %zu nodes; a "
-                 "re-capture must make the graph's nodes again, in their creation order",
-                 call, GR_STREAM_NAME(s), gr__node_type_name(t), r->matched + 1, GR_PTR(c->graph), r->nnodes);
-        goto mismatch;
-    }
-    if (GR_UNLIKELY(n->type != t)) {
-        snprintf(msg, sizeof msg,
-                 "%s: %s issued a %s operation where the re-capture expects %s (operation %zu of %zu, in "
-                 "creation order); a re-capture must make the graph's nodes again, in their creation order",
-                 call, GR_STREAM_NAME(s), gr__node_type_name(t), gr__node_label(n), r->matched + 1, r->nnodes);
-        goto mismatch;
-    }
-    if (GR_UNLIKELY(!same_deps(c->graph, m, n))) {
-        snprintf(msg, sizeof msg,
-                 "%s: the %s operation issued to %s depends on %u node(s) where %s (operation %zu) depends on "
-                 "%zu, or on other nodes, or through other edge data; a re-capture cannot change the graph's "
-                 "topology",
-                 call, gr__node_type_name(t), GR_STREAM_NAME(s), m->deps.n, gr__node_label(n), r->matched + 1,
-                 n->ndeps);
-        goto mismatch;
-    }
-    if (GR_UNLIKELY(t == grGraphNodeTypeMemAlloc) && !same_alloc(n, &desc->alloc)) {
-        snprintf(msg, sizeof msg,
-                 "%s: %s allocates %zu bytes (with the pool properties given) where %s allocates %zu; a "
-                 "re-capture cannot change an allocation",
-                 call, GR_STREAM_NAME(s), desc->alloc.bytesize, gr__node_label(n), n->p.alloc.bytesize);
-        goto mismatch;
-    }
-    if (GR_UNLIKELY(t == grGraphNodeTypeMemFree) && n->p.free.dptr != desc->free.dptr) {
-        snprintf(msg, sizeof msg,
-                 "%s: %s frees %p where %s frees %p; a re-capture cannot change what a free node frees", call,
-                 GR_STREAM_NAME(s), desc->free.dptr, gr__node_label(n), n->p.free.dptr);
-        goto mismatch;
-    }
+    if (GR_UNLIKELY(n == NULL || n->seq >= r->end_seq || n->type != t || !same_deps(c->graph, m, n) ||
+                    (t == grGraphNodeTypeMemAlloc && !same_alloc(n, &desc->alloc)) ||
+                    (t == grGraphNodeTypeMemFree && n->p.free.dptr != desc->free.dptr)))
+        return mismatch(call, c, s, m, n, desc, biased);
     /* The topology matches: the stream moves past n, as past a new node. */
     r->next = n->next;
     r->matched++;
@@ -448,35 +492,7 @@ grError_t gr__recapture_record(const char *call, gr_capture *c, gr_stream *s, co
     leave(c, biased);
     if (GR_LIKELY(t == grGraphNodeTypeKernel) && kernel_unchanged(s, n, &desc->kernel, attrs, nattrs))
         return grSuccess;
-    if (GR_UNLIKELY(t == grGraphNodeTypeMemAlloc || t == grGraphNodeTypeMemFree)) {
-        /* The fresh reservation goes back, and the caller's descriptor
-         * (its own, pool.c) hands the node's address to the program: a
-         * graph's allocation keeps its address. */
-        if (t == grGraphNodeTypeMemAlloc) {
-            release_reservation(desc);
-            ((grGraphNodeParams *)(uintptr_t)desc)->alloc.dptr = n->p.alloc.dptr;
-        }
-        return grSuccess;
-    }
-    gr_node_params p;
-    bool oom = false;
-    gr_kattrs *ka = t == grGraphNodeTypeKernel ? gr__capture_attrs(s, attrs, nattrs, &oom) : NULL;
-    if (GR_UNLIKELY(oom || !gr__capture_make_params(desc, &p))) {
-        gr__free(ka);
-        snprintf(msg, sizeof msg, "%s: out of memory comparing the operation issued to %s with %s", call,
-                 GR_STREAM_NAME(s), gr__node_label(n));
-        return gr__capture_invalidate(c, grErrorMemoryAllocation, msg);
-    }
-    if (!differs(n, &p, ka)) {
-        drop(t, &p, ka);
-        return grSuccess;
-    }
-    return take(call, c, s, n, desc, &p, ka);
-mismatch:
-    leave(c, biased);
-    if (t == grGraphNodeTypeMemAlloc)
-        release_reservation(desc);
-    return gr__capture_invalidate(c, grErrorStreamCaptureInvalidated, msg);
+    return matched_slow(call, c, s, n, desc, attrs, nattrs);
 }
 
 /* ----------------------------------------------------------------- end */
