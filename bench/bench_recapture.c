@@ -79,7 +79,8 @@ static void measure(int n, int reps, int every, grStream_t s, figures *f)
         BU_CHECK(grGraphExecUpdate(e, g, &info));
         uint64_t t4 = bu_now_ns();
         if (g2 != g || info.result != grGraphExecUpdateSuccess) {
-            fprintf(stderr, "bench_recapture: the re-capture did not give back its graph, or the update failed\n");
+            fprintf(stderr,
+                    "bench_recapture: the re-capture did not give back its graph, or the update failed\n");
             exit(1);
         }
         ci[r] = (double)(t1 - t0);
@@ -149,9 +150,10 @@ int main(int argc, char **argv)
                      changed ? "one launch in 100 with a new argument" : "arguments unchanged", reps);
             bu_section(&figs, heading);
             const char *shape = changed ? "chain_k1pc" : "chain";
-            bu_fig(&figs, "capture_instantiate_ns", "capture + instantiate", shape, n, f.capture_inst_ns, "ns");
-            bu_fig(&figs, "recapture_apply_ns", "re-capture + grGraphExecUpdate", shape, n, f.recapture_apply_ns,
+            bu_fig(&figs, "capture_instantiate_ns", "capture + instantiate", shape, n, f.capture_inst_ns,
                    "ns");
+            bu_fig(&figs, "recapture_apply_ns", "re-capture + grGraphExecUpdate", shape, n,
+                   f.recapture_apply_ns, "ns");
             bu_fig(&figs, "recapture_ns", "re-capture alone (begin to end)", shape, n, f.recapture_ns, "ns");
             bu_fig(&figs, "apply_ns", "grGraphExecUpdate after it", shape, n, f.apply_ns, "ns");
             double ratio = f.recapture_apply_ns / f.capture_inst_ns;

@@ -143,7 +143,8 @@ static bool differs(const struct grGraphNode_st *n, const gr_node_params *p, con
     switch (n->type) {
     case grGraphNodeTypeKernel: {
         const gr_kernel_params *a = &n->p.kernel, *b = &p->kernel;
-        if (a->kernel != b->kernel || a->shmem != b->shmem || memcmp(&a->grid, &b->grid, sizeof a->grid) != 0 ||
+        if (a->kernel != b->kernel || a->shmem != b->shmem ||
+            memcmp(&a->grid, &b->grid, sizeof a->grid) != 0 ||
             memcmp(&a->block, &b->block, sizeof a->block) != 0)
             return true;
         if (a->kernel->argbytes && memcmp(a->argbuf, b->argbuf, a->kernel->argbytes) != 0)
@@ -188,7 +189,8 @@ static grGraphRecaptureStatus eligibility(const struct grGraphNode_st *n, const 
         bool was = gr__node_cooperative(n) != 0;
         bool now = ka && (ka->set & (1u << grLaunchAttributeCooperative)) &&
                    ka->v[grLaunchAttributeCooperative].cooperative != 0;
-        return was == now ? grGraphRecaptureStatusEligibleForUpdate : grGraphRecaptureStatusIneligibleForUpdate;
+        return was == now ? grGraphRecaptureStatusEligibleForUpdate
+                          : grGraphRecaptureStatusIneligibleForUpdate;
     }
     case grGraphNodeTypeMemcpy: {
         const gr_memcpy_node *a = &n->p.memcpy, *b = &p->memcpy;
@@ -302,10 +304,11 @@ static grError_t take(const char *call, gr_capture *c, gr_stream *s, struct grGr
         if (ret != grSuccess) {
             char msg[512];
             drop(t, p, ka);
-            snprintf(msg, sizeof msg,
-                     "%s: the re-capture callback returned %d (%s) for the new parameters of %s, issued to %s; "
-                     "the node keeps its parameters",
-                     call, (int)ret, grGetErrorName(ret), gr__node_label(n), GR_STREAM_NAME(s));
+            snprintf(
+                msg, sizeof msg,
+                "%s: the re-capture callback returned %d (%s) for the new parameters of %s, issued to %s; "
+                "the node keeps its parameters",
+                call, (int)ret, grGetErrorName(ret), gr__node_label(n), GR_STREAM_NAME(s));
             return gr__capture_invalidate(c, ret, msg);
         }
     }
@@ -347,8 +350,9 @@ static inline bool same_bytes(const void *a, const void *b, size_t n)
  * stored form (no kernel reference taken, no packing): the common case
  * of a re-capture. False also where only the full comparison can tell
  * (n or the launch has attributes, the stream a priority). */
-static inline bool kernel_unchanged(gr_stream *s, const struct grGraphNode_st *n, const grKernelNodeParams *in,
-                             const grLaunchAttribute *attrs, unsigned nattrs)
+static inline bool kernel_unchanged(gr_stream *s, const struct grGraphNode_st *n,
+                                    const grKernelNodeParams *in, const grLaunchAttribute *attrs,
+                                    unsigned nattrs)
 {
     const gr_kernel_params *a = &n->p.kernel;
     grKernel_t k = in->func;
@@ -388,22 +392,25 @@ static GR_NOINLINE grError_t mismatch(const char *call, gr_capture *c, gr_stream
     grGraphNodeType t = desc->type;
     char msg[768];
     if (n == NULL || n->seq >= r->end_seq)
-        snprintf(msg, sizeof msg,
-                 "%s: %s issued a %s operation, the re-capture's operation %zu, but graph %p had %zu nodes; a "
-                 "re-capture must make the graph's nodes again, in their creation order",
-                 call, GR_STREAM_NAME(s), gr__node_type_name(t), r->matched + 1, GR_PTR(c->graph), r->nnodes);
+        snprintf(
+            msg, sizeof msg,
+            "%s: %s issued a %s operation, the re-capture's operation %zu, but graph %p had %zu nodes; a "
+            "re-capture must make the graph's nodes again, in their creation order",
+            call, GR_STREAM_NAME(s), gr__node_type_name(t), r->matched + 1, GR_PTR(c->graph), r->nnodes);
     else if (n->type != t)
         snprintf(msg, sizeof msg,
                  "%s: %s issued a %s operation where the re-capture expects %s (operation %zu of %zu, in "
                  "creation order); a re-capture must make the graph's nodes again, in their creation order",
-                 call, GR_STREAM_NAME(s), gr__node_type_name(t), gr__node_label(n), r->matched + 1, r->nnodes);
+                 call, GR_STREAM_NAME(s), gr__node_type_name(t), gr__node_label(n), r->matched + 1,
+                 r->nnodes);
     else if (!same_deps(c->graph, m, n))
-        snprintf(msg, sizeof msg,
-                 "%s: the %s operation issued to %s depends on %u node(s) where %s (operation %zu) depends on "
-                 "%zu, or on other nodes, or through other edge data; a re-capture cannot change the graph's "
-                 "topology",
-                 call, gr__node_type_name(t), GR_STREAM_NAME(s), m->deps.n, gr__node_label(n), r->matched + 1,
-                 n->ndeps);
+        snprintf(
+            msg, sizeof msg,
+            "%s: the %s operation issued to %s depends on %u node(s) where %s (operation %zu) depends on "
+            "%zu, or on other nodes, or through other edge data; a re-capture cannot change the graph's "
+            "topology",
+            call, gr__node_type_name(t), GR_STREAM_NAME(s), m->deps.n, gr__node_label(n), r->matched + 1,
+            n->ndeps);
     else if (t == grGraphNodeTypeMemAlloc)
         snprintf(msg, sizeof msg,
                  "%s: %s allocates %zu bytes (with the pool properties given) where %s allocates %zu; a "
@@ -503,10 +510,11 @@ bool gr__recapture_complete(gr_capture *c, char *msg, size_t size)
     grGraph_t g = c->graph;
     struct grGraphNode_st *n = r->next;
     if (n && n->seq < r->end_seq) {
-        snprintf(msg, size,
-                 "the re-capture made %zu operations but graph %p had %zu nodes; the first node not made again "
-                 "is %s",
-                 r->matched, GR_PTR(g), r->nnodes, gr__node_label(n));
+        snprintf(
+            msg, size,
+            "the re-capture made %zu operations but graph %p had %zu nodes; the first node not made again "
+            "is %s",
+            r->matched, GR_PTR(g), r->nnodes, gr__node_label(n));
         return false;
     }
     if (g->last && g->last->seq >= r->end_seq) {

@@ -864,30 +864,32 @@ static bool check_top(upd *u)
     return true;
 }
 
-static void note_new_values(grGraphExec_t e, grGraph_t g);
-
-/* The re-capture path (graph.h, edits): when e holds the values of g at
- * the edit stamp a re-capture of g began from (or at g's stamp now), and
- * no other change of g or e came since, only the nodes the re-capture
- * listed can differ: they are checked and written as the full path
- * would, and no other node is read. Returns 0 where it does not apply
- * (then the full path runs, with u as it found it), 1 when done, -1 when
- * refused (u->result and the detail set). On the CPU only, without
- * graph memory, conditional nodes or user objects. */
+/* The re-capture path (graph.h, edits): when g's last change was a
+ * re-capture, e holds the values of g at the edit stamp that re-capture
+ * began from (or at g's stamp now), and no other change of e came since,
+ * only the nodes the re-capture listed can differ: they are checked and
+ * written as the full path would, and no other node is read. Returns 0
+ * where it does not apply (then the full path runs, with u as it found
+ * it), 1 when done, -1 when refused (u->result and the detail set). On
+ * the CPU only, without graph memory or user objects. */
 static int update_listed(upd *u, grGraph_t g)
 {
     grGraphExec_t e = u->exec;
     size_t k;
-    if (e->src_uid != g->uid || e->writes != e->sync_writes + 1)
+    /* g's last change was a re-capture, which matched every node with a
+     * captured operation: g holds no child graph or conditional node
+     * (whose bodies change without moving g's stamp), and neither does e,
+     * whose nodes are g's. */
+    if (e->src_uid != g->uid || e->writes != e->sync_writes + 1 || g->recap_edits == 0 ||
+        g->recap_edits != g->edits)
         return 0;
     if (e->sync_edits == g->edits)
-        k = 0;
-    else if (g->recap_edits != 0 && g->recap_edits == g->edits && g->recap_base == e->sync_edits)
+        k = 0; /* updated from g since */
+    else if (e->sync_edits == g->recap_base)
         k = g->recap_ndirty;
     else
         return 0;
-    if (e->gpu || (e->flags & GR_EXEC_GRAPHMEM) || device_checks_apply(e) || e->urefs || g->urefs.n ||
-        gr__exec_has_cond(e))
+    if (e->gpu || (e->flags & GR_EXEC_GRAPHMEM) || device_checks_apply(e) || e->urefs || g->urefs.n)
         return 0;
     /* The lookups first (the table may have to be built): a failure
      * leaves nothing to undo. */
@@ -911,8 +913,12 @@ static int update_listed(upd *u, grGraph_t g)
         struct grGraphNode_st *n = g->recap_dirty[i];
         apply(u, &e->plan.nodes[e->orig[n->scratch - 1].pindex], n);
     }
+    /* note_new_values without its walk: a re-captured graph holds no
+     * child graph, so its own birth is the oldest of its values'. */
+    if (k && g->born_gen < e->baked_gen)
+        e->baked_gen = g->born_gen;
     if (k)
-        note_new_values(e, g);
+        gr_store_relaxed(&e->plan.range_gen, 0);
     return 1;
 }
 
