@@ -6,6 +6,7 @@
  * refused and change nothing; forked streams re-capture too. */
 #include "test.h"
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -558,5 +559,70 @@ GR_TEST(recapture_update_of_an_executable_of_a_clone)
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(c));
     CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+}
+
+/* Work from another thread on a stream that joined the re-capture: that
+ * thread takes the capture's lock, which ends the beginning thread's
+ * lock-free matching; both go on matching, in the graph's order. */
+typedef struct other_args {
+    grStream_t s1;
+    grEvent_t fork, join;
+    int *out;
+    int v;
+} other_args;
+
+static void *other_thread(void *p)
+{
+    other_args *a = p;
+    CHECK_OK(grStreamWaitEvent(a->s1, a->fork, 0));
+    CHECK_OK(launch_set(a->s1, &a->out[1], a->v));
+    CHECK_OK(grEventRecord(a->join, a->s1));
+    return NULL;
+}
+
+static void two_threads(grStream_t s, other_args *a, int v0, int v1, int v2)
+{
+    pthread_t t;
+    a->v = v1;
+    CHECK_OK(launch_set(s, &a->out[0], v0));
+    CHECK_OK(grEventRecord(a->fork, s));
+    CHECK(pthread_create(&t, NULL, other_thread, a) == 0);
+    CHECK(pthread_join(t, NULL) == 0);
+    CHECK_OK(grStreamWaitEvent(s, a->join, 0));
+    CHECK_OK(launch_set(s, &a->out[2], v2));
+}
+
+GR_TEST(recapture_with_work_from_another_thread)
+{
+    grStream_t s = stream();
+    other_args a = {stream(), NULL, NULL, NULL, 0};
+    int out[3] = {0};
+    grGraph_t g, g2;
+    grGraphExec_t e;
+    grGraphExecUpdateResultInfo info;
+    a.out = out;
+    CHECK_OK(grEventCreateWithFlags(&a.fork, grEventDisableTiming));
+    CHECK_OK(grEventCreateWithFlags(&a.join, grEventDisableTiming));
+    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeRelaxed));
+    two_threads(s, &a, 1, 2, 3);
+    CHECK_OK(grStreamEndCapture(s, &g));
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    for (int r = 0; r < 3; r++) {
+        CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeRelaxed, g, NULL));
+        two_threads(s, &a, 10 + r, 20 + r, 30 + r);
+        CHECK_OK(grStreamEndCapture(s, &g2));
+        CHECK_OK(grGraphExecUpdate(e, g, &info));
+        run(e, s);
+        CHECK_EQ(out[0], 10 + r);
+        CHECK_EQ(out[1], 20 + r);
+        CHECK_EQ(out[2], 30 + r);
+    }
+    CHECK_EQ(node_count(g), 3);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grEventDestroy(a.fork));
+    CHECK_OK(grEventDestroy(a.join));
+    CHECK_OK(grStreamDestroy(a.s1));
     CHECK_OK(grStreamDestroy(s));
 }
