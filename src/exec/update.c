@@ -870,9 +870,10 @@ static bool check_top(upd *u)
  * only the nodes the re-capture listed can differ: they are checked and
  * written as the full path would, and no other node is read. Returns 0
  * where it does not apply (then the full path runs, with u as it found
- * it), 1 when done, -1 when refused (u->result and the detail set). On
- * the CPU only, without graph memory or user objects. */
-static int update_listed(upd *u, grGraph_t g)
+ * it), 1 when done, -1 when refused (u->result and the detail set), -2
+ * on a device check's error (*err, the detail set). On the CPU only,
+ * without graph memory or user objects. */
+static int update_listed(const char *call, upd *u, grGraph_t g, grError_t *err)
 {
     grGraphExec_t e = u->exec;
     size_t k;
@@ -889,7 +890,7 @@ static int update_listed(upd *u, grGraph_t g)
         k = g->recap_ndirty;
     else
         return 0;
-    if (e->gpu || (e->flags & GR_EXEC_GRAPHMEM) || device_checks_apply(e) || e->urefs || g->urefs.n)
+    if (e->gpu || (e->flags & GR_EXEC_GRAPHMEM) || e->urefs || g->urefs.n)
         return 0;
     /* The lookups first (the table may have to be built): a failure
      * leaves nothing to undo. */
@@ -908,6 +909,11 @@ static int update_listed(upd *u, grGraph_t g)
         if (!check_params(u, &e->plan.nodes[e->orig[o].pindex], n))
             return -1;
     }
+    /* A CPU executable where GPUs are in use: the memory its changed
+     * nodes reach, as the full path checks every node's. */
+    for (size_t i = 0; i < k && device_checks_apply(e); i++)
+        if ((*err = device_check(call, e, g->recap_dirty[i])))
+            return -2;
     install_blocks(u);
     for (size_t i = 0; i < k; i++) {
         struct grGraphNode_st *n = g->recap_dirty[i];
@@ -973,7 +979,12 @@ GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
     /* The checks compare against the plan, which setters on other threads
      * may write: it stays put from here to the end. */
     gr__exec_write_begin(hGraphExec);
-    int listed = update_listed(&u, hGraph);
+    int listed = update_listed(call, &u, hGraph, &err);
+    if (listed == -2) {
+        gr__exec_write_end(hGraphExec);
+        upd_free(&u);
+        return err;
+    }
     if (listed > 0) {
         hGraphExec->sync_edits = hGraph->edits;
         hGraphExec->sync_writes = hGraphExec->writes;
