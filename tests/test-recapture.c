@@ -5,6 +5,7 @@
  * mismatches fail at once and invalidate the capture; bad arguments are
  * refused and change nothing; forked streams re-capture too. */
 #include "test.h"
+#include "gpu-ptx.h"
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -625,4 +626,103 @@ GR_TEST(recapture_with_work_from_another_thread)
     CHECK_OK(grEventDestroy(a.join));
     CHECK_OK(grStreamDestroy(a.s1));
     CHECK_OK(grStreamDestroy(s));
+}
+
+/* On each device: a memset, K kernels adding v[i] to every element, a copy
+ * back, captured on the device's stream; re-captured with other values
+ * and applied with grGraphExecUpdate (on a GPU, the full update path
+ * lowers the changes to the driver's executable). The GPU half needs a
+ * GPU and is skipped where there is none. */
+enum {
+    DEV_N = 1000,
+    DEV_BLOCK = 128,
+    DEV_K = 8
+};
+
+static void add_all_cpu(const grKernelCtx *ctx, void **args)
+{
+    unsigned *p = *(unsigned **)args[0], v = *(unsigned *)args[1], n = *(unsigned *)args[2];
+    GR_FOR_THREADS(ctx, tx, ty, tz)
+    {
+        size_t i = GR_GLOBAL_X(ctx, tx);
+        if (i < n)
+            p[i] += v;
+    }
+}
+
+static void dev_code(grStream_t s, grKernel_t add, unsigned *d, unsigned *h, const unsigned *v)
+{
+    unsigned n = DEV_N;
+    CHECK_OK(grMemsetAsync(d, 0, DEV_N * sizeof *d, s));
+    for (int i = 0; i < DEV_K; i++) {
+        void *args[] = {&d, (void *)&v[i], &n};
+        CHECK_OK(grLaunchKernel(add, GR_DIM3((DEV_N + DEV_BLOCK - 1) / DEV_BLOCK, 1, 1),
+                                GR_DIM3(DEV_BLOCK, 1, 1), args, 0, s));
+    }
+    CHECK_OK(grMemcpyAsync(h, d, DEV_N * sizeof *d, grMemcpyDeviceToHost, s));
+}
+
+static void dev_expect(grGraphExec_t e, grStream_t s, const unsigned *h, unsigned want)
+{
+    CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    for (unsigned i = 0; i < DEV_N; i++)
+        if (h[i] != want)
+            GR_TEST_FAIL_("element %u is %u, expected %u", i, h[i], want);
+}
+
+static void recapture_on_device(int gpu)
+{
+    gr_test_device_or_skip(gpu);
+    size_t sizes[] = {sizeof(unsigned *), sizeof(unsigned), sizeof(unsigned)};
+    grKernel_t add;
+    unsigned *d, *h;
+    grStream_t s;
+    grGraph_t g, g2;
+    grGraphExec_t e;
+    grGraphExecUpdateResultInfo info;
+    unsigned v[DEV_K], sum = 0;
+    CHECK_OK(grKernelCreate(&add, add_all_cpu, "gr_test_add", 3, sizes));
+    if (gpu)
+        CHECK_OK(grKernelSetImage(add, gr_test_ptx, "gr_test_add"));
+    CHECK_OK(grMalloc((void **)&d, DEV_N * sizeof *d));
+    CHECK_OK(grMallocHost((void **)&h, DEV_N * sizeof *h));
+    CHECK_OK(grStreamCreate(&s));
+    for (int i = 0; i < DEV_K; i++)
+        sum += v[i] = 1;
+    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+    dev_code(s, add, d, h, v);
+    CHECK_OK(grStreamEndCapture(s, &g));
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    dev_expect(e, s, h, sum);
+    for (int r = 0; r < 3; r++) {
+        v[r] = 10 + (unsigned)r; /* one more node changes each round */
+        sum = 0;
+        for (int i = 0; i < DEV_K; i++)
+            sum += v[i];
+        CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, NULL));
+        dev_code(s, add, d, h, v);
+        CHECK_OK(grStreamEndCapture(s, &g2));
+        CHECK_PTR_EQ(g2, g);
+        CHECK_OK(grGraphExecUpdate(e, g, &info));
+        CHECK_EQ(info.result, grGraphExecUpdateSuccess);
+        dev_expect(e, s, h, sum);
+    }
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grFree(d));
+    CHECK_OK(grFreeHost(h));
+    CHECK_OK(grKernelDestroy(add));
+    CHECK_OK(grSetDevice(0));
+}
+
+GR_TEST(recapture_on_the_cpu_device_lowers_and_updates)
+{
+    recapture_on_device(0);
+}
+
+GR_TEST(recapture_on_a_gpu_lowers_and_updates)
+{
+    recapture_on_device(1);
 }
