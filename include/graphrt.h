@@ -3095,7 +3095,10 @@ GR_API grError_t grStreamBeginRecaptureToGraph(grStream_t stream, grStreamCaptur
  * by another thread; the capture ends, *pGraph = NULL),
  * grErrorStreamCaptureInvalidated (an illegal call invalidated the
  * capture; it ends, *pGraph = NULL, and the detail names the FIRST call
- * that invalidated it), grErrorStreamCaptureUnjoined (a stream that joined
+ * that invalidated it; also a re-capture that made fewer operations than
+ * its graph has nodes, or whose graph got a node by hand meanwhile,
+ * which is removed: see grStreamBeginRecaptureToGraph),
+ * grErrorStreamCaptureUnjoined (a stream that joined
  * has work the capturing stream never waited for; the capture ends,
  * *pGraph = NULL), grErrorMemoryAllocation (out of memory checking that
  * the forked streams were joined; the capture stays in progress); plus the
