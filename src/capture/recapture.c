@@ -474,7 +474,7 @@ grError_t gr__recapture_record(const char *call, gr_capture *c, gr_stream *s, co
             release_reservation(desc);
         return gr__capture_fail_invalidated(call, c, s);
     }
-    gr_cap_member *m = gr__capture_member(c, s);
+    gr_cap_member *m = GR_LIKELY(c->members[0].s == s) ? &c->members[0] : gr__capture_member(c, s);
     struct grGraphNode_st *n = r->next;
     if (GR_UNLIKELY(n == NULL || n->seq >= r->end_seq || n->type != t || !same_deps(c->graph, m, n) ||
                     (t == grGraphNodeTypeMemAlloc && !same_alloc(n, &desc->alloc)) ||
