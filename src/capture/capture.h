@@ -31,9 +31,15 @@
  *           external record or wait (grEventRecordExternal,
  *           grEventWaitExternal), the node holding the event;
  *   BatchMemOp  desc->memOp: count (> 0) operations, copied;
- *   Graph   (graph NULL: an executable launched by grGraphLaunch), MemAlloc,
- *           MemFree: refused, invalidating the capture.
- * Returns the error of an invalidated capture, with its detail. */
+ *   MemAlloc, MemFree  desc->alloc (its dptr reserved by the pool, the
+ *           node taking the reservation) / desc->free;
+ *   Graph   (graph NULL: an executable launched by grGraphLaunch):
+ *           refused, invalidating the capture.
+ * Returns the error of an invalidated capture, with its detail. In a
+ * re-capture (grStreamBeginRecaptureToGraph) a MemAlloc record that
+ * matches its node gives the reservation in desc->alloc.dptr back and
+ * writes the node's address there instead: desc is the caller's own
+ * descriptor (memory/pool.c), which hands that address to the program. */
 grError_t gr__capture_record(const char *call, gr_stream *s, const grGraphNodeParams *desc);
 
 /* gr__capture_record with launch attributes (grLaunchKernelExC, already

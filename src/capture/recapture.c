@@ -21,8 +21,12 @@
  *     or NULL: no node is matched twice;
  *   - the callback runs with no lock held; the node it names keeps its
  *     parameters until it returns grSuccess;
- *   - the unchanged path (the common one) allocates nothing and writes
- *     nothing to the node.
+ *   - the unchanged path (the common one) allocates nothing, writes
+ *     nothing to the node, and on the thread that began the re-capture
+ *     takes no lock (gr_capture's bias: enter/leave below);
+ *   - the graph's edit stamp moves when the re-capture ends, whatever
+ *     the end, and the list is kept only after a success with no other
+ *     edit of the graph during it (graph.h, edits).
  */
 #include "capture.h"
 
