@@ -3,7 +3,7 @@
 #   make demo          configure build/ (Release), build, run the pipeline demo
 #   make test          configure build/ (Release, -Werror), build, run the suite
 #   make bench         build and run graphrt's benchmarks, print their tables (BENCH_ARGS)
-#   make bench-grain   graphrt against oneTBB, Taskflow and OpenMP at task grains (bench/grain)
+#   make bench-grain   graphrt against oneTBB, Taskflow and OpenMP at task grains (GRAIN_ARGS)
 #   make install       build everything in build/, install it under PREFIX (default /usr/local)
 #   make soak          Release soak run (SOAK_SECONDS, SOAK_THREADS); soak-tsan under TSan
 #   make format-check  check the sources against .clang-format
@@ -27,7 +27,8 @@ CLANG_FORMAT ?= clang-format
 MAKEFLAGS += --no-print-directory
 
 FORMAT_SOURCES = $(wildcard include/*.h include/*.hpp src/*/*.c src/*/*.h src/*/*/*.c src/*/*/*.h tests/*.c tests/*.cpp tests/*.h \
-                            tests/*/*.c tests/*/*.h examples/*.c bench/*.c tools/*.c)
+                            tests/*/*.c tests/*/*.h examples/*.c bench/*.c bench/harness/*.h bench/grain/*.c tools/*.c \
+                            record/*.c record/*.h record/selftest/*.c record/selftest/*.h)
 
 .PHONY: all demo test bench bench-grain install soak soak-tsan format-check tidy layers clean help
 
@@ -51,23 +52,22 @@ test:
 	$(CMAKE) --build $(BUILD) --parallel $(JOBS)
 	./$(BUILD)/graphrt_tests
 
-# Builds the benchmarks in BUILD (the CMake target 'benchmarks': the list
-# GR_BENCHES of bench/CMakeLists.txt) and runs them all (bench/bench.sh
-# reads the same list): tables of what, parameters, figure and unit under a
-# machine line. BENCH_ARGS: --quick (shorter), --workers N, --json FILE
-# (JSON too), --csv (the raw lines instead of tables).
+# bench/run.sh is the benchmarks' one driver (bench/README.md). `make bench`
+# builds the benchmarks in BUILD (the CMake target 'benchmarks': the list
+# GR_BENCHES of bench/CMakeLists.txt) and runs them all: tables of what,
+# parameters, figure and unit under a machine line. BENCH_ARGS: --quick
+# (shorter), --workers N, --json FILE (JSON too), --csv (the raw lines
+# instead of tables).
 BENCH_ARGS ?=
 bench:
-	$(CMAKE) -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DGR_BUILD_BENCH=ON
-	$(CMAKE) --build $(BUILD) --parallel $(JOBS) --target benchmarks
-	bench/bench.sh --build $(BUILD) $(BENCH_ARGS)
+	JOBS=$(JOBS) CMAKE=$(CMAKE) bench/run.sh graphrt --build $(BUILD) $(BENCH_ARGS)
 
-# Builds graphrt and the peers it can (bench/grain/run.sh says how to get
-# them) in build-grain/, runs the sweep and prints the tables;
+# Builds graphrt and the peers it can (bench/run.sh says how to get them)
+# in build-grain/, runs the sweep and prints the tables;
 # GRAIN_ARGS=--quick for a short run, --json FILE for JSON too.
 GRAIN_ARGS ?=
 bench-grain:
-	bench/grain/run.sh $(GRAIN_ARGS)
+	JOBS=$(JOBS) CMAKE=$(CMAKE) bench/run.sh grain $(GRAIN_ARGS)
 
 # The soak run: threads x streams x captures x launches for SOAK_SECONDS,
 # every result checked; prints operations done and failures (exit 1 on any).

@@ -4,8 +4,9 @@
  * memory, and a 1,000,000-node chain.
  *
  * The shapes, the task body (bench_task), the validation and the timing loop
- * are peer-bench's (peers/common.h), so the rows compare row for row with
- * oneTBB, OpenMP, the toy pool and the sequential floor:
+ * are the harness's (harness/hr_peer.h), the peers' too, so the rows compare
+ * row for row with oneTBB, Taskflow, OpenMP, the toy pool and the sequential
+ * floor (bench/run.sh peers):
  *   build  = grGraphCreate + one kernel node per task (grid 1, block 1,
  *            the task index as an int argument, the shape's edges as
  *            pDependencies) + grGraphInstantiate
@@ -19,7 +20,7 @@
  * per shape) and a table of every other figure. With --csv: '# ' lines
  * describe the machine and parameters; CSV rows
  *   rt,threads,shape,param,tasks,build_ns,replay_med_ns,replay_min_ns,replay_p90_ns,reps
- * as the peers print them (bench/run.sh reads them); 'fig,' lines carry
+ * as the peers print them (bench/run.sh peers reads them); 'fig,' lines carry
  * every other figure
  *   fig,workers,name,shape,param,value,unit
  */
@@ -27,12 +28,9 @@
 
 #include <sys/mman.h>
 
-#define ANCH_ROW_HOOK record_row
-#define ANCH_ROW_CSV g_opts.csv
+#include "hr_peer.h"
+
 static bu_opts g_opts;
-static void record_row(const char *rt, int threads, const void *g, uint64_t build_ns, const uint64_t *t,
-                       int reps);
-#include "peers/common.h"
 
 /* ------------------------------------------------------------------ state */
 
@@ -48,10 +46,10 @@ typedef struct row {
 static row g_rows[64];
 static int g_nrows;
 
-static void record_row(const char *rt, int threads, const void *gv, uint64_t build_ns, const uint64_t *t,
-                       int reps)
+/* The harness's row hook: keeps the row for JSON and prints it as a table
+ * row. */
+static void record_row(const char *rt, int threads, const graph_t *g, uint64_t build_ns, const hr_stats *s)
 {
-    const graph_t *g = (const graph_t *)gv;
     row *r;
     if (g_nrows == (int)(sizeof g_rows / sizeof g_rows[0]))
         return;
@@ -61,11 +59,11 @@ static void record_row(const char *rt, int threads, const void *gv, uint64_t bui
     r->threads = threads;
     r->param = g->param;
     r->tasks = g->n;
-    r->reps = reps;
+    r->reps = s->reps;
     r->build_ns = build_ns;
-    r->med = t[reps / 2];
-    r->min = t[0];
-    r->p90 = t[(reps * 9) / 10];
+    r->med = s->med;
+    r->min = s->min;
+    r->p90 = s->p90;
     if (!g_opts.csv) {
         printf("  %-6s %8d %8d %14.1f %11.1f %9.1f %9.1f %8.2f %6d\n", r->shape, r->param, r->tasks,
                (double)r->build_ns / 1e3, (double)r->med / 1e3, (double)r->min / 1e3, (double)r->p90 / 1e3,
@@ -91,7 +89,8 @@ typedef struct gexec {
     uint64_t graph_ns, inst_ns, first_ns;
 } gexec;
 
-/* What the last destroyed handle measured, read after run_one returns. */
+/* What the last destroyed handle measured, read after hr_run_overhead
+ * returns. */
 static gexec g_last;
 
 /* Builds the graph of 'g' with argument (i + arg_offset) for task i. */
@@ -167,23 +166,27 @@ static void gr_replay(void *hh)
 
 /* The harness's loop, with the validation replay (the executable's first
  * launch) timed apart. */
-static void gr_loop(void *hh, int nwarm, int n, uint64_t *times, void (*hook)(int))
+static void gr_loop(void *hh, int validate, int nwarm, int n, uint64_t *times, void (*hook)(int))
 {
     gexec *h = (gexec *)hh;
     uint64_t t0;
     int i;
-    hook(0);
-    t0 = bu_now_ns();
-    replay(h->exec);
-    h->first_ns = bu_now_ns() - t0;
-    hook(1);
+    if (validate) {
+        hook(0);
+        t0 = bu_now_ns();
+        replay(h->exec);
+        h->first_ns = bu_now_ns() - t0;
+        hook(1);
+    }
     for (i = 0; i < nwarm; i++)
         replay(h->exec);
+    hr_loop_start();
     for (i = 0; i < n; i++) {
         t0 = bu_now_ns();
         replay(h->exec);
         times[i] = bu_now_ns() - t0;
     }
+    hr_loop_stop();
 }
 
 static void gr_destroy(void *hh)
@@ -214,8 +217,7 @@ static int g_nphases;
 static void run_shape(int workers, graph_t *g)
 {
     phases *p = &g_phases[g_nphases < 15 ? g_nphases++ : 15];
-    run_one(&gr_ops, NULL, workers, g);
-    g_count = NULL; /* freed by run_one */
+    hr_run_overhead(&gr_ops, NULL, workers, g);
     p->shape = g->shape;
     p->param = g->param;
     p->tasks = g->n;
@@ -252,7 +254,7 @@ static void counters_reset(int ntasks)
     g_count = (volatile unsigned *)calloc((size_t)ntasks, sizeof(unsigned));
     if (!g_count)
         exit(1);
-    g_validate = 0;
+    g_task_mode = 0;
 }
 
 static void counters_expect(const char *what, int lo, int hi, unsigned want)
@@ -580,6 +582,8 @@ int main(int argc, char **argv)
         }
     }
     quick = g_opts.quick;
+    hr_row_hook = record_row;
+    hr_row_csv = g_opts.csv;
     workers = bu_workers(g_opts.workers);
     g_figs.workers = workers;
     g_figs.csv = g_opts.csv;
@@ -592,6 +596,8 @@ int main(int argc, char **argv)
     } else if (shapes) {
         printf("\ngraph replays: build = graph build + grGraphInstantiate; replay = grGraphLaunch + "
                "grStreamSynchronize\n");
+        printf(
+            "  (lower is better: the median replay's ns per node; the peers' are in bench/run.sh peers)\n");
         printf("  %-6s %8s %8s %14s %11s %9s %9s %8s %6s\n", "shape", "param", "tasks", "build us",
                "replay us", "min us", "p90 us", "ns/node", "reps");
     }

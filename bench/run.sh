@@ -1,198 +1,428 @@
-#!/bin/sh
-# bench/run.sh - builds graphrt's benchmarks and the peer runtimes of
-# bench/peers, runs them all with 1 and 2 threads on the same machine in the
-# same run, and prints one table: per shape, ns per node of each runtime and
-# graphrt's speedup over the fastest peer. Writes everything to
-# build-bench/results.json. Needs nothing outside the repository: a peer whose
-# toolkit is missing (oneTBB, LLVM's OpenMP, clang) and cannot be installed
-# is left out, with a message, and its column prints "-".
+#!/usr/bin/env bash
+# bench/run.sh - the one driver of graphrt's benchmarks. Every table starts
+# with the machine (cores, CPU, kernel, compiler, graphrt's commit) and its
+# parameters, and says what is good in it. From anywhere:
 #
-# Usage: bench/run.sh [--quick]          (from anywhere; about 5 min on 2 cores)
-# Environment:
-#   PEER_BENCH_DIR  the peers' folder (default: bench/peers of the repository)
-#   BUILD_DIR       build folder (default: build-bench in the repository)
-#   THREADS         thread / worker counts (default: "1 2")
-#   NO_INSTALL=1    never call apt-get
-set -eu
+#   bench/run.sh graphrt [--build DIR] [--workers N] [--quick] [--csv] [--json FILE]
+#       graphrt's own benchmarks, the list GR_BENCHES of bench/CMakeLists.txt
+#       (built first, in DIR, default build/); `make bench` runs this.
+#   bench/run.sh [peers] [--quick]
+#       graphrt against the peer runtimes of bench/peers on the overhead
+#       shapes (empty tasks), 1 and 2 threads: ns per node of each runtime and
+#       graphrt's speedup over the fastest peer; build-bench/results.json.
+#   bench/run.sh grain [--quick] [--json FILE] [--out DIR]
+#       graphrt against oneTBB, Taskflow and OpenMP at task grains of 0 to
+#       100 us, and wide kernels against OpenMP's parallel for; in
+#       build-grain/; `make bench-grain` runs this.
+#   bench/run.sh ab NAME=DIR... [--quick]
+#       graphrt source trees (an older commit's copy, a patched tree) side by
+#       side on the grain shapes, in alternating rounds with the peers and the
+#       sequential floor; rows in build-ab/rows.csv, then their table
+#       (--quick: 2 rounds, grains 0 and 1, 20 ms a cell, no two-CPU rows).
+#   bench/run.sh cuda [--json FILE]
+#       graphrt on a GPU against the CUDA runtime (needs nvcc and a GPU).
+#
+# Environment: JOBS (compile jobs, default the cores), CC, CXX;
+#   peers: THREADS (default "1 2");
+#   grain: THREADS (default 1 2 4 8 16 up to the cores; --quick "1 <cores>"),
+#     GRAINS (0,1,5,20,100; --quick 0,1,20), SHAPES (chain,fan64,fan1024,rand,
+#     layered), GRAIN_BUDGET_MS (time per cell, 250; --quick 100), ROUNDS (1),
+#     WIDE_GRAINS (1,5,20), WIDE_BLOCKS (256,4096);
+#   ab: ROUNDS (3), GRAIN_BUDGET_MS (50), GRAINS (0,1,5,20), GRAINS2 (0,1,5 on
+#     CPUs 0-1 as a two-core machine; empty: none), THREADS ("16 4"), SHAPES;
+#   peers, grain, ab: TBB_ROOT (oneTBB outside the system), TASKFLOW_DIR
+#     (Taskflow's headers; grain clones the pinned release when allowed).
+# A peer whose toolkit is missing is left out, with a line saying so.
+set -euo pipefail
 
-root=$(cd "$(dirname "$0")/.." && pwd)
-build=${BUILD_DIR:-$root/build-bench}
-threads=${THREADS:-"1 2"}
-quick=""
-[ "${1:-}" = "--quick" ] && quick="--quick"
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/.." && pwd)
+cores=$(nproc 2>/dev/null || echo 2)
+jobs=${JOBS:-$cores}
+CC=${CC:-cc}
+CMAKE=${CMAKE:-cmake}
+CXX=${CXX:-c++}
+TASKFLOW_TAG=v4.1.0
+TASKFLOW_URL=https://github.com/taskflow/taskflow.git
 
 say() { printf '%s\n' "$*" >&2; }
+die() { say "bench/run.sh: $*"; exit 1; }
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
 
-# ------------------------------------------------------------ dependencies
-need=""
-for p in libtbb-dev libomp-dev; do
-    dpkg -s "$p" >/dev/null 2>&1 || need="$need $p"
-done
-command -v clang >/dev/null 2>&1 || need="$need clang"
-command -v cmake >/dev/null 2>&1 || need="$need cmake"
-command -v g++ >/dev/null 2>&1 || need="$need g++"
-if [ -n "$need" ]; then
-    if [ "${NO_INSTALL:-0}" != 1 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-        say "installing:$need"
-        apt-get update -qq >&2 || true
-        # shellcheck disable=SC2086
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $need >&2 \
-            || say "could not install:$need"
-    else
-        say "missing:$need (install them, e.g. apt-get install -y$need)"
-    fi
-    for t in cmake gcc; do
-        command -v $t >/dev/null 2>&1 || { say "$t is needed to build graphrt"; exit 1; }
+# Configures DIR (Release, benchmarks on) and builds the targets named.
+build_graphrt() { # dir target...
+    local dir=$1
+    shift
+    mkdir -p "$dir"
+    "$CMAKE" -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DGR_BUILD_BENCH=ON >"$dir/cmake.log" 2>&1 ||
+        { cat "$dir/cmake.log" >&2; die "configuring $dir failed"; }
+    "$CMAKE" --build "$dir" --parallel "$jobs" --target "$@" >"$dir/build.log" 2>&1 ||
+        { tail -40 "$dir/build.log" >&2; die "building $* in $dir failed"; }
+}
+
+# Builds the peers of bench/peers into DIR; those that fail are left out.
+build_peers() { # dir
+    local out=$1 p missing=""
+    mkdir -p "$out"
+    make -s -k -C "$here/peers" OUT="$out" CC="$CC" CXX="$CXX" \
+        ${TASKFLOW_DIR:+TASKFLOW_DIR="$TASKFLOW_DIR"} ${TBB_ROOT:+TBB_ROOT="$TBB_ROOT"} all \
+        >"$out/build.log" 2>&1 || true
+    for p in seq toy gomp llvm_omp tbb taskflow; do
+        [ -x "$out/bench_$p" ] && continue
+        case $p in
+        tbb) missing="$missing; oneTBB (apt-get install libtbb-dev, or TBB_ROOT)" ;;
+        llvm_omp) missing="$missing; LLVM's OpenMP (apt-get install clang libomp-dev)" ;;
+        gomp) missing="$missing; gcc's OpenMP (gcc with -fopenmp)" ;;
+        taskflow) missing="$missing; Taskflow (its headers in TASKFLOW_DIR)" ;;
+        *) missing="$missing; $p" ;;
+        esac
     done
-    say "the peers that need what is missing are left out"
-fi
+    [ -z "$missing" ] || say "left out:${missing#;} (see $out/build.log)"
+}
 
-peer=${PEER_BENCH_DIR:-$root/bench/peers}
-if [ ! -f "$peer/common.h" ]; then
-    say "no peers in $peer (its common.h is missing): set PEER_BENCH_DIR to bench/peers"
-    exit 1
-fi
-
-# ------------------------------------------------------------------ build
-mkdir -p "$build"
-say "building graphrt benchmarks in $build"
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DGR_BUILD_BENCH=ON \
-      -DGR_BUILD_TESTS=OFF -DGR_BUILD_EXAMPLES=OFF >"$build/cmake.log" 2>&1 \
-    || { cat "$build/cmake.log" >&2; exit 1; }
-cmake --build "$build" -j2 --target bench_graph bench_eager >"$build/build.log" 2>&1 \
-    || { cat "$build/build.log" >&2; exit 1; }
-say "building peers from $peer in $build/peers"
-# -k: a peer whose toolkit is missing fails alone; run_peer leaves it out.
-make -s -k -C "$peer" OUT="$build/peers" all >"$build/peers.log" 2>&1 \
-    || say "some peers did not build (see $build/peers.log); they are left out"
-
-# -------------------------------------------------------------------- run
-rows=$build/rows.csv
-: >"$rows"
-{
-    echo "# cpu: $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //')"
-    echo "# cores: $(nproc) online"
+machine_lines() {
+    echo "# date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    echo "# commit: $(git -C "$root" describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)"
+    echo "# cpu: $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //'), $cores cores online"
     echo "# kernel: $(uname -srm)"
-    echo "# compilers: $(gcc --version | head -1); $(clang --version | head -1)"
-    echo "# threads: $threads"
-} | tee "$build/machine.txt"
+    echo "# cc: $($CC --version | head -1); c++: $($CXX --version | head -1)"
+}
 
-run_peer() { # name args...
-    n=$1; shift
-    if [ ! -x "$build/peers/$n" ]; then
-        say "leaving out $n: it did not build"
-        return 0
-    fi
-    say "running $n $*"
-    if ! "$build/peers/$n" "$@" >>"$rows"; then
-        say "warning: $n $* failed; its rows are missing"
+# ------------------------------------------------------------------ graphrt
+cmd_graphrt() {
+    local build=build workers="" json="" args=() b first=1
+    while [ $# -gt 0 ]; do
+        case $1 in
+        --build) build=$2; shift ;;
+        --build=*) build=${1#--build=} ;;
+        --workers) workers=$2; shift ;;
+        --workers=*) workers=${1#--workers=} ;;
+        --json) json=$2; shift ;;
+        --json=*) json=${1#--json=} ;;
+        --quick | --csv) args+=("$1") ;;
+        *) usage >&2; exit 1 ;;
+        esac
+        shift
+    done
+    case $build in /*) ;; *) build=$PWD/$build ;; esac
+    build_graphrt "$build" benchmarks
+    local benches
+    benches=$(cat "$build/bench/benches.txt")
+    parts=$(mktemp -d) # global: the EXIT trap reads it
+    trap 'rm -rf "$parts"' EXIT
+    for b in $benches; do
+        [ $first = 1 ] || echo
+        first=0
+        # shellcheck disable=SC2086
+        "$build/bench/$b" $workers ${args[@]+"${args[@]}"} ${json:+--json "$parts/$b.json"} ||
+            die "$b failed (exit $?)"
+    done
+    if [ -n "$json" ]; then
+        {
+            printf '{"benches": ['
+            local sep=""
+            for b in $benches; do
+                printf '%s\n' "$sep"
+                cat "$parts/$b.json"
+                sep=","
+            done
+            printf ']}\n'
+        } >"$json"
+        printf '\nwrote %s\n' "$json"
     fi
 }
-start=$(date +%s)
-run_peer bench_seq
-# shellcheck disable=SC2086
-run_peer bench_tbb default $threads
-# shellcheck disable=SC2086
-run_peer bench_tbb lightweight $threads
-# shellcheck disable=SC2086
-run_peer bench_gomp persist $threads
-# shellcheck disable=SC2086
-run_peer bench_llvm_omp persist $threads
-# shellcheck disable=SC2086
-run_peer bench_toy $threads
 
-for w in $threads; do
-    say "running bench_graph with $w worker(s)"
-    # shellcheck disable=SC2086
-    if ! GRAPHRT_WORKERS=$w "$build/bench/bench_graph" "$w" $quick --csv --json "$build/graph-w$w.json" \
-        >"$build/graph-w$w.txt"; then
-        say "warning: bench_graph with $w worker(s) failed; its figures are partial"
-        echo '{"failed": true}' >"$build/graph-w$w.json"
-    fi
-    grep '^graphrt,' "$build/graph-w$w.txt" >>"$rows" || true
-    say "running bench_eager with $w worker(s)"
-    # shellcheck disable=SC2086
-    if ! GRAPHRT_WORKERS=$w "$build/bench/bench_eager" "$w" $quick --csv --json "$build/eager-w$w.json" \
-        >"$build/eager-w$w.txt"; then
-        say "warning: bench_eager with $w worker(s) failed; its figures are partial"
-        echo '{"failed": true}' >"$build/eager-w$w.json"
-    fi
-done
-say "ran in $(( $(date +%s) - start )) s"
-
-# ------------------------------------------------------------------ table
-# ns per node = replay_med_ns / tasks. The fastest peer is the fastest
-# runtime other than graphrt and seq (seq is the sequential floor, one
-# thread calling every task in order, not a scheduler).
-rts="graphrt seq tbb_flow tbb_flow_lw gomp_persist llvm_omp_persist toy_pthread"
-awk -F, -v rts="$rts" -v json="$build/table.json" '
-    BEGIN { nrt = split(rts, rt, " ") }
-    /^#/ || NF < 10 { next }
-    {
-        key = $3 "," $4 "," $2
-        if (!(key in seen)) { seen[key] = 1; order[++nk] = key }
-        ns[key, $1] = $7 / $5
-    }
-    END {
-        printf "%-6s %8s %3s", "shape", "param", "thr"
-        for (i = 1; i <= nrt; i++) printf " %11s", rt[i]
-        printf " %16s %8s\n", "fastest_peer", "speedup"
-        printf "[" > json
-        for (k = 1; k <= nk; k++) {
-            split(order[k], f, ",")
-            best = ""; bestv = 0
-            for (i = 3; i <= nrt; i++)
-                if ((order[k], rt[i]) in ns && (best == "" || ns[order[k], rt[i]] < bestv)) {
-                    best = rt[i]; bestv = ns[order[k], rt[i]]
-                }
-            printf "%-6s %8s %3s", f[1], f[2], f[3]
-            printf "%s\n  {\"shape\": \"%s\", \"param\": %s, \"threads\": %s, \"ns_per_node\": {", \
-                (k > 1 ? "," : ""), f[1], f[2], f[3] > json
-            sep = ""
-            for (i = 1; i <= nrt; i++) {
-                if ((order[k], rt[i]) in ns) {
-                    printf " %11.1f", ns[order[k], rt[i]]
-                    printf "%s\"%s\": %.3f", sep, rt[i], ns[order[k], rt[i]] > json
-                    sep = ", "
-                } else printf " %11s", "-"
-            }
-            printf "}" > json
-            if (best != "" && (order[k], "graphrt") in ns && ns[order[k], "graphrt"] > 0) {
-                sp = bestv / ns[order[k], "graphrt"]
-                printf " %16s %7.2fx\n", best, sp
-                printf ", \"fastest_peer\": \"%s\", \"speedup_over_fastest_peer\": %.3f}", best, sp > json
-            } else {
-                printf " %16s %8s\n", (best == "" ? "-" : best), "-"
-                printf "}" > json
-            }
-        }
-        printf "\n]\n" > json
-    }' "$rows" | tee "$build/table.txt"
-
-echo
-echo "graphrt figures (fig,workers,name,shape,param,value,unit):"
-for w in $threads; do
-    grep -h '^fig,' "$build/graph-w$w.txt" "$build/eager-w$w.txt" || true
-done
-
-# ------------------------------------------------------------ results.json
-{
-    printf '{"machine": {'
-    printf '"cpu": "%s", ' "$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //; s/["\\]//g')"
-    printf '"cores": %s, "kernel": "%s"},\n' "$(nproc)" "$(uname -srm)"
-    printf '"threads": "%s",\n"rows": [' "$threads"
-    awk -F, '/^#/ || NF < 10 { next }
-        { printf "%s\n  {\"rt\": \"%s\", \"threads\": %s, \"shape\": \"%s\", \"param\": %s, \"tasks\": %s, \"build_ns\": %s, \"replay_med_ns\": %s, \"replay_min_ns\": %s, \"replay_p90_ns\": %s, \"reps\": %s}", \
-            (n++ ? "," : ""), $1, $2, $3, $4, $5, ($6 ~ /^-/ ? "null" : $6), $7, $8, $9, $10 }' "$rows"
-    printf '\n],\n"table": '
-    cat "$build/table.json"
-    printf ',\n"graphrt": {'
-    sep=""
-    for w in $threads; do
-        printf '%s\n"graph_w%s": ' "$sep" "$w"; cat "$build/graph-w$w.json"
-        printf ',\n"eager_w%s": ' "$w"; cat "$build/eager-w$w.json"
-        sep=","
+# -------------------------------------------------------------------- peers
+cmd_peers() {
+    local quick="" build=${BUILD_DIR:-$root/build-bench} threads=${THREADS:-"1 2"} w
+    while [ $# -gt 0 ]; do
+        case $1 in
+        --quick) quick=--quick ;;
+        *) usage >&2; exit 1 ;;
+        esac
+        shift
     done
-    printf '}\n}\n'
-} >"$build/results.json"
-say "wrote $build/results.json"
+    say "building graphrt's bench_graph in $build and the peers in $build/peers"
+    build_graphrt "$build" bench_graph
+    build_peers "$build/peers"
+    local rows=$build/rows.csv
+    : >"$rows"
+    { machine_lines; echo "# threads: $threads"; } | tee "$build/machine.txt"
+    run_peer() { # name args...
+        local n=$1
+        shift
+        [ -x "$build/peers/$n" ] || return 0
+        say "running $n $*"
+        "$build/peers/$n" "$@" >>"$rows" 2>/dev/null || say "warning: $n $* failed; its rows are missing"
+    }
+    local start
+    start=$(date +%s)
+    run_peer bench_seq
+    # shellcheck disable=SC2086
+    {
+        run_peer bench_tbb default $threads
+        run_peer bench_tbb lightweight $threads
+        run_peer bench_gomp persist $threads
+        run_peer bench_llvm_omp persist $threads
+        run_peer bench_taskflow $threads
+        run_peer bench_toy $threads
+    }
+    for w in $threads; do
+        say "running bench_graph with $w worker(s)"
+        # shellcheck disable=SC2086
+        GRAPHRT_WORKERS=$w "$build/bench/bench_graph" "$w" $quick --csv --no-extras \
+            --json "$build/graph-w$w.json" >"$build/graph-w$w.txt" ||
+            die "bench_graph with $w worker(s) failed"
+        grep '^graphrt,' "$build/graph-w$w.txt" >>"$rows" || true
+    done
+    say "ran in $(($(date +%s) - start)) s"
+    echo
+    echo "ns per node (median replay / tasks): lower is better; speedup = fastest peer / graphrt:" \
+        "above 1, graphrt faster (seq, one thread calling the tasks in order, is the floor, not a peer)"
+    local rts="graphrt seq tbb_flow tbb_flow_lw gomp_persist llvm_omp_persist taskflow toy_pthread"
+    awk -F, -v rts="$rts" -v json="$build/table.json" '
+        BEGIN { nrt = split(rts, rt, " ") }
+        /^#/ || NF != 10 { next }
+        {
+            key = $3 "," $4 "," $2
+            if (!(key in seen)) { seen[key] = 1; order[++nk] = key }
+            ns[key, $1] = $7 / $5
+        }
+        END {
+            printf "%-6s %8s %3s", "shape", "param", "thr"
+            for (i = 1; i <= nrt; i++) printf " %11s", rt[i]
+            printf " %16s %8s\n", "fastest_peer", "speedup"
+            printf "[" > json
+            for (k = 1; k <= nk; k++) {
+                split(order[k], f, ",")
+                best = ""; bestv = 0
+                for (i = 3; i <= nrt; i++)
+                    if ((order[k], rt[i]) in ns && (best == "" || ns[order[k], rt[i]] < bestv)) {
+                        best = rt[i]; bestv = ns[order[k], rt[i]]
+                    }
+                printf "%-6s %8s %3s", f[1], f[2], f[3]
+                printf "%s\n  {\"shape\": \"%s\", \"param\": %s, \"threads\": %s, \"ns_per_node\": {", \
+                    (k > 1 ? "," : ""), f[1], f[2], f[3] > json
+                sep = ""
+                for (i = 1; i <= nrt; i++) {
+                    if ((order[k], rt[i]) in ns) {
+                        printf " %11.1f", ns[order[k], rt[i]]
+                        printf "%s\"%s\": %.3f", sep, rt[i], ns[order[k], rt[i]] > json
+                        sep = ", "
+                    } else printf " %11s", "-"
+                }
+                printf "}" > json
+                if (best != "" && (order[k], "graphrt") in ns && ns[order[k], "graphrt"] > 0) {
+                    sp = bestv / ns[order[k], "graphrt"]
+                    printf " %16s %7.2fx\n", best, sp
+                    printf ", \"fastest_peer\": \"%s\", \"speedup_over_fastest_peer\": %.3f}", best, sp > json
+                } else {
+                    printf " %16s %8s\n", (best == "" ? "-" : best), "-"
+                    printf "}" > json
+                }
+            }
+            printf "\n]\n" > json
+        }' "$rows" | tee "$build/table.txt"
+    {
+        printf '{"machine": "%s",\n' "$(tr '\n' ' ' <"$build/machine.txt" | sed 's/["\\]//g')"
+        printf '"rows": ['
+        awk -F, '/^#/ || NF != 10 { next }
+            { printf "%s\n  {\"rt\": \"%s\", \"threads\": %s, \"shape\": \"%s\", \"param\": %s, \"tasks\": %s, \"build_ns\": %s, \"replay_med_ns\": %s, \"replay_min_ns\": %s, \"replay_p90_ns\": %s, \"reps\": %s}", \
+                (n++ ? "," : ""), $1, $2, $3, $4, $5, ($6 ~ /^-/ ? "null" : $6), $7, $8, $9, $10 }' "$rows"
+        printf '\n],\n"table": '
+        cat "$build/table.json"
+        printf '}\n'
+    } >"$build/results.json"
+    say "wrote $build/results.json"
+}
+
+# Taskflow's headers: TASKFLOW_DIR, else the pinned release cloned into DIR.
+taskflow_dir() { # build dir
+    local d=${TASKFLOW_DIR:-$1/taskflow-$TASKFLOW_TAG}
+    if [ ! -f "$d/taskflow/taskflow.hpp" ] && [ -z "${TASKFLOW_DIR:-}" ]; then
+        say "Taskflow $TASKFLOW_TAG: cloning $TASKFLOW_URL"
+        git clone --quiet --depth 1 --branch "$TASKFLOW_TAG" "$TASKFLOW_URL" "$d" >/dev/null 2>&1 || true
+    fi
+    echo "$d"
+}
+
+# -------------------------------------------------------------------- grain
+cmd_grain() {
+    local quick=0 json="" out="" t
+    while [ $# -gt 0 ]; do
+        case $1 in
+        --quick) quick=1 ;;
+        --json) json=$2; shift ;;
+        --out) out=$2; shift ;;
+        *) usage >&2; exit 1 ;;
+        esac
+        shift
+    done
+    if [ $quick = 1 ]; then
+        THREADS=${THREADS:-"1 $cores"}
+        GRAINS=${GRAINS:-0,1,20}
+        export GRAIN_BUDGET_MS=${GRAIN_BUDGET_MS:-100}
+    else
+        local dt=""
+        for t in 1 2 4 8 16; do [ "$t" -le "$cores" ] && dt="$dt $t"; done
+        THREADS=${THREADS:-$dt}
+        GRAINS=${GRAINS:-0,1,5,20,100}
+        export GRAIN_BUDGET_MS=${GRAIN_BUDGET_MS:-250}
+    fi
+    local shapes=${SHAPES:-chain,fan64,fan1024,rand,layered} rounds=${ROUNDS:-1}
+    local wg=${WIDE_GRAINS:-1,5,20} wb=${WIDE_BLOCKS:-256,4096}
+    local build=$root/build-grain
+    local res=${out:-$build/results} bin=$build/bin g=$build/graphrt
+    mkdir -p "$res" "$bin"
+    say "graphrt (Release) in $g, the peers in $bin"
+    build_graphrt "$g" grain_graphrt grain_wide
+    TASKFLOW_DIR=$(taskflow_dir "$build") build_peers "$bin"
+    local peers="" p
+    for p in gomp tbb taskflow; do [ -x "$bin/bench_$p" ] && peers="$peers $p"; done
+    {
+        machine_lines
+        echo "# peers: ${peers# }"
+        echo "# threads: $THREADS; grains (us): $GRAINS; shapes: $shapes; budget per cell:" \
+            "${GRAIN_BUDGET_MS} ms; rounds: $rounds"
+    } >"$res/machine.txt"
+    cat "$res/machine.txt" >&2
+    "$bin/bench_seq" --calibrate >"$res/calib.csv"
+    GRAIN_IPUS=$(sed -n 's/^ipus,\([^,]*\),.*/\1/p' "$res/calib.csv")
+    export GRAIN_IPUS
+    local csv=$res/sweep.csv
+    echo "rt,threads,shape,param,grain_us,tasks,build_ns,replay_med_ns,replay_min_ns,replay_p90_ns,replay_mean_ns,reps,cpu_ns_per_replay,eff_threads" >"$csv"
+    say "sweep: LCG steps per us $GRAIN_IPUS"
+    # Every runner once per round, the rounds in alternating order: the
+    # machine's speed drifts over a run (the same sequential work took 87-103
+    # us a task over one sweep of a 16-core host), and runtimes measured
+    # minutes apart would compare that drift. A cell is the median of its
+    # rounds (summarize.py).
+    grain_one() {
+        # shellcheck disable=SC2086
+        case $1 in
+        seq) "$bin/bench_seq" -g "$GRAINS" -s "$shapes" ;;
+        graphrt) for t in $THREADS; do GRAPHRT_WORKERS=$t "$g/bench/grain_graphrt" -g "$GRAINS" -s "$shapes" "$t"; done ;;
+        gomp) "$bin/bench_gomp" persist -g "$GRAINS" -s "$shapes" $THREADS ;;
+        tbb) "$bin/bench_tbb" default -g "$GRAINS" -s "$shapes" $THREADS ;;
+        taskflow) "$bin/bench_taskflow" -g "$GRAINS" -s "$shapes" $THREADS ;;
+        esac
+    }
+    local runners="seq graphrt$peers" r order n
+    for r in $(seq "$rounds"); do
+        order=$runners
+        # shellcheck disable=SC2086
+        [ $((r % 2)) = 0 ] && order=$(printf "%s\n" $runners | tac | tr '\n' ' ')
+        for n in $order; do
+            grain_one "$n" >>"$csv" 2>/dev/null
+            say "round $r: $n done"
+        done
+    done
+    # Wide kernels: one kernel of many blocks against OpenMP's parallel for.
+    "$g/bench/grain_wide" seq 1 -g "$wg" -b "$wb" >>"$csv" 2>/dev/null
+    for t in ${WIDE_THREADS:-$THREADS}; do
+        [ "$t" -gt 1 ] || continue
+        GRAPHRT_WORKERS=$t "$g/bench/grain_wide" graphrt "$t" -g "$wg" -b "$wb" >>"$csv" 2>/dev/null
+        [ ! -x "$bin/bench_gomp" ] || "$bin/bench_gomp" wide "$t" -g "$wg" -b "$wb" >>"$csv" 2>/dev/null
+    done
+    say "wide kernels done"
+    python3 "$here/grain/summarize.py" --machine "$res/machine.txt" ${json:+--json "$json"} "$csv"
+}
+
+# ----------------------------------------------------------------------- ab
+cmd_ab() {
+    local trees=() nd
+    for nd in "$@"; do
+        case $nd in
+        --quick) export ROUNDS=${ROUNDS:-2} GRAINS=${GRAINS:-0,1} GRAINS2=${GRAINS2-} GRAIN_BUDGET_MS=${GRAIN_BUDGET_MS:-20} ;;
+        *=*) trees+=("$nd") ;;
+        *) usage >&2; exit 1 ;;
+        esac
+    done
+    [ ${#trees[@]} -gt 0 ] || trees=("new=$root")
+    local B=${AB_BUILD:-$root/build-ab} names=() n d
+    mkdir -p "$B"
+    for nd in "${trees[@]}"; do
+        n=${nd%%=*}
+        d=$(cd "${nd#*=}" && pwd)
+        names+=("$n")
+        say "building $n from $d"
+        ("$CMAKE" -S "$d" -B "$B/b-$n" -DCMAKE_BUILD_TYPE=Release -DGR_BUILD_TESTS=OFF -DGR_BUILD_EXAMPLES=OFF \
+            -DGR_BUILD_BENCH=OFF >/dev/null && "$CMAKE" --build "$B/b-$n" --parallel "$jobs" --target graphrt >/dev/null &&
+            $CC -O2 -I"$d/include" -I"$here/harness" -DRT_NAME="\"$n\"" -o "$B/bench_$n" \
+                "$here/grain/bench_graphrt.c" "$B/b-$n/libgraphrt.a" -pthread -lm) || die "$n: build failed"
+    done
+    build_peers "$B/peers"
+    "$B/peers/bench_seq" --calibrate >"$B/calib.csv"
+    GRAIN_IPUS=$(sed -n 's/^ipus,\([^,]*\),.*/\1/p' "$B/calib.csv")
+    export GRAIN_IPUS GRAIN_BUDGET_MS=${GRAIN_BUDGET_MS:-50}
+    local S=${SHAPES:-chain,fan64,fan1024,rand,layered} G2=${GRAINS2-0,1,5} G=${GRAINS:-0,1,5,20}
+    local T=${THREADS:-16 4}
+    two() { taskset -c 0,1 "$@"; }
+    tag() { sed -u "s/^/$1,/"; }
+    # One runner's rows of round $2: "seq", a peer, or a tree's name; rows
+    # are prefixed with the round and "cores2" (CPUs 0 and 1, 2 threads) or
+    # "all" (every CPU, THREADS).
+    ab_one() {
+        local n=$1 r=$2 a=() t
+        case $n in
+        seq)
+            [ -z "$G2" ] || two "$B/peers/bench_seq" -g "$G2" -s "$S" | tag "$r,cores2"
+            "$B/peers/bench_seq" -g "$G" -s "$S" | tag "$r,all" ;;
+        taskflow | tbb | gomp)
+            [ "$n" = tbb ] && a=(default)
+            [ "$n" = gomp ] && a=(persist)
+            [ -z "$G2" ] || two "$B/peers/bench_$n" "${a[@]+"${a[@]}"}" -g "$G2" -s "$S" 2 | tag "$r,cores2"
+            # shellcheck disable=SC2086
+            "$B/peers/bench_$n" "${a[@]+"${a[@]}"}" -g "$G" -s "$S" $T | tag "$r,all" ;;
+        *)
+            [ -z "$G2" ] || GRAPHRT_WORKERS=2 two "$B/bench_$n" -g "$G2" -s "$S" 2 | tag "$r,cores2"
+            for t in $T; do GRAPHRT_WORKERS=$t "$B/bench_$n" -g "$G" -s "$S" "$t" | tag "$r,all"; done ;;
+        esac 2>/dev/null
+        say "round $r: $n done"
+    }
+    local runners=(seq) p r order
+    for p in taskflow tbb gomp; do [ -x "$B/peers/bench_$p" ] && runners+=("$p"); done
+    runners+=("${names[@]}")
+    machine_lines | tee "$B/machine.txt"
+    : >"$B/rows.csv"
+    for r in $(seq "${ROUNDS:-3}"); do
+        order=("${runners[@]}")
+        [ $((r % 2)) = 0 ] && mapfile -t order < <(printf "%s\n" "${runners[@]}" | tac)
+        for n in "${order[@]}"; do ab_one "$n" "$r" >>"$B/rows.csv"; done
+    done
+    say "rows in $B/rows.csv"
+    python3 "$here/grain/ab_table.py" "$B/rows.csv" "$(IFS=,; echo "${names[*]}")"
+}
+
+# --------------------------------------------------------------------- cuda
+cmd_cuda() {
+    local json="" B=$root/build-gpu-bench
+    [ "${1:-}" = --json ] && json=$2
+    local O=${OUTDIR:-$B}
+    local nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+    mkdir -p "$B" "$O"
+    "$nvcc" -O2 -o "$B/bench_native" "$here/cuda/bench_native.cu" -lcuda
+    build_graphrt "$B" bench_gpu
+    machine_lines
+    "$B/bench_native" ${json:+--json "$O/native.json"} | tee "$O/native.txt"
+    "$B/bench/cuda/bench_gpu" ${json:+--json "$O/graphrt.json"} | tee "$O/graphrt.txt"
+    echo
+    echo "ratio = graphrt / native: lower is better, below 1 graphrt is cheaper"
+    printf '%-24s %-10s %12s %12s %8s  %s\n' figure param native graphrt ratio unit
+    awk -F, 'FNR == NR { if ($1 == "native") v[$2 "," $3] = $4; next }
+             $1 == "graphrt" { k = $2 "," $3; if (k in v)
+                 printf "%-24s %-10s %12.1f %12.1f %8.2f  %s\n", $2, $3, v[k], $4, (v[k] > 0 ? $4 / v[k] : 0), $5 }' \
+        "$O/native.txt" "$O/graphrt.txt" | tee "$O/ratios.txt"
+    if [ -n "$json" ]; then
+        printf '{"native": %s, "graphrt": %s}\n' "$(cat "$O/native.json")" "$(cat "$O/graphrt.json")" >"$json"
+    fi
+}
+
+cmd=peers
+case ${1:-} in
+graphrt | peers | grain | ab | cuda) cmd=$1; shift ;;
+-h | --help | help) usage; exit 0 ;;
+"" | -*) ;;
+*) usage >&2; exit 1 ;;
+esac
+"cmd_$cmd" "$@"

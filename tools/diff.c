@@ -347,12 +347,12 @@ static const char *result_name(grGraphExecUpdateResult r)
     return "unknown";
 }
 
-static void put_node_json(size_t i)
+static void put_node_json(FILE *out, size_t i)
 {
     if (i == SIZE_MAX)
-        printf("null");
+        fprintf(out, "null");
     else
-        printf("\"n%zu\"", i);
+        fprintf(out, "\"n%zu\"", i);
 }
 
 int tool_diff(int argc, char **argv)
@@ -379,6 +379,11 @@ int tool_diff(int argc, char **argv)
         fputs(usage_diff, stderr);
         return TOOL_USAGE;
     }
+    return tool_diff_files(stdout, pa_path, pb_path, json);
+}
+
+int tool_diff_files(FILE *out, const char *pa_path, const char *pb_path, bool json)
+{
     grGraph_t ga, gb;
     if (!tool_load(pa_path, &ga, json))
         return TOOL_FAIL;
@@ -439,41 +444,41 @@ int tool_diff(int argc, char **argv)
     size_t enode = info.errorNode ? tool_node_index(&tb, info.errorNode) : SIZE_MAX;
     bool ok = err == grSuccess;
     if (json) {
-        printf("{\"a\": ");
-        tool_json_str(stdout, pa_path);
-        printf(", \"b\": ");
-        tool_json_str(stdout, pb_path);
-        printf(", \"nodes_a\": %zu, \"nodes_b\": %zu, \"differences\": [", ta.n, tb.n);
+        fprintf(out, "{\"a\": ");
+        tool_json_str(out, pa_path);
+        fprintf(out, ", \"b\": ");
+        tool_json_str(out, pb_path);
+        fprintf(out, ", \"nodes_a\": %zu, \"nodes_b\": %zu, \"differences\": [", ta.n, tb.n);
         for (size_t k = 0; k < r.n; k++) {
-            printf("%s{\"kind\": \"%s\", \"a\": ", k ? ", " : "", r.f[k].kind);
-            put_node_json(r.f[k].a);
-            printf(", \"b\": ");
-            put_node_json(r.f[k].b);
-            printf(", \"detail\": ");
-            tool_json_str(stdout, r.f[k].detail ? r.f[k].detail : "");
-            printf("}");
+            fprintf(out, "%s{\"kind\": \"%s\", \"a\": ", k ? ", " : "", r.f[k].kind);
+            put_node_json(out, r.f[k].a);
+            fprintf(out, ", \"b\": ");
+            put_node_json(out, r.f[k].b);
+            fprintf(out, ", \"detail\": ");
+            tool_json_str(out, r.f[k].detail ? r.f[k].detail : "");
+            fprintf(out, "}");
         }
-        printf("], \"update\": {\"ok\": %s, \"result\": \"%s\", \"node\": ", ok ? "true" : "false",
-               ok ? "grGraphExecUpdateSuccess" : result_name(info.result));
-        put_node_json(enode);
-        printf(", \"detail\": ");
-        tool_json_str(stdout, detail);
-        printf("}}\n");
+        fprintf(out, "], \"update\": {\"ok\": %s, \"result\": \"%s\", \"node\": ", ok ? "true" : "false",
+                ok ? "grGraphExecUpdateSuccess" : result_name(info.result));
+        put_node_json(out, enode);
+        fprintf(out, ", \"detail\": ");
+        tool_json_str(out, detail);
+        fprintf(out, "}}\n");
     } else {
-        printf("A           %s (%zu top-level nodes)\n", pa_path, ta.n);
-        printf("B           %s (%zu top-level nodes)\n", pb_path, tb.n);
-        printf("differences %zu (nodes paired as grGraphExecUpdate pairs them)\n", r.n);
+        fprintf(out, "A           %s (%zu top-level nodes)\n", pa_path, ta.n);
+        fprintf(out, "B           %s (%zu top-level nodes)\n", pb_path, tb.n);
+        fprintf(out, "differences %zu (nodes paired as grGraphExecUpdate pairs them)\n", r.n);
         for (size_t k = 0; k < r.n; k++)
-            printf("  %-11s %s\n", r.f[k].kind, r.f[k].detail ? r.f[k].detail : "");
+            fprintf(out, "  %-11s %s\n", r.f[k].kind, r.f[k].detail ? r.f[k].detail : "");
         if (ok) {
-            printf("update      an executable of A can be updated from B\n");
+            fprintf(out, "update      an executable of A can be updated from B\n");
         } else {
-            printf("update      would fail: %s", result_name(info.result));
+            fprintf(out, "update      would fail: %s", result_name(info.result));
             if (enode != SIZE_MAX)
-                printf(" at n%zu of B", enode);
+                fprintf(out, " at n%zu of B", enode);
             else if (info.errorNode)
-                printf(" at a node inside a child graph of B");
-            printf("\n            %s\n", detail);
+                fprintf(out, " at a node inside a child graph of B");
+            fprintf(out, "\n            %s\n", detail);
         }
     }
     for (size_t k = 0; k < r.n; k++)

@@ -28,6 +28,7 @@ static const char usage_main[] =
     "  replay FILE        instantiate and replay with stand-in kernels, timed\n"
     "  diff A B           differences, paired as grGraphExecUpdate pairs nodes\n"
     "  analyze FILE       grGraphAnalyze's report: critical path, width, findings\n"
+    "  record -- PROGRAM  record the CUDA graphs an unmodified CUDA program builds\n"
     "\n"
     "'graphrt COMMAND --help' describes a command. Exit status: 0 success,\n"
     "1 failure, 2 usage error. --json prints one JSON object for scripts.\n";
@@ -565,6 +566,8 @@ int main(int argc, char **argv)
         return tool_diff(argc - 1, argv + 1);
     if (strcmp(cmd, "analyze") == 0)
         return tool_analyze(argc - 1, argv + 1);
+    if (strcmp(cmd, "record") == 0)
+        return tool_record(argc - 1, argv + 1);
     tool_error(cmd, "no such command");
     fputs(usage_main, stderr);
     return TOOL_USAGE;

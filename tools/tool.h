@@ -57,6 +57,10 @@ bool tool_parse_num(const char *s, unsigned long long max, unsigned long long *o
 
 int tool_replay(int argc, char **argv);
 int tool_diff(int argc, char **argv);
+/* What 'graphrt diff' prints for files a and b, to out (TOOL_OK: an
+ * executable of a could be updated from b). */
+int tool_diff_files(FILE *out, const char *a, const char *b, bool json);
+int tool_record(int argc, char **argv);
 int tool_analyze(int argc, char **argv);
 
 #endif /* GR_TOOL_H */

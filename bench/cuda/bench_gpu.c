@@ -3,7 +3,7 @@
  * measures the CUDA runtime: the same empty kernel (loaded from PTX text
  * with grKernelSetImage), the same graph shapes, operations, repetitions
  * and clock. Prints "graphrt,<name>,<param>,<value>,<unit>" lines after a
- * machine line (bench/cuda/run.sh joins them with the native ones into
+ * machine line (bench/run.sh cuda joins them with the native ones into
  * ratios); --json FILE writes the figures as JSON. Needs a GPU device:
  * without one it says so and exits with status 2.
  */

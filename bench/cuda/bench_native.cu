@@ -2,7 +2,7 @@
  * bench_native.cu - the native CUDA side of the GPU comparison: the same
  * empty kernel, graph shapes and operations as bench_gpu.c measures
  * through graphrt, built directly with the CUDA runtime API. Built by
- * bench/cuda/run.sh with nvcc on a machine with a GPU; never part of the
+ * bench/run.sh cuda with nvcc on a machine with a GPU; never part of the
  * library or the suite.
  *
  * Every figure is the median of several rounds, each timing a batch of

@@ -3,7 +3,7 @@
 of each build named, with the spread over rounds, the best peer's median
 (each peer's median over the rounds), the best peer's over each build's
 (above 1: that build faster) and the sequential floor's median, per
-machine, threads, grain and shape, from the rows of bench/grain/ab.sh."""
+machine, threads, grain and shape, from the rows of bench/run.sh ab."""
 import collections
 import statistics as st
 import sys
@@ -26,6 +26,8 @@ def spread(v):
 
 
 peers = ["Taskflow", "oneTBB", "OpenMP"]
+print("median replay in us [lowest-highest over the rounds]: lower is better; peer/NAME above 1: NAME is "
+      "faster than the best peer\n")
 print("| machine | threads | grain | shape | " + " | ".join(names) + " | best peer | " +
       " | ".join(f"peer/{n}" for n in names) + " | seq |")
 print("|---" * (6 + 2 * len(names)) + "|")

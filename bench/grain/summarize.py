@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""summarize.py - the grain benchmark's tables from its CSV (run.sh).
+"""summarize.py - the grain benchmark's tables from its CSV (bench/run.sh grain).
 
 usage: summarize.py [--machine machine.txt] [--json out.json] sweep.csv ...
 
@@ -76,6 +76,8 @@ def wide_cells(data):
 
 def print_wide(cells, out):
     print("\n## Wide kernels: one kernel of B blocks, each a task of the grain\n", file=out)
+    print("(parallel efficiencies: higher is better, 1 is ideal; eager / OpenMP above 1: graphrt more "
+          "efficient)\n", file=out)
     print("| threads | grain | blocks | eager | graph | OpenMP (best schedule) | eager / OpenMP |", file=out)
     print("|---|---|---|---|---|---|---|", file=out)
     for c in cells:
@@ -140,6 +142,8 @@ def main():
     print("# peers measured: %s" % (", ".join(peers_seen) or "none"), file=out)
     print("# cell: ratio (best peer median / graphrt median; > 1: graphrt faster)  "
           "eff graphrt / eff of the most efficient peer", file=out)
+    print("# higher is better in every cell: a ratio above 1 means graphrt is faster than the best peer; "
+          "efficiency = sequential time / (threads x replay), 1 is ideal", file=out)
     for t in threads:
         print("\n## %d thread%s\n" % (t, "" if t == 1 else "s"), file=out)
         print("| grain | " + " | ".join(n for _, n in shapes) + " |", file=out)

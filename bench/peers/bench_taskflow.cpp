@@ -1,11 +1,14 @@
-// bench_taskflow.cpp - Taskflow (headers at the release run.sh pins) on the
-// grain shapes. One tf::Task per task (emplace), precede() per dependency,
-// built once; replay = executor.run(taskflow).wait().
+// bench_taskflow.cpp - the Taskflow peer (headers at the release
+// bench/run.sh pins) on the harness's shapes (bench/harness/hr_peer.h: the
+// overhead table, or the grain table with -g/-s). One tf::Task per task
+// (emplace), precede() per dependency, built once;
+// replay = executor.run(taskflow).wait().
+// Usage: bench_taskflow [-g GRAINS] [-s SHAPES] [threads...]
 // Threads: tf::Executor(T) worker threads; the calling thread only waits.
 #include <memory>
 #include <vector>
 #include <taskflow/taskflow.hpp>
-#include "grain.h"
+#include "hr_peer.h"
 
 struct TfGraph {
     tf::Taskflow tf;

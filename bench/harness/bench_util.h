@@ -1,10 +1,12 @@
 /*
- * bench_util.h - what graphrt's benchmarks share: the machine description
- * printed at the top of every run, error checks that stop the benchmark on
- * the first failed call, medians, memory readings, the options every
- * benchmark takes ([workers] --quick --csv --json FILE), and the figures:
- * printed as a table (what, shape, parameter, figure, unit) as they are
- * measured, or as CSV lines with --csv, and written as JSON (--json FILE).
+ * bench_util.h - the report half of the harness for graphrt's own
+ * benchmarks (bench/bench_*.c): error checks that stop the benchmark on the
+ * first failed call, memory readings, the options every benchmark takes
+ * ([workers] --quick --csv --json FILE), the machine and parameter lines,
+ * and the figures: printed as a table (what, shape, parameter, figure, unit)
+ * as they are measured, or as CSV lines with --csv, and written as JSON
+ * (--json FILE). The clock and statistics are hr_time.h's, the machine line
+ * hr_machine.h's: the same as the peers' and the grain programs'.
  *
  * Everything is static inline so that each benchmark includes it once and
  * uses what it needs. Benchmarks include only graphrt.h from the library.
@@ -13,16 +15,15 @@
 #define GR_BENCH_UTIL_H
 
 #include <math.h>
-#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
-#include <sys/utsname.h>
 
 #include "graphrt.h"
+#include "hr_machine.h"
+#include "hr_time.h"
 
 /* ------------------------------------------------------------ error checks */
 
@@ -35,11 +36,11 @@ static inline void bu_die_gr(const char *what, grError_t e, const char *file, in
 
 /* Stops the benchmark on the first failed graphrt call: a figure measured
  * after a failure would be meaningless. */
-#define BU_CHECK(call)                                                         \
-    do {                                                                       \
-        grError_t bu_e_ = (call);                                              \
-        if (bu_e_ != grSuccess)                                                \
-            bu_die_gr(#call, bu_e_, __FILE__, __LINE__);                       \
+#define BU_CHECK(call)                                   \
+    do {                                                 \
+        grError_t bu_e_ = (call);                        \
+        if (bu_e_ != grSuccess)                          \
+            bu_die_gr(#call, bu_e_, __FILE__, __LINE__); \
     } while (0)
 
 static inline void *bu_xmalloc(size_t sz)
@@ -54,37 +55,11 @@ static inline void *bu_xmalloc(size_t sz)
 
 /* ------------------------------------------------------------------ timing */
 
-static inline uint64_t bu_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static inline int bu_cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Median of v[0..n-1]; sorts v. */
-static inline double bu_median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof(double), bu_cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-/* Repetitions for a measurement over 'work' units: about a million units in
- * all, never fewer than lo nor more than hi. */
-static inline int bu_reps(long work, int lo, int hi)
-{
-    long r = work > 0 ? 1000000 / work : hi;
-    if (r < lo)
-        r = lo;
-    if (r > hi)
-        r = hi;
-    return (int)r;
-}
+/* The harness's clock and statistics (hr_time.h) under this file's names. */
+#define bu_now_ns hr_now_ns
+#define bu_cmp_double hr_cmp_double
+#define bu_median hr_median
+#define bu_reps hr_reps
 
 /* ------------------------------------------------------------------ memory */
 
@@ -103,61 +78,9 @@ static inline uint64_t bu_rss_bytes(void)
 
 /* ----------------------------------------------------------------- machine */
 
-/* The commit the benchmarks were built from (bench/CMakeLists.txt reads it
- * with git when CMake configures; "-dirty" when the tree had changes). */
-#ifndef GR_BENCH_COMMIT
-#define GR_BENCH_COMMIT "unknown"
-#endif
-
-typedef struct bu_machine {
-    char cpu[128];
-    long cores;    /* online */
-    long affinity; /* in this process's affinity mask: what the runtime's default worker count is */
-    char kernel[200];
-    char compiler[96];
-} bu_machine;
-
-static inline void bu_machine_read(bu_machine *m)
-{
-    char line[512];
-    struct utsname u;
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    snprintf(m->cpu, sizeof m->cpu, "unknown");
-    if (f) {
-        while (fgets(line, sizeof line, f)) {
-            if (strncmp(line, "model name", 10) == 0) {
-                char *p = strchr(line, ':');
-                if (p) {
-                    size_t len;
-                    p++;
-                    while (*p == ' ' || *p == '\t')
-                        p++;
-                    len = strcspn(p, "\n");
-                    snprintf(m->cpu, sizeof m->cpu, "%.*s", (int)len, p);
-                }
-                break;
-            }
-        }
-        fclose(f);
-    }
-    m->cores = sysconf(_SC_NPROCESSORS_ONLN);
-    {
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        m->affinity = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : m->cores;
-    }
-    if (uname(&u) == 0)
-        snprintf(m->kernel, sizeof m->kernel, "%s %s %s", u.sysname, u.release, u.machine);
-    else
-        snprintf(m->kernel, sizeof m->kernel, "unknown");
-#if defined(__clang__)
-    snprintf(m->compiler, sizeof m->compiler, "clang %s", __clang_version__);
-#elif defined(__GNUC__)
-    snprintf(m->compiler, sizeof m->compiler, "gcc %s", __VERSION__);
-#else
-    snprintf(m->compiler, sizeof m->compiler, "unknown");
-#endif
-}
+/* The machine line of hr_machine.h. */
+typedef hr_machine bu_machine;
+#define bu_machine_read hr_machine_read
 
 /* ----------------------------------------------------------------- options */
 
@@ -198,10 +121,9 @@ static inline void bu_header(const char *bench, const char *what, const bu_machi
 {
     const char *c = o->csv ? "# " : "";
     printf("%s%s: %s\n", c, bench, what);
-    printf("%smachine: %ld cores online (%ld in the affinity mask), %s; %s; %s; graphrt %s\n", c, m->cores,
-           m->affinity, m->cpu, m->kernel, m->compiler, GR_BENCH_COMMIT);
-    printf("%sparameters: %d worker%s (GRAPHRT_WORKERS; the synchronising thread also runs work), %s run\n", c,
-           workers, workers == 1 ? "" : "s", o->quick ? "quick" : "full");
+    hr_machine_print(stdout, c, m);
+    printf("%sparameters: %d worker%s (GRAPHRT_WORKERS; the synchronising thread also runs work), %s run\n",
+           c, workers, workers == 1 ? "" : "s", o->quick ? "quick" : "full");
     fflush(stdout);
 }
 
@@ -244,13 +166,18 @@ static inline const char *bu_value_str(double v, char *buf, size_t size)
     return buf;
 }
 
-/* Starts a table of figures: a heading line and the column names (table
- * mode only: a CSV line carries its own name). */
+/* What is good in every table of figures, by unit. */
+#define BU_GOOD \
+    "lower is better, except GB/s and ideal/actual; a ratio 'A / B' (x) above 1: B takes less time"
+
+/* Starts a table of figures: a heading line, what is good, and the column
+ * names (table mode only: a CSV line carries its own name). */
 static inline void bu_section(const bu_figures *fs, const char *heading)
 {
     if (fs->csv)
         return;
-    printf("\n%s\n  %-56s %-7s %9s %12s  %s\n", heading, "what", "shape", "param", "figure", "unit");
+    printf("\n%s\n  (%s)\n  %-56s %-7s %9s %12s  %s\n", heading, BU_GOOD, "what", "shape", "param", "figure",
+           "unit");
     fflush(stdout);
 }
 

@@ -1,0 +1,73 @@
+/*
+ * recorder.h - what the files of the CUPTI recorder share: the log every
+ * callback appends to, the helper thread that walks graphs, and the
+ * per-thread notion of "the CUDA call in progress" that gives a node or an
+ * error its provenance.
+ *
+ * Invariants:
+ * - No CUDA call is made inside a CUPTI callback (CUPTI's rule): callbacks
+ *   copy what they carry into the log or into a walk request; only the
+ *   helper thread (walk.c) calls the driver's query API.
+ * - The log is one file, written under rec_lock; a line is whole when the
+ *   lock is dropped, and the launch counters are flushed before any other
+ *   line, so the order of lines is the order of the events.
+ * - A graph's destruction waits for the walks of that graph queued or in
+ *   progress (rec_walk_wait_graph), so a walk never reads a freed graph.
+ *
+ * The log format is described in docs/record.md ("The callback stream").
+ */
+#ifndef GR_RECORDER_H
+#define GR_RECORDER_H
+
+#include <cuda.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* The log (recorder.c). rec_log_begin takes rec_lock and flushes pending
+ * launch counts; rec_log_end drops it. Between them write with fprintf to
+ * rec_out. */
+extern FILE *rec_out;
+void rec_log_begin(void);
+void rec_log_end(void);
+void rec_logf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* This thread's small id (1, 2, ... in order of first callback). */
+unsigned rec_tid(void);
+
+/* Graph and node ids as CUPTI numbers them (cuptiGetGraphId,
+ * cuptiGetGraphNodeId): the ids the log uses throughout. 0 if unknown. */
+uint32_t rec_graph_id(CUgraph g);
+uint64_t rec_node_id(CUgraphNode n);
+uint32_t rec_exec_id(CUgraphExec x);
+
+/* Conditional handles seen created (defaultLaunchValue and flags are not
+ * queryable later). */
+void rec_cond_note(CUgraphConditionalHandle h, unsigned dflt, unsigned flags);
+int rec_cond_find(CUgraphConditionalHandle h, unsigned *dflt, unsigned *flags);
+
+/* Conditional nodes as created (cuGraphAddNode): CUDA 13.0 has no getter
+ * for their handle, type and bodies. rec_condnode_find copies up to
+ * REC_COND_BODIES bodies and returns the node's size, or 0 if unknown. */
+#define REC_COND_BODIES 64
+typedef struct rec_condnode {
+    CUgraphConditionalHandle handle;
+    CUgraphConditionalNodeType type;
+    unsigned size;
+    CUgraph body[REC_COND_BODIES];
+} rec_condnode;
+void rec_condnode_note(CUgraphNode n, const CUDA_CONDITIONAL_NODE_PARAMS *p);
+unsigned rec_condnode_find(CUgraphNode n, rec_condnode *out);
+
+/* Walks (walk.c). rec_walk_request queues a walk of g, named why
+ * ("capture", "instantiate", "update", "clone") and exec id x (0 if none);
+ * called from callbacks, makes no CUDA call. */
+int rec_walk_start(int sync);
+/* With sync walks (GRAPHRT_RECORD_SYNC_WALKS), runs this thread's
+ * requested walks now; the driver-API exit callback calls it. */
+void rec_walk_flush(void);
+void rec_walk_request(CUgraph g, CUcontext ctx, const char *why, uint32_t x);
+void rec_walk_wait_graph(CUgraph g);
+void rec_walk_stop(void);
+
+#endif /* GR_RECORDER_H */

@@ -1,0 +1,133 @@
+/*
+ * selftest.c - runs the recorder's code without a GPU: links recorder.c
+ * and walk.c against the stand-in driver and CUPTI of fake_cuda.c, calls
+ * InitializeInjection as cuInit would, and plays the callbacks CUPTI would
+ * deliver for the seed capture (foo -> copy -> bar) captured, instantiated,
+ * launched five times, its input freed, launched once more, destroyed;
+ * and a second capture that another thread's allocation invalidates.
+ * The recorder's helper thread walks the graph through the stand-in query
+ * calls. On exit the log is in $GRAPHRT_RECORD_DIR; tests/test-record.c
+ * converts it and checks what the report says.
+ *
+ * usage: GRAPHRT_RECORD_DIR=DIR graphrt_record_selftest
+ */
+#include "fake_cuda.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int InitializeInjection(void);
+
+static void api(CUpti_CallbackId id, const char *name, void *params, CUresult rc)
+{
+    CUpti_CallbackData cb;
+    memset(&cb, 0, sizeof cb);
+    cb.functionName = name;
+    cb.functionParams = params;
+    cb.functionReturnValue = &rc;
+    cb.callbackSite = CUPTI_API_ENTER;
+    fake_callback(fake_userdata, CUPTI_CB_DOMAIN_DRIVER_API, id, &cb);
+    cb.callbackSite = CUPTI_API_EXIT;
+    fake_callback(fake_userdata, CUPTI_CB_DOMAIN_DRIVER_API, id, &cb);
+}
+
+static void resource(CUpti_CallbackId id, CUgraphNode node, CUgraphExec exec)
+{
+    CUpti_GraphData gd;
+    memset(&gd, 0, sizeof gd);
+    gd.graph = (CUgraph)&fake_graph_word;
+    gd.node = node;
+    gd.graphExec = exec;
+    gd.nodeType = node == (CUgraphNode)&fake_node[1] ? CU_GRAPH_NODE_TYPE_MEMCPY : CU_GRAPH_NODE_TYPE_KERNEL;
+    CUpti_ResourceData rd;
+    memset(&rd, 0, sizeof rd);
+    rd.resourceDescriptor = &gd;
+    fake_callback(fake_userdata, CUPTI_CB_DOMAIN_RESOURCE, id, &rd);
+}
+
+/* A node created inside a launch call on a stream: the resource callback
+ * comes between the call's enter and exit. */
+static void captured_node(int i, CUstream s)
+{
+    cuLaunchKernel_params lk;
+    memset(&lk, 0, sizeof lk);
+    lk.hStream = s;
+    CUresult rc = CUDA_SUCCESS;
+    CUpti_CallbackData cb;
+    memset(&cb, 0, sizeof cb);
+    cb.functionName = "cuLaunchKernel";
+    cb.functionParams = &lk;
+    cb.functionReturnValue = &rc;
+    cb.callbackSite = CUPTI_API_ENTER;
+    fake_callback(fake_userdata, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &cb);
+    resource(CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED, (CUgraphNode)&fake_node[i], NULL);
+    cb.callbackSite = CUPTI_API_EXIT;
+    fake_callback(fake_userdata, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &cb);
+}
+
+/* A second thread's allocation, refused because of a capture in global
+ * mode on the first thread. */
+static void *second_thread(void *arg)
+{
+    (void)arg;
+    CUdeviceptr p = 0;
+    cuMemAlloc_v2_params m = {&p, 64};
+    api(CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, "cuMemAlloc_v2", &m, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+    return NULL;
+}
+
+int main(void)
+{
+    if (!InitializeInjection() || !fake_callback) {
+        fprintf(stderr, "selftest: InitializeInjection failed\n");
+        return 1;
+    }
+    CUstream s = (CUstream)(uintptr_t)0x5000;
+    CUdeviceptr a = fake_a, b = fake_b;
+    cuMemAlloc_v2_params ma = {&a, 4096}, mb = {&b, 4096};
+    api(CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, "cuMemAlloc_v2", &ma, CUDA_SUCCESS);
+    api(CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, "cuMemAlloc_v2", &mb, CUDA_SUCCESS);
+
+    cuStreamBeginCapture_v2_params bc = {s, CU_STREAM_CAPTURE_MODE_GLOBAL};
+    resource(CUPTI_CBID_RESOURCE_GRAPH_CREATED, NULL, NULL);
+    api(CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2, "cuStreamBeginCapture_v2", &bc, CUDA_SUCCESS);
+    for (int i = 0; i < 3; i++)
+        captured_node(i, s);
+    CUgraph g = (CUgraph)&fake_graph_word;
+    cuStreamEndCapture_params ec = {s, &g};
+    api(CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture, "cuStreamEndCapture", &ec, CUDA_SUCCESS);
+
+    CUgraphExec x = (CUgraphExec)&fake_exec_word;
+    resource(CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED, NULL, x);
+    cuGraphInstantiateWithFlags_params gi = {&x, g, 0};
+    api(CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags, "cuGraphInstantiateWithFlags", &gi,
+        CUDA_SUCCESS);
+    cuGraphLaunch_params gl = {x, s};
+    for (int i = 0; i < 5; i++)
+        api(CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, "cuGraphLaunch", &gl, CUDA_SUCCESS);
+    cuMemFree_v2_params fa = {a};
+    api(CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2, "cuMemFree_v2", &fa, CUDA_SUCCESS);
+    api(CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, "cuGraphLaunch", &gl, CUDA_SUCCESS);
+
+    /* A second capture, invalidated from another thread. */
+    CUstream s2 = (CUstream)(uintptr_t)0x6000;
+    cuStreamBeginCapture_v2_params bc2 = {s2, CU_STREAM_CAPTURE_MODE_GLOBAL};
+    api(CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2, "cuStreamBeginCapture_v2", &bc2, CUDA_SUCCESS);
+    pthread_t t;
+    pthread_create(&t, NULL, second_thread, NULL);
+    pthread_join(t, NULL);
+    cuLaunchKernel_params lk;
+    memset(&lk, 0, sizeof lk);
+    lk.hStream = s2;
+    api(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "cuLaunchKernel", &lk, CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
+    CUgraph none = NULL;
+    cuStreamEndCapture_params ec2 = {s2, &none};
+    api(CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture, "cuStreamEndCapture", &ec2,
+        CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
+
+    resource(CUPTI_CBID_RESOURCE_GRAPHEXEC_DESTROY_STARTING, NULL, x);
+    resource(CUPTI_CBID_RESOURCE_GRAPH_DESTROY_STARTING, NULL, NULL); /* waits for the walks */
+    return 0; /* the recorder's atexit handler writes the end of the log */
+}
