@@ -2981,6 +2981,99 @@ GR_API grError_t grStreamBeginCaptureToGraph(grStream_t stream, grGraph_t graph,
                                              const grGraphEdgeData *dependencyData, size_t numDependencies,
                                              grStreamCaptureMode mode);
 
+/* Re-capture (CUDA 13.3): capture the same stream code again into the
+ * graph it built, so that the graph keeps its nodes and only their
+ * parameters change (docs/capture.md, "Re-capture").
+ *
+ * What the callback of grStreamBeginRecaptureToGraph is told about a node
+ * whose re-captured parameters differ from the graph's. Mirrors
+ * cudaGraphRecaptureStatus (CUgraphRecaptureStatus). */
+typedef enum grGraphRecaptureStatus {
+    /* grGraphExecUpdate can apply the change to an executable. */
+    grGraphRecaptureStatusEligibleForUpdate = 0,
+    /* It cannot (an executable would refuse it with
+     * grGraphExecUpdateErrorParametersChanged or AttributesChanged: a
+     * copy's memory types or a 2D/3D copy, a 2D memset's shape, a batch
+     * node's count or operation types, a kernel node's cooperative
+     * attribute); the graph still takes it. */
+    grGraphRecaptureStatusIneligibleForUpdate = 1,
+    /* The node could not be re-captured; the re-capture fails whatever
+     * the callback returns. graphrt never reports it: writing a node's
+     * new parameters cannot fail. */
+    grGraphRecaptureStatusError = 2
+} grGraphRecaptureStatus;
+
+/* Called, on the thread that issued the work, for each re-captured
+ * operation whose parameters differ from those of the node it matches
+ * (kernel function, dimensions, shared memory, argument values, launch
+ * attributes; copy, memset, host function, event, batch operations).
+ * data: the userData given; node: the graph's node; originalParams: its
+ * parameters now (as grGraphNodeGetParams gives them); recaptureParams:
+ * the operation just issued (a kernel's kernelParams point at the
+ * caller's argument values). Both are valid only during the call. Return
+ * grSuccess to take the new parameters into the node (it is then written
+ * and, for grGraphExecUpdate, marked changed); any other value fails the
+ * re-capture at once: the call that issued the work returns that value,
+ * the node keeps its parameters, and the capture is invalidated. The
+ * callback must not issue work to the capture's streams or end the
+ * capture. Mirrors cudaGraphRecaptureCallback_t. */
+typedef grError_t (*grGraphRecaptureCallback_t)(void *data, grGraphNode_t node,
+                                                const grGraphNodeParams *originalParams,
+                                                const grGraphNodeParams *recaptureParams,
+                                                grGraphRecaptureStatus status);
+
+/* Mirrors cudaGraphRecaptureCallbackData. */
+typedef struct grGraphRecaptureCallbackData {
+    grGraphRecaptureCallback_t callbackFunc; /* NULL: differences are taken silently */
+    void *userData;                          /* passed to callbackFunc as 'data' */
+} grGraphRecaptureCallbackData;
+
+/*
+ * Begins a re-capture on 'stream' into 'graph', a graph the same stream
+ * code built before (by capture, or by hand with node types capture
+ * makes). The work issued then is matched, operation by operation, with
+ * the graph's nodes in creation order instead of adding nodes: the k-th
+ * node-making operation (kernel launch, copy, memset, host function,
+ * external event record or wait, batch memory operation, allocation,
+ * free) must be of the k-th node's type and depend on exactly that
+ * node's dependencies (with the same edge data); an allocation must ask
+ * for the same size and pool properties, and gets the node's address
+ * back; a free must free the node's address. Any other mismatch - a
+ * topology mismatch, an allocation or free mismatch, or more operations
+ * than nodes - fails the call that issued the work at once with
+ * grErrorStreamCaptureInvalidated and invalidates the capture (as any
+ * illegal call does: later work fails the same way, grStreamEndCapture
+ * ends it without a graph). Every other parameter difference goes to
+ * callbackData->callbackFunc (see grGraphRecaptureCallback_t), or, with
+ * no callback, is written into the node. grStreamEndCapture then fails
+ * with grErrorStreamCaptureInvalidated if fewer operations were captured
+ * than the graph has nodes (or if nodes were added to the graph by hand
+ * meanwhile), and otherwise returns 'graph' itself with the nodes that
+ * changed noted, so that grGraphExecUpdate of an executable of this graph
+ * writes only them (docs/capture.md).
+ *
+ * Everything else is as for grStreamBeginCapture: modes, fork and join
+ * through events (each stream's work matches the nodes it made), the
+ * unsafe calls, grStreamGetCaptureInfo (which names 'graph'). The user
+ * objects the graph holds are released when the call succeeds, as CUDA
+ * does; a re-capture may retain them again.
+ *
+ * Errors: grErrorInvalidValue (graph NULL or not live, or owned by a
+ * child-graph node; mode not a grStreamCaptureMode),
+ * grErrorStreamCaptureUnsupported (the legacy stream), grErrorIllegalState
+ * (the stream takes part in a capture already, or another capture builds
+ * 'graph'), grErrorMemoryAllocation; plus the stream errors. A refused
+ * call changes nothing. Thread safety: as grStreamBeginCaptureToGraph;
+ * the callback runs with no graphrt lock held.
+ * Mirrors cudaStreamBeginRecaptureToGraph (CUDA 13.3).
+ * Deviation: where CUDA leaves a graph whose re-capture failed "in an
+ * undefined state", graphrt leaves a valid graph: its nodes and edges as
+ * they were (a node added by hand meanwhile is removed), each node with
+ * its old parameters or the new ones taken before the failure.
+ */
+GR_API grError_t grStreamBeginRecaptureToGraph(grStream_t stream, grStreamCaptureMode mode, grGraph_t graph,
+                                               grGraphRecaptureCallbackData *callbackData);
+
 /* Ends the capture begun on 'stream' and returns the graph in *pGraph
  * (the caller owns it; with grStreamBeginCaptureToGraph, the graph given
  * there). pGraph may be NULL for a capture begun with
@@ -3002,7 +3095,10 @@ GR_API grError_t grStreamBeginCaptureToGraph(grStream_t stream, grGraph_t graph,
  * by another thread; the capture ends, *pGraph = NULL),
  * grErrorStreamCaptureInvalidated (an illegal call invalidated the
  * capture; it ends, *pGraph = NULL, and the detail names the FIRST call
- * that invalidated it), grErrorStreamCaptureUnjoined (a stream that joined
+ * that invalidated it; also a re-capture that made fewer operations than
+ * its graph has nodes, or whose graph got a node by hand meanwhile,
+ * which is removed: see grStreamBeginRecaptureToGraph),
+ * grErrorStreamCaptureUnjoined (a stream that joined
  * has work the capturing stream never waited for; the capture ends,
  * *pGraph = NULL), grErrorMemoryAllocation (out of memory checking that
  * the forked streams were joined; the capture stays in progress); plus the

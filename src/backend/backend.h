@@ -424,9 +424,11 @@ struct gr_stream {
 
     /* The priority (clamped to the device's range) and the attributes of
      * grStreamSetAttribute, under 'alock': read back, and given to the
-     * kernel nodes a capture records from the stream (api/stream.c). */
+     * kernel nodes a capture records from the stream (api/stream.c). The
+     * priority is also read without the lock (relaxed), by a re-capture
+     * comparing each launch with its node (capture/recapture.c). */
     gr_spinlock alock;
-    int priority;
+    _Atomic int priority;
     grAccessPolicyWindow apw;
     grSynchronizationPolicy sync_policy; /* 0: never set, reads as Auto */
     grLaunchMemSyncDomainMap domain_map;

@@ -331,6 +331,14 @@ struct grGraphExec_st {
     /* grGraphExecGetId's answer: a number no graph or other executable
      * has (graph.h's uids). */
     uint64_t uid;
+    /* For grGraphExecUpdate's re-capture path (exec/update.c): the uid
+     * of the graph it was instantiated from (whose nodes 'orig' holds);
+     * 'writes', the changes of the plan begun (gr__exec_write_begin);
+     * and the plan holds the values of that graph at its edit stamp
+     * sync_edits (graph.h) as long as no change began since 'writes' was
+     * sync_writes (set by instantiation and by an update from that
+     * graph; ~0 after an update from another). */
+    uint64_t src_uid, sync_edits, sync_writes, writes;
     /* The memory tracker's generation before which none of its nodes'
      * values was baked (the oldest graph they came from was made then):
      * the debug check of baked addresses ignores frees before it. */
@@ -442,11 +450,13 @@ static inline void gr__exec_write_begin(grGraphExec_t e)
         gr_barrier_light();
         if (GR_LIKELY(gr_load_relaxed(&e->owner) == me)) {
             e->owner_writing = true;
+            e->writes++;
             return;
         }
         gr_store_release(&e->owner_busy, 0u);
     }
     gr__exec_write_begin_locked(e);
+    e->writes++;
 }
 
 static inline void gr__exec_write_end(grGraphExec_t e)

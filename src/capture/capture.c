@@ -112,7 +112,7 @@ grError_t gr__capture_invalidate(gr_capture *c, grError_t err, const char *msg)
     gr__capture_describe(c, d, sizeof d);
     snprintf(full, sizeof full, "%s; this invalidated %s: end it with grStreamEndCapture and capture again",
              msg, d);
-    gr__spin_lock(&c->lock);
+    gr__capture_lock(c);
     gr__capture_invalidate_locked(c, err, msg);
     gr__spin_unlock(&c->lock);
     return gr__fail(err, "%s", full);
@@ -154,8 +154,12 @@ static grError_t check_capture_edge_data(const char *call, const grGraphNode_t *
 
 /* ------------------------------------------------------------------ begin */
 
+/* Begins a capture on 'stream' into a new graph (graph NULL) or into
+ * 'graph'; a re-capture of 'graph' when recap is given (taken on success,
+ * the caller's to free on failure). */
 static grError_t begin(const char *call, grStream_t stream, grGraph_t graph, const grGraphNode_t *deps,
-                       const grGraphEdgeData *data, size_t ndeps, grStreamCaptureMode mode)
+                       const grGraphEdgeData *data, size_t ndeps, grStreamCaptureMode mode,
+                       gr_recapture *recap)
 {
     gr_stream *s = NULL;
     gr_capture *c;
@@ -225,6 +229,11 @@ static grError_t begin(const char *call, grStream_t stream, grGraph_t graph, con
     c->mode = mode;
     c->thread = gr__capture_thread_no();
     c->origin = s;
+    c->recap = recap;
+    if (recap) { /* biased to this thread until another takes c->lock */
+        gr__barrier_setup();
+        atomic_init(&c->bias, gr__self_tag());
+    }
     atomic_init(&c->status, grStreamCaptureStatusActive);
     c->members[0].s = s;
     c->members[0].lane = gr__prov_lane_new(c->graph);
@@ -245,7 +254,7 @@ oom:
 
 GR_API grError_t grStreamBeginCapture(grStream_t stream, grStreamCaptureMode mode)
 {
-    return begin("grStreamBeginCapture", stream, NULL, NULL, NULL, 0, mode);
+    return begin("grStreamBeginCapture", stream, NULL, NULL, NULL, 0, mode, NULL);
 }
 
 GR_API grError_t grStreamBeginCaptureToGraph(grStream_t stream, grGraph_t graph,
@@ -258,7 +267,37 @@ GR_API grError_t grStreamBeginCaptureToGraph(grStream_t stream, grGraph_t graph,
                         "grStreamBeginCaptureToGraph: graph is NULL; pass the graph to capture into (or use "
                         "grStreamBeginCapture)");
     return begin("grStreamBeginCaptureToGraph", stream, graph, dependencies, dependencyData, numDependencies,
-                 mode);
+                 mode, NULL);
+}
+
+GR_API grError_t grStreamBeginRecaptureToGraph(grStream_t stream, grStreamCaptureMode mode, grGraph_t graph,
+                                               grGraphRecaptureCallbackData *callbackData)
+{
+    static const char call[] = "grStreamBeginRecaptureToGraph";
+    grError_t err;
+    if (graph == NULL)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: graph is NULL; pass the graph an earlier capture built (or use "
+                        "grStreamBeginCapture)",
+                        call);
+    if ((err = gr__graph_check(call, graph)))
+        return err;
+    gr_recapture *r = gr__recapture_new(graph, callbackData);
+    if (!r)
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory beginning a re-capture", call);
+    if ((err = begin(call, stream, graph, NULL, NULL, 0, mode, r))) {
+        gr__recapture_free(r);
+        return err;
+    }
+    /* As CUDA: the graph's user objects go before the re-capture, which
+     * may retain them again. Outside every lock, so that destructors due
+     * now run before returning. */
+    if (graph->urefs.n) {
+        gr__uobj_inline_begin();
+        gr__urefs_release_all(&graph->urefs);
+        gr__uobj_inline_end();
+    }
+    return grSuccess;
 }
 
 /* -------------------------------------------------------------------- end */
@@ -350,6 +389,8 @@ static void finish(gr_capture *c, bool keep)
         else
             rollback(c);
     }
+    if (c->recap)
+        gr__recapture_finish(c, keep);
     gr__free(c->members);
     gr__free(c->why);
     gr__free(c);
@@ -436,6 +477,17 @@ GR_API grError_t grStreamEndCapture(grStream_t stream, grGraph_t *pGraph)
             *pGraph = NULL;
         return gr__fail(grErrorStreamCaptureUnjoined, "%s", msg);
     }
+    if (GR_UNLIKELY(c->recap != NULL) && !gr__recapture_complete(c, msg, sizeof msg)) {
+        char full[1536];
+        snprintf(full, sizeof full,
+                 "grStreamEndCapture: %s; the re-capture %s has ended without a graph (destroy the graph or "
+                 "re-capture it again)",
+                 msg, d);
+        finish(c, false);
+        if (pGraph)
+            *pGraph = NULL;
+        return gr__fail(grErrorStreamCaptureInvalidated, "%s", full);
+    }
     grGraph_t g = c->graph;
     finish(c, true);
     if (pGraph)
@@ -510,7 +562,7 @@ static grError_t capture_info(const char *call, grStream_t stream, grStreamCaptu
         *captureStatus_out = grStreamCaptureStatusNone;
         return grSuccess;
     }
-    gr__spin_lock(&c->lock);
+    gr__capture_lock(c);
     grStreamCaptureStatus st = (grStreamCaptureStatus)gr_load_relaxed(&c->status);
     *captureStatus_out = st;
     if (st == grStreamCaptureStatusActive) {
@@ -569,7 +621,7 @@ GR_API grError_t grStreamUpdateCaptureDependencies(grStream_t stream, grGraphNod
     c = gr_load_acquire(&s->capture);
     if (!c)
         return gr__fail(grErrorIllegalState, "%s: %s is not capturing", call, GR_STREAM_NAME(s));
-    gr__spin_lock(&c->lock);
+    gr__capture_lock(c);
     if (gr_load_relaxed(&c->status) != grStreamCaptureStatusActive) {
         gr__spin_unlock(&c->lock);
         return gr__capture_fail_invalidated(call, c, s);

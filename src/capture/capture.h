@@ -13,6 +13,8 @@
 
 #include "../graph/graph.h"
 #include "../backend/backend.h"
+#include "../backend/plan.h"
+#include "../core/barrier.h"
 
 /* Records one operation issued to capturing stream s as a node of the
  * capture's graph, depending on the stream's current capture dependencies.
@@ -29,9 +31,15 @@
  *           external record or wait (grEventRecordExternal,
  *           grEventWaitExternal), the node holding the event;
  *   BatchMemOp  desc->memOp: count (> 0) operations, copied;
- *   Graph   (graph NULL: an executable launched by grGraphLaunch), MemAlloc,
- *           MemFree: refused, invalidating the capture.
- * Returns the error of an invalidated capture, with its detail. */
+ *   MemAlloc, MemFree  desc->alloc (its dptr reserved by the pool, the
+ *           node taking the reservation) / desc->free;
+ *   Graph   (graph NULL: an executable launched by grGraphLaunch):
+ *           refused, invalidating the capture.
+ * Returns the error of an invalidated capture, with its detail. In a
+ * re-capture (grStreamBeginRecaptureToGraph) a MemAlloc record that
+ * matches its node gives the reservation in desc->alloc.dptr back and
+ * writes the node's address there instead: desc is the caller's own
+ * descriptor (memory/pool.c), which hands that address to the program. */
 grError_t gr__capture_record(const char *call, gr_stream *s, const grGraphNodeParams *desc);
 
 /* gr__capture_record with launch attributes (grLaunchKernelExC, already
@@ -180,9 +188,32 @@ struct gr_capture {
     gr_cap_event *events;
     uint64_t calls;    /* operations, records and waits captured so far */
     bool origin_named; /* members[0]'s lane is named in the graph (at the first fork) */
+    /* Set for a re-capture (grStreamBeginRecaptureToGraph, recapture.c):
+     * operations match the graph's nodes instead of adding nodes.
+     * Immutable from begin to end. */
+    struct gr_recapture *recap;
+    /* The bias of a re-capture (recapture.c): the tag (gr__self_tag) of
+     * the thread that began it, which then matches its operations
+     * without taking 'lock', setting 'bias_busy' around each match with a
+     * plain store; 0 once any other thread took 'lock' (gr__capture_lock
+     * cleared it, issued the heavy barrier and waited for bias_busy to
+     * drop: core/barrier.h's pairing), and for every other capture. */
+    _Atomic uintptr_t bias;
+    _Atomic uint32_t bias_busy;
     /* Registry of captures in progress, guarded by the registry lock. */
     gr_capture *reg_next, *reg_prev;
 };
+
+/* Takes c->lock (released with gr__spin_unlock): every writer of c's
+ * members, events and graph but a re-capture's own thread on its biased
+ * path takes it so, which ends that bias first. */
+void gr__capture_unbias(gr_capture *c);
+static inline void gr__capture_lock(gr_capture *c)
+{
+    gr__spin_lock(&c->lock);
+    if (GR_UNLIKELY(gr_load_relaxed(&c->bias) != 0))
+        gr__capture_unbias(c);
+}
 
 /* The calling thread's capture mode (grThreadExchangeStreamCaptureMode). */
 extern _Thread_local grStreamCaptureMode gr__tls_capture_mode;
@@ -246,6 +277,41 @@ bool gr__depset_union(gr_depset *d, const grGraphNode_t *nodes, size_t n);
 
 /* The member record of s in c (c->lock held), or NULL. */
 gr_cap_member *gr__capture_member(gr_capture *c, gr_stream *s);
+
+/* Re-capture (recapture.c). */
+typedef struct gr_recapture gr_recapture;
+
+/* The state of a re-capture of graph g (NULL when out of memory), to
+ * hand to the capture's begin; its callback data copied from cb (NULL:
+ * none). */
+gr_recapture *gr__recapture_new(grGraph_t g, const grGraphRecaptureCallbackData *cb);
+void gr__recapture_free(gr_recapture *r);
+
+/* The re-capture path of gr__capture_record_ex: operation 'desc' issued
+ * to s with launch attributes attrs[0..nattrs) (checked). Matches it with
+ * the next node of c's graph; see grStreamBeginRecaptureToGraph. */
+grError_t gr__recapture_record(const char *call, gr_capture *c, gr_stream *s, const grGraphNodeParams *desc,
+                               const grLaunchAttribute *attrs, unsigned nattrs);
+
+/* The stored parameters of a captured operation (record.c); false when
+ * out of memory. */
+bool gr__capture_make_params(const grGraphNodeParams *desc, gr_node_params *p);
+
+/* The attributes of a kernel node captured from s with launch attributes
+ * attrs[0..nattrs) (record.c): NULL without any, or when out of memory
+ * (*oom set). */
+struct gr_kattrs *gr__capture_attrs(gr_stream *s, const grLaunchAttribute *attrs, unsigned nattrs, bool *oom);
+
+/* At grStreamEndCapture of re-capture c (valid so far): false, with a
+ * sentence in msg, if the graph has nodes the re-capture did not reach
+ * or nodes added by hand. */
+bool gr__recapture_complete(gr_capture *c, char *msg, size_t size);
+
+/* When re-capture c ends (keep: with its graph) and frees its state: the
+ * graph's edit stamp moves on, and after a success with no other edit
+ * meanwhile the graph keeps the list of the nodes whose parameters the
+ * re-capture changed, for grGraphExecUpdate (graph.h, edits). */
+void gr__recapture_finish(gr_capture *c, bool keep);
 
 /* The tombstone of an ended capture's event mark, and its test. */
 static inline void *gr__capture_tombstone(uint64_t gen)

@@ -124,7 +124,7 @@ static const char *op_name(grGraphNodeType t)
 
 /* Builds the stored parameters of the operation; the enqueue path has
  * checked them. Returns false when out of memory. */
-static bool make_params(const grGraphNodeParams *desc, gr_node_params *p)
+bool gr__capture_make_params(const grGraphNodeParams *desc, gr_node_params *p)
 {
     /* A kernel's parameters are set field by field by the pack; the
      * others start from zero. */
@@ -221,7 +221,7 @@ grError_t gr__capture_refuse(const char *call, gr_stream *s, const char *why)
  * (as CUDA records it), then the kernel-node attributes among
  * attrs[0..nattrs) (checked by the caller). NULL without any, or when
  * out of memory (*oom set). */
-static gr_kattrs *captured_attrs(gr_stream *s, const grLaunchAttribute *attrs, unsigned nattrs, bool *oom)
+gr_kattrs *gr__capture_attrs(gr_stream *s, const grLaunchAttribute *attrs, unsigned nattrs, bool *oom)
 {
     gr_kattrs *ka = NULL;
     gr__spin_lock(&s->alock);
@@ -272,14 +272,18 @@ grError_t gr__capture_record_ex(const char *call, gr_stream *s, const grGraphNod
         snprintf(msg, sizeof msg, "%s: %s is capturing: %s", call, GR_STREAM_NAME(s), why);
         return gr__capture_invalidate(c, grErrorStreamCaptureUnsupported, msg);
     }
+    /* A re-capture matches the operation with a node instead of adding
+     * one (recapture.c). */
+    if (GR_UNLIKELY(c->recap != NULL))
+        return gr__recapture_record(call, c, s, desc, attrs, nattrs);
     bool oom = false;
-    gr_kattrs *ka = t == grGraphNodeTypeKernel ? captured_attrs(s, attrs, nattrs, &oom) : NULL;
-    if (GR_UNLIKELY(oom || !make_params(desc, &p))) {
+    gr_kattrs *ka = t == grGraphNodeTypeKernel ? gr__capture_attrs(s, attrs, nattrs, &oom) : NULL;
+    if (GR_UNLIKELY(oom || !gr__capture_make_params(desc, &p))) {
         gr__free(ka);
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory capturing a %s node on %s", call,
                         op_name(t), GR_STREAM_NAME(s));
     }
-    gr__spin_lock(&c->lock);
+    gr__capture_lock(c);
     if (GR_UNLIKELY(gr_load_relaxed(&c->status) != grStreamCaptureStatusActive)) {
         gr__spin_unlock(&c->lock);
         gr__node_params_free(t, &p);
@@ -351,7 +355,7 @@ grError_t gr__capture_event_record(const char *call, grEvent_t e, gr_stream *s)
     if (!ce)
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory recording event %p in a capture", call,
                         GR_PTR(e));
-    gr__spin_lock(&c->lock);
+    gr__capture_lock(c);
     if (gr_load_relaxed(&c->status) != grStreamCaptureStatusActive) {
         gr__spin_unlock(&c->lock);
         gr__free(ce);
@@ -455,7 +459,7 @@ static grError_t join(const char *call, gr_stream *s, grEvent_t e, gr_cap_event 
             return gr__fail(grErrorStreamCaptureUnsupported, "%s", msg);
         return gr__capture_invalidate(c, grErrorStreamCaptureUnsupported, msg);
     }
-    gr__spin_lock(&c->lock);
+    gr__capture_lock(c);
     if (gr_load_relaxed(&c->status) != grStreamCaptureStatusActive) {
         gr__spin_unlock(&c->lock);
         return gr__capture_fail_invalidated(call, c, s);
@@ -546,12 +550,12 @@ grError_t gr__capture_wait_event(const char *call, gr_stream *s, grEvent_t e)
         char msg2[512];
         snprintf(msg2, sizeof msg2, "%s: %s of another capture waited on event %p recorded in this one", call,
                  GR_STREAM_NAME(s), GR_PTR(e));
-        gr__spin_lock(&c2->lock);
+        gr__capture_lock(c2);
         gr__capture_invalidate_locked(c2, grErrorStreamCaptureMerge, msg2);
         gr__spin_unlock(&c2->lock);
         return gr__capture_invalidate(c, grErrorStreamCaptureMerge, msg);
     }
-    gr__spin_lock(&c->lock);
+    gr__capture_lock(c);
     gr_cap_member *m = gr__capture_member(c, s);
     bool ok = gr__capture_member_deps(m, gr__depset_nodes(&ce->deps), NULL, ce->deps.n, false);
     if (ok)

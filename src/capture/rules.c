@@ -46,7 +46,7 @@ void gr__capture_unregister(gr_capture *c)
 
 static uint32_t nblocking(gr_capture *c)
 {
-    gr__spin_lock(&c->lock);
+    gr__capture_lock(c);
     uint32_t n = c->nblocking;
     gr__spin_unlock(&c->lock);
     return n;
@@ -92,7 +92,7 @@ static grError_t refuse(offends_fn offends, const void *arg, grError_t err, cons
             snprintf(kept, sizeof kept, "%s", msg);
             gr__capture_describe(c, d, sizeof d);
         }
-        gr__spin_lock(&c->lock);
+        gr__capture_lock(c);
         bool active = gr_load_relaxed(&c->status) == grStreamCaptureStatusActive;
         gr__capture_invalidate_locked(c, err, kept);
         gr__spin_unlock(&c->lock);

@@ -1047,6 +1047,8 @@ static grError_t instantiate_body(const char *call, grGraphExec_t *out, grGraph_
         err = gr__exec_urefs_build(call, g, NULL, &e->urefs);
     e->baked_gen = gr__exec_graph_born(g);
     e->uid = gr__graph_uid_next();
+    e->src_uid = g->uid;
+    e->sync_edits = g->edits; /* sync_writes = writes = 0 */
     gr__big_free(b.edges);
     if (err) {
         *err_node = culprit(e, err);

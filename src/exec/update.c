@@ -864,6 +864,70 @@ static bool check_top(upd *u)
     return true;
 }
 
+/* The re-capture path (graph.h, edits): when g's last change was a
+ * re-capture, e holds the values of g at the edit stamp that re-capture
+ * began from (or at g's stamp now), and no other change of e came since,
+ * only the nodes the re-capture listed can differ: they are checked and
+ * written as the full path would, and no other node is read. Returns 0
+ * where it does not apply (then the full path runs, with u as it found
+ * it), 1 when done, -1 when refused (u->result and the detail set), -2
+ * on a device check's error (*err, the detail set). On the CPU only,
+ * without graph memory or user objects. */
+static int update_listed(const char *call, upd *u, grGraph_t g, grError_t *err)
+{
+    grGraphExec_t e = u->exec;
+    size_t k;
+    /* g's last change was a re-capture, which matched every node with a
+     * captured operation: g holds no child graph or conditional node
+     * (whose bodies change without moving g's stamp), and neither does e,
+     * whose nodes are g's. */
+    if (e->src_uid != g->uid || e->writes != e->sync_writes + 1 || g->recap_edits == 0 ||
+        g->recap_edits != g->edits)
+        return 0;
+    if (e->sync_edits == g->edits)
+        k = 0; /* updated from g since */
+    else if (e->sync_edits == g->recap_base)
+        k = g->recap_ndirty;
+    else
+        return 0;
+    if (e->gpu || (e->flags & GR_EXEC_GRAPHMEM) || e->urefs || g->urefs.n)
+        return 0;
+    /* The lookups first (the table may have to be built): a failure
+     * leaves nothing to undo. */
+    for (size_t i = 0; i < k; i++) {
+        struct grGraphNode_st *n = g->recap_dirty[i];
+        uint32_t o = gr__exec_find(e, n);
+        if (o == UINT32_MAX || e->orig[o].type != n->type)
+            return 0;
+        n->scratch = (uint64_t)o + 1;
+    }
+    for (size_t i = 0; i < k; i++) {
+        struct grGraphNode_st *n = g->recap_dirty[i];
+        uint32_t o = (uint32_t)(n->scratch - 1);
+        if (n->type == grGraphNodeTypeKernel && !same_attrs(u, n, o))
+            return -1;
+        if (!check_params(u, &e->plan.nodes[e->orig[o].pindex], n))
+            return -1;
+    }
+    /* A CPU executable where GPUs are in use: the memory its changed
+     * nodes reach, as the full path checks every node's. */
+    for (size_t i = 0; i < k && device_checks_apply(e); i++)
+        if ((*err = device_check(call, e, g->recap_dirty[i])))
+            return -2;
+    install_blocks(u);
+    for (size_t i = 0; i < k; i++) {
+        struct grGraphNode_st *n = g->recap_dirty[i];
+        apply(u, &e->plan.nodes[e->orig[n->scratch - 1].pindex], n);
+    }
+    /* note_new_values without its walk: a re-captured graph holds no
+     * child graph, so its own birth is the oldest of its values'. */
+    if (k && g->born_gen < e->baked_gen)
+        e->baked_gen = g->born_gen;
+    if (k)
+        gr_store_relaxed(&e->plan.range_gen, 0);
+    return 1;
+}
+
 static void upd_free(upd *u)
 {
     gr__free(u->gpu_changed);
@@ -912,19 +976,35 @@ GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
     u.list = list_buf;
     u.sinks = sinks_buf;
     u.queue = queue_buf;
+    /* The checks compare against the plan, which setters on other threads
+     * may write: it stays put from here to the end. */
+    gr__exec_write_begin(hGraphExec);
+    int listed = update_listed(call, &u, hGraph, &err);
+    if (listed == -2) {
+        gr__exec_write_end(hGraphExec);
+        upd_free(&u);
+        return err;
+    }
+    if (listed > 0) {
+        hGraphExec->sync_edits = hGraph->edits;
+        hGraphExec->sync_writes = hGraphExec->writes;
+        gr__exec_write_end(hGraphExec);
+        upd_free(&u);
+        resultInfo->result = grGraphExecUpdateSuccess;
+        return grSuccess;
+    }
     /* Node counts that differ are refused before the arrays are used. */
-    if (hGraphExec->norig > GR_UPDATE_STACK_NODES && hGraph->nnodes == hGraphExec->norig) {
+    if (listed == 0 && hGraphExec->norig > GR_UPDATE_STACK_NODES && hGraph->nnodes == hGraphExec->norig) {
         u.pair_o = gr__malloc(hGraphExec->norig * (3 * sizeof *u.pair_o + sizeof *u.queue));
-        if (!u.pair_o)
+        if (!u.pair_o) {
+            gr__exec_write_end(hGraphExec);
             return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
+        }
         u.list = u.pair_o + hGraphExec->norig;
         u.sinks = u.list + hGraphExec->norig;
         u.queue = (uint32_t *)(u.sinks + hGraphExec->norig);
     }
-    /* The checks compare against the plan, which setters on other threads
-     * may write: it stays put from here to the end. */
-    gr__exec_write_begin(hGraphExec);
-    ok = pair_top(&u, hGraph) && check_top(&u);
+    ok = listed == 0 && pair_top(&u, hGraph) && check_top(&u);
     if (!ok) {
         gr__exec_write_end(hGraphExec);
         if (u.pair_o != pair_buf)
@@ -996,6 +1076,13 @@ GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
      * thread's update of the same executable waits for this one. */
     struct gr_urefs *gone = gr__exec_urefs_swap(hGraphExec, urefs);
     note_new_values(hGraphExec, hGraph);
+    /* Now the plan holds hGraph's values (update_listed). */
+    if (hGraph->uid == hGraphExec->src_uid) {
+        hGraphExec->sync_edits = hGraph->edits;
+        hGraphExec->sync_writes = hGraphExec->writes;
+    } else {
+        hGraphExec->sync_writes = ~0ull;
+    }
     gr__exec_write_end(hGraphExec);
     if (u.pair_o != pair_buf)
         gr__free(u.pair_o);

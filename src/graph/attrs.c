@@ -217,6 +217,7 @@ GR_API grError_t grGraphKernelNodeSetAttribute(grGraphNode_t hNode, grKernelNode
     if (!gr__node_attr_set(hNode, attr, value))
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory storing the attributes of %s", call,
                         gr__node_label(hNode));
+    gr__graph_edited(hNode->graph);
     return grSuccess;
 }
 
@@ -230,5 +231,6 @@ GR_API grError_t grGraphKernelNodeCopyAttributes(grGraphNode_t hDst, grGraphNode
     if (hDst != hSrc && !gr__node_attrs_copy(hDst, hSrc))
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory copying the attributes of %s", call,
                         gr__node_label(hSrc));
+    gr__graph_edited(hDst->graph);
     return grSuccess;
 }

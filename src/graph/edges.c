@@ -163,6 +163,9 @@ GR_API grError_t grGraphAddDependencies(grGraph_t graph, const grGraphNode_t *fr
         return err;
     if (n == 0)
         return grSuccess;
+    /* Noted before the checks: a refused call only costs the next update
+     * of an executable its full comparison. */
+    gr__graph_edited(graph);
     if (from == NULL || to == NULL)
         return gr__fail(grErrorInvalidValue,
                         "%s: %s is NULL but numDependencies is %zu; pass two arrays of %zu nodes", call,
@@ -280,6 +283,8 @@ GR_API grError_t grGraphRemoveDependencies(grGraph_t graph, const grGraphNode_t 
         return err;
     if (n == 0)
         return grSuccess;
+    /* Noted before the checks, as in grGraphAddDependencies. */
+    gr__graph_edited(graph);
     if (from == NULL || to == NULL)
         return gr__fail(grErrorInvalidValue,
                         "%s: %s is NULL but numDependencies is %zu; pass two arrays of %zu nodes", call,

@@ -449,6 +449,7 @@ grError_t gr__graph_insert_node(const char *call, grGraph_t g, const grGraphNode
     g->nnodes++;
     g->nmemnodes += n->type == grGraphNodeTypeMemAlloc || n->type == grGraphNodeTypeMemFree;
     g->nmemops += n->type == grGraphNodeTypeBatchMemOp;
+    gr__graph_edited(g);
     *out = n;
     return grSuccess;
 oom:
@@ -468,6 +469,7 @@ static void node_destroy(struct grGraphNode_st *n, bool new_sinks)
 {
     grGraph_t g = n->graph;
     size_t i;
+    gr__graph_edited(g);
     if (g->nnotes)
         gr__edge_notes_drop_node(g, n);
     for (i = 0; i < n->ndeps; i++) {
@@ -521,6 +523,7 @@ void gr__graph_free(grGraph_t g)
     gr__urefs_release_all(&g->urefs);
     gr__prov_free(g);
     gr__free(g->notes);
+    gr__free(g->recap_dirty);
     g->magic = GR_MAGIC_DEAD;
     gr__shell_retire(&graph_shelf, g);
 }

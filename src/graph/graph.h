@@ -238,7 +238,25 @@ struct grGraph_st {
         struct gr_uref *v;
         size_t n, cap;
     } urefs;
+    /* The edit stamp: bumped (gr__graph_edited) by every change of the
+     * nodes' parameters or attributes, of the edges, every node added or
+     * removed, and at the end of every re-capture. An executable that
+     * holds the values of this graph's stamp S (exec/update.c) is
+     * current while the stamp is still S. A re-capture writes parameters
+     * without bumping it and lists the nodes it changed instead: the
+     * last one that succeeded, with no edit during it, took the graph
+     * from stamp recap_base to recap_edits (0: no list) by changing
+     * recap_dirty[0..recap_ndirty) (capture/recapture.c). */
+    uint64_t edits, recap_base, recap_edits;
+    struct grGraphNode_st **recap_dirty;
+    size_t recap_ndirty;
 };
+
+/* Notes a change of g's nodes or edges (see grGraph_st's edits). */
+static inline void gr__graph_edited(struct grGraph_st *g)
+{
+    g->edits++;
+}
 
 /* The refusal of a call that would destroy g or some of its nodes while
  * a capture builds into it (g->capture set): grErrorIllegalState with a

@@ -278,6 +278,7 @@ GR_API grError_t grGraphBatchMemOpNodeSetParams(grGraphNode_t node, const grBatc
         return err;
     gr__memop_params_free(&node->p.memop);
     node->p.memop = p;
+    gr__graph_edited(node->graph);
     return grSuccess;
 }
 

@@ -49,6 +49,7 @@ static grError_t set_child(const char *call, struct grGraphNode_st *node, grGrap
     gr__uobj_inline_end();
     node->p.child = p.child;
     node->p.child->owner = node;
+    gr__graph_edited(g);
     return grSuccess;
 }
 

@@ -206,6 +206,7 @@ void gr__memcpy_node_replace(struct grGraphNode_st *n, const gr_memcpy_node *m)
 {
     gr__memcpy_node_free(&n->p.memcpy);
     n->p.memcpy = *m;
+    gr__graph_edited(n->graph);
 }
 
 size_t gr__memset_span(const grMemsetParams *p)
@@ -487,6 +488,7 @@ GR_API grError_t grGraphKernelNodeSetParams(grGraphNode_t node, const grKernelNo
         return err;
     gr__node_params_free(grGraphNodeTypeKernel, &node->p);
     gr__node_params_move(grGraphNodeTypeKernel, &node->p, &np);
+    gr__graph_edited(node->graph);
     return grSuccess;
 }
 
@@ -559,6 +561,7 @@ GR_API grError_t grGraphMemsetNodeSetParams(grGraphNode_t node, const grMemsetPa
     if ((err = gr__node_memset_params_check(call, pNodeParams)) != grSuccess)
         return err;
     node->p.memset = *pNodeParams;
+    gr__graph_edited(node->graph);
     return grSuccess;
 }
 
@@ -583,6 +586,7 @@ GR_API grError_t grGraphHostNodeSetParams(grGraphNode_t node, const grHostNodePa
     if ((err = gr__node_host_params_check(call, pNodeParams)) != grSuccess)
         return err;
     node->p.host = *pNodeParams;
+    gr__graph_edited(node->graph);
     return grSuccess;
 }
 
@@ -620,6 +624,7 @@ static grError_t event_set(const char *call, grGraphNode_t node, grGraphNodeType
     gr__event_retain(e);
     gr__event_release(node->p.event);
     node->p.event = e;
+    gr__graph_edited(node->graph);
     return grSuccess;
 }
 

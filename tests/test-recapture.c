@@ -1,0 +1,728 @@
+/* test-recapture.c - grStreamBeginRecaptureToGraph: an unchanged
+ * re-capture keeps the graph's nodes and changes nothing; a parameter
+ * change goes to the callback and, taken, into the node and through
+ * grGraphExecUpdate into the executable; topology and allocation/free
+ * mismatches fail at once and invalidate the capture; bad arguments are
+ * refused and change nothing; forked streams re-capture too. */
+#include "test.h"
+#include "gpu-ptx.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+/* p[0] = v */
+static void set_fn(const grKernelCtx *ctx, void **args)
+{
+    (void)ctx;
+    int *p = *(int **)args[0];
+    p[0] = *(int *)args[1];
+}
+
+static grKernel_t set_kernel(void)
+{
+    static grKernel_t k;
+    if (!k) {
+        size_t sizes[2] = {sizeof(int *), sizeof(int)};
+        CHECK_OK(grKernelCreate(&k, set_fn, "recapture_set", 2, sizes));
+    }
+    return k;
+}
+
+static grError_t launch_set(grStream_t s, int *p, int v)
+{
+    void *args[2] = {&p, &v};
+    return grLaunchKernel(set_kernel(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, s);
+}
+
+static grStream_t stream(void)
+{
+    grStream_t s;
+    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
+    return s;
+}
+
+static size_t node_count(grGraph_t g)
+{
+    size_t n = 0;
+    CHECK_OK(grGraphGetNodes(g, NULL, &n));
+    return n;
+}
+
+/* The stream code re-captured: out[i] = vals[i] for i < n, a chain. */
+static void code(grStream_t s, int *out, const int *vals, int n)
+{
+    for (int i = 0; i < n; i++)
+        CHECK_OK(launch_set(s, &out[i], vals[i]));
+}
+
+static grGraph_t capture(grStream_t s, int *out, const int *vals, int n)
+{
+    grGraph_t g;
+    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+    code(s, out, vals, n);
+    CHECK_OK(grStreamEndCapture(s, &g));
+    return g;
+}
+
+static void run(grGraphExec_t e, grStream_t s)
+{
+    CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+}
+
+typedef struct seen {
+    int calls;
+    grGraphNode_t node;
+    int old_v, new_v;
+    grGraphRecaptureStatus status;
+    grError_t answer;
+} seen;
+
+static grError_t on_change(void *data, grGraphNode_t node, const grGraphNodeParams *orig,
+                           const grGraphNodeParams *now, grGraphRecaptureStatus status)
+{
+    seen *w = data;
+    w->calls++;
+    w->node = node;
+    w->status = status;
+    CHECK_EQ(orig->type, grGraphNodeTypeKernel);
+    CHECK_EQ(now->type, grGraphNodeTypeKernel);
+    w->old_v = *(int *)orig->kernel.kernelParams[1];
+    w->new_v = *(int *)now->kernel.kernelParams[1];
+    return w->answer;
+}
+
+GR_TEST(recapture_unchanged_keeps_nodes_and_calls_nothing)
+{
+    grStream_t s = stream();
+    int out[4] = {0}, vals[4] = {1, 2, 3, 4};
+    grGraph_t g = capture(s, out, vals, 4), g2 = NULL;
+    grGraphNode_t before[4], after[4];
+    size_t n = 4;
+    CHECK_OK(grGraphGetNodes(g, before, &n));
+    seen w = {0};
+    grGraphRecaptureCallbackData cb = {on_change, &w};
+    CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, &cb));
+    grStreamCaptureStatus st;
+    grGraph_t cg = NULL;
+    CHECK_OK(grStreamGetCaptureInfo(s, &st, NULL, &cg, NULL, NULL, NULL));
+    CHECK_EQ(st, grStreamCaptureStatusActive);
+    CHECK_PTR_EQ(cg, g);
+    code(s, out, vals, 4);
+    CHECK_OK(grStreamEndCapture(s, &g2));
+    CHECK_PTR_EQ(g2, g);
+    CHECK_EQ(w.calls, 0);
+    CHECK_OK(grGraphGetNodes(g, after, &n));
+    CHECK_EQ(n, 4);
+    CHECK(memcmp(before, after, sizeof before) == 0);
+    grGraphExec_t e;
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    run(e, s);
+    for (int i = 0; i < 4; i++)
+        CHECK_EQ(out[i], vals[i]);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+}
+
+GR_TEST(recapture_parameter_change_goes_to_callback_then_update)
+{
+    grStream_t s = stream();
+    int out[3] = {0}, vals[3] = {1, 2, 3};
+    grGraph_t g = capture(s, out, vals, 3), g2;
+    grGraphExec_t e;
+    grGraphExecUpdateResultInfo info;
+    grGraphNode_t nodes[3];
+    size_t n = 3;
+    CHECK_OK(grGraphGetNodes(g, nodes, &n));
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    seen w = {0};
+    grGraphRecaptureCallbackData cb = {on_change, &w};
+    int vals2[3] = {1, 20, 3};
+    CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, &cb));
+    code(s, out, vals2, 3);
+    CHECK_OK(grStreamEndCapture(s, &g2));
+    CHECK_EQ(w.calls, 1);
+    CHECK_PTR_EQ(w.node, nodes[1]);
+    CHECK_EQ(w.old_v, 2);
+    CHECK_EQ(w.new_v, 20);
+    CHECK_EQ(w.status, grGraphRecaptureStatusEligibleForUpdate);
+    /* The node took the new value; the executable after the update. */
+    grKernelNodeParams kp;
+    CHECK_OK(grGraphKernelNodeGetParams(nodes[1], &kp));
+    CHECK_EQ(*(int *)kp.kernelParams[1], 20);
+    run(e, s);
+    CHECK_EQ(out[1], 2);
+    CHECK_OK(grGraphExecUpdate(e, g, &info));
+    CHECK_EQ(info.result, grGraphExecUpdateSuccess);
+    run(e, s);
+    CHECK_EQ(out[0], 1);
+    CHECK_EQ(out[1], 20);
+    CHECK_EQ(out[2], 3);
+    /* Without a callback, differences are taken silently. */
+    int vals3[3] = {7, 8, 9};
+    CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, NULL));
+    code(s, out, vals3, 3);
+    CHECK_OK(grStreamEndCapture(s, &g2));
+    CHECK_OK(grGraphExecUpdate(e, g, &info));
+    run(e, s);
+    for (int i = 0; i < 3; i++)
+        CHECK_EQ(out[i], vals3[i]);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+}
+
+GR_TEST(recapture_callback_refusal_fails_at_once_and_keeps_the_node)
+{
+    grStream_t s = stream();
+    int out[2] = {0}, vals[2] = {1, 2};
+    grGraph_t g = capture(s, out, vals, 2), g2 = (grGraph_t)1;
+    grGraphNode_t nodes[2];
+    size_t n = 2;
+    CHECK_OK(grGraphGetNodes(g, nodes, &n));
+    seen w = {.answer = grErrorNotSupported};
+    grGraphRecaptureCallbackData cb = {on_change, &w};
+    CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, &cb));
+    CHECK_OK(launch_set(s, &out[0], 1));
+    CHECK_GR(grErrorNotSupported, launch_set(s, &out[1], 5));
+    CHECK_DETAIL_HAS("re-capture callback");
+    CHECK_GR(grErrorStreamCaptureInvalidated, launch_set(s, &out[1], 2));
+    CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &g2));
+    CHECK(g2 == NULL);
+    grKernelNodeParams kp;
+    CHECK_OK(grGraphKernelNodeGetParams(nodes[1], &kp));
+    CHECK_EQ(*(int *)kp.kernelParams[1], 2);
+    CHECK_EQ(node_count(g), 2);
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+}
+
+GR_TEST(recapture_topology_mismatch_fails_at_once)
+{
+    grStream_t s = stream();
+    int out[3] = {0}, vals[3] = {1, 2, 3};
+    grGraph_t g = capture(s, out, vals, 2), g2;
+    grStreamCaptureStatus st;
+    /* A memset where a kernel node was: another type. */
+    CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, NULL));
+    CHECK_OK(launch_set(s, &out[0], 1));
+    CHECK_GR(grErrorStreamCaptureInvalidated, grMemsetAsync(out, 0, sizeof out, s));
+    CHECK_DETAIL_HAS("where the re-capture expects");
+    CHECK_OK(grStreamIsCapturing(s, &st));
+    CHECK_EQ(st, grStreamCaptureStatusInvalidated);
+    CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &g2));
+    CHECK_EQ(node_count(g), 2);
+    /* One operation too many. */
+    CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, NULL));
+    code(s, out, vals, 2);
+    CHECK_GR(grErrorStreamCaptureInvalidated, launch_set(s, &out[2], 3));
+    CHECK_DETAIL_HAS("had 2 nodes");
+    CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &g2));
+    /* One too few: found at the end. */
+    CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, NULL));
+    code(s, out, vals, 1);
+    CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &g2));
+    CHECK_DETAIL_HAS("not made again");
+    CHECK(g2 == NULL);
+    /* Other dependencies: the second launch forked off to another stream
+     * depends on the capture's start, not on the first launch. */
+    grStream_t s1 = stream();
+    grEvent_t fork, join;
+    CHECK_OK(grEventCreateWithFlags(&fork, grEventDisableTiming));
+    CHECK_OK(grEventCreateWithFlags(&join, grEventDisableTiming));
+    CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, NULL));
+    CHECK_OK(grEventRecord(fork, s));
+    CHECK_OK(launch_set(s, &out[0], 1));
+    CHECK_OK(grStreamWaitEvent(s1, fork, 0));
+    CHECK_GR(grErrorStreamCaptureInvalidated, launch_set(s1, &out[1], 2));
+    CHECK_DETAIL_HAS("topology");
+    CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &g2));
+    /* The graph is still whole and still re-captures. */
+    CHECK_EQ(node_count(g), 2);
+    CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, NULL));
+    code(s, out, vals, 2);
+    CHECK_OK(grStreamEndCapture(s, &g2));
+    CHECK_OK(grEventDestroy(fork));
+    CHECK_OK(grEventDestroy(join));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s1));
+    CHECK_OK(grStreamDestroy(s));
+}
+
+GR_TEST(recapture_node_added_by_hand_fails_and_is_removed)
+{
+    grStream_t s = stream();
+    int out[1] = {0}, vals[1] = {1};
+    grGraph_t g = capture(s, out, vals, 1), g2;
+    grGraphNode_t extra;
+    CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, NULL));
+    code(s, out, vals, 1);
+    CHECK_OK(grGraphAddEmptyNode(&extra, g, NULL, 0));
+    CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &g2));
+    CHECK_DETAIL_HAS("during its re-capture");
+    CHECK_EQ(node_count(g), 1);
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+}
+
+GR_TEST(recapture_alloc_and_free_keep_address_or_fail_at_once)
+{
+    grStream_t s = stream();
+    grGraph_t g, g2;
+    void *p = NULL, *q = NULL;
+    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+    CHECK_OK(grMallocAsync(&p, 256, s));
+    CHECK_OK(launch_set(s, (int *)p, 1));
+    CHECK_OK(grFreeAsync(p, s));
+    CHECK_OK(grStreamEndCapture(s, &g));
+    /* The same code gets the same address back. */
+    CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, NULL));
+    CHECK_OK(grMallocAsync(&q, 256, s));
+    CHECK_PTR_EQ(q, p);
+    CHECK_OK(launch_set(s, (int *)q, 1));
+    CHECK_OK(grFreeAsync(q, s));
+    CHECK_OK(grStreamEndCapture(s, &g2));
+    CHECK_EQ(node_count(g), 3);
+    /* Another size: refused at once, whatever the callback. */
+    seen w = {0};
+    grGraphRecaptureCallbackData cb = {on_change, &w};
+    CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, &cb));
+    CHECK_GR(grErrorStreamCaptureInvalidated, grMallocAsync(&q, 512, s));
+    CHECK_DETAIL_HAS("cannot change an allocation");
+    CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &g2));
+    CHECK_EQ(w.calls, 0);
+    /* Another address freed. */
+    int other[1];
+    grGraphExec_t e;
+    CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, &cb));
+    CHECK_OK(grMallocAsync(&q, 256, s));
+    CHECK_OK(launch_set(s, (int *)q, 1));
+    CHECK_GR(grErrorStreamCaptureInvalidated, grFreeAsync(other, s));
+    CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &g2));
+    CHECK_EQ(w.calls, 0);
+    /* The graph still instantiates and runs. */
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    run(e, s);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+}
+
+GR_TEST(recapture_bad_arguments_change_nothing)
+{
+    grStream_t s = stream(), s2 = stream();
+    int out[1] = {0}, vals[1] = {1};
+    grGraph_t g = capture(s, out, vals, 1), g2, other;
+    grStreamCaptureStatus st;
+    CHECK_GR(grErrorInvalidValue, grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, NULL, NULL));
+    CHECK_GR(grErrorInvalidValue, grStreamBeginRecaptureToGraph(s, (grStreamCaptureMode)7, g, NULL));
+    CHECK_GR(grErrorStreamCaptureUnsupported,
+             grStreamBeginRecaptureToGraph(grStreamLegacy, grStreamCaptureModeGlobal, g, NULL));
+    CHECK_OK(grGraphCreate(&other, 0));
+    CHECK_OK(grGraphDestroy(other));
+    CHECK_GR(grErrorInvalidValue, grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, other, NULL));
+    CHECK_OK(grStreamIsCapturing(s, &st));
+    CHECK_EQ(st, grStreamCaptureStatusNone);
+    /* A graph another capture builds, a stream already capturing. */
+    CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, NULL));
+    CHECK_GR(grErrorIllegalState, grStreamBeginRecaptureToGraph(s2, grStreamCaptureModeGlobal, g, NULL));
+    CHECK_GR(grErrorIllegalState, grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, NULL));
+    CHECK_OK(grStreamIsCapturing(s2, &st));
+    CHECK_EQ(st, grStreamCaptureStatusNone);
+    code(s, out, vals, 1);
+    CHECK_OK(grStreamEndCapture(s, &g2));
+    CHECK_PTR_EQ(g2, g);
+    CHECK_EQ(node_count(g), 1);
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grStreamDestroy(s2));
+}
+
+static int destroyed;
+static void count_destroy(void *p)
+{
+    (void)p;
+    __atomic_fetch_add(&destroyed, 1, __ATOMIC_SEQ_CST);
+}
+
+GR_TEST(recapture_releases_the_graphs_user_objects)
+{
+    grStream_t s = stream();
+    int out[1] = {0}, vals[1] = {1};
+    grGraph_t g = capture(s, out, vals, 1), g2;
+    grUserObject_t o;
+    destroyed = 0;
+    CHECK_OK(grUserObjectCreate(&o, NULL, count_destroy, 1, grUserObjectNoDestructorSync));
+    CHECK_OK(grGraphRetainUserObject(g, o, 1, grGraphUserObjectMove));
+    /* A refused begin keeps them. */
+    CHECK_GR(grErrorInvalidValue, grStreamBeginRecaptureToGraph(s, (grStreamCaptureMode)7, g, NULL));
+    CHECK_EQ(__atomic_load_n(&destroyed, __ATOMIC_SEQ_CST), 0);
+    CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, NULL));
+    CHECK_EQ(__atomic_load_n(&destroyed, __ATOMIC_SEQ_CST), 1); /* run before returning */
+    code(s, out, vals, 1);
+    CHECK_OK(grStreamEndCapture(s, &g2));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+}
+
+/* Forked streams: each stream's work matches the nodes it made, in the
+ * graph's creation order. */
+static void forked(grStream_t s, grStream_t s1, grEvent_t fork, grEvent_t join, int *out, int a, int b, int c)
+{
+    CHECK_OK(launch_set(s, &out[0], a));
+    CHECK_OK(grEventRecord(fork, s));
+    CHECK_OK(grStreamWaitEvent(s1, fork, 0));
+    CHECK_OK(launch_set(s1, &out[1], b));
+    CHECK_OK(launch_set(s, &out[2], c));
+    CHECK_OK(grEventRecord(join, s1));
+    CHECK_OK(grStreamWaitEvent(s, join, 0));
+    CHECK_OK(launch_set(s, &out[3], a + b + c));
+}
+
+GR_TEST(recapture_multi_stream)
+{
+    grStream_t s = stream(), s1 = stream();
+    grEvent_t fork, join;
+    grGraph_t g, g2;
+    grGraphExec_t e;
+    grGraphExecUpdateResultInfo info;
+    int out[4] = {0};
+    CHECK_OK(grEventCreateWithFlags(&fork, grEventDisableTiming));
+    CHECK_OK(grEventCreateWithFlags(&join, grEventDisableTiming));
+    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+    forked(s, s1, fork, join, out, 1, 2, 3);
+    CHECK_OK(grStreamEndCapture(s, &g));
+    CHECK_EQ(node_count(g), 4);
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    seen w = {0};
+    grGraphRecaptureCallbackData cb = {on_change, &w};
+    CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, &cb));
+    forked(s, s1, fork, join, out, 1, 5, 3);
+    CHECK_OK(grStreamEndCapture(s, &g2));
+    CHECK_EQ(w.calls, 2); /* out[1] and out[3] */
+    CHECK_OK(grGraphExecUpdate(e, g, &info));
+    run(e, s);
+    CHECK_EQ(out[0], 1);
+    CHECK_EQ(out[1], 5);
+    CHECK_EQ(out[2], 3);
+    CHECK_EQ(out[3], 9);
+    /* The join left out: the last launch lacks a dependency. */
+    CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, NULL));
+    CHECK_OK(launch_set(s, &out[0], 1));
+    CHECK_OK(grEventRecord(fork, s));
+    CHECK_OK(grStreamWaitEvent(s1, fork, 0));
+    CHECK_OK(launch_set(s1, &out[1], 2));
+    CHECK_OK(launch_set(s, &out[2], 3));
+    CHECK_GR(grErrorStreamCaptureInvalidated, launch_set(s, &out[3], 6));
+    CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &g2));
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grEventDestroy(fork));
+    CHECK_OK(grEventDestroy(join));
+    CHECK_OK(grStreamDestroy(s1));
+    CHECK_OK(grStreamDestroy(s));
+}
+
+/* grGraphExecUpdate after a re-capture writes only the nodes it changed
+ * when nothing else changed the graph or the executable; each test below
+ * changes something else, which the update must still apply. */
+static void set_value(grGraphNode_t n, int *p, int v, grGraphExec_t e)
+{
+    void *args[2] = {&p, &v};
+    grKernelNodeParams kp = {set_kernel(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args, NULL};
+    if (e)
+        CHECK_OK(grGraphExecKernelNodeSetParams(e, n, &kp));
+    else
+        CHECK_OK(grGraphKernelNodeSetParams(n, &kp));
+}
+
+static void recapture_and_update(grStream_t s, grGraph_t g, grGraphExec_t e, int *out, const int *vals)
+{
+    grGraph_t g2;
+    grGraphExecUpdateResultInfo info;
+    CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, NULL));
+    code(s, out, vals, 3);
+    CHECK_OK(grStreamEndCapture(s, &g2));
+    CHECK_OK(grGraphExecUpdate(e, g, &info));
+    CHECK_EQ(info.result, grGraphExecUpdateSuccess);
+}
+
+static void check_run(grGraphExec_t e, grStream_t s, int *out, int a, int b, int c)
+{
+    memset(out, 0, 3 * sizeof *out);
+    run(e, s);
+    CHECK_EQ(out[0], a);
+    CHECK_EQ(out[1], b);
+    CHECK_EQ(out[2], c);
+}
+
+GR_TEST(recapture_update_restores_what_an_exec_setter_changed)
+{
+    grStream_t s = stream();
+    int out[3], vals[3] = {1, 2, 3}, vals2[3] = {1, 20, 3};
+    grGraph_t g = capture(s, out, vals, 3);
+    grGraphNode_t nodes[3];
+    size_t n = 3;
+    grGraphExec_t e;
+    CHECK_OK(grGraphGetNodes(g, nodes, &n));
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    set_value(nodes[0], &out[0], 100, e);
+    recapture_and_update(s, g, e, out, vals2);
+    check_run(e, s, out, 1, 20, 3);
+    /* And the next re-capture, with nothing else changed, still applies. */
+    int vals3[3] = {1, 21, 4};
+    recapture_and_update(s, g, e, out, vals3);
+    check_run(e, s, out, 1, 21, 4);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+}
+
+GR_TEST(recapture_update_applies_a_graph_setter_made_after_it)
+{
+    grStream_t s = stream();
+    int out[3], vals[3] = {1, 2, 3}, vals2[3] = {1, 20, 3};
+    grGraph_t g = capture(s, out, vals, 3), g2;
+    grGraphNode_t nodes[3];
+    size_t n = 3;
+    grGraphExec_t e;
+    grGraphExecUpdateResultInfo info;
+    CHECK_OK(grGraphGetNodes(g, nodes, &n));
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, NULL));
+    code(s, out, vals2, 3);
+    CHECK_OK(grStreamEndCapture(s, &g2));
+    set_value(nodes[2], &out[2], 30, NULL);
+    CHECK_OK(grGraphExecUpdate(e, g, &info));
+    check_run(e, s, out, 1, 20, 30);
+    /* A setter made before the re-capture, the executable not updated
+     * since: the re-capture's list does not cover it. */
+    set_value(nodes[0], &out[0], 10, NULL);
+    int vals3[3] = {10, 20, 31};
+    CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, NULL));
+    code(s, out, vals3, 3);
+    CHECK_OK(grStreamEndCapture(s, &g2));
+    CHECK_OK(grGraphExecUpdate(e, g, &info));
+    check_run(e, s, out, 10, 20, 31);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+}
+
+GR_TEST(recapture_update_after_an_update_from_another_graph)
+{
+    grStream_t s = stream();
+    int out[3], vals[3] = {1, 2, 3}, vals2[3] = {1, 20, 3}, other[3] = {7, 8, 9};
+    grGraph_t g = capture(s, out, vals, 3), h = capture(s, out, other, 3);
+    grGraphExec_t e;
+    grGraphExecUpdateResultInfo info;
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    CHECK_OK(grGraphExecUpdate(e, h, &info));
+    check_run(e, s, out, 7, 8, 9);
+    recapture_and_update(s, g, e, out, vals2);
+    check_run(e, s, out, 1, 20, 3);
+    /* Two re-captures, one update: both changes. */
+    grGraph_t g2;
+    int a[3] = {5, 20, 3}, b[3] = {5, 20, 6};
+    CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, NULL));
+    code(s, out, a, 3);
+    CHECK_OK(grStreamEndCapture(s, &g2));
+    recapture_and_update(s, g, e, out, b);
+    check_run(e, s, out, 5, 20, 6);
+    /* A failed re-capture that took a change before failing. */
+    int c[3] = {50, 20, 6};
+    CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, NULL));
+    code(s, out, c, 1);
+    CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &g2));
+    CHECK_OK(grGraphExecUpdate(e, g, &info));
+    check_run(e, s, out, 50, 20, 6);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grGraphDestroy(h));
+    CHECK_OK(grStreamDestroy(s));
+}
+
+/* An executable of another graph than the re-captured one updates from
+ * it by the full comparison. */
+GR_TEST(recapture_update_of_an_executable_of_a_clone)
+{
+    grStream_t s = stream();
+    int out[3], vals[3] = {1, 2, 3}, vals2[3] = {4, 5, 6};
+    grGraph_t g = capture(s, out, vals, 3), c;
+    grGraphExec_t e;
+    CHECK_OK(grGraphClone(&c, g));
+    CHECK_OK(grGraphInstantiate(&e, c, 0));
+    recapture_and_update(s, g, e, out, vals2);
+    check_run(e, s, out, 4, 5, 6);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(c));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+}
+
+/* Work from another thread on a stream that joined the re-capture: that
+ * thread takes the capture's lock, which ends the beginning thread's
+ * lock-free matching; both go on matching, in the graph's order. */
+typedef struct other_args {
+    grStream_t s1;
+    grEvent_t fork, join;
+    int *out;
+    int v;
+} other_args;
+
+static void *other_thread(void *p)
+{
+    other_args *a = p;
+    CHECK_OK(grStreamWaitEvent(a->s1, a->fork, 0));
+    CHECK_OK(launch_set(a->s1, &a->out[1], a->v));
+    CHECK_OK(grEventRecord(a->join, a->s1));
+    return NULL;
+}
+
+static void two_threads(grStream_t s, other_args *a, int v0, int v1, int v2)
+{
+    pthread_t t;
+    a->v = v1;
+    CHECK_OK(launch_set(s, &a->out[0], v0));
+    CHECK_OK(grEventRecord(a->fork, s));
+    CHECK(pthread_create(&t, NULL, other_thread, a) == 0);
+    CHECK(pthread_join(t, NULL) == 0);
+    CHECK_OK(grStreamWaitEvent(s, a->join, 0));
+    CHECK_OK(launch_set(s, &a->out[2], v2));
+}
+
+GR_TEST(recapture_with_work_from_another_thread)
+{
+    grStream_t s = stream();
+    other_args a = {stream(), NULL, NULL, NULL, 0};
+    int out[3] = {0};
+    grGraph_t g, g2;
+    grGraphExec_t e;
+    grGraphExecUpdateResultInfo info;
+    a.out = out;
+    CHECK_OK(grEventCreateWithFlags(&a.fork, grEventDisableTiming));
+    CHECK_OK(grEventCreateWithFlags(&a.join, grEventDisableTiming));
+    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeRelaxed));
+    two_threads(s, &a, 1, 2, 3);
+    CHECK_OK(grStreamEndCapture(s, &g));
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    for (int r = 0; r < 3; r++) {
+        CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeRelaxed, g, NULL));
+        two_threads(s, &a, 10 + r, 20 + r, 30 + r);
+        CHECK_OK(grStreamEndCapture(s, &g2));
+        CHECK_OK(grGraphExecUpdate(e, g, &info));
+        run(e, s);
+        CHECK_EQ(out[0], 10 + r);
+        CHECK_EQ(out[1], 20 + r);
+        CHECK_EQ(out[2], 30 + r);
+    }
+    CHECK_EQ(node_count(g), 3);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grEventDestroy(a.fork));
+    CHECK_OK(grEventDestroy(a.join));
+    CHECK_OK(grStreamDestroy(a.s1));
+    CHECK_OK(grStreamDestroy(s));
+}
+
+/* On each device: a memset, K kernels adding v[i] to every element, a copy
+ * back, captured on the device's stream; re-captured with other values
+ * and applied with grGraphExecUpdate (on a GPU, the full update path
+ * lowers the changes to the driver's executable). The GPU half needs a
+ * GPU and is skipped where there is none. */
+enum {
+    DEV_N = 1000,
+    DEV_BLOCK = 128,
+    DEV_K = 8
+};
+
+static void add_all_cpu(const grKernelCtx *ctx, void **args)
+{
+    unsigned *p = *(unsigned **)args[0], v = *(unsigned *)args[1], n = *(unsigned *)args[2];
+    GR_FOR_THREADS(ctx, tx, ty, tz)
+    {
+        size_t i = GR_GLOBAL_X(ctx, tx);
+        if (i < n)
+            p[i] += v;
+    }
+}
+
+static void dev_code(grStream_t s, grKernel_t add, unsigned *d, unsigned *h, const unsigned *v)
+{
+    unsigned n = DEV_N;
+    CHECK_OK(grMemsetAsync(d, 0, DEV_N * sizeof *d, s));
+    for (int i = 0; i < DEV_K; i++) {
+        void *args[] = {&d, (void *)&v[i], &n};
+        CHECK_OK(grLaunchKernel(add, GR_DIM3((DEV_N + DEV_BLOCK - 1) / DEV_BLOCK, 1, 1),
+                                GR_DIM3(DEV_BLOCK, 1, 1), args, 0, s));
+    }
+    CHECK_OK(grMemcpyAsync(h, d, DEV_N * sizeof *d, grMemcpyDeviceToHost, s));
+}
+
+static void dev_expect(grGraphExec_t e, grStream_t s, const unsigned *h, unsigned want)
+{
+    CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    for (unsigned i = 0; i < DEV_N; i++)
+        if (h[i] != want)
+            GR_TEST_FAIL_("element %u is %u, expected %u", i, h[i], want);
+}
+
+static void recapture_on_device(int gpu)
+{
+    gr_test_device_or_skip(gpu);
+    size_t sizes[] = {sizeof(unsigned *), sizeof(unsigned), sizeof(unsigned)};
+    grKernel_t add;
+    unsigned *d, *h;
+    grStream_t s;
+    grGraph_t g, g2;
+    grGraphExec_t e;
+    grGraphExecUpdateResultInfo info;
+    unsigned v[DEV_K], sum = 0;
+    CHECK_OK(grKernelCreate(&add, add_all_cpu, "gr_test_add", 3, sizes));
+    if (gpu)
+        CHECK_OK(grKernelSetImage(add, gr_test_ptx, "gr_test_add"));
+    CHECK_OK(grMalloc((void **)&d, DEV_N * sizeof *d));
+    CHECK_OK(grMallocHost((void **)&h, DEV_N * sizeof *h));
+    CHECK_OK(grStreamCreate(&s));
+    for (int i = 0; i < DEV_K; i++)
+        sum += v[i] = 1;
+    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+    dev_code(s, add, d, h, v);
+    CHECK_OK(grStreamEndCapture(s, &g));
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    dev_expect(e, s, h, sum);
+    for (int r = 0; r < 3; r++) {
+        v[r] = 10 + (unsigned)r; /* one more node changes each round */
+        sum = 0;
+        for (int i = 0; i < DEV_K; i++)
+            sum += v[i];
+        CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, NULL));
+        dev_code(s, add, d, h, v);
+        CHECK_OK(grStreamEndCapture(s, &g2));
+        CHECK_PTR_EQ(g2, g);
+        CHECK_OK(grGraphExecUpdate(e, g, &info));
+        CHECK_EQ(info.result, grGraphExecUpdateSuccess);
+        dev_expect(e, s, h, sum);
+    }
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grFree(d));
+    CHECK_OK(grFreeHost(h));
+    CHECK_OK(grKernelDestroy(add));
+    CHECK_OK(grSetDevice(0));
+}
+
+GR_TEST(recapture_on_the_cpu_device_lowers_and_updates)
+{
+    recapture_on_device(0);
+}
+
+GR_TEST(recapture_on_a_gpu_lowers_and_updates)
+{
+    recapture_on_device(1);
+}
