@@ -80,7 +80,7 @@ void gr__device_stop(void);
 
 /* ---------------------------------------------------------------- kernels */
 
-struct gr_cuda_kernel;
+struct gr_dev_kernel;
 
 /* A registered kernel. Immutable after creation except 'refs' and 'gpu'
  * (set once, by grKernelSetImage). */
@@ -94,7 +94,7 @@ struct grKernel_st {
     uint32_t *sizes;   /* size of each parameter */
     /* The GPU image and its per-device functions (cuda/cuda.h), NULL until
      * attached; read with acquire order (attached while others may look). */
-    struct gr_cuda_kernel *_Atomic gpu;
+    struct gr_dev_kernel *_Atomic gpu;
     /* graphrt_kernel.h's per-function data (name, fiber stack size) of a
      * kernel that runs its threads as fibers; set once, by the
      * registration GR_KERNEL_SYNC generates, before any launch. */
@@ -273,7 +273,7 @@ grError_t gr__stream_sync(gr_stream *s);
  * grDebugLaunchBlocking, a launch queued waits for s to pass it and
  * returns s's sticky error (gr__stream_sync), so that the error surfaces
  * at the call that caused it. Otherwise a load and a branch. */
-/* Waits for s, of any device (cuda/stream.c): gr__stream_sync on the
+/* Waits for s, of any device (device.c): gr__stream_sync on the
  * CPU, the driver's stream synchronisation on a GPU. */
 grError_t gr__stream_sync_any(gr_stream *s);
 
@@ -342,7 +342,7 @@ enum {
     GR_STREAM_PER_THREAD = 1u << 2
 };
 
-struct gr_cuda_stream;
+struct gr_dev_stream;
 
 struct gr_stream {
     uint32_t magic;      /* GR_MAGIC_STREAM; first (runtime.h reads it) */
@@ -365,7 +365,7 @@ struct gr_stream {
     /* Capture seam: non-NULL while the stream is being captured; every
      * enqueue path tests it before queuing work. */
     void *_Atomic capture;
-    struct gr_cuda_stream *gpu; /* the GPU part, NULL on the CPU; immutable */
+    struct gr_dev_stream *gpu; /* the GPU part, NULL on the CPU; immutable */
 
     /* Producer side, guarded by the LOCKED bit of 'lockw'. The word also
      * holds ACTIVE, the drain token's existence (see gr__stream_lock). */
@@ -442,7 +442,7 @@ void gr__stream_release(gr_stream *s);
  * from now on and frees with its last reference): GR_STREAM_* flags as a
  * CPU stream's, one reference (the handle's), in no runtime's registry.
  * NULL when out of memory (gpu is then the caller's). */
-gr_stream *gr__stream_new_gpu(unsigned flags, unsigned user_flags, int device, struct gr_cuda_stream *gpu);
+gr_stream *gr__stream_new_gpu(unsigned flags, unsigned user_flags, int device, struct gr_dev_stream *gpu);
 
 /* True while s is a member of a capture (the capture layer sets and
  * clears s->capture): every entry point that queues work tests it first. */
@@ -501,7 +501,7 @@ struct grEvent_st {
      * CUevent (cuda/cuda.h); both immutable. A GPU event's records are the
      * driver's: of the fields above only 'recorded' and 'gen' serve it. */
     int device;
-    struct gr_cuda_event *gpu;
+    struct gr_dev_event *gpu;
 };
 
 /* Reads the latest record: *s retained (or NULL if never recorded). */

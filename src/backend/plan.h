@@ -306,7 +306,7 @@ struct grGraphExec_st {
     struct gr_urefs *urefs;
     /* The executable's lowered form on a GPU (cuda/cuda_graph.h), or NULL
      * for the CPU; immutable after instantiation. */
-    struct gr_cuda_exec *gpu;
+    struct gr_dev_exec *gpu;
     /* Nodes of the source graph, for setters and update, then a sentinel
      * (NULL when norig is 0), and their dependencies (one block with
      * 'orig'). */
