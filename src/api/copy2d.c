@@ -95,7 +95,7 @@ static grError_t gpu_region(const char *call, gr_stream *s, int device, const gr
     for (size_t z = 0; z < (even ? 1 : d->depth); z++) {
         size_t nrows = even ? d->height * d->depth : d->height;
         grError_t err = gr__devkind()->fill_2d(call, gs, device, d->base + z * d->slice,
-                                           nrows > 1 ? d->pitch : d->width, value, d->width, nrows);
+                                               nrows > 1 ? d->pitch : d->width, value, d->width, nrows);
         if (err != grSuccess)
             return err;
     }

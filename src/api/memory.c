@@ -61,7 +61,8 @@ static grError_t alloc_gpu(const char *call, void **out, size_t size, int owner)
     if (err)
         return err;
     if (!gr__mem_track_owned(p, size, owner == GR_OWNER_PINNED ? GR_MEM_HOST : GR_MEM_DEVICE, owner)) {
-        (void)(owner == GR_OWNER_PINNED ? gr__devkind()->host_free(call, p) : gr__devkind()->mem_free(call, owner, p));
+        (void)(owner == GR_OWNER_PINNED ? gr__devkind()->host_free(call, p)
+                                        : gr__devkind()->mem_free(call, owner, p));
         return gr__fail(grErrorMemoryAllocation, "%s: no memory left to record the allocation of %zu bytes",
                         call, size);
     }
@@ -135,7 +136,8 @@ static grError_t free_tracked(const char *call, void *p, gr_mem_kind kind)
                             "%s: pointer %p was freed by another thread during this call; free each "
                             "allocation once",
                             call, p);
-        return owner == GR_OWNER_PINNED ? gr__devkind()->host_free(call, p) : gr__devkind()->mem_free(call, owner, p);
+        return owner == GR_OWNER_PINNED ? gr__devkind()->host_free(call, p)
+                                        : gr__devkind()->mem_free(call, owner, p);
     }
     /* Another thread may have freed it while this one waited. */
     if (!gr__mem_free_block(p, kind))
@@ -254,7 +256,8 @@ static grError_t gpu_now(const char *call, gr_stream *s, int device, void *dst, 
     grError_t err = gr__stream_sync(s);
     if (err)
         return gr__fail_again(err);
-    err = src ? gr__devkind()->copy_now(device, dst, src, count) : gr__devkind()->fill_now(device, dst, value, count);
+    err = src ? gr__devkind()->copy_now(device, dst, src, count)
+              : gr__devkind()->fill_now(device, dst, value, count);
     if (err)
         return gr__fail(err, "%s: the %s of %zu bytes touching device %d's memory failed (%s)", call,
                         src ? "copy" : "memset", count, device, grGetErrorName(err));

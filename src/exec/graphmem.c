@@ -192,7 +192,8 @@ static grError_t map_gpu(const char *call, gr_gexec *x, const size_t *offs, size
     if (err)
         return err;
     for (size_t j = 0; j < x->nown; j++)
-        if ((err = gr__devkind()->vmm_map(call, x->device, x->own[j]->ptr, x->own[j]->span, x->gpu, offs[j]))) {
+        if ((err =
+                 gr__devkind()->vmm_map(call, x->device, x->own[j]->ptr, x->own[j]->span, x->gpu, offs[j]))) {
             unmap_gpu_n(x, j);
             return err;
         }

@@ -172,8 +172,8 @@ GR_API grError_t grGraphExecKernelNodeSetParams(grGraphExec_t hGraphExec, grGrap
         return err;
     if (GR_UNLIKELY(hGraphExec->gpu != NULL) &&
         (err = gr__devkind()->exec_set_kernel(call, hGraphExec->gpu, pn->index, k, &pNodeParams->gridDim,
-                                        &pNodeParams->blockDim, pNodeParams->sharedMemBytes,
-                                        pNodeParams->kernelParams)))
+                                              &pNodeParams->blockDim, pNodeParams->sharedMemBytes,
+                                              pNodeParams->kernelParams)))
         return err;
     gr__exec_write_begin(hGraphExec);
     pn = gr__exec_pnode_current(hGraphExec, node, pn);
@@ -355,7 +355,8 @@ static grError_t set_event(const char *call, grGraphExec_t e, grGraphNode_t node
     if ((err = gr__node_event_check(call, event)))
         return err;
     if (GR_UNLIKELY(e->gpu != NULL) &&
-        (err = gr__devkind()->exec_set_event(call, e->gpu, pn->index, type == grGraphNodeTypeEventRecord, event)))
+        (err = gr__devkind()->exec_set_event(call, e->gpu, pn->index, type == grGraphNodeTypeEventRecord,
+                                             event)))
         return err;
     gr__event_retain(event);
     gr__exec_write_begin(e);
@@ -410,8 +411,8 @@ GR_API grError_t grGraphNodeSetEnabled(grGraphExec_t hGraphExec, grGraphNode_t h
     if (err)
         return err;
     if (GR_UNLIKELY(hGraphExec->gpu != NULL) &&
-        (err =
-             gr__devkind()->exec_set_enabled("grGraphNodeSetEnabled", hGraphExec->gpu, pn->index, isEnabled != 0)))
+        (err = gr__devkind()->exec_set_enabled("grGraphNodeSetEnabled", hGraphExec->gpu, pn->index,
+                                               isEnabled != 0)))
         return err;
     gr__exec_write_begin(hGraphExec);
     pn = gr__exec_pnode_current(hGraphExec, hNode, pn);

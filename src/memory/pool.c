@@ -431,8 +431,8 @@ static GR_NOINLINE grError_t gpu_malloc_async(const char *call, void **devPtr, s
                                               gr_stream *s)
 {
     void *p = NULL;
-    grError_t err =
-        pool ? gr__devkind()->pool_alloc(call, s, pool->gpu, size, &p) : gr__devkind()->alloc_async(call, s, size, &p);
+    grError_t err = pool ? gr__devkind()->pool_alloc(call, s, pool->gpu, size, &p)
+                         : gr__devkind()->alloc_async(call, s, size, &p);
     if (err)
         return err;
     if (!gr__mem_track_owned(p, size, GR_MEM_POOL, s->device)) {

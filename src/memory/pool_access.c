@@ -78,7 +78,8 @@ GR_API grError_t grMemPoolSetAccess(grMemPool_t memPool, const grMemAccessDesc *
         gflags[k] = (int)descList[i].flags;
         ngpus += k == ngpus;
     }
-    if (ngpus && (err = gr__devkind()->pool_set_access(call, memPool->device, memPool->gpu, gpus, gflags, ngpus)))
+    if (ngpus &&
+        (err = gr__devkind()->pool_set_access(call, memPool->device, memPool->gpu, gpus, gflags, ngpus)))
         return err;
     gr__spin_lock(&memPool->lock);
     for (size_t i = 0; i < count; i++) {

@@ -774,8 +774,7 @@ static grError_t sync_whole(const char *call, struct gr_dev_exec *gx, const gr_p
 
 /* Applies body node pn's parameters to its driver node in gx's
  * executable. */
-static grError_t set_body_node(const char *call, struct gr_dev_exec *gx, CUgraphNode node,
-                               const gr_pnode *pn)
+static grError_t set_body_node(const char *call, struct gr_dev_exec *gx, CUgraphNode node, const gr_pnode *pn)
 {
     const char *what;
     CUresult r;

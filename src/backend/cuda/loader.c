@@ -137,7 +137,6 @@ const char *gr__cuda_absence(void)
     return gr__cuda_count() > 0 ? NULL : absence;
 }
 
-
 int gr__cuda_enter(int device)
 {
     gr_gpu *g = &gr__gpus[device - 1];
