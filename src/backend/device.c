@@ -21,13 +21,13 @@ static const gr_device_ops *_Atomic offered;
 static pthread_once_t choose_once = PTHREAD_ONCE_INIT;
 
 /* The CUDA kind when its driver offers devices; else the offered kind
- * (the test suite's fake device), if any; else the CUDA kind, which says
- * why there is no device. */
+ * (the test suite's fake device), if it has devices; else the CUDA kind,
+ * which says why there is no device. */
 static void choose(void)
 {
     const gr_device_ops *k = &gr__cuda_kind;
     const gr_device_ops *o = gr_load_acquire(&offered);
-    if (o && k->count() == 0)
+    if (o && k->count() == 0 && o->count() > 0)
         k = o;
     gr_store_release(&gr__devkind_chosen, k);
 }
