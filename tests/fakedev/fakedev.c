@@ -130,11 +130,11 @@ static grError_t enter(const char *call, const char *op)
     return grSuccess;
 }
 
-#define ENTER(call, op)                                                                                      \
-    do {                                                                                                     \
-        grError_t enter_err_ = enter(call, op);                                                              \
-        if (enter_err_)                                                                                      \
-            return enter_err_;                                                                               \
+#define ENTER(call, op)                         \
+    do {                                        \
+        grError_t enter_err_ = enter(call, op); \
+        if (enter_err_)                         \
+            return enter_err_;                  \
     } while (0)
 
 /* The sticky asynchronous error, reported by every synchronisation. */
@@ -142,8 +142,8 @@ static grError_t async_check(const char *call, int device)
 {
     grError_t err = atomic_load(&async_err);
     if (err)
-        return gr__fail(err, "%s: device %d (the fake device) reports an asynchronous error of its work", call,
-                        device);
+        return gr__fail(err, "%s: device %d (the fake device) reports an asynchronous error of its work",
+                        call, device);
     return grSuccess;
 }
 
@@ -217,22 +217,53 @@ static grError_t fake_attribute(const char *call, int device, grDeviceAttr attr,
     if (err)
         return err;
     switch (attr) {
-    case grDevAttrMaxThreadsPerBlock: *value = p.maxThreadsPerBlock; break;
-    case grDevAttrMaxBlockDimX: *value = p.maxThreadsDim[0]; break;
-    case grDevAttrMaxBlockDimY: *value = p.maxThreadsDim[1]; break;
-    case grDevAttrMaxBlockDimZ: *value = p.maxThreadsDim[2]; break;
-    case grDevAttrMaxGridDimX: *value = p.maxGridSize[0]; break;
-    case grDevAttrMaxGridDimY: *value = p.maxGridSize[1]; break;
-    case grDevAttrMaxGridDimZ: *value = p.maxGridSize[2]; break;
-    case grDevAttrMaxSharedMemoryPerBlock: *value = (int)p.sharedMemPerBlock; break;
-    case grDevAttrWarpSize: *value = p.warpSize; break;
-    case grDevAttrMultiProcessorCount: *value = p.multiProcessorCount; break;
-    case grDevAttrConcurrentKernels: *value = p.concurrentKernels; break;
-    case grDevAttrMemoryPoolsSupported: *value = p.memoryPoolsSupported; break;
-    case grDevAttrComputeCapabilityMajor: *value = p.major; break;
-    case grDevAttrComputeCapabilityMinor: *value = p.minor; break;
-    case grDevAttrMaxThreadsPerMultiProcessor: *value = p.maxThreadsPerMultiProcessor; break;
-    default: return gr__fail(grErrorInvalidValue, "%s: attribute %d is not a grDeviceAttr", call, (int)attr);
+    case grDevAttrMaxThreadsPerBlock:
+        *value = p.maxThreadsPerBlock;
+        break;
+    case grDevAttrMaxBlockDimX:
+        *value = p.maxThreadsDim[0];
+        break;
+    case grDevAttrMaxBlockDimY:
+        *value = p.maxThreadsDim[1];
+        break;
+    case grDevAttrMaxBlockDimZ:
+        *value = p.maxThreadsDim[2];
+        break;
+    case grDevAttrMaxGridDimX:
+        *value = p.maxGridSize[0];
+        break;
+    case grDevAttrMaxGridDimY:
+        *value = p.maxGridSize[1];
+        break;
+    case grDevAttrMaxGridDimZ:
+        *value = p.maxGridSize[2];
+        break;
+    case grDevAttrMaxSharedMemoryPerBlock:
+        *value = (int)p.sharedMemPerBlock;
+        break;
+    case grDevAttrWarpSize:
+        *value = p.warpSize;
+        break;
+    case grDevAttrMultiProcessorCount:
+        *value = p.multiProcessorCount;
+        break;
+    case grDevAttrConcurrentKernels:
+        *value = p.concurrentKernels;
+        break;
+    case grDevAttrMemoryPoolsSupported:
+        *value = p.memoryPoolsSupported;
+        break;
+    case grDevAttrComputeCapabilityMajor:
+        *value = p.major;
+        break;
+    case grDevAttrComputeCapabilityMinor:
+        *value = p.minor;
+        break;
+    case grDevAttrMaxThreadsPerMultiProcessor:
+        *value = p.maxThreadsPerMultiProcessor;
+        break;
+    default:
+        return gr__fail(grErrorInvalidValue, "%s: attribute %d is not a grDeviceAttr", call, (int)attr);
     }
     return grSuccess;
 }
@@ -263,7 +294,11 @@ static grError_t fake_mem_info(const char *call, int device, size_t *free_bytes,
 
 /* ---------------------------------------------------------------- streams */
 
-enum { FAKE_CREATED, FAKE_LEGACY, FAKE_PER_THREAD };
+enum {
+    FAKE_CREATED,
+    FAKE_LEGACY,
+    FAKE_PER_THREAD
+};
 
 struct gr_dev_stream {
     gr_stream *cpu; /* FAKE_CREATED's; NULL for the default streams */
@@ -279,9 +314,8 @@ static gr_stream *cpu_of(gr_stream *s)
     gr_stream *c = NULL;
     int cur = gr__device_current();
     gr__device_select(0);
-    grError_t err = gr__stream_from_handle_slow("the fake device", g->kind == FAKE_LEGACY ? grStreamLegacy
-                                                                                             : grStreamPerThread,
-                                                &c);
+    grError_t err = gr__stream_from_handle_slow(
+        "the fake device", g->kind == FAKE_LEGACY ? grStreamLegacy : grStreamPerThread, &c);
     gr__device_select(cur);
     if (err)
         abort(); /* the CPU runtime runs whenever a stream object exists */
@@ -646,8 +680,8 @@ static grError_t fake_mem_alloc(const char *call, int device, size_t size, void 
     ENTER(call, "mem_alloc");
     void *p = NULL;
     if (size > FAKE_MEM || posix_memalign(&p, 256, size ? size : 1) != 0)
-        return gr__fail(grErrorMemoryAllocation, "%s: out of memory on device %d (the fake device) for %zu bytes",
-                        call, device, size);
+        return gr__fail(grErrorMemoryAllocation,
+                        "%s: out of memory on device %d (the fake device) for %zu bytes", call, device, size);
     atomic_fetch_add(&used_bytes, size);
     gr_store_release(&gr__gpu_any_context, true);
     *out = p;
@@ -667,7 +701,8 @@ static grError_t fake_host_alloc(const char *call, size_t size, void **out)
     ENTER(call, "host_alloc");
     void *p = NULL;
     if (posix_memalign(&p, 256, size ? size : 1) != 0)
-        return gr__fail(grErrorMemoryAllocation, "%s: out of memory for %zu bytes of host memory", call, size);
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory for %zu bytes of host memory", call,
+                        size);
     gr_store_release(&gr__gpu_any_context, true);
     *out = p;
     return grSuccess;
@@ -694,7 +729,8 @@ static int fake_pointer_device(const void *p)
     int d = 0;
     pthread_mutex_lock(&ranges_lock);
     for (int i = 0; i < 256; i++)
-        if (ranges[i].base && (const char *)p >= ranges[i].base && (const char *)p < ranges[i].base + ranges[i].size)
+        if (ranges[i].base && (const char *)p >= ranges[i].base &&
+            (const char *)p < ranges[i].base + ranges[i].size)
             d = ranges[i].device;
     pthread_mutex_unlock(&ranges_lock);
     return d;
@@ -804,8 +840,9 @@ static grError_t pool_take(const char *call, fake_pool *pool, size_t size, void 
     bool full = pool->max_size && pool->used + size > pool->max_size;
     pthread_mutex_unlock(&pool_lock);
     if (full || size > FAKE_MEM || posix_memalign((void **)&m, 256, HDR + (size ? size : 1)) != 0)
-        return gr__fail(grErrorMemoryAllocation, "%s: out of memory on device %d (the fake device) for %zu bytes",
-                        call, pool->device, size);
+        return gr__fail(grErrorMemoryAllocation,
+                        "%s: out of memory on device %d (the fake device) for %zu bytes", call, pool->device,
+                        size);
     ((fake_block *)(void *)m)->pool = pool;
     ((fake_block *)(void *)m)->size = size;
     pthread_mutex_lock(&pool_lock);
@@ -863,7 +900,8 @@ static grError_t fake_pool_trim(const char *call, int device, void *pool, size_t
     return grSuccess;
 }
 
-static grError_t fake_pool_attribute(const char *call, int device, void *pool, int attr, void *value, bool set)
+static grError_t fake_pool_attribute(const char *call, int device, void *pool, int attr, void *value,
+                                     bool set)
 {
     (void)device;
     ENTER(call, "pool_attribute");
@@ -904,11 +942,13 @@ static grError_t fake_pool_attribute(const char *call, int device, void *pool, i
         else
             *(uint64_t *)value = p->used_high;
         break;
-    default: err = grErrorInvalidValue;
+    default:
+        err = grErrorInvalidValue;
     }
     pthread_mutex_unlock(&pool_lock);
     if (err)
-        return gr__fail(err, "%s: attribute %d cannot be %s on the fake device", call, attr, set ? "set" : "read");
+        return gr__fail(err, "%s: attribute %d cannot be %s on the fake device", call, attr,
+                        set ? "set" : "read");
     return grSuccess;
 }
 
@@ -1005,12 +1045,36 @@ static void fake_vmm_release(int device, uint64_t handle)
     close((int)(handle - 1));
 }
 
-static grError_t fake_vmm_map(const char *call, int device, void *p, size_t size, uint64_t handle, size_t offset)
+/* The mapped ranges, for what lowering refuses (memory no allocation
+ * backs). */
+static fake_range maps[256];
+
+static bool mapped(const void *p)
+{
+    bool in = false;
+    pthread_mutex_lock(&ranges_lock);
+    for (int i = 0; i < 256; i++)
+        if (maps[i].base && (const char *)p >= maps[i].base && (const char *)p < maps[i].base + maps[i].size)
+            in = true;
+    pthread_mutex_unlock(&ranges_lock);
+    return in;
+}
+
+static grError_t fake_vmm_map(const char *call, int device, void *p, size_t size, uint64_t handle,
+                              size_t offset)
 {
     ENTER(call, "vmm_map");
     if (mmap(p, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, (int)(handle - 1), (off_t)offset) ==
         MAP_FAILED)
-        return gr__fail(grErrorMemoryAllocation, "%s: mapping %zu bytes on device %d failed", call, size, device);
+        return gr__fail(grErrorMemoryAllocation, "%s: mapping %zu bytes on device %d failed", call, size,
+                        device);
+    pthread_mutex_lock(&ranges_lock);
+    for (int i = 0; i < 256; i++)
+        if (!maps[i].base) {
+            maps[i] = (fake_range){p, size, device};
+            break;
+        }
+    pthread_mutex_unlock(&ranges_lock);
     return grSuccess;
 }
 
@@ -1018,6 +1082,11 @@ static void fake_vmm_unmap(int device, void *p, size_t size)
 {
     (void)device;
     (void)enter(NULL, "vmm_unmap");
+    pthread_mutex_lock(&ranges_lock);
+    for (int i = 0; i < 256; i++)
+        if (maps[i].base == p)
+            maps[i].base = NULL;
+    pthread_mutex_unlock(&ranges_lock);
     (void)mmap(p, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
 }
 
@@ -1068,12 +1137,27 @@ static void fake_kernel_free(struct gr_dev_kernel *g)
 struct gr_dev_exec {
     int device;
     grGraphExec_t e; /* whose plan this lowers */
+    pthread_mutex_t lock;
+    gr_stream *last; /* the CPU stream of the latest launch, retained */
 };
 
 /* What lowering refuses, as the CUDA kind does: a kernel without an
  * image, an event of another device; conditional bodies too. */
+/* Reserved device memory that no allocation backs, which the driver
+ * refuses in a node. */
+static grError_t check_address(const char *call, uint32_t i, const void *a)
+{
+    if (fake_pointer_device(a) && !mapped(a))
+        return gr__fail(grErrorInvalidValue,
+                        "%s: node %u (plan order) names %p, reserved device memory that no allocation backs "
+                        "(the fake device refuses it as a driver does)",
+                        call, i, a);
+    return grSuccess;
+}
+
 static grError_t check_plan(const char *call, const gr_plan *p, int device)
 {
+    grError_t err;
     for (uint32_t i = 0; i < p->nnodes; i++) {
         const gr_pnode *pn = &p->nodes[i];
         if (pn->type == grGraphNodeTypeKernel && !gr_load_acquire(&pn->u.kern.k->gpu))
@@ -1085,6 +1169,11 @@ static grError_t check_plan(const char *call, const gr_plan *p, int device)
                             "executable is instantiated for device %d; an event node's event must be created "
                             "on the device the graph runs on (grSetDevice before grEventCreate)",
                             call, i, pn->u.event->device, device);
+        if (pn->type == grGraphNodeTypeMemset && (err = check_address(call, i, pn->u.memset.dst)))
+            return err;
+        if (pn->type == grGraphNodeTypeMemcpy && ((err = check_address(call, i, pn->u.copy.p.dst)) ||
+                                                  (err = check_address(call, i, pn->u.copy.p.src))))
+            return err;
     }
     return grSuccess;
 }
@@ -1101,6 +1190,7 @@ static grError_t fake_exec_lower(const char *call, const gr_plan *p, int device,
     if (!gx)
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
     gx->device = device;
+    pthread_mutex_init(&gx->lock, NULL);
     gx->e = (grGraphExec_t)(void *)((char *)(uintptr_t)p - offsetof(struct grGraphExec_st, plan));
     *out = gx;
     return grSuccess;
@@ -1108,8 +1198,12 @@ static grError_t fake_exec_lower(const char *call, const gr_plan *p, int device,
 
 static void fake_exec_free(struct gr_dev_exec *gx)
 {
-    if (gx)
-        (void)enter(NULL, "exec_free");
+    if (!gx)
+        return;
+    (void)enter(NULL, "exec_free");
+    if (gx->last)
+        gr__stream_release(gx->last);
+    pthread_mutex_destroy(&gx->lock);
     gr__free(gx);
 }
 
@@ -1123,15 +1217,42 @@ static grError_t fake_exec_launch(const char *call, struct gr_dev_exec *gx, gr_s
     ENTER(call, upload ? "exec_upload" : "exec_launch");
     if (upload)
         return grSuccess;
-    return gr__exec_launch(gx->e, cpu_of(s));
+    gr_stream *c = cpu_of(s);
+    grError_t err = gr__exec_launch(gx->e, c);
+    if (!err) {
+        gr__stream_retain(c);
+        pthread_mutex_lock(&gx->lock);
+        gr_stream *old = gx->last;
+        gx->last = c;
+        pthread_mutex_unlock(&gx->lock);
+        if (old)
+            gr__stream_release(old);
+    }
+    return err;
 }
 
+typedef struct defer_op {
+    void (*fn)(void *);
+    void *arg;
+} defer_op;
+
+static void run_defer(void *data)
+{
+    const defer_op *d = data;
+    d->fn(d->arg);
+}
+
+/* Behind the latest launch: on its stream, which runs the launches of
+ * one executable one after another. */
 static bool fake_exec_defer(struct gr_dev_exec *gx, void (*fn)(void *), void *arg)
 {
-    (void)gx;
-    (void)fn;
-    (void)arg;
-    return false;
+    (void)enter(NULL, "exec_defer");
+    defer_op d = {fn, arg};
+    pthread_mutex_lock(&gx->lock);
+    bool queued = gx->last && gr__stream_enqueue_call("grGraphExecDestroy", gx->last, run_defer, &d,
+                                                      sizeof d) == grSuccess;
+    pthread_mutex_unlock(&gx->lock);
+    return queued;
 }
 
 static grError_t fake_exec_set_kernel(const char *call, struct gr_dev_exec *gx, uint32_t i, grKernel_t k,
@@ -1188,8 +1309,8 @@ static grError_t fake_exec_set_event(const char *call, struct gr_dev_exec *gx, u
     (void)record;
     ENTER(call, "exec_set_event");
     if (ev->device != gx->device)
-        return gr__fail(grErrorInvalidValue, "%s: event %p is of device %d, the executable of device %d", call,
-                        (void *)ev, ev->device, gx->device);
+        return gr__fail(grErrorInvalidValue, "%s: event %p is of device %d, the executable of device %d",
+                        call, (void *)ev, ev->device, gx->device);
     return grSuccess;
 }
 
@@ -1212,13 +1333,13 @@ static grError_t fake_exec_check_event(const char *call, struct gr_dev_exec *gx,
 {
     ENTER(call, "exec_check_event");
     if (ev->device != gx->device)
-        return gr__fail(grErrorInvalidValue, "%s: event %p is of device %d, the executable of device %d", call,
-                        (void *)ev, ev->device, gx->device);
+        return gr__fail(grErrorInvalidValue, "%s: event %p is of device %d, the executable of device %d",
+                        call, (void *)ev, ev->device, gx->device);
     return grSuccess;
 }
 
-static grError_t fake_exec_sync_range(const char *call, struct gr_dev_exec *gx, const gr_plan *p, uint32_t from,
-                                      uint32_t to, const uint8_t *only)
+static grError_t fake_exec_sync_range(const char *call, struct gr_dev_exec *gx, const gr_plan *p,
+                                      uint32_t from, uint32_t to, const uint8_t *only)
 {
     (void)gx;
     (void)p;
