@@ -1,6 +1,8 @@
 /*
- * runtime.h - the CPU device's cross-file API: the runtime context and its
- * workers, streams and the operations queued on them, events, kernels.
+ * backend.h - the CPU device's cross-file API: the runtime context and its
+ * workers, streams and the operations queued on them, events, kernels;
+ * and the stream, event and kernel objects every device shares (a device
+ * kind's own part hangs off 'gpu': device.h).
  *
  * Other areas use only what is declared here:
  *   - gr__runtime_get() starts the runtime on first use;
@@ -92,7 +94,7 @@ struct grKernel_st {
     uint32_t argbytes; /* size of the packed argument buffer */
     uint32_t *offsets; /* offset of each parameter in that buffer */
     uint32_t *sizes;   /* size of each parameter */
-    /* The GPU image and its per-device functions (cuda/cuda.h), NULL until
+    /* The GPU image and its per-device functions (the device kind's, device.h), NULL until
      * attached; read with acquire order (attached while others may look). */
     struct gr_dev_kernel *_Atomic gpu;
     /* graphrt_kernel.h's per-function data (name, fiber stack size) of a
@@ -359,7 +361,7 @@ struct gr_stream {
     bool registered;
     bool handle_dead; /* the handle's reference was dropped */
     /* The device, immutable: 0 for the CPU, 1..N for a GPU, whose stream
-     * is 'gpu' (cuda/cuda.h). In the first cache line, beside 'capture':
+     * is 'gpu' (the device kind's, device.h). In the first cache line, beside 'capture':
      * every eager enqueue tests capture, then the device. */
     int device;
     /* Capture seam: non-NULL while the stream is being captured; every
@@ -497,9 +499,10 @@ struct grEvent_st {
     uint64_t time_ns;
     /* Capture seam: set while the latest record is part of a capture. */
     void *capture;
-    /* The device the event was created on (0: the CPU) and, on a GPU, its
-     * CUevent (cuda/cuda.h); both immutable. A GPU event's records are the
-     * driver's: of the fields above only 'recorded' and 'gen' serve it. */
+    /* The device the event was created on (0: the CPU) and, on another
+     * device, the device kind's part (device.h); both immutable. A CUDA
+     * event's records are the driver's: of the fields above only
+     * 'recorded' and 'gen' serve it. */
     int device;
     struct gr_dev_event *gpu;
 };
