@@ -182,6 +182,11 @@ void gr__kernel_release(grKernel_t k);
 void gr__kernel_retain_n(grKernel_t k, int n);
 void gr__kernel_release_n(grKernel_t k, int n);
 
+/* Attaches a device kind's part g (its image) to k, once: fails with
+ * grErrorInvalidValue and a detail naming 'call' when k has one already
+ * (the caller then frees g). */
+grError_t gr__kernel_attach(const char *call, grKernel_t k, struct gr_dev_kernel *g);
+
 /* ------------------------------------------------------------------ names */
 
 /* The registry of names (names.c): kernels by their name, host functions

@@ -42,6 +42,17 @@ void gr__kernel_release_n(grKernel_t k, int n)
     }
 }
 
+grError_t gr__kernel_attach(const char *call, grKernel_t k, struct gr_dev_kernel *g)
+{
+    struct gr_dev_kernel *none = NULL;
+    if (!gr_cas_strong_acq_rel_acquire(&k->gpu, &none, g))
+        return gr__fail(grErrorInvalidValue,
+                        "%s: kernel '%s' has a GPU image already; an image is attached once, after "
+                        "grKernelCreate",
+                        call, k->name);
+    return grSuccess;
+}
+
 grKernel_t gr__kernel_new(grKernelFn fn, const char *name, int nparams, const size_t *sizes)
 {
     grKernel_t k = gr__shell_alloc(&kernel_shelf);

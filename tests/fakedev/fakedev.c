@@ -1114,16 +1114,12 @@ static grError_t fake_kernel_set_image(const char *call, grKernel_t k, const voi
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
     }
     g->image = image;
-    struct gr_dev_kernel *none = NULL;
-    if (!gr_cas_strong_acq_rel_acquire(&k->gpu, &none, g)) {
+    grError_t err = gr__kernel_attach(call, k, g);
+    if (err) {
         free(g->entry);
         gr__free(g);
-        return gr__fail(grErrorInvalidValue,
-                        "%s: kernel '%s' has a GPU image already; an image is attached once, after "
-                        "grKernelCreate",
-                        call, k->name);
     }
-    return grSuccess;
+    return err;
 }
 
 static void fake_kernel_free(struct gr_dev_kernel *g)

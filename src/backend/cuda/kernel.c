@@ -19,17 +19,13 @@ grError_t gr__cuda_kernel_set_image(const char *call, grKernel_t k, const void *
     }
     g->image = image;
     pthread_mutex_init(&g->lock, NULL);
-    struct gr_dev_kernel *none = NULL;
-    if (!gr_cas_strong_acq_rel_acquire(&k->gpu, &none, g)) {
+    grError_t err = gr__kernel_attach(call, k, g);
+    if (err) {
         pthread_mutex_destroy(&g->lock);
         gr__free(g->entry);
         gr__free(g);
-        return gr__fail(grErrorInvalidValue,
-                        "%s: kernel '%s' has a GPU image already; an image is attached once, after "
-                        "grKernelCreate",
-                        call, k->name);
     }
-    return grSuccess;
+    return err;
 }
 
 void gr__cuda_kernel_free(struct gr_dev_kernel *g)
