@@ -18,7 +18,16 @@
 #      hook (a function pointer a higher layer registers, which nm does not
 #      see: each is listed in docs/internals.md);
 #   4. no atomic_*_explicit or implicitly seq_cst atomic_* call outside
-#      src/core (core/atomic.h names every order).
+#      src/core (core/atomic.h names every order);
+#   5. the device seam (src/backend/device.h): no file above src/backend
+#      includes a header of backend/cpu or backend/cuda; no object above
+#      the backend uses a symbol that backend/cuda defines (it calls a GPU
+#      through the device table); backend/cpu neither includes nor uses
+#      anything of backend/cuda, nor backend/cuda anything of backend/cpu
+#      but the stream and event object functions of OBJECT_FNS (the object
+#      headers, which backend.h declares). It prints the counts, and the
+#      number of backend/cpu symbols used above the backend, which may
+#      not grow past CPU_ABOVE_MAX.
 set -eu
 
 cd "$(dirname "$0")/.."
@@ -105,6 +114,76 @@ if [ -d "$OBJ" ]; then
 else
     fail "no objects in $OBJ: build first (cmake --build $BUILD)"
 fi
+
+# 5: the device seam.
+OBJECT_FNS="gr__event_create gr__stream_destroy gr__stream_new_gpu gr__stream_release gr__stream_retain"
+CPU_ABOVE_MAX=40
+for f in $(find src -name '*.c' -o -name '*.h' | sort); do
+    a=$(area_of "$f")
+    case $f in src/backend/cpu/*) sub=cpu ;; src/backend/cuda/*) sub=cuda ;; *) sub= ;; esac
+    dir=$(dirname "$f")
+    grep -o '^#include "[^"]*"' "$f" | sed 's/^#include "//; s/"$//' | while read -r inc; do
+        target=$(realpath -m --relative-to=. "$dir/$inc")
+        case $target in
+        src/backend/cpu/* | src/backend/cuda/*)
+            tsub=$(echo "$target" | sed 's|^src/backend/\([^/]*\)/.*|\1|')
+            if [ "$a" != backend ]; then
+                echo "layers: $f ($a) includes $target: above the backend, a device is reached through backend/device.h"
+                echo x >>"$tmp/badseam"
+            elif [ -n "$sub" ] && [ "$sub" != "$tsub" ]; then
+                echo "layers: $f (backend/$sub) includes $target (backend/$tsub): device kinds never include each other"
+                echo x >>"$tmp/badseam"
+            fi
+            ;;
+        esac
+    done
+done
+if [ -d "$OBJ" ]; then
+    for k in cpu cuda; do
+        for o in "$OBJ"/backend/$k/*.o; do
+            [ -f "$o" ] && [ -f "$(echo "$o" | sed "s|^$OBJ/|src/|; s|\\.o\$||")" ] || continue
+            nm --defined-only "$o" | awk '$2 ~ /^[TDBRC]$/ {print $3}'
+        done | sort -u >"$tmp/defs.$k"
+    done
+    : >"$tmp/above.cuda"
+    : >"$tmp/above.cpu"
+    : >"$tmp/objs.cuda"
+    while read -r o; do
+        rel=$(echo "$o" | sed "s|^$OBJ/|src/|; s|\\.o\$||")
+        case $rel in src/core/* | src/backend/*) continue ;; esac
+        nm -u "$o" | awk '{print $2}' | sort -u >"$tmp/u"
+        if [ -n "$(comm -12 "$tmp/u" "$tmp/defs.cuda")" ]; then
+            comm -12 "$tmp/u" "$tmp/defs.cuda" | sed "s|^|$rel |" >>"$tmp/above.cuda"
+            echo "$rel" >>"$tmp/objs.cuda"
+        fi
+        comm -12 "$tmp/u" "$tmp/defs.cpu" >>"$tmp/above.cpu"
+    done <"$tmp/objs"
+    ncuda=$(awk '{print $2}' "$tmp/above.cuda" | sort -u | wc -l)
+    ncpu=$(sort -u "$tmp/above.cpu" | wc -l)
+    nobj=$(sort -u "$tmp/objs.cuda" | wc -l)
+    echo "layers: above the backend: $ncuda backend/cuda symbols (in $nobj objects), $ncpu backend/cpu symbols"
+    if [ "$ncuda" -ne 0 ]; then
+        sed 's/^/layers: uses a backend\/cuda symbol: /' "$tmp/above.cuda"
+        status=1
+    fi
+    if [ "$ncpu" -gt "$CPU_ABOVE_MAX" ]; then
+        echo "layers: $ncpu backend/cpu symbols are used above the backend, more than $CPU_ABOVE_MAX"
+        status=1
+    fi
+    cpu_cuda=$(for o in "$OBJ"/backend/cpu/*.o; do nm -u "$o" | awk '{print $2}'; done | sort -u | comm -12 - "$tmp/defs.cuda")
+    cuda_cpu=$(for o in "$OBJ"/backend/cuda/*.o; do nm -u "$o" | awk '{print $2}'; done | sort -u |
+        comm -12 - "$tmp/defs.cpu")
+    extra=$(for sym in $cuda_cpu; do
+        case " $OBJECT_FNS " in *" $sym "*) ;; *) echo "$sym" ;; esac
+    done)
+    echo "layers: backend/cpu uses $(echo "$cpu_cuda" | grep -c . || true) backend/cuda symbols;" \
+        "backend/cuda uses $(echo "$cuda_cpu" | grep -c . || true) backend/cpu symbols (object functions allowed: $OBJECT_FNS)"
+    if [ -n "$cpu_cuda" ] || [ -n "$extra" ]; then
+        for sym in $cpu_cuda $extra; do echo "layers: a device kind uses another's symbol: $sym"; done
+        status=1
+    fi
+fi
+[ ! -s "$tmp/badseam" ] || status=1
 
 # 4: atomics.
 raw=$(grep -rnE '\batomic_(load|store|exchange|fetch_[a-z]+|compare_exchange_[a-z]+|thread_fence|signal_fence)(_explicit)?\s*\(' \

@@ -11,6 +11,8 @@
  */
 #include "test.h"
 
+#include "fakedev/fakedev.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -55,6 +57,17 @@ int gr_test_device_or_skip(int gpu)
     if (grSetDevice(gpu ? 1 : 0) != grSuccess)
         GR_TEST_FAIL_("grSetDevice(%d) failed: %s", gpu ? 1 : 0, grGetLastErrorDetail());
     return gpu ? 1 : 0;
+}
+
+int gr_test_fake_device(void)
+{
+    return gr_fakedev_active();
+}
+
+void gr_test_real_gpu_or_skip(void)
+{
+    if (gr_fakedev_active())
+        GR_TEST_SKIP("needs a real GPU: devices 1..N are the fake device here (tests/fakedev)");
 }
 
 static test_entry *g_tests;

@@ -145,7 +145,8 @@ GR_TEST(gpu_events_time_the_work_between_them)
     CHECK_OK(grEventElapsedTime(&ms, a, b));
     CHECK(ms >= 0.0f);
     CHECK_GR(grErrorInvalidResourceHandle, grEventElapsedTime(&ms, a, untimed));
-    CHECK_DETAIL_HAS("CUDA_ERROR_INVALID_HANDLE");
+    if (!gr_test_fake_device())
+        CHECK_DETAIL_HAS("CUDA_ERROR_INVALID_HANDLE");
     CHECK_OK(grEventDestroy(a));
     CHECK_OK(grEventDestroy(b));
     CHECK_OK(grEventDestroy(untimed));
@@ -360,6 +361,7 @@ GR_TEST(gpu_kernel_with_a_bad_image_fails_with_cudas_error_name)
     grKernel_t k;
     grStream_t s;
     use_gpu_or_skip();
+    gr_test_real_gpu_or_skip(); /* the driver's loader refuses the image */
     CHECK_OK(grKernelCreate(&k, cpu_block_noop, "bad_image_kernel", 0, NULL));
     CHECK_OK(grKernelSetImage(k, not_an_image, "bad_image_kernel"));
     CHECK_GR(grErrorInvalidValue, grKernelSetImage(k, not_an_image, "bad_image_kernel"));
@@ -378,7 +380,8 @@ GR_TEST(gpu_out_of_memory_names_the_call_and_cudas_error)
     use_gpu_or_skip();
     CHECK_GR(grErrorMemoryAllocation, grMalloc(&d, (size_t)1 << 52));
     CHECK_DETAIL_HAS("grMalloc");
-    CHECK_DETAIL_HAS("CUDA_ERROR_OUT_OF_MEMORY");
+    if (!gr_test_fake_device())
+        CHECK_DETAIL_HAS("CUDA_ERROR_OUT_OF_MEMORY");
 }
 
 GR_TEST(gpu_stream_ordered_allocation_uses_the_devices_pool)

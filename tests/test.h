@@ -45,6 +45,15 @@ void gr_test_skip(const char *fmt, ...) __attribute__((noreturn, format(printf, 
  * skipped, saying why, where there is none. */
 int gr_test_device_or_skip(int gpu);
 
+/* True when devices 1..N are the suite's fake device (tests/fakedev),
+ * which stands in for GPUs where there is none. */
+int gr_test_fake_device(void);
+
+/* Skips a test that needs a real GPU, saying why: one that checks what
+ * the fake device cannot model (CUDA's own error names, a GPU's faults,
+ * memory the CPU cannot reach). */
+void gr_test_real_gpu_or_skip(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -22,7 +22,7 @@
  *     refused with grErrorNotSupported before anything is recorded.
  */
 #include "api.h"
-#include "../backend/cuda/cuda.h"
+#include "../backend/device.h"
 #include "../capture/capture.h"
 #include "../memory/memory.h"
 
@@ -88,14 +88,14 @@ static grError_t gpu_region(const char *call, gr_stream *s, int device, const gr
 {
     gr_stream *gs = s->device != 0 ? s : NULL;
     if (src) {
-        gr_cu_side ds = {d->base, d->pitch, d->rows}, ss = {src->base, src->pitch, src->rows};
-        return gr__cuda_memcpy_pitched(call, gs, device, &ds, &ss, d->width, d->height, d->depth);
+        gr_copy_side ds = {d->base, d->pitch, d->rows}, ss = {src->base, src->pitch, src->rows};
+        return gr__devkind()->copy_pitched(call, gs, device, &ds, &ss, d->width, d->height, d->depth);
     }
     bool even = gr__region_even(d);
     for (size_t z = 0; z < (even ? 1 : d->depth); z++) {
         size_t nrows = even ? d->height * d->depth : d->height;
-        grError_t err = gr__cuda_memset_2d(call, gs, device, d->base + z * d->slice,
-                                           nrows > 1 ? d->pitch : d->width, value, d->width, nrows);
+        grError_t err = gr__devkind()->fill_2d(call, gs, device, d->base + z * d->slice,
+                                               nrows > 1 ? d->pitch : d->width, value, d->width, nrows);
         if (err != grSuccess)
             return err;
     }

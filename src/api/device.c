@@ -4,7 +4,7 @@
  * reports (backend/cuda). Above every area: a reset takes down, in order,
  * the backend (after its work), the pools and the allocations.
  */
-#include "../backend/cuda/cuda.h"
+#include "../backend/device.h"
 #include "../capture/capture.h"
 #include "../memory/memory.h"
 #include "../memory/pool.h"
@@ -65,7 +65,7 @@ GR_API grError_t grDeviceSynchronize(void)
         return e;
     uint64_t t0 = gr__tracing() ? gr__trace_clock() : 0;
     if (device != 0)
-        e = gr__cuda_device_sync("grDeviceSynchronize", device);
+        e = gr__devkind()->device_sync("grDeviceSynchronize", device);
     else {
         gr__device_sync_all();
         e = gr__kernel_fault_check("grDeviceSynchronize");
@@ -80,7 +80,7 @@ GR_API grError_t grDeviceReset(void)
 {
     int device = gr__device_current();
     if (device != 0) {
-        (void)gr__cuda_device_sync("grDeviceReset", device);
+        (void)gr__devkind()->device_sync("grDeviceReset", device);
         gr__mem_reset_device(device);
         return grSuccess;
     }
@@ -171,7 +171,7 @@ GR_API grError_t grGetDeviceProperties(grDeviceProp *prop, int device)
     if ((err = check_device("grGetDeviceProperties", device)))
         return err;
     if (device != 0)
-        return gr__cuda_properties("grGetDeviceProperties", device, prop);
+        return gr__devkind()->properties("grGetDeviceProperties", device, prop);
     if (!gr__device_start())
         return gr__fail(grErrorInitializationError,
                         "grGetDeviceProperties: the graphrt runtime could not start");
@@ -206,7 +206,7 @@ GR_API grError_t grDeviceGetAttribute(int *value, grDeviceAttr attr, int device)
     if ((err = check_device("grDeviceGetAttribute", device)))
         return err;
     if (device != 0)
-        return gr__cuda_attribute("grDeviceGetAttribute", device, attr, value);
+        return gr__devkind()->attribute("grDeviceGetAttribute", device, attr, value);
     if (!gr__device_start())
         return gr__fail(grErrorInitializationError,
                         "grDeviceGetAttribute: the graphrt runtime could not start");

@@ -4,7 +4,7 @@
  * and otherwise asks the backend (backend.h); synchronising calls run the
  * pools' hook after their wait.
  */
-#include "../backend/cuda/cuda.h"
+#include "../backend/device.h"
 #include "../backend/enqueue.h"
 #include "../capture/capture.h"
 #include "../memory/pool.h"
@@ -42,9 +42,9 @@ static grError_t wait_event_gpu(const char *call, gr_stream *s, grEvent_t e)
 {
     grError_t err;
     if (s->device != 0 && e->device != 0)
-        return gr__cuda_stream_wait_event(call, s, e);
+        return gr__devkind()->stream_wait_event(call, s, e);
     if (e->device != 0)
-        return gr__cuda_event_sync(call, e);
+        return gr__devkind()->event_sync(call, e);
     err = gr__event_wait(e);
     return err ? gr__fail_again(err) : grSuccess;
 }
@@ -68,7 +68,7 @@ GR_API grError_t grEventCreateWithFlags(grEvent_t *event, unsigned int flags)
                         flags);
     int device = gr__device_current();
     if (device != 0)
-        return gr__cuda_event_create("grEventCreateWithFlags", device, flags, event);
+        return gr__devkind()->event_create("grEventCreateWithFlags", device, flags, event);
     if (!gr__device_start())
         return gr__fail(grErrorInitializationError,
                         "grEventCreateWithFlags: the graphrt runtime could not start");
@@ -137,7 +137,7 @@ static grError_t event_record(const char *call, grEvent_t event, grStream_t stre
                         "device is current",
                         call, GR_PTR(event), event->device, GR_PTR(stream), s->device);
     if (GR_UNLIKELY(s->device != 0))
-        return gr__cuda_event_record(call, event, s);
+        return gr__devkind()->event_record(call, event, s);
     return gr__event_record(call, event, s);
 }
 
@@ -164,7 +164,7 @@ GR_API grError_t grEventQuery(grEvent_t event)
         (err = check_not_ended_capture("grEventQuery", event)))
         return err;
     if (event->device != 0)
-        return gr__cuda_event_query("grEventQuery", event);
+        return gr__devkind()->event_query("grEventQuery", event);
     return gr__event_done(event) ? grSuccess : grErrorNotReady;
 }
 
@@ -177,7 +177,7 @@ GR_API grError_t grEventSynchronize(grEvent_t event)
         (err = check_not_ended_capture("grEventSynchronize", event)))
         return err;
     if (event->device != 0) {
-        err = gr__cuda_event_sync("grEventSynchronize", event);
+        err = gr__devkind()->event_sync("grEventSynchronize", event);
         gr__pool_on_sync();
         return err;
     }
@@ -205,7 +205,7 @@ GR_API grError_t grEventElapsedTime(float *ms, grEvent_t start, grEvent_t end)
                             "%s: the start event %p is of device %d and the end event %p of device %d; "
                             "time events of one device",
                             call, GR_PTR(start), start->device, GR_PTR(end), end->device);
-        return gr__cuda_event_elapsed(call, ms, start, end);
+        return gr__devkind()->event_elapsed(call, ms, start, end);
     }
     if ((err = gr__event_time(call, "start", start, &t0)) || (err = gr__event_time(call, "end", end, &t1)))
         return err;

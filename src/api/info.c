@@ -4,7 +4,7 @@
  * CPU's answers come from the host (/proc/meminfo) and the allocation
  * tracker; a GPU's, and a foreign pointer's, from the driver.
  */
-#include "../backend/cuda/cuda.h"
+#include "../backend/device.h"
 #include "../memory/memory.h"
 
 #include <stdio.h>
@@ -31,7 +31,7 @@ GR_API grError_t grDriverGetVersion(int *driverVersion)
      * there (CUDA answers 0 without a driver, which gates everything
      * off). Where a GPU is shown, its driver's version is the truth the
      * gate needs. */
-    *driverVersion = gr__gpu_count() > 0 ? gr__cuda_driver_version() : GR_CUDA_API_VERSION;
+    *driverVersion = gr__gpu_count() > 0 ? gr__devkind()->driver_version() : GR_CUDA_API_VERSION;
     return grSuccess;
 }
 
@@ -79,7 +79,7 @@ GR_API grError_t grMemGetInfo(size_t *freeBytes, size_t *totalBytes)
                         freeBytes ? "totalBytes" : "freeBytes");
     int device = gr__device_current();
     if (device != 0) {
-        grError_t err = gr__cuda_mem_info("grMemGetInfo", device, &avail, &total);
+        grError_t err = gr__devkind()->mem_info("grMemGetInfo", device, &avail, &total);
         if (err)
             return err;
     } else if (!host_memory(&avail, &total)) {
@@ -117,14 +117,14 @@ GR_API grError_t grPointerGetAttributes(grPointerAttributes *attributes, const v
 {
     gr_mem_kind kind;
     int owner;
-    gr_cuda_pointer foreign;
+    gr_dev_pointer foreign;
     void *p = (void *)(uintptr_t)ptr;
     if (!attributes)
         return gr__fail(grErrorInvalidValue,
                         "grPointerGetAttributes: 'attributes' (the output pointer) is NULL");
     if (p && gr__mem_describe(p, &kind, &owner)) {
         tracked_attributes(attributes, p, kind, owner);
-    } else if (gr__cuda_pointer_info(p, &foreign)) {
+    } else if (gr__devkind()->pointer_info(p, &foreign)) {
         attributes->type = foreign.type;
         attributes->device = foreign.device;
         attributes->devicePointer = foreign.device_pointer;

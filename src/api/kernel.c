@@ -5,7 +5,7 @@
  * capture module while its stream captures, and otherwise queues it on
  * the backend.
  */
-#include "../backend/cuda/cuda.h"
+#include "../backend/device.h"
 #include "../backend/enqueue.h"
 #include "../capture/capture.h"
 #include "../memory/memory.h"
@@ -129,7 +129,7 @@ static grError_t launch(const char *call, grKernel_t kernel, grDim3 gridDim, grD
     if ((err = gr__capture_check_implicit(call, s)))
         return err;
     if (GR_UNLIKELY(s->device != 0))
-        return gr__launched(s, gr__cuda_launch(call, s, kernel, &gridDim, &blockDim, sharedMem, args));
+        return gr__launched(s, gr__devkind()->launch(call, s, kernel, &gridDim, &blockDim, sharedMem, args));
     if (gr__launch_blocking())
         return launch_blocking(s, kernel, &gridDim, &blockDim, sharedMem, args);
     return gr__stream_enqueue_kernel(call, s, kernel, &gridDim, &blockDim, sharedMem, args);
@@ -210,7 +210,7 @@ GR_API grError_t grKernelSetImage(grKernel_t kernel, const void *image, const ch
                         "grKernelSetImage: kernel '%s': 'entry' is NULL or empty; pass the name of the "
                         "image's extern \"C\" __global__ function",
                         kernel->name);
-    return gr__cuda_kernel_set_image("grKernelSetImage", kernel, image, entry);
+    return gr__devkind()->kernel_set_image("grKernelSetImage", kernel, image, entry);
 }
 
 GR_API grError_t grFuncSetAttribute(grKernel_t func, grFuncAttribute attr, int value)

@@ -15,7 +15,7 @@
  * was.
  */
 #include "api.h"
-#include "../backend/cuda/cuda.h"
+#include "../backend/device.h"
 #include "../capture/capture.h"
 #include "../memory/memory.h"
 
@@ -54,7 +54,7 @@ static grError_t memops_enqueue(const char *call, gr_stream *s, unsigned count,
     /* A GPU stream: the driver's batch, which checks that the GPU reaches
      * the words (its memory, or host memory it maps). */
     if (s->device != 0) {
-        err = gr__cuda_stream_memops(call, s, count, ops);
+        err = gr__devkind()->stream_memops(call, s, count, ops);
         return writes ? gr__launched(s, err) : err;
     }
     for (unsigned i = 0; i < count; i++)

@@ -17,7 +17,7 @@
  *     synchronisation, for blocking streams) as CUDA's do.
  */
 #include "api.h"
-#include "../backend/cuda/cuda.h"
+#include "../backend/device.h"
 #include "../capture/capture.h"
 #include "../memory/graphmem.h"
 #include "../memory/pool.h"
@@ -56,12 +56,13 @@ static const char *kind_freer(gr_mem_kind k)
 static grError_t alloc_gpu(const char *call, void **out, size_t size, int owner)
 {
     void *p = NULL;
-    grError_t err = owner == GR_OWNER_PINNED ? gr__cuda_malloc_host(call, size, &p)
-                                             : gr__cuda_malloc(call, owner, size, &p);
+    grError_t err = owner == GR_OWNER_PINNED ? gr__devkind()->host_alloc(call, size, &p)
+                                             : gr__devkind()->mem_alloc(call, owner, size, &p);
     if (err)
         return err;
     if (!gr__mem_track_owned(p, size, owner == GR_OWNER_PINNED ? GR_MEM_HOST : GR_MEM_DEVICE, owner)) {
-        (void)(owner == GR_OWNER_PINNED ? gr__cuda_free_host(call, p) : gr__cuda_free(call, owner, p));
+        (void)(owner == GR_OWNER_PINNED ? gr__devkind()->host_free(call, p)
+                                        : gr__devkind()->mem_free(call, owner, p));
         return gr__fail(grErrorMemoryAllocation, "%s: no memory left to record the allocation of %zu bytes",
                         call, size);
     }
@@ -135,7 +136,8 @@ static grError_t free_tracked(const char *call, void *p, gr_mem_kind kind)
                             "%s: pointer %p was freed by another thread during this call; free each "
                             "allocation once",
                             call, p);
-        return owner == GR_OWNER_PINNED ? gr__cuda_free_host(call, p) : gr__cuda_free(call, owner, p);
+        return owner == GR_OWNER_PINNED ? gr__devkind()->host_free(call, p)
+                                        : gr__devkind()->mem_free(call, owner, p);
     }
     /* Another thread may have freed it while this one waited. */
     if (!gr__mem_free_block(p, kind))
@@ -229,7 +231,7 @@ static grError_t set_capture(const char *call, gr_stream *s, void *dst, int valu
 int gr__api_gpu_of(const void *a, const void *b)
 {
     const void *p[2] = {a, b};
-    if (GR_LIKELY(!gr__cuda_active()))
+    if (GR_LIKELY(!gr__gpu_active()))
         return 0;
     for (int i = 0; i < 2; i++) {
         int owner = GR_OWNER_CPU;
@@ -238,7 +240,7 @@ int gr__api_gpu_of(const void *a, const void *b)
         if (gr__mem_owner(p[i], &owner)) {
             if (owner > 0)
                 return owner;
-        } else if ((owner = gr__cuda_pointer_device(p[i])) > 0) {
+        } else if ((owner = gr__devkind()->pointer_device(p[i])) > 0) {
             return owner;
         }
     }
@@ -254,7 +256,8 @@ static grError_t gpu_now(const char *call, gr_stream *s, int device, void *dst, 
     grError_t err = gr__stream_sync(s);
     if (err)
         return gr__fail_again(err);
-    err = src ? gr__cuda_memcpy_now(device, dst, src, count) : gr__cuda_memset_now(device, dst, value, count);
+    err = src ? gr__devkind()->copy_now(device, dst, src, count)
+              : gr__devkind()->fill_now(device, dst, value, count);
     if (err)
         return gr__fail(err, "%s: the %s of %zu bytes touching device %d's memory failed (%s)", call,
                         src ? "copy" : "memset", count, device, grGetErrorName(err));
@@ -286,7 +289,7 @@ grError_t gr__api_copy_enqueue(const char *call, void *dst, const void *src, siz
         (err = gr__graphmem_check_mapped(call, src, count, "source")) != grSuccess)
         return err;
     if (s->device != 0)
-        return gr__cuda_memcpy(call, s, dst, src, count);
+        return gr__devkind()->copy(call, s, dst, src, count);
     int device = gr__api_gpu_of(dst, src);
     if (GR_UNLIKELY(device != 0))
         return gpu_now(call, s, device, dst, src, 0, count);
@@ -314,7 +317,7 @@ static grError_t set_enqueue(const char *call, void *dst, int value, size_t coun
     if ((err = gr__graphmem_check_mapped(call, dst, count, "destination")) != grSuccess)
         return err;
     if (s->device != 0)
-        return gr__cuda_memset(call, s, dst, value, count);
+        return gr__devkind()->fill(call, s, dst, value, count);
     int device = gr__api_gpu_of(dst, NULL);
     if (GR_UNLIKELY(device != 0))
         return gpu_now(call, s, device, dst, NULL, value, count);
@@ -327,7 +330,7 @@ static grError_t set_enqueue(const char *call, void *dst, int value, size_t coun
 grError_t gr__api_wait_legacy(const char *call, gr_stream *s)
 {
     if (s->device != 0) {
-        grError_t gerr = gr__cuda_stream_sync(call, s);
+        grError_t gerr = gr__devkind()->stream_sync(call, s);
         gr__pool_on_sync();
         return gerr;
     }

@@ -4,7 +4,7 @@
  * captures, and otherwise asks the backend (backend.h); a synchronising
  * call runs the pools' hook after its wait.
  */
-#include "../backend/cuda/cuda.h"
+#include "../backend/device.h"
 #include "../backend/enqueue.h"
 #include "../capture/capture.h"
 #include "../memory/pool.h"
@@ -30,7 +30,7 @@ static grError_t stream_create(const char *call, grStream_t *stream, unsigned in
                         call, flags);
     int device = gr__device_current();
     if (device != 0) {
-        grError_t gerr = gr__cuda_stream_create(call, device, flags, priority, &s);
+        grError_t gerr = gr__devkind()->stream_create(call, device, flags, priority, &s);
         if (gerr)
             return gerr;
         *stream = (grStream_t)s;
@@ -85,7 +85,7 @@ GR_API grError_t grStreamSynchronize(grStream_t stream)
     if ((e = gr__capture_check_unsafe("grStreamSynchronize", GR_UNSAFE_STREAM_SYNC, s, NULL)))
         return e;
     if (s->device != 0) {
-        e = gr__cuda_stream_sync("grStreamSynchronize", s);
+        e = gr__devkind()->stream_sync("grStreamSynchronize", s);
         gr__pool_on_sync();
         return e;
     }
@@ -106,7 +106,7 @@ GR_API grError_t grStreamQuery(grStream_t stream)
     if ((e = gr__capture_check_unsafe("grStreamQuery", GR_UNSAFE_STREAM_QUERY, s, NULL)))
         return e;
     if (s->device != 0)
-        return gr__cuda_stream_query("grStreamQuery", s);
+        return gr__devkind()->stream_query("grStreamQuery", s);
     if (!gr__stream_idle(s))
         return grErrorNotReady;
     e = (grError_t)gr_load_relaxed(&s->sticky);
@@ -145,7 +145,7 @@ GR_API grError_t grLaunchHostFunc(grStream_t stream, grHostFn_t fn, void *userDa
     if ((e = gr__capture_check_implicit("grLaunchHostFunc", s)))
         return e;
     if (GR_UNLIKELY(s->device != 0))
-        return gr__launched(s, gr__cuda_host_func("grLaunchHostFunc", s, fn, userData));
+        return gr__launched(s, gr__devkind()->host_func("grLaunchHostFunc", s, fn, userData));
     return gr__launched(s, gr__stream_enqueue_host("grLaunchHostFunc", s, fn, userData));
 }
 
@@ -200,7 +200,7 @@ GR_API grError_t grStreamAddCallback(grStream_t stream, grStreamCallback_t callb
         if (!rec)
             return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
         *rec = cb;
-        e = gr__cuda_host_func(call, s, callback_gpu_trampoline, rec);
+        e = gr__devkind()->host_func(call, s, callback_gpu_trampoline, rec);
         if (e)
             gr__free(rec);
         return gr__launched(s, e);

@@ -10,7 +10,7 @@
  * managed allocations, untracked host memory that of pageable system
  * memory (CUDA's two kinds of acceptable memory).
  */
-#include "../backend/cuda/cuda.h"
+#include "../backend/device.h"
 #include "../capture/capture.h"
 #include "../memory/memory.h"
 #include "api.h"

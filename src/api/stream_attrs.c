@@ -9,7 +9,7 @@
  * the stream. None of them changes how the CPU runs a stream's work
  * (docs/launch-attributes.md).
  */
-#include "../backend/cuda/cuda.h"
+#include "../backend/device.h"
 #include "../capture/capture.h"
 
 #include <string.h>
@@ -20,7 +20,7 @@ GR_API grError_t grDeviceGetStreamPriorityRange(int *leastPriority, int *greates
     int least = GR_CPU_PRIORITY_LEAST, greatest = GR_CPU_PRIORITY_GREATEST;
     if (device != 0) {
         grError_t err =
-            gr__cuda_stream_priority_range("grDeviceGetStreamPriorityRange", device, &least, &greatest);
+            gr__devkind()->stream_priority_range("grDeviceGetStreamPriorityRange", device, &least, &greatest);
         if (err)
             return err;
     }

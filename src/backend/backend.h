@@ -1,6 +1,8 @@
 /*
- * runtime.h - the CPU device's cross-file API: the runtime context and its
- * workers, streams and the operations queued on them, events, kernels.
+ * backend.h - the CPU device's cross-file API: the runtime context and its
+ * workers, streams and the operations queued on them, events, kernels;
+ * and the stream, event and kernel objects every device shares (a device
+ * kind's own part hangs off 'gpu': device.h).
  *
  * Other areas use only what is declared here:
  *   - gr__runtime_get() starts the runtime on first use;
@@ -80,7 +82,7 @@ void gr__device_stop(void);
 
 /* ---------------------------------------------------------------- kernels */
 
-struct gr_cuda_kernel;
+struct gr_dev_kernel;
 
 /* A registered kernel. Immutable after creation except 'refs' and 'gpu'
  * (set once, by grKernelSetImage). */
@@ -92,9 +94,9 @@ struct grKernel_st {
     uint32_t argbytes; /* size of the packed argument buffer */
     uint32_t *offsets; /* offset of each parameter in that buffer */
     uint32_t *sizes;   /* size of each parameter */
-    /* The GPU image and its per-device functions (cuda/cuda.h), NULL until
+    /* The GPU image and its per-device functions (the device kind's, device.h), NULL until
      * attached; read with acquire order (attached while others may look). */
-    struct gr_cuda_kernel *_Atomic gpu;
+    struct gr_dev_kernel *_Atomic gpu;
     /* graphrt_kernel.h's per-function data (name, fiber stack size) of a
      * kernel that runs its threads as fibers; set once, by the
      * registration GR_KERNEL_SYNC generates, before any launch. */
@@ -179,6 +181,11 @@ void gr__kernel_release(grKernel_t k);
 /* n references at once (plans: one per node, taken and dropped together). */
 void gr__kernel_retain_n(grKernel_t k, int n);
 void gr__kernel_release_n(grKernel_t k, int n);
+
+/* Attaches a device kind's part g (its image) to k, once: fails with
+ * grErrorInvalidValue and a detail naming 'call' when k has one already
+ * (the caller then frees g). */
+grError_t gr__kernel_attach(const char *call, grKernel_t k, struct gr_dev_kernel *g);
 
 /* ------------------------------------------------------------------ names */
 
@@ -273,7 +280,7 @@ grError_t gr__stream_sync(gr_stream *s);
  * grDebugLaunchBlocking, a launch queued waits for s to pass it and
  * returns s's sticky error (gr__stream_sync), so that the error surfaces
  * at the call that caused it. Otherwise a load and a branch. */
-/* Waits for s, of any device (cuda/stream.c): gr__stream_sync on the
+/* Waits for s, of any device (device.c): gr__stream_sync on the
  * CPU, the driver's stream synchronisation on a GPU. */
 grError_t gr__stream_sync_any(gr_stream *s);
 
@@ -342,7 +349,7 @@ enum {
     GR_STREAM_PER_THREAD = 1u << 2
 };
 
-struct gr_cuda_stream;
+struct gr_dev_stream;
 
 struct gr_stream {
     uint32_t magic;      /* GR_MAGIC_STREAM; first (runtime.h reads it) */
@@ -359,13 +366,13 @@ struct gr_stream {
     bool registered;
     bool handle_dead; /* the handle's reference was dropped */
     /* The device, immutable: 0 for the CPU, 1..N for a GPU, whose stream
-     * is 'gpu' (cuda/cuda.h). In the first cache line, beside 'capture':
+     * is 'gpu' (the device kind's, device.h). In the first cache line, beside 'capture':
      * every eager enqueue tests capture, then the device. */
     int device;
     /* Capture seam: non-NULL while the stream is being captured; every
      * enqueue path tests it before queuing work. */
     void *_Atomic capture;
-    struct gr_cuda_stream *gpu; /* the GPU part, NULL on the CPU; immutable */
+    struct gr_dev_stream *gpu; /* the GPU part, NULL on the CPU; immutable */
 
     /* Producer side, guarded by the LOCKED bit of 'lockw'. The word also
      * holds ACTIVE, the drain token's existence (see gr__stream_lock). */
@@ -444,7 +451,7 @@ void gr__stream_release(gr_stream *s);
  * from now on and frees with its last reference): GR_STREAM_* flags as a
  * CPU stream's, one reference (the handle's), in no runtime's registry.
  * NULL when out of memory (gpu is then the caller's). */
-gr_stream *gr__stream_new_gpu(unsigned flags, unsigned user_flags, int device, struct gr_cuda_stream *gpu);
+gr_stream *gr__stream_new_gpu(unsigned flags, unsigned user_flags, int device, struct gr_dev_stream *gpu);
 
 /* True while s is a member of a capture (the capture layer sets and
  * clears s->capture): every entry point that queues work tests it first. */
@@ -499,11 +506,12 @@ struct grEvent_st {
     uint64_t time_ns;
     /* Capture seam: set while the latest record is part of a capture. */
     void *capture;
-    /* The device the event was created on (0: the CPU) and, on a GPU, its
-     * CUevent (cuda/cuda.h); both immutable. A GPU event's records are the
-     * driver's: of the fields above only 'recorded' and 'gen' serve it. */
+    /* The device the event was created on (0: the CPU) and, on another
+     * device, the device kind's part (device.h); both immutable. A CUDA
+     * event's records are the driver's: of the fields above only
+     * 'recorded' and 'gen' serve it. */
     int device;
-    struct gr_cuda_event *gpu;
+    struct gr_dev_event *gpu;
 };
 
 /* Reads the latest record: *s retained (or NULL if never recorded). */

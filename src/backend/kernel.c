@@ -6,7 +6,7 @@
  * Invariant: an argument buffer puts each parameter at an offset aligned
  * to its size (up to 16), and is a multiple of 16 bytes.
  */
-#include "cuda/cuda.h"
+#include "device.h"
 
 #include <string.h>
 
@@ -31,15 +31,26 @@ void gr__kernel_release(grKernel_t k)
 void gr__kernel_release_n(grKernel_t k, int n)
 {
     if (gr_fetch_sub_acq_rel(&k->refs, n) == n) {
-        struct gr_cuda_kernel *g = gr_load_acquire(&k->gpu);
+        struct gr_dev_kernel *g = gr_load_acquire(&k->gpu);
         if (g)
-            gr__cuda_kernel_free(g);
+            gr__devkind()->kernel_free(g);
         gr__mark_dead(&k->magic);
         gr__free(k->name);
         gr__free(k->offsets);
         gr__free(k->sizes);
         gr__shell_retire(&kernel_shelf, k);
     }
+}
+
+grError_t gr__kernel_attach(const char *call, grKernel_t k, struct gr_dev_kernel *g)
+{
+    struct gr_dev_kernel *none = NULL;
+    if (!gr_cas_strong_acq_rel_acquire(&k->gpu, &none, g))
+        return gr__fail(grErrorInvalidValue,
+                        "%s: kernel '%s' has a GPU image already; an image is attached once, after "
+                        "grKernelCreate",
+                        call, k->name);
+    return grSuccess;
 }
 
 grKernel_t gr__kernel_new(grKernelFn fn, const char *name, int nparams, const size_t *sizes)

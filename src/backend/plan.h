@@ -304,9 +304,10 @@ struct grGraphExec_st {
     /* The user-object references the executable holds (exec/userobj.c),
      * or NULL (none: the usual case). */
     struct gr_urefs *urefs;
-    /* The executable's lowered form on a GPU (cuda/cuda_graph.h), or NULL
-     * for the CPU; immutable after instantiation. */
-    struct gr_cuda_exec *gpu;
+    /* The executable's lowered form on a device other than the CPU (the
+     * device kind's executable, device.h), or NULL for the CPU; immutable
+     * after instantiation. */
+    struct gr_dev_exec *gpu;
     /* Nodes of the source graph, for setters and update, then a sentinel
      * (NULL when norig is 0), and their dependencies (one block with
      * 'orig'). */

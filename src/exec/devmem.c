@@ -13,8 +13,7 @@
  * exist before, so CPU-only programs pay one load per call.
  */
 #include "exec.h"
-#include "../backend/cuda/cuda.h"
-#include "../backend/cuda/cuda_graph.h"
+#include "../backend/device.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -80,7 +79,7 @@ static grError_t check_ptr(const char *call, const where *w, int arg, const void
 
 int gr__exec_device(const struct grGraphExec_st *e)
 {
-    return e->gpu ? gr__cuda_exec_device(e->gpu) : 0;
+    return e->gpu ? gr__devkind()->exec_device(e->gpu) : 0;
 }
 
 static grError_t check_kernel(const char *call, const where *w, grKernel_t k, void *const *argv, int device)
@@ -117,7 +116,7 @@ static grError_t check_memops(const char *call, const where *w, const grStreamBa
 grError_t gr__exec_check_kernel_devmem(const char *call, const char *label, grKernel_t k, void *const *argv,
                                        int device)
 {
-    if (GR_LIKELY(!gr__cuda_active()))
+    if (GR_LIKELY(!gr__gpu_active()))
         return grSuccess;
     where w = {.label = label};
     return check_kernel(call, &w, k, argv, device);
@@ -126,7 +125,7 @@ grError_t gr__exec_check_kernel_devmem(const char *call, const char *label, grKe
 grError_t gr__exec_check_copy_devmem(const char *call, const char *label, const void *dst, const void *src,
                                      int device)
 {
-    if (GR_LIKELY(!gr__cuda_active()))
+    if (GR_LIKELY(!gr__gpu_active()))
         return grSuccess;
     where w = {.label = label};
     return check_copy(call, &w, dst, src, device);
@@ -134,7 +133,7 @@ grError_t gr__exec_check_copy_devmem(const char *call, const char *label, const 
 
 grError_t gr__exec_check_node_devmem(const char *call, const struct grGraphNode_st *gn, int device)
 {
-    if (GR_LIKELY(!gr__cuda_active()))
+    if (GR_LIKELY(!gr__gpu_active()))
         return grSuccess;
     where w = {.node = gn};
     switch (gn->type) {
@@ -153,7 +152,7 @@ grError_t gr__exec_check_node_devmem(const char *call, const struct grGraphNode_
 
 grError_t gr__exec_check_plan_devmem(const char *call, const gr_plan *p, int device)
 {
-    if (GR_LIKELY(!gr__cuda_active()))
+    if (GR_LIKELY(!gr__gpu_active()))
         return grSuccess;
     for (uint32_t i = 0; i + 1 < p->nnodes; i++) {
         const gr_pnode *pn = &p->nodes[i];

@@ -21,7 +21,7 @@
  * 'exec' and 'live', are guarded by gr__gmem_lock.
  */
 #include "exec.h"
-#include "../backend/cuda/cuda.h"
+#include "../backend/device.h"
 #include "../memory/graphmem.h"
 
 #include <sched.h>
@@ -166,9 +166,9 @@ static grError_t check_devices(const char *call, int edev, gr_gexec *x)
 static void unmap_gpu_n(gr_gexec *x, size_t n)
 {
     for (size_t j = 0; j < n; j++)
-        gr__cuda_vmm_unmap(x->device, x->own[j]->ptr, x->own[j]->span);
+        gr__devkind()->vmm_unmap(x->device, x->own[j]->ptr, x->own[j]->span);
     if (x->gpu)
-        gr__cuda_vmm_release(x->device, x->gpu);
+        gr__devkind()->vmm_release(x->device, x->gpu);
     x->gpu = 0;
 }
 
@@ -178,7 +178,7 @@ static void unmap_gpu(gr_gexec *x)
 {
     if (x->nown == 0)
         return;
-    (void)gr__cuda_vmm_quiesce("grGraphExecDestroy", x->device);
+    (void)gr__devkind()->vmm_quiesce("grGraphExecDestroy", x->device);
     unmap_gpu_n(x, x->nown);
 }
 
@@ -188,11 +188,12 @@ static void unmap_gpu(gr_gexec *x)
  * x->gpu, x->fd (-1) and x->phys. */
 static grError_t map_gpu(const char *call, gr_gexec *x, const size_t *offs, size_t total)
 {
-    grError_t err = total ? gr__cuda_vmm_create(call, x->device, total, &x->gpu) : grSuccess;
+    grError_t err = total ? gr__devkind()->vmm_create(call, x->device, total, &x->gpu) : grSuccess;
     if (err)
         return err;
     for (size_t j = 0; j < x->nown; j++)
-        if ((err = gr__cuda_vmm_map(call, x->device, x->own[j]->ptr, x->own[j]->span, x->gpu, offs[j]))) {
+        if ((err =
+                 gr__devkind()->vmm_map(call, x->device, x->own[j]->ptr, x->own[j]->span, x->gpu, offs[j]))) {
             unmap_gpu_n(x, j);
             return err;
         }

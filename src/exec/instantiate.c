@@ -11,8 +11,7 @@
  * internally synchronised, as in CUDA).
  */
 #include "exec.h"
-#include "../backend/cuda/cuda.h"
-#include "../backend/cuda/cuda_graph.h"
+#include "../backend/device.h"
 #include "../capture/capture.h"
 #include "../memory/graphmem.h"
 
@@ -864,7 +863,7 @@ static void exec_free(struct grGraphExec_st *e)
 {
     if (e->flags & GR_EXEC_GRAPHMEM)
         gr__graphmem_exec_free(e);
-    gr__cuda_exec_free(e->gpu);
+    gr__devkind()->exec_free(e->gpu);
     gr__plan_free(&e->plan);
     gr__file_res_release(e->file_res);
     gr__exec_urefs_free(e);
@@ -1042,7 +1041,7 @@ static grError_t instantiate_body(const char *call, grGraphExec_t *out, grGraph_
     if (!err)
         err = gr__graphmem_instantiate(call, e, g, device);
     if (!err && device != 0)
-        err = gr__cuda_exec_lower(call, p, device, flags, &e->gpu);
+        err = gr__devkind()->exec_lower(call, p, device, flags, &e->gpu);
     if (!err)
         err = gr__exec_urefs_build(call, g, NULL, &e->urefs);
     e->baked_gen = gr__exec_graph_born(g);

@@ -5,7 +5,7 @@
  * backend queues it (backend/cpu/launch.c).
  */
 #include "exec.h"
-#include "../backend/cuda/cuda_graph.h"
+#include "../backend/device.h"
 #include "../capture/capture.h"
 #include "../memory/graphmem.h"
 
@@ -70,7 +70,7 @@ grError_t gr__exec_check_ranges(const char *call, grGraphExec_t e, bool launchin
 static GR_NOINLINE grError_t launch_gpu(const char *call, grGraphExec_t e, grStream_t h, gr_stream *s,
                                         bool upload)
 {
-    int edev = e->gpu ? gr__cuda_exec_device(e->gpu) : 0;
+    int edev = e->gpu ? gr__devkind()->exec_device(e->gpu) : 0;
     if (edev != s->device)
         return gr__fail(grErrorInvalidValue,
                         "%s: executable %p was instantiated for device %d (%s) but stream %p is of device "
@@ -86,7 +86,7 @@ static GR_NOINLINE grError_t launch_gpu(const char *call, grGraphExec_t e, grStr
     /* Graph memory's launch rule is the exec layer's, on every device. */
     if (!upload && (e->flags & GR_EXEC_GRAPHMEM) && (err = gr__graphmem_launch(e)))
         return err;
-    return gr__cuda_exec_launch(call, e->gpu, s, upload);
+    return gr__devkind()->exec_launch(call, e->gpu, s, upload);
 }
 
 /* grGraphLaunch's last steps under a debug mode: the check of baked

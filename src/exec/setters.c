@@ -10,8 +10,7 @@
  * issued after it the new ones, as in CUDA.
  */
 #include "exec.h"
-#include "../backend/cuda/cuda.h"
-#include "../backend/cuda/cuda_graph.h"
+#include "../backend/device.h"
 
 #include <string.h>
 
@@ -167,14 +166,14 @@ GR_API grError_t grGraphExecKernelNodeSetParams(grGraphExec_t hGraphExec, grGrap
     if (err)
         return err;
     grKernel_t k = pNodeParams->func;
-    if (GR_UNLIKELY(gr__cuda_active()) &&
+    if (GR_UNLIKELY(gr__gpu_active()) &&
         (err = gr__exec_check_kernel_devmem(call, "the kernel node", k, pNodeParams->kernelParams,
                                             gr__exec_device(hGraphExec))))
         return err;
     if (GR_UNLIKELY(hGraphExec->gpu != NULL) &&
-        (err = gr__cuda_exec_set_kernel(call, hGraphExec->gpu, pn->index, k, &pNodeParams->gridDim,
-                                        &pNodeParams->blockDim, pNodeParams->sharedMemBytes,
-                                        pNodeParams->kernelParams)))
+        (err = gr__devkind()->exec_set_kernel(call, hGraphExec->gpu, pn->index, k, &pNodeParams->gridDim,
+                                              &pNodeParams->blockDim, pNodeParams->sharedMemBytes,
+                                              pNodeParams->kernelParams)))
         return err;
     gr__exec_write_begin(hGraphExec);
     pn = gr__exec_pnode_current(hGraphExec, node, pn);
@@ -207,7 +206,7 @@ static grError_t set_memcpy(const char *call, grGraphExec_t hGraphExec, grGraphN
                         "%s: count is 0; as in CUDA, an executable's copy cannot be set "
                         "to copy nothing (disable the node with grGraphNodeSetEnabled)",
                         call);
-    if (GR_UNLIKELY(gr__cuda_active()) &&
+    if (GR_UNLIKELY(gr__gpu_active()) &&
         (err = gr__exec_check_copy_devmem(call, "the memcpy node", dst, src, gr__exec_device(hGraphExec))))
         return err;
     bool dst_device = gr__mem_is_device(dst), src_device = gr__mem_is_device(src);
@@ -239,7 +238,7 @@ static grError_t set_memcpy(const char *call, grGraphExec_t hGraphExec, grGraphN
                         pn->u.copy.pitched ? "the node makes a 2D or 3D copy" : "the new copy is 2D or 3D");
     }
     if (GR_UNLIKELY(hGraphExec->gpu != NULL) &&
-        (err = gr__cuda_exec_set_memcpy(call, hGraphExec->gpu, pn->index, dst, src, m->count, NULL))) {
+        (err = gr__devkind()->exec_set_memcpy(call, hGraphExec->gpu, pn->index, dst, src, m->count, NULL))) {
         gr__exec_write_end(hGraphExec);
         return err;
     }
@@ -294,7 +293,7 @@ GR_API grError_t grGraphExecMemsetNodeSetParams(grGraphExec_t hGraphExec, grGrap
         return err;
     if ((err = gr__node_memset_params_check(call, p)))
         return err;
-    if (GR_UNLIKELY(gr__cuda_active()) &&
+    if (GR_UNLIKELY(gr__gpu_active()) &&
         (err =
              gr__exec_check_copy_devmem(call, "the memset node", p->dst, NULL, gr__exec_device(hGraphExec))))
         return err;
@@ -316,7 +315,7 @@ GR_API grError_t grGraphExecMemsetNodeSetParams(grGraphExec_t hGraphExec, grGrap
             call, o.width, o.height, o.elementSize, o.pitch, p->width, p->height, p->elementSize, p->pitch);
     }
     if (GR_UNLIKELY(hGraphExec->gpu != NULL) &&
-        (err = gr__cuda_exec_set_memset(call, hGraphExec->gpu, pn->index, p))) {
+        (err = gr__devkind()->exec_set_memset(call, hGraphExec->gpu, pn->index, p))) {
         gr__exec_write_end(hGraphExec);
         return err;
     }
@@ -337,7 +336,7 @@ GR_API grError_t grGraphExecHostNodeSetParams(grGraphExec_t hGraphExec, grGraphN
     if ((err = gr__node_host_params_check(call, p)))
         return err;
     if (GR_UNLIKELY(hGraphExec->gpu != NULL) &&
-        (err = gr__cuda_exec_set_host(call, hGraphExec->gpu, pn->index, p)))
+        (err = gr__devkind()->exec_set_host(call, hGraphExec->gpu, pn->index, p)))
         return err;
     gr__exec_write_begin(hGraphExec);
     pn = gr__exec_pnode_current(hGraphExec, node, pn);
@@ -356,7 +355,8 @@ static grError_t set_event(const char *call, grGraphExec_t e, grGraphNode_t node
     if ((err = gr__node_event_check(call, event)))
         return err;
     if (GR_UNLIKELY(e->gpu != NULL) &&
-        (err = gr__cuda_exec_set_event(call, e->gpu, pn->index, type == grGraphNodeTypeEventRecord, event)))
+        (err = gr__devkind()->exec_set_event(call, e->gpu, pn->index, type == grGraphNodeTypeEventRecord,
+                                             event)))
         return err;
     gr__event_retain(event);
     gr__exec_write_begin(e);
@@ -411,8 +411,8 @@ GR_API grError_t grGraphNodeSetEnabled(grGraphExec_t hGraphExec, grGraphNode_t h
     if (err)
         return err;
     if (GR_UNLIKELY(hGraphExec->gpu != NULL) &&
-        (err =
-             gr__cuda_exec_set_enabled("grGraphNodeSetEnabled", hGraphExec->gpu, pn->index, isEnabled != 0)))
+        (err = gr__devkind()->exec_set_enabled("grGraphNodeSetEnabled", hGraphExec->gpu, pn->index,
+                                               isEnabled != 0)))
         return err;
     gr__exec_write_begin(hGraphExec);
     pn = gr__exec_pnode_current(hGraphExec, hNode, pn);

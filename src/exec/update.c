@@ -36,8 +36,7 @@
  *     those nodes, as in CUDA.
  */
 #include "exec.h"
-#include "../backend/cuda/cuda.h"
-#include "../backend/cuda/cuda_graph.h"
+#include "../backend/device.h"
 #include "../memory/memory.h"
 
 #include <stdarg.h>
@@ -395,10 +394,10 @@ static grError_t device_check(const char *call, grGraphExec_t e, grGraphNode_t g
     case grGraphNodeTypeKernel:
         if ((err = gr__exec_check_node_devmem(call, gn, device)))
             return err;
-        return e->gpu ? gr__cuda_exec_check_kernel(call, e->gpu, gn->p.kernel.kernel) : grSuccess;
+        return e->gpu ? gr__devkind()->exec_check_kernel(call, e->gpu, gn->p.kernel.kernel) : grSuccess;
     case grGraphNodeTypeWaitEvent:
     case grGraphNodeTypeEventRecord:
-        return e->gpu ? gr__cuda_exec_check_event(call, e->gpu, gn->p.event) : grSuccess;
+        return e->gpu ? gr__devkind()->exec_check_event(call, e->gpu, gn->p.event) : grSuccess;
     case grGraphNodeTypeGraph:
         for (struct grGraphNode_st *v = gn->p.child->first; v && !err; v = v->next)
             err = device_check(call, e, v);
@@ -425,7 +424,7 @@ static grError_t device_check(const char *call, grGraphExec_t e, grGraphNode_t g
 /* Whether device_check has anything to check. */
 static bool device_checks_apply(grGraphExec_t e)
 {
-    return e->gpu != NULL || gr__cuda_active();
+    return e->gpu != NULL || gr__gpu_active();
 }
 
 /* Applies plan nodes [from, to) as they are now to the driver's
@@ -436,7 +435,7 @@ static bool device_checks_apply(grGraphExec_t e)
 static grError_t gpu_sync(const char *call, upd *u, uint32_t from, uint32_t to)
 {
     grGraphExec_t e = u->exec;
-    return gr__cuda_exec_sync_range(call, e->gpu, &e->plan, from, to, u->gpu_changed);
+    return gr__devkind()->exec_sync_range(call, e->gpu, &e->plan, from, to, u->gpu_changed);
 }
 
 /* True when applying graph node gn would change plan node pn (before

@@ -15,8 +15,7 @@
  * destructor thread.
  */
 #include "exec.h"
-#include "../backend/cuda/cuda.h"
-#include "../backend/cuda/cuda_graph.h"
+#include "../backend/device.h"
 
 #include <string.h>
 
@@ -87,7 +86,7 @@ void gr__exec_urefs_drop(grGraphExec_t e, struct gr_urefs *gone)
     if (gone == NULL)
         return;
     if (e->gpu != NULL)
-        (void)gr__cuda_device_sync("grGraphExecDestroy", gr__cuda_exec_device(e->gpu));
+        (void)gr__devkind()->device_sync("grGraphExecDestroy", gr__devkind()->exec_device(e->gpu));
     gr__uobj_inline_begin();
     table_free(gone);
     gr__uobj_inline_end();
@@ -177,7 +176,7 @@ void gr__exec_urefs_destroyed(grGraphExec_t e)
         return;
     /* On a GPU the driver orders a callback behind the launches, as CUDA
      * keeps the references until they are over. */
-    if (e->gpu != NULL && gr__cuda_exec_defer(e->gpu, drop_gpu, r)) {
+    if (e->gpu != NULL && gr__devkind()->exec_defer(e->gpu, drop_gpu, r)) {
         e->urefs = NULL;
         return;
     }

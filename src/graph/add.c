@@ -10,7 +10,7 @@
 #include "graph.h"
 #include "../backend/plan.h"
 
-#include "../backend/cuda/cuda.h"
+#include "../backend/device.h"
 #include "../memory/graphmem.h"
 
 #include <string.h>

@@ -15,7 +15,7 @@
  *     executables of that device and 'used' equals it: physical memory
  *     exists only while an executable maps it.
  */
-#include "../backend/cuda/cuda.h"
+#include "../backend/device.h"
 #include "graphmem.h"
 
 #include <pthread.h>
@@ -95,7 +95,7 @@ void gr__gmem_destroy(gr_gmem *m)
         return;
     gr__mem_untrack(m->ptr, GR_MEM_POOL);
     if (m->device)
-        gr__cuda_vmm_unreserve(m->device, m->ptr, m->span);
+        gr__devkind()->vmm_unreserve(m->device, m->ptr, m->span);
     else
         munmap(m->ptr, m->span);
     free(m);
@@ -107,14 +107,14 @@ static grError_t reserve_range(const char *call, int device, size_t bytesize, vo
 {
     size_t unit = page_size();
     grError_t err;
-    if (device && (err = gr__cuda_vmm_granularity(call, device, &unit)))
+    if (device && (err = gr__devkind()->vmm_granularity(call, device, &unit)))
         return err;
     if (gr__add_overflow(bytesize, unit - 1, span) || bytesize > ((size_t)1 << 47))
         return gr__fail(grErrorMemoryAllocation, "%s: %zu bytes requested, more than the device can hold",
                         call, bytesize);
     *span &= ~(unit - 1);
     if (device)
-        return gr__cuda_vmm_reserve(call, device, *span, unit, out);
+        return gr__devkind()->vmm_reserve(call, device, *span, unit, out);
     void *p = mmap(NULL, *span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED)
         return gr__fail(grErrorMemoryAllocation, "%s: no address space left to reserve %zu bytes", call,

@@ -36,7 +36,7 @@
  *   - lock order: pcache.c's caches.lock, then a map shard's lock, then a
  *     pool's lock, then a stream's lock. registry.lock is taken alone.
  */
-#include "../backend/cuda/cuda.h"
+#include "../backend/device.h"
 #include "pool_int.h"
 
 #include "graphmem.h"
@@ -431,12 +431,12 @@ static GR_NOINLINE grError_t gpu_malloc_async(const char *call, void **devPtr, s
                                               gr_stream *s)
 {
     void *p = NULL;
-    grError_t err =
-        pool ? gr__cuda_pool_alloc(call, s, pool->gpu, size, &p) : gr__cuda_malloc_async(call, s, size, &p);
+    grError_t err = pool ? gr__devkind()->pool_alloc(call, s, pool->gpu, size, &p)
+                         : gr__devkind()->alloc_async(call, s, size, &p);
     if (err)
         return err;
     if (!gr__mem_track_owned(p, size, GR_MEM_POOL, s->device)) {
-        (void)gr__cuda_free_async(call, s, p);
+        (void)gr__devkind()->free_async(call, s, p);
         return gr__fail(grErrorMemoryAllocation, "%s: no memory left to record the allocation of %zu bytes",
                         call, size);
     }
@@ -475,7 +475,7 @@ static GR_NOINLINE grError_t gpu_free_async(const char *call, void *p, gr_stream
                         "%s: pointer %p was freed by another thread during this call; free each "
                         "allocation once",
                         call, p);
-    return gr__cuda_free_async(call, s, p);
+    return gr__devkind()->free_async(call, s, p);
 }
 
 static GR_NOINLINE grError_t malloc_async(const char *call, void **devPtr, size_t size, grMemPool_t pool,
@@ -556,7 +556,7 @@ static GR_NOINLINE grError_t free_async(void *devPtr, grStream_t hStream)
     if (GR_UNLIKELY(gr__capture_any()) && (err = gr__capture_hooks.check_implicit_slow(call, s)) != grSuccess)
         return err;
     int owner = GR_OWNER_CPU;
-    if (GR_UNLIKELY(s->device != 0 || (gr__cuda_active() && gr__mem_owner(devPtr, &owner) && owner > 0)))
+    if (GR_UNLIKELY(s->device != 0 || (gr__gpu_active() && gr__mem_owner(devPtr, &owner) && owner > 0)))
         return gpu_free_async(call, devPtr, s);
     return pool_free(call, devPtr, s, true);
 }
@@ -580,7 +580,7 @@ GR_API grError_t grMemPoolTrimTo(grMemPool_t memPool, size_t minBytesToKeep)
     if ((err = gr__pool_check("grMemPoolTrimTo", memPool)) != grSuccess)
         return err;
     if (memPool->device)
-        return gr__cuda_pool_trim("grMemPoolTrimTo", memPool->device, memPool->gpu, minBytesToKeep);
+        return gr__devkind()->pool_trim("grMemPoolTrimTo", memPool->device, memPool->gpu, minBytesToKeep);
     if (reserved_of(memPool) > minBytesToKeep)
         gr__pcache_flush(memPool, false);
     gr__pool_trim(memPool, minBytesToKeep);

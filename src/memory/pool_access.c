@@ -78,7 +78,8 @@ GR_API grError_t grMemPoolSetAccess(grMemPool_t memPool, const grMemAccessDesc *
         gflags[k] = (int)descList[i].flags;
         ngpus += k == ngpus;
     }
-    if (ngpus && (err = gr__cuda_pool_set_access(call, memPool->device, memPool->gpu, gpus, gflags, ngpus)))
+    if (ngpus &&
+        (err = gr__devkind()->pool_set_access(call, memPool->device, memPool->gpu, gpus, gflags, ngpus)))
         return err;
     gr__spin_lock(&memPool->lock);
     for (size_t i = 0; i < count; i++) {
@@ -115,7 +116,7 @@ GR_API grError_t grMemPoolGetAccess(grMemAccessFlags *flags, grMemPool_t memPool
     }
     if (memPool->device != 0 && d != 0) {
         int f = 0;
-        if ((err = gr__cuda_pool_get_access(call, memPool->device, memPool->gpu, d, &f)))
+        if ((err = gr__devkind()->pool_get_access(call, memPool->device, memPool->gpu, d, &f)))
             return err;
         *flags = (grMemAccessFlags)f;
         return grSuccess;

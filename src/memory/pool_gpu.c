@@ -12,7 +12,7 @@
  * (NULL: the default), cleared when that pool is destroyed. Both are
  * guarded by 'lock' and never hold a destroyed pool.
  */
-#include "../backend/cuda/cuda.h"
+#include "../backend/device.h"
 #include "pool_int.h"
 
 #include <pthread.h>
@@ -28,12 +28,12 @@ static struct {
 grError_t gr__gpu_pool_create(const char *call, int device, const grMemPoolProps *props, grMemPool_t *out)
 {
     void *cu = NULL;
-    grError_t err = gr__cuda_pool_create(call, device, props->maxSize, &cu);
+    grError_t err = gr__devkind()->pool_create(call, device, props->maxSize, &cu);
     if (err)
         return err;
     grMemPool_t p = gr__pool_object_new(props, false, device, cu);
     if (!p) {
-        gr__cuda_pool_destroy(device, cu);
+        gr__devkind()->pool_destroy(device, cu);
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
     }
     *out = p;
@@ -49,9 +49,9 @@ grError_t gr__gpu_pool_destroy(const char *call, grMemPool_t pool)
      * pool current again. */
     if (gp.gpus[d].current == pool) {
         void *dflt = NULL;
-        err = gr__cuda_pool_default(call, d, &dflt);
+        err = gr__devkind()->pool_default(call, d, &dflt);
         if (!err)
-            err = gr__cuda_pool_set_current(call, d, dflt);
+            err = gr__devkind()->pool_set_current(call, d, dflt);
         if (!err)
             gp.gpus[d].current = NULL;
     }
@@ -62,7 +62,7 @@ grError_t gr__gpu_pool_destroy(const char *call, grMemPool_t pool)
         return err;
     /* The driver gives the memory back once what was allocated from the
      * pool is freed. */
-    gr__cuda_pool_destroy(d, pool->gpu);
+    gr__devkind()->pool_destroy(d, pool->gpu);
     gr__pool_unref(pool);
     return grSuccess;
 }
@@ -72,7 +72,7 @@ static grError_t default_locked(const char *call, int d, grMemPool_t *out)
 {
     if (!gp.gpus[d].dflt) {
         void *cu = NULL;
-        grError_t err = gr__cuda_pool_default(call, d, &cu);
+        grError_t err = gr__devkind()->pool_default(call, d, &cu);
         if (err)
             return err;
         grMemPoolProps props;
@@ -99,7 +99,7 @@ grError_t gr__gpu_pool_default(const char *call, int device, grMemPool_t *out)
 grError_t gr__gpu_pool_set_current(const char *call, int device, grMemPool_t pool)
 {
     pthread_mutex_lock(&gp.lock);
-    grError_t err = gr__cuda_pool_set_current(call, device, pool->gpu);
+    grError_t err = gr__devkind()->pool_set_current(call, device, pool->gpu);
     if (!err)
         gp.gpus[device].current = pool->is_default ? NULL : pool;
     pthread_mutex_unlock(&gp.lock);
@@ -131,5 +131,5 @@ grError_t gr__gpu_pool_attribute(const char *call, grMemPool_t pool, grMemPoolAt
                         "%s: a high-water mark can only be reset, by setting it to 0 (got %llu)", call,
                         (unsigned long long)*(const uint64_t *)value);
     /* grMemPoolAttr's values and value types are CUmemPool_attribute's. */
-    return gr__cuda_pool_attribute(call, pool->device, pool->gpu, (int)attr, value, set);
+    return gr__devkind()->pool_attribute(call, pool->device, pool->gpu, (int)attr, value, set);
 }

@@ -9,7 +9,7 @@
 #ifndef GR_POOL_INT_H
 #define GR_POOL_INT_H
 
-#include "../backend/cuda/cuda.h"
+#include "../backend/device.h"
 #include "pool.h"
 
 #include <pthread.h>

@@ -21,7 +21,7 @@
  * The tracker is this area's only mutable global; it has its own lock and
  * needs no initialisation (grDeviceReset empties it via gr__mem_reset).
  */
-#include "../backend/cuda/cuda.h"
+#include "../backend/device.h"
 #include "graphmem.h"
 #include "memory.h"
 
@@ -390,7 +390,7 @@ static void free_block(const gr_alloc_rec *n)
     /* A GPU's stream-ordered allocations are the driver's pool's, which
      * cuMemFree frees too; graphrt's own pools free their blocks. */
     if (n->kind == GR_MEM_POOL && n->owner > 0) {
-        (void)gr__cuda_free("grDeviceReset", n->owner, (void *)n->base);
+        (void)gr__devkind()->mem_free("grDeviceReset", n->owner, (void *)n->base);
         return;
     }
     if (n->kind != GR_MEM_DEVICE && n->kind != GR_MEM_HOST)
@@ -398,9 +398,9 @@ static void free_block(const gr_alloc_rec *n)
     if (n->owner == GR_OWNER_CPU)
         gr__free((void *)n->base);
     else if (n->owner == GR_OWNER_PINNED)
-        (void)gr__cuda_free_host("grDeviceReset", (void *)n->base);
+        (void)gr__devkind()->host_free("grDeviceReset", (void *)n->base);
     else
-        (void)gr__cuda_free("grDeviceReset", n->owner, (void *)n->base);
+        (void)gr__devkind()->mem_free("grDeviceReset", n->owner, (void *)n->base);
 }
 
 /* Moves the records of the subtree at n that 'take' selects onto the

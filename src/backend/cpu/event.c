@@ -5,7 +5,7 @@
  * A record is a STAMP op queued on the stream: it completes when the
  * stream reaches it, and for timing events it writes the time.
  */
-#include "../cuda/cuda.h"
+#include "../device.h"
 #include "event.h"
 
 #include <string.h>
@@ -29,7 +29,7 @@ void gr__event_release(grEvent_t e)
         if (e->s)
             gr__stream_release(e->s);
         if (e->gpu)
-            gr__cuda_event_free(e->gpu);
+            gr__devkind()->event_free(e->gpu);
         gr__mark_dead(&e->magic);
         gr__shell_retire(&event_shelf, e);
     }

@@ -8,7 +8,7 @@
  * queued on the legacy stream). Nothing takes them the other way round. No
  * user code runs under either.
  */
-#include "../cuda/cuda.h"
+#include "../device.h"
 #include "event.h"
 
 #include <stdlib.h>
@@ -114,7 +114,7 @@ static void stream_free(gr_stream *s)
 {
     gr_seg *seg = s->head_seg;
     if (s->gpu)
-        gr__cuda_stream_free(s->gpu);
+        gr__devkind()->stream_free(s->gpu);
     if (s->last_exec)
         gr__exec_release(s->last_exec);
     for (unsigned i = 0; i < GR_KCACHE; i++)
@@ -299,7 +299,7 @@ static gr_stream *per_thread_stream(gr_runtime *rt)
     return s;
 }
 
-gr_stream *gr__stream_new_gpu(unsigned flags, unsigned user_flags, int device, struct gr_cuda_stream *gpu)
+gr_stream *gr__stream_new_gpu(unsigned flags, unsigned user_flags, int device, struct gr_dev_stream *gpu)
 {
     gr_stream *s = stream_new(flags, user_flags);
     if (s) {
@@ -317,7 +317,7 @@ grError_t gr__stream_from_handle_slow(const char *call, grStream_t h, gr_stream 
     if (h == NULL || h == grStreamLegacy || h == grStreamPerThread) {
         int device = gr__device_current();
         if (device != 0)
-            return gr__cuda_stream_default(call, device, h == grStreamPerThread, out);
+            return gr__devkind()->stream_default(call, device, h == grStreamPerThread, out);
     }
     gr_runtime *rt = gr__runtime_get();
     if (GR_UNLIKELY(!rt))

@@ -27,9 +27,12 @@
  * How upper layers dispatch: every entry point checks its arguments, tests
  * capture first (a capturing stream records nodes exactly as on the CPU,
  * whatever its device), and only then, for eager work, tests the stream's
- * device ('if (s->device)') and calls the gr__cuda_* function below instead
- * of the CPU's enqueue. The CPU paths are unchanged: one load of a field in
- * the stream's first cache line, which the capture test reads already.
+ * device ('if (s->device)') and calls through the device kind's table
+ * (device.h), which for the CUDA kind (ops.c, gr__cuda_kind) holds the
+ * gr__cuda_* functions below. Nothing outside backend/cuda calls them by
+ * name (.ci/check-layers.sh). The CPU paths are unchanged: one load of a
+ * field in the stream's first cache line, which the capture test reads
+ * already.
  *
  * Every gr__cuda_* function that fails returns the graphrt error matching
  * the driver's CUresult (gr__cu_error) with a detail naming the graphrt
@@ -38,31 +41,18 @@
 #ifndef GR_CUDA_H
 #define GR_CUDA_H
 
-#include "../backend.h"
-
-/* The most GPUs graphrt uses (devices 1..GR_MAX_GPUS). */
-#define GR_MAX_GPUS 32
+#include "../device.h"
 
 /* ---------------------------------------------------------------- devices */
 
 /* The number of GPUs (0 without a driver); loads the driver on first use.
  * Thread-safe. */
-int gr__gpu_count(void);
+int gr__cuda_count(void);
 
 /* Why there is no GPU, as a sentence fragment ("no NVIDIA driver
  * (libcuda.so.1 not found)", "GPUs disabled by GRAPHRT_CUDA=0", ...), or
  * NULL when there are GPUs. */
-const char *gr__gpu_absence(void);
-
-/* The calling thread's device: 0 (the CPU) or 1..gr__gpu_count(). The first
- * call in a thread applies GRAPHRT_DEVICE. */
-int gr__device_current(void);
-
-/* Makes 'device' (checked by the caller) the calling thread's device. */
-void gr__device_select(int device);
-
-/* True when 'device' names an existing device (0..gr__gpu_count()). */
-bool gr__device_exists(int device);
+const char *gr__cuda_absence(void);
 
 /* Makes device's primary context current on the calling thread (retaining
  * it on first use): what every sequence of driver calls does first.
@@ -91,7 +81,7 @@ grError_t gr__cu_fail(const char *call, int device, const char *what, int result
 /* ---------------------------------------------------------------- streams */
 
 /* The GPU part of a stream. */
-struct gr_cuda_stream;
+struct gr_dev_stream;
 
 /* A created stream of GPU 'device' (grStreamCreateWithFlags' checked
  * flags). */
@@ -106,7 +96,7 @@ grError_t gr__cuda_stream_priority_range(const char *call, int device, int *leas
 grError_t gr__cuda_stream_default(const char *call, int device, bool per_thread, gr_stream **out);
 
 /* Frees a GPU stream's part (its last reference went, stream.c). */
-void gr__cuda_stream_free(struct gr_cuda_stream *g);
+void gr__cuda_stream_free(struct gr_dev_stream *g);
 
 grError_t gr__cuda_stream_sync(const char *call, gr_stream *s);
 /* grSuccess, grErrorNotReady (no detail), or the stream's error. */
@@ -121,11 +111,11 @@ grError_t gr__cuda_stream_memops(const char *call, gr_stream *s, unsigned count,
 /* ----------------------------------------------------------------- events */
 
 /* The GPU part of an event. */
-struct gr_cuda_event;
+struct gr_dev_event;
 
 /* An event of GPU 'device' (checked grEvent* flags). */
 grError_t gr__cuda_event_create(const char *call, int device, unsigned flags, grEvent_t *out);
-void gr__cuda_event_free(struct gr_cuda_event *g);
+void gr__cuda_event_free(struct gr_dev_event *g);
 grError_t gr__cuda_event_record(const char *call, grEvent_t e, gr_stream *s);
 /* grSuccess, grErrorNotReady (no detail), or the error of its work. */
 grError_t gr__cuda_event_query(const char *call, grEvent_t e);
@@ -146,23 +136,9 @@ grError_t gr__cuda_free_host(const char *call, void *p);
 /* The GPU device (1..N) whose memory p is, asked of the driver; 0 for host
  * memory or when no GPU was ever used. */
 int gr__cuda_pointer_device(const void *p);
-/* True once any GPU context exists (a foreign GPU pointer can exist only
- * then, for graphrt's purposes). Inline: CPU paths ask it per call. */
-extern _Atomic bool gr__cuda_any_context;
-static inline bool gr__cuda_active(void)
-{
-    return gr_load_acquire(&gr__cuda_any_context);
-}
-
-/* What the driver says of a pointer graphrt did not allocate. */
-typedef struct gr_cuda_pointer {
-    grMemoryType type; /* grMemoryTypeHost, Device or Managed */
-    int device;        /* graphrt's device number (1..N) */
-    void *device_pointer, *host_pointer;
-} gr_cuda_pointer;
 /* Fills *info for p (true), or false when the driver knows no such memory
  * (or no GPU context exists yet). */
-bool gr__cuda_pointer_info(const void *p, gr_cuda_pointer *info);
+bool gr__cuda_pointer_info(const void *p, gr_dev_pointer *info);
 
 /* The loaded driver's cuDriverGetVersion (1000 * major + 10 * minor), or 0
  * without a driver (or with GRAPHRT_CUDA=0). Works even when the driver
@@ -180,18 +156,12 @@ grError_t gr__cuda_memset(const char *call, gr_stream *s, void *dst, int value, 
 grError_t gr__cuda_memcpy_now(int device, void *dst, const void *src, size_t count);
 grError_t gr__cuda_memset_now(int device, void *dst, int value, size_t count);
 
-/* One side of a pitched copy: rows 'pitch' bytes apart, slices 'rows'
- * rows apart. */
-typedef struct gr_cu_side {
-    const void *ptr;
-    size_t pitch, rows;
-} gr_cu_side;
 /* A pitched copy of width bytes x height rows x depth slices, or a 2D
  * memset of height rows (cuMemcpy3DAsync, cuMemsetD2D8Async): on GPU
  * stream s, or (s NULL) at once on GPU 'device''s legacy stream, waited
  * for. */
-grError_t gr__cuda_memcpy_pitched(const char *call, gr_stream *s, int device, const gr_cu_side *dst,
-                                  const gr_cu_side *src, size_t width, size_t height, size_t depth);
+grError_t gr__cuda_memcpy_pitched(const char *call, gr_stream *s, int device, const gr_copy_side *dst,
+                                  const gr_copy_side *src, size_t width, size_t height, size_t depth);
 grError_t gr__cuda_memset_2d(const char *call, gr_stream *s, int device, void *dst, size_t pitch,
                              unsigned char value, size_t width, size_t height);
 
@@ -252,13 +222,13 @@ grError_t gr__cuda_vmm_quiesce(const char *call, int device);
 /* ---------------------------------------------------------------- kernels */
 
 /* The GPU part of a kernel. */
-struct gr_cuda_kernel;
+struct gr_dev_kernel;
 
 /* Attaches a module image (PTX, cubin or fatbin, which must outlive the
  * kernel) and the entry's name to k. */
 grError_t gr__cuda_kernel_set_image(const char *call, grKernel_t k, const void *image, const char *entry);
 /* Unloads the modules (the kernel's last reference went). */
-void gr__cuda_kernel_free(struct gr_cuda_kernel *g);
+void gr__cuda_kernel_free(struct gr_dev_kernel *g);
 /* An eager launch of k on GPU stream s (checked by the caller). */
 grError_t gr__cuda_launch(const char *call, gr_stream *s, grKernel_t k, const grDim3 *grid,
                           const grDim3 *block, size_t shmem, void **args);

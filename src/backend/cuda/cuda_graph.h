@@ -13,7 +13,7 @@
 
 #include "../plan.h"
 
-struct gr_cuda_exec;
+struct gr_dev_exec;
 
 /* Lowers plan p to a CUgraph of GPU 'device' and instantiates it (the
  * grGraphInstantiateFlag* 'flags' mapped to the driver's; graph memory's
@@ -25,50 +25,50 @@ struct gr_cuda_exec;
  * grErrorNotSupported for conditional nodes on a driver without them, or
  * the driver's error. */
 grError_t gr__cuda_exec_lower(const char *call, const gr_plan *p, int device, unsigned long long flags,
-                              struct gr_cuda_exec **out);
+                              struct gr_dev_exec **out);
 
 /* Destroys the driver's executable and graph (NULL: nothing). */
-void gr__cuda_exec_free(struct gr_cuda_exec *gx);
+void gr__cuda_exec_free(struct gr_dev_exec *gx);
 
 /* The GPU (1..N) the executable runs on. */
-int gr__cuda_exec_device(const struct gr_cuda_exec *gx);
+int gr__cuda_exec_device(const struct gr_dev_exec *gx);
 
 /* cuGraphLaunch (or, with 'upload', cuGraphUpload) on GPU stream s, which
  * is of gx's device. */
-grError_t gr__cuda_exec_launch(const char *call, struct gr_cuda_exec *gx, gr_stream *s, bool upload);
+grError_t gr__cuda_exec_launch(const char *call, struct gr_dev_exec *gx, gr_stream *s, bool upload);
 
 /* Queues fn(arg) behind the latest launch of gx, which ends after every
  * earlier one: true if queued (fn runs on the driver's callback thread,
  * where it may make no CUDA call), false where gx was never launched or
  * the driver refused (the caller then does the work itself). */
-bool gr__cuda_exec_defer(struct gr_cuda_exec *gx, void (*fn)(void *), void *arg);
+bool gr__cuda_exec_defer(struct gr_dev_exec *gx, void (*fn)(void *), void *arg);
 
 /* The exec setters' driver side for plan node i: called after the exec
  * layer's checks and before it writes the plan, so that a refusal by the
  * driver changes nothing. */
-grError_t gr__cuda_exec_set_kernel(const char *call, struct gr_cuda_exec *gx, uint32_t i, grKernel_t k,
+grError_t gr__cuda_exec_set_kernel(const char *call, struct gr_dev_exec *gx, uint32_t i, grKernel_t k,
                                    const grDim3 *grid, const grDim3 *block, uint32_t shmem, void **args);
 /* shape: the layout of a pitched copy from dst and src, NULL for count
  * contiguous bytes. */
-grError_t gr__cuda_exec_set_memcpy(const char *call, struct gr_cuda_exec *gx, uint32_t i, void *dst,
+grError_t gr__cuda_exec_set_memcpy(const char *call, struct gr_dev_exec *gx, uint32_t i, void *dst,
                                    const void *src, size_t count, const gr_copy_shape *shape);
-grError_t gr__cuda_exec_set_memset(const char *call, struct gr_cuda_exec *gx, uint32_t i,
+grError_t gr__cuda_exec_set_memset(const char *call, struct gr_dev_exec *gx, uint32_t i,
                                    const grMemsetParams *p);
-grError_t gr__cuda_exec_set_host(const char *call, struct gr_cuda_exec *gx, uint32_t i,
+grError_t gr__cuda_exec_set_host(const char *call, struct gr_dev_exec *gx, uint32_t i,
                                  const grHostNodeParams *p);
-grError_t gr__cuda_exec_set_event(const char *call, struct gr_cuda_exec *gx, uint32_t i, bool record,
+grError_t gr__cuda_exec_set_event(const char *call, struct gr_dev_exec *gx, uint32_t i, bool record,
                                   grEvent_t ev);
-grError_t gr__cuda_exec_set_enabled(const char *call, struct gr_cuda_exec *gx, uint32_t i, bool enabled);
+grError_t gr__cuda_exec_set_enabled(const char *call, struct gr_dev_exec *gx, uint32_t i, bool enabled);
 
 /* What lowering refuses of a kernel (no image for gx's device) and of an
  * event (another device's): checked by grGraphExecUpdate for the new
  * parameters before it changes anything. */
-grError_t gr__cuda_exec_check_kernel(const char *call, struct gr_cuda_exec *gx, grKernel_t k);
-grError_t gr__cuda_exec_check_event(const char *call, struct gr_cuda_exec *gx, grEvent_t ev);
+grError_t gr__cuda_exec_check_kernel(const char *call, struct gr_dev_exec *gx, grKernel_t k);
+grError_t gr__cuda_exec_check_event(const char *call, struct gr_dev_exec *gx, grEvent_t ev);
 
 /* Applies plan node pn's parameters as they are now to the driver's
  * executable (grGraphExecUpdate, after writing the plan). */
-grError_t gr__cuda_exec_sync_node(const char *call, struct gr_cuda_exec *gx, const gr_pnode *pn);
+grError_t gr__cuda_exec_sync_node(const char *call, struct gr_dev_exec *gx, const gr_pnode *pn);
 
 /* Applies plan nodes [from, to) of p to the driver's executable; with
  * 'only', just the nodes i for which only[i] is nonzero (those an update
@@ -77,7 +77,7 @@ grError_t gr__cuda_exec_sync_node(const char *call, struct gr_cuda_exec *gx, con
  * matched against. Few changes go node by node (gr__cuda_exec_sync_node); many
  * are written into the driver's graph and applied in one
  * cuGraphExecUpdate. */
-grError_t gr__cuda_exec_sync_range(const char *call, struct gr_cuda_exec *gx, const gr_plan *p, uint32_t from,
+grError_t gr__cuda_exec_sync_range(const char *call, struct gr_dev_exec *gx, const gr_plan *p, uint32_t from,
                                    uint32_t to, const uint8_t *only);
 
 #endif /* GR_CUDA_GRAPH_H */

@@ -20,17 +20,17 @@ typedef struct gr_gpu {
 
 extern gr_gpu gr__gpus[GR_MAX_GPUS];
 
-struct gr_cuda_stream {
+struct gr_dev_stream {
     CUstream cu;
     bool owned; /* created by graphrt (not CU_STREAM_LEGACY / _PER_THREAD) */
 };
 
-struct gr_cuda_event {
+struct gr_dev_event {
     CUevent cu;
 };
 
 /* A kernel's image and, per device, its module and function once loaded. */
-struct gr_cuda_kernel {
+struct gr_dev_kernel {
     const void *image;
     char *entry;
     pthread_mutex_t lock; /* guards loading */

@@ -1,8 +1,7 @@
 /*
- * device.c - devices as graphrt numbers them (0: the CPU, 1..N: the GPUs
- * in the driver's order), the calling thread's current device with
- * GRAPHRT_DEVICE's choice for a thread's start, and what the device API
- * asks of a GPU: properties, attributes, a device-wide wait.
+ * device.c - what the device API asks of a GPU: properties, attributes,
+ * a device-wide wait. (Device numbers and the current device are the
+ * neutral backend/device.c's.)
  */
 #include "cuda_int.h"
 
@@ -10,69 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The current device + 1; 0 until the thread's first question. */
-static _Thread_local int tls_device_plus1;
-
-static pthread_once_t env_once = PTHREAD_ONCE_INIT;
-static int env_device;
-
-/* GRAPHRT_DEVICE: "cpu", "cuda:K" (the K-th GPU, from 0) or a graphrt
- * device number. A value naming no device leaves the CPU, said once on
- * stderr: a library cannot fail a thread's start, and silence would run
- * the whole program on the wrong device unnoticed. */
-static void read_env(void)
-{
-    const char *v = getenv("GRAPHRT_DEVICE");
-    char *end = NULL;
-    long d = -1;
-    if (!v || !*v || strcmp(v, "cpu") == 0)
-        return;
-    if (strncmp(v, "cuda:", 5) == 0) {
-        long k = strtol(v + 5, &end, 10);
-        if (end != v + 5 && *end == '\0' && k >= 0)
-            d = k + 1;
-    } else {
-        long k = strtol(v, &end, 10);
-        if (end != v && *end == '\0' && k >= 0)
-            d = k;
-    }
-    if (d >= 0 && d <= gr__gpu_count()) {
-        env_device = (int)d;
-        return;
-    }
-    const char *why = gr__gpu_absence();
-    if (why)
-        fprintf(stderr,
-                "graphrt: GRAPHRT_DEVICE=%s names no device (the CPU, device 0, is the only one: %s); "
-                "using the CPU\n",
-                v, why);
-    else
-        fprintf(stderr,
-                "graphrt: GRAPHRT_DEVICE=%s names no device (devices: 0 = the CPU, 1..%d = the GPUs); "
-                "using the CPU\n",
-                v, gr__gpu_count());
-}
-
-int gr__device_current(void)
-{
-    int d = tls_device_plus1;
-    if (GR_LIKELY(d))
-        return d - 1;
-    pthread_once(&env_once, read_env);
-    tls_device_plus1 = env_device + 1;
-    return env_device;
-}
-
-void gr__device_select(int device)
-{
-    tls_device_plus1 = device + 1;
-}
-
-bool gr__device_exists(int device)
-{
-    return device == 0 || (device > 0 && device <= gr__gpu_count());
-}
 
 static int attr_of(int device, CUdevice_attribute a)
 {

@@ -12,7 +12,7 @@ grError_t gr__cuda_event_create(const char *call, int device, unsigned flags, gr
         cuflags |= CU_EVENT_BLOCKING_SYNC;
     if (flags & grEventDisableTiming)
         cuflags |= CU_EVENT_DISABLE_TIMING;
-    struct gr_cuda_event *g = gr__calloc(1, sizeof *g);
+    struct gr_dev_event *g = gr__calloc(1, sizeof *g);
     if (!g)
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
     CUresult r = gr__cuda_enter(device);
@@ -34,7 +34,7 @@ grError_t gr__cuda_event_create(const char *call, int device, unsigned flags, gr
     return grSuccess;
 }
 
-void gr__cuda_event_free(struct gr_cuda_event *g)
+void gr__cuda_event_free(struct gr_dev_event *g)
 {
     gr_cu.cuEventDestroy(g->cu);
     gr__free(g);

@@ -45,7 +45,7 @@
 
 #include <string.h>
 
-struct gr_cuda_exec {
+struct gr_dev_exec {
     int device;
     CUgraph graph;
     CUgraphExec exec;
@@ -150,7 +150,7 @@ static void memset_desc(CUDA_MEMSET_NODE_PARAMS *d, const grMemsetParams *p)
  * Only a parameter of 8 bytes whose value is a live handle of the
  * executable is replaced: a kernel takes a handle as a parameter of its
  * own, of type grGraphConditionalHandle. */
-static void **cond_args(const struct gr_cuda_exec *gx, grKernel_t k, void **args, void **buf)
+static void **cond_args(const struct gr_dev_exec *gx, grKernel_t k, void **args, void **buf)
 {
     const struct gr_cuda_conds *cs = gx->cond;
     void **out = args;
@@ -174,7 +174,7 @@ static void **cond_args(const struct gr_cuda_exec *gx, grKernel_t k, void **args
 
 /* The driver's description of a kernel launch on gx's device; buf has
  * room for GR_CUDA_COND_KARGS pointers and lives as long as *d. */
-static grError_t kernel_desc(const char *call, const struct gr_cuda_exec *gx, CUDA_KERNEL_NODE_PARAMS *d,
+static grError_t kernel_desc(const char *call, const struct gr_dev_exec *gx, CUDA_KERNEL_NODE_PARAMS *d,
                              grKernel_t k, const grDim3 *grid, const grDim3 *block, uint32_t shmem,
                              void **args, void **buf)
 {
@@ -209,11 +209,11 @@ static grError_t event_of(const char *call, int device, grEvent_t ev, uint32_t i
     return grSuccess;
 }
 
-static grError_t add_cond(const char *call, struct gr_cuda_exec *gx, const gr_pnode *pn, CUgraphNode *out,
+static grError_t add_cond(const char *call, struct gr_dev_exec *gx, const gr_pnode *pn, CUgraphNode *out,
                           const CUgraphNode *deps, size_t ndeps);
 
 /* Adds plan node i to gx->graph after 'deps'. */
-static grError_t add_node(const char *call, struct gr_cuda_exec *gx, const gr_pnode *pn, uint32_t i,
+static grError_t add_node(const char *call, struct gr_dev_exec *gx, const gr_pnode *pn, uint32_t i,
                           const CUgraphNode *deps, size_t ndeps)
 {
     CUgraphNode *out = &gx->nodes[i];
@@ -311,7 +311,7 @@ static bool predecessors(const gr_plan *p, uint32_t **off_out, uint32_t **pred_o
 }
 
 /* Adds the nodes of plan p to gx->graph, as gx->nodes[0..p->nnodes - 1). */
-static grError_t lower_nodes(const char *call, struct gr_cuda_exec *gx, const gr_plan *p)
+static grError_t lower_nodes(const char *call, struct gr_dev_exec *gx, const gr_plan *p)
 {
     uint32_t n = p->nnodes - 1, *off = NULL, *pred = NULL;
     CUgraphNode *deps = NULL;
@@ -339,7 +339,7 @@ static grError_t lower_nodes(const char *call, struct gr_cuda_exec *gx, const gr
 /* Makes the record and the driver's handle (on the top-level graph) of
  * conditional plan c, appended to gx->cond, where gr__cuda_exec_free
  * finds it on every path. */
-static grError_t make_cond(const char *call, struct gr_cuda_exec *gx, const gr_cond_plan *c)
+static grError_t make_cond(const char *call, struct gr_dev_exec *gx, const gr_cond_plan *c)
 {
     if (!gr_cu.cuGraphConditionalHandleCreate || !gr_cu.cuGraphAddNode)
         return gr__fail(grErrorNotSupported,
@@ -379,7 +379,7 @@ static grError_t make_cond(const char *call, struct gr_cuda_exec *gx, const gr_c
 /* make_cond for every conditional node of plan p and its bodies, depth
  * first in plan order (the order add_cond meets them), before any node is
  * added: a kernel may take a handle whose node comes after it. */
-static grError_t make_conds(const char *call, struct gr_cuda_exec *gx, const gr_plan *p)
+static grError_t make_conds(const char *call, struct gr_dev_exec *gx, const gr_plan *p)
 {
     grError_t err = grSuccess;
     for (uint32_t i = 0; i + 1 < p->nnodes && !err; i++) {
@@ -396,7 +396,7 @@ static grError_t make_conds(const char *call, struct gr_cuda_exec *gx, const gr_
 /* Adds conditional node pn, whose record make_conds made (the next one
  * gx->cond->added names), to gx->graph, then lowers each body into the
  * driver's body graph. */
-static grError_t add_cond(const char *call, struct gr_cuda_exec *gx, const gr_pnode *pn, CUgraphNode *out,
+static grError_t add_cond(const char *call, struct gr_dev_exec *gx, const gr_pnode *pn, CUgraphNode *out,
                           const CUgraphNode *deps, size_t ndeps)
 {
     const gr_cond_plan *c = pn->u.cond;
@@ -417,7 +417,7 @@ static grError_t add_cond(const char *call, struct gr_cuda_exec *gx, const gr_pn
     grError_t err = grSuccess;
     for (uint32_t b = 0; b < c->nbodies && !err; b++) {
         const gr_plan *bp = c->bodies[b];
-        struct gr_cuda_exec body = *gx;
+        struct gr_dev_exec body = *gx;
         body.graph = np.conditional.phGraph_out[b];
         body.nodes = lc->nodes[b] = gr__calloc(bp->nnodes, sizeof *body.nodes);
         err = body.nodes ? lower_nodes(call, &body, bp)
@@ -442,7 +442,7 @@ static void conds_free(struct gr_cuda_conds *cs)
     gr__free(cs);
 }
 
-void gr__cuda_exec_free(struct gr_cuda_exec *gx)
+void gr__cuda_exec_free(struct gr_dev_exec *gx)
 {
     if (!gx)
         return;
@@ -465,12 +465,12 @@ void gr__cuda_exec_free(struct gr_cuda_exec *gx)
 }
 
 grError_t gr__cuda_exec_lower(const char *call, const gr_plan *p, int device, unsigned long long flags,
-                              struct gr_cuda_exec **out)
+                              struct gr_dev_exec **out)
 {
     CUresult r = gr__cuda_enter(device);
     if (r != CUDA_SUCCESS)
         return gr__cu_fail(call, device, "making the primary context current", r);
-    struct gr_cuda_exec *gx = gr__calloc(1, sizeof *gx);
+    struct gr_dev_exec *gx = gr__calloc(1, sizeof *gx);
     uint32_t n = p->nnodes - 1;
     if (!gx || !(gx->nodes = gr__calloc(n ? n : 1, sizeof *gx->nodes)) ||
         !(gx->stale = gr__calloc(n ? n : 1, 1))) {
@@ -510,12 +510,12 @@ grError_t gr__cuda_exec_lower(const char *call, const gr_plan *p, int device, un
     return grSuccess;
 }
 
-int gr__cuda_exec_device(const struct gr_cuda_exec *gx)
+int gr__cuda_exec_device(const struct gr_dev_exec *gx)
 {
     return gx->device;
 }
 
-grError_t gr__cuda_exec_launch(const char *call, struct gr_cuda_exec *gx, gr_stream *s, bool upload)
+grError_t gr__cuda_exec_launch(const char *call, struct gr_dev_exec *gx, gr_stream *s, bool upload)
 {
     CUresult r = gr__cuda_enter(gx->device);
     if (r == CUDA_SUCCESS)
@@ -533,7 +533,7 @@ grError_t gr__cuda_exec_launch(const char *call, struct gr_cuda_exec *gx, gr_str
     return grSuccess;
 }
 
-bool gr__cuda_exec_defer(struct gr_cuda_exec *gx, void (*fn)(void *), void *arg)
+bool gr__cuda_exec_defer(struct gr_dev_exec *gx, void (*fn)(void *), void *arg)
 {
     gr_stream *s = gr_load_acquire(&gx->last);
     /* A per-thread stream's handle names the calling thread's own. */
@@ -556,14 +556,14 @@ bool gr__cuda_exec_defer(struct gr_cuda_exec *gx, void (*fn)(void *), void *arg)
     } while (0)
 
 /* The failure of an exec setter's driver call on plan node i. */
-static grError_t set_failed(const char *call, const struct gr_cuda_exec *gx, const char *what, uint32_t i,
+static grError_t set_failed(const char *call, const struct gr_dev_exec *gx, const char *what, uint32_t i,
                             CUresult r)
 {
     return gr__fail(gr__cu_error(r), "%s: %s of node %u (plan order) failed on device %d with %s", call, what,
                     i, gx->device, gr__cu_error_name(r));
 }
 
-grError_t gr__cuda_exec_set_kernel(const char *call, struct gr_cuda_exec *gx, uint32_t i, grKernel_t k,
+grError_t gr__cuda_exec_set_kernel(const char *call, struct gr_dev_exec *gx, uint32_t i, grKernel_t k,
                                    const grDim3 *grid, const grDim3 *block, uint32_t shmem, void **args)
 {
     CUDA_KERNEL_NODE_PARAMS d;
@@ -579,7 +579,7 @@ grError_t gr__cuda_exec_set_kernel(const char *call, struct gr_cuda_exec *gx, ui
     return grSuccess;
 }
 
-grError_t gr__cuda_exec_set_memcpy(const char *call, struct gr_cuda_exec *gx, uint32_t i, void *dst,
+grError_t gr__cuda_exec_set_memcpy(const char *call, struct gr_dev_exec *gx, uint32_t i, void *dst,
                                    const void *src, size_t count, const gr_copy_shape *shape)
 {
     CUDA_MEMCPY3D d;
@@ -594,7 +594,7 @@ grError_t gr__cuda_exec_set_memcpy(const char *call, struct gr_cuda_exec *gx, ui
     return grSuccess;
 }
 
-grError_t gr__cuda_exec_set_memset(const char *call, struct gr_cuda_exec *gx, uint32_t i,
+grError_t gr__cuda_exec_set_memset(const char *call, struct gr_dev_exec *gx, uint32_t i,
                                    const grMemsetParams *p)
 {
     CUDA_MEMSET_NODE_PARAMS d;
@@ -609,7 +609,7 @@ grError_t gr__cuda_exec_set_memset(const char *call, struct gr_cuda_exec *gx, ui
     return grSuccess;
 }
 
-grError_t gr__cuda_exec_set_host(const char *call, struct gr_cuda_exec *gx, uint32_t i,
+grError_t gr__cuda_exec_set_host(const char *call, struct gr_dev_exec *gx, uint32_t i,
                                  const grHostNodeParams *p)
 {
     CUDA_HOST_NODE_PARAMS d = {p->fn, p->userData};
@@ -621,7 +621,7 @@ grError_t gr__cuda_exec_set_host(const char *call, struct gr_cuda_exec *gx, uint
     return grSuccess;
 }
 
-grError_t gr__cuda_exec_set_event(const char *call, struct gr_cuda_exec *gx, uint32_t i, bool record,
+grError_t gr__cuda_exec_set_event(const char *call, struct gr_dev_exec *gx, uint32_t i, bool record,
                                   grEvent_t ev)
 {
     CUevent cu = NULL;
@@ -641,7 +641,7 @@ grError_t gr__cuda_exec_set_event(const char *call, struct gr_cuda_exec *gx, uin
     return grSuccess;
 }
 
-grError_t gr__cuda_exec_set_enabled(const char *call, struct gr_cuda_exec *gx, uint32_t i, bool enabled)
+grError_t gr__cuda_exec_set_enabled(const char *call, struct gr_dev_exec *gx, uint32_t i, bool enabled)
 {
     CUresult r;
     DRIVE_EXEC(gx, r, gr_cu.cuGraphNodeSetEnabled(gx->exec, gx->nodes[i], enabled ? 1u : 0u));
@@ -651,12 +651,12 @@ grError_t gr__cuda_exec_set_enabled(const char *call, struct gr_cuda_exec *gx, u
     return grSuccess;
 }
 
-grError_t gr__cuda_exec_check_kernel(const char *call, struct gr_cuda_exec *gx, grKernel_t k)
+grError_t gr__cuda_exec_check_kernel(const char *call, struct gr_dev_exec *gx, grKernel_t k)
 {
     CUfunction f = NULL;
     /* Loaded for the device already (the usual case: the same kernels):
      * nothing to ask the driver. */
-    struct gr_cuda_kernel *g = gr_load_acquire(&k->gpu);
+    struct gr_dev_kernel *g = gr_load_acquire(&k->gpu);
     if (g && gr_load_acquire(&g->fn[gx->device - 1]))
         return grSuccess;
     CUresult r = gr__cuda_enter(gx->device);
@@ -665,13 +665,13 @@ grError_t gr__cuda_exec_check_kernel(const char *call, struct gr_cuda_exec *gx, 
     return gr__cuda_kernel_function(call, k, gx->device, &f);
 }
 
-grError_t gr__cuda_exec_check_event(const char *call, struct gr_cuda_exec *gx, grEvent_t ev)
+grError_t gr__cuda_exec_check_event(const char *call, struct gr_dev_exec *gx, grEvent_t ev)
 {
     CUevent cu = NULL;
     return event_of(call, gx->device, ev, UINT32_MAX, &cu);
 }
 
-grError_t gr__cuda_exec_sync_node(const char *call, struct gr_cuda_exec *gx, const gr_pnode *pn)
+grError_t gr__cuda_exec_sync_node(const char *call, struct gr_dev_exec *gx, const gr_pnode *pn)
 {
     uint32_t i = pn->index;
     switch (pn->type) {
@@ -695,7 +695,7 @@ grError_t gr__cuda_exec_sync_node(const char *call, struct gr_cuda_exec *gx, con
 
 /* Writes plan node i's parameters into the driver's graph (host-side; the
  * executable is changed by the cuGraphExecUpdate that follows). */
-static grError_t graph_set_node(const char *call, struct gr_cuda_exec *gx, const gr_pnode *pn, uint32_t i)
+static grError_t graph_set_node(const char *call, struct gr_dev_exec *gx, const gr_pnode *pn, uint32_t i)
 {
     CUgraphNode node = gx->nodes[i];
     const char *what;
@@ -752,7 +752,7 @@ static grError_t graph_set_node(const char *call, struct gr_cuda_exec *gx, const
 
 /* The whole-graph path of gr__cuda_exec_sync_range: the changed nodes and
  * the stale ones into the driver's graph, then one cuGraphExecUpdate. */
-static grError_t sync_whole(const char *call, struct gr_cuda_exec *gx, const gr_plan *p, uint32_t from,
+static grError_t sync_whole(const char *call, struct gr_dev_exec *gx, const gr_plan *p, uint32_t from,
                             uint32_t to, const uint8_t *only)
 {
     grError_t err = grSuccess;
@@ -774,8 +774,7 @@ static grError_t sync_whole(const char *call, struct gr_cuda_exec *gx, const gr_
 
 /* Applies body node pn's parameters to its driver node in gx's
  * executable. */
-static grError_t set_body_node(const char *call, struct gr_cuda_exec *gx, CUgraphNode node,
-                               const gr_pnode *pn)
+static grError_t set_body_node(const char *call, struct gr_dev_exec *gx, CUgraphNode node, const gr_pnode *pn)
 {
     const char *what;
     CUresult r;
@@ -820,7 +819,7 @@ static grError_t set_body_node(const char *call, struct gr_cuda_exec *gx, CUgrap
  * records, in the order they were lowered (*k: the next record): takes
  * their handles (an update may bring another graph's) and, with 'apply',
  * applies their bodies' nodes to the driver's executable. */
-static grError_t sync_cond(const char *call, struct gr_cuda_exec *gx, const gr_cond_plan *c, uint32_t *k,
+static grError_t sync_cond(const char *call, struct gr_dev_exec *gx, const gr_cond_plan *c, uint32_t *k,
                            bool apply)
 {
     struct gr_cuda_cond *lc = gx->cond->at[(*k)++];
@@ -858,9 +857,9 @@ static bool defaults_changed(const struct gr_cuda_conds *cs)
  * handles stay those of the graph it was instantiated from (the exec
  * setters name those); the records take the new handles, which kernel
  * arguments are matched against from then on. */
-static grError_t rehandle(const char *call, struct gr_cuda_exec *gx, const gr_plan *p)
+static grError_t rehandle(const char *call, struct gr_dev_exec *gx, const gr_plan *p)
 {
-    struct gr_cuda_exec fresh;
+    struct gr_dev_exec fresh;
     memset(&fresh, 0, sizeof fresh);
     fresh.device = gx->device;
     fresh.nnodes = gx->nnodes;
@@ -916,7 +915,7 @@ static grError_t rehandle(const char *call, struct gr_cuda_exec *gx, const gr_pl
  * bodies of the conditional nodes among those to sync are applied whole
  * (an update compiled them again). *whole is set where the handles' defaults
  * changed and the whole plan was applied (rehandle). */
-static grError_t sync_conds(const char *call, struct gr_cuda_exec *gx, const gr_plan *p, uint32_t from,
+static grError_t sync_conds(const char *call, struct gr_dev_exec *gx, const gr_plan *p, uint32_t from,
                             uint32_t to, const uint8_t *only, bool *whole)
 {
     grError_t err = grSuccess;
@@ -934,7 +933,7 @@ static grError_t sync_conds(const char *call, struct gr_cuda_exec *gx, const gr_
     return err;
 }
 
-grError_t gr__cuda_exec_sync_range(const char *call, struct gr_cuda_exec *gx, const gr_plan *p, uint32_t from,
+grError_t gr__cuda_exec_sync_range(const char *call, struct gr_dev_exec *gx, const gr_plan *p, uint32_t from,
                                    uint32_t to, const uint8_t *only)
 {
     CUresult r = gr__cuda_enter(gx->device);

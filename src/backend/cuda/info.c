@@ -61,11 +61,11 @@ grError_t gr__cuda_mem_info(const char *call, int device, size_t *free_bytes, si
     return r ? gr__cu_fail(call, device, "cuMemGetInfo", r) : grSuccess;
 }
 
-bool gr__cuda_pointer_info(const void *p, gr_cuda_pointer *info)
+bool gr__cuda_pointer_info(const void *p, gr_dev_pointer *info)
 {
     int type = 0, ordinal = -1, managed = 0;
     void *device_ptr = NULL, *host_ptr = NULL;
-    if (!p || !gr__cuda_active())
+    if (!p || !gr__gpu_active())
         return false;
     /* Any thread may ask; the answer needs a current context only for
      * the device alias, so the first GPU's (where pinned memory lives)
@@ -80,7 +80,7 @@ bool gr__cuda_pointer_info(const void *p, gr_cuda_pointer *info)
      * first GPU's, as graphrt's own pinned memory is. */
     if (gr_cu.cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, gr__cu_ptr(p)) !=
             CUDA_SUCCESS ||
-        ordinal < 0 || ordinal >= gr__gpu_count()) {
+        ordinal < 0 || ordinal >= gr__cuda_count()) {
         if (type != CU_MEMORYTYPE_HOST)
             return false;
         ordinal = 0;

@@ -11,7 +11,7 @@
 
 grError_t gr__cuda_kernel_set_image(const char *call, grKernel_t k, const void *image, const char *entry)
 {
-    struct gr_cuda_kernel *g = gr__calloc(1, sizeof *g);
+    struct gr_dev_kernel *g = gr__calloc(1, sizeof *g);
     if (!g || !(g->entry = strdup(entry))) {
         gr__free(g);
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory attaching an image to kernel '%s'", call,
@@ -19,20 +19,16 @@ grError_t gr__cuda_kernel_set_image(const char *call, grKernel_t k, const void *
     }
     g->image = image;
     pthread_mutex_init(&g->lock, NULL);
-    struct gr_cuda_kernel *none = NULL;
-    if (!gr_cas_strong_acq_rel_acquire(&k->gpu, &none, g)) {
+    grError_t err = gr__kernel_attach(call, k, g);
+    if (err) {
         pthread_mutex_destroy(&g->lock);
         gr__free(g->entry);
         gr__free(g);
-        return gr__fail(grErrorInvalidValue,
-                        "%s: kernel '%s' has a GPU image already; an image is attached once, after "
-                        "grKernelCreate",
-                        call, k->name);
     }
-    return grSuccess;
+    return err;
 }
 
-void gr__cuda_kernel_free(struct gr_cuda_kernel *g)
+void gr__cuda_kernel_free(struct gr_dev_kernel *g)
 {
     for (int i = 0; i < GR_MAX_GPUS; i++)
         if (g->mod[i] && gr__cuda_enter(i + 1) == CUDA_SUCCESS)
@@ -44,7 +40,7 @@ void gr__cuda_kernel_free(struct gr_cuda_kernel *g)
 
 grError_t gr__cuda_kernel_function(const char *call, grKernel_t k, int device, CUfunction *out)
 {
-    struct gr_cuda_kernel *g = gr_load_acquire(&k->gpu);
+    struct gr_dev_kernel *g = gr_load_acquire(&k->gpu);
     if (!g)
         return gr__fail(grErrorInvalidDeviceFunction,
                         "%s: kernel '%s' has no GPU image, so it cannot run on device %d (a GPU); attach one "

@@ -126,18 +126,16 @@ static void load(void)
         set_absence("the NVIDIA driver's devices could not be opened%s", "");
 }
 
-int gr__gpu_count(void)
+int gr__cuda_count(void)
 {
     pthread_once(&load_once, load);
     return ngpus;
 }
 
-const char *gr__gpu_absence(void)
+const char *gr__cuda_absence(void)
 {
-    return gr__gpu_count() > 0 ? NULL : absence;
+    return gr__cuda_count() > 0 ? NULL : absence;
 }
-
-_Atomic bool gr__cuda_any_context;
 
 int gr__cuda_enter(int device)
 {
@@ -151,7 +149,7 @@ int gr__cuda_enter(int device)
             r = gr_cu.cuDevicePrimaryCtxRetain(&ctx, g->dev);
             if (r == CUDA_SUCCESS) {
                 gr_store_release(&g->ctx, ctx);
-                gr_store_release(&gr__cuda_any_context, true);
+                gr_store_release(&gr__gpu_any_context, true);
             }
         }
         pthread_mutex_unlock(&g->lock);

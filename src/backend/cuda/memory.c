@@ -48,7 +48,7 @@ grError_t gr__cuda_free_host(const char *call, void *p)
 {
     /* Any GPU may still be copying from or to it: as cudaFreeHost, wait
      * for every device in use first. */
-    for (int d = 1; d <= gr__gpu_count(); d++) {
+    for (int d = 1; d <= gr__cuda_count(); d++) {
         if (!gr_load_acquire(&gr__gpus[d - 1].ctx))
             continue;
         CUresult r = gr__cuda_enter(d);
@@ -66,7 +66,7 @@ grError_t gr__cuda_free_host(const char *call, void *p)
 int gr__cuda_pointer_device(const void *p)
 {
     int type = 0, ordinal = -1;
-    if (!p || !gr__cuda_active())
+    if (!p || !gr__gpu_active())
         return 0;
     /* Graph memory's ranges first: the driver does not know one that no
      * executable maps now. */
@@ -78,7 +78,7 @@ int gr__cuda_pointer_device(const void *p)
         return 0;
     if (gr_cu.cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, gr__cu_ptr(p)) !=
             CUDA_SUCCESS ||
-        ordinal < 0 || ordinal >= gr__gpu_count())
+        ordinal < 0 || ordinal >= gr__cuda_count())
         return 0;
     return ordinal + 1;
 }
@@ -107,8 +107,8 @@ static CUresult enter_pitched(gr_stream *s, int device, CUstream *cu)
     return s ? gr__cuda_enter_stream(s) : gr__cuda_enter(device);
 }
 
-grError_t gr__cuda_memcpy_pitched(const char *call, gr_stream *s, int device, const gr_cu_side *dst,
-                                  const gr_cu_side *src, size_t width, size_t height, size_t depth)
+grError_t gr__cuda_memcpy_pitched(const char *call, gr_stream *s, int device, const gr_copy_side *dst,
+                                  const gr_copy_side *src, size_t width, size_t height, size_t depth)
 {
     CUDA_MEMCPY3D d;
     CUstream cu;

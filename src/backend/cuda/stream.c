@@ -16,7 +16,7 @@
 static grError_t wrap(const char *call, int device, CUstream cu, bool owned, unsigned flags,
                       unsigned user_flags, gr_stream **out)
 {
-    struct gr_cuda_stream *g = gr__calloc(1, sizeof *g);
+    struct gr_dev_stream *g = gr__calloc(1, sizeof *g);
     gr_stream *s = NULL;
     if (g) {
         g->cu = cu;
@@ -66,7 +66,7 @@ grError_t gr__cuda_stream_priority_range(const char *call, int device, int *leas
     return grSuccess;
 }
 
-void gr__cuda_stream_free(struct gr_cuda_stream *g)
+void gr__cuda_stream_free(struct gr_dev_stream *g)
 {
     /* cuStreamDestroy returns at once; work queued still runs, as CUDA's
      * cudaStreamDestroy promises. */
@@ -178,10 +178,4 @@ grError_t gr__cuda_host_func(const char *call, gr_stream *s, grHostFn_t fn, void
     if (r == CUDA_SUCCESS)
         r = gr_cu.cuLaunchHostFunc(s->gpu->cu, fn, user);
     return r ? gr__cu_fail(call, s->device, "cuLaunchHostFunc", r) : grSuccess;
-}
-
-grError_t gr__stream_sync_any(gr_stream *s)
-{
-    return s->device ? gr__cuda_stream_sync("a blocking launch (GRAPHRT_LAUNCH_BLOCKING)", s)
-                     : gr__stream_sync(s);
 }

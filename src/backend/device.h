@@ -1,0 +1,252 @@
+/*
+ * device.h - the device seam: what a device kind other than the CPU
+ * implements, as one table of operations (gr_device_ops), and the
+ * device-neutral functions the layers above the backend call instead of
+ * any one kind's.
+ *
+ * Devices. Device 0 is the CPU; devices 1..N are those of the one
+ * accelerator kind the process uses, chosen once, at the first question
+ * about devices (gr__devkind): the CUDA kind (backend/cuda) when the
+ * driver offers GPUs, else a kind registered with gr__device_register
+ * before that first question (the test suite's fake device,
+ * tests/fakedev), else the CUDA kind with no devices (it says why,
+ * absence()). The CPU keeps its own functions (backend.h), reached
+ * inline: every eager launch, graph launch and event record tests the
+ * stream's 'device' (one load of its first cache line, which the capture
+ * test reads already, and one predictable branch) and only then calls
+ * through the table.
+ *
+ * What the layers above see of a device object: a stream (gr_stream) of
+ * device d >= 1 is a gr_stream with 'device' d and 'gpu' the kind's own
+ * part (struct gr_dev_stream); an event likewise (struct gr_dev_event); a
+ * kernel has one 'gpu' part for every accelerator device (struct
+ * gr_dev_kernel); an executable (grGraphExec_st) points to the kind's
+ * executable (struct gr_dev_exec) when it is for a device >= 1. Each kind
+ * defines those structs privately; nothing outside it looks inside.
+ *
+ * Preconditions of every operation, checked by the caller, never by the
+ * kind: a device argument names an existing device >= 1 of this kind; a
+ * stream or event argument is live and of such a device; 'call' is the
+ * public entry point's name, which every failure's detail names. A kind
+ * never calls the CPU device's internals (backend/cpu) nor another kind's:
+ * what it needs of the CPU runtime is in backend.h (stream objects,
+ * gr__stream_new_dev) and here.
+ *
+ * Errors, once for all: an operation returning grError_t returns
+ * grSuccess, or fails with the error and a detail (gr__fail); a query
+ * (stream_query, event_query) returns grErrorNotReady with no detail for
+ * work not yet done; an asynchronous error of the device's work is
+ * returned by the first synchronisation or query that sees it and sticks
+ * as the kind's own rules say (CUDA's: sticky to the context). Operations
+ * returning void cannot fail (frees: the device frees what it can). The
+ * executables' setters (exec_set_*) are called after the exec layer has
+ * checked the change and before it writes the plan, so that a refusal by
+ * the device changes nothing (the device-first-then-plan rule); a
+ * lowering (exec_lower) refused leaves no executable.
+ */
+#ifndef GR_DEVICE_H
+#define GR_DEVICE_H
+
+#include "backend.h"
+#include "plan.h"
+
+/* The most accelerator devices graphrt uses (devices 1..GR_MAX_GPUS). */
+#define GR_MAX_GPUS 32
+
+struct gr_dev_stream;
+struct gr_dev_event;
+struct gr_dev_kernel;
+struct gr_dev_exec;
+
+/* One side of a pitched copy: rows 'pitch' bytes apart, slices 'rows'
+ * rows apart. */
+typedef struct gr_copy_side {
+    const void *ptr;
+    size_t pitch, rows;
+} gr_copy_side;
+
+/* What the device says of a pointer graphrt did not allocate. */
+typedef struct gr_dev_pointer {
+    grMemoryType type; /* grMemoryTypeHost, Device or Managed */
+    int device;        /* graphrt's device number (1..N) */
+    void *device_pointer, *host_pointer;
+} gr_dev_pointer;
+
+typedef struct gr_device_ops {
+    const char *name; /* "cuda", "fake" */
+
+    /* ---- devices */
+    /* The number of devices (0: none), and why there is none as a
+     * sentence fragment (NULL when there are). Thread-safe. */
+    int (*count)(void);
+    const char *(*absence)(void);
+    grError_t (*properties)(const char *call, int device, grDeviceProp *prop);
+    grError_t (*attribute)(const char *call, int device, grDeviceAttr attr, int *value);
+    /* Waits for all the device's work. */
+    grError_t (*device_sync)(const char *call, int device);
+    /* The driver's version (1000 * major + 10 * minor), 0 without one. */
+    int (*driver_version)(void);
+    grError_t (*mem_info)(const char *call, int device, size_t *free_bytes, size_t *total_bytes);
+
+    /* ---- streams */
+    grError_t (*stream_create)(const char *call, int device, unsigned user_flags, int priority,
+                               gr_stream **out);
+    grError_t (*stream_priority_range)(const char *call, int device, int *least, int *greatest);
+    /* The legacy (per_thread false) or the calling thread's per-thread
+     * default stream of the device. */
+    grError_t (*stream_default)(const char *call, int device, bool per_thread, gr_stream **out);
+    /* Frees a stream's device part (its last reference went). */
+    void (*stream_free)(struct gr_dev_stream *g);
+    grError_t (*stream_sync)(const char *call, gr_stream *s);
+    grError_t (*stream_query)(const char *call, gr_stream *s);
+
+    /* ---- work on a stream of the device */
+    grError_t (*launch)(const char *call, gr_stream *s, grKernel_t k, const grDim3 *grid, const grDim3 *block,
+                        size_t shmem, void **args);
+    grError_t (*copy)(const char *call, gr_stream *s, void *dst, const void *src, size_t count);
+    grError_t (*fill)(const char *call, gr_stream *s, void *dst, int value, size_t count);
+    /* A pitched copy or 2D memset on stream s or (s NULL) at once on the
+     * device, waited for. */
+    grError_t (*copy_pitched)(const char *call, gr_stream *s, int device, const gr_copy_side *dst,
+                              const gr_copy_side *src, size_t width, size_t height, size_t depth);
+    grError_t (*fill_2d)(const char *call, gr_stream *s, int device, void *dst, size_t pitch,
+                         unsigned char value, size_t width, size_t height);
+    /* A copy or memset done at once on the device and waited for: what a
+     * CPU stream's op runs when a pointer is the device's memory. */
+    grError_t (*copy_now)(int device, void *dst, const void *src, size_t count);
+    grError_t (*fill_now)(int device, void *dst, int value, size_t count);
+    grError_t (*host_func)(const char *call, gr_stream *s, grHostFn_t fn, void *user);
+    grError_t (*stream_memops)(const char *call, gr_stream *s, unsigned count,
+                               const grStreamBatchMemOpParams *ops);
+
+    /* ---- events */
+    grError_t (*event_create)(const char *call, int device, unsigned flags, grEvent_t *out);
+    void (*event_free)(struct gr_dev_event *g);
+    grError_t (*event_record)(const char *call, grEvent_t e, gr_stream *s);
+    grError_t (*event_query)(const char *call, grEvent_t e);
+    grError_t (*event_sync)(const char *call, grEvent_t e);
+    grError_t (*event_elapsed)(const char *call, float *ms, grEvent_t start, grEvent_t end);
+    /* Makes stream s wait for event e, both of this kind's devices. */
+    grError_t (*stream_wait_event)(const char *call, gr_stream *s, grEvent_t e);
+
+    /* ---- memory */
+    /* Device memory (the caller tracks it); freed after the device's work
+     * is done, as cudaFree. */
+    grError_t (*mem_alloc)(const char *call, int device, size_t size, void **out);
+    grError_t (*mem_free)(const char *call, int device, void *p);
+    /* Host memory every device of the kind reaches (pinned). */
+    grError_t (*host_alloc)(const char *call, size_t size, void **out);
+    grError_t (*host_free)(const char *call, void *p);
+    /* The device (1..N) whose memory p is; 0 for host memory or unknown. */
+    int (*pointer_device)(const void *p);
+    bool (*pointer_info)(const void *p, gr_dev_pointer *info);
+    /* Stream-ordered allocation from the device's current pool. */
+    grError_t (*alloc_async)(const char *call, gr_stream *s, size_t size, void **out);
+    grError_t (*free_async)(const char *call, gr_stream *s, void *p);
+
+    /* ---- pools (a pool is the kind's handle, passed as void *) */
+    grError_t (*pool_create)(const char *call, int device, size_t max_size, void **out);
+    void (*pool_destroy)(int device, void *pool);
+    grError_t (*pool_default)(const char *call, int device, void **out);
+    grError_t (*pool_set_current)(const char *call, int device, void *pool);
+    grError_t (*pool_alloc)(const char *call, gr_stream *s, void *pool, size_t size, void **out);
+    grError_t (*pool_trim)(const char *call, int device, void *pool, size_t keep);
+    grError_t (*pool_attribute)(const char *call, int device, void *pool, int attr, void *value, bool set);
+    grError_t (*pool_set_access)(const char *call, int device, void *pool, const int *devices,
+                                 const int *flags, size_t n);
+    grError_t (*pool_get_access)(const char *call, int device, void *pool, int other, int *flags);
+
+    /* ---- virtual memory (graph memory): reservations of the unified
+     * address space, physical allocations, mappings */
+    grError_t (*vmm_granularity)(const char *call, int device, size_t *out);
+    grError_t (*vmm_reserve)(const char *call, int device, size_t size, size_t align, void **out);
+    void (*vmm_unreserve)(int device, void *p, size_t size);
+    grError_t (*vmm_create)(const char *call, int device, size_t size, uint64_t *out);
+    void (*vmm_release)(int device, uint64_t handle);
+    grError_t (*vmm_map)(const char *call, int device, void *p, size_t size, uint64_t handle, size_t offset);
+    void (*vmm_unmap)(int device, void *p, size_t size);
+    grError_t (*vmm_quiesce)(const char *call, int device);
+
+    /* ---- kernels */
+    grError_t (*kernel_set_image)(const char *call, grKernel_t k, const void *image, const char *entry);
+    void (*kernel_free)(struct gr_dev_kernel *g);
+
+    /* ---- executables: a plan lowered for one device */
+    grError_t (*exec_lower)(const char *call, const gr_plan *p, int device, unsigned long long flags,
+                            struct gr_dev_exec **out);
+    void (*exec_free)(struct gr_dev_exec *gx);
+    int (*exec_device)(const struct gr_dev_exec *gx);
+    /* Launches (or with 'upload' uploads) on stream s of gx's device. */
+    grError_t (*exec_launch)(const char *call, struct gr_dev_exec *gx, gr_stream *s, bool upload);
+    /* Queues fn(arg) behind gx's latest launch: false where it cannot
+     * (the caller then does the work itself). */
+    bool (*exec_defer)(struct gr_dev_exec *gx, void (*fn)(void *), void *arg);
+    grError_t (*exec_set_kernel)(const char *call, struct gr_dev_exec *gx, uint32_t i, grKernel_t k,
+                                 const grDim3 *grid, const grDim3 *block, uint32_t shmem, void **args);
+    grError_t (*exec_set_memcpy)(const char *call, struct gr_dev_exec *gx, uint32_t i, void *dst,
+                                 const void *src, size_t count, const gr_copy_shape *shape);
+    grError_t (*exec_set_memset)(const char *call, struct gr_dev_exec *gx, uint32_t i,
+                                 const grMemsetParams *p);
+    grError_t (*exec_set_host)(const char *call, struct gr_dev_exec *gx, uint32_t i,
+                               const grHostNodeParams *p);
+    grError_t (*exec_set_event)(const char *call, struct gr_dev_exec *gx, uint32_t i, bool record,
+                                grEvent_t ev);
+    grError_t (*exec_set_enabled)(const char *call, struct gr_dev_exec *gx, uint32_t i, bool enabled);
+    /* What lowering refuses of a kernel and of an event, checked by
+     * grGraphExecUpdate before it changes anything. */
+    grError_t (*exec_check_kernel)(const char *call, struct gr_dev_exec *gx, grKernel_t k);
+    grError_t (*exec_check_event)(const char *call, struct gr_dev_exec *gx, grEvent_t ev);
+    /* Applies plan nodes [from, to) of p (with 'only', the nodes i with
+     * only[i] nonzero) to the device's executable. */
+    grError_t (*exec_sync_range)(const char *call, struct gr_dev_exec *gx, const gr_plan *p, uint32_t from,
+                                 uint32_t to, const uint8_t *only);
+} gr_device_ops;
+
+/* ------------------------------------------------------ the chosen kind */
+
+/* The kind of devices 1..N, chosen at the first call (see above); never
+ * NULL. One acquire load once chosen. */
+extern const gr_device_ops *_Atomic gr__devkind_chosen;
+const gr_device_ops *gr__devkind_choose(void);
+static inline const gr_device_ops *gr__devkind(void)
+{
+    const gr_device_ops *k = gr_load_acquire(&gr__devkind_chosen);
+    return GR_LIKELY(k != NULL) ? k : gr__devkind_choose();
+}
+
+/* Offers a kind for devices 1..N where the CUDA kind has none: the test
+ * suite's fake device registers itself so. Takes effect only before the
+ * first question about devices; returns false after it. */
+bool gr__device_register(const gr_device_ops *ops);
+
+/* The CUDA kind (backend/cuda/ops.c). */
+extern const gr_device_ops gr__cuda_kind;
+
+/* ------------------------------------------------- device-neutral calls */
+
+/* The number of accelerator devices (0 without any); chooses the kind on
+ * first use. Thread-safe. */
+int gr__gpu_count(void);
+
+/* Why there is no accelerator device, or NULL when there are. */
+const char *gr__gpu_absence(void);
+
+/* The calling thread's device: 0 (the CPU) or 1..gr__gpu_count(). The
+ * first call in a thread applies GRAPHRT_DEVICE. */
+int gr__device_current(void);
+
+/* Makes 'device' (checked by the caller) the calling thread's device. */
+void gr__device_select(int device);
+
+/* True when 'device' names an existing device (0..gr__gpu_count()). */
+bool gr__device_exists(int device);
+
+/* True once any accelerator device has been used (so that a foreign
+ * pointer may be its memory). Inline: CPU paths ask it per call. */
+extern _Atomic bool gr__gpu_any_context;
+static inline bool gr__gpu_active(void)
+{
+    return gr_load_acquire(&gr__gpu_any_context);
+}
+
+#endif /* GR_DEVICE_H */

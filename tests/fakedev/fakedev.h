@@ -1,0 +1,45 @@
+/*
+ * fakedev.h - the test suite's fake device (fakedev.c): a device kind that
+ * implements the device table (src/backend/device.h) by recording each
+ * call and running the work on the CPU, so that the GPU paths of the
+ * layers above the backend run in every test run. Never installed; linked
+ * only into graphrt_tests.
+ *
+ * It stands for devices 1..N where the CUDA kind has none (no driver, no
+ * GPU, or GRAPHRT_CUDA=0), and not at all with GRAPHRT_FAKEDEV=0; N is
+ * GRAPHRT_FAKEDEV's number (1 when unset or not a number).
+ *
+ * Knobs, for one test's process (each test runs in a child of its own):
+ * an operation that fails, and an asynchronous error that the next
+ * synchronisations report.
+ */
+#ifndef GR_FAKEDEV_H
+#define GR_FAKEDEV_H
+
+#include "graphrt.h"
+
+#include <stdbool.h>
+
+/* True when the fake device is the kind of devices 1..N here. */
+bool gr_fakedev_active(void);
+
+/* Makes the operation named 'op' (a member of gr_device_ops: "mem_alloc",
+ * "exec_lower", "exec_set_kernel", "exec_sync_range", ...) fail with err
+ * from its (skip + 1)-th call on, every time, until gr_fakedev_clear; the
+ * failure's detail says it was injected. */
+void gr_fakedev_fail(const char *op, grError_t err, unsigned skip);
+
+/* An asynchronous error of the device's work: every later stream, event
+ * and device synchronisation and query of a fake device returns err, as
+ * CUDA's sticky errors do, until gr_fakedev_clear. */
+void gr_fakedev_async_error(grError_t err);
+
+/* Takes back the knobs. */
+void gr_fakedev_clear(void);
+
+/* How many times the operation named 'op' was called (refused calls
+ * included) since the process started or gr_fakedev_reset_calls. */
+unsigned gr_fakedev_calls(const char *op);
+void gr_fakedev_reset_calls(void);
+
+#endif /* GR_FAKEDEV_H */
