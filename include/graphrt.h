@@ -1376,11 +1376,11 @@ typedef enum grMemPoolAttr {
     grMemPoolAttrUsedMemCurrent,               /* uint64_t, read only */
     grMemPoolAttrUsedMemHigh,                  /* uint64_t, set to 0 resets */
     /* Properties of the pool, read only (CUDA 13's values): */
-    grMemPoolAttrAllocationType = 9,     /* grMemAllocationType */
-    grMemPoolAttrExportHandleTypes = 10, /* grMemAllocationHandleType */
-    grMemPoolAttrLocationId = 11,        /* int: the device */
-    grMemPoolAttrLocationType = 12,      /* grMemLocationType */
-    grMemPoolAttrMaxPoolSize = 13,       /* uint64_t: maxSize, 0 for no limit */
+    grMemPoolAttrAllocationType = 9,      /* grMemAllocationType */
+    grMemPoolAttrExportHandleTypes = 10,  /* grMemAllocationHandleType */
+    grMemPoolAttrLocationId = 11,         /* int: the device */
+    grMemPoolAttrLocationType = 12,       /* grMemLocationType */
+    grMemPoolAttrMaxPoolSize = 13,        /* uint64_t: maxSize, 0 for no limit */
     grMemPoolAttrHwDecompressEnabled = 14 /* int: 0 (no decompression engine) */
 } grMemPoolAttr;
 

@@ -156,8 +156,8 @@ GR_API grError_t grInitDevice(int device, unsigned int deviceFlags, unsigned int
     static const char call[] = "grInitDevice";
     grError_t err;
     if (!gr__device_exists(device))
-        return gr__fail(grErrorInvalidDevice, "%s: device %d does not exist (devices are 0..%d)", call, device,
-                        gr__gpu_count());
+        return gr__fail(grErrorInvalidDevice, "%s: device %d does not exist (devices are 0..%d)", call,
+                        device, gr__gpu_count());
     if (flags & ~grInitDeviceFlagsAreValid)
         return gr__fail(grErrorInvalidValue,
                         "%s: flags 0x%x has bits other than grInitDeviceFlagsAreValid (0x1)", call, flags);
@@ -169,8 +169,9 @@ GR_API grError_t grInitDevice(int device, unsigned int deviceFlags, unsigned int
     if (device != 0) {
         int r = gr__cuda_enter(device);
         if (r != 0)
-            return gr__fail(gr__cu_error(r), "%s: the driver could not start device %d's primary context (%s)",
-                            call, device, gr__cu_error_name(r));
+            return gr__fail(gr__cu_error(r),
+                            "%s: the driver could not start device %d's primary context (%s)", call, device,
+                            gr__cu_error_name(r));
         return grSuccess;
     }
     if (!gr__device_start())

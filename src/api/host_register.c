@@ -34,8 +34,8 @@ GR_API grError_t grHostRegister(void *ptr, size_t size, unsigned int flags)
                         "graphrt cannot map",
                         call);
     if ((uintptr_t)ptr > UINTPTR_MAX - size)
-        return gr__fail(grErrorInvalidValue, "%s: the range of %zu bytes at %p wraps around the address space",
-                        call, size, ptr);
+        return gr__fail(grErrorInvalidValue,
+                        "%s: the range of %zu bytes at %p wraps around the address space", call, size, ptr);
     /* Memory graphrt allocated: pinned host memory is registered already;
      * device memory (the CPU's too) is not host memory to register. A
      * range starting inside an allocation is found by the lookup, one

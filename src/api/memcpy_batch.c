@@ -23,8 +23,8 @@ static grError_t check_attrs(const char *call, size_t count, const grMemcpyAttri
                         "batch: attrsIdxs {0})",
                         call, !attrs ? "attrs" : "attrsIdxs");
     if (nattrs == 0 || nattrs > count)
-        return gr__fail(grErrorInvalidValue, "%s: numAttrs is %zu; it must be between 1 and count (%zu)", call,
-                        nattrs, count);
+        return gr__fail(grErrorInvalidValue, "%s: numAttrs is %zu; it must be between 1 and count (%zu)",
+                        call, nattrs, count);
     for (size_t k = 0; k < nattrs; k++) {
         const grMemcpyAttributes *a = &attrs[k];
         if (k == 0 && idxs[0] != 0)
@@ -53,8 +53,10 @@ static grError_t check_attrs(const char *call, size_t count, const grMemcpyAttri
                             call, k, a->flags);
         if ((unsigned)a->srcLocHint.type > grMemLocationTypeHostNumaCurrent ||
             (unsigned)a->dstLocHint.type > grMemLocationTypeHostNumaCurrent)
-            return gr__fail(grErrorInvalidValue, "%s: attrs[%zu] has a location hint of type %d, not a "
-                            "grMemLocationType", call, k,
+            return gr__fail(grErrorInvalidValue,
+                            "%s: attrs[%zu] has a location hint of type %d, not a "
+                            "grMemLocationType",
+                            call, k,
                             (int)((unsigned)a->srcLocHint.type > grMemLocationTypeHostNumaCurrent
                                       ? a->srcLocHint.type
                                       : a->dstLocHint.type));
@@ -75,8 +77,9 @@ static grError_t check_copies(const char *call, const void *const *dsts, const v
         if ((err = gr__mem_check_range(call, dsts[i], sizes[i], "destination")) != grSuccess ||
             (err = gr__mem_check_range(call, srcs[i], sizes[i], "source")) != grSuccess)
             return err;
-        if (!capturing && ((err = gr__graphmem_check_mapped(call, dsts[i], sizes[i], "destination")) != grSuccess ||
-                           (err = gr__graphmem_check_mapped(call, srcs[i], sizes[i], "source")) != grSuccess))
+        if (!capturing &&
+            ((err = gr__graphmem_check_mapped(call, dsts[i], sizes[i], "destination")) != grSuccess ||
+             (err = gr__graphmem_check_mapped(call, srcs[i], sizes[i], "source")) != grSuccess))
             return err;
     }
     return grSuccess;
@@ -92,7 +95,10 @@ GR_API grError_t grMemcpyBatchAsync(const void *const *dsts, const void *const *
     if (count == 0)
         return gr__fail(grErrorInvalidValue, "%s: count is 0; a batch holds at least one copy", call);
     if (!dsts || !srcs || !sizes)
-        return gr__fail(grErrorInvalidValue, "%s: '%s' is NULL", call, !dsts ? "dsts" : !srcs ? "srcs" : "sizes");
+        return gr__fail(grErrorInvalidValue, "%s: '%s' is NULL", call,
+                        !dsts   ? "dsts"
+                        : !srcs ? "srcs"
+                                : "sizes");
     if ((err = check_attrs(call, count, attrs, attrsIdxs, numAttrs)) != grSuccess)
         return err;
     if (hStream == NULL || hStream == grStreamLegacy)
@@ -106,8 +112,8 @@ GR_API grError_t grMemcpyBatchAsync(const void *const *dsts, const void *const *
         return err;
     for (size_t i = 0; i < count; i++) {
         gr_stream *out;
-        err = gr__api_copy_enqueue(call, (void *)(uintptr_t)dsts[i], srcs[i], sizes[i], grMemcpyDefault, hStream,
-                                   false, &out);
+        err = gr__api_copy_enqueue(call, (void *)(uintptr_t)dsts[i], srcs[i], sizes[i], grMemcpyDefault,
+                                   hStream, false, &out);
         if (err != grSuccess)
             return err;
     }

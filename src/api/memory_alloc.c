@@ -118,9 +118,8 @@ GR_API grError_t grMalloc3D(grPitchedPtr *pitchedDevPtr, grExtent extent)
         return gr__fail(grErrorInvalidValue, "%s: 'pitchedDevPtr' (the output pointer) is NULL", call);
     size_t rows = extent.height;
     if (extent.depth != 0 && rows > SIZE_MAX / extent.depth)
-        return gr__fail(grErrorMemoryAllocation,
-                        "%s: %zu slices of %zu rows do not fit in the address space", call, extent.depth,
-                        extent.height);
+        return gr__fail(grErrorMemoryAllocation, "%s: %zu slices of %zu rows do not fit in the address space",
+                        call, extent.depth, extent.height);
     rows *= extent.depth;
     void *p = NULL;
     size_t pitch = 0;
@@ -201,7 +200,8 @@ GR_API grError_t grHostGetFlags(unsigned int *pFlags, void *pHost)
                         "host allocation flags",
                         call, pHost);
     /* grMallocHost memory has no note: the default flags. */
-    if (!gr__mem_lookup(pHost, &base, NULL, NULL) || !gr__hostreg_find(base, GR_HOSTREG_ALLOC, NULL, NULL, &flags))
+    if (!gr__mem_lookup(pHost, &base, NULL, NULL) ||
+        !gr__hostreg_find(base, GR_HOSTREG_ALLOC, NULL, NULL, &flags))
         flags = grHostAllocDefault;
     *pFlags = flags;
     return grSuccess;

@@ -293,12 +293,13 @@ static void print_graph(dot_out *o, grGraph_t g, const char *indent)
 }
 
 /* Every flag of CUDA's cudaGraphDebugDotFlags. */
-#define DOT_FLAGS                                                                                          \
-    (grGraphDebugDotFlagsVerbose | grGraphDebugDotFlagsKernelNodeParams | grGraphDebugDotFlagsMemcpyNodeParams | \
-     grGraphDebugDotFlagsMemsetNodeParams | grGraphDebugDotFlagsHostNodeParams |                            \
-     grGraphDebugDotFlagsEventNodeParams | grGraphDebugDotFlagsExtSemasSignalNodeParams |                   \
-     grGraphDebugDotFlagsExtSemasWaitNodeParams | grGraphDebugDotFlagsKernelNodeAttributes |                \
-     grGraphDebugDotFlagsHandles | grGraphDebugDotFlagsConditionalNodeParams)
+#define DOT_FLAGS                                                                                \
+    (grGraphDebugDotFlagsVerbose | grGraphDebugDotFlagsKernelNodeParams |                        \
+     grGraphDebugDotFlagsMemcpyNodeParams | grGraphDebugDotFlagsMemsetNodeParams |               \
+     grGraphDebugDotFlagsHostNodeParams | grGraphDebugDotFlagsEventNodeParams |                  \
+     grGraphDebugDotFlagsExtSemasSignalNodeParams | grGraphDebugDotFlagsExtSemasWaitNodeParams | \
+     grGraphDebugDotFlagsKernelNodeAttributes | grGraphDebugDotFlagsHandles |                    \
+     grGraphDebugDotFlagsConditionalNodeParams)
 
 GR_API grError_t grGraphDebugDotPrint(grGraph_t graph, const char *path, unsigned int flags)
 {
