@@ -2641,6 +2641,17 @@ GR_API grError_t grMemcpyBatchAsync(const void *const *dsts, const void *const *
                                     size_t count, grMemcpyAttributes *attrs, size_t *attrsIdxs,
                                     size_t numAttrs, grStream_t hStream);
 
+/* One copy with attributes: grMemcpyBatchAsync of a single copy (CUDA
+ * documents the attributes by reference to the batch), with the same
+ * checks, GPU lowering and capture (one memcpy node). Errors: as
+ * grMemcpyBatchAsync (attr NULL, size 0, dst or src NULL, a copy refused
+ * as grMemcpyAsync refuses one, the attribute's rules, the legacy
+ * stream), grErrorMemoryAllocation; plus the capture errors of work and
+ * the stream errors. Thread safety: any thread. Mirrors
+ * cudaMemcpyWithAttributesAsync (CUDA 13). */
+GR_API grError_t grMemcpyWithAttributesAsync(void *dst, const void *src, size_t size,
+                                             grMemcpyAttributes *attr, grStream_t stream);
+
 /* Copies height rows of width bytes from src (rows spitch bytes apart) to
  * dst (rows dpitch bytes apart), synchronously as grMemcpy (after the
  * legacy stream's work). width or height 0 copies nothing (success, no

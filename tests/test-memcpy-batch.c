@@ -200,3 +200,35 @@ GR_TEST(memcpy_batch_on_a_gpu_stream_copies_through_the_driver)
     CHECK_OK(grFree(dev));
     CHECK_OK(grStreamDestroy(s));
 }
+
+GR_TEST(memcpy_with_attributes_is_a_batch_of_one)
+{
+    grStream_t s;
+    grGraph_t g = NULL;
+    size_t nn = 0;
+    static char a[40], c[40];
+    memset(a, 4, sizeof a);
+    CHECK_OK(grStreamCreate(&s));
+    grMemcpyAttributes at = stream_order();
+    CHECK_OK(grMemcpyWithAttributesAsync(c, a, 40, &at, s));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_EQ(c[39], 4);
+    memset(c, 0, sizeof c);
+    CHECK_GR(grErrorInvalidValue, grMemcpyWithAttributesAsync(c, a, 40, NULL, s));
+    CHECK_GR(grErrorInvalidValue, grMemcpyWithAttributesAsync(c, a, 0, &at, s));
+    CHECK_GR(grErrorInvalidValue, grMemcpyWithAttributesAsync(NULL, a, 40, &at, s));
+    CHECK_GR(grErrorInvalidValue, grMemcpyWithAttributesAsync(c, a, 40, &at, NULL));
+    at.srcAccessOrder = grMemcpySrcAccessOrderMax;
+    CHECK_GR(grErrorInvalidValue, grMemcpyWithAttributesAsync(c, a, 40, &at, s));
+    at = stream_order();
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_EQ(c[0], 0);
+    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+    CHECK_OK(grMemcpyWithAttributesAsync(c, a, 40, &at, s));
+    CHECK_OK(grStreamEndCapture(s, &g));
+    CHECK_OK(grGraphGetNodes(g, NULL, &nn));
+    CHECK_EQ(nn, 1);
+    CHECK_EQ(c[0], 0);
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+}

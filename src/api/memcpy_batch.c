@@ -119,3 +119,28 @@ GR_API grError_t grMemcpyBatchAsync(const void *const *dsts, const void *const *
     }
     return grSuccess;
 }
+
+GR_API grError_t grMemcpyWithAttributesAsync(void *dst, const void *src, size_t size,
+                                             grMemcpyAttributes *attr, grStream_t stream)
+{
+    static const char call[] = "grMemcpyWithAttributesAsync";
+    const void *d = dst;
+    size_t idx = 0;
+    gr_stream *s;
+    grError_t err;
+    if (!attr)
+        return gr__fail(grErrorInvalidValue, "%s: 'attr' is NULL; the copy needs its attributes", call);
+    if ((err = check_attrs(call, 1, attr, &idx, 1)) != grSuccess)
+        return err;
+    if (stream == NULL || stream == grStreamLegacy)
+        return gr__fail(
+            grErrorInvalidValue,
+            "%s: the legacy default stream cannot take a copy with attributes (a batch of one, as "
+            "CUDA documents it); use a created stream or grStreamPerThread",
+            call);
+    if ((err = gr__stream_from_handle(call, stream, &s)) != grSuccess)
+        return err;
+    if ((err = check_copies(call, &d, &src, &size, 1, gr__stream_capturing(s))) != grSuccess)
+        return err;
+    return gr__api_copy_enqueue(call, dst, src, size, grMemcpyDefault, stream, false, &s);
+}
