@@ -1793,8 +1793,25 @@ typedef struct grMemFreeNodeParams {
     void *dptr;
 } grMemFreeNodeParams;
 
+/* How a child-graph node added with grGraphAddNode holds its graph
+ * (CUDA 12.9). Clone: the node embeds a copy and the caller keeps the
+ * graph (what grGraphAddChildGraphNode does). Move: the node takes the
+ * graph itself, which from then on belongs to the node: it dies with it,
+ * cannot be destroyed, instantiated, used by grGraphExecUpdate or
+ * embedded elsewhere, and cannot get memory allocation or free nodes
+ * (grGraphChildGraphNodeGetGraph returns it). Invalid: what a query
+ * reports, so that queried parameters are not taken for a request to
+ * clone or move. Mirrors cudaGraphChildGraphNodeOwnership (same values). */
+typedef enum grGraphChildGraphNodeOwnership {
+    grGraphChildGraphOwnershipClone = 0,
+    grGraphChildGraphOwnershipMove = 1,
+    grGraphChildGraphOwnershipInvalid = -1
+} grGraphChildGraphNodeOwnership;
+
+/* Mirrors cudaChildGraphNodeParams (CUDA 12.9: with 'ownership'). */
 typedef struct grChildGraphNodeParams {
     grGraph_t graph;
+    grGraphChildGraphNodeOwnership ownership;
 } grChildGraphNodeParams;
 
 typedef struct grEventRecordNodeParams {
@@ -2114,7 +2131,19 @@ GR_API grError_t grGraphAddEventWaitNode(grGraphNode_t *pGraphNode, grGraph_t gr
  * for a graph of another nest, or used by another node; type not a
  * grGraphConditionalNodeType; size not allowed for the type, a SWITCH's
  * above GR_COND_SWITCH_MAX),
- * grErrorNotSupported (graph is a child graph's). A memcpy is
+ * grErrorNotSupported (graph is a child graph's). A child-graph node
+ * (grGraphNodeTypeGraph) clones graph.graph as grGraphAddChildGraphNode
+ * does unless graph.ownership is grGraphChildGraphOwnershipMove (any
+ * other value clones, as CUDA 13 answers); with Move the node takes the
+ * graph itself (see grGraphChildGraphNodeOwnership), and its errors are
+ * grGraphAddChildGraphNode's plus grErrorInvalidValue (the graph belongs
+ * to a node already), grErrorStreamCaptureUnsupported (a capture records
+ * into it), grErrorNotSupported (it holds memory allocation or free
+ * nodes, which CUDA 12.9 moves and graphrt does not yet); a refused move
+ * leaves the graph the caller's. A moved graph later refused by
+ * grGraphInstantiate, grGraphInstantiateWithFlags / WithParams and
+ * grGraphExecUpdate gives grErrorNotSupported, and by grGraphDestroy
+ * grErrorInvalidValue (CUDA 13's code, tests/probes/nodeapi.cu). A memcpy is
  * memcpy.copyParams, taken as grGraphAddMemcpyNode takes its 3D
  * parameters (2D and 3D copies included). Errors: those of the
  * grGraphAdd*Node of the type (grGraphAddMemcpyNode for a memcpy,
@@ -2385,7 +2414,9 @@ GR_API grError_t grGraphNodeSetParams(grGraphNode_t node, grGraphNodeParams *nod
  * phGraph_out, its body graphs, a batch node's operations) point into the
  * node and stay valid while the node lives and its parameters do not
  * change; do not write through them. A conditional node gives its handle,
- * type, size and bodies. Errors: grErrorInvalidValue (node NULL or not
+ * type, size and bodies; a child-graph node its graph and ownership
+ * grGraphChildGraphOwnershipInvalid (the graph is the node's), as the
+ * driver reports it. Errors: grErrorInvalidValue (node NULL or not
  * live, nodeParams NULL), and the type's getter's. *nodeParams is left
  * alone on failure. Thread safety: not with calls that change the node's
  * graph. Mirrors cudaGraphNodeGetParams. */
