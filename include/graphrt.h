@@ -378,13 +378,14 @@ typedef enum grLimit {
  * for a device of compute capability 9.0 or later:
  * grLimitDevRuntimeSyncDepth is refused with grErrorUnsupportedLimit
  * (CUDA: "not supported on devices of compute capability 9.0 or
- * higher"), grLimitMaxL2FetchGranularity accepts 0..128 (a value is a
- * hint; it reads back as set), and the others accept any value (the CPU
- * has no L2 carve-out to round grLimitPersistingL2CacheSize to). A GPU
+ * higher"), grLimitMaxL2FetchGranularity is clamped to 0..128 (CUDA: "a
+ * performance hint ... ignored or clamped"), and the others accept any
+ * value (the CPU has no L2 carve-out to round
+ * grLimitPersistingL2CacheSize to). A GPU
  * is refused with grErrorNotSupported: the driver's cuCtxSetLimit is not
  * called by graphrt's CUDA backend (the detail says so). Errors:
- * grErrorInvalidValue (limit not a grLimit, a value out of range: CUDA's
- * code for both), grErrorUnsupportedLimit (grLimitDevRuntimeSyncDepth),
+ * grErrorInvalidValue (limit not a grLimit), grErrorUnsupportedLimit
+ * (grLimitDevRuntimeSyncDepth),
  * grErrorNotSupported (a GPU is the current device). A refused call
  * changes nothing. Thread safety: any thread; the limits are the
  * device's, shared by every thread. Mirrors cudaDeviceSetLimit. */
@@ -393,8 +394,9 @@ GR_API grError_t grDeviceSetLimit(grLimit limit, size_t value);
 /* Reads a limit of the current device into *pValue: the value last set,
  * else the CPU's default (grLimitStackSize 1024, grLimitPrintfFifoSize
  * 1048576, grLimitMallocHeapSize 8388608, grLimitDevRuntimePendingLaunchCount
- * 2048, grLimitMaxL2FetchGranularity 32, grLimitPersistingL2CacheSize 0:
- * the defaults CUDA documents or reports on current GPUs). Errors:
+ * 2048: CUDA's documented defaults or what current GPUs report; the L2
+ * hints grLimitMaxL2FetchGranularity and grLimitPersistingL2CacheSize 0,
+ * none). CUDA 13's grLimitPerBlockMemorySize is not offered. Errors:
  * grErrorInvalidValue (pValue NULL, limit not a grLimit),
  * grErrorUnsupportedLimit (grLimitDevRuntimeSyncDepth),
  * grErrorNotSupported (a GPU is the current device: cuCtxGetLimit is not
@@ -2591,8 +2593,11 @@ static inline grPos make_grPos(size_t x, size_t y, size_t z)
 
 /* Allocates at least width * height bytes of the current device's memory
  * as a pitched 2D array: rows *pitch bytes apart, *pitch the width
- * rounded up to a multiple of GR_PITCH_ALIGN (512, the texture pitch
- * alignment of current GPUs), so that every row starts aligned. The
+ * rounded up to a multiple of GR_PITCH_ALIGN (512: CUDA documents only
+ * a pitch of at least width that keeps rows aligned; 512 is graphrt's
+ * choice, what current GPUs' cudaMallocPitch pads narrow rows to), so
+ * that every row starts aligned. On a GPU the memory comes from the
+ * driver's cuMemAlloc, as grMalloc's (cuMemAllocPitch is not called). The
  * memory is a grMalloc allocation of *pitch * height bytes (freed with
  * grFree). A width or height of 0 allocates nothing: *devPtr NULL,
  * *pitch 0 and grSuccess, as grMalloc(0) (CUDA documents no rule for it).

@@ -17,7 +17,7 @@ GR_TEST(device_limit_reads_defaults_and_what_was_set)
     CHECK_OK(grDeviceGetLimit(&v, grLimitDevRuntimePendingLaunchCount));
     CHECK_EQ(v, 2048);
     CHECK_OK(grDeviceGetLimit(&v, grLimitMaxL2FetchGranularity));
-    CHECK_EQ(v, 32);
+    CHECK_EQ(v, 0);
     CHECK_OK(grDeviceGetLimit(&v, grLimitPersistingL2CacheSize));
     CHECK_EQ(v, 0);
     CHECK_OK(grDeviceSetLimit(grLimitStackSize, 4096));
@@ -39,10 +39,14 @@ GR_TEST(device_limit_refusals_change_nothing)
 {
     size_t v = 77;
     CHECK_OK(grDeviceSetLimit(grLimitMaxL2FetchGranularity, 64));
-    CHECK_GR(grErrorInvalidValue, grDeviceSetLimit(grLimitMaxL2FetchGranularity, 129));
+    /* A hint above 128 is clamped, as the driver may clamp it. */
+    CHECK_OK(grDeviceSetLimit(grLimitMaxL2FetchGranularity, 4096));
+    CHECK_OK(grDeviceGetLimit(&v, grLimitMaxL2FetchGranularity));
+    CHECK_EQ(v, 128);
+    CHECK_OK(grDeviceSetLimit(grLimitMaxL2FetchGranularity, 64));
+    CHECK_GR(grErrorUnsupportedLimit, grDeviceSetLimit(grLimitDevRuntimeSyncDepth, 2));
     CHECK_OK(grDeviceGetLimit(&v, grLimitMaxL2FetchGranularity));
     CHECK_EQ(v, 64);
-    CHECK_GR(grErrorUnsupportedLimit, grDeviceSetLimit(grLimitDevRuntimeSyncDepth, 2));
     CHECK_DETAIL_HAS("9.0");
     v = 77;
     CHECK_GR(grErrorUnsupportedLimit, grDeviceGetLimit(&v, grLimitDevRuntimeSyncDepth));

@@ -143,7 +143,7 @@ LEFT_OUT = [(re.compile(p), why) for p, why in LEFT_OUT]
 
 # Missing calls graphrt could offer and does not yet, with the reason.
 NOT_YET = [
-    (r"^cudaStreamBeginRecaptureToGraph$", "re-capture into an existing graph: planned (issue 37)"),
+    (r"^cudaStreamBeginRecaptureToGraph$", "re-capture into an existing graph (CUDA 13.3): not offered yet"),
     (r"^cudaMemcpy3D(Batch|WithAttributes)Async$",
      "3D batch copies (cudaMemcpy3DBatchOp operands that may be arrays): planned; the 1D batch "
      "and grMemcpy3DAsync cover pointers"),
@@ -155,7 +155,11 @@ NOT_YET = [
     (r"^cudaFunc|^cudaOccupancy",
      "kernel attributes and occupancy: graphrt's kernels have no register or cache "
      "configuration to report on the CPU; not offered yet"),
-    (r"^cudaChooseDevice$", "device choice by properties: not offered yet"),
+    (r"^cudaChooseDevice$|^cudaSetValidDevices$",
+     "device choice by properties or from a list: not offered yet (grSetDevice takes a number)"),
+    (r"^cudaLaunchCooperativeKernel",
+     "cooperative launch: needs the kernel language's grid-wide barrier; planned with the "
+     "device-side graph work"),
 ]
 NOT_YET = [(re.compile(p), why) for p, why in NOT_YET]
 

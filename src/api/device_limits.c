@@ -24,9 +24,12 @@
 
 #define NLIMITS (grLimitPersistingL2CacheSize + 1)
 
-/* The defaults CUDA documents or reports on current GPUs (index: grLimit);
- * grLimitDevRuntimeSyncDepth is unsupported on compute capability 9.0+. */
-static const size_t limit_default[NLIMITS] = {1024, 1048576, 8388608, 0, 2048, 32, 0};
+/* The CPU's defaults (index: grLimit): the malloc heap's 8 MiB and the
+ * 2048 pending launches are CUDA's documented defaults, the stack's 1024
+ * bytes and the printf FIFO's 1 MiB what current GPUs report; the two L2
+ * limits are hints, 0 for none. grLimitDevRuntimeSyncDepth is unsupported
+ * on compute capability 9.0 and later. */
+static const size_t limit_default[NLIMITS] = {1024, 1048576, 8388608, 0, 2048, 0, 0};
 
 static struct {
     pthread_mutex_t lock;
@@ -64,9 +67,10 @@ GR_API grError_t grDeviceSetLimit(grLimit limit, size_t value)
     grError_t err = check_limit(call, limit);
     if (err)
         return err;
+    /* "Values can range from 0B to 128B. This is purely a performance hint
+     * and it can be ignored or clamped": clamped, as the driver may. */
     if (limit == grLimitMaxL2FetchGranularity && value > 128)
-        return gr__fail(grErrorInvalidValue,
-                        "%s: grLimitMaxL2FetchGranularity is %zu; CUDA takes 0 to 128 bytes", call, value);
+        value = 128;
     int device = gr__device_current();
     if (device != 0)
         return gpu_refused(call, device, "cuCtxSetLimit");
