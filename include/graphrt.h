@@ -2672,8 +2672,9 @@ typedef struct grMemcpyAttributes {
  * type; the legacy default stream, NULL or grStreamLegacy, which CUDA
  * refuses for batches), grErrorMemoryAllocation; plus the capture errors
  * of work and the stream errors. Thread safety: any thread. Mirrors
- * cudaMemcpyBatchAsync (CUDA 13's form, without failIdx). */
-GR_API grError_t grMemcpyBatchAsync(const void *const *dsts, const void *const *srcs, const size_t *sizes,
+ * cudaMemcpyBatchAsync (CUDA 13's form, without failIdx, as CUDA 13.0's
+ * cuda_runtime_api.h declares it). */
+GR_API grError_t grMemcpyBatchAsync(void *const *dsts, const void *const *srcs, const size_t *sizes,
                                     size_t count, grMemcpyAttributes *attrs, size_t *attrsIdxs,
                                     size_t numAttrs, grStream_t hStream);
 

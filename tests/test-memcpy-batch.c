@@ -25,7 +25,7 @@ GR_TEST(memcpy_batch_copies_every_pair_in_stream_order)
     for (int i = 0; i < 3; i++)
         memset(src[i], 'a' + i, sizeof src[i]);
     /* Host -> device, then (later in the stream) device -> host. */
-    const void *d1[3] = {dev, dev + 100, dev + 200};
+    void *d1[3] = {dev, dev + 100, dev + 200};
     const void *s1[3] = {src[0], src[1], src[2]};
     size_t n1[3] = {100, 100, 50};
     grMemcpyAttributes at[2] = {stream_order(), stream_order()};
@@ -34,7 +34,7 @@ GR_TEST(memcpy_batch_copies_every_pair_in_stream_order)
     size_t idx[2] = {0, 2};
     CHECK_OK(grMemsetAsync(dev, 0, 300, s));
     CHECK_OK(grMemcpyBatchAsync(d1, s1, n1, 3, at, idx, 2, s));
-    const void *d2[3] = {dst[0], dst[1], dst[2]};
+    void *d2[3] = {dst[0], dst[1], dst[2]};
     const void *s2[3] = {dev, dev + 100, dev + 200};
     size_t n2[3] = {100, 100, 100};
     size_t idx0 = 0;
@@ -64,7 +64,7 @@ GR_TEST(memcpy_batch_refusals_copy_nothing)
     grMemcpyAttributes at[2] = {stream_order(), stream_order()};
     size_t idx[2] = {0, 1};
     /* The first copy is fine, the second overruns dev: nothing is copied. */
-    const void *d[2] = {c, dev};
+    void *d[2] = {c, dev};
     const void *sr[2] = {a, b};
     size_t n[2] = {64, 65};
     CHECK_GR(grErrorInvalidValue, grMemcpyBatchAsync(d, sr, n, 2, at, idx, 1, s));
@@ -132,7 +132,7 @@ GR_TEST(memcpy_batch_captured_records_a_memcpy_node_per_copy)
     memset(b, 9, sizeof b);
     grMemcpyAttributes at = stream_order();
     size_t idx = 0;
-    const void *dst[2] = {c, d};
+    void *dst[2] = {c, d};
     const void *src[2] = {a, b};
     size_t n[2] = {32, 16};
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
@@ -171,7 +171,8 @@ GR_TEST(memcpy_batch_on_an_invalidated_capture_says_so)
     static char a[8], c[8];
     grMemcpyAttributes at = stream_order();
     size_t idx = 0, n = 8;
-    const void *dst = c, *src = a;
+    void *dst = c;
+    const void *src = a;
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
     CHECK_GR(grErrorStreamCaptureUnsupported, grStreamSynchronize(s));
@@ -191,8 +192,10 @@ GR_TEST(memcpy_batch_on_a_gpu_stream_copies_through_the_driver)
     CHECK_OK(grMalloc((void **)&dev, 256));
     grMemcpyAttributes at = stream_order();
     size_t idx = 0, n[2] = {256, 256};
-    const void *d1[1] = {dev}, *s1[1] = {a};
-    const void *d2[1] = {c}, *s2[1] = {dev};
+    void *d1[1] = {dev};
+    const void *s1[1] = {a};
+    void *d2[1] = {c};
+    const void *s2[1] = {dev};
     CHECK_OK(grMemcpyBatchAsync(d1, s1, n, 1, &at, &idx, 1, s));
     CHECK_OK(grMemcpyBatchAsync(d2, s2, n + 1, 1, &at, &idx, 1, s));
     CHECK_OK(grStreamSynchronize(s));

@@ -64,7 +64,7 @@ static grError_t check_attrs(const char *call, size_t count, const grMemcpyAttri
     return grSuccess;
 }
 
-static grError_t check_copies(const char *call, const void *const *dsts, const void *const *srcs,
+static grError_t check_copies(const char *call, void *const *dsts, const void *const *srcs,
                               const size_t *sizes, size_t count, bool capturing)
 {
     for (size_t i = 0; i < count; i++) {
@@ -85,7 +85,7 @@ static grError_t check_copies(const char *call, const void *const *dsts, const v
     return grSuccess;
 }
 
-GR_API grError_t grMemcpyBatchAsync(const void *const *dsts, const void *const *srcs, const size_t *sizes,
+GR_API grError_t grMemcpyBatchAsync(void *const *dsts, const void *const *srcs, const size_t *sizes,
                                     size_t count, grMemcpyAttributes *attrs, size_t *attrsIdxs,
                                     size_t numAttrs, grStream_t hStream)
 {
@@ -112,8 +112,7 @@ GR_API grError_t grMemcpyBatchAsync(const void *const *dsts, const void *const *
         return err;
     for (size_t i = 0; i < count; i++) {
         gr_stream *out;
-        err = gr__api_copy_enqueue(call, (void *)(uintptr_t)dsts[i], srcs[i], sizes[i], grMemcpyDefault,
-                                   hStream, false, &out);
+        err = gr__api_copy_enqueue(call, dsts[i], srcs[i], sizes[i], grMemcpyDefault, hStream, false, &out);
         if (err != grSuccess)
             return err;
     }
@@ -124,7 +123,7 @@ GR_API grError_t grMemcpyWithAttributesAsync(void *dst, const void *src, size_t 
                                              grMemcpyAttributes *attr, grStream_t stream)
 {
     static const char call[] = "grMemcpyWithAttributesAsync";
-    const void *d = dst;
+    void *d = dst;
     size_t idx = 0;
     gr_stream *s;
     grError_t err;
