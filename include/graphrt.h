@@ -2205,8 +2205,8 @@ typedef struct grExecutionContext_st *grExecutionContext_t;
  * flags). Errors: those of grGraphConditionalHandleCreate, plus
  * grErrorNotSupported (ctx not NULL: graphrt has no execution context
  * handles; nothing is created). Thread safety: not with other calls on
- * the same graph. Mirrors cudaGraphConditionalHandleCreate_v2 (CUDA
- * 13.0). */
+ * the same graph. Mirrors cudaGraphConditionalHandleCreate_v2 (CUDA 13,
+ * after 13.0). */
 GR_API grError_t grGraphConditionalHandleCreate_v2(grGraphConditionalHandle *pHandle_out, grGraph_t graph,
                                                    grExecutionContext_t ctx, unsigned int defaultLaunchValue,
                                                    unsigned int flags);
