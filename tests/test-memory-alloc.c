@@ -212,3 +212,27 @@ GR_TEST(host_alloc_notes_go_with_device_reset)
     CHECK_OK(grPointerGetAttributes(&a, m));
     CHECK(a.type != grMemoryTypeManaged);
 }
+
+GR_TEST(managed_alloc_freed_in_stream_order_leaves_no_mark_behind)
+{
+    grStream_t s;
+    void *m = NULL, *again[8];
+    grPointerAttributes a;
+    int n = 0;
+    CHECK_OK(grStreamCreate(&s));
+    CHECK_OK(grMallocManaged(&m, 4096, grMemAttachGlobal));
+    CHECK_OK(grFreeAsync(m, s));
+    CHECK_OK(grStreamSynchronize(s));
+    /* A grMalloc block at the same address (the allocator usually hands
+     * it out again) is plain device memory. */
+    for (n = 0; n < 8; n++) {
+        CHECK_OK(grMalloc(&again[n], 4096));
+        CHECK_OK(grPointerGetAttributes(&a, again[n]));
+        CHECK_EQ(a.type, grMemoryTypeDevice);
+        if (again[n] == m)
+            break;
+    }
+    for (int i = 0; i <= n && i < 8; i++)
+        CHECK_OK(grFree(again[i]));
+    CHECK_OK(grStreamDestroy(s));
+}
