@@ -1209,7 +1209,10 @@ typedef struct grPointerAttributes {
  *     memory, so hostPointer is ptr too (CUDA has no such device).
  *     grMallocHost memory is grMemoryTypeHost with both pointers ptr and
  *     device 0 when it is plain memory, or 1 (the first GPU, whose context
- *     holds graphrt's pinned memory) when it is pinned;
+ *     holds graphrt's pinned memory) when it is pinned (grHostAlloc's
+ *     too); grMallocManaged memory is grMemoryTypeManaged of device 0;
+ *   - a range registered with grHostRegister is grMemoryTypeHost of
+ *     device 0 with both pointers ptr;
  *   - other pointers, once a GPU is in use, are asked of the driver
  *     (cuPointerGetAttribute): device, pinned (grMemoryTypeHost) or managed
  *     memory it knows, with its device and aliases;
@@ -1229,8 +1232,8 @@ GR_API grError_t grPointerGetAttributes(grPointerAttributes *attributes, const v
 /* Allocates 'size' bytes of managed memory: memory the host and every
  * device reach through the same pointer. On the CPU (device 0) all device
  * memory is host memory, so managed memory is a grMalloc allocation
- * (256-aligned, tracked, freed with grFree, reported by
- * grPointerGetAttributes as the CPU's device memory, usable by
+ * (256-aligned, tracked, freed with grFree or grFreeAsync, reported by
+ * grPointerGetAttributes as grMemoryTypeManaged of device 0, usable by
  * grStreamAttachMemAsync). flags: grMemAttachGlobal (any stream may use
  * it) or grMemAttachHost (CUDA: devices without concurrent managed access
  * need grStreamAttachMemAsync first; the CPU has concurrent access, so it
