@@ -78,7 +78,13 @@ GR_TEST(host_register_refuses_graphrt_memory_bad_flags_and_bad_ranges)
     CHECK_GR(grErrorHostMemoryAlreadyRegistered, grHostRegister((char *)pinned + 16, 8, 0));
     CHECK_GR(grErrorInvalidValue, grHostRegister(dev, 256, 0));
     CHECK_DETAIL_HAS("device memory");
-    CHECK_GR(grErrorInvalidValue, grHostRegister((char *)dev - 64, 128, 0));
+    CHECK_GR(grErrorInvalidValue, grHostRegister((char *)dev + 64, 128, 0));
+    /* A range reaching into it from outside, where the byte before it is
+     * in no allocation (allocators may place the pinned block there). */
+    grPointerAttributes a;
+    CHECK_OK(grPointerGetAttributes(&a, (char *)dev - 1));
+    if (a.type == grMemoryTypeUnregistered)
+        CHECK_GR(grErrorInvalidValue, grHostRegister((char *)dev - 1, 128, 0));
     CHECK_GR(grErrorInvalidValue, grHostRegister(NULL, 64, 0));
     CHECK_GR(grErrorInvalidValue, grHostRegister(buf, 0, 0));
     CHECK_GR(grErrorInvalidValue, grHostRegister(buf, 64, 0x10));
