@@ -135,6 +135,14 @@ extern "C" {
                           "would lose non-default edge data")                  \
     XX(grErrorInvalidPitchValue, "invalid pitch argument")                     \
     XX(grErrorInvalidSymbol, "invalid device symbol")                          \
+    XX(grErrorHostMemoryAlreadyRegistered, "part or all of the requested "     \
+                                           "memory range is already mapped")   \
+    XX(grErrorHostMemoryNotRegistered, "pointer does not correspond to a "     \
+                                       "registered memory region")             \
+    XX(grErrorUnsupportedLimit, "limit is not supported on this "              \
+                                "architecture")                                \
+    XX(grErrorCallRequiresNewerDriver, "API call is not supported in the "     \
+                                       "installed CUDA driver")                \
     XX(grErrorUnknown, "unknown error")
 
 typedef enum grError {
@@ -347,6 +355,109 @@ GR_API grError_t grRuntimeGetVersion(int *runtimeVersion);
  * nodes need 12030) would then skip everything on the CPU device, which
  * is the driver here and has every call of the API it mirrors. */
 GR_API grError_t grDriverGetVersion(int *driverVersion);
+
+/* The limits of grDeviceSetLimit / grDeviceGetLimit, with CUDA's values.
+ * Mirrors cudaLimit. */
+typedef enum grLimit {
+    grLimitStackSize = 0x00,                    /* bytes of stack per GPU thread */
+    grLimitPrintfFifoSize = 0x01,               /* bytes of the device printf buffer */
+    grLimitMallocHeapSize = 0x02,               /* bytes of the device malloc heap */
+    grLimitDevRuntimeSyncDepth = 0x03,          /* device-runtime sync depth */
+    grLimitDevRuntimePendingLaunchCount = 0x04, /* device-runtime pending launches */
+    grLimitMaxL2FetchGranularity = 0x05,        /* L2 fetch granularity, 0..128 bytes */
+    grLimitPersistingL2CacheSize = 0x06         /* bytes of persisting L2 cache */
+} grLimit;
+
+/* Sets a limit of the calling thread's current device, as CUDA's
+ * cudaDeviceSetLimit does for the current device's context. The CPU
+ * (device 0) stores each limit and reports it with grDeviceGetLimit;
+ * none of them bounds anything there (a CPU kernel's blocks run on the
+ * workers' own stacks, printf is the C library's, kernels have no device
+ * heap): they are kept so that code written for CUDA runs unchanged and
+ * reads back what it set. The CPU's values are CUDA's documented rules
+ * for a device of compute capability 9.0 or later:
+ * grLimitDevRuntimeSyncDepth is refused with grErrorUnsupportedLimit
+ * (CUDA: "not supported on devices of compute capability 9.0 or
+ * higher"), grLimitMaxL2FetchGranularity is clamped to 0..128 (CUDA: "a
+ * performance hint ... ignored or clamped"), and the others accept any
+ * value (the CPU has no L2 carve-out to round
+ * grLimitPersistingL2CacheSize to). A GPU
+ * is refused with grErrorNotSupported: the driver's cuCtxSetLimit is not
+ * called by graphrt's CUDA backend (the detail says so). Errors:
+ * grErrorInvalidValue (limit not a grLimit), grErrorUnsupportedLimit
+ * (grLimitDevRuntimeSyncDepth),
+ * grErrorNotSupported (a GPU is the current device). A refused call
+ * changes nothing. Thread safety: any thread; the limits are the
+ * device's, shared by every thread. Mirrors cudaDeviceSetLimit. */
+GR_API grError_t grDeviceSetLimit(grLimit limit, size_t value);
+
+/* Reads a limit of the current device into *pValue: the value last set,
+ * else the CPU's default (grLimitStackSize 1024, grLimitPrintfFifoSize
+ * 1048576, grLimitMallocHeapSize 8388608, grLimitDevRuntimePendingLaunchCount
+ * 2048: CUDA's documented defaults or what current GPUs report; the L2
+ * hints grLimitMaxL2FetchGranularity and grLimitPersistingL2CacheSize 0,
+ * none). CUDA 13's grLimitPerBlockMemorySize is not offered. Errors:
+ * grErrorInvalidValue (pValue NULL, limit not a grLimit),
+ * grErrorUnsupportedLimit (grLimitDevRuntimeSyncDepth),
+ * grErrorNotSupported (a GPU is the current device: cuCtxGetLimit is not
+ * called). Thread safety: any thread. Mirrors cudaDeviceGetLimit. */
+GR_API grError_t grDeviceGetLimit(size_t *pValue, grLimit limit);
+
+/* The flags of grSetDeviceFlags, grGetDeviceFlags and grInitDevice, with
+ * CUDA's values. The schedule flags say how a thread that waits for the
+ * device (a synchronize call) waits; at most one of them is set. */
+#define grDeviceScheduleAuto 0x00u
+#define grDeviceScheduleSpin 0x01u
+#define grDeviceScheduleYield 0x02u
+#define grDeviceScheduleBlockingSync 0x04u
+#define grDeviceBlockingSync 0x04u /* CUDA's deprecated name of ScheduleBlockingSync */
+#define grDeviceScheduleMask 0x07u
+#define grDeviceMapHost 0x08u
+#define grDeviceLmemResizeToMax 0x10u
+#define grDeviceSyncMemops 0x80u
+#define grDeviceMask 0xffu
+
+/* Records the flags of the calling thread's current device, overwriting
+ * earlier ones, as CUDA 13 does for an initialised device (it no longer
+ * answers cudaErrorSetOnActiveProcess). flags: at most one schedule flag
+ * (grDeviceScheduleAuto, Spin, Yield or BlockingSync) or'ed with any of
+ * grDeviceMapHost, grDeviceLmemResizeToMax, grDeviceSyncMemops. On the
+ * CPU (device 0) the flags are stored and reported by grGetDeviceFlags;
+ * how a synchronising thread waits does not change: it runs the work it
+ * waits for, then waits as the workers do (a short spin, then a sleep),
+ * which is what Auto means (docs/devices.md). grDeviceMapHost is implied
+ * on the CPU (host memory is the device's), so grGetDeviceFlags reports
+ * it whether set or not. A GPU is refused with grErrorNotSupported
+ * (cuDevicePrimaryCtxSetFlags is not called by graphrt's CUDA backend).
+ * Errors: grErrorInvalidValue (bits outside grDeviceMask, bits 0x20 or
+ * 0x40, two schedule flags), grErrorNotSupported (a GPU). A refused call
+ * changes nothing. Thread safety: any thread; the flags are the device's.
+ * Mirrors cudaSetDeviceFlags. */
+GR_API grError_t grSetDeviceFlags(unsigned int flags);
+
+/* The flags of the calling thread's current device: those last set (0,
+ * grDeviceScheduleAuto, until then), with grDeviceMapHost on the CPU.
+ * Errors: grErrorInvalidValue (flags NULL), grErrorNotSupported (a GPU is
+ * the current device). Thread safety: any thread. Mirrors
+ * cudaGetDeviceFlags. */
+GR_API grError_t grGetDeviceFlags(unsigned int *flags);
+
+/* The flag of grInitDevice that makes it apply deviceFlags. */
+#define grInitDeviceFlagsAreValid 0x01u
+
+/* Initialises 'device' without making it current: the CPU's runtime
+ * (its workers) is started, a GPU's primary context retained. With
+ * grInitDeviceFlagsAreValid in flags, deviceFlags are then applied to the
+ * device as grSetDeviceFlags applies them (and checked as it checks
+ * them); without it deviceFlags is ignored, as in CUDA. Errors:
+ * grErrorInvalidDevice (no such device), grErrorInvalidValue (flags with
+ * other bits than grInitDeviceFlagsAreValid; deviceFlags refused as
+ * grSetDeviceFlags refuses them), grErrorInitializationError (the
+ * runtime could not start), grErrorNotSupported (deviceFlags given for a
+ * GPU), a CUDA error mapped to graphrt's (a GPU's context). A refused
+ * call changes nothing but may leave the device initialised. Thread
+ * safety: any thread. Mirrors cudaInitDevice. */
+GR_API grError_t grInitDevice(int device, unsigned int deviceFlags, unsigned int flags);
 
 /* ====================================================================== */
 /* Launch attributes                                                      */
@@ -589,6 +700,29 @@ GR_API grError_t grStreamWaitEvent(grStream_t stream, grEvent_t event, unsigned 
  * grErrorMemoryAllocation; plus the capture errors of work and the stream
  * errors. Mirrors cudaLaunchHostFunc. */
 GR_API grError_t grLaunchHostFunc(grStream_t stream, grHostFn_t fn, void *userData);
+
+/* How the device waits for a host function of grLaunchHostFunc_v2, with
+ * CUDA's values (CUDA 13.2). Mirrors cudaHostTaskSyncMode. */
+typedef enum grHostTaskSyncMode {
+    grHostTaskBlocking = 0, /* the waiting side blocks until the function returns */
+    grHostTaskSpinWait = 1  /* the waiting side spins: lower latency, busier */
+} grHostTaskSyncMode;
+
+/* grLaunchHostFunc with a sync mode: queues fn(userData) on the stream,
+ * run after all earlier work of the stream and before all later work; on
+ * a capturing stream it adds a host node. syncMode (a grHostTaskSyncMode)
+ * only steers how the device waits for the function, never when it runs
+ * or what it sees: on the CPU the function runs on a worker that the
+ * stream's next work waits for either way, so both modes run alike; on a
+ * GPU stream it goes to the driver as grLaunchHostFunc does
+ * (cuLaunchHostFunc; the driver's own _v2 is not called, so the mode is
+ * not passed on), and a captured host node does not keep the mode (its
+ * parameters are grHostNodeParams). Errors: grErrorInvalidValue (fn NULL,
+ * syncMode not a grHostTaskSyncMode), grErrorMemoryAllocation; plus the
+ * capture errors of work and the stream errors. A refused call queues
+ * nothing. Thread safety: any thread. Mirrors cudaLaunchHostFunc_v2
+ * (CUDA 13.2). */
+GR_API grError_t grLaunchHostFunc_v2(grStream_t stream, grHostFn_t fn, void *userData, unsigned int syncMode);
 
 /* The callback of grStreamAddCallback: the stream handle as passed to it
  * (NULL, grStreamLegacy or grStreamPerThread stay what they were), the
@@ -1037,7 +1171,8 @@ GR_API grError_t grMemsetAsync(void *devPtr, int value, size_t count, grStream_t
  * ulimit). On a GPU: the driver's cuMemGetInfo in that device's primary
  * context. *freeBytes <= *totalBytes. Errors: grErrorInvalidValue (either
  * NULL; nothing is written), grErrorNotSupported (the host's memory cannot
- * be read, or the driver lacks cuMemGetInfo_v2), a CUDA error mapped to
+ * be read), grErrorCallRequiresNewerDriver (the driver lacks
+ * cuMemGetInfo_v2), a CUDA error mapped to
  * graphrt's with CUDA's name in the detail. Thread safety: any thread.
  * Mirrors cudaMemGetInfo. */
 GR_API grError_t grMemGetInfo(size_t *freeBytes, size_t *totalBytes);
@@ -1074,7 +1209,10 @@ typedef struct grPointerAttributes {
  *     memory, so hostPointer is ptr too (CUDA has no such device).
  *     grMallocHost memory is grMemoryTypeHost with both pointers ptr and
  *     device 0 when it is plain memory, or 1 (the first GPU, whose context
- *     holds graphrt's pinned memory) when it is pinned;
+ *     holds graphrt's pinned memory) when it is pinned (grHostAlloc's
+ *     too); grMallocManaged memory is grMemoryTypeManaged of device 0;
+ *   - a range registered with grHostRegister is grMemoryTypeHost of
+ *     device 0 with both pointers ptr;
  *   - other pointers, once a GPU is in use, are asked of the driver
  *     (cuPointerGetAttribute): device, pinned (grMemoryTypeHost) or managed
  *     memory it knows, with its device and aliases;
@@ -1087,6 +1225,96 @@ typedef struct grPointerAttributes {
  * the answer describes the allocation live during the call. Mirrors
  * cudaPointerGetAttributes. */
 GR_API grError_t grPointerGetAttributes(grPointerAttributes *attributes, const void *ptr);
+
+/* The flags of grMallocManaged (grMemAttachGlobal and grMemAttachHost,
+ * defined with grStreamAttachMemAsync above). */
+
+/* Allocates 'size' bytes of managed memory: memory the host and every
+ * device reach through the same pointer. On the CPU (device 0) all device
+ * memory is host memory, so managed memory is a grMalloc allocation
+ * (256-aligned, tracked, freed with grFree or grFreeAsync, reported by
+ * grPointerGetAttributes as grMemoryTypeManaged of device 0, usable by
+ * grStreamAttachMemAsync). flags: grMemAttachGlobal (any stream may use
+ * it) or grMemAttachHost (CUDA: devices without concurrent managed access
+ * need grStreamAttachMemAsync first; the CPU has concurrent access, so it
+ * changes nothing). Unlike grMalloc, size 0 is refused, as in CUDA.
+ * Potentially unsafe during capture, as grMalloc. A GPU as the current
+ * device is refused with grErrorNotSupported (cuMemAllocManaged is not
+ * called by graphrt's CUDA backend). Errors: grErrorInvalidValue (devPtr
+ * NULL, size 0, flags not exactly one of the two), grErrorNotSupported (a
+ * GPU), grErrorMemoryAllocation (as grMalloc); plus the mode errors.
+ * Thread safety: any thread. Mirrors cudaMallocManaged (in C, without
+ * CUDA's C++ default for flags). */
+GR_API grError_t grMallocManaged(void **devPtr, size_t size, unsigned int flags);
+
+/* The flags of grHostAlloc and grHostGetFlags, with CUDA's values. */
+#define grHostAllocDefault 0x00u
+#define grHostAllocPortable 0x01u
+#define grHostAllocMapped 0x02u
+#define grHostAllocWriteCombined 0x04u
+
+/* Allocates 'size' bytes of host memory as grMallocHost does (pinned by
+ * the driver where a GPU exists, plain memory otherwise; tracked; freed
+ * with grFreeHost), remembering 'flags' for grHostGetFlags. Every flag
+ * is accepted and has its effect on a system with unified addressing,
+ * which graphrt's is: the memory is portable to every device and mapped
+ * (grHostGetDevicePointer gives its device address, the pointer itself);
+ * write-combining is a hint for PCIe transfers that the CPU device
+ * ignores. size 0 gives NULL, as grMallocHost. Potentially unsafe during
+ * capture. Errors: grErrorInvalidValue (pHost NULL, flags with bits
+ * outside the four), grErrorMemoryAllocation; plus the mode errors.
+ * Thread safety: any thread. Mirrors cudaHostAlloc. */
+GR_API grError_t grHostAlloc(void **pHost, size_t size, unsigned int flags);
+
+/* The device address of mapped host memory: pHost inside a grHostAlloc or
+ * grMallocHost allocation, or inside a range registered with
+ * grHostRegister. Addresses are unified, so *pDevice is pHost itself, as
+ * CUDA returns where every device can use host pointers for registered
+ * memory. Errors: grErrorInvalidValue (pDevice NULL, flags not 0, pHost
+ * in no such allocation or range: plain host memory, grMalloc memory).
+ * Thread safety: any thread. Mirrors cudaHostGetDevicePointer. */
+GR_API grError_t grHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags);
+
+/* The flags of the host allocation holding pHost: what grHostAlloc was
+ * given; grMallocHost memory reports grHostAllocDefault (CUDA's
+ * cudaMallocHost is cudaHostAlloc with the default flags). Errors:
+ * grErrorInvalidValue (pFlags NULL, pHost in no grHostAlloc or
+ * grMallocHost allocation). Thread safety: any thread. Mirrors
+ * cudaHostGetFlags. */
+GR_API grError_t grHostGetFlags(unsigned int *pFlags, void *pHost);
+
+/* The flags of grHostRegister, with CUDA's values. */
+#define grHostRegisterDefault 0x00u
+#define grHostRegisterPortable 0x01u
+#define grHostRegisterMapped 0x02u
+#define grHostRegisterIoMemory 0x04u
+#define grHostRegisterReadOnly 0x08u
+
+/* Registers [ptr, ptr + size), host memory the application allocated, as
+ * pinned host memory: from now on grPointerGetAttributes reports it as
+ * grMemoryTypeHost and grHostGetDevicePointer gives its device address
+ * (the pointer itself). On the CPU device nothing else changes (every
+ * device reaches host memory already); where GPUs exist the range is not
+ * page-locked with the driver (cuMemHostRegister is not called by
+ * graphrt's CUDA backend), so copies to and from a GPU stay those of
+ * pageable memory: correct, at pageable speed. grHostRegisterIoMemory
+ * (memory-mapped I/O of another PCIe device) is refused with
+ * grErrorNotSupported: graphrt cannot map device I/O space. Errors:
+ * grErrorInvalidValue (ptr NULL, size 0, flags outside the four, a range
+ * that wraps, or reaches into memory graphrt allocated other than
+ * grMallocHost / grHostAlloc memory), grErrorHostMemoryAlreadyRegistered
+ * (the range overlaps a registered range, or lies in grMallocHost /
+ * grHostAlloc memory, which is pinned already), grErrorNotSupported
+ * (grHostRegisterIoMemory), grErrorMemoryAllocation (no memory to record
+ * the range). A refused call registers nothing. Thread safety: any
+ * thread. Mirrors cudaHostRegister. */
+GR_API grError_t grHostRegister(void *ptr, size_t size, unsigned int flags);
+
+/* Unregisters the range grHostRegister registered at ptr (its start).
+ * Errors: grErrorInvalidValue (ptr NULL), grErrorHostMemoryNotRegistered
+ * (no range registered starts at ptr). Thread safety: any thread.
+ * Mirrors cudaHostUnregister. */
+GR_API grError_t grHostUnregister(void *ptr);
 
 /* ====================================================================== */
 /* Stream-ordered memory pools                                            */
@@ -1151,7 +1379,14 @@ typedef enum grMemPoolAttr {
     grMemPoolAttrReservedMemCurrent,           /* uint64_t, read only */
     grMemPoolAttrReservedMemHigh,              /* uint64_t, set to 0 resets */
     grMemPoolAttrUsedMemCurrent,               /* uint64_t, read only */
-    grMemPoolAttrUsedMemHigh                   /* uint64_t, set to 0 resets */
+    grMemPoolAttrUsedMemHigh,                  /* uint64_t, set to 0 resets */
+    /* Properties of the pool, read only (CUDA 13's values): */
+    grMemPoolAttrAllocationType = 9,      /* grMemAllocationType */
+    grMemPoolAttrExportHandleTypes = 10,  /* grMemAllocationHandleType */
+    grMemPoolAttrLocationId = 11,         /* int: the device */
+    grMemPoolAttrLocationType = 12,       /* grMemLocationType */
+    grMemPoolAttrMaxPoolSize = 13,        /* uint64_t: maxSize, 0 for no limit */
+    grMemPoolAttrHwDecompressEnabled = 14 /* int: 0 (no decompression engine) */
 } grMemPoolAttr;
 
 /* ====================================================================== */
@@ -1312,17 +1547,25 @@ GR_API grError_t grMemPoolTrimTo(grMemPool_t memPool, size_t minBytesToKeep);
  * each synchronisation (stream, event or device synchronize, grFree) the
  * pool gives back to the OS the unused memory above this many reserved
  * bytes. The high-water marks can only be reset, by setting 0 (they then
- * equal the current value); the current values are read only. Errors:
- * grErrorInvalidValue (memPool NULL or not live, value NULL, a current
- * value, a high-water mark set to anything but 0, attr not a
- * grMemPoolAttr). A GPU's pool keeps its attributes in the driver
+ * equal the current value); the current values and the pool's properties
+ * (grMemPoolAttrAllocationType to grMemPoolAttrHwDecompressEnabled) are
+ * read only, as CUDA 13 documents them. Errors: grErrorInvalidValue
+ * (memPool NULL or not live, value NULL, a current value or a property,
+ * a high-water mark set to anything but 0, attr not a grMemPoolAttr). A
+ * GPU's pool keeps its attributes in the driver
  * (cuMemPoolSetAttribute / cuMemPoolGetAttribute, after the same checks).
  * Mirrors cudaMemPoolSetAttribute. */
 GR_API grError_t grMemPoolSetAttribute(grMemPool_t memPool, grMemPoolAttr attr, void *value);
 
-/* Reads an attribute into *value (int or uint64_t, as above). Reserved
- * memory is what the pool holds from the OS, used memory what is
- * allocated from it (both in class sizes). Errors: grErrorInvalidValue
+/* Reads an attribute into *value (of the type its enumerator names).
+ * Reserved memory is what the pool holds from the OS, used memory what is
+ * allocated from it (both in class sizes). The properties: allocation
+ * type grMemAllocationTypePinned, export handle types grMemHandleTypeNone,
+ * location {grMemLocationTypeDevice, the pool's device},
+ * grMemPoolAttrMaxPoolSize the maxSize the pool was created with (0: no
+ * limit; the default pool has none), grMemPoolAttrHwDecompressEnabled 0.
+ * A GPU's pool answers them through the driver, which needs CUDA 13's
+ * (an older driver's refusal is passed on). Errors: grErrorInvalidValue
  * (memPool NULL or not live, value NULL, attr not a grMemPoolAttr). Mirrors
  * cudaMemPoolGetAttribute. */
 GR_API grError_t grMemPoolGetAttribute(grMemPool_t memPool, grMemPoolAttr attr, void *value);
@@ -1555,8 +1798,25 @@ typedef struct grMemFreeNodeParams {
     void *dptr;
 } grMemFreeNodeParams;
 
+/* How a child-graph node added with grGraphAddNode holds its graph
+ * (CUDA 12.9). Clone: the node embeds a copy and the caller keeps the
+ * graph (what grGraphAddChildGraphNode does). Move: the node takes the
+ * graph itself, which from then on belongs to the node: it dies with it,
+ * cannot be destroyed, instantiated, used by grGraphExecUpdate or
+ * embedded elsewhere, and cannot get memory allocation or free nodes
+ * (grGraphChildGraphNodeGetGraph returns it). Invalid: what a query
+ * reports, so that queried parameters are not taken for a request to
+ * clone or move. Mirrors cudaGraphChildGraphNodeOwnership (same values). */
+typedef enum grGraphChildGraphNodeOwnership {
+    grGraphChildGraphOwnershipClone = 0,
+    grGraphChildGraphOwnershipMove = 1,
+    grGraphChildGraphOwnershipInvalid = -1
+} grGraphChildGraphNodeOwnership;
+
+/* Mirrors cudaChildGraphNodeParams (CUDA 12.9: with 'ownership'). */
 typedef struct grChildGraphNodeParams {
     grGraph_t graph;
+    grGraphChildGraphNodeOwnership ownership;
 } grChildGraphNodeParams;
 
 typedef struct grEventRecordNodeParams {
@@ -1876,7 +2136,19 @@ GR_API grError_t grGraphAddEventWaitNode(grGraphNode_t *pGraphNode, grGraph_t gr
  * for a graph of another nest, or used by another node; type not a
  * grGraphConditionalNodeType; size not allowed for the type, a SWITCH's
  * above GR_COND_SWITCH_MAX),
- * grErrorNotSupported (graph is a child graph's). A memcpy is
+ * grErrorNotSupported (graph is a child graph's). A child-graph node
+ * (grGraphNodeTypeGraph) clones graph.graph as grGraphAddChildGraphNode
+ * does unless graph.ownership is grGraphChildGraphOwnershipMove (any
+ * other value clones, as CUDA 13 answers); with Move the node takes the
+ * graph itself (see grGraphChildGraphNodeOwnership), and its errors are
+ * grGraphAddChildGraphNode's plus grErrorInvalidValue (the graph belongs
+ * to a node already), grErrorStreamCaptureUnsupported (a capture records
+ * into it), grErrorNotSupported (it holds memory allocation or free
+ * nodes, which CUDA 12.9 moves and graphrt does not yet); a refused move
+ * leaves the graph the caller's. A moved graph later refused by
+ * grGraphInstantiate, grGraphInstantiateWithFlags / WithParams and
+ * grGraphExecUpdate gives grErrorNotSupported, and by grGraphDestroy
+ * grErrorInvalidValue (CUDA 13's code, tests/probes/nodeapi.cu). A memcpy is
  * memcpy.copyParams, taken as grGraphAddMemcpyNode takes its 3D
  * parameters (2D and 3D copies included). Errors: those of the
  * grGraphAdd*Node of the type (grGraphAddMemcpyNode for a memcpy,
@@ -1923,6 +2195,24 @@ GR_API grError_t grGraphConditionalHandleCreate(grGraphConditionalHandle *pHandl
  * Mirrors cudaGraphSetConditional, a device function in CUDA: in graphrt
  * a C function that returns an error. */
 GR_API grError_t grGraphSetConditional(grGraphConditionalHandle handle, unsigned int value);
+
+/* An execution context (CUDA 13: a device's primary context or a green
+ * context). graphrt has one context per device and no handle for it: the
+ * only execution context it accepts is NULL, "the current one". Mirrors
+ * cudaExecutionContext_t. */
+typedef struct grExecutionContext_st *grExecutionContext_t;
+
+/* grGraphConditionalHandleCreate with CUDA 13's execution context: ctx
+ * NULL uses the current context, as CUDA does, and is then exactly
+ * grGraphConditionalHandleCreate(pHandle_out, graph, defaultLaunchValue,
+ * flags). Errors: those of grGraphConditionalHandleCreate, plus
+ * grErrorNotSupported (ctx not NULL: graphrt has no execution context
+ * handles; nothing is created). Thread safety: not with other calls on
+ * the same graph. Mirrors cudaGraphConditionalHandleCreate_v2 (CUDA 13,
+ * after 13.0). */
+GR_API grError_t grGraphConditionalHandleCreate_v2(grGraphConditionalHandle *pHandle_out, grGraph_t graph,
+                                                   grExecutionContext_t ctx, unsigned int defaultLaunchValue,
+                                                   unsigned int flags);
 
 /* Adds edges from[i] -> to[i] with data edgeData[i] (edgeData NULL: all
  * default). All are checked first; if any fails none is added.
@@ -2129,7 +2419,9 @@ GR_API grError_t grGraphNodeSetParams(grGraphNode_t node, grGraphNodeParams *nod
  * phGraph_out, its body graphs, a batch node's operations) point into the
  * node and stay valid while the node lives and its parameters do not
  * change; do not write through them. A conditional node gives its handle,
- * type, size and bodies. Errors: grErrorInvalidValue (node NULL or not
+ * type, size and bodies; a child-graph node its graph and ownership
+ * grGraphChildGraphOwnershipInvalid (the graph is the node's), as the
+ * driver reports it. Errors: grErrorInvalidValue (node NULL or not
  * live, nodeParams NULL), and the type's getter's. *nodeParams is left
  * alone on failure. Thread safety: not with calls that change the node's
  * graph. Mirrors cudaGraphNodeGetParams. */
@@ -2251,15 +2543,30 @@ GR_API grError_t grGraphNodeGetToolsId(grGraphNode_t hNode, unsigned long long *
  * graph for a node in one. */
 GR_API grError_t grGraphNodeGetContainingGraph(grGraphNode_t hNode, grGraph_t *phGraph);
 
-/* Flags of grGraphDebugDotPrint. */
+/* Flags of grGraphDebugDotPrint, with CUDA's values (cudaGraphDebugDotFlags). */
 #define grGraphDebugDotFlagsVerbose (1u << 0)
+#define grGraphDebugDotFlagsKernelNodeParams (1u << 2)
+#define grGraphDebugDotFlagsMemcpyNodeParams (1u << 3)
+#define grGraphDebugDotFlagsMemsetNodeParams (1u << 4)
+#define grGraphDebugDotFlagsHostNodeParams (1u << 5)
+#define grGraphDebugDotFlagsEventNodeParams (1u << 6)
+#define grGraphDebugDotFlagsExtSemasSignalNodeParams (1u << 7)
+#define grGraphDebugDotFlagsExtSemasWaitNodeParams (1u << 8)
+#define grGraphDebugDotFlagsKernelNodeAttributes (1u << 9)
+#define grGraphDebugDotFlagsHandles (1u << 10)
+#define grGraphDebugDotFlagsConditionalNodeParams (1u << 15)
 
 /* Writes the graph as Graphviz DOT to 'path': one box per node labelled
- * with its type and key parameters (all parameters with
- * grGraphDebugDotFlagsVerbose), child graphs as clusters. Errors:
- * grErrorInvalidValue (graph NULL or not live, path NULL, flags other than
- * grGraphDebugDotFlagsVerbose, the file cannot be opened or written: the
- * detail gives the system's reason). Thread safety: not with other calls on
+ * with its type and key parameters, child graphs as clusters.
+ * grGraphDebugDotFlagsVerbose shows every parameter of every node; a
+ * per-type flag (KernelNodeParams, MemcpyNodeParams, MemsetNodeParams,
+ * HostNodeParams, EventNodeParams, ConditionalNodeParams) shows them for
+ * the nodes of its types (KernelNodeAttributes for kernel nodes too);
+ * grGraphDebugDotFlagsHandles adds each node's handle. The two external
+ * semaphore flags are accepted and show nothing (graphrt has no such
+ * nodes). Errors: grErrorInvalidValue (graph NULL or not live, path NULL,
+ * flags with a bit that is not one of these, the file cannot be opened
+ * or written: the detail gives the system's reason). Thread safety: not with other calls on
  * the same graph. Mirrors cudaGraphDebugDotPrint. */
 GR_API grError_t grGraphDebugDotPrint(grGraph_t graph, const char *path, unsigned int flags);
 
@@ -2286,6 +2593,104 @@ static inline grPos make_grPos(size_t x, size_t y, size_t z)
     grPos r = {x, y, z};
     return r;
 }
+
+/* Allocates at least width * height bytes of the current device's memory
+ * as a pitched 2D array: rows *pitch bytes apart, *pitch the width
+ * rounded up to a multiple of GR_PITCH_ALIGN (512: CUDA documents only
+ * a pitch of at least width that keeps rows aligned; 512 is graphrt's
+ * choice, what current GPUs' cudaMallocPitch pads narrow rows to), so
+ * that every row starts aligned. On a GPU the memory comes from the
+ * driver's cuMemAlloc, as grMalloc's (cuMemAllocPitch is not called). The
+ * memory is a grMalloc allocation of *pitch * height bytes (freed with
+ * grFree). A width or height of 0 allocates nothing: *devPtr NULL,
+ * *pitch 0 and grSuccess, as grMalloc(0) (CUDA documents no rule for it).
+ * Potentially unsafe during capture, as grMalloc. Errors:
+ * grErrorInvalidValue (devPtr or pitch NULL), grErrorMemoryAllocation
+ * (as grMalloc, or pitch * height overflows); plus the mode errors.
+ * Thread safety: any thread. Mirrors cudaMallocPitch. */
+#define GR_PITCH_ALIGN 512u
+GR_API grError_t grMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height);
+
+/* Allocates a pitched 3D array of extent.depth slices of extent.height
+ * rows of extent.width bytes: *pitchedDevPtr is {ptr, pitch, width,
+ * height}, rows pitch bytes apart (as grMallocPitch) and slices pitch *
+ * height bytes apart, the layout grMemcpy3D and grMemset3D take. An
+ * extent with a 0 member gives {NULL, 0, width, height} and grSuccess.
+ * Potentially unsafe during capture. Errors: grErrorInvalidValue
+ * (pitchedDevPtr NULL), grErrorMemoryAllocation (as grMalloc, or the size
+ * overflows); plus the mode errors. Thread safety: any thread. Mirrors
+ * cudaMalloc3D. */
+GR_API grError_t grMalloc3D(grPitchedPtr *pitchedDevPtr, grExtent extent);
+
+/* How a copy of a batch reads its source. Mirrors cudaMemcpySrcAccessOrder
+ * (CUDA's values): Stream, the source is read in stream order;
+ * DuringApiCall, it may be read before the call returns (and must not be
+ * touched by earlier work of the stream); Any, it may be read any time
+ * until the copy completes. */
+typedef enum grMemcpySrcAccessOrder {
+    grMemcpySrcAccessOrderInvalid = 0,
+    grMemcpySrcAccessOrderStream = 1,
+    grMemcpySrcAccessOrderDuringApiCall = 2,
+    grMemcpySrcAccessOrderAny = 3,
+    grMemcpySrcAccessOrderMax = 0x7fffffff
+} grMemcpySrcAccessOrder;
+
+/* The flags of grMemcpyAttributes (CUDA's values). Mirrors
+ * cudaMemcpyFlags. */
+#define grMemcpyFlagDefault 0x0u
+#define grMemcpyFlagPreferOverlapWithCompute 0x1u
+
+/* The attributes of some copies of a batch. The location hints matter to
+ * CUDA for managed memory only; graphrt checks their type (Invalid,
+ * Device or Host, as cudaMemLocation) and otherwise ignores them. Mirrors
+ * cudaMemcpyAttributes. */
+typedef struct grMemcpyAttributes {
+    grMemcpySrcAccessOrder srcAccessOrder;
+    grMemLocation srcLocHint;
+    grMemLocation dstLocHint;
+    unsigned int flags;
+} grMemcpyAttributes;
+
+/* Queues 'count' copies on the stream: sizes[i] bytes from srcs[i] to
+ * dsts[i]. The batch as a whole is in stream order; its copies run in no
+ * particular order among themselves (copies that overlap give undefined
+ * bytes, as in CUDA). Every copy has attributes: attrs[k] applies to the
+ * copies from attrsIdxs[k] to the next entry's first copy (or the last);
+ * attrsIdxs[0] must be 0, the entries strictly increasing and below
+ * count, numAttrs between 1 and count. Every copy is checked (as
+ * grMemcpyAsync checks one, grMemcpyDefault direction) before any is
+ * queued: a refused batch queues nothing. On the CPU device the copies
+ * are queued on the stream in order; on a GPU stream each goes to the
+ * driver as grMemcpyAsync's does (cuMemcpyAsync; the driver's
+ * cuMemcpyBatchAsync is not called). On a capturing stream the batch
+ * adds one memcpy node per copy, each depending on the one before
+ * (CUDA 13.3 records one batch memcpy node, a node type graphrt does not
+ * have; the chain is one of the orders that node may run its copies in).
+ * Errors: grErrorInvalidValue (count 0, dsts / srcs / sizes / attrs /
+ * attrsIdxs NULL, a size of 0, a NULL pointer, a copy refused as
+ * grMemcpyAsync refuses one; numAttrs 0 or above count, attrsIdxs[0] not
+ * 0, entries not strictly increasing or not below count, a
+ * srcAccessOrder that is not Stream, DuringApiCall or Any, flags other
+ * than grMemcpyFlagPreferOverlapWithCompute, a location hint of another
+ * type; the legacy default stream, NULL or grStreamLegacy, which CUDA
+ * refuses for batches), grErrorMemoryAllocation; plus the capture errors
+ * of work and the stream errors. Thread safety: any thread. Mirrors
+ * cudaMemcpyBatchAsync (CUDA 13's form, without failIdx, as CUDA 13.0's
+ * cuda_runtime_api.h declares it). */
+GR_API grError_t grMemcpyBatchAsync(void *const *dsts, const void *const *srcs, const size_t *sizes,
+                                    size_t count, grMemcpyAttributes *attrs, size_t *attrsIdxs,
+                                    size_t numAttrs, grStream_t hStream);
+
+/* One copy with attributes: grMemcpyBatchAsync of a single copy (CUDA
+ * documents the attributes by reference to the batch), with the same
+ * checks, GPU lowering and capture (one memcpy node). Errors: as
+ * grMemcpyBatchAsync (attr NULL, size 0, dst or src NULL, a copy refused
+ * as grMemcpyAsync refuses one, the attribute's rules, the legacy
+ * stream), grErrorMemoryAllocation; plus the capture errors of work and
+ * the stream errors. Thread safety: any thread. Mirrors
+ * cudaMemcpyWithAttributesAsync (CUDA 13). */
+GR_API grError_t grMemcpyWithAttributesAsync(void *dst, const void *src, size_t size,
+                                             grMemcpyAttributes *attr, grStream_t stream);
 
 /* Copies height rows of width bytes from src (rows spitch bytes apart) to
  * dst (rows dpitch bytes apart), synchronously as grMemcpy (after the
@@ -3243,8 +3648,8 @@ typedef struct grGraphExecUpdateResultInfo {
  * may not hold), grErrorNotSupported (grGraphInstantiateFlagDeviceLaunch;
  * a graph with memory allocation nodes, or with conditional nodes, of
  * which an executable exists already (CUDA 13's code for both); a body on
- * its own; on a GPU, conditional nodes with a driver older than CUDA 12.3:
- * docs/conditional.md),
+ * its own), grErrorCallRequiresNewerDriver (on a GPU, conditional nodes
+ * with a driver older than CUDA 12.3: docs/conditional.md),
  * grErrorInitializationError (the runtime could not start),
  * grErrorMemoryAllocation (the plan, or the graph memory it maps). Thread
  * safety: not with other calls on the same graph, another instantiation of

@@ -7,6 +7,7 @@
 #define GR_API_INT_H
 
 #include "../backend/backend.h"
+#include "../memory/memory.h"
 
 /* A 1D copy as grMemcpyAsync makes it, with 'call' in every detail:
  * checked, then recorded (capturing stream), queued (CPU stream) or handed
@@ -20,7 +21,17 @@ grError_t gr__api_copy_enqueue(const char *call, void *dst, const void *src, siz
  * reported here). */
 grError_t gr__api_wait_legacy(const char *call, gr_stream *s);
 
+/* An allocation as grMalloc (kind GR_MEM_DEVICE) or grMallocHost
+ * (GR_MEM_HOST) makes it, with 'call' in every detail: the output and the
+ * capture mode checked, size 0 giving NULL, the current device's memory
+ * (pinned host memory where GPUs exist), tracked. */
+grError_t gr__api_alloc(const char *call, void **out, size_t size, gr_mem_kind kind);
+
 /* The GPU whose memory a or b is (either may be NULL); 0: neither. */
 int gr__api_gpu_of(const void *a, const void *b);
+
+/* grDeviceReset of the CPU: the limits of grDeviceSetLimit go back to
+ * their defaults (device_limits.c). */
+void gr__api_limits_reset(void);
 
 #endif /* GR_API_INT_H */

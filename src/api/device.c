@@ -4,6 +4,7 @@
  * reports (backend/cuda). Above every area: a reset takes down, in order,
  * the backend (after its work), the pools and the allocations.
  */
+#include "api.h"
 #include "../backend/device.h"
 #include "../capture/capture.h"
 #include "../memory/memory.h"
@@ -86,7 +87,9 @@ GR_API grError_t grDeviceReset(void)
     }
     gr__device_stop();
     gr__pool_reset_all();
+    gr__hostreg_reset();
     gr__mem_reset();
+    gr__api_limits_reset();
     gr__big_release_cache();
     return grSuccess;
 }

@@ -124,6 +124,15 @@ GR_API grError_t grPointerGetAttributes(grPointerAttributes *attributes, const v
                         "grPointerGetAttributes: 'attributes' (the output pointer) is NULL");
     if (p && gr__mem_describe(p, &kind, &owner)) {
         tracked_attributes(attributes, p, kind, owner);
+        if (kind == GR_MEM_DEVICE && owner == GR_OWNER_CPU &&
+            gr__hostreg_find(p, GR_HOSTREG_MANAGED, NULL, NULL, NULL))
+            attributes->type = grMemoryTypeManaged;
+    } else if (p && gr__hostreg_find(p, GR_HOSTREG_REGISTERED, NULL, NULL, NULL)) {
+        /* grHostRegister'ed memory: pinned host memory of the CPU. */
+        attributes->type = grMemoryTypeHost;
+        attributes->device = 0;
+        attributes->devicePointer = p;
+        attributes->hostPointer = p;
     } else if (gr__devkind()->pointer_info(p, &foreign)) {
         attributes->type = foreign.type;
         attributes->device = foreign.device;

@@ -129,6 +129,7 @@ static grError_t free_tracked(const char *call, void *p, gr_mem_kind kind)
      * block: the CPU device's streams may touch pinned and GPU memory too
      * (their copies reach a GPU through the driver). */
     gr__device_sync_all();
+    gr__hostreg_forget(p); /* grHostAlloc's flags, grMallocManaged's mark */
     if (owner != GR_OWNER_CPU) {
         /* The driver's free waits for the device's work, as cudaFree. */
         if (!gr__mem_untrack(p, kind))
@@ -146,6 +147,11 @@ static grError_t free_tracked(const char *call, void *p, gr_mem_kind kind)
                         "free each allocation once",
                         call, p);
     return grSuccess;
+}
+
+grError_t gr__api_alloc(const char *call, void **out, size_t size, gr_mem_kind kind)
+{
+    return alloc_tracked(call, out, size, kind);
 }
 
 GR_API grError_t grMalloc(void **devPtr, size_t size)

@@ -84,6 +84,8 @@ typedef struct gr_device_ops {
     grError_t (*attribute)(const char *call, int device, grDeviceAttr attr, int *value);
     /* Waits for all the device's work. */
     grError_t (*device_sync)(const char *call, int device);
+    /* Starts the device (its primary context) without doing any work. */
+    grError_t (*device_init)(const char *call, int device);
     /* The driver's version (1000 * major + 10 * minor), 0 without one. */
     int (*driver_version)(void);
     grError_t (*mem_info)(const char *call, int device, size_t *free_bytes, size_t *total_bytes);

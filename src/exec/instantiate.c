@@ -961,6 +961,11 @@ static grError_t instantiate_body(const char *call, grGraphExec_t *out, grGraph_
         return gr__fail(grErrorInvalidValue, "%s: 'pGraphExec' (the output pointer) is NULL", call);
     if ((err = gr__graph_check(call, g)))
         return err;
+    if (g->moved)
+        return gr__fail(grErrorNotSupported,
+                        "%s: graph %p was moved into %s (grGraphChildGraphOwnershipMove) and cannot be "
+                        "instantiated on its own, as CUDA documents; instantiate the graph holding the node",
+                        call, GR_PTR(g), gr__node_label(g->owner));
     if (flags &
         ~(unsigned long long)(grGraphInstantiateFlagAutoFreeOnLaunch | grGraphInstantiateFlagUpload |
                               grGraphInstantiateFlagUseNodePriority | grGraphInstantiateFlagDeviceLaunch))

@@ -969,6 +969,11 @@ GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
     resultInfo->errorFromNode = NULL;
     if ((err = gr__exec_check(call, hGraphExec)) || (err = gr__graph_check(call, hGraph)))
         return err;
+    if (hGraph->moved)
+        return gr__fail(grErrorNotSupported,
+                        "%s: graph %p was moved into %s (grGraphChildGraphOwnershipMove) and cannot be the "
+                        "argument of an update, as CUDA documents; update from the graph holding the node",
+                        call, GR_PTR(hGraph), gr__node_label(hGraph->owner));
     memset(&u, 0, sizeof u);
     u.exec = hGraphExec;
     u.pair_o = pair_buf;

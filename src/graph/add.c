@@ -135,8 +135,24 @@ grError_t gr__child_conditional_check(const char *call, grGraph_t g, grGraph_t c
     return grSuccess;
 }
 
+/* The checks of a moved child (grGraphChildGraphOwnershipMove) beyond a
+ * cloned one's: the graph becomes the node's, so it must be nobody's yet
+ * and must not be capturing. */
+static grError_t move_check(const char *call, grGraph_t child)
+{
+    grError_t err;
+    if (child->owner != NULL)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: childGraph %p belongs to %s already; a graph can be moved into one node only "
+                        "(clone it with grGraphChildGraphOwnershipClone instead)",
+                        call, GR_PTR(child), gr__node_label(child->owner));
+    if ((err = gr__graph_check_not_capturing(call, child)) != grSuccess)
+        return err;
+    return grSuccess;
+}
+
 static grError_t add_child(const char *call, grGraphNode_t *out, grGraph_t g, const grGraphNode_t *deps,
-                           size_t ndeps, grGraph_t child)
+                           size_t ndeps, grGraph_t child, bool move)
 {
     gr_node_params p, src;
     grError_t err;
@@ -161,9 +177,15 @@ static grError_t add_child(const char *call, grGraphNode_t *out, grGraph_t g, co
     if (gr__graphmem_has_nodes(child))
         return gr__fail(
             grErrorNotSupported,
-            "%s: childGraph %p has memory allocation or free nodes; such a graph cannot be embedded "
-            "in a child-graph node, as in CUDA: add its nodes to graph %p itself",
+            move ? "%s: childGraph %p has memory allocation or free nodes; CUDA moves such a graph "
+                   "into a child-graph node, graphrt does not yet (its executables map graph "
+                   "memory of the top-level graph only): add its nodes to graph %p itself"
+                 : "%s: childGraph %p has memory allocation or free nodes; such a graph cannot be "
+                   "embedded in a child-graph node by cloning, as in CUDA: add its nodes to "
+                   "graph %p itself",
             call, GR_PTR(child), GR_PTR(g));
+    if (move && (err = move_check(call, child)) != grSuccess)
+        return err;
     if ((err = gr__child_conditional_check(call, g, child)) != grSuccess)
         return err;
     unsigned depth = gr__graph_nest_depth(g) + 1 + gr__graph_nest_height(child);
@@ -172,6 +194,15 @@ static grError_t add_child(const char *call, grGraphNode_t *out, grGraph_t g, co
                         "%s: embedding childGraph %p in graph %p would nest child graphs %u levels deep; "
                         "grGraphInstantiate takes at most %u levels",
                         call, GR_PTR(child), GR_PTR(g), depth, GR_GRAPH_MAX_NEST);
+    if (move) {
+        /* The node takes childGraph itself (the insertion makes the node its
+         * owner); if the node cannot be added, nothing is freed: the graph
+         * stays the caller's. */
+        p.child = child;
+        if ((err = gr__graph_insert_node(call, g, deps, ndeps, grGraphNodeTypeGraph, &p, out)) == grSuccess)
+            child->moved = true;
+        return err;
+    }
     /* The node embeds a clone: the caller keeps and may change childGraph. */
     src.child = child;
     if ((err = gr__node_params_copy(grGraphNodeTypeGraph, &p, &src)) != grSuccess)
@@ -336,7 +367,7 @@ GR_API grError_t grGraphAddChildGraphNode(grGraphNode_t *pGraphNode, grGraph_t g
                                           grGraph_t childGraph)
 {
     return add_child("grGraphAddChildGraphNode", pGraphNode, graph, pDependencies, numDependencies,
-                     childGraph);
+                     childGraph, false);
 }
 
 GR_API grError_t grGraphAddEventRecordNode(grGraphNode_t *pGraphNode, grGraph_t graph,
@@ -415,7 +446,10 @@ static grError_t add_node(const char *call, grGraphNode_t *pGraphNode, grGraph_t
     case grGraphNodeTypeHost:
         return add_host(call, pGraphNode, graph, pDependencies, numDependencies, &nodeParams->host);
     case grGraphNodeTypeGraph:
-        return add_child(call, pGraphNode, graph, pDependencies, numDependencies, nodeParams->graph.graph);
+        /* Every value but Move clones, as CUDA 13 answers (ownership 2
+         * was accepted: tests/probes/nodeapi.cu). */
+        return add_child(call, pGraphNode, graph, pDependencies, numDependencies, nodeParams->graph.graph,
+                         nodeParams->graph.ownership == grGraphChildGraphOwnershipMove);
     case grGraphNodeTypeEmpty:
         return add_empty(call, pGraphNode, graph, pDependencies, numDependencies);
     case grGraphNodeTypeWaitEvent:

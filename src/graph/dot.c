@@ -83,12 +83,44 @@ static void memop_text(const gr_memop_params *m, bool verbose, char *buf, size_t
         snprintf(buf + used, cap - used, "\n...");
 }
 
+/* The flags of grGraphDebugDotPrint that show every parameter of a node
+ * of 'type' (CUDA's per-type flags; Verbose shows them for all). */
+static unsigned type_flags(grGraphNodeType type)
+{
+    switch (type) {
+    case grGraphNodeTypeKernel:
+        return grGraphDebugDotFlagsKernelNodeParams | grGraphDebugDotFlagsKernelNodeAttributes;
+    case grGraphNodeTypeMemcpy:
+        return grGraphDebugDotFlagsMemcpyNodeParams;
+    case grGraphNodeTypeMemset:
+        return grGraphDebugDotFlagsMemsetNodeParams;
+    case grGraphNodeTypeHost:
+        return grGraphDebugDotFlagsHostNodeParams;
+    case grGraphNodeTypeWaitEvent:
+    case grGraphNodeTypeEventRecord:
+        return grGraphDebugDotFlagsEventNodeParams;
+    case grGraphNodeTypeConditional:
+        return grGraphDebugDotFlagsConditionalNodeParams;
+    case grGraphNodeTypeGraph:
+    case grGraphNodeTypeEmpty:
+    case grGraphNodeTypeMemAlloc:
+    case grGraphNodeTypeMemFree:
+    case grGraphNodeTypeBatchMemOp:
+    case grGraphNodeTypeCount:
+        break;
+    }
+    return 0;
+}
+
 /* The label text of a node (unescaped; lines separated by '\n'). */
 static void node_text(const struct grGraphNode_st *n, unsigned flags, char *buf, size_t cap)
 {
     const gr_node_params *p = &n->p;
-    bool verbose = (flags & grGraphDebugDotFlagsVerbose) != 0;
-    int r = snprintf(buf, cap, "#%llu %s", (unsigned long long)n->seq, gr__node_type_name(n->type));
+    bool verbose = (flags & (grGraphDebugDotFlagsVerbose | type_flags(n->type))) != 0;
+    int r = (flags & grGraphDebugDotFlagsHandles)
+                ? snprintf(buf, cap, "#%llu %s\nhandle %p", (unsigned long long)n->seq,
+                           gr__node_type_name(n->type), (const void *)n)
+                : snprintf(buf, cap, "#%llu %s", (unsigned long long)n->seq, gr__node_type_name(n->type));
     size_t len = r > 0 ? (size_t)r : 0;
     if (len >= cap)
         return;
@@ -260,6 +292,15 @@ static void print_graph(dot_out *o, grGraph_t g, const char *indent)
                     (unsigned long long)n->succs[i]->seq);
 }
 
+/* Every flag of CUDA's cudaGraphDebugDotFlags. */
+#define DOT_FLAGS                                                                                \
+    (grGraphDebugDotFlagsVerbose | grGraphDebugDotFlagsKernelNodeParams |                        \
+     grGraphDebugDotFlagsMemcpyNodeParams | grGraphDebugDotFlagsMemsetNodeParams |               \
+     grGraphDebugDotFlagsHostNodeParams | grGraphDebugDotFlagsEventNodeParams |                  \
+     grGraphDebugDotFlagsExtSemasSignalNodeParams | grGraphDebugDotFlagsExtSemasWaitNodeParams | \
+     grGraphDebugDotFlagsKernelNodeAttributes | grGraphDebugDotFlagsHandles |                    \
+     grGraphDebugDotFlagsConditionalNodeParams)
+
 GR_API grError_t grGraphDebugDotPrint(grGraph_t graph, const char *path, unsigned int flags)
 {
     static const char call[] = "grGraphDebugDotPrint";
@@ -270,10 +311,10 @@ GR_API grError_t grGraphDebugDotPrint(grGraph_t graph, const char *path, unsigne
         return err;
     if (path == NULL)
         return gr__fail(grErrorInvalidValue, "%s: path is NULL; pass the name of the file to write", call);
-    if (flags & ~(unsigned)grGraphDebugDotFlagsVerbose)
+    if (flags & ~DOT_FLAGS)
         return gr__fail(grErrorInvalidValue,
-                        "%s: flags 0x%x has bits other than grGraphDebugDotFlagsVerbose (0x%x)", call, flags,
-                        (unsigned)grGraphDebugDotFlagsVerbose);
+                        "%s: flags 0x%x has bits that are not grGraphDebugDotFlags (0x%x are)", call, flags,
+                        DOT_FLAGS);
     o.f = fopen(path, "w");
     if (o.f == NULL)
         return gr__fail(grErrorInvalidValue, "%s: cannot open '%s' for writing: %s", call, path,

@@ -183,6 +183,10 @@ struct grGraph_st {
     uint64_t sink_clock; /* the next sink_seq */
     /* The child-graph or conditional node owning it (a body), or NULL. */
     struct grGraphNode_st *owner;
+    /* Moved into its owner (grGraphChildGraphOwnershipMove): the
+     * application's handle names the node's own graph, which must not be
+     * instantiated or used by an update on its own. */
+    bool moved;
     /* The conditional handles made for it (graph/conditional.c), newest
      * first; each holds a reference the graph drops when it dies. */
     struct gr_cond_slot *cond_slots;

@@ -146,6 +146,9 @@ GR_API grError_t grGraphNodeGetParams(grGraphNode_t node, grGraphNodeParams *nod
         break;
     case grGraphNodeTypeGraph:
         err = grGraphChildGraphNodeGetGraph(node, &p.graph.graph);
+        /* The graph is the node's: a query says neither clone nor move,
+         * as the driver's does (CU_GRAPH_CHILD_GRAPH_OWNERSHIP_INVALID). */
+        p.graph.ownership = grGraphChildGraphOwnershipInvalid;
         break;
     case grGraphNodeTypeWaitEvent:
         err = grGraphEventWaitNodeGetEvent(node, &p.eventWait.event);

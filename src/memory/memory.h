@@ -255,4 +255,40 @@ typedef struct gr_mem_set_args {
 void gr__mem_copy_op(void *data);
 void gr__mem_set_op(void *data);
 
+/* ------------------------------------------- host memory notes (hostreg.c) */
+
+/* What graphrt notes of host memory beyond the tracker. */
+typedef enum gr_hostreg_kind {
+    GR_HOSTREG_ALLOC = 1,      /* a grHostAlloc block: its flags */
+    GR_HOSTREG_REGISTERED = 2, /* a grHostRegister range: its flags */
+    GR_HOSTREG_MANAGED = 3     /* a grMallocManaged block: its flags */
+} gr_hostreg_kind;
+
+typedef enum gr_hostreg_result {
+    GR_HOSTREG_OK = 0,
+    GR_HOSTREG_OVERLAP, /* the range overlaps a registered one */
+    GR_HOSTREG_NOMEM
+} gr_hostreg_result;
+
+/* Notes the flags of the allocation of 'kind' (ALLOC or MANAGED) at base;
+ * false when out of memory. Its free calls gr__hostreg_forget(base). */
+bool gr__hostreg_note(void *base, size_t size, unsigned flags, gr_hostreg_kind kind);
+
+/* Registers [base, base + size) unless it overlaps a registered range. */
+gr_hostreg_result gr__hostreg_register(void *base, size_t size, unsigned flags);
+
+/* Unregisters the range registered at base; false if none starts there. */
+bool gr__hostreg_unregister(void *base);
+
+/* The entry of 'kind' (0: any) holding p: true with its base, size and
+ * flags (any out-pointer may be NULL). */
+bool gr__hostreg_find(const void *p, gr_hostreg_kind kind, void **base, size_t *size, unsigned *flags);
+
+/* Drops the note of the allocation at base (no-op without one): called
+ * by the frees of grMallocHost and grMalloc memory. */
+void gr__hostreg_forget(void *base);
+
+/* grDeviceReset of the CPU: drops every allocation's note. */
+void gr__hostreg_reset(void);
+
 #endif /* GR_MEMORY_H */

@@ -633,6 +633,12 @@ GR_API grError_t grMemPoolSetAttribute(grMemPool_t memPool, grMemPoolAttr attr, 
     }
     case grMemPoolAttrReservedMemCurrent:
     case grMemPoolAttrUsedMemCurrent:
+    case grMemPoolAttrAllocationType:
+    case grMemPoolAttrExportHandleTypes:
+    case grMemPoolAttrLocationId:
+    case grMemPoolAttrLocationType:
+    case grMemPoolAttrMaxPoolSize:
+    case grMemPoolAttrHwDecompressEnabled:
         return gr__fail(grErrorInvalidValue, "%s: attribute %d is read-only", call, (int)attr);
     }
     return gr__fail(grErrorInvalidValue, "%s: attr %d is not a grMemPoolAttr", call, (int)attr);
@@ -673,6 +679,24 @@ GR_API grError_t grMemPoolGetAttribute(grMemPool_t memPool, grMemPoolAttr attr, 
                                                     : gr__pcache_used_high_locked(memPool);
         gr__spin_unlock(&memPool->lock);
         *(uint64_t *)value = v;
+        return grSuccess;
+    case grMemPoolAttrAllocationType:
+        *(grMemAllocationType *)value = grMemAllocationTypePinned;
+        return grSuccess;
+    case grMemPoolAttrExportHandleTypes:
+        *(grMemAllocationHandleType *)value = grMemHandleTypeNone;
+        return grSuccess;
+    case grMemPoolAttrLocationId:
+        *(int *)value = memPool->props.location.id;
+        return grSuccess;
+    case grMemPoolAttrLocationType:
+        *(grMemLocationType *)value = grMemLocationTypeDevice;
+        return grSuccess;
+    case grMemPoolAttrMaxPoolSize:
+        *(uint64_t *)value = memPool->props.maxSize;
+        return grSuccess;
+    case grMemPoolAttrHwDecompressEnabled:
+        *(int *)value = 0;
         return grSuccess;
     }
     return gr__fail(grErrorInvalidValue, "%s: attr %d is not a grMemPoolAttr", call, (int)attr);

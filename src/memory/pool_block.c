@@ -416,6 +416,8 @@ static grError_t free_malloc_ordered(const char *call, void *p, gr_stream *s)
     grError_t err = gr__stream_enqueue_call(call, s, free_block_op, &p, sizeof p);
     if (err)
         (void)gr__mem_track(p, size, GR_MEM_DEVICE); /* as it was (only a capturing stream refuses) */
+    else
+        gr__hostreg_forget(p); /* a grMallocManaged block's mark goes with it */
     return err;
 }
 

@@ -121,9 +121,10 @@ grError_t gr__gpu_pool_current(const char *call, int device, grMemPool_t *out)
 grError_t gr__gpu_pool_attribute(const char *call, grMemPool_t pool, grMemPoolAttr attr, void *value,
                                  bool set)
 {
-    if (attr < grMemPoolReuseFollowEventDependencies || attr > grMemPoolAttrUsedMemHigh)
+    if (attr < grMemPoolReuseFollowEventDependencies || attr > grMemPoolAttrHwDecompressEnabled)
         return gr__fail(grErrorInvalidValue, "%s: attr %d is not a grMemPoolAttr", call, (int)attr);
-    if (set && (attr == grMemPoolAttrReservedMemCurrent || attr == grMemPoolAttrUsedMemCurrent))
+    if (set && (attr == grMemPoolAttrReservedMemCurrent || attr == grMemPoolAttrUsedMemCurrent ||
+                attr > grMemPoolAttrUsedMemHigh))
         return gr__fail(grErrorInvalidValue, "%s: attribute %d is read-only", call, (int)attr);
     if (set && (attr == grMemPoolAttrReservedMemHigh || attr == grMemPoolAttrUsedMemHigh) &&
         *(const uint64_t *)value != 0)

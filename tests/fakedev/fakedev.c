@@ -282,6 +282,13 @@ static int fake_driver_version(void)
 
 static atomic_ullong used_bytes;
 
+static grError_t fake_device_init(const char *call, int device)
+{
+    (void)device;
+    ENTER(call, "device_init");
+    return grSuccess;
+}
+
 static grError_t fake_mem_info(const char *call, int device, size_t *free_bytes, size_t *total_bytes)
 {
     (void)device;
@@ -1355,6 +1362,7 @@ static const gr_device_ops fake_kind = {
     .properties = fake_properties,
     .attribute = fake_attribute,
     .device_sync = fake_device_sync,
+    .device_init = fake_device_init,
     .driver_version = fake_driver_version,
     .mem_info = fake_mem_info,
     .stream_create = fake_stream_create,

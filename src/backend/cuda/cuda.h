@@ -145,6 +145,8 @@ bool gr__cuda_pointer_info(const void *p, gr_dev_pointer *info);
  * offers no GPU. Thread-safe (info.c). */
 int gr__cuda_driver_version(void);
 /* cuMemGetInfo in GPU 'device''s primary context. */
+/* Starts GPU 'device' (its primary context): grInitDevice. */
+grError_t gr__cuda_device_init(const char *call, int device);
 grError_t gr__cuda_mem_info(const char *call, int device, size_t *free_bytes, size_t *total_bytes);
 
 /* Copies and memsets on GPU stream s (any pointers the driver accepts:

@@ -342,7 +342,7 @@ static grError_t lower_nodes(const char *call, struct gr_dev_exec *gx, const gr_
 static grError_t make_cond(const char *call, struct gr_dev_exec *gx, const gr_cond_plan *c)
 {
     if (!gr_cu.cuGraphConditionalHandleCreate || !gr_cu.cuGraphAddNode)
-        return gr__fail(grErrorNotSupported,
+        return gr__fail(grErrorCallRequiresNewerDriver,
                         "%s: the NVIDIA driver has no conditional nodes (cuGraphConditionalHandleCreate and "
                         "cuGraphAddNode at the CUDA 12.3 ABI), so the graph cannot run on device %d; "
                         "instantiate it on the CPU device (0) or use a CUDA 12.3 or later driver",

@@ -50,11 +50,17 @@ int gr__cuda_driver_version(void)
     return driver_version;
 }
 
+grError_t gr__cuda_device_init(const char *call, int device)
+{
+    CUresult r = gr__cuda_enter(device);
+    return r ? gr__cu_fail(call, device, "cuDevicePrimaryCtxRetain", r) : grSuccess;
+}
+
 grError_t gr__cuda_mem_info(const char *call, int device, size_t *free_bytes, size_t *total_bytes)
 {
     pthread_once(&info_once, info_load);
     if (!mem_get_info)
-        return gr__fail(grErrorNotSupported, "%s: the NVIDIA driver lacks cuMemGetInfo_v2", call);
+        return gr__fail(grErrorCallRequiresNewerDriver, "%s: the NVIDIA driver lacks cuMemGetInfo_v2", call);
     CUresult r = gr__cuda_enter(device);
     if (r == CUDA_SUCCESS)
         r = mem_get_info(free_bytes, total_bytes);
