@@ -116,7 +116,9 @@ static bool same_attrs(const gr_kattrs *a, const gr_kattrs *b)
     if (sa != sb)
         return false;
     for (unsigned id = 0; id < GR_ATTR_IDS; id++)
-        if ((sa >> id) & 1u && memcmp(&a->v[id], &b->v[id], sizeof a->v[id]) != 0)
+        /* The stored values are whole copies of the 64-byte union, so
+         * its bytes (the 'pad' view) compare what was given. */
+        if ((sa >> id) & 1u && memcmp(a->v[id].pad, b->v[id].pad, sizeof a->v[id].pad) != 0)
             return false;
     return true;
 }
