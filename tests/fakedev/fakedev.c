@@ -707,7 +707,10 @@ static grError_t fake_host_alloc(const char *call, size_t size, void **out)
 {
     ENTER(call, "host_alloc");
     void *p = NULL;
-    if (posix_memalign(&p, 256, size ? size : 1) != 0)
+    /* Pinned memory is scarce on a real machine too; a size beyond the
+     * fake's memory is refused before the allocator sees it (sanitizers
+     * abort on impossible sizes instead of returning NULL). */
+    if (size > FAKE_MEM || posix_memalign(&p, 256, size ? size : 1) != 0)
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory for %zu bytes of host memory", call,
                         size);
     gr_store_release(&gr__gpu_any_context, true);
