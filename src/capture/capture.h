@@ -293,6 +293,15 @@ void gr__recapture_free(gr_recapture *r);
 grError_t gr__recapture_record(const char *call, gr_capture *c, gr_stream *s, const grGraphNodeParams *desc,
                                const grLaunchAttribute *attrs, unsigned nattrs);
 
+/* grLaunchKernel's fast path while s captures (s->capture set): true if
+ * s's capture is a re-capture and the launch (no attributes) is the next
+ * node of its graph unchanged, with every check of grLaunchKernel passed:
+ * the launch is then matched, as gr__recapture_record would have, and
+ * succeeds. False changes nothing; the caller takes the full path, which
+ * checks and reports. */
+bool gr__recapture_launch(gr_stream *s, grKernel_t k, const grDim3 *grid, const grDim3 *block, size_t shmem,
+                          void **args);
+
 /* The stored parameters of a captured operation (record.c); false when
  * out of memory. */
 bool gr__capture_make_params(const grGraphNodeParams *desc, gr_node_params *p);
