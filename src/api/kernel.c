@@ -114,8 +114,8 @@ static grError_t launch(const char *call, grKernel_t kernel, grDim3 gridDim, grD
                         size_t sharedMem, grStream_t stream, const grLaunchAttribute *attrs, unsigned nattrs)
 {
     gr_stream *s = NULL;
-    grError_t err;
-    if ((err = gr__kernel_check(call, kernel, &gridDim, &blockDim, sharedMem, args)))
+    grError_t err = gr__kernel_check(call, kernel, &gridDim, &blockDim, sharedMem, args);
+    if (err)
         return err;
     if ((err = gr__stream_from_handle(call, stream, &s)))
         return err;
@@ -138,11 +138,11 @@ static grError_t launch(const char *call, grKernel_t kernel, grDim3 gridDim, grD
 GR_API grError_t grLaunchKernel(grKernel_t kernel, grDim3 gridDim, grDim3 blockDim, void **args,
                                 size_t sharedMem, grStream_t stream)
 {
-    /* A re-capture of unchanged launches: the launch is compared with the
-     * node it stands for, whose geometry was checked when it got it; any
-     * failure or difference takes the full path, which checks, reports
-     * and records (the fast path changed nothing then). */
-    if (GR_UNLIKELY(gr__stream_handle_live(stream) && gr__stream_capturing((gr_stream *)(void *)stream)) &&
+    /* A re-capture: an unchanged launch is compared with the node it
+     * stands for, whose geometry was checked when it got it; any failure
+     * or difference takes the full path, which checks, reports and
+     * records (the fast path changed nothing then). */
+    if (GR_UNLIKELY(gr__stream_handle_live(stream) && gr__stream_recapturing((gr_stream *)(void *)stream)) &&
         gr__recapture_launch((gr_stream *)(void *)stream, kernel, &gridDim, &blockDim, sharedMem, args))
         return grSuccess;
     return launch("grLaunchKernel", kernel, gridDim, blockDim, args, sharedMem, stream, NULL, 0);

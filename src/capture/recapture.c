@@ -549,8 +549,6 @@ bool gr__recapture_launch(gr_stream *s, grKernel_t k, const grDim3 *grid, const 
 {
     gr_capture *c = gr_load_acquire(&s->capture);
     gr_recapture *r = c->recap;
-    if (r == NULL)
-        return false;
     bool biased = enter(c);
     gr_cap_member *m = GR_LIKELY(c->members[0].s == s) ? &c->members[0] : gr__capture_member(c, s);
     struct grGraphNode_st *n = r->next;
