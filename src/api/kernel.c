@@ -3,7 +3,9 @@
  * parameter layout and keeps the name unique), destruction, and the eager
  * launch, which checks the launch (memory/argcheck.c), diverts to the
  * capture module while its stream captures, and otherwise queues it on
- * the backend.
+ * the backend. On a re-capturing stream an unchanged launch is matched
+ * with its node before those checks (gr__recapture_launch checks what
+ * the node does not vouch for); anything else takes the full path.
  */
 #include "../backend/device.h"
 #include "../backend/enqueue.h"

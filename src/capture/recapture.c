@@ -23,7 +23,10 @@
  *     parameters until it returns grSuccess;
  *   - the unchanged path (the common one) allocates nothing, writes
  *     nothing to the node, and on the thread that began the re-capture
- *     takes no lock (gr_capture's bias: enter/leave below);
+ *     takes no lock (gr_capture's bias: enter/leave below); for a plain
+ *     kernel launch grLaunchKernel enters it before its own checks
+ *     (gr__recapture_launch), which succeeds only where those checks
+ *     would pass and otherwise changes nothing;
  *   - the graph's edit stamp moves when the re-capture ends, whatever
  *     the end, and the list is kept only after a success with no other
  *     edit of the graph during it (graph.h, edits).
