@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* p[0] = v */
@@ -125,6 +126,104 @@ GR_TEST(recapture_unchanged_keeps_nodes_and_calls_nothing)
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grStreamDestroy(s));
+}
+
+/* A re-captured launch equal to its node still passes every check of
+ * grLaunchKernel: an argument array element that is the value, not its
+ * address, is refused even where the bytes it points to are the node's
+ * (device memory holding them), and a destroyed kernel is refused though
+ * the node holds it; a refused launch changes nothing, and the re-capture
+ * goes on. */
+GR_TEST(recapture_equal_launch_is_checked_as_an_eager_one)
+{
+    grStream_t s = stream();
+    int out[2] = {0}, vals[2] = {5, 6};
+    grGraph_t g = capture(s, out, vals, 2), g2 = NULL;
+    seen w = {0};
+    grGraphRecaptureCallbackData cb = {on_change, &w};
+    grStreamCaptureStatus st;
+    int *p = &out[0], v = vals[0];
+    int **d = NULL;
+    CHECK_OK(grMalloc((void **)&d, sizeof *d));
+    *d = p; /* the node's first argument value, in device memory */
+    CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, &cb));
+    void *bad[2] = {d, &v};
+    CHECK_GR(grErrorInvalidValue,
+             grLaunchKernel(set_kernel(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), bad, 0, s));
+    CHECK_DETAIL_HAS("points into device memory");
+    CHECK_OK(grStreamIsCapturing(s, &st));
+    CHECK_EQ(st, grStreamCaptureStatusActive);
+    /* The same launch with the address of the value matches its node. */
+    code(s, out, vals, 2);
+    CHECK_OK(grStreamEndCapture(s, &g2));
+    CHECK_PTR_EQ(g2, g);
+    CHECK_EQ(w.calls, 0);
+    CHECK_EQ(node_count(g), 2);
+    CHECK_OK(grFree(d));
+    CHECK_OK(grGraphDestroy(g));
+
+    /* A kernel destroyed while a node holds it. */
+    grKernel_t k;
+    size_t sizes[2] = {sizeof(int *), sizeof(int)};
+    void *args[2] = {&p, &v};
+    CHECK_OK(grKernelCreate(&k, set_fn, "recapture_set_doomed", 2, sizes));
+    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+    CHECK_OK(grLaunchKernel(k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, s));
+    CHECK_OK(grStreamEndCapture(s, &g));
+    CHECK_OK(grKernelDestroy(k));
+    CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, NULL));
+    CHECK_GR(grErrorInvalidDeviceFunction, grLaunchKernel(k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, s));
+    CHECK_DETAIL_HAS("not a live kernel");
+    CHECK_OK(grStreamIsCapturing(s, &st));
+    CHECK_EQ(st, grStreamCaptureStatusActive);
+    CHECK_EQ(node_count(g), 1);
+    /* Nothing matched its node: the end says which was not made again. */
+    CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &g2));
+    CHECK_DETAIL_HAS("not made again");
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+}
+
+/* Arguments held off the stack (a static, the heap) re-capture as
+ * unchanged and, changed in place, go to the callback: the remembered
+ * check of their address is no comparison of their value. */
+GR_TEST(recapture_off_stack_arguments_match_and_change)
+{
+    static int out[3];
+    grStream_t s = stream();
+    int *p = out, *heap = malloc(sizeof *heap);
+    static int sv = 7;
+    CHECK(heap != NULL);
+    *heap = 8;
+    void *a1[2] = {&p, &sv}, *a2[2] = {&p, heap};
+    grGraph_t g, g2 = NULL;
+    seen w = {0};
+    grGraphRecaptureCallbackData cb = {on_change, &w};
+    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+    CHECK_OK(grLaunchKernel(set_kernel(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), a1, 0, s));
+    CHECK_OK(grLaunchKernel(set_kernel(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), a2, 0, s));
+    CHECK_OK(grStreamEndCapture(s, &g));
+    for (int round = 0; round < 3; round++) {
+        w.answer = grSuccess;
+        if (round == 2)
+            *heap = 9; /* the same address, a new value */
+        CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, &cb));
+        CHECK_OK(grLaunchKernel(set_kernel(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), a1, 0, s));
+        CHECK_OK(grLaunchKernel(set_kernel(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), a2, 0, s));
+        CHECK_OK(grStreamEndCapture(s, &g2));
+        CHECK_PTR_EQ(g2, g);
+        CHECK_EQ(w.calls, round == 2 ? 1 : 0);
+    }
+    CHECK_EQ(w.old_v, 8);
+    CHECK_EQ(w.new_v, 9);
+    grGraphExec_t e;
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    run(e, s);
+    CHECK_EQ(out[0], 9); /* the second node wrote last */
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+    free(heap);
 }
 
 GR_TEST(recapture_parameter_change_goes_to_callback_then_update)

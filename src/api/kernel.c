@@ -3,7 +3,9 @@
  * parameter layout and keeps the name unique), destruction, and the eager
  * launch, which checks the launch (memory/argcheck.c), diverts to the
  * capture module while its stream captures, and otherwise queues it on
- * the backend.
+ * the backend. On a re-capturing stream an unchanged launch is matched
+ * with its node before those checks (gr__recapture_launch checks what
+ * the node does not vouch for); anything else takes the full path.
  */
 #include "../backend/device.h"
 #include "../backend/enqueue.h"
@@ -138,6 +140,13 @@ static grError_t launch(const char *call, grKernel_t kernel, grDim3 gridDim, grD
 GR_API grError_t grLaunchKernel(grKernel_t kernel, grDim3 gridDim, grDim3 blockDim, void **args,
                                 size_t sharedMem, grStream_t stream)
 {
+    /* A re-capture: an unchanged launch is compared with the node it
+     * stands for, whose geometry was checked when it got it; any failure
+     * or difference takes the full path, which checks, reports and
+     * records (the fast path changed nothing then). */
+    if (GR_UNLIKELY(gr__stream_handle_live(stream) && gr__stream_recapturing((gr_stream *)(void *)stream)) &&
+        gr__recapture_launch((gr_stream *)(void *)stream, kernel, &gridDim, &blockDim, sharedMem, args))
+        return grSuccess;
     return launch("grLaunchKernel", kernel, gridDim, blockDim, args, sharedMem, stream, NULL, 0);
 }
 

@@ -245,15 +245,21 @@ typedef void (*gr_op_fn)(void *data);
  * naming 'call'. */
 grError_t gr__stream_from_handle_slow(const char *call, grStream_t h, gr_stream **out);
 
+/* True if h is a created stream whose handle is live (then it is the
+ * gr_stream itself): its magic (the first member of gr_stream) dies with
+ * the handle, and with the runtime at grDeviceReset, so a live one
+ * implies a running runtime. Reports nothing. */
+static inline bool gr__stream_handle_live(grStream_t h)
+{
+    return h != NULL && h != grStreamLegacy && h != grStreamPerThread &&
+           *(const uint32_t *)(const void *)h == GR_MAGIC_STREAM;
+}
+
 static inline grError_t gr__stream_from_handle(const char *call, grStream_t h, gr_stream **out)
 {
-    /* The common case inline: a created stream whose handle is live. Its
-     * magic (the first member of gr_stream) dies with the handle, and with
-     * the runtime at grDeviceReset, so a live one implies a running
-     * runtime. Everything else, every refusal included, is the slow
-     * path's. */
-    if (GR_LIKELY(h != NULL && h != grStreamLegacy && h != grStreamPerThread &&
-                  *(const uint32_t *)(const void *)h == GR_MAGIC_STREAM)) {
+    /* The common case inline; everything else, every refusal included,
+     * is the slow path's. */
+    if (GR_LIKELY(gr__stream_handle_live(h))) {
         *out = (gr_stream *)(void *)h;
         return grSuccess;
     }

@@ -293,6 +293,23 @@ void gr__recapture_free(gr_recapture *r);
 grError_t gr__recapture_record(const char *call, gr_capture *c, gr_stream *s, const grGraphNodeParams *desc,
                                const grLaunchAttribute *attrs, unsigned nattrs);
 
+/* True while s is a member of a re-capture (its capture's 'recap' is
+ * immutable from begin to end): two loads, for grLaunchKernel's test. */
+static inline bool gr__stream_recapturing(gr_stream *s)
+{
+    gr_capture *c = gr_load_acquire(&s->capture);
+    return c != NULL && c->recap != NULL;
+}
+
+/* grLaunchKernel's fast path while s re-captures (gr__stream_recapturing):
+ * true if the launch (no attributes) is the next node of the graph
+ * unchanged, with every check of grLaunchKernel passed: the launch is
+ * then matched, as gr__recapture_record would have, and succeeds. False
+ * changes nothing; the caller takes the full path, which checks and
+ * reports. */
+bool gr__recapture_launch(gr_stream *s, grKernel_t k, const grDim3 *grid, const grDim3 *block, size_t shmem,
+                          void **args);
+
 /* The stored parameters of a captured operation (record.c); false when
  * out of memory. */
 bool gr__capture_make_params(const grGraphNodeParams *desc, gr_node_params *p);

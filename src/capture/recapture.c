@@ -23,7 +23,10 @@
  *     parameters until it returns grSuccess;
  *   - the unchanged path (the common one) allocates nothing, writes
  *     nothing to the node, and on the thread that began the re-capture
- *     takes no lock (gr_capture's bias: enter/leave below);
+ *     takes no lock (gr_capture's bias: enter/leave below); for a plain
+ *     kernel launch grLaunchKernel enters it before its own checks
+ *     (gr__recapture_launch), which succeeds only where those checks
+ *     would pass and otherwise changes nothing;
  *   - the graph's edit stamp moves when the re-capture ends, whatever
  *     the end, and the list is kept only after a success with no other
  *     edit of the graph during it (graph.h, edits).
@@ -351,6 +354,18 @@ static inline bool same_bytes(const void *a, const void *b, size_t n)
     }
 }
 
+/* True if the values args[0..nparams) of a launch of k are those kernel
+ * node n holds (k is n's kernel): compared with n's packed buffer at
+ * k's offsets, which share the node's lines, not through n's argv. */
+static inline bool same_args(grKernel_t k, const gr_kernel_params *a, void *const *args)
+{
+    const unsigned char *buf = a->argbuf;
+    for (int i = 0; i < k->nparams; i++)
+        if (!same_bytes(buf + k->offsets[i], args[i], k->sizes[i]))
+            return false;
+    return true;
+}
+
 /* True when a kernel launch 'in' from s with attributes attrs[0..nattrs)
  * would store what kernel node n holds, decided without building the
  * stored form (no kernel reference taken, no packing): the common case
@@ -366,9 +381,8 @@ static inline bool kernel_unchanged(gr_stream *s, const struct grGraphNode_st *n
         a->grid.y != in->gridDim.y || a->grid.z != in->gridDim.z || a->block.x != in->blockDim.x ||
         a->block.y != in->blockDim.y || a->block.z != in->blockDim.z)
         return false;
-    for (int i = 0; i < k->nparams; i++)
-        if (!same_bytes(a->argv[i], in->kernelParams[i], k->sizes[i]))
-            return false;
+    if (!same_args(k, a, in->kernelParams))
+        return false;
     if (n->kattrs != NULL)
         return false;
     for (unsigned i = 0; i < nattrs; i++)
@@ -506,6 +520,60 @@ grError_t gr__recapture_record(const char *call, gr_capture *c, gr_stream *s, co
     if (GR_LIKELY(t == grGraphNodeTypeKernel) && kernel_unchanged(s, n, &desc->kernel, attrs, nattrs))
         return grSuccess;
     return matched_slow(call, c, s, n, desc, attrs, nattrs);
+}
+
+/* The launch stands for node n unchanged and passes every check of
+ * grLaunchKernel: k is n's kernel and live, the geometry n's (checked
+ * when n got it), each argument value on the caller's stack or accepted
+ * by the full check at the tracker's generation (gr__kernel_arg_known),
+ * and equal to n's. */
+static inline bool launch_is_node(const struct grGraphNode_st *n, grKernel_t k, const grDim3 *grid,
+                                  const grDim3 *block, size_t shmem, void **args)
+{
+    const gr_kernel_params *a = &n->p.kernel;
+    if (a->kernel != k || k->magic != GR_MAGIC_KERNEL || a->shmem != shmem || a->grid.x != grid->x ||
+        a->grid.y != grid->y || a->grid.z != grid->z || a->block.x != block->x || a->block.y != block->y ||
+        a->block.z != block->z || n->kattrs != NULL || (k->nparams != 0 && args == NULL))
+        return false;
+    /* One pass: each value is checked before it is read. */
+    const unsigned char *buf = a->argbuf;
+    for (int i = 0; i < k->nparams; i++) {
+        const void *v = args[i];
+        uint32_t size = k->sizes[i];
+        if ((!gr__on_own_stack(v, size) && !gr__kernel_arg_known(v, size)) ||
+            !same_bytes(buf + k->offsets[i], v, size))
+            return false;
+    }
+    return true;
+}
+
+bool gr__recapture_launch(gr_stream *s, grKernel_t k, const grDim3 *grid, const grDim3 *block, size_t shmem,
+                          void **args)
+{
+    gr_capture *c = gr_load_acquire(&s->capture);
+    gr_recapture *r = c->recap;
+    bool biased = enter(c);
+    gr_cap_member *m = GR_LIKELY(c->members[0].s == s) ? &c->members[0] : gr__capture_member(c, s);
+    struct grGraphNode_st *n = r->next;
+    /* Only the plain case: a member with inline dependencies and default
+     * edge data, the stream without a priority (a node attribute). */
+    bool ok = gr_load_relaxed(&c->status) == grStreamCaptureStatusActive && n != NULL &&
+              n->seq < r->end_seq && n->type == grGraphNodeTypeKernel && m->deps.heap == NULL &&
+              m->edata == NULL && gr_load_relaxed(&s->priority) == 0 &&
+              launch_is_node(n, k, grid, block, shmem, args) &&
+              /* a chain: one dependency, the same, no edge data */
+              ((m->deps.n == 1 && n->ndeps == 1 && n->deps[0] == m->deps.inl[0] && c->graph->nnotes == 0) ||
+               same_deps(c->graph, m, n));
+    if (ok) {
+        r->next = n->next;
+        r->matched++;
+        c->calls++;
+        m->deps.inl[0] = n;
+        m->deps.n = 1;
+        m->wait_pending = false;
+    }
+    leave(c, biased);
+    return ok;
 }
 
 /* ----------------------------------------------------------------- end */

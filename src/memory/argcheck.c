@@ -13,6 +13,13 @@
  * unchanged (no allocation can have appeared in them meanwhile), so a
  * replay loop that passes the same heap-held values probes once.
  *
+ * Addresses accepted off the stack are remembered exactly too (address,
+ * size, generation) in a second per-thread table: what a lookup of the
+ * tracker answered stays true while its generation is unchanged, so an
+ * address seen again (a global or heap value passed by every launch of a
+ * loop) is accepted in a few compares, without the tracker's lookups
+ * (gr__kernel_arg_known, which the inline launch checks call).
+ *
  * Limit: a page remembered as readable and unmapped since by the
  * application is not probed again; reading it is then the application's
  * use after free, as it would be in CUDA.
@@ -29,6 +36,17 @@ static _Thread_local struct {
     uint64_t gen[SEEN_PAGES];
     unsigned next;
 } seen;
+
+__attribute__((tls_model("initial-exec"))) _Thread_local gr_args_known gr__args_known;
+
+static void arg_note(const void *a, uint32_t n, uint64_t gen)
+{
+    gr_args_known *t = &gr__args_known;
+    unsigned i = t->next++ % GR_ARGS_KNOWN;
+    t->addr[i] = (uintptr_t)a;
+    t->size[i] = n;
+    t->gen[i] = gen;
+}
 
 static bool page_seen(uintptr_t page, uint64_t gen)
 {
@@ -72,8 +90,10 @@ static grError_t check_one(const char *call, const char *name, int i, const void
     /* The first page is never mapped; below it lie the small integers. */
     bool low = last < first || first < ((uintptr_t)1 << PAGE_SHIFT);
     uint64_t gen = gr__mem_generation();
-    if (!low && page_seen(first >> PAGE_SHIFT, gen) && page_seen(last >> PAGE_SHIFT, gen))
+    if (!low && page_seen(first >> PAGE_SHIFT, gen) && page_seen(last >> PAGE_SHIFT, gen)) {
+        arg_note(a, n, gen);
         return grSuccess;
+    }
     if (low || !gr__probe_readable(a, n))
         return gr__fail(
             grErrorInvalidValue,
@@ -84,6 +104,7 @@ static grError_t check_one(const char *call, const char *name, int i, const void
     page_note(first >> PAGE_SHIFT, gen);
     if ((last >> PAGE_SHIFT) != (first >> PAGE_SHIFT))
         page_note(last >> PAGE_SHIFT, gen);
+    arg_note(a, n, gen);
     return grSuccess;
 }
 

@@ -113,6 +113,32 @@ bool gr__mem_is_device(const void *p);
 grError_t gr__kernel_args_check(const char *call, const char *name, int nparams, const uint32_t *sizes,
                                 void **args);
 
+/* The argument addresses the full check accepted on this thread, each
+ * at a generation of the tracker (argcheck.c). */
+#define GR_ARGS_KNOWN 8
+typedef struct gr_args_known {
+    uintptr_t addr[GR_ARGS_KNOWN];
+    uint64_t gen[GR_ARGS_KNOWN]; /* never 0 (generations start at 1): a zeroed entry matches none */
+    uint32_t size[GR_ARGS_KNOWN];
+    unsigned next;
+} gr_args_known;
+extern __attribute__((tls_model("initial-exec"))) _Thread_local gr_args_known gr__args_known;
+
+/* True if the n bytes at a, off the calling thread's stack, passed
+ * gr__kernel_args_check on this thread at the tracker's current
+ * generation (they are still host memory outside every tracked
+ * allocation): a few compares, no lookup. False says nothing; the full
+ * check decides. */
+static inline bool gr__kernel_arg_known(const void *a, uint32_t n)
+{
+    const gr_args_known *t = &gr__args_known;
+    uint64_t gen = gr__mem_generation();
+    for (unsigned i = 0; i < GR_ARGS_KNOWN; i++)
+        if (t->addr[i] == (uintptr_t)a && t->gen[i] == gen && t->size[i] >= n)
+            return true;
+    return false;
+}
+
 /* The checks of gr__kernel_check, with the detail of the first that
  * fails; grSuccess when none does. */
 grError_t gr__kernel_check_slow(const char *call, grKernel_t k, const grDim3 *grid, const grDim3 *block,
@@ -136,11 +162,12 @@ static inline grError_t gr__kernel_check(const char *call, grKernel_t k, const g
               (uint64_t)block->x * block->y * block->z <= 1024u && grid->x - 1u < 0x7fffffffu &&
               grid->y - 1u < 65535u && grid->z - 1u < 65535u && shmem <= GR_MAX_SHARED_MEM &&
               (k->nparams == 0 || args != NULL);
-    /* Argument values on the caller's stack are readable host memory; any
-     * other element is checked by the slow path (the kernelParams
+    /* Argument values on the caller's stack are readable host memory, and
+     * so are those the full check accepted at the tracker's generation;
+     * any other element is checked by the slow path (the kernelParams
      * mistake: a value where its address belongs). */
     for (int i = 0; ok && i < k->nparams; i++)
-        ok = gr__on_own_stack(args[i], k->sizes[i]);
+        ok = gr__on_own_stack(args[i], k->sizes[i]) || gr__kernel_arg_known(args[i], k->sizes[i]);
     if (GR_LIKELY(ok))
         return grSuccess;
     return gr__kernel_check_slow(call, k, grid, block, shmem, args);
