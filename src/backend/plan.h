@@ -27,7 +27,14 @@
  *   - the executable is freed by its last reference's release, through
  *     the hook its instantiation registered (free_hook), since what it
  *     owns above the plan (its node table, graph memory) is the exec
- *     layer's.
+ *     layer's;
+ *   - (checked by gr__plan_is_valid, plan_check.c, after instantiation and
+ *     update in GR_DEBUG=3 builds) nodes are in topological order, each
+ *     node's successor range is the next part of succ[], single-predecessor
+ *     successors before the counted ones, npred is the in-degree, the
+ *     countdowns are re-armed between launches, the roots are the nodes
+ *     without predecessors, and every node but EXIT has a successor (so
+ *     EXIT is reached from every node).
  */
 #ifndef GR_PLAN_H
 #define GR_PLAN_H
@@ -267,6 +274,11 @@ typedef struct gr_plan {
     uint32_t probe_at, probe_gap;
     uint8_t way;
 } gr_plan;
+
+/* True if p keeps the shape stated above (nested conditional bodies'
+ * plans too); else prints the broken invariant to stderr and returns
+ * false. O(nodes + edges), never on the launch path. */
+bool gr__plan_is_valid(const gr_plan *p);
 
 /* The layout of pitched memcpy node n, NULL for a 1D copy (its p.count
  * bytes at p.dst and p.src). */
