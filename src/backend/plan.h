@@ -22,7 +22,9 @@
  *   - the plan is changed (setters, update) only between
  *     gr__exec_write_begin and gr__exec_write_end: no launch of the
  *     executable is queued or running then, and none is queued until the
- *     end (the launch path reads the plan's event record nodes);
+ *     end (the launch path reads the plan's event record nodes); checked
+ *     with the writer's lock state by gr__exec_write_is_valid at every
+ *     end in GR_DEBUG=3 builds;
  *   - nothing on the launch path allocates or takes a global lock;
  *   - the executable is freed by its last reference's release, through
  *     the hook its instantiation registered (free_hook), since what it
@@ -472,8 +474,16 @@ static inline void gr__exec_write_begin(grGraphExec_t e)
     e->writes++;
 }
 
+/* True, in the writer between gr__exec_write_begin and its end, if e's
+ * lock states say so: the writer holds the bias (it is e->owner and
+ * owner_busy is set) or e's lock, and no launch of e is queued or
+ * running; else prints the broken one to stderr and returns false
+ * (plan_check.c). O(1): for gr_assert_expensive. */
+bool gr__exec_write_is_valid(grGraphExec_t e);
+
 static inline void gr__exec_write_end(grGraphExec_t e)
 {
+    gr_assert_expensive(gr__exec_write_is_valid(e));
     if (e->owner_writing) {
         e->owner_writing = false;
         gr_store_release(&e->owner_busy, 0u);

@@ -3,7 +3,9 @@
  * shape (plan.h): topological order, the CSR successor ranges, the
  * predecessor counts, the roots, and EXIT reachable from every node.
  * Called through gr_assert_expensive after instantiation and update,
- * never on the launch path, so only GR_DEBUG=3 builds run it.
+ * never on the launch path, so only GR_DEBUG=3 builds run it. Also
+ * gr__exec_write_is_valid, the executable's lock states while its plan
+ * is written.
  *
  * O(nodes + edges) with one array of nnodes counters (no allocation:
  * only the per-node part is checked). It only reads the plan.
@@ -103,4 +105,25 @@ bool gr__plan_is_valid(const gr_plan *p)
                 return false;
     }
     return true;
+}
+
+bool gr__exec_write_is_valid(grGraphExec_t e)
+{
+    const char *why = NULL;
+    if (e->owner_writing) {
+        /* A revocation waits for owner_busy to clear before it takes the
+         * bias away; until then e->owner is the writer or REVOKING. */
+        uintptr_t owner = gr_load_relaxed(&e->owner);
+        if (owner != gr__self_tag() && owner != GR_EXEC_REVOKING)
+            why = "a write through the bias is ending on a thread that is not e->owner";
+        else if (gr_load_relaxed(&e->owner_busy) == 0)
+            why = "a write through the bias is ending with owner_busy clear";
+    } else if (!gr__spin_held_seq_cst(&e->lock)) {
+        why = "a write through e's lock is ending without the lock held";
+    }
+    if (why == NULL && gr_load_acquire(&e->launches_done) < gr_load_relaxed(&e->launches))
+        why = "a launch is queued or running while the plan is written";
+    if (why)
+        fprintf(stderr, "graphrt: executable %p breaks an invariant of plan.h: %s\n", (void *)e, why);
+    return why == NULL;
 }
