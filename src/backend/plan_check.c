@@ -85,7 +85,8 @@ bool gr__plan_is_valid(const gr_plan *p)
             if (v <= i || v >= n)
                 return broken(p, "node %u's successor %u is not later in the topological order", i, v);
             if (s < pn->succ_mid && p->count[v].npred != 1)
-                return broken(p, "node %u makes successor %u ready without counting, but it has %u predecessors",
+                return broken(p,
+                              "node %u makes successor %u ready without counting, but it has %u predecessors",
                               i, v, p->count[v].npred);
             if (s >= pn->succ_mid && p->count[v].npred < 2)
                 return broken(p, "node %u counts down successor %u, which has %u predecessor(s)", i, v,

@@ -176,8 +176,8 @@ static bool check_owned(grGraph_t g)
             for (unsigned b = 0; b < n->p.cond.nbodies; b++) {
                 grGraph_t c = n->p.cond.bodies[b];
                 if (c == NULL || c->magic != GR_MAGIC_GRAPH || c->owner != n)
-                    return broken(g, "body %u of conditional node %p is not a live graph owned by the node", b,
-                                  (void *)n);
+                    return broken(g, "body %u of conditional node %p is not a live graph owned by the node",
+                                  b, (void *)n);
             }
         }
     }
