@@ -41,7 +41,7 @@ static bool check_counts(const gr_plan *p)
     bool ok = true;
     for (uint32_t i = 0; i < n && ok; i++) {
         uint32_t npred = p->count[i].npred;
-        int32_t pending = atomic_load_explicit(&p->count[i].pending, memory_order_relaxed);
+        int32_t pending = gr_load_relaxed(&p->count[i].pending);
         if (indeg[i] != npred)
             ok = broken(p, "node %u has %u predecessors in the CSR, npred says %u", i, indeg[i], npred);
         else if (pending != (int32_t)npred)
