@@ -22,8 +22,9 @@
  *     the graph lives; 'deps' and 'succs' point into the node's inline edge
  *     slots until they outgrow them, and a kernel node's argbuf and argv
  *     point into the node while the arguments fit.
- * Checked by gr__graph_is_valid (check.c) after every public call that
- * changes a graph's nodes or edges, in GR_DEBUG=3 builds.
+ * Checked by gr__graph_is_valid (check.c) after the public calls that
+ * change a graph's nodes or edges, in GR_DEBUG=3 builds (every one while
+ * the graph is small, then when gr__graph_check_due says).
  * Graphs are not internally synchronised, as in CUDA: one graph must not
  * be used by two threads at once.
  */
