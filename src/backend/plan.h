@@ -22,12 +22,21 @@
  *   - the plan is changed (setters, update) only between
  *     gr__exec_write_begin and gr__exec_write_end: no launch of the
  *     executable is queued or running then, and none is queued until the
- *     end (the launch path reads the plan's event record nodes);
+ *     end (the launch path reads the plan's event record nodes); checked
+ *     with the writer's lock state by gr__exec_write_is_valid at every
+ *     end in GR_DEBUG=3 builds;
  *   - nothing on the launch path allocates or takes a global lock;
  *   - the executable is freed by its last reference's release, through
  *     the hook its instantiation registered (free_hook), since what it
  *     owns above the plan (its node table, graph memory) is the exec
- *     layer's.
+ *     layer's;
+ *   - (checked by gr__plan_is_valid, plan_check.c, after instantiation and
+ *     update in GR_DEBUG=3 builds) nodes are in topological order, each
+ *     node's successor range is the next part of succ[], single-predecessor
+ *     successors before the counted ones, npred is the in-degree, the
+ *     countdowns are re-armed between launches, the roots are the nodes
+ *     without predecessors, and every node but EXIT has a successor (so
+ *     EXIT is reached from every node).
  */
 #ifndef GR_PLAN_H
 #define GR_PLAN_H
@@ -268,6 +277,11 @@ typedef struct gr_plan {
     uint8_t way;
 } gr_plan;
 
+/* True if p keeps the shape stated above (nested conditional bodies'
+ * plans too); else prints the broken invariant to stderr and returns
+ * false. O(nodes + edges), never on the launch path. */
+bool gr__plan_is_valid(const gr_plan *p);
+
 /* The layout of pitched memcpy node n, NULL for a 1D copy (its p.count
  * bytes at p.dst and p.src). */
 static inline const gr_copy_shape *gr__pnode_copy_shape(const gr_pnode *n)
@@ -460,8 +474,16 @@ static inline void gr__exec_write_begin(grGraphExec_t e)
     e->writes++;
 }
 
+/* True, in the writer between gr__exec_write_begin and its end, if e's
+ * lock states say so: the writer holds the bias (it is e->owner and
+ * owner_busy is set) or e's lock, and no launch of e is queued or
+ * running; else prints the broken one to stderr and returns false
+ * (plan_check.c). O(1): for gr_assert_expensive. */
+bool gr__exec_write_is_valid(grGraphExec_t e);
+
 static inline void gr__exec_write_end(grGraphExec_t e)
 {
+    gr_assert_expensive(gr__exec_write_is_valid(e));
     if (e->owner_writing) {
         e->owner_writing = false;
         gr_store_release(&e->owner_busy, 0u);

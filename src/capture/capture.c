@@ -490,6 +490,7 @@ GR_API grError_t grStreamEndCapture(grStream_t stream, grGraph_t *pGraph)
     }
     grGraph_t g = c->graph;
     finish(c, true);
+    gr_assert_expensive(gr__graph_is_valid(g));
     if (pGraph)
         *pGraph = g;
     return grSuccess;

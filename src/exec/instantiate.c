@@ -1065,6 +1065,7 @@ static grError_t instantiate_body(const char *call, grGraphExec_t *out, grGraph_
     e->magic = GR_MAGIC_EXEC;
     e->flags |= flags; /* keeps GR_EXEC_GRAPHMEM, set by gr__graphmem_instantiate */
     atomic_init(&e->refs, 1);
+    gr_assert_expensive(gr__plan_is_valid(p));
     *out = e;
     gr__exec_analyze_warn(g);
     return grSuccess;

@@ -1087,6 +1087,8 @@ GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
     } else {
         hGraphExec->sync_writes = ~0ull;
     }
+    /* Before the end: launches may start right after it. */
+    gr_assert_expensive(gr__plan_is_valid(&hGraphExec->plan));
     gr__exec_write_end(hGraphExec);
     if (u.pair_o != pair_buf)
         gr__free(u.pair_o);

@@ -150,6 +150,7 @@ GR_API grError_t grGraphClone(grGraph_t *pGraphClone, grGraph_t originalGraph)
     if ((err = gr__graph_clone(originalGraph, pGraphClone)) != grSuccess)
         return gr__fail(err, "%s: out of memory cloning graph %p of %zu nodes", call, GR_PTR(originalGraph),
                         originalGraph->nnodes);
+    gr_assert_expensive(gr__graph_is_valid(*pGraphClone));
     return grSuccess;
 }
 

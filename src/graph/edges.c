@@ -247,6 +247,7 @@ GR_API grError_t grGraphAddDependencies(grGraph_t graph, const grGraphNode_t *fr
         gr__edge_note_add(graph, from[i], to[i], &edgeData[i]);
     gr__free(b.queue);
     gr__free(b.parent);
+    gr__graph_assert_valid(graph);
     return grSuccess;
 oom:
     gr__free(b.queue);
@@ -337,5 +338,6 @@ GR_API grError_t grGraphRemoveDependencies(grGraph_t graph, const grGraphNode_t 
     for (i = 0; i < n; i++)
         gr__edge_unlink(from[i], to[i]);
     graph->nedges -= n;
+    gr__graph_assert_valid(graph);
     return grSuccess;
 }

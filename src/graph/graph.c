@@ -451,6 +451,7 @@ grError_t gr__graph_insert_node(const char *call, grGraph_t g, const grGraphNode
     g->nmemops += n->type == grGraphNodeTypeBatchMemOp;
     gr__graph_edited(g);
     *out = n;
+    gr__graph_assert_valid(g);
     return grSuccess;
 oom:
     /* Successors' arrays keep the room they grew: contents are unchanged. */
@@ -611,8 +612,10 @@ GR_API grError_t grGraphDestroyNode(grGraphNode_t node)
             "grGraphDestroyNode: %s belongs to graph %p, which has memory allocation or free nodes; "
             "nodes of such a graph cannot be deleted, as in CUDA (build the graph again instead)",
             gr__node_label(node), GR_PTR(node->graph));
+    grGraph_t g = node->graph;
     gr__uobj_inline_begin(); /* a child graph's user objects, as grGraphDestroy */
     node_destroy(node, true);
     gr__uobj_inline_end();
+    gr__graph_assert_valid(g);
     return grSuccess;
 }

@@ -22,6 +22,9 @@
  *     the graph lives; 'deps' and 'succs' point into the node's inline edge
  *     slots until they outgrow them, and a kernel node's argbuf and argv
  *     point into the node while the arguments fit.
+ * Checked by gr__graph_is_valid (check.c) after the public calls that
+ * change a graph's nodes or edges, in GR_DEBUG=3 builds (every one while
+ * the graph is small, then when gr__graph_check_due says).
  * Graphs are not internally synchronised, as in CUDA: one graph must not
  * be used by two threads at once.
  */
@@ -300,6 +303,23 @@ static inline bool gr__node_visited(const struct grGraphNode_st *n, uint32_t epo
 
 /* Handle checks with a detail naming 'call'. */
 grError_t gr__graph_check(const char *call, grGraph_t g);
+
+/* True if g and its child graphs keep the invariants above; else prints
+ * the broken one to stderr and returns false (check.c). O(V + E): for
+ * gr_assert_expensive after a change of the structure. */
+bool gr__graph_is_valid(grGraph_t g);
+
+/* gr__graph_is_valid's moment after a change of g's structure: every
+ * change while g is small, then at each power-of-two edit stamp, so that
+ * building a graph of V nodes checks O(V + E) in all (not O(V^2)). */
+static inline bool gr__graph_check_due(const struct grGraph_st *g)
+{
+    return g->nnodes + g->nedges <= 512 || (g->edits & (g->edits - 1)) == 0;
+}
+
+/* For the call sites: GR_DEBUG=3 builds check g when due, others compile
+ * nothing. */
+#define gr__graph_assert_valid(g) gr_assert_expensive(!gr__graph_check_due(g) || gr__graph_is_valid(g))
 
 /* A number never given before in the process, from 1: each graph's uid,
  * and each executable's id (grGraphExecGetId). */

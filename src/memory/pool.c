@@ -35,6 +35,8 @@
  *     its free has taken effect (it is poisoned then);
  *   - lock order: pcache.c's caches.lock, then a map shard's lock, then a
  *     pool's lock, then a stream's lock. registry.lock is taken alone.
+ * gr__pool_is_valid (pool_block.c) checks the first against the free lists
+ * and the address map in GR_DEBUG=3 builds.
  */
 #include "../backend/device.h"
 #include "pool_int.h"
@@ -511,7 +513,9 @@ static GR_NOINLINE grError_t malloc_async(const char *call, void **devPtr, size_
         if (GR_UNLIKELY(!pool))
             return gr__fail(grErrorMemoryAllocation, "%s: out of memory creating the default pool", call);
     }
-    return pool_alloc(call, pool, devPtr, size, s);
+    err = pool_alloc(call, pool, devPtr, size, s);
+    gr_assert_expensive(gr__pool_is_valid(pool));
+    return err;
 }
 
 /* The common case of grMallocAsync and grFreeAsync, tested first: a

@@ -12,6 +12,8 @@
 
 #include "graphmem.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,6 +65,97 @@ static void map_remove(gr_pblock *b)
             break;
         }
     gr__spin_unlock(map_lock_for(h));
+}
+
+/* --------------------------------------------------------------- checker */
+
+#define MAP_CHECK_EVERY 64
+
+GR_PRINTF(2, 3) static bool pool_broken(grMemPool_t pool, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "graphrt: pool %p breaks an invariant of pool.c: ", (void *)pool);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return false;
+}
+
+/* Under the pool's lock, and with 'map' under every shard's lock too:
+ * the free lists against the blocks' states, the map and the counters.
+ * Other threads may be between two steps of block_new (in the map, not
+ * yet in 'reserved') or of an allocation (reserved, not yet in 'used'),
+ * so the counters are checked as the bounds that hold then too, and
+ * exactly for the free lists. */
+static bool pool_valid_locked(grMemPool_t pool, bool map)
+{
+    uint64_t listed = 0, listed_bytes = 0, free_in_map = 0, held = 0, in_use = 0;
+    for (unsigned c = 0; c < NCLASS; c++)
+        for (const gr_pblock *b = pool->bins[c]; b != NULL; b = b->next) {
+            if (b->pool != pool || b->cls != c)
+                return pool_broken(pool, "block %p on free list %u has class %u of pool %p", b->ptr, c,
+                                   (unsigned)b->cls, (void *)b->pool);
+            if (gr_load_relaxed(&b->state) != BLOCK_FREE)
+                return pool_broken(pool, "block %p on a free list is in state %u, not FREE", b->ptr,
+                                   (unsigned)gr_load_relaxed(&b->state));
+            listed++;
+            listed_bytes += b->size;
+        }
+    uint64_t reserved = reserved_of(pool);
+    if (pool->used > reserved || listed_bytes > reserved - pool->used)
+        return pool_broken(pool, "'used' %llu and the free lists' %llu bytes do not fit 'reserved' %llu",
+                           (unsigned long long)pool->used, (unsigned long long)listed_bytes,
+                           (unsigned long long)reserved);
+    for (uint32_t h = 0; map && h < (1u << MAP_BITS); h++)
+        for (const gr_pblock *b = map_buckets[h]; b != NULL; b = b->hnext) {
+            if (map_hash(b->ptr) != h)
+                return pool_broken(pool, "block %p is in map bucket %u, not its own", b->ptr, h);
+            if (b->pool != pool)
+                continue;
+            unsigned st = gr_load_relaxed(&b->state);
+            if (st < BLOCK_LIVE || st > BLOCK_CACHED)
+                return pool_broken(pool, "block %p is in no known state (%u)", b->ptr, st);
+            if (st != BLOCK_GONE)
+                held += b->size;
+            if (st == BLOCK_FREE)
+                free_in_map++;
+            else if (st != BLOCK_GONE)
+                in_use += b->size;
+        }
+    if (!map)
+        return true;
+    if (free_in_map != listed)
+        return pool_broken(pool, "%llu blocks are FREE in the map, the free lists hold %llu",
+                           (unsigned long long)free_in_map, (unsigned long long)listed);
+    if (reserved > held)
+        return pool_broken(pool, "'reserved' is %llu bytes, its blocks in the map hold %llu",
+                           (unsigned long long)reserved, (unsigned long long)held);
+    if (pool->used > in_use)
+        return pool_broken(pool, "'used' is %llu bytes, its LIVE and CACHED blocks hold %llu",
+                           (unsigned long long)pool->used, (unsigned long long)in_use);
+    return true;
+}
+
+bool gr__pool_is_valid(grMemPool_t pool)
+{
+    /* A destroyed pool's FREE blocks are on no list (release_op owns
+     * them); a GPU's pool lives in its driver. */
+    if (pool == NULL || pool->magic != GR_MAGIC_POOL || pool->device != 0)
+        return true;
+    /* The map is a fixed table of 2^MAP_BITS buckets, larger than most
+     * pools: walking it at every call tripled the Debug suite's time, so
+     * one call in MAP_CHECK_EVERY does. */
+    static _Atomic uint32_t calls;
+    bool map = gr_fetch_add_relaxed(&calls, 1) % MAP_CHECK_EVERY == 0;
+    for (unsigned i = 0; map && i < MAP_SHARDS; i++)
+        gr__spin_lock(&map_shards[i].lock);
+    gr__spin_lock(&pool->lock);
+    bool ok = pool_valid_locked(pool, map);
+    gr__spin_unlock(&pool->lock);
+    for (unsigned i = MAP_SHARDS; map && i-- > 0;)
+        gr__spin_unlock(&map_shards[i].lock);
+    return ok;
 }
 
 /* ------------------------------------------------------ recent blocks */
@@ -164,6 +257,7 @@ void gr__pool_trim(grMemPool_t pool, uint64_t keep)
         block_release(list);
         list = n;
     }
+    gr_assert_expensive(gr__pool_is_valid(pool));
 }
 
 /* ------------------------------------------------------------ allocation */
@@ -520,6 +614,7 @@ GR_NOINLINE grError_t gr__pool_free_slow(const char *call, void *p, gr_stream *s
         gr__spin_unlock(shard);
     if (old)
         gr__stream_release(old);
+    gr_assert_expensive(gr__pool_is_valid(pool));
     if (over && !gr_load_relaxed(&gr__pool_trim_pending))
         gr_store_relaxed(&gr__pool_trim_pending, true);
 #if GR_ASAN

@@ -4,7 +4,8 @@
  * pool_*.c files (blocks, GPU pools, locations, access): the block and
  * pool structures, the thread-local block of the fast paths, the cache
  * structure with its owner-side entry and exit, and pcache.c's
- * functions. The invariants are stated in pool.h, pool.c and pcache.c.
+ * functions. The invariants are stated in pool.h, pool.c and pcache.c;
+ * gr__pool_is_valid (pool_block.c) checks pool.c's.
  */
 #ifndef GR_POOL_INT_H
 #define GR_POOL_INT_H
@@ -497,6 +498,13 @@ grError_t gr__gpu_pool_attribute(const char *call, grMemPool_t pool, grMemPoolAt
 /* Blocks (pool_block.c): gives free blocks back to the OS down to 'keep'
  * reserved bytes; the slow paths of allocation and free. */
 void gr__pool_trim(grMemPool_t pool, uint64_t keep);
+
+/* True if pool's free lists, its blocks' states, the address map and its
+ * counters agree (pool.c's invariants), taking every map shard's lock and
+ * the pool's; else prints the broken invariant to stderr and returns
+ * false (pool_block.c). O(map buckets + blocks): for gr_assert_expensive
+ * after the slow paths of allocation and free and after a trim. */
+bool gr__pool_is_valid(grMemPool_t pool);
 /* grDeviceReset: frees every block of every pool (the pools' caches and
  * the threads' rings hold none any more). */
 void gr__pool_blocks_reset(void);

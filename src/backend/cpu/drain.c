@@ -396,6 +396,7 @@ grError_t gr__stream_sync(gr_stream *s)
     if (GR_UNLIKELY(s->flags & GR_STREAM_LEGACY) && gr__stream_blocking_pending())
         (void)gr__stream_enqueue_call("grStreamSynchronize", s, legacy_mark, NULL, 0);
     gr__stream_wait_for(s, gr_load_acquire(&s->tail));
+    gr_assert_expensive(gr__stream_queue_is_valid(s));
     int e = gr_load_relaxed(&s->sticky);
     if (e)
         return gr__fail_again((grError_t)e);

@@ -15,7 +15,38 @@
  */
 #include "event.h"
 
+#include <stdio.h>
 #include <string.h>
+
+/* ---------------------------------------------------------------- checker */
+
+/* Under s's lock: the producer's side of stream_int.h's invariants. */
+static const char *queue_broken_locked(gr_stream *s)
+{
+    uint64_t t = gr_load_relaxed(&s->tail);
+    if (s->tail_base % GR_SEG_SLOTS != 0 || t < s->tail_base || t - s->tail_base > GR_SEG_SLOTS)
+        return "'tail' is not within the tail segment, whose base is a multiple of GR_SEG_SLOTS";
+    if (gr_load_relaxed(&s->tail_seg->next) != NULL)
+        return "the tail segment has a next segment";
+    for (uint64_t i = s->tail_base; i < t; i++)
+        if (gr_load_relaxed(&s->tail_seg->slots[i - s->tail_base].seq) != i + 1)
+            return "a published slot of the tail segment does not carry its op index + 1";
+    if (gr_load_acquire(&s->done) > t)
+        return "'done' is past 'tail'";
+    return NULL;
+}
+
+bool gr__stream_queue_is_valid(gr_stream *s)
+{
+    gr__stream_lock(s);
+    const char *why = queue_broken_locked(s);
+    uint64_t t = gr_load_relaxed(&s->tail), base = s->tail_base;
+    gr__stream_unlock_no_activate(s); /* nothing published */
+    if (why)
+        fprintf(stderr, "graphrt: stream %p breaks an invariant of stream_int.h: %s (tail %llu, base %llu)\n",
+                (void *)s, why, (unsigned long long)t, (unsigned long long)base);
+    return why == NULL;
+}
 
 /* ---------------------------------------------------------------- enqueue */
 

@@ -29,6 +29,8 @@
  *     the op it waits for queues a STREAM item for it again;
  *   - the legacy stream's implicit synchronisation is inserted as WAIT ops
  *     at enqueue time (gr__stream_lock_slot), never at run time.
+ * gr__stream_queue_is_valid (queue.c) checks the first two after every
+ * synchronisation of a stream in GR_DEBUG=3 builds.
  *
  * The drain token's states, in the bits of 'lockw' (LOCKED aside, which
  * is the producers' lock):
@@ -165,6 +167,13 @@ static inline void gr__stream_unlock_no_activate(gr_stream *s)
     uint64_t w = gr_load_relaxed(&s->lockw);
     gr_store_release(&s->lockw, w & ~(uint64_t)GR_STREAM_LOCKED);
 }
+
+/* True if the producer's side of s's queue keeps the invariants above
+ * (tail within its segment, published slots' seq, done <= tail), taken
+ * under s's lock; else prints the broken one to stderr and returns false
+ * (queue.c). O(GR_SEG_SLOTS): for gr_assert_expensive after a stream
+ * synchronisation, never on the enqueue path. */
+bool gr__stream_queue_is_valid(gr_stream *s);
 
 /* True while s has ops queued that have not completed. */
 static inline bool gr__stream_pending(gr_stream *s)

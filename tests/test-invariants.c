@@ -1,0 +1,158 @@
+/*
+ * test-invariants.c - white-box tests of the invariant checkers (graph,
+ * plan, executable writes, pool, stream queue): each takes a structure
+ * that keeps its invariants, breaks one field by hand, checks that the
+ * checker reports it, and restores the field. GR_DEBUG=3 builds run the
+ * same checkers after every change of structure (gr_assert_expensive);
+ * here they are called directly, so the tests run in every build.
+ */
+#include "test.h"
+
+#include "../src/backend/cpu/stream_int.h"
+#include "../src/backend/plan.h"
+#include "../src/graph/graph.h"
+#include "../src/memory/pool_int.h"
+
+/* a -> b, a -> c, b -> d, c -> d */
+static grGraph_t diamond(grGraphNode_t n[4])
+{
+    grGraph_t g;
+    CHECK_EQ(grGraphCreate(&g, 0), grSuccess);
+    CHECK_EQ(grGraphAddEmptyNode(&n[0], g, NULL, 0), grSuccess);
+    CHECK_EQ(grGraphAddEmptyNode(&n[1], g, &n[0], 1), grSuccess);
+    CHECK_EQ(grGraphAddEmptyNode(&n[2], g, &n[0], 1), grSuccess);
+    grGraphNode_t both[2] = {n[1], n[2]};
+    CHECK_EQ(grGraphAddEmptyNode(&n[3], g, both, 2), grSuccess);
+    return g;
+}
+
+GR_TEST(graph_checker_reports_counts_mirrors_owners_and_cycles)
+{
+    grGraphNode_t n[4];
+    grGraph_t g = diamond(n), other;
+    CHECK(gr__graph_is_valid(g));
+
+    g->nedges++;
+    CHECK(!gr__graph_is_valid(g));
+    g->nedges--;
+
+    /* d's dependencies no longer mirror b's and c's successors. */
+    struct grGraphNode_st *saved = n[3]->deps[1];
+    n[3]->deps[1] = n[0];
+    CHECK(!gr__graph_is_valid(g));
+    n[3]->deps[1] = saved;
+
+    CHECK_EQ(grGraphCreate(&other, 0), grSuccess);
+    n[2]->graph = other;
+    CHECK(!gr__graph_is_valid(g));
+    n[2]->graph = g;
+
+    /* d -> a, stored on both sides, closes a cycle. */
+    CHECK_EQ(grGraphAddDependencies(g, &n[3], &n[0], NULL, 1), grErrorInvalidValue);
+    CHECK(n[3]->capsuccs >= 1 && n[0]->capdeps >= 1);
+    n[3]->succs[n[3]->nsuccs++] = n[0];
+    n[0]->deps[n[0]->ndeps++] = n[3];
+    g->nedges++;
+    CHECK(!gr__graph_is_valid(g));
+    n[3]->nsuccs--;
+    n[0]->ndeps--;
+    g->nedges--;
+
+    CHECK(gr__graph_is_valid(g));
+    CHECK_EQ(grGraphDestroy(other), grSuccess);
+    CHECK_EQ(grGraphDestroy(g), grSuccess);
+}
+
+GR_TEST(plan_checker_reports_counts_order_and_a_missing_exit_edge)
+{
+    grGraphNode_t n[4];
+    grGraph_t g = diamond(n);
+    grGraphExec_t e;
+    CHECK_EQ(grGraphInstantiate(&e, g, 0), grSuccess);
+    gr_plan *p = &e->plan;
+    CHECK(gr__plan_is_valid(p));
+
+    uint32_t exit_node = p->nnodes - 1;
+    p->count[exit_node].npred++;
+    CHECK(!gr__plan_is_valid(p)); /* the planted bug of build_csr: EXIT never ready */
+    p->count[exit_node].npred--;
+
+    /* A successor that is not later in the order. */
+    uint32_t s0 = p->succ[p->nodes[0].succ_begin];
+    p->succ[p->nodes[0].succ_begin] = 0;
+    CHECK(!gr__plan_is_valid(p));
+    p->succ[p->nodes[0].succ_begin] = s0;
+
+    /* A countdown left from a launch that did not re-arm it. */
+    uint32_t last = exit_node - 1;
+    int32_t pending = gr_load_relaxed(&p->count[last].pending);
+    gr_store_relaxed(&p->count[last].pending, pending + 1);
+    CHECK(!gr__plan_is_valid(p));
+    gr_store_relaxed(&p->count[last].pending, pending);
+
+    CHECK(gr__plan_is_valid(p));
+    CHECK_EQ(grGraphLaunch(e, NULL), grSuccess);
+    CHECK_EQ(grStreamSynchronize(NULL), grSuccess);
+    CHECK(gr__plan_is_valid(p));
+    CHECK_EQ(grGraphExecDestroy(e), grSuccess);
+    CHECK_EQ(grGraphDestroy(g), grSuccess);
+}
+
+GR_TEST(exec_write_checker_holds_only_inside_a_write)
+{
+    grGraphNode_t n[4];
+    grGraph_t g = diamond(n);
+    grGraphExec_t e;
+    CHECK_EQ(grGraphInstantiate(&e, g, 0), grSuccess);
+    CHECK(!gr__exec_write_is_valid(e)); /* no write begun: no lock held */
+    gr__exec_write_begin(e);
+    CHECK(gr__exec_write_is_valid(e));
+    gr__exec_write_end(e);
+    CHECK_EQ(grGraphExecDestroy(e), grSuccess);
+    CHECK_EQ(grGraphDestroy(g), grSuccess);
+}
+
+GR_TEST(pool_checker_reports_counters_that_do_not_fit_reserved)
+{
+    grMemPoolProps props;
+    memset(&props, 0, sizeof props);
+    props.allocType = grMemAllocationTypePinned;
+    props.location.type = grMemLocationTypeDevice;
+    props.location.id = 0;
+    grMemPool_t pool;
+    grStream_t s;
+    CHECK_EQ(grMemPoolCreate(&pool, &props), grSuccess);
+    CHECK_EQ(grStreamCreate(&s), grSuccess);
+    void *a = NULL, *b = NULL;
+    CHECK_EQ(grMallocFromPoolAsync(&a, 1 << 20, pool, s), grSuccess);
+    CHECK_EQ(grMallocFromPoolAsync(&b, 1 << 20, pool, s), grSuccess);
+    CHECK_EQ(grFreeAsync(a, s), grSuccess);
+    CHECK_EQ(grStreamSynchronize(s), grSuccess);
+    CHECK(gr__pool_is_valid(pool));
+
+    /* More bytes in use than the pool reserved. */
+    uint64_t used = pool->used;
+    pool->used = gr_load_relaxed(&pool->reserved) + 1;
+    CHECK(!gr__pool_is_valid(pool));
+    pool->used = used;
+    CHECK(gr__pool_is_valid(pool));
+
+    CHECK_EQ(grFreeAsync(b, s), grSuccess);
+    CHECK_EQ(grStreamSynchronize(s), grSuccess);
+    CHECK_EQ(grStreamDestroy(s), grSuccess);
+    CHECK_EQ(grMemPoolDestroy(pool), grSuccess);
+}
+
+GR_TEST(stream_queue_checker_reports_a_tail_outside_its_segment)
+{
+    grStream_t h;
+    CHECK_EQ(grStreamCreate(&h), grSuccess);
+    CHECK_EQ(grStreamSynchronize(h), grSuccess);
+    gr_stream *s = (gr_stream *)h;
+    CHECK(gr__stream_queue_is_valid(s));
+    s->tail_base += GR_SEG_SLOTS;
+    CHECK(!gr__stream_queue_is_valid(s));
+    s->tail_base -= GR_SEG_SLOTS;
+    CHECK(gr__stream_queue_is_valid(s));
+    CHECK_EQ(grStreamDestroy(h), grSuccess);
+}
