@@ -42,29 +42,6 @@ typedef struct names {
     size_t nk, nh;
 } names;
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, len = 0;
-    char *s = malloc(cap + 1);
-    while (s) {
-        len += fread(s + len, 1, cap - len, f);
-        if (len < cap)
-            break;
-        char *ns = realloc(s, 2 * cap + 1);
-        if (!ns)
-            free(s);
-        s = ns;
-        cap *= 2;
-    }
-    fclose(f);
-    if (s)
-        s[len] = '\0';
-    return s;
-}
-
 static void push(char ***arr, size_t *n, char *s)
 {
     char **na = realloc(*arr, (*n + 1) * sizeof *na);
@@ -124,7 +101,7 @@ static char *node_text(const char *s, const names *nm)
 static void read_texts(const char *path, ftext *t)
 {
     names nm = {0};
-    char *text = slurp(path);
+    char *text = tool_read_file(path, NULL);
     memset(t, 0, sizeof *t);
     if (!text)
         return;

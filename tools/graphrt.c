@@ -60,6 +60,31 @@ bool tool_parse_num(const char *s, unsigned long long max, unsigned long long *o
     return true;
 }
 
+char *tool_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *s = malloc(cap + 1);
+    while (s) {
+        n += fread(s + n, 1, cap - n, f);
+        if (n < cap)
+            break;
+        char *ns = realloc(s, 2 * cap + 1);
+        if (!ns)
+            free(s);
+        s = ns;
+        cap *= 2;
+    }
+    fclose(f);
+    if (s)
+        s[n] = '\0';
+    if (len)
+        *len = n;
+    return s;
+}
+
 bool tool_load(const char *path, grGraph_t *g, bool json)
 {
     grError_t err = grGraphLoadFromFile(g, path, grGraphLoadStandIns);

@@ -21,6 +21,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "record.h"
+#include "tool.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -248,36 +249,12 @@ static bool read_graph(reader *r, rec_graph *g, int depth)
     return fail(r, r->n, "the log ends inside a walk (the program did not exit normally?)");
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *s = malloc(cap + 1);
-    while (s) {
-        n += fread(s + n, 1, cap - n, f);
-        if (n < cap)
-            break;
-        char *ns = realloc(s, 2 * cap + 1);
-        if (!ns)
-            free(s);
-        s = ns;
-        cap *= 2;
-    }
-    fclose(f);
-    if (s)
-        s[n] = '\0';
-    *len = n;
-    return s;
-}
-
 bool rec_log_read(rec_log *log, const char *path, char *err, size_t cap)
 {
     memset(log, 0, sizeof *log);
     reader r = {log, NULL, 0, 0, err, cap};
     size_t len;
-    char *text = slurp(path, &len);
+    char *text = tool_read_file(path, &len);
     log->path = path;
     if (!text) {
         snprintf(err, cap, "cannot read '%s'", path);

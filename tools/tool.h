@@ -55,6 +55,11 @@ void tool_error(const char *cmd, const char *fmt, ...) __attribute__((format(pri
 /* Parses a whole decimal argument into *out (at most max); false if not. */
 bool tool_parse_num(const char *s, unsigned long long max, unsigned long long *out);
 
+/* The whole of the file at path, NUL-terminated, its length in *len when
+ * len is not NULL; NULL if it cannot be opened or memory runs out. The
+ * caller frees it. */
+char *tool_read_file(const char *path, size_t *len);
+
 int tool_replay(int argc, char **argv);
 int tool_diff(int argc, char **argv);
 /* What 'graphrt diff' prints for files a and b, to out (TOOL_OK: an
