@@ -48,7 +48,9 @@ def read_dot(path):
     text = open(path, encoding="utf-8", errors="replace").read()
     nodes = {}
     order = []
-    for m in re.finditer(r'"(graph_(\d+)_node_(\d+))"\s*\[', text):
+    # A node statement opens its line; an edge's head ("a" -> "b" [...])
+    # is followed by '[' too, but never at the start of a line.
+    for m in re.finditer(r'^"(graph_(\d+)_node_(\d+))"\s*\[', text, re.M):
         name, cluster, idx = m.group(1), int(m.group(2)), int(m.group(3))
         label = label_of(text, m.end())
         words = re.findall(r"[A-Z][A-Z_]{2,}", label)

@@ -41,6 +41,11 @@ static CUpti_SubscriberHandle sub;
 static int timing;
 static int captures;  /* open captures; atomic (__atomic builtins) */
 static unsigned tids; /* thread ids handed out; atomic */
+/* Bumped whenever the whole driver and runtime domains are switched on or
+ * off: a call entered under an older epoch may never see its exit
+ * callback, so what its enter left in tl_call or tl_rt_call is stale.
+ * Atomic. */
+static unsigned rt_epoch;
 
 /* This thread: its id, the driver and runtime calls in progress, the
  * stream the driver call named, the capture mode it set. */
@@ -48,6 +53,7 @@ static _Thread_local unsigned tl_tid;
 static _Thread_local const char *tl_call, *tl_rt_call;
 static _Thread_local CUstream tl_stream, tl_rt_stream;
 static _Thread_local int tl_has_stream, tl_has_rt_stream;
+static _Thread_local unsigned tl_rt_epoch, tl_epoch;
 static _Thread_local int tl_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
 
 unsigned rec_tid(void)
@@ -384,6 +390,7 @@ static void watch_everything(int on)
 {
     cuptiEnableDomain(on ? 1u : 0u, sub, CUPTI_CB_DOMAIN_DRIVER_API);
     cuptiEnableDomain(on ? 1u : 0u, sub, CUPTI_CB_DOMAIN_RUNTIME_API);
+    __atomic_add_fetch(&rt_epoch, 1, __ATOMIC_RELEASE);
     if (!on)
         for (size_t i = 0; i < sizeof watched / sizeof *watched; i++)
             cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, watched[i]);
@@ -545,13 +552,28 @@ static void rt_events(CUpti_CallbackId id, const void *p)
     }
 }
 
+/* Whether the runtime call this thread entered is still in progress. */
+static int rt_call_current(void)
+{
+    return tl_rt_call && tl_rt_epoch == __atomic_load_n(&rt_epoch, __ATOMIC_ACQUIRE);
+}
+
 static const char *call_name(void)
 {
-    return tl_rt_call ? tl_rt_call : tl_call ? tl_call : "-";
+    if (rt_call_current())
+        return tl_rt_call;
+    if (tl_call && tl_epoch == __atomic_load_n(&rt_epoch, __ATOMIC_ACQUIRE))
+        return tl_call;
+    return "-";
 }
 
 static void on_resource(CUpti_CallbackId id, const CUpti_ResourceData *rd)
 {
+    /* The domain also reports contexts, streams and modules, some of them
+     * (from cuInit) with no data at all: only graph callbacks carry a
+     * CUpti_GraphData. */
+    if (id < CUPTI_CBID_RESOURCE_GRAPH_CREATED || !rd || !rd->resourceDescriptor)
+        return;
     const CUpti_GraphData *gd = (const CUpti_GraphData *)rd->resourceDescriptor;
     switch (id) {
     case CUPTI_CBID_RESOURCE_GRAPH_CREATED:
@@ -566,7 +588,9 @@ static void on_resource(CUpti_CallbackId id, const CUpti_ResourceData *rd)
         rec_logf("graph-destroy g=%u t=%u\n", rec_graph_id(gd->graph), rec_tid());
         break;
     case CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED:
-        if (!tl_has_stream && tl_has_rt_stream) {
+        if (tl_has_stream && tl_epoch != __atomic_load_n(&rt_epoch, __ATOMIC_ACQUIRE))
+            tl_has_stream = 0; /* left by a call whose exit was never seen */
+        if (!tl_has_stream && tl_has_rt_stream && rt_call_current()) {
             tl_stream = tl_rt_stream;
             tl_has_stream = 1;
         }
@@ -851,6 +875,7 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Callb
     if (dom == CUPTI_CB_DOMAIN_RUNTIME_API) {
         if (cb->callbackSite == CUPTI_API_ENTER) {
             tl_rt_call = cb->functionName;
+            tl_rt_epoch = __atomic_load_n(&rt_epoch, __ATOMIC_ACQUIRE);
             tl_has_rt_stream = rt_call_stream(id, cb->functionParams, &tl_rt_stream);
         } else {
             int rc = cb->functionReturnValue ? *(const int *)cb->functionReturnValue : 0;
@@ -868,6 +893,7 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Callb
         return;
     if (cb->callbackSite == CUPTI_API_ENTER) {
         tl_call = cb->functionName;
+        tl_epoch = __atomic_load_n(&rt_epoch, __ATOMIC_ACQUIRE);
         tl_has_stream = call_stream(id, cb->functionParams, &tl_stream);
         if (id == CUPTI_DRIVER_TRACE_CBID_cuThreadExchangeStreamCaptureMode) {
             const cuThreadExchangeStreamCaptureMode_params *a = cb->functionParams;

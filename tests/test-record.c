@@ -317,6 +317,9 @@ GR_TEST_T(record_the_recorder_code_on_a_stand_in_driver, 60)
     CHECK_HAS(rep, "nodes: 3 (kernel 2, memcpy 1), edges: 2");
     CHECK_HAS(rep, "origin: captured from stream 0x5000 (cuStreamBeginCapture_v2, mode global");
     CHECK_HAS(rep, "launches in all: 6");
+    /* Named by the call that made it, not by the runtime call before it
+     * whose exit callback never came. */
+    CHECK_HAS(rep, "executable 1: instantiated by cuGraphInstantiateWithFlags on thread 1");
     CHECK_HAS(rep, "stale: graph 1 (graph-1.graph) n0 kernel \"_Z3fooPfi\" argument 0 = 0x7f0000000000");
     CHECK_HAS(rep, "freed by cuMemFree_v2 on thread 1");
     CHECK(strstr(rep, "no 'end' line") == NULL);

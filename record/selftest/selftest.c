@@ -47,6 +47,18 @@ static void resource(CUpti_CallbackId id, CUgraphNode node, CUgraphExec exec)
     fake_callback(fake_userdata, CUPTI_CB_DOMAIN_RESOURCE, id, &rd);
 }
 
+/* The enter callback of a runtime call. The real CUPTI sends no exit for
+ * cudaStreamEndCapture when its driver call ends the last capture: the
+ * recorder switches the runtime domain off inside it. */
+static void runtime_enter(CUpti_CallbackId id, const char *name)
+{
+    CUpti_CallbackData cb;
+    memset(&cb, 0, sizeof cb);
+    cb.functionName = name;
+    cb.callbackSite = CUPTI_API_ENTER;
+    fake_callback(fake_userdata, CUPTI_CB_DOMAIN_RUNTIME_API, id, &cb);
+}
+
 /* A node created inside a launch call on a stream: the resource callback
  * comes between the call's enter and exit. */
 static void captured_node(int i, CUstream s)
@@ -84,6 +96,13 @@ int main(void)
         fprintf(stderr, "selftest: InitializeInjection failed\n");
         return 1;
     }
+    /* What the driver sends from cuInit: resource callbacks that carry no
+     * data, or data that is not a CUpti_GraphData. */
+    fake_callback(fake_userdata, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CU_INIT_FINISHED, NULL);
+    CUpti_ResourceData ctx_rd;
+    memset(&ctx_rd, 0, sizeof ctx_rd);
+    fake_callback(fake_userdata, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED, &ctx_rd);
+    fake_callback(fake_userdata, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPH_CREATED, &ctx_rd);
     CUstream s = (CUstream)(uintptr_t)0x5000;
     CUdeviceptr a = fake_a, b = fake_b;
     cuMemAlloc_v2_params ma = {&a, 4096}, mb = {&b, 4096};
@@ -97,13 +116,22 @@ int main(void)
         captured_node(i, s);
     CUgraph g = (CUgraph)&fake_graph_word;
     cuStreamEndCapture_params ec = {s, &g};
+    runtime_enter(CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_v10000, "cudaStreamEndCapture");
     api(CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture, "cuStreamEndCapture", &ec, CUDA_SUCCESS);
 
     CUgraphExec x = (CUgraphExec)&fake_exec_word;
-    resource(CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED, NULL, x);
     cuGraphInstantiateWithFlags_params gi = {&x, g, 0};
-    api(CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags, "cuGraphInstantiateWithFlags", &gi,
-        CUDA_SUCCESS);
+    CUresult ok = CUDA_SUCCESS;
+    CUpti_CallbackData ic;
+    memset(&ic, 0, sizeof ic);
+    ic.functionName = "cuGraphInstantiateWithFlags";
+    ic.functionParams = &gi;
+    ic.functionReturnValue = &ok;
+    ic.callbackSite = CUPTI_API_ENTER;
+    fake_callback(fake_userdata, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags, &ic);
+    resource(CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED, NULL, x);
+    ic.callbackSite = CUPTI_API_EXIT;
+    fake_callback(fake_userdata, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags, &ic);
     cuGraphLaunch_params gl = {x, s};
     for (int i = 0; i < 5; i++)
         api(CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, "cuGraphLaunch", &gl, CUDA_SUCCESS);
