@@ -358,6 +358,8 @@ static const CUpti_CallbackId watched[] = {
     CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz,
     CUPTI_DRIVER_TRACE_CBID_cuMemHostUnregister,
     CUPTI_DRIVER_TRACE_CBID_cuMemPoolTrimTo,
+    CUPTI_DRIVER_TRACE_CBID_cuMemUnmap,
+    CUPTI_DRIVER_TRACE_CBID_cuMemAddressFree,
     CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture,
     CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz,
     CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2,
@@ -384,6 +386,20 @@ static const CUpti_CallbackId watched[] = {
     CUPTI_DRIVER_TRACE_CBID_cuGraphConditionalHandleCreate,
     CUPTI_DRIVER_TRACE_CBID_cuGraphAddNode,
     CUPTI_DRIVER_TRACE_CBID_cuGraphAddNode_v2,
+    /* Setters of a graph's nodes: they change what a walk would read. */
+    CUPTI_DRIVER_TRACE_CBID_cuGraphKernelNodeSetParams,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphKernelNodeSetParams_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphKernelNodeSetAttribute,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphKernelNodeCopyAttributes,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphMemcpyNodeSetParams,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphMemsetNodeSetParams,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphHostNodeSetParams,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphNodeSetParams,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphEventRecordNodeSetEvent,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphEventWaitNodeSetEvent,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphBatchMemOpNodeSetParams,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExternalSemaphoresSignalNodeSetParams,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExternalSemaphoresWaitNodeSetParams,
 };
 
 static void watch_everything(int on)
@@ -572,9 +588,23 @@ static void on_resource(CUpti_CallbackId id, const CUpti_ResourceData *rd)
     /* The domain also reports contexts, streams and modules, some of them
      * (from cuInit) with no data at all: only graph callbacks carry a
      * CUpti_GraphData. */
+    if (id == CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING)
+        rec_walk_module_unloaded();
     if (id < CUPTI_CBID_RESOURCE_GRAPH_CREATED || !rd || !rd->resourceDescriptor)
         return;
     const CUpti_GraphData *gd = (const CUpti_GraphData *)rd->resourceDescriptor;
+    switch (id) {
+    case CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED:
+    case CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED:
+    case CUPTI_CBID_RESOURCE_GRAPHNODE_DESTROY_STARTING:
+    case CUPTI_CBID_RESOURCE_GRAPHNODE_DEPENDENCY_CREATED:
+    case CUPTI_CBID_RESOURCE_GRAPHNODE_DEPENDENCY_DESTROY_STARTING:
+    case CUPTI_CBID_RESOURCE_GRAPH_NODE_UPDATED:
+        rec_walk_mutated();
+        break;
+    default:
+        break;
+    }
     switch (id) {
     case CUPTI_CBID_RESOURCE_GRAPH_CREATED:
         rec_logf("graph-create g=%u t=%u call=%s\n", rec_graph_id(gd->graph), rec_tid(), call_name());
@@ -648,6 +678,21 @@ static void on_driver_exit(CUpti_CallbackId id, const CUpti_CallbackData *cb)
     CUresult rc = cb->functionReturnValue ? *(const CUresult *)cb->functionReturnValue : CUDA_SUCCESS;
     unsigned t = rec_tid();
     switch (id) {
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphKernelNodeSetParams:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphKernelNodeSetParams_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphKernelNodeSetAttribute:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphKernelNodeCopyAttributes:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphMemcpyNodeSetParams:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphMemsetNodeSetParams:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphHostNodeSetParams:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphNodeSetParams:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphEventRecordNodeSetEvent:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphEventWaitNodeSetEvent:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphBatchMemOpNodeSetParams:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphExternalSemaphoresSignalNodeSetParams:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphExternalSemaphoresWaitNodeSetParams:
+        rec_walk_mutated();
+        return;
     case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch:
     case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz:
         if (rc == CUDA_SUCCESS)
@@ -709,22 +754,30 @@ static void on_driver_exit(CUpti_CallbackId id, const CUpti_CallbackData *cb)
             rec_logf("alloc p=%p size=%zu kind=registered call=%s t=%u\n", a->p, a->bytesize, call_name(), t);
         break;
     }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemUnmap:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAddressFree:
+        rec_walk_memory_freed();
+        break;
     case CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2:
+        rec_walk_memory_freed();
         if (rc == CUDA_SUCCESS)
             rec_logf("free p=0x%llx call=%s t=%u\n",
                      (unsigned long long)((const cuMemFree_v2_params *)p)->dptr, call_name(), t);
         break;
     case CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost:
+        rec_walk_memory_freed();
         if (rc == CUDA_SUCCESS)
             rec_logf("free p=%p call=%s t=%u\n", ((const cuMemFreeHost_params *)p)->p, call_name(), t);
         break;
     case CUPTI_DRIVER_TRACE_CBID_cuMemHostUnregister:
+        rec_walk_memory_freed();
         if (rc == CUDA_SUCCESS)
             rec_logf("free p=%p call=%s t=%u\n", ((const cuMemHostUnregister_params *)p)->p, call_name(), t);
         break;
     case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync:
     case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz: {
         const cuMemFreeAsync_params *a = p;
+        rec_walk_memory_freed();
         if (rc == CUDA_SUCCESS)
             rec_logf("free p=0x%llx call=%s t=%u s=%p\n", (unsigned long long)a->dptr, call_name(), t,
                      (void *)a->hStream);
@@ -732,6 +785,7 @@ static void on_driver_exit(CUpti_CallbackId id, const CUpti_CallbackData *cb)
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemPoolTrimTo: {
         const cuMemPoolTrimTo_params *a = p;
+        rec_walk_memory_freed();
         rec_logf("trim pool=%p keep=%zu call=%s t=%u rc=%d\n", (void *)a->pool, a->minBytesToKeep,
                  call_name(), t, (int)rc);
         break;

@@ -68,6 +68,16 @@ int rec_walk_start(int sync);
 void rec_walk_flush(void);
 void rec_walk_request(CUgraph g, CUcontext ctx, const char *why, uint32_t x);
 void rec_walk_wait_graph(CUgraph g);
+
+/* Called for every change to any graph's nodes, edges or node parameters
+ * (recorder.c): a walk asked for when nothing changed since the last walk
+ * of the same graph is logged as 'walk-same', not walked again (the
+ * capture-then-instantiate case would otherwise walk every graph twice). */
+void rec_walk_mutated(void);
+/* Called when memory is freed or a module unloaded (recorder.c): what the
+ * walks cached about allocations or kernels may be wrong after it. */
+void rec_walk_memory_freed(void);
+void rec_walk_module_unloaded(void);
 void rec_walk_stop(void);
 
 #endif /* GR_RECORDER_H */

@@ -42,6 +42,11 @@ static CUgraph walking;
 static int stopping, started;
 static uint32_t next_walk;
 static pthread_t helper;
+/* The last graph asked for and the mutation count then (guarded by
+ * qlock; mutations is atomic): an unchanged graph is not walked again. */
+static CUgraph last_g;
+static uint32_t last_w;
+static unsigned mutations, last_mutations;
 
 /* GRAPHRT_RECORD_SYNC_WALKS=1: walks run on the calling thread at the exit
  * of the driver call that asked for them (rec_walk_flush), not on the
@@ -85,6 +90,81 @@ static void note_graph_memory(CUgraph g)
     free(v);
 }
 
+/* What the driver answered, kept so that a walk of many nodes sharing
+ * kernels and buffers asks once: the allocations found (cleared when any
+ * memory is freed) and each function's name and parameter layout
+ * (cleared when a module is unloaded). Guarded by cache_lock: walks run on
+ * the helper thread, or with sync walks on the program's threads. The
+ * epochs are atomic; the callbacks bump them. */
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned mem_epoch, module_epoch;
+
+#define RANGES 256
+static struct {
+    CUdeviceptr base;
+    size_t size;
+    const char *cls;
+} ranges[RANGES];
+static size_t nranges, next_range;
+static unsigned ranges_epoch;
+
+#define FUNCS 512 /* a power of two */
+#define FUNC_PARAMS 64
+typedef struct func_info {
+    const void *h; /* a CUfunction or a CUkernel; NULL: a free slot */
+    char *name;
+    int nparams; /* -1: more than FUNC_PARAMS (read from the driver each time) */
+    struct {
+        size_t off, size;
+    } param[FUNC_PARAMS];
+} func_info;
+static func_info *funcs;
+static size_t nfuncs;
+static unsigned funcs_epoch;
+
+void rec_walk_memory_freed(void)
+{
+    __atomic_add_fetch(&mem_epoch, 1, __ATOMIC_RELEASE);
+}
+
+void rec_walk_module_unloaded(void)
+{
+    __atomic_add_fetch(&module_epoch, 1, __ATOMIC_RELEASE);
+}
+
+static const char *cached_class(CUdeviceptr v, CUdeviceptr *base, size_t *size)
+{
+    const char *cls = NULL;
+    pthread_mutex_lock(&cache_lock);
+    unsigned e = __atomic_load_n(&mem_epoch, __ATOMIC_ACQUIRE);
+    if (e != ranges_epoch) {
+        nranges = next_range = 0;
+        ranges_epoch = e;
+    }
+    for (size_t i = 0; i < nranges && !cls; i++)
+        if (v >= ranges[i].base && v - ranges[i].base < ranges[i].size) {
+            *base = ranges[i].base;
+            *size = ranges[i].size;
+            cls = ranges[i].cls;
+        }
+    pthread_mutex_unlock(&cache_lock);
+    return cls;
+}
+
+static void cache_class(unsigned epoch, CUdeviceptr base, size_t size, const char *cls)
+{
+    pthread_mutex_lock(&cache_lock);
+    if (epoch == ranges_epoch) { /* nothing was freed while the driver answered */
+        ranges[next_range].base = base;
+        ranges[next_range].size = size;
+        ranges[next_range].cls = cls;
+        next_range = (next_range + 1) % RANGES;
+        if (nranges < RANGES)
+            nranges++;
+    }
+    pthread_mutex_unlock(&cache_lock);
+}
+
 static const char *class_of(CUdeviceptr v, CUdeviceptr *base, size_t *size)
 {
     for (size_t i = 0; i < ngmem; i++)
@@ -93,6 +173,12 @@ static const char *class_of(CUdeviceptr v, CUdeviceptr *base, size_t *size)
             *size = gmem[i].size;
             return "graph";
         }
+    if (v < 65536)
+        return NULL;
+    const char *cls = cached_class(v, base, size);
+    if (cls)
+        return cls;
+    unsigned epoch = __atomic_load_n(&mem_epoch, __ATOMIC_ACQUIRE);
     unsigned mtype = 0, managed = 0;
     CUdeviceptr start = 0;
     size_t rsize = 0;
@@ -101,17 +187,83 @@ static const char *class_of(CUdeviceptr v, CUdeviceptr *base, size_t *size)
                                 CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, CU_POINTER_ATTRIBUTE_RANGE_SIZE,
                                 CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE};
     void *data[] = {&mtype, &managed, &start, &rsize, &pool};
-    if (v < 65536 || cuPointerGetAttributes(5, at, data, v) != CUDA_SUCCESS || mtype == 0 || rsize == 0)
+    if (cuPointerGetAttributes(5, at, data, v) != CUDA_SUCCESS || mtype == 0 || rsize == 0)
         return NULL;
     *base = start;
     *size = rsize;
-    if (managed)
-        return "managed";
-    if (pool)
-        return "pool";
-    if (mtype == CU_MEMORYTYPE_HOST)
-        return "pinned";
-    return "device";
+    cls = managed ? "managed" : pool ? "pool" : mtype == CU_MEMORYTYPE_HOST ? "pinned" : "device";
+    cache_class(epoch, start, rsize, cls);
+    return cls;
+}
+
+/* The name and parameter layout of the kernel f or k from the driver;
+ * out->name is the caller's to free. */
+static void read_func(CUfunction f, CUkernel k, func_info *out)
+{
+    const char *name = NULL;
+    if (f)
+        cuFuncGetName(&name, f);
+    else
+        cuKernelGetName(&name, k);
+    out->name = name ? strdup(name) : NULL;
+    out->nparams = 0;
+    for (size_t i = 0;; i++) {
+        size_t off = 0, sz = 0;
+        CUresult r = f ? cuFuncGetParamInfo(f, i, &off, &sz) : cuKernelGetParamInfo(k, i, &off, &sz);
+        if (r != CUDA_SUCCESS)
+            break;
+        if (i == FUNC_PARAMS) {
+            out->nparams = -1;
+            break;
+        }
+        out->param[i].off = off;
+        out->param[i].size = sz;
+        out->nparams++;
+    }
+}
+
+/* read_func through the cache. */
+static void func_of(CUfunction f, CUkernel k, func_info *out)
+{
+    const void *h = f ? (const void *)f : (const void *)k;
+    if (!h) {
+        read_func(f, k, out);
+        return;
+    }
+    size_t slot = ((uintptr_t)h >> 4) * 0x9e3779b97f4a7c15ull % FUNCS;
+    pthread_mutex_lock(&cache_lock);
+    unsigned e = __atomic_load_n(&module_epoch, __ATOMIC_ACQUIRE);
+    if (!funcs)
+        funcs = calloc(FUNCS, sizeof *funcs);
+    if (funcs && (e != funcs_epoch || nfuncs == FUNCS / 2)) {
+        for (size_t i = 0; i < FUNCS; i++)
+            free(funcs[i].name);
+        memset(funcs, 0, FUNCS * sizeof *funcs);
+        nfuncs = 0;
+        funcs_epoch = e;
+    }
+    for (size_t i = slot; funcs && funcs[i].h; i = (i + 1) % FUNCS)
+        if (funcs[i].h == h) {
+            *out = funcs[i];
+            out->name = funcs[i].name ? strdup(funcs[i].name) : NULL;
+            pthread_mutex_unlock(&cache_lock);
+            return;
+        }
+    pthread_mutex_unlock(&cache_lock);
+    read_func(f, k, out);
+    pthread_mutex_lock(&cache_lock);
+    if (funcs && e == funcs_epoch && e == __atomic_load_n(&module_epoch, __ATOMIC_ACQUIRE)) {
+        size_t i = slot;
+        while (funcs[i].h && funcs[i].h != h)
+            i = (i + 1) % FUNCS;
+        if (!funcs[i].h) {
+            funcs[i] = *out;
+            funcs[i].h = h;
+            funcs[i].name = out->name ? strdup(out->name) : NULL;
+            nfuncs++;
+        }
+    }
+    pthread_mutex_unlock(&cache_lock);
 }
 
 /* A pointer: p:CLASS:ADDR:BASE:SIZE, or null. host_size > 0 says the
@@ -158,13 +310,11 @@ static void put_kernel(FILE *f, CUgraphNode n)
         fputs("other type=kernel-unreadable", f);
         return;
     }
-    const char *name = NULL;
-    if (p.func)
-        cuFuncGetName(&name, p.func);
-    else if (p.kern)
-        cuKernelGetName(&name, p.kern);
+    func_info fi;
+    func_of(p.func, p.kern, &fi);
     fputs("kernel ", f);
-    put_name(f, name ? name : "?");
+    put_name(f, fi.name ? fi.name : "?");
+    free(fi.name);
     fprintf(f, " grid=%u,%u,%u block=%u,%u,%u shmem=%u", p.gridDimX, p.gridDimY, p.gridDimZ, p.blockDimX,
             p.blockDimY, p.blockDimZ, p.sharedMemBytes);
     /* Arguments: kernelParams, or the packed buffer of 'extra'. */
@@ -176,10 +326,15 @@ static void put_kernel(FILE *f, CUgraphNode n)
     }
     for (size_t i = 0;; i++) {
         size_t off = 0, sz = 0;
-        CUresult r =
-            p.func ? cuFuncGetParamInfo(p.func, i, &off, &sz) : cuKernelGetParamInfo(p.kern, i, &off, &sz);
-        if (r != CUDA_SUCCESS)
+        if (fi.nparams >= 0) {
+            if (i == (size_t)fi.nparams)
+                break;
+            off = fi.param[i].off;
+            sz = fi.param[i].size;
+        } else if ((p.func ? cuFuncGetParamInfo(p.func, i, &off, &sz) : cuKernelGetParamInfo(p.kern, i, &off, &sz)) !=
+                   CUDA_SUCCESS) {
             break;
+        }
         const unsigned char *v = p.kernelParams ? (const unsigned char *)p.kernelParams[i]
                                  : packed       ? (const unsigned char *)packed + off
                                                 : NULL;
@@ -488,17 +643,34 @@ int rec_walk_start(int sync)
     return rc;
 }
 
+void rec_walk_mutated(void)
+{
+    __atomic_add_fetch(&mutations, 1, __ATOMIC_RELEASE);
+}
+
 void rec_walk_request(CUgraph g, CUcontext ctx, const char *why, uint32_t x)
 {
-    req *r = calloc(1, sizeof *r);
-    if (!r)
+    pthread_mutex_lock(&qlock);
+    unsigned m = __atomic_load_n(&mutations, __ATOMIC_ACQUIRE);
+    if (g == last_g && m == last_mutations && last_w) {
+        uint32_t w = ++next_walk, as = last_w;
+        pthread_mutex_unlock(&qlock);
+        rec_logf("walk-same w=%u g=%u why=%s x=%u as=%u t=%u\n", w, rec_graph_id(g), why, x, as, rec_tid());
         return;
+    }
+    req *r = calloc(1, sizeof *r);
+    if (!r) {
+        pthread_mutex_unlock(&qlock);
+        return;
+    }
     r->g = g;
     r->ctx = ctx;
     r->why = why;
     r->x = x;
-    pthread_mutex_lock(&qlock);
     r->w = ++next_walk;
+    last_g = g;
+    last_w = r->w;
+    last_mutations = m;
     if (sync_walks) {
         /* Kept for rec_walk_flush at the exit of the current call. */
         r->next = tl_pending;
@@ -548,6 +720,8 @@ void rec_walk_wait_graph(CUgraph g)
     until.tv_sec += 10;
     int cut = 0;
     pthread_mutex_lock(&qlock);
+    if (last_g == g)
+        last_g = NULL; /* its address may name a new graph next */
     while (named(g) && started)
         if (pthread_cond_timedwait(&qcond, &qlock, &until) == ETIMEDOUT) {
             cut = 1;

@@ -332,6 +332,17 @@ GR_TEST_T(record_the_recorder_code_on_a_stand_in_driver, 60)
     char *file = slurp(dir, "graph-1.graph");
     CHECK_HAS(file, "n1 memcpy dst=b1+0 src=b0+0 count=4096 kind=DeviceToDevice after=n0\n");
     free(file);
+    /* The graph is walked twice: once for its capture and instantiation,
+     * once for the update that follows a node setter; not for the update
+     * of an unchanged graph. */
+    char grep[4096];
+    snprintf(grep, sizeof grep,
+             "grep -q '^walk-same w=2 g=1 why=instantiate x=1 as=1 ' '%s'/callbacks-*.log && "
+             "grep -q '^walk-same w=3 g=1 why=update x=1 as=1 ' '%s'/callbacks-*.log && "
+             "grep -q '^walk w=4 g=1 why=update x=1$' '%s'/callbacks-*.log && "
+             "test $(grep -c '^walk ' '%s'/callbacks-*.log) -eq 2",
+             dir, dir, dir, dir);
+    CHECK_EQ(system(grep), 0);
     unstage(dir);
 #else
     GR_TEST_SKIP("the recorder's selftest is built only where CMake finds the CUDA toolkit's headers");

@@ -141,6 +141,9 @@ for i in 1 2 3; do
     echo "record $(timeout 120 "$G" record -o "$B/ovh" --quiet ${RECORD_FLAGS:-} -- "$B/clients/bench_overhead" 2>/dev/null)" \
         >>"$O/overhead.txt"
 done
+# Where the recorder's time goes: its walks (on the helper thread) per run.
+say "walks in the last recorded run: $(cat "$B"/ovh/callbacks-*.log | awk '/^walk-end/ {n++; us += substr($3, 4)} /^walk-same/ {s++}
+    END {printf "%d walked, %d answered by an earlier walk, %.0f us in all", n, s, us}')"
 echo "timing $(timeout 120 "$G" record -o "$B/ovh" --timing --quiet ${RECORD_FLAGS:-} -- "$B/clients/bench_overhead" 2>/dev/null)" >>"$O/overhead.txt"
 if [ $HAVE_TORCH = 1 ]; then
     for i in 1 2; do

@@ -63,6 +63,7 @@ struct rec_graph {
  * file it was written to (NULL before conversion or if it failed). */
 typedef struct rec_walk {
     unsigned w, g, x;
+    unsigned same_as; /* a 'walk-same' line: the walk w= whose nodes it shares */
     const char *why;
     size_t line, queued_line;
     rec_graph top;

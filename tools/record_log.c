@@ -307,9 +307,31 @@ bool rec_log_read(rec_log *log, const char *path, char *err, size_t cap)
                 return false;
             continue;
         }
+        if (strcmp(l.kind, "walk-same") == 0) {
+            rec_walk *wk = &log->walks[log->nwalks++];
+            wk->w = (unsigned)rec_getu(&l, "w");
+            wk->g = (unsigned)rec_getu(&l, "g");
+            wk->x = (unsigned)rec_getu(&l, "x");
+            wk->same_as = (unsigned)rec_getu(&l, "as");
+            wk->why = rec_get(&l, "why") ? rec_get(&l, "why") : "?";
+            wk->line = wk->queued_line = l.no; /* asked for and answered at once */
+            continue;
+        }
         if (strcmp(l.kind, "end") == 0)
             log->ended = true;
         log->lines[log->nlines++] = l;
+    }
+    /* A walk-same shares the nodes of its walk, which the helper thread
+     * may have written after it. */
+    for (size_t i = 0; i < log->nwalks; i++) {
+        rec_walk *wk = &log->walks[i];
+        if (!wk->same_as)
+            continue;
+        const rec_walk *src = rec_log_walk(log, wk->same_as);
+        if (!src || src->same_as || src->g != wk->g)
+            return fail(&r, wk->line, "walk-same w=%u names walk %u, which is not a walk of graph %u", wk->w,
+                        wk->same_as, wk->g);
+        wk->top = src->top;
     }
     for (size_t i = 0; i < log->nlines; i++)
         if (strcmp(log->lines[i].kind, "walk-queued") == 0) {

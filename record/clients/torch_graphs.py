@@ -9,6 +9,7 @@ Prints, per model, the time of capture + instantiate and of one replay,
 so that a run with the recorder and one without give its overhead.
 Nothing here knows about the recorder.
 """
+import ctypes
 import os
 import sys
 import time
@@ -28,6 +29,37 @@ def block():
                                             dropout=0.0, batch_first=True)
 
 
+def new_graph():
+    """A CUDAGraph that keeps its cudaGraph_t after instantiation where
+    this torch can (keep_graph), so that debug_dump has a graph to print."""
+    try:
+        return torch.cuda.CUDAGraph(keep_graph=True), True
+    except TypeError:
+        return torch.cuda.CUDAGraph(), False
+
+
+def dump_dot(g, path):
+    """CUDA's DOT of g's graph at path: torch's debug_dump, else
+    cudaGraphDebugDotPrint on the raw graph handle."""
+    g.debug_dump(path)
+    if os.path.exists(path):
+        return "debug_dump"
+    raw = getattr(g, "raw_cuda_graph", None)
+    handle = raw() if raw else 0
+    if not handle:
+        return "none (torch released the graph)"
+    for lib in ("libcudart.so.13", "libcudart.so.12", "libcudart.so"):
+        try:
+            cudart = ctypes.CDLL(lib)
+            break
+        except OSError:
+            cudart = None
+    if cudart is None:
+        return "none (no libcudart)"
+    rc = cudart.cudaGraphDebugDotPrint(ctypes.c_void_p(handle), path.encode(), ctypes.c_uint(1))
+    return "cudaGraphDebugDotPrint rc=%d" % rc
+
+
 def run(name, model, x, dot_dir, replays):
     model = model.cuda().eval()
     x = x.cuda()
@@ -38,14 +70,17 @@ def run(name, model, x, dot_dir, replays):
             model(x)
     torch.cuda.current_stream().wait_stream(s)
     torch.cuda.synchronize()
-    g = torch.cuda.CUDAGraph()
+    g, kept = new_graph()
     g.enable_debug_mode()
     t0 = time.perf_counter()
     with torch.no_grad(), torch.cuda.graph(g):
         y = model(x)
+    if kept and hasattr(g, "instantiate"):
+        g.instantiate()  # kept graphs instantiate on demand
     torch.cuda.synchronize()
     t1 = time.perf_counter()
-    g.debug_dump(os.path.join(dot_dir, name + ".dot"))
+    how = dump_dot(g, os.path.join(dot_dir, name + ".dot"))
+    print("%s: dot by %s" % (name, how), file=sys.stderr)
     g.replay()
     torch.cuda.synchronize()
     times = []

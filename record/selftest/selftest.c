@@ -139,6 +139,17 @@ int main(void)
     api(CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2, "cuMemFree_v2", &fa, CUDA_SUCCESS);
     api(CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, "cuGraphLaunch", &gl, CUDA_SUCCESS);
 
+    /* An update from the unchanged graph is answered from its last walk; a
+     * node setter in between makes the next one walk the graph again. */
+    CUgraphExecUpdateResultInfo ri;
+    memset(&ri, 0, sizeof ri);
+    cuGraphExecUpdate_v2_params up = {x, g, &ri};
+    api(CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate_v2, "cuGraphExecUpdate_v2", &up, CUDA_SUCCESS);
+    cuGraphKernelNodeSetParams_v2_params kp;
+    memset(&kp, 0, sizeof kp);
+    api(CUPTI_DRIVER_TRACE_CBID_cuGraphKernelNodeSetParams_v2, "cuGraphKernelNodeSetParams_v2", &kp, CUDA_SUCCESS);
+    api(CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate_v2, "cuGraphExecUpdate_v2", &up, CUDA_SUCCESS);
+
     /* A second capture, invalidated from another thread. */
     CUstream s2 = (CUstream)(uintptr_t)0x6000;
     cuStreamBeginCapture_v2_params bc2 = {s2, CU_STREAM_CAPTURE_MODE_GLOBAL};
