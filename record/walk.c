@@ -331,8 +331,8 @@ static void put_kernel(FILE *f, CUgraphNode n)
                 break;
             off = fi.param[i].off;
             sz = fi.param[i].size;
-        } else if ((p.func ? cuFuncGetParamInfo(p.func, i, &off, &sz) : cuKernelGetParamInfo(p.kern, i, &off, &sz)) !=
-                   CUDA_SUCCESS) {
+        } else if ((p.func ? cuFuncGetParamInfo(p.func, i, &off, &sz)
+                           : cuKernelGetParamInfo(p.kern, i, &off, &sz)) != CUDA_SUCCESS) {
             break;
         }
         const unsigned char *v = p.kernelParams ? (const unsigned char *)p.kernelParams[i]

@@ -349,13 +349,45 @@ GR_TEST_T(record_the_recorder_code_on_a_stand_in_driver, 60)
 #endif
 }
 
-GR_TEST(record_a_live_cuda_program)
+GR_TEST_T(record_a_live_cuda_program, 300)
 {
-    /* Recording runs a CUDA program with the recorder injected by the
-     * driver: that needs an NVIDIA GPU, its driver and the recorder built
-     * with the CUDA toolkit. tools/record-check.sh does it on a GPU
-     * machine and writes the fixtures the tests above read. */
-    GR_TEST_SKIP("needs an NVIDIA GPU and driver: tools/record-check.sh records real programs there");
+    /* The seed capture (record/clients/seed_capture.cu), built with nvcc
+     * and run under 'graphrt record': the driver loads the recorder, which
+     * needs an NVIDIA GPU and its driver. tools/record-check.sh records
+     * all the clients there and writes the fixtures the tests above read. */
+    gr_test_device_or_skip(1);
+    gr_test_real_gpu_or_skip();
+#ifndef GR_RECORD_LIB_BUILT
+    GR_TEST_SKIP("the recorder is built only where CMake finds the CUDA toolkit with CUPTI");
+#else
+    if (system("command -v nvcc >/dev/null 2>&1 || test -x /usr/local/cuda/bin/nvcc") != 0)
+        GR_TEST_SKIP("needs nvcc to build a CUDA program to record");
+    char dir[512], cmd[4096];
+    snprintf(dir, sizeof dir, "/tmp/graphrt-record-live-%ld-XXXXXX", (long)getpid());
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(cmd, sizeof cmd,
+             "PATH=\"$PATH:/usr/local/cuda/bin\" nvcc -O2 -arch=native -o '%s/seed_capture' "
+             "'%s/record/clients/seed_capture.cu' >'%s/nvcc.txt' 2>&1",
+             dir, GR_SOURCE_DIR, dir);
+    CHECK_EQ(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "record -o '%s/rec' --quiet --stale -- '%s/seed_capture'", dir, dir);
+    CHECK_EQ(tool(cmd), 0);
+    char rec[600];
+    snprintf(rec, sizeof rec, "%s/rec", dir);
+    char *rep = slurp(rec, "report.txt");
+    CHECK_HAS(rep, "graphs recorded: 1");
+    CHECK_HAS(rep, "nodes: 3 (kernel 2, memcpy 1), edges: 2");
+    CHECK_HAS(rep, "(cuStreamBeginCapture_v2, mode global, thread 1");
+    CHECK_HAS(rep, "instantiated by cuGraphInstantiate");
+    CHECK_HAS(rep, "launches in all: 100");
+    CHECK_HAS(rep, "none: no launch used an address freed before it");
+    free(rep);
+    char *file = slurp(rec, "graph-1.graph");
+    CHECK_HAS(file, "\"_Z3fooPfi\"");
+    CHECK_HAS(file, "kind=DeviceToDevice");
+    free(file);
+    unstage(dir);
+#endif
 }
 
 #endif /* GR_TOOL_PATH */

@@ -387,8 +387,11 @@ static void origin(conv *c, unsigned g)
         fprintf(c->rep, "  origin: cloned from graph %s (%s)\n", gets_(cl, "from"), gets_(cl, "call"));
         fprintf(c->js, ", \"origin\": \"clone\", \"from\": %s", gets_(cl, "from"));
     } else if (cr) {
-        fprintf(c->rep, "  origin: %s on thread %s, built with the graph API\n", gets_(cr, "call"),
-                gets_(cr, "t"));
+        /* cuGraphCreate is not watched (outside captures it costs a
+         * callback per call for nothing else): its call is often '-'. */
+        const char *call = gets_(cr, "call");
+        fprintf(c->rep, "  origin: built with the graph API on thread %s%s%s\n", gets_(cr, "t"),
+                strcmp(call, "-") != 0 ? ", by " : "", strcmp(call, "-") != 0 ? call : "");
         fprintf(c->js, ", \"origin\": \"api\"");
     } else {
         fprintf(c->rep, "  origin: not in the log (created before the recorder started?)\n");

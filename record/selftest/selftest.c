@@ -128,10 +128,12 @@ int main(void)
     ic.functionParams = &gi;
     ic.functionReturnValue = &ok;
     ic.callbackSite = CUPTI_API_ENTER;
-    fake_callback(fake_userdata, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags, &ic);
+    fake_callback(fake_userdata, CUPTI_CB_DOMAIN_DRIVER_API,
+                  CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags, &ic);
     resource(CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED, NULL, x);
     ic.callbackSite = CUPTI_API_EXIT;
-    fake_callback(fake_userdata, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags, &ic);
+    fake_callback(fake_userdata, CUPTI_CB_DOMAIN_DRIVER_API,
+                  CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags, &ic);
     cuGraphLaunch_params gl = {x, s};
     for (int i = 0; i < 5; i++)
         api(CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, "cuGraphLaunch", &gl, CUDA_SUCCESS);
@@ -147,7 +149,8 @@ int main(void)
     api(CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate_v2, "cuGraphExecUpdate_v2", &up, CUDA_SUCCESS);
     cuGraphKernelNodeSetParams_v2_params kp;
     memset(&kp, 0, sizeof kp);
-    api(CUPTI_DRIVER_TRACE_CBID_cuGraphKernelNodeSetParams_v2, "cuGraphKernelNodeSetParams_v2", &kp, CUDA_SUCCESS);
+    api(CUPTI_DRIVER_TRACE_CBID_cuGraphKernelNodeSetParams_v2, "cuGraphKernelNodeSetParams_v2", &kp,
+        CUDA_SUCCESS);
     api(CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate_v2, "cuGraphExecUpdate_v2", &up, CUDA_SUCCESS);
 
     /* A second capture, invalidated from another thread. */
