@@ -375,7 +375,7 @@ GR_TEST(capture_begin_and_end_refuse_bad_calls)
     CHECK_GR(grErrorInvalidValue, grStreamBeginCapture(s, (grStreamCaptureMode)7));
     CHECK_GR(grErrorIllegalState, grStreamEndCapture(s, &g));
     CHECK(g == (grGraph_t)1);
-    CHECK_GR(grErrorInvalidValue, grStreamEndCapture(s, NULL));
+    CHECK_GR(grErrorIllegalState, grStreamEndCapture(s, NULL));
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeRelaxed));
     CHECK_GR(grErrorIllegalState, grStreamBeginCapture(s, grStreamCaptureModeRelaxed));
     CHECK_DETAIL_HAS("already takes part in capture #");
@@ -580,9 +580,11 @@ GR_TEST(capture_to_graph_ends_without_an_output_pointer)
     CHECK_OK(grStreamDestroy(s2));
 }
 
-/* A capture begun with grStreamBeginCapture makes a graph only its end
- * can hand over: NULL is refused and the capture goes on. */
-GR_TEST(capture_plain_end_refuses_a_null_output_pointer_and_goes_on)
+/* CUDA 13.0 (measured on an H100: tests/probes/parity.cu, "endnull"):
+ * cudaStreamEndCapture(s, NULL) after a plain cudaStreamBeginCapture
+ * returns cudaSuccess and ends the capture. The graph nobody received is
+ * destroyed; the stream runs work again and captures again. */
+GR_TEST(capture_plain_end_without_an_output_pointer_ends_the_capture)
 {
     static int x[1];
     grStream_t s;
@@ -590,14 +592,19 @@ GR_TEST(capture_plain_end_refuses_a_null_output_pointer_and_goes_on)
     CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
     launch_add(s, x, 1);
-    CHECK_GR(grErrorInvalidValue, grStreamEndCapture(s, NULL));
-    CHECK_DETAIL_HAS("grStreamBeginCaptureToGraph");
-    CHECK_EQ(status_of(s), grStreamCaptureStatusActive);
+    CHECK_OK(grStreamEndCapture(s, NULL));
+    CHECK_EQ(status_of(s), grStreamCaptureStatusNone);
+    CHECK_EQ(x[0], 0); /* captured, never run */
+    launch_add(s, x, 1);
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_EQ(x[0], 1);
+    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+    launch_add(s, x, 1);
     launch_add(s, x, 1);
     CHECK_OK(grStreamEndCapture(s, &g));
     CHECK_EQ(node_count(g), 2);
     run_graph(g, s);
-    CHECK_EQ(x[0], 2);
+    CHECK_EQ(x[0], 3);
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grStreamDestroy(s));
 }

@@ -403,20 +403,15 @@ GR_API grError_t grStreamEndCapture(grStream_t stream, grGraph_t *pGraph)
     gr_capture *c;
     grError_t err;
     char d[192], msg[1024];
-    /* A capture into the caller's graph (grStreamBeginCaptureToGraph) may
-     * be ended without an output: the graph is already the caller's, as
-     * NVIDIA's graphConditionalNodes sample assumes. Any other NULL is
-     * refused as grErrorInvalidValue, before the stream's own errors.
-     * own_graph is fixed when the capture begins. */
+    /* pGraph may be NULL, as CUDA 13.0 allows (measured on an H100): a
+     * capture into the caller's graph (grStreamBeginCaptureToGraph) ends
+     * with the graph already the caller's, as NVIDIA's
+     * graphConditionalNodes sample assumes; any other capture ends and its
+     * graph, which nobody could receive, is destroyed. */
     err = gr__stream_from_handle(call, stream, &s);
-    if (err && pGraph)
+    if (err)
         return err;
-    c = err ? NULL : gr_load_acquire(&s->capture);
-    if (!pGraph && (!c || c->own_graph))
-        return gr__fail(
-            grErrorInvalidValue,
-            "grStreamEndCapture: pGraph (the output pointer) is NULL; only a capture begun with "
-            "grStreamBeginCaptureToGraph, whose graph the caller holds, may be ended without one");
+    c = gr_load_acquire(&s->capture);
     if (c && gr__tracing())
         gr__trace_emit(GR_TR_CAPTURE, "capture end", gr__trace_clock(), 0, s->serial, 0, 0, 0);
     if (!c)
@@ -489,10 +484,13 @@ GR_API grError_t grStreamEndCapture(grStream_t stream, grGraph_t *pGraph)
         return gr__fail(grErrorStreamCaptureInvalidated, "%s", full);
     }
     grGraph_t g = c->graph;
+    bool own = c->own_graph;
     finish(c, true);
     gr_assert_expensive(gr__graph_is_valid(g));
     if (pGraph)
         *pGraph = g;
+    else if (own)
+        grGraphDestroy(g);
     return grSuccess;
 }
 

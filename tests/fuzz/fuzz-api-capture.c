@@ -367,13 +367,14 @@ static void end(fa *f, int sid_pick)
     grStream_t s = fa_stream_handle(f, sid);
     grGraph_t out = (grGraph_t)(void *)f, before = out;
     int k = fa_capture_of(f, sid);
-    /* No output pointer: refused, changing nothing, unless the stream
-     * takes part in a capture into the caller's graph, which ends as with
-     * one (the checks below read *pGraph as NULL or that graph). */
+    /* No output pointer (CUDA 13.0 allows it): a stream not capturing is
+     * refused as with one; a capture ends as with one (the checks below
+     * read *pGraph as NULL or the graph), and the graph of a plain
+     * capture, which nobody received, is destroyed. */
     bool no_out = false;
     if (fa_pct(f, 3) && sid_pick < 0) {
-        if (k < 0 || !f->cap[k].to_graph) {
-            fa_bad(f, FA_CALL(f, grStreamEndCapture(s, NULL)), grErrorInvalidValue);
+        if (k < 0) {
+            fa_bad(f, FA_CALL(f, grStreamEndCapture(s, NULL)), grErrorIllegalState);
             return;
         }
         no_out = true;
@@ -413,6 +414,10 @@ static void end(fa *f, int sid_pick)
         return;
     }
     fa_ok(f, err);
+    if (no_out && !c->to_graph) {
+        finish(f, k, false);
+        return;
+    }
     fa_graph *g = c->g;
     if (c->to_graph && out != g->h)
         fa_fail(f, "grStreamEndCapture returned graph %p, the capture was into %p", (void *)out,
