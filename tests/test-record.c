@@ -210,6 +210,146 @@ GR_TEST_T(record_writes_every_node_type_as_a_file_that_loads, 60)
     unstage(dir);
 }
 
+/* ------------------------------------------------ recorded on a GPU */
+
+/* The callback streams tools/record-check.sh recorded from the programs
+ * of record/clients/ (CUDA 13.0, an H100). */
+#define REAL(client) client "-cuda13.0-h100.log"
+
+/* Loads dir/name with stand-in kernels, checks its node count, replays
+ * it once on the CPU. */
+static void load_and_replay(const char *dir, const char *name, size_t nodes)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    grGraph_t g;
+    CHECK_EQ(grGraphLoadFromFile(&g, path, grGraphLoadStandIns), grSuccess);
+    CHECK_EQ(count_nodes(g), nodes);
+    grGraphExec_t e;
+    CHECK_EQ(grGraphInstantiate(&e, g, 0), grSuccess);
+    CHECK_EQ(grGraphLaunch(e, NULL), grSuccess);
+    CHECK_EQ(grStreamSynchronize(NULL), grSuccess);
+    CHECK_EQ(grGraphExecDestroy(e), grSuccess);
+    CHECK_EQ(grGraphDestroy(g), grSuccess);
+}
+
+GR_TEST_T(record_gpu_seed_capture_and_explicit_graph, 60)
+{
+    char dir[512];
+    char *rep = convert(REAL("seed_capture"), dir, sizeof dir, "--stale");
+    CHECK_HAS(rep, "graphs recorded: 1");
+    CHECK_HAS(rep, "nodes: 3 (kernel 2, memcpy 1), edges: 2");
+    CHECK_HAS(rep, "(cuStreamBeginCapture_v2, mode global, thread 1");
+    CHECK_HAS(rep, "launches in all: 100");
+    CHECK_HAS(rep, "none: no launch used an address freed before it");
+    free(rep);
+    char *file = slurp(dir, "graph-1.graph");
+    CHECK_HAS(file, "\"_Z3fooPfi\"");
+    CHECK_HAS(file, "\"_Z3barPfi\"");
+    CHECK_HAS(file, "kind=DeviceToDevice");
+    free(file);
+    load_and_replay(dir, "graph-1.graph", 3);
+    unstage(dir);
+
+    rep = convert(REAL("seed_explicit"), dir, sizeof dir, "");
+    CHECK_HAS(rep, "nodes: 2 (kernel 2), edges: 1");
+    CHECK_HAS(rep, "built with the graph API");
+    CHECK_HAS(rep, "instantiated by cuGraphInstantiateWithFlags");
+    free(rep);
+    load_and_replay(dir, "graph-1.graph", 2);
+    unstage(dir);
+}
+
+GR_TEST_T(record_gpu_serialised_fork_join_names_its_event, 60)
+{
+    char dir[512];
+    char *rep = convert(REAL("forkjoin"), dir, sizeof dir, "");
+    /* graph 1 joined correctly; graph 2 chains two branches through the
+     * fork's event, recorded again on a branch. */
+    char *g2 = strstr(rep, "\ngraph 2:");
+    CHECK(g2 != NULL);
+    CHECK_HAS(rep, "serialised fork-joins: 0");
+    CHECK_HAS(g2, "serialised fork-joins: 1");
+    CHECK_HAS(g2, "the edge n1 -> n2 was made by event 0x");
+    CHECK_HAS(g2, "(cudaEventRecord, thread 1, log line");
+    CHECK_HAS(g2, "then waited on by stream 0x");
+    CHECK_HAS(g2, "(cudaStreamWaitEvent, thread 1, log line");
+    free(rep);
+    load_and_replay(dir, "graph-1.graph", 5);
+    load_and_replay(dir, "graph-2.graph", 5);
+    unstage(dir);
+}
+
+GR_TEST_T(record_gpu_failed_update_lists_every_difference, 60)
+{
+    char dir[512];
+    char *rep = convert(REAL("update_topology"), dir, sizeof dir, "");
+    CHECK_HAS(
+        rep,
+        "failed: CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE (910), CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED");
+    CHECK_HAS(rep, "topology    A has 2 top-level nodes, B has 3");
+    CHECK_HAS(rep, "topology    n1 of B has no partner in A");
+    CHECK_HAS(rep, "parameters  n1 -> n2: args=");
+    CHECK_HAS(rep, "update      would fail: grGraphExecUpdateErrorTopologyChanged");
+    free(rep);
+    unstage(dir);
+}
+
+GR_TEST_T(record_gpu_stale_pointer_names_node_argument_and_free, 60)
+{
+    char dir[512];
+    char *rep = convert(REAL("stale_pointer"), dir, sizeof dir, "--stale");
+    CHECK_HAS(rep, "stale: graph 1 (graph-1.graph) n0 kernel \"_Z4fillPfi\" argument 0 = 0x");
+    CHECK_HAS(rep, "stale: graph 1 (graph-1.graph) n1 memcpy src = 0x");
+    CHECK_HAS(rep, "(cuMemAlloc_v2, log line 3), freed by ");
+    CHECK_HAS(rep, "the address lies in a later allocation");
+    free(rep);
+    unstage(dir);
+}
+
+GR_TEST_T(record_gpu_invalidated_capture_names_the_other_threads_call, 60)
+{
+    char dir[512];
+    char *rep = convert(REAL("capture_invalidated"), dir, sizeof dir, "");
+    CHECK_HAS(rep, "failed: cudaStreamEndCapture returned CUDA_ERROR_STREAM_CAPTURE_INVALIDATED (901)");
+    CHECK_HAS(rep, "invalidated by: cudaMemset (driver call cuMemsetD8_v2), which returned "
+                   "CUDA_ERROR_STREAM_CAPTURE_IMPLICIT (906), on thread 2 (its capture mode global)");
+    CHECK_HAS(rep, "another thread than the capture's");
+    CHECK_HAS(rep, "first reported to: cudaLaunchKernel (driver call cuLaunchKernel) on thread 1");
+    free(rep);
+    unstage(dir);
+}
+
+GR_TEST_T(record_gpu_pytorch_graphs_load_and_replay, 120)
+{
+    /* torch.cuda.graph of an MLP and of one transformer block (cuBLAS,
+     * cutlass and ATen kernels), each replayed 251 times. */
+    char dir[512];
+    char *rep = convert(REAL("torch_graphs"), dir, sizeof dir, "--stale");
+    CHECK_HAS(rep, "graphs recorded: 2");
+    CHECK_HAS(rep, "nodes: 8 (kernel 8), edges: 7");
+    CHECK_HAS(rep, "nodes: 12 (kernel 11, memset 1), edges: 11");
+    CHECK_HAS(rep, "launches in all: 251");
+    CHECK_HAS(rep, "cutlass");
+    CHECK_HAS(rep, "none: no launch used an address freed before it");
+    free(rep);
+    char *file = slurp(dir, "graph-1.graph");
+    CHECK_HAS(file, "splitKreduce_kernel");
+    free(file);
+    DIR *d = opendir(dir);
+    CHECK(d != NULL);
+    struct dirent *e;
+    char second[256] = "";
+    while ((e = readdir(d)))
+        if (strncmp(e->d_name, "graph-", 6) == 0 && strcmp(e->d_name, "graph-1.graph") != 0)
+            snprintf(second, sizeof second, "%s", e->d_name);
+    closedir(d);
+    CHECK(second[0] != '\0');
+    load_and_replay(dir, "graph-1.graph", 8);
+    load_and_replay(dir, second, 12);
+    unstage(dir);
+}
+
 GR_TEST_T(record_converts_every_fixture, 120)
 {
     DIR *d = opendir(FIXTURES);
