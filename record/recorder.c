@@ -593,6 +593,10 @@ static void on_resource(CUpti_CallbackId id, const CUpti_ResourceData *rd)
     if (id < CUPTI_CBID_RESOURCE_GRAPH_CREATED || !rd || !rd->resourceDescriptor)
         return;
     const CUpti_GraphData *gd = (const CUpti_GraphData *)rd->resourceDescriptor;
+    /* Node removals, clones and edges are not logged (the walks hold the
+     * graphs; a line each would cost every captured node and every
+     * instantiation, which clones the graph); they only make the next
+     * walk of a graph necessary. */
     switch (id) {
     case CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED:
     case CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED:
@@ -631,21 +635,6 @@ static void on_resource(CUpti_CallbackId id, const CUpti_ResourceData *rd)
         else
             rec_logf("node-create g=%u n=%llu type=%d t=%u call=%s\n", rec_graph_id(gd->graph),
                      (unsigned long long)rec_node_id(gd->node), (int)gd->nodeType, rec_tid(), call_name());
-        break;
-    case CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED:
-        rec_logf("node-clone n=%llu from=%llu\n", (unsigned long long)rec_node_id(gd->node),
-                 (unsigned long long)rec_node_id(gd->originalNode));
-        break;
-    case CUPTI_CBID_RESOURCE_GRAPHNODE_DESTROY_STARTING:
-        rec_logf("node-destroy n=%llu\n", (unsigned long long)rec_node_id(gd->node));
-        break;
-    case CUPTI_CBID_RESOURCE_GRAPHNODE_DEPENDENCY_CREATED:
-        rec_logf("dep-create n=%llu dep=%llu call=%s\n", (unsigned long long)rec_node_id(gd->node),
-                 (unsigned long long)rec_node_id(gd->dependency), call_name());
-        break;
-    case CUPTI_CBID_RESOURCE_GRAPHNODE_DEPENDENCY_DESTROY_STARTING:
-        rec_logf("dep-destroy n=%llu dep=%llu\n", (unsigned long long)rec_node_id(gd->node),
-                 (unsigned long long)rec_node_id(gd->dependency));
         break;
     case CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED: {
         uint32_t x = rec_exec_id(gd->graphExec);
