@@ -89,7 +89,9 @@
  * in both); GR_SHARED_DYNAMIC(T, name) points 'name' at the launch's
  * dynamic shared memory (sharedMemBytes; extern __shared__); the
  * gr_atomic_* operations (CUDA's atomicAdd ... atomicDec, relaxed as
- * CUDA's, on global and shared memory) and gr_threadfence*.
+ * CUDA's, on global and shared memory) and gr_threadfence*;
+ * gr_trigger_programmatic_launch_completion() and
+ * gr_grid_dependency_synchronize() (programmatic dependent launch).
  */
 #ifndef GRAPHRT_KERNEL_H
 #define GRAPHRT_KERNEL_H
@@ -215,6 +217,23 @@
 #define gr_threadfence() __threadfence()
 #define gr_threadfence_block() __threadfence_block()
 #define gr_threadfence_system() __threadfence_system()
+
+/* Programmatic dependent launch (compute capability 9.0 and later; a
+ * no-op below it, where a dependent kernel never starts early). */
+static __device__ __forceinline__ void gr__kpdl_trigger(void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    cudaTriggerProgrammaticLaunchCompletion();
+#endif
+}
+static __device__ __forceinline__ void gr__kpdl_wait(void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    cudaGridDependencySynchronize();
+#endif
+}
+#define gr_trigger_programmatic_launch_completion() gr__kpdl_trigger()
+#define gr_grid_dependency_synchronize() gr__kpdl_wait()
 
 /* Adds v to *p atomically; returns the old value. */
 #define gr_atomic_add_u32(p, v) atomicAdd((unsigned *)(p), (unsigned)(v))
@@ -652,6 +671,16 @@ GR__KATOM_LOOP(dec_u, unsigned, old == 0u || old > v ? v : old - 1u)
 #define gr_threadfence() __atomic_thread_fence(__ATOMIC_SEQ_CST)
 #define gr_threadfence_system() __atomic_thread_fence(__ATOMIC_SEQ_CST)
 #define gr_threadfence_block() __atomic_signal_fence(__ATOMIC_SEQ_CST)
+
+/* Programmatic dependent launch (CUDA's
+ * cudaTriggerProgrammaticLaunchCompletion and
+ * cudaGridDependencySynchronize). On the CPU a kernel that depends on
+ * another programmatically (a programmatic edge, or a launch after one
+ * with grLaunchAttributeProgrammaticStreamSerialization) starts after
+ * that kernel has completed and its writes are visible: the latest start
+ * CUDA allows, so both are no-ops here. */
+#define gr_trigger_programmatic_launch_completion() ((void)0)
+#define gr_grid_dependency_synchronize() ((void)0)
 
 /* The older names: adds v to *p atomically; returns the old value. */
 #define gr_atomic_add_u32(p, v) __atomic_fetch_add((unsigned *)(p), (unsigned)(v), __ATOMIC_RELAXED)

@@ -351,3 +351,80 @@ GR_TEST(kernel_lang_stencil_with_halo_gpu)
 {
     stencil(1);
 }
+
+/* ------------------------------------- programmatic dependent launch */
+
+GR_KERNEL_DECLARE(lang_pdl_produce);
+GR_KERNEL_DECLARE(lang_pdl_consume);
+
+/* A producer and its programmatic consumer (gr_trigger_... and
+ * gr_grid_dependency_synchronize in the kernels): as graph nodes joined
+ * by a programmatic edge, then as stream launches with the programmatic
+ * serialization attribute. The consumer reads all the producer wrote. */
+static void programmatic_launch(int gpu)
+{
+    device_or_skip(gpu);
+    const unsigned n = 100000, T = 128, B = (n + T - 1) / T;
+    int *dx = to_device(NULL, n * sizeof(int)), *dy = to_device(NULL, n * sizeof(int));
+    grKernel_t produce, consume;
+    CHECK_OK(GR_KERNEL_CREATE(&produce, lang_pdl_produce));
+    CHECK_OK(GR_KERNEL_CREATE(&consume, lang_pdl_consume));
+    void *pargs[] = {&dx, (void *)&n}, *cargs[] = {&dx, &dy, (void *)&n};
+
+    grGraph_t g;
+    grGraphNode_t p, c;
+    CHECK_OK(grGraphCreate(&g, 0));
+    grKernelNodeParams kp = {produce, GR_DIM3(B, 1, 1), GR_DIM3(T, 1, 1), 0, pargs, NULL};
+    CHECK_OK(grGraphAddKernelNode(&p, g, NULL, 0, &kp));
+    grKernelNodeParams kc = {consume, GR_DIM3(B, 1, 1), GR_DIM3(T, 1, 1), 0, cargs, NULL};
+    CHECK_OK(grGraphAddKernelNode(&c, g, NULL, 0, &kc));
+    grGraphEdgeData pe;
+    memset(&pe, 0, sizeof pe);
+    pe.type = grGraphDependencyTypeProgrammatic;
+    pe.from_port = grGraphKernelNodePortProgrammatic;
+    CHECK_OK(grGraphAddDependencies(g, &p, &c, &pe, 1));
+    grGraphExec_t e;
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    CHECK_OK(grGraphLaunch(e, NULL));
+    CHECK_OK(grStreamSynchronize(NULL));
+    int *y = to_host(dy, n * sizeof(int));
+    for (unsigned i = 0; i < n; i++)
+        if (y[i] != 2 * ((int)i + 1))
+            GR_TEST_FAIL_("graph: y[%u] is %d, expected %d", i, y[i], 2 * ((int)i + 1));
+    free(y);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+
+    CHECK_OK(grMemset(dx, 0, n * sizeof(int)));
+    CHECK_OK(grMemset(dy, 0, n * sizeof(int)));
+    grStream_t s;
+    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
+    CHECK_OK(grLaunchKernel(produce, GR_DIM3(B, 1, 1), GR_DIM3(T, 1, 1), pargs, 0, s));
+    grLaunchAttribute at;
+    memset(&at, 0, sizeof at);
+    at.id = grLaunchAttributeProgrammaticStreamSerialization;
+    at.val.programmaticStreamSerializationAllowed = 1;
+    grLaunchConfig_t cfg = {GR_DIM3(B, 1, 1), GR_DIM3(T, 1, 1), 0, s, &at, 1};
+    CHECK_OK(grLaunchKernelExC(&cfg, consume, cargs));
+    CHECK_OK(grStreamSynchronize(s));
+    y = to_host(dy, n * sizeof(int));
+    for (unsigned i = 0; i < n; i++)
+        if (y[i] != 2 * ((int)i + 1))
+            GR_TEST_FAIL_("stream: y[%u] is %d, expected %d", i, y[i], 2 * ((int)i + 1));
+    free(y);
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grFree(dx));
+    CHECK_OK(grFree(dy));
+    CHECK_OK(grKernelDestroy(produce));
+    CHECK_OK(grKernelDestroy(consume));
+}
+
+GR_TEST(kernel_lang_programmatic_dependent_launch_cpu)
+{
+    programmatic_launch(0);
+}
+
+GR_TEST(kernel_lang_programmatic_dependent_launch_gpu)
+{
+    programmatic_launch(1);
+}

@@ -325,6 +325,25 @@ __device__
 #endif
     unsigned lang_zero_hits;
 
+/* Programmatic dependent launch: the producer writes x[i] = i + 1 and
+ * triggers its dependents; the consumer waits for its producer's grid,
+ * then reads what it wrote. */
+GR_KERNEL(lang_pdl_produce, (int *, x), (unsigned, n))
+{
+    size_t i = gr_global_idx_x();
+    if (i < n)
+        x[i] = (int)i + 1;
+    gr_trigger_programmatic_launch_completion();
+}
+
+GR_KERNEL(lang_pdl_consume, (const int *, x), (int *, y), (unsigned, n))
+{
+    gr_grid_dependency_synchronize();
+    size_t i = gr_global_idx_x();
+    if (i < n)
+        y[i] = 2 * x[i];
+}
+
 GR_KERNEL(lang_zero_plain)
 {
     gr_atomic_add(&lang_zero_hits, 1u);
