@@ -40,13 +40,9 @@ static grError_t check_not_ended_capture(const char *call, grEvent_t e)
  * caller's wait. */
 static grError_t wait_event_gpu(const char *call, gr_stream *s, grEvent_t e)
 {
-    grError_t err;
     if (s->device != 0 && e->device != 0)
         return gr__devkind()->stream_wait_event(call, s, e);
-    if (e->device != 0)
-        return gr__devkind()->event_sync(call, e);
-    err = gr__event_wait(e);
-    return err ? gr__fail_again(err) : grSuccess;
+    return gr__event_sync_dev(call, e);
 }
 
 GR_API grError_t grEventCreate(grEvent_t *event)
@@ -163,9 +159,7 @@ GR_API grError_t grEventQuery(grEvent_t event)
     if ((err = gr__capture_check_unsafe("grEventQuery", GR_UNSAFE_EVENT_QUERY, NULL, event)) ||
         (err = check_not_ended_capture("grEventQuery", event)))
         return err;
-    if (event->device != 0)
-        return gr__devkind()->event_query("grEventQuery", event);
-    return gr__event_done(event) ? grSuccess : grErrorNotReady;
+    return gr__event_query_dev("grEventQuery", event);
 }
 
 GR_API grError_t grEventSynchronize(grEvent_t event)
@@ -182,11 +176,11 @@ GR_API grError_t grEventSynchronize(grEvent_t event)
         return err;
     }
     uint64_t t0 = gr__tracing() ? gr__trace_clock() : 0;
-    err = gr__event_wait(event);
+    err = gr__event_sync_dev("grEventSynchronize", event);
     if (GR_UNLIKELY(t0))
         gr__trace_emit(GR_TR_SYNC, "grEventSynchronize", t0, gr__trace_clock(), 0, 0, 0, 0);
     gr__pool_on_sync();
-    return err ? gr__fail_again(err) : grSuccess;
+    return err;
 }
 
 GR_API grError_t grEventElapsedTime(float *ms, grEvent_t start, grEvent_t end)

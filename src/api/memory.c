@@ -259,7 +259,7 @@ int gr__api_gpu_of(const void *a, const void *b)
 static grError_t gpu_now(const char *call, gr_stream *s, int device, void *dst, const void *src, int value,
                          size_t count)
 {
-    grError_t err = gr__stream_sync(s);
+    grError_t err = gr__stream_sync_dev(call, s);
     if (err)
         return gr__fail_again(err);
     err = src ? gr__devkind()->copy_now(device, dst, src, count)
@@ -340,7 +340,7 @@ grError_t gr__api_wait_legacy(const char *call, gr_stream *s)
         gr__pool_on_sync();
         return gerr;
     }
-    grError_t err = gr__stream_sync(s);
+    grError_t err = gr__stream_sync_dev(call, s);
     gr__pool_on_sync();
     if (err != grSuccess)
         return gr__fail_again(err);

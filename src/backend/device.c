@@ -46,10 +46,14 @@ bool gr__device_register(const gr_device_ops *ops)
     return true;
 }
 
+grError_t gr__stream_sync_dev(const char *call, gr_stream *s)
+{
+    return s->device ? gr__devkind()->stream_sync(call, s) : gr__stream_sync(s);
+}
+
 grError_t gr__stream_sync_any(gr_stream *s)
 {
-    return s->device ? gr__devkind()->stream_sync("a blocking launch (GRAPHRT_LAUNCH_BLOCKING)", s)
-                     : gr__stream_sync(s);
+    return gr__stream_sync_dev("a blocking launch (GRAPHRT_LAUNCH_BLOCKING)", s);
 }
 
 int gr__gpu_count(void)
