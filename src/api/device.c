@@ -65,12 +65,7 @@ GR_API grError_t grDeviceSynchronize(void)
     if ((e = gr__capture_check_unsafe("grDeviceSynchronize", GR_UNSAFE_DEVICE_SYNC, NULL, NULL)))
         return e;
     uint64_t t0 = gr__tracing() ? gr__trace_clock() : 0;
-    if (device != 0)
-        e = gr__devkind()->device_sync("grDeviceSynchronize", device);
-    else {
-        gr__device_sync_all();
-        e = gr__kernel_fault_check("grDeviceSynchronize");
-    }
+    e = gr__device_sync_dev("grDeviceSynchronize", device);
     if (GR_UNLIKELY(t0))
         gr__trace_emit(GR_TR_SYNC, "grDeviceSynchronize", t0, gr__trace_clock(), 0, 0, 0, 0);
     gr__pool_on_sync();

@@ -51,6 +51,14 @@ grError_t gr__stream_sync_dev(const char *call, gr_stream *s)
     return s->device ? gr__devkind()->stream_sync(call, s) : gr__stream_sync(s);
 }
 
+grError_t gr__device_sync_dev(const char *call, int device)
+{
+    if (device != 0)
+        return gr__devkind()->device_sync(call, device);
+    gr__device_sync_all();
+    return gr__kernel_fault_check(call);
+}
+
 grError_t gr__stream_sync_any(gr_stream *s)
 {
     return gr__stream_sync_dev("a blocking launch (GRAPHRT_LAUNCH_BLOCKING)", s);
