@@ -75,12 +75,11 @@ GR_API grError_t grDeviceSynchronize(void)
 GR_API grError_t grDeviceReset(void)
 {
     int device = gr__device_current();
+    gr__device_reset_dev("grDeviceReset", device);
     if (device != 0) {
-        (void)gr__devkind()->device_sync("grDeviceReset", device);
         gr__mem_reset_device(device);
         return grSuccess;
     }
-    gr__device_stop();
     gr__pool_reset_all();
     gr__hostreg_reset();
     gr__mem_reset();

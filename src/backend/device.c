@@ -59,6 +59,14 @@ grError_t gr__device_sync_dev(const char *call, int device)
     return gr__kernel_fault_check(call);
 }
 
+void gr__device_reset_dev(const char *call, int device)
+{
+    if (device != 0)
+        (void)gr__devkind()->device_sync(call, device);
+    else
+        gr__device_stop();
+}
+
 grError_t gr__stream_sync_any(gr_stream *s)
 {
     return gr__stream_sync_dev("a blocking launch (GRAPHRT_LAUNCH_BLOCKING)", s);

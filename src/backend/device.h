@@ -270,6 +270,12 @@ grError_t gr__stream_query_dev(const char *call, gr_stream *s);
  * kernel fault, if one stuck, gr__kernel_fault_check). */
 grError_t gr__device_sync_dev(const char *call, int device);
 
+/* The backend's part of grDeviceReset of 'device': on a device, waits for
+ * its work (an error is not reported: the reset goes on); on the CPU,
+ * gr__device_stop (its streams and workers go, to start again on next
+ * use). */
+void gr__device_reset_dev(const char *call, int device);
+
 /* Waits for s: the driver's stream synchronisation on a device (its error
  * with a detail naming 'call'), gr__stream_sync on the CPU (its sticky
  * error, not recorded: the caller does that). */
