@@ -74,7 +74,7 @@ static grError_t gpu_device(gr_stream *s, const void *dst, const void *src, int 
 {
     *device = s->device != 0 ? s->device : gr__api_gpu_of(dst, src);
     if (*device != 0 && s->device == 0) {
-        grError_t err = gr__stream_sync(s);
+        grError_t err = gr__stream_sync_dev("a 2D copy or memset", s);
         if (err)
             return gr__fail_again(err);
     }

@@ -65,12 +65,7 @@ GR_API grError_t grDeviceSynchronize(void)
     if ((e = gr__capture_check_unsafe("grDeviceSynchronize", GR_UNSAFE_DEVICE_SYNC, NULL, NULL)))
         return e;
     uint64_t t0 = gr__tracing() ? gr__trace_clock() : 0;
-    if (device != 0)
-        e = gr__devkind()->device_sync("grDeviceSynchronize", device);
-    else {
-        gr__device_sync_all();
-        e = gr__kernel_fault_check("grDeviceSynchronize");
-    }
+    e = gr__device_sync_dev("grDeviceSynchronize", device);
     if (GR_UNLIKELY(t0))
         gr__trace_emit(GR_TR_SYNC, "grDeviceSynchronize", t0, gr__trace_clock(), 0, 0, 0, 0);
     gr__pool_on_sync();
@@ -80,12 +75,11 @@ GR_API grError_t grDeviceSynchronize(void)
 GR_API grError_t grDeviceReset(void)
 {
     int device = gr__device_current();
+    gr__device_reset_dev("grDeviceReset", device);
     if (device != 0) {
-        (void)gr__devkind()->device_sync("grDeviceReset", device);
         gr__mem_reset_device(device);
         return grSuccess;
     }
-    gr__device_stop();
     gr__pool_reset_all();
     gr__hostreg_reset();
     gr__mem_reset();

@@ -33,22 +33,6 @@ static grError_t check_not_ended_capture(const char *call, grEvent_t e)
     return grSuccess;
 }
 
-/* grStreamWaitEvent where the stream or the event is a GPU's: GPU on GPU
- * (any devices) is the driver's wait; across the CPU and a GPU the
- * calling thread waits for the event at the call (docs/devices.md), which
- * orders the stream's later work after it as asked, at the price of the
- * caller's wait. */
-static grError_t wait_event_gpu(const char *call, gr_stream *s, grEvent_t e)
-{
-    grError_t err;
-    if (s->device != 0 && e->device != 0)
-        return gr__devkind()->stream_wait_event(call, s, e);
-    if (e->device != 0)
-        return gr__devkind()->event_sync(call, e);
-    err = gr__event_wait(e);
-    return err ? gr__fail_again(err) : grSuccess;
-}
-
 GR_API grError_t grEventCreate(grEvent_t *event)
 {
     if (!event)
@@ -131,11 +115,7 @@ static grError_t event_record(const char *call, grEvent_t event, grStream_t stre
     if ((err = gr__capture_check_implicit(call, s)))
         return err;
     if (GR_UNLIKELY(s->device != event->device))
-        return gr__fail(grErrorInvalidResourceHandle,
-                        "%s: event %p was created on device %d and stream %p is of device %d; an "
-                        "event is recorded on streams of its own device (as in CUDA): create it while that "
-                        "device is current",
-                        call, GR_PTR(event), event->device, GR_PTR(stream), s->device);
+        return gr__cross_record_refusal(call, event, s, stream);
     if (GR_UNLIKELY(s->device != 0))
         return gr__devkind()->event_record(call, event, s);
     return gr__event_record(call, event, s);
@@ -163,9 +143,7 @@ GR_API grError_t grEventQuery(grEvent_t event)
     if ((err = gr__capture_check_unsafe("grEventQuery", GR_UNSAFE_EVENT_QUERY, NULL, event)) ||
         (err = check_not_ended_capture("grEventQuery", event)))
         return err;
-    if (event->device != 0)
-        return gr__devkind()->event_query("grEventQuery", event);
-    return gr__event_done(event) ? grSuccess : grErrorNotReady;
+    return gr__event_query_dev("grEventQuery", event);
 }
 
 GR_API grError_t grEventSynchronize(grEvent_t event)
@@ -182,11 +160,11 @@ GR_API grError_t grEventSynchronize(grEvent_t event)
         return err;
     }
     uint64_t t0 = gr__tracing() ? gr__trace_clock() : 0;
-    err = gr__event_wait(event);
+    err = gr__event_sync_dev("grEventSynchronize", event);
     if (GR_UNLIKELY(t0))
         gr__trace_emit(GR_TR_SYNC, "grEventSynchronize", t0, gr__trace_clock(), 0, 0, 0, 0);
     gr__pool_on_sync();
-    return err ? gr__fail_again(err) : grSuccess;
+    return err;
 }
 
 GR_API grError_t grEventElapsedTime(float *ms, grEvent_t start, grEvent_t end)
@@ -232,7 +210,5 @@ GR_API grError_t grStreamWaitEvent(grStream_t stream, grEvent_t event, unsigned 
         return gr__capture_wait_event("grStreamWaitEvent", s, event);
     if ((err = gr__capture_check_implicit("grStreamWaitEvent", s)))
         return err;
-    if (GR_UNLIKELY(s->device != 0 || event->device != 0))
-        return wait_event_gpu("grStreamWaitEvent", s, event);
-    return gr__stream_wait_event("grStreamWaitEvent", s, event);
+    return gr__stream_wait_event_dev("grStreamWaitEvent", s, event);
 }

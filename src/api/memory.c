@@ -253,23 +253,6 @@ int gr__api_gpu_of(const void *a, const void *b)
     return 0;
 }
 
-/* A copy or memset on CPU stream s that touches GPU 'device''s memory:
- * done at the call, once s's earlier work has run, so that it keeps its
- * place in s's order (docs/devices.md: use a GPU stream to overlap). */
-static grError_t gpu_now(const char *call, gr_stream *s, int device, void *dst, const void *src, int value,
-                         size_t count)
-{
-    grError_t err = gr__stream_sync(s);
-    if (err)
-        return gr__fail_again(err);
-    err = src ? gr__devkind()->copy_now(device, dst, src, count)
-              : gr__devkind()->fill_now(device, dst, value, count);
-    if (err)
-        return gr__fail(err, "%s: the %s of %zu bytes touching device %d's memory failed (%s)", call,
-                        src ? "copy" : "memset", count, device, grGetErrorName(err));
-    return grSuccess;
-}
-
 /* 'sync': the call is one of the synchronous forms, which CUDA counts as
  * potentially unsafe during capture. */
 grError_t gr__api_copy_enqueue(const char *call, void *dst, const void *src, size_t count, grMemcpyKind kind,
@@ -298,7 +281,7 @@ grError_t gr__api_copy_enqueue(const char *call, void *dst, const void *src, siz
         return gr__devkind()->copy(call, s, dst, src, count);
     int device = gr__api_gpu_of(dst, src);
     if (GR_UNLIKELY(device != 0))
-        return gpu_now(call, s, device, dst, src, 0, count);
+        return gr__cross_copy_now(call, s, device, dst, src, 0, count);
     gr_mem_copy_args a = {.dst = dst, .src = src, .count = count, .kind = kind};
     return gr__launched(s, gr__stream_enqueue_call(call, s, gr__mem_copy_op, &a, sizeof a));
 }
@@ -326,7 +309,7 @@ static grError_t set_enqueue(const char *call, void *dst, int value, size_t coun
         return gr__devkind()->fill(call, s, dst, value, count);
     int device = gr__api_gpu_of(dst, NULL);
     if (GR_UNLIKELY(device != 0))
-        return gpu_now(call, s, device, dst, NULL, value, count);
+        return gr__cross_copy_now(call, s, device, dst, NULL, value, count);
     gr_mem_set_args a = {.dst = dst, .count = count, .value = (unsigned char)value};
     return gr__launched(s, gr__stream_enqueue_call(call, s, gr__mem_set_op, &a, sizeof a));
 }
@@ -340,7 +323,7 @@ grError_t gr__api_wait_legacy(const char *call, gr_stream *s)
         gr__pool_on_sync();
         return gerr;
     }
-    grError_t err = gr__stream_sync(s);
+    grError_t err = gr__stream_sync_dev(call, s);
     gr__pool_on_sync();
     if (err != grSuccess)
         return gr__fail_again(err);

@@ -28,20 +28,9 @@ static grError_t stream_create(const char *call, grStream_t *stream, unsigned in
         return gr__fail(grErrorInvalidValue,
                         "%s: flags 0x%x has bits other than grStreamDefault (0) and grStreamNonBlocking (1)",
                         call, flags);
-    int device = gr__device_current();
-    if (device != 0) {
-        grError_t gerr = gr__devkind()->stream_create(call, device, flags, priority, &s);
-        if (gerr)
-            return gerr;
-        *stream = (grStream_t)s;
-        return grSuccess;
-    }
-    grError_t err = gr__stream_create(flags, &s);
-    if (err == grErrorInitializationError)
-        return gr__fail(err, "%s: the graphrt runtime could not start", call);
+    grError_t err = gr__stream_create_dev(call, gr__device_current(), flags, priority, &s);
     if (err)
-        return gr__fail(err, "%s: out of memory", call);
-    s->priority = gr__cpu_stream_priority_clamp(priority);
+        return err;
     *stream = (grStream_t)s;
     return grSuccess;
 }
@@ -90,7 +79,7 @@ GR_API grError_t grStreamSynchronize(grStream_t stream)
         return e;
     }
     uint64_t t0 = gr__tracing() ? gr__trace_clock() : 0;
-    e = gr__stream_sync(s);
+    e = gr__stream_sync_dev("grStreamSynchronize", s);
     if (GR_UNLIKELY(t0))
         gr__trace_emit(GR_TR_SYNC, "grStreamSynchronize", t0, gr__trace_clock(), s->serial, 0, 0, 0);
     gr__pool_on_sync();
@@ -105,12 +94,7 @@ GR_API grError_t grStreamQuery(grStream_t stream)
         return e;
     if ((e = gr__capture_check_unsafe("grStreamQuery", GR_UNSAFE_STREAM_QUERY, s, NULL)))
         return e;
-    if (s->device != 0)
-        return gr__devkind()->stream_query("grStreamQuery", s);
-    if (!gr__stream_idle(s))
-        return grErrorNotReady;
-    e = (grError_t)gr_load_relaxed(&s->sticky);
-    return e ? gr__fail_again(e) : grSuccess;
+    return gr__stream_query_dev("grStreamQuery", s);
 }
 
 GR_API grError_t grStreamGetFlags(grStream_t stream, unsigned int *flags)

@@ -450,6 +450,11 @@ struct gr_stream {
     unsigned nvlink_sched;
 };
 
+/* A stream object (backend/stream.c) of GR_STREAM_* flags with one
+ * reference and its queue's first segment, of the CPU and in no registry;
+ * NULL when out of memory. */
+gr_stream *gr__stream_new(unsigned flags, unsigned user_flags);
+
 void gr__stream_retain(gr_stream *s);
 void gr__stream_release(gr_stream *s);
 

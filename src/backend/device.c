@@ -46,10 +46,30 @@ bool gr__device_register(const gr_device_ops *ops)
     return true;
 }
 
+grError_t gr__stream_sync_dev(const char *call, gr_stream *s)
+{
+    return s->device ? gr__devkind()->stream_sync(call, s) : gr__stream_sync(s);
+}
+
+grError_t gr__device_sync_dev(const char *call, int device)
+{
+    if (device != 0)
+        return gr__devkind()->device_sync(call, device);
+    gr__device_sync_all();
+    return gr__kernel_fault_check(call);
+}
+
+void gr__device_reset_dev(const char *call, int device)
+{
+    if (device != 0)
+        (void)gr__devkind()->device_sync(call, device);
+    else
+        gr__device_stop();
+}
+
 grError_t gr__stream_sync_any(gr_stream *s)
 {
-    return s->device ? gr__devkind()->stream_sync("a blocking launch (GRAPHRT_LAUNCH_BLOCKING)", s)
-                     : gr__stream_sync(s);
+    return gr__stream_sync_dev("a blocking launch (GRAPHRT_LAUNCH_BLOCKING)", s);
 }
 
 int gr__gpu_count(void)

@@ -29,8 +29,9 @@
  * stream or event argument is live and of such a device; 'call' is the
  * public entry point's name, which every failure's detail names. A kind
  * never calls the CPU device's internals (backend/cpu) nor another kind's:
- * what it needs of the CPU runtime is in backend.h (stream objects,
- * gr__stream_new_dev) and here.
+ * what it needs of the stream and event objects is in backend.h (the
+ * neutral backend/stream.c and backend/event.c: gr__stream_new_gpu,
+ * gr__event_create, ...) and here.
  *
  * Errors, once for all: an operation returning grError_t returns
  * grSuccess, or fails with the error and a detail (gr__fail); a query
@@ -250,5 +251,67 @@ static inline bool gr__gpu_active(void)
 {
     return gr_load_acquire(&gr__gpu_any_context);
 }
+
+/* ---- the device-neutral object operations, which test the object's
+ * device and call the CPU's functions (backend.h) or the kind's table */
+
+/* A created stream of 'device' (0: the CPU) for grStreamCreateWithFlags'
+ * checked flags and a priority (clamped into the device's range); fails
+ * with a detail naming 'call'. */
+grError_t gr__stream_create_dev(const char *call, int device, unsigned flags, int priority, gr_stream **out);
+
+/* grStreamQuery of s: grSuccess, grErrorNotReady (no detail) while work is
+ * pending, or the stream's asynchronous error (the CPU's sticky one, or
+ * the device's), recorded as the thread's last. */
+grError_t gr__stream_query_dev(const char *call, gr_stream *s);
+
+/* Waits for all the work of 'device': the driver's on a device (its error
+ * with a detail naming 'call'), every stream's on the CPU (then the CPU's
+ * kernel fault, if one stuck, gr__kernel_fault_check). */
+grError_t gr__device_sync_dev(const char *call, int device);
+
+/* The backend's part of grDeviceReset of 'device': on a device, waits for
+ * its work (an error is not reported: the reset goes on); on the CPU,
+ * gr__device_stop (its streams and workers go, to start again on next
+ * use). */
+void gr__device_reset_dev(const char *call, int device);
+
+/* Waits for s: the driver's stream synchronisation on a device (its error
+ * with a detail naming 'call'), gr__stream_sync on the CPU (its sticky
+ * error, not recorded: the caller does that). */
+grError_t gr__stream_sync_dev(const char *call, gr_stream *s);
+
+/* Waits for e's latest record (nothing if never recorded); returns the
+ * error of its stream's work, recorded as the thread's last. */
+grError_t gr__event_sync_dev(const char *call, grEvent_t e);
+
+/* grEventQuery of e: grSuccess once its latest record has completed (or
+ * it was never recorded), else grErrorNotReady (no detail); a device's
+ * asynchronous error as the device reports it. */
+grError_t gr__event_query_dev(const char *call, grEvent_t e);
+
+/* ---- across devices (cross_device.c, whose top comment is the table of
+ * docs/devices.md) */
+
+/* A copy (src non-NULL) or memset (of 'value') of 'count' bytes on CPU
+ * stream s touching device 'device''s memory: done at the call, once s's
+ * earlier work has run, so that it keeps its place in s's order; fails
+ * with s's sticky error (recorded again) or the device's, with a detail
+ * naming 'call'. */
+grError_t gr__cross_copy_now(const char *call, gr_stream *s, int device, void *dst, const void *src,
+                             int value, size_t count);
+
+/* grStreamWaitEvent of s on e where either is a device's (>= 1): the
+ * driver's wait when both are, else the calling thread waits for e at the
+ * call. Errors are recorded with a detail naming 'call'. */
+grError_t gr__cross_wait_event(const char *call, gr_stream *s, grEvent_t e);
+
+/* The refusal of a record of e on s, a stream of another device than
+ * e's ('stream': the public handle, which the detail names). */
+grError_t gr__cross_record_refusal(const char *call, grEvent_t e, gr_stream *s, const void *stream);
+
+/* The eager grStreamWaitEvent of s (not capturing) on e, of any devices:
+ * gr__stream_wait_event on the CPU, gr__cross_wait_event otherwise. */
+grError_t gr__stream_wait_event_dev(const char *call, gr_stream *s, grEvent_t e);
 
 #endif /* GR_DEVICE_H */

@@ -408,6 +408,15 @@ static inline uintptr_t gr__self_tag(void)
     return (uintptr_t)&gr__tls_self;
 }
 
+/* True if another thread holds e's bias (gr__exec_write_begin): it
+ * must be revoked (gr__exec_lock_unbiased) before e is launched or
+ * changed without the owner. */
+static inline bool gr__exec_biased_elsewhere(grGraphExec_t e)
+{
+    uintptr_t o = gr_load_seq_cst(&e->owner);
+    return o != 0 && o != gr__self_tag();
+}
+
 /* e->owner while a revocation of the bias waits for the owner's change
  * to end: no thread's tag (gr__self_tag is the address of a byte of
  * thread-local storage), so every thread finds e biased elsewhere. */

@@ -15,6 +15,7 @@
  */
 #include "capture.h"
 
+#include "../backend/device.h"
 #include "../memory/graphmem.h"
 
 #include <stdio.h>
@@ -420,7 +421,7 @@ static grError_t eager_wait(const char *call, gr_stream *s, grEvent_t e)
     grError_t err;
     if ((err = gr__capture_check_implicit(call, s)))
         return err;
-    return gr__stream_wait_event(call, s, e);
+    return gr__stream_wait_event_dev(call, s, e);
 }
 
 /* Notes, for grGraphAnalyze, that member m of c waited on ce (c->lock

@@ -1,7 +1,8 @@
 /*
- * stream.c - streams: creation and destruction, references, the registry
- * of a runtime's streams, the legacy and per-thread default streams, and
- * resolving public handles. The enqueue protocol is queue.c, the drain
+ * stream.c - CPU streams: the registry of a runtime's streams, the legacy
+ * and per-thread default streams, a CPU stream's part of its creation,
+ * destruction and freeing (the object, its references and the resolution
+ * of public handles are backend/stream.c). The enqueue protocol is queue.c, the drain
  * loop and waiting drain.c.
  *
  * Lock order: a stream's lock, then rt->streams_lock (taken when work is
@@ -15,35 +16,6 @@
 #include <string.h>
 
 /* ------------------------------------------------------------- lifetime */
-
-/* Stream objects, kept as dead shells once freed (core.h). */
-static gr_shelf stream_shelf = GR_SHELF_INIT(sizeof(gr_stream));
-
-static gr_stream *stream_new(unsigned flags, unsigned user_flags)
-{
-    gr_stream *s = gr__shell_alloc(&stream_shelf);
-    gr_seg *seg = gr__aligned_alloc(GR_CACHELINE, sizeof *seg);
-    if (!s || !seg) {
-        if (s) {
-            s->magic = GR_MAGIC_DEAD;
-            gr__shell_retire(&stream_shelf, s);
-        }
-        gr__free(seg);
-        return NULL;
-    }
-    memset(s, 0, sizeof *s);
-    memset(seg, 0, sizeof *seg);
-    static atomic_uint_fast64_t serials;
-    s->magic = GR_MAGIC_STREAM;
-    s->serial = gr_fetch_add_relaxed(&serials, 1) + 1;
-    s->flags = flags;
-    s->user_flags = user_flags;
-    atomic_init(&s->refs, 1);
-    s->tail_seg = s->head_seg = seg;
-    return s;
-}
-
-static void registry_remove(gr_runtime *rt, gr_stream *s);
 
 void gr__stream_note_known_locked(gr_stream *s, gr_stream *t, uint64_t seq)
 {
@@ -110,38 +82,6 @@ struct grGraphExec_st *gr__stream_cache_exec_locked(gr_stream *s, struct grGraph
     return evicted;
 }
 
-static void stream_free(gr_stream *s)
-{
-    gr_seg *seg = s->head_seg;
-    if (s->gpu)
-        gr__devkind()->stream_free(s->gpu);
-    if (s->last_exec)
-        gr__exec_release(s->last_exec);
-    for (unsigned i = 0; i < GR_KCACHE; i++)
-        if (s->kcache[i])
-            gr__kernel_release(s->kcache[i]);
-    if (s->rt)
-        registry_remove(s->rt, s);
-    while (seg) {
-        gr_seg *n = gr_load_relaxed(&seg->next);
-        gr__free(seg);
-        seg = n;
-    }
-    seg = gr_load_relaxed(&s->free_segs);
-    while (seg) {
-        gr_seg *n = seg->free_next;
-        gr__free(seg);
-        seg = n;
-    }
-    gr__mark_dead(&s->magic);
-    gr__shell_retire(&stream_shelf, s);
-}
-
-void gr__stream_retain(gr_stream *s)
-{
-    gr_fetch_add_relaxed(&s->refs, 1);
-}
-
 /* A reference on a stream found in the registry, where it stays until
  * stream_free takes it out: its count may have reached 0 already (its
  * last holder is on its way to stream_free), and then no reference may be
@@ -149,12 +89,6 @@ void gr__stream_retain(gr_stream *s)
 bool gr__stream_retain_registered(gr_stream *s)
 {
     return gr_ref_unless_zero(&s->refs);
-}
-
-void gr__stream_release(gr_stream *s)
-{
-    if (gr_fetch_sub_acq_rel(&s->refs, 1) == 1)
-        stream_free(s);
 }
 
 static void registry_add(gr_runtime *rt, gr_stream *s)
@@ -186,6 +120,29 @@ static void registry_remove(gr_runtime *rt, gr_stream *s)
         s->reg_next->reg_prev = s->reg_prev;
     s->reg_next = s->reg_prev = NULL;
     pthread_mutex_unlock(&rt->streams_lock);
+}
+
+void gr__cpu_stream_fini(gr_stream *s)
+{
+    gr_seg *seg = s->head_seg;
+    if (s->last_exec)
+        gr__exec_release(s->last_exec);
+    for (unsigned i = 0; i < GR_KCACHE; i++)
+        if (s->kcache[i])
+            gr__kernel_release(s->kcache[i]);
+    if (s->rt)
+        registry_remove(s->rt, s);
+    while (seg) {
+        gr_seg *n = gr_load_relaxed(&seg->next);
+        gr__free(seg);
+        seg = n;
+    }
+    seg = gr_load_relaxed(&s->free_segs);
+    while (seg) {
+        gr_seg *n = seg->free_next;
+        gr__free(seg);
+        seg = n;
+    }
 }
 
 /* ------------------------------------------------------ per-thread stream */
@@ -288,7 +245,7 @@ static gr_stream *per_thread_stream(gr_runtime *rt)
     gr_stream *s = tls_per_thread;
     if (GR_LIKELY(s && tls_per_thread_gen == rt->generation))
         return s;
-    s = stream_new(GR_STREAM_PER_THREAD, grStreamDefault);
+    s = gr__stream_new(GR_STREAM_PER_THREAD, grStreamDefault);
     if (!s)
         return NULL;
     pthread_once(&per_thread_once, per_thread_key_init);
@@ -299,36 +256,16 @@ static gr_stream *per_thread_stream(gr_runtime *rt)
     return s;
 }
 
-gr_stream *gr__stream_new_gpu(unsigned flags, unsigned user_flags, int device, struct gr_dev_stream *gpu)
-{
-    gr_stream *s = stream_new(flags, user_flags);
-    if (s) {
-        s->device = device;
-        s->gpu = gpu;
-    }
-    return s;
-}
-
 /* ---------------------------------------------------------------- handles */
 
-grError_t gr__stream_from_handle_slow(const char *call, grStream_t h, gr_stream **out)
+grError_t gr__cpu_stream_default(const char *call, grStream_t h, gr_stream **out)
 {
-    /* The default streams are the current device's. */
-    if (h == NULL || h == grStreamLegacy || h == grStreamPerThread) {
-        int device = gr__device_current();
-        if (device != 0)
-            return gr__devkind()->stream_default(call, device, h == grStreamPerThread, out);
-    }
     gr_runtime *rt = gr__runtime_get();
     if (GR_UNLIKELY(!rt))
         return gr__fail(grErrorInitializationError,
                         "%s: the graphrt runtime could not start (out of memory or "
                         "threads)",
                         call);
-    if (h == NULL || h == grStreamLegacy) {
-        *out = rt->legacy;
-        return grSuccess;
-    }
     if (h == grStreamPerThread) {
         gr_stream *s = per_thread_stream(rt);
         if (!s)
@@ -337,20 +274,20 @@ grError_t gr__stream_from_handle_slow(const char *call, grStream_t h, gr_stream 
         *out = s;
         return grSuccess;
     }
-    gr_stream *s = (gr_stream *)h;
-    if (GR_UNLIKELY(s->magic != GR_MAGIC_STREAM))
-        return gr__fail(grErrorInvalidResourceHandle,
-                        "%s: stream %p is not a live stream (destroyed, or not created by grStreamCreate)",
-                        call, GR_PTR(h));
-    *out = s;
+    *out = rt->legacy;
     return grSuccess;
+}
+
+void gr__cpu_stream_kill(gr_stream *s)
+{
+    kill_handle(gr__runtime_get(), s);
 }
 
 /* ------------------------------------------------------- runtime hooks */
 
 grError_t gr__stream_runtime_init(gr_runtime *rt)
 {
-    rt->legacy = stream_new(GR_STREAM_LEGACY, grStreamDefault);
+    rt->legacy = gr__stream_new(GR_STREAM_LEGACY, grStreamDefault);
     return rt->legacy ? grSuccess : grErrorMemoryAllocation;
 }
 
@@ -393,25 +330,13 @@ grError_t gr__stream_create(unsigned user_flags, gr_stream **out)
     gr_runtime *rt = gr__runtime_get();
     if (!rt)
         return grErrorInitializationError;
-    gr_stream *s = stream_new((user_flags & grStreamNonBlocking) ? GR_STREAM_NONBLOCKING : 0u, user_flags);
+    gr_stream *s =
+        gr__stream_new((user_flags & grStreamNonBlocking) ? GR_STREAM_NONBLOCKING : 0u, user_flags);
     if (!s)
         return grErrorMemoryAllocation;
     registry_add(rt, s);
     *out = s;
     return grSuccess;
-}
-
-void gr__stream_destroy(gr_stream *s)
-{
-    if (s->gpu) {
-        /* Nothing of the CPU's holds it: the handle's reference is the
-         * last but those of events recorded on it. */
-        s->magic = GR_MAGIC_DEAD;
-        s->handle_dead = true;
-        gr__stream_release(s);
-        return;
-    }
-    kill_handle(gr__runtime_get(), s);
 }
 
 bool gr__stream_blocking_pending(void)

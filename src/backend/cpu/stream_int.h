@@ -227,6 +227,20 @@ void gr__exec_release(struct grGraphExec_st *e);
 /* Records, under s's lock, that s's future work follows t's first seq ops. */
 void gr__stream_note_known_locked(gr_stream *s, gr_stream *t, uint64_t seq);
 
+/* A CPU stream's part of freeing a stream object (its last reference
+ * went, backend/stream.c): the caches' references, the registry, the
+ * queue's segments. Every stream has them, a GPU stream's being empty. */
+void gr__cpu_stream_fini(gr_stream *s);
+
+/* The CPU's default stream for h (NULL or grStreamLegacy: the legacy
+ * stream; grStreamPerThread: the calling thread's), starting the runtime;
+ * fails with a detail naming 'call'. */
+grError_t gr__cpu_stream_default(const char *call, grStream_t h, gr_stream **out);
+
+/* Drops a CPU stream's handle (grStreamDestroy): once, whatever else
+ * drops it too (thread exit, runtime reset). */
+void gr__cpu_stream_kill(gr_stream *s);
+
 /* Runtime start/stop hooks (legacy stream, registry). */
 grError_t gr__stream_runtime_init(gr_runtime *rt);
 void gr__stream_runtime_fini(gr_runtime *rt);
