@@ -6,8 +6,9 @@
  * and the same meaning (CUDA 12.x signatures), unless its comment says
  * otherwise. Types 'cudaX' are 'grX', enumerators 'cudaX' are 'grX'; numeric
  * values of enumerators need not match CUDA's. Every function returns
- * grError_t (grSuccess is 0), except the three that return strings
- * (grGetErrorName, grGetErrorString, grGetLastErrorDetail).
+ * grError_t (grSuccess is 0), except the four that return strings
+ * (grGetErrorName, grGetErrorString, grGetLastErrorDetail,
+ * grGraphNodeTypeName).
  *
  * Errors: a failing call returns its code, records it as the thread's last
  * error (grGetLastError) and sets a sentence for grGetLastErrorDetail() that

@@ -23,23 +23,45 @@ extern "C" {
 /* Graphs                                                                 */
 /* ====================================================================== */
 
+/*
+ * The node kinds, one entry each: X(Suffix, value, name, word) stands for
+ * grGraphNodeType<Suffix>, whose value is CUDA's (cudaGraphNodeType);
+ * 'name' is what grGraphNodeTypeName returns, the words error details and
+ * DOT output use; 'word' is the kind's one word in graph files
+ * (docs/graph-files.md) and in the graphrt tool's output. The enum below
+ * and every table of kinds expand this one list. BatchMemOp is the
+ * driver's CU_GRAPH_NODE_TYPE_BATCH_MEM_OP (the runtime's enum has no
+ * value 12): stream memory operations (docs/stream-memops.md);
+ * Conditional: docs/conditional.md. graphrt's own (CUDA has no such list).
+ */
+#define GR_GRAPH_NODE_TYPE_LIST(X)              \
+    X(Kernel, 0, "kernel", "kernel")            \
+    X(Memcpy, 1, "memcpy", "memcpy")            \
+    X(Memset, 2, "memset", "memset")            \
+    X(Host, 3, "host", "host")                  \
+    X(Graph, 4, "child graph", "graph")         \
+    X(Empty, 5, "empty", "empty")               \
+    X(WaitEvent, 6, "event wait", "wait")       \
+    X(EventRecord, 7, "event record", "record") \
+    X(MemAlloc, 10, "mem alloc", "alloc")       \
+    X(MemFree, 11, "mem free", "free")          \
+    X(BatchMemOp, 12, "batch mem op", "memop")  \
+    X(Conditional, 13, "conditional", "cond")
+
 typedef enum grGraphNodeType {
-    grGraphNodeTypeKernel = 0,
-    grGraphNodeTypeMemcpy = 1,
-    grGraphNodeTypeMemset = 2,
-    grGraphNodeTypeHost = 3,
-    grGraphNodeTypeGraph = 4,
-    grGraphNodeTypeEmpty = 5,
-    grGraphNodeTypeWaitEvent = 6,
-    grGraphNodeTypeEventRecord = 7,
-    grGraphNodeTypeMemAlloc = 10,
-    grGraphNodeTypeMemFree = 11,
-    /* The driver's CU_GRAPH_NODE_TYPE_BATCH_MEM_OP (the runtime's enum has
-     * no value 12): stream memory operations (docs/stream-memops.md). */
-    grGraphNodeTypeBatchMemOp = 12,
-    grGraphNodeTypeConditional = 13, /* docs/conditional.md */
+#define GR_GRAPH_NODE_TYPE_ENUM_(suffix, value, name, word) grGraphNodeType##suffix = value,
+    GR_GRAPH_NODE_TYPE_LIST(GR_GRAPH_NODE_TYPE_ENUM_)
+#undef GR_GRAPH_NODE_TYPE_ENUM_
     grGraphNodeTypeCount
 } grGraphNodeType;
+
+/* The name of a node kind, from GR_GRAPH_NODE_TYPE_LIST: "kernel",
+ * "child graph", "event wait", ... (the words of error details and DOT
+ * output); "unknown" for a value that names no kind. The string is
+ * static. Errors: none (it returns no error code and leaves the last
+ * error alone). Thread safety: any thread. graphrt's own (CUDA has no
+ * name function for cudaGraphNodeType). */
+GR_API const char *grGraphNodeTypeName(grGraphNodeType type);
 
 /* Parameters of a kernel node. Mirrors cudaKernelNodeParams; func is a
  * grKernel_t and 'extra' must be NULL. */
