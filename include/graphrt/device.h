@@ -98,7 +98,8 @@ GR_API grError_t grGetDeviceProperties(grDeviceProp *prop, int device);
  * in progress: every capture in progress is invalidated); on a GPU, the
  * device's asynchronous error mapped to graphrt's, CUDA's name in the
  * detail. The CPU has no asynchronous error to report (see section
- * Streams). Mirrors cudaDeviceSynchronize. */
+ * Streams).
+ * Thread safety: any thread. Mirrors cudaDeviceSynchronize. */
 GR_API grError_t grDeviceSynchronize(void);
 
 /* Waits for all work, then destroys every stream (their handles become
@@ -126,7 +127,8 @@ GR_API grError_t grDeviceReset(void);
  * (cuDeviceGetAttribute). Errors: grErrorInvalidValue (value NULL, attr
  * not a grDeviceAttr), grErrorInvalidDevice (no such device),
  * grErrorInitializationError (the runtime could not start), a CUDA error
- * mapped to graphrt's. Mirrors cudaDeviceGetAttribute. */
+ * mapped to graphrt's.
+ * Thread safety: any thread. Mirrors cudaDeviceGetAttribute. */
 GR_API grError_t grDeviceGetAttribute(int *value, grDeviceAttr attr, int device);
 
 /* The CUDA version whose runtime API graphrt mirrors, encoded as CUDA

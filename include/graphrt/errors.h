@@ -98,12 +98,14 @@ typedef enum grError {
 typedef enum grError grError;
 
 /* The enumerator's name ("grErrorInvalidValue"); "unrecognized error code"
- * for a value outside the list. A static string; never NULL. Mirrors
+ * for a value outside the list. A static string; never NULL.
+ * Thread safety: any thread. Mirrors
  * cudaGetErrorName. */
 GR_API const char *grGetErrorName(grError_t error);
 
 /* A short description of the code ("unrecognized error code" for a value
- * outside the list). A static string; never NULL. Mirrors
+ * outside the list). A static string; never NULL.
+ * Errors: none. Thread safety: any thread. Mirrors
  * cudaGetErrorString. */
 GR_API const char *grGetErrorString(grError_t error);
 
@@ -124,7 +126,8 @@ GR_API grError_t grPeekAtLastError(void);
  * naming the call, the object and the rule broken, and what to do. The text
  * stays valid until the thread's next failing call; grGetLastError does not
  * clear it. Empty ("") when the thread has had no failure. Never NULL.
- * Thread safety: the detail is per thread. */
+ * Thread safety: the detail is per thread.
+ * Errors: none. */
 GR_API const char *grGetLastErrorDetail(void);
 
 #ifdef __cplusplus

@@ -32,7 +32,8 @@ extern "C" {
 
 /* Creates an event with default flags. Errors: grErrorInvalidValue (event
  * NULL), grErrorInitializationError (the runtime could not start),
- * grErrorMemoryAllocation. Mirrors cudaEventCreate. */
+ * grErrorMemoryAllocation.
+ * Thread safety: any thread. Mirrors cudaEventCreate. */
 GR_API grError_t grEventCreate(grEvent_t *event);
 
 /* Creates an event. grEventDisableTiming makes grEventElapsedTime refuse it
@@ -40,7 +41,8 @@ GR_API grError_t grEventCreate(grEvent_t *event);
  * threads always help run the work they wait for, then sleep. Errors:
  * grErrorInvalidValue (event NULL, flags with bits other than
  * grEventBlockingSync and grEventDisableTiming), grErrorInitializationError
- * (the runtime could not start), grErrorMemoryAllocation. Mirrors
+ * (the runtime could not start), grErrorMemoryAllocation.
+ * Thread safety: any thread. Mirrors
  * cudaEventCreateWithFlags. */
 GR_API grError_t grEventCreateWithFlags(grEvent_t *event, unsigned int flags);
 
@@ -51,7 +53,8 @@ GR_API grError_t grEventCreateWithFlags(grEvent_t *event, unsigned int flags);
  * current at its creation and is recorded on streams of that device only.
  * Errors: grErrorInvalidResourceHandle (event not live; stream of another
  * device), grErrorMemoryAllocation; plus the capture errors of work and the
- * stream errors. Mirrors cudaEventRecord. */
+ * stream errors.
+ * Thread safety: any thread. Mirrors cudaEventRecord. */
 GR_API grError_t grEventRecord(grEvent_t event, grStream_t stream);
 
 /* grEventRecord with flags: grEventRecordDefault (0) is grEventRecord;
@@ -74,12 +77,14 @@ GR_API grError_t grEventRecordWithFlags(grEvent_t event, grStream_t stream, unsi
  * live), grErrorCapturedEvent (the latest record was made in a capture in
  * progress, in any mode: that capture is invalidated), grErrorInvalidValue
  * (the latest record was made in a capture that has ended: record the event
- * again outside a capture); plus the mode errors. Mirrors cudaEventQuery. */
+ * again outside a capture); plus the mode errors.
+ * Thread safety: any thread. Mirrors cudaEventQuery. */
 GR_API grError_t grEventQuery(grEvent_t event);
 
 /* Waits until the work of the event's latest record has completed. Errors:
  * as grEventQuery, without grErrorNotReady (grErrorInvalidResourceHandle,
- * grErrorCapturedEvent, grErrorInvalidValue, the mode errors). Mirrors
+ * grErrorCapturedEvent, grErrorInvalidValue, the mode errors).
+ * Thread safety: any thread. Mirrors
  * cudaEventSynchronize. */
 GR_API grError_t grEventSynchronize(grEvent_t event);
 
@@ -90,12 +95,14 @@ GR_API grError_t grEventSynchronize(grEvent_t event);
  * created with grEventDisableTiming, or never recorded), grErrorNotReady
  * (either record has not completed; recorded as the last error, with a
  * detail naming the event: unlike the queries, this call is not a poll).
- * Not refused by the capture modes. Mirrors cudaEventElapsedTime. */
+ * Not refused by the capture modes.
+ * Thread safety: any thread. Mirrors cudaEventElapsedTime. */
 GR_API grError_t grEventElapsedTime(float *ms, grEvent_t start, grEvent_t end);
 
 /* Destroys the event. Returns at once; a pending record still completes,
  * and the graph nodes and executables that name the event keep it alive.
- * Errors: grErrorInvalidResourceHandle (event not live). Mirrors
+ * Errors: grErrorInvalidResourceHandle (event not live).
+ * Thread safety: any thread. Mirrors
  * cudaEventDestroy. */
 GR_API grError_t grEventDestroy(grEvent_t event);
 

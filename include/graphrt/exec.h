@@ -149,7 +149,8 @@ GR_API grError_t grGraphExecGetFlags(grGraphExec_t graphExec, unsigned long long
  * Deviation: an executable with conditional nodes waits for its launches
  * in flight before returning (its handles then serve the graph's next
  * executable: docs/conditional.md). Errors: grErrorInvalidValue (graphExec
- * not live). Mirrors cudaGraphExecDestroy. */
+ * not live).
+ * Thread safety: any thread. Mirrors cudaGraphExecDestroy. */
 GR_API grError_t grGraphExecDestroy(grGraphExec_t graphExec);
 
 /* Queues one run of the executable on the stream, as one stream operation.
@@ -171,6 +172,7 @@ GR_API grError_t grGraphLaunch(grGraphExec_t graphExec, grStream_t stream);
 /* Prepares the executable for launch: there is nothing to do on the CPU,
  * so it only checks the two handles (not the capture rules). Errors:
  * grErrorInvalidValue (graphExec not live); plus the stream errors.
+ * Thread safety: any thread.
  * Mirrors cudaGraphUpload. */
 GR_API grError_t grGraphUpload(grGraphExec_t graphExec, grStream_t stream);
 
@@ -204,7 +206,8 @@ GR_API grError_t grGraphUpload(grGraphExec_t graphExec, grStream_t stream);
  * refuses sharedMem and args), grErrorInvalidDeviceFunction (func NULL or
  * not live), grErrorInvalidConfiguration (gridDim or blockDim refused as
  * grLaunchKernel refuses them), grErrorMemoryAllocation (a kernel with
- * another parameter layout). Mirrors cudaGraphExecKernelNodeSetParams. */
+ * another parameter layout).
+ * Thread safety: as the other setters. Mirrors cudaGraphExecKernelNodeSetParams. */
 GR_API grError_t grGraphExecKernelNodeSetParams(grGraphExec_t hGraphExec, grGraphNode_t node,
                                                 const grKernelNodeParams *pNodeParams);
 
@@ -212,7 +215,8 @@ GR_API grError_t grGraphExecKernelNodeSetParams(grGraphExec_t hGraphExec, grGrap
  * grErrorInvalidMemcpyDirection (kind not a grMemcpyKind),
  * grErrorInvalidValue (dst or src NULL with count > 0; a range refused as
  * grMemcpy refuses one; count 0: disable the node instead; dst or src of
- * another memory type, device or host, than the node's). Mirrors
+ * another memory type, device or host, than the node's).
+ * Thread safety: as the other setters. Mirrors
  * cudaGraphExecMemcpyNodeSetParams1D. */
 GR_API grError_t grGraphExecMemcpyNodeSetParams1D(grGraphExec_t hGraphExec, grGraphNode_t node, void *dst,
                                                   const void *src, size_t count, grMemcpyKind kind);
@@ -221,12 +225,14 @@ GR_API grError_t grGraphExecMemcpyNodeSetParams1D(grGraphExec_t hGraphExec, grGr
  * grErrorInvalidValue (pNodeParams refused as grGraphAddMemsetNode refuses
  * it; width 0: disable the node instead; a 2D memset, height > 1, that
  * changes anything but dst and value; a 1D memset that would become 2D).
+ * Thread safety: as the other setters.
  * Mirrors cudaGraphExecMemsetNodeSetParams. */
 GR_API grError_t grGraphExecMemsetNodeSetParams(grGraphExec_t hGraphExec, grGraphNode_t node,
                                                 const grMemsetParams *pNodeParams);
 
 /* Sets a host node's function and user data. Errors: those of every
- * setter, grErrorInvalidValue (pNodeParams NULL, fn NULL). Mirrors
+ * setter, grErrorInvalidValue (pNodeParams NULL, fn NULL).
+ * Thread safety: as the other setters. Mirrors
  * cudaGraphExecHostNodeSetParams. */
 GR_API grError_t grGraphExecHostNodeSetParams(grGraphExec_t hGraphExec, grGraphNode_t node,
                                               const grHostNodeParams *pNodeParams);
@@ -265,6 +271,7 @@ GR_API grError_t grGraphExecNodeSetParams(grGraphExec_t graphExec, grGraphNode_t
 
 /* Sets the event of an event record / wait node. Errors of both: those of
  * every setter, grErrorInvalidResourceHandle (event NULL or not live).
+ * Thread safety: as the other setters.
  * Mirror cudaGraphExecEventRecordNodeSetEvent /
  * cudaGraphExecEventWaitNodeSetEvent. */
 GR_API grError_t grGraphExecEventRecordNodeSetEvent(grGraphExec_t hGraphExec, grGraphNode_t hNode,

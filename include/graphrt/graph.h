@@ -334,7 +334,8 @@ typedef struct grGraphEdgeData {
  */
 
 /* Creates an empty graph. Errors: grErrorInvalidValue (graph NULL, flags
- * not 0), grErrorMemoryAllocation. Mirrors cudaGraphCreate. */
+ * not 0), grErrorMemoryAllocation.
+ * Thread safety: any thread. Mirrors cudaGraphCreate. */
 GR_API grError_t grGraphCreate(grGraph_t *graph, unsigned int flags);
 
 /* Destroys a graph and its nodes. Executables instantiated from it are not
@@ -546,7 +547,9 @@ GR_API grError_t grGraphExecGetId(grGraphExec_t hGraphExec, unsigned int *graphI
 GR_API grError_t grGraphNodeGetLocalId(grGraphNode_t hNode, unsigned int *nodeId);
 GR_API grError_t grGraphNodeGetToolsId(grGraphNode_t hNode, unsigned long long *toolsNodeId);
 /* The graph holding hNode: a child graph's or a conditional body's own
- * graph for a node in one. */
+ * graph for a node in one. Errors: grErrorInvalidValue (hNode not live,
+ * phGraph NULL). Thread safety: any thread, as the ids above. Mirrors
+ * cudaGraphNodeGetContainingGraph. */
 GR_API grError_t grGraphNodeGetContainingGraph(grGraphNode_t hNode, grGraph_t *phGraph);
 
 /* Flags of grGraphDebugDotPrint, with CUDA's values (cudaGraphDebugDotFlags). */

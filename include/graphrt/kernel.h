@@ -59,7 +59,8 @@ GR_API grError_t grKernelCreate(grKernel_t *kernel, grKernelFn fn, const char *n
 /* graphrt's own. Destroys a kernel; its name is free again at once.
  * Launches already queued and the graphs and executables that use it keep
  * it alive until they are done with it. Errors:
- * grErrorInvalidDeviceFunction (kernel NULL or not live). */
+ * grErrorInvalidDeviceFunction (kernel NULL or not live).
+ * Thread safety: any thread. */
 GR_API grError_t grKernelDestroy(grKernel_t kernel);
 
 /* The name a kernel was created with (*name points into the kernel and
@@ -132,7 +133,8 @@ GR_API grError_t grKernelSetImage(grKernel_t kernel, const void *image, const ch
  * errors of work and the stream errors. On a GPU stream the kernel's GPU
  * image runs (grKernelSetImage): grErrorInvalidDeviceFunction without one,
  * the detail naming the kernel; a CUDA error of loading or launching it
- * mapped to graphrt's, CUDA's name in the detail. Mirrors cudaLaunchKernel
+ * mapped to graphrt's, CUDA's name in the detail.
+ * Thread safety: any thread. Mirrors cudaLaunchKernel
  * with a grKernel_t in place of the function pointer. */
 GR_API grError_t grLaunchKernel(grKernel_t kernel, grDim3 gridDim, grDim3 blockDim, void **args,
                                 size_t sharedMem, grStream_t stream);

@@ -29,6 +29,7 @@ extern "C" {
  * (devPtr NULL), grErrorMemoryAllocation (more than the host's physical
  * memory, or the host cannot provide it; on a GPU, the driver's
  * CUDA_ERROR_OUT_OF_MEMORY, named in the detail); plus the mode errors.
+ * Thread safety: any thread.
  * Mirrors cudaMalloc. */
 GR_API grError_t grMalloc(void **devPtr, size_t size);
 
@@ -42,7 +43,8 @@ GR_API grError_t grMalloc(void **devPtr, size_t size);
  * another thread while this call waited; nothing is freed),
  * grErrorInitializationError (pool memory: the runtime could not start),
  * grErrorMemoryAllocation (a block of a destroyed pool: out of memory
- * queuing its release); plus the mode errors. Mirrors cudaFree. */
+ * queuing its release); plus the mode errors.
+ * Thread safety: any thread. Mirrors cudaFree. */
 GR_API grError_t grFree(void *devPtr);
 
 /* Allocates host memory, tracked as grMalloc's is; size 0 gives NULL.
@@ -50,7 +52,8 @@ GR_API grError_t grFree(void *devPtr);
  * GPU), as CUDA's; otherwise plain memory.
  * Potentially unsafe during capture (see grStreamCaptureMode). Errors: as
  * grMalloc (grErrorInvalidValue for ptr NULL, grErrorMemoryAllocation, the
- * mode errors). Mirrors cudaMallocHost. */
+ * mode errors).
+ * Thread safety: any thread. Mirrors cudaMallocHost. */
 GR_API grError_t grMallocHost(void **ptr, size_t size);
 
 /* Frees grMallocHost memory after the device is idle. NULL is a no-op.
@@ -58,6 +61,7 @@ GR_API grError_t grMallocHost(void **ptr, size_t size);
  * grErrorInvalidValue (a pointer grMallocHost did not return, freed
  * already, inside an allocation instead of at its base, or freed by another
  * thread while this call waited; nothing is freed); plus the mode errors.
+ * Thread safety: any thread.
  * Mirrors cudaFreeHost. */
 GR_API grError_t grFreeHost(void *ptr);
 
@@ -73,14 +77,16 @@ GR_API grError_t grFreeHost(void *ptr);
  * one), grErrorStreamCaptureImplicit (a blocking stream takes part in a
  * capture: the captures with a blocking stream are invalidated),
  * grErrorInitializationError (the runtime could not start),
- * grErrorMemoryAllocation. Mirrors cudaMemcpy. */
+ * grErrorMemoryAllocation.
+ * Thread safety: any thread. Mirrors cudaMemcpy. */
 GR_API grError_t grMemcpy(void *dst, const void *src, size_t count, grMemcpyKind kind);
 
 /* Queues a copy on the stream; on a capturing stream it adds a memcpy node
  * instead (none for 0 bytes). Errors: grErrorInvalidMemcpyDirection and
  * grErrorInvalidValue as grMemcpy, grErrorMemoryAllocation; plus the
  * capture errors of work (of which a copy of 0 bytes can return only
- * grErrorStreamCaptureInvalidated) and the stream errors. Mirrors
+ * grErrorStreamCaptureInvalidated) and the stream errors.
+ * Thread safety: any thread. Mirrors
  * cudaMemcpyAsync. */
 GR_API grError_t grMemcpyAsync(void *dst, const void *src, size_t count, grMemcpyKind kind,
                                grStream_t stream);
@@ -90,7 +96,8 @@ GR_API grError_t grMemcpyAsync(void *dst, const void *src, size_t count, grMemcp
  * the capture modes. Errors: grErrorInvalidValue (devPtr NULL with
  * count > 0; a range refused as grMemcpy refuses one),
  * grErrorStreamCaptureImplicit (as grMemcpy), grErrorInitializationError
- * (the runtime could not start), grErrorMemoryAllocation. Mirrors
+ * (the runtime could not start), grErrorMemoryAllocation.
+ * Thread safety: any thread. Mirrors
  * cudaMemset. */
 GR_API grError_t grMemset(void *devPtr, int value, size_t count);
 
@@ -98,7 +105,8 @@ GR_API grError_t grMemset(void *devPtr, int value, size_t count);
  * node instead (none for 0 bytes). Errors: grErrorInvalidValue as grMemset,
  * grErrorMemoryAllocation; plus the capture errors of work (of which a
  * memset of 0 bytes can return only grErrorStreamCaptureInvalidated) and
- * the stream errors. Mirrors cudaMemsetAsync. */
+ * the stream errors.
+ * Thread safety: any thread. Mirrors cudaMemsetAsync. */
 GR_API grError_t grMemsetAsync(void *devPtr, int value, size_t count, grStream_t stream);
 
 /* Free and total memory of the calling thread's current device, in bytes.
@@ -547,13 +555,15 @@ GR_API grError_t grMemcpyToSymbol(const void *symbol, const void *src, size_t co
 /* Copies count bytes from symbol + offset to dst, synchronously as
  * grMemcpy. kind: grMemcpyDeviceToHost (CUDA's default),
  * grMemcpyDeviceToDevice or grMemcpyDefault. Errors: as grMemcpyToSymbol
- * with dst for src. Mirrors cudaMemcpyFromSymbol. */
+ * with dst for src.
+ * Thread safety: any thread. Mirrors cudaMemcpyFromSymbol. */
 GR_API grError_t grMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset,
                                     grMemcpyKind kind);
 
 /* grMemcpyToSymbol / grMemcpyFromSymbol queued on a stream (a memcpy node
  * on a capturing stream). Errors: as the synchronous forms plus
- * grMemcpyAsync's capture and stream errors. Mirror
+ * grMemcpyAsync's capture and stream errors.
+ * Thread safety: any thread. Mirror
  * cudaMemcpyToSymbolAsync / cudaMemcpyFromSymbolAsync. */
 GR_API grError_t grMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count, size_t offset,
                                        grMemcpyKind kind, grStream_t stream);

@@ -58,6 +58,7 @@ extern "C" {
  * code for it), win32SecurityAttributes not NULL, a reserved byte not 0),
  * grErrorNotSupported (handleTypes other than grMemHandleTypeNone),
  * grErrorMemoryAllocation; on a GPU, the driver's errors.
+ * Thread safety: any thread.
  * Mirrors cudaMemPoolCreate. */
 GR_API grError_t grMemPoolCreate(grMemPool_t *memPool, const grMemPoolProps *poolProps);
 
@@ -65,6 +66,7 @@ GR_API grError_t grMemPoolCreate(grMemPool_t *memPool, const grMemPoolProps *poo
  * OS when freed; the handle is refused from now on. Destroying the device's
  * current pool makes the default pool current. Errors: grErrorInvalidValue
  * (memPool NULL or not live, the default pool, which cannot be destroyed).
+ * Thread safety: any thread.
  * Mirrors cudaMemPoolDestroy. Deviation, on the CPU: returns after the
  * frees already queued into the pool have taken effect, where CUDA (and a
  * GPU's pool) returns at once. */
@@ -73,20 +75,23 @@ GR_API grError_t grMemPoolDestroy(grMemPool_t memPool);
 /* The device's default pool (made on first use; a GPU's is the driver's
  * default pool of the device). Errors: grErrorInvalidValue (memPool
  * NULL), grErrorInvalidDevice (device names no device),
- * grErrorMemoryAllocation (creating the default pool). Mirrors
+ * grErrorMemoryAllocation (creating the default pool).
+ * Thread safety: any thread. Mirrors
  * cudaDeviceGetDefaultMemPool. */
 GR_API grError_t grDeviceGetDefaultMemPool(grMemPool_t *memPool, int device);
 
 /* Makes memPool the pool grMallocAsync allocates from on the device's
  * streams, for every thread (on a GPU, cuDeviceSetMemPool). Errors:
  * grErrorInvalidDevice (device names no device), grErrorInvalidValue
- * (memPool NULL or not live, or a pool of another device). Mirrors
+ * (memPool NULL or not live, or a pool of another device).
+ * Thread safety: any thread. Mirrors
  * cudaDeviceSetMemPool. */
 GR_API grError_t grDeviceSetMemPool(int device, grMemPool_t memPool);
 
 /* The pool grMallocAsync allocates from (the default pool unless
  * grDeviceSetMemPool chose another). Errors: as
- * grDeviceGetDefaultMemPool. Mirrors cudaDeviceGetMemPool. */
+ * grDeviceGetDefaultMemPool.
+ * Thread safety: any thread. Mirrors cudaDeviceGetMemPool. */
 GR_API grError_t grDeviceGetMemPool(grMemPool_t *memPool, int device);
 
 /*
@@ -109,13 +114,15 @@ GR_API grError_t grDeviceGetMemPool(grMemPool_t *memPool, int device);
  * location CUDA refuses; location->id naming no device, CUDA 13's code),
  * grErrorNotSupported (managed memory, a host location; CUDA 13 has
  * them), grErrorMemoryAllocation (creating the default pool); on a GPU,
- * the driver's errors. Mirrors cudaMemGetDefaultMemPool. */
+ * the driver's errors.
+ * Thread safety: any thread. Mirrors cudaMemGetDefaultMemPool. */
 GR_API grError_t grMemGetDefaultMemPool(grMemPool_t *memPool, grMemLocation *location,
                                         grMemAllocationType type);
 
 /* The current pool of the location's device (its default pool unless
  * grMemSetMemPool or grDeviceSetMemPool chose another). Errors: as
- * grMemGetDefaultMemPool. Mirrors cudaMemGetMemPool. */
+ * grMemGetDefaultMemPool.
+ * Thread safety: any thread. Mirrors cudaMemGetMemPool. */
 GR_API grError_t grMemGetMemPool(grMemPool_t *memPool, grMemLocation *location, grMemAllocationType type);
 
 /* Makes memPool the current pool of the location's device, as
@@ -124,6 +131,7 @@ GR_API grError_t grMemGetMemPool(grMemPool_t *memPool, grMemLocation *location, 
  * location CUDA refuses; memPool NULL or not live; a pool whose location
  * is not 'location'; location->id naming no device), grErrorNotSupported
  * (managed memory, a host location); on a GPU, the driver's errors.
+ * Thread safety: any thread.
  * Mirrors cudaMemSetMemPool. */
 GR_API grError_t grMemSetMemPool(grMemLocation *location, grMemAllocationType type, grMemPool_t memPool);
 
@@ -136,7 +144,8 @@ GR_API grError_t grMemSetMemPool(grMemLocation *location, grMemAllocationType ty
  * than 2^47 bytes, the host or the pool's maxSize cannot provide it, out of
  * memory queuing the pool's wait for another stream's free; on a capturing
  * stream, no address space left to reserve); plus the capture errors of
- * work and the stream errors. Mirrors cudaMallocAsync. */
+ * work and the stream errors.
+ * Thread safety: any thread. Mirrors cudaMallocAsync. */
 GR_API grError_t grMallocAsync(void **devPtr, size_t size, grStream_t hStream);
 
 /* As grMallocAsync, from memPool, which must be a pool of the stream's
@@ -144,7 +153,8 @@ GR_API grError_t grMallocAsync(void **devPtr, size_t size, grStream_t hStream);
  * capturing stream the node's memory is graph memory, as grMallocAsync's,
  * whatever memPool. Errors: as grMallocAsync, plus grErrorInvalidValue
  * (memPool NULL or not live, or a pool of another device than the
- * stream's). Mirrors cudaMallocFromPoolAsync. */
+ * stream's).
+ * Thread safety: any thread. Mirrors cudaMallocFromPoolAsync. */
 GR_API grError_t grMallocFromPoolAsync(void **ptr, size_t size, grMemPool_t memPool, grStream_t stream);
 
 /* Frees memory from grMallocAsync / grMallocFromPoolAsync (or from a
@@ -160,14 +170,16 @@ GR_API grError_t grMallocFromPoolAsync(void **ptr, size_t size, grMemPool_t memP
  * is not allocated now; on a capturing stream, a pointer that
  * grGraphAddMemFreeNode refuses for the capture's graph, which leaves the
  * capture valid; nothing is freed), grErrorMemoryAllocation; plus the
- * capture errors of work and the stream errors. Mirrors cudaFreeAsync. */
+ * capture errors of work and the stream errors.
+ * Thread safety: any thread. Mirrors cudaFreeAsync. */
 GR_API grError_t grFreeAsync(void *devPtr, grStream_t hStream);
 
 /* Gives unused memory of the pool back to the OS until it reserves at
  * most minBytesToKeep bytes, or no more can be given back: blocks whose
  * frees have not taken effect yet, and allocated blocks, stay (a GPU's
  * pool: cuMemPoolTrimTo). Errors: grErrorInvalidValue (memPool NULL or
- * not live). Mirrors cudaMemPoolTrimTo. */
+ * not live).
+ * Thread safety: any thread. Mirrors cudaMemPoolTrimTo. */
 GR_API grError_t grMemPoolTrimTo(grMemPool_t memPool, size_t minBytesToKeep);
 
 /* Sets an attribute; value points to an int (the reuse policies: 0 off,
@@ -182,6 +194,7 @@ GR_API grError_t grMemPoolTrimTo(grMemPool_t memPool, size_t minBytesToKeep);
  * a high-water mark set to anything but 0, attr not a grMemPoolAttr). A
  * GPU's pool keeps its attributes in the driver
  * (cuMemPoolSetAttribute / cuMemPoolGetAttribute, after the same checks).
+ * Thread safety: any thread.
  * Mirrors cudaMemPoolSetAttribute. */
 GR_API grError_t grMemPoolSetAttribute(grMemPool_t memPool, grMemPoolAttr attr, void *value);
 
@@ -194,7 +207,8 @@ GR_API grError_t grMemPoolSetAttribute(grMemPool_t memPool, grMemPoolAttr attr, 
  * limit; the default pool has none), grMemPoolAttrHwDecompressEnabled 0.
  * A GPU's pool answers them through the driver, which needs CUDA 13's
  * (an older driver's refusal is passed on). Errors: grErrorInvalidValue
- * (memPool NULL or not live, value NULL, attr not a grMemPoolAttr). Mirrors
+ * (memPool NULL or not live, value NULL, attr not a grMemPoolAttr).
+ * Thread safety: any thread. Mirrors
  * cudaMemPoolGetAttribute. */
 GR_API grError_t grMemPoolGetAttribute(grMemPool_t memPool, grMemPoolAttr attr, void *value);
 
@@ -245,7 +259,8 @@ typedef enum grGraphMemAttributeType {
 /* Gives the physical memory of graph allocations that no executable needs
  * (executables destroyed, allocations freed) back to the OS or the driver:
  * that of destroyed executables a stream still holds, whatever their
- * device. Errors: grErrorInvalidDevice (device names no device). Mirrors
+ * device. Errors: grErrorInvalidDevice (device names no device).
+ * Thread safety: any thread. Mirrors
  * cudaDeviceGraphMemTrim. */
 GR_API grError_t grDeviceGraphMemTrim(int device);
 
@@ -253,13 +268,15 @@ GR_API grError_t grDeviceGraphMemTrim(int device);
  * is what live graph allocations occupy, reserved memory the physical
  * memory held for the device's executables. Errors: grErrorInvalidDevice
  * (device names no device), grErrorInvalidValue (value NULL, attr not a
- * grGraphMemAttributeType). Mirrors cudaDeviceGetGraphMemAttribute. */
+ * grGraphMemAttributeType).
+ * Thread safety: any thread. Mirrors cudaDeviceGetGraphMemAttribute. */
 GR_API grError_t grDeviceGetGraphMemAttribute(int device, grGraphMemAttributeType attr, void *value);
 
 /* Resets a high-water mark (value points to a uint64_t 0); the current
  * values are read only. Errors: grErrorInvalidDevice (device names no
  * device), grErrorInvalidValue (value NULL, attr not a high-water mark,
- * *value not 0). Mirrors cudaDeviceSetGraphMemAttribute. */
+ * *value not 0).
+ * Thread safety: any thread. Mirrors cudaDeviceSetGraphMemAttribute. */
 GR_API grError_t grDeviceSetGraphMemAttribute(int device, grGraphMemAttributeType attr, void *value);
 
 #ifdef __cplusplus

@@ -42,7 +42,8 @@ extern "C" {
 
 /* Creates a blocking stream (ordered against the legacy default stream).
  * Errors: grErrorInvalidValue (stream NULL), grErrorInitializationError
- * (the runtime could not start), grErrorMemoryAllocation. Mirrors
+ * (the runtime could not start), grErrorMemoryAllocation.
+ * Thread safety: any thread. Mirrors
  * cudaStreamCreate. */
 GR_API grError_t grStreamCreate(grStream_t *stream);
 
@@ -52,6 +53,7 @@ GR_API grError_t grStreamCreate(grStream_t *stream);
  * (stream NULL, flags with bits other than grStreamNonBlocking),
  * grErrorInitializationError (the runtime could not start),
  * grErrorMemoryAllocation; on a GPU, a CUDA error mapped to graphrt's.
+ * Thread safety: any thread.
  * Mirrors cudaStreamCreateWithFlags. */
 GR_API grError_t grStreamCreateWithFlags(grStream_t *stream, unsigned int flags);
 
@@ -62,7 +64,8 @@ GR_API grError_t grStreamCreateWithFlags(grStream_t *stream, unsigned int flags)
  * grErrorStreamCaptureUnsupported (the stream takes part in a capture,
  * having begun or joined it: end the capture first),
  * grErrorInitializationError (the runtime could not start). Deviation: CUDA
- * returns cudaSuccess for a stream that takes part in a capture. Mirrors
+ * returns cudaSuccess for a stream that takes part in a capture.
+ * Thread safety: any thread. Mirrors
  * cudaStreamDestroy. */
 GR_API grError_t grStreamDestroy(grStream_t stream);
 
@@ -73,13 +76,15 @@ GR_API grError_t grStreamDestroy(grStream_t stream);
  * grErrorStreamCaptureImplicit (the legacy stream, NULL or grStreamLegacy,
  * while a blocking stream takes part in a capture: the captures with a
  * blocking stream are invalidated); plus the mode errors and the stream
- * errors. Mirrors cudaStreamSynchronize. */
+ * errors.
+ * Thread safety: any thread. Mirrors cudaStreamSynchronize. */
 GR_API grError_t grStreamSynchronize(grStream_t stream);
 
 /* grSuccess if all work on the stream has completed, grErrorNotReady
  * otherwise (not recorded as the last error, as in CUDA). Errors: as
  * grStreamSynchronize (a stream in a capture, the legacy stream while a
- * blocking stream captures, the mode errors, the stream errors). Mirrors
+ * blocking stream captures, the mode errors, the stream errors).
+ * Thread safety: any thread. Mirrors
  * cudaStreamQuery. */
 GR_API grError_t grStreamQuery(grStream_t stream);
 
@@ -105,7 +110,8 @@ GR_API grError_t grStreamQuery(grStream_t stream);
  * invalidated), grErrorMemoryAllocation; plus the capture errors of work
  * and the stream errors. Across devices: a GPU stream waits on a GPU event
  * of any GPU through the driver; between the CPU and a GPU the calling
- * thread waits for the event at the call (docs/devices.md). Mirrors
+ * thread waits for the event at the call (docs/devices.md).
+ * Thread safety: any thread. Mirrors
  * cudaStreamWaitEvent. */
 GR_API grError_t grStreamWaitEvent(grStream_t stream, grEvent_t event, unsigned int flags);
 
@@ -113,7 +119,8 @@ GR_API grError_t grStreamWaitEvent(grStream_t stream, grEvent_t event, unsigned 
  * stream and before all later work. On a capturing stream it adds a host
  * node instead. Errors: grErrorInvalidValue (fn NULL),
  * grErrorMemoryAllocation; plus the capture errors of work and the stream
- * errors. Mirrors cudaLaunchHostFunc. */
+ * errors.
+ * Thread safety: any thread. Mirrors cudaLaunchHostFunc. */
 GR_API grError_t grLaunchHostFunc(grStream_t stream, grHostFn_t fn, void *userData);
 
 /* How the device waits for a host function of grLaunchHostFunc_v2, with
@@ -201,7 +208,8 @@ GR_API grError_t grStreamAddCallback(grStream_t stream, grStreamCallback_t callb
 GR_API grError_t grStreamAttachMemAsync(grStream_t stream, void *devPtr, size_t length, unsigned int flags);
 
 /* The flags the stream was created with (0 for the default streams).
- * Errors: grErrorInvalidValue (flags NULL); plus the stream errors. Mirrors
+ * Errors: grErrorInvalidValue (flags NULL); plus the stream errors.
+ * Thread safety: any thread. Mirrors
  * cudaStreamGetFlags. */
 GR_API grError_t grStreamGetFlags(grStream_t stream, unsigned int *flags);
 
