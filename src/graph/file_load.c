@@ -1245,21 +1245,15 @@ static grError_t parse_node(loader *ld, grGraph_t g, scope *sc, char **tok, size
         if (deps_idx[i] < index)
             deps[nd++] = sc->nodes[deps_idx[i]];
     gr__free(deps_idx);
-    grGraphNodeType kind = grGraphNodeTypeCount;
-    bool known = gr__node_type_from_word(tok[1], &kind);
+    grGraphNodeType kind = gr__node_type_from_word(tok[1]); /* Count: no kind */
     if ((late || succ) && !grow((void **)&sc->fix, sc->nfix, &sc->capfix, sizeof *sc->fix))
         err = lfail_oom(ld);
     else if (!grow((void **)&sc->nodes, sc->n, &sc->cap, sizeof *sc->nodes))
         err = lfail_oom(ld);
-    else if (f.brace != (known && (kind == grGraphNodeTypeGraph || kind == grGraphNodeTypeConditional)))
+    else if (f.brace != (kind == grGraphNodeTypeGraph || kind == grGraphNodeTypeConditional))
         err = lfail(ld, grErrorInvalidValue,
                     f.brace ? "only a graph or cond node opens a block with '{'"
                             : "a graph or cond node's line ends with '{'");
-    else if (!known)
-        err = lfail(ld, grErrorInvalidValue,
-                    "'%.30s' is not a node type (kernel, memcpy, memset, host, empty, record, wait, alloc, "
-                    "free, graph, cond, memop)",
-                    tok[1]);
     else
         switch (kind) {
         case grGraphNodeTypeKernel:
@@ -1297,6 +1291,11 @@ static grError_t parse_node(loader *ld, grGraph_t g, scope *sc, char **tok, size
             err = add_memop(ld, &f, g, &node, deps, nd);
             break;
         case grGraphNodeTypeCount:
+            err =
+                lfail(ld, grErrorInvalidValue,
+                      "'%.30s' is not a node type (kernel, memcpy, memset, host, empty, record, wait, alloc, "
+                      "free, graph, cond, memop)",
+                      tok[1]);
             break;
         }
     if (deps != dstack)

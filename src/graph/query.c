@@ -176,16 +176,14 @@ const char *gr__node_type_word(grGraphNodeType t)
     return NULL;
 }
 
-bool gr__node_type_from_word(const char *word, grGraphNodeType *out)
+grGraphNodeType gr__node_type_from_word(const char *word)
 {
 #define FROM_WORD(suffix, value, name, w) \
-    if (strcmp(word, w) == 0) {           \
-        *out = grGraphNodeType##suffix;   \
-        return true;                      \
-    }
+    if (strcmp(word, w) == 0)             \
+        return grGraphNodeType##suffix;
     GR_GRAPH_NODE_TYPE_LIST(FROM_WORD)
 #undef FROM_WORD
-    return false;
+    return grGraphNodeTypeCount;
 }
 
 /* A node's dependencies (deps true) or dependents, with their edge data. */
