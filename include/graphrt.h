@@ -19,8 +19,8 @@
  * it, as in CUDA. Each function's comment lists after "Errors:" every code
  * it can return, each with its conditions. Three families shared by many
  * functions are described once and named in those lists: "the stream
- * errors" (section Streams), "the capture errors of work" and "the mode
- * errors" (section Stream capture).
+ * errors" (section Streams, graphrt/stream.h), "the capture errors of
+ * work" and "the mode errors" (section Stream capture, graphrt/capture.h).
  *
  * Device 0 is the CPU of the host. Kernels are C functions called once per
  * thread block (see grKernelCreate); everything else keeps CUDA's meaning.
@@ -31,7 +31,7 @@
  * says otherwise. Executables go beyond CUDA: launches, setters and
  * grGraphExecUpdate of one executable may run on several threads at once
  * (a change waits for the launches queued before it; see section Executable
- * graphs), where CUDA asks the application to serialise them. Graphs are
+ * graphs, graphrt/exec.h), where CUDA asks the application to serialise them. Graphs are
  * not internally synchronised, as in CUDA: a graph (a grGraph_t, its nodes,
  * and the child graphs its child-graph nodes own) must not be used by two
  * calls at the same time, even calls that only read it (queries,
