@@ -26,7 +26,7 @@ CLANG_FORMAT ?= clang-format
 # CMake's generated makefiles run under this one; keep their output plain.
 MAKEFLAGS += --no-print-directory
 
-FORMAT_SOURCES = $(wildcard include/*.h include/*.hpp src/*/*.c src/*/*.h src/*/*/*.c src/*/*/*.h tests/*.c tests/*.cpp tests/*.h \
+FORMAT_SOURCES = $(wildcard include/*.h include/*/*.h include/*.hpp src/*/*.c src/*/*.h src/*/*/*.c src/*/*/*.h tests/*.c tests/*.cpp tests/*.h \
                             tests/*/*.c tests/*/*.h examples/*.c bench/*.c bench/harness/*.h bench/grain/*.c tools/*.c \
                             record/*.c record/*.h record/selftest/*.c record/selftest/*.h)
 

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # .ci/install-check.sh BUILD_DIR PREFIX - checks what `cmake --install`
 # puts under PREFIX from an already built BUILD_DIR:
-#   1. the header, both libraries, graphrt.pc and the CMake package exist;
+#   1. the headers (graphrt.h and each module header it includes), both
+#      libraries, graphrt.pc and the CMake package exist;
 #   2. the shared library exports only the public API: every dynamic symbol
-#      it defines is a 'gr' name declared in graphrt.h or graphrt_kernel.h
+#      it defines is a 'gr' name declared in graphrt.h (its module headers,
+#      include/graphrt/*.h) or graphrt_kernel.h
 #      (internal 'gr__' names stay hidden), and every global the static
 #      library defines starts with 'gr' (no stray names leak into programs
 #      that link it);
@@ -46,6 +48,10 @@ pc=$(find "$PREFIX" -name graphrt.pc -print -quit)
 LIBDIR=$(dirname "$(dirname "$pc")")
 [ -f "$PREFIX/include/graphrt.h" ] || fail "no include/graphrt.h under $PREFIX"
 [ -f "$PREFIX/include/graphrt.hpp" ] || fail "no include/graphrt.hpp under $PREFIX"
+# Every module header graphrt.h includes is installed beside it.
+for inc in $(sed -n 's/^#include "\(graphrt\/[a-z_]*\.h\)".*/\1/p' include/graphrt.h); do
+    [ -f "$PREFIX/include/$inc" ] || fail "no include/$inc under $PREFIX (graphrt.h includes it)"
+done
 [ -f "$LIBDIR/libgraphrt.a" ] || fail "no libgraphrt.a in $LIBDIR"
 [ -e "$LIBDIR/libgraphrt.so" ] || fail "no libgraphrt.so in $LIBDIR"
 [ -f "$LIBDIR/cmake/graphrt/graphrtConfig.cmake" ] || fail "no cmake/graphrt/graphrtConfig.cmake in $LIBDIR"
@@ -62,7 +68,7 @@ bad=$(grep '^gr__' "$WORK/dynsyms" || true)
 [ -z "$bad" ] || fail "libgraphrt.so exports internal 'gr__' names (visibility):"$'\n'"$bad"
 undeclared=""
 while read -r sym; do
-    grep -Eq "\\b${sym}[[:space:]]*\\(" "$PREFIX/include/graphrt.h" "$PREFIX/include/graphrt_kernel.h" ||
+    grep -Eq "\\b${sym}[[:space:]]*\\(" "$PREFIX/include/graphrt.h" "$PREFIX"/include/graphrt/*.h "$PREFIX/include/graphrt_kernel.h" ||
         undeclared+="$sym"$'\n'
 done < "$WORK/dynsyms"
 [ -z "$undeclared" ] || fail "libgraphrt.so exports names graphrt.h and graphrt_kernel.h do not declare:"$'\n'"$undeclared"

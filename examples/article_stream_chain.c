@@ -80,39 +80,6 @@ static int check_result(const int *host, const char *what)
     return 1;
 }
 
-static const char *type_name(grGraphNodeType t)
-{
-    switch (t) {
-    case grGraphNodeTypeKernel:
-        return "kernel";
-    case grGraphNodeTypeMemcpy:
-        return "memcpy";
-    case grGraphNodeTypeMemset:
-        return "memset";
-    case grGraphNodeTypeHost:
-        return "host";
-    case grGraphNodeTypeGraph:
-        return "child graph";
-    case grGraphNodeTypeEmpty:
-        return "empty";
-    case grGraphNodeTypeWaitEvent:
-        return "event wait";
-    case grGraphNodeTypeEventRecord:
-        return "event record";
-    case grGraphNodeTypeMemAlloc:
-        return "mem alloc";
-    case grGraphNodeTypeMemFree:
-        return "mem free";
-    case grGraphNodeTypeConditional:
-        return "conditional";
-    case grGraphNodeTypeBatchMemOp:
-        return "batch mem op";
-    case grGraphNodeTypeCount:
-        break;
-    }
-    return "?";
-}
-
 static const char *const kernel_names[3] = {"kernelA", "kernelB", "kernelC"};
 
 /* The name of one of our three nodes. */
@@ -178,7 +145,7 @@ int main(void)
     for (size_t i = 0; i < num_nodes; ++i) {
         grGraphNodeType type;
         CHECK(grGraphNodeGetType(listed[i], &type));
-        printf("  node %zu: %s (%s)\n", i, type_name(type), node_name(nodes, listed[i]));
+        printf("  node %zu: %s (%s)\n", i, grGraphNodeTypeName(type), node_name(nodes, listed[i]));
     }
     CHECK(grGraphGetEdges(graph, from, to, NULL, &num_edges));
     for (size_t i = 0; i < num_edges; ++i)

@@ -170,3 +170,23 @@ GR_TEST(graph_file_refuses_node_lines_of_more_than_16_fields)
     if (!strstr(d, "'k0'"))
         GR_TEST_FAIL_("16 unknown fields: %s", d);
 }
+
+/* A node's type is one of the words of GR_GRAPH_NODE_TYPE_LIST: another
+ * word (the tool's former "conditional" included) is refused naming it,
+ * and only the kinds that hold graphs, graph and cond, open a block. */
+GR_TEST(graph_file_refuses_words_that_name_no_node_kind)
+{
+    char d[512];
+    load_fields("conditional", 0, d, sizeof d);
+    if (!strstr(d, "'conditional' is not a node type"))
+        GR_TEST_FAIL_("conditional: %s", d);
+    load_fields("kernels", 1, d, sizeof d);
+    if (!strstr(d, "'kernels' is not a node type"))
+        GR_TEST_FAIL_("kernels: %s", d);
+    load_fields("graph", 0, d, sizeof d);
+    if (!strstr(d, "a graph or cond node's line ends with '{'"))
+        GR_TEST_FAIL_("graph without a block: %s", d);
+    load_fields("empty {", 0, d, sizeof d);
+    if (!strstr(d, "only a graph or cond node opens a block with '{'"))
+        GR_TEST_FAIL_("empty with a block: %s", d);
+}

@@ -150,6 +150,44 @@ GR_TEST(graph_node_dependencies_and_dependents_round_trip)
     CHECK_OK(grGraphDestroy(g));
 }
 
+/* Every kind of GR_GRAPH_NODE_TYPE_LIST keeps CUDA's value and has the
+ * name error details and DOT output use; a value that names no kind is
+ * "unknown"; the call leaves the last error alone. */
+GR_TEST(graph_node_type_name_names_each_kind_with_cuda_values)
+{
+    static const struct {
+        grGraphNodeType type;
+        int cuda_value;
+        const char *name;
+    } want[] = {
+        {grGraphNodeTypeKernel, 0, "kernel"},
+        {grGraphNodeTypeMemcpy, 1, "memcpy"},
+        {grGraphNodeTypeMemset, 2, "memset"},
+        {grGraphNodeTypeHost, 3, "host"},
+        {grGraphNodeTypeGraph, 4, "child graph"},
+        {grGraphNodeTypeEmpty, 5, "empty"},
+        {grGraphNodeTypeWaitEvent, 6, "event wait"},
+        {grGraphNodeTypeEventRecord, 7, "event record"},
+        {grGraphNodeTypeMemAlloc, 10, "mem alloc"},
+        {grGraphNodeTypeMemFree, 11, "mem free"},
+        {grGraphNodeTypeBatchMemOp, 12, "batch mem op"},
+        {grGraphNodeTypeConditional, 13, "conditional"},
+    };
+    size_t kinds = 0;
+    CHECK_GR(grErrorInvalidValue, grGraphCreate(NULL, 0));
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        CHECK_EQ(want[i].type, want[i].cuda_value);
+        CHECK(strcmp(grGraphNodeTypeName(want[i].type), want[i].name) == 0);
+    }
+#define COUNT_KIND(suffix, value, name, word) kinds++;
+    GR_GRAPH_NODE_TYPE_LIST(COUNT_KIND)
+#undef COUNT_KIND
+    CHECK_EQ(kinds, sizeof want / sizeof want[0]);
+    CHECK(strcmp(grGraphNodeTypeName(grGraphNodeTypeCount), "unknown") == 0);
+    CHECK(strcmp(grGraphNodeTypeName((grGraphNodeType)8), "unknown") == 0);
+    CHECK_EQ(grPeekAtLastError(), grErrorInvalidValue);
+}
+
 GR_TEST(graph_node_get_type_reports_each_type)
 {
     grGraph_t g, child;

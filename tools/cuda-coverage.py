@@ -2,7 +2,8 @@
 """cuda-coverage.py - how much of CUDA's runtime API graphrt offers.
 
 Reads the runtime functions a CUDA toolkit declares (cuda_runtime_api.h) and
-the public functions of graphrt (include/graphrt.h), sorts CUDA's into
+the public functions of graphrt (include/graphrt.h and the module
+headers of include/graphrt/ it includes), sorts CUDA's into
 families by name, and prints per family how many CUDA functions there are,
 how many graphrt has (the same name with `gr` for `cuda`), and which are
 missing, each with the reason graphrt leaves it out (docs/coverage.md).
@@ -180,6 +181,17 @@ def read(path):
         sys.exit(f"cuda-coverage: cannot read {path}: {e.strerror}")
 
 
+def read_public(path):
+    """graphrt.h with the module headers it includes ("graphrt/x.h", read
+    from beside it), where the declarations are."""
+    text = read(path)
+    base = os.path.dirname(path)
+    parts = [text]
+    for inc in re.findall(r'^#include\s+"(graphrt/[\w.]+)"', text, re.MULTILINE):
+        parts.append(read(os.path.join(base, inc)))
+    return "\n".join(parts)
+
+
 def cuda_version(text):
     m = re.search(r"#define\s+CUDART_VERSION\s+(\d+)", text)
     if not m:
@@ -297,7 +309,7 @@ def main():
     if not os.path.isfile(args.cuda_h):
         print(f"cuda-coverage: {args.cuda_h} not found (no CUDA toolkit?)", file=sys.stderr)
         return 2
-    res = coverage(read(args.cuda_h), read(args.graphrt_h))
+    res = coverage(read(args.cuda_h), read_public(args.graphrt_h))
     if res["cuda"] == 0:
         print(f"cuda-coverage: no runtime functions found in {args.cuda_h}", file=sys.stderr)
         return 2

@@ -106,30 +106,11 @@ bool tool_load(const char *path, grGraph_t *g, bool json)
 const char *tool_type_word(grGraphNodeType t)
 {
     switch (t) {
-    case grGraphNodeTypeKernel:
-        return "kernel";
-    case grGraphNodeTypeMemcpy:
-        return "memcpy";
-    case grGraphNodeTypeMemset:
-        return "memset";
-    case grGraphNodeTypeHost:
-        return "host";
-    case grGraphNodeTypeGraph:
-        return "graph";
-    case grGraphNodeTypeEmpty:
-        return "empty";
-    case grGraphNodeTypeWaitEvent:
-        return "wait";
-    case grGraphNodeTypeEventRecord:
-        return "record";
-    case grGraphNodeTypeMemAlloc:
-        return "alloc";
-    case grGraphNodeTypeMemFree:
-        return "free";
-    case grGraphNodeTypeConditional:
-        return "conditional";
-    case grGraphNodeTypeBatchMemOp:
-        return "memop";
+#define WORD_CASE(suffix, value, name, word) \
+    case grGraphNodeType##suffix:            \
+        return word;
+        GR_GRAPH_NODE_TYPE_LIST(WORD_CASE)
+#undef WORD_CASE
     case grGraphNodeTypeCount:
         break;
     }

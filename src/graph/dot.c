@@ -119,8 +119,8 @@ static void node_text(const struct grGraphNode_st *n, unsigned flags, char *buf,
     bool verbose = (flags & (grGraphDebugDotFlagsVerbose | type_flags(n->type))) != 0;
     int r = (flags & grGraphDebugDotFlagsHandles)
                 ? snprintf(buf, cap, "#%llu %s\nhandle %p", (unsigned long long)n->seq,
-                           gr__node_type_name(n->type), (const void *)n)
-                : snprintf(buf, cap, "#%llu %s", (unsigned long long)n->seq, gr__node_type_name(n->type));
+                           grGraphNodeTypeName(n->type), (const void *)n)
+                : snprintf(buf, cap, "#%llu %s", (unsigned long long)n->seq, grGraphNodeTypeName(n->type));
     size_t len = r > 0 ? (size_t)r : 0;
     if (len >= cap)
         return;

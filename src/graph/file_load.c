@@ -571,7 +571,7 @@ static grError_t parse_ref(loader *ld, const char *v, size_t len, void **out)
         grGraphNode_t a = ld->top->nodes[id];
         if (a->type != grGraphNodeTypeMemAlloc)
             return lfail(ld, grErrorInvalidValue, "@n%llu names a %s node; only allocation nodes have memory",
-                         (unsigned long long)id, gr__node_type_name(a->type));
+                         (unsigned long long)id, grGraphNodeTypeName(a->type));
         if (off >= a->p.alloc.bytesize)
             return lfail(ld, grErrorInvalidValue, "offset %llu is past the end of the allocation of n%llu",
                          (unsigned long long)off, (unsigned long long)id);
@@ -1245,41 +1245,59 @@ static grError_t parse_node(loader *ld, grGraph_t g, scope *sc, char **tok, size
         if (deps_idx[i] < index)
             deps[nd++] = sc->nodes[deps_idx[i]];
     gr__free(deps_idx);
+    grGraphNodeType kind = gr__node_type_from_word(tok[1]); /* Count: no kind */
     if ((late || succ) && !grow((void **)&sc->fix, sc->nfix, &sc->capfix, sizeof *sc->fix))
         err = lfail_oom(ld);
     else if (!grow((void **)&sc->nodes, sc->n, &sc->cap, sizeof *sc->nodes))
         err = lfail_oom(ld);
-    else if (f.brace != (strcmp(tok[1], "graph") == 0 || strcmp(tok[1], "cond") == 0))
+    else if (f.brace != (kind == grGraphNodeTypeGraph || kind == grGraphNodeTypeConditional))
         err = lfail(ld, grErrorInvalidValue,
                     f.brace ? "only a graph or cond node opens a block with '{'"
                             : "a graph or cond node's line ends with '{'");
-    else if (strcmp(tok[1], "kernel") == 0)
-        err = add_kernel(ld, &f, g, &node, deps, nd);
-    else if (strcmp(tok[1], "memcpy") == 0)
-        err = add_memcpy(ld, &f, g, &node, deps, nd);
-    else if (strcmp(tok[1], "memset") == 0)
-        err = add_memset(ld, &f, g, &node, deps, nd);
-    else if (strcmp(tok[1], "host") == 0)
-        err = add_host(ld, &f, g, &node, deps, nd);
-    else if (strcmp(tok[1], "empty") == 0)
-        err = (err = grGraphAddEmptyNode(&node, g, deps, nd)) ? lfail_call(ld, err) : grSuccess;
-    else if (strcmp(tok[1], "record") == 0 || strcmp(tok[1], "wait") == 0)
-        err = add_event(ld, &f, g, &node, deps, nd, tok[1][0] == 'r');
-    else if (strcmp(tok[1], "alloc") == 0)
-        err = add_alloc(ld, &f, g, &node, deps, nd);
-    else if (strcmp(tok[1], "free") == 0)
-        err = add_free(ld, &f, g, &node, deps, nd);
-    else if (strcmp(tok[1], "graph") == 0)
-        err = add_child(ld, g, &node, deps, nd, depth);
-    else if (strcmp(tok[1], "cond") == 0)
-        err = add_cond(ld, &f, g, &node, deps, nd, depth);
-    else if (strcmp(tok[1], "memop") == 0)
-        err = add_memop(ld, &f, g, &node, deps, nd);
     else
-        err = lfail(ld, grErrorInvalidValue,
-                    "'%.30s' is not a node type (kernel, memcpy, memset, host, empty, record, wait, alloc, "
-                    "free, graph, cond, memop)",
-                    tok[1]);
+        switch (kind) {
+        case grGraphNodeTypeKernel:
+            err = add_kernel(ld, &f, g, &node, deps, nd);
+            break;
+        case grGraphNodeTypeMemcpy:
+            err = add_memcpy(ld, &f, g, &node, deps, nd);
+            break;
+        case grGraphNodeTypeMemset:
+            err = add_memset(ld, &f, g, &node, deps, nd);
+            break;
+        case grGraphNodeTypeHost:
+            err = add_host(ld, &f, g, &node, deps, nd);
+            break;
+        case grGraphNodeTypeEmpty:
+            err = (err = grGraphAddEmptyNode(&node, g, deps, nd)) ? lfail_call(ld, err) : grSuccess;
+            break;
+        case grGraphNodeTypeWaitEvent:
+        case grGraphNodeTypeEventRecord:
+            err = add_event(ld, &f, g, &node, deps, nd, kind == grGraphNodeTypeEventRecord);
+            break;
+        case grGraphNodeTypeMemAlloc:
+            err = add_alloc(ld, &f, g, &node, deps, nd);
+            break;
+        case grGraphNodeTypeMemFree:
+            err = add_free(ld, &f, g, &node, deps, nd);
+            break;
+        case grGraphNodeTypeGraph:
+            err = add_child(ld, g, &node, deps, nd, depth);
+            break;
+        case grGraphNodeTypeConditional:
+            err = add_cond(ld, &f, g, &node, deps, nd, depth);
+            break;
+        case grGraphNodeTypeBatchMemOp:
+            err = add_memop(ld, &f, g, &node, deps, nd);
+            break;
+        case grGraphNodeTypeCount:
+            err =
+                lfail(ld, grErrorInvalidValue,
+                      "'%.30s' is not a node type (kernel, memcpy, memset, host, empty, record, wait, alloc, "
+                      "free, graph, cond, memop)",
+                      tok[1]);
+            break;
+        }
     if (deps != dstack)
         gr__free(deps);
     if (err)

@@ -517,7 +517,7 @@ static void put_memcpy_pitched(saver *s, outbuf *o, const gr_memcpy_node *m)
     gr_region d, r;
     gr__region_of_shape(&d, m->dst, c, true);
     gr__region_of_shape(&r, m->src, c, false);
-    put_s(o, " memcpy dst=");
+    put_s(o, " dst=");
     put_ptr(s, o, m->dst, gr__region_span(&d), true);
     put_s(o, " src=");
     put_ptr(s, o, m->src, gr__region_span(&r), true);
@@ -546,9 +546,13 @@ static void put_node(saver *s, outbuf *o, const struct grGraphNode_st *n, unsign
     indent(o, depth);
     put_c(o, 'n');
     put_u(o, n->scratch);
+    /* The kind's word, then its fields. */
+    const char *word = gr__node_type_word(n->type);
+    gr_assert_internal(word != NULL);
+    put_c(o, ' ');
+    put_s(o, word);
     switch (n->type) {
     case grGraphNodeTypeKernel:
-        put_s(o, " kernel");
         put_kernel(s, o, &p->kernel);
         break;
     case grGraphNodeTypeMemcpy:
@@ -556,7 +560,7 @@ static void put_node(saver *s, outbuf *o, const struct grGraphNode_st *n, unsign
             put_memcpy_pitched(s, o, &p->memcpy);
             break;
         }
-        put_s(o, " memcpy dst=");
+        put_s(o, " dst=");
         put_ptr(s, o, p->memcpy.dst, p->memcpy.count, true);
         put_s(o, " src=");
         put_ptr(s, o, p->memcpy.src, p->memcpy.count, true);
@@ -566,7 +570,7 @@ static void put_node(saver *s, outbuf *o, const struct grGraphNode_st *n, unsign
         put_s(o, gr__memcpy_kind_name(p->memcpy.kind));
         break;
     case grGraphNodeTypeMemset:
-        put_s(o, " memset dst=");
+        put_s(o, " dst=");
         put_ptr(s, o, p->memset.dst, gr__memset_span(&p->memset), true);
         put_s(o, " pitch=");
         put_u(o, p->memset.pitch);
@@ -580,25 +584,20 @@ static void put_node(saver *s, outbuf *o, const struct grGraphNode_st *n, unsign
         put_u(o, p->memset.height);
         break;
     case grGraphNodeTypeHost:
-        put_s(o, " host");
         put_host(s, o, &p->host, n);
         break;
     case grGraphNodeTypeGraph:
-        put_s(o, " graph");
         break;
     case grGraphNodeTypeEmpty:
-        put_s(o, " empty");
         break;
     case grGraphNodeTypeWaitEvent:
-        put_s(o, " wait");
         put_event(s, o, p->event);
         break;
     case grGraphNodeTypeEventRecord:
-        put_s(o, " record");
         put_event(s, o, p->event);
         break;
     case grGraphNodeTypeMemAlloc:
-        put_s(o, " alloc size=");
+        put_s(o, " size=");
         put_u(o, p->alloc.bytesize);
         put_s(o, " access=");
         put_s(o, alloc_access_word(&p->alloc));
@@ -617,16 +616,15 @@ static void put_node(saver *s, outbuf *o, const struct grGraphNode_st *n, unsign
                                   s->call, gr__node_label(n), p->free.dptr);
             return;
         }
-        put_s(o, " free ptr=");
+        put_s(o, " ptr=");
         put_ref(o, '@', a->index, 0);
         break;
     }
     case grGraphNodeTypeBatchMemOp:
-        put_s(o, " memop");
         put_memops(s, o, &p->memop);
         break;
     case grGraphNodeTypeConditional:
-        put_s(o, " cond ");
+        put_c(o, ' ');
         put_cond(s, o, p->cond.slot);
         put_s(o, " type=");
         put_s(o, p->cond.type == grGraphCondTypeIf      ? "if"

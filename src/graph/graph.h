@@ -321,6 +321,13 @@ static inline bool gr__graph_check_due(const struct grGraph_st *g)
  * nothing. */
 #define gr__graph_assert_valid(g) gr_assert_expensive(!gr__graph_check_due(g) || gr__graph_is_valid(g))
 
+/* The one word of a node kind in graph files (GR_GRAPH_NODE_TYPE_LIST's
+ * 'word': "kernel", "graph", "wait", ...), NULL for a value that names no
+ * kind; and the kind a word names (grGraphNodeTypeCount: none). The loader
+ * and the saver both use these, so a kind's word is spelled once. */
+const char *gr__node_type_word(grGraphNodeType t);
+grGraphNodeType gr__node_type_from_word(const char *word);
+
 /* A number never given before in the process, from 1: each graph's uid,
  * and each executable's id (grGraphExecGetId). */
 uint64_t gr__graph_uid_next(void);

@@ -148,6 +148,44 @@ GR_API grError_t grGraphNodeGetType(grGraphNode_t node, grGraphNodeType *pType)
     return grSuccess;
 }
 
+GR_API const char *grGraphNodeTypeName(grGraphNodeType type)
+{
+    switch (type) {
+#define NAME_CASE(suffix, value, name, word) \
+    case grGraphNodeType##suffix:            \
+        return name;
+        GR_GRAPH_NODE_TYPE_LIST(NAME_CASE)
+#undef NAME_CASE
+    case grGraphNodeTypeCount:
+        break;
+    }
+    return "unknown";
+}
+
+const char *gr__node_type_word(grGraphNodeType t)
+{
+    switch (t) {
+#define WORD_CASE(suffix, value, name, word) \
+    case grGraphNodeType##suffix:            \
+        return word;
+        GR_GRAPH_NODE_TYPE_LIST(WORD_CASE)
+#undef WORD_CASE
+    case grGraphNodeTypeCount:
+        break;
+    }
+    return NULL;
+}
+
+grGraphNodeType gr__node_type_from_word(const char *word)
+{
+#define FROM_WORD(suffix, value, name, w) \
+    if (strcmp(word, w) == 0)             \
+        return grGraphNodeType##suffix;
+    GR_GRAPH_NODE_TYPE_LIST(FROM_WORD)
+#undef FROM_WORD
+    return grGraphNodeTypeCount;
+}
+
 /* A node's dependencies (deps true) or dependents, with their edge data. */
 static grError_t node_list(const char *call, grGraphNode_t node, bool deps, grGraphNode_t *out,
                            grGraphEdgeData *edgeData, size_t *cap, const char *outarg, const char *caparg)
