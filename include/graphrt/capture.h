@@ -237,18 +237,17 @@ GR_API grError_t grStreamBeginRecaptureToGraph(grStream_t stream, grStreamCaptur
 
 /* Ends the capture begun on 'stream' and returns the graph in *pGraph
  * (the caller owns it; with grStreamBeginCaptureToGraph, the graph given
- * there). pGraph may be NULL for a capture begun with
- * grStreamBeginCaptureToGraph, whose graph the caller already holds: the
- * capture ends the same way, its nodes stay in that graph, and nothing is
- * written (NVIDIA's graphConditionalNodes sample ends a capture into a
- * conditional node's body so). Every stream that joined the capture
- * leaves it, whatever the result, unless the call is refused before the
- * capture ends (grErrorInvalidValue, grErrorIllegalState,
+ * there). pGraph may be NULL, as CUDA 13.0 allows: the capture ends the
+ * same way and nothing is written; a capture begun with
+ * grStreamBeginCaptureToGraph leaves its nodes in the caller's graph
+ * (NVIDIA's graphConditionalNodes sample ends a capture into a
+ * conditional node's body so), and the graph of a capture begun with
+ * grStreamBeginCapture, which nobody received, is destroyed. Every
+ * stream that joined the capture leaves it, whatever the result, unless
+ * the call is refused before the capture ends (grErrorIllegalState,
  * grErrorStreamCaptureUnmatched, grErrorMemoryAllocation, the stream
  * errors). Where a failure below sets *pGraph = NULL, a NULL pGraph gets
- * nothing. Errors: grErrorInvalidValue (pGraph NULL, and the stream is
- * not capturing, or its capture was begun by grStreamBeginCapture, or the
- * stream is not valid),
+ * nothing. Errors: the stream errors (grErrorInvalidResourceHandle, grErrorInitializationError),
  * grErrorIllegalState (the stream is not capturing; *pGraph untouched),
  * grErrorStreamCaptureUnmatched (the stream joined a capture begun on
  * another stream; that capture is invalidated and not ended),
