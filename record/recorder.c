@@ -54,6 +54,10 @@ static _Thread_local const char *tl_call, *tl_rt_call;
 static _Thread_local CUstream tl_stream, tl_rt_stream;
 static _Thread_local int tl_has_stream, tl_has_rt_stream;
 static _Thread_local unsigned tl_rt_epoch, tl_epoch;
+/* Inside a cuGraphInstantiate* call: the nodes the driver makes then
+ * belong to its own copies of the graph, not to any graph of the
+ * program, so they do not make the next walk necessary. */
+static _Thread_local int tl_instantiating;
 static _Thread_local int tl_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
 
 unsigned rec_tid(void)
@@ -604,7 +608,8 @@ static void on_resource(CUpti_CallbackId id, const CUpti_ResourceData *rd)
     case CUPTI_CBID_RESOURCE_GRAPHNODE_DEPENDENCY_CREATED:
     case CUPTI_CBID_RESOURCE_GRAPHNODE_DEPENDENCY_DESTROY_STARTING:
     case CUPTI_CBID_RESOURCE_GRAPH_NODE_UPDATED:
-        rec_walk_mutated();
+        if (!tl_instantiating)
+            rec_walk_mutated();
         break;
     default:
         break;
@@ -938,6 +943,11 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Callb
         tl_call = cb->functionName;
         tl_epoch = __atomic_load_n(&rt_epoch, __ATOMIC_ACQUIRE);
         tl_has_stream = call_stream(id, cb->functionParams, &tl_stream);
+        tl_instantiating = id == CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate ||
+                           id == CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate_v2 ||
+                           id == CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags ||
+                           id == CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams ||
+                           id == CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams_ptsz;
         if (id == CUPTI_DRIVER_TRACE_CBID_cuThreadExchangeStreamCaptureMode) {
             const cuThreadExchangeStreamCaptureMode_params *a = cb->functionParams;
             tl_mode = (int)*a->mode;
@@ -948,6 +958,7 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Callb
     rec_walk_flush();
     tl_call = NULL;
     tl_has_stream = 0;
+    tl_instantiating = 0;
 }
 
 /* ------------------------------------------------------ start, finish */

@@ -241,6 +241,7 @@ GR_TEST_T(record_gpu_seed_capture_and_explicit_graph, 60)
     CHECK_HAS(rep, "nodes: 3 (kernel 2, memcpy 1), edges: 2");
     CHECK_HAS(rep, "(cuStreamBeginCapture_v2, mode global, thread 1");
     CHECK_HAS(rep, "launches in all: 100");
+    CHECK_HAS(rep, "executable 2: instantiated by cuGraphInstantiateWithFlags on thread 1");
     CHECK_HAS(rep, "none: no launch used an address freed before it");
     free(rep);
     char *file = slurp(dir, "graph-1.graph");
@@ -301,7 +302,7 @@ GR_TEST_T(record_gpu_stale_pointer_names_node_argument_and_free, 60)
     char *rep = convert(REAL("stale_pointer"), dir, sizeof dir, "--stale");
     CHECK_HAS(rep, "stale: graph 1 (graph-1.graph) n0 kernel \"_Z4fillPfi\" argument 0 = 0x");
     CHECK_HAS(rep, "stale: graph 1 (graph-1.graph) n1 memcpy src = 0x");
-    CHECK_HAS(rep, "(cuMemAlloc_v2, log line 3), freed by ");
+    CHECK_HAS(rep, "(cuMemAlloc_v2, log line 3), freed by cuMemFree_v2 on thread 1");
     CHECK_HAS(rep, "the address lies in a later allocation");
     free(rep);
     unstage(dir);

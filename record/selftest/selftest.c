@@ -130,6 +130,9 @@ int main(void)
     ic.callbackSite = CUPTI_API_ENTER;
     fake_callback(fake_userdata, CUPTI_CB_DOMAIN_DRIVER_API,
                   CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags, &ic);
+    /* The driver builds its own copy of the graph first (CUDA 13.0 on an
+     * H100 creates nodes of new graphs here): no change to graph 1. */
+    resource(CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED, (CUgraphNode)&fake_node[2], NULL);
     resource(CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED, NULL, x);
     ic.callbackSite = CUPTI_API_EXIT;
     fake_callback(fake_userdata, CUPTI_CB_DOMAIN_DRIVER_API,
