@@ -7,17 +7,10 @@
  * cannot change in an executable, in either direction; child graphs
  * cannot nest deeper than instantiation accepts.
  */
-#include "test.h"
+#include "testlib.h"
 
 #include <stdbool.h>
 #include <sys/mman.h>
-
-static size_t node_count(grGraph_t g)
-{
-    size_t n = 0;
-    CHECK_OK(grGraphGetNodes(g, NULL, &n));
-    return n;
-}
 
 GR_TEST(memset_node_overrunning_an_allocation_is_refused)
 {
@@ -30,7 +23,7 @@ GR_TEST(memset_node_overrunning_an_allocation_is_refused)
     CHECK_GR(grErrorInvalidValue, grGraphAddMemsetNode(&n, g, NULL, 0, &mp));
     CHECK_DETAIL_HAS("grGraphAddMemsetNode");
     CHECK_DETAIL_HAS("past its end");
-    CHECK_EQ(node_count(g), 0);
+    CHECK_EQ(tl_node_count(g), 0);
     /* 2D: the last row overruns (4 * 64 + 32 bytes). */
     grMemsetParams m2 = {dev, 64, 0, 1, 32, 5};
     CHECK_GR(grErrorInvalidValue, grGraphAddMemsetNode(&n, g, NULL, 0, &m2));
@@ -69,7 +62,7 @@ GR_TEST(memcpy_node_overrunning_an_allocation_is_refused)
     CHECK_DETAIL_HAS("source");
     CHECK_GR(grErrorInvalidValue,
              grGraphAddMemcpyNode1D(&n, g, NULL, 0, dev, host, SIZE_MAX, grMemcpyDefault));
-    CHECK_EQ(node_count(g), 0);
+    CHECK_EQ(tl_node_count(g), 0);
     CHECK_OK(grGraphAddMemcpyNode1D(&n, g, NULL, 0, dev, host, 1024, grMemcpyDefault));
     CHECK_GR(grErrorInvalidValue, grGraphMemcpyNodeSetParams1D(n, dev, host, 1025, grMemcpyDefault));
     CHECK_DETAIL_HAS("grGraphMemcpyNodeSetParams1D");
@@ -195,7 +188,7 @@ GR_TEST(child_graph_nesting_deeper_than_instantiate_takes_is_refused)
             CHECK_EQ(e, grErrorInvalidValue);
             CHECK_DETAIL_HAS("grGraphAddChildGraphNode");
             CHECK_DETAIL_HAS("64 levels");
-            CHECK_EQ(node_count(outer), 0);
+            CHECK_EQ(tl_node_count(outer), 0);
             CHECK_OK(grGraphDestroy(outer));
             break;
         }

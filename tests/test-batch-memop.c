@@ -6,7 +6,7 @@
  * another stream or by a node of the same launch with one worker, and
  * refusals that change nothing.
  */
-#include "test.h"
+#include "testlib.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -528,22 +528,6 @@ GR_TEST(exec_batch_mem_op_setters_and_update_keep_count_and_types)
     CHECK_OK(grStreamDestroy(s));
 }
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    CHECK(f != NULL);
-    CHECK(fseek(f, 0, SEEK_END) == 0);
-    long n = ftell(f);
-    CHECK(n >= 0);
-    rewind(f);
-    char *buf = malloc((size_t)n + 1);
-    CHECK(buf != NULL);
-    CHECK_EQ(fread(buf, 1, (size_t)n, f), (size_t)n);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
-
 GR_TEST(batch_mem_op_nodes_clone_print_and_round_trip_through_files)
 {
     grGraph_t g, clone, loaded;
@@ -570,7 +554,7 @@ GR_TEST(batch_mem_op_nodes_clone_print_and_round_trip_through_files)
     /* DOT: the node's type and its operations. */
     snprintf(path, sizeof path, "/tmp/graphrt-test-%ld-memop.dot", (long)getpid());
     CHECK_OK(grGraphDebugDotPrint(g, path, grGraphDebugDotFlagsVerbose));
-    char *s = slurp(path);
+    char *s = tl_slurp(path, NULL);
     CHECK(strstr(s, "batch mem op") != NULL);
     CHECK(strstr(s, "4 operations") != NULL);
     CHECK(strstr(s, "write32 0x4") != NULL);
@@ -583,7 +567,7 @@ GR_TEST(batch_mem_op_nodes_clone_print_and_round_trip_through_files)
      * pointing into the loader's copy of the buffer. */
     snprintf(path, sizeof path, "/tmp/graphrt-test-%ld-memop.graph", (long)getpid());
     CHECK_OK(grGraphSaveToFile(g, path, 0));
-    s = slurp(path);
+    s = tl_slurp(path, NULL);
     CHECK(strstr(s, "n0 memop ops=write32:b0+0:4;wait32:b0+0:geq:4;write64:b0+8:68719476735;barrier:gpu\n") !=
           NULL);
     free(s);

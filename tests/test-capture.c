@@ -2,7 +2,7 @@
  * join, begin/end errors, dependency queries and updates, capture into an
  * existing graph, re-capture with grGraphExecUpdate. The mode rules are in
  * test-capture-rules.c. */
-#include "test.h"
+#include "testlib.h"
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -32,13 +32,6 @@ static void launch_add(grStream_t s, int *p, int v)
     CHECK_OK(grLaunchKernel(add_kernel(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, s));
 }
 
-static size_t node_count(grGraph_t g)
-{
-    size_t n = 0;
-    CHECK_OK(grGraphGetNodes(g, NULL, &n));
-    return n;
-}
-
 /* The graph's nodes in creation order and whether edge a -> b exists. */
 static void get_nodes(grGraph_t g, grGraphNode_t *nodes, size_t n)
 {
@@ -56,13 +49,6 @@ static bool has_edge(grGraphNode_t a, grGraphNode_t b)
         if (succ[i] == b)
             return true;
     return false;
-}
-
-static size_t edge_count(grGraph_t g)
-{
-    size_t n = 0;
-    CHECK_OK(grGraphGetEdges(g, NULL, NULL, NULL, &n));
-    return n;
 }
 
 static grStreamCaptureStatus status_of(grStream_t s)
@@ -96,8 +82,8 @@ GR_TEST(capture_three_kernels_on_one_stream_make_a_chain)
     CHECK_OK(grStreamEndCapture(s, &g));
     CHECK_EQ(status_of(s), grStreamCaptureStatusNone);
     CHECK_EQ(x[0], 0); /* recorded, not run */
-    CHECK_EQ(node_count(g), 3);
-    CHECK_EQ(edge_count(g), 2);
+    CHECK_EQ(tl_node_count(g), 3);
+    CHECK_EQ(tl_edge_count(g), 2);
     get_nodes(g, n, 3);
     CHECK(has_edge(n[0], n[1]));
     CHECK(has_edge(n[1], n[2]));
@@ -130,7 +116,7 @@ GR_TEST(capture_copies_memsets_and_host_functions_become_nodes)
     CHECK_OK(grLaunchHostFunc(s, host_inc, &hits));
     CHECK_OK(grStreamEndCapture(s, &g));
     CHECK_EQ(hits, 0);
-    CHECK_EQ(node_count(g), 3);
+    CHECK_EQ(tl_node_count(g), 3);
     get_nodes(g, n, 3);
     CHECK_OK(grGraphNodeGetType(n[0], &t));
     CHECK_EQ(t, grGraphNodeTypeMemset);
@@ -196,8 +182,8 @@ static grError_t capture_diamond(int join, int *x, grGraph_t *g)
 static void check_diamond(grGraph_t g)
 {
     grGraphNode_t n[5];
-    CHECK_EQ(node_count(g), 5);
-    CHECK_EQ(edge_count(g), 7);
+    CHECK_EQ(tl_node_count(g), 5);
+    CHECK_EQ(tl_edge_count(g), 7);
     get_nodes(g, n, 5);
     for (int i = 1; i <= 3; i++) {
         size_t nd = 0, ns = 0;
@@ -271,8 +257,8 @@ GR_TEST(capture_join_through_a_chain_of_branches_gives_cudas_edges)
     launch_add(s, x + 3, 1);
     CHECK_OK(grStreamEndCapture(s, &g));
     /* CUDA: 0->1 0->2 0->3 1->3 2->3 */
-    CHECK_EQ(node_count(g), 4);
-    CHECK_EQ(edge_count(g), 5);
+    CHECK_EQ(tl_node_count(g), 4);
+    CHECK_EQ(tl_edge_count(g), 5);
     get_nodes(g, n, 4);
     CHECK(has_edge(n[0], n[1]) && has_edge(n[0], n[2]) && has_edge(n[0], n[3]));
     CHECK(has_edge(n[1], n[3]) && has_edge(n[2], n[3]));
@@ -331,7 +317,7 @@ GR_TEST(capture_forked_stream_without_work_needs_no_join)
     CHECK_OK(grStreamWaitEvent(s2, e1, 0));
     launch_add(s, x, 1);
     CHECK_OK(grStreamEndCapture(s, &g));
-    CHECK_EQ(node_count(g), 2);
+    CHECK_EQ(tl_node_count(g), 2);
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grEventDestroy(e1));
     CHECK_OK(grStreamDestroy(s));
@@ -382,7 +368,7 @@ GR_TEST(capture_begin_and_end_refuse_bad_calls)
     CHECK_EQ(status_of(s), grStreamCaptureStatusActive);
     CHECK_GR(grErrorStreamCaptureUnsupported, grStreamDestroy(s));
     CHECK_OK(grStreamEndCapture(s, &g));
-    CHECK_EQ(node_count(g), 0); /* an empty capture is an empty graph */
+    CHECK_EQ(tl_node_count(g), 0); /* an empty capture is an empty graph */
     CHECK_OK(grGraphDestroy(g));
     CHECK_GR(grErrorInvalidValue, grStreamIsCapturing(s, NULL));
     CHECK_OK(grStreamDestroy(s));
@@ -395,7 +381,7 @@ GR_TEST(capture_per_thread_stream_can_be_captured)
     CHECK_OK(grStreamBeginCapture(grStreamPerThread, grStreamCaptureModeThreadLocal));
     launch_add(grStreamPerThread, x, 1);
     CHECK_OK(grStreamEndCapture(grStreamPerThread, &g));
-    CHECK_EQ(node_count(g), 1);
+    CHECK_EQ(tl_node_count(g), 1);
     CHECK_OK(grGraphDestroy(g));
 }
 
@@ -518,8 +504,8 @@ GR_TEST(capture_to_existing_graph_appends_after_given_nodes)
     out = (grGraph_t)1;
     CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &out));
     CHECK(out == NULL);
-    CHECK_EQ(node_count(g), 3);
-    CHECK_EQ(edge_count(g), 2);
+    CHECK_EQ(tl_node_count(g), 3);
+    CHECK_EQ(tl_edge_count(g), 2);
     run_graph(g, s);
     CHECK_EQ(x[0], 1);
     CHECK_OK(grGraphDestroy(g));
@@ -553,7 +539,7 @@ GR_TEST(capture_to_graph_ends_without_an_output_pointer)
     CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, NULL));
     CHECK_EQ(status_of(s), grStreamCaptureStatusNone);
     CHECK_EQ(status_of(s2), grStreamCaptureStatusNone);
-    CHECK_EQ(node_count(g), 1); /* the failed capture's nodes are taken back */
+    CHECK_EQ(tl_node_count(g), 1); /* the failed capture's nodes are taken back */
 
     CHECK_OK(grStreamBeginCaptureToGraph(s, g, &a, NULL, 1, grStreamCaptureModeGlobal));
     launch_add(s, x, 1);
@@ -565,8 +551,8 @@ GR_TEST(capture_to_graph_ends_without_an_output_pointer)
     CHECK_OK(grStreamEndCapture(s, NULL));
     CHECK_EQ(status_of(s), grStreamCaptureStatusNone);
     CHECK_EQ(status_of(s2), grStreamCaptureStatusNone);
-    CHECK_EQ(node_count(g), 3);
-    CHECK_EQ(edge_count(g), 2);
+    CHECK_EQ(tl_node_count(g), 3);
+    CHECK_EQ(tl_edge_count(g), 2);
     run_graph(g, s);
     CHECK_EQ(x[0], 3);
     /* The stream is free: its work runs again, and it captures again. */
@@ -595,7 +581,7 @@ GR_TEST(capture_plain_end_refuses_a_null_output_pointer_and_goes_on)
     CHECK_EQ(status_of(s), grStreamCaptureStatusActive);
     launch_add(s, x, 1);
     CHECK_OK(grStreamEndCapture(s, &g));
-    CHECK_EQ(node_count(g), 2);
+    CHECK_EQ(tl_node_count(g), 2);
     run_graph(g, s);
     CHECK_EQ(x[0], 2);
     CHECK_OK(grGraphDestroy(g));
@@ -739,7 +725,7 @@ GR_TEST(capture_invalidated_stream_captures_again)
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
     launch_add(s, x, 1);
     CHECK_OK(grStreamEndCapture(s, &g));
-    CHECK_EQ(node_count(g), 1);
+    CHECK_EQ(tl_node_count(g), 1);
     CHECK_OK(grGraphDestroy(g));
     launch_add(s, x, 7); /* eager again */
     CHECK_OK(grStreamSynchronize(s));
@@ -1015,7 +1001,7 @@ GR_TEST(graph_under_capture_is_protected_until_the_capture_ends)
     CHECK_GR(grErrorIllegalState, grGraphDestroyNode(a));
     CHECK_OK(grStreamEndCapture(s, &out));
     CHECK_PTR_EQ(out, g);
-    CHECK_EQ(node_count(g), 2);
+    CHECK_EQ(tl_node_count(g), 2);
     /* The graph of a grStreamBeginCapture, reachable through
      * grStreamGetCaptureInfo, is protected the same way. */
     grGraph_t cg = NULL;

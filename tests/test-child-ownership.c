@@ -4,14 +4,9 @@
  * node, and a moved graph is refused where CUDA refuses it; a refused
  * move leaves the graph the caller's.
  */
-#include "test.h"
+#include "testlib.h"
 
 #include <string.h>
-
-static void bump(void *p)
-{
-    ++*(int *)p;
-}
 
 static grGraphNodeParams child_params(grGraph_t child, int ownership)
 {
@@ -33,7 +28,7 @@ GR_TEST(child_ownership_move_hands_the_graph_to_the_node)
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grGraphCreate(&parent, 0));
     CHECK_OK(grGraphCreate(&child, 0));
-    grHostNodeParams hp = {bump, &n};
+    grHostNodeParams hp = {tl_bump, &n};
     CHECK_OK(grGraphAddHostNode(&hn, child, NULL, 0, &hp));
     grGraphNodeParams p = child_params(child, grGraphChildGraphOwnershipMove);
     CHECK_OK(grGraphAddNode(&node, parent, NULL, NULL, 0, &p));

@@ -5,7 +5,7 @@
  * API and by the graph file loader, before any memory is taken.
  * (test-conditional.c holds the behaviours of conditional nodes.)
  */
-#include "test.h"
+#include "testlib.h"
 
 #include <limits.h>
 #include <unistd.h>
@@ -25,13 +25,6 @@ static grError_t add_switch(grGraph_t g, grGraphConditionalHandle h, unsigned si
     if (bodies)
         *bodies = p.conditional.phGraph_out;
     return err;
-}
-
-static size_t node_count(grGraph_t g)
-{
-    size_t n = 0;
-    CHECK_OK(grGraphGetNodes(g, NULL, &n));
-    return n;
 }
 
 /* set(int *dst, int v): *dst = v. */
@@ -69,10 +62,10 @@ GR_TEST_T(cond_switch_size_is_bounded_by_gr_cond_switch_max, 60)
     for (size_t i = 0; i < sizeof too_big / sizeof too_big[0]; i++) {
         CHECK_GR(grErrorInvalidValue, add_switch(g, h, too_big[i], NULL));
         CHECK_DETAIL_HAS("a SWITCH node has at most 65536 bodies");
-        CHECK_EQ(node_count(g), 0);
+        CHECK_EQ(tl_node_count(g), 0);
     }
     CHECK_OK(add_switch(g, h, GR_COND_SWITCH_MAX, &bodies));
-    CHECK_EQ(node_count(g), 1);
+    CHECK_EQ(tl_node_count(g), 1);
     static int out;
     static int *dst = &out;
     static int first = 1, last = 2;

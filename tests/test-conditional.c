@@ -4,7 +4,7 @@
  * nesting, bodies filled by capture, the handle's value per launch, and
  * CUDA's refusals, each leaving the graph as it was.
  */
-#include "test.h"
+#include "testlib.h"
 #include "graphrt_kernel.h"
 
 #include <pthread.h>
@@ -132,19 +132,6 @@ static grError_t try_add_cond(grGraph_t g, grGraphConditionalHandle h, int type,
     return err;
 }
 
-static size_t node_count(grGraph_t g)
-{
-    size_t n = 0;
-    CHECK_OK(grGraphGetNodes(g, NULL, &n));
-    return n;
-}
-
-static void run(grGraphExec_t e)
-{
-    CHECK_OK(grGraphLaunch(e, NULL));
-    CHECK_OK(grStreamSynchronize(NULL));
-}
-
 GR_TEST(cond_while_runs_body_until_kernel_clears_handle)
 {
     kernels k = make_kernels();
@@ -157,12 +144,12 @@ GR_TEST(cond_while_runs_body_until_kernel_clears_handle)
     add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
     add_step(body[0], &k, &counter, h, 7);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
-    run(e);
+    tl_run(e);
     CHECK_EQ(counter, 7);
     /* The default (1) is assigned again at the next launch: the loop runs
      * until the counter reaches the limit once more (one iteration). */
     counter = 3;
-    run(e);
+    tl_run(e);
     CHECK_EQ(counter, 7);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
@@ -181,7 +168,7 @@ GR_TEST(cond_while_with_zero_default_never_runs_body)
     add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
     add_step(body[0], &k, &counter, h, 100);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
-    run(e);
+    tl_run(e);
     CHECK_EQ(counter, 0);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
@@ -202,18 +189,18 @@ GR_TEST(cond_value_persists_between_launches_without_assign_default)
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     /* Without grGraphCondAssignDefault the default is not applied: the
      * executable starts from 0 (probe: CUDA 13 on an H200). */
-    run(e);
+    tl_run(e);
     CHECK_EQ(counter, 0);
     CHECK_OK(grGraphSetConditional(h, 1));
-    run(e);
+    tl_run(e);
     CHECK_EQ(counter, 5);
     /* The body left 0: the next launch skips the loop... */
-    run(e);
+    tl_run(e);
     CHECK_EQ(counter, 5);
     /* ...until the host sets the value again. */
     CHECK_OK(grGraphSetConditional(h, 1));
     counter = 0;
-    run(e);
+    tl_run(e);
     CHECK_EQ(counter, 5);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
@@ -236,12 +223,12 @@ GR_TEST(cond_if_else_follows_value_set_by_kernel_before_it)
     add_put(body[0], NULL, 0, &k, &out, 10);
     add_put(body[1], NULL, 0, &k, &out, 20);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
-    run(e);
+    tl_run(e);
     CHECK_EQ(out, 10);
     v = 0;
     grKernelNodeParams p = {k.setv, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args, NULL};
     CHECK_OK(grGraphExecKernelNodeSetParams(e, set, &p));
-    run(e);
+    tl_run(e);
     CHECK_EQ(out, 20);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
@@ -260,10 +247,10 @@ GR_TEST(cond_if_without_else_skips_on_zero)
     add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
     add_put(body[0], NULL, 0, &k, &out, 5);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
-    run(e);
+    tl_run(e);
     CHECK_EQ(out, 0);
     CHECK_OK(grGraphSetConditional(h, 42));
-    run(e);
+    tl_run(e);
     CHECK_EQ(out, 5);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
@@ -285,13 +272,13 @@ GR_TEST(cond_switch_runs_the_body_of_the_value)
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     for (unsigned v = 0; v < 3; v++) {
         CHECK_OK(grGraphSetConditional(h, v));
-        run(e);
+        tl_run(e);
         CHECK_EQ(out, 100 + (int)v);
     }
     /* A value past the last body runs none. */
     out = -1;
     CHECK_OK(grGraphSetConditional(h, 3));
-    run(e);
+    tl_run(e);
     CHECK_EQ(out, -1);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
@@ -325,7 +312,7 @@ GR_TEST(cond_nested_if_inside_while)
     add_kernel(inner[0], NULL, 0, k.add, aa, 1);
     add_kernel(outer[0], &cif, 1, k.setv, a0, 1);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
-    run(e);
+    tl_run(e);
     CHECK_EQ(counter, 6);
     CHECK_EQ(odd, 6);
     CHECK_EQ(after, 1);
@@ -362,7 +349,7 @@ GR_TEST(cond_while_body_with_branches_and_many_blocks)
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     for (int launch = 1; launch <= 20; launch++) {
         counter = 0;
-        run(e);
+        tl_run(e);
         CHECK_EQ(counter, 10);
         CHECK_EQ(sum, launch * 10 * 65);
         CHECK_EQ(side, launch * 8);
@@ -399,22 +386,17 @@ GR_TEST(cond_body_filled_by_stream_capture)
     CHECK_OK(grLaunchKernel(k.step, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), astep, 0, s));
     CHECK_OK(grStreamEndCapture(s, &got));
     CHECK_PTR_EQ(got, body[0]);
-    CHECK_EQ(node_count(body[0]), 2);
+    CHECK_EQ(tl_node_count(body[0]), 2);
     /* The handle of the destroyed node is free for another node. */
     add_cond(g, NULL, 0, h2, grGraphCondTypeIf, 1, NULL);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
-    run(e);
+    tl_run(e);
     CHECK_EQ(counter, 4);
     CHECK_EQ(out, 7);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grStreamDestroy(s));
     free_kernels(&k);
-}
-
-static void host_noop(void *p)
-{
-    (void)p;
 }
 
 GR_TEST(cond_host_function_captured_into_body_is_refused_at_instantiate)
@@ -429,9 +411,9 @@ GR_TEST(cond_host_function_captured_into_body_is_refused_at_instantiate)
     add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
     /* CUDA records it (probe), and refuses the graph at instantiate. */
     CHECK_OK(grStreamBeginCaptureToGraph(s, body[0], NULL, NULL, 0, grStreamCaptureModeThreadLocal));
-    CHECK_OK(grLaunchHostFunc(s, host_noop, NULL));
+    CHECK_OK(grLaunchHostFunc(s, tl_noop, NULL));
     CHECK_OK(grStreamEndCapture(s, &got));
-    CHECK_EQ(node_count(body[0]), 1);
+    CHECK_EQ(tl_node_count(body[0]), 1);
     CHECK_GR(grErrorInvalidValue, grGraphInstantiate(&e, g, 0));
     CHECK_DETAIL_HAS("host node");
     CHECK(e == NULL);
@@ -475,13 +457,13 @@ GR_TEST(cond_add_node_refusals_change_nothing)
     CHECK_GR(grErrorInvalidValue, try_add_cond(g, h, grGraphCondTypeSwitch, 0));
     CHECK_GR(grErrorInvalidValue, try_add_cond(g, h, 7, 1));
     CHECK_DETAIL_HAS("grGraphConditionalNodeType");
-    CHECK_EQ(node_count(g), 0);
+    CHECK_EQ(tl_node_count(g), 0);
     CHECK_OK(try_add_cond(g, h, grGraphCondTypeSwitch, 4));
-    CHECK_EQ(node_count(g), 1);
+    CHECK_EQ(tl_node_count(g), 1);
     /* A handle serves one node (probe). */
     CHECK_GR(grErrorInvalidValue, try_add_cond(g, h, grGraphCondTypeIf, 1));
     CHECK_DETAIL_HAS("serves one conditional node");
-    CHECK_EQ(node_count(g), 1);
+    CHECK_EQ(tl_node_count(g), 1);
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grGraphDestroy(other));
 }
@@ -508,7 +490,7 @@ GR_TEST(cond_body_node_types_cuda_refuses_fail_instantiate)
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
     add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
     /* Added (as CUDA adds them: probe), refused when instantiated. */
-    grHostNodeParams hp = {host_noop, NULL};
+    grHostNodeParams hp = {tl_noop, NULL};
     CHECK_OK(grGraphAddHostNode(&n, body[0], NULL, 0, &hp));
     check_body_refused(g, "host node");
     CHECK_OK(grGraphDestroyNode(n));
@@ -532,7 +514,7 @@ GR_TEST(cond_body_node_types_cuda_refuses_fail_instantiate)
     ap.bytesize = 64;
     CHECK_GR(grErrorNotSupported, grGraphAddMemAllocNode(&n, body[0], NULL, 0, &ap));
     CHECK_DETAIL_HAS("no memory allocation or free node");
-    CHECK_EQ(node_count(body[0]), 0);
+    CHECK_EQ(tl_node_count(body[0]), 0);
     /* Allowed: kernel, empty, child graph of those. */
     int x = 0, *xp = &x, one = 1;
     void *args[2] = {&xp, &one};
@@ -541,11 +523,11 @@ GR_TEST(cond_body_node_types_cuda_refuses_fail_instantiate)
     grGraph_t empty;
     CHECK_OK(grGraphCreate(&empty, 0));
     CHECK_OK(grGraphAddChildGraphNode(&n, body[0], NULL, 0, empty));
-    CHECK_EQ(node_count(body[0]), 3);
+    CHECK_EQ(tl_node_count(body[0]), 3);
     grGraphExec_t e;
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     CHECK_OK(grGraphSetConditional(h, 1));
-    run(e);
+    tl_run(e);
     CHECK_EQ(x, 1);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(child));
@@ -570,12 +552,12 @@ GR_TEST(cond_body_is_owned_by_its_node)
     CHECK(clone == NULL);
     CHECK_OK(grGraphCreate(&parent, 0));
     CHECK_GR(grErrorNotSupported, grGraphAddChildGraphNode(&n, parent, NULL, 0, body[0]));
-    CHECK_EQ(node_count(parent), 0);
+    CHECK_EQ(tl_node_count(parent), 0);
     CHECK_GR(grErrorNotSupported, grGraphInstantiate(&e, body[0], 0));
     CHECK(e == NULL);
     /* No edge joins a body's node and a node outside it. */
     CHECK_GR(grErrorInvalidValue, grGraphAddEmptyNode(&n, body[0], &outer, 1));
-    CHECK_EQ(node_count(body[0]), 0);
+    CHECK_EQ(tl_node_count(body[0]), 0);
     CHECK_OK(grGraphDestroy(parent));
     CHECK_OK(grGraphDestroy(g));
 }
@@ -603,7 +585,7 @@ GR_TEST(cond_unused_handle_fails_instantiate)
     CHECK_GR(grErrorInvalidValue, grGraphInstantiate(&e, g, 0));
     CHECK_OK(try_add_cond(g, in_body, grGraphCondTypeSwitch, 2));
     CHECK_OK(grGraphInstantiate(&e, g, 0));
-    run(e);
+    tl_run(e);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
 }
@@ -621,7 +603,7 @@ GR_TEST(cond_graph_cannot_be_cloned_or_embedded)
     CHECK_OK(grGraphCreate(&parent, 0));
     CHECK_GR(grErrorNotSupported, grGraphAddChildGraphNode(&n, parent, NULL, 0, g));
     CHECK_DETAIL_HAS("conditional");
-    CHECK_EQ(node_count(parent), 0);
+    CHECK_EQ(tl_node_count(parent), 0);
     /* Nor may a child graph get one. */
     grGraph_t empty;
     CHECK_OK(grGraphCreate(&empty, 0));
@@ -629,7 +611,7 @@ GR_TEST(cond_graph_cannot_be_cloned_or_embedded)
     CHECK_OK(grGraphChildGraphNodeGetGraph(n, &child));
     CHECK_OK(grGraphConditionalHandleCreate(&hp, parent, 0, 0));
     CHECK_GR(grErrorNotSupported, try_add_cond(child, hp, grGraphCondTypeIf, 1));
-    CHECK_EQ(node_count(child), 0);
+    CHECK_EQ(tl_node_count(child), 0);
     CHECK_OK(grGraphDestroy(empty));
     CHECK_OK(grGraphDestroy(parent));
     CHECK_OK(grGraphDestroy(g));
@@ -647,10 +629,10 @@ GR_TEST(cond_graph_has_one_executable_at_a_time)
     CHECK_GR(grErrorNotSupported, grGraphInstantiate(&e2, g, 0));
     CHECK_DETAIL_HAS("one executable at a time");
     CHECK(e2 == NULL);
-    run(e);
+    tl_run(e);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphInstantiate(&e2, g, 0));
-    run(e2);
+    tl_run(e2);
     CHECK_OK(grGraphExecDestroy(e2));
     CHECK_OK(grGraphDestroy(g));
 }
@@ -668,7 +650,7 @@ GR_TEST(cond_executable_outlives_its_graph_and_handle)
     add_step(body[0], &k, &counter, h, 3);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     CHECK_OK(grGraphDestroy(g));
-    run(e);
+    tl_run(e);
     CHECK_EQ(counter, 3);
     CHECK_OK(grGraphSetConditional(h, 1));
     CHECK_OK(grGraphExecDestroy(e));
@@ -690,7 +672,7 @@ GR_TEST(cond_exec_update_applies_body_parameters)
     add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
     grGraphNode_t put = add_put(body[0], NULL, 0, &k, &out, 1);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
-    run(e);
+    tl_run(e);
     CHECK_EQ(out, 1);
     int *op = &out, two = 2;
     void *args[2] = {&op, &two};
@@ -698,7 +680,7 @@ GR_TEST(cond_exec_update_applies_body_parameters)
     CHECK_OK(grGraphKernelNodeSetParams(put, &p));
     CHECK_OK(grGraphExecUpdate(e, g, &info));
     CHECK_EQ(info.result, grGraphExecUpdateSuccess);
-    run(e);
+    tl_run(e);
     CHECK_EQ(out, 2);
     /* A body whose topology changed is refused, and the executable keeps
      * what it ran. */
@@ -708,7 +690,7 @@ GR_TEST(cond_exec_update_applies_body_parameters)
     CHECK_EQ(info.result, grGraphExecUpdateErrorTopologyChanged);
     CHECK(info.errorNode == NULL); /* as CUDA reports it (probe) */
     out = 0;
-    run(e);
+    tl_run(e);
     CHECK_EQ(out, 2);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
@@ -734,7 +716,7 @@ GR_TEST(cond_exec_update_keeps_a_disabled_body_node_disabled)
     grGraphNode_t on = add_put(body[0], NULL, 0, &k, &out[1], 1);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     CHECK_OK(grGraphNodeSetEnabled(e, off, 0));
-    run(e);
+    tl_run(e);
     CHECK_EQ(out[0], 0);
     CHECK_EQ(out[1], 1);
     CHECK_OK(grGraphCreate(&g2, 0));
@@ -748,12 +730,12 @@ GR_TEST(cond_exec_update_keeps_a_disabled_body_node_disabled)
     CHECK_EQ(en, 0);
     CHECK_OK(grGraphNodeGetEnabled(e, on, &en));
     CHECK_EQ(en, 1);
-    run(e);
+    tl_run(e);
     CHECK_EQ(out[0], 0);
     CHECK_EQ(out[1], 2);
     /* Enabled again, it runs the parameters the update brought. */
     CHECK_OK(grGraphNodeSetEnabled(e, off, 1));
-    run(e);
+    tl_run(e);
     CHECK_EQ(out[0], 2);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
@@ -778,7 +760,7 @@ GR_TEST(cond_exec_update_refuses_another_conditional_type)
     CHECK_EQ(info.result, grGraphExecUpdateErrorNotSupported);
     CHECK_PTR_EQ(info.errorNode, w);
     CHECK_DETAIL_HAS("cannot change");
-    run(e);
+    tl_run(e);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grGraphDestroy(g2));
@@ -870,7 +852,7 @@ GR_TEST(cond_kernel_source_helper_ends_a_loop)
     grKernelNodeParams p = {k, GR_DIM3(2, 1, 1), GR_DIM3(32, 1, 1), 0, args, NULL};
     CHECK_OK(grGraphAddKernelNode(&n, body[0], NULL, 0, &p));
     CHECK_OK(grGraphInstantiate(&e, g, 0));
-    run(e);
+    tl_run(e);
     CHECK_EQ(left, 0);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
@@ -897,18 +879,18 @@ GR_TEST(cond_exec_update_from_another_graph_takes_its_handle)
     add_cond(g2, NULL, 0, h2, grGraphCondTypeIf, 1, &b2);
     add_put(b2[0], NULL, 0, &k, &out, 2);
     CHECK_OK(grGraphInstantiate(&e, g1, 0));
-    run(e);
+    tl_run(e);
     CHECK_EQ(out, 1);
     CHECK_OK(grGraphExecUpdate(e, g2, &info));
     CHECK_EQ(info.result, grGraphExecUpdateSuccess);
     out = 0;
-    run(e); /* default 0: the body does not run */
+    tl_run(e); /* default 0: the body does not run */
     CHECK_EQ(out, 0);
     /* g2's handle is the executable's now; g1's is free again. */
     grGraphExec_t e2 = NULL;
     CHECK_GR(grErrorNotSupported, grGraphInstantiate(&e2, g2, 0));
     CHECK_OK(grGraphInstantiate(&e1, g1, 0));
-    run(e1);
+    tl_run(e1);
     CHECK_EQ(out, 1);
     CHECK_OK(grGraphExecDestroy(e1));
     CHECK_OK(grGraphExecDestroy(e));
@@ -960,9 +942,9 @@ GR_TEST(cond_node_added_to_a_capture_in_progress)
     CHECK_OK(grLaunchKernel(k.put, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args3, 0, s));
     CHECK_OK(grStreamEndCapture(s, &got));
     CHECK_PTR_EQ(got, cg);
-    CHECK_EQ(node_count(got), 3);
+    CHECK_EQ(tl_node_count(got), 3);
     CHECK_OK(grGraphInstantiate(&e, got, 0));
-    run(e);
+    tl_run(e);
     CHECK_EQ(a, 1);
     CHECK_EQ(b, 2);
     CHECK_EQ(c, 3);
@@ -1001,7 +983,7 @@ GR_TEST(conditional_instantiate_with_params_reports_cudas_results)
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&used, g, 1, grGraphCondAssignDefault));
     add_cond(g, NULL, 0, used, grGraphCondTypeIf, 1, &bodies);
-    hp.fn = host_noop;
+    hp.fn = tl_noop;
     CHECK_OK(grGraphAddHostNode(&host, bodies[0], NULL, 0, &hp));
     memset(&ip, 0, sizeof ip);
     CHECK_GR(grErrorInvalidValue, grGraphInstantiateWithParams(&e, g, &ip));
@@ -1065,14 +1047,14 @@ GR_TEST(cond_exec_kernel_set_params_reaches_if_body)
     add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
     grGraphNode_t put = add_put(body[0], NULL, 0, &k, &out, 1);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
-    run(e);
+    tl_run(e);
     CHECK_EQ(out, 1);
     int *dst = &other, v = 7;
     void *args[2];
     grKernelNodeParams p = put_params(&k, args, &dst, &v);
     CHECK_OK(grGraphExecKernelNodeSetParams(e, put, &p));
     out = 0;
-    run(e);
+    tl_run(e);
     CHECK_EQ(out, 0);
     CHECK_EQ(other, 7);
     /* The generic setter takes the same path. */
@@ -1083,7 +1065,7 @@ GR_TEST(cond_exec_kernel_set_params_reaches_if_body)
     v = 9;
     np.kernel = p;
     CHECK_OK(grGraphExecNodeSetParams(e, put, &np));
-    run(e);
+    tl_run(e);
     CHECK_EQ(out, 9);
     /* The graph's node still holds what it was given. */
     grKernelNodeParams got;
@@ -1114,7 +1096,7 @@ GR_TEST(cond_exec_kernel_set_params_reaches_while_and_nested_bodies)
     void *add_args[2] = {&sp, &one};
     grGraphNode_t add = add_kernel(inner[0], NULL, 0, k.add, add_args, 1);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
-    run(e);
+    tl_run(e);
     CHECK_EQ(counter, 3);
     CHECK_EQ(sum, 3);
     int *cp = &counter, limit = 5;
@@ -1127,7 +1109,7 @@ GR_TEST(cond_exec_kernel_set_params_reaches_while_and_nested_bodies)
     CHECK_OK(grGraphExecKernelNodeSetParams(e, add, &ap));
     counter = 0;
     sum = 0;
-    run(e);
+    tl_run(e);
     CHECK_EQ(counter, 5);
     CHECK_EQ(sum, 5 * 2 * 10); /* five iterations of two blocks adding 10 */
     CHECK_OK(grGraphExecDestroy(e));
@@ -1148,7 +1130,7 @@ GR_TEST(cond_exec_memset_set_params_reaches_body)
     grMemsetParams mp = {a, 0, 0x11, 1, 4, 1};
     CHECK_OK(grGraphAddMemsetNode(&m, body[0], NULL, 0, &mp));
     CHECK_OK(grGraphInstantiate(&e, g, 0));
-    run(e);
+    tl_run(e);
     CHECK_EQ(a[3], 0x11);
     CHECK_EQ(a[4], 0);
     grMemsetParams moved = {b, 0, 0x22, 1, 4, 1};
@@ -1158,7 +1140,7 @@ GR_TEST(cond_exec_memset_set_params_reaches_body)
     CHECK_GR(grErrorInvalidValue, grGraphExecMemsetNodeSetParams(e, m, &tall));
     CHECK_DETAIL_HAS("1D one cannot become 2D");
     memset(a, 0, sizeof a);
-    run(e);
+    tl_run(e);
     CHECK_EQ(a[0], 0);
     CHECK_EQ(b[0], 0x22);
     CHECK_EQ(b[3], 0x22);
@@ -1189,11 +1171,11 @@ GR_TEST(cond_disabling_a_body_node_skips_it)
     CHECK_OK(grGraphNodeSetEnabled(e, put, 0));
     CHECK_OK(grGraphNodeGetEnabled(e, put, &en));
     CHECK_EQ(en, 0u);
-    run(e);
+    tl_run(e);
     CHECK_EQ(out, 0);
     CHECK_EQ(after, 6); /* its successor still runs */
     CHECK_OK(grGraphNodeSetEnabled(e, put, 1));
-    run(e);
+    tl_run(e);
     CHECK_EQ(out, 4);
     CHECK_GR(grErrorInvalidValue, grGraphNodeSetEnabled(e, c, 0));
     CHECK_GR(grErrorInvalidValue, grGraphNodeGetEnabled(e, c, &en));
@@ -1244,7 +1226,7 @@ GR_TEST(cond_exec_setters_refuse_foreign_body_nodes_and_change_nothing)
     grKernelNodeParams bad = p;
     bad.func = NULL;
     CHECK_GR(grErrorInvalidDeviceFunction, grGraphExecKernelNodeSetParams(e, put, &bad));
-    run(e);
+    tl_run(e);
     CHECK_EQ(out, 1);
     CHECK_EQ(other, 0);
     unsigned en = 0;
@@ -1278,14 +1260,14 @@ GR_TEST(cond_exec_setters_name_original_body_nodes_after_update)
     CHECK_OK(grGraphInstantiate(&e, g1, 0));
     CHECK_OK(grGraphExecUpdate(e, g2, &info));
     CHECK_EQ(info.result, grGraphExecUpdateSuccess);
-    run(e);
+    tl_run(e);
     CHECK_EQ(out, 2);
     int *dst = &out, v = 5;
     void *args[2];
     grKernelNodeParams p = put_params(&k, args, &dst, &v);
     CHECK_GR(grErrorInvalidValue, grGraphExecKernelNodeSetParams(e, put2, &p));
     CHECK_OK(grGraphExecKernelNodeSetParams(e, put1, &p));
-    run(e);
+    tl_run(e);
     CHECK_EQ(out, 5);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g1));
@@ -1340,7 +1322,7 @@ GR_TEST(cond_body_setters_race_with_updates)
      * applies again after it. */
     v = 12;
     CHECK_OK(grGraphExecKernelNodeSetParams(e, put, &p));
-    run(e);
+    tl_run(e);
     CHECK_EQ(out, 12);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));

@@ -5,16 +5,11 @@
  * (grMemPoolAttrMaxPoolSize and the others), the DOT flag bits of
  * grGraphDebugDotPrint, and grErrorCallRequiresNewerDriver's name.
  */
-#include "test.h"
+#include "testlib.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static void bump(void *p)
-{
-    ++*(int *)p;
-}
 
 GR_TEST(host_func_v2_runs_in_stream_order_in_both_modes)
 {
@@ -23,11 +18,11 @@ GR_TEST(host_func_v2_runs_in_stream_order_in_both_modes)
     int *dev = NULL;
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grMalloc((void **)&dev, sizeof(int)));
-    CHECK_OK(grLaunchHostFunc_v2(s, bump, &n, grHostTaskBlocking));
-    CHECK_OK(grLaunchHostFunc_v2(s, bump, &n, grHostTaskSpinWait));
+    CHECK_OK(grLaunchHostFunc_v2(s, tl_bump, &n, grHostTaskBlocking));
+    CHECK_OK(grLaunchHostFunc_v2(s, tl_bump, &n, grHostTaskSpinWait));
     CHECK_OK(grStreamSynchronize(s));
     CHECK_EQ(n, 2);
-    CHECK_OK(grLaunchHostFunc_v2(NULL, bump, &n, grHostTaskSpinWait));
+    CHECK_OK(grLaunchHostFunc_v2(NULL, tl_bump, &n, grHostTaskSpinWait));
     CHECK_OK(grStreamSynchronize(NULL));
     CHECK_EQ(n, 3);
     CHECK_OK(grFree(dev));
@@ -41,10 +36,10 @@ GR_TEST(host_func_v2_refusals_queue_nothing)
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grStreamCreate(&dead));
     CHECK_OK(grStreamDestroy(dead));
-    CHECK_GR(grErrorInvalidValue, grLaunchHostFunc_v2(s, bump, &n, 2));
+    CHECK_GR(grErrorInvalidValue, grLaunchHostFunc_v2(s, tl_bump, &n, 2));
     CHECK_DETAIL_HAS("syncMode 2");
     CHECK_GR(grErrorInvalidValue, grLaunchHostFunc_v2(s, NULL, &n, grHostTaskBlocking));
-    CHECK_GR(grErrorInvalidResourceHandle, grLaunchHostFunc_v2(dead, bump, &n, grHostTaskBlocking));
+    CHECK_GR(grErrorInvalidResourceHandle, grLaunchHostFunc_v2(dead, tl_bump, &n, grHostTaskBlocking));
     CHECK_OK(grStreamSynchronize(s));
     CHECK_EQ(n, 0);
     CHECK_OK(grStreamDestroy(s));
@@ -60,14 +55,14 @@ GR_TEST(host_func_v2_captured_becomes_a_host_node)
     int n = 0;
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
-    CHECK_OK(grLaunchHostFunc_v2(s, bump, &n, grHostTaskSpinWait));
-    CHECK_GR(grErrorInvalidValue, grLaunchHostFunc_v2(s, bump, &n, 7));
+    CHECK_OK(grLaunchHostFunc_v2(s, tl_bump, &n, grHostTaskSpinWait));
+    CHECK_GR(grErrorInvalidValue, grLaunchHostFunc_v2(s, tl_bump, &n, 7));
     CHECK_OK(grStreamEndCapture(s, &g));
     CHECK_OK(grGraphGetNodes(g, &node, &nn));
     CHECK_EQ(nn, 1);
     grHostNodeParams hp;
     CHECK_OK(grGraphHostNodeGetParams(node, &hp));
-    CHECK(hp.fn == bump);
+    CHECK(hp.fn == tl_bump);
     CHECK_PTR_EQ(hp.userData, &n);
     CHECK_EQ(n, 0);
     CHECK_OK(grGraphInstantiate(&x, g, 0));
@@ -185,7 +180,7 @@ GR_TEST(dot_flags_per_type_show_that_types_parameters)
     CHECK(fd >= 0);
     close(fd);
     CHECK_OK(grGraphCreate(&g, 0));
-    grHostNodeParams hp = {bump, &n};
+    grHostNodeParams hp = {tl_bump, &n};
     CHECK_OK(grGraphAddHostNode(&hn, g, NULL, 0, &hp));
     CHECK_OK(grGraphAddMemcpyNode1D(&mn, g, &hn, 1, a, b, 16, grMemcpyHostToHost));
     CHECK_OK(grGraphDebugDotPrint(g, path, 0));

@@ -6,7 +6,7 @@
  * inlined, large grids and long chains run every piece exactly once, and
  * each plan runs the way that measures faster (shared or in order).
  */
-#include "test.h"
+#include "testlib.h"
 
 #include "../src/backend/cpu/launch_hook.h"
 
@@ -16,55 +16,20 @@
 #include <string.h>
 #include <time.h>
 
-static void sleep_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
 static void sleep_us(long us)
 {
     struct timespec ts = {0, us * 1000L};
     nanosleep(&ts, NULL);
 }
 
-static grGraphExec_t instantiate(grGraph_t g)
-{
-    grGraphExec_t e;
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
-    return e;
-}
-
-static void run(grGraphExec_t e)
-{
-    CHECK_OK(grGraphLaunch(e, NULL));
-    CHECK_OK(grStreamSynchronize(NULL));
-}
-
-static grGraphNode_t add_host(grGraph_t g, const grGraphNode_t *deps, size_t n, grHostFn_t fn, void *ud)
-{
-    grGraphNode_t node;
-    grHostNodeParams hp = {fn, ud};
-    CHECK_OK(grGraphAddHostNode(&node, g, deps, n, &hp));
-    return node;
-}
-
 /* ----------------------------------------------------------- the gate */
 
-/* A host function that holds its stream until the gate opens; it gives up
- * after 5 s so that a failure cannot hang the test. */
+/* The gate that tl_wait_gate holds a stream behind. */
 static atomic_int gate;
-
-static void wait_gate(void *p)
-{
-    atomic_int *g = p;
-    for (int i = 0; i < 5000 && !atomic_load(g); i++)
-        sleep_ms(1);
-}
 
 static void *open_gate_later(void *p)
 {
-    sleep_ms(50);
+    tl_sleep_ms(50);
     atomic_store((atomic_int *)p, 1);
     return NULL;
 }
@@ -75,7 +40,7 @@ static void *open_gate_later(void *p)
 static void gated_launch(grGraphExec_t e, grStream_t s, pthread_t *opener)
 {
     atomic_store(&gate, 0);
-    CHECK_OK(grLaunchHostFunc(s, wait_gate, &gate));
+    CHECK_OK(grLaunchHostFunc(s, tl_wait_gate, &gate));
     CHECK_OK(grGraphLaunch(e, s));
     CHECK(pthread_create(opener, NULL, open_gate_later, &gate) == 0);
 }
@@ -111,14 +76,14 @@ GR_TEST(exec_launch_follows_edges_not_insertion_order)
     CHECK_OK(grGraphCreate(&g, 0));
     for (int i = N - 1; i >= 0; i--) {
         ud[i] = (order_node){&log, i};
-        nodes[i] = add_host(g, NULL, 0, record_order, &ud[i]);
+        nodes[i] = tl_add_host(g, NULL, 0, record_order, &ud[i]);
     }
     for (int i = N - 2; i >= 0; i--)
         CHECK_OK(grGraphAddDependencies(g, &nodes[i], &nodes[i + 1], NULL, 1));
-    grGraphExec_t e = instantiate(g);
+    grGraphExec_t e = tl_instantiate(g);
     for (int rep = 0; rep < 3; rep++) {
         atomic_store(&log.next, 0);
-        run(e);
+        tl_run(e);
         for (int i = 0; i < N; i++)
             CHECK_EQ(log.at[i], i);
     }
@@ -134,10 +99,10 @@ GR_TEST(exec_launch_runs_every_root_of_the_graph)
     CHECK_OK(grGraphCreate(&g, 0));
     for (int i = 0; i < 3; i++) {
         ud[i] = (order_node){&log, i};
-        add_host(g, NULL, 0, record_order, &ud[i]);
+        tl_add_host(g, NULL, 0, record_order, &ud[i]);
     }
-    grGraphExec_t e = instantiate(g);
-    run(e);
+    grGraphExec_t e = tl_instantiate(g);
+    tl_run(e);
     CHECK_EQ(atomic_load(&log.next), 3);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
@@ -158,13 +123,8 @@ static void meet(void *p)
     meeting_node *n = p;
     atomic_fetch_add(&n->m->arrived, 1);
     for (int i = 0; i < 5000 && atomic_load(&n->m->arrived) < 2; i++)
-        sleep_ms(1);
+        tl_sleep_ms(1);
     n->m->met[n->index] = atomic_load(&n->m->arrived) >= 2;
-}
-
-static void noop(void *p)
-{
-    (void)p;
 }
 
 GR_TEST(exec_launch_runs_independent_nodes_at_the_same_time)
@@ -175,11 +135,11 @@ GR_TEST(exec_launch_runs_independent_nodes_at_the_same_time)
     grGraphNode_t root;
     setenv("GRAPHRT_WORKERS", "2", 1); /* before the runtime starts */
     CHECK_OK(grGraphCreate(&g, 0));
-    root = add_host(g, NULL, 0, noop, NULL);
-    add_host(g, &root, 1, meet, &ud[0]);
-    add_host(g, &root, 1, meet, &ud[1]);
-    grGraphExec_t e = instantiate(g);
-    run(e);
+    root = tl_add_host(g, NULL, 0, tl_noop, NULL);
+    tl_add_host(g, &root, 1, meet, &ud[0]);
+    tl_add_host(g, &root, 1, meet, &ud[1]);
+    grGraphExec_t e = tl_instantiate(g);
+    tl_run(e);
     CHECK_EQ(atomic_load(&m.arrived), 2);
     CHECK_EQ(m.met[0], 1);
     CHECK_EQ(m.met[1], 1);
@@ -216,12 +176,12 @@ GR_TEST(exec_launch_runs_after_its_graph_is_destroyed)
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphAddKernelNode(&k, g, NULL, 0, &kp));
     CHECK_OK(grGraphAddMemcpyNode1D(&c, g, &k, 1, dst, src, sizeof src, grMemcpyHostToHost));
-    grGraphExec_t e = instantiate(g);
+    grGraphExec_t e = tl_instantiate(g);
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grKernelDestroy(kern));
     v = 0; /* argument values were copied when the node was added */
-    run(e);
-    run(e);
+    tl_run(e);
+    tl_run(e);
     CHECK_EQ(cell, 42);
     CHECK(strcmp(dst, "abcdefg") == 0);
     CHECK_OK(grGraphExecDestroy(e));
@@ -280,8 +240,8 @@ static void rig_make(rig *r, snapper *sn)
     CHECK_OK(
         grGraphAddMemcpyNode1D(&r->m, r->g, &r->k, 1, &r->dst, &r->src_a, sizeof(int), grMemcpyHostToHost));
     CHECK_OK(grGraphAddMemsetNode(&r->s, r->g, &r->m, 1, &mp));
-    r->h = add_host(r->g, &r->s, 1, take_snap, sn);
-    r->e = instantiate(r->g);
+    r->h = tl_add_host(r->g, &r->s, 1, take_snap, sn);
+    r->e = tl_instantiate(r->g);
     CHECK_OK(grStreamCreate(&r->stream));
 }
 
@@ -434,12 +394,12 @@ GR_TEST(exec_node_set_enabled_refuses_other_node_types)
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphAddEmptyNode(&empty, g, NULL, 0));
     CHECK_OK(grGraphAddEventRecordNode(&ev_node, g, &empty, 1, ev));
-    grGraphExec_t e = instantiate(g);
+    grGraphExec_t e = tl_instantiate(g);
     CHECK_GR(grErrorInvalidValue, grGraphNodeSetEnabled(e, empty, 0));
     CHECK_GR(grErrorInvalidValue, grGraphNodeSetEnabled(e, ev_node, 0));
     /* A node of another graph. */
     CHECK_GR(grErrorInvalidValue, grGraphNodeSetEnabled(e, r.k, 0));
-    run(r.e);
+    tl_run(r.e);
     CHECK_EQ(r.log[0].cell, 1); /* the refusals changed nothing */
     CHECK_EQ(r.log[0].dst, 100);
     CHECK_OK(grGraphExecDestroy(e));
@@ -460,7 +420,7 @@ GR_TEST(exec_setters_refuse_wrong_types_and_foreign_nodes)
     CHECK_GR(grErrorInvalidValue, grGraphExecMemsetNodeSetParams(r.e, r.m, &mp));
     CHECK_GR(grErrorInvalidValue, grGraphExecHostNodeSetParams(r.e, NULL, &hp));
     CHECK_GR(grErrorInvalidValue, grGraphExecHostNodeSetParams(NULL, r.h, &hp));
-    run(r.e);
+    tl_run(r.e);
     CHECK_EQ(r.log[0].byte, 0x11);
     CHECK_EQ(r.log[0].tag, 1);
     rig_free(&r);
@@ -491,7 +451,7 @@ GR_TEST(exec_setters_refuse_what_an_executable_cannot_change)
     CHECK_GR(grErrorInvalidValue, grGraphExecMemsetNodeSetParams(r.e, r.s, &misaligned));
     CHECK_DETAIL_HAS("not aligned");
     CHECK_GR(grErrorInvalidValue, grGraphExecHostNodeSetParams(r.e, r.h, NULL));
-    run(r.e);
+    tl_run(r.e);
     CHECK_EQ(r.n, 1);
     CHECK_EQ(r.log[0].dst, 100);   /* the copy still reads src_a */
     CHECK_EQ(r.log[0].byte, 0x11); /* the memset still sets 0x11 */
@@ -509,12 +469,12 @@ GR_TEST(exec_memcpy_node_set_params_keeps_the_memory_types)
     CHECK_OK(grMemcpy(dev, &host, sizeof(int), grMemcpyHostToDevice));
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphAddMemcpyNode1D(&m, g, NULL, 0, &out, dev, sizeof(int), grMemcpyDeviceToHost));
-    grGraphExec_t e = instantiate(g);
+    grGraphExec_t e = tl_instantiate(g);
     CHECK_GR(grErrorInvalidValue,
              grGraphExecMemcpyNodeSetParams1D(e, m, &out, &host, sizeof(int), grMemcpyHostToHost));
     CHECK_DETAIL_HAS("memory of another type");
     CHECK_OK(grGraphExecMemcpyNodeSetParams1D(e, m, &out2, dev, sizeof(int), grMemcpyDeviceToHost));
-    run(e);
+    tl_run(e);
     CHECK_EQ(out, 0);
     CHECK_EQ(out2, 5);
     CHECK_OK(grGraphExecDestroy(e));
@@ -531,13 +491,13 @@ GR_TEST(exec_memset_node_set_params_keeps_a_2d_shape)
     grMemsetParams mp = {a, sizeof a[0], 0x11, 1, 4, 3};
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphAddMemsetNode(&m, g, NULL, 0, &mp));
-    grGraphExec_t e = instantiate(g);
+    grGraphExec_t e = tl_instantiate(g);
     grMemsetParams wider = {b, sizeof b[0], 0x22, 1, 5, 3};
     CHECK_GR(grErrorInvalidValue, grGraphExecMemsetNodeSetParams(e, m, &wider));
     CHECK_DETAIL_HAS("may change only its address and value");
     grMemsetParams moved = {b, sizeof b[0], 0x22, 1, 4, 3};
     CHECK_OK(grGraphExecMemsetNodeSetParams(e, m, &moved));
-    run(e);
+    tl_run(e);
     CHECK_EQ(a[0][0], 0);
     CHECK_EQ(b[2][3], 0x22);
     CHECK_EQ(b[2][4], 0); /* width 4: the fifth byte is untouched */
@@ -558,9 +518,9 @@ GR_TEST(exec_event_record_node_set_event_affects_the_next_launch_only)
     CHECK_OK(grEventCreate(&ev2));
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grGraphCreate(&g, 0));
-    h = add_host(g, NULL, 0, noop, NULL);
+    h = tl_add_host(g, NULL, 0, tl_noop, NULL);
     CHECK_OK(grGraphAddEventRecordNode(&rec, g, &h, 1, ev1));
-    grGraphExec_t e = instantiate(g);
+    grGraphExec_t e = tl_instantiate(g);
 
     gated_launch(e, s, &opener);
     CHECK_GR(grErrorNotReady, grEventQuery(ev1)); /* recorded by the queued launch */
@@ -570,7 +530,7 @@ GR_TEST(exec_event_record_node_set_event_affects_the_next_launch_only)
      * with the stamp queued after the launch, a step later. */
     CHECK_OK(grEventSynchronize(ev1));
     atomic_store(&gate2, 0);
-    CHECK_OK(grLaunchHostFunc(s, wait_gate, &gate2));
+    CHECK_OK(grLaunchHostFunc(s, tl_wait_gate, &gate2));
     CHECK_OK(grGraphLaunch(e, s));
     CHECK_OK(grEventQuery(ev1)); /* not recorded again */
     CHECK_GR(grErrorNotReady, grEventQuery(ev2));
@@ -596,7 +556,7 @@ typedef struct wait_rig {
 static void pass_gate_b(void *p)
 {
     wait_rig *w = p;
-    wait_gate(&w->gate_b);
+    tl_wait_gate(&w->gate_b);
     atomic_store(&w->passed, 1);
 }
 
@@ -620,8 +580,8 @@ GR_TEST(exec_event_wait_node_set_event_affects_the_next_launch_only)
     CHECK_OK(grStreamCreate(&t));
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphAddEventWaitNode(&wn, g, NULL, 0, ev_a));
-    add_host(g, &wn, 1, see_passed, &w);
-    grGraphExec_t e = instantiate(g);
+    tl_add_host(g, &wn, 1, see_passed, &w);
+    grGraphExec_t e = tl_instantiate(g);
 
     gated_launch(e, s, &opener);
     CHECK_OK(grGraphExecEventWaitNodeSetEvent(e, wn, ev_b));
@@ -646,15 +606,6 @@ GR_TEST(exec_event_wait_node_set_event_affects_the_next_launch_only)
 
 /* -------------------------------------------------------- random DAGs */
 
-static uint64_t xorshift(uint64_t *s)
-{
-    uint64_t x = *s;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return *s = x;
-}
-
 typedef struct dag_node {
     atomic_int *clock;
     int stamp, runs;
@@ -667,58 +618,32 @@ static void dag_record(void *p)
     d->runs++;
 }
 
-/* Builds 'count' random DAGs of 1..40 nodes, nodes created in a shuffled
- * order, edges from lower to higher index; each runs in an order that
- * respects every edge, each node exactly once per launch. */
+/* Builds 'count' random DAGs of 1..40 nodes (tl_random_dag: nodes
+ * created in a shuffled order, edges from lower to higher index); each
+ * runs in an order that respects every edge, each node exactly once per
+ * launch. */
 static void random_dags(uint64_t seed, int count)
 {
-    enum {
-        MAXN = 40
-    };
-    static dag_node ud[MAXN];
+    static dag_node ud[TL_DAG_MAX];
     static atomic_int clock;
-    grGraphNode_t nodes[MAXN], from[MAXN * MAXN / 2], to[MAXN * MAXN / 2];
-    int perm[MAXN], ef[MAXN * MAXN / 2], et[MAXN * MAXN / 2];
+    static tl_dag d;
     for (int iter = 0; iter < count; iter++) {
-        int n = 1 + (int)(xorshift(&seed) % MAXN);
-        unsigned density = (unsigned)(xorshift(&seed) % 4); /* 0: sparse .. 3: dense */
-        size_t ne = 0;
         grGraph_t g;
-        for (int i = 0; i < n; i++)
-            perm[i] = i;
-        for (int i = n - 1; i > 0; i--) {
-            int j = (int)(xorshift(&seed) % (uint64_t)(i + 1)), t = perm[i];
-            perm[i] = perm[j];
-            perm[j] = t;
-        }
-        CHECK_OK(grGraphCreate(&g, 0));
-        for (int k = 0; k < n; k++) {
-            int i = perm[k];
+        for (int i = 0; i < TL_DAG_MAX; i++)
             ud[i] = (dag_node){&clock, -1, 0};
-            nodes[i] = add_host(g, NULL, 0, dag_record, &ud[i]);
-        }
-        for (int u = 0; u < n; u++)
-            for (int v = u + 1; v < n; v++)
-                if (xorshift(&seed) % 16 < (uint64_t)(1u << density)) {
-                    ef[ne] = u;
-                    et[ne] = v;
-                    from[ne] = nodes[u];
-                    to[ne] = nodes[v];
-                    ne++;
-                }
-        if (ne)
-            CHECK_OK(grGraphAddDependencies(g, from, to, NULL, ne));
-        grGraphExec_t e = instantiate(g);
+        CHECK_OK(grGraphCreate(&g, 0));
+        tl_random_dag(g, &seed, TL_DAG_MAX, dag_record, ud, sizeof ud[0], &d);
+        grGraphExec_t e = tl_instantiate(g);
         int launches = 1 + (iter & 1);
         for (int l = 0; l < launches; l++) {
             atomic_store(&clock, 0);
-            run(e);
-            for (size_t k = 0; k < ne; k++)
-                if (!(ud[ef[k]].stamp < ud[et[k]].stamp))
-                    GR_TEST_FAIL_("dag %d (%d nodes): edge %d -> %d ran out of order (%d, %d)", iter, n,
-                                  ef[k], et[k], ud[ef[k]].stamp, ud[et[k]].stamp);
+            tl_run(e);
+            for (size_t k = 0; k < d.ne; k++)
+                if (!(ud[d.from[k]].stamp < ud[d.to[k]].stamp))
+                    GR_TEST_FAIL_("dag %d (%d nodes): edge %d -> %d ran out of order (%d, %d)", iter, d.n,
+                                  d.from[k], d.to[k], ud[d.from[k]].stamp, ud[d.to[k]].stamp);
         }
-        for (int i = 0; i < n; i++)
+        for (int i = 0; i < d.n; i++)
             CHECK_EQ(ud[i].runs, launches);
         CHECK_OK(grGraphExecDestroy(e));
         CHECK_OK(grGraphDestroy(g));
@@ -798,12 +723,12 @@ GR_TEST_T(exec_launches_from_many_threads_never_overlap, 120)
     for (int i = 0; i < 6; i++)
         ud[i] = (overlap_node){&o, i};
     CHECK_OK(grGraphCreate(&g, 0));
-    start = add_host(g, NULL, 0, overlap_enter, &ud[0]);
+    start = tl_add_host(g, NULL, 0, overlap_enter, &ud[0]);
     for (int i = 0; i < 4; i++)
-        mid[i] = add_host(g, &start, 1, overlap_count, &ud[1 + i]);
-    end = add_host(g, mid, 4, overlap_leave, &ud[5]);
+        mid[i] = tl_add_host(g, &start, 1, overlap_count, &ud[1 + i]);
+    end = tl_add_host(g, mid, 4, overlap_leave, &ud[5]);
     (void)end;
-    grGraphExec_t e = instantiate(g);
+    grGraphExec_t e = tl_instantiate(g);
     for (int i = 0; i < 4; i++) {
         l[i] = (launcher){e, NULL, 0};
         CHECK_OK(grStreamCreateWithFlags(&l[i].s, grStreamNonBlocking));
@@ -834,13 +759,13 @@ static grGraph_t nested_levels(int depth, order_node *ud)
     grGraphNode_t b, c;
     CHECK_OK(grGraphCreate(&g, 0));
     if (depth == 0) {
-        add_host(g, NULL, 0, record_order, &ud[0]);
+        tl_add_host(g, NULL, 0, record_order, &ud[0]);
         return g;
     }
     grGraph_t inner = nested_levels(depth - 1, ud);
-    b = add_host(g, NULL, 0, record_order, &ud[2 * depth - 1]);
+    b = tl_add_host(g, NULL, 0, record_order, &ud[2 * depth - 1]);
     CHECK_OK(grGraphAddChildGraphNode(&c, g, &b, 1, inner));
-    add_host(g, &c, 1, record_order, &ud[2 * depth]);
+    tl_add_host(g, &c, 1, record_order, &ud[2 * depth]);
     CHECK_OK(grGraphDestroy(inner)); /* the node holds its own copy */
     return g;
 }
@@ -852,10 +777,10 @@ GR_TEST(exec_launch_runs_child_graphs_nested_three_deep_inline)
     for (int i = 0; i < 7; i++)
         ud[i] = (order_node){&log, i};
     grGraph_t g = nested_levels(3, ud);
-    grGraphExec_t e = instantiate(g);
+    grGraphExec_t e = tl_instantiate(g);
     for (int rep = 0; rep < 2; rep++) {
         atomic_store(&log.next, 0);
-        run(e);
+        tl_run(e);
         CHECK_EQ(atomic_load(&log.next), 7);
         /* before_3, before_2, before_1, inner, after_1, after_2, after_3 */
         CHECK_EQ(log.at[5], 0);
@@ -900,9 +825,9 @@ GR_TEST(exec_launch_runs_every_block_of_a_large_grid_once)
     grKernelNodeParams kp = {k, GR_DIM3(GX, GY, GZ), GR_DIM3(8, 1, 1), 64, NULL, NULL};
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphAddKernelNode(&n, g, NULL, 0, &kp));
-    grGraphExec_t e = instantiate(g);
+    grGraphExec_t e = tl_instantiate(g);
     for (int rep = 1; rep <= 3; rep++) {
-        run(e);
+        tl_run(e);
         for (int i = 0; i < GX * GY * GZ; i++)
             CHECK_EQ(atomic_load(&block_runs[i]), rep);
     }
@@ -945,7 +870,7 @@ GR_TEST(exec_instantiate_refuses_device_launch_and_unknown_flags)
     CHECK_PTR_EQ(e, NULL);
     CHECK_OK(grGraphInstantiate(
         &e, g, grGraphInstantiateFlagAutoFreeOnLaunch | grGraphInstantiateFlagUseNodePriority));
-    run(e);
+    tl_run(e);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
 }
@@ -958,11 +883,11 @@ GR_TEST(exec_launch_refuses_a_destroyed_executable)
     grStream_t s;
     static int cell;
     CHECK_OK(grGraphCreate(&g, 0));
-    add_host(g, NULL, 0, noop, &cell);
-    grGraphExec_t e = instantiate(g);
+    tl_add_host(g, NULL, 0, tl_noop, &cell);
+    grGraphExec_t e = tl_instantiate(g);
     CHECK_OK(grStreamCreate(&s));
     atomic_store(&gate, 0);
-    CHECK_OK(grLaunchHostFunc(s, wait_gate, &gate));
+    CHECK_OK(grLaunchHostFunc(s, tl_wait_gate, &gate));
     CHECK_OK(grGraphLaunch(e, s));
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_GR(grErrorInvalidValue, grGraphLaunch(e, s));
@@ -1007,12 +932,12 @@ GR_TEST_T(exec_launch_replays_a_100000_node_chain, 120)
     CHECK_OK(grGraphCreate(&g, 0));
     for (int i = 0; i < N; i++) {
         ud[i] = (chain_node){&st, i};
-        prev = add_host(g, prev ? &prev : NULL, prev ? 1 : 0, chain_step, &ud[i]);
+        prev = tl_add_host(g, prev ? &prev : NULL, prev ? 1 : 0, chain_step, &ud[i]);
     }
-    grGraphExec_t e = instantiate(g);
+    grGraphExec_t e = tl_instantiate(g);
     CHECK_OK(grGraphDestroy(g));
-    run(e);
-    run(e);
+    tl_run(e);
+    tl_run(e);
     CHECK_EQ(st.next, 2 * N);
     CHECK_EQ(st.errors, 0);
     CHECK_OK(grGraphExecDestroy(e));
@@ -1063,19 +988,19 @@ GR_TEST(exec_launch_shares_a_graph_that_runs_faster_shared)
     CHECK_OK(grDeviceReset()); /* the next call starts a runtime that reads it */
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphAddEmptyNode(&root, g, NULL, 0));
-    ends[0] = add_host(g, &root, 1, noop, NULL);
-    ends[1] = add_host(g, &root, 1, noop, NULL);
+    ends[0] = tl_add_host(g, &root, 1, tl_noop, NULL);
+    ends[1] = tl_add_host(g, &root, 1, tl_noop, NULL);
     prev = root;
     for (int i = 0; i < CHAIN; i++)
         CHECK_OK(grGraphAddEmptyNode(&prev, g, &prev, 1));
     ends[2] = prev;
     CHECK_OK(grGraphAddEmptyNode(&prev, g, ends, 3));
-    grGraphExec_t e = instantiate(g);
+    grGraphExec_t e = tl_instantiate(g);
     /* In ticks at about 2.5 GHz; only their ratio and size matter. */
     way_log log = {.ticks = {20000000, 10000000}, .from = 3};
     gr__launch_hook_set(supply_ticks, &log);
     for (int i = 0; i < LAUNCHES; i++)
-        run(e);
+        tl_run(e);
     gr__launch_hook_set(NULL, NULL);
     CHECK_EQ(log.launches, LAUNCHES);
     CHECK(log.ran[1] >= LAUNCHES - 3 - 3);
@@ -1116,12 +1041,12 @@ GR_TEST(exec_launch_runs_cheap_nodes_in_order)
         grKernelNodeParams kp = {k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args, NULL};
         CHECK_OK(grGraphAddKernelNode(&n, g, &root, 1, &kp));
     }
-    grGraphExec_t e = instantiate(g);
+    grGraphExec_t e = tl_instantiate(g);
     way_log log = {.ticks = {20000, 60000}, .from = 3};
     gr__launch_hook_set(supply_ticks, &log);
     int split = 0; /* in-order launches whose nodes ran on several threads */
     for (int i = 0; i < LAUNCHES; i++) {
-        run(e);
+        tl_run(e);
         bool same = true;
         for (int j = 1; j < FAN; j++)
             same &= ran_on[j] == ran_on[0];
@@ -1175,13 +1100,13 @@ GR_TEST(exec_launch_tries_again_soon_a_way_that_lost_by_little)
         LAUNCHES = 11
     };
     grGraph_t g = fan_of_eight_on_two_workers();
-    grGraphExec_t e = instantiate(g);
+    grGraphExec_t e = tl_instantiate(g);
     /* Launch 0 is shared and untimed, 1 shared (slow), 2 in order. */
     way_log log = {.ticks = {200000, 100000}, .from = 0};
     shared_timed = false;
     gr__launch_hook_set(slow_first_shared, &log);
     for (int i = 0; i < LAUNCHES; i++)
-        run(e);
+        tl_run(e);
     gr__launch_hook_set(NULL, NULL);
     CHECK_EQ(log.launches, LAUNCHES);
     CHECK_EQ(log.last, 1u);
@@ -1198,16 +1123,16 @@ GR_TEST(exec_launch_changes_way_when_the_other_becomes_faster)
         LAUNCHES = 300
     };
     grGraph_t g = fan_of_eight_on_two_workers();
-    grGraphExec_t e = instantiate(g);
+    grGraphExec_t e = tl_instantiate(g);
     way_log log = {.ticks = {50000, 10000}, .from = LAUNCHES / 2 + 100};
     gr__launch_hook_set(supply_ticks, &log);
     for (int i = 0; i < LAUNCHES / 2; i++)
-        run(e);
+        tl_run(e);
     CHECK_EQ(log.last, 1u); /* shared, five times faster */
     log.ticks[0] = 10000;
     log.ticks[1] = 50000;
     for (int i = LAUNCHES / 2; i < LAUNCHES; i++)
-        run(e);
+        tl_run(e);
     gr__launch_hook_set(NULL, NULL);
     /* From 100 launches after the turn on, in order but for tries. */
     CHECK(log.ran[0] >= LAUNCHES / 2 - 100 - 3);
@@ -1270,11 +1195,11 @@ GR_TEST(exec_launch_owner_runs_no_other_launch_nodes)
     CHECK_OK(grGraphCreate(&other, 0));
     CHECK_OK(grGraphAddEmptyNode(&root, mine, NULL, 0));
     for (int i = 0; i < FAN; i++)
-        add_host(mine, &root, 1, spin_own, NULL);
+        tl_add_host(mine, &root, 1, spin_own, NULL);
     CHECK_OK(grGraphAddEmptyNode(&root, other, NULL, 0));
     for (int i = 0; i < FAN; i++)
-        add_host(other, &root, 1, note_other, NULL);
-    grGraphExec_t em = instantiate(mine), eo = instantiate(other);
+        tl_add_host(other, &root, 1, note_other, NULL);
+    grGraphExec_t em = tl_instantiate(mine), eo = tl_instantiate(other);
     gr__launch_hook_set(shared_faster, NULL);
     for (int i = 0; i < LAUNCHES; i++) {
         CHECK_OK(grGraphLaunch(eo, s2));
@@ -1284,7 +1209,7 @@ GR_TEST(exec_launch_owner_runs_no_other_launch_nodes)
     /* The workers finish the other launches; synchronising on s2 would
      * let this thread run them, rightly. Ten seconds at most. */
     for (int i = 0; i < 10000 && atomic_load(&others_ran) < FAN * LAUNCHES; i++)
-        sleep_ms(1);
+        tl_sleep_ms(1);
     CHECK_EQ(atomic_load(&others_ran), FAN * LAUNCHES);
     CHECK_EQ(atomic_load(&others_on_test_thread), 0);
     CHECK_OK(grStreamSynchronize(s2));
@@ -1328,7 +1253,7 @@ static void crowd_meet(void *p)
     int need = atomic_load(&c->need);
     atomic_fetch_add(&c->arrived, 1);
     for (int i = 0; i < 5000 && atomic_load(&c->arrived) < need; i++)
-        sleep_ms(1);
+        tl_sleep_ms(1);
     if (atomic_load(&c->arrived) >= need)
         atomic_fetch_add(&c->met, 1);
 }
@@ -1349,19 +1274,19 @@ GR_TEST(exec_launch_owner_and_every_helper_run_nodes_at_once)
     CHECK_OK(grDeviceReset());
     c.fan = FAN;
     CHECK_OK(grGraphCreate(&g, 0));
-    root = add_host(g, NULL, 0, crowd_root, &c);
+    root = tl_add_host(g, NULL, 0, crowd_root, &c);
     for (int i = 0; i < FAN; i++)
-        add_host(g, &root, 1, crowd_meet, &c);
+        tl_add_host(g, &root, 1, crowd_meet, &c);
     /* The synchronising thread usually owns the launch it waits for; a
      * worker takes it if that thread is slow to synchronise (on a loaded
      * machine), and then the rule for a worker owner is what is checked. */
     int app_owned = 0;
     for (int t = 0; t < TRIES && app_owned < APP_OWNED; t++) {
         /* A new executable's first launch is shared (docs/exec.md). */
-        grGraphExec_t e = instantiate(g);
+        grGraphExec_t e = tl_instantiate(g);
         atomic_store(&c.arrived, 0);
         atomic_store(&c.met, 0);
-        run(e);
+        tl_run(e);
         CHECK_EQ(atomic_load(&c.arrived), FAN);
         CHECK_EQ(atomic_load(&c.met), FAN);
         app_owned += atomic_load(&c.owner_was_app);
@@ -1412,7 +1337,7 @@ static void note_owner(void *p)
 static void note_loan(void *p)
 {
     (void)p;
-    sleep_ms(2);
+    tl_sleep_ms(2);
     if (atomic_load(&loan_app_owned) && gr__sched_cpu_loan_out())
         atomic_fetch_add(&loan_out_seen, 1);
     atomic_fetch_add(&loan_nodes, 1);
@@ -1422,7 +1347,7 @@ static void note_loan(void *p)
 static void wait_for_loan_end(void)
 {
     for (int i = 0; i < 5000 && gr__sched_cpu_loan_out(); i++)
-        sleep_ms(1);
+        tl_sleep_ms(1);
     CHECK(!gr__sched_cpu_loan_out());
 }
 
@@ -1439,13 +1364,13 @@ static loan_log run_noting_loans(grGraphExec_t e, way_log *log)
 {
     loan_log r = {0, 0, 0};
     for (int i = 0; i < 3; i++)
-        run(e);
+        tl_run(e);
     wait_for_loan_end();
     atomic_store(&loan_out_seen, 0);
     atomic_store(&loan_nodes, 0);
     uint64_t taken = gr__sched_cpu_loans_taken();
     while (r.app_owned < 3 && r.launches < 200) {
-        run(e);
+        tl_run(e);
         r.launches++;
         r.app_owned += atomic_load(&loan_app_owned);
     }
@@ -1468,16 +1393,16 @@ GR_TEST(exec_launch_owner_of_long_nodes_borrows_a_cpu_where_workers_fill_them)
     uint64_t tpu = gr__sched_ticks_per_us();
     CHECK(tpu > 0);
     CHECK_OK(grGraphCreate(&g, 0));
-    root = add_host(g, NULL, 0, note_owner, NULL);
+    root = tl_add_host(g, NULL, 0, note_owner, NULL);
     for (int i = 0; i < LOAN_FAN; i++)
-        add_host(g, &root, 1, note_loan, NULL);
+        tl_add_host(g, &root, 1, note_loan, NULL);
 
     way_log log;
     memset(&log, 0, sizeof log);
     log.from = 3;
     log.ticks[0] = LOAN_FAN * 1500 * tpu;
     log.ticks[1] = log.ticks[0] / 5;
-    grGraphExec_t e = instantiate(g);
+    grGraphExec_t e = tl_instantiate(g);
     gr__launch_hook_set(supply_ticks, &log);
     loan_log r = run_noting_loans(e, &log);
     CHECK(r.sat_out >= 1);
@@ -1489,7 +1414,7 @@ GR_TEST(exec_launch_owner_of_long_nodes_borrows_a_cpu_where_workers_fill_them)
     log.from = 3;
     log.ticks[0] = LOAN_FAN * 3 * tpu / 2;
     log.ticks[1] = log.ticks[0] / 5;
-    e = instantiate(g);
+    e = tl_instantiate(g);
     gr__launch_hook_set(supply_ticks, &log);
     r = run_noting_loans(e, &log);
     CHECK_EQ(r.sat_out, 0u);
@@ -1504,11 +1429,11 @@ GR_TEST(exec_launch_owner_of_long_nodes_borrows_a_cpu_where_workers_fill_them)
     static crowd c;
     c.fan = LOAN_FAN;
     CHECK_OK(grGraphCreate(&crowd_g, 0));
-    root = add_host(crowd_g, NULL, 0, crowd_root, &c);
+    root = tl_add_host(crowd_g, NULL, 0, crowd_root, &c);
     for (int i = 0; i < LOAN_FAN; i++)
-        add_host(crowd_g, &root, 1, crowd_meet, &c);
-    e = instantiate(crowd_g);
-    run(e);
+        tl_add_host(crowd_g, &root, 1, crowd_meet, &c);
+    e = tl_instantiate(crowd_g);
+    tl_run(e);
     CHECK_EQ(atomic_load(&c.arrived), LOAN_FAN);
     CHECK(atomic_load(&c.met) >= LOAN_FAN - 1);
     CHECK_OK(grGraphExecDestroy(e));
@@ -1534,7 +1459,7 @@ static void hold_worker(void *p)
     held *h = p;
     atomic_store(&h->started, 1);
     for (int i = 0; i < 10000 && !atomic_load(&h->go); i++)
-        sleep_ms(1);
+        tl_sleep_ms(1);
 }
 
 /* Holds a worker with a host function on a new stream, once it runs. The
@@ -1547,7 +1472,7 @@ static grStream_t hold_a_worker(held *h)
     CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
     CHECK_OK(grLaunchHostFunc(s, hold_worker, h));
     for (int i = 0; i < 10000 && !atomic_load(&h->started); i++)
-        sleep_ms(1);
+        tl_sleep_ms(1);
     CHECK(atomic_load(&h->started));
     return s;
 }
@@ -1585,12 +1510,12 @@ static grGraph_t pair_meets_after(crowd *c, grHostFn_t beside, void *beside_ud, 
     grGraph_t g;
     cpus_and_workers(2);
     CHECK_OK(grGraphCreate(&g, 0));
-    grGraphNode_t root = add_host(g, NULL, 0, crowd_root, c);
+    grGraphNode_t root = tl_add_host(g, NULL, 0, crowd_root, c);
     c->fan = 2;
-    add_host(g, &root, 1, beside, beside_ud);
-    grGraphNode_t b = add_host(g, &root, 1, before, NULL);
-    add_host(g, &b, 1, crowd_meet, c);
-    add_host(g, &b, 1, crowd_meet, c);
+    tl_add_host(g, &root, 1, beside, beside_ud);
+    grGraphNode_t b = tl_add_host(g, &root, 1, before, NULL);
+    tl_add_host(g, &b, 1, crowd_meet, c);
+    tl_add_host(g, &b, 1, crowd_meet, c);
     return g;
 }
 
@@ -1602,7 +1527,7 @@ static void let_first_go_and_wait(void *p)
 {
     (void)p;
     atomic_store(&first_held.go, 1);
-    sleep_ms(50);
+    tl_sleep_ms(50);
 }
 
 /* The owner ran a node it had exposed and nobody took (both workers
@@ -1614,11 +1539,11 @@ GR_TEST(exec_launch_owner_running_a_node_it_exposed_still_wakes_a_helper)
     static crowd c;
     static held second;
     grGraph_t g = pair_meets_after(&c, nothing, NULL, let_first_go_and_wait);
-    grGraphExec_t e = instantiate(g);
+    grGraphExec_t e = tl_instantiate(g);
     grStream_t s1 = hold_a_worker(&first_held), s2 = hold_a_worker(&second);
     /* No worker is free to take the launch: this thread owns it. A new
      * executable's first launch is shared. */
-    run(e);
+    tl_run(e);
     CHECK(atomic_load(&c.owner_was_app));
     CHECK_EQ(atomic_load(&c.arrived), 2);
     CHECK_EQ(atomic_load(&c.met), 2);
@@ -1641,14 +1566,14 @@ static void wait_for_second(void *p)
     if (!atomic_load(&c->owner_was_app))
         return;
     for (int i = 0; i < 5000 && !atomic_load(&second_started); i++)
-        sleep_ms(1);
+        tl_sleep_ms(1);
 }
 
 static void second_then_lull(void *p)
 {
     (void)p;
     atomic_store(&second_started, 1);
-    sleep_ms(50);
+    tl_sleep_ms(50);
 }
 
 /* An owner with nothing to run sleeps until the launch ends; it slept
@@ -1667,11 +1592,11 @@ GR_TEST(exec_launch_sleeping_owner_is_woken_for_nodes_a_helper_exposes)
      * worker takes it instead, nothing is checked and it is tried again. */
     bool app_owned = false;
     for (int t = 0; t < TRIES && !app_owned; t++) {
-        grGraphExec_t e = instantiate(g);
+        grGraphExec_t e = tl_instantiate(g);
         atomic_store(&c.arrived, 0);
         atomic_store(&c.met, 0);
         atomic_store(&second_started, 0);
-        run(e);
+        tl_run(e);
         app_owned = atomic_load(&c.owner_was_app);
         if (app_owned)
             CHECK_EQ(atomic_load(&c.met), 2);
@@ -1716,11 +1641,11 @@ static void linger_leaf(void *p)
      * first, at least one before each later one): the helpers run them. */
     int mine = atomic_fetch_add(&l->owner_ran, 1);
     for (int i = 0; i < 2000 && atomic_load(&l->helper_ran) < l->exposed + mine; i++)
-        sleep_ms(1);
+        tl_sleep_ms(1);
     for (int i = 0; i < 20; i++) {
         if (gr__sched_parked_workers() == (unsigned)l->workers)
             atomic_store(&l->all_parked, 1);
-        sleep_ms(1);
+        tl_sleep_ms(1);
     }
 }
 
@@ -1733,15 +1658,15 @@ static void linger_check(grGraph_t g, lingering *l, int fan, int warmups, bool p
 {
     bool app_owned = false;
     for (int t = 0; t < 20 && !app_owned; t++) {
-        grGraphExec_t e = instantiate(g);
+        grGraphExec_t e = tl_instantiate(g);
         atomic_store(&l->armed, 0);
         for (int i = 0; i < warmups; i++)
-            run(e);
+            tl_run(e);
         atomic_store(&l->helper_ran, 0);
         atomic_store(&l->owner_ran, 0);
         atomic_store(&l->all_parked, 0);
         atomic_store(&l->armed, 1);
-        run(e);
+        tl_run(e);
         app_owned = atomic_load(&l->owner_was_app);
         if (app_owned) {
             CHECK_EQ(atomic_load(&l->helper_ran) + atomic_load(&l->owner_ran), fan);
@@ -1763,9 +1688,9 @@ static grGraph_t linger_fan(lingering *l, int workers, int fan)
     l->workers = workers;
     grGraph_t g;
     CHECK_OK(grGraphCreate(&g, 0));
-    grGraphNode_t root = add_host(g, NULL, 0, linger_root, l);
+    grGraphNode_t root = tl_add_host(g, NULL, 0, linger_root, l);
     for (int i = 0; i < fan; i++)
-        add_host(g, &root, 1, linger_leaf, l);
+        tl_add_host(g, &root, 1, linger_leaf, l);
     return g;
 }
 

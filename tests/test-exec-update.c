@@ -4,7 +4,7 @@
  * launch, nodes pair as CUDA pairs them, every refusal names its reason and
  * node and leaves the executable exactly as it was.
  */
-#include "test.h"
+#include "testlib.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -76,19 +76,6 @@ static grGraphNode_t add_host(grGraph_t g, const grGraphNode_t *deps, size_t n, 
     return node;
 }
 
-static void run(grGraphExec_t e)
-{
-    CHECK_OK(grGraphLaunch(e, NULL));
-    CHECK_OK(grStreamSynchronize(NULL));
-}
-
-static grGraphExec_t instantiate(grGraph_t g)
-{
-    grGraphExec_t e;
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
-    return e;
-}
-
 /* Expects a refused update with this result and error node. */
 static void expect_refused(grGraphExec_t e, grGraph_t g, grGraphExecUpdateResult r, grGraphNode_t node,
                            grGraphNode_t from)
@@ -122,8 +109,8 @@ GR_TEST(exec_update_applies_changed_kernel_arguments)
     CHECK_OK(grGraphCreate(&g1, 0));
     grGraphNode_t a = add_set(g1, NULL, 0, &buf[0], 1);
     add_set(g1, &a, 1, &buf[1], 2);
-    grGraphExec_t e = instantiate(g1);
-    run(e);
+    grGraphExec_t e = tl_instantiate(g1);
+    tl_run(e);
     CHECK_EQ(buf[0], 1);
     CHECK_EQ(buf[1], 2);
 
@@ -131,7 +118,7 @@ GR_TEST(exec_update_applies_changed_kernel_arguments)
     a = add_set(g2, NULL, 0, &buf[0], 10);
     add_set(g2, &a, 1, &buf[1], 20);
     expect_updated(e, g2);
-    run(e);
+    tl_run(e);
     CHECK_EQ(buf[0], 10);
     CHECK_EQ(buf[1], 20);
     CHECK_OK(grGraphExecDestroy(e));
@@ -151,8 +138,8 @@ GR_TEST(exec_update_applies_kernel_function_and_geometry_changes)
     make_kernels();
     CHECK_OK(grGraphCreate(&g1, 0));
     add_set(g1, NULL, 0, buf, 1);
-    grGraphExec_t e = instantiate(g1);
-    run(e);
+    grGraphExec_t e = tl_instantiate(g1);
+    tl_run(e);
     CHECK_EQ(buf[0], 1);
     CHECK_EQ(buf[1], 0);
 
@@ -161,7 +148,7 @@ GR_TEST(exec_update_applies_kernel_function_and_geometry_changes)
     grKernelNodeParams p = {k_sum, GR_DIM3(4, 1, 1), GR_DIM3(1, 1, 1), 0, args3, NULL};
     CHECK_OK(grGraphAddKernelNode(&n, g2, NULL, 0, &p));
     expect_updated(e, g2);
-    run(e);
+    tl_run(e);
     for (int i = 0; i < 4; i++)
         CHECK_EQ(buf[i], 105);
 
@@ -171,7 +158,7 @@ GR_TEST(exec_update_applies_kernel_function_and_geometry_changes)
     add_set(g2, NULL, 0, buf, 7);
     expect_updated(e, g2);
     memset(buf, 0, sizeof buf);
-    run(e);
+    tl_run(e);
     CHECK_EQ(buf[0], 7);
     CHECK_EQ(buf[1], 0);
     CHECK_OK(grGraphExecDestroy(e));
@@ -204,7 +191,7 @@ GR_TEST(exec_update_applies_host_memcpy_memset_and_event_changes)
     CHECK_OK(grGraphAddMemcpyNode1D(&c, g1, &h, 1, dst1, src1, sizeof src1, grMemcpyHostToHost));
     CHECK_OK(grGraphAddMemsetNode(&m, g1, &c, 1, &mp1));
     CHECK_OK(grGraphAddEventRecordNode(&r, g1, &m, 1, ev1));
-    grGraphExec_t e = instantiate(g1);
+    grGraphExec_t e = tl_instantiate(g1);
 
     CHECK_OK(grGraphCreate(&g2, 0));
     h = add_host(g2, NULL, 0, &w2);
@@ -214,7 +201,7 @@ GR_TEST(exec_update_applies_host_memcpy_memset_and_event_changes)
     expect_updated(e, g2);
     memset(ms1, 0, sizeof ms1);
     memset(ms2, 0, sizeof ms2);
-    run(e);
+    tl_run(e);
     CHECK_EQ(slot, 2);
     CHECK(strcmp(dst2, "second") == 0);
     CHECK_EQ(dst1[0], 0);
@@ -249,13 +236,13 @@ GR_TEST(exec_update_with_the_same_graph_after_editing_it)
     make_kernels();
     CHECK_OK(grGraphCreate(&g, 0));
     grGraphNode_t n = add_set(g, NULL, 0, buf, 1);
-    grGraphExec_t e = instantiate(g);
+    grGraphExec_t e = tl_instantiate(g);
     grKernelNodeParams p = set_params(&dst, &v);
     CHECK_OK(grGraphKernelNodeSetParams(n, &p));
-    run(e);
+    tl_run(e);
     CHECK_EQ(buf[0], 1); /* editing the graph does not touch the executable */
     expect_updated(e, g);
-    run(e);
+    tl_run(e);
     CHECK_EQ(buf[0], 3);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
@@ -274,7 +261,7 @@ GR_TEST(exec_update_pairs_dependencies_by_edge_order_not_creation_order)
     d[1] = add_host(g1, &r, 1, &o1);
     CHECK_OK(grGraphAddEmptyNode(&a, g1, d, 2));
     grGraphNode_t orig_a = d[0];
-    grGraphExec_t e = instantiate(g1);
+    grGraphExec_t e = tl_instantiate(g1);
 
     /* Same shape, the middle nodes created in the other order: they pair
      * by their position in the sink's dependency list. */
@@ -287,7 +274,7 @@ GR_TEST(exec_update_pairs_dependencies_by_edge_order_not_creation_order)
     grGraphNode_t j;
     CHECK_OK(grGraphAddEmptyNode(&j, g2, d, 2));
     expect_updated(e, g2);
-    run(e);
+    tl_run(e);
     CHECK_EQ(slots[0], 2);
     CHECK_EQ(slots[1], 3);
 
@@ -297,7 +284,7 @@ GR_TEST(exec_update_pairs_dependencies_by_edge_order_not_creation_order)
     CHECK_OK(grGraphExecHostNodeSetParams(e, orig_a, &hp));
     CHECK_GR(grErrorInvalidValue, grGraphExecHostNodeSetParams(e, a, &hp));
     slots[0] = slots[1] = 0;
-    run(e);
+    tl_run(e);
     CHECK_EQ(slots[0], 9);
     CHECK_EQ(slots[1], 3);
     CHECK_OK(grGraphExecDestroy(e));
@@ -323,8 +310,8 @@ GR_TEST(exec_update_pairs_nodes_of_graphs_with_destroyed_nodes)
     d[0] = a;
     d[1] = b;
     CHECK_OK(grGraphAddEmptyNode(&j, g1, d, 2));
-    grGraphExec_t e = instantiate(g1);
-    run(e);
+    grGraphExec_t e = tl_instantiate(g1);
+    tl_run(e);
     CHECK_EQ(slots[0], 1);
     CHECK_EQ(slots[1], 1);
     CHECK_EQ(slots[2], 0);
@@ -341,14 +328,14 @@ GR_TEST(exec_update_pairs_nodes_of_graphs_with_destroyed_nodes)
     d[1] = add_host(g2, &r, 1, &nb);
     CHECK_OK(grGraphAddEmptyNode(&j, g2, d, 2));
     expect_updated(e, g2);
-    run(e);
+    tl_run(e);
     CHECK_EQ(slots[0], 2);
     CHECK_EQ(slots[1], 3);
     CHECK_EQ(slots[2], 0);
 
     grHostNodeParams hp = {write_slot, &set0};
     CHECK_OK(grGraphExecHostNodeSetParams(e, a, &hp));
-    run(e);
+    tl_run(e);
     CHECK_EQ(slots[0], 9);
     CHECK_EQ(slots[1], 3);
     CHECK_OK(grGraphExecDestroy(e));
@@ -367,7 +354,7 @@ GR_TEST(exec_update_pairs_the_sinks_of_graphs_built_alike)
     CHECK_OK(grGraphAddEmptyNode(&r, g1, NULL, 0));
     add_host(g1, &r, 1, &o0);
     grGraphNode_t orig_second = add_host(g1, &r, 1, &o1);
-    grGraphExec_t e = instantiate(g1);
+    grGraphExec_t e = tl_instantiate(g1);
     CHECK_OK(grGraphCreate(&g2, 0));
     CHECK_OK(grGraphAddEmptyNode(&r, g2, NULL, 0));
     add_host(g2, &r, 1, &n0);
@@ -375,7 +362,7 @@ GR_TEST(exec_update_pairs_the_sinks_of_graphs_built_alike)
     expect_updated(e, g2);
     grHostNodeParams hp = {write_slot, &set1};
     CHECK_OK(grGraphExecHostNodeSetParams(e, orig_second, &hp));
-    run(e);
+    tl_run(e);
     CHECK_EQ(slots[0], 4);
     CHECK_EQ(slots[1], 8);
     CHECK_OK(grGraphExecDestroy(e));
@@ -396,14 +383,14 @@ GR_TEST(exec_update_pairs_a_sink_made_by_an_edge_removal_first)
     a = add_host(g1, NULL, 0, &o);
     b = add_host(g1, NULL, 0, &o);
     (void)a;
-    grGraphExec_t e = instantiate(g1);
+    grGraphExec_t e = tl_instantiate(g1);
     /* a2 -> b2, then the edge removed: a2 became a sink after b2. */
     CHECK_OK(grGraphCreate(&g2, 0));
     a2 = add_host(g2, NULL, 0, &n0);
     b2 = add_host(g2, &a2, 1, &n1);
     CHECK_OK(grGraphRemoveDependencies(g2, &a2, &b2, NULL, 1));
     expect_updated(e, g2);
-    run(e);
+    tl_run(e);
     CHECK_EQ(slots[0], 10);
     CHECK_EQ(slots[1], 11);
     CHECK_EQ(slots[2], 0);
@@ -411,7 +398,7 @@ GR_TEST(exec_update_pairs_a_sink_made_by_an_edge_removal_first)
     grHostNodeParams hp = {write_slot, &set};
     CHECK_OK(grGraphExecHostNodeSetParams(e, b, &hp));
     slots[0] = slots[1] = 0;
-    run(e);
+    tl_run(e);
     CHECK_EQ(slots[0], 0);
     CHECK_EQ(slots[1], 11);
     CHECK_EQ(slots[2], 99);
@@ -428,13 +415,13 @@ GR_TEST(exec_update_works_after_the_original_graph_is_destroyed)
     CHECK_OK(grGraphCreate(&g1, 0));
     grGraphNode_t a = add_set(g1, NULL, 0, buf, 1);
     add_set(g1, &a, 1, buf, 2);
-    grGraphExec_t e = instantiate(g1);
+    grGraphExec_t e = tl_instantiate(g1);
     CHECK_OK(grGraphDestroy(g1));
     CHECK_OK(grGraphCreate(&g2, 0));
     a = add_set(g2, NULL, 0, buf, 3);
     add_set(g2, &a, 1, buf, 4);
     expect_updated(e, g2);
-    run(e);
+    tl_run(e);
     CHECK_EQ(buf[0], 4);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g2));
@@ -459,14 +446,14 @@ static void chain3_make(chain3 *c)
     c->n[0] = add_host(c->g, NULL, 0, &c->w[0]);
     c->n[1] = add_host(c->g, &c->n[0], 1, &c->w[1]);
     c->n[2] = add_host(c->g, &c->n[1], 1, &c->w[2]);
-    c->e = instantiate(c->g);
+    c->e = tl_instantiate(c->g);
 }
 
 /* The executable still runs its old parameters. */
 static void chain3_check_unchanged(chain3 *c)
 {
     memset(c->slots, 0, sizeof c->slots);
-    run(c->e);
+    tl_run(c->e);
     for (int i = 0; i < 3; i++)
         CHECK_EQ(c->slots[i], i + 1);
 }
@@ -512,13 +499,13 @@ GR_TEST(exec_update_rejects_a_missing_edge)
     d[0] = n[1];
     d[1] = n[0];
     n[2] = add_host(g1, d, 2, &w[2]);
-    grGraphExec_t e = instantiate(g1);
+    grGraphExec_t e = tl_instantiate(g1);
     CHECK_OK(grGraphCreate(&g2, 0));
     n[0] = add_host(g2, NULL, 0, &x);
     n[1] = add_host(g2, &n[0], 1, &x);
     n[2] = add_host(g2, &n[1], 1, &x);
     expect_refused(e, g2, grGraphExecUpdateErrorTopologyChanged, n[2], NULL);
-    run(e);
+    tl_run(e);
     CHECK_EQ(slots[0], 1);
     CHECK_EQ(slots[1], 2);
     CHECK_EQ(slots[2], 3);
@@ -543,7 +530,7 @@ GR_TEST(exec_update_rejects_a_different_edge_naming_both_ends)
     ab[1] = b;
     c = add_host(g1, ab, 2, &w[2]);
     d = add_host(g1, &a, 1, &w[3]);
-    grGraphExec_t e = instantiate(g1);
+    grGraphExec_t e = tl_instantiate(g1);
     CHECK_OK(grGraphCreate(&g2, 0));
     CHECK_OK(grGraphAddEmptyNode(&r, g2, NULL, 0));
     a = add_host(g2, &r, 1, &x);
@@ -558,7 +545,7 @@ GR_TEST(exec_update_rejects_a_different_edge_naming_both_ends)
      * takes the old a; c's first dependency, a, then meets an a already
      * taken, and c and a are named. */
     expect_refused(e, g2, grGraphExecUpdateErrorTopologyChanged, c, a);
-    run(e);
+    tl_run(e);
     for (int i = 0; i < 4; i++)
         CHECK_EQ(slots[i], i + 1);
     CHECK_OK(grGraphExecDestroy(e));
@@ -625,13 +612,13 @@ GR_TEST(exec_update_refused_late_applies_none_of_the_earlier_changes)
     CHECK_OK(grGraphCreate(&g1, 0));
     n[0] = add_set(g1, NULL, 0, &buf[0], 1);
     n[1] = add_set(g1, &n[0], 1, &buf[1], 2);
-    grGraphExec_t e = instantiate(g1);
+    grGraphExec_t e = tl_instantiate(g1);
     CHECK_OK(grGraphCreate(&g2, 0));
     grKernelNodeParams p = {k_sum, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args3, NULL};
     CHECK_OK(grGraphAddKernelNode(&n[0], g2, NULL, 0, &p));
     CHECK_OK(grGraphAddEmptyNode(&n[1], g2, &n[0], 1));
     expect_refused(e, g2, grGraphExecUpdateErrorNodeTypeChanged, n[1], NULL);
-    run(e);
+    tl_run(e);
     CHECK_EQ(buf[0], 1);
     CHECK_EQ(buf[1], 2);
     CHECK_OK(grGraphExecDestroy(e));
@@ -649,12 +636,12 @@ GR_TEST(exec_update_rejects_a_copy_to_memory_of_another_type)
     CHECK_OK(grMemset(dev, 0, 32));
     CHECK_OK(grGraphCreate(&g1, 0));
     CHECK_OK(grGraphAddMemcpyNode1D(&n, g1, NULL, 0, dev, host_src, 32, grMemcpyHostToDevice));
-    grGraphExec_t e = instantiate(g1);
+    grGraphExec_t e = tl_instantiate(g1);
     CHECK_OK(grGraphCreate(&g2, 0));
     CHECK_OK(grGraphAddMemcpyNode1D(&n, g2, NULL, 0, host_dst, host_src, 32, grMemcpyHostToHost));
     expect_refused(e, g2, grGraphExecUpdateErrorParametersChanged, n, NULL);
     CHECK_DETAIL_HAS("memory type");
-    run(e);
+    tl_run(e);
     CHECK(strcmp((char *)dev, "payload") == 0);
     CHECK_EQ(host_dst[0], 0);
     CHECK_OK(grGraphExecDestroy(e));
@@ -675,18 +662,18 @@ GR_TEST(exec_update_rejects_a_2d_memset_geometry_change)
     memset(b, 0, sizeof b);
     CHECK_OK(grGraphCreate(&g1, 0));
     CHECK_OK(grGraphAddMemsetNode(&n, g1, NULL, 0, &m1));
-    grGraphExec_t e = instantiate(g1);
+    grGraphExec_t e = tl_instantiate(g1);
     CHECK_OK(grGraphCreate(&g2, 0));
     CHECK_OK(grGraphAddMemsetNode(&n, g2, NULL, 0, &m2));
     expect_refused(e, g2, grGraphExecUpdateErrorParametersChanged, n, NULL);
-    run(e);
+    tl_run(e);
     CHECK_EQ(a[3 * 16 + 7], 0x33);
     CHECK_EQ(b[0], 0);
     CHECK_OK(grGraphDestroy(g2));
     CHECK_OK(grGraphCreate(&g2, 0));
     CHECK_OK(grGraphAddMemsetNode(&n, g2, NULL, 0, &m3));
     expect_updated(e, g2);
-    run(e);
+    tl_run(e);
     CHECK_EQ(b[3 * 16 + 7], 0x44);
     CHECK_EQ(b[3 * 16 + 8], 0);
     CHECK_OK(grGraphExecDestroy(e));
@@ -747,13 +734,13 @@ GR_TEST(exec_update_applies_changes_inside_child_graphs)
     with_child w1, w2;
     make_kernels();
     with_child_make(&w1, buf, 10, 11, hw1);
-    w1.e = instantiate(w1.g);
-    run(w1.e);
+    w1.e = tl_instantiate(w1.g);
+    tl_run(w1.e);
     CHECK_EQ(buf[0], 10);
     CHECK_EQ(buf[1], 11);
     with_child_make(&w2, buf, 20, 21, hw2);
     expect_updated(w1.e, w2.g);
-    run(w1.e);
+    tl_run(w1.e);
     CHECK_EQ(buf[0], 20);
     CHECK_EQ(buf[1], 21);
     CHECK_EQ(slots[0], 2);
@@ -787,12 +774,12 @@ GR_TEST(exec_update_applies_changes_in_nested_child_graphs)
     slot_write hw2[3] = {{&slots[0], 2}, {&slots[1], 3}, {&slots[2], 4}};
     make_kernels();
     grGraph_t g1 = nested(3, buf, 5, hw1);
-    grGraphExec_t e = instantiate(g1);
-    run(e);
+    grGraphExec_t e = tl_instantiate(g1);
+    tl_run(e);
     CHECK_EQ(buf[0], 5);
     grGraph_t g2 = nested(3, buf, 6, hw2);
     expect_updated(e, g2);
-    run(e);
+    tl_run(e);
     CHECK_EQ(buf[0], 6);
     CHECK_EQ(slots[0], 2);
     CHECK_EQ(slots[1], 3);
@@ -803,7 +790,7 @@ GR_TEST(exec_update_applies_changes_in_nested_child_graphs)
     CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecUpdate(e, g3, &info));
     CHECK(info.result == grGraphExecUpdateErrorTopologyChanged ||
           info.result == grGraphExecUpdateErrorNodeTypeChanged);
-    run(e);
+    tl_run(e);
     CHECK_EQ(buf[0], 6);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g1));
@@ -820,7 +807,7 @@ GR_TEST(exec_update_rejects_a_topology_change_inside_a_child_graph)
     grGraphNode_t a, b, head, node;
     make_kernels();
     with_child_make(&w1, buf, 10, 11, hw);
-    w1.e = instantiate(w1.g);
+    w1.e = tl_instantiate(w1.g);
     /* The child's two kernels run side by side instead of in a chain. */
     CHECK_OK(grGraphCreate(&child2, 0));
     a = add_set(child2, NULL, 0, &buf[0], 30);
@@ -839,7 +826,7 @@ GR_TEST(exec_update_rejects_a_topology_change_inside_a_child_graph)
     CHECK_PTR_EQ(info.errorFromNode, NULL);
     CHECK_DETAIL_HAS("child graph");
     (void)b;
-    run(w1.e);
+    tl_run(w1.e);
     CHECK_EQ(buf[0], 10);
     CHECK_EQ(buf[1], 11);
     CHECK_OK(grGraphDestroy(g2));
@@ -856,12 +843,12 @@ GR_TEST(exec_child_graph_node_set_params_updates_the_inlined_nodes)
     grGraphNode_t a;
     make_kernels();
     with_child_make(&w1, buf, 10, 11, hw);
-    w1.e = instantiate(w1.g);
+    w1.e = tl_instantiate(w1.g);
     CHECK_OK(grGraphCreate(&child2, 0));
     a = add_set(child2, NULL, 0, &buf[0], 40);
     add_set(child2, &a, 1, &buf[1], 41);
     CHECK_OK(grGraphExecChildGraphNodeSetParams(w1.e, w1.node, child2));
-    run(w1.e);
+    tl_run(w1.e);
     CHECK_EQ(buf[0], 40);
     CHECK_EQ(buf[1], 41);
     CHECK_EQ(slots[0], 1);
@@ -878,7 +865,7 @@ GR_TEST(exec_child_graph_node_set_params_refuses_other_topologies_and_nodes)
     grGraphNode_t a;
     make_kernels();
     with_child_make(&w1, buf, 10, 11, hw);
-    w1.e = instantiate(w1.g);
+    w1.e = tl_instantiate(w1.g);
     /* One node more than the child graph has. */
     CHECK_OK(grGraphCreate(&child2, 0));
     a = add_set(child2, NULL, 0, &buf[0], 50);
@@ -899,7 +886,7 @@ GR_TEST(exec_child_graph_node_set_params_refuses_other_topologies_and_nodes)
     CHECK_DETAIL_HAS("not a child graph node");
     CHECK_GR(grErrorInvalidValue, grGraphExecChildGraphNodeSetParams(w1.e, w1.node, NULL));
     CHECK_GR(grErrorInvalidValue, grGraphExecChildGraphNodeSetParams(w1.e, a, child2));
-    run(w1.e);
+    tl_run(w1.e);
     CHECK_EQ(buf[0], 10);
     CHECK_EQ(buf[1], 11);
     CHECK_OK(grGraphDestroy(child2));
@@ -958,7 +945,7 @@ GR_TEST(exec_update_affects_only_launches_issued_after_it)
     grKernelNodeParams p = {k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args, NULL};
     CHECK_OK(grGraphCreate(&g1, 0));
     CHECK_OK(grGraphAddKernelNode(&n, g1, NULL, 0, &p));
-    grGraphExec_t e = instantiate(g1);
+    grGraphExec_t e = tl_instantiate(g1);
     v = 2;
     CHECK_OK(grGraphCreate(&g2, 0));
     CHECK_OK(grGraphAddKernelNode(&n, g2, NULL, 0, &p));
@@ -995,13 +982,13 @@ GR_TEST(exec_update_pairs_empty_child_graphs_and_refuses_filling_them)
     h = add_host(g1, NULL, 0, &hw[0]);
     CHECK_OK(grGraphAddChildGraphNode(&c, g1, &h, 1, empty));
     add_host(g1, &c, 1, &hw[1]);
-    grGraphExec_t e = instantiate(g1);
+    grGraphExec_t e = tl_instantiate(g1);
     CHECK_OK(grGraphCreate(&g2, 0));
     h = add_host(g2, NULL, 0, &hw2[0]);
     CHECK_OK(grGraphAddChildGraphNode(&c, g2, &h, 1, empty));
     add_host(g2, &c, 1, &hw2[1]);
     expect_updated(e, g2);
-    run(e);
+    tl_run(e);
     CHECK_EQ(slots[0], 3);
     CHECK_EQ(slots[1], 4);
     CHECK_OK(grGraphCreate(&g3, 0));
@@ -1012,7 +999,7 @@ GR_TEST(exec_update_pairs_empty_child_graphs_and_refuses_filling_them)
     CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecUpdate(e, g3, &info));
     CHECK_EQ(info.result, grGraphExecUpdateErrorTopologyChanged);
     slots[0] = slots[1] = 0;
-    run(e);
+    tl_run(e);
     CHECK_EQ(slots[0], 3);
     CHECK_EQ(slots[1], 4);
     CHECK_OK(grGraphExecDestroy(e));
@@ -1035,13 +1022,13 @@ GR_TEST(exec_update_changes_a_kernel_layout_inside_a_child_graph)
     grGraphNode_t n0, n1;
     make_kernels();
     with_child_make(&w1, buf, 10, 11, hw);
-    w1.e = instantiate(w1.g);
+    w1.e = tl_instantiate(w1.g);
     CHECK_OK(grGraphCreate(&child2, 0));
     n0 = add_set(child2, NULL, 0, &buf[0], 12);
     grKernelNodeParams p = {k_sum, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args3, NULL};
     CHECK_OK(grGraphAddKernelNode(&n1, child2, &n0, 1, &p));
     CHECK_OK(grGraphExecChildGraphNodeSetParams(w1.e, w1.node, child2));
-    run(w1.e);
+    tl_run(w1.e);
     CHECK_EQ(buf[0], 12);
     CHECK_EQ(buf[1], 22);
     CHECK_OK(grGraphDestroy(child2));

@@ -6,7 +6,7 @@
  * grGraphInstantiateWithParams reports the outcome and the node at fault,
  * and uploads; grGraphExecGetFlags returns the instantiation's flags.
  */
-#include "test.h"
+#include "testlib.h"
 
 #include <stdatomic.h>
 #include <sys/mman.h>
@@ -92,12 +92,6 @@ static grGraphNodeParams type_only(grGraphNodeType t)
     memset(&p, 0, sizeof p);
     p.type = t;
     return p;
-}
-
-static void run(grGraphExec_t e)
-{
-    CHECK_OK(grGraphLaunch(e, NULL));
-    CHECK_OK(grStreamSynchronize(NULL));
 }
 
 /* A graph of one node of each settable type, added through grGraphAddNode. */
@@ -209,7 +203,7 @@ GR_TEST(graph_node_set_params_applies_every_type)
     atomic_store(&host_hits[1], 0);
     grGraphExec_t e;
     CHECK_OK(grGraphInstantiate(&e, x.g, 0));
-    run(e);
+    tl_run(e);
     CHECK_EQ(x.out, 7);
     CHECK(memcmp(x.dst + 8, x.src + 8, 8) == 0);
     CHECK_EQ(x.dst[0], 0);
@@ -323,7 +317,7 @@ GR_TEST(exec_node_set_params_applies_every_type)
     CHECK_OK(grGraphExecNodeSetParams(e, x.sub, &p));
     atomic_store(&host_hits[0], 0);
     atomic_store(&host_hits[1], 0);
-    run(e);
+    tl_run(e);
     CHECK_EQ(x.out, 9);
     CHECK(memcmp(x.dst + 4, x.src + 4, 4) == 0);
     CHECK_EQ(x.dst[0], 0);

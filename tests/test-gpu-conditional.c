@@ -9,18 +9,8 @@
  * The kernels exist twice: a CPU function per block (below) and the GPU
  * entry of the same name in gpu-cond-ptx.h (from gpu-cond-kernels.cu).
  */
-#include "test.h"
+#include "testlib.h"
 #include "gpu-cond-ptx.h"
-
-/* The first GPU's device number; skips the test where there is none. */
-static int first_gpu(void)
-{
-    int n = 0;
-    CHECK_OK(grGetDeviceCount(&n));
-    if (n < 2)
-        GR_TEST_SKIP("no GPU device: grGetDeviceCount gives %d (the CPU only)", n);
-    return 1;
-}
 
 static void set_cpu(const grKernelCtx *ctx, void **args)
 {
@@ -57,7 +47,7 @@ static void fixture_init(fixture *f)
     static const size_t add_sizes[] = {sizeof(unsigned *), sizeof(unsigned)};
     static const size_t countdown_sizes[] = {sizeof(unsigned *), sizeof(grGraphConditionalHandle)};
     memset(f, 0, sizeof *f);
-    CHECK_OK(grSetDevice(first_gpu()));
+    CHECK_OK(grSetDevice(tl_first_gpu()));
     CHECK_OK(grKernelCreate(&f->set, set_cpu, "gr_test_cond_set", 2, set_sizes));
     CHECK_OK(grKernelSetImage(f->set, gr_test_cond_ptx, "gr_test_cond_set"));
     CHECK_OK(grKernelCreate(&f->add, add_cpu, "gr_test_cond_add", 2, add_sizes));

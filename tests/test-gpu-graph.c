@@ -7,7 +7,7 @@
  * The kernels exist twice: a CPU function per block (below) and the GPU
  * entry of the same name in gpu-ptx.h (from gpu-kernels.cu).
  */
-#include "test.h"
+#include "testlib.h"
 #include "gpu-ptx.h"
 
 #include <stdbool.h>
@@ -17,45 +17,13 @@ enum {
     BLOCK = 128
 };
 
-static void fill_cpu(const grKernelCtx *ctx, void **args)
-{
-    unsigned *p = *(unsigned **)args[0], v = *(unsigned *)args[1], n = *(unsigned *)args[2];
-    GR_FOR_THREADS(ctx, tx, ty, tz)
-    {
-        size_t i = GR_GLOBAL_X(ctx, tx);
-        if (i < n)
-            p[i] = v;
-    }
-}
-
-static void add_cpu(const grKernelCtx *ctx, void **args)
-{
-    unsigned *p = *(unsigned **)args[0], v = *(unsigned *)args[1], n = *(unsigned *)args[2];
-    GR_FOR_THREADS(ctx, tx, ty, tz)
-    {
-        size_t i = GR_GLOBAL_X(ctx, tx);
-        if (i < n)
-            p[i] += v;
-    }
-}
-
-/* The first GPU's device number; skips the test where there is none. */
-static int first_gpu(void)
-{
-    int n = 0;
-    CHECK_OK(grGetDeviceCount(&n));
-    if (n < 2)
-        GR_TEST_SKIP("no GPU device: grGetDeviceCount gives %d (the CPU only)", n);
-    return 1;
-}
-
 /* A kernel of the test image: fill or add, with the CPU function too. */
 static grKernel_t test_kernel(const char *name)
 {
     grKernel_t k;
     size_t sizes[] = {sizeof(unsigned *), sizeof(unsigned), sizeof(unsigned)};
     bool fill = strcmp(name, "gr_test_fill") == 0;
-    CHECK_OK(grKernelCreate(&k, fill ? fill_cpu : add_cpu, name, 3, sizes));
+    CHECK_OK(grKernelCreate(&k, fill ? tl_fill_u32_fn : tl_add_u32_fn, name, 3, sizes));
     CHECK_OK(grKernelSetImage(k, gr_test_ptx, name));
     return k;
 }
@@ -128,7 +96,7 @@ static void pipe_free(pipe *p)
 
 GR_TEST(gpu_graph_runs_an_explicit_graph_on_the_gpu)
 {
-    CHECK_OK(grSetDevice(first_gpu()));
+    CHECK_OK(grSetDevice(tl_first_gpu()));
     pipe p;
     pipe_build(&p, 2, 3);
     grGraphExec_t e;
@@ -148,7 +116,7 @@ GR_TEST(gpu_graph_runs_an_explicit_graph_on_the_gpu)
 
 GR_TEST(gpu_graph_gives_the_cpu_result_for_the_same_graph)
 {
-    int gpu = first_gpu();
+    int gpu = tl_first_gpu();
     unsigned got[2];
     for (int dev = 0; dev < 2; dev++) {
         CHECK_OK(grSetDevice(dev == 0 ? 0 : gpu));
@@ -168,7 +136,7 @@ GR_TEST(gpu_graph_gives_the_cpu_result_for_the_same_graph)
 
 GR_TEST(gpu_graph_exec_set_params_changes_the_next_launch)
 {
-    CHECK_OK(grSetDevice(first_gpu()));
+    CHECK_OK(grSetDevice(tl_first_gpu()));
     pipe p;
     pipe_build(&p, 1, 1);
     grGraphExec_t e;
@@ -204,7 +172,7 @@ GR_TEST(gpu_graph_exec_set_params_changes_the_next_launch)
 
 GR_TEST(gpu_graph_exec_update_applies_a_graph_of_the_same_topology)
 {
-    CHECK_OK(grSetDevice(first_gpu()));
+    CHECK_OK(grSetDevice(tl_first_gpu()));
     pipe p, q;
     pipe_build(&p, 1, 2);
     pipe_build_with(&q, 10, 20, p.add);
@@ -226,13 +194,13 @@ GR_TEST(gpu_graph_exec_update_applies_a_graph_of_the_same_topology)
 
 GR_TEST(gpu_graph_update_refuses_a_kernel_without_an_image_and_changes_nothing)
 {
-    CHECK_OK(grSetDevice(first_gpu()));
+    CHECK_OK(grSetDevice(tl_first_gpu()));
     pipe p, q;
     pipe_build(&p, 1, 2);
     pipe_build_with(&q, 10, 20, p.add);
     grKernel_t bare;
     size_t sizes[] = {sizeof(unsigned *), sizeof(unsigned), sizeof(unsigned)};
-    CHECK_OK(grKernelCreate(&bare, add_cpu, "bare_add", 3, sizes));
+    CHECK_OK(grKernelCreate(&bare, tl_add_u32_fn, "bare_add", 3, sizes));
     void *args[] = {&q.d, &q.b, &q.n};
     grKernelNodeParams kp = kparams(bare, args);
     CHECK_OK(grGraphKernelNodeSetParams(q.add2, &kp));
@@ -252,10 +220,10 @@ GR_TEST(gpu_graph_update_refuses_a_kernel_without_an_image_and_changes_nothing)
 
 GR_TEST(gpu_graph_kernel_without_image_is_refused_at_instantiate)
 {
-    CHECK_OK(grSetDevice(first_gpu()));
+    CHECK_OK(grSetDevice(tl_first_gpu()));
     grKernel_t k;
     size_t sizes[] = {sizeof(unsigned *), sizeof(unsigned), sizeof(unsigned)};
-    CHECK_OK(grKernelCreate(&k, add_cpu, "cpu_only_add", 3, sizes));
+    CHECK_OK(grKernelCreate(&k, tl_add_u32_fn, "cpu_only_add", 3, sizes));
     unsigned *d, v = 1, n = N;
     CHECK_OK(grMalloc((void **)&d, N * sizeof(unsigned)));
     void *args[] = {&d, &v, &n};
@@ -280,7 +248,7 @@ GR_TEST(gpu_graph_kernel_without_image_is_refused_at_instantiate)
 
 GR_TEST(gpu_graph_launch_on_a_stream_of_another_device_is_refused)
 {
-    int gpu = first_gpu();
+    int gpu = tl_first_gpu();
     CHECK_OK(grSetDevice(gpu));
     pipe p;
     pipe_build(&p, 1, 1);
@@ -297,14 +265,9 @@ GR_TEST(gpu_graph_launch_on_a_stream_of_another_device_is_refused)
     pipe_free(&p);
 }
 
-static void bump(void *user)
-{
-    (*(int *)user)++;
-}
-
 GR_TEST(gpu_graph_runs_host_child_graph_and_event_nodes)
 {
-    CHECK_OK(grSetDevice(first_gpu()));
+    CHECK_OK(grSetDevice(tl_first_gpu()));
     pipe p;
     pipe_build(&p, 3, 4);
     /* A parent: host node -> child (the pipe) -> event record. */
@@ -314,7 +277,7 @@ GR_TEST(gpu_graph_runs_host_child_graph_and_event_nodes)
     grEvent_t ev;
     CHECK_OK(grEventCreate(&ev));
     CHECK_OK(grGraphCreate(&parent, 0));
-    grHostNodeParams hp = {.fn = bump, .userData = &count};
+    grHostNodeParams hp = {.fn = tl_bump, .userData = &count};
     CHECK_OK(grGraphAddHostNode(&host, parent, NULL, 0, &hp));
     CHECK_OK(grGraphAddChildGraphNode(&child, parent, &host, 1, p.g));
     CHECK_OK(grGraphAddEventRecordNode(&rec, parent, &child, 1, ev));
@@ -337,7 +300,7 @@ GR_TEST(gpu_graph_runs_host_child_graph_and_event_nodes)
 
 GR_TEST(gpu_graph_event_of_the_cpu_device_is_refused_at_instantiate)
 {
-    int gpu = first_gpu();
+    int gpu = tl_first_gpu();
     grEvent_t ev;
     CHECK_OK(grSetDevice(0));
     CHECK_OK(grEventCreate(&ev));
@@ -355,7 +318,7 @@ GR_TEST(gpu_graph_event_of_the_cpu_device_is_refused_at_instantiate)
 
 GR_TEST(gpu_graph_captured_pipeline_replays_with_updates)
 {
-    CHECK_OK(grSetDevice(first_gpu()));
+    CHECK_OK(grSetDevice(tl_first_gpu()));
     grKernel_t fill = test_kernel("gr_test_fill"), add = test_kernel("gr_test_add");
     unsigned *d, *h, n = N, v0 = 5, v1 = 6;
     CHECK_OK(grMalloc((void **)&d, N * sizeof(unsigned)));
@@ -405,7 +368,7 @@ GR_TEST(gpu_graph_captured_pipeline_replays_with_updates)
 
 GR_TEST(gpu_graph_cpu_executable_refuses_gpu_memory_it_cannot_reach)
 {
-    int gpu = first_gpu();
+    int gpu = tl_first_gpu();
     CHECK_OK(grSetDevice(gpu));
     unsigned *d, v = 1, n = N;
     CHECK_OK(grMalloc((void **)&d, N * sizeof(unsigned)));
@@ -443,7 +406,7 @@ GR_TEST(gpu_graph_cpu_executable_refuses_gpu_memory_it_cannot_reach)
 
 GR_TEST(gpu_graph_update_of_one_changed_node_keeps_the_others)
 {
-    CHECK_OK(grSetDevice(first_gpu()));
+    CHECK_OK(grSetDevice(tl_first_gpu()));
     pipe p;
     pipe_build(&p, 1, 2);
     grGraphExec_t e;

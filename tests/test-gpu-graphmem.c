@@ -9,7 +9,7 @@
  * The kernels exist twice: a CPU function per block (below) and the GPU
  * entry of the same name in gpu-ptx.h (from gpu-kernels.cu).
  */
-#include "test.h"
+#include "testlib.h"
 #include "gpu-ptx.h"
 
 #include <stdbool.h>
@@ -20,38 +20,6 @@ enum {
     BYTES = N * sizeof(unsigned)
 };
 
-static void fill_cpu(const grKernelCtx *ctx, void **args)
-{
-    unsigned *p = *(unsigned **)args[0], v = *(unsigned *)args[1], n = *(unsigned *)args[2];
-    GR_FOR_THREADS(ctx, tx, ty, tz)
-    {
-        size_t i = GR_GLOBAL_X(ctx, tx);
-        if (i < n)
-            p[i] = v;
-    }
-}
-
-static void add_cpu(const grKernelCtx *ctx, void **args)
-{
-    unsigned *p = *(unsigned **)args[0], v = *(unsigned *)args[1], n = *(unsigned *)args[2];
-    GR_FOR_THREADS(ctx, tx, ty, tz)
-    {
-        size_t i = GR_GLOBAL_X(ctx, tx);
-        if (i < n)
-            p[i] += v;
-    }
-}
-
-/* The first GPU's device number; skips the test where there is none. */
-static int first_gpu(void)
-{
-    int n = 0;
-    CHECK_OK(grGetDeviceCount(&n));
-    if (n < 2)
-        GR_TEST_SKIP("no GPU device: grGetDeviceCount gives %d (the CPU only)", n);
-    return 1;
-}
-
 /* A kernel of the test image (gr_test_fill or gr_test_add), with its CPU
  * function. Names are unique among live kernels: one of each per test. */
 static grKernel_t test_kernel(const char *name)
@@ -59,7 +27,7 @@ static grKernel_t test_kernel(const char *name)
     grKernel_t k;
     size_t sizes[] = {sizeof(unsigned *), sizeof(unsigned), sizeof(unsigned)};
     bool fill = strcmp(name, "gr_test_fill") == 0;
-    CHECK_OK(grKernelCreate(&k, fill ? fill_cpu : add_cpu, name, 3, sizes));
+    CHECK_OK(grKernelCreate(&k, fill ? tl_fill_u32_fn : tl_add_u32_fn, name, 3, sizes));
     CHECK_OK(grKernelSetImage(k, gr_test_ptx, name));
     return k;
 }
@@ -110,7 +78,7 @@ static uint64_t gattr(int device, grGraphMemAttributeType a)
 
 GR_TEST(gpu_graphmem_alloc_kernel_copy_free_runs_on_the_gpu_launch_after_launch)
 {
-    int gpu = first_gpu();
+    int gpu = tl_first_gpu();
     CHECK_OK(grSetDevice(gpu));
     grKernel_t fill = test_kernel("gr_test_fill"), add = test_kernel("gr_test_add");
     unsigned *h, *d, v = 5, w = 2, n = N;
@@ -192,7 +160,7 @@ static grGraph_t fill_copy_graph(int gpu, grKernel_t fill, unsigned **d, unsigne
  * on a GPU the executable then maps the new graph's allocation. */
 GR_TEST(gpu_graphmem_exec_update_moves_to_the_new_graphs_allocation)
 {
-    int gpu = first_gpu();
+    int gpu = tl_first_gpu();
     CHECK_OK(grSetDevice(gpu));
     grKernel_t fill = test_kernel("gr_test_fill");
     unsigned *h, *d1, *d2, v1 = 11, v2 = 22, n = N;
@@ -232,7 +200,7 @@ GR_TEST(gpu_graphmem_exec_update_moves_to_the_new_graphs_allocation)
 
 GR_TEST(gpu_graphmem_sequential_allocations_share_the_devices_memory)
 {
-    int gpu = first_gpu();
+    int gpu = tl_first_gpu();
     CHECK_OK(grSetDevice(gpu));
     grKernel_t fill = test_kernel("gr_test_fill");
     unsigned *h, *d1, *d2, v1 = 3, v2 = 4, n = N;
@@ -295,7 +263,7 @@ GR_TEST(gpu_graphmem_sequential_allocations_share_the_devices_memory)
 
 GR_TEST(gpu_graphmem_captured_malloc_async_free_async_replays_on_the_gpu)
 {
-    int gpu = first_gpu();
+    int gpu = tl_first_gpu();
     CHECK_OK(grSetDevice(gpu));
     grKernel_t fill = test_kernel("gr_test_fill"), add = test_kernel("gr_test_add");
     unsigned *h, *d = NULL, v = 10, w = 1, n = N;
@@ -346,7 +314,7 @@ GR_TEST(gpu_graphmem_captured_malloc_async_free_async_replays_on_the_gpu)
 
 GR_TEST(gpu_graphmem_unfreed_allocation_outlives_its_launch_until_grFreeAsync)
 {
-    int gpu = first_gpu();
+    int gpu = tl_first_gpu();
     CHECK_OK(grSetDevice(gpu));
     grKernel_t fill = test_kernel("gr_test_fill");
     unsigned *h, *d, v = 42, n = N;
@@ -401,7 +369,7 @@ GR_TEST(gpu_graphmem_unfreed_allocation_outlives_its_launch_until_grFreeAsync)
 
 GR_TEST(gpu_graphmem_executable_refuses_allocations_of_another_device)
 {
-    int gpu = first_gpu();
+    int gpu = tl_first_gpu();
     grGraph_t g;
     grGraphNode_t a;
     grGraphExec_t e = NULL;
@@ -442,7 +410,7 @@ GR_TEST(gpu_graphmem_executable_refuses_allocations_of_another_device)
 
 GR_TEST(gpu_graphmem_device_reset_leaves_graph_allocations_to_their_graph)
 {
-    int gpu = first_gpu();
+    int gpu = tl_first_gpu();
     CHECK_OK(grSetDevice(gpu));
     grKernel_t fill = test_kernel("gr_test_fill");
     unsigned *h, *d, v = 6, n = N;

@@ -5,21 +5,11 @@
  * the padding between rows left alone. Each test needs a GPU device and
  * is skipped, saying why, where there is none (CI has none).
  */
-#include "test.h"
+#include "testlib.h"
 
 #include <string.h>
 
 #define PAD 0xee
-
-/* The first GPU's device number; skips the test where there is none. */
-static int first_gpu(void)
-{
-    int n = 0;
-    CHECK_OK(grGetDeviceCount(&n));
-    if (n < 2)
-        GR_TEST_SKIP("no GPU device: grGetDeviceCount gives %d (the CPU only)", n);
-    return 1;
-}
 
 static grMemcpy3DParms params(void *dst, size_t dpitch, size_t dysize, const void *src, size_t spitch,
                               size_t sysize, grExtent e, grMemcpyKind kind)
@@ -58,7 +48,7 @@ enum {
 
 GR_TEST(gpu_graph_runs_pitched_memcpy_nodes_and_follows_their_changes)
 {
-    CHECK_OK(grSetDevice(first_gpu()));
+    CHECK_OK(grSetDevice(tl_first_gpu()));
     unsigned char *src, *dst, *d, dev_img[DP * ROWS * SLICES], want[HP * ROWS * SLICES];
     CHECK_OK(grMallocHost((void **)&src, SP * ROWS * SLICES));
     CHECK_OK(grMallocHost((void **)&dst, sizeof want));

@@ -5,19 +5,11 @@
  * another device's streams. Each test needs a GPU device and is skipped,
  * saying why, where there is none (CI has none).
  */
-#include "test.h"
+#include "testlib.h"
 
 enum {
     N = 1 << 20
 };
-
-/* Makes the first GPU current; skips the test where there is none. */
-static int use_gpu_or_skip(void)
-{
-    if (grSetDevice(1) != grSuccess)
-        GR_TEST_SKIP("no GPU device: %s", grGetLastErrorDetail());
-    return 1;
-}
 
 static grMemPoolProps gpu_props(int device)
 {
@@ -39,7 +31,7 @@ static uint64_t pool_u64(grMemPool_t pool, grMemPoolAttr a)
 
 GR_TEST(gpu_pool_created_for_a_gpu_allocates_in_stream_order)
 {
-    int gpu = use_gpu_or_skip();
+    int gpu = tl_use_gpu_or_skip();
     grMemPoolProps props = gpu_props(gpu);
     grMemPool_t pool = NULL;
     grStream_t s;
@@ -88,7 +80,7 @@ GR_TEST(gpu_pool_created_for_a_gpu_allocates_in_stream_order)
 
 GR_TEST(gpu_pool_default_and_current_pools_are_the_gpus)
 {
-    int gpu = use_gpu_or_skip();
+    int gpu = tl_use_gpu_or_skip();
     grMemPool_t dflt = NULL, again = NULL, cpu_dflt = NULL, cur = NULL, pool = NULL;
     grMemPoolProps props = gpu_props(gpu);
     grStream_t s, cpu_s;

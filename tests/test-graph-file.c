@@ -5,35 +5,10 @@
  * deterministic, and every malformed or truncated file is refused with a
  * detail naming its line, leaking nothing.
  */
-#include "test.h"
+#include "testlib.h"
 
 #include <stdbool.h>
 #include <unistd.h>
-
-/* In memory where the system has it: the round trips write thousands of
- * files, and a disk makes the test wait for its writes. */
-static void tmp_path(char *buf, size_t cap, const char *tag)
-{
-    const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
-    snprintf(buf, cap, "%s/graphrt-test-%ld-%s.graph", dir, (long)getpid(), tag);
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    CHECK(f != NULL);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    CHECK(s != NULL);
-    CHECK_EQ(fread(s, 1, (size_t)n, f), n);
-    s[n] = '\0';
-    fclose(f);
-    if (len)
-        *len = (size_t)n;
-    return s;
-}
 
 static void spit(const char *path, const char *s, size_t n)
 {
@@ -41,12 +16,6 @@ static void spit(const char *path, const char *s, size_t n)
     CHECK(f != NULL);
     CHECK_EQ(fwrite(s, 1, n, f), n);
     fclose(f);
-}
-
-static void kfn(const grKernelCtx *ctx, void **args)
-{
-    (void)ctx;
-    (void)args;
 }
 
 static int host_calls;
@@ -70,9 +39,9 @@ typedef struct world {
 static void world_make(world *w)
 {
     static const size_t s0[] = {8, 4}, s1[] = {8, 8, 2, 16};
-    CHECK_OK(grKernelCreate(&w->k[0], kfn, "scale", 2, s0));
-    CHECK_OK(grKernelCreate(&w->k[1], kfn, "mix two", 4, s1));
-    CHECK_OK(grKernelCreate(&w->k[2], kfn, "noargs", 0, NULL));
+    CHECK_OK(grKernelCreate(&w->k[0], tl_kernel_nop, "scale", 2, s0));
+    CHECK_OK(grKernelCreate(&w->k[1], tl_kernel_nop, "mix two", 4, s1));
+    CHECK_OK(grKernelCreate(&w->k[2], tl_kernel_nop, "noargs", 0, NULL));
     for (int i = 0; i < 3; i++) {
         w->bufsize[i] = 256u << i;
         if (i == 2)
@@ -506,8 +475,8 @@ GR_TEST_T(graph_file_round_trips_ten_thousand_random_graphs_of_every_node_type, 
     world w;
     char p1[128], p2[128];
     uint64_t seed = 0x9e3779b97f4a7c15ull;
-    tmp_path(p1, sizeof p1, "rt1");
-    tmp_path(p2, sizeof p2, "rt2");
+    tl_tmp_path(p1, sizeof p1, "test", "rt1", ".graph");
+    tl_tmp_path(p2, sizeof p2, "test", "rt2", ".graph");
     world_make(&w);
     for (int it = 0; it < 10000; it++) {
         grGraph_t g = random_graph(&w, &seed), l;
@@ -521,12 +490,12 @@ GR_TEST_T(graph_file_round_trips_ten_thousand_random_graphs_of_every_node_type, 
          * original a second time. */
         CHECK_OK(grGraphSaveToFile(l, p2, 0));
         size_t n1, n2;
-        char *a = slurp(p1, &n1), *b = slurp(p2, &n2);
+        char *a = tl_slurp(p1, &n1), *b = tl_slurp(p2, &n2);
         if (n1 != n2 || memcmp(a, b, n1) != 0)
             GR_TEST_FAIL_("graph %d saves differently after a round trip:\n%s\n---\n%s", it, a, b);
         free(b);
         CHECK_OK(grGraphSaveToFile(g, p2, 0));
-        b = slurp(p2, &n2);
+        b = tl_slurp(p2, &n2);
         CHECK(n1 == n2 && memcmp(a, b, n1) == 0);
         free(a);
         free(b);
@@ -545,7 +514,7 @@ GR_TEST(graph_file_loaded_graph_runs_and_its_buffers_outlive_it_in_executables)
     grGraph_t g, l;
     grGraphNode_t n[3];
     grGraphExec_t e;
-    tmp_path(path, sizeof path, "run");
+    tl_tmp_path(path, sizeof path, "test", "run", ".graph");
     world_make(&w);
     CHECK_OK(grGraphCreate(&g, 0));
     grMemsetParams mp = {w.buf[0], 0, 7, 1, 64, 1};
@@ -587,7 +556,7 @@ static void load_refused(const char *text, const char *where, const char *what)
 {
     char path[128], want[160];
     grGraph_t g = (grGraph_t)(uintptr_t)0x1;
-    tmp_path(path, sizeof path, "bad");
+    tl_tmp_path(path, sizeof path, "test", "bad", ".graph");
     spit(path, text, strlen(text));
     CHECK_GR(grErrorInvalidValue, grGraphLoadFromFile(&g, path, 0));
     CHECK_PTR_EQ(g, (grGraph_t)(uintptr_t)0x1);
@@ -601,7 +570,7 @@ GR_TEST(graph_file_refuses_malformed_files_naming_the_line)
 {
     grKernel_t k;
     static const size_t sz[] = {8, 4};
-    CHECK_OK(grKernelCreate(&k, kfn, "scale", 2, sz));
+    CHECK_OK(grKernelCreate(&k, tl_kernel_nop, "scale", 2, sz));
     load_refused("hello\n", "1", "not a graphrt graph file");
     load_refused("graphrt-graph 2\ngraph {\n}\n", "1", "version 2 is not supported");
     load_refused("graphrt-graph 1\ngraph {\nn0 empty\n", "3", "truncated");
@@ -645,8 +614,8 @@ GR_TEST_T(graph_file_refuses_every_truncation, 120)
     world w;
     char path[128], cut[128];
     uint64_t seed = 7;
-    tmp_path(path, sizeof path, "full");
-    tmp_path(cut, sizeof cut, "cut");
+    tl_tmp_path(path, sizeof path, "test", "full", ".graph");
+    tl_tmp_path(cut, sizeof cut, "test", "cut", ".graph");
     world_make(&w);
     grGraph_t g = random_graph(&w, &seed), l;
     for (int i = 0; i < 5; i++) {
@@ -657,7 +626,7 @@ GR_TEST_T(graph_file_refuses_every_truncation, 120)
     }
     CHECK_OK(grGraphSaveToFile(g, path, 0));
     size_t n;
-    char *text = slurp(path, &n);
+    char *text = tl_slurp(path, &n);
     for (size_t len = 0; len < n; len++) {
         spit(cut, text, len);
         CHECK_GR(grErrorInvalidValue, grGraphLoadFromFile(&l, cut, 0));
@@ -693,7 +662,7 @@ GR_TEST(graph_file_stand_ins_replay_a_graph_without_its_kernels)
     grGraph_t g, l, c;
     grGraphNode_t n[5];
     grGraphExec_t e;
-    tmp_path(path, sizeof path, "standin");
+    tl_tmp_path(path, sizeof path, "test", "standin", ".graph");
     world_make(&w);
     /* Every kind of node whose work is a function, and a child graph;
      * the stand-ins touch no memory, so the replay races on nothing. */
@@ -740,9 +709,9 @@ GR_TEST(graph_file_stand_ins_replay_a_graph_without_its_kernels)
     free(nodes);
     /* A stand-in graph saves back with the names it was loaded with. */
     char again[128];
-    tmp_path(again, sizeof again, "standin2");
+    tl_tmp_path(again, sizeof again, "test", "standin2", ".graph");
     CHECK_OK(grGraphSaveToFile(l, again, 0));
-    char *a = slurp(path, NULL), *b = slurp(again, NULL);
+    char *a = tl_slurp(path, NULL), *b = tl_slurp(again, NULL);
     char da[4096], db[4096];
     declarations(a, da, sizeof da);
     declarations(b, db, sizeof db);
@@ -760,7 +729,7 @@ GR_TEST(graph_file_save_refuses_unnamed_host_functions)
     grGraph_t g;
     grGraphNode_t n;
     char path[128];
-    tmp_path(path, sizeof path, "unnamed");
+    tl_tmp_path(path, sizeof path, "test", "unnamed", ".graph");
     CHECK_OK(grGraphCreate(&g, 0));
     grHostNodeParams hp = {hfn, NULL};
     CHECK_OK(grGraphAddHostNode(&n, g, NULL, 0, &hp));
@@ -803,8 +772,8 @@ GR_TEST_T(graph_file_round_trips_a_graph_of_100000_nodes, 120)
         W = 100
     };
     static grGraphNode_t nodes[N];
-    tmp_path(path, sizeof path, "big");
-    CHECK_OK(grKernelCreate(&k, kfn, "step", 2, sz));
+    tl_tmp_path(path, sizeof path, "test", "big", ".graph");
+    CHECK_OK(grKernelCreate(&k, tl_kernel_nop, "step", 2, sz));
     CHECK_OK(grMalloc(&buf, 4096));
     CHECK_OK(grGraphCreate(&g, 0));
     /* Layers of W nodes, each depending on two of the layer before. */
@@ -855,7 +824,7 @@ GR_TEST(graph_file_saves_untracked_memory_as_buffers_and_other_user_data_by_valu
     grGraph_t g, l;
     grGraphNode_t n[2], ln[2];
     char path[128];
-    tmp_path(path, sizeof path, "untracked");
+    tl_tmp_path(path, sizeof path, "test", "untracked", ".graph");
     CHECK_OK(grHostFnRegister(hfn, "count host calls", NULL));
     CHECK_OK(grMalloc(&dev, 64));
     CHECK_OK(grGraphCreate(&g, 0));
@@ -863,7 +832,7 @@ GR_TEST(graph_file_saves_untracked_memory_as_buffers_and_other_user_data_by_valu
     grHostNodeParams hp = {hfn, &other};
     CHECK_OK(grGraphAddHostNode(&n[1], g, &n[0], 1, &hp));
     CHECK_OK(grGraphSaveToFile(g, path, 0));
-    char *text = slurp(path, NULL);
+    char *text = tl_slurp(path, NULL);
     CHECK(strstr(text, "buffer b1 host 32\n") != NULL);
     CHECK(strstr(text, "data=0x") != NULL);
     free(text);
@@ -888,7 +857,7 @@ GR_TEST(func_get_name_names_registered_and_stand_in_kernels)
 {
     grKernel_t k;
     const char *name = NULL;
-    CHECK_OK(grKernelCreate(&k, kfn, "named kernel", 0, NULL));
+    CHECK_OK(grKernelCreate(&k, tl_kernel_nop, "named kernel", 0, NULL));
     CHECK_OK(grFuncGetName(&name, k));
     CHECK(strcmp(name, "named kernel") == 0);
     CHECK_GR(grErrorInvalidValue, grFuncGetName(NULL, k));
@@ -897,7 +866,7 @@ GR_TEST(func_get_name_names_registered_and_stand_in_kernels)
     grGraph_t g, l;
     grGraphNode_t n;
     char path[128];
-    tmp_path(path, sizeof path, "name");
+    tl_tmp_path(path, sizeof path, "test", "name", ".graph");
     grKernelNodeParams kp = {k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, NULL, NULL};
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphAddKernelNode(&n, g, NULL, 0, &kp));
@@ -1041,10 +1010,10 @@ GR_TEST(graph_file_round_trips_if_else_while_switch_and_nested_conditional_nodes
     CHECK_OK(grGraphDestroy(child));
 
     char p1[128], p2[128];
-    tmp_path(p1, sizeof p1, "cond1");
-    tmp_path(p2, sizeof p2, "cond2");
+    tl_tmp_path(p1, sizeof p1, "test", "cond1", ".graph");
+    tl_tmp_path(p2, sizeof p2, "test", "cond2", ".graph");
     CHECK_OK(grGraphSaveToFile(g, p1, 0));
-    char *a = slurp(p1, NULL);
+    char *a = tl_slurp(p1, NULL);
     if (!strstr(a, "cond c0 default=1 flags=0\n") || !strstr(a, "cond c1 default=1 flags=1\n") ||
         !strstr(a, " cond c0 type=if size=2 after=n0 {\n") || !strstr(a, " cond c1 type=while size=1 ") ||
         !strstr(a, " cond c3 type=switch size=3 ") || !strstr(a, "args=c0,x00000000") ||
@@ -1053,7 +1022,7 @@ GR_TEST(graph_file_round_trips_if_else_while_switch_and_nested_conditional_nodes
     grGraph_t l;
     CHECK_OK(grGraphLoadFromFile(&l, p1, 0));
     CHECK_OK(grGraphSaveToFile(l, p2, 0));
-    char *b = slurp(p2, NULL);
+    char *b = tl_slurp(p2, NULL);
     if (strcmp(a, b) != 0)
         GR_TEST_FAIL_("the loaded graph saves differently:\n%s\n---\n%s", a, b);
     free(a);
@@ -1082,7 +1051,7 @@ GR_TEST(graph_file_refuses_malformed_conditional_nodes_naming_the_line)
 {
     grKernel_t k;
     static const size_t sz[] = {8, 4};
-    CHECK_OK(grKernelCreate(&k, kfn, "scale", 2, sz));
+    CHECK_OK(grKernelCreate(&k, tl_kernel_nop, "scale", 2, sz));
     load_refused(
         "graphrt-graph 1\ncond c0 default=0 flags=0\ngraph {\nn0 cond c0 type=until size=1 {\n}\n}\n", "4",
         "not a conditional node type");

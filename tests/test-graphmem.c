@@ -5,7 +5,7 @@
  * device's graph memory attributes, capture of grMallocAsync/grFreeAsync,
  * and what graphs with memory nodes refuse.
  */
-#include "test.h"
+#include "testlib.h"
 
 #define TMP_INTS 16384 /* 64 KiB temporaries: whole pages, no rounding */
 
@@ -98,13 +98,6 @@ static uint64_t gattr(grGraphMemAttributeType a)
     return v;
 }
 
-static size_t node_count(grGraph_t g)
-{
-    size_t n = 0;
-    CHECK_OK(grGraphGetNodes(g, NULL, &n));
-    return n;
-}
-
 GR_TEST(graphmem_alloc_address_fixed_across_launches_and_instantiations)
 {
     grStream_t s;
@@ -156,7 +149,7 @@ GR_TEST(graphmem_free_node_must_follow_its_alloc_and_free_once)
     CHECK_DETAIL_HAS("must depend");
     CHECK_GR(grErrorInvalidValue, grGraphAddMemFreeNode(&out, g, &other, 1, p));
     CHECK_DETAIL_HAS("must depend");
-    CHECK_EQ(node_count(g), 2);
+    CHECK_EQ(tl_node_count(g), 2);
     f = add_free(g, &a, 1, p);
     CHECK_GR(grErrorInvalidValue, grGraphAddMemFreeNode(&out, g, &f, 1, p));
     CHECK_DETAIL_HAS("freed already in this graph");
@@ -168,7 +161,7 @@ GR_TEST(graphmem_free_node_must_follow_its_alloc_and_free_once)
     CHECK_GR(grErrorInvalidValue, grGraphAddMemFreeNode(&out, g, &a, 1, (char *)p + 16));
     CHECK_GR(grErrorInvalidValue, grGraphAddMemFreeNode(&out, g, &a, 1, NULL));
     CHECK_PTR_EQ(out, NULL);
-    CHECK_EQ(node_count(g), 3);
+    CHECK_EQ(tl_node_count(g), 3);
     /* Indirect order is enough. */
     void *q;
     grGraphNode_t a2 = add_alloc(g, NULL, 0, 64, &q);
@@ -190,7 +183,7 @@ GR_TEST(graphmem_free_node_refuses_allocation_its_own_graph_frees)
     add_free(ga, &a, 1, p);
     CHECK_GR(grErrorInvalidValue, grGraphAddMemFreeNode(&out, gb, NULL, 0, p));
     CHECK_DETAIL_HAS("frees it itself");
-    CHECK_EQ(node_count(gb), 0);
+    CHECK_EQ(tl_node_count(gb), 0);
     /* An allocation its graph does not free may be freed by another. */
     add_alloc(ga, NULL, 0, 128, &q);
     add_free(gb, NULL, 0, q);
@@ -216,7 +209,7 @@ GR_TEST(graphmem_capture_rollback_forgets_its_free_node)
     CHECK_GR(grErrorInvalidValue, grGraphAddMemFreeNode(&f, h, NULL, 0, p)); /* g frees it now */
     CHECK_GR(grErrorStreamCaptureUnsupported, grStreamSynchronize(s));
     CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &out));
-    CHECK_EQ(node_count(g), 1);
+    CHECK_EQ(tl_node_count(g), 1);
     CHECK_OK(grGraphAddMemFreeNode(&f, h, NULL, 0, p));
     CHECK_OK(grGraphDestroy(h));
     CHECK_OK(grGraphDestroy(g));
@@ -462,10 +455,10 @@ GR_TEST(graphmem_alloc_node_refuses_a_location_or_access_naming_no_device)
     CHECK_GR(grErrorInvalidValue, grGraphAddMemAllocNode(&n, g, NULL, 0, &ap));
     CHECK_DETAIL_HAS("must give device 0");
     /* Nothing was added, nothing is reserved. */
-    CHECK_EQ(node_count(g), 0);
+    CHECK_EQ(tl_node_count(g), 0);
     access.location.id = 0;
     CHECK_OK(grGraphAddMemAllocNode(&n, g, NULL, 0, &ap));
-    CHECK_EQ(node_count(g), 1);
+    CHECK_EQ(tl_node_count(g), 1);
     CHECK_OK(grGraphDestroy(g));
 }
 
@@ -554,7 +547,7 @@ GR_TEST(graphmem_graph_with_memory_nodes_refuses_clone_embedding_deletion_and_se
     CHECK_DETAIL_HAS("cannot be deleted");
     CHECK_GR(grErrorNotSupported, grGraphRemoveDependencies(g, &a, &k, NULL, 1));
     CHECK_DETAIL_HAS("cannot be");
-    CHECK_EQ(node_count(g), 3);
+    CHECK_EQ(tl_node_count(g), 3);
     /* Adding edges stays allowed. */
     CHECK_OK(grGraphAddDependencies(g, &a, &f, NULL, 1));
     /* A child graph cannot receive memory nodes either. */
@@ -693,7 +686,7 @@ GR_TEST(graphmem_generic_add_node_makes_alloc_and_free_nodes)
     CHECK_OK(grGraphMemFreeNodeGetParams(f, &freed));
     CHECK_PTR_EQ(freed, p);
     CHECK_GR(grErrorInvalidValue, grGraphMemFreeNodeGetParams(a, &freed));
-    CHECK_EQ(node_count(g), 2);
+    CHECK_EQ(tl_node_count(g), 2);
     CHECK_OK(grGraphDestroy(g));
 }
 

@@ -5,7 +5,7 @@
  * against a reference computed here (the padding between rows left as
  * it was), every refusal with CUDA's code and the node left as it was.
  */
-#include "test.h"
+#include "testlib.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -42,19 +42,6 @@ static grMemcpy3DParms params(void *dst, size_t dpitch, size_t dysize, const voi
     c.extent = e;
     c.kind = grMemcpyHostToHost;
     return c;
-}
-
-static size_t node_count(grGraph_t g)
-{
-    size_t n = 0;
-    CHECK_OK(grGraphGetNodes(g, NULL, &n));
-    return n;
-}
-
-static void run(grGraphExec_t x)
-{
-    CHECK_OK(grGraphLaunch(x, NULL));
-    CHECK_OK(grStreamSynchronize(NULL));
 }
 
 static void check_same_params(const grMemcpy3DParms *a, const grMemcpy3DParms *b)
@@ -96,7 +83,7 @@ GR_TEST(memcpy_node_2d_copies_each_row_and_leaves_the_padding)
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphAddMemcpyNode(&n, g, NULL, 0, &c));
     CHECK_OK(grGraphInstantiate(&x, g, 0));
-    run(x);
+    tl_run(x);
     CHECK(memcmp(dst, want, sizeof dst) == 0);
     CHECK_OK(grGraphExecDestroy(x));
     CHECK_OK(grGraphDestroy(g));
@@ -125,11 +112,11 @@ GR_TEST(memcpy_node_3d_copies_a_box_between_positions_as_the_eager_copy)
     CHECK_OK(grGraphMemcpyNodeGetParams(n, &got));
     check_same_params(&got, &c); /* as given, as CUDA answers */
     CHECK_OK(grGraphInstantiate(&x, g, 0));
-    run(x);
+    tl_run(x);
     CHECK(memcmp(dst, eager, sizeof dst) == 0);
     /* Replays copy the same bytes again. */
     memset(dst, PAD, sizeof dst);
-    run(x);
+    tl_run(x);
     CHECK(memcmp(dst, eager, sizeof dst) == 0);
     CHECK_OK(grGraphExecDestroy(x));
     CHECK_OK(grGraphDestroy(g));
@@ -169,7 +156,7 @@ GR_TEST(captured_pitched_3d_copy_is_one_node_that_gives_its_parameters_back)
     CHECK_OK(a.err);
     for (size_t i = 0; i < sizeof dst; i++)
         CHECK_EQ(dst[i], PAD); /* captured, not run */
-    CHECK_EQ(node_count(g), (size_t)1);
+    CHECK_EQ(tl_node_count(g), (size_t)1);
     grGraphNode_t n;
     size_t count = 1;
     CHECK_OK(grGraphGetNodes(g, &n, &count));
@@ -181,7 +168,7 @@ GR_TEST(captured_pitched_3d_copy_is_one_node_that_gives_its_parameters_back)
     check_same_params(&got, &a.c);
     grGraphExec_t x;
     CHECK_OK(grGraphInstantiate(&x, g, 0));
-    run(x);
+    tl_run(x);
     CHECK(memcmp(dst, eager, sizeof dst) == 0);
     CHECK_OK(grGraphExecDestroy(x));
     CHECK_OK(grGraphDestroy(g));
@@ -210,7 +197,7 @@ GR_TEST(memcpy_node_setters_and_update_follow_cudas_rules_for_2d_and_3d_copies)
     np.memcpy.copyParams = c;
     CHECK_GR(grErrorInvalidValue, grGraphExecNodeSetParams(x, n, &np));
     memset(dst, PAD, sizeof dst);
-    run(x);
+    tl_run(x);
     CHECK(memcmp(dst, src, 8) == 0);
     CHECK_EQ(dst[8], PAD);
     /* A 1D copy given as 3D parameters (one row, an x position) is 1D. */
@@ -218,12 +205,12 @@ GR_TEST(memcpy_node_setters_and_update_follow_cudas_rules_for_2d_and_3d_copies)
     c.extent = make_grExtent(4, 1, 1);
     CHECK_OK(grGraphExecMemcpyNodeSetParams(x, n, &c));
     memset(dst, PAD, sizeof dst);
-    run(x);
+    tl_run(x);
     CHECK(memcmp(dst, src + 2, 4) == 0);
     CHECK_EQ(dst[4], PAD);
     CHECK_OK(grGraphExecMemcpyNodeSetParams1D(x, n, dst, src, 4, grMemcpyHostToHost));
     memset(dst, PAD, sizeof dst);
-    run(x);
+    tl_run(x);
     CHECK(memcmp(dst, src, 4) == 0);
     CHECK_EQ(dst[4], PAD);
     c.srcPos = make_grPos(0, 0, 0);
@@ -247,7 +234,7 @@ GR_TEST(memcpy_node_setters_and_update_follow_cudas_rules_for_2d_and_3d_copies)
     CHECK_PTR_EQ(info.errorNode, n);
     CHECK_DETAIL_HAS("2D or 3D");
     memset(dst, PAD, sizeof dst);
-    run(x);
+    tl_run(x);
     CHECK(memcmp(dst, src, 4) == 0);
     CHECK_EQ(dst[4], PAD);
     /* A 2D node updated from the same 2D copy: accepted (update-same);
@@ -261,7 +248,7 @@ GR_TEST(memcpy_node_setters_and_update_follow_cudas_rules_for_2d_and_3d_copies)
     grMemcpy3DParms w = c;
     w.dstPtr.ptr = want;
     ref_copy(&w);
-    run(x2);
+    tl_run(x2);
     CHECK(memcmp(dst, want, sizeof dst) == 0);
     grMemcpy3DParms c2 = c;
     c2.dstPos = make_grPos(0, 0, 0);
@@ -271,7 +258,7 @@ GR_TEST(memcpy_node_setters_and_update_follow_cudas_rules_for_2d_and_3d_copies)
     CHECK_GR(grErrorInvalidValue, grGraphExecMemcpyNodeSetParams1D(x2, n, dst, src, 4, grMemcpyHostToHost));
     CHECK_DETAIL_HAS("the node makes a 2D or 3D copy");
     memset(dst, PAD, sizeof dst);
-    run(x2);
+    tl_run(x2);
     CHECK(memcmp(dst, want, sizeof dst) == 0);
     CHECK_OK(grGraphExecDestroy(x2));
     /* grGraphNodeSetParams and grGraphMemcpyNodeSetParams1D back to 1D:
@@ -286,7 +273,7 @@ GR_TEST(memcpy_node_setters_and_update_follow_cudas_rules_for_2d_and_3d_copies)
     CHECK_EQ(got.srcPtr.pitch, (size_t)2); /* the 1D form again */
     CHECK_OK(grGraphExecUpdate(x, g, &info));
     memset(dst, PAD, sizeof dst);
-    run(x);
+    tl_run(x);
     CHECK(memcmp(dst, src, 2) == 0);
     CHECK_EQ(dst[2], PAD);
     CHECK_OK(grGraphExecDestroy(x));
@@ -330,7 +317,7 @@ GR_TEST(memcpy_node_refusals_follow_cuda_and_change_nothing)
     np.memcpy.copyParams = ok;
     np.memcpy.flags = 1;
     CHECK_GR(grErrorInvalidValue, grGraphAddNode(&n, g, NULL, NULL, 0, &np));
-    CHECK_EQ(node_count(g), (size_t)0);
+    CHECK_EQ(tl_node_count(g), (size_t)0);
     np.memcpy.flags = 0;
     CHECK_OK(grGraphAddNode(&n, g, NULL, NULL, 0, &np));
     CHECK_OK(grGraphInstantiate(&x, g, 0));
@@ -353,7 +340,7 @@ GR_TEST(memcpy_node_refusals_follow_cuda_and_change_nothing)
     grMemcpy3DParms w = ok;
     w.dstPtr.ptr = want;
     ref_copy(&w);
-    run(x);
+    tl_run(x);
     CHECK(memcmp(dst, want, sizeof dst) == 0);
     CHECK_OK(grGraphExecDestroy(x));
     CHECK_OK(grGraphDestroy(g));
@@ -372,7 +359,7 @@ GR_TEST(memcpy_node_rows_past_an_allocation_are_refused_and_named)
     grMemcpy3DParms c = params(a, 64, 4, src, 64, 4, make_grExtent(32, 4, 1));
     CHECK_GR(grErrorInvalidValue, grGraphAddMemcpyNode(&n, g, NULL, 0, &c));
     CHECK_DETAIL_HAS("destination row 3 of slice 0");
-    CHECK_EQ(node_count(g), (size_t)0);
+    CHECK_EQ(tl_node_count(g), (size_t)0);
     c.extent.height = 3;
     CHECK_OK(grGraphAddMemcpyNode(&n, g, NULL, 0, &c));
     CHECK_OK(grGraphInstantiate(&x, g, 0));
@@ -382,7 +369,7 @@ GR_TEST(memcpy_node_rows_past_an_allocation_are_refused_and_named)
     CHECK_DETAIL_HAS("row 2 of slice 0");
     CHECK_GR(grErrorInvalidValue, grGraphExecMemcpyNodeSetParams(x, n, &over));
     CHECK_DETAIL_HAS("grGraphExecMemcpyNodeSetParams");
-    run(x);
+    tl_run(x);
     for (int r = 0; r < 3; r++)
         CHECK(memcmp(a + 64 * r, src + 64 * r, 32) == 0);
     CHECK_OK(grGraphExecDestroy(x));
@@ -457,7 +444,7 @@ GR_TEST(pitched_memcpy_node_survives_clone_child_graphs_and_a_graph_file)
         grGraphExec_t x;
         memset(dst, PAD, sizeof want);
         CHECK_OK(grGraphInstantiate(&x, graphs[i], 0));
-        run(x);
+        tl_run(x);
         CHECK(memcmp(dst, want, sizeof want) == 0);
         CHECK_OK(grGraphExecDestroy(x));
     }
@@ -499,7 +486,7 @@ GR_TEST(pitched_memcpy_node_survives_clone_child_graphs_and_a_graph_file)
     memset(got.dstPtr.ptr, PAD, sizeof want);
     grGraphExec_t lx;
     CHECK_OK(grGraphInstantiate(&lx, loaded, 0));
-    run(lx);
+    tl_run(lx);
     for (size_t z = 0; z < 2; z++)
         for (size_t y = 0; y < 3; y++)
             CHECK(memcmp((char *)got.dstPtr.ptr + z * 48 + y * 16, want + z * 48 + y * 16, 5) == 0);
@@ -572,7 +559,7 @@ GR_TEST(pitched_memcpy_node_in_a_conditional_body_runs_and_the_exec_setter_keeps
     ref_copy(&w2);
     grGraphExec_t x;
     CHECK_OK(grGraphInstantiate(&x, g, 0));
-    run(x);
+    tl_run(x);
     CHECK(memcmp(dst2, want2, sizeof dst2) == 0);
     /* The exec setter takes 1D copies only, on 1D nodes (CUDA's rule). */
     grMemcpy3DParms c = params(dst, 16, 4, src, 8, 4, make_grExtent(6, 4, 1));
@@ -581,11 +568,11 @@ GR_TEST(pitched_memcpy_node_in_a_conditional_body_runs_and_the_exec_setter_keeps
     CHECK_GR(grErrorInvalidValue, grGraphExecMemcpyNodeSetParams1D(x, n2, dst2, src, 3, grMemcpyHostToHost));
     CHECK_DETAIL_HAS("the node makes a 2D or 3D copy");
     memset(dst2, PAD, sizeof dst2);
-    run(x);
+    tl_run(x);
     CHECK(memcmp(dst2, want2, sizeof dst2) == 0);
     CHECK_OK(grGraphExecMemcpyNodeSetParams1D(x, n, dst, src, 3, grMemcpyHostToHost));
     memset(dst, PAD, sizeof dst);
-    run(x);
+    tl_run(x);
     CHECK(memcmp(dst, src, 3) == 0);
     CHECK_EQ(dst[3], PAD);
     CHECK_OK(grGraphExecDestroy(x));

@@ -4,18 +4,11 @@
  * order, events or a reuse policy make it safe, the release threshold,
  * trimming, the attributes, and refused frees.
  */
-#include "test.h"
+#include "testlib.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <time.h>
-
-static void sleep_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0)
-        ;
-}
 
 /* A gate: a host function that holds its stream until opened (at most
  * 10 s, so a broken runtime cannot hang the test). */
@@ -25,7 +18,7 @@ static void gate_fn(void *u)
 {
     (void)u;
     for (int i = 0; i < 10000 && !atomic_load(&gate_open); i++)
-        sleep_ms(1);
+        tl_sleep_ms(1);
     atomic_fetch_add(&gate_passes, 1);
 }
 
@@ -243,7 +236,7 @@ static void write_fn(void *u)
 static void hold_and_verify_fn(void *u)
 {
     checker *c = u;
-    sleep_ms(20);
+    tl_sleep_ms(20);
     int ok = 1;
     for (size_t i = 0; i < c->n; i++)
         if (c->p[i] != c->v)
@@ -301,7 +294,7 @@ GR_TEST(mempool_internal_dependency_makes_the_other_stream_wait_for_the_free)
     CHECK_OK(grMallocFromPoolAsync(&q, 4096, pool, b));
     CHECK_PTR_EQ(q, p);
     /* b now waits for a's gate. */
-    sleep_ms(20);
+    tl_sleep_ms(20);
     CHECK_GR(grErrorNotReady, grStreamQuery(b));
     atomic_store(&gate_open, 1);
     CHECK_OK(grStreamSynchronize(b));

@@ -3,13 +3,7 @@
  * form of every node type's parameters, and a round trip through
  * grGraphNodeSetParams.
  */
-#include "test.h"
-
-static void kfn(const grKernelCtx *ctx, void **args)
-{
-    (void)ctx;
-    (void)args;
-}
+#include "testlib.h"
 
 static void hfn(void *p)
 {
@@ -27,7 +21,7 @@ GR_TEST(node_get_params_gives_each_types_parameters)
     void *args[1] = {&v};
     static char src[64], dst[64];
     grGraphNodeParams p;
-    CHECK_OK(grKernelCreate(&k, kfn, "get_params_k", 1, sizes));
+    CHECK_OK(grKernelCreate(&k, tl_kernel_nop, "get_params_k", 1, sizes));
     CHECK_OK(grEventCreate(&ev));
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphCreate(&child, 0));
@@ -119,7 +113,7 @@ GR_TEST(func_get_param_count_gives_the_kernels_count)
 {
     grKernel_t k;
     size_t sizes[3] = {sizeof(int), sizeof(void *), sizeof(double)}, n = 99;
-    CHECK_OK(grKernelCreate(&k, kfn, "param_count_k", 3, sizes));
+    CHECK_OK(grKernelCreate(&k, tl_kernel_nop, "param_count_k", 3, sizes));
     CHECK_OK(grFuncGetParamCount(k, &n));
     CHECK_EQ(n, 3);
     CHECK_GR(grErrorInvalidValue, grFuncGetParamCount(k, NULL));

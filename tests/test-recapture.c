@@ -4,7 +4,7 @@
  * grGraphExecUpdate into the executable; topology and allocation/free
  * mismatches fail at once and invalidate the capture; bad arguments are
  * refused and change nothing; forked streams re-capture too. */
-#include "test.h"
+#include "testlib.h"
 #include "gpu-ptx.h"
 
 #include <pthread.h>
@@ -44,13 +44,6 @@ static grStream_t stream(void)
     return s;
 }
 
-static size_t node_count(grGraph_t g)
-{
-    size_t n = 0;
-    CHECK_OK(grGraphGetNodes(g, NULL, &n));
-    return n;
-}
-
 /* The stream code re-captured: out[i] = vals[i] for i < n, a chain. */
 static void code(grStream_t s, int *out, const int *vals, int n)
 {
@@ -65,12 +58,6 @@ static grGraph_t capture(grStream_t s, int *out, const int *vals, int n)
     code(s, out, vals, n);
     CHECK_OK(grStreamEndCapture(s, &g));
     return g;
-}
-
-static void run(grGraphExec_t e, grStream_t s)
-{
-    CHECK_OK(grGraphLaunch(e, s));
-    CHECK_OK(grStreamSynchronize(s));
 }
 
 typedef struct seen {
@@ -120,7 +107,7 @@ GR_TEST(recapture_unchanged_keeps_nodes_and_calls_nothing)
     CHECK(memcmp(before, after, sizeof before) == 0);
     grGraphExec_t e;
     CHECK_OK(grGraphInstantiate(&e, g, 0));
-    run(e, s);
+    tl_run_on(e, s);
     for (int i = 0; i < 4; i++)
         CHECK_EQ(out[i], vals[i]);
     CHECK_OK(grGraphExecDestroy(e));
@@ -158,7 +145,7 @@ GR_TEST(recapture_equal_launch_is_checked_as_an_eager_one)
     CHECK_OK(grStreamEndCapture(s, &g2));
     CHECK_PTR_EQ(g2, g);
     CHECK_EQ(w.calls, 0);
-    CHECK_EQ(node_count(g), 2);
+    CHECK_EQ(tl_node_count(g), 2);
     CHECK_OK(grFree(d));
     CHECK_OK(grGraphDestroy(g));
 
@@ -176,7 +163,7 @@ GR_TEST(recapture_equal_launch_is_checked_as_an_eager_one)
     CHECK_DETAIL_HAS("not a live kernel");
     CHECK_OK(grStreamIsCapturing(s, &st));
     CHECK_EQ(st, grStreamCaptureStatusActive);
-    CHECK_EQ(node_count(g), 1);
+    CHECK_EQ(tl_node_count(g), 1);
     /* Nothing matched its node: the end says which was not made again. */
     CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &g2));
     CHECK_DETAIL_HAS("not made again");
@@ -218,7 +205,7 @@ GR_TEST(recapture_off_stack_arguments_match_and_change)
     CHECK_EQ(w.new_v, 9);
     grGraphExec_t e;
     CHECK_OK(grGraphInstantiate(&e, g, 0));
-    run(e, s);
+    tl_run_on(e, s);
     CHECK_EQ(out[0], 9); /* the second node wrote last */
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
@@ -252,11 +239,11 @@ GR_TEST(recapture_parameter_change_goes_to_callback_then_update)
     grKernelNodeParams kp;
     CHECK_OK(grGraphKernelNodeGetParams(nodes[1], &kp));
     CHECK_EQ(*(int *)kp.kernelParams[1], 20);
-    run(e, s);
+    tl_run_on(e, s);
     CHECK_EQ(out[1], 2);
     CHECK_OK(grGraphExecUpdate(e, g, &info));
     CHECK_EQ(info.result, grGraphExecUpdateSuccess);
-    run(e, s);
+    tl_run_on(e, s);
     CHECK_EQ(out[0], 1);
     CHECK_EQ(out[1], 20);
     CHECK_EQ(out[2], 3);
@@ -266,7 +253,7 @@ GR_TEST(recapture_parameter_change_goes_to_callback_then_update)
     code(s, out, vals3, 3);
     CHECK_OK(grStreamEndCapture(s, &g2));
     CHECK_OK(grGraphExecUpdate(e, g, &info));
-    run(e, s);
+    tl_run_on(e, s);
     for (int i = 0; i < 3; i++)
         CHECK_EQ(out[i], vals3[i]);
     CHECK_OK(grGraphExecDestroy(e));
@@ -294,7 +281,7 @@ GR_TEST(recapture_callback_refusal_fails_at_once_and_keeps_the_node)
     grKernelNodeParams kp;
     CHECK_OK(grGraphKernelNodeGetParams(nodes[1], &kp));
     CHECK_EQ(*(int *)kp.kernelParams[1], 2);
-    CHECK_EQ(node_count(g), 2);
+    CHECK_EQ(tl_node_count(g), 2);
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grStreamDestroy(s));
 }
@@ -313,7 +300,7 @@ GR_TEST(recapture_topology_mismatch_fails_at_once)
     CHECK_OK(grStreamIsCapturing(s, &st));
     CHECK_EQ(st, grStreamCaptureStatusInvalidated);
     CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &g2));
-    CHECK_EQ(node_count(g), 2);
+    CHECK_EQ(tl_node_count(g), 2);
     /* One operation too many. */
     CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, NULL));
     code(s, out, vals, 2);
@@ -340,7 +327,7 @@ GR_TEST(recapture_topology_mismatch_fails_at_once)
     CHECK_DETAIL_HAS("topology");
     CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &g2));
     /* The graph is still whole and still re-captures. */
-    CHECK_EQ(node_count(g), 2);
+    CHECK_EQ(tl_node_count(g), 2);
     CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, NULL));
     code(s, out, vals, 2);
     CHECK_OK(grStreamEndCapture(s, &g2));
@@ -362,7 +349,7 @@ GR_TEST(recapture_node_added_by_hand_fails_and_is_removed)
     CHECK_OK(grGraphAddEmptyNode(&extra, g, NULL, 0));
     CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &g2));
     CHECK_DETAIL_HAS("during its re-capture");
-    CHECK_EQ(node_count(g), 1);
+    CHECK_EQ(tl_node_count(g), 1);
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grStreamDestroy(s));
 }
@@ -384,7 +371,7 @@ GR_TEST(recapture_alloc_and_free_keep_address_or_fail_at_once)
     CHECK_OK(launch_set(s, (int *)q, 1));
     CHECK_OK(grFreeAsync(q, s));
     CHECK_OK(grStreamEndCapture(s, &g2));
-    CHECK_EQ(node_count(g), 3);
+    CHECK_EQ(tl_node_count(g), 3);
     /* Another size: refused at once, whatever the callback. */
     seen w = {0};
     grGraphRecaptureCallbackData cb = {on_change, &w};
@@ -404,7 +391,7 @@ GR_TEST(recapture_alloc_and_free_keep_address_or_fail_at_once)
     CHECK_EQ(w.calls, 0);
     /* The graph still instantiates and runs. */
     CHECK_OK(grGraphInstantiate(&e, g, 0));
-    run(e, s);
+    tl_run_on(e, s);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grStreamDestroy(s));
@@ -434,7 +421,7 @@ GR_TEST(recapture_bad_arguments_change_nothing)
     code(s, out, vals, 1);
     CHECK_OK(grStreamEndCapture(s, &g2));
     CHECK_PTR_EQ(g2, g);
-    CHECK_EQ(node_count(g), 1);
+    CHECK_EQ(tl_node_count(g), 1);
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grStreamDestroy(s));
     CHECK_OK(grStreamDestroy(s2));
@@ -494,7 +481,7 @@ GR_TEST(recapture_multi_stream)
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
     forked(s, s1, fork, join, out, 1, 2, 3);
     CHECK_OK(grStreamEndCapture(s, &g));
-    CHECK_EQ(node_count(g), 4);
+    CHECK_EQ(tl_node_count(g), 4);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     seen w = {0};
     grGraphRecaptureCallbackData cb = {on_change, &w};
@@ -503,7 +490,7 @@ GR_TEST(recapture_multi_stream)
     CHECK_OK(grStreamEndCapture(s, &g2));
     CHECK_EQ(w.calls, 2); /* out[1] and out[3] */
     CHECK_OK(grGraphExecUpdate(e, g, &info));
-    run(e, s);
+    tl_run_on(e, s);
     CHECK_EQ(out[0], 1);
     CHECK_EQ(out[1], 5);
     CHECK_EQ(out[2], 3);
@@ -552,7 +539,7 @@ static void recapture_and_update(grStream_t s, grGraph_t g, grGraphExec_t e, int
 static void check_run(grGraphExec_t e, grStream_t s, int *out, int a, int b, int c)
 {
     memset(out, 0, 3 * sizeof *out);
-    run(e, s);
+    tl_run_on(e, s);
     CHECK_EQ(out[0], a);
     CHECK_EQ(out[1], b);
     CHECK_EQ(out[2], c);
@@ -713,12 +700,12 @@ GR_TEST(recapture_with_work_from_another_thread)
         two_threads(s, &a, 10 + r, 20 + r, 30 + r);
         CHECK_OK(grStreamEndCapture(s, &g2));
         CHECK_OK(grGraphExecUpdate(e, g, &info));
-        run(e, s);
+        tl_run_on(e, s);
         CHECK_EQ(out[0], 10 + r);
         CHECK_EQ(out[1], 20 + r);
         CHECK_EQ(out[2], 30 + r);
     }
-    CHECK_EQ(node_count(g), 3);
+    CHECK_EQ(tl_node_count(g), 3);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grEventDestroy(a.fork));

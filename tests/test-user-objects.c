@@ -14,7 +14,7 @@
  * from a launch, waited for) tells that every destructor queued before
  * it ran.
  */
-#include "test.h"
+#include "testlib.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -44,11 +44,6 @@ static void wait_run(counted *c)
 {
     while (atomic_load(&c->runs) == 0)
         nap();
-}
-
-static void noop_host(void *p)
-{
-    (void)p;
 }
 
 /* Holds flush()'s launch until the executable is destroyed. */
@@ -105,7 +100,7 @@ static grGraph_t graph_with_host(void)
 {
     grGraph_t g;
     grGraphNode_t n;
-    grHostNodeParams hp = {noop_host, NULL};
+    grHostNodeParams hp = {tl_noop, NULL};
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphAddHostNode(&n, g, NULL, 0, &hp));
     return g;

@@ -1,0 +1,108 @@
+/*
+ * graphs.c - graph builders of the tests: counts, a host node, a chain, a
+ * fan, the diamond and a seeded random DAG.
+ */
+#include "testlib.h"
+
+size_t tl_node_count(grGraph_t g)
+{
+    size_t n = 0;
+    CHECK_OK(grGraphGetNodes(g, NULL, &n));
+    return n;
+}
+
+size_t tl_edge_count(grGraph_t g)
+{
+    size_t n = 0;
+    CHECK_OK(grGraphGetEdges(g, NULL, NULL, NULL, &n));
+    return n;
+}
+
+grGraphNode_t tl_add_host(grGraph_t g, const grGraphNode_t *deps, size_t n, grHostFn_t fn, void *ud)
+{
+    grGraphNode_t node;
+    grHostNodeParams hp = {fn, ud};
+    CHECK_OK(grGraphAddHostNode(&node, g, deps, n, &hp));
+    return node;
+}
+
+/* A host node running fn(ud), or an empty node where fn is NULL. */
+static grGraphNode_t add_node(grGraph_t g, const grGraphNode_t *deps, size_t n, grHostFn_t fn, void *ud)
+{
+    grGraphNode_t node;
+    if (fn)
+        return tl_add_host(g, deps, n, fn, ud);
+    CHECK_OK(grGraphAddEmptyNode(&node, g, deps, n));
+    return node;
+}
+
+void tl_chain(grGraph_t g, size_t n, grHostFn_t fn, void *ud, grGraphNode_t *out)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = add_node(g, i ? &out[i - 1] : NULL, i ? 1 : 0, fn, ud);
+}
+
+void tl_fan(grGraph_t g, size_t n, grHostFn_t fn, void *ud, grGraphNode_t *out)
+{
+    out[0] = add_node(g, NULL, 0, NULL, NULL);
+    for (size_t i = 1; i <= n; i++)
+        out[i] = add_node(g, &out[0], 1, fn, ud);
+    out[n + 1] = add_node(g, &out[1], n, NULL, NULL);
+}
+
+void tl_diamond(grGraph_t *g, grGraphNode_t n[4], grHostFn_t b_fn)
+{
+    grGraphNode_t bc[2];
+    CHECK_OK(grGraphCreate(g, 0));
+    n[0] = add_node(*g, NULL, 0, NULL, NULL);
+    n[1] = add_node(*g, &n[0], 1, b_fn, NULL);
+    n[2] = add_node(*g, &n[0], 1, NULL, NULL);
+    bc[0] = n[1];
+    bc[1] = n[2];
+    n[3] = add_node(*g, bc, 2, NULL, NULL);
+}
+
+uint64_t tl_xorshift(uint64_t *s)
+{
+    uint64_t x = *s;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return *s = x;
+}
+
+void tl_random_dag(grGraph_t g, uint64_t *seed, int maxn, grHostFn_t fn, void *ud, size_t ud_stride,
+                   tl_dag *out)
+{
+    grGraphNode_t from[TL_DAG_MAX_EDGES], to[TL_DAG_MAX_EDGES];
+    int perm[TL_DAG_MAX];
+    CHECK(maxn >= 1 && maxn <= TL_DAG_MAX);
+    int n = 1 + (int)(tl_xorshift(seed) % (uint64_t)maxn);
+    unsigned density = (unsigned)(tl_xorshift(seed) % 4); /* 0: sparse .. 3: dense */
+    /* Creation order apart from index order, so that nothing may lean on
+     * nodes being created in a topological order. */
+    for (int i = 0; i < n; i++)
+        perm[i] = i;
+    for (int i = n - 1; i > 0; i--) {
+        int j = (int)(tl_xorshift(seed) % (uint64_t)(i + 1)), t = perm[i];
+        perm[i] = perm[j];
+        perm[j] = t;
+    }
+    out->n = n;
+    out->ne = 0;
+    for (int k = 0; k < n; k++) {
+        int i = perm[k];
+        out->node[i] = add_node(g, NULL, 0, fn, fn ? (char *)ud + (size_t)i * ud_stride : NULL);
+    }
+    for (int u = 0; u < n; u++)
+        for (int v = u + 1; v < n; v++)
+            if (tl_xorshift(seed) % 16 < (uint64_t)(1u << density)) {
+                out->from[out->ne] = u;
+                out->to[out->ne] = v;
+                from[out->ne] = out->node[u];
+                to[out->ne] = out->node[v];
+                out->ne++;
+            }
+    if (out->ne)
+        CHECK_OK(grGraphAddDependencies(g, from, to, NULL, out->ne));
+}

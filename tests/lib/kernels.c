@@ -1,0 +1,62 @@
+/*
+ * kernels.c - the suite's canonical kernels, written once with
+ * graphrt_kernel.h: a C build gives their CPU functions, nvcc (through
+ * graphrt_add_cuda_kernels) their GPU image, and the fake device runs
+ * them as a GPU would.
+ */
+#include "graphrt_kernel.h"
+
+GR_KERNEL(tl_nop)
+{
+}
+
+GR_KERNEL(tl_fill_u32, (unsigned *, p), (unsigned, v), (unsigned, n))
+{
+    size_t i = gr_global_idx_x();
+    if (i < n)
+        p[i] = v;
+}
+
+GR_KERNEL(tl_add_u32, (unsigned *, p), (unsigned, v), (unsigned, n))
+{
+    size_t i = gr_global_idx_x();
+    if (i < n)
+        p[i] += v;
+}
+
+#ifndef __CUDACC__
+#include "testlib.h"
+
+/* The CPU functions are static to GR_KERNEL's expansion: these hand them
+ * to tests that register the kernel under another name or image. */
+void tl_fill_u32_fn(const grKernelCtx *ctx, void **args)
+{
+    tl_fill_u32_cpu(ctx, args);
+}
+
+void tl_add_u32_fn(const grKernelCtx *ctx, void **args)
+{
+    tl_add_u32_cpu(ctx, args);
+}
+
+grKernel_t tl_kernel_nop_create(void)
+{
+    grKernel_t k;
+    CHECK_OK(GR_KERNEL_CREATE(&k, tl_nop));
+    return k;
+}
+
+grKernel_t tl_kernel_fill_u32_create(void)
+{
+    grKernel_t k;
+    CHECK_OK(GR_KERNEL_CREATE(&k, tl_fill_u32));
+    return k;
+}
+
+grKernel_t tl_kernel_add_u32_create(void)
+{
+    grKernel_t k;
+    CHECK_OK(GR_KERNEL_CREATE(&k, tl_add_u32));
+    return k;
+}
+#endif

@@ -1,0 +1,118 @@
+/*
+ * run.c - run helpers of the tests: host functions, running an
+ * executable, streams, skipping where a device is missing, and waiting
+ * with a deadline.
+ */
+#include "testlib.h"
+
+#include <errno.h>
+#include <time.h>
+
+void tl_noop(void *p)
+{
+    (void)p;
+}
+
+void tl_bump(void *p)
+{
+    ++*(int *)p;
+}
+
+void tl_bump_atomic(void *p)
+{
+    atomic_fetch_add((atomic_int *)p, 1);
+}
+
+void tl_set_flag(void *p)
+{
+    atomic_store((atomic_int *)p, 1);
+}
+
+/* Milliseconds on the monotonic clock. */
+static long long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void tl_wait_gate(void *p)
+{
+    long long end = now_ms() + TL_GATE_MS;
+    while (!atomic_load((atomic_int *)p) && now_ms() < end)
+        tl_sleep_ms(1);
+}
+
+void tl_kernel_nop(const grKernelCtx *ctx, void **args)
+{
+    (void)ctx;
+    (void)args;
+}
+
+grGraphExec_t tl_instantiate(grGraph_t g)
+{
+    grGraphExec_t e;
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    return e;
+}
+
+void tl_run(grGraphExec_t e)
+{
+    CHECK_OK(grGraphLaunch(e, NULL));
+    CHECK_OK(grStreamSynchronize(NULL));
+}
+
+void tl_run_on(grGraphExec_t e, grStream_t s)
+{
+    CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+}
+
+void tl_run_graph(grGraph_t g)
+{
+    grGraphExec_t e = tl_instantiate(g);
+    tl_run(e);
+    CHECK_OK(grGraphExecDestroy(e));
+}
+
+grStream_t tl_stream(unsigned flags)
+{
+    grStream_t s;
+    CHECK_OK(grStreamCreateWithFlags(&s, flags));
+    return s;
+}
+
+int tl_first_gpu(void)
+{
+    int n = 0;
+    CHECK_OK(grGetDeviceCount(&n));
+    if (n < 2)
+        GR_TEST_SKIP("no GPU device: grGetDeviceCount gives %d (the CPU only)", n);
+    return 1;
+}
+
+int tl_use_gpu_or_skip(void)
+{
+    if (grSetDevice(1) != grSuccess)
+        GR_TEST_SKIP("no GPU device: %s", grGetLastErrorDetail());
+    return 1;
+}
+
+bool tl_wait_until(atomic_int *flag, int want, long deadline_ms)
+{
+    long long end = now_ms() + deadline_ms;
+    while (atomic_load(flag) != want) {
+        if (now_ms() >= end)
+            return false;
+        struct timespec ts = {0, 100000};
+        nanosleep(&ts, NULL);
+    }
+    return true;
+}
+
+void tl_sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}

@@ -1,0 +1,152 @@
+/*
+ * testlib.h - what the suite's tests share beside the assertions of
+ * test.h: host functions and kernels written once, graph builders, and
+ * helpers that run an executable, make a stream, skip a test that needs a
+ * GPU, or wait for a flag with a deadline instead of sleeping.
+ *
+ * Every helper checks the graphrt calls it makes with CHECK_OK, so a
+ * failure inside one ends the test with the file and line of the helper;
+ * a test file then holds its behaviours, not its scaffolding.
+ */
+#ifndef GR_TESTLIB_H
+#define GR_TESTLIB_H
+
+#include "test.h"
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ------------------------------------------------------ host functions */
+
+/* Does nothing: a host node or host function that only takes a place. */
+void tl_noop(void *p);
+/* ++*(int *)p, for a counter only one thread writes at a time. */
+void tl_bump(void *p);
+/* Adds 1 to the atomic_int at p, for a counter several threads bump. */
+void tl_bump_atomic(void *p);
+/* Stores 1 into the atomic_int at p. */
+void tl_set_flag(void *p);
+/* Holds its stream or graph until the atomic_int at p is non-zero, or
+ * TL_GATE_MS have passed (so that a failing test ends instead of hanging
+ * its worker); a test that opens the gate checks what ran meanwhile. */
+void tl_wait_gate(void *p);
+
+enum {
+    TL_GATE_MS = 5000
+};
+
+/* ------------------------------------------------------------- kernels */
+
+/* A per-block CPU function that does nothing, for kernels that only take a
+ * place; the test names the kernel (grKernelCreate(&k, tl_kernel_nop,
+ * "name", n, sizes)) with any parameters. */
+void tl_kernel_nop(const grKernelCtx *ctx, void **args);
+
+/* The per-block CPU functions of the canonical kernels of
+ * tests/lib/kernels.c (written with graphrt_kernel.h), for a test that
+ * registers one under its own name or pairs it with its own image. Each
+ * takes (unsigned *p, unsigned v, unsigned n): fill stores p[i] = v, add
+ * does p[i] += v, for every global x index i below n. */
+void tl_fill_u32_fn(const grKernelCtx *ctx, void **args);
+void tl_add_u32_fn(const grKernelCtx *ctx, void **args);
+
+/* The canonical kernels themselves, registered under their own names
+ * (tl_nop, tl_fill_u32, tl_add_u32) with their GPU image where the build
+ * embedded one: one of each per test (kernel names are unique among live
+ * kernels). */
+grKernel_t tl_kernel_nop_create(void);
+grKernel_t tl_kernel_fill_u32_create(void);
+grKernel_t tl_kernel_add_u32_create(void);
+
+/* ------------------------------------------------------- graph builders */
+
+/* The number of nodes and of edges of g. */
+size_t tl_node_count(grGraph_t g);
+size_t tl_edge_count(grGraph_t g);
+
+/* Adds a host node running fn(ud) after deps[0..n). */
+grGraphNode_t tl_add_host(grGraph_t g, const grGraphNode_t *deps, size_t n, grHostFn_t fn, void *ud);
+
+/* Adds n nodes to g, each after the one before (the first after nothing),
+ * into out[0..n): host nodes running fn(ud), empty nodes where fn is
+ * NULL. */
+void tl_chain(grGraph_t g, size_t n, grHostFn_t fn, void *ud, grGraphNode_t *out);
+
+/* Adds an empty root, n nodes after it (host nodes running fn(ud), empty
+ * where fn is NULL) and an empty join after all of them: out[0] is the
+ * root, out[1..n] the middle, out[n + 1] the join. */
+void tl_fan(grGraph_t g, size_t n, grHostFn_t fn, void *ud, grGraphNode_t *out);
+
+/* Creates *g as the diamond a -> b, a -> c, {b, c} -> d, each added with
+ * its dependencies: n = {a, b, c, d}, all empty nodes except b, a host
+ * node running b_fn(NULL) where b_fn is not NULL. */
+void tl_diamond(grGraph_t *g, grGraphNode_t n[4], grHostFn_t b_fn);
+
+enum {
+    TL_DAG_MAX = 40,
+    TL_DAG_MAX_EDGES = TL_DAG_MAX * (TL_DAG_MAX - 1) / 2
+};
+
+/* A random DAG that tl_random_dag added: node[i] is node i, edge k runs
+ * from node from[k] to node to[k] (always from < to). */
+typedef struct tl_dag {
+    int n;
+    size_t ne;
+    grGraphNode_t node[TL_DAG_MAX];
+    int from[TL_DAG_MAX_EDGES], to[TL_DAG_MAX_EDGES];
+} tl_dag;
+
+/* Adds to g a random DAG drawn from *seed (xorshift64, advanced): 1 to
+ * maxn (at most TL_DAG_MAX) nodes, created in a shuffled order, with an
+ * edge from a lower to a higher index at a random density (from sparse to
+ * dense), all edges added in one grGraphAddDependencies. Node i is a host
+ * node running fn((char *)ud + i * ud_stride), or an empty node where fn
+ * is NULL. The same seed gives the same graph. */
+void tl_random_dag(grGraph_t g, uint64_t *seed, int maxn, grHostFn_t fn, void *ud, size_t ud_stride,
+                   tl_dag *out);
+
+/* xorshift64: the next value of the generator at *s (non-zero). */
+uint64_t tl_xorshift(uint64_t *s);
+
+/* ---------------------------------------------------------- run helpers */
+
+/* grGraphInstantiate(&e, g, 0), checked. */
+grGraphExec_t tl_instantiate(grGraph_t g);
+/* Launches e on the legacy stream and waits for it. */
+void tl_run(grGraphExec_t e);
+/* Launches e on s and waits for s. */
+void tl_run_on(grGraphExec_t e, grStream_t s);
+/* Instantiates g, runs it once on the legacy stream and destroys the
+ * executable. */
+void tl_run_graph(grGraph_t g);
+/* A new stream with these grStreamCreateWithFlags flags. */
+grStream_t tl_stream(unsigned flags);
+
+/* The first GPU's device number (1); skips the test where
+ * grGetDeviceCount counts the CPU only. The current device is left as
+ * it is. */
+int tl_first_gpu(void);
+/* Makes device 1 current; skips the test, with grSetDevice's detail,
+ * where there is none. */
+int tl_use_gpu_or_skip(void);
+
+/* Waits until the atomic_int at flag holds want or deadline_ms have
+ * passed, polling every 100 us; true when it got there. A test asserts on
+ * the result, never on how long it took. */
+bool tl_wait_until(atomic_int *flag, int want, long deadline_ms);
+/* Sleeps ms milliseconds, resuming after signals. */
+void tl_sleep_ms(long ms);
+
+/* ----------------------------------------------------------------- files */
+
+/* Reads a whole file into a NUL-terminated heap buffer (the caller
+ * frees it), its length into *len where len is not NULL; the test fails
+ * where the file cannot be read. */
+char *tl_slurp(const char *path, size_t *len);
+/* A path in /dev/shm (or /tmp where /dev/shm is not writable) unique to
+ * this process and tag: <dir>/graphrt-<prefix>-<pid>-<tag><ext>. */
+void tl_tmp_path(char *buf, size_t cap, const char *prefix, const char *tag, const char *ext);
+
+#endif /* GR_TESTLIB_H */
