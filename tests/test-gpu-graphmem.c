@@ -6,11 +6,11 @@
  * refusing allocations of another device. Each test needs a GPU device
  * and is skipped, saying why, where there is none (CI has none).
  *
- * The kernels exist twice: a CPU function per block (below) and the GPU
- * entry of the same name in gpu-ptx.h (from gpu-kernels.cu).
+ * The kernels exist twice: a CPU function per block (tl_ptx_kernel,
+ * tests/lib) and the GPU entry of the same name in gpu-ptx.h (from
+ * gpu-kernels.cu).
  */
 #include "testlib.h"
-#include "gpu-ptx.h"
 
 #include <stdbool.h>
 
@@ -19,34 +19,6 @@ enum {
     BLOCK = 128,
     BYTES = N * sizeof(unsigned)
 };
-
-/* A kernel of the test image (gr_test_fill or gr_test_add), with its CPU
- * function. Names are unique among live kernels: one of each per test. */
-static grKernel_t test_kernel(const char *name)
-{
-    grKernel_t k;
-    size_t sizes[] = {sizeof(unsigned *), sizeof(unsigned), sizeof(unsigned)};
-    bool fill = strcmp(name, "gr_test_fill") == 0;
-    CHECK_OK(grKernelCreate(&k, fill ? tl_fill_u32_fn : tl_add_u32_fn, name, 3, sizes));
-    CHECK_OK(grKernelSetImage(k, gr_test_ptx, name));
-    return k;
-}
-
-static grKernelNodeParams kparams(grKernel_t k, void **args)
-{
-    grKernelNodeParams p = {.func = k,
-                            .gridDim = GR_DIM3((N + BLOCK - 1) / BLOCK, 1, 1),
-                            .blockDim = GR_DIM3(BLOCK, 1, 1),
-                            .kernelParams = args};
-    return p;
-}
-
-static void check_all(const unsigned *h, unsigned want)
-{
-    for (unsigned i = 0; i < N; i++)
-        if (h[i] != want)
-            GR_TEST_FAIL_("element %u is %u, expected %u", i, h[i], want);
-}
 
 /* The parameters of an allocation of 'bytes' on 'device'; with 'access',
  * one access descriptor naming access_dev. */
@@ -80,7 +52,7 @@ GR_TEST(gpu_graphmem_alloc_kernel_copy_free_runs_on_the_gpu_launch_after_launch)
 {
     int gpu = tl_first_gpu();
     CHECK_OK(grSetDevice(gpu));
-    grKernel_t fill = test_kernel("gr_test_fill"), add = test_kernel("gr_test_add");
+    grKernel_t fill = tl_ptx_kernel("gr_test_fill"), add = tl_ptx_kernel("gr_test_add");
     unsigned *h, *d, v = 5, w = 2, n = N;
     CHECK_OK(grMallocHost((void **)&h, BYTES));
     grGraph_t g;
@@ -92,7 +64,7 @@ GR_TEST(gpu_graphmem_alloc_kernel_copy_free_runs_on_the_gpu_launch_after_launch)
     d = ap.dptr;
     CHECK(d != NULL);
     void *fa[] = {&d, &v, &n}, *aa[] = {&d, &w, &n};
-    grKernelNodeParams p1 = kparams(fill, fa), p2 = kparams(add, aa);
+    grKernelNodeParams p1 = tl_params_1d(fill, fa, N, BLOCK), p2 = tl_params_1d(add, aa, N, BLOCK);
     CHECK_OK(grGraphAddKernelNode(&k1, g, &a, 1, &p1));
     CHECK_OK(grGraphAddKernelNode(&k2, g, &k1, 1, &p2));
     CHECK_OK(grGraphAddMemcpyNode1D(&copy, g, &k2, 1, h, d, BYTES, grMemcpyDeviceToHost));
@@ -116,7 +88,7 @@ GR_TEST(gpu_graphmem_alloc_kernel_copy_free_runs_on_the_gpu_launch_after_launch)
         memset(h, 0xff, BYTES);
         CHECK_OK(grGraphLaunch(e, s));
         CHECK_OK(grStreamSynchronize(s));
-        check_all(h, 7);
+        tl_check_all_u32(h, N, 7);
     }
     /* A new instantiation maps the same address again. */
     CHECK_OK(grGraphExecDestroy(e));
@@ -127,7 +99,7 @@ GR_TEST(gpu_graphmem_alloc_kernel_copy_free_runs_on_the_gpu_launch_after_launch)
     memset(h, 0, BYTES);
     CHECK_OK(grGraphLaunch(e, s));
     CHECK_OK(grStreamSynchronize(s));
-    check_all(h, 7);
+    tl_check_all_u32(h, N, 7);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grStreamDestroy(s));
     CHECK_OK(grGraphDestroy(g));
@@ -149,7 +121,7 @@ static grGraph_t fill_copy_graph(int gpu, grKernel_t fill, unsigned **d, unsigne
     CHECK_OK(grGraphAddMemAllocNode(&a, g, NULL, 0, &ap));
     *d = ap.dptr;
     void *fa[] = {d, v, n};
-    grKernelNodeParams p = kparams(fill, fa);
+    grKernelNodeParams p = tl_params_1d(fill, fa, N, BLOCK);
     CHECK_OK(grGraphAddKernelNode(&k, g, &a, 1, &p));
     CHECK_OK(grGraphAddMemcpyNode1D(&copy, g, &k, 1, h, *d, BYTES, grMemcpyDeviceToHost));
     CHECK_OK(grGraphAddMemFreeNode(&f, g, &copy, 1, *d));
@@ -162,7 +134,7 @@ GR_TEST(gpu_graphmem_exec_update_moves_to_the_new_graphs_allocation)
 {
     int gpu = tl_first_gpu();
     CHECK_OK(grSetDevice(gpu));
-    grKernel_t fill = test_kernel("gr_test_fill");
+    grKernel_t fill = tl_ptx_kernel("gr_test_fill");
     unsigned *h, *d1, *d2, v1 = 11, v2 = 22, n = N;
     CHECK_OK(grMallocHost((void **)&h, BYTES));
     grGraph_t g1 = fill_copy_graph(gpu, fill, &d1, &v1, &n, h);
@@ -175,19 +147,19 @@ GR_TEST(gpu_graphmem_exec_update_moves_to_the_new_graphs_allocation)
     CHECK_OK(grGraphInstantiate(&e, g1, 0));
     CHECK_OK(grGraphLaunch(e, s));
     CHECK_OK(grStreamSynchronize(s));
-    check_all(h, 11);
+    tl_check_all_u32(h, N, 11);
     CHECK_OK(grGraphExecUpdate(e, g2, &info));
     CHECK_EQ(info.result, grGraphExecUpdateSuccess);
     memset(h, 0, BYTES);
     CHECK_OK(grGraphLaunch(e, s));
     CHECK_OK(grStreamSynchronize(s));
-    check_all(h, 22);
+    tl_check_all_u32(h, N, 22);
     /* g1's allocation is free for another executable. */
     CHECK_OK(grGraphInstantiate(&e1, g1, 0));
     memset(h, 0, BYTES);
     CHECK_OK(grGraphLaunch(e1, s));
     CHECK_OK(grStreamSynchronize(s));
-    check_all(h, 11);
+    tl_check_all_u32(h, N, 11);
     CHECK_OK(grGraphExecDestroy(e1));
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grStreamDestroy(s));
@@ -202,7 +174,7 @@ GR_TEST(gpu_graphmem_sequential_allocations_share_the_devices_memory)
 {
     int gpu = tl_first_gpu();
     CHECK_OK(grSetDevice(gpu));
-    grKernel_t fill = test_kernel("gr_test_fill");
+    grKernel_t fill = tl_ptx_kernel("gr_test_fill");
     unsigned *h, *d1, *d2, v1 = 3, v2 = 4, n = N;
     CHECK_OK(grMallocHost((void **)&h, 2 * BYTES));
     grGraph_t g;
@@ -212,7 +184,7 @@ GR_TEST(gpu_graphmem_sequential_allocations_share_the_devices_memory)
     CHECK_OK(grGraphAddMemAllocNode(&a1, g, NULL, 0, &ap1));
     d1 = ap1.dptr;
     void *fa1[] = {&d1, &v1, &n};
-    grKernelNodeParams p1 = kparams(fill, fa1);
+    grKernelNodeParams p1 = tl_params_1d(fill, fa1, N, BLOCK);
     CHECK_OK(grGraphAddKernelNode(&k1, g, &a1, 1, &p1));
     CHECK_OK(grGraphAddMemcpyNode1D(&c1, g, &k1, 1, h, d1, BYTES, grMemcpyDeviceToHost));
     CHECK_OK(grGraphAddMemFreeNode(&f1, g, &c1, 1, d1));
@@ -221,7 +193,7 @@ GR_TEST(gpu_graphmem_sequential_allocations_share_the_devices_memory)
     d2 = ap2.dptr;
     CHECK(d2 != d1);
     void *fa2[] = {&d2, &v2, &n};
-    grKernelNodeParams p2 = kparams(fill, fa2);
+    grKernelNodeParams p2 = tl_params_1d(fill, fa2, N, BLOCK);
     CHECK_OK(grGraphAddKernelNode(&k2, g, &a2, 1, &p2));
     CHECK_OK(grGraphAddMemcpyNode1D(&c2, g, &k2, 1, h + N, d2, BYTES, grMemcpyDeviceToHost));
     CHECK_OK(grGraphAddMemFreeNode(&f2, g, &c2, 1, d2));
@@ -250,8 +222,8 @@ GR_TEST(gpu_graphmem_sequential_allocations_share_the_devices_memory)
         memset(h, 0, 2 * BYTES);
         CHECK_OK(grGraphLaunch(e, s));
         CHECK_OK(grStreamSynchronize(s));
-        check_all(h, 3);
-        check_all(h + N, 4);
+        tl_check_all_u32(h, N, 3);
+        tl_check_all_u32(h + N, N, 4);
     }
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grStreamDestroy(s));
@@ -265,7 +237,7 @@ GR_TEST(gpu_graphmem_captured_malloc_async_free_async_replays_on_the_gpu)
 {
     int gpu = tl_first_gpu();
     CHECK_OK(grSetDevice(gpu));
-    grKernel_t fill = test_kernel("gr_test_fill"), add = test_kernel("gr_test_add");
+    grKernel_t fill = tl_ptx_kernel("gr_test_fill"), add = tl_ptx_kernel("gr_test_add");
     unsigned *h, *d = NULL, v = 10, w = 1, n = N;
     CHECK_OK(grMallocHost((void **)&h, BYTES));
     grStream_t s;
@@ -301,7 +273,7 @@ GR_TEST(gpu_graphmem_captured_malloc_async_free_async_replays_on_the_gpu)
         memset(h, 0, BYTES);
         CHECK_OK(grGraphLaunch(e, s));
         CHECK_OK(grStreamSynchronize(s));
-        check_all(h, 11);
+        tl_check_all_u32(h, N, 11);
     }
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
@@ -316,7 +288,7 @@ GR_TEST(gpu_graphmem_unfreed_allocation_outlives_its_launch_until_grFreeAsync)
 {
     int gpu = tl_first_gpu();
     CHECK_OK(grSetDevice(gpu));
-    grKernel_t fill = test_kernel("gr_test_fill");
+    grKernel_t fill = tl_ptx_kernel("gr_test_fill");
     unsigned *h, *d, v = 42, n = N;
     CHECK_OK(grMallocHost((void **)&h, BYTES));
     grGraph_t g;
@@ -326,7 +298,7 @@ GR_TEST(gpu_graphmem_unfreed_allocation_outlives_its_launch_until_grFreeAsync)
     CHECK_OK(grGraphAddMemAllocNode(&a, g, NULL, 0, &ap));
     d = ap.dptr;
     void *fa[] = {&d, &v, &n};
-    grKernelNodeParams p = kparams(fill, fa);
+    grKernelNodeParams p = tl_params_1d(fill, fa, N, BLOCK);
     CHECK_OK(grGraphAddKernelNode(&k, g, &a, 1, &p));
     grStream_t s;
     grGraphExec_t e;
@@ -340,7 +312,7 @@ GR_TEST(gpu_graphmem_unfreed_allocation_outlives_its_launch_until_grFreeAsync)
     memset(h, 0, BYTES);
     CHECK_OK(grMemcpyAsync(h, d, BYTES, grMemcpyDeviceToHost, s));
     CHECK_OK(grStreamSynchronize(s));
-    check_all(h, 42);
+    tl_check_all_u32(h, N, 42);
     /* CUDA's rule: the previous launch's allocation is still live. */
     CHECK_GR(grErrorInvalidValue, grGraphLaunch(e, s));
     CHECK_DETAIL_HAS("still allocated");
@@ -412,7 +384,7 @@ GR_TEST(gpu_graphmem_device_reset_leaves_graph_allocations_to_their_graph)
 {
     int gpu = tl_first_gpu();
     CHECK_OK(grSetDevice(gpu));
-    grKernel_t fill = test_kernel("gr_test_fill");
+    grKernel_t fill = tl_ptx_kernel("gr_test_fill");
     unsigned *h, *d, v = 6, n = N;
     CHECK_OK(grMallocHost((void **)&h, BYTES));
     grGraph_t g;
@@ -422,7 +394,7 @@ GR_TEST(gpu_graphmem_device_reset_leaves_graph_allocations_to_their_graph)
     CHECK_OK(grGraphAddMemAllocNode(&a, g, NULL, 0, &ap));
     d = ap.dptr;
     void *fa[] = {&d, &v, &n};
-    grKernelNodeParams p = kparams(fill, fa);
+    grKernelNodeParams p = tl_params_1d(fill, fa, N, BLOCK);
     CHECK_OK(grGraphAddKernelNode(&k, g, &a, 1, &p));
     CHECK_OK(grGraphAddMemcpyNode1D(&copy, g, &k, 1, h, d, BYTES, grMemcpyDeviceToHost));
     CHECK_OK(grGraphAddMemFreeNode(&f, g, &copy, 1, d));
@@ -435,7 +407,7 @@ GR_TEST(gpu_graphmem_device_reset_leaves_graph_allocations_to_their_graph)
     memset(h, 0, BYTES);
     CHECK_OK(grGraphLaunch(e, s));
     CHECK_OK(grStreamSynchronize(s));
-    check_all(h, 6);
+    tl_check_all_u32(h, N, 6);
     /* Still tracked: a copy past its end is refused. */
     CHECK_GR(grErrorInvalidValue, grMemcpyAsync(h, d, BYTES + 1, grMemcpyDeviceToHost, s));
     CHECK_DETAIL_HAS("past its end");

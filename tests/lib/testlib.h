@@ -60,6 +60,16 @@ grKernel_t tl_kernel_nop_create(void);
 grKernel_t tl_kernel_fill_u32_create(void);
 grKernel_t tl_kernel_add_u32_create(void);
 
+/* The kernel gr_test_fill or gr_test_add (the name says which) of the
+ * tests' PTX image, with tl_fill_u32_fn or tl_add_u32_fn for the CPU:
+ * the same (p, v, n) parameters. */
+grKernel_t tl_ptx_kernel(const char *name);
+/* Kernel node parameters of k over n threads in blocks of 'block'. */
+grKernelNodeParams tl_params_1d(grKernel_t k, void **args, unsigned n, unsigned block);
+/* Fails the test, naming the first wrong element, unless h[0..n) all
+ * hold want. */
+void tl_check_all_u32(const unsigned *h, unsigned n, unsigned want);
+
 /* ------------------------------------------------------- graph builders */
 
 /* The number of nodes and of edges of g. */
