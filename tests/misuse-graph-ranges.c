@@ -106,15 +106,9 @@ GR_TEST(instantiate_and_launch_check_ranges_again_when_allocations_changed)
     CHECK_OK(grGraphAddMemsetNode(&n, g, NULL, 0, &mp));
     CHECK_OK(grGraphInstantiate(&x, g, 0));
     CHECK_EQ(munmap(r, big), 0);
-    void *blocks[64], *block = NULL;
+    void *blocks[64];
     int nb = 0;
-    while (!block && nb < 64) {
-        CHECK_OK(grMalloc(&blocks[nb], big / 4));
-        if ((char *)blocks[nb] >= r && (char *)blocks[nb] < r + big)
-            block = blocks[nb];
-        nb++;
-    }
-    CHECK(block != NULL);
+    (void)tl_malloc_into(r, big, big / 4, blocks, &nb);
     /* The launch finds the overrun instead of writing past the block. */
     CHECK_GR(grErrorInvalidValue, grGraphLaunch(x, NULL));
     CHECK_DETAIL_HAS("grGraphLaunch");

@@ -10,23 +10,6 @@
 #include <limits.h>
 #include <unistd.h>
 
-static grError_t add_switch(grGraph_t g, grGraphConditionalHandle h, unsigned size, grGraph_t **bodies)
-{
-    grGraphNode_t n = NULL;
-    grGraphNodeParams p;
-    memset(&p, 0, sizeof p);
-    p.type = grGraphNodeTypeConditional;
-    p.conditional.handle = h;
-    p.conditional.type = grGraphCondTypeSwitch;
-    p.conditional.size = size;
-    grError_t err = grGraphAddNode(&n, g, NULL, NULL, 0, &p);
-    if (err != grSuccess)
-        CHECK_PTR_EQ(n, NULL);
-    if (bodies)
-        *bodies = p.conditional.phGraph_out;
-    return err;
-}
-
 /* set(int *dst, int v): *dst = v. */
 static void set_fn(const grKernelCtx *ctx, void **args)
 {
@@ -60,11 +43,12 @@ GR_TEST_T(cond_switch_size_is_bounded_by_gr_cond_switch_max, 60)
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, GR_COND_SWITCH_MAX - 1u, grGraphCondAssignDefault));
     for (size_t i = 0; i < sizeof too_big / sizeof too_big[0]; i++) {
-        CHECK_GR(grErrorInvalidValue, add_switch(g, h, too_big[i], NULL));
+        CHECK_GR(grErrorInvalidValue,
+                 tl_try_add_cond(g, NULL, 0, h, grGraphCondTypeSwitch, too_big[i], NULL));
         CHECK_DETAIL_HAS("a SWITCH node has at most 65536 bodies");
         CHECK_EQ(tl_node_count(g), 0);
     }
-    CHECK_OK(add_switch(g, h, GR_COND_SWITCH_MAX, &bodies));
+    CHECK_OK(tl_try_add_cond(g, NULL, 0, h, grGraphCondTypeSwitch, GR_COND_SWITCH_MAX, &bodies));
     CHECK_EQ(tl_node_count(g), 1);
     static int out;
     static int *dst = &out;

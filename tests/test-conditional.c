@@ -98,40 +98,6 @@ static grGraphNode_t add_put(grGraph_t g, const grGraphNode_t *deps, size_t ndep
     return add_kernel(g, deps, ndeps, k->put, args, 1);
 }
 
-/* Adds a conditional node; returns its bodies through *bodies. */
-static grGraphNode_t add_cond(grGraph_t g, const grGraphNode_t *deps, size_t ndeps,
-                              grGraphConditionalHandle h, grGraphConditionalNodeType type, unsigned size,
-                              grGraph_t **bodies)
-{
-    grGraphNode_t n;
-    grGraphNodeParams p;
-    memset(&p, 0, sizeof p);
-    p.type = grGraphNodeTypeConditional;
-    p.conditional.handle = h;
-    p.conditional.type = type;
-    p.conditional.size = size;
-    CHECK_OK(grGraphAddNode(&n, g, deps, NULL, ndeps, &p));
-    CHECK(p.conditional.phGraph_out != NULL);
-    if (bodies)
-        *bodies = p.conditional.phGraph_out;
-    return n;
-}
-
-static grError_t try_add_cond(grGraph_t g, grGraphConditionalHandle h, int type, unsigned size)
-{
-    grGraphNode_t n = NULL;
-    grGraphNodeParams p;
-    memset(&p, 0, sizeof p);
-    p.type = grGraphNodeTypeConditional;
-    p.conditional.handle = h;
-    p.conditional.type = (grGraphConditionalNodeType)type;
-    p.conditional.size = size;
-    grError_t err = grGraphAddNode(&n, g, NULL, NULL, 0, &p);
-    if (err != grSuccess)
-        CHECK(n == NULL);
-    return err;
-}
-
 GR_TEST(cond_while_runs_body_until_kernel_clears_handle)
 {
     kernels k = make_kernels();
@@ -141,7 +107,7 @@ GR_TEST(cond_while_runs_body_until_kernel_clears_handle)
     int counter = 0;
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
-    add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
+    tl_add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
     add_step(body[0], &k, &counter, h, 7);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     tl_run(e);
@@ -165,7 +131,7 @@ GR_TEST(cond_while_with_zero_default_never_runs_body)
     int counter = 0;
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, grGraphCondAssignDefault));
-    add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
+    tl_add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
     add_step(body[0], &k, &counter, h, 100);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     tl_run(e);
@@ -184,7 +150,7 @@ GR_TEST(cond_value_persists_between_launches_without_assign_default)
     int counter = 0;
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, 0));
-    add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
+    tl_add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
     add_step(body[0], &k, &counter, h, 5);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     /* Without grGraphCondAssignDefault the default is not applied: the
@@ -219,7 +185,7 @@ GR_TEST(cond_if_else_follows_value_set_by_kernel_before_it)
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, grGraphCondAssignDefault));
     void *args[2] = {&h, &v};
     grGraphNode_t set = add_kernel(g, NULL, 0, k.setv, args, 1);
-    add_cond(g, &set, 1, h, grGraphCondTypeIf, 2, &body);
+    tl_add_cond(g, &set, 1, h, grGraphCondTypeIf, 2, &body);
     add_put(body[0], NULL, 0, &k, &out, 10);
     add_put(body[1], NULL, 0, &k, &out, 20);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
@@ -244,7 +210,7 @@ GR_TEST(cond_if_without_else_skips_on_zero)
     int out = 0;
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
-    add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
+    tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
     add_put(body[0], NULL, 0, &k, &out, 5);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     tl_run(e);
@@ -266,7 +232,7 @@ GR_TEST(cond_switch_runs_the_body_of_the_value)
     int out = -1;
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
-    add_cond(g, NULL, 0, h, grGraphCondTypeSwitch, 3, &body);
+    tl_add_cond(g, NULL, 0, h, grGraphCondTypeSwitch, 3, &body);
     for (int b = 0; b < 3; b++)
         add_put(body[b], NULL, 0, &k, &out, 100 + b);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
@@ -298,7 +264,7 @@ GR_TEST(cond_nested_if_inside_while)
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&hw, g, 1, grGraphCondAssignDefault));
     CHECK_OK(grGraphConditionalHandleCreate(&hi, g, 0, grGraphCondAssignDefault));
-    grGraphNode_t loop = add_cond(g, NULL, 0, hw, grGraphCondTypeWhile, 1, &outer);
+    grGraphNode_t loop = tl_add_cond(g, NULL, 0, hw, grGraphCondTypeWhile, 1, &outer);
     add_put(g, &loop, 1, &k, &after, 1);
     grGraphNode_t s = add_step(outer[0], &k, &counter, hw, 6);
     /* setv(hi, counter is odd) cannot read memory: flip hi by kernel
@@ -306,7 +272,7 @@ GR_TEST(cond_nested_if_inside_while)
     unsigned v1 = 1, v0 = 0;
     void *a1[2] = {&hi, &v1}, *a0[2] = {&hi, &v0};
     grGraphNode_t set1 = add_kernel(outer[0], &s, 1, k.setv, a1, 1);
-    grGraphNode_t cif = add_cond(outer[0], &set1, 1, hi, grGraphCondTypeIf, 1, &inner);
+    grGraphNode_t cif = tl_add_cond(outer[0], &set1, 1, hi, grGraphCondTypeIf, 1, &inner);
     int *oddp = &odd;
     void *aa[2] = {&oddp, &one};
     add_kernel(inner[0], NULL, 0, k.add, aa, 1);
@@ -337,7 +303,7 @@ GR_TEST(cond_while_body_with_branches_and_many_blocks)
     void *as[2] = {&sidep, &one};
     for (int i = 0; i < 8; i++)
         add_kernel(g, NULL, 0, k.add, as, 1);
-    add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
+    tl_add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
     void *ab[2] = {&sump, &one};
     grGraphNode_t a = add_kernel(body[0], NULL, 0, k.add, ab, 64);
     grGraphNode_t b = add_kernel(body[0], NULL, 0, k.add, ab, 1);
@@ -370,10 +336,10 @@ GR_TEST(cond_body_filled_by_stream_capture)
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
-    grGraphNode_t loop = add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
+    grGraphNode_t loop = tl_add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
     grGraphConditionalHandle h2;
     CHECK_OK(grGraphConditionalHandleCreate(&h2, g, 0, 0));
-    grGraphNode_t cond = add_cond(g, NULL, 0, h2, grGraphCondTypeIf, 1, NULL);
+    grGraphNode_t cond = tl_add_cond(g, NULL, 0, h2, grGraphCondTypeIf, 1, NULL);
     CHECK_OK(grStreamBeginCaptureToGraph(s, body[0], NULL, NULL, 0, grStreamCaptureModeThreadLocal));
     /* The graph that holds the body cannot go while the capture builds. */
     CHECK_GR(grErrorIllegalState, grGraphDestroy(g));
@@ -388,7 +354,7 @@ GR_TEST(cond_body_filled_by_stream_capture)
     CHECK_PTR_EQ(got, body[0]);
     CHECK_EQ(tl_node_count(body[0]), 2);
     /* The handle of the destroyed node is free for another node. */
-    add_cond(g, NULL, 0, h2, grGraphCondTypeIf, 1, NULL);
+    tl_add_cond(g, NULL, 0, h2, grGraphCondTypeIf, 1, NULL);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     tl_run(e);
     CHECK_EQ(counter, 4);
@@ -408,7 +374,7 @@ GR_TEST(cond_host_function_captured_into_body_is_refused_at_instantiate)
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
-    add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
+    tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
     /* CUDA records it (probe), and refuses the graph at instantiate. */
     CHECK_OK(grStreamBeginCaptureToGraph(s, body[0], NULL, NULL, 0, grStreamCaptureModeThreadLocal));
     CHECK_OK(grLaunchHostFunc(s, tl_noop, NULL));
@@ -444,24 +410,24 @@ GR_TEST(cond_add_node_refusals_change_nothing)
     CHECK_OK(grGraphCreate(&other, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&ho, other, 0, 0));
-    CHECK_GR(grErrorInvalidValue, try_add_cond(g, 0, grGraphCondTypeIf, 1));
+    CHECK_GR(grErrorInvalidValue, tl_try_add_cond(g, NULL, 0, 0, grGraphCondTypeIf, 1, NULL));
     CHECK_DETAIL_HAS("not a live conditional handle");
-    CHECK_GR(grErrorInvalidValue, try_add_cond(g, 0xdead0000ull, grGraphCondTypeIf, 1));
-    CHECK_GR(grErrorInvalidValue,
-             try_add_cond(g, (grGraphConditionalHandle)(uintptr_t)&other, grGraphCondTypeIf, 1));
-    CHECK_GR(grErrorInvalidValue, try_add_cond(g, ho, grGraphCondTypeIf, 1));
+    CHECK_GR(grErrorInvalidValue, tl_try_add_cond(g, NULL, 0, 0xdead0000ull, grGraphCondTypeIf, 1, NULL));
+    CHECK_GR(grErrorInvalidValue, tl_try_add_cond(g, NULL, 0, (grGraphConditionalHandle)(uintptr_t)&other,
+                                                  grGraphCondTypeIf, 1, NULL));
+    CHECK_GR(grErrorInvalidValue, tl_try_add_cond(g, NULL, 0, ho, grGraphCondTypeIf, 1, NULL));
     CHECK_DETAIL_HAS("was made for graph");
-    CHECK_GR(grErrorInvalidValue, try_add_cond(g, h, grGraphCondTypeIf, 0));
-    CHECK_GR(grErrorInvalidValue, try_add_cond(g, h, grGraphCondTypeIf, 3));
-    CHECK_GR(grErrorInvalidValue, try_add_cond(g, h, grGraphCondTypeWhile, 2));
-    CHECK_GR(grErrorInvalidValue, try_add_cond(g, h, grGraphCondTypeSwitch, 0));
-    CHECK_GR(grErrorInvalidValue, try_add_cond(g, h, 7, 1));
+    CHECK_GR(grErrorInvalidValue, tl_try_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 0, NULL));
+    CHECK_GR(grErrorInvalidValue, tl_try_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 3, NULL));
+    CHECK_GR(grErrorInvalidValue, tl_try_add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 2, NULL));
+    CHECK_GR(grErrorInvalidValue, tl_try_add_cond(g, NULL, 0, h, grGraphCondTypeSwitch, 0, NULL));
+    CHECK_GR(grErrorInvalidValue, tl_try_add_cond(g, NULL, 0, h, (grGraphConditionalNodeType)7, 1, NULL));
     CHECK_DETAIL_HAS("grGraphConditionalNodeType");
     CHECK_EQ(tl_node_count(g), 0);
-    CHECK_OK(try_add_cond(g, h, grGraphCondTypeSwitch, 4));
+    CHECK_OK(tl_try_add_cond(g, NULL, 0, h, grGraphCondTypeSwitch, 4, NULL));
     CHECK_EQ(tl_node_count(g), 1);
     /* A handle serves one node (probe). */
-    CHECK_GR(grErrorInvalidValue, try_add_cond(g, h, grGraphCondTypeIf, 1));
+    CHECK_GR(grErrorInvalidValue, tl_try_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, NULL));
     CHECK_DETAIL_HAS("serves one conditional node");
     CHECK_EQ(tl_node_count(g), 1);
     CHECK_OK(grGraphDestroy(g));
@@ -488,7 +454,7 @@ GR_TEST(cond_body_node_types_cuda_refuses_fail_instantiate)
     CHECK_OK(grEventCreate(&ev));
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
-    add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
+    tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
     /* Added (as CUDA adds them: probe), refused when instantiated. */
     grHostNodeParams hp = {tl_noop, NULL};
     CHECK_OK(grGraphAddHostNode(&n, body[0], NULL, 0, &hp));
@@ -546,7 +512,7 @@ GR_TEST(cond_body_is_owned_by_its_node)
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
     CHECK_OK(grGraphAddEmptyNode(&outer, g, NULL, 0));
-    add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
+    tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
     CHECK_GR(grErrorInvalidValue, grGraphDestroy(body[0]));
     CHECK_GR(grErrorNotSupported, grGraphClone(&clone, body[0]));
     CHECK(clone == NULL);
@@ -574,16 +540,16 @@ GR_TEST(cond_unused_handle_fails_instantiate)
     CHECK_GR(grErrorInvalidValue, grGraphInstantiate(&e, g, 0));
     CHECK_DETAIL_HAS("used by no conditional node");
     CHECK(e == NULL);
-    CHECK_OK(try_add_cond(g, unused, grGraphCondTypeIf, 1));
+    CHECK_OK(tl_try_add_cond(g, NULL, 0, unused, grGraphCondTypeIf, 1, NULL));
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     CHECK_OK(grGraphExecDestroy(e));
     /* A body's unused handle counts too; a body's handle may serve a node
      * of the graph that holds the body (probe). */
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
-    add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
+    tl_add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
     CHECK_OK(grGraphConditionalHandleCreate(&in_body, body[0], 0, 0));
     CHECK_GR(grErrorInvalidValue, grGraphInstantiate(&e, g, 0));
-    CHECK_OK(try_add_cond(g, in_body, grGraphCondTypeSwitch, 2));
+    CHECK_OK(tl_try_add_cond(g, NULL, 0, in_body, grGraphCondTypeSwitch, 2, NULL));
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     tl_run(e);
     CHECK_OK(grGraphExecDestroy(e));
@@ -597,7 +563,7 @@ GR_TEST(cond_graph_cannot_be_cloned_or_embedded)
     grGraphNode_t n = NULL;
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
-    add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, NULL);
+    tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, NULL);
     CHECK_GR(grErrorNotSupported, grGraphClone(&clone, g));
     CHECK(clone == NULL);
     CHECK_OK(grGraphCreate(&parent, 0));
@@ -610,7 +576,7 @@ GR_TEST(cond_graph_cannot_be_cloned_or_embedded)
     CHECK_OK(grGraphAddChildGraphNode(&n, parent, NULL, 0, empty));
     CHECK_OK(grGraphChildGraphNodeGetGraph(n, &child));
     CHECK_OK(grGraphConditionalHandleCreate(&hp, parent, 0, 0));
-    CHECK_GR(grErrorNotSupported, try_add_cond(child, hp, grGraphCondTypeIf, 1));
+    CHECK_GR(grErrorNotSupported, tl_try_add_cond(child, NULL, 0, hp, grGraphCondTypeIf, 1, NULL));
     CHECK_EQ(tl_node_count(child), 0);
     CHECK_OK(grGraphDestroy(empty));
     CHECK_OK(grGraphDestroy(parent));
@@ -624,7 +590,7 @@ GR_TEST(cond_graph_has_one_executable_at_a_time)
     grGraphExec_t e, e2 = NULL;
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
-    add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, NULL);
+    tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, NULL);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     CHECK_GR(grErrorNotSupported, grGraphInstantiate(&e2, g, 0));
     CHECK_DETAIL_HAS("one executable at a time");
@@ -646,7 +612,7 @@ GR_TEST(cond_executable_outlives_its_graph_and_handle)
     int counter = 0;
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
-    add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
+    tl_add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
     add_step(body[0], &k, &counter, h, 3);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     CHECK_OK(grGraphDestroy(g));
@@ -669,7 +635,7 @@ GR_TEST(cond_exec_update_applies_body_parameters)
     int out = 0;
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
-    add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
+    tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
     grGraphNode_t put = add_put(body[0], NULL, 0, &k, &out, 1);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     tl_run(e);
@@ -711,7 +677,7 @@ GR_TEST(cond_exec_update_keeps_a_disabled_body_node_disabled)
     unsigned en = 9;
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
-    add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
+    tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
     grGraphNode_t off = add_put(body[0], NULL, 0, &k, &out[0], 1);
     grGraphNode_t on = add_put(body[0], NULL, 0, &k, &out[1], 1);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
@@ -721,7 +687,7 @@ GR_TEST(cond_exec_update_keeps_a_disabled_body_node_disabled)
     CHECK_EQ(out[1], 1);
     CHECK_OK(grGraphCreate(&g2, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h2, g2, 1, grGraphCondAssignDefault));
-    add_cond(g2, NULL, 0, h2, grGraphCondTypeIf, 1, &body);
+    tl_add_cond(g2, NULL, 0, h2, grGraphCondTypeIf, 1, &body);
     add_put(body[0], NULL, 0, &k, &out[0], 2);
     add_put(body[0], NULL, 0, &k, &out[1], 2);
     CHECK_OK(grGraphExecUpdate(e, g2, &info));
@@ -751,11 +717,11 @@ GR_TEST(cond_exec_update_refuses_another_conditional_type)
     grGraphExecUpdateResultInfo info;
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
-    add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, NULL);
+    tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, NULL);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     CHECK_OK(grGraphCreate(&g2, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h2, g2, 0, 0));
-    grGraphNode_t w = add_cond(g2, NULL, 0, h2, grGraphCondTypeWhile, 1, NULL);
+    grGraphNode_t w = tl_add_cond(g2, NULL, 0, h2, grGraphCondTypeWhile, 1, NULL);
     CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecUpdate(e, g2, &info));
     CHECK_EQ(info.result, grGraphExecUpdateErrorNotSupported);
     CHECK_PTR_EQ(info.errorNode, w);
@@ -778,7 +744,7 @@ GR_TEST(cond_dot_shows_bodies_as_clusters)
     close(fd);
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
-    add_cond(g, NULL, 0, h, grGraphCondTypeSwitch, 2, &body);
+    tl_add_cond(g, NULL, 0, h, grGraphCondTypeSwitch, 2, &body);
     add_put(body[0], NULL, 0, &k, &out, 1);
     add_put(body[1], NULL, 0, &k, &out, 2);
     CHECK_OK(grGraphDebugDotPrint(g, path, 0));
@@ -808,7 +774,7 @@ GR_TEST(cond_baked_values_include_body_nodes)
     CHECK_OK(grMalloc((void **)&buf, 64));
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
-    grGraphNode_t cond = add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
+    grGraphNode_t cond = tl_add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
     add_put(body[0], NULL, 0, &k, buf + 2, 1);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     grBakedValue v[8];
@@ -847,7 +813,7 @@ GR_TEST(cond_kernel_source_helper_ends_a_loop)
     CHECK_OK(GR_KERNEL_CREATE(&k, cond_countdown));
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
-    add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
+    tl_add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
     void *args[2] = {&lp, &h};
     grKernelNodeParams p = {k, GR_DIM3(2, 1, 1), GR_DIM3(32, 1, 1), 0, args, NULL};
     CHECK_OK(grGraphAddKernelNode(&n, body[0], NULL, 0, &p));
@@ -872,11 +838,11 @@ GR_TEST(cond_exec_update_from_another_graph_takes_its_handle)
     int out = 0;
     CHECK_OK(grGraphCreate(&g1, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h1, g1, 1, grGraphCondAssignDefault));
-    add_cond(g1, NULL, 0, h1, grGraphCondTypeIf, 1, &b1);
+    tl_add_cond(g1, NULL, 0, h1, grGraphCondTypeIf, 1, &b1);
     add_put(b1[0], NULL, 0, &k, &out, 1);
     CHECK_OK(grGraphCreate(&g2, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h2, g2, 0, grGraphCondAssignDefault));
-    add_cond(g2, NULL, 0, h2, grGraphCondTypeIf, 1, &b2);
+    tl_add_cond(g2, NULL, 0, h2, grGraphCondTypeIf, 1, &b2);
     add_put(b2[0], NULL, 0, &k, &out, 2);
     CHECK_OK(grGraphInstantiate(&e, g1, 0));
     tl_run(e);
@@ -906,7 +872,7 @@ GR_TEST(cond_node_cannot_be_disabled)
     grGraphExec_t e;
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
-    grGraphNode_t n = add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, NULL);
+    grGraphNode_t n = tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, NULL);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     CHECK_GR(grErrorInvalidValue, grGraphNodeSetEnabled(e, n, 0)); /* probe */
     CHECK_OK(grGraphExecDestroy(e));
@@ -934,7 +900,7 @@ GR_TEST(cond_node_added_to_a_capture_in_progress)
     CHECK_OK(grStreamGetCaptureInfo(s, &st, NULL, &cg, &deps, NULL, &ndeps));
     CHECK_EQ(st, grStreamCaptureStatusActive);
     CHECK_OK(grGraphConditionalHandleCreate(&h, cg, 1, grGraphCondAssignDefault));
-    grGraphNode_t cond = add_cond(cg, deps, ndeps, h, grGraphCondTypeIf, 1, &body);
+    grGraphNode_t cond = tl_add_cond(cg, deps, ndeps, h, grGraphCondTypeIf, 1, &body);
     add_put(body[0], NULL, 0, &k, &b, 2);
     CHECK_OK(grStreamUpdateCaptureDependencies(s, &cond, NULL, 1, grStreamSetCaptureDependencies));
     int *cp = &c, three = 3;
@@ -971,7 +937,7 @@ GR_TEST(conditional_instantiate_with_params_reports_cudas_results)
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&used, g, 1, grGraphCondAssignDefault));
     CHECK_OK(grGraphConditionalHandleCreate(&unused, g, 0, 0));
-    add_cond(g, NULL, 0, used, grGraphCondTypeIf, 1, &bodies);
+    tl_add_cond(g, NULL, 0, used, grGraphCondTypeIf, 1, &bodies);
     memset(&ip, 0, sizeof ip);
     ip.errNode_out = (grGraphNode_t)(uintptr_t)1;
     CHECK_GR(grErrorInvalidValue, grGraphInstantiateWithParams(&e, g, &ip));
@@ -982,7 +948,7 @@ GR_TEST(conditional_instantiate_with_params_reports_cudas_results)
 
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&used, g, 1, grGraphCondAssignDefault));
-    add_cond(g, NULL, 0, used, grGraphCondTypeIf, 1, &bodies);
+    tl_add_cond(g, NULL, 0, used, grGraphCondTypeIf, 1, &bodies);
     hp.fn = tl_noop;
     CHECK_OK(grGraphAddHostNode(&host, bodies[0], NULL, 0, &hp));
     memset(&ip, 0, sizeof ip);
@@ -1012,7 +978,7 @@ GR_TEST(conditional_body_user_objects_are_held_by_the_executable)
     body_object_runs = 0;
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, grGraphCondAssignDefault));
-    add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &bodies);
+    tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &bodies);
     CHECK_OK(grUserObjectCreate(&o, NULL, body_object_destroy, 1, grUserObjectNoDestructorSync));
     CHECK_OK(grGraphRetainUserObject(bodies[0], o, 1, grGraphUserObjectMove));
     CHECK_OK(grGraphInstantiate(&e, g, 0));
@@ -1044,7 +1010,7 @@ GR_TEST(cond_exec_kernel_set_params_reaches_if_body)
     int out = 0, other = 0;
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
-    add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
+    tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
     grGraphNode_t put = add_put(body[0], NULL, 0, &k, &out, 1);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     tl_run(e);
@@ -1089,9 +1055,9 @@ GR_TEST(cond_exec_kernel_set_params_reaches_while_and_nested_bodies)
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
     CHECK_OK(grGraphConditionalHandleCreate(&hi, g, 1, grGraphCondAssignDefault));
-    add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
+    tl_add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
     grGraphNode_t step = add_step(body[0], &k, &counter, h, 3);
-    add_cond(body[0], &step, 1, hi, grGraphCondTypeIf, 1, &inner);
+    tl_add_cond(body[0], &step, 1, hi, grGraphCondTypeIf, 1, &inner);
     int *sp = &sum, one = 1;
     void *add_args[2] = {&sp, &one};
     grGraphNode_t add = add_kernel(inner[0], NULL, 0, k.add, add_args, 1);
@@ -1125,7 +1091,7 @@ GR_TEST(cond_exec_memset_set_params_reaches_body)
     unsigned char a[8] = {0}, b[8] = {0};
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
-    add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
+    tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
     grGraphNode_t m;
     grMemsetParams mp = {a, 0, 0x11, 1, 4, 1};
     CHECK_OK(grGraphAddMemsetNode(&m, body[0], NULL, 0, &mp));
@@ -1161,7 +1127,7 @@ GR_TEST(cond_disabling_a_body_node_skips_it)
     int out = 0, after = 0;
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
-    grGraphNode_t c = add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
+    grGraphNode_t c = tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
     grGraphNode_t put = add_put(body[0], NULL, 0, &k, &out, 4);
     add_put(body[0], &put, 1, &k, &after, 6);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
@@ -1195,11 +1161,11 @@ GR_TEST(cond_exec_setters_refuse_foreign_body_nodes_and_change_nothing)
     int out = 0, other = 0;
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
-    add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
+    tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
     grGraphNode_t put = add_put(body[0], NULL, 0, &k, &out, 1);
     CHECK_OK(grGraphCreate(&g2, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h2, g2, 1, grGraphCondAssignDefault));
-    add_cond(g2, NULL, 0, h2, grGraphCondTypeIf, 1, &body2);
+    tl_add_cond(g2, NULL, 0, h2, grGraphCondTypeIf, 1, &body2);
     grGraphNode_t put2 = add_put(body2[0], NULL, 0, &k, &out, 1);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     /* A node added to the body after instantiation is not the
@@ -1251,11 +1217,11 @@ GR_TEST(cond_exec_setters_name_original_body_nodes_after_update)
     int out = 0;
     CHECK_OK(grGraphCreate(&g1, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h1, g1, 1, grGraphCondAssignDefault));
-    add_cond(g1, NULL, 0, h1, grGraphCondTypeIf, 1, &b1);
+    tl_add_cond(g1, NULL, 0, h1, grGraphCondTypeIf, 1, &b1);
     grGraphNode_t put1 = add_put(b1[0], NULL, 0, &k, &out, 1);
     CHECK_OK(grGraphCreate(&g2, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h2, g2, 1, grGraphCondAssignDefault));
-    add_cond(g2, NULL, 0, h2, grGraphCondTypeIf, 1, &b2);
+    tl_add_cond(g2, NULL, 0, h2, grGraphCondTypeIf, 1, &b2);
     grGraphNode_t put2 = add_put(b2[0], NULL, 0, &k, &out, 2);
     CHECK_OK(grGraphInstantiate(&e, g1, 0));
     CHECK_OK(grGraphExecUpdate(e, g2, &info));
@@ -1301,7 +1267,7 @@ GR_TEST(cond_body_setters_race_with_updates)
     int out = 0;
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
-    add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
+    tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
     grGraphNode_t put = add_put(body[0], NULL, 0, &k, &out, 1);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     updater u = {e, g, 2000};
@@ -1345,7 +1311,7 @@ GR_TEST(cond_node_set_params_refuses_to_embed_conditional_graphs_as_add_does)
     CHECK_OK(grGraphAddChildGraphNode(&child, g, NULL, 0, inner));
     CHECK_OK(grGraphCreate(&withcond, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, withcond, 0, 0));
-    add_cond(withcond, NULL, 0, h, grGraphCondTypeIf, 1, &bodies);
+    tl_add_cond(withcond, NULL, 0, h, grGraphCondTypeIf, 1, &bodies);
 
     memset(&p, 0, sizeof p);
     p.type = grGraphNodeTypeGraph;

@@ -523,15 +523,9 @@ GR_TEST(instantiate_with_params_names_the_node_whose_range_overruns)
     CHECK_OK(grGraphAddEmptyNode(&empty, g, NULL, 0));
     CHECK_OK(grGraphAddChildGraphNode(&sub, g, &empty, 1, child));
     CHECK_EQ(munmap(r, big), 0);
-    void *blocks[64], *block = NULL;
+    void *blocks[64];
     int nb = 0;
-    while (!block && nb < 64) {
-        CHECK_OK(grMalloc(&blocks[nb], big / 4));
-        if ((char *)blocks[nb] >= r && (char *)blocks[nb] < r + big)
-            block = blocks[nb];
-        nb++;
-    }
-    CHECK(block != NULL);
+    void *block = tl_malloc_into(r, big, big / 4, blocks, &nb);
     memset(&ip, 0, sizeof ip);
     grGraphExec_t e;
     CHECK_GR(grErrorInvalidValue, grGraphInstantiateWithParams(&e, g, &ip));

@@ -101,16 +101,10 @@ static grGraphNode_t add_kernel(grGraph_t g, grGraphNode_t dep, grKernel_t k, vo
 static grGraphNode_t add_cond(grGraph_t g, grGraphNode_t dep, grGraphConditionalHandle h,
                               grGraphConditionalNodeType type, unsigned size, grGraph_t *bodies)
 {
-    grGraphNode_t n;
-    grGraphNodeParams p;
-    memset(&p, 0, sizeof p);
-    p.type = grGraphNodeTypeConditional;
-    p.conditional.handle = h;
-    p.conditional.type = type;
-    p.conditional.size = size;
-    CHECK_OK(grGraphAddNode(&n, g, dep ? &dep : NULL, NULL, dep ? 1 : 0, &p));
-    for (unsigned b = 0; b < size; b++)
-        bodies[b] = p.conditional.phGraph_out[b];
+    grGraph_t *b;
+    grGraphNode_t n = tl_add_cond(g, dep ? &dep : NULL, dep ? 1 : 0, h, type, size, &b);
+    for (unsigned i = 0; i < size; i++)
+        bodies[i] = b[i];
     return n;
 }
 

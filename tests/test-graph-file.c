@@ -932,21 +932,6 @@ static grGraphNode_t cond_mark(grGraph_t g, cond_kernels *k, int v)
     return cond_kernel(g, NULL, 0, k->mark, args);
 }
 
-static grGraphNode_t cond_node(grGraph_t g, const grGraphNode_t *deps, size_t nd, grGraphConditionalHandle h,
-                               grGraphConditionalNodeType type, unsigned size, grGraph_t **bodies)
-{
-    grGraphNode_t n;
-    grGraphNodeParams p;
-    memset(&p, 0, sizeof p);
-    p.type = grGraphNodeTypeConditional;
-    p.conditional.handle = h;
-    p.conditional.type = type;
-    p.conditional.size = size;
-    CHECK_OK(grGraphAddNode(&n, g, deps, NULL, nd, &p));
-    *bodies = p.conditional.phGraph_out;
-    return n;
-}
-
 /* Runs g once; returns the tally and the WHILE iterations it made. */
 static void cond_run(grGraph_t g, int *tally, int *steps)
 {
@@ -980,7 +965,7 @@ GR_TEST(graph_file_round_trips_if_else_while_switch_and_nested_conditional_nodes
     unsigned zero = 0, two = 2;
     void *set_if[] = {&hif, &zero};
     grGraphNode_t s = cond_kernel(g, NULL, 0, k.setv, set_if);
-    grGraphNode_t n_if = cond_node(g, &s, 1, hif, grGraphCondTypeIf, 2, &ifb);
+    grGraphNode_t n_if = tl_add_cond(g, &s, 1, hif, grGraphCondTypeIf, 2, &ifb);
     cond_mark(ifb[0], &k, 1);
     cond_mark(ifb[1], &k, 2);
     /* WHILE: the counter is zeroed each launch, the body's kernel ends the
@@ -989,17 +974,17 @@ GR_TEST(graph_file_round_trips_if_else_while_switch_and_nested_conditional_nodes
     grGraphNode_t z;
     grMemsetParams mp = {counter, 0, 0, 4, 1, 1};
     CHECK_OK(grGraphAddMemsetNode(&z, g, &n_if, 1, &mp));
-    grGraphNode_t n_w = cond_node(g, &z, 1, hw, grGraphCondTypeWhile, 1, &wb);
+    grGraphNode_t n_w = tl_add_cond(g, &z, 1, hw, grGraphCondTypeWhile, 1, &wb);
     int limit = 5;
     void *step_args[] = {&counter, &hw, &limit};
     grGraphNode_t st = cond_kernel(wb[0], NULL, 0, k.step, step_args);
     CHECK_OK(grGraphConditionalHandleCreate(&hin, wb[0], 1, grGraphCondAssignDefault));
-    cond_node(wb[0], &st, 1, hin, grGraphCondTypeIf, 1, &inner);
+    tl_add_cond(wb[0], &st, 1, hin, grGraphCondTypeIf, 1, &inner);
     cond_mark(inner[0], &k, 1000);
     /* SWITCH: the value 2 picks the third body; a child graph in a body. */
     void *set_sw[] = {&hsw, &two};
     grGraphNode_t s2 = cond_kernel(g, &n_w, 1, k.setv, set_sw);
-    cond_node(g, &s2, 1, hsw, grGraphCondTypeSwitch, 3, &swb);
+    tl_add_cond(g, &s2, 1, hsw, grGraphCondTypeSwitch, 3, &swb);
     cond_mark(swb[0], &k, 100);
     cond_mark(swb[1], &k, 200);
     grGraph_t child;

@@ -395,15 +395,9 @@ GR_TEST(launch_and_instantiate_check_pitched_regions_again_when_allocations_chan
     CHECK_OK(grGraphAddMemcpyNode(&n, g, NULL, 0, &c));
     CHECK_OK(grGraphInstantiate(&x, g, 0));
     CHECK_EQ(munmap(r, big), 0);
-    void *blocks[64], *block = NULL;
+    void *blocks[64];
     int nb = 0;
-    while (!block && nb < 64) {
-        CHECK_OK(grMalloc(&blocks[nb], big / 4));
-        if ((char *)blocks[nb] >= r && (char *)blocks[nb] < r + big)
-            block = blocks[nb];
-        nb++;
-    }
-    CHECK(block != NULL);
+    (void)tl_malloc_into(r, big, big / 4, blocks, &nb);
     CHECK_GR(grErrorInvalidValue, grGraphLaunch(x, NULL));
     CHECK_DETAIL_HAS("destination of memcpy node");
     CHECK_GR(grErrorInvalidValue, grGraphInstantiate(&(grGraphExec_t){0}, g, 0));

@@ -62,6 +62,45 @@ void tl_diamond(grGraph_t *g, grGraphNode_t n[4], grHostFn_t b_fn)
     n[3] = add_node(*g, bc, 2, NULL, NULL);
 }
 
+/* The one place that builds a conditional node's parameters. */
+static grError_t add_cond(grGraphNode_t *n, grGraph_t g, const grGraphNode_t *deps, size_t nd,
+                          grGraphConditionalHandle h, grGraphConditionalNodeType type, unsigned size,
+                          grGraph_t **bodies)
+{
+    grGraphNodeParams p;
+    memset(&p, 0, sizeof p);
+    p.type = grGraphNodeTypeConditional;
+    p.conditional.handle = h;
+    p.conditional.type = type;
+    p.conditional.size = size;
+    *n = NULL;
+    grError_t err = grGraphAddNode(n, g, deps, NULL, nd, &p);
+    if (err != grSuccess)
+        CHECK_PTR_EQ(*n, NULL);
+    else if (bodies)
+        *bodies = p.conditional.phGraph_out;
+    return err;
+}
+
+grError_t tl_try_add_cond(grGraph_t g, const grGraphNode_t *deps, size_t nd, grGraphConditionalHandle h,
+                          grGraphConditionalNodeType type, unsigned size, grGraph_t **bodies)
+{
+    grGraphNode_t n;
+    return add_cond(&n, g, deps, nd, h, type, size, bodies);
+}
+
+grGraphNode_t tl_add_cond(grGraph_t g, const grGraphNode_t *deps, size_t nd, grGraphConditionalHandle h,
+                          grGraphConditionalNodeType type, unsigned size, grGraph_t **bodies)
+{
+    grGraphNode_t n;
+    grGraph_t *b = NULL;
+    CHECK_OK(add_cond(&n, g, deps, nd, h, type, size, &b));
+    CHECK(b != NULL);
+    if (bodies)
+        *bodies = b;
+    return n;
+}
+
 uint64_t tl_xorshift(uint64_t *s)
 {
     uint64_t x = *s;

@@ -24,6 +24,13 @@ GR_KERNEL(tl_add_u32, (unsigned *, p), (unsigned, v), (unsigned, n))
         p[i] += v;
 }
 
+/* *cell = v, from every thread: launched with one thread, a store a test
+ * reads back. */
+GR_KERNEL(tl_store_i32, (int *, cell), (int, v))
+{
+    *cell = v;
+}
+
 #ifndef __CUDACC__
 #include "testlib.h"
 
@@ -57,6 +64,12 @@ grKernel_t tl_kernel_add_u32_create(void)
 {
     grKernel_t k;
     CHECK_OK(GR_KERNEL_CREATE(&k, tl_add_u32));
+    return k;
+}
+grKernel_t tl_kernel_store_i32_create(void)
+{
+    grKernel_t k;
+    CHECK_OK(GR_KERNEL_CREATE(&k, tl_store_i32));
     return k;
 }
 #endif

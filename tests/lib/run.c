@@ -116,3 +116,16 @@ void tl_sleep_ms(long ms)
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
         ;
 }
+
+void *tl_malloc_into(const char *r, size_t len, size_t each, void *blocks[64], int *nb)
+{
+    void *block = NULL;
+    while (!block && *nb < 64) {
+        CHECK_OK(grMalloc(&blocks[*nb], each));
+        if ((char *)blocks[*nb] >= r && (char *)blocks[*nb] < r + len)
+            block = blocks[*nb];
+        ++*nb;
+    }
+    CHECK(block != NULL);
+    return block;
+}

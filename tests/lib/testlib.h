@@ -53,12 +53,14 @@ void tl_fill_u32_fn(const grKernelCtx *ctx, void **args);
 void tl_add_u32_fn(const grKernelCtx *ctx, void **args);
 
 /* The canonical kernels themselves, registered under their own names
- * (tl_nop, tl_fill_u32, tl_add_u32) with their GPU image where the build
- * embedded one: one of each per test (kernel names are unique among live
- * kernels). */
+ * (tl_nop, tl_fill_u32, tl_add_u32, tl_store_i32) with their GPU image
+ * where the build embedded one: one of each per test (kernel names are
+ * unique among live kernels). tl_store_i32 takes (int *cell, int v) and
+ * stores v into *cell. */
 grKernel_t tl_kernel_nop_create(void);
 grKernel_t tl_kernel_fill_u32_create(void);
 grKernel_t tl_kernel_add_u32_create(void);
+grKernel_t tl_kernel_store_i32_create(void);
 
 /* The kernel gr_test_fill or gr_test_add (the name says which) of the
  * tests' PTX image, with tl_fill_u32_fn or tl_add_u32_fn for the CPU:
@@ -93,6 +95,16 @@ void tl_fan(grGraph_t g, size_t n, grHostFn_t fn, void *ud, grGraphNode_t *out);
  * its dependencies: n = {a, b, c, d}, all empty nodes except b, a host
  * node running b_fn(NULL) where b_fn is not NULL. */
 void tl_diamond(grGraph_t *g, grGraphNode_t n[4], grHostFn_t b_fn);
+
+/* Adds a conditional node of this type and size on handle h after
+ * deps[0..nd) through grGraphAddNode; its bodies (owned by the node)
+ * through *bodies where bodies is not NULL. The try form returns the
+ * result, checking that a refused call left no node; the other fails the
+ * test unless the node was added with its bodies. */
+grError_t tl_try_add_cond(grGraph_t g, const grGraphNode_t *deps, size_t nd, grGraphConditionalHandle h,
+                          grGraphConditionalNodeType type, unsigned size, grGraph_t **bodies);
+grGraphNode_t tl_add_cond(grGraph_t g, const grGraphNode_t *deps, size_t nd, grGraphConditionalHandle h,
+                          grGraphConditionalNodeType type, unsigned size, grGraph_t **bodies);
 
 enum {
     TL_DAG_MAX = 40,
@@ -148,6 +160,14 @@ int tl_use_gpu_or_skip(void);
 bool tl_wait_until(atomic_int *flag, int want, long deadline_ms);
 /* Sleeps ms milliseconds, resuming after signals. */
 void tl_sleep_ms(long ms);
+
+/* ------------------------------------------------------------- memory */
+
+/* For tests of a range freed after it was added to a node: grMallocs
+ * blocks of 'each' bytes into blocks[*nb..64) until one lands inside
+ * [r, r + len), and returns it; the test fails where 64 blocks do not
+ * reach the range. The caller grFrees blocks[0..*nb). */
+void *tl_malloc_into(const char *r, size_t len, size_t each, void *blocks[64], int *nb);
 
 /* ----------------------------------------------------------------- files */
 
