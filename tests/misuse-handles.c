@@ -57,9 +57,7 @@ GR_TEST(destroyed_pool_is_refused)
     grMemPool_t pool;
     grMemPoolProps pp;
     void *p = NULL;
-    memset(&pp, 0, sizeof pp);
-    pp.allocType = grMemAllocationTypePinned;
-    pp.location.type = grMemLocationTypeDevice;
+    pp = tl_pool_props(0);
     CHECK_OK(grMemPoolCreate(&pool, &pp));
     CHECK_OK(grMemPoolDestroy(pool));
     CHECK_GR(grErrorInvalidValue, grMallocFromPoolAsync(&p, 16, pool, NULL));

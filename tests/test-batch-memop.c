@@ -51,16 +51,6 @@ static uint32_t load32(const uint32_t *p)
     return __atomic_load_n(p, __ATOMIC_SEQ_CST);
 }
 
-/* Whether the stream stays not ready over 100 queries (its wait is unmet,
- * so it cannot finish meanwhile). */
-static bool still_waiting(grStream_t s)
-{
-    for (int i = 0; i < 100; i++)
-        if (grStreamQuery(s) != grErrorNotReady)
-            return false;
-    return true;
-}
-
 static grGraphNode_t add_memop(grGraph_t g, const grGraphNode_t *deps, size_t ndeps,
                                grStreamBatchMemOpParams *ops, unsigned count)
 {
@@ -91,7 +81,7 @@ GR_TEST(batch_mem_op_runs_its_operations_in_array_order)
     ops[3].memoryBarrier.operation = grStreamMemOpBarrier;
     ops[3].memoryBarrier.flags = grStreamMemoryBarrierTypeSys;
     CHECK_OK(grStreamBatchMemOp(s, 4, ops, 0));
-    CHECK(still_waiting(s));
+    CHECK(tl_still_waiting(s));
     CHECK_EQ(load32(&out32), 0u);
     grStreamBatchMemOpParams w = write32(&flag, 1);
     CHECK_OK(grStreamBatchMemOp(writer, 1, &w, 0));
@@ -321,7 +311,7 @@ GR_TEST(graph_wait_node_is_released_by_another_stream_with_one_worker)
     for (uint32_t round = 1; round <= 3; round++) {
         __atomic_store_n(&after, 0, __ATOMIC_SEQ_CST);
         CHECK_OK(grGraphLaunch(e, s));
-        CHECK(still_waiting(s));
+        CHECK(tl_still_waiting(s));
         CHECK_EQ(load32(&after), 0u);
         grStreamBatchMemOpParams sig = write32(&flag, round);
         CHECK_OK(grStreamBatchMemOp(writer, 1, &sig, 0));
@@ -635,19 +625,13 @@ GR_TEST(batch_mem_op_in_a_conditional_body_is_refused_at_instantiate)
     static uint32_t x;
     grGraph_t g;
     grGraphConditionalHandle h;
-    grGraphNode_t cn;
     grGraphExec_t e = NULL;
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
-    grGraphNodeParams p;
-    memset(&p, 0, sizeof p);
-    p.type = grGraphNodeTypeConditional;
-    p.conditional.handle = h;
-    p.conditional.type = grGraphCondTypeIf;
-    p.conditional.size = 1;
-    CHECK_OK(grGraphAddNode(&cn, g, NULL, NULL, 0, &p));
+    grGraph_t *body;
+    (void)tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
     grStreamBatchMemOpParams op = write32(&x, 1);
-    add_memop(p.conditional.phGraph_out[0], NULL, 0, &op, 1);
+    add_memop(body[0], NULL, 0, &op, 1);
     CHECK_GR(grErrorInvalidValue, grGraphInstantiate(&e, g, 0));
     CHECK_DETAIL_HAS("batch mem op");
     CHECK_OK(grGraphDestroy(g));

@@ -77,10 +77,7 @@ GR_TEST(child_ownership_moved_graph_is_refused_where_cuda_refuses_it)
     CHECK_GR(grErrorNotSupported, grGraphExecUpdate(px, child, &info));
     /* No memory nodes may be added to it. */
     grMemAllocNodeParams ap;
-    memset(&ap, 0, sizeof ap);
-    ap.poolProps.allocType = grMemAllocationTypePinned;
-    ap.poolProps.location.type = grMemLocationTypeDevice;
-    ap.bytesize = 256;
+    ap = tl_alloc_params(0, 256);
     CHECK_GR(grErrorNotSupported, grGraphAddMemAllocNode(&n2, child, NULL, 0, &ap));
     /* Cloning it into another parent is fine (a copy). */
     grGraphNodeParams c = child_params(child, grGraphChildGraphOwnershipClone);
@@ -114,10 +111,7 @@ GR_TEST(child_ownership_refused_move_leaves_the_graph_the_callers)
     /* Memory nodes: CUDA moves such a graph, graphrt refuses it. */
     CHECK_OK(grGraphCreate(&mem, 0));
     grMemAllocNodeParams ap;
-    memset(&ap, 0, sizeof ap);
-    ap.poolProps.allocType = grMemAllocationTypePinned;
-    ap.poolProps.location.type = grMemLocationTypeDevice;
-    ap.bytesize = 256;
+    ap = tl_alloc_params(0, 256);
     CHECK_OK(grGraphAddMemAllocNode(&an, mem, NULL, 0, &ap));
     p = child_params(mem, grGraphChildGraphOwnershipMove);
     CHECK_GR(grErrorNotSupported, grGraphAddNode(&node, parent, NULL, NULL, 0, &p));

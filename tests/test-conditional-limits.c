@@ -10,13 +10,6 @@
 #include <limits.h>
 #include <unistd.h>
 
-/* set(int *dst, int v): *dst = v. */
-static void set_fn(const grKernelCtx *ctx, void **args)
-{
-    (void)ctx;
-    **(int **)args[0] = *(int *)args[1];
-}
-
 static void add_set(grGraph_t g, grKernel_t k, int **dst, int *v)
 {
     grGraphNode_t n;
@@ -56,7 +49,7 @@ GR_TEST_T(cond_switch_size_is_bounded_by_gr_cond_switch_max, 60)
     size_t sizes[2] = {sizeof(int *), sizeof(int)};
     grKernel_t k;
     grGraphExec_t e;
-    CHECK_OK(grKernelCreate(&k, set_fn, "limits_set", 2, sizes));
+    CHECK_OK(grKernelCreate(&k, tl_store_i32_fn, "limits_set", 2, sizes));
     add_set(bodies[0], k, &dst, &first);
     add_set(bodies[GR_COND_SWITCH_MAX - 1u], k, &dst, &last);
     CHECK_OK(grGraphInstantiate(&e, g, 0));

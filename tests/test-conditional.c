@@ -474,10 +474,7 @@ GR_TEST(cond_body_node_types_cuda_refuses_fail_instantiate)
     CHECK_OK(grGraphDestroyNode(n));
     /* Memory nodes are refused when added (graphrt's: see the docs). */
     grMemAllocNodeParams ap;
-    memset(&ap, 0, sizeof ap);
-    ap.poolProps.allocType = grMemAllocationTypePinned;
-    ap.poolProps.location.type = grMemLocationTypeDevice;
-    ap.bytesize = 64;
+    ap = tl_alloc_params(0, 64);
     CHECK_GR(grErrorNotSupported, grGraphAddMemAllocNode(&n, body[0], NULL, 0, &ap));
     CHECK_DETAIL_HAS("no memory allocation or free node");
     CHECK_EQ(tl_node_count(body[0]), 0);

@@ -79,20 +79,11 @@ GR_TEST(cond_handle_v2_with_null_ctx_is_the_first_form)
 {
     grGraph_t g;
     grGraphConditionalHandle h = 0, keep = 77;
-    grGraphNode_t node;
     grGraph_t *bodies;
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate_v2(&h, g, NULL, 1, grGraphCondAssignDefault));
     CHECK(h != 0);
-    grGraphNodeParams p;
-    memset(&p, 0, sizeof p);
-    p.type = grGraphNodeTypeConditional;
-    p.conditional.handle = h;
-    p.conditional.type = grGraphCondTypeIf;
-    p.conditional.size = 1;
-    CHECK_OK(grGraphAddNode(&node, g, NULL, NULL, 0, &p));
-    bodies = p.conditional.phGraph_out;
-    CHECK(bodies != NULL);
+    (void)tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &bodies); /* checks bodies != NULL */
     /* A context handle is refused and creates nothing; the first form's
      * errors come through. */
     CHECK_GR(grErrorNotSupported,
@@ -113,10 +104,7 @@ GR_TEST(pool_props_read_back_and_are_read_only)
 {
     grMemPool_t pool, def;
     grMemPoolProps props;
-    memset(&props, 0, sizeof props);
-    props.allocType = grMemAllocationTypePinned;
-    props.location.type = grMemLocationTypeDevice;
-    props.location.id = 0;
+    props = tl_pool_props(0);
     props.maxSize = 1 << 20;
     CHECK_OK(grMemPoolCreate(&pool, &props));
     uint64_t v = 9;

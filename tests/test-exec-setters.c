@@ -14,13 +14,6 @@
 /* The gate that tl_wait_gate holds a stream behind. */
 static atomic_int gate;
 
-static void *open_gate_later(void *p)
-{
-    tl_sleep_ms(50);
-    atomic_store((atomic_int *)p, 1);
-    return NULL;
-}
-
 /* Queues a launch of e on s behind the closed gate and starts a thread that
  * opens it a little later: a call made meanwhile that waits for the launch
  * (a setter) finds it still queued. */
@@ -29,7 +22,7 @@ static void gated_launch(grGraphExec_t e, grStream_t s, pthread_t *opener)
     atomic_store(&gate, 0);
     CHECK_OK(grLaunchHostFunc(s, tl_wait_gate, &gate));
     CHECK_OK(grGraphLaunch(e, s));
-    CHECK(pthread_create(opener, NULL, open_gate_later, &gate) == 0);
+    CHECK(pthread_create(opener, NULL, tl_open_gate_later, &gate) == 0);
 }
 
 /* ------------------------------------------------------------ setters */

@@ -908,15 +908,6 @@ static void wait_gate(void *p)
     }
 }
 
-static void *open_gate_later(void *p)
-{
-    struct timespec ts = {0, 50000000};
-    (void)p;
-    nanosleep(&ts, NULL);
-    atomic_store(&gate, 1);
-    return NULL;
-}
-
 typedef struct value_log {
     int values[4];
     int n;
@@ -954,7 +945,7 @@ GR_TEST(exec_update_affects_only_launches_issued_after_it)
     atomic_store(&gate, 0);
     CHECK_OK(grLaunchHostFunc(s, wait_gate, NULL));
     CHECK_OK(grGraphLaunch(e, s)); /* queued behind the closed gate */
-    CHECK(pthread_create(&opener, NULL, open_gate_later, NULL) == 0);
+    CHECK(pthread_create(&opener, NULL, tl_open_gate_later, &gate) == 0);
     expect_updated(e, g2);
     CHECK_OK(grGraphLaunch(e, s));
     CHECK_OK(grStreamSynchronize(s));

@@ -372,10 +372,7 @@ GR_TEST(fakedev_pools_serve_a_device_other_than_the_cpu)
     grMemAccessFlags flags;
     grMemLocation loc = {grMemLocationTypeDevice, 1};
     fake_or_skip();
-    memset(&props, 0, sizeof props);
-    props.allocType = grMemAllocationTypePinned;
-    props.location.type = grMemLocationTypeDevice;
-    props.location.id = 1;
+    props = tl_pool_props(1);
     CHECK_OK(grMemPoolCreate(&pool, &props));
     props.location.id = 0;
     CHECK_OK(grMemPoolCreate(&cpu_pool, &props));

@@ -11,19 +11,12 @@
 #include <stdatomic.h>
 #include <sys/mman.h>
 
-/* set(int *dst, int v): *dst = v. */
-static void k_set_fn(const grKernelCtx *ctx, void **args)
-{
-    (void)ctx;
-    **(int **)args[0] = *(int *)args[1];
-}
-
 static grKernel_t kernel(void)
 {
     static grKernel_t k;
     size_t sizes[2] = {sizeof(int *), sizeof(int)};
     if (!k)
-        CHECK_OK(grKernelCreate(&k, k_set_fn, "generic_set", 2, sizes));
+        CHECK_OK(grKernelCreate(&k, tl_store_i32_fn, "generic_set", 2, sizes));
     return k;
 }
 
@@ -254,10 +247,7 @@ GR_TEST(graph_node_set_params_refuses_mismatch_and_memory_nodes)
     /* Memory nodes: CUDA does not let their parameters change. */
     CHECK_OK(grGraphCreate(&mg, 0));
     grMemAllocNodeParams ap;
-    memset(&ap, 0, sizeof ap);
-    ap.poolProps.allocType = grMemAllocationTypePinned;
-    ap.poolProps.location.type = grMemLocationTypeDevice;
-    ap.bytesize = 256;
+    ap = tl_alloc_params(0, 256);
     CHECK_OK(grGraphAddMemAllocNode(&an, mg, NULL, 0, &ap));
     CHECK_OK(grGraphAddMemFreeNode(&fn, mg, &an, 1, ap.dptr));
     p = type_only(grGraphNodeTypeMemAlloc);
@@ -422,10 +412,7 @@ GR_TEST(instantiate_with_params_names_the_allocation_node_of_a_second_executable
     grGraphExec_t e, e2 = NULL;
     grGraphInstantiateParams ip;
     grMemAllocNodeParams ap;
-    memset(&ap, 0, sizeof ap);
-    ap.poolProps.allocType = grMemAllocationTypePinned;
-    ap.poolProps.location.type = grMemLocationTypeDevice;
-    ap.bytesize = 256;
+    ap = tl_alloc_params(0, 256);
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphAddMemAllocNode(&an, g, NULL, 0, &ap));
     CHECK_OK(grGraphAddMemFreeNode(&fn, g, &an, 1, ap.dptr));

@@ -25,11 +25,7 @@ enum {
 static grMemAllocNodeParams alloc_params(int device, size_t bytes, grMemAccessDesc *access, int access_dev)
 {
     grMemAllocNodeParams ap;
-    memset(&ap, 0, sizeof ap);
-    ap.poolProps.allocType = grMemAllocationTypePinned;
-    ap.poolProps.location.type = grMemLocationTypeDevice;
-    ap.poolProps.location.id = device;
-    ap.bytesize = bytes;
+    ap = tl_alloc_params(device, bytes);
     if (access) {
         memset(access, 0, sizeof *access);
         access->location.type = grMemLocationTypeDevice;

@@ -14,11 +14,7 @@ static grGraphNode_t add_alloc(grGraph_t g, int device, void **out)
 {
     grGraphNode_t n = NULL;
     grMemAllocNodeParams ap;
-    memset(&ap, 0, sizeof ap);
-    ap.poolProps.allocType = grMemAllocationTypePinned;
-    ap.poolProps.location.type = grMemLocationTypeDevice;
-    ap.poolProps.location.id = device;
-    ap.bytesize = 1 << 20;
+    ap = tl_alloc_params(device, 1 << 20);
     CHECK_OK(grGraphAddMemAllocNode(&n, g, NULL, 0, &ap));
     *out = ap.dptr;
     return n;

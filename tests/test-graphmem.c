@@ -66,11 +66,7 @@ static grGraphNode_t add_kernel(grGraph_t g, const grGraphNode_t *deps, size_t n
 static grMemAllocNodeParams alloc_params(size_t bytes)
 {
     grMemAllocNodeParams ap;
-    memset(&ap, 0, sizeof ap);
-    ap.poolProps.allocType = grMemAllocationTypePinned;
-    ap.poolProps.location.type = grMemLocationTypeDevice;
-    ap.poolProps.location.id = 0;
-    ap.bytesize = bytes;
+    ap = tl_alloc_params(0, bytes);
     return ap;
 }
 

@@ -143,11 +143,7 @@ GR_TEST(pointer_attributes_of_a_graph_allocation_while_it_is_allocated)
     grGraphNode_t n;
     grMemAllocNodeParams ap;
     grPointerAttributes a;
-    memset(&ap, 0, sizeof ap);
-    ap.poolProps.allocType = grMemAllocationTypePinned;
-    ap.poolProps.location.type = grMemLocationTypeDevice;
-    ap.poolProps.location.id = 0;
-    ap.bytesize = 4096;
+    ap = tl_alloc_params(0, 4096);
     CHECK_OK(grSetDevice(0));
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphAddMemAllocNode(&n, g, NULL, 0, &ap));

@@ -105,10 +105,7 @@ GR_TEST(exec_write_checker_holds_only_inside_a_write)
 GR_TEST(pool_checker_reports_counters_that_do_not_fit_reserved)
 {
     grMemPoolProps props;
-    memset(&props, 0, sizeof props);
-    props.allocType = grMemAllocationTypePinned;
-    props.location.type = grMemLocationTypeDevice;
-    props.location.id = 0;
+    props = tl_pool_props(0);
     grMemPool_t pool;
     grStream_t s;
     CHECK_EQ(grMemPoolCreate(&pool, &props), grSuccess);

@@ -530,15 +530,10 @@ GR_TEST(pitched_memcpy_node_in_a_conditional_body_runs_and_the_exec_setter_keeps
     grGraphConditionalHandle h;
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
-    grGraphNodeParams p;
-    memset(&p, 0, sizeof p);
-    p.type = grGraphNodeTypeConditional;
-    p.conditional.handle = h;
-    p.conditional.type = grGraphCondTypeIf;
-    p.conditional.size = 1;
-    grGraphNode_t cn, n;
-    CHECK_OK(grGraphAddNode(&cn, g, NULL, NULL, 0, &p));
-    grGraph_t body = p.conditional.phGraph_out[0];
+    grGraph_t *bodies;
+    grGraphNode_t n;
+    (void)tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &bodies);
+    grGraph_t body = bodies[0];
     /* A 1D copy first: the setter gives it a layout in the body's plan;
      * a pitched one from the start beside it (laid out at instantiation). */
     CHECK_OK(grGraphAddMemcpyNode1D(&n, body, NULL, 0, dst, src, 4, grMemcpyHostToHost));

@@ -34,23 +34,10 @@ static void set_int(grMemPool_t pool, grMemPoolAttr a, int v)
     CHECK_OK(grMemPoolSetAttribute(pool, a, &v));
 }
 
-static grMemPool_t new_pool(void)
-{
-    grMemPoolProps props;
-    grMemPool_t pool = NULL;
-    memset(&props, 0, sizeof props);
-    props.allocType = grMemAllocationTypePinned;
-    props.location.type = grMemLocationTypeDevice;
-    props.location.id = 0;
-    CHECK_OK(grMemPoolCreate(&pool, &props));
-    CHECK(pool != NULL);
-    return pool;
-}
-
 /* Only stream order and event waits: no completion-based or internal reuse. */
 static grMemPool_t strict_pool(void)
 {
-    grMemPool_t pool = new_pool();
+    grMemPool_t pool = tl_pool(0);
     set_int(pool, grMemPoolReuseAllowOpportunistic, 0);
     set_int(pool, grMemPoolReuseAllowInternalDependencies, 0);
     return pool;
@@ -189,7 +176,7 @@ GR_TEST(mempool_event_dependency_policy_off_ignores_event_waits)
 
 GR_TEST(mempool_opportunistic_reuse_takes_blocks_whose_free_completed)
 {
-    grMemPool_t pool = new_pool();
+    grMemPool_t pool = tl_pool(0);
     grStream_t a, b;
     void *p = NULL, *q = NULL;
     uint64_t keep = UINT64_MAX; /* else synchronising releases the block */
@@ -273,14 +260,14 @@ static void run_checker(grMemPool_t pool)
 
 GR_TEST(mempool_checker_sees_no_foreign_writes_with_default_policies)
 {
-    grMemPool_t pool = new_pool();
+    grMemPool_t pool = tl_pool(0);
     run_checker(pool);
     CHECK_OK(grMemPoolDestroy(pool));
 }
 
 GR_TEST(mempool_internal_dependency_makes_the_other_stream_wait_for_the_free)
 {
-    grMemPool_t pool = new_pool();
+    grMemPool_t pool = tl_pool(0);
     set_int(pool, grMemPoolReuseAllowOpportunistic, 0);
     set_int(pool, grMemPoolReuseFollowEventDependencies, 0);
     grStream_t a, b;
@@ -310,7 +297,7 @@ GR_TEST(mempool_internal_dependency_makes_the_other_stream_wait_for_the_free)
 
 GR_TEST(mempool_checker_sees_no_foreign_writes_with_internal_dependencies_only)
 {
-    grMemPool_t pool = new_pool();
+    grMemPool_t pool = tl_pool(0);
     set_int(pool, grMemPoolReuseAllowOpportunistic, 0);
     set_int(pool, grMemPoolReuseFollowEventDependencies, 0);
     run_checker(pool);
@@ -321,7 +308,7 @@ GR_TEST(mempool_checker_sees_no_foreign_writes_with_internal_dependencies_only)
 
 GR_TEST(mempool_release_threshold_zero_gives_memory_back_at_synchronize)
 {
-    grMemPool_t pool = new_pool();
+    grMemPool_t pool = tl_pool(0);
     grStream_t s;
     void *p = NULL;
     CHECK_OK(grStreamCreate(&s));
@@ -336,7 +323,7 @@ GR_TEST(mempool_release_threshold_zero_gives_memory_back_at_synchronize)
 
 GR_TEST(mempool_release_threshold_keeps_memory_below_it)
 {
-    grMemPool_t pool = new_pool();
+    grMemPool_t pool = tl_pool(0);
     grStream_t s;
     void *p = NULL;
     uint64_t th = 64u << 20;
@@ -355,7 +342,7 @@ GR_TEST(mempool_release_threshold_keeps_memory_below_it)
 
 GR_TEST(mempool_trim_keeps_allocated_blocks_and_pending_frees)
 {
-    grMemPool_t pool = new_pool();
+    grMemPool_t pool = tl_pool(0);
     grStream_t s;
     void *live = NULL, *freed = NULL;
     uint64_t th = UINT64_MAX;
@@ -380,7 +367,7 @@ GR_TEST(mempool_trim_keeps_allocated_blocks_and_pending_frees)
 
 GR_TEST(mempool_used_and_reserved_counters_and_high_water_marks)
 {
-    grMemPool_t pool = new_pool();
+    grMemPool_t pool = tl_pool(0);
     void *a = NULL, *b = NULL;
     uint64_t zero = 0, th = UINT64_MAX;
     CHECK_OK(grMemPoolSetAttribute(pool, grMemPoolAttrReleaseThreshold, &th));
@@ -407,7 +394,7 @@ GR_TEST(mempool_used_and_reserved_counters_and_high_water_marks)
 
 GR_TEST(mempool_attributes_default_to_cuda_values_and_refuse_bad_sets)
 {
-    grMemPool_t pool = new_pool();
+    grMemPool_t pool = tl_pool(0);
     int v = 0;
     uint64_t one = 1;
     CHECK_OK(grMemPoolGetAttribute(pool, grMemPoolReuseFollowEventDependencies, &v));
@@ -431,9 +418,7 @@ GR_TEST(mempool_max_size_limits_what_the_pool_reserves)
     grMemPoolProps props;
     grMemPool_t pool = NULL;
     void *a = NULL, *b = NULL;
-    memset(&props, 0, sizeof props);
-    props.allocType = grMemAllocationTypePinned;
-    props.location.type = grMemLocationTypeDevice;
+    props = tl_pool_props(0);
     props.maxSize = 1 << 20;
     CHECK_OK(grMemPoolCreate(&pool, &props));
     CHECK_OK(grMallocFromPoolAsync(&a, 3 << 18, pool, NULL));
@@ -450,7 +435,7 @@ GR_TEST(mempool_max_size_limits_what_the_pool_reserves)
 
 GR_TEST(mempool_device_current_pool_follows_set_and_destroy)
 {
-    grMemPool_t dflt = NULL, cur = NULL, pool = new_pool();
+    grMemPool_t dflt = NULL, cur = NULL, pool = tl_pool(0);
     void *p = NULL;
     CHECK_OK(grDeviceGetDefaultMemPool(&dflt, 0));
     CHECK_OK(grDeviceGetMemPool(&cur, 0));
@@ -473,9 +458,7 @@ GR_TEST(mempool_create_refuses_bad_properties)
 {
     grMemPoolProps props;
     grMemPool_t pool = NULL;
-    memset(&props, 0, sizeof props);
-    props.allocType = grMemAllocationTypePinned;
-    props.location.type = grMemLocationTypeDevice;
+    props = tl_pool_props(0);
     props.location.id = 64; /* no such device, GPUs or not */
     /* CUDA 13 answers InvalidValue for ids 99 and -1 (tests/probes/memory.cu). */
     CHECK_GR(grErrorInvalidValue, grMemPoolCreate(&pool, &props));
@@ -570,7 +553,7 @@ GR_TEST(mempool_grfree_frees_pool_memory)
 
 GR_TEST(mempool_destroyed_pool_is_refused_but_its_blocks_stay_valid)
 {
-    grMemPool_t pool = new_pool();
+    grMemPool_t pool = tl_pool(0);
     unsigned char *p = NULL;
     void *q = NULL;
     CHECK_OK(grMallocFromPoolAsync((void **)&p, 300, pool, NULL));
@@ -753,7 +736,7 @@ static void parked_stop(parked *k, pthread_t th)
 /* A pool that synchronisation never trims. */
 static grMemPool_t keeping_pool(void)
 {
-    grMemPool_t pool = new_pool();
+    grMemPool_t pool = tl_pool(0);
     uint64_t keep = UINT64_MAX;
     CHECK_OK(grMemPoolSetAttribute(pool, grMemPoolAttrReleaseThreshold, &keep));
     return pool;
@@ -906,7 +889,7 @@ GR_TEST(mempool_trim_from_another_thread_takes_a_live_threads_cached_blocks)
 
 GR_TEST(mempool_synchronize_releases_blocks_cached_by_another_thread)
 {
-    grMemPool_t pool = new_pool(); /* release threshold 0 */
+    grMemPool_t pool = tl_pool(0); /* release threshold 0 */
     grStream_t s;
     parked k;
     pthread_t th;
@@ -1097,9 +1080,7 @@ GR_TEST(pool_props_win32_attributes_and_reserved_bytes_must_be_zero)
 {
     grMemPool_t p;
     grMemPoolProps pp;
-    memset(&pp, 0, sizeof pp);
-    pp.allocType = grMemAllocationTypePinned;
-    pp.location.type = grMemLocationTypeDevice;
+    pp = tl_pool_props(0);
     pp.win32SecurityAttributes = &pp;
     CHECK_GR(grErrorInvalidValue, grMemPoolCreate(&p, &pp));
     CHECK_DETAIL_HAS("win32SecurityAttributes");

@@ -5,11 +5,6 @@
  */
 #include "testlib.h"
 
-static void hfn(void *p)
-{
-    (void)p;
-}
-
 GR_TEST(node_get_params_gives_each_types_parameters)
 {
     grGraph_t g, child;
@@ -31,7 +26,7 @@ GR_TEST(node_get_params_gives_each_types_parameters)
     CHECK_OK(grGraphAddMemcpyNode1D(&cn, g, NULL, 0, dst, src, 64, grMemcpyHostToHost));
     grMemsetParams mp = {dst, 0, 7, 1, 32, 1};
     CHECK_OK(grGraphAddMemsetNode(&mn, g, NULL, 0, &mp));
-    grHostNodeParams hp = {hfn, &v};
+    grHostNodeParams hp = {tl_noop, &v};
     CHECK_OK(grGraphAddHostNode(&hn, g, NULL, 0, &hp));
     CHECK_OK(grGraphAddChildGraphNode(&gn, g, NULL, 0, child));
     CHECK_OK(grGraphAddEventRecordNode(&rn, g, NULL, 0, ev));
@@ -64,7 +59,7 @@ GR_TEST(node_get_params_gives_each_types_parameters)
     CHECK_EQ(p.memset.width, 32);
 
     CHECK_OK(grGraphNodeGetParams(hn, &p));
-    CHECK(p.host.fn == hfn);
+    CHECK(p.host.fn == tl_noop);
     CHECK_PTR_EQ(p.host.userData, &v);
 
     CHECK_OK(grGraphNodeGetParams(gn, &p));
@@ -128,10 +123,7 @@ GR_TEST(node_get_params_gives_memory_nodes)
     grGraphNode_t an, fn;
     grGraphNodeParams p;
     grMemAllocNodeParams ap;
-    memset(&ap, 0, sizeof ap);
-    ap.poolProps.allocType = grMemAllocationTypePinned;
-    ap.poolProps.location.type = grMemLocationTypeDevice;
-    ap.bytesize = 4096;
+    ap = tl_alloc_params(0, 4096);
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphAddMemAllocNode(&an, g, NULL, 0, &ap));
     CHECK_OK(grGraphAddMemFreeNode(&fn, g, &an, 1, ap.dptr));

@@ -13,20 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* p[0] = v */
-static void set_fn(const grKernelCtx *ctx, void **args)
-{
-    (void)ctx;
-    int *p = *(int **)args[0];
-    p[0] = *(int *)args[1];
-}
-
 static grKernel_t set_kernel(void)
 {
     static grKernel_t k;
     if (!k) {
         size_t sizes[2] = {sizeof(int *), sizeof(int)};
-        CHECK_OK(grKernelCreate(&k, set_fn, "recapture_set", 2, sizes));
+        CHECK_OK(grKernelCreate(&k, tl_store_i32_fn, "recapture_set", 2, sizes));
     }
     return k;
 }
@@ -153,7 +145,7 @@ GR_TEST(recapture_equal_launch_is_checked_as_an_eager_one)
     grKernel_t k;
     size_t sizes[2] = {sizeof(int *), sizeof(int)};
     void *args[2] = {&p, &v};
-    CHECK_OK(grKernelCreate(&k, set_fn, "recapture_set_doomed", 2, sizes));
+    CHECK_OK(grKernelCreate(&k, tl_store_i32_fn, "recapture_set_doomed", 2, sizes));
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
     CHECK_OK(grLaunchKernel(k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, s));
     CHECK_OK(grStreamEndCapture(s, &g));

@@ -397,10 +397,7 @@ GR_TEST_T(tool_replay_profiles_a_node_on_graph_memory, 60)
     grGraph_t g;
     grGraphNode_t a, m, f;
     grMemAllocNodeParams ap;
-    memset(&ap, 0, sizeof ap);
-    ap.poolProps.allocType = grMemAllocationTypePinned;
-    ap.poolProps.location.type = grMemLocationTypeDevice;
-    ap.bytesize = 1 << 20;
+    ap = tl_alloc_params(0, 1 << 20);
     tl_tmp_path(path, sizeof path, "tool", "graphmem", ".graph");
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphAddMemAllocNode(&a, g, NULL, 0, &ap));

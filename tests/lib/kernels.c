@@ -46,6 +46,11 @@ void tl_add_u32_fn(const grKernelCtx *ctx, void **args)
     tl_add_u32_cpu(ctx, args);
 }
 
+void tl_store_i32_fn(const grKernelCtx *ctx, void **args)
+{
+    tl_store_i32_cpu(ctx, args);
+}
+
 grKernel_t tl_kernel_nop_create(void)
 {
     grKernel_t k;

@@ -49,6 +49,21 @@ void tl_kernel_nop(const grKernelCtx *ctx, void **args)
     (void)args;
 }
 
+void *tl_open_gate_later(void *p)
+{
+    tl_sleep_ms(50);
+    atomic_store((atomic_int *)p, 1);
+    return NULL;
+}
+
+bool tl_still_waiting(grStream_t s)
+{
+    for (int i = 0; i < 100; i++)
+        if (grStreamQuery(s) != grErrorNotReady)
+            return false;
+    return true;
+}
+
 grGraphExec_t tl_instantiate(grGraph_t g)
 {
     grGraphExec_t e;
@@ -128,4 +143,32 @@ void *tl_malloc_into(const char *r, size_t len, size_t each, void *blocks[64], i
     }
     CHECK(block != NULL);
     return block;
+}
+
+grMemPoolProps tl_pool_props(int device)
+{
+    grMemPoolProps p;
+    memset(&p, 0, sizeof p);
+    p.allocType = grMemAllocationTypePinned;
+    p.location.type = grMemLocationTypeDevice;
+    p.location.id = device;
+    return p;
+}
+
+grMemAllocNodeParams tl_alloc_params(int device, size_t bytes)
+{
+    grMemAllocNodeParams ap;
+    memset(&ap, 0, sizeof ap);
+    ap.poolProps = tl_pool_props(device);
+    ap.bytesize = bytes;
+    return ap;
+}
+
+grMemPool_t tl_pool(int device)
+{
+    grMemPoolProps p = tl_pool_props(device);
+    grMemPool_t pool = NULL;
+    CHECK_OK(grMemPoolCreate(&pool, &p));
+    CHECK(pool != NULL);
+    return pool;
 }

@@ -37,6 +37,11 @@ enum {
     TL_GATE_MS = 5000
 };
 
+/* A thread's function: sleeps 50 ms, then stores 1 into the atomic_int at
+ * p, opening a gate that a test queued work behind; calls the test makes
+ * meanwhile find that work still queued. */
+void *tl_open_gate_later(void *p);
+
 /* ------------------------------------------------------------- kernels */
 
 /* A per-block CPU function that does nothing, for kernels that only take a
@@ -51,6 +56,8 @@ void tl_kernel_nop(const grKernelCtx *ctx, void **args);
  * does p[i] += v, for every global x index i below n. */
 void tl_fill_u32_fn(const grKernelCtx *ctx, void **args);
 void tl_add_u32_fn(const grKernelCtx *ctx, void **args);
+/* tl_store_i32's: takes (int *cell, int v) and stores v into *cell. */
+void tl_store_i32_fn(const grKernelCtx *ctx, void **args);
 
 /* The canonical kernels themselves, registered under their own names
  * (tl_nop, tl_fill_u32, tl_add_u32, tl_store_i32) with their GPU image
@@ -158,10 +165,21 @@ int tl_use_gpu_or_skip(void);
  * passed, polling every 100 us; true when it got there. A test asserts on
  * the result, never on how long it took. */
 bool tl_wait_until(atomic_int *flag, int want, long deadline_ms);
+/* True when grStreamQuery(s) answers grErrorNotReady 100 times running:
+ * the stream is held (by a wait that is not met). */
+bool tl_still_waiting(grStream_t s);
 /* Sleeps ms milliseconds, resuming after signals. */
 void tl_sleep_ms(long ms);
 
 /* ------------------------------------------------------------- memory */
+
+/* Pinned memory of device 'device' (0: the CPU): the pool properties, and
+ * the parameters of an allocation node of 'bytes' from such a pool (the
+ * other fields zero). */
+grMemPoolProps tl_pool_props(int device);
+grMemAllocNodeParams tl_alloc_params(int device, size_t bytes);
+/* A new pool of tl_pool_props(device). */
+grMemPool_t tl_pool(int device);
 
 /* For tests of a range freed after it was added to a node: grMallocs
  * blocks of 'each' bytes into blocks[*nb..64) until one lands inside
