@@ -76,26 +76,17 @@ static void free_kernels(kernels *k)
     CHECK_OK(grKernelDestroy(k->add));
 }
 
-static grGraphNode_t add_kernel(grGraph_t g, const grGraphNode_t *deps, size_t ndeps, grKernel_t k,
-                                void **args, unsigned blocks)
-{
-    grGraphNode_t n;
-    grKernelNodeParams p = {k, GR_DIM3(blocks, 1, 1), GR_DIM3(1, 1, 1), 0, args, NULL};
-    CHECK_OK(grGraphAddKernelNode(&n, g, deps, ndeps, &p));
-    return n;
-}
-
 static grGraphNode_t add_step(grGraph_t g, kernels *k, int *counter, grGraphConditionalHandle h, int limit)
 {
     void *args[3] = {&counter, &h, &limit};
-    return add_kernel(g, NULL, 0, k->step, args, 1);
+    return tl_add_kernel(g, NULL, 0, k->step, args, 1);
 }
 
 static grGraphNode_t add_put(grGraph_t g, const grGraphNode_t *deps, size_t ndeps, kernels *k, int *dst,
                              int v)
 {
     void *args[2] = {&dst, &v};
-    return add_kernel(g, deps, ndeps, k->put, args, 1);
+    return tl_add_kernel(g, deps, ndeps, k->put, args, 1);
 }
 
 GR_TEST(cond_while_runs_body_until_kernel_clears_handle)
@@ -184,7 +175,7 @@ GR_TEST(cond_if_else_follows_value_set_by_kernel_before_it)
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, grGraphCondAssignDefault));
     void *args[2] = {&h, &v};
-    grGraphNode_t set = add_kernel(g, NULL, 0, k.setv, args, 1);
+    grGraphNode_t set = tl_add_kernel(g, NULL, 0, k.setv, args, 1);
     tl_add_cond(g, &set, 1, h, grGraphCondTypeIf, 2, &body);
     add_put(body[0], NULL, 0, &k, &out, 10);
     add_put(body[1], NULL, 0, &k, &out, 20);
@@ -271,12 +262,12 @@ GR_TEST(cond_nested_if_inside_while)
      * arguments instead, alternating 1 and 0 through two kernels. */
     unsigned v1 = 1, v0 = 0;
     void *a1[2] = {&hi, &v1}, *a0[2] = {&hi, &v0};
-    grGraphNode_t set1 = add_kernel(outer[0], &s, 1, k.setv, a1, 1);
+    grGraphNode_t set1 = tl_add_kernel(outer[0], &s, 1, k.setv, a1, 1);
     grGraphNode_t cif = tl_add_cond(outer[0], &set1, 1, hi, grGraphCondTypeIf, 1, &inner);
     int *oddp = &odd;
     void *aa[2] = {&oddp, &one};
-    add_kernel(inner[0], NULL, 0, k.add, aa, 1);
-    add_kernel(outer[0], &cif, 1, k.setv, a0, 1);
+    tl_add_kernel(inner[0], NULL, 0, k.add, aa, 1);
+    tl_add_kernel(outer[0], &cif, 1, k.setv, a0, 1);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     tl_run(e);
     CHECK_EQ(counter, 6);
@@ -302,16 +293,16 @@ GR_TEST(cond_while_body_with_branches_and_many_blocks)
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
     void *as[2] = {&sidep, &one};
     for (int i = 0; i < 8; i++)
-        add_kernel(g, NULL, 0, k.add, as, 1);
+        tl_add_kernel(g, NULL, 0, k.add, as, 1);
     tl_add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
     void *ab[2] = {&sump, &one};
-    grGraphNode_t a = add_kernel(body[0], NULL, 0, k.add, ab, 64);
-    grGraphNode_t b = add_kernel(body[0], NULL, 0, k.add, ab, 1);
+    grGraphNode_t a = tl_add_kernel(body[0], NULL, 0, k.add, ab, 64);
+    grGraphNode_t b = tl_add_kernel(body[0], NULL, 0, k.add, ab, 1);
     grGraphNode_t deps[2] = {a, b};
     int limit = 10;
     int *cp = &counter;
     void *astep[3] = {&cp, &h, &limit};
-    add_kernel(body[0], deps, 2, k.step, astep, 1);
+    tl_add_kernel(body[0], deps, 2, k.step, astep, 1);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     for (int launch = 1; launch <= 20; launch++) {
         counter = 0;
@@ -481,7 +472,7 @@ GR_TEST(cond_body_node_types_cuda_refuses_fail_instantiate)
     /* Allowed: kernel, empty, child graph of those. */
     int x = 0, *xp = &x, one = 1;
     void *args[2] = {&xp, &one};
-    add_kernel(body[0], NULL, 0, k.put, args, 1);
+    tl_add_kernel(body[0], NULL, 0, k.put, args, 1);
     CHECK_OK(grGraphAddEmptyNode(&n, body[0], NULL, 0));
     grGraph_t empty;
     CHECK_OK(grGraphCreate(&empty, 0));
@@ -1057,7 +1048,7 @@ GR_TEST(cond_exec_kernel_set_params_reaches_while_and_nested_bodies)
     tl_add_cond(body[0], &step, 1, hi, grGraphCondTypeIf, 1, &inner);
     int *sp = &sum, one = 1;
     void *add_args[2] = {&sp, &one};
-    grGraphNode_t add = add_kernel(inner[0], NULL, 0, k.add, add_args, 1);
+    grGraphNode_t add = tl_add_kernel(inner[0], NULL, 0, k.add, add_args, 1);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     tl_run(e);
     CHECK_EQ(counter, 3);

@@ -897,17 +897,6 @@ GR_TEST(exec_child_graph_node_set_params_refuses_other_topologies_and_nodes)
 
 static atomic_int gate;
 
-/* Blocks its stream until 'gate' opens (at most 5 s, so a failure cannot
- * hang the test). */
-static void wait_gate(void *p)
-{
-    (void)p;
-    for (int i = 0; i < 5000 && !atomic_load(&gate); i++) {
-        struct timespec ts = {0, 1000000};
-        nanosleep(&ts, NULL);
-    }
-}
-
 typedef struct value_log {
     int values[4];
     int n;
@@ -943,7 +932,7 @@ GR_TEST(exec_update_affects_only_launches_issued_after_it)
 
     CHECK_OK(grStreamCreate(&s));
     atomic_store(&gate, 0);
-    CHECK_OK(grLaunchHostFunc(s, wait_gate, NULL));
+    CHECK_OK(grLaunchHostFunc(s, tl_wait_gate, &gate));
     CHECK_OK(grGraphLaunch(e, s)); /* queued behind the closed gate */
     CHECK(pthread_create(&opener, NULL, tl_open_gate_later, &gate) == 0);
     expect_updated(e, g2);

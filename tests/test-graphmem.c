@@ -48,19 +48,11 @@ static grKernel_t kernel3(grKernelFn fn, const char *name, size_t s0, size_t s1,
     return k;
 }
 
-static grGraphNode_t add_kernel(grGraph_t g, const grGraphNode_t *deps, size_t ndeps, grKernel_t k, void *a0,
-                                void *a1, void *a2)
+static grGraphNode_t add_kernel3(grGraph_t g, const grGraphNode_t *deps, size_t ndeps, grKernel_t k, void *a0,
+                                 void *a1, void *a2)
 {
-    grGraphNode_t n = NULL;
     void *args[3] = {a0, a1, a2};
-    grKernelNodeParams kp;
-    memset(&kp, 0, sizeof kp);
-    kp.func = k;
-    kp.gridDim = GR_DIM3(1, 1, 1);
-    kp.blockDim = GR_DIM3(1, 1, 1);
-    kp.kernelParams = args;
-    CHECK_OK(grGraphAddKernelNode(&n, g, deps, ndeps, &kp));
-    return n;
+    return tl_add_kernel(g, deps, ndeps, k, args, 1);
 }
 
 static grMemAllocNodeParams alloc_params(size_t bytes)
@@ -109,8 +101,8 @@ GR_TEST(graphmem_alloc_address_fixed_across_launches_and_instantiations)
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grGraphCreate(&g, 0));
     grGraphNode_t a = add_alloc(g, NULL, 0, 4096, &p);
-    grGraphNode_t k1 = add_kernel(g, &a, 1, kfill, &p, &seven, &one);
-    grGraphNode_t k2 = add_kernel(g, &k1, 1, kseen, &p, &wherep, &sump);
+    grGraphNode_t k1 = add_kernel3(g, &a, 1, kfill, &p, &seven, &one);
+    grGraphNode_t k2 = add_kernel3(g, &k1, 1, kseen, &p, &wherep, &sump);
     add_free(g, &k2, 1, p);
     CHECK_OK(grGraphMemAllocNodeGetParams(a, &got));
     CHECK_PTR_EQ(got.dptr, p);
@@ -223,7 +215,7 @@ GR_TEST(graphmem_unfreed_allocation_stays_valid_until_grFreeAsync_or_grFree)
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grGraphCreate(&g, 0));
     grGraphNode_t a = add_alloc(g, NULL, 0, 4096, &p);
-    add_kernel(g, &a, 1, kfill, &p, &v, &n);
+    add_kernel3(g, &a, 1, kfill, &p, &v, &n);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     /* Not launched yet: nothing to free. */
     CHECK_GR(grErrorInvalidValue, grFreeAsync(p, s));
@@ -262,7 +254,7 @@ GR_TEST(graphmem_relaunch_with_live_allocation_accepted_with_auto_free)
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grGraphCreate(&g, 0));
     grGraphNode_t a = add_alloc(g, NULL, 0, 256, &p);
-    add_kernel(g, &a, 1, kfill, &p, &v, &n);
+    add_kernel3(g, &a, 1, kfill, &p, &v, &n);
     CHECK_OK(grGraphInstantiateWithFlags(&e, g, grGraphInstantiateFlagAutoFreeOnLaunch));
     for (int i = 0; i < 4; i++)
         CHECK_OK(grGraphLaunch(e, s));
@@ -325,11 +317,11 @@ GR_TEST(graphmem_footprint_is_the_peak_live_set)
     CHECK_OK(grGraphCreate(&g, 0));
     for (int i = 0; i < N; i++) {
         grGraphNode_t a = add_alloc(g, last ? &last : NULL, last ? 1 : 0, BYTES, &tmp[i]);
-        last = add_kernel(g, &a, 1, kstep, i ? &tmp[i - 1] : &none, &tmp[i], &n);
+        last = add_kernel3(g, &a, 1, kstep, i ? &tmp[i - 1] : &none, &tmp[i], &n);
         if (i >= 3)
             last = add_free(g, &last, 1, tmp[i - 3]);
     }
-    last = add_kernel(g, &last, 1, kstep, &tmp[N - 1], &out, &n);
+    last = add_kernel3(g, &last, 1, kstep, &tmp[N - 1], &out, &n);
     for (int i = N - 3; i < N; i++)
         last = add_free(g, &last, 1, tmp[i]);
     CHECK_EQ(gattr(grGraphMemAttrReservedMemCurrent), 0);
@@ -580,8 +572,8 @@ static grGraph_t update_graph(size_t bytes, int *v, void **p, grKernel_t kfill, 
     grGraph_t g;
     CHECK_OK(grGraphCreate(&g, 0));
     grGraphNode_t a = add_alloc(g, NULL, 0, bytes, p);
-    grGraphNode_t k1 = add_kernel(g, &a, 1, kfill, p, v, &one);
-    grGraphNode_t k2 = add_kernel(g, &k1, 1, kseen, p, wherep, sump);
+    grGraphNode_t k1 = add_kernel3(g, &a, 1, kfill, p, v, &one);
+    grGraphNode_t k2 = add_kernel3(g, &k1, 1, kseen, p, wherep, sump);
     add_free(g, &k2, 1, *p);
     return g;
 }

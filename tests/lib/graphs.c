@@ -18,6 +18,15 @@ size_t tl_edge_count(grGraph_t g)
     return n;
 }
 
+grGraphNode_t tl_add_kernel(grGraph_t g, const grGraphNode_t *deps, size_t n, grKernel_t k, void **args,
+                            unsigned blocks)
+{
+    grGraphNode_t node;
+    grKernelNodeParams p = {k, GR_DIM3(blocks, 1, 1), GR_DIM3(1, 1, 1), 0, args, NULL};
+    CHECK_OK(grGraphAddKernelNode(&node, g, deps, n, &p));
+    return node;
+}
+
 grGraphNode_t tl_add_host(grGraph_t g, const grGraphNode_t *deps, size_t n, grHostFn_t fn, void *ud)
 {
     grGraphNode_t node;

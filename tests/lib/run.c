@@ -36,11 +36,18 @@ static long long now_ms(void)
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+atomic_int tl_gate_timeouts;
+
 void tl_wait_gate(void *p)
 {
     long long end = now_ms() + TL_GATE_MS;
-    while (!atomic_load((atomic_int *)p) && now_ms() < end)
+    while (!atomic_load((atomic_int *)p)) {
+        if (now_ms() >= end) {
+            atomic_fetch_add(&tl_gate_timeouts, 1);
+            return;
+        }
         tl_sleep_ms(1);
+    }
 }
 
 void tl_kernel_nop(const grKernelCtx *ctx, void **args)

@@ -30,8 +30,11 @@ void tl_bump_atomic(void *p);
 void tl_set_flag(void *p);
 /* Holds its stream or graph until the atomic_int at p is non-zero, or
  * TL_GATE_MS have passed (so that a failing test ends instead of hanging
- * its worker); a test that opens the gate checks what ran meanwhile. */
+ * its worker), counting the latter in tl_gate_timeouts; a test that opens
+ * the gate checks what ran meanwhile. */
 void tl_wait_gate(void *p);
+/* How many tl_wait_gate calls of this test gave up waiting. */
+extern atomic_int tl_gate_timeouts;
 
 enum {
     TL_GATE_MS = 5000
@@ -84,6 +87,11 @@ void tl_check_all_u32(const unsigned *h, unsigned n, unsigned want);
 /* The number of nodes and of edges of g. */
 size_t tl_node_count(grGraph_t g);
 size_t tl_edge_count(grGraph_t g);
+
+/* Adds a kernel node of k after deps[0..n): 'blocks' blocks of one
+ * thread, with these arguments. */
+grGraphNode_t tl_add_kernel(grGraph_t g, const grGraphNode_t *deps, size_t n, grKernel_t k, void **args,
+                            unsigned blocks);
 
 /* Adds a host node running fn(ud) after deps[0..n). */
 grGraphNode_t tl_add_host(grGraph_t g, const grGraphNode_t *deps, size_t n, grHostFn_t fn, void *ud);
