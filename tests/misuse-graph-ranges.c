@@ -10,7 +10,6 @@
 #include "testlib.h"
 
 #include <stdbool.h>
-#include <sys/mman.h>
 
 GR_TEST(memset_node_overrunning_an_allocation_is_refused)
 {
@@ -99,16 +98,14 @@ GR_TEST(instantiate_and_launch_check_ranges_again_when_allocations_changed)
     grGraphNode_t n;
     grGraphExec_t x;
     /* The node's range: the whole hole, plain host memory when added. */
-    char *r = mmap(NULL, big, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    CHECK(r != MAP_FAILED);
+    char *r = tl_map_hole(big);
     CHECK_OK(grGraphCreate(&g, 0));
     grMemsetParams mp = {r, 0, 1, 1, big, 1};
     CHECK_OK(grGraphAddMemsetNode(&n, g, NULL, 0, &mp));
     CHECK_OK(grGraphInstantiate(&x, g, 0));
-    CHECK_EQ(munmap(r, big), 0);
     void *blocks[64];
     int nb = 0;
-    (void)tl_malloc_into(r, big, big / 4, blocks, &nb);
+    (void)tl_unmap_and_reuse(r, big, blocks, &nb);
     /* The launch finds the overrun instead of writing past the block. */
     CHECK_GR(grErrorInvalidValue, grGraphLaunch(x, NULL));
     CHECK_DETAIL_HAS("grGraphLaunch");

@@ -12,15 +12,8 @@
 
 static void add_set(grGraph_t g, grKernel_t k, int **dst, int *v)
 {
-    grGraphNode_t n;
     void *args[2] = {dst, v};
-    grKernelNodeParams kp;
-    memset(&kp, 0, sizeof kp);
-    kp.func = k;
-    kp.gridDim = GR_DIM3(1, 1, 1);
-    kp.blockDim = GR_DIM3(1, 1, 1);
-    kp.kernelParams = args;
-    CHECK_OK(grGraphAddKernelNode(&n, g, NULL, 0, &kp));
+    (void)tl_add_kernel(g, NULL, 0, k, args, 1);
 }
 
 /* A SWITCH of UINT_MAX bodies once took 32 GiB before failing (or the

@@ -9,7 +9,6 @@
 #include "testlib.h"
 
 #include <stdatomic.h>
-#include <sys/mman.h>
 
 static grKernel_t kernel(void)
 {
@@ -501,18 +500,16 @@ GR_TEST(instantiate_with_params_names_the_node_whose_range_overruns)
     /* A memset over plain host memory, inside a child graph; the memory
      * is unmapped and a graphrt allocation smaller than the range lands
      * in the hole, so that the range now overruns it. */
-    char *r = mmap(NULL, big, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    CHECK(r != MAP_FAILED);
+    char *r = tl_map_hole(big);
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphCreate(&child, 0));
     grMemsetParams mp = {r, 0, 1, 1, big, 1};
     CHECK_OK(grGraphAddMemsetNode(&n, child, NULL, 0, &mp));
     CHECK_OK(grGraphAddEmptyNode(&empty, g, NULL, 0));
     CHECK_OK(grGraphAddChildGraphNode(&sub, g, &empty, 1, child));
-    CHECK_EQ(munmap(r, big), 0);
     void *blocks[64];
     int nb = 0;
-    void *block = tl_malloc_into(r, big, big / 4, blocks, &nb);
+    void *block = tl_unmap_and_reuse(r, big, blocks, &nb);
     memset(&ip, 0, sizeof ip);
     grGraphExec_t e;
     CHECK_GR(grErrorInvalidValue, grGraphInstantiateWithParams(&e, g, &ip));

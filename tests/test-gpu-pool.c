@@ -22,13 +22,6 @@ static grMemPoolProps gpu_props(int device)
     return p;
 }
 
-static uint64_t pool_u64(grMemPool_t pool, grMemPoolAttr a)
-{
-    uint64_t v = ~0ull;
-    CHECK_OK(grMemPoolGetAttribute(pool, a, &v));
-    return v;
-}
-
 GR_TEST(gpu_pool_created_for_a_gpu_allocates_in_stream_order)
 {
     int gpu = tl_use_gpu_or_skip();
@@ -43,8 +36,8 @@ GR_TEST(gpu_pool_created_for_a_gpu_allocates_in_stream_order)
     CHECK_OK(grMallocFromPoolAsync(&d, N, pool, s));
     CHECK(d != NULL);
     /* The driver's pool counts the allocation. */
-    CHECK(pool_u64(pool, grMemPoolAttrUsedMemCurrent) >= N);
-    CHECK(pool_u64(pool, grMemPoolAttrReservedMemCurrent) >= N);
+    CHECK(tl_pool_u64(pool, grMemPoolAttrUsedMemCurrent) >= N);
+    CHECK(tl_pool_u64(pool, grMemPoolAttrReservedMemCurrent) >= N);
     /* Tracked as the GPU's pool memory: bounds are checked. */
     CHECK_GR(grErrorInvalidValue, grMemsetAsync(d, 0, N + 1, s));
     CHECK_OK(grMemsetAsync(d, 0x5a, N, s));
@@ -53,11 +46,11 @@ GR_TEST(gpu_pool_created_for_a_gpu_allocates_in_stream_order)
     CHECK_OK(grStreamSynchronize(s));
     CHECK_EQ(h[0], 0x5a);
     CHECK_EQ(h[N - 1], 0x5a);
-    CHECK_EQ(pool_u64(pool, grMemPoolAttrUsedMemCurrent), 0);
+    CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrUsedMemCurrent), 0);
     /* Attributes: CUDA's, through the driver, with graphrt's checks. */
     uint64_t threshold = (uint64_t)1 << 30, zero = 0, five = 5;
     CHECK_OK(grMemPoolSetAttribute(pool, grMemPoolAttrReleaseThreshold, &threshold));
-    CHECK_EQ(pool_u64(pool, grMemPoolAttrReleaseThreshold), threshold);
+    CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrReleaseThreshold), threshold);
     int follow = 0;
     CHECK_OK(grMemPoolSetAttribute(pool, grMemPoolReuseFollowEventDependencies, &follow));
     follow = 7;
@@ -69,7 +62,7 @@ GR_TEST(gpu_pool_created_for_a_gpu_allocates_in_stream_order)
     CHECK_DETAIL_HAS("setting it to 0");
     CHECK_OK(grMemPoolSetAttribute(pool, grMemPoolAttrUsedMemHigh, &zero));
     CHECK_OK(grMemPoolTrimTo(pool, 0));
-    CHECK_EQ(pool_u64(pool, grMemPoolAttrReservedMemCurrent), 0);
+    CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrReservedMemCurrent), 0);
     CHECK_OK(grMemPoolDestroy(pool));
     CHECK_GR(grErrorInvalidValue, grMallocFromPoolAsync(&d, 256, pool, s));
     CHECK_DETAIL_HAS("not live");
@@ -100,7 +93,7 @@ GR_TEST(gpu_pool_default_and_current_pools_are_the_gpus)
     CHECK_OK(grDeviceGetMemPool(&cur, gpu));
     CHECK_PTR_EQ(cur, pool);
     CHECK_OK(grMallocAsync(&d, N, s));
-    CHECK(pool_u64(pool, grMemPoolAttrUsedMemCurrent) >= N);
+    CHECK(tl_pool_u64(pool, grMemPoolAttrUsedMemCurrent) >= N);
     CHECK_OK(grFreeAsync(d, s));
     CHECK_OK(grStreamSynchronize(s));
     /* A pool is current on its own device only. */

@@ -9,7 +9,6 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #define PAD 0xee
@@ -30,18 +29,6 @@ static void ref_copy(const grMemcpy3DParms *c)
                    (const char *)s.ptr + ((c->srcPos.z + z) * s.ysize + c->srcPos.y + y) * s.pitch +
                        c->srcPos.x,
                    c->extent.width);
-}
-
-static grMemcpy3DParms params(void *dst, size_t dpitch, size_t dysize, const void *src, size_t spitch,
-                              size_t sysize, grExtent e)
-{
-    grMemcpy3DParms c;
-    memset(&c, 0, sizeof c);
-    c.dstPtr = make_grPitchedPtr(dst, dpitch, e.width, dysize);
-    c.srcPtr = make_grPitchedPtr((void *)(uintptr_t)src, spitch, e.width, sysize);
-    c.extent = e;
-    c.kind = grMemcpyHostToHost;
-    return c;
 }
 
 static void check_same_params(const grMemcpy3DParms *a, const grMemcpy3DParms *b)
@@ -73,7 +60,7 @@ GR_TEST(memcpy_node_2d_copies_each_row_and_leaves_the_padding)
     memset(dst, PAD, sizeof dst);
     memset(want, PAD, sizeof want);
     /* 5 bytes of 4 rows, 8 apart in the source and 12 in the destination. */
-    grMemcpy3DParms c = params(dst, 12, 4, src, 8, 4, make_grExtent(5, 4, 1));
+    grMemcpy3DParms c = tl_copy3d_params(dst, 12, 4, src, 8, 4, make_grExtent(5, 4, 1), grMemcpyHostToHost);
     grMemcpy3DParms w = c;
     w.dstPtr.ptr = want;
     ref_copy(&w);
@@ -97,7 +84,7 @@ GR_TEST(memcpy_node_3d_copies_a_box_between_positions_as_the_eager_copy)
     fill(src, sizeof src, 2);
     memset(dst, PAD, sizeof dst);
     memset(eager, PAD, sizeof eager);
-    grMemcpy3DParms c = params(dst, 20, 6, src, 16, 5, make_grExtent(7, 3, 2));
+    grMemcpy3DParms c = tl_copy3d_params(dst, 20, 6, src, 16, 5, make_grExtent(7, 3, 2), grMemcpyHostToHost);
     c.srcPos = make_grPos(4, 1, 1);
     c.dstPos = make_grPos(9, 2, 1);
     grMemcpy3DParms e = c;
@@ -140,7 +127,7 @@ GR_TEST(captured_pitched_3d_copy_is_one_node_that_gives_its_parameters_back)
     memset(dst, PAD, sizeof dst);
     memset(eager, PAD, sizeof eager);
     cap3d a;
-    a.c = params(dst, 20, 6, src, 16, 5, make_grExtent(7, 3, 2));
+    a.c = tl_copy3d_params(dst, 20, 6, src, 16, 5, make_grExtent(7, 3, 2), grMemcpyHostToHost);
     a.c.srcPos = make_grPos(2, 1, 0);
     a.c.dstPos = make_grPos(1, 0, 2);
     a.err = grErrorUnknown;
@@ -188,7 +175,7 @@ GR_TEST(memcpy_node_setters_and_update_follow_cudas_rules_for_2d_and_3d_copies)
      * copy is refused and changes nothing. */
     CHECK_OK(grGraphAddMemcpyNode1D(&n, g, NULL, 0, dst, src, 8, grMemcpyHostToHost));
     CHECK_OK(grGraphInstantiate(&x, g, 0));
-    grMemcpy3DParms c = params(dst, 16, 6, src, 8, 6, make_grExtent(6, 5, 1));
+    grMemcpy3DParms c = tl_copy3d_params(dst, 16, 6, src, 8, 6, make_grExtent(6, 5, 1), grMemcpyHostToHost);
     CHECK_GR(grErrorInvalidValue, grGraphExecMemcpyNodeSetParams(x, n, &c));
     CHECK_DETAIL_HAS("only from a 1D copy to a 1D copy");
     grGraphNodeParams np;
@@ -263,7 +250,8 @@ GR_TEST(memcpy_node_setters_and_update_follow_cudas_rules_for_2d_and_3d_copies)
     CHECK_OK(grGraphExecDestroy(x2));
     /* grGraphNodeSetParams and grGraphMemcpyNodeSetParams1D back to 1D:
      * the 1D executable takes it. */
-    np.memcpy.copyParams = params(dst, 16, 6, src, 8, 6, make_grExtent(3, 2, 1));
+    np.memcpy.copyParams =
+        tl_copy3d_params(dst, 16, 6, src, 8, 6, make_grExtent(3, 2, 1), grMemcpyHostToHost);
     CHECK_OK(grGraphNodeSetParams(n, &np));
     CHECK_OK(grGraphMemcpyNodeGetParams(n, &got));
     check_same_params(&got, &np.memcpy.copyParams);
@@ -288,7 +276,7 @@ GR_TEST(memcpy_node_refusals_follow_cuda_and_change_nothing)
     grGraphNode_t n;
     grGraphExec_t x;
     CHECK_OK(grGraphCreate(&g, 0));
-    grMemcpy3DParms ok = params(dst, 16, 6, src, 8, 6, make_grExtent(6, 3, 2));
+    grMemcpy3DParms ok = tl_copy3d_params(dst, 16, 6, src, 8, 6, make_grExtent(6, 3, 2), grMemcpyHostToHost);
     grMemcpy3DParms bad = ok;
     bad.extent.depth = 0; /* CUDA 13: an empty copy node is refused */
     CHECK_GR(grErrorInvalidValue, grGraphAddMemcpyNode(&n, g, NULL, 0, &bad));
@@ -356,7 +344,7 @@ GR_TEST(memcpy_node_rows_past_an_allocation_are_refused_and_named)
     grGraphExec_t x;
     CHECK_OK(grGraphCreate(&g, 0));
     /* Rows 64 apart: rows 0-2 fit the 200 bytes, row 3 (192..224) not. */
-    grMemcpy3DParms c = params(a, 64, 4, src, 64, 4, make_grExtent(32, 4, 1));
+    grMemcpy3DParms c = tl_copy3d_params(a, 64, 4, src, 64, 4, make_grExtent(32, 4, 1), grMemcpyHostToHost);
     CHECK_GR(grErrorInvalidValue, grGraphAddMemcpyNode(&n, g, NULL, 0, &c));
     CHECK_DETAIL_HAS("destination row 3 of slice 0");
     CHECK_EQ(tl_node_count(g), (size_t)0);
@@ -384,20 +372,19 @@ GR_TEST(launch_and_instantiate_check_pitched_regions_again_when_allocations_chan
 {
     size_t big = 4u << 20, rows = 1024;
     static unsigned char src[64 * 1024];
-    char *r = mmap(NULL, big, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    CHECK(r != MAP_FAILED);
+    char *r = tl_map_hole(big);
     grGraph_t g;
     grGraphNode_t n;
     grGraphExec_t x;
     CHECK_OK(grGraphCreate(&g, 0));
     /* 64-byte rows 4 KiB apart across the whole hole. */
-    grMemcpy3DParms c = params(r, big / rows, rows, src, 64, rows, make_grExtent(64, rows, 1));
+    grMemcpy3DParms c =
+        tl_copy3d_params(r, big / rows, rows, src, 64, rows, make_grExtent(64, rows, 1), grMemcpyHostToHost);
     CHECK_OK(grGraphAddMemcpyNode(&n, g, NULL, 0, &c));
     CHECK_OK(grGraphInstantiate(&x, g, 0));
-    CHECK_EQ(munmap(r, big), 0);
     void *blocks[64];
     int nb = 0;
-    (void)tl_malloc_into(r, big, big / 4, blocks, &nb);
+    (void)tl_unmap_and_reuse(r, big, blocks, &nb);
     CHECK_GR(grErrorInvalidValue, grGraphLaunch(x, NULL));
     CHECK_DETAIL_HAS("destination of memcpy node");
     CHECK_GR(grErrorInvalidValue, grGraphInstantiate(&(grGraphExec_t){0}, g, 0));
@@ -414,7 +401,7 @@ GR_TEST(pitched_memcpy_node_survives_clone_child_graphs_and_a_graph_file)
     CHECK_OK(grMallocHost((void **)&src, 8 * 6 * 2));
     CHECK_OK(grMallocHost((void **)&dst, sizeof want));
     fill(src, 8 * 6 * 2, 7);
-    grMemcpy3DParms c = params(dst, 16, 3, src, 8, 6, make_grExtent(5, 3, 2));
+    grMemcpy3DParms c = tl_copy3d_params(dst, 16, 3, src, 8, 6, make_grExtent(5, 3, 2), grMemcpyHostToHost);
     c.srcPos = make_grPos(1, 2, 0);
     memset(want, PAD, sizeof want);
     grMemcpy3DParms w = c;
@@ -501,7 +488,7 @@ GR_TEST(dot_output_shows_a_pitched_copy_s_extent_and_pitches)
     grGraph_t g;
     grGraphNode_t n;
     CHECK_OK(grGraphCreate(&g, 0));
-    grMemcpy3DParms c = params(dst, 16, 6, src, 8, 6, make_grExtent(6, 3, 2));
+    grMemcpy3DParms c = tl_copy3d_params(dst, 16, 6, src, 8, 6, make_grExtent(6, 3, 2), grMemcpyHostToHost);
     CHECK_OK(grGraphAddMemcpyNode(&n, g, NULL, 0, &c));
     char path[96];
     snprintf(path, sizeof path, "/tmp/graphrt-test-%ld-m3d.dot", (long)getpid());
@@ -538,7 +525,7 @@ GR_TEST(pitched_memcpy_node_in_a_conditional_body_runs_and_the_exec_setter_keeps
      * a pitched one from the start beside it (laid out at instantiation). */
     CHECK_OK(grGraphAddMemcpyNode1D(&n, body, NULL, 0, dst, src, 4, grMemcpyHostToHost));
     unsigned char dst2[16 * 4], want2[16 * 4];
-    grMemcpy3DParms c2 = params(dst2, 16, 4, src, 8, 4, make_grExtent(7, 3, 1));
+    grMemcpy3DParms c2 = tl_copy3d_params(dst2, 16, 4, src, 8, 4, make_grExtent(7, 3, 1), grMemcpyHostToHost);
     grGraphNode_t n2;
     CHECK_OK(grGraphAddMemcpyNode(&n2, body, &n, 1, &c2));
     memset(dst2, PAD, sizeof dst2);
@@ -551,7 +538,7 @@ GR_TEST(pitched_memcpy_node_in_a_conditional_body_runs_and_the_exec_setter_keeps
     tl_run(x);
     CHECK(memcmp(dst2, want2, sizeof dst2) == 0);
     /* The exec setter takes 1D copies only, on 1D nodes (CUDA's rule). */
-    grMemcpy3DParms c = params(dst, 16, 4, src, 8, 4, make_grExtent(6, 4, 1));
+    grMemcpy3DParms c = tl_copy3d_params(dst, 16, 4, src, 8, 4, make_grExtent(6, 4, 1), grMemcpyHostToHost);
     c.dstPos = make_grPos(5, 0, 0);
     CHECK_GR(grErrorInvalidValue, grGraphExecMemcpyNodeSetParams(x, n, &c));
     CHECK_GR(grErrorInvalidValue, grGraphExecMemcpyNodeSetParams1D(x, n2, dst2, src, 3, grMemcpyHostToHost));

@@ -29,13 +29,6 @@ static grError_t launch_set(grStream_t s, int *p, int v)
     return grLaunchKernel(set_kernel(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, s);
 }
 
-static grStream_t stream(void)
-{
-    grStream_t s;
-    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
-    return s;
-}
-
 /* The stream code re-captured: out[i] = vals[i] for i < n, a chain. */
 static void code(grStream_t s, int *out, const int *vals, int n)
 {
@@ -76,7 +69,7 @@ static grError_t on_change(void *data, grGraphNode_t node, const grGraphNodePara
 
 GR_TEST(recapture_unchanged_keeps_nodes_and_calls_nothing)
 {
-    grStream_t s = stream();
+    grStream_t s = tl_stream(grStreamNonBlocking);
     int out[4] = {0}, vals[4] = {1, 2, 3, 4};
     grGraph_t g = capture(s, out, vals, 4), g2 = NULL;
     grGraphNode_t before[4], after[4];
@@ -115,7 +108,7 @@ GR_TEST(recapture_unchanged_keeps_nodes_and_calls_nothing)
  * goes on. */
 GR_TEST(recapture_equal_launch_is_checked_as_an_eager_one)
 {
-    grStream_t s = stream();
+    grStream_t s = tl_stream(grStreamNonBlocking);
     int out[2] = {0}, vals[2] = {5, 6};
     grGraph_t g = capture(s, out, vals, 2), g2 = NULL;
     seen w = {0};
@@ -169,7 +162,7 @@ GR_TEST(recapture_equal_launch_is_checked_as_an_eager_one)
 GR_TEST(recapture_off_stack_arguments_match_and_change)
 {
     static int out[3];
-    grStream_t s = stream();
+    grStream_t s = tl_stream(grStreamNonBlocking);
     int *p = out, *heap = malloc(sizeof *heap);
     static int sv = 7;
     CHECK(heap != NULL);
@@ -207,7 +200,7 @@ GR_TEST(recapture_off_stack_arguments_match_and_change)
 
 GR_TEST(recapture_parameter_change_goes_to_callback_then_update)
 {
-    grStream_t s = stream();
+    grStream_t s = tl_stream(grStreamNonBlocking);
     int out[3] = {0}, vals[3] = {1, 2, 3};
     grGraph_t g = capture(s, out, vals, 3), g2;
     grGraphExec_t e;
@@ -255,7 +248,7 @@ GR_TEST(recapture_parameter_change_goes_to_callback_then_update)
 
 GR_TEST(recapture_callback_refusal_fails_at_once_and_keeps_the_node)
 {
-    grStream_t s = stream();
+    grStream_t s = tl_stream(grStreamNonBlocking);
     int out[2] = {0}, vals[2] = {1, 2};
     grGraph_t g = capture(s, out, vals, 2), g2 = (grGraph_t)1;
     grGraphNode_t nodes[2];
@@ -280,7 +273,7 @@ GR_TEST(recapture_callback_refusal_fails_at_once_and_keeps_the_node)
 
 GR_TEST(recapture_topology_mismatch_fails_at_once)
 {
-    grStream_t s = stream();
+    grStream_t s = tl_stream(grStreamNonBlocking);
     int out[3] = {0}, vals[3] = {1, 2, 3};
     grGraph_t g = capture(s, out, vals, 2), g2;
     grStreamCaptureStatus st;
@@ -307,7 +300,7 @@ GR_TEST(recapture_topology_mismatch_fails_at_once)
     CHECK(g2 == NULL);
     /* Other dependencies: the second launch forked off to another stream
      * depends on the capture's start, not on the first launch. */
-    grStream_t s1 = stream();
+    grStream_t s1 = tl_stream(grStreamNonBlocking);
     grEvent_t fork, join;
     CHECK_OK(grEventCreateWithFlags(&fork, grEventDisableTiming));
     CHECK_OK(grEventCreateWithFlags(&join, grEventDisableTiming));
@@ -332,7 +325,7 @@ GR_TEST(recapture_topology_mismatch_fails_at_once)
 
 GR_TEST(recapture_node_added_by_hand_fails_and_is_removed)
 {
-    grStream_t s = stream();
+    grStream_t s = tl_stream(grStreamNonBlocking);
     int out[1] = {0}, vals[1] = {1};
     grGraph_t g = capture(s, out, vals, 1), g2;
     grGraphNode_t extra;
@@ -348,7 +341,7 @@ GR_TEST(recapture_node_added_by_hand_fails_and_is_removed)
 
 GR_TEST(recapture_alloc_and_free_keep_address_or_fail_at_once)
 {
-    grStream_t s = stream();
+    grStream_t s = tl_stream(grStreamNonBlocking);
     grGraph_t g, g2;
     void *p = NULL, *q = NULL;
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
@@ -391,7 +384,7 @@ GR_TEST(recapture_alloc_and_free_keep_address_or_fail_at_once)
 
 GR_TEST(recapture_bad_arguments_change_nothing)
 {
-    grStream_t s = stream(), s2 = stream();
+    grStream_t s = tl_stream(grStreamNonBlocking), s2 = tl_stream(grStreamNonBlocking);
     int out[1] = {0}, vals[1] = {1};
     grGraph_t g = capture(s, out, vals, 1), g2, other;
     grStreamCaptureStatus st;
@@ -428,7 +421,7 @@ static void count_destroy(void *p)
 
 GR_TEST(recapture_releases_the_graphs_user_objects)
 {
-    grStream_t s = stream();
+    grStream_t s = tl_stream(grStreamNonBlocking);
     int out[1] = {0}, vals[1] = {1};
     grGraph_t g = capture(s, out, vals, 1), g2;
     grUserObject_t o;
@@ -462,7 +455,7 @@ static void forked(grStream_t s, grStream_t s1, grEvent_t fork, grEvent_t join, 
 
 GR_TEST(recapture_multi_stream)
 {
-    grStream_t s = stream(), s1 = stream();
+    grStream_t s = tl_stream(grStreamNonBlocking), s1 = tl_stream(grStreamNonBlocking);
     grEvent_t fork, join;
     grGraph_t g, g2;
     grGraphExec_t e;
@@ -539,7 +532,7 @@ static void check_run(grGraphExec_t e, grStream_t s, int *out, int a, int b, int
 
 GR_TEST(recapture_update_restores_what_an_exec_setter_changed)
 {
-    grStream_t s = stream();
+    grStream_t s = tl_stream(grStreamNonBlocking);
     int out[3], vals[3] = {1, 2, 3}, vals2[3] = {1, 20, 3};
     grGraph_t g = capture(s, out, vals, 3);
     grGraphNode_t nodes[3];
@@ -561,7 +554,7 @@ GR_TEST(recapture_update_restores_what_an_exec_setter_changed)
 
 GR_TEST(recapture_update_applies_a_graph_setter_made_after_it)
 {
-    grStream_t s = stream();
+    grStream_t s = tl_stream(grStreamNonBlocking);
     int out[3], vals[3] = {1, 2, 3}, vals2[3] = {1, 20, 3};
     grGraph_t g = capture(s, out, vals, 3), g2;
     grGraphNode_t nodes[3];
@@ -592,7 +585,7 @@ GR_TEST(recapture_update_applies_a_graph_setter_made_after_it)
 
 GR_TEST(recapture_update_after_an_update_from_another_graph)
 {
-    grStream_t s = stream();
+    grStream_t s = tl_stream(grStreamNonBlocking);
     int out[3], vals[3] = {1, 2, 3}, vals2[3] = {1, 20, 3}, other[3] = {7, 8, 9};
     grGraph_t g = capture(s, out, vals, 3), h = capture(s, out, other, 3);
     grGraphExec_t e;
@@ -627,7 +620,7 @@ GR_TEST(recapture_update_after_an_update_from_another_graph)
  * it by the full comparison. */
 GR_TEST(recapture_update_of_an_executable_of_a_clone)
 {
-    grStream_t s = stream();
+    grStream_t s = tl_stream(grStreamNonBlocking);
     int out[3], vals[3] = {1, 2, 3}, vals2[3] = {4, 5, 6};
     grGraph_t g = capture(s, out, vals, 3), c;
     grGraphExec_t e;
@@ -674,8 +667,8 @@ static void two_threads(grStream_t s, other_args *a, int v0, int v1, int v2)
 
 GR_TEST(recapture_with_work_from_another_thread)
 {
-    grStream_t s = stream();
-    other_args a = {stream(), NULL, NULL, NULL, 0};
+    grStream_t s = tl_stream(grStreamNonBlocking);
+    other_args a = {tl_stream(grStreamNonBlocking), NULL, NULL, NULL, 0};
     int out[3] = {0};
     grGraph_t g, g2;
     grGraphExec_t e;

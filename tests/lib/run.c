@@ -6,6 +6,7 @@
 #include "testlib.h"
 
 #include <errno.h>
+#include <sys/mman.h>
 #include <time.h>
 
 void tl_noop(void *p)
@@ -139,17 +140,37 @@ void tl_sleep_ms(long ms)
         ;
 }
 
-void *tl_malloc_into(const char *r, size_t len, size_t each, void *blocks[64], int *nb)
+char *tl_map_hole(size_t len)
+{
+    char *r = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(r != MAP_FAILED);
+    return r;
+}
+
+void *tl_unmap_and_reuse(char *r, size_t len, void *blocks[64], int *nb)
 {
     void *block = NULL;
+    CHECK_EQ(munmap(r, len), 0);
     while (!block && *nb < 64) {
-        CHECK_OK(grMalloc(&blocks[*nb], each));
+        CHECK_OK(grMalloc(&blocks[*nb], len / 4));
         if ((char *)blocks[*nb] >= r && (char *)blocks[*nb] < r + len)
             block = blocks[*nb];
         ++*nb;
     }
     CHECK(block != NULL);
     return block;
+}
+
+grMemcpy3DParms tl_copy3d_params(void *dst, size_t dpitch, size_t dysize, const void *src, size_t spitch,
+                                 size_t sysize, grExtent e, grMemcpyKind kind)
+{
+    grMemcpy3DParms c;
+    memset(&c, 0, sizeof c);
+    c.dstPtr = make_grPitchedPtr(dst, dpitch, e.width, dysize);
+    c.srcPtr = make_grPitchedPtr((void *)(uintptr_t)src, spitch, e.width, sysize);
+    c.extent = e;
+    c.kind = kind;
+    return c;
 }
 
 grMemPoolProps tl_pool_props(int device)
@@ -178,4 +199,16 @@ grMemPool_t tl_pool(int device)
     CHECK_OK(grMemPoolCreate(&pool, &p));
     CHECK(pool != NULL);
     return pool;
+}
+
+uint64_t tl_pool_u64(grMemPool_t pool, grMemPoolAttr a)
+{
+    uint64_t v = ~0ull;
+    CHECK_OK(grMemPoolGetAttribute(pool, a, &v));
+    return v;
+}
+
+void tl_pool_set_int(grMemPool_t pool, grMemPoolAttr a, int v)
+{
+    CHECK_OK(grMemPoolSetAttribute(pool, a, &v));
 }

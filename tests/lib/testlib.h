@@ -188,12 +188,22 @@ grMemPoolProps tl_pool_props(int device);
 grMemAllocNodeParams tl_alloc_params(int device, size_t bytes);
 /* A new pool of tl_pool_props(device). */
 grMemPool_t tl_pool(int device);
+/* A pool attribute of 64 bits, read; one of int, set. */
+uint64_t tl_pool_u64(grMemPool_t pool, grMemPoolAttr a);
+void tl_pool_set_int(grMemPool_t pool, grMemPoolAttr a, int v);
 
-/* For tests of a range freed after it was added to a node: grMallocs
- * blocks of 'each' bytes into blocks[*nb..64) until one lands inside
- * [r, r + len), and returns it; the test fails where 64 blocks do not
- * reach the range. The caller grFrees blocks[0..*nb). */
-void *tl_malloc_into(const char *r, size_t len, size_t each, void *blocks[64], int *nb);
+/* For tests of a range freed after it was added to a node: tl_map_hole
+ * maps len bytes of plain host memory; tl_unmap_and_reuse unmaps them and
+ * grMallocs blocks of len / 4 bytes into blocks[*nb..64) until one lands
+ * inside the old range, and returns it (the test fails where 64 blocks do
+ * not reach it). The caller grFrees blocks[0..*nb). */
+char *tl_map_hole(size_t len);
+void *tl_unmap_and_reuse(char *r, size_t len, void *blocks[64], int *nb);
+
+/* Copy parameters from a pitched source to a pitched destination (pitch
+ * and rows per slice each) of extent e, every position zero. */
+grMemcpy3DParms tl_copy3d_params(void *dst, size_t dpitch, size_t dysize, const void *src, size_t spitch,
+                                 size_t sysize, grExtent e, grMemcpyKind kind);
 
 /* ----------------------------------------------------------------- files */
 
