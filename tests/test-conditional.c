@@ -2,12 +2,12 @@
  * test-conditional.c - conditional nodes (docs/conditional.md): IF with
  * and without ELSE, WHILE loops ended by a kernel of the body, SWITCH,
  * nesting, bodies filled by capture, the handle's value per launch, and
- * CUDA's refusals, each leaving the graph as it was.
+ * CUDA's refusals, each leaving the graph as it was. Conditional nodes
+ * under exec update and the node setters are in test-conditional-exec.c.
  */
 #include "testlib.h"
 #include "graphrt_kernel.h"
 
-#include <pthread.h>
 #include <unistd.h>
 
 /* A kernel written once for the CPU and nvcc: thread 0 counts an
@@ -18,80 +18,9 @@ GR_KERNEL(cond_countdown, (int *, left), (grGraphConditionalHandle, h))
         gr_set_conditional(h, 0);
 }
 
-/* step(counter, handle, limit): counter += 1; the handle is set to 0 once
- * counter reaches limit (a WHILE body's loop test). */
-static void step_fn(const grKernelCtx *ctx, void **args)
-{
-    (void)ctx;
-    int *counter = *(int **)args[0];
-    grGraphConditionalHandle h = *(grGraphConditionalHandle *)args[1];
-    int limit = *(int *)args[2];
-    if (++*counter >= limit)
-        CHECK_OK(grGraphSetConditional(h, 0));
-}
-
-/* setv(handle, value): sets the handle (a kernel before the node). */
-static void setv_fn(const grKernelCtx *ctx, void **args)
-{
-    (void)ctx;
-    CHECK_OK(grGraphSetConditional(*(grGraphConditionalHandle *)args[0], *(unsigned *)args[1]));
-}
-
-/* put(dst, value): *dst = value. */
-static void put_fn(const grKernelCtx *ctx, void **args)
-{
-    if (ctx->blockIdx.x == 0)
-        **(int **)args[0] = *(int *)args[1];
-}
-
-/* add(dst, value): *dst += value, once per block (atomically). */
-static void add_fn(const grKernelCtx *ctx, void **args)
-{
-    (void)ctx;
-    __atomic_fetch_add(*(int **)args[0], *(int *)args[1], __ATOMIC_RELAXED);
-}
-
-typedef struct kernels {
-    grKernel_t step, setv, put, add;
-} kernels;
-
-static kernels make_kernels(void)
-{
-    kernels k;
-    static const size_t step_sz[3] = {sizeof(int *), sizeof(grGraphConditionalHandle), sizeof(int)};
-    static const size_t setv_sz[2] = {sizeof(grGraphConditionalHandle), sizeof(unsigned)};
-    static const size_t put_sz[2] = {sizeof(int *), sizeof(int)};
-    CHECK_OK(grKernelCreate(&k.step, step_fn, "cond_step", 3, step_sz));
-    CHECK_OK(grKernelCreate(&k.setv, setv_fn, "cond_setv", 2, setv_sz));
-    CHECK_OK(grKernelCreate(&k.put, put_fn, "cond_put", 2, put_sz));
-    CHECK_OK(grKernelCreate(&k.add, add_fn, "cond_add", 2, put_sz));
-    return k;
-}
-
-static void free_kernels(kernels *k)
-{
-    CHECK_OK(grKernelDestroy(k->step));
-    CHECK_OK(grKernelDestroy(k->setv));
-    CHECK_OK(grKernelDestroy(k->put));
-    CHECK_OK(grKernelDestroy(k->add));
-}
-
-static grGraphNode_t add_step(grGraph_t g, kernels *k, int *counter, grGraphConditionalHandle h, int limit)
-{
-    void *args[3] = {&counter, &h, &limit};
-    return tl_add_kernel(g, NULL, 0, k->step, args, 1);
-}
-
-static grGraphNode_t add_put(grGraph_t g, const grGraphNode_t *deps, size_t ndeps, kernels *k, int *dst,
-                             int v)
-{
-    void *args[2] = {&dst, &v};
-    return tl_add_kernel(g, deps, ndeps, k->put, args, 1);
-}
-
 GR_TEST(cond_while_runs_body_until_kernel_clears_handle)
 {
-    kernels k = make_kernels();
+    tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *body;
     grGraphConditionalHandle h;
     grGraphExec_t e;
@@ -99,7 +28,7 @@ GR_TEST(cond_while_runs_body_until_kernel_clears_handle)
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
     tl_add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
-    add_step(body[0], &k, &counter, h, 7);
+    tl_cond_add_step(body[0], &k, &counter, h, 7);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     tl_run(e);
     CHECK_EQ(counter, 7);
@@ -110,12 +39,12 @@ GR_TEST(cond_while_runs_body_until_kernel_clears_handle)
     CHECK_EQ(counter, 7);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
-    free_kernels(&k);
+    tl_cond_kernels_free(&k);
 }
 
 GR_TEST(cond_while_with_zero_default_never_runs_body)
 {
-    kernels k = make_kernels();
+    tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *body;
     grGraphConditionalHandle h;
     grGraphExec_t e;
@@ -123,18 +52,18 @@ GR_TEST(cond_while_with_zero_default_never_runs_body)
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, grGraphCondAssignDefault));
     tl_add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
-    add_step(body[0], &k, &counter, h, 100);
+    tl_cond_add_step(body[0], &k, &counter, h, 100);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     tl_run(e);
     CHECK_EQ(counter, 0);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
-    free_kernels(&k);
+    tl_cond_kernels_free(&k);
 }
 
 GR_TEST(cond_value_persists_between_launches_without_assign_default)
 {
-    kernels k = make_kernels();
+    tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *body;
     grGraphConditionalHandle h;
     grGraphExec_t e;
@@ -142,7 +71,7 @@ GR_TEST(cond_value_persists_between_launches_without_assign_default)
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, 0));
     tl_add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
-    add_step(body[0], &k, &counter, h, 5);
+    tl_cond_add_step(body[0], &k, &counter, h, 5);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     /* Without grGraphCondAssignDefault the default is not applied: the
      * executable starts from 0 (probe: CUDA 13 on an H200). */
@@ -161,12 +90,12 @@ GR_TEST(cond_value_persists_between_launches_without_assign_default)
     CHECK_EQ(counter, 5);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
-    free_kernels(&k);
+    tl_cond_kernels_free(&k);
 }
 
 GR_TEST(cond_if_else_follows_value_set_by_kernel_before_it)
 {
-    kernels k = make_kernels();
+    tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *body;
     grGraphConditionalHandle h;
     grGraphExec_t e;
@@ -177,8 +106,8 @@ GR_TEST(cond_if_else_follows_value_set_by_kernel_before_it)
     void *args[2] = {&h, &v};
     grGraphNode_t set = tl_add_kernel(g, NULL, 0, k.setv, args, 1);
     tl_add_cond(g, &set, 1, h, grGraphCondTypeIf, 2, &body);
-    add_put(body[0], NULL, 0, &k, &out, 10);
-    add_put(body[1], NULL, 0, &k, &out, 20);
+    tl_cond_add_put(body[0], NULL, 0, &k, &out, 10);
+    tl_cond_add_put(body[1], NULL, 0, &k, &out, 20);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     tl_run(e);
     CHECK_EQ(out, 10);
@@ -189,12 +118,12 @@ GR_TEST(cond_if_else_follows_value_set_by_kernel_before_it)
     CHECK_EQ(out, 20);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
-    free_kernels(&k);
+    tl_cond_kernels_free(&k);
 }
 
 GR_TEST(cond_if_without_else_skips_on_zero)
 {
-    kernels k = make_kernels();
+    tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *body;
     grGraphConditionalHandle h;
     grGraphExec_t e;
@@ -202,7 +131,7 @@ GR_TEST(cond_if_without_else_skips_on_zero)
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
     tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
-    add_put(body[0], NULL, 0, &k, &out, 5);
+    tl_cond_add_put(body[0], NULL, 0, &k, &out, 5);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     tl_run(e);
     CHECK_EQ(out, 0);
@@ -211,12 +140,12 @@ GR_TEST(cond_if_without_else_skips_on_zero)
     CHECK_EQ(out, 5);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
-    free_kernels(&k);
+    tl_cond_kernels_free(&k);
 }
 
 GR_TEST(cond_switch_runs_the_body_of_the_value)
 {
-    kernels k = make_kernels();
+    tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *body;
     grGraphConditionalHandle h;
     grGraphExec_t e;
@@ -225,7 +154,7 @@ GR_TEST(cond_switch_runs_the_body_of_the_value)
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
     tl_add_cond(g, NULL, 0, h, grGraphCondTypeSwitch, 3, &body);
     for (int b = 0; b < 3; b++)
-        add_put(body[b], NULL, 0, &k, &out, 100 + b);
+        tl_cond_add_put(body[b], NULL, 0, &k, &out, 100 + b);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     for (unsigned v = 0; v < 3; v++) {
         CHECK_OK(grGraphSetConditional(h, v));
@@ -239,7 +168,7 @@ GR_TEST(cond_switch_runs_the_body_of_the_value)
     CHECK_EQ(out, -1);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
-    free_kernels(&k);
+    tl_cond_kernels_free(&k);
 }
 
 /* WHILE (outer) of: step(counter), then IF (inner, its handle set by a
@@ -247,7 +176,7 @@ GR_TEST(cond_switch_runs_the_body_of_the_value)
  * loop sees every iteration done. */
 GR_TEST(cond_nested_if_inside_while)
 {
-    kernels k = make_kernels();
+    tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *outer, *inner;
     grGraphConditionalHandle hw, hi;
     grGraphExec_t e;
@@ -256,8 +185,8 @@ GR_TEST(cond_nested_if_inside_while)
     CHECK_OK(grGraphConditionalHandleCreate(&hw, g, 1, grGraphCondAssignDefault));
     CHECK_OK(grGraphConditionalHandleCreate(&hi, g, 0, grGraphCondAssignDefault));
     grGraphNode_t loop = tl_add_cond(g, NULL, 0, hw, grGraphCondTypeWhile, 1, &outer);
-    add_put(g, &loop, 1, &k, &after, 1);
-    grGraphNode_t s = add_step(outer[0], &k, &counter, hw, 6);
+    tl_cond_add_put(g, &loop, 1, &k, &after, 1);
+    grGraphNode_t s = tl_cond_add_step(outer[0], &k, &counter, hw, 6);
     /* setv(hi, counter is odd) cannot read memory: flip hi by kernel
      * arguments instead, alternating 1 and 0 through two kernels. */
     unsigned v1 = 1, v0 = 0;
@@ -275,7 +204,7 @@ GR_TEST(cond_nested_if_inside_while)
     CHECK_EQ(after, 1);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
-    free_kernels(&k);
+    tl_cond_kernels_free(&k);
 }
 
 /* A body holding parallel branches and a many-block kernel, in a graph
@@ -283,7 +212,7 @@ GR_TEST(cond_nested_if_inside_while)
  * every node of the body once. */
 GR_TEST(cond_while_body_with_branches_and_many_blocks)
 {
-    kernels k = make_kernels();
+    tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *body;
     grGraphConditionalHandle h;
     grGraphExec_t e;
@@ -313,12 +242,12 @@ GR_TEST(cond_while_body_with_branches_and_many_blocks)
     }
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
-    free_kernels(&k);
+    tl_cond_kernels_free(&k);
 }
 
 GR_TEST(cond_body_filled_by_stream_capture)
 {
-    kernels k = make_kernels();
+    tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *body, got = NULL;
     grGraphConditionalHandle h;
     grGraphExec_t e;
@@ -353,7 +282,7 @@ GR_TEST(cond_body_filled_by_stream_capture)
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grStreamDestroy(s));
-    free_kernels(&k);
+    tl_cond_kernels_free(&k);
 }
 
 GR_TEST(cond_host_function_captured_into_body_is_refused_at_instantiate)
@@ -437,7 +366,7 @@ static void check_body_refused(grGraph_t g, const char *what)
 
 GR_TEST(cond_body_node_types_cuda_refuses_fail_instantiate)
 {
-    kernels k = make_kernels();
+    tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *body, child;
     grGraphConditionalHandle h;
     grGraphNode_t n = NULL;
@@ -488,7 +417,7 @@ GR_TEST(cond_body_node_types_cuda_refuses_fail_instantiate)
     CHECK_OK(grGraphDestroy(empty));
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grEventDestroy(ev));
-    free_kernels(&k);
+    tl_cond_kernels_free(&k);
 }
 
 GR_TEST(cond_body_is_owned_by_its_node)
@@ -593,7 +522,7 @@ GR_TEST(cond_graph_has_one_executable_at_a_time)
 
 GR_TEST(cond_executable_outlives_its_graph_and_handle)
 {
-    kernels k = make_kernels();
+    tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *body;
     grGraphConditionalHandle h;
     grGraphExec_t e;
@@ -601,7 +530,7 @@ GR_TEST(cond_executable_outlives_its_graph_and_handle)
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
     tl_add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
-    add_step(body[0], &k, &counter, h, 3);
+    tl_cond_add_step(body[0], &k, &counter, h, 3);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     CHECK_OK(grGraphDestroy(g));
     tl_run(e);
@@ -610,119 +539,12 @@ GR_TEST(cond_executable_outlives_its_graph_and_handle)
     CHECK_OK(grGraphExecDestroy(e));
     /* Its graph and executable are gone: so is the handle. */
     CHECK_GR(grErrorInvalidValue, grGraphSetConditional(h, 1));
-    free_kernels(&k);
-}
-
-GR_TEST(cond_exec_update_applies_body_parameters)
-{
-    kernels k = make_kernels();
-    grGraph_t g, *body;
-    grGraphConditionalHandle h;
-    grGraphExec_t e;
-    grGraphExecUpdateResultInfo info;
-    int out = 0;
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
-    tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
-    grGraphNode_t put = add_put(body[0], NULL, 0, &k, &out, 1);
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
-    tl_run(e);
-    CHECK_EQ(out, 1);
-    int *op = &out, two = 2;
-    void *args[2] = {&op, &two};
-    grKernelNodeParams p = {k.put, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args, NULL};
-    CHECK_OK(grGraphKernelNodeSetParams(put, &p));
-    CHECK_OK(grGraphExecUpdate(e, g, &info));
-    CHECK_EQ(info.result, grGraphExecUpdateSuccess);
-    tl_run(e);
-    CHECK_EQ(out, 2);
-    /* A body whose topology changed is refused, and the executable keeps
-     * what it ran. */
-    grGraphNode_t extra;
-    CHECK_OK(grGraphAddEmptyNode(&extra, body[0], NULL, 0));
-    CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecUpdate(e, g, &info));
-    CHECK_EQ(info.result, grGraphExecUpdateErrorTopologyChanged);
-    CHECK(info.errorNode == NULL); /* as CUDA reports it (probe) */
-    out = 0;
-    tl_run(e);
-    CHECK_EQ(out, 2);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g));
-    free_kernels(&k);
-}
-
-/* An update changes parameters only: a body's node disabled with
- * grGraphNodeSetEnabled stays disabled, as a top-level node does, and the
- * body's other nodes stay enabled. */
-GR_TEST(cond_exec_update_keeps_a_disabled_body_node_disabled)
-{
-    kernels k = make_kernels();
-    grGraph_t g, g2, *body;
-    grGraphConditionalHandle h, h2;
-    grGraphExec_t e;
-    grGraphExecUpdateResultInfo info;
-    int out[2] = {0, 0};
-    unsigned en = 9;
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
-    tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
-    grGraphNode_t off = add_put(body[0], NULL, 0, &k, &out[0], 1);
-    grGraphNode_t on = add_put(body[0], NULL, 0, &k, &out[1], 1);
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
-    CHECK_OK(grGraphNodeSetEnabled(e, off, 0));
-    tl_run(e);
-    CHECK_EQ(out[0], 0);
-    CHECK_EQ(out[1], 1);
-    CHECK_OK(grGraphCreate(&g2, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h2, g2, 1, grGraphCondAssignDefault));
-    tl_add_cond(g2, NULL, 0, h2, grGraphCondTypeIf, 1, &body);
-    add_put(body[0], NULL, 0, &k, &out[0], 2);
-    add_put(body[0], NULL, 0, &k, &out[1], 2);
-    CHECK_OK(grGraphExecUpdate(e, g2, &info));
-    CHECK_EQ(info.result, grGraphExecUpdateSuccess);
-    CHECK_OK(grGraphNodeGetEnabled(e, off, &en));
-    CHECK_EQ(en, 0);
-    CHECK_OK(grGraphNodeGetEnabled(e, on, &en));
-    CHECK_EQ(en, 1);
-    tl_run(e);
-    CHECK_EQ(out[0], 0);
-    CHECK_EQ(out[1], 2);
-    /* Enabled again, it runs the parameters the update brought. */
-    CHECK_OK(grGraphNodeSetEnabled(e, off, 1));
-    tl_run(e);
-    CHECK_EQ(out[0], 2);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g));
-    CHECK_OK(grGraphDestroy(g2));
-    free_kernels(&k);
-}
-
-GR_TEST(cond_exec_update_refuses_another_conditional_type)
-{
-    grGraph_t g, g2;
-    grGraphConditionalHandle h, h2;
-    grGraphExec_t e;
-    grGraphExecUpdateResultInfo info;
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
-    tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, NULL);
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
-    CHECK_OK(grGraphCreate(&g2, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h2, g2, 0, 0));
-    grGraphNode_t w = tl_add_cond(g2, NULL, 0, h2, grGraphCondTypeWhile, 1, NULL);
-    CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecUpdate(e, g2, &info));
-    CHECK_EQ(info.result, grGraphExecUpdateErrorNotSupported);
-    CHECK_PTR_EQ(info.errorNode, w);
-    CHECK_DETAIL_HAS("cannot change");
-    tl_run(e);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g));
-    CHECK_OK(grGraphDestroy(g2));
+    tl_cond_kernels_free(&k);
 }
 
 GR_TEST(cond_dot_shows_bodies_as_clusters)
 {
-    kernels k = make_kernels();
+    tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *body;
     grGraphConditionalHandle h;
     int out = 0;
@@ -733,8 +555,8 @@ GR_TEST(cond_dot_shows_bodies_as_clusters)
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
     tl_add_cond(g, NULL, 0, h, grGraphCondTypeSwitch, 2, &body);
-    add_put(body[0], NULL, 0, &k, &out, 1);
-    add_put(body[1], NULL, 0, &k, &out, 2);
+    tl_cond_add_put(body[0], NULL, 0, &k, &out, 1);
+    tl_cond_add_put(body[1], NULL, 0, &k, &out, 2);
     CHECK_OK(grGraphDebugDotPrint(g, path, 0));
     FILE *f = fopen(path, "r");
     CHECK(f != NULL);
@@ -749,12 +571,12 @@ GR_TEST(cond_dot_shows_bodies_as_clusters)
     CHECK(strstr(buf, "cond_put") != NULL);
     CHECK(strstr(buf, "style=dotted") != NULL);
     CHECK_OK(grGraphDestroy(g));
-    free_kernels(&k);
+    tl_cond_kernels_free(&k);
 }
 
 GR_TEST(cond_baked_values_include_body_nodes)
 {
-    kernels k = make_kernels();
+    tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *body;
     grGraphConditionalHandle h;
     grGraphExec_t e;
@@ -763,7 +585,7 @@ GR_TEST(cond_baked_values_include_body_nodes)
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
     grGraphNode_t cond = tl_add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
-    add_put(body[0], NULL, 0, &k, buf + 2, 1);
+    tl_cond_add_put(body[0], NULL, 0, &k, buf + 2, 1);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     grBakedValue v[8];
     size_t n = 8;
@@ -787,7 +609,7 @@ GR_TEST(cond_baked_values_include_body_nodes)
     CHECK_EQ(found, 1);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
-    free_kernels(&k);
+    tl_cond_kernels_free(&k);
 }
 
 GR_TEST(cond_kernel_source_helper_ends_a_loop)
@@ -813,46 +635,6 @@ GR_TEST(cond_kernel_source_helper_ends_a_loop)
     CHECK_OK(grKernelDestroy(k));
 }
 
-/* Another graph of the same shape whose handle has another default:
- * the update takes its handle (probe: CUDA applies the new default from
- * the next launch), and the first graph may have an executable again. */
-GR_TEST(cond_exec_update_from_another_graph_takes_its_handle)
-{
-    kernels k = make_kernels();
-    grGraph_t g1, g2, *b1, *b2;
-    grGraphConditionalHandle h1, h2;
-    grGraphExec_t e, e1;
-    grGraphExecUpdateResultInfo info;
-    int out = 0;
-    CHECK_OK(grGraphCreate(&g1, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h1, g1, 1, grGraphCondAssignDefault));
-    tl_add_cond(g1, NULL, 0, h1, grGraphCondTypeIf, 1, &b1);
-    add_put(b1[0], NULL, 0, &k, &out, 1);
-    CHECK_OK(grGraphCreate(&g2, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h2, g2, 0, grGraphCondAssignDefault));
-    tl_add_cond(g2, NULL, 0, h2, grGraphCondTypeIf, 1, &b2);
-    add_put(b2[0], NULL, 0, &k, &out, 2);
-    CHECK_OK(grGraphInstantiate(&e, g1, 0));
-    tl_run(e);
-    CHECK_EQ(out, 1);
-    CHECK_OK(grGraphExecUpdate(e, g2, &info));
-    CHECK_EQ(info.result, grGraphExecUpdateSuccess);
-    out = 0;
-    tl_run(e); /* default 0: the body does not run */
-    CHECK_EQ(out, 0);
-    /* g2's handle is the executable's now; g1's is free again. */
-    grGraphExec_t e2 = NULL;
-    CHECK_GR(grErrorNotSupported, grGraphInstantiate(&e2, g2, 0));
-    CHECK_OK(grGraphInstantiate(&e1, g1, 0));
-    tl_run(e1);
-    CHECK_EQ(out, 1);
-    CHECK_OK(grGraphExecDestroy(e1));
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g1));
-    CHECK_OK(grGraphDestroy(g2));
-    free_kernels(&k);
-}
-
 GR_TEST(cond_node_cannot_be_disabled)
 {
     grGraph_t g;
@@ -871,7 +653,7 @@ GR_TEST(cond_node_cannot_be_disabled)
  * capture's dependency (probe: CUDA accepts it). */
 GR_TEST(cond_node_added_to_a_capture_in_progress)
 {
-    kernels k = make_kernels();
+    tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t cg = NULL, got = NULL, *body;
     grGraphConditionalHandle h;
     grGraphExec_t e;
@@ -889,7 +671,7 @@ GR_TEST(cond_node_added_to_a_capture_in_progress)
     CHECK_EQ(st, grStreamCaptureStatusActive);
     CHECK_OK(grGraphConditionalHandleCreate(&h, cg, 1, grGraphCondAssignDefault));
     grGraphNode_t cond = tl_add_cond(cg, deps, ndeps, h, grGraphCondTypeIf, 1, &body);
-    add_put(body[0], NULL, 0, &k, &b, 2);
+    tl_cond_add_put(body[0], NULL, 0, &k, &b, 2);
     CHECK_OK(grStreamUpdateCaptureDependencies(s, &cond, NULL, 1, grStreamSetCaptureDependencies));
     int *cp = &c, three = 3;
     void *args3[2] = {&cp, &three};
@@ -905,7 +687,7 @@ GR_TEST(cond_node_added_to_a_capture_in_progress)
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(got));
     CHECK_OK(grStreamDestroy(s));
-    free_kernels(&k);
+    tl_cond_kernels_free(&k);
 }
 
 /* grGraphInstantiateWithParams reports CUDA 13's results for the two
@@ -974,348 +756,4 @@ GR_TEST(conditional_body_user_objects_are_held_by_the_executable)
     CHECK_EQ(body_object_runs, 0);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_EQ(body_object_runs, 1);
-}
-
-/* Kernel parameters for put(dst, v) (the args point at the caller's
- * variables, which must outlive the call). */
-static grKernelNodeParams put_params(kernels *k, void **args, int **dst, int *v)
-{
-    args[0] = dst;
-    args[1] = v;
-    grKernelNodeParams p = {k->put, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args, NULL};
-    return p;
-}
-
-/* CUDA 13 accepts the executable's setters on a node of a body and uses
- * the new parameters from the next launch on (probe); the graph's node
- * keeps its own. */
-GR_TEST(cond_exec_kernel_set_params_reaches_if_body)
-{
-    kernels k = make_kernels();
-    grGraph_t g, *body;
-    grGraphConditionalHandle h;
-    grGraphExec_t e;
-    int out = 0, other = 0;
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
-    tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
-    grGraphNode_t put = add_put(body[0], NULL, 0, &k, &out, 1);
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
-    tl_run(e);
-    CHECK_EQ(out, 1);
-    int *dst = &other, v = 7;
-    void *args[2];
-    grKernelNodeParams p = put_params(&k, args, &dst, &v);
-    CHECK_OK(grGraphExecKernelNodeSetParams(e, put, &p));
-    out = 0;
-    tl_run(e);
-    CHECK_EQ(out, 0);
-    CHECK_EQ(other, 7);
-    /* The generic setter takes the same path. */
-    grGraphNodeParams np;
-    memset(&np, 0, sizeof np);
-    np.type = grGraphNodeTypeKernel;
-    dst = &out;
-    v = 9;
-    np.kernel = p;
-    CHECK_OK(grGraphExecNodeSetParams(e, put, &np));
-    tl_run(e);
-    CHECK_EQ(out, 9);
-    /* The graph's node still holds what it was given. */
-    grKernelNodeParams got;
-    CHECK_OK(grGraphKernelNodeGetParams(put, &got));
-    CHECK(*(int **)got.kernelParams[0] == &out);
-    CHECK_EQ(*(int *)got.kernelParams[1], 1);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g));
-    free_kernels(&k);
-}
-
-/* A WHILE body's loop test changed through the executable, and a kernel
- * of an IF nested in that body. */
-GR_TEST(cond_exec_kernel_set_params_reaches_while_and_nested_bodies)
-{
-    kernels k = make_kernels();
-    grGraph_t g, *body, *inner;
-    grGraphConditionalHandle h, hi;
-    grGraphExec_t e;
-    int counter = 0, sum = 0;
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
-    CHECK_OK(grGraphConditionalHandleCreate(&hi, g, 1, grGraphCondAssignDefault));
-    tl_add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
-    grGraphNode_t step = add_step(body[0], &k, &counter, h, 3);
-    tl_add_cond(body[0], &step, 1, hi, grGraphCondTypeIf, 1, &inner);
-    int *sp = &sum, one = 1;
-    void *add_args[2] = {&sp, &one};
-    grGraphNode_t add = tl_add_kernel(inner[0], NULL, 0, k.add, add_args, 1);
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
-    tl_run(e);
-    CHECK_EQ(counter, 3);
-    CHECK_EQ(sum, 3);
-    int *cp = &counter, limit = 5;
-    void *step_args[3] = {&cp, &h, &limit};
-    grKernelNodeParams sp5 = {k.step, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, step_args, NULL};
-    CHECK_OK(grGraphExecKernelNodeSetParams(e, step, &sp5));
-    int ten = 10;
-    void *add10[2] = {&sp, &ten};
-    grKernelNodeParams ap = {k.add, GR_DIM3(2, 1, 1), GR_DIM3(1, 1, 1), 0, add10, NULL};
-    CHECK_OK(grGraphExecKernelNodeSetParams(e, add, &ap));
-    counter = 0;
-    sum = 0;
-    tl_run(e);
-    CHECK_EQ(counter, 5);
-    CHECK_EQ(sum, 5 * 2 * 10); /* five iterations of two blocks adding 10 */
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g));
-    free_kernels(&k);
-}
-
-GR_TEST(cond_exec_memset_set_params_reaches_body)
-{
-    grGraph_t g, *body;
-    grGraphConditionalHandle h;
-    grGraphExec_t e;
-    unsigned char a[8] = {0}, b[8] = {0};
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
-    tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
-    grGraphNode_t m;
-    grMemsetParams mp = {a, 0, 0x11, 1, 4, 1};
-    CHECK_OK(grGraphAddMemsetNode(&m, body[0], NULL, 0, &mp));
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
-    tl_run(e);
-    CHECK_EQ(a[3], 0x11);
-    CHECK_EQ(a[4], 0);
-    grMemsetParams moved = {b, 0, 0x22, 1, 4, 1};
-    CHECK_OK(grGraphExecMemsetNodeSetParams(e, m, &moved));
-    /* Its checks are those of a top-level node: a 1D memset stays 1D. */
-    grMemsetParams tall = {b, 4, 0x33, 1, 4, 2};
-    CHECK_GR(grErrorInvalidValue, grGraphExecMemsetNodeSetParams(e, m, &tall));
-    CHECK_DETAIL_HAS("1D one cannot become 2D");
-    memset(a, 0, sizeof a);
-    tl_run(e);
-    CHECK_EQ(a[0], 0);
-    CHECK_EQ(b[0], 0x22);
-    CHECK_EQ(b[3], 0x22);
-    CHECK_EQ(b[4], 0);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g));
-}
-
-/* Probe: SetEnabled on a body's node succeeds and GetEnabled then reads
- * 0; the node is skipped; the conditional node itself cannot be
- * disabled. */
-GR_TEST(cond_disabling_a_body_node_skips_it)
-{
-    kernels k = make_kernels();
-    grGraph_t g, *body;
-    grGraphConditionalHandle h;
-    grGraphExec_t e;
-    int out = 0, after = 0;
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
-    grGraphNode_t c = tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
-    grGraphNode_t put = add_put(body[0], NULL, 0, &k, &out, 4);
-    add_put(body[0], &put, 1, &k, &after, 6);
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
-    unsigned en = 2;
-    CHECK_OK(grGraphNodeGetEnabled(e, put, &en));
-    CHECK_EQ(en, 1u);
-    CHECK_OK(grGraphNodeSetEnabled(e, put, 0));
-    CHECK_OK(grGraphNodeGetEnabled(e, put, &en));
-    CHECK_EQ(en, 0u);
-    tl_run(e);
-    CHECK_EQ(out, 0);
-    CHECK_EQ(after, 6); /* its successor still runs */
-    CHECK_OK(grGraphNodeSetEnabled(e, put, 1));
-    tl_run(e);
-    CHECK_EQ(out, 4);
-    CHECK_GR(grErrorInvalidValue, grGraphNodeSetEnabled(e, c, 0));
-    CHECK_GR(grErrorInvalidValue, grGraphNodeGetEnabled(e, c, &en));
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g));
-    free_kernels(&k);
-}
-
-/* Nodes the executable was not built from, and setters of another type,
- * are refused on body nodes as on top-level ones, and change nothing. */
-GR_TEST(cond_exec_setters_refuse_foreign_body_nodes_and_change_nothing)
-{
-    kernels k = make_kernels();
-    grGraph_t g, g2, *body, *body2;
-    grGraphConditionalHandle h, h2;
-    grGraphExec_t e;
-    int out = 0, other = 0;
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
-    tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
-    grGraphNode_t put = add_put(body[0], NULL, 0, &k, &out, 1);
-    CHECK_OK(grGraphCreate(&g2, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h2, g2, 1, grGraphCondAssignDefault));
-    tl_add_cond(g2, NULL, 0, h2, grGraphCondTypeIf, 1, &body2);
-    grGraphNode_t put2 = add_put(body2[0], NULL, 0, &k, &out, 1);
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
-    /* A node added to the body after instantiation is not the
-     * executable's either. */
-    grGraphNode_t late = add_put(body[0], NULL, 0, &k, &other, 3);
-    int *dst = &other, v = 8;
-    void *args[2];
-    grKernelNodeParams p = put_params(&k, args, &dst, &v);
-    CHECK_GR(grErrorInvalidValue, grGraphExecKernelNodeSetParams(e, put2, &p));
-    CHECK_DETAIL_HAS("is not a node of the graph executable");
-    CHECK_GR(grErrorInvalidValue, grGraphExecKernelNodeSetParams(e, late, &p));
-    CHECK_GR(grErrorInvalidValue, grGraphNodeSetEnabled(e, put2, 0));
-    grGraphNodeParams np;
-    memset(&np, 0, sizeof np);
-    np.type = grGraphNodeTypeKernel;
-    np.kernel = p;
-    CHECK_GR(grErrorInvalidValue, grGraphExecNodeSetParams(e, put2, &np));
-    grMemsetParams mp = {&other, 0, 1, 1, 1, 1};
-    CHECK_GR(grErrorInvalidValue, grGraphExecMemsetNodeSetParams(e, put, &mp));
-    CHECK_DETAIL_HAS("is a kernel node, not a memset node");
-    np.type = grGraphNodeTypeMemset;
-    np.memset = mp;
-    CHECK_GR(grErrorInvalidValue, grGraphExecNodeSetParams(e, put, &np));
-    grKernelNodeParams bad = p;
-    bad.func = NULL;
-    CHECK_GR(grErrorInvalidDeviceFunction, grGraphExecKernelNodeSetParams(e, put, &bad));
-    tl_run(e);
-    CHECK_EQ(out, 1);
-    CHECK_EQ(other, 0);
-    unsigned en = 0;
-    CHECK_OK(grGraphNodeGetEnabled(e, put, &en));
-    CHECK_EQ(en, 1u);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g2));
-    CHECK_OK(grGraphDestroy(g));
-    free_kernels(&k);
-}
-
-/* After an update from another graph the setters still name the body
- * nodes of the graph the executable was instantiated from, as they do
- * top-level nodes. */
-GR_TEST(cond_exec_setters_name_original_body_nodes_after_update)
-{
-    kernels k = make_kernels();
-    grGraph_t g1, g2, *b1, *b2;
-    grGraphConditionalHandle h1, h2;
-    grGraphExec_t e;
-    grGraphExecUpdateResultInfo info;
-    int out = 0;
-    CHECK_OK(grGraphCreate(&g1, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h1, g1, 1, grGraphCondAssignDefault));
-    tl_add_cond(g1, NULL, 0, h1, grGraphCondTypeIf, 1, &b1);
-    grGraphNode_t put1 = add_put(b1[0], NULL, 0, &k, &out, 1);
-    CHECK_OK(grGraphCreate(&g2, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h2, g2, 1, grGraphCondAssignDefault));
-    tl_add_cond(g2, NULL, 0, h2, grGraphCondTypeIf, 1, &b2);
-    grGraphNode_t put2 = add_put(b2[0], NULL, 0, &k, &out, 2);
-    CHECK_OK(grGraphInstantiate(&e, g1, 0));
-    CHECK_OK(grGraphExecUpdate(e, g2, &info));
-    CHECK_EQ(info.result, grGraphExecUpdateSuccess);
-    tl_run(e);
-    CHECK_EQ(out, 2);
-    int *dst = &out, v = 5;
-    void *args[2];
-    grKernelNodeParams p = put_params(&k, args, &dst, &v);
-    CHECK_GR(grErrorInvalidValue, grGraphExecKernelNodeSetParams(e, put2, &p));
-    CHECK_OK(grGraphExecKernelNodeSetParams(e, put1, &p));
-    tl_run(e);
-    CHECK_EQ(out, 5);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g1));
-    CHECK_OK(grGraphDestroy(g2));
-    free_kernels(&k);
-}
-
-typedef struct updater {
-    grGraphExec_t e;
-    grGraph_t g;
-    int rounds;
-} updater;
-
-static void *update_repeatedly(void *arg)
-{
-    updater *u = arg;
-    grGraphExecUpdateResultInfo info;
-    for (int i = 0; i < u->rounds; i++)
-        CHECK_OK(grGraphExecUpdate(u->e, u->g, &info));
-    return NULL;
-}
-
-/* Each update replaces the bodies' plans: a setter on a body node racing
- * with updates on another thread writes the plan that is current. */
-GR_TEST(cond_body_setters_race_with_updates)
-{
-    kernels k = make_kernels();
-    grGraph_t g, *body;
-    grGraphConditionalHandle h;
-    grGraphExec_t e;
-    int out = 0;
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
-    tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
-    grGraphNode_t put = add_put(body[0], NULL, 0, &k, &out, 1);
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
-    updater u = {e, g, 2000};
-    pthread_t t;
-    CHECK(pthread_create(&t, NULL, update_repeatedly, &u) == 0);
-    int *dst = &out, v = 0;
-    void *args[2];
-    grKernelNodeParams p = put_params(&k, args, &dst, &v);
-    for (int i = 0; i < 2000; i++) {
-        unsigned en = 0;
-        CHECK_OK(grGraphExecKernelNodeSetParams(e, put, &p));
-        CHECK_OK(grGraphNodeSetEnabled(e, put, 1));
-        CHECK_OK(grGraphNodeGetEnabled(e, put, &en));
-        CHECK_EQ(en, 1u);
-    }
-    CHECK(pthread_join(t, NULL) == 0);
-    /* The last update brought the graph's parameters back; the setter
-     * applies again after it. */
-    v = 12;
-    CHECK_OK(grGraphExecKernelNodeSetParams(e, put, &p));
-    tl_run(e);
-    CHECK_EQ(out, 12);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g));
-    free_kernels(&k);
-}
-
-/* grGraphNodeSetParams on a child-graph node refuses what
- * grGraphAddChildGraphNode refuses: a graph with conditional nodes, or a
- * body (it used to accept them, embedding a graph CUDA never embeds). */
-GR_TEST(cond_node_set_params_refuses_to_embed_conditional_graphs_as_add_does)
-{
-    grGraph_t g, inner, withcond;
-    grGraph_t *bodies;
-    grGraphConditionalHandle h;
-    grGraphNode_t child, e;
-    grGraphNodeParams p;
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphCreate(&inner, 0));
-    CHECK_OK(grGraphAddEmptyNode(&e, inner, NULL, 0));
-    CHECK_OK(grGraphAddChildGraphNode(&child, g, NULL, 0, inner));
-    CHECK_OK(grGraphCreate(&withcond, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h, withcond, 0, 0));
-    tl_add_cond(withcond, NULL, 0, h, grGraphCondTypeIf, 1, &bodies);
-
-    memset(&p, 0, sizeof p);
-    p.type = grGraphNodeTypeGraph;
-    p.graph.graph = withcond;
-    CHECK_GR(grErrorNotSupported, grGraphNodeSetParams(child, &p));
-    CHECK_DETAIL_HAS("conditional nodes");
-    p.graph.graph = bodies[0];
-    CHECK_GR(grErrorNotSupported, grGraphNodeSetParams(child, &p));
-    CHECK_DETAIL_HAS("is a body of");
-    /* The node kept its graph: one empty node. */
-    grGraph_t now = NULL;
-    size_t n = 0;
-    CHECK_OK(grGraphChildGraphNodeGetGraph(child, &now));
-    CHECK_OK(grGraphGetNodes(now, NULL, &n));
-    CHECK_EQ(n, 1);
-    CHECK_OK(grGraphDestroy(withcond));
-    CHECK_OK(grGraphDestroy(inner));
-    CHECK_OK(grGraphDestroy(g));
 }

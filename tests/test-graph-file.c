@@ -896,13 +896,6 @@ static void cond_mark_fn(const grKernelCtx *ctx, void **args)
     cond_tally += *(int *)args[0];
 }
 
-/* setv(handle, value): sets the handle before the node that tests it. */
-static void cond_setv_fn(const grKernelCtx *ctx, void **args)
-{
-    (void)ctx;
-    CHECK_OK(grGraphSetConditional(*(grGraphConditionalHandle *)args[0], *(unsigned *)args[1]));
-}
-
 /* step(counter, handle, limit): a WHILE body's iteration, ending the loop
  * once counter reaches limit. */
 static void cond_step_fn(const grKernelCtx *ctx, void **args)
@@ -951,7 +944,7 @@ GR_TEST(graph_file_round_trips_if_else_while_switch_and_nested_conditional_nodes
                         step_sz[] = {sizeof(int *), 8, sizeof(int)};
     cond_kernels k;
     CHECK_OK(grKernelCreate(&k.mark, cond_mark_fn, "cond mark", 1, mark_sz));
-    CHECK_OK(grKernelCreate(&k.setv, cond_setv_fn, "cond setv", 2, setv_sz));
+    CHECK_OK(grKernelCreate(&k.setv, tl_cond_setv_fn, "cond setv", 2, setv_sz));
     CHECK_OK(grKernelCreate(&k.step, cond_step_fn, "cond step", 3, step_sz));
     int *counter;
     CHECK_OK(grMalloc((void **)&counter, sizeof *counter));

@@ -121,6 +121,26 @@ grError_t tl_try_add_cond(grGraph_t g, const grGraphNode_t *deps, size_t nd, grG
 grGraphNode_t tl_add_cond(grGraph_t g, const grGraphNode_t *deps, size_t nd, grGraphConditionalHandle h,
                           grGraphConditionalNodeType type, unsigned size, grGraph_t **bodies);
 
+/* The conditional tests' kernels (tests/lib/cond.c), one set per test:
+ * step(int *counter, handle, int limit) counts a WHILE body's iteration
+ * and sets the handle to 0 once counter reaches limit; setv(handle,
+ * unsigned v) sets the handle; put(int *dst, int v) stores v from block
+ * 0; add(int *dst, int v) adds v atomically once per block. */
+typedef struct tl_cond_kernels {
+    grKernel_t step, setv, put, add;
+} tl_cond_kernels;
+tl_cond_kernels tl_cond_kernels_make(void);
+void tl_cond_kernels_free(tl_cond_kernels *k);
+/* step's and setv's CPU functions, for a test that names its own. */
+void tl_cond_step_fn(const grKernelCtx *ctx, void **args);
+void tl_cond_setv_fn(const grKernelCtx *ctx, void **args);
+/* A step node (one block) as the first node of g; a put node of one block
+ * after deps[0..ndeps). */
+grGraphNode_t tl_cond_add_step(grGraph_t g, tl_cond_kernels *k, int *counter, grGraphConditionalHandle h,
+                               int limit);
+grGraphNode_t tl_cond_add_put(grGraph_t g, const grGraphNode_t *deps, size_t ndeps, tl_cond_kernels *k,
+                              int *dst, int v);
+
 enum {
     TL_DAG_MAX = 40,
     TL_DAG_MAX_EDGES = TL_DAG_MAX * (TL_DAG_MAX - 1) / 2
