@@ -5,19 +5,6 @@
  */
 #include "testlib.h"
 
-/* Whether a -> b is an edge of g. */
-static bool has_edge(grGraph_t g, grGraphNode_t a, grGraphNode_t b)
-{
-    static grGraphNode_t from[TL_DAG_MAX_EDGES], to[TL_DAG_MAX_EDGES];
-    size_t n = tl_edge_count(g);
-    CHECK(n <= TL_DAG_MAX_EDGES);
-    CHECK_OK(grGraphGetEdges(g, from, to, NULL, &n));
-    for (size_t i = 0; i < n; i++)
-        if (from[i] == a && to[i] == b)
-            return true;
-    return false;
-}
-
 GR_TEST(testlib_chain_links_each_node_to_the_next_and_runs_each_once)
 {
     grGraph_t g;
@@ -28,7 +15,7 @@ GR_TEST(testlib_chain_links_each_node_to_the_next_and_runs_each_once)
     CHECK_EQ(tl_node_count(g), 5);
     CHECK_EQ(tl_edge_count(g), 4);
     for (int i = 0; i < 4; i++)
-        CHECK(has_edge(g, n[i], n[i + 1]));
+        CHECK(tl_has_edge(n[i], n[i + 1]));
     tl_run_graph(g);
     CHECK_EQ(runs, 5);
     CHECK_OK(grGraphDestroy(g));
@@ -45,8 +32,8 @@ GR_TEST(testlib_fan_joins_every_branch_of_its_root)
     CHECK_EQ(tl_node_count(g), 6);
     CHECK_EQ(tl_edge_count(g), 8);
     for (int i = 1; i <= 4; i++) {
-        CHECK(has_edge(g, n[0], n[i]));
-        CHECK(has_edge(g, n[i], n[5]));
+        CHECK(tl_has_edge(n[0], n[i]));
+        CHECK(tl_has_edge(n[i], n[5]));
         CHECK_OK(grGraphNodeGetType(n[i], &t));
         CHECK_EQ(t, grGraphNodeTypeHost);
     }
@@ -63,8 +50,8 @@ GR_TEST(testlib_diamond_has_four_edges_and_a_host_node_only_where_asked)
     tl_diamond(&g, n, tl_noop);
     CHECK_EQ(tl_node_count(g), 4);
     CHECK_EQ(tl_edge_count(g), 4);
-    CHECK(has_edge(g, n[0], n[1]) && has_edge(g, n[0], n[2]));
-    CHECK(has_edge(g, n[1], n[3]) && has_edge(g, n[2], n[3]));
+    CHECK(tl_has_edge(n[0], n[1]) && tl_has_edge(n[0], n[2]));
+    CHECK(tl_has_edge(n[1], n[3]) && tl_has_edge(n[2], n[3]));
     CHECK_OK(grGraphNodeGetType(n[1], &t));
     CHECK_EQ(t, grGraphNodeTypeHost);
     CHECK_OK(grGraphDestroy(g));
@@ -94,7 +81,7 @@ GR_TEST(testlib_random_dag_is_the_same_for_the_same_seed)
             CHECK_EQ(a.from[k], b.from[k]);
             CHECK_EQ(a.to[k], b.to[k]);
             CHECK(a.from[k] < a.to[k]);
-            CHECK(has_edge(ga, a.node[a.from[k]], a.node[a.to[k]]));
+            CHECK(tl_has_edge(a.node[a.from[k]], a.node[a.to[k]]));
         }
         CHECK_OK(grGraphDestroy(ga));
         CHECK_OK(grGraphDestroy(gb));

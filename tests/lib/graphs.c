@@ -18,6 +18,25 @@ size_t tl_edge_count(grGraph_t g)
     return n;
 }
 
+void tl_get_nodes(grGraph_t g, grGraphNode_t *nodes, size_t n)
+{
+    size_t m = n;
+    CHECK_OK(grGraphGetNodes(g, nodes, &m));
+    CHECK_EQ(m, n);
+}
+
+bool tl_has_edge(grGraphNode_t a, grGraphNode_t b)
+{
+    grGraphNode_t succ[64];
+    size_t n = 64;
+    CHECK_OK(grGraphNodeGetDependentNodes(a, succ, NULL, &n));
+    CHECK(n <= 64);
+    for (size_t i = 0; i < n; i++)
+        if (succ[i] == b)
+            return true;
+    return false;
+}
+
 grGraphNode_t tl_add_kernel(grGraph_t g, const grGraphNode_t *deps, size_t n, grKernel_t k, void **args,
                             unsigned blocks)
 {

@@ -31,6 +31,13 @@ GR_KERNEL(tl_store_i32, (int *, cell), (int, v))
     *cell = v;
 }
 
+/* p[block] += v, once per block (thread 0). */
+GR_KERNEL(tl_add_i32_block, (int *, p), (int, v))
+{
+    if (gr_thread_idx_x() == 0)
+        p[gr_block_idx_x()] += v;
+}
+
 #ifndef __CUDACC__
 #include "testlib.h"
 
@@ -76,5 +83,18 @@ grKernel_t tl_kernel_store_i32_create(void)
     grKernel_t k;
     CHECK_OK(GR_KERNEL_CREATE(&k, tl_store_i32));
     return k;
+}
+grKernel_t tl_kernel_add_i32(void)
+{
+    static grKernel_t k;
+    if (!k)
+        CHECK_OK(GR_KERNEL_CREATE(&k, tl_add_i32_block));
+    return k;
+}
+
+void tl_launch_add_i32(grStream_t s, int *p, int v)
+{
+    void *args[2] = {&p, &v};
+    CHECK_OK(grLaunchKernel(tl_kernel_add_i32(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, s));
 }
 #endif

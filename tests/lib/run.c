@@ -98,6 +98,20 @@ void tl_run_graph(grGraph_t g)
     CHECK_OK(grGraphExecDestroy(e));
 }
 
+void tl_run_graph_on(grGraph_t g, grStream_t s)
+{
+    grGraphExec_t e = tl_instantiate(g);
+    tl_run_on(e, s);
+    CHECK_OK(grGraphExecDestroy(e));
+}
+
+grStreamCaptureStatus tl_capture_status(grStream_t s)
+{
+    grStreamCaptureStatus st;
+    CHECK_OK(grStreamIsCapturing(s, &st));
+    return st;
+}
+
 grStream_t tl_stream(unsigned flags)
 {
     grStream_t s;

@@ -82,11 +82,24 @@ grKernelNodeParams tl_params_1d(grKernel_t k, void **args, unsigned n, unsigned 
  * hold want. */
 void tl_check_all_u32(const unsigned *h, unsigned n, unsigned want);
 
+/* The canonical kernel tl_add_i32_block (int *p, int v): p[block] += v,
+ * once per block; created on first use and kept for the rest of the test.
+ * tl_launch_add_i32 launches it on s as one block of one thread (*p +=
+ * v), which a stream capture records as a kernel node. */
+grKernel_t tl_kernel_add_i32(void);
+void tl_launch_add_i32(grStream_t s, int *p, int v);
+
 /* ------------------------------------------------------- graph builders */
 
 /* The number of nodes and of edges of g. */
 size_t tl_node_count(grGraph_t g);
 size_t tl_edge_count(grGraph_t g);
+
+/* The n nodes of g in creation order into nodes[0..n); the test fails
+ * unless g has exactly n. */
+void tl_get_nodes(grGraph_t g, grGraphNode_t *nodes, size_t n);
+/* Whether b is among a's dependent nodes (a -> b). */
+bool tl_has_edge(grGraphNode_t a, grGraphNode_t b);
 
 /* Adds a kernel node of k after deps[0..n): 'blocks' blocks of one
  * thread, with these arguments. */
@@ -178,6 +191,11 @@ void tl_run_on(grGraphExec_t e, grStream_t s);
 /* Instantiates g, runs it once on the legacy stream and destroys the
  * executable. */
 void tl_run_graph(grGraph_t g);
+/* Instantiates g, runs it once on s, waits for s and destroys the
+ * executable. */
+void tl_run_graph_on(grGraph_t g, grStream_t s);
+/* grStreamIsCapturing's answer for s. */
+grStreamCaptureStatus tl_capture_status(grStream_t s);
 /* A new stream with these grStreamCreateWithFlags flags. */
 grStream_t tl_stream(unsigned flags);
 
