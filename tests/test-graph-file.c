@@ -3,20 +3,13 @@
  * graph (types, parameters, edges in order; every query answers the same,
  * pointers into the loaded buffers at the same offsets), saving is
  * deterministic, and every malformed or truncated file is refused with a
- * detail naming its line, leaking nothing.
+ * detail naming its line, leaking nothing. Conditional nodes in files are
+ * in test-graph-file-cond.c.
  */
 #include "testlib.h"
 
 #include <stdbool.h>
 #include <unistd.h>
-
-static void spit(const char *path, const char *s, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-    CHECK(f != NULL);
-    CHECK_EQ(fwrite(s, 1, n, f), n);
-    fclose(f);
-}
 
 static int host_calls;
 static void hfn(void *p)
@@ -552,58 +545,46 @@ GR_TEST(graph_file_loaded_graph_runs_and_its_buffers_outlive_it_in_executables)
 
 /* -------------------------------------------------------- refusals */
 
-static void load_refused(const char *text, const char *where, const char *what)
-{
-    char path[128], want[160];
-    grGraph_t g = (grGraph_t)(uintptr_t)0x1;
-    tl_tmp_path(path, sizeof path, "test", "bad", ".graph");
-    spit(path, text, strlen(text));
-    CHECK_GR(grErrorInvalidValue, grGraphLoadFromFile(&g, path, 0));
-    CHECK_PTR_EQ(g, (grGraph_t)(uintptr_t)0x1);
-    snprintf(want, sizeof want, "%s:%s:", path, where);
-    CHECK_DETAIL_HAS(want);
-    CHECK_DETAIL_HAS(what);
-    unlink(path);
-}
-
 GR_TEST(graph_file_refuses_malformed_files_naming_the_line)
 {
     grKernel_t k;
     static const size_t sz[] = {8, 4};
     CHECK_OK(grKernelCreate(&k, tl_kernel_nop, "scale", 2, sz));
-    load_refused("hello\n", "1", "not a graphrt graph file");
-    load_refused("graphrt-graph 2\ngraph {\n}\n", "1", "version 2 is not supported");
-    load_refused("graphrt-graph 1\ngraph {\nn0 empty\n", "3", "truncated");
-    load_refused("graphrt-graph 1\ngraph {\nn0 empty\n}", "4", "truncated");
-    load_refused("graphrt-graph 1\n# c\n\ngraph {\n  n0 empty\n  n1 bogus\n}\n", "6", "not a node type");
-    load_refused("graphrt-graph 1\ngraph {\nn0 empty\nn2 empty\n}\n", "4", "expected node n1");
-    load_refused("graphrt-graph 1\ngraph {\nn0 empty after=n5\n}\n", "3", "node list");
-    load_refused("graphrt-graph 1\ngraph {\nn0 empty after=n0\n}\n", "3", "self");
-    load_refused("graphrt-graph 1\ngraph {\nn0 empty\nn1 empty after=n0,n0\n}\n", "4", "once");
-    load_refused("graphrt-graph 1\ngraph {\nn0 empty colour=red\n}\n", "3", "colour");
-    load_refused("graphrt-graph 1\nkernel k0 \"nope\" 8\ngraph {\n}\n", "2",
-                 "kernel 'nope' is not registered: create it with grKernelCreate");
-    load_refused("graphrt-graph 1\nkernel k0 \"scale\" 8 8\ngraph {\n}\n", "2", "other sizes");
-    load_refused("graphrt-graph 1\nhostfn h0 \"who\"\ngraph {\n}\n", "2",
-                 "host function 'who' is not registered: register it with grHostFnRegister");
-    load_refused("graphrt-graph 1\nkernel k0 \"scale\" 8 4\ngraph {\nn0 kernel k0 grid=1,1,1 block=1,1,1 "
-                 "shmem=0 args=x0000000000000000\n}\n",
-                 "4", "'args=' lists 1");
-    load_refused("graphrt-graph 1\nkernel k0 \"scale\" 8 4\ngraph {\nn0 kernel k0 grid=0,1,1 block=1,1,1 "
-                 "shmem=0 args=x0000000000000000,x00000000\n}\n",
-                 "4", "grid");
-    load_refused("graphrt-graph 1\nbuffer b0 device 64\ngraph {\nn0 memset dst=b0+0 pitch=0 value=1 elem=1 "
-                 "width=65 height=1\n}\n",
-                 "4", "past its end");
-    load_refused("graphrt-graph 1\nbuffer b0 device 64\ngraph {\nn0 memset dst=b1+0 pitch=0 value=1 elem=1 "
-                 "width=6 height=1\n}\n",
-                 "4", "not declared");
-    load_refused("graphrt-graph 1\ngraph {\nn0 graph {\nn0 empty\n}\n", "5", "truncated");
-    load_refused("graphrt-graph 1\ngraph {\n}\nn0 empty\n", "4", "after the '}'");
-    load_refused("graphrt-graph 1\ngraph {\nn0 empty\nn1 empty\nn0 empty succ=n1,n1\n}\n", "5",
-                 "expected node n2");
-    load_refused("graphrt-graph 1\ngraph {\nn0 empty\nn1 empty after=n0\nn2 empty after=n0 succ=n1\n}\n", "5",
-                 "succ= of n2");
+    tl_load_refused("hello\n", "1", "not a graphrt graph file");
+    tl_load_refused("graphrt-graph 2\ngraph {\n}\n", "1", "version 2 is not supported");
+    tl_load_refused("graphrt-graph 1\ngraph {\nn0 empty\n", "3", "truncated");
+    tl_load_refused("graphrt-graph 1\ngraph {\nn0 empty\n}", "4", "truncated");
+    tl_load_refused("graphrt-graph 1\n# c\n\ngraph {\n  n0 empty\n  n1 bogus\n}\n", "6", "not a node type");
+    tl_load_refused("graphrt-graph 1\ngraph {\nn0 empty\nn2 empty\n}\n", "4", "expected node n1");
+    tl_load_refused("graphrt-graph 1\ngraph {\nn0 empty after=n5\n}\n", "3", "node list");
+    tl_load_refused("graphrt-graph 1\ngraph {\nn0 empty after=n0\n}\n", "3", "self");
+    tl_load_refused("graphrt-graph 1\ngraph {\nn0 empty\nn1 empty after=n0,n0\n}\n", "4", "once");
+    tl_load_refused("graphrt-graph 1\ngraph {\nn0 empty colour=red\n}\n", "3", "colour");
+    tl_load_refused("graphrt-graph 1\nkernel k0 \"nope\" 8\ngraph {\n}\n", "2",
+                    "kernel 'nope' is not registered: create it with grKernelCreate");
+    tl_load_refused("graphrt-graph 1\nkernel k0 \"scale\" 8 8\ngraph {\n}\n", "2", "other sizes");
+    tl_load_refused("graphrt-graph 1\nhostfn h0 \"who\"\ngraph {\n}\n", "2",
+                    "host function 'who' is not registered: register it with grHostFnRegister");
+    tl_load_refused("graphrt-graph 1\nkernel k0 \"scale\" 8 4\ngraph {\nn0 kernel k0 grid=1,1,1 block=1,1,1 "
+                    "shmem=0 args=x0000000000000000\n}\n",
+                    "4", "'args=' lists 1");
+    tl_load_refused("graphrt-graph 1\nkernel k0 \"scale\" 8 4\ngraph {\nn0 kernel k0 grid=0,1,1 block=1,1,1 "
+                    "shmem=0 args=x0000000000000000,x00000000\n}\n",
+                    "4", "grid");
+    tl_load_refused(
+        "graphrt-graph 1\nbuffer b0 device 64\ngraph {\nn0 memset dst=b0+0 pitch=0 value=1 elem=1 "
+        "width=65 height=1\n}\n",
+        "4", "past its end");
+    tl_load_refused(
+        "graphrt-graph 1\nbuffer b0 device 64\ngraph {\nn0 memset dst=b1+0 pitch=0 value=1 elem=1 "
+        "width=6 height=1\n}\n",
+        "4", "not declared");
+    tl_load_refused("graphrt-graph 1\ngraph {\nn0 graph {\nn0 empty\n}\n", "5", "truncated");
+    tl_load_refused("graphrt-graph 1\ngraph {\n}\nn0 empty\n", "4", "after the '}'");
+    tl_load_refused("graphrt-graph 1\ngraph {\nn0 empty\nn1 empty\nn0 empty succ=n1,n1\n}\n", "5",
+                    "expected node n2");
+    tl_load_refused("graphrt-graph 1\ngraph {\nn0 empty\nn1 empty after=n0\nn2 empty after=n0 succ=n1\n}\n",
+                    "5", "succ= of n2");
     CHECK_OK(grKernelDestroy(k));
 }
 
@@ -628,7 +609,7 @@ GR_TEST_T(graph_file_refuses_every_truncation, 120)
     size_t n;
     char *text = tl_slurp(path, &n);
     for (size_t len = 0; len < n; len++) {
-        spit(cut, text, len);
+        tl_spit(cut, text, len);
         CHECK_GR(grErrorInvalidValue, grGraphLoadFromFile(&l, cut, 0));
         CHECK_DETAIL_HAS(cut);
     }
@@ -883,181 +864,4 @@ GR_TEST(func_get_name_names_registered_and_stand_in_kernels)
     CHECK_OK(grKernelDestroy(k));
     CHECK_GR(grErrorInvalidDeviceFunction, grFuncGetName(&name, k));
     unlink(path);
-}
-
-/* ------------------------------------------------- conditional nodes */
-
-static int cond_tally, cond_steps;
-
-/* mark(v): the tally grows by v. */
-static void cond_mark_fn(const grKernelCtx *ctx, void **args)
-{
-    (void)ctx;
-    cond_tally += *(int *)args[0];
-}
-
-/* step(counter, handle, limit): a WHILE body's iteration, ending the loop
- * once counter reaches limit. */
-static void cond_step_fn(const grKernelCtx *ctx, void **args)
-{
-    (void)ctx;
-    int *counter = *(int **)args[0];
-    cond_steps++;
-    if (++*counter >= *(int *)args[2])
-        CHECK_OK(grGraphSetConditional(*(grGraphConditionalHandle *)args[1], 0));
-}
-
-typedef struct cond_kernels {
-    grKernel_t mark, setv, step;
-} cond_kernels;
-
-static grGraphNode_t cond_kernel(grGraph_t g, const grGraphNode_t *deps, size_t nd, grKernel_t k, void **args)
-{
-    grGraphNode_t n;
-    grKernelNodeParams p = {k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args, NULL};
-    CHECK_OK(grGraphAddKernelNode(&n, g, deps, nd, &p));
-    return n;
-}
-
-static grGraphNode_t cond_mark(grGraph_t g, cond_kernels *k, int v)
-{
-    void *args[] = {&v};
-    return cond_kernel(g, NULL, 0, k->mark, args);
-}
-
-/* Runs g once; returns the tally and the WHILE iterations it made. */
-static void cond_run(grGraph_t g, int *tally, int *steps)
-{
-    grGraphExec_t e;
-    cond_tally = cond_steps = 0;
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
-    CHECK_OK(grGraphLaunch(e, 0));
-    CHECK_OK(grStreamSynchronize(0));
-    CHECK_OK(grGraphExecDestroy(e));
-    *tally = cond_tally;
-    *steps = cond_steps;
-}
-
-GR_TEST(graph_file_round_trips_if_else_while_switch_and_nested_conditional_nodes)
-{
-    static const size_t mark_sz[] = {sizeof(int)}, setv_sz[] = {8, sizeof(unsigned)},
-                        step_sz[] = {sizeof(int *), 8, sizeof(int)};
-    cond_kernels k;
-    CHECK_OK(grKernelCreate(&k.mark, cond_mark_fn, "cond mark", 1, mark_sz));
-    CHECK_OK(grKernelCreate(&k.setv, tl_cond_setv_fn, "cond setv", 2, setv_sz));
-    CHECK_OK(grKernelCreate(&k.step, cond_step_fn, "cond step", 3, step_sz));
-    int *counter;
-    CHECK_OK(grMalloc((void **)&counter, sizeof *counter));
-    grGraph_t g, *ifb, *wb, *swb, *inner;
-    grGraphConditionalHandle hif, hw, hsw, hin;
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&hif, g, 1, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&hw, g, 1, grGraphCondAssignDefault));
-    CHECK_OK(grGraphConditionalHandleCreate(&hsw, g, 0, 0));
-    /* IF/ELSE: a kernel sets the value 0, so the ELSE body runs. */
-    unsigned zero = 0, two = 2;
-    void *set_if[] = {&hif, &zero};
-    grGraphNode_t s = cond_kernel(g, NULL, 0, k.setv, set_if);
-    grGraphNode_t n_if = tl_add_cond(g, &s, 1, hif, grGraphCondTypeIf, 2, &ifb);
-    cond_mark(ifb[0], &k, 1);
-    cond_mark(ifb[1], &k, 2);
-    /* WHILE: the counter is zeroed each launch, the body's kernel ends the
-     * loop after 5 iterations through the handle it gets as an argument;
-     * an IF nested in the body, its handle made for the body, runs each. */
-    grGraphNode_t z;
-    grMemsetParams mp = {counter, 0, 0, 4, 1, 1};
-    CHECK_OK(grGraphAddMemsetNode(&z, g, &n_if, 1, &mp));
-    grGraphNode_t n_w = tl_add_cond(g, &z, 1, hw, grGraphCondTypeWhile, 1, &wb);
-    int limit = 5;
-    void *step_args[] = {&counter, &hw, &limit};
-    grGraphNode_t st = cond_kernel(wb[0], NULL, 0, k.step, step_args);
-    CHECK_OK(grGraphConditionalHandleCreate(&hin, wb[0], 1, grGraphCondAssignDefault));
-    tl_add_cond(wb[0], &st, 1, hin, grGraphCondTypeIf, 1, &inner);
-    cond_mark(inner[0], &k, 1000);
-    /* SWITCH: the value 2 picks the third body; a child graph in a body. */
-    void *set_sw[] = {&hsw, &two};
-    grGraphNode_t s2 = cond_kernel(g, &n_w, 1, k.setv, set_sw);
-    tl_add_cond(g, &s2, 1, hsw, grGraphCondTypeSwitch, 3, &swb);
-    cond_mark(swb[0], &k, 100);
-    cond_mark(swb[1], &k, 200);
-    grGraph_t child;
-    grGraphNode_t cn;
-    CHECK_OK(grGraphCreate(&child, 0));
-    cond_mark(child, &k, 400);
-    CHECK_OK(grGraphAddChildGraphNode(&cn, swb[2], NULL, 0, child));
-    CHECK_OK(grGraphDestroy(child));
-
-    char p1[128], p2[128];
-    tl_tmp_path(p1, sizeof p1, "test", "cond1", ".graph");
-    tl_tmp_path(p2, sizeof p2, "test", "cond2", ".graph");
-    CHECK_OK(grGraphSaveToFile(g, p1, 0));
-    char *a = tl_slurp(p1, NULL);
-    if (!strstr(a, "cond c0 default=1 flags=0\n") || !strstr(a, "cond c1 default=1 flags=1\n") ||
-        !strstr(a, " cond c0 type=if size=2 after=n0 {\n") || !strstr(a, " cond c1 type=while size=1 ") ||
-        !strstr(a, " cond c3 type=switch size=3 ") || !strstr(a, "args=c0,x00000000") ||
-        !strstr(a, "args=b0+0,c1,x05000000") || !strstr(a, "} {\n"))
-        GR_TEST_FAIL_("unexpected file:\n%s", a);
-    grGraph_t l;
-    CHECK_OK(grGraphLoadFromFile(&l, p1, 0));
-    CHECK_OK(grGraphSaveToFile(l, p2, 0));
-    char *b = tl_slurp(p2, NULL);
-    if (strcmp(a, b) != 0)
-        GR_TEST_FAIL_("the loaded graph saves differently:\n%s\n---\n%s", a, b);
-    free(a);
-    free(b);
-
-    int tally, steps, ltally, lsteps;
-    cond_run(g, &tally, &steps);
-    CHECK_EQ(steps, 5);
-    CHECK_EQ(tally, 2 + 5 * 1000 + 400);
-    cond_run(l, &ltally, &lsteps);
-    CHECK_EQ(lsteps, steps);
-    CHECK_EQ(ltally, tally);
-    CHECK_EQ(*counter, 5); /* the loaded graph counts in its own buffer */
-
-    CHECK_OK(grGraphDestroy(l));
-    CHECK_OK(grGraphDestroy(g));
-    CHECK_OK(grFree(counter));
-    CHECK_OK(grKernelDestroy(k.mark));
-    CHECK_OK(grKernelDestroy(k.setv));
-    CHECK_OK(grKernelDestroy(k.step));
-    unlink(p1);
-    unlink(p2);
-}
-
-GR_TEST(graph_file_refuses_malformed_conditional_nodes_naming_the_line)
-{
-    grKernel_t k;
-    static const size_t sz[] = {8, 4};
-    CHECK_OK(grKernelCreate(&k, tl_kernel_nop, "scale", 2, sz));
-    load_refused(
-        "graphrt-graph 1\ncond c0 default=0 flags=0\ngraph {\nn0 cond c0 type=until size=1 {\n}\n}\n", "4",
-        "not a conditional node type");
-    load_refused("graphrt-graph 1\ncond c0 default=0 flags=0\ngraph {\nn0 cond c0 type=while size=2 {\n} "
-                 "{\n}\n}\n",
-                 "4", "a WHILE node has 1 body");
-    load_refused("graphrt-graph 1\ncond c0 default=0 flags=0\ngraph {\nn0 cond c0 type=if size=2 {\n}\n}\n",
-                 "5", "closes after fewer bodies");
-    load_refused(
-        "graphrt-graph 1\ncond c0 default=0 flags=0\ngraph {\nn0 cond c0 type=if size=1 {\n} {\n}\n}\n", "5",
-        "opens more bodies");
-    load_refused("graphrt-graph 1\ncond c0 default=0 flags=0\ngraph {\nn0 cond c1 type=if size=1 {\n}\n}\n",
-                 "4", "no declared conditional handle");
-    load_refused("graphrt-graph 1\ncond c0 default=0 flags=0\ncond c0 default=1 flags=0\ngraph {\n}\n", "3",
-                 "declared twice");
-    load_refused("graphrt-graph 1\ncond c0 default=0 flags=4\ngraph {\n}\n", "2", "flags");
-    load_refused("graphrt-graph 1\ncond c0 default=0 flags=0\ngraph {\nn0 cond c0 type=if size=1\n}\n", "4",
-                 "ends with '{'");
-    load_refused("graphrt-graph 1\ngraph {\nn0 graph {\n} {\n}\n}\n", "4", "bodies of a cond node only");
-    load_refused(
-        "graphrt-graph 1\ncond c0 default=0 flags=0\ngraph {\nn0 cond c0 type=if size=1 {\n}\nn1 cond c0 "
-        "type=if size=1 {\n}\n}\n",
-        "6", "handle of");
-    load_refused("graphrt-graph 1\nkernel k0 \"scale\" 8 4\ngraph {\nn0 kernel k0 grid=1,1,1 block=1,1,1 "
-                 "shmem=0 args=c0,x00000000\n}\n",
-                 "4", "no declared conditional handle");
-    load_refused("graphrt-graph 1\ncond c0 default=0 flags=0\nkernel k0 \"scale\" 8 4\ngraph {\nn0 kernel k0 "
-                 "grid=1,1,1 block=1,1,1 shmem=0 args=x0000000000000000,c0\n}\n",
-                 "5", "a conditional handle is 8");
-    CHECK_OK(grKernelDestroy(k));
 }

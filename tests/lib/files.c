@@ -32,3 +32,26 @@ void tl_tmp_path(char *buf, size_t cap, const char *prefix, const char *tag, con
     const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
     snprintf(buf, cap, "%s/graphrt-%s-%ld-%s%s", dir, prefix, (long)getpid(), tag, ext);
 }
+
+void tl_spit(const char *path, const void *data, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        GR_TEST_FAIL_("cannot create %s", path);
+    CHECK_EQ(fwrite(data, 1, n, f), n);
+    CHECK_EQ(fclose(f), 0);
+}
+
+void tl_load_refused(const char *text, const char *where, const char *what)
+{
+    char path[128], want[160];
+    grGraph_t g = (grGraph_t)(uintptr_t)0x1;
+    tl_tmp_path(path, sizeof path, "test", "bad", ".graph");
+    tl_spit(path, text, strlen(text));
+    CHECK_GR(grErrorInvalidValue, grGraphLoadFromFile(&g, path, 0));
+    CHECK_PTR_EQ(g, (grGraph_t)(uintptr_t)0x1);
+    snprintf(want, sizeof want, "%s:%s:", path, where);
+    CHECK_DETAIL_HAS(want);
+    CHECK_DETAIL_HAS(what);
+    unlink(path);
+}

@@ -253,4 +253,11 @@ char *tl_slurp(const char *path, size_t *len);
  * this process and tag: <dir>/graphrt-<prefix>-<pid>-<tag><ext>. */
 void tl_tmp_path(char *buf, size_t cap, const char *prefix, const char *tag, const char *ext);
 
+/* Writes n bytes of data to path, replacing the file. */
+void tl_spit(const char *path, const void *data, size_t n);
+/* Loads 'text' as a graph file from a temporary path: the load must be
+ * refused with grErrorInvalidValue, leave the graph pointer as it was,
+ * and name "<path>:<where>:" and 'what' in the detail. */
+void tl_load_refused(const char *text, const char *where, const char *what);
+
 #endif /* GR_TESTLIB_H */
