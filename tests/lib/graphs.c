@@ -46,6 +46,37 @@ grGraphNode_t tl_add_kernel(grGraph_t g, const grGraphNode_t *deps, size_t n, gr
     return node;
 }
 
+grKernelNodeParams tl_set_i32_params(int **dst, int *v)
+{
+    static void *args[8][2];
+    static unsigned next;
+    void **a = args[next++ & 7u];
+    a[0] = dst;
+    a[1] = v;
+    grKernelNodeParams p = {tl_kernel_set_i32(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, a, NULL};
+    return p;
+}
+
+grGraphNode_t tl_add_set_i32(grGraph_t g, const grGraphNode_t *deps, size_t n, int *dst, int v)
+{
+    grGraphNode_t node;
+    int *d = dst;
+    grKernelNodeParams p = tl_set_i32_params(&d, &v);
+    CHECK_OK(grGraphAddKernelNode(&node, g, deps, n, &p));
+    return node;
+}
+
+void tl_write_slot(void *p)
+{
+    tl_slot_write *w = p;
+    *w->slot = w->value;
+}
+
+grGraphNode_t tl_add_slot_write(grGraph_t g, const grGraphNode_t *deps, size_t n, tl_slot_write *w)
+{
+    return tl_add_host(g, deps, n, tl_write_slot, w);
+}
+
 grGraphNode_t tl_add_host(grGraph_t g, const grGraphNode_t *deps, size_t n, grHostFn_t fn, void *ud)
 {
     grGraphNode_t node;

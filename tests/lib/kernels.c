@@ -38,6 +38,20 @@ GR_KERNEL(tl_add_i32_block, (int *, p), (int, v))
         p[gr_block_idx_x()] += v;
 }
 
+/* p[block] = v, once per block (thread 0). */
+GR_KERNEL(tl_set_i32_block, (int *, p), (int, v))
+{
+    if (gr_thread_idx_x() == 0)
+        p[gr_block_idx_x()] = v;
+}
+
+/* p[block] = a + b, once per block (thread 0): parameters of three sizes. */
+GR_KERNEL(tl_sum_i32_block, (int *, p), (int, a), (long long, b))
+{
+    if (gr_thread_idx_x() == 0)
+        p[gr_block_idx_x()] = a + (int)b;
+}
+
 #ifndef __CUDACC__
 #include "testlib.h"
 
@@ -96,5 +110,20 @@ void tl_launch_add_i32(grStream_t s, int *p, int v)
 {
     void *args[2] = {&p, &v};
     CHECK_OK(grLaunchKernel(tl_kernel_add_i32(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, s));
+}
+grKernel_t tl_kernel_set_i32(void)
+{
+    static grKernel_t k;
+    if (!k)
+        CHECK_OK(GR_KERNEL_CREATE(&k, tl_set_i32_block));
+    return k;
+}
+
+grKernel_t tl_kernel_sum_i32(void)
+{
+    static grKernel_t k;
+    if (!k)
+        CHECK_OK(GR_KERNEL_CREATE(&k, tl_sum_i32_block));
+    return k;
 }
 #endif

@@ -72,6 +72,28 @@ bool tl_still_waiting(grStream_t s)
     return true;
 }
 
+void tl_expect_update_refused(grGraphExec_t e, grGraph_t g, grGraphExecUpdateResult r, grGraphNode_t node,
+                              grGraphNode_t from)
+{
+    grGraphExecUpdateResultInfo info;
+    memset(&info, 0x5a, sizeof info);
+    CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecUpdate(e, g, &info));
+    CHECK_EQ(info.result, r);
+    CHECK_PTR_EQ(info.errorNode, node);
+    CHECK_PTR_EQ(info.errorFromNode, from);
+    CHECK_DETAIL_HAS("grGraphExecUpdate: ");
+}
+
+void tl_expect_updated(grGraphExec_t e, grGraph_t g)
+{
+    grGraphExecUpdateResultInfo info;
+    memset(&info, 0x5a, sizeof info);
+    CHECK_OK(grGraphExecUpdate(e, g, &info));
+    CHECK_EQ(info.result, grGraphExecUpdateSuccess);
+    CHECK_PTR_EQ(info.errorNode, NULL);
+    CHECK_PTR_EQ(info.errorFromNode, NULL);
+}
+
 grGraphExec_t tl_instantiate(grGraph_t g)
 {
     grGraphExec_t e;

@@ -88,6 +88,11 @@ void tl_check_all_u32(const unsigned *h, unsigned n, unsigned want);
  * v), which a stream capture records as a kernel node. */
 grKernel_t tl_kernel_add_i32(void);
 void tl_launch_add_i32(grStream_t s, int *p, int v);
+/* Likewise kept for the test: tl_set_i32_block (int *p, int v) sets
+ * p[block] = v, tl_sum_i32_block (int *p, int a, long long b) sets
+ * p[block] = a + b, once per block. */
+grKernel_t tl_kernel_set_i32(void);
+grKernel_t tl_kernel_sum_i32(void);
 
 /* ------------------------------------------------------- graph builders */
 
@@ -105,6 +110,21 @@ bool tl_has_edge(grGraphNode_t a, grGraphNode_t b);
  * thread, with these arguments. */
 grGraphNode_t tl_add_kernel(grGraph_t g, const grGraphNode_t *deps, size_t n, grKernel_t k, void **args,
                             unsigned blocks);
+
+/* One-block parameters of tl_kernel_set_i32 with these argument
+ * pointers (held in one of 8 rotating arrays, so that a test may keep a
+ * few sets of parameters at once), and a node of it after deps[0..n)
+ * that sets *dst = v. */
+grKernelNodeParams tl_set_i32_params(int **dst, int *v);
+grGraphNode_t tl_add_set_i32(grGraph_t g, const grGraphNode_t *deps, size_t n, int *dst, int v);
+
+/* A host node's argument: the node writes 'value' to *slot. */
+typedef struct tl_slot_write {
+    int *slot;
+    int value;
+} tl_slot_write;
+void tl_write_slot(void *p);
+grGraphNode_t tl_add_slot_write(grGraph_t g, const grGraphNode_t *deps, size_t n, tl_slot_write *w);
 
 /* Adds a host node running fn(ud) after deps[0..n). */
 grGraphNode_t tl_add_host(grGraph_t g, const grGraphNode_t *deps, size_t n, grHostFn_t fn, void *ud);
@@ -181,6 +201,12 @@ void tl_random_dag(grGraph_t g, uint64_t *seed, int maxn, grHostFn_t fn, void *u
 uint64_t tl_xorshift(uint64_t *s);
 
 /* ---------------------------------------------------------- run helpers */
+
+/* grGraphExecUpdate(e, g) must be refused with result r naming node
+ * (and errorFromNode from), or must succeed naming no node. */
+void tl_expect_update_refused(grGraphExec_t e, grGraph_t g, grGraphExecUpdateResult r, grGraphNode_t node,
+                              grGraphNode_t from);
+void tl_expect_updated(grGraphExec_t e, grGraph_t g);
 
 /* grGraphInstantiate(&e, g, 0), checked. */
 grGraphExec_t tl_instantiate(grGraph_t g);
