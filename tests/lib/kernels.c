@@ -72,58 +72,35 @@ void tl_store_i32_fn(const grKernelCtx *ctx, void **args)
     tl_store_i32_cpu(ctx, args);
 }
 
-grKernel_t tl_kernel_nop_create(void)
-{
-    grKernel_t k;
-    CHECK_OK(GR_KERNEL_CREATE(&k, tl_nop));
-    return k;
-}
+/* A kernel registered anew on each call, and one registered on first use
+ * and kept for the rest of the test (each test is its own process). */
+#define TL_CREATE(fn, kernel)                   \
+    grKernel_t fn(void)                         \
+    {                                           \
+        grKernel_t k;                           \
+        CHECK_OK(GR_KERNEL_CREATE(&k, kernel)); \
+        return k;                               \
+    }
+#define TL_KEPT(fn, kernel)                         \
+    grKernel_t fn(void)                             \
+    {                                               \
+        static grKernel_t k;                        \
+        if (!k)                                     \
+            CHECK_OK(GR_KERNEL_CREATE(&k, kernel)); \
+        return k;                                   \
+    }
 
-grKernel_t tl_kernel_fill_u32_create(void)
-{
-    grKernel_t k;
-    CHECK_OK(GR_KERNEL_CREATE(&k, tl_fill_u32));
-    return k;
-}
-
-grKernel_t tl_kernel_add_u32_create(void)
-{
-    grKernel_t k;
-    CHECK_OK(GR_KERNEL_CREATE(&k, tl_add_u32));
-    return k;
-}
-grKernel_t tl_kernel_store_i32_create(void)
-{
-    grKernel_t k;
-    CHECK_OK(GR_KERNEL_CREATE(&k, tl_store_i32));
-    return k;
-}
-grKernel_t tl_kernel_add_i32(void)
-{
-    static grKernel_t k;
-    if (!k)
-        CHECK_OK(GR_KERNEL_CREATE(&k, tl_add_i32_block));
-    return k;
-}
+TL_CREATE(tl_kernel_nop_create, tl_nop)
+TL_CREATE(tl_kernel_fill_u32_create, tl_fill_u32)
+TL_CREATE(tl_kernel_add_u32_create, tl_add_u32)
+TL_CREATE(tl_kernel_store_i32_create, tl_store_i32)
+TL_KEPT(tl_kernel_add_i32, tl_add_i32_block)
+TL_KEPT(tl_kernel_set_i32, tl_set_i32_block)
+TL_KEPT(tl_kernel_sum_i32, tl_sum_i32_block)
 
 void tl_launch_add_i32(grStream_t s, int *p, int v)
 {
     void *args[2] = {&p, &v};
     CHECK_OK(grLaunchKernel(tl_kernel_add_i32(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, s));
-}
-grKernel_t tl_kernel_set_i32(void)
-{
-    static grKernel_t k;
-    if (!k)
-        CHECK_OK(GR_KERNEL_CREATE(&k, tl_set_i32_block));
-    return k;
-}
-
-grKernel_t tl_kernel_sum_i32(void)
-{
-    static grKernel_t k;
-    if (!k)
-        CHECK_OK(GR_KERNEL_CREATE(&k, tl_sum_i32_block));
-    return k;
 }
 #endif
