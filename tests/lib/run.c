@@ -160,7 +160,7 @@ int tl_use_gpu_or_skip(void)
 bool tl_wait_until(atomic_int *flag, int want, long deadline_ms)
 {
     long long end = now_ms() + deadline_ms;
-    while (atomic_load(flag) != want) {
+    while (atomic_load(flag) < want) {
         if (now_ms() >= end)
             return false;
         struct timespec ts = {0, 100000};

@@ -233,10 +233,17 @@ int tl_first_gpu(void);
  * where there is none. */
 int tl_use_gpu_or_skip(void);
 
-/* Waits until the atomic_int at flag holds want or deadline_ms have
- * passed, polling every 100 us; true when it got there. A test asserts on
- * the result, never on how long it took. */
+/* Waits until the atomic_int at flag holds want or more, or deadline_ms
+ * have passed, polling every 100 us; true when it got there. A test
+ * asserts on the result, never on how long it took. TL_WAIT_MS, the
+ * deadline for what must happen eventually, is past the runner's default
+ * timeout (30 s): a hung test ends as before, and only a run the
+ * sanitizers slow down (whose timeouts are longer) can reach it. */
 bool tl_wait_until(atomic_int *flag, int want, long deadline_ms);
+
+enum {
+    TL_WAIT_MS = 60000
+};
 /* True when grStreamQuery(s) answers grErrorNotReady 100 times running:
  * the stream is held (by a wait that is not met). */
 bool tl_still_waiting(grStream_t s);
