@@ -7,17 +7,9 @@
  * cannot change in an executable, in either direction; child graphs
  * cannot nest deeper than instantiation accepts.
  */
-#include "test.h"
+#include "testlib.h"
 
 #include <stdbool.h>
-#include <sys/mman.h>
-
-static size_t node_count(grGraph_t g)
-{
-    size_t n = 0;
-    CHECK_OK(grGraphGetNodes(g, NULL, &n));
-    return n;
-}
 
 GR_TEST(memset_node_overrunning_an_allocation_is_refused)
 {
@@ -30,7 +22,7 @@ GR_TEST(memset_node_overrunning_an_allocation_is_refused)
     CHECK_GR(grErrorInvalidValue, grGraphAddMemsetNode(&n, g, NULL, 0, &mp));
     CHECK_DETAIL_HAS("grGraphAddMemsetNode");
     CHECK_DETAIL_HAS("past its end");
-    CHECK_EQ(node_count(g), 0);
+    CHECK_EQ(tl_node_count(g), 0);
     /* 2D: the last row overruns (4 * 64 + 32 bytes). */
     grMemsetParams m2 = {dev, 64, 0, 1, 32, 5};
     CHECK_GR(grErrorInvalidValue, grGraphAddMemsetNode(&n, g, NULL, 0, &m2));
@@ -69,7 +61,7 @@ GR_TEST(memcpy_node_overrunning_an_allocation_is_refused)
     CHECK_DETAIL_HAS("source");
     CHECK_GR(grErrorInvalidValue,
              grGraphAddMemcpyNode1D(&n, g, NULL, 0, dev, host, SIZE_MAX, grMemcpyDefault));
-    CHECK_EQ(node_count(g), 0);
+    CHECK_EQ(tl_node_count(g), 0);
     CHECK_OK(grGraphAddMemcpyNode1D(&n, g, NULL, 0, dev, host, 1024, grMemcpyDefault));
     CHECK_GR(grErrorInvalidValue, grGraphMemcpyNodeSetParams1D(n, dev, host, 1025, grMemcpyDefault));
     CHECK_DETAIL_HAS("grGraphMemcpyNodeSetParams1D");
@@ -106,22 +98,14 @@ GR_TEST(instantiate_and_launch_check_ranges_again_when_allocations_changed)
     grGraphNode_t n;
     grGraphExec_t x;
     /* The node's range: the whole hole, plain host memory when added. */
-    char *r = mmap(NULL, big, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    CHECK(r != MAP_FAILED);
+    char *r = tl_map_hole(big);
     CHECK_OK(grGraphCreate(&g, 0));
     grMemsetParams mp = {r, 0, 1, 1, big, 1};
     CHECK_OK(grGraphAddMemsetNode(&n, g, NULL, 0, &mp));
     CHECK_OK(grGraphInstantiate(&x, g, 0));
-    CHECK_EQ(munmap(r, big), 0);
-    void *blocks[64], *block = NULL;
+    void *blocks[64];
     int nb = 0;
-    while (!block && nb < 64) {
-        CHECK_OK(grMalloc(&blocks[nb], big / 4));
-        if ((char *)blocks[nb] >= r && (char *)blocks[nb] < r + big)
-            block = blocks[nb];
-        nb++;
-    }
-    CHECK(block != NULL);
+    (void)tl_unmap_and_reuse(r, big, blocks, &nb);
     /* The launch finds the overrun instead of writing past the block. */
     CHECK_GR(grErrorInvalidValue, grGraphLaunch(x, NULL));
     CHECK_DETAIL_HAS("grGraphLaunch");
@@ -195,7 +179,7 @@ GR_TEST(child_graph_nesting_deeper_than_instantiate_takes_is_refused)
             CHECK_EQ(e, grErrorInvalidValue);
             CHECK_DETAIL_HAS("grGraphAddChildGraphNode");
             CHECK_DETAIL_HAS("64 levels");
-            CHECK_EQ(node_count(outer), 0);
+            CHECK_EQ(tl_node_count(outer), 0);
             CHECK_OK(grGraphDestroy(outer));
             break;
         }

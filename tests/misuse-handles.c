@@ -5,18 +5,12 @@
  * back to malloc), and a destroyed handle's memory is not reused by the
  * very next objects of its kind.
  */
-#include "test.h"
+#include "testlib.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <time.h>
-
-static void nop_kernel(const grKernelCtx *c, void **a)
-{
-    (void)c;
-    (void)a;
-}
 
 static void nop_host(void *p)
 {
@@ -29,7 +23,7 @@ GR_TEST(destroyed_kernel_is_refused_by_launch_and_destroy)
     size_t sz[1] = {sizeof(int)};
     int v = 0;
     void *args[1] = {&v};
-    CHECK_OK(grKernelCreate(&k, nop_kernel, "destroyed_kernel", 1, sz));
+    CHECK_OK(grKernelCreate(&k, tl_kernel_nop, "destroyed_kernel", 1, sz));
     CHECK_OK(grKernelDestroy(k));
     CHECK_GR(grErrorInvalidDeviceFunction,
              grLaunchKernel(k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, NULL));
@@ -39,7 +33,7 @@ GR_TEST(destroyed_kernel_is_refused_by_launch_and_destroy)
     CHECK_DETAIL_HAS("grKernelDestroy");
     /* The name is free again. */
     grKernel_t k2;
-    CHECK_OK(grKernelCreate(&k2, nop_kernel, "destroyed_kernel", 1, sz));
+    CHECK_OK(grKernelCreate(&k2, tl_kernel_nop, "destroyed_kernel", 1, sz));
     CHECK(k2 != k);
     CHECK_OK(grKernelDestroy(k2));
 }
@@ -49,7 +43,7 @@ GR_TEST(destroyed_kernel_is_refused_by_kernel_nodes)
     grKernel_t k;
     grGraph_t g;
     grGraphNode_t n;
-    CHECK_OK(grKernelCreate(&k, nop_kernel, "destroyed_node_kernel", 0, NULL));
+    CHECK_OK(grKernelCreate(&k, tl_kernel_nop, "destroyed_node_kernel", 0, NULL));
     CHECK_OK(grKernelDestroy(k));
     CHECK_OK(grGraphCreate(&g, 0));
     grKernelNodeParams kp = {k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, NULL, NULL};
@@ -63,9 +57,7 @@ GR_TEST(destroyed_pool_is_refused)
     grMemPool_t pool;
     grMemPoolProps pp;
     void *p = NULL;
-    memset(&pp, 0, sizeof pp);
-    pp.allocType = grMemAllocationTypePinned;
-    pp.location.type = grMemLocationTypeDevice;
+    pp = tl_pool_props(0);
     CHECK_OK(grMemPoolCreate(&pool, &pp));
     CHECK_OK(grMemPoolDestroy(pool));
     CHECK_GR(grErrorInvalidValue, grMallocFromPoolAsync(&p, 16, pool, NULL));
@@ -252,7 +244,7 @@ static void *create_named(void *p)
     int i = (int)(intptr_t)p;
     while (!atomic_load(&race_go))
         ;
-    raced_err[i] = grKernelCreate(&raced[i], nop_kernel, "raced_name", 0, NULL);
+    raced_err[i] = grKernelCreate(&raced[i], tl_kernel_nop, "raced_name", 0, NULL);
     return NULL;
 }
 

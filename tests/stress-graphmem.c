@@ -7,7 +7,7 @@
  * allocated, and all graph memory is given back at the end. Seeded by
  * thread number; smaller under ThreadSanitizer. Not a benchmark.
  */
-#include "test.h"
+#include "testlib.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -48,10 +48,7 @@ static grGraph_t alloc_graph(int tag, int with_free)
     grGraph_t g;
     grGraphNode_t a, k, f;
     grMemAllocNodeParams ap;
-    memset(&ap, 0, sizeof ap);
-    ap.poolProps.allocType = grMemAllocationTypePinned;
-    ap.poolProps.location.type = grMemLocationTypeDevice;
-    ap.bytesize = 64 * sizeof(int);
+    ap = tl_alloc_params(0, 64 * sizeof(int));
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphAddMemAllocNode(&a, g, NULL, 0, &ap));
     void *args[2] = {&ap.dptr, &tag};
@@ -135,10 +132,7 @@ GR_TEST_T(graph_memory_reinstantiation_after_destroy_is_never_refused, 120)
 #endif
     CHECK_OK(grKernelCreate(&k, graphmem_nop, "graphmem_nop", 0, NULL));
     CHECK_OK(grStreamCreate(&s));
-    memset(&ap, 0, sizeof ap);
-    ap.poolProps.allocType = grMemAllocationTypePinned;
-    ap.poolProps.location.type = grMemLocationTypeDevice;
-    ap.bytesize = 4096;
+    ap = tl_alloc_params(0, 4096);
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphAddMemAllocNode(&na, g, NULL, 0, &ap));
     CHECK_OK(grGraphCreate(&g2, 0));

@@ -6,7 +6,7 @@
  * another stream or by a node of the same launch with one worker, and
  * refusals that change nothing.
  */
-#include "test.h"
+#include "testlib.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -51,16 +51,6 @@ static uint32_t load32(const uint32_t *p)
     return __atomic_load_n(p, __ATOMIC_SEQ_CST);
 }
 
-/* Whether the stream stays not ready over 100 queries (its wait is unmet,
- * so it cannot finish meanwhile). */
-static bool still_waiting(grStream_t s)
-{
-    for (int i = 0; i < 100; i++)
-        if (grStreamQuery(s) != grErrorNotReady)
-            return false;
-    return true;
-}
-
 static grGraphNode_t add_memop(grGraph_t g, const grGraphNode_t *deps, size_t ndeps,
                                grStreamBatchMemOpParams *ops, unsigned count)
 {
@@ -91,7 +81,7 @@ GR_TEST(batch_mem_op_runs_its_operations_in_array_order)
     ops[3].memoryBarrier.operation = grStreamMemOpBarrier;
     ops[3].memoryBarrier.flags = grStreamMemoryBarrierTypeSys;
     CHECK_OK(grStreamBatchMemOp(s, 4, ops, 0));
-    CHECK(still_waiting(s));
+    CHECK(tl_still_waiting(s));
     CHECK_EQ(load32(&out32), 0u);
     grStreamBatchMemOpParams w = write32(&flag, 1);
     CHECK_OK(grStreamBatchMemOp(writer, 1, &w, 0));
@@ -321,7 +311,7 @@ GR_TEST(graph_wait_node_is_released_by_another_stream_with_one_worker)
     for (uint32_t round = 1; round <= 3; round++) {
         __atomic_store_n(&after, 0, __ATOMIC_SEQ_CST);
         CHECK_OK(grGraphLaunch(e, s));
-        CHECK(still_waiting(s));
+        CHECK(tl_still_waiting(s));
         CHECK_EQ(load32(&after), 0u);
         grStreamBatchMemOpParams sig = write32(&flag, round);
         CHECK_OK(grStreamBatchMemOp(writer, 1, &sig, 0));
@@ -528,22 +518,6 @@ GR_TEST(exec_batch_mem_op_setters_and_update_keep_count_and_types)
     CHECK_OK(grStreamDestroy(s));
 }
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    CHECK(f != NULL);
-    CHECK(fseek(f, 0, SEEK_END) == 0);
-    long n = ftell(f);
-    CHECK(n >= 0);
-    rewind(f);
-    char *buf = malloc((size_t)n + 1);
-    CHECK(buf != NULL);
-    CHECK_EQ(fread(buf, 1, (size_t)n, f), (size_t)n);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
-
 GR_TEST(batch_mem_op_nodes_clone_print_and_round_trip_through_files)
 {
     grGraph_t g, clone, loaded;
@@ -570,7 +544,7 @@ GR_TEST(batch_mem_op_nodes_clone_print_and_round_trip_through_files)
     /* DOT: the node's type and its operations. */
     snprintf(path, sizeof path, "/tmp/graphrt-test-%ld-memop.dot", (long)getpid());
     CHECK_OK(grGraphDebugDotPrint(g, path, grGraphDebugDotFlagsVerbose));
-    char *s = slurp(path);
+    char *s = tl_slurp(path, NULL);
     CHECK(strstr(s, "batch mem op") != NULL);
     CHECK(strstr(s, "4 operations") != NULL);
     CHECK(strstr(s, "write32 0x4") != NULL);
@@ -583,7 +557,7 @@ GR_TEST(batch_mem_op_nodes_clone_print_and_round_trip_through_files)
      * pointing into the loader's copy of the buffer. */
     snprintf(path, sizeof path, "/tmp/graphrt-test-%ld-memop.graph", (long)getpid());
     CHECK_OK(grGraphSaveToFile(g, path, 0));
-    s = slurp(path);
+    s = tl_slurp(path, NULL);
     CHECK(strstr(s, "n0 memop ops=write32:b0+0:4;wait32:b0+0:geq:4;write64:b0+8:68719476735;barrier:gpu\n") !=
           NULL);
     free(s);
@@ -651,19 +625,13 @@ GR_TEST(batch_mem_op_in_a_conditional_body_is_refused_at_instantiate)
     static uint32_t x;
     grGraph_t g;
     grGraphConditionalHandle h;
-    grGraphNode_t cn;
     grGraphExec_t e = NULL;
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
-    grGraphNodeParams p;
-    memset(&p, 0, sizeof p);
-    p.type = grGraphNodeTypeConditional;
-    p.conditional.handle = h;
-    p.conditional.type = grGraphCondTypeIf;
-    p.conditional.size = 1;
-    CHECK_OK(grGraphAddNode(&cn, g, NULL, NULL, 0, &p));
+    grGraph_t *body;
+    (void)tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
     grStreamBatchMemOpParams op = write32(&x, 1);
-    add_memop(p.conditional.phGraph_out[0], NULL, 0, &op, 1);
+    add_memop(body[0], NULL, 0, &op, 1);
     CHECK_GR(grErrorInvalidValue, grGraphInstantiate(&e, g, 0));
     CHECK_DETAIL_HAS("batch mem op");
     CHECK_OK(grGraphDestroy(g));

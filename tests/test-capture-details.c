@@ -2,24 +2,18 @@
  * per family of rules, each saying whose capture mode refused the call
  * (the capture's, or this thread's) and naming streams by their short id
  * ("stream #3 at 0x..."), not only by address. */
-#include "test.h"
+#include "testlib.h"
 
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 
-static void nop_fn(const grKernelCtx *ctx, void **args)
-{
-    (void)ctx;
-    (void)args;
-}
-
 static grKernel_t nop_kernel(void)
 {
     static grKernel_t k;
     if (!k)
-        CHECK_OK(grKernelCreate(&k, nop_fn, "capture_details_nop", 0, NULL));
+        CHECK_OK(grKernelCreate(&k, tl_kernel_nop, "capture_details_nop", 0, NULL));
     return k;
 }
 

@@ -2,23 +2,17 @@
  * each capture mode, from the capturing thread and from another thread,
  * and what becomes of the capture. The expected results are what CUDA 13
  * does on an H200 (tests/test-capture-probe.cu; docs/capture.md). */
-#include "test.h"
+#include "testlib.h"
 
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
-static void nop_fn(const grKernelCtx *ctx, void **args)
-{
-    (void)ctx;
-    (void)args;
-}
-
 static grKernel_t nop_kernel(void)
 {
     static grKernel_t k;
     if (!k)
-        CHECK_OK(grKernelCreate(&k, nop_fn, "capture_rules_nop", 0, NULL));
+        CHECK_OK(grKernelCreate(&k, tl_kernel_nop, "capture_rules_nop", 0, NULL));
     return k;
 }
 

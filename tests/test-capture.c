@@ -1,367 +1,13 @@
-/* test-capture.c - stream capture: topology of captured graphs, fork and
- * join, begin/end errors, dependency queries and updates, capture into an
- * existing graph, re-capture with grGraphExecUpdate. The mode rules are in
- * test-capture-rules.c. */
-#include "test.h"
+/* test-capture.c - stream capture: begin/end errors, dependency queries
+ * and updates, capture into an existing graph, re-capture with
+ * grGraphExecUpdate, captures on several threads. The topology of captured
+ * graphs (chains, fork and join) is in test-capture-topology.c, the mode
+ * rules in test-capture-rules.c. */
+#include "testlib.h"
 
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
-
-/* p[blockIdx.x] += v */
-static void add_fn(const grKernelCtx *ctx, void **args)
-{
-    int *p = *(int **)args[0];
-    int v = *(int *)args[1];
-    p[ctx->blockIdx.x] += v;
-}
-
-static grKernel_t add_kernel(void)
-{
-    static grKernel_t k;
-    if (!k) {
-        size_t sizes[2] = {sizeof(int *), sizeof(int)};
-        CHECK_OK(grKernelCreate(&k, add_fn, "capture_add", 2, sizes));
-    }
-    return k;
-}
-
-static void launch_add(grStream_t s, int *p, int v)
-{
-    void *args[2] = {&p, &v};
-    CHECK_OK(grLaunchKernel(add_kernel(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, s));
-}
-
-static size_t node_count(grGraph_t g)
-{
-    size_t n = 0;
-    CHECK_OK(grGraphGetNodes(g, NULL, &n));
-    return n;
-}
-
-/* The graph's nodes in creation order and whether edge a -> b exists. */
-static void get_nodes(grGraph_t g, grGraphNode_t *nodes, size_t n)
-{
-    size_t m = n;
-    CHECK_OK(grGraphGetNodes(g, nodes, &m));
-    CHECK_EQ(m, n);
-}
-
-static bool has_edge(grGraphNode_t a, grGraphNode_t b)
-{
-    grGraphNode_t succ[16];
-    size_t n = 16;
-    CHECK_OK(grGraphNodeGetDependentNodes(a, succ, NULL, &n));
-    for (size_t i = 0; i < n; i++)
-        if (succ[i] == b)
-            return true;
-    return false;
-}
-
-static size_t edge_count(grGraph_t g)
-{
-    size_t n = 0;
-    CHECK_OK(grGraphGetEdges(g, NULL, NULL, NULL, &n));
-    return n;
-}
-
-static grStreamCaptureStatus status_of(grStream_t s)
-{
-    grStreamCaptureStatus st;
-    CHECK_OK(grStreamIsCapturing(s, &st));
-    return st;
-}
-
-static void run_graph(grGraph_t g, grStream_t s)
-{
-    grGraphExec_t e;
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
-    CHECK_OK(grGraphLaunch(e, s));
-    CHECK_OK(grStreamSynchronize(s));
-    CHECK_OK(grGraphExecDestroy(e));
-}
-
-GR_TEST(capture_three_kernels_on_one_stream_make_a_chain)
-{
-    static int x[1];
-    grStream_t s;
-    grGraph_t g;
-    grGraphNode_t n[3];
-    CHECK_OK(grStreamCreate(&s));
-    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
-    CHECK_EQ(status_of(s), grStreamCaptureStatusActive);
-    launch_add(s, x, 1);
-    launch_add(s, x, 10);
-    launch_add(s, x, 100);
-    CHECK_OK(grStreamEndCapture(s, &g));
-    CHECK_EQ(status_of(s), grStreamCaptureStatusNone);
-    CHECK_EQ(x[0], 0); /* recorded, not run */
-    CHECK_EQ(node_count(g), 3);
-    CHECK_EQ(edge_count(g), 2);
-    get_nodes(g, n, 3);
-    CHECK(has_edge(n[0], n[1]));
-    CHECK(has_edge(n[1], n[2]));
-    grGraphNodeType t;
-    CHECK_OK(grGraphNodeGetType(n[0], &t));
-    CHECK_EQ(t, grGraphNodeTypeKernel);
-    run_graph(g, s);
-    run_graph(g, s);
-    CHECK_EQ(x[0], 222);
-    CHECK_OK(grGraphDestroy(g));
-    CHECK_OK(grStreamDestroy(s));
-}
-
-static void host_inc(void *p)
-{
-    ++*(int *)p;
-}
-
-GR_TEST(capture_copies_memsets_and_host_functions_become_nodes)
-{
-    static int src[4] = {1, 2, 3, 4}, dst[4], hits;
-    grStream_t s;
-    grGraph_t g;
-    grGraphNode_t n[3];
-    grGraphNodeType t;
-    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
-    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
-    CHECK_OK(grMemsetAsync(dst, 0x7f, sizeof dst, s));
-    CHECK_OK(grMemcpyAsync(dst, src, sizeof src, grMemcpyHostToHost, s));
-    CHECK_OK(grLaunchHostFunc(s, host_inc, &hits));
-    CHECK_OK(grStreamEndCapture(s, &g));
-    CHECK_EQ(hits, 0);
-    CHECK_EQ(node_count(g), 3);
-    get_nodes(g, n, 3);
-    CHECK_OK(grGraphNodeGetType(n[0], &t));
-    CHECK_EQ(t, grGraphNodeTypeMemset);
-    CHECK_OK(grGraphNodeGetType(n[1], &t));
-    CHECK_EQ(t, grGraphNodeTypeMemcpy);
-    CHECK_OK(grGraphNodeGetType(n[2], &t));
-    CHECK_EQ(t, grGraphNodeTypeHost);
-    run_graph(g, s);
-    CHECK_EQ(dst[3], 4);
-    CHECK_EQ(hits, 1);
-    CHECK_OK(grGraphDestroy(g));
-    CHECK_OK(grStreamDestroy(s));
-}
-
-/* Captures root; fork to b[0..2]; one kernel each; join with 'join';
- * final kernel. join 0: one event per branch; 1: one shared event
- * recorded and waited in turn; 2: shared event recorded by all, waited
- * once. */
-static grError_t capture_diamond(int join, int *x, grGraph_t *g)
-{
-    grStream_t s, b[3];
-    grEvent_t fork, ev[3];
-    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
-    CHECK_OK(grEventCreate(&fork));
-    for (int i = 0; i < 3; i++) {
-        CHECK_OK(grStreamCreateWithFlags(&b[i], grStreamNonBlocking));
-        CHECK_OK(grEventCreate(&ev[i]));
-    }
-    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
-    launch_add(s, x, 1);
-    CHECK_OK(grEventRecord(fork, s));
-    for (int i = 0; i < 3; i++) {
-        CHECK_OK(grStreamWaitEvent(b[i], fork, 0));
-        CHECK_EQ(status_of(b[i]), grStreamCaptureStatusActive);
-        launch_add(b[i], x + 1 + i, 2);
-    }
-    for (int i = 0; i < 3; i++) {
-        if (join == 0) {
-            CHECK_OK(grEventRecord(ev[i], b[i]));
-            CHECK_OK(grStreamWaitEvent(s, ev[i], 0));
-        } else {
-            CHECK_OK(grEventRecord(ev[0], b[i]));
-            if (join == 1)
-                CHECK_OK(grStreamWaitEvent(s, ev[0], 0));
-        }
-    }
-    if (join == 2)
-        CHECK_OK(grStreamWaitEvent(s, ev[0], 0));
-    launch_add(s, x + 4, 3);
-    grError_t err = grStreamEndCapture(s, g);
-    for (int i = 0; i < 3; i++) {
-        CHECK_EQ(status_of(b[i]), grStreamCaptureStatusNone);
-        CHECK_OK(grStreamDestroy(b[i]));
-        CHECK_OK(grEventDestroy(ev[i]));
-    }
-    CHECK_OK(grEventDestroy(fork));
-    CHECK_OK(grStreamDestroy(s));
-    return err;
-}
-
-/* CUDA's topology (probe): root -> each branch, each branch -> final, and
- * root -> final (the joined stream still depends on its own last node). */
-static void check_diamond(grGraph_t g)
-{
-    grGraphNode_t n[5];
-    CHECK_EQ(node_count(g), 5);
-    CHECK_EQ(edge_count(g), 7);
-    get_nodes(g, n, 5);
-    for (int i = 1; i <= 3; i++) {
-        size_t nd = 0, ns = 0;
-        CHECK(has_edge(n[0], n[i]));
-        CHECK(has_edge(n[i], n[4]));
-        CHECK_OK(grGraphNodeGetDependencies(n[i], NULL, NULL, &nd));
-        CHECK_OK(grGraphNodeGetDependentNodes(n[i], NULL, NULL, &ns));
-        CHECK_EQ(nd, 1); /* branches depend on the root only: parallel */
-        CHECK_EQ(ns, 1);
-    }
-    CHECK(has_edge(n[0], n[4]));
-}
-
-GR_TEST(capture_fork_into_three_streams_joined_back_makes_a_diamond)
-{
-    static int x[5];
-    grGraph_t g;
-    grStream_t s;
-    CHECK_OK(capture_diamond(0, x, &g));
-    check_diamond(g);
-    CHECK_OK(grStreamCreate(&s));
-    run_graph(g, s);
-    CHECK_EQ(x[0], 1);
-    CHECK_EQ(x[1] + x[2] + x[3], 6);
-    CHECK_EQ(x[4], 3);
-    CHECK_OK(grGraphDestroy(g));
-    CHECK_OK(grStreamDestroy(s));
-}
-
-GR_TEST(capture_serialised_join_gives_cudas_topology)
-{
-    static int x[5];
-    grGraph_t g;
-    CHECK_OK(capture_diamond(1, x, &g));
-    check_diamond(g);
-    CHECK_OK(grGraphDestroy(g));
-}
-
-GR_TEST(capture_shared_join_event_waited_once_is_unjoined)
-{
-    static int x[5];
-    grGraph_t g = (grGraph_t)1;
-    CHECK_GR(grErrorStreamCaptureUnjoined, capture_diamond(2, x, &g));
-    CHECK(g == NULL);
-    CHECK_DETAIL_HAS("never waited for");
-}
-
-GR_TEST(capture_join_through_a_chain_of_branches_gives_cudas_edges)
-{
-    static int x[4];
-    grStream_t s, s2, s3;
-    grEvent_t f, j;
-    grGraph_t g;
-    grGraphNode_t n[4];
-    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
-    CHECK_OK(grStreamCreateWithFlags(&s2, grStreamNonBlocking));
-    CHECK_OK(grStreamCreateWithFlags(&s3, grStreamNonBlocking));
-    CHECK_OK(grEventCreate(&f));
-    CHECK_OK(grEventCreate(&j));
-    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
-    launch_add(s, x, 1);
-    CHECK_OK(grEventRecord(f, s));
-    CHECK_OK(grStreamWaitEvent(s2, f, 0));
-    CHECK_OK(grStreamWaitEvent(s3, f, 0));
-    launch_add(s2, x + 1, 1);
-    launch_add(s3, x + 2, 1);
-    CHECK_OK(grEventRecord(j, s2));
-    CHECK_OK(grStreamWaitEvent(s3, j, 0));
-    CHECK_OK(grEventRecord(j, s3));
-    CHECK_OK(grStreamWaitEvent(s, j, 0));
-    launch_add(s, x + 3, 1);
-    CHECK_OK(grStreamEndCapture(s, &g));
-    /* CUDA: 0->1 0->2 0->3 1->3 2->3 */
-    CHECK_EQ(node_count(g), 4);
-    CHECK_EQ(edge_count(g), 5);
-    get_nodes(g, n, 4);
-    CHECK(has_edge(n[0], n[1]) && has_edge(n[0], n[2]) && has_edge(n[0], n[3]));
-    CHECK(has_edge(n[1], n[3]) && has_edge(n[2], n[3]));
-    CHECK_OK(grGraphDestroy(g));
-    CHECK_OK(grEventDestroy(f));
-    CHECK_OK(grEventDestroy(j));
-    CHECK_OK(grStreamDestroy(s));
-    CHECK_OK(grStreamDestroy(s2));
-    CHECK_OK(grStreamDestroy(s3));
-}
-
-GR_TEST(capture_fork_rejoined_then_more_work_is_unjoined)
-{
-    static int x[2];
-    grStream_t s, s2;
-    grEvent_t e1, e2;
-    grGraph_t g = (grGraph_t)1;
-    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
-    CHECK_OK(grStreamCreateWithFlags(&s2, grStreamNonBlocking));
-    CHECK_OK(grEventCreate(&e1));
-    CHECK_OK(grEventCreate(&e2));
-    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
-    launch_add(s, x, 1);
-    CHECK_OK(grEventRecord(e1, s));
-    CHECK_OK(grStreamWaitEvent(s2, e1, 0));
-    launch_add(s2, x + 1, 1);
-    CHECK_OK(grEventRecord(e2, s2));
-    CHECK_OK(grStreamWaitEvent(s, e2, 0));
-    launch_add(s2, x + 1, 1);
-    CHECK_GR(grErrorStreamCaptureUnjoined, grStreamEndCapture(s, &g));
-    CHECK(g == NULL);
-    CHECK_EQ(status_of(s), grStreamCaptureStatusNone);
-    CHECK_EQ(status_of(s2), grStreamCaptureStatusNone);
-    /* Both streams run eagerly again. */
-    launch_add(s2, x + 1, 5);
-    CHECK_OK(grStreamSynchronize(s2));
-    CHECK_EQ(x[1], 5);
-    CHECK_OK(grEventDestroy(e1));
-    CHECK_OK(grEventDestroy(e2));
-    CHECK_OK(grStreamDestroy(s));
-    CHECK_OK(grStreamDestroy(s2));
-}
-
-GR_TEST(capture_forked_stream_without_work_needs_no_join)
-{
-    static int x[1];
-    grStream_t s, s2;
-    grEvent_t e1;
-    grGraph_t g;
-    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
-    CHECK_OK(grStreamCreateWithFlags(&s2, grStreamNonBlocking));
-    CHECK_OK(grEventCreate(&e1));
-    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
-    launch_add(s, x, 1);
-    CHECK_OK(grEventRecord(e1, s));
-    CHECK_OK(grStreamWaitEvent(s2, e1, 0));
-    launch_add(s, x, 1);
-    CHECK_OK(grStreamEndCapture(s, &g));
-    CHECK_EQ(node_count(g), 2);
-    CHECK_OK(grGraphDestroy(g));
-    CHECK_OK(grEventDestroy(e1));
-    CHECK_OK(grStreamDestroy(s));
-    CHECK_OK(grStreamDestroy(s2));
-}
-
-GR_TEST(capture_end_from_forked_stream_is_unmatched_and_invalidates)
-{
-    static int x[1];
-    grStream_t s, s2;
-    grEvent_t e1;
-    grGraph_t g = NULL;
-    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
-    CHECK_OK(grStreamCreateWithFlags(&s2, grStreamNonBlocking));
-    CHECK_OK(grEventCreate(&e1));
-    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
-    launch_add(s, x, 1);
-    CHECK_OK(grEventRecord(e1, s));
-    CHECK_OK(grStreamWaitEvent(s2, e1, 0));
-    CHECK_GR(grErrorStreamCaptureUnmatched, grStreamEndCapture(s2, &g));
-    CHECK_DETAIL_HAS("did not begin it");
-    CHECK_EQ(status_of(s), grStreamCaptureStatusInvalidated);
-    CHECK_EQ(status_of(s2), grStreamCaptureStatusInvalidated);
-    CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &g));
-    CHECK_DETAIL_HAS("grStreamEndCapture: stream");
-    CHECK_EQ(status_of(s2), grStreamCaptureStatusNone);
-    CHECK_OK(grEventDestroy(e1));
-    CHECK_OK(grStreamDestroy(s));
-    CHECK_OK(grStreamDestroy(s2));
-}
 
 GR_TEST(capture_begin_and_end_refuse_bad_calls)
 {
@@ -379,10 +25,10 @@ GR_TEST(capture_begin_and_end_refuse_bad_calls)
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeRelaxed));
     CHECK_GR(grErrorIllegalState, grStreamBeginCapture(s, grStreamCaptureModeRelaxed));
     CHECK_DETAIL_HAS("already takes part in capture #");
-    CHECK_EQ(status_of(s), grStreamCaptureStatusActive);
+    CHECK_EQ(tl_capture_status(s), grStreamCaptureStatusActive);
     CHECK_GR(grErrorStreamCaptureUnsupported, grStreamDestroy(s));
     CHECK_OK(grStreamEndCapture(s, &g));
-    CHECK_EQ(node_count(g), 0); /* an empty capture is an empty graph */
+    CHECK_EQ(tl_node_count(g), 0); /* an empty capture is an empty graph */
     CHECK_OK(grGraphDestroy(g));
     CHECK_GR(grErrorInvalidValue, grStreamIsCapturing(s, NULL));
     CHECK_OK(grStreamDestroy(s));
@@ -393,9 +39,9 @@ GR_TEST(capture_per_thread_stream_can_be_captured)
     static int x[1];
     grGraph_t g;
     CHECK_OK(grStreamBeginCapture(grStreamPerThread, grStreamCaptureModeThreadLocal));
-    launch_add(grStreamPerThread, x, 1);
+    tl_launch_add_i32(grStreamPerThread, x, 1);
     CHECK_OK(grStreamEndCapture(grStreamPerThread, &g));
-    CHECK_EQ(node_count(g), 1);
+    CHECK_EQ(tl_node_count(g), 1);
     CHECK_OK(grGraphDestroy(g));
 }
 
@@ -422,8 +68,8 @@ GR_TEST(capture_get_info_reports_id_graph_and_dependencies)
     CHECK_EQ(st, grStreamCaptureStatusActive);
     CHECK(id != 0 && g != NULL);
     CHECK_EQ(nd, 0);
-    launch_add(s, x, 1);
-    launch_add(s, x, 1);
+    tl_launch_add_i32(s, x, 1);
+    tl_launch_add_i32(s, x, 1);
     CHECK_OK(grStreamGetCaptureInfo(s, &st, NULL, NULL, &deps, NULL, &nd));
     CHECK_EQ(nd, 1);
     CHECK_OK(grEventRecord(e1, s));
@@ -431,7 +77,7 @@ GR_TEST(capture_get_info_reports_id_graph_and_dependencies)
     CHECK_OK(grStreamGetCaptureInfo(s2, &st, &id2, NULL, NULL, NULL, &nd));
     CHECK_EQ(id2, id);
     CHECK_EQ(nd, 1);
-    launch_add(s2, x + 1, 1);
+    tl_launch_add_i32(s2, x + 1, 1);
     CHECK_OK(grEventRecord(e2, s2));
     CHECK_OK(grStreamWaitEvent(s, e2, 0));
     CHECK_OK(grStreamGetCaptureInfo(s, &st, NULL, NULL, &deps, NULL, &nd));
@@ -465,12 +111,12 @@ GR_TEST(capture_update_dependencies_sets_and_adds)
     CHECK_GR(grErrorIllegalState,
              grStreamUpdateCaptureDependencies(s, NULL, NULL, 0, grStreamSetCaptureDependencies));
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
-    launch_add(s, x, 1);
+    tl_launch_add_i32(s, x, 1);
     CHECK_OK(grStreamGetCaptureInfo(s, &st, NULL, &g, &deps, NULL, &nd));
     first = deps[0];
-    launch_add(s, x, 1);
+    tl_launch_add_i32(s, x, 1);
     CHECK_OK(grStreamUpdateCaptureDependencies(s, NULL, NULL, 0, grStreamSetCaptureDependencies));
-    launch_add(s, x, 1); /* a new root */
+    tl_launch_add_i32(s, x, 1); /* a new root */
     CHECK_OK(grStreamUpdateCaptureDependencies(s, &first, NULL, 1, grStreamAddCaptureDependencies));
     CHECK_OK(grStreamUpdateCaptureDependencies(s, &first, NULL, 1, grStreamAddCaptureDependencies));
     CHECK_OK(grStreamGetCaptureInfo(s, &st, NULL, NULL, &deps, NULL, &nd));
@@ -479,13 +125,13 @@ GR_TEST(capture_update_dependencies_sets_and_adds)
     CHECK_GR(grErrorInvalidValue,
              grStreamUpdateCaptureDependencies(s, &foreign, NULL, 1, grStreamAddCaptureDependencies));
     CHECK_DETAIL_HAS("not a live node of the graph of capture #");
-    CHECK_EQ(status_of(s), grStreamCaptureStatusActive); /* refusals do not invalidate */
+    CHECK_EQ(tl_capture_status(s), grStreamCaptureStatusActive); /* refusals do not invalidate */
     CHECK_OK(grStreamEndCapture(s, &out));
-    get_nodes(out, n, 3);
+    tl_get_nodes(out, n, 3);
     size_t roots = 0;
     CHECK_OK(grGraphGetRootNodes(out, NULL, &roots));
     CHECK_EQ(roots, 2);
-    CHECK(!has_edge(n[1], n[2]));
+    CHECK(!tl_has_edge(n[1], n[2]));
     CHECK_OK(grGraphDestroy(out));
     CHECK_OK(grGraphDestroy(other));
     CHECK_OK(grStreamDestroy(s));
@@ -504,23 +150,23 @@ GR_TEST(capture_to_existing_graph_appends_after_given_nodes)
     CHECK_GR(grErrorInvalidValue,
              grStreamBeginCaptureToGraph(s, NULL, NULL, NULL, 0, grStreamCaptureModeGlobal));
     CHECK_OK(grStreamBeginCaptureToGraph(s, g, &a, NULL, 1, grStreamCaptureModeGlobal));
-    launch_add(s, x, 1);
+    tl_launch_add_i32(s, x, 1);
     CHECK_OK(grStreamEndCapture(s, &out));
     CHECK_PTR_EQ(out, g);
-    get_nodes(g, n, 3);
-    CHECK(has_edge(a, n[2]));
-    CHECK(!has_edge(b, n[2]));
+    tl_get_nodes(g, n, 3);
+    CHECK(tl_has_edge(a, n[2]));
+    CHECK(!tl_has_edge(b, n[2]));
     /* A failed capture into it leaves the graph as it was. */
     CHECK_OK(grStreamBeginCaptureToGraph(s, g, &b, NULL, 1, grStreamCaptureModeRelaxed));
-    launch_add(s, x, 1);
-    launch_add(s, x, 1);
+    tl_launch_add_i32(s, x, 1);
+    tl_launch_add_i32(s, x, 1);
     CHECK_GR(grErrorStreamCaptureUnsupported, grStreamSynchronize(s));
     out = (grGraph_t)1;
     CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &out));
     CHECK(out == NULL);
-    CHECK_EQ(node_count(g), 3);
-    CHECK_EQ(edge_count(g), 2);
-    run_graph(g, s);
+    CHECK_EQ(tl_node_count(g), 3);
+    CHECK_EQ(tl_edge_count(g), 2);
+    tl_run_graph_on(g, s);
     CHECK_EQ(x[0], 1);
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grStreamDestroy(s));
@@ -542,35 +188,35 @@ GR_TEST(capture_to_graph_ends_without_an_output_pointer)
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphAddEmptyNode(&a, g, NULL, 0));
     CHECK_OK(grStreamBeginCaptureToGraph(s, g, &a, NULL, 1, grStreamCaptureModeGlobal));
-    launch_add(s, x, 1);
+    tl_launch_add_i32(s, x, 1);
     CHECK_OK(grEventRecord(fork, s));
     CHECK_OK(grStreamWaitEvent(s2, fork, 0));
-    launch_add(s2, x, 2);
+    tl_launch_add_i32(s2, x, 2);
     /* A stream that joined the capture did not begin it: unmatched, with
      * or without an output pointer. */
     CHECK_GR(grErrorStreamCaptureUnmatched, grStreamEndCapture(s2, NULL));
-    CHECK_EQ(status_of(s), grStreamCaptureStatusInvalidated);
+    CHECK_EQ(tl_capture_status(s), grStreamCaptureStatusInvalidated);
     CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, NULL));
-    CHECK_EQ(status_of(s), grStreamCaptureStatusNone);
-    CHECK_EQ(status_of(s2), grStreamCaptureStatusNone);
-    CHECK_EQ(node_count(g), 1); /* the failed capture's nodes are taken back */
+    CHECK_EQ(tl_capture_status(s), grStreamCaptureStatusNone);
+    CHECK_EQ(tl_capture_status(s2), grStreamCaptureStatusNone);
+    CHECK_EQ(tl_node_count(g), 1); /* the failed capture's nodes are taken back */
 
     CHECK_OK(grStreamBeginCaptureToGraph(s, g, &a, NULL, 1, grStreamCaptureModeGlobal));
-    launch_add(s, x, 1);
+    tl_launch_add_i32(s, x, 1);
     CHECK_OK(grEventRecord(fork, s));
     CHECK_OK(grStreamWaitEvent(s2, fork, 0));
-    launch_add(s2, x, 2);
+    tl_launch_add_i32(s2, x, 2);
     CHECK_OK(grEventRecord(join, s2));
     CHECK_OK(grStreamWaitEvent(s, join, 0));
     CHECK_OK(grStreamEndCapture(s, NULL));
-    CHECK_EQ(status_of(s), grStreamCaptureStatusNone);
-    CHECK_EQ(status_of(s2), grStreamCaptureStatusNone);
-    CHECK_EQ(node_count(g), 3);
-    CHECK_EQ(edge_count(g), 2);
-    run_graph(g, s);
+    CHECK_EQ(tl_capture_status(s), grStreamCaptureStatusNone);
+    CHECK_EQ(tl_capture_status(s2), grStreamCaptureStatusNone);
+    CHECK_EQ(tl_node_count(g), 3);
+    CHECK_EQ(tl_edge_count(g), 2);
+    tl_run_graph_on(g, s);
     CHECK_EQ(x[0], 3);
     /* The stream is free: its work runs again, and it captures again. */
-    launch_add(s, x, 4);
+    tl_launch_add_i32(s, x, 4);
     CHECK_OK(grStreamSynchronize(s));
     CHECK_EQ(x[0], 7);
     CHECK_OK(grGraphDestroy(g));
@@ -591,19 +237,19 @@ GR_TEST(capture_plain_end_without_an_output_pointer_ends_the_capture)
     grGraph_t g;
     CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
-    launch_add(s, x, 1);
+    tl_launch_add_i32(s, x, 1);
     CHECK_OK(grStreamEndCapture(s, NULL));
-    CHECK_EQ(status_of(s), grStreamCaptureStatusNone);
+    CHECK_EQ(tl_capture_status(s), grStreamCaptureStatusNone);
     CHECK_EQ(x[0], 0); /* captured, never run */
-    launch_add(s, x, 1);
+    tl_launch_add_i32(s, x, 1);
     CHECK_OK(grStreamSynchronize(s));
     CHECK_EQ(x[0], 1);
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
-    launch_add(s, x, 1);
-    launch_add(s, x, 1);
+    tl_launch_add_i32(s, x, 1);
+    tl_launch_add_i32(s, x, 1);
     CHECK_OK(grStreamEndCapture(s, &g));
-    CHECK_EQ(node_count(g), 2);
-    run_graph(g, s);
+    CHECK_EQ(tl_node_count(g), 2);
+    tl_run_graph_on(g, s);
     CHECK_EQ(x[0], 3);
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grStreamDestroy(s));
@@ -622,19 +268,19 @@ GR_TEST(capture_merge_of_two_captures_is_refused)
     CHECK_OK(grEventCreate(&e2));
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeRelaxed));
     CHECK_OK(grStreamBeginCapture(s2, grStreamCaptureModeRelaxed));
-    launch_add(s, x, 1);
-    launch_add(s2, x + 1, 1);
+    tl_launch_add_i32(s, x, 1);
+    tl_launch_add_i32(s2, x + 1, 1);
     CHECK_OK(grEventRecord(e1, s));
     CHECK_OK(grEventRecord(e2, s2));
     CHECK_OK(grStreamWaitEvent(u, e1, 0)); /* u joins the first capture */
     CHECK_GR(grErrorStreamCaptureMerge, grStreamWaitEvent(u, e2, 0));
     CHECK_DETAIL_HAS("cannot be merged");
-    CHECK_EQ(status_of(s), grStreamCaptureStatusInvalidated);
-    CHECK_EQ(status_of(s2), grStreamCaptureStatusInvalidated);
-    CHECK_EQ(status_of(u), grStreamCaptureStatusInvalidated);
+    CHECK_EQ(tl_capture_status(s), grStreamCaptureStatusInvalidated);
+    CHECK_EQ(tl_capture_status(s2), grStreamCaptureStatusInvalidated);
+    CHECK_EQ(tl_capture_status(u), grStreamCaptureStatusInvalidated);
     CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &g));
     CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s2, &g));
-    CHECK_EQ(status_of(u), grStreamCaptureStatusNone);
+    CHECK_EQ(tl_capture_status(u), grStreamCaptureStatusNone);
     CHECK_OK(grEventDestroy(e1));
     CHECK_OK(grEventDestroy(e2));
     CHECK_OK(grStreamDestroy(s));
@@ -652,13 +298,13 @@ GR_TEST(capture_wait_on_uncaptured_record_is_isolation)
     CHECK_OK(grStreamCreateWithFlags(&u, grStreamNonBlocking));
     CHECK_OK(grEventCreate(&e));
     CHECK_OK(grEventCreate(&fresh));
-    launch_add(u, x, 1);
+    tl_launch_add_i32(u, x, 1);
     CHECK_OK(grEventRecord(e, u));
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeRelaxed));
-    launch_add(s, x + 1, 1);
+    tl_launch_add_i32(s, x + 1, 1);
     CHECK_OK(grStreamWaitEvent(s, fresh, 0)); /* never recorded: no-op */
     CHECK_GR(grErrorStreamCaptureIsolation, grStreamWaitEvent(s, e, 0));
-    CHECK_EQ(status_of(s), grStreamCaptureStatusInvalidated);
+    CHECK_EQ(tl_capture_status(s), grStreamCaptureStatusInvalidated);
     CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &g));
     CHECK_DETAIL_HAS("recorded outside any capture");
     CHECK_OK(grStreamSynchronize(u));
@@ -678,18 +324,18 @@ GR_TEST(capture_event_of_ended_capture_cannot_be_waited_until_re_recorded)
     CHECK_OK(grStreamCreateWithFlags(&u, grStreamNonBlocking));
     CHECK_OK(grEventCreate(&e));
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeRelaxed));
-    launch_add(s, x, 1);
+    tl_launch_add_i32(s, x, 1);
     CHECK_OK(grEventRecord(e, s));
     CHECK_OK(grStreamEndCapture(s, &g));
     CHECK_GR(grErrorInvalidValue, grStreamWaitEvent(u, e, 0));
     CHECK_DETAIL_HAS("capture that has ended");
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeRelaxed));
     CHECK_GR(grErrorInvalidValue, grStreamWaitEvent(s, e, 0));
-    CHECK_EQ(status_of(s), grStreamCaptureStatusInvalidated);
+    CHECK_EQ(tl_capture_status(s), grStreamCaptureStatusInvalidated);
     grGraph_t g2;
     CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &g2));
     /* An eager record makes it an ordinary event again. */
-    launch_add(s, x, 1);
+    tl_launch_add_i32(s, x, 1);
     CHECK_OK(grEventRecord(e, s));
     CHECK_OK(grStreamWaitEvent(u, e, 0));
     CHECK_OK(grStreamSynchronize(u));
@@ -712,10 +358,10 @@ GR_TEST(capture_graph_launch_into_capture_is_refused)
     CHECK_OK(grGraphAddEmptyNode(&n, g, NULL, 0));
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
-    launch_add(s, x, 1);
+    tl_launch_add_i32(s, x, 1);
     CHECK_GR(grErrorStreamCaptureUnsupported, grGraphLaunch(e, s));
     CHECK_DETAIL_HAS("grGraphAddChildGraphNode");
-    CHECK_EQ(status_of(s), grStreamCaptureStatusInvalidated);
+    CHECK_EQ(tl_capture_status(s), grStreamCaptureStatusInvalidated);
     CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &out));
     CHECK_DETAIL_HAS("first by: grGraphLaunch");
     CHECK_OK(grGraphExecDestroy(e));
@@ -730,25 +376,25 @@ GR_TEST(capture_invalidated_stream_captures_again)
     grGraph_t g;
     CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
-    launch_add(s, x, 1);
+    tl_launch_add_i32(s, x, 1);
     CHECK_GR(grErrorStreamCaptureUnsupported, grStreamQuery(s));
     void *args[2];
     int *p = x, v = 1;
     args[0] = &p;
     args[1] = &v;
     CHECK_GR(grErrorStreamCaptureInvalidated,
-             grLaunchKernel(add_kernel(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, s));
+             grLaunchKernel(tl_kernel_add_i32(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, s));
     CHECK_DETAIL_HAS("first by: grStreamQuery");
     CHECK_GR(grErrorStreamCaptureInvalidated, grMemsetAsync(x, 0, sizeof x, s));
     CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &g));
     CHECK_DETAIL_HAS("first by: grStreamQuery: stream");
     CHECK(g == NULL);
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
-    launch_add(s, x, 1);
+    tl_launch_add_i32(s, x, 1);
     CHECK_OK(grStreamEndCapture(s, &g));
-    CHECK_EQ(node_count(g), 1);
+    CHECK_EQ(tl_node_count(g), 1);
     CHECK_OK(grGraphDestroy(g));
-    launch_add(s, x, 7); /* eager again */
+    tl_launch_add_i32(s, x, 7); /* eager again */
     CHECK_OK(grStreamSynchronize(s));
     CHECK_EQ(x[0], 7);
     CHECK_OK(grStreamDestroy(s));
@@ -765,8 +411,8 @@ GR_TEST(capture_recapture_with_exec_update_uses_new_pointers)
     grGraphExecUpdateResultInfo info;
     CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
-    launch_add(s, a, 1);
-    launch_add(s, a + 1, 2);
+    tl_launch_add_i32(s, a, 1);
+    tl_launch_add_i32(s, a + 1, 2);
     CHECK_OK(grStreamEndCapture(s, &g));
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     CHECK_OK(grGraphDestroy(g));
@@ -774,8 +420,8 @@ GR_TEST(capture_recapture_with_exec_update_uses_new_pointers)
     CHECK_OK(grStreamSynchronize(s));
     CHECK_EQ(a[0] + a[1], 3);
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
-    launch_add(s, b, 10);
-    launch_add(s, b + 1, 20);
+    tl_launch_add_i32(s, b, 10);
+    tl_launch_add_i32(s, b + 1, 20);
     CHECK_OK(grStreamEndCapture(s, &g));
     CHECK_OK(grGraphExecUpdate(e, g, &info));
     CHECK_EQ(info.result, grGraphExecUpdateSuccess);
@@ -810,7 +456,8 @@ static void *capture_worker(void *p)
         for (int i = 0; i < 4; i++) {
             int *ptr = &t->data[i], v = t->index + 1;
             void *args[2] = {&ptr, &v};
-            if ((t->err = grLaunchKernel(add_kernel(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, s)))
+            if ((t->err =
+                     grLaunchKernel(tl_kernel_add_i32(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, s)))
                 break;
         }
         if ((t->err = grStreamEndCapture(s, &g)))
@@ -833,7 +480,7 @@ GR_TEST(capture_concurrent_captures_from_eight_threads_stay_apart)
 {
     static cap_thread t[8];
     pthread_t th[8];
-    add_kernel();
+    tl_kernel_add_i32();
     for (int i = 0; i < 8; i++) {
         t[i].index = i;
         CHECK_EQ(pthread_create(&th[i], NULL, capture_worker, &t[i]), 0);
@@ -875,7 +522,7 @@ GR_TEST(capture_end_from_another_thread_is_wrong_thread_unless_relaxed)
         CHECK_EQ(pthread_join(th, &r), 0);
         CHECK_EQ((grError_t)(intptr_t)r, want[m]);
         /* Either way the capture has ended (CUDA: status None). */
-        CHECK_EQ(status_of(s), grStreamCaptureStatusNone);
+        CHECK_EQ(tl_capture_status(s), grStreamCaptureStatusNone);
     }
     CHECK_OK(grStreamDestroy(s));
 }
@@ -890,8 +537,8 @@ GR_TEST(capture_legacy_stream_work_with_blocking_capture_is_implicit)
     CHECK_OK(grStreamCreateWithFlags(&nb, grStreamNonBlocking));
     /* A non-blocking capture leaves the legacy stream alone. */
     CHECK_OK(grStreamBeginCapture(nb, grStreamCaptureModeRelaxed));
-    launch_add(nb, x, 1);
-    launch_add(NULL, x + 1, 1);
+    tl_launch_add_i32(nb, x, 1);
+    tl_launch_add_i32(NULL, x + 1, 1);
     CHECK_OK(grStreamIsCapturing(NULL, &st));
     CHECK_EQ(st, grStreamCaptureStatusNone);
     CHECK_OK(grStreamEndCapture(nb, &g));
@@ -900,16 +547,16 @@ GR_TEST(capture_legacy_stream_work_with_blocking_capture_is_implicit)
     CHECK_EQ(x[1], 1);
     /* A blocking one does not. */
     CHECK_OK(grStreamBeginCapture(sb, grStreamCaptureModeRelaxed));
-    launch_add(sb, x, 1);
+    tl_launch_add_i32(sb, x, 1);
     CHECK_GR(grErrorStreamCaptureImplicit, grStreamIsCapturing(NULL, &st));
     void *args[2];
     int *p = x + 1, v = 1;
     args[0] = &p;
     args[1] = &v;
     CHECK_GR(grErrorStreamCaptureImplicit,
-             grLaunchKernel(add_kernel(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, NULL));
+             grLaunchKernel(tl_kernel_add_i32(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, NULL));
     CHECK_DETAIL_HAS("legacy stream");
-    CHECK_EQ(status_of(sb), grStreamCaptureStatusInvalidated);
+    CHECK_EQ(tl_capture_status(sb), grStreamCaptureStatusInvalidated);
     CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(sb, &g));
     CHECK_OK(grStreamSynchronize(NULL));
     CHECK_EQ(x[0], 0);
@@ -935,7 +582,7 @@ static grError_t capture_forked_onto(grGraph_t g, grGraphNode_t a, grGraphNode_t
     CHECK_OK(grEventRecord(ev, s));
     CHECK_OK(grStreamWaitEvent(s2, ev, 0));
     CHECK_OK(grStreamUpdateCaptureDependencies(s2, &b, NULL, 1, grStreamSetCaptureDependencies));
-    launch_add(s, x, 1);
+    tl_launch_add_i32(s, x, 1);
     grError_t e = grStreamEndCapture(s, &out);
     CHECK_OK(grEventDestroy(ev));
     CHECK_OK(grStreamDestroy(s));
@@ -1013,7 +660,7 @@ GR_TEST(graph_under_capture_is_protected_until_the_capture_ends)
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphAddEmptyNode(&a, g, NULL, 0));
     CHECK_OK(grStreamBeginCaptureToGraph(s, g, &a, NULL, 1, grStreamCaptureModeRelaxed));
-    launch_add(s, x, 1);
+    tl_launch_add_i32(s, x, 1);
     CHECK_GR(grErrorIllegalState,
              grStreamBeginCaptureToGraph(s2, g, &a, NULL, 1, grStreamCaptureModeRelaxed));
     CHECK_DETAIL_HAS("another stream capture");
@@ -1022,7 +669,7 @@ GR_TEST(graph_under_capture_is_protected_until_the_capture_ends)
     CHECK_GR(grErrorIllegalState, grGraphDestroyNode(a));
     CHECK_OK(grStreamEndCapture(s, &out));
     CHECK_PTR_EQ(out, g);
-    CHECK_EQ(node_count(g), 2);
+    CHECK_EQ(tl_node_count(g), 2);
     /* The graph of a grStreamBeginCapture, reachable through
      * grStreamGetCaptureInfo, is protected the same way. */
     grGraph_t cg = NULL;
@@ -1066,7 +713,7 @@ GR_TEST(capture_event_of_ended_capture_is_refused_by_query_synchronize_and_elaps
     CHECK_OK(grEventRecord(plain, s));
     CHECK_OK(grStreamSynchronize(s));
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
-    launch_add(s, x, 1);
+    tl_launch_add_i32(s, x, 1);
     CHECK_OK(grEventRecord(e, s));
     CHECK_OK(grStreamEndCapture(s, &g));
     /* Not "as if never recorded": the record names graph nodes, not work. */

@@ -4,14 +4,9 @@
  * node, and a moved graph is refused where CUDA refuses it; a refused
  * move leaves the graph the caller's.
  */
-#include "test.h"
+#include "testlib.h"
 
 #include <string.h>
-
-static void bump(void *p)
-{
-    ++*(int *)p;
-}
 
 static grGraphNodeParams child_params(grGraph_t child, int ownership)
 {
@@ -33,7 +28,7 @@ GR_TEST(child_ownership_move_hands_the_graph_to_the_node)
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grGraphCreate(&parent, 0));
     CHECK_OK(grGraphCreate(&child, 0));
-    grHostNodeParams hp = {bump, &n};
+    grHostNodeParams hp = {tl_bump, &n};
     CHECK_OK(grGraphAddHostNode(&hn, child, NULL, 0, &hp));
     grGraphNodeParams p = child_params(child, grGraphChildGraphOwnershipMove);
     CHECK_OK(grGraphAddNode(&node, parent, NULL, NULL, 0, &p));
@@ -82,10 +77,7 @@ GR_TEST(child_ownership_moved_graph_is_refused_where_cuda_refuses_it)
     CHECK_GR(grErrorNotSupported, grGraphExecUpdate(px, child, &info));
     /* No memory nodes may be added to it. */
     grMemAllocNodeParams ap;
-    memset(&ap, 0, sizeof ap);
-    ap.poolProps.allocType = grMemAllocationTypePinned;
-    ap.poolProps.location.type = grMemLocationTypeDevice;
-    ap.bytesize = 256;
+    ap = tl_alloc_params(0, 256);
     CHECK_GR(grErrorNotSupported, grGraphAddMemAllocNode(&n2, child, NULL, 0, &ap));
     /* Cloning it into another parent is fine (a copy). */
     grGraphNodeParams c = child_params(child, grGraphChildGraphOwnershipClone);
@@ -119,10 +111,7 @@ GR_TEST(child_ownership_refused_move_leaves_the_graph_the_callers)
     /* Memory nodes: CUDA moves such a graph, graphrt refuses it. */
     CHECK_OK(grGraphCreate(&mem, 0));
     grMemAllocNodeParams ap;
-    memset(&ap, 0, sizeof ap);
-    ap.poolProps.allocType = grMemAllocationTypePinned;
-    ap.poolProps.location.type = grMemLocationTypeDevice;
-    ap.bytesize = 256;
+    ap = tl_alloc_params(0, 256);
     CHECK_OK(grGraphAddMemAllocNode(&an, mem, NULL, 0, &ap));
     p = child_params(mem, grGraphChildGraphOwnershipMove);
     CHECK_GR(grErrorNotSupported, grGraphAddNode(&node, parent, NULL, NULL, 0, &p));

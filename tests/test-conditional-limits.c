@@ -5,53 +5,15 @@
  * API and by the graph file loader, before any memory is taken.
  * (test-conditional.c holds the behaviours of conditional nodes.)
  */
-#include "test.h"
+#include "testlib.h"
 
 #include <limits.h>
 #include <unistd.h>
 
-static grError_t add_switch(grGraph_t g, grGraphConditionalHandle h, unsigned size, grGraph_t **bodies)
-{
-    grGraphNode_t n = NULL;
-    grGraphNodeParams p;
-    memset(&p, 0, sizeof p);
-    p.type = grGraphNodeTypeConditional;
-    p.conditional.handle = h;
-    p.conditional.type = grGraphCondTypeSwitch;
-    p.conditional.size = size;
-    grError_t err = grGraphAddNode(&n, g, NULL, NULL, 0, &p);
-    if (err != grSuccess)
-        CHECK_PTR_EQ(n, NULL);
-    if (bodies)
-        *bodies = p.conditional.phGraph_out;
-    return err;
-}
-
-static size_t node_count(grGraph_t g)
-{
-    size_t n = 0;
-    CHECK_OK(grGraphGetNodes(g, NULL, &n));
-    return n;
-}
-
-/* set(int *dst, int v): *dst = v. */
-static void set_fn(const grKernelCtx *ctx, void **args)
-{
-    (void)ctx;
-    **(int **)args[0] = *(int *)args[1];
-}
-
 static void add_set(grGraph_t g, grKernel_t k, int **dst, int *v)
 {
-    grGraphNode_t n;
     void *args[2] = {dst, v};
-    grKernelNodeParams kp;
-    memset(&kp, 0, sizeof kp);
-    kp.func = k;
-    kp.gridDim = GR_DIM3(1, 1, 1);
-    kp.blockDim = GR_DIM3(1, 1, 1);
-    kp.kernelParams = args;
-    CHECK_OK(grGraphAddKernelNode(&n, g, NULL, 0, &kp));
+    (void)tl_add_kernel(g, NULL, 0, k, args, 1);
 }
 
 /* A SWITCH of UINT_MAX bodies once took 32 GiB before failing (or the
@@ -67,19 +29,20 @@ GR_TEST_T(cond_switch_size_is_bounded_by_gr_cond_switch_max, 60)
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, GR_COND_SWITCH_MAX - 1u, grGraphCondAssignDefault));
     for (size_t i = 0; i < sizeof too_big / sizeof too_big[0]; i++) {
-        CHECK_GR(grErrorInvalidValue, add_switch(g, h, too_big[i], NULL));
+        CHECK_GR(grErrorInvalidValue,
+                 tl_try_add_cond(g, NULL, 0, h, grGraphCondTypeSwitch, too_big[i], NULL));
         CHECK_DETAIL_HAS("a SWITCH node has at most 65536 bodies");
-        CHECK_EQ(node_count(g), 0);
+        CHECK_EQ(tl_node_count(g), 0);
     }
-    CHECK_OK(add_switch(g, h, GR_COND_SWITCH_MAX, &bodies));
-    CHECK_EQ(node_count(g), 1);
+    CHECK_OK(tl_try_add_cond(g, NULL, 0, h, grGraphCondTypeSwitch, GR_COND_SWITCH_MAX, &bodies));
+    CHECK_EQ(tl_node_count(g), 1);
     static int out;
     static int *dst = &out;
     static int first = 1, last = 2;
     size_t sizes[2] = {sizeof(int *), sizeof(int)};
     grKernel_t k;
     grGraphExec_t e;
-    CHECK_OK(grKernelCreate(&k, set_fn, "limits_set", 2, sizes));
+    CHECK_OK(grKernelCreate(&k, tl_store_i32_fn, "limits_set", 2, sizes));
     add_set(bodies[0], k, &dst, &first);
     add_set(bodies[GR_COND_SWITCH_MAX - 1u], k, &dst, &last);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
@@ -94,17 +57,10 @@ GR_TEST_T(cond_switch_size_is_bounded_by_gr_cond_switch_max, 60)
 /* The loader reads no more bodies than the API makes. */
 GR_TEST(graph_file_refuses_a_switch_above_gr_cond_switch_max)
 {
-    char path[128];
-    const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
-    snprintf(path, sizeof path, "%s/graphrt-cond-limits-%ld.graph", dir, (long)getpid());
-    FILE *f = fopen(path, "w");
-    CHECK(f != NULL);
-    fprintf(f, "graphrt-graph 1\ncond c0 default=0 flags=0\ngraph {\n");
-    fprintf(f, "  n0 cond c0 type=switch size=%u {\n  }\n}\n", GR_COND_SWITCH_MAX + 1u);
-    fclose(f);
-    grGraph_t g = NULL;
-    CHECK_GR(grErrorInvalidValue, grGraphLoadFromFile(&g, path, 0));
-    CHECK_DETAIL_HAS(":4: field size=65537 is not a number of at most 65536");
-    CHECK_PTR_EQ(g, NULL);
-    unlink(path);
+    char text[160];
+    snprintf(
+        text, sizeof text,
+        "graphrt-graph 1\ncond c0 default=0 flags=0\ngraph {\n  n0 cond c0 type=switch size=%u {\n  }\n}\n",
+        GR_COND_SWITCH_MAX + 1u);
+    tl_load_refused(text, "4", "field size=65537 is not a number of at most 65536");
 }

@@ -2,12 +2,12 @@
  * test-conditional.c - conditional nodes (docs/conditional.md): IF with
  * and without ELSE, WHILE loops ended by a kernel of the body, SWITCH,
  * nesting, bodies filled by capture, the handle's value per launch, and
- * CUDA's refusals, each leaving the graph as it was.
+ * CUDA's refusals, each leaving the graph as it was. Conditional nodes
+ * under exec update and the node setters are in test-conditional-exec.c.
  */
-#include "test.h"
+#include "testlib.h"
 #include "graphrt_kernel.h"
 
-#include <pthread.h>
 #include <unistd.h>
 
 /* A kernel written once for the CPU and nvcc: thread 0 counts an
@@ -18,211 +18,84 @@ GR_KERNEL(cond_countdown, (int *, left), (grGraphConditionalHandle, h))
         gr_set_conditional(h, 0);
 }
 
-/* step(counter, handle, limit): counter += 1; the handle is set to 0 once
- * counter reaches limit (a WHILE body's loop test). */
-static void step_fn(const grKernelCtx *ctx, void **args)
-{
-    (void)ctx;
-    int *counter = *(int **)args[0];
-    grGraphConditionalHandle h = *(grGraphConditionalHandle *)args[1];
-    int limit = *(int *)args[2];
-    if (++*counter >= limit)
-        CHECK_OK(grGraphSetConditional(h, 0));
-}
-
-/* setv(handle, value): sets the handle (a kernel before the node). */
-static void setv_fn(const grKernelCtx *ctx, void **args)
-{
-    (void)ctx;
-    CHECK_OK(grGraphSetConditional(*(grGraphConditionalHandle *)args[0], *(unsigned *)args[1]));
-}
-
-/* put(dst, value): *dst = value. */
-static void put_fn(const grKernelCtx *ctx, void **args)
-{
-    if (ctx->blockIdx.x == 0)
-        **(int **)args[0] = *(int *)args[1];
-}
-
-/* add(dst, value): *dst += value, once per block (atomically). */
-static void add_fn(const grKernelCtx *ctx, void **args)
-{
-    (void)ctx;
-    __atomic_fetch_add(*(int **)args[0], *(int *)args[1], __ATOMIC_RELAXED);
-}
-
-typedef struct kernels {
-    grKernel_t step, setv, put, add;
-} kernels;
-
-static kernels make_kernels(void)
-{
-    kernels k;
-    static const size_t step_sz[3] = {sizeof(int *), sizeof(grGraphConditionalHandle), sizeof(int)};
-    static const size_t setv_sz[2] = {sizeof(grGraphConditionalHandle), sizeof(unsigned)};
-    static const size_t put_sz[2] = {sizeof(int *), sizeof(int)};
-    CHECK_OK(grKernelCreate(&k.step, step_fn, "cond_step", 3, step_sz));
-    CHECK_OK(grKernelCreate(&k.setv, setv_fn, "cond_setv", 2, setv_sz));
-    CHECK_OK(grKernelCreate(&k.put, put_fn, "cond_put", 2, put_sz));
-    CHECK_OK(grKernelCreate(&k.add, add_fn, "cond_add", 2, put_sz));
-    return k;
-}
-
-static void free_kernels(kernels *k)
-{
-    CHECK_OK(grKernelDestroy(k->step));
-    CHECK_OK(grKernelDestroy(k->setv));
-    CHECK_OK(grKernelDestroy(k->put));
-    CHECK_OK(grKernelDestroy(k->add));
-}
-
-static grGraphNode_t add_kernel(grGraph_t g, const grGraphNode_t *deps, size_t ndeps, grKernel_t k,
-                                void **args, unsigned blocks)
-{
-    grGraphNode_t n;
-    grKernelNodeParams p = {k, GR_DIM3(blocks, 1, 1), GR_DIM3(1, 1, 1), 0, args, NULL};
-    CHECK_OK(grGraphAddKernelNode(&n, g, deps, ndeps, &p));
-    return n;
-}
-
-static grGraphNode_t add_step(grGraph_t g, kernels *k, int *counter, grGraphConditionalHandle h, int limit)
-{
-    void *args[3] = {&counter, &h, &limit};
-    return add_kernel(g, NULL, 0, k->step, args, 1);
-}
-
-static grGraphNode_t add_put(grGraph_t g, const grGraphNode_t *deps, size_t ndeps, kernels *k, int *dst,
-                             int v)
-{
-    void *args[2] = {&dst, &v};
-    return add_kernel(g, deps, ndeps, k->put, args, 1);
-}
-
-/* Adds a conditional node; returns its bodies through *bodies. */
-static grGraphNode_t add_cond(grGraph_t g, const grGraphNode_t *deps, size_t ndeps,
-                              grGraphConditionalHandle h, grGraphConditionalNodeType type, unsigned size,
-                              grGraph_t **bodies)
-{
-    grGraphNode_t n;
-    grGraphNodeParams p;
-    memset(&p, 0, sizeof p);
-    p.type = grGraphNodeTypeConditional;
-    p.conditional.handle = h;
-    p.conditional.type = type;
-    p.conditional.size = size;
-    CHECK_OK(grGraphAddNode(&n, g, deps, NULL, ndeps, &p));
-    CHECK(p.conditional.phGraph_out != NULL);
-    if (bodies)
-        *bodies = p.conditional.phGraph_out;
-    return n;
-}
-
-static grError_t try_add_cond(grGraph_t g, grGraphConditionalHandle h, int type, unsigned size)
-{
-    grGraphNode_t n = NULL;
-    grGraphNodeParams p;
-    memset(&p, 0, sizeof p);
-    p.type = grGraphNodeTypeConditional;
-    p.conditional.handle = h;
-    p.conditional.type = (grGraphConditionalNodeType)type;
-    p.conditional.size = size;
-    grError_t err = grGraphAddNode(&n, g, NULL, NULL, 0, &p);
-    if (err != grSuccess)
-        CHECK(n == NULL);
-    return err;
-}
-
-static size_t node_count(grGraph_t g)
-{
-    size_t n = 0;
-    CHECK_OK(grGraphGetNodes(g, NULL, &n));
-    return n;
-}
-
-static void run(grGraphExec_t e)
-{
-    CHECK_OK(grGraphLaunch(e, NULL));
-    CHECK_OK(grStreamSynchronize(NULL));
-}
-
 GR_TEST(cond_while_runs_body_until_kernel_clears_handle)
 {
-    kernels k = make_kernels();
+    tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *body;
     grGraphConditionalHandle h;
     grGraphExec_t e;
     int counter = 0;
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
-    add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
-    add_step(body[0], &k, &counter, h, 7);
+    tl_add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
+    tl_cond_add_step(body[0], &k, &counter, h, 7);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
-    run(e);
+    tl_run(e);
     CHECK_EQ(counter, 7);
     /* The default (1) is assigned again at the next launch: the loop runs
      * until the counter reaches the limit once more (one iteration). */
     counter = 3;
-    run(e);
+    tl_run(e);
     CHECK_EQ(counter, 7);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
-    free_kernels(&k);
+    tl_cond_kernels_free(&k);
 }
 
 GR_TEST(cond_while_with_zero_default_never_runs_body)
 {
-    kernels k = make_kernels();
+    tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *body;
     grGraphConditionalHandle h;
     grGraphExec_t e;
     int counter = 0;
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, grGraphCondAssignDefault));
-    add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
-    add_step(body[0], &k, &counter, h, 100);
+    tl_add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
+    tl_cond_add_step(body[0], &k, &counter, h, 100);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
-    run(e);
+    tl_run(e);
     CHECK_EQ(counter, 0);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
-    free_kernels(&k);
+    tl_cond_kernels_free(&k);
 }
 
 GR_TEST(cond_value_persists_between_launches_without_assign_default)
 {
-    kernels k = make_kernels();
+    tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *body;
     grGraphConditionalHandle h;
     grGraphExec_t e;
     int counter = 0;
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, 0));
-    add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
-    add_step(body[0], &k, &counter, h, 5);
+    tl_add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
+    tl_cond_add_step(body[0], &k, &counter, h, 5);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     /* Without grGraphCondAssignDefault the default is not applied: the
      * executable starts from 0 (probe: CUDA 13 on an H200). */
-    run(e);
+    tl_run(e);
     CHECK_EQ(counter, 0);
     CHECK_OK(grGraphSetConditional(h, 1));
-    run(e);
+    tl_run(e);
     CHECK_EQ(counter, 5);
     /* The body left 0: the next launch skips the loop... */
-    run(e);
+    tl_run(e);
     CHECK_EQ(counter, 5);
     /* ...until the host sets the value again. */
     CHECK_OK(grGraphSetConditional(h, 1));
     counter = 0;
-    run(e);
+    tl_run(e);
     CHECK_EQ(counter, 5);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
-    free_kernels(&k);
+    tl_cond_kernels_free(&k);
 }
 
 GR_TEST(cond_if_else_follows_value_set_by_kernel_before_it)
 {
-    kernels k = make_kernels();
+    tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *body;
     grGraphConditionalHandle h;
     grGraphExec_t e;
@@ -231,71 +104,71 @@ GR_TEST(cond_if_else_follows_value_set_by_kernel_before_it)
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, grGraphCondAssignDefault));
     void *args[2] = {&h, &v};
-    grGraphNode_t set = add_kernel(g, NULL, 0, k.setv, args, 1);
-    add_cond(g, &set, 1, h, grGraphCondTypeIf, 2, &body);
-    add_put(body[0], NULL, 0, &k, &out, 10);
-    add_put(body[1], NULL, 0, &k, &out, 20);
+    grGraphNode_t set = tl_add_kernel(g, NULL, 0, k.setv, args, 1);
+    tl_add_cond(g, &set, 1, h, grGraphCondTypeIf, 2, &body);
+    tl_cond_add_put(body[0], NULL, 0, &k, &out, 10);
+    tl_cond_add_put(body[1], NULL, 0, &k, &out, 20);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
-    run(e);
+    tl_run(e);
     CHECK_EQ(out, 10);
     v = 0;
     grKernelNodeParams p = {k.setv, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args, NULL};
     CHECK_OK(grGraphExecKernelNodeSetParams(e, set, &p));
-    run(e);
+    tl_run(e);
     CHECK_EQ(out, 20);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
-    free_kernels(&k);
+    tl_cond_kernels_free(&k);
 }
 
 GR_TEST(cond_if_without_else_skips_on_zero)
 {
-    kernels k = make_kernels();
+    tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *body;
     grGraphConditionalHandle h;
     grGraphExec_t e;
     int out = 0;
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
-    add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
-    add_put(body[0], NULL, 0, &k, &out, 5);
+    tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
+    tl_cond_add_put(body[0], NULL, 0, &k, &out, 5);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
-    run(e);
+    tl_run(e);
     CHECK_EQ(out, 0);
     CHECK_OK(grGraphSetConditional(h, 42));
-    run(e);
+    tl_run(e);
     CHECK_EQ(out, 5);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
-    free_kernels(&k);
+    tl_cond_kernels_free(&k);
 }
 
 GR_TEST(cond_switch_runs_the_body_of_the_value)
 {
-    kernels k = make_kernels();
+    tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *body;
     grGraphConditionalHandle h;
     grGraphExec_t e;
     int out = -1;
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
-    add_cond(g, NULL, 0, h, grGraphCondTypeSwitch, 3, &body);
+    tl_add_cond(g, NULL, 0, h, grGraphCondTypeSwitch, 3, &body);
     for (int b = 0; b < 3; b++)
-        add_put(body[b], NULL, 0, &k, &out, 100 + b);
+        tl_cond_add_put(body[b], NULL, 0, &k, &out, 100 + b);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     for (unsigned v = 0; v < 3; v++) {
         CHECK_OK(grGraphSetConditional(h, v));
-        run(e);
+        tl_run(e);
         CHECK_EQ(out, 100 + (int)v);
     }
     /* A value past the last body runs none. */
     out = -1;
     CHECK_OK(grGraphSetConditional(h, 3));
-    run(e);
+    tl_run(e);
     CHECK_EQ(out, -1);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
-    free_kernels(&k);
+    tl_cond_kernels_free(&k);
 }
 
 /* WHILE (outer) of: step(counter), then IF (inner, its handle set by a
@@ -303,7 +176,7 @@ GR_TEST(cond_switch_runs_the_body_of_the_value)
  * loop sees every iteration done. */
 GR_TEST(cond_nested_if_inside_while)
 {
-    kernels k = make_kernels();
+    tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *outer, *inner;
     grGraphConditionalHandle hw, hi;
     grGraphExec_t e;
@@ -311,27 +184,27 @@ GR_TEST(cond_nested_if_inside_while)
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&hw, g, 1, grGraphCondAssignDefault));
     CHECK_OK(grGraphConditionalHandleCreate(&hi, g, 0, grGraphCondAssignDefault));
-    grGraphNode_t loop = add_cond(g, NULL, 0, hw, grGraphCondTypeWhile, 1, &outer);
-    add_put(g, &loop, 1, &k, &after, 1);
-    grGraphNode_t s = add_step(outer[0], &k, &counter, hw, 6);
+    grGraphNode_t loop = tl_add_cond(g, NULL, 0, hw, grGraphCondTypeWhile, 1, &outer);
+    tl_cond_add_put(g, &loop, 1, &k, &after, 1);
+    grGraphNode_t s = tl_cond_add_step(outer[0], &k, &counter, hw, 6);
     /* setv(hi, counter is odd) cannot read memory: flip hi by kernel
      * arguments instead, alternating 1 and 0 through two kernels. */
     unsigned v1 = 1, v0 = 0;
     void *a1[2] = {&hi, &v1}, *a0[2] = {&hi, &v0};
-    grGraphNode_t set1 = add_kernel(outer[0], &s, 1, k.setv, a1, 1);
-    grGraphNode_t cif = add_cond(outer[0], &set1, 1, hi, grGraphCondTypeIf, 1, &inner);
+    grGraphNode_t set1 = tl_add_kernel(outer[0], &s, 1, k.setv, a1, 1);
+    grGraphNode_t cif = tl_add_cond(outer[0], &set1, 1, hi, grGraphCondTypeIf, 1, &inner);
     int *oddp = &odd;
     void *aa[2] = {&oddp, &one};
-    add_kernel(inner[0], NULL, 0, k.add, aa, 1);
-    add_kernel(outer[0], &cif, 1, k.setv, a0, 1);
+    tl_add_kernel(inner[0], NULL, 0, k.add, aa, 1);
+    tl_add_kernel(outer[0], &cif, 1, k.setv, a0, 1);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
-    run(e);
+    tl_run(e);
     CHECK_EQ(counter, 6);
     CHECK_EQ(odd, 6);
     CHECK_EQ(after, 1);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
-    free_kernels(&k);
+    tl_cond_kernels_free(&k);
 }
 
 /* A body holding parallel branches and a many-block kernel, in a graph
@@ -339,7 +212,7 @@ GR_TEST(cond_nested_if_inside_while)
  * every node of the body once. */
 GR_TEST(cond_while_body_with_branches_and_many_blocks)
 {
-    kernels k = make_kernels();
+    tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *body;
     grGraphConditionalHandle h;
     grGraphExec_t e;
@@ -349,32 +222,32 @@ GR_TEST(cond_while_body_with_branches_and_many_blocks)
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
     void *as[2] = {&sidep, &one};
     for (int i = 0; i < 8; i++)
-        add_kernel(g, NULL, 0, k.add, as, 1);
-    add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
+        tl_add_kernel(g, NULL, 0, k.add, as, 1);
+    tl_add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
     void *ab[2] = {&sump, &one};
-    grGraphNode_t a = add_kernel(body[0], NULL, 0, k.add, ab, 64);
-    grGraphNode_t b = add_kernel(body[0], NULL, 0, k.add, ab, 1);
+    grGraphNode_t a = tl_add_kernel(body[0], NULL, 0, k.add, ab, 64);
+    grGraphNode_t b = tl_add_kernel(body[0], NULL, 0, k.add, ab, 1);
     grGraphNode_t deps[2] = {a, b};
     int limit = 10;
     int *cp = &counter;
     void *astep[3] = {&cp, &h, &limit};
-    add_kernel(body[0], deps, 2, k.step, astep, 1);
+    tl_add_kernel(body[0], deps, 2, k.step, astep, 1);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     for (int launch = 1; launch <= 20; launch++) {
         counter = 0;
-        run(e);
+        tl_run(e);
         CHECK_EQ(counter, 10);
         CHECK_EQ(sum, launch * 10 * 65);
         CHECK_EQ(side, launch * 8);
     }
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
-    free_kernels(&k);
+    tl_cond_kernels_free(&k);
 }
 
 GR_TEST(cond_body_filled_by_stream_capture)
 {
-    kernels k = make_kernels();
+    tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *body, got = NULL;
     grGraphConditionalHandle h;
     grGraphExec_t e;
@@ -383,10 +256,10 @@ GR_TEST(cond_body_filled_by_stream_capture)
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
-    grGraphNode_t loop = add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
+    grGraphNode_t loop = tl_add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
     grGraphConditionalHandle h2;
     CHECK_OK(grGraphConditionalHandleCreate(&h2, g, 0, 0));
-    grGraphNode_t cond = add_cond(g, NULL, 0, h2, grGraphCondTypeIf, 1, NULL);
+    grGraphNode_t cond = tl_add_cond(g, NULL, 0, h2, grGraphCondTypeIf, 1, NULL);
     CHECK_OK(grStreamBeginCaptureToGraph(s, body[0], NULL, NULL, 0, grStreamCaptureModeThreadLocal));
     /* The graph that holds the body cannot go while the capture builds. */
     CHECK_GR(grErrorIllegalState, grGraphDestroy(g));
@@ -399,22 +272,17 @@ GR_TEST(cond_body_filled_by_stream_capture)
     CHECK_OK(grLaunchKernel(k.step, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), astep, 0, s));
     CHECK_OK(grStreamEndCapture(s, &got));
     CHECK_PTR_EQ(got, body[0]);
-    CHECK_EQ(node_count(body[0]), 2);
+    CHECK_EQ(tl_node_count(body[0]), 2);
     /* The handle of the destroyed node is free for another node. */
-    add_cond(g, NULL, 0, h2, grGraphCondTypeIf, 1, NULL);
+    tl_add_cond(g, NULL, 0, h2, grGraphCondTypeIf, 1, NULL);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
-    run(e);
+    tl_run(e);
     CHECK_EQ(counter, 4);
     CHECK_EQ(out, 7);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grStreamDestroy(s));
-    free_kernels(&k);
-}
-
-static void host_noop(void *p)
-{
-    (void)p;
+    tl_cond_kernels_free(&k);
 }
 
 GR_TEST(cond_host_function_captured_into_body_is_refused_at_instantiate)
@@ -426,12 +294,12 @@ GR_TEST(cond_host_function_captured_into_body_is_refused_at_instantiate)
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
-    add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
+    tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
     /* CUDA records it (probe), and refuses the graph at instantiate. */
     CHECK_OK(grStreamBeginCaptureToGraph(s, body[0], NULL, NULL, 0, grStreamCaptureModeThreadLocal));
-    CHECK_OK(grLaunchHostFunc(s, host_noop, NULL));
+    CHECK_OK(grLaunchHostFunc(s, tl_noop, NULL));
     CHECK_OK(grStreamEndCapture(s, &got));
-    CHECK_EQ(node_count(body[0]), 1);
+    CHECK_EQ(tl_node_count(body[0]), 1);
     CHECK_GR(grErrorInvalidValue, grGraphInstantiate(&e, g, 0));
     CHECK_DETAIL_HAS("host node");
     CHECK(e == NULL);
@@ -462,26 +330,26 @@ GR_TEST(cond_add_node_refusals_change_nothing)
     CHECK_OK(grGraphCreate(&other, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&ho, other, 0, 0));
-    CHECK_GR(grErrorInvalidValue, try_add_cond(g, 0, grGraphCondTypeIf, 1));
+    CHECK_GR(grErrorInvalidValue, tl_try_add_cond(g, NULL, 0, 0, grGraphCondTypeIf, 1, NULL));
     CHECK_DETAIL_HAS("not a live conditional handle");
-    CHECK_GR(grErrorInvalidValue, try_add_cond(g, 0xdead0000ull, grGraphCondTypeIf, 1));
-    CHECK_GR(grErrorInvalidValue,
-             try_add_cond(g, (grGraphConditionalHandle)(uintptr_t)&other, grGraphCondTypeIf, 1));
-    CHECK_GR(grErrorInvalidValue, try_add_cond(g, ho, grGraphCondTypeIf, 1));
+    CHECK_GR(grErrorInvalidValue, tl_try_add_cond(g, NULL, 0, 0xdead0000ull, grGraphCondTypeIf, 1, NULL));
+    CHECK_GR(grErrorInvalidValue, tl_try_add_cond(g, NULL, 0, (grGraphConditionalHandle)(uintptr_t)&other,
+                                                  grGraphCondTypeIf, 1, NULL));
+    CHECK_GR(grErrorInvalidValue, tl_try_add_cond(g, NULL, 0, ho, grGraphCondTypeIf, 1, NULL));
     CHECK_DETAIL_HAS("was made for graph");
-    CHECK_GR(grErrorInvalidValue, try_add_cond(g, h, grGraphCondTypeIf, 0));
-    CHECK_GR(grErrorInvalidValue, try_add_cond(g, h, grGraphCondTypeIf, 3));
-    CHECK_GR(grErrorInvalidValue, try_add_cond(g, h, grGraphCondTypeWhile, 2));
-    CHECK_GR(grErrorInvalidValue, try_add_cond(g, h, grGraphCondTypeSwitch, 0));
-    CHECK_GR(grErrorInvalidValue, try_add_cond(g, h, 7, 1));
+    CHECK_GR(grErrorInvalidValue, tl_try_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 0, NULL));
+    CHECK_GR(grErrorInvalidValue, tl_try_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 3, NULL));
+    CHECK_GR(grErrorInvalidValue, tl_try_add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 2, NULL));
+    CHECK_GR(grErrorInvalidValue, tl_try_add_cond(g, NULL, 0, h, grGraphCondTypeSwitch, 0, NULL));
+    CHECK_GR(grErrorInvalidValue, tl_try_add_cond(g, NULL, 0, h, (grGraphConditionalNodeType)7, 1, NULL));
     CHECK_DETAIL_HAS("grGraphConditionalNodeType");
-    CHECK_EQ(node_count(g), 0);
-    CHECK_OK(try_add_cond(g, h, grGraphCondTypeSwitch, 4));
-    CHECK_EQ(node_count(g), 1);
+    CHECK_EQ(tl_node_count(g), 0);
+    CHECK_OK(tl_try_add_cond(g, NULL, 0, h, grGraphCondTypeSwitch, 4, NULL));
+    CHECK_EQ(tl_node_count(g), 1);
     /* A handle serves one node (probe). */
-    CHECK_GR(grErrorInvalidValue, try_add_cond(g, h, grGraphCondTypeIf, 1));
+    CHECK_GR(grErrorInvalidValue, tl_try_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, NULL));
     CHECK_DETAIL_HAS("serves one conditional node");
-    CHECK_EQ(node_count(g), 1);
+    CHECK_EQ(tl_node_count(g), 1);
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grGraphDestroy(other));
 }
@@ -498,7 +366,7 @@ static void check_body_refused(grGraph_t g, const char *what)
 
 GR_TEST(cond_body_node_types_cuda_refuses_fail_instantiate)
 {
-    kernels k = make_kernels();
+    tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *body, child;
     grGraphConditionalHandle h;
     grGraphNode_t n = NULL;
@@ -506,9 +374,9 @@ GR_TEST(cond_body_node_types_cuda_refuses_fail_instantiate)
     CHECK_OK(grEventCreate(&ev));
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
-    add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
+    tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
     /* Added (as CUDA adds them: probe), refused when instantiated. */
-    grHostNodeParams hp = {host_noop, NULL};
+    grHostNodeParams hp = {tl_noop, NULL};
     CHECK_OK(grGraphAddHostNode(&n, body[0], NULL, 0, &hp));
     check_body_refused(g, "host node");
     CHECK_OK(grGraphDestroyNode(n));
@@ -526,33 +394,30 @@ GR_TEST(cond_body_node_types_cuda_refuses_fail_instantiate)
     CHECK_OK(grGraphDestroyNode(n));
     /* Memory nodes are refused when added (graphrt's: see the docs). */
     grMemAllocNodeParams ap;
-    memset(&ap, 0, sizeof ap);
-    ap.poolProps.allocType = grMemAllocationTypePinned;
-    ap.poolProps.location.type = grMemLocationTypeDevice;
-    ap.bytesize = 64;
+    ap = tl_alloc_params(0, 64);
     CHECK_GR(grErrorNotSupported, grGraphAddMemAllocNode(&n, body[0], NULL, 0, &ap));
     CHECK_DETAIL_HAS("no memory allocation or free node");
-    CHECK_EQ(node_count(body[0]), 0);
+    CHECK_EQ(tl_node_count(body[0]), 0);
     /* Allowed: kernel, empty, child graph of those. */
     int x = 0, *xp = &x, one = 1;
     void *args[2] = {&xp, &one};
-    add_kernel(body[0], NULL, 0, k.put, args, 1);
+    tl_add_kernel(body[0], NULL, 0, k.put, args, 1);
     CHECK_OK(grGraphAddEmptyNode(&n, body[0], NULL, 0));
     grGraph_t empty;
     CHECK_OK(grGraphCreate(&empty, 0));
     CHECK_OK(grGraphAddChildGraphNode(&n, body[0], NULL, 0, empty));
-    CHECK_EQ(node_count(body[0]), 3);
+    CHECK_EQ(tl_node_count(body[0]), 3);
     grGraphExec_t e;
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     CHECK_OK(grGraphSetConditional(h, 1));
-    run(e);
+    tl_run(e);
     CHECK_EQ(x, 1);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(child));
     CHECK_OK(grGraphDestroy(empty));
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grEventDestroy(ev));
-    free_kernels(&k);
+    tl_cond_kernels_free(&k);
 }
 
 GR_TEST(cond_body_is_owned_by_its_node)
@@ -564,18 +429,18 @@ GR_TEST(cond_body_is_owned_by_its_node)
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
     CHECK_OK(grGraphAddEmptyNode(&outer, g, NULL, 0));
-    add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
+    tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
     CHECK_GR(grErrorInvalidValue, grGraphDestroy(body[0]));
     CHECK_GR(grErrorNotSupported, grGraphClone(&clone, body[0]));
     CHECK(clone == NULL);
     CHECK_OK(grGraphCreate(&parent, 0));
     CHECK_GR(grErrorNotSupported, grGraphAddChildGraphNode(&n, parent, NULL, 0, body[0]));
-    CHECK_EQ(node_count(parent), 0);
+    CHECK_EQ(tl_node_count(parent), 0);
     CHECK_GR(grErrorNotSupported, grGraphInstantiate(&e, body[0], 0));
     CHECK(e == NULL);
     /* No edge joins a body's node and a node outside it. */
     CHECK_GR(grErrorInvalidValue, grGraphAddEmptyNode(&n, body[0], &outer, 1));
-    CHECK_EQ(node_count(body[0]), 0);
+    CHECK_EQ(tl_node_count(body[0]), 0);
     CHECK_OK(grGraphDestroy(parent));
     CHECK_OK(grGraphDestroy(g));
 }
@@ -592,18 +457,18 @@ GR_TEST(cond_unused_handle_fails_instantiate)
     CHECK_GR(grErrorInvalidValue, grGraphInstantiate(&e, g, 0));
     CHECK_DETAIL_HAS("used by no conditional node");
     CHECK(e == NULL);
-    CHECK_OK(try_add_cond(g, unused, grGraphCondTypeIf, 1));
+    CHECK_OK(tl_try_add_cond(g, NULL, 0, unused, grGraphCondTypeIf, 1, NULL));
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     CHECK_OK(grGraphExecDestroy(e));
     /* A body's unused handle counts too; a body's handle may serve a node
      * of the graph that holds the body (probe). */
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
-    add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
+    tl_add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
     CHECK_OK(grGraphConditionalHandleCreate(&in_body, body[0], 0, 0));
     CHECK_GR(grErrorInvalidValue, grGraphInstantiate(&e, g, 0));
-    CHECK_OK(try_add_cond(g, in_body, grGraphCondTypeSwitch, 2));
+    CHECK_OK(tl_try_add_cond(g, NULL, 0, in_body, grGraphCondTypeSwitch, 2, NULL));
     CHECK_OK(grGraphInstantiate(&e, g, 0));
-    run(e);
+    tl_run(e);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
 }
@@ -615,21 +480,21 @@ GR_TEST(cond_graph_cannot_be_cloned_or_embedded)
     grGraphNode_t n = NULL;
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
-    add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, NULL);
+    tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, NULL);
     CHECK_GR(grErrorNotSupported, grGraphClone(&clone, g));
     CHECK(clone == NULL);
     CHECK_OK(grGraphCreate(&parent, 0));
     CHECK_GR(grErrorNotSupported, grGraphAddChildGraphNode(&n, parent, NULL, 0, g));
     CHECK_DETAIL_HAS("conditional");
-    CHECK_EQ(node_count(parent), 0);
+    CHECK_EQ(tl_node_count(parent), 0);
     /* Nor may a child graph get one. */
     grGraph_t empty;
     CHECK_OK(grGraphCreate(&empty, 0));
     CHECK_OK(grGraphAddChildGraphNode(&n, parent, NULL, 0, empty));
     CHECK_OK(grGraphChildGraphNodeGetGraph(n, &child));
     CHECK_OK(grGraphConditionalHandleCreate(&hp, parent, 0, 0));
-    CHECK_GR(grErrorNotSupported, try_add_cond(child, hp, grGraphCondTypeIf, 1));
-    CHECK_EQ(node_count(child), 0);
+    CHECK_GR(grErrorNotSupported, tl_try_add_cond(child, NULL, 0, hp, grGraphCondTypeIf, 1, NULL));
+    CHECK_EQ(tl_node_count(child), 0);
     CHECK_OK(grGraphDestroy(empty));
     CHECK_OK(grGraphDestroy(parent));
     CHECK_OK(grGraphDestroy(g));
@@ -642,151 +507,44 @@ GR_TEST(cond_graph_has_one_executable_at_a_time)
     grGraphExec_t e, e2 = NULL;
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
-    add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, NULL);
+    tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, NULL);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     CHECK_GR(grErrorNotSupported, grGraphInstantiate(&e2, g, 0));
     CHECK_DETAIL_HAS("one executable at a time");
     CHECK(e2 == NULL);
-    run(e);
+    tl_run(e);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphInstantiate(&e2, g, 0));
-    run(e2);
+    tl_run(e2);
     CHECK_OK(grGraphExecDestroy(e2));
     CHECK_OK(grGraphDestroy(g));
 }
 
 GR_TEST(cond_executable_outlives_its_graph_and_handle)
 {
-    kernels k = make_kernels();
+    tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *body;
     grGraphConditionalHandle h;
     grGraphExec_t e;
     int counter = 0;
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
-    add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
-    add_step(body[0], &k, &counter, h, 3);
+    tl_add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
+    tl_cond_add_step(body[0], &k, &counter, h, 3);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     CHECK_OK(grGraphDestroy(g));
-    run(e);
+    tl_run(e);
     CHECK_EQ(counter, 3);
     CHECK_OK(grGraphSetConditional(h, 1));
     CHECK_OK(grGraphExecDestroy(e));
     /* Its graph and executable are gone: so is the handle. */
     CHECK_GR(grErrorInvalidValue, grGraphSetConditional(h, 1));
-    free_kernels(&k);
-}
-
-GR_TEST(cond_exec_update_applies_body_parameters)
-{
-    kernels k = make_kernels();
-    grGraph_t g, *body;
-    grGraphConditionalHandle h;
-    grGraphExec_t e;
-    grGraphExecUpdateResultInfo info;
-    int out = 0;
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
-    add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
-    grGraphNode_t put = add_put(body[0], NULL, 0, &k, &out, 1);
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
-    run(e);
-    CHECK_EQ(out, 1);
-    int *op = &out, two = 2;
-    void *args[2] = {&op, &two};
-    grKernelNodeParams p = {k.put, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args, NULL};
-    CHECK_OK(grGraphKernelNodeSetParams(put, &p));
-    CHECK_OK(grGraphExecUpdate(e, g, &info));
-    CHECK_EQ(info.result, grGraphExecUpdateSuccess);
-    run(e);
-    CHECK_EQ(out, 2);
-    /* A body whose topology changed is refused, and the executable keeps
-     * what it ran. */
-    grGraphNode_t extra;
-    CHECK_OK(grGraphAddEmptyNode(&extra, body[0], NULL, 0));
-    CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecUpdate(e, g, &info));
-    CHECK_EQ(info.result, grGraphExecUpdateErrorTopologyChanged);
-    CHECK(info.errorNode == NULL); /* as CUDA reports it (probe) */
-    out = 0;
-    run(e);
-    CHECK_EQ(out, 2);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g));
-    free_kernels(&k);
-}
-
-/* An update changes parameters only: a body's node disabled with
- * grGraphNodeSetEnabled stays disabled, as a top-level node does, and the
- * body's other nodes stay enabled. */
-GR_TEST(cond_exec_update_keeps_a_disabled_body_node_disabled)
-{
-    kernels k = make_kernels();
-    grGraph_t g, g2, *body;
-    grGraphConditionalHandle h, h2;
-    grGraphExec_t e;
-    grGraphExecUpdateResultInfo info;
-    int out[2] = {0, 0};
-    unsigned en = 9;
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
-    add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
-    grGraphNode_t off = add_put(body[0], NULL, 0, &k, &out[0], 1);
-    grGraphNode_t on = add_put(body[0], NULL, 0, &k, &out[1], 1);
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
-    CHECK_OK(grGraphNodeSetEnabled(e, off, 0));
-    run(e);
-    CHECK_EQ(out[0], 0);
-    CHECK_EQ(out[1], 1);
-    CHECK_OK(grGraphCreate(&g2, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h2, g2, 1, grGraphCondAssignDefault));
-    add_cond(g2, NULL, 0, h2, grGraphCondTypeIf, 1, &body);
-    add_put(body[0], NULL, 0, &k, &out[0], 2);
-    add_put(body[0], NULL, 0, &k, &out[1], 2);
-    CHECK_OK(grGraphExecUpdate(e, g2, &info));
-    CHECK_EQ(info.result, grGraphExecUpdateSuccess);
-    CHECK_OK(grGraphNodeGetEnabled(e, off, &en));
-    CHECK_EQ(en, 0);
-    CHECK_OK(grGraphNodeGetEnabled(e, on, &en));
-    CHECK_EQ(en, 1);
-    run(e);
-    CHECK_EQ(out[0], 0);
-    CHECK_EQ(out[1], 2);
-    /* Enabled again, it runs the parameters the update brought. */
-    CHECK_OK(grGraphNodeSetEnabled(e, off, 1));
-    run(e);
-    CHECK_EQ(out[0], 2);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g));
-    CHECK_OK(grGraphDestroy(g2));
-    free_kernels(&k);
-}
-
-GR_TEST(cond_exec_update_refuses_another_conditional_type)
-{
-    grGraph_t g, g2;
-    grGraphConditionalHandle h, h2;
-    grGraphExec_t e;
-    grGraphExecUpdateResultInfo info;
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
-    add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, NULL);
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
-    CHECK_OK(grGraphCreate(&g2, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h2, g2, 0, 0));
-    grGraphNode_t w = add_cond(g2, NULL, 0, h2, grGraphCondTypeWhile, 1, NULL);
-    CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecUpdate(e, g2, &info));
-    CHECK_EQ(info.result, grGraphExecUpdateErrorNotSupported);
-    CHECK_PTR_EQ(info.errorNode, w);
-    CHECK_DETAIL_HAS("cannot change");
-    run(e);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g));
-    CHECK_OK(grGraphDestroy(g2));
+    tl_cond_kernels_free(&k);
 }
 
 GR_TEST(cond_dot_shows_bodies_as_clusters)
 {
-    kernels k = make_kernels();
+    tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *body;
     grGraphConditionalHandle h;
     int out = 0;
@@ -796,9 +554,9 @@ GR_TEST(cond_dot_shows_bodies_as_clusters)
     close(fd);
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
-    add_cond(g, NULL, 0, h, grGraphCondTypeSwitch, 2, &body);
-    add_put(body[0], NULL, 0, &k, &out, 1);
-    add_put(body[1], NULL, 0, &k, &out, 2);
+    tl_add_cond(g, NULL, 0, h, grGraphCondTypeSwitch, 2, &body);
+    tl_cond_add_put(body[0], NULL, 0, &k, &out, 1);
+    tl_cond_add_put(body[1], NULL, 0, &k, &out, 2);
     CHECK_OK(grGraphDebugDotPrint(g, path, 0));
     FILE *f = fopen(path, "r");
     CHECK(f != NULL);
@@ -813,12 +571,12 @@ GR_TEST(cond_dot_shows_bodies_as_clusters)
     CHECK(strstr(buf, "cond_put") != NULL);
     CHECK(strstr(buf, "style=dotted") != NULL);
     CHECK_OK(grGraphDestroy(g));
-    free_kernels(&k);
+    tl_cond_kernels_free(&k);
 }
 
 GR_TEST(cond_baked_values_include_body_nodes)
 {
-    kernels k = make_kernels();
+    tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *body;
     grGraphConditionalHandle h;
     grGraphExec_t e;
@@ -826,8 +584,8 @@ GR_TEST(cond_baked_values_include_body_nodes)
     CHECK_OK(grMalloc((void **)&buf, 64));
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
-    grGraphNode_t cond = add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
-    add_put(body[0], NULL, 0, &k, buf + 2, 1);
+    grGraphNode_t cond = tl_add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
+    tl_cond_add_put(body[0], NULL, 0, &k, buf + 2, 1);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     grBakedValue v[8];
     size_t n = 8;
@@ -851,7 +609,7 @@ GR_TEST(cond_baked_values_include_body_nodes)
     CHECK_EQ(found, 1);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
-    free_kernels(&k);
+    tl_cond_kernels_free(&k);
 }
 
 GR_TEST(cond_kernel_source_helper_ends_a_loop)
@@ -865,56 +623,16 @@ GR_TEST(cond_kernel_source_helper_ends_a_loop)
     CHECK_OK(GR_KERNEL_CREATE(&k, cond_countdown));
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
-    add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
+    tl_add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
     void *args[2] = {&lp, &h};
     grKernelNodeParams p = {k, GR_DIM3(2, 1, 1), GR_DIM3(32, 1, 1), 0, args, NULL};
     CHECK_OK(grGraphAddKernelNode(&n, body[0], NULL, 0, &p));
     CHECK_OK(grGraphInstantiate(&e, g, 0));
-    run(e);
+    tl_run(e);
     CHECK_EQ(left, 0);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grKernelDestroy(k));
-}
-
-/* Another graph of the same shape whose handle has another default:
- * the update takes its handle (probe: CUDA applies the new default from
- * the next launch), and the first graph may have an executable again. */
-GR_TEST(cond_exec_update_from_another_graph_takes_its_handle)
-{
-    kernels k = make_kernels();
-    grGraph_t g1, g2, *b1, *b2;
-    grGraphConditionalHandle h1, h2;
-    grGraphExec_t e, e1;
-    grGraphExecUpdateResultInfo info;
-    int out = 0;
-    CHECK_OK(grGraphCreate(&g1, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h1, g1, 1, grGraphCondAssignDefault));
-    add_cond(g1, NULL, 0, h1, grGraphCondTypeIf, 1, &b1);
-    add_put(b1[0], NULL, 0, &k, &out, 1);
-    CHECK_OK(grGraphCreate(&g2, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h2, g2, 0, grGraphCondAssignDefault));
-    add_cond(g2, NULL, 0, h2, grGraphCondTypeIf, 1, &b2);
-    add_put(b2[0], NULL, 0, &k, &out, 2);
-    CHECK_OK(grGraphInstantiate(&e, g1, 0));
-    run(e);
-    CHECK_EQ(out, 1);
-    CHECK_OK(grGraphExecUpdate(e, g2, &info));
-    CHECK_EQ(info.result, grGraphExecUpdateSuccess);
-    out = 0;
-    run(e); /* default 0: the body does not run */
-    CHECK_EQ(out, 0);
-    /* g2's handle is the executable's now; g1's is free again. */
-    grGraphExec_t e2 = NULL;
-    CHECK_GR(grErrorNotSupported, grGraphInstantiate(&e2, g2, 0));
-    CHECK_OK(grGraphInstantiate(&e1, g1, 0));
-    run(e1);
-    CHECK_EQ(out, 1);
-    CHECK_OK(grGraphExecDestroy(e1));
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g1));
-    CHECK_OK(grGraphDestroy(g2));
-    free_kernels(&k);
 }
 
 GR_TEST(cond_node_cannot_be_disabled)
@@ -924,7 +642,7 @@ GR_TEST(cond_node_cannot_be_disabled)
     grGraphExec_t e;
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
-    grGraphNode_t n = add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, NULL);
+    grGraphNode_t n = tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, NULL);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     CHECK_GR(grErrorInvalidValue, grGraphNodeSetEnabled(e, n, 0)); /* probe */
     CHECK_OK(grGraphExecDestroy(e));
@@ -935,7 +653,7 @@ GR_TEST(cond_node_cannot_be_disabled)
  * capture's dependency (probe: CUDA accepts it). */
 GR_TEST(cond_node_added_to_a_capture_in_progress)
 {
-    kernels k = make_kernels();
+    tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t cg = NULL, got = NULL, *body;
     grGraphConditionalHandle h;
     grGraphExec_t e;
@@ -952,24 +670,24 @@ GR_TEST(cond_node_added_to_a_capture_in_progress)
     CHECK_OK(grStreamGetCaptureInfo(s, &st, NULL, &cg, &deps, NULL, &ndeps));
     CHECK_EQ(st, grStreamCaptureStatusActive);
     CHECK_OK(grGraphConditionalHandleCreate(&h, cg, 1, grGraphCondAssignDefault));
-    grGraphNode_t cond = add_cond(cg, deps, ndeps, h, grGraphCondTypeIf, 1, &body);
-    add_put(body[0], NULL, 0, &k, &b, 2);
+    grGraphNode_t cond = tl_add_cond(cg, deps, ndeps, h, grGraphCondTypeIf, 1, &body);
+    tl_cond_add_put(body[0], NULL, 0, &k, &b, 2);
     CHECK_OK(grStreamUpdateCaptureDependencies(s, &cond, NULL, 1, grStreamSetCaptureDependencies));
     int *cp = &c, three = 3;
     void *args3[2] = {&cp, &three};
     CHECK_OK(grLaunchKernel(k.put, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args3, 0, s));
     CHECK_OK(grStreamEndCapture(s, &got));
     CHECK_PTR_EQ(got, cg);
-    CHECK_EQ(node_count(got), 3);
+    CHECK_EQ(tl_node_count(got), 3);
     CHECK_OK(grGraphInstantiate(&e, got, 0));
-    run(e);
+    tl_run(e);
     CHECK_EQ(a, 1);
     CHECK_EQ(b, 2);
     CHECK_EQ(c, 3);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(got));
     CHECK_OK(grStreamDestroy(s));
-    free_kernels(&k);
+    tl_cond_kernels_free(&k);
 }
 
 /* grGraphInstantiateWithParams reports CUDA 13's results for the two
@@ -989,7 +707,7 @@ GR_TEST(conditional_instantiate_with_params_reports_cudas_results)
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&used, g, 1, grGraphCondAssignDefault));
     CHECK_OK(grGraphConditionalHandleCreate(&unused, g, 0, 0));
-    add_cond(g, NULL, 0, used, grGraphCondTypeIf, 1, &bodies);
+    tl_add_cond(g, NULL, 0, used, grGraphCondTypeIf, 1, &bodies);
     memset(&ip, 0, sizeof ip);
     ip.errNode_out = (grGraphNode_t)(uintptr_t)1;
     CHECK_GR(grErrorInvalidValue, grGraphInstantiateWithParams(&e, g, &ip));
@@ -1000,8 +718,8 @@ GR_TEST(conditional_instantiate_with_params_reports_cudas_results)
 
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&used, g, 1, grGraphCondAssignDefault));
-    add_cond(g, NULL, 0, used, grGraphCondTypeIf, 1, &bodies);
-    hp.fn = host_noop;
+    tl_add_cond(g, NULL, 0, used, grGraphCondTypeIf, 1, &bodies);
+    hp.fn = tl_noop;
     CHECK_OK(grGraphAddHostNode(&host, bodies[0], NULL, 0, &hp));
     memset(&ip, 0, sizeof ip);
     CHECK_GR(grErrorInvalidValue, grGraphInstantiateWithParams(&e, g, &ip));
@@ -1030,7 +748,7 @@ GR_TEST(conditional_body_user_objects_are_held_by_the_executable)
     body_object_runs = 0;
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, grGraphCondAssignDefault));
-    add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &bodies);
+    tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &bodies);
     CHECK_OK(grUserObjectCreate(&o, NULL, body_object_destroy, 1, grUserObjectNoDestructorSync));
     CHECK_OK(grGraphRetainUserObject(bodies[0], o, 1, grGraphUserObjectMove));
     CHECK_OK(grGraphInstantiate(&e, g, 0));
@@ -1038,348 +756,4 @@ GR_TEST(conditional_body_user_objects_are_held_by_the_executable)
     CHECK_EQ(body_object_runs, 0);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_EQ(body_object_runs, 1);
-}
-
-/* Kernel parameters for put(dst, v) (the args point at the caller's
- * variables, which must outlive the call). */
-static grKernelNodeParams put_params(kernels *k, void **args, int **dst, int *v)
-{
-    args[0] = dst;
-    args[1] = v;
-    grKernelNodeParams p = {k->put, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args, NULL};
-    return p;
-}
-
-/* CUDA 13 accepts the executable's setters on a node of a body and uses
- * the new parameters from the next launch on (probe); the graph's node
- * keeps its own. */
-GR_TEST(cond_exec_kernel_set_params_reaches_if_body)
-{
-    kernels k = make_kernels();
-    grGraph_t g, *body;
-    grGraphConditionalHandle h;
-    grGraphExec_t e;
-    int out = 0, other = 0;
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
-    add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
-    grGraphNode_t put = add_put(body[0], NULL, 0, &k, &out, 1);
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
-    run(e);
-    CHECK_EQ(out, 1);
-    int *dst = &other, v = 7;
-    void *args[2];
-    grKernelNodeParams p = put_params(&k, args, &dst, &v);
-    CHECK_OK(grGraphExecKernelNodeSetParams(e, put, &p));
-    out = 0;
-    run(e);
-    CHECK_EQ(out, 0);
-    CHECK_EQ(other, 7);
-    /* The generic setter takes the same path. */
-    grGraphNodeParams np;
-    memset(&np, 0, sizeof np);
-    np.type = grGraphNodeTypeKernel;
-    dst = &out;
-    v = 9;
-    np.kernel = p;
-    CHECK_OK(grGraphExecNodeSetParams(e, put, &np));
-    run(e);
-    CHECK_EQ(out, 9);
-    /* The graph's node still holds what it was given. */
-    grKernelNodeParams got;
-    CHECK_OK(grGraphKernelNodeGetParams(put, &got));
-    CHECK(*(int **)got.kernelParams[0] == &out);
-    CHECK_EQ(*(int *)got.kernelParams[1], 1);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g));
-    free_kernels(&k);
-}
-
-/* A WHILE body's loop test changed through the executable, and a kernel
- * of an IF nested in that body. */
-GR_TEST(cond_exec_kernel_set_params_reaches_while_and_nested_bodies)
-{
-    kernels k = make_kernels();
-    grGraph_t g, *body, *inner;
-    grGraphConditionalHandle h, hi;
-    grGraphExec_t e;
-    int counter = 0, sum = 0;
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
-    CHECK_OK(grGraphConditionalHandleCreate(&hi, g, 1, grGraphCondAssignDefault));
-    add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
-    grGraphNode_t step = add_step(body[0], &k, &counter, h, 3);
-    add_cond(body[0], &step, 1, hi, grGraphCondTypeIf, 1, &inner);
-    int *sp = &sum, one = 1;
-    void *add_args[2] = {&sp, &one};
-    grGraphNode_t add = add_kernel(inner[0], NULL, 0, k.add, add_args, 1);
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
-    run(e);
-    CHECK_EQ(counter, 3);
-    CHECK_EQ(sum, 3);
-    int *cp = &counter, limit = 5;
-    void *step_args[3] = {&cp, &h, &limit};
-    grKernelNodeParams sp5 = {k.step, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, step_args, NULL};
-    CHECK_OK(grGraphExecKernelNodeSetParams(e, step, &sp5));
-    int ten = 10;
-    void *add10[2] = {&sp, &ten};
-    grKernelNodeParams ap = {k.add, GR_DIM3(2, 1, 1), GR_DIM3(1, 1, 1), 0, add10, NULL};
-    CHECK_OK(grGraphExecKernelNodeSetParams(e, add, &ap));
-    counter = 0;
-    sum = 0;
-    run(e);
-    CHECK_EQ(counter, 5);
-    CHECK_EQ(sum, 5 * 2 * 10); /* five iterations of two blocks adding 10 */
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g));
-    free_kernels(&k);
-}
-
-GR_TEST(cond_exec_memset_set_params_reaches_body)
-{
-    grGraph_t g, *body;
-    grGraphConditionalHandle h;
-    grGraphExec_t e;
-    unsigned char a[8] = {0}, b[8] = {0};
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
-    add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
-    grGraphNode_t m;
-    grMemsetParams mp = {a, 0, 0x11, 1, 4, 1};
-    CHECK_OK(grGraphAddMemsetNode(&m, body[0], NULL, 0, &mp));
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
-    run(e);
-    CHECK_EQ(a[3], 0x11);
-    CHECK_EQ(a[4], 0);
-    grMemsetParams moved = {b, 0, 0x22, 1, 4, 1};
-    CHECK_OK(grGraphExecMemsetNodeSetParams(e, m, &moved));
-    /* Its checks are those of a top-level node: a 1D memset stays 1D. */
-    grMemsetParams tall = {b, 4, 0x33, 1, 4, 2};
-    CHECK_GR(grErrorInvalidValue, grGraphExecMemsetNodeSetParams(e, m, &tall));
-    CHECK_DETAIL_HAS("1D one cannot become 2D");
-    memset(a, 0, sizeof a);
-    run(e);
-    CHECK_EQ(a[0], 0);
-    CHECK_EQ(b[0], 0x22);
-    CHECK_EQ(b[3], 0x22);
-    CHECK_EQ(b[4], 0);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g));
-}
-
-/* Probe: SetEnabled on a body's node succeeds and GetEnabled then reads
- * 0; the node is skipped; the conditional node itself cannot be
- * disabled. */
-GR_TEST(cond_disabling_a_body_node_skips_it)
-{
-    kernels k = make_kernels();
-    grGraph_t g, *body;
-    grGraphConditionalHandle h;
-    grGraphExec_t e;
-    int out = 0, after = 0;
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
-    grGraphNode_t c = add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
-    grGraphNode_t put = add_put(body[0], NULL, 0, &k, &out, 4);
-    add_put(body[0], &put, 1, &k, &after, 6);
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
-    unsigned en = 2;
-    CHECK_OK(grGraphNodeGetEnabled(e, put, &en));
-    CHECK_EQ(en, 1u);
-    CHECK_OK(grGraphNodeSetEnabled(e, put, 0));
-    CHECK_OK(grGraphNodeGetEnabled(e, put, &en));
-    CHECK_EQ(en, 0u);
-    run(e);
-    CHECK_EQ(out, 0);
-    CHECK_EQ(after, 6); /* its successor still runs */
-    CHECK_OK(grGraphNodeSetEnabled(e, put, 1));
-    run(e);
-    CHECK_EQ(out, 4);
-    CHECK_GR(grErrorInvalidValue, grGraphNodeSetEnabled(e, c, 0));
-    CHECK_GR(grErrorInvalidValue, grGraphNodeGetEnabled(e, c, &en));
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g));
-    free_kernels(&k);
-}
-
-/* Nodes the executable was not built from, and setters of another type,
- * are refused on body nodes as on top-level ones, and change nothing. */
-GR_TEST(cond_exec_setters_refuse_foreign_body_nodes_and_change_nothing)
-{
-    kernels k = make_kernels();
-    grGraph_t g, g2, *body, *body2;
-    grGraphConditionalHandle h, h2;
-    grGraphExec_t e;
-    int out = 0, other = 0;
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
-    add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
-    grGraphNode_t put = add_put(body[0], NULL, 0, &k, &out, 1);
-    CHECK_OK(grGraphCreate(&g2, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h2, g2, 1, grGraphCondAssignDefault));
-    add_cond(g2, NULL, 0, h2, grGraphCondTypeIf, 1, &body2);
-    grGraphNode_t put2 = add_put(body2[0], NULL, 0, &k, &out, 1);
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
-    /* A node added to the body after instantiation is not the
-     * executable's either. */
-    grGraphNode_t late = add_put(body[0], NULL, 0, &k, &other, 3);
-    int *dst = &other, v = 8;
-    void *args[2];
-    grKernelNodeParams p = put_params(&k, args, &dst, &v);
-    CHECK_GR(grErrorInvalidValue, grGraphExecKernelNodeSetParams(e, put2, &p));
-    CHECK_DETAIL_HAS("is not a node of the graph executable");
-    CHECK_GR(grErrorInvalidValue, grGraphExecKernelNodeSetParams(e, late, &p));
-    CHECK_GR(grErrorInvalidValue, grGraphNodeSetEnabled(e, put2, 0));
-    grGraphNodeParams np;
-    memset(&np, 0, sizeof np);
-    np.type = grGraphNodeTypeKernel;
-    np.kernel = p;
-    CHECK_GR(grErrorInvalidValue, grGraphExecNodeSetParams(e, put2, &np));
-    grMemsetParams mp = {&other, 0, 1, 1, 1, 1};
-    CHECK_GR(grErrorInvalidValue, grGraphExecMemsetNodeSetParams(e, put, &mp));
-    CHECK_DETAIL_HAS("is a kernel node, not a memset node");
-    np.type = grGraphNodeTypeMemset;
-    np.memset = mp;
-    CHECK_GR(grErrorInvalidValue, grGraphExecNodeSetParams(e, put, &np));
-    grKernelNodeParams bad = p;
-    bad.func = NULL;
-    CHECK_GR(grErrorInvalidDeviceFunction, grGraphExecKernelNodeSetParams(e, put, &bad));
-    run(e);
-    CHECK_EQ(out, 1);
-    CHECK_EQ(other, 0);
-    unsigned en = 0;
-    CHECK_OK(grGraphNodeGetEnabled(e, put, &en));
-    CHECK_EQ(en, 1u);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g2));
-    CHECK_OK(grGraphDestroy(g));
-    free_kernels(&k);
-}
-
-/* After an update from another graph the setters still name the body
- * nodes of the graph the executable was instantiated from, as they do
- * top-level nodes. */
-GR_TEST(cond_exec_setters_name_original_body_nodes_after_update)
-{
-    kernels k = make_kernels();
-    grGraph_t g1, g2, *b1, *b2;
-    grGraphConditionalHandle h1, h2;
-    grGraphExec_t e;
-    grGraphExecUpdateResultInfo info;
-    int out = 0;
-    CHECK_OK(grGraphCreate(&g1, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h1, g1, 1, grGraphCondAssignDefault));
-    add_cond(g1, NULL, 0, h1, grGraphCondTypeIf, 1, &b1);
-    grGraphNode_t put1 = add_put(b1[0], NULL, 0, &k, &out, 1);
-    CHECK_OK(grGraphCreate(&g2, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h2, g2, 1, grGraphCondAssignDefault));
-    add_cond(g2, NULL, 0, h2, grGraphCondTypeIf, 1, &b2);
-    grGraphNode_t put2 = add_put(b2[0], NULL, 0, &k, &out, 2);
-    CHECK_OK(grGraphInstantiate(&e, g1, 0));
-    CHECK_OK(grGraphExecUpdate(e, g2, &info));
-    CHECK_EQ(info.result, grGraphExecUpdateSuccess);
-    run(e);
-    CHECK_EQ(out, 2);
-    int *dst = &out, v = 5;
-    void *args[2];
-    grKernelNodeParams p = put_params(&k, args, &dst, &v);
-    CHECK_GR(grErrorInvalidValue, grGraphExecKernelNodeSetParams(e, put2, &p));
-    CHECK_OK(grGraphExecKernelNodeSetParams(e, put1, &p));
-    run(e);
-    CHECK_EQ(out, 5);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g1));
-    CHECK_OK(grGraphDestroy(g2));
-    free_kernels(&k);
-}
-
-typedef struct updater {
-    grGraphExec_t e;
-    grGraph_t g;
-    int rounds;
-} updater;
-
-static void *update_repeatedly(void *arg)
-{
-    updater *u = arg;
-    grGraphExecUpdateResultInfo info;
-    for (int i = 0; i < u->rounds; i++)
-        CHECK_OK(grGraphExecUpdate(u->e, u->g, &info));
-    return NULL;
-}
-
-/* Each update replaces the bodies' plans: a setter on a body node racing
- * with updates on another thread writes the plan that is current. */
-GR_TEST(cond_body_setters_race_with_updates)
-{
-    kernels k = make_kernels();
-    grGraph_t g, *body;
-    grGraphConditionalHandle h;
-    grGraphExec_t e;
-    int out = 0;
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
-    add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
-    grGraphNode_t put = add_put(body[0], NULL, 0, &k, &out, 1);
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
-    updater u = {e, g, 2000};
-    pthread_t t;
-    CHECK(pthread_create(&t, NULL, update_repeatedly, &u) == 0);
-    int *dst = &out, v = 0;
-    void *args[2];
-    grKernelNodeParams p = put_params(&k, args, &dst, &v);
-    for (int i = 0; i < 2000; i++) {
-        unsigned en = 0;
-        CHECK_OK(grGraphExecKernelNodeSetParams(e, put, &p));
-        CHECK_OK(grGraphNodeSetEnabled(e, put, 1));
-        CHECK_OK(grGraphNodeGetEnabled(e, put, &en));
-        CHECK_EQ(en, 1u);
-    }
-    CHECK(pthread_join(t, NULL) == 0);
-    /* The last update brought the graph's parameters back; the setter
-     * applies again after it. */
-    v = 12;
-    CHECK_OK(grGraphExecKernelNodeSetParams(e, put, &p));
-    run(e);
-    CHECK_EQ(out, 12);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g));
-    free_kernels(&k);
-}
-
-/* grGraphNodeSetParams on a child-graph node refuses what
- * grGraphAddChildGraphNode refuses: a graph with conditional nodes, or a
- * body (it used to accept them, embedding a graph CUDA never embeds). */
-GR_TEST(cond_node_set_params_refuses_to_embed_conditional_graphs_as_add_does)
-{
-    grGraph_t g, inner, withcond;
-    grGraph_t *bodies;
-    grGraphConditionalHandle h;
-    grGraphNode_t child, e;
-    grGraphNodeParams p;
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphCreate(&inner, 0));
-    CHECK_OK(grGraphAddEmptyNode(&e, inner, NULL, 0));
-    CHECK_OK(grGraphAddChildGraphNode(&child, g, NULL, 0, inner));
-    CHECK_OK(grGraphCreate(&withcond, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h, withcond, 0, 0));
-    add_cond(withcond, NULL, 0, h, grGraphCondTypeIf, 1, &bodies);
-
-    memset(&p, 0, sizeof p);
-    p.type = grGraphNodeTypeGraph;
-    p.graph.graph = withcond;
-    CHECK_GR(grErrorNotSupported, grGraphNodeSetParams(child, &p));
-    CHECK_DETAIL_HAS("conditional nodes");
-    p.graph.graph = bodies[0];
-    CHECK_GR(grErrorNotSupported, grGraphNodeSetParams(child, &p));
-    CHECK_DETAIL_HAS("is a body of");
-    /* The node kept its graph: one empty node. */
-    grGraph_t now = NULL;
-    size_t n = 0;
-    CHECK_OK(grGraphChildGraphNodeGetGraph(child, &now));
-    CHECK_OK(grGraphGetNodes(now, NULL, &n));
-    CHECK_EQ(n, 1);
-    CHECK_OK(grGraphDestroy(withcond));
-    CHECK_OK(grGraphDestroy(inner));
-    CHECK_OK(grGraphDestroy(g));
 }

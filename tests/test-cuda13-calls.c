@@ -5,16 +5,11 @@
  * (grMemPoolAttrMaxPoolSize and the others), the DOT flag bits of
  * grGraphDebugDotPrint, and grErrorCallRequiresNewerDriver's name.
  */
-#include "test.h"
+#include "testlib.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static void bump(void *p)
-{
-    ++*(int *)p;
-}
 
 GR_TEST(host_func_v2_runs_in_stream_order_in_both_modes)
 {
@@ -23,11 +18,11 @@ GR_TEST(host_func_v2_runs_in_stream_order_in_both_modes)
     int *dev = NULL;
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grMalloc((void **)&dev, sizeof(int)));
-    CHECK_OK(grLaunchHostFunc_v2(s, bump, &n, grHostTaskBlocking));
-    CHECK_OK(grLaunchHostFunc_v2(s, bump, &n, grHostTaskSpinWait));
+    CHECK_OK(grLaunchHostFunc_v2(s, tl_bump, &n, grHostTaskBlocking));
+    CHECK_OK(grLaunchHostFunc_v2(s, tl_bump, &n, grHostTaskSpinWait));
     CHECK_OK(grStreamSynchronize(s));
     CHECK_EQ(n, 2);
-    CHECK_OK(grLaunchHostFunc_v2(NULL, bump, &n, grHostTaskSpinWait));
+    CHECK_OK(grLaunchHostFunc_v2(NULL, tl_bump, &n, grHostTaskSpinWait));
     CHECK_OK(grStreamSynchronize(NULL));
     CHECK_EQ(n, 3);
     CHECK_OK(grFree(dev));
@@ -41,10 +36,10 @@ GR_TEST(host_func_v2_refusals_queue_nothing)
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grStreamCreate(&dead));
     CHECK_OK(grStreamDestroy(dead));
-    CHECK_GR(grErrorInvalidValue, grLaunchHostFunc_v2(s, bump, &n, 2));
+    CHECK_GR(grErrorInvalidValue, grLaunchHostFunc_v2(s, tl_bump, &n, 2));
     CHECK_DETAIL_HAS("syncMode 2");
     CHECK_GR(grErrorInvalidValue, grLaunchHostFunc_v2(s, NULL, &n, grHostTaskBlocking));
-    CHECK_GR(grErrorInvalidResourceHandle, grLaunchHostFunc_v2(dead, bump, &n, grHostTaskBlocking));
+    CHECK_GR(grErrorInvalidResourceHandle, grLaunchHostFunc_v2(dead, tl_bump, &n, grHostTaskBlocking));
     CHECK_OK(grStreamSynchronize(s));
     CHECK_EQ(n, 0);
     CHECK_OK(grStreamDestroy(s));
@@ -60,14 +55,14 @@ GR_TEST(host_func_v2_captured_becomes_a_host_node)
     int n = 0;
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
-    CHECK_OK(grLaunchHostFunc_v2(s, bump, &n, grHostTaskSpinWait));
-    CHECK_GR(grErrorInvalidValue, grLaunchHostFunc_v2(s, bump, &n, 7));
+    CHECK_OK(grLaunchHostFunc_v2(s, tl_bump, &n, grHostTaskSpinWait));
+    CHECK_GR(grErrorInvalidValue, grLaunchHostFunc_v2(s, tl_bump, &n, 7));
     CHECK_OK(grStreamEndCapture(s, &g));
     CHECK_OK(grGraphGetNodes(g, &node, &nn));
     CHECK_EQ(nn, 1);
     grHostNodeParams hp;
     CHECK_OK(grGraphHostNodeGetParams(node, &hp));
-    CHECK(hp.fn == bump);
+    CHECK(hp.fn == tl_bump);
     CHECK_PTR_EQ(hp.userData, &n);
     CHECK_EQ(n, 0);
     CHECK_OK(grGraphInstantiate(&x, g, 0));
@@ -84,20 +79,11 @@ GR_TEST(cond_handle_v2_with_null_ctx_is_the_first_form)
 {
     grGraph_t g;
     grGraphConditionalHandle h = 0, keep = 77;
-    grGraphNode_t node;
     grGraph_t *bodies;
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate_v2(&h, g, NULL, 1, grGraphCondAssignDefault));
     CHECK(h != 0);
-    grGraphNodeParams p;
-    memset(&p, 0, sizeof p);
-    p.type = grGraphNodeTypeConditional;
-    p.conditional.handle = h;
-    p.conditional.type = grGraphCondTypeIf;
-    p.conditional.size = 1;
-    CHECK_OK(grGraphAddNode(&node, g, NULL, NULL, 0, &p));
-    bodies = p.conditional.phGraph_out;
-    CHECK(bodies != NULL);
+    (void)tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &bodies); /* checks bodies != NULL */
     /* A context handle is refused and creates nothing; the first form's
      * errors come through. */
     CHECK_GR(grErrorNotSupported,
@@ -118,10 +104,7 @@ GR_TEST(pool_props_read_back_and_are_read_only)
 {
     grMemPool_t pool, def;
     grMemPoolProps props;
-    memset(&props, 0, sizeof props);
-    props.allocType = grMemAllocationTypePinned;
-    props.location.type = grMemLocationTypeDevice;
-    props.location.id = 0;
+    props = tl_pool_props(0);
     props.maxSize = 1 << 20;
     CHECK_OK(grMemPoolCreate(&pool, &props));
     uint64_t v = 9;
@@ -185,7 +168,7 @@ GR_TEST(dot_flags_per_type_show_that_types_parameters)
     CHECK(fd >= 0);
     close(fd);
     CHECK_OK(grGraphCreate(&g, 0));
-    grHostNodeParams hp = {bump, &n};
+    grHostNodeParams hp = {tl_bump, &n};
     CHECK_OK(grGraphAddHostNode(&hn, g, NULL, 0, &hp));
     CHECK_OK(grGraphAddMemcpyNode1D(&mn, g, &hn, 1, a, b, 16, grMemcpyHostToHost));
     CHECK_OK(grGraphDebugDotPrint(g, path, 0));

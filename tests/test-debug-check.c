@@ -1,7 +1,7 @@
 /* test-debug-check.c - the values baked into an executable's nodes
  * (grGraphExecGetBakedValues, grGraphExecPrintBakedValues) and the launch
  * check of grDebugCheckLaunches: the stale address baked in at capture. */
-#include "test.h"
+#include "testlib.h"
 
 #include <unistd.h>
 
@@ -26,11 +26,6 @@ static grKernel_t fill_kernel(void)
     return k;
 }
 
-static void host_noop(void *p)
-{
-    (void)p;
-}
-
 /* Captures fill(buf, 7, n), a copy buf -> out and a host node. */
 static grGraphExec_t capture_fill(grStream_t s, int *buf, int *out, size_t n)
 {
@@ -41,7 +36,7 @@ static grGraphExec_t capture_fill(grStream_t s, int *buf, int *out, size_t n)
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
     CHECK_OK(grLaunchKernel(fill_kernel(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, s));
     CHECK_OK(grMemcpyAsync(out, buf, n * sizeof *buf, grMemcpyDeviceToHost, s));
-    CHECK_OK(grLaunchHostFunc(s, host_noop, out));
+    CHECK_OK(grLaunchHostFunc(s, tl_noop, out));
     CHECK_OK(grStreamEndCapture(s, &g));
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     CHECK_OK(grGraphDestroy(g));

@@ -3,7 +3,7 @@
  * launch with its kernel's name and the worker that ran it, the eager
  * operations, synchronisation waits and capture begin and end; and
  * grDebugLaunchBlocking, which makes every launch wait for its work. */
-#include "test.h"
+#include "testlib.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -180,21 +180,6 @@ static void jfree(jv *v)
     free(v);
 }
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    CHECK(f != NULL);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *text = malloc((size_t)n + 1);
-    CHECK(text != NULL);
-    CHECK_EQ(fread(text, 1, (size_t)n, f), (size_t)n);
-    text[n] = '\0';
-    fclose(f);
-    return text;
-}
-
 static void temp_path(char *path, size_t n)
 {
     snprintf(path, n, "/tmp/graphrt-trace-%d.json", (int)getpid());
@@ -203,7 +188,7 @@ static void temp_path(char *path, size_t n)
 /* Reads and parses the trace; checks its shape. */
 static jv *read_trace(const char *path)
 {
-    char *text = slurp(path);
+    char *text = tl_slurp(path, NULL);
     jv *root = jparse(text);
     free(text);
     CHECK(root->type == 'o');

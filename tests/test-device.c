@@ -3,7 +3,7 @@
  * synchronisation, reset and continued use, and an idle runtime that
  * sleeps instead of spinning.
  */
-#include "test.h"
+#include "testlib.h"
 
 #include <sched.h>
 
@@ -16,11 +16,6 @@ static void slow_flag(void *p)
 {
     usleep(30000);
     atomic_store((atomic_int *)p, 1);
-}
-
-static void bump(void *p)
-{
-    atomic_fetch_add((atomic_int *)p, 1);
 }
 
 GR_TEST(device_count_counts_the_cpu_and_device_zero_is_selectable)
@@ -164,8 +159,8 @@ GR_TEST(device_synchronize_waits_for_the_legacy_stream)
     setenv("GRAPHRT_WORKERS", "2", 1);
     CHECK_OK(grStreamCreateWithFlags(&nb, grStreamNonBlocking));
     CHECK_OK(grLaunchHostFunc(NULL, slow_flag, &flag));
-    CHECK_OK(grLaunchHostFunc(grStreamLegacy, bump, &after));
-    CHECK_OK(grLaunchHostFunc(nb, bump, &after));
+    CHECK_OK(grLaunchHostFunc(grStreamLegacy, tl_bump_atomic, &after));
+    CHECK_OK(grLaunchHostFunc(nb, tl_bump_atomic, &after));
     CHECK_OK(grDeviceSynchronize());
     CHECK_EQ(atomic_load(&flag), 1);
     CHECK_EQ(atomic_load(&after), 2);
@@ -181,7 +176,7 @@ GR_TEST(device_synchronize_waits_for_work_of_destroyed_streams)
     setenv("GRAPHRT_WORKERS", "2", 1);
     CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
     CHECK_OK(grLaunchHostFunc(s, slow_flag, &flag));
-    CHECK_OK(grLaunchHostFunc(s, bump, &after));
+    CHECK_OK(grLaunchHostFunc(s, tl_bump_atomic, &after));
     CHECK_OK(grStreamDestroy(s));
     CHECK_OK(grDeviceSynchronize());
     CHECK_EQ(atomic_load(&flag), 1);
@@ -211,7 +206,7 @@ GR_TEST(device_reset_then_new_streams_events_and_kernels_work)
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grKernelCreate(&k, count_kernel, "count_before_reset", 1, sizes));
     CHECK_OK(grLaunchKernel(k, GR_DIM3(4, 1, 1), GR_DIM3(1, 1, 1), args, 0, s));
-    CHECK_OK(grLaunchHostFunc(s, bump, &n));
+    CHECK_OK(grLaunchHostFunc(s, tl_bump_atomic, &n));
     CHECK_OK(grDeviceReset());
     /* Reset waited for the work. */
     CHECK_EQ(atomic_load(&kern_calls), 4);
@@ -225,7 +220,7 @@ GR_TEST(device_reset_then_new_streams_events_and_kernels_work)
     CHECK_OK(grKernelCreate(&k, count_kernel, "count_after_reset", 1, sizes));
     CHECK_OK(grLaunchKernel(k, GR_DIM3(5, 1, 1), GR_DIM3(1, 1, 1), args, 0, s));
     CHECK_OK(grEventRecord(e, s));
-    CHECK_OK(grLaunchHostFunc(NULL, bump, &n));
+    CHECK_OK(grLaunchHostFunc(NULL, tl_bump_atomic, &n));
     CHECK_OK(grEventSynchronize(e));
     CHECK_OK(grStreamSynchronize(NULL));
     CHECK_EQ(atomic_load(&kern_calls), 9);
@@ -276,14 +271,14 @@ GR_TEST(per_thread_stream_works_after_device_reset)
     static atomic_int gate, n;
     grStream_t nb;
     setenv("GRAPHRT_WORKERS", "2", 1);
-    CHECK_OK(grLaunchHostFunc(grStreamPerThread, bump, &n));
+    CHECK_OK(grLaunchHostFunc(grStreamPerThread, tl_bump_atomic, &n));
     CHECK_OK(grStreamSynchronize(grStreamPerThread));
     CHECK_OK(grDeviceReset());
     /* A fresh per-thread stream: blocking, ordered after the legacy
      * stream, and waited for by grDeviceSynchronize. */
     CHECK_OK(grStreamCreateWithFlags(&nb, grStreamNonBlocking));
     CHECK_OK(grLaunchHostFunc(grStreamPerThread, slow_flag, &gate));
-    CHECK_OK(grLaunchHostFunc(grStreamPerThread, bump, &n));
+    CHECK_OK(grLaunchHostFunc(grStreamPerThread, tl_bump_atomic, &n));
     CHECK_OK(grDeviceSynchronize());
     CHECK_EQ(atomic_load(&gate), 1);
     CHECK_EQ(atomic_load(&n), 2);
@@ -315,7 +310,7 @@ GR_TEST(idle_runtime_burns_no_cpu_after_its_spin_window)
     for (int i = 0; i < 4; i++)
         CHECK_OK(grStreamCreateWithFlags(&s[i], grStreamNonBlocking));
     for (int r = 0; r < 2000; r++)
-        CHECK_OK(grLaunchHostFunc(s[r % 4], bump, &n));
+        CHECK_OK(grLaunchHostFunc(s[r % 4], tl_bump_atomic, &n));
     CHECK_OK(grDeviceSynchronize());
     CHECK_EQ(atomic_load(&n), 2000);
     usleep(300000);

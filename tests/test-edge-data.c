@@ -4,7 +4,7 @@
  * cloned, compared by grGraphExecUpdate and run as full dependencies on
  * the CPU; every refusal has CUDA's code and changes nothing.
  */
-#include "test.h"
+#include "testlib.h"
 
 #include <stdbool.h>
 #include <string.h>
@@ -446,11 +446,6 @@ GR_TEST(graph_files_refuse_non_default_edges)
     free_kernels();
 }
 
-static void noop_host(void *p)
-{
-    (void)p;
-}
-
 GR_TEST(capture_reports_and_records_the_edge_data_of_its_dependencies)
 {
     grStream_t s;
@@ -490,7 +485,7 @@ GR_TEST(capture_reports_and_records_the_edge_data_of_its_dependencies)
     CHECK_EQ(st, grStreamCaptureStatusActive);
     /* A host function cannot be the end of a programmatic edge: refused,
      * nothing recorded; a kernel can. */
-    CHECK_GR(grErrorInvalidValue, grLaunchHostFunc(s, noop_host, NULL));
+    CHECK_GR(grErrorInvalidValue, grLaunchHostFunc(s, tl_noop, NULL));
     CHECK_OK(grLaunchKernel(k_inc, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, s));
     CHECK_OK(grStreamGetCaptureInfo(s, &st, NULL, NULL, &deps, NULL, &n)); /* default again */
     CHECK_OK(grStreamEndCapture(s, &g));

@@ -47,10 +47,7 @@ GR_TEST(event_wait_makes_later_work_wait_for_the_record)
     usleep(50000);
     CHECK_EQ(atomic_load(&log_n), 0);
     CHECK_GR(grErrorNotReady, grStreamQuery(b));
-    atomic_store(&gate, 1);
-    CHECK(wait_logged(2, 5000));
-    CHECK_EQ(logged(0), 1);
-    CHECK_EQ(logged(1), 2);
+    open_gate_expect_log(&gate, 2, (const int[]){1, 2});
     CHECK_OK(grStreamSynchronize(b));
     CHECK_OK(grStreamDestroy(a));
     CHECK_OK(grStreamDestroy(b));
@@ -152,10 +149,7 @@ GR_TEST(wait_issued_after_rerecord_waits_for_the_new_record)
     CHECK_OK(grLaunchHostFunc(b, gated_step, &after));
     usleep(50000);
     CHECK_EQ(atomic_load(&log_n), 0);
-    atomic_store(&gate2, 1);
-    CHECK(wait_logged(2, 5000));
-    CHECK_EQ(logged(0), 2);
-    CHECK_EQ(logged(1), 3);
+    open_gate_expect_log(&gate2, 2, (const int[]){2, 3});
     CHECK_OK(grDeviceSynchronize());
     CHECK_OK(grStreamDestroy(a));
     CHECK_OK(grStreamDestroy(b));
@@ -211,11 +205,7 @@ GR_TEST(wait_chain_across_three_streams_completes)
     CHECK_OK(grLaunchHostFunc(c, gated_step, &gc));
     usleep(50000);
     CHECK_EQ(atomic_load(&log_n), 0);
-    atomic_store(&gate, 1);
-    CHECK(wait_logged(3, 5000));
-    CHECK_EQ(logged(0), 1);
-    CHECK_EQ(logged(1), 2);
-    CHECK_EQ(logged(2), 3);
+    open_gate_expect_log(&gate, 3, (const int[]){1, 2, 3});
     CHECK_OK(grDeviceSynchronize());
     CHECK_OK(grStreamDestroy(a));
     CHECK_OK(grStreamDestroy(b));
@@ -484,10 +474,7 @@ GR_TEST(event_destroyed_while_a_wait_on_it_is_queued_is_safe)
     /* The queued wait still orders b after a. */
     usleep(30000);
     CHECK_EQ(atomic_load(&log_n), 0);
-    atomic_store(&gate, 1);
-    CHECK(wait_logged(2, 5000));
-    CHECK_EQ(logged(0), 1);
-    CHECK_EQ(logged(1), 2);
+    open_gate_expect_log(&gate, 2, (const int[]){1, 2});
     CHECK_OK(grDeviceSynchronize());
     CHECK_OK(grStreamDestroy(a));
     CHECK_OK(grStreamDestroy(b));

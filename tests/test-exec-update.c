@@ -4,113 +4,11 @@
  * launch, nodes pair as CUDA pairs them, every refusal names its reason and
  * node and leaves the executable exactly as it was.
  */
-#include "test.h"
+#include "testlib.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <time.h>
-
-/* ------------------------------------------------------------- helpers */
-
-/* set(int *dst, int v): every block writes v to dst[blockIdx.x]. */
-static void k_set_fn(const grKernelCtx *ctx, void **args)
-{
-    int *dst = *(int **)args[0];
-    dst[ctx->blockIdx.x] = *(int *)args[1];
-}
-
-/* sum(int *dst, int a, long long b): every block writes a + b. */
-static void k_sum_fn(const grKernelCtx *ctx, void **args)
-{
-    int *dst = *(int **)args[0];
-    dst[ctx->blockIdx.x] = *(int *)args[1] + (int)*(long long *)args[2];
-}
-
-static grKernel_t k_set, k_sum;
-
-static void make_kernels(void)
-{
-    size_t s2[2] = {sizeof(int *), sizeof(int)};
-    size_t s3[3] = {sizeof(int *), sizeof(int), sizeof(long long)};
-    CHECK_OK(grKernelCreate(&k_set, k_set_fn, "update_set", 2, s2));
-    CHECK_OK(grKernelCreate(&k_sum, k_sum_fn, "update_sum", 3, s3));
-}
-
-static grKernelNodeParams set_params(int **dst, int *v)
-{
-    static void *args[8][2];
-    static unsigned next;
-    void **a = args[next++ & 7u];
-    a[0] = dst;
-    a[1] = v;
-    grKernelNodeParams p = {k_set, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, a, NULL};
-    return p;
-}
-
-static grGraphNode_t add_set(grGraph_t g, const grGraphNode_t *deps, size_t n, int *dst, int v)
-{
-    grGraphNode_t node;
-    int *d = dst;
-    grKernelNodeParams p = set_params(&d, &v);
-    CHECK_OK(grGraphAddKernelNode(&node, g, deps, n, &p));
-    return node;
-}
-
-/* A host node that writes 'value' to *slot. */
-typedef struct slot_write {
-    int *slot;
-    int value;
-} slot_write;
-
-static void write_slot(void *p)
-{
-    slot_write *w = p;
-    *w->slot = w->value;
-}
-
-static grGraphNode_t add_host(grGraph_t g, const grGraphNode_t *deps, size_t n, slot_write *w)
-{
-    grGraphNode_t node;
-    grHostNodeParams hp = {write_slot, w};
-    CHECK_OK(grGraphAddHostNode(&node, g, deps, n, &hp));
-    return node;
-}
-
-static void run(grGraphExec_t e)
-{
-    CHECK_OK(grGraphLaunch(e, NULL));
-    CHECK_OK(grStreamSynchronize(NULL));
-}
-
-static grGraphExec_t instantiate(grGraph_t g)
-{
-    grGraphExec_t e;
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
-    return e;
-}
-
-/* Expects a refused update with this result and error node. */
-static void expect_refused(grGraphExec_t e, grGraph_t g, grGraphExecUpdateResult r, grGraphNode_t node,
-                           grGraphNode_t from)
-{
-    grGraphExecUpdateResultInfo info;
-    memset(&info, 0x5a, sizeof info);
-    CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecUpdate(e, g, &info));
-    CHECK_EQ(info.result, r);
-    CHECK_PTR_EQ(info.errorNode, node);
-    CHECK_PTR_EQ(info.errorFromNode, from);
-    CHECK_DETAIL_HAS("grGraphExecUpdate: ");
-}
-
-static void expect_updated(grGraphExec_t e, grGraph_t g)
-{
-    grGraphExecUpdateResultInfo info;
-    memset(&info, 0x5a, sizeof info);
-    CHECK_OK(grGraphExecUpdate(e, g, &info));
-    CHECK_EQ(info.result, grGraphExecUpdateSuccess);
-    CHECK_PTR_EQ(info.errorNode, NULL);
-    CHECK_PTR_EQ(info.errorFromNode, NULL);
-}
 
 /* ------------------------------------------------------------ success */
 
@@ -118,20 +16,19 @@ GR_TEST(exec_update_applies_changed_kernel_arguments)
 {
     int buf[2] = {0, 0};
     grGraph_t g1, g2;
-    make_kernels();
     CHECK_OK(grGraphCreate(&g1, 0));
-    grGraphNode_t a = add_set(g1, NULL, 0, &buf[0], 1);
-    add_set(g1, &a, 1, &buf[1], 2);
-    grGraphExec_t e = instantiate(g1);
-    run(e);
+    grGraphNode_t a = tl_add_set_i32(g1, NULL, 0, &buf[0], 1);
+    tl_add_set_i32(g1, &a, 1, &buf[1], 2);
+    grGraphExec_t e = tl_instantiate(g1);
+    tl_run(e);
     CHECK_EQ(buf[0], 1);
     CHECK_EQ(buf[1], 2);
 
     CHECK_OK(grGraphCreate(&g2, 0));
-    a = add_set(g2, NULL, 0, &buf[0], 10);
-    add_set(g2, &a, 1, &buf[1], 20);
-    expect_updated(e, g2);
-    run(e);
+    a = tl_add_set_i32(g2, NULL, 0, &buf[0], 10);
+    tl_add_set_i32(g2, &a, 1, &buf[1], 20);
+    tl_expect_updated(e, g2);
+    tl_run(e);
     CHECK_EQ(buf[0], 10);
     CHECK_EQ(buf[1], 20);
     CHECK_OK(grGraphExecDestroy(e));
@@ -148,30 +45,29 @@ GR_TEST(exec_update_applies_kernel_function_and_geometry_changes)
     void *args3[3] = {&dst, &a, &b};
     grGraph_t g1, g2;
     grGraphNode_t n;
-    make_kernels();
     CHECK_OK(grGraphCreate(&g1, 0));
-    add_set(g1, NULL, 0, buf, 1);
-    grGraphExec_t e = instantiate(g1);
-    run(e);
+    tl_add_set_i32(g1, NULL, 0, buf, 1);
+    grGraphExec_t e = tl_instantiate(g1);
+    tl_run(e);
     CHECK_EQ(buf[0], 1);
     CHECK_EQ(buf[1], 0);
 
     /* Another function with another parameter layout, over 4 blocks. */
     CHECK_OK(grGraphCreate(&g2, 0));
-    grKernelNodeParams p = {k_sum, GR_DIM3(4, 1, 1), GR_DIM3(1, 1, 1), 0, args3, NULL};
+    grKernelNodeParams p = {tl_kernel_sum_i32(), GR_DIM3(4, 1, 1), GR_DIM3(1, 1, 1), 0, args3, NULL};
     CHECK_OK(grGraphAddKernelNode(&n, g2, NULL, 0, &p));
-    expect_updated(e, g2);
-    run(e);
+    tl_expect_updated(e, g2);
+    tl_run(e);
     for (int i = 0; i < 4; i++)
         CHECK_EQ(buf[i], 105);
 
     /* And back to the first function: the layout changes again. */
     CHECK_OK(grGraphDestroy(g2));
     CHECK_OK(grGraphCreate(&g2, 0));
-    add_set(g2, NULL, 0, buf, 7);
-    expect_updated(e, g2);
+    tl_add_set_i32(g2, NULL, 0, buf, 7);
+    tl_expect_updated(e, g2);
     memset(buf, 0, sizeof buf);
-    run(e);
+    tl_run(e);
     CHECK_EQ(buf[0], 7);
     CHECK_EQ(buf[1], 0);
     CHECK_OK(grGraphExecDestroy(e));
@@ -189,7 +85,7 @@ GR_TEST(exec_update_applies_host_memcpy_memset_and_event_changes)
     char src1[16] = "first", src2[16] = "second", dst1[16] = {0}, dst2[16] = {0};
     unsigned char ms1[8], ms2[8];
     int slot = 0;
-    slot_write w1 = {&slot, 1}, w2 = {&slot, 2};
+    tl_slot_write w1 = {&slot, 1}, w2 = {&slot, 2};
     grEvent_t ev1, ev2;
     grGraph_t g1, g2;
     grGraphNode_t h, c, m, r;
@@ -200,21 +96,21 @@ GR_TEST(exec_update_applies_host_memcpy_memset_and_event_changes)
     grMemsetParams mp2 = {ms2, 0, 0x22, 1, 4, 1};
 
     CHECK_OK(grGraphCreate(&g1, 0));
-    h = add_host(g1, NULL, 0, &w1);
+    h = tl_add_slot_write(g1, NULL, 0, &w1);
     CHECK_OK(grGraphAddMemcpyNode1D(&c, g1, &h, 1, dst1, src1, sizeof src1, grMemcpyHostToHost));
     CHECK_OK(grGraphAddMemsetNode(&m, g1, &c, 1, &mp1));
     CHECK_OK(grGraphAddEventRecordNode(&r, g1, &m, 1, ev1));
-    grGraphExec_t e = instantiate(g1);
+    grGraphExec_t e = tl_instantiate(g1);
 
     CHECK_OK(grGraphCreate(&g2, 0));
-    h = add_host(g2, NULL, 0, &w2);
+    h = tl_add_slot_write(g2, NULL, 0, &w2);
     CHECK_OK(grGraphAddMemcpyNode1D(&c, g2, &h, 1, dst2, src2, sizeof src2, grMemcpyHostToHost));
     CHECK_OK(grGraphAddMemsetNode(&m, g2, &c, 1, &mp2));
     CHECK_OK(grGraphAddEventRecordNode(&r, g2, &m, 1, ev2));
-    expect_updated(e, g2);
+    tl_expect_updated(e, g2);
     memset(ms1, 0, sizeof ms1);
     memset(ms2, 0, sizeof ms2);
-    run(e);
+    tl_run(e);
     CHECK_EQ(slot, 2);
     CHECK(strcmp(dst2, "second") == 0);
     CHECK_EQ(dst1[0], 0);
@@ -246,16 +142,15 @@ GR_TEST(exec_update_with_the_same_graph_after_editing_it)
     int buf[1] = {0};
     int *dst = buf, v = 3;
     grGraph_t g;
-    make_kernels();
     CHECK_OK(grGraphCreate(&g, 0));
-    grGraphNode_t n = add_set(g, NULL, 0, buf, 1);
-    grGraphExec_t e = instantiate(g);
-    grKernelNodeParams p = set_params(&dst, &v);
+    grGraphNode_t n = tl_add_set_i32(g, NULL, 0, buf, 1);
+    grGraphExec_t e = tl_instantiate(g);
+    grKernelNodeParams p = tl_set_i32_params(&dst, &v);
     CHECK_OK(grGraphKernelNodeSetParams(n, &p));
-    run(e);
+    tl_run(e);
     CHECK_EQ(buf[0], 1); /* editing the graph does not touch the executable */
-    expect_updated(e, g);
-    run(e);
+    tl_expect_updated(e, g);
+    tl_run(e);
     CHECK_EQ(buf[0], 3);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
@@ -264,40 +159,40 @@ GR_TEST(exec_update_with_the_same_graph_after_editing_it)
 GR_TEST(exec_update_pairs_dependencies_by_edge_order_not_creation_order)
 {
     int slots[2] = {0, 0};
-    slot_write o0 = {&slots[0], 1}, o1 = {&slots[1], 1};
-    slot_write n0 = {&slots[0], 2}, n1 = {&slots[1], 3}, set0 = {&slots[0], 9};
+    tl_slot_write o0 = {&slots[0], 1}, o1 = {&slots[1], 1};
+    tl_slot_write n0 = {&slots[0], 2}, n1 = {&slots[1], 3}, set0 = {&slots[0], 9};
     grGraph_t g1, g2;
     grGraphNode_t d[2], a, b, r;
     CHECK_OK(grGraphCreate(&g1, 0));
     CHECK_OK(grGraphAddEmptyNode(&r, g1, NULL, 0));
-    d[0] = add_host(g1, &r, 1, &o0);
-    d[1] = add_host(g1, &r, 1, &o1);
+    d[0] = tl_add_slot_write(g1, &r, 1, &o0);
+    d[1] = tl_add_slot_write(g1, &r, 1, &o1);
     CHECK_OK(grGraphAddEmptyNode(&a, g1, d, 2));
     grGraphNode_t orig_a = d[0];
-    grGraphExec_t e = instantiate(g1);
+    grGraphExec_t e = tl_instantiate(g1);
 
     /* Same shape, the middle nodes created in the other order: they pair
      * by their position in the sink's dependency list. */
     CHECK_OK(grGraphCreate(&g2, 0));
     CHECK_OK(grGraphAddEmptyNode(&r, g2, NULL, 0));
-    b = add_host(g2, &r, 1, &n1);
-    a = add_host(g2, &r, 1, &n0);
+    b = tl_add_slot_write(g2, &r, 1, &n1);
+    a = tl_add_slot_write(g2, &r, 1, &n0);
     d[0] = a;
     d[1] = b;
     grGraphNode_t j;
     CHECK_OK(grGraphAddEmptyNode(&j, g2, d, 2));
-    expect_updated(e, g2);
-    run(e);
+    tl_expect_updated(e, g2);
+    tl_run(e);
     CHECK_EQ(slots[0], 2);
     CHECK_EQ(slots[1], 3);
 
     /* Setters still name nodes of the graph the executable was built
      * from, and orig_a is the node that took n0's parameters. */
-    grHostNodeParams hp = {write_slot, &set0};
+    grHostNodeParams hp = {tl_write_slot, &set0};
     CHECK_OK(grGraphExecHostNodeSetParams(e, orig_a, &hp));
     CHECK_GR(grErrorInvalidValue, grGraphExecHostNodeSetParams(e, a, &hp));
     slots[0] = slots[1] = 0;
-    run(e);
+    tl_run(e);
     CHECK_EQ(slots[0], 9);
     CHECK_EQ(slots[1], 3);
     CHECK_OK(grGraphExecDestroy(e));
@@ -310,21 +205,21 @@ GR_TEST(exec_update_pairs_dependencies_by_edge_order_not_creation_order)
 GR_TEST(exec_update_pairs_nodes_of_graphs_with_destroyed_nodes)
 {
     int slots[3] = {0, 0, 0};
-    slot_write oa = {&slots[0], 1}, ob = {&slots[1], 1}, ox = {&slots[2], 7};
-    slot_write na = {&slots[0], 2}, nb = {&slots[1], 3}, set0 = {&slots[0], 9};
+    tl_slot_write oa = {&slots[0], 1}, ob = {&slots[1], 1}, ox = {&slots[2], 7};
+    tl_slot_write na = {&slots[0], 2}, nb = {&slots[1], 3}, set0 = {&slots[0], 9};
     grGraph_t g1, g2;
     grGraphNode_t r, x, a, b, d[2], j, z;
     CHECK_OK(grGraphCreate(&g1, 0));
     CHECK_OK(grGraphAddEmptyNode(&r, g1, NULL, 0));
-    x = add_host(g1, &r, 1, &ox);
-    a = add_host(g1, &r, 1, &oa);
-    b = add_host(g1, &r, 1, &ob);
+    x = tl_add_slot_write(g1, &r, 1, &ox);
+    a = tl_add_slot_write(g1, &r, 1, &oa);
+    b = tl_add_slot_write(g1, &r, 1, &ob);
     CHECK_OK(grGraphDestroyNode(x));
     d[0] = a;
     d[1] = b;
     CHECK_OK(grGraphAddEmptyNode(&j, g1, d, 2));
-    grGraphExec_t e = instantiate(g1);
-    run(e);
+    grGraphExec_t e = tl_instantiate(g1);
+    tl_run(e);
     CHECK_EQ(slots[0], 1);
     CHECK_EQ(slots[1], 1);
     CHECK_EQ(slots[2], 0);
@@ -335,20 +230,20 @@ GR_TEST(exec_update_pairs_nodes_of_graphs_with_destroyed_nodes)
     CHECK_OK(grGraphAddEmptyNode(&z, g2, NULL, 0));
     CHECK_OK(grGraphAddEmptyNode(&r, g2, NULL, 0));
     CHECK_OK(grGraphDestroyNode(z));
-    d[0] = add_host(g2, &r, 1, &na);
+    d[0] = tl_add_slot_write(g2, &r, 1, &na);
     CHECK_OK(grGraphAddEmptyNode(&z, g2, NULL, 0));
     CHECK_OK(grGraphDestroyNode(z));
-    d[1] = add_host(g2, &r, 1, &nb);
+    d[1] = tl_add_slot_write(g2, &r, 1, &nb);
     CHECK_OK(grGraphAddEmptyNode(&j, g2, d, 2));
-    expect_updated(e, g2);
-    run(e);
+    tl_expect_updated(e, g2);
+    tl_run(e);
     CHECK_EQ(slots[0], 2);
     CHECK_EQ(slots[1], 3);
     CHECK_EQ(slots[2], 0);
 
-    grHostNodeParams hp = {write_slot, &set0};
+    grHostNodeParams hp = {tl_write_slot, &set0};
     CHECK_OK(grGraphExecHostNodeSetParams(e, a, &hp));
-    run(e);
+    tl_run(e);
     CHECK_EQ(slots[0], 9);
     CHECK_EQ(slots[1], 3);
     CHECK_OK(grGraphExecDestroy(e));
@@ -359,23 +254,23 @@ GR_TEST(exec_update_pairs_nodes_of_graphs_with_destroyed_nodes)
 GR_TEST(exec_update_pairs_the_sinks_of_graphs_built_alike)
 {
     int slots[2] = {0, 0};
-    slot_write o0 = {&slots[0], 1}, o1 = {&slots[1], 1};
-    slot_write n0 = {&slots[0], 4}, n1 = {&slots[1], 5}, set1 = {&slots[1], 8};
+    tl_slot_write o0 = {&slots[0], 1}, o1 = {&slots[1], 1};
+    tl_slot_write n0 = {&slots[0], 4}, n1 = {&slots[1], 5}, set1 = {&slots[1], 8};
     grGraph_t g1, g2;
     grGraphNode_t r;
     CHECK_OK(grGraphCreate(&g1, 0));
     CHECK_OK(grGraphAddEmptyNode(&r, g1, NULL, 0));
-    add_host(g1, &r, 1, &o0);
-    grGraphNode_t orig_second = add_host(g1, &r, 1, &o1);
-    grGraphExec_t e = instantiate(g1);
+    tl_add_slot_write(g1, &r, 1, &o0);
+    grGraphNode_t orig_second = tl_add_slot_write(g1, &r, 1, &o1);
+    grGraphExec_t e = tl_instantiate(g1);
     CHECK_OK(grGraphCreate(&g2, 0));
     CHECK_OK(grGraphAddEmptyNode(&r, g2, NULL, 0));
-    add_host(g2, &r, 1, &n0);
-    add_host(g2, &r, 1, &n1);
-    expect_updated(e, g2);
-    grHostNodeParams hp = {write_slot, &set1};
+    tl_add_slot_write(g2, &r, 1, &n0);
+    tl_add_slot_write(g2, &r, 1, &n1);
+    tl_expect_updated(e, g2);
+    grHostNodeParams hp = {tl_write_slot, &set1};
     CHECK_OK(grGraphExecHostNodeSetParams(e, orig_second, &hp));
-    run(e);
+    tl_run(e);
     CHECK_EQ(slots[0], 4);
     CHECK_EQ(slots[1], 8);
     CHECK_OK(grGraphExecDestroy(e));
@@ -389,29 +284,29 @@ GR_TEST(exec_update_pairs_the_sinks_of_graphs_built_alike)
 GR_TEST(exec_update_pairs_a_sink_made_by_an_edge_removal_first)
 {
     int slots[3] = {0, 0, 0};
-    slot_write o = {&slots[2], 1}, n0 = {&slots[0], 10}, n1 = {&slots[1], 11}, set = {&slots[2], 99};
+    tl_slot_write o = {&slots[2], 1}, n0 = {&slots[0], 10}, n1 = {&slots[1], 11}, set = {&slots[2], 99};
     grGraph_t g1, g2;
     grGraphNode_t a, b, a2, b2;
     CHECK_OK(grGraphCreate(&g1, 0));
-    a = add_host(g1, NULL, 0, &o);
-    b = add_host(g1, NULL, 0, &o);
+    a = tl_add_slot_write(g1, NULL, 0, &o);
+    b = tl_add_slot_write(g1, NULL, 0, &o);
     (void)a;
-    grGraphExec_t e = instantiate(g1);
+    grGraphExec_t e = tl_instantiate(g1);
     /* a2 -> b2, then the edge removed: a2 became a sink after b2. */
     CHECK_OK(grGraphCreate(&g2, 0));
-    a2 = add_host(g2, NULL, 0, &n0);
-    b2 = add_host(g2, &a2, 1, &n1);
+    a2 = tl_add_slot_write(g2, NULL, 0, &n0);
+    b2 = tl_add_slot_write(g2, &a2, 1, &n1);
     CHECK_OK(grGraphRemoveDependencies(g2, &a2, &b2, NULL, 1));
-    expect_updated(e, g2);
-    run(e);
+    tl_expect_updated(e, g2);
+    tl_run(e);
     CHECK_EQ(slots[0], 10);
     CHECK_EQ(slots[1], 11);
     CHECK_EQ(slots[2], 0);
     /* b, the latest sink of g1, took the place of a2, the latest of g2. */
-    grHostNodeParams hp = {write_slot, &set};
+    grHostNodeParams hp = {tl_write_slot, &set};
     CHECK_OK(grGraphExecHostNodeSetParams(e, b, &hp));
     slots[0] = slots[1] = 0;
-    run(e);
+    tl_run(e);
     CHECK_EQ(slots[0], 0);
     CHECK_EQ(slots[1], 11);
     CHECK_EQ(slots[2], 99);
@@ -424,17 +319,16 @@ GR_TEST(exec_update_works_after_the_original_graph_is_destroyed)
 {
     int buf[1] = {0};
     grGraph_t g1, g2;
-    make_kernels();
     CHECK_OK(grGraphCreate(&g1, 0));
-    grGraphNode_t a = add_set(g1, NULL, 0, buf, 1);
-    add_set(g1, &a, 1, buf, 2);
-    grGraphExec_t e = instantiate(g1);
+    grGraphNode_t a = tl_add_set_i32(g1, NULL, 0, buf, 1);
+    tl_add_set_i32(g1, &a, 1, buf, 2);
+    grGraphExec_t e = tl_instantiate(g1);
     CHECK_OK(grGraphDestroy(g1));
     CHECK_OK(grGraphCreate(&g2, 0));
-    a = add_set(g2, NULL, 0, buf, 3);
-    add_set(g2, &a, 1, buf, 4);
-    expect_updated(e, g2);
-    run(e);
+    a = tl_add_set_i32(g2, NULL, 0, buf, 3);
+    tl_add_set_i32(g2, &a, 1, buf, 4);
+    tl_expect_updated(e, g2);
+    tl_run(e);
     CHECK_EQ(buf[0], 4);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g2));
@@ -445,7 +339,7 @@ GR_TEST(exec_update_works_after_the_original_graph_is_destroyed)
 /* g: a -> b -> c with a writing 1, b writing 2, c writing 3 to slots. */
 typedef struct chain3 {
     int slots[3];
-    slot_write w[3];
+    tl_slot_write w[3];
     grGraph_t g;
     grGraphNode_t n[3];
     grGraphExec_t e;
@@ -454,19 +348,19 @@ typedef struct chain3 {
 static void chain3_make(chain3 *c)
 {
     for (int i = 0; i < 3; i++)
-        c->w[i] = (slot_write){&c->slots[i], i + 1};
+        c->w[i] = (tl_slot_write){&c->slots[i], i + 1};
     CHECK_OK(grGraphCreate(&c->g, 0));
-    c->n[0] = add_host(c->g, NULL, 0, &c->w[0]);
-    c->n[1] = add_host(c->g, &c->n[0], 1, &c->w[1]);
-    c->n[2] = add_host(c->g, &c->n[1], 1, &c->w[2]);
-    c->e = instantiate(c->g);
+    c->n[0] = tl_add_slot_write(c->g, NULL, 0, &c->w[0]);
+    c->n[1] = tl_add_slot_write(c->g, &c->n[0], 1, &c->w[1]);
+    c->n[2] = tl_add_slot_write(c->g, &c->n[1], 1, &c->w[2]);
+    c->e = tl_instantiate(c->g);
 }
 
 /* The executable still runs its old parameters. */
 static void chain3_check_unchanged(chain3 *c)
 {
     memset(c->slots, 0, sizeof c->slots);
-    run(c->e);
+    tl_run(c->e);
     for (int i = 0; i < 3; i++)
         CHECK_EQ(c->slots[i], i + 1);
 }
@@ -481,16 +375,16 @@ GR_TEST(exec_update_rejects_an_extra_node)
 {
     chain3 c;
     int other = 0;
-    slot_write w = {&other, 7};
+    tl_slot_write w = {&other, 7};
     grGraph_t g2;
     grGraphNode_t n[4];
     chain3_make(&c);
     CHECK_OK(grGraphCreate(&g2, 0));
-    n[0] = add_host(g2, NULL, 0, &w);
-    n[1] = add_host(g2, &n[0], 1, &w);
-    n[2] = add_host(g2, &n[1], 1, &w);
-    n[3] = add_host(g2, &n[2], 1, &w);
-    expect_refused(c.e, g2, grGraphExecUpdateErrorTopologyChanged, NULL, NULL);
+    n[0] = tl_add_slot_write(g2, NULL, 0, &w);
+    n[1] = tl_add_slot_write(g2, &n[0], 1, &w);
+    n[2] = tl_add_slot_write(g2, &n[1], 1, &w);
+    n[3] = tl_add_slot_write(g2, &n[2], 1, &w);
+    tl_expect_update_refused(c.e, g2, grGraphExecUpdateErrorTopologyChanged, NULL, NULL);
     CHECK_DETAIL_HAS("4 nodes");
     chain3_check_unchanged(&c);
     CHECK_EQ(other, 0);
@@ -502,23 +396,23 @@ GR_TEST(exec_update_rejects_a_missing_edge)
 {
     /* a -> b -> c plus a -> c, updated with a graph that lacks a -> c. */
     int slots[3] = {0, 0, 0};
-    slot_write w[3] = {{&slots[0], 1}, {&slots[1], 2}, {&slots[2], 3}};
-    slot_write x = {&slots[0], 9};
+    tl_slot_write w[3] = {{&slots[0], 1}, {&slots[1], 2}, {&slots[2], 3}};
+    tl_slot_write x = {&slots[0], 9};
     grGraph_t g1, g2;
     grGraphNode_t n[3], d[2];
     CHECK_OK(grGraphCreate(&g1, 0));
-    n[0] = add_host(g1, NULL, 0, &w[0]);
-    n[1] = add_host(g1, &n[0], 1, &w[1]);
+    n[0] = tl_add_slot_write(g1, NULL, 0, &w[0]);
+    n[1] = tl_add_slot_write(g1, &n[0], 1, &w[1]);
     d[0] = n[1];
     d[1] = n[0];
-    n[2] = add_host(g1, d, 2, &w[2]);
-    grGraphExec_t e = instantiate(g1);
+    n[2] = tl_add_slot_write(g1, d, 2, &w[2]);
+    grGraphExec_t e = tl_instantiate(g1);
     CHECK_OK(grGraphCreate(&g2, 0));
-    n[0] = add_host(g2, NULL, 0, &x);
-    n[1] = add_host(g2, &n[0], 1, &x);
-    n[2] = add_host(g2, &n[1], 1, &x);
-    expect_refused(e, g2, grGraphExecUpdateErrorTopologyChanged, n[2], NULL);
-    run(e);
+    n[0] = tl_add_slot_write(g2, NULL, 0, &x);
+    n[1] = tl_add_slot_write(g2, &n[0], 1, &x);
+    n[2] = tl_add_slot_write(g2, &n[1], 1, &x);
+    tl_expect_update_refused(e, g2, grGraphExecUpdateErrorTopologyChanged, n[2], NULL);
+    tl_run(e);
     CHECK_EQ(slots[0], 1);
     CHECK_EQ(slots[1], 2);
     CHECK_EQ(slots[2], 3);
@@ -531,34 +425,34 @@ GR_TEST(exec_update_rejects_a_different_edge_naming_both_ends)
 {
     /* r -> a, b; c after a and b; d after a. The update has d after b. */
     int slots[4] = {0, 0, 0, 0};
-    slot_write w[4] = {{&slots[0], 1}, {&slots[1], 2}, {&slots[2], 3}, {&slots[3], 4}};
-    slot_write x = {&slots[0], 9};
+    tl_slot_write w[4] = {{&slots[0], 1}, {&slots[1], 2}, {&slots[2], 3}, {&slots[3], 4}};
+    tl_slot_write x = {&slots[0], 9};
     grGraph_t g1, g2;
     grGraphNode_t a, b, c, d, r, ab[2];
     CHECK_OK(grGraphCreate(&g1, 0));
     CHECK_OK(grGraphAddEmptyNode(&r, g1, NULL, 0));
-    a = add_host(g1, &r, 1, &w[0]);
-    b = add_host(g1, &r, 1, &w[1]);
+    a = tl_add_slot_write(g1, &r, 1, &w[0]);
+    b = tl_add_slot_write(g1, &r, 1, &w[1]);
     ab[0] = a;
     ab[1] = b;
-    c = add_host(g1, ab, 2, &w[2]);
-    d = add_host(g1, &a, 1, &w[3]);
-    grGraphExec_t e = instantiate(g1);
+    c = tl_add_slot_write(g1, ab, 2, &w[2]);
+    d = tl_add_slot_write(g1, &a, 1, &w[3]);
+    grGraphExec_t e = tl_instantiate(g1);
     CHECK_OK(grGraphCreate(&g2, 0));
     CHECK_OK(grGraphAddEmptyNode(&r, g2, NULL, 0));
-    a = add_host(g2, &r, 1, &x);
-    b = add_host(g2, &r, 1, &x);
+    a = tl_add_slot_write(g2, &r, 1, &x);
+    b = tl_add_slot_write(g2, &r, 1, &x);
     ab[0] = a;
     ab[1] = b;
-    c = add_host(g2, ab, 2, &x);
-    d = add_host(g2, &b, 1, &x);
+    c = tl_add_slot_write(g2, ab, 2, &x);
+    d = tl_add_slot_write(g2, &b, 1, &x);
     (void)d;
     /* As CUDA 13 (tests/data/update-pairing-cuda-13.0-h100.txt, case 0):
      * the sinks pair latest first, so d pairs first and its dependency b
      * takes the old a; c's first dependency, a, then meets an a already
      * taken, and c and a are named. */
-    expect_refused(e, g2, grGraphExecUpdateErrorTopologyChanged, c, a);
-    run(e);
+    tl_expect_update_refused(e, g2, grGraphExecUpdateErrorTopologyChanged, c, a);
+    tl_run(e);
     for (int i = 0; i < 4; i++)
         CHECK_EQ(slots[i], i + 1);
     CHECK_OK(grGraphExecDestroy(e));
@@ -570,19 +464,19 @@ GR_TEST(exec_update_rejects_more_sink_nodes)
 {
     chain3 c;
     int other = 0;
-    slot_write w = {&other, 7};
+    tl_slot_write w = {&other, 7};
     grGraph_t g2;
     grGraphNode_t n[3];
     chain3_make(&c);
     CHECK_OK(grGraphCreate(&g2, 0));
-    n[0] = add_host(g2, NULL, 0, &w);
-    n[1] = add_host(g2, &n[0], 1, &w);
-    n[2] = add_host(g2, &n[0], 1, &w); /* two sinks where the chain has one */
+    n[0] = tl_add_slot_write(g2, NULL, 0, &w);
+    n[1] = tl_add_slot_write(g2, &n[0], 1, &w);
+    n[2] = tl_add_slot_write(g2, &n[0], 1, &w); /* two sinks where the chain has one */
     /* As CUDA 13 (tests/data/update-pairing-cuda-13.0-h100.txt, case 1;
      * tests/probes/memory.cu, update-fewer-dependencies): sinks counted
      * first, latest sink first; n[2] has the chain's sink as counterpart,
      * n[1], the first sink beyond, is named. */
-    expect_refused(c.e, g2, grGraphExecUpdateErrorTopologyChanged, n[1], NULL);
+    tl_expect_update_refused(c.e, g2, grGraphExecUpdateErrorTopologyChanged, n[1], NULL);
     CHECK_DETAIL_HAS("has 2 sink nodes");
     CHECK_DETAIL_HAS("had 1");
     chain3_check_unchanged(&c);
@@ -595,15 +489,15 @@ GR_TEST(exec_update_rejects_a_node_type_change)
 {
     chain3 c;
     int other = 0;
-    slot_write w = {&other, 7};
+    tl_slot_write w = {&other, 7};
     grGraph_t g2;
     grGraphNode_t n[3];
     chain3_make(&c);
     CHECK_OK(grGraphCreate(&g2, 0));
-    n[0] = add_host(g2, NULL, 0, &w);
+    n[0] = tl_add_slot_write(g2, NULL, 0, &w);
     CHECK_OK(grGraphAddEmptyNode(&n[1], g2, &n[0], 1));
-    n[2] = add_host(g2, &n[1], 1, &w);
-    expect_refused(c.e, g2, grGraphExecUpdateErrorNodeTypeChanged, n[1], NULL);
+    n[2] = tl_add_slot_write(g2, &n[1], 1, &w);
+    tl_expect_update_refused(c.e, g2, grGraphExecUpdateErrorNodeTypeChanged, n[1], NULL);
     CHECK_DETAIL_HAS("host");
     chain3_check_unchanged(&c);
     CHECK_EQ(other, 0);
@@ -621,17 +515,16 @@ GR_TEST(exec_update_refused_late_applies_none_of_the_earlier_changes)
     void *args3[3] = {&dst, &a, &b};
     grGraph_t g1, g2;
     grGraphNode_t n[2];
-    make_kernels();
     CHECK_OK(grGraphCreate(&g1, 0));
-    n[0] = add_set(g1, NULL, 0, &buf[0], 1);
-    n[1] = add_set(g1, &n[0], 1, &buf[1], 2);
-    grGraphExec_t e = instantiate(g1);
+    n[0] = tl_add_set_i32(g1, NULL, 0, &buf[0], 1);
+    n[1] = tl_add_set_i32(g1, &n[0], 1, &buf[1], 2);
+    grGraphExec_t e = tl_instantiate(g1);
     CHECK_OK(grGraphCreate(&g2, 0));
-    grKernelNodeParams p = {k_sum, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args3, NULL};
+    grKernelNodeParams p = {tl_kernel_sum_i32(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args3, NULL};
     CHECK_OK(grGraphAddKernelNode(&n[0], g2, NULL, 0, &p));
     CHECK_OK(grGraphAddEmptyNode(&n[1], g2, &n[0], 1));
-    expect_refused(e, g2, grGraphExecUpdateErrorNodeTypeChanged, n[1], NULL);
-    run(e);
+    tl_expect_update_refused(e, g2, grGraphExecUpdateErrorNodeTypeChanged, n[1], NULL);
+    tl_run(e);
     CHECK_EQ(buf[0], 1);
     CHECK_EQ(buf[1], 2);
     CHECK_OK(grGraphExecDestroy(e));
@@ -649,12 +542,12 @@ GR_TEST(exec_update_rejects_a_copy_to_memory_of_another_type)
     CHECK_OK(grMemset(dev, 0, 32));
     CHECK_OK(grGraphCreate(&g1, 0));
     CHECK_OK(grGraphAddMemcpyNode1D(&n, g1, NULL, 0, dev, host_src, 32, grMemcpyHostToDevice));
-    grGraphExec_t e = instantiate(g1);
+    grGraphExec_t e = tl_instantiate(g1);
     CHECK_OK(grGraphCreate(&g2, 0));
     CHECK_OK(grGraphAddMemcpyNode1D(&n, g2, NULL, 0, host_dst, host_src, 32, grMemcpyHostToHost));
-    expect_refused(e, g2, grGraphExecUpdateErrorParametersChanged, n, NULL);
+    tl_expect_update_refused(e, g2, grGraphExecUpdateErrorParametersChanged, n, NULL);
     CHECK_DETAIL_HAS("memory type");
-    run(e);
+    tl_run(e);
     CHECK(strcmp((char *)dev, "payload") == 0);
     CHECK_EQ(host_dst[0], 0);
     CHECK_OK(grGraphExecDestroy(e));
@@ -675,18 +568,18 @@ GR_TEST(exec_update_rejects_a_2d_memset_geometry_change)
     memset(b, 0, sizeof b);
     CHECK_OK(grGraphCreate(&g1, 0));
     CHECK_OK(grGraphAddMemsetNode(&n, g1, NULL, 0, &m1));
-    grGraphExec_t e = instantiate(g1);
+    grGraphExec_t e = tl_instantiate(g1);
     CHECK_OK(grGraphCreate(&g2, 0));
     CHECK_OK(grGraphAddMemsetNode(&n, g2, NULL, 0, &m2));
-    expect_refused(e, g2, grGraphExecUpdateErrorParametersChanged, n, NULL);
-    run(e);
+    tl_expect_update_refused(e, g2, grGraphExecUpdateErrorParametersChanged, n, NULL);
+    tl_run(e);
     CHECK_EQ(a[3 * 16 + 7], 0x33);
     CHECK_EQ(b[0], 0);
     CHECK_OK(grGraphDestroy(g2));
     CHECK_OK(grGraphCreate(&g2, 0));
     CHECK_OK(grGraphAddMemsetNode(&n, g2, NULL, 0, &m3));
-    expect_updated(e, g2);
-    run(e);
+    tl_expect_updated(e, g2);
+    tl_run(e);
     CHECK_EQ(b[3 * 16 + 7], 0x44);
     CHECK_EQ(b[3 * 16 + 8], 0);
     CHECK_OK(grGraphExecDestroy(e));
@@ -719,16 +612,16 @@ typedef struct with_child {
     grGraphExec_t e;
 } with_child;
 
-static void with_child_make(with_child *w, int *buf, int v0, int v1, slot_write *hw)
+static void with_child_make(with_child *w, int *buf, int v0, int v1, tl_slot_write *hw)
 {
     grGraphNode_t a;
     CHECK_OK(grGraphCreate(&w->child, 0));
-    a = add_set(w->child, NULL, 0, &buf[0], v0);
-    add_set(w->child, &a, 1, &buf[1], v1);
+    a = tl_add_set_i32(w->child, NULL, 0, &buf[0], v0);
+    tl_add_set_i32(w->child, &a, 1, &buf[1], v1);
     CHECK_OK(grGraphCreate(&w->g, 0));
-    w->head = add_host(w->g, NULL, 0, &hw[0]);
+    w->head = tl_add_slot_write(w->g, NULL, 0, &hw[0]);
     CHECK_OK(grGraphAddChildGraphNode(&w->node, w->g, &w->head, 1, w->child));
-    w->tail = add_host(w->g, &w->node, 1, &hw[1]);
+    w->tail = tl_add_slot_write(w->g, &w->node, 1, &hw[1]);
     w->e = NULL;
 }
 
@@ -743,17 +636,16 @@ static void with_child_free(with_child *w)
 GR_TEST(exec_update_applies_changes_inside_child_graphs)
 {
     int buf[2] = {0, 0}, slots[2] = {0, 0};
-    slot_write hw1[2] = {{&slots[0], 1}, {&slots[1], 1}}, hw2[2] = {{&slots[0], 2}, {&slots[1], 2}};
+    tl_slot_write hw1[2] = {{&slots[0], 1}, {&slots[1], 1}}, hw2[2] = {{&slots[0], 2}, {&slots[1], 2}};
     with_child w1, w2;
-    make_kernels();
     with_child_make(&w1, buf, 10, 11, hw1);
-    w1.e = instantiate(w1.g);
-    run(w1.e);
+    w1.e = tl_instantiate(w1.g);
+    tl_run(w1.e);
     CHECK_EQ(buf[0], 10);
     CHECK_EQ(buf[1], 11);
     with_child_make(&w2, buf, 20, 21, hw2);
-    expect_updated(w1.e, w2.g);
-    run(w1.e);
+    tl_expect_updated(w1.e, w2.g);
+    tl_run(w1.e);
     CHECK_EQ(buf[0], 20);
     CHECK_EQ(buf[1], 21);
     CHECK_EQ(slots[0], 2);
@@ -764,17 +656,17 @@ GR_TEST(exec_update_applies_changes_inside_child_graphs)
 
 /* A graph of 'depth' nested child graphs, the innermost holding a set
  * kernel writing v; each level also has a host node before its child. */
-static grGraph_t nested(int depth, int *buf, int v, slot_write *hw)
+static grGraph_t nested(int depth, int *buf, int v, tl_slot_write *hw)
 {
     grGraph_t g;
     grGraphNode_t h, c;
     CHECK_OK(grGraphCreate(&g, 0));
     if (depth == 0) {
-        add_set(g, NULL, 0, buf, v);
+        tl_add_set_i32(g, NULL, 0, buf, v);
         return g;
     }
     grGraph_t inner = nested(depth - 1, buf, v, hw);
-    h = add_host(g, NULL, 0, &hw[depth - 1]);
+    h = tl_add_slot_write(g, NULL, 0, &hw[depth - 1]);
     CHECK_OK(grGraphAddChildGraphNode(&c, g, &h, 1, inner));
     CHECK_OK(grGraphDestroy(inner));
     return g;
@@ -783,16 +675,15 @@ static grGraph_t nested(int depth, int *buf, int v, slot_write *hw)
 GR_TEST(exec_update_applies_changes_in_nested_child_graphs)
 {
     int buf[1] = {0}, slots[3] = {0, 0, 0};
-    slot_write hw1[3] = {{&slots[0], 1}, {&slots[1], 1}, {&slots[2], 1}};
-    slot_write hw2[3] = {{&slots[0], 2}, {&slots[1], 3}, {&slots[2], 4}};
-    make_kernels();
+    tl_slot_write hw1[3] = {{&slots[0], 1}, {&slots[1], 1}, {&slots[2], 1}};
+    tl_slot_write hw2[3] = {{&slots[0], 2}, {&slots[1], 3}, {&slots[2], 4}};
     grGraph_t g1 = nested(3, buf, 5, hw1);
-    grGraphExec_t e = instantiate(g1);
-    run(e);
+    grGraphExec_t e = tl_instantiate(g1);
+    tl_run(e);
     CHECK_EQ(buf[0], 5);
     grGraph_t g2 = nested(3, buf, 6, hw2);
-    expect_updated(e, g2);
-    run(e);
+    tl_expect_updated(e, g2);
+    tl_run(e);
     CHECK_EQ(buf[0], 6);
     CHECK_EQ(slots[0], 2);
     CHECK_EQ(slots[1], 3);
@@ -803,7 +694,7 @@ GR_TEST(exec_update_applies_changes_in_nested_child_graphs)
     CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecUpdate(e, g3, &info));
     CHECK(info.result == grGraphExecUpdateErrorTopologyChanged ||
           info.result == grGraphExecUpdateErrorNodeTypeChanged);
-    run(e);
+    tl_run(e);
     CHECK_EQ(buf[0], 6);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g1));
@@ -814,22 +705,21 @@ GR_TEST(exec_update_applies_changes_in_nested_child_graphs)
 GR_TEST(exec_update_rejects_a_topology_change_inside_a_child_graph)
 {
     int buf[2] = {0, 0}, slots[2] = {0, 0};
-    slot_write hw[2] = {{&slots[0], 1}, {&slots[1], 1}};
+    tl_slot_write hw[2] = {{&slots[0], 1}, {&slots[1], 1}};
     with_child w1;
     grGraph_t child2, g2;
     grGraphNode_t a, b, head, node;
-    make_kernels();
     with_child_make(&w1, buf, 10, 11, hw);
-    w1.e = instantiate(w1.g);
+    w1.e = tl_instantiate(w1.g);
     /* The child's two kernels run side by side instead of in a chain. */
     CHECK_OK(grGraphCreate(&child2, 0));
-    a = add_set(child2, NULL, 0, &buf[0], 30);
-    b = add_set(child2, NULL, 0, &buf[1], 31);
+    a = tl_add_set_i32(child2, NULL, 0, &buf[0], 30);
+    b = tl_add_set_i32(child2, NULL, 0, &buf[1], 31);
     (void)a;
     CHECK_OK(grGraphCreate(&g2, 0));
-    head = add_host(g2, NULL, 0, &hw[0]);
+    head = tl_add_slot_write(g2, NULL, 0, &hw[0]);
     CHECK_OK(grGraphAddChildGraphNode(&node, g2, &head, 1, child2));
-    add_host(g2, &node, 1, &hw[1]);
+    tl_add_slot_write(g2, &node, 1, &hw[1]);
     grGraphExecUpdateResultInfo info;
     CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecUpdate(w1.e, g2, &info));
     CHECK_EQ(info.result, grGraphExecUpdateErrorTopologyChanged);
@@ -839,7 +729,7 @@ GR_TEST(exec_update_rejects_a_topology_change_inside_a_child_graph)
     CHECK_PTR_EQ(info.errorFromNode, NULL);
     CHECK_DETAIL_HAS("child graph");
     (void)b;
-    run(w1.e);
+    tl_run(w1.e);
     CHECK_EQ(buf[0], 10);
     CHECK_EQ(buf[1], 11);
     CHECK_OK(grGraphDestroy(g2));
@@ -850,18 +740,17 @@ GR_TEST(exec_update_rejects_a_topology_change_inside_a_child_graph)
 GR_TEST(exec_child_graph_node_set_params_updates_the_inlined_nodes)
 {
     int buf[2] = {0, 0}, slots[2] = {0, 0};
-    slot_write hw[2] = {{&slots[0], 1}, {&slots[1], 1}};
+    tl_slot_write hw[2] = {{&slots[0], 1}, {&slots[1], 1}};
     with_child w1;
     grGraph_t child2;
     grGraphNode_t a;
-    make_kernels();
     with_child_make(&w1, buf, 10, 11, hw);
-    w1.e = instantiate(w1.g);
+    w1.e = tl_instantiate(w1.g);
     CHECK_OK(grGraphCreate(&child2, 0));
-    a = add_set(child2, NULL, 0, &buf[0], 40);
-    add_set(child2, &a, 1, &buf[1], 41);
+    a = tl_add_set_i32(child2, NULL, 0, &buf[0], 40);
+    tl_add_set_i32(child2, &a, 1, &buf[1], 41);
     CHECK_OK(grGraphExecChildGraphNodeSetParams(w1.e, w1.node, child2));
-    run(w1.e);
+    tl_run(w1.e);
     CHECK_EQ(buf[0], 40);
     CHECK_EQ(buf[1], 41);
     CHECK_EQ(slots[0], 1);
@@ -872,18 +761,17 @@ GR_TEST(exec_child_graph_node_set_params_updates_the_inlined_nodes)
 GR_TEST(exec_child_graph_node_set_params_refuses_other_topologies_and_nodes)
 {
     int buf[2] = {0, 0}, slots[2] = {0, 0};
-    slot_write hw[2] = {{&slots[0], 1}, {&slots[1], 1}};
+    tl_slot_write hw[2] = {{&slots[0], 1}, {&slots[1], 1}};
     with_child w1;
     grGraph_t child2;
     grGraphNode_t a;
-    make_kernels();
     with_child_make(&w1, buf, 10, 11, hw);
-    w1.e = instantiate(w1.g);
+    w1.e = tl_instantiate(w1.g);
     /* One node more than the child graph has. */
     CHECK_OK(grGraphCreate(&child2, 0));
-    a = add_set(child2, NULL, 0, &buf[0], 50);
-    a = add_set(child2, &a, 1, &buf[1], 51);
-    add_set(child2, &a, 1, &buf[1], 52);
+    a = tl_add_set_i32(child2, NULL, 0, &buf[0], 50);
+    a = tl_add_set_i32(child2, &a, 1, &buf[1], 51);
+    tl_add_set_i32(child2, &a, 1, &buf[1], 52);
     /* CUDA 13: grErrorGraphExecUpdateFailure (tests/probes/memory.cu). */
     CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecChildGraphNodeSetParams(w1.e, w1.node, child2));
     CHECK_DETAIL_HAS("grGraphExecChildGraphNodeSetParams: ");
@@ -891,15 +779,15 @@ GR_TEST(exec_child_graph_node_set_params_refuses_other_topologies_and_nodes)
     CHECK_OK(grGraphDestroy(child2));
     /* A host node where the child has a kernel. */
     CHECK_OK(grGraphCreate(&child2, 0));
-    a = add_set(child2, NULL, 0, &buf[0], 50);
-    add_host(child2, &a, 1, &hw[0]);
+    a = tl_add_set_i32(child2, NULL, 0, &buf[0], 50);
+    tl_add_slot_write(child2, &a, 1, &hw[0]);
     CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecChildGraphNodeSetParams(w1.e, w1.node, child2));
     /* A node that is not a child graph node; a NULL graph. */
     CHECK_GR(grErrorInvalidValue, grGraphExecChildGraphNodeSetParams(w1.e, w1.head, child2));
     CHECK_DETAIL_HAS("not a child graph node");
     CHECK_GR(grErrorInvalidValue, grGraphExecChildGraphNodeSetParams(w1.e, w1.node, NULL));
     CHECK_GR(grErrorInvalidValue, grGraphExecChildGraphNodeSetParams(w1.e, a, child2));
-    run(w1.e);
+    tl_run(w1.e);
     CHECK_EQ(buf[0], 10);
     CHECK_EQ(buf[1], 11);
     CHECK_OK(grGraphDestroy(child2));
@@ -909,26 +797,6 @@ GR_TEST(exec_child_graph_node_set_params_refuses_other_topologies_and_nodes)
 /* ------------------------------------------------- next launch only */
 
 static atomic_int gate;
-
-/* Blocks its stream until 'gate' opens (at most 5 s, so a failure cannot
- * hang the test). */
-static void wait_gate(void *p)
-{
-    (void)p;
-    for (int i = 0; i < 5000 && !atomic_load(&gate); i++) {
-        struct timespec ts = {0, 1000000};
-        nanosleep(&ts, NULL);
-    }
-}
-
-static void *open_gate_later(void *p)
-{
-    struct timespec ts = {0, 50000000};
-    (void)p;
-    nanosleep(&ts, NULL);
-    atomic_store(&gate, 1);
-    return NULL;
-}
 
 typedef struct value_log {
     int values[4];
@@ -958,17 +826,17 @@ GR_TEST(exec_update_affects_only_launches_issued_after_it)
     grKernelNodeParams p = {k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args, NULL};
     CHECK_OK(grGraphCreate(&g1, 0));
     CHECK_OK(grGraphAddKernelNode(&n, g1, NULL, 0, &p));
-    grGraphExec_t e = instantiate(g1);
+    grGraphExec_t e = tl_instantiate(g1);
     v = 2;
     CHECK_OK(grGraphCreate(&g2, 0));
     CHECK_OK(grGraphAddKernelNode(&n, g2, NULL, 0, &p));
 
     CHECK_OK(grStreamCreate(&s));
     atomic_store(&gate, 0);
-    CHECK_OK(grLaunchHostFunc(s, wait_gate, NULL));
+    CHECK_OK(grLaunchHostFunc(s, tl_wait_gate, &gate));
     CHECK_OK(grGraphLaunch(e, s)); /* queued behind the closed gate */
-    CHECK(pthread_create(&opener, NULL, open_gate_later, NULL) == 0);
-    expect_updated(e, g2);
+    CHECK(pthread_create(&opener, NULL, tl_open_gate_later, &gate) == 0);
+    tl_expect_updated(e, g2);
     CHECK_OK(grGraphLaunch(e, s));
     CHECK_OK(grStreamSynchronize(s));
     CHECK(pthread_join(opener, NULL) == 0);
@@ -985,34 +853,34 @@ GR_TEST(exec_update_affects_only_launches_issued_after_it)
 GR_TEST(exec_update_pairs_empty_child_graphs_and_refuses_filling_them)
 {
     int slots[2] = {0, 0};
-    slot_write hw[2] = {{&slots[0], 1}, {&slots[1], 2}}, hw2[2] = {{&slots[0], 3}, {&slots[1], 4}};
+    tl_slot_write hw[2] = {{&slots[0], 1}, {&slots[1], 2}}, hw2[2] = {{&slots[0], 3}, {&slots[1], 4}};
     grGraph_t empty, full, g1, g2, g3;
     grGraphNode_t h, c;
     CHECK_OK(grGraphCreate(&empty, 0));
     CHECK_OK(grGraphCreate(&full, 0));
-    add_host(full, NULL, 0, &hw2[0]);
+    tl_add_slot_write(full, NULL, 0, &hw2[0]);
     CHECK_OK(grGraphCreate(&g1, 0));
-    h = add_host(g1, NULL, 0, &hw[0]);
+    h = tl_add_slot_write(g1, NULL, 0, &hw[0]);
     CHECK_OK(grGraphAddChildGraphNode(&c, g1, &h, 1, empty));
-    add_host(g1, &c, 1, &hw[1]);
-    grGraphExec_t e = instantiate(g1);
+    tl_add_slot_write(g1, &c, 1, &hw[1]);
+    grGraphExec_t e = tl_instantiate(g1);
     CHECK_OK(grGraphCreate(&g2, 0));
-    h = add_host(g2, NULL, 0, &hw2[0]);
+    h = tl_add_slot_write(g2, NULL, 0, &hw2[0]);
     CHECK_OK(grGraphAddChildGraphNode(&c, g2, &h, 1, empty));
-    add_host(g2, &c, 1, &hw2[1]);
-    expect_updated(e, g2);
-    run(e);
+    tl_add_slot_write(g2, &c, 1, &hw2[1]);
+    tl_expect_updated(e, g2);
+    tl_run(e);
     CHECK_EQ(slots[0], 3);
     CHECK_EQ(slots[1], 4);
     CHECK_OK(grGraphCreate(&g3, 0));
-    h = add_host(g3, NULL, 0, &hw[0]);
+    h = tl_add_slot_write(g3, NULL, 0, &hw[0]);
     CHECK_OK(grGraphAddChildGraphNode(&c, g3, &h, 1, full));
-    add_host(g3, &c, 1, &hw[1]);
+    tl_add_slot_write(g3, &c, 1, &hw[1]);
     grGraphExecUpdateResultInfo info;
     CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecUpdate(e, g3, &info));
     CHECK_EQ(info.result, grGraphExecUpdateErrorTopologyChanged);
     slots[0] = slots[1] = 0;
-    run(e);
+    tl_run(e);
     CHECK_EQ(slots[0], 3);
     CHECK_EQ(slots[1], 4);
     CHECK_OK(grGraphExecDestroy(e));
@@ -1029,19 +897,18 @@ GR_TEST(exec_update_changes_a_kernel_layout_inside_a_child_graph)
     int *dst = &buf[1], a = 20;
     long long b = 2;
     void *args3[3] = {&dst, &a, &b};
-    slot_write hw[2] = {{&slots[0], 1}, {&slots[1], 1}};
+    tl_slot_write hw[2] = {{&slots[0], 1}, {&slots[1], 1}};
     with_child w1;
     grGraph_t child2;
     grGraphNode_t n0, n1;
-    make_kernels();
     with_child_make(&w1, buf, 10, 11, hw);
-    w1.e = instantiate(w1.g);
+    w1.e = tl_instantiate(w1.g);
     CHECK_OK(grGraphCreate(&child2, 0));
-    n0 = add_set(child2, NULL, 0, &buf[0], 12);
-    grKernelNodeParams p = {k_sum, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args3, NULL};
+    n0 = tl_add_set_i32(child2, NULL, 0, &buf[0], 12);
+    grKernelNodeParams p = {tl_kernel_sum_i32(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args3, NULL};
     CHECK_OK(grGraphAddKernelNode(&n1, child2, &n0, 1, &p));
     CHECK_OK(grGraphExecChildGraphNodeSetParams(w1.e, w1.node, child2));
-    run(w1.e);
+    tl_run(w1.e);
     CHECK_EQ(buf[0], 12);
     CHECK_EQ(buf[1], 22);
     CHECK_OK(grGraphDestroy(child2));

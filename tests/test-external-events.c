@@ -4,26 +4,14 @@
  * add event record / wait nodes, outside one they are refused as CUDA 13
  * refuses them; bad flags are refused and change nothing.
  */
-#include "test.h"
+#include "testlib.h"
 
 #include <stdatomic.h>
-
-static void set_flag(void *p)
-{
-    atomic_store((atomic_int *)p, 1);
-}
 
 static void copy_flag(void *p)
 {
     atomic_int *pair = p;
     atomic_store(&pair[1], atomic_load(&pair[0]) + 10);
-}
-
-static size_t count_nodes(grGraph_t g)
-{
-    size_t n = 0;
-    CHECK_OK(grGraphGetNodes(g, NULL, &n));
-    return n;
 }
 
 GR_TEST(external_record_in_a_capture_adds_an_event_record_node)
@@ -40,7 +28,7 @@ GR_TEST(external_record_in_a_capture_adds_an_event_record_node)
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grEventCreate(&ev));
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
-    CHECK_OK(grLaunchHostFunc(s, set_flag, &flag));
+    CHECK_OK(grLaunchHostFunc(s, tl_set_flag, &flag));
     CHECK_OK(grEventRecordWithFlags(ev, s, grEventRecordExternal));
     CHECK_OK(grStreamEndCapture(s, &g));
     CHECK_OK(grGraphGetNodes(g, nodes, &n));
@@ -96,7 +84,7 @@ GR_TEST(external_wait_in_a_capture_adds_an_event_wait_node)
      * host node after that stream's work. */
     grGraphExec_t e;
     CHECK_OK(grGraphInstantiate(&e, g, 0));
-    CHECK_OK(grLaunchHostFunc(other, set_flag, &pair[0]));
+    CHECK_OK(grLaunchHostFunc(other, tl_set_flag, &pair[0]));
     CHECK_OK(grEventRecord(ev, other));
     CHECK_OK(grGraphLaunch(e, s));
     CHECK_OK(grStreamSynchronize(s));
@@ -126,7 +114,7 @@ GR_TEST(without_the_external_flag_capture_keeps_its_cross_stream_rules)
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
     CHECK_OK(grEventRecordWithFlags(ev, s, grEventRecordDefault));
     CHECK_OK(grStreamEndCapture(s, &g));
-    CHECK_EQ(count_nodes(g), 0);
+    CHECK_EQ(tl_node_count(g), 0);
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grEventDestroy(ev));
     CHECK_OK(grStreamDestroy(other));
@@ -171,7 +159,7 @@ GR_TEST(unknown_event_flags_are_refused_and_record_nothing)
     CHECK_OK(grStreamIsCapturing(s, &st));
     CHECK_EQ(st, grStreamCaptureStatusActive); /* not invalidated */
     CHECK_OK(grStreamEndCapture(s, &g));
-    CHECK_EQ(count_nodes(g), 0);
+    CHECK_EQ(tl_node_count(g), 0);
     CHECK_OK(grGraphDestroy(g));
     /* Outside a capture, the event stays unrecorded. */
     CHECK_GR(grErrorInvalidValue, grEventRecordWithFlags(ev, s, 0x80));

@@ -10,7 +10,7 @@
  * the caller with a detail. Each test runs only where the fake device
  * stands for devices 1..N (no GPU here, GRAPHRT_FAKEDEV not 0).
  */
-#include "test.h"
+#include "testlib.h"
 
 #include "fakedev/fakedev.h"
 
@@ -27,23 +27,11 @@ static void fake_or_skip(void)
     CHECK_OK(grSetDevice(1));
 }
 
-/* x[i] = v for i < n: args (unsigned *x, unsigned v, unsigned n). */
-static void fill_cpu(const grKernelCtx *ctx, void **args)
-{
-    unsigned *x = *(unsigned **)args[0];
-    unsigned v = *(unsigned *)args[1], n = *(unsigned *)args[2];
-    for (unsigned t = 0; t < ctx->blockDim.x; t++) {
-        size_t i = GR_GLOBAL_X(ctx, t);
-        if (i < n)
-            x[i] = v;
-    }
-}
-
 static grKernel_t fill_kernel(bool image)
 {
     grKernel_t k;
     size_t sizes[] = {sizeof(unsigned *), sizeof(unsigned), sizeof(unsigned)};
-    CHECK_OK(grKernelCreate(&k, fill_cpu, image ? "fake_fill" : "fake_fill_cpu_only", 3, sizes));
+    CHECK_OK(grKernelCreate(&k, tl_fill_u32_fn, image ? "fake_fill" : "fake_fill_cpu_only", 3, sizes));
     if (image)
         CHECK_OK(grKernelSetImage(k, "// an image the fake device takes as it is", "fake_fill"));
     return k;
@@ -384,10 +372,7 @@ GR_TEST(fakedev_pools_serve_a_device_other_than_the_cpu)
     grMemAccessFlags flags;
     grMemLocation loc = {grMemLocationTypeDevice, 1};
     fake_or_skip();
-    memset(&props, 0, sizeof props);
-    props.allocType = grMemAllocationTypePinned;
-    props.location.type = grMemLocationTypeDevice;
-    props.location.id = 1;
+    props = tl_pool_props(1);
     CHECK_OK(grMemPoolCreate(&pool, &props));
     props.location.id = 0;
     CHECK_OK(grMemPoolCreate(&cpu_pool, &props));

@@ -6,24 +6,16 @@
  * grGraphInstantiateWithParams reports the outcome and the node at fault,
  * and uploads; grGraphExecGetFlags returns the instantiation's flags.
  */
-#include "test.h"
+#include "testlib.h"
 
 #include <stdatomic.h>
-#include <sys/mman.h>
-
-/* set(int *dst, int v): *dst = v. */
-static void k_set_fn(const grKernelCtx *ctx, void **args)
-{
-    (void)ctx;
-    **(int **)args[0] = *(int *)args[1];
-}
 
 static grKernel_t kernel(void)
 {
     static grKernel_t k;
     size_t sizes[2] = {sizeof(int *), sizeof(int)};
     if (!k)
-        CHECK_OK(grKernelCreate(&k, k_set_fn, "generic_set", 2, sizes));
+        CHECK_OK(grKernelCreate(&k, tl_store_i32_fn, "generic_set", 2, sizes));
     return k;
 }
 
@@ -92,12 +84,6 @@ static grGraphNodeParams type_only(grGraphNodeType t)
     memset(&p, 0, sizeof p);
     p.type = t;
     return p;
-}
-
-static void run(grGraphExec_t e)
-{
-    CHECK_OK(grGraphLaunch(e, NULL));
-    CHECK_OK(grStreamSynchronize(NULL));
 }
 
 /* A graph of one node of each settable type, added through grGraphAddNode. */
@@ -209,7 +195,7 @@ GR_TEST(graph_node_set_params_applies_every_type)
     atomic_store(&host_hits[1], 0);
     grGraphExec_t e;
     CHECK_OK(grGraphInstantiate(&e, x.g, 0));
-    run(e);
+    tl_run(e);
     CHECK_EQ(x.out, 7);
     CHECK(memcmp(x.dst + 8, x.src + 8, 8) == 0);
     CHECK_EQ(x.dst[0], 0);
@@ -260,10 +246,7 @@ GR_TEST(graph_node_set_params_refuses_mismatch_and_memory_nodes)
     /* Memory nodes: CUDA does not let their parameters change. */
     CHECK_OK(grGraphCreate(&mg, 0));
     grMemAllocNodeParams ap;
-    memset(&ap, 0, sizeof ap);
-    ap.poolProps.allocType = grMemAllocationTypePinned;
-    ap.poolProps.location.type = grMemLocationTypeDevice;
-    ap.bytesize = 256;
+    ap = tl_alloc_params(0, 256);
     CHECK_OK(grGraphAddMemAllocNode(&an, mg, NULL, 0, &ap));
     CHECK_OK(grGraphAddMemFreeNode(&fn, mg, &an, 1, ap.dptr));
     p = type_only(grGraphNodeTypeMemAlloc);
@@ -323,7 +306,7 @@ GR_TEST(exec_node_set_params_applies_every_type)
     CHECK_OK(grGraphExecNodeSetParams(e, x.sub, &p));
     atomic_store(&host_hits[0], 0);
     atomic_store(&host_hits[1], 0);
-    run(e);
+    tl_run(e);
     CHECK_EQ(x.out, 9);
     CHECK(memcmp(x.dst + 4, x.src + 4, 4) == 0);
     CHECK_EQ(x.dst[0], 0);
@@ -428,10 +411,7 @@ GR_TEST(instantiate_with_params_names_the_allocation_node_of_a_second_executable
     grGraphExec_t e, e2 = NULL;
     grGraphInstantiateParams ip;
     grMemAllocNodeParams ap;
-    memset(&ap, 0, sizeof ap);
-    ap.poolProps.allocType = grMemAllocationTypePinned;
-    ap.poolProps.location.type = grMemLocationTypeDevice;
-    ap.bytesize = 256;
+    ap = tl_alloc_params(0, 256);
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphAddMemAllocNode(&an, g, NULL, 0, &ap));
     CHECK_OK(grGraphAddMemFreeNode(&fn, g, &an, 1, ap.dptr));
@@ -520,24 +500,16 @@ GR_TEST(instantiate_with_params_names_the_node_whose_range_overruns)
     /* A memset over plain host memory, inside a child graph; the memory
      * is unmapped and a graphrt allocation smaller than the range lands
      * in the hole, so that the range now overruns it. */
-    char *r = mmap(NULL, big, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    CHECK(r != MAP_FAILED);
+    char *r = tl_map_hole(big);
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphCreate(&child, 0));
     grMemsetParams mp = {r, 0, 1, 1, big, 1};
     CHECK_OK(grGraphAddMemsetNode(&n, child, NULL, 0, &mp));
     CHECK_OK(grGraphAddEmptyNode(&empty, g, NULL, 0));
     CHECK_OK(grGraphAddChildGraphNode(&sub, g, &empty, 1, child));
-    CHECK_EQ(munmap(r, big), 0);
-    void *blocks[64], *block = NULL;
+    void *blocks[64];
     int nb = 0;
-    while (!block && nb < 64) {
-        CHECK_OK(grMalloc(&blocks[nb], big / 4));
-        if ((char *)blocks[nb] >= r && (char *)blocks[nb] < r + big)
-            block = blocks[nb];
-        nb++;
-    }
-    CHECK(block != NULL);
+    void *block = tl_unmap_and_reuse(r, big, blocks, &nb);
     memset(&ip, 0, sizeof ip);
     grGraphExec_t e;
     CHECK_GR(grErrorInvalidValue, grGraphInstantiateWithParams(&e, g, &ip));

@@ -9,18 +9,8 @@
  * The kernels exist twice: a CPU function per block (below) and the GPU
  * entry of the same name in gpu-cond-ptx.h (from gpu-cond-kernels.cu).
  */
-#include "test.h"
+#include "testlib.h"
 #include "gpu-cond-ptx.h"
-
-/* The first GPU's device number; skips the test where there is none. */
-static int first_gpu(void)
-{
-    int n = 0;
-    CHECK_OK(grGetDeviceCount(&n));
-    if (n < 2)
-        GR_TEST_SKIP("no GPU device: grGetDeviceCount gives %d (the CPU only)", n);
-    return 1;
-}
 
 static void set_cpu(const grKernelCtx *ctx, void **args)
 {
@@ -57,7 +47,7 @@ static void fixture_init(fixture *f)
     static const size_t add_sizes[] = {sizeof(unsigned *), sizeof(unsigned)};
     static const size_t countdown_sizes[] = {sizeof(unsigned *), sizeof(grGraphConditionalHandle)};
     memset(f, 0, sizeof *f);
-    CHECK_OK(grSetDevice(first_gpu()));
+    CHECK_OK(grSetDevice(tl_first_gpu()));
     CHECK_OK(grKernelCreate(&f->set, set_cpu, "gr_test_cond_set", 2, set_sizes));
     CHECK_OK(grKernelSetImage(f->set, gr_test_cond_ptx, "gr_test_cond_set"));
     CHECK_OK(grKernelCreate(&f->add, add_cpu, "gr_test_cond_add", 2, add_sizes));
@@ -99,28 +89,19 @@ static void launch(const fixture *f)
 }
 
 /* A one-thread launch of k with 'args' into graph g after 'dep'. */
-static grGraphNode_t add_kernel(grGraph_t g, grGraphNode_t dep, grKernel_t k, void **args)
+static grGraphNode_t add_kernel_after(grGraph_t g, grGraphNode_t dep, grKernel_t k, void **args)
 {
-    grGraphNode_t n;
-    grKernelNodeParams p = {k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args, NULL};
-    CHECK_OK(grGraphAddKernelNode(&n, g, dep ? &dep : NULL, dep ? 1 : 0, &p));
-    return n;
+    return tl_add_kernel(g, dep ? &dep : NULL, dep ? 1 : 0, k, args, 1);
 }
 
 /* A conditional node on handle h in g after 'dep'; its bodies in bodies[]. */
 static grGraphNode_t add_cond(grGraph_t g, grGraphNode_t dep, grGraphConditionalHandle h,
                               grGraphConditionalNodeType type, unsigned size, grGraph_t *bodies)
 {
-    grGraphNode_t n;
-    grGraphNodeParams p;
-    memset(&p, 0, sizeof p);
-    p.type = grGraphNodeTypeConditional;
-    p.conditional.handle = h;
-    p.conditional.type = type;
-    p.conditional.size = size;
-    CHECK_OK(grGraphAddNode(&n, g, dep ? &dep : NULL, NULL, dep ? 1 : 0, &p));
-    for (unsigned b = 0; b < size; b++)
-        bodies[b] = p.conditional.phGraph_out[b];
+    grGraph_t *b;
+    grGraphNode_t n = tl_add_cond(g, dep ? &dep : NULL, dep ? 1 : 0, h, type, size, &b);
+    for (unsigned i = 0; i < size; i++)
+        bodies[i] = b[i];
     return n;
 }
 
@@ -142,11 +123,11 @@ GR_TEST(gpu_conditional_if_else_runs_the_branch_a_kernel_chose)
     unsigned *then_cell = f.cell, *else_cell = f.cell + 1;
     CHECK_OK(grGraphConditionalHandleCreate(&h, f.g, 0, 0));
     void *sargs[] = {&h, &v};
-    grGraphNode_t s = add_kernel(f.g, NULL, f.set, sargs);
+    grGraphNode_t s = add_kernel_after(f.g, NULL, f.set, sargs);
     add_cond(f.g, s, h, grGraphCondTypeIf, 2, body);
     void *a1[] = {&then_cell, &one}, *a2[] = {&else_cell, &hundred};
-    add_kernel(body[0], NULL, f.add, a1);
-    add_kernel(body[1], NULL, f.add, a2);
+    add_kernel_after(body[0], NULL, f.add, a1);
+    add_kernel_after(body[1], NULL, f.add, a2);
     CHECK_OK(grGraphInstantiate(&f.e, f.g, 0));
     launch(&f); /* v = 1: then */
     CHECK_EQ(read_cell(&f, 0), 1);
@@ -171,10 +152,10 @@ GR_TEST(gpu_conditional_if_without_else_runs_nothing_for_zero)
     unsigned five = 5, v = 0;
     CHECK_OK(grGraphConditionalHandleCreate(&h, f.g, 0, 0));
     void *sargs[] = {&h, &v};
-    grGraphNode_t s = add_kernel(f.g, NULL, f.set, sargs);
+    grGraphNode_t s = add_kernel_after(f.g, NULL, f.set, sargs);
     add_cond(f.g, s, h, grGraphCondTypeIf, 1, body);
     void *a[] = {&f.cell, &five};
-    add_kernel(body[0], NULL, f.add, a);
+    add_kernel_after(body[0], NULL, f.add, a);
     CHECK_OK(grGraphInstantiate(&f.e, f.g, 0));
     launch(&f);
     CHECK_EQ(read_cell(&f, 0), 0);
@@ -198,8 +179,8 @@ GR_TEST(gpu_conditional_while_loops_until_a_kernel_ends_it_each_launch)
     CHECK_OK(grGraphConditionalHandleCreate(&h, f.g, 1, grGraphCondAssignDefault));
     add_cond(f.g, NULL, h, grGraphCondTypeWhile, 1, body);
     void *cargs[] = {&left, &h}, *aargs[] = {&count, &one};
-    grGraphNode_t step = add_kernel(body[0], NULL, f.countdown, cargs);
-    add_kernel(body[0], step, f.add, aargs);
+    grGraphNode_t step = add_kernel_after(body[0], NULL, f.countdown, cargs);
+    add_kernel_after(body[0], step, f.add, aargs);
     CHECK_OK(grGraphInstantiate(&f.e, f.g, 0));
     for (unsigned launchno = 1; launchno <= 3; launchno++) {
         write_cell(&f, 0, ITERATIONS);
@@ -224,11 +205,11 @@ GR_TEST(gpu_conditional_while_starts_from_the_value_a_kernel_set)
     unsigned one = 1, v = 1, *left = f.cell, *count = f.cell + 1;
     CHECK_OK(grGraphConditionalHandleCreate(&h, f.g, 1, 0));
     void *sargs[] = {&h, &v};
-    grGraphNode_t s = add_kernel(f.g, NULL, f.set, sargs);
+    grGraphNode_t s = add_kernel_after(f.g, NULL, f.set, sargs);
     add_cond(f.g, s, h, grGraphCondTypeWhile, 1, body);
     void *cargs[] = {&left, &h}, *aargs[] = {&count, &one};
-    grGraphNode_t step = add_kernel(body[0], NULL, f.countdown, cargs);
-    add_kernel(body[0], step, f.add, aargs);
+    grGraphNode_t step = add_kernel_after(body[0], NULL, f.countdown, cargs);
+    add_kernel_after(body[0], step, f.add, aargs);
     CHECK_OK(grGraphInstantiate(&f.e, f.g, 0));
     write_cell(&f, 0, 4);
     launch(&f); /* the set node starts the loop */
@@ -251,11 +232,11 @@ GR_TEST(gpu_conditional_switch_runs_the_body_of_the_value)
     unsigned v = 0;
     CHECK_OK(grGraphConditionalHandleCreate(&h, f.g, 0, 0));
     void *sargs[] = {&h, &v};
-    grGraphNode_t s = add_kernel(f.g, NULL, f.set, sargs);
+    grGraphNode_t s = add_kernel_after(f.g, NULL, f.set, sargs);
     add_cond(f.g, s, h, grGraphCondTypeSwitch, 3, body);
     for (int b = 0; b < 3; b++) {
         void *a[] = {&f.cell, (void *)&adds[b]};
-        add_kernel(body[b], NULL, f.add, a);
+        add_kernel_after(body[b], NULL, f.add, a);
     }
     CHECK_OK(grGraphInstantiate(&f.e, f.g, 0));
     unsigned want = 0;
@@ -286,11 +267,11 @@ GR_TEST(gpu_conditional_nested_if_in_a_while_body)
     add_cond(f.g, NULL, loop, grGraphCondTypeWhile, 1, wbody);
     void *cargs[] = {&left, &loop}, *sargs[] = {&branch, &one}, *aargs[] = {&count, &one},
          *iargs[] = {&inner, &ten};
-    grGraphNode_t step = add_kernel(wbody[0], NULL, f.countdown, cargs);
-    grGraphNode_t s = add_kernel(wbody[0], step, f.set, sargs);
-    grGraphNode_t c = add_kernel(wbody[0], s, f.add, aargs);
+    grGraphNode_t step = add_kernel_after(wbody[0], NULL, f.countdown, cargs);
+    grGraphNode_t s = add_kernel_after(wbody[0], step, f.set, sargs);
+    grGraphNode_t c = add_kernel_after(wbody[0], s, f.add, aargs);
     add_cond(wbody[0], c, branch, grGraphCondTypeIf, 1, ibody);
-    add_kernel(ibody[0], NULL, f.add, iargs);
+    add_kernel_after(ibody[0], NULL, f.add, iargs);
     CHECK_OK(grGraphInstantiate(&f.e, f.g, 0));
     write_cell(&f, 0, ITERATIONS);
     launch(&f);
@@ -311,9 +292,9 @@ GR_TEST(gpu_conditional_update_changes_a_body_kernel_argument)
     unsigned v = 1, add = 2;
     CHECK_OK(grGraphConditionalHandleCreate(&h, f.g, 0, 0));
     void *sargs[] = {&h, &v}, *aargs[] = {&f.cell, &add};
-    grGraphNode_t s = add_kernel(f.g, NULL, f.set, sargs);
+    grGraphNode_t s = add_kernel_after(f.g, NULL, f.set, sargs);
     add_cond(f.g, s, h, grGraphCondTypeIf, 1, body);
-    grGraphNode_t inner = add_kernel(body[0], NULL, f.add, aargs);
+    grGraphNode_t inner = add_kernel_after(body[0], NULL, f.add, aargs);
     CHECK_OK(grGraphInstantiate(&f.e, f.g, 0));
     launch(&f);
     CHECK_EQ(read_cell(&f, 0), 2);
@@ -350,9 +331,9 @@ GR_TEST(gpu_conditional_update_from_another_graph_takes_its_handles)
     for (int i = 0; i < 3; i++) {
         CHECK_OK(grGraphConditionalHandleCreate(hs[i], *gs[i], i == 2 ? 5 : 0, 0));
         void *sargs[] = {hs[i], &v};
-        grGraphNode_t s = add_kernel(*gs[i], NULL, f.set, sargs);
+        grGraphNode_t s = add_kernel_after(*gs[i], NULL, f.set, sargs);
         add_cond(*gs[i], s, *hs[i], grGraphCondTypeIf, 1, body);
-        add_kernel(body[0], NULL, f.add, aargs);
+        add_kernel_after(body[0], NULL, f.add, aargs);
     }
     CHECK_OK(grGraphInstantiate(&f.e, f.g, 0));
     launch(&f);
@@ -385,10 +366,10 @@ GR_TEST(gpu_conditional_update_changes_a_handles_default)
     CHECK_OK(grGraphCreate(&g2, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, f.g, 1, grGraphCondAssignDefault));
     add_cond(f.g, NULL, h, grGraphCondTypeIf, 1, body);
-    add_kernel(body[0], NULL, f.add, aargs);
+    add_kernel_after(body[0], NULL, f.add, aargs);
     CHECK_OK(grGraphConditionalHandleCreate(&h2, g2, 0, grGraphCondAssignDefault));
     add_cond(g2, NULL, h2, grGraphCondTypeIf, 1, body);
-    add_kernel(body[0], NULL, f.add, aargs);
+    add_kernel_after(body[0], NULL, f.add, aargs);
     CHECK_OK(grGraphInstantiate(&f.e, f.g, 0));
     launch(&f);
     CHECK_EQ(read_cell(&f, 0), 1);

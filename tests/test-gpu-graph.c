@@ -4,10 +4,11 @@
  * the same results as on the CPU. Each test needs a GPU device and is
  * skipped, saying why, where there is none (CI has none).
  *
- * The kernels exist twice: a CPU function per block (below) and the GPU
- * entry of the same name in gpu-ptx.h (from gpu-kernels.cu).
+ * The kernels exist twice: a CPU function per block (tl_ptx_kernel,
+ * tests/lib) and the GPU entry of the same name in gpu-ptx.h (from
+ * gpu-kernels.cu).
  */
-#include "test.h"
+#include "testlib.h"
 #include "gpu-ptx.h"
 
 #include <stdbool.h>
@@ -16,65 +17,6 @@ enum {
     N = 1000,
     BLOCK = 128
 };
-
-static void fill_cpu(const grKernelCtx *ctx, void **args)
-{
-    unsigned *p = *(unsigned **)args[0], v = *(unsigned *)args[1], n = *(unsigned *)args[2];
-    GR_FOR_THREADS(ctx, tx, ty, tz)
-    {
-        size_t i = GR_GLOBAL_X(ctx, tx);
-        if (i < n)
-            p[i] = v;
-    }
-}
-
-static void add_cpu(const grKernelCtx *ctx, void **args)
-{
-    unsigned *p = *(unsigned **)args[0], v = *(unsigned *)args[1], n = *(unsigned *)args[2];
-    GR_FOR_THREADS(ctx, tx, ty, tz)
-    {
-        size_t i = GR_GLOBAL_X(ctx, tx);
-        if (i < n)
-            p[i] += v;
-    }
-}
-
-/* The first GPU's device number; skips the test where there is none. */
-static int first_gpu(void)
-{
-    int n = 0;
-    CHECK_OK(grGetDeviceCount(&n));
-    if (n < 2)
-        GR_TEST_SKIP("no GPU device: grGetDeviceCount gives %d (the CPU only)", n);
-    return 1;
-}
-
-/* A kernel of the test image: fill or add, with the CPU function too. */
-static grKernel_t test_kernel(const char *name)
-{
-    grKernel_t k;
-    size_t sizes[] = {sizeof(unsigned *), sizeof(unsigned), sizeof(unsigned)};
-    bool fill = strcmp(name, "gr_test_fill") == 0;
-    CHECK_OK(grKernelCreate(&k, fill ? fill_cpu : add_cpu, name, 3, sizes));
-    CHECK_OK(grKernelSetImage(k, gr_test_ptx, name));
-    return k;
-}
-
-static grKernelNodeParams kparams(grKernel_t k, void **args)
-{
-    grKernelNodeParams p = {.func = k,
-                            .gridDim = GR_DIM3((N + BLOCK - 1) / BLOCK, 1, 1),
-                            .blockDim = GR_DIM3(BLOCK, 1, 1),
-                            .kernelParams = args};
-    return p;
-}
-
-static void check_all(const unsigned *h, unsigned want)
-{
-    for (unsigned i = 0; i < N; i++)
-        if (h[i] != want)
-            GR_TEST_FAIL_("element %u is %u, expected %u", i, h[i], want);
-}
 
 /* memset(d, 0) -> add(a) -> add(b) -> copy to host: the graph the tests
  * share, on the current device. */
@@ -98,14 +40,14 @@ static void pipe_build_with(pipe *p, unsigned a, unsigned b, grKernel_t add)
     p->add = add;
     p->shared_kernel = add != NULL;
     if (!add)
-        p->add = test_kernel("gr_test_add");
+        p->add = tl_ptx_kernel("gr_test_add");
     CHECK_OK(grMalloc((void **)&p->d, N * sizeof(unsigned)));
     CHECK_OK(grMallocHost((void **)&p->h, N * sizeof(unsigned)));
     CHECK_OK(grGraphCreate(&p->g, 0));
     grMemsetParams ms = {.dst = p->d, .value = 0, .elementSize = 4, .width = N, .height = 1};
     CHECK_OK(grGraphAddMemsetNode(&p->set, p->g, NULL, 0, &ms));
     void *a1[] = {&p->d, &p->a, &p->n}, *a2[] = {&p->d, &p->b, &p->n};
-    grKernelNodeParams k1 = kparams(p->add, a1), k2 = kparams(p->add, a2);
+    grKernelNodeParams k1 = tl_params_1d(p->add, a1, N, BLOCK), k2 = tl_params_1d(p->add, a2, N, BLOCK);
     CHECK_OK(grGraphAddKernelNode(&p->add1, p->g, &p->set, 1, &k1));
     CHECK_OK(grGraphAddKernelNode(&p->add2, p->g, &p->add1, 1, &k2));
     CHECK_OK(grGraphAddMemcpyNode1D(&p->copy, p->g, &p->add2, 1, p->h, p->d, N * sizeof(unsigned),
@@ -128,7 +70,7 @@ static void pipe_free(pipe *p)
 
 GR_TEST(gpu_graph_runs_an_explicit_graph_on_the_gpu)
 {
-    CHECK_OK(grSetDevice(first_gpu()));
+    CHECK_OK(grSetDevice(tl_first_gpu()));
     pipe p;
     pipe_build(&p, 2, 3);
     grGraphExec_t e;
@@ -139,7 +81,7 @@ GR_TEST(gpu_graph_runs_an_explicit_graph_on_the_gpu)
         memset(p.h, 0xff, N * sizeof(unsigned));
         CHECK_OK(grGraphLaunch(e, s));
         CHECK_OK(grStreamSynchronize(s));
-        check_all(p.h, 5); /* the memset starts each launch from 0 */
+        tl_check_all_u32(p.h, N, 5); /* the memset starts each launch from 0 */
     }
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grStreamDestroy(s));
@@ -148,7 +90,7 @@ GR_TEST(gpu_graph_runs_an_explicit_graph_on_the_gpu)
 
 GR_TEST(gpu_graph_gives_the_cpu_result_for_the_same_graph)
 {
-    int gpu = first_gpu();
+    int gpu = tl_first_gpu();
     unsigned got[2];
     for (int dev = 0; dev < 2; dev++) {
         CHECK_OK(grSetDevice(dev == 0 ? 0 : gpu));
@@ -158,7 +100,7 @@ GR_TEST(gpu_graph_gives_the_cpu_result_for_the_same_graph)
         CHECK_OK(grGraphInstantiate(&e, p.g, 0));
         CHECK_OK(grGraphLaunch(e, NULL));
         CHECK_OK(grStreamSynchronize(NULL));
-        check_all(p.h, 18);
+        tl_check_all_u32(p.h, N, 18);
         got[dev] = p.h[N - 1];
         CHECK_OK(grGraphExecDestroy(e));
         pipe_free(&p);
@@ -168,7 +110,7 @@ GR_TEST(gpu_graph_gives_the_cpu_result_for_the_same_graph)
 
 GR_TEST(gpu_graph_exec_set_params_changes_the_next_launch)
 {
-    CHECK_OK(grSetDevice(first_gpu()));
+    CHECK_OK(grSetDevice(tl_first_gpu()));
     pipe p;
     pipe_build(&p, 1, 1);
     grGraphExec_t e;
@@ -177,26 +119,26 @@ GR_TEST(gpu_graph_exec_set_params_changes_the_next_launch)
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grGraphLaunch(e, s));
     CHECK_OK(grStreamSynchronize(s));
-    check_all(p.h, 2);
+    tl_check_all_u32(p.h, N, 2);
     unsigned v = 40;
     void *args[] = {&p.d, &v, &p.n};
-    grKernelNodeParams kp = kparams(p.add, args);
+    grKernelNodeParams kp = tl_params_1d(p.add, args, N, BLOCK);
     CHECK_OK(grGraphExecKernelNodeSetParams(e, p.add2, &kp));
     v = 1000; /* values were copied by the call */
     CHECK_OK(grGraphLaunch(e, s));
     CHECK_OK(grStreamSynchronize(s));
-    check_all(p.h, 41);
+    tl_check_all_u32(p.h, N, 41);
     /* A disabled node does nothing; enabled again, it runs. */
     CHECK_OK(grGraphNodeSetEnabled(e, p.add1, 0));
     CHECK_OK(grGraphLaunch(e, s));
     CHECK_OK(grStreamSynchronize(s));
-    check_all(p.h, 40);
+    tl_check_all_u32(p.h, N, 40);
     CHECK_OK(grGraphNodeSetEnabled(e, p.add1, 1));
     grMemsetParams ms = {.dst = p.d, .value = 5, .elementSize = 4, .width = N, .height = 1};
     CHECK_OK(grGraphExecMemsetNodeSetParams(e, p.set, &ms));
     CHECK_OK(grGraphLaunch(e, s));
     CHECK_OK(grStreamSynchronize(s));
-    check_all(p.h, 46);
+    tl_check_all_u32(p.h, N, 46);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grStreamDestroy(s));
     pipe_free(&p);
@@ -204,7 +146,7 @@ GR_TEST(gpu_graph_exec_set_params_changes_the_next_launch)
 
 GR_TEST(gpu_graph_exec_update_applies_a_graph_of_the_same_topology)
 {
-    CHECK_OK(grSetDevice(first_gpu()));
+    CHECK_OK(grSetDevice(tl_first_gpu()));
     pipe p, q;
     pipe_build(&p, 1, 2);
     pipe_build_with(&q, 10, 20, p.add);
@@ -212,13 +154,13 @@ GR_TEST(gpu_graph_exec_update_applies_a_graph_of_the_same_topology)
     CHECK_OK(grGraphInstantiate(&e, p.g, 0));
     CHECK_OK(grGraphLaunch(e, NULL));
     CHECK_OK(grStreamSynchronize(NULL));
-    check_all(p.h, 3);
+    tl_check_all_u32(p.h, N, 3);
     grGraphExecUpdateResultInfo info;
     CHECK_OK(grGraphExecUpdate(e, q.g, &info));
     CHECK_EQ(info.result, grGraphExecUpdateSuccess);
     CHECK_OK(grGraphLaunch(e, NULL));
     CHECK_OK(grStreamSynchronize(NULL));
-    check_all(q.h, 30); /* q's buffers and values */
+    tl_check_all_u32(q.h, N, 30); /* q's buffers and values */
     CHECK_OK(grGraphExecDestroy(e));
     pipe_free(&q);
     pipe_free(&p);
@@ -226,15 +168,15 @@ GR_TEST(gpu_graph_exec_update_applies_a_graph_of_the_same_topology)
 
 GR_TEST(gpu_graph_update_refuses_a_kernel_without_an_image_and_changes_nothing)
 {
-    CHECK_OK(grSetDevice(first_gpu()));
+    CHECK_OK(grSetDevice(tl_first_gpu()));
     pipe p, q;
     pipe_build(&p, 1, 2);
     pipe_build_with(&q, 10, 20, p.add);
     grKernel_t bare;
     size_t sizes[] = {sizeof(unsigned *), sizeof(unsigned), sizeof(unsigned)};
-    CHECK_OK(grKernelCreate(&bare, add_cpu, "bare_add", 3, sizes));
+    CHECK_OK(grKernelCreate(&bare, tl_add_u32_fn, "bare_add", 3, sizes));
     void *args[] = {&q.d, &q.b, &q.n};
-    grKernelNodeParams kp = kparams(bare, args);
+    grKernelNodeParams kp = tl_params_1d(bare, args, N, BLOCK);
     CHECK_OK(grGraphKernelNodeSetParams(q.add2, &kp));
     grGraphExec_t e;
     CHECK_OK(grGraphInstantiate(&e, p.g, 0));
@@ -243,7 +185,7 @@ GR_TEST(gpu_graph_update_refuses_a_kernel_without_an_image_and_changes_nothing)
     CHECK_DETAIL_HAS("bare_add");
     CHECK_OK(grGraphLaunch(e, NULL));
     CHECK_OK(grStreamSynchronize(NULL));
-    check_all(p.h, 3);
+    tl_check_all_u32(p.h, N, 3);
     CHECK_OK(grGraphExecDestroy(e));
     pipe_free(&q);
     pipe_free(&p);
@@ -252,14 +194,14 @@ GR_TEST(gpu_graph_update_refuses_a_kernel_without_an_image_and_changes_nothing)
 
 GR_TEST(gpu_graph_kernel_without_image_is_refused_at_instantiate)
 {
-    CHECK_OK(grSetDevice(first_gpu()));
+    CHECK_OK(grSetDevice(tl_first_gpu()));
     grKernel_t k;
     size_t sizes[] = {sizeof(unsigned *), sizeof(unsigned), sizeof(unsigned)};
-    CHECK_OK(grKernelCreate(&k, add_cpu, "cpu_only_add", 3, sizes));
+    CHECK_OK(grKernelCreate(&k, tl_add_u32_fn, "cpu_only_add", 3, sizes));
     unsigned *d, v = 1, n = N;
     CHECK_OK(grMalloc((void **)&d, N * sizeof(unsigned)));
     void *args[] = {&d, &v, &n};
-    grKernelNodeParams kp = kparams(k, args);
+    grKernelNodeParams kp = tl_params_1d(k, args, N, BLOCK);
     grGraph_t g;
     grGraphNode_t node;
     grGraphExec_t e = NULL;
@@ -280,7 +222,7 @@ GR_TEST(gpu_graph_kernel_without_image_is_refused_at_instantiate)
 
 GR_TEST(gpu_graph_launch_on_a_stream_of_another_device_is_refused)
 {
-    int gpu = first_gpu();
+    int gpu = tl_first_gpu();
     CHECK_OK(grSetDevice(gpu));
     pipe p;
     pipe_build(&p, 1, 1);
@@ -297,14 +239,9 @@ GR_TEST(gpu_graph_launch_on_a_stream_of_another_device_is_refused)
     pipe_free(&p);
 }
 
-static void bump(void *user)
-{
-    (*(int *)user)++;
-}
-
 GR_TEST(gpu_graph_runs_host_child_graph_and_event_nodes)
 {
-    CHECK_OK(grSetDevice(first_gpu()));
+    CHECK_OK(grSetDevice(tl_first_gpu()));
     pipe p;
     pipe_build(&p, 3, 4);
     /* A parent: host node -> child (the pipe) -> event record. */
@@ -314,7 +251,7 @@ GR_TEST(gpu_graph_runs_host_child_graph_and_event_nodes)
     grEvent_t ev;
     CHECK_OK(grEventCreate(&ev));
     CHECK_OK(grGraphCreate(&parent, 0));
-    grHostNodeParams hp = {.fn = bump, .userData = &count};
+    grHostNodeParams hp = {.fn = tl_bump, .userData = &count};
     CHECK_OK(grGraphAddHostNode(&host, parent, NULL, 0, &hp));
     CHECK_OK(grGraphAddChildGraphNode(&child, parent, &host, 1, p.g));
     CHECK_OK(grGraphAddEventRecordNode(&rec, parent, &child, 1, ev));
@@ -327,7 +264,7 @@ GR_TEST(gpu_graph_runs_host_child_graph_and_event_nodes)
     CHECK_OK(grEventSynchronize(ev));
     CHECK_OK(grStreamSynchronize(s));
     CHECK_EQ(count, 3);
-    check_all(p.h, 7);
+    tl_check_all_u32(p.h, N, 7);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(parent));
     CHECK_OK(grEventDestroy(ev));
@@ -337,7 +274,7 @@ GR_TEST(gpu_graph_runs_host_child_graph_and_event_nodes)
 
 GR_TEST(gpu_graph_event_of_the_cpu_device_is_refused_at_instantiate)
 {
-    int gpu = first_gpu();
+    int gpu = tl_first_gpu();
     grEvent_t ev;
     CHECK_OK(grSetDevice(0));
     CHECK_OK(grEventCreate(&ev));
@@ -355,8 +292,8 @@ GR_TEST(gpu_graph_event_of_the_cpu_device_is_refused_at_instantiate)
 
 GR_TEST(gpu_graph_captured_pipeline_replays_with_updates)
 {
-    CHECK_OK(grSetDevice(first_gpu()));
-    grKernel_t fill = test_kernel("gr_test_fill"), add = test_kernel("gr_test_add");
+    CHECK_OK(grSetDevice(tl_first_gpu()));
+    grKernel_t fill = tl_ptx_kernel("gr_test_fill"), add = tl_ptx_kernel("gr_test_add");
     unsigned *d, *h, n = N, v0 = 5, v1 = 6;
     CHECK_OK(grMalloc((void **)&d, N * sizeof(unsigned)));
     CHECK_OK(grMallocHost((void **)&h, N * sizeof(unsigned)));
@@ -377,7 +314,7 @@ GR_TEST(gpu_graph_captured_pipeline_replays_with_updates)
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     CHECK_OK(grGraphLaunch(e, s));
     CHECK_OK(grStreamSynchronize(s));
-    check_all(h, 11);
+    tl_check_all_u32(h, N, 11);
     /* The same capture with other values updates the executable. */
     v0 = 100;
     v1 = 1;
@@ -392,7 +329,7 @@ GR_TEST(gpu_graph_captured_pipeline_replays_with_updates)
     for (int i = 0; i < 10; i++)
         CHECK_OK(grGraphLaunch(e, s));
     CHECK_OK(grStreamSynchronize(s));
-    check_all(h, 101);
+    tl_check_all_u32(h, N, 101);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grGraphDestroy(g2));
@@ -405,12 +342,12 @@ GR_TEST(gpu_graph_captured_pipeline_replays_with_updates)
 
 GR_TEST(gpu_graph_cpu_executable_refuses_gpu_memory_it_cannot_reach)
 {
-    int gpu = first_gpu();
+    int gpu = tl_first_gpu();
     CHECK_OK(grSetDevice(gpu));
     unsigned *d, v = 1, n = N;
     CHECK_OK(grMalloc((void **)&d, N * sizeof(unsigned)));
     CHECK_OK(grSetDevice(0));
-    grKernel_t add = test_kernel("gr_test_add");
+    grKernel_t add = tl_ptx_kernel("gr_test_add");
     grGraph_t g;
     grGraphNode_t set, kern;
     grGraphExec_t e = NULL;
@@ -426,7 +363,7 @@ GR_TEST(gpu_graph_cpu_executable_refuses_gpu_memory_it_cannot_reach)
     /* So would a CPU kernel given a GPU pointer. */
     CHECK_OK(grGraphCreate(&g, 0));
     void *args[] = {&d, &v, &n};
-    grKernelNodeParams kp = kparams(add, args);
+    grKernelNodeParams kp = tl_params_1d(add, args, N, BLOCK);
     CHECK_OK(grGraphAddKernelNode(&kern, g, NULL, 0, &kp));
     CHECK_GR(grErrorInvalidValue, grGraphInstantiate(&e, g, 0));
     CHECK_DETAIL_HAS("argument 0");
@@ -443,14 +380,14 @@ GR_TEST(gpu_graph_cpu_executable_refuses_gpu_memory_it_cannot_reach)
 
 GR_TEST(gpu_graph_update_of_one_changed_node_keeps_the_others)
 {
-    CHECK_OK(grSetDevice(first_gpu()));
+    CHECK_OK(grSetDevice(tl_first_gpu()));
     pipe p;
     pipe_build(&p, 1, 2);
     grGraphExec_t e;
     CHECK_OK(grGraphInstantiate(&e, p.g, 0));
     CHECK_OK(grGraphLaunch(e, NULL));
     CHECK_OK(grStreamSynchronize(NULL));
-    check_all(p.h, 3);
+    tl_check_all_u32(p.h, N, 3);
     /* A clone differing in the second add's value only: the update hands
      * just that node to the driver. */
     grGraph_t c;
@@ -459,7 +396,7 @@ GR_TEST(gpu_graph_update_of_one_changed_node_keeps_the_others)
     CHECK_OK(grGraphNodeFindInClone(&add2, p.add2, c));
     unsigned b = 50;
     void *args[] = {&p.d, &b, &p.n};
-    grKernelNodeParams kp = kparams(p.add, args);
+    grKernelNodeParams kp = tl_params_1d(p.add, args, N, BLOCK);
     CHECK_OK(grGraphKernelNodeSetParams(add2, &kp));
     grGraphExecUpdateResultInfo info;
     CHECK_OK(grGraphExecUpdate(e, c, &info));
@@ -467,13 +404,13 @@ GR_TEST(gpu_graph_update_of_one_changed_node_keeps_the_others)
         memset(p.h, 0, N * sizeof(unsigned));
         CHECK_OK(grGraphLaunch(e, NULL));
         CHECK_OK(grStreamSynchronize(NULL));
-        check_all(p.h, 51);
+        tl_check_all_u32(p.h, N, 51);
     }
     /* Updating back from the original changes that node again. */
     CHECK_OK(grGraphExecUpdate(e, p.g, &info));
     CHECK_OK(grGraphLaunch(e, NULL));
     CHECK_OK(grStreamSynchronize(NULL));
-    check_all(p.h, 3);
+    tl_check_all_u32(p.h, N, 3);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(c));
     pipe_free(&p);

@@ -6,11 +6,11 @@
  * refusing allocations of another device. Each test needs a GPU device
  * and is skipped, saying why, where there is none (CI has none).
  *
- * The kernels exist twice: a CPU function per block (below) and the GPU
- * entry of the same name in gpu-ptx.h (from gpu-kernels.cu).
+ * The kernels exist twice: a CPU function per block (tl_ptx_kernel,
+ * tests/lib) and the GPU entry of the same name in gpu-ptx.h (from
+ * gpu-kernels.cu).
  */
-#include "test.h"
-#include "gpu-ptx.h"
+#include "testlib.h"
 
 #include <stdbool.h>
 
@@ -20,76 +20,12 @@ enum {
     BYTES = N * sizeof(unsigned)
 };
 
-static void fill_cpu(const grKernelCtx *ctx, void **args)
-{
-    unsigned *p = *(unsigned **)args[0], v = *(unsigned *)args[1], n = *(unsigned *)args[2];
-    GR_FOR_THREADS(ctx, tx, ty, tz)
-    {
-        size_t i = GR_GLOBAL_X(ctx, tx);
-        if (i < n)
-            p[i] = v;
-    }
-}
-
-static void add_cpu(const grKernelCtx *ctx, void **args)
-{
-    unsigned *p = *(unsigned **)args[0], v = *(unsigned *)args[1], n = *(unsigned *)args[2];
-    GR_FOR_THREADS(ctx, tx, ty, tz)
-    {
-        size_t i = GR_GLOBAL_X(ctx, tx);
-        if (i < n)
-            p[i] += v;
-    }
-}
-
-/* The first GPU's device number; skips the test where there is none. */
-static int first_gpu(void)
-{
-    int n = 0;
-    CHECK_OK(grGetDeviceCount(&n));
-    if (n < 2)
-        GR_TEST_SKIP("no GPU device: grGetDeviceCount gives %d (the CPU only)", n);
-    return 1;
-}
-
-/* A kernel of the test image (gr_test_fill or gr_test_add), with its CPU
- * function. Names are unique among live kernels: one of each per test. */
-static grKernel_t test_kernel(const char *name)
-{
-    grKernel_t k;
-    size_t sizes[] = {sizeof(unsigned *), sizeof(unsigned), sizeof(unsigned)};
-    bool fill = strcmp(name, "gr_test_fill") == 0;
-    CHECK_OK(grKernelCreate(&k, fill ? fill_cpu : add_cpu, name, 3, sizes));
-    CHECK_OK(grKernelSetImage(k, gr_test_ptx, name));
-    return k;
-}
-
-static grKernelNodeParams kparams(grKernel_t k, void **args)
-{
-    grKernelNodeParams p = {.func = k,
-                            .gridDim = GR_DIM3((N + BLOCK - 1) / BLOCK, 1, 1),
-                            .blockDim = GR_DIM3(BLOCK, 1, 1),
-                            .kernelParams = args};
-    return p;
-}
-
-static void check_all(const unsigned *h, unsigned want)
-{
-    for (unsigned i = 0; i < N; i++)
-        if (h[i] != want)
-            GR_TEST_FAIL_("element %u is %u, expected %u", i, h[i], want);
-}
-
 /* The parameters of an allocation of 'bytes' on 'device'; with 'access',
  * one access descriptor naming access_dev. */
 static grMemAllocNodeParams alloc_params(int device, size_t bytes, grMemAccessDesc *access, int access_dev)
 {
     grMemAllocNodeParams ap;
-    memset(&ap, 0, sizeof ap);
-    ap.poolProps.allocType = grMemAllocationTypePinned;
-    ap.poolProps.location.type = grMemLocationTypeDevice;
-    ap.poolProps.location.id = device;
-    ap.bytesize = bytes;
+    ap = tl_alloc_params(device, bytes);
     if (access) {
         memset(access, 0, sizeof *access);
         access->location.type = grMemLocationTypeDevice;
@@ -110,9 +46,9 @@ static uint64_t gattr(int device, grGraphMemAttributeType a)
 
 GR_TEST(gpu_graphmem_alloc_kernel_copy_free_runs_on_the_gpu_launch_after_launch)
 {
-    int gpu = first_gpu();
+    int gpu = tl_first_gpu();
     CHECK_OK(grSetDevice(gpu));
-    grKernel_t fill = test_kernel("gr_test_fill"), add = test_kernel("gr_test_add");
+    grKernel_t fill = tl_ptx_kernel("gr_test_fill"), add = tl_ptx_kernel("gr_test_add");
     unsigned *h, *d, v = 5, w = 2, n = N;
     CHECK_OK(grMallocHost((void **)&h, BYTES));
     grGraph_t g;
@@ -124,7 +60,7 @@ GR_TEST(gpu_graphmem_alloc_kernel_copy_free_runs_on_the_gpu_launch_after_launch)
     d = ap.dptr;
     CHECK(d != NULL);
     void *fa[] = {&d, &v, &n}, *aa[] = {&d, &w, &n};
-    grKernelNodeParams p1 = kparams(fill, fa), p2 = kparams(add, aa);
+    grKernelNodeParams p1 = tl_params_1d(fill, fa, N, BLOCK), p2 = tl_params_1d(add, aa, N, BLOCK);
     CHECK_OK(grGraphAddKernelNode(&k1, g, &a, 1, &p1));
     CHECK_OK(grGraphAddKernelNode(&k2, g, &k1, 1, &p2));
     CHECK_OK(grGraphAddMemcpyNode1D(&copy, g, &k2, 1, h, d, BYTES, grMemcpyDeviceToHost));
@@ -148,7 +84,7 @@ GR_TEST(gpu_graphmem_alloc_kernel_copy_free_runs_on_the_gpu_launch_after_launch)
         memset(h, 0xff, BYTES);
         CHECK_OK(grGraphLaunch(e, s));
         CHECK_OK(grStreamSynchronize(s));
-        check_all(h, 7);
+        tl_check_all_u32(h, N, 7);
     }
     /* A new instantiation maps the same address again. */
     CHECK_OK(grGraphExecDestroy(e));
@@ -159,7 +95,7 @@ GR_TEST(gpu_graphmem_alloc_kernel_copy_free_runs_on_the_gpu_launch_after_launch)
     memset(h, 0, BYTES);
     CHECK_OK(grGraphLaunch(e, s));
     CHECK_OK(grStreamSynchronize(s));
-    check_all(h, 7);
+    tl_check_all_u32(h, N, 7);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grStreamDestroy(s));
     CHECK_OK(grGraphDestroy(g));
@@ -181,7 +117,7 @@ static grGraph_t fill_copy_graph(int gpu, grKernel_t fill, unsigned **d, unsigne
     CHECK_OK(grGraphAddMemAllocNode(&a, g, NULL, 0, &ap));
     *d = ap.dptr;
     void *fa[] = {d, v, n};
-    grKernelNodeParams p = kparams(fill, fa);
+    grKernelNodeParams p = tl_params_1d(fill, fa, N, BLOCK);
     CHECK_OK(grGraphAddKernelNode(&k, g, &a, 1, &p));
     CHECK_OK(grGraphAddMemcpyNode1D(&copy, g, &k, 1, h, *d, BYTES, grMemcpyDeviceToHost));
     CHECK_OK(grGraphAddMemFreeNode(&f, g, &copy, 1, *d));
@@ -192,9 +128,9 @@ static grGraph_t fill_copy_graph(int gpu, grKernel_t fill, unsigned **d, unsigne
  * on a GPU the executable then maps the new graph's allocation. */
 GR_TEST(gpu_graphmem_exec_update_moves_to_the_new_graphs_allocation)
 {
-    int gpu = first_gpu();
+    int gpu = tl_first_gpu();
     CHECK_OK(grSetDevice(gpu));
-    grKernel_t fill = test_kernel("gr_test_fill");
+    grKernel_t fill = tl_ptx_kernel("gr_test_fill");
     unsigned *h, *d1, *d2, v1 = 11, v2 = 22, n = N;
     CHECK_OK(grMallocHost((void **)&h, BYTES));
     grGraph_t g1 = fill_copy_graph(gpu, fill, &d1, &v1, &n, h);
@@ -207,19 +143,19 @@ GR_TEST(gpu_graphmem_exec_update_moves_to_the_new_graphs_allocation)
     CHECK_OK(grGraphInstantiate(&e, g1, 0));
     CHECK_OK(grGraphLaunch(e, s));
     CHECK_OK(grStreamSynchronize(s));
-    check_all(h, 11);
+    tl_check_all_u32(h, N, 11);
     CHECK_OK(grGraphExecUpdate(e, g2, &info));
     CHECK_EQ(info.result, grGraphExecUpdateSuccess);
     memset(h, 0, BYTES);
     CHECK_OK(grGraphLaunch(e, s));
     CHECK_OK(grStreamSynchronize(s));
-    check_all(h, 22);
+    tl_check_all_u32(h, N, 22);
     /* g1's allocation is free for another executable. */
     CHECK_OK(grGraphInstantiate(&e1, g1, 0));
     memset(h, 0, BYTES);
     CHECK_OK(grGraphLaunch(e1, s));
     CHECK_OK(grStreamSynchronize(s));
-    check_all(h, 11);
+    tl_check_all_u32(h, N, 11);
     CHECK_OK(grGraphExecDestroy(e1));
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grStreamDestroy(s));
@@ -232,9 +168,9 @@ GR_TEST(gpu_graphmem_exec_update_moves_to_the_new_graphs_allocation)
 
 GR_TEST(gpu_graphmem_sequential_allocations_share_the_devices_memory)
 {
-    int gpu = first_gpu();
+    int gpu = tl_first_gpu();
     CHECK_OK(grSetDevice(gpu));
-    grKernel_t fill = test_kernel("gr_test_fill");
+    grKernel_t fill = tl_ptx_kernel("gr_test_fill");
     unsigned *h, *d1, *d2, v1 = 3, v2 = 4, n = N;
     CHECK_OK(grMallocHost((void **)&h, 2 * BYTES));
     grGraph_t g;
@@ -244,7 +180,7 @@ GR_TEST(gpu_graphmem_sequential_allocations_share_the_devices_memory)
     CHECK_OK(grGraphAddMemAllocNode(&a1, g, NULL, 0, &ap1));
     d1 = ap1.dptr;
     void *fa1[] = {&d1, &v1, &n};
-    grKernelNodeParams p1 = kparams(fill, fa1);
+    grKernelNodeParams p1 = tl_params_1d(fill, fa1, N, BLOCK);
     CHECK_OK(grGraphAddKernelNode(&k1, g, &a1, 1, &p1));
     CHECK_OK(grGraphAddMemcpyNode1D(&c1, g, &k1, 1, h, d1, BYTES, grMemcpyDeviceToHost));
     CHECK_OK(grGraphAddMemFreeNode(&f1, g, &c1, 1, d1));
@@ -253,7 +189,7 @@ GR_TEST(gpu_graphmem_sequential_allocations_share_the_devices_memory)
     d2 = ap2.dptr;
     CHECK(d2 != d1);
     void *fa2[] = {&d2, &v2, &n};
-    grKernelNodeParams p2 = kparams(fill, fa2);
+    grKernelNodeParams p2 = tl_params_1d(fill, fa2, N, BLOCK);
     CHECK_OK(grGraphAddKernelNode(&k2, g, &a2, 1, &p2));
     CHECK_OK(grGraphAddMemcpyNode1D(&c2, g, &k2, 1, h + N, d2, BYTES, grMemcpyDeviceToHost));
     CHECK_OK(grGraphAddMemFreeNode(&f2, g, &c2, 1, d2));
@@ -282,8 +218,8 @@ GR_TEST(gpu_graphmem_sequential_allocations_share_the_devices_memory)
         memset(h, 0, 2 * BYTES);
         CHECK_OK(grGraphLaunch(e, s));
         CHECK_OK(grStreamSynchronize(s));
-        check_all(h, 3);
-        check_all(h + N, 4);
+        tl_check_all_u32(h, N, 3);
+        tl_check_all_u32(h + N, N, 4);
     }
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grStreamDestroy(s));
@@ -295,9 +231,9 @@ GR_TEST(gpu_graphmem_sequential_allocations_share_the_devices_memory)
 
 GR_TEST(gpu_graphmem_captured_malloc_async_free_async_replays_on_the_gpu)
 {
-    int gpu = first_gpu();
+    int gpu = tl_first_gpu();
     CHECK_OK(grSetDevice(gpu));
-    grKernel_t fill = test_kernel("gr_test_fill"), add = test_kernel("gr_test_add");
+    grKernel_t fill = tl_ptx_kernel("gr_test_fill"), add = tl_ptx_kernel("gr_test_add");
     unsigned *h, *d = NULL, v = 10, w = 1, n = N;
     CHECK_OK(grMallocHost((void **)&h, BYTES));
     grStream_t s;
@@ -333,7 +269,7 @@ GR_TEST(gpu_graphmem_captured_malloc_async_free_async_replays_on_the_gpu)
         memset(h, 0, BYTES);
         CHECK_OK(grGraphLaunch(e, s));
         CHECK_OK(grStreamSynchronize(s));
-        check_all(h, 11);
+        tl_check_all_u32(h, N, 11);
     }
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
@@ -346,9 +282,9 @@ GR_TEST(gpu_graphmem_captured_malloc_async_free_async_replays_on_the_gpu)
 
 GR_TEST(gpu_graphmem_unfreed_allocation_outlives_its_launch_until_grFreeAsync)
 {
-    int gpu = first_gpu();
+    int gpu = tl_first_gpu();
     CHECK_OK(grSetDevice(gpu));
-    grKernel_t fill = test_kernel("gr_test_fill");
+    grKernel_t fill = tl_ptx_kernel("gr_test_fill");
     unsigned *h, *d, v = 42, n = N;
     CHECK_OK(grMallocHost((void **)&h, BYTES));
     grGraph_t g;
@@ -358,7 +294,7 @@ GR_TEST(gpu_graphmem_unfreed_allocation_outlives_its_launch_until_grFreeAsync)
     CHECK_OK(grGraphAddMemAllocNode(&a, g, NULL, 0, &ap));
     d = ap.dptr;
     void *fa[] = {&d, &v, &n};
-    grKernelNodeParams p = kparams(fill, fa);
+    grKernelNodeParams p = tl_params_1d(fill, fa, N, BLOCK);
     CHECK_OK(grGraphAddKernelNode(&k, g, &a, 1, &p));
     grStream_t s;
     grGraphExec_t e;
@@ -372,7 +308,7 @@ GR_TEST(gpu_graphmem_unfreed_allocation_outlives_its_launch_until_grFreeAsync)
     memset(h, 0, BYTES);
     CHECK_OK(grMemcpyAsync(h, d, BYTES, grMemcpyDeviceToHost, s));
     CHECK_OK(grStreamSynchronize(s));
-    check_all(h, 42);
+    tl_check_all_u32(h, N, 42);
     /* CUDA's rule: the previous launch's allocation is still live. */
     CHECK_GR(grErrorInvalidValue, grGraphLaunch(e, s));
     CHECK_DETAIL_HAS("still allocated");
@@ -401,7 +337,7 @@ GR_TEST(gpu_graphmem_unfreed_allocation_outlives_its_launch_until_grFreeAsync)
 
 GR_TEST(gpu_graphmem_executable_refuses_allocations_of_another_device)
 {
-    int gpu = first_gpu();
+    int gpu = tl_first_gpu();
     grGraph_t g;
     grGraphNode_t a;
     grGraphExec_t e = NULL;
@@ -442,9 +378,9 @@ GR_TEST(gpu_graphmem_executable_refuses_allocations_of_another_device)
 
 GR_TEST(gpu_graphmem_device_reset_leaves_graph_allocations_to_their_graph)
 {
-    int gpu = first_gpu();
+    int gpu = tl_first_gpu();
     CHECK_OK(grSetDevice(gpu));
-    grKernel_t fill = test_kernel("gr_test_fill");
+    grKernel_t fill = tl_ptx_kernel("gr_test_fill");
     unsigned *h, *d, v = 6, n = N;
     CHECK_OK(grMallocHost((void **)&h, BYTES));
     grGraph_t g;
@@ -454,7 +390,7 @@ GR_TEST(gpu_graphmem_device_reset_leaves_graph_allocations_to_their_graph)
     CHECK_OK(grGraphAddMemAllocNode(&a, g, NULL, 0, &ap));
     d = ap.dptr;
     void *fa[] = {&d, &v, &n};
-    grKernelNodeParams p = kparams(fill, fa);
+    grKernelNodeParams p = tl_params_1d(fill, fa, N, BLOCK);
     CHECK_OK(grGraphAddKernelNode(&k, g, &a, 1, &p));
     CHECK_OK(grGraphAddMemcpyNode1D(&copy, g, &k, 1, h, d, BYTES, grMemcpyDeviceToHost));
     CHECK_OK(grGraphAddMemFreeNode(&f, g, &copy, 1, d));
@@ -467,7 +403,7 @@ GR_TEST(gpu_graphmem_device_reset_leaves_graph_allocations_to_their_graph)
     memset(h, 0, BYTES);
     CHECK_OK(grGraphLaunch(e, s));
     CHECK_OK(grStreamSynchronize(s));
-    check_all(h, 6);
+    tl_check_all_u32(h, N, 6);
     /* Still tracked: a copy past its end is refused. */
     CHECK_GR(grErrorInvalidValue, grMemcpyAsync(h, d, BYTES + 1, grMemcpyDeviceToHost, s));
     CHECK_DETAIL_HAS("past its end");

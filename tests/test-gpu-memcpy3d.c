@@ -5,33 +5,11 @@
  * the padding between rows left alone. Each test needs a GPU device and
  * is skipped, saying why, where there is none (CI has none).
  */
-#include "test.h"
+#include "testlib.h"
 
 #include <string.h>
 
 #define PAD 0xee
-
-/* The first GPU's device number; skips the test where there is none. */
-static int first_gpu(void)
-{
-    int n = 0;
-    CHECK_OK(grGetDeviceCount(&n));
-    if (n < 2)
-        GR_TEST_SKIP("no GPU device: grGetDeviceCount gives %d (the CPU only)", n);
-    return 1;
-}
-
-static grMemcpy3DParms params(void *dst, size_t dpitch, size_t dysize, const void *src, size_t spitch,
-                              size_t sysize, grExtent e, grMemcpyKind kind)
-{
-    grMemcpy3DParms c;
-    memset(&c, 0, sizeof c);
-    c.dstPtr = make_grPitchedPtr(dst, dpitch, e.width, dysize);
-    c.srcPtr = make_grPitchedPtr((void *)(uintptr_t)src, spitch, e.width, sysize);
-    c.extent = e;
-    c.kind = kind;
-    return c;
-}
 
 /* The bytes a copy of c leaves in 'want', a host copy of its destination
  * buffer 'base' ('from' stands for the source as the host sees it). */
@@ -58,7 +36,7 @@ enum {
 
 GR_TEST(gpu_graph_runs_pitched_memcpy_nodes_and_follows_their_changes)
 {
-    CHECK_OK(grSetDevice(first_gpu()));
+    CHECK_OK(grSetDevice(tl_first_gpu()));
     unsigned char *src, *dst, *d, dev_img[DP * ROWS * SLICES], want[HP * ROWS * SLICES];
     CHECK_OK(grMallocHost((void **)&src, SP * ROWS * SLICES));
     CHECK_OK(grMallocHost((void **)&dst, sizeof want));
@@ -66,8 +44,10 @@ GR_TEST(gpu_graph_runs_pitched_memcpy_nodes_and_follows_their_changes)
     for (size_t i = 0; i < SP * ROWS * SLICES; i++)
         src[i] = (unsigned char)(i * 5u + 3u);
     /* Host (pitch 8) -> device (pitch 16) -> host (pitch 12). */
-    grMemcpy3DParms up = params(d, DP, ROWS, src, SP, ROWS, make_grExtent(6, 3, 2), grMemcpyHostToDevice);
-    grMemcpy3DParms down = params(dst, HP, ROWS, d, DP, ROWS, make_grExtent(6, 3, 2), grMemcpyDeviceToHost);
+    grMemcpy3DParms up =
+        tl_copy3d_params(d, DP, ROWS, src, SP, ROWS, make_grExtent(6, 3, 2), grMemcpyHostToDevice);
+    grMemcpy3DParms down =
+        tl_copy3d_params(dst, HP, ROWS, d, DP, ROWS, make_grExtent(6, 3, 2), grMemcpyDeviceToHost);
     grGraph_t g;
     grGraphNode_t nu, nd;
     grGraphExec_t x;

@@ -5,23 +5,16 @@
  * operation nodes in an executable of a GPU). Every test first asks for a
  * GPU and is skipped, saying why, where there is none.
  */
-#include "test.h"
+#include "testlib.h"
 
 #include <string.h>
-
-/* Makes the first GPU the thread's device, or skips the test. */
-static void use_gpu_or_skip(void)
-{
-    if (grSetDevice(1) != grSuccess)
-        GR_TEST_SKIP("no GPU device: %s", grGetLastErrorDetail());
-}
 
 GR_TEST(gpu_stream_writes_and_waits_run_on_the_gpu)
 {
     uint32_t *d = NULL;
     uint32_t back[4] = {0, 0, 0, 0};
     grStream_t s;
-    use_gpu_or_skip();
+    tl_use_gpu_or_skip();
     CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
     CHECK_OK(grMalloc((void **)&d, 4 * sizeof *d));
     CHECK_OK(grMemsetAsync(d, 0, 4 * sizeof *d, s));
@@ -57,7 +50,7 @@ GR_TEST(gpu_memory_words_on_a_cpu_stream_and_memop_graphs_on_a_gpu_are_refused)
     grStream_t cpu, gpu;
     grGraph_t g;
     grGraphExec_t e = NULL;
-    use_gpu_or_skip();
+    tl_use_gpu_or_skip();
     CHECK_OK(grMalloc((void **)&d, 16));
     CHECK_OK(grStreamCreate(&gpu));
     CHECK_OK(grSetDevice(0));

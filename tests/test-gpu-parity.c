@@ -166,10 +166,7 @@ static void legacy_work_holds_back_a_blocking_stream(int gpu)
     usleep(20000);
     CHECK_EQ(atomic_load(&log_n), 0);
     CHECK_GR(grErrorNotReady, grStreamQuery(b));
-    atomic_store(&gate, 1);
-    CHECK(wait_logged(2, 5000));
-    CHECK_EQ(logged(0), 1);
-    CHECK_EQ(logged(1), 2);
+    open_gate_expect_log(&gate, 2, (const int[]){1, 2});
     CHECK_OK(grDeviceSynchronize());
     CHECK_OK(grStreamQuery(b));
     CHECK_EQ(atomic_load(&gate_timeouts), 0);
@@ -217,10 +214,7 @@ static void blocking_work_holds_back_the_legacy_stream(int gpu)
     CHECK_OK(grLaunchHostFunc(NULL, gated_step, &second));
     usleep(20000);
     CHECK_EQ(atomic_load(&log_n), 0);
-    atomic_store(&gate, 1);
-    CHECK(wait_logged(2, 5000));
-    CHECK_EQ(logged(0), 1);
-    CHECK_EQ(logged(1), 2);
+    open_gate_expect_log(&gate, 2, (const int[]){1, 2});
     CHECK_OK(grDeviceSynchronize());
     CHECK_OK(grLaunchHostFunc(nb, gated_step, &other));
     CHECK_OK(grStreamQuery(NULL));

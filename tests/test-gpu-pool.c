@@ -5,19 +5,11 @@
  * another device's streams. Each test needs a GPU device and is skipped,
  * saying why, where there is none (CI has none).
  */
-#include "test.h"
+#include "testlib.h"
 
 enum {
     N = 1 << 20
 };
-
-/* Makes the first GPU current; skips the test where there is none. */
-static int use_gpu_or_skip(void)
-{
-    if (grSetDevice(1) != grSuccess)
-        GR_TEST_SKIP("no GPU device: %s", grGetLastErrorDetail());
-    return 1;
-}
 
 static grMemPoolProps gpu_props(int device)
 {
@@ -30,16 +22,9 @@ static grMemPoolProps gpu_props(int device)
     return p;
 }
 
-static uint64_t pool_u64(grMemPool_t pool, grMemPoolAttr a)
-{
-    uint64_t v = ~0ull;
-    CHECK_OK(grMemPoolGetAttribute(pool, a, &v));
-    return v;
-}
-
 GR_TEST(gpu_pool_created_for_a_gpu_allocates_in_stream_order)
 {
-    int gpu = use_gpu_or_skip();
+    int gpu = tl_use_gpu_or_skip();
     grMemPoolProps props = gpu_props(gpu);
     grMemPool_t pool = NULL;
     grStream_t s;
@@ -51,8 +36,8 @@ GR_TEST(gpu_pool_created_for_a_gpu_allocates_in_stream_order)
     CHECK_OK(grMallocFromPoolAsync(&d, N, pool, s));
     CHECK(d != NULL);
     /* The driver's pool counts the allocation. */
-    CHECK(pool_u64(pool, grMemPoolAttrUsedMemCurrent) >= N);
-    CHECK(pool_u64(pool, grMemPoolAttrReservedMemCurrent) >= N);
+    CHECK(tl_pool_u64(pool, grMemPoolAttrUsedMemCurrent) >= N);
+    CHECK(tl_pool_u64(pool, grMemPoolAttrReservedMemCurrent) >= N);
     /* Tracked as the GPU's pool memory: bounds are checked. */
     CHECK_GR(grErrorInvalidValue, grMemsetAsync(d, 0, N + 1, s));
     CHECK_OK(grMemsetAsync(d, 0x5a, N, s));
@@ -61,11 +46,11 @@ GR_TEST(gpu_pool_created_for_a_gpu_allocates_in_stream_order)
     CHECK_OK(grStreamSynchronize(s));
     CHECK_EQ(h[0], 0x5a);
     CHECK_EQ(h[N - 1], 0x5a);
-    CHECK_EQ(pool_u64(pool, grMemPoolAttrUsedMemCurrent), 0);
+    CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrUsedMemCurrent), 0);
     /* Attributes: CUDA's, through the driver, with graphrt's checks. */
     uint64_t threshold = (uint64_t)1 << 30, zero = 0, five = 5;
     CHECK_OK(grMemPoolSetAttribute(pool, grMemPoolAttrReleaseThreshold, &threshold));
-    CHECK_EQ(pool_u64(pool, grMemPoolAttrReleaseThreshold), threshold);
+    CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrReleaseThreshold), threshold);
     int follow = 0;
     CHECK_OK(grMemPoolSetAttribute(pool, grMemPoolReuseFollowEventDependencies, &follow));
     follow = 7;
@@ -77,7 +62,7 @@ GR_TEST(gpu_pool_created_for_a_gpu_allocates_in_stream_order)
     CHECK_DETAIL_HAS("setting it to 0");
     CHECK_OK(grMemPoolSetAttribute(pool, grMemPoolAttrUsedMemHigh, &zero));
     CHECK_OK(grMemPoolTrimTo(pool, 0));
-    CHECK_EQ(pool_u64(pool, grMemPoolAttrReservedMemCurrent), 0);
+    CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrReservedMemCurrent), 0);
     CHECK_OK(grMemPoolDestroy(pool));
     CHECK_GR(grErrorInvalidValue, grMallocFromPoolAsync(&d, 256, pool, s));
     CHECK_DETAIL_HAS("not live");
@@ -88,7 +73,7 @@ GR_TEST(gpu_pool_created_for_a_gpu_allocates_in_stream_order)
 
 GR_TEST(gpu_pool_default_and_current_pools_are_the_gpus)
 {
-    int gpu = use_gpu_or_skip();
+    int gpu = tl_use_gpu_or_skip();
     grMemPool_t dflt = NULL, again = NULL, cpu_dflt = NULL, cur = NULL, pool = NULL;
     grMemPoolProps props = gpu_props(gpu);
     grStream_t s, cpu_s;
@@ -108,7 +93,7 @@ GR_TEST(gpu_pool_default_and_current_pools_are_the_gpus)
     CHECK_OK(grDeviceGetMemPool(&cur, gpu));
     CHECK_PTR_EQ(cur, pool);
     CHECK_OK(grMallocAsync(&d, N, s));
-    CHECK(pool_u64(pool, grMemPoolAttrUsedMemCurrent) >= N);
+    CHECK(tl_pool_u64(pool, grMemPoolAttrUsedMemCurrent) >= N);
     CHECK_OK(grFreeAsync(d, s));
     CHECK_OK(grStreamSynchronize(s));
     /* A pool is current on its own device only. */

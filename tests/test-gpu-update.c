@@ -8,7 +8,7 @@
  * The kernel exists twice: a CPU function per block (below) and the GPU
  * entry of the same name in gpu-ptx.h (from gpu-kernels.cu).
  */
-#include "test.h"
+#include "testlib.h"
 #include "gpu-ptx.h"
 
 enum {
@@ -16,27 +16,6 @@ enum {
     BLOCK = 128,
     K = 32 /* kernel nodes of the chain: enough for a whole-graph update */
 };
-
-static void add_cpu(const grKernelCtx *ctx, void **args)
-{
-    unsigned *p = *(unsigned **)args[0], v = *(unsigned *)args[1], n = *(unsigned *)args[2];
-    GR_FOR_THREADS(ctx, tx, ty, tz)
-    {
-        size_t i = GR_GLOBAL_X(ctx, tx);
-        if (i < n)
-            p[i] += v;
-    }
-}
-
-/* The first GPU's device number; skips the test where there is none. */
-static int first_gpu(void)
-{
-    int n = 0;
-    CHECK_OK(grGetDeviceCount(&n));
-    if (n < 2)
-        GR_TEST_SKIP("no GPU device: grGetDeviceCount gives %d (the CPU only)", n);
-    return 1;
-}
 
 /* memset(d, 0) -> add(v[0]) -> ... -> add(v[K-1]) -> copy to host. */
 typedef struct chain {
@@ -75,7 +54,7 @@ static void chain_build(chain *c, setup *st, unsigned first, unsigned rest)
 static void setup_make(setup *st)
 {
     size_t sizes[] = {sizeof(unsigned *), sizeof(unsigned), sizeof(unsigned)};
-    CHECK_OK(grKernelCreate(&st->add, add_cpu, "gr_test_add", 3, sizes));
+    CHECK_OK(grKernelCreate(&st->add, tl_add_u32_fn, "gr_test_add", 3, sizes));
     CHECK_OK(grKernelSetImage(st->add, gr_test_ptx, "gr_test_add"));
     CHECK_OK(grMalloc((void **)&st->d, N * sizeof(unsigned)));
     CHECK_OK(grMallocHost((void **)&st->h, N * sizeof(unsigned)));
@@ -115,7 +94,7 @@ static void set_add(setup *st, grGraphExec_t e, const chain *c, int i, unsigned 
 
 GR_TEST(gpu_update_of_many_nodes_keeps_what_set_params_wrote)
 {
-    CHECK_OK(grSetDevice(first_gpu()));
+    CHECK_OK(grSetDevice(tl_first_gpu()));
     setup st;
     chain ones, twos;
     setup_make(&st);
@@ -154,7 +133,7 @@ GR_TEST(gpu_update_of_many_nodes_keeps_what_set_params_wrote)
 
 GR_TEST(gpu_update_of_many_nodes_keeps_disabled_nodes_disabled)
 {
-    CHECK_OK(grSetDevice(first_gpu()));
+    CHECK_OK(grSetDevice(tl_first_gpu()));
     setup st;
     chain ones, twos;
     setup_make(&st);
@@ -181,7 +160,7 @@ GR_TEST(gpu_update_of_many_nodes_keeps_disabled_nodes_disabled)
 
 GR_TEST(gpu_update_after_many_set_params_calls_runs_the_updated_graph)
 {
-    CHECK_OK(grSetDevice(first_gpu()));
+    CHECK_OK(grSetDevice(tl_first_gpu()));
     setup st;
     chain ones, twos;
     setup_make(&st);

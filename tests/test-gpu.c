@@ -6,7 +6,7 @@
  * details. Every test first asks for a GPU and is skipped, saying why,
  * where there is none (no driver, no device, GRAPHRT_CUDA=0).
  */
-#include "test.h"
+#include "testlib.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -18,29 +18,17 @@ GR_KERNEL_DECLARE(gr_test_saxpy);
 GR_KERNEL_DECLARE(gr_test_count);
 int gr_test_kernels_have_image(void);
 
-/* Makes the first GPU the thread's device, or skips the test. */
-static void use_gpu_or_skip(void)
-{
-    if (grSetDevice(1) != grSuccess)
-        GR_TEST_SKIP("no GPU device: %s", grGetLastErrorDetail());
-}
-
 static void cpu_block_noop(const grKernelCtx *ctx, void **args)
 {
     (void)ctx;
     (void)args;
 }
 
-static void set_flag(void *p)
-{
-    atomic_store((atomic_int *)p, 1);
-}
-
 GR_TEST(gpu_properties_describe_a_gpu_and_match_the_attributes)
 {
     grDeviceProp p;
     int v = 0;
-    use_gpu_or_skip();
+    tl_use_gpu_or_skip();
     CHECK_OK(grGetDeviceProperties(&p, 1));
     CHECK_EQ(p.isCpu, 0);
     CHECK(p.name[0] != '\0');
@@ -59,7 +47,7 @@ GR_TEST(gpu_properties_describe_a_gpu_and_match_the_attributes)
 GR_TEST(gpu_malloc_is_bounds_checked_and_freed_once)
 {
     void *d = NULL;
-    use_gpu_or_skip();
+    tl_use_gpu_or_skip();
     CHECK_OK(grMalloc(&d, 1000));
     CHECK(d != NULL);
     CHECK_GR(grErrorInvalidValue, grMemset(d, 0, 1001));
@@ -77,7 +65,7 @@ GR_TEST(gpu_pinned_copies_go_there_and_back_synchronously)
     };
     unsigned char *h = NULL, *back = NULL;
     void *d = NULL, *d2 = NULL;
-    use_gpu_or_skip();
+    tl_use_gpu_or_skip();
     CHECK_OK(grMallocHost((void **)&h, N));
     CHECK_OK(grMallocHost((void **)&back, N));
     CHECK_OK(grMalloc(&d, N));
@@ -103,7 +91,7 @@ GR_TEST(gpu_async_copies_and_memsets_run_in_stream_order)
     unsigned char *h = NULL;
     void *d = NULL;
     grStream_t s;
-    use_gpu_or_skip();
+    tl_use_gpu_or_skip();
     CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
     CHECK_OK(grMallocHost((void **)&h, N));
     CHECK_OK(grMalloc(&d, N));
@@ -130,7 +118,7 @@ GR_TEST(gpu_events_time_the_work_between_them)
     grStream_t s;
     grEvent_t a, b, untimed;
     float ms = -1;
-    use_gpu_or_skip();
+    tl_use_gpu_or_skip();
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grEventCreate(&a));
     CHECK_OK(grEventCreate(&b));
@@ -173,7 +161,7 @@ GR_TEST(gpu_host_function_runs_after_the_work_before_it)
     void *d = NULL;
     grStream_t s;
     seen w = {NULL, -1, 0};
-    use_gpu_or_skip();
+    tl_use_gpu_or_skip();
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grMallocHost((void **)&h, 64));
     CHECK_OK(grMalloc(&d, 64));
@@ -201,7 +189,7 @@ GR_TEST(gpu_kernel_from_the_embedded_image_computes_what_the_cpu_does)
     float a = 2.5f, fsum = 0;
     grKernel_t saxpy, cnt;
     grStream_t s;
-    use_gpu_or_skip();
+    tl_use_gpu_or_skip();
     if (!gr_test_kernels_have_image())
         GR_TEST_SKIP("built without a CUDA compiler: tests/kernels/gpu_kernels.c has no GPU image");
     CHECK_OK(GR_KERNEL_CREATE(&saxpy, gr_test_saxpy));
@@ -312,7 +300,7 @@ GR_TEST(gpu_kernel_from_a_ptx_image_runs_on_the_gpu_and_the_cpu)
     void *d = NULL;
     grKernel_t k;
     grStream_t s;
-    use_gpu_or_skip();
+    tl_use_gpu_or_skip();
     CHECK_OK(grKernelCreate(&k, fill_cpu, "ptx_fill", 3, sizes));
     CHECK_OK(grKernelSetImage(k, fill_ptx, "gr_ptx_fill"));
     CHECK_OK(grStreamCreate(&s));
@@ -345,7 +333,7 @@ GR_TEST(gpu_launch_of_a_kernel_without_image_names_the_kernel_and_the_fix)
 {
     grKernel_t k;
     grStream_t s;
-    use_gpu_or_skip();
+    tl_use_gpu_or_skip();
     CHECK_OK(grKernelCreate(&k, cpu_block_noop, "cpu_only_kernel", 0, NULL));
     CHECK_OK(grStreamCreate(&s));
     CHECK_GR(grErrorInvalidDeviceFunction, grLaunchKernel(k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), NULL, 0, s));
@@ -360,7 +348,7 @@ GR_TEST(gpu_kernel_with_a_bad_image_fails_with_cudas_error_name)
     static const char not_an_image[] = "this is not PTX";
     grKernel_t k;
     grStream_t s;
-    use_gpu_or_skip();
+    tl_use_gpu_or_skip();
     gr_test_real_gpu_or_skip(); /* the driver's loader refuses the image */
     CHECK_OK(grKernelCreate(&k, cpu_block_noop, "bad_image_kernel", 0, NULL));
     CHECK_OK(grKernelSetImage(k, not_an_image, "bad_image_kernel"));
@@ -377,7 +365,7 @@ GR_TEST(gpu_kernel_with_a_bad_image_fails_with_cudas_error_name)
 GR_TEST(gpu_out_of_memory_names_the_call_and_cudas_error)
 {
     void *d = NULL;
-    use_gpu_or_skip();
+    tl_use_gpu_or_skip();
     CHECK_GR(grErrorMemoryAllocation, grMalloc(&d, (size_t)1 << 52));
     CHECK_DETAIL_HAS("grMalloc");
     if (!gr_test_fake_device())
@@ -393,7 +381,7 @@ GR_TEST(gpu_stream_ordered_allocation_uses_the_devices_pool)
     void *d = NULL;
     grStream_t s;
     grMemPool_t pool = NULL;
-    use_gpu_or_skip();
+    tl_use_gpu_or_skip();
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grMallocHost((void **)&h, N));
     CHECK_OK(grMallocAsync(&d, N, s));
@@ -419,7 +407,7 @@ GR_TEST(gpu_default_streams_and_events_are_the_current_devices)
     grEvent_t cpu_event, gpu_event;
     grStream_t s;
     CHECK_OK(grEventCreate(&cpu_event)); /* device 0: the CPU */
-    use_gpu_or_skip();
+    tl_use_gpu_or_skip();
     CHECK_OK(grEventCreate(&gpu_event));
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grMallocHost((void **)&h, 16));
@@ -466,7 +454,7 @@ GR_TEST(gpu_stream_waits_for_an_event_of_the_cpu)
     CHECK_OK(grEventCreate(&e));
     CHECK_OK(grLaunchHostFunc(cpu, slow_set, &flag));
     CHECK_OK(grEventRecord(e, cpu));
-    use_gpu_or_skip();
+    tl_use_gpu_or_skip();
     CHECK_OK(grStreamCreate(&gpu));
     CHECK_OK(grStreamWaitEvent(gpu, e, 0));
     CHECK_OK(grLaunchHostFunc(gpu, read_flag, &a));
@@ -503,7 +491,7 @@ static grGraph_t capture_sequence(grKernel_t k, atomic_int *flag)
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
     CHECK_OK(grMemsetAsync(a, 1, 256, s));
     CHECK_OK(grLaunchKernel(k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), NULL, 0, s));
-    CHECK_OK(grLaunchHostFunc(s, set_flag, flag));
+    CHECK_OK(grLaunchHostFunc(s, tl_set_flag, flag));
     CHECK_OK(grMemcpyAsync(b, a, 256, grMemcpyDeviceToDevice, s));
     CHECK_OK(grStreamEndCapture(s, &g));
     CHECK_OK(grStreamDestroy(s));
@@ -519,7 +507,7 @@ GR_TEST(gpu_capture_records_the_graph_the_cpu_records)
     grKernel_t k;
     CHECK_OK(grKernelCreate(&k, cpu_block_noop, "captured_kernel", 0, NULL));
     grGraph_t gc = capture_sequence(k, &flag);
-    use_gpu_or_skip();
+    tl_use_gpu_or_skip();
     grGraph_t gg = capture_sequence(k, &flag);
     size_t nc = node_types(gc, on_cpu, 16), ng = node_types(gg, on_gpu, 16);
     CHECK_EQ(nc, 4);
@@ -537,7 +525,7 @@ GR_TEST(gpu_device_reset_frees_that_gpus_allocations_only)
 {
     void *cpu = NULL, *gpu = NULL;
     CHECK_OK(grMalloc(&cpu, 64)); /* the CPU's */
-    use_gpu_or_skip();
+    tl_use_gpu_or_skip();
     CHECK_OK(grMalloc(&gpu, 64));
     CHECK_OK(grDeviceReset());
     CHECK_GR(grErrorInvalidValue, grFree(gpu));
@@ -570,7 +558,7 @@ GR_TEST(gpu_per_thread_streams_are_each_threads_own_and_go_with_it)
     unsigned char *h = NULL;
     pthread_t th[4];
     thread_copy t[4];
-    use_gpu_or_skip();
+    tl_use_gpu_or_skip();
     CHECK_OK(grMallocHost((void **)&h, 4 * 32));
     memset(h, 0, 4 * 32);
     for (int i = 0; i < 4; i++) {

@@ -5,23 +5,10 @@
  * small graphs whose answers are known, a correctly joined capture that
  * has no finding, large graphs, printing, freeing and bad input.
  */
-#include "test.h"
+#include "testlib.h"
 
 #include <math.h>
 #include <unistd.h>
-
-/* a -> b, a -> c, b -> d, c -> d, all empty nodes. */
-static void diamond(grGraph_t *g, grGraphNode_t n[4])
-{
-    grGraphNode_t bc[2];
-    CHECK_OK(grGraphCreate(g, 0));
-    CHECK_OK(grGraphAddEmptyNode(&n[0], *g, NULL, 0));
-    CHECK_OK(grGraphAddEmptyNode(&n[1], *g, &n[0], 1));
-    CHECK_OK(grGraphAddEmptyNode(&n[2], *g, &n[0], 1));
-    bc[0] = n[1];
-    bc[1] = n[2];
-    CHECK_OK(grGraphAddEmptyNode(&n[3], *g, bc, 2));
-}
 
 static void no_findings(const grGraphAnalysis *r)
 {
@@ -38,7 +25,7 @@ GR_TEST(analyze_diamond_reports_levels_widths_and_critical_path)
     grGraph_t g;
     grGraphNode_t n[4];
     grGraphAnalysis r;
-    diamond(&g, n);
+    tl_diamond(&g, n, NULL);
     CHECK_OK(grGraphAnalyze(g, &r, 0));
     CHECK_PTR_EQ(r.graph, g);
     CHECK_EQ(r.numNodes, 4);
@@ -72,7 +59,7 @@ GR_TEST(analyze_with_costs_follows_the_costliest_path)
     grGraph_t g;
     grGraphNode_t n[4];
     grGraphAnalysis r;
-    diamond(&g, n);
+    tl_diamond(&g, n, NULL);
     const double costs[4] = {1.0, 2.0, 5.0, 0.5}; /* creation order: a, b, c, d */
     CHECK_OK(grGraphAnalyzeWithCosts(g, &r, 0, costs, 4));
     CHECK_EQ(r.numCriticalPath, 3);
@@ -198,12 +185,6 @@ GR_TEST(analyze_empty_graph_reports_zero_everything)
 
 /* ------------------------------------------------------------ captures */
 
-static void nop_kernel(const grKernelCtx *ctx, void **args)
-{
-    (void)ctx;
-    (void)args;
-}
-
 typedef enum fj_shape {
     FJ_CORRECT,       /* B and C both wait on the fork event */
     FJ_WAIT_ON_B_END, /* C waits on the event B records after its work */
@@ -235,7 +216,7 @@ static void fj_capture_make(fj_capture *x, fj_shape shape)
     else
         snprintf(name, sizeof name, "step");
     memset(x, 0, sizeof *x);
-    CHECK_OK(grKernelCreate(&x->k, nop_kernel, name, 0, NULL));
+    CHECK_OK(grKernelCreate(&x->k, tl_kernel_nop, name, 0, NULL));
     CHECK_OK(grStreamCreate(&x->a));
     CHECK_OK(grStreamCreate(&x->b));
     CHECK_OK(grStreamCreate(&x->c));
@@ -339,7 +320,7 @@ GR_TEST(analyze_single_stream_capture_is_a_chain_without_findings)
     grGraph_t g;
     grGraphAnalysis r;
     const grDim3 one = GR_DIM3(1, 1, 1);
-    CHECK_OK(grKernelCreate(&k, nop_kernel, "chain_step", 0, NULL));
+    CHECK_OK(grKernelCreate(&k, tl_kernel_nop, "chain_step", 0, NULL));
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
     for (int i = 0; i < 5; i++)
@@ -601,7 +582,7 @@ GR_TEST(analyze_refuses_bad_input_and_leaves_the_report)
     grGraph_t g, dead;
     grGraphNode_t n[4];
     grGraphAnalysis r;
-    diamond(&g, n);
+    tl_diamond(&g, n, NULL);
     CHECK_OK(grGraphCreate(&dead, 0));
     CHECK_OK(grGraphDestroy(dead));
     memset(&r, 0x5a, sizeof r);
@@ -708,7 +689,7 @@ GR_TEST(analyze_capture_into_a_graph_ignores_what_a_failed_capture_took_back)
     grGraphAnalysis r;
     unsigned long long id;
     grStreamCaptureStatus st;
-    CHECK_OK(grKernelCreate(&k, nop_kernel, "into_step", 0, NULL));
+    CHECK_OK(grKernelCreate(&k, tl_kernel_nop, "into_step", 0, NULL));
     CHECK_OK(grStreamCreate(&a));
     CHECK_OK(grStreamCreate(&b));
     CHECK_OK(grStreamCreate(&c));

@@ -4,30 +4,11 @@
  * destroyed cleanly, child-graph nodes own a copy of their graph, clones
  * map every node and keep every edge.
  */
-#include "test.h"
-
-static void noop(void *p)
-{
-    (void)p;
-}
+#include "testlib.h"
 
 static void other_fn(void *p)
 {
     (void)p;
-}
-
-static size_t node_count(grGraph_t g)
-{
-    size_t n = 0;
-    CHECK_OK(grGraphGetNodes(g, NULL, &n));
-    return n;
-}
-
-static size_t edge_count(grGraph_t g)
-{
-    size_t n = 0;
-    CHECK_OK(grGraphGetEdges(g, NULL, NULL, NULL, &n));
-    return n;
 }
 
 GR_TEST(graph_host_node_params_are_copied_and_read_back)
@@ -35,18 +16,18 @@ GR_TEST(graph_host_node_params_are_copied_and_read_back)
     grGraph_t g;
     grGraphNode_t n;
     int ud = 0, ud2 = 0;
-    grHostNodeParams hp = {noop, &ud}, got;
+    grHostNodeParams hp = {tl_noop, &ud}, got;
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphAddHostNode(&n, g, NULL, 0, &hp));
     hp.fn = other_fn; /* the caller's struct changes right after the add */
     hp.userData = NULL;
     CHECK_OK(grGraphHostNodeGetParams(n, &got));
-    CHECK(got.fn == noop);
+    CHECK(got.fn == tl_noop);
     CHECK_PTR_EQ(got.userData, &ud);
     hp.fn = other_fn;
     hp.userData = &ud2;
     CHECK_OK(grGraphHostNodeSetParams(n, &hp));
-    hp.fn = noop;
+    hp.fn = tl_noop;
     CHECK_OK(grGraphHostNodeGetParams(n, &got));
     CHECK(got.fn == other_fn);
     CHECK_PTR_EQ(got.userData, &ud2);
@@ -166,7 +147,7 @@ GR_TEST(graph_add_node_generic_form_builds_each_type)
     CHECK_OK(grGraphAddNode(&n[0], g, NULL, NULL, 0, &p));
     memset(&p, 0, sizeof p);
     p.type = grGraphNodeTypeHost;
-    p.host.fn = noop;
+    p.host.fn = tl_noop;
     p.host.userData = a;
     CHECK_OK(grGraphAddNode(&n[1], g, &n[0], NULL, 1, &p));
     memset(&p, 0, sizeof p);
@@ -196,7 +177,7 @@ GR_TEST(graph_add_node_generic_form_builds_each_type)
     CHECK_OK(grGraphNodeGetType(n[0], &t));
     CHECK_EQ(t, grGraphNodeTypeEmpty);
     CHECK_OK(grGraphHostNodeGetParams(n[1], &hp));
-    CHECK(hp.fn == noop);
+    CHECK(hp.fn == tl_noop);
     CHECK_PTR_EQ(hp.userData, a);
     CHECK_OK(grGraphMemcpyNodeGetParams(n[2], &cp));
     CHECK_PTR_EQ(cp.srcPtr.ptr, a); /* as given, as CUDA answers */
@@ -233,12 +214,12 @@ GR_TEST(graph_remove_dependencies_removes_only_the_named_edges)
     from[0] = a;
     to[0] = d;
     CHECK_OK(grGraphAddDependencies(g, from, to, NULL, 1));
-    CHECK_EQ(edge_count(g), 4);
+    CHECK_EQ(tl_edge_count(g), 4);
 
     from[0] = a;
     to[0] = c;
     CHECK_OK(grGraphRemoveDependencies(g, from, to, NULL, 1));
-    CHECK_EQ(edge_count(g), 3);
+    CHECK_EQ(tl_edge_count(g), 3);
     count = 3;
     CHECK_OK(grGraphNodeGetDependencies(c, got, NULL, &count));
     CHECK_EQ(count, 1);
@@ -253,13 +234,13 @@ GR_TEST(graph_remove_dependencies_removes_only_the_named_edges)
     from[1] = b;
     to[1] = c;
     CHECK_OK(grGraphRemoveDependencies(g, from, to, NULL, 2));
-    CHECK_EQ(edge_count(g), 1);
+    CHECK_EQ(tl_edge_count(g), 1);
     count = 0;
     CHECK_OK(grGraphGetRootNodes(g, NULL, &count));
     CHECK_EQ(count, 3);
     /* An edge removed can be added again. */
     CHECK_OK(grGraphAddDependencies(g, from, to, NULL, 2));
-    CHECK_EQ(edge_count(g), 3);
+    CHECK_EQ(tl_edge_count(g), 3);
     CHECK_OK(grGraphDestroy(g));
 }
 
@@ -273,8 +254,8 @@ GR_TEST(graph_destroy_node_removes_it_and_its_edges)
     CHECK_OK(grGraphAddEmptyNode(&b, g, &a, 1));
     CHECK_OK(grGraphAddEmptyNode(&c, g, &b, 1));
     CHECK_OK(grGraphDestroyNode(b));
-    CHECK_EQ(node_count(g), 2);
-    CHECK_EQ(edge_count(g), 0);
+    CHECK_EQ(tl_node_count(g), 2);
+    CHECK_EQ(tl_edge_count(g), 0);
     count = 4;
     CHECK_OK(grGraphGetNodes(g, got, &count));
     CHECK_EQ(count, 2);
@@ -292,9 +273,9 @@ GR_TEST(graph_destroy_node_removes_it_and_its_edges)
     /* Destroying the first and the last node keeps the list intact. */
     CHECK_OK(grGraphDestroyNode(a));
     CHECK_OK(grGraphDestroyNode(c));
-    CHECK_EQ(node_count(g), 0);
+    CHECK_EQ(tl_node_count(g), 0);
     CHECK_OK(grGraphAddEmptyNode(&a, g, NULL, 0));
-    CHECK_EQ(node_count(g), 1);
+    CHECK_EQ(tl_node_count(g), 1);
     CHECK_OK(grGraphDestroy(g));
 }
 
@@ -308,9 +289,9 @@ GR_TEST(graph_destroy_node_with_many_edges_keeps_other_edges_in_cudas_order)
     for (i = 0; i < 5; i++)
         CHECK_OK(grGraphAddEmptyNode(&mid[i], g, &root, 1));
     CHECK_OK(grGraphAddEmptyNode(&sink, g, mid, 5));
-    CHECK_EQ(edge_count(g), 10);
+    CHECK_EQ(tl_edge_count(g), 10);
     CHECK_OK(grGraphDestroyNode(mid[2]));
-    CHECK_EQ(edge_count(g), 8);
+    CHECK_EQ(tl_edge_count(g), 8);
     count = 5;
     CHECK_OK(grGraphNodeGetDependencies(sink, got, NULL, &count));
     CHECK_EQ(count, 4);
@@ -332,7 +313,7 @@ GR_TEST(graph_child_graph_node_owns_a_copy_of_the_child)
 {
     grGraph_t g, child, embedded;
     grGraphNode_t c1, c2, n, got[4];
-    grHostNodeParams hp = {noop, NULL}, ghp;
+    grHostNodeParams hp = {tl_noop, NULL}, ghp;
     size_t count;
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphCreate(&child, 0));
@@ -341,28 +322,28 @@ GR_TEST(graph_child_graph_node_owns_a_copy_of_the_child)
     CHECK_OK(grGraphAddChildGraphNode(&n, g, NULL, 0, child));
     CHECK_OK(grGraphChildGraphNodeGetGraph(n, &embedded));
     CHECK(embedded != child);
-    CHECK_EQ(node_count(embedded), 2);
-    CHECK_EQ(edge_count(embedded), 1);
+    CHECK_EQ(tl_node_count(embedded), 2);
+    CHECK_EQ(tl_edge_count(embedded), 1);
     /* Changing the caller's graph does not change the embedded copy. */
     CHECK_OK(grGraphDestroyNode(c2));
     CHECK_OK(grGraphAddEmptyNode(&c2, child, NULL, 0));
     CHECK_OK(grGraphAddEmptyNode(&c2, child, NULL, 0));
-    CHECK_EQ(node_count(embedded), 2);
+    CHECK_EQ(tl_node_count(embedded), 2);
     /* The original may be destroyed; the node keeps its own. */
     CHECK_OK(grGraphDestroy(child));
     count = 4;
     CHECK_OK(grGraphGetNodes(embedded, got, &count));
     CHECK_EQ(count, 2);
     CHECK_OK(grGraphHostNodeGetParams(got[0], &ghp));
-    CHECK(ghp.fn == noop);
+    CHECK(ghp.fn == tl_noop);
     /* The embedded graph can be edited through its handle... */
     CHECK_OK(grGraphAddEmptyNode(&c1, embedded, &got[1], 1));
-    CHECK_EQ(node_count(embedded), 3);
+    CHECK_EQ(tl_node_count(embedded), 3);
     /* ...but not destroyed: it dies with its node. */
     CHECK_GR(grErrorInvalidValue, grGraphDestroy(embedded));
     CHECK_DETAIL_HAS("child graph node #0");
     CHECK_OK(grGraphDestroyNode(n));
-    CHECK_EQ(node_count(g), 0);
+    CHECK_EQ(tl_node_count(g), 0);
     CHECK_OK(grGraphDestroy(g));
 }
 
@@ -383,7 +364,7 @@ GR_TEST(graph_child_graphs_nest_and_die_with_their_parent)
     CHECK_OK(grGraphGetNodes(emb_mid, got, &count));
     CHECK_EQ(count, 1);
     CHECK_OK(grGraphChildGraphNodeGetGraph(got[0], &emb_inner));
-    CHECK_EQ(node_count(emb_inner), 1);
+    CHECK_EQ(tl_node_count(emb_inner), 1);
     CHECK_OK(grGraphDestroy(outer));
 }
 
@@ -391,7 +372,7 @@ GR_TEST(graph_clone_maps_every_node_and_keeps_edges_in_order)
 {
     grGraph_t g, c, child, cchild, emb;
     grGraphNode_t n[6], m[6], gf[8], gt[8], cf[8], ct[8], got[4], cgot[4];
-    grHostNodeParams hp = {noop, &n}, chp;
+    grHostNodeParams hp = {tl_noop, &n}, chp;
     grGraphNode_t pair[2];
     size_t i, j, count, ccount;
     grGraphNodeType t1, t2;
@@ -414,8 +395,8 @@ GR_TEST(graph_clone_maps_every_node_and_keeps_edges_in_order)
     CHECK_OK(grGraphAddDependencies(g, &pair[0], &pair[1], NULL, 1));
 
     CHECK_OK(grGraphClone(&c, g));
-    CHECK_EQ(node_count(c), 6);
-    CHECK_EQ(edge_count(c), edge_count(g));
+    CHECK_EQ(tl_node_count(c), 6);
+    CHECK_EQ(tl_edge_count(c), tl_edge_count(g));
     for (i = 0; i < 6; i++) {
         CHECK_OK(grGraphNodeFindInClone(&m[i], n[i], c));
         CHECK(m[i] != n[i]);
@@ -449,17 +430,17 @@ GR_TEST(graph_clone_maps_every_node_and_keeps_edges_in_order)
     }
     /* Parameters were copied; the child graph too. */
     CHECK_OK(grGraphHostNodeGetParams(m[1], &chp));
-    CHECK(chp.fn == noop);
+    CHECK(chp.fn == tl_noop);
     CHECK_PTR_EQ(chp.userData, &n);
     CHECK_OK(grGraphChildGraphNodeGetGraph(m[4], &cchild));
     CHECK_OK(grGraphChildGraphNodeGetGraph(n[4], &emb));
     CHECK(cchild != emb && emb != child);
-    CHECK_EQ(node_count(cchild), 1);
+    CHECK_EQ(tl_node_count(cchild), 1);
     /* The clone is independent of the original. */
     CHECK_OK(grGraphDestroyNode(n[3]));
-    CHECK_EQ(node_count(c), 6);
+    CHECK_EQ(tl_node_count(c), 6);
     CHECK_OK(grGraphDestroy(g));
-    CHECK_EQ(edge_count(c), 6);
+    CHECK_EQ(tl_edge_count(c), 6);
     CHECK_OK(grGraphDestroy(c));
     CHECK_OK(grGraphDestroy(child));
 }
@@ -497,14 +478,8 @@ GR_TEST(graph_large_chain_builds_and_refuses_closing_edge)
     CHECK_GR(grErrorInvalidValue, grGraphAddDependencies(g, &prev, &first, NULL, 1));
     CHECK_DETAIL_HAS("cycle");
     CHECK_DETAIL_HAS("more");
-    CHECK_EQ(edge_count(g), 2000);
+    CHECK_EQ(tl_edge_count(g), 2000);
     CHECK_OK(grGraphDestroy(g));
-}
-
-static void kfn(const grKernelCtx *ctx, void **args)
-{
-    (void)ctx;
-    (void)args;
 }
 
 GR_TEST(graph_kernel_node_copies_argument_values_at_add_and_set)
@@ -518,8 +493,8 @@ GR_TEST(graph_kernel_node_copies_argument_values_at_add_and_set)
     void *pv = &iv;
     void *args[3] = {&iv, &dv, &pv};
     grKernelNodeParams kp, got;
-    CHECK_OK(grKernelCreate(&k, kfn, "graph_build_kernel", 3, sizes));
-    CHECK_OK(grKernelCreate(&k2, kfn, "graph_build_kernel2", 0, NULL));
+    CHECK_OK(grKernelCreate(&k, tl_kernel_nop, "graph_build_kernel", 3, sizes));
+    CHECK_OK(grKernelCreate(&k2, tl_kernel_nop, "graph_build_kernel2", 0, NULL));
     memset(&kp, 0, sizeof kp);
     kp.func = k;
     kp.gridDim = GR_DIM3(8, 2, 1);
@@ -579,7 +554,7 @@ GR_TEST(graph_kernel_node_outlives_its_kernel_handle)
     int iv = 3;
     void *args[1] = {&iv};
     grKernelNodeParams kp, got;
-    CHECK_OK(grKernelCreate(&k, kfn, "graph_build_kernel_outlived", 1, sizes));
+    CHECK_OK(grKernelCreate(&k, tl_kernel_nop, "graph_build_kernel_outlived", 1, sizes));
     memset(&kp, 0, sizeof kp);
     kp.func = k;
     kp.gridDim = GR_DIM3(1, 1, 1);

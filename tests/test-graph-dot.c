@@ -4,40 +4,10 @@
  * graphs as clusters, labels escaped; checked structurally and, when the
  * 'dot' tool is installed, by rendering it.
  */
-#include "test.h"
+#include "testlib.h"
 
 #include <stdlib.h>
 #include <unistd.h>
-
-static void noop(void *p)
-{
-    (void)p;
-}
-
-static void kfn(const grKernelCtx *ctx, void **args)
-{
-    (void)ctx;
-    (void)args;
-}
-
-/* Reads a whole file into a NUL-terminated heap buffer. */
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf;
-    long n;
-    CHECK(f != NULL);
-    CHECK(fseek(f, 0, SEEK_END) == 0);
-    n = ftell(f);
-    CHECK(n >= 0);
-    rewind(f);
-    buf = malloc((size_t)n + 1);
-    CHECK(buf != NULL);
-    CHECK_EQ(fread(buf, 1, (size_t)n, f), n);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
 
 static size_t count_of(const char *s, const char *sub)
 {
@@ -83,17 +53,12 @@ static int have_dot(void)
     return system("command -v dot >/dev/null 2>&1") == 0;
 }
 
-static void tmp_path(char *buf, size_t cap, const char *tag)
-{
-    snprintf(buf, cap, "/tmp/graphrt-test-%ld-%s.dot", (long)getpid(), tag);
-}
-
 /* A graph with one node of most types, a child graph and a kernel. */
 static grGraph_t build(grKernel_t *kout)
 {
     grGraph_t g, child;
     grGraphNode_t a, b, c, d, e, f, cn, pair[2];
-    grHostNodeParams hp = {noop, NULL};
+    grHostNodeParams hp = {tl_noop, NULL};
     grMemsetParams mp;
     grKernelNodeParams kp;
     grKernel_t k;
@@ -102,7 +67,7 @@ static grGraph_t build(grKernel_t *kout)
     void *args[1] = {&iv};
     static char buf[256];
     CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grKernelCreate(&k, kfn, "dot \"quoted\" kernel", 1, sizes));
+    CHECK_OK(grKernelCreate(&k, tl_kernel_nop, "dot \"quoted\" kernel", 1, sizes));
     memset(&kp, 0, sizeof kp);
     kp.func = k;
     kp.gridDim = GR_DIM3(16, 1, 1);
@@ -138,9 +103,9 @@ GR_TEST(graph_dot_output_is_structurally_valid)
     char path[128];
     char *s;
     g = build(&k);
-    tmp_path(path, sizeof path, "plain");
+    tl_tmp_path(path, sizeof path, "test", "plain", ".dot");
     CHECK_OK(grGraphDebugDotPrint(g, path, 0));
-    s = slurp(path);
+    s = tl_slurp(path, NULL);
     check_structure(s);
     /* Six boxes in the graph and three in the child, unique ids. */
     CHECK_EQ(count_of(s, "[label="), 9);
@@ -182,9 +147,9 @@ GR_TEST(graph_dot_verbose_adds_every_parameter)
     char path[128];
     char *s;
     g = build(&k);
-    tmp_path(path, sizeof path, "verbose");
+    tl_tmp_path(path, sizeof path, "test", "verbose", ".dot");
     CHECK_OK(grGraphDebugDotPrint(g, path, grGraphDebugDotFlagsVerbose));
-    s = slurp(path);
+    s = tl_slurp(path, NULL);
     check_structure(s);
     CHECK(strstr(s, "bytes: 2a000000") != NULL);
     CHECK(strstr(s, "sharedMem 0") != NULL);
@@ -215,9 +180,9 @@ GR_TEST(graph_dot_nested_children_get_distinct_ids)
     CHECK_OK(grGraphAddChildGraphNode(&n, outer, &n, 1, inner));
     CHECK_OK(grGraphCreate(&top, 0));
     CHECK_OK(grGraphAddChildGraphNode(&n, top, NULL, 0, outer));
-    tmp_path(path, sizeof path, "nested");
+    tl_tmp_path(path, sizeof path, "test", "nested", ".dot");
     CHECK_OK(grGraphDebugDotPrint(top, path, 0));
-    s = slurp(path);
+    s = tl_slurp(path, NULL);
     check_structure(s);
     /* top (g0) > outer (g1) > two copies of inner (g2, g3). */
     CHECK_EQ(count_of(s, "subgraph cluster_"), 3);
@@ -242,9 +207,9 @@ GR_TEST(graph_dot_empty_graph_is_valid)
     char path[128];
     char *s;
     CHECK_OK(grGraphCreate(&g, 0));
-    tmp_path(path, sizeof path, "empty");
+    tl_tmp_path(path, sizeof path, "test", "empty", ".dot");
     CHECK_OK(grGraphDebugDotPrint(g, path, 0));
-    s = slurp(path);
+    s = tl_slurp(path, NULL);
     check_structure(s);
     CHECK_EQ(count_of(s, "[label="), 0);
     free(s);

@@ -6,31 +6,10 @@
  * with grErrorInvalidValue and a detail; none crashes or reads past what
  * it owns. (test-graph-file.c holds the format's main round trips.)
  */
-#include "test.h"
+#include "testlib.h"
 
 #include <stdbool.h>
 #include <unistd.h>
-
-/* In memory where the system has it, as test-graph-file.c's. */
-static void tmp_path(char *buf, size_t cap, const char *tag)
-{
-    const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
-    snprintf(buf, cap, "%s/graphrt-corner-%ld-%s.graph", dir, (long)getpid(), tag);
-}
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    CHECK(f != NULL);
-    size_t cap = 1 << 16, n = 0;
-    char *s = malloc(cap);
-    CHECK(s != NULL);
-    n = fread(s, 1, cap - 1, f);
-    CHECK(n < cap - 1);
-    s[n] = '\0';
-    fclose(f);
-    return s;
-}
 
 /* Saves g, loads the file, saves the loaded graph: both files must hold
  * the same bytes. Returns the loaded graph. */
@@ -38,13 +17,13 @@ static grGraph_t round_trip(grGraph_t g, const char *tag)
 {
     char p1[160], p2[160], t2[40];
     grGraph_t l = NULL;
-    tmp_path(p1, sizeof p1, tag);
+    tl_tmp_path(p1, sizeof p1, "corner", tag, ".graph");
     snprintf(t2, sizeof t2, "%s-again", tag);
-    tmp_path(p2, sizeof p2, t2);
+    tl_tmp_path(p2, sizeof p2, "corner", t2, ".graph");
     CHECK_OK(grGraphSaveToFile(g, p1, 0));
     CHECK_OK(grGraphLoadFromFile(&l, p1, 0));
     CHECK_OK(grGraphSaveToFile(l, p2, 0));
-    char *a = slurp(p1), *b = slurp(p2);
+    char *a = tl_slurp(p1, NULL), *b = tl_slurp(p2, NULL);
     if (strcmp(a, b) != 0)
         GR_TEST_FAIL_("the loaded graph saves other bytes:\n%s\n--- against ---\n%s", a, b);
     free(a);
@@ -113,14 +92,14 @@ GR_TEST(graph_file_saves_graphs_with_nothing_to_declare)
     char path[128];
     grGraph_t g, l = NULL;
     grGraphNode_t a, b;
-    tmp_path(path, sizeof path, "no-decls");
+    tl_tmp_path(path, sizeof path, "corner", "no-decls", ".graph");
     CHECK_OK(grGraphCreate(&g, 0));
     l = round_trip(g, "empty");
     CHECK_OK(grGraphDestroy(l));
     CHECK_OK(grGraphAddEmptyNode(&a, g, NULL, 0));
     CHECK_OK(grGraphAddEmptyNode(&b, g, &a, 1));
     CHECK_OK(grGraphSaveToFile(g, path, 0));
-    char *text = slurp(path);
+    char *text = tl_slurp(path, NULL);
     CHECK(strstr(text, "\ngraph {\n  n0 empty\n  n1 empty after=n0\n}\n") != NULL);
     free(text);
     unlink(path);
@@ -138,7 +117,7 @@ static void load_fields(const char *type, int nfields, char *detail, size_t cap)
 {
     char path[128];
     grGraph_t g = NULL;
-    tmp_path(path, sizeof path, "fields");
+    tl_tmp_path(path, sizeof path, "corner", "fields", ".graph");
     FILE *f = fopen(path, "w");
     CHECK(f != NULL);
     fprintf(f, "graphrt-graph 1\ngraph {\n  n0 %s", type);

@@ -3,51 +3,13 @@
  * graph (types, parameters, edges in order; every query answers the same,
  * pointers into the loaded buffers at the same offsets), saving is
  * deterministic, and every malformed or truncated file is refused with a
- * detail naming its line, leaking nothing.
+ * detail naming its line, leaking nothing. Conditional nodes in files are
+ * in test-graph-file-cond.c.
  */
-#include "test.h"
+#include "testlib.h"
 
 #include <stdbool.h>
 #include <unistd.h>
-
-/* In memory where the system has it: the round trips write thousands of
- * files, and a disk makes the test wait for its writes. */
-static void tmp_path(char *buf, size_t cap, const char *tag)
-{
-    const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
-    snprintf(buf, cap, "%s/graphrt-test-%ld-%s.graph", dir, (long)getpid(), tag);
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    CHECK(f != NULL);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    CHECK(s != NULL);
-    CHECK_EQ(fread(s, 1, (size_t)n, f), n);
-    s[n] = '\0';
-    fclose(f);
-    if (len)
-        *len = (size_t)n;
-    return s;
-}
-
-static void spit(const char *path, const char *s, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-    CHECK(f != NULL);
-    CHECK_EQ(fwrite(s, 1, n, f), n);
-    fclose(f);
-}
-
-static void kfn(const grKernelCtx *ctx, void **args)
-{
-    (void)ctx;
-    (void)args;
-}
 
 static int host_calls;
 static void hfn(void *p)
@@ -70,9 +32,9 @@ typedef struct world {
 static void world_make(world *w)
 {
     static const size_t s0[] = {8, 4}, s1[] = {8, 8, 2, 16};
-    CHECK_OK(grKernelCreate(&w->k[0], kfn, "scale", 2, s0));
-    CHECK_OK(grKernelCreate(&w->k[1], kfn, "mix two", 4, s1));
-    CHECK_OK(grKernelCreate(&w->k[2], kfn, "noargs", 0, NULL));
+    CHECK_OK(grKernelCreate(&w->k[0], tl_kernel_nop, "scale", 2, s0));
+    CHECK_OK(grKernelCreate(&w->k[1], tl_kernel_nop, "mix two", 4, s1));
+    CHECK_OK(grKernelCreate(&w->k[2], tl_kernel_nop, "noargs", 0, NULL));
     for (int i = 0; i < 3; i++) {
         w->bufsize[i] = 256u << i;
         if (i == 2)
@@ -506,8 +468,8 @@ GR_TEST_T(graph_file_round_trips_ten_thousand_random_graphs_of_every_node_type, 
     world w;
     char p1[128], p2[128];
     uint64_t seed = 0x9e3779b97f4a7c15ull;
-    tmp_path(p1, sizeof p1, "rt1");
-    tmp_path(p2, sizeof p2, "rt2");
+    tl_tmp_path(p1, sizeof p1, "test", "rt1", ".graph");
+    tl_tmp_path(p2, sizeof p2, "test", "rt2", ".graph");
     world_make(&w);
     for (int it = 0; it < 10000; it++) {
         grGraph_t g = random_graph(&w, &seed), l;
@@ -521,12 +483,12 @@ GR_TEST_T(graph_file_round_trips_ten_thousand_random_graphs_of_every_node_type, 
          * original a second time. */
         CHECK_OK(grGraphSaveToFile(l, p2, 0));
         size_t n1, n2;
-        char *a = slurp(p1, &n1), *b = slurp(p2, &n2);
+        char *a = tl_slurp(p1, &n1), *b = tl_slurp(p2, &n2);
         if (n1 != n2 || memcmp(a, b, n1) != 0)
             GR_TEST_FAIL_("graph %d saves differently after a round trip:\n%s\n---\n%s", it, a, b);
         free(b);
         CHECK_OK(grGraphSaveToFile(g, p2, 0));
-        b = slurp(p2, &n2);
+        b = tl_slurp(p2, &n2);
         CHECK(n1 == n2 && memcmp(a, b, n1) == 0);
         free(a);
         free(b);
@@ -545,7 +507,7 @@ GR_TEST(graph_file_loaded_graph_runs_and_its_buffers_outlive_it_in_executables)
     grGraph_t g, l;
     grGraphNode_t n[3];
     grGraphExec_t e;
-    tmp_path(path, sizeof path, "run");
+    tl_tmp_path(path, sizeof path, "test", "run", ".graph");
     world_make(&w);
     CHECK_OK(grGraphCreate(&g, 0));
     grMemsetParams mp = {w.buf[0], 0, 7, 1, 64, 1};
@@ -583,58 +545,46 @@ GR_TEST(graph_file_loaded_graph_runs_and_its_buffers_outlive_it_in_executables)
 
 /* -------------------------------------------------------- refusals */
 
-static void load_refused(const char *text, const char *where, const char *what)
-{
-    char path[128], want[160];
-    grGraph_t g = (grGraph_t)(uintptr_t)0x1;
-    tmp_path(path, sizeof path, "bad");
-    spit(path, text, strlen(text));
-    CHECK_GR(grErrorInvalidValue, grGraphLoadFromFile(&g, path, 0));
-    CHECK_PTR_EQ(g, (grGraph_t)(uintptr_t)0x1);
-    snprintf(want, sizeof want, "%s:%s:", path, where);
-    CHECK_DETAIL_HAS(want);
-    CHECK_DETAIL_HAS(what);
-    unlink(path);
-}
-
 GR_TEST(graph_file_refuses_malformed_files_naming_the_line)
 {
     grKernel_t k;
     static const size_t sz[] = {8, 4};
-    CHECK_OK(grKernelCreate(&k, kfn, "scale", 2, sz));
-    load_refused("hello\n", "1", "not a graphrt graph file");
-    load_refused("graphrt-graph 2\ngraph {\n}\n", "1", "version 2 is not supported");
-    load_refused("graphrt-graph 1\ngraph {\nn0 empty\n", "3", "truncated");
-    load_refused("graphrt-graph 1\ngraph {\nn0 empty\n}", "4", "truncated");
-    load_refused("graphrt-graph 1\n# c\n\ngraph {\n  n0 empty\n  n1 bogus\n}\n", "6", "not a node type");
-    load_refused("graphrt-graph 1\ngraph {\nn0 empty\nn2 empty\n}\n", "4", "expected node n1");
-    load_refused("graphrt-graph 1\ngraph {\nn0 empty after=n5\n}\n", "3", "node list");
-    load_refused("graphrt-graph 1\ngraph {\nn0 empty after=n0\n}\n", "3", "self");
-    load_refused("graphrt-graph 1\ngraph {\nn0 empty\nn1 empty after=n0,n0\n}\n", "4", "once");
-    load_refused("graphrt-graph 1\ngraph {\nn0 empty colour=red\n}\n", "3", "colour");
-    load_refused("graphrt-graph 1\nkernel k0 \"nope\" 8\ngraph {\n}\n", "2",
-                 "kernel 'nope' is not registered: create it with grKernelCreate");
-    load_refused("graphrt-graph 1\nkernel k0 \"scale\" 8 8\ngraph {\n}\n", "2", "other sizes");
-    load_refused("graphrt-graph 1\nhostfn h0 \"who\"\ngraph {\n}\n", "2",
-                 "host function 'who' is not registered: register it with grHostFnRegister");
-    load_refused("graphrt-graph 1\nkernel k0 \"scale\" 8 4\ngraph {\nn0 kernel k0 grid=1,1,1 block=1,1,1 "
-                 "shmem=0 args=x0000000000000000\n}\n",
-                 "4", "'args=' lists 1");
-    load_refused("graphrt-graph 1\nkernel k0 \"scale\" 8 4\ngraph {\nn0 kernel k0 grid=0,1,1 block=1,1,1 "
-                 "shmem=0 args=x0000000000000000,x00000000\n}\n",
-                 "4", "grid");
-    load_refused("graphrt-graph 1\nbuffer b0 device 64\ngraph {\nn0 memset dst=b0+0 pitch=0 value=1 elem=1 "
-                 "width=65 height=1\n}\n",
-                 "4", "past its end");
-    load_refused("graphrt-graph 1\nbuffer b0 device 64\ngraph {\nn0 memset dst=b1+0 pitch=0 value=1 elem=1 "
-                 "width=6 height=1\n}\n",
-                 "4", "not declared");
-    load_refused("graphrt-graph 1\ngraph {\nn0 graph {\nn0 empty\n}\n", "5", "truncated");
-    load_refused("graphrt-graph 1\ngraph {\n}\nn0 empty\n", "4", "after the '}'");
-    load_refused("graphrt-graph 1\ngraph {\nn0 empty\nn1 empty\nn0 empty succ=n1,n1\n}\n", "5",
-                 "expected node n2");
-    load_refused("graphrt-graph 1\ngraph {\nn0 empty\nn1 empty after=n0\nn2 empty after=n0 succ=n1\n}\n", "5",
-                 "succ= of n2");
+    CHECK_OK(grKernelCreate(&k, tl_kernel_nop, "scale", 2, sz));
+    tl_load_refused("hello\n", "1", "not a graphrt graph file");
+    tl_load_refused("graphrt-graph 2\ngraph {\n}\n", "1", "version 2 is not supported");
+    tl_load_refused("graphrt-graph 1\ngraph {\nn0 empty\n", "3", "truncated");
+    tl_load_refused("graphrt-graph 1\ngraph {\nn0 empty\n}", "4", "truncated");
+    tl_load_refused("graphrt-graph 1\n# c\n\ngraph {\n  n0 empty\n  n1 bogus\n}\n", "6", "not a node type");
+    tl_load_refused("graphrt-graph 1\ngraph {\nn0 empty\nn2 empty\n}\n", "4", "expected node n1");
+    tl_load_refused("graphrt-graph 1\ngraph {\nn0 empty after=n5\n}\n", "3", "node list");
+    tl_load_refused("graphrt-graph 1\ngraph {\nn0 empty after=n0\n}\n", "3", "self");
+    tl_load_refused("graphrt-graph 1\ngraph {\nn0 empty\nn1 empty after=n0,n0\n}\n", "4", "once");
+    tl_load_refused("graphrt-graph 1\ngraph {\nn0 empty colour=red\n}\n", "3", "colour");
+    tl_load_refused("graphrt-graph 1\nkernel k0 \"nope\" 8\ngraph {\n}\n", "2",
+                    "kernel 'nope' is not registered: create it with grKernelCreate");
+    tl_load_refused("graphrt-graph 1\nkernel k0 \"scale\" 8 8\ngraph {\n}\n", "2", "other sizes");
+    tl_load_refused("graphrt-graph 1\nhostfn h0 \"who\"\ngraph {\n}\n", "2",
+                    "host function 'who' is not registered: register it with grHostFnRegister");
+    tl_load_refused("graphrt-graph 1\nkernel k0 \"scale\" 8 4\ngraph {\nn0 kernel k0 grid=1,1,1 block=1,1,1 "
+                    "shmem=0 args=x0000000000000000\n}\n",
+                    "4", "'args=' lists 1");
+    tl_load_refused("graphrt-graph 1\nkernel k0 \"scale\" 8 4\ngraph {\nn0 kernel k0 grid=0,1,1 block=1,1,1 "
+                    "shmem=0 args=x0000000000000000,x00000000\n}\n",
+                    "4", "grid");
+    tl_load_refused(
+        "graphrt-graph 1\nbuffer b0 device 64\ngraph {\nn0 memset dst=b0+0 pitch=0 value=1 elem=1 "
+        "width=65 height=1\n}\n",
+        "4", "past its end");
+    tl_load_refused(
+        "graphrt-graph 1\nbuffer b0 device 64\ngraph {\nn0 memset dst=b1+0 pitch=0 value=1 elem=1 "
+        "width=6 height=1\n}\n",
+        "4", "not declared");
+    tl_load_refused("graphrt-graph 1\ngraph {\nn0 graph {\nn0 empty\n}\n", "5", "truncated");
+    tl_load_refused("graphrt-graph 1\ngraph {\n}\nn0 empty\n", "4", "after the '}'");
+    tl_load_refused("graphrt-graph 1\ngraph {\nn0 empty\nn1 empty\nn0 empty succ=n1,n1\n}\n", "5",
+                    "expected node n2");
+    tl_load_refused("graphrt-graph 1\ngraph {\nn0 empty\nn1 empty after=n0\nn2 empty after=n0 succ=n1\n}\n",
+                    "5", "succ= of n2");
     CHECK_OK(grKernelDestroy(k));
 }
 
@@ -645,8 +595,8 @@ GR_TEST_T(graph_file_refuses_every_truncation, 120)
     world w;
     char path[128], cut[128];
     uint64_t seed = 7;
-    tmp_path(path, sizeof path, "full");
-    tmp_path(cut, sizeof cut, "cut");
+    tl_tmp_path(path, sizeof path, "test", "full", ".graph");
+    tl_tmp_path(cut, sizeof cut, "test", "cut", ".graph");
     world_make(&w);
     grGraph_t g = random_graph(&w, &seed), l;
     for (int i = 0; i < 5; i++) {
@@ -657,9 +607,9 @@ GR_TEST_T(graph_file_refuses_every_truncation, 120)
     }
     CHECK_OK(grGraphSaveToFile(g, path, 0));
     size_t n;
-    char *text = slurp(path, &n);
+    char *text = tl_slurp(path, &n);
     for (size_t len = 0; len < n; len++) {
-        spit(cut, text, len);
+        tl_spit(cut, text, len);
         CHECK_GR(grErrorInvalidValue, grGraphLoadFromFile(&l, cut, 0));
         CHECK_DETAIL_HAS(cut);
     }
@@ -693,7 +643,7 @@ GR_TEST(graph_file_stand_ins_replay_a_graph_without_its_kernels)
     grGraph_t g, l, c;
     grGraphNode_t n[5];
     grGraphExec_t e;
-    tmp_path(path, sizeof path, "standin");
+    tl_tmp_path(path, sizeof path, "test", "standin", ".graph");
     world_make(&w);
     /* Every kind of node whose work is a function, and a child graph;
      * the stand-ins touch no memory, so the replay races on nothing. */
@@ -740,9 +690,9 @@ GR_TEST(graph_file_stand_ins_replay_a_graph_without_its_kernels)
     free(nodes);
     /* A stand-in graph saves back with the names it was loaded with. */
     char again[128];
-    tmp_path(again, sizeof again, "standin2");
+    tl_tmp_path(again, sizeof again, "test", "standin2", ".graph");
     CHECK_OK(grGraphSaveToFile(l, again, 0));
-    char *a = slurp(path, NULL), *b = slurp(again, NULL);
+    char *a = tl_slurp(path, NULL), *b = tl_slurp(again, NULL);
     char da[4096], db[4096];
     declarations(a, da, sizeof da);
     declarations(b, db, sizeof db);
@@ -760,7 +710,7 @@ GR_TEST(graph_file_save_refuses_unnamed_host_functions)
     grGraph_t g;
     grGraphNode_t n;
     char path[128];
-    tmp_path(path, sizeof path, "unnamed");
+    tl_tmp_path(path, sizeof path, "test", "unnamed", ".graph");
     CHECK_OK(grGraphCreate(&g, 0));
     grHostNodeParams hp = {hfn, NULL};
     CHECK_OK(grGraphAddHostNode(&n, g, NULL, 0, &hp));
@@ -803,8 +753,8 @@ GR_TEST_T(graph_file_round_trips_a_graph_of_100000_nodes, 120)
         W = 100
     };
     static grGraphNode_t nodes[N];
-    tmp_path(path, sizeof path, "big");
-    CHECK_OK(grKernelCreate(&k, kfn, "step", 2, sz));
+    tl_tmp_path(path, sizeof path, "test", "big", ".graph");
+    CHECK_OK(grKernelCreate(&k, tl_kernel_nop, "step", 2, sz));
     CHECK_OK(grMalloc(&buf, 4096));
     CHECK_OK(grGraphCreate(&g, 0));
     /* Layers of W nodes, each depending on two of the layer before. */
@@ -855,7 +805,7 @@ GR_TEST(graph_file_saves_untracked_memory_as_buffers_and_other_user_data_by_valu
     grGraph_t g, l;
     grGraphNode_t n[2], ln[2];
     char path[128];
-    tmp_path(path, sizeof path, "untracked");
+    tl_tmp_path(path, sizeof path, "test", "untracked", ".graph");
     CHECK_OK(grHostFnRegister(hfn, "count host calls", NULL));
     CHECK_OK(grMalloc(&dev, 64));
     CHECK_OK(grGraphCreate(&g, 0));
@@ -863,7 +813,7 @@ GR_TEST(graph_file_saves_untracked_memory_as_buffers_and_other_user_data_by_valu
     grHostNodeParams hp = {hfn, &other};
     CHECK_OK(grGraphAddHostNode(&n[1], g, &n[0], 1, &hp));
     CHECK_OK(grGraphSaveToFile(g, path, 0));
-    char *text = slurp(path, NULL);
+    char *text = tl_slurp(path, NULL);
     CHECK(strstr(text, "buffer b1 host 32\n") != NULL);
     CHECK(strstr(text, "data=0x") != NULL);
     free(text);
@@ -888,7 +838,7 @@ GR_TEST(func_get_name_names_registered_and_stand_in_kernels)
 {
     grKernel_t k;
     const char *name = NULL;
-    CHECK_OK(grKernelCreate(&k, kfn, "named kernel", 0, NULL));
+    CHECK_OK(grKernelCreate(&k, tl_kernel_nop, "named kernel", 0, NULL));
     CHECK_OK(grFuncGetName(&name, k));
     CHECK(strcmp(name, "named kernel") == 0);
     CHECK_GR(grErrorInvalidValue, grFuncGetName(NULL, k));
@@ -897,7 +847,7 @@ GR_TEST(func_get_name_names_registered_and_stand_in_kernels)
     grGraph_t g, l;
     grGraphNode_t n;
     char path[128];
-    tmp_path(path, sizeof path, "name");
+    tl_tmp_path(path, sizeof path, "test", "name", ".graph");
     grKernelNodeParams kp = {k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, NULL, NULL};
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphAddKernelNode(&n, g, NULL, 0, &kp));
@@ -914,203 +864,4 @@ GR_TEST(func_get_name_names_registered_and_stand_in_kernels)
     CHECK_OK(grKernelDestroy(k));
     CHECK_GR(grErrorInvalidDeviceFunction, grFuncGetName(&name, k));
     unlink(path);
-}
-
-/* ------------------------------------------------- conditional nodes */
-
-static int cond_tally, cond_steps;
-
-/* mark(v): the tally grows by v. */
-static void cond_mark_fn(const grKernelCtx *ctx, void **args)
-{
-    (void)ctx;
-    cond_tally += *(int *)args[0];
-}
-
-/* setv(handle, value): sets the handle before the node that tests it. */
-static void cond_setv_fn(const grKernelCtx *ctx, void **args)
-{
-    (void)ctx;
-    CHECK_OK(grGraphSetConditional(*(grGraphConditionalHandle *)args[0], *(unsigned *)args[1]));
-}
-
-/* step(counter, handle, limit): a WHILE body's iteration, ending the loop
- * once counter reaches limit. */
-static void cond_step_fn(const grKernelCtx *ctx, void **args)
-{
-    (void)ctx;
-    int *counter = *(int **)args[0];
-    cond_steps++;
-    if (++*counter >= *(int *)args[2])
-        CHECK_OK(grGraphSetConditional(*(grGraphConditionalHandle *)args[1], 0));
-}
-
-typedef struct cond_kernels {
-    grKernel_t mark, setv, step;
-} cond_kernels;
-
-static grGraphNode_t cond_kernel(grGraph_t g, const grGraphNode_t *deps, size_t nd, grKernel_t k, void **args)
-{
-    grGraphNode_t n;
-    grKernelNodeParams p = {k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args, NULL};
-    CHECK_OK(grGraphAddKernelNode(&n, g, deps, nd, &p));
-    return n;
-}
-
-static grGraphNode_t cond_mark(grGraph_t g, cond_kernels *k, int v)
-{
-    void *args[] = {&v};
-    return cond_kernel(g, NULL, 0, k->mark, args);
-}
-
-static grGraphNode_t cond_node(grGraph_t g, const grGraphNode_t *deps, size_t nd, grGraphConditionalHandle h,
-                               grGraphConditionalNodeType type, unsigned size, grGraph_t **bodies)
-{
-    grGraphNode_t n;
-    grGraphNodeParams p;
-    memset(&p, 0, sizeof p);
-    p.type = grGraphNodeTypeConditional;
-    p.conditional.handle = h;
-    p.conditional.type = type;
-    p.conditional.size = size;
-    CHECK_OK(grGraphAddNode(&n, g, deps, NULL, nd, &p));
-    *bodies = p.conditional.phGraph_out;
-    return n;
-}
-
-/* Runs g once; returns the tally and the WHILE iterations it made. */
-static void cond_run(grGraph_t g, int *tally, int *steps)
-{
-    grGraphExec_t e;
-    cond_tally = cond_steps = 0;
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
-    CHECK_OK(grGraphLaunch(e, 0));
-    CHECK_OK(grStreamSynchronize(0));
-    CHECK_OK(grGraphExecDestroy(e));
-    *tally = cond_tally;
-    *steps = cond_steps;
-}
-
-GR_TEST(graph_file_round_trips_if_else_while_switch_and_nested_conditional_nodes)
-{
-    static const size_t mark_sz[] = {sizeof(int)}, setv_sz[] = {8, sizeof(unsigned)},
-                        step_sz[] = {sizeof(int *), 8, sizeof(int)};
-    cond_kernels k;
-    CHECK_OK(grKernelCreate(&k.mark, cond_mark_fn, "cond mark", 1, mark_sz));
-    CHECK_OK(grKernelCreate(&k.setv, cond_setv_fn, "cond setv", 2, setv_sz));
-    CHECK_OK(grKernelCreate(&k.step, cond_step_fn, "cond step", 3, step_sz));
-    int *counter;
-    CHECK_OK(grMalloc((void **)&counter, sizeof *counter));
-    grGraph_t g, *ifb, *wb, *swb, *inner;
-    grGraphConditionalHandle hif, hw, hsw, hin;
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&hif, g, 1, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&hw, g, 1, grGraphCondAssignDefault));
-    CHECK_OK(grGraphConditionalHandleCreate(&hsw, g, 0, 0));
-    /* IF/ELSE: a kernel sets the value 0, so the ELSE body runs. */
-    unsigned zero = 0, two = 2;
-    void *set_if[] = {&hif, &zero};
-    grGraphNode_t s = cond_kernel(g, NULL, 0, k.setv, set_if);
-    grGraphNode_t n_if = cond_node(g, &s, 1, hif, grGraphCondTypeIf, 2, &ifb);
-    cond_mark(ifb[0], &k, 1);
-    cond_mark(ifb[1], &k, 2);
-    /* WHILE: the counter is zeroed each launch, the body's kernel ends the
-     * loop after 5 iterations through the handle it gets as an argument;
-     * an IF nested in the body, its handle made for the body, runs each. */
-    grGraphNode_t z;
-    grMemsetParams mp = {counter, 0, 0, 4, 1, 1};
-    CHECK_OK(grGraphAddMemsetNode(&z, g, &n_if, 1, &mp));
-    grGraphNode_t n_w = cond_node(g, &z, 1, hw, grGraphCondTypeWhile, 1, &wb);
-    int limit = 5;
-    void *step_args[] = {&counter, &hw, &limit};
-    grGraphNode_t st = cond_kernel(wb[0], NULL, 0, k.step, step_args);
-    CHECK_OK(grGraphConditionalHandleCreate(&hin, wb[0], 1, grGraphCondAssignDefault));
-    cond_node(wb[0], &st, 1, hin, grGraphCondTypeIf, 1, &inner);
-    cond_mark(inner[0], &k, 1000);
-    /* SWITCH: the value 2 picks the third body; a child graph in a body. */
-    void *set_sw[] = {&hsw, &two};
-    grGraphNode_t s2 = cond_kernel(g, &n_w, 1, k.setv, set_sw);
-    cond_node(g, &s2, 1, hsw, grGraphCondTypeSwitch, 3, &swb);
-    cond_mark(swb[0], &k, 100);
-    cond_mark(swb[1], &k, 200);
-    grGraph_t child;
-    grGraphNode_t cn;
-    CHECK_OK(grGraphCreate(&child, 0));
-    cond_mark(child, &k, 400);
-    CHECK_OK(grGraphAddChildGraphNode(&cn, swb[2], NULL, 0, child));
-    CHECK_OK(grGraphDestroy(child));
-
-    char p1[128], p2[128];
-    tmp_path(p1, sizeof p1, "cond1");
-    tmp_path(p2, sizeof p2, "cond2");
-    CHECK_OK(grGraphSaveToFile(g, p1, 0));
-    char *a = slurp(p1, NULL);
-    if (!strstr(a, "cond c0 default=1 flags=0\n") || !strstr(a, "cond c1 default=1 flags=1\n") ||
-        !strstr(a, " cond c0 type=if size=2 after=n0 {\n") || !strstr(a, " cond c1 type=while size=1 ") ||
-        !strstr(a, " cond c3 type=switch size=3 ") || !strstr(a, "args=c0,x00000000") ||
-        !strstr(a, "args=b0+0,c1,x05000000") || !strstr(a, "} {\n"))
-        GR_TEST_FAIL_("unexpected file:\n%s", a);
-    grGraph_t l;
-    CHECK_OK(grGraphLoadFromFile(&l, p1, 0));
-    CHECK_OK(grGraphSaveToFile(l, p2, 0));
-    char *b = slurp(p2, NULL);
-    if (strcmp(a, b) != 0)
-        GR_TEST_FAIL_("the loaded graph saves differently:\n%s\n---\n%s", a, b);
-    free(a);
-    free(b);
-
-    int tally, steps, ltally, lsteps;
-    cond_run(g, &tally, &steps);
-    CHECK_EQ(steps, 5);
-    CHECK_EQ(tally, 2 + 5 * 1000 + 400);
-    cond_run(l, &ltally, &lsteps);
-    CHECK_EQ(lsteps, steps);
-    CHECK_EQ(ltally, tally);
-    CHECK_EQ(*counter, 5); /* the loaded graph counts in its own buffer */
-
-    CHECK_OK(grGraphDestroy(l));
-    CHECK_OK(grGraphDestroy(g));
-    CHECK_OK(grFree(counter));
-    CHECK_OK(grKernelDestroy(k.mark));
-    CHECK_OK(grKernelDestroy(k.setv));
-    CHECK_OK(grKernelDestroy(k.step));
-    unlink(p1);
-    unlink(p2);
-}
-
-GR_TEST(graph_file_refuses_malformed_conditional_nodes_naming_the_line)
-{
-    grKernel_t k;
-    static const size_t sz[] = {8, 4};
-    CHECK_OK(grKernelCreate(&k, kfn, "scale", 2, sz));
-    load_refused(
-        "graphrt-graph 1\ncond c0 default=0 flags=0\ngraph {\nn0 cond c0 type=until size=1 {\n}\n}\n", "4",
-        "not a conditional node type");
-    load_refused("graphrt-graph 1\ncond c0 default=0 flags=0\ngraph {\nn0 cond c0 type=while size=2 {\n} "
-                 "{\n}\n}\n",
-                 "4", "a WHILE node has 1 body");
-    load_refused("graphrt-graph 1\ncond c0 default=0 flags=0\ngraph {\nn0 cond c0 type=if size=2 {\n}\n}\n",
-                 "5", "closes after fewer bodies");
-    load_refused(
-        "graphrt-graph 1\ncond c0 default=0 flags=0\ngraph {\nn0 cond c0 type=if size=1 {\n} {\n}\n}\n", "5",
-        "opens more bodies");
-    load_refused("graphrt-graph 1\ncond c0 default=0 flags=0\ngraph {\nn0 cond c1 type=if size=1 {\n}\n}\n",
-                 "4", "no declared conditional handle");
-    load_refused("graphrt-graph 1\ncond c0 default=0 flags=0\ncond c0 default=1 flags=0\ngraph {\n}\n", "3",
-                 "declared twice");
-    load_refused("graphrt-graph 1\ncond c0 default=0 flags=4\ngraph {\n}\n", "2", "flags");
-    load_refused("graphrt-graph 1\ncond c0 default=0 flags=0\ngraph {\nn0 cond c0 type=if size=1\n}\n", "4",
-                 "ends with '{'");
-    load_refused("graphrt-graph 1\ngraph {\nn0 graph {\n} {\n}\n}\n", "4", "bodies of a cond node only");
-    load_refused(
-        "graphrt-graph 1\ncond c0 default=0 flags=0\ngraph {\nn0 cond c0 type=if size=1 {\n}\nn1 cond c0 "
-        "type=if size=1 {\n}\n}\n",
-        "6", "handle of");
-    load_refused("graphrt-graph 1\nkernel k0 \"scale\" 8 4\ngraph {\nn0 kernel k0 grid=1,1,1 block=1,1,1 "
-                 "shmem=0 args=c0,x00000000\n}\n",
-                 "4", "no declared conditional handle");
-    load_refused("graphrt-graph 1\ncond c0 default=0 flags=0\nkernel k0 \"scale\" 8 4\ngraph {\nn0 kernel k0 "
-                 "grid=1,1,1 block=1,1,1 shmem=0 args=x0000000000000000,c0\n}\n",
-                 "5", "a conditional handle is 8");
-    CHECK_OK(grKernelDestroy(k));
 }

@@ -4,18 +4,7 @@
  * and the nodes involved, and a graph left exactly as it was (same nodes,
  * same edges in the same order, same per-node dependency lists).
  */
-#include "test.h"
-
-static void noop(void *p)
-{
-    (void)p;
-}
-
-static void kfn(const grKernelCtx *ctx, void **args)
-{
-    (void)ctx;
-    (void)args;
-}
+#include "testlib.h"
 
 /* Everything a query can see of a small graph. */
 typedef struct snap {
@@ -455,7 +444,7 @@ GR_TEST(graph_node_calls_refuse_null_destroyed_and_wrong_type_nodes)
 {
     grGraph_t g;
     grGraphNode_t n[4], dead, h;
-    grHostNodeParams hp = {noop, NULL}, ghp;
+    grHostNodeParams hp = {tl_noop, NULL}, ghp;
     grMemsetParams mp;
     grMemcpy3DParms cp;
     grKernelNodeParams kp;
@@ -491,7 +480,7 @@ GR_TEST(graph_node_calls_refuse_null_destroyed_and_wrong_type_nodes)
     hp.fn = NULL;
     CHECK_GR(grErrorInvalidValue, grGraphHostNodeSetParams(h, &hp));
     CHECK_OK(grGraphHostNodeGetParams(h, &ghp));
-    CHECK(ghp.fn == noop);
+    CHECK(ghp.fn == tl_noop);
     CHECK_GR(grErrorInvalidValue, grGraphMemsetNodeGetParams(h, &mp));
     CHECK_DETAIL_HAS("not a memset node");
     CHECK_GR(grErrorInvalidValue, grGraphMemsetNodeSetParams(h, &mp));
@@ -614,7 +603,7 @@ GR_TEST(graph_kernel_node_refuses_bad_launch_params)
     grKernelNodeParams kp, got;
     snap before;
     chain(&g, n);
-    CHECK_OK(grKernelCreate(&kern, kfn, "graph_misuse_kernel", 2, sizes));
+    CHECK_OK(grKernelCreate(&kern, tl_kernel_nop, "graph_misuse_kernel", 2, sizes));
     memset(&kp, 0, sizeof kp);
     kp.func = kern;
     kp.gridDim = GR_DIM3(4, 1, 1);

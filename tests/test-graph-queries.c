@@ -3,33 +3,14 @@
  * what was built: nodes, roots, edges, a node's type, dependencies and
  * dependents, with CUDA's two-call pattern.
  */
-#include "test.h"
-
-static void noop(void *p)
-{
-    (void)p;
-}
-
-/* a -> b, a -> c, b -> d, c -> d: the diamond, built with deps at add. */
-static void diamond(grGraph_t *g, grGraphNode_t n[4])
-{
-    grHostNodeParams hp = {noop, NULL};
-    grGraphNode_t bc[2];
-    CHECK_OK(grGraphCreate(g, 0));
-    CHECK_OK(grGraphAddEmptyNode(&n[0], *g, NULL, 0));
-    CHECK_OK(grGraphAddHostNode(&n[1], *g, &n[0], 1, &hp));
-    CHECK_OK(grGraphAddEmptyNode(&n[2], *g, &n[0], 1));
-    bc[0] = n[1];
-    bc[1] = n[2];
-    CHECK_OK(grGraphAddEmptyNode(&n[3], *g, bc, 2));
-}
+#include "testlib.h"
 
 GR_TEST(graph_get_nodes_lists_nodes_in_creation_order)
 {
     grGraph_t g;
     grGraphNode_t n[4], got[4];
     size_t count = 0, i;
-    diamond(&g, n);
+    tl_diamond(&g, n, tl_noop);
     CHECK_OK(grGraphGetNodes(g, NULL, &count));
     CHECK_EQ(count, 4);
     CHECK_OK(grGraphGetNodes(g, got, &count));
@@ -44,7 +25,7 @@ GR_TEST(graph_get_nodes_two_call_pattern_short_and_long_arrays)
     grGraph_t g;
     grGraphNode_t n[4], got[6];
     size_t count;
-    diamond(&g, n);
+    tl_diamond(&g, n, tl_noop);
     /* A short array: only that many written, count stays the capacity. */
     got[2] = (grGraphNode_t)(uintptr_t)0x1234;
     count = 2;
@@ -69,7 +50,7 @@ GR_TEST(graph_get_root_nodes_lists_nodes_without_dependencies)
     grGraph_t g;
     grGraphNode_t n[4], extra, got[4];
     size_t count = 0;
-    diamond(&g, n);
+    tl_diamond(&g, n, tl_noop);
     CHECK_OK(grGraphAddEmptyNode(&extra, g, NULL, 0));
     CHECK_OK(grGraphGetRootNodes(g, NULL, &count));
     CHECK_EQ(count, 2);
@@ -92,7 +73,7 @@ GR_TEST(graph_get_edges_lists_every_edge_grouped_by_source)
     grGraph_t g;
     grGraphNode_t n[4], from[5], to[5];
     size_t count = 0;
-    diamond(&g, n);
+    tl_diamond(&g, n, tl_noop);
     CHECK_OK(grGraphGetEdges(g, NULL, NULL, NULL, &count));
     CHECK_EQ(count, 4);
     count = 5;
@@ -120,7 +101,7 @@ GR_TEST(graph_node_dependencies_and_dependents_round_trip)
     grGraph_t g;
     grGraphNode_t n[4], got[3];
     size_t count = 0;
-    diamond(&g, n);
+    tl_diamond(&g, n, tl_noop);
     CHECK_OK(grGraphNodeGetDependencies(n[3], NULL, NULL, &count));
     CHECK_EQ(count, 2);
     count = 3;
@@ -193,7 +174,7 @@ GR_TEST(graph_node_get_type_reports_each_type)
     grGraph_t g, child;
     grGraphNode_t n;
     grGraphNodeType t;
-    grHostNodeParams hp = {noop, NULL};
+    grHostNodeParams hp = {tl_noop, NULL};
     grMemsetParams mp = {0};
     grEvent_t ev;
     char buf[16];

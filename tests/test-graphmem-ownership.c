@@ -8,26 +8,15 @@
  * where there is one, on the first GPU (skipped there, saying why,
  * without one).
  */
-#include "test.h"
+#include "testlib.h"
 
 static grGraphNode_t add_alloc(grGraph_t g, int device, void **out)
 {
     grGraphNode_t n = NULL;
     grMemAllocNodeParams ap;
-    memset(&ap, 0, sizeof ap);
-    ap.poolProps.allocType = grMemAllocationTypePinned;
-    ap.poolProps.location.type = grMemLocationTypeDevice;
-    ap.poolProps.location.id = device;
-    ap.bytesize = 1 << 20;
+    ap = tl_alloc_params(device, 1 << 20);
     CHECK_OK(grGraphAddMemAllocNode(&n, g, NULL, 0, &ap));
     *out = ap.dptr;
-    return n;
-}
-
-static size_t node_count(grGraph_t g)
-{
-    size_t n = 0;
-    CHECK_OK(grGraphGetNodes(g, NULL, &n));
     return n;
 }
 
@@ -46,19 +35,19 @@ static void free_node_of_another_graph_bars_the_owners(int gpu)
     CHECK_GR(grErrorInvalidValue, grGraphAddMemFreeNode(&fn, a, &an, 1, p));
     CHECK_DETAIL_HAS("another graph");
     CHECK(fn == NULL);
-    CHECK_EQ(node_count(a), 1);
+    CHECK_EQ(tl_node_count(a), 1);
     /* Through the generic call too. */
     grGraphNodeParams np;
     memset(&np, 0, sizeof np);
     np.type = grGraphNodeTypeMemFree;
     np.free.dptr = p;
     CHECK_GR(grErrorInvalidValue, grGraphAddNode(&fn, a, &an, NULL, 1, &np));
-    CHECK_EQ(node_count(a), 1);
+    CHECK_EQ(tl_node_count(a), 1);
     /* For good, as CUDA 13 answers: also once those nodes are gone. */
     CHECK_OK(grGraphDestroy(c));
     CHECK_OK(grGraphDestroy(b));
     CHECK_GR(grErrorInvalidValue, grGraphAddMemFreeNode(&fn, a, &an, 1, p));
-    CHECK_EQ(node_count(a), 1);
+    CHECK_EQ(tl_node_count(a), 1);
     CHECK_OK(grGraphDestroy(a));
     CHECK_OK(grSetDevice(0));
 }

@@ -5,7 +5,7 @@
  * device's graph memory attributes, capture of grMallocAsync/grFreeAsync,
  * and what graphs with memory nodes refuse.
  */
-#include "test.h"
+#include "testlib.h"
 
 #define TMP_INTS 16384 /* 64 KiB temporaries: whole pages, no rounding */
 
@@ -48,29 +48,17 @@ static grKernel_t kernel3(grKernelFn fn, const char *name, size_t s0, size_t s1,
     return k;
 }
 
-static grGraphNode_t add_kernel(grGraph_t g, const grGraphNode_t *deps, size_t ndeps, grKernel_t k, void *a0,
-                                void *a1, void *a2)
+static grGraphNode_t add_kernel3(grGraph_t g, const grGraphNode_t *deps, size_t ndeps, grKernel_t k, void *a0,
+                                 void *a1, void *a2)
 {
-    grGraphNode_t n = NULL;
     void *args[3] = {a0, a1, a2};
-    grKernelNodeParams kp;
-    memset(&kp, 0, sizeof kp);
-    kp.func = k;
-    kp.gridDim = GR_DIM3(1, 1, 1);
-    kp.blockDim = GR_DIM3(1, 1, 1);
-    kp.kernelParams = args;
-    CHECK_OK(grGraphAddKernelNode(&n, g, deps, ndeps, &kp));
-    return n;
+    return tl_add_kernel(g, deps, ndeps, k, args, 1);
 }
 
 static grMemAllocNodeParams alloc_params(size_t bytes)
 {
     grMemAllocNodeParams ap;
-    memset(&ap, 0, sizeof ap);
-    ap.poolProps.allocType = grMemAllocationTypePinned;
-    ap.poolProps.location.type = grMemLocationTypeDevice;
-    ap.poolProps.location.id = 0;
-    ap.bytesize = bytes;
+    ap = tl_alloc_params(0, bytes);
     return ap;
 }
 
@@ -98,13 +86,6 @@ static uint64_t gattr(grGraphMemAttributeType a)
     return v;
 }
 
-static size_t node_count(grGraph_t g)
-{
-    size_t n = 0;
-    CHECK_OK(grGraphGetNodes(g, NULL, &n));
-    return n;
-}
-
 GR_TEST(graphmem_alloc_address_fixed_across_launches_and_instantiations)
 {
     grStream_t s;
@@ -120,8 +101,8 @@ GR_TEST(graphmem_alloc_address_fixed_across_launches_and_instantiations)
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grGraphCreate(&g, 0));
     grGraphNode_t a = add_alloc(g, NULL, 0, 4096, &p);
-    grGraphNode_t k1 = add_kernel(g, &a, 1, kfill, &p, &seven, &one);
-    grGraphNode_t k2 = add_kernel(g, &k1, 1, kseen, &p, &wherep, &sump);
+    grGraphNode_t k1 = add_kernel3(g, &a, 1, kfill, &p, &seven, &one);
+    grGraphNode_t k2 = add_kernel3(g, &k1, 1, kseen, &p, &wherep, &sump);
     add_free(g, &k2, 1, p);
     CHECK_OK(grGraphMemAllocNodeGetParams(a, &got));
     CHECK_PTR_EQ(got.dptr, p);
@@ -156,7 +137,7 @@ GR_TEST(graphmem_free_node_must_follow_its_alloc_and_free_once)
     CHECK_DETAIL_HAS("must depend");
     CHECK_GR(grErrorInvalidValue, grGraphAddMemFreeNode(&out, g, &other, 1, p));
     CHECK_DETAIL_HAS("must depend");
-    CHECK_EQ(node_count(g), 2);
+    CHECK_EQ(tl_node_count(g), 2);
     f = add_free(g, &a, 1, p);
     CHECK_GR(grErrorInvalidValue, grGraphAddMemFreeNode(&out, g, &f, 1, p));
     CHECK_DETAIL_HAS("freed already in this graph");
@@ -168,7 +149,7 @@ GR_TEST(graphmem_free_node_must_follow_its_alloc_and_free_once)
     CHECK_GR(grErrorInvalidValue, grGraphAddMemFreeNode(&out, g, &a, 1, (char *)p + 16));
     CHECK_GR(grErrorInvalidValue, grGraphAddMemFreeNode(&out, g, &a, 1, NULL));
     CHECK_PTR_EQ(out, NULL);
-    CHECK_EQ(node_count(g), 3);
+    CHECK_EQ(tl_node_count(g), 3);
     /* Indirect order is enough. */
     void *q;
     grGraphNode_t a2 = add_alloc(g, NULL, 0, 64, &q);
@@ -190,7 +171,7 @@ GR_TEST(graphmem_free_node_refuses_allocation_its_own_graph_frees)
     add_free(ga, &a, 1, p);
     CHECK_GR(grErrorInvalidValue, grGraphAddMemFreeNode(&out, gb, NULL, 0, p));
     CHECK_DETAIL_HAS("frees it itself");
-    CHECK_EQ(node_count(gb), 0);
+    CHECK_EQ(tl_node_count(gb), 0);
     /* An allocation its graph does not free may be freed by another. */
     add_alloc(ga, NULL, 0, 128, &q);
     add_free(gb, NULL, 0, q);
@@ -216,7 +197,7 @@ GR_TEST(graphmem_capture_rollback_forgets_its_free_node)
     CHECK_GR(grErrorInvalidValue, grGraphAddMemFreeNode(&f, h, NULL, 0, p)); /* g frees it now */
     CHECK_GR(grErrorStreamCaptureUnsupported, grStreamSynchronize(s));
     CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &out));
-    CHECK_EQ(node_count(g), 1);
+    CHECK_EQ(tl_node_count(g), 1);
     CHECK_OK(grGraphAddMemFreeNode(&f, h, NULL, 0, p));
     CHECK_OK(grGraphDestroy(h));
     CHECK_OK(grGraphDestroy(g));
@@ -234,7 +215,7 @@ GR_TEST(graphmem_unfreed_allocation_stays_valid_until_grFreeAsync_or_grFree)
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grGraphCreate(&g, 0));
     grGraphNode_t a = add_alloc(g, NULL, 0, 4096, &p);
-    add_kernel(g, &a, 1, kfill, &p, &v, &n);
+    add_kernel3(g, &a, 1, kfill, &p, &v, &n);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     /* Not launched yet: nothing to free. */
     CHECK_GR(grErrorInvalidValue, grFreeAsync(p, s));
@@ -273,7 +254,7 @@ GR_TEST(graphmem_relaunch_with_live_allocation_accepted_with_auto_free)
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grGraphCreate(&g, 0));
     grGraphNode_t a = add_alloc(g, NULL, 0, 256, &p);
-    add_kernel(g, &a, 1, kfill, &p, &v, &n);
+    add_kernel3(g, &a, 1, kfill, &p, &v, &n);
     CHECK_OK(grGraphInstantiateWithFlags(&e, g, grGraphInstantiateFlagAutoFreeOnLaunch));
     for (int i = 0; i < 4; i++)
         CHECK_OK(grGraphLaunch(e, s));
@@ -336,11 +317,11 @@ GR_TEST(graphmem_footprint_is_the_peak_live_set)
     CHECK_OK(grGraphCreate(&g, 0));
     for (int i = 0; i < N; i++) {
         grGraphNode_t a = add_alloc(g, last ? &last : NULL, last ? 1 : 0, BYTES, &tmp[i]);
-        last = add_kernel(g, &a, 1, kstep, i ? &tmp[i - 1] : &none, &tmp[i], &n);
+        last = add_kernel3(g, &a, 1, kstep, i ? &tmp[i - 1] : &none, &tmp[i], &n);
         if (i >= 3)
             last = add_free(g, &last, 1, tmp[i - 3]);
     }
-    last = add_kernel(g, &last, 1, kstep, &tmp[N - 1], &out, &n);
+    last = add_kernel3(g, &last, 1, kstep, &tmp[N - 1], &out, &n);
     for (int i = N - 3; i < N; i++)
         last = add_free(g, &last, 1, tmp[i]);
     CHECK_EQ(gattr(grGraphMemAttrReservedMemCurrent), 0);
@@ -462,10 +443,10 @@ GR_TEST(graphmem_alloc_node_refuses_a_location_or_access_naming_no_device)
     CHECK_GR(grErrorInvalidValue, grGraphAddMemAllocNode(&n, g, NULL, 0, &ap));
     CHECK_DETAIL_HAS("must give device 0");
     /* Nothing was added, nothing is reserved. */
-    CHECK_EQ(node_count(g), 0);
+    CHECK_EQ(tl_node_count(g), 0);
     access.location.id = 0;
     CHECK_OK(grGraphAddMemAllocNode(&n, g, NULL, 0, &ap));
-    CHECK_EQ(node_count(g), 1);
+    CHECK_EQ(tl_node_count(g), 1);
     CHECK_OK(grGraphDestroy(g));
 }
 
@@ -554,7 +535,7 @@ GR_TEST(graphmem_graph_with_memory_nodes_refuses_clone_embedding_deletion_and_se
     CHECK_DETAIL_HAS("cannot be deleted");
     CHECK_GR(grErrorNotSupported, grGraphRemoveDependencies(g, &a, &k, NULL, 1));
     CHECK_DETAIL_HAS("cannot be");
-    CHECK_EQ(node_count(g), 3);
+    CHECK_EQ(tl_node_count(g), 3);
     /* Adding edges stays allowed. */
     CHECK_OK(grGraphAddDependencies(g, &a, &f, NULL, 1));
     /* A child graph cannot receive memory nodes either. */
@@ -591,8 +572,8 @@ static grGraph_t update_graph(size_t bytes, int *v, void **p, grKernel_t kfill, 
     grGraph_t g;
     CHECK_OK(grGraphCreate(&g, 0));
     grGraphNode_t a = add_alloc(g, NULL, 0, bytes, p);
-    grGraphNode_t k1 = add_kernel(g, &a, 1, kfill, p, v, &one);
-    grGraphNode_t k2 = add_kernel(g, &k1, 1, kseen, p, wherep, sump);
+    grGraphNode_t k1 = add_kernel3(g, &a, 1, kfill, p, v, &one);
+    grGraphNode_t k2 = add_kernel3(g, &k1, 1, kseen, p, wherep, sump);
     add_free(g, &k2, 1, *p);
     return g;
 }
@@ -693,7 +674,7 @@ GR_TEST(graphmem_generic_add_node_makes_alloc_and_free_nodes)
     CHECK_OK(grGraphMemFreeNodeGetParams(f, &freed));
     CHECK_PTR_EQ(freed, p);
     CHECK_GR(grErrorInvalidValue, grGraphMemFreeNodeGetParams(a, &freed));
-    CHECK_EQ(node_count(g), 2);
+    CHECK_EQ(tl_node_count(g), 2);
     CHECK_OK(grGraphDestroy(g));
 }
 

@@ -3,20 +3,10 @@
  * free memory and the attributes of a pointer. The GPU cases need a GPU
  * device and are skipped, saying why, where there is none (CI has none).
  */
-#include "test.h"
+#include "testlib.h"
 
 #include <stdint.h>
 #include <unistd.h>
-
-/* The first GPU's device number; skips the test where there is none. */
-static int first_gpu(void)
-{
-    int n = 0;
-    CHECK_OK(grGetDeviceCount(&n));
-    if (n < 2)
-        GR_TEST_SKIP("no GPU device: grGetDeviceCount gives %d (the CPU only)", n);
-    return 1;
-}
 
 GR_TEST(runtime_version_is_the_cuda_api_graphrt_mirrors)
 {
@@ -153,11 +143,7 @@ GR_TEST(pointer_attributes_of_a_graph_allocation_while_it_is_allocated)
     grGraphNode_t n;
     grMemAllocNodeParams ap;
     grPointerAttributes a;
-    memset(&ap, 0, sizeof ap);
-    ap.poolProps.allocType = grMemAllocationTypePinned;
-    ap.poolProps.location.type = grMemLocationTypeDevice;
-    ap.poolProps.location.id = 0;
-    ap.bytesize = 4096;
+    ap = tl_alloc_params(0, 4096);
     CHECK_OK(grSetDevice(0));
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphAddMemAllocNode(&n, g, NULL, 0, &ap));
@@ -219,7 +205,7 @@ GR_TEST(pointer_attributes_refuse_null_output)
 
 GR_TEST(gpu_mem_get_info_is_the_devices_and_drops_with_an_allocation)
 {
-    int gpu = first_gpu();
+    int gpu = tl_first_gpu();
     size_t free0 = 0, total = 0, free1 = 0, total1 = 0;
     grDeviceProp prop;
     void *p = NULL;
@@ -243,7 +229,7 @@ GR_TEST(gpu_mem_get_info_is_the_devices_and_drops_with_an_allocation)
 
 GR_TEST(gpu_pointer_attributes_of_device_memory)
 {
-    int gpu = first_gpu();
+    int gpu = tl_first_gpu();
     char *p = NULL;
     grPointerAttributes a;
     CHECK_OK(grSetDevice(gpu));
@@ -264,7 +250,7 @@ GR_TEST(gpu_pointer_attributes_of_device_memory)
 
 GR_TEST(gpu_pointer_attributes_of_stream_ordered_memory)
 {
-    int gpu = first_gpu();
+    int gpu = tl_first_gpu();
     void *p = NULL;
     grStream_t s;
     grPointerAttributes a;

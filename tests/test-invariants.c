@@ -6,30 +6,18 @@
  * same checkers after every change of structure (gr_assert_expensive);
  * here they are called directly, so the tests run in every build.
  */
-#include "test.h"
+#include "testlib.h"
 
 #include "../src/backend/cpu/stream_int.h"
 #include "../src/backend/plan.h"
 #include "../src/graph/graph.h"
 #include "../src/memory/pool_int.h"
 
-/* a -> b, a -> c, b -> d, c -> d */
-static grGraph_t diamond(grGraphNode_t n[4])
-{
-    grGraph_t g;
-    CHECK_EQ(grGraphCreate(&g, 0), grSuccess);
-    CHECK_EQ(grGraphAddEmptyNode(&n[0], g, NULL, 0), grSuccess);
-    CHECK_EQ(grGraphAddEmptyNode(&n[1], g, &n[0], 1), grSuccess);
-    CHECK_EQ(grGraphAddEmptyNode(&n[2], g, &n[0], 1), grSuccess);
-    grGraphNode_t both[2] = {n[1], n[2]};
-    CHECK_EQ(grGraphAddEmptyNode(&n[3], g, both, 2), grSuccess);
-    return g;
-}
-
 GR_TEST(graph_checker_reports_counts_mirrors_owners_and_cycles)
 {
     grGraphNode_t n[4];
-    grGraph_t g = diamond(n), other;
+    grGraph_t g, other;
+    tl_diamond(&g, n, NULL);
     CHECK(gr__graph_is_valid(g));
 
     g->nedges++;
@@ -66,7 +54,8 @@ GR_TEST(graph_checker_reports_counts_mirrors_owners_and_cycles)
 GR_TEST(plan_checker_reports_counts_order_and_a_missing_exit_edge)
 {
     grGraphNode_t n[4];
-    grGraph_t g = diamond(n);
+    grGraph_t g;
+    tl_diamond(&g, n, NULL);
     grGraphExec_t e;
     CHECK_EQ(grGraphInstantiate(&e, g, 0), grSuccess);
     gr_plan *p = &e->plan;
@@ -101,7 +90,8 @@ GR_TEST(plan_checker_reports_counts_order_and_a_missing_exit_edge)
 GR_TEST(exec_write_checker_holds_only_inside_a_write)
 {
     grGraphNode_t n[4];
-    grGraph_t g = diamond(n);
+    grGraph_t g;
+    tl_diamond(&g, n, NULL);
     grGraphExec_t e;
     CHECK_EQ(grGraphInstantiate(&e, g, 0), grSuccess);
     CHECK(!gr__exec_write_is_valid(e)); /* no write begun: no lock held */
@@ -115,10 +105,7 @@ GR_TEST(exec_write_checker_holds_only_inside_a_write)
 GR_TEST(pool_checker_reports_counters_that_do_not_fit_reserved)
 {
     grMemPoolProps props;
-    memset(&props, 0, sizeof props);
-    props.allocType = grMemAllocationTypePinned;
-    props.location.type = grMemLocationTypeDevice;
-    props.location.id = 0;
+    props = tl_pool_props(0);
     grMemPool_t pool;
     grStream_t s;
     CHECK_EQ(grMemPoolCreate(&pool, &props), grSuccess);

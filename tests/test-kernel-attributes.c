@@ -25,7 +25,7 @@ static grKernelNodeParams add_params(void)
     return p;
 }
 
-static grGraphNode_t add_kernel(grGraph_t g)
+static grGraphNode_t add_attr_kernel(grGraph_t g)
 {
     grGraphNode_t n;
     grKernelNodeParams p = add_params();
@@ -70,7 +70,7 @@ GR_TEST(kernel_node_attributes_read_defaults_then_what_was_set)
     grKernelNodeAttrValue v, r;
     setup();
     CHECK_OK(grGraphCreate(&g, 0));
-    n = add_kernel(g);
+    n = add_attr_kernel(g);
     memset(&r, 0xff, sizeof r);
     CHECK_OK(grGraphKernelNodeGetAttribute(n, grKernelNodeAttributePriority, &r));
     CHECK_EQ(r.priority, 0);
@@ -113,7 +113,7 @@ GR_TEST(kernel_node_attribute_refusals_change_nothing)
     grKernelNodeAttrValue v, r;
     setup();
     CHECK_OK(grGraphCreate(&g, 0));
-    n = add_kernel(g);
+    n = add_attr_kernel(g);
     CHECK_OK(grGraphAddEmptyNode(&empty, g, NULL, 0));
     v = val_priority(-1);
     CHECK_OK(grGraphKernelNodeSetAttribute(n, grKernelNodeAttributePriority, &v));
@@ -160,8 +160,8 @@ GR_TEST(kernel_node_attributes_are_copied_and_cloned)
     grKernelNodeAttrValue v, r;
     setup();
     CHECK_OK(grGraphCreate(&g, 0));
-    a = add_kernel(g);
-    b = add_kernel(g);
+    a = add_attr_kernel(g);
+    b = add_attr_kernel(g);
     v = val_priority(-4);
     CHECK_OK(grGraphKernelNodeSetAttribute(a, grKernelNodeAttributePriority, &v));
     CHECK_OK(grGraphKernelNodeCopyAttributes(b, a));
@@ -177,7 +177,7 @@ GR_TEST(kernel_node_attributes_are_copied_and_cloned)
     CHECK_OK(grGraphKernelNodeGetAttribute(a, grKernelNodeAttributePriority, &r));
     CHECK_EQ(r.priority, -4);
     /* Copying a node without attributes resets them. */
-    grGraphNode_t plain = add_kernel(g);
+    grGraphNode_t plain = add_attr_kernel(g);
     CHECK_OK(grGraphKernelNodeCopyAttributes(a, plain));
     CHECK_OK(grGraphKernelNodeGetAttribute(a, grKernelNodeAttributePriority, &r));
     CHECK_EQ(r.priority, 0);
@@ -195,7 +195,7 @@ static grGraph_t one_node(int priority, int cooperative)
     grGraph_t g;
     grGraphNode_t n;
     CHECK_OK(grGraphCreate(&g, 0));
-    n = add_kernel(g);
+    n = add_attr_kernel(g);
     grKernelNodeAttrValue v = val_priority(priority);
     CHECK_OK(grGraphKernelNodeSetAttribute(n, grKernelNodeAttributePriority, &v));
     memset(&v, 0, sizeof v);
@@ -338,7 +338,7 @@ GR_TEST(kernel_node_attributes_follow_the_cuda_13_probes)
     grKernelNodeAttrValue v, r;
     setup();
     CHECK_OK(grGraphCreate(&g, 0));
-    n = add_kernel(g);
+    n = add_attr_kernel(g);
     /* Priorities are clamped into [-5, 0] when set (docs/cuda13-probes.md). */
     v = val_priority(3);
     CHECK_OK(grGraphKernelNodeSetAttribute(n, grKernelNodeAttributePriority, &v));
@@ -355,7 +355,7 @@ GR_TEST(kernel_node_attributes_follow_the_cuda_13_probes)
     CHECK_OK(grGraphKernelNodeGetAttribute(n, grKernelNodeAttributeCooperative, &r));
     CHECK_EQ(r.cooperative, 5);
     /* A new node's sync-domain map reads default 0, remote 1. */
-    CHECK_OK(grGraphKernelNodeGetAttribute(add_kernel(g), grKernelNodeAttributeMemSyncDomainMap, &r));
+    CHECK_OK(grGraphKernelNodeGetAttribute(add_attr_kernel(g), grKernelNodeAttributeMemSyncDomainMap, &r));
     CHECK_EQ(r.memSyncDomainMap.default_, 0);
     CHECK_EQ(r.memSyncDomainMap.remote, 1);
     /* IDs a CUDA 13.0 kernel node refuses. */

@@ -4,28 +4,12 @@
  * argument lists, bad launches refused without side effects, destruction
  * with launches in flight.
  */
-#include "test.h"
+#include "testlib.h"
 
 #include <malloc.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <unistd.h>
-
-static atomic_int gate_timeouts;
-
-/* A host function that blocks the stream until the gate opens (5 s max). */
-static void wait_gate(void *p)
-{
-    atomic_int *gate = p;
-    int waited = 0;
-    while (!atomic_load(gate)) {
-        if (++waited > 5000) {
-            atomic_fetch_add(&gate_timeouts, 1);
-            return;
-        }
-        usleep(1000);
-    }
-}
 
 /* ----------------------------------------------------- blocks and geometry */
 
@@ -246,7 +230,7 @@ GR_TEST(kernel_sees_argument_values_copied_at_launch)
     setenv("GRAPHRT_WORKERS", "2", 1);
     CHECK_OK(grKernelCreate(&k, record_args, "record_args", 3, sizes));
     CHECK_OK(grStreamCreate(&s));
-    CHECK_OK(grLaunchHostFunc(s, wait_gate, &gate));
+    CHECK_OK(grLaunchHostFunc(s, tl_wait_gate, &gate));
     CHECK_OK(grLaunchKernel(k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, s));
     /* The stream is blocked: change everything the launch pointed at. */
     i = 7;
@@ -261,7 +245,7 @@ GR_TEST(kernel_sees_argument_values_copied_at_launch)
     CHECK_EQ(seen.i, 42);
     CHECK(seen.d == 2.5);
     CHECK_PTR_EQ(seen.p, &gate);
-    CHECK_EQ(atomic_load(&gate_timeouts), 0);
+    CHECK_EQ(atomic_load(&tl_gate_timeouts), 0);
     CHECK_OK(grStreamDestroy(s));
     CHECK_OK(grKernelDestroy(k));
 }
@@ -321,7 +305,7 @@ GR_TEST(kernel_with_more_than_80_bytes_of_arguments_gets_them_all)
     args[3] = &d;
     CHECK_OK(grKernelCreate(&k, check_big, "check_big", 20, sizes));
     CHECK_OK(grStreamCreate(&s));
-    CHECK_OK(grLaunchHostFunc(s, wait_gate, &gate));
+    CHECK_OK(grLaunchHostFunc(s, tl_wait_gate, &gate));
     CHECK_OK(grLaunchKernel(k, GR_DIM3(3, 1, 1), GR_DIM3(1, 1, 1), args, 0, s));
     /* Overwrite every value while the launch is queued. */
     c = 'y';
@@ -568,7 +552,7 @@ GR_TEST(kernel_launch_refuses_bad_and_destroyed_streams)
              grLaunchKernel(k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, (grStream_t)(void *)fake));
     CHECK_DETAIL_HAS("grLaunchKernel");
     CHECK_OK(grStreamCreate(&s));
-    CHECK_OK(grLaunchHostFunc(s, wait_gate, &gate));
+    CHECK_OK(grLaunchHostFunc(s, tl_wait_gate, &gate));
     CHECK_OK(grStreamDestroy(s)); /* the queued work keeps its memory */
     CHECK_GR(grErrorInvalidResourceHandle, grLaunchKernel(k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, s));
     CHECK_DETAIL_HAS("grLaunchKernel");
@@ -587,7 +571,7 @@ GR_TEST(destroyed_kernel_is_refused_while_a_launch_holds_it)
     grStream_t s;
     setenv("GRAPHRT_WORKERS", "2", 1);
     CHECK_OK(grStreamCreate(&s));
-    CHECK_OK(grLaunchHostFunc(s, wait_gate, &gate));
+    CHECK_OK(grLaunchHostFunc(s, tl_wait_gate, &gate));
     CHECK_OK(grLaunchKernel(k, GR_DIM3(2, 1, 1), GR_DIM3(1, 1, 1), args, 0, s));
     CHECK_OK(grKernelDestroy(k));
     CHECK_GR(grErrorInvalidDeviceFunction, grLaunchKernel(k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, s));
@@ -620,7 +604,7 @@ GR_TEST(kernel_destroyed_with_many_launches_queued_runs_them_all)
     CHECK_OK(grKernelCreate(&k, add_arg, "add_arg", 1, sizes));
     for (int j = 0; j < 2; j++)
         CHECK_OK(grStreamCreateWithFlags(&s[j], grStreamNonBlocking));
-    CHECK_OK(grLaunchHostFunc(s[0], wait_gate, &gate));
+    CHECK_OK(grLaunchHostFunc(s[0], tl_wait_gate, &gate));
     for (int i = 1; i <= 500; i++) {
         void *args[1] = {&i};
         CHECK_OK(grLaunchKernel(k, GR_DIM3(2, 1, 1), GR_DIM3(1, 1, 1), args, 0, s[i % 2]));

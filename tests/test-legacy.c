@@ -28,10 +28,7 @@ GR_TEST(legacy_stream_work_waits_for_earlier_blocking_stream_work)
     usleep(50000);
     CHECK_EQ(atomic_load(&log_n), 0);
     CHECK_GR(grErrorNotReady, grStreamQuery(NULL));
-    atomic_store(&gate, 1);
-    CHECK(wait_logged(2, 5000));
-    CHECK_EQ(logged(0), 1);
-    CHECK_EQ(logged(1), 2);
+    open_gate_expect_log(&gate, 2, (const int[]){1, 2});
     CHECK_EQ(atomic_load(&gate_timeouts), 0);
     CHECK_OK(grDeviceSynchronize());
     CHECK_OK(grStreamDestroy(b));
@@ -49,10 +46,7 @@ GR_TEST(blocking_stream_work_waits_for_earlier_legacy_stream_work)
     usleep(50000);
     CHECK_EQ(atomic_load(&log_n), 0);
     CHECK_GR(grErrorNotReady, grStreamQuery(b));
-    atomic_store(&gate, 1);
-    CHECK(wait_logged(2, 5000));
-    CHECK_EQ(logged(0), 1);
-    CHECK_EQ(logged(1), 2);
+    open_gate_expect_log(&gate, 2, (const int[]){1, 2});
     CHECK_EQ(atomic_load(&gate_timeouts), 0);
     CHECK_OK(grDeviceSynchronize());
     CHECK_OK(grStreamDestroy(b));
@@ -71,11 +65,7 @@ GR_TEST(legacy_stream_orders_two_blocking_streams_transitively)
     CHECK_OK(grLaunchHostFunc(b2, gated_step, &s3));
     usleep(50000);
     CHECK_EQ(atomic_load(&log_n), 0);
-    atomic_store(&gate, 1);
-    CHECK(wait_logged(3, 5000));
-    CHECK_EQ(logged(0), 1);
-    CHECK_EQ(logged(1), 2);
-    CHECK_EQ(logged(2), 3);
+    open_gate_expect_log(&gate, 3, (const int[]){1, 2, 3});
     CHECK_EQ(atomic_load(&gate_timeouts), 0);
     CHECK_OK(grDeviceSynchronize());
     CHECK_OK(grStreamDestroy(b1));
@@ -134,10 +124,7 @@ GR_TEST(legacy_handle_and_null_name_the_same_stream)
     usleep(50000);
     CHECK_EQ(atomic_load(&log_n), 0);
     CHECK_GR(grErrorNotReady, grStreamQuery(grStreamLegacy));
-    atomic_store(&gate, 1);
-    CHECK(wait_logged(2, 5000));
-    CHECK_EQ(logged(0), 1);
-    CHECK_EQ(logged(1), 2);
+    open_gate_expect_log(&gate, 2, (const int[]){1, 2});
     CHECK_OK(grStreamSynchronize(grStreamLegacy));
 }
 
@@ -189,11 +176,7 @@ GR_TEST(per_thread_stream_synchronises_with_the_legacy_stream)
     usleep(50000);
     CHECK_EQ(atomic_load(&log_n), 0);
     CHECK_GR(grErrorNotReady, grStreamQuery(grStreamPerThread));
-    atomic_store(&gate, 1);
-    CHECK(wait_logged(3, 5000));
-    CHECK_EQ(logged(0), 1);
-    CHECK_EQ(logged(1), 2);
-    CHECK_EQ(logged(2), 3);
+    open_gate_expect_log(&gate, 3, (const int[]){1, 2, 3});
     CHECK_EQ(atomic_load(&gate_timeouts), 0);
     CHECK_OK(grStreamSynchronize(grStreamPerThread));
 }

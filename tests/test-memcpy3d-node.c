@@ -5,11 +5,10 @@
  * against a reference computed here (the padding between rows left as
  * it was), every refusal with CUDA's code and the node left as it was.
  */
-#include "test.h"
+#include "testlib.h"
 
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #define PAD 0xee
@@ -30,31 +29,6 @@ static void ref_copy(const grMemcpy3DParms *c)
                    (const char *)s.ptr + ((c->srcPos.z + z) * s.ysize + c->srcPos.y + y) * s.pitch +
                        c->srcPos.x,
                    c->extent.width);
-}
-
-static grMemcpy3DParms params(void *dst, size_t dpitch, size_t dysize, const void *src, size_t spitch,
-                              size_t sysize, grExtent e)
-{
-    grMemcpy3DParms c;
-    memset(&c, 0, sizeof c);
-    c.dstPtr = make_grPitchedPtr(dst, dpitch, e.width, dysize);
-    c.srcPtr = make_grPitchedPtr((void *)(uintptr_t)src, spitch, e.width, sysize);
-    c.extent = e;
-    c.kind = grMemcpyHostToHost;
-    return c;
-}
-
-static size_t node_count(grGraph_t g)
-{
-    size_t n = 0;
-    CHECK_OK(grGraphGetNodes(g, NULL, &n));
-    return n;
-}
-
-static void run(grGraphExec_t x)
-{
-    CHECK_OK(grGraphLaunch(x, NULL));
-    CHECK_OK(grStreamSynchronize(NULL));
 }
 
 static void check_same_params(const grMemcpy3DParms *a, const grMemcpy3DParms *b)
@@ -86,7 +60,7 @@ GR_TEST(memcpy_node_2d_copies_each_row_and_leaves_the_padding)
     memset(dst, PAD, sizeof dst);
     memset(want, PAD, sizeof want);
     /* 5 bytes of 4 rows, 8 apart in the source and 12 in the destination. */
-    grMemcpy3DParms c = params(dst, 12, 4, src, 8, 4, make_grExtent(5, 4, 1));
+    grMemcpy3DParms c = tl_copy3d_params(dst, 12, 4, src, 8, 4, make_grExtent(5, 4, 1), grMemcpyHostToHost);
     grMemcpy3DParms w = c;
     w.dstPtr.ptr = want;
     ref_copy(&w);
@@ -96,7 +70,7 @@ GR_TEST(memcpy_node_2d_copies_each_row_and_leaves_the_padding)
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphAddMemcpyNode(&n, g, NULL, 0, &c));
     CHECK_OK(grGraphInstantiate(&x, g, 0));
-    run(x);
+    tl_run(x);
     CHECK(memcmp(dst, want, sizeof dst) == 0);
     CHECK_OK(grGraphExecDestroy(x));
     CHECK_OK(grGraphDestroy(g));
@@ -110,7 +84,7 @@ GR_TEST(memcpy_node_3d_copies_a_box_between_positions_as_the_eager_copy)
     fill(src, sizeof src, 2);
     memset(dst, PAD, sizeof dst);
     memset(eager, PAD, sizeof eager);
-    grMemcpy3DParms c = params(dst, 20, 6, src, 16, 5, make_grExtent(7, 3, 2));
+    grMemcpy3DParms c = tl_copy3d_params(dst, 20, 6, src, 16, 5, make_grExtent(7, 3, 2), grMemcpyHostToHost);
     c.srcPos = make_grPos(4, 1, 1);
     c.dstPos = make_grPos(9, 2, 1);
     grMemcpy3DParms e = c;
@@ -125,11 +99,11 @@ GR_TEST(memcpy_node_3d_copies_a_box_between_positions_as_the_eager_copy)
     CHECK_OK(grGraphMemcpyNodeGetParams(n, &got));
     check_same_params(&got, &c); /* as given, as CUDA answers */
     CHECK_OK(grGraphInstantiate(&x, g, 0));
-    run(x);
+    tl_run(x);
     CHECK(memcmp(dst, eager, sizeof dst) == 0);
     /* Replays copy the same bytes again. */
     memset(dst, PAD, sizeof dst);
-    run(x);
+    tl_run(x);
     CHECK(memcmp(dst, eager, sizeof dst) == 0);
     CHECK_OK(grGraphExecDestroy(x));
     CHECK_OK(grGraphDestroy(g));
@@ -153,7 +127,7 @@ GR_TEST(captured_pitched_3d_copy_is_one_node_that_gives_its_parameters_back)
     memset(dst, PAD, sizeof dst);
     memset(eager, PAD, sizeof eager);
     cap3d a;
-    a.c = params(dst, 20, 6, src, 16, 5, make_grExtent(7, 3, 2));
+    a.c = tl_copy3d_params(dst, 20, 6, src, 16, 5, make_grExtent(7, 3, 2), grMemcpyHostToHost);
     a.c.srcPos = make_grPos(2, 1, 0);
     a.c.dstPos = make_grPos(1, 0, 2);
     a.err = grErrorUnknown;
@@ -169,7 +143,7 @@ GR_TEST(captured_pitched_3d_copy_is_one_node_that_gives_its_parameters_back)
     CHECK_OK(a.err);
     for (size_t i = 0; i < sizeof dst; i++)
         CHECK_EQ(dst[i], PAD); /* captured, not run */
-    CHECK_EQ(node_count(g), (size_t)1);
+    CHECK_EQ(tl_node_count(g), (size_t)1);
     grGraphNode_t n;
     size_t count = 1;
     CHECK_OK(grGraphGetNodes(g, &n, &count));
@@ -181,7 +155,7 @@ GR_TEST(captured_pitched_3d_copy_is_one_node_that_gives_its_parameters_back)
     check_same_params(&got, &a.c);
     grGraphExec_t x;
     CHECK_OK(grGraphInstantiate(&x, g, 0));
-    run(x);
+    tl_run(x);
     CHECK(memcmp(dst, eager, sizeof dst) == 0);
     CHECK_OK(grGraphExecDestroy(x));
     CHECK_OK(grGraphDestroy(g));
@@ -201,7 +175,7 @@ GR_TEST(memcpy_node_setters_and_update_follow_cudas_rules_for_2d_and_3d_copies)
      * copy is refused and changes nothing. */
     CHECK_OK(grGraphAddMemcpyNode1D(&n, g, NULL, 0, dst, src, 8, grMemcpyHostToHost));
     CHECK_OK(grGraphInstantiate(&x, g, 0));
-    grMemcpy3DParms c = params(dst, 16, 6, src, 8, 6, make_grExtent(6, 5, 1));
+    grMemcpy3DParms c = tl_copy3d_params(dst, 16, 6, src, 8, 6, make_grExtent(6, 5, 1), grMemcpyHostToHost);
     CHECK_GR(grErrorInvalidValue, grGraphExecMemcpyNodeSetParams(x, n, &c));
     CHECK_DETAIL_HAS("only from a 1D copy to a 1D copy");
     grGraphNodeParams np;
@@ -210,7 +184,7 @@ GR_TEST(memcpy_node_setters_and_update_follow_cudas_rules_for_2d_and_3d_copies)
     np.memcpy.copyParams = c;
     CHECK_GR(grErrorInvalidValue, grGraphExecNodeSetParams(x, n, &np));
     memset(dst, PAD, sizeof dst);
-    run(x);
+    tl_run(x);
     CHECK(memcmp(dst, src, 8) == 0);
     CHECK_EQ(dst[8], PAD);
     /* A 1D copy given as 3D parameters (one row, an x position) is 1D. */
@@ -218,12 +192,12 @@ GR_TEST(memcpy_node_setters_and_update_follow_cudas_rules_for_2d_and_3d_copies)
     c.extent = make_grExtent(4, 1, 1);
     CHECK_OK(grGraphExecMemcpyNodeSetParams(x, n, &c));
     memset(dst, PAD, sizeof dst);
-    run(x);
+    tl_run(x);
     CHECK(memcmp(dst, src + 2, 4) == 0);
     CHECK_EQ(dst[4], PAD);
     CHECK_OK(grGraphExecMemcpyNodeSetParams1D(x, n, dst, src, 4, grMemcpyHostToHost));
     memset(dst, PAD, sizeof dst);
-    run(x);
+    tl_run(x);
     CHECK(memcmp(dst, src, 4) == 0);
     CHECK_EQ(dst[4], PAD);
     c.srcPos = make_grPos(0, 0, 0);
@@ -247,7 +221,7 @@ GR_TEST(memcpy_node_setters_and_update_follow_cudas_rules_for_2d_and_3d_copies)
     CHECK_PTR_EQ(info.errorNode, n);
     CHECK_DETAIL_HAS("2D or 3D");
     memset(dst, PAD, sizeof dst);
-    run(x);
+    tl_run(x);
     CHECK(memcmp(dst, src, 4) == 0);
     CHECK_EQ(dst[4], PAD);
     /* A 2D node updated from the same 2D copy: accepted (update-same);
@@ -261,7 +235,7 @@ GR_TEST(memcpy_node_setters_and_update_follow_cudas_rules_for_2d_and_3d_copies)
     grMemcpy3DParms w = c;
     w.dstPtr.ptr = want;
     ref_copy(&w);
-    run(x2);
+    tl_run(x2);
     CHECK(memcmp(dst, want, sizeof dst) == 0);
     grMemcpy3DParms c2 = c;
     c2.dstPos = make_grPos(0, 0, 0);
@@ -271,12 +245,13 @@ GR_TEST(memcpy_node_setters_and_update_follow_cudas_rules_for_2d_and_3d_copies)
     CHECK_GR(grErrorInvalidValue, grGraphExecMemcpyNodeSetParams1D(x2, n, dst, src, 4, grMemcpyHostToHost));
     CHECK_DETAIL_HAS("the node makes a 2D or 3D copy");
     memset(dst, PAD, sizeof dst);
-    run(x2);
+    tl_run(x2);
     CHECK(memcmp(dst, want, sizeof dst) == 0);
     CHECK_OK(grGraphExecDestroy(x2));
     /* grGraphNodeSetParams and grGraphMemcpyNodeSetParams1D back to 1D:
      * the 1D executable takes it. */
-    np.memcpy.copyParams = params(dst, 16, 6, src, 8, 6, make_grExtent(3, 2, 1));
+    np.memcpy.copyParams =
+        tl_copy3d_params(dst, 16, 6, src, 8, 6, make_grExtent(3, 2, 1), grMemcpyHostToHost);
     CHECK_OK(grGraphNodeSetParams(n, &np));
     CHECK_OK(grGraphMemcpyNodeGetParams(n, &got));
     check_same_params(&got, &np.memcpy.copyParams);
@@ -286,7 +261,7 @@ GR_TEST(memcpy_node_setters_and_update_follow_cudas_rules_for_2d_and_3d_copies)
     CHECK_EQ(got.srcPtr.pitch, (size_t)2); /* the 1D form again */
     CHECK_OK(grGraphExecUpdate(x, g, &info));
     memset(dst, PAD, sizeof dst);
-    run(x);
+    tl_run(x);
     CHECK(memcmp(dst, src, 2) == 0);
     CHECK_EQ(dst[2], PAD);
     CHECK_OK(grGraphExecDestroy(x));
@@ -301,7 +276,7 @@ GR_TEST(memcpy_node_refusals_follow_cuda_and_change_nothing)
     grGraphNode_t n;
     grGraphExec_t x;
     CHECK_OK(grGraphCreate(&g, 0));
-    grMemcpy3DParms ok = params(dst, 16, 6, src, 8, 6, make_grExtent(6, 3, 2));
+    grMemcpy3DParms ok = tl_copy3d_params(dst, 16, 6, src, 8, 6, make_grExtent(6, 3, 2), grMemcpyHostToHost);
     grMemcpy3DParms bad = ok;
     bad.extent.depth = 0; /* CUDA 13: an empty copy node is refused */
     CHECK_GR(grErrorInvalidValue, grGraphAddMemcpyNode(&n, g, NULL, 0, &bad));
@@ -330,7 +305,7 @@ GR_TEST(memcpy_node_refusals_follow_cuda_and_change_nothing)
     np.memcpy.copyParams = ok;
     np.memcpy.flags = 1;
     CHECK_GR(grErrorInvalidValue, grGraphAddNode(&n, g, NULL, NULL, 0, &np));
-    CHECK_EQ(node_count(g), (size_t)0);
+    CHECK_EQ(tl_node_count(g), (size_t)0);
     np.memcpy.flags = 0;
     CHECK_OK(grGraphAddNode(&n, g, NULL, NULL, 0, &np));
     CHECK_OK(grGraphInstantiate(&x, g, 0));
@@ -353,7 +328,7 @@ GR_TEST(memcpy_node_refusals_follow_cuda_and_change_nothing)
     grMemcpy3DParms w = ok;
     w.dstPtr.ptr = want;
     ref_copy(&w);
-    run(x);
+    tl_run(x);
     CHECK(memcmp(dst, want, sizeof dst) == 0);
     CHECK_OK(grGraphExecDestroy(x));
     CHECK_OK(grGraphDestroy(g));
@@ -369,10 +344,10 @@ GR_TEST(memcpy_node_rows_past_an_allocation_are_refused_and_named)
     grGraphExec_t x;
     CHECK_OK(grGraphCreate(&g, 0));
     /* Rows 64 apart: rows 0-2 fit the 200 bytes, row 3 (192..224) not. */
-    grMemcpy3DParms c = params(a, 64, 4, src, 64, 4, make_grExtent(32, 4, 1));
+    grMemcpy3DParms c = tl_copy3d_params(a, 64, 4, src, 64, 4, make_grExtent(32, 4, 1), grMemcpyHostToHost);
     CHECK_GR(grErrorInvalidValue, grGraphAddMemcpyNode(&n, g, NULL, 0, &c));
     CHECK_DETAIL_HAS("destination row 3 of slice 0");
-    CHECK_EQ(node_count(g), (size_t)0);
+    CHECK_EQ(tl_node_count(g), (size_t)0);
     c.extent.height = 3;
     CHECK_OK(grGraphAddMemcpyNode(&n, g, NULL, 0, &c));
     CHECK_OK(grGraphInstantiate(&x, g, 0));
@@ -382,7 +357,7 @@ GR_TEST(memcpy_node_rows_past_an_allocation_are_refused_and_named)
     CHECK_DETAIL_HAS("row 2 of slice 0");
     CHECK_GR(grErrorInvalidValue, grGraphExecMemcpyNodeSetParams(x, n, &over));
     CHECK_DETAIL_HAS("grGraphExecMemcpyNodeSetParams");
-    run(x);
+    tl_run(x);
     for (int r = 0; r < 3; r++)
         CHECK(memcmp(a + 64 * r, src + 64 * r, 32) == 0);
     CHECK_OK(grGraphExecDestroy(x));
@@ -397,26 +372,19 @@ GR_TEST(launch_and_instantiate_check_pitched_regions_again_when_allocations_chan
 {
     size_t big = 4u << 20, rows = 1024;
     static unsigned char src[64 * 1024];
-    char *r = mmap(NULL, big, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    CHECK(r != MAP_FAILED);
+    char *r = tl_map_hole(big);
     grGraph_t g;
     grGraphNode_t n;
     grGraphExec_t x;
     CHECK_OK(grGraphCreate(&g, 0));
     /* 64-byte rows 4 KiB apart across the whole hole. */
-    grMemcpy3DParms c = params(r, big / rows, rows, src, 64, rows, make_grExtent(64, rows, 1));
+    grMemcpy3DParms c =
+        tl_copy3d_params(r, big / rows, rows, src, 64, rows, make_grExtent(64, rows, 1), grMemcpyHostToHost);
     CHECK_OK(grGraphAddMemcpyNode(&n, g, NULL, 0, &c));
     CHECK_OK(grGraphInstantiate(&x, g, 0));
-    CHECK_EQ(munmap(r, big), 0);
-    void *blocks[64], *block = NULL;
+    void *blocks[64];
     int nb = 0;
-    while (!block && nb < 64) {
-        CHECK_OK(grMalloc(&blocks[nb], big / 4));
-        if ((char *)blocks[nb] >= r && (char *)blocks[nb] < r + big)
-            block = blocks[nb];
-        nb++;
-    }
-    CHECK(block != NULL);
+    (void)tl_unmap_and_reuse(r, big, blocks, &nb);
     CHECK_GR(grErrorInvalidValue, grGraphLaunch(x, NULL));
     CHECK_DETAIL_HAS("destination of memcpy node");
     CHECK_GR(grErrorInvalidValue, grGraphInstantiate(&(grGraphExec_t){0}, g, 0));
@@ -433,7 +401,7 @@ GR_TEST(pitched_memcpy_node_survives_clone_child_graphs_and_a_graph_file)
     CHECK_OK(grMallocHost((void **)&src, 8 * 6 * 2));
     CHECK_OK(grMallocHost((void **)&dst, sizeof want));
     fill(src, 8 * 6 * 2, 7);
-    grMemcpy3DParms c = params(dst, 16, 3, src, 8, 6, make_grExtent(5, 3, 2));
+    grMemcpy3DParms c = tl_copy3d_params(dst, 16, 3, src, 8, 6, make_grExtent(5, 3, 2), grMemcpyHostToHost);
     c.srcPos = make_grPos(1, 2, 0);
     memset(want, PAD, sizeof want);
     grMemcpy3DParms w = c;
@@ -457,7 +425,7 @@ GR_TEST(pitched_memcpy_node_survives_clone_child_graphs_and_a_graph_file)
         grGraphExec_t x;
         memset(dst, PAD, sizeof want);
         CHECK_OK(grGraphInstantiate(&x, graphs[i], 0));
-        run(x);
+        tl_run(x);
         CHECK(memcmp(dst, want, sizeof want) == 0);
         CHECK_OK(grGraphExecDestroy(x));
     }
@@ -499,7 +467,7 @@ GR_TEST(pitched_memcpy_node_survives_clone_child_graphs_and_a_graph_file)
     memset(got.dstPtr.ptr, PAD, sizeof want);
     grGraphExec_t lx;
     CHECK_OK(grGraphInstantiate(&lx, loaded, 0));
-    run(lx);
+    tl_run(lx);
     for (size_t z = 0; z < 2; z++)
         for (size_t y = 0; y < 3; y++)
             CHECK(memcmp((char *)got.dstPtr.ptr + z * 48 + y * 16, want + z * 48 + y * 16, 5) == 0);
@@ -520,7 +488,7 @@ GR_TEST(dot_output_shows_a_pitched_copy_s_extent_and_pitches)
     grGraph_t g;
     grGraphNode_t n;
     CHECK_OK(grGraphCreate(&g, 0));
-    grMemcpy3DParms c = params(dst, 16, 6, src, 8, 6, make_grExtent(6, 3, 2));
+    grMemcpy3DParms c = tl_copy3d_params(dst, 16, 6, src, 8, 6, make_grExtent(6, 3, 2), grMemcpyHostToHost);
     CHECK_OK(grGraphAddMemcpyNode(&n, g, NULL, 0, &c));
     char path[96];
     snprintf(path, sizeof path, "/tmp/graphrt-test-%ld-m3d.dot", (long)getpid());
@@ -549,20 +517,15 @@ GR_TEST(pitched_memcpy_node_in_a_conditional_body_runs_and_the_exec_setter_keeps
     grGraphConditionalHandle h;
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
-    grGraphNodeParams p;
-    memset(&p, 0, sizeof p);
-    p.type = grGraphNodeTypeConditional;
-    p.conditional.handle = h;
-    p.conditional.type = grGraphCondTypeIf;
-    p.conditional.size = 1;
-    grGraphNode_t cn, n;
-    CHECK_OK(grGraphAddNode(&cn, g, NULL, NULL, 0, &p));
-    grGraph_t body = p.conditional.phGraph_out[0];
+    grGraph_t *bodies;
+    grGraphNode_t n;
+    (void)tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &bodies);
+    grGraph_t body = bodies[0];
     /* A 1D copy first: the setter gives it a layout in the body's plan;
      * a pitched one from the start beside it (laid out at instantiation). */
     CHECK_OK(grGraphAddMemcpyNode1D(&n, body, NULL, 0, dst, src, 4, grMemcpyHostToHost));
     unsigned char dst2[16 * 4], want2[16 * 4];
-    grMemcpy3DParms c2 = params(dst2, 16, 4, src, 8, 4, make_grExtent(7, 3, 1));
+    grMemcpy3DParms c2 = tl_copy3d_params(dst2, 16, 4, src, 8, 4, make_grExtent(7, 3, 1), grMemcpyHostToHost);
     grGraphNode_t n2;
     CHECK_OK(grGraphAddMemcpyNode(&n2, body, &n, 1, &c2));
     memset(dst2, PAD, sizeof dst2);
@@ -572,20 +535,20 @@ GR_TEST(pitched_memcpy_node_in_a_conditional_body_runs_and_the_exec_setter_keeps
     ref_copy(&w2);
     grGraphExec_t x;
     CHECK_OK(grGraphInstantiate(&x, g, 0));
-    run(x);
+    tl_run(x);
     CHECK(memcmp(dst2, want2, sizeof dst2) == 0);
     /* The exec setter takes 1D copies only, on 1D nodes (CUDA's rule). */
-    grMemcpy3DParms c = params(dst, 16, 4, src, 8, 4, make_grExtent(6, 4, 1));
+    grMemcpy3DParms c = tl_copy3d_params(dst, 16, 4, src, 8, 4, make_grExtent(6, 4, 1), grMemcpyHostToHost);
     c.dstPos = make_grPos(5, 0, 0);
     CHECK_GR(grErrorInvalidValue, grGraphExecMemcpyNodeSetParams(x, n, &c));
     CHECK_GR(grErrorInvalidValue, grGraphExecMemcpyNodeSetParams1D(x, n2, dst2, src, 3, grMemcpyHostToHost));
     CHECK_DETAIL_HAS("the node makes a 2D or 3D copy");
     memset(dst2, PAD, sizeof dst2);
-    run(x);
+    tl_run(x);
     CHECK(memcmp(dst2, want2, sizeof dst2) == 0);
     CHECK_OK(grGraphExecMemcpyNodeSetParams1D(x, n, dst, src, 3, grMemcpyHostToHost));
     memset(dst, PAD, sizeof dst);
-    run(x);
+    tl_run(x);
     CHECK(memcmp(dst, src, 3) == 0);
     CHECK_EQ(dst[3], PAD);
     CHECK_OK(grGraphExecDestroy(x));

@@ -3,7 +3,7 @@
  * copies and memsets: results, bounds checks against graphrt allocations,
  * refused frees, stream order and implicit synchronisation, concurrency.
  */
-#include "test.h"
+#include "testlib.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -11,13 +11,6 @@
 
 static const grMemcpyKind all_kinds[] = {grMemcpyHostToHost, grMemcpyHostToDevice, grMemcpyDeviceToHost,
                                          grMemcpyDeviceToDevice, grMemcpyDefault};
-
-static void sleep_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0)
-        ;
-}
 
 static unsigned char *dev_alloc(size_t n)
 {
@@ -371,7 +364,7 @@ GR_TEST(successful_calls_leave_the_last_error_alone)
 
 static void set_flag_after_sleep(void *arg)
 {
-    sleep_ms(50);
+    tl_sleep_ms(50);
     atomic_store((atomic_int *)arg, 1);
 }
 
@@ -404,7 +397,7 @@ typedef struct order_probe {
 static void write_src_late(void *arg)
 {
     order_probe *o = arg;
-    sleep_ms(30);
+    tl_sleep_ms(30);
     o->src[0] = 42;
 }
 
@@ -443,7 +436,7 @@ GR_TEST(async_memcpy_runs_in_stream_order_with_host_functions)
 
 static void sleep_then_flag(void *arg)
 {
-    sleep_ms(50);
+    tl_sleep_ms(50);
     atomic_store((atomic_int *)arg, 1);
 }
 

@@ -8,7 +8,7 @@
  * thread that trims the pools meanwhile. Not a benchmark; smaller under
  * sanitizers.
  */
-#include "test.h"
+#include "testlib.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -114,9 +114,7 @@ static void *worker(void *arg)
 static grMemPoolProps pool_props(void)
 {
     grMemPoolProps props;
-    memset(&props, 0, sizeof props);
-    props.allocType = grMemAllocationTypePinned;
-    props.location.type = grMemLocationTypeDevice;
+    props = tl_pool_props(0);
     return props;
 }
 

@@ -3,18 +3,7 @@
  * form of every node type's parameters, and a round trip through
  * grGraphNodeSetParams.
  */
-#include "test.h"
-
-static void kfn(const grKernelCtx *ctx, void **args)
-{
-    (void)ctx;
-    (void)args;
-}
-
-static void hfn(void *p)
-{
-    (void)p;
-}
+#include "testlib.h"
 
 GR_TEST(node_get_params_gives_each_types_parameters)
 {
@@ -27,7 +16,7 @@ GR_TEST(node_get_params_gives_each_types_parameters)
     void *args[1] = {&v};
     static char src[64], dst[64];
     grGraphNodeParams p;
-    CHECK_OK(grKernelCreate(&k, kfn, "get_params_k", 1, sizes));
+    CHECK_OK(grKernelCreate(&k, tl_kernel_nop, "get_params_k", 1, sizes));
     CHECK_OK(grEventCreate(&ev));
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphCreate(&child, 0));
@@ -37,7 +26,7 @@ GR_TEST(node_get_params_gives_each_types_parameters)
     CHECK_OK(grGraphAddMemcpyNode1D(&cn, g, NULL, 0, dst, src, 64, grMemcpyHostToHost));
     grMemsetParams mp = {dst, 0, 7, 1, 32, 1};
     CHECK_OK(grGraphAddMemsetNode(&mn, g, NULL, 0, &mp));
-    grHostNodeParams hp = {hfn, &v};
+    grHostNodeParams hp = {tl_noop, &v};
     CHECK_OK(grGraphAddHostNode(&hn, g, NULL, 0, &hp));
     CHECK_OK(grGraphAddChildGraphNode(&gn, g, NULL, 0, child));
     CHECK_OK(grGraphAddEventRecordNode(&rn, g, NULL, 0, ev));
@@ -70,7 +59,7 @@ GR_TEST(node_get_params_gives_each_types_parameters)
     CHECK_EQ(p.memset.width, 32);
 
     CHECK_OK(grGraphNodeGetParams(hn, &p));
-    CHECK(p.host.fn == hfn);
+    CHECK(p.host.fn == tl_noop);
     CHECK_PTR_EQ(p.host.userData, &v);
 
     CHECK_OK(grGraphNodeGetParams(gn, &p));
@@ -119,7 +108,7 @@ GR_TEST(func_get_param_count_gives_the_kernels_count)
 {
     grKernel_t k;
     size_t sizes[3] = {sizeof(int), sizeof(void *), sizeof(double)}, n = 99;
-    CHECK_OK(grKernelCreate(&k, kfn, "param_count_k", 3, sizes));
+    CHECK_OK(grKernelCreate(&k, tl_kernel_nop, "param_count_k", 3, sizes));
     CHECK_OK(grFuncGetParamCount(k, &n));
     CHECK_EQ(n, 3);
     CHECK_GR(grErrorInvalidValue, grFuncGetParamCount(k, NULL));
@@ -134,10 +123,7 @@ GR_TEST(node_get_params_gives_memory_nodes)
     grGraphNode_t an, fn;
     grGraphNodeParams p;
     grMemAllocNodeParams ap;
-    memset(&ap, 0, sizeof ap);
-    ap.poolProps.allocType = grMemAllocationTypePinned;
-    ap.poolProps.location.type = grMemLocationTypeDevice;
-    ap.bytesize = 4096;
+    ap = tl_alloc_params(0, 4096);
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphAddMemAllocNode(&an, g, NULL, 0, &ap));
     CHECK_OK(grGraphAddMemFreeNode(&fn, g, &an, 1, ap.dptr));

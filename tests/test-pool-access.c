@@ -4,19 +4,7 @@
  * are stored and reported, descriptors apply in order, and a refused
  * call (any bad descriptor) changes nothing.
  */
-#include "test.h"
-
-static grMemPool_t cpu_pool(void)
-{
-    grMemPoolProps props;
-    grMemPool_t pool = NULL;
-    memset(&props, 0, sizeof props);
-    props.allocType = grMemAllocationTypePinned;
-    props.location.type = grMemLocationTypeDevice;
-    props.location.id = 0;
-    CHECK_OK(grMemPoolCreate(&pool, &props));
-    return pool;
-}
+#include "testlib.h"
 
 static grMemAccessFlags access_of(grMemPool_t pool, int device)
 {
@@ -37,7 +25,7 @@ static grMemAccessDesc desc(grMemLocationType type, int id, grMemAccessFlags fla
 
 GR_TEST(pool_access_owner_device_has_read_write_and_keeps_it)
 {
-    grMemPool_t pool = cpu_pool(), dflt = NULL;
+    grMemPool_t pool = tl_pool(0), dflt = NULL;
     grMemAccessDesc rw = desc(grMemLocationTypeDevice, 0, grMemAccessFlagsProtReadWrite);
     grMemAccessDesc none = desc(grMemLocationTypeDevice, 0, grMemAccessFlagsProtNone);
     grMemAccessDesc ro = desc(grMemLocationTypeDevice, 0, grMemAccessFlagsProtRead);
@@ -59,7 +47,7 @@ GR_TEST(pool_access_owner_device_has_read_write_and_keeps_it)
 
 GR_TEST(pool_access_count_zero_does_nothing)
 {
-    grMemPool_t pool = cpu_pool();
+    grMemPool_t pool = tl_pool(0);
     CHECK_OK(grMemPoolSetAccess(pool, NULL, 0));
     CHECK_EQ(access_of(pool, 0), grMemAccessFlagsProtReadWrite);
     CHECK_GR(grErrorInvalidValue, grMemPoolSetAccess(pool, NULL, 1));
@@ -69,7 +57,7 @@ GR_TEST(pool_access_count_zero_does_nothing)
 
 GR_TEST(pool_access_refuses_bad_descriptors_and_applies_none_of_the_list)
 {
-    grMemPool_t pool = cpu_pool();
+    grMemPool_t pool = tl_pool(0);
     grMemAccessDesc list[2];
     /* A valid first descriptor, a bad second: nothing applies. A list
      * naming only the CPU is valid on every machine, so the tests use
@@ -94,7 +82,7 @@ GR_TEST(pool_access_refuses_bad_descriptors_and_applies_none_of_the_list)
 
 GR_TEST(pool_access_refuses_bad_arguments_of_get_access)
 {
-    grMemPool_t pool = cpu_pool(), dead = cpu_pool();
+    grMemPool_t pool = tl_pool(0), dead = tl_pool(0);
     grMemLocation cpu = {grMemLocationTypeDevice, 0};
     grMemLocation host = {grMemLocationTypeHost, 0};
     grMemLocation none = {grMemLocationTypeNone, 0};
@@ -123,7 +111,7 @@ GR_TEST(pool_access_refuses_bad_arguments_of_get_access)
 /* With a GPU, the CPU's pool stores the GPU's flags, in order. */
 GR_TEST(gpu_pool_access_of_a_cpu_pool_stores_a_gpus_flags)
 {
-    grMemPool_t pool = cpu_pool();
+    grMemPool_t pool = tl_pool(0);
     grMemAccessDesc list[3];
     int n = 0;
     if (grGetDeviceCount(&n) != grSuccess || n < 2)
@@ -152,10 +140,7 @@ GR_TEST(gpu_pool_access_of_a_gpu_pool_keeps_its_gpu_and_stores_the_cpu)
     int n = 0;
     if (grGetDeviceCount(&n) != grSuccess || n < 2)
         GR_TEST_SKIP("no GPU device");
-    memset(&props, 0, sizeof props);
-    props.allocType = grMemAllocationTypePinned;
-    props.location.type = grMemLocationTypeDevice;
-    props.location.id = 1;
+    props = tl_pool_props(1);
     CHECK_OK(grMemPoolCreate(&pool, &props));
     CHECK_EQ(access_of(pool, 1), grMemAccessFlagsProtReadWrite);
     CHECK_EQ(access_of(pool, 0), grMemAccessFlagsProtNone);

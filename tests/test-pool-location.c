@@ -5,23 +5,12 @@
  * lacks (managed and host pools) grErrorNotSupported, and a refused call
  * changes nothing.
  */
-#include "test.h"
+#include "testlib.h"
 
 static grMemLocation device_loc(int d)
 {
     grMemLocation l = {grMemLocationTypeDevice, d};
     return l;
-}
-
-static grMemPool_t cpu_pool(void)
-{
-    grMemPoolProps props;
-    grMemPool_t pool = NULL;
-    memset(&props, 0, sizeof props);
-    props.allocType = grMemAllocationTypePinned;
-    props.location = device_loc(0);
-    CHECK_OK(grMemPoolCreate(&pool, &props));
-    return pool;
 }
 
 GR_TEST(mem_pool_location_forms_match_the_device_forms)
@@ -38,7 +27,7 @@ GR_TEST(mem_pool_location_forms_match_the_device_forms)
 GR_TEST(mem_set_mem_pool_makes_the_pool_current_for_malloc_async)
 {
     grMemLocation cpu = device_loc(0);
-    grMemPool_t pool = cpu_pool(), cur = NULL, dflt = NULL;
+    grMemPool_t pool = tl_pool(0), cur = NULL, dflt = NULL;
     grStream_t s;
     void *p = NULL;
     uint64_t used = 0;
@@ -108,7 +97,7 @@ GR_TEST(mem_set_mem_pool_refuses_a_foreign_location_or_a_dead_pool_and_changes_n
 {
     grMemLocation cpu = device_loc(0);
     grMemLocation missing = device_loc(1000);
-    grMemPool_t pool = cpu_pool(), dead = cpu_pool(), cur = NULL, dflt = NULL;
+    grMemPool_t pool = tl_pool(0), dead = tl_pool(0), cur = NULL, dflt = NULL;
     CHECK_OK(grDeviceGetDefaultMemPool(&dflt, 0));
     /* CUDA 13: grErrorInvalidValue (tests/probes/memory.cu, memsetmempool-device99). */
     CHECK_GR(grErrorInvalidValue, grMemSetMemPool(&missing, grMemAllocationTypePinned, pool));

@@ -4,7 +4,7 @@
  * grGraphExecUpdate into the executable; topology and allocation/free
  * mismatches fail at once and invalidate the capture; bad arguments are
  * refused and change nothing; forked streams re-capture too. */
-#include "test.h"
+#include "testlib.h"
 #include "gpu-ptx.h"
 
 #include <pthread.h>
@@ -13,20 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* p[0] = v */
-static void set_fn(const grKernelCtx *ctx, void **args)
-{
-    (void)ctx;
-    int *p = *(int **)args[0];
-    p[0] = *(int *)args[1];
-}
-
 static grKernel_t set_kernel(void)
 {
     static grKernel_t k;
     if (!k) {
         size_t sizes[2] = {sizeof(int *), sizeof(int)};
-        CHECK_OK(grKernelCreate(&k, set_fn, "recapture_set", 2, sizes));
+        CHECK_OK(grKernelCreate(&k, tl_store_i32_fn, "recapture_set", 2, sizes));
     }
     return k;
 }
@@ -35,20 +27,6 @@ static grError_t launch_set(grStream_t s, int *p, int v)
 {
     void *args[2] = {&p, &v};
     return grLaunchKernel(set_kernel(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, s);
-}
-
-static grStream_t stream(void)
-{
-    grStream_t s;
-    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
-    return s;
-}
-
-static size_t node_count(grGraph_t g)
-{
-    size_t n = 0;
-    CHECK_OK(grGraphGetNodes(g, NULL, &n));
-    return n;
 }
 
 /* The stream code re-captured: out[i] = vals[i] for i < n, a chain. */
@@ -65,12 +43,6 @@ static grGraph_t capture(grStream_t s, int *out, const int *vals, int n)
     code(s, out, vals, n);
     CHECK_OK(grStreamEndCapture(s, &g));
     return g;
-}
-
-static void run(grGraphExec_t e, grStream_t s)
-{
-    CHECK_OK(grGraphLaunch(e, s));
-    CHECK_OK(grStreamSynchronize(s));
 }
 
 typedef struct seen {
@@ -97,7 +69,7 @@ static grError_t on_change(void *data, grGraphNode_t node, const grGraphNodePara
 
 GR_TEST(recapture_unchanged_keeps_nodes_and_calls_nothing)
 {
-    grStream_t s = stream();
+    grStream_t s = tl_stream(grStreamNonBlocking);
     int out[4] = {0}, vals[4] = {1, 2, 3, 4};
     grGraph_t g = capture(s, out, vals, 4), g2 = NULL;
     grGraphNode_t before[4], after[4];
@@ -120,7 +92,7 @@ GR_TEST(recapture_unchanged_keeps_nodes_and_calls_nothing)
     CHECK(memcmp(before, after, sizeof before) == 0);
     grGraphExec_t e;
     CHECK_OK(grGraphInstantiate(&e, g, 0));
-    run(e, s);
+    tl_run_on(e, s);
     for (int i = 0; i < 4; i++)
         CHECK_EQ(out[i], vals[i]);
     CHECK_OK(grGraphExecDestroy(e));
@@ -136,7 +108,7 @@ GR_TEST(recapture_unchanged_keeps_nodes_and_calls_nothing)
  * goes on. */
 GR_TEST(recapture_equal_launch_is_checked_as_an_eager_one)
 {
-    grStream_t s = stream();
+    grStream_t s = tl_stream(grStreamNonBlocking);
     int out[2] = {0}, vals[2] = {5, 6};
     grGraph_t g = capture(s, out, vals, 2), g2 = NULL;
     seen w = {0};
@@ -158,7 +130,7 @@ GR_TEST(recapture_equal_launch_is_checked_as_an_eager_one)
     CHECK_OK(grStreamEndCapture(s, &g2));
     CHECK_PTR_EQ(g2, g);
     CHECK_EQ(w.calls, 0);
-    CHECK_EQ(node_count(g), 2);
+    CHECK_EQ(tl_node_count(g), 2);
     CHECK_OK(grFree(d));
     CHECK_OK(grGraphDestroy(g));
 
@@ -166,7 +138,7 @@ GR_TEST(recapture_equal_launch_is_checked_as_an_eager_one)
     grKernel_t k;
     size_t sizes[2] = {sizeof(int *), sizeof(int)};
     void *args[2] = {&p, &v};
-    CHECK_OK(grKernelCreate(&k, set_fn, "recapture_set_doomed", 2, sizes));
+    CHECK_OK(grKernelCreate(&k, tl_store_i32_fn, "recapture_set_doomed", 2, sizes));
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
     CHECK_OK(grLaunchKernel(k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, s));
     CHECK_OK(grStreamEndCapture(s, &g));
@@ -176,7 +148,7 @@ GR_TEST(recapture_equal_launch_is_checked_as_an_eager_one)
     CHECK_DETAIL_HAS("not a live kernel");
     CHECK_OK(grStreamIsCapturing(s, &st));
     CHECK_EQ(st, grStreamCaptureStatusActive);
-    CHECK_EQ(node_count(g), 1);
+    CHECK_EQ(tl_node_count(g), 1);
     /* Nothing matched its node: the end says which was not made again. */
     CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &g2));
     CHECK_DETAIL_HAS("not made again");
@@ -190,7 +162,7 @@ GR_TEST(recapture_equal_launch_is_checked_as_an_eager_one)
 GR_TEST(recapture_off_stack_arguments_match_and_change)
 {
     static int out[3];
-    grStream_t s = stream();
+    grStream_t s = tl_stream(grStreamNonBlocking);
     int *p = out, *heap = malloc(sizeof *heap);
     static int sv = 7;
     CHECK(heap != NULL);
@@ -218,7 +190,7 @@ GR_TEST(recapture_off_stack_arguments_match_and_change)
     CHECK_EQ(w.new_v, 9);
     grGraphExec_t e;
     CHECK_OK(grGraphInstantiate(&e, g, 0));
-    run(e, s);
+    tl_run_on(e, s);
     CHECK_EQ(out[0], 9); /* the second node wrote last */
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
@@ -228,7 +200,7 @@ GR_TEST(recapture_off_stack_arguments_match_and_change)
 
 GR_TEST(recapture_parameter_change_goes_to_callback_then_update)
 {
-    grStream_t s = stream();
+    grStream_t s = tl_stream(grStreamNonBlocking);
     int out[3] = {0}, vals[3] = {1, 2, 3};
     grGraph_t g = capture(s, out, vals, 3), g2;
     grGraphExec_t e;
@@ -252,11 +224,11 @@ GR_TEST(recapture_parameter_change_goes_to_callback_then_update)
     grKernelNodeParams kp;
     CHECK_OK(grGraphKernelNodeGetParams(nodes[1], &kp));
     CHECK_EQ(*(int *)kp.kernelParams[1], 20);
-    run(e, s);
+    tl_run_on(e, s);
     CHECK_EQ(out[1], 2);
     CHECK_OK(grGraphExecUpdate(e, g, &info));
     CHECK_EQ(info.result, grGraphExecUpdateSuccess);
-    run(e, s);
+    tl_run_on(e, s);
     CHECK_EQ(out[0], 1);
     CHECK_EQ(out[1], 20);
     CHECK_EQ(out[2], 3);
@@ -266,7 +238,7 @@ GR_TEST(recapture_parameter_change_goes_to_callback_then_update)
     code(s, out, vals3, 3);
     CHECK_OK(grStreamEndCapture(s, &g2));
     CHECK_OK(grGraphExecUpdate(e, g, &info));
-    run(e, s);
+    tl_run_on(e, s);
     for (int i = 0; i < 3; i++)
         CHECK_EQ(out[i], vals3[i]);
     CHECK_OK(grGraphExecDestroy(e));
@@ -276,7 +248,7 @@ GR_TEST(recapture_parameter_change_goes_to_callback_then_update)
 
 GR_TEST(recapture_callback_refusal_fails_at_once_and_keeps_the_node)
 {
-    grStream_t s = stream();
+    grStream_t s = tl_stream(grStreamNonBlocking);
     int out[2] = {0}, vals[2] = {1, 2};
     grGraph_t g = capture(s, out, vals, 2), g2 = (grGraph_t)1;
     grGraphNode_t nodes[2];
@@ -294,14 +266,14 @@ GR_TEST(recapture_callback_refusal_fails_at_once_and_keeps_the_node)
     grKernelNodeParams kp;
     CHECK_OK(grGraphKernelNodeGetParams(nodes[1], &kp));
     CHECK_EQ(*(int *)kp.kernelParams[1], 2);
-    CHECK_EQ(node_count(g), 2);
+    CHECK_EQ(tl_node_count(g), 2);
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grStreamDestroy(s));
 }
 
 GR_TEST(recapture_topology_mismatch_fails_at_once)
 {
-    grStream_t s = stream();
+    grStream_t s = tl_stream(grStreamNonBlocking);
     int out[3] = {0}, vals[3] = {1, 2, 3};
     grGraph_t g = capture(s, out, vals, 2), g2;
     grStreamCaptureStatus st;
@@ -313,7 +285,7 @@ GR_TEST(recapture_topology_mismatch_fails_at_once)
     CHECK_OK(grStreamIsCapturing(s, &st));
     CHECK_EQ(st, grStreamCaptureStatusInvalidated);
     CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &g2));
-    CHECK_EQ(node_count(g), 2);
+    CHECK_EQ(tl_node_count(g), 2);
     /* One operation too many. */
     CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, NULL));
     code(s, out, vals, 2);
@@ -328,7 +300,7 @@ GR_TEST(recapture_topology_mismatch_fails_at_once)
     CHECK(g2 == NULL);
     /* Other dependencies: the second launch forked off to another stream
      * depends on the capture's start, not on the first launch. */
-    grStream_t s1 = stream();
+    grStream_t s1 = tl_stream(grStreamNonBlocking);
     grEvent_t fork, join;
     CHECK_OK(grEventCreateWithFlags(&fork, grEventDisableTiming));
     CHECK_OK(grEventCreateWithFlags(&join, grEventDisableTiming));
@@ -340,7 +312,7 @@ GR_TEST(recapture_topology_mismatch_fails_at_once)
     CHECK_DETAIL_HAS("topology");
     CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &g2));
     /* The graph is still whole and still re-captures. */
-    CHECK_EQ(node_count(g), 2);
+    CHECK_EQ(tl_node_count(g), 2);
     CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, NULL));
     code(s, out, vals, 2);
     CHECK_OK(grStreamEndCapture(s, &g2));
@@ -353,7 +325,7 @@ GR_TEST(recapture_topology_mismatch_fails_at_once)
 
 GR_TEST(recapture_node_added_by_hand_fails_and_is_removed)
 {
-    grStream_t s = stream();
+    grStream_t s = tl_stream(grStreamNonBlocking);
     int out[1] = {0}, vals[1] = {1};
     grGraph_t g = capture(s, out, vals, 1), g2;
     grGraphNode_t extra;
@@ -362,14 +334,14 @@ GR_TEST(recapture_node_added_by_hand_fails_and_is_removed)
     CHECK_OK(grGraphAddEmptyNode(&extra, g, NULL, 0));
     CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &g2));
     CHECK_DETAIL_HAS("during its re-capture");
-    CHECK_EQ(node_count(g), 1);
+    CHECK_EQ(tl_node_count(g), 1);
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grStreamDestroy(s));
 }
 
 GR_TEST(recapture_alloc_and_free_keep_address_or_fail_at_once)
 {
-    grStream_t s = stream();
+    grStream_t s = tl_stream(grStreamNonBlocking);
     grGraph_t g, g2;
     void *p = NULL, *q = NULL;
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
@@ -384,7 +356,7 @@ GR_TEST(recapture_alloc_and_free_keep_address_or_fail_at_once)
     CHECK_OK(launch_set(s, (int *)q, 1));
     CHECK_OK(grFreeAsync(q, s));
     CHECK_OK(grStreamEndCapture(s, &g2));
-    CHECK_EQ(node_count(g), 3);
+    CHECK_EQ(tl_node_count(g), 3);
     /* Another size: refused at once, whatever the callback. */
     seen w = {0};
     grGraphRecaptureCallbackData cb = {on_change, &w};
@@ -404,7 +376,7 @@ GR_TEST(recapture_alloc_and_free_keep_address_or_fail_at_once)
     CHECK_EQ(w.calls, 0);
     /* The graph still instantiates and runs. */
     CHECK_OK(grGraphInstantiate(&e, g, 0));
-    run(e, s);
+    tl_run_on(e, s);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grStreamDestroy(s));
@@ -412,7 +384,7 @@ GR_TEST(recapture_alloc_and_free_keep_address_or_fail_at_once)
 
 GR_TEST(recapture_bad_arguments_change_nothing)
 {
-    grStream_t s = stream(), s2 = stream();
+    grStream_t s = tl_stream(grStreamNonBlocking), s2 = tl_stream(grStreamNonBlocking);
     int out[1] = {0}, vals[1] = {1};
     grGraph_t g = capture(s, out, vals, 1), g2, other;
     grStreamCaptureStatus st;
@@ -434,7 +406,7 @@ GR_TEST(recapture_bad_arguments_change_nothing)
     code(s, out, vals, 1);
     CHECK_OK(grStreamEndCapture(s, &g2));
     CHECK_PTR_EQ(g2, g);
-    CHECK_EQ(node_count(g), 1);
+    CHECK_EQ(tl_node_count(g), 1);
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grStreamDestroy(s));
     CHECK_OK(grStreamDestroy(s2));
@@ -449,7 +421,7 @@ static void count_destroy(void *p)
 
 GR_TEST(recapture_releases_the_graphs_user_objects)
 {
-    grStream_t s = stream();
+    grStream_t s = tl_stream(grStreamNonBlocking);
     int out[1] = {0}, vals[1] = {1};
     grGraph_t g = capture(s, out, vals, 1), g2;
     grUserObject_t o;
@@ -483,7 +455,7 @@ static void forked(grStream_t s, grStream_t s1, grEvent_t fork, grEvent_t join, 
 
 GR_TEST(recapture_multi_stream)
 {
-    grStream_t s = stream(), s1 = stream();
+    grStream_t s = tl_stream(grStreamNonBlocking), s1 = tl_stream(grStreamNonBlocking);
     grEvent_t fork, join;
     grGraph_t g, g2;
     grGraphExec_t e;
@@ -494,7 +466,7 @@ GR_TEST(recapture_multi_stream)
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
     forked(s, s1, fork, join, out, 1, 2, 3);
     CHECK_OK(grStreamEndCapture(s, &g));
-    CHECK_EQ(node_count(g), 4);
+    CHECK_EQ(tl_node_count(g), 4);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     seen w = {0};
     grGraphRecaptureCallbackData cb = {on_change, &w};
@@ -503,7 +475,7 @@ GR_TEST(recapture_multi_stream)
     CHECK_OK(grStreamEndCapture(s, &g2));
     CHECK_EQ(w.calls, 2); /* out[1] and out[3] */
     CHECK_OK(grGraphExecUpdate(e, g, &info));
-    run(e, s);
+    tl_run_on(e, s);
     CHECK_EQ(out[0], 1);
     CHECK_EQ(out[1], 5);
     CHECK_EQ(out[2], 3);
@@ -552,7 +524,7 @@ static void recapture_and_update(grStream_t s, grGraph_t g, grGraphExec_t e, int
 static void check_run(grGraphExec_t e, grStream_t s, int *out, int a, int b, int c)
 {
     memset(out, 0, 3 * sizeof *out);
-    run(e, s);
+    tl_run_on(e, s);
     CHECK_EQ(out[0], a);
     CHECK_EQ(out[1], b);
     CHECK_EQ(out[2], c);
@@ -560,7 +532,7 @@ static void check_run(grGraphExec_t e, grStream_t s, int *out, int a, int b, int
 
 GR_TEST(recapture_update_restores_what_an_exec_setter_changed)
 {
-    grStream_t s = stream();
+    grStream_t s = tl_stream(grStreamNonBlocking);
     int out[3], vals[3] = {1, 2, 3}, vals2[3] = {1, 20, 3};
     grGraph_t g = capture(s, out, vals, 3);
     grGraphNode_t nodes[3];
@@ -582,7 +554,7 @@ GR_TEST(recapture_update_restores_what_an_exec_setter_changed)
 
 GR_TEST(recapture_update_applies_a_graph_setter_made_after_it)
 {
-    grStream_t s = stream();
+    grStream_t s = tl_stream(grStreamNonBlocking);
     int out[3], vals[3] = {1, 2, 3}, vals2[3] = {1, 20, 3};
     grGraph_t g = capture(s, out, vals, 3), g2;
     grGraphNode_t nodes[3];
@@ -613,7 +585,7 @@ GR_TEST(recapture_update_applies_a_graph_setter_made_after_it)
 
 GR_TEST(recapture_update_after_an_update_from_another_graph)
 {
-    grStream_t s = stream();
+    grStream_t s = tl_stream(grStreamNonBlocking);
     int out[3], vals[3] = {1, 2, 3}, vals2[3] = {1, 20, 3}, other[3] = {7, 8, 9};
     grGraph_t g = capture(s, out, vals, 3), h = capture(s, out, other, 3);
     grGraphExec_t e;
@@ -648,7 +620,7 @@ GR_TEST(recapture_update_after_an_update_from_another_graph)
  * it by the full comparison. */
 GR_TEST(recapture_update_of_an_executable_of_a_clone)
 {
-    grStream_t s = stream();
+    grStream_t s = tl_stream(grStreamNonBlocking);
     int out[3], vals[3] = {1, 2, 3}, vals2[3] = {4, 5, 6};
     grGraph_t g = capture(s, out, vals, 3), c;
     grGraphExec_t e;
@@ -695,8 +667,8 @@ static void two_threads(grStream_t s, other_args *a, int v0, int v1, int v2)
 
 GR_TEST(recapture_with_work_from_another_thread)
 {
-    grStream_t s = stream();
-    other_args a = {stream(), NULL, NULL, NULL, 0};
+    grStream_t s = tl_stream(grStreamNonBlocking);
+    other_args a = {tl_stream(grStreamNonBlocking), NULL, NULL, NULL, 0};
     int out[3] = {0};
     grGraph_t g, g2;
     grGraphExec_t e;
@@ -713,12 +685,12 @@ GR_TEST(recapture_with_work_from_another_thread)
         two_threads(s, &a, 10 + r, 20 + r, 30 + r);
         CHECK_OK(grStreamEndCapture(s, &g2));
         CHECK_OK(grGraphExecUpdate(e, g, &info));
-        run(e, s);
+        tl_run_on(e, s);
         CHECK_EQ(out[0], 10 + r);
         CHECK_EQ(out[1], 20 + r);
         CHECK_EQ(out[2], 30 + r);
     }
-    CHECK_EQ(node_count(g), 3);
+    CHECK_EQ(tl_node_count(g), 3);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grEventDestroy(a.fork));

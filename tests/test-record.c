@@ -9,7 +9,7 @@
  * tools/record-check.sh. Recording itself needs a GPU and its driver, so
  * the test that would run it skips here.
  */
-#include "test.h"
+#include "testlib.h"
 
 #ifdef GR_TOOL_PATH
 
@@ -83,13 +83,6 @@ static char *convert(const char *fixture, char *dir, size_t cap, const char *fla
     return slurp(dir, "report.txt");
 }
 
-static size_t count_nodes(grGraph_t g)
-{
-    size_t n = 0;
-    CHECK_EQ(grGraphGetNodes(g, NULL, &n), grSuccess);
-    return n;
-}
-
 GR_TEST_T(record_converts_the_seed_capture_to_a_graph_file_that_replays, 60)
 {
     char dir[512];
@@ -107,7 +100,7 @@ GR_TEST_T(record_converts_the_seed_capture_to_a_graph_file_that_replays, 60)
     snprintf(path, sizeof path, "%s/graph-1.graph", dir);
     grGraph_t g;
     CHECK_EQ(grGraphLoadFromFile(&g, path, grGraphLoadStandIns), grSuccess);
-    CHECK_EQ(count_nodes(g), 3);
+    CHECK_EQ(tl_node_count(g), 3);
     grGraphExec_t e;
     CHECK_EQ(grGraphInstantiate(&e, g, 0), grSuccess);
     CHECK_EQ(grGraphLaunch(e, NULL), grSuccess);
@@ -205,7 +198,7 @@ GR_TEST_T(record_writes_every_node_type_as_a_file_that_loads, 60)
     snprintf(path, sizeof path, "%s/graph-1.graph", dir);
     grGraph_t g;
     CHECK_EQ(grGraphLoadFromFile(&g, path, grGraphLoadStandIns), grSuccess);
-    CHECK_EQ(count_nodes(g), 11);
+    CHECK_EQ(tl_node_count(g), 11);
     grGraphDestroy(g);
     unstage(dir);
 }
@@ -224,7 +217,7 @@ static void load_and_replay(const char *dir, const char *name, size_t nodes)
     snprintf(path, sizeof path, "%s/%s", dir, name);
     grGraph_t g;
     CHECK_EQ(grGraphLoadFromFile(&g, path, grGraphLoadStandIns), grSuccess);
-    CHECK_EQ(count_nodes(g), nodes);
+    CHECK_EQ(tl_node_count(g), nodes);
     grGraphExec_t e;
     CHECK_EQ(grGraphInstantiate(&e, g, 0), grSuccess);
     CHECK_EQ(grGraphLaunch(e, NULL), grSuccess);

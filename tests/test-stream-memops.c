@@ -4,21 +4,11 @@
  * graphrt's writes and by another thread's store, streams that are
  * destroyed while they wait, and every refusal with nothing queued.
  */
-#include "test.h"
+#include "testlib.h"
 
 #include <pthread.h>
 #include <stdbool.h>
 #include <string.h>
-
-/* Whether the stream stays not ready over 100 queries (the callers' waits
- * are unmet, so it cannot finish meanwhile). */
-static bool still_waiting(grStream_t s)
-{
-    for (int i = 0; i < 100; i++)
-        if (grStreamQuery(s) != grErrorNotReady)
-            return false;
-    return true;
-}
 
 GR_TEST(wait_value_32_holds_later_work_until_a_write_value_meets_it)
 {
@@ -31,12 +21,12 @@ GR_TEST(wait_value_32_holds_later_work_until_a_write_value_meets_it)
     CHECK_OK(grStreamCreate(&writer));
     CHECK_OK(grStreamWaitValue32(waiter, &flag, 5, grStreamWaitValueGeq));
     CHECK_OK(grStreamWriteValue32(waiter, &out, 1, grStreamWriteValueDefault));
-    CHECK(still_waiting(waiter));
+    CHECK(tl_still_waiting(waiter));
     CHECK_EQ(__atomic_load_n(&out, __ATOMIC_SEQ_CST), 0u);
     /* 4 is not >= 5: still waiting. */
     CHECK_OK(grStreamWriteValue32(writer, &flag, 4, grStreamWriteValueDefault));
     CHECK_OK(grStreamSynchronize(writer));
-    CHECK(still_waiting(waiter));
+    CHECK(tl_still_waiting(waiter));
     CHECK_OK(grStreamWriteValue32(writer, &flag, 5, grStreamWriteValueDefault));
     CHECK_OK(grStreamSynchronize(writer));
     CHECK_OK(grStreamSynchronize(waiter));
@@ -76,7 +66,7 @@ GR_TEST(wait_value_conditions_follow_the_driver)
     done = 0;
     CHECK_OK(grStreamWaitValue32(s, &w32, 1, grStreamWaitValueGeq));
     CHECK_OK(grStreamWriteValue32(s, &done, 1, 0));
-    CHECK(still_waiting(s));
+    CHECK(tl_still_waiting(s));
     __atomic_store_n(&w32, 1u, __ATOMIC_SEQ_CST);
     CHECK_OK(grStreamSynchronize(s));
     CHECK_EQ(done, 1u);
@@ -196,7 +186,7 @@ GR_TEST(launch_blocking_does_not_block_the_caller_of_an_unmet_wait)
     CHECK_OK(grStreamWaitValue32(s, &word, 1, grStreamWaitValueEq)); /* returns at once */
     CHECK_OK(grSetDebugFlags(old));
     CHECK_OK(grStreamWriteValue32(s, &after, 2, 0));
-    CHECK(still_waiting(s));
+    CHECK(tl_still_waiting(s));
     __atomic_store_n(&word, 1, __ATOMIC_SEQ_CST);
     CHECK_OK(grStreamSynchronize(s));
     CHECK_EQ(__atomic_load_n(&after, __ATOMIC_SEQ_CST), 2u);

@@ -1,5 +1,5 @@
 /* test-stream.c - stream order, synchronisation, queries, host functions. */
-#include "test.h"
+#include "testlib.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -64,12 +64,6 @@ GR_TEST(stream_fifo_order_holds_under_load_on_several_streams)
 }
 
 static atomic_int gate;
-static void wait_gate(void *p)
-{
-    (void)p;
-    while (!atomic_load(&gate))
-        usleep(100);
-}
 
 GR_TEST(stream_query_reports_not_ready_then_success)
 {
@@ -77,7 +71,7 @@ GR_TEST(stream_query_reports_not_ready_then_success)
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grStreamQuery(s));
     atomic_store(&gate, 0);
-    CHECK_OK(grLaunchHostFunc(s, wait_gate, NULL));
+    CHECK_OK(grLaunchHostFunc(s, tl_wait_gate, &gate));
     CHECK_GR(grErrorNotReady, grStreamQuery(s));
     /* NotReady is not an error: the last error stays clean. */
     CHECK_EQ(grGetLastError(), grSuccess);

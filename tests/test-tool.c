@@ -4,19 +4,13 @@
  * codes, the counts 'info' reports, DOT output, 'diff' verdicts, and
  * --json output that parses as JSON.
  */
-#include "test.h"
+#include "testlib.h"
 
 #ifdef GR_TOOL_PATH
 
 #include <stdbool.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-static void tmp_path(char *buf, size_t cap, const char *tag)
-{
-    const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
-    snprintf(buf, cap, "%s/graphrt-tool-%ld-%s.graph", dir, (long)getpid(), tag);
-}
 
 /* Runs the tool with 'args' and the shell redirections 'redirect'; what
  * reaches the pipe into out (cap bytes), its exit status returned. */
@@ -116,19 +110,13 @@ static void check_json(const char *out)
 
 /* --------------------------------------------------------- the files */
 
-static void kfn(const grKernelCtx *ctx, void **args)
-{
-    (void)ctx;
-    (void)args;
-}
-
 /* a -> {b, c} -> d with kernels, saved; then b with another grid (same
  * topology) and with c's edge to d gone (another topology). */
 static void save_diamonds(const char *same, const char *params, const char *topo)
 {
     grKernel_t k;
     static const size_t sz[] = {4};
-    CHECK_OK(grKernelCreate(&k, kfn, "step", 1, sz));
+    CHECK_OK(grKernelCreate(&k, tl_kernel_nop, "step", 1, sz));
     for (int v = 0; v < 3; v++) {
         grGraph_t g;
         grGraphNode_t n[4];
@@ -151,9 +139,9 @@ static void save_diamonds(const char *same, const char *params, const char *topo
 GR_TEST_T(tool_info_counts_nodes_and_prints_json, 60)
 {
     char a[128], b[128], c[128], args[512], out[8192];
-    tmp_path(a, sizeof a, "a");
-    tmp_path(b, sizeof b, "b");
-    tmp_path(c, sizeof c, "c");
+    tl_tmp_path(a, sizeof a, "tool", "a", ".graph");
+    tl_tmp_path(b, sizeof b, "tool", "b", ".graph");
+    tl_tmp_path(c, sizeof c, "tool", "c", ".graph");
     save_diamonds(a, b, c);
     snprintf(args, sizeof args, "info '%s'", a);
     CHECK_EQ(run_tool(args, out, sizeof out), 0);
@@ -221,9 +209,9 @@ GR_TEST(tool_info_refuses_a_directory_as_unreadable)
 GR_TEST_T(tool_diff_pairs_nodes_and_gives_the_update_verdict, 60)
 {
     char a[128], b[128], c[128], args[512], out[8192];
-    tmp_path(a, sizeof a, "da");
-    tmp_path(b, sizeof b, "db");
-    tmp_path(c, sizeof c, "dc");
+    tl_tmp_path(a, sizeof a, "tool", "da", ".graph");
+    tl_tmp_path(b, sizeof b, "tool", "db", ".graph");
+    tl_tmp_path(c, sizeof c, "tool", "dc", ".graph");
     save_diamonds(a, b, c);
     snprintf(args, sizeof args, "diff --json '%s' '%s'", a, a);
     CHECK_EQ(run_tool(args, out, sizeof out), 0);
@@ -295,10 +283,10 @@ GR_TEST_T(tool_output_appends_to_what_stdout_already_holds, 60)
     char a[128], b[128], c[128], out[128], line[1024];
     static const char *const cmds[] = {"dot",     "dot --verbose", "info", "info --json",
                                        "analyze", "replay -n 1",   "diff"};
-    tmp_path(a, sizeof a, "appa");
-    tmp_path(b, sizeof b, "appb");
-    tmp_path(c, sizeof c, "appc");
-    tmp_path(out, sizeof out, "app-out");
+    tl_tmp_path(a, sizeof a, "tool", "appa", ".graph");
+    tl_tmp_path(b, sizeof b, "tool", "appb", ".graph");
+    tl_tmp_path(c, sizeof c, "tool", "appc", ".graph");
+    tl_tmp_path(out, sizeof out, "tool", "app-out", ".graph");
     save_diamonds(a, b, c);
     FILE *f = fopen(out, "wb");
     CHECK(f != NULL);
@@ -340,10 +328,10 @@ GR_TEST_T(tool_output_appends_to_what_stdout_already_holds, 60)
 GR_TEST_T(tool_json_reports_a_refused_file_as_an_object, 60)
 {
     char bad[128], good[128], b[128], c[128], args[512], out[8192];
-    tmp_path(bad, sizeof bad, "refused");
-    tmp_path(good, sizeof good, "jgood");
-    tmp_path(b, sizeof b, "jb");
-    tmp_path(c, sizeof c, "jc");
+    tl_tmp_path(bad, sizeof bad, "tool", "refused", ".graph");
+    tl_tmp_path(good, sizeof good, "tool", "jgood", ".graph");
+    tl_tmp_path(b, sizeof b, "tool", "jb", ".graph");
+    tl_tmp_path(c, sizeof c, "tool", "jc", ".graph");
     save_diamonds(good, b, c);
     FILE *f = fopen(bad, "wb");
     CHECK(f != NULL);
@@ -409,11 +397,8 @@ GR_TEST_T(tool_replay_profiles_a_node_on_graph_memory, 60)
     grGraph_t g;
     grGraphNode_t a, m, f;
     grMemAllocNodeParams ap;
-    memset(&ap, 0, sizeof ap);
-    ap.poolProps.allocType = grMemAllocationTypePinned;
-    ap.poolProps.location.type = grMemLocationTypeDevice;
-    ap.bytesize = 1 << 20;
-    tmp_path(path, sizeof path, "graphmem");
+    ap = tl_alloc_params(0, 1 << 20);
+    tl_tmp_path(path, sizeof path, "tool", "graphmem", ".graph");
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphAddMemAllocNode(&a, g, NULL, 0, &ap));
     grMemsetParams mp = {ap.dptr, 0, 1, 1, 4096, 1};

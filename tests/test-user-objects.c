@@ -14,7 +14,7 @@
  * from a launch, waited for) tells that every destructor queued before
  * it ran.
  */
-#include "test.h"
+#include "testlib.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -32,34 +32,14 @@ static void count_destroy(void *p)
     atomic_fetch_add(&c->runs, 1);
 }
 
-static void nap(void)
-{
-    struct timespec ts = {0, 200000};
-    nanosleep(&ts, NULL);
-}
-
-/* Waits until c's destructor ran (the runner's timeout ends a test whose
- * destructor never runs). */
+/* Waits (at most TL_WAIT_MS) until c's destructor ran. */
 static void wait_run(counted *c)
 {
-    while (atomic_load(&c->runs) == 0)
-        nap();
-}
-
-static void noop_host(void *p)
-{
-    (void)p;
+    CHECK(tl_wait_until(&c->runs, 1, TL_WAIT_MS));
 }
 
 /* Holds flush()'s launch until the executable is destroyed. */
 static atomic_int flush_gate;
-
-static void flush_host(void *p)
-{
-    (void)p;
-    while (!atomic_load(&flush_gate))
-        nap();
-}
 
 /* Returns once every destructor queued for the destructor thread before
  * the call has run: a sentinel whose last reference an executable drops
@@ -73,7 +53,7 @@ static void flush(void)
     grGraphNode_t n;
     grGraphExec_t e;
     grStream_t s;
-    grHostNodeParams hp = {flush_host, NULL};
+    grHostNodeParams hp = {tl_wait_gate, &flush_gate};
     atomic_store(&flush_gate, 0);
     CHECK_OK(grUserObjectCreate(&o, &c, count_destroy, 1, grUserObjectNoDestructorSync));
     CHECK_OK(grGraphCreate(&g, 0));
@@ -105,7 +85,7 @@ static grGraph_t graph_with_host(void)
 {
     grGraph_t g;
     grGraphNode_t n;
-    grHostNodeParams hp = {noop_host, NULL};
+    grHostNodeParams hp = {tl_noop, NULL};
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphAddHostNode(&n, g, NULL, 0, &hp));
     return g;
@@ -270,8 +250,7 @@ static void gate_host(void *p)
 {
     (void)p;
     atomic_store(&gate_reached, 1);
-    while (!atomic_load(&gate_open))
-        nap();
+    tl_wait_gate(&gate_open);
 }
 
 GR_TEST(user_object_launch_in_flight_keeps_references_after_exec_destroy)
@@ -293,8 +272,7 @@ GR_TEST(user_object_launch_in_flight_keeps_references_after_exec_destroy)
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grGraphLaunch(e, s));
     CHECK_OK(grGraphLaunch(e, s));
-    while (!atomic_load(&gate_reached))
-        nap();
+    CHECK(tl_wait_until(&gate_reached, 1, TL_WAIT_MS));
     CHECK_OK(grGraphExecDestroy(e));
     flush();
     CHECK_EQ(atomic_load(&c.runs), 0); /* two launches still to finish */
@@ -388,8 +366,7 @@ GR_TEST(user_object_destructor_may_call_graphrt)
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grGraphLaunch(e, r.s));
     CHECK_OK(grGraphExecDestroy(e));
-    while (!atomic_load(&r.done))
-        nap();
+    CHECK(tl_wait_until(&r.done, 1, TL_WAIT_MS));
     CHECK_EQ(r.sync_err, grSuccess);
     CHECK_EQ(r.free_err, grSuccess);
     CHECK_OK(grStreamDestroy(r.s));

@@ -10,7 +10,7 @@
  * launching thread never synchronises before they are done, so it runs
  * none of them itself.
  */
-#include "test.h"
+#include "testlib.h"
 
 #include "../src/backend/cpu/launch_hook.h"
 
@@ -151,11 +151,6 @@ GR_TEST(parked_workers_all_wake_for_streams_released_by_one_event)
     CHECK_OK(grEventDestroy(ev));
 }
 
-static void noop(void *p)
-{
-    (void)p;
-}
-
 static uint64_t now_us(void)
 {
     struct timespec t;
@@ -187,7 +182,7 @@ GR_TEST(idle_worker_parks_when_its_cpu_is_wanted)
     use_workers("1");
     grStream_t s;
     CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
-    CHECK_OK(grLaunchHostFunc(s, noop, NULL));
+    CHECK_OK(grLaunchHostFunc(s, tl_noop, NULL));
     CHECK_OK(grStreamSynchronize(s));
     /* The launch woke the worker; it spins from when it gets the CPU. */
     uint64_t start = now_ms();
@@ -233,7 +228,7 @@ GR_TEST(spinner_stays_up_between_submissions_at_a_steady_pace)
     uint64_t last_gap = UINT64_MAX;
     for (int r = 0; r < MAX_ROUNDS && counted < COUNTED; r++) {
         uint64_t start = now_us();
-        CHECK_OK(grLaunchHostFunc(s, noop, NULL));
+        CHECK_OK(grLaunchHostFunc(s, tl_noop, NULL));
         CHECK_OK(grStreamSynchronize(s));
         uint64_t t = now_us() - start;
         if (t < LOOK_US)

@@ -71,4 +71,16 @@ static inline int logged(int i)
     return atomic_load(&log_ids[i]);
 }
 
+/* Opens 'gate', waits (at most 5 s) until n ids are logged and checks
+ * that the first n are ids[0..n), in that order. */
+static inline void open_gate_expect_log(atomic_int *gate, int n, const int *ids)
+{
+    atomic_store(gate, 1);
+    if (!wait_logged(n, 5000))
+        GR_TEST_FAIL_("%d of %d steps logged after the gate opened", atomic_load(&log_n), n);
+    for (int i = 0; i < n; i++)
+        if (logged(i) != ids[i])
+            GR_TEST_FAIL_("step %d logged id %d, expected %d", i, logged(i), ids[i]);
+}
+
 #endif /* GR_TEST_STEPS_H */

@@ -1,0 +1,250 @@
+/*
+ * run.c - run helpers of the tests: host functions, running an
+ * executable, streams, skipping where a device is missing, and waiting
+ * with a deadline.
+ */
+#include "testlib.h"
+
+#include <errno.h>
+#include <sys/mman.h>
+#include <time.h>
+
+void tl_noop(void *p)
+{
+    (void)p;
+}
+
+void tl_bump(void *p)
+{
+    ++*(int *)p;
+}
+
+void tl_bump_atomic(void *p)
+{
+    atomic_fetch_add((atomic_int *)p, 1);
+}
+
+void tl_set_flag(void *p)
+{
+    atomic_store((atomic_int *)p, 1);
+}
+
+/* Milliseconds on the monotonic clock. */
+static long long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+atomic_int tl_gate_timeouts;
+
+void tl_wait_gate(void *p)
+{
+    long long end = now_ms() + TL_GATE_MS;
+    while (!atomic_load((atomic_int *)p)) {
+        if (now_ms() >= end) {
+            atomic_fetch_add(&tl_gate_timeouts, 1);
+            return;
+        }
+        tl_sleep_ms(1);
+    }
+}
+
+void tl_kernel_nop(const grKernelCtx *ctx, void **args)
+{
+    (void)ctx;
+    (void)args;
+}
+
+void *tl_open_gate_later(void *p)
+{
+    tl_sleep_ms(50);
+    atomic_store((atomic_int *)p, 1);
+    return NULL;
+}
+
+bool tl_still_waiting(grStream_t s)
+{
+    for (int i = 0; i < 100; i++)
+        if (grStreamQuery(s) != grErrorNotReady)
+            return false;
+    return true;
+}
+
+void tl_expect_update_refused(grGraphExec_t e, grGraph_t g, grGraphExecUpdateResult r, grGraphNode_t node,
+                              grGraphNode_t from)
+{
+    grGraphExecUpdateResultInfo info;
+    memset(&info, 0x5a, sizeof info);
+    CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecUpdate(e, g, &info));
+    CHECK_EQ(info.result, r);
+    CHECK_PTR_EQ(info.errorNode, node);
+    CHECK_PTR_EQ(info.errorFromNode, from);
+    CHECK_DETAIL_HAS("grGraphExecUpdate: ");
+}
+
+void tl_expect_updated(grGraphExec_t e, grGraph_t g)
+{
+    grGraphExecUpdateResultInfo info;
+    memset(&info, 0x5a, sizeof info);
+    CHECK_OK(grGraphExecUpdate(e, g, &info));
+    CHECK_EQ(info.result, grGraphExecUpdateSuccess);
+    CHECK_PTR_EQ(info.errorNode, NULL);
+    CHECK_PTR_EQ(info.errorFromNode, NULL);
+}
+
+grGraphExec_t tl_instantiate(grGraph_t g)
+{
+    grGraphExec_t e;
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    return e;
+}
+
+void tl_run(grGraphExec_t e)
+{
+    CHECK_OK(grGraphLaunch(e, NULL));
+    CHECK_OK(grStreamSynchronize(NULL));
+}
+
+void tl_run_on(grGraphExec_t e, grStream_t s)
+{
+    CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+}
+
+void tl_run_graph(grGraph_t g)
+{
+    grGraphExec_t e = tl_instantiate(g);
+    tl_run(e);
+    CHECK_OK(grGraphExecDestroy(e));
+}
+
+void tl_run_graph_on(grGraph_t g, grStream_t s)
+{
+    grGraphExec_t e = tl_instantiate(g);
+    tl_run_on(e, s);
+    CHECK_OK(grGraphExecDestroy(e));
+}
+
+grStreamCaptureStatus tl_capture_status(grStream_t s)
+{
+    grStreamCaptureStatus st;
+    CHECK_OK(grStreamIsCapturing(s, &st));
+    return st;
+}
+
+grStream_t tl_stream(unsigned flags)
+{
+    grStream_t s;
+    CHECK_OK(grStreamCreateWithFlags(&s, flags));
+    return s;
+}
+
+int tl_first_gpu(void)
+{
+    int n = 0;
+    CHECK_OK(grGetDeviceCount(&n));
+    if (n < 2)
+        GR_TEST_SKIP("no GPU device: grGetDeviceCount gives %d (the CPU only)", n);
+    return 1;
+}
+
+int tl_use_gpu_or_skip(void)
+{
+    if (grSetDevice(1) != grSuccess)
+        GR_TEST_SKIP("no GPU device: %s", grGetLastErrorDetail());
+    return 1;
+}
+
+bool tl_wait_until(atomic_int *flag, int want, long deadline_ms)
+{
+    long long end = now_ms() + deadline_ms;
+    while (atomic_load(flag) < want) {
+        if (now_ms() >= end)
+            return false;
+        struct timespec ts = {0, 100000};
+        nanosleep(&ts, NULL);
+    }
+    return true;
+}
+
+void tl_sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+char *tl_map_hole(size_t len)
+{
+    char *r = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(r != MAP_FAILED);
+    return r;
+}
+
+void *tl_unmap_and_reuse(char *r, size_t len, void *blocks[64], int *nb)
+{
+    void *block = NULL;
+    CHECK_EQ(munmap(r, len), 0);
+    while (!block && *nb < 64) {
+        CHECK_OK(grMalloc(&blocks[*nb], len / 4));
+        if ((char *)blocks[*nb] >= r && (char *)blocks[*nb] < r + len)
+            block = blocks[*nb];
+        ++*nb;
+    }
+    CHECK(block != NULL);
+    return block;
+}
+
+grMemcpy3DParms tl_copy3d_params(void *dst, size_t dpitch, size_t dysize, const void *src, size_t spitch,
+                                 size_t sysize, grExtent e, grMemcpyKind kind)
+{
+    grMemcpy3DParms c;
+    memset(&c, 0, sizeof c);
+    c.dstPtr = make_grPitchedPtr(dst, dpitch, e.width, dysize);
+    c.srcPtr = make_grPitchedPtr((void *)(uintptr_t)src, spitch, e.width, sysize);
+    c.extent = e;
+    c.kind = kind;
+    return c;
+}
+
+grMemPoolProps tl_pool_props(int device)
+{
+    grMemPoolProps p;
+    memset(&p, 0, sizeof p);
+    p.allocType = grMemAllocationTypePinned;
+    p.location.type = grMemLocationTypeDevice;
+    p.location.id = device;
+    return p;
+}
+
+grMemAllocNodeParams tl_alloc_params(int device, size_t bytes)
+{
+    grMemAllocNodeParams ap;
+    memset(&ap, 0, sizeof ap);
+    ap.poolProps = tl_pool_props(device);
+    ap.bytesize = bytes;
+    return ap;
+}
+
+grMemPool_t tl_pool(int device)
+{
+    grMemPoolProps p = tl_pool_props(device);
+    grMemPool_t pool = NULL;
+    CHECK_OK(grMemPoolCreate(&pool, &p));
+    CHECK(pool != NULL);
+    return pool;
+}
+
+uint64_t tl_pool_u64(grMemPool_t pool, grMemPoolAttr a)
+{
+    uint64_t v = ~0ull;
+    CHECK_OK(grMemPoolGetAttribute(pool, a, &v));
+    return v;
+}
+
+void tl_pool_set_int(grMemPool_t pool, grMemPoolAttr a, int v)
+{
+    CHECK_OK(grMemPoolSetAttribute(pool, a, &v));
+}
