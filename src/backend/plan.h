@@ -253,7 +253,7 @@ typedef struct gr_plan {
     uint32_t ncond_slots;
     /* Some batch memory operation node waits: launches run in order, the
      * plan's order putting each wait after every node not behind one
-     * (exec/instantiate.c, docs/stream-memops.md). */
+     * (exec/plan_build.c, docs/stream-memops.md). */
     bool memop_waits;
     /* Launch-time state. */
     /* The stream running the launch and the count of its ops that

@@ -20,6 +20,20 @@
 /* Frees a plan's memory and releases what it retains. */
 void gr__plan_free(gr_plan *p);
 
+/* What the plan compiler saw of a graph that instantiate checks
+ * afterwards: conditional and batch memory operation nodes, counted. */
+typedef struct gr_plan_facts {
+    uint32_t ncond, nmemop;
+} gr_plan_facts;
+
+/* Compiles g into e->plan and fills e's node table (orig, its dependencies,
+ * sinks, edge notes and attributes) (exec/plan_build.c); 'flags' are the
+ * instantiation's (grGraphInstantiateFlagUseNodePriority orders the plan).
+ * On failure, with a detail naming 'call', e->plan holds what was built
+ * (e->plan.nodes NULL if nothing was), for the caller to free with e. */
+grError_t gr__plan_build(const char *call, grGraph_t g, unsigned long long flags, struct grGraphExec_st *e,
+                         gr_plan_facts *facts);
+
 /* Builds the plan of a conditional node's body g (nested 'depth' deep)
  * into *p, as instantiate builds an executable's, without the node table;
  * on failure (with a detail naming 'call') *p is freed. */

@@ -518,7 +518,7 @@ void gr__exec_run(gr_worker *w, struct grGraphExec_st *e, gr_stream *s, uint64_t
      * With one worker nothing is measured. Times are in ticks, a third of
      * the cost of a clock read on a VM. A plan whose nodes wait for memory
      * words always runs in order: its order puts each wait after the
-     * nodes that may write the word (exec/instantiate.c), and a waiting
+     * nodes that may write the word (exec/plan_build.c), and a waiting
      * owner keeps no ready node from the others. */
     unsigned way = GR_WAY_IN_ORDER;
     bool measure = false, probe = false, lent = false;
