@@ -442,66 +442,6 @@ static bool runs_before(const struct grGraphNode_st *a, const struct grGraphNode
     return pa != pb ? pa < pb : a->seq < b->seq;
 }
 
-static void heap_push(struct grGraphNode_st **h, size_t *n, struct grGraphNode_st *x)
-{
-    size_t i = (*n)++;
-    while (i > 0 && runs_before(x, h[(i - 1) / 2])) {
-        h[i] = h[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    h[i] = x;
-}
-
-static struct grGraphNode_st *heap_pop(struct grGraphNode_st **h, size_t *n)
-{
-    struct grGraphNode_st *top = h[0], *x = h[--*n];
-    size_t i = 0;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= *n)
-            break;
-        if (c + 1 < *n && runs_before(h[c + 1], h[c]))
-            c++;
-        if (!runs_before(h[c], x))
-            break;
-        h[i] = h[c];
-        i = c;
-    }
-    if (*n)
-        h[i] = x;
-    return top;
-}
-
-/* gr__graph_kahn with a priority queue in place of its FIFO: among the
- * nodes whose dependencies are met, the one that runs_before the others
- * is visited first, so the plan's order (and with it the workers' ready
- * lists, see prefer_priority) honours node priorities. Returns the nodes
- * visited, or SIZE_MAX when out of memory. */
-static size_t kahn_priority(grGraph_t g, bool (*visit)(void *ctx, struct grGraphNode_st *n), void *ctx)
-{
-    struct grGraphNode_st **heap = gr__malloc(g->nnodes * sizeof *heap), *n;
-    size_t nh = 0, visited = 0;
-    if (!heap)
-        return SIZE_MAX;
-    GR_GRAPH_FOR_EACH_NODE (g, n) {
-        n->scratch = n->ndeps;
-        if (n->ndeps == 0)
-            heap_push(heap, &nh, n);
-    }
-    while (nh) {
-        n = heap_pop(heap, &nh);
-        /* n's count is spent: visit may reuse its scratch. */
-        if (!visit(ctx, n))
-            break;
-        visited++;
-        for (size_t i = 0; i < n->nsuccs; i++)
-            if (--n->succs[i]->scratch == 0)
-                heap_push(heap, &nh, n->succs[i]);
-    }
-    gr__free(heap);
-    return visited;
-}
-
 /* True if some node of g is a batch memory operation node that waits.
  * The plan then orders each such node after every node that is ready
  * before it, so that a launch run in order (as one with waits always is)
@@ -541,9 +481,11 @@ static grError_t flatten(builder *b, grGraph_t g, int depth, struct grGraphExec_
     if (g->nnodes == 0)
         return grSuccess;
     emit_ctx x = {b, depth, grSuccess};
-    size_t emitted = (b->use_priority && has_priorities(g)) || has_waits(g)
-                         ? kahn_priority(g, emit_node, &x)
-                         : gr__graph_kahn(g, emit_node, &x);
+    /* Node priorities, or memory waits, order the ready nodes (runs_before),
+     * so that the plan's order (and with it the workers' ready lists, see
+     * prefer_priority) honours them; otherwise the walk's FIFO. */
+    bool by_priority = (b->use_priority && has_priorities(g)) || has_waits(g);
+    size_t emitted = gr__graph_kahn(g, by_priority ? runs_before : NULL, emit_node, &x);
     if (x.err != grSuccess)
         return x.err;
     if (emitted == SIZE_MAX)
