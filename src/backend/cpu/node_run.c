@@ -10,6 +10,32 @@
  */
 #include "node_run.h"
 
+#include <string.h>
+
+GR_NOINLINE void gr__node_memset(const grMemsetParams *m)
+{
+    for (size_t r = 0; r < m->height; r++) {
+        unsigned char *row = (unsigned char *)m->dst + r * m->pitch;
+        switch (m->elementSize) {
+        case 1:
+            memset(row, (int)(m->value & 0xffu), m->width);
+            break;
+        case 2: {
+            uint16_t v = (uint16_t)m->value;
+            for (size_t i = 0; i < m->width; i++)
+                memcpy(row + 2 * i, &v, 2);
+            break;
+        }
+        default: {
+            uint32_t v = m->value;
+            for (size_t i = 0; i < m->width; i++)
+                memcpy(row + 4 * i, &v, 4);
+            break;
+        }
+        }
+    }
+}
+
 /* Runs a conditional node's body plan front to back on this thread (its
  * order is topological), as a launch run in order does: a conditional node
  * is one task, its bodies nested inside it. An iteration costs the body's

@@ -21,30 +21,10 @@
 
 #include <string.h>
 
-/* A memset node's body: rows of elementSize-byte values (1, 2 or 4). */
-static inline void gr__node_memset(const grMemsetParams *m)
-{
-    for (size_t r = 0; r < m->height; r++) {
-        unsigned char *row = (unsigned char *)m->dst + r * m->pitch;
-        switch (m->elementSize) {
-        case 1:
-            memset(row, (int)(m->value & 0xffu), m->width);
-            break;
-        case 2: {
-            uint16_t v = (uint16_t)m->value;
-            for (size_t i = 0; i < m->width; i++)
-                memcpy(row + 2 * i, &v, 2);
-            break;
-        }
-        default: {
-            uint32_t v = m->value;
-            for (size_t i = 0; i < m->width; i++)
-                memcpy(row + 4 * i, &v, 4);
-            break;
-        }
-        }
-    }
-}
+/* A memset node's body: rows of elementSize-byte values (1, 2 or 4); out
+ * of line (node_run.c), as the compiler kept it when the bodies and the
+ * launch loops shared a file, so that the loops stay as compact. */
+void gr__node_memset(const grMemsetParams *m);
 
 /* An event wait node's body: waits for the event's latest record. */
 static inline void gr__node_wait_event(const gr_pnode *n)
