@@ -1,7 +1,8 @@
 /*
  * exec.h - the exec layer's side of executable graphs: instantiation
  * builds the plan (backend/plan.h) and the node table that the setters and
- * grGraphExecUpdate find nodes through; what the setters and update share
+ * grGraphExecUpdate find nodes through (the compiler: plan_build.c; the
+ * executable object and its node map: executable.c); what the setters and update share
  * (the limits CUDA sets on changing an executable); the bounds checks of
  * its copies and memsets.
  *

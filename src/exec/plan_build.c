@@ -485,7 +485,10 @@ static grError_t flatten(builder *b, grGraph_t g, int depth, struct grGraphExec_
      * so that the plan's order (and with it the workers' ready lists, see
      * prefer_priority) honours them; otherwise the walk's FIFO. */
     bool by_priority = (b->use_priority && has_priorities(g)) || has_waits(g);
-    size_t emitted = gr__graph_kahn(g, by_priority ? runs_before : NULL, emit_node, &x);
+    /* Two calls with constant orders: the FIFO walk, the usual one, is
+     * inlined with no test of the frontier's kind per node. */
+    size_t emitted =
+        by_priority ? gr__graph_kahn(g, runs_before, emit_node, &x) : gr__graph_kahn(g, NULL, emit_node, &x);
     if (x.err != grSuccess)
         return x.err;
     if (emitted == SIZE_MAX)
