@@ -2,7 +2,7 @@
  * exec.c - the executable object's references and its writers' lock (the
  * protocol of plan.h, "Pairing"): every change of an executable, of any
  * device, takes it, and it excludes the CPU's launches of the plan
- * (cpu/launch.c, which queues them under the stream's lock and tests the
+ * (cpu/launch_queue.c, which queues them under the stream's lock and tests the
  * executable's lock and bias).
  */
 #include "cpu/stream_int.h"

@@ -82,7 +82,7 @@ struct gr_plan;
 
 /* A conditional node's compiled form: its handle and one plan per body
  * (built once by instantiate, run in order, nested, by the thread that
- * runs the node: backend/cpu/launch.c). */
+ * runs the node: backend/cpu/node_run.c). */
 /* A node of a body (not of a child graph there) and its plan node in
  * the body's plan: what the executable's setters find it by. */
 typedef struct gr_body_node {
@@ -253,7 +253,7 @@ typedef struct gr_plan {
     uint32_t ncond_slots;
     /* Some batch memory operation node waits: launches run in order, the
      * plan's order putting each wait after every node not behind one
-     * (exec/instantiate.c, docs/stream-memops.md). */
+     * (exec/plan_build.c, docs/stream-memops.md). */
     bool memop_waits;
     /* Launch-time state. */
     /* The stream running the launch and the count of its ops that

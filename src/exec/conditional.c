@@ -2,7 +2,7 @@
  * conditional.c - conditional nodes in executables: each body compiled
  * once into a plan of its own at instantiation (the backend runs it in
  * order, nested in the node, as often as the node says: see
- * backend/cpu/launch.c), and the handles an executable uses, referenced
+ * backend/cpu/node_run.c), and the handles an executable uses, referenced
  * by it and reset at each launch where they ask so.
  *
  * Invariants:

@@ -1,7 +1,8 @@
 /*
  * exec.h - the exec layer's side of executable graphs: instantiation
  * builds the plan (backend/plan.h) and the node table that the setters and
- * grGraphExecUpdate find nodes through; what the setters and update share
+ * grGraphExecUpdate find nodes through (the compiler: plan_build.c; the
+ * executable object and its node map: executable.c); what the setters and update share
  * (the limits CUDA sets on changing an executable); the bounds checks of
  * its copies and memsets.
  *
@@ -19,6 +20,20 @@
 
 /* Frees a plan's memory and releases what it retains. */
 void gr__plan_free(gr_plan *p);
+
+/* What the plan compiler saw of a graph that instantiate checks
+ * afterwards: conditional and batch memory operation nodes, counted. */
+typedef struct gr_plan_facts {
+    uint32_t ncond, nmemop;
+} gr_plan_facts;
+
+/* Compiles g into e->plan and fills e's node table (orig, its dependencies,
+ * sinks, edge notes and attributes) (exec/plan_build.c); 'flags' are the
+ * instantiation's (grGraphInstantiateFlagUseNodePriority orders the plan).
+ * On failure, with a detail naming 'call', e->plan holds what was built
+ * (e->plan.nodes NULL if nothing was), for the caller to free with e. */
+grError_t gr__plan_build(const char *call, grGraph_t g, unsigned long long flags, struct grGraphExec_st *e,
+                         gr_plan_facts *facts);
 
 /* Builds the plan of a conditional node's body g (nested 'depth' deep)
  * into *p, as instantiate builds an executable's, without the node table;

@@ -2,7 +2,7 @@
  * launch.c - grGraphLaunch, grGraphUpload and grGraphExecDestroy: the
  * checks a launch makes above the backend (the executable, capture,
  * bounds of its copies and memsets, the graph memory rule), then the
- * backend queues it (backend/cpu/launch.c).
+ * backend queues it (backend/cpu/launch_queue.c).
  */
 #include "exec.h"
 #include "../backend/device.h"

@@ -7,7 +7,7 @@
  * and the type of each operation for life; addresses, values and flags
  * change. So the plan's array is written in place and never reallocated,
  * and whether a plan node waits (the plan's order and way, see
- * exec/instantiate.c) never changes.
+ * exec/plan_build.c) never changes.
  */
 #include "exec.h"
 

@@ -11,7 +11,7 @@
  * destroyed. A handle whose graph and executables are gone is refused
  * ('users'; slots come from a shelf of dead shells, as handles do).
  * Instantiate sets the slot's value cell; launches reset and read it
- * (backend/cpu/launch.c).
+ * (backend/cpu/launch.c, node_run.c).
  *
  * Invariants:
  *   - a conditional node's bodies are graphs whose owner is the node; they

@@ -602,51 +602,92 @@ const char *gr__node_label(const struct grGraphNode_st *n);
  * in the detail, as grErrorInvalidValue) if the graph has a cycle. */
 bool gr__graph_topo_sort(grGraph_t g, struct grGraphNode_st **order);
 
-/* The walk behind gr__graph_topo_sort, in the same order: calls
- * visit(ctx, n) for each node as it leaves the queue and before its
- * successors are counted down. A visit returning false stops the walk.
- * Returns how many nodes left the queue: g->nnodes unless a cycle (or
- * visit) stopped it. Inline, so that a constant visit is inlined too
- * (instantiation emits nodes this way).
- * No allocation: a node's 'scratch' holds its count of dependencies not
- * yet visited, and once that is zero, the next node of the FIFO queue
- * (0 at the tail). By the time n is visited the walk has read its link,
- * so visit may reuse n->scratch; nodes a cycle leaves behind keep a
- * nonzero count. */
-static inline size_t gr__graph_kahn(grGraph_t g, bool (*visit)(void *ctx, struct grGraphNode_st *n),
-                                    void *ctx)
+/* The order of two ready nodes in a priority walk (gr__graph_kahn):
+ * true if a is visited before b. */
+typedef bool (*gr_topo_before_fn)(const struct grGraphNode_st *a, const struct grGraphNode_st *b);
+
+/* The frontier of a priority walk: a binary heap of the ready nodes, the
+ * one that runs before the others on top (graph/topo.c). */
+typedef struct gr_topo_heap {
+    struct grGraphNode_st **h;
+    size_t n;
+    gr_topo_before_fn before;
+} gr_topo_heap;
+
+void gr__topo_heap_push(gr_topo_heap *q, struct grGraphNode_st *x);
+struct grGraphNode_st *gr__topo_heap_pop(gr_topo_heap *q);
+
+/* The topological walk (Kahn's algorithm) behind gr__graph_topo_sort and
+ * instantiation: calls visit(ctx, n) for each node as it leaves the
+ * frontier and before its successors are counted down. A visit returning
+ * false stops the walk. Returns how many nodes left the frontier:
+ * g->nnodes unless a cycle (or visit) stopped it; SIZE_MAX if a priority
+ * frontier could not be allocated. Inline, so that a constant visit is
+ * inlined too (instantiation emits nodes this way).
+ * The frontier is a FIFO when 'before' is NULL (gr__graph_topo_sort's
+ * order: roots in creation order, then nodes as they become ready,
+ * successors in edge order), with no allocation: once a node's count is
+ * zero its 'scratch' holds the next node of the queue (0 at the tail).
+ * Otherwise it is a heap ordered by 'before' (one allocation of a
+ * pointer per node). Either way a node's 'scratch' holds its count of
+ * dependencies not yet visited; by the time n is visited the walk has
+ * read its link, so visit may reuse n->scratch; nodes a cycle leaves
+ * behind keep a nonzero count. */
+static inline size_t gr__graph_kahn(grGraph_t g, gr_topo_before_fn before,
+                                    bool (*visit)(void *ctx, struct grGraphNode_st *n), void *ctx)
 {
     struct grGraphNode_st *n, *head = NULL, *tail = NULL;
+    gr_topo_heap q = {NULL, 0, before};
     size_t visited = 0;
+    if (before && !(q.h = gr__malloc((g->nnodes ? g->nnodes : 1) * sizeof *q.h)))
+        return SIZE_MAX;
     GR_GRAPH_FOR_EACH_NODE (g, n) {
         n->scratch = n->ndeps;
-        if (n->ndeps == 0) {
-            if (tail)
-                tail->scratch = (uint64_t)(uintptr_t)n;
-            else
-                head = n;
-            tail = n;
+        if (n->ndeps != 0)
+            continue;
+        if (before) {
+            gr__topo_heap_push(&q, n);
+            continue;
         }
+        if (tail)
+            tail->scratch = (uint64_t)(uintptr_t)n;
+        else
+            head = n;
+        tail = n;
     }
-    while (head) {
-        n = head;
-        head = (struct grGraphNode_st *)(uintptr_t)n->scratch;
-        if (!head)
-            tail = NULL;
+    for (;;) {
+        if (before) {
+            if (!q.n)
+                break;
+            n = gr__topo_heap_pop(&q);
+        } else {
+            if (!head)
+                break;
+            n = head;
+            head = (struct grGraphNode_st *)(uintptr_t)n->scratch;
+            if (!head)
+                tail = NULL;
+        }
         if (!visit(ctx, n))
-            return visited;
+            break;
         visited++;
         for (size_t i = 0; i < n->nsuccs; i++) {
             struct grGraphNode_st *s = n->succs[i];
-            if (--s->scratch == 0) {
-                if (tail)
-                    tail->scratch = (uint64_t)(uintptr_t)s;
-                else
-                    head = s;
-                tail = s;
+            if (--s->scratch != 0)
+                continue;
+            if (before) {
+                gr__topo_heap_push(&q, s);
+                continue;
             }
+            if (tail)
+                tail->scratch = (uint64_t)(uintptr_t)s;
+            else
+                head = s;
+            tail = s;
         }
     }
+    if (before)
+        gr__free(q.h);
     return visited;
 }
 

@@ -1,19 +1,55 @@
 /*
  * topo.c - topological order of a graph's nodes (Kahn's algorithm), used by
- * instantiation, and the naming of a cycle should one ever exist.
+ * instantiation, analysis and graph memory, the priority frontier of the
+ * walk, and the naming of a cycle should one ever exist.
  *
- * The walk (gr__graph_kahn, graph.h) threads its FIFO queue through the
- * nodes' 'scratch', which first holds each node's count of dependencies
- * not yet emitted, so the sort needs no allocation and runs in O(V + E).
- * The result is deterministic: roots in creation order, then every node
- * at the moment its last dependency is emitted, successors visited in
- * edge order.
+ * The walk (gr__graph_kahn, graph.h) is one loop with two frontiers. The
+ * FIFO threads its queue through the nodes' 'scratch', which first holds
+ * each node's count of dependencies not yet emitted, so the sort needs no
+ * allocation and runs in O(V + E); its result is deterministic: roots in
+ * creation order, then every node at the moment its last dependency is
+ * emitted, successors visited in edge order. The priority frontier (here)
+ * is a binary heap ordered by the caller's 'before', O((V + E) log V).
+ *
+ * Invariant: a node enters the frontier exactly once, when its count
+ * reaches zero; the heap's top runs before (or ties with) every other.
  */
 #include "graph.h"
 
 #include <stdio.h>
 
 #define ON_WALK (1ull << 63)
+
+void gr__topo_heap_push(gr_topo_heap *q, struct grGraphNode_st *x)
+{
+    struct grGraphNode_st **h = q->h;
+    size_t i = q->n++;
+    while (i > 0 && q->before(x, h[(i - 1) / 2])) {
+        h[i] = h[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h[i] = x;
+}
+
+struct grGraphNode_st *gr__topo_heap_pop(gr_topo_heap *q)
+{
+    struct grGraphNode_st **h = q->h, *top = h[0], *x = h[--q->n];
+    size_t i = 0, n = q->n;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && q->before(h[c + 1], h[c]))
+            c++;
+        if (!q->before(h[c], x))
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    if (n)
+        h[i] = x;
+    return top;
+}
 
 /* The first dependency of n that is also left unemitted. */
 static struct grGraphNode_st *left_dep(const struct grGraphNode_st *n)
@@ -83,7 +119,7 @@ static bool append(void *ctx, struct grGraphNode_st *n)
 bool gr__graph_topo_sort(grGraph_t g, struct grGraphNode_st **order)
 {
     sort_ctx x = {order, 0};
-    if (gr__graph_kahn(g, append, &x) == g->nnodes)
+    if (gr__graph_kahn(g, NULL, append, &x) == g->nnodes)
         return true;
     name_cycle(g);
     return false;

@@ -1,10 +1,8 @@
 /*
- * launch.c - launching and running a plan on the CPU: a launch queues one
- * GRAPH op on its stream (after a wait for the previous launch when it
- * moves to another stream, so launches never overlap); when the stream
- * reaches it, the thread draining the stream becomes the launch's owner
- * and runs the plan. Writers of the plan (setters, update) exclude
- * launches through gr__exec_write_begin (backend/exec.c).
+ * launch.c - how a launch runs a plan on the CPU (the launch policy): when
+ * the stream reaches a launch (queued by launch_queue.c), the thread
+ * draining the stream becomes the launch's owner and runs the plan; each
+ * node's body is node_run.h's.
  *
  * A launch runs the plan one of two ways (gr_way), whichever measures
  * faster for that plan (see GR_SAMPLE_EVERY). In order: the owner runs the
@@ -27,15 +25,14 @@
  *     waits for them to leave before it ends the GRAPH op, so the plan
  *     outlives every access;
  *   - a thread only pops the part of its private stack it pushed during
- *     the current call (nested runs keep outer items).
+ *     the current call (nested runs keep outer items);
+ *   - only a launch's owner writes the plan's way, timings and run count,
+ *     one launch at a time (launches of an executable never overlap).
  */
 #include "../plan.h"
-#include "event.h"
 #include "launch_hook.h"
+#include "node_run.h"
 #include "stream_int.h"
-
-#include <limits.h>
-#include <string.h>
 
 /* Which way is faster depends on what the nodes cost, the graph's width
  * and the machine, so each plan measures: it keeps the faster way (its
@@ -102,199 +99,6 @@ static inline bool local_push(gr_worker *w, gr_pnode *n)
     }
     w->local[w->nlocal++] = (gr_item)n;
     return true;
-}
-
-static void do_memset(const grMemsetParams *m)
-{
-    for (size_t r = 0; r < m->height; r++) {
-        unsigned char *row = (unsigned char *)m->dst + r * m->pitch;
-        switch (m->elementSize) {
-        case 1:
-            memset(row, (int)(m->value & 0xffu), m->width);
-            break;
-        case 2: {
-            uint16_t v = (uint16_t)m->value;
-            for (size_t i = 0; i < m->width; i++)
-                memcpy(row + 2 * i, &v, 2);
-            break;
-        }
-        default: {
-            uint32_t v = m->value;
-            for (size_t i = 0; i < m->width; i++)
-                memcpy(row + 4 * i, &v, 4);
-            break;
-        }
-        }
-    }
-}
-
-static void wait_event(const gr_pnode *n)
-{
-    gr_stream *s = NULL;
-    uint64_t seq;
-    gr__event_latest(n->u.event, &s, &seq);
-    if (!s)
-        return;
-    /* A record this launch made (its record nodes are applied when it is
-     * queued: see record_events), or a later one on the same stream, is
-     * work queued after this node: waiting for it would wait for the
-     * launch itself. What the wait orders after is then everything before
-     * the launch on its stream, which has run already. */
-    const gr_plan *p = gr__pnode_plan(n);
-    if (!(s == p->run_stream && seq >= p->run_done))
-        gr__stream_wait_for(s, seq);
-    gr__stream_release(s);
-}
-
-/* The context of single-block kernels run by worker w: the fields that
- * stay the same from node to node, set once per run of nodes. */
-static inline void kernel_ctx_init(grKernelCtx *ctx, gr_worker *w)
-{
-    ctx->blockIdx = (grDim3){0, 0, 0};
-    ctx->sharedMem = NULL;
-    ctx->worker = w->index;
-}
-
-static void run_conditional(const gr_pnode *n, grKernelCtx *ctx);
-
-/* Runs node n; ctx is the caller's kernel_ctx_init'ed context. Single-block
- * kernels, the usual node, are tested first: a direct call. */
-static inline void run_body(gr_pnode *n, grKernelCtx *ctx)
-{
-    if (GR_UNLIKELY(!n->enabled))
-        return;
-    if (GR_LIKELY(n->type == grGraphNodeTypeKernel && n->one_block)) {
-        ctx->gridDim = n->u.kern.grid;
-        ctx->blockDim = n->u.kern.block;
-        ctx->sharedMem = n->shmem ? gr__kernel_scratch(n->shmem) : NULL;
-        n->u.kern.k->fn(ctx, n->u.kern.argv);
-        return;
-    }
-    switch (n->type) {
-    case grGraphNodeTypeKernel: {
-        gr_kernel_call c = {n->u.kern.k, n->u.kern.grid, n->u.kern.block, n->shmem, n->u.kern.argv};
-        gr__kernel_run(&c);
-        return;
-    }
-    case grGraphNodeTypeHost:
-        n->u.host.fn(n->u.host.userData);
-        return;
-    case grGraphNodeTypeMemcpy:
-        if (GR_UNLIKELY(n->u.copy.pitched))
-            gr__pnode_copy_pitched(n);
-        else if (n->u.copy.p.count)
-            memmove(n->u.copy.p.dst, n->u.copy.p.src, n->u.copy.p.count);
-        return;
-    case grGraphNodeTypeMemset:
-        do_memset(&n->u.memset);
-        return;
-    case grGraphNodeTypeWaitEvent:
-        wait_event(n);
-        return;
-    case grGraphNodeTypeConditional:
-        run_conditional(n, ctx);
-        return;
-    case grGraphNodeTypeBatchMemOp:
-        for (uint32_t i = 0; i < n->u.memop.count; i++)
-            gr__memop_run(&n->u.memop.ops[i]);
-        return;
-    default: /* empty, enter/leave of child graphs, event record */
-        return;
-    }
-}
-
-/* Runs a conditional node's body plan front to back on this thread (its
- * order is topological), as a launch run in order does: a conditional node
- * is one task, its bodies nested inside it. An iteration costs the body's
- * nodes and this loop, nothing else: no allocation, no countdown. */
-static void run_body_plan(gr_plan *p, grKernelCtx *ctx)
-{
-    gr_pnode *nodes = p->nodes;
-    for (uint32_t i = 0; i + 1 < p->nnodes; i++)
-        run_body(&nodes[i], ctx);
-}
-
-/* The value is read with a relaxed load: whoever set it (a kernel before
- * the node, or in the body) happened before, through the launch's
- * countdowns or this thread's own order. */
-static GR_NOINLINE void run_conditional(const gr_pnode *n, grKernelCtx *ctx)
-{
-    const gr_cond_plan *c = n->u.cond;
-    _Atomic uint32_t *value = &c->slot->value;
-    uint32_t v;
-    switch (c->type) {
-    case grGraphCondTypeIf:
-        v = gr_load_relaxed(value);
-        if (v)
-            run_body_plan(c->bodies[0], ctx);
-        else if (c->nbodies == 2)
-            run_body_plan(c->bodies[1], ctx);
-        return;
-    case grGraphCondTypeWhile:
-        while (gr_load_relaxed(value))
-            run_body_plan(c->bodies[0], ctx);
-        return;
-    case grGraphCondTypeSwitch:
-        v = gr_load_relaxed(value);
-        if (v < c->nbodies)
-            run_body_plan(c->bodies[v], ctx);
-        return;
-    default:
-        return;
-    }
-}
-
-/* Resets the handles that ask for it to their defaults, as each launch
- * starts (grGraphCondAssignDefault). */
-static GR_NOINLINE void reset_conditionals(const gr_plan *p)
-{
-    for (uint32_t i = 0; i < p->ncond_slots; i++) {
-        gr_cond_slot *s = p->cond_slots[i];
-        if (s->flags & grGraphCondAssignDefault)
-            gr_store_relaxed(&s->value, s->defval);
-    }
-}
-
-/* The name a node's trace event carries: its kernel's, or its type's. */
-static const char *node_name(const gr_pnode *n)
-{
-    if (!n->enabled)
-        return "disabled";
-    switch (n->type) {
-    case grGraphNodeTypeKernel:
-        return n->u.kern.k->name;
-    case grGraphNodeTypeMemcpy:
-        return "memcpy";
-    case grGraphNodeTypeMemset:
-        return "memset";
-    case grGraphNodeTypeHost:
-        return "host function";
-    case grGraphNodeTypeWaitEvent:
-        return "event wait";
-    case grGraphNodeTypeEventRecord:
-        return "event record";
-    case grGraphNodeTypeConditional:
-        return "conditional";
-    default:
-        return "empty";
-    }
-}
-
-/* run_body while tracing: the node's span, on the running worker. One
- * clock read per node (a read costs 15-30 ns on a VM): the span starts at
- * *clock, where the thread's previous span ended (or the launch began),
- * and *clock becomes its end, so a span also holds what the thread did
- * between the two nodes (the previous node's recording, the countdown).
- * Out of line, so that a replay without tracing pays only the branch
- * that chooses it. */
-static GR_NOINLINE void run_body_traced(gr_pnode *n, grKernelCtx *ctx, const gr_plan *p, uint64_t *clock)
-{
-    run_body(n, ctx);
-    uint64_t t1 = gr__trace_clock();
-    const struct grGraphExec_st *e =
-        (const struct grGraphExec_st *)((const char *)p - offsetof(struct grGraphExec_st, plan));
-    gr__trace_emit(GR_TR_NODE, node_name(n), *clock, t1, (uintptr_t)e, p->runs, n->index, ctx->worker);
-    *clock = t1;
 }
 
 /* Counts down node v, which has several predecessors; true when it is
@@ -419,7 +223,7 @@ static bool run_from(gr_worker *w, gr_plan *p, gr_pnode *n, size_t base, bool tr
     gr_pnode *nodes = p->nodes;
     const uint32_t *succ = p->succ;
     grKernelCtx ctx;
-    kernel_ctx_init(&ctx, w);
+    gr__node_ctx_init(&ctx, w);
     uint64_t clock = trace ? gr__trace_clock() : 0;
     for (;;) {
         if (GR_UNLIKELY(n->type == GR_PN_EXIT)) {
@@ -430,9 +234,9 @@ static bool run_from(gr_worker *w, gr_plan *p, gr_pnode *n, size_t base, bool tr
         if (w->nlocal > base)
             expose_some(rt, w, p, base);
         if (GR_UNLIKELY(trace))
-            run_body_traced(n, &ctx, p, &clock);
+            gr__node_run_traced(n, &ctx, p, &clock);
         else
-            run_body(n, &ctx);
+            gr__node_run(n, &ctx);
         gr_pnode *next = NULL;
         bool shared = gr_load_relaxed(&p->shared);
         for (uint32_t i = n->succ_begin; i < n->succ_end; i++) {
@@ -686,18 +490,18 @@ static GR_NOINLINE __attribute__((aligned(64))) void run_in_order(gr_worker *w, 
 {
     gr_pnode *nodes = p->nodes;
     grKernelCtx ctx;
-    kernel_ctx_init(&ctx, w);
+    gr__node_ctx_init(&ctx, w);
     for (uint32_t i = 0; i + 1 < p->nnodes; i++)
-        run_body(&nodes[i], &ctx);
+        gr__node_run(&nodes[i], &ctx);
 }
 
 /* The in-order way while tracing (see gr__exec_run). */
 static GR_NOINLINE void run_in_order_traced(gr_worker *w, gr_plan *p, uint64_t clock)
 {
     grKernelCtx ctx;
-    kernel_ctx_init(&ctx, w);
+    gr__node_ctx_init(&ctx, w);
     for (uint32_t i = 0; i + 1 < p->nnodes; i++)
-        run_body_traced(&p->nodes[i], &ctx, p, &clock);
+        gr__node_run_traced(&p->nodes[i], &ctx, p, &clock);
 }
 
 void gr__exec_run(gr_worker *w, struct grGraphExec_st *e, gr_stream *s, uint64_t done)
@@ -714,7 +518,7 @@ void gr__exec_run(gr_worker *w, struct grGraphExec_st *e, gr_stream *s, uint64_t
      * With one worker nothing is measured. Times are in ticks, a third of
      * the cost of a clock read on a VM. A plan whose nodes wait for memory
      * words always runs in order: its order puts each wait after the
-     * nodes that may write the word (exec/instantiate.c), and a waiting
+     * nodes that may write the word (exec/plan_build.c), and a waiting
      * owner keeps no ready node from the others. */
     unsigned way = GR_WAY_IN_ORDER;
     bool measure = false, probe = false, lent = false;
@@ -739,7 +543,7 @@ void gr__exec_run(gr_worker *w, struct grGraphExec_st *e, gr_stream *s, uint64_t
     uint64_t trace_t0 = trace ? gr__trace_clock() : 0;
     gr_store_relaxed(&p->shared, false);
     if (GR_UNLIKELY(p->ncond_slots))
-        reset_conditionals(p);
+        gr__plan_reset_conditionals(p);
     if (GR_UNLIKELY(trace) && way == GR_WAY_IN_ORDER) {
         run_in_order_traced(w, p, trace_t0);
         finish_launch(p);
@@ -774,119 +578,4 @@ void gr__exec_run(gr_worker *w, struct grGraphExec_st *e, gr_stream *s, uint64_t
     /* The launch is over: setters may write the plan from here on (see
      * gr__exec_quiesce). Only launches' owners write it, one at a time. */
     gr_store_release(&e->launches_done, gr_load_relaxed(&e->launches_done) + 1);
-}
-
-/* ------------------------------------------------------------ public API */
-
-/* Points every event record node's event at the launch just published
- * (s's lock held): a wait issued after grGraphLaunch waits for the launch
- * (the whole of it: graphrt does not complete an event in the middle of a
- * graph). An event with timing gets a STAMP op after the launch, as
- * grEventRecord queues, so that it holds the time the launch ended; one
- * without (or if the op cannot be had) completes with the launch. */
-static void record_events(gr_plan *p, gr_stream *s)
-{
-    uint64_t launch_seq = gr__stream_tail_locked(s);
-    for (uint32_t i = 0; i < p->nrecord; i++) {
-        grEvent_t ev = p->nodes[p->record_nodes[i]].u.event;
-        gr_op *op = (ev->flags & grEventDisableTiming) ? NULL : gr__stream_next_slot(s);
-        if (op) {
-            gr__event_record_locked(ev, s, op);
-            gr__stream_publish(s, op);
-        } else {
-            gr__event_record_untimed(ev, s, launch_seq);
-        }
-    }
-}
-
-/* Fills op, the slot just taken on s (s's lock held), as a launch of e,
- * publishes it, counts it and makes it e's last launch. */
-static void publish_launch(grGraphExec_t e, gr_stream *s, gr_op *op)
-{
-    op->kind = GR_OP_GRAPH;
-    op->u.graph.exec = e;
-    op->u.graph.drop = gr__stream_cache_exec_locked(s, e);
-    gr_store_relaxed(&e->last_seq, gr__stream_tail_locked(s) + 1);
-    gr_store_relaxed(&e->launches, gr_load_relaxed(&e->launches) + 1);
-    gr__stream_publish(s, op);
-    if (e->plan.nrecord)
-        record_events(&e->plan, s);
-}
-
-static GR_NOINLINE grError_t launch_oom(gr_stream *stream)
-{
-    return gr__fail(grErrorMemoryAllocation, "grGraphLaunch: out of memory queuing on stream %p",
-                    GR_PTR(stream));
-}
-
-/* A first launch, or one on another stream than the last: under e's
- * lock and the locks of both streams (taken in address order), queue a
- * wait for the last launch unless it is over, then the launch, and move
- * last_stream to s. */
-static GR_NOINLINE grError_t launch_moving(gr_runtime *rt, grGraphExec_t e, gr_stream *s)
-{
-    gr__exec_lock_unbiased(e);
-    gr_stream *prev = gr_load_relaxed(&e->last_stream);
-    gr_stream *from = prev != s ? prev : NULL; /* another thread may have moved it here */
-    if (from && from < s)
-        gr__stream_lock(from);
-    gr_op *op = gr__stream_lock_slot(rt, s);
-    if (from && from > s && op)
-        gr__stream_lock(from);
-    if (!op) {
-        if (from && from < s)
-            gr__stream_unlock_no_activate(from);
-        gr__spin_unlock(&e->lock);
-        return launch_oom(s);
-    }
-    uint64_t last_seq = gr_load_relaxed(&e->last_seq);
-    if (from && !gr__stream_reached(from, last_seq)) {
-        /* The previous launch may still run: this one starts after it, as
-         * launches of one executable never overlap. */
-        gr__stream_retain(from);
-        gr__stream_publish_wait(s, op, from, last_seq);
-        op = gr__stream_next_slot(s);
-        if (!op) {
-            gr__stream_unlock_no_activate(from);
-            gr__stream_unlock(rt, s);
-            gr__spin_unlock(&e->lock);
-            return launch_oom(s);
-        }
-    }
-    if (prev != s) {
-        gr__stream_retain(s);
-        gr_store_relaxed(&e->last_stream, s);
-    }
-    publish_launch(e, s, op);
-    if (from)
-        gr__stream_unlock_no_activate(from);
-    gr__stream_unlock(rt, s);
-    gr__spin_unlock(&e->lock);
-    if (from)
-        gr__stream_release(from);
-    return grSuccess;
-}
-
-grError_t gr__exec_launch(grGraphExec_t graphExec, gr_stream *s)
-{
-    gr_runtime *rt = gr__runtime_get();
-    /* The usual case, a launch on the stream of the last one, needs only
-     * s's lock: last_stream moves to or from a stream only under that
-     * stream's lock, so it cannot change while s's lock is held. */
-    if (gr_load_relaxed(&graphExec->last_stream) != s)
-        return launch_moving(rt, graphExec, s);
-    gr_op *op = gr__stream_lock_slot(rt, s);
-    if (!op)
-        return launch_oom(s);
-    /* A writer of the plan holds e's lock, or another thread holds the
-     * bias: queue through e's lock. Pairs with gr__exec_write_begin (the
-     * stream's lock was taken seq_cst). */
-    if (GR_UNLIKELY(gr_load_relaxed(&graphExec->last_stream) != s ||
-                    gr__spin_held_seq_cst(&graphExec->lock) || gr__exec_biased_elsewhere(graphExec))) {
-        gr__stream_unlock(rt, s);
-        return launch_moving(rt, graphExec, s);
-    }
-    publish_launch(graphExec, s, op);
-    gr__stream_unlock(rt, s);
-    return grSuccess;
 }

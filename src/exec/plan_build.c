@@ -1,21 +1,26 @@
 /*
- * instantiate.c - compiles a graph into a plan: child graphs inlined, nodes
- * in topological order in one array, successors in CSR form with the
- * single-predecessor ones first, a virtual EXIT node after the sinks, and
- * the table the setters and update use to find nodes.
+ * plan_build.c - the plan compiler: turns a graph into a plan (child
+ * graphs inlined, nodes in topological order in one array, successors in
+ * CSR form with the single-predecessor ones first, a virtual EXIT node
+ * after the sinks) and fills the executable's node table (what it
+ * remembers of each top-level node, for the setters and update); the
+ * executable object around the plan is executable.c's.
  *
- * Cost is linear in nodes + edges: one topological sort per (child) graph,
- * one pass to emit nodes, one counting sort to build the CSR.
- * Instantiate writes the 'scratch' field of the graph's nodes, so one
- * graph must not be instantiated by two threads at once (graphs are not
- * internally synchronised, as in CUDA).
+ * Cost is linear in nodes + edges: one topological walk per (child) graph
+ * (graph/topo.c: FIFO, or priority when node priorities or memory waits
+ * order it), one pass to emit nodes, one counting sort to build the CSR.
+ *
+ * Invariants (checked by gr__plan_is_valid, backend/plan_check.c): the
+ * plan's order is topological; each node's successors lie in
+ * [succ_begin, succ_end), those it alone counts down before succ_mid;
+ * npred counts a node's predecessors and 'pending' starts equal to it;
+ * EXIT is the last node and every sink counts it down. The compiler
+ * writes the 'scratch' field of the graph's nodes, so one graph must not
+ * be instantiated by two threads at once (graphs are not internally
+ * synchronised, as in CUDA).
  */
 #include "exec.h"
-#include "../backend/device.h"
-#include "../capture/capture.h"
-#include "../memory/graphmem.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -437,66 +442,6 @@ static bool runs_before(const struct grGraphNode_st *a, const struct grGraphNode
     return pa != pb ? pa < pb : a->seq < b->seq;
 }
 
-static void heap_push(struct grGraphNode_st **h, size_t *n, struct grGraphNode_st *x)
-{
-    size_t i = (*n)++;
-    while (i > 0 && runs_before(x, h[(i - 1) / 2])) {
-        h[i] = h[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    h[i] = x;
-}
-
-static struct grGraphNode_st *heap_pop(struct grGraphNode_st **h, size_t *n)
-{
-    struct grGraphNode_st *top = h[0], *x = h[--*n];
-    size_t i = 0;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= *n)
-            break;
-        if (c + 1 < *n && runs_before(h[c + 1], h[c]))
-            c++;
-        if (!runs_before(h[c], x))
-            break;
-        h[i] = h[c];
-        i = c;
-    }
-    if (*n)
-        h[i] = x;
-    return top;
-}
-
-/* gr__graph_kahn with a priority queue in place of its FIFO: among the
- * nodes whose dependencies are met, the one that runs_before the others
- * is visited first, so the plan's order (and with it the workers' ready
- * lists, see prefer_priority) honours node priorities. Returns the nodes
- * visited, or SIZE_MAX when out of memory. */
-static size_t kahn_priority(grGraph_t g, bool (*visit)(void *ctx, struct grGraphNode_st *n), void *ctx)
-{
-    struct grGraphNode_st **heap = gr__malloc(g->nnodes * sizeof *heap), *n;
-    size_t nh = 0, visited = 0;
-    if (!heap)
-        return SIZE_MAX;
-    GR_GRAPH_FOR_EACH_NODE (g, n) {
-        n->scratch = n->ndeps;
-        if (n->ndeps == 0)
-            heap_push(heap, &nh, n);
-    }
-    while (nh) {
-        n = heap_pop(heap, &nh);
-        /* n's count is spent: visit may reuse its scratch. */
-        if (!visit(ctx, n))
-            break;
-        visited++;
-        for (size_t i = 0; i < n->nsuccs; i++)
-            if (--n->succs[i]->scratch == 0)
-                heap_push(heap, &nh, n->succs[i]);
-    }
-    gr__free(heap);
-    return visited;
-}
-
 /* True if some node of g is a batch memory operation node that waits.
  * The plan then orders each such node after every node that is ready
  * before it, so that a launch run in order (as one with waits always is)
@@ -536,9 +481,14 @@ static grError_t flatten(builder *b, grGraph_t g, int depth, struct grGraphExec_
     if (g->nnodes == 0)
         return grSuccess;
     emit_ctx x = {b, depth, grSuccess};
-    size_t emitted = (b->use_priority && has_priorities(g)) || has_waits(g)
-                         ? kahn_priority(g, emit_node, &x)
-                         : gr__graph_kahn(g, emit_node, &x);
+    /* Node priorities, or memory waits, order the ready nodes (runs_before),
+     * so that the plan's order (and with it the workers' ready lists, see
+     * prefer_priority) honours them; otherwise the walk's FIFO. */
+    bool by_priority = (b->use_priority && has_priorities(g)) || has_waits(g);
+    /* Two calls with constant orders: the FIFO walk, the usual one, is
+     * inlined with no test of the frontier's kind per node. */
+    size_t emitted =
+        by_priority ? gr__graph_kahn(g, runs_before, emit_node, &x) : gr__graph_kahn(g, NULL, emit_node, &x);
     if (x.err != grSuccess)
         return x.err;
     if (emitted == SIZE_MAX)
@@ -761,6 +711,54 @@ static bool builder_arrays(builder *b, grGraph_t g)
     return false;
 }
 
+/* Emits g into b and hands the result to plan p: its nodes (which own
+ * what they retain from here on, so that freeing p releases it on every
+ * path), then the arrays and CSR successors. 'top' is the executable whose
+ * node table g's top level fills, or NULL for a conditional body. On
+ * failure p holds what was built so far, for its owner to free. */
+static grError_t build(builder *b, grGraph_t g, int depth, gr_plan *p, struct grGraphExec_st *top)
+{
+    grError_t err = flatten(b, g, depth, top);
+    if (!err) {
+        add_node(b, GR_PN_EXIT); /* after every sink: build_csr adds those edges */
+        if (b->oom)
+            err = gr__fail(grErrorMemoryAllocation, "%s: out of memory", b->call);
+    }
+    kernel_run_flush(&b->k_owed, gr__kernel_retain_n);
+    p->nodes = b->nodes;
+    p->nodes[-1] = (gr_pnode){.type = GR_PN_HEAD, .u.plan = p};
+    p->nnodes = b->n;
+    p->shapes = b->shapes;
+    p->nshapes = b->nshapes;
+    b->nodes = NULL;
+    if (!err && !plan_arrays(p, b))
+        err = gr__fail(grErrorMemoryAllocation, "%s: out of memory", b->call);
+    if (!err)
+        build_csr(p, b);
+    if (!err && b->use_priority)
+        prefer_priority(p);
+    p->memop_waits = b->memop_waits;
+    gr__big_free(b->edges);
+    b->edges = NULL;
+    return err;
+}
+
+grError_t gr__plan_build(const char *call, grGraph_t g, unsigned long long flags, struct grGraphExec_st *e,
+                         gr_plan_facts *facts)
+{
+    builder b;
+    memset(&b, 0, sizeof b);
+    b.use_priority = (flags & grGraphInstantiateFlagUseNodePriority) != 0;
+    b.call = call;
+    *facts = (gr_plan_facts){0, 0};
+    if (!builder_arrays(&b, g))
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
+    grError_t err = build(&b, g, 0, &e->plan, e);
+    facts->ncond = b.ncond;
+    facts->nmemop = b.nmemop;
+    return err;
+}
+
 grError_t gr__plan_build_body(const char *call, grGraph_t g, int depth, gr_plan *p)
 {
     builder b;
@@ -768,385 +766,8 @@ grError_t gr__plan_build_body(const char *call, grGraph_t g, int depth, gr_plan 
     b.call = call;
     if (!builder_arrays(&b, g))
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
-    grError_t err = flatten(&b, g, depth, NULL);
-    if (!err) {
-        add_node(&b, GR_PN_EXIT);
-        if (b.oom)
-            err = gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
-    }
-    /* As in instantiate: the plan owns the nodes from here on. */
-    kernel_run_flush(&b.k_owed, gr__kernel_retain_n);
-    p->nodes = b.nodes;
-    p->nodes[-1] = (gr_pnode){.type = GR_PN_HEAD, .u.plan = p};
-    p->nnodes = b.n;
-    p->shapes = b.shapes;
-    p->nshapes = b.nshapes;
-    if (!err && !plan_arrays(p, &b))
-        err = gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
-    if (!err)
-        build_csr(p, &b);
-    gr__big_free(b.edges);
+    grError_t err = build(&b, g, depth, p, NULL);
     if (err)
         gr__plan_free(p);
     return err;
-}
-
-/* Builds the node -> orig index table. Setters and update are optional, so
- * instantiate does not pay for it: the first lookup builds it. */
-static const gr_node_map *build_map(struct grGraphExec_st *e)
-{
-    uint32_t size = 16;
-    while (size < 2 * e->norig)
-        size *= 2;
-    gr_node_map *m = gr__calloc(1, sizeof *m + (size_t)size * sizeof m->slots[0]);
-    if (!m)
-        return NULL;
-    m->mask = size - 1;
-    for (uint32_t i = 0; i < e->norig; i++) {
-        uint32_t h = gr__hash_ptr(e->orig[i].node) & m->mask;
-        while (m->slots[h].node)
-            h = (h + 1) & m->mask;
-        m->slots[h] = (gr_node_slot){e->orig[i].node, i, e->orig[i].pindex};
-    }
-    const gr_node_map *expected = NULL;
-    if (!gr_cas_strong_acq_rel_acquire(&e->map, &expected, m)) {
-        /* Another thread built it first. */
-        gr__free(m);
-        return expected;
-    }
-    return m;
-}
-
-const gr_node_slot *gr__exec_lookup_slow(struct grGraphExec_st *e, const void *node)
-{
-    if (!node)
-        return NULL;
-    if (!gr_load_acquire(&e->map) && !build_map(e))
-        return NULL;
-    return gr__exec_lookup(e, node);
-}
-
-uint32_t gr__exec_find(struct grGraphExec_st *e, const void *node)
-{
-    const gr_node_slot *s = gr__exec_lookup(e, node);
-    return s ? s->orig : UINT32_MAX;
-}
-
-grGraphNodeType gr__exec_find_node(struct grGraphExec_st *e, const void *node, gr_pnode **out)
-{
-    uint32_t i = gr__exec_find(e, node);
-    if (i != UINT32_MAX) {
-        *out = &e->plan.nodes[e->orig[i].pindex];
-        return e->orig[i].type;
-    }
-    if (node == NULL || !gr__exec_has_cond(e))
-        return grGraphNodeTypeCount;
-    /* An update may be replacing the bodies' plans. */
-    gr__exec_write_begin(e);
-    grGraphNodeType t = gr__exec_find_body_node(e, node, out);
-    gr__exec_write_end(e);
-    return t;
-}
-
-gr_pnode *gr__exec_pnode_again(struct grGraphExec_st *e, const void *node, gr_pnode *pn)
-{
-    gr_pnode *again = pn;
-    if (GR_NEVER(gr__exec_find_body_node(e, node, &again) == grGraphNodeTypeCount))
-        return pn; /* an update keeps the body nodes' table */
-    return again;
-}
-
-/* Executable objects, kept as dead shells once freed (core.h). */
-static gr_shelf exec_shelf = GR_SHELF_INIT(sizeof(struct grGraphExec_st));
-
-static void exec_free(struct grGraphExec_st *e)
-{
-    if (e->flags & GR_EXEC_GRAPHMEM)
-        gr__graphmem_exec_free(e);
-    gr__devkind()->exec_free(e->gpu);
-    gr__plan_free(&e->plan);
-    gr__file_res_release(e->file_res);
-    gr__exec_urefs_free(e);
-    gr__big_free(e->orig);
-    gr__free(e->orig_notes);
-    gr__free(e->orig_attrs);
-    gr__free((void *)gr_load_relaxed(&e->map));
-    gr__mark_dead(&e->magic);
-    gr__shell_retire(&exec_shelf, e);
-}
-
-grError_t gr__exec_check(const char *call, grGraphExec_t e)
-{
-    if (!gr__exec_valid(e))
-        return gr__fail(
-            grErrorInvalidValue,
-            "%s: executable graph %p is not live (NULL, destroyed, or not from grGraphInstantiate)", call,
-            GR_PTR(e));
-    return grSuccess;
-}
-
-_Thread_local gr_inst_fault gr__inst_fault;
-
-/* The top-level node of e's graph whose plan nodes include plan node pi
- * (a child graph's run from its 'enter' to its 'leave' node), or NULL. */
-static const struct grGraphNode_st *top_node_of(const struct grGraphExec_st *e, uint32_t pi)
-{
-    if (e->orig == NULL)
-        return NULL;
-    for (uint32_t i = 0; i < e->norig; i++) {
-        const gr_orig *o = &e->orig[i];
-        uint32_t last = o->pindex + (o->type == grGraphNodeTypeGraph ? o->child_count + 1 : 0);
-        if (pi >= o->pindex && pi <= last)
-            return o->node;
-    }
-    return NULL;
-}
-
-/* A failed instantiation's culprit, from the fault its check noted: the
- * node, named in the detail too unless the detail names it already. */
-static const struct grGraphNode_st *culprit(const struct grGraphExec_st *e, grError_t err)
-{
-    const struct grGraphNode_st *n = gr__inst_fault.node;
-    if (n == NULL && gr__inst_fault.pindex != UINT32_MAX)
-        n = top_node_of(e, gr__inst_fault.pindex);
-    if (n != NULL && !gr__inst_fault.named) {
-        char detail[512];
-        snprintf(detail, sizeof detail, "%s", grGetLastErrorDetail());
-        (void)gr__fail(err, "%s (the node at fault: %s)", detail, gr__node_label(n));
-    }
-    return gr__inst_fault.unreported ? NULL : n;
-}
-
-static grError_t instantiate_body(const char *call, grGraphExec_t *out, grGraph_t g, unsigned long long flags,
-                                  const struct grGraphNode_st **err_node);
-
-/* Instantiates g; on failure *err_node (when not NULL) is the culprit
- * node, or NULL, and *result (when not NULL) the kind of failure. */
-static grError_t instantiate_report(const char *call, grGraphExec_t *out, grGraph_t g,
-                                    unsigned long long flags, grGraphNode_t *err_node,
-                                    grGraphInstantiateResult *result)
-{
-    const struct grGraphNode_st *node = NULL;
-    gr__inst_fault = (gr_inst_fault){NULL, UINT32_MAX, false, false, false, 0};
-    grError_t err = instantiate_body(call, out, g, flags, &node);
-    if (err_node)
-        *err_node = (grGraphNode_t)(uintptr_t)node;
-    if (result)
-        *result = err == grSuccess           ? grGraphInstantiateSuccess
-                  : gr__inst_fault.result    ? (grGraphInstantiateResult)gr__inst_fault.result
-                  : gr__inst_fault.structure ? grGraphInstantiateInvalidStructure
-                                             : grGraphInstantiateError;
-    return err;
-}
-
-/* grGraphInstantiate and grGraphInstantiateWithFlags: CUDA 13 refuses the
- * upload flag there (it comes with a stream, through WithParams only). */
-static grError_t instantiate(const char *call, grGraphExec_t *out, grGraph_t g, unsigned long long flags)
-{
-    if (flags & grGraphInstantiateFlagUpload)
-        return gr__fail(grErrorInvalidValue,
-                        "%s: grGraphInstantiateFlagUpload comes with an upload stream: pass both with "
-                        "grGraphInstantiateWithParams (instantiateParams->uploadStream)",
-                        call);
-    return instantiate_report(call, out, g, flags, NULL, NULL);
-}
-
-static grError_t instantiate_body(const char *call, grGraphExec_t *out, grGraph_t g, unsigned long long flags,
-                                  const struct grGraphNode_st **err_node)
-{
-    builder b;
-    struct grGraphExec_st *e;
-    grError_t err;
-    if (!out)
-        return gr__fail(grErrorInvalidValue, "%s: 'pGraphExec' (the output pointer) is NULL", call);
-    if ((err = gr__graph_check(call, g)))
-        return err;
-    if (g->moved)
-        return gr__fail(grErrorNotSupported,
-                        "%s: graph %p was moved into %s (grGraphChildGraphOwnershipMove) and cannot be "
-                        "instantiated on its own, as CUDA documents; instantiate the graph holding the node",
-                        call, GR_PTR(g), gr__node_label(g->owner));
-    if (flags &
-        ~(unsigned long long)(grGraphInstantiateFlagAutoFreeOnLaunch | grGraphInstantiateFlagUpload |
-                              grGraphInstantiateFlagUseNodePriority | grGraphInstantiateFlagDeviceLaunch))
-        return gr__fail(grErrorInvalidValue, "%s: flags 0x%llx has unknown bits", call, flags);
-    /* The flag rules as CUDA 13 answers them (tests/probes/nodeapi.cu):
-     * conflicting flags are invalid before device launch is unsupported. */
-    if ((flags & grGraphInstantiateFlagAutoFreeOnLaunch) && (flags & grGraphInstantiateFlagDeviceLaunch))
-        return gr__fail(grErrorInvalidValue,
-                        "%s: flags 0x%llx combine grGraphInstantiateFlagAutoFreeOnLaunch and "
-                        "grGraphInstantiateFlagDeviceLaunch, which CUDA refuses together",
-                        call, flags);
-    if (flags & grGraphInstantiateFlagDeviceLaunch)
-        return gr__fail(grErrorNotSupported,
-                        "%s: grGraphInstantiateFlagDeviceLaunch is not supported: graphrt launches graphs "
-                        "from the host only (the CPU device has no device-side launch)",
-                        call);
-    if (!gr__device_start())
-        return gr__fail(grErrorInitializationError, "%s: the graphrt runtime could not start", call);
-
-    memset(&b, 0, sizeof b);
-    b.use_priority = (flags & grGraphInstantiateFlagUseNodePriority) != 0;
-    b.call = call;
-    if (!builder_arrays(&b, g))
-        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
-    e = gr__shell_alloc(&exec_shelf);
-    if (e) {
-        memset(e, 0, sizeof *e);
-        e->free_hook = exec_free;
-    }
-    if (!e) {
-        nodes_free(b.nodes);
-        gr__big_free(b.edges);
-        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
-    }
-    err = flatten(&b, g, 0, e);
-    if (!err) {
-        add_node(&b, GR_PN_EXIT); /* after every sink: build_csr adds those edges */
-        if (b.oom)
-            err = gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
-    }
-    /* The plan owns the nodes (and what they retain) from here on, so that
-     * exec_free releases them on every path. */
-    kernel_run_flush(&b.k_owed, gr__kernel_retain_n);
-    gr_plan *p = &e->plan;
-    p->nodes = b.nodes;
-    p->nodes[-1] = (gr_pnode){.type = GR_PN_HEAD, .u.plan = p};
-    p->nnodes = b.n;
-    p->shapes = b.shapes;
-    p->nshapes = b.nshapes;
-    b.nodes = NULL;
-    if (!err && !plan_arrays(p, &b))
-        err = gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
-    if (!err)
-        build_csr(p, &b);
-    if (!err && b.use_priority)
-        prefer_priority(p);
-    /* The ranges were checked when the nodes got them; allocations may
-     * have come and gone since. */
-    if (!err && p->nranged)
-        err = gr__exec_check_ranges(call, e, false);
-    if (!err && GR_UNLIKELY(b.ncond || g->cond_slots != NULL || g->owner != NULL))
-        err = gr__exec_cond_check_graph(call, g);
-    if (!err && b.ncond)
-        err = gr__exec_cond_instantiate(call, p);
-    p->memop_waits = b.memop_waits;
-    if (!err && b.nmemop && gr__device_current() != 0)
-        err = gr__fail(grErrorNotSupported,
-                       "%s: the graph has batch memory operation nodes, which run on the CPU device only "
-                       "(graphrt does not lower them to a GPU's graph yet)",
-                       call);
-    /* On a GPU the plan is the input of the lowering (the exec layer's
-     * node table and checks stay the same on every device). */
-    int device = gr__device_current();
-    if (!err)
-        err = gr__exec_check_plan_devmem(call, p, device);
-    /* Graph memory is mapped before the lowering: the driver takes the
-     * address of memory it does not know for host memory. */
-    if (!err)
-        err = gr__graphmem_instantiate(call, e, g, device);
-    if (!err && device != 0)
-        err = gr__devkind()->exec_lower(call, p, device, flags, &e->gpu);
-    if (!err)
-        err = gr__exec_urefs_build(call, g, NULL, &e->urefs);
-    e->baked_gen = gr__exec_graph_born(g);
-    e->uid = gr__graph_uid_next();
-    e->src_uid = g->uid;
-    e->sync_edits = g->edits; /* sync_writes = writes = 0 */
-    gr__big_free(b.edges);
-    if (err) {
-        *err_node = culprit(e, err);
-        exec_free(e);
-        return err;
-    }
-    /* Its plan points into the loaded graph's buffers and names its events. */
-    e->file_res = g->res;
-    gr__file_res_retain(e->file_res);
-    e->magic = GR_MAGIC_EXEC;
-    e->flags |= flags; /* keeps GR_EXEC_GRAPHMEM, set by gr__graphmem_instantiate */
-    atomic_init(&e->refs, 1);
-    gr_assert_expensive(gr__plan_is_valid(p));
-    *out = e;
-    gr__exec_analyze_warn(g);
-    return grSuccess;
-}
-
-GR_API grError_t grGraphInstantiate(grGraphExec_t *pGraphExec, grGraph_t graph, unsigned long long flags)
-{
-    return instantiate("grGraphInstantiate", pGraphExec, graph, flags);
-}
-
-GR_API grError_t grGraphInstantiateWithFlags(grGraphExec_t *pGraphExec, grGraph_t graph,
-                                             unsigned long long flags)
-{
-    return instantiate("grGraphInstantiateWithFlags", pGraphExec, graph, flags);
-}
-
-GR_API grError_t grGraphInstantiateWithParams(grGraphExec_t *pGraphExec, grGraph_t graph,
-                                              grGraphInstantiateParams *instantiateParams)
-{
-    static const char call[] = "grGraphInstantiateWithParams";
-    grGraphExec_t e = NULL;
-    grError_t err;
-    gr_stream *s = NULL;
-    if (instantiateParams == NULL)
-        return gr__fail(grErrorInvalidValue,
-                        "%s: instantiateParams is NULL; pass the flags, upload stream and result fields",
-                        call);
-    instantiateParams->errNode_out = NULL;
-    instantiateParams->result_out = grGraphInstantiateError;
-    if (pGraphExec == NULL)
-        return gr__fail(grErrorInvalidValue, "%s: 'pGraphExec' (the output pointer) is NULL", call);
-    unsigned long long flags = instantiateParams->flags;
-    /* The upload stream matters only with the upload flag, as in CUDA. */
-    if ((flags & grGraphInstantiateFlagUpload) &&
-        (err = gr__stream_from_handle(call, instantiateParams->uploadStream, &s)))
-        return err;
-    /* An upload into a capture is refused as a launch into one is, and
-     * invalidates it (CUDA 13 probe: grErrorStreamCaptureUnsupported). */
-    if (s != NULL && GR_UNLIKELY(gr__stream_capturing(s))) {
-        grGraphNodeParams d;
-        memset(&d, 0, sizeof d);
-        d.type = grGraphNodeTypeGraph; /* graph NULL: an executable */
-        return gr__capture_record(call, s, &d);
-    }
-    err = instantiate_report(call, &e, graph, flags, &instantiateParams->errNode_out,
-                             &instantiateParams->result_out);
-    if (err)
-        return err;
-    if ((flags & grGraphInstantiateFlagUpload) && (err = grGraphUpload(e, instantiateParams->uploadStream))) {
-        (void)grGraphExecDestroy(e);
-        instantiateParams->result_out = grGraphInstantiateError;
-        return err;
-    }
-    *pGraphExec = e;
-    return grSuccess;
-}
-
-GR_API grError_t grGraphExecGetId(grGraphExec_t hGraphExec, unsigned int *graphId)
-{
-    static const char call[] = "grGraphExecGetId";
-    grError_t err;
-    if ((err = gr__exec_check(call, hGraphExec)))
-        return err;
-    if (graphId == NULL)
-        return gr__fail(grErrorInvalidValue, "%s: graphId (the output pointer) is NULL", call);
-    *graphId = (unsigned)(hGraphExec->uid & 0xffffffffu); /* 32 bits, as CUDA's */
-    return grSuccess;
-}
-
-GR_API grError_t grGraphExecGetFlags(grGraphExec_t graphExec, unsigned long long *flags)
-{
-    static const char call[] = "grGraphExecGetFlags";
-    grError_t err;
-    if ((err = gr__exec_check(call, graphExec)))
-        return err;
-    if (flags == NULL)
-        return gr__fail(grErrorInvalidValue, "%s: flags is NULL; pass where to store the flags", call);
-    /* What CUDA 13 reports (a probe measured it): the flags that change
-     * how the executable launches; Upload and UseNodePriority are
-     * accepted at instantiation but read back as 0. */
-    *flags = graphExec->flags & (unsigned long long)(grGraphInstantiateFlagAutoFreeOnLaunch |
-                                                     grGraphInstantiateFlagDeviceLaunch);
-    return grSuccess;
 }
