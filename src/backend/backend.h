@@ -393,7 +393,11 @@ struct gr_stream {
      * known[i].seq (serials, not pointers: no reference is held and a
      * reused address cannot match; a small table, oldest entry evicted).
      * Memory pools use it to reuse a block freed on another stream. */
+#if GR_KNOBS_SMALL
+#define GR_KNOWN_MAX 1 /* each new event wait evicts the last one known */
+#else
 #define GR_KNOWN_MAX 8
+#endif
     struct {
         uint64_t id;
         uint64_t seq;
@@ -404,7 +408,11 @@ struct gr_stream {
      * so that a launch of one of them costs no atomic operation: a kernel
      * evicted from here is released by the consumer after the op whose
      * launch evicted it (op->drop), hence after all its launches. */
+#if GR_KNOBS_SMALL
+#define GR_KCACHE 1 /* a launch of another kernel evicts and drops the last */
+#else
 #define GR_KCACHE 4
+#endif
     grKernel_t kcache[GR_KCACHE];     /* guarded by 'lock' */
     unsigned kcache_next;             /* guarded by 'lock' */
     struct grGraphExec_st *last_exec; /* the same for graph launches */

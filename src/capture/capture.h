@@ -132,7 +132,11 @@ static inline grError_t gr__capture_check_implicit(const char *call, gr_stream *
  * event's lock. Two captures' locks are never held together.
  */
 
+#if GR_KNOBS_SMALL
+#define GR_DEPSET_INLINE 1 /* a join of two streams spills to the heap */
+#else
 #define GR_DEPSET_INLINE 4
+#endif
 
 /* A small set of nodes, inline up to GR_DEPSET_INLINE. */
 typedef struct gr_depset {

@@ -42,8 +42,13 @@
 #define GR_BIG_PAGE ((size_t)4096)
 #define GR_BIG_HUGE ((size_t)2 << 20)     /* transparent huge page size */
 #define GR_BIG_MAP_MIN ((size_t)16 << 10) /* smaller blocks come from malloc */
+#if GR_KNOBS_SMALL
+#define GR_BIG_CACHE_SLOTS 1       /* every second cached mapping evicts the first */
+#define GR_BIG_CACHE_DEFAULT_MB 1u /* mappings over 1 MiB are never cached */
+#else
 #define GR_BIG_CACHE_SLOTS 16
 #define GR_BIG_CACHE_DEFAULT_MB 256u
+#endif
 
 /* The size of the mapping p is the payload of (0: malloc'ed). */
 static size_t *map_of(void *p)

@@ -31,6 +31,14 @@
 #define GR_DEBUG 0
 #endif
 
+/* 1 in the knob build (cmake -DGR_SMALL_KNOBS=ON): inline capacities,
+ * caches and segment sizes shrink to their smallest legal values, so that
+ * the suite runs the overflow, eviction and rollover paths that the usual
+ * sizes reach only under load. */
+#ifndef GR_KNOBS_SMALL
+#define GR_KNOBS_SMALL 0
+#endif
+
 /* Sanitizers, as gcc (__SANITIZE_*__) and clang (__has_feature) say. */
 #if defined(__SANITIZE_ADDRESS__)
 #define GR_ASAN 1

@@ -74,7 +74,11 @@ static bool pipe_probe(const void *p)
 
 /* Bytes probed per system call: the first byte of the range, one in each
  * page after the first, and the last. */
+#if GR_KNOBS_SMALL
+#define PROBE_IOVS 1 /* a system call per byte probed */
+#else
 #define PROBE_IOVS 8
+#endif
 #define PROBE_PAGE ((uintptr_t)4096)
 
 bool gr__probe_readable(const void *p, size_t n)

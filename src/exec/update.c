@@ -45,7 +45,11 @@
 #include <string.h>
 
 /* Pairs kept on the stack up to this many top-level nodes (no allocation). */
+#if GR_KNOBS_SMALL
+#define GR_UPDATE_STACK_NODES 1u /* two top-level nodes take the heap path */
+#else
 #define GR_UPDATE_STACK_NODES 128u
+#endif
 
 typedef struct upd {
     grGraphExec_t exec;

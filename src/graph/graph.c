@@ -142,17 +142,27 @@ unsigned gr__graph_nest_height(grGraph_t g)
 
 /* Slab chunk sizes, in nodes: small graphs (child graphs, tests) stay
  * small, large ones pay one allocation per GR_SLAB_MAX nodes. */
+#if GR_KNOBS_SMALL
+#define GR_SLAB_MIN 1 /* a chunk per node at first, the largest from the third */
+#define GR_SLAB_MAX 4
+#else
 #define GR_SLAB_MIN 16
 #define GR_SLAB_MAX 4096
+#endif
 
 /* Chunks of destroyed graphs, kept for the next graphs, per size (16 <<
  * class nodes): the larger ones come from mmap, and one freed to the OS
  * would fault its pages in again when a program builds or captures graphs
  * over and over. At most GR_SLAB_CACHE chunks of each size are kept; only
  * chunks of exactly a class's size (a clone sizes its chunk to fit). */
+#if GR_KNOBS_SMALL
+#define GR_SLAB_CLASSES 3 /* 1 .. 4 nodes */
+#define GR_SLAB_CACHE 1   /* a second freed chunk of a size goes back to malloc */
+#else
 #define GR_SLAB_CLASSES 9 /* 16 .. 4096 nodes */
-_Static_assert((GR_SLAB_MIN << (GR_SLAB_CLASSES - 1)) == GR_SLAB_MAX, "a class per chunk size");
 #define GR_SLAB_CACHE 4
+#endif
+_Static_assert((GR_SLAB_MIN << (GR_SLAB_CLASSES - 1)) == GR_SLAB_MAX, "a class per chunk size");
 static pthread_mutex_t slab_cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static gr_node_chunk *slab_cache[GR_SLAB_CLASSES]; /* guarded by slab_cache_lock */
 static unsigned slab_cached[GR_SLAB_CLASSES];      /* guarded by slab_cache_lock */

@@ -40,7 +40,11 @@
  * common launch (a few scalars and pointers) stores its arguments without
  * allocating: argv, rounded up to 16 bytes, then the packed values. Two
  * pointers' worth of parameters take 32 bytes; 64 hold e.g. four. */
+#if GR_KNOBS_SMALL
+#define GR_KERNEL_ARGS_INLINE 16 /* one argument inline, two or more on the heap */
+#else
 #define GR_KERNEL_ARGS_INLINE 64
+#endif
 
 /* Kernel node parameters as stored: the packed argument values. argv and
  * argbuf point into 'inl' when both fit it, else into one heap block laid
@@ -129,7 +133,11 @@ typedef union gr_node_params {
 /* Edge slots kept inside a node before an edge array spills to the heap,
  * shared by 'deps' and 'succs' (split when the node is made): most nodes
  * have one to a few of each (chains, captured streams, fork/join). */
+#if GR_KNOBS_SMALL
+#define GR_NODE_EDGES_INLINE 2 /* one dep and one succ inline; more spill */
+#else
 #define GR_NODE_EDGES_INLINE 6
+#endif
 
 struct grGraphNode_st {
     uint32_t magic; /* GR_MAGIC_NODE */

@@ -27,7 +27,11 @@
 #include "memory.h"
 
 #define PAGE_SHIFT 12
+#if GR_KNOBS_SMALL
+#define SEEN_PAGES 1 /* a second page evicts the first */
+#else
 #define SEEN_PAGES 8
+#endif
 
 /* Entries are valid for generation gen[i], which is never 0 (the
  * tracker's generations start at 1), so the zeroed table matches none. */

@@ -115,7 +115,11 @@ grError_t gr__kernel_args_check(const char *call, const char *name, int nparams,
 
 /* The argument addresses the full check accepted on this thread, each
  * at a generation of the tracker (argcheck.c). */
+#if GR_KNOBS_SMALL
+#define GR_ARGS_KNOWN 1 /* a second argument address evicts the first */
+#else
 #define GR_ARGS_KNOWN 8
+#endif
 typedef struct gr_args_known {
     uintptr_t addr[GR_ARGS_KNOWN];
     uint64_t gen[GR_ARGS_KNOWN]; /* never 0 (generations start at 1): a zeroed entry matches none */

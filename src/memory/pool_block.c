@@ -20,7 +20,11 @@
 /* ------------------------------------------------------------ address map */
 
 #define MAP_BITS 16
+#if GR_KNOBS_SMALL
+#define MAP_SHARDS 1 /* every address in one shard */
+#else
 #define MAP_SHARDS 64
+#endif
 
 static gr_pblock *map_buckets[1u << MAP_BITS];
 static struct {

@@ -80,7 +80,11 @@ struct grMemPool_st {
 /* ---------------------------------------------------- thread-local block */
 
 /* The ring of recent allocations is described in pool.c. */
+#if GR_KNOBS_SMALL
+#define RING_SIZE 1 /* a free of any but the two newest blocks takes the address map */
+#else
 #define RING_SIZE 8
+#endif
 
 typedef struct ring_entry {
     const void *ptr;
@@ -115,9 +119,17 @@ extern __attribute__((tls_model("initial-exec"))) _Thread_local gr_pool_tls gr__
 
 /* ---------------------------------------------------------- thread caches */
 
+#if GR_KNOBS_SMALL
+/* One block of one class (256 B): a second free of that class, and any
+ * free of a larger block, takes the slow path. */
+#define CACHE_DEPTH 1
+#define CACHE_MAX_BYTES 256
+#define CACHE_CLASSES 1
+#else
 #define CACHE_DEPTH 4        /* blocks per class */
 #define CACHE_MAX_BYTES 4096 /* largest cached class size */
 #define CACHE_CLASSES 17     /* classes 0..16: 256 B .. 4 KiB */
+#endif
 _Static_assert(CACHE_CLASSES <= NCLASS, "cached classes are pool classes");
 
 typedef struct gr_pcache {
@@ -353,8 +365,11 @@ static inline bool stream_usable(gr_stream *s)
 }
 
 /* Class sizes of the cached classes (size_class's csize). */
-static const uint16_t cache_csize[CACHE_CLASSES] = {256,  320,  384,  448,  512,  640,  768,  896, 1024,
-                                                    1280, 1536, 1792, 2048, 2560, 3072, 3584, 4096};
+static const uint16_t cache_csize[] = {256,  320,  384,  448,  512,  640,  768,  896, 1024,
+                                       1280, 1536, 1792, 2048, 2560, 3072, 3584, 4096};
+/* The last cached class must be CACHE_MAX_BYTES (not a constant
+ * expression in C, so only the count is checked here). */
+_Static_assert(CACHE_CLASSES <= sizeof cache_csize / sizeof cache_csize[0], "a size per cached class");
 
 /* The allocation fast path: takes a block of class cls for stream s out
  * of c and hands it out (ring, ASan) in *out; false if c has none. No

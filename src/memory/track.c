@@ -50,7 +50,11 @@ static struct {
 /* The latest frees, oldest overwritten first: what a stale address
  * pointed into (gr__mem_lookup_freed). Written under the write lock,
  * read under the read lock; 'nfreed' counts every free ever recorded. */
+#if GR_KNOBS_SMALL
+#define GR_FREED_RECORDS 1 /* only the latest free is remembered */
+#else
 #define GR_FREED_RECORDS 1024
+#endif
 static struct {
     uintptr_t base;
     size_t size;

@@ -89,7 +89,11 @@ static inline bool gr__deque_maybe_nonempty(gr_deque *d)
 
 /* External slots: application threads waiting in a synchronising call
  * borrow one to run work. More waiting threads than slots just wait. */
+#if GR_KNOBS_SMALL
+#define GR_EXTERNAL_SLOTS 1 /* a second waiting thread finds no slot and just waits */
+#else
 #define GR_EXTERNAL_SLOTS 16
+#endif
 
 struct gr_worker {
     gr_deque dq;
@@ -116,7 +120,11 @@ struct gr_worker {
     _Atomic uint64_t mail_count;
 };
 
+#if GR_KNOBS_SMALL
+#define GR_INJ_CELLS 2 /* the ring's least size; a third injected item overflows */
+#else
 #define GR_INJ_CELLS 4096
+#endif
 
 /* gr_runtime.wake_seq: a wake-up is pending (bit 0); the step of the
  * other changes, which leave that bit alone. */

@@ -123,7 +123,11 @@ typedef struct gr_op {
 
 _Static_assert(sizeof(gr_op) == 128, "an op is two cache lines");
 
+#if GR_KNOBS_SMALL
+#define GR_SEG_SLOTS 1 /* every op rolls the queue over to a new segment */
+#else
 #define GR_SEG_SLOTS 64
+#endif
 typedef struct gr_seg {
     _Alignas(64) struct gr_seg *_Atomic next;
     struct gr_seg *free_next; /* on the stream's free list */

@@ -27,7 +27,11 @@ _Static_assert(offsetof(CUstreamBatchMemOpParams, waitValue.flags) ==
 
 /* Operations converted on the stack up to this many (a batch of one is
  * the usual call), else in a heap block. */
+#if GR_KNOBS_SMALL
+#define GR_CU_MEMOPS_INLINE 1u /* a batch of two converts in a heap block */
+#else
 #define GR_CU_MEMOPS_INLINE 8u
+#endif
 
 grError_t gr__cuda_stream_memops(const char *call, gr_stream *s, unsigned count,
                                  const grStreamBatchMemOpParams *ops)
