@@ -256,7 +256,7 @@ void gr__event_stamp(grEvent_t e, uint64_t gen);
  * with 'w' as the owner thread. */
 /* 'done' is the count of s's ops that completes with this launch: a wait
  * node of the launch on a record at or after it on s would wait for the
- * launch itself (launch.c's wait_event). */
+ * launch itself (gr__node_wait_event in node_run.h). */
 void gr__exec_run(gr_worker *w, struct grGraphExec_st *exec, gr_stream *s, uint64_t done);
 
 /* Stops workers and frees the runtime (device.c: grDeviceReset). */
