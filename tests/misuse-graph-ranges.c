@@ -210,3 +210,29 @@ GR_TEST(child_graph_nesting_deeper_than_instantiate_takes_is_refused)
     CHECK_OK(grGraphDestroy(leaf));
     CHECK_OK(grGraphDestroy(inner));
 }
+
+/* A memset node of rows with no bytes writes nothing, however many rows
+ * it names (a mutated graph file found that SIZE_MAX rows of width 0
+ * looped for ever at launch). */
+GR_TEST(memset_node_of_empty_rows_writes_nothing_and_ends)
+{
+    unsigned char *dev;
+    grGraph_t g;
+    grGraphNode_t n;
+    grGraphExec_t x;
+    CHECK_OK(grMalloc((void **)&dev, 256));
+    CHECK_OK(grMemset(dev, 7, 256));
+    CHECK_OK(grGraphCreate(&g, 0));
+    grMemsetParams mp = {dev, 0, 0xab, 1, 0, SIZE_MAX};
+    CHECK_OK(grGraphAddMemsetNode(&n, g, NULL, 0, &mp));
+    CHECK_OK(grGraphInstantiate(&x, g, 0));
+    CHECK_OK(grGraphLaunch(x, NULL));
+    CHECK_OK(grStreamSynchronize(NULL));
+    unsigned char host[256];
+    CHECK_OK(grMemcpy(host, dev, 256, grMemcpyDeviceToHost));
+    for (int i = 0; i < 256; i++)
+        CHECK_EQ(host[i], 7);
+    CHECK_OK(grGraphExecDestroy(x));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grFree(dev));
+}

@@ -14,6 +14,10 @@
 
 GR_NOINLINE void gr__node_memset(const grMemsetParams *m)
 {
+    /* No bytes in a row: nothing to write, however many rows (a height of
+     * SIZE_MAX would otherwise loop for ever). */
+    if (m->width == 0)
+        return;
     for (size_t r = 0; r < m->height; r++) {
         unsigned char *row = (unsigned char *)m->dst + r * m->pitch;
         switch (m->elementSize) {
