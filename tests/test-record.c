@@ -83,6 +83,23 @@ static char *convert(const char *fixture, char *dir, size_t cap, const char *fla
     return slurp(dir, "report.txt");
 }
 
+/* Loads dir/name with stand-in kernels, checks its node count, replays
+ * it once on the CPU. */
+static void load_and_replay(const char *dir, const char *name, size_t nodes)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    grGraph_t g;
+    CHECK_EQ(grGraphLoadFromFile(&g, path, grGraphLoadStandIns), grSuccess);
+    CHECK_EQ(tl_node_count(g), nodes);
+    grGraphExec_t e;
+    CHECK_EQ(grGraphInstantiate(&e, g, 0), grSuccess);
+    CHECK_EQ(grGraphLaunch(e, NULL), grSuccess);
+    CHECK_EQ(grStreamSynchronize(NULL), grSuccess);
+    CHECK_EQ(grGraphExecDestroy(e), grSuccess);
+    CHECK_EQ(grGraphDestroy(g), grSuccess);
+}
+
 GR_TEST_T(record_converts_the_seed_capture_to_a_graph_file_that_replays, 60)
 {
     char dir[512];
@@ -96,19 +113,10 @@ GR_TEST_T(record_converts_the_seed_capture_to_a_graph_file_that_replays, 60)
     CHECK_HAS(file, "kernel k0 \"_Z3fooPfi\" 8 4\n");
     CHECK_HAS(file, "n1 memcpy dst=b1+0 src=b0+0 count=4096 kind=DeviceToDevice after=n0\n");
     free(file);
-    char path[600];
-    snprintf(path, sizeof path, "%s/graph-1.graph", dir);
-    grGraph_t g;
-    CHECK_EQ(grGraphLoadFromFile(&g, path, grGraphLoadStandIns), grSuccess);
-    CHECK_EQ(tl_node_count(g), 3);
-    grGraphExec_t e;
-    CHECK_EQ(grGraphInstantiate(&e, g, 0), grSuccess);
-    CHECK_EQ(grGraphLaunch(e, NULL), grSuccess);
-    CHECK_EQ(grStreamSynchronize(NULL), grSuccess);
-    grGraphExecDestroy(e);
-    grGraphDestroy(g);
+    load_and_replay(dir, "graph-1.graph", 3);
     /* The capture's walk and the instantiation's are the same graph: one file. */
     struct stat st;
+    char path[600];
     snprintf(path, sizeof path, "%s/graph-1-v2.graph", dir);
     CHECK(stat(path, &st) != 0);
     unstage(dir);
@@ -208,23 +216,6 @@ GR_TEST_T(record_writes_every_node_type_as_a_file_that_loads, 60)
 /* The callback streams tools/record-check.sh recorded from the programs
  * of record/clients/ (CUDA 13.0, an H100). */
 #define REAL(client) client "-cuda13.0-h100.log"
-
-/* Loads dir/name with stand-in kernels, checks its node count, replays
- * it once on the CPU. */
-static void load_and_replay(const char *dir, const char *name, size_t nodes)
-{
-    char path[600];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    grGraph_t g;
-    CHECK_EQ(grGraphLoadFromFile(&g, path, grGraphLoadStandIns), grSuccess);
-    CHECK_EQ(tl_node_count(g), nodes);
-    grGraphExec_t e;
-    CHECK_EQ(grGraphInstantiate(&e, g, 0), grSuccess);
-    CHECK_EQ(grGraphLaunch(e, NULL), grSuccess);
-    CHECK_EQ(grStreamSynchronize(NULL), grSuccess);
-    CHECK_EQ(grGraphExecDestroy(e), grSuccess);
-    CHECK_EQ(grGraphDestroy(g), grSuccess);
-}
 
 GR_TEST_T(record_gpu_seed_capture_and_explicit_graph, 60)
 {
