@@ -1040,8 +1040,9 @@ static void finish(void)
                     (unsigned long long)tslots[i].count, (unsigned long long)tslots[i].total,
                     (unsigned long long)tslots[i].min, (unsigned long long)tslots[i].max);
     pthread_mutex_lock(&watch_lock);
-    fprintf(rec_out, "end lost_launches=%llu watch_switches=%llu watch_us=%llu\n", (unsigned long long)lost_launches,
-            (unsigned long long)watch_switches, (unsigned long long)(watch_ns / 1000));
+    fprintf(rec_out, "end lost_launches=%llu watch_switches=%llu watch_us=%llu\n",
+            (unsigned long long)lost_launches, (unsigned long long)watch_switches,
+            (unsigned long long)(watch_ns / 1000));
     pthread_mutex_unlock(&watch_lock);
     fclose(rec_out);
     rec_out = NULL;

@@ -476,7 +476,8 @@ static void run_selftest(char *dir, size_t size, const char *hold_ms)
 static int watch_switches(const char *dir)
 {
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "sed -n 's/^end .*watch_switches=\\([0-9]*\\).*/\\1/p' '%s'/callbacks-*.log", dir);
+    snprintf(cmd, sizeof cmd, "sed -n 's/^end .*watch_switches=\\([0-9]*\\).*/\\1/p' '%s'/callbacks-*.log",
+             dir);
     FILE *p = popen(cmd, "r");
     int n = -1;
     if (p) {
