@@ -980,6 +980,8 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Callb
         on_resource(id, (const CUpti_ResourceData *)data);
         return;
     }
+    if (rec_walking)
+        return;
     const CUpti_CallbackData *cb = (const CUpti_CallbackData *)data;
     if (dom == CUPTI_CB_DOMAIN_RUNTIME_API) {
         if (cb->callbackSite == CUPTI_API_ENTER) {

@@ -56,6 +56,7 @@ static unsigned mutations, last_mutations;
  * destroy callback waits, not the default. Set once at start. */
 static int sync_walks;
 static _Thread_local req *tl_pending;
+_Thread_local int rec_walking;
 
 /* ------------------------------------------------------------ values */
 
@@ -607,6 +608,7 @@ static void do_walk(const req *r)
     FILE *f = open_memstream(&buf, &len);
     if (!f)
         return;
+    rec_walking = 1;
     if (r->ctx)
         cuCtxSetCurrent(r->ctx);
     struct timespec t0, t1;
@@ -616,6 +618,7 @@ static void do_walk(const req *r)
     clock_gettime(CLOCK_MONOTONIC, &t1);
     long long us = (t1.tv_sec - t0.tv_sec) * 1000000LL + (t1.tv_nsec - t0.tv_nsec) / 1000;
     fprintf(f, "walk-end w=%u us=%lld\n", r->w, us);
+    rec_walking = 0;
     fclose(f);
     rec_log_begin();
     fwrite(buf, 1, len, rec_out);
