@@ -244,6 +244,9 @@ typedef CUresult (*gr_cuGetProcAddress_v1)(const char *symbol, void **pfn, int c
     X(cuDevicePrimaryCtxRetain, (CUcontext * pctx, CUdevice dev))                                          \
     X(cuCtxSetCurrent, (CUcontext ctx))                                                                    \
     X(cuCtxSynchronize, (void))                                                                            \
+    X(cuDeviceCanAccessPeer, (int *canAccessPeer, CUdevice dev, CUdevice peerDev))                         \
+    X(cuCtxEnablePeerAccess, (CUcontext peerContext, unsigned int Flags))                                  \
+    X(cuCtxDisablePeerAccess, (CUcontext peerContext))                                                     \
     X(cuModuleLoadData, (CUmodule * module, const void *image))                                            \
     X(cuModuleUnload, (CUmodule hmod))                                                                     \
     X(cuModuleGetFunction, (CUfunction * hfunc, CUmodule hmod, const char *name))                          \
