@@ -128,7 +128,7 @@ static void prefetch_op(void *data)
 /* The stream of a hint: a CPU stream that is not capturing. */
 static grError_t hint_stream(const char *call, grStream_t stream, gr_stream **out)
 {
-    gr_stream *s;
+    gr_stream *s = NULL;
     grError_t err = gr__stream_from_handle(call, stream, &s);
     if (err)
         return err;
@@ -149,7 +149,7 @@ GR_API grError_t grMemPrefetchAsync(const void *devPtr, size_t count, grMemLocat
                                     unsigned int flags, grStream_t stream)
 {
     static const char call[] = "grMemPrefetchAsync";
-    gr_stream *s;
+    gr_stream *s = NULL;
     grError_t err;
     if (flags != 0)
         return gr__fail(grErrorInvalidValue, "%s: flags is 0x%x; CUDA reserves them: pass 0", call, flags);
@@ -216,7 +216,7 @@ static grError_t batch(const char *call, void **dptrs, size_t *sizes, size_t cou
                        const grMemLocation *locs, const size_t *idxs, size_t nlocs, unsigned long long flags,
                        grStream_t stream)
 {
-    gr_stream *s;
+    gr_stream *s = NULL;
     grError_t err;
     if ((err = check_ranges(call, dptrs, sizes, count)) != grSuccess)
         return err;

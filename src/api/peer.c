@@ -135,7 +135,7 @@ void gr__api_peer_reset(int device)
 GR_API grError_t grMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count)
 {
     static const char call[] = "grMemcpyPeer";
-    gr_stream *s;
+    gr_stream *s = NULL;
     grError_t err;
     if ((err = check_device(call, dstDevice, "dstDevice")) != grSuccess ||
         (err = check_device(call, srcDevice, "srcDevice")) != grSuccess)
@@ -150,7 +150,7 @@ GR_API grError_t grMemcpyPeerAsync(void *dst, int dstDevice, const void *src, in
                                    grStream_t stream)
 {
     static const char call[] = "grMemcpyPeerAsync";
-    gr_stream *s;
+    gr_stream *s = NULL;
     grError_t err;
     if ((err = check_device(call, dstDevice, "dstDevice")) != grSuccess ||
         (err = check_device(call, srcDevice, "srcDevice")) != grSuccess)
