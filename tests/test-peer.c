@@ -7,6 +7,8 @@
  */
 #include "testlib.h"
 
+#include "fakedev/fakedev.h"
+
 #include <stdatomic.h>
 
 GR_TEST(peer_access_of_a_device_to_itself_is_0)
@@ -172,5 +174,33 @@ GR_TEST(peer_copy_between_the_cpu_and_a_gpu)
     CHECK_OK(grMemcpyPeer(back, 0, d, gpu, 64));
     CHECK(memcmp(host, back, 64) == 0);
     CHECK_OK(grFree(d));
+    CHECK_OK(grSetDevice(0));
+}
+
+GR_TEST(peer_access_errors_have_cuda_names)
+{
+    CHECK(strcmp(grGetErrorName(grErrorPeerAccessAlreadyEnabled), "grErrorPeerAccessAlreadyEnabled") == 0);
+    CHECK(strcmp(grGetErrorName(grErrorPeerAccessNotEnabled), "grErrorPeerAccessNotEnabled") == 0);
+    CHECK(strcmp(grGetErrorName(grErrorPeerAccessUnsupported), "grErrorPeerAccessUnsupported") == 0);
+    CHECK(strstr(grGetErrorString(grErrorPeerAccessNotEnabled), "not been enabled") != NULL);
+}
+
+GR_TEST(peer_access_refused_by_the_driver_stays_disabled)
+{
+    int n = 0;
+    CHECK_OK(grGetDeviceCount(&n));
+    if (!gr_test_fake_device() || n < 3)
+        GR_TEST_SKIP("needs two fake devices (GRAPHRT_FAKEDEV=2, no GPU)");
+    CHECK_OK(grSetDevice(1));
+    gr_fakedev_reset_calls();
+    gr_fakedev_fail("peer_access", grErrorNotPermitted, 1); /* the query passes, the mapping fails */
+    CHECK_GR(grErrorNotPermitted, grDeviceEnablePeerAccess(2, 0));
+    CHECK_DETAIL_HAS("injected");
+    gr_fakedev_clear();
+    /* The refused enable left the pair disabled. */
+    CHECK_GR(grErrorPeerAccessNotEnabled, grDeviceDisablePeerAccess(2));
+    CHECK_OK(grDeviceEnablePeerAccess(2, 0));
+    CHECK_OK(grDeviceDisablePeerAccess(2));
+    CHECK(gr_fakedev_calls("peer_access") >= 3);
     CHECK_OK(grSetDevice(0));
 }

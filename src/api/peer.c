@@ -31,8 +31,12 @@ static grError_t check_device(const char *call, int device, const char *what)
 {
     if (gr__device_exists(device))
         return grSuccess;
+    int gpus = gr__gpu_count();
+    if (gpus == 0)
+        return gr__fail(grErrorInvalidDevice, "%s: %s %d names no device; the only device is 0 (the CPU)",
+                        call, what, device);
     return gr__fail(grErrorInvalidDevice, "%s: %s %d names no device; the devices are 0 (the CPU) and 1..%d",
-                    call, what, device, gr__gpu_count());
+                    call, what, device, gpus);
 }
 
 /* Whether 'device' can map 'peer''s memory (both exist). */
