@@ -9,17 +9,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-static grKernel_t nop_kernel(void)
+static void launch_nop(grStream_t s)
 {
-    static grKernel_t k;
-    if (!k)
-        CHECK_OK(grKernelCreate(&k, tl_kernel_nop, "capture_details_nop", 0, NULL));
-    return k;
-}
-
-static void launch(grStream_t s)
-{
-    CHECK_OK(grLaunchKernel(nop_kernel(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), NULL, 0, s));
+    CHECK_OK(grLaunchKernel(tl_kernel_nop_kept(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), NULL, 0, s));
 }
 
 /* True if d names stream s as "stream #<id> at <s>". */
@@ -132,7 +124,7 @@ GR_TEST(capture_detail_invalidated_capture_names_the_stream_and_the_first_cause_
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
     CHECK_GR(grErrorStreamCaptureUnsupported, grMalloc(&p, 64));
     CHECK_GR(grErrorStreamCaptureInvalidated,
-             grLaunchKernel(nop_kernel(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), NULL, 0, s));
+             grLaunchKernel(tl_kernel_nop_kept(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), NULL, 0, s));
     const char *d = grGetLastErrorDetail();
     CHECK_DETAIL_HAS("grLaunchKernel: stream #");
     CHECK(names_stream(d, s));
@@ -162,10 +154,10 @@ GR_TEST(capture_detail_unjoined_names_both_streams_by_id)
     CHECK_OK(grStreamCreateWithFlags(&forked, grStreamNonBlocking));
     CHECK_OK(grEventCreate(&fork));
     CHECK_OK(grStreamBeginCapture(origin, grStreamCaptureModeGlobal));
-    launch(origin);
+    launch_nop(origin);
     CHECK_OK(grEventRecord(fork, origin));
     CHECK_OK(grStreamWaitEvent(forked, fork, 0));
-    launch(forked); /* never joined back */
+    launch_nop(forked); /* never joined back */
     CHECK_GR(grErrorStreamCaptureUnjoined, grStreamEndCapture(origin, &g));
     CHECK(g == NULL);
     const char *d = grGetLastErrorDetail();

@@ -12,12 +12,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static void slow_flag(void *p)
-{
-    usleep(30000);
-    atomic_store((atomic_int *)p, 1);
-}
-
 GR_TEST(device_count_counts_the_cpu_and_device_zero_is_selectable)
 {
     int n = -1, d = -1;
@@ -119,7 +113,7 @@ static atomic_int other_thread_flag;
 static void *issue_on_per_thread(void *arg)
 {
     atomic_int *ready = arg;
-    CHECK_OK(grLaunchHostFunc(grStreamPerThread, slow_flag, &other_thread_flag));
+    CHECK_OK(grLaunchHostFunc(grStreamPerThread, tl_set_flag_late, &other_thread_flag));
     atomic_store(ready, 1);
     /* Keep the thread (and its stream) alive until the work is done. */
     for (int i = 0; i < 5000 && !atomic_load(&other_thread_flag); i++)
@@ -136,9 +130,9 @@ GR_TEST(device_synchronize_waits_for_all_streams)
     setenv("GRAPHRT_WORKERS", "2", 1);
     for (int i = 0; i < 4; i++) {
         CHECK_OK(grStreamCreateWithFlags(&s[i], i % 2 ? grStreamNonBlocking : grStreamDefault));
-        CHECK_OK(grLaunchHostFunc(s[i], slow_flag, &flags[i]));
+        CHECK_OK(grLaunchHostFunc(s[i], tl_set_flag_late, &flags[i]));
     }
-    CHECK_OK(grLaunchHostFunc(grStreamPerThread, slow_flag, &flags[4]));
+    CHECK_OK(grLaunchHostFunc(grStreamPerThread, tl_set_flag_late, &flags[4]));
     CHECK_EQ(pthread_create(&t, NULL, issue_on_per_thread, &ready), 0);
     for (int i = 0; i < 5000 && !atomic_load(&ready); i++)
         usleep(1000);
@@ -158,7 +152,7 @@ GR_TEST(device_synchronize_waits_for_the_legacy_stream)
     grStream_t nb;
     setenv("GRAPHRT_WORKERS", "2", 1);
     CHECK_OK(grStreamCreateWithFlags(&nb, grStreamNonBlocking));
-    CHECK_OK(grLaunchHostFunc(NULL, slow_flag, &flag));
+    CHECK_OK(grLaunchHostFunc(NULL, tl_set_flag_late, &flag));
     CHECK_OK(grLaunchHostFunc(grStreamLegacy, tl_bump_atomic, &after));
     CHECK_OK(grLaunchHostFunc(nb, tl_bump_atomic, &after));
     CHECK_OK(grDeviceSynchronize());
@@ -175,7 +169,7 @@ GR_TEST(device_synchronize_waits_for_work_of_destroyed_streams)
     grStream_t s;
     setenv("GRAPHRT_WORKERS", "2", 1);
     CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
-    CHECK_OK(grLaunchHostFunc(s, slow_flag, &flag));
+    CHECK_OK(grLaunchHostFunc(s, tl_set_flag_late, &flag));
     CHECK_OK(grLaunchHostFunc(s, tl_bump_atomic, &after));
     CHECK_OK(grStreamDestroy(s));
     CHECK_OK(grDeviceSynchronize());
@@ -258,7 +252,7 @@ GR_TEST(device_reset_waits_for_work_of_destroyed_streams)
     setenv("GRAPHRT_WORKERS", "1", 1);
     for (int i = 0; i < 3; i++) {
         CHECK_OK(grStreamCreateWithFlags(&s[i], grStreamNonBlocking));
-        CHECK_OK(grLaunchHostFunc(s[i], slow_flag, &flags[i]));
+        CHECK_OK(grLaunchHostFunc(s[i], tl_set_flag_late, &flags[i]));
         CHECK_OK(grStreamDestroy(s[i]));
     }
     CHECK_OK(grDeviceReset());
@@ -277,7 +271,7 @@ GR_TEST(per_thread_stream_works_after_device_reset)
     /* A fresh per-thread stream: blocking, ordered after the legacy
      * stream, and waited for by grDeviceSynchronize. */
     CHECK_OK(grStreamCreateWithFlags(&nb, grStreamNonBlocking));
-    CHECK_OK(grLaunchHostFunc(grStreamPerThread, slow_flag, &gate));
+    CHECK_OK(grLaunchHostFunc(grStreamPerThread, tl_set_flag_late, &gate));
     CHECK_OK(grLaunchHostFunc(grStreamPerThread, tl_bump_atomic, &n));
     CHECK_OK(grDeviceSynchronize());
     CHECK_EQ(atomic_load(&gate), 1);

@@ -6,7 +6,7 @@
  * Orderings are proved with host functions blocked on gates the test opens
  * later; every wait has a timeout so a broken order fails, never hangs.
  */
-#include "test.h"
+#include "testlib.h"
 
 #include <stdatomic.h>
 #include <unistd.h>
@@ -237,12 +237,6 @@ GR_TEST(event_query_reports_not_ready_then_success)
     CHECK_OK(grEventDestroy(e));
 }
 
-static void slow_flag(void *p)
-{
-    usleep(30000);
-    atomic_store((atomic_int *)p, 1);
-}
-
 GR_TEST(event_synchronize_waits_for_the_record)
 {
     static atomic_int flag;
@@ -250,7 +244,7 @@ GR_TEST(event_synchronize_waits_for_the_record)
     grEvent_t e;
     CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
     CHECK_OK(grEventCreateWithFlags(&e, grEventBlockingSync));
-    CHECK_OK(grLaunchHostFunc(s, slow_flag, &flag));
+    CHECK_OK(grLaunchHostFunc(s, tl_set_flag_late, &flag));
     CHECK_OK(grEventRecord(e, s));
     CHECK_OK(grEventSynchronize(e));
     CHECK_EQ(atomic_load(&flag), 1);
@@ -272,7 +266,7 @@ GR_TEST(event_record_on_legacy_stream_covers_its_work)
     static atomic_int flag;
     grEvent_t e;
     CHECK_OK(grEventCreate(&e));
-    CHECK_OK(grLaunchHostFunc(NULL, slow_flag, &flag));
+    CHECK_OK(grLaunchHostFunc(NULL, tl_set_flag_late, &flag));
     CHECK_OK(grEventRecord(e, NULL));
     CHECK_OK(grEventSynchronize(e));
     CHECK_EQ(atomic_load(&flag), 1);

@@ -27,7 +27,7 @@ static void fake_or_skip(void)
     CHECK_OK(grSetDevice(1));
 }
 
-static grKernel_t fill_kernel(bool image)
+static grKernel_t fake_fill_kernel(bool image)
 {
     grKernel_t k;
     size_t sizes[] = {sizeof(unsigned *), sizeof(unsigned), sizeof(unsigned)};
@@ -53,7 +53,7 @@ GR_TEST(fakedev_runs_eager_work_and_records_each_call)
     grStream_t s;
     grKernel_t k;
     fake_or_skip();
-    k = fill_kernel(true);
+    k = fake_fill_kernel(true);
     gr_fakedev_reset_calls();
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grMalloc((void **)&d, sizeof h));
@@ -120,7 +120,7 @@ GR_TEST(fakedev_kernel_setter_refused_by_the_device_keeps_the_old_arguments)
     grGraphNode_t node;
     grGraphExec_t e;
     fake_or_skip();
-    grKernel_t k = fill_kernel(true), cpu_only = fill_kernel(false);
+    grKernel_t k = fake_fill_kernel(true), cpu_only = fake_fill_kernel(false);
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grMalloc((void **)&d, 64));
     void *args[] = {&d, &v, &n};
@@ -171,7 +171,7 @@ GR_TEST(fakedev_update_the_device_refuses_changes_nothing)
     grGraphExec_t e;
     grGraphExecUpdateResultInfo info;
     fake_or_skip();
-    grKernel_t k = fill_kernel(true), cpu_only = fill_kernel(false);
+    grKernel_t k = fake_fill_kernel(true), cpu_only = fake_fill_kernel(false);
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grMalloc((void **)&d, 64));
     unsigned *d1 = d + 1;
@@ -332,7 +332,7 @@ GR_TEST(fakedev_executable_memory_must_be_reachable_from_its_device)
     grGraphNode_t node;
     grGraphExec_t e = NULL;
     fake_or_skip();
-    grKernel_t k = fill_kernel(true);
+    grKernel_t k = fake_fill_kernel(true);
     CHECK_OK(grMalloc(&gpu_mem, 64));
     CHECK_OK(grSetDevice(0));
     CHECK_OK(grMalloc(&cpu_mem, 64));

@@ -10,15 +10,6 @@
 
 #include <stdatomic.h>
 
-static grKernel_t kernel(void)
-{
-    static grKernel_t k;
-    size_t sizes[2] = {sizeof(int *), sizeof(int)};
-    if (!k)
-        CHECK_OK(grKernelCreate(&k, tl_store_i32_fn, "generic_set", 2, sizes));
-    return k;
-}
-
 static grGraphNodeParams kernel_params(int **dst, int *v)
 {
     static void *args[2];
@@ -27,7 +18,7 @@ static grGraphNodeParams kernel_params(int **dst, int *v)
     args[0] = dst;
     args[1] = v;
     p.type = grGraphNodeTypeKernel;
-    p.kernel.func = kernel();
+    p.kernel.func = tl_kernel_store_i32_kept();
     p.kernel.gridDim = GR_DIM3(1, 1, 1);
     p.kernel.blockDim = GR_DIM3(1, 1, 1);
     p.kernel.kernelParams = args;

@@ -54,7 +54,7 @@ static int have_dot(void)
 }
 
 /* A graph with one node of most types, a child graph and a kernel. */
-static grGraph_t build(grKernel_t *kout)
+static grGraph_t build_dot_graph(grKernel_t *kout)
 {
     grGraph_t g, child;
     grGraphNode_t a, b, c, d, e, f, cn, pair[2];
@@ -102,7 +102,7 @@ GR_TEST(graph_dot_output_is_structurally_valid)
     grKernel_t k;
     char path[128];
     char *s;
-    g = build(&k);
+    g = build_dot_graph(&k);
     tl_tmp_path(path, sizeof path, "test", "plain", ".dot");
     CHECK_OK(grGraphDebugDotPrint(g, path, 0));
     s = tl_slurp(path, NULL);
@@ -146,7 +146,7 @@ GR_TEST(graph_dot_verbose_adds_every_parameter)
     grKernel_t k;
     char path[128];
     char *s;
-    g = build(&k);
+    g = build_dot_graph(&k);
     tl_tmp_path(path, sizeof path, "test", "verbose", ".dot");
     CHECK_OK(grGraphDebugDotPrint(g, path, grGraphDebugDotFlagsVerbose));
     s = tl_slurp(path, NULL);

@@ -10,16 +10,6 @@
  */
 #include "testlib.h"
 
-static grGraphNode_t add_alloc(grGraph_t g, int device, void **out)
-{
-    grGraphNode_t n = NULL;
-    grMemAllocNodeParams ap;
-    ap = tl_alloc_params(device, 1 << 20);
-    CHECK_OK(grGraphAddMemAllocNode(&n, g, NULL, 0, &ap));
-    *out = ap.dptr;
-    return n;
-}
-
 static void free_node_of_another_graph_bars_the_owners(int gpu)
 {
     int dev = gr_test_device_or_skip(gpu);
@@ -29,7 +19,7 @@ static void free_node_of_another_graph_bars_the_owners(int gpu)
     CHECK_OK(grGraphCreate(&a, 0));
     CHECK_OK(grGraphCreate(&b, 0));
     CHECK_OK(grGraphCreate(&c, 0));
-    an = add_alloc(a, dev, &p);
+    an = tl_add_alloc(a, NULL, 0, dev, 1 << 20, &p);
     CHECK_OK(grGraphAddMemFreeNode(&bn, b, NULL, 0, p));
     CHECK_OK(grGraphAddMemFreeNode(&cn, c, NULL, 0, p));
     CHECK_GR(grErrorInvalidValue, grGraphAddMemFreeNode(&fn, a, &an, 1, p));
@@ -75,7 +65,7 @@ static void foreign_free_node_outlives_the_allocating_graph(int gpu)
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grGraphCreate(&a, 0));
     CHECK_OK(grGraphCreate(&b, 0));
-    add_alloc(a, dev, &p);
+    tl_add_alloc(a, NULL, 0, dev, 1 << 20, &p);
     CHECK_OK(grGraphAddMemFreeNode(&bn, b, NULL, 0, p));
     CHECK_OK(grGraphDestroy(a));
     CHECK_OK(grGraphInstantiate(&xb, b, 0));
@@ -108,7 +98,7 @@ static void unfreed_allocation_freed_three_ways(int gpu)
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grGraphCreate(&a, 0));
     CHECK_OK(grGraphCreate(&b, 0));
-    add_alloc(a, dev, &p);
+    tl_add_alloc(a, NULL, 0, dev, 1 << 20, &p);
     CHECK_OK(grGraphAddMemFreeNode(&bn, b, NULL, 0, p));
     CHECK_OK(grGraphInstantiate(&xa, a, 0));
     CHECK_OK(grGraphInstantiate(&xb, b, 0));
@@ -159,7 +149,7 @@ static void node_on_unmapped_graph_memory_refused_at_launch(int gpu)
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grGraphCreate(&a, 0));
     CHECK_OK(grGraphCreate(&b, 0));
-    add_alloc(a, dev, &p);
+    tl_add_alloc(a, NULL, 0, dev, 1 << 20, &p);
     grMemsetParams mp = {p, 0, 1, 1, 4096, 1};
     CHECK_OK(grGraphAddMemsetNode(&bn, b, NULL, 0, &mp));
     grError_t ie = grGraphInstantiate(&xb, b, 0);

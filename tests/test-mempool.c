@@ -201,7 +201,7 @@ typedef struct checker {
     atomic_int ok;
 } checker;
 
-static void write_fn(void *u)
+static void checker_write_fn(void *u)
 {
     checker *c = u;
     memset(c->p, c->v, c->n);
@@ -230,11 +230,11 @@ static void run_checker(grMemPool_t pool)
     atomic_store(&gate_open, 0);
     CHECK_OK(grMallocFromPoolAsync((void **)&ca.p, N, pool, a));
     CHECK_OK(grLaunchHostFunc(a, gate_fn, NULL));
-    CHECK_OK(grLaunchHostFunc(a, write_fn, &ca));
+    CHECK_OK(grLaunchHostFunc(a, checker_write_fn, &ca));
     CHECK_OK(grLaunchHostFunc(a, hold_and_verify_fn, &ca));
     CHECK_OK(grFreeAsync(ca.p, a));
     CHECK_OK(grMallocFromPoolAsync((void **)&cb.p, N, pool, b));
-    CHECK_OK(grLaunchHostFunc(b, write_fn, &cb));
+    CHECK_OK(grLaunchHostFunc(b, checker_write_fn, &cb));
     CHECK_OK(grLaunchHostFunc(b, hold_and_verify_fn, &cb));
     CHECK_OK(grFreeAsync(cb.p, b));
     atomic_store(&gate_open, 1);

@@ -105,7 +105,7 @@ GR_TEST(stream_destroy_with_work_in_flight_completes_the_work)
 
 static atomic_int cross_flag;
 static int cross_seen = -1;
-static void copy_flag(void *p)
+static void copy_cross_flag(void *p)
 {
     (void)p;
     cross_seen = atomic_load(&cross_flag);
@@ -121,7 +121,7 @@ GR_TEST(event_orders_work_across_streams)
     CHECK_OK(grLaunchHostFunc(a, set_flag, &cross_flag));
     CHECK_OK(grEventRecord(e, a));
     CHECK_OK(grStreamWaitEvent(b, e, 0));
-    CHECK_OK(grLaunchHostFunc(b, copy_flag, NULL));
+    CHECK_OK(grLaunchHostFunc(b, copy_cross_flag, NULL));
     CHECK_OK(grStreamSynchronize(b));
     CHECK_EQ(cross_seen, 1);
     CHECK_OK(grStreamDestroy(a));

@@ -28,6 +28,9 @@ void tl_bump(void *p);
 void tl_bump_atomic(void *p);
 /* Stores 1 into the atomic_int at p. */
 void tl_set_flag(void *p);
+/* Sleeps 30 ms, then stores 1 into the atomic_int at p: a host function
+ * still running when the test makes its next calls. */
+void tl_set_flag_late(void *p);
 /* Holds its stream or graph until the atomic_int at p is non-zero, or
  * TL_GATE_MS have passed (so that a failing test ends instead of hanging
  * its worker), counting the latter in tl_gate_timeouts; a test that opens
@@ -71,6 +74,11 @@ grKernel_t tl_kernel_nop_create(void);
 grKernel_t tl_kernel_fill_u32_create(void);
 grKernel_t tl_kernel_add_u32_create(void);
 grKernel_t tl_kernel_store_i32_create(void);
+/* tl_nop registered on first use and kept for the rest of the test, for
+ * a file that takes a kernel node's place many times (not beside
+ * tl_kernel_nop_create, which registers the same name). */
+grKernel_t tl_kernel_nop_kept(void);
+grKernel_t tl_kernel_store_i32_kept(void);
 
 /* The kernel gr_test_fill or gr_test_add (the name says which) of the
  * tests' PTX image, with tl_fill_u32_fn or tl_add_u32_fn for the CPU:
@@ -247,6 +255,8 @@ enum {
 /* True when grStreamQuery(s) answers grErrorNotReady 100 times running:
  * the stream is held (by a wait that is not met). */
 bool tl_still_waiting(grStream_t s);
+/* Milliseconds on the monotonic clock. */
+long long tl_now_ms(void);
 /* Sleeps ms milliseconds, resuming after signals. */
 void tl_sleep_ms(long ms);
 
@@ -257,6 +267,16 @@ void tl_sleep_ms(long ms);
  * other fields zero). */
 grMemPoolProps tl_pool_props(int device);
 grMemAllocNodeParams tl_alloc_params(int device, size_t bytes);
+/* grMalloc'd memory of the current device, checked non-NULL; the
+ * calloc form zeroes it from the host (a device the CPU reaches). */
+void *tl_malloc(size_t bytes);
+void *tl_calloc(size_t bytes);
+/* An allocation node of 'bytes' from device's pinned memory after
+ * deps[0..n); its address (checked non-NULL) into *out. */
+grGraphNode_t tl_add_alloc(grGraph_t g, const grGraphNode_t *deps, size_t n, int device, size_t bytes,
+                           void **out);
+/* grDeviceGetGraphMemAttribute's answer for device. */
+uint64_t tl_graph_mem_attr(int device, grGraphMemAttributeType a);
 /* A new pool of tl_pool_props(device). */
 grMemPool_t tl_pool(int device);
 /* A pool attribute of 64 bits, read; one of int, set. */
@@ -270,6 +290,19 @@ void tl_pool_set_int(grMemPool_t pool, grMemPoolAttr a, int v);
  * not reach it). The caller grFrees blocks[0..*nb). */
 char *tl_map_hole(size_t len);
 void *tl_unmap_and_reuse(char *r, size_t len, void *blocks[64], int *nb);
+
+/* p[i] = i * 7 + seed * 13 + 1 (mod 256) for i below n: bytes that tell
+ * each position and each source apart. */
+void tl_fill_pattern(unsigned char *p, size_t n, unsigned seed);
+
+/* What the 3D copy c does, done by memcpy into want (a copy of the
+ * destination whose first byte stands for base) from 'from' (a copy of
+ * the source whose first byte stands for from_base): the reference a test
+ * compares the copy's result with. The on_host form copies between c's
+ * own pointers, which the CPU reaches. */
+void tl_copy3d_reference(unsigned char *want, const void *base, const grMemcpy3DParms *c,
+                         const unsigned char *from, const void *from_base);
+void tl_copy3d_on_host(const grMemcpy3DParms *c);
 
 /* Copy parameters from a pitched source to a pitched destination (pitch
  * and rows per slice each) of extent e, every position zero. */
