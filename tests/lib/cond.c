@@ -72,3 +72,18 @@ grGraphNode_t tl_cond_add_put(grGraph_t g, const grGraphNode_t *deps, size_t nde
     void *args[2] = {&dst, &v};
     return tl_add_kernel(g, deps, ndeps, k->put, args, 1);
 }
+
+grGraphNode_t tl_cond_graph(grGraph_t *g, grGraphConditionalHandle *h, unsigned dflt, unsigned flags,
+                            grGraphConditionalNodeType type, unsigned size, grGraph_t **bodies)
+{
+    CHECK_OK(grGraphCreate(g, 0));
+    CHECK_OK(grGraphConditionalHandleCreate(h, *g, dflt, flags));
+    return tl_add_cond(*g, NULL, 0, *h, type, size, bodies);
+}
+
+void tl_cond_done(grGraphExec_t e, grGraph_t g, tl_cond_kernels *k)
+{
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    tl_cond_kernels_free(k);
+}

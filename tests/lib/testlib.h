@@ -172,6 +172,13 @@ typedef struct tl_cond_kernels {
 } tl_cond_kernels;
 tl_cond_kernels tl_cond_kernels_make(void);
 void tl_cond_kernels_free(tl_cond_kernels *k);
+/* Creates *g with a new handle *h (default dflt, grGraphConditionalHandle
+ * flags) and one conditional node of this type and size on it, which it
+ * returns (bodies as tl_add_cond gives them). */
+grGraphNode_t tl_cond_graph(grGraph_t *g, grGraphConditionalHandle *h, unsigned dflt, unsigned flags,
+                            grGraphConditionalNodeType type, unsigned size, grGraph_t **bodies);
+/* Destroys a conditional test's executable, graph and kernels. */
+void tl_cond_done(grGraphExec_t e, grGraph_t g, tl_cond_kernels *k);
 /* step's and setv's CPU functions, for a test that names its own. */
 void tl_cond_step_fn(const grKernelCtx *ctx, void **args);
 void tl_cond_setv_fn(const grKernelCtx *ctx, void **args);
