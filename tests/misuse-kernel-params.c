@@ -5,7 +5,7 @@
  * and a detail naming the index, instead of faulting while it copies the
  * values; valid arrays whose values live anywhere in host memory pass.
  */
-#include "test.h"
+#include "testlib.h"
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -182,8 +182,7 @@ GR_TEST(captured_launch_refuses_values_for_addresses)
     grStream_t s;
     grGraph_t g = NULL;
     size_t n = 8;
-    CHECK_OK(grStreamCreate(&s));
-    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+    s = tl_capturing_stream(0, grStreamCaptureModeGlobal);
     void *wrong[2] = {&n, (void *)(uintptr_t)n};
     CHECK_GR(grErrorInvalidValue, grLaunchKernel(k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), wrong, 0, s));
     check_mistake_detail(1);

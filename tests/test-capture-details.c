@@ -56,11 +56,9 @@ static void *malloc_on_a_thread(void *p)
 GR_TEST(capture_detail_other_thread_in_global_mode_names_both_modes)
 {
     grStream_t s;
-    grGraph_t g;
     pthread_t th;
     malloc_arg a;
-    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
-    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+    s = tl_capturing_stream(grStreamNonBlocking, grStreamCaptureModeGlobal);
     CHECK_EQ(pthread_create(&th, NULL, malloc_on_a_thread, &a), 0);
     CHECK_EQ(pthread_join(th, NULL), 0);
     CHECK_EQ(a.result, grErrorStreamCaptureUnsupported);
@@ -74,17 +72,14 @@ GR_TEST(capture_detail_other_thread_in_global_mode_names_both_modes)
     CHECK(strstr(d, "grThreadExchangeStreamCaptureMode") != NULL);
     CHECK(names_stream(d, s));
     CHECK(strstr(d, "this invalidated capture #") != NULL);
-    CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &g));
-    CHECK_OK(grStreamDestroy(s));
+    tl_end_invalidated(s);
 }
 
 GR_TEST(capture_detail_thread_local_capture_names_its_mode_and_this_thread)
 {
     grStream_t s;
-    grGraph_t g;
     void *p = NULL;
-    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
-    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeThreadLocal));
+    s = tl_capturing_stream(grStreamNonBlocking, grStreamCaptureModeThreadLocal);
     CHECK_GR(grErrorStreamCaptureUnsupported, grMalloc(&p, 64));
     CHECK_DETAIL_HAS("grMalloc: potentially unsafe during stream capture");
     CHECK_DETAIL_HAS("(thread-local mode, begun by this thread (#");
@@ -92,17 +87,14 @@ GR_TEST(capture_detail_thread_local_capture_names_its_mode_and_this_thread)
     CHECK(names_stream(grGetLastErrorDetail(), s));
     /* The capture is described once: the invalidation names it by id. */
     CHECK_EQ(occurrences(grGetLastErrorDetail(), "mode, begun by"), 1);
-    CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &g));
-    CHECK_OK(grStreamDestroy(s));
+    tl_end_invalidated(s);
 }
 
 GR_TEST(capture_detail_device_sync_says_relaxed_mode_does_not_help)
 {
     grStream_t s;
-    grGraph_t g;
     grStreamCaptureMode m = grStreamCaptureModeRelaxed;
-    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
-    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeRelaxed));
+    s = tl_capturing_stream(grStreamNonBlocking, grStreamCaptureModeRelaxed);
     CHECK_OK(grThreadExchangeStreamCaptureMode(&m));
     CHECK_GR(grErrorStreamCaptureUnsupported, grDeviceSynchronize());
     CHECK_DETAIL_HAS("grDeviceSynchronize: ");
@@ -111,8 +103,7 @@ GR_TEST(capture_detail_device_sync_says_relaxed_mode_does_not_help)
     CHECK(names_stream(grGetLastErrorDetail(), s));
     CHECK_OK(grThreadExchangeStreamCaptureMode(&m)); /* back to global */
     CHECK_EQ(m, grStreamCaptureModeRelaxed);
-    CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &g));
-    CHECK_OK(grStreamDestroy(s));
+    tl_end_invalidated(s);
 }
 
 GR_TEST(capture_detail_invalidated_capture_names_the_stream_and_the_first_cause_once)
@@ -120,8 +111,7 @@ GR_TEST(capture_detail_invalidated_capture_names_the_stream_and_the_first_cause_
     grStream_t s;
     grGraph_t g;
     void *p = NULL;
-    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
-    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+    s = tl_capturing_stream(grStreamNonBlocking, grStreamCaptureModeGlobal);
     CHECK_GR(grErrorStreamCaptureUnsupported, grMalloc(&p, 64));
     CHECK_GR(grErrorStreamCaptureInvalidated,
              grLaunchKernel(tl_kernel_nop_kept(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), NULL, 0, s));

@@ -263,8 +263,7 @@ GR_TEST(capture_rules_refusal_names_call_capture_mode_and_thread)
     grStream_t s;
     grGraph_t g;
     void *p;
-    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
-    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+    s = tl_capturing_stream(grStreamNonBlocking, grStreamCaptureModeGlobal);
     CHECK_GR(grErrorStreamCaptureUnsupported, grMalloc(&p, 64));
     CHECK_DETAIL_HAS("grMalloc: ");
     CHECK_DETAIL_HAS("capture #");
@@ -305,12 +304,10 @@ static void *relaxed_capture_then_malloc(void *p)
 GR_TEST(capture_rules_refusal_invalidates_only_the_captures_that_forbid)
 {
     grStream_t a;
-    grGraph_t g;
     pthread_t th;
     relaxed_arg r;
     void *tr;
-    CHECK_OK(grStreamCreateWithFlags(&a, grStreamNonBlocking));
-    CHECK_OK(grStreamBeginCapture(a, grStreamCaptureModeGlobal));
+    a = tl_capturing_stream(grStreamNonBlocking, grStreamCaptureModeGlobal);
     CHECK_EQ(pthread_create(&th, NULL, relaxed_capture_then_malloc, &r), 0);
     CHECK_EQ(pthread_join(th, &tr), 0);
     CHECK(tr == NULL);
@@ -319,8 +316,7 @@ GR_TEST(capture_rules_refusal_invalidates_only_the_captures_that_forbid)
     grStreamCaptureStatus st;
     CHECK_OK(grStreamIsCapturing(a, &st));
     CHECK_EQ(st, grStreamCaptureStatusInvalidated); /* the Global one that forbade it */
-    CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(a, &g));
-    CHECK_OK(grStreamDestroy(a));
+    tl_end_invalidated(a);
 }
 
 GR_TEST(capture_rules_exchange_mode_refuses_bad_input)

@@ -611,8 +611,7 @@ GR_TEST(cond_node_added_to_a_capture_in_progress)
     const grGraphNode_t *deps = NULL;
     size_t ndeps = 0;
     int a = 0, b = 0, c = 0;
-    CHECK_OK(grStreamCreate(&s));
-    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeThreadLocal));
+    s = tl_capturing_stream(0, grStreamCaptureModeThreadLocal);
     int *ap = &a, one = 1;
     void *args[2] = {&ap, &one};
     CHECK_OK(grLaunchKernel(k.put, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, s));

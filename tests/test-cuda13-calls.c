@@ -53,8 +53,7 @@ GR_TEST(host_func_v2_captured_becomes_a_host_node)
     grGraphNode_t node;
     size_t nn = 1;
     int n = 0;
-    CHECK_OK(grStreamCreate(&s));
-    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+    s = tl_capturing_stream(0, grStreamCaptureModeGlobal);
     CHECK_OK(grLaunchHostFunc_v2(s, tl_bump, &n, grHostTaskSpinWait));
     CHECK_GR(grErrorInvalidValue, grLaunchHostFunc_v2(s, tl_bump, &n, 7));
     CHECK_OK(grStreamEndCapture(s, &g));

@@ -456,8 +456,7 @@ GR_TEST(capture_reports_and_records_the_edge_data_of_its_dependencies)
     size_t n = 0;
     int x = 0;
     make_kernels();
-    CHECK_OK(grStreamCreate(&s));
-    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+    s = tl_capturing_stream(0, grStreamCaptureModeGlobal);
     inc_target = &x;
     void *args[1] = {&inc_target};
     CHECK_OK(grLaunchKernel(k_inc, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, s));

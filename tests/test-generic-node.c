@@ -536,8 +536,7 @@ GR_TEST(instantiate_with_params_refuses_an_upload_into_a_capture)
     grGraphInstantiateParams ip;
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphAddNode(&n, g, NULL, NULL, 0, &hp));
-    CHECK_OK(grStreamCreate(&s));
-    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+    s = tl_capturing_stream(0, grStreamCaptureModeGlobal);
     memset(&ip, 0, sizeof ip);
     ip.flags = grGraphInstantiateFlagUpload;
     ip.uploadStream = s;

@@ -321,8 +321,7 @@ GR_TEST(analyze_single_stream_capture_is_a_chain_without_findings)
     grGraphAnalysis r;
     const grDim3 one = GR_DIM3(1, 1, 1);
     CHECK_OK(grKernelCreate(&k, tl_kernel_nop, "chain_step", 0, NULL));
-    CHECK_OK(grStreamCreate(&s));
-    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+    s = tl_capturing_stream(0, grStreamCaptureModeGlobal);
     for (int i = 0; i < 5; i++)
         CHECK_OK(grLaunchKernel(k, one, one, NULL, 0, s));
     CHECK_OK(grStreamEndCapture(s, &g));

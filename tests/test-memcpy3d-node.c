@@ -119,8 +119,7 @@ GR_TEST(captured_pitched_3d_copy_is_one_node_that_gives_its_parameters_back)
     CHECK_OK(grMemcpy3D(&e));
     grStream_t s;
     grGraph_t g;
-    CHECK_OK(grStreamCreate(&s));
-    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+    s = tl_capturing_stream(0, grStreamCaptureModeGlobal);
     capture_3d(s, &a);
     CHECK_OK(grStreamEndCapture(s, &g));
     CHECK_OK(a.err);

@@ -4,7 +4,7 @@
  * bad arguments and capturing streams are refused, and a refused call
  * queues nothing.
  */
-#include "test.h"
+#include "testlib.h"
 
 #include <stdatomic.h>
 #include <time.h>
@@ -143,8 +143,7 @@ GR_TEST(stream_callback_on_a_capturing_stream_invalidates_the_capture)
     grGraph_t g = (grGraph_t)(uintptr_t)1;
     grStreamCaptureStatus st;
     seen_reset();
-    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
-    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+    s = tl_capturing_stream(grStreamNonBlocking, grStreamCaptureModeGlobal);
     CHECK_OK(grLaunchHostFunc(s, note_host, (void *)(intptr_t)1));
     CHECK_GR(grErrorStreamCaptureUnsupported, grStreamAddCallback(s, note_callback, NULL, 0));
     CHECK_DETAIL_HAS("grStreamAddCallback");

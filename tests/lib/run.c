@@ -133,6 +133,20 @@ void tl_run_graph_on(grGraph_t g, grStream_t s)
     CHECK_OK(grGraphExecDestroy(e));
 }
 
+grStream_t tl_capturing_stream(unsigned flags, grStreamCaptureMode mode)
+{
+    grStream_t s = tl_stream(flags);
+    CHECK_OK(grStreamBeginCapture(s, mode));
+    return s;
+}
+
+void tl_end_invalidated(grStream_t s)
+{
+    grGraph_t g = NULL;
+    CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &g));
+    CHECK_OK(grStreamDestroy(s));
+}
+
 grStreamCaptureStatus tl_capture_status(grStream_t s)
 {
     grStreamCaptureStatus st;

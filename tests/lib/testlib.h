@@ -235,6 +235,11 @@ void tl_run_graph(grGraph_t g);
 /* Instantiates g, runs it once on s, waits for s and destroys the
  * executable. */
 void tl_run_graph_on(grGraph_t g, grStream_t s);
+/* A new stream (grStreamCreateWithFlags flags) capturing in this mode. */
+grStream_t tl_capturing_stream(unsigned flags, grStreamCaptureMode mode);
+/* Ends the capture of s, which must be refused as invalidated, and
+ * destroys s. */
+void tl_end_invalidated(grStream_t s);
 /* grStreamIsCapturing's answer for s. */
 grStreamCaptureStatus tl_capture_status(grStream_t s);
 /* A new stream with these grStreamCreateWithFlags flags. */
