@@ -50,18 +50,21 @@ static void *gate_watchdog(void *p)
     return NULL;
 }
 
-static void user_object_outlives_the_launch_of_a_destroyed_exec(int gpu)
+/* Makes device 0 or the first GPU current (skipping where there is
+ * none), and launches on a new stream *s an executable whose only node
+ * runs gated_host and which alone holds a user object of count_dtor (its
+ * graph already destroyed); the gate starts open where 'open' is set. */
+static grGraphExec_t launch_owner_of_a_user_object(int gpu, int open, grStream_t *s)
 {
     gr_test_device_or_skip(gpu);
     grGraph_t g;
     grGraphNode_t n;
     grGraphExec_t e;
-    grStream_t s;
     grUserObject_t o;
     grHostNodeParams hp = {gated_host, NULL};
     atomic_store(&dtor_runs, 0);
     atomic_store(&host_reached, 0);
-    atomic_store(&host_gate, 0);
+    atomic_store(&host_gate, open);
     atomic_store(&gate_forced, 0);
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphAddHostNode(&n, g, NULL, 0, &hp));
@@ -69,8 +72,15 @@ static void user_object_outlives_the_launch_of_a_destroyed_exec(int gpu)
     CHECK_OK(grGraphRetainUserObject(g, o, 1, grGraphUserObjectMove));
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     CHECK_OK(grGraphDestroy(g));
-    CHECK_OK(grStreamCreate(&s));
-    CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamCreate(s));
+    CHECK_OK(grGraphLaunch(e, *s));
+    return e;
+}
+
+static void user_object_outlives_the_launch_of_a_destroyed_exec(int gpu)
+{
+    grStream_t s;
+    grGraphExec_t e = launch_owner_of_a_user_object(gpu, 0, &s);
     for (int i = 0; i < 5000 && !atomic_load(&host_reached); i++)
         usleep(1000);
     CHECK(atomic_load(&host_reached));
@@ -108,23 +118,8 @@ GR_TEST(user_object_outlives_the_launch_of_a_destroyed_exec_on_a_gpu)
  * on every device. */
 static void user_object_of_an_idle_exec_goes_at_destroy(int gpu)
 {
-    gr_test_device_or_skip(gpu);
-    grGraph_t g;
-    grGraphNode_t n;
-    grGraphExec_t e;
     grStream_t s;
-    grUserObject_t o;
-    grHostNodeParams hp = {gated_host, NULL};
-    atomic_store(&dtor_runs, 0);
-    atomic_store(&host_gate, 1);
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphAddHostNode(&n, g, NULL, 0, &hp));
-    CHECK_OK(grUserObjectCreate(&o, NULL, count_dtor, 1, grUserObjectNoDestructorSync));
-    CHECK_OK(grGraphRetainUserObject(g, o, 1, grGraphUserObjectMove));
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
-    CHECK_OK(grGraphDestroy(g));
-    CHECK_OK(grStreamCreate(&s));
-    CHECK_OK(grGraphLaunch(e, s));
+    grGraphExec_t e = launch_owner_of_a_user_object(gpu, 1, &s);
     CHECK_OK(grStreamSynchronize(s));
     CHECK_EQ(atomic_load(&dtor_runs), 0);
     CHECK_OK(grGraphExecDestroy(e));

@@ -53,6 +53,18 @@ static int have_dot(void)
     return system("command -v dot >/dev/null 2>&1") == 0;
 }
 
+/* Graphviz's dot must render the file at path (where dot is installed);
+ * the file is removed. */
+static void check_dot_renders_and_unlink(const char *path)
+{
+    if (have_dot()) {
+        char cmd[300];
+        snprintf(cmd, sizeof cmd, "dot -Tsvg '%s' -o /dev/null", path);
+        CHECK_EQ(system(cmd), 0);
+    }
+    unlink(path);
+}
+
 /* A graph with one node of most types, a child graph and a kernel. */
 static grGraph_t build_dot_graph(grKernel_t *kout)
 {
@@ -130,12 +142,7 @@ GR_TEST(graph_dot_output_is_structurally_valid)
     CHECK(strstr(s, "args ") == NULL);
     CHECK(strstr(s, "userData") == NULL);
     free(s);
-    if (have_dot()) {
-        char cmd[300];
-        snprintf(cmd, sizeof cmd, "dot -Tsvg '%s' -o /dev/null", path);
-        CHECK_EQ(system(cmd), 0);
-    }
-    unlink(path);
+    check_dot_renders_and_unlink(path);
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grKernelDestroy(k));
 }
@@ -157,12 +164,7 @@ GR_TEST(graph_dot_verbose_adds_every_parameter)
     CHECK(strstr(s, "pitch") != NULL);
     CHECK(strstr(s, "src 0x") != NULL);
     free(s);
-    if (have_dot()) {
-        char cmd[300];
-        snprintf(cmd, sizeof cmd, "dot -Tsvg '%s' -o /dev/null", path);
-        CHECK_EQ(system(cmd), 0);
-    }
-    unlink(path);
+    check_dot_renders_and_unlink(path);
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grKernelDestroy(k));
 }
@@ -190,12 +192,7 @@ GR_TEST(graph_dot_nested_children_get_distinct_ids)
     CHECK(strstr(s, "g3_n0 [") != NULL);
     CHECK(strstr(s, "g1_n0 -> g1_n1;") != NULL);
     free(s);
-    if (have_dot()) {
-        char cmd[300];
-        snprintf(cmd, sizeof cmd, "dot -Tsvg '%s' -o /dev/null", path);
-        CHECK_EQ(system(cmd), 0);
-    }
-    unlink(path);
+    check_dot_renders_and_unlink(path);
     CHECK_OK(grGraphDestroy(top));
     CHECK_OK(grGraphDestroy(outer));
     CHECK_OK(grGraphDestroy(inner));
