@@ -11,7 +11,7 @@
  * opens; gates and polls have deadlines, so a broken rule fails instead
  * of hanging.
  */
-#include "test.h"
+#include "testlib.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -77,7 +77,7 @@ static grGraphExec_t launch_owner_of_a_user_object(int gpu, int open, grStream_t
     return e;
 }
 
-static void user_object_outlives_the_launch_of_a_destroyed_exec(int gpu)
+GR_TEST_CPU_AND_GPU(user_object_outlives_the_launch_of_a_destroyed_exec, gpu)
 {
     grStream_t s;
     grGraphExec_t e = launch_owner_of_a_user_object(gpu, 0, &s);
@@ -104,19 +104,9 @@ static void user_object_outlives_the_launch_of_a_destroyed_exec(int gpu)
     CHECK_OK(grSetDevice(0));
 }
 
-GR_TEST(user_object_outlives_the_launch_of_a_destroyed_exec_on_the_cpu)
-{
-    user_object_outlives_the_launch_of_a_destroyed_exec(0);
-}
-
-GR_TEST(user_object_outlives_the_launch_of_a_destroyed_exec_on_a_gpu)
-{
-    user_object_outlives_the_launch_of_a_destroyed_exec(1);
-}
-
 /* An idle executable's user objects go before grGraphExecDestroy returns,
  * on every device. */
-static void user_object_of_an_idle_exec_goes_at_destroy(int gpu)
+GR_TEST_CPU_AND_GPU(user_object_of_an_idle_exec_goes_at_destroy, gpu)
 {
     grStream_t s;
     grGraphExec_t e = launch_owner_of_a_user_object(gpu, 1, &s);
@@ -130,22 +120,12 @@ static void user_object_of_an_idle_exec_goes_at_destroy(int gpu)
     CHECK_OK(grSetDevice(0));
 }
 
-GR_TEST(user_object_of_an_idle_exec_goes_at_destroy_on_the_cpu)
-{
-    user_object_of_an_idle_exec_goes_at_destroy(0);
-}
-
-GR_TEST(user_object_of_an_idle_exec_goes_at_destroy_on_a_gpu)
-{
-    user_object_of_an_idle_exec_goes_at_destroy(1);
-}
-
 /* ------------------------------------------------ the legacy stream */
 
 /* Work on the legacy stream holds back a blocking stream: work issued to
  * the blocking stream runs after it, and cudaStreamQuery of the blocking
  * stream answers not ready until then. */
-static void legacy_work_holds_back_a_blocking_stream(int gpu)
+GR_TEST_CPU_AND_GPU(legacy_work_holds_back_a_blocking_stream, gpu)
 {
     static atomic_int gate;
     static step first = {&gate, 1}, second = {NULL, 2};
@@ -170,16 +150,6 @@ static void legacy_work_holds_back_a_blocking_stream(int gpu)
     CHECK_OK(grSetDevice(0));
 }
 
-GR_TEST(legacy_work_holds_back_a_blocking_stream_on_the_cpu)
-{
-    legacy_work_holds_back_a_blocking_stream(0);
-}
-
-GR_TEST(legacy_work_holds_back_a_blocking_stream_on_a_gpu)
-{
-    legacy_work_holds_back_a_blocking_stream(1);
-}
-
 /* Opens the gate it is given after 100 ms. */
 static void *open_later(void *gate)
 {
@@ -192,7 +162,7 @@ static void *open_later(void *gate)
  * work, so CUDA's cudaStreamQuery of the (empty) legacy stream answers
  * not ready while it runs, and the legacy stream's next work runs after
  * it; a non-blocking stream's work holds back neither. */
-static void blocking_work_holds_back_the_legacy_stream(int gpu)
+GR_TEST_CPU_AND_GPU(blocking_work_holds_back_the_legacy_stream, gpu)
 {
     static atomic_int gate, gate2;
     static step first = {&gate, 1}, second = {NULL, 2}, other = {&gate2, 3};
@@ -230,22 +200,12 @@ static void blocking_work_holds_back_the_legacy_stream(int gpu)
     CHECK_OK(grSetDevice(0));
 }
 
-GR_TEST(blocking_work_holds_back_the_legacy_stream_on_the_cpu)
-{
-    blocking_work_holds_back_the_legacy_stream(0);
-}
-
-GR_TEST(blocking_work_holds_back_the_legacy_stream_on_a_gpu)
-{
-    blocking_work_holds_back_the_legacy_stream(1);
-}
-
 /* ------------------------------------------------ capture isolation */
 
 /* In every mode, a capture that waits on an event recorded outside any
  * capture is invalidated with grErrorStreamCaptureIsolation; an event
  * never recorded is no dependency at all. */
-static void capture_wait_on_an_outside_event_is_isolation(int gpu)
+GR_TEST_CPU_AND_GPU(capture_wait_on_an_outside_event_is_isolation, gpu)
 {
     static const grStreamCaptureMode modes[] = {grStreamCaptureModeGlobal, grStreamCaptureModeThreadLocal,
                                                 grStreamCaptureModeRelaxed};
@@ -279,14 +239,4 @@ static void capture_wait_on_an_outside_event_is_isolation(int gpu)
         CHECK_OK(grStreamDestroy(o));
     }
     CHECK_OK(grSetDevice(0));
-}
-
-GR_TEST(capture_wait_on_an_outside_event_is_isolation_on_the_cpu)
-{
-    capture_wait_on_an_outside_event_is_isolation(0);
-}
-
-GR_TEST(capture_wait_on_an_outside_event_is_isolation_on_a_gpu)
-{
-    capture_wait_on_an_outside_event_is_isolation(1);
 }

@@ -10,7 +10,7 @@
  */
 #include "testlib.h"
 
-static void free_node_of_another_graph_bars_the_owners(int gpu)
+GR_TEST_CPU_AND_GPU(graphmem_free_node_of_another_graph_bars_the_owners, gpu)
 {
     int dev = gr_test_device_or_skip(gpu);
     grGraph_t a, b, c;
@@ -42,19 +42,9 @@ static void free_node_of_another_graph_bars_the_owners(int gpu)
     CHECK_OK(grSetDevice(0));
 }
 
-GR_TEST(graphmem_free_node_of_another_graph_bars_the_owners_on_the_cpu)
-{
-    free_node_of_another_graph_bars_the_owners(0);
-}
-
-GR_TEST(graphmem_free_node_of_another_graph_bars_the_owners_on_a_gpu)
-{
-    free_node_of_another_graph_bars_the_owners(1);
-}
-
 /* The other graph's free node holds the address: it outlives the graph
  * that allocates it and is refused a launch without a live allocation. */
-static void foreign_free_node_outlives_the_allocating_graph(int gpu)
+GR_TEST_CPU_AND_GPU(graphmem_foreign_free_node_outlives_the_allocating_graph, gpu)
 {
     int dev = gr_test_device_or_skip(gpu);
     grGraph_t a, b;
@@ -77,17 +67,7 @@ static void foreign_free_node_outlives_the_allocating_graph(int gpu)
     CHECK_OK(grSetDevice(0));
 }
 
-GR_TEST(graphmem_foreign_free_node_outlives_the_allocating_graph_on_the_cpu)
-{
-    foreign_free_node_outlives_the_allocating_graph(0);
-}
-
-GR_TEST(graphmem_foreign_free_node_outlives_the_allocating_graph_on_a_gpu)
-{
-    foreign_free_node_outlives_the_allocating_graph(1);
-}
-
-static void unfreed_allocation_freed_three_ways(int gpu)
+GR_TEST_CPU_AND_GPU(graphmem_unfreed_allocation_freed_three_ways, gpu)
 {
     int dev = gr_test_device_or_skip(gpu);
     grGraph_t a, b;
@@ -125,20 +105,10 @@ static void unfreed_allocation_freed_three_ways(int gpu)
     CHECK_OK(grSetDevice(0));
 }
 
-GR_TEST(graphmem_unfreed_allocation_freed_three_ways_on_the_cpu)
-{
-    unfreed_allocation_freed_three_ways(0);
-}
-
-GR_TEST(graphmem_unfreed_allocation_freed_three_ways_on_a_gpu)
-{
-    unfreed_allocation_freed_three_ways(1);
-}
-
 /* A copy or memset node of one graph on another graph's allocation that
  * no executable maps is refused at launch, as grMemset refuses it, and
  * launches once an executable maps it. */
-static void node_on_unmapped_graph_memory_refused_at_launch(int gpu)
+GR_TEST_CPU_AND_GPU(graphmem_node_on_unmapped_graph_memory_refused_at_launch, gpu)
 {
     int dev = gr_test_device_or_skip(gpu);
     grGraph_t a, b;
@@ -206,14 +176,4 @@ static void node_on_unmapped_graph_memory_refused_at_launch(int gpu)
     CHECK_OK(grGraphDestroy(a));
     CHECK_OK(grStreamDestroy(s));
     CHECK_OK(grSetDevice(0));
-}
-
-GR_TEST(graphmem_node_on_unmapped_graph_memory_refused_at_launch_on_the_cpu)
-{
-    node_on_unmapped_graph_memory_refused_at_launch(0);
-}
-
-GR_TEST(graphmem_node_on_unmapped_graph_memory_refused_at_launch_on_a_gpu)
-{
-    node_on_unmapped_graph_memory_refused_at_launch(1);
 }

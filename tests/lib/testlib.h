@@ -18,6 +18,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* GR_TEST_CPU_AND_GPU(name, gpu) { body }: one body run as two tests,
+ * name_on_the_cpu (gpu 0) and name_on_a_gpu (gpu 1); the body makes its
+ * device current with gr_test_device_or_skip(gpu). */
+#define GR_TEST_CPU_AND_GPU(name, gpu) \
+    static void name(int gpu);         \
+    GR_TEST(name##_on_the_cpu)         \
+    {                                  \
+        name(0);                       \
+    }                                  \
+    GR_TEST(name##_on_a_gpu)           \
+    {                                  \
+        name(1);                       \
+    }                                  \
+    static void name(int gpu)
+
 /* ------------------------------------------------------ host functions */
 
 /* Does nothing: a host node or host function that only takes a place. */
