@@ -249,11 +249,7 @@ GR_TEST(debug_flags_refuse_unknown_bits_and_null_output)
 
 GR_TEST(GRAPHRT_CHECK_turns_the_check_on_when_the_runtime_starts)
 {
-    unsigned flags = 0;
-    setenv("GRAPHRT_CHECK", "1", 1);
-    CHECK_OK(grGetDebugFlags(&flags));
-    CHECK_EQ(flags, grDebugCheckLaunches);
-    unsetenv("GRAPHRT_CHECK");
+    tl_check_env_debug_flag("GRAPHRT_CHECK", grDebugCheckLaunches);
 }
 
 GR_TEST(check_mode_refuses_a_pool_allocation_freed_since)

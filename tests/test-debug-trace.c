@@ -561,11 +561,7 @@ GR_TEST(launch_blocking_finishes_every_launch_before_it_returns)
 
 GR_TEST(GRAPHRT_LAUNCH_BLOCKING_turns_blocking_on_when_the_runtime_starts)
 {
-    unsigned flags = 0;
-    setenv("GRAPHRT_LAUNCH_BLOCKING", "1", 1);
-    CHECK_OK(grGetDebugFlags(&flags));
-    CHECK_EQ(flags, grDebugLaunchBlocking);
-    unsetenv("GRAPHRT_LAUNCH_BLOCKING");
+    tl_check_env_debug_flag("GRAPHRT_LAUNCH_BLOCKING", grDebugLaunchBlocking);
 }
 
 GR_TEST(GRAPHRT_TRACE_writes_the_trace_at_exit)

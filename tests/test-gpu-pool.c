@@ -40,12 +40,7 @@ GR_TEST(gpu_pool_created_for_a_gpu_allocates_in_stream_order)
     CHECK(tl_pool_u64(pool, grMemPoolAttrReservedMemCurrent) >= N);
     /* Tracked as the GPU's pool memory: bounds are checked. */
     CHECK_GR(grErrorInvalidValue, grMemsetAsync(d, 0, N + 1, s));
-    CHECK_OK(grMemsetAsync(d, 0x5a, N, s));
-    CHECK_OK(grMemcpyAsync(h, d, N, grMemcpyDeviceToHost, s));
-    CHECK_OK(grFreeAsync(d, s));
-    CHECK_OK(grStreamSynchronize(s));
-    CHECK_EQ(h[0], 0x5a);
-    CHECK_EQ(h[N - 1], 0x5a);
+    tl_memset_check_free_async(d, h, N, 0x5a, s);
     CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrUsedMemCurrent), 0);
     /* Attributes: CUDA's, through the driver, with graphrt's checks. */
     uint64_t threshold = (uint64_t)1 << 30, zero = 0, five = 5;

@@ -386,12 +386,7 @@ GR_TEST(gpu_stream_ordered_allocation_uses_the_devices_pool)
     CHECK_OK(grMallocHost((void **)&h, N));
     CHECK_OK(grMallocAsync(&d, N, s));
     CHECK_GR(grErrorInvalidValue, grMemsetAsync(d, 0, N + 1, s));
-    CHECK_OK(grMemsetAsync(d, 0x3c, N, s));
-    CHECK_OK(grMemcpyAsync(h, d, N, grMemcpyDeviceToHost, s));
-    CHECK_OK(grFreeAsync(d, s));
-    CHECK_OK(grStreamSynchronize(s));
-    CHECK_EQ(h[0], 0x3c);
-    CHECK_EQ(h[N - 1], 0x3c);
+    tl_memset_check_free_async(d, h, N, 0x3c, s);
     /* The CPU's pool on a GPU stream: refused, naming both devices. */
     CHECK_OK(grDeviceGetDefaultMemPool(&pool, 0));
     CHECK_GR(grErrorInvalidValue, grMallocFromPoolAsync(&d, 256, pool, s));

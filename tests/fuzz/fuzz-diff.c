@@ -421,28 +421,28 @@ static void gen_copy(gen *g, int s)
     finish(g, op);
 }
 
-static void gen_set(gen *g, int s)
+/* An op of this kind that writes two random bytes over a region of up
+ * to max bytes. */
+static void gen_write(gen *g, int s, df_kind kind, uint32_t max)
 {
-    df_region d = pick_region(g, 1, 900);
+    df_region d = pick_region(g, 1, max);
     bool w = true;
     order_after_conflicts(g, s, &d, &w, 1);
-    df_op *op = emit(g, DK_SET, s);
+    df_op *op = emit(g, kind, s);
     op->dst = d;
     op->val[0] = (uint8_t)fz_next(&g->r);
     op->val[1] = (uint8_t)fz_next(&g->r);
     finish(g, op);
 }
 
+static void gen_set(gen *g, int s)
+{
+    gen_write(g, s, DK_SET, 900);
+}
+
 static void gen_host(gen *g, int s)
 {
-    df_region d = pick_region(g, 1, 256);
-    bool w = true;
-    order_after_conflicts(g, s, &d, &w, 1);
-    df_op *op = emit(g, DK_HOST, s);
-    op->dst = d;
-    op->val[0] = (uint8_t)fz_next(&g->r);
-    op->val[1] = (uint8_t)fz_next(&g->r);
-    finish(g, op);
+    gen_write(g, s, DK_HOST, 256);
 }
 
 static void gen_alloc(gen *g, int s)

@@ -325,3 +325,12 @@ void tl_pool_set_int(grMemPool_t pool, grMemPoolAttr a, int v)
 {
     CHECK_OK(grMemPoolSetAttribute(pool, a, &v));
 }
+
+void tl_check_env_debug_flag(const char *var, unsigned flag)
+{
+    unsigned flags = 0;
+    setenv(var, "1", 1);
+    CHECK_OK(grGetDebugFlags(&flags));
+    CHECK_EQ(flags, flag);
+    unsetenv(var);
+}

@@ -101,6 +101,10 @@ grKernel_t tl_kernel_store_i32_kept(void);
 grKernel_t tl_ptx_kernel(const char *name);
 /* Kernel node parameters of k over n threads in blocks of 'block'. */
 grKernelNodeParams tl_params_1d(grKernel_t k, void **args, unsigned n, unsigned block);
+/* Sets the n bytes of device memory d to v on s, copies them back into h,
+ * frees d on s and synchronizes s; the first and the last byte of h must
+ * hold v. */
+void tl_memset_check_free_async(void *d, unsigned char *h, size_t n, int v, grStream_t s);
 /* Fails the test, naming the first wrong element, unless h[0..n) all
  * hold want. */
 void tl_check_all_u32(const unsigned *h, unsigned n, unsigned want);
@@ -267,6 +271,11 @@ int tl_first_gpu(void);
 /* Makes device 1 current; skips the test, with grSetDevice's detail,
  * where there is none. */
 int tl_use_gpu_or_skip(void);
+
+/* With the environment variable var set to 1 (unset again after), the
+ * runtime, started by this call, must report exactly the debug flags
+ * 'flag'. */
+void tl_check_env_debug_flag(const char *var, unsigned flag);
 
 /* Waits until the atomic_int at flag holds want or more, or deadline_ms
  * have passed, polling every 100 us; true when it got there. A test
