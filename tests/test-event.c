@@ -529,15 +529,13 @@ GR_TEST_T(graph_event_wait_beside_a_record_of_the_same_event_finishes, 20)
 {
     grGraph_t g;
     grGraphNode_t rec, wait;
-    grGraphExec_t e;
     grEvent_t ev;
-    grStream_t s;
+    grStream_t s = tl_stream(0);
     CHECK_OK(grEventCreate(&ev));
-    CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphAddEventRecordNode(&rec, g, NULL, 0, ev));
     CHECK_OK(grGraphAddEventWaitNode(&wait, g, NULL, 0, ev));
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    grGraphExec_t e = tl_instantiate(g);
     for (int i = 0; i < 3; i++)
         CHECK_OK(grGraphLaunch(e, s));
     CHECK_OK(grStreamSynchronize(s));

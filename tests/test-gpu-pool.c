@@ -11,21 +11,10 @@ enum {
     N = 1 << 20
 };
 
-static grMemPoolProps gpu_props(int device)
-{
-    grMemPoolProps p;
-    memset(&p, 0, sizeof p);
-    p.allocType = grMemAllocationTypePinned;
-    p.handleTypes = grMemHandleTypeNone;
-    p.location.type = grMemLocationTypeDevice;
-    p.location.id = device;
-    return p;
-}
-
 GR_TEST(gpu_pool_created_for_a_gpu_allocates_in_stream_order)
 {
     int gpu = tl_use_gpu_or_skip();
-    grMemPoolProps props = gpu_props(gpu);
+    grMemPoolProps props = tl_pool_props(gpu);
     grMemPool_t pool = NULL;
     grStream_t s;
     unsigned char *h = NULL;
@@ -70,7 +59,7 @@ GR_TEST(gpu_pool_default_and_current_pools_are_the_gpus)
 {
     int gpu = tl_use_gpu_or_skip();
     grMemPool_t dflt = NULL, again = NULL, cpu_dflt = NULL, cur = NULL, pool = NULL;
-    grMemPoolProps props = gpu_props(gpu);
+    grMemPoolProps props = tl_pool_props(gpu);
     grStream_t s, cpu_s;
     void *d = NULL;
     CHECK_OK(grDeviceGetDefaultMemPool(&dflt, gpu));

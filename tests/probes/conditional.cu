@@ -7,10 +7,6 @@
 #include <cstdlib>
 #include <string>
 
-__global__ void inc(int *p)
-{
-    atomicAdd(p, 1);
-}
 __global__ void inc_and_set(int *p, cudaGraphConditionalHandle h, unsigned v)
 {
     atomicAdd(p, 1);
@@ -76,12 +72,7 @@ static cudaError_t add_cond(cudaGraph_t g, cudaGraphConditionalHandle h, cudaGra
 static cudaError_t add_kernel1(cudaGraphNode_t *n, cudaGraph_t g, void *fn, void **args,
                                const cudaGraphNode_t *deps = nullptr, size_t nd = 0)
 {
-    cudaKernelNodeParams kp;
-    memset(&kp, 0, sizeof kp);
-    kp.func = fn;
-    kp.gridDim = dim3(1);
-    kp.blockDim = dim3(1);
-    kp.kernelParams = args;
+    cudaKernelNodeParams kp = one_thread_params(fn, args);
     return cudaGraphAddKernelNode(n, g, deps, nd, &kp);
 }
 

@@ -7,11 +7,6 @@
 // Build: nvcc -arch=sm_90 -o memory memory.cu -lcuda
 #include "probe.h"
 
-__global__ void inc(int *p)
-{
-    atomicAdd(p, 1);
-}
-
 static cudaStream_t st;
 
 static size_t pool_attr(cudaMemPool_t pool, cudaMemPoolAttr a)
@@ -41,13 +36,7 @@ static cudaMemAllocNodeParams alloc_params(size_t bytes)
 
 static cudaKernelNodeParams kparams(void **args)
 {
-    cudaKernelNodeParams k;
-    memset(&k, 0, sizeof k);
-    k.func = (void *)inc;
-    k.gridDim = dim3(1);
-    k.blockDim = dim3(1);
-    k.kernelParams = args;
-    return k;
+    return one_thread_params((void *)inc, args);
 }
 
 // Index of n among g's nodes (cudaGraphGetNodes order), -1 if absent.

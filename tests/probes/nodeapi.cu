@@ -6,10 +6,6 @@
 #include "probe.h"
 #include <string>
 
-__global__ void inc(int *p)
-{
-    atomicAdd(p, 1);
-}
 __global__ void inc2(int *p)
 {
     atomicAdd(p, 2);
@@ -406,12 +402,7 @@ int main()
         cudaGraph_t g;
         cudaGraphCreate(&g, 0);
         cudaGraphNode_t n;
-        cudaKernelNodeParams kp;
-        memset(&kp, 0, sizeof kp);
-        kp.func = (void *)inc;
-        kp.gridDim = dim3(1);
-        kp.blockDim = dim3(1);
-        kp.kernelParams = kargs_a;
+        cudaKernelNodeParams kp = one_thread_params((void *)inc, kargs_a);
         cudaGraphAddKernelNode(&n, g, nullptr, 0, &kp);
         struct {
             const char *name;
