@@ -101,7 +101,7 @@ typedef struct rig {
     grGraphExecUpdateResultInfo info;
 } rig;
 
-static void rig_make(rig *r)
+static void update_rig_make(rig *r)
 {
     CHECK_OK(grSetDevice(tl_first_gpu()));
     setup_make(&r->st);
@@ -110,7 +110,7 @@ static void rig_make(rig *r)
     CHECK_OK(grGraphInstantiate(&r->e, r->ones.g, 0));
 }
 
-static void rig_free(rig *r)
+static void update_rig_free(rig *r)
 {
     CHECK_OK(grGraphExecDestroy(r->e));
     CHECK_OK(grGraphDestroy(r->ones.g));
@@ -122,7 +122,7 @@ static void rig_free(rig *r)
 GR_TEST(gpu_update_of_many_nodes_keeps_what_set_params_wrote)
 {
     rig r;
-    rig_make(&r);
+    update_rig_make(&r);
     run_expect(&r.st, r.e, K);
     /* Node 0 set in place to what the update will give it: the update
      * does not change it, and must not undo it either. */
@@ -144,13 +144,13 @@ GR_TEST(gpu_update_of_many_nodes_keeps_what_set_params_wrote)
     run_expect(&r.st, r.e, 100 + 2 * (K / 2 - 1) + 3 * (K / 2));
     CHECK_OK(grGraphExecUpdate(r.e, r.twos.g, &r.info));
     run_expect(&r.st, r.e, 100 + 2 * (K - 1));
-    rig_free(&r);
+    update_rig_free(&r);
 }
 
 GR_TEST(gpu_update_of_many_nodes_keeps_disabled_nodes_disabled)
 {
     rig r;
-    rig_make(&r);
+    update_rig_make(&r);
     CHECK_OK(grGraphNodeSetEnabled(r.e, r.ones.add[3], 0));
     run_expect(&r.st, r.e, K - 1);
     CHECK_OK(grGraphExecUpdate(r.e, r.twos.g, &r.info));
@@ -160,13 +160,13 @@ GR_TEST(gpu_update_of_many_nodes_keeps_disabled_nodes_disabled)
     run_expect(&r.st, r.e, 100 + 2 * (K - 1));
     CHECK_OK(grGraphExecUpdate(r.e, r.ones.g, &r.info));
     run_expect(&r.st, r.e, K);
-    rig_free(&r);
+    update_rig_free(&r);
 }
 
 GR_TEST(gpu_update_after_many_set_params_calls_runs_the_updated_graph)
 {
     rig r;
-    rig_make(&r);
+    update_rig_make(&r);
     /* Every node set in place, several times (as the benchmark does). */
     for (int round = 0; round < 3; round++)
         for (int i = 0; i < K; i++)
@@ -176,5 +176,5 @@ GR_TEST(gpu_update_after_many_set_params_calls_runs_the_updated_graph)
     run_expect(&r.st, r.e, 100 + 2 * (K - 1));
     CHECK_OK(grGraphExecUpdate(r.e, r.ones.g, &r.info));
     run_expect(&r.st, r.e, K);
-    rig_free(&r);
+    update_rig_free(&r);
 }

@@ -1,5 +1,5 @@
 // attrs.cu - probes kernel node attributes (priority, cooperative, cluster
-// dimensions, copy, exec update), stream priorities, stream ids/devices and
+// dimensions, copy, exec report_update), stream priorities, stream ids/devices and
 // attributes, and external event record/wait in and out of stream capture.
 // Build: nvcc -arch=sm_90 -o attrs attrs.cu -lcuda
 #include "probe.h"
@@ -16,7 +16,7 @@ static int getprio(cudaGraphNode_t n)
     cudaGetLastError();
     return e ? -9999 : v.priority;
 }
-static void update(const char *name, cudaGraphExec_t ex, cudaGraph_t g)
+static void report_update(const char *name, cudaGraphExec_t ex, cudaGraph_t g)
 {
     cudaGraphExecUpdateResultInfo ri;
     memset(&ri, 0, sizeof ri);
@@ -154,7 +154,7 @@ int main()
                     snprintf(nm, sizeof nm, "kattr-update-none-to-%s", names[a]);
                 else
                     snprintf(nm, sizeof nm, "kattr-update-%s-to-none", names[a]);
-                update(nm, ex, base ? g0 : g1);
+                report_update(nm, ex, base ? g0 : g1);
                 cudaGraphExecDestroy(ex);
                 cudaGraphDestroy(g0);
                 cudaGraphDestroy(g1);
@@ -171,7 +171,7 @@ int main()
         (void)k1;
         cudaGraphExec_t ex;
         cudaGraphInstantiate(&ex, g1, 0);
-        update("kattr-update-priority1-to-priority2", ex, g2);
+        report_update("kattr-update-priority1-to-priority2", ex, g2);
         cudaGraphExecDestroy(ex);
         cudaGraphDestroy(g1);
         cudaGraphDestroy(g2);

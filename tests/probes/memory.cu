@@ -9,7 +9,7 @@
 
 static cudaStream_t st;
 
-static size_t pool_attr(cudaMemPool_t pool, cudaMemPoolAttr a)
+static size_t probe_pool_attr(cudaMemPool_t pool, cudaMemPoolAttr a)
 {
     cuuint64_t v = 0;
     if (cudaMemPoolGetAttribute(pool, a, &v) != cudaSuccess)
@@ -19,8 +19,8 @@ static size_t pool_attr(cudaMemPool_t pool, cudaMemPoolAttr a)
 
 static void used(const char *name, cudaMemPool_t pool)
 {
-    note(name, "used=%zu reserved=%zu", pool_attr(pool, cudaMemPoolAttrUsedMemCurrent),
-         pool_attr(pool, cudaMemPoolAttrReservedMemCurrent));
+    note(name, "used=%zu reserved=%zu", probe_pool_attr(pool, cudaMemPoolAttrUsedMemCurrent),
+         probe_pool_attr(pool, cudaMemPoolAttrReservedMemCurrent));
 }
 
 static cudaMemAllocNodeParams alloc_params(size_t bytes)

@@ -10,7 +10,7 @@ __global__ void inc2(int *p)
 {
     atomicAdd(p, 2);
 }
-static void host_fn(void *p)
+static void count_host(void *p)
 {
     ++*(int *)p;
 }
@@ -48,7 +48,7 @@ static void fill(cudaGraphNodeParams &p, cudaGraphNodeType t, int variant, cudaG
         p.memset.height = 1;
         break;
     case cudaGraphNodeTypeHost:
-        p.host.fn = host_fn;
+        p.host.fn = count_host;
         p.host.userData = &hostcount;
         break;
     case cudaGraphNodeTypeGraph:
@@ -381,7 +381,7 @@ int main()
             cudaGraphExecDestroy(ex);
         // device launch with a host node
         cudaGraphNode_t hn;
-        cudaHostNodeParams hp = {host_fn, &hostcount};
+        cudaHostNodeParams hp = {count_host, &hostcount};
         cudaGraphAddHostNode(&hn, ge, nullptr, 0, &hp);
         instp("device-launch-with-host-node", &ex, ge, cudaGraphInstantiateFlagDeviceLaunch);
         if (ex)
