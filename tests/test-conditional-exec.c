@@ -9,19 +9,29 @@
 
 #include <pthread.h>
 
+/* *g: an IF node on a new handle *h (default 1, assigned at each launch)
+ * whose body (*body) has one node (*put), which puts 1 into *out;
+ * returns its executable, run once (*out must then be 1). */
+static grGraphExec_t if_put_ran(tl_cond_kernels *k, grGraph_t *g, grGraphConditionalHandle *h,
+                                grGraph_t **body, int *out, grGraphNode_t *put)
+{
+    tl_cond_graph(g, h, 1, grGraphCondAssignDefault, grGraphCondTypeIf, 1, body);
+    *put = tl_cond_add_put((*body)[0], NULL, 0, k, out, 1);
+    grGraphExec_t e = tl_instantiate(*g);
+    tl_run(e);
+    CHECK_EQ(*out, 1);
+    return e;
+}
+
 GR_TEST(cond_exec_update_applies_body_parameters)
 {
     tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *body;
     grGraphConditionalHandle h;
-    grGraphExec_t e;
     grGraphExecUpdateResultInfo info;
     int out = 0;
-    tl_cond_graph(&g, &h, 1, grGraphCondAssignDefault, grGraphCondTypeIf, 1, &body);
-    grGraphNode_t put = tl_cond_add_put(body[0], NULL, 0, &k, &out, 1);
-    e = tl_instantiate(g);
-    tl_run(e);
-    CHECK_EQ(out, 1);
+    grGraphNode_t put;
+    grGraphExec_t e = if_put_ran(&k, &g, &h, &body, &out, &put);
     int *op = &out, two = 2;
     void *args[2] = {&op, &two};
     grKernelNodeParams p = {k.put, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args, NULL};
@@ -51,14 +61,13 @@ GR_TEST(cond_exec_update_keeps_a_disabled_body_node_disabled)
     tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, g2, *body;
     grGraphConditionalHandle h, h2;
-    grGraphExec_t e;
     grGraphExecUpdateResultInfo info;
     int out[2] = {0, 0};
     unsigned en = 9;
     tl_cond_graph(&g, &h, 1, grGraphCondAssignDefault, grGraphCondTypeIf, 1, &body);
     grGraphNode_t off = tl_cond_add_put(body[0], NULL, 0, &k, &out[0], 1);
     grGraphNode_t on = tl_cond_add_put(body[0], NULL, 0, &k, &out[1], 1);
-    e = tl_instantiate(g);
+    grGraphExec_t e = tl_instantiate(g);
     CHECK_OK(grGraphNodeSetEnabled(e, off, 0));
     tl_run(e);
     CHECK_EQ(out[0], 0);
@@ -89,10 +98,9 @@ GR_TEST(cond_exec_update_refuses_another_conditional_type)
 {
     grGraph_t g, g2;
     grGraphConditionalHandle h, h2;
-    grGraphExec_t e;
     grGraphExecUpdateResultInfo info;
     tl_cond_graph(&g, &h, 0, 0, grGraphCondTypeIf, 1, NULL);
-    e = tl_instantiate(g);
+    grGraphExec_t e = tl_instantiate(g);
     grGraphNode_t w = tl_cond_graph(&g2, &h2, 0, 0, grGraphCondTypeWhile, 1, NULL);
     CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecUpdate(e, g2, &info));
     CHECK_EQ(info.result, grGraphExecUpdateErrorNotSupported);
@@ -158,13 +166,9 @@ GR_TEST(cond_exec_kernel_set_params_reaches_if_body)
     tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *body;
     grGraphConditionalHandle h;
-    grGraphExec_t e;
     int out = 0, other = 0;
-    tl_cond_graph(&g, &h, 1, grGraphCondAssignDefault, grGraphCondTypeIf, 1, &body);
-    grGraphNode_t put = tl_cond_add_put(body[0], NULL, 0, &k, &out, 1);
-    e = tl_instantiate(g);
-    tl_run(e);
-    CHECK_EQ(out, 1);
+    grGraphNode_t put;
+    grGraphExec_t e = if_put_ran(&k, &g, &h, &body, &out, &put);
     int *dst = &other, v = 7;
     void *args[2];
     grKernelNodeParams p = put_params(&k, args, &dst, &v);
@@ -198,7 +202,6 @@ GR_TEST(cond_exec_kernel_set_params_reaches_while_and_nested_bodies)
     tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *body, *inner;
     grGraphConditionalHandle h, hi;
-    grGraphExec_t e;
     int counter = 0, sum = 0;
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
@@ -209,7 +212,7 @@ GR_TEST(cond_exec_kernel_set_params_reaches_while_and_nested_bodies)
     int *sp = &sum, one = 1;
     void *add_args[2] = {&sp, &one};
     grGraphNode_t add = tl_add_kernel(inner[0], NULL, 0, k.add, add_args, 1);
-    e = tl_instantiate(g);
+    grGraphExec_t e = tl_instantiate(g);
     tl_run(e);
     CHECK_EQ(counter, 3);
     CHECK_EQ(sum, 3);
@@ -233,13 +236,12 @@ GR_TEST(cond_exec_memset_set_params_reaches_body)
 {
     grGraph_t g, *body;
     grGraphConditionalHandle h;
-    grGraphExec_t e;
     unsigned char a[8] = {0}, b[8] = {0};
     tl_cond_graph(&g, &h, 1, grGraphCondAssignDefault, grGraphCondTypeIf, 1, &body);
     grGraphNode_t m;
     grMemsetParams mp = {a, 0, 0x11, 1, 4, 1};
     CHECK_OK(grGraphAddMemsetNode(&m, body[0], NULL, 0, &mp));
-    e = tl_instantiate(g);
+    grGraphExec_t e = tl_instantiate(g);
     tl_run(e);
     CHECK_EQ(a[3], 0x11);
     CHECK_EQ(a[4], 0);
@@ -267,12 +269,11 @@ GR_TEST(cond_disabling_a_body_node_skips_it)
     tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *body;
     grGraphConditionalHandle h;
-    grGraphExec_t e;
     int out = 0, after = 0;
     grGraphNode_t c = tl_cond_graph(&g, &h, 1, grGraphCondAssignDefault, grGraphCondTypeIf, 1, &body);
     grGraphNode_t put = tl_cond_add_put(body[0], NULL, 0, &k, &out, 4);
     tl_cond_add_put(body[0], &put, 1, &k, &after, 6);
-    e = tl_instantiate(g);
+    grGraphExec_t e = tl_instantiate(g);
     unsigned en = 2;
     CHECK_OK(grGraphNodeGetEnabled(e, put, &en));
     CHECK_EQ(en, 1u);
@@ -297,13 +298,12 @@ GR_TEST(cond_exec_setters_refuse_foreign_body_nodes_and_change_nothing)
     tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, g2, *body, *body2;
     grGraphConditionalHandle h, h2;
-    grGraphExec_t e;
     int out = 0, other = 0;
     tl_cond_graph(&g, &h, 1, grGraphCondAssignDefault, grGraphCondTypeIf, 1, &body);
     grGraphNode_t put = tl_cond_add_put(body[0], NULL, 0, &k, &out, 1);
     tl_cond_graph(&g2, &h2, 1, grGraphCondAssignDefault, grGraphCondTypeIf, 1, &body2);
     grGraphNode_t put2 = tl_cond_add_put(body2[0], NULL, 0, &k, &out, 1);
-    e = tl_instantiate(g);
+    grGraphExec_t e = tl_instantiate(g);
     /* A node added to the body after instantiation is not the
      * executable's either. */
     grGraphNode_t late = tl_cond_add_put(body[0], NULL, 0, &k, &other, 3);
@@ -395,11 +395,10 @@ GR_TEST(cond_body_setters_race_with_updates)
     tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *body;
     grGraphConditionalHandle h;
-    grGraphExec_t e;
     int out = 0;
     tl_cond_graph(&g, &h, 1, grGraphCondAssignDefault, grGraphCondTypeIf, 1, &body);
     grGraphNode_t put = tl_cond_add_put(body[0], NULL, 0, &k, &out, 1);
-    e = tl_instantiate(g);
+    grGraphExec_t e = tl_instantiate(g);
     updater u = {e, g, 2000};
     pthread_t t;
     CHECK(pthread_create(&t, NULL, update_repeatedly, &u) == 0);

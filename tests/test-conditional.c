@@ -96,7 +96,6 @@ GR_TEST(cond_if_else_follows_value_set_by_kernel_before_it)
     tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *body;
     grGraphConditionalHandle h;
-    grGraphExec_t e;
     int out = 0;
     unsigned v = 1;
     CHECK_OK(grGraphCreate(&g, 0));
@@ -106,7 +105,7 @@ GR_TEST(cond_if_else_follows_value_set_by_kernel_before_it)
     tl_add_cond(g, &set, 1, h, grGraphCondTypeIf, 2, &body);
     tl_cond_add_put(body[0], NULL, 0, &k, &out, 10);
     tl_cond_add_put(body[1], NULL, 0, &k, &out, 20);
-    e = tl_instantiate(g);
+    grGraphExec_t e = tl_instantiate(g);
     tl_run(e);
     CHECK_EQ(out, 10);
     v = 0;
@@ -127,12 +126,11 @@ GR_TEST(cond_switch_runs_the_body_of_the_value)
     tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *body;
     grGraphConditionalHandle h;
-    grGraphExec_t e;
     int out = -1;
     tl_cond_graph(&g, &h, 0, 0, grGraphCondTypeSwitch, 3, &body);
     for (int b = 0; b < 3; b++)
         tl_cond_add_put(body[b], NULL, 0, &k, &out, 100 + b);
-    e = tl_instantiate(g);
+    grGraphExec_t e = tl_instantiate(g);
     for (unsigned v = 0; v < 3; v++) {
         CHECK_OK(grGraphSetConditional(h, v));
         tl_run(e);
@@ -154,7 +152,6 @@ GR_TEST(cond_nested_if_inside_while)
     tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *outer, *inner;
     grGraphConditionalHandle hw, hi;
-    grGraphExec_t e;
     int counter = 0, odd = 0, after = 0, one = 1;
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&hw, g, 1, grGraphCondAssignDefault));
@@ -172,7 +169,7 @@ GR_TEST(cond_nested_if_inside_while)
     void *aa[2] = {&oddp, &one};
     tl_add_kernel(inner[0], NULL, 0, k.add, aa, 1);
     tl_add_kernel(outer[0], &cif, 1, k.setv, a0, 1);
-    e = tl_instantiate(g);
+    grGraphExec_t e = tl_instantiate(g);
     tl_run(e);
     CHECK_EQ(counter, 6);
     CHECK_EQ(odd, 6);
@@ -188,7 +185,6 @@ GR_TEST(cond_while_body_with_branches_and_many_blocks)
     tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *body;
     grGraphConditionalHandle h;
-    grGraphExec_t e;
     int counter = 0, sum = 0, side = 0, one = 1;
     int *sump = &sum, *sidep = &side;
     CHECK_OK(grGraphCreate(&g, 0));
@@ -205,7 +201,7 @@ GR_TEST(cond_while_body_with_branches_and_many_blocks)
     int *cp = &counter;
     void *astep[3] = {&cp, &h, &limit};
     tl_add_kernel(body[0], deps, 2, k.step, astep, 1);
-    e = tl_instantiate(g);
+    grGraphExec_t e = tl_instantiate(g);
     for (int launch = 1; launch <= 20; launch++) {
         counter = 0;
         tl_run(e);
@@ -221,7 +217,6 @@ GR_TEST(cond_body_filled_by_stream_capture)
     tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *body, got = NULL;
     grGraphConditionalHandle h;
-    grGraphExec_t e;
     grStream_t s;
     int counter = 0, out = 0, seven = 7;
     CHECK_OK(grStreamCreate(&s));
@@ -244,7 +239,7 @@ GR_TEST(cond_body_filled_by_stream_capture)
     CHECK_EQ(tl_node_count(body[0]), 2);
     /* The handle of the destroyed node is free for another node. */
     tl_add_cond(g, NULL, 0, h2, grGraphCondTypeIf, 1, NULL);
-    e = tl_instantiate(g);
+    grGraphExec_t e = tl_instantiate(g);
     tl_run(e);
     CHECK_EQ(counter, 4);
     CHECK_EQ(out, 7);
@@ -372,8 +367,7 @@ GR_TEST(cond_body_node_types_cuda_refuses_fail_instantiate)
     CHECK_OK(grGraphCreate(&empty, 0));
     CHECK_OK(grGraphAddChildGraphNode(&n, body[0], NULL, 0, empty));
     CHECK_EQ(tl_node_count(body[0]), 3);
-    grGraphExec_t e;
-    e = tl_instantiate(g);
+    grGraphExec_t e = tl_instantiate(g);
     CHECK_OK(grGraphSetConditional(h, 1));
     tl_run(e);
     CHECK_EQ(x, 1);
@@ -486,11 +480,10 @@ GR_TEST(cond_executable_outlives_its_graph_and_handle)
     tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *body;
     grGraphConditionalHandle h;
-    grGraphExec_t e;
     int counter = 0;
     tl_cond_graph(&g, &h, 1, grGraphCondAssignDefault, grGraphCondTypeWhile, 1, &body);
     tl_cond_add_step(body[0], &k, &counter, h, 3);
-    e = tl_instantiate(g);
+    grGraphExec_t e = tl_instantiate(g);
     CHECK_OK(grGraphDestroy(g));
     tl_run(e);
     CHECK_EQ(counter, 3);
@@ -536,12 +529,11 @@ GR_TEST(cond_baked_values_include_body_nodes)
     tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *body;
     grGraphConditionalHandle h;
-    grGraphExec_t e;
     int *buf = NULL;
     CHECK_OK(grMalloc((void **)&buf, 64));
     grGraphNode_t cond = tl_cond_graph(&g, &h, 0, 0, grGraphCondTypeWhile, 1, &body);
     tl_cond_add_put(body[0], NULL, 0, &k, buf + 2, 1);
-    e = tl_instantiate(g);
+    grGraphExec_t e = tl_instantiate(g);
     grBakedValue v[8];
     size_t n = 8;
     CHECK_OK(grGraphExecGetBakedValues(e, v, &n));
@@ -570,7 +562,6 @@ GR_TEST(cond_kernel_source_helper_ends_a_loop)
     grKernel_t k;
     grGraph_t g, *body;
     grGraphConditionalHandle h;
-    grGraphExec_t e;
     grGraphNode_t n;
     int left = 9, *lp = &left;
     CHECK_OK(GR_KERNEL_CREATE(&k, cond_countdown));
@@ -578,7 +569,7 @@ GR_TEST(cond_kernel_source_helper_ends_a_loop)
     void *args[2] = {&lp, &h};
     grKernelNodeParams p = {k, GR_DIM3(2, 1, 1), GR_DIM3(32, 1, 1), 0, args, NULL};
     CHECK_OK(grGraphAddKernelNode(&n, body[0], NULL, 0, &p));
-    e = tl_instantiate(g);
+    grGraphExec_t e = tl_instantiate(g);
     tl_run(e);
     CHECK_EQ(left, 0);
     CHECK_OK(grGraphExecDestroy(e));
@@ -590,9 +581,8 @@ GR_TEST(cond_node_cannot_be_disabled)
 {
     grGraph_t g;
     grGraphConditionalHandle h;
-    grGraphExec_t e;
     grGraphNode_t n = tl_cond_graph(&g, &h, 0, 0, grGraphCondTypeIf, 1, NULL);
-    e = tl_instantiate(g);
+    grGraphExec_t e = tl_instantiate(g);
     CHECK_GR(grErrorInvalidValue, grGraphNodeSetEnabled(e, n, 0)); /* probe */
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
@@ -605,7 +595,6 @@ GR_TEST(cond_node_added_to_a_capture_in_progress)
     tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t cg = NULL, got = NULL, *body;
     grGraphConditionalHandle h;
-    grGraphExec_t e;
     grStream_t s;
     grStreamCaptureStatus st;
     const grGraphNode_t *deps = NULL;
@@ -627,7 +616,7 @@ GR_TEST(cond_node_added_to_a_capture_in_progress)
     CHECK_OK(grStreamEndCapture(s, &got));
     CHECK_PTR_EQ(got, cg);
     CHECK_EQ(tl_node_count(got), 3);
-    e = tl_instantiate(got);
+    grGraphExec_t e = tl_instantiate(got);
     tl_run(e);
     CHECK_EQ(a, 1);
     CHECK_EQ(b, 2);
@@ -689,13 +678,12 @@ GR_TEST(conditional_body_user_objects_are_held_by_the_executable)
     grGraph_t g;
     grGraph_t *bodies;
     grGraphConditionalHandle h;
-    grGraphExec_t e;
     grUserObject_t o;
     body_object_runs = 0;
     tl_cond_graph(&g, &h, 0, grGraphCondAssignDefault, grGraphCondTypeIf, 1, &bodies);
     CHECK_OK(grUserObjectCreate(&o, NULL, body_object_destroy, 1, grUserObjectNoDestructorSync));
     CHECK_OK(grGraphRetainUserObject(bodies[0], o, 1, grGraphUserObjectMove));
-    e = tl_instantiate(g);
+    grGraphExec_t e = tl_instantiate(g);
     CHECK_OK(grGraphDestroy(g));
     CHECK_EQ(body_object_runs, 0);
     CHECK_OK(grGraphExecDestroy(e));
