@@ -242,8 +242,7 @@ GR_TEST(check_mode_refuses_a_copy_from_freed_memory_and_names_the_node)
 
 GR_TEST(debug_flags_refuse_unknown_bits_and_null_output)
 {
-    CHECK_GR(grErrorInvalidValue, grSetDebugFlags(1u << 7));
-    CHECK_DETAIL_HAS("grSetDebugFlags");
+    CHECK_REFUSED(grErrorInvalidValue, grSetDebugFlags, 1u << 7);
     CHECK_GR(grErrorInvalidValue, grGetDebugFlags(NULL));
 }
 

@@ -26,22 +26,17 @@ GR_TEST(set_device_refuses_devices_past_the_count)
 {
     int d = -1, n = 0;
     CHECK_OK(grGetDeviceCount(&n));
-    CHECK_GR(grErrorInvalidDevice, grSetDevice(n));
-    CHECK_DETAIL_HAS("grSetDevice");
-    CHECK_GR(grErrorInvalidDevice, grSetDevice(-1));
-    CHECK_DETAIL_HAS("grSetDevice");
+    CHECK_REFUSED(grErrorInvalidDevice, grSetDevice, n);
+    CHECK_REFUSED(grErrorInvalidDevice, grSetDevice, -1);
     CHECK_OK(grGetDevice(&d));
     CHECK_EQ(d, 0);
 }
 
 GR_TEST(device_queries_refuse_null_outputs)
 {
-    CHECK_GR(grErrorInvalidValue, grGetDeviceCount(NULL));
-    CHECK_DETAIL_HAS("grGetDeviceCount");
-    CHECK_GR(grErrorInvalidValue, grGetDevice(NULL));
-    CHECK_DETAIL_HAS("grGetDevice");
-    CHECK_GR(grErrorInvalidValue, grDeviceGetAttribute(NULL, grDevAttrWarpSize, 0));
-    CHECK_DETAIL_HAS("grDeviceGetAttribute");
+    CHECK_REFUSED(grErrorInvalidValue, grGetDeviceCount, NULL);
+    CHECK_REFUSED(grErrorInvalidValue, grGetDevice, NULL);
+    CHECK_REFUSED(grErrorInvalidValue, grDeviceGetAttribute, NULL, grDevAttrWarpSize, 0);
 }
 
 GR_TEST(multiprocessor_count_equals_GRAPHRT_WORKERS)
@@ -98,11 +93,9 @@ GR_TEST(device_attribute_refuses_bad_device_and_attribute)
 {
     int v = 12345, n = 0;
     CHECK_OK(grGetDeviceCount(&n));
-    CHECK_GR(grErrorInvalidDevice, grDeviceGetAttribute(&v, grDevAttrMultiProcessorCount, n));
-    CHECK_DETAIL_HAS("grDeviceGetAttribute");
+    CHECK_REFUSED(grErrorInvalidDevice, grDeviceGetAttribute, &v, grDevAttrMultiProcessorCount, n);
     CHECK_GR(grErrorInvalidDevice, grDeviceGetAttribute(&v, grDevAttrMultiProcessorCount, -1));
-    CHECK_GR(grErrorInvalidValue, grDeviceGetAttribute(&v, (grDeviceAttr)0, 0));
-    CHECK_DETAIL_HAS("grDeviceGetAttribute");
+    CHECK_REFUSED(grErrorInvalidValue, grDeviceGetAttribute, &v, (grDeviceAttr)0, 0);
     CHECK_GR(grErrorInvalidValue, grDeviceGetAttribute(&v, (grDeviceAttr)9999, 0));
     CHECK_EQ(v, 12345);
 }
@@ -329,10 +322,8 @@ GR_TEST(cpu_properties_describe_the_cpu_and_match_the_attributes)
     CHECK_EQ(p.multiProcessorCount, v);
     CHECK_EQ(p.warpSize, 1);
     CHECK_EQ(p.major, 0);
-    CHECK_GR(grErrorInvalidValue, grGetDeviceProperties(NULL, 0));
-    CHECK_DETAIL_HAS("grGetDeviceProperties");
-    CHECK_GR(grErrorInvalidDevice, grGetDeviceProperties(&p, -1));
-    CHECK_DETAIL_HAS("grGetDeviceProperties");
+    CHECK_REFUSED(grErrorInvalidValue, grGetDeviceProperties, NULL, 0);
+    CHECK_REFUSED(grErrorInvalidDevice, grGetDeviceProperties, &p, -1);
 }
 
 GR_TEST(graphrt_device_cpu_starts_threads_on_the_cpu)

@@ -98,8 +98,7 @@ GR_TEST(fakedev_setter_refused_by_the_device_leaves_the_plan_as_it_was)
     /* The device first: its refusal comes back and the plan keeps 1. */
     gr_fakedev_fail("exec_set_memset", grErrorMemoryAllocation, 0);
     grMemsetParams mp = {d, 0, 2, 4, 1, 1};
-    CHECK_GR(grErrorMemoryAllocation, grGraphExecMemsetNodeSetParams(e, node, &mp));
-    CHECK_DETAIL_HAS("grGraphExecMemsetNodeSetParams");
+    CHECK_REFUSED(grErrorMemoryAllocation, grGraphExecMemsetNodeSetParams, e, node, &mp);
     CHECK_DETAIL_HAS("injected");
     CHECK_EQ(run_and_read(e, s, d), 1u);
     /* Then the plan, once the device agrees. */
@@ -228,8 +227,7 @@ GR_TEST(fakedev_failed_operations_come_back_with_a_detail_and_change_nothing)
     grEvent_t ev = NULL;
     fake_or_skip();
     gr_fakedev_fail("mem_alloc", grErrorMemoryAllocation, 0);
-    CHECK_GR(grErrorMemoryAllocation, grMalloc(&d, 64));
-    CHECK_DETAIL_HAS("grMalloc");
+    CHECK_REFUSED(grErrorMemoryAllocation, grMalloc, &d, 64);
     CHECK(d == (void *)&d);
     gr_fakedev_fail("stream_create", grErrorMemoryAllocation, 0);
     CHECK_GR(grErrorMemoryAllocation, grStreamCreate(&s));
@@ -246,8 +244,7 @@ GR_TEST(fakedev_failed_operations_come_back_with_a_detail_and_change_nothing)
     CHECK_OK(grStreamCreate(&s));
     gr_fakedev_fail("copy", grErrorInvalidValue, 1);
     CHECK_OK(grMemcpyAsync(d, h, 64, grMemcpyHostToDevice, s));
-    CHECK_GR(grErrorInvalidValue, grMemcpyAsync(d, h, 64, grMemcpyHostToDevice, s));
-    CHECK_DETAIL_HAS("grMemcpyAsync");
+    CHECK_REFUSED(grErrorInvalidValue, grMemcpyAsync, d, h, 64, grMemcpyHostToDevice, s);
     CHECK_EQ(gr_fakedev_calls("copy"), 2u);
     gr_fakedev_clear();
     CHECK_OK(grStreamSynchronize(s));
@@ -266,8 +263,7 @@ GR_TEST(fakedev_asynchronous_error_surfaces_at_every_synchronisation)
     CHECK_OK(grEventRecord(ev, s));
     CHECK_OK(grStreamSynchronize(s));
     gr_fakedev_async_error(grErrorLaunchFailure);
-    CHECK_GR(grErrorLaunchFailure, grStreamSynchronize(s));
-    CHECK_DETAIL_HAS("grStreamSynchronize");
+    CHECK_REFUSED(grErrorLaunchFailure, grStreamSynchronize, s);
     CHECK_GR(grErrorLaunchFailure, grStreamQuery(s));
     CHECK_GR(grErrorLaunchFailure, grEventSynchronize(ev));
     CHECK_GR(grErrorLaunchFailure, grEventQuery(ev));

@@ -454,11 +454,11 @@ GR_TEST(kernel_launch_refuses_zero_dimensions)
     void *args[2] = {&a, &b};
     const grDim3 zero[3] = {GR_DIM3(0, 1, 1), GR_DIM3(1, 0, 1), GR_DIM3(1, 1, 0)};
     for (int i = 0; i < 3; i++) {
-        CHECK_GR(grErrorInvalidConfiguration, grLaunchKernel(k, zero[i], GR_DIM3(1, 1, 1), args, 0, NULL));
-        CHECK_DETAIL_HAS("grLaunchKernel");
+        CHECK_REFUSED(grErrorInvalidConfiguration, grLaunchKernel, k, zero[i], GR_DIM3(1, 1, 1), args, 0,
+                      NULL);
         CHECK_DETAIL_HAS("noop_kernel");
-        CHECK_GR(grErrorInvalidConfiguration, grLaunchKernel(k, GR_DIM3(1, 1, 1), zero[i], args, 0, NULL));
-        CHECK_DETAIL_HAS("grLaunchKernel");
+        CHECK_REFUSED(grErrorInvalidConfiguration, grLaunchKernel, k, GR_DIM3(1, 1, 1), zero[i], args, 0,
+                      NULL);
     }
     CHECK_OK(grStreamSynchronize(NULL));
     CHECK_EQ(atomic_load(&noop_calls), 0);
@@ -499,11 +499,9 @@ GR_TEST(kernel_launch_refuses_missing_arguments)
     grKernel_t k = make_two_param_kernel();
     int a = 1;
     void *args[2] = {&a, NULL};
-    CHECK_GR(grErrorInvalidValue, grLaunchKernel(k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), NULL, 0, NULL));
-    CHECK_DETAIL_HAS("grLaunchKernel");
+    CHECK_REFUSED(grErrorInvalidValue, grLaunchKernel, k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), NULL, 0, NULL);
     CHECK_DETAIL_HAS("NULL");
-    CHECK_GR(grErrorInvalidValue, grLaunchKernel(k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, NULL));
-    CHECK_DETAIL_HAS("grLaunchKernel");
+    CHECK_REFUSED(grErrorInvalidValue, grLaunchKernel, k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, NULL);
     CHECK_DETAIL_HAS("args[1]");
     CHECK_OK(grStreamSynchronize(NULL));
     CHECK_EQ(atomic_load(&noop_calls), 0);
@@ -534,8 +532,7 @@ GR_TEST(kernel_launch_refuses_unknown_kernels)
     CHECK_GR(grErrorInvalidDeviceFunction,
              grLaunchKernel((grKernel_t)(void *)fake, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), NULL, 0, NULL));
     CHECK_DETAIL_HAS("grLaunchKernel");
-    CHECK_GR(grErrorInvalidDeviceFunction, grKernelDestroy(NULL));
-    CHECK_DETAIL_HAS("grKernelDestroy");
+    CHECK_REFUSED(grErrorInvalidDeviceFunction, grKernelDestroy, NULL);
     CHECK_GR(grErrorInvalidDeviceFunction, grKernelDestroy((grKernel_t)(void *)fake));
 }
 
@@ -554,8 +551,8 @@ GR_TEST(kernel_launch_refuses_bad_and_destroyed_streams)
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grLaunchHostFunc(s, tl_wait_gate, &gate));
     CHECK_OK(grStreamDestroy(s)); /* the queued work keeps its memory */
-    CHECK_GR(grErrorInvalidResourceHandle, grLaunchKernel(k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, s));
-    CHECK_DETAIL_HAS("grLaunchKernel");
+    CHECK_REFUSED(grErrorInvalidResourceHandle, grLaunchKernel, k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args,
+                  0, s);
     atomic_store(&gate, 1);
     CHECK_OK(grDeviceSynchronize());
     CHECK_EQ(atomic_load(&noop_calls), 0);
@@ -574,10 +571,9 @@ GR_TEST(destroyed_kernel_is_refused_while_a_launch_holds_it)
     CHECK_OK(grLaunchHostFunc(s, tl_wait_gate, &gate));
     CHECK_OK(grLaunchKernel(k, GR_DIM3(2, 1, 1), GR_DIM3(1, 1, 1), args, 0, s));
     CHECK_OK(grKernelDestroy(k));
-    CHECK_GR(grErrorInvalidDeviceFunction, grLaunchKernel(k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, s));
-    CHECK_DETAIL_HAS("grLaunchKernel");
-    CHECK_GR(grErrorInvalidDeviceFunction, grKernelDestroy(k));
-    CHECK_DETAIL_HAS("grKernelDestroy");
+    CHECK_REFUSED(grErrorInvalidDeviceFunction, grLaunchKernel, k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args,
+                  0, s);
+    CHECK_REFUSED(grErrorInvalidDeviceFunction, grKernelDestroy, k);
     /* The queued launch still runs, with the destroyed kernel kept alive. */
     atomic_store(&gate, 1);
     CHECK_OK(grStreamSynchronize(s));
@@ -625,8 +621,7 @@ GR_TEST(kernel_create_refuses_a_duplicate_name)
 {
     grKernel_t k1, k2 = (grKernel_t)(void *)0x1234;
     CHECK_OK(grKernelCreate(&k1, noop_kernel, "same_name", 0, NULL));
-    CHECK_GR(grErrorInvalidValue, grKernelCreate(&k2, noop_kernel, "same_name", 0, NULL));
-    CHECK_DETAIL_HAS("grKernelCreate");
+    CHECK_REFUSED(grErrorInvalidValue, grKernelCreate, &k2, noop_kernel, "same_name", 0, NULL);
     CHECK_DETAIL_HAS("same_name");
     CHECK_PTR_EQ(k2, (grKernel_t)(void *)0x1234);
     /* The first kernel is untouched. */
@@ -644,10 +639,8 @@ GR_TEST(kernel_create_refuses_bad_arguments)
     size_t sizes[2] = {4, 8};
     size_t zero[1] = {0};
     size_t huge[1] = {4097};
-    CHECK_GR(grErrorInvalidValue, grKernelCreate(NULL, noop_kernel, "k", 0, NULL));
-    CHECK_DETAIL_HAS("grKernelCreate");
-    CHECK_GR(grErrorInvalidValue, grKernelCreate(&k, NULL, "k", 0, NULL));
-    CHECK_DETAIL_HAS("grKernelCreate");
+    CHECK_REFUSED(grErrorInvalidValue, grKernelCreate, NULL, noop_kernel, "k", 0, NULL);
+    CHECK_REFUSED(grErrorInvalidValue, grKernelCreate, &k, NULL, "k", 0, NULL);
     CHECK_GR(grErrorInvalidValue, grKernelCreate(&k, noop_kernel, NULL, 0, NULL));
     CHECK_GR(grErrorInvalidValue, grKernelCreate(&k, noop_kernel, "", 0, NULL));
     CHECK_GR(grErrorInvalidValue, grKernelCreate(&k, noop_kernel, "k", -1, sizes));

@@ -204,8 +204,7 @@ GR_TEST(per_thread_stream_flags_are_default)
     unsigned flags = 99;
     CHECK_OK(grStreamGetFlags(grStreamPerThread, &flags));
     CHECK_EQ(flags, grStreamDefault);
-    CHECK_GR(grErrorInvalidResourceHandle, grStreamDestroy(grStreamPerThread));
-    CHECK_DETAIL_HAS("grStreamDestroy");
+    CHECK_REFUSED(grErrorInvalidResourceHandle, grStreamDestroy, grStreamPerThread);
     CHECK_GR(grErrorInvalidResourceHandle, grStreamDestroy(grStreamLegacy));
     CHECK_GR(grErrorInvalidResourceHandle, grStreamDestroy(NULL));
     /* Still usable after the refused destroys. */
