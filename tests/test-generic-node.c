@@ -403,11 +403,10 @@ GR_TEST(instantiate_with_params_names_the_allocation_node_of_a_second_executable
     grGraphNode_t an, fn;
     grGraphExec_t e, e2 = NULL;
     grGraphInstantiateParams ip;
-    grMemAllocNodeParams ap;
-    ap = tl_alloc_params(0, 256);
+    void *dptr;
     CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphAddMemAllocNode(&an, g, NULL, 0, &ap));
-    CHECK_OK(grGraphAddMemFreeNode(&fn, g, &an, 1, ap.dptr));
+    an = tl_add_alloc(g, NULL, 0, 0, 256, &dptr);
+    CHECK_OK(grGraphAddMemFreeNode(&fn, g, &an, 1, dptr));
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     memset(&ip, 0, sizeof ip);
     CHECK_GR(grErrorNotSupported, grGraphInstantiateWithParams(&e2, g, &ip));
