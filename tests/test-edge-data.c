@@ -78,6 +78,28 @@ static bool edge_data_eq(grGraphEdgeData a, grGraphEdgeData b)
     return memcmp(&a, &b, sizeof a) == 0;
 }
 
+/* node's dependencies are exactly 'from', over an edge of this data. */
+static void expect_only_dependency(grGraphNode_t node, grGraphNode_t from, grGraphEdgeData data)
+{
+    grGraphNode_t got[1];
+    grGraphEdgeData ed[1];
+    size_t n = 1;
+    CHECK_OK(grGraphNodeGetDependencies(node, got, ed, &n));
+    CHECK_EQ(n, 1);
+    CHECK_PTR_EQ(got[0], from);
+    CHECK(edge_data_eq(ed[0], data));
+}
+
+/* node has one dependency, over a default edge: its list needs no room
+ * for data. */
+static void expect_one_default_dependency(grGraphNode_t node)
+{
+    grGraphNode_t got[1];
+    size_t n = 1;
+    CHECK_OK(grGraphNodeGetDependencies(node, got, NULL, &n));
+    CHECK_EQ(n, 1);
+}
+
 GR_TEST(edge_data_layout_and_values_are_cudas)
 {
     CHECK_EQ(sizeof(grGraphEdgeData), 8);
@@ -142,20 +164,14 @@ GR_TEST(programmatic_edge_between_kernels_is_kept_and_reported)
         else
             CHECK(edge_data_eq(ed[i], (grGraphEdgeData){0}));
     }
-    n = 1;
-    CHECK_OK(grGraphNodeGetDependencies(b, from, ed, &n));
-    CHECK_EQ(n, 1);
-    CHECK_PTR_EQ(from[0], a);
-    CHECK(edge_data_eq(ed[0], pe));
+    expect_only_dependency(b, a, pe);
     n = 2;
     CHECK_OK(grGraphNodeGetDependentNodes(a, to, ed, &n));
     CHECK_EQ(n, 2);
     CHECK_PTR_EQ(to[1], b);
     CHECK(edge_data_eq(ed[1], pe));
     /* c's edge is default: its lists need no room for data. */
-    n = 1;
-    CHECK_OK(grGraphNodeGetDependencies(c, from, NULL, &n));
-    CHECK_EQ(n, 1);
+    expect_one_default_dependency(c);
     CHECK_OK(grGraphDestroy(g));
     free_kernels();
 }
@@ -303,10 +319,7 @@ GR_TEST(remove_dependencies_needs_the_edges_own_data)
     CHECK_EQ(n, 0);
     /* Added back as a default edge, the old data is gone. */
     CHECK_OK(grGraphAddDependencies(g, &a, &b, NULL, 1));
-    grGraphNode_t from[1];
-    n = 1;
-    CHECK_OK(grGraphNodeGetDependencies(b, from, NULL, &n));
-    CHECK_EQ(n, 1);
+    expect_one_default_dependency(b);
     CHECK_OK(grGraphDestroy(g));
     free_kernels();
 }
