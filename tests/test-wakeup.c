@@ -36,7 +36,7 @@ static void gate(void *p)
 static atomic_int arrived, met, finished;
 
 /* Arrives at the meeting point and waits there for the others. */
-static void meet(void *p)
+static void meet_everyone(void *p)
 {
     (void)p;
     atomic_fetch_add(&arrived, 1);
@@ -79,7 +79,7 @@ GR_TEST(parked_workers_all_wake_for_host_functions_on_separate_streams)
     for (int round = 0; round < 5; round++) {
         start_round();
         for (int i = 0; i < NITEMS; i++)
-            CHECK_OK(grLaunchHostFunc(s[i], meet, NULL));
+            CHECK_OK(grLaunchHostFunc(s[i], meet_everyone, NULL));
         CHECK(all_met());
     }
     for (int i = 0; i < NITEMS; i++) {
@@ -93,7 +93,7 @@ GR_TEST(parked_workers_all_wake_for_independent_graph_nodes)
     grGraph_t g;
     grGraphExec_t e;
     grStream_t s;
-    grHostNodeParams hp = {meet, NULL};
+    grHostNodeParams hp = {meet_everyone, NULL};
     use_workers("3");
     CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
     CHECK_OK(grGraphCreate(&g, 0));
@@ -136,7 +136,7 @@ GR_TEST(parked_workers_all_wake_for_streams_released_by_one_event)
         CHECK_OK(grEventRecord(ev, src));
         for (int i = 0; i < NITEMS; i++) {
             CHECK_OK(grStreamWaitEvent(s[i], ev, 0));
-            CHECK_OK(grLaunchHostFunc(s[i], meet, NULL));
+            CHECK_OK(grLaunchHostFunc(s[i], meet_everyone, NULL));
         }
         start_round(); /* the waits suspend, and the idle workers park */
         atomic_store(&gate_open, 1);
@@ -156,11 +156,6 @@ static uint64_t now_us(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (uint64_t)t.tv_sec * 1000000u + (uint64_t)t.tv_nsec / 1000u;
-}
-
-static uint64_t now_ms(void)
-{
-    return now_us() / 1000u;
 }
 
 /* An idle worker that spins gives its CPU to a thread that wants it, and
@@ -185,11 +180,11 @@ GR_TEST(idle_worker_parks_when_its_cpu_is_wanted)
     CHECK_OK(grLaunchHostFunc(s, tl_noop, NULL));
     CHECK_OK(grStreamSynchronize(s));
     /* The launch woke the worker; it spins from when it gets the CPU. */
-    uint64_t start = now_ms();
-    while (now_ms() - start < 20)
+    long long start = tl_now_ms();
+    while (tl_now_ms() - start < 20)
         ;
     bool parked = false;
-    while (!parked && now_ms() - start < 400)
+    while (!parked && tl_now_ms() - start < 400)
         parked = gr__sched_parked_workers() == 1;
     CHECK(parked);
     CHECK_OK(grStreamDestroy(s));
