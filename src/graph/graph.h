@@ -229,7 +229,7 @@ struct grGraph_st {
      * second capture meanwhile. */
     void *capture;
     /* What a graph file's loader made for this graph (buffers, events),
-     * shared with its clones and executables, or NULL (graph/file_res.c). */
+     * shared with its clones and executables, or NULL (graph/file/file_res.c). */
     struct gr_file_res *res;
     /* The memory tracker's generation when the graph was made (for a
      * clone, its original's): no value of its nodes was baked before. */
@@ -718,7 +718,7 @@ void gr__node_params_free(grGraphNodeType t, gr_node_params *p);
  * the newest nodes restores the sinks as they were. */
 void gr__graph_node_destroy(grGraphNode_t node);
 
-/* The buffers and events a graph file's loader made (file_res.c): freed
+/* The buffers and events a graph file's loader made (file/file_res.c): freed
  * when the last graph, clone or executable holding a reference lets go.
  * NULL is accepted and ignored by both. */
 struct gr_file_res;

@@ -13,8 +13,8 @@
  * its graph, which names it "n<index>").
  */
 #include "file_int.h"
-#include "../backend/plan.h"
-#include "../memory/graphmem.h"
+#include "../../backend/plan.h"
+#include "../../memory/graphmem.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -280,7 +280,7 @@ static bool put_ptr(saver *s, outbuf *o, const void *p, size_t n, bool untracked
     size_t size;
     gr_mem_kind kind;
     if (!p) {
-        put_s(o, "null");
+        put_s(o, GR_FILE_WORD_NULL);
         return true;
     }
     const arange *a = alloc_at(s, u);
@@ -446,9 +446,9 @@ static void put_host(saver *s, outbuf *o, const grHostNodeParams *hp, const stru
     put_u(o, id);
     put_s(o, " data=");
     if (standin || hp->userData == NULL) {
-        put_s(o, "null");
+        put_s(o, GR_FILE_WORD_NULL);
     } else if (hp->userData == reg_data) {
-        put_s(o, "registered");
+        put_s(o, GR_FILE_WORD_REGISTERED);
     } else if (!put_ptr(s, o, hp->userData, 1, false)) {
         /* Meaningful only in the process that saved it (the format's
          * documentation says so). */
@@ -467,7 +467,7 @@ static const char *alloc_access_word(const grMemAllocNodeParams *ap)
 {
     size_t count = 0;
     (void)gr__graphmem_access(ap->dptr, &count);
-    return count ? "rw" : "none";
+    return count ? GR_FILE_WORD_RW : GR_FILE_WORD_NONE;
 }
 
 /* A batch memory operation node's operations: one field, 'ops=', the
@@ -475,7 +475,7 @@ static const char *alloc_access_word(const grMemAllocNodeParams *ap)
  * KIND:REF:COND:VALUE (a wait) or barrier:sys|gpu. */
 static void put_memops(saver *s, outbuf *o, const gr_memop_params *m)
 {
-    static const char *const conds[] = {"geq", "eq", "and", "nor"};
+    static const char *const conds[] = GR_FILE_WAIT_CONDS;
     put_s(o, " ops=");
     for (unsigned i = 0; i < m->count; i++) {
         const grStreamBatchMemOpParams *op = &m->ops[i];
@@ -486,7 +486,7 @@ static void put_memops(saver *s, outbuf *o, const gr_memop_params *m)
         put_s(o, gr__memop_op_name((int)t));
         put_c(o, ':');
         if (t == grStreamMemOpBarrier) {
-            put_s(o, op->memoryBarrier.flags ? "gpu" : "sys");
+            put_s(o, op->memoryBarrier.flags ? GR_FILE_WORD_GPU : GR_FILE_WORD_SYS);
             continue;
         }
         put_ptr(s, o, op->waitValue.address, wide ? 8 : 4, true);
@@ -623,16 +623,18 @@ static void put_node(saver *s, outbuf *o, const struct grGraphNode_st *n, unsign
     case grGraphNodeTypeBatchMemOp:
         put_memops(s, o, &p->memop);
         break;
-    case grGraphNodeTypeConditional:
+    case grGraphNodeTypeConditional: {
+        static const char *const cond_types[] = GR_FILE_COND_TYPES;
         put_c(o, ' ');
         put_cond(s, o, p->cond.slot);
         put_s(o, " type=");
-        put_s(o, p->cond.type == grGraphCondTypeIf      ? "if"
-                 : p->cond.type == grGraphCondTypeWhile ? "while"
-                                                        : "switch");
+        put_s(o, cond_types[p->cond.type == grGraphCondTypeIf      ? 0
+                            : p->cond.type == grGraphCondTypeWhile ? 1
+                                                                   : 2]);
         put_s(o, " size=");
         put_u(o, p->cond.nbodies);
         break;
+    }
     case grGraphNodeTypeCount:
         break;
     }

@@ -538,7 +538,7 @@ static grError_t parse_ref(loader *ld, const char *v, size_t len, void **out)
 {
     char buf[48];
     uint64_t id, off;
-    if (len == 4 && memcmp(v, "null", 4) == 0) {
+    if (len == sizeof GR_FILE_WORD_NULL - 1 && memcmp(v, GR_FILE_WORD_NULL, len) == 0) {
         *out = NULL;
         return grSuccess;
     }
@@ -835,7 +835,7 @@ static grError_t add_host(loader *ld, fields *f, grGraph_t g, grGraphNode_t *nod
     if ((err = need(ld, f, "data", "host", &v)))
         return err;
     hp.fn = ld->hostfns[id].fn;
-    if (strcmp(v, "registered") == 0) {
+    if (strcmp(v, GR_FILE_WORD_REGISTERED) == 0) {
         hp.userData = ld->hostfns[id].data;
     } else if (v[0] == '0' && v[1] == 'x') {
         unsigned char be[8];
@@ -890,10 +890,10 @@ static grError_t add_alloc(loader *ld, fields *f, grGraph_t g, grGraphNode_t *no
     ap.poolProps.maxSize = (size_t)maxsize;
     ap.poolProps.usage = (unsigned short)usage;
     ap.bytesize = (size_t)size;
-    if (strcmp(access, "rw") == 0) {
+    if (strcmp(access, GR_FILE_WORD_RW) == 0) {
         ap.accessDescs = &desc;
         ap.accessDescCount = 1;
-    } else if (strcmp(access, "none") != 0) {
+    } else if (strcmp(access, GR_FILE_WORD_NONE) != 0) {
         return lfail(ld, grErrorInvalidValue, "access=%.20s is neither 'rw' nor 'none'", access);
     }
     if ((err = grGraphAddMemAllocNode(node, g, deps, nd, &ap)))
@@ -917,7 +917,7 @@ static grError_t add_free(loader *ld, fields *f, grGraph_t g, grGraphNode_t *nod
  * KIND:REF:VALUE, KIND:REF:COND:VALUE or barrier:sys|gpu. */
 static grError_t parse_memop(loader *ld, const char *text, size_t len, grStreamBatchMemOpParams *op)
 {
-    static const char *const conds[] = {"geq", "eq", "and", "nor"};
+    static const char *const conds[] = GR_FILE_WAIT_CONDS;
     char buf[96];
     char *part[4] = {NULL, NULL, NULL, NULL};
     size_t n = 0;
@@ -940,9 +940,10 @@ static grError_t parse_memop(loader *ld, const char *text, size_t len, grStreamB
     bool wait = t == grStreamMemOpWaitValue32 || t == grStreamMemOpWaitValue64;
     bool wide = t == grStreamMemOpWaitValue64 || t == grStreamMemOpWriteValue64;
     uint64_t v;
-    if (t == grStreamMemOpBarrier && n == 2 && (strcmp(part[1], "sys") == 0 || strcmp(part[1], "gpu") == 0)) {
-        op->memoryBarrier.flags =
-            part[1][0] == 'g' ? grStreamMemoryBarrierTypeGpu : grStreamMemoryBarrierTypeSys;
+    if (t == grStreamMemOpBarrier && n == 2 &&
+        (strcmp(part[1], GR_FILE_WORD_SYS) == 0 || strcmp(part[1], GR_FILE_WORD_GPU) == 0)) {
+        op->memoryBarrier.flags = strcmp(part[1], GR_FILE_WORD_GPU) == 0 ? grStreamMemoryBarrierTypeGpu
+                                                                         : grStreamMemoryBarrierTypeSys;
         return grSuccess;
     }
     if (t == 0 || t == grStreamMemOpBarrier || t == grStreamMemOpFlushRemoteWrites || n != (wait ? 4u : 3u) ||
@@ -1146,7 +1147,7 @@ static grError_t apply_fixups(loader *ld, grGraph_t g, scope *sc)
 static grError_t add_cond(loader *ld, fields *f, grGraph_t g, grGraphNode_t *node, const grGraphNode_t *deps,
                           size_t nd, unsigned depth)
 {
-    static const char *const types[] = {"if", "while", "switch"};
+    static const char *const types[] = GR_FILE_COND_TYPES;
     static const grGraphConditionalNodeType tvals[] = {grGraphCondTypeIf, grGraphCondTypeWhile,
                                                        grGraphCondTypeSwitch};
     size_t id, t = 0;

@@ -7,12 +7,34 @@
 #ifndef GR_FILE_INT_H
 #define GR_FILE_INT_H
 
-#include "graph.h"
-#include "../memory/memory.h"
+#include "../graph.h"
+#include "../../memory/memory.h"
 
 /* The first line of every graph file: this word, a space, the version. */
 #define GR_FILE_MAGIC "graphrt-graph"
 #define GR_FILE_VERSION 1
+
+/* The format's value words, spelled here once for the saver and the
+ * loader (the node kinds' words are GR_GRAPH_NODE_TYPE_LIST's; the field
+ * names are each written once per side, by the node kind's put and add
+ * functions). */
+#define GR_FILE_WORD_NULL "null"             /* a reference to no memory */
+#define GR_FILE_WORD_REGISTERED "registered" /* host data=: the registered function's data */
+#define GR_FILE_WORD_RW "rw"                 /* alloc access=: device 0 reads and writes */
+#define GR_FILE_WORD_NONE "none"             /* alloc access=: no access descriptor */
+#define GR_FILE_WORD_SYS "sys"               /* a memop barrier's scope: the system */
+#define GR_FILE_WORD_GPU "gpu"               /* a memop barrier's scope: the device */
+/* A memop wait's condition, indexed by the low two bits of its flags
+ * (grStreamWaitValueGeq, Eq, And, Nor). */
+#define GR_FILE_WAIT_CONDS        \
+    {                             \
+        "geq", "eq", "and", "nor" \
+    }
+/* A conditional node's type=, indexed by grGraphConditionalNodeType. */
+#define GR_FILE_COND_TYPES      \
+    {                           \
+        "if", "while", "switch" \
+    }
 
 /*
  * The resources of a loaded graph: the buffers the loader allocated and
