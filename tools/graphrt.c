@@ -105,16 +105,8 @@ bool tool_load(const char *path, grGraph_t *g, bool json)
 
 const char *tool_type_word(grGraphNodeType t)
 {
-    switch (t) {
-#define WORD_CASE(suffix, value, name, word) \
-    case grGraphNodeType##suffix:            \
-        return word;
-        GR_GRAPH_NODE_TYPE_LIST(WORD_CASE)
-#undef WORD_CASE
-    case grGraphNodeTypeCount:
-        break;
-    }
-    return "unknown";
+    const char *word = grGraphNodeTypeWord_(t);
+    return word ? word : "unknown";
 }
 
 void tool_json_str(FILE *f, const char *s)
