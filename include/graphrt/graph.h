@@ -65,10 +65,11 @@ GR_API const char *grGraphNodeTypeName(grGraphNodeType type);
 
 /* The word of a node kind in graph files and in the graphrt tool's
  * output (GR_GRAPH_NODE_TYPE_LIST's last column: "kernel", "graph",
- * "wait", ...), or NULL for a value that names no kind. Not a library
- * function but the list's one expansion into words, inline here so that
- * the library's graph files and the tool (which uses this header only)
- * share it. Errors: none. Thread safety: any thread. graphrt's own. */
+ * "wait", ...), or "unknown" for a value that names no kind (which no
+ * graph file holds). Not a library function but the list's one
+ * expansion into words, inline here so that the library's graph files
+ * and the tool (which uses this header only) share it. Errors: none.
+ * Thread safety: any thread. graphrt's own. */
 static inline const char *grGraphNodeTypeWord_(grGraphNodeType type)
 {
     switch (type) {
@@ -80,7 +81,7 @@ static inline const char *grGraphNodeTypeWord_(grGraphNodeType type)
     case grGraphNodeTypeCount:
         break;
     }
-    return NULL;
+    return "unknown";
 }
 
 /* Parameters of a kernel node. Mirrors cudaKernelNodeParams; func is a

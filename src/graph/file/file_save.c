@@ -547,10 +547,8 @@ static void put_node(saver *s, outbuf *o, const struct grGraphNode_st *n, unsign
     put_c(o, 'n');
     put_u(o, n->scratch);
     /* The kind's word, then its fields. */
-    const char *word = grGraphNodeTypeWord_(n->type);
-    gr_assert_internal(word != NULL);
     put_c(o, ' ');
-    put_s(o, word);
+    put_s(o, grGraphNodeTypeWord_(n->type));
     switch (n->type) {
     case grGraphNodeTypeKernel:
         put_kernel(s, o, &p->kernel);
