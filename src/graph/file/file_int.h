@@ -14,16 +14,55 @@
 #define GR_FILE_MAGIC "graphrt-graph"
 #define GR_FILE_VERSION 1
 
-/* The format's value words, spelled here once for the saver and the
- * loader (the node kinds' words are GR_GRAPH_NODE_TYPE_LIST's; the field
- * names are each written once per side, by the node kind's put and add
- * functions). */
+/* The format's words, spelled here once for the saver and the loader
+ * (docs/graph-files.md; the node kinds' words are
+ * GR_GRAPH_NODE_TYPE_LIST's, through grGraphNodeTypeWord_). Values: */
 #define GR_FILE_WORD_NULL "null"             /* a reference to no memory */
+#define GR_FILE_WORD_DEVICE "device"         /* a buffer declaration's memory: device */
+#define GR_FILE_WORD_HOST "host"             /* a buffer declaration's memory: host */
 #define GR_FILE_WORD_REGISTERED "registered" /* host data=: the registered function's data */
 #define GR_FILE_WORD_RW "rw"                 /* alloc access=: device 0 reads and writes */
 #define GR_FILE_WORD_NONE "none"             /* alloc access=: no access descriptor */
 #define GR_FILE_WORD_SYS "sys"               /* a memop barrier's scope: the system */
 #define GR_FILE_WORD_GPU "gpu"               /* a memop barrier's scope: the device */
+/* The fields' names (NAME=VALUE after a node's kind or in a
+ * declaration): the saver writes " NAME=", the loader looks NAME up. */
+#define GR_FILE_KEY_ACCESS "access"
+#define GR_FILE_KEY_ARGS "args"
+#define GR_FILE_KEY_BLOCK "block"
+#define GR_FILE_KEY_COUNT "count"
+#define GR_FILE_KEY_DATA "data"
+#define GR_FILE_KEY_DEFAULT "default"
+#define GR_FILE_KEY_DPITCH "dpitch"
+#define GR_FILE_KEY_DROWS "drows"
+#define GR_FILE_KEY_DST "dst"
+#define GR_FILE_KEY_ELEM "elem"
+#define GR_FILE_KEY_EXTENT "extent"
+#define GR_FILE_KEY_FLAGS "flags"
+#define GR_FILE_KEY_GRID "grid"
+#define GR_FILE_KEY_HEIGHT "height"
+#define GR_FILE_KEY_KIND "kind"
+#define GR_FILE_KEY_MAXSIZE "maxsize"
+#define GR_FILE_KEY_OPS "ops"
+#define GR_FILE_KEY_PITCH "pitch"
+#define GR_FILE_KEY_PTR "ptr"
+#define GR_FILE_KEY_SHMEM "shmem"
+#define GR_FILE_KEY_SIZE "size"
+#define GR_FILE_KEY_SPITCH "spitch"
+#define GR_FILE_KEY_SRC "src"
+#define GR_FILE_KEY_SROWS "srows"
+#define GR_FILE_KEY_TYPE "type"
+#define GR_FILE_KEY_USAGE "usage"
+#define GR_FILE_KEY_VALUE "value"
+#define GR_FILE_KEY_WIDTH "width"
+#define GR_FILE_KEY_AFTER "after"
+#define GR_FILE_KEY_SUCC "succ"
+/* The declarations before 'graph {': the first word of their lines. */
+#define GR_FILE_DECL_KERNEL "kernel"
+#define GR_FILE_DECL_HOSTFN "hostfn"
+#define GR_FILE_DECL_BUFFER "buffer"
+#define GR_FILE_DECL_EVENT "event"
+#define GR_FILE_DECL_COND "cond"
 /* A memop wait's condition, indexed by the low two bits of its flags
  * (grStreamWaitValueGeq, Eq, And, Nor). */
 #define GR_FILE_WAIT_CONDS        \
