@@ -101,7 +101,8 @@ typedef grError_t (*set_phase)(set_ctx *c);
 
 /* A setter's row: what set_node checks and which of the kind's phases it
  * runs, in this order (a NULL phase is skipped):
- *   prepare     turns the caller's parameters into the kind's form;
+ *   prepare     turns the caller's parameters into the kind's form (in
+ *               the context's union, which nothing else initialises);
  *   check       the parameters' checks, before the write section;
  *   check_plan  the checks against the plan node, in the section;
  *   dev         the GPU executable's setter: when the row has a
@@ -191,10 +192,18 @@ static inline grError_t find(const gr_setter *s, const char *call, grGraphExec_t
 static inline __attribute__((always_inline)) grError_t set_node(const gr_setter *s, grGraphExec_t e,
                                                                 grGraphNode_t node, const void *arg)
 {
-    set_ctx c = {.call = s->call, .e = e, .node = node, .arg = arg};
-    grError_t err = find(s, s->call, e, node, &c.pn);
+    /* Field by field: the union is the kind's to set ('prepare'), and
+     * zeroing it would cost the kernel setter stores on every call. */
+    set_ctx c;
+    gr_pnode *pn = NULL;
+    grError_t err = find(s, s->call, e, node, &pn);
     if (err)
         return err;
+    c.call = s->call;
+    c.e = e;
+    c.node = node;
+    c.pn = pn;
+    c.arg = arg;
     if (s->prepare && (err = s->prepare(&c)))
         return err;
     if (s->check && (err = s->check(&c)))
@@ -454,6 +463,12 @@ static grError_t host_write(set_ctx *c)
 /* Event record and event wait nodes: the new event is retained, the old
  * one released after the section. */
 
+static grError_t event_prepare(set_ctx *c)
+{
+    c->u.old = NULL;
+    return grSuccess;
+}
+
 static grError_t event_check(set_ctx *c)
 {
     return gr__node_event_check(c->call, *(const grEvent_t *)c->arg);
@@ -523,9 +538,10 @@ static const gr_setter setters[] = {
     [SET_HOST] = {"grGraphExecHostNodeSetParams", KIND(Host), grGraphNodeTypeHost, true, child_hint, NULL,
                   host_check, NULL, host_dev, host_write, NULL},
     [SET_EVENT_RECORD] = {"grGraphExecEventRecordNodeSetEvent", KIND(EventRecord), grGraphNodeTypeEventRecord,
-                          true, child_hint, NULL, event_check, NULL, event_dev, event_write, event_finish},
+                          true, child_hint, event_prepare, event_check, NULL, event_dev, event_write,
+                          event_finish},
     [SET_EVENT_WAIT] = {"grGraphExecEventWaitNodeSetEvent", KIND(WaitEvent), grGraphNodeTypeWaitEvent, true,
-                        child_hint, NULL, event_check, NULL, event_dev, event_write, event_finish},
+                        child_hint, event_prepare, event_check, NULL, event_dev, event_write, event_finish},
     [SET_ENABLED] = {"grGraphNodeSetEnabled", TOGGLED, grGraphNodeTypeCount, true, "", NULL, NULL, NULL,
                      enabled_dev, enabled_write, NULL},
     /* Finding only (the getter reads, see grGraphNodeGetEnabled). */
