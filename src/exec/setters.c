@@ -176,7 +176,7 @@ static inline grError_t find(const gr_setter *s, const char *call, grGraphExec_t
         if (GR_LIKELY(slot != NULL)) {
             gr_pnode *pn = &e->plan.nodes[slot->pindex];
             if (GR_LIKELY(s->want != grGraphNodeTypeCount ? pn->type == (uint8_t)s->want
-                                                          : (s->kinds >> pn->type) & 1u)) {
+                                                          : pn->type < 32 && (s->kinds >> pn->type) & 1u)) {
                 *out = pn;
                 return grSuccess;
             }
