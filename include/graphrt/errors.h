@@ -88,6 +88,8 @@ extern "C" {
                                 "architecture")                                \
     XX(grErrorCallRequiresNewerDriver, "API call is not supported in the "     \
                                        "installed CUDA driver")                \
+    XX(grErrorCooperativeLaunchTooLarge, "too many blocks in cooperative "     \
+                                         "launch")                             \
     XX(grErrorUnknown, "unknown error")
 
 typedef enum grError {

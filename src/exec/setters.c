@@ -93,7 +93,8 @@ static void set_kernel_fields(gr_pnode *pn, grKernel_t k, const grDim3 *grid, co
     pn->u.kern.block.y = block->y;
     pn->u.kern.block.z = block->z;
     pn->shmem = shmem;
-    pn->one_block = grid->x == 1 && grid->y == 1 && grid->z == 1;
+    if (pn->krun != GR_KRUN_COOP)
+        pn->krun = grid->x == 1 && grid->y == 1 && grid->z == 1 ? GR_KRUN_ONE : GR_KRUN_GRID;
 }
 
 bool gr__pnode_set_kernel(gr_pnode *pn, const gr_kernel_params *kp)
@@ -166,6 +167,10 @@ GR_API grError_t grGraphExecKernelNodeSetParams(grGraphExec_t hGraphExec, grGrap
     if (err)
         return err;
     grKernel_t k = pNodeParams->func;
+    /* A cooperative node stays cooperative: its grid must still fit. */
+    if (GR_UNLIKELY(pn->krun == GR_KRUN_COOP) && hGraphExec->gpu == NULL &&
+        (err = gr__kernel_check_coop(call, k, &pNodeParams->gridDim)))
+        return err;
     if (GR_UNLIKELY(gr__gpu_active()) &&
         (err = gr__exec_check_kernel_devmem(call, "the kernel node", k, pNodeParams->kernelParams,
                                             gr__exec_device(hGraphExec))))

@@ -461,13 +461,17 @@ static grError_t no_image(const char *call, grKernel_t k, int device)
                     call, k->name, device);
 }
 
+/* A cooperative launch is recorded as "launch_cooperative" too, so that
+ * tests see the attribute reach the device. */
 static grError_t fake_launch(const char *call, gr_stream *s, grKernel_t k, const grDim3 *grid,
-                             const grDim3 *block, size_t shmem, void **args)
+                             const grDim3 *block, size_t shmem, void **args, bool coop)
 {
     ENTER(call, "launch");
+    if (coop)
+        ENTER(call, "launch_cooperative");
     if (!gr_load_acquire(&k->gpu))
         return no_image(call, k, s->device);
-    return gr__stream_enqueue_kernel(call, cpu_of(s), k, grid, block, shmem, args);
+    return gr__stream_enqueue_kernel(call, cpu_of(s), k, grid, block, shmem, args, coop);
 }
 
 typedef struct copy_op {
