@@ -271,11 +271,13 @@ GR_TEST(coop_occupancy_answers_agree_with_the_cooperative_limit)
     CHECK_EQ((unsigned)(nb * mp), max);
     exchange x;
     exchange_init(&x, (unsigned)(nb * mp));
-    CHECK_OK(grLaunchCooperativeKernel(k, GR_DIM3((unsigned)(nb * mp), 1, 1), GR_DIM3(NT, 1, 1), x.args, 0, NULL));
+    CHECK_OK(
+        grLaunchCooperativeKernel(k, GR_DIM3((unsigned)(nb * mp), 1, 1), GR_DIM3(NT, 1, 1), x.args, 0, NULL));
     CHECK_OK(grDeviceSynchronize());
     exchange_check(&x);
-    CHECK_GR(grErrorCooperativeLaunchTooLarge, grLaunchCooperativeKernel(k, GR_DIM3((unsigned)(nb * mp) + 1, 1, 1),
-                                                                          GR_DIM3(NT, 1, 1), x.args, 0, NULL));
+    CHECK_GR(grErrorCooperativeLaunchTooLarge,
+             grLaunchCooperativeKernel(k, GR_DIM3((unsigned)(nb * mp) + 1, 1, 1), GR_DIM3(NT, 1, 1), x.args,
+                                       0, NULL));
     /* Blocks that cannot run: none active. */
     CHECK_OK(grOccupancyMaxActiveBlocksPerMultiprocessor(&nb, k, 1025, 0));
     CHECK_EQ(nb, 0);

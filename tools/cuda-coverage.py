@@ -153,14 +153,8 @@ NOT_YET = [
     (r"^cudaMem(Prefetch|Advise|Range|Discard)",
      "managed-memory hints and queries: grMallocManaged exists on the CPU, where every hint is "
      "a no-op; the calls are not offered yet"),
-    (r"^cudaFunc|^cudaOccupancy",
-     "kernel attributes and occupancy: graphrt's kernels have no register or cache "
-     "configuration to report on the CPU; not offered yet"),
     (r"^cudaChooseDevice$|^cudaSetValidDevices$",
      "device choice by properties or from a list: not offered yet (grSetDevice takes a number)"),
-    (r"^cudaLaunchCooperativeKernel",
-     "cooperative launch: needs the kernel language's grid-wide barrier; planned with the "
-     "device-side graph work"),
 ]
 NOT_YET = [(re.compile(p), why) for p, why in NOT_YET]
 

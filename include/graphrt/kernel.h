@@ -145,12 +145,16 @@ GR_API grError_t grLaunchKernel(grKernel_t kernel, grDim3 gridDim, grDim3 blockD
  * a later entry of an ID overrides an earlier one). On a capturing
  * stream the kernel node gets the attributes valid for kernel nodes,
  * after the stream's priority when that is not 0 (as CUDA records it);
- * otherwise the kernel runs as grLaunchKernel runs it: on the CPU the
- * attributes change nothing; ProgrammaticEvent and LaunchCompletionEvent
- * record their event on the stream right after the kernel (on a GPU they
- * may trigger earlier: recording at completion is the latest valid
- * moment); on a GPU stream the other attributes are not passed to the
- * driver (docs/launch-attributes.md). Errors: grErrorInvalidValue (config
+ * otherwise the kernel runs as grLaunchKernel runs it, but that a
+ * nonzero Cooperative makes it the launch of grLaunchCooperativeKernel
+ * (on a GPU too, grErrorCooperativeLaunchTooLarge included); the other
+ * attributes change nothing on the CPU; ProgrammaticEvent and
+ * LaunchCompletionEvent record their event on the stream right after the
+ * kernel (on a GPU they may trigger earlier: recording at completion is
+ * the latest valid moment); on a GPU stream the other attributes are not
+ * passed to the driver (docs/launch-attributes.md). Errors:
+ * grErrorCooperativeLaunchTooLarge (as grLaunchCooperativeKernel),
+ * grErrorInvalidValue (config
  * NULL, attrs NULL with numAttrs > 0, an attribute refused as above, its
  * index named in the detail), grErrorInvalidResourceHandle (an event
  * attribute naming an event that is not live), grErrorNotSupported (an
@@ -187,24 +191,24 @@ GR_API grError_t grLaunchCooperativeKernel(grKernel_t kernel, grDim3 gridDim, gr
 /* A kernel's attributes (grFuncGetAttributes), CUDA's cudaFuncAttributes
  * field for field; on the CPU device as commented. */
 typedef struct grFuncAttributes {
-    size_t sharedSizeBytes; /* static shared memory: 0 on the CPU, where
+    size_t sharedSizeBytes;                /* static shared memory: 0 on the CPU, where
                              * GR_SHARED arrays are the compiler's
                              * thread-local storage, unseen by the
                              * runtime */
-    size_t constSizeBytes;  /* 0 on the CPU */
-    size_t localSizeBytes;  /* per thread: on the CPU the fiber stack of a
+    size_t constSizeBytes;                 /* 0 on the CPU */
+    size_t localSizeBytes;                 /* per thread: on the CPU the fiber stack of a
                              * GR_KERNEL_SYNC kernel's threads, else 0 */
-    int maxThreadsPerBlock; /* 1024 on the CPU */
-    int numRegs;            /* 0 on the CPU */
-    int ptxVersion;         /* 0 on the CPU */
-    int binaryVersion;      /* 0 on the CPU */
-    int cacheModeCA;        /* 0 on the CPU */
-    int maxDynamicSharedSizeBytes; /* 48 KiB, or what grFuncSetAttribute set */
-    int preferredShmemCarveout;    /* -1 (no preference), or as set */
-    int clusterDimMustBeSet;       /* 0 on the CPU */
-    int requiredClusterWidth;      /* 0 on the CPU */
-    int requiredClusterHeight;     /* 0 on the CPU */
-    int requiredClusterDepth;      /* 0 on the CPU */
+    int maxThreadsPerBlock;                /* 1024 on the CPU */
+    int numRegs;                           /* 0 on the CPU */
+    int ptxVersion;                        /* 0 on the CPU */
+    int binaryVersion;                     /* 0 on the CPU */
+    int cacheModeCA;                       /* 0 on the CPU */
+    int maxDynamicSharedSizeBytes;         /* 48 KiB, or what grFuncSetAttribute set */
+    int preferredShmemCarveout;            /* -1 (no preference), or as set */
+    int clusterDimMustBeSet;               /* 0 on the CPU */
+    int requiredClusterWidth;              /* 0 on the CPU */
+    int requiredClusterHeight;             /* 0 on the CPU */
+    int requiredClusterDepth;              /* 0 on the CPU */
     int clusterSchedulingPolicyPreference; /* 0 on the CPU */
     int nonPortableClusterSizeAllowed;     /* 0 on the CPU */
     int reserved[16];

@@ -146,8 +146,8 @@ static grError_t launch(const char *call, grKernel_t kernel, grDim3 gridDim, grD
     if ((err = gr__capture_check_implicit(call, s)))
         return err;
     if (GR_UNLIKELY(s->device != 0))
-        return gr__launched(s,
-                            gr__devkind()->launch(call, s, kernel, &gridDim, &blockDim, sharedMem, args, coop));
+        return gr__launched(
+            s, gr__devkind()->launch(call, s, kernel, &gridDim, &blockDim, sharedMem, args, coop));
     if (gr__launch_blocking())
         return launch_blocking(s, kernel, &gridDim, &blockDim, sharedMem, args, coop);
     return gr__stream_enqueue_kernel(call, s, kernel, &gridDim, &blockDim, sharedMem, args, coop);

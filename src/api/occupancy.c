@@ -22,8 +22,8 @@ static grError_t check_func(const char *call, grKernel_t func)
 {
     if (!gr__kernel_valid(func))
         return gr__fail(grErrorInvalidDeviceFunction,
-                        "%s: kernel %p is not a live kernel (NULL, destroyed, or not from grKernelCreate)", call,
-                        GR_PTR(func));
+                        "%s: kernel %p is not a live kernel (NULL, destroyed, or not from grKernelCreate)",
+                        call, GR_PTR(func));
     return grSuccess;
 }
 
@@ -70,7 +70,8 @@ GR_API grError_t grFuncGetAttributes(grFuncAttributes *attr, grKernel_t func)
     return grSuccess;
 }
 
-GR_API grError_t grFuncGetParamInfo(grKernel_t func, size_t paramIndex, size_t *paramOffset, size_t *paramSize)
+GR_API grError_t grFuncGetParamInfo(grKernel_t func, size_t paramIndex, size_t *paramOffset,
+                                    size_t *paramSize)
 {
     static const char call[] = "grFuncGetParamInfo";
     grError_t err;
@@ -79,8 +80,9 @@ GR_API grError_t grFuncGetParamInfo(grKernel_t func, size_t paramIndex, size_t *
     if ((err = check_func(call, func)))
         return err;
     if (paramIndex >= (size_t)func->nparams)
-        return gr__fail(grErrorInvalidValue, "%s: kernel '%s' has %d parameter(s); paramIndex %zu is past the last",
-                        call, func->name, func->nparams, paramIndex);
+        return gr__fail(grErrorInvalidValue,
+                        "%s: kernel '%s' has %d parameter(s); paramIndex %zu is past the last", call,
+                        func->name, func->nparams, paramIndex);
     *paramOffset = func->offsets[paramIndex];
     if (paramSize)
         *paramSize = func->sizes[paramIndex];
@@ -96,8 +98,8 @@ static grError_t max_active(const char *call, int *numBlocks, grKernel_t func, i
     if ((err = check_func(call, func)))
         return err;
     if (blockSize <= 0)
-        return gr__fail(grErrorInvalidValue, "%s: kernel '%s': blockSize %d is not positive", call, func->name,
-                        blockSize);
+        return gr__fail(grErrorInvalidValue, "%s: kernel '%s': blockSize %d is not positive", call,
+                        func->name, blockSize);
     if (flags & ~(unsigned)grOccupancyDisableCachingOverride)
         return gr__fail(grErrorInvalidValue,
                         "%s: flags 0x%x: only grOccupancyDefault and grOccupancyDisableCachingOverride exist",
@@ -133,8 +135,9 @@ GR_API grError_t grOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize
     if ((err = check_func(call, func)))
         return err;
     if (numBlocks <= 0 || blockSize <= 0)
-        return gr__fail(grErrorInvalidValue, "%s: kernel '%s': numBlocks %d and blockSize %d must be positive",
-                        call, func->name, numBlocks, blockSize);
+        return gr__fail(grErrorInvalidValue,
+                        "%s: kernel '%s': numBlocks %d and blockSize %d must be positive", call, func->name,
+                        numBlocks, blockSize);
     if ((err = check_cpu(call)))
         return err;
     *dynamicSmemSize = numBlocks == 1 && blockSize <= 1024 ? GR_MAX_SHARED_MEM : 0;
@@ -143,8 +146,8 @@ GR_API grError_t grOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize
 
 /* The checks of the cluster calls; *cluster gets the configuration's
  * cluster size in blocks, *fits whether its blocks can run. */
-static grError_t cluster_config(const char *call, const void *out, grKernel_t func, const grLaunchConfig_t *cfg,
-                                uint64_t *cluster, bool *fits)
+static grError_t cluster_config(const char *call, const void *out, grKernel_t func,
+                                const grLaunchConfig_t *cfg, uint64_t *cluster, bool *fits)
 {
     grError_t err;
     if (!out)
@@ -157,16 +160,18 @@ static grError_t cluster_config(const char *call, const void *out, grKernel_t fu
         return gr__fail(grErrorInvalidValue, "%s: launchConfig->attrs is NULL but numAttrs is %u", call,
                         cfg->numAttrs);
     if (!cfg->blockDim.x || !cfg->blockDim.y || !cfg->blockDim.z)
-        return gr__fail(grErrorInvalidValue, "%s: kernel '%s': launchConfig->blockDim (%u, %u, %u) has a zero",
-                        call, func->name, cfg->blockDim.x, cfg->blockDim.y, cfg->blockDim.z);
+        return gr__fail(grErrorInvalidValue,
+                        "%s: kernel '%s': launchConfig->blockDim (%u, %u, %u) has a zero", call, func->name,
+                        cfg->blockDim.x, cfg->blockDim.y, cfg->blockDim.z);
     *cluster = 1;
     for (unsigned i = 0; i < cfg->numAttrs; i++) {
         if (cfg->attrs[i].id != grLaunchAttributeClusterDimension)
             continue;
         const grLaunchAttributeValue *v = &cfg->attrs[i].val;
         if (!v->clusterDim.x || !v->clusterDim.y || !v->clusterDim.z)
-            return gr__fail(grErrorInvalidValue, "%s: launchConfig->attrs[%u]: cluster dimension (%u, %u, %u) has a zero",
-                            call, i, v->clusterDim.x, v->clusterDim.y, v->clusterDim.z);
+            return gr__fail(grErrorInvalidValue,
+                            "%s: launchConfig->attrs[%u]: cluster dimension (%u, %u, %u) has a zero", call, i,
+                            v->clusterDim.x, v->clusterDim.y, v->clusterDim.z);
         *cluster = (uint64_t)v->clusterDim.x * v->clusterDim.y * v->clusterDim.z;
     }
     if ((err = check_cpu(call)))
@@ -180,7 +185,8 @@ GR_API grError_t grOccupancyMaxActiveClusters(int *numClusters, grKernel_t func,
 {
     uint64_t cluster;
     bool fits;
-    grError_t err = cluster_config("grOccupancyMaxActiveClusters", numClusters, func, launchConfig, &cluster, &fits);
+    grError_t err =
+        cluster_config("grOccupancyMaxActiveClusters", numClusters, func, launchConfig, &cluster, &fits);
     if (err)
         return err;
     *numClusters = fits ? (int)(gr__coop_max_blocks() / cluster) : 0;
@@ -192,8 +198,8 @@ GR_API grError_t grOccupancyMaxPotentialClusterSize(int *clusterSize, grKernel_t
 {
     uint64_t cluster;
     bool fits;
-    grError_t err =
-        cluster_config("grOccupancyMaxPotentialClusterSize", clusterSize, func, launchConfig, &cluster, &fits);
+    grError_t err = cluster_config("grOccupancyMaxPotentialClusterSize", clusterSize, func, launchConfig,
+                                   &cluster, &fits);
     if (err)
         return err;
     unsigned max = gr__coop_max_blocks();

@@ -101,11 +101,12 @@ grError_t gr__kernel_check_coop(const char *call, grKernel_t kernel, const grDim
     uint64_t n = (uint64_t)grid->x * grid->y * grid->z;
     unsigned max = gr__coop_max_blocks();
     if (n > max)
-        return gr__fail(grErrorCooperativeLaunchTooLarge,
-                        "%s: kernel '%s': a cooperative grid of %llu blocks (%u x %u x %u) is larger than the "
-                        "%u blocks the CPU device keeps co-resident (1 block per multiprocessor x %u "
-                        "multiprocessors, its workers: grOccupancyMaxActiveBlocksPerMultiprocessor x "
-                        "grDevAttrMultiProcessorCount)",
-                        call, kernel->name, (unsigned long long)n, grid->x, grid->y, grid->z, max, max);
+        return gr__fail(
+            grErrorCooperativeLaunchTooLarge,
+            "%s: kernel '%s': a cooperative grid of %llu blocks (%u x %u x %u) is larger than the "
+            "%u blocks the CPU device keeps co-resident (1 block per multiprocessor x %u "
+            "multiprocessors, its workers: grOccupancyMaxActiveBlocksPerMultiprocessor x "
+            "grDevAttrMultiProcessorCount)",
+            call, kernel->name, (unsigned long long)n, grid->x, grid->y, grid->z, max, max);
     return grSuccess;
 }

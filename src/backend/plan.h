@@ -118,11 +118,11 @@ enum {
  * predecessor count is plan->count[].npred, and the plan itself is found
  * from the 'index' field through the header slot nodes[-1]. */
 typedef struct gr_pnode {
-    uint8_t type;      /* grGraphNodeType, GR_PN_EXIT or GR_PN_HEAD */
-    uint8_t enabled;   /* 0: runs as an empty node */
-    uint8_t krun;      /* kernel: how it runs (GR_KRUN_*) */
-    uint8_t own_args;  /* kernel: argv/args malloc'd by a setter */
-    uint32_t shmem;    /* kernel: dynamic shared memory (here, where it packs) */
+    uint8_t type;     /* grGraphNodeType, GR_PN_EXIT or GR_PN_HEAD */
+    uint8_t enabled;  /* 0: runs as an empty node */
+    uint8_t krun;     /* kernel: how it runs (GR_KRUN_*) */
+    uint8_t own_args; /* kernel: argv/args malloc'd by a setter */
+    uint32_t shmem;   /* kernel: dynamic shared memory (here, where it packs) */
     /* Successors succ[succ_begin..succ_mid) have this node as their only
      * predecessor (ready when it finishes, no counting); those in
      * succ[succ_mid..succ_end) count down in plan->count[]. */

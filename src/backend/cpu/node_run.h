@@ -73,8 +73,8 @@ static inline void gr__node_run(gr_pnode *n, grKernelCtx *ctx)
     }
     switch (n->type) {
     case grGraphNodeTypeKernel: {
-        gr_kernel_call c = {n->u.kern.k,     n->u.kern.grid, n->u.kern.block,
-                            n->shmem,        n->u.kern.argv, n->krun == GR_KRUN_COOP};
+        gr_kernel_call c = {n->u.kern.k, n->u.kern.grid, n->u.kern.block,
+                            n->shmem,    n->u.kern.argv, n->krun == GR_KRUN_COOP};
         gr__kernel_run(&c);
         return;
     }

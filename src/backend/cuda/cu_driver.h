@@ -301,9 +301,8 @@ typedef CUresult (*gr_cuGetProcAddress_v1)(const char *symbol, void **pfn, int c
                        unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,             \
                        unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra))  \
     X(cuLaunchCooperativeKernel,                                                                           \
-      (CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,                  \
-       unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, \
-       CUstream hStream, void **kernelParams))                                                             \
+      (CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by,  \
+       unsigned int bz, unsigned int shmem, CUstream hStream, void **kernelParams))                        \
     GR_CU_GRAPH_FUNCTIONS(X)
 
 /* The table of entry points, filled once by the loader; a driver that
