@@ -6,7 +6,8 @@
  * occupancy answers that agree with it; the faults of a grid barrier
  * outside a cooperative launch or one that a block never reaches;
  * grFuncGetAttributes and grFuncGetParamInfo; the attribute reaching the
- * fake device; a cooperative launch on a GPU where there is one.
+ * fake device; a cooperative launch on device 1 (a GPU, or the fake
+ * device where there is none).
  */
 #include "testlib.h"
 
@@ -409,6 +410,23 @@ GR_TEST(coop_launch_reaches_the_fake_device_as_cooperative)
     CHECK_OK(grMemcpy(h, d, sizeof h, grMemcpyDeviceToHost));
     CHECK_EQ(h[0], 5);
     CHECK_EQ(h[1], 5);
+    /* Captured: the lowered node is the cooperative one. */
+    grGraph_t g;
+    grGraphExec_t e;
+    v = 9;
+    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+    CHECK_OK(grLaunchKernel(k, GR_DIM3(2, 1, 1), GR_DIM3(1, 1, 1), args, 0, s));
+    CHECK_OK(grLaunchCooperativeKernel(k, GR_DIM3(2, 1, 1), GR_DIM3(1, 1, 1), args, 0, s));
+    CHECK_OK(grStreamEndCapture(s, &g));
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    CHECK_EQ(gr_fakedev_calls("lower_cooperative_node"), 1);
+    CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_OK(grMemcpy(h, d, sizeof h, grMemcpyDeviceToHost));
+    CHECK_EQ(h[0], 9);
+    CHECK_EQ(h[1], 9);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grStreamDestroy(s));
     CHECK_OK(grFree(d));
     CHECK_OK(grKernelDestroy(k));

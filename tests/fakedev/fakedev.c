@@ -1196,6 +1196,11 @@ static grError_t fake_exec_lower(const char *call, const gr_plan *p, int device,
     grError_t err = check_plan(call, p, device);
     if (err)
         return err;
+    /* Where the CUDA kind sets CU_LAUNCH_ATTRIBUTE_COOPERATIVE on the
+     * lowered node: recorded, so that tests see the attribute arrive. */
+    for (uint32_t i = 0; i < p->nnodes; i++)
+        if (p->nodes[i].type == grGraphNodeTypeKernel && p->nodes[i].krun == GR_KRUN_COOP)
+            ENTER(call, "lower_cooperative_node");
     struct gr_dev_exec *gx = gr__calloc(1, sizeof *gx);
     if (!gx)
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
