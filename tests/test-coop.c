@@ -267,6 +267,9 @@ GR_TEST(coop_occupancy_answers_agree_with_the_cooperative_limit)
     size_t smem = 1;
     CHECK_OK(GR_KERNEL_CREATE(&k, lang_grid_exchange));
     CHECK_OK(grDeviceGetAttribute(&mp, grDevAttrMultiProcessorCount, 0));
+    int coop = 0;
+    CHECK_OK(grDeviceGetAttribute(&coop, grDevAttrCooperativeLaunch, 0));
+    CHECK_EQ(coop, 1);
     CHECK_OK(grOccupancyMaxActiveBlocksPerMultiprocessor(&nb, k, NT, 0));
     CHECK_EQ(nb, 1);
     CHECK_EQ((unsigned)(nb * mp), max);

@@ -262,6 +262,9 @@ static grError_t fake_attribute(const char *call, int device, grDeviceAttr attr,
     case grDevAttrMaxThreadsPerMultiProcessor:
         *value = p.maxThreadsPerMultiProcessor;
         break;
+    case grDevAttrCooperativeLaunch:
+        *value = 1; /* its launches run on the CPU device's runtime */
+        break;
     default:
         return gr__fail(grErrorInvalidValue, "%s: attribute %d is not a grDeviceAttr", call, (int)attr);
     }
