@@ -96,6 +96,11 @@ void gr__kernel_kill(grKernel_t k)
     gr__kernel_release(k);
 }
 
+unsigned gr__coop_max_blocks(void)
+{
+    return gr__worker_count();
+}
+
 grError_t gr__kernel_check_coop(const char *call, grKernel_t kernel, const grDim3 *grid)
 {
     uint64_t n = (uint64_t)grid->x * grid->y * grid->z;

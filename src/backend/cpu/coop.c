@@ -51,11 +51,6 @@ typedef struct gr_cblock {
 /* The grid whose block the calling thread runs, NULL outside one. */
 static _Thread_local gr_cgrid *tls_grid;
 
-unsigned gr__coop_max_blocks(void)
-{
-    return gr__worker_count();
-}
-
 static void run_block(gr_cgrid *g, unsigned i)
 {
     tls_grid = g;
