@@ -174,7 +174,7 @@ GR_API grError_t grLaunchKernelExC(const grLaunchConfig_t *config, grKernel_t ke
  * grDevAttrMultiProcessorCount blocks: on the CPU device 1 x the
  * workers, each block running on a thread of its own (the launching
  * thread runs the first, the launch starts one for each other block, a
- * cost of tens of microseconds a block: docs/kernels.md). On a capturing
+ * cost of a quarter of a millisecond and more a launch: docs/kernels.md). On a capturing
  * stream it adds a kernel node with grLaunchAttributeCooperative. On a
  * GPU stream cuLaunchCooperativeKernel runs the kernel's image. Errors:
  * grErrorCooperativeLaunchTooLarge (a larger grid on the CPU device, the

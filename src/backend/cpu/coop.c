@@ -17,10 +17,12 @@
  * The grid is limited to gr__coop_max_blocks() blocks, the workers, as
  * the occupancy calls report it; the launch checks it before queuing.
  *
- * Cost: a thread started and joined per block after the first (tens of
- * microseconds each), and per grid barrier a mutex and condition
- * variable round trip per block; a cooperative launch pays off where its
- * blocks do enough work between grid barriers.
+ * Cost: a thread started and joined per block after the first, with its
+ * fiber stacks mapped (0.25 ms and more a launch of 2 blocks), and per
+ * grid barrier a mutex and condition variable round trip per block
+ * (about 10 us for 2 blocks; docs/kernels.md has the figures); a
+ * cooperative launch pays off where its blocks do enough work between
+ * grid barriers.
  *
  * Invariants: the grid's state lives on the calling thread's stack until
  * every thread it started has been joined; its fields are guarded by
