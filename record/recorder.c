@@ -9,7 +9,11 @@
  * and waited on, instantiation, exec setters and update, launches). While
  * a capture is open it also watches every driver and runtime call, to
  * give each captured node its call and stream and to catch the call that
- * invalidates the capture. Each callback copies what it carries into one
+ * invalidates the capture. Switching the two domains on and off is itself
+ * costly (a program that captures many graphs in a row would pay it twice
+ * a graph), so the watch stays on for GRAPHRT_RECORD_WATCH_MS (100 ms by
+ * default) after the last capture ends, and the first driver call after
+ * that switches it off. Each callback copies what it carries into one
  * line of the log, GRAPHRT_RECORD_DIR/callbacks-PID.log (docs/record.md);
  * graphs are walked on the helper thread of walk.c.
  *
@@ -19,7 +23,8 @@
  * next other line, which keeps the order that the stale-pointer check
  * needs without a line per launch.
  *
- * Lock order: walk.c's queue lock, then rec_lock; never the reverse.
+ * Lock order: walk.c's queue lock, then rec_lock, then watch_lock; never
+ * the reverse.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -46,6 +51,15 @@ static unsigned tids; /* thread ids handed out; atomic */
  * callback, so what its enter left in tl_call or tl_rt_call is stale.
  * Atomic. */
 static unsigned rt_epoch;
+
+/* The watch of every call (watch_set): on or off, guarded by watch_lock;
+ * 'watching' is also read without the lock as a hint. While no capture is
+ * open it goes off at watch_until (CLOCK_MONOTONIC_COARSE ns, atomic).
+ * The switches and their time are written on the 'end' line. */
+static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
+static int watching;
+static uint64_t watch_hold_ns = 100 * 1000000ull, watch_until;
+static uint64_t watch_switches, watch_ns;
 
 /* This thread: its id, the driver and runtime calls in progress, the
  * stream the driver call named, the capture mode it set. */
@@ -406,14 +420,62 @@ static const CUpti_CallbackId watched[] = {
     CUPTI_DRIVER_TRACE_CBID_cuGraphExternalSemaphoresWaitNodeSetParams,
 };
 
-static void watch_everything(int on)
+static uint64_t clock_ns(clockid_t c)
 {
+    struct timespec t;
+    clock_gettime(c, &t);
+    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* Switches the watch of every driver and runtime call; watch_lock held. */
+static void watch_set(int on)
+{
+    if (watching == on)
+        return;
+    uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
     cuptiEnableDomain(on ? 1u : 0u, sub, CUPTI_CB_DOMAIN_DRIVER_API);
     cuptiEnableDomain(on ? 1u : 0u, sub, CUPTI_CB_DOMAIN_RUNTIME_API);
     __atomic_add_fetch(&rt_epoch, 1, __ATOMIC_RELEASE);
     if (!on)
         for (size_t i = 0; i < sizeof watched / sizeof *watched; i++)
             cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, watched[i]);
+    __atomic_store_n(&watching, on, __ATOMIC_RELAXED);
+    watch_switches++;
+    watch_ns += clock_ns(CLOCK_MONOTONIC) - t0;
+}
+
+static void watch_capture_begun(void)
+{
+    __atomic_add_fetch(&captures, 1, __ATOMIC_ACQ_REL);
+    pthread_mutex_lock(&watch_lock);
+    watch_set(1);
+    pthread_mutex_unlock(&watch_lock);
+}
+
+static void watch_capture_ended(void)
+{
+    if (__atomic_sub_fetch(&captures, 1, __ATOMIC_ACQ_REL) != 0)
+        return;
+    __atomic_store_n(&watch_until, clock_ns(CLOCK_MONOTONIC_COARSE) + watch_hold_ns, __ATOMIC_RELEASE);
+    if (watch_hold_ns == 0) {
+        pthread_mutex_lock(&watch_lock);
+        if (__atomic_load_n(&captures, __ATOMIC_ACQUIRE) == 0)
+            watch_set(0);
+        pthread_mutex_unlock(&watch_lock);
+    }
+}
+
+/* At the exit of a driver call: the watch goes off once it has been held
+ * long enough with no capture open. */
+static void watch_expire(void)
+{
+    if (!__atomic_load_n(&watching, __ATOMIC_RELAXED) || __atomic_load_n(&captures, __ATOMIC_ACQUIRE) ||
+        clock_ns(CLOCK_MONOTONIC_COARSE) < __atomic_load_n(&watch_until, __ATOMIC_ACQUIRE))
+        return;
+    pthread_mutex_lock(&watch_lock);
+    if (__atomic_load_n(&captures, __ATOMIC_ACQUIRE) == 0)
+        watch_set(0);
+    pthread_mutex_unlock(&watch_lock);
 }
 
 static const char *mode_word(int m)
@@ -803,8 +865,8 @@ static void on_driver_exit(CUpti_CallbackId id, const CUpti_CallbackData *cb)
         }
         rec_logf("capture-begin s=%p mode=%s rc=%d t=%u call=%s into=%u\n", (void *)s, mode_word(mode),
                  (int)rc, t, call_name(), into);
-        if (rc == CUDA_SUCCESS && __atomic_add_fetch(&captures, 1, __ATOMIC_ACQ_REL) == 1)
-            watch_everything(1);
+        if (rc == CUDA_SUCCESS)
+            watch_capture_begun();
         break;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture:
@@ -816,9 +878,8 @@ static void on_driver_exit(CUpti_CallbackId id, const CUpti_CallbackData *cb)
         /* An end that fails for a stream that was not capturing closes
          * nothing; any other end closes the capture. */
         if (rc != CUDA_ERROR_ILLEGAL_STATE && rc != CUDA_ERROR_INVALID_VALUE &&
-            rc != CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD &&
-            __atomic_sub_fetch(&captures, 1, __ATOMIC_ACQ_REL) == 0)
-            watch_everything(0);
+            rc != CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD)
+            watch_capture_ended();
         if (rc == CUDA_SUCCESS && g)
             rec_walk_request(g, cb->context, "capture", 0);
         break;
@@ -919,6 +980,8 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Callb
         on_resource(id, (const CUpti_ResourceData *)data);
         return;
     }
+    if (rec_walking)
+        return;
     const CUpti_CallbackData *cb = (const CUpti_CallbackData *)data;
     if (dom == CUPTI_CB_DOMAIN_RUNTIME_API) {
         if (cb->callbackSite == CUPTI_API_ENTER) {
@@ -956,6 +1019,7 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Callb
     }
     on_driver_exit(id, cb);
     rec_walk_flush();
+    watch_expire();
     tl_call = NULL;
     tl_has_stream = 0;
     tl_instantiating = 0;
@@ -977,7 +1041,11 @@ static void finish(void)
                     (unsigned long long)tslots[i].node, tslots[i].graph, tslots[i].kind,
                     (unsigned long long)tslots[i].count, (unsigned long long)tslots[i].total,
                     (unsigned long long)tslots[i].min, (unsigned long long)tslots[i].max);
-    fprintf(rec_out, "end lost_launches=%llu\n", (unsigned long long)lost_launches);
+    pthread_mutex_lock(&watch_lock);
+    fprintf(rec_out, "end lost_launches=%llu watch_switches=%llu watch_us=%llu\n",
+            (unsigned long long)lost_launches, (unsigned long long)watch_switches,
+            (unsigned long long)(watch_ns / 1000));
+    pthread_mutex_unlock(&watch_lock);
     fclose(rec_out);
     rec_out = NULL;
     rec_log_end();
@@ -1055,6 +1123,9 @@ int InitializeInjection(void)
         cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY);
         cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET);
     }
+    const char *wm = getenv("GRAPHRT_RECORD_WATCH_MS");
+    if (wm && *wm)
+        watch_hold_ns = strtoull(wm, NULL, 10) * 1000000ull;
     const char *sw = getenv("GRAPHRT_RECORD_SYNC_WALKS");
     rec_walk_start(sw && *sw && strcmp(sw, "0") != 0);
     atexit(finish);

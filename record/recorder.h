@@ -68,6 +68,10 @@ int rec_walk_start(int sync);
 void rec_walk_flush(void);
 void rec_walk_request(CUgraph g, CUcontext ctx, const char *why, uint32_t x);
 void rec_walk_wait_graph(CUgraph g);
+/* Nonzero on a thread while it walks: the driver calls of a walk only
+ * read graphs, so their callbacks (while the watch of every call is on)
+ * return at once. */
+extern _Thread_local int rec_walking;
 
 /* Called for every change to any graph's nodes, edges or node parameters
  * (recorder.c): a walk asked for when nothing changed since the last walk

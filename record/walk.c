@@ -56,6 +56,7 @@ static unsigned mutations, last_mutations;
  * destroy callback waits, not the default. Set once at start. */
 static int sync_walks;
 static _Thread_local req *tl_pending;
+_Thread_local int rec_walking;
 
 /* ------------------------------------------------------------ values */
 
@@ -69,25 +70,18 @@ static _Thread_local struct {
 } gmem[GMEM_MAX];
 static _Thread_local size_t ngmem;
 
-static void note_graph_memory(CUgraph g)
+/* Notes the allocation nodes among the top level's nodes v (types t). */
+static void note_graph_memory(const CUgraphNode *v, const CUgraphNodeType *t, size_t n)
 {
-    size_t n = 0;
     ngmem = 0;
-    if (cuGraphGetNodes(g, NULL, &n) != CUDA_SUCCESS || n == 0)
-        return;
-    CUgraphNode *v = calloc(n, sizeof *v);
-    if (v && cuGraphGetNodes(g, v, &n) == CUDA_SUCCESS)
-        for (size_t i = 0; i < n && ngmem < GMEM_MAX; i++) {
-            CUgraphNodeType t;
-            CUDA_MEM_ALLOC_NODE_PARAMS p;
-            memset(&p, 0, sizeof p);
-            if (cuGraphNodeGetType(v[i], &t) == CUDA_SUCCESS && t == CU_GRAPH_NODE_TYPE_MEM_ALLOC &&
-                cuGraphMemAllocNodeGetParams(v[i], &p) == CUDA_SUCCESS) {
-                gmem[ngmem].base = p.dptr;
-                gmem[ngmem++].size = p.bytesize;
-            }
+    for (size_t i = 0; i < n && ngmem < GMEM_MAX; i++) {
+        CUDA_MEM_ALLOC_NODE_PARAMS p;
+        memset(&p, 0, sizeof p);
+        if (t[i] == CU_GRAPH_NODE_TYPE_MEM_ALLOC && cuGraphMemAllocNodeGetParams(v[i], &p) == CUDA_SUCCESS) {
+            gmem[ngmem].base = p.dptr;
+            gmem[ngmem++].size = p.bytesize;
         }
-    free(v);
+    }
 }
 
 /* What the driver answered, kept so that a walk of many nodes sharing
@@ -302,6 +296,26 @@ static void put_name(FILE *f, const char *s)
 
 /* ------------------------------------------------------------- nodes */
 
+/* 'x' and the bytes in hex, written a chunk at a time: a kernel's
+ * parameter struct can be hundreds of bytes (CUTLASS's are), which were
+ * hundreds of stdio calls a node when written a byte at a time. */
+static void put_hex(FILE *f, const unsigned char *v, size_t n)
+{
+    static const char digit[] = "0123456789abcdef";
+    char buf[512];
+    size_t k = 0;
+    buf[k++] = 'x';
+    for (size_t b = 0; b < n; b++) {
+        if (k + 2 > sizeof buf) {
+            fwrite(buf, 1, k, f);
+            k = 0;
+        }
+        buf[k++] = digit[v[b] >> 4];
+        buf[k++] = digit[v[b] & 15];
+    }
+    fwrite(buf, 1, k, f);
+}
+
 static void put_kernel(FILE *f, CUgraphNode n)
 {
     CUDA_KERNEL_NODE_PARAMS p;
@@ -355,9 +369,7 @@ static void put_kernel(FILE *f, CUgraphNode n)
                 continue;
             }
         }
-        fputc('x', f);
-        for (size_t b = 0; b < sz; b++)
-            fprintf(f, "%02x", v[b]);
+        put_hex(f, v, sz);
     }
 }
 
@@ -466,14 +478,12 @@ static const char *cond_word(CUgraphConditionalNodeType t)
     return "unknown";
 }
 
-static void put_node(FILE *f, CUgraphNode n, int depth)
+/* Node n of type t; t is -1 where the driver did not answer. */
+static void put_node(FILE *f, CUgraphNode n, CUgraphNodeType t, int depth)
 {
-    CUgraphNodeType t;
     fprintf(f, "%*snode n=%llu ", 2 * depth, "", (unsigned long long)rec_node_id(n));
-    if (cuGraphNodeGetType(n, &t) != CUDA_SUCCESS) {
+    if ((int)t == -1)
         fputs("other type=unreadable", f);
-        t = (CUgraphNodeType)-1;
-    }
     CUevent ev = NULL;
     CUgraph child = NULL;
     rec_condnode cond;
@@ -569,14 +579,24 @@ static void walk_graph(FILE *f, CUgraph g, int depth)
         return;
     }
     CUgraphNode *v = calloc(n ? n : 1, sizeof *v);
-    if (!v || cuGraphGetNodes(g, v, &n) != CUDA_SUCCESS) {
+    CUgraphNodeType *t = calloc(n ? n : 1, sizeof *t);
+    if (!v || !t || cuGraphGetNodes(g, v, &n) != CUDA_SUCCESS) {
         free(v);
+        free(t);
         fprintf(f, "%*serror call=cuGraphGetNodes\n", 2 * depth, "");
         return;
     }
+    /* Each type once: the allocation nodes of the top level are needed
+     * before any node is written (an argument may point into one). */
     for (size_t i = 0; i < n; i++)
-        put_node(f, v[i], depth);
+        if (cuGraphNodeGetType(v[i], &t[i]) != CUDA_SUCCESS)
+            t[i] = (CUgraphNodeType)-1;
+    if (depth == 1)
+        note_graph_memory(v, t, n);
+    for (size_t i = 0; i < n; i++)
+        put_node(f, v[i], t[i], depth);
     free(v);
+    free(t);
 }
 
 /* ------------------------------------------------------------ thread */
@@ -588,16 +608,17 @@ static void do_walk(const req *r)
     FILE *f = open_memstream(&buf, &len);
     if (!f)
         return;
+    rec_walking = 1;
     if (r->ctx)
         cuCtxSetCurrent(r->ctx);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     fprintf(f, "walk w=%u g=%u why=%s x=%u\n", r->w, rec_graph_id(r->g), r->why, r->x);
-    note_graph_memory(r->g);
     walk_graph(f, r->g, 1);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     long long us = (t1.tv_sec - t0.tv_sec) * 1000000LL + (t1.tv_nsec - t0.tv_nsec) / 1000;
     fprintf(f, "walk-end w=%u us=%lld\n", r->w, us);
+    rec_walking = 0;
     fclose(f);
     rec_log_begin();
     fwrite(buf, 1, len, rec_out);

@@ -424,17 +424,19 @@ GR_TEST(record_help_and_usage_errors)
     CHECK_EQ(tool("record --convert /nonexistent-graphrt-dir"), 1);
 }
 
-GR_TEST_T(record_the_recorder_code_on_a_stand_in_driver, 60)
-{
 #ifdef GR_RECORD_SELFTEST_PATH
-    /* The recorder's callbacks, log and helper-thread walk, fed by
-     * record/selftest/ (a stand-in driver and CUPTI playing the seed
-     * capture, five launches, a free, one more launch). */
-    char dir[512], cmd[2048];
+/* Runs the recorder's selftest, record/selftest/ (a stand-in driver and
+ * CUPTI playing the seed capture, five launches, a free, one more launch,
+ * an invalidated capture), with GRAPHRT_RECORD_WATCH_MS=hold_ms, and
+ * checks what any hold must give; the log stays in dir for the caller. */
+static void run_selftest(char *dir, size_t size, const char *hold_ms)
+{
+    char cmd[2048];
     const char *base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
-    snprintf(dir, sizeof dir, "%s/graphrt-record-%ld-XXXXXX", base, (long)getpid());
+    snprintf(dir, size, "%s/graphrt-record-%ld-XXXXXX", base, (long)getpid());
     CHECK(mkdtemp(dir) != NULL);
-    snprintf(cmd, sizeof cmd, "GRAPHRT_RECORD_DIR='%s' '%s'", dir, GR_RECORD_SELFTEST_PATH);
+    snprintf(cmd, sizeof cmd, "GRAPHRT_RECORD_DIR='%s' GRAPHRT_RECORD_WATCH_MS=%s '%s'", dir, hold_ms,
+             GR_RECORD_SELFTEST_PATH);
     CHECK_EQ(system(cmd), 0);
     snprintf(cmd, sizeof cmd, "record --convert '%s' --quiet --stale", dir);
     CHECK_EQ(tool(cmd), 0);
@@ -443,7 +445,7 @@ GR_TEST_T(record_the_recorder_code_on_a_stand_in_driver, 60)
     CHECK_HAS(rep, "origin: captured from stream 0x5000 (cuStreamBeginCapture_v2, mode global");
     CHECK_HAS(rep, "launches in all: 6");
     /* Named by the call that made it, not by the runtime call before it
-     * whose exit callback never came. */
+     * (whose exit callback never came where the watch went off). */
     CHECK_HAS(rep, "executable 1: instantiated by cuGraphInstantiateWithFlags on thread 1");
     CHECK_HAS(rep, "stale: graph 1 (graph-1.graph) n0 kernel \"_Z3fooPfi\" argument 0 = 0x7f0000000000");
     CHECK_HAS(rep, "freed by cuMemFree_v2 on thread 1");
@@ -468,6 +470,46 @@ GR_TEST_T(record_the_recorder_code_on_a_stand_in_driver, 60)
              "test $(grep -c '^walk ' '%s'/callbacks-*.log) -eq 2",
              dir, dir, dir, dir);
     CHECK_EQ(system(grep), 0);
+}
+
+/* The 'watch_switches=' count of the log's end line. */
+static int watch_switches(const char *dir)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "sed -n 's/^end .*watch_switches=\\([0-9]*\\).*/\\1/p' '%s'/callbacks-*.log",
+             dir);
+    FILE *p = popen(cmd, "r");
+    int n = -1;
+    if (p) {
+        if (fscanf(p, "%d", &n) != 1)
+            n = -1;
+        pclose(p);
+    }
+    return n;
+}
+#endif
+
+GR_TEST_T(record_the_recorder_code_on_a_stand_in_driver, 60)
+{
+#ifdef GR_RECORD_SELFTEST_PATH
+    char dir[512];
+    /* No hold: each of the two captures switches the watch on and off. */
+    run_selftest(dir, sizeof dir, "0");
+    CHECK_EQ(watch_switches(dir), 4);
+    unstage(dir);
+#else
+    GR_TEST_SKIP("the recorder's selftest is built only where CMake finds the CUDA toolkit's headers");
+#endif
+}
+
+GR_TEST_T(record_holds_the_watch_between_captures, 60)
+{
+#ifdef GR_RECORD_SELFTEST_PATH
+    /* Held for a minute: the second capture finds the watch still on, and
+     * the report is the same. */
+    char dir[512];
+    run_selftest(dir, sizeof dir, "60000");
+    CHECK_EQ(watch_switches(dir), 1);
     unstage(dir);
 #else
     GR_TEST_SKIP("the recorder's selftest is built only where CMake finds the CUDA toolkit's headers");

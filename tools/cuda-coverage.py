@@ -145,16 +145,9 @@ LEFT_OUT = [(re.compile(p), why) for p, why in LEFT_OUT]
 # Missing calls graphrt could offer and does not yet, with the reason.
 NOT_YET = [
     (r"^cudaStreamBeginRecaptureToGraph$", "re-capture into an existing graph (CUDA 13.3): not offered yet"),
-    (r"^cudaMemcpy3D(Batch|WithAttributes)Async$",
-     "3D batch copies (cudaMemcpy3DBatchOp operands that may be arrays): planned; the 1D batch "
-     "and grMemcpy3DAsync cover pointers"),
-    (r"Peer", "peer copies and peer access between GPUs: graphrt copies across devices through "
-     "grMemcpy (docs/devices.md); the peer calls are not offered yet"),
-    (r"^cudaMem(Prefetch|Advise|Range|Discard)",
-     "managed-memory hints and queries: grMallocManaged exists on the CPU, where every hint is "
-     "a no-op; the calls are not offered yet"),
-    (r"^cudaChooseDevice$|^cudaSetValidDevices$",
-     "device choice by properties or from a list: not offered yet (grSetDevice takes a number)"),
+    (r"^cudaMemcpy3DWithAttributesAsync$",
+     "3D copy with attributes (CUDA 13.x): not offered yet; grMemcpy3DBatchAsync of one copy "
+     "covers it"),
 ]
 NOT_YET = [(re.compile(p), why) for p, why in NOT_YET]
 

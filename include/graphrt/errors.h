@@ -88,6 +88,10 @@ extern "C" {
                                 "architecture")                                \
     XX(grErrorCallRequiresNewerDriver, "API call is not supported in the "     \
                                        "installed CUDA driver")                \
+    XX(grErrorPeerAccessUnsupported, "peer access is not supported "           \
+                                     "between these two devices")              \
+    XX(grErrorPeerAccessAlreadyEnabled, "peer access is already enabled")      \
+    XX(grErrorPeerAccessNotEnabled, "peer access has not been enabled")        \
     XX(grErrorCooperativeLaunchTooLarge, "too many blocks in cooperative "     \
                                          "launch")                             \
     XX(grErrorUnknown, "unknown error")

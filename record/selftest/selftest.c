@@ -59,6 +59,17 @@ static void runtime_enter(CUpti_CallbackId id, const char *name)
     fake_callback(fake_userdata, CUPTI_CB_DOMAIN_RUNTIME_API, id, &cb);
 }
 
+static void runtime_exit(CUpti_CallbackId id, const char *name)
+{
+    int rc = 0;
+    CUpti_CallbackData cb;
+    memset(&cb, 0, sizeof cb);
+    cb.functionName = name;
+    cb.functionReturnValue = &rc;
+    cb.callbackSite = CUPTI_API_EXIT;
+    fake_callback(fake_userdata, CUPTI_CB_DOMAIN_RUNTIME_API, id, &cb);
+}
+
 /* A node created inside a launch call on a stream: the resource callback
  * comes between the call's enter and exit. */
 static void captured_node(int i, CUstream s)
@@ -118,6 +129,12 @@ int main(void)
     cuStreamEndCapture_params ec = {s, &g};
     runtime_enter(CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_v10000, "cudaStreamEndCapture");
     api(CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture, "cuStreamEndCapture", &ec, CUDA_SUCCESS);
+    /* With GRAPHRT_RECORD_WATCH_MS=0 the end of the capture switched the
+     * runtime domain off, and the driver sends no exit for the runtime
+     * call in progress; held on, the domain still sees it. */
+    const char *hold = getenv("GRAPHRT_RECORD_WATCH_MS");
+    if (!hold || strcmp(hold, "0") != 0)
+        runtime_exit(CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_v10000, "cudaStreamEndCapture");
 
     CUgraphExec x = (CUgraphExec)&fake_exec_word;
     cuGraphInstantiateWithFlags_params gi = {&x, g, 0};

@@ -17,6 +17,14 @@
 grError_t gr__api_copy_enqueue(const char *call, void *dst, const void *src, size_t count, grMemcpyKind kind,
                                grStream_t stream, bool sync, gr_stream **out);
 
+/* grMemcpy3D (sync, stream ignored) or grMemcpy3DAsync with 'call' in
+ * every detail (copy2d.c): what the peer and batch 3D copies issue. */
+grError_t gr__api_copy_3d(const char *call, const grMemcpy3DParms *p, grStream_t stream, bool sync);
+
+/* grDeviceReset of 'device': the peer access it enabled goes, as its
+ * context's mappings do in CUDA (peer.c). */
+void gr__api_peer_reset(int device);
+
 /* The synchronous forms' wait for the legacy stream s (sticky errors
  * reported here). */
 grError_t gr__api_wait_legacy(const char *call, gr_stream *s);

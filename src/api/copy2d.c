@@ -273,7 +273,7 @@ GR_API grError_t grMemset2DAsync(void *devPtr, size_t pitch, int value, size_t w
 
 /* ------------------------------------------------------------------ 3D */
 
-static grError_t copy_3d(const char *call, const grMemcpy3DParms *p, grStream_t stream, bool sync)
+grError_t gr__api_copy_3d(const char *call, const grMemcpy3DParms *p, grStream_t stream, bool sync)
 {
     gr_region d, s;
     grError_t err;
@@ -292,12 +292,12 @@ static grError_t copy_3d(const char *call, const grMemcpy3DParms *p, grStream_t 
 
 GR_API grError_t grMemcpy3D(const grMemcpy3DParms *p)
 {
-    return copy_3d("grMemcpy3D", p, NULL, true);
+    return gr__api_copy_3d("grMemcpy3D", p, NULL, true);
 }
 
 GR_API grError_t grMemcpy3DAsync(const grMemcpy3DParms *p, grStream_t stream)
 {
-    return copy_3d("grMemcpy3DAsync", p, stream, false);
+    return gr__api_copy_3d("grMemcpy3DAsync", p, stream, false);
 }
 
 static grError_t set_3d(const char *call, grPitchedPtr p, int value, grExtent e, grStream_t stream, bool sync)

@@ -76,6 +76,7 @@ GR_API grError_t grDeviceReset(void)
 {
     int device = gr__device_current();
     gr__device_reset_dev("grDeviceReset", device);
+    gr__api_peer_reset(device);
     if (device != 0) {
         gr__mem_reset_device(device);
         return grSuccess;

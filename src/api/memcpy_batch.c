@@ -143,3 +143,114 @@ GR_API grError_t grMemcpyWithAttributesAsync(void *dst, const void *src, size_t 
         return err;
     return gr__api_copy_enqueue(call, dst, src, size, grMemcpyDefault, stream, false, &s);
 }
+
+/* ------------------------------------------------------------ 3D batch */
+
+/* The pitched pointer of a pointer operand (checked already). */
+static grPitchedPtr operand_ptr(const grMemcpy3DOperand *o, grExtent e)
+{
+    size_t row = o->op.ptr.rowLength ? o->op.ptr.rowLength : e.width;
+    size_t layer = o->op.ptr.layerHeight ? o->op.ptr.layerHeight : e.height;
+    return make_grPitchedPtr(o->op.ptr.ptr, row, e.width, layer);
+}
+
+static grError_t check_operand(const char *call, const grMemcpy3DOperand *o, grExtent e, size_t i,
+                               const char *side)
+{
+    if (o->type == grMemcpyOperandTypeArray)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: opList[%zu].%s is an array operand; graphrt has no CUDA arrays, copy between "
+                        "pointer operands instead",
+                        call, i, side);
+    if (o->type != grMemcpyOperandTypePointer)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: opList[%zu].%s.type is %d, neither grMemcpyOperandTypePointer nor "
+                        "grMemcpyOperandTypeArray",
+                        call, i, side, (int)o->type);
+    if (!o->op.ptr.ptr)
+        return gr__fail(grErrorInvalidValue, "%s: opList[%zu].%s.op.ptr.ptr is NULL", call, i, side);
+    if (o->op.ptr.rowLength != 0 && o->op.ptr.rowLength < e.width)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: opList[%zu].%s.op.ptr.rowLength %zu is below the copy's width %zu (0 means the "
+                        "width)",
+                        call, i, side, o->op.ptr.rowLength, e.width);
+    if (o->op.ptr.layerHeight != 0 && o->op.ptr.layerHeight < e.height)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: opList[%zu].%s.op.ptr.layerHeight %zu is below the copy's height %zu (0 means "
+                        "the height)",
+                        call, i, side, o->op.ptr.layerHeight, e.height);
+    if ((unsigned)o->op.ptr.locHint.type > grMemLocationTypeHostNumaCurrent)
+        return gr__fail(grErrorInvalidValue, "%s: opList[%zu].%s has a location hint of type %d", call, i,
+                        side, (int)o->op.ptr.locHint.type);
+    return grSuccess;
+}
+
+static grError_t check_op(const char *call, const grMemcpy3DBatchOp *op, size_t i, grMemcpy3DParms *out)
+{
+    grError_t err;
+    grExtent e = op->extent;
+    gr_region d, s;
+    if (e.width == 0 || e.height == 0 || e.depth == 0)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: opList[%zu].extent is {%zu, %zu, %zu}; no member of a batch copy's extent may "
+                        "be 0",
+                        call, i, e.width, e.height, e.depth);
+    if (op->srcAccessOrder != grMemcpySrcAccessOrderStream &&
+        op->srcAccessOrder != grMemcpySrcAccessOrderDuringApiCall &&
+        op->srcAccessOrder != grMemcpySrcAccessOrderAny)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: opList[%zu].srcAccessOrder is %d; it must be grMemcpySrcAccessOrderStream, "
+                        "DuringApiCall or Any",
+                        call, i, (int)op->srcAccessOrder);
+    if (op->flags & ~grMemcpyFlagPreferOverlapWithCompute)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: opList[%zu].flags 0x%x has bits other than grMemcpyFlagPreferOverlapWithCompute",
+                        call, i, op->flags);
+    if ((err = check_operand(call, &op->src, e, i, "src")) != grSuccess ||
+        (err = check_operand(call, &op->dst, e, i, "dst")) != grSuccess)
+        return err;
+    *out = (grMemcpy3DParms){
+        .srcPtr = operand_ptr(&op->src, e),
+        .dstPtr = operand_ptr(&op->dst, e),
+        .extent = e,
+        .kind = grMemcpyDefault,
+    };
+    /* The regions' bounds, checked before any copy is queued. */
+    if ((err = gr__region_3d(call, "destination", out->dstPtr, out->dstPos, e, false, &d)) != grSuccess ||
+        (err = gr__region_3d(call, "source", out->srcPtr, out->srcPos, e, false, &s)) != grSuccess ||
+        (err = gr__region_check(call, &d, "destination")) != grSuccess ||
+        (err = gr__region_check(call, &s, "source")) != grSuccess)
+        return err;
+    return grSuccess;
+}
+
+GR_API grError_t grMemcpy3DBatchAsync(size_t numOps, grMemcpy3DBatchOp *opList, unsigned long long flags,
+                                      grStream_t stream)
+{
+    static const char call[] = "grMemcpy3DBatchAsync";
+    gr_stream *s;
+    grError_t err;
+    grMemcpy3DParms p;
+    if (numOps == 0)
+        return gr__fail(grErrorInvalidValue, "%s: numOps is 0; a batch holds at least one copy", call);
+    if (!opList)
+        return gr__fail(grErrorInvalidValue, "%s: opList is NULL", call);
+    if (flags != 0)
+        return gr__fail(grErrorInvalidValue, "%s: flags is 0x%llx; CUDA reserves them: pass 0", call, flags);
+    if (stream == NULL || stream == grStreamLegacy)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: the legacy default stream cannot take a batch, as in CUDA; use a created stream "
+                        "or grStreamPerThread",
+                        call);
+    if ((err = gr__stream_from_handle(call, stream, &s)) != grSuccess)
+        return err;
+    for (size_t i = 0; i < numOps; i++)
+        if ((err = check_op(call, &opList[i], i, &p)) != grSuccess)
+            return err;
+    for (size_t i = 0; i < numOps; i++) {
+        (void)check_op(call, &opList[i], i, &p);
+        if ((err = gr__api_copy_3d(call, &p, stream, false)) != grSuccess)
+            return err;
+    }
+    return grSuccess;
+}

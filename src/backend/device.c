@@ -125,14 +125,25 @@ static void read_env(void)
                 v, gr__gpu_count());
 }
 
+/* The first device of grSetValidDevices' list (-1: none), where a thread
+ * that has chosen none starts. */
+static int _Atomic valid_first = -1;
+
 int gr__device_current(void)
 {
     int d = tls_device_plus1;
     if (GR_LIKELY(d))
         return d - 1;
     pthread_once(&env_once, read_env);
-    tls_device_plus1 = env_device + 1;
-    return env_device;
+    int first = gr_load_acquire(&valid_first);
+    d = first >= 0 ? first : env_device;
+    tls_device_plus1 = d + 1;
+    return d;
+}
+
+void gr__device_set_first(int device)
+{
+    gr_store_release(&valid_first, device);
 }
 
 void gr__device_select(int device)

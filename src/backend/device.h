@@ -73,6 +73,13 @@ typedef struct gr_dev_pointer {
     void *device_pointer, *host_pointer;
 } gr_dev_pointer;
 
+/* What gr_device_ops.peer_access does. */
+enum {
+    GR_PEER_QUERY,
+    GR_PEER_ENABLE,
+    GR_PEER_DISABLE
+};
+
 typedef struct gr_device_ops {
     const char *name; /* "cuda", "fake" */
 
@@ -90,6 +97,12 @@ typedef struct gr_device_ops {
     /* The driver's version (1000 * major + 10 * minor), 0 without one. */
     int (*driver_version)(void);
     grError_t (*mem_info)(const char *call, int device, size_t *free_bytes, size_t *total_bytes);
+    /* Peer access between GPUs 'device' and 'peer' (two different
+     * devices of the kind): GR_PEER_QUERY answers in *can whether device
+     * can map peer's memory; GR_PEER_ENABLE / GR_PEER_DISABLE map it into
+     * device's context or unmap it. NULL: every pair can, and enabling
+     * has nothing to map. */
+    grError_t (*peer_access)(const char *call, int device, int peer, int what, int *can);
 
     /* ---- streams */
     grError_t (*stream_create)(const char *call, int device, unsigned user_flags, int priority,
@@ -241,6 +254,10 @@ int gr__device_current(void);
 
 /* Makes 'device' (checked by the caller) the calling thread's device. */
 void gr__device_select(int device);
+
+/* Where a thread that has chosen no device starts from now on: 'device'
+ * (grSetValidDevices' first), or with -1 GRAPHRT_DEVICE's, else 0. */
+void gr__device_set_first(int device);
 
 /* True when 'device' names an existing device (0..gr__gpu_count()). */
 bool gr__device_exists(int device);

@@ -2,8 +2,10 @@
  * hostreg.c - what graphrt remembers of host memory beyond the tracker:
  * the flags grHostAlloc was given, the ranges grHostRegister registered
  * (application memory that then counts as pinned host memory), and which
- * grMalloc blocks are managed memory (grMallocManaged). Read by
- * grHostGetFlags, grHostGetDevicePointer and grPointerGetAttributes.
+ * grMalloc blocks are managed memory (grMallocManaged) with the advice
+ * and last prefetch location given them (grMemAdvise, grMemPrefetchAsync).
+ * Read by grHostGetFlags, grHostGetDevicePointer, grPointerGetAttributes
+ * and grMemRangeGetAttribute.
  *
  * Invariants:
  *   - an entry of kind GR_HOSTREG_ALLOC or GR_HOSTREG_MANAGED has the base
@@ -30,6 +32,7 @@ typedef struct gr_hostreg_entry {
     size_t size;
     unsigned flags;
     gr_hostreg_kind kind;
+    gr_managed_state managed; /* GR_HOSTREG_MANAGED: advice, last prefetch */
 } gr_hostreg_entry;
 
 static struct {
@@ -57,7 +60,7 @@ static bool add_locked(uintptr_t base, size_t size, unsigned flags, gr_hostreg_k
         reg.v = v;
         reg.cap = cap;
     }
-    reg.v[reg.n++] = (gr_hostreg_entry){base, size, flags, kind};
+    reg.v[reg.n++] = (gr_hostreg_entry){base, size, flags, kind, {0}};
     return true;
 }
 
@@ -137,4 +140,58 @@ void gr__hostreg_reset(void)
             reg.v[k++] = reg.v[i];
     reg.n = k;
     pthread_mutex_unlock(&reg.lock);
+}
+
+bool gr__hostreg_managed_get(const void *p, gr_managed_state *out)
+{
+    pthread_mutex_lock(&reg.lock);
+    size_t i = find_locked((uintptr_t)p, GR_HOSTREG_MANAGED);
+    bool found = i < reg.n;
+    if (found)
+        *out = reg.v[i].managed;
+    pthread_mutex_unlock(&reg.lock);
+    return found;
+}
+
+/* The accessed-by bit of a location (checked by the caller): the host's
+ * is bit 63, a device's its number. */
+static uint64_t accessed_bit(grMemLocation loc)
+{
+    return loc.type == grMemLocationTypeDevice ? (uint64_t)1 << loc.id : (uint64_t)1 << 63;
+}
+
+bool gr__hostreg_managed_change(const void *p, gr_managed_change change, grMemLocation loc)
+{
+    static const grMemLocation none = {grMemLocationTypeInvalid, 0};
+    pthread_mutex_lock(&reg.lock);
+    size_t i = find_locked((uintptr_t)p, GR_HOSTREG_MANAGED);
+    bool found = i < reg.n;
+    if (found) {
+        gr_managed_state *m = &reg.v[i].managed;
+        switch (change) {
+        case GR_MANAGED_PREFETCH:
+            m->last_prefetch = loc;
+            break;
+        case GR_MANAGED_SET_READ_MOSTLY:
+            m->read_mostly = true;
+            break;
+        case GR_MANAGED_UNSET_READ_MOSTLY:
+            m->read_mostly = false;
+            break;
+        case GR_MANAGED_SET_PREFERRED:
+            m->preferred = loc;
+            break;
+        case GR_MANAGED_UNSET_PREFERRED:
+            m->preferred = none;
+            break;
+        case GR_MANAGED_SET_ACCESSED_BY:
+            m->accessed_by |= accessed_bit(loc);
+            break;
+        case GR_MANAGED_UNSET_ACCESSED_BY:
+            m->accessed_by &= ~accessed_bit(loc);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&reg.lock);
+    return found;
 }

@@ -322,4 +322,35 @@ void gr__hostreg_forget(void *base);
 /* grDeviceReset of the CPU: drops every allocation's note. */
 void gr__hostreg_reset(void);
 
+/* What grMemAdvise and the prefetches set on a managed allocation, kept
+ * per allocation (CUDA keeps it per page: graphrt's answers for a part of
+ * an allocation are those of the whole). A location of type
+ * grMemLocationTypeInvalid is none. */
+typedef struct gr_managed_state {
+    bool read_mostly;
+    grMemLocation preferred;
+    grMemLocation last_prefetch;
+    uint64_t accessed_by; /* bit d: device d (0..62); bit 63: the host */
+} gr_managed_state;
+
+/* A change to that state: a prefetch, or an advice (grMemoryAdvise's
+ * values). */
+typedef enum gr_managed_change {
+    GR_MANAGED_PREFETCH = 0,
+    GR_MANAGED_SET_READ_MOSTLY = 1,
+    GR_MANAGED_UNSET_READ_MOSTLY = 2,
+    GR_MANAGED_SET_PREFERRED = 3,
+    GR_MANAGED_UNSET_PREFERRED = 4,
+    GR_MANAGED_SET_ACCESSED_BY = 5,
+    GR_MANAGED_UNSET_ACCESSED_BY = 6
+} gr_managed_change;
+
+/* The state of the managed allocation holding p; false if none holds it. */
+bool gr__hostreg_managed_get(const void *p, gr_managed_state *out);
+
+/* Applies 'change' (with its location, checked by the caller: a device
+ * below 63 or a host location) to the managed allocation holding p;
+ * false if none holds it (freed meanwhile: nothing to change). */
+bool gr__hostreg_managed_change(const void *p, gr_managed_change change, grMemLocation loc);
+
 #endif /* GR_MEMORY_H */

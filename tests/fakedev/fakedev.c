@@ -292,6 +292,18 @@ static grError_t fake_device_init(const char *call, int device)
     return grSuccess;
 }
 
+/* Every pair of fake devices can map each other's memory: there is
+ * nothing to map. */
+static grError_t fake_peer_access(const char *call, int device, int peer, int what, int *can)
+{
+    (void)device;
+    (void)peer;
+    ENTER(call, "peer_access");
+    if (what == GR_PEER_QUERY)
+        *can = 1;
+    return grSuccess;
+}
+
 static grError_t fake_mem_info(const char *call, int device, size_t *free_bytes, size_t *total_bytes)
 {
     (void)device;
@@ -1380,6 +1392,7 @@ static const gr_device_ops fake_kind = {
     .device_init = fake_device_init,
     .driver_version = fake_driver_version,
     .mem_info = fake_mem_info,
+    .peer_access = fake_peer_access,
     .stream_create = fake_stream_create,
     .stream_priority_range = fake_stream_priority_range,
     .stream_default = fake_stream_default,

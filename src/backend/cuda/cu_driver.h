@@ -46,6 +46,7 @@ enum {
     CUDA_ERROR_INVALID_IMAGE = 200,
     CUDA_ERROR_INVALID_CONTEXT = 201,
     CUDA_ERROR_NO_BINARY_FOR_GPU = 209,
+    CUDA_ERROR_PEER_ACCESS_UNSUPPORTED = 217,
     CUDA_ERROR_INVALID_PTX = 218,
     CUDA_ERROR_UNSUPPORTED_PTX_VERSION = 222,
     CUDA_ERROR_INVALID_SOURCE = 300,
@@ -56,6 +57,8 @@ enum {
     CUDA_ERROR_ILLEGAL_ADDRESS = 700,
     CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES = 701,
     CUDA_ERROR_LAUNCH_TIMEOUT = 702,
+    CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED = 704,
+    CUDA_ERROR_PEER_ACCESS_NOT_ENABLED = 705,
     CUDA_ERROR_ASSERT = 710,
     CUDA_ERROR_HARDWARE_STACK_ERROR = 714,
     CUDA_ERROR_ILLEGAL_INSTRUCTION = 715,
@@ -246,6 +249,9 @@ typedef CUresult (*gr_cuGetProcAddress_v1)(const char *symbol, void **pfn, int c
     X(cuDevicePrimaryCtxRetain, (CUcontext * pctx, CUdevice dev))                                          \
     X(cuCtxSetCurrent, (CUcontext ctx))                                                                    \
     X(cuCtxSynchronize, (void))                                                                            \
+    X(cuDeviceCanAccessPeer, (int *canAccessPeer, CUdevice dev, CUdevice peerDev))                         \
+    X(cuCtxEnablePeerAccess, (CUcontext peerContext, unsigned int Flags))                                  \
+    X(cuCtxDisablePeerAccess, (CUcontext peerContext))                                                     \
     X(cuModuleLoadData, (CUmodule * module, const void *image))                                            \
     X(cuModuleUnload, (CUmodule hmod))                                                                     \
     X(cuModuleGetFunction, (CUfunction * hfunc, CUmodule hmod, const char *name))                          \

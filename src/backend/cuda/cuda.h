@@ -147,6 +147,8 @@ int gr__cuda_driver_version(void);
 /* cuMemGetInfo in GPU 'device''s primary context. */
 /* Starts GPU 'device' (its primary context): grInitDevice. */
 grError_t gr__cuda_device_init(const char *call, int device);
+/* Peer access between two GPUs (gr_device_ops.peer_access). */
+grError_t gr__cuda_peer_access(const char *call, int device, int peer, int what, int *can);
 grError_t gr__cuda_mem_info(const char *call, int device, size_t *free_bytes, size_t *total_bytes);
 
 /* Copies and memsets on GPU stream s (any pointers the driver accepts:

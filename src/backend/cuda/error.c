@@ -50,6 +50,12 @@ grError_t gr__cu_error(int result)
     case CUDA_ERROR_INVALID_PC:
     case CUDA_ERROR_LAUNCH_FAILED:
         return grErrorLaunchFailure;
+    case CUDA_ERROR_PEER_ACCESS_UNSUPPORTED:
+        return grErrorPeerAccessUnsupported;
+    case CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED:
+        return grErrorPeerAccessAlreadyEnabled;
+    case CUDA_ERROR_PEER_ACCESS_NOT_ENABLED:
+        return grErrorPeerAccessNotEnabled;
     case CUDA_ERROR_NOT_PERMITTED:
         return grErrorNotPermitted;
     case CUDA_ERROR_NOT_SUPPORTED:

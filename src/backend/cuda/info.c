@@ -102,3 +102,23 @@ bool gr__cuda_pointer_info(const void *p, gr_dev_pointer *info)
     info->host_pointer = host_ptr;
     return true;
 }
+
+grError_t gr__cuda_peer_access(const char *call, int device, int peer, int what, int *can)
+{
+    CUresult r;
+    if (what == GR_PEER_QUERY) {
+        r = gr_cu.cuDeviceCanAccessPeer(can, gr__gpus[device - 1].dev, gr__gpus[peer - 1].dev);
+        return r ? gr__cu_fail(call, device, "cuDeviceCanAccessPeer", r) : grSuccess;
+    }
+    /* The peer's context must exist to be mapped; the device's is left
+     * current, the context the mapping belongs to. */
+    if ((r = gr__cuda_enter(peer)) != CUDA_SUCCESS || (r = gr__cuda_enter(device)) != CUDA_SUCCESS)
+        return gr__cu_fail(call, device, "cuDevicePrimaryCtxRetain", r);
+    if (what == GR_PEER_ENABLE)
+        r = gr_cu.cuCtxEnablePeerAccess(gr__cuda_context(peer), 0);
+    else
+        r = gr_cu.cuCtxDisablePeerAccess(gr__cuda_context(peer));
+    return r ? gr__cu_fail(call, device,
+                           what == GR_PEER_ENABLE ? "cuCtxEnablePeerAccess" : "cuCtxDisablePeerAccess", r)
+             : grSuccess;
+}

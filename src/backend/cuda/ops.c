@@ -15,6 +15,7 @@ const gr_device_ops gr__cuda_kind = {
     .attribute = gr__cuda_attribute,
     .device_sync = gr__cuda_device_sync,
     .device_init = gr__cuda_device_init,
+    .peer_access = gr__cuda_peer_access,
     .driver_version = gr__cuda_driver_version,
     .mem_info = gr__cuda_mem_info,
 
