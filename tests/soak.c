@@ -70,7 +70,7 @@ static void fail_at(int line, const char *what, grError_t e)
     } while (0)
 
 /* p[blockIdx.x] += v */
-static void add_fn(const grKernelCtx *c, void **a)
+static void soak_add_fn(const grKernelCtx *c, void **a)
 {
     int *p = *(int **)a[0];
     int v = *(int *)a[1];
@@ -253,7 +253,7 @@ static void op_graphmem(thread_ctx *t)
     OK(grGraphDestroy(g));
 }
 
-static void *thread_main(void *p)
+static void *soak_thread_main(void *p)
 {
     thread_ctx *t = p;
     OK(grStreamCreateWithFlags(&t->s[0], grStreamNonBlocking));
@@ -296,7 +296,7 @@ static void *thread_main(void *p)
 static void setup(void)
 {
     size_t s2[2] = {sizeof(int *), sizeof(int)}, sl[2] = {sizeof(long), sizeof(long)};
-    OK(grKernelCreate(&add_k, add_fn, "soak_add", 2, s2));
+    OK(grKernelCreate(&add_k, soak_add_fn, "soak_add", 2, s2));
     OK(grKernelCreate(&pair_k, pair_fn, "soak_pair", 2, sl));
     OK(grKernelCreate(&fill_k, fill_fn, "soak_fill", 2, s2));
     for (int i = 0; i < NSHARED; i++) {
@@ -383,7 +383,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < nthreads; i++) {
         t[i].id = i;
         t[i].rng = seed * 0x9e3779b97f4a7c15ull + (uint64_t)i * 0xbf58476d1ce4e5b9ull + 1;
-        pthread_create(&th[i], NULL, thread_main, &t[i]);
+        pthread_create(&th[i], NULL, soak_thread_main, &t[i]);
     }
     while (now_s() - t0 < seconds) {
         struct timespec ts = {0, 100000000};

@@ -59,7 +59,7 @@ static grGraph_t alloc_graph(int tag, int with_free)
     return g;
 }
 
-static void *worker(void *p)
+static void *graphmem_worker(void *p)
 {
     int id = (int)(intptr_t)p;
     grStream_t s;
@@ -93,7 +93,7 @@ GR_TEST_T(graph_memory_instantiations_on_many_threads_do_not_race, 120)
     CHECK_OK(grKernelCreate(&tag_kernel, tag_fn, "gmem_tag", 2, sz));
     pthread_t t[THREADS];
     for (int i = 0; i < THREADS; i++)
-        CHECK(pthread_create(&t[i], NULL, worker, (void *)(intptr_t)i) == 0);
+        CHECK(pthread_create(&t[i], NULL, graphmem_worker, (void *)(intptr_t)i) == 0);
     for (int i = 0; i < THREADS; i++)
         CHECK(pthread_join(t[i], NULL) == 0);
     CHECK_OK(grDeviceSynchronize());

@@ -241,7 +241,7 @@ static void join_all(pthread_t *th)
     }
 }
 
-static void run_stress(const char *workers, int waits)
+static void run_stream_stress(const char *workers, int waits)
 {
     static thread_ctx ctx[NTHREADS];
     pthread_t th[NTHREADS];
@@ -272,25 +272,25 @@ static void run_stress(const char *workers, int waits)
 
 GR_TEST_T(stress_independent_streams_eight_threads_one_worker, 120)
 {
-    run_stress("1", 0);
+    run_stream_stress("1", 0);
 }
 
 GR_TEST_T(stress_independent_streams_eight_threads_four_workers, 120)
 {
-    run_stress("4", 0);
+    run_stream_stress("4", 0);
 }
 
 GR_TEST_T(stress_cross_stream_waits_eight_threads_one_worker, 120)
 {
-    run_stress("1", 1);
+    run_stream_stress("1", 1);
 }
 
 GR_TEST_T(stress_cross_stream_waits_eight_threads_two_workers, 120)
 {
-    run_stress("2", 1);
+    run_stream_stress("2", 1);
 }
 
 GR_TEST_T(stress_cross_stream_waits_eight_threads_four_workers, 120)
 {
-    run_stress("4", 1);
+    run_stream_stress("4", 1);
 }

@@ -232,8 +232,7 @@ GR_TEST(capture_makes_one_batch_mem_op_node_per_call_and_replay_runs_them)
     __atomic_store_n(&flag, 0, __ATOMIC_SEQ_CST);
     a = b = 0;
     c = 0;
-    CHECK_OK(grStreamCreate(&s));
-    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+    s = tl_capturing_stream(0, grStreamCaptureModeGlobal);
     CHECK_OK(grStreamWriteValue32(s, &flag, 1, grStreamWriteValueDefault));
     CHECK_OK(grStreamWaitValue32(s, &flag, 1, grStreamWaitValueEq));
     CHECK_OK(grStreamWriteValue64(s, &c, 99, grStreamWriteValueDefault));

@@ -9,17 +9,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-static grKernel_t nop_kernel(void)
+static void launch_nop(grStream_t s)
 {
-    static grKernel_t k;
-    if (!k)
-        CHECK_OK(grKernelCreate(&k, tl_kernel_nop, "capture_details_nop", 0, NULL));
-    return k;
-}
-
-static void launch(grStream_t s)
-{
-    CHECK_OK(grLaunchKernel(nop_kernel(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), NULL, 0, s));
+    CHECK_OK(grLaunchKernel(tl_kernel_nop_kept(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), NULL, 0, s));
 }
 
 /* True if d names stream s as "stream #<id> at <s>". */
@@ -64,11 +56,9 @@ static void *malloc_on_a_thread(void *p)
 GR_TEST(capture_detail_other_thread_in_global_mode_names_both_modes)
 {
     grStream_t s;
-    grGraph_t g;
     pthread_t th;
     malloc_arg a;
-    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
-    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+    s = tl_capturing_stream(grStreamNonBlocking, grStreamCaptureModeGlobal);
     CHECK_EQ(pthread_create(&th, NULL, malloc_on_a_thread, &a), 0);
     CHECK_EQ(pthread_join(th, NULL), 0);
     CHECK_EQ(a.result, grErrorStreamCaptureUnsupported);
@@ -82,17 +72,14 @@ GR_TEST(capture_detail_other_thread_in_global_mode_names_both_modes)
     CHECK(strstr(d, "grThreadExchangeStreamCaptureMode") != NULL);
     CHECK(names_stream(d, s));
     CHECK(strstr(d, "this invalidated capture #") != NULL);
-    CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &g));
-    CHECK_OK(grStreamDestroy(s));
+    tl_end_invalidated(s);
 }
 
 GR_TEST(capture_detail_thread_local_capture_names_its_mode_and_this_thread)
 {
     grStream_t s;
-    grGraph_t g;
     void *p = NULL;
-    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
-    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeThreadLocal));
+    s = tl_capturing_stream(grStreamNonBlocking, grStreamCaptureModeThreadLocal);
     CHECK_GR(grErrorStreamCaptureUnsupported, grMalloc(&p, 64));
     CHECK_DETAIL_HAS("grMalloc: potentially unsafe during stream capture");
     CHECK_DETAIL_HAS("(thread-local mode, begun by this thread (#");
@@ -100,17 +87,14 @@ GR_TEST(capture_detail_thread_local_capture_names_its_mode_and_this_thread)
     CHECK(names_stream(grGetLastErrorDetail(), s));
     /* The capture is described once: the invalidation names it by id. */
     CHECK_EQ(occurrences(grGetLastErrorDetail(), "mode, begun by"), 1);
-    CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &g));
-    CHECK_OK(grStreamDestroy(s));
+    tl_end_invalidated(s);
 }
 
 GR_TEST(capture_detail_device_sync_says_relaxed_mode_does_not_help)
 {
     grStream_t s;
-    grGraph_t g;
     grStreamCaptureMode m = grStreamCaptureModeRelaxed;
-    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
-    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeRelaxed));
+    s = tl_capturing_stream(grStreamNonBlocking, grStreamCaptureModeRelaxed);
     CHECK_OK(grThreadExchangeStreamCaptureMode(&m));
     CHECK_GR(grErrorStreamCaptureUnsupported, grDeviceSynchronize());
     CHECK_DETAIL_HAS("grDeviceSynchronize: ");
@@ -119,8 +103,7 @@ GR_TEST(capture_detail_device_sync_says_relaxed_mode_does_not_help)
     CHECK(names_stream(grGetLastErrorDetail(), s));
     CHECK_OK(grThreadExchangeStreamCaptureMode(&m)); /* back to global */
     CHECK_EQ(m, grStreamCaptureModeRelaxed);
-    CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &g));
-    CHECK_OK(grStreamDestroy(s));
+    tl_end_invalidated(s);
 }
 
 GR_TEST(capture_detail_invalidated_capture_names_the_stream_and_the_first_cause_once)
@@ -128,11 +111,10 @@ GR_TEST(capture_detail_invalidated_capture_names_the_stream_and_the_first_cause_
     grStream_t s;
     grGraph_t g;
     void *p = NULL;
-    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
-    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+    s = tl_capturing_stream(grStreamNonBlocking, grStreamCaptureModeGlobal);
     CHECK_GR(grErrorStreamCaptureUnsupported, grMalloc(&p, 64));
     CHECK_GR(grErrorStreamCaptureInvalidated,
-             grLaunchKernel(nop_kernel(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), NULL, 0, s));
+             grLaunchKernel(tl_kernel_nop_kept(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), NULL, 0, s));
     const char *d = grGetLastErrorDetail();
     CHECK_DETAIL_HAS("grLaunchKernel: stream #");
     CHECK(names_stream(d, s));
@@ -162,10 +144,10 @@ GR_TEST(capture_detail_unjoined_names_both_streams_by_id)
     CHECK_OK(grStreamCreateWithFlags(&forked, grStreamNonBlocking));
     CHECK_OK(grEventCreate(&fork));
     CHECK_OK(grStreamBeginCapture(origin, grStreamCaptureModeGlobal));
-    launch(origin);
+    launch_nop(origin);
     CHECK_OK(grEventRecord(fork, origin));
     CHECK_OK(grStreamWaitEvent(forked, fork, 0));
-    launch(forked); /* never joined back */
+    launch_nop(forked); /* never joined back */
     CHECK_GR(grErrorStreamCaptureUnjoined, grStreamEndCapture(origin, &g));
     CHECK(g == NULL);
     const char *d = grGetLastErrorDetail();

@@ -15,7 +15,7 @@ __global__ void k(int *p)
         p[0] += 1;
 }
 
-static const char *en(cudaError_t e)
+static const char *err_name(cudaError_t e)
 {
     return cudaGetErrorName(e);
 }
@@ -35,13 +35,13 @@ static const char *status(cudaStream_t s)
     static int i;
     i = (i + 1) % 8;
     if (e)
-        snprintf(buf[i], 64, "IsCapturing=%s", en(e));
+        snprintf(buf[i], 64, "IsCapturing=%s", err_name(e));
     else
         snprintf(buf[i], 64, "%s", sn(st));
     cudaGetLastError();
     return buf[i];
 }
-static size_t nnodes(cudaGraph_t g)
+static size_t node_count(cudaGraph_t g)
 {
     size_t n = 0;
     cudaGraphGetNodes(g, nullptr, &n);
@@ -80,11 +80,11 @@ static void topo(const char *name, cudaGraph_t g)
     printf("\n");
 }
 // Ends the capture of s and prints the result.
-static void end(const char *name, cudaStream_t s)
+static void end_capture(const char *name, cudaStream_t s)
 {
     cudaGraph_t g = nullptr;
     cudaError_t e = cudaStreamEndCapture(s, &g);
-    printf("%s: end=%s graph=%s nodes=%zu after=%s\n", name, en(e), g ? "set" : "NULL", g ? nnodes(g) : (size_t)0,
+    printf("%s: end=%s graph=%s nodes=%zu after=%s\n", name, err_name(e), g ? "set" : "NULL", g ? node_count(g) : (size_t)0,
            status(s));
     if (g)
         cudaGraphDestroy(g);
@@ -169,9 +169,9 @@ static void rule(cudaStreamCaptureMode m, int c, bool other, cudaStreamCaptureMo
     cudaError_t later = cudaGetLastError();
     char name[200];
     snprintf(name, sizeof name, "rule mode=%s call=%s from=%s threadmode=%s begin=%s -> %s status=%s nextlaunch=%s",
-             mn(m), cname[c], other ? "other" : "same", mn(tmode), en(e), en(r), st, en(later));
+             mn(m), cname[c], other ? "other" : "same", mn(tmode), err_name(e), err_name(r), st, err_name(later));
     (void)after;
-    end(name, s);
+    end_capture(name, s);
     cudaDeviceSynchronize();
     cudaGetLastError();
     if (c != C_FREE || r != cudaSuccess)
@@ -219,62 +219,62 @@ int main()
     cudaEventCreate(&ej);
 
     // Begin rules.
-    printf("begin legacy: %s\n", en(cudaStreamBeginCapture(0, cudaStreamCaptureModeRelaxed)));
+    printf("begin legacy: %s\n", err_name(cudaStreamBeginCapture(0, cudaStreamCaptureModeRelaxed)));
     cudaGetLastError();
-    printf("begin cudaStreamLegacy: %s\n", en(cudaStreamBeginCapture(cudaStreamLegacy, cudaStreamCaptureModeRelaxed)));
+    printf("begin cudaStreamLegacy: %s\n", err_name(cudaStreamBeginCapture(cudaStreamLegacy, cudaStreamCaptureModeRelaxed)));
     cudaGetLastError();
     e = cudaStreamBeginCapture(cudaStreamPerThread, cudaStreamCaptureModeRelaxed);
-    printf("begin perthread: %s\n", en(e));
+    printf("begin perthread: %s\n", err_name(e));
     cudaGetLastError();
-    if (!e) end("perthread", cudaStreamPerThread);
+    if (!e) end_capture("perthread", cudaStreamPerThread);
     cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed);
-    printf("begin twice: %s status=%s\n", en(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed)), status(s));
+    printf("begin twice: %s status=%s\n", err_name(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed)), status(s));
     cudaGetLastError();
-    end("after begin twice", s);
+    end_capture("after begin twice", s);
     {
         cudaGraph_t g = (cudaGraph_t)0x1;
-        printf("end not capturing: %s graph=%p\n", en(cudaStreamEndCapture(s, &g)), (void *)g);
+        printf("end not capturing: %s graph=%p\n", err_name(cudaStreamEndCapture(s, &g)), (void *)g);
         cudaGetLastError();
     }
-    printf("begin bad mode: %s\n", en(cudaStreamBeginCapture(s, (cudaStreamCaptureMode)7)));
+    printf("begin bad mode: %s\n", err_name(cudaStreamBeginCapture(s, (cudaStreamCaptureMode)7)));
     cudaGetLastError();
     {
         cudaStreamCaptureMode mm = (cudaStreamCaptureMode)7;
-        printf("exchange bad mode: %s\n", en(cudaThreadExchangeStreamCaptureMode(&mm)));
+        printf("exchange bad mode: %s\n", err_name(cudaThreadExchangeStreamCaptureMode(&mm)));
         cudaGetLastError();
     }
     cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed);
-    end("empty capture", s);
+    end_capture("empty capture", s);
 
     // Legacy stream interplay.
     cudaStreamBeginCapture(sb, cudaStreamCaptureModeRelaxed);
     k<<<1, 1, 0, sb>>>(nullptr);
     k<<<1, 1, 0, 0>>>(nullptr);
     e = cudaGetLastError();
-    printf("legacy launch while blocking stream captures: %s status=%s legacy IsCapturing=%s\n", en(e), status(sb),
+    printf("legacy launch while blocking stream captures: %s status=%s legacy IsCapturing=%s\n", err_name(e), status(sb),
            status(0));
-    end("legacy launch", sb);
+    end_capture("legacy launch", sb);
     cudaStreamBeginCapture(sb, cudaStreamCaptureModeRelaxed);
     k<<<1, 1, 0, sb>>>(nullptr);
     printf("legacy IsCapturing while blocking stream captures: %s\n", status(0));
     printf("legacy memcpyasync while blocking captures: %s status=%s\n",
-           en(cudaMemcpyAsync(dbuf, dbuf + 4, 4, cudaMemcpyDeviceToDevice, 0)), status(sb));
+           err_name(cudaMemcpyAsync(dbuf, dbuf + 4, 4, cudaMemcpyDeviceToDevice, 0)), status(sb));
     cudaGetLastError();
-    end("legacy memcpyasync", sb);
+    end_capture("legacy memcpyasync", sb);
     cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed);
     k<<<1, 1, 0, s>>>(nullptr);
     k<<<1, 1, 0, 0>>>(nullptr);
     e = cudaGetLastError();
-    printf("legacy launch while nonblocking stream captures: %s status=%s legacyIsCapturing=%s\n", en(e), status(s),
+    printf("legacy launch while nonblocking stream captures: %s status=%s legacyIsCapturing=%s\n", err_name(e), status(s),
            status(0));
-    end("legacy launch nb", s);
+    end_capture("legacy launch nb", s);
     cudaDeviceSynchronize();
     cudaStreamBeginCapture(sb, cudaStreamCaptureModeRelaxed);
     k<<<1, 1, 0, sb>>>(nullptr);
     k<<<1, 1, 0, cudaStreamPerThread>>>(nullptr);
     e = cudaGetLastError();
-    printf("per-thread launch while blocking captures: %s status=%s\n", en(e), status(sb));
-    end("per-thread launch", sb);
+    printf("per-thread launch while blocking captures: %s status=%s\n", err_name(e), status(sb));
+    end_capture("per-thread launch", sb);
     cudaDeviceSynchronize();
 
     // Fork/join and unjoined.
@@ -293,15 +293,15 @@ int main()
         if (c == 1) k<<<1, 1, 0, s2>>>(nullptr);
         if (c == 3 || c == 4 || c == 5) k<<<1, 1, 0, s>>>(nullptr);
         char name[128];
-        snprintf(name, sizeof name, "join %s (wait=%s s2=%s)", jn[c], en(e), status(s2));
+        snprintf(name, sizeof name, "join %s (wait=%s s2=%s)", jn[c], err_name(e), status(s2));
         cudaGraph_t g = nullptr;
         cudaError_t r = cudaStreamEndCapture(s, &g);
-        printf("%s: end=%s graph=%s after s=%s s2=%s\n", name, en(r), g ? "set" : "NULL", status(s), status(s2));
+        printf("%s: end=%s graph=%s after s=%s s2=%s\n", name, err_name(r), g ? "set" : "NULL", status(s), status(s2));
         if (g) { topo(name, g); cudaGraphDestroy(g); }
         cudaGetLastError();
         // Leftover s2 capture? try launching on it.
         k<<<1, 1, 0, s2>>>(nullptr);
-        printf("  s2 launch after end: %s\n", en(cudaGetLastError()));
+        printf("  s2 launch after end: %s\n", err_name(cudaGetLastError()));
         cudaDeviceSynchronize();
         cudaGetLastError();
     }
@@ -313,9 +313,9 @@ int main()
     {
         cudaGraph_t g = nullptr;
         e = cudaStreamEndCapture(s2, &g);
-        printf("end from forked stream: %s graph=%s s=%s s2=%s\n", en(e), g ? "set" : "NULL", status(s), status(s2));
+        printf("end from forked stream: %s graph=%s s=%s s2=%s\n", err_name(e), g ? "set" : "NULL", status(s), status(s2));
         cudaGetLastError();
-        end("end origin after end from forked", s);
+        end_capture("end origin after end from forked", s);
         printf("  s2 after: %s\n", status(s2));
     }
     // Diamond and serialised joins.
@@ -343,7 +343,7 @@ int main()
         cudaGraph_t g = nullptr;
         e = cudaStreamEndCapture(s, &g);
         char name[64];
-        snprintf(name, sizeof name, "diamond v%d end=%s", v, en(e));
+        snprintf(name, sizeof name, "diamond v%d end=%s", v, err_name(e));
         if (g) { topo(name, g); cudaGraphDestroy(g); } else printf("%s: no graph\n", name);
         cudaGetLastError();
         cudaDeviceSynchronize();
@@ -365,7 +365,7 @@ int main()
         k<<<1, 1, 0, s>>>(nullptr);
         cudaGraph_t g = nullptr;
         e = cudaStreamEndCapture(s, &g);
-        if (g) { topo("chain join", g); cudaGraphDestroy(g); } else printf("chain join: end=%s\n", en(e));
+        if (g) { topo("chain join", g); cudaGraphDestroy(g); } else printf("chain join: end=%s\n", err_name(e));
         cudaGetLastError();
     }
     // Merge and isolation.
@@ -375,28 +375,28 @@ int main()
     k<<<1, 1, 0, s2>>>(nullptr);
     cudaEventRecord(e2, s2);
     e = cudaStreamWaitEvent(s, e2, 0);
-    printf("merge wait: %s s=%s s2=%s\n", en(e), status(s), status(s2));
+    printf("merge wait: %s s=%s s2=%s\n", err_name(e), status(s), status(s2));
     cudaGetLastError();
-    end("merge s", s);
-    end("merge s2", s2);
+    end_capture("merge s", s);
+    end_capture("merge s2", s2);
     cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed);
     cudaStreamBeginCapture(s2, cudaStreamCaptureModeRelaxed);
     k<<<1, 1, 0, s>>>(nullptr);
     k<<<1, 1, 0, s2>>>(nullptr);
     cudaEventRecord(e1, s);
     cudaEventRecord(e2, s2);
-    printf("merge via third: wait1=%s", en(cudaStreamWaitEvent(u, e1, 0)));
+    printf("merge via third: wait1=%s", err_name(cudaStreamWaitEvent(u, e1, 0)));
     e = cudaStreamWaitEvent(u, e2, 0);
-    printf(" wait2=%s s=%s s2=%s u=%s\n", en(e), status(s), status(s2), status(u));
+    printf(" wait2=%s s=%s s2=%s u=%s\n", err_name(e), status(s), status(s2), status(u));
     cudaGetLastError();
     {
         cudaGraph_t g = nullptr;
         cudaError_t r = cudaStreamEndCapture(s, &g);
-        printf("merge via third end s: %s u=%s\n", en(r), status(u));
+        printf("merge via third end s: %s u=%s\n", err_name(r), status(u));
         if (g) cudaGraphDestroy(g);
         cudaGetLastError();
     }
-    end("merge via third s2", s2);
+    end_capture("merge via third s2", s2);
     printf("  u after: %s\n", status(u));
     cudaDeviceSynchronize(); cudaGetLastError();
 
@@ -405,46 +405,46 @@ int main()
     cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed);
     k<<<1, 1, 0, s>>>(nullptr);
     e = cudaStreamWaitEvent(s, e3, 0);
-    printf("isolation (wait on uncaptured record): %s status=%s\n", en(e), status(s));
+    printf("isolation (wait on uncaptured record): %s status=%s\n", err_name(e), status(s));
     cudaGetLastError();
-    end("isolation", s);
+    end_capture("isolation", s);
     cudaDeviceSynchronize();
     cudaEvent_t fresh;
     cudaEventCreate(&fresh);
     cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed);
     k<<<1, 1, 0, s>>>(nullptr);
     e = cudaStreamWaitEvent(s, fresh, 0);
-    printf("wait on never-recorded event in capture: %s status=%s\n", en(e), status(s));
+    printf("wait on never-recorded event in capture: %s status=%s\n", err_name(e), status(s));
     cudaGetLastError();
-    end("never recorded", s);
+    end_capture("never recorded", s);
     cudaDeviceSynchronize();
     // Event recorded in capture, after the capture ends.
     cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed);
     k<<<1, 1, 0, s>>>(nullptr);
     cudaEventRecord(e1, s);
-    printf("record in capture: query=%s", en(cudaEventQuery(e1)));
+    printf("record in capture: query=%s", err_name(cudaEventQuery(e1)));
     cudaGetLastError();
-    printf(" sync=%s", en(cudaEventSynchronize(e1)));
+    printf(" sync=%s", err_name(cudaEventSynchronize(e1)));
     cudaGetLastError();
     printf(" status=%s\n", status(s));
-    end("record in capture", s);
-    printf("after end: query=%s", en(cudaEventQuery(e1)));
+    end_capture("record in capture", s);
+    printf("after end: query=%s", err_name(cudaEventQuery(e1)));
     cudaGetLastError();
-    printf(" sync=%s", en(cudaEventSynchronize(e1)));
+    printf(" sync=%s", err_name(cudaEventSynchronize(e1)));
     cudaGetLastError();
-    printf(" wait=%s", en(cudaStreamWaitEvent(u, e1, 0)));
+    printf(" wait=%s", err_name(cudaStreamWaitEvent(u, e1, 0)));
     cudaGetLastError();
-    { float ms; printf(" elapsed=%s\n", en(cudaEventElapsedTime(&ms, e1, e1))); }
+    { float ms; printf(" elapsed=%s\n", err_name(cudaEventElapsedTime(&ms, e1, e1))); }
     cudaGetLastError();
     cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed);
     k<<<1, 1, 0, s>>>(nullptr);
     cudaEventRecord(e1, s);
-    end("record in capture 2", s);
+    end_capture("record in capture 2", s);
     cudaStreamBeginCapture(s2, cudaStreamCaptureModeRelaxed);
     e = cudaStreamWaitEvent(s2, e1, 0);
-    printf("wait in new capture on event of ended capture: %s status=%s\n", en(e), status(s2));
+    printf("wait in new capture on event of ended capture: %s status=%s\n", err_name(e), status(s2));
     cudaGetLastError();
-    end("wait ended", s2);
+    end_capture("wait ended", s2);
 
     // Invalidated capture: later work, getinfo, new capture.
     cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed);
@@ -452,35 +452,35 @@ int main()
     cudaEventRecord(e1, s);
     cudaStreamWaitEvent(s2, e1, 0);
     e = cudaStreamSynchronize(s);
-    printf("invalidate by sync: %s status=%s s2=%s\n", en(e), status(s), status(s2));
+    printf("invalidate by sync: %s status=%s s2=%s\n", err_name(e), status(s), status(s2));
     cudaGetLastError();
     k<<<1, 1, 0, s>>>(nullptr);
-    printf("  launch after invalidation: %s\n", en(cudaGetLastError()));
+    printf("  launch after invalidation: %s\n", err_name(cudaGetLastError()));
     k<<<1, 1, 0, s2>>>(nullptr);
-    printf("  launch on forked after invalidation: %s\n", en(cudaGetLastError()));
-    printf("  record after invalidation: %s\n", en(cudaEventRecord(e2, s)));
+    printf("  launch on forked after invalidation: %s\n", err_name(cudaGetLastError()));
+    printf("  record after invalidation: %s\n", err_name(cudaEventRecord(e2, s)));
     cudaGetLastError();
-    printf("  wait after invalidation: %s\n", en(cudaStreamWaitEvent(s, e3, 0)));
+    printf("  wait after invalidation: %s\n", err_name(cudaStreamWaitEvent(s, e3, 0)));
     cudaGetLastError();
     {
         cudaStreamCaptureStatus st; unsigned long long id = 0; cudaGraph_t g = nullptr; const cudaGraphNode_t *d = nullptr; size_t nd = 99;
         e = getinfo(s, &st, &id, &g, &d, &nd);
-        printf("  getinfo invalidated: %s st=%s id=%llu graph=%s nd=%zu\n", en(e), sn(st), id, g ? "set" : "NULL", nd);
+        printf("  getinfo invalidated: %s st=%s id=%llu graph=%s nd=%zu\n", err_name(e), sn(st), id, g ? "set" : "NULL", nd);
         cudaGetLastError();
     }
-    printf("  memcpyasync after invalidation: %s\n", en(cudaMemcpyAsync(dbuf, dbuf + 4, 4, cudaMemcpyDeviceToDevice, s)));
+    printf("  memcpyasync after invalidation: %s\n", err_name(cudaMemcpyAsync(dbuf, dbuf + 4, 4, cudaMemcpyDeviceToDevice, s)));
     cudaGetLastError();
-    end("invalidated", s);
+    end_capture("invalidated", s);
     printf("  s2 after end: %s\n", status(s2));
     cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed);
     k<<<1, 1, 0, s>>>(nullptr);
-    end("new capture after invalidation", s);
+    end_capture("new capture after invalidation", s);
 
     // GetCaptureInfo and update dependencies.
     {
         cudaStreamCaptureStatus st; unsigned long long id1 = 0, id2 = 0; cudaGraph_t g = nullptr; const cudaGraphNode_t *d = nullptr; size_t nd = 99;
         e = getinfo(s, &st, &id1, &g, &d, &nd);
-        printf("getinfo not capturing: %s st=%s id=%llu nd=%zu\n", en(e), sn(st), id1, nd);
+        printf("getinfo not capturing: %s st=%s id=%llu nd=%zu\n", err_name(e), sn(st), id1, nd);
         cudaGetLastError();
         cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
         getinfo(s, &st, &id1, &g, &d, &nd);
@@ -499,13 +499,13 @@ int main()
         getinfo(s, &st, &id1, &g, &d, &nd);
         printf("getinfo after join: nd=%zu\n", nd);
         e = getinfo(s, &st, nullptr, nullptr, nullptr, nullptr);
-        printf("getinfo all-null optional: %s\n", en(e));
+        printf("getinfo all-null optional: %s\n", err_name(e));
         cudaGetLastError();
         e = getinfo(s, nullptr, nullptr, nullptr, nullptr, nullptr);
-        printf("getinfo null status: %s\n", en(e));
+        printf("getinfo null status: %s\n", err_name(e));
         cudaGetLastError();
         e = getinfo(s, &st, nullptr, nullptr, &d, nullptr);
-        printf("getinfo deps without count: %s\n", en(e));
+        printf("getinfo deps without count: %s\n", err_name(e));
         cudaGetLastError();
         // update: set to empty, add a kernel (new root)
 #if CUDART_VERSION >= 13000
@@ -513,11 +513,11 @@ int main()
 #else
         e = cudaStreamUpdateCaptureDependencies(s, nullptr, 0, cudaStreamSetCaptureDependencies);
 #endif
-        printf("update set empty: %s\n", en(e));
+        printf("update set empty: %s\n", err_name(e));
         k<<<1, 1, 0, s>>>(nullptr);
         getinfo(s, &st, &id1, &g, &d, &nd);
         cudaGraphNode_t keep = d[0];
-        size_t n0 = nnodes(g);
+        size_t n0 = node_count(g);
         printf("getinfo after set-empty + kernel: nd=%zu nodes=%zu\n", nd, n0);
         // add the first node of the graph
         cudaGraphNode_t all[16]; size_t na = 16; cudaGraphGetNodes(g, all, &na);
@@ -527,21 +527,21 @@ int main()
         e = cudaStreamUpdateCaptureDependencies(s, &all[0], 1, cudaStreamAddCaptureDependencies);
 #endif
         getinfo(s, &st, &id1, &g, &d, &nd);
-        printf("update add: %s nd=%zu\n", en(e), nd);
+        printf("update add: %s nd=%zu\n", err_name(e), nd);
 #if CUDART_VERSION >= 13000
         e = cudaStreamUpdateCaptureDependencies(s, &all[0], nullptr, 1, cudaStreamAddCaptureDependencies);
 #else
         e = cudaStreamUpdateCaptureDependencies(s, &all[0], 1, cudaStreamAddCaptureDependencies);
 #endif
         getinfo(s, &st, &id1, &g, &d, &nd);
-        printf("update add duplicate: %s nd=%zu\n", en(e), nd);
+        printf("update add duplicate: %s nd=%zu\n", err_name(e), nd);
         cudaGetLastError();
 #if CUDART_VERSION >= 13000
         e = cudaStreamUpdateCaptureDependencies(s, &keep, nullptr, 1, 7);
 #else
         e = cudaStreamUpdateCaptureDependencies(s, &keep, 1, 7);
 #endif
-        printf("update bad flags: %s status=%s\n", en(e), status(s));
+        printf("update bad flags: %s status=%s\n", err_name(e), status(s));
         cudaGetLastError();
         cudaGraph_t other; cudaGraphCreate(&other, 0);
         cudaGraphNode_t on; cudaGraphAddEmptyNode(&on, other, nullptr, 0);
@@ -550,15 +550,15 @@ int main()
 #else
         e = cudaStreamUpdateCaptureDependencies(s, &on, 1, cudaStreamAddCaptureDependencies);
 #endif
-        printf("update foreign node: %s status=%s\n", en(e), status(s));
+        printf("update foreign node: %s status=%s\n", err_name(e), status(s));
         cudaGetLastError();
-        end("update deps", s);
+        end_capture("update deps", s);
 #if CUDART_VERSION >= 13000
         e = cudaStreamUpdateCaptureDependencies(s, &on, nullptr, 1, cudaStreamAddCaptureDependencies);
 #else
         e = cudaStreamUpdateCaptureDependencies(s, &on, 1, cudaStreamAddCaptureDependencies);
 #endif
-        printf("update not capturing: %s\n", en(e));
+        printf("update not capturing: %s\n", err_name(e));
         cudaGetLastError();
         // capture to graph
         cudaGraphNode_t n2; cudaGraphAddEmptyNode(&n2, other, &on, 1);
@@ -570,7 +570,7 @@ int main()
         k<<<1, 1, 0, s>>>(nullptr);
         cudaGraph_t got = nullptr;
         cudaError_t r = cudaStreamEndCapture(s, &got);
-        printf("capture to graph: begin=%s end=%s same graph=%d\n", en(e), en(r), got == other);
+        printf("capture to graph: begin=%s end=%s same graph=%d\n", err_name(e), err_name(r), got == other);
         topo("capture to graph", other);
         // capture to graph, invalidated: what happens to the graph?
         cudaStreamBeginCaptureToGraph(s, other, nullptr, nullptr, 0, cudaStreamCaptureModeRelaxed);
@@ -579,7 +579,7 @@ int main()
         cudaGetLastError();
         got = nullptr;
         r = cudaStreamEndCapture(s, &got);
-        printf("capture to graph invalidated: end=%s got=%s nodes now=%zu\n", en(r), got ? "set" : "NULL", nnodes(other));
+        printf("capture to graph invalidated: end=%s got=%s nodes now=%zu\n", err_name(r), got ? "set" : "NULL", node_count(other));
         cudaGetLastError();
         cudaGraphDestroy(other);
     }
@@ -590,9 +590,9 @@ int main()
         cudaError_t r; cudaGraph_t g = nullptr;
         std::thread t([&] { r = cudaStreamEndCapture(s, &g); cudaGetLastError(); });
         t.join();
-        printf("end from other thread mode=%s: %s graph=%s status=%s\n", mn(modes[m]), en(r), g ? "set" : "NULL", status(s));
+        printf("end from other thread mode=%s: %s graph=%s status=%s\n", mn(modes[m]), err_name(r), g ? "set" : "NULL", status(s));
         if (g) cudaGraphDestroy(g);
-        else end("  end from own thread", s);
+        else end_capture("  end from own thread", s);
     }
     // Graph launch inside capture.
     {
@@ -602,11 +602,11 @@ int main()
         cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
         k<<<1, 1, 0, s>>>(nullptr);
         e = cudaGraphLaunch(ex, s);
-        printf("graph launch in capture: %s status=%s\n", en(e), status(s));
+        printf("graph launch in capture: %s status=%s\n", err_name(e), status(s));
         cudaGetLastError();
         cudaGraph_t out = nullptr;
         e = cudaStreamEndCapture(s, &out);
-        printf("graph launch end: %s\n", en(e));
+        printf("graph launch end: %s\n", err_name(e));
         if (out) { topo("graph launch captured", out); cudaGraphDestroy(out); }
         cudaGetLastError();
     }
@@ -615,7 +615,7 @@ int main()
         cudaStream_t t; cudaStreamCreateWithFlags(&t, cudaStreamNonBlocking);
         cudaStreamBeginCapture(t, cudaStreamCaptureModeRelaxed);
         e = cudaStreamDestroy(t);
-        printf("destroy capturing stream: %s\n", en(e));
+        printf("destroy capturing stream: %s\n", err_name(e));
         cudaGetLastError();
         cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
         cudaMemcpyAsync(dbuf, dbuf + 4, 4, cudaMemcpyDeviceToDevice, s);
@@ -623,7 +623,7 @@ int main()
         cudaMemcpyAsync(dbuf, hbuf, 4, cudaMemcpyHostToDevice, s);
         cudaGraph_t out = nullptr;
         e = cudaStreamEndCapture(s, &out);
-        printf("copies captured: %s\n", en(e));
+        printf("copies captured: %s\n", err_name(e));
         if (out) { topo("copies", out); cudaGraphDestroy(out); }
         cudaGetLastError();
         // same stream waits its own event in capture
@@ -634,7 +634,7 @@ int main()
         k<<<1, 1, 0, s>>>(nullptr);
         out = nullptr;
         cudaError_t r = cudaStreamEndCapture(s, &out);
-        printf("self wait: %s end=%s\n", en(e), en(r));
+        printf("self wait: %s end=%s\n", err_name(e), err_name(r));
         if (out) { topo("self wait", out); cudaGraphDestroy(out); }
         cudaGetLastError();
         // event recorded in capture A; after A ends, non-capturing wait
@@ -658,8 +658,8 @@ int main()
             cudaGetLastError();
         });
         t.join();
-        printf("other thread relaxed capture + malloc while Global capture here: %s b=%s a=%s\n", en(r), sb_, status(a));
-        end("  a", a);
+        printf("other thread relaxed capture + malloc while Global capture here: %s b=%s a=%s\n", err_name(r), sb_, status(a));
+        end_capture("  a", a);
     }
     printf("done\n");
     return 0;

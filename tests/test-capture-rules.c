@@ -8,14 +8,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-static grKernel_t nop_kernel(void)
-{
-    static grKernel_t k;
-    if (!k)
-        CHECK_OK(grKernelCreate(&k, tl_kernel_nop, "capture_rules_nop", 0, NULL));
-    return k;
-}
-
 enum call {
     C_MALLOC,
     C_FREE,
@@ -52,7 +44,7 @@ typedef struct rule_env {
     grError_t result;
 } rule_env;
 
-static grError_t do_call(rule_env *e)
+static grError_t do_rule_call(rule_env *e)
 {
     void *p = NULL;
     grError_t r = grErrorUnknown;
@@ -117,7 +109,7 @@ static void *call_thread(void *p)
     grStreamCaptureMode m = e->thread_mode;
     if (grThreadExchangeStreamCaptureMode(&m) != grSuccess)
         return (void *)1;
-    e->result = do_call(e);
+    e->result = do_rule_call(e);
     return NULL;
 }
 
@@ -142,7 +134,7 @@ static void check_rule(grStreamCaptureMode mode, enum call call, bool other_thre
     CHECK_OK(grEventRecord(e.plain, e.other));
     CHECK_OK(grStreamSynchronize(e.other));
     CHECK_OK(grStreamBeginCapture(e.cap, mode));
-    CHECK_OK(grLaunchKernel(nop_kernel(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), NULL, 0, e.cap));
+    CHECK_OK(grLaunchKernel(tl_kernel_nop_kept(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), NULL, 0, e.cap));
     CHECK_OK(grEventRecord(e.captured, e.cap));
     if (other_thread) {
         pthread_t th;
@@ -152,7 +144,7 @@ static void check_rule(grStreamCaptureMode mode, enum call call, bool other_thre
     } else {
         grStreamCaptureMode m = thread_mode;
         CHECK_OK(grThreadExchangeStreamCaptureMode(&m));
-        e.result = do_call(&e);
+        e.result = do_rule_call(&e);
         CHECK_OK(grThreadExchangeStreamCaptureMode(&m));
         CHECK_EQ(m, thread_mode);
     }
@@ -271,8 +263,7 @@ GR_TEST(capture_rules_refusal_names_call_capture_mode_and_thread)
     grStream_t s;
     grGraph_t g;
     void *p;
-    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
-    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+    s = tl_capturing_stream(grStreamNonBlocking, grStreamCaptureModeGlobal);
     CHECK_GR(grErrorStreamCaptureUnsupported, grMalloc(&p, 64));
     CHECK_DETAIL_HAS("grMalloc: ");
     CHECK_DETAIL_HAS("capture #");
@@ -313,12 +304,10 @@ static void *relaxed_capture_then_malloc(void *p)
 GR_TEST(capture_rules_refusal_invalidates_only_the_captures_that_forbid)
 {
     grStream_t a;
-    grGraph_t g;
     pthread_t th;
     relaxed_arg r;
     void *tr;
-    CHECK_OK(grStreamCreateWithFlags(&a, grStreamNonBlocking));
-    CHECK_OK(grStreamBeginCapture(a, grStreamCaptureModeGlobal));
+    a = tl_capturing_stream(grStreamNonBlocking, grStreamCaptureModeGlobal);
     CHECK_EQ(pthread_create(&th, NULL, relaxed_capture_then_malloc, &r), 0);
     CHECK_EQ(pthread_join(th, &tr), 0);
     CHECK(tr == NULL);
@@ -327,8 +316,7 @@ GR_TEST(capture_rules_refusal_invalidates_only_the_captures_that_forbid)
     grStreamCaptureStatus st;
     CHECK_OK(grStreamIsCapturing(a, &st));
     CHECK_EQ(st, grStreamCaptureStatusInvalidated); /* the Global one that forbade it */
-    CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(a, &g));
-    CHECK_OK(grStreamDestroy(a));
+    tl_end_invalidated(a);
 }
 
 GR_TEST(capture_rules_exchange_mode_refuses_bad_input)

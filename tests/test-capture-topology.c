@@ -13,8 +13,7 @@ GR_TEST(capture_three_kernels_on_one_stream_make_a_chain)
     grStream_t s;
     grGraph_t g;
     grGraphNode_t n[3];
-    CHECK_OK(grStreamCreate(&s));
-    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+    s = tl_capturing_stream(0, grStreamCaptureModeGlobal);
     CHECK_EQ(tl_capture_status(s), grStreamCaptureStatusActive);
     tl_launch_add_i32(s, x, 1);
     tl_launch_add_i32(s, x, 10);
@@ -49,8 +48,7 @@ GR_TEST(capture_copies_memsets_and_host_functions_become_nodes)
     grGraph_t g;
     grGraphNode_t n[3];
     grGraphNodeType t;
-    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
-    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+    s = tl_capturing_stream(grStreamNonBlocking, grStreamCaptureModeGlobal);
     CHECK_OK(grMemsetAsync(dst, 0x7f, sizeof dst, s));
     CHECK_OK(grMemcpyAsync(dst, src, sizeof src, grMemcpyHostToHost, s));
     CHECK_OK(grLaunchHostFunc(s, host_inc, &hits));

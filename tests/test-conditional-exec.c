@@ -9,21 +9,29 @@
 
 #include <pthread.h>
 
+/* *g: an IF node on a new handle *h (default 1, assigned at each launch)
+ * whose body (*body) has one node (*put), which puts 1 into *out;
+ * returns its executable, run once (*out must then be 1). */
+static grGraphExec_t if_put_ran(tl_cond_kernels *k, grGraph_t *g, grGraphConditionalHandle *h,
+                                grGraph_t **body, int *out, grGraphNode_t *put)
+{
+    tl_cond_graph(g, h, 1, grGraphCondAssignDefault, grGraphCondTypeIf, 1, body);
+    *put = tl_cond_add_put((*body)[0], NULL, 0, k, out, 1);
+    grGraphExec_t e = tl_instantiate(*g);
+    tl_run(e);
+    CHECK_EQ(*out, 1);
+    return e;
+}
+
 GR_TEST(cond_exec_update_applies_body_parameters)
 {
     tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *body;
     grGraphConditionalHandle h;
-    grGraphExec_t e;
     grGraphExecUpdateResultInfo info;
     int out = 0;
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
-    tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
-    grGraphNode_t put = tl_cond_add_put(body[0], NULL, 0, &k, &out, 1);
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
-    tl_run(e);
-    CHECK_EQ(out, 1);
+    grGraphNode_t put;
+    grGraphExec_t e = if_put_ran(&k, &g, &h, &body, &out, &put);
     int *op = &out, two = 2;
     void *args[2] = {&op, &two};
     grKernelNodeParams p = {k.put, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args, NULL};
@@ -42,9 +50,7 @@ GR_TEST(cond_exec_update_applies_body_parameters)
     out = 0;
     tl_run(e);
     CHECK_EQ(out, 2);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g));
-    tl_cond_kernels_free(&k);
+    tl_cond_done(e, g, &k);
 }
 
 /* An update changes parameters only: a body's node disabled with
@@ -55,23 +61,18 @@ GR_TEST(cond_exec_update_keeps_a_disabled_body_node_disabled)
     tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, g2, *body;
     grGraphConditionalHandle h, h2;
-    grGraphExec_t e;
     grGraphExecUpdateResultInfo info;
     int out[2] = {0, 0};
     unsigned en = 9;
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
-    tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
+    tl_cond_graph(&g, &h, 1, grGraphCondAssignDefault, grGraphCondTypeIf, 1, &body);
     grGraphNode_t off = tl_cond_add_put(body[0], NULL, 0, &k, &out[0], 1);
     grGraphNode_t on = tl_cond_add_put(body[0], NULL, 0, &k, &out[1], 1);
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    grGraphExec_t e = tl_instantiate(g);
     CHECK_OK(grGraphNodeSetEnabled(e, off, 0));
     tl_run(e);
     CHECK_EQ(out[0], 0);
     CHECK_EQ(out[1], 1);
-    CHECK_OK(grGraphCreate(&g2, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h2, g2, 1, grGraphCondAssignDefault));
-    tl_add_cond(g2, NULL, 0, h2, grGraphCondTypeIf, 1, &body);
+    tl_cond_graph(&g2, &h2, 1, grGraphCondAssignDefault, grGraphCondTypeIf, 1, &body);
     tl_cond_add_put(body[0], NULL, 0, &k, &out[0], 2);
     tl_cond_add_put(body[0], NULL, 0, &k, &out[1], 2);
     CHECK_OK(grGraphExecUpdate(e, g2, &info));
@@ -97,15 +98,10 @@ GR_TEST(cond_exec_update_refuses_another_conditional_type)
 {
     grGraph_t g, g2;
     grGraphConditionalHandle h, h2;
-    grGraphExec_t e;
     grGraphExecUpdateResultInfo info;
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
-    tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, NULL);
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
-    CHECK_OK(grGraphCreate(&g2, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h2, g2, 0, 0));
-    grGraphNode_t w = tl_add_cond(g2, NULL, 0, h2, grGraphCondTypeWhile, 1, NULL);
+    tl_cond_graph(&g, &h, 0, 0, grGraphCondTypeIf, 1, NULL);
+    grGraphExec_t e = tl_instantiate(g);
+    grGraphNode_t w = tl_cond_graph(&g2, &h2, 0, 0, grGraphCondTypeWhile, 1, NULL);
     CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecUpdate(e, g2, &info));
     CHECK_EQ(info.result, grGraphExecUpdateErrorNotSupported);
     CHECK_PTR_EQ(info.errorNode, w);
@@ -127,15 +123,11 @@ GR_TEST(cond_exec_update_from_another_graph_takes_its_handle)
     grGraphExec_t e, e1;
     grGraphExecUpdateResultInfo info;
     int out = 0;
-    CHECK_OK(grGraphCreate(&g1, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h1, g1, 1, grGraphCondAssignDefault));
-    tl_add_cond(g1, NULL, 0, h1, grGraphCondTypeIf, 1, &b1);
+    tl_cond_graph(&g1, &h1, 1, grGraphCondAssignDefault, grGraphCondTypeIf, 1, &b1);
     tl_cond_add_put(b1[0], NULL, 0, &k, &out, 1);
-    CHECK_OK(grGraphCreate(&g2, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h2, g2, 0, grGraphCondAssignDefault));
-    tl_add_cond(g2, NULL, 0, h2, grGraphCondTypeIf, 1, &b2);
+    tl_cond_graph(&g2, &h2, 0, grGraphCondAssignDefault, grGraphCondTypeIf, 1, &b2);
     tl_cond_add_put(b2[0], NULL, 0, &k, &out, 2);
-    CHECK_OK(grGraphInstantiate(&e, g1, 0));
+    e = tl_instantiate(g1);
     tl_run(e);
     CHECK_EQ(out, 1);
     CHECK_OK(grGraphExecUpdate(e, g2, &info));
@@ -146,7 +138,7 @@ GR_TEST(cond_exec_update_from_another_graph_takes_its_handle)
     /* g2's handle is the executable's now; g1's is free again. */
     grGraphExec_t e2 = NULL;
     CHECK_GR(grErrorNotSupported, grGraphInstantiate(&e2, g2, 0));
-    CHECK_OK(grGraphInstantiate(&e1, g1, 0));
+    e1 = tl_instantiate(g1);
     tl_run(e1);
     CHECK_EQ(out, 1);
     CHECK_OK(grGraphExecDestroy(e1));
@@ -174,15 +166,9 @@ GR_TEST(cond_exec_kernel_set_params_reaches_if_body)
     tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *body;
     grGraphConditionalHandle h;
-    grGraphExec_t e;
     int out = 0, other = 0;
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
-    tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
-    grGraphNode_t put = tl_cond_add_put(body[0], NULL, 0, &k, &out, 1);
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
-    tl_run(e);
-    CHECK_EQ(out, 1);
+    grGraphNode_t put;
+    grGraphExec_t e = if_put_ran(&k, &g, &h, &body, &out, &put);
     int *dst = &other, v = 7;
     void *args[2];
     grKernelNodeParams p = put_params(&k, args, &dst, &v);
@@ -206,9 +192,7 @@ GR_TEST(cond_exec_kernel_set_params_reaches_if_body)
     CHECK_OK(grGraphKernelNodeGetParams(put, &got));
     CHECK(*(int **)got.kernelParams[0] == &out);
     CHECK_EQ(*(int *)got.kernelParams[1], 1);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g));
-    tl_cond_kernels_free(&k);
+    tl_cond_done(e, g, &k);
 }
 
 /* A WHILE body's loop test changed through the executable, and a kernel
@@ -218,7 +202,6 @@ GR_TEST(cond_exec_kernel_set_params_reaches_while_and_nested_bodies)
     tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *body, *inner;
     grGraphConditionalHandle h, hi;
-    grGraphExec_t e;
     int counter = 0, sum = 0;
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
@@ -229,7 +212,7 @@ GR_TEST(cond_exec_kernel_set_params_reaches_while_and_nested_bodies)
     int *sp = &sum, one = 1;
     void *add_args[2] = {&sp, &one};
     grGraphNode_t add = tl_add_kernel(inner[0], NULL, 0, k.add, add_args, 1);
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    grGraphExec_t e = tl_instantiate(g);
     tl_run(e);
     CHECK_EQ(counter, 3);
     CHECK_EQ(sum, 3);
@@ -246,24 +229,19 @@ GR_TEST(cond_exec_kernel_set_params_reaches_while_and_nested_bodies)
     tl_run(e);
     CHECK_EQ(counter, 5);
     CHECK_EQ(sum, 5 * 2 * 10); /* five iterations of two blocks adding 10 */
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g));
-    tl_cond_kernels_free(&k);
+    tl_cond_done(e, g, &k);
 }
 
 GR_TEST(cond_exec_memset_set_params_reaches_body)
 {
     grGraph_t g, *body;
     grGraphConditionalHandle h;
-    grGraphExec_t e;
     unsigned char a[8] = {0}, b[8] = {0};
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
-    tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
+    tl_cond_graph(&g, &h, 1, grGraphCondAssignDefault, grGraphCondTypeIf, 1, &body);
     grGraphNode_t m;
     grMemsetParams mp = {a, 0, 0x11, 1, 4, 1};
     CHECK_OK(grGraphAddMemsetNode(&m, body[0], NULL, 0, &mp));
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    grGraphExec_t e = tl_instantiate(g);
     tl_run(e);
     CHECK_EQ(a[3], 0x11);
     CHECK_EQ(a[4], 0);
@@ -291,14 +269,11 @@ GR_TEST(cond_disabling_a_body_node_skips_it)
     tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *body;
     grGraphConditionalHandle h;
-    grGraphExec_t e;
     int out = 0, after = 0;
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
-    grGraphNode_t c = tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
+    grGraphNode_t c = tl_cond_graph(&g, &h, 1, grGraphCondAssignDefault, grGraphCondTypeIf, 1, &body);
     grGraphNode_t put = tl_cond_add_put(body[0], NULL, 0, &k, &out, 4);
     tl_cond_add_put(body[0], &put, 1, &k, &after, 6);
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    grGraphExec_t e = tl_instantiate(g);
     unsigned en = 2;
     CHECK_OK(grGraphNodeGetEnabled(e, put, &en));
     CHECK_EQ(en, 1u);
@@ -313,9 +288,7 @@ GR_TEST(cond_disabling_a_body_node_skips_it)
     CHECK_EQ(out, 4);
     CHECK_GR(grErrorInvalidValue, grGraphNodeSetEnabled(e, c, 0));
     CHECK_GR(grErrorInvalidValue, grGraphNodeGetEnabled(e, c, &en));
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g));
-    tl_cond_kernels_free(&k);
+    tl_cond_done(e, g, &k);
 }
 
 /* Nodes the executable was not built from, and setters of another type,
@@ -325,17 +298,12 @@ GR_TEST(cond_exec_setters_refuse_foreign_body_nodes_and_change_nothing)
     tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, g2, *body, *body2;
     grGraphConditionalHandle h, h2;
-    grGraphExec_t e;
     int out = 0, other = 0;
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
-    tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
+    tl_cond_graph(&g, &h, 1, grGraphCondAssignDefault, grGraphCondTypeIf, 1, &body);
     grGraphNode_t put = tl_cond_add_put(body[0], NULL, 0, &k, &out, 1);
-    CHECK_OK(grGraphCreate(&g2, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h2, g2, 1, grGraphCondAssignDefault));
-    tl_add_cond(g2, NULL, 0, h2, grGraphCondTypeIf, 1, &body2);
+    tl_cond_graph(&g2, &h2, 1, grGraphCondAssignDefault, grGraphCondTypeIf, 1, &body2);
     grGraphNode_t put2 = tl_cond_add_put(body2[0], NULL, 0, &k, &out, 1);
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    grGraphExec_t e = tl_instantiate(g);
     /* A node added to the body after instantiation is not the
      * executable's either. */
     grGraphNode_t late = tl_cond_add_put(body[0], NULL, 0, &k, &other, 3);
@@ -383,15 +351,11 @@ GR_TEST(cond_exec_setters_name_original_body_nodes_after_update)
     grGraphExec_t e;
     grGraphExecUpdateResultInfo info;
     int out = 0;
-    CHECK_OK(grGraphCreate(&g1, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h1, g1, 1, grGraphCondAssignDefault));
-    tl_add_cond(g1, NULL, 0, h1, grGraphCondTypeIf, 1, &b1);
+    tl_cond_graph(&g1, &h1, 1, grGraphCondAssignDefault, grGraphCondTypeIf, 1, &b1);
     grGraphNode_t put1 = tl_cond_add_put(b1[0], NULL, 0, &k, &out, 1);
-    CHECK_OK(grGraphCreate(&g2, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h2, g2, 1, grGraphCondAssignDefault));
-    tl_add_cond(g2, NULL, 0, h2, grGraphCondTypeIf, 1, &b2);
+    tl_cond_graph(&g2, &h2, 1, grGraphCondAssignDefault, grGraphCondTypeIf, 1, &b2);
     grGraphNode_t put2 = tl_cond_add_put(b2[0], NULL, 0, &k, &out, 2);
-    CHECK_OK(grGraphInstantiate(&e, g1, 0));
+    e = tl_instantiate(g1);
     CHECK_OK(grGraphExecUpdate(e, g2, &info));
     CHECK_EQ(info.result, grGraphExecUpdateSuccess);
     tl_run(e);
@@ -431,13 +395,10 @@ GR_TEST(cond_body_setters_race_with_updates)
     tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *body;
     grGraphConditionalHandle h;
-    grGraphExec_t e;
     int out = 0;
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
-    tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
+    tl_cond_graph(&g, &h, 1, grGraphCondAssignDefault, grGraphCondTypeIf, 1, &body);
     grGraphNode_t put = tl_cond_add_put(body[0], NULL, 0, &k, &out, 1);
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    grGraphExec_t e = tl_instantiate(g);
     updater u = {e, g, 2000};
     pthread_t t;
     CHECK(pthread_create(&t, NULL, update_repeatedly, &u) == 0);
@@ -458,9 +419,7 @@ GR_TEST(cond_body_setters_race_with_updates)
     CHECK_OK(grGraphExecKernelNodeSetParams(e, put, &p));
     tl_run(e);
     CHECK_EQ(out, 12);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g));
-    tl_cond_kernels_free(&k);
+    tl_cond_done(e, g, &k);
 }
 
 /* grGraphNodeSetParams on a child-graph node refuses what
@@ -477,9 +436,7 @@ GR_TEST(cond_node_set_params_refuses_to_embed_conditional_graphs_as_add_does)
     CHECK_OK(grGraphCreate(&inner, 0));
     CHECK_OK(grGraphAddEmptyNode(&e, inner, NULL, 0));
     CHECK_OK(grGraphAddChildGraphNode(&child, g, NULL, 0, inner));
-    CHECK_OK(grGraphCreate(&withcond, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h, withcond, 0, 0));
-    tl_add_cond(withcond, NULL, 0, h, grGraphCondTypeIf, 1, &bodies);
+    tl_cond_graph(&withcond, &h, 0, 0, grGraphCondTypeIf, 1, &bodies);
 
     memset(&p, 0, sizeof p);
     p.type = grGraphNodeTypeGraph;

@@ -45,7 +45,7 @@ GR_TEST_T(cond_switch_size_is_bounded_by_gr_cond_switch_max, 60)
     CHECK_OK(grKernelCreate(&k, tl_store_i32_fn, "limits_set", 2, sizes));
     add_set(bodies[0], k, &dst, &first);
     add_set(bodies[GR_COND_SWITCH_MAX - 1u], k, &dst, &last);
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    e = tl_instantiate(g);
     CHECK_OK(grGraphLaunch(e, NULL));
     CHECK_OK(grStreamSynchronize(NULL));
     CHECK_EQ(out, 2);

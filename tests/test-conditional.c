@@ -18,79 +18,77 @@ GR_KERNEL(cond_countdown, (int *, left), (grGraphConditionalHandle, h))
         gr_set_conditional(h, 0);
 }
 
-GR_TEST(cond_while_runs_body_until_kernel_clears_handle)
+/* A graph of one conditional node over one body: a WHILE body's step
+ * (which ends the loop once the cell reaches 'value'), or an IF body that
+ * stores 'value' into the cell. Each launch may first set the handle from
+ * the host (set >= 0) and reset the cell (reset >= 0); after it the cell
+ * must hold 'want'. */
+typedef struct cond_launch {
+    int set, reset, want;
+} cond_launch;
+
+typedef struct cond_case {
+    grGraphConditionalNodeType type;
+    unsigned dflt, flags;
+    int value;
+    cond_launch launch[5];
+} cond_case;
+
+static void run_cond_case(const cond_case *c)
 {
     tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *body;
     grGraphConditionalHandle h;
-    grGraphExec_t e;
-    int counter = 0;
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
-    tl_add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
-    tl_cond_add_step(body[0], &k, &counter, h, 7);
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
-    tl_run(e);
-    CHECK_EQ(counter, 7);
+    int cell = 0;
+    tl_cond_graph(&g, &h, c->dflt, c->flags, c->type, 1, &body);
+    if (c->type == grGraphCondTypeWhile)
+        tl_cond_add_step(body[0], &k, &cell, h, c->value);
+    else
+        tl_cond_add_put(body[0], NULL, 0, &k, &cell, c->value);
+    grGraphExec_t e = tl_instantiate(g);
+    for (int i = 0; i < 5 && c->launch[i].want >= 0; i++) {
+        const cond_launch *l = &c->launch[i];
+        if (l->set >= 0)
+            CHECK_OK(grGraphSetConditional(h, (unsigned)l->set));
+        if (l->reset >= 0)
+            cell = l->reset;
+        tl_run(e);
+        if (cell != l->want)
+            GR_TEST_FAIL_("launch %d: the cell holds %d, expected %d", i, cell, l->want);
+    }
+    tl_cond_done(e, g, &k);
+}
+
+enum {
+    NO = -1 /* a launch that neither sets the handle nor resets the cell */
+};
+#define COND_END   \
+    {              \
+        NO, NO, -1 \
+    }
+
+GR_TEST(cond_while_runs_body_until_kernel_clears_handle)
+{
     /* The default (1) is assigned again at the next launch: the loop runs
      * until the counter reaches the limit once more (one iteration). */
-    counter = 3;
-    tl_run(e);
-    CHECK_EQ(counter, 7);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g));
-    tl_cond_kernels_free(&k);
+    run_cond_case(&(cond_case){
+        grGraphCondTypeWhile, 1, grGraphCondAssignDefault, 7, {{NO, NO, 7}, {NO, 3, 7}, COND_END}});
 }
 
 GR_TEST(cond_while_with_zero_default_never_runs_body)
 {
-    tl_cond_kernels k = tl_cond_kernels_make();
-    grGraph_t g, *body;
-    grGraphConditionalHandle h;
-    grGraphExec_t e;
-    int counter = 0;
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, grGraphCondAssignDefault));
-    tl_add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
-    tl_cond_add_step(body[0], &k, &counter, h, 100);
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
-    tl_run(e);
-    CHECK_EQ(counter, 0);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g));
-    tl_cond_kernels_free(&k);
+    run_cond_case(
+        &(cond_case){grGraphCondTypeWhile, 0, grGraphCondAssignDefault, 100, {{NO, NO, 0}, COND_END}});
 }
 
 GR_TEST(cond_value_persists_between_launches_without_assign_default)
 {
-    tl_cond_kernels k = tl_cond_kernels_make();
-    grGraph_t g, *body;
-    grGraphConditionalHandle h;
-    grGraphExec_t e;
-    int counter = 0;
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, 0));
-    tl_add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
-    tl_cond_add_step(body[0], &k, &counter, h, 5);
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
     /* Without grGraphCondAssignDefault the default is not applied: the
-     * executable starts from 0 (probe: CUDA 13 on an H200). */
-    tl_run(e);
-    CHECK_EQ(counter, 0);
-    CHECK_OK(grGraphSetConditional(h, 1));
-    tl_run(e);
-    CHECK_EQ(counter, 5);
-    /* The body left 0: the next launch skips the loop... */
-    tl_run(e);
-    CHECK_EQ(counter, 5);
-    /* ...until the host sets the value again. */
-    CHECK_OK(grGraphSetConditional(h, 1));
-    counter = 0;
-    tl_run(e);
-    CHECK_EQ(counter, 5);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g));
-    tl_cond_kernels_free(&k);
+     * executable starts from 0 (probe: CUDA 13 on an H200); the host sets
+     * 1, the body leaves 0 and the next launch skips the loop, until the
+     * host sets the value again. */
+    run_cond_case(&(cond_case){
+        grGraphCondTypeWhile, 1, 0, 5, {{NO, NO, 0}, {1, NO, 5}, {NO, NO, 5}, {1, 0, 5}, COND_END}});
 }
 
 GR_TEST(cond_if_else_follows_value_set_by_kernel_before_it)
@@ -98,7 +96,6 @@ GR_TEST(cond_if_else_follows_value_set_by_kernel_before_it)
     tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *body;
     grGraphConditionalHandle h;
-    grGraphExec_t e;
     int out = 0;
     unsigned v = 1;
     CHECK_OK(grGraphCreate(&g, 0));
@@ -108,7 +105,7 @@ GR_TEST(cond_if_else_follows_value_set_by_kernel_before_it)
     tl_add_cond(g, &set, 1, h, grGraphCondTypeIf, 2, &body);
     tl_cond_add_put(body[0], NULL, 0, &k, &out, 10);
     tl_cond_add_put(body[1], NULL, 0, &k, &out, 20);
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    grGraphExec_t e = tl_instantiate(g);
     tl_run(e);
     CHECK_EQ(out, 10);
     v = 0;
@@ -116,31 +113,12 @@ GR_TEST(cond_if_else_follows_value_set_by_kernel_before_it)
     CHECK_OK(grGraphExecKernelNodeSetParams(e, set, &p));
     tl_run(e);
     CHECK_EQ(out, 20);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g));
-    tl_cond_kernels_free(&k);
+    tl_cond_done(e, g, &k);
 }
 
 GR_TEST(cond_if_without_else_skips_on_zero)
 {
-    tl_cond_kernels k = tl_cond_kernels_make();
-    grGraph_t g, *body;
-    grGraphConditionalHandle h;
-    grGraphExec_t e;
-    int out = 0;
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
-    tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
-    tl_cond_add_put(body[0], NULL, 0, &k, &out, 5);
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
-    tl_run(e);
-    CHECK_EQ(out, 0);
-    CHECK_OK(grGraphSetConditional(h, 42));
-    tl_run(e);
-    CHECK_EQ(out, 5);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g));
-    tl_cond_kernels_free(&k);
+    run_cond_case(&(cond_case){grGraphCondTypeIf, 0, 0, 5, {{NO, NO, 0}, {42, NO, 5}, COND_END}});
 }
 
 GR_TEST(cond_switch_runs_the_body_of_the_value)
@@ -148,14 +126,11 @@ GR_TEST(cond_switch_runs_the_body_of_the_value)
     tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *body;
     grGraphConditionalHandle h;
-    grGraphExec_t e;
     int out = -1;
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
-    tl_add_cond(g, NULL, 0, h, grGraphCondTypeSwitch, 3, &body);
+    tl_cond_graph(&g, &h, 0, 0, grGraphCondTypeSwitch, 3, &body);
     for (int b = 0; b < 3; b++)
         tl_cond_add_put(body[b], NULL, 0, &k, &out, 100 + b);
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    grGraphExec_t e = tl_instantiate(g);
     for (unsigned v = 0; v < 3; v++) {
         CHECK_OK(grGraphSetConditional(h, v));
         tl_run(e);
@@ -166,9 +141,7 @@ GR_TEST(cond_switch_runs_the_body_of_the_value)
     CHECK_OK(grGraphSetConditional(h, 3));
     tl_run(e);
     CHECK_EQ(out, -1);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g));
-    tl_cond_kernels_free(&k);
+    tl_cond_done(e, g, &k);
 }
 
 /* WHILE (outer) of: step(counter), then IF (inner, its handle set by a
@@ -179,7 +152,6 @@ GR_TEST(cond_nested_if_inside_while)
     tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *outer, *inner;
     grGraphConditionalHandle hw, hi;
-    grGraphExec_t e;
     int counter = 0, odd = 0, after = 0, one = 1;
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&hw, g, 1, grGraphCondAssignDefault));
@@ -197,14 +169,12 @@ GR_TEST(cond_nested_if_inside_while)
     void *aa[2] = {&oddp, &one};
     tl_add_kernel(inner[0], NULL, 0, k.add, aa, 1);
     tl_add_kernel(outer[0], &cif, 1, k.setv, a0, 1);
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    grGraphExec_t e = tl_instantiate(g);
     tl_run(e);
     CHECK_EQ(counter, 6);
     CHECK_EQ(odd, 6);
     CHECK_EQ(after, 1);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g));
-    tl_cond_kernels_free(&k);
+    tl_cond_done(e, g, &k);
 }
 
 /* A body holding parallel branches and a many-block kernel, in a graph
@@ -215,7 +185,6 @@ GR_TEST(cond_while_body_with_branches_and_many_blocks)
     tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *body;
     grGraphConditionalHandle h;
-    grGraphExec_t e;
     int counter = 0, sum = 0, side = 0, one = 1;
     int *sump = &sum, *sidep = &side;
     CHECK_OK(grGraphCreate(&g, 0));
@@ -232,7 +201,7 @@ GR_TEST(cond_while_body_with_branches_and_many_blocks)
     int *cp = &counter;
     void *astep[3] = {&cp, &h, &limit};
     tl_add_kernel(body[0], deps, 2, k.step, astep, 1);
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    grGraphExec_t e = tl_instantiate(g);
     for (int launch = 1; launch <= 20; launch++) {
         counter = 0;
         tl_run(e);
@@ -240,9 +209,7 @@ GR_TEST(cond_while_body_with_branches_and_many_blocks)
         CHECK_EQ(sum, launch * 10 * 65);
         CHECK_EQ(side, launch * 8);
     }
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g));
-    tl_cond_kernels_free(&k);
+    tl_cond_done(e, g, &k);
 }
 
 GR_TEST(cond_body_filled_by_stream_capture)
@@ -250,13 +217,10 @@ GR_TEST(cond_body_filled_by_stream_capture)
     tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *body, got = NULL;
     grGraphConditionalHandle h;
-    grGraphExec_t e;
     grStream_t s;
     int counter = 0, out = 0, seven = 7;
     CHECK_OK(grStreamCreate(&s));
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
-    grGraphNode_t loop = tl_add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
+    grGraphNode_t loop = tl_cond_graph(&g, &h, 1, grGraphCondAssignDefault, grGraphCondTypeWhile, 1, &body);
     grGraphConditionalHandle h2;
     CHECK_OK(grGraphConditionalHandleCreate(&h2, g, 0, 0));
     grGraphNode_t cond = tl_add_cond(g, NULL, 0, h2, grGraphCondTypeIf, 1, NULL);
@@ -275,7 +239,7 @@ GR_TEST(cond_body_filled_by_stream_capture)
     CHECK_EQ(tl_node_count(body[0]), 2);
     /* The handle of the destroyed node is free for another node. */
     tl_add_cond(g, NULL, 0, h2, grGraphCondTypeIf, 1, NULL);
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    grGraphExec_t e = tl_instantiate(g);
     tl_run(e);
     CHECK_EQ(counter, 4);
     CHECK_EQ(out, 7);
@@ -292,9 +256,7 @@ GR_TEST(cond_host_function_captured_into_body_is_refused_at_instantiate)
     grGraphExec_t e = NULL;
     grStream_t s;
     CHECK_OK(grStreamCreate(&s));
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
-    tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
+    tl_cond_graph(&g, &h, 0, 0, grGraphCondTypeIf, 1, &body);
     /* CUDA records it (probe), and refuses the graph at instantiate. */
     CHECK_OK(grStreamBeginCaptureToGraph(s, body[0], NULL, NULL, 0, grStreamCaptureModeThreadLocal));
     CHECK_OK(grLaunchHostFunc(s, tl_noop, NULL));
@@ -372,9 +334,7 @@ GR_TEST(cond_body_node_types_cuda_refuses_fail_instantiate)
     grGraphNode_t n = NULL;
     grEvent_t ev;
     CHECK_OK(grEventCreate(&ev));
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
-    tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &body);
+    tl_cond_graph(&g, &h, 0, 0, grGraphCondTypeIf, 1, &body);
     /* Added (as CUDA adds them: probe), refused when instantiated. */
     grHostNodeParams hp = {tl_noop, NULL};
     CHECK_OK(grGraphAddHostNode(&n, body[0], NULL, 0, &hp));
@@ -407,8 +367,7 @@ GR_TEST(cond_body_node_types_cuda_refuses_fail_instantiate)
     CHECK_OK(grGraphCreate(&empty, 0));
     CHECK_OK(grGraphAddChildGraphNode(&n, body[0], NULL, 0, empty));
     CHECK_EQ(tl_node_count(body[0]), 3);
-    grGraphExec_t e;
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    grGraphExec_t e = tl_instantiate(g);
     CHECK_OK(grGraphSetConditional(h, 1));
     tl_run(e);
     CHECK_EQ(x, 1);
@@ -458,7 +417,7 @@ GR_TEST(cond_unused_handle_fails_instantiate)
     CHECK_DETAIL_HAS("used by no conditional node");
     CHECK(e == NULL);
     CHECK_OK(tl_try_add_cond(g, NULL, 0, unused, grGraphCondTypeIf, 1, NULL));
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    e = tl_instantiate(g);
     CHECK_OK(grGraphExecDestroy(e));
     /* A body's unused handle counts too; a body's handle may serve a node
      * of the graph that holds the body (probe). */
@@ -467,7 +426,7 @@ GR_TEST(cond_unused_handle_fails_instantiate)
     CHECK_OK(grGraphConditionalHandleCreate(&in_body, body[0], 0, 0));
     CHECK_GR(grErrorInvalidValue, grGraphInstantiate(&e, g, 0));
     CHECK_OK(tl_try_add_cond(g, NULL, 0, in_body, grGraphCondTypeSwitch, 2, NULL));
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    e = tl_instantiate(g);
     tl_run(e);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
@@ -478,9 +437,7 @@ GR_TEST(cond_graph_cannot_be_cloned_or_embedded)
     grGraph_t g, clone = NULL, parent, child;
     grGraphConditionalHandle h, hp;
     grGraphNode_t n = NULL;
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
-    tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, NULL);
+    tl_cond_graph(&g, &h, 0, 0, grGraphCondTypeIf, 1, NULL);
     CHECK_GR(grErrorNotSupported, grGraphClone(&clone, g));
     CHECK(clone == NULL);
     CHECK_OK(grGraphCreate(&parent, 0));
@@ -505,16 +462,14 @@ GR_TEST(cond_graph_has_one_executable_at_a_time)
     grGraph_t g;
     grGraphConditionalHandle h;
     grGraphExec_t e, e2 = NULL;
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
-    tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, NULL);
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    tl_cond_graph(&g, &h, 0, 0, grGraphCondTypeIf, 1, NULL);
+    e = tl_instantiate(g);
     CHECK_GR(grErrorNotSupported, grGraphInstantiate(&e2, g, 0));
     CHECK_DETAIL_HAS("one executable at a time");
     CHECK(e2 == NULL);
     tl_run(e);
     CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphInstantiate(&e2, g, 0));
+    e2 = tl_instantiate(g);
     tl_run(e2);
     CHECK_OK(grGraphExecDestroy(e2));
     CHECK_OK(grGraphDestroy(g));
@@ -525,13 +480,10 @@ GR_TEST(cond_executable_outlives_its_graph_and_handle)
     tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *body;
     grGraphConditionalHandle h;
-    grGraphExec_t e;
     int counter = 0;
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
-    tl_add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
+    tl_cond_graph(&g, &h, 1, grGraphCondAssignDefault, grGraphCondTypeWhile, 1, &body);
     tl_cond_add_step(body[0], &k, &counter, h, 3);
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    grGraphExec_t e = tl_instantiate(g);
     CHECK_OK(grGraphDestroy(g));
     tl_run(e);
     CHECK_EQ(counter, 3);
@@ -552,9 +504,7 @@ GR_TEST(cond_dot_shows_bodies_as_clusters)
     int fd = mkstemp(path);
     CHECK(fd >= 0);
     close(fd);
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
-    tl_add_cond(g, NULL, 0, h, grGraphCondTypeSwitch, 2, &body);
+    tl_cond_graph(&g, &h, 0, 0, grGraphCondTypeSwitch, 2, &body);
     tl_cond_add_put(body[0], NULL, 0, &k, &out, 1);
     tl_cond_add_put(body[1], NULL, 0, &k, &out, 2);
     CHECK_OK(grGraphDebugDotPrint(g, path, 0));
@@ -579,14 +529,11 @@ GR_TEST(cond_baked_values_include_body_nodes)
     tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *body;
     grGraphConditionalHandle h;
-    grGraphExec_t e;
     int *buf = NULL;
     CHECK_OK(grMalloc((void **)&buf, 64));
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
-    grGraphNode_t cond = tl_add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
+    grGraphNode_t cond = tl_cond_graph(&g, &h, 0, 0, grGraphCondTypeWhile, 1, &body);
     tl_cond_add_put(body[0], NULL, 0, &k, buf + 2, 1);
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    grGraphExec_t e = tl_instantiate(g);
     grBakedValue v[8];
     size_t n = 8;
     CHECK_OK(grGraphExecGetBakedValues(e, v, &n));
@@ -607,9 +554,7 @@ GR_TEST(cond_baked_values_include_body_nodes)
     for (size_t i = 0; i < n; i++)
         found += v[i].value == (uintptr_t)(buf + 2) && v[i].kind == grBakedFreedAllocation;
     CHECK_EQ(found, 1);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g));
-    tl_cond_kernels_free(&k);
+    tl_cond_done(e, g, &k);
 }
 
 GR_TEST(cond_kernel_source_helper_ends_a_loop)
@@ -617,17 +562,14 @@ GR_TEST(cond_kernel_source_helper_ends_a_loop)
     grKernel_t k;
     grGraph_t g, *body;
     grGraphConditionalHandle h;
-    grGraphExec_t e;
     grGraphNode_t n;
     int left = 9, *lp = &left;
     CHECK_OK(GR_KERNEL_CREATE(&k, cond_countdown));
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
-    tl_add_cond(g, NULL, 0, h, grGraphCondTypeWhile, 1, &body);
+    tl_cond_graph(&g, &h, 1, grGraphCondAssignDefault, grGraphCondTypeWhile, 1, &body);
     void *args[2] = {&lp, &h};
     grKernelNodeParams p = {k, GR_DIM3(2, 1, 1), GR_DIM3(32, 1, 1), 0, args, NULL};
     CHECK_OK(grGraphAddKernelNode(&n, body[0], NULL, 0, &p));
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    grGraphExec_t e = tl_instantiate(g);
     tl_run(e);
     CHECK_EQ(left, 0);
     CHECK_OK(grGraphExecDestroy(e));
@@ -639,11 +581,8 @@ GR_TEST(cond_node_cannot_be_disabled)
 {
     grGraph_t g;
     grGraphConditionalHandle h;
-    grGraphExec_t e;
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
-    grGraphNode_t n = tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, NULL);
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    grGraphNode_t n = tl_cond_graph(&g, &h, 0, 0, grGraphCondTypeIf, 1, NULL);
+    grGraphExec_t e = tl_instantiate(g);
     CHECK_GR(grErrorInvalidValue, grGraphNodeSetEnabled(e, n, 0)); /* probe */
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
@@ -656,14 +595,12 @@ GR_TEST(cond_node_added_to_a_capture_in_progress)
     tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t cg = NULL, got = NULL, *body;
     grGraphConditionalHandle h;
-    grGraphExec_t e;
     grStream_t s;
     grStreamCaptureStatus st;
     const grGraphNode_t *deps = NULL;
     size_t ndeps = 0;
     int a = 0, b = 0, c = 0;
-    CHECK_OK(grStreamCreate(&s));
-    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeThreadLocal));
+    s = tl_capturing_stream(0, grStreamCaptureModeThreadLocal);
     int *ap = &a, one = 1;
     void *args[2] = {&ap, &one};
     CHECK_OK(grLaunchKernel(k.put, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, s));
@@ -679,7 +616,7 @@ GR_TEST(cond_node_added_to_a_capture_in_progress)
     CHECK_OK(grStreamEndCapture(s, &got));
     CHECK_PTR_EQ(got, cg);
     CHECK_EQ(tl_node_count(got), 3);
-    CHECK_OK(grGraphInstantiate(&e, got, 0));
+    grGraphExec_t e = tl_instantiate(got);
     tl_run(e);
     CHECK_EQ(a, 1);
     CHECK_EQ(b, 2);
@@ -716,9 +653,7 @@ GR_TEST(conditional_instantiate_with_params_reports_cudas_results)
     CHECK(e == NULL);
     CHECK_OK(grGraphDestroy(g));
 
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&used, g, 1, grGraphCondAssignDefault));
-    tl_add_cond(g, NULL, 0, used, grGraphCondTypeIf, 1, &bodies);
+    tl_cond_graph(&g, &used, 1, grGraphCondAssignDefault, grGraphCondTypeIf, 1, &bodies);
     hp.fn = tl_noop;
     CHECK_OK(grGraphAddHostNode(&host, bodies[0], NULL, 0, &hp));
     memset(&ip, 0, sizeof ip);
@@ -743,15 +678,12 @@ GR_TEST(conditional_body_user_objects_are_held_by_the_executable)
     grGraph_t g;
     grGraph_t *bodies;
     grGraphConditionalHandle h;
-    grGraphExec_t e;
     grUserObject_t o;
     body_object_runs = 0;
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, grGraphCondAssignDefault));
-    tl_add_cond(g, NULL, 0, h, grGraphCondTypeIf, 1, &bodies);
+    tl_cond_graph(&g, &h, 0, grGraphCondAssignDefault, grGraphCondTypeIf, 1, &bodies);
     CHECK_OK(grUserObjectCreate(&o, NULL, body_object_destroy, 1, grUserObjectNoDestructorSync));
     CHECK_OK(grGraphRetainUserObject(bodies[0], o, 1, grGraphUserObjectMove));
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    grGraphExec_t e = tl_instantiate(g);
     CHECK_OK(grGraphDestroy(g));
     CHECK_EQ(body_object_runs, 0);
     CHECK_OK(grGraphExecDestroy(e));

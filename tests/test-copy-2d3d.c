@@ -4,7 +4,7 @@
  * node calls: results checked byte by byte against a reference computed
  * here, every refusal with its code and with memory left as it was.
  */
-#include "test.h"
+#include "testlib.h"
 
 #include <string.h>
 
@@ -14,12 +14,6 @@ static void ref_copy_2d(unsigned char *dst, size_t dpitch, const unsigned char *
 {
     for (size_t r = 0; r < height; r++)
         memcpy(dst + r * dpitch, src + r * spitch, width);
-}
-
-static void fill(unsigned char *p, size_t n, unsigned seed)
-{
-    for (size_t i = 0; i < n; i++)
-        p[i] = (unsigned char)(i * 7u + seed * 13u + 1u);
 }
 
 static unsigned char *dev(size_t n)
@@ -41,7 +35,7 @@ GR_TEST(memcpy_2d_copies_each_row_and_leaves_the_padding)
     unsigned char *src = dev(SP * H), *dst = dev(DP * H);
     unsigned char want[DP * H], got[DP * H], host_src[SP * H];
     CHECK(src && dst);
-    fill(host_src, sizeof host_src, 1);
+    tl_fill_pattern(host_src, sizeof host_src, 1);
     CHECK_OK(grMemcpy(src, host_src, sizeof host_src, grMemcpyHostToDevice));
     CHECK_OK(grMemset(dst, 0xee, DP * H));
     memset(want, 0xee, sizeof want);
@@ -65,7 +59,7 @@ GR_TEST(memcpy_2d_async_runs_in_stream_order)
     unsigned char got[P * H], want[P * H], pattern[P * H];
     CHECK(a && b);
     CHECK_OK(grStreamCreate(&s));
-    fill(pattern, sizeof pattern, 3);
+    tl_fill_pattern(pattern, sizeof pattern, 3);
     CHECK_OK(grMemsetAsync(b, 0, P * H, s));
     CHECK_OK(grMemcpyAsync(a, pattern, sizeof pattern, grMemcpyHostToDevice, s));
     CHECK_OK(grMemcpy2DAsync(b, P, a, P, W, H, grMemcpyDefault, s));
@@ -82,7 +76,7 @@ GR_TEST(memcpy_2d_async_runs_in_stream_order)
 GR_TEST(memcpy_2d_refuses_a_pitch_below_the_width_and_copies_nothing)
 {
     unsigned char src[64], dst[64], before[64];
-    fill(src, sizeof src, 2);
+    tl_fill_pattern(src, sizeof src, 2);
     memset(dst, 0x11, sizeof dst);
     memcpy(before, dst, sizeof dst);
     CHECK_GR(grErrorInvalidPitchValue, grMemcpy2D(dst, 4, src, 8, 8, 2, grMemcpyHostToHost));
@@ -107,7 +101,7 @@ GR_TEST(memcpy_2d_refuses_a_row_past_the_allocation_and_names_it)
     unsigned char *a = dev(P * H), *b = dev(P * H - 8); /* b's last row is short */
     unsigned char host[P * H], got[P * H - 8];
     CHECK(a && b);
-    fill(host, sizeof host, 4);
+    tl_fill_pattern(host, sizeof host, 4);
     CHECK_OK(grMemcpy(a, host, sizeof host, grMemcpyHostToDevice));
     CHECK_OK(grMemset(b, 0x5a, P * H - 8));
     /* Rows 0..2 fit; row 3 of 12 bytes at b + 48 runs 4 bytes past b's 56. */
@@ -162,7 +156,7 @@ GR_TEST(memcpy_3d_copies_a_box_between_positions)
     unsigned char *src = dev(SP * SY * SZ), *dst = dev(DP * DY * DZ);
     unsigned char host[SP * SY * SZ], got[DP * DY * DZ], want[DP * DY * DZ];
     CHECK(src && dst);
-    fill(host, sizeof host, 5);
+    tl_fill_pattern(host, sizeof host, 5);
     CHECK_OK(grMemcpy(src, host, sizeof host, grMemcpyHostToDevice));
     CHECK_OK(grMemset(dst, 0, sizeof got));
     memset(want, 0, sizeof want);
@@ -197,7 +191,7 @@ GR_TEST(memcpy_3d_copies_a_box_between_positions)
 GR_TEST(memcpy_3d_refuses_arrays_pitches_and_short_slices_and_changes_nothing)
 {
     unsigned char src[256], dst[256], before[256];
-    fill(src, sizeof src, 6);
+    tl_fill_pattern(src, sizeof src, 6);
     memset(dst, 0x33, sizeof dst);
     memcpy(before, dst, sizeof dst);
     grMemcpy3DParms p;
@@ -331,7 +325,7 @@ static void capture_copies(grStream_t s, void *p)
 GR_TEST(captured_contiguous_2d_copy_is_a_1d_node_and_a_pitched_one_a_3d_node)
 {
     unsigned char src[64], buf[64];
-    fill(src, sizeof src, 8);
+    tl_fill_pattern(src, sizeof src, 8);
     memset(buf, 0, sizeof buf);
     cap_args a = {buf, src, grErrorUnknown};
     grGraph_t g = capture_and_run(capture_copies, &a);
@@ -360,8 +354,8 @@ GR_TEST(captured_contiguous_2d_copy_is_a_1d_node_and_a_pitched_one_a_3d_node)
 GR_TEST(memcpy_node_from_3d_params_copies_and_its_setters_follow_cuda)
 {
     unsigned char a[32], b[32], c[32];
-    fill(a, sizeof a, 9);
-    fill(c, sizeof c, 10);
+    tl_fill_pattern(a, sizeof a, 9);
+    tl_fill_pattern(c, sizeof c, 10);
     memset(b, 0, sizeof b);
     grGraph_t g;
     grGraphNode_t n;
@@ -473,7 +467,7 @@ static void capture_copy_3d(grStream_t s, void *p)
 GR_TEST(captured_contiguous_3d_copy_is_one_1d_node_with_the_eager_result)
 {
     unsigned char src[24], eager[24], captured[24];
-    fill(src, sizeof src, 11);
+    tl_fill_pattern(src, sizeof src, 11);
     memset(eager, 0, sizeof eager);
     memset(captured, 0, sizeof captured);
     cap_args e = {eager, src, grErrorUnknown};
@@ -516,7 +510,7 @@ GR_TEST(a_huge_pitched_region_past_an_allocation_is_refused_at_once)
 GR_TEST(pitch_and_ysize_codes_follow_cuda_13_for_one_row_and_several)
 {
     unsigned char src[64], dst[64], before[64];
-    fill(src, sizeof src, 12);
+    tl_fill_pattern(src, sizeof src, 12);
     memset(dst, 0, sizeof dst);
     memcpy(before, dst, sizeof dst);
     CHECK_GR(grErrorInvalidValue, grMemcpy2D(dst, 4, src, 8, 8, 1, grMemcpyHostToHost));

@@ -53,8 +53,7 @@ GR_TEST(host_func_v2_captured_becomes_a_host_node)
     grGraphNode_t node;
     size_t nn = 1;
     int n = 0;
-    CHECK_OK(grStreamCreate(&s));
-    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+    s = tl_capturing_stream(0, grStreamCaptureModeGlobal);
     CHECK_OK(grLaunchHostFunc_v2(s, tl_bump, &n, grHostTaskSpinWait));
     CHECK_GR(grErrorInvalidValue, grLaunchHostFunc_v2(s, tl_bump, &n, 7));
     CHECK_OK(grStreamEndCapture(s, &g));
@@ -146,17 +145,6 @@ GR_TEST(pool_props_read_back_and_are_read_only)
     CHECK_OK(grMemPoolDestroy(pool));
 }
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    CHECK(f != NULL);
-    static char buf[65536];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
-
 GR_TEST(dot_flags_per_type_show_that_types_parameters)
 {
     grGraph_t g;
@@ -172,17 +160,18 @@ GR_TEST(dot_flags_per_type_show_that_types_parameters)
     CHECK_OK(grGraphAddHostNode(&hn, g, NULL, 0, &hp));
     CHECK_OK(grGraphAddMemcpyNode1D(&mn, g, &hn, 1, a, b, 16, grMemcpyHostToHost));
     CHECK_OK(grGraphDebugDotPrint(g, path, 0));
-    char *plain = strdup(slurp(path));
+    char *plain = tl_slurp(path, NULL);
     CHECK(plain != NULL);
     CHECK(strstr(plain, "userData") == NULL);
     CHECK_OK(grGraphDebugDotPrint(g, path, grGraphDebugDotFlagsHostNodeParams));
-    char *host = strdup(slurp(path));
+    char *host = tl_slurp(path, NULL);
     CHECK(strstr(host, "userData") != NULL);
     CHECK(strlen(host) > strlen(plain));
     CHECK_OK(grGraphDebugDotPrint(g, path, grGraphDebugDotFlagsHandles));
     char buf[64];
     snprintf(buf, sizeof buf, "handle %p", (void *)hn);
-    CHECK(strstr(slurp(path), buf) != NULL);
+    char *handles = tl_slurp(path, NULL);
+    CHECK(strstr(handles, buf) != NULL);
     /* Every CUDA bit is accepted; others are refused and write nothing. */
     CHECK_OK(grGraphDebugDotPrint(g, path, 0x87fdu));
     CHECK_GR(grErrorInvalidValue, grGraphDebugDotPrint(g, path, 1u << 1));
@@ -190,6 +179,7 @@ GR_TEST(dot_flags_per_type_show_that_types_parameters)
     CHECK_DETAIL_HAS("0x87fd");
     free(plain);
     free(host);
+    free(handles);
     unlink(path);
     CHECK_OK(grGraphDestroy(g));
 }

@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 /* p[i] = v for every i < n. */
-static void fill_fn(const grKernelCtx *ctx, void **args)
+static void fill_sized_fn(const grKernelCtx *ctx, void **args)
 {
     int *p = *(int **)args[0];
     int v = *(int *)args[1];
@@ -16,12 +16,12 @@ static void fill_fn(const grKernelCtx *ctx, void **args)
         p[i] = v;
 }
 
-static grKernel_t fill_kernel(void)
+static grKernel_t check_fill_kernel(void)
 {
     static grKernel_t k;
     if (!k) {
         size_t sizes[3] = {sizeof(int *), sizeof(int), sizeof(size_t)};
-        CHECK_OK(grKernelCreate(&k, fill_fn, "check_fill", 3, sizes));
+        CHECK_OK(grKernelCreate(&k, fill_sized_fn, "check_fill", 3, sizes));
     }
     return k;
 }
@@ -34,7 +34,7 @@ static grGraphExec_t capture_fill(grStream_t s, int *buf, int *out, size_t n)
     grGraph_t g;
     grGraphExec_t e;
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
-    CHECK_OK(grLaunchKernel(fill_kernel(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, s));
+    CHECK_OK(grLaunchKernel(check_fill_kernel(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, s));
     CHECK_OK(grMemcpyAsync(out, buf, n * sizeof *buf, grMemcpyDeviceToHost, s));
     CHECK_OK(grLaunchHostFunc(s, tl_noop, out));
     CHECK_OK(grStreamEndCapture(s, &g));
@@ -170,7 +170,7 @@ GR_TEST(check_mode_off_does_not_refuse_a_stale_launch)
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grMalloc((void **)&a, 256));
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
-    CHECK_OK(grLaunchKernel(fill_kernel(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, s));
+    CHECK_OK(grLaunchKernel(check_fill_kernel(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, s));
     CHECK_OK(grStreamEndCapture(s, &g));
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     CHECK_OK(grFree(a));
@@ -198,7 +198,7 @@ GR_TEST(check_mode_passes_over_a_disabled_node)
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grMalloc((void **)&a, 256));
     CHECK_OK(grGraphCreate(&g, 0));
-    grKernelNodeParams kp = {fill_kernel(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args, NULL};
+    grKernelNodeParams kp = {check_fill_kernel(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args, NULL};
     CHECK_OK(grGraphAddKernelNode(&node, g, NULL, 0, &kp));
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     CHECK_OK(grFree(a));
@@ -242,18 +242,13 @@ GR_TEST(check_mode_refuses_a_copy_from_freed_memory_and_names_the_node)
 
 GR_TEST(debug_flags_refuse_unknown_bits_and_null_output)
 {
-    CHECK_GR(grErrorInvalidValue, grSetDebugFlags(1u << 7));
-    CHECK_DETAIL_HAS("grSetDebugFlags");
+    CHECK_REFUSED(grErrorInvalidValue, grSetDebugFlags, 1u << 7);
     CHECK_GR(grErrorInvalidValue, grGetDebugFlags(NULL));
 }
 
 GR_TEST(GRAPHRT_CHECK_turns_the_check_on_when_the_runtime_starts)
 {
-    unsigned flags = 0;
-    setenv("GRAPHRT_CHECK", "1", 1);
-    CHECK_OK(grGetDebugFlags(&flags));
-    CHECK_EQ(flags, grDebugCheckLaunches);
-    unsetenv("GRAPHRT_CHECK");
+    tl_check_env_debug_flag("GRAPHRT_CHECK", grDebugCheckLaunches);
 }
 
 GR_TEST(check_mode_refuses_a_pool_allocation_freed_since)
@@ -304,7 +299,7 @@ GR_TEST(check_mode_ignores_a_range_freed_before_the_graph_was_made)
     size_t zero = 0;
     int v = 1;
     void *args[3] = {&a, &v, &zero};
-    grKernelNodeParams kp = {fill_kernel(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args, NULL};
+    grKernelNodeParams kp = {check_fill_kernel(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args, NULL};
     grGraph_t before, after;
     grGraphNode_t n;
     grGraphExec_t eb, ea;

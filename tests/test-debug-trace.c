@@ -28,7 +28,7 @@ typedef struct jp {
     bool bad;
 } jp;
 
-static void ws(jp *p)
+static void skip_ws(jp *p)
 {
     while (*p->s == ' ' || *p->s == '\n' || *p->s == '\t' || *p->s == '\r')
         p->s++;
@@ -89,7 +89,7 @@ static char *jstring(jp *p)
 
 static jv *jvalue(jp *p, int depth)
 {
-    ws(p);
+    skip_ws(p);
     if (depth > 32) {
         p->bad = true;
         return jnew('z');
@@ -98,24 +98,24 @@ static jv *jvalue(jp *p, int depth)
         char close = *p->s == '{' ? '}' : ']';
         jv *v = jnew(*p->s == '{' ? 'o' : 'a');
         p->s++;
-        ws(p);
+        skip_ws(p);
         if (*p->s == close) {
             p->s++;
             return v;
         }
         while (!p->bad) {
             char *key = NULL;
-            ws(p);
+            skip_ws(p);
             if (v->type == 'o') {
                 key = jstring(p);
-                ws(p);
+                skip_ws(p);
                 if (*p->s++ != ':')
                     p->bad = true;
             }
             jv *item = jvalue(p, depth + 1);
             item->key = key;
             jpush(v, item);
-            ws(p);
+            skip_ws(p);
             if (*p->s == ',') {
                 p->s++;
                 continue;
@@ -150,7 +150,7 @@ static jv *jparse(const char *text)
 {
     jp p = {text, false};
     jv *v = jvalue(&p, 0);
-    ws(&p);
+    skip_ws(&p);
     if (p.bad || *p.s != '\0')
         GR_TEST_FAIL_("the trace is not valid JSON near offset %ld", (long)(p.s - text));
     return v;
@@ -207,7 +207,7 @@ static void touch_fn(const grKernelCtx *ctx, void **args)
     (*p)++;
 }
 
-static grKernel_t make_kernel(const char *name)
+static grKernel_t touch_kernel(const char *name)
 {
     grKernel_t k;
     size_t size = sizeof(int *);
@@ -232,7 +232,7 @@ GR_TEST(trace_holds_every_node_with_its_kernel_and_worker_and_is_valid_json)
     grGraphNode_t n[5];
     grGraphExec_t e;
     temp_path(path, sizeof path);
-    grKernel_t ka = make_kernel("trace_alpha"), kb = make_kernel("trace_beta_with_a_longer_name");
+    grKernel_t ka = touch_kernel("trace_alpha"), kb = touch_kernel("trace_beta_with_a_longer_name");
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grGraphCreate(&g, 0));
     /* A diamond of kernels, then an empty node. */
@@ -332,7 +332,7 @@ GR_TEST(trace_rings_drop_the_oldest_events_and_count_them)
     grStream_t s;
     temp_path(path, sizeof path);
     setenv("GRAPHRT_TRACE_EVENTS", "16", 1);
-    grKernel_t k = make_kernel("trace_ring");
+    grKernel_t k = touch_kernel("trace_ring");
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grTraceStart(path, 0));
     for (int i = 0; i < 200; i++) {
@@ -413,7 +413,7 @@ GR_TEST(trace_node_spans_of_one_thread_never_overlap)
     grGraphExec_t e;
     grGraphNode_t prev = NULL, n;
     temp_path(path, sizeof path);
-    grKernel_t k = make_kernel("trace_short");
+    grKernel_t k = touch_kernel("trace_short");
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grGraphCreate(&g, 0));
     for (int i = 0; i < nodes; i++) {
@@ -494,7 +494,7 @@ GR_TEST(trace_stopped_while_work_runs_writes_a_valid_file)
     grGraphExec_t e;
     pthread_t t;
     temp_path(path, sizeof path);
-    grKernel_t k = make_kernel("trace_busy");
+    grKernel_t k = touch_kernel("trace_busy");
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grGraphCreate(&g, 0));
     add_kernel_node(g, &n[0], NULL, k, &px[0]);
@@ -534,7 +534,7 @@ GR_TEST(launch_blocking_finishes_every_launch_before_it_returns)
     grGraph_t g;
     grGraphNode_t node;
     grGraphExec_t e;
-    grKernel_t k = make_kernel("blocking_touch");
+    grKernel_t k = touch_kernel("blocking_touch");
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grGraphCreate(&g, 0));
     grHostNodeParams hp = {host_touch, &x[1]};
@@ -561,11 +561,7 @@ GR_TEST(launch_blocking_finishes_every_launch_before_it_returns)
 
 GR_TEST(GRAPHRT_LAUNCH_BLOCKING_turns_blocking_on_when_the_runtime_starts)
 {
-    unsigned flags = 0;
-    setenv("GRAPHRT_LAUNCH_BLOCKING", "1", 1);
-    CHECK_OK(grGetDebugFlags(&flags));
-    CHECK_EQ(flags, grDebugLaunchBlocking);
-    unsetenv("GRAPHRT_LAUNCH_BLOCKING");
+    tl_check_env_debug_flag("GRAPHRT_LAUNCH_BLOCKING", grDebugLaunchBlocking);
 }
 
 GR_TEST(GRAPHRT_TRACE_writes_the_trace_at_exit)

@@ -43,7 +43,7 @@ static void free_kernels(void)
 static int *inc_target;
 static int *copy_dst, *copy_src;
 
-static grGraphNode_t add_inc(grGraph_t g, const grGraphNode_t *deps, size_t n, int *x)
+static grGraphNode_t add_counted_inc(grGraph_t g, const grGraphNode_t *deps, size_t n, int *x)
 {
     grGraphNode_t node;
     inc_target = x;
@@ -76,6 +76,28 @@ static grGraphEdgeData programmatic(unsigned char port)
 static bool edge_data_eq(grGraphEdgeData a, grGraphEdgeData b)
 {
     return memcmp(&a, &b, sizeof a) == 0;
+}
+
+/* node's dependencies are exactly 'from', over an edge of this data. */
+static void expect_only_dependency(grGraphNode_t node, grGraphNode_t from, grGraphEdgeData data)
+{
+    grGraphNode_t got[1];
+    grGraphEdgeData ed[1];
+    size_t n = 1;
+    CHECK_OK(grGraphNodeGetDependencies(node, got, ed, &n));
+    CHECK_EQ(n, 1);
+    CHECK_PTR_EQ(got[0], from);
+    CHECK(edge_data_eq(ed[0], data));
+}
+
+/* node has one dependency, over a default edge: its list needs no room
+ * for data. */
+static void expect_one_default_dependency(grGraphNode_t node)
+{
+    grGraphNode_t got[1];
+    size_t n = 1;
+    CHECK_OK(grGraphNodeGetDependencies(node, got, NULL, &n));
+    CHECK_EQ(n, 1);
 }
 
 GR_TEST(edge_data_layout_and_values_are_cudas)
@@ -128,9 +150,9 @@ GR_TEST(programmatic_edge_between_kernels_is_kept_and_reported)
     size_t n;
     make_kernels();
     CHECK_OK(grGraphCreate(&g, 0));
-    a = add_inc(g, NULL, 0, &x);
-    b = add_inc(g, NULL, 0, &x);
-    c = add_inc(g, &a, 1, &x); /* a default edge a -> c */
+    a = add_counted_inc(g, NULL, 0, &x);
+    b = add_counted_inc(g, NULL, 0, &x);
+    c = add_counted_inc(g, &a, 1, &x); /* a default edge a -> c */
     CHECK_OK(grGraphAddDependencies(g, &a, &b, &pe, 1));
     n = 3;
     CHECK_OK(grGraphGetEdges(g, from, to, ed, &n));
@@ -142,20 +164,14 @@ GR_TEST(programmatic_edge_between_kernels_is_kept_and_reported)
         else
             CHECK(edge_data_eq(ed[i], (grGraphEdgeData){0}));
     }
-    n = 1;
-    CHECK_OK(grGraphNodeGetDependencies(b, from, ed, &n));
-    CHECK_EQ(n, 1);
-    CHECK_PTR_EQ(from[0], a);
-    CHECK(edge_data_eq(ed[0], pe));
+    expect_only_dependency(b, a, pe);
     n = 2;
     CHECK_OK(grGraphNodeGetDependentNodes(a, to, ed, &n));
     CHECK_EQ(n, 2);
     CHECK_PTR_EQ(to[1], b);
     CHECK(edge_data_eq(ed[1], pe));
     /* c's edge is default: its lists need no room for data. */
-    n = 1;
-    CHECK_OK(grGraphNodeGetDependencies(c, from, NULL, &n));
-    CHECK_EQ(n, 1);
+    expect_one_default_dependency(c);
     CHECK_OK(grGraphDestroy(g));
     free_kernels();
 }
@@ -169,8 +185,8 @@ GR_TEST(lossy_queries_are_refused_and_counts_are_not)
     size_t n;
     make_kernels();
     CHECK_OK(grGraphCreate(&g, 0));
-    a = add_inc(g, NULL, 0, &x);
-    b = add_inc(g, NULL, 0, &x);
+    a = add_counted_inc(g, NULL, 0, &x);
+    b = add_counted_inc(g, NULL, 0, &x);
     CHECK_OK(grGraphAddDependencies(g, &a, &b, &pe, 1));
     n = 2;
     CHECK_GR(grErrorLossyQuery, grGraphGetEdges(g, from, to, NULL, &n));
@@ -202,8 +218,8 @@ GR_TEST(refused_edge_data_adds_nothing)
     size_t n;
     make_kernels();
     CHECK_OK(grGraphCreate(&g, 0));
-    k1 = add_inc(g, NULL, 0, &x);
-    k2 = add_inc(g, NULL, 0, &x);
+    k1 = add_counted_inc(g, NULL, 0, &x);
+    k2 = add_counted_inc(g, NULL, 0, &x);
     CHECK_OK(grGraphAddEmptyNode(&e, g, NULL, 0));
     grGraphEdgeData bad = programmatic(grGraphKernelNodePortProgrammatic);
     /* A programmatic edge from or to a node that is not a kernel node. */
@@ -258,7 +274,7 @@ GR_TEST(add_node_with_dependency_data_notes_the_edges)
     size_t n = 1;
     make_kernels();
     CHECK_OK(grGraphCreate(&g, 0));
-    k1 = add_inc(g, NULL, 0, &x);
+    k1 = add_counted_inc(g, NULL, 0, &x);
     inc_target = &x;
     void *args[1] = {&inc_target};
     grGraphNodeParams np;
@@ -283,8 +299,8 @@ GR_TEST(remove_dependencies_needs_the_edges_own_data)
     size_t n;
     make_kernels();
     CHECK_OK(grGraphCreate(&g, 0));
-    a = add_inc(g, NULL, 0, &x);
-    b = add_inc(g, NULL, 0, &x);
+    a = add_counted_inc(g, NULL, 0, &x);
+    b = add_counted_inc(g, NULL, 0, &x);
     CHECK_OK(grGraphAddDependencies(g, &a, &b, &pe, 1));
     grGraphEdgeData zero = {0};
     CHECK_GR(grErrorInvalidValue, grGraphRemoveDependencies(g, &a, &b, &zero, 1));
@@ -303,10 +319,7 @@ GR_TEST(remove_dependencies_needs_the_edges_own_data)
     CHECK_EQ(n, 0);
     /* Added back as a default edge, the old data is gone. */
     CHECK_OK(grGraphAddDependencies(g, &a, &b, NULL, 1));
-    grGraphNode_t from[1];
-    n = 1;
-    CHECK_OK(grGraphNodeGetDependencies(b, from, NULL, &n));
-    CHECK_EQ(n, 1);
+    expect_one_default_dependency(b);
     CHECK_OK(grGraphDestroy(g));
     free_kernels();
 }
@@ -320,9 +333,9 @@ GR_TEST(destroying_a_node_forgets_its_edge_data)
     size_t n = 2;
     make_kernels();
     CHECK_OK(grGraphCreate(&g, 0));
-    a = add_inc(g, NULL, 0, &x);
-    b = add_inc(g, NULL, 0, &x);
-    c = add_inc(g, &a, 1, &x);
+    a = add_counted_inc(g, NULL, 0, &x);
+    b = add_counted_inc(g, NULL, 0, &x);
+    c = add_counted_inc(g, &a, 1, &x);
     CHECK_OK(grGraphAddDependencies(g, &a, &b, &pe, 1));
     CHECK_OK(grGraphDestroyNode(b));
     CHECK_OK(grGraphGetEdges(g, from, to, NULL, &n)); /* no longer lossy */
@@ -341,8 +354,8 @@ GR_TEST(clone_copies_edge_data)
     size_t n = 1;
     make_kernels();
     CHECK_OK(grGraphCreate(&g, 0));
-    a = add_inc(g, NULL, 0, &x);
-    b = add_inc(g, NULL, 0, &x);
+    a = add_counted_inc(g, NULL, 0, &x);
+    b = add_counted_inc(g, NULL, 0, &x);
     CHECK_OK(grGraphAddDependencies(g, &a, &b, &pe, 1));
     CHECK_OK(grGraphClone(&c, g));
     CHECK_OK(grGraphNodeFindInClone(&ca, a, c));
@@ -370,7 +383,7 @@ GR_TEST(programmatic_edge_orders_its_kernels_as_a_full_dependency_on_the_cpu)
     int x = 0, y = -1;
     make_kernels();
     CHECK_OK(grGraphCreate(&g, 0));
-    a = add_inc(g, NULL, 0, &x);
+    a = add_counted_inc(g, NULL, 0, &x);
     b = add_copy(g, &y, &x);
     CHECK_OK(grGraphAddDependencies(g, &a, &b, &pe, 1));
     CHECK_OK(grGraphInstantiate(&e, g, 0));
@@ -394,14 +407,14 @@ GR_TEST(exec_update_pairs_edges_only_with_the_same_data)
     int x = 0;
     make_kernels();
     CHECK_OK(grGraphCreate(&g1, 0));
-    a = add_inc(g1, NULL, 0, &x);
-    b = add_inc(g1, NULL, 0, &x);
+    a = add_counted_inc(g1, NULL, 0, &x);
+    b = add_counted_inc(g1, NULL, 0, &x);
     CHECK_OK(grGraphAddDependencies(g1, &a, &b, &pe, 1));
     CHECK_OK(grGraphInstantiate(&e, g1, 0));
     /* Same topology, default edge: refused, the edge named. */
     CHECK_OK(grGraphCreate(&g2, 0));
-    a = add_inc(g2, NULL, 0, &x);
-    b = add_inc(g2, &a, 1, &x);
+    a = add_counted_inc(g2, NULL, 0, &x);
+    b = add_counted_inc(g2, &a, 1, &x);
     CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecUpdate(e, g2, &info));
     CHECK_EQ(info.result, grGraphExecUpdateErrorTopologyChanged);
     CHECK_PTR_EQ(info.errorNode, b);
@@ -409,8 +422,8 @@ GR_TEST(exec_update_pairs_edges_only_with_the_same_data)
     CHECK_DETAIL_HAS("edge data");
     /* Same data: accepted. */
     CHECK_OK(grGraphCreate(&g3, 0));
-    a = add_inc(g3, NULL, 0, &x);
-    b = add_inc(g3, NULL, 0, &x);
+    a = add_counted_inc(g3, NULL, 0, &x);
+    b = add_counted_inc(g3, NULL, 0, &x);
     CHECK_OK(grGraphAddDependencies(g3, &a, &b, &pe, 1));
     CHECK_OK(grGraphExecUpdate(e, g3, &info));
     CHECK_EQ(info.result, grGraphExecUpdateSuccess);
@@ -433,8 +446,8 @@ GR_TEST(graph_files_refuse_non_default_edges)
     char path[] = "/tmp/graphrt-edge-data-XXXXXX";
     make_kernels();
     CHECK_OK(grGraphCreate(&g, 0));
-    a = add_inc(g, NULL, 0, &x);
-    b = add_inc(g, NULL, 0, &x);
+    a = add_counted_inc(g, NULL, 0, &x);
+    b = add_counted_inc(g, NULL, 0, &x);
     CHECK_OK(grGraphAddDependencies(g, &a, &b, &pe, 1));
     int fd = mkstemp(path);
     CHECK(fd >= 0);
@@ -456,8 +469,7 @@ GR_TEST(capture_reports_and_records_the_edge_data_of_its_dependencies)
     size_t n = 0;
     int x = 0;
     make_kernels();
-    CHECK_OK(grStreamCreate(&s));
-    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+    s = tl_capturing_stream(0, grStreamCaptureModeGlobal);
     inc_target = &x;
     void *args[1] = {&inc_target};
     CHECK_OK(grLaunchKernel(k_inc, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, s));
@@ -501,7 +513,7 @@ GR_TEST(capture_reports_and_records_the_edge_data_of_its_dependencies)
     grGraph_t into;
     grGraphNode_t root;
     CHECK_OK(grGraphCreate(&into, 0));
-    root = add_inc(into, NULL, 0, &x);
+    root = add_counted_inc(into, NULL, 0, &x);
     CHECK_OK(grStreamBeginCaptureToGraph(s, into, &root, &pe, 1, grStreamCaptureModeGlobal));
     CHECK_OK(grLaunchKernel(k_inc, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, s));
     CHECK_OK(grStreamEndCapture(s, &g));

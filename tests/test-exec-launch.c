@@ -90,7 +90,7 @@ typedef struct meeting_node {
     int index;
 } meeting_node;
 
-static void meet(void *p)
+static void meet_partner(void *p)
 {
     meeting_node *n = p;
     atomic_fetch_add(&n->m->arrived, 1);
@@ -108,8 +108,8 @@ GR_TEST(exec_launch_runs_independent_nodes_at_the_same_time)
     setenv("GRAPHRT_WORKERS", "2", 1); /* before the runtime starts */
     CHECK_OK(grGraphCreate(&g, 0));
     root = tl_add_host(g, NULL, 0, tl_noop, NULL);
-    tl_add_host(g, &root, 1, meet, &ud[0]);
-    tl_add_host(g, &root, 1, meet, &ud[1]);
+    tl_add_host(g, &root, 1, meet_partner, &ud[0]);
+    tl_add_host(g, &root, 1, meet_partner, &ud[1]);
     grGraphExec_t e = tl_instantiate(g);
     tl_run(e);
     CHECK_EQ(atomic_load(&m.arrived), 2);

@@ -389,6 +389,22 @@ GR_TEST(exec_launch_workers_poll_twice_a_long_node_before_parking)
     CHECK_EQ(gr__sched_spin_window_us(5000, 3000), 5000u);
 }
 
+/* Submissions at a steady pace: the first spinner's window stretches to
+ * twice the gap between the last two submissions the workers saw, up to
+ * a millisecond, so that a program launching every 300 us finds a worker
+ * spinning instead of paying a wake-up; a gap over a millisecond is no
+ * pace to follow. (Whether the spinner then stays up on a machine depends
+ * on what else wants its CPUs; no test asserts on that.) */
+GR_TEST(exec_launch_spinner_follows_a_steady_pace_of_submissions)
+{
+    CHECK_EQ(gr__sched_cadence_span_us(100, 0), 100u);    /* no pace seen */
+    CHECK_EQ(gr__sched_cadence_span_us(100, 30), 100u);   /* the window covers it */
+    CHECK_EQ(gr__sched_cadence_span_us(100, 300), 600u);  /* twice the gap */
+    CHECK_EQ(gr__sched_cadence_span_us(100, 700), 1000u); /* up to a millisecond */
+    CHECK_EQ(gr__sched_cadence_span_us(100, 1500), 100u); /* too slow to follow */
+    CHECK_EQ(gr__sched_cadence_span_us(0, 300), 0u);      /* no spinning asked for */
+}
+
 /* Where the workers alone fill the CPUs, an application thread that owns a
  * shared launch of long nodes (4 us or more each, from the plan's
  * in-order time) runs nodes with one worker fewer: it borrows a CPU, the

@@ -108,6 +108,22 @@ static void rig_around(rig *r, void (*set)(rig *))
     CHECK_EQ(r->log[0].tag, 1);
 }
 
+/* Runs the rig around 'set' (rig_around checks the first launch): the
+ * second launch must see exactly 'want', the change 'set' made and
+ * nothing else. */
+static void check_second_launch(void (*set)(rig *), snap want)
+{
+    static rig r;
+    static snapper sn;
+    rig_make(&r, &sn);
+    rig_around(&r, set);
+    CHECK_EQ(r.log[1].cell, want.cell);
+    CHECK_EQ(r.log[1].dst, want.dst);
+    CHECK_EQ(r.log[1].byte, want.byte);
+    CHECK_EQ(r.log[1].tag, want.tag);
+    rig_free(&r);
+}
+
 static void set_kernel(rig *r)
 {
     int *pc = &r->cell, v = 2;
@@ -118,13 +134,7 @@ static void set_kernel(rig *r)
 
 GR_TEST(exec_kernel_node_set_params_affects_the_next_launch_only)
 {
-    static rig r;
-    static snapper sn;
-    rig_make(&r, &sn);
-    rig_around(&r, set_kernel);
-    CHECK_EQ(r.log[1].cell, 2);
-    CHECK_EQ(r.log[1].dst, 100);
-    rig_free(&r);
+    check_second_launch(set_kernel, (snap){2, 100, 0x11, 1});
 }
 
 static void set_memcpy(rig *r)
@@ -135,13 +145,7 @@ static void set_memcpy(rig *r)
 
 GR_TEST(exec_memcpy_node_set_params_affects_the_next_launch_only)
 {
-    static rig r;
-    static snapper sn;
-    rig_make(&r, &sn);
-    rig_around(&r, set_memcpy);
-    CHECK_EQ(r.log[1].dst, 200);
-    CHECK_EQ(r.log[1].cell, 1);
-    rig_free(&r);
+    check_second_launch(set_memcpy, (snap){1, 200, 0x11, 1});
 }
 
 static void set_memset(rig *r)
@@ -152,12 +156,7 @@ static void set_memset(rig *r)
 
 GR_TEST(exec_memset_node_set_params_affects_the_next_launch_only)
 {
-    static rig r;
-    static snapper sn;
-    rig_make(&r, &sn);
-    rig_around(&r, set_memset);
-    CHECK_EQ(r.log[1].byte, 0x22);
-    rig_free(&r);
+    check_second_launch(set_memset, (snap){1, 100, 0x22, 1});
 }
 
 static snapper other_snapper;
@@ -171,12 +170,7 @@ static void set_host(rig *r)
 
 GR_TEST(exec_host_node_set_params_affects_the_next_launch_only)
 {
-    static rig r;
-    static snapper sn;
-    rig_make(&r, &sn);
-    rig_around(&r, set_host);
-    CHECK_EQ(r.log[1].tag, 2);
-    rig_free(&r);
+    check_second_launch(set_host, (snap){1, 100, 0x11, 2});
 }
 
 static void disable_all(rig *r)

@@ -59,7 +59,7 @@ static int parse_label(const char **s)
 
 /* Builds a graph from its operations ("N3:0.1;E0>3;U0>3;D3"); false (with
  * a message) if a call fails, which no line of the battery expects. */
-static bool build(built *b, const char *ops, const char *which, const char *id)
+static bool build_battery(built *b, const char *ops, const char *which, const char *id)
 {
     memset(b, 0, sizeof *b);
     CHECK_OK(grGraphCreate(&b->g, 0));
@@ -109,7 +109,7 @@ static bool build(built *b, const char *ops, const char *which, const char *id)
     return true;
 }
 
-static int index_of(const built *b, grGraphNode_t n)
+static int built_index(const built *b, grGraphNode_t n)
 {
     for (size_t i = 0; i < b->n; i++)
         if (b->nodes[i] == n)
@@ -138,7 +138,7 @@ static void listing(const built *b, char *out, size_t cap)
         if (nd == 0)
             len += (size_t)snprintf(out + len, cap - len, "-");
         for (size_t k = 0; k < nd; k++)
-            len += (size_t)snprintf(out + len, cap - len, "%s%d", k ? "." : "", index_of(b, deps[k]));
+            len += (size_t)snprintf(out + len, cap - len, "%s%d", k ? "." : "", built_index(b, deps[k]));
         CHECK(len < cap);
     }
 }
@@ -149,10 +149,10 @@ static void node_name(const built *b1, const built *b2, grGraphNode_t n, char *o
 {
     if (!n)
         snprintf(out, cap, "-1");
-    else if (index_of(b2, n) >= 0)
-        snprintf(out, cap, "%d", index_of(b2, n));
-    else if (index_of(b1, n) >= 0)
-        snprintf(out, cap, "o%d", index_of(b1, n));
+    else if (built_index(b2, n) >= 0)
+        snprintf(out, cap, "%d", built_index(b2, n));
+    else if (built_index(b1, n) >= 0)
+        snprintf(out, cap, "o%d", built_index(b1, n));
     else
         snprintf(out, cap, "?%p", (void *)n);
 }
@@ -226,12 +226,12 @@ static bool split(char *line, case_line *c)
 }
 
 /* Replays one case; returns the number of differences it printed. */
-static int replay(const case_line *c)
+static int replay_battery(const case_line *c)
 {
     built b1, b2;
     char got_g1[512], got_g2[512], err[32], from[32], pair[64] = "-", ret[64];
     int diffs = 0;
-    if (!build(&b1, c->ops1, "1", c->id) || !build(&b2, c->ops2, "2", c->id))
+    if (!build_battery(&b1, c->ops1, "1", c->id) || !build_battery(&b2, c->ops2, "2", c->id))
         return 1;
     listing(&b1, got_g1, sizeof got_g1);
     listing(&b2, got_g2, sizeof got_g2);
@@ -282,7 +282,7 @@ GR_TEST_T(exec_update_answers_as_cuda_13_on_the_pairing_battery, 120)
         if (!split(line, &c))
             continue;
         cases++;
-        differ += replay(&c) != 0;
+        differ += replay_battery(&c) != 0;
     }
     free(line);
     fclose(f);

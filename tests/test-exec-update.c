@@ -633,6 +633,23 @@ static void with_child_free(with_child *w)
     CHECK_OK(grGraphDestroy(w->child));
 }
 
+/* A with_child graph over buf (its child sets 10 and 11), its host nodes
+ * writing 1 into slots, and its executable. */
+typedef struct child_rig {
+    int buf[2], slots[2];
+    tl_slot_write hw[2];
+    with_child w;
+} child_rig;
+
+static void child_rig_make(child_rig *r)
+{
+    memset(r, 0, sizeof *r);
+    r->hw[0] = (tl_slot_write){&r->slots[0], 1};
+    r->hw[1] = (tl_slot_write){&r->slots[1], 1};
+    with_child_make(&r->w, r->buf, 10, 11, r->hw);
+    r->w.e = tl_instantiate(r->w.g);
+}
+
 GR_TEST(exec_update_applies_changes_inside_child_graphs)
 {
     int buf[2] = {0, 0}, slots[2] = {0, 0};
@@ -704,24 +721,21 @@ GR_TEST(exec_update_applies_changes_in_nested_child_graphs)
 
 GR_TEST(exec_update_rejects_a_topology_change_inside_a_child_graph)
 {
-    int buf[2] = {0, 0}, slots[2] = {0, 0};
-    tl_slot_write hw[2] = {{&slots[0], 1}, {&slots[1], 1}};
-    with_child w1;
+    child_rig r;
+    child_rig_make(&r);
     grGraph_t child2, g2;
     grGraphNode_t a, b, head, node;
-    with_child_make(&w1, buf, 10, 11, hw);
-    w1.e = tl_instantiate(w1.g);
     /* The child's two kernels run side by side instead of in a chain. */
     CHECK_OK(grGraphCreate(&child2, 0));
-    a = tl_add_set_i32(child2, NULL, 0, &buf[0], 30);
-    b = tl_add_set_i32(child2, NULL, 0, &buf[1], 31);
+    a = tl_add_set_i32(child2, NULL, 0, &r.buf[0], 30);
+    b = tl_add_set_i32(child2, NULL, 0, &r.buf[1], 31);
     (void)a;
     CHECK_OK(grGraphCreate(&g2, 0));
-    head = tl_add_slot_write(g2, NULL, 0, &hw[0]);
+    head = tl_add_slot_write(g2, NULL, 0, &r.hw[0]);
     CHECK_OK(grGraphAddChildGraphNode(&node, g2, &head, 1, child2));
-    tl_add_slot_write(g2, &node, 1, &hw[1]);
+    tl_add_slot_write(g2, &node, 1, &r.hw[1]);
     grGraphExecUpdateResultInfo info;
-    CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecUpdate(w1.e, g2, &info));
+    CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecUpdate(r.w.e, g2, &info));
     CHECK_EQ(info.result, grGraphExecUpdateErrorTopologyChanged);
     /* CUDA 13 names no node for a child graph's topology
      * (tests/probes/memory.cu, update-child-topology); the detail does. */
@@ -729,69 +743,63 @@ GR_TEST(exec_update_rejects_a_topology_change_inside_a_child_graph)
     CHECK_PTR_EQ(info.errorFromNode, NULL);
     CHECK_DETAIL_HAS("child graph");
     (void)b;
-    tl_run(w1.e);
-    CHECK_EQ(buf[0], 10);
-    CHECK_EQ(buf[1], 11);
+    tl_run(r.w.e);
+    CHECK_EQ(r.buf[0], 10);
+    CHECK_EQ(r.buf[1], 11);
     CHECK_OK(grGraphDestroy(g2));
     CHECK_OK(grGraphDestroy(child2));
-    with_child_free(&w1);
+    with_child_free(&r.w);
 }
 
 GR_TEST(exec_child_graph_node_set_params_updates_the_inlined_nodes)
 {
-    int buf[2] = {0, 0}, slots[2] = {0, 0};
-    tl_slot_write hw[2] = {{&slots[0], 1}, {&slots[1], 1}};
-    with_child w1;
+    child_rig r;
+    child_rig_make(&r);
     grGraph_t child2;
     grGraphNode_t a;
-    with_child_make(&w1, buf, 10, 11, hw);
-    w1.e = tl_instantiate(w1.g);
     CHECK_OK(grGraphCreate(&child2, 0));
-    a = tl_add_set_i32(child2, NULL, 0, &buf[0], 40);
-    tl_add_set_i32(child2, &a, 1, &buf[1], 41);
-    CHECK_OK(grGraphExecChildGraphNodeSetParams(w1.e, w1.node, child2));
-    tl_run(w1.e);
-    CHECK_EQ(buf[0], 40);
-    CHECK_EQ(buf[1], 41);
-    CHECK_EQ(slots[0], 1);
+    a = tl_add_set_i32(child2, NULL, 0, &r.buf[0], 40);
+    tl_add_set_i32(child2, &a, 1, &r.buf[1], 41);
+    CHECK_OK(grGraphExecChildGraphNodeSetParams(r.w.e, r.w.node, child2));
+    tl_run(r.w.e);
+    CHECK_EQ(r.buf[0], 40);
+    CHECK_EQ(r.buf[1], 41);
+    CHECK_EQ(r.slots[0], 1);
     CHECK_OK(grGraphDestroy(child2));
-    with_child_free(&w1);
+    with_child_free(&r.w);
 }
 
 GR_TEST(exec_child_graph_node_set_params_refuses_other_topologies_and_nodes)
 {
-    int buf[2] = {0, 0}, slots[2] = {0, 0};
-    tl_slot_write hw[2] = {{&slots[0], 1}, {&slots[1], 1}};
-    with_child w1;
+    child_rig r;
+    child_rig_make(&r);
     grGraph_t child2;
     grGraphNode_t a;
-    with_child_make(&w1, buf, 10, 11, hw);
-    w1.e = tl_instantiate(w1.g);
     /* One node more than the child graph has. */
     CHECK_OK(grGraphCreate(&child2, 0));
-    a = tl_add_set_i32(child2, NULL, 0, &buf[0], 50);
-    a = tl_add_set_i32(child2, &a, 1, &buf[1], 51);
-    tl_add_set_i32(child2, &a, 1, &buf[1], 52);
+    a = tl_add_set_i32(child2, NULL, 0, &r.buf[0], 50);
+    a = tl_add_set_i32(child2, &a, 1, &r.buf[1], 51);
+    tl_add_set_i32(child2, &a, 1, &r.buf[1], 52);
     /* CUDA 13: grErrorGraphExecUpdateFailure (tests/probes/memory.cu). */
-    CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecChildGraphNodeSetParams(w1.e, w1.node, child2));
+    CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecChildGraphNodeSetParams(r.w.e, r.w.node, child2));
     CHECK_DETAIL_HAS("grGraphExecChildGraphNodeSetParams: ");
     CHECK_DETAIL_HAS("more nodes");
     CHECK_OK(grGraphDestroy(child2));
     /* A host node where the child has a kernel. */
     CHECK_OK(grGraphCreate(&child2, 0));
-    a = tl_add_set_i32(child2, NULL, 0, &buf[0], 50);
-    tl_add_slot_write(child2, &a, 1, &hw[0]);
-    CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecChildGraphNodeSetParams(w1.e, w1.node, child2));
+    a = tl_add_set_i32(child2, NULL, 0, &r.buf[0], 50);
+    tl_add_slot_write(child2, &a, 1, &r.hw[0]);
+    CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecChildGraphNodeSetParams(r.w.e, r.w.node, child2));
     /* A node that is not a child graph node; a NULL graph. */
-    CHECK_GR(grErrorInvalidValue, grGraphExecChildGraphNodeSetParams(w1.e, w1.head, child2));
+    CHECK_GR(grErrorInvalidValue, grGraphExecChildGraphNodeSetParams(r.w.e, r.w.head, child2));
     CHECK_DETAIL_HAS("not a child graph node");
-    CHECK_GR(grErrorInvalidValue, grGraphExecChildGraphNodeSetParams(w1.e, w1.node, NULL));
-    CHECK_GR(grErrorInvalidValue, grGraphExecChildGraphNodeSetParams(w1.e, a, child2));
-    tl_run(w1.e);
-    CHECK_EQ(buf[0], 10);
-    CHECK_EQ(buf[1], 11);
+    CHECK_GR(grErrorInvalidValue, grGraphExecChildGraphNodeSetParams(r.w.e, r.w.node, NULL));
+    CHECK_GR(grErrorInvalidValue, grGraphExecChildGraphNodeSetParams(r.w.e, a, child2));
+    tl_run(r.w.e);
+    CHECK_EQ(r.buf[0], 10);
+    CHECK_EQ(r.buf[1], 11);
     CHECK_OK(grGraphDestroy(child2));
-    with_child_free(&w1);
+    with_child_free(&r.w);
 }
 
 /* ------------------------------------------------- next launch only */
@@ -893,24 +901,21 @@ GR_TEST(exec_update_pairs_empty_child_graphs_and_refuses_filling_them)
 
 GR_TEST(exec_update_changes_a_kernel_layout_inside_a_child_graph)
 {
-    int buf[2] = {0, 0}, slots[2] = {0, 0};
-    int *dst = &buf[1], a = 20;
+    child_rig r;
+    child_rig_make(&r);
+    int *dst = &r.buf[1], a = 20;
     long long b = 2;
     void *args3[3] = {&dst, &a, &b};
-    tl_slot_write hw[2] = {{&slots[0], 1}, {&slots[1], 1}};
-    with_child w1;
     grGraph_t child2;
     grGraphNode_t n0, n1;
-    with_child_make(&w1, buf, 10, 11, hw);
-    w1.e = tl_instantiate(w1.g);
     CHECK_OK(grGraphCreate(&child2, 0));
-    n0 = tl_add_set_i32(child2, NULL, 0, &buf[0], 12);
+    n0 = tl_add_set_i32(child2, NULL, 0, &r.buf[0], 12);
     grKernelNodeParams p = {tl_kernel_sum_i32(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args3, NULL};
     CHECK_OK(grGraphAddKernelNode(&n1, child2, &n0, 1, &p));
-    CHECK_OK(grGraphExecChildGraphNodeSetParams(w1.e, w1.node, child2));
-    tl_run(w1.e);
-    CHECK_EQ(buf[0], 12);
-    CHECK_EQ(buf[1], 22);
+    CHECK_OK(grGraphExecChildGraphNodeSetParams(r.w.e, r.w.node, child2));
+    tl_run(r.w.e);
+    CHECK_EQ(r.buf[0], 12);
+    CHECK_EQ(r.buf[1], 22);
     CHECK_OK(grGraphDestroy(child2));
-    with_child_free(&w1);
+    with_child_free(&r.w);
 }

@@ -8,7 +8,7 @@
 
 #include <stdatomic.h>
 
-static void copy_flag(void *p)
+static void copy_plus_ten(void *p)
 {
     atomic_int *pair = p;
     atomic_store(&pair[1], atomic_load(&pair[0]) + 10);
@@ -69,7 +69,7 @@ GR_TEST(external_wait_in_a_capture_adds_an_event_wait_node)
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
     /* The event is recorded outside the capture, after the graph is made. */
     CHECK_OK(grStreamWaitEvent(s, ev, grEventWaitExternal));
-    CHECK_OK(grLaunchHostFunc(s, copy_flag, pair));
+    CHECK_OK(grLaunchHostFunc(s, copy_plus_ten, pair));
     CHECK_OK(grStreamIsCapturing(s, &st));
     CHECK_EQ(st, grStreamCaptureStatusActive);
     CHECK_OK(grStreamEndCapture(s, &g));

@@ -10,15 +10,6 @@
 
 #include <stdatomic.h>
 
-static grKernel_t kernel(void)
-{
-    static grKernel_t k;
-    size_t sizes[2] = {sizeof(int *), sizeof(int)};
-    if (!k)
-        CHECK_OK(grKernelCreate(&k, tl_store_i32_fn, "generic_set", 2, sizes));
-    return k;
-}
-
 static grGraphNodeParams kernel_params(int **dst, int *v)
 {
     static void *args[2];
@@ -27,7 +18,7 @@ static grGraphNodeParams kernel_params(int **dst, int *v)
     args[0] = dst;
     args[1] = v;
     p.type = grGraphNodeTypeKernel;
-    p.kernel.func = kernel();
+    p.kernel.func = tl_kernel_store_i32_kept();
     p.kernel.gridDim = GR_DIM3(1, 1, 1);
     p.kernel.blockDim = GR_DIM3(1, 1, 1);
     p.kernel.kernelParams = args;
@@ -139,6 +130,27 @@ static void free_every(every *x)
     CHECK_OK(grEventDestroy(x->ev2));
 }
 
+/* What a launch of the 'every' graph must leave after the setters: the
+ * kernel's output, the copy's offset (and length), the byte the memset
+ * wrote at fill_at, and how often host_b ran (host_a never). */
+typedef struct every_want {
+    int out, copied_from, fill_at, fill, host_b_hits;
+} every_want;
+
+static void run_every(every *x, grGraphExec_t e, every_want w)
+{
+    atomic_store(&host_hits[0], 0);
+    atomic_store(&host_hits[1], 0);
+    tl_run(e);
+    CHECK_EQ(x->out, w.out);
+    CHECK(memcmp(x->dst + w.copied_from, x->src + w.copied_from, (size_t)w.copied_from) == 0);
+    CHECK_EQ(x->dst[0], 0);
+    CHECK_EQ(x->fill[w.fill_at], w.fill);
+    CHECK_EQ(x->fill[0], 0);
+    CHECK_EQ(atomic_load(&host_hits[0]), 0);
+    CHECK_EQ(atomic_load(&host_hits[1]), w.host_b_hits);
+}
+
 GR_TEST(graph_node_set_params_applies_every_type)
 {
     every x;
@@ -191,18 +203,8 @@ GR_TEST(graph_node_set_params_applies_every_type)
     CHECK_OK(grGraphGetNodes(got_child, NULL, &count));
     CHECK_EQ(count, 2);
 
-    atomic_store(&host_hits[0], 0);
-    atomic_store(&host_hits[1], 0);
-    grGraphExec_t e;
-    CHECK_OK(grGraphInstantiate(&e, x.g, 0));
-    tl_run(e);
-    CHECK_EQ(x.out, 7);
-    CHECK(memcmp(x.dst + 8, x.src + 8, 8) == 0);
-    CHECK_EQ(x.dst[0], 0);
-    CHECK_EQ(x.fill[4], 2);
-    CHECK_EQ(x.fill[0], 0);
-    CHECK_EQ(atomic_load(&host_hits[0]), 0);
-    CHECK_EQ(atomic_load(&host_hits[1]), 3);
+    grGraphExec_t e = tl_instantiate(x.g);
+    run_every(&x, e, (every_want){7, 8, 4, 2, 3});
     CHECK_OK(grGraphExecDestroy(e));
     free_every(&x);
 }
@@ -304,16 +306,7 @@ GR_TEST(exec_node_set_params_applies_every_type)
     p = type_only(grGraphNodeTypeGraph);
     p.graph.graph = c2;
     CHECK_OK(grGraphExecNodeSetParams(e, x.sub, &p));
-    atomic_store(&host_hits[0], 0);
-    atomic_store(&host_hits[1], 0);
-    tl_run(e);
-    CHECK_EQ(x.out, 9);
-    CHECK(memcmp(x.dst + 4, x.src + 4, 4) == 0);
-    CHECK_EQ(x.dst[0], 0);
-    CHECK_EQ(x.fill[8], 3);
-    CHECK_EQ(x.fill[0], 0);
-    CHECK_EQ(atomic_load(&host_hits[0]), 0);
-    CHECK_EQ(atomic_load(&host_hits[1]), 2);
+    run_every(&x, e, (every_want){9, 4, 8, 3, 2});
     /* The graph itself did not change. */
     grHostNodeParams got;
     CHECK_OK(grGraphHostNodeGetParams(x.host, &got));
@@ -410,11 +403,10 @@ GR_TEST(instantiate_with_params_names_the_allocation_node_of_a_second_executable
     grGraphNode_t an, fn;
     grGraphExec_t e, e2 = NULL;
     grGraphInstantiateParams ip;
-    grMemAllocNodeParams ap;
-    ap = tl_alloc_params(0, 256);
+    void *dptr;
     CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphAddMemAllocNode(&an, g, NULL, 0, &ap));
-    CHECK_OK(grGraphAddMemFreeNode(&fn, g, &an, 1, ap.dptr));
+    an = tl_add_alloc(g, NULL, 0, 0, 256, &dptr);
+    CHECK_OK(grGraphAddMemFreeNode(&fn, g, &an, 1, dptr));
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     memset(&ip, 0, sizeof ip);
     CHECK_GR(grErrorNotSupported, grGraphInstantiateWithParams(&e2, g, &ip));
@@ -545,8 +537,7 @@ GR_TEST(instantiate_with_params_refuses_an_upload_into_a_capture)
     grGraphInstantiateParams ip;
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphAddNode(&n, g, NULL, NULL, 0, &hp));
-    CHECK_OK(grStreamCreate(&s));
-    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+    s = tl_capturing_stream(0, grStreamCaptureModeGlobal);
     memset(&ip, 0, sizeof ip);
     ip.flags = grGraphInstantiateFlagUpload;
     ip.uploadStream = s;

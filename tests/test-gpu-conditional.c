@@ -82,12 +82,6 @@ static void write_cell(const fixture *f, int i, unsigned v)
     CHECK_OK(grMemcpy(f->cell + i, &v, sizeof v, grMemcpyHostToDevice));
 }
 
-static void launch(const fixture *f)
-{
-    CHECK_OK(grGraphLaunch(f->e, NULL));
-    CHECK_OK(grStreamSynchronize(NULL));
-}
-
 /* A one-thread launch of k with 'args' into graph g after 'dep'. */
 static grGraphNode_t add_kernel_after(grGraph_t g, grGraphNode_t dep, grKernel_t k, void **args)
 {
@@ -95,8 +89,8 @@ static grGraphNode_t add_kernel_after(grGraph_t g, grGraphNode_t dep, grKernel_t
 }
 
 /* A conditional node on handle h in g after 'dep'; its bodies in bodies[]. */
-static grGraphNode_t add_cond(grGraph_t g, grGraphNode_t dep, grGraphConditionalHandle h,
-                              grGraphConditionalNodeType type, unsigned size, grGraph_t *bodies)
+static grGraphNode_t add_cond_bodies(grGraph_t g, grGraphNode_t dep, grGraphConditionalHandle h,
+                                     grGraphConditionalNodeType type, unsigned size, grGraph_t *bodies)
 {
     grGraph_t *b;
     grGraphNode_t n = tl_add_cond(g, dep ? &dep : NULL, dep ? 1 : 0, h, type, size, &b);
@@ -106,7 +100,7 @@ static grGraphNode_t add_cond(grGraph_t g, grGraphNode_t dep, grGraphConditional
 }
 
 /* Changes the value top-level 'set' node s gives handle h. */
-static void set_value(const fixture *f, grGraphNode_t s, grGraphConditionalHandle h, unsigned v)
+static void set_handle_value(const fixture *f, grGraphNode_t s, grGraphConditionalHandle h, unsigned v)
 {
     void *args[] = {&h, &v};
     grKernelNodeParams p = {f->set, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args, NULL};
@@ -124,20 +118,20 @@ GR_TEST(gpu_conditional_if_else_runs_the_branch_a_kernel_chose)
     CHECK_OK(grGraphConditionalHandleCreate(&h, f.g, 0, 0));
     void *sargs[] = {&h, &v};
     grGraphNode_t s = add_kernel_after(f.g, NULL, f.set, sargs);
-    add_cond(f.g, s, h, grGraphCondTypeIf, 2, body);
+    add_cond_bodies(f.g, s, h, grGraphCondTypeIf, 2, body);
     void *a1[] = {&then_cell, &one}, *a2[] = {&else_cell, &hundred};
     add_kernel_after(body[0], NULL, f.add, a1);
     add_kernel_after(body[1], NULL, f.add, a2);
     CHECK_OK(grGraphInstantiate(&f.e, f.g, 0));
-    launch(&f); /* v = 1: then */
+    tl_run(f.e); /* v = 1: then */
     CHECK_EQ(read_cell(&f, 0), 1);
     CHECK_EQ(read_cell(&f, 1), 0);
-    set_value(&f, s, h, 0); /* else */
-    launch(&f);
+    set_handle_value(&f, s, h, 0); /* else */
+    tl_run(f.e);
     CHECK_EQ(read_cell(&f, 0), 1);
     CHECK_EQ(read_cell(&f, 1), 100);
-    set_value(&f, s, h, 7); /* any value but 0: then */
-    launch(&f);
+    set_handle_value(&f, s, h, 7); /* any value but 0: then */
+    tl_run(f.e);
     CHECK_EQ(read_cell(&f, 0), 2);
     CHECK_EQ(read_cell(&f, 1), 100);
     fixture_free(&f);
@@ -153,14 +147,14 @@ GR_TEST(gpu_conditional_if_without_else_runs_nothing_for_zero)
     CHECK_OK(grGraphConditionalHandleCreate(&h, f.g, 0, 0));
     void *sargs[] = {&h, &v};
     grGraphNode_t s = add_kernel_after(f.g, NULL, f.set, sargs);
-    add_cond(f.g, s, h, grGraphCondTypeIf, 1, body);
+    add_cond_bodies(f.g, s, h, grGraphCondTypeIf, 1, body);
     void *a[] = {&f.cell, &five};
     add_kernel_after(body[0], NULL, f.add, a);
     CHECK_OK(grGraphInstantiate(&f.e, f.g, 0));
-    launch(&f);
+    tl_run(f.e);
     CHECK_EQ(read_cell(&f, 0), 0);
-    set_value(&f, s, h, 1);
-    launch(&f);
+    set_handle_value(&f, s, h, 1);
+    tl_run(f.e);
     CHECK_EQ(read_cell(&f, 0), 5);
     fixture_free(&f);
 }
@@ -177,7 +171,7 @@ GR_TEST(gpu_conditional_while_loops_until_a_kernel_ends_it_each_launch)
     grGraph_t body[1];
     unsigned one = 1, *left = f.cell, *count = f.cell + 1;
     CHECK_OK(grGraphConditionalHandleCreate(&h, f.g, 1, grGraphCondAssignDefault));
-    add_cond(f.g, NULL, h, grGraphCondTypeWhile, 1, body);
+    add_cond_bodies(f.g, NULL, h, grGraphCondTypeWhile, 1, body);
     void *cargs[] = {&left, &h}, *aargs[] = {&count, &one};
     grGraphNode_t step = add_kernel_after(body[0], NULL, f.countdown, cargs);
     add_kernel_after(body[0], step, f.add, aargs);
@@ -186,7 +180,7 @@ GR_TEST(gpu_conditional_while_loops_until_a_kernel_ends_it_each_launch)
         write_cell(&f, 0, ITERATIONS);
         /* The last launch ended with the value 0: only the default's
          * assignment at the start lets the loop run again. */
-        launch(&f);
+        tl_run(f.e);
         CHECK_EQ(read_cell(&f, 0), 0);
         CHECK_EQ(read_cell(&f, 1), launchno * ITERATIONS);
     }
@@ -206,17 +200,17 @@ GR_TEST(gpu_conditional_while_starts_from_the_value_a_kernel_set)
     CHECK_OK(grGraphConditionalHandleCreate(&h, f.g, 1, 0));
     void *sargs[] = {&h, &v};
     grGraphNode_t s = add_kernel_after(f.g, NULL, f.set, sargs);
-    add_cond(f.g, s, h, grGraphCondTypeWhile, 1, body);
+    add_cond_bodies(f.g, s, h, grGraphCondTypeWhile, 1, body);
     void *cargs[] = {&left, &h}, *aargs[] = {&count, &one};
     grGraphNode_t step = add_kernel_after(body[0], NULL, f.countdown, cargs);
     add_kernel_after(body[0], step, f.add, aargs);
     CHECK_OK(grGraphInstantiate(&f.e, f.g, 0));
     write_cell(&f, 0, 4);
-    launch(&f); /* the set node starts the loop */
+    tl_run(f.e); /* the set node starts the loop */
     CHECK_EQ(read_cell(&f, 1), 4);
-    set_value(&f, s, h, 0); /* the default would start it */
+    set_handle_value(&f, s, h, 0); /* the default would start it */
     write_cell(&f, 0, 4);
-    launch(&f);
+    tl_run(f.e);
     CHECK_EQ(read_cell(&f, 0), 4);
     CHECK_EQ(read_cell(&f, 1), 4);
     fixture_free(&f);
@@ -233,7 +227,7 @@ GR_TEST(gpu_conditional_switch_runs_the_body_of_the_value)
     CHECK_OK(grGraphConditionalHandleCreate(&h, f.g, 0, 0));
     void *sargs[] = {&h, &v};
     grGraphNode_t s = add_kernel_after(f.g, NULL, f.set, sargs);
-    add_cond(f.g, s, h, grGraphCondTypeSwitch, 3, body);
+    add_cond_bodies(f.g, s, h, grGraphCondTypeSwitch, 3, body);
     for (int b = 0; b < 3; b++) {
         void *a[] = {&f.cell, (void *)&adds[b]};
         add_kernel_after(body[b], NULL, f.add, a);
@@ -241,8 +235,8 @@ GR_TEST(gpu_conditional_switch_runs_the_body_of_the_value)
     CHECK_OK(grGraphInstantiate(&f.e, f.g, 0));
     unsigned want = 0;
     for (unsigned value = 0; value < 5; value++) { /* 3 and 4: no body */
-        set_value(&f, s, h, value);
-        launch(&f);
+        set_handle_value(&f, s, h, value);
+        tl_run(f.e);
         want += value < 3 ? adds[value] : 0;
         CHECK_EQ(read_cell(&f, 0), want);
     }
@@ -264,17 +258,17 @@ GR_TEST(gpu_conditional_nested_if_in_a_while_body)
     unsigned one = 1, ten = 10, *left = f.cell, *count = f.cell + 1, *inner = f.cell + 2;
     CHECK_OK(grGraphConditionalHandleCreate(&loop, f.g, 1, grGraphCondAssignDefault));
     CHECK_OK(grGraphConditionalHandleCreate(&branch, f.g, 0, grGraphCondAssignDefault));
-    add_cond(f.g, NULL, loop, grGraphCondTypeWhile, 1, wbody);
+    add_cond_bodies(f.g, NULL, loop, grGraphCondTypeWhile, 1, wbody);
     void *cargs[] = {&left, &loop}, *sargs[] = {&branch, &one}, *aargs[] = {&count, &one},
          *iargs[] = {&inner, &ten};
     grGraphNode_t step = add_kernel_after(wbody[0], NULL, f.countdown, cargs);
     grGraphNode_t s = add_kernel_after(wbody[0], step, f.set, sargs);
     grGraphNode_t c = add_kernel_after(wbody[0], s, f.add, aargs);
-    add_cond(wbody[0], c, branch, grGraphCondTypeIf, 1, ibody);
+    add_cond_bodies(wbody[0], c, branch, grGraphCondTypeIf, 1, ibody);
     add_kernel_after(ibody[0], NULL, f.add, iargs);
     CHECK_OK(grGraphInstantiate(&f.e, f.g, 0));
     write_cell(&f, 0, ITERATIONS);
-    launch(&f);
+    tl_run(f.e);
     CHECK_EQ(read_cell(&f, 0), 0);
     CHECK_EQ(read_cell(&f, 1), ITERATIONS);
     CHECK_EQ(read_cell(&f, 2), 10 * ITERATIONS);
@@ -293,21 +287,21 @@ GR_TEST(gpu_conditional_update_changes_a_body_kernel_argument)
     CHECK_OK(grGraphConditionalHandleCreate(&h, f.g, 0, 0));
     void *sargs[] = {&h, &v}, *aargs[] = {&f.cell, &add};
     grGraphNode_t s = add_kernel_after(f.g, NULL, f.set, sargs);
-    add_cond(f.g, s, h, grGraphCondTypeIf, 1, body);
+    add_cond_bodies(f.g, s, h, grGraphCondTypeIf, 1, body);
     grGraphNode_t inner = add_kernel_after(body[0], NULL, f.add, aargs);
     CHECK_OK(grGraphInstantiate(&f.e, f.g, 0));
-    launch(&f);
+    tl_run(f.e);
     CHECK_EQ(read_cell(&f, 0), 2);
     add = 40;
     grKernelNodeParams p = {f.add, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, aargs, NULL};
     CHECK_GR(grErrorNotSupported, grGraphExecKernelNodeSetParams(f.e, inner, &p));
     CHECK_GR(grErrorNotSupported, grGraphNodeSetEnabled(f.e, inner, 0));
-    launch(&f); /* nothing changed */
+    tl_run(f.e); /* nothing changed */
     CHECK_EQ(read_cell(&f, 0), 4);
     CHECK_OK(grGraphKernelNodeSetParams(inner, &p));
     grGraphExecUpdateResultInfo info;
     CHECK_OK(grGraphExecUpdate(f.e, f.g, &info));
-    launch(&f);
+    tl_run(f.e);
     CHECK_EQ(read_cell(&f, 0), 44);
     fixture_free(&f);
 }
@@ -332,18 +326,18 @@ GR_TEST(gpu_conditional_update_from_another_graph_takes_its_handles)
         CHECK_OK(grGraphConditionalHandleCreate(hs[i], *gs[i], i == 2 ? 5 : 0, 0));
         void *sargs[] = {hs[i], &v};
         grGraphNode_t s = add_kernel_after(*gs[i], NULL, f.set, sargs);
-        add_cond(*gs[i], s, *hs[i], grGraphCondTypeIf, 1, body);
+        add_cond_bodies(*gs[i], s, *hs[i], grGraphCondTypeIf, 1, body);
         add_kernel_after(body[0], NULL, f.add, aargs);
     }
     CHECK_OK(grGraphInstantiate(&f.e, f.g, 0));
-    launch(&f);
+    tl_run(f.e);
     CHECK_EQ(read_cell(&f, 0), 3);
     grGraphExecUpdateResultInfo info;
     CHECK_OK(grGraphExecUpdate(f.e, g2, &info));
-    launch(&f); /* the set node of g2 sets h2, which the node now tests */
+    tl_run(f.e); /* the set node of g2 sets h2, which the node now tests */
     CHECK_EQ(read_cell(&f, 0), 6);
     CHECK_OK(grGraphExecUpdate(f.e, g3, &info));
-    launch(&f); /* the set node of g3 sets h3 to 1, over its default 5 */
+    tl_run(f.e); /* the set node of g3 sets h3 to 1, over its default 5 */
     CHECK_EQ(read_cell(&f, 0), 9);
     CHECK_OK(grGraphExecDestroy(f.e));
     f.e = NULL;
@@ -365,21 +359,21 @@ GR_TEST(gpu_conditional_update_changes_a_handles_default)
     void *aargs[] = {&f.cell, &add};
     CHECK_OK(grGraphCreate(&g2, 0));
     CHECK_OK(grGraphConditionalHandleCreate(&h, f.g, 1, grGraphCondAssignDefault));
-    add_cond(f.g, NULL, h, grGraphCondTypeIf, 1, body);
+    add_cond_bodies(f.g, NULL, h, grGraphCondTypeIf, 1, body);
     add_kernel_after(body[0], NULL, f.add, aargs);
     CHECK_OK(grGraphConditionalHandleCreate(&h2, g2, 0, grGraphCondAssignDefault));
-    add_cond(g2, NULL, h2, grGraphCondTypeIf, 1, body);
+    add_cond_bodies(g2, NULL, h2, grGraphCondTypeIf, 1, body);
     add_kernel_after(body[0], NULL, f.add, aargs);
     CHECK_OK(grGraphInstantiate(&f.e, f.g, 0));
-    launch(&f);
+    tl_run(f.e);
     CHECK_EQ(read_cell(&f, 0), 1);
     grGraphExecUpdateResultInfo info;
     CHECK_OK(grGraphExecUpdate(f.e, g2, &info));
     CHECK_EQ(info.result, grGraphExecUpdateSuccess);
-    launch(&f); /* default 0: the body does not run */
+    tl_run(f.e); /* default 0: the body does not run */
     CHECK_EQ(read_cell(&f, 0), 1);
     CHECK_OK(grGraphExecUpdate(f.e, f.g, &info));
-    launch(&f);
+    tl_run(f.e);
     CHECK_EQ(read_cell(&f, 0), 2);
     CHECK_OK(grGraphExecDestroy(f.e));
     f.e = NULL;

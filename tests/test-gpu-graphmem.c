@@ -22,7 +22,8 @@ enum {
 
 /* The parameters of an allocation of 'bytes' on 'device'; with 'access',
  * one access descriptor naming access_dev. */
-static grMemAllocNodeParams alloc_params(int device, size_t bytes, grMemAccessDesc *access, int access_dev)
+static grMemAllocNodeParams alloc_params_access(int device, size_t bytes, grMemAccessDesc *access,
+                                                int access_dev)
 {
     grMemAllocNodeParams ap;
     ap = tl_alloc_params(device, bytes);
@@ -37,13 +38,6 @@ static grMemAllocNodeParams alloc_params(int device, size_t bytes, grMemAccessDe
     return ap;
 }
 
-static uint64_t gattr(int device, grGraphMemAttributeType a)
-{
-    uint64_t v = ~0ull;
-    CHECK_OK(grDeviceGetGraphMemAttribute(device, a, &v));
-    return v;
-}
-
 GR_TEST(gpu_graphmem_alloc_kernel_copy_free_runs_on_the_gpu_launch_after_launch)
 {
     int gpu = tl_first_gpu();
@@ -54,7 +48,7 @@ GR_TEST(gpu_graphmem_alloc_kernel_copy_free_runs_on_the_gpu_launch_after_launch)
     grGraph_t g;
     grGraphNode_t a, k1, k2, copy, f;
     grMemAccessDesc access;
-    grMemAllocNodeParams ap = alloc_params(gpu, BYTES, &access, gpu);
+    grMemAllocNodeParams ap = alloc_params_access(gpu, BYTES, &access, gpu);
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphAddMemAllocNode(&a, g, NULL, 0, &ap));
     d = ap.dptr;
@@ -72,14 +66,14 @@ GR_TEST(gpu_graphmem_alloc_kernel_copy_free_runs_on_the_gpu_launch_after_launch)
     CHECK_EQ(got.poolProps.location.id, gpu);
     CHECK_EQ(got.accessDescCount, 1);
     CHECK_EQ(got.accessDescs[0].location.id, gpu);
-    uint64_t before = gattr(gpu, grGraphMemAttrUsedMemCurrent);
+    uint64_t before = tl_graph_mem_attr(gpu, grGraphMemAttrUsedMemCurrent);
     grGraphExec_t e;
     grStream_t s;
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     /* The executable maps the allocation on the GPU: the device counts it. */
-    CHECK(gattr(gpu, grGraphMemAttrUsedMemCurrent) >= before + BYTES);
-    CHECK(gattr(gpu, grGraphMemAttrReservedMemHigh) >= before + BYTES);
+    CHECK(tl_graph_mem_attr(gpu, grGraphMemAttrUsedMemCurrent) >= before + BYTES);
+    CHECK(tl_graph_mem_attr(gpu, grGraphMemAttrReservedMemHigh) >= before + BYTES);
     for (int i = 0; i < 5; i++) {
         memset(h, 0xff, BYTES);
         CHECK_OK(grGraphLaunch(e, s));
@@ -89,8 +83,8 @@ GR_TEST(gpu_graphmem_alloc_kernel_copy_free_runs_on_the_gpu_launch_after_launch)
     /* A new instantiation maps the same address again. */
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grDeviceGraphMemTrim(gpu)); /* in case a stream held it on */
-    CHECK_EQ(gattr(gpu, grGraphMemAttrUsedMemCurrent), before);
-    CHECK_EQ(gattr(gpu, grGraphMemAttrReservedMemCurrent), before);
+    CHECK_EQ(tl_graph_mem_attr(gpu, grGraphMemAttrUsedMemCurrent), before);
+    CHECK_EQ(tl_graph_mem_attr(gpu, grGraphMemAttrReservedMemCurrent), before);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     memset(h, 0, BYTES);
     CHECK_OK(grGraphLaunch(e, s));
@@ -112,7 +106,7 @@ static grGraph_t fill_copy_graph(int gpu, grKernel_t fill, unsigned **d, unsigne
     grGraph_t g;
     grGraphNode_t a, k, copy, f;
     grMemAccessDesc access;
-    grMemAllocNodeParams ap = alloc_params(gpu, BYTES, &access, gpu);
+    grMemAllocNodeParams ap = alloc_params_access(gpu, BYTES, &access, gpu);
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphAddMemAllocNode(&a, g, NULL, 0, &ap));
     *d = ap.dptr;
@@ -175,7 +169,8 @@ GR_TEST(gpu_graphmem_sequential_allocations_share_the_devices_memory)
     CHECK_OK(grMallocHost((void **)&h, 2 * BYTES));
     grGraph_t g;
     grGraphNode_t a1, k1, c1, f1, a2, k2, c2, f2;
-    grMemAllocNodeParams ap1 = alloc_params(gpu, BYTES, NULL, 0), ap2 = alloc_params(gpu, BYTES, NULL, 0);
+    grMemAllocNodeParams ap1 = alloc_params_access(gpu, BYTES, NULL, 0),
+                         ap2 = alloc_params_access(gpu, BYTES, NULL, 0);
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphAddMemAllocNode(&a1, g, NULL, 0, &ap1));
     d1 = ap1.dptr;
@@ -198,22 +193,22 @@ GR_TEST(gpu_graphmem_sequential_allocations_share_the_devices_memory)
     grGraph_t lone;
     grGraphNode_t la;
     grGraphExec_t e;
-    grMemAllocNodeParams lap = alloc_params(gpu, BYTES, NULL, 0);
+    grMemAllocNodeParams lap = alloc_params_access(gpu, BYTES, NULL, 0);
     CHECK_OK(grGraphCreate(&lone, 0));
     CHECK_OK(grGraphAddMemAllocNode(&la, lone, NULL, 0, &lap));
-    uint64_t before = gattr(gpu, grGraphMemAttrUsedMemCurrent);
+    uint64_t before = tl_graph_mem_attr(gpu, grGraphMemAttrUsedMemCurrent);
     CHECK_OK(grGraphInstantiate(&e, lone, 0));
-    uint64_t span = gattr(gpu, grGraphMemAttrUsedMemCurrent) - before;
+    uint64_t span = tl_graph_mem_attr(gpu, grGraphMemAttrUsedMemCurrent) - before;
     CHECK(span >= BYTES);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(lone));
     CHECK_OK(grDeviceGraphMemTrim(gpu));
-    CHECK_EQ(gattr(gpu, grGraphMemAttrUsedMemCurrent), before);
+    CHECK_EQ(tl_graph_mem_attr(gpu, grGraphMemAttrUsedMemCurrent), before);
     /* The two allocations of g share one slot. */
     grStream_t s;
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grGraphInstantiate(&e, g, 0));
-    CHECK_EQ(gattr(gpu, grGraphMemAttrUsedMemCurrent) - before, span);
+    CHECK_EQ(tl_graph_mem_attr(gpu, grGraphMemAttrUsedMemCurrent) - before, span);
     for (int i = 0; i < 3; i++) {
         memset(h, 0, 2 * BYTES);
         CHECK_OK(grGraphLaunch(e, s));
@@ -289,7 +284,7 @@ GR_TEST(gpu_graphmem_unfreed_allocation_outlives_its_launch_until_grFreeAsync)
     CHECK_OK(grMallocHost((void **)&h, BYTES));
     grGraph_t g;
     grGraphNode_t a, k;
-    grMemAllocNodeParams ap = alloc_params(gpu, BYTES, NULL, 0);
+    grMemAllocNodeParams ap = alloc_params_access(gpu, BYTES, NULL, 0);
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphAddMemAllocNode(&a, g, NULL, 0, &ap));
     d = ap.dptr;
@@ -343,7 +338,7 @@ GR_TEST(gpu_graphmem_executable_refuses_allocations_of_another_device)
     grGraphExec_t e = NULL;
     grMemAccessDesc access;
     /* An allocation of the GPU in a CPU executable. */
-    grMemAllocNodeParams ap = alloc_params(gpu, 4096, NULL, 0);
+    grMemAllocNodeParams ap = alloc_params_access(gpu, 4096, NULL, 0);
     CHECK_OK(grSetDevice(0));
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphAddMemAllocNode(&a, g, NULL, 0, &ap));
@@ -357,7 +352,7 @@ GR_TEST(gpu_graphmem_executable_refuses_allocations_of_another_device)
     CHECK_OK(grGraphDestroy(g));
     /* An allocation of the CPU in a GPU executable. */
     e = NULL;
-    ap = alloc_params(0, 4096, NULL, 0);
+    ap = alloc_params_access(0, 4096, NULL, 0);
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphAddMemAllocNode(&a, g, NULL, 0, &ap));
     CHECK_GR(grErrorInvalidValue, grGraphInstantiate(&e, g, 0));
@@ -366,7 +361,7 @@ GR_TEST(gpu_graphmem_executable_refuses_allocations_of_another_device)
     CHECK_OK(grGraphDestroy(g));
     /* An access descriptor naming another device than the allocation's. */
     CHECK_OK(grGraphCreate(&g, 0));
-    ap = alloc_params(gpu, 4096, &access, 0);
+    ap = alloc_params_access(gpu, 4096, &access, 0);
     CHECK_GR(grErrorInvalidValue, grGraphAddMemAllocNode(&a, g, NULL, 0, &ap));
     CHECK_DETAIL_HAS("accessDescs[0]");
     size_t count = 1;
@@ -385,7 +380,7 @@ GR_TEST(gpu_graphmem_device_reset_leaves_graph_allocations_to_their_graph)
     CHECK_OK(grMallocHost((void **)&h, BYTES));
     grGraph_t g;
     grGraphNode_t a, k, copy, f;
-    grMemAllocNodeParams ap = alloc_params(gpu, BYTES, NULL, 0);
+    grMemAllocNodeParams ap = alloc_params_access(gpu, BYTES, NULL, 0);
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphAddMemAllocNode(&a, g, NULL, 0, &ap));
     d = ap.dptr;

@@ -13,19 +13,6 @@
 
 /* The bytes a copy of c leaves in 'want', a host copy of its destination
  * buffer 'base' ('from' stands for the source as the host sees it). */
-static void ref_copy(unsigned char *want, const void *base, const grMemcpy3DParms *c,
-                     const unsigned char *from, const void *from_base)
-{
-    const grPitchedPtr d = c->dstPtr, s = c->srcPtr;
-    for (size_t z = 0; z < c->extent.depth; z++)
-        for (size_t y = 0; y < c->extent.height; y++)
-            memcpy(want + ((char *)d.ptr - (const char *)base) +
-                       ((c->dstPos.z + z) * d.ysize + c->dstPos.y + y) * d.pitch + c->dstPos.x,
-                   from + ((const char *)s.ptr - (const char *)from_base) +
-                       ((c->srcPos.z + z) * s.ysize + c->srcPos.y + y) * s.pitch + c->srcPos.x,
-                   c->extent.width);
-}
-
 enum {
     SP = 8,  /* host source pitch */
     DP = 16, /* device pitch */
@@ -59,9 +46,9 @@ GR_TEST(gpu_graph_runs_pitched_memcpy_nodes_and_follows_their_changes)
     CHECK_OK(grGraphLaunch(x, NULL));
     CHECK_OK(grStreamSynchronize(NULL));
     memset(dev_img, 0, sizeof dev_img);
-    ref_copy(dev_img, d, &up, src, src);
+    tl_copy3d_reference(dev_img, d, &up, src, src);
     memset(want, PAD, sizeof want);
-    ref_copy(want, dst, &down, dev_img, d);
+    tl_copy3d_reference(want, dst, &down, dev_img, d);
     CHECK(memcmp(dst, want, sizeof want) == 0);
     /* The exec setter takes 1D copies only (CUDA's rule, which the
      * driver's cuGraphExecMemcpyNodeSetParams applies too): refused

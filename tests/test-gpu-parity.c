@@ -11,7 +11,7 @@
  * opens; gates and polls have deadlines, so a broken rule fails instead
  * of hanging.
  */
-#include "test.h"
+#include "testlib.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -50,18 +50,21 @@ static void *gate_watchdog(void *p)
     return NULL;
 }
 
-static void user_object_outlives_the_launch_of_a_destroyed_exec(int gpu)
+/* Makes device 0 or the first GPU current (skipping where there is
+ * none), and launches on a new stream *s an executable whose only node
+ * runs gated_host and which alone holds a user object of count_dtor (its
+ * graph already destroyed); the gate starts open where 'open' is set. */
+static grGraphExec_t launch_owner_of_a_user_object(int gpu, int open, grStream_t *s)
 {
     gr_test_device_or_skip(gpu);
     grGraph_t g;
     grGraphNode_t n;
     grGraphExec_t e;
-    grStream_t s;
     grUserObject_t o;
     grHostNodeParams hp = {gated_host, NULL};
     atomic_store(&dtor_runs, 0);
     atomic_store(&host_reached, 0);
-    atomic_store(&host_gate, 0);
+    atomic_store(&host_gate, open);
     atomic_store(&gate_forced, 0);
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphAddHostNode(&n, g, NULL, 0, &hp));
@@ -69,8 +72,15 @@ static void user_object_outlives_the_launch_of_a_destroyed_exec(int gpu)
     CHECK_OK(grGraphRetainUserObject(g, o, 1, grGraphUserObjectMove));
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     CHECK_OK(grGraphDestroy(g));
-    CHECK_OK(grStreamCreate(&s));
-    CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamCreate(s));
+    CHECK_OK(grGraphLaunch(e, *s));
+    return e;
+}
+
+GR_TEST_CPU_AND_GPU(user_object_outlives_the_launch_of_a_destroyed_exec, gpu)
+{
+    grStream_t s;
+    grGraphExec_t e = launch_owner_of_a_user_object(gpu, 0, &s);
     for (int i = 0; i < 5000 && !atomic_load(&host_reached); i++)
         usleep(1000);
     CHECK(atomic_load(&host_reached));
@@ -94,37 +104,12 @@ static void user_object_outlives_the_launch_of_a_destroyed_exec(int gpu)
     CHECK_OK(grSetDevice(0));
 }
 
-GR_TEST(user_object_outlives_the_launch_of_a_destroyed_exec_on_the_cpu)
-{
-    user_object_outlives_the_launch_of_a_destroyed_exec(0);
-}
-
-GR_TEST(user_object_outlives_the_launch_of_a_destroyed_exec_on_a_gpu)
-{
-    user_object_outlives_the_launch_of_a_destroyed_exec(1);
-}
-
 /* An idle executable's user objects go before grGraphExecDestroy returns,
  * on every device. */
-static void user_object_of_an_idle_exec_goes_at_destroy(int gpu)
+GR_TEST_CPU_AND_GPU(user_object_of_an_idle_exec_goes_at_destroy, gpu)
 {
-    gr_test_device_or_skip(gpu);
-    grGraph_t g;
-    grGraphNode_t n;
-    grGraphExec_t e;
     grStream_t s;
-    grUserObject_t o;
-    grHostNodeParams hp = {gated_host, NULL};
-    atomic_store(&dtor_runs, 0);
-    atomic_store(&host_gate, 1);
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphAddHostNode(&n, g, NULL, 0, &hp));
-    CHECK_OK(grUserObjectCreate(&o, NULL, count_dtor, 1, grUserObjectNoDestructorSync));
-    CHECK_OK(grGraphRetainUserObject(g, o, 1, grGraphUserObjectMove));
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
-    CHECK_OK(grGraphDestroy(g));
-    CHECK_OK(grStreamCreate(&s));
-    CHECK_OK(grGraphLaunch(e, s));
+    grGraphExec_t e = launch_owner_of_a_user_object(gpu, 1, &s);
     CHECK_OK(grStreamSynchronize(s));
     CHECK_EQ(atomic_load(&dtor_runs), 0);
     CHECK_OK(grGraphExecDestroy(e));
@@ -135,22 +120,12 @@ static void user_object_of_an_idle_exec_goes_at_destroy(int gpu)
     CHECK_OK(grSetDevice(0));
 }
 
-GR_TEST(user_object_of_an_idle_exec_goes_at_destroy_on_the_cpu)
-{
-    user_object_of_an_idle_exec_goes_at_destroy(0);
-}
-
-GR_TEST(user_object_of_an_idle_exec_goes_at_destroy_on_a_gpu)
-{
-    user_object_of_an_idle_exec_goes_at_destroy(1);
-}
-
 /* ------------------------------------------------ the legacy stream */
 
 /* Work on the legacy stream holds back a blocking stream: work issued to
  * the blocking stream runs after it, and cudaStreamQuery of the blocking
  * stream answers not ready until then. */
-static void legacy_work_holds_back_a_blocking_stream(int gpu)
+GR_TEST_CPU_AND_GPU(legacy_work_holds_back_a_blocking_stream, gpu)
 {
     static atomic_int gate;
     static step first = {&gate, 1}, second = {NULL, 2};
@@ -175,16 +150,6 @@ static void legacy_work_holds_back_a_blocking_stream(int gpu)
     CHECK_OK(grSetDevice(0));
 }
 
-GR_TEST(legacy_work_holds_back_a_blocking_stream_on_the_cpu)
-{
-    legacy_work_holds_back_a_blocking_stream(0);
-}
-
-GR_TEST(legacy_work_holds_back_a_blocking_stream_on_a_gpu)
-{
-    legacy_work_holds_back_a_blocking_stream(1);
-}
-
 /* Opens the gate it is given after 100 ms. */
 static void *open_later(void *gate)
 {
@@ -197,7 +162,7 @@ static void *open_later(void *gate)
  * work, so CUDA's cudaStreamQuery of the (empty) legacy stream answers
  * not ready while it runs, and the legacy stream's next work runs after
  * it; a non-blocking stream's work holds back neither. */
-static void blocking_work_holds_back_the_legacy_stream(int gpu)
+GR_TEST_CPU_AND_GPU(blocking_work_holds_back_the_legacy_stream, gpu)
 {
     static atomic_int gate, gate2;
     static step first = {&gate, 1}, second = {NULL, 2}, other = {&gate2, 3};
@@ -235,22 +200,12 @@ static void blocking_work_holds_back_the_legacy_stream(int gpu)
     CHECK_OK(grSetDevice(0));
 }
 
-GR_TEST(blocking_work_holds_back_the_legacy_stream_on_the_cpu)
-{
-    blocking_work_holds_back_the_legacy_stream(0);
-}
-
-GR_TEST(blocking_work_holds_back_the_legacy_stream_on_a_gpu)
-{
-    blocking_work_holds_back_the_legacy_stream(1);
-}
-
 /* ------------------------------------------------ capture isolation */
 
 /* In every mode, a capture that waits on an event recorded outside any
  * capture is invalidated with grErrorStreamCaptureIsolation; an event
  * never recorded is no dependency at all. */
-static void capture_wait_on_an_outside_event_is_isolation(int gpu)
+GR_TEST_CPU_AND_GPU(capture_wait_on_an_outside_event_is_isolation, gpu)
 {
     static const grStreamCaptureMode modes[] = {grStreamCaptureModeGlobal, grStreamCaptureModeThreadLocal,
                                                 grStreamCaptureModeRelaxed};
@@ -284,14 +239,4 @@ static void capture_wait_on_an_outside_event_is_isolation(int gpu)
         CHECK_OK(grStreamDestroy(o));
     }
     CHECK_OK(grSetDevice(0));
-}
-
-GR_TEST(capture_wait_on_an_outside_event_is_isolation_on_the_cpu)
-{
-    capture_wait_on_an_outside_event_is_isolation(0);
-}
-
-GR_TEST(capture_wait_on_an_outside_event_is_isolation_on_a_gpu)
-{
-    capture_wait_on_an_outside_event_is_isolation(1);
 }

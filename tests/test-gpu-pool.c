@@ -11,21 +11,10 @@ enum {
     N = 1 << 20
 };
 
-static grMemPoolProps gpu_props(int device)
-{
-    grMemPoolProps p;
-    memset(&p, 0, sizeof p);
-    p.allocType = grMemAllocationTypePinned;
-    p.handleTypes = grMemHandleTypeNone;
-    p.location.type = grMemLocationTypeDevice;
-    p.location.id = device;
-    return p;
-}
-
 GR_TEST(gpu_pool_created_for_a_gpu_allocates_in_stream_order)
 {
     int gpu = tl_use_gpu_or_skip();
-    grMemPoolProps props = gpu_props(gpu);
+    grMemPoolProps props = tl_pool_props(gpu);
     grMemPool_t pool = NULL;
     grStream_t s;
     unsigned char *h = NULL;
@@ -40,12 +29,7 @@ GR_TEST(gpu_pool_created_for_a_gpu_allocates_in_stream_order)
     CHECK(tl_pool_u64(pool, grMemPoolAttrReservedMemCurrent) >= N);
     /* Tracked as the GPU's pool memory: bounds are checked. */
     CHECK_GR(grErrorInvalidValue, grMemsetAsync(d, 0, N + 1, s));
-    CHECK_OK(grMemsetAsync(d, 0x5a, N, s));
-    CHECK_OK(grMemcpyAsync(h, d, N, grMemcpyDeviceToHost, s));
-    CHECK_OK(grFreeAsync(d, s));
-    CHECK_OK(grStreamSynchronize(s));
-    CHECK_EQ(h[0], 0x5a);
-    CHECK_EQ(h[N - 1], 0x5a);
+    tl_memset_check_free_async(d, h, N, 0x5a, s);
     CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrUsedMemCurrent), 0);
     /* Attributes: CUDA's, through the driver, with graphrt's checks. */
     uint64_t threshold = (uint64_t)1 << 30, zero = 0, five = 5;
@@ -75,7 +59,7 @@ GR_TEST(gpu_pool_default_and_current_pools_are_the_gpus)
 {
     int gpu = tl_use_gpu_or_skip();
     grMemPool_t dflt = NULL, again = NULL, cpu_dflt = NULL, cur = NULL, pool = NULL;
-    grMemPoolProps props = gpu_props(gpu);
+    grMemPoolProps props = tl_pool_props(gpu);
     grStream_t s, cpu_s;
     void *d = NULL;
     CHECK_OK(grDeviceGetDefaultMemPool(&dflt, gpu));

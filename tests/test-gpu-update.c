@@ -92,95 +92,89 @@ static void set_add(setup *st, grGraphExec_t e, const chain *c, int i, unsigned 
     CHECK_OK(grGraphExecKernelNodeSetParams(e, c->add[i], &kp));
 }
 
-GR_TEST(gpu_update_of_many_nodes_keeps_what_set_params_wrote)
-{
-    CHECK_OK(grSetDevice(tl_first_gpu()));
+/* The three tests' rig: on the first GPU, a chain adding 1 per node and
+ * one adding 2 (100 at the first node), and an executable of the first. */
+typedef struct rig {
     setup st;
     chain ones, twos;
-    setup_make(&st);
-    chain_build(&ones, &st, 1, 1);
-    chain_build(&twos, &st, 100, 2);
     grGraphExec_t e;
     grGraphExecUpdateResultInfo info;
-    CHECK_OK(grGraphInstantiate(&e, ones.g, 0));
-    run_expect(&st, e, K);
+} rig;
+
+static void update_rig_make(rig *r)
+{
+    CHECK_OK(grSetDevice(tl_first_gpu()));
+    setup_make(&r->st);
+    chain_build(&r->ones, &r->st, 1, 1);
+    chain_build(&r->twos, &r->st, 100, 2);
+    CHECK_OK(grGraphInstantiate(&r->e, r->ones.g, 0));
+}
+
+static void update_rig_free(rig *r)
+{
+    CHECK_OK(grGraphExecDestroy(r->e));
+    CHECK_OK(grGraphDestroy(r->ones.g));
+    CHECK_OK(grGraphDestroy(r->twos.g));
+    setup_free(&r->st);
+    CHECK_OK(grSetDevice(0));
+}
+
+GR_TEST(gpu_update_of_many_nodes_keeps_what_set_params_wrote)
+{
+    rig r;
+    update_rig_make(&r);
+    run_expect(&r.st, r.e, K);
     /* Node 0 set in place to what the update will give it: the update
      * does not change it, and must not undo it either. */
-    set_add(&st, e, &ones, 0, 100);
-    run_expect(&st, e, 100 + (K - 1));
-    CHECK_OK(grGraphExecUpdate(e, twos.g, &info));
-    CHECK_EQ(info.result, grGraphExecUpdateSuccess);
-    run_expect(&st, e, 100 + 2 * (K - 1));
+    set_add(&r.st, r.e, &r.ones, 0, 100);
+    run_expect(&r.st, r.e, 100 + (K - 1));
+    CHECK_OK(grGraphExecUpdate(r.e, r.twos.g, &r.info));
+    CHECK_EQ(r.info.result, grGraphExecUpdateSuccess);
+    run_expect(&r.st, r.e, 100 + 2 * (K - 1));
     /* A node set in place, then changed by an update. */
-    set_add(&st, e, &ones, 5, 50);
-    run_expect(&st, e, 100 + 2 * (K - 2) + 50);
-    CHECK_OK(grGraphExecUpdate(e, ones.g, &info));
-    run_expect(&st, e, K);
-    CHECK_OK(grGraphExecUpdate(e, twos.g, &info));
-    run_expect(&st, e, 100 + 2 * (K - 1));
+    set_add(&r.st, r.e, &r.ones, 5, 50);
+    run_expect(&r.st, r.e, 100 + 2 * (K - 2) + 50);
+    CHECK_OK(grGraphExecUpdate(r.e, r.ones.g, &r.info));
+    run_expect(&r.st, r.e, K);
+    CHECK_OK(grGraphExecUpdate(r.e, r.twos.g, &r.info));
+    run_expect(&r.st, r.e, 100 + 2 * (K - 1));
     /* A few nodes changed in place between updates, and back. */
     for (int i = 1; i < K; i += 2)
-        set_add(&st, e, &ones, i, 3);
-    run_expect(&st, e, 100 + 2 * (K / 2 - 1) + 3 * (K / 2));
-    CHECK_OK(grGraphExecUpdate(e, twos.g, &info));
-    run_expect(&st, e, 100 + 2 * (K - 1));
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(ones.g));
-    CHECK_OK(grGraphDestroy(twos.g));
-    setup_free(&st);
-    CHECK_OK(grSetDevice(0));
+        set_add(&r.st, r.e, &r.ones, i, 3);
+    run_expect(&r.st, r.e, 100 + 2 * (K / 2 - 1) + 3 * (K / 2));
+    CHECK_OK(grGraphExecUpdate(r.e, r.twos.g, &r.info));
+    run_expect(&r.st, r.e, 100 + 2 * (K - 1));
+    update_rig_free(&r);
 }
 
 GR_TEST(gpu_update_of_many_nodes_keeps_disabled_nodes_disabled)
 {
-    CHECK_OK(grSetDevice(tl_first_gpu()));
-    setup st;
-    chain ones, twos;
-    setup_make(&st);
-    chain_build(&ones, &st, 1, 1);
-    chain_build(&twos, &st, 100, 2);
-    grGraphExec_t e;
-    grGraphExecUpdateResultInfo info;
-    CHECK_OK(grGraphInstantiate(&e, ones.g, 0));
-    CHECK_OK(grGraphNodeSetEnabled(e, ones.add[3], 0));
-    run_expect(&st, e, K - 1);
-    CHECK_OK(grGraphExecUpdate(e, twos.g, &info));
-    run_expect(&st, e, 100 + 2 * (K - 2));
+    rig r;
+    update_rig_make(&r);
+    CHECK_OK(grGraphNodeSetEnabled(r.e, r.ones.add[3], 0));
+    run_expect(&r.st, r.e, K - 1);
+    CHECK_OK(grGraphExecUpdate(r.e, r.twos.g, &r.info));
+    run_expect(&r.st, r.e, 100 + 2 * (K - 2));
     /* Enabled again: it runs with the parameters of the update. */
-    CHECK_OK(grGraphNodeSetEnabled(e, ones.add[3], 1));
-    run_expect(&st, e, 100 + 2 * (K - 1));
-    CHECK_OK(grGraphExecUpdate(e, ones.g, &info));
-    run_expect(&st, e, K);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(ones.g));
-    CHECK_OK(grGraphDestroy(twos.g));
-    setup_free(&st);
-    CHECK_OK(grSetDevice(0));
+    CHECK_OK(grGraphNodeSetEnabled(r.e, r.ones.add[3], 1));
+    run_expect(&r.st, r.e, 100 + 2 * (K - 1));
+    CHECK_OK(grGraphExecUpdate(r.e, r.ones.g, &r.info));
+    run_expect(&r.st, r.e, K);
+    update_rig_free(&r);
 }
 
 GR_TEST(gpu_update_after_many_set_params_calls_runs_the_updated_graph)
 {
-    CHECK_OK(grSetDevice(tl_first_gpu()));
-    setup st;
-    chain ones, twos;
-    setup_make(&st);
-    chain_build(&ones, &st, 1, 1);
-    chain_build(&twos, &st, 100, 2);
-    grGraphExec_t e;
-    grGraphExecUpdateResultInfo info;
-    CHECK_OK(grGraphInstantiate(&e, ones.g, 0));
+    rig r;
+    update_rig_make(&r);
     /* Every node set in place, several times (as the benchmark does). */
-    for (int r = 0; r < 3; r++)
+    for (int round = 0; round < 3; round++)
         for (int i = 0; i < K; i++)
-            set_add(&st, e, &ones, i, (unsigned)(r + 4));
-    run_expect(&st, e, 6 * K);
-    CHECK_OK(grGraphExecUpdate(e, twos.g, &info));
-    run_expect(&st, e, 100 + 2 * (K - 1));
-    CHECK_OK(grGraphExecUpdate(e, ones.g, &info));
-    run_expect(&st, e, K);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(ones.g));
-    CHECK_OK(grGraphDestroy(twos.g));
-    setup_free(&st);
-    CHECK_OK(grSetDevice(0));
+            set_add(&r.st, r.e, &r.ones, i, (unsigned)(round + 4));
+    run_expect(&r.st, r.e, 6 * K);
+    CHECK_OK(grGraphExecUpdate(r.e, r.twos.g, &r.info));
+    run_expect(&r.st, r.e, 100 + 2 * (K - 1));
+    CHECK_OK(grGraphExecUpdate(r.e, r.ones.g, &r.info));
+    run_expect(&r.st, r.e, K);
+    update_rig_free(&r);
 }

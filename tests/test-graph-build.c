@@ -247,12 +247,11 @@ GR_TEST(graph_remove_dependencies_removes_only_the_named_edges)
 GR_TEST(graph_destroy_node_removes_it_and_its_edges)
 {
     grGraph_t g;
-    grGraphNode_t a, b, c, got[4];
+    grGraphNode_t abc[3], got[4];
     size_t count;
     CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphAddEmptyNode(&a, g, NULL, 0));
-    CHECK_OK(grGraphAddEmptyNode(&b, g, &a, 1));
-    CHECK_OK(grGraphAddEmptyNode(&c, g, &b, 1));
+    tl_chain(g, 3, NULL, NULL, abc);
+    grGraphNode_t a = abc[0], b = abc[1], c = abc[2];
     CHECK_OK(grGraphDestroyNode(b));
     CHECK_EQ(tl_node_count(g), 2);
     CHECK_EQ(tl_edge_count(g), 0);

@@ -53,8 +53,20 @@ static int have_dot(void)
     return system("command -v dot >/dev/null 2>&1") == 0;
 }
 
+/* Graphviz's dot must render the file at path (where dot is installed);
+ * the file is removed. */
+static void check_dot_renders_and_unlink(const char *path)
+{
+    if (have_dot()) {
+        char cmd[300];
+        snprintf(cmd, sizeof cmd, "dot -Tsvg '%s' -o /dev/null", path);
+        CHECK_EQ(system(cmd), 0);
+    }
+    unlink(path);
+}
+
 /* A graph with one node of most types, a child graph and a kernel. */
-static grGraph_t build(grKernel_t *kout)
+static grGraph_t build_dot_graph(grKernel_t *kout)
 {
     grGraph_t g, child;
     grGraphNode_t a, b, c, d, e, f, cn, pair[2];
@@ -102,7 +114,7 @@ GR_TEST(graph_dot_output_is_structurally_valid)
     grKernel_t k;
     char path[128];
     char *s;
-    g = build(&k);
+    g = build_dot_graph(&k);
     tl_tmp_path(path, sizeof path, "test", "plain", ".dot");
     CHECK_OK(grGraphDebugDotPrint(g, path, 0));
     s = tl_slurp(path, NULL);
@@ -130,12 +142,7 @@ GR_TEST(graph_dot_output_is_structurally_valid)
     CHECK(strstr(s, "args ") == NULL);
     CHECK(strstr(s, "userData") == NULL);
     free(s);
-    if (have_dot()) {
-        char cmd[300];
-        snprintf(cmd, sizeof cmd, "dot -Tsvg '%s' -o /dev/null", path);
-        CHECK_EQ(system(cmd), 0);
-    }
-    unlink(path);
+    check_dot_renders_and_unlink(path);
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grKernelDestroy(k));
 }
@@ -146,7 +153,7 @@ GR_TEST(graph_dot_verbose_adds_every_parameter)
     grKernel_t k;
     char path[128];
     char *s;
-    g = build(&k);
+    g = build_dot_graph(&k);
     tl_tmp_path(path, sizeof path, "test", "verbose", ".dot");
     CHECK_OK(grGraphDebugDotPrint(g, path, grGraphDebugDotFlagsVerbose));
     s = tl_slurp(path, NULL);
@@ -157,12 +164,7 @@ GR_TEST(graph_dot_verbose_adds_every_parameter)
     CHECK(strstr(s, "pitch") != NULL);
     CHECK(strstr(s, "src 0x") != NULL);
     free(s);
-    if (have_dot()) {
-        char cmd[300];
-        snprintf(cmd, sizeof cmd, "dot -Tsvg '%s' -o /dev/null", path);
-        CHECK_EQ(system(cmd), 0);
-    }
-    unlink(path);
+    check_dot_renders_and_unlink(path);
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grKernelDestroy(k));
 }
@@ -190,12 +192,7 @@ GR_TEST(graph_dot_nested_children_get_distinct_ids)
     CHECK(strstr(s, "g3_n0 [") != NULL);
     CHECK(strstr(s, "g1_n0 -> g1_n1;") != NULL);
     free(s);
-    if (have_dot()) {
-        char cmd[300];
-        snprintf(cmd, sizeof cmd, "dot -Tsvg '%s' -o /dev/null", path);
-        CHECK_EQ(system(cmd), 0);
-    }
-    unlink(path);
+    check_dot_renders_and_unlink(path);
     CHECK_OK(grGraphDestroy(top));
     CHECK_OK(grGraphDestroy(outer));
     CHECK_OK(grGraphDestroy(inner));

@@ -52,7 +52,7 @@ static void cond_run(grGraph_t g, int *tally, int *steps)
 {
     grGraphExec_t e;
     cond_tally = cond_steps = 0;
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    e = tl_instantiate(g);
     CHECK_OK(grGraphLaunch(e, 0));
     CHECK_OK(grStreamSynchronize(0));
     CHECK_OK(grGraphExecDestroy(e));

@@ -155,17 +155,20 @@ GR_TEST(graph_file_refuses_node_lines_of_more_than_16_fields)
  * and only the kinds that hold graphs, graph and cond, open a block. */
 GR_TEST(graph_file_refuses_words_that_name_no_node_kind)
 {
+    static const struct {
+        const char *type;
+        int nfields;
+        const char *detail;
+    } cases[] = {
+        {"conditional", 0, "'conditional' is not a node type"},
+        {"kernels", 1, "'kernels' is not a node type"},
+        {"graph", 0, "a graph or cond node's line ends with '{'"},
+        {"empty {", 0, "only a graph or cond node opens a block with '{'"},
+    };
     char d[512];
-    load_fields("conditional", 0, d, sizeof d);
-    if (!strstr(d, "'conditional' is not a node type"))
-        GR_TEST_FAIL_("conditional: %s", d);
-    load_fields("kernels", 1, d, sizeof d);
-    if (!strstr(d, "'kernels' is not a node type"))
-        GR_TEST_FAIL_("kernels: %s", d);
-    load_fields("graph", 0, d, sizeof d);
-    if (!strstr(d, "a graph or cond node's line ends with '{'"))
-        GR_TEST_FAIL_("graph without a block: %s", d);
-    load_fields("empty {", 0, d, sizeof d);
-    if (!strstr(d, "only a graph or cond node opens a block with '{'"))
-        GR_TEST_FAIL_("empty with a block: %s", d);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        load_fields(cases[i].type, cases[i].nfields, d, sizeof d);
+        if (!strstr(d, cases[i].detail))
+            GR_TEST_FAIL_("'%s' with %d fields: %s", cases[i].type, cases[i].nfields, d);
+    }
 }

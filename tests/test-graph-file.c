@@ -59,7 +59,7 @@ static void world_free(world *w)
     CHECK_OK(grHostFnUnregister(hfn));
 }
 
-static uint64_t rng_next(uint64_t *s)
+static uint64_t file_rng_next(uint64_t *s)
 {
     *s ^= *s << 13;
     *s ^= *s >> 7;
@@ -67,16 +67,16 @@ static uint64_t rng_next(uint64_t *s)
     return *s;
 }
 
-static size_t rnd(uint64_t *s, size_t n)
+static size_t rng_below(uint64_t *s, size_t n)
 {
-    return (size_t)(rng_next(s) % n);
+    return (size_t)(file_rng_next(s) % n);
 }
 
 /* A pointer into one of the world's buffers. */
 static char *rnd_ptr(world *w, uint64_t *s, size_t room, int *which)
 {
-    int b = (int)rnd(s, 3);
-    size_t off = rnd(s, w->bufsize[b] - room + 1);
+    int b = (int)rng_below(s, 3);
+    size_t off = rng_below(s, w->bufsize[b] - room + 1);
     if (which)
         *which = b;
     return (char *)w->buf[b] + off;
@@ -86,23 +86,23 @@ static char *rnd_ptr(world *w, uint64_t *s, size_t room, int *which)
 static void add_random_node(world *w, uint64_t *s, grGraph_t g, grGraphNode_t *deps, size_t nd, int depth,
                             grGraphNode_t *out)
 {
-    switch (rnd(s, depth < 2 ? 8 : 7)) {
+    switch (rng_below(s, depth < 2 ? 8 : 7)) {
     case 0: {
-        int which = (int)rnd(s, 3);
+        int which = (int)rng_below(s, 3);
         grKernel_t k = w->k[which];
         void *p0 = rnd_ptr(w, s, 1, NULL), *p1 = rnd_ptr(w, s, 1, NULL);
-        uint64_t v64 = rng_next(s);
-        int v32 = (int)rnd(s, 1000);
-        short v16 = (short)rnd(s, 300);
+        uint64_t v64 = file_rng_next(s);
+        int v32 = (int)rng_below(s, 1000);
+        short v16 = (short)rng_below(s, 300);
         unsigned char v128[16];
         for (int i = 0; i < 16; i++)
-            v128[i] = (unsigned char)rnd(s, 256);
+            v128[i] = (unsigned char)rng_below(s, 256);
         void *a0[] = {&p0, &v32};
-        void *a1[] = {&p1, rnd(s, 2) ? (void *)&p0 : (void *)&v64, &v16, v128};
+        void *a1[] = {&p1, rng_below(s, 2) ? (void *)&p0 : (void *)&v64, &v16, v128};
         grKernelNodeParams kp = {k,
-                                 GR_DIM3((unsigned)rnd(s, 4) + 1, 1, (unsigned)rnd(s, 2) + 1),
-                                 GR_DIM3((unsigned)rnd(s, 64) + 1, 1, 1),
-                                 (unsigned)rnd(s, 3) * 128,
+                                 GR_DIM3((unsigned)rng_below(s, 4) + 1, 1, (unsigned)rng_below(s, 2) + 1),
+                                 GR_DIM3((unsigned)rng_below(s, 64) + 1, 1, 1),
+                                 (unsigned)rng_below(s, 3) * 128,
                                  which == 0   ? a0
                                  : which == 1 ? a1
                                               : NULL,
@@ -111,38 +111,40 @@ static void add_random_node(world *w, uint64_t *s, grGraph_t g, grGraphNode_t *d
         break;
     }
     case 1: {
-        size_t count = rnd(s, 64);
+        size_t count = rng_below(s, 64);
         static const grMemcpyKind kinds[] = {grMemcpyHostToHost, grMemcpyHostToDevice, grMemcpyDeviceToHost,
                                              grMemcpyDeviceToDevice, grMemcpyDefault};
-        if (rnd(s, 3) == 0) {
+        if (rng_below(s, 3) == 0) {
             /* A 2D or 3D copy (positions 0: a file keeps each side's
              * first byte), at most 3 * 24 + 24 * 5 + 16 bytes a side. */
             grMemcpy3DParms c;
             memset(&c, 0, sizeof c);
-            c.extent = make_grExtent(1 + rnd(s, 16), 1 + rnd(s, 4), 1 + rnd(s, 2));
-            size_t dp = c.extent.width + rnd(s, 25 - c.extent.width), sp = c.extent.width + rnd(s, 9);
-            size_t dy = c.extent.height + (c.extent.depth > 1 ? rnd(s, 2) : 0);
-            size_t sy = c.extent.height + (c.extent.depth > 1 ? rnd(s, 2) : 0);
+            c.extent = make_grExtent(1 + rng_below(s, 16), 1 + rng_below(s, 4), 1 + rng_below(s, 2));
+            size_t dp = c.extent.width + rng_below(s, 25 - c.extent.width),
+                   sp = c.extent.width + rng_below(s, 9);
+            size_t dy = c.extent.height + (c.extent.depth > 1 ? rng_below(s, 2) : 0);
+            size_t sy = c.extent.height + (c.extent.depth > 1 ? rng_below(s, 2) : 0);
             c.dstPtr = make_grPitchedPtr(rnd_ptr(w, s, 208, NULL), dp, c.extent.width, dy);
             c.srcPtr = make_grPitchedPtr(rnd_ptr(w, s, 208, NULL), sp, c.extent.width, sy);
-            c.kind = kinds[rnd(s, 5)];
+            c.kind = kinds[rng_below(s, 5)];
             CHECK_OK(grGraphAddMemcpyNode(out, g, deps, nd, &c));
             break;
         }
         CHECK_OK(grGraphAddMemcpyNode1D(out, g, deps, nd, rnd_ptr(w, s, 64, NULL), rnd_ptr(w, s, 64, NULL),
-                                        count, kinds[rnd(s, 5)]));
+                                        count, kinds[rng_below(s, 5)]));
         break;
     }
     case 2: {
-        int b = (int)rnd(s, 3);
-        grMemsetParams mp = {w->buf[b], 32, (unsigned)rnd(s, 256), 1u << rnd(s, 3), 4, 1 + rnd(s, 3)};
-        mp.dst = (char *)w->buf[b] + 4 * rnd(s, 4);
+        int b = (int)rng_below(s, 3);
+        grMemsetParams mp = {w->buf[b],          32, (unsigned)rng_below(s, 256), 1u << rng_below(s, 3), 4,
+                             1 + rng_below(s, 3)};
+        mp.dst = (char *)w->buf[b] + 4 * rng_below(s, 4);
         CHECK_OK(grGraphAddMemsetNode(out, g, deps, nd, &mp));
         break;
     }
     case 3: {
         void *datas[] = {NULL, &w->regdata, rnd_ptr(w, s, 1, NULL)};
-        grHostNodeParams hp = {hfn, datas[rnd(s, 3)]};
+        grHostNodeParams hp = {hfn, datas[rng_below(s, 3)]};
         CHECK_OK(grGraphAddHostNode(out, g, deps, nd, &hp));
         break;
     }
@@ -161,10 +163,10 @@ static void add_random_node(world *w, uint64_t *s, grGraph_t g, grGraphNode_t *d
         grGraph_t c;
         grGraphNode_t cn[4];
         CHECK_OK(grGraphCreate(&c, 0));
-        size_t n = 1 + rnd(s, 4);
+        size_t n = 1 + rng_below(s, 4);
         for (size_t i = 0; i < n; i++) {
-            size_t k = i ? rnd(s, i + 1) : 0;
-            add_random_node(w, s, c, k ? &cn[rnd(s, i)] : NULL, k ? 1 : 0, depth + 1, &cn[i]);
+            size_t k = i ? rng_below(s, i + 1) : 0;
+            add_random_node(w, s, c, k ? &cn[rng_below(s, i)] : NULL, k ? 1 : 0, depth + 1, &cn[i]);
         }
         CHECK_OK(grGraphAddChildGraphNode(out, g, deps, nd, c));
         CHECK_OK(grGraphDestroy(c));
@@ -179,19 +181,19 @@ static grGraph_t random_graph_of(world *w, uint64_t *s, bool allow_mem)
 {
     grGraph_t g;
     grGraphNode_t nodes[24], deps[4];
-    size_t n = 1 + rnd(s, 12), k = 0;
-    bool mem = rnd(s, 4) == 0 && allow_mem;
+    size_t n = 1 + rng_below(s, 12), k = 0;
+    bool mem = rng_below(s, 4) == 0 && allow_mem;
     CHECK_OK(grGraphCreate(&g, 0));
     for (size_t i = 0; i < n; i++) {
         size_t nd = 0;
         for (size_t j = 0; j < i && nd < 4; j++)
-            if (rnd(s, 4) == 0)
-                deps[nd++] = nodes[rnd(s, i) == j ? j : j];
+            if (rng_below(s, 4) == 0)
+                deps[nd++] = nodes[rng_below(s, i) == j ? j : j];
         add_random_node(w, s, g, deps, nd, 0, &nodes[k++]);
     }
     /* Edges added after the nodes, some against creation order. */
     for (int t = 0; t < 3; t++) {
-        grGraphNode_t a = nodes[rnd(s, k)], b = nodes[rnd(s, k)];
+        grGraphNode_t a = nodes[rng_below(s, k)], b = nodes[rng_below(s, k)];
         if (a != b)
             (void)grGraphAddDependencies(g, &a, &b, NULL, 1); /* may close a cycle: refused */
     }
@@ -200,16 +202,16 @@ static grGraph_t random_graph_of(world *w, uint64_t *s, bool allow_mem)
         memset(&ap, 0, sizeof ap);
         ap.poolProps.allocType = grMemAllocationTypePinned;
         ap.poolProps.location = (grMemLocation){grMemLocationTypeDevice, 0};
-        ap.poolProps.maxSize = rnd(s, 2) * 4096;
+        ap.poolProps.maxSize = rng_below(s, 2) * 4096;
         grMemAccessDesc d = {{grMemLocationTypeDevice, 0}, grMemAccessFlagsProtReadWrite};
-        if (rnd(s, 2)) {
+        if (rng_below(s, 2)) {
             ap.accessDescs = &d;
             ap.accessDescCount = 1;
         }
         ap.bytesize = 1024;
         grGraphNode_t an, un, fn;
-        CHECK_OK(grGraphAddMemAllocNode(&an, g, &nodes[rnd(s, k)], 1, &ap));
-        void *p = (char *)ap.dptr + 8 * rnd(s, 8);
+        CHECK_OK(grGraphAddMemAllocNode(&an, g, &nodes[rng_below(s, k)], 1, &ap));
+        void *p = (char *)ap.dptr + 8 * rng_below(s, 8);
         int v = 3;
         void *args[] = {&p, &v};
         grKernelNodeParams kp = {w->k[0], GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args, NULL};
@@ -265,7 +267,7 @@ static void check_ptr(ptrmap *m, const void *po, const void *pl)
     CHECK_PTR_EQ(po, pl);
 }
 
-static size_t index_of(grGraphNode_t *list, size_t n, grGraphNode_t x)
+static size_t node_index(grGraphNode_t *list, size_t n, grGraphNode_t x)
 {
     for (size_t i = 0; i < n; i++)
         if (list[i] == x)
@@ -414,7 +416,7 @@ static void compare_lists(grGraphNode_t *la, size_t na, grGraphNode_t *lb, grGra
 {
     CHECK_EQ(nx, ny);
     for (size_t i = 0; i < nx; i++)
-        CHECK_EQ(index_of(la, na, xs[i]), index_of(lb, na, ys[i]));
+        CHECK_EQ(node_index(la, na, xs[i]), node_index(lb, na, ys[i]));
 }
 
 /* Same nodes, types, parameters, edges, roots, dependencies and

@@ -10,17 +10,7 @@
  */
 #include "testlib.h"
 
-static grGraphNode_t add_alloc(grGraph_t g, int device, void **out)
-{
-    grGraphNode_t n = NULL;
-    grMemAllocNodeParams ap;
-    ap = tl_alloc_params(device, 1 << 20);
-    CHECK_OK(grGraphAddMemAllocNode(&n, g, NULL, 0, &ap));
-    *out = ap.dptr;
-    return n;
-}
-
-static void free_node_of_another_graph_bars_the_owners(int gpu)
+GR_TEST_CPU_AND_GPU(graphmem_free_node_of_another_graph_bars_the_owners, gpu)
 {
     int dev = gr_test_device_or_skip(gpu);
     grGraph_t a, b, c;
@@ -29,7 +19,7 @@ static void free_node_of_another_graph_bars_the_owners(int gpu)
     CHECK_OK(grGraphCreate(&a, 0));
     CHECK_OK(grGraphCreate(&b, 0));
     CHECK_OK(grGraphCreate(&c, 0));
-    an = add_alloc(a, dev, &p);
+    an = tl_add_alloc(a, NULL, 0, dev, 1 << 20, &p);
     CHECK_OK(grGraphAddMemFreeNode(&bn, b, NULL, 0, p));
     CHECK_OK(grGraphAddMemFreeNode(&cn, c, NULL, 0, p));
     CHECK_GR(grErrorInvalidValue, grGraphAddMemFreeNode(&fn, a, &an, 1, p));
@@ -52,19 +42,9 @@ static void free_node_of_another_graph_bars_the_owners(int gpu)
     CHECK_OK(grSetDevice(0));
 }
 
-GR_TEST(graphmem_free_node_of_another_graph_bars_the_owners_on_the_cpu)
-{
-    free_node_of_another_graph_bars_the_owners(0);
-}
-
-GR_TEST(graphmem_free_node_of_another_graph_bars_the_owners_on_a_gpu)
-{
-    free_node_of_another_graph_bars_the_owners(1);
-}
-
 /* The other graph's free node holds the address: it outlives the graph
  * that allocates it and is refused a launch without a live allocation. */
-static void foreign_free_node_outlives_the_allocating_graph(int gpu)
+GR_TEST_CPU_AND_GPU(graphmem_foreign_free_node_outlives_the_allocating_graph, gpu)
 {
     int dev = gr_test_device_or_skip(gpu);
     grGraph_t a, b;
@@ -75,7 +55,7 @@ static void foreign_free_node_outlives_the_allocating_graph(int gpu)
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grGraphCreate(&a, 0));
     CHECK_OK(grGraphCreate(&b, 0));
-    add_alloc(a, dev, &p);
+    tl_add_alloc(a, NULL, 0, dev, 1 << 20, &p);
     CHECK_OK(grGraphAddMemFreeNode(&bn, b, NULL, 0, p));
     CHECK_OK(grGraphDestroy(a));
     CHECK_OK(grGraphInstantiate(&xb, b, 0));
@@ -87,17 +67,7 @@ static void foreign_free_node_outlives_the_allocating_graph(int gpu)
     CHECK_OK(grSetDevice(0));
 }
 
-GR_TEST(graphmem_foreign_free_node_outlives_the_allocating_graph_on_the_cpu)
-{
-    foreign_free_node_outlives_the_allocating_graph(0);
-}
-
-GR_TEST(graphmem_foreign_free_node_outlives_the_allocating_graph_on_a_gpu)
-{
-    foreign_free_node_outlives_the_allocating_graph(1);
-}
-
-static void unfreed_allocation_freed_three_ways(int gpu)
+GR_TEST_CPU_AND_GPU(graphmem_unfreed_allocation_freed_three_ways, gpu)
 {
     int dev = gr_test_device_or_skip(gpu);
     grGraph_t a, b;
@@ -108,7 +78,7 @@ static void unfreed_allocation_freed_three_ways(int gpu)
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grGraphCreate(&a, 0));
     CHECK_OK(grGraphCreate(&b, 0));
-    add_alloc(a, dev, &p);
+    tl_add_alloc(a, NULL, 0, dev, 1 << 20, &p);
     CHECK_OK(grGraphAddMemFreeNode(&bn, b, NULL, 0, p));
     CHECK_OK(grGraphInstantiate(&xa, a, 0));
     CHECK_OK(grGraphInstantiate(&xb, b, 0));
@@ -135,20 +105,10 @@ static void unfreed_allocation_freed_three_ways(int gpu)
     CHECK_OK(grSetDevice(0));
 }
 
-GR_TEST(graphmem_unfreed_allocation_freed_three_ways_on_the_cpu)
-{
-    unfreed_allocation_freed_three_ways(0);
-}
-
-GR_TEST(graphmem_unfreed_allocation_freed_three_ways_on_a_gpu)
-{
-    unfreed_allocation_freed_three_ways(1);
-}
-
 /* A copy or memset node of one graph on another graph's allocation that
  * no executable maps is refused at launch, as grMemset refuses it, and
  * launches once an executable maps it. */
-static void node_on_unmapped_graph_memory_refused_at_launch(int gpu)
+GR_TEST_CPU_AND_GPU(graphmem_node_on_unmapped_graph_memory_refused_at_launch, gpu)
 {
     int dev = gr_test_device_or_skip(gpu);
     grGraph_t a, b;
@@ -159,7 +119,7 @@ static void node_on_unmapped_graph_memory_refused_at_launch(int gpu)
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grGraphCreate(&a, 0));
     CHECK_OK(grGraphCreate(&b, 0));
-    add_alloc(a, dev, &p);
+    tl_add_alloc(a, NULL, 0, dev, 1 << 20, &p);
     grMemsetParams mp = {p, 0, 1, 1, 4096, 1};
     CHECK_OK(grGraphAddMemsetNode(&bn, b, NULL, 0, &mp));
     grError_t ie = grGraphInstantiate(&xb, b, 0);
@@ -216,14 +176,4 @@ static void node_on_unmapped_graph_memory_refused_at_launch(int gpu)
     CHECK_OK(grGraphDestroy(a));
     CHECK_OK(grStreamDestroy(s));
     CHECK_OK(grSetDevice(0));
-}
-
-GR_TEST(graphmem_node_on_unmapped_graph_memory_refused_at_launch_on_the_cpu)
-{
-    node_on_unmapped_graph_memory_refused_at_launch(0);
-}
-
-GR_TEST(graphmem_node_on_unmapped_graph_memory_refused_at_launch_on_a_gpu)
-{
-    node_on_unmapped_graph_memory_refused_at_launch(1);
 }

@@ -10,7 +10,7 @@
 #define TMP_INTS 16384 /* 64 KiB temporaries: whole pages, no rounding */
 
 /* fill(int *p, int v, int n): p[0..n) = v. */
-static void fill_fn(const grKernelCtx *ctx, void **args)
+static void fill_ints_fn(const grKernelCtx *ctx, void **args)
 {
     int *p = *(int **)args[0];
     int v = *(int *)args[1], n = *(int *)args[2];
@@ -55,23 +55,6 @@ static grGraphNode_t add_kernel3(grGraph_t g, const grGraphNode_t *deps, size_t 
     return tl_add_kernel(g, deps, ndeps, k, args, 1);
 }
 
-static grMemAllocNodeParams alloc_params(size_t bytes)
-{
-    grMemAllocNodeParams ap;
-    ap = tl_alloc_params(0, bytes);
-    return ap;
-}
-
-static grGraphNode_t add_alloc(grGraph_t g, const grGraphNode_t *deps, size_t ndeps, size_t bytes, void **out)
-{
-    grGraphNode_t n = NULL;
-    grMemAllocNodeParams ap = alloc_params(bytes);
-    CHECK_OK(grGraphAddMemAllocNode(&n, g, deps, ndeps, &ap));
-    CHECK(ap.dptr != NULL);
-    *out = ap.dptr;
-    return n;
-}
-
 static grGraphNode_t add_free(grGraph_t g, const grGraphNode_t *deps, size_t ndeps, void *p)
 {
     grGraphNode_t n = NULL;
@@ -79,19 +62,12 @@ static grGraphNode_t add_free(grGraph_t g, const grGraphNode_t *deps, size_t nde
     return n;
 }
 
-static uint64_t gattr(grGraphMemAttributeType a)
-{
-    uint64_t v = ~0ull;
-    CHECK_OK(grDeviceGetGraphMemAttribute(0, a, &v));
-    return v;
-}
-
 GR_TEST(graphmem_alloc_address_fixed_across_launches_and_instantiations)
 {
     grStream_t s;
     grGraph_t g;
     grGraphExec_t e;
-    grKernel_t kfill = kernel3(fill_fn, "gm_fill", sizeof(int *), sizeof(int), sizeof(int));
+    grKernel_t kfill = kernel3(fill_ints_fn, "gm_fill", sizeof(int *), sizeof(int), sizeof(int));
     grKernel_t kseen = kernel3(seen_fn, "gm_seen", sizeof(int *), sizeof(void **), sizeof(int *));
     void *p, *where = NULL;
     int seven = 7, one = 1, sum = 0;
@@ -100,7 +76,7 @@ GR_TEST(graphmem_alloc_address_fixed_across_launches_and_instantiations)
     grMemAllocNodeParams got;
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grGraphCreate(&g, 0));
-    grGraphNode_t a = add_alloc(g, NULL, 0, 4096, &p);
+    grGraphNode_t a = tl_add_alloc(g, NULL, 0, 0, 4096, &p);
     grGraphNode_t k1 = add_kernel3(g, &a, 1, kfill, &p, &seven, &one);
     grGraphNode_t k2 = add_kernel3(g, &k1, 1, kseen, &p, &wherep, &sump);
     add_free(g, &k2, 1, p);
@@ -132,7 +108,7 @@ GR_TEST(graphmem_free_node_must_follow_its_alloc_and_free_once)
     int local;
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphAddEmptyNode(&other, g, NULL, 0));
-    a = add_alloc(g, NULL, 0, 1000, &p);
+    a = tl_add_alloc(g, NULL, 0, 0, 1000, &p);
     CHECK_GR(grErrorInvalidValue, grGraphAddMemFreeNode(&out, g, NULL, 0, p));
     CHECK_DETAIL_HAS("must depend");
     CHECK_GR(grErrorInvalidValue, grGraphAddMemFreeNode(&out, g, &other, 1, p));
@@ -152,7 +128,7 @@ GR_TEST(graphmem_free_node_must_follow_its_alloc_and_free_once)
     CHECK_EQ(tl_node_count(g), 3);
     /* Indirect order is enough. */
     void *q;
-    grGraphNode_t a2 = add_alloc(g, NULL, 0, 64, &q);
+    grGraphNode_t a2 = tl_add_alloc(g, NULL, 0, 0, 64, &q);
     grGraphNode_t mid;
     CHECK_OK(grGraphAddEmptyNode(&mid, g, &a2, 1));
     add_free(g, &mid, 1, q);
@@ -167,13 +143,13 @@ GR_TEST(graphmem_free_node_refuses_allocation_its_own_graph_frees)
     void *p, *q;
     CHECK_OK(grGraphCreate(&ga, 0));
     CHECK_OK(grGraphCreate(&gb, 0));
-    a = add_alloc(ga, NULL, 0, 128, &p);
+    a = tl_add_alloc(ga, NULL, 0, 0, 128, &p);
     add_free(ga, &a, 1, p);
     CHECK_GR(grErrorInvalidValue, grGraphAddMemFreeNode(&out, gb, NULL, 0, p));
     CHECK_DETAIL_HAS("frees it itself");
     CHECK_EQ(tl_node_count(gb), 0);
     /* An allocation its graph does not free may be freed by another. */
-    add_alloc(ga, NULL, 0, 128, &q);
+    tl_add_alloc(ga, NULL, 0, 0, 128, &q);
     add_free(gb, NULL, 0, q);
     CHECK_OK(grGraphDestroy(gb));
     CHECK_OK(grGraphDestroy(ga));
@@ -191,7 +167,7 @@ GR_TEST(graphmem_capture_rollback_forgets_its_free_node)
     CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphCreate(&h, 0));
-    a = add_alloc(g, NULL, 0, 128, &p);
+    a = tl_add_alloc(g, NULL, 0, 0, 128, &p);
     CHECK_OK(grStreamBeginCaptureToGraph(s, g, &a, NULL, 1, grStreamCaptureModeGlobal));
     CHECK_OK(grFreeAsync(p, s));
     CHECK_GR(grErrorInvalidValue, grGraphAddMemFreeNode(&f, h, NULL, 0, p)); /* g frees it now */
@@ -209,12 +185,12 @@ GR_TEST(graphmem_unfreed_allocation_stays_valid_until_grFreeAsync_or_grFree)
     grStream_t s;
     grGraph_t g;
     grGraphExec_t e;
-    grKernel_t kfill = kernel3(fill_fn, "gm_fill", sizeof(int *), sizeof(int), sizeof(int));
+    grKernel_t kfill = kernel3(fill_ints_fn, "gm_fill", sizeof(int *), sizeof(int), sizeof(int));
     void *p;
     int v = 42, n = 1024;
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grGraphCreate(&g, 0));
-    grGraphNode_t a = add_alloc(g, NULL, 0, 4096, &p);
+    grGraphNode_t a = tl_add_alloc(g, NULL, 0, 0, 4096, &p);
     add_kernel3(g, &a, 1, kfill, &p, &v, &n);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     /* Not launched yet: nothing to free. */
@@ -248,12 +224,12 @@ GR_TEST(graphmem_relaunch_with_live_allocation_accepted_with_auto_free)
     grStream_t s;
     grGraph_t g;
     grGraphExec_t e;
-    grKernel_t kfill = kernel3(fill_fn, "gm_fill", sizeof(int *), sizeof(int), sizeof(int));
+    grKernel_t kfill = kernel3(fill_ints_fn, "gm_fill", sizeof(int *), sizeof(int), sizeof(int));
     void *p;
     int v = 5, n = 16;
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grGraphCreate(&g, 0));
-    grGraphNode_t a = add_alloc(g, NULL, 0, 256, &p);
+    grGraphNode_t a = tl_add_alloc(g, NULL, 0, 0, 256, &p);
     add_kernel3(g, &a, 1, kfill, &p, &v, &n);
     CHECK_OK(grGraphInstantiateWithFlags(&e, g, grGraphInstantiateFlagAutoFreeOnLaunch));
     for (int i = 0; i < 4; i++)
@@ -276,7 +252,7 @@ GR_TEST(graphmem_another_graphs_free_node_frees_an_unfreed_allocation)
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grGraphCreate(&ga, 0));
     CHECK_OK(grGraphCreate(&gb, 0));
-    add_alloc(ga, NULL, 0, 512, &p);
+    tl_add_alloc(ga, NULL, 0, 0, 512, &p);
     add_free(gb, NULL, 0, p);
     CHECK_OK(grGraphInstantiate(&ea, ga, 0));
     CHECK_OK(grGraphInstantiate(&eb, gb, 0));
@@ -316,7 +292,7 @@ GR_TEST(graphmem_footprint_is_the_peak_live_set)
     CHECK_OK(grMalloc((void **)&out, BYTES));
     CHECK_OK(grGraphCreate(&g, 0));
     for (int i = 0; i < N; i++) {
-        grGraphNode_t a = add_alloc(g, last ? &last : NULL, last ? 1 : 0, BYTES, &tmp[i]);
+        grGraphNode_t a = tl_add_alloc(g, last ? &last : NULL, last ? 1 : 0, 0, BYTES, &tmp[i]);
         last = add_kernel3(g, &a, 1, kstep, i ? &tmp[i - 1] : &none, &tmp[i], &n);
         if (i >= 3)
             last = add_free(g, &last, 1, tmp[i - 3]);
@@ -324,10 +300,10 @@ GR_TEST(graphmem_footprint_is_the_peak_live_set)
     last = add_kernel3(g, &last, 1, kstep, &tmp[N - 1], &out, &n);
     for (int i = N - 3; i < N; i++)
         last = add_free(g, &last, 1, tmp[i]);
-    CHECK_EQ(gattr(grGraphMemAttrReservedMemCurrent), 0);
+    CHECK_EQ(tl_graph_mem_attr(0, grGraphMemAttrReservedMemCurrent), 0);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
-    uint64_t reserved = gattr(grGraphMemAttrReservedMemCurrent);
-    uint64_t used = gattr(grGraphMemAttrUsedMemCurrent);
+    uint64_t reserved = tl_graph_mem_attr(0, grGraphMemAttrReservedMemCurrent);
+    uint64_t used = tl_graph_mem_attr(0, grGraphMemAttrUsedMemCurrent);
     fprintf(stderr, "  # %d temporaries of %d bytes: %llu bytes reserved\n", N, BYTES,
             (unsigned long long)reserved);
     CHECK(reserved >= 4ull * BYTES);
@@ -344,8 +320,8 @@ GR_TEST(graphmem_footprint_is_the_peak_live_set)
     /* The stream may still hold the destroyed executable; trimming takes
      * its memory back. */
     CHECK_OK(grDeviceGraphMemTrim(0));
-    CHECK_EQ(gattr(grGraphMemAttrReservedMemCurrent), 0);
-    CHECK_EQ(gattr(grGraphMemAttrUsedMemCurrent), 0);
+    CHECK_EQ(tl_graph_mem_attr(0, grGraphMemAttrReservedMemCurrent), 0);
+    CHECK_EQ(tl_graph_mem_attr(0, grGraphMemAttrUsedMemCurrent), 0);
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grFree(out));
     CHECK_OK(grKernelDestroy(kstep));
@@ -358,12 +334,12 @@ GR_TEST(graphmem_parallel_allocations_never_share_memory)
     grGraphExec_t e;
     void *p, *q;
     CHECK_OK(grGraphCreate(&g, 0));
-    grGraphNode_t a = add_alloc(g, NULL, 0, 8192, &p);
-    grGraphNode_t b = add_alloc(g, NULL, 0, 8192, &q);
+    grGraphNode_t a = tl_add_alloc(g, NULL, 0, 0, 8192, &p);
+    grGraphNode_t b = tl_add_alloc(g, NULL, 0, 0, 8192, &q);
     add_free(g, &a, 1, p);
     add_free(g, &b, 1, q);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
-    CHECK_EQ(gattr(grGraphMemAttrReservedMemCurrent), 16384);
+    CHECK_EQ(tl_graph_mem_attr(0, grGraphMemAttrReservedMemCurrent), 16384);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
 }
@@ -374,29 +350,29 @@ GR_TEST(graphmem_attributes_high_marks_reset_and_trim)
     grGraphExec_t e;
     void *p;
     uint64_t zero = 0, one = 1;
-    CHECK_EQ(gattr(grGraphMemAttrUsedMemCurrent), 0);
-    CHECK_EQ(gattr(grGraphMemAttrUsedMemHigh), 0);
-    CHECK_EQ(gattr(grGraphMemAttrReservedMemCurrent), 0);
-    CHECK_EQ(gattr(grGraphMemAttrReservedMemHigh), 0);
+    CHECK_EQ(tl_graph_mem_attr(0, grGraphMemAttrUsedMemCurrent), 0);
+    CHECK_EQ(tl_graph_mem_attr(0, grGraphMemAttrUsedMemHigh), 0);
+    CHECK_EQ(tl_graph_mem_attr(0, grGraphMemAttrReservedMemCurrent), 0);
+    CHECK_EQ(tl_graph_mem_attr(0, grGraphMemAttrReservedMemHigh), 0);
     CHECK_OK(grGraphCreate(&g, 0));
-    grGraphNode_t a = add_alloc(g, NULL, 0, 3 * 4096, &p);
+    grGraphNode_t a = tl_add_alloc(g, NULL, 0, 0, 3 * 4096, &p);
     add_free(g, &a, 1, p);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
-    CHECK_EQ(gattr(grGraphMemAttrReservedMemCurrent), 3 * 4096);
-    CHECK_EQ(gattr(grGraphMemAttrUsedMemCurrent), 3 * 4096);
+    CHECK_EQ(tl_graph_mem_attr(0, grGraphMemAttrReservedMemCurrent), 3 * 4096);
+    CHECK_EQ(tl_graph_mem_attr(0, grGraphMemAttrUsedMemCurrent), 3 * 4096);
     CHECK_OK(grDeviceGraphMemTrim(0)); /* the executable still needs it */
-    CHECK_EQ(gattr(grGraphMemAttrReservedMemCurrent), 3 * 4096);
+    CHECK_EQ(tl_graph_mem_attr(0, grGraphMemAttrReservedMemCurrent), 3 * 4096);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grDeviceGraphMemTrim(0));
-    CHECK_EQ(gattr(grGraphMemAttrReservedMemCurrent), 0);
-    CHECK_EQ(gattr(grGraphMemAttrUsedMemCurrent), 0);
-    CHECK_EQ(gattr(grGraphMemAttrReservedMemHigh), 3 * 4096);
-    CHECK_EQ(gattr(grGraphMemAttrUsedMemHigh), 3 * 4096);
+    CHECK_EQ(tl_graph_mem_attr(0, grGraphMemAttrReservedMemCurrent), 0);
+    CHECK_EQ(tl_graph_mem_attr(0, grGraphMemAttrUsedMemCurrent), 0);
+    CHECK_EQ(tl_graph_mem_attr(0, grGraphMemAttrReservedMemHigh), 3 * 4096);
+    CHECK_EQ(tl_graph_mem_attr(0, grGraphMemAttrUsedMemHigh), 3 * 4096);
     CHECK_OK(grDeviceSetGraphMemAttribute(0, grGraphMemAttrUsedMemHigh, &zero));
-    CHECK_EQ(gattr(grGraphMemAttrUsedMemHigh), 0);
-    CHECK_EQ(gattr(grGraphMemAttrReservedMemHigh), 3 * 4096);
+    CHECK_EQ(tl_graph_mem_attr(0, grGraphMemAttrUsedMemHigh), 0);
+    CHECK_EQ(tl_graph_mem_attr(0, grGraphMemAttrReservedMemHigh), 3 * 4096);
     CHECK_OK(grDeviceSetGraphMemAttribute(0, grGraphMemAttrReservedMemHigh, &zero));
-    CHECK_EQ(gattr(grGraphMemAttrReservedMemHigh), 0);
+    CHECK_EQ(tl_graph_mem_attr(0, grGraphMemAttrReservedMemHigh), 0);
     /* Refused: current values, non-zero marks, other devices, NULL. */
     CHECK_GR(grErrorInvalidValue, grDeviceSetGraphMemAttribute(0, grGraphMemAttrUsedMemCurrent, &zero));
     CHECK_DETAIL_HAS("cannot be set");
@@ -421,7 +397,7 @@ GR_TEST(graphmem_alloc_node_refuses_a_location_or_access_naming_no_device)
     /* Devices are 0..ndev-1: ndev, 64 and -1 name none. */
     int bad[] = {ndev, 64, -1};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        grMemAllocNodeParams ap = alloc_params(4096);
+        grMemAllocNodeParams ap = tl_alloc_params(0, 4096);
         ap.poolProps.location.id = bad[i];
         CHECK_GR(grErrorInvalidValue, grGraphAddMemAllocNode(&n, g, NULL, 0, &ap));
         CHECK_DETAIL_HAS("poolProps.location");
@@ -433,7 +409,7 @@ GR_TEST(graphmem_alloc_node_refuses_a_location_or_access_naming_no_device)
         CHECK_GR(grErrorInvalidDevice, grDeviceGraphMemTrim(bad[i]));
     }
     /* The access descriptor must name the allocation's own device. */
-    grMemAllocNodeParams ap = alloc_params(4096);
+    grMemAllocNodeParams ap = tl_alloc_params(0, 4096);
     memset(&access, 0, sizeof access);
     access.location.type = grMemLocationTypeDevice;
     access.location.id = 1;
@@ -455,7 +431,7 @@ GR_TEST(graphmem_capture_of_malloc_async_kernel_free_async_gives_alloc_kernel_fr
     grStream_t s;
     grGraph_t g;
     grGraphExec_t e;
-    grKernel_t kfill = kernel3(fill_fn, "gm_fill", sizeof(int *), sizeof(int), sizeof(int));
+    grKernel_t kfill = kernel3(fill_ints_fn, "gm_fill", sizeof(int *), sizeof(int), sizeof(int));
     grKernel_t kstep = kernel3(step_fn, "gm_step", sizeof(int *), sizeof(int *), sizeof(int));
     void *p = NULL, *dev;
     int v = 9, n = 256, *out;
@@ -522,7 +498,7 @@ GR_TEST(graphmem_graph_with_memory_nodes_refuses_clone_embedding_deletion_and_se
     void *p;
     grGraphExecUpdateResultInfo info;
     CHECK_OK(grGraphCreate(&g, 0));
-    grGraphNode_t a = add_alloc(g, NULL, 0, 256, &p);
+    grGraphNode_t a = tl_add_alloc(g, NULL, 0, 0, 256, &p);
     CHECK_OK(grGraphAddEmptyNode(&k, g, &a, 1));
     grGraphNode_t f = add_free(g, &k, 1, p);
     CHECK_GR(grErrorNotSupported, grGraphClone(&clone, g));
@@ -543,7 +519,7 @@ GR_TEST(graphmem_graph_with_memory_nodes_refuses_clone_embedding_deletion_and_se
     CHECK_OK(grGraphAddChildGraphNode(&cn, parent, NULL, 0, child));
     CHECK_OK(grGraphDestroy(child));
     CHECK_OK(grGraphChildGraphNodeGetGraph(cn, &child));
-    grMemAllocNodeParams ap = alloc_params(64);
+    grMemAllocNodeParams ap = tl_alloc_params(0, 64);
     CHECK_GR(grErrorNotSupported, grGraphAddMemAllocNode(&out, child, NULL, 0, &ap));
     CHECK_DETAIL_HAS("child graph");
     CHECK_PTR_EQ(ap.dptr, NULL);
@@ -571,7 +547,7 @@ static grGraph_t update_graph(size_t bytes, int *v, void **p, grKernel_t kfill, 
     static int one = 1;
     grGraph_t g;
     CHECK_OK(grGraphCreate(&g, 0));
-    grGraphNode_t a = add_alloc(g, NULL, 0, bytes, p);
+    grGraphNode_t a = tl_add_alloc(g, NULL, 0, 0, bytes, p);
     grGraphNode_t k1 = add_kernel3(g, &a, 1, kfill, p, v, &one);
     grGraphNode_t k2 = add_kernel3(g, &k1, 1, kseen, p, wherep, sump);
     add_free(g, &k2, 1, *p);
@@ -585,7 +561,7 @@ GR_TEST(graphmem_exec_update_moves_the_executable_to_the_new_graphs_allocations)
 {
     grStream_t s;
     grGraphExec_t e, e1, e2 = NULL, e3;
-    grKernel_t kfill = kernel3(fill_fn, "gm_ufill", sizeof(int *), sizeof(int), sizeof(int));
+    grKernel_t kfill = kernel3(fill_ints_fn, "gm_ufill", sizeof(int *), sizeof(int), sizeof(int));
     grKernel_t kseen = kernel3(seen_fn, "gm_useen", sizeof(int *), sizeof(void **), sizeof(int *));
     void *p1, *p2, *p3, *where = NULL;
     void **wherep = &where;
@@ -603,7 +579,7 @@ GR_TEST(graphmem_exec_update_moves_the_executable_to_the_new_graphs_allocations)
     /* g3's allocation is mapped by another executable: refused, nothing
      * changes. */
     CHECK_OK(grGraphInstantiate(&e3, g3, 0));
-    uint64_t reserved1 = gattr(grGraphMemAttrReservedMemCurrent);
+    uint64_t reserved1 = tl_graph_mem_attr(0, grGraphMemAttrReservedMemCurrent);
     memset(&info, 0, sizeof info);
     CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecUpdate(e, g3, &info));
     CHECK_EQ(info.result, grGraphExecUpdateErrorNotSupported);
@@ -619,7 +595,7 @@ GR_TEST(graphmem_exec_update_moves_the_executable_to_the_new_graphs_allocations)
     CHECK_OK(grStreamSynchronize(s));
     CHECK_PTR_EQ(where, p2);
     CHECK_EQ(sum, 46);
-    CHECK_EQ(gattr(grGraphMemAttrReservedMemCurrent), reserved1 + 2 * 4096);
+    CHECK_EQ(tl_graph_mem_attr(0, grGraphMemAttrReservedMemCurrent), reserved1 + 2 * 4096);
     /* g1 gave its memory back: it can be instantiated again; g2 cannot. */
     CHECK_OK(grGraphInstantiate(&e1, g1, 0));
     CHECK_GR(grErrorNotSupported, grGraphInstantiate(&e2, g2, 0));
@@ -650,7 +626,7 @@ GR_TEST(graphmem_generic_add_node_makes_alloc_and_free_nodes)
     CHECK_OK(grGraphCreate(&g, 0));
     memset(&np, 0, sizeof np);
     np.type = grGraphNodeTypeMemAlloc;
-    np.alloc = alloc_params(5000);
+    np.alloc = tl_alloc_params(0, 5000);
     np.alloc.accessDescs = &acc;
     np.alloc.accessDescCount = 1;
     CHECK_OK(grGraphAddNode(&a, g, NULL, NULL, 0, &np));
@@ -691,7 +667,7 @@ GR_TEST(destroying_an_exec_ends_its_allocations_while_a_stream_holds_it)
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grGraphCreate(&a, 0));
     CHECK_OK(grGraphCreate(&b, 0));
-    add_alloc(a, NULL, 0, 4096, &p);
+    tl_add_alloc(a, NULL, 0, 0, 4096, &p);
     CHECK_OK(grGraphAddMemFreeNode(&nb, b, NULL, 0, p));
     CHECK_OK(grGraphInstantiate(&xa, a, 0));
     CHECK_OK(grGraphInstantiate(&xb, b, 0));
@@ -718,7 +694,7 @@ GR_TEST(eager_copy_of_graph_memory_no_executable_maps_is_refused)
     void *p = NULL;
     int host[4] = {1, 2, 3, 4};
     CHECK_OK(grGraphCreate(&g, 0));
-    add_alloc(g, NULL, 0, TMP_INTS * sizeof(int), &p);
+    tl_add_alloc(g, NULL, 0, 0, TMP_INTS * sizeof(int), &p);
 
     CHECK_EQ(grMemcpy(host, p, sizeof host, grMemcpyDeviceToHost), grErrorInvalidValue);
     CHECK_DETAIL_HAS("no executable maps");

@@ -51,13 +51,18 @@ GR_TEST(graph_checker_reports_counts_mirrors_owners_and_cycles)
     CHECK_EQ(grGraphDestroy(g), grSuccess);
 }
 
-GR_TEST(plan_checker_reports_counts_order_and_a_missing_exit_edge)
+/* An executable of tl_diamond's graph, made into *g. */
+static grGraphExec_t diamond_exec(grGraph_t *g)
 {
     grGraphNode_t n[4];
+    tl_diamond(g, n, NULL);
+    return tl_instantiate(*g);
+}
+
+GR_TEST(plan_checker_reports_counts_order_and_a_missing_exit_edge)
+{
     grGraph_t g;
-    tl_diamond(&g, n, NULL);
-    grGraphExec_t e;
-    CHECK_EQ(grGraphInstantiate(&e, g, 0), grSuccess);
+    grGraphExec_t e = diamond_exec(&g);
     gr_plan *p = &e->plan;
     CHECK(gr__plan_is_valid(p));
 
@@ -80,20 +85,16 @@ GR_TEST(plan_checker_reports_counts_order_and_a_missing_exit_edge)
     gr_store_relaxed(&p->count[last].pending, pending);
 
     CHECK(gr__plan_is_valid(p));
-    CHECK_EQ(grGraphLaunch(e, NULL), grSuccess);
-    CHECK_EQ(grStreamSynchronize(NULL), grSuccess);
+    tl_run(e);
     CHECK(gr__plan_is_valid(p));
-    CHECK_EQ(grGraphExecDestroy(e), grSuccess);
-    CHECK_EQ(grGraphDestroy(g), grSuccess);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
 }
 
 GR_TEST(exec_write_checker_holds_only_inside_a_write)
 {
-    grGraphNode_t n[4];
     grGraph_t g;
-    tl_diamond(&g, n, NULL);
-    grGraphExec_t e;
-    CHECK_EQ(grGraphInstantiate(&e, g, 0), grSuccess);
+    grGraphExec_t e = diamond_exec(&g);
     CHECK(!gr__exec_write_is_valid(e)); /* no write begun: no lock held */
     gr__exec_write_begin(e);
     CHECK(gr__exec_write_is_valid(e));

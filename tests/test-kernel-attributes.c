@@ -33,14 +33,14 @@ static grGraphNode_t add_attr_kernel(grGraph_t g)
     return n;
 }
 
-static void setup(void)
+static void attrs_setup(void)
 {
     size_t s1[1] = {sizeof(atomic_int *)};
     CHECK_OK(grKernelCreate(&k_add, k_add_fn, "attr_add", 1, s1));
     atomic_store(&counter, 0);
 }
 
-static void teardown(void)
+static void attrs_teardown(void)
 {
     CHECK_OK(grKernelDestroy(k_add));
 }
@@ -68,7 +68,7 @@ GR_TEST(kernel_node_attributes_read_defaults_then_what_was_set)
     grGraph_t g;
     grGraphNode_t n;
     grKernelNodeAttrValue v, r;
-    setup();
+    attrs_setup();
     CHECK_OK(grGraphCreate(&g, 0));
     n = add_attr_kernel(g);
     memset(&r, 0xff, sizeof r);
@@ -103,7 +103,7 @@ GR_TEST(kernel_node_attributes_read_defaults_then_what_was_set)
     CHECK_EQ(atomic_load(&counter), 1);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
-    teardown();
+    attrs_teardown();
 }
 
 GR_TEST(kernel_node_attribute_refusals_change_nothing)
@@ -111,7 +111,7 @@ GR_TEST(kernel_node_attribute_refusals_change_nothing)
     grGraph_t g;
     grGraphNode_t n, empty;
     grKernelNodeAttrValue v, r;
-    setup();
+    attrs_setup();
     CHECK_OK(grGraphCreate(&g, 0));
     n = add_attr_kernel(g);
     CHECK_OK(grGraphAddEmptyNode(&empty, g, NULL, 0));
@@ -150,7 +150,7 @@ GR_TEST(kernel_node_attribute_refusals_change_nothing)
     CHECK_OK(grGraphKernelNodeGetAttribute(n, grKernelNodeAttributeMemSyncDomain, &r));
     CHECK_EQ(r.memSyncDomain, grLaunchMemSyncDomainDefault);
     CHECK_OK(grGraphDestroy(g));
-    teardown();
+    attrs_teardown();
 }
 
 GR_TEST(kernel_node_attributes_are_copied_and_cloned)
@@ -158,7 +158,7 @@ GR_TEST(kernel_node_attributes_are_copied_and_cloned)
     grGraph_t g, c;
     grGraphNode_t a, b, ca;
     grKernelNodeAttrValue v, r;
-    setup();
+    attrs_setup();
     CHECK_OK(grGraphCreate(&g, 0));
     a = add_attr_kernel(g);
     b = add_attr_kernel(g);
@@ -186,7 +186,7 @@ GR_TEST(kernel_node_attributes_are_copied_and_cloned)
     CHECK_GR(grErrorInvalidValue, grGraphKernelNodeCopyAttributes(empty, b));
     CHECK_OK(grGraphDestroy(c));
     CHECK_OK(grGraphDestroy(g));
-    teardown();
+    attrs_teardown();
 }
 
 /* One kernel node with the given priority and cooperative attributes. */
@@ -208,7 +208,7 @@ GR_TEST(exec_update_compares_priority_only_with_use_node_priority)
 {
     grGraphExec_t plain, prio;
     grGraphExecUpdateResultInfo info;
-    setup();
+    attrs_setup();
     grGraph_t g0 = one_node(-1, 0), g1 = one_node(-3, 0), g2 = one_node(-1, 1);
     CHECK_OK(grGraphInstantiate(&plain, g0, 0));
     CHECK_OK(grGraphInstantiate(&prio, g0, grGraphInstantiateFlagUseNodePriority));
@@ -231,7 +231,7 @@ GR_TEST(exec_update_compares_priority_only_with_use_node_priority)
     CHECK_OK(grGraphDestroy(g0));
     CHECK_OK(grGraphDestroy(g1));
     CHECK_OK(grGraphDestroy(g2));
-    teardown();
+    attrs_teardown();
 }
 
 GR_TEST(launch_kernel_exc_runs_eagerly_with_attributes)
@@ -242,7 +242,7 @@ GR_TEST(launch_kernel_exc_runs_eagerly_with_attributes)
     void *args[1] = {&counter_ptr};
     /* A cooperative grid of 3 blocks needs 3 workers (coop.c). */
     setenv("GRAPHRT_WORKERS", "4", 1);
-    setup();
+    attrs_setup();
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grEventCreate(&ev));
     memset(attrs, 0, sizeof attrs);
@@ -260,7 +260,7 @@ GR_TEST(launch_kernel_exc_runs_eagerly_with_attributes)
     CHECK_OK(grStreamSynchronize(s));
     CHECK_OK(grEventDestroy(ev));
     CHECK_OK(grStreamDestroy(s));
-    teardown();
+    attrs_teardown();
 }
 
 GR_TEST(launch_kernel_exc_refusals_launch_nothing)
@@ -268,7 +268,7 @@ GR_TEST(launch_kernel_exc_refusals_launch_nothing)
     grStream_t s;
     grLaunchAttribute attrs[2];
     void *args[1] = {&counter_ptr};
-    setup();
+    attrs_setup();
     CHECK_OK(grStreamCreate(&s));
     memset(attrs, 0, sizeof attrs);
     grLaunchConfig_t cfg = {GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, s, attrs, 2};
@@ -289,7 +289,7 @@ GR_TEST(launch_kernel_exc_refusals_launch_nothing)
     CHECK_OK(grStreamSynchronize(s));
     CHECK_EQ(atomic_load(&counter), 0);
     CHECK_OK(grStreamDestroy(s));
-    teardown();
+    attrs_teardown();
 }
 
 GR_TEST(captured_launch_kernel_exc_gives_the_node_its_attributes)
@@ -301,7 +301,7 @@ GR_TEST(captured_launch_kernel_exc_gives_the_node_its_attributes)
     grLaunchAttribute attrs[3];
     void *args[1] = {&counter_ptr};
     size_t n = 1;
-    setup();
+    attrs_setup();
     CHECK_OK(grStreamCreateWithPriority(&s, 0, -1));
     memset(attrs, 0, sizeof attrs);
     attrs[0].id = grLaunchAttributeIgnore;
@@ -330,7 +330,7 @@ GR_TEST(captured_launch_kernel_exc_gives_the_node_its_attributes)
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grEventDestroy(ev));
     CHECK_OK(grStreamDestroy(s));
-    teardown();
+    attrs_teardown();
 }
 
 GR_TEST(kernel_node_attributes_follow_the_cuda_13_probes)
@@ -338,7 +338,7 @@ GR_TEST(kernel_node_attributes_follow_the_cuda_13_probes)
     grGraph_t g;
     grGraphNode_t n;
     grKernelNodeAttrValue v, r;
-    setup();
+    attrs_setup();
     CHECK_OK(grGraphCreate(&g, 0));
     n = add_attr_kernel(g);
     /* Priorities are clamped into [-5, 0] when set (docs/cuda13-probes.md). */
@@ -367,5 +367,5 @@ GR_TEST(kernel_node_attributes_follow_the_cuda_13_probes)
              grGraphKernelNodeGetAttribute(n, grLaunchAttributeNvlinkUtilCentricScheduling, &r));
     CHECK_GR(grErrorInvalidValue, grGraphKernelNodeGetAttribute(n, grLaunchAttributeIgnore, &r));
     CHECK_OK(grGraphDestroy(g));
-    teardown();
+    attrs_teardown();
 }

@@ -6,9 +6,10 @@
  * the faults a GPU would hide or hang on, reported with the kernel, block
  * and threads.
  */
-#include "test.h"
+#include "testlib.h"
 
 #include "graphrt_kernel.h"
+#include "kernels/test_kernels.h"
 
 #include <math.h>
 
@@ -27,31 +28,11 @@ GR_KERNEL_DECLARE(lang_shared_where);
 
 extern unsigned lang_zero_hits;
 
-typedef struct lang_atomic_cells {
-    int i_add, i_sub, i_min, i_max, i_and, i_or, i_xor, i_exch, i_cas;
-    unsigned u_add, u_sub, u_min, u_max, u_and, u_or, u_xor, u_exch, u_cas, u_inc, u_dec;
-    unsigned long long ull_add, ull_min, ull_max, ull_and, ull_or, ull_xor, ull_exch, ull_cas;
-    long long ll_min, ll_max;
-    float f_add, f_exch;
-    double d_add;
-    unsigned shared_u_add;
-    float shared_f_add;
-    unsigned shared_u_max;
-} lang_atomic_cells;
-
-static void *dev_alloc(size_t bytes)
-{
-    void *p = NULL;
-    CHECK_OK(grMalloc(&p, bytes));
-    memset(p, 0, bytes);
-    return p;
-}
-
 GR_TEST(kernel_lang_sync_threads_count_and_or_per_block)
 {
     grKernel_t k;
     CHECK_OK(GR_KERNEL_CREATE(&k, lang_sync_counts));
-    int *r = dev_alloc(3 * 4 * sizeof(int));
+    int *r = tl_calloc(3 * 4 * sizeof(int));
     unsigned limit = 100;
     void *args[] = {&r, &limit};
     /* 3 blocks of 100 threads (no thread reaches 'limit': and 1, or 0),
@@ -105,7 +86,7 @@ GR_TEST(kernel_lang_warp_operations_match_cuda)
 {
     grKernel_t k;
     CHECK_OK(GR_KERNEL_CREATE(&k, lang_warp_ops));
-    unsigned *r = dev_alloc(12 * 256 * sizeof(unsigned));
+    unsigned *r = tl_calloc(12 * 256 * sizeof(unsigned));
     void *args[] = {&r};
     CHECK_OK(grLaunchKernel(k, GR_DIM3(1, 1, 1), GR_DIM3(256, 1, 1), args, 0, NULL));
     CHECK_OK(grDeviceSynchronize());
@@ -123,7 +104,7 @@ GR_TEST(kernel_lang_warp_operations_of_disjoint_masks_meet_apart)
 {
     grKernel_t k;
     CHECK_OK(GR_KERNEL_CREATE(&k, lang_half_warps));
-    int *r = dev_alloc(64 * sizeof(int));
+    int *r = tl_calloc(64 * sizeof(int));
     void *args[] = {&r};
     CHECK_OK(grLaunchKernel(k, GR_DIM3(1, 1, 1), GR_DIM3(64, 1, 1), args, 0, NULL));
     CHECK_OK(grDeviceSynchronize());
@@ -141,7 +122,7 @@ GR_TEST(kernel_lang_atomics_on_every_type_global_and_shared)
 {
     grKernel_t k;
     CHECK_OK(GR_KERNEL_CREATE(&k, lang_atomics));
-    lang_atomic_cells *g = dev_alloc(sizeof *g);
+    lang_atomic_cells *g = tl_calloc(sizeof *g);
     const unsigned B = 4, T = 64, N = B * T;
     g->i_min = 1000000;
     g->i_max = -5;
@@ -222,7 +203,7 @@ GR_TEST(kernel_lang_dynamic_shared_memory_is_the_launch_s)
     grKernel_t k;
     CHECK_OK(GR_KERNEL_CREATE(&k, lang_reverse));
     const unsigned B = 16, T = 192;
-    int *x = dev_alloc(B * T * sizeof(int));
+    int *x = tl_calloc(B * T * sizeof(int));
     for (unsigned i = 0; i < B * T; i++)
         x[i] = (int)i;
     void *args[] = {&x};
@@ -245,7 +226,7 @@ GR_TEST(kernel_lang_fiber_stack_size_is_set_per_kernel)
     CHECK_GR(grErrorInvalidValue, grFuncSetAttribute(k, (grFuncAttribute)12345, 1));
     CHECK_GR(grErrorInvalidDeviceFunction, grFuncSetAttribute(NULL, grFuncAttributeCpuStackSize, 0));
     const unsigned T = 64, words = 32768;
-    unsigned *out = dev_alloc(T * sizeof(unsigned));
+    unsigned *out = tl_calloc(T * sizeof(unsigned));
     void *args[] = {&out, (void *)&words};
     CHECK_OK(grLaunchKernel(k, GR_DIM3(3, 1, 1), GR_DIM3(T, 1, 1), args, 0, NULL));
     CHECK_OK(grDeviceSynchronize());
@@ -277,7 +258,7 @@ GR_TEST(kernel_lang_barrier_after_early_return_is_reported_not_hung)
 {
     grKernel_t k;
     CHECK_OK(GR_KERNEL_CREATE(&k, lang_early_return));
-    int *x = dev_alloc(2 * 64 * sizeof(int));
+    int *x = tl_calloc(2 * 64 * sizeof(int));
     unsigned live = 40;
     void *args[] = {&x, &live};
     const char *pieces[] = {"lang_early_return", "block (", "of 64 threads", "0-39 wait at gr_sync_threads",
@@ -289,7 +270,7 @@ GR_TEST(kernel_lang_divergent_barriers_are_reported)
 {
     grKernel_t k;
     CHECK_OK(GR_KERNEL_CREATE(&k, lang_divergent_sites));
-    int *x = dev_alloc(2 * 64 * sizeof(int));
+    int *x = tl_calloc(2 * 64 * sizeof(int));
     void *args[] = {&x};
     const char *pieces[] = {"lang_divergent_sites", "two different gr_sync_threads (lines ", NULL};
     expect_fault(k, args, 64, pieces);
@@ -299,7 +280,7 @@ GR_TEST(kernel_lang_warp_operation_some_lanes_never_reach_is_reported)
 {
     grKernel_t k;
     CHECK_OK(GR_KERNEL_CREATE(&k, lang_warp_deadlock));
-    int *x = dev_alloc(2 * 64 * sizeof(int));
+    int *x = tl_calloc(2 * 64 * sizeof(int));
     void *args[] = {&x};
     const char *pieces[] = {"lang_warp_deadlock", "no thread can go on", "0-15 in a warp operation",
                             "16-31 wait at gr_sync_threads", NULL};
@@ -325,7 +306,7 @@ GR_TEST(kernel_lang_shared_memory_overruns_are_poisoned_under_asan)
 {
     grKernel_t k;
     CHECK_OK(GR_KERNEL_CREATE(&k, lang_shared_where));
-    unsigned long long *out = dev_alloc(3 * sizeof *out);
+    unsigned long long *out = tl_calloc(3 * sizeof *out);
     void *args[] = {&out};
     CHECK_OK(grLaunchKernel(k, GR_DIM3(1, 1, 1), GR_DIM3(64, 1, 1), args, 100, NULL));
     CHECK_OK(grDeviceSynchronize());

@@ -3,7 +3,7 @@
  * order, the attribute rules, refusals that copy nothing, and capture
  * (one memcpy node per copy).
  */
-#include "test.h"
+#include "testlib.h"
 
 #include <string.h>
 
@@ -166,19 +166,15 @@ GR_TEST(memcpy_batch_captured_records_a_memcpy_node_per_copy)
 
 GR_TEST(memcpy_batch_on_an_invalidated_capture_says_so)
 {
-    grStream_t s;
-    grGraph_t g = NULL;
     static char a[8], c[8];
     grMemcpyAttributes at = stream_order();
     size_t idx = 0, n = 8;
     void *dst = c;
     const void *src = a;
-    CHECK_OK(grStreamCreate(&s));
-    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+    grStream_t s = tl_capturing_stream(0, grStreamCaptureModeGlobal);
     CHECK_GR(grErrorStreamCaptureUnsupported, grStreamSynchronize(s));
     CHECK_GR(grErrorStreamCaptureInvalidated, grMemcpyBatchAsync(&dst, &src, &n, 1, &at, &idx, 1, s));
-    CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &g));
-    CHECK_OK(grStreamDestroy(s));
+    tl_end_invalidated(s);
 }
 
 GR_TEST(memcpy_batch_on_a_gpu_stream_copies_through_the_driver)

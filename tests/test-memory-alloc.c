@@ -4,7 +4,7 @@
  * grHostGetDevicePointer and grHostGetFlags. Success, every error code,
  * and that a refused call allocates nothing.
  */
-#include "test.h"
+#include "testlib.h"
 
 #include <string.h>
 
@@ -70,8 +70,7 @@ GR_TEST(managed_alloc_is_unsafe_during_global_capture)
     grStream_t s;
     grGraph_t g = NULL;
     void *p = (void *)0x1234;
-    CHECK_OK(grStreamCreate(&s));
-    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+    s = tl_capturing_stream(0, grStreamCaptureModeGlobal);
     CHECK_GR(grErrorStreamCaptureUnsupported, grMallocManaged(&p, 64, grMemAttachGlobal));
     CHECK_PTR_EQ(p, (void *)0x1234);
     CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &g));

@@ -41,7 +41,7 @@ typedef struct stamp {
     unsigned char v;
 } stamp;
 
-static void write_fn(void *u)
+static void stamp_fn(void *u)
 {
     stamp *s = u;
     memset(s->p, s->v, s->n);
@@ -57,7 +57,7 @@ static void verify_fn(void *u)
         }
 }
 
-static uint32_t rnd(uint32_t *x)
+static uint32_t stress_rnd(uint32_t *x)
 {
     *x ^= *x << 13;
     *x ^= *x >> 17;
@@ -67,7 +67,7 @@ static uint32_t rnd(uint32_t *x)
 
 static grMemPool_t shared_pool;
 
-static void *worker(void *arg)
+static void *stress_worker(void *arg)
 {
     uint32_t seed = (uint32_t)(uintptr_t)arg * 2654435761u + 1;
     grStream_t st[STREAMS];
@@ -84,13 +84,13 @@ static void *worker(void *arg)
         int k = 0;
         for (; k < SLOTS; k++) {
             stamp *s = &stamps[k];
-            grStream_t a = st[rnd(&seed) % STREAMS];
-            grStream_t b = st[rnd(&seed) % STREAMS];
-            s->n = 1 + rnd(&seed) % 20000;
-            s->v = (unsigned char)(1 + rnd(&seed) % 250);
+            grStream_t a = st[stress_rnd(&seed) % STREAMS];
+            grStream_t b = st[stress_rnd(&seed) % STREAMS];
+            s->n = 1 + stress_rnd(&seed) % 20000;
+            s->v = (unsigned char)(1 + stress_rnd(&seed) % 250);
             if (grMallocFromPoolAsync((void **)&s->p, s->n, shared_pool, a) != grSuccess)
                 return (void *)1;
-            grLaunchHostFunc(a, write_fn, s);
+            grLaunchHostFunc(a, stamp_fn, s);
             grLaunchHostFunc(a, verify_fn, s);
             if (a != b) {
                 grEventRecord(ev, a);
@@ -111,16 +111,16 @@ static void *worker(void *arg)
 
 /* The properties of the pools these tests create: pinned memory of the
  * CPU device. */
-static grMemPoolProps pool_props(void)
+static grMemPoolProps stress_pool_props(void)
 {
     grMemPoolProps props;
     props = tl_pool_props(0);
     return props;
 }
 
-static void run_stress(int opportunistic, int internal)
+static void run_pool_stress(int opportunistic, int internal)
 {
-    grMemPoolProps props = pool_props();
+    grMemPoolProps props = stress_pool_props();
     CHECK_OK(grMemPoolCreate(&shared_pool, &props));
     uint64_t th = 1 << 20;
     CHECK_OK(grMemPoolSetAttribute(shared_pool, grMemPoolAttrReleaseThreshold, &th));
@@ -128,7 +128,7 @@ static void run_stress(int opportunistic, int internal)
     CHECK_OK(grMemPoolSetAttribute(shared_pool, grMemPoolReuseAllowInternalDependencies, &internal));
     pthread_t t[THREADS];
     for (uintptr_t i = 0; i < THREADS; i++)
-        CHECK_EQ(pthread_create(&t[i], NULL, worker, (void *)(i + 1)), 0);
+        CHECK_EQ(pthread_create(&t[i], NULL, stress_worker, (void *)(i + 1)), 0);
     for (int i = 0; i < THREADS; i++) {
         void *ret = NULL;
         pthread_join(t[i], &ret);
@@ -148,12 +148,12 @@ static void run_stress(int opportunistic, int internal)
 
 GR_TEST_T(mempool_stress_threads_and_streams_never_share_a_block_early, 120)
 {
-    run_stress(1, 1);
+    run_pool_stress(1, 1);
 }
 
 GR_TEST_T(mempool_stress_with_event_dependencies_only, 120)
 {
-    run_stress(0, 0);
+    run_pool_stress(0, 0);
 }
 
 /* Thread caches under fire: workers allocate and free small blocks on
@@ -181,18 +181,18 @@ static void *cache_worker(void *arg)
             return (void *)1;
     int si = 0, pi = 0;
     for (int r = 0; r < CROUNDS; r++) {
-        if (rnd(&seed) % 8 == 0)
+        if (stress_rnd(&seed) % 8 == 0)
             si ^= 1;
-        if (rnd(&seed) % 16 == 0)
+        if (stress_rnd(&seed) % 16 == 0)
             pi ^= 1;
         grStream_t s = st[si];
         for (int k = 0; k < CSLOTS; k++) {
             stamp *x = &stamps[k];
-            x->n = 1 + rnd(&seed) % 4096;
-            x->v = (unsigned char)(1 + rnd(&seed) % 250);
+            x->n = 1 + stress_rnd(&seed) % 4096;
+            x->v = (unsigned char)(1 + stress_rnd(&seed) % 250);
             if (grMallocFromPoolAsync((void **)&x->p, x->n, cache_pools[pi], s) != grSuccess)
                 return (void *)1;
-            grLaunchHostFunc(s, write_fn, x);
+            grLaunchHostFunc(s, stamp_fn, x);
         }
         /* Free in a shuffled order, each after its verification. */
         for (int k = 0; k < CSLOTS; k++) {
@@ -213,14 +213,14 @@ static void *trimmer(void *arg)
 {
     uint32_t seed = (uint32_t)(uintptr_t)arg;
     while (!atomic_load(&trimmer_stop)) {
-        grMemPool_t pool = cache_pools[rnd(&seed) % 2];
+        grMemPool_t pool = cache_pools[stress_rnd(&seed) % 2];
         uint64_t v = 0;
-        switch (rnd(&seed) % 4) {
+        switch (stress_rnd(&seed) % 4) {
         case 0:
             grMemPoolTrimTo(pool, 0);
             break;
         case 1:
-            grMemPoolTrimTo(pool, rnd(&seed) % 16384);
+            grMemPoolTrimTo(pool, stress_rnd(&seed) % 16384);
             break;
         case 2:
             grMemPoolGetAttribute(pool, grMemPoolAttrUsedMemCurrent, &v);
@@ -237,7 +237,7 @@ static void *trimmer(void *arg)
 
 GR_TEST_T(mempool_stress_thread_caches_with_a_concurrent_trimmer, 120)
 {
-    grMemPoolProps props = pool_props();
+    grMemPoolProps props = stress_pool_props();
     for (int i = 0; i < 2; i++) {
         /* One pool trimmed at every synchronisation, one never. */
         uint64_t th = i ? UINT64_MAX : 0;
@@ -276,7 +276,7 @@ GR_TEST_T(mempool_stress_thread_caches_with_a_concurrent_trimmer, 120)
  * free must be refused, whichever side wins. */
 GR_TEST_T(mempool_double_free_racing_a_destroyed_pools_release, 120)
 {
-    grMemPoolProps props = pool_props();
+    grMemPoolProps props = stress_pool_props();
     grStream_t s;
     int refused = 0, rounds = STRESS_SMALL ? 2000 : 20000;
     CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
@@ -307,7 +307,7 @@ enum {
 
 static void *pools_dying_while_others_trim(void *arg)
 {
-    grMemPoolProps props = pool_props();
+    grMemPoolProps props = stress_pool_props();
     grStream_t s;
     int rounds = *(int *)arg;
     CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
@@ -335,7 +335,7 @@ GR_TEST_T(mempool_pools_dying_while_other_threads_trim_die_once, 120)
     /* Shells retired once each are reused once each: two live pools never
      * share one. */
     grMemPool_t a, b;
-    grMemPoolProps props = pool_props();
+    grMemPoolProps props = stress_pool_props();
     for (int i = 0; i < 64; i++) {
         CHECK_OK(grMemPoolCreate(&a, &props));
         CHECK_OK(grMemPoolCreate(&b, &props));

@@ -89,9 +89,10 @@ typedef struct parked {
     int allowed, done;
     void (*step)(struct parked *, int);
     grMemPool_t pool;
-    grStream_t s;
+    grStream_t s; /* a non-blocking stream parked_start makes */
     void *p[8];
     int failed;
+    pthread_t th;
 } parked;
 
 static void *parked_main(void *arg)
@@ -113,16 +114,15 @@ static void *parked_main(void *arg)
     }
 }
 
-static void parked_start(parked *k, pthread_t *th, void (*step)(parked *, int), grMemPool_t pool,
-                         grStream_t s)
+static void parked_start(parked *k, void (*step)(parked *, int), grMemPool_t pool)
 {
     memset(k, 0, sizeof *k);
     pthread_mutex_init(&k->mu, NULL);
     pthread_cond_init(&k->cv, NULL);
     k->step = step;
     k->pool = pool;
-    k->s = s;
-    CHECK_EQ(pthread_create(th, NULL, parked_main, k), 0);
+    k->s = tl_stream(grStreamNonBlocking);
+    CHECK_EQ(pthread_create(&k->th, NULL, parked_main, k), 0);
 }
 
 /* Lets the thread run step i and waits until it has. */
@@ -137,13 +137,13 @@ static void parked_run(parked *k, int i)
     CHECK_EQ(k->failed, 0);
 }
 
-static void parked_stop(parked *k, pthread_t th)
+static void parked_stop(parked *k)
 {
     pthread_mutex_lock(&k->mu);
     k->allowed = -1;
     pthread_cond_broadcast(&k->cv);
     pthread_mutex_unlock(&k->mu);
-    CHECK_EQ(pthread_join(th, NULL), 0);
+    CHECK_EQ(pthread_join(k->th, NULL), 0);
     pthread_cond_destroy(&k->cv);
     pthread_mutex_destroy(&k->mu);
 }
@@ -223,6 +223,15 @@ GR_TEST(mempool_cache_keeps_the_used_high_water_mark_exact_on_one_thread)
     CHECK_OK(grMemPoolDestroy(pool));
 }
 
+/* The pool's used memory now, its used high-water mark and its reserved
+ * memory. */
+static void check_used_high_reserved(grMemPool_t pool, uint64_t used, uint64_t high, uint64_t reserved)
+{
+    CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrUsedMemCurrent), used);
+    CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrUsedMemHigh), high);
+    CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrReservedMemCurrent), reserved);
+}
+
 /* Step 1: a (1000 B) and b (300 B), a freed; 2: a reused; 3: both freed. */
 static void used_steps(parked *k, int i)
 {
@@ -244,25 +253,18 @@ static void used_steps(parked *k, int i)
 GR_TEST(mempool_cache_used_memory_is_exact_from_another_thread)
 {
     grMemPool_t pool = keeping_pool();
-    grStream_t s;
     parked k;
-    pthread_t th;
-    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
-    parked_start(&k, &th, used_steps, pool, s);
+    parked_start(&k, used_steps, pool);
     parked_run(&k, 1);
-    CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrUsedMemCurrent), 320);
-    CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrUsedMemHigh), 1024 + 320);
-    CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrReservedMemCurrent), 1024 + 320);
+    check_used_high_reserved(pool, 320, 1024 + 320, 1024 + 320);
     parked_run(&k, 2);
     CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrUsedMemCurrent), 1024 + 320);
     parked_run(&k, 3);
     CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrUsedMemCurrent), 0);
-    parked_stop(&k, th);
-    CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrUsedMemCurrent), 0);
-    CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrUsedMemHigh), 1024 + 320);
-    CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrReservedMemCurrent), 1024 + 320);
-    CHECK_OK(grStreamSynchronize(s));
-    CHECK_OK(grStreamDestroy(s));
+    parked_stop(&k);
+    check_used_high_reserved(pool, 0, 1024 + 320, 1024 + 320);
+    CHECK_OK(grStreamSynchronize(k.s));
+    CHECK_OK(grStreamDestroy(k.s));
     CHECK_OK(grMemPoolDestroy(pool));
 }
 
@@ -284,15 +286,12 @@ static void cache_steps(parked *k, int i)
 GR_TEST(mempool_trim_from_another_thread_takes_a_live_threads_cached_blocks)
 {
     grMemPool_t pool = keeping_pool();
-    grStream_t s;
     parked k;
-    pthread_t th;
-    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
-    parked_start(&k, &th, cache_steps, pool, s);
+    parked_start(&k, cache_steps, pool);
     parked_run(&k, 1);
     CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrUsedMemCurrent), 0);
     CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrReservedMemCurrent), 256 + 1024 + 3072 + 4096);
-    CHECK_OK(grStreamSynchronize(s));
+    CHECK_OK(grStreamSynchronize(k.s));
     CHECK_OK(grMemPoolTrimTo(pool, 1024));
     CHECK(tl_pool_u64(pool, grMemPoolAttrReservedMemCurrent) <= 1024);
     CHECK_OK(grMemPoolTrimTo(pool, 0));
@@ -303,25 +302,22 @@ GR_TEST(mempool_trim_from_another_thread_takes_a_live_threads_cached_blocks)
     CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrReservedMemCurrent), 1024);
     CHECK_OK(grMemPoolTrimTo(pool, 0));
     CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrReservedMemCurrent), 0);
-    parked_stop(&k, th);
-    CHECK_OK(grStreamDestroy(s));
+    parked_stop(&k);
+    CHECK_OK(grStreamDestroy(k.s));
     CHECK_OK(grMemPoolDestroy(pool));
 }
 
 GR_TEST(mempool_synchronize_releases_blocks_cached_by_another_thread)
 {
     grMemPool_t pool = tl_pool(0); /* release threshold 0 */
-    grStream_t s;
     parked k;
-    pthread_t th;
-    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
-    parked_start(&k, &th, cache_steps, pool, s);
+    parked_start(&k, cache_steps, pool);
     parked_run(&k, 1);
     CHECK(tl_pool_u64(pool, grMemPoolAttrReservedMemCurrent) > 0);
     CHECK_OK(grDeviceSynchronize());
     CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrReservedMemCurrent), 0);
-    parked_stop(&k, th);
-    CHECK_OK(grStreamDestroy(s));
+    parked_stop(&k);
+    CHECK_OK(grStreamDestroy(k.s));
     CHECK_OK(grMemPoolDestroy(pool));
 }
 
@@ -350,19 +346,16 @@ static void destroy_steps(parked *k, int i)
 GR_TEST(mempool_destroy_takes_blocks_cached_in_a_live_thread)
 {
     grMemPool_t pool = keeping_pool();
-    grStream_t s;
     parked k;
-    pthread_t th;
-    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
-    parked_start(&k, &th, destroy_steps, pool, s);
+    parked_start(&k, destroy_steps, pool);
     parked_run(&k, 1);
     CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrReservedMemCurrent), 512 + 2048 + 256);
     CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrUsedMemCurrent), 256);
     /* Leak checkers (ASan builds) see whether the blocks went back. */
     CHECK_OK(grMemPoolDestroy(pool));
     parked_run(&k, 2);
-    parked_stop(&k, th);
-    CHECK_OK(grStreamDestroy(s));
+    parked_stop(&k);
+    CHECK_OK(grStreamDestroy(k.s));
 }
 
 /* Step 1: one block allocated and freed, then the thread exits. */
@@ -376,21 +369,18 @@ static void exit_steps(parked *k, int i)
 GR_TEST(mempool_thread_exit_gives_its_cached_blocks_back)
 {
     grMemPool_t pool = keeping_pool();
-    grStream_t s;
     parked k;
-    pthread_t th;
     void *q = NULL;
-    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
-    parked_start(&k, &th, exit_steps, pool, s);
+    parked_start(&k, exit_steps, pool);
     parked_run(&k, 1);
-    parked_stop(&k, th);
+    parked_stop(&k);
     /* Back on the pool's free list: the next allocation on s takes it. */
-    CHECK_OK(grMallocFromPoolAsync(&q, 2000, pool, s));
+    CHECK_OK(grMallocFromPoolAsync(&q, 2000, pool, k.s));
     CHECK_PTR_EQ(q, k.p[0]);
     CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrReservedMemCurrent), 2048);
-    CHECK_OK(grFreeAsync(q, s));
-    CHECK_OK(grStreamSynchronize(s));
-    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grFreeAsync(q, k.s));
+    CHECK_OK(grStreamSynchronize(k.s));
+    CHECK_OK(grStreamDestroy(k.s));
     CHECK_OK(grMemPoolDestroy(pool));
 }
 

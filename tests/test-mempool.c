@@ -21,15 +21,6 @@ static void gate_fn(void *u)
     atomic_fetch_add(&gate_passes, 1);
 }
 
-/* Only stream order and event waits: no completion-based or internal reuse. */
-static grMemPool_t strict_pool(void)
-{
-    grMemPool_t pool = tl_pool(0);
-    tl_pool_set_int(pool, grMemPoolReuseAllowOpportunistic, 0);
-    tl_pool_set_int(pool, grMemPoolReuseAllowInternalDependencies, 0);
-    return pool;
-}
-
 /* ------------------------------------------------------------- basics */
 
 GR_TEST(mempool_malloc_async_memory_is_usable_by_later_work_on_the_stream)
@@ -87,78 +78,74 @@ GR_TEST(mempool_out_of_bounds_copy_into_a_pool_block_is_refused)
 
 /* ------------------------------------------------- cross-stream safety */
 
-GR_TEST(mempool_block_freed_on_a_busy_stream_is_not_given_to_another_stream)
+/* Stream a allocates a block, holds behind a gate and frees it (the free
+ * not yet done); stream b then asks for a block of the same size, after
+ * waiting on an event recorded after the free where 'event_wait' is set.
+ * Whether b may take a's block depends on the pool's reuse policies. */
+typedef struct cross_stream_case {
+    int follow_events, internal_deps; /* reuse policies (opportunistic off) */
+    bool event_wait;
+    bool reused; /* b gets a's block */
+} cross_stream_case;
+
+static void run_cross_stream(const cross_stream_case *c)
 {
-    grMemPool_t pool = strict_pool();
-    grStream_t a, b;
+    grMemPool_t pool = tl_pool(0);
+    grStream_t a = tl_stream(grStreamNonBlocking), b = tl_stream(grStreamNonBlocking);
+    grEvent_t ev;
     void *p = NULL, *q = NULL;
-    CHECK_OK(grStreamCreateWithFlags(&a, grStreamNonBlocking));
-    CHECK_OK(grStreamCreateWithFlags(&b, grStreamNonBlocking));
+    tl_pool_set_int(pool, grMemPoolReuseAllowOpportunistic, 0);
+    tl_pool_set_int(pool, grMemPoolReuseFollowEventDependencies, c->follow_events);
+    tl_pool_set_int(pool, grMemPoolReuseAllowInternalDependencies, c->internal_deps);
+    CHECK_OK(grEventCreate(&ev));
     atomic_store(&gate_open, 0);
+    atomic_store(&gate_passes, 0);
     CHECK_OK(grMallocFromPoolAsync(&p, 4096, pool, a));
     CHECK_OK(grLaunchHostFunc(a, gate_fn, NULL));
     CHECK_OK(grFreeAsync(p, a));
+    if (c->event_wait) {
+        CHECK_OK(grEventRecord(ev, a));
+        CHECK_OK(grStreamWaitEvent(b, ev, 0));
+    }
     CHECK_OK(grMallocFromPoolAsync(&q, 4096, pool, b));
-    CHECK(q != p);
+    CHECK_EQ(q == p, c->reused);
+    if (c->internal_deps && c->reused) {
+        /* b now waits for a's gate... */
+        tl_sleep_ms(20);
+        CHECK_GR(grErrorNotReady, grStreamQuery(b));
+        atomic_store(&gate_open, 1);
+        CHECK_OK(grStreamSynchronize(b));
+        /* ...and ran only after a's work up to the free (a may still have
+         * pool bookkeeping queued after it, so a itself is not queried). */
+        CHECK_EQ(atomic_load(&gate_passes), 1);
+    }
     atomic_store(&gate_open, 1);
     CHECK_OK(grFreeAsync(q, b));
     CHECK_OK(grDeviceSynchronize());
+    CHECK_OK(grEventDestroy(ev));
     CHECK_OK(grStreamDestroy(a));
     CHECK_OK(grStreamDestroy(b));
     CHECK_OK(grMemPoolDestroy(pool));
+}
+
+GR_TEST(mempool_block_freed_on_a_busy_stream_is_not_given_to_another_stream)
+{
+    run_cross_stream(&(cross_stream_case){.follow_events = 1, .event_wait = false, .reused = false});
 }
 
 GR_TEST(mempool_event_wait_lets_another_stream_reuse_a_freed_block)
 {
-    grMemPool_t pool = strict_pool();
-    grStream_t a, b;
-    grEvent_t ev;
-    void *p = NULL, *q = NULL;
-    CHECK_OK(grStreamCreateWithFlags(&a, grStreamNonBlocking));
-    CHECK_OK(grStreamCreateWithFlags(&b, grStreamNonBlocking));
-    CHECK_OK(grEventCreate(&ev));
-    atomic_store(&gate_open, 0);
-    CHECK_OK(grMallocFromPoolAsync(&p, 4096, pool, a));
-    CHECK_OK(grLaunchHostFunc(a, gate_fn, NULL));
-    CHECK_OK(grFreeAsync(p, a));
-    CHECK_OK(grEventRecord(ev, a));
-    CHECK_OK(grStreamWaitEvent(b, ev, 0));
-    CHECK_OK(grMallocFromPoolAsync(&q, 4096, pool, b));
-    CHECK_PTR_EQ(q, p);
-    atomic_store(&gate_open, 1);
-    CHECK_OK(grFreeAsync(q, b));
-    CHECK_OK(grDeviceSynchronize());
-    CHECK_OK(grEventDestroy(ev));
-    CHECK_OK(grStreamDestroy(a));
-    CHECK_OK(grStreamDestroy(b));
-    CHECK_OK(grMemPoolDestroy(pool));
+    run_cross_stream(&(cross_stream_case){.follow_events = 1, .event_wait = true, .reused = true});
 }
 
 GR_TEST(mempool_event_dependency_policy_off_ignores_event_waits)
 {
-    grMemPool_t pool = strict_pool();
-    grStream_t a, b;
-    grEvent_t ev;
-    void *p = NULL, *q = NULL;
-    tl_pool_set_int(pool, grMemPoolReuseFollowEventDependencies, 0);
-    CHECK_OK(grStreamCreateWithFlags(&a, grStreamNonBlocking));
-    CHECK_OK(grStreamCreateWithFlags(&b, grStreamNonBlocking));
-    CHECK_OK(grEventCreate(&ev));
-    atomic_store(&gate_open, 0);
-    CHECK_OK(grMallocFromPoolAsync(&p, 4096, pool, a));
-    CHECK_OK(grLaunchHostFunc(a, gate_fn, NULL));
-    CHECK_OK(grFreeAsync(p, a));
-    CHECK_OK(grEventRecord(ev, a));
-    CHECK_OK(grStreamWaitEvent(b, ev, 0));
-    CHECK_OK(grMallocFromPoolAsync(&q, 4096, pool, b));
-    CHECK(q != p);
-    atomic_store(&gate_open, 1);
-    CHECK_OK(grFreeAsync(q, b));
-    CHECK_OK(grDeviceSynchronize());
-    CHECK_OK(grEventDestroy(ev));
-    CHECK_OK(grStreamDestroy(a));
-    CHECK_OK(grStreamDestroy(b));
-    CHECK_OK(grMemPoolDestroy(pool));
+    run_cross_stream(&(cross_stream_case){.follow_events = 0, .event_wait = true, .reused = false});
+}
+
+GR_TEST(mempool_internal_dependency_makes_the_other_stream_wait_for_the_free)
+{
+    run_cross_stream(&(cross_stream_case){.internal_deps = 1, .event_wait = false, .reused = true});
 }
 
 GR_TEST(mempool_opportunistic_reuse_takes_blocks_whose_free_completed)
@@ -201,7 +188,7 @@ typedef struct checker {
     atomic_int ok;
 } checker;
 
-static void write_fn(void *u)
+static void checker_write_fn(void *u)
 {
     checker *c = u;
     memset(c->p, c->v, c->n);
@@ -230,11 +217,11 @@ static void run_checker(grMemPool_t pool)
     atomic_store(&gate_open, 0);
     CHECK_OK(grMallocFromPoolAsync((void **)&ca.p, N, pool, a));
     CHECK_OK(grLaunchHostFunc(a, gate_fn, NULL));
-    CHECK_OK(grLaunchHostFunc(a, write_fn, &ca));
+    CHECK_OK(grLaunchHostFunc(a, checker_write_fn, &ca));
     CHECK_OK(grLaunchHostFunc(a, hold_and_verify_fn, &ca));
     CHECK_OK(grFreeAsync(ca.p, a));
     CHECK_OK(grMallocFromPoolAsync((void **)&cb.p, N, pool, b));
-    CHECK_OK(grLaunchHostFunc(b, write_fn, &cb));
+    CHECK_OK(grLaunchHostFunc(b, checker_write_fn, &cb));
     CHECK_OK(grLaunchHostFunc(b, hold_and_verify_fn, &cb));
     CHECK_OK(grFreeAsync(cb.p, b));
     atomic_store(&gate_open, 1);
@@ -252,36 +239,6 @@ GR_TEST(mempool_checker_sees_no_foreign_writes_with_default_policies)
     CHECK_OK(grMemPoolDestroy(pool));
 }
 
-GR_TEST(mempool_internal_dependency_makes_the_other_stream_wait_for_the_free)
-{
-    grMemPool_t pool = tl_pool(0);
-    tl_pool_set_int(pool, grMemPoolReuseAllowOpportunistic, 0);
-    tl_pool_set_int(pool, grMemPoolReuseFollowEventDependencies, 0);
-    grStream_t a, b;
-    void *p = NULL, *q = NULL;
-    CHECK_OK(grStreamCreateWithFlags(&a, grStreamNonBlocking));
-    CHECK_OK(grStreamCreateWithFlags(&b, grStreamNonBlocking));
-    atomic_store(&gate_open, 0);
-    CHECK_OK(grMallocFromPoolAsync(&p, 4096, pool, a));
-    CHECK_OK(grLaunchHostFunc(a, gate_fn, NULL));
-    CHECK_OK(grFreeAsync(p, a));
-    CHECK_OK(grMallocFromPoolAsync(&q, 4096, pool, b));
-    CHECK_PTR_EQ(q, p);
-    /* b now waits for a's gate. */
-    tl_sleep_ms(20);
-    CHECK_GR(grErrorNotReady, grStreamQuery(b));
-    atomic_store(&gate_open, 1);
-    CHECK_OK(grStreamSynchronize(b));
-    /* b ran only after a's work up to the free (a may still have pool
-     * bookkeeping queued after it, so a itself is not queried). */
-    CHECK_EQ(atomic_load(&gate_passes), 1);
-    CHECK_OK(grFreeAsync(q, b));
-    CHECK_OK(grDeviceSynchronize());
-    CHECK_OK(grStreamDestroy(a));
-    CHECK_OK(grStreamDestroy(b));
-    CHECK_OK(grMemPoolDestroy(pool));
-}
-
 GR_TEST(mempool_checker_sees_no_foreign_writes_with_internal_dependencies_only)
 {
     grMemPool_t pool = tl_pool(0);
@@ -293,38 +250,38 @@ GR_TEST(mempool_checker_sees_no_foreign_writes_with_internal_dependencies_only)
 
 /* ------------------------------------------- threshold, trim, counters */
 
-GR_TEST(mempool_release_threshold_zero_gives_memory_back_at_synchronize)
+/* A block of 1 MiB freed on a stream under release threshold th (0, the
+ * default, where th is 0): at the synchronize the pool gives back what
+ * exceeds th, and a trim to 0 the rest. */
+static void run_release_threshold(uint64_t th)
 {
     grMemPool_t pool = tl_pool(0);
     grStream_t s;
     void *p = NULL;
+    if (th) {
+        CHECK_OK(grMemPoolSetAttribute(pool, grMemPoolAttrReleaseThreshold, &th));
+        CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrReleaseThreshold), th);
+    }
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grMallocFromPoolAsync(&p, 1 << 20, pool, s));
     CHECK_OK(grFreeAsync(p, s));
     CHECK(tl_pool_u64(pool, grMemPoolAttrReservedMemCurrent) >= (1u << 20));
     CHECK_OK(grStreamSynchronize(s));
+    CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrReservedMemCurrent), th >= (1u << 20) ? 1u << 20 : 0);
+    CHECK_OK(grMemPoolTrimTo(pool, 0));
     CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrReservedMemCurrent), 0);
     CHECK_OK(grStreamDestroy(s));
     CHECK_OK(grMemPoolDestroy(pool));
 }
 
+GR_TEST(mempool_release_threshold_zero_gives_memory_back_at_synchronize)
+{
+    run_release_threshold(0);
+}
+
 GR_TEST(mempool_release_threshold_keeps_memory_below_it)
 {
-    grMemPool_t pool = tl_pool(0);
-    grStream_t s;
-    void *p = NULL;
-    uint64_t th = 64u << 20;
-    CHECK_OK(grMemPoolSetAttribute(pool, grMemPoolAttrReleaseThreshold, &th));
-    CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrReleaseThreshold), th);
-    CHECK_OK(grStreamCreate(&s));
-    CHECK_OK(grMallocFromPoolAsync(&p, 1 << 20, pool, s));
-    CHECK_OK(grFreeAsync(p, s));
-    CHECK_OK(grStreamSynchronize(s));
-    CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrReservedMemCurrent), 1 << 20);
-    CHECK_OK(grMemPoolTrimTo(pool, 0));
-    CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrReservedMemCurrent), 0);
-    CHECK_OK(grStreamDestroy(s));
-    CHECK_OK(grMemPoolDestroy(pool));
+    run_release_threshold(64u << 20);
 }
 
 GR_TEST(mempool_trim_keeps_allocated_blocks_and_pending_frees)

@@ -122,17 +122,16 @@ GR_TEST(node_get_params_gives_memory_nodes)
     grGraph_t g;
     grGraphNode_t an, fn;
     grGraphNodeParams p;
-    grMemAllocNodeParams ap;
-    ap = tl_alloc_params(0, 4096);
+    void *dptr;
     CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphAddMemAllocNode(&an, g, NULL, 0, &ap));
-    CHECK_OK(grGraphAddMemFreeNode(&fn, g, &an, 1, ap.dptr));
+    an = tl_add_alloc(g, NULL, 0, 0, 4096, &dptr);
+    CHECK_OK(grGraphAddMemFreeNode(&fn, g, &an, 1, dptr));
     CHECK_OK(grGraphNodeGetParams(an, &p));
     CHECK_EQ(p.type, grGraphNodeTypeMemAlloc);
-    CHECK_PTR_EQ(p.alloc.dptr, ap.dptr);
+    CHECK_PTR_EQ(p.alloc.dptr, dptr);
     CHECK_EQ(p.alloc.bytesize, 4096);
     CHECK_OK(grGraphNodeGetParams(fn, &p));
     CHECK_EQ(p.type, grGraphNodeTypeMemFree);
-    CHECK_PTR_EQ(p.free.dptr, ap.dptr);
+    CHECK_PTR_EQ(p.free.dptr, dptr);
     CHECK_OK(grGraphDestroy(g));
 }

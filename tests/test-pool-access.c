@@ -88,8 +88,7 @@ GR_TEST(pool_access_refuses_bad_arguments_of_get_access)
     grMemLocation none = {grMemLocationTypeNone, 0};
     grMemLocation missing = {grMemLocationTypeDevice, 1000};
     grMemAccessFlags f = (grMemAccessFlags)-1;
-    CHECK_GR(grErrorInvalidValue, grMemPoolGetAccess(NULL, pool, &cpu));
-    CHECK_DETAIL_HAS("grMemPoolGetAccess");
+    CHECK_REFUSED(grErrorInvalidValue, grMemPoolGetAccess, NULL, pool, &cpu);
     CHECK_GR(grErrorInvalidValue, grMemPoolGetAccess(&f, pool, NULL));
     CHECK_GR(grErrorInvalidValue, grMemPoolGetAccess(&f, NULL, &cpu));
     CHECK_GR(grErrorInvalidValue, grMemPoolGetAccess(&f, pool, &none));

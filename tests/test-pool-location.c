@@ -60,11 +60,9 @@ GR_TEST(mem_pool_location_forms_refuse_what_cuda_refuses_with_invalid_value)
     grMemLocation numa_current = {grMemLocationTypeHostNumaCurrent, 0};
     grMemLocation bogus = {(grMemLocationType)77, 0};
     grMemPool_t out = (grMemPool_t)(uintptr_t)1;
-    CHECK_GR(grErrorInvalidValue, grMemGetDefaultMemPool(NULL, &cpu, grMemAllocationTypePinned));
-    CHECK_DETAIL_HAS("grMemGetDefaultMemPool");
+    CHECK_REFUSED(grErrorInvalidValue, grMemGetDefaultMemPool, NULL, &cpu, grMemAllocationTypePinned);
     CHECK_GR(grErrorInvalidValue, grMemGetDefaultMemPool(&out, NULL, grMemAllocationTypePinned));
-    CHECK_GR(grErrorInvalidValue, grMemGetMemPool(&out, &cpu, grMemAllocationTypeInvalid));
-    CHECK_DETAIL_HAS("grMemGetMemPool");
+    CHECK_REFUSED(grErrorInvalidValue, grMemGetMemPool, &out, &cpu, grMemAllocationTypeInvalid);
     CHECK_GR(grErrorInvalidValue, grMemGetMemPool(&out, &cpu, (grMemAllocationType)9));
     CHECK_GR(grErrorInvalidValue, grMemGetMemPool(&out, &none, grMemAllocationTypePinned));
     CHECK_DETAIL_HAS("does not name a device");

@@ -3,7 +3,7 @@
  * attributes), stream ids and devices, and node priorities honoured by an
  * executable instantiated with grGraphInstantiateFlagUseNodePriority.
  */
-#include "test.h"
+#include "testlib.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -43,8 +43,7 @@ GR_TEST(stream_create_with_priority_refuses_what_create_with_flags_refuses)
 {
     grStream_t s = NULL;
     CHECK_GR(grErrorInvalidValue, grStreamCreateWithPriority(NULL, 0, -1));
-    CHECK_GR(grErrorInvalidValue, grStreamCreateWithPriority(&s, 0x4, -1));
-    CHECK_DETAIL_HAS("grStreamCreateWithPriority");
+    CHECK_REFUSED(grErrorInvalidValue, grStreamCreateWithPriority, &s, 0x4, -1);
     CHECK_PTR_EQ(s, NULL);
     CHECK_GR(grErrorInvalidValue, grStreamGetPriority(NULL, NULL));
 }
@@ -272,8 +271,7 @@ GR_TEST(stream_ids_and_priorities_follow_the_cuda_13_probes)
     CHECK_OK(grStreamGetPriority(grStreamLegacy, &p));
     CHECK_EQ(p, 0);
     /* A capturing stream's id is refused; the capture goes on. */
-    CHECK_OK(grStreamCreate(&s));
-    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+    s = tl_capturing_stream(0, grStreamCaptureModeGlobal);
     CHECK_GR(grErrorStreamCaptureUnsupported, grStreamGetId(s, &id));
     CHECK_EQ(id, 0);
     CHECK_OK(grStreamEndCapture(s, &g));

@@ -13,20 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static grKernel_t set_kernel(void)
-{
-    static grKernel_t k;
-    if (!k) {
-        size_t sizes[2] = {sizeof(int *), sizeof(int)};
-        CHECK_OK(grKernelCreate(&k, tl_store_i32_fn, "recapture_set", 2, sizes));
-    }
-    return k;
-}
-
 static grError_t launch_set(grStream_t s, int *p, int v)
 {
     void *args[2] = {&p, &v};
-    return grLaunchKernel(set_kernel(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, s);
+    return grLaunchKernel(tl_kernel_store_i32_kept(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, s);
 }
 
 /* The stream code re-captured: out[i] = vals[i] for i < n, a chain. */
@@ -36,7 +26,7 @@ static void code(grStream_t s, int *out, const int *vals, int n)
         CHECK_OK(launch_set(s, &out[i], vals[i]));
 }
 
-static grGraph_t capture(grStream_t s, int *out, const int *vals, int n)
+static grGraph_t capture_store(grStream_t s, int *out, const int *vals, int n)
 {
     grGraph_t g;
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
@@ -71,7 +61,7 @@ GR_TEST(recapture_unchanged_keeps_nodes_and_calls_nothing)
 {
     grStream_t s = tl_stream(grStreamNonBlocking);
     int out[4] = {0}, vals[4] = {1, 2, 3, 4};
-    grGraph_t g = capture(s, out, vals, 4), g2 = NULL;
+    grGraph_t g = capture_store(s, out, vals, 4), g2 = NULL;
     grGraphNode_t before[4], after[4];
     size_t n = 4;
     CHECK_OK(grGraphGetNodes(g, before, &n));
@@ -110,7 +100,7 @@ GR_TEST(recapture_equal_launch_is_checked_as_an_eager_one)
 {
     grStream_t s = tl_stream(grStreamNonBlocking);
     int out[2] = {0}, vals[2] = {5, 6};
-    grGraph_t g = capture(s, out, vals, 2), g2 = NULL;
+    grGraph_t g = capture_store(s, out, vals, 2), g2 = NULL;
     seen w = {0};
     grGraphRecaptureCallbackData cb = {on_change, &w};
     grStreamCaptureStatus st;
@@ -121,7 +111,7 @@ GR_TEST(recapture_equal_launch_is_checked_as_an_eager_one)
     CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, &cb));
     void *bad[2] = {d, &v};
     CHECK_GR(grErrorInvalidValue,
-             grLaunchKernel(set_kernel(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), bad, 0, s));
+             grLaunchKernel(tl_kernel_store_i32_kept(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), bad, 0, s));
     CHECK_DETAIL_HAS("points into device memory");
     CHECK_OK(grStreamIsCapturing(s, &st));
     CHECK_EQ(st, grStreamCaptureStatusActive);
@@ -172,16 +162,16 @@ GR_TEST(recapture_off_stack_arguments_match_and_change)
     seen w = {0};
     grGraphRecaptureCallbackData cb = {on_change, &w};
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
-    CHECK_OK(grLaunchKernel(set_kernel(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), a1, 0, s));
-    CHECK_OK(grLaunchKernel(set_kernel(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), a2, 0, s));
+    CHECK_OK(grLaunchKernel(tl_kernel_store_i32_kept(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), a1, 0, s));
+    CHECK_OK(grLaunchKernel(tl_kernel_store_i32_kept(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), a2, 0, s));
     CHECK_OK(grStreamEndCapture(s, &g));
     for (int round = 0; round < 3; round++) {
         w.answer = grSuccess;
         if (round == 2)
             *heap = 9; /* the same address, a new value */
         CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, &cb));
-        CHECK_OK(grLaunchKernel(set_kernel(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), a1, 0, s));
-        CHECK_OK(grLaunchKernel(set_kernel(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), a2, 0, s));
+        CHECK_OK(grLaunchKernel(tl_kernel_store_i32_kept(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), a1, 0, s));
+        CHECK_OK(grLaunchKernel(tl_kernel_store_i32_kept(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), a2, 0, s));
         CHECK_OK(grStreamEndCapture(s, &g2));
         CHECK_PTR_EQ(g2, g);
         CHECK_EQ(w.calls, round == 2 ? 1 : 0);
@@ -202,7 +192,7 @@ GR_TEST(recapture_parameter_change_goes_to_callback_then_update)
 {
     grStream_t s = tl_stream(grStreamNonBlocking);
     int out[3] = {0}, vals[3] = {1, 2, 3};
-    grGraph_t g = capture(s, out, vals, 3), g2;
+    grGraph_t g = capture_store(s, out, vals, 3), g2;
     grGraphExec_t e;
     grGraphExecUpdateResultInfo info;
     grGraphNode_t nodes[3];
@@ -250,7 +240,7 @@ GR_TEST(recapture_callback_refusal_fails_at_once_and_keeps_the_node)
 {
     grStream_t s = tl_stream(grStreamNonBlocking);
     int out[2] = {0}, vals[2] = {1, 2};
-    grGraph_t g = capture(s, out, vals, 2), g2 = (grGraph_t)1;
+    grGraph_t g = capture_store(s, out, vals, 2), g2 = (grGraph_t)1;
     grGraphNode_t nodes[2];
     size_t n = 2;
     CHECK_OK(grGraphGetNodes(g, nodes, &n));
@@ -275,7 +265,7 @@ GR_TEST(recapture_topology_mismatch_fails_at_once)
 {
     grStream_t s = tl_stream(grStreamNonBlocking);
     int out[3] = {0}, vals[3] = {1, 2, 3};
-    grGraph_t g = capture(s, out, vals, 2), g2;
+    grGraph_t g = capture_store(s, out, vals, 2), g2;
     grStreamCaptureStatus st;
     /* A memset where a kernel node was: another type. */
     CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, NULL));
@@ -327,7 +317,7 @@ GR_TEST(recapture_node_added_by_hand_fails_and_is_removed)
 {
     grStream_t s = tl_stream(grStreamNonBlocking);
     int out[1] = {0}, vals[1] = {1};
-    grGraph_t g = capture(s, out, vals, 1), g2;
+    grGraph_t g = capture_store(s, out, vals, 1), g2;
     grGraphNode_t extra;
     CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, NULL));
     code(s, out, vals, 1);
@@ -386,7 +376,7 @@ GR_TEST(recapture_bad_arguments_change_nothing)
 {
     grStream_t s = tl_stream(grStreamNonBlocking), s2 = tl_stream(grStreamNonBlocking);
     int out[1] = {0}, vals[1] = {1};
-    grGraph_t g = capture(s, out, vals, 1), g2, other;
+    grGraph_t g = capture_store(s, out, vals, 1), g2, other;
     grStreamCaptureStatus st;
     CHECK_GR(grErrorInvalidValue, grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, NULL, NULL));
     CHECK_GR(grErrorInvalidValue, grStreamBeginRecaptureToGraph(s, (grStreamCaptureMode)7, g, NULL));
@@ -413,7 +403,7 @@ GR_TEST(recapture_bad_arguments_change_nothing)
 }
 
 static int destroyed;
-static void count_destroy(void *p)
+static void count_destroy_atomic(void *p)
 {
     (void)p;
     __atomic_fetch_add(&destroyed, 1, __ATOMIC_SEQ_CST);
@@ -423,10 +413,10 @@ GR_TEST(recapture_releases_the_graphs_user_objects)
 {
     grStream_t s = tl_stream(grStreamNonBlocking);
     int out[1] = {0}, vals[1] = {1};
-    grGraph_t g = capture(s, out, vals, 1), g2;
+    grGraph_t g = capture_store(s, out, vals, 1), g2;
     grUserObject_t o;
     destroyed = 0;
-    CHECK_OK(grUserObjectCreate(&o, NULL, count_destroy, 1, grUserObjectNoDestructorSync));
+    CHECK_OK(grUserObjectCreate(&o, NULL, count_destroy_atomic, 1, grUserObjectNoDestructorSync));
     CHECK_OK(grGraphRetainUserObject(g, o, 1, grGraphUserObjectMove));
     /* A refused begin keeps them. */
     CHECK_GR(grErrorInvalidValue, grStreamBeginRecaptureToGraph(s, (grStreamCaptureMode)7, g, NULL));
@@ -503,7 +493,7 @@ GR_TEST(recapture_multi_stream)
 static void set_value(grGraphNode_t n, int *p, int v, grGraphExec_t e)
 {
     void *args[2] = {&p, &v};
-    grKernelNodeParams kp = {set_kernel(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args, NULL};
+    grKernelNodeParams kp = {tl_kernel_store_i32_kept(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args, NULL};
     if (e)
         CHECK_OK(grGraphExecKernelNodeSetParams(e, n, &kp));
     else
@@ -534,7 +524,7 @@ GR_TEST(recapture_update_restores_what_an_exec_setter_changed)
 {
     grStream_t s = tl_stream(grStreamNonBlocking);
     int out[3], vals[3] = {1, 2, 3}, vals2[3] = {1, 20, 3};
-    grGraph_t g = capture(s, out, vals, 3);
+    grGraph_t g = capture_store(s, out, vals, 3);
     grGraphNode_t nodes[3];
     size_t n = 3;
     grGraphExec_t e;
@@ -556,7 +546,7 @@ GR_TEST(recapture_update_applies_a_graph_setter_made_after_it)
 {
     grStream_t s = tl_stream(grStreamNonBlocking);
     int out[3], vals[3] = {1, 2, 3}, vals2[3] = {1, 20, 3};
-    grGraph_t g = capture(s, out, vals, 3), g2;
+    grGraph_t g = capture_store(s, out, vals, 3), g2;
     grGraphNode_t nodes[3];
     size_t n = 3;
     grGraphExec_t e;
@@ -587,7 +577,7 @@ GR_TEST(recapture_update_after_an_update_from_another_graph)
 {
     grStream_t s = tl_stream(grStreamNonBlocking);
     int out[3], vals[3] = {1, 2, 3}, vals2[3] = {1, 20, 3}, other[3] = {7, 8, 9};
-    grGraph_t g = capture(s, out, vals, 3), h = capture(s, out, other, 3);
+    grGraph_t g = capture_store(s, out, vals, 3), h = capture_store(s, out, other, 3);
     grGraphExec_t e;
     grGraphExecUpdateResultInfo info;
     CHECK_OK(grGraphInstantiate(&e, g, 0));
@@ -622,7 +612,7 @@ GR_TEST(recapture_update_of_an_executable_of_a_clone)
 {
     grStream_t s = tl_stream(grStreamNonBlocking);
     int out[3], vals[3] = {1, 2, 3}, vals2[3] = {4, 5, 6};
-    grGraph_t g = capture(s, out, vals, 3), c;
+    grGraph_t g = capture_store(s, out, vals, 3), c;
     grGraphExec_t e;
     CHECK_OK(grGraphClone(&c, g));
     CHECK_OK(grGraphInstantiate(&e, c, 0));

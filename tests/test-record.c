@@ -53,19 +53,13 @@ static int tool(const char *args)
     return WEXITSTATUS(st);
 }
 
-/* dir/name read into a malloc'd string. */
-static char *slurp(const char *dir, const char *name)
+/* The file 'name' of the recording directory dir, read whole (the caller
+ * frees it). */
+static char *read_recorded(const char *dir, const char *name)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "rb");
-    CHECK(f != NULL);
-    char *s = malloc(1 << 20);
-    CHECK(s != NULL);
-    size_t n = fread(s, 1, (1 << 20) - 1, f);
-    s[n] = '\0';
-    fclose(f);
-    return s;
+    return tl_slurp(path, NULL);
 }
 
 #define CHECK_HAS(text, needle)                                        \
@@ -80,7 +74,7 @@ static char *convert(const char *fixture, char *dir, size_t cap, const char *fla
     char args[1200];
     snprintf(args, sizeof args, "record --convert '%s' --quiet %s", dir, flags);
     CHECK_EQ(tool(args), 0);
-    return slurp(dir, "report.txt");
+    return read_recorded(dir, "report.txt");
 }
 
 /* Loads dir/name with stand-in kernels, checks its node count, replays
@@ -109,7 +103,7 @@ GR_TEST_T(record_converts_the_seed_capture_to_a_graph_file_that_replays, 60)
     CHECK_HAS(rep, "launches in all: 10");
     CHECK_HAS(rep, "n1 memcpy   runs 10  mean 1.80 us");
     free(rep);
-    char *file = slurp(dir, "graph-1.graph");
+    char *file = read_recorded(dir, "graph-1.graph");
     CHECK_HAS(file, "kernel k0 \"_Z3fooPfi\" 8 4\n");
     CHECK_HAS(file, "n1 memcpy dst=b1+0 src=b0+0 count=4096 kind=DeviceToDevice after=n0\n");
     free(file);
@@ -193,7 +187,7 @@ GR_TEST_T(record_writes_every_node_type_as_a_file_that_loads, 60)
     char *rep = convert("node-types-handmade.log", dir, sizeof dir, "");
     CHECK(strstr(rep, "problem") == NULL);
     free(rep);
-    char *file = slurp(dir, "graph-1.graph");
+    char *file = read_recorded(dir, "graph-1.graph");
     CHECK_HAS(file, "n1 memset dst=@n0+0 ");
     CHECK_HAS(file, "args=@n0+16,x05000000");
     CHECK_HAS(file, "n3 cond c0 type=while size=1 after=n2 {");
@@ -228,7 +222,7 @@ GR_TEST_T(record_gpu_seed_capture_and_explicit_graph, 60)
     CHECK_HAS(rep, "executable 2: instantiated by cuGraphInstantiateWithFlags on thread 1");
     CHECK_HAS(rep, "none: no launch used an address freed before it");
     free(rep);
-    char *file = slurp(dir, "graph-1.graph");
+    char *file = read_recorded(dir, "graph-1.graph");
     CHECK_HAS(file, "\"_Z3fooPfi\"");
     CHECK_HAS(file, "\"_Z3barPfi\"");
     CHECK_HAS(file, "kind=DeviceToDevice");
@@ -318,7 +312,7 @@ GR_TEST_T(record_gpu_pytorch_graphs_load_and_replay, 120)
     CHECK_HAS(rep, "cutlass");
     CHECK_HAS(rep, "none: no launch used an address freed before it");
     free(rep);
-    char *file = slurp(dir, "graph-1.graph");
+    char *file = read_recorded(dir, "graph-1.graph");
     CHECK_HAS(file, "splitKreduce_kernel");
     free(file);
     DIR *d = opendir(dir);
@@ -350,7 +344,7 @@ GR_TEST_T(record_converts_every_fixture, 120)
         if (strstr(rep, "problem: "))
             GR_TEST_FAIL_("%s: a graph file did not load:\n%s", e->d_name, rep);
         free(rep);
-        char *js = slurp(dir, "session.json");
+        char *js = read_recorded(dir, "session.json");
         CHECK_HAS(js, "{\"format\": \"graphrt-record-session 1\"");
         free(js);
         unstage(dir);
@@ -403,13 +397,13 @@ GR_TEST_T(record_names_each_process_and_notes_a_log_cut_short, 60)
     CHECK(stat(cmd, &st) == 0);
     snprintf(cmd, sizeof cmd, "%s/p2-graph-2.graph", dir);
     CHECK(stat(cmd, &st) == 0);
-    char *rep = slurp(dir, "report.txt");
+    char *rep = read_recorded(dir, "report.txt");
     /* The second log has no 'end' line: the program did not exit normally. */
     char *second = strstr(rep, "callbacks-2.log");
     CHECK(second != NULL);
     CHECK(strstr(rep, "no 'end' line") > second);
     free(rep);
-    char *js = slurp(dir, "session.json");
+    char *js = read_recorded(dir, "session.json");
     CHECK_HAS(js, "\"complete\": true");
     CHECK_HAS(js, "\"complete\": false");
     free(js);
@@ -440,7 +434,7 @@ static void run_selftest(char *dir, size_t size, const char *hold_ms)
     CHECK_EQ(system(cmd), 0);
     snprintf(cmd, sizeof cmd, "record --convert '%s' --quiet --stale", dir);
     CHECK_EQ(tool(cmd), 0);
-    char *rep = slurp(dir, "report.txt");
+    char *rep = read_recorded(dir, "report.txt");
     CHECK_HAS(rep, "nodes: 3 (kernel 2, memcpy 1), edges: 2");
     CHECK_HAS(rep, "origin: captured from stream 0x5000 (cuStreamBeginCapture_v2, mode global");
     CHECK_HAS(rep, "launches in all: 6");
@@ -456,7 +450,7 @@ static void run_selftest(char *dir, size_t size, const char *hold_ms)
               "thread 2 (its capture mode global)");
     CHECK_HAS(rep, "first reported to: cuLaunchKernel on thread 1");
     free(rep);
-    char *file = slurp(dir, "graph-1.graph");
+    char *file = read_recorded(dir, "graph-1.graph");
     CHECK_HAS(file, "n1 memcpy dst=b1+0 src=b0+0 count=4096 kind=DeviceToDevice after=n0\n");
     free(file);
     /* The graph is walked twice: once for its capture and instantiation,
@@ -541,7 +535,7 @@ GR_TEST_T(record_a_live_cuda_program, 300)
     CHECK_EQ(tool(cmd), 0);
     char rec[600];
     snprintf(rec, sizeof rec, "%s/rec", dir);
-    char *rep = slurp(rec, "report.txt");
+    char *rep = read_recorded(rec, "report.txt");
     CHECK_HAS(rep, "graphs recorded: 1");
     CHECK_HAS(rep, "nodes: 3 (kernel 2, memcpy 1), edges: 2");
     CHECK_HAS(rep, "(cuStreamBeginCapture_v2, mode global, thread 1");
@@ -549,7 +543,7 @@ GR_TEST_T(record_a_live_cuda_program, 300)
     CHECK_HAS(rep, "launches in all: 100");
     CHECK_HAS(rep, "none: no launch used an address freed before it");
     free(rep);
-    char *file = slurp(rec, "graph-1.graph");
+    char *file = read_recorded(rec, "graph-1.graph");
     CHECK_HAS(file, "\"_Z3fooPfi\"");
     CHECK_HAS(file, "kind=DeviceToDevice");
     free(file);

@@ -4,7 +4,7 @@
  * nothing (every CPU stream keeps reaching the memory), and a capturing
  * stream's capture is invalidated.
  */
-#include "test.h"
+#include "testlib.h"
 
 static void add_one(void *p)
 {
@@ -60,8 +60,7 @@ GR_TEST(stream_attach_refuses_bad_flags_pointers_and_lengths)
     static char pageable[64];
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grMalloc((void **)&dev, 1024));
-    CHECK_GR(grErrorInvalidValue, grStreamAttachMemAsync(s, NULL, 0, grMemAttachGlobal));
-    CHECK_DETAIL_HAS("grStreamAttachMemAsync");
+    CHECK_REFUSED(grErrorInvalidValue, grStreamAttachMemAsync, s, NULL, 0, grMemAttachGlobal);
     CHECK_GR(grErrorInvalidValue, grStreamAttachMemAsync(s, dev, 0, 0));
     CHECK_DETAIL_HAS("flags");
     CHECK_GR(grErrorInvalidValue, grStreamAttachMemAsync(s, dev, 0, grMemAttachGlobal | grMemAttachHost));
@@ -103,14 +102,12 @@ GR_TEST(stream_attach_on_a_capturing_stream_invalidates_the_capture)
     grStreamCaptureStatus st;
     int *dev = NULL;
     CHECK_OK(grMalloc((void **)&dev, 64));
-    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
-    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+    s = tl_capturing_stream(grStreamNonBlocking, grStreamCaptureModeGlobal);
     /* Bad arguments are refused first and leave the capture valid. */
     CHECK_GR(grErrorInvalidValue, grStreamAttachMemAsync(s, dev, 0, 0));
     CHECK_OK(grStreamIsCapturing(s, &st));
     CHECK_EQ(st, grStreamCaptureStatusActive);
-    CHECK_GR(grErrorStreamCaptureUnsupported, grStreamAttachMemAsync(s, dev, 0, grMemAttachGlobal));
-    CHECK_DETAIL_HAS("grStreamAttachMemAsync");
+    CHECK_REFUSED(grErrorStreamCaptureUnsupported, grStreamAttachMemAsync, s, dev, 0, grMemAttachGlobal);
     CHECK_DETAIL_HAS("cannot be captured");
     CHECK_OK(grStreamIsCapturing(s, &st));
     CHECK_EQ(st, grStreamCaptureStatusInvalidated);
@@ -124,15 +121,10 @@ GR_TEST(stream_attach_on_a_capturing_stream_invalidates_the_capture)
 
 GR_TEST(stream_attach_on_the_legacy_stream_is_refused_while_a_blocking_stream_captures)
 {
-    grStream_t s;
-    grGraph_t g = NULL;
-    int *dev = NULL;
-    CHECK_OK(grMalloc((void **)&dev, 64));
-    CHECK_OK(grStreamCreate(&s)); /* blocking */
-    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeRelaxed));
+    int *dev = tl_malloc(64);
+    grStream_t s = tl_capturing_stream(0, grStreamCaptureModeRelaxed); /* blocking */
     CHECK_GR(grErrorStreamCaptureImplicit, grStreamAttachMemAsync(NULL, dev, 0, grMemAttachGlobal));
-    CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &g));
-    CHECK_OK(grStreamDestroy(s));
+    tl_end_invalidated(s);
     CHECK_OK(grFree(dev));
 }
 

@@ -44,7 +44,7 @@ static int run_tool_stderr(const char *args, char *out, size_t cap)
 
 static const char *json_value(const char *s);
 
-static const char *ws(const char *s)
+static const char *after_ws(const char *s)
 {
     while (*s == ' ' || *s == '\n' || *s == '\t' || *s == '\r')
         s++;
@@ -63,22 +63,22 @@ static const char *json_string(const char *s)
 
 static const char *json_value(const char *s)
 {
-    s = ws(s);
+    s = after_ws(s);
     if (*s == '{' || *s == '[') {
         char close = *s == '{' ? '}' : ']';
-        s = ws(s + 1);
+        s = after_ws(s + 1);
         if (*s == close)
             return s + 1;
         for (;;) {
             if (close == '}') {
-                s = json_string(ws(s));
-                if (!s || *(s = ws(s)) != ':')
+                s = json_string(after_ws(s));
+                if (!s || *(s = after_ws(s)) != ':')
                     return NULL;
                 s++;
             }
             if (!(s = json_value(s)))
                 return NULL;
-            s = ws(s);
+            s = after_ws(s);
             if (*s == close)
                 return s + 1;
             if (*s != ',')
@@ -104,7 +104,7 @@ static const char *json_value(const char *s)
 static void check_json(const char *out)
 {
     const char *end = json_value(out);
-    if (!end || *ws(end) != '\0')
+    if (!end || *after_ws(end) != '\0')
         GR_TEST_FAIL_("not one JSON value: %s", out);
 }
 

@@ -25,7 +25,7 @@ typedef struct counted {
     pthread_t thread; /* where the destructor ran */
 } counted;
 
-static void count_destroy(void *p)
+static void count_destroy_thread(void *p)
 {
     counted *c = p;
     c->thread = pthread_self();
@@ -55,7 +55,7 @@ static void flush(void)
     grStream_t s;
     grHostNodeParams hp = {tl_wait_gate, &flush_gate};
     atomic_store(&flush_gate, 0);
-    CHECK_OK(grUserObjectCreate(&o, &c, count_destroy, 1, grUserObjectNoDestructorSync));
+    CHECK_OK(grUserObjectCreate(&o, &c, count_destroy_thread, 1, grUserObjectNoDestructorSync));
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphAddHostNode(&n, g, NULL, 0, &hp));
     CHECK_OK(grGraphRetainUserObject(g, o, 1, grGraphUserObjectMove));
@@ -77,7 +77,7 @@ static void flush(void)
 static grUserObject_t make(counted *c, unsigned refs)
 {
     grUserObject_t o;
-    CHECK_OK(grUserObjectCreate(&o, c, count_destroy, refs, grUserObjectNoDestructorSync));
+    CHECK_OK(grUserObjectCreate(&o, c, count_destroy_thread, refs, grUserObjectNoDestructorSync));
     return o;
 }
 
@@ -116,12 +116,13 @@ GR_TEST(user_object_misuse_is_refused_and_changes_nothing)
     grUserObject_t o;
     grGraph_t g;
     CHECK_GR(grErrorInvalidValue,
-             grUserObjectCreate(NULL, &c, count_destroy, 1, grUserObjectNoDestructorSync));
+             grUserObjectCreate(NULL, &c, count_destroy_thread, 1, grUserObjectNoDestructorSync));
     CHECK_GR(grErrorInvalidValue, grUserObjectCreate(&o, &c, NULL, 1, grUserObjectNoDestructorSync));
-    CHECK_GR(grErrorInvalidValue, grUserObjectCreate(&o, &c, count_destroy, 0, grUserObjectNoDestructorSync));
-    CHECK_GR(grErrorInvalidValue, grUserObjectCreate(&o, &c, count_destroy, 1, 0));
+    CHECK_GR(grErrorInvalidValue,
+             grUserObjectCreate(&o, &c, count_destroy_thread, 0, grUserObjectNoDestructorSync));
+    CHECK_GR(grErrorInvalidValue, grUserObjectCreate(&o, &c, count_destroy_thread, 1, 0));
     CHECK_DETAIL_HAS("grUserObjectNoDestructorSync");
-    CHECK_GR(grErrorInvalidValue, grUserObjectCreate(&o, &c, count_destroy, 1, 3));
+    CHECK_GR(grErrorInvalidValue, grUserObjectCreate(&o, &c, count_destroy_thread, 1, 3));
     o = make(&c, 2);
     CHECK_GR(grErrorInvalidValue, grUserObjectRetain(NULL, 1));
     CHECK_GR(grErrorInvalidValue, grUserObjectRelease(NULL, 1));

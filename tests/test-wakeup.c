@@ -36,7 +36,7 @@ static void gate(void *p)
 static atomic_int arrived, met, finished;
 
 /* Arrives at the meeting point and waits there for the others. */
-static void meet(void *p)
+static void meet_everyone(void *p)
 {
     (void)p;
     atomic_fetch_add(&arrived, 1);
@@ -79,7 +79,7 @@ GR_TEST(parked_workers_all_wake_for_host_functions_on_separate_streams)
     for (int round = 0; round < 5; round++) {
         start_round();
         for (int i = 0; i < NITEMS; i++)
-            CHECK_OK(grLaunchHostFunc(s[i], meet, NULL));
+            CHECK_OK(grLaunchHostFunc(s[i], meet_everyone, NULL));
         CHECK(all_met());
     }
     for (int i = 0; i < NITEMS; i++) {
@@ -93,7 +93,7 @@ GR_TEST(parked_workers_all_wake_for_independent_graph_nodes)
     grGraph_t g;
     grGraphExec_t e;
     grStream_t s;
-    grHostNodeParams hp = {meet, NULL};
+    grHostNodeParams hp = {meet_everyone, NULL};
     use_workers("3");
     CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
     CHECK_OK(grGraphCreate(&g, 0));
@@ -136,7 +136,7 @@ GR_TEST(parked_workers_all_wake_for_streams_released_by_one_event)
         CHECK_OK(grEventRecord(ev, src));
         for (int i = 0; i < NITEMS; i++) {
             CHECK_OK(grStreamWaitEvent(s[i], ev, 0));
-            CHECK_OK(grLaunchHostFunc(s[i], meet, NULL));
+            CHECK_OK(grLaunchHostFunc(s[i], meet_everyone, NULL));
         }
         start_round(); /* the waits suspend, and the idle workers park */
         atomic_store(&gate_open, 1);
@@ -149,18 +149,6 @@ GR_TEST(parked_workers_all_wake_for_streams_released_by_one_event)
     CHECK_OK(grStreamSynchronize(src));
     CHECK_OK(grStreamDestroy(src));
     CHECK_OK(grEventDestroy(ev));
-}
-
-static uint64_t now_us(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000u + (uint64_t)t.tv_nsec / 1000u;
-}
-
-static uint64_t now_ms(void)
-{
-    return now_us() / 1000u;
 }
 
 /* An idle worker that spins gives its CPU to a thread that wants it, and
@@ -185,66 +173,12 @@ GR_TEST(idle_worker_parks_when_its_cpu_is_wanted)
     CHECK_OK(grLaunchHostFunc(s, tl_noop, NULL));
     CHECK_OK(grStreamSynchronize(s));
     /* The launch woke the worker; it spins from when it gets the CPU. */
-    uint64_t start = now_ms();
-    while (now_ms() - start < 20)
+    long long start = tl_now_ms();
+    while (tl_now_ms() - start < 20)
         ;
     bool parked = false;
-    while (!parked && now_ms() - start < 400)
+    while (!parked && tl_now_ms() - start < 400)
         parked = gr__sched_parked_workers() == 1;
     CHECK(parked);
     CHECK_OK(grStreamDestroy(s));
-}
-
-/* An application that submits at a steady pace, a gap longer than the
- * spin window between two submissions, keeps a worker spinning from one
- * to the next instead of waking a parked one each time (sched.c,
- * cadence_span). Here the window is 100 us and the test thread launches
- * every 300 us or so, sleeping in between (a busy test thread would make
- * the spinner give its CPU up on two CPUs): 250 us after each launch, with
- * the pace known, one of the two workers must be spinning; without the
- * stretch both are parked by then, in every round. Only rounds that follow
- * a gap the stretch covers are counted (a sleep may overshoot it, and a
- * gap over a millisecond is no pace to follow), and fewer than half of
- * them may find both workers parked: a spinner parks when its CPU is
- * wanted elsewhere, which a loaded machine or a sanitizer's threads make
- * happen now and then (up to 10 rounds of 40 under two busy loops, up to
- * 16 under TSan). */
-GR_TEST(spinner_stays_up_between_submissions_at_a_steady_pace)
-{
-    enum {
-        WARMUP = 20,
-        COUNTED = 40,
-        MAX_ROUNDS = 400,
-        GAP_US = 300,
-        LOOK_US = 250,
-        STEADY_US = 800 /* the longest gap counted, inside the 1 ms cap */
-    };
-    setenv("GRAPHRT_SPIN_US", "100", 1);
-    gr__sched_cpus_set(2);
-    use_workers("2");
-    grStream_t s;
-    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
-    int counted = 0, both_parked = 0;
-    uint64_t last_gap = UINT64_MAX;
-    for (int r = 0; r < MAX_ROUNDS && counted < COUNTED; r++) {
-        uint64_t start = now_us();
-        CHECK_OK(grLaunchHostFunc(s, tl_noop, NULL));
-        CHECK_OK(grStreamSynchronize(s));
-        uint64_t t = now_us() - start;
-        if (t < LOOK_US)
-            usleep((useconds_t)(LOOK_US - t));
-        if (r >= WARMUP && last_gap <= STEADY_US) {
-            counted++;
-            both_parked += gr__sched_parked_workers() == 2;
-        }
-        t = now_us() - start;
-        if (t < GAP_US)
-            usleep((useconds_t)(GAP_US - t));
-        last_gap = now_us() - start;
-    }
-    CHECK_EQ(counted, COUNTED);
-    CHECK(both_parked < COUNTED / 2);
-    CHECK_OK(grStreamDestroy(s));
-    gr__sched_cpus_set(0);
-    CHECK_OK(grDeviceReset());
 }

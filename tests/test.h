@@ -106,4 +106,12 @@ void gr_test_real_gpu_or_skip(void);
             GR_TEST_FAIL_("detail \"%s\" lacks \"%s\"", d_, (sub)); \
     } while (0)
 
+/* CHECK_REFUSED(err, fn, args...): fn(args...) must fail with err, and
+ * the detail must name fn. */
+#define CHECK_REFUSED(err, fn, ...)       \
+    do {                                  \
+        CHECK_GR((err), fn(__VA_ARGS__)); \
+        CHECK_DETAIL_HAS(#fn);            \
+    } while (0)
+
 #endif /* GR_TEST_H */

@@ -156,14 +156,6 @@ void fa_event_record_capture(fa *f, int e, int sid)
 
 /* ------------------------------------------------------------------ begin */
 
-static int free_graph_slot(fa *f)
-{
-    for (int i = 0; i < FA_GRAPHS; i++)
-        if (!f->g[i])
-            return i;
-    return -1;
-}
-
 static grStreamCaptureMode pick_mode(fa *f)
 {
     if (f->mt)
@@ -253,7 +245,7 @@ static void begin(fa *f)
         f->s[sid].ndeps = nd;
         return;
     }
-    int slot = free_graph_slot(f);
+    int slot = fa_free_graph_slot(f);
     if (slot < 0)
         return;
     fa_ok(f, FA_CALL(f, grStreamBeginCapture(s, mode)));

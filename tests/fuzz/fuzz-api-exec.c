@@ -20,8 +20,6 @@
 
 #define W ((FA_XNODES + 63) / 64)
 
-static int height(const fa_graph *g);
-
 /* alloc_by of a graph allocation whose state the model cannot know. */
 #define GM_UNSURE (-3)
 
@@ -270,14 +268,6 @@ static void exec_free(fa *f, int i)
     f->x[i] = NULL;
 }
 
-static fa_graph *graph_by_uid(fa *f, uint64_t uid)
-{
-    for (int i = 0; i < FA_GRAPHS; i++)
-        if (f->g[i] && f->g[i]->uid == uid)
-            return f->g[i];
-    return NULL;
-}
-
 static void instantiate(fa *f)
 {
     int slot;
@@ -386,7 +376,7 @@ static void instantiate(fa *f)
  * allocated end with it, and those of a destroyed graph are gone. */
 static void exec_gone(fa *f, int xi)
 {
-    fa_graph *g = graph_by_uid(f, f->x[xi]->src_uid);
+    fa_graph *g = fa_graph_by_uid(f, f->x[xi]->src_uid);
     if (g && f->x[xi]->counted) {
         g->nexec--;
         g->exec_gone = true;
@@ -800,7 +790,7 @@ static int child_compare(fa *f, fa_exec *x, int ti, const fa_graph *c, int *orde
     const fa_graph *o = x->shape->node[ti].p.child;
     int order_o[FA_NODES], pos_o[FA_NODES], pos_n[FA_NODES];
     uint8_t types[FA_NODES];
-    if (height(o) > 0 || height(c) > 0)
+    if (fa_graph_height(o) > 0 || fa_graph_height(c) > 0)
         return 2;
     int no = kahn(o, order_o), nn = kahn(c, order_n);
     if (no != nn)
@@ -949,7 +939,7 @@ static void exec_setter(fa *f)
     case grGraphNodeTypeGraph: {
         /* The source graph's current child graph (same topology, maybe new
          * parameters), or any other graph. */
-        fa_graph *c = fa_pct(f, 70) ? graph_by_uid(f, x->src_uid) : fa_pick_graph(f, true, false);
+        fa_graph *c = fa_pct(f, 70) ? fa_graph_by_uid(f, x->src_uid) : fa_pick_graph(f, true, false);
         if (!c || c->capture >= 0)
             return;
         if (c->uid == x->src_uid) {
@@ -1266,18 +1256,6 @@ static void update(fa *f)
                         nn->p.dst.off);
         }
     }
-}
-
-static int height(const fa_graph *g)
-{
-    int h = 0;
-    for (int i = 0; i < g->nn; i++)
-        if (g->node[i].live && g->node[i].type == grGraphNodeTypeGraph) {
-            int c = 1 + height(g->node[i].p.child);
-            if (c > h)
-                h = c;
-        }
-    return h;
 }
 
 /* --------------------------------------------------------------- shared */

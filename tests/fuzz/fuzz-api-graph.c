@@ -90,12 +90,12 @@ fa_graph *fa_graph_copy(fa *f, const fa_graph *src)
     return g;
 }
 
-static int height(const fa_graph *g)
+int fa_graph_height(const fa_graph *g)
 {
     int h = 0;
     for (int i = 0; i < g->nn; i++)
         if (g->node[i].live && g->node[i].type == grGraphNodeTypeGraph) {
-            int c = 1 + height(g->node[i].p.child);
+            int c = 1 + fa_graph_height(g->node[i].p.child);
             if (c > h)
                 h = c;
         }
@@ -465,7 +465,7 @@ static bool deps_reach(const fa_graph *g, const uint8_t *deps, int nd, int targe
     return false;
 }
 
-static void add_node(fa *f)
+static void op_add_node(fa *f)
 {
     fa_graph *g = fa_pick_graph(f, false, true);
     if (!g || g->nn >= FA_NODES)
@@ -509,7 +509,7 @@ static void add_node(fa *f)
         } else if (child->nmem) {
             bad = true;
             want = grErrorNotSupported;
-        } else if (g->depth + 1 + height(child) > FA_DEPTH) {
+        } else if (g->depth + 1 + fa_graph_height(child) > FA_DEPTH) {
             return; /* the model's graphs nest this deep at most (deep_nesting goes further) */
         }
         if (!child->h)
@@ -991,7 +991,7 @@ static void destroy_node(fa *f)
 
 /* --------------------------------------------------- create, destroy, clone */
 
-static int free_graph_slot(fa *f)
+int fa_free_graph_slot(fa *f)
 {
     for (int i = 0; i < FA_GRAPHS; i++)
         if (!f->g[i])
@@ -1001,7 +1001,7 @@ static int free_graph_slot(fa *f)
 
 static void graph_create(fa *f)
 {
-    int s = free_graph_slot(f);
+    int s = fa_free_graph_slot(f);
     grGraph_t h = NULL;
     if (s < 0 || fa_pct(f, 10)) {
         if (fa_pct(f, 50))
@@ -1066,7 +1066,7 @@ static void graph_destroy(fa *f)
 static void graph_clone(fa *f)
 {
     fa_graph *g = fa_pick_graph(f, false, false);
-    int s = free_graph_slot(f);
+    int s = fa_free_graph_slot(f);
     grGraph_t h = NULL;
     if (!g)
         return;
@@ -1095,7 +1095,7 @@ static void graph_clone(fa *f)
         fa_graph_verify(f, c);
 }
 
-static fa_graph *graph_by_uid(fa *f, uint64_t uid)
+fa_graph *fa_graph_by_uid(fa *f, uint64_t uid)
 {
     for (int i = 0; i < FA_GRAPHS; i++)
         if (f->g[i] && f->g[i]->uid == uid)
@@ -1109,7 +1109,7 @@ static void find_in_clone(fa *f)
     grGraphNode_t out = NULL;
     if (!c || !c->clone_of || c->capture >= 0)
         return;
-    fa_graph *o = graph_by_uid(f, c->clone_of);
+    fa_graph *o = fa_graph_by_uid(f, c->clone_of);
     if (!o || o->capture >= 0)
         return;
     int i = fa_pick_live(f, o);
@@ -1343,7 +1343,7 @@ void fa_graph_step(fa *f)
     else if (k < 12)
         graph_destroy(f);
     else if (k < 45)
-        add_node(f);
+        op_add_node(f);
     else if (k < 55)
         add_edges(f);
     else if (k < 60)

@@ -515,4 +515,10 @@ extern const size_t fa_kernel_sizes[FK_COUNT][4];
  * given it, so that the model holds on machines with GPUs too. */
 #define FA_NO_DEVICE 64
 
+/* The live graph of this uid, or NULL; the depth of child graphs in g;
+ * a free slot of f->g, or -1 (fuzz-api-graph.c). */
+fa_graph *fa_graph_by_uid(fa *f, uint64_t uid);
+int fa_graph_height(const fa_graph *g);
+int fa_free_graph_slot(fa *f);
+
 #endif /* GR_FUZZ_API_H */

@@ -49,34 +49,32 @@ double fz_now(void)
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+/* Which sanitizers this build has: gcc defines __SANITIZE_*__, clang
+ * answers __has_feature. */
+#if defined(__has_feature)
+#define FZ_HAS_FEATURE(x) __has_feature(x)
+#else
+#define FZ_HAS_FEATURE(x) 0
+#endif
+#if defined(__SANITIZE_THREAD__) || FZ_HAS_FEATURE(thread_sanitizer)
+#define FZ_TSAN 1
+#else
+#define FZ_TSAN 0
+#endif
+#if defined(__SANITIZE_ADDRESS__) || FZ_HAS_FEATURE(address_sanitizer) || FZ_TSAN
+#define FZ_SANITIZED 1
+#else
+#define FZ_SANITIZED 0
+#endif
+
 bool fz_sanitized(void)
 {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-    return true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-    return true;
-#else
-    return false;
-#endif
-#else
-    return false;
-#endif
+    return FZ_SANITIZED;
 }
 
 bool fz_tsan(void)
 {
-#if defined(__SANITIZE_THREAD__)
-    return true;
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-    return true;
-#else
-    return false;
-#endif
-#else
-    return false;
-#endif
+    return FZ_TSAN;
 }
 
 /* ------------------------------------------------------- known bug classes */

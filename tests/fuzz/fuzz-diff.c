@@ -240,7 +240,7 @@ static df_op *emit(gen *g, df_kind k, int s)
     return op;
 }
 
-static void finish(gen *g, df_op *op)
+static void diff_finish(gen *g, df_op *op)
 {
     memcpy(op->vc, g->vc[op->s], sizeof op->vc);
 }
@@ -251,7 +251,7 @@ static void emit_record(gen *g, int e, int s)
     op->ev = e;
     memcpy(g->evc[e], g->vc[s], sizeof g->evc[e]);
     g->ev_recorded[e] = true;
-    finish(g, op);
+    diff_finish(g, op);
 }
 
 static void emit_wait(gen *g, int s, int e)
@@ -261,7 +261,7 @@ static void emit_wait(gen *g, int s, int e)
     for (int k = 0; k < DF_STREAMS; k++)
         if (g->evc[e][k] > g->vc[s][k])
             g->vc[s][k] = g->evc[e][k];
-    finish(g, op);
+    diff_finish(g, op);
 }
 
 /* Orders everything stream 'from' has issued so far before what stream
@@ -397,7 +397,7 @@ static void gen_kernel(gen *g, int s)
         op->bdim = bdims[fz_below(&g->r, 6)];
     while ((n + op->bdim - 1) / op->bdim > DF_MAX_BLOCKS);
     op->blocks = (n + op->bdim - 1) / op->bdim;
-    finish(g, op);
+    diff_finish(g, op);
 }
 
 static void gen_copy(gen *g, int s)
@@ -418,31 +418,31 @@ static void gen_copy(gen *g, int s)
     op->dst = d;
     op->src = src;
     op->ckind = (grMemcpyKind)fz_below(&g->r, 5);
-    finish(g, op);
+    diff_finish(g, op);
+}
+
+/* An op of this kind that writes two random bytes over a region of up
+ * to max bytes. */
+static void gen_write(gen *g, int s, df_kind kind, uint32_t max)
+{
+    df_region d = pick_region(g, 1, max);
+    bool w = true;
+    order_after_conflicts(g, s, &d, &w, 1);
+    df_op *op = emit(g, kind, s);
+    op->dst = d;
+    op->val[0] = (uint8_t)fz_next(&g->r);
+    op->val[1] = (uint8_t)fz_next(&g->r);
+    diff_finish(g, op);
 }
 
 static void gen_set(gen *g, int s)
 {
-    df_region d = pick_region(g, 1, 900);
-    bool w = true;
-    order_after_conflicts(g, s, &d, &w, 1);
-    df_op *op = emit(g, DK_SET, s);
-    op->dst = d;
-    op->val[0] = (uint8_t)fz_next(&g->r);
-    op->val[1] = (uint8_t)fz_next(&g->r);
-    finish(g, op);
+    gen_write(g, s, DK_SET, 900);
 }
 
 static void gen_host(gen *g, int s)
 {
-    df_region d = pick_region(g, 1, 256);
-    bool w = true;
-    order_after_conflicts(g, s, &d, &w, 1);
-    df_op *op = emit(g, DK_HOST, s);
-    op->dst = d;
-    op->val[0] = (uint8_t)fz_next(&g->r);
-    op->val[1] = (uint8_t)fz_next(&g->r);
-    finish(g, op);
+    gen_write(g, s, DK_HOST, 256);
 }
 
 static void gen_alloc(gen *g, int s)
@@ -458,12 +458,12 @@ static void gen_alloc(gen *g, int s)
     op->temp = t;
     op->from_pool = fz_chance(&g->r, 50);
     op->dst = (df_region){DF_BUFS + t, g->temp_gen[t], 0, DF_TEMP_BYTES};
-    finish(g, op);
+    diff_finish(g, op);
     /* Defined contents before anything reads them. */
     df_op *set = emit(g, DK_SET, s);
     set->dst = op->dst;
     set->val[0] = set->val[1] = (uint8_t)fz_next(&g->r);
-    finish(g, set);
+    diff_finish(g, set);
 }
 
 static void gen_free(gen *g, int t, int s)
@@ -475,7 +475,7 @@ static void gen_free(gen *g, int t, int s)
     op->temp = t;
     op->dst = d;
     g->temp_live[t] = false;
-    finish(g, op);
+    diff_finish(g, op);
 }
 
 /* Room for one more op with all the joins it may need. */
@@ -934,7 +934,7 @@ static grGraph_t capture(df_env *e, const df_prog *p, int v)
     return out;
 }
 
-static void launch_and_check(df_env *e, const df_prog *p, grGraphExec_t x, int v, const char *what)
+static void diff_launch_and_check(df_env *e, const df_prog *p, grGraphExec_t x, int v, const char *what)
 {
     load_init(e, p);
     reset_stamps(e, p);
@@ -958,7 +958,7 @@ static void run_graph(df_env *e, const df_prog *p)
         DOK(e, p, grGraphDestroy(g), "destroy graph");
         g = NULL;
     }
-    launch_and_check(e, p, x, 0, "graph launch");
+    diff_launch_and_check(e, p, x, 0, "graph launch");
     if (p->update) {
         grGraph_t g2 = capture(e, p, 1);
         grGraphExecUpdateResultInfo info;
@@ -969,7 +969,7 @@ static void run_graph(df_env *e, const df_prog *p)
             df_fail(e, p, "grGraphExecUpdate from a capture of the same program returned %s, result %d: %s",
                     grGetErrorName(err), (int)info.result, grGetLastErrorDetail());
         DOK(e, p, grGraphDestroy(g2), "destroy graph");
-        launch_and_check(e, p, x, 1, "updated graph launch");
+        diff_launch_and_check(e, p, x, 1, "updated graph launch");
     }
     DOK(e, p, grGraphExecDestroy(x), "exec destroy");
     if (g)
@@ -1057,7 +1057,7 @@ static bool take_batch(df_prog *progs, unsigned *n, bool mt)
     return *n > 0;
 }
 
-static void *thread_main(void *argp)
+static void *diff_thread_main(void *argp)
 {
     thread_arg *a = argp;
     fz_ctx *c = a->ctx;
@@ -1160,7 +1160,7 @@ int fz_diff_main(int argc, char **argv)
     fz_ok(&ctx[0], FZ(&ctx[0], grKernelCreate(&g_kernel, df_kernel, "fuzz_diff_kernel", 6, sizes)), "setup");
     for (unsigned i = 0; i < g_o.threads; i++) {
         args[i] = (thread_arg){&ctx[i], i, calloc(DF_BATCH, sizeof(df_prog))};
-        if (!args[i].progs || pthread_create(&th[i], NULL, thread_main, &args[i]) != 0) {
+        if (!args[i].progs || pthread_create(&th[i], NULL, diff_thread_main, &args[i]) != 0) {
             fprintf(stderr, "fuzz-diff: cannot start thread %u\n", i);
             return 2;
         }

@@ -45,8 +45,8 @@ typedef struct fworld {
     unsigned char plain[256];
 } fworld;
 
-static void add_node(fz_ctx *c, fz_rng *r, fworld *w, grGraph_t g, grGraphNode_t *deps, size_t nd, int depth,
-                     grGraphNode_t *out)
+static void file_add_node(fz_ctx *c, fz_rng *r, fworld *w, grGraph_t g, grGraphNode_t *deps, size_t nd,
+                          int depth, grGraphNode_t *out)
 {
     switch (fz_below(r, depth < 2 ? 9 : 8)) {
     case 0: {
@@ -126,7 +126,7 @@ static void add_node(fz_ctx *c, fz_rng *r, fworld *w, grGraph_t g, grGraphNode_t
         fz_ok(c, FZ(c, grGraphCreate(&ch, 0)), "child");
         unsigned n = 1 + fz_below(r, 3);
         for (unsigned i = 0; i < n; i++)
-            add_node(c, r, w, ch, i ? &cn[fz_below(r, i)] : NULL, i ? 1 : 0, depth + 1, &cn[i]);
+            file_add_node(c, r, w, ch, i ? &cn[fz_below(r, i)] : NULL, i ? 1 : 0, depth + 1, &cn[i]);
         fz_ok(c, FZ(c, grGraphAddChildGraphNode(out, g, deps, nd, ch)), "child");
         fz_ok(c, FZ(c, grGraphDestroy(ch)), "child");
         break;
@@ -137,7 +137,7 @@ static void add_node(fz_ctx *c, fz_rng *r, fworld *w, grGraph_t g, grGraphNode_t
 /* An IF or SWITCH node (not WHILE: stand-in bodies never end a loop)
  * whose bodies hold a few nodes, a kernel among them taking the handle as
  * its pointer-sized argument (saved as the handle's name). */
-static void add_cond(fz_ctx *c, fz_rng *r, fworld *w, grGraph_t g, grGraphNode_t dep)
+static void file_add_cond(fz_ctx *c, fz_rng *r, fworld *w, grGraph_t g, grGraphNode_t dep)
 {
     grGraphConditionalHandle h;
     grGraphNodeParams p;
@@ -175,13 +175,13 @@ static grGraph_t make_graph(fz_ctx *c, fz_rng *r, fworld *w)
             deps[nd++] = nodes[fz_below(r, i)];
         if (i > 1 && fz_chance(r, 30) && nodes[i - 1] != deps[0])
             deps[nd++] = nodes[i - 1];
-        add_node(c, r, w, g, deps, nd, 0, &nodes[i]);
+        file_add_node(c, r, w, g, deps, nd, 0, &nodes[i]);
     }
     grGraphNode_t a = nodes[fz_below(r, n)], b = nodes[fz_below(r, n)];
     if (a != b)
         (void)grGraphAddDependencies(g, &b, &a, NULL, 1); /* may close a cycle: refused */
     if (fz_chance(r, 30))
-        add_cond(c, r, w, g, fz_chance(r, 50) ? nodes[fz_below(r, n)] : NULL);
+        file_add_cond(c, r, w, g, fz_chance(r, 50) ? nodes[fz_below(r, n)] : NULL);
     if (fz_chance(r, 25)) {
         grMemAllocNodeParams ap;
         grGraphNode_t an, fn;
@@ -373,8 +373,8 @@ static bool has_wait(grGraph_t g, int depth)
 }
 
 /* One case: save, mutate, load, and what a loaded graph must do. */
-static void run_case(fz_ctx *c, uint64_t seed, fworld *w, const char *orig, const char *mut,
-                     const char *again)
+static void file_run_case(fz_ctx *c, uint64_t seed, fworld *w, const char *orig, const char *mut,
+                          const char *again)
 {
     fz_rng r;
     fz_rng_seed(&r, seed);
@@ -502,7 +502,7 @@ int fz_file_main(int argc, char **argv)
             break;
         if (!g_o.iterations && g_o.seconds > 0 && fz_now() - t0 >= g_o.seconds)
             break;
-        run_case(c, g_o.seed + i, &w, orig, mut, again);
+        file_run_case(c, g_o.seed + i, &w, orig, mut, again);
         cases++;
     }
     atomic_store(&c->active, false);

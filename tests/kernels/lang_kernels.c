@@ -7,6 +7,7 @@
  * plain C computation.
  */
 #include "graphrt_kernel.h"
+#include "test_kernels.h"
 
 /* ---------------------------------------------------------- reductions */
 
@@ -246,18 +247,6 @@ GR_KERNEL_SYNC(lang_warp_ops, (unsigned *, r))
 /* Every thread applies each operation once to the global cells g (and
  * its block's shared copies, added to g's last cells at the end): see
  * test-kernel-lang.c for what each cell must end as. */
-typedef struct lang_atomic_cells {
-    int i_add, i_sub, i_min, i_max, i_and, i_or, i_xor, i_exch, i_cas;
-    unsigned u_add, u_sub, u_min, u_max, u_and, u_or, u_xor, u_exch, u_cas, u_inc, u_dec;
-    unsigned long long ull_add, ull_min, ull_max, ull_and, ull_or, ull_xor, ull_exch, ull_cas;
-    long long ll_min, ll_max;
-    float f_add, f_exch;
-    double d_add;
-    unsigned shared_u_add;
-    float shared_f_add;
-    unsigned shared_u_max;
-} lang_atomic_cells;
-
 GR_KERNEL_SYNC(lang_atomics, (lang_atomic_cells *, g))
 {
     GR_SHARED(unsigned, su, 2);

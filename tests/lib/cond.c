@@ -32,7 +32,7 @@ static void put_fn(const grKernelCtx *ctx, void **args)
 }
 
 /* add(dst, value): *dst += value, once per block (atomically). */
-static void add_fn(const grKernelCtx *ctx, void **args)
+static void cond_add_fn(const grKernelCtx *ctx, void **args)
 {
     (void)ctx;
     __atomic_fetch_add(*(int **)args[0], *(int *)args[1], __ATOMIC_RELAXED);
@@ -47,7 +47,7 @@ tl_cond_kernels tl_cond_kernels_make(void)
     CHECK_OK(grKernelCreate(&k.step, tl_cond_step_fn, "cond_step", 3, step_sz));
     CHECK_OK(grKernelCreate(&k.setv, tl_cond_setv_fn, "cond_setv", 2, setv_sz));
     CHECK_OK(grKernelCreate(&k.put, put_fn, "cond_put", 2, put_sz));
-    CHECK_OK(grKernelCreate(&k.add, add_fn, "cond_add", 2, put_sz));
+    CHECK_OK(grKernelCreate(&k.add, cond_add_fn, "cond_add", 2, put_sz));
     return k;
 }
 
@@ -71,4 +71,19 @@ grGraphNode_t tl_cond_add_put(grGraph_t g, const grGraphNode_t *deps, size_t nde
 {
     void *args[2] = {&dst, &v};
     return tl_add_kernel(g, deps, ndeps, k->put, args, 1);
+}
+
+grGraphNode_t tl_cond_graph(grGraph_t *g, grGraphConditionalHandle *h, unsigned dflt, unsigned flags,
+                            grGraphConditionalNodeType type, unsigned size, grGraph_t **bodies)
+{
+    CHECK_OK(grGraphCreate(g, 0));
+    CHECK_OK(grGraphConditionalHandleCreate(h, *g, dflt, flags));
+    return tl_add_cond(*g, NULL, 0, *h, type, size, bodies);
+}
+
+void tl_cond_done(grGraphExec_t e, grGraph_t g, tl_cond_kernels *k)
+{
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    tl_cond_kernels_free(k);
 }

@@ -34,3 +34,13 @@ void tl_check_all_u32(const unsigned *h, unsigned n, unsigned want)
         if (h[i] != want)
             GR_TEST_FAIL_("element %u is %u, expected %u", i, h[i], want);
 }
+
+void tl_memset_check_free_async(void *d, unsigned char *h, size_t n, int v, grStream_t s)
+{
+    CHECK_OK(grMemsetAsync(d, v, n, s));
+    CHECK_OK(grMemcpyAsync(h, d, n, grMemcpyDeviceToHost, s));
+    CHECK_OK(grFreeAsync(d, s));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_EQ(h[0], v);
+    CHECK_EQ(h[n - 1], v);
+}

@@ -29,8 +29,14 @@ void tl_set_flag(void *p)
     atomic_store((atomic_int *)p, 1);
 }
 
+void tl_set_flag_late(void *p)
+{
+    tl_sleep_ms(30);
+    atomic_store((atomic_int *)p, 1);
+}
+
 /* Milliseconds on the monotonic clock. */
-static long long now_ms(void)
+long long tl_now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -41,9 +47,9 @@ atomic_int tl_gate_timeouts;
 
 void tl_wait_gate(void *p)
 {
-    long long end = now_ms() + TL_GATE_MS;
+    long long end = tl_now_ms() + TL_GATE_MS;
     while (!atomic_load((atomic_int *)p)) {
-        if (now_ms() >= end) {
+        if (tl_now_ms() >= end) {
             atomic_fetch_add(&tl_gate_timeouts, 1);
             return;
         }
@@ -127,6 +133,20 @@ void tl_run_graph_on(grGraph_t g, grStream_t s)
     CHECK_OK(grGraphExecDestroy(e));
 }
 
+grStream_t tl_capturing_stream(unsigned flags, grStreamCaptureMode mode)
+{
+    grStream_t s = tl_stream(flags);
+    CHECK_OK(grStreamBeginCapture(s, mode));
+    return s;
+}
+
+void tl_end_invalidated(grStream_t s)
+{
+    grGraph_t g = NULL;
+    CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &g));
+    CHECK_OK(grStreamDestroy(s));
+}
+
 grStreamCaptureStatus tl_capture_status(grStream_t s)
 {
     grStreamCaptureStatus st;
@@ -159,9 +179,9 @@ int tl_use_gpu_or_skip(void)
 
 bool tl_wait_until(atomic_int *flag, int want, long deadline_ms)
 {
-    long long end = now_ms() + deadline_ms;
+    long long end = tl_now_ms() + deadline_ms;
     while (atomic_load(flag) < want) {
-        if (now_ms() >= end)
+        if (tl_now_ms() >= end)
             return false;
         struct timespec ts = {0, 100000};
         nanosleep(&ts, NULL);
@@ -228,6 +248,63 @@ grMemAllocNodeParams tl_alloc_params(int device, size_t bytes)
     return ap;
 }
 
+void *tl_malloc(size_t bytes)
+{
+    void *p = NULL;
+    CHECK_OK(grMalloc(&p, bytes));
+    CHECK(p != NULL);
+    return p;
+}
+
+void *tl_calloc(size_t bytes)
+{
+    void *p = tl_malloc(bytes);
+    memset(p, 0, bytes);
+    return p;
+}
+
+grGraphNode_t tl_add_alloc(grGraph_t g, const grGraphNode_t *deps, size_t n, int device, size_t bytes,
+                           void **out)
+{
+    grGraphNode_t node = NULL;
+    grMemAllocNodeParams ap = tl_alloc_params(device, bytes);
+    CHECK_OK(grGraphAddMemAllocNode(&node, g, deps, n, &ap));
+    CHECK(ap.dptr != NULL);
+    *out = ap.dptr;
+    return node;
+}
+
+uint64_t tl_graph_mem_attr(int device, grGraphMemAttributeType a)
+{
+    uint64_t v = ~0ull;
+    CHECK_OK(grDeviceGetGraphMemAttribute(device, a, &v));
+    return v;
+}
+
+void tl_fill_pattern(unsigned char *p, size_t n, unsigned seed)
+{
+    for (size_t i = 0; i < n; i++)
+        p[i] = (unsigned char)(i * 7u + seed * 13u + 1u);
+}
+
+void tl_copy3d_reference(unsigned char *want, const void *base, const grMemcpy3DParms *c,
+                         const unsigned char *from, const void *from_base)
+{
+    const grPitchedPtr d = c->dstPtr, s = c->srcPtr;
+    for (size_t z = 0; z < c->extent.depth; z++)
+        for (size_t y = 0; y < c->extent.height; y++)
+            memcpy(want + ((char *)d.ptr - (const char *)base) +
+                       ((c->dstPos.z + z) * d.ysize + c->dstPos.y + y) * d.pitch + c->dstPos.x,
+                   from + ((const char *)s.ptr - (const char *)from_base) +
+                       ((c->srcPos.z + z) * s.ysize + c->srcPos.y + y) * s.pitch + c->srcPos.x,
+                   c->extent.width);
+}
+
+void tl_copy3d_on_host(const grMemcpy3DParms *c)
+{
+    tl_copy3d_reference(c->dstPtr.ptr, c->dstPtr.ptr, c, c->srcPtr.ptr, c->srcPtr.ptr);
+}
+
 grMemPool_t tl_pool(int device)
 {
     grMemPoolProps p = tl_pool_props(device);
@@ -247,4 +324,13 @@ uint64_t tl_pool_u64(grMemPool_t pool, grMemPoolAttr a)
 void tl_pool_set_int(grMemPool_t pool, grMemPoolAttr a, int v)
 {
     CHECK_OK(grMemPoolSetAttribute(pool, a, &v));
+}
+
+void tl_check_env_debug_flag(const char *var, unsigned flag)
+{
+    unsigned flags = 0;
+    setenv(var, "1", 1);
+    CHECK_OK(grGetDebugFlags(&flags));
+    CHECK_EQ(flags, flag);
+    unsetenv(var);
 }

@@ -18,6 +18,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* GR_TEST_CPU_AND_GPU(name, gpu) { body }: one body run as two tests,
+ * name_on_the_cpu (gpu 0) and name_on_a_gpu (gpu 1); the body makes its
+ * device current with gr_test_device_or_skip(gpu). */
+#define GR_TEST_CPU_AND_GPU(name, gpu) \
+    static void name(int gpu);         \
+    GR_TEST(name##_on_the_cpu)         \
+    {                                  \
+        name(0);                       \
+    }                                  \
+    GR_TEST(name##_on_a_gpu)           \
+    {                                  \
+        name(1);                       \
+    }                                  \
+    static void name(int gpu)
+
 /* ------------------------------------------------------ host functions */
 
 /* Does nothing: a host node or host function that only takes a place. */
@@ -28,6 +43,9 @@ void tl_bump(void *p);
 void tl_bump_atomic(void *p);
 /* Stores 1 into the atomic_int at p. */
 void tl_set_flag(void *p);
+/* Sleeps 30 ms, then stores 1 into the atomic_int at p: a host function
+ * still running when the test makes its next calls. */
+void tl_set_flag_late(void *p);
 /* Holds its stream or graph until the atomic_int at p is non-zero, or
  * TL_GATE_MS have passed (so that a failing test ends instead of hanging
  * its worker), counting the latter in tl_gate_timeouts; a test that opens
@@ -71,6 +89,11 @@ grKernel_t tl_kernel_nop_create(void);
 grKernel_t tl_kernel_fill_u32_create(void);
 grKernel_t tl_kernel_add_u32_create(void);
 grKernel_t tl_kernel_store_i32_create(void);
+/* tl_nop registered on first use and kept for the rest of the test, for
+ * a file that takes a kernel node's place many times (not beside
+ * tl_kernel_nop_create, which registers the same name). */
+grKernel_t tl_kernel_nop_kept(void);
+grKernel_t tl_kernel_store_i32_kept(void);
 
 /* The kernel gr_test_fill or gr_test_add (the name says which) of the
  * tests' PTX image, with tl_fill_u32_fn or tl_add_u32_fn for the CPU:
@@ -78,6 +101,10 @@ grKernel_t tl_kernel_store_i32_create(void);
 grKernel_t tl_ptx_kernel(const char *name);
 /* Kernel node parameters of k over n threads in blocks of 'block'. */
 grKernelNodeParams tl_params_1d(grKernel_t k, void **args, unsigned n, unsigned block);
+/* Sets the n bytes of device memory d to v on s, copies them back into h,
+ * frees d on s and synchronizes s; the first and the last byte of h must
+ * hold v. */
+void tl_memset_check_free_async(void *d, unsigned char *h, size_t n, int v, grStream_t s);
 /* Fails the test, naming the first wrong element, unless h[0..n) all
  * hold want. */
 void tl_check_all_u32(const unsigned *h, unsigned n, unsigned want);
@@ -164,6 +191,13 @@ typedef struct tl_cond_kernels {
 } tl_cond_kernels;
 tl_cond_kernels tl_cond_kernels_make(void);
 void tl_cond_kernels_free(tl_cond_kernels *k);
+/* Creates *g with a new handle *h (default dflt, grGraphConditionalHandle
+ * flags) and one conditional node of this type and size on it, which it
+ * returns (bodies as tl_add_cond gives them). */
+grGraphNode_t tl_cond_graph(grGraph_t *g, grGraphConditionalHandle *h, unsigned dflt, unsigned flags,
+                            grGraphConditionalNodeType type, unsigned size, grGraph_t **bodies);
+/* Destroys a conditional test's executable, graph and kernels. */
+void tl_cond_done(grGraphExec_t e, grGraph_t g, tl_cond_kernels *k);
 /* step's and setv's CPU functions, for a test that names its own. */
 void tl_cond_step_fn(const grKernelCtx *ctx, void **args);
 void tl_cond_setv_fn(const grKernelCtx *ctx, void **args);
@@ -220,6 +254,11 @@ void tl_run_graph(grGraph_t g);
 /* Instantiates g, runs it once on s, waits for s and destroys the
  * executable. */
 void tl_run_graph_on(grGraph_t g, grStream_t s);
+/* A new stream (grStreamCreateWithFlags flags) capturing in this mode. */
+grStream_t tl_capturing_stream(unsigned flags, grStreamCaptureMode mode);
+/* Ends the capture of s, which must be refused as invalidated, and
+ * destroys s. */
+void tl_end_invalidated(grStream_t s);
 /* grStreamIsCapturing's answer for s. */
 grStreamCaptureStatus tl_capture_status(grStream_t s);
 /* A new stream with these grStreamCreateWithFlags flags. */
@@ -232,6 +271,11 @@ int tl_first_gpu(void);
 /* Makes device 1 current; skips the test, with grSetDevice's detail,
  * where there is none. */
 int tl_use_gpu_or_skip(void);
+
+/* With the environment variable var set to 1 (unset again after), the
+ * runtime, started by this call, must report exactly the debug flags
+ * 'flag'. */
+void tl_check_env_debug_flag(const char *var, unsigned flag);
 
 /* Waits until the atomic_int at flag holds want or more, or deadline_ms
  * have passed, polling every 100 us; true when it got there. A test
@@ -247,6 +291,8 @@ enum {
 /* True when grStreamQuery(s) answers grErrorNotReady 100 times running:
  * the stream is held (by a wait that is not met). */
 bool tl_still_waiting(grStream_t s);
+/* Milliseconds on the monotonic clock. */
+long long tl_now_ms(void);
 /* Sleeps ms milliseconds, resuming after signals. */
 void tl_sleep_ms(long ms);
 
@@ -257,6 +303,16 @@ void tl_sleep_ms(long ms);
  * other fields zero). */
 grMemPoolProps tl_pool_props(int device);
 grMemAllocNodeParams tl_alloc_params(int device, size_t bytes);
+/* grMalloc'd memory of the current device, checked non-NULL; the
+ * calloc form zeroes it from the host (a device the CPU reaches). */
+void *tl_malloc(size_t bytes);
+void *tl_calloc(size_t bytes);
+/* An allocation node of 'bytes' from device's pinned memory after
+ * deps[0..n); its address (checked non-NULL) into *out. */
+grGraphNode_t tl_add_alloc(grGraph_t g, const grGraphNode_t *deps, size_t n, int device, size_t bytes,
+                           void **out);
+/* grDeviceGetGraphMemAttribute's answer for device. */
+uint64_t tl_graph_mem_attr(int device, grGraphMemAttributeType a);
 /* A new pool of tl_pool_props(device). */
 grMemPool_t tl_pool(int device);
 /* A pool attribute of 64 bits, read; one of int, set. */
@@ -270,6 +326,19 @@ void tl_pool_set_int(grMemPool_t pool, grMemPoolAttr a, int v);
  * not reach it). The caller grFrees blocks[0..*nb). */
 char *tl_map_hole(size_t len);
 void *tl_unmap_and_reuse(char *r, size_t len, void *blocks[64], int *nb);
+
+/* p[i] = i * 7 + seed * 13 + 1 (mod 256) for i below n: bytes that tell
+ * each position and each source apart. */
+void tl_fill_pattern(unsigned char *p, size_t n, unsigned seed);
+
+/* What the 3D copy c does, done by memcpy into want (a copy of the
+ * destination whose first byte stands for base) from 'from' (a copy of
+ * the source whose first byte stands for from_base): the reference a test
+ * compares the copy's result with. The on_host form copies between c's
+ * own pointers, which the CPU reaches. */
+void tl_copy3d_reference(unsigned char *want, const void *base, const grMemcpy3DParms *c,
+                         const unsigned char *from, const void *from_base);
+void tl_copy3d_on_host(const grMemcpy3DParms *c);
 
 /* Copy parameters from a pitched source to a pitched destination (pitch
  * and rows per slice each) of extent e, every position zero. */

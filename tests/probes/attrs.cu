@@ -1,32 +1,12 @@
 // attrs.cu - probes kernel node attributes (priority, cooperative, cluster
-// dimensions, copy, exec update), stream priorities, stream ids/devices and
+// dimensions, copy, exec report_update), stream priorities, stream ids/devices and
 // attributes, and external event record/wait in and out of stream capture.
 // Build: nvcc -arch=sm_90 -o attrs attrs.cu -lcuda
 #include "probe.h"
 
-__global__ void inc(int *p)
-{
-    atomicAdd(p, 1);
-}
-
 static int *dmem;
 static cudaStream_t st;
 
-static cudaGraphNode_t kernel(cudaGraph_t g, unsigned grid = 1)
-{
-    cudaGraphNode_t n = nullptr;
-    cudaKernelNodeParams kp;
-    memset(&kp, 0, sizeof kp);
-    void *args[] = {&dmem};
-    kp.func = (void *)inc;
-    kp.gridDim = dim3(grid);
-    kp.blockDim = dim3(1);
-    kp.kernelParams = args;
-    cudaError_t e = cudaGraphAddKernelNode(&n, g, nullptr, 0, &kp);
-    if (e)
-        note("kernel-add", "%s", en(e));
-    return n;
-}
 static int getprio(cudaGraphNode_t n)
 {
     cudaLaunchAttributeValue v;
@@ -36,7 +16,7 @@ static int getprio(cudaGraphNode_t n)
     cudaGetLastError();
     return e ? -9999 : v.priority;
 }
-static void update(const char *name, cudaGraphExec_t ex, cudaGraph_t g)
+static void report_update(const char *name, cudaGraphExec_t ex, cudaGraph_t g)
 {
     cudaGraphExecUpdateResultInfo ri;
     memset(&ri, 0, sizeof ri);
@@ -52,7 +32,7 @@ int main()
     {
         cudaGraph_t g;
         cudaGraphCreate(&g, 0);
-        cudaGraphNode_t k = kernel(g);
+        cudaGraphNode_t k = add_inc_node(g, &dmem);
         for (int id = 0; id <= 20; id++) {
             cudaLaunchAttributeValue v;
             memset(&v, 0, sizeof v);
@@ -93,7 +73,7 @@ int main()
         R("kattr-set-id99", cudaGraphKernelNodeSetAttribute(k, (cudaLaunchAttributeID)99, &v));
         // a NULL value pointer crashes CUDA 13.0 (segfault): not probed
         // cluster dims: grid 2 with cluster 2; grid 3 with cluster 2
-        cudaGraphNode_t k2 = kernel(g, 2), k3 = kernel(g, 3);
+        cudaGraphNode_t k2 = add_inc_node(g, &dmem, 2), k3 = add_inc_node(g, &dmem, 3);
         memset(&v, 0, sizeof v);
         v.clusterDim.x = 2;
         v.clusterDim.y = 1;
@@ -109,7 +89,7 @@ int main()
         cudaGraphExec_t ex;
         R("kattr-instantiate-cluster2-grid3-coop", cudaGraphInstantiate(&ex, g, 0));
         // copy attributes
-        cudaGraphNode_t d = kernel(g);
+        cudaGraphNode_t d = add_inc_node(g, &dmem);
         R("kattr-copy-kernel-to-kernel", cudaGraphKernelNodeCopyAttributes(d, k));
         report("kattr-copy-priority-after", cudaSuccess, "dst-priority=%d", getprio(d));
         memset(&v, 0, sizeof v);
@@ -122,7 +102,7 @@ int main()
         R("kattr-get-on-empty", cudaGraphKernelNodeGetAttribute(e, cudaLaunchAttributePriority, &v));
         cudaGraph_t g2;
         cudaGraphCreate(&g2, 0);
-        cudaGraphNode_t o = kernel(g2);
+        cudaGraphNode_t o = add_inc_node(g2, &dmem);
         R("kattr-copy-across-graphs", cudaGraphKernelNodeCopyAttributes(o, k));
         cudaGraphDestroy(g2);
         // clone keeps attributes?
@@ -138,7 +118,7 @@ int main()
     {
         auto mkg = [](int attr, cudaGraph_t *g) {
             cudaGraphCreate(g, 0);
-            cudaGraphNode_t k = kernel(*g, 2);
+            cudaGraphNode_t k = add_inc_node(*g, &dmem, 2);
             cudaLaunchAttributeValue v;
             memset(&v, 0, sizeof v);
             if (attr == 1) {
@@ -174,7 +154,7 @@ int main()
                     snprintf(nm, sizeof nm, "kattr-update-none-to-%s", names[a]);
                 else
                     snprintf(nm, sizeof nm, "kattr-update-%s-to-none", names[a]);
-                update(nm, ex, base ? g0 : g1);
+                report_update(nm, ex, base ? g0 : g1);
                 cudaGraphExecDestroy(ex);
                 cudaGraphDestroy(g0);
                 cudaGraphDestroy(g1);
@@ -191,7 +171,7 @@ int main()
         (void)k1;
         cudaGraphExec_t ex;
         cudaGraphInstantiate(&ex, g1, 0);
-        update("kattr-update-priority1-to-priority2", ex, g2);
+        report_update("kattr-update-priority1-to-priority2", ex, g2);
         cudaGraphExecDestroy(ex);
         cudaGraphDestroy(g1);
         cudaGraphDestroy(g2);

@@ -7,10 +7,6 @@
 #include <cstdlib>
 #include <string>
 
-__global__ void inc(int *p)
-{
-    atomicAdd(p, 1);
-}
 __global__ void inc_and_set(int *p, cudaGraphConditionalHandle h, unsigned v)
 {
     atomicAdd(p, 1);
@@ -54,7 +50,7 @@ static int rd(int i)
     return v;
 }
 
-static cudaError_t add_cond(cudaGraph_t g, cudaGraphConditionalHandle h, cudaGraphConditionalNodeType type,
+static cudaError_t probe_add_cond(cudaGraph_t g, cudaGraphConditionalHandle h, cudaGraphConditionalNodeType type,
                             unsigned size, cudaGraphNode_t *node, cudaGraph_t **bodies,
                             const cudaGraphNode_t *deps = nullptr, size_t ndeps = 0)
 {
@@ -76,23 +72,18 @@ static cudaError_t add_cond(cudaGraph_t g, cudaGraphConditionalHandle h, cudaGra
 static cudaError_t add_kernel1(cudaGraphNode_t *n, cudaGraph_t g, void *fn, void **args,
                                const cudaGraphNode_t *deps = nullptr, size_t nd = 0)
 {
-    cudaKernelNodeParams kp;
-    memset(&kp, 0, sizeof kp);
-    kp.func = fn;
-    kp.gridDim = dim3(1);
-    kp.blockDim = dim3(1);
-    kp.kernelParams = args;
+    cudaKernelNodeParams kp = one_thread_params(fn, args);
     return cudaGraphAddKernelNode(n, g, deps, nd, &kp);
 }
 
-static cudaError_t add_inc(cudaGraphNode_t *n, cudaGraph_t g, int *p, const cudaGraphNode_t *deps = nullptr,
+static cudaError_t add_inc_after(cudaGraphNode_t *n, cudaGraph_t g, int *p, const cudaGraphNode_t *deps = nullptr,
                            size_t nd = 0)
 {
     void *args[] = {&p};
     return add_kernel1(n, g, (void *)inc, args, deps, nd);
 }
 
-static void host_fn(void *)
+static void noop_host(void *)
 {
 }
 
@@ -117,7 +108,7 @@ static void body_kind(const char *kind)
     cudaGraphConditionalHandleCreate(&h, g, 1, cudaGraphCondAssignDefault);
     cudaGraphNode_t cn;
     cudaGraph_t *bodies;
-    if (add_cond(g, h, cudaGraphCondTypeIf, 1, &cn, &bodies)) {
+    if (probe_add_cond(g, h, cudaGraphCondTypeIf, 1, &cn, &bodies)) {
         note(base.c_str(), "add_cond failed");
         return;
     }
@@ -132,7 +123,7 @@ static void body_kind(const char *kind)
     cudaEventCreate(&ev);
     std::string k = kind;
     if (k == "kernel") {
-        e = add_inc(&n, b, dmem);
+        e = add_inc_after(&n, b, dmem);
     } else if (k == "memcpy-d2d") {
         cudaMemcpy3DParms cp;
         memset(&cp, 0, sizeof cp);
@@ -169,7 +160,7 @@ static void body_kind(const char *kind)
         mp.pitch = 16;
         e = cudaGraphAddMemsetNode(&n, b, nullptr, 0, &mp);
     } else if (k == "host") {
-        cudaHostNodeParams hp = {host_fn, nullptr};
+        cudaHostNodeParams hp = {noop_host, nullptr};
         e = cudaGraphAddHostNode(&n, b, nullptr, 0, &hp);
     } else if (k == "empty") {
         e = cudaGraphAddEmptyNode(&n, b, nullptr, 0);
@@ -177,13 +168,13 @@ static void body_kind(const char *kind)
         cudaGraph_t c;
         cudaGraphCreate(&c, 0);
         cudaGraphNode_t x;
-        add_inc(&x, c, dmem);
+        add_inc_after(&x, c, dmem);
         e = cudaGraphAddChildGraphNode(&n, b, nullptr, 0, c);
     } else if (k == "child-host") {
         cudaGraph_t c;
         cudaGraphCreate(&c, 0);
         cudaGraphNode_t x;
-        cudaHostNodeParams hp = {host_fn, nullptr};
+        cudaHostNodeParams hp = {noop_host, nullptr};
         cudaGraphAddHostNode(&x, c, nullptr, 0, &hp);
         e = cudaGraphAddChildGraphNode(&n, b, nullptr, 0, c);
     } else if (k == "child-empty") {
@@ -227,25 +218,25 @@ static void body_kind(const char *kind)
         report((base + "-handle").c_str(),
                cudaGraphConditionalHandleCreate(&h2, b, 1, cudaGraphCondAssignDefault));
         cudaGraph_t *b2;
-        e = add_cond(b, h2, cudaGraphCondTypeIf, 1, &n, &b2);
+        e = probe_add_cond(b, h2, cudaGraphCondTypeIf, 1, &n, &b2);
         if (!e) {
             cudaGraphNode_t x;
-            add_inc(&x, b2[0], dmem + 1);
+            add_inc_after(&x, b2[0], dmem + 1);
         }
     } else if (k == "nested-if-handle-of-parent") {
         cudaGraphConditionalHandle h2;
         cudaGraphConditionalHandleCreate(&h2, g, 1, cudaGraphCondAssignDefault);
         cudaGraph_t *b2;
-        e = add_cond(b, h2, cudaGraphCondTypeIf, 1, &n, &b2);
+        e = probe_add_cond(b, h2, cudaGraphCondTypeIf, 1, &n, &b2);
         if (!e) {
             cudaGraphNode_t x;
-            add_inc(&x, b2[0], dmem + 1);
+            add_inc_after(&x, b2[0], dmem + 1);
         }
     } else if (k == "nested-while-handle-of-body") {
         cudaGraphConditionalHandle h2;
         cudaGraphConditionalHandleCreate(&h2, b, 1, cudaGraphCondAssignDefault);
         cudaGraph_t *b2;
-        e = add_cond(b, h2, cudaGraphCondTypeWhile, 1, &n, &b2);
+        e = probe_add_cond(b, h2, cudaGraphCondTypeWhile, 1, &n, &b2);
         if (!e) {
             cudaGraphNode_t x;
             int *cnt = dmem + 2;
@@ -326,7 +317,7 @@ int main(int argc, char **argv)
             cudaGraphConditionalHandleCreate(&h, g, 0, 0);
             cudaGraphNode_t n;
             cudaGraph_t *b = nullptr;
-            cudaError_t e = add_cond(g, h, c.t, c.size, &n, &b);
+            cudaError_t e = probe_add_cond(g, h, c.t, c.size, &n, &b);
             report(c.name, e, "nodes=%zu type=%s bodies0=%s", nnodes(g), e ? "-" : ntype(n),
                    e ? "-" : (b && b[0] ? "set" : "null"));
             if (!e && c.size >= 2)
@@ -339,8 +330,8 @@ int main(int argc, char **argv)
         cudaGraphConditionalHandle h;
         cudaGraphConditionalHandleCreate(&h, g, 0, 0);
         cudaGraphNode_t n1, n2;
-        add_cond(g, h, cudaGraphCondTypeIf, 1, &n1, nullptr);
-        R("add-second-node-same-handle", add_cond(g, h, cudaGraphCondTypeIf, 1, &n2, nullptr));
+        probe_add_cond(g, h, cudaGraphCondTypeIf, 1, &n1, nullptr);
+        R("add-second-node-same-handle", probe_add_cond(g, h, cudaGraphCondTypeIf, 1, &n2, nullptr));
         cudaGraphExec_t ex;
         inst("instantiate-two-nodes-same-handle", &ex, g);
         // a handle of another graph
@@ -348,9 +339,9 @@ int main(int argc, char **argv)
         cudaGraphCreate(&g2, 0);
         cudaGraphConditionalHandle h2;
         cudaGraphConditionalHandleCreate(&h2, g2, 0, 0);
-        R("add-handle-of-other-graph", add_cond(g, h2, cudaGraphCondTypeIf, 1, &n2, nullptr));
-        R("add-handle-zero", add_cond(g, 0, cudaGraphCondTypeIf, 1, &n2, nullptr));
-        R("add-handle-garbage", add_cond(g, 0xdeadbeef12345ull, cudaGraphCondTypeIf, 1, &n2, nullptr));
+        R("add-handle-of-other-graph", probe_add_cond(g, h2, cudaGraphCondTypeIf, 1, &n2, nullptr));
+        R("add-handle-zero", probe_add_cond(g, 0, cudaGraphCondTypeIf, 1, &n2, nullptr));
+        R("add-handle-garbage", probe_add_cond(g, 0xdeadbeef12345ull, cudaGraphCondTypeIf, 1, &n2, nullptr));
         cudaGraphDestroy(g);
         cudaGraphDestroy(g2);
     }
@@ -376,7 +367,7 @@ int main(int argc, char **argv)
         cudaGraphConditionalHandleCreate(&h, g, 1, flags);
         cudaGraphNode_t cn, x;
         cudaGraph_t *b;
-        add_cond(g, h, cudaGraphCondTypeIf, 1, &cn, &b);
+        probe_add_cond(g, h, cudaGraphCondTypeIf, 1, &cn, &b);
         int *p = dmem;
         unsigned zero_v = 0;
         void *args[] = {&p, &h, &zero_v};
@@ -409,8 +400,8 @@ int main(int argc, char **argv)
         void *a1[] = {&flag, &h};
         add_kernel1(&k, g, (void *)set_once, a1);
         cudaGraph_t *b;
-        add_cond(g, h, cudaGraphCondTypeIf, 1, &cn, &b, &k, 1);
-        add_inc(&x, b[0], dmem);
+        probe_add_cond(g, h, cudaGraphCondTypeIf, 1, &cn, &b, &k, 1);
+        add_inc_after(&x, b[0], dmem);
         zero();
         cudaGraphExec_t ex;
         if (!inst("persist-noassign-instantiate", &ex, g)) {
@@ -433,8 +424,8 @@ int main(int argc, char **argv)
         cudaGraphConditionalHandleCreate(&h, g, 5, 0);
         cudaGraphNode_t cn, x;
         cudaGraph_t *b;
-        add_cond(g, h, cudaGraphCondTypeIf, 1, &cn, &b);
-        add_inc(&x, b[0], dmem);
+        probe_add_cond(g, h, cudaGraphCondTypeIf, 1, &cn, &b);
+        add_inc_after(&x, b[0], dmem);
         zero();
         cudaGraphExec_t ex;
         if (!inst("default5-noassign-instantiate", &ex, g)) {
@@ -452,7 +443,7 @@ int main(int argc, char **argv)
         cudaGraphConditionalHandleCreate(&h, g, dflt, cudaGraphCondAssignDefault);
         cudaGraphNode_t cn, x;
         cudaGraph_t *b;
-        add_cond(g, h, cudaGraphCondTypeWhile, 1, &cn, &b);
+        probe_add_cond(g, h, cudaGraphCondTypeWhile, 1, &cn, &b);
         int *cnt = dmem;
         int lim = 5;
         void *args[] = {&cnt, &lim, &h};
@@ -479,7 +470,7 @@ int main(int argc, char **argv)
         cudaGraphConditionalHandleCreate(&h, g, v, cudaGraphCondAssignDefault);
         cudaGraphNode_t cn, x;
         cudaGraph_t *b;
-        add_cond(g, h, cudaGraphCondTypeIf, 2, &cn, &b);
+        probe_add_cond(g, h, cudaGraphCondTypeIf, 2, &cn, &b);
         int *p = dmem;
         int i0 = 0, i1 = 1;
         void *a0[] = {&p, &i0};
@@ -508,7 +499,7 @@ int main(int argc, char **argv)
         void *ak[] = {&h, &v};
         add_kernel1(&k, g, (void *)set_cond, ak);
         cudaGraph_t *b;
-        add_cond(g, h, cudaGraphCondTypeIf, 2, &cn, &b, &k, 1);
+        probe_add_cond(g, h, cudaGraphCondTypeIf, 2, &cn, &b, &k, 1);
         int *p = dmem;
         int i0 = 0;
         void *a0[] = {&p, &i0};
@@ -530,7 +521,7 @@ int main(int argc, char **argv)
         cudaGraphConditionalHandleCreate(&h, g, v, cudaGraphCondAssignDefault);
         cudaGraphNode_t cn, x;
         cudaGraph_t *b;
-        add_cond(g, h, cudaGraphCondTypeSwitch, 3, &cn, &b);
+        probe_add_cond(g, h, cudaGraphCondTypeSwitch, 3, &cn, &b);
         int *p = dmem;
         int idx[3] = {0, 1, 2};
         for (int i = 0; i < 3; i++) {
@@ -582,12 +573,12 @@ int main(int argc, char **argv)
         cudaGraphNode_t outer, cn, x, y;
         cudaGraphAddEmptyNode(&outer, g, nullptr, 0);
         cudaGraph_t *b;
-        add_cond(g, h, cudaGraphCondTypeIf, 1, &cn, &b);
-        add_inc(&x, b[0], dmem);
+        probe_add_cond(g, h, cudaGraphCondTypeIf, 1, &cn, &b);
+        add_inc_after(&x, b[0], dmem);
         R("edge-body-to-outer-in-body", cudaGraphAddDependencies(b[0], &x, &outer, nullptr, 1));
         R("edge-body-to-outer-in-parent", cudaGraphAddDependencies(g, &x, &outer, nullptr, 1));
         R("edge-outer-to-body-in-body", cudaGraphAddDependencies(b[0], &outer, &x, nullptr, 1));
-        R("add-body-node-dep-on-outer", add_inc(&y, b[0], dmem, &outer, 1));
+        R("add-body-node-dep-on-outer", add_inc_after(&y, b[0], dmem, &outer, 1));
         R("edge-cond-to-outer", cudaGraphAddDependencies(g, &cn, &outer, nullptr, 1));
         // GetNodes of the parent: bodies not counted
         note("parent-nodes", "%zu", nnodes(g));
@@ -607,8 +598,8 @@ int main(int argc, char **argv)
         cudaGraphConditionalHandleCreate(&h, g, 1, cudaGraphCondAssignDefault);
         cudaGraphNode_t cn, x;
         cudaGraph_t *b;
-        add_cond(g, h, cudaGraphCondTypeIf, 1, &cn, &b);
-        add_inc(&x, b[0], dmem);
+        probe_add_cond(g, h, cudaGraphCondTypeIf, 1, &cn, &b);
+        add_inc_after(&x, b[0], dmem);
         cudaGraph_t cl = nullptr;
         cudaError_t e = cudaGraphClone(&cl, g);
         report("clone-graph-with-conditional", e, "clone-nodes=%zu", e ? 0 : nnodes(cl));
@@ -648,8 +639,8 @@ int main(int argc, char **argv)
         cudaGraphConditionalHandleCreate(&h3, g3, 1, cudaGraphCondAssignDefault);
         cudaGraphNode_t cn3;
         cudaGraph_t *b3;
-        add_cond(g3, h3, cudaGraphCondTypeIf, 1, &cn3, &b3);
-        add_inc(&x, b3[0], dmem);
+        probe_add_cond(g3, h3, cudaGraphCondTypeIf, 1, &cn3, &b3);
+        add_inc_after(&x, b3[0], dmem);
         np.graph.graph = g3;
         np.graph.ownership = cudaGraphChildGraphOwnershipMove;
         cudaError_t em = cudaGraphAddNode(&ch, p, nullptr, nullptr, 0, &np);
@@ -683,7 +674,7 @@ int main(int argc, char **argv)
         // graph modified while exec lives, then add a node to body
         if (e2) {
             cudaGraphNode_t y;
-            R("add-body-node-while-exec-lives", add_inc(&y, b[0], dmem));
+            R("add-body-node-while-exec-lives", add_inc_after(&y, b[0], dmem));
             cudaGraphExecDestroy(e2);
         }
         cudaGraphDestroy(g);
@@ -697,10 +688,10 @@ int main(int argc, char **argv)
             cudaGraphConditionalHandleCreate(&h, *g, dflt, cudaGraphCondAssignDefault);
             cudaGraphNode_t cn, x;
             cudaGraph_t *b;
-            add_cond(*g, h, t, size, &cn, &b);
-            add_inc(&x, b[0], target);
+            probe_add_cond(*g, h, t, size, &cn, &b);
+            add_inc_after(&x, b[0], target);
             if (extra)
-                add_inc(&x, b[0], target);
+                add_inc_after(&x, b[0], target);
             if (bodies_out)
                 *bodies_out = b;
         };
@@ -763,7 +754,7 @@ int main(int argc, char **argv)
         cudaGraphConditionalHandleCreate(&h, g, 1, cudaGraphCondAssignDefault);
         cudaGraphNode_t cn;
         cudaGraph_t *b;
-        add_cond(g, h, cudaGraphCondTypeIf, 1, &cn, &b);
+        probe_add_cond(g, h, cudaGraphCondTypeIf, 1, &cn, &b);
         cudaStream_t cs;
         cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking);
         R("capture-to-body-begin",
@@ -778,7 +769,7 @@ int main(int argc, char **argv)
         // host function captured into a body
         R("capture-to-body2-begin",
           cudaStreamBeginCaptureToGraph(cs, b[0], nullptr, nullptr, 0, cudaStreamCaptureModeRelaxed));
-        R("capture-to-body-hostfn", cudaLaunchHostFunc(cs, host_fn, nullptr));
+        R("capture-to-body-hostfn", cudaLaunchHostFunc(cs, noop_host, nullptr));
         report("capture-to-body2-end", cudaStreamEndCapture(cs, &out), "body-nodes=%zu", nnodes(b[0]));
         // event record captured into a body
         cudaEvent_t ev;
@@ -817,11 +808,11 @@ int main(int argc, char **argv)
         R("capture-cond-handle", cudaGraphConditionalHandleCreate(&ch, cg, 1, cudaGraphCondAssignDefault));
         cudaGraphNode_t ccn;
         cudaGraph_t *cb = nullptr;
-        cudaError_t e = add_cond(cg, ch, cudaGraphCondTypeIf, 1, &ccn, &cb, deps, nd);
+        cudaError_t e = probe_add_cond(cg, ch, cudaGraphCondTypeIf, 1, &ccn, &cb, deps, nd);
         R("capture-cond-addnode", e);
         if (!e) {
             cudaGraphNode_t x;
-            add_inc(&x, cb[0], dmem);
+            add_inc_after(&x, cb[0], dmem);
             R("capture-cond-update-deps",
               cudaStreamUpdateCaptureDependencies(s2, &ccn, nullptr, 1, cudaStreamSetCaptureDependencies));
         }
@@ -848,8 +839,8 @@ int main(int argc, char **argv)
         cudaGraphConditionalHandleCreate(&h, g, 1, cudaGraphCondAssignDefault);
         cudaGraphNode_t cn, x;
         cudaGraph_t *b;
-        add_cond(g, h, cudaGraphCondTypeIf, 1, &cn, &b);
-        add_inc(&x, b[0], dmem);
+        probe_add_cond(g, h, cudaGraphCondTypeIf, 1, &cn, &b);
+        add_inc_after(&x, b[0], dmem);
         cudaGraphExec_t ex;
         if (!inst("setters-instantiate", &ex, g)) {
             int *p5 = dmem + 5;
@@ -883,7 +874,7 @@ int main(int argc, char **argv)
         cudaGraphConditionalHandle hw;
         cudaGraphConditionalHandleCreate(&hw, g, 0, 0);
         cudaGraph_t *bw;
-        add_cond(g, hw, cudaGraphCondTypeWhile, 1, &y, &bw, &cn, 1);
+        probe_add_cond(g, hw, cudaGraphCondTypeWhile, 1, &y, &bw, &cn, 1);
         cudaGraphNode_t z;
         int *cnt = dmem;
         int lim = 3;
@@ -907,14 +898,14 @@ int main(int argc, char **argv)
         cudaGraphConditionalHandleCreate(&h, g, 1, cudaGraphCondAssignDefault);
         cudaGraphNode_t cn, x;
         cudaGraph_t *b;
-        add_cond(g, h, cudaGraphCondTypeIf, 1, &cn, &b);
-        add_inc(&x, b[0], dmem);
+        probe_add_cond(g, h, cudaGraphCondTypeIf, 1, &cn, &b);
+        add_inc_after(&x, b[0], dmem);
         cudaGraph_t body = b[0];
         cudaGraphConditionalHandle hb;
         R("followup-handle-on-body",
           cudaGraphConditionalHandleCreate(&hb, body, 1, cudaGraphCondAssignDefault));
         cudaGraphNode_t pn;
-        cudaError_t e = add_cond(g, hb, cudaGraphCondTypeIf, 1, &pn, nullptr);
+        cudaError_t e = probe_add_cond(g, hb, cudaGraphCondTypeIf, 1, &pn, nullptr);
         R("followup-body-handle-used-in-parent", e);
         if (!e)
             cudaGraphDestroyNode(pn);
@@ -927,8 +918,8 @@ int main(int argc, char **argv)
 
         cudaGraphCreate(&g, 0);
         cudaGraphConditionalHandleCreate(&h, g, 1, cudaGraphCondAssignDefault);
-        add_cond(g, h, cudaGraphCondTypeIf, 1, &cn, &b);
-        add_inc(&x, b[0], dmem);
+        probe_add_cond(g, h, cudaGraphCondTypeIf, 1, &cn, &b);
+        add_inc_after(&x, b[0], dmem);
         body = b[0];
         cudaGraphExec_t bex = nullptr;
         inst("followup-instantiate-body-graph-itself", &bex, body);
@@ -983,8 +974,8 @@ int main(int argc, char **argv)
             cudaGraphConditionalHandleCreate(&h2, g2, 1, 0);
             cudaGraphNode_t cn2, x2;
             cudaGraph_t *b2;
-            add_cond(g2, h2, cudaGraphCondTypeIf, 1, &cn2, &b2);
-            add_inc(&x2, b2[0], dmem);
+            probe_add_cond(g2, h2, cudaGraphCondTypeIf, 1, &cn2, &b2);
+            add_inc_after(&x2, b2[0], dmem);
             cudaGraphExecUpdateResultInfo ri;
             memset(&ri, 0, sizeof ri);
             cudaError_t ue = cudaGraphExecUpdate(ex, g2, &ri);
@@ -997,7 +988,7 @@ int main(int argc, char **argv)
             // update with a body kernel of another function
             cudaGraphCreate(&g2, 0);
             cudaGraphConditionalHandleCreate(&h2, g2, 1, cudaGraphCondAssignDefault);
-            add_cond(g2, h2, cudaGraphCondTypeIf, 1, &cn2, &b2);
+            probe_add_cond(g2, h2, cudaGraphCondTypeIf, 1, &cn2, &b2);
             int *pp = dmem;
             int i3 = 3;
             void *a[] = {&pp, &i3};

@@ -8,11 +8,6 @@
 __device__ int sym[4];
 __constant__ int csym[4];
 
-__global__ void inc(int *p)
-{
-    atomicAdd(p, 1);
-}
-
 int main()
 {
     cudaFree(0);

@@ -5,29 +5,9 @@
 // Build: nvcc -arch=sm_90 -o edges edges.cu -lcuda
 #include "probe.h"
 
-__global__ void inc(int *p)
-{
-    atomicAdd(p, 1);
-}
-
 static int *dmem;
 static cudaStream_t st;
 
-static cudaGraphNode_t kernel(cudaGraph_t g)
-{
-    cudaGraphNode_t n;
-    cudaKernelNodeParams kp;
-    memset(&kp, 0, sizeof kp);
-    void *args[] = {&dmem};
-    kp.func = (void *)inc;
-    kp.gridDim = dim3(1);
-    kp.blockDim = dim3(1);
-    kp.kernelParams = args;
-    cudaError_t e = cudaGraphAddKernelNode(&n, g, nullptr, 0, &kp);
-    if (e)
-        note("kernel-add", "%s", en(e));
-    return n;
-}
 static cudaGraphNode_t empty(cudaGraph_t g)
 {
     cudaGraphNode_t n;
@@ -80,7 +60,7 @@ int main()
     {
         cudaGraph_t g;
         cudaGraphCreate(&g, 0);
-        cudaGraphNode_t a = kernel(g), b = kernel(g), c = kernel(g);
+        cudaGraphNode_t a = add_inc_node(g, &dmem), b = add_inc_node(g, &dmem), c = add_inc_node(g, &dmem);
         R("adddeps-edgedata-null", cudaGraphAddDependencies(g, &a, &b, nullptr, 1));
         cudaGraphEdgeData z = ed(0, 0, 0);
         R("adddeps-edgedata-zeroed", cudaGraphAddDependencies(g, &b, &c, &z, 1));
@@ -122,7 +102,7 @@ int main()
         for (auto &c : cs) {
             cudaGraph_t g;
             cudaGraphCreate(&g, 0);
-            cudaGraphNode_t a = kernel(g), b = kernel(g);
+            cudaGraphNode_t a = add_inc_node(g, &dmem), b = add_inc_node(g, &dmem);
             cudaGraphEdgeData d = ed(c.from, c.to, c.type);
             cudaError_t e = cudaGraphAddDependencies(g, &a, &b, &d, 1);
             report(c.name, e, "edges=%zu", nedges(g));
@@ -147,7 +127,7 @@ int main()
         // reserved bytes non-zero
         cudaGraph_t g;
         cudaGraphCreate(&g, 0);
-        cudaGraphNode_t a = kernel(g), b = kernel(g);
+        cudaGraphNode_t a = add_inc_node(g, &dmem), b = add_inc_node(g, &dmem);
         cudaGraphEdgeData d = ed(0, 0, 0);
         d.reserved[0] = 1;
         R("k2k-reserved-nonzero", cudaGraphAddDependencies(g, &a, &b, &d, 1));
@@ -157,7 +137,7 @@ int main()
     {
         cudaGraph_t g;
         cudaGraphCreate(&g, 0);
-        cudaGraphNode_t a = kernel(g), b = kernel(g), c = kernel(g);
+        cudaGraphNode_t a = add_inc_node(g, &dmem), b = add_inc_node(g, &dmem), c = add_inc_node(g, &dmem);
         cudaGraphEdgeData p = ed(1, 0, 1);
         cudaGraphAddDependencies(g, &a, &b, &p, 1);
         cudaGraphAddDependencies(g, &b, &c, nullptr, 1);
@@ -211,7 +191,7 @@ int main()
             for (int from = 1; from <= 2; from++) {
                 cudaGraph_t g;
                 cudaGraphCreate(&g, 0);
-                auto mk = [&](int k) { return k == 0 ? kernel(g) : k == 1 ? memsetn(g) : empty(g); };
+                auto mk = [&](int k) { return k == 0 ? add_inc_node(g, &dmem) : k == 1 ? memsetn(g) : empty(g); };
                 cudaGraphNode_t a = mk(c.fk), b = mk(c.tk);
                 cudaGraphEdgeData d = ed(from, 0, 1);
                 char nm[96];
@@ -229,7 +209,7 @@ int main()
         // AddNode with dependency data
         cudaGraph_t g;
         cudaGraphCreate(&g, 0);
-        cudaGraphNode_t a = kernel(g), n;
+        cudaGraphNode_t a = add_inc_node(g, &dmem), n;
         cudaGraphEdgeData d = ed(1, 0, 1);
         NODEPARAMS(p);
         p.type = cudaGraphNodeTypeEmpty;
@@ -343,7 +323,7 @@ int main()
         // BeginCaptureToGraph with dependency data
         cudaGraph_t tg;
         cudaGraphCreate(&tg, 0);
-        cudaGraphNode_t k = kernel(tg);
+        cudaGraphNode_t k = add_inc_node(tg, &dmem);
         cudaGraphEdgeData pd3 = ed(1, 0, 1);
         R("capturetograph-prog-dep-begin",
           cudaStreamBeginCaptureToGraph(s, tg, &k, &pd3, 1, cudaStreamCaptureModeRelaxed));

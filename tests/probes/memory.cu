@@ -7,14 +7,9 @@
 // Build: nvcc -arch=sm_90 -o memory memory.cu -lcuda
 #include "probe.h"
 
-__global__ void inc(int *p)
-{
-    atomicAdd(p, 1);
-}
-
 static cudaStream_t st;
 
-static size_t pool_attr(cudaMemPool_t pool, cudaMemPoolAttr a)
+static size_t probe_pool_attr(cudaMemPool_t pool, cudaMemPoolAttr a)
 {
     cuuint64_t v = 0;
     if (cudaMemPoolGetAttribute(pool, a, &v) != cudaSuccess)
@@ -24,8 +19,8 @@ static size_t pool_attr(cudaMemPool_t pool, cudaMemPoolAttr a)
 
 static void used(const char *name, cudaMemPool_t pool)
 {
-    note(name, "used=%zu reserved=%zu", pool_attr(pool, cudaMemPoolAttrUsedMemCurrent),
-         pool_attr(pool, cudaMemPoolAttrReservedMemCurrent));
+    note(name, "used=%zu reserved=%zu", probe_pool_attr(pool, cudaMemPoolAttrUsedMemCurrent),
+         probe_pool_attr(pool, cudaMemPoolAttrReservedMemCurrent));
 }
 
 static cudaMemAllocNodeParams alloc_params(size_t bytes)
@@ -41,13 +36,7 @@ static cudaMemAllocNodeParams alloc_params(size_t bytes)
 
 static cudaKernelNodeParams kparams(void **args)
 {
-    cudaKernelNodeParams k;
-    memset(&k, 0, sizeof k);
-    k.func = (void *)inc;
-    k.gridDim = dim3(1);
-    k.blockDim = dim3(1);
-    k.kernelParams = args;
-    return k;
+    return one_thread_params((void *)inc, args);
 }
 
 // Index of n among g's nodes (cudaGraphGetNodes order), -1 if absent.

@@ -6,15 +6,11 @@
 #include "probe.h"
 #include <string>
 
-__global__ void inc(int *p)
-{
-    atomicAdd(p, 1);
-}
 __global__ void inc2(int *p)
 {
     atomicAdd(p, 2);
 }
-static void host_fn(void *p)
+static void count_host(void *p)
 {
     ++*(int *)p;
 }
@@ -52,7 +48,7 @@ static void fill(cudaGraphNodeParams &p, cudaGraphNodeType t, int variant, cudaG
         p.memset.height = 1;
         break;
     case cudaGraphNodeTypeHost:
-        p.host.fn = host_fn;
+        p.host.fn = count_host;
         p.host.userData = &hostcount;
         break;
     case cudaGraphNodeTypeGraph:
@@ -385,7 +381,7 @@ int main()
             cudaGraphExecDestroy(ex);
         // device launch with a host node
         cudaGraphNode_t hn;
-        cudaHostNodeParams hp = {host_fn, &hostcount};
+        cudaHostNodeParams hp = {count_host, &hostcount};
         cudaGraphAddHostNode(&hn, ge, nullptr, 0, &hp);
         instp("device-launch-with-host-node", &ex, ge, cudaGraphInstantiateFlagDeviceLaunch);
         if (ex)
@@ -406,12 +402,7 @@ int main()
         cudaGraph_t g;
         cudaGraphCreate(&g, 0);
         cudaGraphNode_t n;
-        cudaKernelNodeParams kp;
-        memset(&kp, 0, sizeof kp);
-        kp.func = (void *)inc;
-        kp.gridDim = dim3(1);
-        kp.blockDim = dim3(1);
-        kp.kernelParams = kargs_a;
+        cudaKernelNodeParams kp = one_thread_params((void *)inc, kargs_a);
         cudaGraphAddKernelNode(&n, g, nullptr, 0, &kp);
         struct {
             const char *name;

@@ -12,6 +12,24 @@
 #include <string>
 #include <vector>
 
+// *p += 1, atomically: the kernel most probes put in their nodes.
+__global__ void inc(int *p)
+{
+    atomicAdd(p, 1);
+}
+
+// Kernel node parameters of func over one block of one thread.
+static inline cudaKernelNodeParams one_thread_params(void *func, void **args)
+{
+    cudaKernelNodeParams k;
+    memset(&k, 0, sizeof k);
+    k.func = func;
+    k.gridDim = dim3(1);
+    k.blockDim = dim3(1);
+    k.kernelParams = args;
+    return k;
+}
+
 static inline const char *en(cudaError_t e)
 {
     return cudaGetErrorName(e);
@@ -51,6 +69,20 @@ static inline void note(const char *name, const char *fmt, ...)
     va_end(ap);
     printf("\n");
     fflush(stdout);
+}
+
+// Adds to g, after nothing, a node of inc(*p) over 'grid' blocks of one
+// thread; a refusal is noted.
+static inline cudaGraphNode_t add_inc_node(cudaGraph_t g, int **p, unsigned grid = 1)
+{
+    cudaGraphNode_t n = nullptr;
+    void *args[] = {p};
+    cudaKernelNodeParams kp = one_thread_params((void *)inc, args);
+    kp.gridDim = dim3(grid);
+    cudaError_t e = cudaGraphAddKernelNode(&n, g, nullptr, 0, &kp);
+    if (e)
+        note("kernel-add", "%s", en(e));
+    return n;
 }
 
 static inline CUresult cureport(const char *name, CUresult r)

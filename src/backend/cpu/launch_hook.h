@@ -38,6 +38,12 @@ void gr__sched_cpus_set(unsigned n);
  * (backend/cpu/sched.c, spin_window). */
 uint64_t gr__sched_spin_window_us(uint64_t spin_us, uint64_t item_us);
 
+/* The first spinner's window (us) where it was span_us and the last two
+ * submissions the workers saw came gap_us apart (0: none seen), the
+ * stretch that lets a spinner follow a steady pace of launches
+ * (backend/cpu/sched.c, cadence_span). */
+uint64_t gr__sched_cadence_span_us(uint64_t span_us, uint64_t gap_us);
+
 /* How many of the launch times' ticks make a microsecond on this machine
  * (starts the runtime; 0 if it cannot start), for times a hook supplies. */
 uint64_t gr__sched_ticks_per_us(void);

@@ -466,14 +466,22 @@ static void pace_note(gr_runtime *rt, size_t count, uint64_t now)
  * against 493-502 with the stretch and 492 for the nodes alone). One
  * spinner is enough for the launches to find one; the others keep their
  * window, so that the stretch costs one CPU at most. */
-static uint64_t cadence_span(const gr_runtime *rt, uint64_t span)
+static uint64_t cover_gap(uint64_t span, uint64_t gap, uint64_t cap)
 {
-    const uint64_t cap = GR_LONG_ITEM_SPIN_MAX_US * 1000u;
-    uint64_t gap = gr_load_relaxed(&rt->pace_gap);
     if (!span || !gap || gap > cap)
         return span;
     uint64_t cover = 2 * gap < cap ? 2 * gap : cap;
     return cover > span ? cover : span;
+}
+
+static uint64_t cadence_span(const gr_runtime *rt, uint64_t span)
+{
+    return cover_gap(span, gr_load_relaxed(&rt->pace_gap), GR_LONG_ITEM_SPIN_MAX_US * 1000u);
+}
+
+uint64_t gr__sched_cadence_span_us(uint64_t span_us, uint64_t gap_us)
+{
+    return cover_gap(span_us, gap_us, GR_LONG_ITEM_SPIN_MAX_US);
 }
 
 uint64_t gr__sched_spin_window_us(uint64_t spin_us, uint64_t item_us)
