@@ -728,6 +728,32 @@ typedef struct setter_params {
     CUgraphNode n;
 } setter_params;
 
+/* A cuGraphInstantiate* call: the driver's nodes made meanwhile belong
+ * to its copies of the graph (tl_instantiating), and its exit logs the
+ * executable. */
+static int is_instantiate(CUpti_CallbackId id)
+{
+    return id == CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate ||
+           id == CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate_v2 ||
+           id == CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags ||
+           id == CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams ||
+           id == CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams_ptsz;
+}
+
+static void log_instantiate(CUpti_CallbackId id, const void *p, CUresult rc, unsigned t)
+{
+    const cuGraphInstantiateWithFlags_params *a = p;
+    unsigned long long flags = 0;
+    if (id == CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags)
+        flags = a->flags;
+    else if (id != CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate &&
+             id != CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate_v2)
+        flags = ((const cuGraphInstantiateWithParams_params *)p)->instantiateParams->flags;
+    rec_logf("instantiate x=%u g=%u rc=%d flags=%llu t=%u call=%s\n",
+             rc == CUDA_SUCCESS ? rec_exec_id(*a->phGraphExec) : 0, rec_graph_id(a->hGraph), (int)rc, flags,
+             t, call_name());
+}
+
 static void on_driver_exit(CUpti_CallbackId id, const CUpti_CallbackData *cb)
 {
     const void *p = cb->functionParams;
@@ -884,23 +910,6 @@ static void on_driver_exit(CUpti_CallbackId id, const CUpti_CallbackData *cb)
             rec_walk_request(g, cb->context, "capture", 0);
         break;
     }
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate:
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate_v2:
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags:
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams:
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams_ptsz: {
-        const cuGraphInstantiateWithFlags_params *a = p;
-        unsigned long long flags = 0;
-        if (id == CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags)
-            flags = a->flags;
-        else if (id != CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate &&
-                 id != CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate_v2)
-            flags = ((const cuGraphInstantiateWithParams_params *)p)->instantiateParams->flags;
-        rec_logf("instantiate x=%u g=%u rc=%d flags=%llu t=%u call=%s\n",
-                 rc == CUDA_SUCCESS ? rec_exec_id(*a->phGraphExec) : 0, rec_graph_id(a->hGraph), (int)rc,
-                 flags, t, call_name());
-        break;
-    }
     case CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate_v2: {
         const cuGraphExecUpdate_v2_params *a = p;
         const CUgraphExecUpdateResultInfo *ri = a->resultInfo;
@@ -957,6 +966,8 @@ static void on_driver_exit(CUpti_CallbackId id, const CUpti_CallbackData *cb)
                      (void *)((const cuStreamWaitEvent_params *)p)->hEvent, t, call_name());
         break;
     default:
+        if (is_instantiate(id))
+            log_instantiate(id, p, rc, t);
         break;
     }
     /* Any call that a capture refused (CUDA_ERROR_STREAM_CAPTURE_*):
@@ -1006,11 +1017,7 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Callb
         tl_call = cb->functionName;
         tl_epoch = __atomic_load_n(&rt_epoch, __ATOMIC_ACQUIRE);
         tl_has_stream = call_stream(id, cb->functionParams, &tl_stream);
-        tl_instantiating = id == CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate ||
-                           id == CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate_v2 ||
-                           id == CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags ||
-                           id == CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams ||
-                           id == CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams_ptsz;
+        tl_instantiating = is_instantiate(id);
         if (id == CUPTI_DRIVER_TRACE_CBID_cuThreadExchangeStreamCaptureMode) {
             const cuThreadExchangeStreamCaptureMode_params *a = cb->functionParams;
             tl_mode = (int)*a->mode;

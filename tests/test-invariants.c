@@ -91,6 +91,38 @@ GR_TEST(plan_checker_reports_counts_order_and_a_missing_exit_edge)
     CHECK_OK(grGraphDestroy(g));
 }
 
+GR_TEST(launch_counts_checker_reports_a_countdown_not_rearmed)
+{
+    grGraphNode_t n[4];
+    grGraph_t g;
+    tl_diamond(&g, n, NULL);
+    grGraphExec_t e;
+    CHECK_EQ(grGraphInstantiate(&e, g, 0), grSuccess);
+    gr_plan *p = &e->plan;
+    CHECK(gr__plan_counts_armed(p));
+    for (int i = 0; i < 3; i++) {
+        CHECK_EQ(grGraphLaunch(e, NULL), grSuccess);
+        CHECK_EQ(grStreamSynchronize(NULL), grSuccess);
+        CHECK(gr__plan_counts_armed(p));
+    }
+
+    /* The diamond's join counts down: the planted bug of count_down
+     * re-armed it one short. */
+    uint32_t join = UINT32_MAX;
+    for (uint32_t i = 0; i < p->nnodes; i++)
+        if (p->count[i].npred == 2)
+            join = i;
+    CHECK(join != UINT32_MAX);
+    int32_t pending = gr_load_relaxed(&p->count[join].pending);
+    gr_store_relaxed(&p->count[join].pending, pending - 1);
+    CHECK(!gr__plan_counts_armed(p));
+    gr_store_relaxed(&p->count[join].pending, pending);
+    CHECK(gr__plan_counts_armed(p));
+
+    CHECK_EQ(grGraphExecDestroy(e), grSuccess);
+    CHECK_EQ(grGraphDestroy(g), grSuccess);
+}
+
 GR_TEST(exec_write_checker_holds_only_inside_a_write)
 {
     grGraph_t g;

@@ -394,7 +394,7 @@ int tool_diff_files(FILE *out, const char *pa_path, const char *pb_path, bool js
         grGraphNodeGetType(tb.nodes[j], &ty);
         if (tx != ty) {
             note(&r, "type", i, j, "n%zu of A is of type %s, its partner n%zu of B of type %s", i,
-                 tool_type_word(tx), j, tool_type_word(ty));
+                 grGraphNodeTypeWord_(tx), j, grGraphNodeTypeWord_(ty));
             continue;
         }
         const char *la = i < xa.n ? xa.line[i] : NULL, *lb = j < xb.n ? xb.line[j] : NULL;

@@ -103,20 +103,6 @@ bool tool_load(const char *path, grGraph_t *g, bool json)
     return true;
 }
 
-const char *tool_type_word(grGraphNodeType t)
-{
-    switch (t) {
-#define WORD_CASE(suffix, value, name, word) \
-    case grGraphNodeType##suffix:            \
-        return word;
-        GR_GRAPH_NODE_TYPE_LIST(WORD_CASE)
-#undef WORD_CASE
-    case grGraphNodeTypeCount:
-        break;
-    }
-    return "unknown";
-}
-
 void tool_json_str(FILE *f, const char *s)
 {
     fputc('"', f);
@@ -370,7 +356,7 @@ static bool print_baked(grGraph_t g, const tool_graph *t, bool json)
                 printf("null");
             else
                 printf("\"n%zu\"", top);
-            printf(", \"type\": \"%s\", \"kernel\": ", tool_type_word(v[i].nodeType));
+            printf(", \"type\": \"%s\", \"kernel\": ", grGraphNodeTypeWord_(v[i].nodeType));
             if (v[i].kernel)
                 tool_json_str(stdout, v[i].kernel);
             else
@@ -434,7 +420,8 @@ static int cmd_info(int argc, char **argv)
         bool first = true;
         for (int k = 0; k < grGraphNodeTypeCount; k++)
             if (c.by_type[k]) {
-                printf("%s\"%s\": %zu", first ? "" : ", ", tool_type_word((grGraphNodeType)k), c.by_type[k]);
+                printf("%s\"%s\": %zu", first ? "" : ", ", grGraphNodeTypeWord_((grGraphNodeType)k),
+                       c.by_type[k]);
                 first = false;
             }
         printf(
@@ -450,7 +437,7 @@ static int cmd_info(int argc, char **argv)
                c.nodes - t.n);
         for (int k = 0; k < grGraphNodeTypeCount; k++)
             if (c.by_type[k])
-                printf("  %-11s %zu\n", tool_type_word((grGraphNodeType)k), c.by_type[k]);
+                printf("  %-11s %zu\n", grGraphNodeTypeWord_((grGraphNodeType)k), c.by_type[k]);
         printf("edges         %zu (top level %zu)\n", c.edges, top_edges);
         printf("roots         %zu\n", roots);
         printf("sinks         %zu\n", sinks);

@@ -250,7 +250,7 @@ int tool_replay(int argc, char **argv)
                (unsigned long long)tmean, (unsigned long long)tmax);
         for (size_t i = 0; i < np; i++) {
             printf("%s{\"node\": \"n%zu\", \"type\": \"%s\", \"name\": ", i ? ", " : "", pr[i].index,
-                   tool_type_word(pr[i].type));
+                   grGraphNodeTypeWord_(pr[i].type));
             tool_json_str(stdout, node_name(t.nodes[pr[i].index], pr[i].type));
             printf(", \"median_ns\": %llu}", (unsigned long long)pr[i].median_ns);
         }
@@ -266,7 +266,7 @@ int tool_replay(int argc, char **argv)
             printf("per node    each top-level node replayed alone, median of %zu (slowest first)\n", preps);
             for (size_t i = 0; i < np && i < 20; i++) {
                 const char *nm = node_name(t.nodes[pr[i].index], pr[i].type);
-                printf("  n%-8zu %-7s %10.3f us%s%s\n", pr[i].index, tool_type_word(pr[i].type),
+                printf("  n%-8zu %-7s %10.3f us%s%s\n", pr[i].index, grGraphNodeTypeWord_(pr[i].type),
                        (double)pr[i].median_ns / 1e3, *nm ? "  " : "", nm);
             }
             if (np > 20)

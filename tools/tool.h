@@ -43,10 +43,6 @@ void tool_graph_free(tool_graph *t);
 /* The index of node x among t's nodes, or (size_t)-1. */
 size_t tool_node_index(const tool_graph *t, grGraphNode_t x);
 
-/* A node type's word, as graph files spell it (GR_GRAPH_NODE_TYPE_LIST:
- * "kernel", "memcpy", ..., "graph", "cond"). */
-const char *tool_type_word(grGraphNodeType t);
-
 /* Prints s as a JSON string (quoted and escaped). */
 void tool_json_str(FILE *f, const char *s);
 

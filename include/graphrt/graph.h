@@ -63,6 +63,27 @@ typedef enum grGraphNodeType {
  * name function for cudaGraphNodeType). */
 GR_API const char *grGraphNodeTypeName(grGraphNodeType type);
 
+/* The word of a node kind in graph files and in the graphrt tool's
+ * output (GR_GRAPH_NODE_TYPE_LIST's last column: "kernel", "graph",
+ * "wait", ...), or "unknown" for a value that names no kind (which no
+ * graph file holds). Not a library function but the list's one
+ * expansion into words, inline here so that the library's graph files
+ * and the tool (which uses this header only) share it. Errors: none.
+ * Thread safety: any thread. graphrt's own. */
+static inline const char *grGraphNodeTypeWord_(grGraphNodeType type)
+{
+    switch (type) {
+#define GR_GRAPH_NODE_TYPE_WORD_(suffix, value, name, word) \
+    case grGraphNodeType##suffix:                           \
+        return word;
+        GR_GRAPH_NODE_TYPE_LIST(GR_GRAPH_NODE_TYPE_WORD_)
+#undef GR_GRAPH_NODE_TYPE_WORD_
+    case grGraphNodeTypeCount:
+        break;
+    }
+    return "unknown";
+}
+
 /* Parameters of a kernel node. Mirrors cudaKernelNodeParams; func is a
  * grKernel_t and 'extra' must be NULL. */
 typedef struct grKernelNodeParams {

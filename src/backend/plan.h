@@ -34,7 +34,8 @@
  *     update in GR_DEBUG=3 builds) nodes are in topological order, each
  *     node's successor range is the next part of succ[], single-predecessor
  *     successors before the counted ones, npred is the in-degree, the
- *     countdowns are re-armed between launches, the roots are the nodes
+ *     countdowns are re-armed between launches (also checked at the end
+ *     of every launch, by gr__plan_counts_armed), the roots are the nodes
  *     without predecessors, and every node but EXIT has a successor (so
  *     EXIT is reached from every node).
  */
@@ -290,6 +291,14 @@ typedef struct gr_plan {
  * plans too); else prints the broken invariant to stderr and returns
  * false. O(nodes + edges), never on the launch path. */
 bool gr__plan_is_valid(const gr_plan *p);
+
+/* True if every countdown of p is armed (pending == npred), as it must be
+ * once a launch of p has made EXIT ready: each node that counts down
+ * re-arms itself when it reaches zero (cpu/launch.c's count_down), and
+ * every node has, by then. Else prints the node to stderr and returns
+ * false. O(nodes): on the launch path of GR_DEBUG=3 builds only, through
+ * gr_assert_expensive. */
+bool gr__plan_counts_armed(const gr_plan *p);
 
 /* The layout of pitched memcpy node n, NULL for a 1D copy (its p.count
  * bytes at p.dst and p.src). */

@@ -4,8 +4,9 @@
  * predecessor counts, the roots, and EXIT reachable from every node.
  * Called through gr_assert_expensive after instantiation and update,
  * never on the launch path, so only GR_DEBUG=3 builds run it. Also
- * gr__exec_write_is_valid, the executable's lock states while its plan
- * is written.
+ * gr__plan_counts_armed, the countdowns re-armed at the end of each
+ * launch (GR_DEBUG=3 builds' launches), and gr__exec_write_is_valid, the
+ * executable's lock states while its plan is written.
  *
  * O(nodes + edges) with one array of nnodes counters (no allocation:
  * only the per-node part is checked). It only reads the plan.
@@ -55,6 +56,17 @@ static bool check_counts(const gr_plan *p)
         if (p->roots[r] >= n || p->count[p->roots[r]].npred != 0)
             ok = broken(p, "root %u (node %u) is not a node without predecessors", r, p->roots[r]);
     return ok;
+}
+
+bool gr__plan_counts_armed(const gr_plan *p)
+{
+    for (uint32_t i = 0; i < p->nnodes; i++) {
+        int32_t pending = gr_load_relaxed(&p->count[i].pending);
+        if (pending != (int32_t)p->count[i].npred)
+            return broken(p, "node %u's countdown is %d at the end of a launch, not re-armed to npred %u", i,
+                          (int)pending, p->count[i].npred);
+    }
+    return true;
 }
 
 bool gr__plan_is_valid(const gr_plan *p)

@@ -358,9 +358,9 @@ grError_t gr__exec_check_copy_devmem(const char *call, const char *label, const 
                                      int device);
 
 /* grGraphExecMemcpyNodeSetParams, and grGraphExecNodeSetParams' memcpy
- * member ('generic', whose flags are checked too; else c), as 'call'
- * (setters.c). */
-grError_t gr__exec_set_memcpy_3d(const char *call, grGraphExec_t hGraphExec, grGraphNode_t node,
+ * member ('generic', whose flags are checked too; else c), named
+ * grGraphExecMemcpyNodeSetParams in details (setters.c). */
+grError_t gr__exec_set_memcpy_3d(grGraphExec_t hGraphExec, grGraphNode_t node,
                                  const grMemcpyNodeParams *generic, const grMemcpy3DParms *c);
 /* The same for graph node gn's parameters (an update's new node), named
  * by its label. */

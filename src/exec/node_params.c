@@ -35,8 +35,7 @@ GR_API grError_t grGraphExecNodeSetParams(grGraphExec_t graphExec, grGraphNode_t
     case grGraphNodeTypeKernel:
         return grGraphExecKernelNodeSetParams(graphExec, node, &nodeParams->kernel);
     case grGraphNodeTypeMemcpy:
-        return gr__exec_set_memcpy_3d("grGraphExecMemcpyNodeSetParams", graphExec, node, &nodeParams->memcpy,
-                                      NULL);
+        return gr__exec_set_memcpy_3d(graphExec, node, &nodeParams->memcpy, NULL);
     case grGraphNodeTypeMemset:
         return grGraphExecMemsetNodeSetParams(graphExec, node, &nodeParams->memset);
     case grGraphNodeTypeHost:

@@ -2,12 +2,19 @@
  * setters.c - in-place parameter updates of an executable's nodes and
  * enabling/disabling them.
  *
- * Every setter checks the parameters first (the graph API's checks),
- * then, between gr__exec_write_begin and gr__exec_write_end (no launch
- * queued or running, none queued meanwhile), checks what an executable
- * may change against the plan (shared with update.c) and writes it:
- * launches issued before the call use the old parameters, launches
- * issued after it the new ones, as in CUDA.
+ * Every setter takes one path, set_node, driven by its row of 'setters':
+ * find the node (the executable live, the node one of its graph's,
+ * of a kind the setter takes, not a conditional body's on a GPU), the
+ * kind's checks of the parameters (the graph API's checks), then, between
+ * gr__exec_write_begin and gr__exec_write_end (no launch queued or
+ * running, none queued meanwhile), the kind's checks of what an
+ * executable may change against the plan (shared with update.c), the
+ * device's setter, and the write: launches issued before the call use the
+ * old parameters, launches issued after it the new ones, as in CUDA.
+ *
+ * Invariant: on a GPU executable the device is told only after every
+ * check passed and before the plan is written, so that a refusal by the
+ * device changes nothing (device-first-then-plan, backend/device.h).
  */
 #include "exec.h"
 #include "../backend/device.h"
@@ -26,52 +33,6 @@ static grError_t gpu_body_refused(const char *call, grGraphExec_t e, grGraphNode
                     "body nodes change only through grGraphExecUpdate: set the node's parameters in the "
                     "graph and update the executable",
                     call, GR_PTR(node));
-}
-
-/* find_node's failures (and its first call, which builds the node map),
- * each with its detail; the lookup of setters defined elsewhere too. */
-GR_NOINLINE grError_t gr__exec_find_typed(const char *call, grGraphExec_t e, grGraphNode_t node,
-                                          grGraphNodeType want, gr_pnode **out)
-{
-    grError_t err = gr__exec_check(call, e);
-    if (err)
-        return err;
-    gr_pnode *pn = NULL;
-    grGraphNodeType t = gr__exec_find_node(e, node, &pn);
-    if (t == grGraphNodeTypeCount)
-        return gr__fail(
-            grErrorInvalidValue,
-            "%s: node %p is not a node of the graph executable %p was instantiated from, nor of its "
-            "conditional nodes' bodies (nodes inside child graphs are updated with "
-            "grGraphExecChildGraphNodeSetParams)",
-            call, GR_PTR(node), GR_PTR(e));
-    if (t != want)
-        return gr__fail(grErrorInvalidValue, "%s: node %p is a %s node, not a %s node", call, GR_PTR(node),
-                        gr__node_type_name(t), gr__node_type_name(want));
-    if ((err = gpu_body_refused(call, e, node, pn)))
-        return err;
-    *out = pn;
-    return grSuccess;
-}
-
-/* Finds 'node' among the executable's top-level nodes and checks its type.
- * The common case reads the map slot and the plan node only: a top-level
- * node's plan node has the node's type, except a child graph's, whose
- * plan node is its empty 'enter' node, and no setter takes empty nodes. */
-static inline grError_t find_node(const char *call, grGraphExec_t e, grGraphNode_t node, grGraphNodeType want,
-                                  gr_pnode **out)
-{
-    if (GR_LIKELY(gr__exec_valid(e))) {
-        const gr_node_slot *slot = gr__exec_lookup(e, node);
-        if (GR_LIKELY(slot != NULL)) {
-            gr_pnode *pn = &e->plan.nodes[slot->pindex];
-            if (GR_LIKELY(pn->type == (uint8_t)want)) {
-                *out = pn;
-                return grSuccess;
-            }
-        }
-    }
-    return gr__exec_find_typed(call, e, node, want, out);
 }
 
 /* Points pn at kernel k (references moved) with the given geometry; the
@@ -121,11 +82,185 @@ bool gr__pnode_set_kernel(gr_pnode *pn, const gr_kernel_params *kp)
     return true;
 }
 
-/* grGraphExecKernelNodeSetParams when the kernel's parameter layout
- * changes: the values are packed into a temporary first, so that nothing
- * changes if the new argument block cannot be allocated. */
-static GR_NOINLINE grError_t set_kernel_relayout(const char *call, grGraphExec_t e, grGraphNode_t node,
-                                                 gr_pnode *pn, const grKernelNodeParams *p)
+/* One call's state, handed from phase to phase of set_node. */
+typedef struct set_ctx {
+    const char *call;
+    grGraphExec_t e;
+    grGraphNode_t node;
+    gr_pnode *pn;    /* the node's plan node (current within the section) */
+    const void *arg; /* the setter's parameters, as its row expects */
+    union {
+        struct { /* memcpy: the copy made by 'prepare' */
+            gr_memcpy_node m;
+            bool dst_device, src_device;
+        } copy;
+        grEvent_t old; /* event: the event replaced, released by 'finish' */
+    } u;
+} set_ctx;
+
+typedef grError_t (*set_phase)(set_ctx *c);
+
+/* A setter's row: what set_node checks and which of the kind's phases it
+ * runs, in this order (a NULL phase is skipped):
+ *   prepare     turns the caller's parameters into the kind's form (in
+ *               the context's union, which nothing else initialises);
+ *   check       the parameters' checks, before the write section;
+ *   check_plan  the checks against the plan node, in the section;
+ *   dev         the GPU executable's setter: when the row has a
+ *               check_plan, in the section after it, else before the
+ *               section opens (a refusal then waits for no launch);
+ *   write       writes the plan node, in the section;
+ *   finish      after the section, once prepare succeeded, whatever the
+ *               outcome. */
+typedef struct gr_setter {
+    const char *call;
+    uint32_t kinds;             /* the node kinds taken, one bit per grGraphNodeType */
+    grGraphNodeType want;       /* the kind named in a mismatch; Count: enable/disable's detail */
+    bool body_gpu_refused;      /* refuse conditional bodies' nodes of a GPU executable */
+    const char *not_found_hint; /* the not-found detail's tail */
+    set_phase prepare, check, check_plan, dev, write, finish;
+} gr_setter;
+
+#define KIND(t) (1u << (unsigned)grGraphNodeType##t)
+
+static const char child_hint[] =
+    " (nodes inside child graphs are updated with grGraphExecChildGraphNodeSetParams)";
+
+/* find's failures (and its first call, which builds the node map), each
+ * with its detail. */
+static GR_NOINLINE grError_t find_slow(const gr_setter *s, const char *call, grGraphExec_t e,
+                                       grGraphNode_t node, gr_pnode **out)
+{
+    grError_t err = gr__exec_check(call, e);
+    if (err)
+        return err;
+    gr_pnode *pn = NULL;
+    grGraphNodeType t = gr__exec_find_node(e, node, &pn);
+    if (t == grGraphNodeTypeCount)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: node %p is not a node of the graph executable %p was instantiated from, nor "
+                        "of its conditional nodes' bodies%s",
+                        call, GR_PTR(node), GR_PTR(e), s->not_found_hint);
+    if (!(s->kinds & (1u << (unsigned)t))) {
+        if (s->want == grGraphNodeTypeCount)
+            return gr__fail(grErrorInvalidValue,
+                            "%s: node %p is a %s node; only kernel, memcpy and memset nodes can be enabled "
+                            "or disabled, as in CUDA",
+                            call, GR_PTR(node), gr__node_type_name(t));
+        return gr__fail(grErrorInvalidValue, "%s: node %p is a %s node, not a %s node", call, GR_PTR(node),
+                        gr__node_type_name(t), gr__node_type_name(s->want));
+    }
+    if (s->body_gpu_refused && (err = gpu_body_refused(call, e, node, pn)))
+        return err;
+    *out = pn;
+    return grSuccess;
+}
+
+grError_t gr__exec_find_typed(const char *call, grGraphExec_t e, grGraphNode_t node, grGraphNodeType want,
+                              gr_pnode **out)
+{
+    const gr_setter s = {
+        .kinds = 1u << (unsigned)want, .want = want, .body_gpu_refused = true, .not_found_hint = child_hint};
+    return find_slow(&s, call, e, node, out);
+}
+
+/* Finds 'node' among the executable's top-level nodes and checks its
+ * kind. The common case reads the map slot and the plan node only: a
+ * top-level node's plan node has the node's type, except a child
+ * graph's, whose plan node is its empty 'enter' node, and no setter takes
+ * empty nodes. */
+static inline grError_t find(const gr_setter *s, const char *call, grGraphExec_t e, grGraphNode_t node,
+                             gr_pnode **out)
+{
+    if (GR_LIKELY(gr__exec_valid(e))) {
+        const gr_node_slot *slot = gr__exec_lookup(e, node);
+        if (GR_LIKELY(slot != NULL)) {
+            gr_pnode *pn = &e->plan.nodes[slot->pindex];
+            if (GR_LIKELY(s->want != grGraphNodeTypeCount ? pn->type == (uint8_t)s->want
+                                                          : pn->type < 32 && (s->kinds >> pn->type) & 1u)) {
+                *out = pn;
+                return grSuccess;
+            }
+        }
+    }
+    return find_slow(s, call, e, node, out);
+}
+
+/* The one path of every setter (see the file's head). Inlined into each
+ * setter with its row a constant, so that the phases are direct calls,
+ * inlined where small: the kernel setter, which replay loops call per
+ * launch, pays no indirect call. */
+static inline __attribute__((always_inline)) grError_t set_node(const gr_setter *s, grGraphExec_t e,
+                                                                grGraphNode_t node, const void *arg)
+{
+    /* Field by field: the union is the kind's to set ('prepare'), and
+     * zeroing it would cost the kernel setter stores on every call. */
+    set_ctx c;
+    gr_pnode *pn = NULL;
+    grError_t err = find(s, s->call, e, node, &pn);
+    if (err)
+        return err;
+    c.call = s->call;
+    c.e = e;
+    c.node = node;
+    c.pn = pn;
+    c.arg = arg;
+    if (s->prepare && (err = s->prepare(&c)))
+        return err;
+    if (s->check && (err = s->check(&c)))
+        goto finish;
+    if (!s->check_plan && s->dev && GR_UNLIKELY(e->gpu != NULL) && (err = s->dev(&c)))
+        goto finish;
+    gr__exec_write_begin(e);
+    c.pn = gr__exec_pnode_current(e, node, c.pn);
+    if (s->check_plan &&
+        ((err = s->check_plan(&c)) || (s->dev && GR_UNLIKELY(e->gpu != NULL) && (err = s->dev(&c))))) {
+        gr__exec_write_end(e);
+        goto finish;
+    }
+    err = s->write(&c);
+    gr__exec_write_end(e);
+finish:
+    if (s->finish)
+        s->finish(&c);
+    return err;
+}
+
+/* Kernel nodes. The phases of the replay loops' setter are forced inline
+ * into it (their addresses in the table would keep them out of line). */
+
+#define HOT static inline __attribute__((always_inline))
+
+HOT grError_t kernel_check(set_ctx *c)
+{
+    const grKernelNodeParams *p = c->arg;
+    grError_t err;
+    if (!p)
+        return gr__fail(grErrorInvalidValue, "%s: 'pNodeParams' is NULL", c->call);
+    if (p->extra)
+        return gr__fail(grErrorInvalidValue, "%s: 'extra' must be NULL; pass arguments in kernelParams",
+                        c->call);
+    err = gr__kernel_check(c->call, p->func, &p->gridDim, &p->blockDim, p->sharedMemBytes, p->kernelParams);
+    if (err)
+        return err;
+    if (GR_UNLIKELY(gr__gpu_active()) &&
+        (err = gr__exec_check_kernel_devmem(c->call, "the kernel node", p->func, p->kernelParams,
+                                            gr__exec_device(c->e))))
+        return err;
+    return grSuccess;
+}
+
+static grError_t kernel_dev(set_ctx *c)
+{
+    const grKernelNodeParams *p = c->arg;
+    return gr__devkind()->exec_set_kernel(c->call, c->e->gpu, c->pn->index, p->func, &p->gridDim,
+                                          &p->blockDim, p->sharedMemBytes, p->kernelParams);
+}
+
+/* The kernel's parameter layout changes: the values are packed into a
+ * temporary first, so that nothing changes if the new argument block
+ * cannot be allocated. */
+static GR_NOINLINE grError_t kernel_relayout(const char *call, gr_pnode *pn, const grKernelNodeParams *p)
 {
     grKernel_t k = p->func;
     unsigned char stackbuf[256];
@@ -139,9 +274,7 @@ static GR_NOINLINE grError_t set_kernel_relayout(const char *call, grGraphExec_t
     kp.block = p->blockDim;
     kp.shmem = p->sharedMemBytes;
     kp.argbuf = buf;
-    gr__exec_write_begin(e);
-    bool ok = gr__pnode_set_kernel(gr__exec_pnode_current(e, node, pn), &kp);
-    gr__exec_write_end(e);
+    bool ok = gr__pnode_set_kernel(pn, &kp);
     if (buf != stackbuf)
         gr__free(buf);
     if (!ok)
@@ -149,84 +282,90 @@ static GR_NOINLINE grError_t set_kernel_relayout(const char *call, grGraphExec_t
     return grSuccess;
 }
 
-GR_API grError_t grGraphExecKernelNodeSetParams(grGraphExec_t hGraphExec, grGraphNode_t node,
-                                                const grKernelNodeParams *pNodeParams)
+HOT grError_t kernel_write(set_ctx *c)
 {
-    static const char call[] = "grGraphExecKernelNodeSetParams";
-    gr_pnode *pn = NULL;
-    grError_t err = find_node(call, hGraphExec, node, grGraphNodeTypeKernel, &pn);
-    if (err)
+    const grKernelNodeParams *p = c->arg;
+    grKernel_t k = p->func;
+    gr_pnode *pn = c->pn;
+    grError_t err;
+    /* A cooperative node stays cooperative: its grid must still fit (read
+     * here, in the write section, where the plan node is stable). */
+    if (GR_UNLIKELY(pn->krun == GR_KRUN_COOP) && c->e->gpu == NULL &&
+        (err = gr__kernel_check_coop(c->call, k, &p->gridDim)))
         return err;
-    if (!pNodeParams)
-        return gr__fail(grErrorInvalidValue, "%s: 'pNodeParams' is NULL", call);
-    if (pNodeParams->extra)
-        return gr__fail(grErrorInvalidValue, "%s: 'extra' must be NULL; pass arguments in kernelParams",
-                        call);
-    err = gr__kernel_check(call, pNodeParams->func, &pNodeParams->gridDim, &pNodeParams->blockDim,
-                           pNodeParams->sharedMemBytes, pNodeParams->kernelParams);
-    if (err)
-        return err;
-    grKernel_t k = pNodeParams->func;
-    /* A cooperative node stays cooperative: its grid must still fit. */
-    if (GR_UNLIKELY(pn->krun == GR_KRUN_COOP) && hGraphExec->gpu == NULL &&
-        (err = gr__kernel_check_coop(call, k, &pNodeParams->gridDim)))
-        return err;
-    if (GR_UNLIKELY(gr__gpu_active()) &&
-        (err = gr__exec_check_kernel_devmem(call, "the kernel node", k, pNodeParams->kernelParams,
-                                            gr__exec_device(hGraphExec))))
-        return err;
-    if (GR_UNLIKELY(hGraphExec->gpu != NULL) &&
-        (err = gr__devkind()->exec_set_kernel(call, hGraphExec->gpu, pn->index, k, &pNodeParams->gridDim,
-                                              &pNodeParams->blockDim, pNodeParams->sharedMemBytes,
-                                              pNodeParams->kernelParams)))
-        return err;
-    gr__exec_write_begin(hGraphExec);
-    pn = gr__exec_pnode_current(hGraphExec, node, pn);
-    if (GR_UNLIKELY(!gr__kernel_same_layout(k, pn->u.kern.k))) {
-        gr__exec_write_end(hGraphExec);
-        return set_kernel_relayout(call, hGraphExec, node, pn, pNodeParams);
-    }
+    if (GR_UNLIKELY(!gr__kernel_same_layout(k, pn->u.kern.k)))
+        return kernel_relayout(c->call, pn, p);
     /* Common case: the values go straight into the plan (nothing below can
      * fail). Parameter 0 sits at offset 0: argv[0] starts them. */
     if (k->nparams)
-        gr__kernel_pack(k, pNodeParams->kernelParams, pn->u.kern.argv[0], NULL);
-    set_kernel_fields(pn, k, &pNodeParams->gridDim, &pNodeParams->blockDim, pNodeParams->sharedMemBytes);
-    gr__exec_write_end(hGraphExec);
+        gr__kernel_pack(k, p->kernelParams, pn->u.kern.argv[0], NULL);
+    set_kernel_fields(pn, k, &p->gridDim, &p->blockDim, p->sharedMemBytes);
     return grSuccess;
 }
 
-/* Sets memcpy node 'node' of hGraphExec to copy m (checked by the caller),
- * a pitched copy when m has rows that are not contiguous. */
-static grError_t set_memcpy(const char *call, grGraphExec_t hGraphExec, grGraphNode_t node,
-                            const gr_memcpy_node *m)
+/* Memcpy nodes: 'prepare' makes the copy (checked), a pitched copy when
+ * its rows are not contiguous. */
+
+typedef struct memcpy_1d_args {
+    void *dst;
+    const void *src;
+    size_t count;
+    grMemcpyKind kind;
+} memcpy_1d_args;
+
+typedef struct memcpy_3d_args {
+    const grMemcpyNodeParams *generic;
+    const grMemcpy3DParms *c;
+} memcpy_3d_args;
+
+static grError_t memcpy_prepare_1d(set_ctx *c)
 {
-    gr_pnode *pn = NULL;
-    void *dst = m->dst;
-    const void *src = m->src;
-    grError_t err = find_node(call, hGraphExec, node, grGraphNodeTypeMemcpy, &pn);
+    const memcpy_1d_args *a = c->arg;
+    grError_t err = gr__node_memcpy_params_check(c->call, a->dst, a->src, a->count, a->kind);
     if (err)
         return err;
+    c->u.copy.m = (gr_memcpy_node){a->dst, a->src, a->count, a->kind, NULL};
+    return grSuccess;
+}
+
+static grError_t memcpy_prepare_3d(set_ctx *c)
+{
+    const memcpy_3d_args *a = c->arg;
+    return a->generic ? gr__node_memcpy_from_3d(c->call, a->generic, &c->u.copy.m)
+                      : gr__memcpy_node_make(c->call, "pNodeParams", a->c, &c->u.copy.m);
+}
+
+static grError_t memcpy_check(set_ctx *c)
+{
+    const gr_memcpy_node *m = &c->u.copy.m;
+    grError_t err;
     if (m->count == 0)
         return gr__fail(grErrorInvalidValue,
                         "%s: count is 0; as in CUDA, an executable's copy cannot be set "
                         "to copy nothing (disable the node with grGraphNodeSetEnabled)",
-                        call);
+                        c->call);
     if (GR_UNLIKELY(gr__gpu_active()) &&
-        (err = gr__exec_check_copy_devmem(call, "the memcpy node", dst, src, gr__exec_device(hGraphExec))))
+        (err = gr__exec_check_copy_devmem(c->call, "the memcpy node", m->dst, m->src, gr__exec_device(c->e))))
         return err;
-    bool dst_device = gr__mem_is_device(dst), src_device = gr__mem_is_device(src);
-    gr__exec_write_begin(hGraphExec);
-    pn = gr__exec_pnode_current(hGraphExec, node, pn);
-    const gr_memcpy_params old = pn->u.copy.p;
+    c->u.copy.dst_device = gr__mem_is_device(m->dst);
+    c->u.copy.src_device = gr__mem_is_device(m->src);
+    return grSuccess;
+}
+
+static grError_t memcpy_check_plan(set_ctx *c)
+{
+    const gr_memcpy_node *m = &c->u.copy.m;
+    const gr_pnode *pn = c->pn;
+    bool dst_device = c->u.copy.dst_device, src_device = c->u.copy.src_device;
     if (dst_device != pn->u.copy.dst_device || src_device != pn->u.copy.src_device) {
         bool od = pn->u.copy.dst_device, os = pn->u.copy.src_device;
-        gr__exec_write_end(hGraphExec);
         return gr__fail(grErrorInvalidValue,
                         "%s: the copy %p (%s) -> %p (%s) uses memory of another type than the node's "
                         "%p (%s) -> %p (%s); as in CUDA, a copy's memory types cannot change in an "
                         "executable (instantiate a new one instead)",
-                        call, src, src_device ? "device" : "host", dst, dst_device ? "device" : "host",
-                        old.src, os ? "device" : "host", old.dst, od ? "device" : "host");
+                        c->call, m->src, src_device ? "device" : "host", m->dst,
+                        dst_device ? "device" : "host", pn->u.copy.p.src, os ? "device" : "host",
+                        pn->u.copy.p.dst, od ? "device" : "host");
     }
     /* CUDA's rule for this setter: the copy the node made at
      * instantiation and the new one must both be 1D (an extent of one row
@@ -234,207 +373,253 @@ static grError_t set_memcpy(const char *call, grGraphExec_t hGraphExec, grGraphN
      * to change a multidimensional copy too). A node instantiated as a 2D
      * copy of contiguous rows runs as one range and is not told apart
      * here. */
-    if (GR_UNLIKELY(gr__memcpy_node_multidim(m) || pn->u.copy.pitched)) {
-        gr__exec_write_end(hGraphExec);
+    if (GR_UNLIKELY(gr__memcpy_node_multidim(m) || pn->u.copy.pitched))
         return gr__fail(grErrorInvalidValue,
                         "%s: %s; as in CUDA, an executable's memcpy node is set only from a 1D copy to a 1D "
                         "copy (to change a 2D or 3D copy, instantiate a new executable)",
-                        call,
+                        c->call,
                         pn->u.copy.pitched ? "the node makes a 2D or 3D copy" : "the new copy is 2D or 3D");
-    }
-    if (GR_UNLIKELY(hGraphExec->gpu != NULL) &&
-        (err = gr__devkind()->exec_set_memcpy(call, hGraphExec->gpu, pn->index, dst, src, m->count, NULL))) {
-        gr__exec_write_end(hGraphExec);
-        return err;
-    }
-    /* Both copies are 1D (checked above): the plan node holds no layout. */
-    gr__pnode_set_copy(pn, &(gr_memcpy_params){dst, src, m->count, m->kind}, NULL);
-    gr_store_relaxed(&hGraphExec->plan.range_gen, 0); /* the next launch checks the mapping */
-    gr__exec_write_end(hGraphExec);
     return grSuccess;
 }
 
-GR_API grError_t grGraphExecMemcpyNodeSetParams1D(grGraphExec_t hGraphExec, grGraphNode_t node, void *dst,
-                                                  const void *src, size_t count, grMemcpyKind kind)
+static grError_t memcpy_dev(set_ctx *c)
 {
-    static const char call[] = "grGraphExecMemcpyNodeSetParams1D";
-    gr_pnode *pn = NULL;
-    grError_t err = find_node(call, hGraphExec, node, grGraphNodeTypeMemcpy, &pn);
-    if (err || (err = gr__node_memcpy_params_check(call, dst, src, count, kind)))
-        return err;
-    return set_memcpy(call, hGraphExec, node, &(gr_memcpy_node){dst, src, count, kind, NULL});
+    const gr_memcpy_node *m = &c->u.copy.m;
+    return gr__devkind()->exec_set_memcpy(c->call, c->e->gpu, c->pn->index, m->dst, m->src, m->count, NULL);
 }
 
-grError_t gr__exec_set_memcpy_3d(const char *call, grGraphExec_t hGraphExec, grGraphNode_t node,
-                                 const grMemcpyNodeParams *generic, const grMemcpy3DParms *c)
+static grError_t memcpy_write(set_ctx *c)
 {
-    gr_memcpy_node m;
-    gr_pnode *pn = NULL;
-    grError_t err = find_node(call, hGraphExec, node, grGraphNodeTypeMemcpy, &pn);
-    if (err)
-        return err;
-    err = generic ? gr__node_memcpy_from_3d(call, generic, &m)
-                  : gr__memcpy_node_make(call, "pNodeParams", c, &m);
-    if (err)
-        return err;
-    err = set_memcpy(call, hGraphExec, node, &m);
-    gr__memcpy_node_free(&m);
-    return err;
+    const gr_memcpy_node *m = &c->u.copy.m;
+    /* Both copies are 1D (checked): the plan node holds no layout. */
+    gr__pnode_set_copy(c->pn, &(gr_memcpy_params){m->dst, m->src, m->count, m->kind}, NULL);
+    gr_store_relaxed(&c->e->plan.range_gen, 0); /* the next launch checks the mapping */
+    return grSuccess;
 }
 
-GR_API grError_t grGraphExecMemcpyNodeSetParams(grGraphExec_t hGraphExec, grGraphNode_t node,
-                                                const grMemcpy3DParms *pNodeParams)
+static grError_t memcpy_finish(set_ctx *c)
 {
-    return gr__exec_set_memcpy_3d("grGraphExecMemcpyNodeSetParams", hGraphExec, node, NULL, pNodeParams);
+    gr__memcpy_node_free(&c->u.copy.m);
+    return grSuccess;
 }
 
-GR_API grError_t grGraphExecMemsetNodeSetParams(grGraphExec_t hGraphExec, grGraphNode_t node,
-                                                const grMemsetParams *p)
+/* Memset nodes. */
+
+static grError_t memset_check(set_ctx *c)
 {
-    static const char call[] = "grGraphExecMemsetNodeSetParams";
-    gr_pnode *pn = NULL;
-    grError_t err = find_node(call, hGraphExec, node, grGraphNodeTypeMemset, &pn);
-    if (err)
-        return err;
-    if ((err = gr__node_memset_params_check(call, p)))
+    const grMemsetParams *p = c->arg;
+    grError_t err;
+    if ((err = gr__node_memset_params_check(c->call, p)))
         return err;
     if (GR_UNLIKELY(gr__gpu_active()) &&
-        (err =
-             gr__exec_check_copy_devmem(call, "the memset node", p->dst, NULL, gr__exec_device(hGraphExec))))
+        (err = gr__exec_check_copy_devmem(c->call, "the memset node", p->dst, NULL, gr__exec_device(c->e))))
         return err;
     if (p->width == 0)
         return gr__fail(grErrorInvalidValue,
                         "%s: width is 0; as in CUDA, an executable's memset cannot be set "
                         "to set nothing (disable the node with grGraphNodeSetEnabled)",
-                        call);
-    gr__exec_write_begin(hGraphExec);
-    pn = gr__exec_pnode_current(hGraphExec, node, pn);
-    const grMemsetParams o = pn->u.memset;
-    if (!gr__memset_shape_ok(&o, p)) {
-        gr__exec_write_end(hGraphExec);
+                        c->call);
+    return grSuccess;
+}
+
+static grError_t memset_check_plan(set_ctx *c)
+{
+    const grMemsetParams *p = c->arg;
+    const grMemsetParams o = c->pn->u.memset;
+    if (!gr__memset_shape_ok(&o, p))
         return gr__fail(
             grErrorInvalidValue,
             "%s: the node sets %zu x %zu elements of %u bytes (pitch %zu), the new parameters %zu x "
             "%zu of %u bytes (pitch %zu); as in CUDA, a 2D memset in an executable may change only "
             "its address and value, and a 1D one cannot become 2D",
-            call, o.width, o.height, o.elementSize, o.pitch, p->width, p->height, p->elementSize, p->pitch);
-    }
-    if (GR_UNLIKELY(hGraphExec->gpu != NULL) &&
-        (err = gr__devkind()->exec_set_memset(call, hGraphExec->gpu, pn->index, p))) {
-        gr__exec_write_end(hGraphExec);
-        return err;
-    }
-    pn->u.memset = *p;
-    gr_store_relaxed(&hGraphExec->plan.range_gen, 0); /* the next launch checks the mapping */
-    gr__exec_write_end(hGraphExec);
+            c->call, o.width, o.height, o.elementSize, o.pitch, p->width, p->height, p->elementSize,
+            p->pitch);
     return grSuccess;
+}
+
+static grError_t memset_dev(set_ctx *c)
+{
+    return gr__devkind()->exec_set_memset(c->call, c->e->gpu, c->pn->index, c->arg);
+}
+
+static grError_t memset_write(set_ctx *c)
+{
+    c->pn->u.memset = *(const grMemsetParams *)c->arg;
+    gr_store_relaxed(&c->e->plan.range_gen, 0); /* the next launch checks the mapping */
+    return grSuccess;
+}
+
+/* Host nodes. */
+
+static grError_t host_check(set_ctx *c)
+{
+    return gr__node_host_params_check(c->call, c->arg);
+}
+
+static grError_t host_dev(set_ctx *c)
+{
+    return gr__devkind()->exec_set_host(c->call, c->e->gpu, c->pn->index, c->arg);
+}
+
+static grError_t host_write(set_ctx *c)
+{
+    c->pn->u.host = *(const grHostNodeParams *)c->arg;
+    return grSuccess;
+}
+
+/* Event record and event wait nodes: the new event is retained, the old
+ * one released after the section. */
+
+static grError_t event_prepare(set_ctx *c)
+{
+    c->u.old = NULL;
+    return grSuccess;
+}
+
+static grError_t event_check(set_ctx *c)
+{
+    return gr__node_event_check(c->call, *(const grEvent_t *)c->arg);
+}
+
+static grError_t event_dev(set_ctx *c)
+{
+    return gr__devkind()->exec_set_event(c->call, c->e->gpu, c->pn->index,
+                                         c->pn->type == grGraphNodeTypeEventRecord,
+                                         *(const grEvent_t *)c->arg);
+}
+
+static grError_t event_write(set_ctx *c)
+{
+    grEvent_t event = *(const grEvent_t *)c->arg;
+    gr__event_retain(event);
+    c->u.old = c->pn->u.event;
+    c->pn->u.event = event;
+    return grSuccess;
+}
+
+static grError_t event_finish(set_ctx *c)
+{
+    if (c->u.old)
+        gr__event_release(c->u.old);
+    return grSuccess;
+}
+
+/* Enabling and disabling. */
+
+static grError_t enabled_dev(set_ctx *c)
+{
+    return gr__devkind()->exec_set_enabled(c->call, c->e->gpu, c->pn->index, *(const unsigned *)c->arg != 0);
+}
+
+static grError_t enabled_write(set_ctx *c)
+{
+    c->pn->enabled = *(const unsigned *)c->arg != 0;
+    return grSuccess;
+}
+
+enum {
+    SET_KERNEL,
+    SET_MEMCPY_1D,
+    SET_MEMCPY,
+    SET_MEMSET,
+    SET_HOST,
+    SET_EVENT_RECORD,
+    SET_EVENT_WAIT,
+    SET_ENABLED,
+    GET_ENABLED,
+};
+
+#define TOGGLED (KIND(Kernel) | KIND(Memcpy) | KIND(Memset))
+
+static const gr_setter setters[] = {
+    [SET_KERNEL] = {"grGraphExecKernelNodeSetParams", KIND(Kernel), grGraphNodeTypeKernel, true, child_hint,
+                    NULL, kernel_check, NULL, kernel_dev, kernel_write, NULL},
+    [SET_MEMCPY_1D] = {"grGraphExecMemcpyNodeSetParams1D", KIND(Memcpy), grGraphNodeTypeMemcpy, true,
+                       child_hint, memcpy_prepare_1d, memcpy_check, memcpy_check_plan, memcpy_dev,
+                       memcpy_write, memcpy_finish},
+    [SET_MEMCPY] = {"grGraphExecMemcpyNodeSetParams", KIND(Memcpy), grGraphNodeTypeMemcpy, true, child_hint,
+                    memcpy_prepare_3d, memcpy_check, memcpy_check_plan, memcpy_dev, memcpy_write,
+                    memcpy_finish},
+    [SET_MEMSET] = {"grGraphExecMemsetNodeSetParams", KIND(Memset), grGraphNodeTypeMemset, true, child_hint,
+                    NULL, memset_check, memset_check_plan, memset_dev, memset_write, NULL},
+    [SET_HOST] = {"grGraphExecHostNodeSetParams", KIND(Host), grGraphNodeTypeHost, true, child_hint, NULL,
+                  host_check, NULL, host_dev, host_write, NULL},
+    [SET_EVENT_RECORD] = {"grGraphExecEventRecordNodeSetEvent", KIND(EventRecord), grGraphNodeTypeEventRecord,
+                          true, child_hint, event_prepare, event_check, NULL, event_dev, event_write,
+                          event_finish},
+    [SET_EVENT_WAIT] = {"grGraphExecEventWaitNodeSetEvent", KIND(WaitEvent), grGraphNodeTypeWaitEvent, true,
+                        child_hint, event_prepare, event_check, NULL, event_dev, event_write, event_finish},
+    [SET_ENABLED] = {"grGraphNodeSetEnabled", TOGGLED, grGraphNodeTypeCount, true, "", NULL, NULL, NULL,
+                     enabled_dev, enabled_write, NULL},
+    /* Finding only (the getter reads, see grGraphNodeGetEnabled). */
+    [GET_ENABLED] = {"grGraphNodeGetEnabled", TOGGLED, grGraphNodeTypeCount, false, "", NULL, NULL, NULL,
+                     NULL, NULL, NULL},
+};
+
+GR_API grError_t grGraphExecKernelNodeSetParams(grGraphExec_t hGraphExec, grGraphNode_t node,
+                                                const grKernelNodeParams *pNodeParams)
+{
+    return set_node(&setters[SET_KERNEL], hGraphExec, node, pNodeParams);
+}
+
+GR_API grError_t grGraphExecMemcpyNodeSetParams1D(grGraphExec_t hGraphExec, grGraphNode_t node, void *dst,
+                                                  const void *src, size_t count, grMemcpyKind kind)
+{
+    const memcpy_1d_args a = {dst, src, count, kind};
+    return set_node(&setters[SET_MEMCPY_1D], hGraphExec, node, &a);
+}
+
+grError_t gr__exec_set_memcpy_3d(grGraphExec_t hGraphExec, grGraphNode_t node,
+                                 const grMemcpyNodeParams *generic, const grMemcpy3DParms *c)
+{
+    const memcpy_3d_args a = {generic, c};
+    return set_node(&setters[SET_MEMCPY], hGraphExec, node, &a);
+}
+
+GR_API grError_t grGraphExecMemcpyNodeSetParams(grGraphExec_t hGraphExec, grGraphNode_t node,
+                                                const grMemcpy3DParms *pNodeParams)
+{
+    return gr__exec_set_memcpy_3d(hGraphExec, node, NULL, pNodeParams);
+}
+
+GR_API grError_t grGraphExecMemsetNodeSetParams(grGraphExec_t hGraphExec, grGraphNode_t node,
+                                                const grMemsetParams *p)
+{
+    return set_node(&setters[SET_MEMSET], hGraphExec, node, p);
 }
 
 GR_API grError_t grGraphExecHostNodeSetParams(grGraphExec_t hGraphExec, grGraphNode_t node,
                                               const grHostNodeParams *p)
 {
-    static const char call[] = "grGraphExecHostNodeSetParams";
-    gr_pnode *pn = NULL;
-    grError_t err = find_node(call, hGraphExec, node, grGraphNodeTypeHost, &pn);
-    if (err)
-        return err;
-    if ((err = gr__node_host_params_check(call, p)))
-        return err;
-    if (GR_UNLIKELY(hGraphExec->gpu != NULL) &&
-        (err = gr__devkind()->exec_set_host(call, hGraphExec->gpu, pn->index, p)))
-        return err;
-    gr__exec_write_begin(hGraphExec);
-    pn = gr__exec_pnode_current(hGraphExec, node, pn);
-    pn->u.host = *p;
-    gr__exec_write_end(hGraphExec);
-    return grSuccess;
-}
-
-static grError_t set_event(const char *call, grGraphExec_t e, grGraphNode_t node, grGraphNodeType type,
-                           grEvent_t event)
-{
-    gr_pnode *pn = NULL;
-    grError_t err = find_node(call, e, node, type, &pn);
-    if (err)
-        return err;
-    if ((err = gr__node_event_check(call, event)))
-        return err;
-    if (GR_UNLIKELY(e->gpu != NULL) &&
-        (err = gr__devkind()->exec_set_event(call, e->gpu, pn->index, type == grGraphNodeTypeEventRecord,
-                                             event)))
-        return err;
-    gr__event_retain(event);
-    gr__exec_write_begin(e);
-    pn = gr__exec_pnode_current(e, node, pn);
-    grEvent_t old = pn->u.event;
-    pn->u.event = event;
-    gr__exec_write_end(e);
-    gr__event_release(old);
-    return grSuccess;
+    return set_node(&setters[SET_HOST], hGraphExec, node, p);
 }
 
 GR_API grError_t grGraphExecEventRecordNodeSetEvent(grGraphExec_t hGraphExec, grGraphNode_t hNode,
                                                     grEvent_t event)
 {
-    return set_event("grGraphExecEventRecordNodeSetEvent", hGraphExec, hNode, grGraphNodeTypeEventRecord,
-                     event);
+    return set_node(&setters[SET_EVENT_RECORD], hGraphExec, hNode, &event);
 }
 
 GR_API grError_t grGraphExecEventWaitNodeSetEvent(grGraphExec_t hGraphExec, grGraphNode_t hNode,
                                                   grEvent_t event)
 {
-    return set_event("grGraphExecEventWaitNodeSetEvent", hGraphExec, hNode, grGraphNodeTypeWaitEvent, event);
-}
-
-static grError_t find_toggle(const char *call, grGraphExec_t e, grGraphNode_t node, gr_pnode **out)
-{
-    grError_t err = gr__exec_check(call, e);
-    if (err)
-        return err;
-    gr_pnode *pn = NULL;
-    grGraphNodeType t = gr__exec_find_node(e, node, &pn);
-    if (t == grGraphNodeTypeCount)
-        return gr__fail(grErrorInvalidValue,
-                        "%s: node %p is not a node of the graph executable %p was instantiated from, nor "
-                        "of its conditional nodes' bodies",
-                        call, GR_PTR(node), GR_PTR(e));
-    if (t != grGraphNodeTypeKernel && t != grGraphNodeTypeMemcpy && t != grGraphNodeTypeMemset)
-        return gr__fail(grErrorInvalidValue,
-                        "%s: node %p is a %s node; only kernel, memcpy and memset nodes can be enabled or "
-                        "disabled, as in CUDA",
-                        call, GR_PTR(node), gr__node_type_name(t));
-    *out = pn;
-    return grSuccess;
+    return set_node(&setters[SET_EVENT_WAIT], hGraphExec, hNode, &event);
 }
 
 GR_API grError_t grGraphNodeSetEnabled(grGraphExec_t hGraphExec, grGraphNode_t hNode, unsigned int isEnabled)
 {
-    gr_pnode *pn = NULL;
-    grError_t err = find_toggle("grGraphNodeSetEnabled", hGraphExec, hNode, &pn);
-    if (!err)
-        err = gpu_body_refused("grGraphNodeSetEnabled", hGraphExec, hNode, pn);
-    if (err)
-        return err;
-    if (GR_UNLIKELY(hGraphExec->gpu != NULL) &&
-        (err = gr__devkind()->exec_set_enabled("grGraphNodeSetEnabled", hGraphExec->gpu, pn->index,
-                                               isEnabled != 0)))
-        return err;
-    gr__exec_write_begin(hGraphExec);
-    pn = gr__exec_pnode_current(hGraphExec, hNode, pn);
-    pn->enabled = isEnabled != 0;
-    gr__exec_write_end(hGraphExec);
-    return grSuccess;
+    return set_node(&setters[SET_ENABLED], hGraphExec, hNode, &isEnabled);
 }
 
 GR_API grError_t grGraphNodeGetEnabled(grGraphExec_t hGraphExec, grGraphNode_t hNode, unsigned int *isEnabled)
 {
+    const gr_setter *s = &setters[GET_ENABLED];
     gr_pnode *pn = NULL;
     grError_t err;
     if (!isEnabled)
         return gr__fail(grErrorInvalidValue,
                         "grGraphNodeGetEnabled: 'isEnabled' (the output pointer) is NULL");
-    err = find_toggle("grGraphNodeGetEnabled", hGraphExec, hNode, &pn);
-    if (err)
+    if ((err = find_slow(s, s->call, hGraphExec, hNode, &pn)))
         return err;
     uintptr_t off = (uintptr_t)pn - (uintptr_t)hGraphExec->plan.nodes;
     if (off >= (uintptr_t)hGraphExec->plan.nnodes * sizeof *pn) {

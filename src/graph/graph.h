@@ -229,7 +229,7 @@ struct grGraph_st {
      * second capture meanwhile. */
     void *capture;
     /* What a graph file's loader made for this graph (buffers, events),
-     * shared with its clones and executables, or NULL (graph/file_res.c). */
+     * shared with its clones and executables, or NULL (graph/file/file_res.c). */
     struct gr_file_res *res;
     /* The memory tracker's generation when the graph was made (for a
      * clone, its original's): no value of its nodes was baked before. */
@@ -329,11 +329,10 @@ static inline bool gr__graph_check_due(const struct grGraph_st *g)
  * nothing. */
 #define gr__graph_assert_valid(g) gr_assert_expensive(!gr__graph_check_due(g) || gr__graph_is_valid(g))
 
-/* The one word of a node kind in graph files (GR_GRAPH_NODE_TYPE_LIST's
- * 'word': "kernel", "graph", "wait", ...), NULL for a value that names no
- * kind; and the kind a word names (grGraphNodeTypeCount: none). The loader
- * and the saver both use these, so a kind's word is spelled once. */
-const char *gr__node_type_word(grGraphNodeType t);
+/* The kind a graph file's word names (GR_GRAPH_NODE_TYPE_LIST's 'word';
+ * grGraphNodeTypeCount: none), for the loader; the saver spells a kind
+ * with grGraphNodeTypeWord_ (graphrt/graph.h), as the graphrt tool does,
+ * so a kind's word is spelled once. */
 grGraphNodeType gr__node_type_from_word(const char *word);
 
 /* A number never given before in the process, from 1: each graph's uid,
@@ -718,7 +717,7 @@ void gr__node_params_free(grGraphNodeType t, gr_node_params *p);
  * the newest nodes restores the sinks as they were. */
 void gr__graph_node_destroy(grGraphNode_t node);
 
-/* The buffers and events a graph file's loader made (file_res.c): freed
+/* The buffers and events a graph file's loader made (file/file_res.c): freed
  * when the last graph, clone or executable holding a reference lets go.
  * NULL is accepted and ignored by both. */
 struct gr_file_res;

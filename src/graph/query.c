@@ -162,20 +162,6 @@ GR_API const char *grGraphNodeTypeName(grGraphNodeType type)
     return "unknown";
 }
 
-const char *gr__node_type_word(grGraphNodeType t)
-{
-    switch (t) {
-#define WORD_CASE(suffix, value, name, word) \
-    case grGraphNodeType##suffix:            \
-        return word;
-        GR_GRAPH_NODE_TYPE_LIST(WORD_CASE)
-#undef WORD_CASE
-    case grGraphNodeTypeCount:
-        break;
-    }
-    return NULL;
-}
-
 grGraphNodeType gr__node_type_from_word(const char *word)
 {
 #define FROM_WORD(suffix, value, name, w) \

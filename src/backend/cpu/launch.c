@@ -142,6 +142,10 @@ static void wake_owner(gr_plan *p)
 
 static void finish_launch(gr_plan *p)
 {
+    /* Every node has run and counted down its successors: a countdown
+     * not re-armed would hold a node back (or let it run early) in the
+     * next launch. */
+    gr_assert_expensive(gr__plan_counts_armed(p));
     /* Only the thread that makes EXIT ready writes it: no RMW needed. A
      * launch nobody joined was run to the end by its owner, which is not
      * waiting: nothing to publish or wake. */

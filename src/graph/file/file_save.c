@@ -13,8 +13,8 @@
  * its graph, which names it "n<index>").
  */
 #include "file_int.h"
-#include "../backend/plan.h"
-#include "../memory/graphmem.h"
+#include "../../backend/plan.h"
+#include "../../memory/graphmem.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -280,7 +280,7 @@ static bool put_ptr(saver *s, outbuf *o, const void *p, size_t n, bool untracked
     size_t size;
     gr_mem_kind kind;
     if (!p) {
-        put_s(o, "null");
+        put_s(o, GR_FILE_WORD_NULL);
         return true;
     }
     const arange *a = alloc_at(s, u);
@@ -312,7 +312,7 @@ static uint32_t kernel_id(saver *s, grKernel_t k)
         fail_oom(s);
         return 0;
     }
-    put_s(&s->decl, "kernel k");
+    put_s(&s->decl, GR_FILE_DECL_KERNEL " k");
     put_u(&s->decl, id);
     put_c(&s->decl, ' ');
     put_quoted(&s->decl, k->name);
@@ -333,7 +333,7 @@ static void put_event(saver *s, outbuf *o, grEvent_t e)
             fail_oom(s);
             return;
         }
-        put_s(&s->decl, "event e");
+        put_s(&s->decl, GR_FILE_DECL_EVENT " e");
         put_u(&s->decl, id);
         put_c(&s->decl, ' ');
         put_u(&s->decl, e->flags);
@@ -353,11 +353,11 @@ static void put_cond(saver *s, outbuf *o, const gr_cond_slot *c)
             fail_oom(s);
             return;
         }
-        put_s(&s->decl, "cond c");
+        put_s(&s->decl, GR_FILE_DECL_COND " c");
         put_u(&s->decl, id);
-        put_s(&s->decl, " default=");
+        put_s(&s->decl, " " GR_FILE_KEY_DEFAULT "=");
         put_u(&s->decl, c->defval);
-        put_s(&s->decl, " flags=");
+        put_s(&s->decl, " " GR_FILE_KEY_FLAGS "=");
         put_u(&s->decl, c->flags);
         put_c(&s->decl, '\n');
     }
@@ -380,13 +380,13 @@ static void put_kernel(saver *s, outbuf *o, const gr_kernel_params *kp)
     grKernel_t k = kp->kernel;
     put_s(o, " k");
     put_u(o, kernel_id(s, k));
-    put_dim(o, " grid=", kp->grid);
-    put_dim(o, " block=", kp->block);
-    put_s(o, " shmem=");
+    put_dim(o, " " GR_FILE_KEY_GRID "=", kp->grid);
+    put_dim(o, " " GR_FILE_KEY_BLOCK "=", kp->block);
+    put_s(o, " " GR_FILE_KEY_SHMEM "=");
     put_u(o, kp->shmem);
     for (int i = 0; i < k->nparams; i++) {
         const unsigned char *v = (const unsigned char *)kp->argbuf + k->offsets[i];
-        put_s(o, i ? "," : " args=");
+        put_s(o, i ? "," : " " GR_FILE_KEY_ARGS "=");
         /* A pointer-sized value that points into graphrt's memory is
          * saved as a reference; everything else by value. */
         if (k->sizes[i] == sizeof(grGraphConditionalHandle)) {
@@ -436,7 +436,7 @@ static void put_host(saver *s, outbuf *o, const grHostNodeParams *hp, const stru
             fail_oom(s);
             return;
         }
-        put_s(&s->decl, "hostfn h");
+        put_s(&s->decl, GR_FILE_DECL_HOSTFN " h");
         put_u(&s->decl, id);
         put_c(&s->decl, ' ');
         put_quoted(&s->decl, nm);
@@ -444,11 +444,11 @@ static void put_host(saver *s, outbuf *o, const grHostNodeParams *hp, const stru
     }
     put_s(o, " h");
     put_u(o, id);
-    put_s(o, " data=");
+    put_s(o, " " GR_FILE_KEY_DATA "=");
     if (standin || hp->userData == NULL) {
-        put_s(o, "null");
+        put_s(o, GR_FILE_WORD_NULL);
     } else if (hp->userData == reg_data) {
-        put_s(o, "registered");
+        put_s(o, GR_FILE_WORD_REGISTERED);
     } else if (!put_ptr(s, o, hp->userData, 1, false)) {
         /* Meaningful only in the process that saved it (the format's
          * documentation says so). */
@@ -467,7 +467,7 @@ static const char *alloc_access_word(const grMemAllocNodeParams *ap)
 {
     size_t count = 0;
     (void)gr__graphmem_access(ap->dptr, &count);
-    return count ? "rw" : "none";
+    return count ? GR_FILE_WORD_RW : GR_FILE_WORD_NONE;
 }
 
 /* A batch memory operation node's operations: one field, 'ops=', the
@@ -475,8 +475,8 @@ static const char *alloc_access_word(const grMemAllocNodeParams *ap)
  * KIND:REF:COND:VALUE (a wait) or barrier:sys|gpu. */
 static void put_memops(saver *s, outbuf *o, const gr_memop_params *m)
 {
-    static const char *const conds[] = {"geq", "eq", "and", "nor"};
-    put_s(o, " ops=");
+    static const char *const conds[] = GR_FILE_WAIT_CONDS;
+    put_s(o, " " GR_FILE_KEY_OPS "=");
     for (unsigned i = 0; i < m->count; i++) {
         const grStreamBatchMemOpParams *op = &m->ops[i];
         grStreamBatchMemOpType t = op->operation;
@@ -486,7 +486,7 @@ static void put_memops(saver *s, outbuf *o, const gr_memop_params *m)
         put_s(o, gr__memop_op_name((int)t));
         put_c(o, ':');
         if (t == grStreamMemOpBarrier) {
-            put_s(o, op->memoryBarrier.flags ? "gpu" : "sys");
+            put_s(o, op->memoryBarrier.flags ? GR_FILE_WORD_GPU : GR_FILE_WORD_SYS);
             continue;
         }
         put_ptr(s, o, op->waitValue.address, wide ? 8 : 4, true);
@@ -517,25 +517,25 @@ static void put_memcpy_pitched(saver *s, outbuf *o, const gr_memcpy_node *m)
     gr_region d, r;
     gr__region_of_shape(&d, m->dst, c, true);
     gr__region_of_shape(&r, m->src, c, false);
-    put_s(o, " dst=");
+    put_s(o, " " GR_FILE_KEY_DST "=");
     put_ptr(s, o, m->dst, gr__region_span(&d), true);
-    put_s(o, " src=");
+    put_s(o, " " GR_FILE_KEY_SRC "=");
     put_ptr(s, o, m->src, gr__region_span(&r), true);
-    put_s(o, " extent=");
+    put_s(o, " " GR_FILE_KEY_EXTENT "=");
     put_u(o, c->width);
     put_c(o, ',');
     put_u(o, c->height);
     put_c(o, ',');
     put_u(o, c->depth);
-    put_s(o, " dpitch=");
+    put_s(o, " " GR_FILE_KEY_DPITCH "=");
     put_u(o, c->dpitch);
-    put_s(o, " drows=");
+    put_s(o, " " GR_FILE_KEY_DROWS "=");
     put_u(o, c->drows);
-    put_s(o, " spitch=");
+    put_s(o, " " GR_FILE_KEY_SPITCH "=");
     put_u(o, c->spitch);
-    put_s(o, " srows=");
+    put_s(o, " " GR_FILE_KEY_SROWS "=");
     put_u(o, c->srows);
-    put_s(o, " kind=");
+    put_s(o, " " GR_FILE_KEY_KIND "=");
     put_s(o, gr__memcpy_kind_name(m->kind));
 }
 
@@ -547,10 +547,8 @@ static void put_node(saver *s, outbuf *o, const struct grGraphNode_st *n, unsign
     put_c(o, 'n');
     put_u(o, n->scratch);
     /* The kind's word, then its fields. */
-    const char *word = gr__node_type_word(n->type);
-    gr_assert_internal(word != NULL);
     put_c(o, ' ');
-    put_s(o, word);
+    put_s(o, grGraphNodeTypeWord_(n->type));
     switch (n->type) {
     case grGraphNodeTypeKernel:
         put_kernel(s, o, &p->kernel);
@@ -560,27 +558,27 @@ static void put_node(saver *s, outbuf *o, const struct grGraphNode_st *n, unsign
             put_memcpy_pitched(s, o, &p->memcpy);
             break;
         }
-        put_s(o, " dst=");
+        put_s(o, " " GR_FILE_KEY_DST "=");
         put_ptr(s, o, p->memcpy.dst, p->memcpy.count, true);
-        put_s(o, " src=");
+        put_s(o, " " GR_FILE_KEY_SRC "=");
         put_ptr(s, o, p->memcpy.src, p->memcpy.count, true);
-        put_s(o, " count=");
+        put_s(o, " " GR_FILE_KEY_COUNT "=");
         put_u(o, p->memcpy.count);
-        put_s(o, " kind=");
+        put_s(o, " " GR_FILE_KEY_KIND "=");
         put_s(o, gr__memcpy_kind_name(p->memcpy.kind));
         break;
     case grGraphNodeTypeMemset:
-        put_s(o, " dst=");
+        put_s(o, " " GR_FILE_KEY_DST "=");
         put_ptr(s, o, p->memset.dst, gr__memset_span(&p->memset), true);
-        put_s(o, " pitch=");
+        put_s(o, " " GR_FILE_KEY_PITCH "=");
         put_u(o, p->memset.pitch);
-        put_s(o, " value=");
+        put_s(o, " " GR_FILE_KEY_VALUE "=");
         put_u(o, p->memset.value);
-        put_s(o, " elem=");
+        put_s(o, " " GR_FILE_KEY_ELEM "=");
         put_u(o, p->memset.elementSize);
-        put_s(o, " width=");
+        put_s(o, " " GR_FILE_KEY_WIDTH "=");
         put_u(o, p->memset.width);
-        put_s(o, " height=");
+        put_s(o, " " GR_FILE_KEY_HEIGHT "=");
         put_u(o, p->memset.height);
         break;
     case grGraphNodeTypeHost:
@@ -597,13 +595,13 @@ static void put_node(saver *s, outbuf *o, const struct grGraphNode_st *n, unsign
         put_event(s, o, p->event);
         break;
     case grGraphNodeTypeMemAlloc:
-        put_s(o, " size=");
+        put_s(o, " " GR_FILE_KEY_SIZE "=");
         put_u(o, p->alloc.bytesize);
-        put_s(o, " access=");
+        put_s(o, " " GR_FILE_KEY_ACCESS "=");
         put_s(o, alloc_access_word(&p->alloc));
-        put_s(o, " maxsize=");
+        put_s(o, " " GR_FILE_KEY_MAXSIZE "=");
         put_u(o, p->alloc.poolProps.maxSize);
-        put_s(o, " usage=");
+        put_s(o, " " GR_FILE_KEY_USAGE "=");
         put_u(o, p->alloc.poolProps.usage);
         break;
     case grGraphNodeTypeMemFree: {
@@ -616,28 +614,30 @@ static void put_node(saver *s, outbuf *o, const struct grGraphNode_st *n, unsign
                                   s->call, gr__node_label(n), p->free.dptr);
             return;
         }
-        put_s(o, " ptr=");
+        put_s(o, " " GR_FILE_KEY_PTR "=");
         put_ref(o, '@', a->index, 0);
         break;
     }
     case grGraphNodeTypeBatchMemOp:
         put_memops(s, o, &p->memop);
         break;
-    case grGraphNodeTypeConditional:
+    case grGraphNodeTypeConditional: {
+        static const char *const cond_types[] = GR_FILE_COND_TYPES;
         put_c(o, ' ');
         put_cond(s, o, p->cond.slot);
-        put_s(o, " type=");
-        put_s(o, p->cond.type == grGraphCondTypeIf      ? "if"
-                 : p->cond.type == grGraphCondTypeWhile ? "while"
-                                                        : "switch");
-        put_s(o, " size=");
+        put_s(o, " " GR_FILE_KEY_TYPE "=");
+        put_s(o, cond_types[p->cond.type == grGraphCondTypeIf      ? 0
+                            : p->cond.type == grGraphCondTypeWhile ? 1
+                                                                   : 2]);
+        put_s(o, " " GR_FILE_KEY_SIZE "=");
         put_u(o, p->cond.nbodies);
         break;
+    }
     case grGraphNodeTypeCount:
         break;
     }
     for (size_t i = 0; i < n->ndeps; i++) {
-        put_s(o, i ? ",n" : " after=n");
+        put_s(o, i ? ",n" : " " GR_FILE_KEY_AFTER "=n");
         put_u(o, n->deps[i]->scratch);
     }
     /* Successors in an order other than their creation order (edges
@@ -647,7 +647,7 @@ static void put_node(saver *s, outbuf *o, const struct grGraphNode_st *n, unsign
     for (size_t i = 1; i < n->nsuccs && sorted; i++)
         sorted = n->succs[i - 1]->scratch < n->succs[i]->scratch;
     for (size_t i = 0; !sorted && i < n->nsuccs; i++) {
-        put_s(o, i ? ",n" : " succ=n");
+        put_s(o, i ? ",n" : " " GR_FILE_KEY_SUCC "=n");
         put_u(o, n->succs[i]->scratch);
     }
     if (n->type == grGraphNodeTypeGraph) {
@@ -807,9 +807,9 @@ GR_API grError_t grGraphSaveToFile(grGraph_t graph, const char *path, unsigned i
     }
     /* Buffers are declared last: an untracked one grows while it is used. */
     for (uint32_t i = 0; i < s.nbufs && !s.err; i++) {
-        put_s(&s.bufdecl, "buffer b");
+        put_s(&s.bufdecl, GR_FILE_DECL_BUFFER " b");
         put_u(&s.bufdecl, i);
-        put_s(&s.bufdecl, s.bufkind[i] == 'h' ? " host " : " device ");
+        put_s(&s.bufdecl, s.bufkind[i] == 'h' ? " " GR_FILE_WORD_HOST " " : " " GR_FILE_WORD_DEVICE " ");
         put_u(&s.bufdecl, s.bufsize[i]);
         put_c(&s.bufdecl, '\n');
     }

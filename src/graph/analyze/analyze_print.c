@@ -4,7 +4,7 @@
  * GRAPHRT_ANALYZE=1, programs). Nodes are named as in detail sentences
  * (gr__node_label), which reads the report's nodes: their graph must live.
  */
-#include "graph.h"
+#include "../graph.h"
 
 #include <stdarg.h>
 #include <stdio.h>

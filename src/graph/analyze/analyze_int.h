@@ -10,7 +10,7 @@
 #ifndef GR_GRAPH_ANALYZE_INT_H
 #define GR_GRAPH_ANALYZE_INT_H
 
-#include "graph.h"
+#include "../graph.h"
 
 typedef struct gr_shape {
     grGraph_t g;

@@ -389,9 +389,9 @@ static grError_t decl_buffer(loader *ld, char **tok, size_t ntok)
     size_t next = ld->res->nbufs;
     if (ntok != 4 || !parse_id(tok[1], 'b', next + 1, &id) || id != next)
         return lfail(ld, grErrorInvalidValue, "expected 'buffer b%zu device|host SIZE'", next);
-    if (strcmp(tok[2], "device") == 0)
+    if (strcmp(tok[2], GR_FILE_WORD_DEVICE) == 0)
         kind = GR_MEM_DEVICE;
-    else if (strcmp(tok[2], "host") == 0)
+    else if (strcmp(tok[2], GR_FILE_WORD_HOST) == 0)
         kind = GR_MEM_HOST;
     else
         return lfail(ld, grErrorInvalidValue, "buffer b%zu has kind '%.20s'; kinds are 'device' and 'host'",
@@ -440,17 +440,19 @@ static grError_t decl_cond(loader *ld, char **tok, size_t ntok)
     if (ntok == 4 && parse_id(tok[1], 'c', next, &id))
         return lfail(ld, grErrorInvalidValue, "conditional handle c%zu is declared twice", id);
     if (ntok != 4 || !parse_id(tok[1], 'c', next + 1, &id) || id != next ||
-        strncmp(tok[2], "default=", 8) != 0 || strncmp(tok[3], "flags=", 6) != 0)
+        strncmp(tok[2], GR_FILE_KEY_DEFAULT "=", sizeof GR_FILE_KEY_DEFAULT) != 0 ||
+        strncmp(tok[3], GR_FILE_KEY_FLAGS "=", sizeof GR_FILE_KEY_FLAGS) != 0)
         return lfail(ld, grErrorInvalidValue, "expected 'cond c%zu default=VALUE flags=FLAGS'", next);
-    if (!parse_u64(tok[2] + 8, UINT32_MAX, &defval))
+    if (!parse_u64(tok[2] + sizeof GR_FILE_KEY_DEFAULT, UINT32_MAX, &defval))
         return lfail(ld, grErrorInvalidValue,
                      "conditional handle c%zu has default '%.20s'; it is a number of at most %u", id,
-                     tok[2] + 8, UINT32_MAX);
-    if (!parse_u64(tok[3] + 6, UINT32_MAX, &flags) || (flags & ~(uint64_t)grGraphCondAssignDefault))
+                     tok[2] + sizeof GR_FILE_KEY_DEFAULT, UINT32_MAX);
+    if (!parse_u64(tok[3] + sizeof GR_FILE_KEY_FLAGS, UINT32_MAX, &flags) ||
+        (flags & ~(uint64_t)grGraphCondAssignDefault))
         return lfail(
             ld, grErrorInvalidValue,
             "conditional handle c%zu has flags '%.20s'; flags are 0 or grGraphCondAssignDefault (%u)", id,
-            tok[3] + 6, (unsigned)grGraphCondAssignDefault);
+            tok[3] + sizeof GR_FILE_KEY_FLAGS, (unsigned)grGraphCondAssignDefault);
     if (!grow((void **)&ld->conds, ld->nconds, &ld->capconds, sizeof *ld->conds))
         return lfail_oom(ld);
     ld->conds[ld->nconds++] = (struct cdecl){(unsigned)defval, (unsigned)flags, 0};
@@ -538,7 +540,7 @@ static grError_t parse_ref(loader *ld, const char *v, size_t len, void **out)
 {
     char buf[48];
     uint64_t id, off;
-    if (len == 4 && memcmp(v, "null", 4) == 0) {
+    if (len == sizeof GR_FILE_WORD_NULL - 1 && memcmp(v, GR_FILE_WORD_NULL, len) == 0) {
         *out = NULL;
         return grSuccess;
     }
@@ -623,7 +625,7 @@ static grError_t parse_list(loader *ld, const char *v, size_t limit, size_t **id
 
 static grError_t parse_kernel_args(loader *ld, fields *f, grKernel_t k, unsigned char *vals, void **argv)
 {
-    const char *v = field(f, "args");
+    const char *v = field(f, GR_FILE_KEY_ARGS);
     int i = 0;
     if (!v) {
         if (k->nparams == 0)
@@ -695,8 +697,9 @@ static grError_t add_kernel(loader *ld, fields *f, grGraph_t g, grGraphNode_t *n
     grKernel_t k = ld->kernels[id].k;
     memset(&kp, 0, sizeof kp);
     kp.func = k;
-    if ((err = need_dim(ld, f, "grid", &kp.gridDim)) || (err = need_dim(ld, f, "block", &kp.blockDim)) ||
-        (err = need_u64(ld, f, "shmem", "kernel", UINT32_MAX, &shmem)))
+    if ((err = need_dim(ld, f, GR_FILE_KEY_GRID, &kp.gridDim)) ||
+        (err = need_dim(ld, f, GR_FILE_KEY_BLOCK, &kp.blockDim)) ||
+        (err = need_u64(ld, f, GR_FILE_KEY_SHMEM, "kernel", UINT32_MAX, &shmem)))
         return err;
     kp.sharedMemBytes = (unsigned)shmem;
     kp.kernelParams = argv;
@@ -734,7 +737,7 @@ static grError_t parse_kind(loader *ld, const char *v, grMemcpyKind *out)
 static grError_t add_memcpy_pitched(loader *ld, fields *f, grGraph_t g, grGraphNode_t *node,
                                     const grGraphNode_t *deps, size_t nd, void *dst, void *src)
 {
-    const char *v = field(f, "extent"), *kv;
+    const char *v = field(f, GR_FILE_KEY_EXTENT), *kv;
     uint64_t x[3], dpitch, drows, spitch, srows;
     char buf[72], *parts[3];
     size_t n = 0;
@@ -760,11 +763,11 @@ static grError_t add_memcpy_pitched(loader *ld, fields *f, grGraph_t g, grGraphN
     if (n != 3)
         return lfail(ld, grErrorInvalidValue, "field extent=%.40s is not WIDTH,HEIGHT,DEPTH (three numbers)",
                      v);
-    if ((err = need_u64(ld, f, "dpitch", "memcpy", SIZE_MAX, &dpitch)) ||
-        (err = need_u64(ld, f, "drows", "memcpy", SIZE_MAX, &drows)) ||
-        (err = need_u64(ld, f, "spitch", "memcpy", SIZE_MAX, &spitch)) ||
-        (err = need_u64(ld, f, "srows", "memcpy", SIZE_MAX, &srows)) ||
-        (err = need(ld, f, "kind", "memcpy", &kv)))
+    if ((err = need_u64(ld, f, GR_FILE_KEY_DPITCH, "memcpy", SIZE_MAX, &dpitch)) ||
+        (err = need_u64(ld, f, GR_FILE_KEY_DROWS, "memcpy", SIZE_MAX, &drows)) ||
+        (err = need_u64(ld, f, GR_FILE_KEY_SPITCH, "memcpy", SIZE_MAX, &spitch)) ||
+        (err = need_u64(ld, f, GR_FILE_KEY_SROWS, "memcpy", SIZE_MAX, &srows)) ||
+        (err = need(ld, f, GR_FILE_KEY_KIND, "memcpy", &kv)))
         return err;
     grMemcpy3DParms c;
     memset(&c, 0, sizeof c);
@@ -786,12 +789,13 @@ static grError_t add_memcpy(loader *ld, fields *f, grGraph_t g, grGraphNode_t *n
     const char *kv;
     grMemcpyKind kind = grMemcpyDefault;
     grError_t err;
-    if ((err = need_ref(ld, f, "dst", "memcpy", &dst)) || (err = need_ref(ld, f, "src", "memcpy", &src)))
+    if ((err = need_ref(ld, f, GR_FILE_KEY_DST, "memcpy", &dst)) ||
+        (err = need_ref(ld, f, GR_FILE_KEY_SRC, "memcpy", &src)))
         return err;
-    if (field(f, "extent"))
+    if (field(f, GR_FILE_KEY_EXTENT))
         return add_memcpy_pitched(ld, f, g, node, deps, nd, dst, src);
-    if ((err = need_u64(ld, f, "count", "memcpy", SIZE_MAX, &count)) ||
-        (err = need(ld, f, "kind", "memcpy", &kv)) || (err = parse_kind(ld, kv, &kind)))
+    if ((err = need_u64(ld, f, GR_FILE_KEY_COUNT, "memcpy", SIZE_MAX, &count)) ||
+        (err = need(ld, f, GR_FILE_KEY_KIND, "memcpy", &kv)) || (err = parse_kind(ld, kv, &kind)))
         return err;
     if ((err = grGraphAddMemcpyNode1D(node, g, deps, nd, dst, src, (size_t)count, kind)))
         return lfail_call(ld, err);
@@ -805,12 +809,12 @@ static grError_t add_memset(loader *ld, fields *f, grGraph_t g, grGraphNode_t *n
     uint64_t pitch, value, elem, width, height;
     grError_t err;
     memset(&mp, 0, sizeof mp);
-    if ((err = need_ref(ld, f, "dst", "memset", &mp.dst)) ||
-        (err = need_u64(ld, f, "pitch", "memset", SIZE_MAX, &pitch)) ||
-        (err = need_u64(ld, f, "value", "memset", UINT32_MAX, &value)) ||
-        (err = need_u64(ld, f, "elem", "memset", UINT32_MAX, &elem)) ||
-        (err = need_u64(ld, f, "width", "memset", SIZE_MAX, &width)) ||
-        (err = need_u64(ld, f, "height", "memset", SIZE_MAX, &height)))
+    if ((err = need_ref(ld, f, GR_FILE_KEY_DST, "memset", &mp.dst)) ||
+        (err = need_u64(ld, f, GR_FILE_KEY_PITCH, "memset", SIZE_MAX, &pitch)) ||
+        (err = need_u64(ld, f, GR_FILE_KEY_VALUE, "memset", UINT32_MAX, &value)) ||
+        (err = need_u64(ld, f, GR_FILE_KEY_ELEM, "memset", UINT32_MAX, &elem)) ||
+        (err = need_u64(ld, f, GR_FILE_KEY_WIDTH, "memset", SIZE_MAX, &width)) ||
+        (err = need_u64(ld, f, GR_FILE_KEY_HEIGHT, "memset", SIZE_MAX, &height)))
         return err;
     mp.pitch = (size_t)pitch;
     mp.value = (unsigned)value;
@@ -832,10 +836,10 @@ static grError_t add_host(loader *ld, fields *f, grGraph_t g, grGraphNode_t *nod
     if (!f->pos || !parse_id(f->pos, 'h', ld->nhostfns, &id))
         return lfail(ld, grErrorInvalidValue, "the host node names no declared host function (h0..h%zu)",
                      ld->nhostfns ? ld->nhostfns - 1 : 0);
-    if ((err = need(ld, f, "data", "host", &v)))
+    if ((err = need(ld, f, GR_FILE_KEY_DATA, "host", &v)))
         return err;
     hp.fn = ld->hostfns[id].fn;
-    if (strcmp(v, "registered") == 0) {
+    if (strcmp(v, GR_FILE_WORD_REGISTERED) == 0) {
         hp.userData = ld->hostfns[id].data;
     } else if (v[0] == '0' && v[1] == 'x') {
         unsigned char be[8];
@@ -878,10 +882,10 @@ static grError_t add_alloc(loader *ld, fields *f, grGraph_t g, grGraphNode_t *no
     uint64_t size, maxsize, usage;
     const char *access;
     grError_t err;
-    if ((err = need_u64(ld, f, "size", "alloc", SIZE_MAX, &size)) ||
-        (err = need(ld, f, "access", "alloc", &access)) ||
-        (err = need_u64(ld, f, "maxsize", "alloc", SIZE_MAX, &maxsize)) ||
-        (err = need_u64(ld, f, "usage", "alloc", 65535, &usage)))
+    if ((err = need_u64(ld, f, GR_FILE_KEY_SIZE, "alloc", SIZE_MAX, &size)) ||
+        (err = need(ld, f, GR_FILE_KEY_ACCESS, "alloc", &access)) ||
+        (err = need_u64(ld, f, GR_FILE_KEY_MAXSIZE, "alloc", SIZE_MAX, &maxsize)) ||
+        (err = need_u64(ld, f, GR_FILE_KEY_USAGE, "alloc", 65535, &usage)))
         return err;
     memset(&ap, 0, sizeof ap);
     ap.poolProps.allocType = grMemAllocationTypePinned;
@@ -890,10 +894,10 @@ static grError_t add_alloc(loader *ld, fields *f, grGraph_t g, grGraphNode_t *no
     ap.poolProps.maxSize = (size_t)maxsize;
     ap.poolProps.usage = (unsigned short)usage;
     ap.bytesize = (size_t)size;
-    if (strcmp(access, "rw") == 0) {
+    if (strcmp(access, GR_FILE_WORD_RW) == 0) {
         ap.accessDescs = &desc;
         ap.accessDescCount = 1;
-    } else if (strcmp(access, "none") != 0) {
+    } else if (strcmp(access, GR_FILE_WORD_NONE) != 0) {
         return lfail(ld, grErrorInvalidValue, "access=%.20s is neither 'rw' nor 'none'", access);
     }
     if ((err = grGraphAddMemAllocNode(node, g, deps, nd, &ap)))
@@ -905,7 +909,7 @@ static grError_t add_free(loader *ld, fields *f, grGraph_t g, grGraphNode_t *nod
                           size_t nd)
 {
     void *p;
-    grError_t err = need_ref(ld, f, "ptr", "free", &p);
+    grError_t err = need_ref(ld, f, GR_FILE_KEY_PTR, "free", &p);
     if (err)
         return err;
     if ((err = grGraphAddMemFreeNode(node, g, deps, nd, p)))
@@ -917,7 +921,7 @@ static grError_t add_free(loader *ld, fields *f, grGraph_t g, grGraphNode_t *nod
  * KIND:REF:VALUE, KIND:REF:COND:VALUE or barrier:sys|gpu. */
 static grError_t parse_memop(loader *ld, const char *text, size_t len, grStreamBatchMemOpParams *op)
 {
-    static const char *const conds[] = {"geq", "eq", "and", "nor"};
+    static const char *const conds[] = GR_FILE_WAIT_CONDS;
     char buf[96];
     char *part[4] = {NULL, NULL, NULL, NULL};
     size_t n = 0;
@@ -940,9 +944,10 @@ static grError_t parse_memop(loader *ld, const char *text, size_t len, grStreamB
     bool wait = t == grStreamMemOpWaitValue32 || t == grStreamMemOpWaitValue64;
     bool wide = t == grStreamMemOpWaitValue64 || t == grStreamMemOpWriteValue64;
     uint64_t v;
-    if (t == grStreamMemOpBarrier && n == 2 && (strcmp(part[1], "sys") == 0 || strcmp(part[1], "gpu") == 0)) {
-        op->memoryBarrier.flags =
-            part[1][0] == 'g' ? grStreamMemoryBarrierTypeGpu : grStreamMemoryBarrierTypeSys;
+    if (t == grStreamMemOpBarrier && n == 2 &&
+        (strcmp(part[1], GR_FILE_WORD_SYS) == 0 || strcmp(part[1], GR_FILE_WORD_GPU) == 0)) {
+        op->memoryBarrier.flags = strcmp(part[1], GR_FILE_WORD_GPU) == 0 ? grStreamMemoryBarrierTypeGpu
+                                                                         : grStreamMemoryBarrierTypeSys;
         return grSuccess;
     }
     if (t == 0 || t == grStreamMemOpBarrier || t == grStreamMemOpFlushRemoteWrites || n != (wait ? 4u : 3u) ||
@@ -975,7 +980,7 @@ static grError_t add_memop(loader *ld, fields *f, grGraph_t g, grGraphNode_t *no
                            size_t nd)
 {
     const char *v;
-    grError_t err = need(ld, f, "ops", "memop", &v);
+    grError_t err = need(ld, f, GR_FILE_KEY_OPS, "memop", &v);
     if (err)
         return err;
     size_t count = 1;
@@ -1122,7 +1127,7 @@ static grError_t apply_fixups(loader *ld, grGraph_t g, scope *sc)
         grGraphNode_t v = sc->nodes[fx->index];
         ld->line = fx->line;
         if (fx->after && !(err = add_late_edges(ld, g, sc, fx)))
-            err = set_order(ld, g, sc, fx->after, v->deps, v->ndeps, "after", fx->index);
+            err = set_order(ld, g, sc, fx->after, v->deps, v->ndeps, GR_FILE_KEY_AFTER, fx->index);
     }
     if (!err && sc->late) {
         for (size_t i = 0; i < sc->n; i++)
@@ -1134,7 +1139,7 @@ static grError_t apply_fixups(loader *ld, grGraph_t g, scope *sc)
         grGraphNode_t u = sc->nodes[fx->index];
         ld->line = fx->line;
         if (fx->succ)
-            err = set_order(ld, g, sc, fx->succ, u->succs, u->nsuccs, "succ", fx->index);
+            err = set_order(ld, g, sc, fx->succ, u->succs, u->nsuccs, GR_FILE_KEY_SUCC, fx->index);
     }
     if (!err)
         ld->line = saved_line;
@@ -1146,7 +1151,7 @@ static grError_t apply_fixups(loader *ld, grGraph_t g, scope *sc)
 static grError_t add_cond(loader *ld, fields *f, grGraph_t g, grGraphNode_t *node, const grGraphNode_t *deps,
                           size_t nd, unsigned depth)
 {
-    static const char *const types[] = {"if", "while", "switch"};
+    static const char *const types[] = GR_FILE_COND_TYPES;
     static const grGraphConditionalNodeType tvals[] = {grGraphCondTypeIf, grGraphCondTypeWhile,
                                                        grGraphCondTypeSwitch};
     size_t id, t = 0;
@@ -1158,14 +1163,14 @@ static grError_t add_cond(loader *ld, fields *f, grGraph_t g, grGraphNode_t *nod
         return lfail(ld, grErrorInvalidValue,
                      "the cond node names '%.24s', which is no declared conditional handle",
                      f->pos ? f->pos : "");
-    if ((err = need(ld, f, "type", "cond", &tv)))
+    if ((err = need(ld, f, GR_FILE_KEY_TYPE, "cond", &tv)))
         return err;
     while (t < 3 && strcmp(tv, types[t]) != 0)
         t++;
     if (t == 3)
         return lfail(ld, grErrorInvalidValue, "type=%.24s is not a conditional node type (if, while, switch)",
                      tv);
-    if ((err = need_u64(ld, f, "size", "cond", GR_COND_SWITCH_MAX, &size)))
+    if ((err = need_u64(ld, f, GR_FILE_KEY_SIZE, "cond", GR_COND_SWITCH_MAX, &size)))
         return err;
     if (depth + 1 > GR_GRAPH_MAX_NEST)
         return lfail(ld, grErrorInvalidValue, "bodies nest deeper than %u levels", GR_GRAPH_MAX_NEST);
@@ -1227,8 +1232,8 @@ static grError_t parse_node(loader *ld, grGraph_t g, scope *sc, char **tok, size
             return lfail(ld, grErrorInvalidValue, "unexpected '%.30s' in the line of n%zu", tok[i], index);
         }
     }
-    after = field(&f, "after");
-    succ = field(&f, "succ");
+    after = field(&f, GR_FILE_KEY_AFTER);
+    succ = field(&f, GR_FILE_KEY_SUCC);
     /* Later nodes are checked against the graph's count once it is read. */
     if (after && (err = parse_list(ld, after, UINT32_MAX, &deps_idx, &ndeps)))
         return err;
@@ -1378,15 +1383,15 @@ static grError_t load(loader *ld, grGraph_t *out)
             break;
         if (!split(s, tok, sizeof tok / sizeof tok[0], &ntok) || ntok == 0)
             return lfail(ld, grErrorInvalidValue, "the line has too many fields");
-        if (strcmp(tok[0], "kernel") == 0)
+        if (strcmp(tok[0], GR_FILE_DECL_KERNEL) == 0)
             err = decl_kernel(ld, tok, ntok);
-        else if (strcmp(tok[0], "hostfn") == 0)
+        else if (strcmp(tok[0], GR_FILE_DECL_HOSTFN) == 0)
             err = decl_hostfn(ld, tok, ntok);
-        else if (strcmp(tok[0], "buffer") == 0)
+        else if (strcmp(tok[0], GR_FILE_DECL_BUFFER) == 0)
             err = decl_buffer(ld, tok, ntok);
-        else if (strcmp(tok[0], "event") == 0)
+        else if (strcmp(tok[0], GR_FILE_DECL_EVENT) == 0)
             err = decl_event(ld, tok, ntok);
-        else if (strcmp(tok[0], "cond") == 0)
+        else if (strcmp(tok[0], GR_FILE_DECL_COND) == 0)
             err = decl_cond(ld, tok, ntok);
         else
             err = lfail(ld, grErrorInvalidValue,
