@@ -52,7 +52,9 @@
  *     GR_KERNEL_SYNC).
  *   - GR_KERNEL_SYNC: the CPU runs each thread of a block as a fiber on
  *     the worker that runs the block, so threads can wait for each other:
- *     gr_sync_threads*, gr_syncwarp, the gr_shfl_* and vote operations.
+ *     gr_sync_threads*, gr_syncwarp, the gr_shfl_* and vote operations,
+ *     and gr_grid_sync, the grid barrier of a cooperative launch (each
+ *     block of such a grid runs on a thread of its own: docs/kernels.md).
  *     A barrier costs about one context switch per thread (a few ns; see
  *     docs/kernels.md). Fiber stacks are 64 KiB unless the kernel sets
  *     grFuncAttributeCpuStackSize. A barrier that not every thread of the
@@ -157,6 +159,8 @@
 
 /* ------------------------------------------------------------- nvcc */
 
+#include <cooperative_groups.h>
+
 #define GR_KERNEL(...) GR__KCAT(GR__KCU_, GR__KHASP(__VA_ARGS__))(__VA_ARGS__)
 #define GR_KERNEL_SYNC(...) GR__KCAT(GR__KCU_, GR__KHASP(__VA_ARGS__))(__VA_ARGS__)
 #define GR_KERNEL_BLOCK(...) GR__KCAT(GR__KCU_, GR__KHASP(__VA_ARGS__))(__VA_ARGS__)
@@ -194,6 +198,9 @@
 #define gr_sync_threads_and(p) __syncthreads_and(p)
 #define gr_sync_threads_or(p) __syncthreads_or(p)
 #define gr_syncwarp(mask) __syncwarp(mask)
+/* The grid barrier: the kernel must be launched cooperatively
+ * (grLaunchCooperativeKernel, grLaunchAttributeCooperative). */
+#define gr_grid_sync() cooperative_groups::this_grid().sync()
 #define gr_shfl_sync(mask, v, ...) __shfl_sync((mask), (v), __VA_ARGS__)
 #define gr_shfl_up_sync(mask, v, ...) __shfl_up_sync((mask), (v), __VA_ARGS__)
 #define gr_shfl_down_sync(mask, v, ...) __shfl_down_sync((mask), (v), __VA_ARGS__)
@@ -296,6 +303,11 @@ GR_API unsigned long long grKernelThreadWarpOp(grKernelThread *t, int op, unsign
                                                int arg, int width);
 /* The lanes of t's warp that have not returned (gr_activemask). */
 GR_API unsigned grKernelThreadActiveMask(grKernelThread *t);
+/* The grid barrier of thread t (gr_grid_sync, called from source line
+ * 'line'): returns once every thread of every block of the grid has
+ * called it. Outside a cooperative launch, or where a block of the grid
+ * ends without reaching it, the block faults (docs/kernels.md). */
+GR_API void grKernelThreadGridSync(grKernelThread *t, int line);
 /* Links a kernel created by GR_KERNEL_SYNC's registration to its
  * function's info, where grFuncSetAttribute finds the stack size.
  * Errors: grErrorInvalidValue (kernel not live, info NULL). */
@@ -506,6 +518,13 @@ static inline int gr__kshared_guard(unsigned char *a, unsigned char *b, size_t s
     (grKernelThreadSync(GR__KFIB(), (p) != 0, __LINE__) == \
      (int)(gr_block_dim_x() * gr_block_dim_y() * gr_block_dim_z()))
 #define gr_sync_threads_or(p) (grKernelThreadSync(GR__KFIB(), (p) != 0, __LINE__) != 0)
+
+/* The grid barrier (cooperative_groups::this_grid().sync()): every thread
+ * of every block of the grid reaches the call before any passes it, and
+ * the writes before it are visible to every thread after it. Only in a
+ * cooperative launch (grLaunchCooperativeKernel, or the launch attribute
+ * grLaunchAttributeCooperative): elsewhere the block faults. */
+#define gr_grid_sync() grKernelThreadGridSync(GR__KFIB(), __LINE__)
 
 /* Warp operations (warps of 32 threads, lanes in linear thread order).
  * 'mask' names the lanes taking part, the caller included; each waits

@@ -240,6 +240,8 @@ GR_TEST(launch_kernel_exc_runs_eagerly_with_attributes)
     grEvent_t ev;
     grLaunchAttribute attrs[3];
     void *args[1] = {&counter_ptr};
+    /* A cooperative grid of 3 blocks needs 3 workers (coop.c). */
+    setenv("GRAPHRT_WORKERS", "4", 1);
     attrs_setup();
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grEventCreate(&ev));

@@ -148,12 +148,6 @@ NOT_YET = [
     (r"^cudaMemcpy3DWithAttributesAsync$",
      "3D copy with attributes (CUDA 13.x): not offered yet; grMemcpy3DBatchAsync of one copy "
      "covers it"),
-    (r"^cudaFunc|^cudaOccupancy",
-     "kernel attributes and occupancy: graphrt's kernels have no register or cache "
-     "configuration to report on the CPU; not offered yet"),
-    (r"^cudaLaunchCooperativeKernel",
-     "cooperative launch: needs the kernel language's grid-wide barrier; planned with the "
-     "device-side graph work"),
 ]
 NOT_YET = [(re.compile(p), why) for p, why in NOT_YET]
 

@@ -32,9 +32,10 @@ typedef enum grDeviceAttr {
     grDevAttrMultiProcessorCount, /* worker threads of the CPU device */
     grDevAttrConcurrentKernels,
     grDevAttrMemoryPoolsSupported,
-    grDevAttrComputeCapabilityMajor,     /* the CPU: 0 */
-    grDevAttrComputeCapabilityMinor,     /* the CPU: 0 */
-    grDevAttrMaxThreadsPerMultiProcessor /* the CPU: 1024, a block's threads */
+    grDevAttrComputeCapabilityMajor,      /* the CPU: 0 */
+    grDevAttrComputeCapabilityMinor,      /* the CPU: 0 */
+    grDevAttrMaxThreadsPerMultiProcessor, /* the CPU: 1024, a block's threads */
+    grDevAttrCooperativeLaunch            /* the CPU: 1 (grLaunchCooperativeKernel) */
 } grDeviceAttr;
 
 /* What grGetDeviceProperties tells of a device: CUDA's cudaDeviceProp

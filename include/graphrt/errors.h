@@ -92,6 +92,8 @@ extern "C" {
                                      "between these two devices")              \
     XX(grErrorPeerAccessAlreadyEnabled, "peer access is already enabled")      \
     XX(grErrorPeerAccessNotEnabled, "peer access has not been enabled")        \
+    XX(grErrorCooperativeLaunchTooLarge, "too many blocks in cooperative "     \
+                                         "launch")                             \
     XX(grErrorUnknown, "unknown error")
 
 typedef enum grError {

@@ -145,12 +145,16 @@ GR_API grError_t grLaunchKernel(grKernel_t kernel, grDim3 gridDim, grDim3 blockD
  * a later entry of an ID overrides an earlier one). On a capturing
  * stream the kernel node gets the attributes valid for kernel nodes,
  * after the stream's priority when that is not 0 (as CUDA records it);
- * otherwise the kernel runs as grLaunchKernel runs it: on the CPU the
- * attributes change nothing; ProgrammaticEvent and LaunchCompletionEvent
- * record their event on the stream right after the kernel (on a GPU they
- * may trigger earlier: recording at completion is the latest valid
- * moment); on a GPU stream the other attributes are not passed to the
- * driver (docs/launch-attributes.md). Errors: grErrorInvalidValue (config
+ * otherwise the kernel runs as grLaunchKernel runs it, but that a
+ * nonzero Cooperative makes it the launch of grLaunchCooperativeKernel
+ * (on a GPU too, grErrorCooperativeLaunchTooLarge included); the other
+ * attributes change nothing on the CPU; ProgrammaticEvent and
+ * LaunchCompletionEvent record their event on the stream right after the
+ * kernel (on a GPU they may trigger earlier: recording at completion is
+ * the latest valid moment); on a GPU stream the other attributes are not
+ * passed to the driver (docs/launch-attributes.md). Errors:
+ * grErrorCooperativeLaunchTooLarge (as grLaunchCooperativeKernel),
+ * grErrorInvalidValue (config
  * NULL, attrs NULL with numAttrs > 0, an attribute refused as above, its
  * index named in the detail), grErrorInvalidResourceHandle (an event
  * attribute naming an event that is not live), grErrorNotSupported (an
@@ -161,6 +165,140 @@ GR_API grError_t grLaunchKernel(grKernel_t kernel, grDim3 gridDim, grDim3 blockD
  * cudaLaunchKernelExC with a grKernel_t in place of the function
  * pointer. */
 GR_API grError_t grLaunchKernelExC(const grLaunchConfig_t *config, grKernel_t kernel, void **args);
+
+/* Queues a cooperative launch of 'kernel': grLaunchKernel with every
+ * block of the grid co-resident, so that its threads may wait for each
+ * other across blocks with graphrt_kernel.h's gr_grid_sync (CUDA's
+ * cooperative_groups::this_grid().sync()). The grid may have at most
+ * grOccupancyMaxActiveBlocksPerMultiprocessor x
+ * grDevAttrMultiProcessorCount blocks: on the CPU device 1 x the
+ * workers, each block running on a thread of its own (the launching
+ * thread runs the first, the launch starts one for each other block, a
+ * cost of a quarter of a millisecond and more a launch: docs/kernels.md). On a capturing
+ * stream it adds a kernel node with grLaunchAttributeCooperative. On a
+ * GPU stream cuLaunchCooperativeKernel runs the kernel's image. Errors:
+ * grErrorCooperativeLaunchTooLarge (a larger grid on the CPU device, the
+ * detail giving both sizes; on a GPU the driver's check), and those of
+ * grLaunchKernel. A failure to start the blocks' threads is a kernel
+ * fault (grErrorLaunchOutOfResources, sticky, at the next
+ * synchronisation). Thread safety: as grLaunchKernel. Mirrors
+ * cudaLaunchCooperativeKernel with a grKernel_t in place of the function
+ * pointer; grLaunchKernelExC with grLaunchAttributeCooperative set to 1
+ * is the same launch. */
+GR_API grError_t grLaunchCooperativeKernel(grKernel_t kernel, grDim3 gridDim, grDim3 blockDim, void **args,
+                                           size_t sharedMem, grStream_t stream);
+
+/* A kernel's attributes (grFuncGetAttributes), CUDA's cudaFuncAttributes
+ * field for field; on the CPU device as commented. */
+typedef struct grFuncAttributes {
+    size_t sharedSizeBytes;                /* static shared memory: 0 on the CPU, where
+                             * GR_SHARED arrays are the compiler's
+                             * thread-local storage, unseen by the
+                             * runtime */
+    size_t constSizeBytes;                 /* 0 on the CPU */
+    size_t localSizeBytes;                 /* per thread: on the CPU the fiber stack of a
+                             * GR_KERNEL_SYNC kernel's threads, else 0 */
+    int maxThreadsPerBlock;                /* 1024 on the CPU */
+    int numRegs;                           /* 0 on the CPU */
+    int ptxVersion;                        /* 0 on the CPU */
+    int binaryVersion;                     /* 0 on the CPU */
+    int cacheModeCA;                       /* 0 on the CPU */
+    int maxDynamicSharedSizeBytes;         /* 48 KiB, or what grFuncSetAttribute set */
+    int preferredShmemCarveout;            /* -1 (no preference), or as set */
+    int clusterDimMustBeSet;               /* 0 on the CPU */
+    int requiredClusterWidth;              /* 0 on the CPU */
+    int requiredClusterHeight;             /* 0 on the CPU */
+    int requiredClusterDepth;              /* 0 on the CPU */
+    int clusterSchedulingPolicyPreference; /* 0 on the CPU */
+    int nonPortableClusterSizeAllowed;     /* 0 on the CPU */
+    int reserved[16];
+} grFuncAttributes;
+
+/* The attributes of a kernel's function on the current device (the CPU
+ * device's values are those commented at grFuncAttributes). Errors:
+ * grErrorInvalidValue (attr NULL), grErrorInvalidDeviceFunction (func
+ * NULL or not live), grErrorNotSupported (the current device is a GPU:
+ * not lowered to the driver yet). Thread safety: any thread. Mirrors
+ * cudaFuncGetAttributes (a grKernel_t in place of the function
+ * pointer). */
+GR_API grError_t grFuncGetAttributes(grFuncAttributes *attr, grKernel_t func);
+
+/* The offset and size of parameter paramIndex in the kernel's argument
+ * buffer: graphrt's layout, each parameter at an offset aligned to its
+ * size (up to 16 bytes), in order, as the kernel was created with it
+ * (a GPU's layout aligns a struct to its members instead, so a struct
+ * parameter's offset may differ there). paramSize may be NULL. Errors:
+ * grErrorInvalidValue (paramOffset NULL, paramIndex not below the
+ * kernel's number of parameters), grErrorInvalidDeviceFunction (func
+ * NULL or not live). Thread safety: any thread. Mirrors
+ * cudaFuncGetParamInfo (a grKernel_t in place of the function
+ * pointer). */
+GR_API grError_t grFuncGetParamInfo(grKernel_t func, size_t paramIndex, size_t *paramOffset,
+                                    size_t *paramSize);
+
+/* Flags of grOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, CUDA's
+ * values. */
+#define grOccupancyDefault 0x00
+#define grOccupancyDisableCachingOverride 0x01
+
+/* The most blocks of 'func' of blockSize threads and dynamicSMemSize
+ * bytes of dynamic shared memory that one multiprocessor of the current
+ * device runs at once. On the CPU device a multiprocessor is a worker,
+ * which runs one block at a time: 1, or 0 where such a block cannot run
+ * (blockSize over 1024, dynamicSMemSize over 48 KiB). So the largest
+ * cooperative grid (grLaunchCooperativeKernel) is this times
+ * grDevAttrMultiProcessorCount. Errors: grErrorInvalidValue (numBlocks
+ * NULL, blockSize 0 or negative), grErrorInvalidDeviceFunction (func
+ * NULL or not live), grErrorNotSupported (the current device is a GPU:
+ * not lowered to the driver yet). Thread safety: any thread. Mirrors
+ * cudaOccupancyMaxActiveBlocksPerMultiprocessor. */
+GR_API grError_t grOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, grKernel_t func, int blockSize,
+                                                             size_t dynamicSMemSize);
+
+/* grOccupancyMaxActiveBlocksPerMultiprocessor with flags:
+ * grOccupancyDefault or grOccupancyDisableCachingOverride (which changes
+ * nothing on the CPU). Errors: grErrorInvalidValue (another flag), and
+ * those of grOccupancyMaxActiveBlocksPerMultiprocessor. Thread safety:
+ * any thread. Mirrors
+ * cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags. */
+GR_API grError_t grOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, grKernel_t func,
+                                                                      int blockSize, size_t dynamicSMemSize,
+                                                                      unsigned int flags);
+
+/* The most dynamic shared memory a block of 'func' of blockSize threads
+ * may have for numBlocks such blocks to be active on one multiprocessor
+ * at once. On the CPU device: 48 KiB for numBlocks 1, 0 for more (a
+ * worker runs one block at a time) or for blockSize over 1024. Errors:
+ * grErrorInvalidValue (dynamicSmemSize NULL, numBlocks or blockSize 0 or
+ * negative), grErrorInvalidDeviceFunction (func NULL or not live),
+ * grErrorNotSupported (the current device is a GPU: not lowered to the
+ * driver yet). Thread safety: any thread. Mirrors
+ * cudaOccupancyAvailableDynamicSMemPerBlock. */
+GR_API grError_t grOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, grKernel_t func,
+                                                         int numBlocks, int blockSize);
+
+/* The most clusters of the launch configuration's cluster size
+ * (grLaunchAttributeClusterDimension in launchConfig->attrs, 1 x 1 x 1
+ * without it) that can be active at once. The CPU device has no cluster
+ * hardware: its answer is the cooperative limit (1 x
+ * grDevAttrMultiProcessorCount blocks) divided by the cluster's blocks,
+ * rounded down, or 0 where a block of the configuration cannot run.
+ * Errors: grErrorInvalidValue (numClusters or launchConfig NULL, attrs
+ * NULL with numAttrs > 0, a zero block dimension), and the others of
+ * grOccupancyMaxActiveBlocksPerMultiprocessor. Thread safety: any
+ * thread. Mirrors cudaOccupancyMaxActiveClusters. */
+GR_API grError_t grOccupancyMaxActiveClusters(int *numClusters, grKernel_t func,
+                                              const grLaunchConfig_t *launchConfig);
+
+/* The largest cluster size (blocks) a launch of the configuration could
+ * have with at least one cluster active. On the CPU device: the portable
+ * maximum, 8, or the cooperative limit where that is smaller, 0 where a
+ * block of the configuration cannot run. Errors: as
+ * grOccupancyMaxActiveClusters (clusterSize in place of numClusters).
+ * Thread safety: any thread. Mirrors
+ * cudaOccupancyMaxPotentialClusterSize. */
+GR_API grError_t grOccupancyMaxPotentialClusterSize(int *clusterSize, grKernel_t func,
+                                                    const grLaunchConfig_t *launchConfig);
 
 #ifdef __cplusplus
 }

@@ -280,8 +280,12 @@ GR_API grError_t grGraphKernelNodeGetAttribute(grGraphNode_t hNode, grKernelNode
  * the attributes. Values are checked (an access policy window's
  * hitRatio in [0, 1] and properties, a known cluster scheduling policy or
  * memory-sync domain, nvlinkUtilCentricScheduling 0 or 1) and stored; on
- * the CPU only grLaunchAttributePriority changes anything (with
- * grGraphInstantiateFlagUseNodePriority: docs/launch-attributes.md).
+ * the CPU grLaunchAttributePriority (with
+ * grGraphInstantiateFlagUseNodePriority: docs/launch-attributes.md) and
+ * grLaunchAttributeCooperative (the node runs as grLaunchCooperativeKernel
+ * runs its launch; instantiation refuses a grid larger than the CPU
+ * device keeps co-resident with grErrorCooperativeLaunchTooLarge) change
+ * anything; on a GPU the lowered node carries the cooperative attribute.
  * Errors: grErrorInvalidValue (hNode not live or not a kernel node, value
  * NULL, attr not valid for kernel nodes, a value out of range),
  * grErrorNotSupported (deviceUpdatable set: graphrt has no device-side

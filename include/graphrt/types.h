@@ -65,11 +65,13 @@ typedef void (*grHostFn_t)(void *userData);
  * values and the union's layout mirror cudaLaunchAttributeID,
  * cudaLaunchAttributeValue and cudaLaunchAttribute of CUDA 13. graphrt
  * stores every attribute that CUDA accepts at a place and reads it back;
- * on the CPU only grLaunchAttributePriority has an effect (the order of
- * ready nodes of an executable instantiated with
- * grGraphInstantiateFlagUseNodePriority); the others steer GPU hardware
- * (caches, clusters, synchronisation domains) and are kept for reading
- * back and for grGraphExecUpdate's comparisons (docs/launch-attributes.md).
+ * on the CPU grLaunchAttributePriority (the order of ready nodes of an
+ * executable instantiated with grGraphInstantiateFlagUseNodePriority) and
+ * grLaunchAttributeCooperative (every block of the grid co-resident:
+ * grLaunchCooperativeKernel) have an effect; the others steer GPU
+ * hardware (caches, clusters, synchronisation domains) and are kept for
+ * reading back and for grGraphExecUpdate's comparisons
+ * (docs/launch-attributes.md).
  */
 typedef enum grAccessProperty {
     grAccessPropertyNormal = 0,

@@ -151,6 +151,7 @@ static bool cpu_attribute(grDeviceAttr attr, int *value)
         return true;
     case grDevAttrConcurrentKernels:
     case grDevAttrMemoryPoolsSupported:
+    case grDevAttrCooperativeLaunch:
         *value = 1;
         return true;
     case grDevAttrComputeCapabilityMajor:

@@ -78,10 +78,10 @@ GR_API grError_t grKernelDestroy(grKernel_t kernel)
 
 /* grLaunchKernel under grDebugLaunchBlocking: queues, then waits. */
 static GR_NOINLINE grError_t launch_blocking(gr_stream *s, grKernel_t kernel, const grDim3 *grid,
-                                             const grDim3 *block, size_t sharedMem, void **args)
+                                             const grDim3 *block, size_t sharedMem, void **args, bool coop)
 {
-    return gr__launched(s,
-                        gr__stream_enqueue_kernel("grLaunchKernel", s, kernel, grid, block, sharedMem, args));
+    return gr__launched(
+        s, gr__stream_enqueue_kernel("grLaunchKernel", s, kernel, grid, block, sharedMem, args, coop));
 }
 
 GR_API grError_t grFuncGetName(const char **name, grKernel_t func)
@@ -111,6 +111,17 @@ GR_API grError_t grFuncGetParamCount(grKernel_t func, size_t *paramCount)
     return grSuccess;
 }
 
+/* Whether attrs[0..nattrs) ask for a cooperative launch (the last
+ * Cooperative entry decides, as a later entry overrides an earlier one). */
+static bool attrs_coop(const grLaunchAttribute *attrs, unsigned nattrs)
+{
+    bool coop = false;
+    for (unsigned i = 0; i < nattrs; i++)
+        if (attrs[i].id == grLaunchAttributeCooperative)
+            coop = attrs[i].val.cooperative != 0;
+    return coop;
+}
+
 /* grLaunchKernel and grLaunchKernelExC (attrs checked), naming 'call'. */
 static grError_t launch(const char *call, grKernel_t kernel, grDim3 gridDim, grDim3 blockDim, void **args,
                         size_t sharedMem, grStream_t stream, const grLaunchAttribute *attrs, unsigned nattrs)
@@ -120,6 +131,10 @@ static grError_t launch(const char *call, grKernel_t kernel, grDim3 gridDim, grD
     if (err)
         return err;
     if ((err = gr__stream_from_handle(call, stream, &s)))
+        return err;
+    bool coop = GR_UNLIKELY(nattrs != 0) && attrs_coop(attrs, nattrs);
+    /* On a GPU the driver checks the grid against its occupancy. */
+    if (coop && s->device == 0 && (err = gr__kernel_check_coop(call, kernel, &gridDim)))
         return err;
     if (GR_UNLIKELY(gr__stream_capturing(s))) {
         /* The capture reads only the type and the member it names. */
@@ -131,10 +146,21 @@ static grError_t launch(const char *call, grKernel_t kernel, grDim3 gridDim, grD
     if ((err = gr__capture_check_implicit(call, s)))
         return err;
     if (GR_UNLIKELY(s->device != 0))
-        return gr__launched(s, gr__devkind()->launch(call, s, kernel, &gridDim, &blockDim, sharedMem, args));
+        return gr__launched(
+            s, gr__devkind()->launch(call, s, kernel, &gridDim, &blockDim, sharedMem, args, coop));
     if (gr__launch_blocking())
-        return launch_blocking(s, kernel, &gridDim, &blockDim, sharedMem, args);
-    return gr__stream_enqueue_kernel(call, s, kernel, &gridDim, &blockDim, sharedMem, args);
+        return launch_blocking(s, kernel, &gridDim, &blockDim, sharedMem, args, coop);
+    return gr__stream_enqueue_kernel(call, s, kernel, &gridDim, &blockDim, sharedMem, args, coop);
+}
+
+GR_API grError_t grLaunchCooperativeKernel(grKernel_t kernel, grDim3 gridDim, grDim3 blockDim, void **args,
+                                           size_t sharedMem, grStream_t stream)
+{
+    grLaunchAttribute a;
+    memset(&a, 0, sizeof a);
+    a.id = grLaunchAttributeCooperative;
+    a.val.cooperative = 1;
+    return launch("grLaunchCooperativeKernel", kernel, gridDim, blockDim, args, sharedMem, stream, &a, 1);
 }
 
 GR_API grError_t grLaunchKernel(grKernel_t kernel, grDim3 gridDim, grDim3 blockDim, void **args,
@@ -232,6 +258,7 @@ GR_API grError_t grFuncSetAttribute(grKernel_t func, grFuncAttribute attr, int v
             return gr__fail(grErrorInvalidValue,
                             "grFuncSetAttribute: kernel '%s': MaxDynamicSharedMemorySize %d is outside 0..%u",
                             func->name, value, GR_MAX_SHARED_MEM);
+        gr_store_relaxed(&func->max_dyn_smem, value);
         return grSuccess;
     case grFuncAttributePreferredSharedMemoryCarveout:
         if (value < -1 || value > 100)
@@ -239,6 +266,7 @@ GR_API grError_t grFuncSetAttribute(grKernel_t func, grFuncAttribute attr, int v
                 grErrorInvalidValue,
                 "grFuncSetAttribute: kernel '%s': PreferredSharedMemoryCarveout %d is outside -1..100",
                 func->name, value);
+        gr_store_relaxed(&func->carveout, value);
         return grSuccess;
     case grFuncAttributeCpuStackSize:
         if (value < 0 || value > (64 << 20))

@@ -101,6 +101,10 @@ struct grKernel_st {
      * kernel that runs its threads as fibers; set once, by the
      * registration GR_KERNEL_SYNC generates, before any launch. */
     struct grKernelInfo *kinfo;
+    /* grFuncSetAttribute's MaxDynamicSharedMemorySize and
+     * PreferredSharedMemoryCarveout, which grFuncGetAttributes reports;
+     * relaxed atomics (set while others may read). */
+    atomic_int max_dyn_smem, carveout;
     /* 1 for the handle + 1 per graph node, plan and stream cache holding
      * it; in a line of its own so that its changes do not slow down the
      * launch checks reading the fields above. */
@@ -117,6 +121,7 @@ typedef struct gr_kernel_call {
     grDim3 grid, block;
     uint32_t shmem;
     void **argv; /* argv[i] = pointer to value of parameter i */
+    bool coop;   /* a cooperative launch: every block co-resident (coop.c) */
 } gr_kernel_call;
 
 /* Copies the argument VALUES of args into buf (k->argbytes bytes) and
@@ -228,8 +233,39 @@ size_t gr__hostfn_name(grHostFn_t fn, char *buf, size_t cap, void **user_data);
 void *gr__kernel_scratch(uint32_t bytes);
 
 /* Runs every block of the call, in the calling thread (one block) or
- * spread over the workers (many blocks); returns when all have run. */
+ * spread over the workers (many blocks); returns when all have run. A
+ * cooperative call goes to gr__kernel_run_coop. */
 void gr__kernel_run(const gr_kernel_call *c);
+
+/* The most blocks a cooperative launch may have on the CPU device: the
+ * blocks per multiprocessor that can be active at once (1: a worker runs
+ * one block at a time) times the multiprocessors (the workers), as
+ * grOccupancyMaxActiveBlocksPerMultiprocessor and
+ * grDevAttrMultiProcessorCount report them. */
+unsigned gr__coop_max_blocks(void);
+
+/* Fails with grErrorCooperativeLaunchTooLarge, a detail naming 'call'
+ * and the kernel, when a cooperative grid is larger than
+ * gr__coop_max_blocks(). */
+grError_t gr__kernel_check_coop(const char *call, grKernel_t kernel, const grDim3 *grid);
+
+/* Runs a cooperative launch (checked: at most gr__coop_max_blocks blocks)
+ * with every block co-resident: each block on a thread of its own, the
+ * calling thread running the first, so that gr_grid_sync may wait for
+ * all of them; returns when all have run. A failure to start the threads
+ * is a kernel fault (grErrorLaunchOutOfResources, sticky). */
+void gr__kernel_run_coop(const gr_kernel_call *c);
+
+/* The grid barrier of the calling thread's block (fiber.c's gr_grid_sync,
+ * called by the block's last thread to arrive while the others wait):
+ * 0 once every block of the grid has arrived; 1 if the calling thread
+ * runs no cooperative launch's block; 2 if the barrier can no longer
+ * complete (a block of the grid has ended: it returned without reaching
+ * it, or faulted). */
+int gr__coop_grid_wait(void);
+
+/* True while the calling thread runs a block of a cooperative launch. */
+bool gr__coop_active(void);
 
 /* ---------------------------------------------------------------- streams */
 

@@ -117,8 +117,9 @@ typedef struct gr_device_ops {
     grError_t (*stream_query)(const char *call, gr_stream *s);
 
     /* ---- work on a stream of the device */
+    /* 'coop': a cooperative launch (grLaunchAttributeCooperative). */
     grError_t (*launch)(const char *call, gr_stream *s, grKernel_t k, const grDim3 *grid, const grDim3 *block,
-                        size_t shmem, void **args);
+                        size_t shmem, void **args, bool coop);
     grError_t (*copy)(const char *call, gr_stream *s, void *dst, const void *src, size_t count);
     grError_t (*fill)(const char *call, gr_stream *s, void *dst, int value, size_t count);
     /* A pitched copy or 2D memset on stream s or (s NULL) at once on the

@@ -14,11 +14,11 @@
 #include <string.h>
 
 /* Queues an eager launch of k (checked by the caller) on s (not
- * capturing), its argument values copied now; fails only when out of
- * memory, with a detail naming 'call'. */
+ * capturing), its argument values copied now, cooperative (coop.c) if
+ * 'coop'; fails only when out of memory, with a detail naming 'call'. */
 static inline grError_t gr__stream_enqueue_kernel(const char *call, gr_stream *s, grKernel_t kernel,
                                                   const grDim3 *grid, const grDim3 *block, size_t sharedMem,
-                                                  void **args)
+                                                  void **args, bool coop)
 {
     gr_runtime *rt;
     gr_op *op;
@@ -38,6 +38,7 @@ static inline grError_t gr__stream_enqueue_kernel(const char *call, gr_stream *s
     }
     op->kind = GR_OP_KERNEL;
     op->shmem = (uint32_t)sharedMem;
+    op->coop = coop;
     op->u.kern.k = kernel;
     op->drop = gr__stream_cache_kernel_locked(s, kernel);
     op->u.kern.grid = *grid;

@@ -82,6 +82,8 @@ grKernel_t gr__kernel_new(grKernelFn fn, const char *name, int nparams, const si
     }
     k->magic = GR_MAGIC_KERNEL;
     atomic_init(&k->refs, 1);
+    atomic_init(&k->max_dyn_smem, (int)GR_MAX_SHARED_MEM);
+    atomic_init(&k->carveout, -1);
     k->fn = fn;
     k->nparams = nparams;
     k->argbytes = (off + 15u) & ~15u;
@@ -92,4 +94,24 @@ void gr__kernel_kill(grKernel_t k)
 {
     k->magic = GR_MAGIC_DEAD;
     gr__kernel_release(k);
+}
+
+unsigned gr__coop_max_blocks(void)
+{
+    return gr__worker_count();
+}
+
+grError_t gr__kernel_check_coop(const char *call, grKernel_t kernel, const grDim3 *grid)
+{
+    uint64_t n = (uint64_t)grid->x * grid->y * grid->z;
+    unsigned max = gr__coop_max_blocks();
+    if (n > max)
+        return gr__fail(
+            grErrorCooperativeLaunchTooLarge,
+            "%s: kernel '%s': a cooperative grid of %llu blocks (%u x %u x %u) is larger than the "
+            "%u blocks the CPU device keeps co-resident (1 block per multiprocessor x %u "
+            "multiprocessors, its workers: grOccupancyMaxActiveBlocksPerMultiprocessor x "
+            "grDevAttrMultiProcessorCount)",
+            call, kernel->name, (unsigned long long)n, grid->x, grid->y, grid->z, max, max);
+    return grSuccess;
 }

@@ -103,6 +103,15 @@ typedef struct gr_cond_plan {
     struct gr_plan *bodies[]; /* nbodies, from gr__aligned_alloc */
 } gr_cond_plan;
 
+/* How a plan node's kernel runs: its blocks spread over the workers, a
+ * single block called directly, or a cooperative grid (coop.c), whatever
+ * its size (a setter that changes the grid keeps it cooperative). */
+enum {
+    GR_KRUN_GRID = 0,
+    GR_KRUN_ONE = 1,
+    GR_KRUN_COOP = 2
+};
+
 /* One plan node: 64 bytes, what a replay reads of a node (its kind, its
  * parameters, its successors' range) on one or two cache lines. Memory
  * written per node is also what instantiating a large graph costs (fresh
@@ -110,11 +119,11 @@ typedef struct gr_cond_plan {
  * predecessor count is plan->count[].npred, and the plan itself is found
  * from the 'index' field through the header slot nodes[-1]. */
 typedef struct gr_pnode {
-    uint8_t type;      /* grGraphNodeType, GR_PN_EXIT or GR_PN_HEAD */
-    uint8_t enabled;   /* 0: runs as an empty node */
-    uint8_t one_block; /* kernel with a single block: a direct call */
-    uint8_t own_args;  /* kernel: argv/args malloc'd by a setter */
-    uint32_t shmem;    /* kernel: dynamic shared memory (here, where it packs) */
+    uint8_t type;     /* grGraphNodeType, GR_PN_EXIT or GR_PN_HEAD */
+    uint8_t enabled;  /* 0: runs as an empty node */
+    uint8_t krun;     /* kernel: how it runs (GR_KRUN_*) */
+    uint8_t own_args; /* kernel: argv/args malloc'd by a setter */
+    uint32_t shmem;   /* kernel: dynamic shared memory (here, where it packs) */
     /* Successors succ[succ_begin..succ_mid) have this node as their only
      * predecessor (ready when it finishes, no counting); those in
      * succ[succ_mid..succ_end) count down in plan->count[]. */

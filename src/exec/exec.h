@@ -25,6 +25,7 @@ void gr__plan_free(gr_plan *p);
  * afterwards: conditional and batch memory operation nodes, counted. */
 typedef struct gr_plan_facts {
     uint32_t ncond, nmemop;
+    uint32_t ncoop; /* cooperative kernel nodes of the top level */
 } gr_plan_facts;
 
 /* Compiles g into e->plan and fills e's node table (orig, its dependencies,

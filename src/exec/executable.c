@@ -136,6 +136,21 @@ static const struct grGraphNode_st *top_node_of(const struct grGraphExec_st *e, 
 
 /* A failed instantiation's culprit, from the fault its check noted: the
  * node, named in the detail too unless the detail names it already. */
+/* A cooperative kernel node's grid must fit the CPU device's cooperative
+ * limit (coop.c); on a GPU the driver checks it. */
+static grError_t check_coop(const char *call, const gr_plan *p)
+{
+    for (uint32_t i = 0; i < p->nnodes; i++) {
+        const gr_pnode *n = &p->nodes[i];
+        if (n->type == grGraphNodeTypeKernel && n->krun == GR_KRUN_COOP) {
+            grError_t err = gr__kernel_check_coop(call, n->u.kern.k, &n->u.kern.grid);
+            if (err)
+                return err;
+        }
+    }
+    return grSuccess;
+}
+
 static const struct grGraphNode_st *culprit(const struct grGraphExec_st *e, grError_t err)
 {
     const struct grGraphNode_st *n = gr__inst_fault.node;
@@ -246,6 +261,8 @@ static grError_t instantiate_body(const char *call, grGraphExec_t *out, grGraph_
     int device = gr__device_current();
     if (!err)
         err = gr__exec_check_plan_devmem(call, p, device);
+    if (!err && device == 0 && facts.ncoop)
+        err = check_coop(call, p);
     /* Graph memory is mapped before the lowering: the driver takes the
      * address of memory it does not know for host memory. */
     if (!err)

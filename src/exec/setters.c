@@ -54,7 +54,8 @@ static void set_kernel_fields(gr_pnode *pn, grKernel_t k, const grDim3 *grid, co
     pn->u.kern.block.y = block->y;
     pn->u.kern.block.z = block->z;
     pn->shmem = shmem;
-    pn->one_block = grid->x == 1 && grid->y == 1 && grid->z == 1;
+    if (pn->krun != GR_KRUN_COOP)
+        pn->krun = grid->x == 1 && grid->y == 1 && grid->z == 1 ? GR_KRUN_ONE : GR_KRUN_GRID;
 }
 
 bool gr__pnode_set_kernel(gr_pnode *pn, const gr_kernel_params *kp)
@@ -286,6 +287,12 @@ HOT grError_t kernel_write(set_ctx *c)
     const grKernelNodeParams *p = c->arg;
     grKernel_t k = p->func;
     gr_pnode *pn = c->pn;
+    grError_t err;
+    /* A cooperative node stays cooperative: its grid must still fit (read
+     * here, in the write section, where the plan node is stable). */
+    if (GR_UNLIKELY(pn->krun == GR_KRUN_COOP) && c->e->gpu == NULL &&
+        (err = gr__kernel_check_coop(c->call, k, &p->gridDim)))
+        return err;
     if (GR_UNLIKELY(!gr__kernel_same_layout(k, pn->u.kern.k)))
         return kernel_relayout(c->call, pn, p);
     /* Common case: the values go straight into the plan (nothing below can

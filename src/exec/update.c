@@ -398,6 +398,9 @@ static grError_t device_check(const char *call, grGraphExec_t e, grGraphNode_t g
     case grGraphNodeTypeKernel:
         if ((err = gr__exec_check_node_devmem(call, gn, device)))
             return err;
+        if (!e->gpu && gr__node_cooperative(gn) &&
+            (err = gr__kernel_check_coop(call, gn->p.kernel.kernel, &gn->p.kernel.grid)))
+            return err;
         return e->gpu ? gr__devkind()->exec_check_kernel(call, e->gpu, gn->p.kernel.kernel) : grSuccess;
     case grGraphNodeTypeWaitEvent:
     case grGraphNodeTypeEventRecord:

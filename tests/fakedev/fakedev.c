@@ -262,6 +262,9 @@ static grError_t fake_attribute(const char *call, int device, grDeviceAttr attr,
     case grDevAttrMaxThreadsPerMultiProcessor:
         *value = p.maxThreadsPerMultiProcessor;
         break;
+    case grDevAttrCooperativeLaunch:
+        *value = 1; /* its launches run on the CPU device's runtime */
+        break;
     default:
         return gr__fail(grErrorInvalidValue, "%s: attribute %d is not a grDeviceAttr", call, (int)attr);
     }
@@ -473,13 +476,17 @@ static grError_t no_image(const char *call, grKernel_t k, int device)
                     call, k->name, device);
 }
 
+/* A cooperative launch is recorded as "launch_cooperative" too, so that
+ * tests see the attribute reach the device. */
 static grError_t fake_launch(const char *call, gr_stream *s, grKernel_t k, const grDim3 *grid,
-                             const grDim3 *block, size_t shmem, void **args)
+                             const grDim3 *block, size_t shmem, void **args, bool coop)
 {
     ENTER(call, "launch");
+    if (coop)
+        ENTER(call, "launch_cooperative");
     if (!gr_load_acquire(&k->gpu))
         return no_image(call, k, s->device);
-    return gr__stream_enqueue_kernel(call, cpu_of(s), k, grid, block, shmem, args);
+    return gr__stream_enqueue_kernel(call, cpu_of(s), k, grid, block, shmem, args, coop);
 }
 
 typedef struct copy_op {
@@ -1204,6 +1211,11 @@ static grError_t fake_exec_lower(const char *call, const gr_plan *p, int device,
     grError_t err = check_plan(call, p, device);
     if (err)
         return err;
+    /* Where the CUDA kind sets CU_LAUNCH_ATTRIBUTE_COOPERATIVE on the
+     * lowered node: recorded, so that tests see the attribute arrive. */
+    for (uint32_t i = 0; i < p->nnodes; i++)
+        if (p->nodes[i].type == grGraphNodeTypeKernel && p->nodes[i].krun == GR_KRUN_COOP)
+            ENTER(call, "lower_cooperative_node");
     struct gr_dev_exec *gx = gr__calloc(1, sizeof *gx);
     if (!gx)
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);

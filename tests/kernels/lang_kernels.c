@@ -435,3 +435,35 @@ GR_KERNEL(lang_shared_where, (unsigned long long *, out))
         out[2] = (unsigned long long)(size_t)dyn;
     }
 }
+
+/* --------------------------------------------------- cooperative launch */
+
+/* 'rounds' rounds across the grid: every thread writes its slot, the grid
+ * barrier, every thread reads a slot of the next block (in reverse thread
+ * order), the grid barrier again before the next round's writes. out gets
+ * each thread's sum, plus 1000000 if its block's shared memory changed
+ * meanwhile (another block's writes showing through). */
+GR_KERNEL_SYNC(lang_grid_exchange, (unsigned *, slots), (unsigned *, out), (unsigned, rounds))
+{
+    GR_SHARED(unsigned, s, 1024);
+    unsigned nt = gr_block_dim_x(), t = gr_thread_idx_x();
+    unsigned b = gr_block_idx_x(), nb = gr_grid_dim_x();
+    unsigned next = (b + 1) % nb, acc = 0;
+    s[t] = b;
+    for (unsigned r = 0; r < rounds; r++) {
+        slots[b * nt + t] = b * 1000u + t + r;
+        gr_grid_sync();
+        acc += slots[next * nt + (nt - 1 - t)];
+        gr_grid_sync();
+    }
+    out[b * nt + t] = acc + (s[t] == b ? 0u : 1000000u);
+}
+
+/* Block 0 returns before the grid barrier that the others wait at. */
+GR_KERNEL_SYNC(lang_grid_early, (unsigned *, x))
+{
+    if (gr_block_idx_x() == 0)
+        return;
+    gr_grid_sync();
+    x[gr_block_idx_x()] = 1;
+}

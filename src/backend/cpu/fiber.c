@@ -39,6 +39,7 @@
 #include "graphrt_kernel.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -59,6 +60,7 @@ void __tsan_switch_to_fiber(void *fiber, unsigned flags);
 enum {
     F_RUN,
     F_BAR,
+    F_GRID, /* waits at gr_grid_sync */
     F_WARP,
     F_EXITED
 };
@@ -287,6 +289,14 @@ static void list_threads(gr_fblock *b, size_t *len, int state)
         *len += (size_t)snprintf(b->detail + *len, cap - *len, "none");
 }
 
+static bool any_in(const gr_fblock *b, int state)
+{
+    for (unsigned i = 0; i < b->n; i++)
+        if (b->f[i].state == state)
+            return true;
+    return false;
+}
+
 /* Writes what went wrong ('what', then which threads wait where) and
  * leaves the block for good: the running thread's context resumes. */
 static void fault(gr_fblock *b, const char *what)
@@ -299,6 +309,11 @@ static void fault(gr_fblock *b, const char *what)
     list_threads(b, &len, F_BAR);
     if (len + 64 < sizeof b->detail)
         len += (size_t)snprintf(b->detail + len, sizeof b->detail - len, " wait at gr_sync_threads, ");
+    if (any_in(b, F_GRID)) {
+        list_threads(b, &len, F_GRID);
+        if (len + 64 < sizeof b->detail)
+            len += (size_t)snprintf(b->detail + len, sizeof b->detail - len, " wait at gr_grid_sync, ");
+    }
     list_threads(b, &len, F_WARP);
     if (len + 64 < sizeof b->detail)
         len += (size_t)snprintf(b->detail + len, sizeof b->detail - len, " in a warp operation, ");
@@ -342,7 +357,10 @@ static void stall(gr_fblock *b)
 {
     if (++b->stalls > b->live)
         fault(b, b->bar_arrived && b->exited_any
-                     ? "gr_sync_threads not reached by every thread of the block: threads returned before it"
+                     ? (b->bar_line < 0 ? "gr_grid_sync not reached by every thread of the block: threads "
+                                          "returned before it"
+                                        : "gr_sync_threads not reached by every thread of the block: threads "
+                                          "returned before it")
                      : "no thread can go on (a barrier or warp operation that some threads never reach)");
 }
 
@@ -352,11 +370,31 @@ static void stall(gr_fblock *b)
  * and the frames of 256 threads compete for L1. */
 static GR_NOINLINE void divergent(gr_fblock *b, int line)
 {
-    char what[128];
-    snprintf(what, sizeof what,
-             "threads wait at two different gr_sync_threads (lines %d and %d: a divergent barrier)",
-             b->bar_line, line);
+    char what[160];
+    if (b->bar_line > 0 && line > 0)
+        snprintf(what, sizeof what,
+                 "threads wait at two different gr_sync_threads (lines %d and %d: a divergent barrier)",
+                 b->bar_line, line);
+    else /* a grid barrier's line is negated (grKernelThreadGridSync) */
+        snprintf(what, sizeof what,
+                 "threads wait at two different barriers (%s at line %d and %s at line %d: a divergent "
+                 "barrier)",
+                 b->bar_line < 0 ? "gr_grid_sync" : "gr_sync_threads", abs(b->bar_line),
+                 line < 0 ? "gr_grid_sync" : "gr_sync_threads", abs(line));
     fault(b, what);
+}
+
+/* Waits, as thread t, until the block barrier of generation g is
+ * released. */
+static inline void bar_wait(gr_fblock *b, grKernelThread *t, unsigned g)
+{
+    for (;;) {
+        if (!yield(b, t))
+            stall(b);
+        if (b->bar_gen != g)
+            break;
+        stall(b);
+    }
 }
 
 GR_API int grKernelThreadSync(grKernelThread *t, int pred, int line)
@@ -382,16 +420,57 @@ GR_API int grKernelThreadSync(grKernelThread *t, int pred, int line)
     }
     unsigned g = b->bar_gen;
     t->state = F_BAR;
-    for (;;) {
-        if (!yield(b, t))
-            stall(b);
-        if (b->bar_gen != g)
-            break;
-        stall(b);
-    }
+    bar_wait(b, t, g);
     t->state = F_RUN;
     b->stalls = 0;
     return (int)b->bar_result;
+}
+
+/* ---------------------------------------------------------- grid barrier */
+
+static GR_NOINLINE void grid_fault(gr_fblock *b, int why)
+{
+    fault(b, why == 1 ? "gr_grid_sync in a launch that is not cooperative (launch with "
+                        "grLaunchCooperativeKernel or grLaunchAttributeCooperative)"
+                      : "gr_grid_sync not reached by every block of the grid: a block ended (returned or "
+                        "faulted) without reaching it");
+}
+
+/* The block's part of the grid barrier is a block barrier (told apart
+ * from gr_sync_threads by its negated line); its last thread to arrive
+ * waits, on the block's own OS thread, for the other blocks (coop.c)
+ * while the block's other fibers stay parked, then releases them. */
+GR_API void grKernelThreadGridSync(grKernelThread *t, int line)
+{
+    gr_fblock *b = t->b;
+    int key = -line;
+    if (GR_UNLIKELY(!gr__coop_active())) {
+        t->state = F_GRID;
+        grid_fault(b, 1);
+    }
+    if (b->bar_arrived == 0)
+        b->bar_line = key;
+    else if (GR_UNLIKELY(key != b->bar_line)) {
+        t->state = F_GRID;
+        divergent(b, key);
+    }
+    b->stalls = 0;
+    if (++b->bar_arrived == b->n) {
+        t->state = F_GRID;
+        int r = gr__coop_grid_wait();
+        if (GR_UNLIKELY(r != 0))
+            grid_fault(b, r);
+        t->state = F_RUN;
+        b->bar_sum = 0;
+        b->bar_arrived = 0;
+        b->bar_gen++;
+        return;
+    }
+    unsigned g = b->bar_gen;
+    t->state = F_GRID;
+    bar_wait(b, t, g);
+    t->state = F_RUN;
+    b->stalls = 0;
 }
 
 /* ------------------------------------------------------ warp operations */

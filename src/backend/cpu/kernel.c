@@ -97,7 +97,7 @@ void *gr__kernel_scratch(uint32_t bytes)
     return scratch_fence(tls_shmem, bytes);
 }
 
-static void run_blocks(const gr_kernel_call *c, uint64_t first, uint64_t end)
+void gr__kernel_run_blocks(const gr_kernel_call *c, uint64_t first, uint64_t end)
 {
     grKernelCtx ctx;
     uint64_t gx = c->grid.x, gxy = (uint64_t)c->grid.x * c->grid.y;
@@ -136,7 +136,7 @@ static void pfor_work(gr_pfor *j)
         if (!gr_cas_weak_relaxed(&j->next, &b, b + n))
             continue;
         uint64_t e = b + n < j->nblocks ? b + n : j->nblocks;
-        run_blocks(j->c, b, e);
+        gr__kernel_run_blocks(j->c, b, e);
         b = gr_load_relaxed(&j->next);
     }
 }
@@ -194,8 +194,12 @@ void gr__kernel_run(const gr_kernel_call *c)
     uint64_t nblocks = (uint64_t)c->grid.x * c->grid.y * c->grid.z;
     gr_worker *w = gr__tls_worker;
     gr_runtime *rt;
+    if (GR_UNLIKELY(c->coop)) {
+        gr__kernel_run_coop(c);
+        return;
+    }
     if (nblocks == 1 || !w) {
-        run_blocks(c, 0, nblocks);
+        gr__kernel_run_blocks(c, 0, nblocks);
         return;
     }
     rt = gr_load_acquire(&gr__rt);

@@ -64,7 +64,7 @@ static inline void gr__node_run(gr_pnode *n, grKernelCtx *ctx)
 {
     if (GR_UNLIKELY(!n->enabled))
         return;
-    if (GR_LIKELY(n->type == grGraphNodeTypeKernel && n->one_block)) {
+    if (GR_LIKELY(n->type == grGraphNodeTypeKernel && n->krun == GR_KRUN_ONE)) {
         ctx->gridDim = n->u.kern.grid;
         ctx->blockDim = n->u.kern.block;
         ctx->sharedMem = n->shmem ? gr__kernel_scratch(n->shmem) : NULL;
@@ -73,7 +73,8 @@ static inline void gr__node_run(gr_pnode *n, grKernelCtx *ctx)
     }
     switch (n->type) {
     case grGraphNodeTypeKernel: {
-        gr_kernel_call c = {n->u.kern.k, n->u.kern.grid, n->u.kern.block, n->shmem, n->u.kern.argv};
+        gr_kernel_call c = {n->u.kern.k, n->u.kern.grid, n->u.kern.block,
+                            n->shmem,    n->u.kern.argv, n->krun == GR_KRUN_COOP};
         gr__kernel_run(&c);
         return;
     }

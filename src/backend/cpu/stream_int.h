@@ -88,7 +88,8 @@ typedef struct gr_op {
     _Atomic uint64_t seq; /* op index + 1 once published */
     uint8_t kind;
     uint8_t heap_args; /* kernel: data holds a pointer to malloc'd args */
-    uint16_t reserved;
+    uint8_t coop;      /* kernel: a cooperative launch (coop.c) */
+    uint8_t reserved;
     uint32_t shmem;
     /* A kernel the stream stopped caching when this op was queued: its
      * reference is dropped once this op has run (see kcache). */
@@ -261,5 +262,9 @@ void gr__exec_run(gr_worker *w, struct grGraphExec_st *exec, gr_stream *s, uint6
 
 /* Stops workers and frees the runtime (device.c: grDeviceReset). */
 void gr__runtime_stop(void);
+
+/* Runs blocks [first, end) of c (linear indices, x fastest) one after
+ * another on the calling thread (kernel.c). */
+void gr__kernel_run_blocks(const gr_kernel_call *c, uint64_t first, uint64_t end);
 
 #endif /* GR_STREAM_INT_H */

@@ -66,6 +66,7 @@ enum {
     CUDA_ERROR_INVALID_ADDRESS_SPACE = 717,
     CUDA_ERROR_INVALID_PC = 718,
     CUDA_ERROR_LAUNCH_FAILED = 719,
+    CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE = 720,
     CUDA_ERROR_NOT_PERMITTED = 800,
     CUDA_ERROR_NOT_SUPPORTED = 801,
     CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED = 900,
@@ -100,6 +101,7 @@ typedef enum CUdevice_attribute {
     CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING = 41,
     CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
     CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
+    CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH = 95,
     CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED = 115
 } CUdevice_attribute;
 
@@ -305,6 +307,9 @@ typedef CUresult (*gr_cuGetProcAddress_v1)(const char *symbol, void **pfn, int c
     X(cuLaunchKernel, (CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,  \
                        unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,             \
                        unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra))  \
+    X(cuLaunchCooperativeKernel,                                                                           \
+      (CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by,  \
+       unsigned int bz, unsigned int shmem, CUstream hStream, void **kernelParams))                        \
     GR_CU_GRAPH_FUNCTIONS(X)
 
 /* The table of entry points, filled once by the loader; a driver that

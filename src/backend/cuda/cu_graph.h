@@ -108,6 +108,16 @@ enum {
     CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY = 8
 };
 
+/* CUlaunchAttributeValue (CUkernelNodeAttrValue): 64 bytes, of which
+ * graphrt sets only 'cooperative' (CU_LAUNCH_ATTRIBUTE_COOPERATIVE). */
+typedef union CUlaunchAttributeValue {
+    char pad[64];
+    int cooperative;
+} CUlaunchAttributeValue;
+enum {
+    CU_LAUNCH_ATTRIBUTE_COOPERATIVE = 2
+};
+
 #define GR_CU_GRAPH_FUNCTIONS(X)                                                                            \
     X(cuGraphCreate, (CUgraph * phGraph, unsigned int flags))                                               \
     X(cuGraphDestroy, (CUgraph hGraph))                                                                     \
@@ -142,6 +152,7 @@ enum {
     X(cuGraphExecEventWaitNodeSetEvent, (CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event))         \
     X(cuGraphNodeSetEnabled, (CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled))           \
     X(cuGraphKernelNodeSetParams, (CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams))           \
+    X(cuGraphKernelNodeSetAttribute, (CUgraphNode hNode, int attr, const CUlaunchAttributeValue *value))    \
     X(cuGraphMemcpyNodeSetParams, (CUgraphNode hNode, const CUDA_MEMCPY3D *nodeParams))                     \
     X(cuGraphMemsetNodeSetParams, (CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *nodeParams))           \
     X(cuGraphHostNodeSetParams, (CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams))               \

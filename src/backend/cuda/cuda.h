@@ -235,6 +235,6 @@ grError_t gr__cuda_kernel_set_image(const char *call, grKernel_t k, const void *
 void gr__cuda_kernel_free(struct gr_dev_kernel *g);
 /* An eager launch of k on GPU stream s (checked by the caller). */
 grError_t gr__cuda_launch(const char *call, gr_stream *s, grKernel_t k, const grDim3 *grid,
-                          const grDim3 *block, size_t shmem, void **args);
+                          const grDim3 *block, size_t shmem, void **args, bool coop);
 
 #endif /* GR_CUDA_H */

@@ -70,6 +70,7 @@ grError_t gr__cuda_attribute(const char *call, int device, grDeviceAttr attr, in
         {grDevAttrComputeCapabilityMajor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR},
         {grDevAttrComputeCapabilityMinor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR},
         {grDevAttrMaxThreadsPerMultiProcessor, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR},
+        {grDevAttrCooperativeLaunch, CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH},
     };
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
         if (map[i].gr == attr) {

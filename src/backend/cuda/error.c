@@ -41,6 +41,8 @@ grError_t gr__cu_error(int result)
         return grErrorIllegalAddress;
     case CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES:
         return grErrorLaunchOutOfResources;
+    case CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE:
+        return grErrorCooperativeLaunchTooLarge;
     case CUDA_ERROR_LAUNCH_TIMEOUT:
     case CUDA_ERROR_ASSERT:
     case CUDA_ERROR_HARDWARE_STACK_ERROR:

@@ -228,6 +228,14 @@ static grError_t add_node(const char *call, struct gr_dev_exec *gx, const gr_pno
         if (err)
             return err;
         r = gr_cu.cuGraphAddKernelNode(out, gx->graph, deps, ndeps, &d);
+        /* The node keeps its cooperative attribute, which the driver
+         * checks against its occupancy at instantiation. */
+        if (r == CUDA_SUCCESS && pn->krun == GR_KRUN_COOP) {
+            CUlaunchAttributeValue v;
+            memset(&v, 0, sizeof v);
+            v.cooperative = 1;
+            r = gr_cu.cuGraphKernelNodeSetAttribute(*out, CU_LAUNCH_ATTRIBUTE_COOPERATIVE, &v);
+        }
         break;
     }
     case grGraphNodeTypeMemcpy: {

@@ -87,7 +87,7 @@ grError_t gr__cuda_kernel_function(const char *call, grKernel_t k, int device, C
 }
 
 grError_t gr__cuda_launch(const char *call, gr_stream *s, grKernel_t k, const grDim3 *grid,
-                          const grDim3 *block, size_t shmem, void **args)
+                          const grDim3 *block, size_t shmem, void **args, bool coop)
 {
     CUfunction f = NULL;
     CUresult r = gr__cuda_enter_stream(s);
@@ -96,11 +96,18 @@ grError_t gr__cuda_launch(const char *call, gr_stream *s, grKernel_t k, const gr
     grError_t err = gr__cuda_kernel_function(call, k, s->device, &f);
     if (err)
         return err;
-    r = gr_cu.cuLaunchKernel(f, grid->x, grid->y, grid->z, block->x, block->y, block->z, (unsigned)shmem,
-                             s->gpu->cu, args, NULL);
+    /* A cooperative launch: the driver checks the grid against its
+     * occupancy (CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE). */
+    if (coop)
+        r = gr_cu.cuLaunchCooperativeKernel(f, grid->x, grid->y, grid->z, block->x, block->y, block->z,
+                                            (unsigned)shmem, s->gpu->cu, args);
+    else
+        r = gr_cu.cuLaunchKernel(f, grid->x, grid->y, grid->z, block->x, block->y, block->z, (unsigned)shmem,
+                                 s->gpu->cu, args, NULL);
     if (r != CUDA_SUCCESS) {
-        return gr__fail(gr__cu_error(r), "%s: kernel '%s': cuLaunchKernel failed on device %d with %s", call,
-                        k->name, s->device, gr__cu_error_name(r));
+        return gr__fail(gr__cu_error(r), "%s: kernel '%s': %s failed on device %d with %s", call, k->name,
+                        coop ? "cuLaunchCooperativeKernel" : "cuLaunchKernel", s->device,
+                        gr__cu_error_name(r));
     }
     return grSuccess;
 }

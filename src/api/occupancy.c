@@ -1,0 +1,208 @@
+/*
+ * occupancy.c - what a kernel's function reports (its attributes, its
+ * parameters' layout) and the occupancy calculator, on the CPU device.
+ *
+ * The CPU device's occupancy follows from how it runs blocks: a
+ * multiprocessor is a worker, which runs one block at a time, so one
+ * block of any size a launch accepts is active per multiprocessor; the
+ * cooperative limit (coop.c, gr__coop_max_blocks) is that times the
+ * workers, and every answer here agrees with it. On a GPU device these
+ * calls are not lowered to the driver yet and refuse with a detail.
+ */
+#include "../backend/device.h"
+#include "graphrt_kernel.h"
+
+#include <string.h>
+
+/* The portable cluster size of CUDA (without
+ * cudaFuncAttributeNonPortableClusterSizeAllowed). */
+#define GR_CLUSTER_PORTABLE 8
+
+static grError_t check_func(const char *call, grKernel_t func)
+{
+    if (!gr__kernel_valid(func))
+        return gr__fail(grErrorInvalidDeviceFunction,
+                        "%s: kernel %p is not a live kernel (NULL, destroyed, or not from grKernelCreate)",
+                        call, GR_PTR(func));
+    return grSuccess;
+}
+
+/* The CPU device must be current; a GPU is refused for now. */
+static grError_t check_cpu(const char *call)
+{
+    int device = gr__device_current();
+    if (device != 0)
+        return gr__fail(grErrorNotSupported,
+                        "%s: the current device is %d, a GPU; graphrt answers this call for the CPU device "
+                        "(0) only so far",
+                        call, device);
+    if (!gr__device_start())
+        return gr__fail(grErrorInitializationError, "%s: the graphrt runtime could not start", call);
+    return grSuccess;
+}
+
+/* Whether a block of 'threads' threads and 'smem' bytes of dynamic
+ * shared memory can run on the CPU device. */
+static bool block_fits(uint64_t threads, size_t smem)
+{
+    return threads >= 1 && threads <= 1024 && smem <= GR_MAX_SHARED_MEM;
+}
+
+GR_API grError_t grFuncGetAttributes(grFuncAttributes *attr, grKernel_t func)
+{
+    static const char call[] = "grFuncGetAttributes";
+    grError_t err;
+    if (!attr)
+        return gr__fail(grErrorInvalidValue, "%s: 'attr' (the output pointer) is NULL", call);
+    if ((err = check_func(call, func)) || (err = check_cpu(call)))
+        return err;
+    memset(attr, 0, sizeof *attr);
+    if (func->kinfo) {
+        /* As grKernelBlockRunThreads sizes the fibers' stacks. */
+        unsigned want = __atomic_load_n(&func->kinfo->stack_bytes, __ATOMIC_RELAXED);
+        size_t size = want ? want : 64u * 1024u;
+        size = size < 16u * 1024u ? 16u * 1024u : size;
+        attr->localSizeBytes = (size + 4095u) & ~(size_t)4095u;
+    }
+    attr->maxThreadsPerBlock = 1024;
+    attr->maxDynamicSharedSizeBytes = gr_load_relaxed(&func->max_dyn_smem);
+    attr->preferredShmemCarveout = gr_load_relaxed(&func->carveout);
+    return grSuccess;
+}
+
+GR_API grError_t grFuncGetParamInfo(grKernel_t func, size_t paramIndex, size_t *paramOffset,
+                                    size_t *paramSize)
+{
+    static const char call[] = "grFuncGetParamInfo";
+    grError_t err;
+    if (!paramOffset)
+        return gr__fail(grErrorInvalidValue, "%s: 'paramOffset' (the output pointer) is NULL", call);
+    if ((err = check_func(call, func)))
+        return err;
+    if (paramIndex >= (size_t)func->nparams)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: kernel '%s' has %d parameter(s); paramIndex %zu is past the last", call,
+                        func->name, func->nparams, paramIndex);
+    *paramOffset = func->offsets[paramIndex];
+    if (paramSize)
+        *paramSize = func->sizes[paramIndex];
+    return grSuccess;
+}
+
+static grError_t max_active(const char *call, int *numBlocks, grKernel_t func, int blockSize, size_t smem,
+                            unsigned flags)
+{
+    grError_t err;
+    if (!numBlocks)
+        return gr__fail(grErrorInvalidValue, "%s: 'numBlocks' (the output pointer) is NULL", call);
+    if ((err = check_func(call, func)))
+        return err;
+    if (blockSize <= 0)
+        return gr__fail(grErrorInvalidValue, "%s: kernel '%s': blockSize %d is not positive", call,
+                        func->name, blockSize);
+    if (flags & ~(unsigned)grOccupancyDisableCachingOverride)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: flags 0x%x: only grOccupancyDefault and grOccupancyDisableCachingOverride exist",
+                        call, flags);
+    if ((err = check_cpu(call)))
+        return err;
+    *numBlocks = block_fits((uint64_t)blockSize, smem) ? 1 : 0;
+    return grSuccess;
+}
+
+GR_API grError_t grOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, grKernel_t func, int blockSize,
+                                                             size_t dynamicSMemSize)
+{
+    return max_active("grOccupancyMaxActiveBlocksPerMultiprocessor", numBlocks, func, blockSize,
+                      dynamicSMemSize, 0);
+}
+
+GR_API grError_t grOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, grKernel_t func,
+                                                                      int blockSize, size_t dynamicSMemSize,
+                                                                      unsigned int flags)
+{
+    return max_active("grOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", numBlocks, func, blockSize,
+                      dynamicSMemSize, flags);
+}
+
+GR_API grError_t grOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, grKernel_t func,
+                                                         int numBlocks, int blockSize)
+{
+    static const char call[] = "grOccupancyAvailableDynamicSMemPerBlock";
+    grError_t err;
+    if (!dynamicSmemSize)
+        return gr__fail(grErrorInvalidValue, "%s: 'dynamicSmemSize' (the output pointer) is NULL", call);
+    if ((err = check_func(call, func)))
+        return err;
+    if (numBlocks <= 0 || blockSize <= 0)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: kernel '%s': numBlocks %d and blockSize %d must be positive", call, func->name,
+                        numBlocks, blockSize);
+    if ((err = check_cpu(call)))
+        return err;
+    *dynamicSmemSize = numBlocks == 1 && blockSize <= 1024 ? GR_MAX_SHARED_MEM : 0;
+    return grSuccess;
+}
+
+/* The checks of the cluster calls; *cluster gets the configuration's
+ * cluster size in blocks, *fits whether its blocks can run. */
+static grError_t cluster_config(const char *call, const void *out, grKernel_t func,
+                                const grLaunchConfig_t *cfg, uint64_t *cluster, bool *fits)
+{
+    grError_t err;
+    if (!out)
+        return gr__fail(grErrorInvalidValue, "%s: the output pointer is NULL", call);
+    if ((err = check_func(call, func)))
+        return err;
+    if (!cfg)
+        return gr__fail(grErrorInvalidValue, "%s: 'launchConfig' is NULL", call);
+    if (cfg->numAttrs && !cfg->attrs)
+        return gr__fail(grErrorInvalidValue, "%s: launchConfig->attrs is NULL but numAttrs is %u", call,
+                        cfg->numAttrs);
+    if (!cfg->blockDim.x || !cfg->blockDim.y || !cfg->blockDim.z)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: kernel '%s': launchConfig->blockDim (%u, %u, %u) has a zero", call, func->name,
+                        cfg->blockDim.x, cfg->blockDim.y, cfg->blockDim.z);
+    *cluster = 1;
+    for (unsigned i = 0; i < cfg->numAttrs; i++) {
+        if (cfg->attrs[i].id != grLaunchAttributeClusterDimension)
+            continue;
+        const grLaunchAttributeValue *v = &cfg->attrs[i].val;
+        if (!v->clusterDim.x || !v->clusterDim.y || !v->clusterDim.z)
+            return gr__fail(grErrorInvalidValue,
+                            "%s: launchConfig->attrs[%u]: cluster dimension (%u, %u, %u) has a zero", call, i,
+                            v->clusterDim.x, v->clusterDim.y, v->clusterDim.z);
+        *cluster = (uint64_t)v->clusterDim.x * v->clusterDim.y * v->clusterDim.z;
+    }
+    if ((err = check_cpu(call)))
+        return err;
+    *fits = block_fits((uint64_t)cfg->blockDim.x * cfg->blockDim.y * cfg->blockDim.z, cfg->dynamicSmemBytes);
+    return grSuccess;
+}
+
+GR_API grError_t grOccupancyMaxActiveClusters(int *numClusters, grKernel_t func,
+                                              const grLaunchConfig_t *launchConfig)
+{
+    uint64_t cluster;
+    bool fits;
+    grError_t err =
+        cluster_config("grOccupancyMaxActiveClusters", numClusters, func, launchConfig, &cluster, &fits);
+    if (err)
+        return err;
+    *numClusters = fits ? (int)(gr__coop_max_blocks() / cluster) : 0;
+    return grSuccess;
+}
+
+GR_API grError_t grOccupancyMaxPotentialClusterSize(int *clusterSize, grKernel_t func,
+                                                    const grLaunchConfig_t *launchConfig)
+{
+    uint64_t cluster;
+    bool fits;
+    grError_t err = cluster_config("grOccupancyMaxPotentialClusterSize", clusterSize, func, launchConfig,
+                                   &cluster, &fits);
+    if (err)
+        return err;
+    unsigned max = gr__coop_max_blocks();
+    *clusterSize = fits ? (int)(max < GR_CLUSTER_PORTABLE ? max : GR_CLUSTER_PORTABLE) : 0;
+    return grSuccess;
+}
