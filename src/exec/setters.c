@@ -139,7 +139,10 @@ static GR_NOINLINE grError_t set_kernel_relayout(const char *call, grGraphExec_t
     kp.shmem = p->sharedMemBytes;
     kp.argbuf = buf;
     gr__exec_write_begin(e);
-    bool ok = gr__pnode_set_kernel(gr__exec_pnode_current(e, node, pn), &kp);
+    pn = gr__exec_pnode_current(e, node, pn);
+    bool ok = gr__pnode_set_kernel(pn, &kp);
+    if (ok && GR_UNLIKELY(e->devupd != NULL))
+        gr__devupd_host_wrote(e, pn, GR_DEVUPD_HOST_PARAMS);
     gr__exec_write_end(e);
     if (buf != stackbuf)
         gr__free(buf);
@@ -186,6 +189,8 @@ GR_API grError_t grGraphExecKernelNodeSetParams(grGraphExec_t hGraphExec, grGrap
     if (k->nparams)
         gr__kernel_pack(k, pNodeParams->kernelParams, pn->u.kern.argv[0], NULL);
     set_kernel_fields(pn, k, &pNodeParams->gridDim, &pNodeParams->blockDim, pNodeParams->sharedMemBytes);
+    if (GR_UNLIKELY(hGraphExec->devupd != NULL))
+        gr__devupd_host_wrote(hGraphExec, pn, GR_DEVUPD_HOST_PARAMS);
     gr__exec_write_end(hGraphExec);
     return grSuccess;
 }
@@ -417,6 +422,8 @@ GR_API grError_t grGraphNodeSetEnabled(grGraphExec_t hGraphExec, grGraphNode_t h
     gr__exec_write_begin(hGraphExec);
     pn = gr__exec_pnode_current(hGraphExec, hNode, pn);
     pn->enabled = isEnabled != 0;
+    if (GR_UNLIKELY(hGraphExec->devupd != NULL))
+        gr__devupd_host_wrote(hGraphExec, pn, GR_DEVUPD_HOST_ENABLED);
     gr__exec_write_end(hGraphExec);
     return grSuccess;
 }
@@ -440,6 +447,8 @@ GR_API grError_t grGraphNodeGetEnabled(grGraphExec_t hGraphExec, grGraphNode_t h
         gr__exec_write_end(hGraphExec);
         return grSuccess;
     }
+    if (GR_UNLIKELY(hGraphExec->devupd != NULL) && gr__devupd_host_enabled(hGraphExec, pn, isEnabled))
+        return grSuccess;
     /* Written under e's lock by grGraphNodeSetEnabled on any thread. */
     gr__spin_lock(&hGraphExec->lock);
     *isEnabled = pn->enabled;
