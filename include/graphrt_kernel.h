@@ -737,11 +737,15 @@ static inline float gr_atomic_add_f32(float *p, float v)
  */
 #if defined(__CUDACC__)
 #if defined(CUDART_VERSION) && CUDART_VERSION >= 12040
-typedef cudaGraphDeviceNode_t grGraphDeviceNode_t;
+/* graphrt.h's type (the same typedef): a handle of a CUDA executable
+ * travels in it as the driver's cudaGraphDeviceNode_t. */
+typedef struct grGraphDeviceUpdatableNode_st *grGraphDeviceNode_t;
 #define gr_graph_kernel_node_set_param(n, off, v, size) \
-    cudaGraphKernelNodeSetParam((n), (size_t)(off), (v), (size_t)(size))
-#define gr_graph_kernel_node_set_enabled(n, e) cudaGraphKernelNodeSetEnabled((n), (e) != 0)
-#define gr_graph_kernel_node_set_grid_dim(n, x, y, z) cudaGraphKernelNodeSetGridDim((n), dim3((x), (y), (z)))
+    cudaGraphKernelNodeSetParam((cudaGraphDeviceNode_t)(n), (size_t)(off), (v), (size_t)(size))
+#define gr_graph_kernel_node_set_enabled(n, e) \
+    cudaGraphKernelNodeSetEnabled((cudaGraphDeviceNode_t)(n), (e) != 0)
+#define gr_graph_kernel_node_set_grid_dim(n, x, y, z) \
+    cudaGraphKernelNodeSetGridDim((cudaGraphDeviceNode_t)(n), dim3((x), (y), (z)))
 #endif
 #else
 #define gr_graph_kernel_node_set_param(n, off, v, size) \

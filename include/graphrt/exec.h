@@ -367,7 +367,9 @@ GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
  *     grGraphExecUpdate of such an executable are refused.
  * Thread safety of the calls below: any thread, concurrently with each
  * other and with the executable's launches (one lock per executable);
- * they are meant for kernels of the executable's launches.
+ * they are meant for kernels of the executable's launches. A devNode is
+ * valid while its executable lives: using it after grGraphExecDestroy
+ * (and its last launch) is undefined, as a destroyed handle in CUDA.
  */
 
 /* Writes 'size' bytes from value at byte 'offset' of node's argument
@@ -375,23 +377,23 @@ GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
  * parameters packed in order, each aligned to the smallest power of two
  * not below its size, at most 16 (grKernelCreate's packing; CUDA aligns
  * to the parameter's type, which gives the same offsets for scalars and
- * pointers). Errors: grErrorInvalidValue (node NULL or not of a live
- * executable, value NULL with size > 0, offset + size past the block).
+ * pointers). Errors: grErrorInvalidValue (node NULL or not a devNode
+ * handle, value NULL with size > 0, offset + size past the block).
  * Thread safety: any thread, kernels of the executable's launches
  * included. Mirrors the device function cudaGraphKernelNodeSetParam. */
 GR_API grError_t grGraphKernelNodeSetParam(grGraphDeviceNode_t node, size_t offset, const void *value,
                                            size_t size);
 
 /* Enables (enable != 0) or disables the node from the executable's next
- * launch on. Errors: grErrorInvalidValue (node NULL or not of a live
- * executable). Thread safety: any thread, kernels of the executable's
+ * launch on. Errors: grErrorInvalidValue (node NULL or not a devNode
+ * handle). Thread safety: any thread, kernels of the executable's
  * launches included. Mirrors the device function
  * cudaGraphKernelNodeSetEnabled. */
 GR_API grError_t grGraphKernelNodeSetEnabled(grGraphDeviceNode_t node, int enable);
 
 /* Sets the node's grid from the executable's next launch on (the block
- * stays). Errors: grErrorInvalidValue (node NULL or not of a live
- * executable, a dimension 0, y or z above 65535). Thread safety: any
+ * stays). Errors: grErrorInvalidValue (node NULL or not a devNode
+ * handle, a dimension 0, y or z above 65535). Thread safety: any
  * thread, kernels of the executable's launches included. Mirrors the
  * device function cudaGraphKernelNodeSetGridDim. */
 GR_API grError_t grGraphKernelNodeSetGridDim(grGraphDeviceNode_t node, grDim3 gridDim);
