@@ -334,3 +334,32 @@ GR_TEST(devupd_concurrent_updates_from_many_blocks)
     CHECK_EQ(atomic_load(&f.out), 1 + 9 * 6);
     teardown(&f);
 }
+
+/* On a device other than the CPU (the fake device here) such a graph is
+ * refused at instantiation, with a detail, rather than half lowered. */
+GR_TEST(devupd_refused_on_a_gpu_executable)
+{
+    grKernel_t k;
+    grGraph_t g;
+    grGraphNode_t n;
+    grGraphExec_t e = NULL;
+    if (!gr_test_fake_device())
+        GR_TEST_SKIP("devices 1..N are not the fake device here (a GPU, or GRAPHRT_FAKEDEV=0)");
+    CHECK_OK(GR_KERNEL_CREATE(&k, devupd_add));
+    atomic_int *outp = NULL;
+    int v = 1;
+    void *args[2] = {&outp, &v};
+    grKernelNodeParams p = {k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args, NULL};
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddKernelNode(&n, g, NULL, 0, &p));
+    make_updatable(n);
+    CHECK_OK(grSetDevice(1));
+    CHECK_GR(grErrorNotSupported, grGraphInstantiate(&e, g, 0));
+    CHECK_DETAIL_HAS("CPU device only");
+    CHECK(e == NULL);
+    CHECK_OK(grSetDevice(0));
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grKernelDestroy(k));
+}
