@@ -732,4 +732,48 @@ static inline float gr_atomic_add_f32(float *p, float v)
 #endif
 #define GR_KERNEL_CREATE(kp, name) gr_kernel_create_##name(kp)
 
+/* ---------------------------------------- device-updatable kernel nodes */
+/*
+ * A kernel of an executable changes the executable's device-updatable
+ * kernel nodes (grLaunchAttributeDeviceUpdatableKernelNode) through their
+ * grGraphDeviceNode_t handles, passed to it as parameters:
+ *
+ *     GR_KERNEL(step, (grGraphDeviceNode_t, next), (int, v))
+ *     {
+ *         if (gr_global_idx_x() == 0) {
+ *             gr_graph_kernel_node_set_param(next, 0, &v, sizeof v);
+ *             gr_graph_kernel_node_set_enabled(next, v > 0);
+ *         }
+ *     }
+ *
+ * On the CPU each is graphrt's host function of the same name
+ * (grGraphKernelNodeSetParam ... in graphrt/exec.h), whose result the
+ * macro drops as CUDA's device functions' callers usually do; the change
+ * applies from the executable's next launch on (docs/exec.md). Under nvcc
+ * (CUDA 12.4 or later) they are CUDA's device functions; graphrt does not
+ * yet instantiate such nodes on a GPU, so there they serve a CUDA build
+ * of the same source. CUDA's cudaGetCurrentGraphExec has no CPU form yet.
+ */
+#if defined(__CUDACC__)
+#if defined(CUDART_VERSION) && CUDART_VERSION >= 12040
+/* graphrt.h's type (the same typedef): a handle of a CUDA executable
+ * travels in it as the driver's cudaGraphDeviceNode_t. */
+typedef struct grGraphDeviceUpdatableNode_st *grGraphDeviceNode_t;
+#define gr_graph_kernel_node_set_param(n, off, v, size) \
+    cudaGraphKernelNodeSetParam((cudaGraphDeviceNode_t)(n), (size_t)(off), (v), (size_t)(size))
+#define gr_graph_kernel_node_set_enabled(n, e) \
+    cudaGraphKernelNodeSetEnabled((cudaGraphDeviceNode_t)(n), (e) != 0)
+#define gr_graph_kernel_node_set_grid_dim(n, x, y, z) \
+    cudaGraphKernelNodeSetGridDim((cudaGraphDeviceNode_t)(n), dim3((x), (y), (z)))
+#endif
+#else
+#define gr_graph_kernel_node_set_param(n, off, v, size) \
+    ((void)grGraphKernelNodeSetParam((n), (size_t)(off), (v), (size_t)(size)))
+#define gr_graph_kernel_node_set_enabled(n, e) ((void)grGraphKernelNodeSetEnabled((n), (e) != 0))
+#define gr_graph_kernel_node_set_grid_dim(n, x, y, z) \
+    ((void)grGraphKernelNodeSetGridDim((n), (grDim3){(unsigned)(x), (unsigned)(y), (unsigned)(z)}))
+#define gr_graph_kernel_node_updates_apply(u, count) \
+    ((void)grGraphKernelNodeUpdatesApply((u), (size_t)(count)))
+#endif
+
 #endif /* GRAPHRT_KERNEL_H */

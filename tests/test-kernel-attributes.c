@@ -141,8 +141,7 @@ GR_TEST(kernel_node_attribute_refusals_change_nothing)
     CHECK_GR(grErrorInvalidValue, grGraphKernelNodeSetAttribute(n, grKernelNodeAttributeMemSyncDomain, &v));
     memset(&v, 0, sizeof v);
     v.deviceUpdatableKernelNode.deviceUpdatable = 1;
-    CHECK_GR(grErrorNotSupported,
-             grGraphKernelNodeSetAttribute(n, grLaunchAttributeDeviceUpdatableKernelNode, &v));
+    CHECK_OK(grGraphKernelNodeSetAttribute(n, grLaunchAttributeDeviceUpdatableKernelNode, &v));
     CHECK_GR(grErrorInvalidValue, grGraphKernelNodeSetAttribute(n, grKernelNodeAttributePriority, NULL));
     CHECK_GR(grErrorInvalidValue, grGraphKernelNodeGetAttribute(n, grKernelNodeAttributePriority, NULL));
     CHECK_OK(grGraphKernelNodeGetAttribute(n, grKernelNodeAttributePriority, &r));

@@ -344,6 +344,70 @@ GR_API grError_t grGraphNodeGetEnabled(grGraphExec_t hGraphExec, grGraphNode_t h
 GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
                                    grGraphExecUpdateResultInfo *resultInfo);
 
+/* ---------------------------------------- device-updatable kernel nodes */
+/*
+ * A kernel node with grLaunchAttributeDeviceUpdatableKernelNode
+ * (deviceUpdatable != 0) is device-updatable: once its graph is
+ * instantiated, a kernel of that executable may change the node's
+ * argument bytes, grid and enabled state through the node's
+ * grGraphDeviceNode_t (grGraphKernelNodeGetAttribute's devNode), with the
+ * calls below, which graphrt_kernel.h names gr_graph_kernel_node_set_param
+ * and so on (CUDA's device functions under nvcc). The rules, each with
+ * its source, are in docs/exec.md ("Device-updatable kernel nodes"):
+ *   - a graph with such nodes has one executable at a time, on the CPU
+ *     device (a GPU executable is refused: graphrt does not lower them);
+ *   - an update made while launch N runs applies from the next launch of
+ *     the executable on (N + 1), before any of its nodes runs, never to
+ *     the launch that made it; updates persist from launch to launch;
+ *   - grGraphExecKernelNodeSetParams and grGraphNodeSetEnabled on such a
+ *     node give it the host's values back: device-side updates made
+ *     before the setter are dropped, and grGraphNodeGetEnabled reports
+ *     the host's value;
+ *   - grGraphClone of a graph, grGraphDestroyNode of such a node,
+ *     grGraphExecUpdate of such an executable are refused.
+ * Thread safety of the calls below: any thread, concurrently with each
+ * other and with the executable's launches (one lock per executable);
+ * they are meant for kernels of the executable's launches. A devNode is
+ * valid while its executable lives: using it after grGraphExecDestroy
+ * (and its last launch) is undefined, as a destroyed handle in CUDA.
+ */
+
+/* Writes 'size' bytes from value at byte 'offset' of node's argument
+ * block, for the executable's next launch. The block is the kernel's
+ * parameters packed in order, each aligned to the smallest power of two
+ * not below its size, at most 16 (grKernelCreate's packing; CUDA aligns
+ * to the parameter's type, which gives the same offsets for scalars and
+ * pointers). Errors: grErrorInvalidValue (node NULL or not a devNode
+ * handle, value NULL with size > 0, offset + size past the block).
+ * Thread safety: any thread, kernels of the executable's launches
+ * included. Mirrors the device function cudaGraphKernelNodeSetParam. */
+GR_API grError_t grGraphKernelNodeSetParam(grGraphDeviceNode_t node, size_t offset, const void *value,
+                                           size_t size);
+
+/* Enables (enable != 0) or disables the node from the executable's next
+ * launch on. Errors: grErrorInvalidValue (node NULL or not a devNode
+ * handle). Thread safety: any thread, kernels of the executable's
+ * launches included. Mirrors the device function
+ * cudaGraphKernelNodeSetEnabled. */
+GR_API grError_t grGraphKernelNodeSetEnabled(grGraphDeviceNode_t node, int enable);
+
+/* Sets the node's grid from the executable's next launch on (the block
+ * stays). Errors: grErrorInvalidValue (node NULL or not a devNode
+ * handle, a dimension 0, y or z above 65535). Thread safety: any
+ * thread, kernels of the executable's launches included. Mirrors the
+ * device function cudaGraphKernelNodeSetGridDim. */
+GR_API grError_t grGraphKernelNodeSetGridDim(grGraphDeviceNode_t node, grDim3 gridDim);
+
+/* Applies updateCount updates in order, as the three calls above; all are
+ * checked before any is made, so a refused call changes nothing. Errors:
+ * grErrorInvalidValue (updates NULL with updateCount > 0, a field that is
+ * not a grGraphKernelNodeField or is Invalid, and the three calls'
+ * errors). Thread safety: any thread, kernels of the executable's
+ * launches included; each update is staged under its executable's lock,
+ * so updates of one call to several executables are not one atomic step.
+ * Mirrors the device function cudaGraphKernelNodeUpdatesApply. */
+GR_API grError_t grGraphKernelNodeUpdatesApply(const grGraphKernelNodeUpdate *updates, size_t updateCount);
+
 #ifdef __cplusplus
 }
 #endif

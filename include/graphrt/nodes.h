@@ -269,7 +269,10 @@ GR_API grError_t grGraphKernelNodeSetParams(grGraphNode_t node, const grKernelNo
 
 /* A kernel node's launch attribute 'attr' (see grLaunchAttributeID for
  * the IDs valid on kernel nodes): the value last set, or the default (all
- * zero) when none was. Errors: grErrorInvalidValue (hNode not live or not
+ * zero) when none was. For grLaunchAttributeDeviceUpdatableKernelNode,
+ * devNode is the node's handle in the graph's live executable (NULL
+ * before instantiation, after that executable's destruction, and in a GPU
+ * executable, which refuses such nodes). Errors: grErrorInvalidValue (hNode not live or not
  * a kernel node, value_out NULL, attr not an attribute of kernel nodes).
  * Thread safety: not with other calls on the node's graph. Mirrors
  * cudaGraphKernelNodeGetAttribute. */
@@ -286,10 +289,12 @@ GR_API grError_t grGraphKernelNodeGetAttribute(grGraphNode_t hNode, grKernelNode
  * runs its launch; instantiation refuses a grid larger than the CPU
  * device keeps co-resident with grErrorCooperativeLaunchTooLarge) change
  * anything; on a GPU the lowered node carries the cooperative attribute.
+ * grLaunchAttributeDeviceUpdatableKernelNode with deviceUpdatable != 0
+ * makes the node device-updatable (docs/exec.md): its devNode is read
+ * back after instantiation (the devNode given here is ignored).
  * Errors: grErrorInvalidValue (hNode not live or not a kernel node, value
  * NULL, attr not valid for kernel nodes, a value out of range),
- * grErrorNotSupported (deviceUpdatable set: graphrt has no device-side
- * updates), grErrorMemoryAllocation; a refused call changes nothing.
+ * grErrorMemoryAllocation; a refused call changes nothing.
  * Thread safety: not with other calls on the node's graph. Mirrors
  * cudaGraphKernelNodeSetAttribute. */
 GR_API grError_t grGraphKernelNodeSetAttribute(grGraphNode_t hNode, grKernelNodeAttrID attr,

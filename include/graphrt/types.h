@@ -110,6 +110,37 @@ typedef struct grLaunchMemSyncDomainMap {
     unsigned char remote;
 } grLaunchMemSyncDomainMap;
 
+/* A device-updatable kernel node of an executable, as a kernel names it
+ * to grGraphKernelNodeSetParam and the other device-side update calls
+ * (docs/exec.md, "Device-updatable kernel nodes"). Mirrors
+ * cudaGraphDeviceNode_t. */
+typedef struct grGraphDeviceUpdatableNode_st *grGraphDeviceNode_t;
+
+/* Which field of a device-updatable kernel node a grGraphKernelNodeUpdate
+ * changes. Mirrors cudaGraphKernelNodeField. */
+typedef enum grGraphKernelNodeField {
+    grGraphKernelNodeFieldInvalid = 0,
+    grGraphKernelNodeFieldGridDim = 1,
+    grGraphKernelNodeFieldParam = 2,
+    grGraphKernelNodeFieldEnabled = 3
+} grGraphKernelNodeField;
+
+/* One update of grGraphKernelNodeUpdatesApply. Mirrors
+ * cudaGraphKernelNodeUpdate. */
+typedef struct grGraphKernelNodeUpdate {
+    grGraphDeviceNode_t node;
+    grGraphKernelNodeField field;
+    union {
+        grDim3 gridDim;
+        struct {
+            const void *pValue;
+            size_t offset;
+            size_t size;
+        } param;
+        unsigned int isEnabled;
+    } updateData;
+} grGraphKernelNodeUpdate;
+
 /* Where each may be set: S streams, N kernel nodes, L launches
  * (grLaunchKernelExC; a captured launch gives its kernel node the N ones). */
 typedef enum grLaunchAttributeID {
@@ -158,7 +189,10 @@ typedef union grLaunchAttributeValue {
     } launchCompletionEvent;
     struct {
         int deviceUpdatable;
-        void *devNode; /* always NULL in graphrt: no device-side graph updates */
+        /* Out: the node's device handle in its live executable (CPU
+         * device), read back by grGraphKernelNodeGetAttribute; NULL before
+         * instantiation and once that executable is destroyed. */
+        grGraphDeviceNode_t devNode;
     } deviceUpdatableKernelNode;
     unsigned int sharedMemCarveout;
     unsigned int nvlinkUtilCentricScheduling;

@@ -340,6 +340,12 @@ struct grGraphExec_st {
      * device kind's executable, device.h), or NULL for the CPU; immutable
      * after instantiation. */
     struct gr_dev_exec *gpu;
+    /* Device-updatable kernel nodes (exec/devupdate.c), NULL without; and
+     * the hook the CPU backend calls at each launch's start, before any
+     * node runs, to apply the updates kernels made during the previous
+     * launches. Both immutable after instantiation. */
+    struct gr_devupd *devupd;
+    void (*devupd_apply)(struct grGraphExec_st *e);
     /* Nodes of the source graph, for setters and update, then a sentinel
      * (NULL when norig is 0), and their dependencies (one block with
      * 'orig'). */

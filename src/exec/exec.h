@@ -373,6 +373,29 @@ grError_t gr__exec_check_plan_devmem(const char *call, const gr_plan *p, int dev
  * change). */
 int gr__exec_memop_mismatch(const gr_pnode *pn, unsigned count, const grStreamBatchMemOpParams *ops);
 
+/* ---------------------------------------- device-updatable kernel nodes */
+
+/* What a host setter wrote of a device-updatable node. */
+#define GR_DEVUPD_HOST_PARAMS 1u
+#define GR_DEVUPD_HOST_ENABLED 2u
+
+/* Instantiation of e from g for 'device' (exec/devupdate.c): builds the
+ * table of g's device-updatable kernel nodes, or refuses (a second live
+ * executable, such nodes inside child graphs, a GPU). */
+grError_t gr__devupd_instantiate(const char *call, struct grGraphExec_st *e, grGraph_t g, int device);
+/* Once e is returned: g's nodes name e as their live executable. */
+void gr__devupd_published(struct grGraphExec_st *e, grGraph_t g);
+/* Frees e's table (the executable is being freed). */
+void gr__devupd_free(struct grGraphExec_st *e);
+/* A host setter wrote 'what' of plan node pn (between
+ * gr__exec_write_begin and its end): the node takes the host's values
+ * back for the rest and drops the device-side updates. No-op for a node
+ * that is not device-updatable. */
+void gr__devupd_host_wrote(struct grGraphExec_st *e, gr_pnode *pn, unsigned what);
+/* grGraphNodeGetEnabled of a device-updatable node: the host's value
+ * (true, *out set), not the device's; false for other nodes. */
+bool gr__devupd_host_enabled(struct grGraphExec_st *e, const gr_pnode *pn, unsigned *out);
+
 /* The device an executable runs on: 0 for the CPU. */
 int gr__exec_device(const struct grGraphExec_st *e);
 

@@ -95,6 +95,7 @@ static void exec_free(struct grGraphExec_st *e)
 {
     if (e->flags & GR_EXEC_GRAPHMEM)
         gr__graphmem_exec_free(e);
+    gr__devupd_free(e);
     gr__devkind()->exec_free(e->gpu);
     gr__plan_free(&e->plan);
     gr__file_res_release(e->file_res);
@@ -266,6 +267,8 @@ static grError_t instantiate_body(const char *call, grGraphExec_t *out, grGraph_
     /* Graph memory is mapped before the lowering: the driver takes the
      * address of memory it does not know for host memory. */
     if (!err)
+        err = gr__devupd_instantiate(call, e, g, device);
+    if (!err)
         err = gr__graphmem_instantiate(call, e, g, device);
     if (!err && device != 0)
         err = gr__devkind()->exec_lower(call, p, device, flags, &e->gpu);
@@ -287,6 +290,7 @@ static grError_t instantiate_body(const char *call, grGraphExec_t *out, grGraph_
     e->flags |= flags; /* keeps GR_EXEC_GRAPHMEM, set by gr__graphmem_instantiate */
     atomic_init(&e->refs, 1);
     gr_assert_expensive(gr__plan_is_valid(p));
+    gr__devupd_published(e, g);
     *out = e;
     gr__exec_analyze_warn(g);
     return grSuccess;

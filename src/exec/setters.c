@@ -293,13 +293,19 @@ HOT grError_t kernel_write(set_ctx *c)
     if (GR_UNLIKELY(pn->krun == GR_KRUN_COOP) && c->e->gpu == NULL &&
         (err = gr__kernel_check_coop(c->call, k, &p->gridDim)))
         return err;
-    if (GR_UNLIKELY(!gr__kernel_same_layout(k, pn->u.kern.k)))
-        return kernel_relayout(c->call, pn, p);
+    if (GR_UNLIKELY(!gr__kernel_same_layout(k, pn->u.kern.k))) {
+        err = kernel_relayout(c->call, pn, p);
+        if (!err && GR_UNLIKELY(c->e->devupd != NULL))
+            gr__devupd_host_wrote(c->e, pn, GR_DEVUPD_HOST_PARAMS);
+        return err;
+    }
     /* Common case: the values go straight into the plan (nothing below can
      * fail). Parameter 0 sits at offset 0: argv[0] starts them. */
     if (k->nparams)
         gr__kernel_pack(k, p->kernelParams, pn->u.kern.argv[0], NULL);
     set_kernel_fields(pn, k, &p->gridDim, &p->blockDim, p->sharedMemBytes);
+    if (GR_UNLIKELY(c->e->devupd != NULL))
+        gr__devupd_host_wrote(c->e, pn, GR_DEVUPD_HOST_PARAMS);
     return grSuccess;
 }
 
@@ -514,6 +520,8 @@ static grError_t enabled_dev(set_ctx *c)
 static grError_t enabled_write(set_ctx *c)
 {
     c->pn->enabled = *(const unsigned *)c->arg != 0;
+    if (GR_UNLIKELY(c->e->devupd != NULL))
+        gr__devupd_host_wrote(c->e, c->pn, GR_DEVUPD_HOST_ENABLED);
     return grSuccess;
 }
 
@@ -630,6 +638,8 @@ GR_API grError_t grGraphNodeGetEnabled(grGraphExec_t hGraphExec, grGraphNode_t h
         gr__exec_write_end(hGraphExec);
         return grSuccess;
     }
+    if (GR_UNLIKELY(hGraphExec->devupd != NULL) && gr__devupd_host_enabled(hGraphExec, pn, isEnabled))
+        return grSuccess;
     /* Written under e's lock by grGraphNodeSetEnabled on any thread. */
     gr__spin_lock(&hGraphExec->lock);
     *isEnabled = pn->enabled;

@@ -981,6 +981,14 @@ GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
                         "%s: graph %p was moved into %s (grGraphChildGraphOwnershipMove) and cannot be the "
                         "argument of an update, as CUDA documents; update from the graph holding the node",
                         call, GR_PTR(hGraph), gr__node_label(hGraph->owner));
+    if (hGraphExec->devupd != NULL || gr__graph_has_devupd(hGraph)) {
+        resultInfo->result = grGraphExecUpdateErrorNotSupported;
+        return gr__fail(grErrorGraphExecUpdateFailure,
+                        "%s: executable %p or graph %p holds device-updatable kernel nodes, which "
+                        "grGraphExecUpdate does not take in graphrt (set their parameters with the "
+                        "executable's setters instead)",
+                        call, GR_PTR(hGraphExec), GR_PTR(hGraph));
+    }
     memset(&u, 0, sizeof u);
     u.exec = hGraphExec;
     u.pair_o = pair_buf;

@@ -13,6 +13,7 @@
  * Set, so that nodes without attributes cost one NULL pointer.
  */
 #include "graph.h"
+#include "../backend/plan.h"
 
 unsigned gr__launch_attr_scope(grLaunchAttributeID id)
 {
@@ -112,10 +113,11 @@ grError_t gr__launch_attr_check(const char *call, const char *what, grLaunchAttr
         return grSuccess;
     }
     case grLaunchAttributeDeviceUpdatableKernelNode:
-        if (v->deviceUpdatableKernelNode.deviceUpdatable != 0)
+        if (v->deviceUpdatableKernelNode.deviceUpdatable != 0 && scope != GR_ATTR_NODE)
             return gr__fail(grErrorNotSupported,
-                            "%s: %s asks for a device-updatable kernel node; graphrt has no device-side "
-                            "graph updates",
+                            "%s: %s asks for a device-updatable kernel node at a launch; graphrt takes it on "
+                            "graph kernel nodes only (grGraphKernelNodeSetAttribute), where devNode is read "
+                            "back after instantiation",
                             call, what);
         return grSuccess;
     case grLaunchAttributeIgnore:
@@ -137,6 +139,10 @@ bool gr__node_attr_set(struct grGraphNode_st *n, grLaunchAttributeID id, const g
     if (!n->kattrs && !(n->kattrs = gr__calloc(1, sizeof *n->kattrs)))
         return false;
     n->kattrs->v[id] = *v;
+    /* devNode is an output: the stored value's bytes stay what the
+     * application chose to set (re-capture compares them). */
+    if (id == grLaunchAttributeDeviceUpdatableKernelNode)
+        n->kattrs->v[id].deviceUpdatableKernelNode.devNode = NULL;
     /* CUDA clamps a node's priority into the device's range when it is
      * set (docs/cuda13-probes.md). */
     if (id == grLaunchAttributePriority)
@@ -164,6 +170,11 @@ bool gr__node_attrs_copy(struct grGraphNode_st *dst, const struct grGraphNode_st
     if (!dst->kattrs && !(dst->kattrs = gr__malloc(sizeof *dst->kattrs)))
         return false;
     *dst->kattrs = *src->kattrs;
+    /* The source's place in its executable is its own. */
+    dst->kattrs->du_exec = NULL;
+    dst->kattrs->du_handle = NULL;
+    dst->kattrs->du_uid = 0;
+    dst->kattrs->du_index = 0;
     return true;
 }
 
@@ -171,6 +182,37 @@ void gr__node_attrs_free(struct grGraphNode_st *n)
 {
     gr__free(n->kattrs);
     n->kattrs = NULL;
+}
+
+grGraphDeviceNode_t gr__node_devupd_handle(const struct grGraphNode_st *n)
+{
+    const gr_kattrs *a = n->kattrs;
+    const struct grGraphExec_st *e = a ? a->du_exec : NULL;
+    /* Executables' memory is never given back (core.h's shelf): a
+     * destroyed one reads as not live, a reused one by its uid. */
+    if (e == NULL || !gr__exec_valid((grGraphExec_t)e) || e->uid != a->du_uid)
+        return NULL;
+    return (grGraphDeviceNode_t)a->du_handle;
+}
+
+bool gr__node_devupd(const struct grGraphNode_st *n)
+{
+    return n->type == grGraphNodeTypeKernel && n->kattrs &&
+           (n->kattrs->set & (1u << grLaunchAttributeDeviceUpdatableKernelNode)) &&
+           n->kattrs->v[grLaunchAttributeDeviceUpdatableKernelNode].deviceUpdatableKernelNode.deviceUpdatable;
+}
+
+bool gr__graph_has_devupd(grGraph_t g)
+{
+    for (const struct grGraphNode_st *n = g->first; n; n = n->next)
+        if (gr__node_devupd(n) || (n->type == grGraphNodeTypeGraph && gr__graph_has_devupd(n->p.child)))
+            return true;
+    return false;
+}
+
+bool gr__node_devupd_live(const struct grGraphNode_st *n)
+{
+    return gr__node_devupd_handle(n) != NULL;
 }
 
 static grError_t kernel_node_check(const char *call, const char *arg, grGraphNode_t n)
@@ -200,6 +242,8 @@ GR_API grError_t grGraphKernelNodeGetAttribute(grGraphNode_t hNode, grKernelNode
                         (int)attr);
     *value_out = hNode->kattrs && (hNode->kattrs->set & (1u << attr)) ? hNode->kattrs->v[attr]
                                                                       : gr__launch_attr_default(attr);
+    if (attr == grLaunchAttributeDeviceUpdatableKernelNode && hNode->kattrs)
+        value_out->deviceUpdatableKernelNode.devNode = gr__node_devupd_handle(hNode);
     return grSuccess;
 }
 

@@ -134,6 +134,11 @@ GR_API grError_t grGraphClone(grGraph_t *pGraphClone, grGraph_t originalGraph)
         return gr__fail(grErrorInvalidValue, "%s: pGraphClone is NULL; pass where to store the clone", call);
     if ((err = gr__graph_check(call, originalGraph)) != grSuccess)
         return err;
+    if (gr__graph_has_devupd(originalGraph))
+        return gr__fail(grErrorNotSupported,
+                        "%s: graph %p holds device-updatable kernel nodes; such a graph cannot be cloned, as "
+                        "in CUDA",
+                        call, GR_PTR(originalGraph));
     if (gr__graph_has_conditional(originalGraph) || gr__graph_in_body(originalGraph))
         return gr__fail(
             grErrorNotSupported,

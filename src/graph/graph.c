@@ -614,6 +614,11 @@ GR_API grError_t grGraphDestroyNode(grGraphNode_t node)
             err = gr__cond_check_not_capturing("grGraphDestroyNode", node->p.cond.bodies[b]);
     if (err != grSuccess)
         return err;
+    if (gr__node_devupd(node))
+        return gr__fail(grErrorNotSupported,
+                        "grGraphDestroyNode: %s is a device-updatable kernel node; such nodes cannot be "
+                        "removed from their graph, as in CUDA",
+                        gr__node_label(node));
     /* CUDA: the lifetimes of graph allocations are fixed by the graph's
      * nodes and edges, so none may be deleted once it has memory nodes. */
     if (gr__graphmem_has_nodes(node->graph))

@@ -435,6 +435,14 @@ enum {
 typedef struct gr_kattrs {
     uint32_t set;
     grLaunchAttributeValue v[GR_ATTR_IDS];
+    /* A device-updatable node's place in the graph's live executable
+     * (exec/devupdate.c): the executable, its uid (the shell may be
+     * reused) and the entry's index; du_exec NULL before instantiation.
+     * Not copied with the attributes. */
+    const void *du_exec;
+    void *du_handle; /* its grGraphDeviceNode_t */
+    uint64_t du_uid;
+    uint32_t du_index;
 } gr_kattrs;
 
 /* The places (GR_ATTR_* bits) where ID 'id' is valid; 0: not an ID. */
@@ -462,6 +470,14 @@ bool gr__node_attrs_copy(struct grGraphNode_st *dst, const struct grGraphNode_st
 
 /* Frees n's attributes. */
 void gr__node_attrs_free(struct grGraphNode_st *n);
+/* A device-updatable kernel node's handle in the graph's live executable
+ * (exec/devupdate.c fills it at instantiation), or NULL. */
+grGraphDeviceNode_t gr__node_devupd_handle(const struct grGraphNode_st *n);
+bool gr__node_devupd_live(const struct grGraphNode_st *n);
+/* Whether n is a device-updatable kernel node; whether g (its child
+ * graphs too) holds one. */
+bool gr__node_devupd(const struct grGraphNode_st *n);
+bool gr__graph_has_devupd(grGraph_t g);
 
 /* A kernel node's priority and cooperative attributes (0 when unset). */
 static inline int gr__node_priority(const struct grGraphNode_st *n)

@@ -548,6 +548,8 @@ void gr__exec_run(gr_worker *w, struct grGraphExec_st *e, gr_stream *s, uint64_t
     gr_store_relaxed(&p->shared, false);
     if (GR_UNLIKELY(p->ncond_slots))
         gr__plan_reset_conditionals(p);
+    if (GR_UNLIKELY(e->devupd_apply != NULL))
+        e->devupd_apply(e);
     if (GR_UNLIKELY(trace) && way == GR_WAY_IN_ORDER) {
         run_in_order_traced(w, p, trace_t0);
         finish_launch(p);
