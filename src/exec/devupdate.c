@@ -54,6 +54,15 @@ struct gr_devupd {
 #define is_devupd gr__node_devupd
 #define nested_devupd gr__graph_has_devupd
 
+/* A kernel node's grid, and how it runs with it: one block directly, or
+ * spread over the workers; a cooperative node stays cooperative. */
+static void set_grid(gr_pnode *pn, grDim3 grid)
+{
+    pn->u.kern.grid = grid;
+    if (pn->krun != GR_KRUN_COOP)
+        pn->krun = grid.x == 1 && grid.y == 1 && grid.z == 1 ? GR_KRUN_ONE : GR_KRUN_GRID;
+}
+
 static void apply(struct grGraphExec_st *e)
 {
     struct gr_devupd *t = e->devupd;
@@ -66,8 +75,7 @@ static void apply(struct grGraphExec_st *e)
             gr_pnode *pn = &e->plan.nodes[d->pindex];
             if (d->nbytes)
                 memcpy(pn->u.kern.argv[0], d->args, d->nbytes);
-            pn->u.kern.grid = d->grid;
-            pn->one_block = d->grid.x == 1 && d->grid.y == 1 && d->grid.z == 1;
+            set_grid(pn, d->grid);
             pn->enabled = d->enabled;
             d->dirty = false;
         }
@@ -200,8 +208,7 @@ void gr__devupd_host_wrote(struct grGraphExec_st *e, gr_pnode *pn, unsigned what
     } else {
         if (d->nbytes)
             memcpy(pn->u.kern.argv[0], d->host_args, d->nbytes);
-        pn->u.kern.grid = d->host_grid;
-        pn->one_block = d->host_grid.x == 1 && d->host_grid.y == 1 && d->host_grid.z == 1;
+        set_grid(pn, d->host_grid);
     }
     if (what & GR_DEVUPD_HOST_ENABLED)
         d->host_enabled = pn->enabled;
