@@ -12,6 +12,9 @@
 #   overhead.txt      each figure with and without the recorder, and ratios
 #   summary.txt       all of the above in short (also printed)
 #   tools/record-check.sh OUT
+# RECORD_CHECK_ONLY=overhead builds bench_overhead alone and measures only
+# the overhead (step 6, without PyTorch): a minute where device time is
+# short.
 # Takes about 3 minutes on 16 cores (the library build is most of it).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -43,6 +46,7 @@ cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DGR_BUILD_TESTS=OFF -DGR_BUILD_EX
     cmake --build "$B" --parallel "$J" --target graphrt graphrt_record >>"$O/build.txt" 2>&1 ||
     { tail -40 "$O/build.txt"; say "build: FAILED"; exit 1; }
 CLIENTS="seed_capture seed_explicit forkjoin update_topology stale_pointer capture_invalidated bench_overhead"
+[ "${RECORD_CHECK_ONLY:-}" = overhead ] && CLIENTS=bench_overhead
 for c in $CLIENTS; do
     nvcc -O2 -arch=sm_90 -o "$B/clients/$c" "record/clients/$c.cu" -lpthread >"$O/build-$c.txt" 2>&1 &
 done
@@ -53,6 +57,8 @@ done
 say "build: $(( $(date +%s) - t0 )) s"
 G="$B/graphrt"
 
+HAVE_TORCH=0
+if [ "${RECORD_CHECK_ONLY:-}" != overhead ]; then
 # 2. Each client under the recorder, with CUDA's DOT beside it.
 record() { # NAME COMMAND...
     local n=$1
@@ -134,6 +140,7 @@ if [ $HAVE_TORCH = 1 ]; then
     say "replay on the CPU: $(grep -c 'replay exit 0' "$O/replay.txt") ok, $(grep -c 'replay exit [1-9]' "$O/replay.txt") failed"
 fi
 
+fi
 # 6. Overhead: the same programs with and without the recorder, interleaved.
 : >"$O/overhead.txt"
 for i in 1 2 3; do
