@@ -79,8 +79,11 @@
 #include "graphrt/stream.h"  /* streams */
 #include "graphrt/event.h"   /* events */
 #include "graphrt/kernel.h"  /* kernels and their launch */
-#include "graphrt/memory.h"  /* allocation, copies, memsets, symbols */
+#include "graphrt/memory.h"  /* allocation, copies, memsets, host memory */
+#include "graphrt/managed.h" /* managed memory: hints, prefetches, ranges */
+#include "graphrt/symbols.h" /* symbols (__device__ globals) */
 #include "graphrt/pools.h"   /* stream-ordered memory pools, graph memory */
+#include "graphrt/peer.h"    /* peer access and peer copies */
 #include "graphrt/graph.h"   /* graphs, node kinds, edges, queries, DOT */
 #include "graphrt/nodes.h"   /* every node adder and node parameters */
 #include "graphrt/capture.h" /* stream capture */

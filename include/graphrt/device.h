@@ -279,40 +279,6 @@ GR_API grError_t grChooseDevice(int *device, const grDeviceProp *prop);
  * list is the process's. Mirrors cudaSetValidDevices. */
 GR_API grError_t grSetValidDevices(int *device_arr, int len);
 
-/* ---------------------------------------------------------------- peers */
-
-/* Answers in *canAccessPeer 1 if 'device' can map peerDevice's memory
- * (grDeviceEnablePeerAccess), else 0. A device and itself answer 0, as in
- * CUDA. The CPU device (0) and a GPU answer 0 both ways: the CPU device's
- * memory is plain host memory that GPU kernels do not dereference, and
- * CPU kernels do not dereference a GPU's; copies between them need no
- * peer access (grMemcpyPeer, grMemcpy). Two GPUs answer the driver's
- * cuDeviceCanAccessPeer. Errors: grErrorInvalidValue (canAccessPeer
- * NULL), grErrorInvalidDevice (either number names no device), a CUDA
- * error mapped to graphrt's. Thread safety: any thread. Mirrors
- * cudaDeviceCanAccessPeer. */
-GR_API grError_t grDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice);
-
-/* Lets the current device's kernels dereference peerDevice's memory: on
- * GPUs the driver's cuCtxEnablePeerAccess of peerDevice's primary context
- * into the current device's. Access is one way (call it on both for
- * both), and lasts until grDeviceDisablePeerAccess or the current
- * device's grDeviceReset. Errors: grErrorInvalidValue (flags not 0),
- * grErrorInvalidDevice (peerDevice names no device, or is the current
- * device), grErrorPeerAccessUnsupported (grDeviceCanAccessPeer answers 0:
- * the CPU device and a GPU), grErrorPeerAccessAlreadyEnabled (enabled
- * before), a CUDA error mapped to graphrt's. Thread safety: any thread;
- * the access is the device's. Mirrors cudaDeviceEnablePeerAccess. */
-GR_API grError_t grDeviceEnablePeerAccess(int peerDevice, unsigned int flags);
-
-/* Ends the current device's access to peerDevice's memory (the driver's
- * cuCtxDisablePeerAccess on GPUs). Errors: grErrorInvalidDevice
- * (peerDevice names no device, or is the current device),
- * grErrorPeerAccessNotEnabled (not enabled), a CUDA error mapped to
- * graphrt's. Thread safety: any thread. Mirrors
- * cudaDeviceDisablePeerAccess. */
-GR_API grError_t grDeviceDisablePeerAccess(int peerDevice);
-
 #ifdef __cplusplus
 }
 #endif

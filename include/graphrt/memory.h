@@ -1,7 +1,9 @@
 /*
  * graphrt/memory.h - memory: CUDA's "Memory Management": allocation, copies and
- * memsets (1D, pitched 2D and 3D), pointer attributes, registered host
- * memory and symbols. The graph nodes that copy are in nodes.h.
+ * memsets (1D, pitched 2D and 3D, batches), pointer attributes, host and
+ * registered host memory. Managed memory's hints are in managed.h,
+ * symbols in symbols.h, peer copies in peer.h; the graph nodes that copy
+ * are in nodes.h.
  *
  * A part of graphrt.h: a program includes <graphrt.h>, whose top comment
  * states the rules every declaration here follows (names, errors, thread
@@ -192,146 +194,6 @@ GR_API grError_t grPointerGetAttributes(grPointerAttributes *attributes, const v
  * Thread safety: any thread. Mirrors cudaMallocManaged (in C, without
  * CUDA's C++ default for flags). */
 GR_API grError_t grMallocManaged(void **devPtr, size_t size, unsigned int flags);
-
-/* ====================================================================== */
-/* Managed memory hints and queries (docs/memory.md, "Managed memory")    */
-/* ====================================================================== */
-
-/*
- * On the CPU device managed memory is host memory that never moves, so
- * every hint below is a no-op once CUDA's checks pass; what was set is
- * kept, per allocation (CUDA: per page), and grMemRangeGetAttribute
- * answers it back. The memory every call takes: a range inside one
- * grMallocManaged allocation (CUDA also takes system memory where
- * cudaDevAttrPageableMemoryAccess is set, an attribute graphrt does not
- * report: other memory is refused with grErrorInvalidValue). A location
- * is the CPU device, as {grMemLocationTypeDevice, 0} or a host location
- * (grMemLocationTypeHost, HostNuma with id 0, HostNumaCurrent); a GPU
- * (device 1..N) is refused with grErrorInvalidDevice, CUDA's answer for a
- * device without concurrent managed access: graphrt's managed memory is
- * the CPU device's, which no GPU reaches as managed memory. graphrt
- * allocates no managed memory on GPUs (grMallocManaged), so the calls
- * are not forwarded to the driver (cuMemAdvise, cuMemPrefetchAsync): a
- * GPU stream is refused with grErrorNotSupported.
- */
-
-/* CUDA's device id of the CPU in range attributes (cudaCpuDeviceId). */
-#define grCpuDeviceId (-1)
-
-/* The advice of grMemAdvise, with CUDA's values. Mirrors
- * cudaMemoryAdvise. */
-typedef enum grMemoryAdvise {
-    grMemAdviseSetReadMostly = 1,
-    grMemAdviseUnsetReadMostly = 2,
-    grMemAdviseSetPreferredLocation = 3,
-    grMemAdviseUnsetPreferredLocation = 4,
-    grMemAdviseSetAccessedBy = 5,
-    grMemAdviseUnsetAccessedBy = 6
-} grMemoryAdvise;
-
-/* The attributes of grMemRangeGetAttribute, with CUDA's values. Mirrors
- * cudaMemRangeAttribute. */
-typedef enum grMemRangeAttribute {
-    grMemRangeAttributeReadMostly = 1,
-    grMemRangeAttributePreferredLocation = 2,
-    grMemRangeAttributeAccessedBy = 3,
-    grMemRangeAttributeLastPrefetchLocation = 4,
-    grMemRangeAttributePreferredLocationType = 5,
-    grMemRangeAttributePreferredLocationId = 6,
-    grMemRangeAttributeLastPrefetchLocationType = 7,
-    grMemRangeAttributeLastPrefetchLocationId = 8
-} grMemRangeAttribute;
-
-/* Advises how [devPtr, devPtr + count) of managed memory will be used.
- * Read-mostly and its unset ignore location; the preferred location takes
- * the CPU device or a host location; accessed-by takes
- * {grMemLocationTypeDevice, 0} or grMemLocationTypeHost. No memory moves;
- * the advice is recorded for grMemRangeGetAttribute (set and unset act
- * on the whole allocation). Not stream work: allowed during capture, as
- * in CUDA. Errors: grErrorInvalidValue (devPtr NULL, count 0, a range
- * outside one grMallocManaged allocation, advice not a grMemoryAdvise, a
- * location type the advice does not take), grErrorInvalidDevice (a
- * device location naming a GPU or no device). Thread safety: any
- * thread. Mirrors cudaMemAdvise (CUDA 13's form, with a cudaMemLocation). */
-GR_API grError_t grMemAdvise(const void *devPtr, size_t count, grMemoryAdvise advice, grMemLocation location);
-
-/* Prefetches [devPtr, devPtr + count) of managed memory to 'location' in
- * stream order: on the CPU device the memory is where it is used already,
- * so the prefetch moves nothing and only records the location, when the
- * stream reaches it, as the range's last prefetch location. A capturing
- * stream is refused with grErrorStreamCaptureUnsupported and its capture
- * invalidated: no graph node type represents a prefetch (graphrt's
- * reading of CUDA's node types; not probed on a GPU). Errors:
- * grErrorInvalidValue (flags not 0, and as grMemAdvise for the memory and
- * the location type), grErrorInvalidDevice (a GPU or no device),
- * grErrorNotSupported (a GPU stream); plus the capture and stream errors.
- * Thread safety: any thread. Mirrors cudaMemPrefetchAsync (CUDA 13's
- * form, with a cudaMemLocation and flags). */
-GR_API grError_t grMemPrefetchAsync(const void *devPtr, size_t count, grMemLocation location,
-                                    unsigned int flags, grStream_t stream);
-
-/* Prefetches 'count' ranges (dptrs[i], sizes[i] bytes) in stream order as
- * one batch, each as grMemPrefetchAsync: prefetchLocs[k] applies to the
- * ranges from prefetchLocIdxs[k] to the next entry's first (the indices
- * start at 0, strictly increase and stay below count; numPrefetchLocs is
- * 1..count, the rules of grMemcpyBatchAsync's attributes). Every range and
- * location is checked before anything is queued. Errors:
- * grErrorInvalidValue (count 0, an array NULL, flags not 0, the index
- * rules, a range or location refused as grMemPrefetchAsync refuses it),
- * grErrorInvalidDevice, grErrorNotSupported (a GPU stream); capturing
- * streams as grMemPrefetchAsync; plus the stream errors. Thread safety:
- * any thread. Mirrors cudaMemPrefetchBatchAsync (CUDA 13). */
-GR_API grError_t grMemPrefetchBatchAsync(void **dptrs, size_t *sizes, size_t count,
-                                         grMemLocation *prefetchLocs, size_t *prefetchLocIdxs,
-                                         size_t numPrefetchLocs, unsigned long long flags, grStream_t stream);
-
-/* Discards 'count' ranges of managed memory in stream order: their
- * contents become indeterminate until written or prefetched. On the CPU
- * device the bytes stay as they were (one of the indeterminate values),
- * so nothing is queued. Capturing streams as grMemPrefetchAsync. Errors:
- * grErrorInvalidValue (count 0, dptrs or sizes NULL, flags not 0, a
- * range refused as grMemPrefetchAsync refuses it), grErrorNotSupported
- * (a GPU stream); plus the capture and stream errors. Thread safety: any
- * thread. Mirrors cudaMemDiscardBatchAsync (CUDA 13). */
-GR_API grError_t grMemDiscardBatchAsync(void **dptrs, size_t *sizes, size_t count, unsigned long long flags,
-                                        grStream_t stream);
-
-/* grMemDiscardBatchAsync then grMemPrefetchBatchAsync of the same ranges,
- * as one batch: the contents become indeterminate (on the CPU device they
- * stay) and the last prefetch location is recorded in stream order.
- * Errors: as grMemPrefetchBatchAsync. Thread safety: any thread. Mirrors
- * cudaMemDiscardAndPrefetchBatchAsync (CUDA 13). */
-GR_API grError_t grMemDiscardAndPrefetchBatchAsync(void **dptrs, size_t *sizes, size_t count,
-                                                   grMemLocation *prefetchLocs, size_t *prefetchLocIdxs,
-                                                   size_t numPrefetchLocs, unsigned long long flags,
-                                                   grStream_t stream);
-
-/* Answers one attribute of [devPtr, devPtr + count) of managed memory
- * into data (dataSize bytes), what grMemAdvise and the prefetches set:
- * ReadMostly (int, 1 or 0); PreferredLocation and LastPrefetchLocation
- * (int: 0 for {Device, 0}, grCpuDeviceId for a host location,
- * grInvalidDeviceId for none); AccessedBy (an int per 4 bytes of
- * dataSize: the devices with accessed-by advice, grCpuDeviceId for the
- * host, then grInvalidDeviceId for the rest); PreferredLocationType /
- * LastPrefetchLocationType (int, a grMemLocationType;
- * grMemLocationTypeInvalid for none) and PreferredLocationId /
- * LastPrefetchLocationId (int, the location's id). dataSize must be 4,
- * except for AccessedBy: a non-zero multiple of 4. A last prefetch is
- * answered once the stream has reached it. Errors: grErrorInvalidValue
- * (data NULL, a dataSize the attribute does not take, attribute not a
- * grMemRangeAttribute, devPtr NULL, count 0, a range outside one
- * grMallocManaged allocation). Thread safety: any thread. Mirrors
- * cudaMemRangeGetAttribute. */
-GR_API grError_t grMemRangeGetAttribute(void *data, size_t dataSize, grMemRangeAttribute attribute,
-                                        const void *devPtr, size_t count);
-
-/* grMemRangeGetAttribute of numAttributes attributes: attributes[i] into
- * data[i], dataSizes[i] bytes. All are checked before any is written.
- * Errors: grErrorInvalidValue (data, dataSizes or attributes NULL,
- * numAttributes 0, an entry refused as grMemRangeGetAttribute refuses
- * it). Thread safety: any thread. Mirrors cudaMemRangeGetAttributes. */
-GR_API grError_t grMemRangeGetAttributes(void **data, size_t *dataSizes, grMemRangeAttribute *attributes,
-                                         size_t numAttributes, const void *devPtr, size_t count);
 
 /* The flags of grHostAlloc and grHostGetFlags, with CUDA's values. */
 #define grHostAllocDefault 0x00u
@@ -617,56 +479,6 @@ GR_API grError_t grMemcpy3D(const grMemcpy3DParms *p);
 GR_API grError_t grMemcpy3DAsync(const grMemcpy3DParms *p, grStream_t stream);
 
 /* ====================================================================== */
-/* Peer copies (docs/devices.md, "Peer access and peer copies")           */
-/* ====================================================================== */
-
-/* A 3D copy between devices: grMemcpy3DParms with the two devices and no
- * kind. Mirrors cudaMemcpy3DPeerParms; srcArray and dstArray must be
- * NULL. */
-typedef struct grMemcpy3DPeerParms {
-    grArray_t srcArray;
-    grPos srcPos;
-    grPitchedPtr srcPtr;
-    int srcDevice;
-    grArray_t dstArray;
-    grPos dstPos;
-    grPitchedPtr dstPtr;
-    int dstDevice;
-    grExtent extent;
-} grMemcpy3DPeerParms;
-
-/* Copies count bytes from src (memory of srcDevice) to dst (memory of
- * dstDevice), synchronously as grMemcpy. Addresses are unified, so the
- * pointers decide which memory is touched: the copy is grMemcpy's with
- * grMemcpyDefault (across the CPU device and a GPU, or two GPUs, by the
- * rules of docs/devices.md) once both device numbers are checked; peer
- * access need not be enabled, as in CUDA. count 0 copies nothing.
- * Errors: grErrorInvalidDevice (dstDevice or srcDevice names no device),
- * and grMemcpy's (a NULL pointer or a range outside the allocations:
- * grErrorInvalidValue; the capture and stream errors). Thread safety: any
- * thread. Mirrors cudaMemcpyPeer. */
-GR_API grError_t grMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count);
-
-/* grMemcpyPeer queued on a stream as grMemcpyAsync queues a copy (a
- * memcpy node on a capturing stream). Errors: as grMemcpyPeer plus
- * grMemcpyAsync's capture and stream errors. Thread safety: any thread.
- * Mirrors cudaMemcpyPeerAsync. */
-GR_API grError_t grMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice, size_t count,
-                                   grStream_t stream);
-
-/* The 3D copy of *p between its two devices, synchronously: grMemcpy3D
- * of the same fields with grMemcpyDefault once p->srcDevice and
- * p->dstDevice are checked. Errors: grErrorInvalidValue (p NULL),
- * grErrorInvalidDevice (a device number naming no device), and
- * grMemcpy3D's. Thread safety: any thread. Mirrors cudaMemcpy3DPeer. */
-GR_API grError_t grMemcpy3DPeer(const grMemcpy3DPeerParms *p);
-
-/* grMemcpy3DPeer queued on a stream, captured as grMemcpy3DAsync.
- * Errors: as grMemcpy3DPeer plus the capture and stream errors. Thread
- * safety: any thread. Mirrors cudaMemcpy3DPeerAsync. */
-GR_API grError_t grMemcpy3DPeerAsync(const grMemcpy3DPeerParms *p, grStream_t stream);
-
-/* ====================================================================== */
 /* Batches of 3D copies                                                   */
 /* ====================================================================== */
 
@@ -766,67 +578,6 @@ GR_API grError_t grMemset3D(grPitchedPtr pitchedDevPtr, int value, grExtent exte
  * is left as it was). Errors: as grMemset3D plus the capture and stream
  * errors. Thread safety: any thread. Mirrors cudaMemset3DAsync. */
 GR_API grError_t grMemset3DAsync(grPitchedPtr pitchedDevPtr, int value, grExtent extent, grStream_t stream);
-
-/* ====================================================================== */
-/* Symbols (graphrt's form of __device__ globals; docs/memory.md)         */
-/* ====================================================================== */
-
-/*
- * A symbol is a C object the program registers under its address: the
- * address is what CUDA's symbol argument is (the __device__ variable), and
- * every symbol call looks the address up among the registered ones (its
- * start, exactly). A symbol lives in host memory; on a GPU the program
- * would use a module global, which graphrt does not load.
- */
-
-/* Registers the 'size' bytes at 'symbol' (a global, or any memory that
- * outlives its registration) under an optional name (copied; NULL: none),
- * which details quote. Errors: grErrorInvalidValue (symbol NULL, size 0, a
- * range that wraps, a range overlapping a registered symbol),
- * grErrorMemoryAllocation. Thread safety: any thread. graphrt's own (CUDA
- * registers symbols through the compiler's generated code). */
-GR_API grError_t grRegisterSymbol(const void *symbol, size_t size, const char *name);
-
-/* Forgets a registered symbol; copies already queued or captured keep its
- * address. Errors: grErrorInvalidSymbol (not registered). Thread safety:
- * any thread. graphrt's own. */
-GR_API grError_t grUnregisterSymbol(const void *symbol);
-
-/* The address (the symbol itself) and size of a registered symbol.
- * Errors: grErrorInvalidValue (devPtr or size NULL), grErrorInvalidSymbol
- * (symbol not registered). Thread safety: any thread. Mirror
- * cudaGetSymbolAddress / cudaGetSymbolSize. */
-GR_API grError_t grGetSymbolAddress(void **devPtr, const void *symbol);
-GR_API grError_t grGetSymbolSize(size_t *size, const void *symbol);
-
-/* Copies count bytes from src to symbol + offset, synchronously as
- * grMemcpy. kind: grMemcpyHostToDevice (CUDA's default),
- * grMemcpyDeviceToDevice or grMemcpyDefault. Errors: grErrorInvalidSymbol
- * (symbol not registered), grErrorInvalidValue (count > 0 and offset + count beyond the
- * symbol's size; src NULL with count > 0; a source range refused as
- * grMemcpy refuses one), grErrorInvalidMemcpyDirection (another kind);
- * plus grMemcpy's errors. Thread safety: any thread. Mirrors
- * cudaMemcpyToSymbol. */
-GR_API grError_t grMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset,
-                                  grMemcpyKind kind);
-
-/* Copies count bytes from symbol + offset to dst, synchronously as
- * grMemcpy. kind: grMemcpyDeviceToHost (CUDA's default),
- * grMemcpyDeviceToDevice or grMemcpyDefault. Errors: as grMemcpyToSymbol
- * with dst for src.
- * Thread safety: any thread. Mirrors cudaMemcpyFromSymbol. */
-GR_API grError_t grMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset,
-                                    grMemcpyKind kind);
-
-/* grMemcpyToSymbol / grMemcpyFromSymbol queued on a stream (a memcpy node
- * on a capturing stream). Errors: as the synchronous forms plus
- * grMemcpyAsync's capture and stream errors.
- * Thread safety: any thread. Mirror
- * cudaMemcpyToSymbolAsync / cudaMemcpyFromSymbolAsync. */
-GR_API grError_t grMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count, size_t offset,
-                                       grMemcpyKind kind, grStream_t stream);
-GR_API grError_t grMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count, size_t offset,
-                                         grMemcpyKind kind, grStream_t stream);
 
 #ifdef __cplusplus
 }
