@@ -122,11 +122,6 @@ void fa_host_other(void *p)
 
 _Noreturn void fa_fail(fa *f, const char *fmt, ...)
 {
-    char msg[1536];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
     /* What the model believes of streams and captures: most mismatches
      * are about them. */
     for (int sid = 0; sid < FA_NSID; sid++)
@@ -155,7 +150,9 @@ _Noreturn void fa_fail(fa *f, const char *fmt, ...)
         if (f->x[i])
             fprintf(stderr, "  model: exec %d %p, %d plan nodes%s%s\n", i, (void *)f->x[i]->h, f->x[i]->nx,
                     f->x[i]->has_mem ? ", graph memory" : "", f->x[i]->autofree ? ", auto-free" : "");
-    fz_fail(f->c, "%s", msg);
+    va_list ap;
+    va_start(ap, fmt);
+    fz_vfail(f->c, fmt, ap);
 }
 
 void fa_ok(fa *f, grError_t err)

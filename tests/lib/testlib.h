@@ -259,6 +259,9 @@ grStream_t tl_capturing_stream(unsigned flags, grStreamCaptureMode mode);
 /* Ends the capture of s, which must be refused as invalidated, and
  * destroys s. */
 void tl_end_invalidated(grStream_t s);
+/* The capture of s must still be active (not invalidated) and, ended,
+ * give a graph of no nodes, which is destroyed. */
+void tl_end_capture_empty(grStream_t s);
 /* grStreamIsCapturing's answer for s. */
 grStreamCaptureStatus tl_capture_status(grStream_t s);
 /* A new stream with these grStreamCreateWithFlags flags. */
@@ -268,6 +271,8 @@ grStream_t tl_stream(unsigned flags);
  * grGetDeviceCount counts the CPU only. The current device is left as
  * it is. */
 int tl_first_gpu(void);
+/* tl_first_gpu, made current (checked); the caller sets device 0 back. */
+int tl_set_first_gpu(void);
 /* Makes device 1 current; skips the test, with grSetDevice's detail,
  * where there is none. */
 int tl_use_gpu_or_skip(void);

@@ -268,9 +268,7 @@ int main(int argc, char **argv)
 {
     const char *outdir = argc > 1 ? argv[1] : ".";
     cudaSetDevice(0);
-    cudaFree(0);
-    cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking);
-    cudaMalloc(&dmem, 64 * sizeof(int));
+    probe_start(&st, &dmem);
     int drv = 0, rt = 0;
     cudaDriverGetVersion(&drv);
     cudaRuntimeGetVersion(&rt);

@@ -53,9 +53,7 @@ static void dump_edges(const char *name, cudaGraph_t g)
 
 int main()
 {
-    cudaFree(0);
-    cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking);
-    cudaMalloc(&dmem, 64 * sizeof(int));
+    probe_start(&st, &dmem);
     // ---- default edges: NULL vs zeroed edge data
     {
         cudaGraph_t g;

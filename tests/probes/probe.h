@@ -18,6 +18,15 @@ __global__ void inc(int *p)
     atomicAdd(p, 1);
 }
 
+// Starts the runtime, then makes a non-blocking stream and 64 ints of
+// device memory: the state most probes share.
+static inline void probe_start(cudaStream_t *st, int **dmem)
+{
+    cudaFree(0);
+    cudaStreamCreateWithFlags(st, cudaStreamNonBlocking);
+    cudaMalloc(dmem, 64 * sizeof(int));
+}
+
 // Kernel node parameters of func over one block of one thread.
 static inline cudaKernelNodeParams one_thread_params(void *func, void **args)
 {
