@@ -26,24 +26,28 @@ static grStreamBatchMemOpParams wait32(void *addr, uint32_t v, unsigned cond)
     return op;
 }
 
-static grStreamBatchMemOpParams write32(void *addr, uint32_t v)
+/* A write of v to addr: 32 bits or 64 as 'operation' says. */
+static grStreamBatchMemOpParams write_op(grStreamBatchMemOpType operation, void *addr, uint64_t v)
 {
     grStreamBatchMemOpParams op;
     memset(&op, 0, sizeof op);
-    op.writeValue.operation = grStreamMemOpWriteValue32;
+    op.writeValue.operation = operation;
     op.writeValue.address = addr;
-    op.writeValue.value = v;
+    if (operation == grStreamMemOpWriteValue64)
+        op.writeValue.value64 = v;
+    else
+        op.writeValue.value = (uint32_t)v;
     return op;
+}
+
+static grStreamBatchMemOpParams write32(void *addr, uint32_t v)
+{
+    return write_op(grStreamMemOpWriteValue32, addr, v);
 }
 
 static grStreamBatchMemOpParams write64(void *addr, uint64_t v)
 {
-    grStreamBatchMemOpParams op;
-    memset(&op, 0, sizeof op);
-    op.writeValue.operation = grStreamMemOpWriteValue64;
-    op.writeValue.address = addr;
-    op.writeValue.value64 = v;
-    return op;
+    return write_op(grStreamMemOpWriteValue64, addr, v);
 }
 
 static uint32_t load32(const uint32_t *p)

@@ -80,11 +80,7 @@ static grGraph_t build_dot_graph(grKernel_t *kout)
     static char buf[256];
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grKernelCreate(&k, tl_kernel_nop, "dot \"quoted\" kernel", 1, sizes));
-    memset(&kp, 0, sizeof kp);
-    kp.func = k;
-    kp.gridDim = GR_DIM3(16, 1, 1);
-    kp.blockDim = GR_DIM3(128, 1, 1);
-    kp.kernelParams = args;
+    kp = tl_params_1d(k, args, 16 * 128, 128);
     memset(&mp, 0, sizeof mp);
     mp.dst = buf;
     mp.elementSize = 1;

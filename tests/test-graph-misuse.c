@@ -599,11 +599,7 @@ GR_TEST(graph_kernel_node_refuses_bad_launch_params)
     snap before;
     chain(&g, n);
     CHECK_OK(grKernelCreate(&kern, tl_kernel_nop, "graph_misuse_kernel", 2, sizes));
-    memset(&kp, 0, sizeof kp);
-    kp.func = kern;
-    kp.gridDim = GR_DIM3(4, 1, 1);
-    kp.blockDim = GR_DIM3(32, 1, 1);
-    kp.kernelParams = args;
+    kp = tl_params_1d(kern, args, 4 * 32, 32);
     CHECK_OK(grGraphAddKernelNode(&k, g, NULL, 0, &kp));
     take(g, &before);
     CHECK_GR(grErrorInvalidValue, grGraphAddKernelNode(&out, g, NULL, 0, NULL));

@@ -798,6 +798,18 @@ static int pick_top(fa *f, fa_exec *x)
     return -1;
 }
 
+/* A random executable the model knows wholly (not shared, not unknown)
+ * and one of its top-level nodes into *ti; NULL where the draw finds
+ * none. */
+static fa_exec *pick_exec_node(fa *f, int *ti)
+{
+    fa_exec *x = exec_of(f, (int)fa_rand(f, FA_EXECS));
+    if (!x || x->shared || x->unknown)
+        return NULL;
+    *ti = pick_top(f, x);
+    return *ti < 0 ? NULL : x;
+}
+
 /* Compares a new child graph c with the one top-level node ti of x held
  * at instantiation, as graphrt pairs them (topological order, then the
  * edges one by one, then each pair's parameters): 0 they pair, 1 they do
@@ -853,11 +865,9 @@ static int child_compare(fa *f, fa_exec *x, int ti, const fa_graph *c, int *orde
 
 static void exec_setter(fa *f)
 {
-    fa_exec *x = exec_of(f, (int)fa_rand(f, FA_EXECS));
-    if (!x || x->shared || x->unknown)
-        return;
-    int ti = pick_top(f, x);
-    if (ti < 0)
+    int ti;
+    fa_exec *x = pick_exec_node(f, &ti);
+    if (!x)
         return;
     fa_node *n = &x->shape->node[ti];
     grGraphNode_t nh = n->h;
@@ -1017,11 +1027,9 @@ static void exec_setter(fa *f)
 
 static void enable_step(fa *f)
 {
-    fa_exec *x = exec_of(f, (int)fa_rand(f, FA_EXECS));
-    if (!x || x->shared || x->unknown)
-        return;
-    int ti = pick_top(f, x);
-    if (ti < 0)
+    int ti;
+    fa_exec *x = pick_exec_node(f, &ti);
+    if (!x)
         return;
     fa_node *n = &x->shape->node[ti];
     bool toggle = n->type == grGraphNodeTypeKernel || n->type == grGraphNodeTypeMemcpy ||

@@ -237,16 +237,10 @@ int main()
         end_capture_note_priority(s, "stream-setattr-priority-captured-node-priority");
         // kernel launched with a priority launch attribute during capture
         cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed);
-        cudaLaunchConfig_t cfg;
-        memset(&cfg, 0, sizeof cfg);
-        cfg.gridDim = dim3(1);
-        cfg.blockDim = dim3(1);
-        cfg.stream = s;
         cudaLaunchAttribute at[1];
         at[0].id = cudaLaunchAttributePriority;
         at[0].val.priority = -4;
-        cfg.attrs = at;
-        cfg.numAttrs = 1;
+        cudaLaunchConfig_t cfg = one_thread_config(s, at, 1);
         R("capture-launchex-priority-4", cudaLaunchKernelEx(&cfg, inc, dmem));
         end_capture_note_priority(s, "capture-launchex-priority-node-priority");
         memset(&v, 0, sizeof v);

@@ -39,6 +39,35 @@ static inline cudaKernelNodeParams one_thread_params(void *func, void **args)
     return k;
 }
 
+// Memset node parameters: 4-byte elements of value, width by height
+// rows 'pitch' bytes apart, at dst.
+static inline cudaMemsetParams memset4_params(void *dst, unsigned value, size_t width, size_t height,
+                                              size_t pitch)
+{
+    cudaMemsetParams mp;
+    memset(&mp, 0, sizeof mp);
+    mp.dst = dst;
+    mp.value = value;
+    mp.elementSize = 4;
+    mp.width = width;
+    mp.height = height;
+    mp.pitch = pitch;
+    return mp;
+}
+
+// A launch of one block of one thread on s with the n attributes at.
+static inline cudaLaunchConfig_t one_thread_config(cudaStream_t s, cudaLaunchAttribute *at, unsigned n)
+{
+    cudaLaunchConfig_t cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.gridDim = dim3(1);
+    cfg.blockDim = dim3(1);
+    cfg.stream = s;
+    cfg.attrs = at;
+    cfg.numAttrs = n;
+    return cfg;
+}
+
 static inline const char *en(cudaError_t e)
 {
     return cudaGetErrorName(e);
