@@ -81,12 +81,7 @@ static grGraph_t build_dot_graph(grKernel_t *kout)
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grKernelCreate(&k, tl_kernel_nop, "dot \"quoted\" kernel", 1, sizes));
     kp = tl_params_1d(k, args, 16 * 128, 128);
-    memset(&mp, 0, sizeof mp);
-    mp.dst = buf;
-    mp.elementSize = 1;
-    mp.width = 100;
-    mp.height = 1;
-    mp.value = 0xab;
+    mp = tl_memset_params(buf, 0xab, 1, 100, 1, 0);
     CHECK_OK(grGraphAddEmptyNode(&a, g, NULL, 0));
     CHECK_OK(grGraphAddKernelNode(&b, g, &a, 1, &kp));
     CHECK_OK(grGraphAddMemcpyNode1D(&c, g, &a, 1, buf, buf + 128, 77, grMemcpyHostToHost));

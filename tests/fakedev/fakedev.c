@@ -1312,23 +1312,28 @@ static grError_t fake_exec_set_memcpy(const char *call, struct gr_dev_exec *gx, 
     return grSuccess;
 }
 
-static grError_t fake_exec_set_memset(const char *call, struct gr_dev_exec *gx, uint32_t i,
-                                      const grMemsetParams *p)
-{
-    (void)gx;
-    (void)i;
-    (void)p;
-    ENTER(call, "exec_set_memset");
-    return grSuccess;
-}
+/* A setter that the fake device accepts whatever the value: it only
+ * counts the call (and fails it where a test asked). */
+#define FAKE_EXEC_SET_ACCEPTED(what, T)                                                              \
+    static grError_t fake_exec_set_##what(const char *call, struct gr_dev_exec *gx, uint32_t i, T v) \
+    {                                                                                                \
+        (void)gx;                                                                                    \
+        (void)i;                                                                                     \
+        (void)v;                                                                                     \
+        ENTER(call, "exec_set_" #what);                                                              \
+        return grSuccess;                                                                            \
+    }
 
-static grError_t fake_exec_set_host(const char *call, struct gr_dev_exec *gx, uint32_t i,
-                                    const grHostNodeParams *p)
+FAKE_EXEC_SET_ACCEPTED(memset, const grMemsetParams *)
+FAKE_EXEC_SET_ACCEPTED(host, const grHostNodeParams *)
+FAKE_EXEC_SET_ACCEPTED(enabled, bool)
+
+/* An event's device must be the executable's. */
+static grError_t event_on_exec_device(const char *call, const struct gr_dev_exec *gx, grEvent_t ev)
 {
-    (void)gx;
-    (void)i;
-    (void)p;
-    ENTER(call, "exec_set_host");
+    if (ev->device != gx->device)
+        return gr__fail(grErrorInvalidValue, "%s: event %p is of device %d, the executable of device %d",
+                        call, (void *)ev, ev->device, gx->device);
     return grSuccess;
 }
 
@@ -1338,19 +1343,7 @@ static grError_t fake_exec_set_event(const char *call, struct gr_dev_exec *gx, u
     (void)i;
     (void)record;
     ENTER(call, "exec_set_event");
-    if (ev->device != gx->device)
-        return gr__fail(grErrorInvalidValue, "%s: event %p is of device %d, the executable of device %d",
-                        call, (void *)ev, ev->device, gx->device);
-    return grSuccess;
-}
-
-static grError_t fake_exec_set_enabled(const char *call, struct gr_dev_exec *gx, uint32_t i, bool enabled)
-{
-    (void)gx;
-    (void)i;
-    (void)enabled;
-    ENTER(call, "exec_set_enabled");
-    return grSuccess;
+    return event_on_exec_device(call, gx, ev);
 }
 
 static grError_t fake_exec_check_kernel(const char *call, struct gr_dev_exec *gx, grKernel_t k)
@@ -1362,10 +1355,7 @@ static grError_t fake_exec_check_kernel(const char *call, struct gr_dev_exec *gx
 static grError_t fake_exec_check_event(const char *call, struct gr_dev_exec *gx, grEvent_t ev)
 {
     ENTER(call, "exec_check_event");
-    if (ev->device != gx->device)
-        return gr__fail(grErrorInvalidValue, "%s: event %p is of device %d, the executable of device %d",
-                        call, (void *)ev, ev->device, gx->device);
-    return grSuccess;
+    return event_on_exec_device(call, gx, ev);
 }
 
 static grError_t fake_exec_sync_range(const char *call, struct gr_dev_exec *gx, const gr_plan *p,

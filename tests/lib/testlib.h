@@ -99,6 +99,10 @@ grKernel_t tl_kernel_store_i32_kept(void);
  * tests' PTX image, with tl_fill_u32_fn or tl_add_u32_fn for the CPU:
  * the same (p, v, n) parameters. */
 grKernel_t tl_ptx_kernel(const char *name);
+/* Memset node parameters: height rows of width elements of elementSize
+ * bytes set to value, rows pitch bytes apart, at dst. */
+grMemsetParams tl_memset_params(void *dst, unsigned value, unsigned elementSize, size_t width, size_t height,
+                                size_t pitch);
 /* Kernel node parameters of k over n threads in blocks of 'block'. */
 grKernelNodeParams tl_params_1d(grKernel_t k, void **args, unsigned n, unsigned block);
 /* Sets the n bytes of device memory d to v on s, copies them back into h,
