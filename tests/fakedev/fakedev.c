@@ -1009,6 +1009,29 @@ static grError_t fake_pool_get_access(const char *call, int device, void *pool, 
 
 #define GRAIN (2u << 20)
 
+/* Enters r into the first free slot of a table of 256 ranges (reserved or
+ * mapped), under ranges_lock. */
+static void table_add(fake_range *table, fake_range r)
+{
+    pthread_mutex_lock(&ranges_lock);
+    for (int i = 0; i < 256; i++)
+        if (!table[i].base) {
+            table[i] = r;
+            break;
+        }
+    pthread_mutex_unlock(&ranges_lock);
+}
+
+/* Frees the slots of the ranges that start at p. */
+static void table_remove(fake_range *table, const void *p)
+{
+    pthread_mutex_lock(&ranges_lock);
+    for (int i = 0; i < 256; i++)
+        if (table[i].base == p)
+            table[i].base = NULL;
+    pthread_mutex_unlock(&ranges_lock);
+}
+
 static grError_t fake_vmm_granularity(const char *call, int device, size_t *out)
 {
     (void)device;
@@ -1029,13 +1052,7 @@ static grError_t fake_vmm_reserve(const char *call, int device, size_t size, siz
         munmap(m, (size_t)(p - m));
     if (m + span > p + size)
         munmap(p + size, (size_t)(m + span - (p + size)));
-    pthread_mutex_lock(&ranges_lock);
-    for (int i = 0; i < 256; i++)
-        if (!ranges[i].base) {
-            ranges[i] = (fake_range){p, size, device};
-            break;
-        }
-    pthread_mutex_unlock(&ranges_lock);
+    table_add(ranges, (fake_range){p, size, device});
     gr_store_release(&gr__gpu_any_context, true);
     *out = p;
     return grSuccess;
@@ -1045,11 +1062,7 @@ static void fake_vmm_unreserve(int device, void *p, size_t size)
 {
     (void)device;
     (void)enter(NULL, "vmm_unreserve");
-    pthread_mutex_lock(&ranges_lock);
-    for (int i = 0; i < 256; i++)
-        if (ranges[i].base == p)
-            ranges[i].base = NULL;
-    pthread_mutex_unlock(&ranges_lock);
+    table_remove(ranges, p);
     munmap(p, size);
 }
 
@@ -1097,13 +1110,7 @@ static grError_t fake_vmm_map(const char *call, int device, void *p, size_t size
         MAP_FAILED)
         return gr__fail(grErrorMemoryAllocation, "%s: mapping %zu bytes on device %d failed", call, size,
                         device);
-    pthread_mutex_lock(&ranges_lock);
-    for (int i = 0; i < 256; i++)
-        if (!maps[i].base) {
-            maps[i] = (fake_range){p, size, device};
-            break;
-        }
-    pthread_mutex_unlock(&ranges_lock);
+    table_add(maps, (fake_range){p, size, device});
     return grSuccess;
 }
 
@@ -1111,11 +1118,7 @@ static void fake_vmm_unmap(int device, void *p, size_t size)
 {
     (void)device;
     (void)enter(NULL, "vmm_unmap");
-    pthread_mutex_lock(&ranges_lock);
-    for (int i = 0; i < 256; i++)
-        if (maps[i].base == p)
-            maps[i].base = NULL;
-    pthread_mutex_unlock(&ranges_lock);
+    table_remove(maps, p);
     (void)mmap(p, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
 }
 
