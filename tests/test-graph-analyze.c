@@ -20,20 +20,6 @@ static void no_findings(const grGraphAnalysis *r)
     CHECK(r->serialisedJoins == NULL);
 }
 
-/* The analysis r of a captured graph of this shape, with no finding but
- * 'redundant' stream-order edges; destroyed after. */
-static void check_captured_shape(grGraphAnalysis *r, size_t nodes, size_t depth, size_t width,
-                                 size_t redundant)
-{
-    CHECK(r->fromCapture);
-    CHECK_EQ(r->numNodes, nodes);
-    CHECK_EQ(r->depth, depth);
-    CHECK_EQ(r->maxWidth, width);
-    CHECK_EQ(r->numRedundantStreamEdges, redundant);
-    no_findings(r);
-    CHECK_OK(grGraphAnalysisDestroy(r));
-}
-
 GR_TEST(analyze_diamond_reports_levels_widths_and_critical_path)
 {
     grGraph_t g;
@@ -272,6 +258,20 @@ static void fj_capture_free(fj_capture *x)
     CHECK_OK(grStreamDestroy(x->b));
     CHECK_OK(grStreamDestroy(x->c));
     CHECK_OK(grKernelDestroy(x->k));
+}
+
+/* The analysis r of a captured graph of this shape, with no finding but
+ * 'redundant' stream-order edges; destroyed after. */
+static void check_captured_shape(grGraphAnalysis *r, size_t nodes, size_t depth, size_t width,
+                                 size_t redundant)
+{
+    CHECK(r->fromCapture);
+    CHECK_EQ(r->numNodes, nodes);
+    CHECK_EQ(r->depth, depth);
+    CHECK_EQ(r->maxWidth, width);
+    CHECK_EQ(r->numRedundantStreamEdges, redundant);
+    no_findings(r);
+    CHECK_OK(grGraphAnalysisDestroy(r));
 }
 
 GR_TEST(analyze_correct_fork_join_capture_has_no_finding)

@@ -548,16 +548,23 @@ static void run_pitched(void *data)
     free(p);
 }
 
-/* On stream s, or (s NULL) now, after the device's work, as on the
- * legacy stream. */
-static grError_t pitched(const char *call, gr_stream *s, pitched_op *p)
+/* Runs a copy of op on stream s, or (s NULL) now, after the device's
+ * work, as on the legacy stream. */
+static grError_t pitched(const char *call, gr_stream *s, pitched_op op)
 {
+    pitched_op *p = malloc(sizeof *p);
+    if (!p)
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
+    *p = op;
     if (!s) {
         gr__device_sync_all();
         run_pitched(&p);
         return grSuccess;
     }
-    return gr__stream_enqueue_call(call, cpu_of(s), run_pitched, &p, sizeof p);
+    grError_t err = gr__stream_enqueue_call(call, cpu_of(s), run_pitched, &p, sizeof p);
+    if (err)
+        free(p);
+    return err;
 }
 
 static grError_t fake_copy_pitched(const char *call, gr_stream *s, int device, const gr_copy_side *dst,
@@ -565,14 +572,7 @@ static grError_t fake_copy_pitched(const char *call, gr_stream *s, int device, c
 {
     (void)device;
     ENTER(call, "copy_pitched");
-    pitched_op *p = malloc(sizeof *p);
-    if (!p)
-        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
-    *p = (pitched_op){*dst, *src, width, height, depth, 0};
-    grError_t err = pitched(call, s, p);
-    if (err)
-        free(p);
-    return err;
+    return pitched(call, s, (pitched_op){*dst, *src, width, height, depth, 0});
 }
 
 static grError_t fake_fill_2d(const char *call, gr_stream *s, int device, void *dst, size_t pitch,
@@ -580,14 +580,7 @@ static grError_t fake_fill_2d(const char *call, gr_stream *s, int device, void *
 {
     (void)device;
     ENTER(call, "fill_2d");
-    pitched_op *p = malloc(sizeof *p);
-    if (!p)
-        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
-    *p = (pitched_op){{dst, pitch, height}, {NULL, 0, 0}, width, height, 1, value};
-    grError_t err = pitched(call, s, p);
-    if (err)
-        free(p);
-    return err;
+    return pitched(call, s, (pitched_op){{dst, pitch, height}, {NULL, 0, 0}, width, height, 1, value});
 }
 
 /* Called from a CPU stream's op: the memory is the host's, reached at
