@@ -144,6 +144,17 @@ GR_TEST(captured_pitched_3d_copy_is_one_node_that_gives_its_parameters_back)
     CHECK_OK(grStreamDestroy(s));
 }
 
+/* Runs x over dst (dst_size bytes, padded first): its first n bytes must
+ * be want's and the byte after them still padding. */
+static void run_expect_copied(grGraphExec_t x, unsigned char *dst, size_t dst_size, const unsigned char *want,
+                              size_t n)
+{
+    memset(dst, PAD, dst_size);
+    tl_run(x);
+    CHECK(memcmp(dst, want, n) == 0);
+    CHECK_EQ(dst[n], PAD);
+}
+
 GR_TEST(memcpy_node_setters_and_update_follow_cudas_rules_for_2d_and_3d_copies)
 {
     unsigned char src[8 * 6], dst[16 * 6], want[16 * 6];
@@ -165,23 +176,14 @@ GR_TEST(memcpy_node_setters_and_update_follow_cudas_rules_for_2d_and_3d_copies)
     np.type = grGraphNodeTypeMemcpy;
     np.memcpy.copyParams = c;
     CHECK_GR(grErrorInvalidValue, grGraphExecNodeSetParams(x, n, &np));
-    memset(dst, PAD, sizeof dst);
-    tl_run(x);
-    CHECK(memcmp(dst, src, 8) == 0);
-    CHECK_EQ(dst[8], PAD);
+    run_expect_copied(x, dst, sizeof dst, src, 8);
     /* A 1D copy given as 3D parameters (one row, an x position) is 1D. */
     c.srcPos = make_grPos(2, 0, 0);
     c.extent = make_grExtent(4, 1, 1);
     CHECK_OK(grGraphExecMemcpyNodeSetParams(x, n, &c));
-    memset(dst, PAD, sizeof dst);
-    tl_run(x);
-    CHECK(memcmp(dst, src + 2, 4) == 0);
-    CHECK_EQ(dst[4], PAD);
+    run_expect_copied(x, dst, sizeof dst, src + 2, 4);
     CHECK_OK(grGraphExecMemcpyNodeSetParams1D(x, n, dst, src, 4, grMemcpyHostToHost));
-    memset(dst, PAD, sizeof dst);
-    tl_run(x);
-    CHECK(memcmp(dst, src, 4) == 0);
-    CHECK_EQ(dst[4], PAD);
+    run_expect_copied(x, dst, sizeof dst, src, 4);
     c.srcPos = make_grPos(0, 0, 0);
     c.dstPos = make_grPos(3, 1, 0);
     c.extent = make_grExtent(4, 3, 1);
@@ -202,10 +204,7 @@ GR_TEST(memcpy_node_setters_and_update_follow_cudas_rules_for_2d_and_3d_copies)
     CHECK_EQ(info.result, grGraphExecUpdateErrorParametersChanged);
     CHECK_PTR_EQ(info.errorNode, n);
     CHECK_DETAIL_HAS("2D or 3D");
-    memset(dst, PAD, sizeof dst);
-    tl_run(x);
-    CHECK(memcmp(dst, src, 4) == 0);
-    CHECK_EQ(dst[4], PAD);
+    run_expect_copied(x, dst, sizeof dst, src, 4);
     /* A 2D node updated from the same 2D copy: accepted (update-same);
      * from another one, refused (update-other-*), and so are the exec
      * setters, even to a 1D copy. */
@@ -242,10 +241,7 @@ GR_TEST(memcpy_node_setters_and_update_follow_cudas_rules_for_2d_and_3d_copies)
     CHECK_EQ(got.extent.width, (size_t)2);
     CHECK_EQ(got.srcPtr.pitch, (size_t)2); /* the 1D form again */
     CHECK_OK(grGraphExecUpdate(x, g, &info));
-    memset(dst, PAD, sizeof dst);
-    tl_run(x);
-    CHECK(memcmp(dst, src, 2) == 0);
-    CHECK_EQ(dst[2], PAD);
+    run_expect_copied(x, dst, sizeof dst, src, 2);
     CHECK_OK(grGraphExecDestroy(x));
     CHECK_OK(grGraphDestroy(g));
 }
@@ -527,10 +523,7 @@ GR_TEST(pitched_memcpy_node_in_a_conditional_body_runs_and_the_exec_setter_keeps
     tl_run(x);
     CHECK(memcmp(dst2, want2, sizeof dst2) == 0);
     CHECK_OK(grGraphExecMemcpyNodeSetParams1D(x, n, dst, src, 3, grMemcpyHostToHost));
-    memset(dst, PAD, sizeof dst);
-    tl_run(x);
-    CHECK(memcmp(dst, src, 3) == 0);
-    CHECK_EQ(dst[3], PAD);
+    run_expect_copied(x, dst, sizeof dst, src, 3);
     CHECK_OK(grGraphExecDestroy(x));
     CHECK_OK(grGraphDestroy(g));
 }
