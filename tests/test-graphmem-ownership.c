@@ -42,20 +42,27 @@ GR_TEST_CPU_AND_GPU(graphmem_free_node_of_another_graph_bars_the_owners, gpu)
     CHECK_OK(grSetDevice(0));
 }
 
+/* On the CPU or (gpu) the first GPU, skipped without one: a stream *s
+ * and graphs *a and *b, a allocating 1 MiB at *p. */
+static void open_pair(int gpu, grGraph_t *a, grGraph_t *b, grStream_t *s, void **p)
+{
+    int dev = gr_test_device_or_skip(gpu);
+    CHECK_OK(grStreamCreate(s));
+    CHECK_OK(grGraphCreate(a, 0));
+    CHECK_OK(grGraphCreate(b, 0));
+    tl_add_alloc(*a, NULL, 0, dev, 1 << 20, p);
+}
+
 /* The other graph's free node holds the address: it outlives the graph
  * that allocates it and is refused a launch without a live allocation. */
 GR_TEST_CPU_AND_GPU(graphmem_foreign_free_node_outlives_the_allocating_graph, gpu)
 {
-    int dev = gr_test_device_or_skip(gpu);
     grGraph_t a, b;
     grGraphNode_t bn;
     grGraphExec_t xb;
     grStream_t s;
     void *p;
-    CHECK_OK(grStreamCreate(&s));
-    CHECK_OK(grGraphCreate(&a, 0));
-    CHECK_OK(grGraphCreate(&b, 0));
-    tl_add_alloc(a, NULL, 0, dev, 1 << 20, &p);
+    open_pair(gpu, &a, &b, &s, &p);
     CHECK_OK(grGraphAddMemFreeNode(&bn, b, NULL, 0, p));
     CHECK_OK(grGraphDestroy(a));
     CHECK_OK(grGraphInstantiate(&xb, b, 0));
@@ -69,16 +76,12 @@ GR_TEST_CPU_AND_GPU(graphmem_foreign_free_node_outlives_the_allocating_graph, gp
 
 GR_TEST_CPU_AND_GPU(graphmem_unfreed_allocation_freed_three_ways, gpu)
 {
-    int dev = gr_test_device_or_skip(gpu);
     grGraph_t a, b;
     grGraphNode_t bn;
     grGraphExec_t xa, xb;
     grStream_t s;
     void *p;
-    CHECK_OK(grStreamCreate(&s));
-    CHECK_OK(grGraphCreate(&a, 0));
-    CHECK_OK(grGraphCreate(&b, 0));
-    tl_add_alloc(a, NULL, 0, dev, 1 << 20, &p);
+    open_pair(gpu, &a, &b, &s, &p);
     CHECK_OK(grGraphAddMemFreeNode(&bn, b, NULL, 0, p));
     CHECK_OK(grGraphInstantiate(&xa, a, 0));
     CHECK_OK(grGraphInstantiate(&xb, b, 0));
@@ -110,16 +113,12 @@ GR_TEST_CPU_AND_GPU(graphmem_unfreed_allocation_freed_three_ways, gpu)
  * launches once an executable maps it. */
 GR_TEST_CPU_AND_GPU(graphmem_node_on_unmapped_graph_memory_refused_at_launch, gpu)
 {
-    int dev = gr_test_device_or_skip(gpu);
     grGraph_t a, b;
     grGraphNode_t bn;
     grGraphExec_t xa, xb;
     grStream_t s;
     void *p;
-    CHECK_OK(grStreamCreate(&s));
-    CHECK_OK(grGraphCreate(&a, 0));
-    CHECK_OK(grGraphCreate(&b, 0));
-    tl_add_alloc(a, NULL, 0, dev, 1 << 20, &p);
+    open_pair(gpu, &a, &b, &s, &p);
     grMemsetParams mp = {p, 0, 1, 1, 4096, 1};
     CHECK_OK(grGraphAddMemsetNode(&bn, b, NULL, 0, &mp));
     grError_t ie = grGraphInstantiate(&xb, b, 0);
