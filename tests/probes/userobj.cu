@@ -49,6 +49,17 @@ static cudaUserObject_t mk(Obj *o, unsigned rc = 1)
     return u;
 }
 
+// A graph of one empty node that holds u's reference (moved to it).
+static cudaGraph_t graph_holding(cudaUserObject_t u)
+{
+    cudaGraph_t g;
+    cudaGraphCreate(&g, 0);
+    cudaGraphNode_t e;
+    cudaGraphAddEmptyNode(&e, g, nullptr, 0);
+    cudaGraphRetainUserObject(g, u, 1, cudaGraphUserObjectMove);
+    return g;
+}
+
 int main()
 {
     main_tid = (long)syscall(SYS_gettid);
@@ -216,11 +227,7 @@ int main()
         // exec destroyed with nothing in flight
         Obj o;
         cudaUserObject_t u = mk(&o, 1);
-        cudaGraph_t g;
-        cudaGraphCreate(&g, 0);
-        cudaGraphNode_t e;
-        cudaGraphAddEmptyNode(&e, g, nullptr, 0);
-        cudaGraphRetainUserObject(g, u, 1, cudaGraphUserObjectMove);
+        cudaGraph_t g = graph_holding(u);
         cudaGraphExec_t ex;
         cudaGraphInstantiate(&ex, g, 0);
         cudaGraphDestroy(g);
@@ -232,11 +239,7 @@ int main()
         // graph released after instantiate: the exec's reference is separate
         Obj o;
         cudaUserObject_t u = mk(&o, 1);
-        cudaGraph_t g;
-        cudaGraphCreate(&g, 0);
-        cudaGraphNode_t e;
-        cudaGraphAddEmptyNode(&e, g, nullptr, 0);
-        cudaGraphRetainUserObject(g, u, 1, cudaGraphUserObjectMove);
+        cudaGraph_t g = graph_holding(u);
         cudaGraphExec_t ex;
         cudaGraphInstantiate(&ex, g, 0);
         report("graph-release-after-instantiate", cudaGraphReleaseUserObject(g, u, 1), "dtor=%s", who(&o));
@@ -251,14 +254,7 @@ int main()
     {
         Obj oa, ob;
         cudaUserObject_t ua = mk(&oa, 1), ub = mk(&ob, 1);
-        cudaGraph_t ga, gb;
-        cudaGraphCreate(&ga, 0);
-        cudaGraphCreate(&gb, 0);
-        cudaGraphNode_t e;
-        cudaGraphAddEmptyNode(&e, ga, nullptr, 0);
-        cudaGraphAddEmptyNode(&e, gb, nullptr, 0);
-        cudaGraphRetainUserObject(ga, ua, 1, cudaGraphUserObjectMove);
-        cudaGraphRetainUserObject(gb, ub, 1, cudaGraphUserObjectMove);
+        cudaGraph_t ga = graph_holding(ua), gb = graph_holding(ub);
         cudaGraphExec_t ex;
         cudaGraphInstantiate(&ex, ga, 0);
         cudaGraphExecUpdateResultInfo ri;
