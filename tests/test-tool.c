@@ -110,10 +110,22 @@ static void check_json(const char *out)
 
 /* --------------------------------------------------------- the files */
 
-/* a -> {b, c} -> d with kernels, saved; then b with another grid (same
- * topology) and with c's edge to d gone (another topology). */
-static void save_diamonds(const char *same, const char *params, const char *topo)
+enum {
+    PATH_CAP = 128
+};
+
+/* a -> {b, c} -> d with kernels, saved in temporary files named after tag
+ * (their paths into same, params and topo); then b with another grid
+ * (same topology) and with c's edge to d gone (another topology). */
+static void save_diamonds(const char *tag, char same[PATH_CAP], char params[PATH_CAP], char topo[PATH_CAP])
 {
+    char t[64];
+    snprintf(t, sizeof t, "%s-same", tag);
+    tl_tmp_path(same, PATH_CAP, "tool", t, ".graph");
+    snprintf(t, sizeof t, "%s-params", tag);
+    tl_tmp_path(params, PATH_CAP, "tool", t, ".graph");
+    snprintf(t, sizeof t, "%s-topo", tag);
+    tl_tmp_path(topo, PATH_CAP, "tool", t, ".graph");
     grKernel_t k;
     static const size_t sz[] = {4};
     CHECK_OK(grKernelCreate(&k, tl_kernel_nop, "step", 1, sz));
@@ -139,10 +151,7 @@ static void save_diamonds(const char *same, const char *params, const char *topo
 GR_TEST_T(tool_info_counts_nodes_and_prints_json, 60)
 {
     char a[128], b[128], c[128], args[512], out[8192];
-    tl_tmp_path(a, sizeof a, "tool", "a", ".graph");
-    tl_tmp_path(b, sizeof b, "tool", "b", ".graph");
-    tl_tmp_path(c, sizeof c, "tool", "c", ".graph");
-    save_diamonds(a, b, c);
+    save_diamonds("info", a, b, c);
     snprintf(args, sizeof args, "info '%s'", a);
     CHECK_EQ(run_tool(args, out, sizeof out), 0);
     CHECK(strstr(out, "kernel      4") != NULL);
@@ -209,10 +218,7 @@ GR_TEST(tool_info_refuses_a_directory_as_unreadable)
 GR_TEST_T(tool_diff_pairs_nodes_and_gives_the_update_verdict, 60)
 {
     char a[128], b[128], c[128], args[512], out[8192];
-    tl_tmp_path(a, sizeof a, "tool", "da", ".graph");
-    tl_tmp_path(b, sizeof b, "tool", "db", ".graph");
-    tl_tmp_path(c, sizeof c, "tool", "dc", ".graph");
-    save_diamonds(a, b, c);
+    save_diamonds("diff", a, b, c);
     snprintf(args, sizeof args, "diff --json '%s' '%s'", a, a);
     CHECK_EQ(run_tool(args, out, sizeof out), 0);
     check_json(out);
@@ -283,15 +289,9 @@ GR_TEST_T(tool_output_appends_to_what_stdout_already_holds, 60)
     char a[128], b[128], c[128], out[128], line[1024];
     static const char *const cmds[] = {"dot",     "dot --verbose", "info", "info --json",
                                        "analyze", "replay -n 1",   "diff"};
-    tl_tmp_path(a, sizeof a, "tool", "appa", ".graph");
-    tl_tmp_path(b, sizeof b, "tool", "appb", ".graph");
-    tl_tmp_path(c, sizeof c, "tool", "appc", ".graph");
     tl_tmp_path(out, sizeof out, "tool", "app-out", ".graph");
-    save_diamonds(a, b, c);
-    FILE *f = fopen(out, "wb");
-    CHECK(f != NULL);
-    fputs("earlier line\n", f);
-    fclose(f);
+    save_diamonds("app", a, b, c);
+    tl_spit(out, "earlier line\n", strlen("earlier line\n"));
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
         char *before = read_all(out);
         bool diff = strcmp(cmds[i], "diff") == 0;
@@ -329,14 +329,8 @@ GR_TEST_T(tool_json_reports_a_refused_file_as_an_object, 60)
 {
     char bad[128], good[128], b[128], c[128], args[512], out[8192];
     tl_tmp_path(bad, sizeof bad, "tool", "refused", ".graph");
-    tl_tmp_path(good, sizeof good, "tool", "jgood", ".graph");
-    tl_tmp_path(b, sizeof b, "tool", "jb", ".graph");
-    tl_tmp_path(c, sizeof c, "tool", "jc", ".graph");
-    save_diamonds(good, b, c);
-    FILE *f = fopen(bad, "wb");
-    CHECK(f != NULL);
-    fputs("this is not a graph file\n", f);
-    fclose(f);
+    save_diamonds("json", good, b, c);
+    tl_spit(bad, "this is not a graph file\n", strlen("this is not a graph file\n"));
     static const char *const cmds[] = {"info --json", "info --baked --json", "analyze --json",
                                        "replay -n 1 --json"};
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
