@@ -184,20 +184,28 @@ GR_TEST_T(tool_info_counts_nodes_and_prints_json, 60)
     tool_expect(out, sizeof out, "analyze", a, NULL, 0, "critical path");
     tool_expect(out, sizeof out, "info --baked --json", a, NULL, 0, "\"baked\": [{");
     CHECK(strstr(out, "\"kernel\": \"step\"") != NULL);
-    /* Usage errors and failures. */
-    CHECK_EQ(run_tool("", out, sizeof out), 2);
-    CHECK_EQ(run_tool("frobnicate x", out, sizeof out), 2);
-    CHECK_EQ(run_tool("info", out, sizeof out), 2);
-    CHECK_EQ(run_tool("info --bogus x", out, sizeof out), 2);
-    CHECK_EQ(run_tool("replay -n 0 x", out, sizeof out), 2);
-    CHECK_EQ(run_tool("info /nonexistent/file.graph", out, sizeof out), 1);
-    CHECK_EQ(run_tool("info --help", out, sizeof out), 0);
-    CHECK(strstr(out, "usage: graphrt info") != NULL);
-    CHECK_EQ(run_tool("diff --help", out, sizeof out), 0);
-    CHECK_EQ(run_tool("replay --help", out, sizeof out), 0);
-    CHECK_EQ(run_tool("dot --help", out, sizeof out), 0);
-    CHECK_EQ(run_tool("analyze --help", out, sizeof out), 0);
-    CHECK_EQ(run_tool("analyze", out, sizeof out), 2);
+    /* Usage errors (2), failures (1) and help (0). */
+    static const struct {
+        const char *args;
+        int status;
+    } usage[] = {{"", 2},
+                 {"frobnicate x", 2},
+                 {"info", 2},
+                 {"info --bogus x", 2},
+                 {"replay -n 0 x", 2},
+                 {"info /nonexistent/file.graph", 1},
+                 {"info --help", 0},
+                 {"diff --help", 0},
+                 {"replay --help", 0},
+                 {"dot --help", 0},
+                 {"analyze --help", 0},
+                 {"analyze", 2}};
+    for (size_t i = 0; i < sizeof usage / sizeof usage[0]; i++) {
+        if (run_tool(usage[i].args, out, sizeof out) != usage[i].status)
+            GR_TEST_FAIL_("'graphrt %s' did not exit with %d", usage[i].args, usage[i].status);
+        if (strcmp(usage[i].args, "info --help") == 0)
+            CHECK(strstr(out, "usage: graphrt info") != NULL);
+    }
     unlink(a);
     unlink(b);
     unlink(c);
