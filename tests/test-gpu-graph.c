@@ -68,6 +68,23 @@ static void pipe_free(pipe *p)
         CHECK_OK(grKernelDestroy(p->add));
 }
 
+/* Launches e on s, waits, and checks that the N words at h are all want. */
+static void launch_expect(grGraphExec_t e, grStream_t s, const unsigned *h, unsigned want)
+{
+    CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    tl_check_all_u32(h, N, want);
+}
+
+/* The add kernel's CPU function under another name, with no GPU image. */
+static grKernel_t cpu_only_add(const char *name)
+{
+    size_t sizes[] = {sizeof(unsigned *), sizeof(unsigned), sizeof(unsigned)};
+    grKernel_t k;
+    CHECK_OK(grKernelCreate(&k, tl_add_u32_fn, name, 3, sizes));
+    return k;
+}
+
 GR_TEST(gpu_graph_runs_an_explicit_graph_on_the_gpu)
 {
     CHECK_OK(grSetDevice(tl_first_gpu()));
@@ -117,28 +134,20 @@ GR_TEST(gpu_graph_exec_set_params_changes_the_next_launch)
     grStream_t s;
     CHECK_OK(grGraphInstantiate(&e, p.g, 0));
     CHECK_OK(grStreamCreate(&s));
-    CHECK_OK(grGraphLaunch(e, s));
-    CHECK_OK(grStreamSynchronize(s));
-    tl_check_all_u32(p.h, N, 2);
+    launch_expect(e, s, p.h, 2);
     unsigned v = 40;
     void *args[] = {&p.d, &v, &p.n};
     grKernelNodeParams kp = tl_params_1d(p.add, args, N, BLOCK);
     CHECK_OK(grGraphExecKernelNodeSetParams(e, p.add2, &kp));
     v = 1000; /* values were copied by the call */
-    CHECK_OK(grGraphLaunch(e, s));
-    CHECK_OK(grStreamSynchronize(s));
-    tl_check_all_u32(p.h, N, 41);
+    launch_expect(e, s, p.h, 41);
     /* A disabled node does nothing; enabled again, it runs. */
     CHECK_OK(grGraphNodeSetEnabled(e, p.add1, 0));
-    CHECK_OK(grGraphLaunch(e, s));
-    CHECK_OK(grStreamSynchronize(s));
-    tl_check_all_u32(p.h, N, 40);
+    launch_expect(e, s, p.h, 40);
     CHECK_OK(grGraphNodeSetEnabled(e, p.add1, 1));
     grMemsetParams ms = {.dst = p.d, .value = 5, .elementSize = 4, .width = N, .height = 1};
     CHECK_OK(grGraphExecMemsetNodeSetParams(e, p.set, &ms));
-    CHECK_OK(grGraphLaunch(e, s));
-    CHECK_OK(grStreamSynchronize(s));
-    tl_check_all_u32(p.h, N, 46);
+    launch_expect(e, s, p.h, 46);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grStreamDestroy(s));
     pipe_free(&p);
@@ -152,15 +161,11 @@ GR_TEST(gpu_graph_exec_update_applies_a_graph_of_the_same_topology)
     pipe_build_with(&q, 10, 20, p.add);
     grGraphExec_t e;
     CHECK_OK(grGraphInstantiate(&e, p.g, 0));
-    CHECK_OK(grGraphLaunch(e, NULL));
-    CHECK_OK(grStreamSynchronize(NULL));
-    tl_check_all_u32(p.h, N, 3);
+    launch_expect(e, NULL, p.h, 3);
     grGraphExecUpdateResultInfo info;
     CHECK_OK(grGraphExecUpdate(e, q.g, &info));
     CHECK_EQ(info.result, grGraphExecUpdateSuccess);
-    CHECK_OK(grGraphLaunch(e, NULL));
-    CHECK_OK(grStreamSynchronize(NULL));
-    tl_check_all_u32(q.h, N, 30); /* q's buffers and values */
+    launch_expect(e, NULL, q.h, 30); /* q's buffers and values */
     CHECK_OK(grGraphExecDestroy(e));
     pipe_free(&q);
     pipe_free(&p);
@@ -173,8 +178,7 @@ GR_TEST(gpu_graph_update_refuses_a_kernel_without_an_image_and_changes_nothing)
     pipe_build(&p, 1, 2);
     pipe_build_with(&q, 10, 20, p.add);
     grKernel_t bare;
-    size_t sizes[] = {sizeof(unsigned *), sizeof(unsigned), sizeof(unsigned)};
-    CHECK_OK(grKernelCreate(&bare, tl_add_u32_fn, "bare_add", 3, sizes));
+    bare = cpu_only_add("bare_add");
     void *args[] = {&q.d, &q.b, &q.n};
     grKernelNodeParams kp = tl_params_1d(bare, args, N, BLOCK);
     CHECK_OK(grGraphKernelNodeSetParams(q.add2, &kp));
@@ -183,9 +187,7 @@ GR_TEST(gpu_graph_update_refuses_a_kernel_without_an_image_and_changes_nothing)
     grGraphExecUpdateResultInfo info;
     CHECK_GR(grErrorInvalidDeviceFunction, grGraphExecUpdate(e, q.g, &info));
     CHECK_DETAIL_HAS("bare_add");
-    CHECK_OK(grGraphLaunch(e, NULL));
-    CHECK_OK(grStreamSynchronize(NULL));
-    tl_check_all_u32(p.h, N, 3);
+    launch_expect(e, NULL, p.h, 3);
     CHECK_OK(grGraphExecDestroy(e));
     pipe_free(&q);
     pipe_free(&p);
@@ -196,8 +198,7 @@ GR_TEST(gpu_graph_kernel_without_image_is_refused_at_instantiate)
 {
     CHECK_OK(grSetDevice(tl_first_gpu()));
     grKernel_t k;
-    size_t sizes[] = {sizeof(unsigned *), sizeof(unsigned), sizeof(unsigned)};
-    CHECK_OK(grKernelCreate(&k, tl_add_u32_fn, "cpu_only_add", 3, sizes));
+    k = cpu_only_add("cpu_only_add");
     unsigned *d, v = 1, n = N;
     CHECK_OK(grMalloc((void **)&d, N * sizeof(unsigned)));
     void *args[] = {&d, &v, &n};
@@ -312,9 +313,7 @@ GR_TEST(gpu_graph_captured_pipeline_replays_with_updates)
     CHECK_EQ(nn, 3);
     grGraphExec_t e;
     CHECK_OK(grGraphInstantiate(&e, g, 0));
-    CHECK_OK(grGraphLaunch(e, s));
-    CHECK_OK(grStreamSynchronize(s));
-    tl_check_all_u32(h, N, 11);
+    launch_expect(e, s, h, 11);
     /* The same capture with other values updates the executable. */
     v0 = 100;
     v1 = 1;
@@ -327,9 +326,7 @@ GR_TEST(gpu_graph_captured_pipeline_replays_with_updates)
     grGraphExecUpdateResultInfo info;
     CHECK_OK(grGraphExecUpdate(e, g2, &info));
     for (int i = 0; i < 10; i++)
-        CHECK_OK(grGraphLaunch(e, s));
-    CHECK_OK(grStreamSynchronize(s));
-    tl_check_all_u32(h, N, 101);
+        launch_expect(e, s, h, 101);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grGraphDestroy(g2));
@@ -385,9 +382,7 @@ GR_TEST(gpu_graph_update_of_one_changed_node_keeps_the_others)
     pipe_build(&p, 1, 2);
     grGraphExec_t e;
     CHECK_OK(grGraphInstantiate(&e, p.g, 0));
-    CHECK_OK(grGraphLaunch(e, NULL));
-    CHECK_OK(grStreamSynchronize(NULL));
-    tl_check_all_u32(p.h, N, 3);
+    launch_expect(e, NULL, p.h, 3);
     /* A clone differing in the second add's value only: the update hands
      * just that node to the driver. */
     grGraph_t c;
@@ -408,9 +403,7 @@ GR_TEST(gpu_graph_update_of_one_changed_node_keeps_the_others)
     }
     /* Updating back from the original changes that node again. */
     CHECK_OK(grGraphExecUpdate(e, p.g, &info));
-    CHECK_OK(grGraphLaunch(e, NULL));
-    CHECK_OK(grStreamSynchronize(NULL));
-    tl_check_all_u32(p.h, N, 3);
+    launch_expect(e, NULL, p.h, 3);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(c));
     pipe_free(&p);
