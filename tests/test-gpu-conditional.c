@@ -47,7 +47,7 @@ static void fixture_init(fixture *f)
     static const size_t add_sizes[] = {sizeof(unsigned *), sizeof(unsigned)};
     static const size_t countdown_sizes[] = {sizeof(unsigned *), sizeof(grGraphConditionalHandle)};
     memset(f, 0, sizeof *f);
-    CHECK_OK(grSetDevice(tl_first_gpu()));
+    tl_set_first_gpu();
     CHECK_OK(grKernelCreate(&f->set, set_cpu, "gr_test_cond_set", 2, set_sizes));
     CHECK_OK(grKernelSetImage(f->set, gr_test_cond_ptx, "gr_test_cond_set"));
     CHECK_OK(grKernelCreate(&f->add, add_cpu, "gr_test_cond_add", 2, add_sizes));

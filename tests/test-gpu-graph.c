@@ -68,6 +68,14 @@ static void pipe_free(pipe *p)
         CHECK_OK(grKernelDestroy(p->add));
 }
 
+/* Two pipes of the same topology and kernels for the update tests: p
+ * adds 1 and 2, q (its own buffers) 10 and 20. */
+static void pipe_pair(pipe *p, pipe *q)
+{
+    pipe_build(p, 1, 2);
+    pipe_build_with(q, 10, 20, p->add);
+}
+
 /* Launches e on s, waits, and checks that the N words at h are all want. */
 static void launch_expect(grGraphExec_t e, grStream_t s, const unsigned *h, unsigned want)
 {
@@ -87,7 +95,7 @@ static grKernel_t cpu_only_add(const char *name)
 
 GR_TEST(gpu_graph_runs_an_explicit_graph_on_the_gpu)
 {
-    CHECK_OK(grSetDevice(tl_first_gpu()));
+    tl_set_first_gpu();
     pipe p;
     pipe_build(&p, 2, 3);
     grGraphExec_t e;
@@ -127,7 +135,7 @@ GR_TEST(gpu_graph_gives_the_cpu_result_for_the_same_graph)
 
 GR_TEST(gpu_graph_exec_set_params_changes_the_next_launch)
 {
-    CHECK_OK(grSetDevice(tl_first_gpu()));
+    tl_set_first_gpu();
     pipe p;
     pipe_build(&p, 1, 1);
     grGraphExec_t e;
@@ -155,10 +163,9 @@ GR_TEST(gpu_graph_exec_set_params_changes_the_next_launch)
 
 GR_TEST(gpu_graph_exec_update_applies_a_graph_of_the_same_topology)
 {
-    CHECK_OK(grSetDevice(tl_first_gpu()));
+    tl_set_first_gpu();
     pipe p, q;
-    pipe_build(&p, 1, 2);
-    pipe_build_with(&q, 10, 20, p.add);
+    pipe_pair(&p, &q);
     grGraphExec_t e;
     CHECK_OK(grGraphInstantiate(&e, p.g, 0));
     launch_expect(e, NULL, p.h, 3);
@@ -173,10 +180,9 @@ GR_TEST(gpu_graph_exec_update_applies_a_graph_of_the_same_topology)
 
 GR_TEST(gpu_graph_update_refuses_a_kernel_without_an_image_and_changes_nothing)
 {
-    CHECK_OK(grSetDevice(tl_first_gpu()));
+    tl_set_first_gpu();
     pipe p, q;
-    pipe_build(&p, 1, 2);
-    pipe_build_with(&q, 10, 20, p.add);
+    pipe_pair(&p, &q);
     grKernel_t bare;
     bare = cpu_only_add("bare_add");
     void *args[] = {&q.d, &q.b, &q.n};
@@ -196,7 +202,7 @@ GR_TEST(gpu_graph_update_refuses_a_kernel_without_an_image_and_changes_nothing)
 
 GR_TEST(gpu_graph_kernel_without_image_is_refused_at_instantiate)
 {
-    CHECK_OK(grSetDevice(tl_first_gpu()));
+    tl_set_first_gpu();
     grKernel_t k;
     k = cpu_only_add("cpu_only_add");
     unsigned *d, v = 1, n = N;
@@ -242,7 +248,7 @@ GR_TEST(gpu_graph_launch_on_a_stream_of_another_device_is_refused)
 
 GR_TEST(gpu_graph_runs_host_child_graph_and_event_nodes)
 {
-    CHECK_OK(grSetDevice(tl_first_gpu()));
+    tl_set_first_gpu();
     pipe p;
     pipe_build(&p, 3, 4);
     /* A parent: host node -> child (the pipe) -> event record. */
@@ -293,7 +299,7 @@ GR_TEST(gpu_graph_event_of_the_cpu_device_is_refused_at_instantiate)
 
 GR_TEST(gpu_graph_captured_pipeline_replays_with_updates)
 {
-    CHECK_OK(grSetDevice(tl_first_gpu()));
+    tl_set_first_gpu();
     grKernel_t fill = tl_ptx_kernel("gr_test_fill"), add = tl_ptx_kernel("gr_test_add");
     unsigned *d, *h, n = N, v0 = 5, v1 = 6;
     CHECK_OK(grMalloc((void **)&d, N * sizeof(unsigned)));
@@ -377,7 +383,7 @@ GR_TEST(gpu_graph_cpu_executable_refuses_gpu_memory_it_cannot_reach)
 
 GR_TEST(gpu_graph_update_of_one_changed_node_keeps_the_others)
 {
-    CHECK_OK(grSetDevice(tl_first_gpu()));
+    tl_set_first_gpu();
     pipe p;
     pipe_build(&p, 1, 2);
     grGraphExec_t e;
