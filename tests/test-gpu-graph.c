@@ -229,8 +229,7 @@ GR_TEST(gpu_graph_kernel_without_image_is_refused_at_instantiate)
 
 GR_TEST(gpu_graph_launch_on_a_stream_of_another_device_is_refused)
 {
-    int gpu = tl_first_gpu();
-    CHECK_OK(grSetDevice(gpu));
+    int gpu = tl_set_first_gpu();
     pipe p;
     pipe_build(&p, 1, 1);
     grGraphExec_t e;
@@ -345,8 +344,7 @@ GR_TEST(gpu_graph_captured_pipeline_replays_with_updates)
 
 GR_TEST(gpu_graph_cpu_executable_refuses_gpu_memory_it_cannot_reach)
 {
-    int gpu = tl_first_gpu();
-    CHECK_OK(grSetDevice(gpu));
+    int gpu = tl_set_first_gpu();
     unsigned *d, v = 1, n = N;
     CHECK_OK(grMalloc((void **)&d, N * sizeof(unsigned)));
     CHECK_OK(grSetDevice(0));
