@@ -118,6 +118,16 @@ static void frees_and_mallocs()
     R("freeasync-null", cudaFreeAsync(nullptr, st));
 }
 
+// A new graph of one allocation node (4 KiB, its parameters into *a).
+static cudaGraph_t graph_allocating(cudaGraphNode_t *an, cudaMemAllocNodeParams *a)
+{
+    cudaGraph_t g;
+    cudaGraphCreate(&g, 0);
+    *a = alloc_params(4096);
+    cudaGraphAddMemAllocNode(an, g, nullptr, 0, a);
+    return g;
+}
+
 static void free_placements()
 {
     // 1: a free node not ordered after its alloc node.
@@ -134,22 +144,18 @@ static void free_placements()
     }
     // 2: free node depending on an unrelated node, not the alloc.
     {
-        cudaGraph_t g;
-        cudaGraphCreate(&g, 0);
-        cudaMemAllocNodeParams a = alloc_params(4096);
+        cudaMemAllocNodeParams a;
         cudaGraphNode_t an, en, fn;
-        cudaGraphAddMemAllocNode(&an, g, nullptr, 0, &a);
+        cudaGraph_t g = graph_allocating(&an, &a);
         cudaGraphAddEmptyNode(&en, g, nullptr, 0);
         R("sibling-free-after-empty", cudaGraphAddMemFreeNode(&fn, g, &en, 1, a.dptr));
         cudaGraphDestroy(g);
     }
     // 3: two free nodes of one allocation in its graph.
     {
-        cudaGraph_t g;
-        cudaGraphCreate(&g, 0);
-        cudaMemAllocNodeParams a = alloc_params(4096);
+        cudaMemAllocNodeParams a;
         cudaGraphNode_t an, f1, f2;
-        cudaGraphAddMemAllocNode(&an, g, nullptr, 0, &a);
+        cudaGraph_t g = graph_allocating(&an, &a);
         R("double-free-first", cudaGraphAddMemFreeNode(&f1, g, &an, 1, a.dptr));
         R("double-free-second", cudaGraphAddMemFreeNode(&f2, g, &f1, 1, a.dptr));
         cudaGraphDestroy(g);
