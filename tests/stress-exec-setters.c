@@ -75,13 +75,21 @@ static grGraph_t pair_graph(grKernel_t k, long v, grGraphNode_t nodes[2])
     return g;
 }
 
+/* A kernel of fn taking two longs, registered under name. */
+static grKernel_t two_long_kernel(grKernelFn fn, const char *name)
+{
+    size_t sz[2] = {sizeof(long), sizeof(long)};
+    grKernel_t k;
+    CHECK_OK(grKernelCreate(&k, fn, name, 2, sz));
+    return k;
+}
+
 GR_TEST_T(exec_setters_exclude_launches_from_other_threads, 120)
 {
     grKernel_t k;
-    size_t sz[2] = {sizeof(long), sizeof(long)};
     grGraphNode_t nodes[2];
     grGraphExec_t exec;
-    CHECK_OK(grKernelCreate(&k, pair_kernel, "setter_pair_kernel", 2, sz));
+    k = two_long_kernel(pair_kernel, "setter_pair_kernel");
     grGraph_t g = pair_graph(k, 0, nodes);
     CHECK_OK(grGraphInstantiate(&exec, g, 0));
 
@@ -167,14 +175,13 @@ static void *rival(void *p)
 GR_TEST_T(exec_bias_taken_away_while_its_owner_changes_the_plan, 120)
 {
     grKernel_t k;
-    size_t sz[2] = {sizeof(long), sizeof(long)};
     grGraphNode_t nodes[2];
     grStream_t s;
     int rounds = 200, steps = 40;
 #ifdef SETTERS_TSAN
     rounds = 40;
 #endif
-    CHECK_OK(grKernelCreate(&k, pair_kernel, "bias_pair_kernel", 2, sz));
+    k = two_long_kernel(pair_kernel, "bias_pair_kernel");
     CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
     grGraph_t g = pair_graph(k, 0, nodes);
     long before = atomic_load(&calls);
@@ -296,14 +303,13 @@ static void *late_launcher(void *p)
 GR_TEST_T(exec_launch_during_bias_revocation_waits_for_the_owners_change, 120)
 {
     grKernel_t k;
-    size_t sz[2] = {sizeof(long), sizeof(long)};
     grGraphNode_t node, unode;
     grStream_t s;
     int rounds = 40;
 #ifdef SETTERS_TSAN
     rounds = 10;
 #endif
-    CHECK_OK(grKernelCreate(&k, note_value, "revoke_value_kernel", 2, sz));
+    k = two_long_kernel(note_value, "revoke_value_kernel");
     CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
     grGraph_t g = value_graph(k, 1, &node), u = value_graph(k, 2, &unode);
     long mixed = 0;

@@ -208,20 +208,35 @@ GR_TEST(capture_join_through_a_chain_of_branches_gives_cudas_edges)
     CHECK_OK(grStreamDestroy(s3));
 }
 
+/* Two new non-blocking streams; a global capture begun on *s with one
+ * add of 1 to x[0], then forked to *s2 through the event *e1. */
+static void begin_forked(grStream_t *s, grStream_t *s2, grEvent_t *e1, int *x)
+{
+    CHECK_OK(grStreamCreateWithFlags(s, grStreamNonBlocking));
+    CHECK_OK(grStreamCreateWithFlags(s2, grStreamNonBlocking));
+    CHECK_OK(grEventCreate(e1));
+    CHECK_OK(grStreamBeginCapture(*s, grStreamCaptureModeGlobal));
+    tl_launch_add_i32(*s, x, 1);
+    CHECK_OK(grEventRecord(*e1, *s));
+    CHECK_OK(grStreamWaitEvent(*s2, *e1, 0));
+}
+
+/* Destroys what begin_forked made. */
+static void end_forked(grStream_t s, grStream_t s2, grEvent_t e1)
+{
+    CHECK_OK(grEventDestroy(e1));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grStreamDestroy(s2));
+}
+
 GR_TEST(capture_fork_rejoined_then_more_work_is_unjoined)
 {
     static int x[2];
     grStream_t s, s2;
     grEvent_t e1, e2;
     grGraph_t g = (grGraph_t)1;
-    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
-    CHECK_OK(grStreamCreateWithFlags(&s2, grStreamNonBlocking));
-    CHECK_OK(grEventCreate(&e1));
     CHECK_OK(grEventCreate(&e2));
-    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
-    tl_launch_add_i32(s, x, 1);
-    CHECK_OK(grEventRecord(e1, s));
-    CHECK_OK(grStreamWaitEvent(s2, e1, 0));
+    begin_forked(&s, &s2, &e1, x);
     tl_launch_add_i32(s2, x + 1, 1);
     CHECK_OK(grEventRecord(e2, s2));
     CHECK_OK(grStreamWaitEvent(s, e2, 0));
@@ -234,10 +249,8 @@ GR_TEST(capture_fork_rejoined_then_more_work_is_unjoined)
     tl_launch_add_i32(s2, x + 1, 5);
     CHECK_OK(grStreamSynchronize(s2));
     CHECK_EQ(x[1], 5);
-    CHECK_OK(grEventDestroy(e1));
     CHECK_OK(grEventDestroy(e2));
-    CHECK_OK(grStreamDestroy(s));
-    CHECK_OK(grStreamDestroy(s2));
+    end_forked(s, s2, e1);
 }
 
 GR_TEST(capture_forked_stream_without_work_needs_no_join)
@@ -246,20 +259,12 @@ GR_TEST(capture_forked_stream_without_work_needs_no_join)
     grStream_t s, s2;
     grEvent_t e1;
     grGraph_t g;
-    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
-    CHECK_OK(grStreamCreateWithFlags(&s2, grStreamNonBlocking));
-    CHECK_OK(grEventCreate(&e1));
-    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
-    tl_launch_add_i32(s, x, 1);
-    CHECK_OK(grEventRecord(e1, s));
-    CHECK_OK(grStreamWaitEvent(s2, e1, 0));
+    begin_forked(&s, &s2, &e1, x);
     tl_launch_add_i32(s, x, 1);
     CHECK_OK(grStreamEndCapture(s, &g));
     CHECK_EQ(tl_node_count(g), 2);
     CHECK_OK(grGraphDestroy(g));
-    CHECK_OK(grEventDestroy(e1));
-    CHECK_OK(grStreamDestroy(s));
-    CHECK_OK(grStreamDestroy(s2));
+    end_forked(s, s2, e1);
 }
 
 GR_TEST(capture_end_from_forked_stream_is_unmatched_and_invalidates)
@@ -268,13 +273,7 @@ GR_TEST(capture_end_from_forked_stream_is_unmatched_and_invalidates)
     grStream_t s, s2;
     grEvent_t e1;
     grGraph_t g = NULL;
-    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
-    CHECK_OK(grStreamCreateWithFlags(&s2, grStreamNonBlocking));
-    CHECK_OK(grEventCreate(&e1));
-    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
-    tl_launch_add_i32(s, x, 1);
-    CHECK_OK(grEventRecord(e1, s));
-    CHECK_OK(grStreamWaitEvent(s2, e1, 0));
+    begin_forked(&s, &s2, &e1, x);
     CHECK_GR(grErrorStreamCaptureUnmatched, grStreamEndCapture(s2, &g));
     CHECK_DETAIL_HAS("did not begin it");
     CHECK_EQ(tl_capture_status(s), grStreamCaptureStatusInvalidated);
@@ -282,7 +281,5 @@ GR_TEST(capture_end_from_forked_stream_is_unmatched_and_invalidates)
     CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &g));
     CHECK_DETAIL_HAS("grStreamEndCapture: stream");
     CHECK_EQ(tl_capture_status(s2), grStreamCaptureStatusNone);
-    CHECK_OK(grEventDestroy(e1));
-    CHECK_OK(grStreamDestroy(s));
-    CHECK_OK(grStreamDestroy(s2));
+    end_forked(s, s2, e1);
 }

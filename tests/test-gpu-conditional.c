@@ -47,7 +47,7 @@ static void fixture_init(fixture *f)
     static const size_t add_sizes[] = {sizeof(unsigned *), sizeof(unsigned)};
     static const size_t countdown_sizes[] = {sizeof(unsigned *), sizeof(grGraphConditionalHandle)};
     memset(f, 0, sizeof *f);
-    CHECK_OK(grSetDevice(tl_first_gpu()));
+    tl_set_first_gpu();
     CHECK_OK(grKernelCreate(&f->set, set_cpu, "gr_test_cond_set", 2, set_sizes));
     CHECK_OK(grKernelSetImage(f->set, gr_test_cond_ptx, "gr_test_cond_set"));
     CHECK_OK(grKernelCreate(&f->add, add_cpu, "gr_test_cond_add", 2, add_sizes));
@@ -306,6 +306,22 @@ GR_TEST(gpu_conditional_update_changes_a_body_kernel_argument)
     fixture_free(&f);
 }
 
+/* Launches f's executable and waits: cell 0 must then hold want. */
+static void run_expect(fixture *f, unsigned want)
+{
+    tl_run(f->e);
+    CHECK_EQ(read_cell(f, 0), want);
+}
+
+/* Updates f's executable from g (accepted), then run_expect. */
+static void update_run_expect(fixture *f, grGraph_t g, unsigned want)
+{
+    grGraphExecUpdateResultInfo info;
+    CHECK_OK(grGraphExecUpdate(f->e, g, &info));
+    CHECK_EQ(info.result, grGraphExecUpdateSuccess);
+    run_expect(f, want);
+}
+
 /* An update from another graph of the same shape takes its handles: the
  * kernels' arguments hold those now, and still reach the driver's, also
  * after an update to a handle of another default. */
@@ -330,15 +346,11 @@ GR_TEST(gpu_conditional_update_from_another_graph_takes_its_handles)
         add_kernel_after(body[0], NULL, f.add, aargs);
     }
     CHECK_OK(grGraphInstantiate(&f.e, f.g, 0));
-    tl_run(f.e);
-    CHECK_EQ(read_cell(&f, 0), 3);
-    grGraphExecUpdateResultInfo info;
-    CHECK_OK(grGraphExecUpdate(f.e, g2, &info));
-    tl_run(f.e); /* the set node of g2 sets h2, which the node now tests */
-    CHECK_EQ(read_cell(&f, 0), 6);
-    CHECK_OK(grGraphExecUpdate(f.e, g3, &info));
-    tl_run(f.e); /* the set node of g3 sets h3 to 1, over its default 5 */
-    CHECK_EQ(read_cell(&f, 0), 9);
+    run_expect(&f, 3);
+    /* The set node of g2 sets h2, which the node now tests. */
+    update_run_expect(&f, g2, 6);
+    /* The set node of g3 sets h3 to 1, over its default 5. */
+    update_run_expect(&f, g3, 9);
     CHECK_OK(grGraphExecDestroy(f.e));
     f.e = NULL;
     CHECK_OK(grGraphDestroy(g2));
@@ -365,16 +377,9 @@ GR_TEST(gpu_conditional_update_changes_a_handles_default)
     add_cond_bodies(g2, NULL, h2, grGraphCondTypeIf, 1, body);
     add_kernel_after(body[0], NULL, f.add, aargs);
     CHECK_OK(grGraphInstantiate(&f.e, f.g, 0));
-    tl_run(f.e);
-    CHECK_EQ(read_cell(&f, 0), 1);
-    grGraphExecUpdateResultInfo info;
-    CHECK_OK(grGraphExecUpdate(f.e, g2, &info));
-    CHECK_EQ(info.result, grGraphExecUpdateSuccess);
-    tl_run(f.e); /* default 0: the body does not run */
-    CHECK_EQ(read_cell(&f, 0), 1);
-    CHECK_OK(grGraphExecUpdate(f.e, f.g, &info));
-    tl_run(f.e);
-    CHECK_EQ(read_cell(&f, 0), 2);
+    run_expect(&f, 1);
+    update_run_expect(&f, g2, 1); /* default 0: the body does not run */
+    update_run_expect(&f, f.g, 2);
     CHECK_OK(grGraphExecDestroy(f.e));
     f.e = NULL;
     CHECK_OK(grGraphDestroy(g2));

@@ -68,9 +68,34 @@ static void pipe_free(pipe *p)
         CHECK_OK(grKernelDestroy(p->add));
 }
 
+/* Two pipes of the same topology and kernels for the update tests: p
+ * adds 1 and 2, q (its own buffers) 10 and 20. */
+static void pipe_pair(pipe *p, pipe *q)
+{
+    pipe_build(p, 1, 2);
+    pipe_build_with(q, 10, 20, p->add);
+}
+
+/* Launches e on s, waits, and checks that the N words at h are all want. */
+static void launch_expect(grGraphExec_t e, grStream_t s, const unsigned *h, unsigned want)
+{
+    CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    tl_check_all_u32(h, N, want);
+}
+
+/* The add kernel's CPU function under another name, with no GPU image. */
+static grKernel_t cpu_only_add(const char *name)
+{
+    size_t sizes[] = {sizeof(unsigned *), sizeof(unsigned), sizeof(unsigned)};
+    grKernel_t k;
+    CHECK_OK(grKernelCreate(&k, tl_add_u32_fn, name, 3, sizes));
+    return k;
+}
+
 GR_TEST(gpu_graph_runs_an_explicit_graph_on_the_gpu)
 {
-    CHECK_OK(grSetDevice(tl_first_gpu()));
+    tl_set_first_gpu();
     pipe p;
     pipe_build(&p, 2, 3);
     grGraphExec_t e;
@@ -110,35 +135,27 @@ GR_TEST(gpu_graph_gives_the_cpu_result_for_the_same_graph)
 
 GR_TEST(gpu_graph_exec_set_params_changes_the_next_launch)
 {
-    CHECK_OK(grSetDevice(tl_first_gpu()));
+    tl_set_first_gpu();
     pipe p;
     pipe_build(&p, 1, 1);
     grGraphExec_t e;
     grStream_t s;
     CHECK_OK(grGraphInstantiate(&e, p.g, 0));
     CHECK_OK(grStreamCreate(&s));
-    CHECK_OK(grGraphLaunch(e, s));
-    CHECK_OK(grStreamSynchronize(s));
-    tl_check_all_u32(p.h, N, 2);
+    launch_expect(e, s, p.h, 2);
     unsigned v = 40;
     void *args[] = {&p.d, &v, &p.n};
     grKernelNodeParams kp = tl_params_1d(p.add, args, N, BLOCK);
     CHECK_OK(grGraphExecKernelNodeSetParams(e, p.add2, &kp));
     v = 1000; /* values were copied by the call */
-    CHECK_OK(grGraphLaunch(e, s));
-    CHECK_OK(grStreamSynchronize(s));
-    tl_check_all_u32(p.h, N, 41);
+    launch_expect(e, s, p.h, 41);
     /* A disabled node does nothing; enabled again, it runs. */
     CHECK_OK(grGraphNodeSetEnabled(e, p.add1, 0));
-    CHECK_OK(grGraphLaunch(e, s));
-    CHECK_OK(grStreamSynchronize(s));
-    tl_check_all_u32(p.h, N, 40);
+    launch_expect(e, s, p.h, 40);
     CHECK_OK(grGraphNodeSetEnabled(e, p.add1, 1));
     grMemsetParams ms = {.dst = p.d, .value = 5, .elementSize = 4, .width = N, .height = 1};
     CHECK_OK(grGraphExecMemsetNodeSetParams(e, p.set, &ms));
-    CHECK_OK(grGraphLaunch(e, s));
-    CHECK_OK(grStreamSynchronize(s));
-    tl_check_all_u32(p.h, N, 46);
+    launch_expect(e, s, p.h, 46);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grStreamDestroy(s));
     pipe_free(&p);
@@ -146,21 +163,16 @@ GR_TEST(gpu_graph_exec_set_params_changes_the_next_launch)
 
 GR_TEST(gpu_graph_exec_update_applies_a_graph_of_the_same_topology)
 {
-    CHECK_OK(grSetDevice(tl_first_gpu()));
+    tl_set_first_gpu();
     pipe p, q;
-    pipe_build(&p, 1, 2);
-    pipe_build_with(&q, 10, 20, p.add);
+    pipe_pair(&p, &q);
     grGraphExec_t e;
     CHECK_OK(grGraphInstantiate(&e, p.g, 0));
-    CHECK_OK(grGraphLaunch(e, NULL));
-    CHECK_OK(grStreamSynchronize(NULL));
-    tl_check_all_u32(p.h, N, 3);
+    launch_expect(e, NULL, p.h, 3);
     grGraphExecUpdateResultInfo info;
     CHECK_OK(grGraphExecUpdate(e, q.g, &info));
     CHECK_EQ(info.result, grGraphExecUpdateSuccess);
-    CHECK_OK(grGraphLaunch(e, NULL));
-    CHECK_OK(grStreamSynchronize(NULL));
-    tl_check_all_u32(q.h, N, 30); /* q's buffers and values */
+    launch_expect(e, NULL, q.h, 30); /* q's buffers and values */
     CHECK_OK(grGraphExecDestroy(e));
     pipe_free(&q);
     pipe_free(&p);
@@ -168,13 +180,11 @@ GR_TEST(gpu_graph_exec_update_applies_a_graph_of_the_same_topology)
 
 GR_TEST(gpu_graph_update_refuses_a_kernel_without_an_image_and_changes_nothing)
 {
-    CHECK_OK(grSetDevice(tl_first_gpu()));
+    tl_set_first_gpu();
     pipe p, q;
-    pipe_build(&p, 1, 2);
-    pipe_build_with(&q, 10, 20, p.add);
+    pipe_pair(&p, &q);
     grKernel_t bare;
-    size_t sizes[] = {sizeof(unsigned *), sizeof(unsigned), sizeof(unsigned)};
-    CHECK_OK(grKernelCreate(&bare, tl_add_u32_fn, "bare_add", 3, sizes));
+    bare = cpu_only_add("bare_add");
     void *args[] = {&q.d, &q.b, &q.n};
     grKernelNodeParams kp = tl_params_1d(bare, args, N, BLOCK);
     CHECK_OK(grGraphKernelNodeSetParams(q.add2, &kp));
@@ -183,9 +193,7 @@ GR_TEST(gpu_graph_update_refuses_a_kernel_without_an_image_and_changes_nothing)
     grGraphExecUpdateResultInfo info;
     CHECK_GR(grErrorInvalidDeviceFunction, grGraphExecUpdate(e, q.g, &info));
     CHECK_DETAIL_HAS("bare_add");
-    CHECK_OK(grGraphLaunch(e, NULL));
-    CHECK_OK(grStreamSynchronize(NULL));
-    tl_check_all_u32(p.h, N, 3);
+    launch_expect(e, NULL, p.h, 3);
     CHECK_OK(grGraphExecDestroy(e));
     pipe_free(&q);
     pipe_free(&p);
@@ -194,10 +202,9 @@ GR_TEST(gpu_graph_update_refuses_a_kernel_without_an_image_and_changes_nothing)
 
 GR_TEST(gpu_graph_kernel_without_image_is_refused_at_instantiate)
 {
-    CHECK_OK(grSetDevice(tl_first_gpu()));
+    tl_set_first_gpu();
     grKernel_t k;
-    size_t sizes[] = {sizeof(unsigned *), sizeof(unsigned), sizeof(unsigned)};
-    CHECK_OK(grKernelCreate(&k, tl_add_u32_fn, "cpu_only_add", 3, sizes));
+    k = cpu_only_add("cpu_only_add");
     unsigned *d, v = 1, n = N;
     CHECK_OK(grMalloc((void **)&d, N * sizeof(unsigned)));
     void *args[] = {&d, &v, &n};
@@ -222,8 +229,7 @@ GR_TEST(gpu_graph_kernel_without_image_is_refused_at_instantiate)
 
 GR_TEST(gpu_graph_launch_on_a_stream_of_another_device_is_refused)
 {
-    int gpu = tl_first_gpu();
-    CHECK_OK(grSetDevice(gpu));
+    int gpu = tl_set_first_gpu();
     pipe p;
     pipe_build(&p, 1, 1);
     grGraphExec_t e;
@@ -241,7 +247,7 @@ GR_TEST(gpu_graph_launch_on_a_stream_of_another_device_is_refused)
 
 GR_TEST(gpu_graph_runs_host_child_graph_and_event_nodes)
 {
-    CHECK_OK(grSetDevice(tl_first_gpu()));
+    tl_set_first_gpu();
     pipe p;
     pipe_build(&p, 3, 4);
     /* A parent: host node -> child (the pipe) -> event record. */
@@ -292,7 +298,7 @@ GR_TEST(gpu_graph_event_of_the_cpu_device_is_refused_at_instantiate)
 
 GR_TEST(gpu_graph_captured_pipeline_replays_with_updates)
 {
-    CHECK_OK(grSetDevice(tl_first_gpu()));
+    tl_set_first_gpu();
     grKernel_t fill = tl_ptx_kernel("gr_test_fill"), add = tl_ptx_kernel("gr_test_add");
     unsigned *d, *h, n = N, v0 = 5, v1 = 6;
     CHECK_OK(grMalloc((void **)&d, N * sizeof(unsigned)));
@@ -312,9 +318,7 @@ GR_TEST(gpu_graph_captured_pipeline_replays_with_updates)
     CHECK_EQ(nn, 3);
     grGraphExec_t e;
     CHECK_OK(grGraphInstantiate(&e, g, 0));
-    CHECK_OK(grGraphLaunch(e, s));
-    CHECK_OK(grStreamSynchronize(s));
-    tl_check_all_u32(h, N, 11);
+    launch_expect(e, s, h, 11);
     /* The same capture with other values updates the executable. */
     v0 = 100;
     v1 = 1;
@@ -327,9 +331,7 @@ GR_TEST(gpu_graph_captured_pipeline_replays_with_updates)
     grGraphExecUpdateResultInfo info;
     CHECK_OK(grGraphExecUpdate(e, g2, &info));
     for (int i = 0; i < 10; i++)
-        CHECK_OK(grGraphLaunch(e, s));
-    CHECK_OK(grStreamSynchronize(s));
-    tl_check_all_u32(h, N, 101);
+        launch_expect(e, s, h, 101);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grGraphDestroy(g2));
@@ -342,8 +344,7 @@ GR_TEST(gpu_graph_captured_pipeline_replays_with_updates)
 
 GR_TEST(gpu_graph_cpu_executable_refuses_gpu_memory_it_cannot_reach)
 {
-    int gpu = tl_first_gpu();
-    CHECK_OK(grSetDevice(gpu));
+    int gpu = tl_set_first_gpu();
     unsigned *d, v = 1, n = N;
     CHECK_OK(grMalloc((void **)&d, N * sizeof(unsigned)));
     CHECK_OK(grSetDevice(0));
@@ -380,14 +381,12 @@ GR_TEST(gpu_graph_cpu_executable_refuses_gpu_memory_it_cannot_reach)
 
 GR_TEST(gpu_graph_update_of_one_changed_node_keeps_the_others)
 {
-    CHECK_OK(grSetDevice(tl_first_gpu()));
+    tl_set_first_gpu();
     pipe p;
     pipe_build(&p, 1, 2);
     grGraphExec_t e;
     CHECK_OK(grGraphInstantiate(&e, p.g, 0));
-    CHECK_OK(grGraphLaunch(e, NULL));
-    CHECK_OK(grStreamSynchronize(NULL));
-    tl_check_all_u32(p.h, N, 3);
+    launch_expect(e, NULL, p.h, 3);
     /* A clone differing in the second add's value only: the update hands
      * just that node to the driver. */
     grGraph_t c;
@@ -408,9 +407,7 @@ GR_TEST(gpu_graph_update_of_one_changed_node_keeps_the_others)
     }
     /* Updating back from the original changes that node again. */
     CHECK_OK(grGraphExecUpdate(e, p.g, &info));
-    CHECK_OK(grGraphLaunch(e, NULL));
-    CHECK_OK(grStreamSynchronize(NULL));
-    tl_check_all_u32(p.h, N, 3);
+    launch_expect(e, NULL, p.h, 3);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(c));
     pipe_free(&p);

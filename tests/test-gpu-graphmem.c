@@ -40,8 +40,7 @@ static grMemAllocNodeParams alloc_params_access(int device, size_t bytes, grMemA
 
 GR_TEST(gpu_graphmem_alloc_kernel_copy_free_runs_on_the_gpu_launch_after_launch)
 {
-    int gpu = tl_first_gpu();
-    CHECK_OK(grSetDevice(gpu));
+    int gpu = tl_set_first_gpu();
     grKernel_t fill = tl_ptx_kernel("gr_test_fill"), add = tl_ptx_kernel("gr_test_add");
     unsigned *h, *d, v = 5, w = 2, n = N;
     CHECK_OK(grMallocHost((void **)&h, BYTES));
@@ -122,8 +121,7 @@ static grGraph_t fill_copy_graph(int gpu, grKernel_t fill, unsigned **d, unsigne
  * on a GPU the executable then maps the new graph's allocation. */
 GR_TEST(gpu_graphmem_exec_update_moves_to_the_new_graphs_allocation)
 {
-    int gpu = tl_first_gpu();
-    CHECK_OK(grSetDevice(gpu));
+    int gpu = tl_set_first_gpu();
     grKernel_t fill = tl_ptx_kernel("gr_test_fill");
     unsigned *h, *d1, *d2, v1 = 11, v2 = 22, n = N;
     CHECK_OK(grMallocHost((void **)&h, BYTES));
@@ -162,8 +160,7 @@ GR_TEST(gpu_graphmem_exec_update_moves_to_the_new_graphs_allocation)
 
 GR_TEST(gpu_graphmem_sequential_allocations_share_the_devices_memory)
 {
-    int gpu = tl_first_gpu();
-    CHECK_OK(grSetDevice(gpu));
+    int gpu = tl_set_first_gpu();
     grKernel_t fill = tl_ptx_kernel("gr_test_fill");
     unsigned *h, *d1, *d2, v1 = 3, v2 = 4, n = N;
     CHECK_OK(grMallocHost((void **)&h, 2 * BYTES));
@@ -226,8 +223,7 @@ GR_TEST(gpu_graphmem_sequential_allocations_share_the_devices_memory)
 
 GR_TEST(gpu_graphmem_captured_malloc_async_free_async_replays_on_the_gpu)
 {
-    int gpu = tl_first_gpu();
-    CHECK_OK(grSetDevice(gpu));
+    int gpu = tl_set_first_gpu();
     grKernel_t fill = tl_ptx_kernel("gr_test_fill"), add = tl_ptx_kernel("gr_test_add");
     unsigned *h, *d = NULL, v = 10, w = 1, n = N;
     CHECK_OK(grMallocHost((void **)&h, BYTES));
@@ -277,8 +273,7 @@ GR_TEST(gpu_graphmem_captured_malloc_async_free_async_replays_on_the_gpu)
 
 GR_TEST(gpu_graphmem_unfreed_allocation_outlives_its_launch_until_grFreeAsync)
 {
-    int gpu = tl_first_gpu();
-    CHECK_OK(grSetDevice(gpu));
+    int gpu = tl_set_first_gpu();
     grKernel_t fill = tl_ptx_kernel("gr_test_fill");
     unsigned *h, *d, v = 42, n = N;
     CHECK_OK(grMallocHost((void **)&h, BYTES));
@@ -373,8 +368,7 @@ GR_TEST(gpu_graphmem_executable_refuses_allocations_of_another_device)
 
 GR_TEST(gpu_graphmem_device_reset_leaves_graph_allocations_to_their_graph)
 {
-    int gpu = tl_first_gpu();
-    CHECK_OK(grSetDevice(gpu));
+    int gpu = tl_set_first_gpu();
     grKernel_t fill = tl_ptx_kernel("gr_test_fill");
     unsigned *h, *d, v = 6, n = N;
     CHECK_OK(grMallocHost((void **)&h, BYTES));

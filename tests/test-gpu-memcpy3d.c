@@ -23,7 +23,7 @@ enum {
 
 GR_TEST(gpu_graph_runs_pitched_memcpy_nodes_and_follows_their_changes)
 {
-    CHECK_OK(grSetDevice(tl_first_gpu()));
+    tl_set_first_gpu();
     unsigned char *src, *dst, *d, dev_img[DP * ROWS * SLICES], want[HP * ROWS * SLICES];
     CHECK_OK(grMallocHost((void **)&src, SP * ROWS * SLICES));
     CHECK_OK(grMallocHost((void **)&dst, sizeof want));

@@ -103,7 +103,7 @@ typedef struct rig {
 
 static void update_rig_make(rig *r)
 {
-    CHECK_OK(grSetDevice(tl_first_gpu()));
+    tl_set_first_gpu();
     setup_make(&r->st);
     chain_build(&r->ones, &r->st, 1, 1);
     chain_build(&r->twos, &r->st, 100, 2);

@@ -260,22 +260,30 @@ static void fj_capture_free(fj_capture *x)
     CHECK_OK(grKernelDestroy(x->k));
 }
 
+/* The analysis r of a captured graph of this shape, with no finding but
+ * 'redundant' stream-order edges; destroyed after. */
+static void check_captured_shape(grGraphAnalysis *r, size_t nodes, size_t depth, size_t width,
+                                 size_t redundant)
+{
+    CHECK(r->fromCapture);
+    CHECK_EQ(r->numNodes, nodes);
+    CHECK_EQ(r->depth, depth);
+    CHECK_EQ(r->maxWidth, width);
+    CHECK_EQ(r->numRedundantStreamEdges, redundant);
+    no_findings(r);
+    CHECK_OK(grGraphAnalysisDestroy(r));
+}
+
 GR_TEST(analyze_correct_fork_join_capture_has_no_finding)
 {
     fj_capture x;
     grGraphAnalysis r;
     fj_capture_make(&x, FJ_CORRECT);
     CHECK_OK(grGraphAnalyze(x.graph, &r, 0));
-    CHECK(r.fromCapture);
-    CHECK_EQ(r.numNodes, 6);
     /* fork -> b1, b1 -> b2, fork -> c1, c1 -> c2, and the join after b2,
      * c2 and (stream A's order) fork. */
     CHECK_EQ(r.numEdges, 7);
-    CHECK_EQ(r.depth, 4);
-    CHECK_EQ(r.maxWidth, 2);
-    CHECK_EQ(r.numRedundantStreamEdges, 1);
-    no_findings(&r);
-    CHECK_OK(grGraphAnalysisDestroy(&r));
+    check_captured_shape(&r, 6, 4, 2, 1);
     fj_capture_free(&x);
 }
 
@@ -326,14 +334,8 @@ GR_TEST(analyze_single_stream_capture_is_a_chain_without_findings)
         CHECK_OK(grLaunchKernel(k, one, one, NULL, 0, s));
     CHECK_OK(grStreamEndCapture(s, &g));
     CHECK_OK(grGraphAnalyze(g, &r, 0));
-    CHECK(r.fromCapture);
-    CHECK_EQ(r.numNodes, 5);
-    CHECK_EQ(r.depth, 5);
-    CHECK_EQ(r.maxWidth, 1);
     CHECK_EQ(r.numCriticalPath, 5);
-    CHECK_EQ(r.numRedundantStreamEdges, 0);
-    no_findings(&r);
-    CHECK_OK(grGraphAnalysisDestroy(&r));
+    check_captured_shape(&r, 5, 5, 1, 0);
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grStreamDestroy(s));
     CHECK_OK(grKernelDestroy(k));

@@ -142,11 +142,7 @@ GR_TEST(graph_add_refuses_bad_memcpy_memset_host_params)
 
     CHECK_GR(grErrorInvalidValue, grGraphAddMemsetNode(&out, g, NULL, 0, NULL));
     CHECK_DETAIL_HAS("pMemsetParams is NULL");
-    memset(&mp, 0, sizeof mp);
-    mp.dst = buf;
-    mp.elementSize = 3;
-    mp.width = 4;
-    mp.height = 1;
+    mp = tl_memset_params(buf, 0, 3, 4, 1, 0);
     CHECK_GR(grErrorInvalidValue, grGraphAddMemsetNode(&out, g, NULL, 0, &mp));
     CHECK_DETAIL_HAS("elementSize is 3");
     mp.elementSize = 4;
@@ -179,13 +175,7 @@ GR_TEST(graph_memset_pitch_is_ignored_for_one_row)
     grGraph_t g;
     grGraphNode_t out;
     uint32_t buf[8];
-    grMemsetParams mp;
-    memset(&mp, 0, sizeof mp);
-    mp.dst = buf;
-    mp.elementSize = 4;
-    mp.width = 8;
-    mp.height = 1;
-    mp.pitch = 1;
+    grMemsetParams mp = tl_memset_params(buf, 0, 4, 8, 1, 1);
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphAddMemsetNode(&out, g, NULL, 0, &mp));
     CHECK_OK(grGraphDestroy(g));
@@ -508,12 +498,7 @@ GR_TEST(graph_refused_set_params_keep_the_old_params)
     CHECK_OK(grGraphMemcpyNodeGetParams(cpy, &cp));
     CHECK_PTR_EQ(cp.dstPtr.ptr, a);
     CHECK_EQ(cp.extent.width, 16);
-    memset(&mp, 0, sizeof mp);
-    mp.dst = buf;
-    mp.elementSize = 2;
-    mp.width = 16;
-    mp.height = 1;
-    mp.value = 5;
+    mp = tl_memset_params(buf, 5, 2, 16, 1, 0);
     CHECK_OK(grGraphAddMemsetNode(&set, g, &cpy, 1, &mp));
     mp.elementSize = 8;
     mp.value = 6;
@@ -599,11 +584,7 @@ GR_TEST(graph_kernel_node_refuses_bad_launch_params)
     snap before;
     chain(&g, n);
     CHECK_OK(grKernelCreate(&kern, tl_kernel_nop, "graph_misuse_kernel", 2, sizes));
-    memset(&kp, 0, sizeof kp);
-    kp.func = kern;
-    kp.gridDim = GR_DIM3(4, 1, 1);
-    kp.blockDim = GR_DIM3(32, 1, 1);
-    kp.kernelParams = args;
+    kp = tl_params_1d(kern, args, 4 * 32, 32);
     CHECK_OK(grGraphAddKernelNode(&k, g, NULL, 0, &kp));
     take(g, &before);
     CHECK_GR(grErrorInvalidValue, grGraphAddKernelNode(&out, g, NULL, 0, NULL));

@@ -229,10 +229,9 @@ GR_TEST(gpu_mem_get_info_is_the_devices_and_drops_with_an_allocation)
 
 GR_TEST(gpu_pointer_attributes_of_device_memory)
 {
-    int gpu = tl_first_gpu();
+    int gpu = tl_set_first_gpu();
     char *p = NULL;
     grPointerAttributes a;
-    CHECK_OK(grSetDevice(gpu));
     CHECK_OK(grMalloc((void **)&p, 4096));
     CHECK_OK(grPointerGetAttributes(&a, p + 100));
     CHECK_EQ(a.type, grMemoryTypeDevice);
@@ -250,11 +249,10 @@ GR_TEST(gpu_pointer_attributes_of_device_memory)
 
 GR_TEST(gpu_pointer_attributes_of_stream_ordered_memory)
 {
-    int gpu = tl_first_gpu();
+    int gpu = tl_set_first_gpu();
     void *p = NULL;
     grStream_t s;
     grPointerAttributes a;
-    CHECK_OK(grSetDevice(gpu));
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grMallocAsync(&p, 1 << 16, s));
     CHECK_OK(grStreamSynchronize(s));

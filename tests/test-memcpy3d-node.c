@@ -36,17 +36,32 @@ static void check_same_params(const grMemcpy3DParms *a, const grMemcpy3DParms *b
     CHECK_EQ(a->kind, b->kind);
 }
 
+/* What copy c leaves in its destination, padded first (size bytes), made
+ * on the host into want. */
+static void expect_of(const grMemcpy3DParms *c, unsigned char *want, size_t size)
+{
+    memset(want, PAD, size);
+    grMemcpy3DParms w = *c;
+    w.dstPtr.ptr = want;
+    tl_copy3d_on_host(&w);
+}
+
+/* Runs x over dst (size bytes, padded first), which must then be want. */
+static void run_expect_all(grGraphExec_t x, unsigned char *dst, const unsigned char *want, size_t size)
+{
+    memset(dst, PAD, size);
+    tl_run(x);
+    CHECK(memcmp(dst, want, size) == 0);
+}
+
 GR_TEST(memcpy_node_2d_copies_each_row_and_leaves_the_padding)
 {
     unsigned char src[8 * 4], dst[12 * 4], want[12 * 4];
     tl_fill_pattern(src, sizeof src, 1);
     memset(dst, PAD, sizeof dst);
-    memset(want, PAD, sizeof want);
     /* 5 bytes of 4 rows, 8 apart in the source and 12 in the destination. */
     grMemcpy3DParms c = tl_copy3d_params(dst, 12, 4, src, 8, 4, make_grExtent(5, 4, 1), grMemcpyHostToHost);
-    grMemcpy3DParms w = c;
-    w.dstPtr.ptr = want;
-    tl_copy3d_on_host(&w);
+    expect_of(&c, want, sizeof want);
     grGraph_t g;
     grGraphNode_t n;
     grGraphExec_t x;
@@ -85,9 +100,7 @@ GR_TEST(memcpy_node_3d_copies_a_box_between_positions_as_the_eager_copy)
     tl_run(x);
     CHECK(memcmp(dst, eager, sizeof dst) == 0);
     /* Replays copy the same bytes again. */
-    memset(dst, PAD, sizeof dst);
-    tl_run(x);
-    CHECK(memcmp(dst, eager, sizeof dst) == 0);
+    run_expect_all(x, dst, eager, sizeof dst);
     CHECK_OK(grGraphExecDestroy(x));
     CHECK_OK(grGraphDestroy(g));
 }
@@ -144,6 +157,17 @@ GR_TEST(captured_pitched_3d_copy_is_one_node_that_gives_its_parameters_back)
     CHECK_OK(grStreamDestroy(s));
 }
 
+/* Runs x over dst (dst_size bytes, padded first): its first n bytes must
+ * be want's and the byte after them still padding. */
+static void run_expect_copied(grGraphExec_t x, unsigned char *dst, size_t dst_size, const unsigned char *want,
+                              size_t n)
+{
+    memset(dst, PAD, dst_size);
+    tl_run(x);
+    CHECK(memcmp(dst, want, n) == 0);
+    CHECK_EQ(dst[n], PAD);
+}
+
 GR_TEST(memcpy_node_setters_and_update_follow_cudas_rules_for_2d_and_3d_copies)
 {
     unsigned char src[8 * 6], dst[16 * 6], want[16 * 6];
@@ -165,23 +189,14 @@ GR_TEST(memcpy_node_setters_and_update_follow_cudas_rules_for_2d_and_3d_copies)
     np.type = grGraphNodeTypeMemcpy;
     np.memcpy.copyParams = c;
     CHECK_GR(grErrorInvalidValue, grGraphExecNodeSetParams(x, n, &np));
-    memset(dst, PAD, sizeof dst);
-    tl_run(x);
-    CHECK(memcmp(dst, src, 8) == 0);
-    CHECK_EQ(dst[8], PAD);
+    run_expect_copied(x, dst, sizeof dst, src, 8);
     /* A 1D copy given as 3D parameters (one row, an x position) is 1D. */
     c.srcPos = make_grPos(2, 0, 0);
     c.extent = make_grExtent(4, 1, 1);
     CHECK_OK(grGraphExecMemcpyNodeSetParams(x, n, &c));
-    memset(dst, PAD, sizeof dst);
-    tl_run(x);
-    CHECK(memcmp(dst, src + 2, 4) == 0);
-    CHECK_EQ(dst[4], PAD);
+    run_expect_copied(x, dst, sizeof dst, src + 2, 4);
     CHECK_OK(grGraphExecMemcpyNodeSetParams1D(x, n, dst, src, 4, grMemcpyHostToHost));
-    memset(dst, PAD, sizeof dst);
-    tl_run(x);
-    CHECK(memcmp(dst, src, 4) == 0);
-    CHECK_EQ(dst[4], PAD);
+    run_expect_copied(x, dst, sizeof dst, src, 4);
     c.srcPos = make_grPos(0, 0, 0);
     c.dstPos = make_grPos(3, 1, 0);
     c.extent = make_grExtent(4, 3, 1);
@@ -202,23 +217,15 @@ GR_TEST(memcpy_node_setters_and_update_follow_cudas_rules_for_2d_and_3d_copies)
     CHECK_EQ(info.result, grGraphExecUpdateErrorParametersChanged);
     CHECK_PTR_EQ(info.errorNode, n);
     CHECK_DETAIL_HAS("2D or 3D");
-    memset(dst, PAD, sizeof dst);
-    tl_run(x);
-    CHECK(memcmp(dst, src, 4) == 0);
-    CHECK_EQ(dst[4], PAD);
+    run_expect_copied(x, dst, sizeof dst, src, 4);
     /* A 2D node updated from the same 2D copy: accepted (update-same);
      * from another one, refused (update-other-*), and so are the exec
      * setters, even to a 1D copy. */
     grGraphExec_t x2;
     CHECK_OK(grGraphInstantiate(&x2, g, 0));
     CHECK_OK(grGraphExecUpdate(x2, g, &info));
-    memset(dst, PAD, sizeof dst);
-    memset(want, PAD, sizeof want);
-    grMemcpy3DParms w = c;
-    w.dstPtr.ptr = want;
-    tl_copy3d_on_host(&w);
-    tl_run(x2);
-    CHECK(memcmp(dst, want, sizeof dst) == 0);
+    expect_of(&c, want, sizeof want);
+    run_expect_all(x2, dst, want, sizeof dst);
     grMemcpy3DParms c2 = c;
     c2.dstPos = make_grPos(0, 0, 0);
     CHECK_OK(grGraphMemcpyNodeSetParams(n, &c2));
@@ -226,9 +233,7 @@ GR_TEST(memcpy_node_setters_and_update_follow_cudas_rules_for_2d_and_3d_copies)
     CHECK_EQ(info.result, grGraphExecUpdateErrorParametersChanged);
     CHECK_GR(grErrorInvalidValue, grGraphExecMemcpyNodeSetParams1D(x2, n, dst, src, 4, grMemcpyHostToHost));
     CHECK_DETAIL_HAS("the node makes a 2D or 3D copy");
-    memset(dst, PAD, sizeof dst);
-    tl_run(x2);
-    CHECK(memcmp(dst, want, sizeof dst) == 0);
+    run_expect_all(x2, dst, want, sizeof dst);
     CHECK_OK(grGraphExecDestroy(x2));
     /* grGraphNodeSetParams and grGraphMemcpyNodeSetParams1D back to 1D:
      * the 1D executable takes it. */
@@ -242,10 +247,7 @@ GR_TEST(memcpy_node_setters_and_update_follow_cudas_rules_for_2d_and_3d_copies)
     CHECK_EQ(got.extent.width, (size_t)2);
     CHECK_EQ(got.srcPtr.pitch, (size_t)2); /* the 1D form again */
     CHECK_OK(grGraphExecUpdate(x, g, &info));
-    memset(dst, PAD, sizeof dst);
-    tl_run(x);
-    CHECK(memcmp(dst, src, 2) == 0);
-    CHECK_EQ(dst[2], PAD);
+    run_expect_copied(x, dst, sizeof dst, src, 2);
     CHECK_OK(grGraphExecDestroy(x));
     CHECK_OK(grGraphDestroy(g));
 }
@@ -305,13 +307,8 @@ GR_TEST(memcpy_node_refusals_follow_cuda_and_change_nothing)
     grMemcpy3DParms got;
     CHECK_OK(grGraphMemcpyNodeGetParams(n, &got));
     check_same_params(&got, &ok);
-    memset(dst, PAD, sizeof dst);
-    memset(want, PAD, sizeof want);
-    grMemcpy3DParms w = ok;
-    w.dstPtr.ptr = want;
-    tl_copy3d_on_host(&w);
-    tl_run(x);
-    CHECK(memcmp(dst, want, sizeof dst) == 0);
+    expect_of(&ok, want, sizeof want);
+    run_expect_all(x, dst, want, sizeof dst);
     CHECK_OK(grGraphExecDestroy(x));
     CHECK_OK(grGraphDestroy(g));
 }
@@ -383,10 +380,7 @@ GR_TEST(pitched_memcpy_node_survives_clone_child_graphs_and_a_graph_file)
     tl_fill_pattern(src, 8 * 6 * 2, 7);
     grMemcpy3DParms c = tl_copy3d_params(dst, 16, 3, src, 8, 6, make_grExtent(5, 3, 2), grMemcpyHostToHost);
     c.srcPos = make_grPos(1, 2, 0);
-    memset(want, PAD, sizeof want);
-    grMemcpy3DParms w = c;
-    w.dstPtr.ptr = want;
-    tl_copy3d_on_host(&w);
+    expect_of(&c, want, sizeof want);
     grGraph_t g, child, clone, loaded;
     grGraphNode_t n, cn;
     CHECK_OK(grGraphCreate(&child, 0));
@@ -527,10 +521,7 @@ GR_TEST(pitched_memcpy_node_in_a_conditional_body_runs_and_the_exec_setter_keeps
     tl_run(x);
     CHECK(memcmp(dst2, want2, sizeof dst2) == 0);
     CHECK_OK(grGraphExecMemcpyNodeSetParams1D(x, n, dst, src, 3, grMemcpyHostToHost));
-    memset(dst, PAD, sizeof dst);
-    tl_run(x);
-    CHECK(memcmp(dst, src, 3) == 0);
-    CHECK_EQ(dst[3], PAD);
+    run_expect_copied(x, dst, sizeof dst, src, 3);
     CHECK_OK(grGraphExecDestroy(x));
     CHECK_OK(grGraphDestroy(g));
 }

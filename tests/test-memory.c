@@ -12,10 +12,13 @@
 static const grMemcpyKind all_kinds[] = {grMemcpyHostToHost, grMemcpyHostToDevice, grMemcpyDeviceToHost,
                                          grMemcpyDeviceToDevice, grMemcpyDefault};
 
-static void fill_pattern(unsigned char *p, size_t n, unsigned seed)
+/* A copy round's buffers: src[0..n) a pattern of this seed, dst zeroed,
+ * so that a copy that moves nothing is seen. */
+static void fill_pattern(unsigned char *src, unsigned char *dst, size_t n, unsigned seed)
 {
     for (size_t i = 0; i < n; i++)
-        p[i] = (unsigned char)(i * 31u + seed);
+        src[i] = (unsigned char)(i * 31u + seed);
+    memset(dst, 0, n);
 }
 
 static int all_bytes_are(const unsigned char *p, size_t n, unsigned char v)
@@ -36,8 +39,7 @@ GR_TEST(memcpy_copies_bytes_for_every_kind)
     unsigned char host_src[N], host_dst[N];
     unsigned char *a = tl_malloc(N), *b = tl_malloc(N);
     for (size_t k = 0; k < sizeof all_kinds / sizeof all_kinds[0]; k++) {
-        fill_pattern(host_src, N, (unsigned)k);
-        memset(host_dst, 0, N);
+        fill_pattern(host_src, host_dst, N, (unsigned)k);
         CHECK_OK(grMemcpy(a, host_src, N, all_kinds[k])); /* to "device" */
         CHECK_OK(grMemcpy(b, a, N, all_kinds[k]));        /* within */
         CHECK_OK(grMemcpy(host_dst, b, N, all_kinds[k])); /* back */
@@ -57,8 +59,7 @@ GR_TEST(memcpy_async_copies_bytes_for_every_kind)
     grStream_t s;
     CHECK_OK(grStreamCreate(&s));
     for (size_t k = 0; k < sizeof all_kinds / sizeof all_kinds[0]; k++) {
-        fill_pattern(host_src, N, 7u + (unsigned)k);
-        memset(host_dst, 0, N);
+        fill_pattern(host_src, host_dst, N, 7u + (unsigned)k);
         CHECK_OK(grMemcpyAsync(a, host_src, N, all_kinds[k], s));
         CHECK_OK(grMemcpyAsync(host_dst, a, N, all_kinds[k], s));
         CHECK_OK(grStreamSynchronize(s));

@@ -158,6 +158,13 @@ static void k_log_fn(const grKernelCtx *ctx, void **args)
 static grKernel_t k_log;
 static int ids[8];
 
+/* Destroys the logging kernel, so the next test creates its own. */
+static void k_log_done(void)
+{
+    CHECK_OK(grKernelDestroy(k_log));
+    k_log = NULL;
+}
+
 static grGraphNode_t add_logged(grGraph_t g, const grGraphNode_t *deps, size_t n, int id, int priority)
 {
     grGraphNode_t node;
@@ -210,8 +217,7 @@ GR_TEST(use_node_priority_runs_ready_nodes_by_priority_on_one_worker)
     for (int i = 0; i < 4; i++)
         CHECK_EQ(order_log[i], i);
     CHECK_OK(grGraphDestroy(g));
-    CHECK_OK(grKernelDestroy(k_log));
-    k_log = NULL;
+    k_log_done();
 }
 
 GR_TEST(use_node_priority_never_runs_a_node_before_its_dependencies)
@@ -228,8 +234,7 @@ GR_TEST(use_node_priority_never_runs_a_node_before_its_dependencies)
     CHECK_EQ(order_log[1], 0);
     CHECK_EQ(order_log[2], 1);
     CHECK_OK(grGraphDestroy(g));
-    CHECK_OK(grKernelDestroy(k_log));
-    k_log = NULL;
+    k_log_done();
 }
 
 GR_TEST(captured_kernels_carry_their_streams_priority)
@@ -253,8 +258,7 @@ GR_TEST(captured_kernels_carry_their_streams_priority)
     CHECK_EQ(v.priority, -3);
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grStreamDestroy(s));
-    CHECK_OK(grKernelDestroy(k_log));
-    k_log = NULL;
+    k_log_done();
 }
 
 GR_TEST(stream_ids_and_priorities_follow_the_cuda_13_probes)

@@ -81,12 +81,6 @@ GR_TEST(stream_query_reports_not_ready_then_success)
     CHECK_OK(grStreamDestroy(s));
 }
 
-static void set_flag(void *p)
-{
-    usleep(20000);
-    atomic_store((atomic_int *)p, 1);
-}
-
 GR_TEST(stream_destroy_with_work_in_flight_completes_the_work)
 {
     static atomic_int flag;
@@ -94,7 +88,7 @@ GR_TEST(stream_destroy_with_work_in_flight_completes_the_work)
     grEvent_t e;
     CHECK_OK(grStreamCreate(&s));
     CHECK_OK(grEventCreate(&e));
-    CHECK_OK(grLaunchHostFunc(s, set_flag, &flag));
+    CHECK_OK(grLaunchHostFunc(s, tl_set_flag_late, &flag));
     CHECK_OK(grEventRecord(e, s));
     CHECK_OK(grStreamDestroy(s));
     CHECK_GR(grErrorInvalidResourceHandle, grStreamSynchronize(s));
@@ -118,7 +112,7 @@ GR_TEST(event_orders_work_across_streams)
     CHECK_OK(grStreamCreateWithFlags(&a, grStreamNonBlocking));
     CHECK_OK(grStreamCreateWithFlags(&b, grStreamNonBlocking));
     CHECK_OK(grEventCreateWithFlags(&e, grEventDisableTiming));
-    CHECK_OK(grLaunchHostFunc(a, set_flag, &cross_flag));
+    CHECK_OK(grLaunchHostFunc(a, tl_set_flag_late, &cross_flag));
     CHECK_OK(grEventRecord(e, a));
     CHECK_OK(grStreamWaitEvent(b, e, 0));
     CHECK_OK(grLaunchHostFunc(b, copy_cross_flag, NULL));

@@ -108,12 +108,42 @@ static void check_json(const char *out)
         GR_TEST_FAIL_("not one JSON value: %s", out);
 }
 
+/* Runs the tool's command cmd on file a (and b where not NULL) into out:
+ * it must exit with 'status', print valid JSON where cmd asks for it
+ * (--json), and print 'has' where that is not NULL. */
+static void tool_expect(char *out, size_t cap, const char *cmd, const char *a, const char *b, int status,
+                        const char *has)
+{
+    char args[512];
+    if (b)
+        snprintf(args, sizeof args, "%s '%s' '%s'", cmd, a, b);
+    else
+        snprintf(args, sizeof args, "%s '%s'", cmd, a);
+    CHECK_EQ(run_tool(args, out, cap), status);
+    if (strstr(cmd, "--json"))
+        check_json(out);
+    if (has && !strstr(out, has))
+        GR_TEST_FAIL_("'%s' did not print '%s'", args, has);
+}
+
 /* --------------------------------------------------------- the files */
 
-/* a -> {b, c} -> d with kernels, saved; then b with another grid (same
- * topology) and with c's edge to d gone (another topology). */
-static void save_diamonds(const char *same, const char *params, const char *topo)
+enum {
+    PATH_CAP = 128
+};
+
+/* a -> {b, c} -> d with kernels, saved in temporary files named after tag
+ * (their paths into same, params and topo); then b with another grid
+ * (same topology) and with c's edge to d gone (another topology). */
+static void save_diamonds(const char *tag, char same[PATH_CAP], char params[PATH_CAP], char topo[PATH_CAP])
 {
+    char t[64];
+    snprintf(t, sizeof t, "%s-same", tag);
+    tl_tmp_path(same, PATH_CAP, "tool", t, ".graph");
+    snprintf(t, sizeof t, "%s-params", tag);
+    tl_tmp_path(params, PATH_CAP, "tool", t, ".graph");
+    snprintf(t, sizeof t, "%s-topo", tag);
+    tl_tmp_path(topo, PATH_CAP, "tool", t, ".graph");
     grKernel_t k;
     static const size_t sz[] = {4};
     CHECK_OK(grKernelCreate(&k, tl_kernel_nop, "step", 1, sz));
@@ -138,56 +168,44 @@ static void save_diamonds(const char *same, const char *params, const char *topo
 
 GR_TEST_T(tool_info_counts_nodes_and_prints_json, 60)
 {
-    char a[128], b[128], c[128], args[512], out[8192];
-    tl_tmp_path(a, sizeof a, "tool", "a", ".graph");
-    tl_tmp_path(b, sizeof b, "tool", "b", ".graph");
-    tl_tmp_path(c, sizeof c, "tool", "c", ".graph");
-    save_diamonds(a, b, c);
-    snprintf(args, sizeof args, "info '%s'", a);
-    CHECK_EQ(run_tool(args, out, sizeof out), 0);
-    CHECK(strstr(out, "kernel      4") != NULL);
-    snprintf(args, sizeof args, "info --json '%s'", a);
-    CHECK_EQ(run_tool(args, out, sizeof out), 0);
-    check_json(out);
-    CHECK(strstr(out, "\"nodes\": 4") != NULL);
+    char a[128], b[128], c[128], out[8192];
+    save_diamonds("info", a, b, c);
+    tool_expect(out, sizeof out, "info", a, NULL, 0, "kernel      4");
+    tool_expect(out, sizeof out, "info --json", a, NULL, 0, "\"nodes\": 4");
     CHECK(strstr(out, "\"edges\": 4") != NULL);
     CHECK(strstr(out, "\"roots\": 1") != NULL);
     CHECK(strstr(out, "\"depth\": 3") != NULL);
     CHECK(strstr(out, "\"width\": 2") != NULL);
-    snprintf(args, sizeof args, "dot '%s'", a);
-    CHECK_EQ(run_tool(args, out, sizeof out), 0);
+    tool_expect(out, sizeof out, "dot", a, NULL, 0, NULL);
     CHECK(strncmp(out, "digraph", 7) == 0);
-    snprintf(args, sizeof args, "replay -n 5 --json '%s'", a);
-    CHECK_EQ(run_tool(args, out, sizeof out), 0);
-    check_json(out);
-    CHECK(strstr(out, "\"replays\": 5") != NULL);
-    snprintf(args, sizeof args, "analyze --json '%s'", a);
-    CHECK_EQ(run_tool(args, out, sizeof out), 0);
-    check_json(out);
-    CHECK(strstr(out, "\"depth\": 3") != NULL);
+    tool_expect(out, sizeof out, "replay -n 5 --json", a, NULL, 0, "\"replays\": 5");
+    tool_expect(out, sizeof out, "analyze --json", a, NULL, 0, "\"depth\": 3");
     CHECK(strstr(out, "\"critical_path\": [\"n0\", \"n1\", \"n3\"]") != NULL);
-    snprintf(args, sizeof args, "analyze '%s'", a);
-    CHECK_EQ(run_tool(args, out, sizeof out), 0);
-    CHECK(strstr(out, "critical path") != NULL);
-    snprintf(args, sizeof args, "info --baked --json '%s'", a);
-    CHECK_EQ(run_tool(args, out, sizeof out), 0);
-    check_json(out);
-    CHECK(strstr(out, "\"baked\": [{") != NULL);
+    tool_expect(out, sizeof out, "analyze", a, NULL, 0, "critical path");
+    tool_expect(out, sizeof out, "info --baked --json", a, NULL, 0, "\"baked\": [{");
     CHECK(strstr(out, "\"kernel\": \"step\"") != NULL);
-    /* Usage errors and failures. */
-    CHECK_EQ(run_tool("", out, sizeof out), 2);
-    CHECK_EQ(run_tool("frobnicate x", out, sizeof out), 2);
-    CHECK_EQ(run_tool("info", out, sizeof out), 2);
-    CHECK_EQ(run_tool("info --bogus x", out, sizeof out), 2);
-    CHECK_EQ(run_tool("replay -n 0 x", out, sizeof out), 2);
-    CHECK_EQ(run_tool("info /nonexistent/file.graph", out, sizeof out), 1);
-    CHECK_EQ(run_tool("info --help", out, sizeof out), 0);
-    CHECK(strstr(out, "usage: graphrt info") != NULL);
-    CHECK_EQ(run_tool("diff --help", out, sizeof out), 0);
-    CHECK_EQ(run_tool("replay --help", out, sizeof out), 0);
-    CHECK_EQ(run_tool("dot --help", out, sizeof out), 0);
-    CHECK_EQ(run_tool("analyze --help", out, sizeof out), 0);
-    CHECK_EQ(run_tool("analyze", out, sizeof out), 2);
+    /* Usage errors (2), failures (1) and help (0). */
+    static const struct {
+        const char *args;
+        int status;
+    } usage[] = {{"", 2},
+                 {"frobnicate x", 2},
+                 {"info", 2},
+                 {"info --bogus x", 2},
+                 {"replay -n 0 x", 2},
+                 {"info /nonexistent/file.graph", 1},
+                 {"info --help", 0},
+                 {"diff --help", 0},
+                 {"replay --help", 0},
+                 {"dot --help", 0},
+                 {"analyze --help", 0},
+                 {"analyze", 2}};
+    for (size_t i = 0; i < sizeof usage / sizeof usage[0]; i++) {
+        if (run_tool(usage[i].args, out, sizeof out) != usage[i].status)
+            GR_TEST_FAIL_("'graphrt %s' did not exit with %d", usage[i].args, usage[i].status);
+        if (strcmp(usage[i].args, "info --help") == 0)
+            CHECK(strstr(out, "usage: graphrt info") != NULL);
+    }
     unlink(a);
     unlink(b);
     unlink(c);
@@ -208,33 +226,19 @@ GR_TEST(tool_info_refuses_a_directory_as_unreadable)
 
 GR_TEST_T(tool_diff_pairs_nodes_and_gives_the_update_verdict, 60)
 {
-    char a[128], b[128], c[128], args[512], out[8192];
-    tl_tmp_path(a, sizeof a, "tool", "da", ".graph");
-    tl_tmp_path(b, sizeof b, "tool", "db", ".graph");
-    tl_tmp_path(c, sizeof c, "tool", "dc", ".graph");
-    save_diamonds(a, b, c);
-    snprintf(args, sizeof args, "diff --json '%s' '%s'", a, a);
-    CHECK_EQ(run_tool(args, out, sizeof out), 0);
-    check_json(out);
-    CHECK(strstr(out, "\"differences\": []") != NULL);
+    char a[128], b[128], c[128], out[8192];
+    save_diamonds("diff", a, b, c);
+    tool_expect(out, sizeof out, "diff --json", a, a, 0, "\"differences\": []");
     /* A parameter change: an update applies it. */
-    snprintf(args, sizeof args, "diff --json '%s' '%s'", a, b);
-    CHECK_EQ(run_tool(args, out, sizeof out), 0);
-    check_json(out);
-    CHECK(strstr(out, "\"kind\": \"parameters\", \"a\": \"n1\", \"b\": \"n1\"") != NULL);
+    tool_expect(out, sizeof out, "diff --json", a, b, 0,
+                "\"kind\": \"parameters\", \"a\": \"n1\", \"b\": \"n1\"");
     CHECK(strstr(out, "grid=2,1,1 -> grid=4,1,1") != NULL);
     CHECK(strstr(out, "\"ok\": true") != NULL);
     /* A topology change: the update would fail, and says where. */
-    snprintf(args, sizeof args, "diff --json '%s' '%s'", a, c);
-    CHECK_EQ(run_tool(args, out, sizeof out), 1);
-    check_json(out);
-    CHECK(strstr(out, "\"kind\": \"topology\"") != NULL);
+    tool_expect(out, sizeof out, "diff --json", a, c, 1, "\"kind\": \"topology\"");
     CHECK(strstr(out, "grGraphExecUpdateErrorTopologyChanged") != NULL);
-    snprintf(args, sizeof args, "diff '%s' '%s'", a, c);
-    CHECK_EQ(run_tool(args, out, sizeof out), 1);
-    CHECK(strstr(out, "update      would fail") != NULL);
-    snprintf(args, sizeof args, "diff '%s'", a);
-    CHECK_EQ(run_tool(args, out, sizeof out), 2);
+    tool_expect(out, sizeof out, "diff", a, c, 1, "update      would fail");
+    tool_expect(out, sizeof out, "diff", a, NULL, 2, NULL);
     unlink(a);
     unlink(b);
     unlink(c);
@@ -283,15 +287,9 @@ GR_TEST_T(tool_output_appends_to_what_stdout_already_holds, 60)
     char a[128], b[128], c[128], out[128], line[1024];
     static const char *const cmds[] = {"dot",     "dot --verbose", "info", "info --json",
                                        "analyze", "replay -n 1",   "diff"};
-    tl_tmp_path(a, sizeof a, "tool", "appa", ".graph");
-    tl_tmp_path(b, sizeof b, "tool", "appb", ".graph");
-    tl_tmp_path(c, sizeof c, "tool", "appc", ".graph");
     tl_tmp_path(out, sizeof out, "tool", "app-out", ".graph");
-    save_diamonds(a, b, c);
-    FILE *f = fopen(out, "wb");
-    CHECK(f != NULL);
-    fputs("earlier line\n", f);
-    fclose(f);
+    save_diamonds("app", a, b, c);
+    tl_spit(out, "earlier line\n", strlen("earlier line\n"));
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
         char *before = read_all(out);
         bool diff = strcmp(cmds[i], "diff") == 0;
@@ -329,14 +327,8 @@ GR_TEST_T(tool_json_reports_a_refused_file_as_an_object, 60)
 {
     char bad[128], good[128], b[128], c[128], args[512], out[8192];
     tl_tmp_path(bad, sizeof bad, "tool", "refused", ".graph");
-    tl_tmp_path(good, sizeof good, "tool", "jgood", ".graph");
-    tl_tmp_path(b, sizeof b, "tool", "jb", ".graph");
-    tl_tmp_path(c, sizeof c, "tool", "jc", ".graph");
-    save_diamonds(good, b, c);
-    FILE *f = fopen(bad, "wb");
-    CHECK(f != NULL);
-    fputs("this is not a graph file\n", f);
-    fclose(f);
+    save_diamonds("json", good, b, c);
+    tl_spit(bad, "this is not a graph file\n", strlen("this is not a graph file\n"));
     static const char *const cmds[] = {"info --json", "info --baked --json", "analyze --json",
                                        "replay -n 1 --json"};
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
@@ -350,14 +342,10 @@ GR_TEST_T(tool_json_reports_a_refused_file_as_an_object, 60)
         }
     }
     /* diff: the refused one of its two files. */
-    snprintf(args, sizeof args, "diff --json '%s' '%s'", good, bad);
-    CHECK_EQ(run_tool(args, out, sizeof out), 1);
-    check_json(out);
-    CHECK(strstr(out, "\"error\": \"gr") != NULL);
+    tool_expect(out, sizeof out, "diff --json", good, bad, 1, "\"error\": \"gr");
     CHECK(strstr(out, bad) != NULL);
     /* Without --json, nothing on standard output. */
-    snprintf(args, sizeof args, "info '%s'", bad);
-    CHECK_EQ(run_tool(args, out, sizeof out), 1);
+    tool_expect(out, sizeof out, "info", bad, NULL, 1, NULL);
     CHECK_EQ(out[0], '\0');
     unlink(bad);
     unlink(good);
@@ -393,7 +381,7 @@ GR_TEST_T(tool_help_lists_each_command_once, 30)
  * executable maps (it wrote reserved pages and crashed before). */
 GR_TEST_T(tool_replay_profiles_a_node_on_graph_memory, 60)
 {
-    char path[256], args[512], out[8192];
+    char path[256], out[8192];
     grGraph_t g;
     grGraphNode_t a, m, f;
     grMemAllocNodeParams ap;
@@ -406,8 +394,6 @@ GR_TEST_T(tool_replay_profiles_a_node_on_graph_memory, 60)
     CHECK_OK(grGraphAddMemFreeNode(&f, g, &m, 1, ap.dptr));
     CHECK_OK(grGraphSaveToFile(g, path, 0));
     CHECK_OK(grGraphDestroy(g));
-    snprintf(args, sizeof args, "replay -n 5 '%s'", path);
-    CHECK_EQ(run_tool(args, out, sizeof out), 0);
-    CHECK(strstr(out, "memset") != NULL);
+    tool_expect(out, sizeof out, "replay -n 5", path, NULL, 0, "memset");
     CHECK_EQ(unlink(path), 0);
 }

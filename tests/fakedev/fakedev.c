@@ -548,16 +548,23 @@ static void run_pitched(void *data)
     free(p);
 }
 
-/* On stream s, or (s NULL) now, after the device's work, as on the
- * legacy stream. */
-static grError_t pitched(const char *call, gr_stream *s, pitched_op *p)
+/* Runs a copy of op on stream s, or (s NULL) now, after the device's
+ * work, as on the legacy stream. */
+static grError_t pitched(const char *call, gr_stream *s, pitched_op op)
 {
+    pitched_op *p = malloc(sizeof *p);
+    if (!p)
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
+    *p = op;
     if (!s) {
         gr__device_sync_all();
         run_pitched(&p);
         return grSuccess;
     }
-    return gr__stream_enqueue_call(call, cpu_of(s), run_pitched, &p, sizeof p);
+    grError_t err = gr__stream_enqueue_call(call, cpu_of(s), run_pitched, &p, sizeof p);
+    if (err)
+        free(p);
+    return err;
 }
 
 static grError_t fake_copy_pitched(const char *call, gr_stream *s, int device, const gr_copy_side *dst,
@@ -565,14 +572,7 @@ static grError_t fake_copy_pitched(const char *call, gr_stream *s, int device, c
 {
     (void)device;
     ENTER(call, "copy_pitched");
-    pitched_op *p = malloc(sizeof *p);
-    if (!p)
-        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
-    *p = (pitched_op){*dst, *src, width, height, depth, 0};
-    grError_t err = pitched(call, s, p);
-    if (err)
-        free(p);
-    return err;
+    return pitched(call, s, (pitched_op){*dst, *src, width, height, depth, 0});
 }
 
 static grError_t fake_fill_2d(const char *call, gr_stream *s, int device, void *dst, size_t pitch,
@@ -580,14 +580,7 @@ static grError_t fake_fill_2d(const char *call, gr_stream *s, int device, void *
 {
     (void)device;
     ENTER(call, "fill_2d");
-    pitched_op *p = malloc(sizeof *p);
-    if (!p)
-        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
-    *p = (pitched_op){{dst, pitch, height}, {NULL, 0, 0}, width, height, 1, value};
-    grError_t err = pitched(call, s, p);
-    if (err)
-        free(p);
-    return err;
+    return pitched(call, s, (pitched_op){{dst, pitch, height}, {NULL, 0, 0}, width, height, 1, value});
 }
 
 /* Called from a CPU stream's op: the memory is the host's, reached at
@@ -1009,6 +1002,29 @@ static grError_t fake_pool_get_access(const char *call, int device, void *pool, 
 
 #define GRAIN (2u << 20)
 
+/* Enters r into the first free slot of a table of 256 ranges (reserved or
+ * mapped), under ranges_lock. */
+static void table_add(fake_range *table, fake_range r)
+{
+    pthread_mutex_lock(&ranges_lock);
+    for (int i = 0; i < 256; i++)
+        if (!table[i].base) {
+            table[i] = r;
+            break;
+        }
+    pthread_mutex_unlock(&ranges_lock);
+}
+
+/* Frees the slots of the ranges that start at p. */
+static void table_remove(fake_range *table, const void *p)
+{
+    pthread_mutex_lock(&ranges_lock);
+    for (int i = 0; i < 256; i++)
+        if (table[i].base == p)
+            table[i].base = NULL;
+    pthread_mutex_unlock(&ranges_lock);
+}
+
 static grError_t fake_vmm_granularity(const char *call, int device, size_t *out)
 {
     (void)device;
@@ -1029,13 +1045,7 @@ static grError_t fake_vmm_reserve(const char *call, int device, size_t size, siz
         munmap(m, (size_t)(p - m));
     if (m + span > p + size)
         munmap(p + size, (size_t)(m + span - (p + size)));
-    pthread_mutex_lock(&ranges_lock);
-    for (int i = 0; i < 256; i++)
-        if (!ranges[i].base) {
-            ranges[i] = (fake_range){p, size, device};
-            break;
-        }
-    pthread_mutex_unlock(&ranges_lock);
+    table_add(ranges, (fake_range){p, size, device});
     gr_store_release(&gr__gpu_any_context, true);
     *out = p;
     return grSuccess;
@@ -1045,11 +1055,7 @@ static void fake_vmm_unreserve(int device, void *p, size_t size)
 {
     (void)device;
     (void)enter(NULL, "vmm_unreserve");
-    pthread_mutex_lock(&ranges_lock);
-    for (int i = 0; i < 256; i++)
-        if (ranges[i].base == p)
-            ranges[i].base = NULL;
-    pthread_mutex_unlock(&ranges_lock);
+    table_remove(ranges, p);
     munmap(p, size);
 }
 
@@ -1097,13 +1103,7 @@ static grError_t fake_vmm_map(const char *call, int device, void *p, size_t size
         MAP_FAILED)
         return gr__fail(grErrorMemoryAllocation, "%s: mapping %zu bytes on device %d failed", call, size,
                         device);
-    pthread_mutex_lock(&ranges_lock);
-    for (int i = 0; i < 256; i++)
-        if (!maps[i].base) {
-            maps[i] = (fake_range){p, size, device};
-            break;
-        }
-    pthread_mutex_unlock(&ranges_lock);
+    table_add(maps, (fake_range){p, size, device});
     return grSuccess;
 }
 
@@ -1111,11 +1111,7 @@ static void fake_vmm_unmap(int device, void *p, size_t size)
 {
     (void)device;
     (void)enter(NULL, "vmm_unmap");
-    pthread_mutex_lock(&ranges_lock);
-    for (int i = 0; i < 256; i++)
-        if (maps[i].base == p)
-            maps[i].base = NULL;
-    pthread_mutex_unlock(&ranges_lock);
+    table_remove(maps, p);
     (void)mmap(p, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
 }
 
@@ -1312,23 +1308,28 @@ static grError_t fake_exec_set_memcpy(const char *call, struct gr_dev_exec *gx, 
     return grSuccess;
 }
 
-static grError_t fake_exec_set_memset(const char *call, struct gr_dev_exec *gx, uint32_t i,
-                                      const grMemsetParams *p)
-{
-    (void)gx;
-    (void)i;
-    (void)p;
-    ENTER(call, "exec_set_memset");
-    return grSuccess;
-}
+/* A setter that the fake device accepts whatever the value: it only
+ * counts the call (and fails it where a test asked). */
+#define FAKE_EXEC_SET_ACCEPTED(what, T)                                                              \
+    static grError_t fake_exec_set_##what(const char *call, struct gr_dev_exec *gx, uint32_t i, T v) \
+    {                                                                                                \
+        (void)gx;                                                                                    \
+        (void)i;                                                                                     \
+        (void)v;                                                                                     \
+        ENTER(call, "exec_set_" #what);                                                              \
+        return grSuccess;                                                                            \
+    }
 
-static grError_t fake_exec_set_host(const char *call, struct gr_dev_exec *gx, uint32_t i,
-                                    const grHostNodeParams *p)
+FAKE_EXEC_SET_ACCEPTED(memset, const grMemsetParams *)
+FAKE_EXEC_SET_ACCEPTED(host, const grHostNodeParams *)
+FAKE_EXEC_SET_ACCEPTED(enabled, bool)
+
+/* An event's device must be the executable's. */
+static grError_t event_on_exec_device(const char *call, const struct gr_dev_exec *gx, grEvent_t ev)
 {
-    (void)gx;
-    (void)i;
-    (void)p;
-    ENTER(call, "exec_set_host");
+    if (ev->device != gx->device)
+        return gr__fail(grErrorInvalidValue, "%s: event %p is of device %d, the executable of device %d",
+                        call, (void *)ev, ev->device, gx->device);
     return grSuccess;
 }
 
@@ -1338,19 +1339,7 @@ static grError_t fake_exec_set_event(const char *call, struct gr_dev_exec *gx, u
     (void)i;
     (void)record;
     ENTER(call, "exec_set_event");
-    if (ev->device != gx->device)
-        return gr__fail(grErrorInvalidValue, "%s: event %p is of device %d, the executable of device %d",
-                        call, (void *)ev, ev->device, gx->device);
-    return grSuccess;
-}
-
-static grError_t fake_exec_set_enabled(const char *call, struct gr_dev_exec *gx, uint32_t i, bool enabled)
-{
-    (void)gx;
-    (void)i;
-    (void)enabled;
-    ENTER(call, "exec_set_enabled");
-    return grSuccess;
+    return event_on_exec_device(call, gx, ev);
 }
 
 static grError_t fake_exec_check_kernel(const char *call, struct gr_dev_exec *gx, grKernel_t k)
@@ -1362,10 +1351,7 @@ static grError_t fake_exec_check_kernel(const char *call, struct gr_dev_exec *gx
 static grError_t fake_exec_check_event(const char *call, struct gr_dev_exec *gx, grEvent_t ev)
 {
     ENTER(call, "exec_check_event");
-    if (ev->device != gx->device)
-        return gr__fail(grErrorInvalidValue, "%s: event %p is of device %d, the executable of device %d",
-                        call, (void *)ev, ev->device, gx->device);
-    return grSuccess;
+    return event_on_exec_device(call, gx, ev);
 }
 
 static grError_t fake_exec_sync_range(const char *call, struct gr_dev_exec *gx, const gr_plan *p,

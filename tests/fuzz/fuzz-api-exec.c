@@ -475,33 +475,54 @@ static bool meet(const fa_ref *a, uint32_t la, const fa_ref *b, uint32_t lb)
            b->off < a->off + la;
 }
 
+enum {
+    MAXA = 8
+};
+
+/* The memory accesses of an executable's enabled nodes: node i's
+ * na[i] references, their lengths and whether each writes. */
+typedef struct xaccesses {
+    fa_ref r[FA_XNODES][MAXA];
+    uint32_t len[FA_XNODES][MAXA];
+    bool w[FA_XNODES][MAXA];
+    int na[FA_XNODES];
+} xaccesses;
+
+static void exec_accesses(const fa_exec *x, xaccesses *A)
+{
+    for (int i = 0; i < x->nx; i++)
+        A->na[i] =
+            x->x[i].enabled ? fa_accesses(&x->x[i].p, x->x[i].type, A->r[i], A->len[i], A->w[i], MAXA) : 0;
+}
+
+/* Whether queued access p of a stream other than sid meets r's len bytes. */
+static bool meets_other_stream(const fa_pend *p, int sid, const fa_ref *r, uint32_t len)
+{
+    fa_ref pr = {p->blk, p->gen, p->off, NULL};
+    return p->sid != sid && meet(r, len, &pr, p->len);
+}
+
 /* Whether a launch on sid would race on memory: two unordered plan nodes
  * touching the same bytes (one writing), or a node against queued work of
  * another stream. */
 static bool plan_races(fa *f, const fa_exec *x, int sid)
 {
-    enum {
-        MAXA = 8
-    };
-    static _Thread_local fa_ref r[FA_XNODES][MAXA];
-    static _Thread_local uint32_t len[FA_XNODES][MAXA];
-    static _Thread_local bool w[FA_XNODES][MAXA];
-    int na[FA_XNODES];
+    static _Thread_local xaccesses acc;
+    xaccesses *A = &acc;
+    exec_accesses(x, A);
     for (int i = 0; i < x->nx; i++)
-        na[i] = x->x[i].enabled ? fa_accesses(&x->x[i].p, x->x[i].type, r[i], len[i], w[i], MAXA) : 0;
-    for (int i = 0; i < x->nx; i++)
-        for (int a = 0; a < na[i]; a++) {
+        for (int a = 0; a < A->na[i]; a++) {
             for (int q = 0; q < f->npend; q++) {
                 const fa_pend *p = &f->pend[q];
-                fa_ref pr = {p->blk, p->gen, p->off, NULL};
-                if (p->sid != sid && (p->write || w[i][a]) && meet(&r[i][a], len[i][a], &pr, p->len))
+                if ((p->write || A->w[i][a]) && meets_other_stream(p, sid, &A->r[i][a], A->len[i][a]))
                     return true;
             }
             for (int j = i + 1; j < x->nx; j++) {
                 if (bs_has(x->x[i].pred, j) || bs_has(x->x[j].pred, i))
                     continue;
-                for (int b = 0; b < na[j]; b++)
-                    if ((w[i][a] || w[j][b]) && meet(&r[i][a], len[i][a], &r[j][b], len[j][b]))
+                for (int b = 0; b < A->na[j]; b++)
+                    if ((A->w[i][a] || A->w[j][b]) &&
+                        meet(&A->r[i][a], A->len[i][a], &A->r[j][b], A->len[j][b]))
                         return true;
             }
         }
@@ -513,23 +534,16 @@ static bool plan_races(fa *f, const fa_exec *x, int sid)
  * against other streams' queued work. */
 void fa_exec_launch_effect(fa *f, fa_exec *x, int sid)
 {
-    enum {
-        MAXA = 8
-    };
-    static _Thread_local fa_ref r[FA_XNODES][MAXA];
-    static _Thread_local uint32_t len[FA_XNODES][MAXA];
-    static _Thread_local bool w[FA_XNODES][MAXA];
-    int na[FA_XNODES];
-    for (int i = 0; i < x->nx; i++)
-        na[i] = x->x[i].enabled ? fa_accesses(&x->x[i].p, x->x[i].type, r[i], len[i], w[i], MAXA) : 0;
+    static _Thread_local xaccesses acc;
+    xaccesses *A = &acc;
+    exec_accesses(x, A);
     /* Racing reads against other streams' queued writes taint the launch. */
     bool ext_taint = false;
     for (int i = 0; i < x->nx; i++)
-        for (int a = 0; a < na[i]; a++)
+        for (int a = 0; a < A->na[i]; a++)
             for (int q = 0; q < f->npend; q++) {
                 const fa_pend *p = &f->pend[q];
-                fa_ref pr = {p->blk, p->gen, p->off, NULL};
-                if (p->sid != sid && (p->write || w[i][a]) && meet(&r[i][a], len[i][a], &pr, p->len))
+                if ((p->write || A->w[i][a]) && meets_other_stream(p, sid, &A->r[i][a], A->len[i][a]))
                     ext_taint = true;
             }
     for (int i = 0; i < x->nx; i++) {
@@ -540,9 +554,10 @@ void fa_exec_launch_effect(fa *f, fa_exec *x, int sid)
         for (int j = 0; j < x->nx && !taint; j++) {
             if (j == i || bs_has(e->pred, j) || bs_has(x->x[j].pred, i))
                 continue;
-            for (int a = 0; a < na[i] && !taint; a++)
-                for (int b = 0; b < na[j] && !taint; b++)
-                    if (!w[i][a] && w[j][b] && meet(&r[i][a], len[i][a], &r[j][b], len[j][b]))
+            for (int a = 0; a < A->na[i] && !taint; a++)
+                for (int b = 0; b < A->na[j] && !taint; b++)
+                    if (!A->w[i][a] && A->w[j][b] &&
+                        meet(&A->r[i][a], A->len[i][a], &A->r[j][b], A->len[j][b]))
                         taint = true;
         }
         switch (e->type) {
@@ -570,31 +585,33 @@ void fa_exec_launch_effect(fa *f, fa_exec *x, int sid)
         for (int j = 0; j < x->nx; j++) {
             if (j == i || bs_has(e->pred, j) || bs_has(x->x[j].pred, i))
                 continue;
-            for (int a = 0; a < na[i]; a++)
-                for (int b = 0; b < na[j]; b++)
-                    if (w[i][a] && w[j][b] && meet(&r[i][a], len[i][a], &r[j][b], len[j][b])) {
-                        fa_block *bk = fa_ref_block(f, &r[i][a]);
+            for (int a = 0; a < A->na[i]; a++)
+                for (int b = 0; b < A->na[j]; b++)
+                    if (A->w[i][a] && A->w[j][b] &&
+                        meet(&A->r[i][a], A->len[i][a], &A->r[j][b], A->len[j][b])) {
+                        fa_block *bk = fa_ref_block(f, &A->r[i][a]);
                         if (bk)
-                            memset(bk->known + r[i][a].off, 0,
-                                   r[i][a].off + len[i][a] <= FA_BLOCK_MAX ? len[i][a]
-                                                                           : FA_BLOCK_MAX - r[i][a].off);
+                            memset(bk->known + A->r[i][a].off, 0,
+                                   A->r[i][a].off + A->len[i][a] <= FA_BLOCK_MAX
+                                       ? A->len[i][a]
+                                       : FA_BLOCK_MAX - A->r[i][a].off);
                     }
         }
     }
     /* Against other streams: writes meeting queued accesses. */
     for (int i = 0; i < x->nx; i++)
-        for (int a = 0; a < na[i]; a++) {
-            if (!w[i][a])
+        for (int a = 0; a < A->na[i]; a++) {
+            if (!A->w[i][a])
                 continue;
             for (int q = 0; q < f->npend; q++) {
                 const fa_pend *p = &f->pend[q];
-                fa_ref pr = {p->blk, p->gen, p->off, NULL};
-                if (p->sid == sid || !meet(&r[i][a], len[i][a], &pr, p->len))
+                if (!meets_other_stream(p, sid, &A->r[i][a], A->len[i][a]))
                     continue;
-                fa_block *bk = fa_ref_block(f, &r[i][a]);
+                fa_block *bk = fa_ref_block(f, &A->r[i][a]);
                 if (bk)
-                    memset(bk->known + r[i][a].off, 0,
-                           r[i][a].off + len[i][a] <= FA_BLOCK_MAX ? len[i][a] : FA_BLOCK_MAX - r[i][a].off);
+                    memset(bk->known + A->r[i][a].off, 0,
+                           A->r[i][a].off + A->len[i][a] <= FA_BLOCK_MAX ? A->len[i][a]
+                                                                         : FA_BLOCK_MAX - A->r[i][a].off);
                 if (!p->write)
                     fa_pend_taint(f, q);
             }
@@ -603,18 +620,19 @@ void fa_exec_launch_effect(fa *f, fa_exec *x, int sid)
      * write of another stream makes unknown. */
     for (int i = 0; i < x->nx; i++) {
         int out = -1;
-        for (int a = 0; a < na[i]; a++)
-            if (w[i][a] && out < 0)
+        for (int a = 0; a < A->na[i]; a++)
+            if (A->w[i][a] && out < 0)
                 out = a;
-        for (int a = 0; a < na[i] && f->npend < FA_PEND; a++) {
-            if (r[i][a].blk < 0)
+        for (int a = 0; a < A->na[i] && f->npend < FA_PEND; a++) {
+            if (A->r[i][a].blk < 0)
                 continue;
-            fa_pend q = {sid, r[i][a].blk, r[i][a].gen, r[i][a].off, len[i][a], w[i][a], -1, 0, 0, 0};
-            if (!w[i][a] && out >= 0) {
-                q.dblk = r[i][out].blk;
-                q.dgen = r[i][out].gen;
-                q.doff = r[i][out].off;
-                q.dlen = len[i][out];
+            fa_pend q = {
+                sid, A->r[i][a].blk, A->r[i][a].gen, A->r[i][a].off, A->len[i][a], A->w[i][a], -1, 0, 0, 0};
+            if (!A->w[i][a] && out >= 0) {
+                q.dblk = A->r[i][out].blk;
+                q.dgen = A->r[i][out].gen;
+                q.doff = A->r[i][out].off;
+                q.dlen = A->len[i][out];
             }
             f->pend[f->npend++] = q;
         }
@@ -780,6 +798,18 @@ static int pick_top(fa *f, fa_exec *x)
     return -1;
 }
 
+/* A random executable the model knows wholly (not shared, not unknown)
+ * and one of its top-level nodes into *ti; NULL where the draw finds
+ * none. */
+static fa_exec *pick_exec_node(fa *f, int *ti)
+{
+    fa_exec *x = exec_of(f, (int)fa_rand(f, FA_EXECS));
+    if (!x || x->shared || x->unknown)
+        return NULL;
+    *ti = pick_top(f, x);
+    return *ti < 0 ? NULL : x;
+}
+
 /* Compares a new child graph c with the one top-level node ti of x held
  * at instantiation, as graphrt pairs them (topological order, then the
  * edges one by one, then each pair's parameters): 0 they pair, 1 they do
@@ -835,11 +865,9 @@ static int child_compare(fa *f, fa_exec *x, int ti, const fa_graph *c, int *orde
 
 static void exec_setter(fa *f)
 {
-    fa_exec *x = exec_of(f, (int)fa_rand(f, FA_EXECS));
-    if (!x || x->shared || x->unknown)
-        return;
-    int ti = pick_top(f, x);
-    if (ti < 0)
+    int ti;
+    fa_exec *x = pick_exec_node(f, &ti);
+    if (!x)
         return;
     fa_node *n = &x->shape->node[ti];
     grGraphNode_t nh = n->h;
@@ -999,11 +1027,9 @@ static void exec_setter(fa *f)
 
 static void enable_step(fa *f)
 {
-    fa_exec *x = exec_of(f, (int)fa_rand(f, FA_EXECS));
-    if (!x || x->shared || x->unknown)
-        return;
-    int ti = pick_top(f, x);
-    if (ti < 0)
+    int ti;
+    fa_exec *x = pick_exec_node(f, &ti);
+    if (!x)
         return;
     fa_node *n = &x->shape->node[ti];
     bool toggle = n->type == grGraphNodeTypeKernel || n->type == grGraphNodeTypeMemcpy ||

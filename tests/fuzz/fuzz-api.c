@@ -31,51 +31,60 @@ static size_t lin(const grKernelCtx *c, unsigned tx, unsigned ty, unsigned tz)
     return b * per + ((size_t)tz * c->blockDim.y + ty) * c->blockDim.x + tx;
 }
 
-static void k_fill(const grKernelCtx *c, void **a)
+/* For each word index i below n that the grid's threads cover: d's word i
+ * becomes op(w, i, v), w being src's word i (0 where src is NULL). */
+static void each_word(const grKernelCtx *c, uint8_t *d, const uint8_t *src, uint32_t n, uint32_t v,
+                      uint32_t (*op)(uint32_t w, size_t i, uint32_t v))
 {
-    uint8_t *d = *(uint8_t **)a[0];
-    uint32_t n = *(uint32_t *)a[1], v = *(uint32_t *)a[2];
     GR_FOR_THREADS(c, tx, ty, tz)
     {
         size_t i = lin(c, tx, ty, tz);
         if (i < n) {
-            uint32_t w = v + (uint32_t)i * 0x9e3779b9u;
+            uint32_t w = 0;
+            if (src)
+                memcpy(&w, src + 4 * i, 4);
+            w = op(w, i, v);
             memcpy(d + 4 * i, &w, 4);
         }
     }
 }
 
+static uint32_t fill_word(uint32_t w, size_t i, uint32_t v)
+{
+    (void)w;
+    return v + (uint32_t)i * 0x9e3779b9u;
+}
+
+static uint32_t add_word(uint32_t w, size_t i, uint32_t v)
+{
+    (void)i;
+    return w + v;
+}
+
+static uint32_t xform_word(uint32_t w, size_t i, uint32_t v)
+{
+    (void)i;
+    return w * 3u + v;
+}
+
+/* (d, n, v): d's words filled from v. */
+static void k_fill(const grKernelCtx *c, void **a)
+{
+    each_word(c, *(uint8_t **)a[0], NULL, *(uint32_t *)a[1], *(uint32_t *)a[2], fill_word);
+}
+
+/* (d, n, v): v added to each of d's words. */
 static void k_add(const grKernelCtx *c, void **a)
 {
     uint8_t *d = *(uint8_t **)a[0];
-    uint32_t n = *(uint32_t *)a[1], v = *(uint32_t *)a[2];
-    GR_FOR_THREADS(c, tx, ty, tz)
-    {
-        size_t i = lin(c, tx, ty, tz);
-        if (i < n) {
-            uint32_t w;
-            memcpy(&w, d + 4 * i, 4);
-            w += v;
-            memcpy(d + 4 * i, &w, 4);
-        }
-    }
+    each_word(c, d, d, *(uint32_t *)a[1], *(uint32_t *)a[2], add_word);
 }
 
+/* (d, s, n, v): d's words from s's, times 3 plus v. */
 static void k_xform(const grKernelCtx *c, void **a)
 {
-    uint8_t *d = *(uint8_t **)a[0];
-    const uint8_t *s = *(const uint8_t **)a[1];
-    uint32_t n = *(uint32_t *)a[2], v = *(uint32_t *)a[3];
-    GR_FOR_THREADS(c, tx, ty, tz)
-    {
-        size_t i = lin(c, tx, ty, tz);
-        if (i < n) {
-            uint32_t w;
-            memcpy(&w, s + 4 * i, 4);
-            w = w * 3u + v;
-            memcpy(d + 4 * i, &w, 4);
-        }
-    }
+    each_word(c, *(uint8_t **)a[0], *(const uint8_t **)a[1], *(uint32_t *)a[2], *(uint32_t *)a[3],
+              xform_word);
 }
 
 static void k_blob(const grKernelCtx *c, void **a)
@@ -122,11 +131,6 @@ void fa_host_other(void *p)
 
 _Noreturn void fa_fail(fa *f, const char *fmt, ...)
 {
-    char msg[1536];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
     /* What the model believes of streams and captures: most mismatches
      * are about them. */
     for (int sid = 0; sid < FA_NSID; sid++)
@@ -155,7 +159,9 @@ _Noreturn void fa_fail(fa *f, const char *fmt, ...)
         if (f->x[i])
             fprintf(stderr, "  model: exec %d %p, %d plan nodes%s%s\n", i, (void *)f->x[i]->h, f->x[i]->nx,
                     f->x[i]->has_mem ? ", graph memory" : "", f->x[i]->autofree ? ", auto-free" : "");
-    fz_fail(f->c, "%s", msg);
+    va_list ap;
+    va_start(ap, fmt);
+    fz_vfail(f->c, fmt, ap);
 }
 
 void fa_ok(fa *f, grError_t err)

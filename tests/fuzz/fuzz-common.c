@@ -429,11 +429,15 @@ static void report_header(const char *kind, fz_ctx *c, const char *msg)
 
 _Noreturn void fz_fail(fz_ctx *c, const char *fmt, ...)
 {
-    char msg[2048];
     va_list ap;
     va_start(ap, fmt);
+    fz_vfail(c, fmt, ap);
+}
+
+_Noreturn void fz_vfail(fz_ctx *c, const char *fmt, va_list ap)
+{
+    char msg[2048];
     vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
     if (atomic_flag_test_and_set(&g_failing)) {
         /* Another thread is reporting; let it finish. */
         for (;;)

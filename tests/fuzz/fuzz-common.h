@@ -14,6 +14,7 @@
 
 #include "graphrt.h"
 
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -178,6 +179,9 @@ static inline void fz_note(fz_ctx *c, const char *call)
 /* Reports a failure of the calling thread's case with the seed and step
  * that reproduce it, writes the seed under --save, and exits. */
 _Noreturn void fz_fail(fz_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* fz_fail with the arguments of a variadic caller, which has reported
+ * what it knows first. */
+_Noreturn void fz_vfail(fz_ctx *c, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
 /* The name of the function a noted call expression calls ("grFoo" from
  * "grFoo(a, b)"), into buf. */

@@ -15,6 +15,24 @@
 
 #define SG_MAX_THREADS 512
 
+/* The block's sum of each thread's 'sum' into thread 0's 'sum': halving
+ * in the shared array tmp with a barrier per level down to one warp, then
+ * shuffles within that warp. A macro, not a function: the kernel
+ * language's thread indices and barriers exist only in a kernel's body. */
+#define SG_BLOCK_SUM(tmp, t, sum)                                     \
+    do {                                                              \
+        (tmp)[t] = (sum);                                             \
+        gr_sync_threads();                                            \
+        for (unsigned k_ = gr_block_dim_x() / 2; k_ >= 32; k_ /= 2) { \
+            if ((t) < k_)                                             \
+                (tmp)[t] = (sum) = (sum) + (tmp)[(t) + k_];           \
+            gr_sync_threads();                                        \
+        }                                                             \
+        if ((t) < 32)                                                 \
+            for (int d_ = 16; d_ > 0; d_ /= 2)                        \
+                (sum) += gr_shfl_down_sync(0xffffffffu, (sum), d_);   \
+    } while (0)
+
 /* partial[block] = the sum, in double, of in[i] over the i that the
  * block's threads visit striding by the grid's size. */
 GR_KERNEL_SYNC(sg_reduce, (const float *, in), (double *, partial), (size_t, n))
@@ -25,19 +43,9 @@ GR_KERNEL_SYNC(sg_reduce, (const float *, in), (double *, partial), (size_t, n))
     double sum = 0.0;
     for (size_t i = gr_global_idx_x(); i < n; i += stride)
         sum += (double)in[i];
-    tmp[t] = sum;
-    gr_sync_threads();
-    for (unsigned k = gr_block_dim_x() / 2; k >= 32; k /= 2) {
-        if (t < k)
-            tmp[t] = sum = sum + tmp[t + k];
-        gr_sync_threads();
-    }
-    if (t < 32) {
-        for (int d = 16; d > 0; d /= 2)
-            sum += gr_shfl_down_sync(0xffffffffu, sum, d);
-        if (t == 0)
-            partial[gr_block_idx_x()] = sum;
-    }
+    SG_BLOCK_SUM(tmp, t, sum);
+    if (t == 0)
+        partial[gr_block_idx_x()] = sum;
 }
 
 /* *result += the sum of partial[0..count): the same shape over the
@@ -50,17 +58,7 @@ GR_KERNEL_SYNC(sg_reduce_final, (const double *, partial), (double *, result), (
     double sum = 0.0;
     for (size_t i = gr_global_idx_x(); i < count; i += (size_t)gr_grid_dim_x() * gr_block_dim_x())
         sum += partial[i];
-    tmp[t] = sum;
-    gr_sync_threads();
-    for (unsigned k = gr_block_dim_x() / 2; k >= 32; k /= 2) {
-        if (t < k)
-            tmp[t] = sum = sum + tmp[t + k];
-        gr_sync_threads();
-    }
-    if (t < 32) {
-        for (int d = 16; d > 0; d /= 2)
-            sum += gr_shfl_down_sync(0xffffffffu, sum, d);
-        if (t == 0)
-            gr_atomic_add(result, sum);
-    }
+    SG_BLOCK_SUM(tmp, t, sum);
+    if (t == 0)
+        gr_atomic_add(result, sum);
 }

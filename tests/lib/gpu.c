@@ -19,6 +19,18 @@ grKernel_t tl_ptx_kernel(const char *name)
     return k;
 }
 
+grMemsetParams tl_memset_params(void *dst, unsigned value, unsigned elementSize, size_t width, size_t height,
+                                size_t pitch)
+{
+    grMemsetParams p = {.dst = dst,
+                        .pitch = pitch,
+                        .value = value,
+                        .elementSize = elementSize,
+                        .width = width,
+                        .height = height};
+    return p;
+}
+
 grKernelNodeParams tl_params_1d(grKernel_t k, void **args, unsigned n, unsigned block)
 {
     grKernelNodeParams p = {.func = k,

@@ -147,6 +147,15 @@ void tl_end_invalidated(grStream_t s)
     CHECK_OK(grStreamDestroy(s));
 }
 
+void tl_end_capture_empty(grStream_t s)
+{
+    grGraph_t g;
+    CHECK_EQ(tl_capture_status(s), grStreamCaptureStatusActive);
+    CHECK_OK(grStreamEndCapture(s, &g));
+    CHECK_EQ(tl_node_count(g), 0);
+    CHECK_OK(grGraphDestroy(g));
+}
+
 grStreamCaptureStatus tl_capture_status(grStream_t s)
 {
     grStreamCaptureStatus st;
@@ -168,6 +177,13 @@ int tl_first_gpu(void)
     if (n < 2)
         GR_TEST_SKIP("no GPU device: grGetDeviceCount gives %d (the CPU only)", n);
     return 1;
+}
+
+int tl_set_first_gpu(void)
+{
+    int gpu = tl_first_gpu();
+    CHECK_OK(grSetDevice(gpu));
+    return gpu;
 }
 
 int tl_use_gpu_or_skip(void)

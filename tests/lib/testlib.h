@@ -99,6 +99,10 @@ grKernel_t tl_kernel_store_i32_kept(void);
  * tests' PTX image, with tl_fill_u32_fn or tl_add_u32_fn for the CPU:
  * the same (p, v, n) parameters. */
 grKernel_t tl_ptx_kernel(const char *name);
+/* Memset node parameters: height rows of width elements of elementSize
+ * bytes set to value, rows pitch bytes apart, at dst. */
+grMemsetParams tl_memset_params(void *dst, unsigned value, unsigned elementSize, size_t width, size_t height,
+                                size_t pitch);
 /* Kernel node parameters of k over n threads in blocks of 'block'. */
 grKernelNodeParams tl_params_1d(grKernel_t k, void **args, unsigned n, unsigned block);
 /* Sets the n bytes of device memory d to v on s, copies them back into h,
@@ -259,6 +263,9 @@ grStream_t tl_capturing_stream(unsigned flags, grStreamCaptureMode mode);
 /* Ends the capture of s, which must be refused as invalidated, and
  * destroys s. */
 void tl_end_invalidated(grStream_t s);
+/* The capture of s must still be active (not invalidated) and, ended,
+ * give a graph of no nodes, which is destroyed. */
+void tl_end_capture_empty(grStream_t s);
 /* grStreamIsCapturing's answer for s. */
 grStreamCaptureStatus tl_capture_status(grStream_t s);
 /* A new stream with these grStreamCreateWithFlags flags. */
@@ -268,6 +275,8 @@ grStream_t tl_stream(unsigned flags);
  * grGetDeviceCount counts the CPU only. The current device is left as
  * it is. */
 int tl_first_gpu(void);
+/* tl_first_gpu, made current (checked); the caller sets device 0 back. */
+int tl_set_first_gpu(void);
 /* Makes device 1 current; skips the test, with grSetDevice's detail,
  * where there is none. */
 int tl_use_gpu_or_skip(void);

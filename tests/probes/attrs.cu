@@ -16,6 +16,21 @@ static int getprio(cudaGraphNode_t n)
     cudaGetLastError();
     return e ? -9999 : v.priority;
 }
+// Ends the capture of one kernel on s and notes, under name, the
+// priority attribute of the node the capture made.
+static void end_capture_note_priority(cudaStream_t s, const char *name)
+{
+    cudaGraph_t g = nullptr;
+    cudaStreamEndCapture(s, &g);
+    if (g) {
+        cudaGraphNode_t n;
+        size_t nn = 1;
+        cudaGraphGetNodes(g, &n, &nn);
+        note(name, "%d", getprio(n));
+        cudaGraphDestroy(g);
+    }
+}
+
 static void report_update(const char *name, cudaGraphExec_t ex, cudaGraph_t g)
 {
     cudaGraphExecUpdateResultInfo ri;
@@ -25,9 +40,7 @@ static void report_update(const char *name, cudaGraphExec_t ex, cudaGraph_t g)
 
 int main()
 {
-    cudaFree(0);
-    cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking);
-    cudaMalloc(&dmem, 64 * sizeof(int));
+    probe_start(&st, &dmem);
     // ---- kernel node attributes: which ids a fresh node answers, and their values
     {
         cudaGraph_t g;
@@ -199,15 +212,7 @@ int main()
                 // captured kernel node priority attribute
                 cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed);
                 inc<<<1, 1, 0, s>>>(dmem);
-                cudaGraph_t g = nullptr;
-                cudaStreamEndCapture(s, &g);
-                if (g) {
-                    cudaGraphNode_t n;
-                    size_t nn = 1;
-                    cudaGraphGetNodes(g, &n, &nn);
-                    note((std::string(nm) + "-captured-node-priority").c_str(), "%d", getprio(n));
-                    cudaGraphDestroy(g);
-                }
+                end_capture_note_priority(s, (std::string(nm) + "-captured-node-priority").c_str());
                 cudaStreamDestroy(s);
             }
             cudaGetLastError();
@@ -229,37 +234,15 @@ int main()
         note("stream-setattr-priority-then-getpriority", "%d", p);
         cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed);
         inc<<<1, 1, 0, s>>>(dmem);
-        cudaGraph_t g = nullptr;
-        cudaStreamEndCapture(s, &g);
-        if (g) {
-            cudaGraphNode_t n;
-            size_t nn = 1;
-            cudaGraphGetNodes(g, &n, &nn);
-            note("stream-setattr-priority-captured-node-priority", "%d", getprio(n));
-            cudaGraphDestroy(g);
-        }
+        end_capture_note_priority(s, "stream-setattr-priority-captured-node-priority");
         // kernel launched with a priority launch attribute during capture
         cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed);
-        cudaLaunchConfig_t cfg;
-        memset(&cfg, 0, sizeof cfg);
-        cfg.gridDim = dim3(1);
-        cfg.blockDim = dim3(1);
-        cfg.stream = s;
         cudaLaunchAttribute at[1];
         at[0].id = cudaLaunchAttributePriority;
         at[0].val.priority = -4;
-        cfg.attrs = at;
-        cfg.numAttrs = 1;
+        cudaLaunchConfig_t cfg = one_thread_config(s, at, 1);
         R("capture-launchex-priority-4", cudaLaunchKernelEx(&cfg, inc, dmem));
-        g = nullptr;
-        cudaStreamEndCapture(s, &g);
-        if (g) {
-            cudaGraphNode_t n;
-            size_t nn = 1;
-            cudaGraphGetNodes(g, &n, &nn);
-            note("capture-launchex-priority-node-priority", "%d", getprio(n));
-            cudaGraphDestroy(g);
-        }
+        end_capture_note_priority(s, "capture-launchex-priority-node-priority");
         memset(&v, 0, sizeof v);
         v.syncPolicy = cudaSyncPolicyYield;
         R("stream-setattr-syncpolicy",

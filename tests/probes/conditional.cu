@@ -141,23 +141,10 @@ static void body_kind(const char *kind)
     } else if (k == "memcpy-d2pinned") {
         e = cudaGraphAddMemcpyNode1D(&n, b, nullptr, 0, pinned, dmem, 16, cudaMemcpyDeviceToHost);
     } else if (k == "memset") {
-        cudaMemsetParams mp;
-        memset(&mp, 0, sizeof mp);
-        mp.dst = dmem + 32;
-        mp.value = 7;
-        mp.elementSize = 4;
-        mp.width = 4;
-        mp.height = 1;
+        cudaMemsetParams mp = memset4_params(dmem + 32, 7, 4, 1, 0);
         e = cudaGraphAddMemsetNode(&n, b, nullptr, 0, &mp);
     } else if (k == "memset-2d") {
-        cudaMemsetParams mp;
-        memset(&mp, 0, sizeof mp);
-        mp.dst = dmem + 32;
-        mp.value = 7;
-        mp.elementSize = 4;
-        mp.width = 2;
-        mp.height = 2;
-        mp.pitch = 16;
+        cudaMemsetParams mp = memset4_params(dmem + 32, 7, 2, 2, 16);
         e = cudaGraphAddMemsetNode(&n, b, nullptr, 0, &mp);
     } else if (k == "host") {
         cudaHostNodeParams hp = {noop_host, nullptr};
@@ -268,9 +255,7 @@ int main(int argc, char **argv)
 {
     const char *outdir = argc > 1 ? argv[1] : ".";
     cudaSetDevice(0);
-    cudaFree(0);
-    cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking);
-    cudaMalloc(&dmem, 64 * sizeof(int));
+    probe_start(&st, &dmem);
     int drv = 0, rt = 0;
     cudaDriverGetVersion(&drv);
     cudaRuntimeGetVersion(&rt);

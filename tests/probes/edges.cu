@@ -17,12 +17,7 @@ static cudaGraphNode_t empty(cudaGraph_t g)
 static cudaGraphNode_t memsetn(cudaGraph_t g)
 {
     cudaGraphNode_t n;
-    cudaMemsetParams mp;
-    memset(&mp, 0, sizeof mp);
-    mp.dst = dmem + 8;
-    mp.elementSize = 4;
-    mp.width = 1;
-    mp.height = 1;
+    cudaMemsetParams mp = memset4_params(dmem + 8, 0, 1, 1, 0);
     cudaGraphAddMemsetNode(&n, g, nullptr, 0, &mp);
     return n;
 }
@@ -53,9 +48,7 @@ static void dump_edges(const char *name, cudaGraph_t g)
 
 int main()
 {
-    cudaFree(0);
-    cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking);
-    cudaMalloc(&dmem, 64 * sizeof(int));
+    probe_start(&st, &dmem);
     // ---- default edges: NULL vs zeroed edge data
     {
         cudaGraph_t g;
@@ -244,16 +237,10 @@ int main()
             note("capinfo-after-kernel-edgedata0", "(%d,%d,%d)", edata[0].from_port, edata[0].to_port,
                  edata[0].type);
         // kernel launched with programmatic stream serialization
-        cudaLaunchConfig_t cfg;
-        memset(&cfg, 0, sizeof cfg);
-        cfg.gridDim = dim3(1);
-        cfg.blockDim = dim3(1);
-        cfg.stream = s;
         cudaLaunchAttribute at[1];
         at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
         at[0].val.programmaticStreamSerializationAllowed = 1;
-        cfg.attrs = at;
-        cfg.numAttrs = 1;
+        cudaLaunchConfig_t cfg = one_thread_config(s, at, 1);
         R("capture-launchex-prog-serialization", cudaLaunchKernelEx(&cfg, inc, dmem));
         edata = (const cudaGraphEdgeData *)0x1;
         e = cudaStreamGetCaptureInfo(s, &cs, nullptr, &cg, &deps, &edata, &nd);

@@ -118,6 +118,16 @@ static void frees_and_mallocs()
     R("freeasync-null", cudaFreeAsync(nullptr, st));
 }
 
+// A new graph of one allocation node (4 KiB, its parameters into *a).
+static cudaGraph_t graph_allocating(cudaGraphNode_t *an, cudaMemAllocNodeParams *a)
+{
+    cudaGraph_t g;
+    cudaGraphCreate(&g, 0);
+    *a = alloc_params(4096);
+    cudaGraphAddMemAllocNode(an, g, nullptr, 0, a);
+    return g;
+}
+
 static void free_placements()
 {
     // 1: a free node not ordered after its alloc node.
@@ -134,22 +144,18 @@ static void free_placements()
     }
     // 2: free node depending on an unrelated node, not the alloc.
     {
-        cudaGraph_t g;
-        cudaGraphCreate(&g, 0);
-        cudaMemAllocNodeParams a = alloc_params(4096);
+        cudaMemAllocNodeParams a;
         cudaGraphNode_t an, en, fn;
-        cudaGraphAddMemAllocNode(&an, g, nullptr, 0, &a);
+        cudaGraph_t g = graph_allocating(&an, &a);
         cudaGraphAddEmptyNode(&en, g, nullptr, 0);
         R("sibling-free-after-empty", cudaGraphAddMemFreeNode(&fn, g, &en, 1, a.dptr));
         cudaGraphDestroy(g);
     }
     // 3: two free nodes of one allocation in its graph.
     {
-        cudaGraph_t g;
-        cudaGraphCreate(&g, 0);
-        cudaMemAllocNodeParams a = alloc_params(4096);
+        cudaMemAllocNodeParams a;
         cudaGraphNode_t an, f1, f2;
-        cudaGraphAddMemAllocNode(&an, g, nullptr, 0, &a);
+        cudaGraph_t g = graph_allocating(&an, &a);
         R("double-free-first", cudaGraphAddMemFreeNode(&f1, g, &an, 1, a.dptr));
         R("double-free-second", cudaGraphAddMemFreeNode(&f2, g, &f1, 1, a.dptr));
         cudaGraphDestroy(g);
@@ -258,6 +264,32 @@ static void updates()
     cudaGraphExecDestroy(e1);
 }
 
+// Instantiates old_g, whose nodes a, b and c are o[0..3), updates the
+// executable from new_g (n[0..3)) and reports the result and the nodes
+// it names.
+static void report_abc_update(const char *name, cudaGraph_t old_g, const cudaGraphNode_t *o, cudaGraph_t new_g,
+                              const cudaGraphNode_t *n)
+{
+    cudaGraphExec_t e;
+    cudaGraphInstantiate(&e, old_g, 0);
+    cudaGraphExecUpdateResultInfo ri;
+    memset(&ri, 0, sizeof ri);
+    cudaError_t err = cudaGraphExecUpdate(e, new_g, &ri);
+    auto nm = [&](cudaGraphNode_t x) {
+        return x == n[0]   ? "new-a"
+               : x == n[1] ? "new-b"
+               : x == n[2] ? "new-c"
+               : x == o[0] ? "old-a"
+               : x == o[1] ? "old-b"
+               : x == o[2] ? "old-c"
+               : x         ? "other"
+                           : "NULL";
+    };
+    report_(name, err, "result=%d errorNode=%s errorFromNode=%s", (int)ri.result, nm(ri.errorNode),
+            nm(ri.errorFromNode));
+    cudaGraphExecDestroy(e);
+}
+
 // The error node of a refused update: child graph topology change and a
 // dependency mismatch.
 static void update_error_nodes()
@@ -318,21 +350,8 @@ static void update_error_nodes()
     cudaGraphAddKernelNode(&a4, g4, nullptr, 0, &k);
     cudaGraphAddKernelNode(&b4, g4, nullptr, 0, &k);
     cudaGraphAddKernelNode(&c4, g4, &b4, 1, &k);
-    cudaGraphInstantiate(&e, g3, 0);
-    {
-        cudaGraphExecUpdateResultInfo ri;
-        memset(&ri, 0, sizeof ri);
-        cudaError_t err = cudaGraphExecUpdate(e, g4, &ri);
-        auto nm = [&](cudaGraphNode_t x) {
-            return x == a4 ? "new-a" : x == b4 ? "new-b" : x == c4 ? "new-c" : x == a3 ? "old-a" : x == b3 ? "old-b"
-                                                                     : x == c3   ? "old-c"
-                                                                     : x         ? "other"
-                                                                                 : "NULL";
-        };
-        report_("update-dependency-mismatch", err, "result=%d errorNode=%s errorFromNode=%s", (int)ri.result,
-                nm(ri.errorNode), nm(ri.errorFromNode));
-    }
-    cudaGraphExecDestroy(e);
+    const cudaGraphNode_t old3[3] = {a3, b3, c3}, new4[3] = {a4, b4, c4};
+    report_abc_update("update-dependency-mismatch", g3, old3, g4, new4);
     // Fewer dependencies: g5: c after a and b; g6: c after a.
     cudaGraph_t g5, g6;
     cudaGraphCreate(&g5, 0);
@@ -346,21 +365,8 @@ static void update_error_nodes()
     cudaGraphAddKernelNode(&a6, g6, nullptr, 0, &k);
     cudaGraphAddKernelNode(&b6, g6, nullptr, 0, &k);
     cudaGraphAddKernelNode(&c6, g6, &a6, 1, &k);
-    cudaGraphInstantiate(&e, g5, 0);
-    {
-        cudaGraphExecUpdateResultInfo ri;
-        memset(&ri, 0, sizeof ri);
-        cudaError_t err = cudaGraphExecUpdate(e, g6, &ri);
-        auto nm = [&](cudaGraphNode_t x) {
-            return x == a6 ? "new-a" : x == b6 ? "new-b" : x == c6 ? "new-c" : x == a5 ? "old-a" : x == b5 ? "old-b"
-                                                                     : x == c5   ? "old-c"
-                                                                     : x         ? "other"
-                                                                                 : "NULL";
-        };
-        report_("update-fewer-dependencies", err, "result=%d errorNode=%s errorFromNode=%s", (int)ri.result,
-                nm(ri.errorNode), nm(ri.errorFromNode));
-    }
-    cudaGraphExecDestroy(e);
+    const cudaGraphNode_t old5[3] = {a5, b5, c5}, new6[3] = {a6, b6, c6};
+    report_abc_update("update-fewer-dependencies", g5, old5, g6, new6);
 }
 
 static void pools_and_access()

@@ -119,9 +119,7 @@ static cudaError_t instp(const char *name, cudaGraphExec_t *ex, cudaGraph_t g, u
 
 int main()
 {
-    cudaFree(0);
-    cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking);
-    cudaMalloc(&dmem, 64 * sizeof(int));
+    probe_start(&st, &dmem);
     cudaMemset(dmem, 0, 64 * sizeof(int));
     cudaEventCreate(&ev1);
     cudaEventCreate(&ev2);

@@ -18,6 +18,15 @@ __global__ void inc(int *p)
     atomicAdd(p, 1);
 }
 
+// Starts the runtime, then makes a non-blocking stream and 64 ints of
+// device memory: the state most probes share.
+static inline void probe_start(cudaStream_t *st, int **dmem)
+{
+    cudaFree(0);
+    cudaStreamCreateWithFlags(st, cudaStreamNonBlocking);
+    cudaMalloc(dmem, 64 * sizeof(int));
+}
+
 // Kernel node parameters of func over one block of one thread.
 static inline cudaKernelNodeParams one_thread_params(void *func, void **args)
 {
@@ -28,6 +37,35 @@ static inline cudaKernelNodeParams one_thread_params(void *func, void **args)
     k.blockDim = dim3(1);
     k.kernelParams = args;
     return k;
+}
+
+// Memset node parameters: 4-byte elements of value, width by height
+// rows 'pitch' bytes apart, at dst.
+static inline cudaMemsetParams memset4_params(void *dst, unsigned value, size_t width, size_t height,
+                                              size_t pitch)
+{
+    cudaMemsetParams mp;
+    memset(&mp, 0, sizeof mp);
+    mp.dst = dst;
+    mp.value = value;
+    mp.elementSize = 4;
+    mp.width = width;
+    mp.height = height;
+    mp.pitch = pitch;
+    return mp;
+}
+
+// A launch of one block of one thread on s with the n attributes at.
+static inline cudaLaunchConfig_t one_thread_config(cudaStream_t s, cudaLaunchAttribute *at, unsigned n)
+{
+    cudaLaunchConfig_t cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.gridDim = dim3(1);
+    cfg.blockDim = dim3(1);
+    cfg.stream = s;
+    cfg.attrs = at;
+    cfg.numAttrs = n;
+    return cfg;
 }
 
 static inline const char *en(cudaError_t e)

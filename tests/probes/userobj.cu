@@ -31,6 +31,13 @@ static void settle()
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
 }
 
+// Waits 200 ms, then notes whether o's destructor has run, and where.
+static void settle_note(const char *name, Obj *o)
+{
+    settle();
+    note(name, "dtor=%s", who(o));
+}
+
 __global__ void spin(long long cycles)
 {
     long long t0 = clock64();
@@ -47,6 +54,17 @@ static cudaUserObject_t mk(Obj *o, unsigned rc = 1)
     if (e)
         note("mk", "create failed %s", en(e));
     return u;
+}
+
+// A graph of one empty node that holds u's reference (moved to it).
+static cudaGraph_t graph_holding(cudaUserObject_t u)
+{
+    cudaGraph_t g;
+    cudaGraphCreate(&g, 0);
+    cudaGraphNode_t e;
+    cudaGraphAddEmptyNode(&e, g, nullptr, 0);
+    cudaGraphRetainUserObject(g, u, 1, cudaGraphUserObjectMove);
+    return g;
 }
 
 int main()
@@ -88,8 +106,7 @@ int main()
         Obj o2;
         cudaUserObject_t u2 = mk(&o2, 1);
         report("release-1-of-1", cudaUserObjectRelease(u2, 1), "dtor-immediately=%s", who(&o2));
-        settle();
-        note("release-1-of-1-after-200ms", "dtor=%s", who(&o2));
+        settle_note("release-1-of-1-after-200ms", &o2);
     }
     // ---- graph retain / release
     {
@@ -106,8 +123,7 @@ int main()
         report("graph-release-count0", cudaGraphReleaseUserObject(g, u, 0), "dtor=%s", who(&o));
         report("graph-release-5-of-2", cudaGraphReleaseUserObject(g, u, 5), "dtor=%s", who(&o));
         report("graph-release-2-of-2", cudaGraphReleaseUserObject(g, u, 2), "dtor-immediately=%s", who(&o));
-        settle();
-        note("graph-release-to-zero-after-200ms", "dtor=%s", who(&o));
+        settle_note("graph-release-to-zero-after-200ms", &o);
         // release of an object the graph never retained
         Obj o2;
         cudaUserObject_t u2 = mk(&o2, 1);
@@ -131,8 +147,7 @@ int main()
         report("graph-retain-move", cudaGraphRetainUserObject(g, u, 1, cudaGraphUserObjectMove), "dtor=%s",
                who(&o));
         report("graph-destroy-after-move", cudaGraphDestroy(g), "dtor-immediately=%s", who(&o));
-        settle();
-        note("graph-destroy-after-move-200ms", "dtor=%s", who(&o));
+        settle_note("graph-destroy-after-move-200ms", &o);
         // move of more references than the caller holds
         Obj o2;
         cudaUserObject_t u2 = mk(&o2, 1);
@@ -152,11 +167,9 @@ int main()
         cudaGraphRetainUserObject(g, u, 1, cudaGraphUserObjectMove);
         report("clone", cudaGraphClone(&c, g));
         cudaGraphDestroy(g);
-        settle();
-        note("clone-destroy-original", "dtor=%s", who(&o));
+        settle_note("clone-destroy-original", &o);
         report("clone-release-from-clone", cudaGraphReleaseUserObject(c, u, 1), "dtor=%s", who(&o));
-        settle();
-        note("clone-release-from-clone-200ms", "dtor=%s", who(&o));
+        settle_note("clone-release-from-clone-200ms", &o);
         cudaGraphDestroy(c);
     }
     // ---- child graph
@@ -171,14 +184,12 @@ int main()
         cudaGraphRetainUserObject(child, u, 1, cudaGraphUserObjectMove);
         report("child-add", cudaGraphAddChildGraphNode(&cn, parent, nullptr, 0, child));
         cudaGraphDestroy(child);
-        settle();
-        note("child-destroy-child-graph", "dtor=%s", who(&o));
+        settle_note("child-destroy-child-graph", &o);
         cudaGraph_t embedded;
         cudaGraphChildGraphNodeGetGraph(cn, &embedded);
         report("child-release-from-embedded", cudaGraphReleaseUserObject(embedded, u, 1), "dtor=%s", who(&o));
         cudaGraphDestroy(parent);
-        settle();
-        note("child-destroy-parent", "dtor=%s", who(&o));
+        settle_note("child-destroy-parent", &o);
     }
     // ---- instantiate, exec destroy, launch in flight
     {
@@ -200,8 +211,7 @@ int main()
         cudaGraphExec_t ex;
         report("exec-instantiate", cudaGraphInstantiate(&ex, g, 0));
         cudaGraphDestroy(g);
-        settle();
-        note("exec-graph-destroyed-exec-lives", "dtor=%s", who(&o));
+        settle_note("exec-graph-destroyed-exec-lives", &o);
         cudaGraphLaunch(ex, st);
         report("exec-destroy-launch-in-flight", cudaGraphExecDestroy(ex), "dtor-immediately=%s", who(&o));
         cudaStreamQuery(st);
@@ -209,56 +219,37 @@ int main()
         cudaGetLastError();
         cudaStreamSynchronize(st);
         note("exec-destroy-after-stream-sync", "dtor=%s", who(&o));
-        settle();
-        note("exec-destroy-after-sync-200ms", "dtor=%s", who(&o));
+        settle_note("exec-destroy-after-sync-200ms", &o);
     }
     {
         // exec destroyed with nothing in flight
         Obj o;
         cudaUserObject_t u = mk(&o, 1);
-        cudaGraph_t g;
-        cudaGraphCreate(&g, 0);
-        cudaGraphNode_t e;
-        cudaGraphAddEmptyNode(&e, g, nullptr, 0);
-        cudaGraphRetainUserObject(g, u, 1, cudaGraphUserObjectMove);
+        cudaGraph_t g = graph_holding(u);
         cudaGraphExec_t ex;
         cudaGraphInstantiate(&ex, g, 0);
         cudaGraphDestroy(g);
         report("exec-destroy-idle", cudaGraphExecDestroy(ex), "dtor-immediately=%s", who(&o));
-        settle();
-        note("exec-destroy-idle-200ms", "dtor=%s", who(&o));
+        settle_note("exec-destroy-idle-200ms", &o);
     }
     {
         // graph released after instantiate: the exec's reference is separate
         Obj o;
         cudaUserObject_t u = mk(&o, 1);
-        cudaGraph_t g;
-        cudaGraphCreate(&g, 0);
-        cudaGraphNode_t e;
-        cudaGraphAddEmptyNode(&e, g, nullptr, 0);
-        cudaGraphRetainUserObject(g, u, 1, cudaGraphUserObjectMove);
+        cudaGraph_t g = graph_holding(u);
         cudaGraphExec_t ex;
         cudaGraphInstantiate(&ex, g, 0);
         report("graph-release-after-instantiate", cudaGraphReleaseUserObject(g, u, 1), "dtor=%s", who(&o));
-        settle();
-        note("graph-release-after-instantiate-200ms", "dtor=%s", who(&o));
+        settle_note("graph-release-after-instantiate-200ms", &o);
         cudaGraphExecDestroy(ex);
-        settle();
-        note("graph-release-after-instantiate-exec-destroyed", "dtor=%s", who(&o));
+        settle_note("graph-release-after-instantiate-exec-destroyed", &o);
         cudaGraphDestroy(g);
     }
     // ---- exec update: does the exec keep the old graph's objects?
     {
         Obj oa, ob;
         cudaUserObject_t ua = mk(&oa, 1), ub = mk(&ob, 1);
-        cudaGraph_t ga, gb;
-        cudaGraphCreate(&ga, 0);
-        cudaGraphCreate(&gb, 0);
-        cudaGraphNode_t e;
-        cudaGraphAddEmptyNode(&e, ga, nullptr, 0);
-        cudaGraphAddEmptyNode(&e, gb, nullptr, 0);
-        cudaGraphRetainUserObject(ga, ua, 1, cudaGraphUserObjectMove);
-        cudaGraphRetainUserObject(gb, ub, 1, cudaGraphUserObjectMove);
+        cudaGraph_t ga = graph_holding(ua), gb = graph_holding(ub);
         cudaGraphExec_t ex;
         cudaGraphInstantiate(&ex, ga, 0);
         cudaGraphExecUpdateResultInfo ri;
@@ -286,8 +277,7 @@ int main()
         cudaStreamEndCapture(st, &g);
         note("capture-ended", "dtor=%s", who(&o));
         cudaGraphDestroy(g);
-        settle();
-        note("capture-graph-destroyed", "dtor=%s", who(&o));
+        settle_note("capture-graph-destroyed", &o);
         // invalidated capture: references dropped?
         Obj o2;
         cudaUserObject_t u2 = mk(&o2, 1);
@@ -298,8 +288,7 @@ int main()
         cudaGetLastError();
         g = nullptr;
         report("capture-invalidated-end", cudaStreamEndCapture(st, &g), "graph=%s", g ? "set" : "null");
-        settle();
-        note("capture-invalidated-after-200ms", "dtor=%s", who(&o2));
+        settle_note("capture-invalidated-after-200ms", &o2);
     }
     // ---- release more than held by the user (last: may corrupt the object)
     {
