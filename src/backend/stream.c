@@ -155,10 +155,9 @@ static void call_box_run(void *arg)
     gr__free(b);
 }
 
-grError_t gr__stream_call_dev(const char *call, gr_stream *s, gr_op_fn fn, const void *data, size_t size)
+static GR_NOINLINE grError_t call_device(const char *call, gr_stream *s, gr_op_fn fn, const void *data,
+                                         size_t size)
 {
-    if (GR_LIKELY(s->device == 0))
-        return gr__stream_enqueue_call(call, s, fn, data, size);
     call_box *b = gr__aligned_alloc(_Alignof(call_box), sizeof *b);
     if (!b)
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory queuing on stream %p", call, GR_PTR(s));
@@ -168,6 +167,14 @@ grError_t gr__stream_call_dev(const char *call, gr_stream *s, gr_op_fn fn, const
     if (err != grSuccess)
         gr__free(b);
     return err;
+}
+
+grError_t gr__stream_call_dev(const char *call, gr_stream *s, gr_op_fn fn, const void *data, size_t size)
+{
+    /* The CPU's path keeps no frame: a jump to its enqueue. */
+    if (GR_LIKELY(s->device == 0))
+        return gr__stream_enqueue_call(call, s, fn, data, size);
+    return call_device(call, s, fn, data, size);
 }
 
 /* The stream op of one memory operation on the CPU. */
