@@ -116,7 +116,7 @@ else
 fi
 
 # 5: the device seam.
-CPU_ABOVE_MAX=17
+CPU_ABOVE_MAX=7
 for f in $(find src -name '*.c' -o -name '*.h' | sort); do
     a=$(area_of "$f")
     case $f in src/backend/cpu/*) sub=cpu ;; src/backend/cuda/*) sub=cuda ;; *) sub= ;; esac

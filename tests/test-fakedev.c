@@ -14,6 +14,8 @@
 
 #include "fakedev/fakedev.h"
 
+#include "../src/backend/device.h"
+
 #include <stdatomic.h>
 
 enum {
@@ -396,4 +398,47 @@ GR_TEST(fakedev_pools_serve_a_device_other_than_the_cpu)
     CHECK_OK(grStreamDestroy(s));
     CHECK_OK(grMemPoolDestroy(pool));
     CHECK_OK(grMemPoolDestroy(cpu_pool));
+}
+
+/* The device-neutral stream operations of backend/device.h on a device's
+ * stream: a call with its payload copied at the call, and the pools'
+ * order, which a device keeps no record of (the caller waits instead). */
+typedef struct call_payload {
+    int *target;
+    int value;
+} call_payload;
+
+static void store_payload(void *data)
+{
+    call_payload c;
+    memcpy(&c, data, sizeof c);
+    *c.target = c.value;
+}
+
+GR_TEST(fakedev_neutral_stream_call_runs_on_the_device_with_a_copied_payload)
+{
+    fake_or_skip();
+    grStream_t hs, hcpu;
+    int seen = 0;
+    CHECK_OK(grStreamCreateWithFlags(&hs, grStreamNonBlocking));
+    CHECK_OK(grSetDevice(0));
+    CHECK_OK(grStreamCreateWithFlags(&hcpu, grStreamNonBlocking));
+    /* A created stream's handle is the stream object (backend.h). */
+    gr_stream *s = (gr_stream *)(void *)hs, *cpu = (gr_stream *)(void *)hcpu;
+    CHECK_EQ(s->device, 1);
+    call_payload c = {&seen, 42};
+    CHECK_OK(gr__stream_call_dev("test", s, store_payload, &c, sizeof c));
+    c.value = 7; /* the queued call holds its own copy */
+    CHECK_OK(grStreamSynchronize(hs));
+    CHECK_EQ(seen, 42);
+    /* Across devices nothing is known through waits, and following makes
+     * the caller wait for the other stream's work at the call. */
+    CHECK_EQ(gr__stream_known_by_waits_dev(s, cpu), 0);
+    CHECK_EQ(gr__stream_known_by_waits_dev(cpu, s), 0);
+    CHECK_OK(gr__stream_call_dev("test", s, store_payload, &c, sizeof c));
+    CHECK(gr__stream_follow_dev(cpu, s, 1));
+    CHECK_EQ(seen, 7);
+    gr__stream_wait_seq_dev(s, 1);
+    CHECK_OK(grStreamDestroy(hs));
+    CHECK_OK(grStreamDestroy(hcpu));
 }

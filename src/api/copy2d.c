@@ -119,7 +119,7 @@ static grError_t rows_enqueue(const char *call, gr_stream *s, const gr_region *d
             .spitch = src ? src->pitch : 0,
             .value = value,
         };
-        grError_t err = gr__launched(s, gr__stream_enqueue_call(call, s, rows_op, &a, sizeof a));
+        grError_t err = gr__launched(s, gr__stream_call_dev(call, s, rows_op, &a, sizeof a));
         if (err != grSuccess)
             return err;
     }

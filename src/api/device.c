@@ -59,9 +59,8 @@ GR_API grError_t grDeviceSynchronize(void)
 {
     grError_t e;
     int device = gr__device_current();
-    if (device == 0 && !gr__device_start())
-        return gr__fail(grErrorInitializationError,
-                        "grDeviceSynchronize: the graphrt runtime could not start");
+    if (device == 0 && (e = gr__device_start_dev("grDeviceSynchronize", 0)) != grSuccess)
+        return e;
     if ((e = gr__capture_check_unsafe("grDeviceSynchronize", GR_UNSAFE_DEVICE_SYNC, NULL, NULL)))
         return e;
     uint64_t t0 = gr__tracing() ? gr__trace_clock() : 0;
@@ -147,7 +146,8 @@ static bool cpu_attribute(grDeviceAttr attr, int *value)
         *value = 1;
         return true;
     case grDevAttrMultiProcessorCount:
-        *value = (int)gr__worker_count();
+        /* The caller has started the CPU device: this cannot fail. */
+        (void)gr__device_processors("grDeviceGetAttribute", 0, value);
         return true;
     case grDevAttrConcurrentKernels:
     case grDevAttrMemoryPoolsSupported:
@@ -171,9 +171,9 @@ GR_API grError_t grGetDeviceProperties(grDeviceProp *prop, int device)
         return err;
     if (device != 0)
         return gr__devkind()->properties("grGetDeviceProperties", device, prop);
-    if (!gr__device_start())
-        return gr__fail(grErrorInitializationError,
-                        "grGetDeviceProperties: the graphrt runtime could not start");
+    grError_t started = gr__device_start_dev("grGetDeviceProperties", 0);
+    if (started != grSuccess)
+        return started;
     memset(prop, 0, sizeof *prop);
     cpu_name(prop->name, sizeof prop->name);
     prop->totalGlobalMem = physical_memory();
@@ -206,9 +206,9 @@ GR_API grError_t grDeviceGetAttribute(int *value, grDeviceAttr attr, int device)
         return err;
     if (device != 0)
         return gr__devkind()->attribute("grDeviceGetAttribute", device, attr, value);
-    if (!gr__device_start())
-        return gr__fail(grErrorInitializationError,
-                        "grDeviceGetAttribute: the graphrt runtime could not start");
+    grError_t started = gr__device_start_dev("grDeviceGetAttribute", 0);
+    if (started != grSuccess)
+        return started;
     if (cpu_attribute(attr, value))
         return grSuccess;
     return gr__fail(grErrorInvalidValue, "grDeviceGetAttribute: attribute %d is not a grDeviceAttr",

@@ -170,11 +170,8 @@ GR_API grError_t grInitDevice(int device, unsigned int deviceFlags, unsigned int
         return err;
     if (apply && device != 0)
         return gpu_refused(call, device, "cuDevicePrimaryCtxSetFlags");
-    if (device != 0)
-        return gr__devkind()->device_init(call, device);
-    if (!gr__device_start())
-        return gr__fail(grErrorInitializationError,
-                        "%s: the CPU device could not start its workers (out of memory or threads)", call);
+    if ((err = gr__device_start_dev(call, device)) != grSuccess || device != 0)
+        return err;
     if (apply) {
         pthread_mutex_lock(&cpu.lock);
         cpu.flags = deviceFlags;

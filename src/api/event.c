@@ -53,9 +53,9 @@ GR_API grError_t grEventCreateWithFlags(grEvent_t *event, unsigned int flags)
     int device = gr__device_current();
     if (device != 0)
         return gr__devkind()->event_create("grEventCreateWithFlags", device, flags, event);
-    if (!gr__device_start())
-        return gr__fail(grErrorInitializationError,
-                        "grEventCreateWithFlags: the graphrt runtime could not start");
+    grError_t started = gr__device_start_dev("grEventCreateWithFlags", 0);
+    if (started != grSuccess)
+        return started;
     e = gr__event_create(flags);
     if (!e)
         return gr__fail(grErrorMemoryAllocation, "grEventCreateWithFlags: out of memory");

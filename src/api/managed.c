@@ -158,7 +158,7 @@ GR_API grError_t grMemPrefetchAsync(const void *devPtr, size_t count, grMemLocat
         (err = hint_stream(call, stream, &s)) != grSuccess)
         return err;
     prefetch_args a = {devPtr, location};
-    return gr__stream_enqueue_call(call, s, prefetch_op, &a, sizeof a);
+    return gr__stream_call_dev(call, s, prefetch_op, &a, sizeof a);
 }
 
 /* The location index rules of a batch (grMemcpyBatchAsync's for its
@@ -234,7 +234,7 @@ static grError_t batch(const char *call, void **dptrs, size_t *sizes, size_t cou
             k++;
         prefetch_args a = {dptrs[i], locs[k]};
         /* Fails only on a capturing stream, refused above. */
-        if ((err = gr__stream_enqueue_call(call, s, prefetch_op, &a, sizeof a)) != grSuccess)
+        if ((err = gr__stream_call_dev(call, s, prefetch_op, &a, sizeof a)) != grSuccess)
             return err;
     }
     return grSuccess;

@@ -21,14 +21,6 @@
 
 #include <string.h>
 
-/* The stream op: runs the copied operation. */
-static void memop_op(void *data)
-{
-    grStreamBatchMemOpParams op;
-    memcpy(&op, data, sizeof op);
-    gr__memop_run(&op);
-}
-
 /* Queues or records count checked operations on stream s. A batch holding
  * a write is a launch for grDebugLaunchBlocking; one of waits only is not,
  * as an unmet wait must not block its caller (often the thread that will
@@ -51,25 +43,18 @@ static grError_t memops_enqueue(const char *call, gr_stream *s, unsigned count,
     for (unsigned i = 0; i < count; i++)
         writes = writes || (ops[i].operation != grStreamMemOpWaitValue32 &&
                             ops[i].operation != grStreamMemOpWaitValue64);
-    /* A GPU stream: the driver's batch, which checks that the GPU reaches
-     * the words (its memory, or host memory it maps). */
-    if (s->device != 0) {
-        err = gr__devkind()->stream_memops(call, s, count, ops);
-        return writes ? gr__launched(s, err) : err;
-    }
-    for (unsigned i = 0; i < count; i++)
+    /* A CPU stream's words are host memory; a GPU stream's batch is the
+     * driver's, which checks that the GPU reaches the words (its memory,
+     * or host memory it maps). */
+    for (unsigned i = 0; s->device == 0 && i < count; i++)
         if (ops[i].operation != grStreamMemOpBarrier && gr__api_gpu_of(ops[i].waitValue.address, NULL) != 0)
             return gr__fail(
                 grErrorNotSupported,
                 "%s: a CPU stream's memory operations run over host memory; the word %p (operation %u) "
                 "is a GPU's memory (queue the operations on a stream of that GPU)",
                 call, ops[i].waitValue.address, i);
-    /* gr__stream_enqueue_call fails only on a capturing stream, tested
-     * above: the batch is queued whole. */
-    for (unsigned i = 0; i < count; i++)
-        if ((err = gr__stream_enqueue_call(call, s, memop_op, &ops[i], sizeof ops[i])) != grSuccess)
-            return err;
-    return writes ? gr__launched(s, grSuccess) : grSuccess;
+    err = gr__stream_memops_dev(call, s, count, ops);
+    return writes ? gr__launched(s, err) : err;
 }
 
 static grError_t memop(const char *call, grStream_t stream, void *addr, uint64_t value, unsigned flags,

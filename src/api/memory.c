@@ -128,7 +128,7 @@ static grError_t free_tracked(const char *call, void *p, gr_mem_kind kind)
     /* As CUDA, freeing waits until no queued work can still touch the
      * block: the CPU device's streams may touch pinned and GPU memory too
      * (their copies reach a GPU through the driver). */
-    gr__device_sync_all();
+    gr__device_drain_dev(call, 0);
     gr__hostreg_forget(p); /* grHostAlloc's flags, grMallocManaged's mark */
     if (owner != GR_OWNER_CPU) {
         /* The driver's free waits for the device's work, as cudaFree. */
@@ -283,7 +283,7 @@ grError_t gr__api_copy_enqueue(const char *call, void *dst, const void *src, siz
     if (GR_UNLIKELY(device != 0))
         return gr__cross_copy_now(call, s, device, dst, src, 0, count);
     gr_mem_copy_args a = {.dst = dst, .src = src, .count = count, .kind = kind};
-    return gr__launched(s, gr__stream_enqueue_call(call, s, gr__mem_copy_op, &a, sizeof a));
+    return gr__launched(s, gr__stream_call_dev(call, s, gr__mem_copy_op, &a, sizeof a));
 }
 
 static grError_t set_enqueue(const char *call, void *dst, int value, size_t count, grStream_t stream,
@@ -311,7 +311,7 @@ static grError_t set_enqueue(const char *call, void *dst, int value, size_t coun
     if (GR_UNLIKELY(device != 0))
         return gr__cross_copy_now(call, s, device, dst, NULL, value, count);
     gr_mem_set_args a = {.dst = dst, .count = count, .value = (unsigned char)value};
-    return gr__launched(s, gr__stream_enqueue_call(call, s, gr__mem_set_op, &a, sizeof a));
+    return gr__launched(s, gr__stream_call_dev(call, s, gr__mem_set_op, &a, sizeof a));
 }
 
 /* The synchronous forms' wait: a sticky asynchronous error of the legacy

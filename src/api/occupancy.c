@@ -36,9 +36,7 @@ static grError_t check_cpu(const char *call)
                         "%s: the current device is %d, a GPU; graphrt answers this call for the CPU device "
                         "(0) only so far",
                         call, device);
-    if (!gr__device_start())
-        return gr__fail(grErrorInitializationError, "%s: the graphrt runtime could not start", call);
-    return grSuccess;
+    return gr__device_start_dev(call, 0);
 }
 
 /* Whether a block of 'threads' threads and 'smem' bytes of dynamic

@@ -189,5 +189,5 @@ GR_API grError_t grStreamAddCallback(grStream_t stream, grStreamCallback_t callb
             gr__free(rec);
         return gr__launched(s, e);
     }
-    return gr__launched(s, gr__stream_enqueue_call(call, s, callback_op, &cb, sizeof cb));
+    return gr__launched(s, gr__stream_call_dev(call, s, callback_op, &cb, sizeof cb));
 }

@@ -155,3 +155,31 @@ bool gr__device_exists(int device)
 {
     return device == 0 || (device > 0 && device <= gr__gpu_count());
 }
+
+grError_t gr__device_start_dev(const char *call, int device)
+{
+    if (device != 0)
+        return gr__devkind()->device_init(call, device);
+    if (GR_UNLIKELY(!gr__device_start()))
+        return gr__fail(grErrorInitializationError,
+                        "%s: the graphrt runtime could not start (out of memory or threads)", call);
+    return grSuccess;
+}
+
+void gr__device_drain_dev(const char *call, int device)
+{
+    if (device != 0)
+        (void)gr__devkind()->device_sync(call, device);
+    else
+        gr__device_sync_all();
+}
+
+grError_t gr__device_processors(const char *call, int device, int *out)
+{
+    if (device != 0)
+        return gr__devkind()->attribute(call, device, grDevAttrMultiProcessorCount, out);
+    grError_t err = gr__device_start_dev(call, 0);
+    if (err == grSuccess)
+        *out = (int)gr__worker_count();
+    return err;
+}

@@ -308,6 +308,61 @@ grError_t gr__event_sync_dev(const char *call, grEvent_t e);
  * asynchronous error as the device reports it. */
 grError_t gr__event_query_dev(const char *call, grEvent_t e);
 
+/* Starts 'device' on first use, without doing any work: the CPU's
+ * workers (0; grErrorInitializationError when out of memory or threads),
+ * a device's primary context (>= 1; the device's error). The detail names
+ * 'call'. */
+grError_t gr__device_start_dev(const char *call, int device);
+
+/* Waits for all the work of 'device' queued so far and reports nothing (a
+ * free's wait: an error stays for the next synchronisation). */
+void gr__device_drain_dev(const char *call, int device);
+
+/* grDevAttrMultiProcessorCount of 'device': the CPU's worker threads
+ * (starting it), a device's own answer. */
+grError_t gr__device_processors(const char *call, int device, int *out);
+
+/* The legacy (per_thread false) or the calling thread's per-thread
+ * default stream of 'device' (starting it). */
+grError_t gr__stream_default_dev(const char *call, int device, bool per_thread, gr_stream **out);
+
+/* ---- stream-ordered work and order on a stream of any device (s not
+ * capturing: the caller has diverted a capture) */
+
+/* Queues fn(copy of data) on s in stream order, size <= GR_OP_DATA_MAX:
+ * a CPU stream's op (gr__stream_enqueue_call), a device's host function.
+ * Fails only out of memory or with the device's error. */
+grError_t gr__stream_call_dev(const char *call, gr_stream *s, gr_op_fn fn, const void *data, size_t size);
+
+/* Queues count checked memory operations on s: the CPU's ops, one per
+ * operation (gr__memop_run), or the device's batch. */
+grError_t gr__stream_memops_dev(const char *call, gr_stream *s, unsigned count,
+                                const grStreamBatchMemOpParams *ops);
+
+/* Waits until s has completed its first 'seq' ops (a device's stream:
+ * all its work so far), reporting nothing. */
+void gr__stream_wait_seq_dev(gr_stream *s, uint64_t seq);
+
+/* How many of t's ops event waits queued on s make s's future work
+ * follow (gr__stream_known_by_waits); 0 where either is a device's, which
+ * keeps no record of its waits. */
+uint64_t gr__stream_known_by_waits_dev(gr_stream *s, gr_stream *t);
+
+/* Makes s's future work follow t's first 'seq' ops: a WAIT op on the CPU
+ * (false, queuing nothing, when out of memory); where either stream is a
+ * device's, the calling thread waits for them at the call. The pools'
+ * internal dependencies. */
+bool gr__stream_follow_dev(gr_stream *s, gr_stream *t, uint64_t seq);
+
+/* ---- executables */
+
+/* Launches (or with 'upload' uploads) e, checked by the caller, on s: the
+ * device's executable through the table when either is a device's, else
+ * the CPU's launch of the plan (gr__exec_launch; an upload has nothing to
+ * do). Called last on grGraphLaunch's path, after its one test of the
+ * device. */
+grError_t gr__exec_launch_dev(const char *call, grGraphExec_t e, gr_stream *s, bool upload);
+
 /* ---- across devices (cross_device.c, whose top comment is the table of
  * docs/devices.md) */
 

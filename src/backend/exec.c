@@ -6,6 +6,7 @@
  * executable's lock and bias).
  */
 #include "cpu/stream_int.h"
+#include "device.h"
 #include "plan.h"
 
 GR_NOINLINE void gr__exec_quiesce_slow(grGraphExec_t e)
@@ -130,4 +131,21 @@ void gr__exec_release(grGraphExec_t e)
             gr__stream_release(last);
         e->free_hook(e);
     }
+}
+
+/* Out of line, so that the CPU's path keeps no frame of its own and jumps
+ * straight to gr__exec_launch. */
+static GR_NOINLINE grError_t exec_launch_device(const char *call, grGraphExec_t e, gr_stream *s, bool upload)
+{
+    return gr__devkind()->exec_launch(call, e->gpu, s, upload);
+}
+
+grError_t gr__exec_launch_dev(const char *call, grGraphExec_t e, gr_stream *s, bool upload)
+{
+    if (GR_UNLIKELY(s->device != 0 || e->gpu != NULL))
+        return exec_launch_device(call, e, s, upload);
+    /* The CPU's executable is its plan, in host memory: nothing to upload. */
+    if (upload)
+        return grSuccess;
+    return gr__exec_launch(e, s);
 }

@@ -133,3 +133,96 @@ grError_t gr__stream_query_dev(const char *call, gr_stream *s)
     grError_t e = (grError_t)gr_load_relaxed(&s->sticky);
     return e ? gr__fail_again(e) : grSuccess;
 }
+
+grError_t gr__stream_default_dev(const char *call, int device, bool per_thread, gr_stream **out)
+{
+    if (device != 0)
+        return gr__devkind()->stream_default(call, device, per_thread, out);
+    return gr__cpu_stream_default(call, per_thread ? grStreamPerThread : grStreamLegacy, out);
+}
+
+/* A call queued on a device's stream: fn and its copied payload, run by
+ * the device's host function, which frees the box. */
+typedef struct call_box {
+    gr_op_fn fn;
+    _Alignas(16) unsigned char data[GR_OP_DATA_MAX];
+} call_box;
+
+static void call_box_run(void *arg)
+{
+    call_box *b = arg;
+    b->fn(b->data);
+    gr__free(b);
+}
+
+static GR_NOINLINE grError_t call_device(const char *call, gr_stream *s, gr_op_fn fn, const void *data,
+                                         size_t size)
+{
+    call_box *b = gr__aligned_alloc(_Alignof(call_box), sizeof *b);
+    if (!b)
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory queuing on stream %p", call, GR_PTR(s));
+    b->fn = fn;
+    memcpy(b->data, data, size);
+    grError_t err = gr__devkind()->host_func(call, s, call_box_run, b);
+    if (err != grSuccess)
+        gr__free(b);
+    return err;
+}
+
+grError_t gr__stream_call_dev(const char *call, gr_stream *s, gr_op_fn fn, const void *data, size_t size)
+{
+    /* The CPU's path keeps no frame: a jump to its enqueue. */
+    if (GR_LIKELY(s->device == 0))
+        return gr__stream_enqueue_call(call, s, fn, data, size);
+    return call_device(call, s, fn, data, size);
+}
+
+/* The stream op of one memory operation on the CPU. */
+static void memop_op(void *data)
+{
+    grStreamBatchMemOpParams op;
+    memcpy(&op, data, sizeof op);
+    gr__memop_run(&op);
+}
+
+grError_t gr__stream_memops_dev(const char *call, gr_stream *s, unsigned count,
+                                const grStreamBatchMemOpParams *ops)
+{
+    grError_t err;
+    if (s->device != 0)
+        return gr__devkind()->stream_memops(call, s, count, ops);
+    /* gr__stream_enqueue_call fails only on a capturing stream, which the
+     * caller has diverted: the batch is queued whole. */
+    for (unsigned i = 0; i < count; i++)
+        if ((err = gr__stream_enqueue_call(call, s, memop_op, &ops[i], sizeof ops[i])) != grSuccess)
+            return err;
+    return grSuccess;
+}
+
+void gr__stream_wait_seq_dev(gr_stream *s, uint64_t seq)
+{
+    /* A device's stream counts no ops: waiting for all its work so far
+     * covers its first seq. Its error stays for the next synchronisation. */
+    if (s->device != 0)
+        (void)gr__devkind()->stream_sync("a stream-ordered wait of a pool", s);
+    else
+        gr__stream_wait_for(s, seq);
+}
+
+uint64_t gr__stream_known_by_waits_dev(gr_stream *s, gr_stream *t)
+{
+    /* A device keeps no record of the waits queued on its streams. */
+    if (s->device != 0 || t->device != 0)
+        return 0;
+    return gr__stream_known_by_waits(s, t);
+}
+
+bool gr__stream_follow_dev(gr_stream *s, gr_stream *t, uint64_t seq)
+{
+    if (GR_LIKELY(s->device == 0 && t->device == 0))
+        return gr__stream_enqueue_wait(s, t, seq);
+    /* As every wait that meets a device (docs/devices.md): the calling
+     * thread waits at the call. */
+    gr__stream_wait_seq_dev(t, seq);
+    return true;
+}

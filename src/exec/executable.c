@@ -229,8 +229,9 @@ static grError_t instantiate_body(const char *call, grGraphExec_t *out, grGraph_
                         "%s: grGraphInstantiateFlagDeviceLaunch is not supported: graphrt launches graphs "
                         "from the host only (the CPU device has no device-side launch)",
                         call);
-    if (!gr__device_start())
-        return gr__fail(grErrorInitializationError, "%s: the graphrt runtime could not start", call);
+    grError_t started = gr__device_start_dev(call, 0);
+    if (started != grSuccess)
+        return started;
 
     e = gr__shell_alloc(&exec_shelf);
     if (!e)

@@ -86,7 +86,7 @@ static GR_NOINLINE grError_t launch_gpu(const char *call, grGraphExec_t e, grStr
     /* Graph memory's launch rule is the exec layer's, on every device. */
     if (!upload && (e->flags & GR_EXEC_GRAPHMEM) && (err = gr__graphmem_launch(e)))
         return err;
-    return gr__devkind()->exec_launch(call, e->gpu, s, upload);
+    return gr__exec_launch_dev(call, e, s, upload);
 }
 
 /* grGraphLaunch's last steps under a debug mode: the check of baked
@@ -99,7 +99,7 @@ static GR_NOINLINE grError_t launch_debug(grGraphExec_t e, gr_stream *s)
         return err;
     if (GR_UNLIKELY(e->flags & GR_EXEC_GRAPHMEM) && (err = gr__graphmem_launch(e)))
         return err;
-    return gr__launched(s, gr__exec_launch(e, s));
+    return gr__launched(s, gr__exec_launch_dev("grGraphLaunch", e, s, false));
 }
 
 GR_API grError_t grGraphLaunch(grGraphExec_t graphExec, grStream_t stream)
@@ -127,7 +127,7 @@ GR_API grError_t grGraphLaunch(grGraphExec_t graphExec, grStream_t stream)
         return launch_debug(graphExec, s);
     if (GR_UNLIKELY(graphExec->flags & GR_EXEC_GRAPHMEM) && (err = gr__graphmem_launch(graphExec)))
         return err;
-    return gr__exec_launch(graphExec, s);
+    return gr__exec_launch_dev("grGraphLaunch", graphExec, s, false);
 }
 
 GR_API grError_t grGraphUpload(grGraphExec_t graphExec, grStream_t stream)

@@ -191,7 +191,7 @@ void gr__exec_urefs_destroyed(grGraphExec_t e)
      * thread). Should queuing fail (out of memory), the executable's
      * free drops them. */
     gr_stream *s = gr_load_acquire(&e->last_stream);
-    if (s != NULL && gr__stream_enqueue_call("grGraphExecDestroy", s, drop_op, &r, sizeof r) == grSuccess)
+    if (s != NULL && gr__stream_call_dev("grGraphExecDestroy", s, drop_op, &r, sizeof r) == grSuccess)
         e->urefs = NULL;
 }
 

@@ -312,7 +312,7 @@ GR_API grError_t grMemPoolDestroy(grMemPool_t memPool)
         gr__spin_unlock(&memPool->lock);
         if (!s)
             break;
-        gr__stream_wait_for(s, seq);
+        gr__stream_wait_seq_dev(s, seq);
         gr__stream_release(s);
     }
     gr__pool_unref(memPool);

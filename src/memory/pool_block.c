@@ -333,7 +333,7 @@ static int reuse_mode(grMemPool_t pool, gr_pblock *b, gr_stream *s)
 {
     if (b->fs == NULL || b->fs == s)
         return 1;
-    if (gr_load_relaxed(&pool->reuse_follow) && gr__stream_known_by_waits(s, b->fs) >= b->fseq)
+    if (gr_load_relaxed(&pool->reuse_follow) && gr__stream_known_by_waits_dev(s, b->fs) >= b->fseq)
         return 1;
     if (gr_load_relaxed(&pool->reuse_opportunistic) && gr__stream_reached(b->fs, b->fseq))
         return 1;
@@ -411,7 +411,7 @@ GR_NOINLINE grError_t gr__pool_alloc_slow(const char *call, grMemPool_t pool, vo
     } else if (GR_UNLIKELY(b->fs != s && b->fs != NULL)) {
         /* From another stream: s's work must follow that free. The block's
          * reference on fs keeps it alive until the WAIT op holds its own. */
-        if (wait && !gr__stream_enqueue_wait(s, b->fs, b->fseq)) {
+        if (wait && !gr__stream_follow_dev(s, b->fs, b->fseq)) {
             gr__spin_lock(&pool->lock);
             gr_store_relaxed(&b->state, BLOCK_FREE);
             gr__pcache_used_add_locked(pool, -(int64_t)b->size);
@@ -511,7 +511,7 @@ static grError_t free_malloc_ordered(const char *call, void *p, gr_stream *s)
                         "%s: pointer %p was freed by another thread during this call; free each allocation "
                         "once",
                         call, p);
-    grError_t err = gr__stream_enqueue_call(call, s, free_block_op, &p, sizeof p);
+    grError_t err = gr__stream_call_dev(call, s, free_block_op, &p, sizeof p);
     if (err)
         (void)gr__mem_track(p, size, GR_MEM_DEVICE); /* as it was (only a capturing stream refuses) */
     else
@@ -584,7 +584,7 @@ GR_NOINLINE grError_t gr__pool_free_slow(const char *call, void *p, gr_stream *s
         gr__spin_unlock(&pool->lock);
         if (shard)
             gr__spin_unlock(shard);
-        grError_t err = gr__stream_enqueue_call(call, s, release_op, &b, sizeof b);
+        grError_t err = gr__stream_call_dev(call, s, release_op, &b, sizeof b);
         if (err) {
             /* Nothing queued: the block (and its pool reference) is still
              * the caller's. */
@@ -624,7 +624,7 @@ GR_NOINLINE grError_t gr__pool_free_slow(const char *call, void *p, gr_stream *s
 #if GR_ASAN
     if (!reached) {
         poison_args a = {p, gen};
-        (void)gr__stream_enqueue_call(call, s, poison_op, &a, sizeof a);
+        (void)gr__stream_call_dev(call, s, poison_op, &a, sizeof a);
     }
 #endif
     return grSuccess;
@@ -636,10 +636,10 @@ grError_t gr__pool_free_sync(const char *call, void *p)
     if (!gr__pool_owns(p))
         return refuse_free(call, p, false);
     /* As CUDA: freeing waits until no queued work can still touch it. */
-    gr__device_sync_all();
-    gr_stream *legacy = gr__stream_legacy();
-    if (!legacy)
-        return gr__fail(grErrorInitializationError, "%s: the graphrt runtime could not start", call);
+    gr__device_drain_dev(call, 0);
+    gr_stream *legacy;
+    if ((err = gr__stream_default_dev(call, 0, false, &legacy)) != grSuccess)
+        return err;
     if ((err = pool_free(call, p, legacy, false)) != grSuccess)
         return err;
     gr__pool_on_sync();

@@ -20,6 +20,8 @@
  */
 #include "file_int.h"
 
+#include "../../backend/device.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -422,7 +424,7 @@ static grError_t decl_event(loader *ld, char **tok, size_t ntok)
                      "event e%zu has flags '%.20s'; flags are a sum of grEventBlockingSync (%u) and "
                      "grEventDisableTiming (%u)",
                      id, tok[2], (unsigned)grEventBlockingSync, (unsigned)grEventDisableTiming);
-    if (!gr__device_start())
+    if (gr__device_start_dev("grGraphLoadFromFile", 0) != grSuccess)
         return lfail(ld, grErrorInitializationError, "the graphrt runtime could not start");
     grEvent_t e = gr__event_create((unsigned)flags);
     if (!e || !gr__file_res_add_event(ld->res, e)) {
