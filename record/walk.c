@@ -705,9 +705,12 @@ void rec_walk_request(CUgraph g, CUcontext ctx, const char *why, uint32_t x)
     else
         qhead = r;
     qtail = r;
+    /* Once the lock is let go the helper may walk and free r: its number
+     * is read before. */
+    uint32_t w = r->w;
     pthread_cond_broadcast(&qcond);
     pthread_mutex_unlock(&qlock);
-    rec_logf("walk-queued w=%u g=%u why=%s x=%u t=%u\n", r->w, rec_graph_id(g), why, x, rec_tid());
+    rec_logf("walk-queued w=%u g=%u why=%s x=%u t=%u\n", w, rec_graph_id(g), why, x, rec_tid());
 }
 
 void rec_walk_flush(void)
