@@ -36,11 +36,82 @@ static struct grGraphNode_st *image(struct grGraphNode_st **map, size_t n, bool 
     return map[lo];
 }
 
+/* Copies src's nodes into c in creation order, without edges, recording
+ * each copy in map[i] and the original in its scratch (for
+ * link_clone_edges). Returns false on failure: *err is grSuccess when it
+ * ran out of memory (the caller reports it) or the error a params copy
+ * already reported. Each node is linked before anything can fail, so a
+ * failure leaves all of them to gr__graph_free. */
+static bool clone_nodes(grGraph_t c, grGraph_t src, struct grGraphNode_st **map, grError_t *err)
+{
+    struct grGraphNode_st *sn, *cn;
+    size_t i;
+    *err = grSuccess;
+    for (sn = src->first, i = 0; sn != NULL; sn = sn->next, i++) {
+        cn = gr__graph_node_new(c, sn->ndeps);
+        if (cn == NULL)
+            return false;
+        /* Linked right away, with no edges yet, so that a failure below
+         * leaves it to gr__graph_free like the nodes before it. */
+        cn->type = grGraphNodeTypeEmpty;
+        cn->prev = c->last;
+        if (c->last)
+            c->last->next = cn;
+        else
+            c->first = cn;
+        c->last = cn;
+        c->nnodes++;
+        if (!gr__node_reserve_edges(cn, sn->ndeps, sn->nsuccs))
+            return false;
+        if ((*err = gr__node_params_copy(sn->type, &cn->p, &sn->p)) != grSuccess)
+            return false;
+        if (sn->kattrs && !gr__node_attrs_copy(cn, sn))
+            return false;
+        cn->magic = GR_MAGIC_NODE;
+        cn->type = sn->type;
+        c->nmemops += cn->type == grGraphNodeTypeBatchMemOp;
+        cn->seq = sn->seq;
+        cn->sink_seq = sn->sink_seq;
+        cn->scratch = (uint64_t)(uintptr_t)sn; /* this walk's: the original */
+        if (cn->type == grGraphNodeTypeGraph)
+            cn->p.child->owner = cn;
+        map[i] = cn;
+    }
+    return true;
+}
+
+/* Gives the n copies in map the original's edges and edge notes, mapped
+ * through image(). Returns false when the notes' array cannot grow. */
+static bool link_clone_edges(grGraph_t c, grGraph_t src, struct grGraphNode_st **map, size_t n, bool dense)
+{
+    struct grGraphNode_st *sn, *cn;
+    size_t i, j;
+    for (i = 0; i < n; i++) {
+        sn = (struct grGraphNode_st *)(uintptr_t)map[i]->scratch;
+        cn = map[i];
+        for (j = 0; j < sn->ndeps; j++)
+            cn->deps[j] = image(map, n, dense, sn->deps[j]->seq);
+        for (j = 0; j < sn->nsuccs; j++)
+            cn->succs[j] = image(map, n, dense, sn->succs[j]->seq);
+        cn->ndeps = sn->ndeps;
+        cn->nsuccs = sn->nsuccs;
+    }
+    c->nedges = src->nedges;
+    if (src->nnotes) {
+        if (!gr__edge_notes_reserve(c, src->nnotes))
+            return false;
+        for (i = 0; i < src->nnotes; i++)
+            gr__edge_note_add(c, image(map, n, dense, src->notes[i].from->seq),
+                              image(map, n, dense, src->notes[i].to->seq), &src->notes[i].data);
+    }
+    return true;
+}
+
 grError_t gr__graph_clone(grGraph_t src, grGraph_t *out)
 {
     grGraph_t c;
-    struct grGraphNode_st **map, *sn, *cn;
-    size_t i, j, n = src->nnodes;
+    struct grGraphNode_st **map;
+    size_t n = src->nnodes;
     grError_t err;
     /* seq grows strictly along the list from 0 up, so n nodes whose last
      * seq is n - 1 hold exactly the seqs 0..n-1. */
@@ -66,57 +137,15 @@ grError_t gr__graph_clone(grGraph_t src, grGraph_t *out)
     c->sink_clock = src->sink_clock; /* sinks in the original's order */
     /* One slab chunk for the whole clone when it fits one. */
     c->slab_next = n;
-    for (sn = src->first, i = 0; sn != NULL; sn = sn->next, i++) {
-        cn = gr__graph_node_new(c, sn->ndeps);
-        if (cn == NULL)
+    if (!clone_nodes(c, src, map, &err)) {
+        if (err == grSuccess)
             goto oom;
-        /* Linked right away, with no edges yet, so that a failure below
-         * leaves it to gr__graph_free like the nodes before it. */
-        cn->type = grGraphNodeTypeEmpty;
-        cn->prev = c->last;
-        if (c->last)
-            c->last->next = cn;
-        else
-            c->first = cn;
-        c->last = cn;
-        c->nnodes++;
-        if (!gr__node_reserve_edges(cn, sn->ndeps, sn->nsuccs))
-            goto oom;
-        if ((err = gr__node_params_copy(sn->type, &cn->p, &sn->p)) != grSuccess) {
-            gr__graph_free(c);
-            gr__free(map);
-            return err;
-        }
-        if (sn->kattrs && !gr__node_attrs_copy(cn, sn))
-            goto oom;
-        cn->magic = GR_MAGIC_NODE;
-        cn->type = sn->type;
-        c->nmemops += cn->type == grGraphNodeTypeBatchMemOp;
-        cn->seq = sn->seq;
-        cn->sink_seq = sn->sink_seq;
-        cn->scratch = (uint64_t)(uintptr_t)sn; /* this walk's: the original */
-        if (cn->type == grGraphNodeTypeGraph)
-            cn->p.child->owner = cn;
-        map[i] = cn;
+        gr__graph_free(c);
+        gr__free(map);
+        return err;
     }
-    for (i = 0; i < n; i++) {
-        sn = (struct grGraphNode_st *)(uintptr_t)map[i]->scratch;
-        cn = map[i];
-        for (j = 0; j < sn->ndeps; j++)
-            cn->deps[j] = image(map, n, dense, sn->deps[j]->seq);
-        for (j = 0; j < sn->nsuccs; j++)
-            cn->succs[j] = image(map, n, dense, sn->succs[j]->seq);
-        cn->ndeps = sn->ndeps;
-        cn->nsuccs = sn->nsuccs;
-    }
-    c->nedges = src->nedges;
-    if (src->nnotes) {
-        if (!gr__edge_notes_reserve(c, src->nnotes))
-            goto oom;
-        for (i = 0; i < src->nnotes; i++)
-            gr__edge_note_add(c, image(map, n, dense, src->notes[i].from->seq),
-                              image(map, n, dense, src->notes[i].to->seq), &src->notes[i].data);
-    }
+    if (!link_clone_edges(c, src, map, n, dense))
+        goto oom;
     gr__free(map);
     *out = c;
     return grSuccess;
