@@ -151,14 +151,98 @@ static void unlink_last(const grGraphNode_t *from, const grGraphNode_t *to, size
     }
 }
 
+/* Grows each node's successor (then dependency) array once for the n new
+ * edges, counting in 'scratch'; false when out of memory (the arrays
+ * grown so far only have room to spare). */
+static bool reserve_new_edges(const grGraphNode_t *from, const grGraphNode_t *to, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        from[i]->scratch = 0;
+    for (i = 0; i < n; i++)
+        from[i]->scratch++;
+    for (i = 0; i < n; i++) {
+        if (from[i]->scratch != 0 && !gr__node_reserve_edges(from[i], 0, (size_t)from[i]->scratch))
+            return false;
+        from[i]->scratch = 0;
+    }
+    for (i = 0; i < n; i++)
+        to[i]->scratch = 0;
+    for (i = 0; i < n; i++)
+        to[i]->scratch++;
+    for (i = 0; i < n; i++) {
+        if (to[i]->scratch != 0 && !gr__node_reserve_edges(to[i], (size_t)to[i]->scratch, 0))
+            return false;
+        to[i]->scratch = 0;
+    }
+    return true;
+}
+
+static grError_t add_edges_oom(const char *call, size_t n)
+{
+    return gr__fail(grErrorMemoryAllocation, "%s: out of memory adding %zu edges; nothing was added", call,
+                    n);
+}
+
+/* Appends the n edges (arrays reserved), refusing a duplicate or one that
+ * would close a cycle; on refusal the edges appended so far come off
+ * again, so the graph is as before. */
+static grError_t link_new_edges(const char *call, grGraph_t graph, const grGraphNode_t *from,
+                                const grGraphNode_t *to, size_t n)
+{
+    size_t i, j;
+    bfs b = {NULL, NULL};
+    char cycle[640];
+    for (i = 0; i < n; i++) {
+        if (edge_exists(from[i], to[i])) {
+            for (j = 0; j < i; j++)
+                if (from[j] == from[i] && to[j] == to[i])
+                    break;
+            unlink_last(from, to, i);
+            gr__free(b.queue);
+            gr__free(b.parent);
+            if (j < i)
+                return gr__fail(grErrorInvalidValue,
+                                "%s: edges %zu and %zu are both %s -> %s; list each edge once", call, j, i,
+                                gr__node_label(from[i]), gr__node_label(to[i]));
+            return gr__fail(grErrorInvalidValue, "%s: edge %zu (%s -> %s) already exists; nothing was added",
+                            call, i, gr__node_label(from[i]), gr__node_label(to[i]));
+        }
+        if (from[i]->ndeps > 0 && to[i]->nsuccs > 0) {
+            if (b.queue == NULL) {
+                b.queue = gr__malloc(graph->nnodes * sizeof *b.queue);
+                b.parent = gr__malloc(graph->nnodes * sizeof *b.parent);
+                if (b.queue == NULL || b.parent == NULL) {
+                    unlink_last(from, to, i);
+                    gr__free(b.queue);
+                    gr__free(b.parent);
+                    return add_edges_oom(call, n);
+                }
+            }
+            if (reaches(graph, &b, to[i], from[i], cycle, sizeof cycle)) {
+                unlink_last(from, to, i);
+                gr__free(b.queue);
+                gr__free(b.parent);
+                return gr__fail(grErrorInvalidValue,
+                                "%s: edge %zu (%s -> %s) would close the cycle %s; a graph must stay "
+                                "acyclic, so drop this edge or one on that path (nothing was added)",
+                                call, i, gr__node_label(from[i]), gr__node_label(to[i]), cycle);
+            }
+        }
+        from[i]->succs[from[i]->nsuccs++] = to[i];
+        to[i]->deps[to[i]->ndeps++] = from[i];
+    }
+    gr__free(b.queue);
+    gr__free(b.parent);
+    return grSuccess;
+}
+
 GR_API grError_t grGraphAddDependencies(grGraph_t graph, const grGraphNode_t *from, const grGraphNode_t *to,
                                         const grGraphEdgeData *edgeData, size_t numDependencies)
 {
     static const char call[] = "grGraphAddDependencies";
     grError_t err;
-    size_t i, j, n = numDependencies, nnotes = 0;
-    bfs b = {NULL, NULL};
-    char cycle[640];
+    size_t i, n = numDependencies, nnotes = 0;
     if ((err = gr__graph_check(call, graph)) != grSuccess)
         return err;
     if (n == 0)
@@ -181,79 +265,17 @@ GR_API grError_t grGraphAddDependencies(grGraph_t graph, const grGraphNode_t *fr
             nnotes += !gr__edge_data_is_default(&edgeData[i]);
         }
         if (nnotes && !gr__edge_notes_reserve(graph, nnotes))
-            goto oom;
+            return add_edges_oom(call, n);
     }
-
-    /* Reserve: count each node's new successors (then dependencies) in
-     * 'scratch' and grow its array once. */
-    for (i = 0; i < n; i++)
-        from[i]->scratch = 0;
-    for (i = 0; i < n; i++)
-        from[i]->scratch++;
-    for (i = 0; i < n; i++) {
-        if (from[i]->scratch != 0 && !gr__node_reserve_edges(from[i], 0, (size_t)from[i]->scratch))
-            goto oom;
-        from[i]->scratch = 0;
-    }
-    for (i = 0; i < n; i++)
-        to[i]->scratch = 0;
-    for (i = 0; i < n; i++)
-        to[i]->scratch++;
-    for (i = 0; i < n; i++) {
-        if (to[i]->scratch != 0 && !gr__node_reserve_edges(to[i], (size_t)to[i]->scratch, 0))
-            goto oom;
-        to[i]->scratch = 0;
-    }
-
-    for (i = 0; i < n; i++) {
-        if (edge_exists(from[i], to[i])) {
-            for (j = 0; j < i; j++)
-                if (from[j] == from[i] && to[j] == to[i])
-                    break;
-            unlink_last(from, to, i);
-            gr__free(b.queue);
-            gr__free(b.parent);
-            if (j < i)
-                return gr__fail(grErrorInvalidValue,
-                                "%s: edges %zu and %zu are both %s -> %s; list each edge once", call, j, i,
-                                gr__node_label(from[i]), gr__node_label(to[i]));
-            return gr__fail(grErrorInvalidValue, "%s: edge %zu (%s -> %s) already exists; nothing was added",
-                            call, i, gr__node_label(from[i]), gr__node_label(to[i]));
-        }
-        if (from[i]->ndeps > 0 && to[i]->nsuccs > 0) {
-            if (b.queue == NULL) {
-                b.queue = gr__malloc(graph->nnodes * sizeof *b.queue);
-                b.parent = gr__malloc(graph->nnodes * sizeof *b.parent);
-                if (b.queue == NULL || b.parent == NULL) {
-                    unlink_last(from, to, i);
-                    goto oom;
-                }
-            }
-            if (reaches(graph, &b, to[i], from[i], cycle, sizeof cycle)) {
-                unlink_last(from, to, i);
-                gr__free(b.queue);
-                gr__free(b.parent);
-                return gr__fail(grErrorInvalidValue,
-                                "%s: edge %zu (%s -> %s) would close the cycle %s; a graph must stay "
-                                "acyclic, so drop this edge or one on that path (nothing was added)",
-                                call, i, gr__node_label(from[i]), gr__node_label(to[i]), cycle);
-            }
-        }
-        from[i]->succs[from[i]->nsuccs++] = to[i];
-        to[i]->deps[to[i]->ndeps++] = from[i];
-    }
+    if (!reserve_new_edges(from, to, n))
+        return add_edges_oom(call, n);
+    if ((err = link_new_edges(call, graph, from, to, n)) != grSuccess)
+        return err;
     graph->nedges += n;
     for (i = 0; nnotes && i < n; i++)
         gr__edge_note_add(graph, from[i], to[i], &edgeData[i]);
-    gr__free(b.queue);
-    gr__free(b.parent);
     gr__graph_assert_valid(graph);
     return grSuccess;
-oom:
-    gr__free(b.queue);
-    gr__free(b.parent);
-    return gr__fail(grErrorMemoryAllocation, "%s: out of memory adding %zu edges; nothing was added", call,
-                    n);
 }
 
 /* An edge of a RemoveDependencies call, sortable to find duplicates. */
