@@ -154,6 +154,34 @@ static grError_t check_capture_edge_data(const char *call, const grGraphNode_t *
 
 /* ------------------------------------------------------------------ begin */
 
+/* Checks 'graph' as the target of a capture begun into it, with the
+ * dependencies the capture starts from. */
+static grError_t check_into_graph(const char *call, grGraph_t graph, const grGraphNode_t *deps,
+                                  const grGraphEdgeData *data, size_t ndeps)
+{
+    grError_t err;
+    if ((err = gr__graph_check(call, graph)))
+        return err;
+    /* A conditional node's body may be captured into, as in CUDA. */
+    if (graph->owner && graph->owner->type != grGraphNodeTypeConditional)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: graph %p belongs to a child-graph node; capture into a top-level graph "
+                        "or a conditional node's body",
+                        call, GR_PTR(graph));
+    if ((err = gr__graph_check_deps(call, graph, deps, ndeps)))
+        return err;
+    if ((err = check_capture_edge_data(call, deps, data, ndeps)))
+        return err;
+    if (graph->capture)
+        return gr__fail(grErrorIllegalState,
+                        "%s: graph %p is being built by another stream capture already; end that capture "
+                        "first (one capture at a time may build into a graph)",
+                        call, GR_PTR(graph));
+    if (ndeps > UINT32_MAX)
+        return gr__fail(grErrorInvalidValue, "%s: numDependencies %zu is too large", call, ndeps);
+    return grSuccess;
+}
+
 /* Begins a capture on 'stream' into a new graph (graph NULL) or into
  * 'graph'; a re-capture of 'graph' when recap is given (taken on success,
  * the caller's to free on failure). */
@@ -176,27 +204,8 @@ static grError_t begin(const char *call, grStream_t stream, grGraph_t graph, con
             "%s: the legacy default stream (NULL or grStreamLegacy) cannot be captured; capture a "
             "stream made with grStreamCreate (or grStreamPerThread)",
             call);
-    if (graph) {
-        if ((err = gr__graph_check(call, graph)))
-            return err;
-        /* A conditional node's body may be captured into, as in CUDA. */
-        if (graph->owner && graph->owner->type != grGraphNodeTypeConditional)
-            return gr__fail(grErrorInvalidValue,
-                            "%s: graph %p belongs to a child-graph node; capture into a top-level graph "
-                            "or a conditional node's body",
-                            call, GR_PTR(graph));
-        if ((err = gr__graph_check_deps(call, graph, deps, ndeps)))
-            return err;
-        if ((err = check_capture_edge_data(call, deps, data, ndeps)))
-            return err;
-        if (graph->capture)
-            return gr__fail(grErrorIllegalState,
-                            "%s: graph %p is being built by another stream capture already; end that capture "
-                            "first (one capture at a time may build into a graph)",
-                            call, GR_PTR(graph));
-        if (ndeps > UINT32_MAX)
-            return gr__fail(grErrorInvalidValue, "%s: numDependencies %zu is too large", call, ndeps);
-    }
+    if (graph && (err = check_into_graph(call, graph, deps, data, ndeps)))
+        return err;
     void *cur = gr_load_acquire(&s->capture);
     if (cur) {
         char d[192];
@@ -396,6 +405,44 @@ static void finish(gr_capture *c, bool keep)
     gr__free(c);
 }
 
+/* grStreamEndCapture called by a thread other than the one that began c,
+ * in a mode that forbids it: c ends without a graph. d describes c. */
+static grError_t end_wrong_thread(gr_capture *c, const char *d, grGraph_t *pGraph)
+{
+    uint64_t me = gr__capture_thread_no();
+    const char *mode = gr__capture_mode_name(c->mode); /* c is freed by finish */
+    finish(c, false);
+    if (pGraph)
+        *pGraph = NULL;
+    return gr__fail(grErrorStreamCaptureWrongThread,
+                    "grStreamEndCapture: thread #%llu ended %s; the capture's %s mode means it must be ended "
+                    "by the thread that began it (begin it in relaxed mode to hand it over); the capture has "
+                    "ended without a graph",
+                    (unsigned long long)me, d, mode);
+}
+
+/* grStreamEndCapture on origin s while a joined stream has work s never
+ * waited for: names the first such stream, and c ends without a graph.
+ * d describes c. */
+static grError_t end_unjoined(gr_capture *c, gr_stream *s, const char *d, grGraph_t *pGraph)
+{
+    char msg[1024], sid[48];
+    gr_stream *u = NULL;
+    for (uint32_t i = 1; i < c->nmembers && !u; i++)
+        if (c->members[i].deps.n)
+            u = c->members[i].s;
+    gr__capture_stream_id(s, sid, sizeof sid); /* named in full in d, as the origin */
+    snprintf(msg, sizeof msg,
+             "grStreamEndCapture: %s joined %s and has work that %s never waited for; record an event on "
+             "it after its last work and grStreamWaitEvent on that event from %s before ending; the "
+             "capture has ended without a graph",
+             GR_STREAM_NAME(u), d, sid, sid);
+    finish(c, false);
+    if (pGraph)
+        *pGraph = NULL;
+    return gr__fail(grErrorStreamCaptureUnjoined, "%s", msg);
+}
+
 GR_API grError_t grStreamEndCapture(grStream_t stream, grGraph_t *pGraph)
 {
     static const char call[] = "grStreamEndCapture";
@@ -428,19 +475,8 @@ GR_API grError_t grStreamEndCapture(grStream_t stream, grGraph_t *pGraph)
         gr__capture_invalidate(c, grErrorStreamCaptureUnmatched, msg);
         return grErrorStreamCaptureUnmatched;
     }
-    if (c->mode != grStreamCaptureModeRelaxed && c->thread != gr__capture_thread_no()) {
-        uint64_t me = gr__capture_thread_no();
-        const char *mode = gr__capture_mode_name(c->mode); /* c is freed by finish */
-        finish(c, false);
-        if (pGraph)
-            *pGraph = NULL;
-        return gr__fail(
-            grErrorStreamCaptureWrongThread,
-            "grStreamEndCapture: thread #%llu ended %s; the capture's %s mode means it must be ended "
-            "by the thread that began it (begin it in relaxed mode to hand it over); the capture has "
-            "ended without a graph",
-            (unsigned long long)me, d, mode);
-    }
+    if (c->mode != grStreamCaptureModeRelaxed && c->thread != gr__capture_thread_no())
+        return end_wrong_thread(c, d, pGraph);
     if (gr_load_acquire(&c->status) == grStreamCaptureStatusInvalidated) {
         snprintf(
             msg, sizeof msg,
@@ -456,21 +492,7 @@ GR_API grError_t grStreamEndCapture(grStream_t stream, grGraph_t *pGraph)
     if (!joined(c, &oom)) {
         if (oom)
             return gr__fail(grErrorMemoryAllocation, "grStreamEndCapture: out of memory checking %s", d);
-        gr_stream *u = NULL;
-        for (uint32_t i = 1; i < c->nmembers && !u; i++)
-            if (c->members[i].deps.n)
-                u = c->members[i].s;
-        char sid[48];
-        gr__capture_stream_id(s, sid, sizeof sid); /* named in full in d, as the origin */
-        snprintf(msg, sizeof msg,
-                 "grStreamEndCapture: %s joined %s and has work that %s never waited for; record an event on "
-                 "it after its last work and grStreamWaitEvent on that event from %s before ending; the "
-                 "capture has ended without a graph",
-                 GR_STREAM_NAME(u), d, sid, sid);
-        finish(c, false);
-        if (pGraph)
-            *pGraph = NULL;
-        return gr__fail(grErrorStreamCaptureUnjoined, "%s", msg);
+        return end_unjoined(c, s, d, pGraph);
     }
     if (GR_UNLIKELY(c->recap != NULL) && !gr__recapture_complete(c, msg, sizeof msg)) {
         char full[1536];
