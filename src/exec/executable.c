@@ -199,10 +199,10 @@ static grError_t instantiate(const char *call, grGraphExec_t *out, grGraph_t g, 
     return instantiate_report(call, out, g, flags, NULL, NULL);
 }
 
-static grError_t instantiate_body(const char *call, grGraphExec_t *out, grGraph_t g, unsigned long long flags,
-                                  const struct grGraphNode_st **err_node)
+/* The arguments of an instantiation, checked before anything is built. */
+static grError_t check_instantiate(const char *call, grGraphExec_t *out, grGraph_t g,
+                                   unsigned long long flags)
 {
-    struct grGraphExec_st *e;
     grError_t err;
     if (!out)
         return gr__fail(grErrorInvalidValue, "%s: 'pGraphExec' (the output pointer) is NULL", call);
@@ -229,6 +229,58 @@ static grError_t instantiate_body(const char *call, grGraphExec_t *out, grGraph_
                         "%s: grGraphInstantiateFlagDeviceLaunch is not supported: graphrt launches graphs "
                         "from the host only (the CPU device has no device-side launch)",
                         call);
+    return grSuccess;
+}
+
+/* The checks and lowerings once e's plan is built from g without error:
+ * ranges, conditionals, the device's limits, graph memory, the GPU
+ * lowering and the user objects, in that order; stops at the first
+ * error. */
+static grError_t compile_plan(const char *call, struct grGraphExec_st *e, grGraph_t g,
+                              unsigned long long flags, const gr_plan_facts *facts)
+{
+    gr_plan *p = &e->plan;
+    grError_t err = grSuccess;
+    /* The ranges were checked when the nodes got them; allocations may
+     * have come and gone since. */
+    if (p->nranged)
+        err = gr__exec_check_ranges(call, e, false);
+    if (!err && GR_UNLIKELY(facts->ncond || g->cond_slots != NULL || g->owner != NULL))
+        err = gr__exec_cond_check_graph(call, g);
+    if (!err && facts->ncond)
+        err = gr__exec_cond_instantiate(call, p);
+    if (!err && facts->nmemop && gr__device_current() != 0)
+        err = gr__fail(grErrorNotSupported,
+                       "%s: the graph has batch memory operation nodes, which run on the CPU device only "
+                       "(graphrt does not lower them to a GPU's graph yet)",
+                       call);
+    /* On a GPU the plan is the input of the lowering (the exec layer's
+     * node table and checks stay the same on every device). */
+    int device = gr__device_current();
+    if (!err)
+        err = gr__exec_check_plan_devmem(call, p, device);
+    if (!err && device == 0 && facts->ncoop)
+        err = check_coop(call, p);
+    /* Graph memory is mapped before the lowering: the driver takes the
+     * address of memory it does not know for host memory. */
+    if (!err)
+        err = gr__devupd_instantiate(call, e, g, device);
+    if (!err)
+        err = gr__graphmem_instantiate(call, e, g, device);
+    if (!err && device != 0)
+        err = gr__devkind()->exec_lower(call, p, device, flags, &e->gpu);
+    if (!err)
+        err = gr__exec_urefs_build(call, g, NULL, &e->urefs);
+    return err;
+}
+
+static grError_t instantiate_body(const char *call, grGraphExec_t *out, grGraph_t g, unsigned long long flags,
+                                  const struct grGraphNode_st **err_node)
+{
+    struct grGraphExec_st *e;
+    grError_t err;
+    if ((err = check_instantiate(call, out, g, flags)))
+        return err;
     grError_t started = gr__device_start_dev(call, 0);
     if (started != grSuccess)
         return started;
@@ -245,36 +297,8 @@ static grError_t instantiate_body(const char *call, grGraphExec_t *out, grGraph_
         exec_free(e);
         return err;
     }
-    /* The ranges were checked when the nodes got them; allocations may
-     * have come and gone since. */
-    if (!err && p->nranged)
-        err = gr__exec_check_ranges(call, e, false);
-    if (!err && GR_UNLIKELY(facts.ncond || g->cond_slots != NULL || g->owner != NULL))
-        err = gr__exec_cond_check_graph(call, g);
-    if (!err && facts.ncond)
-        err = gr__exec_cond_instantiate(call, p);
-    if (!err && facts.nmemop && gr__device_current() != 0)
-        err = gr__fail(grErrorNotSupported,
-                       "%s: the graph has batch memory operation nodes, which run on the CPU device only "
-                       "(graphrt does not lower them to a GPU's graph yet)",
-                       call);
-    /* On a GPU the plan is the input of the lowering (the exec layer's
-     * node table and checks stay the same on every device). */
-    int device = gr__device_current();
     if (!err)
-        err = gr__exec_check_plan_devmem(call, p, device);
-    if (!err && device == 0 && facts.ncoop)
-        err = check_coop(call, p);
-    /* Graph memory is mapped before the lowering: the driver takes the
-     * address of memory it does not know for host memory. */
-    if (!err)
-        err = gr__devupd_instantiate(call, e, g, device);
-    if (!err)
-        err = gr__graphmem_instantiate(call, e, g, device);
-    if (!err && device != 0)
-        err = gr__devkind()->exec_lower(call, p, device, flags, &e->gpu);
-    if (!err)
-        err = gr__exec_urefs_build(call, g, NULL, &e->urefs);
+        err = compile_plan(call, e, g, flags, &facts);
     e->baked_gen = gr__exec_graph_born(g);
     e->uid = gr__graph_uid_next();
     e->src_uid = g->uid;
