@@ -237,44 +237,16 @@ static grError_t map_cpu(const char *call, gr_gexec *x, const size_t *offs, size
     return grSuccess;
 }
 
-/* Builds and maps the record of g's allocations for 'device', attached
- * to no executable yet: refuses what CUDA refuses (allocations another
- * executable maps, allocations of another device). 'inst': for an
- * instantiation, whose fault report names the node. *out is NULL when g
- * has no memory node. */
-static grError_t gexec_build(const char *call, grGraph_t g, int device, bool inst, gr_gexec **out)
+/* Claims for x each allocation of g's alloc nodes (order: g's nodes in
+ * topological order), into x->own in that order; refuses an allocation
+ * another live executable maps. */
+static grError_t claim_allocations(const char *call, grGraph_t g, bool inst,
+                                   struct grGraphNode_st *const *order, gr_gexec *x)
 {
-    size_t nalloc = 0, nfree = 0;
-    *out = NULL;
-    if (g->nmemnodes == 0)
-        return grSuccess; /* no walk of the graph for the usual case */
-    for (struct grGraphNode_st *n = g->first; n; n = n->next) {
-        nalloc += n->type == grGraphNodeTypeMemAlloc;
-        nfree += n->type == grGraphNodeTypeMemFree;
-    }
-    if (nalloc + nfree == 0)
-        return grSuccess;
-    struct grGraphNode_st **order = malloc(g->nnodes * sizeof *order);
-    gr_gexec *x = calloc(1, sizeof *x);
-    slot *slots = calloc(nalloc ? nalloc : 1, sizeof *slots);
-    size_t *offs = calloc(nalloc ? nalloc : 1, sizeof *offs);
-    grError_t err = grSuccess;
-    if (x) {
-        x->own = calloc(nalloc ? nalloc : 1, sizeof *x->own);
-        x->unfreed = calloc(nalloc ? nalloc : 1, sizeof *x->unfreed);
-        x->foreign = calloc(nfree ? nfree : 1, sizeof *x->foreign);
-    }
-    if (!order || !x || !slots || !offs || !x->own || !x->unfreed || !x->foreign) {
-        err = gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
-        goto out;
-    }
-    if (!gr__graph_topo_sort(g, order)) {
-        err = grErrorInvalidValue;
-        goto out;
-    }
     /* CUDA's rule: one executable at a time per allocation. An executable
      * destroyed by the application but still held (a stream caches the
      * executable it launched last) gives its memory up first. */
+    grError_t err = grSuccess;
     for (;;) {
         bool dead = false;
         x->nown = 0;
@@ -311,11 +283,16 @@ static grError_t gexec_build(const char *call, grGraph_t g, int device, bool ins
             break;
         reclaim_destroyed();
     }
-    if (err)
-        goto out;
-    if ((err = check_devices(call, device, x)))
-        goto out;
-    /* Slots, in topological order. */
+    return err;
+}
+
+/* Places x's allocations (claimed in topological order) in slots, in
+ * that order: an allocation reuses the smallest slot big enough whose
+ * last free node reaches it, else takes a new one. Fills offs (one per
+ * allocation), x->foreign and x->unfreed; returns the bytes spanned. */
+static size_t assign_slots(grGraph_t g, struct grGraphNode_st *const *order, gr_gexec *x, slot *slots,
+                           size_t *offs)
+{
     size_t nslots = 0, total = 0, k = 0;
     for (size_t i = 0; i < g->nnodes; i++) {
         const struct grGraphNode_st *n = order[i];
@@ -330,7 +307,8 @@ static grError_t gexec_build(const char *call, grGraph_t g, int device, bool ins
         if (n->type != grGraphNodeTypeMemAlloc)
             continue;
         /* own[k] is the k-th allocation node in this same order (filled
-         * above, one per node), which the analyser cannot follow. */
+         * by claim_allocations, one per node), which the analyser cannot
+         * follow. */
         gr_gmem *m = x->own[k];
         size_t best = SIZE_MAX;
         for (size_t s = 0; s < nslots; s++)
@@ -350,6 +328,50 @@ static grError_t gexec_build(const char *call, grGraph_t g, int device, bool ins
             x->unfreed[x->nunfreed++] = m;
         offs[k++] = slots[best].off;
     }
+    return total;
+}
+
+/* Builds and maps the record of g's allocations for 'device', attached
+ * to no executable yet: refuses what CUDA refuses (allocations another
+ * executable maps, allocations of another device). 'inst': for an
+ * instantiation, whose fault report names the node. *out is NULL when g
+ * has no memory node. */
+static grError_t gexec_build(const char *call, grGraph_t g, int device, bool inst, gr_gexec **out)
+{
+    size_t nalloc = 0, nfree = 0;
+    *out = NULL;
+    if (g->nmemnodes == 0)
+        return grSuccess; /* no walk of the graph for the usual case */
+    for (struct grGraphNode_st *n = g->first; n; n = n->next) {
+        nalloc += n->type == grGraphNodeTypeMemAlloc;
+        nfree += n->type == grGraphNodeTypeMemFree;
+    }
+    if (nalloc + nfree == 0)
+        return grSuccess;
+    struct grGraphNode_st **order = malloc(g->nnodes * sizeof *order);
+    gr_gexec *x = calloc(1, sizeof *x);
+    slot *slots = calloc(nalloc ? nalloc : 1, sizeof *slots);
+    size_t *offs = calloc(nalloc ? nalloc : 1, sizeof *offs);
+    grError_t err = grSuccess;
+    if (x) {
+        x->own = calloc(nalloc ? nalloc : 1, sizeof *x->own);
+        x->unfreed = calloc(nalloc ? nalloc : 1, sizeof *x->unfreed);
+        x->foreign = calloc(nfree ? nfree : 1, sizeof *x->foreign);
+    }
+    if (!order || !x || !slots || !offs || !x->own || !x->unfreed || !x->foreign) {
+        err = gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
+        goto out;
+    }
+    if (!gr__graph_topo_sort(g, order)) {
+        err = grErrorInvalidValue;
+        goto out;
+    }
+    err = claim_allocations(call, g, inst, order, x);
+    if (err)
+        goto out;
+    if ((err = check_devices(call, device, x)))
+        goto out;
+    size_t total = assign_slots(g, order, x, slots, offs);
     if ((err = x->device ? map_gpu(call, x, offs, total) : map_cpu(call, x, offs, total)))
         goto out;
     *out = x;
