@@ -280,6 +280,48 @@ static bool order_orig_sinks(struct grGraphExec_st *e, bool in_creation_order)
     return true;
 }
 
+/* The arrays edges_and_orig fills: e's orig table (with its sentinel),
+ * dependencies and sinks in one block, its edge notes when g has any,
+ * and *porig (plan index -> orig index) unless g is dense. */
+static grError_t orig_alloc(builder *b, grGraph_t g, struct grGraphExec_st *e, bool dense, uint32_t **porig)
+{
+    /* Room for every node as a sink: 4 bytes a node, no second walk. */
+    e->orig = gr__big_alloc((g->nnodes + 1) * sizeof *e->orig + g->nedges * sizeof *e->orig_deps +
+                            g->nnodes * sizeof *e->orig_sinks);
+    if (e->orig) {
+        e->orig_deps = (uint32_t *)(e->orig + g->nnodes + 1);
+        e->orig_sinks = e->orig_deps + g->nedges;
+    }
+    if (!dense)
+        *porig = gr__big_alloc((b->n ? b->n : 1) * sizeof **porig);
+    if (!e->orig || (!dense && !*porig)) {
+        gr__big_free(*porig);
+        *porig = NULL;
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", b->call);
+    }
+    if (g->nnotes) {
+        e->orig_notes = gr__malloc(g->nnotes * sizeof *e->orig_notes);
+        if (!e->orig_notes) {
+            gr__big_free(*porig);
+            *porig = NULL;
+            return gr__fail(grErrorMemoryAllocation, "%s: out of memory", b->call);
+        }
+    }
+    return grSuccess;
+}
+
+/* Records the edge data of gn's incoming edges that is not the default
+ * (oi: gn's orig index). Out of line: few graphs have edge data. */
+static GR_NOINLINE void note_edge_data(struct grGraphExec_st *e, grGraph_t g, struct grGraphNode_st *gn,
+                                       uint32_t oi)
+{
+    for (size_t k = 0; k < gn->ndeps; k++) {
+        grGraphEdgeData ed = gr__edge_data_of(g, gn->deps[k], gn);
+        if (!gr__edge_data_is_default(&ed))
+            e->orig_notes[e->norig_notes++] = (gr_orig_note){oi, (uint32_t)k, ed};
+    }
+}
+
 /* The top level's edges, and what the executable remembers of each of its
  * nodes (gr_orig), in one walk of the graph in creation order: on large
  * graphs the walks over the nodes' memory are what instantiation costs.
@@ -295,26 +337,9 @@ static grError_t edges_and_orig(builder *b, grGraph_t g, struct grGraphExec_st *
     e->norig = (uint32_t)g->nnodes;
     uint64_t last_sink_seq = 0;
     bool sinks_in_creation_order = true;
-    /* Room for every node as a sink: 4 bytes a node, no second walk. */
-    e->orig = gr__big_alloc((g->nnodes + 1) * sizeof *e->orig + g->nedges * sizeof *e->orig_deps +
-                            g->nnodes * sizeof *e->orig_sinks);
-    if (e->orig) {
-        e->orig_deps = (uint32_t *)(e->orig + g->nnodes + 1);
-        e->orig_sinks = e->orig_deps + g->nedges;
-    }
-    if (!dense)
-        porig = gr__big_alloc((b->n ? b->n : 1) * sizeof *porig);
-    if (!e->orig || (!dense && !porig)) {
-        gr__big_free(porig);
-        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", b->call);
-    }
-    if (g->nnotes) {
-        e->orig_notes = gr__malloc(g->nnotes * sizeof *e->orig_notes);
-        if (!e->orig_notes) {
-            gr__big_free(porig);
-            return gr__fail(grErrorMemoryAllocation, "%s: out of memory", b->call);
-        }
-    }
+    grError_t err = orig_alloc(b, g, e, dense, &porig);
+    if (err)
+        return err;
     struct grGraphNode_st *gn;
     GR_GRAPH_FOR_EACH_NODE (g, gn) {
         uint32_t oi = i++;
@@ -322,11 +347,7 @@ static grError_t edges_and_orig(builder *b, grGraph_t g, struct grGraphExec_st *
         if (GR_UNLIKELY(gn->kattrs != NULL) && !note_attrs(e, oi, gn))
             b->oom = true;
         if (GR_UNLIKELY(g->nnotes) && gr__node_has_edge_notes(g, gn))
-            for (size_t k = 0; k < gn->ndeps; k++) {
-                grGraphEdgeData ed = gr__edge_data_of(g, gn->deps[k], gn);
-                if (!gr__edge_data_is_default(&ed))
-                    e->orig_notes[e->norig_notes++] = (gr_orig_note){oi, (uint32_t)k, ed};
-            }
+            note_edge_data(e, g, gn, oi);
         for (size_t k = 0; k < gn->nsuccs; k++)
             add_edge(b, scratch_out(gn), scratch_in(gn->succs[k]));
         if (gn->nsuccs == 0) {
