@@ -704,33 +704,14 @@ static int sink_later_first(const void *a, const void *b)
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
-/* Pairs the nodes of g with the executable's nodes by CUDA's rule and
- * compares the topologies; leaves in each node's scratch its orig index
- * plus one. The rule, measured on CUDA 13 (tests/data/update-pairing-*):
- *   1. the node counts must be equal (else no node is named);
- *   2. the sinks of both graphs, each in the order of the time it last
- *      became a sink, latest first (graph.h), must be as many; where g has
- *      more, the first of g's sinks beyond the executable's count is named;
- *      where fewer, none;
- *   3. the i-th sinks pair; then, breadth first from the sink pairs in
- *      that order, the two nodes of each pair must have as many
- *      dependencies (else the node of g is named), and their dependencies
- *      pair position by position, a dependency already paired with
- *      another node being a mismatch (the node and that dependency of g
- *      are named). */
-static bool pair_top(upd *u, grGraph_t g)
+/* Lists g's nodes in u->list (creation order, scratch cleared) and its
+ * sinks in u->sinks, latest sink first; returns the number of sinks. */
+static uint32_t list_nodes(upd *u, grGraph_t g)
 {
-    grGraphExec_t e = u->exec;
     struct grGraphNode_st *n;
-    uint32_t head = 0, tail = 0, npaired = 0, nsinks = 0;
+    uint32_t nsinks = 0;
     uint64_t last_sink_seq = 0;
     bool sinks_in_creation_order = true;
-    if (g->nnodes != e->norig)
-        return refuse(
-            u, grGraphExecUpdateErrorTopologyChanged, NULL, NULL,
-            "graph %p has %zu nodes, the graph executable %p was instantiated from had %u; an update "
-            "needs the same topology (instantiate a new executable instead)",
-            GR_PTR(g), g->nnodes, GR_PTR(e), e->norig);
     /* The slab walk visits the list's order without its dependent loads. */
     uint32_t k = 0;
     GR_GRAPH_FOR_EACH_NODE (g, n) {
@@ -753,6 +734,35 @@ static bool pair_top(upd *u, grGraph_t g)
     } else {
         qsort(u->sinks, nsinks, sizeof *u->sinks, sink_later_first);
     }
+    return nsinks;
+}
+
+/* Pairs the nodes of g with the executable's nodes by CUDA's rule and
+ * compares the topologies; leaves in each node's scratch its orig index
+ * plus one. The rule, measured on CUDA 13 (tests/data/update-pairing-*):
+ *   1. the node counts must be equal (else no node is named);
+ *   2. the sinks of both graphs, each in the order of the time it last
+ *      became a sink, latest first (graph.h), must be as many; where g has
+ *      more, the first of g's sinks beyond the executable's count is named;
+ *      where fewer, none;
+ *   3. the i-th sinks pair; then, breadth first from the sink pairs in
+ *      that order, the two nodes of each pair must have as many
+ *      dependencies (else the node of g is named), and their dependencies
+ *      pair position by position, a dependency already paired with
+ *      another node being a mismatch (the node and that dependency of g
+ *      are named). */
+static bool pair_top(upd *u, grGraph_t g)
+{
+    grGraphExec_t e = u->exec;
+    struct grGraphNode_st *n;
+    uint32_t head = 0, tail = 0, npaired = 0, nsinks;
+    if (g->nnodes != e->norig)
+        return refuse(
+            u, grGraphExecUpdateErrorTopologyChanged, NULL, NULL,
+            "graph %p has %zu nodes, the graph executable %p was instantiated from had %u; an update "
+            "needs the same topology (instantiate a new executable instead)",
+            GR_PTR(g), g->nnodes, GR_PTR(e), e->norig);
+    nsinks = list_nodes(u, g);
     if (nsinks > e->norig_sinks)
         return refuse(u, grGraphExecUpdateErrorTopologyChanged, u->sinks[e->norig_sinks], NULL,
                       "graph %p has %u sink nodes (nodes without dependents), the graph executable %p was "
@@ -959,16 +969,12 @@ static void note_new_values(grGraphExec_t e, grGraph_t g)
     gr_store_relaxed(&e->plan.range_gen, 0);
 }
 
-GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
+/* The arguments of grGraphExecUpdate, checked before the executable is
+ * locked; resultInfo (when given) starts as a plain error. */
+static grError_t check_update_args(const char *call, grGraphExec_t hGraphExec, grGraph_t hGraph,
                                    grGraphExecUpdateResultInfo *resultInfo)
 {
-    static const char call[] = "grGraphExecUpdate";
-    struct grGraphNode_st *pair_buf[GR_UPDATE_STACK_NODES], *list_buf[GR_UPDATE_STACK_NODES],
-        *sinks_buf[GR_UPDATE_STACK_NODES];
-    uint32_t queue_buf[GR_UPDATE_STACK_NODES];
     grError_t err;
-    upd u;
-    bool ok;
     if (!resultInfo)
         return gr__fail(grErrorInvalidValue, "%s: 'resultInfo' (the output pointer) is NULL", call);
     resultInfo->result = grGraphExecUpdateError;
@@ -989,6 +995,114 @@ GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
                         "executable's setters instead)",
                         call, GR_PTR(hGraphExec), GR_PTR(hGraph));
     }
+    return grSuccess;
+}
+
+/* Frees what an update allocated; pair_buf: the stack arrays, kept. */
+static void upd_release(upd *u, struct grGraphNode_st **pair_buf)
+{
+    if (u->pair_o != pair_buf)
+        gr__free(u->pair_o);
+    upd_free(u);
+}
+
+/* A refused update (pair_top or check_top false): its result and nodes
+ * in resultInfo, its reason in the detail. */
+static grError_t report_refusal(const char *call, const upd *u, grGraphExecUpdateResultInfo *resultInfo)
+{
+    resultInfo->result = u->result;
+    resultInfo->errorNode = u->error_node;
+    resultInfo->errorFromNode = u->error_from;
+    if (u->result == grGraphExecUpdateError)
+        return gr__fail(grErrorMemoryAllocation, "%s: %s", call, u->msg);
+    return gr__fail(grErrorGraphExecUpdateFailure, "%s: %s", call, u->msg);
+}
+
+/* What a whole-graph update needs once every pair is checked, and can
+ * still fail on, before anything changes: the device checks, the
+ * conditionals' slots, the new graph memory (*gmem, to apply or discard)
+ * and user objects (*urefs). On failure nothing is left to undo. */
+static grError_t update_prepare(const char *call, upd *u, grGraph_t hGraph,
+                                grGraphExecUpdateResultInfo *resultInfo, struct gr_gexec **gmem,
+                                struct gr_urefs **urefs)
+{
+    grGraphExec_t e = u->exec;
+    grError_t err = grSuccess;
+    if (GR_UNLIKELY(device_checks_apply(e))) {
+        for (uint32_t i = 0; i < e->norig && !err; i++)
+            err = device_check(call, e, u->pair_o[i]);
+        if (err)
+            return err;
+    }
+    if (u->nconds && !(u->slots = gr__malloc(gr__plan_cond_count(&e->plan) * sizeof *u->slots)))
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
+    if (GR_UNLIKELY(e->flags & GR_EXEC_GRAPHMEM) &&
+        (err = gr__graphmem_update_prepare(call, e, hGraph, gmem))) {
+        if (err == grErrorMemoryAllocation)
+            return err;
+        resultInfo->result = grGraphExecUpdateErrorNotSupported;
+        return gr__fail_again(grErrorGraphExecUpdateFailure);
+    }
+    if ((err = gr__exec_urefs_build(call, hGraph, u->pair_o, urefs))) {
+        gr__graphmem_update_discard(*gmem);
+        *gmem = NULL;
+        return err;
+    }
+    return grSuccess;
+}
+
+/* Writes every checked pair's values into the executable (locked for
+ * writing), then its graph memory and user objects; returns the user
+ * objects replaced (*gone, to drop once unlocked) and a GPU's error. */
+static grError_t update_apply(const char *call, upd *u, grGraph_t hGraph, struct gr_gexec *gmem,
+                              struct gr_urefs *urefs, struct gr_urefs **gone)
+{
+    grGraphExec_t e = u->exec;
+    grError_t err = grSuccess;
+    if (e->gpu)
+        u->gpu_changed = gr__calloc(e->plan.nnodes, 1);
+    install_blocks(u);
+    install_conds(u);
+    for (uint32_t i = 0; i < e->norig; i++) {
+        /* pair_top paired all norig nodes, which the analyser cannot
+         * follow across the calls between. */
+        // NOLINTNEXTLINE(clang-analyzer-core.uninitialized.Assign)
+        struct grGraphNode_st *n = u->pair_o[i];
+        if (n->type == grGraphNodeTypeGraph)
+            apply_child(u, n->p.child);
+        else
+            apply(u, &e->plan.nodes[e->orig[i].pindex], n);
+    }
+    if (GR_UNLIKELY(e->gpu != NULL))
+        err = gpu_sync(call, u, 0, e->plan.nnodes - 1);
+    /* The new graph's allocations were mapped by the prepare step, before
+     * the GPU's kernels could see their addresses; the old ones go now. */
+    gr__graphmem_update_apply(e, gmem);
+    /* Swapped while writing, as every field of the executable: another
+     * thread's update of the same executable waits for this one. */
+    *gone = gr__exec_urefs_swap(e, urefs);
+    note_new_values(e, hGraph);
+    /* Now the plan holds hGraph's values (update_listed). */
+    if (hGraph->uid == e->src_uid) {
+        e->sync_edits = hGraph->edits;
+        e->sync_writes = e->writes;
+    } else {
+        e->sync_writes = ~0ull;
+    }
+    return err;
+}
+
+GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
+                                   grGraphExecUpdateResultInfo *resultInfo)
+{
+    static const char call[] = "grGraphExecUpdate";
+    struct grGraphNode_st *pair_buf[GR_UPDATE_STACK_NODES], *list_buf[GR_UPDATE_STACK_NODES],
+        *sinks_buf[GR_UPDATE_STACK_NODES];
+    uint32_t queue_buf[GR_UPDATE_STACK_NODES];
+    grError_t err;
+    upd u;
+    if ((err = check_update_args(call, hGraphExec, hGraph, resultInfo)))
+        return err;
     memset(&u, 0, sizeof u);
     u.exec = hGraphExec;
     u.pair_o = pair_buf;
@@ -1023,91 +1137,23 @@ GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
         u.sinks = u.list + hGraphExec->norig;
         u.queue = (uint32_t *)(u.sinks + hGraphExec->norig);
     }
-    ok = listed == 0 && pair_top(&u, hGraph) && check_top(&u);
-    if (!ok) {
+    if (!(listed == 0 && pair_top(&u, hGraph) && check_top(&u))) {
         gr__exec_write_end(hGraphExec);
-        if (u.pair_o != pair_buf)
-            gr__free(u.pair_o);
-        upd_free(&u);
-        resultInfo->result = u.result;
-        resultInfo->errorNode = u.error_node;
-        resultInfo->errorFromNode = u.error_from;
-        if (u.result == grGraphExecUpdateError)
-            return gr__fail(grErrorMemoryAllocation, "%s: %s", call, u.msg);
-        return gr__fail(grErrorGraphExecUpdateFailure, "%s: %s", call, u.msg);
-    }
-    if (GR_UNLIKELY(device_checks_apply(hGraphExec))) {
-        for (uint32_t i = 0; i < hGraphExec->norig && !err; i++)
-            err = device_check(call, hGraphExec, u.pair_o[i]);
-        if (err) {
-            gr__exec_write_end(hGraphExec);
-            if (u.pair_o != pair_buf)
-                gr__free(u.pair_o);
-            upd_free(&u);
-            return err;
-        }
-    }
-    if (u.nconds && !(u.slots = gr__malloc(gr__plan_cond_count(&hGraphExec->plan) * sizeof *u.slots))) {
-        gr__exec_write_end(hGraphExec);
-        if (u.pair_o != pair_buf)
-            gr__free(u.pair_o);
-        upd_free(&u);
-        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
+        upd_release(&u, pair_buf);
+        return report_refusal(call, &u, resultInfo);
     }
     struct gr_gexec *gmem = NULL;
-    if (GR_UNLIKELY(hGraphExec->flags & GR_EXEC_GRAPHMEM) &&
-        (err = gr__graphmem_update_prepare(call, hGraphExec, hGraph, &gmem))) {
+    struct gr_urefs *urefs = NULL, *gone = NULL;
+    if ((err = update_prepare(call, &u, hGraph, resultInfo, &gmem, &urefs))) {
         gr__exec_write_end(hGraphExec);
-        if (u.pair_o != pair_buf)
-            gr__free(u.pair_o);
-        upd_free(&u);
-        if (err == grErrorMemoryAllocation)
-            return err;
-        resultInfo->result = grGraphExecUpdateErrorNotSupported;
-        return gr__fail_again(grErrorGraphExecUpdateFailure);
-    }
-    struct gr_urefs *urefs = NULL;
-    if ((err = gr__exec_urefs_build(call, hGraph, u.pair_o, &urefs))) {
-        gr__exec_write_end(hGraphExec);
-        gr__graphmem_update_discard(gmem);
-        if (u.pair_o != pair_buf)
-            gr__free(u.pair_o);
-        upd_free(&u);
+        upd_release(&u, pair_buf);
         return err;
     }
-    if (hGraphExec->gpu)
-        u.gpu_changed = gr__calloc(hGraphExec->plan.nnodes, 1);
-    install_blocks(&u);
-    install_conds(&u);
-    for (uint32_t i = 0; i < hGraphExec->norig; i++) {
-        struct grGraphNode_st *n = u.pair_o[i];
-        if (n->type == grGraphNodeTypeGraph)
-            apply_child(&u, n->p.child);
-        else
-            apply(&u, &hGraphExec->plan.nodes[hGraphExec->orig[i].pindex], n);
-    }
-    if (GR_UNLIKELY(hGraphExec->gpu != NULL))
-        err = gpu_sync(call, &u, 0, hGraphExec->plan.nnodes - 1);
-    /* The new graph's allocations were mapped by the prepare step, before
-     * the GPU's kernels could see their addresses; the old ones go now. */
-    gr__graphmem_update_apply(hGraphExec, gmem);
-    /* Swapped while writing, as every field of the executable: another
-     * thread's update of the same executable waits for this one. */
-    struct gr_urefs *gone = gr__exec_urefs_swap(hGraphExec, urefs);
-    note_new_values(hGraphExec, hGraph);
-    /* Now the plan holds hGraph's values (update_listed). */
-    if (hGraph->uid == hGraphExec->src_uid) {
-        hGraphExec->sync_edits = hGraph->edits;
-        hGraphExec->sync_writes = hGraphExec->writes;
-    } else {
-        hGraphExec->sync_writes = ~0ull;
-    }
+    err = update_apply(call, &u, hGraph, gmem, urefs, &gone);
     /* Before the end: launches may start right after it. */
     gr_assert_expensive(gr__plan_is_valid(&hGraphExec->plan));
     gr__exec_write_end(hGraphExec);
-    if (u.pair_o != pair_buf)
-        gr__free(u.pair_o);
-    upd_free(&u);
+    upd_release(&u, pair_buf);
     /* No launch of the old parameters runs now; with no lock held, the
      * user objects only they used may be destroyed before returning. */
     gr__exec_urefs_drop(hGraphExec, gone);
