@@ -539,47 +539,97 @@ static void put_memcpy_pitched(saver *s, outbuf *o, const gr_memcpy_node *m)
     put_s(o, gr__memcpy_kind_name(m->kind));
 }
 
-/* The node line of n (its block, for a child graph). */
-static void put_node(saver *s, outbuf *o, const struct grGraphNode_st *n, unsigned depth)
+/* The fields of a memcpy node: a flat copy's, or put_memcpy_pitched's. */
+static void put_memcpy(saver *s, outbuf *o, const gr_memcpy_node *m)
+{
+    if (m->shape) {
+        put_memcpy_pitched(s, o, m);
+        return;
+    }
+    put_s(o, " " GR_FILE_KEY_DST "=");
+    put_ptr(s, o, m->dst, m->count, true);
+    put_s(o, " " GR_FILE_KEY_SRC "=");
+    put_ptr(s, o, m->src, m->count, true);
+    put_s(o, " " GR_FILE_KEY_COUNT "=");
+    put_u(o, m->count);
+    put_s(o, " " GR_FILE_KEY_KIND "=");
+    put_s(o, gr__memcpy_kind_name(m->kind));
+}
+
+/* The fields of a memset node. */
+static void put_memset(saver *s, outbuf *o, const grMemsetParams *m)
+{
+    put_s(o, " " GR_FILE_KEY_DST "=");
+    put_ptr(s, o, m->dst, gr__memset_span(m), true);
+    put_s(o, " " GR_FILE_KEY_PITCH "=");
+    put_u(o, m->pitch);
+    put_s(o, " " GR_FILE_KEY_VALUE "=");
+    put_u(o, m->value);
+    put_s(o, " " GR_FILE_KEY_ELEM "=");
+    put_u(o, m->elementSize);
+    put_s(o, " " GR_FILE_KEY_WIDTH "=");
+    put_u(o, m->width);
+    put_s(o, " " GR_FILE_KEY_HEIGHT "=");
+    put_u(o, m->height);
+}
+
+/* The fields of a memory allocation node. */
+static void put_alloc(outbuf *o, const grMemAllocNodeParams *ap)
+{
+    put_s(o, " " GR_FILE_KEY_SIZE "=");
+    put_u(o, ap->bytesize);
+    put_s(o, " " GR_FILE_KEY_ACCESS "=");
+    put_s(o, alloc_access_word(ap));
+    put_s(o, " " GR_FILE_KEY_MAXSIZE "=");
+    put_u(o, ap->poolProps.maxSize);
+    put_s(o, " " GR_FILE_KEY_USAGE "=");
+    put_u(o, ap->poolProps.usage);
+}
+
+/* The field of free node n: the allocation node it frees, by index.
+ * False (s->err set) when that node is not of the saved graphs. */
+static bool put_free(saver *s, outbuf *o, const struct grGraphNode_st *n)
+{
+    const gr_free_node *f = &n->p.free;
+    const arange *a = alloc_at(s, (uintptr_t)f->dptr);
+    if (!a || a->base != (uintptr_t)f->dptr) {
+        if (!s->err)
+            s->err = gr__fail(grErrorNotSupported,
+                              "%s: %s frees %p, the memory of an allocation node of another graph; a "
+                              "graph file holds the frees of its own graph's allocations only",
+                              s->call, gr__node_label(n), f->dptr);
+        return false;
+    }
+    put_s(o, " " GR_FILE_KEY_PTR "=");
+    put_ref(o, '@', a->index, 0);
+    return true;
+}
+
+/* The fields of a conditional node (its bodies follow as blocks). */
+static void put_cond_fields(saver *s, outbuf *o, const gr_cond_params *c)
+{
+    static const char *const cond_types[] = GR_FILE_COND_TYPES;
+    put_c(o, ' ');
+    put_cond(s, o, c->slot);
+    put_s(o, " " GR_FILE_KEY_TYPE "=");
+    put_s(o, cond_types[c->type == grGraphCondTypeIf ? 0 : c->type == grGraphCondTypeWhile ? 1 : 2]);
+    put_s(o, " " GR_FILE_KEY_SIZE "=");
+    put_u(o, c->nbodies);
+}
+
+/* n's kind-specific fields. False (s->err set) when n cannot be saved. */
+static bool put_fields(saver *s, outbuf *o, const struct grGraphNode_st *n)
 {
     const gr_node_params *p = &n->p;
-    indent(o, depth);
-    put_c(o, 'n');
-    put_u(o, n->scratch);
-    /* The kind's word, then its fields. */
-    put_c(o, ' ');
-    put_s(o, grGraphNodeTypeWord_(n->type));
     switch (n->type) {
     case grGraphNodeTypeKernel:
         put_kernel(s, o, &p->kernel);
         break;
     case grGraphNodeTypeMemcpy:
-        if (p->memcpy.shape) {
-            put_memcpy_pitched(s, o, &p->memcpy);
-            break;
-        }
-        put_s(o, " " GR_FILE_KEY_DST "=");
-        put_ptr(s, o, p->memcpy.dst, p->memcpy.count, true);
-        put_s(o, " " GR_FILE_KEY_SRC "=");
-        put_ptr(s, o, p->memcpy.src, p->memcpy.count, true);
-        put_s(o, " " GR_FILE_KEY_COUNT "=");
-        put_u(o, p->memcpy.count);
-        put_s(o, " " GR_FILE_KEY_KIND "=");
-        put_s(o, gr__memcpy_kind_name(p->memcpy.kind));
+        put_memcpy(s, o, &p->memcpy);
         break;
     case grGraphNodeTypeMemset:
-        put_s(o, " " GR_FILE_KEY_DST "=");
-        put_ptr(s, o, p->memset.dst, gr__memset_span(&p->memset), true);
-        put_s(o, " " GR_FILE_KEY_PITCH "=");
-        put_u(o, p->memset.pitch);
-        put_s(o, " " GR_FILE_KEY_VALUE "=");
-        put_u(o, p->memset.value);
-        put_s(o, " " GR_FILE_KEY_ELEM "=");
-        put_u(o, p->memset.elementSize);
-        put_s(o, " " GR_FILE_KEY_WIDTH "=");
-        put_u(o, p->memset.width);
-        put_s(o, " " GR_FILE_KEY_HEIGHT "=");
-        put_u(o, p->memset.height);
+        put_memset(s, o, &p->memset);
         break;
     case grGraphNodeTypeHost:
         put_host(s, o, &p->host, n);
@@ -595,47 +645,26 @@ static void put_node(saver *s, outbuf *o, const struct grGraphNode_st *n, unsign
         put_event(s, o, p->event);
         break;
     case grGraphNodeTypeMemAlloc:
-        put_s(o, " " GR_FILE_KEY_SIZE "=");
-        put_u(o, p->alloc.bytesize);
-        put_s(o, " " GR_FILE_KEY_ACCESS "=");
-        put_s(o, alloc_access_word(&p->alloc));
-        put_s(o, " " GR_FILE_KEY_MAXSIZE "=");
-        put_u(o, p->alloc.poolProps.maxSize);
-        put_s(o, " " GR_FILE_KEY_USAGE "=");
-        put_u(o, p->alloc.poolProps.usage);
+        put_alloc(o, &p->alloc);
         break;
-    case grGraphNodeTypeMemFree: {
-        const arange *a = alloc_at(s, (uintptr_t)p->free.dptr);
-        if (!a || a->base != (uintptr_t)p->free.dptr) {
-            if (!s->err)
-                s->err = gr__fail(grErrorNotSupported,
-                                  "%s: %s frees %p, the memory of an allocation node of another graph; a "
-                                  "graph file holds the frees of its own graph's allocations only",
-                                  s->call, gr__node_label(n), p->free.dptr);
-            return;
-        }
-        put_s(o, " " GR_FILE_KEY_PTR "=");
-        put_ref(o, '@', a->index, 0);
-        break;
-    }
+    case grGraphNodeTypeMemFree:
+        return put_free(s, o, n);
     case grGraphNodeTypeBatchMemOp:
         put_memops(s, o, &p->memop);
         break;
-    case grGraphNodeTypeConditional: {
-        static const char *const cond_types[] = GR_FILE_COND_TYPES;
-        put_c(o, ' ');
-        put_cond(s, o, p->cond.slot);
-        put_s(o, " " GR_FILE_KEY_TYPE "=");
-        put_s(o, cond_types[p->cond.type == grGraphCondTypeIf      ? 0
-                            : p->cond.type == grGraphCondTypeWhile ? 1
-                                                                   : 2]);
-        put_s(o, " " GR_FILE_KEY_SIZE "=");
-        put_u(o, p->cond.nbodies);
+    case grGraphNodeTypeConditional:
+        put_cond_fields(s, o, &p->cond);
         break;
-    }
     case grGraphNodeTypeCount:
         break;
     }
+    return true;
+}
+
+/* n's dependencies, and its successors where their order is not their
+ * creation order. */
+static void put_edges(outbuf *o, const struct grGraphNode_st *n)
+{
     for (size_t i = 0; i < n->ndeps; i++) {
         put_s(o, i ? ",n" : " " GR_FILE_KEY_AFTER "=n");
         put_u(o, n->deps[i]->scratch);
@@ -650,6 +679,12 @@ static void put_node(saver *s, outbuf *o, const struct grGraphNode_st *n, unsign
         put_s(o, i ? ",n" : " " GR_FILE_KEY_SUCC "=n");
         put_u(o, n->succs[i]->scratch);
     }
+}
+
+/* The blocks of a child graph node or a conditional node's bodies. */
+static void put_blocks(saver *s, outbuf *o, const struct grGraphNode_st *n, unsigned depth)
+{
+    const gr_node_params *p = &n->p;
     if (n->type == grGraphNodeTypeGraph) {
         put_s(o, " {\n");
         put_graph(s, o, p->child, depth + 1);
@@ -668,6 +703,21 @@ static void put_node(saver *s, outbuf *o, const struct grGraphNode_st *n, unsign
         indent(o, depth);
         put_c(o, '}');
     }
+}
+
+/* The node line of n (its block, for a child graph). */
+static void put_node(saver *s, outbuf *o, const struct grGraphNode_st *n, unsigned depth)
+{
+    indent(o, depth);
+    put_c(o, 'n');
+    put_u(o, n->scratch);
+    /* The kind's word, then its fields. */
+    put_c(o, ' ');
+    put_s(o, grGraphNodeTypeWord_(n->type));
+    if (!put_fields(s, o, n))
+        return;
+    put_edges(o, n);
+    put_blocks(s, o, n, depth);
     put_c(o, '\n');
 }
 
