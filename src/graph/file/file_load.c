@@ -542,10 +542,11 @@ static grError_t parse_ref(loader *ld, const char *v, size_t len, void **out)
 {
     char buf[48];
     uint64_t id, off;
-    if (len == sizeof GR_FILE_WORD_NULL - 1 && memcmp(v, GR_FILE_WORD_NULL, len) == 0) {
-        *out = NULL;
+    /* NULL on failure too: the analyser cannot see that lfail never
+     * returns grSuccess, and takes a failed ref for an unset one. */
+    *out = NULL;
+    if (len == sizeof GR_FILE_WORD_NULL - 1 && memcmp(v, GR_FILE_WORD_NULL, len) == 0)
         return grSuccess;
-    }
     if (len >= sizeof buf)
         goto bad;
     memcpy(buf, v, len);
@@ -1197,6 +1198,100 @@ static grError_t add_cond(loader *ld, fields *f, grGraph_t g, grGraphNode_t *nod
     return grSuccess;
 }
 
+/* Splits the fields of a node line (tok[2..ntok), of node n'index') into
+ * f: key=value fields, a positional field first, and a closing '{'. */
+static grError_t split_fields(loader *ld, fields *f, char **tok, size_t ntok, size_t index)
+{
+    memset(f, 0, sizeof *f);
+    for (size_t i = 2; i < ntok; i++) {
+        char *eq = strchr(tok[i], '=');
+        if (strcmp(tok[i], "{") == 0 && i + 1 == ntok) {
+            f->brace = true;
+        } else if (eq) {
+            /* tok has room for a positional field and '{' besides
+             * MAX_FIELDS of these: a line of only key=value fields
+             * could fill it past f's arrays. */
+            if (f->n == MAX_FIELDS)
+                return lfail(ld, grErrorInvalidValue, "the line has more than %d fields", MAX_FIELDS);
+            /* A field given twice is left unused, and refused by
+             * check_fields_used. */
+            *eq = '\0';
+            f->key[f->n] = tok[i];
+            f->val[f->n++] = eq + 1;
+        } else if (!f->pos && i == 2) {
+            f->pos = tok[i];
+        } else {
+            return lfail(ld, grErrorInvalidValue, "unexpected '%.30s' in the line of n%zu", tok[i], index);
+        }
+    }
+    return grSuccess;
+}
+
+/* Adds the node of 'kind' (word: the line's word for it) from its fields
+ * f to g after deps[0..nd). */
+static grError_t add_node_of_kind(loader *ld, fields *f, grGraph_t g, grGraphNodeType kind, const char *word,
+                                  grGraphNode_t *pnode, const grGraphNode_t *deps, size_t nd, unsigned depth)
+{
+    grError_t err = grSuccess;
+    switch (kind) {
+    case grGraphNodeTypeKernel:
+        err = add_kernel(ld, f, g, pnode, deps, nd);
+        break;
+    case grGraphNodeTypeMemcpy:
+        err = add_memcpy(ld, f, g, pnode, deps, nd);
+        break;
+    case grGraphNodeTypeMemset:
+        err = add_memset(ld, f, g, pnode, deps, nd);
+        break;
+    case grGraphNodeTypeHost:
+        err = add_host(ld, f, g, pnode, deps, nd);
+        break;
+    case grGraphNodeTypeEmpty:
+        err = (err = grGraphAddEmptyNode(pnode, g, deps, nd)) ? lfail_call(ld, err) : grSuccess;
+        break;
+    case grGraphNodeTypeWaitEvent:
+    case grGraphNodeTypeEventRecord:
+        err = add_event(ld, f, g, pnode, deps, nd, kind == grGraphNodeTypeEventRecord);
+        break;
+    case grGraphNodeTypeMemAlloc:
+        err = add_alloc(ld, f, g, pnode, deps, nd);
+        break;
+    case grGraphNodeTypeMemFree:
+        err = add_free(ld, f, g, pnode, deps, nd);
+        break;
+    case grGraphNodeTypeGraph:
+        err = add_child(ld, g, pnode, deps, nd, depth);
+        break;
+    case grGraphNodeTypeConditional:
+        err = add_cond(ld, f, g, pnode, deps, nd, depth);
+        break;
+    case grGraphNodeTypeBatchMemOp:
+        err = add_memop(ld, f, g, pnode, deps, nd);
+        break;
+    case grGraphNodeTypeCount:
+        err = lfail(ld, grErrorInvalidValue,
+                    "'%.30s' is not a node type (kernel, memcpy, memset, host, empty, record, wait, alloc, "
+                    "free, graph, cond, memop)",
+                    word);
+        break;
+    }
+    return err;
+}
+
+/* A field the node's kind did not read is refused: given twice (the
+ * second is never read), or not one of the kind's. */
+static grError_t check_fields_used(loader *ld, const fields *f, const char *word)
+{
+    for (size_t i = 0; i < f->n; i++)
+        if (!f->used[i]) {
+            for (size_t j = 0; j < i; j++)
+                if (strcmp(f->key[j], f->key[i]) == 0)
+                    return lfail(ld, grErrorInvalidValue, "field '%.30s' is given twice", f->key[i]);
+            return lfail(ld, grErrorInvalidValue, "a %s node has no field '%.30s'", word, f->key[i]);
+        }
+    return grSuccess;
+}
+
 /* Reads one node line (already split) of graph g into the scope. */
 static grError_t parse_node(loader *ld, grGraph_t g, scope *sc, char **tok, size_t ntok, unsigned depth)
 {
@@ -1213,27 +1308,8 @@ static grError_t parse_node(loader *ld, grGraph_t g, scope *sc, char **tok, size
                      tok[0]);
     if (ntok < 2)
         return lfail(ld, grErrorInvalidValue, "node n%zu has no type", index);
-    memset(&f, 0, sizeof f);
-    for (size_t i = 2; i < ntok; i++) {
-        char *eq = strchr(tok[i], '=');
-        if (strcmp(tok[i], "{") == 0 && i + 1 == ntok) {
-            f.brace = true;
-        } else if (eq) {
-            /* tok has room for a positional field and '{' besides
-             * MAX_FIELDS of these: a line of only key=value fields
-             * could fill it past f's arrays. */
-            if (f.n == MAX_FIELDS)
-                return lfail(ld, grErrorInvalidValue, "the line has more than %d fields", MAX_FIELDS);
-            /* A field given twice is left unused, and refused below. */
-            *eq = '\0';
-            f.key[f.n] = tok[i];
-            f.val[f.n++] = eq + 1;
-        } else if (!f.pos && i == 2) {
-            f.pos = tok[i];
-        } else {
-            return lfail(ld, grErrorInvalidValue, "unexpected '%.30s' in the line of n%zu", tok[i], index);
-        }
-    }
+    if ((err = split_fields(ld, &f, tok, ntok, index)))
+        return err;
     after = field(&f, GR_FILE_KEY_AFTER);
     succ = field(&f, GR_FILE_KEY_SUCC);
     /* Later nodes are checked against the graph's count once it is read. */
@@ -1262,60 +1338,13 @@ static grError_t parse_node(loader *ld, grGraph_t g, scope *sc, char **tok, size
                     f.brace ? "only a graph or cond node opens a block with '{'"
                             : "a graph or cond node's line ends with '{'");
     else
-        switch (kind) {
-        case grGraphNodeTypeKernel:
-            err = add_kernel(ld, &f, g, &node, deps, nd);
-            break;
-        case grGraphNodeTypeMemcpy:
-            err = add_memcpy(ld, &f, g, &node, deps, nd);
-            break;
-        case grGraphNodeTypeMemset:
-            err = add_memset(ld, &f, g, &node, deps, nd);
-            break;
-        case grGraphNodeTypeHost:
-            err = add_host(ld, &f, g, &node, deps, nd);
-            break;
-        case grGraphNodeTypeEmpty:
-            err = (err = grGraphAddEmptyNode(&node, g, deps, nd)) ? lfail_call(ld, err) : grSuccess;
-            break;
-        case grGraphNodeTypeWaitEvent:
-        case grGraphNodeTypeEventRecord:
-            err = add_event(ld, &f, g, &node, deps, nd, kind == grGraphNodeTypeEventRecord);
-            break;
-        case grGraphNodeTypeMemAlloc:
-            err = add_alloc(ld, &f, g, &node, deps, nd);
-            break;
-        case grGraphNodeTypeMemFree:
-            err = add_free(ld, &f, g, &node, deps, nd);
-            break;
-        case grGraphNodeTypeGraph:
-            err = add_child(ld, g, &node, deps, nd, depth);
-            break;
-        case grGraphNodeTypeConditional:
-            err = add_cond(ld, &f, g, &node, deps, nd, depth);
-            break;
-        case grGraphNodeTypeBatchMemOp:
-            err = add_memop(ld, &f, g, &node, deps, nd);
-            break;
-        case grGraphNodeTypeCount:
-            err =
-                lfail(ld, grErrorInvalidValue,
-                      "'%.30s' is not a node type (kernel, memcpy, memset, host, empty, record, wait, alloc, "
-                      "free, graph, cond, memop)",
-                      tok[1]);
-            break;
-        }
+        err = add_node_of_kind(ld, &f, g, kind, tok[1], &node, deps, nd, depth);
     if (deps != dstack)
         gr__free(deps);
     if (err)
         return err;
-    for (size_t i = 0; i < f.n; i++)
-        if (!f.used[i]) {
-            for (size_t j = 0; j < i; j++)
-                if (strcmp(f.key[j], f.key[i]) == 0)
-                    return lfail(ld, grErrorInvalidValue, "field '%.30s' is given twice", f.key[i]);
-            return lfail(ld, grErrorInvalidValue, "a %s node has no field '%.30s'", tok[1], f.key[i]);
-        }
+    if ((err = check_fields_used(ld, &f, tok[1])))
+        return err;
     sc->nodes[sc->n++] = node;
     if (late || succ) {
         sc->late |= late;
