@@ -253,6 +253,64 @@ gr_kattrs *gr__capture_attrs(gr_stream *s, const grLaunchAttribute *attrs, unsig
     return ka;
 }
 
+/* The cold paths of gr__capture_record_ex, out of line so that the
+ * capture of an ordinary operation runs none of their code. */
+
+/* An operation the capture refuses ('why'): it invalidates c. */
+static GR_NOINLINE grError_t refuse_op(const char *call, gr_capture *c, gr_stream *s, const char *why)
+{
+    char msg[512];
+    if (gr_load_acquire(&c->status) != grStreamCaptureStatusActive)
+        return gr__capture_fail_invalidated(call, c, s);
+    snprintf(msg, sizeof msg, "%s: %s is capturing: %s", call, GR_STREAM_NAME(s), why);
+    return gr__capture_invalidate(c, grErrorStreamCaptureUnsupported, msg);
+}
+
+/* Out of memory making the node's parameters or attributes ka. */
+static GR_NOINLINE grError_t record_oom(const char *call, gr_stream *s, grGraphNodeType t, gr_kattrs *ka)
+{
+    gr__free(ka);
+    return gr__fail(grErrorMemoryAllocation, "%s: out of memory capturing a %s node on %s", call, op_name(t),
+                    GR_STREAM_NAME(s));
+}
+
+/* Gives up a node not added: unlocks c, frees its parameters p (of kind
+ * t) and attributes ka. */
+static GR_NOINLINE void drop_locked(gr_capture *c, grGraphNodeType t, gr_node_params *p, gr_kattrs *ka)
+{
+    gr__spin_unlock(&c->lock);
+    gr__node_params_free(t, p);
+    gr__free(ka);
+}
+
+/* Non-default data of m's dependencies (from
+ * grStreamUpdateCaptureDependencies or grStreamBeginCaptureToGraph) goes
+ * on the new edges: checked against the new node of kind t, room noted
+ * first so that nothing fails once the node is in. Under c's lock. */
+static GR_NOINLINE grError_t check_edge_data(const char *call, grGraph_t g, gr_cap_member *m,
+                                             grGraphNodeType t)
+{
+    grError_t err = grSuccess;
+    size_t nnotes = 0;
+    for (uint32_t k = 0; !err && k < m->deps.n; k++) {
+        err = gr__edge_data_check(call, gr__depset_nodes(&m->deps)[k], t, &m->edata[k], "dependency data", k);
+        nnotes += !gr__edge_data_is_default(&m->edata[k]);
+    }
+    if (nnotes && !err && !gr__edge_notes_reserve(g, nnotes))
+        err = gr__fail(grErrorMemoryAllocation, "%s: out of memory noting edge data", call);
+    return err;
+}
+
+/* Puts m's dependency data on node's new edges (room reserved by
+ * check_edge_data); the data is used up. */
+static GR_NOINLINE void note_edge_data(grGraph_t g, gr_cap_member *m, grGraphNode_t node)
+{
+    for (uint32_t k = 0; k < m->deps.n; k++)
+        gr__edge_note_add(g, gr__depset_nodes(&m->deps)[k], node, &m->edata[k]);
+    gr__free(m->edata);
+    m->edata = NULL;
+}
+
 grError_t gr__capture_record(const char *call, gr_stream *s, const grGraphNodeParams *desc)
 {
     return gr__capture_record_ex(call, s, desc, NULL, 0);
@@ -266,29 +324,19 @@ grError_t gr__capture_record_ex(const char *call, gr_stream *s, const grGraphNod
     grGraphNode_t node;
     grGraphNodeType t = desc->type;
     const char *why = refusal(t);
-    if (GR_UNLIKELY(why != NULL)) {
-        char msg[512];
-        if (gr_load_acquire(&c->status) != grStreamCaptureStatusActive)
-            return gr__capture_fail_invalidated(call, c, s);
-        snprintf(msg, sizeof msg, "%s: %s is capturing: %s", call, GR_STREAM_NAME(s), why);
-        return gr__capture_invalidate(c, grErrorStreamCaptureUnsupported, msg);
-    }
+    if (GR_UNLIKELY(why != NULL))
+        return refuse_op(call, c, s, why);
     /* A re-capture matches the operation with a node instead of adding
      * one (recapture.c). */
     if (GR_UNLIKELY(c->recap != NULL))
         return gr__recapture_record(call, c, s, desc, attrs, nattrs);
     bool oom = false;
     gr_kattrs *ka = t == grGraphNodeTypeKernel ? gr__capture_attrs(s, attrs, nattrs, &oom) : NULL;
-    if (GR_UNLIKELY(oom || !gr__capture_make_params(desc, &p))) {
-        gr__free(ka);
-        return gr__fail(grErrorMemoryAllocation, "%s: out of memory capturing a %s node on %s", call,
-                        op_name(t), GR_STREAM_NAME(s));
-    }
+    if (GR_UNLIKELY(oom || !gr__capture_make_params(desc, &p)))
+        return record_oom(call, s, t, ka);
     gr__capture_lock(c);
     if (GR_UNLIKELY(gr_load_relaxed(&c->status) != grStreamCaptureStatusActive)) {
-        gr__spin_unlock(&c->lock);
-        gr__node_params_free(t, &p);
-        gr__free(ka);
+        drop_locked(c, t, &p, ka);
         return gr__capture_fail_invalidated(call, c, s);
     }
     gr_cap_member *m = gr__capture_member(c, s);
@@ -301,32 +349,17 @@ grError_t gr__capture_record_ex(const char *call, gr_stream *s, const grGraphNod
             gr__graphmem_check_free(call, c->graph, gr__depset_nodes(&m->deps), m->deps.n, p.free.dptr, &own);
     if (GR_UNLIKELY(t == grGraphNodeTypeMemFree) && !err)
         p.free.foreign = !own;
-    /* Non-default data of the dependencies (from
-     * grStreamUpdateCaptureDependencies or grStreamBeginCaptureToGraph)
-     * goes on the new edges: checked against the new node, room noted
-     * first so that nothing fails once the node is in. */
-    size_t nnotes = 0;
-    for (uint32_t k = 0; GR_UNLIKELY(m->edata != NULL) && !err && k < m->deps.n; k++) {
-        err = gr__edge_data_check(call, gr__depset_nodes(&m->deps)[k], t, &m->edata[k], "dependency data", k);
-        nnotes += !gr__edge_data_is_default(&m->edata[k]);
-    }
-    if (GR_UNLIKELY(nnotes) && !err && !gr__edge_notes_reserve(c->graph, nnotes))
-        err = gr__fail(grErrorMemoryAllocation, "%s: out of memory noting edge data", call);
+    if (GR_UNLIKELY(m->edata != NULL) && !err)
+        err = check_edge_data(call, c->graph, m, t);
     if (GR_LIKELY(!err))
         err = gr__graph_insert_node(call, c->graph, gr__depset_nodes(&m->deps), m->deps.n, t, &p, &node);
     if (GR_UNLIKELY(err)) {
-        gr__spin_unlock(&c->lock);
-        gr__node_params_free(t, &p);
-        gr__free(ka);
+        drop_locked(c, t, &p, ka);
         return err;
     }
     node->kattrs = ka;
-    if (GR_UNLIKELY(m->edata != NULL)) {
-        for (uint32_t k = 0; k < m->deps.n; k++)
-            gr__edge_note_add(c->graph, gr__depset_nodes(&m->deps)[k], node, &m->edata[k]);
-        gr__free(m->edata);
-        m->edata = NULL;
-    }
+    if (GR_UNLIKELY(m->edata != NULL))
+        note_edge_data(c->graph, m, node);
     if (GR_UNLIKELY(own))
         gr__graphmem_note_free(p.free.dptr, true);
     c->calls++;
