@@ -597,14 +597,111 @@ static bool yield_cpu(gr_runtime *rt)
     return gr__ticks() - t0 < GR_YIELD_CONTENDED_US * gr__ticks_per_us(rt);
 }
 
-static void *worker_main(void *arg)
+/* A worker's start: its thread's name (for debuggers and top) and its
+ * thread-local self. */
+static GR_NOINLINE void worker_start(gr_worker *w)
 {
-    gr_worker *w = arg;
-    gr_runtime *rt = gr_load_acquire(&gr__rt);
     char name[16];
     snprintf(name, sizeof name, "graphrt-w%u", w->index);
     pthread_setname_np(pthread_self(), name);
     gr__tls_worker = w;
+}
+
+/* The ns left of an active spin for a worker that last ran an item
+ * (taking last_len ticks) at last_work (gr__ticks): spin_window, less
+ * the time since. Inlined: the idle path only. */
+static inline uint64_t active_window(gr_runtime *rt, uint64_t last_work, uint64_t last_len)
+{
+    uint64_t tpu = gr__ticks_per_us(rt), since = gr__ticks() - last_work;
+    uint64_t full = spin_window(rt->spin_ns * tpu / 1000, GR_LONG_ITEM_SPIN_MAX_US * tpu, last_len);
+    return since < full ? (full - since) * 1000 / tpu : 0;
+}
+
+/* A worker beyond the spinners' limit, counted in rt->spinning: it
+ * leaves the count and parks. Returns whether it took a pending wake-up
+ * (see park). */
+static GR_NOINLINE bool park_surplus(gr_runtime *rt)
+{
+    /* The spinners watch the injection queue (a spinner only stops
+     * spinning to run work, or to park after checking the queue), so
+     * this worker sleeps unless a deque holds work. But while it was
+     * counted, a submitter may have taken it for a spinner and woken
+     * nobody: if the spinners left meanwhile (the count drops to zero
+     * with it), it looks again instead. */
+    if (gr_fetch_sub_seq_cst(&rt->spinning, 1) == 1)
+        return false;
+    unsigned r = gr__sched_park(rt, false);
+    if (!(r & PARK_SLEPT))
+        for (int p = 0; p < 64; p++) /* work is visible: look again soon */
+            gr__cpu_relax();
+    return (r & PARK_TOOK_WAKE) != 0;
+}
+
+/* Spins for work as the spinners+1-th spinner (window: ns left of its
+ * active spin, 0 without); returns the item found, or NULL when the
+ * window ran out, the CPUs are wanted or the runtime stops. Inlined: it
+ * is worker_main's idle path, and the one place that spins. */
+static inline gr_item spin_for_work(gr_runtime *rt, gr_worker *w, int spinners, uint64_t window,
+                                    bool active_spin)
+{
+    gr_item it = 0;
+    uint64_t base = spinners >= rt->max_spinners || window > rt->spin_ns ? window : rt->spin_ns;
+    /* Only the first spinner follows the pace of submissions, and only
+     * where workers that ran work do not spin past the limit (two CPUs
+     * or fewer, or two workers): elsewhere a launch usually finds one
+     * of those, and the stretch measured slower in three sessions of
+     * the 16-core host (16 threads, a fan of 1,024 nodes of 1 us: 351
+     * us a replay against 317-322, also when workers that had run an
+     * item a moment ago did not follow the pace). */
+    bool paced = spinners == 0 && !active_spin;
+    uint64_t now_ns = gr__now_ns();
+    size_t seen = submissions(rt);
+    if (paced)
+        pace_note(rt, seen, now_ns);
+    uint64_t span = paced ? cadence_span(rt, base) : base;
+    uint64_t deadline = now_ns + span;
+    /* Poll every few pauses only: polling reads lines the busy threads
+     * write, and a tight poll would slow them down. The spin window
+     * restarts whenever work was submitted meanwhile, even if its
+     * submitter ran it: an application that keeps launching keeps a
+     * worker awake instead of paying a futex wake per launch; and it
+     * stretches to the pace of those submissions (cadence_span). */
+    uint64_t gap = GR_POLL_TICKS_MIN;
+    for (unsigned k = 1;; k++) {
+        if (cpu_wanted(rt))
+            break;
+        it = find_work(rt, w);
+        if (it || gr_load_relaxed(&rt->stop))
+            break;
+        /* Back off to about a microsecond between polls. */
+        gr__pause_ticks(gap);
+        if (gap < GR_POLL_TICKS_MAX)
+            gap *= 2;
+        if ((k & 7) == 0) {
+            if (gap == GR_POLL_TICKS_MAX && !yield_cpu(rt))
+                break; /* the CPUs are all wanted: park */
+            size_t now_enq = submissions(rt);
+            uint64_t now = gr__now_ns();
+            if (now_enq != seen) {
+                seen = now_enq;
+                if (paced) {
+                    pace_note(rt, seen, now);
+                    span = cadence_span(rt, base);
+                }
+                deadline = now + span;
+            } else if (now > deadline) {
+                break;
+            }
+        }
+    }
+    return it;
+}
+
+static void *worker_main(void *arg)
+{
+    gr_worker *w = arg;
+    gr_runtime *rt = gr_load_acquire(&gr__rt);
+    worker_start(w);
     bool took_wake = false;
     /* Whether a recent item lets this worker spin past the limit, when
      * (gr__ticks) it last ran one and how long that took (see
@@ -635,78 +732,13 @@ static void *worker_main(void *arg)
          * others park, and are woken when nobody spins, except a worker
          * that ran work a moment ago: more is likely to come soon (the
          * next nodes of a graph), and a park and wake-up costs more. */
-        uint64_t window = 0; /* ns left of this worker's active spin */
-        if (active_spin) {
-            uint64_t tpu = gr__ticks_per_us(rt), since = gr__ticks() - last_work;
-            uint64_t full = spin_window(rt->spin_ns * tpu / 1000, GR_LONG_ITEM_SPIN_MAX_US * tpu, last_len);
-            window = since < full ? (full - since) * 1000 / tpu : 0;
-        }
+        uint64_t window = active_spin ? active_window(rt, last_work, last_len) : 0;
         int spinners = gr_fetch_add_seq_cst(&rt->spinning, 1);
         if (spinners >= (window ? rt->max_active_spinners : rt->max_spinners)) {
-            /* The spinners watch the injection queue (a spinner only stops
-             * spinning to run work, or to park after checking the queue),
-             * so this worker sleeps unless a deque holds work. But while
-             * it was counted, a submitter may have taken it for a spinner
-             * and woken nobody: if the spinners left meanwhile (the count
-             * drops to zero with it), it looks again instead. */
-            if (gr_fetch_sub_seq_cst(&rt->spinning, 1) == 1)
-                continue;
-            unsigned r = gr__sched_park(rt, false);
-            took_wake = r & PARK_TOOK_WAKE;
-            if (!(r & PARK_SLEPT))
-                for (int p = 0; p < 64; p++) /* work is visible: look again soon */
-                    gr__cpu_relax();
+            took_wake = park_surplus(rt);
             continue;
         }
-        uint64_t base = spinners >= rt->max_spinners || window > rt->spin_ns ? window : rt->spin_ns;
-        /* Only the first spinner follows the pace of submissions, and only
-         * where workers that ran work do not spin past the limit (two CPUs
-         * or fewer, or two workers): elsewhere a launch usually finds one
-         * of those, and the stretch measured slower in three sessions of
-         * the 16-core host (16 threads, a fan of 1,024 nodes of 1 us: 351
-         * us a replay against 317-322, also when workers that had run an
-         * item a moment ago did not follow the pace). */
-        bool paced = spinners == 0 && !active_spin;
-        uint64_t now_ns = gr__now_ns();
-        size_t seen = submissions(rt);
-        if (paced)
-            pace_note(rt, seen, now_ns);
-        uint64_t span = paced ? cadence_span(rt, base) : base;
-        uint64_t deadline = now_ns + span;
-        /* Poll every few pauses only: polling reads lines the busy threads
-         * write, and a tight poll would slow them down. The spin window
-         * restarts whenever work was submitted meanwhile, even if its
-         * submitter ran it: an application that keeps launching keeps a
-         * worker awake instead of paying a futex wake per launch; and it
-         * stretches to the pace of those submissions (cadence_span). */
-        uint64_t gap = GR_POLL_TICKS_MIN;
-        for (unsigned k = 1;; k++) {
-            if (cpu_wanted(rt))
-                break;
-            it = find_work(rt, w);
-            if (it || gr_load_relaxed(&rt->stop))
-                break;
-            /* Back off to about a microsecond between polls. */
-            gr__pause_ticks(gap);
-            if (gap < GR_POLL_TICKS_MAX)
-                gap *= 2;
-            if ((k & 7) == 0) {
-                if (gap == GR_POLL_TICKS_MAX && !yield_cpu(rt))
-                    break; /* the CPUs are all wanted: park */
-                size_t now_enq = submissions(rt);
-                uint64_t now = gr__now_ns();
-                if (now_enq != seen) {
-                    seen = now_enq;
-                    if (paced) {
-                        pace_note(rt, seen, now);
-                        span = cadence_span(rt, base);
-                    }
-                    deadline = now + span;
-                } else if (now > deadline) {
-                    break;
-                }
-            }
-        }
+        it = spin_for_work(rt, w, spinners, window, active_spin);
         int was = gr_fetch_sub_seq_cst(&rt->spinning, 1);
         if (it) {
             /* The last spinner is leaving to run work, which may take long
