@@ -452,17 +452,22 @@ static void watch_capture_begun(void)
     pthread_mutex_unlock(&watch_lock);
 }
 
+/* Switches the watch off unless a capture has begun meanwhile. */
+static void watch_off_if_idle(void)
+{
+    pthread_mutex_lock(&watch_lock);
+    if (__atomic_load_n(&captures, __ATOMIC_ACQUIRE) == 0)
+        watch_set(0);
+    pthread_mutex_unlock(&watch_lock);
+}
+
 static void watch_capture_ended(void)
 {
     if (__atomic_sub_fetch(&captures, 1, __ATOMIC_ACQ_REL) != 0)
         return;
     __atomic_store_n(&watch_until, clock_ns(CLOCK_MONOTONIC_COARSE) + watch_hold_ns, __ATOMIC_RELEASE);
-    if (watch_hold_ns == 0) {
-        pthread_mutex_lock(&watch_lock);
-        if (__atomic_load_n(&captures, __ATOMIC_ACQUIRE) == 0)
-            watch_set(0);
-        pthread_mutex_unlock(&watch_lock);
-    }
+    if (watch_hold_ns == 0)
+        watch_off_if_idle();
 }
 
 /* At the exit of a driver call: the watch goes off once it has been held
@@ -472,10 +477,7 @@ static void watch_expire(void)
     if (!__atomic_load_n(&watching, __ATOMIC_RELAXED) || __atomic_load_n(&captures, __ATOMIC_ACQUIRE) ||
         clock_ns(CLOCK_MONOTONIC_COARSE) < __atomic_load_n(&watch_until, __ATOMIC_ACQUIRE))
         return;
-    pthread_mutex_lock(&watch_lock);
-    if (__atomic_load_n(&captures, __ATOMIC_ACQUIRE) == 0)
-        watch_set(0);
-    pthread_mutex_unlock(&watch_lock);
+    watch_off_if_idle();
 }
 
 static const char *mode_word(int m)
