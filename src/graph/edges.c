@@ -237,23 +237,32 @@ static grError_t link_new_edges(const char *call, grGraph_t graph, const grGraph
     return grSuccess;
 }
 
+/* The start both edge calls share: the graph checked, nothing to do for
+ * n == 0, the graph noted as edited, and the two arrays present. The edit
+ * is noted before the remaining checks: a refused call only costs the
+ * next update of an executable its full comparison. */
+static grError_t edge_call_begin(const char *call, grGraph_t graph, const grGraphNode_t *from,
+                                 const grGraphNode_t *to, size_t n)
+{
+    grError_t err;
+    if ((err = gr__graph_check(call, graph)) != grSuccess || n == 0)
+        return err;
+    gr__graph_edited(graph);
+    if (from == NULL || to == NULL)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: %s is NULL but numDependencies is %zu; pass two arrays of %zu nodes", call,
+                        from == NULL ? "from" : "to", n, n);
+    return grSuccess;
+}
+
 GR_API grError_t grGraphAddDependencies(grGraph_t graph, const grGraphNode_t *from, const grGraphNode_t *to,
                                         const grGraphEdgeData *edgeData, size_t numDependencies)
 {
     static const char call[] = "grGraphAddDependencies";
     grError_t err;
     size_t i, n = numDependencies, nnotes = 0;
-    if ((err = gr__graph_check(call, graph)) != grSuccess)
+    if ((err = edge_call_begin(call, graph, from, to, n)) != grSuccess || n == 0)
         return err;
-    if (n == 0)
-        return grSuccess;
-    /* Noted before the checks: a refused call only costs the next update
-     * of an executable its full comparison. */
-    gr__graph_edited(graph);
-    if (from == NULL || to == NULL)
-        return gr__fail(grErrorInvalidValue,
-                        "%s: %s is NULL but numDependencies is %zu; pass two arrays of %zu nodes", call,
-                        from == NULL ? "from" : "to", n, n);
     for (i = 0; i < n; i++)
         if ((err = check_edge(call, graph, from, to, i)) != grSuccess)
             return err;
@@ -302,16 +311,8 @@ GR_API grError_t grGraphRemoveDependencies(grGraph_t graph, const grGraphNode_t 
     grError_t err;
     size_t i, n = numDependencies;
     edge_ref *refs;
-    if ((err = gr__graph_check(call, graph)) != grSuccess)
+    if ((err = edge_call_begin(call, graph, from, to, n)) != grSuccess || n == 0)
         return err;
-    if (n == 0)
-        return grSuccess;
-    /* Noted before the checks, as in grGraphAddDependencies. */
-    gr__graph_edited(graph);
-    if (from == NULL || to == NULL)
-        return gr__fail(grErrorInvalidValue,
-                        "%s: %s is NULL but numDependencies is %zu; pass two arrays of %zu nodes", call,
-                        from == NULL ? "from" : "to", n, n);
     for (i = 0; i < n; i++) {
         if ((err = check_edge(call, graph, from, to, i)) != grSuccess)
             return err;
