@@ -6,8 +6,13 @@
  * machine line (bench/run.sh cuda joins them with the native ones into
  * ratios); --json FILE writes the figures as JSON. Needs a GPU device:
  * without one it says so and exits with status 2.
+ *
+ * The start-up case, layered graphs and updates of k of n nodes follow,
+ * as bench_native.cu measures them (bench/cuda/README.md says what each
+ * measures); --quick leaves out their largest sizes.
  */
 #include "graphrt.h"
+#include "hr_shapes.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,7 +71,7 @@ typedef struct figure {
     char name[32], param[32], unit[16];
     double value;
 } figure;
-static figure figures[64];
+static figure figures[128];
 static int nfigures;
 
 static void report(const char *name, const char *param, double value, const char *unit)
@@ -117,12 +122,167 @@ static grGraph_t build_graph(const char *shape, int n, int arg)
     return g;
 }
 
+/* A graph of empty kernels of the harness's shape sh (hr_shapes.h), node
+ * i launched with args[i]. */
+static grGraph_t build_shape(const graph_t *sh, const int *args)
+{
+    grGraph_t g;
+    CK(grGraphCreate(&g, 0));
+    grGraphNode_t *nodes = malloc((size_t)sh->n * sizeof *nodes),
+                  *deps = malloc((size_t)sh->n * sizeof *deps);
+    if (!nodes || !deps)
+        exit(1);
+    for (int i = 0; i < sh->n; i++) {
+        int a = args[i];
+        void *kargs[] = {&a};
+        grKernelNodeParams kp = empty_params(kargs);
+        size_t nd = 0;
+        for (int k = sh->pred_off[i]; k < sh->pred_off[i + 1]; k++)
+            deps[nd++] = nodes[sh->pred[k]];
+        CK(grGraphAddKernelNode(&nodes[i], g, nd ? deps : NULL, nd, &kp));
+    }
+    free(nodes);
+    free(deps);
+    return g;
+}
+
+/* The start-up case, as bench_native.cu's startup: ngraphs graphs of one
+ * shape, each a chain captured from a stream (node i of graph j launched
+ * with j * len + i), instantiated, all kept until the last is built. Round
+ * r of case c captures chains of len + 1 + ROUNDS * c + r launches, a
+ * length no earlier round built, so that no round is served by executables
+ * an earlier one destroyed. Figures: the whole capture + instantiate, its
+ * instantiate part, one launch of each then one synchronize. */
+static void startup(grStream_t s, int len, int ngraphs, int c)
+{
+    double rt[ROUNDS], ri[ROUNDS], rl[ROUNDS];
+    grGraph_t *g = malloc((size_t)ngraphs * sizeof *g);
+    grGraphExec_t *e = malloc((size_t)ngraphs * sizeof *e);
+    if (!g || !e)
+        exit(1);
+    for (int r = 0; r < ROUNDS; r++) {
+        int n = len + 1 + ROUNDS * c + r;
+        double inst = 0, t0 = now_ns();
+        for (int j = 0; j < ngraphs; j++) {
+            CK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+            for (int i = 0; i < n; i++) {
+                int a = j * n + i;
+                void *args[] = {&a};
+                CK(grLaunchKernel(kernel, GR_DIM3(1, 1, 1), GR_DIM3(32, 1, 1), args, 0, s));
+            }
+            CK(grStreamEndCapture(s, &g[j]));
+            double t1 = now_ns();
+            CK(grGraphInstantiate(&e[j], g[j], 0));
+            inst += now_ns() - t1;
+        }
+        double t2 = now_ns();
+        for (int j = 0; j < ngraphs; j++)
+            CK(grGraphLaunch(e[j], s));
+        CK(grStreamSynchronize(s));
+        rl[r] = (now_ns() - t2) / 1e3;
+        rt[r] = (t2 - t0) / 1e3;
+        ri[r] = inst / 1e3;
+        for (int j = 0; j < ngraphs; j++) {
+            CK(grGraphExecDestroy(e[j]));
+            CK(grGraphDestroy(g[j]));
+        }
+    }
+    free(g);
+    free(e);
+    char param[32];
+    snprintf(param, sizeof param, "%dxchain%d", ngraphs, len);
+    report("startup", param, median(rt), "us");
+    report("startup_instantiate", param, median(ri), "us");
+    report("startup_first_launch", param, median(rl), "us");
+}
+
+/* A layered graph of depth x width kernels (min(3, width) predecessors in
+ * the layer before): instantiate per node, and exec update per node from a
+ * graph of the same topology whose every node differs. */
+static void layered(int depth, int width)
+{
+    graph_t *sh = gen_layered(depth, width, width < 3 ? width : 3, 42);
+    int n = sh->n;
+    int *a1 = malloc((size_t)n * sizeof *a1), *a2 = malloc((size_t)n * sizeof *a2);
+    if (!a1 || !a2)
+        exit(1);
+    for (int i = 0; i < n; i++) {
+        a1[i] = i;
+        a2[i] = i + n;
+    }
+    grGraph_t g = build_shape(sh, a1), g2 = build_shape(sh, a2);
+    double ri[ROUNDS], ru[ROUNDS];
+    for (int k = 0; k < ROUNDS; k++) {
+        grGraphExec_t e;
+        double t0 = now_ns();
+        CK(grGraphInstantiate(&e, g, 0));
+        ri[k] = (now_ns() - t0) / n;
+        grGraphExecUpdateResultInfo info;
+        t0 = now_ns();
+        CK(grGraphExecUpdate(e, (k & 1) ? g : g2, &info));
+        ru[k] = (now_ns() - t0) / n;
+        CK(grGraphExecDestroy(e));
+    }
+    char param[32];
+    snprintf(param, sizeof param, "layered%dx%d", depth, width);
+    report("instantiate", param, median(ri), "ns/node");
+    report("exec_update", param, median(ru), "ns/node");
+    CK(grGraphDestroy(g));
+    CK(grGraphDestroy(g2));
+    free(a1);
+    free(a2);
+    graph_free(sh);
+}
+
+/* Exec update of a 1,000-kernel chain to a graph whose k nodes differ
+ * (every (n / k)-th), and back: time per grGraphExecUpdate. */
+static void update_changed(int k)
+{
+    enum {
+        n = 1000,
+        reps = 20
+    };
+    graph_t *sh = gen_chain(n);
+    int a[n], b[n];
+    for (int i = 0; i < n; i++) {
+        a[i] = i;
+        b[i] = i % (n / k) == 0 ? i + n : i;
+    }
+    grGraph_t ga = build_shape(sh, a), gb = build_shape(sh, b);
+    grGraphExec_t e;
+    CK(grGraphInstantiate(&e, ga, 0));
+    double r[ROUNDS];
+    for (int round = 0; round < ROUNDS; round++) {
+        double t0 = now_ns();
+        for (int i = 0; i < reps; i++) {
+            grGraphExecUpdateResultInfo info;
+            CK(grGraphExecUpdate(e, (i & 1) ? ga : gb, &info));
+        }
+        r[round] = (now_ns() - t0) / reps / 1e3;
+    }
+    char param[32];
+    snprintf(param, sizeof param, "%dof%d", k, n);
+    report("exec_update_changed", param, median(r), "us");
+    CK(grGraphExecDestroy(e));
+    CK(grGraphDestroy(ga));
+    CK(grGraphDestroy(gb));
+    graph_free(sh);
+}
+
 int main(int argc, char **argv)
 {
     const char *json = NULL;
-    for (int i = 1; i < argc; i++)
+    int quick = 0;
+    for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0 && i + 1 < argc)
             json = argv[++i];
+        else if (strcmp(argv[i], "--quick") == 0)
+            quick = 1;
+        else {
+            fprintf(stderr, "usage: bench_gpu [--quick] [--json FILE]\n");
+            return 1;
+        }
+    }
     int count = 0;
     CK(grGetDeviceCount(&count));
     if (count < 2) {
@@ -276,6 +436,21 @@ int main(int argc, char **argv)
         report("capture", param, median(r), "ns/op");
         report("capture_instantiate", param, median(r2), "us");
     }
+
+    /* The start-up case, layered graphs, updates of k of n nodes. */
+    const int startup_lens[] = {100, 1000}, startup_counts[] = {1, 8, 64};
+    int c = 0;
+    for (int l = 0; l < 2; l++)
+        for (int j = 0; j < 3; j++)
+            if (!quick || startup_counts[j] <= 8)
+                startup(s, startup_lens[l], startup_counts[j], c++);
+    const int layers[][2] = {{10, 10}, {32, 32}, {100, 100}};
+    for (int l = 0; l < 3; l++)
+        if (!quick || layers[l][0] * layers[l][1] <= 1024)
+            layered(layers[l][0], layers[l][1]);
+    const int changed[] = {1, 10, 100, 1000};
+    for (int j = 0; j < 4; j++)
+        update_changed(changed[j]);
 
     if (json) {
         FILE *f = fopen(json, "w");
