@@ -19,8 +19,13 @@
 #       side on the grain shapes, in alternating rounds with the peers and the
 #       sequential floor; rows in build-ab/rows.csv, then their table
 #       (--quick: 2 rounds, grains 0 and 1, 20 ms a cell, no two-CPU rows).
-#   bench/run.sh cuda [--json FILE]
-#       graphrt on a GPU against the CUDA runtime (needs nvcc and a GPU).
+#   bench/run.sh cuda [--quick] [--rounds R] [--out DIR] [--json FILE]
+#       graphrt on a GPU against the CUDA runtime (needs nvcc and a GPU):
+#       bench_gpu and bench_native built in build-gpu-bench/, run R times
+#       (default 1) in alternating order, then each figure's median over the
+#       runs with the ratio graphrt / native (and, for R > 1, the range of
+#       the runs' ratios); outputs in DIR (default build-gpu-bench/);
+#       --quick leaves out the largest start-up and layered sizes.
 #
 # Environment: JOBS (compile jobs, default the cores), CC, CXX;
 #   peers: THREADS (default "1 2");
@@ -31,7 +36,9 @@
 #   ab: ROUNDS (3), GRAIN_BUDGET_MS (50), GRAINS (0,1,5,20), GRAINS2 (0,1,5 on
 #     CPUs 0-1 as a two-core machine; empty: none), THREADS ("16 4"), SHAPES;
 #   peers, grain, ab: TBB_ROOT (oneTBB outside the system), TASKFLOW_DIR
-#     (Taskflow's headers; grain clones the pinned release when allowed).
+#     (Taskflow's headers; grain clones the pinned release when allowed);
+#   cuda: NVCC (default nvcc on PATH, else /usr/local/cuda/bin/nvcc),
+#     OUTDIR (as --out), ROUNDS (as --rounds).
 # A peer whose toolkit is missing is left out, with a line saying so.
 set -euo pipefail
 
@@ -396,25 +403,98 @@ cmd_ab() {
 
 # --------------------------------------------------------------------- cuda
 cmd_cuda() {
-    local json="" B=$root/build-gpu-bench
-    [ "${1:-}" = --json ] && json=$2
-    local O=${OUTDIR:-$B}
+    local json="" quick="" rounds=${ROUNDS:-1} B=$root/build-gpu-bench out=${OUTDIR:-}
+    while [ $# -gt 0 ]; do
+        case $1 in
+        --json) json=$2; shift ;;
+        --quick) quick=--quick ;;
+        --rounds) rounds=$2; shift ;;
+        --out) out=$2; shift ;;
+        *) usage >&2; exit 1 ;;
+        esac
+        shift
+    done
+    local O=${out:-$B}
     local nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+    [ -x "$nvcc" ] || die "cuda: no nvcc (set NVCC, or put it on PATH)"
     mkdir -p "$B" "$O"
-    "$nvcc" -O2 -o "$B/bench_native" "$here/cuda/bench_native.cu" -lcuda
-    build_graphrt "$B" bench_gpu
-    machine_lines
-    "$B/bench_native" ${json:+--json "$O/native.json"} | tee "$O/native.txt"
-    "$B/bench/cuda/bench_gpu" ${json:+--json "$O/graphrt.json"} | tee "$O/graphrt.txt"
+    # CMake looks for the CUDA compiler on PATH or in CUDACXX.
+    CUDACXX=${CUDACXX:-$nvcc} build_graphrt "$B" bench_gpu bench_native
+    rm -f "$O"/native-*.txt "$O"/graphrt-*.txt "$O"/native-*.json "$O"/graphrt-*.json
+    machine_lines | tee "$O/machine.txt"
+    # The two programs once per round, in alternating order, so that the
+    # machine's drift over the run falls on both.
+    local r side order rc bin
+    for r in $(seq "$rounds"); do
+        order="native graphrt"
+        [ $((r % 2)) = 0 ] && order="graphrt native"
+        for side in $order; do
+            rc=0 bin=$B/bench/cuda/bench_gpu
+            [ "$side" = graphrt ] || bin=$B/bench/cuda/bench_native
+            "$bin" ${quick:+"$quick"} ${json:+--json "$O/$side-$r.json"} >"$O/$side-$r.txt" || rc=$?
+            [ $rc != 2 ] || die "cuda: no GPU device here (the $side side exits with status 2)"
+            [ $rc = 0 ] || die "cuda: the $side side failed (exit $rc)"
+            cat "$O/$side-$r.txt"
+        done
+    done
+    for side in native graphrt; do
+        for r in $(seq "$rounds"); do cat "$O/$side-$r.txt"; done >"$O/$side.txt"
+    done
     echo
-    echo "ratio = graphrt / native: lower is better, below 1 graphrt is cheaper"
-    printf '%-24s %-10s %12s %12s %8s  %s\n' figure param native graphrt ratio unit
-    awk -F, 'FNR == NR { if ($1 == "native") v[$2 "," $3] = $4; next }
-             $1 == "graphrt" { k = $2 "," $3; if (k in v)
-                 printf "%-24s %-10s %12.1f %12.1f %8.2f  %s\n", $2, $3, v[k], $4, (v[k] > 0 ? $4 / v[k] : 0), $5 }' \
-        "$O/native.txt" "$O/graphrt.txt" | tee "$O/ratios.txt"
+    local runs=""
+    [ "$rounds" = 1 ] || runs=" (medians of $rounds runs of each, in alternating order)"
+    echo "ratio = graphrt / native: lower is better, below 1 graphrt is cheaper$runs"
+    local files=()
+    for r in $(seq "$rounds"); do files+=("$O/native-$r.txt" "$O/graphrt-$r.txt"); done
+    awk -F, -v rounds="$rounds" '
+        function med(s,   a, n, i, j, t) {
+            n = split(s, a, " ")
+            for (i = 2; i <= n; i++) {
+                t = a[i] + 0
+                for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]
+                a[j + 1] = t
+            }
+            return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+        }
+        ($1 == "native" || $1 == "graphrt") && NF == 5 {
+            r = FILENAME; sub(/.*-/, "", r); sub(/\.txt$/, "", r)
+            k = $2 "," $3
+            if ($1 == "graphrt" && !(k in seen)) { seen[k] = 1; order[++nk] = k; unit[k] = $5 }
+            v[$1, k] = v[$1, k] " " $4
+            one[$1, k, r] = $4
+        }
+        END {
+            printf "%-24s %-18s %12s %12s %8s  ", "figure", "param", "native", "graphrt", "ratio"
+            printf (rounds > 1 ? "%-9s  ratio_range\n" : "%s\n"), "unit"
+            for (i = 1; i <= nk; i++) {
+                k = order[i]
+                if (!(("native", k) in v)) continue
+                split(k, f, ",")
+                nv = med(v["native", k]); gv = med(v["graphrt", k])
+                printf "%-24s %-18s %12.1f %12.1f %8.2f  ", f[1], f[2], nv, gv, (nv > 0 ? gv / nv : 0)
+                printf (rounds > 1 ? "%-9s" : "%s"), unit[k]
+                lo = ""; hi = ""
+                for (r = 1; r <= rounds; r++)
+                    if ((("native", k, r) in one) && (("graphrt", k, r) in one) && one["native", k, r] > 0) {
+                        x = one["graphrt", k, r] / one["native", k, r]
+                        if (lo == "" || x < lo) lo = x
+                        if (hi == "" || x > hi) hi = x
+                    }
+                if (rounds > 1 && lo != "") printf "  %.2f-%.2f", lo, hi
+                printf "\n"
+            }
+        }' "${files[@]}" | tee "$O/ratios.txt"
     if [ -n "$json" ]; then
-        printf '{"native": %s, "graphrt": %s}\n' "$(cat "$O/native.json")" "$(cat "$O/graphrt.json")" >"$json"
+        if [ "$rounds" = 1 ]; then
+            printf '{"native": %s, "graphrt": %s}\n' "$(cat "$O/native-1.json")" "$(cat "$O/graphrt-1.json")"
+        else
+            printf '{"rounds": ['
+            for r in $(seq "$rounds"); do
+                [ "$r" = 1 ] || printf ','
+                printf '\n{"native": %s, "graphrt": %s}' "$(cat "$O/native-$r.json")" "$(cat "$O/graphrt-$r.json")"
+            done
+            printf '\n]}\n'
+        fi >"$json"
     fi
 }
 
