@@ -2,12 +2,12 @@
  * bench_native.cu - the native CUDA side of the GPU comparison: the same
  * empty kernel, graph shapes and operations as bench_gpu.c measures
  * through graphrt, built directly with the CUDA runtime API. Built by
- * bench/run.sh cuda with nvcc on a machine with a GPU; never part of the
- * library or the suite.
+ * CMake where it finds a CUDA compiler (bench/cuda/CMakeLists.txt) and run
+ * by bench/run.sh cuda; never part of the library or the suite.
  *
  * Every figure is the median of several rounds, each timing a batch of
  * operations with a monotonic clock. Output: one line per figure as
- * "native,<name>,<param>,<value>,<unit>" (bench/cuda/compare.py joins it
+ * "native,<name>,<param>,<value>,<unit>" (bench/run.sh cuda joins it
  * with bench_gpu's lines) after a machine line; --json FILE also writes
  * the figures as JSON.
  *
