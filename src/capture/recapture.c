@@ -612,6 +612,7 @@ void gr__recapture_finish(gr_capture *c, bool keep)
     g->recap_edits = 0;
     gr__graph_edited(g);
     if (listed) {
+        gr__graph_devupd_carry(g, r->base, r->dirty, r->ndirty);
         g->recap_base = r->base;
         g->recap_edits = g->edits;
         g->recap_dirty = r->dirty;
