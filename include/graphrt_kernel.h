@@ -771,12 +771,16 @@ static inline float gr_atomic_add_f32(float *p, float v)
  * returns the host-launched executable, which a kernel may hand to the
  * host (to launch it again or to name it in a setter) but cannot launch
  * itself. Under nvcc (CUDA 12.0 or later) it is CUDA's device function,
- * whose value is the driver's cudaGraphExec_t: NULL in the graphs that
- * graphrt lowers to a GPU, which are never device graphs.
+ * whose value (the driver's cudaGraphExec_t, in a grGraphExec_t) is NULL
+ * in the graphs that graphrt lowers to a GPU, which are never device
+ * graphs.
  */
 #if defined(__CUDACC__)
 #if defined(CUDART_VERSION) && CUDART_VERSION >= 12000
-#define gr_get_current_graph_exec() cudaGetCurrentGraphExec()
+/* graphrt.h's type (the same typedef), so that one source stores the
+ * value in the same variables on both sides. */
+typedef struct grGraphExec_st *grGraphExec_t;
+#define gr_get_current_graph_exec() ((grGraphExec_t)cudaGetCurrentGraphExec())
 #endif
 #else
 #define gr_get_current_graph_exec() ((grGraphExec_t)gr_kctx_->exec)
