@@ -752,8 +752,39 @@ static inline float gr_atomic_add_f32(float *p, float v)
  * applies from the executable's next launch on (docs/exec.md). Under nvcc
  * (CUDA 12.4 or later) they are CUDA's device functions; graphrt does not
  * yet instantiate such nodes on a GPU, so there they serve a CUDA build
- * of the same source. CUDA's cudaGetCurrentGraphExec has no CPU form yet.
+ * of the same source.
+ *
+ * gr_get_current_graph_exec() is CUDA's cudaGetCurrentGraphExec(): the
+ * executable whose launch runs the calling kernel. On the CPU it is the
+ * grGraphExec_t of the grGraphLaunch that runs the kernel's node (the
+ * top-level executable for a kernel inside a child graph or a conditional
+ * node's body, whose nodes run as part of that launch; a kernel launched
+ * into a capture is such a node once its graph is instantiated), and NULL
+ * for a kernel launched on a stream outside capture (grLaunchKernel,
+ * grLaunchKernelExC ...). It reads the kernel's context (grKernelCtx.exec), so it costs a
+ * load and never fails; any thread of any block may call it, and all
+ * get the same value. Host nodes are not kernels and have no form of it.
+ * Deviation: CUDA returns a handle only inside a device graph (one
+ * instantiated with cudaGraphInstantiateFlagDeviceLaunch) and NULL in a
+ * graph launched from the host; graphrt launches graphs from the host
+ * only (it refuses grGraphInstantiateFlagDeviceLaunch), so on the CPU it
+ * returns the host-launched executable, which a kernel may hand to the
+ * host (to launch it again or to name it in a setter) but cannot launch
+ * itself. Under nvcc (CUDA 12.0 or later) it is CUDA's device function,
+ * whose value (the driver's cudaGraphExec_t, in a grGraphExec_t) is NULL
+ * in the graphs that graphrt lowers to a GPU, which are never device
+ * graphs.
  */
+#if defined(__CUDACC__)
+#if defined(CUDART_VERSION) && CUDART_VERSION >= 12000
+/* graphrt.h's type (the same typedef), so that one source stores the
+ * value in the same variables on both sides. */
+typedef struct grGraphExec_st *grGraphExec_t;
+#define gr_get_current_graph_exec() ((grGraphExec_t)cudaGetCurrentGraphExec())
+#endif
+#else
+#define gr_get_current_graph_exec() ((grGraphExec_t)gr_kctx_->exec)
+#endif
 #if defined(__CUDACC__)
 #if defined(CUDART_VERSION) && CUDART_VERSION >= 12040
 /* graphrt.h's type (the same typedef): a handle of a CUDA executable

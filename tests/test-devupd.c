@@ -363,3 +363,68 @@ GR_TEST(devupd_refused_on_a_gpu_executable)
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grKernelDestroy(k));
 }
+
+/* grGraphExecUpdate refuses a graph holding a device-updatable node
+ * however the node became one after an update that found none: the
+ * answer the graph keeps between unchanged updates (and re-captures)
+ * goes with the first edit, and a child graph's edits, which its
+ * parent's edit stamp does not count, are always looked at. */
+GR_TEST(devupd_update_sees_attribute_set_after_an_update)
+{
+    fixture f;
+    grGraphExecUpdateResultInfo info;
+    grStream_t s;
+    grGraph_t g, got;
+    grGraphExec_t e;
+    memset(&f, 0, sizeof f);
+    CHECK_OK(GR_KERNEL_CREATE(&f.kadd, devupd_add));
+    CHECK_OK(grStreamCreate(&s));
+    atomic_init(&f.out, 0);
+    f.outp = &f.out;
+    int v = 1;
+    void *args[2] = {&f.outp, &v};
+    /* A captured chain of two, re-captured unchanged, then updated. */
+    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+    for (int i = 0; i < 2; i++)
+        CHECK_OK(grLaunchKernel(f.kadd, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, s));
+    CHECK_OK(grStreamEndCapture(s, &g));
+    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    for (int r = 0; r < 3; r++) {
+        CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, NULL));
+        for (int i = 0; i < 2; i++)
+            CHECK_OK(grLaunchKernel(f.kadd, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, s));
+        CHECK_OK(grStreamEndCapture(s, &got));
+        CHECK_PTR_EQ(got, g);
+        CHECK_OK(grGraphExecUpdate(e, g, &info));
+    }
+    grGraphNode_t nodes[2];
+    size_t n = 2;
+    CHECK_OK(grGraphGetNodes(g, nodes, &n));
+    make_updatable(nodes[1]);
+    CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecUpdate(e, g, &info));
+    CHECK_EQ(info.result, grGraphExecUpdateErrorNotSupported);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+
+    /* The same through a child graph node's graph. */
+    grGraph_t outer, inner, owned;
+    grGraphNode_t child, cn;
+    CHECK_OK(grGraphCreate(&outer, 0));
+    CHECK_OK(grGraphCreate(&inner, 0));
+    add_target(&f, inner, NULL, 0, 1);
+    CHECK_OK(grGraphAddChildGraphNode(&child, outer, NULL, 0, inner));
+    CHECK_OK(grGraphInstantiate(&e, outer, 0));
+    CHECK_OK(grGraphExecUpdate(e, outer, &info));
+    CHECK_OK(grGraphExecUpdate(e, outer, &info));
+    CHECK_OK(grGraphChildGraphNodeGetGraph(child, &owned));
+    n = 1;
+    CHECK_OK(grGraphGetNodes(owned, &cn, &n));
+    make_updatable(cn);
+    CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecUpdate(e, outer, &info));
+    CHECK_EQ(info.result, grGraphExecUpdateErrorNotSupported);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(inner));
+    CHECK_OK(grGraphDestroy(outer));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grKernelDestroy(f.kadd));
+}

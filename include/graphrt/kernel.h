@@ -26,6 +26,12 @@ typedef struct grKernelCtx {
     void *sharedMem; /* sharedMemBytes of per-block scratch (16-aligned) */
     unsigned worker; /* 1..workers: the worker thread running it; 0: an
                        * application thread running it while it waits */
+    /* The executable whose launch runs the kernel: the top-level one for a
+     * kernel of a child graph or of a conditional node's body; NULL for a
+     * kernel launched on a stream (grLaunchKernel ...). CUDA's
+     * cudaGetCurrentGraphExec; graphrt_kernel.h's
+     * gr_get_current_graph_exec() reads it. */
+    grGraphExec_t exec;
 } grKernelCtx;
 
 /* A kernel is called once per thread block. args[i] points to the value of

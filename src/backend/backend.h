@@ -122,6 +122,9 @@ typedef struct gr_kernel_call {
     uint32_t shmem;
     void **argv; /* argv[i] = pointer to value of parameter i */
     bool coop;   /* a cooperative launch: every block co-resident (coop.c) */
+    /* The executable whose launch runs it (grKernelCtx.exec), NULL for a
+     * stream's launch. */
+    grGraphExec_t exec;
 } gr_kernel_call;
 
 /* Copies the argument VALUES of args into buf (k->argbytes bytes) and

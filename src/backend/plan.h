@@ -413,6 +413,13 @@ struct grGraphExec_st {
     _Atomic uint64_t launches_done;
 };
 
+/* The executable whose top-level plan p is (a conditional body's plan is
+ * not one). */
+static inline grGraphExec_t gr__plan_exec(gr_plan *p)
+{
+    return (grGraphExec_t)(void *)((char *)p - offsetof(struct grGraphExec_st, plan));
+}
+
 /* True if e is a live executable handle. */
 static inline bool gr__exec_valid(grGraphExec_t e)
 {

@@ -466,8 +466,10 @@ GR_API grError_t grStreamEndCapture(grStream_t stream, grGraph_t *pGraph)
                         "grStreamEndCapture: %s is not capturing; begin a capture with "
                         "grStreamBeginCapture first",
                         GR_STREAM_NAME(s));
-    gr__capture_describe(c, d, sizeof d);
+    /* The capture's description is formatted where a failure names it:
+     * the usual end (a few hundred nanoseconds of snprintf) needs none. */
     if (c->origin != s) {
+        gr__capture_describe(c, d, sizeof d);
         snprintf(msg, sizeof msg,
                  "grStreamEndCapture: %s joined %s but did not begin it; a capture must be ended on the "
                  "stream that began it",
@@ -476,8 +478,9 @@ GR_API grError_t grStreamEndCapture(grStream_t stream, grGraph_t *pGraph)
         return grErrorStreamCaptureUnmatched;
     }
     if (c->mode != grStreamCaptureModeRelaxed && c->thread != gr__capture_thread_no())
-        return end_wrong_thread(c, d, pGraph);
+        return end_wrong_thread(c, gr__capture_describe(c, d, sizeof d), pGraph);
     if (gr_load_acquire(&c->status) == grStreamCaptureStatusInvalidated) {
+        gr__capture_describe(c, d, sizeof d);
         snprintf(
             msg, sizeof msg,
             "grStreamEndCapture: %s was invalidated, first by: %s; the capture has ended without a graph and "
@@ -490,12 +493,14 @@ GR_API grError_t grStreamEndCapture(grStream_t stream, grGraph_t *pGraph)
     }
     bool oom = false;
     if (!joined(c, &oom)) {
+        gr__capture_describe(c, d, sizeof d);
         if (oom)
             return gr__fail(grErrorMemoryAllocation, "grStreamEndCapture: out of memory checking %s", d);
         return end_unjoined(c, s, d, pGraph);
     }
     if (GR_UNLIKELY(c->recap != NULL) && !gr__recapture_complete(c, msg, sizeof msg)) {
         char full[1536];
+        gr__capture_describe(c, d, sizeof d);
         snprintf(full, sizeof full,
                  "grStreamEndCapture: %s; the re-capture %s has ended without a graph (destroy the graph or "
                  "re-capture it again)",

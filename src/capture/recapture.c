@@ -535,13 +535,20 @@ static inline bool launch_is_node(const struct grGraphNode_st *n, grKernel_t k, 
         a->grid.y != grid->y || a->grid.z != grid->z || a->block.x != block->x || a->block.y != block->y ||
         a->block.z != block->z || n->kattrs != NULL || (k->nparams != 0 && args == NULL))
         return false;
-    /* One pass: each value is checked before it is read. */
+    /* One pass: each value is checked before it is read. The bounds of
+     * the caller's stack (gr__on_own_stack's) and the kernel's arrays are
+     * read once, not per argument: the loop runs on every launch of a
+     * re-capture, and the compiler keeps reloading them otherwise. */
     const unsigned char *buf = a->argbuf;
-    for (int i = 0; i < k->nparams; i++) {
+    const uint32_t *sizes = k->sizes, *offsets = k->offsets;
+    int np = k->nparams;
+    uintptr_t lo = (uintptr_t)__builtin_frame_address(0), top = gr__tls_stack_top;
+    for (int i = 0; i < np; i++) {
         const void *v = args[i];
-        uint32_t size = k->sizes[i];
-        if ((!gr__on_own_stack(v, size) && !gr__kernel_arg_known(v, size)) ||
-            !same_bytes(buf + k->offsets[i], v, size))
+        uintptr_t at = (uintptr_t)v;
+        uint32_t size = sizes[i];
+        bool on_stack = at >= lo && at < top && size <= top - at;
+        if ((!on_stack && !gr__kernel_arg_known(v, size)) || !same_bytes(buf + offsets[i], v, size))
             return false;
     }
     return true;
@@ -612,6 +619,7 @@ void gr__recapture_finish(gr_capture *c, bool keep)
     g->recap_edits = 0;
     gr__graph_edited(g);
     if (listed) {
+        gr__graph_devupd_carry(g, r->base, r->dirty, r->ndirty);
         g->recap_base = r->base;
         g->recap_edits = g->edits;
         g->recap_dirty = r->dirty;

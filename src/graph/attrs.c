@@ -202,12 +202,39 @@ bool gr__node_devupd(const struct grGraphNode_st *n)
            n->kattrs->v[grLaunchAttributeDeviceUpdatableKernelNode].deviceUpdatableKernelNode.deviceUpdatable;
 }
 
+/* The walk costs a cache miss or two per node (a few microseconds for a
+ * thousand), as much as the rest of an update from a re-capture that
+ * changed nothing; so a graph without child graphs keeps its answer for
+ * as long as its edit stamp does (nodevupd_at). */
 bool gr__graph_has_devupd(grGraph_t g)
 {
-    for (const struct grGraphNode_st *n = g->first; n; n = n->next)
-        if (gr__node_devupd(n) || (n->type == grGraphNodeTypeGraph && gr__graph_has_devupd(n->p.child)))
+    if (g->nodevupd_at == g->edits + 1)
+        return false;
+    bool nested = false;
+    for (const struct grGraphNode_st *n = g->first; n; n = n->next) {
+        if (gr__node_devupd(n))
             return true;
+        if (n->type == grGraphNodeTypeGraph) {
+            nested = true;
+            if (gr__graph_has_devupd(n->p.child))
+                return true;
+        }
+    }
+    if (!nested)
+        g->nodevupd_at = g->edits + 1;
     return false;
+}
+
+void gr__graph_devupd_carry(grGraph_t g, uint64_t from, struct grGraphNode_st *const *nodes, size_t n)
+{
+    if (g->nodevupd_at != from + 1)
+        return;
+    for (size_t i = 0; i < n; i++)
+        if (gr__node_devupd(nodes[i])) {
+            g->nodevupd_at = 0;
+            return;
+        }
+    g->nodevupd_at = g->edits + 1;
 }
 
 bool gr__node_devupd_live(const struct grGraphNode_st *n)

@@ -265,6 +265,13 @@ struct grGraph_st {
     uint64_t edits, recap_base, recap_edits;
     struct grGraphNode_st **recap_dirty;
     size_t recap_ndirty;
+    /* What gr__graph_has_devupd last found, kept while it holds: stamp
+     * + 1 when at that edit stamp g held no device-updatable kernel node
+     * and no child graph node (whose graph's edits g's stamp does not
+     * count), 0 when unknown. A node becomes device-updatable only
+     * through edits that move the stamp, so an update from an unchanged
+     * graph does not walk its nodes again (attrs.c). */
+    uint64_t nodevupd_at;
 };
 
 /* Notes a change of g's nodes or edges (see grGraph_st's edits). */
@@ -478,6 +485,11 @@ bool gr__node_devupd_live(const struct grGraphNode_st *n);
  * graphs too) holds one. */
 bool gr__node_devupd(const struct grGraphNode_st *n);
 bool gr__graph_has_devupd(grGraph_t g);
+/* After a change that took g from stamp 'from' to its current one by
+ * writing the parameters and attributes of nodes[0..n) alone (a
+ * re-capture): what gr__graph_has_devupd knew at 'from' is kept unless
+ * one of them is device-updatable now. */
+void gr__graph_devupd_carry(grGraph_t g, uint64_t from, struct grGraphNode_st *const *nodes, size_t n);
 
 /* A kernel node's priority and cooperative attributes (0 when unset). */
 static inline int gr__node_priority(const struct grGraphNode_st *n)

@@ -46,7 +46,7 @@ static void run_op(gr_worker *w, gr_stream *s, gr_op *op)
         unsigned char *args = op->heap_args ? *(unsigned char **)op->data : op->data;
         for (int i = 0; i < k->nparams; i++)
             argv[i] = args + k->offsets[i];
-        gr_kernel_call c = {k, op->u.kern.grid, op->u.kern.block, op->shmem, argv, op->coop != 0};
+        gr_kernel_call c = {k, op->u.kern.grid, op->u.kern.block, op->shmem, argv, op->coop != 0, NULL};
         gr__kernel_run(&c);
         if (op->heap_args)
             gr__free(args);

@@ -105,6 +105,7 @@ void gr__kernel_run_blocks(const gr_kernel_call *c, uint64_t first, uint64_t end
     ctx.blockDim = c->block;
     ctx.sharedMem = gr__kernel_scratch(c->shmem);
     ctx.worker = gr__worker_index();
+    ctx.exec = c->exec;
     for (uint64_t i = first; i < end; i++) {
         ctx.blockIdx.x = (unsigned)(i % gx);
         ctx.blockIdx.y = (unsigned)((i / gx) % c->grid.y);

@@ -227,7 +227,7 @@ static bool run_from(gr_worker *w, gr_plan *p, gr_pnode *n, size_t base, bool tr
     gr_pnode *nodes = p->nodes;
     const uint32_t *succ = p->succ;
     grKernelCtx ctx;
-    gr__node_ctx_init(&ctx, w);
+    gr__node_ctx_init(&ctx, w, gr__plan_exec(p));
     uint64_t clock = trace ? gr__trace_clock() : 0;
     for (;;) {
         if (GR_UNLIKELY(n->type == GR_PN_EXIT)) {
@@ -494,7 +494,7 @@ static GR_NOINLINE __attribute__((aligned(64))) void run_in_order(gr_worker *w, 
 {
     gr_pnode *nodes = p->nodes;
     grKernelCtx ctx;
-    gr__node_ctx_init(&ctx, w);
+    gr__node_ctx_init(&ctx, w, gr__plan_exec(p));
     for (uint32_t i = 0; i + 1 < p->nnodes; i++)
         gr__node_run(&nodes[i], &ctx);
 }
@@ -503,7 +503,7 @@ static GR_NOINLINE __attribute__((aligned(64))) void run_in_order(gr_worker *w, 
 static GR_NOINLINE void run_in_order_traced(gr_worker *w, gr_plan *p, uint64_t clock)
 {
     grKernelCtx ctx;
-    gr__node_ctx_init(&ctx, w);
+    gr__node_ctx_init(&ctx, w, gr__plan_exec(p));
     for (uint32_t i = 0; i + 1 < p->nnodes; i++)
         gr__node_run_traced(&p->nodes[i], &ctx, p, &clock);
 }

@@ -128,8 +128,7 @@ GR_NOINLINE void gr__node_run_traced(gr_pnode *n, grKernelCtx *ctx, const gr_pla
 {
     gr__node_run(n, ctx);
     uint64_t t1 = gr__trace_clock();
-    const struct grGraphExec_st *e =
-        (const struct grGraphExec_st *)((const char *)p - offsetof(struct grGraphExec_st, plan));
-    gr__trace_emit(GR_TR_NODE, node_name(n), *clock, t1, (uintptr_t)e, p->runs, n->index, ctx->worker);
+    gr__trace_emit(GR_TR_NODE, node_name(n), *clock, t1, (uintptr_t)ctx->exec, p->runs, n->index,
+                   ctx->worker);
     *clock = t1;
 }

@@ -45,13 +45,17 @@ static inline void gr__node_wait_event(const gr_pnode *n)
     gr__stream_release(s);
 }
 
-/* The context of single-block kernels run by worker w: the fields that
- * stay the same from node to node, set once per run of nodes. */
-static inline void gr__node_ctx_init(grKernelCtx *ctx, gr_worker *w)
+/* The context of single-block kernels run by worker w for a launch of
+ * executable e: the fields that stay the same from node to node, set once
+ * per run of nodes. A conditional node's bodies run with the context of
+ * the node and a child graph's nodes are the parent plan's, so their
+ * kernels see the top-level executable as well. */
+static inline void gr__node_ctx_init(grKernelCtx *ctx, gr_worker *w, grGraphExec_t e)
 {
     ctx->blockIdx = (grDim3){0, 0, 0};
     ctx->sharedMem = NULL;
     ctx->worker = w->index;
+    ctx->exec = e;
 }
 
 /* Runs conditional node n's body chosen by its handle's value
@@ -73,8 +77,8 @@ static inline void gr__node_run(gr_pnode *n, grKernelCtx *ctx)
     }
     switch (n->type) {
     case grGraphNodeTypeKernel: {
-        gr_kernel_call c = {n->u.kern.k, n->u.kern.grid, n->u.kern.block,
-                            n->shmem,    n->u.kern.argv, n->krun == GR_KRUN_COOP};
+        gr_kernel_call c = {n->u.kern.k,    n->u.kern.grid,          n->u.kern.block, n->shmem,
+                            n->u.kern.argv, n->krun == GR_KRUN_COOP, ctx->exec};
         gr__kernel_run(&c);
         return;
     }
