@@ -23,9 +23,8 @@ GR_TEST(child_ownership_move_hands_the_graph_to_the_node)
     grGraph_t parent, child, seen = NULL;
     grGraphNode_t node, hn;
     grGraphExec_t x;
-    grStream_t s;
     int n = 0;
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grGraphCreate(&parent, 0));
     CHECK_OK(grGraphCreate(&child, 0));
     grHostNodeParams hp = {tl_bump, &n};

@@ -86,8 +86,7 @@ GR_TEST(coop_grid_sync_orders_every_block_eager)
     exchange_check(&x);
     /* grLaunchKernelExC with the attribute is the same launch, on a
      * created stream, with fewer blocks. */
-    grStream_t s;
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     exchange y;
     exchange_init(&y, 2);
     grLaunchAttribute a;
@@ -108,13 +107,12 @@ GR_TEST(coop_launch_captured_into_a_graph_keeps_its_grid_barrier)
 {
     unsigned max = use_workers();
     grKernel_t k;
-    grStream_t s;
     grGraph_t g;
     grGraphExec_t e;
     exchange x;
     CHECK_OK(GR_KERNEL_CREATE(&k, lang_grid_exchange));
     exchange_init(&x, max);
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
     CHECK_OK(grLaunchCooperativeKernel(k, GR_DIM3(max, 1, 1), GR_DIM3(NT, 1, 1), x.args, 0, s));
     CHECK_OK(grStreamEndCapture(s, &g));
@@ -207,9 +205,8 @@ GR_TEST(coop_grid_past_the_limit_is_refused_with_both_sizes)
     CHECK_GR(grErrorCooperativeLaunchTooLarge,
              grLaunchCooperativeKernel(k, GR_DIM3(2, 2, 2), GR_DIM3(NT, 1, 1), x.args, 0, NULL));
     /* Refused on a capturing stream too, the capture unharmed. */
-    grStream_t s;
     grGraph_t g;
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
     CHECK_GR(grErrorCooperativeLaunchTooLarge,
              grLaunchCooperativeKernel(k, GR_DIM3(max + 1, 1, 1), GR_DIM3(NT, 1, 1), x.args, 0, s));
@@ -400,8 +397,7 @@ GR_TEST(coop_launch_reaches_the_fake_device_as_cooperative)
     unsigned *d = NULL, v = 5, n = 2;
     CHECK_OK(grMalloc((void **)&d, 2 * sizeof(unsigned)));
     void *args[] = {&d, &v, &n};
-    grStream_t s;
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     gr_fakedev_reset_calls();
     CHECK_OK(grLaunchKernel(k, GR_DIM3(2, 1, 1), GR_DIM3(1, 1, 1), args, 0, s));
     CHECK_EQ(gr_fakedev_calls("launch_cooperative"), 0);

@@ -54,11 +54,10 @@ GR_TEST(memcpy_2d_async_runs_in_stream_order)
         H = 5,
         P = 16
     };
-    grStream_t s;
     unsigned char *a = dev(P * H), *b = dev(P * H);
     unsigned char got[P * H], want[P * H], pattern[P * H];
     CHECK(a && b);
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     tl_fill_pattern(pattern, sizeof pattern, 3);
     CHECK_OK(grMemsetAsync(b, 0, P * H, s));
     CHECK_OK(grMemcpyAsync(a, pattern, sizeof pattern, grMemcpyHostToDevice, s));
@@ -177,8 +176,7 @@ GR_TEST(memcpy_3d_copies_a_box_between_positions)
     CHECK(memcmp(got, want, sizeof want) == 0);
     /* The same on a stream. */
     CHECK_OK(grMemset(dst, 0, sizeof got));
-    grStream_t s;
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grMemcpy3DAsync(&p, s));
     CHECK_OK(grStreamSynchronize(s));
     CHECK_OK(grMemcpy(got, dst, sizeof got, grMemcpyDeviceToHost));

@@ -121,8 +121,7 @@ GR_TEST(exec_update_applies_host_memcpy_memset_and_event_changes)
     CHECK_OK(grEventQuery(ev2));
 
     /* The record node now records ev2: a wait on it follows the launch. */
-    grStream_t s2;
-    CHECK_OK(grStreamCreate(&s2));
+    grStream_t s2 = tl_stream(0);
     CHECK_OK(grGraphLaunch(e, NULL));
     CHECK_OK(grStreamWaitEvent(s2, ev2, 0));
     CHECK_OK(grLaunchHostFunc(s2, mark_event_stream, &hits));
@@ -535,10 +534,9 @@ GR_TEST(exec_update_refused_late_applies_none_of_the_earlier_changes)
 GR_TEST(exec_update_rejects_a_copy_to_memory_of_another_type)
 {
     char host_src[32] = "payload", host_dst[32] = {0};
-    void *dev = NULL;
     grGraph_t g1, g2;
     grGraphNode_t n;
-    CHECK_OK(grMalloc(&dev, 32));
+    void *dev = tl_malloc(32);
     CHECK_OK(grMemset(dev, 0, 32));
     CHECK_OK(grGraphCreate(&g1, 0));
     CHECK_OK(grGraphAddMemcpyNode1D(&n, g1, NULL, 0, dev, host_src, 32, grMemcpyHostToDevice));
@@ -828,7 +826,6 @@ GR_TEST(exec_update_affects_only_launches_issued_after_it)
     grKernel_t k;
     grGraph_t g1, g2;
     grGraphNode_t n;
-    grStream_t s;
     pthread_t opener;
     CHECK_OK(grKernelCreate(&k, log_value, "update_log_value", 2, sizes));
     grKernelNodeParams p = {k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args, NULL};
@@ -839,7 +836,7 @@ GR_TEST(exec_update_affects_only_launches_issued_after_it)
     CHECK_OK(grGraphCreate(&g2, 0));
     CHECK_OK(grGraphAddKernelNode(&n, g2, NULL, 0, &p));
 
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     atomic_store(&gate, 0);
     CHECK_OK(grLaunchHostFunc(s, tl_wait_gate, &gate));
     CHECK_OK(grGraphLaunch(e, s)); /* queued behind the closed gate */

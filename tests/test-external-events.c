@@ -16,7 +16,6 @@ static void copy_plus_ten(void *p)
 
 GR_TEST(external_record_in_a_capture_adds_an_event_record_node)
 {
-    grStream_t s;
     grEvent_t ev;
     grGraph_t g;
     grGraphExec_t e;
@@ -25,7 +24,7 @@ GR_TEST(external_record_in_a_capture_adds_an_event_record_node)
     grEvent_t got;
     atomic_int flag = 0;
     size_t n = 2;
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grEventCreate(&ev));
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
     CHECK_OK(grLaunchHostFunc(s, tl_set_flag, &flag));
@@ -145,9 +144,8 @@ GR_TEST(external_flags_outside_a_capture_are_refused_as_cuda_refuses_them)
 
 GR_TEST(unknown_event_flags_are_refused_and_record_nothing)
 {
-    grStream_t s;
     grEvent_t ev;
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grEventCreate(&ev));
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
     CHECK_GR(grErrorInvalidValue, grEventRecordWithFlags(ev, s, 0x2));

@@ -52,12 +52,11 @@ static unsigned run_and_read(grGraphExec_t e, grStream_t s, const void *buf)
 GR_TEST(fakedev_runs_eager_work_and_records_each_call)
 {
     unsigned h[N], *d = NULL, v = 7, n = N;
-    grStream_t s;
     grKernel_t k;
     fake_or_skip();
     k = fake_fill_kernel(true);
     gr_fakedev_reset_calls();
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grMalloc((void **)&d, sizeof h));
     void *args[] = {&d, &v, &n};
     CHECK_OK(grLaunchKernel(k, GR_DIM3(N / 64, 1, 1), GR_DIM3(64, 1, 1), args, 0, s));
@@ -87,13 +86,11 @@ static grGraph_t memset_graph(void *d, unsigned value, grGraphNode_t *node)
 
 GR_TEST(fakedev_setter_refused_by_the_device_leaves_the_plan_as_it_was)
 {
-    void *d = NULL;
-    grStream_t s;
     grGraphNode_t node;
     grGraphExec_t e;
     fake_or_skip();
-    CHECK_OK(grStreamCreate(&s));
-    CHECK_OK(grMalloc(&d, 64));
+    grStream_t s = tl_stream(0);
+    void *d = tl_malloc(64);
     grGraph_t g = memset_graph(d, 1, &node);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     CHECK_EQ(run_and_read(e, s, d), 1u);
@@ -116,13 +113,12 @@ GR_TEST(fakedev_setter_refused_by_the_device_leaves_the_plan_as_it_was)
 GR_TEST(fakedev_kernel_setter_refused_by_the_device_keeps_the_old_arguments)
 {
     unsigned *d = NULL, v = 5, n = 1;
-    grStream_t s;
     grGraph_t g;
     grGraphNode_t node;
     grGraphExec_t e;
     fake_or_skip();
     grKernel_t k = fake_fill_kernel(true), cpu_only = fake_fill_kernel(false);
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grMalloc((void **)&d, 64));
     void *args[] = {&d, &v, &n};
     grKernelNodeParams kp = {
@@ -168,12 +164,11 @@ static grGraph_t two_node_graph(unsigned *d, unsigned value, grKernel_t k, void 
 GR_TEST(fakedev_update_the_device_refuses_changes_nothing)
 {
     unsigned *d = NULL, v = 9, n = 1;
-    grStream_t s;
     grGraphExec_t e;
     grGraphExecUpdateResultInfo info;
     fake_or_skip();
     grKernel_t k = fake_fill_kernel(true), cpu_only = fake_fill_kernel(false);
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grMalloc((void **)&d, 64));
     unsigned *d1 = d + 1;
     void *args[] = {&d1, &v, &n};
@@ -205,11 +200,10 @@ GR_TEST(fakedev_update_the_device_refuses_changes_nothing)
 
 GR_TEST(fakedev_refused_lowering_leaves_no_executable)
 {
-    void *d = NULL;
     grGraphNode_t node;
     grGraphExec_t e = NULL;
     fake_or_skip();
-    CHECK_OK(grMalloc(&d, 64));
+    void *d = tl_malloc(64);
     grGraph_t g = memset_graph(d, 1, &node);
     gr_fakedev_fail("exec_lower", grErrorNotSupported, 0);
     CHECK_GR(grErrorNotSupported, grGraphInstantiate(&e, g, 0));
@@ -257,10 +251,9 @@ GR_TEST(fakedev_failed_operations_come_back_with_a_detail_and_change_nothing)
 
 GR_TEST(fakedev_asynchronous_error_surfaces_at_every_synchronisation)
 {
-    grStream_t s;
     grEvent_t ev;
     fake_or_skip();
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grEventCreate(&ev));
     CHECK_OK(grEventRecord(ev, s));
     CHECK_OK(grStreamSynchronize(s));

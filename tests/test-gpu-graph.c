@@ -99,9 +99,8 @@ GR_TEST(gpu_graph_runs_an_explicit_graph_on_the_gpu)
     pipe p;
     pipe_build(&p, 2, 3);
     grGraphExec_t e;
-    grStream_t s;
     CHECK_OK(grGraphInstantiate(&e, p.g, 0));
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     for (int i = 0; i < 5; i++) {
         memset(p.h, 0xff, N * sizeof(unsigned));
         CHECK_OK(grGraphLaunch(e, s));
@@ -139,9 +138,8 @@ GR_TEST(gpu_graph_exec_set_params_changes_the_next_launch)
     pipe p;
     pipe_build(&p, 1, 1);
     grGraphExec_t e;
-    grStream_t s;
     CHECK_OK(grGraphInstantiate(&e, p.g, 0));
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     launch_expect(e, s, p.h, 2);
     unsigned v = 40;
     void *args[] = {&p.d, &v, &p.n};
@@ -235,8 +233,7 @@ GR_TEST(gpu_graph_launch_on_a_stream_of_another_device_is_refused)
     grGraphExec_t e;
     CHECK_OK(grGraphInstantiate(&e, p.g, 0));
     CHECK_OK(grSetDevice(0));
-    grStream_t cpu;
-    CHECK_OK(grStreamCreate(&cpu));
+    grStream_t cpu = tl_stream(0);
     CHECK_GR(grErrorInvalidValue, grGraphLaunch(e, cpu));
     CHECK_DETAIL_HAS("instantiated for device 1");
     CHECK_OK(grStreamDestroy(cpu));
@@ -262,9 +259,8 @@ GR_TEST(gpu_graph_runs_host_child_graph_and_event_nodes)
     CHECK_OK(grGraphAddChildGraphNode(&child, parent, &host, 1, p.g));
     CHECK_OK(grGraphAddEventRecordNode(&rec, parent, &child, 1, ev));
     grGraphExec_t e;
-    grStream_t s;
     CHECK_OK(grGraphInstantiate(&e, parent, 0));
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     for (int i = 0; i < 3; i++)
         CHECK_OK(grGraphLaunch(e, s));
     CHECK_OK(grEventSynchronize(ev));
@@ -303,8 +299,7 @@ GR_TEST(gpu_graph_captured_pipeline_replays_with_updates)
     unsigned *d, *h, n = N, v0 = 5, v1 = 6;
     CHECK_OK(grMalloc((void **)&d, N * sizeof(unsigned)));
     CHECK_OK(grMallocHost((void **)&h, N * sizeof(unsigned)));
-    grStream_t s;
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     void *fa[] = {&d, &v0, &n}, *aa[] = {&d, &v1, &n};
     grDim3 grid = GR_DIM3((N + BLOCK - 1) / BLOCK, 1, 1), block = GR_DIM3(BLOCK, 1, 1);
     grGraph_t g;

@@ -67,8 +67,7 @@ GR_TEST(gpu_graphmem_alloc_kernel_copy_free_runs_on_the_gpu_launch_after_launch)
     CHECK_EQ(got.accessDescs[0].location.id, gpu);
     uint64_t before = tl_graph_mem_attr(gpu, grGraphMemAttrUsedMemCurrent);
     grGraphExec_t e;
-    grStream_t s;
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     /* The executable maps the allocation on the GPU: the device counts it. */
     CHECK(tl_graph_mem_attr(gpu, grGraphMemAttrUsedMemCurrent) >= before + BYTES);
@@ -129,9 +128,8 @@ GR_TEST(gpu_graphmem_exec_update_moves_to_the_new_graphs_allocation)
     grGraph_t g2 = fill_copy_graph(gpu, fill, &d2, &v2, &n, h);
     CHECK(d1 != d2);
     grGraphExec_t e, e1;
-    grStream_t s;
     grGraphExecUpdateResultInfo info;
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grGraphInstantiate(&e, g1, 0));
     CHECK_OK(grGraphLaunch(e, s));
     CHECK_OK(grStreamSynchronize(s));
@@ -202,8 +200,7 @@ GR_TEST(gpu_graphmem_sequential_allocations_share_the_devices_memory)
     CHECK_OK(grDeviceGraphMemTrim(gpu));
     CHECK_EQ(tl_graph_mem_attr(gpu, grGraphMemAttrUsedMemCurrent), before);
     /* The two allocations of g share one slot. */
-    grStream_t s;
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     CHECK_EQ(tl_graph_mem_attr(gpu, grGraphMemAttrUsedMemCurrent) - before, span);
     for (int i = 0; i < 3; i++) {
@@ -227,9 +224,8 @@ GR_TEST(gpu_graphmem_captured_malloc_async_free_async_replays_on_the_gpu)
     grKernel_t fill = tl_ptx_kernel("gr_test_fill"), add = tl_ptx_kernel("gr_test_add");
     unsigned *h, *d = NULL, v = 10, w = 1, n = N;
     CHECK_OK(grMallocHost((void **)&h, BYTES));
-    grStream_t s;
     grGraph_t g;
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     grDim3 grid = GR_DIM3((N + BLOCK - 1) / BLOCK, 1, 1), block = GR_DIM3(BLOCK, 1, 1);
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
     CHECK_OK(grMallocAsync((void **)&d, BYTES, s));
@@ -286,9 +282,8 @@ GR_TEST(gpu_graphmem_unfreed_allocation_outlives_its_launch_until_grFreeAsync)
     void *fa[] = {&d, &v, &n};
     grKernelNodeParams p = tl_params_1d(fill, fa, N, BLOCK);
     CHECK_OK(grGraphAddKernelNode(&k, g, &a, 1, &p));
-    grStream_t s;
     grGraphExec_t e;
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     /* Not launched yet: nothing to free. */
     CHECK_GR(grErrorInvalidValue, grFreeAsync(d, s));
@@ -386,8 +381,7 @@ GR_TEST(gpu_graphmem_device_reset_leaves_graph_allocations_to_their_graph)
     /* The reset frees the GPU's grMalloc memory, not the graph's. */
     CHECK_OK(grDeviceReset());
     grGraphExec_t e;
-    grStream_t s;
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     memset(h, 0, BYTES);
     CHECK_OK(grGraphLaunch(e, s));

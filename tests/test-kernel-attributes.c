@@ -3,7 +3,7 @@
  * Copy: stored, kept by SetParams, cloned, compared by grGraphExecUpdate
  * as CUDA compares them) and grLaunchKernelExC, eager and captured.
  */
-#include "test.h"
+#include "testlib.h"
 
 #include <stdatomic.h>
 #include <string.h>
@@ -235,14 +235,13 @@ GR_TEST(exec_update_compares_priority_only_with_use_node_priority)
 
 GR_TEST(launch_kernel_exc_runs_eagerly_with_attributes)
 {
-    grStream_t s;
     grEvent_t ev;
     grLaunchAttribute attrs[3];
     void *args[1] = {&counter_ptr};
     /* A cooperative grid of 3 blocks needs 3 workers (coop.c). */
     setenv("GRAPHRT_WORKERS", "4", 1);
     attrs_setup();
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grEventCreate(&ev));
     memset(attrs, 0, sizeof attrs);
     attrs[0].id = grLaunchAttributePriority;
@@ -264,11 +263,10 @@ GR_TEST(launch_kernel_exc_runs_eagerly_with_attributes)
 
 GR_TEST(launch_kernel_exc_refusals_launch_nothing)
 {
-    grStream_t s;
     grLaunchAttribute attrs[2];
     void *args[1] = {&counter_ptr};
     attrs_setup();
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     memset(attrs, 0, sizeof attrs);
     grLaunchConfig_t cfg = {GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, s, attrs, 2};
     CHECK_GR(grErrorInvalidValue, grLaunchKernelExC(NULL, k_add, args));

@@ -8,7 +8,7 @@
  * (skipped there without one), and must give what plain C computes on
  * the host: exactly for integers, within rounding for floats.
  */
-#include "test.h"
+#include "testlib.h"
 
 #include "graphrt_kernel.h"
 
@@ -36,8 +36,7 @@ static void device_or_skip(int gpu)
 /* Device memory holding a copy of 'bytes' of host (zeros when NULL). */
 static void *to_device(const void *host, size_t bytes)
 {
-    void *d = NULL;
-    CHECK_OK(grMalloc(&d, bytes));
+    void *d = tl_malloc(bytes);
     if (host)
         CHECK_OK(grMemcpy(d, host, bytes, grMemcpyHostToDevice));
     else
@@ -397,8 +396,7 @@ static void programmatic_launch(int gpu)
 
     CHECK_OK(grMemset(dx, 0, n * sizeof(int)));
     CHECK_OK(grMemset(dy, 0, n * sizeof(int)));
-    grStream_t s;
-    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
+    grStream_t s = tl_stream(grStreamNonBlocking);
     CHECK_OK(grLaunchKernel(produce, GR_DIM3(B, 1, 1), GR_DIM3(T, 1, 1), pargs, 0, s));
     grLaunchAttribute at;
     memset(&at, 0, sizeof at);

@@ -166,9 +166,8 @@ static grMemPool_t keeping_pool(void)
 GR_TEST(mempool_cache_reuses_a_block_freed_on_the_same_thread)
 {
     grMemPool_t pool = keeping_pool();
-    grStream_t s;
     void *p = NULL, *q = NULL;
-    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
+    grStream_t s = tl_stream(grStreamNonBlocking);
     CHECK_OK(grMallocFromPoolAsync(&p, 64, pool, s));
     for (int i = 0; i < 1000; i++) {
         CHECK_OK(grFreeAsync(p, s));
@@ -187,10 +186,9 @@ GR_TEST(mempool_cache_reuses_a_block_freed_on_the_same_thread)
 GR_TEST(mempool_cache_keeps_the_used_high_water_mark_exact_on_one_thread)
 {
     grMemPool_t pool = keeping_pool();
-    grStream_t s;
     void *a = NULL, *b = NULL, *c = NULL;
     uint64_t zero = 0;
-    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
+    grStream_t s = tl_stream(grStreamNonBlocking);
     CHECK_OK(grMallocFromPoolAsync(&a, 256, pool, s));
     CHECK_OK(grFreeAsync(a, s));
     CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrUsedMemHigh), 256);
@@ -387,9 +385,8 @@ GR_TEST(mempool_thread_exit_gives_its_cached_blocks_back)
 GR_TEST(mempool_double_free_of_a_cached_block_is_refused)
 {
     grMemPool_t pool = keeping_pool();
-    grStream_t s;
     void *p = NULL, *q = NULL, *r = NULL;
-    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
+    grStream_t s = tl_stream(grStreamNonBlocking);
     CHECK_OK(grMallocFromPoolAsync(&p, 64, pool, s));
     CHECK_OK(grFreeAsync(p, s));
     CHECK_GR(grErrorInvalidValue, grFreeAsync(p, s));
@@ -470,9 +467,8 @@ GR_TEST(mempool_cache_rebinds_to_another_stream_or_pool)
 GR_TEST(mempool_cached_block_is_poisoned_until_handed_out_again)
 {
     grMemPool_t pool = keeping_pool();
-    grStream_t s;
     void *p = NULL, *q = NULL;
-    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
+    grStream_t s = tl_stream(grStreamNonBlocking);
     CHECK_OK(grMallocFromPoolAsync(&p, 1000, pool, s));
     CHECK(!__asan_address_is_poisoned(p));
     CHECK_OK(grFreeAsync(p, s)); /* nothing queued: takes effect now */

@@ -738,7 +738,6 @@ static void recapture_on_device(int gpu)
     size_t sizes[] = {sizeof(unsigned *), sizeof(unsigned), sizeof(unsigned)};
     grKernel_t add;
     unsigned *d, *h;
-    grStream_t s;
     grGraph_t g, g2;
     grGraphExec_t e;
     grGraphExecUpdateResultInfo info;
@@ -748,7 +747,7 @@ static void recapture_on_device(int gpu)
         CHECK_OK(grKernelSetImage(add, gr_test_ptx, "gr_test_add"));
     CHECK_OK(grMalloc((void **)&d, DEV_N * sizeof *d));
     CHECK_OK(grMallocHost((void **)&h, DEV_N * sizeof *h));
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     for (int i = 0; i < DEV_K; i++)
         sum += v[i] = 1;
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
