@@ -22,7 +22,6 @@ GR_TEST(child_ownership_move_hands_the_graph_to_the_node)
 {
     grGraph_t parent, child, seen = NULL;
     grGraphNode_t node, hn;
-    grGraphExec_t x;
     int n = 0;
     grStream_t s = tl_stream(0);
     CHECK_OK(grGraphCreate(&parent, 0));
@@ -36,16 +35,13 @@ GR_TEST(child_ownership_move_hands_the_graph_to_the_node)
     CHECK_PTR_EQ(seen, child);
     /* Nodes may still be added to it (CUDA 13 accepts that), and they run. */
     CHECK_OK(grGraphAddHostNode(&hn, child, &hn, 1, &hp));
-    CHECK_OK(grGraphInstantiate(&x, parent, 0));
-    CHECK_OK(grGraphLaunch(x, s));
-    CHECK_OK(grStreamSynchronize(s));
+    tl_run_graph_on(parent, s);
     CHECK_EQ(n, 2);
     /* A query reports the ownership as Invalid. */
     grGraphNodeParams q;
     CHECK_OK(grGraphNodeGetParams(node, &q));
     CHECK_PTR_EQ(q.graph.graph, child);
     CHECK_EQ(q.graph.ownership, grGraphChildGraphOwnershipInvalid);
-    CHECK_OK(grGraphExecDestroy(x));
     /* The moved graph dies with the parent. */
     CHECK_OK(grGraphDestroy(parent));
     CHECK_OK(grStreamDestroy(s));
