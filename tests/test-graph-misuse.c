@@ -51,6 +51,20 @@ static void chain(grGraph_t *g, grGraphNode_t n[4])
     CHECK_OK(grGraphAddEmptyNode(&n[3], *g, NULL, 0));
 }
 
+/* The refused adds left their output NULL and g as it was. */
+static void nothing_added(grGraphNode_t out, grGraph_t g, const snap *before)
+{
+    CHECK_PTR_EQ(out, NULL);
+    same(g, before);
+}
+
+/* chain(g, n) and its snapshot into *before. */
+static void chain_taken(grGraph_t *g, grGraphNode_t n[4], snap *before)
+{
+    chain(g, n);
+    take(*g, before);
+}
+
 /* chain(g, n), plus a node of another graph (*o, in *other) and a node
  * of g already destroyed (*dead): the strangers a bad call names. */
 static void chain_and_strangers(grGraph_t *g, grGraphNode_t n[4], grGraph_t *other, grGraphNode_t *o,
@@ -140,10 +154,8 @@ GR_TEST(graph_add_refuses_bad_dependency_lists_and_changes_nothing)
     deps[2] = n[0];
     CHECK_GR(grErrorInvalidValue, grGraphAddEmptyNode(&out, g, deps, 3));
     CHECK_DETAIL_HAS("pDependencies[0] and pDependencies[2] are both empty node #0");
-    CHECK_PTR_EQ(out, NULL);
-    same(g, &before);
-    CHECK_OK(grGraphDestroy(g));
-    CHECK_OK(grGraphDestroy(other));
+    nothing_added(out, g, &before);
+    tl_destroy_graphs((grGraph_t[]){g, other}, 2);
 }
 
 GR_TEST(graph_add_refuses_bad_memcpy_memset_host_params)
@@ -154,8 +166,7 @@ GR_TEST(graph_add_refuses_bad_memcpy_memset_host_params)
     grMemsetParams mp;
     uint32_t buf[64];
     snap before;
-    chain(&g, n);
-    take(g, &before);
+    chain_taken(&g, n, &before);
 
     CHECK_GR(grErrorInvalidMemcpyDirection,
              grGraphAddMemcpyNode1D(&out, g, NULL, 0, buf, buf + 8, 8, (grMemcpyKind)77));
@@ -190,8 +201,7 @@ GR_TEST(graph_add_refuses_bad_memcpy_memset_host_params)
     CHECK_DETAIL_HAS("pNodeParams is NULL");
     CHECK_GR(grErrorInvalidValue, grGraphAddHostNode(&out, g, NULL, 0, &hp));
     CHECK_DETAIL_HAS("fn is NULL");
-    CHECK_PTR_EQ(out, NULL);
-    same(g, &before);
+    nothing_added(out, g, &before);
     CHECK_OK(grGraphDestroy(g));
 }
 
@@ -225,8 +235,7 @@ GR_TEST(graph_add_refuses_bad_events)
     CHECK_OK(grEventDestroy(e));
     CHECK_GR(grErrorInvalidResourceHandle, grGraphAddEventWaitNode(&out, g, NULL, 0, e));
     CHECK_REFUSED(grErrorInvalidResourceHandle, grGraphEventRecordNodeSetEvent, rec, e);
-    CHECK_PTR_EQ(out, NULL);
-    same(g, &before);
+    nothing_added(out, g, &before);
     CHECK_OK(grGraphDestroy(g));
 }
 
@@ -235,8 +244,7 @@ GR_TEST(graph_child_graph_node_refuses_self_and_enclosing_graphs)
     grGraph_t g, emb, emb2;
     grGraphNode_t n[4], c, c2, out = NULL;
     snap before, before_emb;
-    chain(&g, n);
-    take(g, &before);
+    chain_taken(&g, n, &before);
     CHECK_GR(grErrorInvalidValue, grGraphAddChildGraphNode(&out, g, NULL, 0, NULL));
     CHECK_DETAIL_HAS("childGraph is NULL");
     CHECK_GR(grErrorInvalidValue, grGraphAddChildGraphNode(&out, g, NULL, 0, g));
@@ -257,8 +265,7 @@ GR_TEST(graph_child_graph_node_refuses_self_and_enclosing_graphs)
     CHECK_DETAIL_HAS("nested inside childGraph");
     CHECK_GR(grErrorInvalidValue, grGraphAddChildGraphNode(&out, emb2, NULL, 0, emb));
     CHECK_DETAIL_HAS("child graph node #0");
-    CHECK_PTR_EQ(out, NULL);
-    same(emb2, &before_emb);
+    nothing_added(out, emb2, &before_emb);
     /* A sibling copy of g is fine: it is a different graph. */
     CHECK_OK(grGraphDestroy(g));
 }
@@ -270,8 +277,7 @@ GR_TEST(graph_add_node_generic_refuses_bad_memory_nodes_and_unknown_types)
     grGraphNodeParams p;
     char a[16], b[16];
     snap before;
-    chain(&g, n);
-    take(g, &before);
+    chain_taken(&g, n, &before);
     CHECK_GR(grErrorInvalidValue, grGraphAddNode(&out, g, NULL, NULL, 0, NULL));
     CHECK_DETAIL_HAS("nodeParams is NULL");
     memset(&p, 0, sizeof p);
@@ -306,8 +312,7 @@ GR_TEST(graph_add_node_generic_refuses_bad_memory_nodes_and_unknown_types)
     /* Bad dependencies are reported before an unsupported type. */
     p.type = grGraphNodeTypeMemAlloc;
     CHECK_GR(grErrorInvalidValue, grGraphAddNode(&out, g, NULL, NULL, 1, &p));
-    CHECK_PTR_EQ(out, NULL);
-    same(g, &before);
+    nothing_added(out, g, &before);
     CHECK_OK(grGraphDestroy(g));
 }
 
@@ -334,8 +339,7 @@ GR_TEST(graph_add_dependencies_refuses_bad_endpoints)
                   "from[1] (empty node #0) belongs to graph", NULL);
     edges_refused(g, &before, true, (grGraphNode_t[]){n[0], n[2]}, (grGraphNode_t[]){n[3], n[2]}, 2,
                   "edge 1 goes from empty node #2 to itself", NULL);
-    CHECK_OK(grGraphDestroy(g));
-    CHECK_OK(grGraphDestroy(other));
+    tl_destroy_graphs((grGraph_t[]){g, other}, 2);
 }
 
 GR_TEST(graph_add_dependencies_refuses_existing_and_repeated_edges)
@@ -343,8 +347,7 @@ GR_TEST(graph_add_dependencies_refuses_existing_and_repeated_edges)
     grGraph_t g;
     grGraphNode_t n[4];
     snap before;
-    chain(&g, n);
-    take(g, &before);
+    chain_taken(&g, n, &before);
     /* Edge 0 is new, edge 1 exists: nothing at all is added. */
     edges_refused(g, &before, true, (grGraphNode_t[]){n[0], n[1]}, (grGraphNode_t[]){n[3], n[2]}, 2,
                   "edge 1 (empty node #1 -> empty node #2) already exists", NULL);
@@ -362,8 +365,7 @@ GR_TEST(graph_add_dependencies_refuses_cycles_naming_the_nodes)
     grGraph_t g;
     grGraphNode_t n[4];
     snap before;
-    chain(&g, n);
-    take(g, &before);
+    chain_taken(&g, n, &before);
     edges_refused(g, &before, true, &n[2], &n[0], 1,
                   "edge 0 (empty node #2 -> empty node #0) would close the cycle",
                   "cycle empty node #2 -> empty node #0 -> empty node #1 -> empty node #2;");
@@ -399,8 +401,7 @@ GR_TEST(graph_remove_dependencies_refuses_missing_and_repeated_edges)
     CHECK_OK(grGraphRemoveDependencies(g, from, to, NULL, 0));
     CHECK_OK(grGraphAddDependencies(g, from, to, NULL, 0));
     same(g, &before);
-    CHECK_OK(grGraphDestroy(g));
-    CHECK_OK(grGraphDestroy(other));
+    tl_destroy_graphs((grGraph_t[]){g, other}, 2);
 }
 
 GR_TEST(graph_node_calls_refuse_null_destroyed_and_wrong_type_nodes)
@@ -594,8 +595,7 @@ GR_TEST(graph_kernel_node_refuses_bad_launch_params)
     CHECK_OK(grGraphKernelNodeGetParams(k, &got));
     CHECK_EQ(got.sharedMemBytes, 0);
     CHECK_EQ(*(int *)got.kernelParams[0], 1);
-    CHECK_PTR_EQ(out, NULL);
-    same(g, &before);
+    nothing_added(out, g, &before);
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grKernelDestroy(kern));
 }
