@@ -35,6 +35,16 @@ static grGraphNode_t graph_with_root(grGraph_t *g)
     return r;
 }
 
+/* graph_with_root(g), then two slot writes after the root, writing *w0
+ * and *w1, into two[0] and two[1]; returns the root. */
+static grGraphNode_t root_and_two(grGraph_t *g, tl_slot_write *w0, tl_slot_write *w1, grGraphNode_t two[2])
+{
+    grGraphNode_t r = graph_with_root(g);
+    two[0] = tl_add_slot_write(*g, &r, 1, w0);
+    two[1] = tl_add_slot_write(*g, &r, 1, w1);
+    return r;
+}
+
 /* ------------------------------------------------------------ success */
 
 GR_TEST(exec_update_applies_changed_kernel_arguments)
@@ -180,19 +190,17 @@ GR_TEST(exec_update_pairs_dependencies_by_edge_order_not_creation_order)
     tl_slot_write o0 = {&slots[0], 1}, o1 = {&slots[1], 1};
     tl_slot_write n0 = {&slots[0], 2}, n1 = {&slots[1], 3}, set0 = {&slots[0], 9};
     grGraph_t g1, g2;
-    grGraphNode_t d[2], a, b, r;
-    r = graph_with_root(&g1);
-    d[0] = tl_add_slot_write(g1, &r, 1, &o0);
-    d[1] = tl_add_slot_write(g1, &r, 1, &o1);
+    grGraphNode_t d[2], two[2], a, b;
+    root_and_two(&g1, &o0, &o1, d);
     CHECK_OK(grGraphAddEmptyNode(&a, g1, d, 2));
     grGraphNode_t orig_a = d[0];
     grGraphExec_t e = tl_instantiate(g1);
 
     /* Same shape, the middle nodes created in the other order: they pair
      * by their position in the sink's dependency list. */
-    r = graph_with_root(&g2);
-    b = tl_add_slot_write(g2, &r, 1, &n1);
-    a = tl_add_slot_write(g2, &r, 1, &n0);
+    root_and_two(&g2, &n1, &n0, two);
+    b = two[0];
+    a = two[1];
     d[0] = a;
     d[1] = b;
     grGraphNode_t j;
@@ -218,10 +226,10 @@ GR_TEST(exec_update_pairs_nodes_of_graphs_with_destroyed_nodes)
     tl_slot_write oa = {&slots[0], 1}, ob = {&slots[1], 1}, ox = {&slots[2], 7};
     tl_slot_write na = {&slots[0], 2}, nb = {&slots[1], 3}, set0 = {&slots[0], 9};
     grGraph_t g1, g2;
-    grGraphNode_t r, x, a, b, d[2], j, z;
-    r = graph_with_root(&g1);
-    x = tl_add_slot_write(g1, &r, 1, &ox);
-    a = tl_add_slot_write(g1, &r, 1, &oa);
+    grGraphNode_t r, x, a, b, d[2], j, z, two[2];
+    r = root_and_two(&g1, &ox, &oa, two);
+    x = two[0];
+    a = two[1];
     b = tl_add_slot_write(g1, &r, 1, &ob);
     CHECK_OK(grGraphDestroyNode(x));
     d[0] = a;
@@ -373,6 +381,14 @@ static void chain3_done_unchanged(chain3 *c, grGraph_t g2)
     chain3_free(c);
 }
 
+/* Creates *g2, a graph to update c's executable from, with a first node
+ * writing c->ow, which it returns. */
+static grGraphNode_t chain3_update_graph(chain3 *c, grGraph_t *g2)
+{
+    CHECK_OK(grGraphCreate(g2, 0));
+    return tl_add_slot_write(*g2, NULL, 0, &c->ow);
+}
+
 /* Creates *g as a chain of n slot writes, n[0] -> n[1] -> ..., each
  * writing w. */
 static void slot_chain(grGraph_t *g, grGraphNode_t *n, int count, tl_slot_write *w)
@@ -422,20 +438,16 @@ GR_TEST(exec_update_rejects_a_different_edge_naming_both_ends)
     tl_slot_write w[4] = {{&slots[0], 1}, {&slots[1], 2}, {&slots[2], 3}, {&slots[3], 4}};
     tl_slot_write x = {&slots[0], 9};
     grGraph_t g1, g2;
-    grGraphNode_t a, b, c, d, r, ab[2];
-    r = graph_with_root(&g1);
-    a = tl_add_slot_write(g1, &r, 1, &w[0]);
-    b = tl_add_slot_write(g1, &r, 1, &w[1]);
-    ab[0] = a;
-    ab[1] = b;
+    grGraphNode_t a, b, c, d, ab[2];
+    root_and_two(&g1, &w[0], &w[1], ab);
+    a = ab[0];
+    b = ab[1];
     c = tl_add_slot_write(g1, ab, 2, &w[2]);
     d = tl_add_slot_write(g1, &a, 1, &w[3]);
     grGraphExec_t e = tl_instantiate(g1);
-    r = graph_with_root(&g2);
-    a = tl_add_slot_write(g2, &r, 1, &x);
-    b = tl_add_slot_write(g2, &r, 1, &x);
-    ab[0] = a;
-    ab[1] = b;
+    root_and_two(&g2, &x, &x, ab);
+    a = ab[0];
+    b = ab[1];
     c = tl_add_slot_write(g2, ab, 2, &x);
     d = tl_add_slot_write(g2, &b, 1, &x);
     (void)d;
@@ -456,8 +468,7 @@ GR_TEST(exec_update_rejects_more_sink_nodes)
     grGraph_t g2;
     grGraphNode_t n[3];
     chain3_make(&c);
-    CHECK_OK(grGraphCreate(&g2, 0));
-    n[0] = tl_add_slot_write(g2, NULL, 0, &c.ow);
+    n[0] = chain3_update_graph(&c, &g2);
     n[1] = tl_add_slot_write(g2, &n[0], 1, &c.ow);
     n[2] = tl_add_slot_write(g2, &n[0], 1, &c.ow); /* two sinks where the chain has one */
     /* As CUDA 13 (tests/data/update-pairing-cuda-13.0-h100.txt, case 1;
@@ -476,8 +487,7 @@ GR_TEST(exec_update_rejects_a_node_type_change)
     grGraph_t g2;
     grGraphNode_t n[3];
     chain3_make(&c);
-    CHECK_OK(grGraphCreate(&g2, 0));
-    n[0] = tl_add_slot_write(g2, NULL, 0, &c.ow);
+    n[0] = chain3_update_graph(&c, &g2);
     CHECK_OK(grGraphAddEmptyNode(&n[1], g2, &n[0], 1));
     n[2] = tl_add_slot_write(g2, &n[1], 1, &c.ow);
     tl_expect_update_refused(c.e, g2, grGraphExecUpdateErrorNodeTypeChanged, n[1], NULL);
