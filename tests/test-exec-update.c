@@ -633,6 +633,14 @@ static void child_rig_make(child_rig *r)
     r->w.e = tl_instantiate(r->w.g);
 }
 
+/* Creates *child, a child graph for the rig's node, with a first node
+ * setting buf[0] to v, which it returns. */
+static grGraphNode_t new_child_setting(child_rig *r, grGraph_t *child, int v)
+{
+    CHECK_OK(grGraphCreate(child, 0));
+    return tl_add_set_i32(*child, NULL, 0, &r->buf[0], v);
+}
+
 /* Runs the rig's executable: its child must set buf to b0 and b1. */
 static void child_rig_run_expect(child_rig *r, int b0, int b1)
 {
@@ -723,8 +731,7 @@ GR_TEST(exec_update_rejects_a_topology_change_inside_a_child_graph)
     grGraph_t child2, g2;
     grGraphNode_t a, b, head, node;
     /* The child's two kernels run side by side instead of in a chain. */
-    CHECK_OK(grGraphCreate(&child2, 0));
-    a = tl_add_set_i32(child2, NULL, 0, &r.buf[0], 30);
+    a = new_child_setting(&r, &child2, 30);
     b = tl_add_set_i32(child2, NULL, 0, &r.buf[1], 31);
     (void)a;
     CHECK_OK(grGraphCreate(&g2, 0));
@@ -751,8 +758,7 @@ GR_TEST(exec_child_graph_node_set_params_updates_the_inlined_nodes)
     child_rig_make(&r);
     grGraph_t child2;
     grGraphNode_t a;
-    CHECK_OK(grGraphCreate(&child2, 0));
-    a = tl_add_set_i32(child2, NULL, 0, &r.buf[0], 40);
+    a = new_child_setting(&r, &child2, 40);
     tl_add_set_i32(child2, &a, 1, &r.buf[1], 41);
     CHECK_OK(grGraphExecChildGraphNodeSetParams(r.w.e, r.w.node, child2));
     child_rig_run_expect(&r, 40, 41);
@@ -767,8 +773,7 @@ GR_TEST(exec_child_graph_node_set_params_refuses_other_topologies_and_nodes)
     grGraph_t child2;
     grGraphNode_t a;
     /* One node more than the child graph has. */
-    CHECK_OK(grGraphCreate(&child2, 0));
-    a = tl_add_set_i32(child2, NULL, 0, &r.buf[0], 50);
+    a = new_child_setting(&r, &child2, 50);
     a = tl_add_set_i32(child2, &a, 1, &r.buf[1], 51);
     tl_add_set_i32(child2, &a, 1, &r.buf[1], 52);
     /* CUDA 13: grErrorGraphExecUpdateFailure (tests/probes/memory.cu). */
@@ -777,8 +782,7 @@ GR_TEST(exec_child_graph_node_set_params_refuses_other_topologies_and_nodes)
     CHECK_DETAIL_HAS("more nodes");
     CHECK_OK(grGraphDestroy(child2));
     /* A host node where the child has a kernel. */
-    CHECK_OK(grGraphCreate(&child2, 0));
-    a = tl_add_set_i32(child2, NULL, 0, &r.buf[0], 50);
+    a = new_child_setting(&r, &child2, 50);
     tl_add_slot_write(child2, &a, 1, &r.hw[0]);
     CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecChildGraphNodeSetParams(r.w.e, r.w.node, child2));
     /* A node that is not a child graph node; a NULL graph. */
@@ -887,8 +891,7 @@ GR_TEST(exec_update_changes_a_kernel_layout_inside_a_child_graph)
     void *args3[3] = {&dst, &a, &b};
     grGraph_t child2;
     grGraphNode_t n0, n1;
-    CHECK_OK(grGraphCreate(&child2, 0));
-    n0 = tl_add_set_i32(child2, NULL, 0, &r.buf[0], 12);
+    n0 = new_child_setting(&r, &child2, 12);
     grKernelNodeParams p = {tl_kernel_sum_i32(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args3, NULL};
     CHECK_OK(grGraphAddKernelNode(&n1, child2, &n0, 1, &p));
     CHECK_OK(grGraphExecChildGraphNodeSetParams(r.w.e, r.w.node, child2));
