@@ -115,7 +115,7 @@ static void wait_in_capture(cudaStream_t s, cudaEvent_t ev, const char *what, co
 }
 // cudaStreamUpdateCaptureDependencies without edge data, whichever the
 // runtime's version.
-static cudaError_t update_deps(cudaStream_t s, cudaGraphNode_t *deps, size_t n, unsigned flags)
+static cudaError_t cuda_update_deps(cudaStream_t s, cudaGraphNode_t *deps, size_t n, unsigned flags)
 {
 #if CUDART_VERSION >= 13000
     return cudaStreamUpdateCaptureDependencies(s, deps, nullptr, n, flags);
@@ -520,7 +520,7 @@ int main()
         printf("getinfo deps without count: %s\n", err_name(e));
         cudaGetLastError();
         // update: set to empty, add a kernel (new root)
-        e = update_deps(s, nullptr, 0, cudaStreamSetCaptureDependencies);
+        e = cuda_update_deps(s, nullptr, 0, cudaStreamSetCaptureDependencies);
         printf("update set empty: %s\n", err_name(e));
         k<<<1, 1, 0, s>>>(nullptr);
         getinfo(s, &st, &id1, &g, &d, &nd);
@@ -529,23 +529,23 @@ int main()
         printf("getinfo after set-empty + kernel: nd=%zu nodes=%zu\n", nd, n0);
         // add the first node of the graph
         cudaGraphNode_t all[16]; size_t na = 16; cudaGraphGetNodes(g, all, &na);
-        e = update_deps(s, &all[0], 1, cudaStreamAddCaptureDependencies);
+        e = cuda_update_deps(s, &all[0], 1, cudaStreamAddCaptureDependencies);
         getinfo(s, &st, &id1, &g, &d, &nd);
         printf("update add: %s nd=%zu\n", err_name(e), nd);
-        e = update_deps(s, &all[0], 1, cudaStreamAddCaptureDependencies);
+        e = cuda_update_deps(s, &all[0], 1, cudaStreamAddCaptureDependencies);
         getinfo(s, &st, &id1, &g, &d, &nd);
         printf("update add duplicate: %s nd=%zu\n", err_name(e), nd);
         cudaGetLastError();
-        e = update_deps(s, &keep, 1, 7);
+        e = cuda_update_deps(s, &keep, 1, 7);
         printf("update bad flags: %s status=%s\n", err_name(e), status(s));
         cudaGetLastError();
         cudaGraph_t other; cudaGraphCreate(&other, 0);
         cudaGraphNode_t on; cudaGraphAddEmptyNode(&on, other, nullptr, 0);
-        e = update_deps(s, &on, 1, cudaStreamAddCaptureDependencies);
+        e = cuda_update_deps(s, &on, 1, cudaStreamAddCaptureDependencies);
         printf("update foreign node: %s status=%s\n", err_name(e), status(s));
         cudaGetLastError();
         end_capture("update deps", s);
-        e = update_deps(s, &on, 1, cudaStreamAddCaptureDependencies);
+        e = cuda_update_deps(s, &on, 1, cudaStreamAddCaptureDependencies);
         printf("update not capturing: %s\n", err_name(e));
         cudaGetLastError();
         // capture to graph

@@ -16,7 +16,7 @@ static grMemcpyAttributes stream_order(void)
 }
 
 /* Frees a test's device memory and destroys its stream. */
-static void release(void *dev, grStream_t s)
+static void free_dev_and_stream(void *dev, grStream_t s)
 {
     CHECK_OK(grFree(dev));
     CHECK_OK(grStreamDestroy(s));
@@ -52,7 +52,7 @@ GR_TEST(memcpy_batch_copies_every_pair_in_stream_order)
     /* The per-thread default stream takes batches too. */
     CHECK_OK(grMemcpyBatchAsync(d2, s2, n2, 1, at, &idx0, 1, grStreamPerThread));
     CHECK_OK(grStreamSynchronize(grStreamPerThread));
-    release(dev, s);
+    free_dev_and_stream(dev, s);
 }
 
 GR_TEST(memcpy_batch_refusals_copy_nothing)
@@ -116,7 +116,7 @@ GR_TEST(memcpy_batch_refusals_copy_nothing)
     CHECK_OK(grMemcpyBatchAsync(d, sr, n, 2, at, idx, 2, s));
     CHECK_OK(grStreamSynchronize(s));
     CHECK_EQ(c[63], 1);
-    release(dev, s);
+    free_dev_and_stream(dev, s);
 }
 
 GR_TEST(memcpy_batch_captured_records_a_memcpy_node_per_copy)
@@ -193,7 +193,7 @@ GR_TEST(memcpy_batch_on_a_gpu_stream_copies_through_the_driver)
     CHECK_OK(grMemcpyBatchAsync(d2, s2, n + 1, 1, &at, &idx, 1, s));
     CHECK_OK(grStreamSynchronize(s));
     CHECK_EQ(c[255], 5);
-    release(dev, s);
+    free_dev_and_stream(dev, s);
 }
 
 GR_TEST(memcpy_with_attributes_is_a_batch_of_one)

@@ -48,7 +48,7 @@ static void recapture_code(grStream_t s, grGraph_t g, grGraphRecaptureCallbackDa
 }
 
 /* Runs e on s; out[0..n) must then hold vals[0..n). */
-static void run_expect(grGraphExec_t e, grStream_t s, const int *out, const int *vals, int n)
+static void run_expect_out(grGraphExec_t e, grStream_t s, const int *out, const int *vals, int n)
 {
     tl_run_on(e, s);
     for (int i = 0; i < n; i++)
@@ -111,7 +111,7 @@ GR_TEST(recapture_unchanged_keeps_nodes_and_calls_nothing)
     CHECK_EQ(n, 4);
     CHECK(memcmp(before, after, sizeof before) == 0);
     grGraphExec_t e = tl_instantiate(g);
-    run_expect(e, s, out, vals, 4);
+    run_expect_out(e, s, out, vals, 4);
     graph_and_stream_done(e, g, s);
 }
 
@@ -242,7 +242,7 @@ GR_TEST(recapture_parameter_change_goes_to_callback_then_update)
     int vals3[3] = {7, 8, 9};
     recapture_code(s, g, NULL, out, vals3, 3);
     CHECK_OK(grGraphExecUpdate(e, g, &info));
-    run_expect(e, s, out, vals3, 3);
+    run_expect_out(e, s, out, vals3, 3);
     graph_and_stream_done(e, g, s);
 }
 

@@ -63,7 +63,7 @@ static cudaGraphConditionalHandle graph_and_handle(cudaGraph_t *g, unsigned dflt
 // answers. Called in a statement of its own, before the rd() calls that
 // report what the launch wrote: the order of a call's arguments is not
 // specified.
-static cudaError_t run(cudaGraphExec_t ex)
+static cudaError_t launch_and_sync(cudaGraphExec_t ex)
 {
     cudaGraphLaunch(ex, st);
     return cudaStreamSynchronize(st);
@@ -371,7 +371,7 @@ int main(int argc, char **argv)
         if (!inst(flags ? "default1-assign-instantiate" : "default1-noassign-instantiate", &ex, g)) {
             int c[3];
             for (int i = 0; i < 3; i++) {
-                run(ex);
+                launch_and_sync(ex);
                 c[i] = rd(0);
             }
             note(flags ? "default1-assign-body-sets-0-counts-after-3-launches"
@@ -398,7 +398,7 @@ int main(int argc, char **argv)
         if (!inst("persist-noassign-instantiate", &ex, g)) {
             int c[3];
             for (int i = 0; i < 3; i++) {
-                run(ex);
+                launch_and_sync(ex);
                 c[i] = rd(0);
             }
             note("persist-noassign-set-on-first-launch-only-counts", "%d %d %d", c[0], c[1], c[2]);
@@ -417,7 +417,7 @@ int main(int argc, char **argv)
         zero();
         cudaGraphExec_t ex;
         if (!inst("default5-noassign-instantiate", &ex, g)) {
-            cudaError_t r = run(ex);
+            cudaError_t r = launch_and_sync(ex);
             report("default5-noassign-launch", r, "body-ran=%d", rd(0));
             cudaGraphExecDestroy(ex);
         }
@@ -437,9 +437,9 @@ int main(int argc, char **argv)
         zero();
         cudaGraphExec_t ex;
         if (!inst("while-instantiate", &ex, g)) {
-            cudaError_t s = run(ex);
+            cudaError_t s = launch_and_sync(ex);
             int a = rd(0);
-            run(ex);
+            launch_and_sync(ex);
             report(dflt ? "while-default1-limit5-iterations" : "while-default0-limit5-iterations", s,
                    "after-launch1=%d after-launch2=%d", a, rd(0));
             cudaGraphExecDestroy(ex);
@@ -464,7 +464,7 @@ int main(int argc, char **argv)
         char nm[64];
         snprintf(nm, sizeof nm, "ifelse-value%u", v);
         if (!inst(nm, &ex, g)) {
-            cudaError_t r = run(ex);
+            cudaError_t r = launch_and_sync(ex);
             report(nm, r, "then-ran=%d else-ran=%d", rd(0), rd(1));
             cudaGraphExecDestroy(ex);
         }
@@ -487,7 +487,7 @@ int main(int argc, char **argv)
         zero();
         cudaGraphExec_t ex;
         if (!inst("ifelse-empty-else-kernel-sets7", &ex, g)) {
-            cudaError_t r = run(ex);
+            cudaError_t r = launch_and_sync(ex);
             report("ifelse-empty-else-kernel-sets7", r, "then-ran=%d", rd(0));
             cudaGraphExecDestroy(ex);
         }
@@ -511,7 +511,7 @@ int main(int argc, char **argv)
         char nm[64];
         snprintf(nm, sizeof nm, "switch3-value%u", v);
         if (!inst(nm, &ex, g)) {
-            cudaError_t r = run(ex);
+            cudaError_t r = launch_and_sync(ex);
             report(nm, r, "ran=[%d %d %d]", rd(0), rd(1), rd(2));
             cudaGraphExecDestroy(ex);
         }
@@ -584,7 +584,7 @@ int main(int argc, char **argv)
             cudaGraphExec_t ex;
             if (!inst("clone-instantiate", &ex, cl)) {
                 zero();
-                cudaError_t r = run(ex);
+                cudaError_t r = launch_and_sync(ex);
                 report("clone-launch", r, "body-ran=%d", rd(0));
                 cudaGraphExecDestroy(ex);
             }
@@ -623,7 +623,7 @@ int main(int argc, char **argv)
             cudaGraphExec_t ex;
             if (!inst("child-graph-of-conditional-move-instantiate", &ex, p)) {
                 zero();
-                cudaError_t r = run(ex);
+                cudaError_t r = launch_and_sync(ex);
                 report("child-graph-of-conditional-move-launch", r, "body-ran=%d",
                        rd(0));
                 cudaGraphExecDestroy(ex);
@@ -692,7 +692,7 @@ int main(int argc, char **argv)
                 memset(&ri, 0, sizeof ri);
                 cudaError_t e = cudaGraphExecUpdate(ex, g1, &ri);
                 zero();
-                cudaError_t s = run(ex);
+                cudaError_t s = launch_and_sync(ex);
                 report(u.name, e, "result=%d errorNode=%s launch=%s d0=%d d5=%d", (int)ri.result,
                        ri.errorNode ? ntype(ri.errorNode) : "null", en(s), rd(0), rd(5));
                 cudaGraphDestroy(g1);
@@ -761,7 +761,7 @@ int main(int argc, char **argv)
         cudaGraphExec_t ex;
         if (!inst("capture-to-body-instantiate", &ex, g)) {
             zero();
-            cudaError_t r = run(ex);
+            cudaError_t r = launch_and_sync(ex);
             report("capture-to-body-launch", r, "d0=%d", rd(0));
             cudaGraphExecDestroy(ex);
         }
@@ -794,7 +794,7 @@ int main(int argc, char **argv)
             list_types("capture-cond-graph-types", capg);
             if (!inst("capture-cond-instantiate", &ex, capg)) {
                 zero();
-                cudaError_t r = run(ex);
+                cudaError_t r = launch_and_sync(ex);
                 report("capture-cond-launch", r, "d0=%d d1=%d", rd(0), rd(1));
                 cudaGraphExecDestroy(ex);
             }
@@ -822,7 +822,7 @@ int main(int argc, char **argv)
             kp.kernelParams = args;
             R("exec-kernel-setparams-body-node", cudaGraphExecKernelNodeSetParams(ex, x, &kp));
             zero();
-            cudaError_t r = run(ex);
+            cudaError_t r = launch_and_sync(ex);
             report("exec-kernel-setparams-body-node-launch", r, "d0=%d d5=%d", rd(0),
                    rd(5));
             R("exec-setenabled-conditional-0", cudaGraphNodeSetEnabled(ex, cn, 0));
@@ -901,7 +901,7 @@ int main(int argc, char **argv)
         if (!inst("followup-upload-instantiate", &ex, g)) {
             R("followup-graphupload", cudaGraphUpload(ex, st));
             zero();
-            cudaError_t r = run(ex);
+            cudaError_t r = launch_and_sync(ex);
             report("followup-graphupload-launch", r, "d0=%d", rd(0));
             cudaGraphExecDestroy(ex);
         }
@@ -947,7 +947,7 @@ int main(int argc, char **argv)
             memset(&ri, 0, sizeof ri);
             cudaError_t ue = cudaGraphExecUpdate(ex, g2, &ri);
             zero();
-            cudaError_t s = run(ex);
+            cudaError_t s = launch_and_sync(ex);
             report("followup-update-assign-to-noassign", ue, "result=%d launch=%s body-ran=%d",
                    (int)ri.result, en(s), rd(0));
             cudaGraphDestroy(g2);
