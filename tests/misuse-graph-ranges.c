@@ -182,11 +182,7 @@ GR_TEST(child_graph_nesting_deeper_than_instantiate_takes_is_refused)
     }
     CHECK_EQ(depth, 65);
     /* The deepest nest accepted instantiates. */
-    grGraphExec_t x;
-    CHECK_OK(grGraphInstantiate(&x, inner, 0));
-    CHECK_OK(grGraphLaunch(x, NULL));
-    CHECK_OK(grStreamSynchronize(NULL));
-    CHECK_OK(grGraphExecDestroy(x));
+    tl_run_graph(inner);
     /* Nesting through a child graph's own graph counts its enclosing
      * levels: one more level inside the innermost child is refused. */
     grGraph_t g = inner, child;

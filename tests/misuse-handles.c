@@ -68,9 +68,8 @@ GR_TEST(destroyed_pool_is_refused)
 
 GR_TEST(destroyed_stream_is_refused)
 {
-    grStream_t s;
     grEvent_t ev;
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grEventCreate(&ev));
     CHECK_OK(grStreamDestroy(s));
     CHECK_REFUSED(grErrorInvalidResourceHandle, grStreamSynchronize, s);
@@ -85,8 +84,7 @@ GR_TEST(destroyed_stream_with_queued_work_is_refused)
 {
     /* The object outlives the handle while its work runs; the handle is
      * refused at once all the same. */
-    grStream_t s;
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     for (int i = 0; i < 100; i++)
         CHECK_OK(grLaunchHostFunc(s, nop_host, NULL));
     CHECK_OK(grStreamDestroy(s));
@@ -184,9 +182,8 @@ GR_TEST(destroyed_handles_are_not_reused_by_the_next_objects)
  * refused, not read after free. */
 GR_TEST(handles_of_a_reset_device_are_refused)
 {
-    grStream_t s;
     grEvent_t e;
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grEventCreate(&e));
     CHECK_OK(grEventRecord(e, s));
     CHECK_OK(grDeviceReset());
@@ -213,8 +210,7 @@ GR_TEST(registry_streams_are_not_retained_after_their_last_reference)
 {
     setenv("GRAPHRT_DEBUG_PAUSE", "registry:3000", 1);
     for (int round = 0; round < 20; round++) {
-        grStream_t s;
-        CHECK_OK(grStreamCreate(&s));
+        grStream_t s = tl_stream(0);
         CHECK_OK(grLaunchHostFunc(s, sleep_1ms, NULL));
         CHECK_OK(grStreamDestroy(s));
         /* Waits for s's work, found in the registry. */
@@ -282,9 +278,8 @@ GR_TEST(destroyed_exec_and_its_stream_are_both_freed)
     CHECK_OK(grGraphAddKernelNode(&n, g, NULL, 0, &kp));
     for (int i = 0; i < 100; i++) {
         grGraphExec_t x;
-        grStream_t s;
         CHECK_OK(grGraphInstantiate(&x, g, 0));
-        CHECK_OK(grStreamCreate(&s));
+        grStream_t s = tl_stream(0);
         CHECK_OK(grGraphLaunch(x, s));
         CHECK_OK(grLaunchKernel(k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, s));
         if (i % 2)
@@ -309,10 +304,9 @@ GR_TEST(destroyed_exec_and_its_stream_are_both_freed)
 GR_TEST(handles_of_the_wrong_kind_are_refused)
 {
     grEvent_t e;
-    grStream_t s;
     grGraph_t g;
     CHECK_OK(grEventCreate(&e));
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_REFUSED(grErrorInvalidResourceHandle, grStreamQuery, (grStream_t)(void *)e);
     CHECK_GR(grErrorInvalidResourceHandle, grStreamSynchronize((grStream_t)(void *)g));

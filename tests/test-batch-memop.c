@@ -103,9 +103,8 @@ GR_TEST(batch_mem_op_refusals_queue_and_capture_nothing)
 {
     static uint64_t words[2];
     uint32_t *w = (uint32_t *)words;
-    grStream_t s;
     memset(words, 0, sizeof words);
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     /* A valid write first, then a bad operation: nothing is queued. */
     grStreamBatchMemOpParams ops[2] = {write32(w, 5), write32((char *)w + 2, 1)};
     CHECK_GR(grErrorInvalidValue, grStreamBatchMemOp(s, 2, ops, 0));
@@ -171,12 +170,11 @@ GR_TEST(batch_mem_op_param_array_is_checked_readable_and_aligned_by_every_entry)
         {edge, 2, "readable"},
     };
     grStreamBatchMemOpParams ok = write32(&word, 7);
-    grStream_t s;
     grGraph_t g;
     grGraphNode_t n, n2 = NULL;
     grGraphExec_t e;
     grBatchMemOpNodeParams bp = {NULL, 1, &ok, 0};
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphAddBatchMemOpNode(&n, g, NULL, 0, &bp));
     CHECK_OK(grGraphInstantiate(&e, g, 0));
@@ -334,11 +332,10 @@ static void host_store_flag(void *p)
 static void wait_for_unordered_writers(const char *workers)
 {
     static uint32_t by_host, by_node, after;
-    grStream_t s;
     grGraph_t g;
     grGraphExec_t e;
     setenv("GRAPHRT_WORKERS", workers, 1);
-    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
+    grStream_t s = tl_stream(grStreamNonBlocking);
     CHECK_OK(grGraphCreate(&g, 0));
     grStreamBatchMemOpParams w[2] = {wait32(&by_host, 1, grStreamWaitValueEq),
                                      wait32(&by_node, 1, grStreamWaitValueEq)};
@@ -442,11 +439,10 @@ GR_TEST(batch_mem_op_node_params_are_checked_copied_and_set)
 GR_TEST(exec_batch_mem_op_setters_and_update_keep_count_and_types)
 {
     static uint32_t x, y;
-    grStream_t s;
     grGraph_t g, g2;
     grGraphNode_t n, n2;
     grGraphExec_t e;
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grGraphCreate(&g, 0));
     grStreamBatchMemOpParams op = write32(&x, 1);
     n = add_memop(g, NULL, 0, &op, 1);
@@ -572,8 +568,7 @@ GR_TEST(batch_mem_op_nodes_clone_print_and_round_trip_through_files)
     CHECK((char *)q.paramArray[2].writeValue.address - (char *)q.paramArray[0].writeValue.address == 8);
     /* The loaded graph runs: its words are the loader's buffer. */
     grGraphExec_t e;
-    grStream_t st;
-    CHECK_OK(grStreamCreate(&st));
+    grStream_t st = tl_stream(0);
     CHECK_OK(grGraphInstantiate(&e, loaded, 0));
     launch_sync(e, st);
     CHECK_EQ(load32((uint32_t *)q.paramArray[0].writeValue.address), 4u);

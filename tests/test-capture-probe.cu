@@ -90,6 +90,55 @@ static void end_capture(const char *name, cudaStream_t s)
         cudaGraphDestroy(g);
     cudaGetLastError();
 }
+// Begins a capture on s in this mode with one launch and records ev
+// after it (a fork for other streams to wait on).
+static void begin_and_record(cudaStream_t s, cudaStreamCaptureMode mode, cudaEvent_t ev)
+{
+    cudaStreamBeginCapture(s, mode);
+    k<<<1, 1, 0, s>>>(nullptr);
+    cudaEventRecord(ev, s);
+}
+static void begin_fork(cudaStream_t s, cudaEvent_t fork)
+{
+    begin_and_record(s, cudaStreamCaptureModeGlobal, fork);
+}
+// Begins a capture on s with one launch, makes s wait for ev, prints
+// CUDA's answer and s's status, and ends the capture.
+static void wait_in_capture(cudaStream_t s, cudaEvent_t ev, const char *what, const char *end_label)
+{
+    cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed);
+    k<<<1, 1, 0, s>>>(nullptr);
+    cudaError_t e = cudaStreamWaitEvent(s, ev, 0);
+    printf("%s: %s status=%s\n", what, err_name(e), status(s));
+    cudaGetLastError();
+    end_capture(end_label, s);
+}
+// cudaStreamUpdateCaptureDependencies without edge data, whichever the
+// runtime's version.
+static cudaError_t cuda_update_deps(cudaStream_t s, cudaGraphNode_t *deps, size_t n, unsigned flags)
+{
+#if CUDART_VERSION >= 13000
+    return cudaStreamUpdateCaptureDependencies(s, deps, nullptr, n, flags);
+#else
+    return cudaStreamUpdateCaptureDependencies(s, deps, n, flags);
+#endif
+}
+// Captures a launch on cs beside one on 'other' (the legacy or the
+// per-thread stream) and prints CUDA's answer, cs's status and, where
+// legacy_label is not null, the legacy stream's under that label.
+static void launch_beside_capture(cudaStream_t cs, cudaStream_t other, const char *what, const char *legacy_label,
+                                  const char *end_label)
+{
+    cudaStreamBeginCapture(cs, cudaStreamCaptureModeRelaxed);
+    k<<<1, 1, 0, cs>>>(nullptr);
+    k<<<1, 1, 0, other>>>(nullptr);
+    cudaError_t e = cudaGetLastError();
+    if (legacy_label)
+        printf("%s: %s status=%s %s=%s\n", what, err_name(e), status(cs), legacy_label, status(0));
+    else
+        printf("%s: %s status=%s\n", what, err_name(e), status(cs));
+    end_capture(end_label, cs);
+}
 static cudaError_t getinfo(cudaStream_t s, cudaStreamCaptureStatus *st, unsigned long long *id, cudaGraph_t *g,
                            const cudaGraphNode_t **d, size_t *nd)
 {
@@ -247,13 +296,7 @@ int main()
     end_capture("empty capture", s);
 
     // Legacy stream interplay.
-    cudaStreamBeginCapture(sb, cudaStreamCaptureModeRelaxed);
-    k<<<1, 1, 0, sb>>>(nullptr);
-    k<<<1, 1, 0, 0>>>(nullptr);
-    e = cudaGetLastError();
-    printf("legacy launch while blocking stream captures: %s status=%s legacy IsCapturing=%s\n", err_name(e), status(sb),
-           status(0));
-    end_capture("legacy launch", sb);
+    launch_beside_capture(sb, 0, "legacy launch while blocking stream captures", "legacy IsCapturing", "legacy launch");
     cudaStreamBeginCapture(sb, cudaStreamCaptureModeRelaxed);
     k<<<1, 1, 0, sb>>>(nullptr);
     printf("legacy IsCapturing while blocking stream captures: %s\n", status(0));
@@ -261,20 +304,11 @@ int main()
            err_name(cudaMemcpyAsync(dbuf, dbuf + 4, 4, cudaMemcpyDeviceToDevice, 0)), status(sb));
     cudaGetLastError();
     end_capture("legacy memcpyasync", sb);
-    cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed);
-    k<<<1, 1, 0, s>>>(nullptr);
-    k<<<1, 1, 0, 0>>>(nullptr);
-    e = cudaGetLastError();
-    printf("legacy launch while nonblocking stream captures: %s status=%s legacyIsCapturing=%s\n", err_name(e), status(s),
-           status(0));
-    end_capture("legacy launch nb", s);
+    launch_beside_capture(s, 0, "legacy launch while nonblocking stream captures", "legacyIsCapturing",
+                          "legacy launch nb");
     cudaDeviceSynchronize();
-    cudaStreamBeginCapture(sb, cudaStreamCaptureModeRelaxed);
-    k<<<1, 1, 0, sb>>>(nullptr);
-    k<<<1, 1, 0, cudaStreamPerThread>>>(nullptr);
-    e = cudaGetLastError();
-    printf("per-thread launch while blocking captures: %s status=%s\n", err_name(e), status(sb));
-    end_capture("per-thread launch", sb);
+    launch_beside_capture(sb, cudaStreamPerThread, "per-thread launch while blocking captures", nullptr,
+                          "per-thread launch");
     cudaDeviceSynchronize();
 
     // Fork/join and unjoined.
@@ -306,9 +340,7 @@ int main()
         cudaGetLastError();
     }
     // End from the forked stream.
-    cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
-    k<<<1, 1, 0, s>>>(nullptr);
-    cudaEventRecord(e1, s);
+    begin_fork(s, e1);
     cudaStreamWaitEvent(s2, e1, 0);
     {
         cudaGraph_t g = nullptr;
@@ -323,9 +355,7 @@ int main()
         cudaStream_t br[3] = {s, s2, s3};
         cudaStream_t b3[3] = {s2, s3, u};
         (void)br;
-        cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
-        k<<<1, 1, 0, s>>>(nullptr);
-        cudaEventRecord(e1, s);
+        begin_fork(s, e1);
         for (int i = 0; i < 3; i++) {
             cudaStreamWaitEvent(b3[i], e1, 0);
             k<<<1, 1, 0, b3[i]>>>(nullptr);
@@ -351,9 +381,7 @@ int main()
     }
     // Serialised join through a chain of branch streams.
     {
-        cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
-        k<<<1, 1, 0, s>>>(nullptr);
-        cudaEventRecord(e1, s);
+        begin_fork(s, e1);
         cudaStreamWaitEvent(s2, e1, 0);
         cudaStreamWaitEvent(s3, e1, 0);
         k<<<1, 1, 0, s2>>>(nullptr);
@@ -402,26 +430,14 @@ int main()
 
     k<<<1, 1, 0, u>>>(nullptr);
     cudaEventRecord(e3, u);
-    cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed);
-    k<<<1, 1, 0, s>>>(nullptr);
-    e = cudaStreamWaitEvent(s, e3, 0);
-    printf("isolation (wait on uncaptured record): %s status=%s\n", err_name(e), status(s));
-    cudaGetLastError();
-    end_capture("isolation", s);
+    wait_in_capture(s, e3, "isolation (wait on uncaptured record)", "isolation");
     cudaDeviceSynchronize();
     cudaEvent_t fresh;
     cudaEventCreate(&fresh);
-    cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed);
-    k<<<1, 1, 0, s>>>(nullptr);
-    e = cudaStreamWaitEvent(s, fresh, 0);
-    printf("wait on never-recorded event in capture: %s status=%s\n", err_name(e), status(s));
-    cudaGetLastError();
-    end_capture("never recorded", s);
+    wait_in_capture(s, fresh, "wait on never-recorded event in capture", "never recorded");
     cudaDeviceSynchronize();
     // Event recorded in capture, after the capture ends.
-    cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed);
-    k<<<1, 1, 0, s>>>(nullptr);
-    cudaEventRecord(e1, s);
+    begin_and_record(s, cudaStreamCaptureModeRelaxed, e1);
     printf("record in capture: query=%s", err_name(cudaEventQuery(e1)));
     cudaGetLastError();
     printf(" sync=%s", err_name(cudaEventSynchronize(e1)));
@@ -436,9 +452,7 @@ int main()
     cudaGetLastError();
     { float ms; printf(" elapsed=%s\n", err_name(cudaEventElapsedTime(&ms, e1, e1))); }
     cudaGetLastError();
-    cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed);
-    k<<<1, 1, 0, s>>>(nullptr);
-    cudaEventRecord(e1, s);
+    begin_and_record(s, cudaStreamCaptureModeRelaxed, e1);
     end_capture("record in capture 2", s);
     cudaStreamBeginCapture(s2, cudaStreamCaptureModeRelaxed);
     e = cudaStreamWaitEvent(s2, e1, 0);
@@ -447,9 +461,7 @@ int main()
     end_capture("wait ended", s2);
 
     // Invalidated capture: later work, getinfo, new capture.
-    cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed);
-    k<<<1, 1, 0, s>>>(nullptr);
-    cudaEventRecord(e1, s);
+    begin_and_record(s, cudaStreamCaptureModeRelaxed, e1);
     cudaStreamWaitEvent(s2, e1, 0);
     e = cudaStreamSynchronize(s);
     printf("invalidate by sync: %s status=%s s2=%s\n", err_name(e), status(s), status(s2));
@@ -508,11 +520,7 @@ int main()
         printf("getinfo deps without count: %s\n", err_name(e));
         cudaGetLastError();
         // update: set to empty, add a kernel (new root)
-#if CUDART_VERSION >= 13000
-        e = cudaStreamUpdateCaptureDependencies(s, nullptr, nullptr, 0, cudaStreamSetCaptureDependencies);
-#else
-        e = cudaStreamUpdateCaptureDependencies(s, nullptr, 0, cudaStreamSetCaptureDependencies);
-#endif
+        e = cuda_update_deps(s, nullptr, 0, cudaStreamSetCaptureDependencies);
         printf("update set empty: %s\n", err_name(e));
         k<<<1, 1, 0, s>>>(nullptr);
         getinfo(s, &st, &id1, &g, &d, &nd);
@@ -521,43 +529,23 @@ int main()
         printf("getinfo after set-empty + kernel: nd=%zu nodes=%zu\n", nd, n0);
         // add the first node of the graph
         cudaGraphNode_t all[16]; size_t na = 16; cudaGraphGetNodes(g, all, &na);
-#if CUDART_VERSION >= 13000
-        e = cudaStreamUpdateCaptureDependencies(s, &all[0], nullptr, 1, cudaStreamAddCaptureDependencies);
-#else
-        e = cudaStreamUpdateCaptureDependencies(s, &all[0], 1, cudaStreamAddCaptureDependencies);
-#endif
+        e = cuda_update_deps(s, &all[0], 1, cudaStreamAddCaptureDependencies);
         getinfo(s, &st, &id1, &g, &d, &nd);
         printf("update add: %s nd=%zu\n", err_name(e), nd);
-#if CUDART_VERSION >= 13000
-        e = cudaStreamUpdateCaptureDependencies(s, &all[0], nullptr, 1, cudaStreamAddCaptureDependencies);
-#else
-        e = cudaStreamUpdateCaptureDependencies(s, &all[0], 1, cudaStreamAddCaptureDependencies);
-#endif
+        e = cuda_update_deps(s, &all[0], 1, cudaStreamAddCaptureDependencies);
         getinfo(s, &st, &id1, &g, &d, &nd);
         printf("update add duplicate: %s nd=%zu\n", err_name(e), nd);
         cudaGetLastError();
-#if CUDART_VERSION >= 13000
-        e = cudaStreamUpdateCaptureDependencies(s, &keep, nullptr, 1, 7);
-#else
-        e = cudaStreamUpdateCaptureDependencies(s, &keep, 1, 7);
-#endif
+        e = cuda_update_deps(s, &keep, 1, 7);
         printf("update bad flags: %s status=%s\n", err_name(e), status(s));
         cudaGetLastError();
         cudaGraph_t other; cudaGraphCreate(&other, 0);
         cudaGraphNode_t on; cudaGraphAddEmptyNode(&on, other, nullptr, 0);
-#if CUDART_VERSION >= 13000
-        e = cudaStreamUpdateCaptureDependencies(s, &on, nullptr, 1, cudaStreamAddCaptureDependencies);
-#else
-        e = cudaStreamUpdateCaptureDependencies(s, &on, 1, cudaStreamAddCaptureDependencies);
-#endif
+        e = cuda_update_deps(s, &on, 1, cudaStreamAddCaptureDependencies);
         printf("update foreign node: %s status=%s\n", err_name(e), status(s));
         cudaGetLastError();
         end_capture("update deps", s);
-#if CUDART_VERSION >= 13000
-        e = cudaStreamUpdateCaptureDependencies(s, &on, nullptr, 1, cudaStreamAddCaptureDependencies);
-#else
-        e = cudaStreamUpdateCaptureDependencies(s, &on, 1, cudaStreamAddCaptureDependencies);
-#endif
+        e = cuda_update_deps(s, &on, 1, cudaStreamAddCaptureDependencies);
         printf("update not capturing: %s\n", err_name(e));
         cudaGetLastError();
         // capture to graph
@@ -627,9 +615,7 @@ int main()
         if (out) { topo("copies", out); cudaGraphDestroy(out); }
         cudaGetLastError();
         // same stream waits its own event in capture
-        cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
-        k<<<1, 1, 0, s>>>(nullptr);
-        cudaEventRecord(e1, s);
+        begin_fork(s, e1);
         e = cudaStreamWaitEvent(s, e1, 0);
         k<<<1, 1, 0, s>>>(nullptr);
         out = nullptr;

@@ -139,10 +139,9 @@ GR_TEST(capture_fork_into_three_streams_joined_back_makes_a_diamond)
 {
     static int x[5];
     grGraph_t g;
-    grStream_t s;
     CHECK_OK(capture_diamond(0, x, &g));
     check_diamond(g);
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     tl_run_graph_on(g, s);
     CHECK_EQ(x[0], 1);
     CHECK_EQ(x[1] + x[2] + x[3], 6);

@@ -11,9 +11,8 @@
 
 GR_TEST(capture_begin_and_end_refuse_bad_calls)
 {
-    grStream_t s;
     grGraph_t g = (grGraph_t)1;
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_GR(grErrorStreamCaptureUnsupported, grStreamBeginCapture(NULL, grStreamCaptureModeRelaxed));
     CHECK_DETAIL_HAS("legacy");
     CHECK_GR(grErrorStreamCaptureUnsupported,
@@ -99,13 +98,12 @@ GR_TEST(capture_get_info_reports_id_graph_and_dependencies)
 GR_TEST(capture_update_dependencies_sets_and_adds)
 {
     static int x[1];
-    grStream_t s;
     grStreamCaptureStatus st;
     grGraph_t g, other, out;
     grGraphNode_t first, foreign, n[3];
     const grGraphNode_t *deps;
     size_t nd;
-    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
+    grStream_t s = tl_stream(grStreamNonBlocking);
     CHECK_OK(grGraphCreate(&other, 0));
     CHECK_OK(grGraphAddEmptyNode(&foreign, other, NULL, 0));
     CHECK_GR(grErrorIllegalState,
@@ -140,10 +138,9 @@ GR_TEST(capture_update_dependencies_sets_and_adds)
 GR_TEST(capture_to_existing_graph_appends_after_given_nodes)
 {
     static int x[1];
-    grStream_t s;
     grGraph_t g, out;
     grGraphNode_t a, b, n[3];
-    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
+    grStream_t s = tl_stream(grStreamNonBlocking);
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphAddEmptyNode(&a, g, NULL, 0));
     CHECK_OK(grGraphAddEmptyNode(&b, g, &a, 1));
@@ -348,11 +345,10 @@ GR_TEST(capture_event_of_ended_capture_cannot_be_waited_until_re_recorded)
 GR_TEST(capture_graph_launch_into_capture_is_refused)
 {
     static int x[1];
-    grStream_t s;
     grGraph_t g, out;
     grGraphNode_t n;
     grGraphExec_t e;
-    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
+    grStream_t s = tl_stream(grStreamNonBlocking);
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphAddEmptyNode(&n, g, NULL, 0));
     CHECK_OK(grGraphInstantiate(&e, g, 0));
@@ -506,13 +502,12 @@ static void *end_other(void *p)
 
 GR_TEST(capture_end_from_another_thread_is_wrong_thread_unless_relaxed)
 {
-    grStream_t s;
     pthread_t th;
     void *r;
     grStreamCaptureMode modes[3] = {grStreamCaptureModeGlobal, grStreamCaptureModeThreadLocal,
                                     grStreamCaptureModeRelaxed};
     grError_t want[3] = {grErrorStreamCaptureWrongThread, grErrorStreamCaptureWrongThread, grSuccess};
-    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
+    grStream_t s = tl_stream(grStreamNonBlocking);
     for (int m = 0; m < 3; m++) {
         CHECK_OK(grStreamBeginCapture(s, modes[m]));
         CHECK_EQ(pthread_create(&th, NULL, end_other, &s), 0);
@@ -692,11 +687,10 @@ GR_TEST(zero_byte_copies_on_the_legacy_stream_are_refused_while_a_blocking_strea
 GR_TEST(capture_event_of_ended_capture_is_refused_by_query_synchronize_and_elapsed_time)
 {
     static int x[1];
-    grStream_t s;
     grEvent_t e, plain;
     grGraph_t g;
     float ms = 0;
-    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
+    grStream_t s = tl_stream(grStreamNonBlocking);
     CHECK_OK(grEventCreate(&e));
     CHECK_OK(grEventCreate(&plain));
     CHECK_OK(grEventRecord(plain, s));

@@ -18,14 +18,30 @@ static grGraphNodeParams child_params(grGraph_t child, int ownership)
     return p;
 }
 
+/* The child graph node 'node' holds a copy of child, not child itself. */
+static void expect_a_copy_of(grGraphNode_t node, grGraph_t child)
+{
+    grGraph_t held = NULL;
+    CHECK_OK(grGraphChildGraphNodeGetGraph(node, &held));
+    CHECK(held != NULL);
+    CHECK(held != child);
+}
+
+/* Creates *g holding one empty node, which it returns. */
+static grGraphNode_t graph_of_one_empty_node(grGraph_t *g)
+{
+    grGraphNode_t n;
+    CHECK_OK(grGraphCreate(g, 0));
+    CHECK_OK(grGraphAddEmptyNode(&n, *g, NULL, 0));
+    return n;
+}
+
 GR_TEST(child_ownership_move_hands_the_graph_to_the_node)
 {
     grGraph_t parent, child, seen = NULL;
     grGraphNode_t node, hn;
-    grGraphExec_t x;
-    grStream_t s;
     int n = 0;
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grGraphCreate(&parent, 0));
     CHECK_OK(grGraphCreate(&child, 0));
     grHostNodeParams hp = {tl_bump, &n};
@@ -37,16 +53,13 @@ GR_TEST(child_ownership_move_hands_the_graph_to_the_node)
     CHECK_PTR_EQ(seen, child);
     /* Nodes may still be added to it (CUDA 13 accepts that), and they run. */
     CHECK_OK(grGraphAddHostNode(&hn, child, &hn, 1, &hp));
-    CHECK_OK(grGraphInstantiate(&x, parent, 0));
-    CHECK_OK(grGraphLaunch(x, s));
-    CHECK_OK(grStreamSynchronize(s));
+    tl_run_graph_on(parent, s);
     CHECK_EQ(n, 2);
     /* A query reports the ownership as Invalid. */
     grGraphNodeParams q;
     CHECK_OK(grGraphNodeGetParams(node, &q));
     CHECK_PTR_EQ(q.graph.graph, child);
     CHECK_EQ(q.graph.ownership, grGraphChildGraphOwnershipInvalid);
-    CHECK_OK(grGraphExecDestroy(x));
     /* The moved graph dies with the parent. */
     CHECK_OK(grGraphDestroy(parent));
     CHECK_OK(grStreamDestroy(s));
@@ -55,22 +68,19 @@ GR_TEST(child_ownership_move_hands_the_graph_to_the_node)
 GR_TEST(child_ownership_moved_graph_is_refused_where_cuda_refuses_it)
 {
     grGraph_t parent, other, child;
-    grGraphNode_t node, n2, en;
+    grGraphNode_t node, n2;
     grGraphExec_t x, px;
     CHECK_OK(grGraphCreate(&parent, 0));
     CHECK_OK(grGraphCreate(&other, 0));
-    CHECK_OK(grGraphCreate(&child, 0));
-    CHECK_OK(grGraphAddEmptyNode(&en, child, NULL, 0));
+    graph_of_one_empty_node(&child);
     grGraphNodeParams p = child_params(child, grGraphChildGraphOwnershipMove);
     CHECK_OK(grGraphAddNode(&node, parent, NULL, NULL, 0, &p));
     CHECK_GR(grErrorInvalidValue, grGraphDestroy(child));
     CHECK_GR(grErrorNotSupported, grGraphInstantiate(&x, child, 0));
     CHECK_DETAIL_HAS("moved");
     /* Moved again, into another parent: refused, nothing added. */
-    size_t nn = 9;
     CHECK_GR(grErrorInvalidValue, grGraphAddNode(&n2, other, NULL, NULL, 0, &p));
-    CHECK_OK(grGraphGetNodes(other, NULL, &nn));
-    CHECK_EQ(nn, 0);
+    CHECK_EQ(tl_node_count(other), 0);
     /* As an update's graph: refused. */
     grGraphExecUpdateResultInfo info;
     CHECK_OK(grGraphInstantiate(&px, parent, 0));
@@ -82,12 +92,9 @@ GR_TEST(child_ownership_moved_graph_is_refused_where_cuda_refuses_it)
     /* Cloning it into another parent is fine (a copy). */
     grGraphNodeParams c = child_params(child, grGraphChildGraphOwnershipClone);
     CHECK_OK(grGraphAddNode(&n2, other, NULL, NULL, 0, &c));
-    grGraph_t copy = NULL;
-    CHECK_OK(grGraphChildGraphNodeGetGraph(n2, &copy));
-    CHECK(copy != child);
+    expect_a_copy_of(n2, child);
     CHECK_OK(grGraphExecDestroy(px));
-    CHECK_OK(grGraphDestroy(other));
-    CHECK_OK(grGraphDestroy(parent));
+    tl_destroy_graphs((grGraph_t[]){other, parent}, 2);
 }
 
 GR_TEST(child_ownership_refused_move_leaves_the_graph_the_callers)
@@ -95,8 +102,7 @@ GR_TEST(child_ownership_refused_move_leaves_the_graph_the_callers)
     grGraph_t parent, child, mem;
     grGraphNode_t node, an, en;
     CHECK_OK(grGraphCreate(&parent, 0));
-    CHECK_OK(grGraphCreate(&child, 0));
-    CHECK_OK(grGraphAddEmptyNode(&en, child, NULL, 0));
+    en = graph_of_one_empty_node(&child);
     /* Itself. */
     grGraphNodeParams p = child_params(parent, grGraphChildGraphOwnershipMove);
     CHECK_GR(grErrorInvalidValue, grGraphAddNode(&node, parent, NULL, NULL, 0, &p));
@@ -118,18 +124,13 @@ GR_TEST(child_ownership_refused_move_leaves_the_graph_the_callers)
     CHECK_DETAIL_HAS("does not yet");
     p = child_params(mem, grGraphChildGraphOwnershipClone);
     CHECK_GR(grErrorNotSupported, grGraphAddNode(&node, parent, NULL, NULL, 0, &p));
-    size_t nn = 9;
-    CHECK_OK(grGraphGetNodes(parent, NULL, &nn));
-    CHECK_EQ(nn, 0);
+    CHECK_EQ(tl_node_count(parent), 0);
     CHECK_OK(grGraphDestroy(mem));
     CHECK_OK(grGraphDestroy(child));
     /* Any value but Move clones, as CUDA answers ownership 2. */
     CHECK_OK(grGraphCreate(&child, 0));
     p = child_params(child, 2);
     CHECK_OK(grGraphAddNode(&node, parent, NULL, NULL, 0, &p));
-    grGraph_t seen = NULL;
-    CHECK_OK(grGraphChildGraphNodeGetGraph(node, &seen));
-    CHECK(seen != child);
-    CHECK_OK(grGraphDestroy(child));
-    CHECK_OK(grGraphDestroy(parent));
+    expect_a_copy_of(node, child);
+    tl_destroy_graphs((grGraph_t[]){child, parent}, 2);
 }

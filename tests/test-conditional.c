@@ -217,9 +217,8 @@ GR_TEST(cond_body_filled_by_stream_capture)
     tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *body, got = NULL;
     grGraphConditionalHandle h;
-    grStream_t s;
     int counter = 0, out = 0, seven = 7;
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     grGraphNode_t loop = tl_cond_graph(&g, &h, 1, grGraphCondAssignDefault, grGraphCondTypeWhile, 1, &body);
     grGraphConditionalHandle h2;
     CHECK_OK(grGraphConditionalHandleCreate(&h2, g, 0, 0));
@@ -254,8 +253,7 @@ GR_TEST(cond_host_function_captured_into_body_is_refused_at_instantiate)
     grGraph_t g, *body, got = NULL;
     grGraphConditionalHandle h;
     grGraphExec_t e = NULL;
-    grStream_t s;
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     tl_cond_graph(&g, &h, 0, 0, grGraphCondTypeIf, 1, &body);
     /* CUDA records it (probe), and refuses the graph at instantiate. */
     CHECK_OK(grStreamBeginCaptureToGraph(s, body[0], NULL, NULL, 0, grStreamCaptureModeThreadLocal));
@@ -529,8 +527,7 @@ GR_TEST(cond_baked_values_include_body_nodes)
     tl_cond_kernels k = tl_cond_kernels_make();
     grGraph_t g, *body;
     grGraphConditionalHandle h;
-    int *buf = NULL;
-    CHECK_OK(grMalloc((void **)&buf, 64));
+    int *buf = tl_malloc(64);
     grGraphNode_t cond = tl_cond_graph(&g, &h, 0, 0, grGraphCondTypeWhile, 1, &body);
     tl_cond_add_put(body[0], NULL, 0, &k, buf + 2, 1);
     grGraphExec_t e = tl_instantiate(g);

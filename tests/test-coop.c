@@ -55,6 +55,12 @@ static void exchange_init(exchange *x, unsigned nb)
     x->args[2] = &x->rounds;
 }
 
+/* Marks every output slot unwritten before a launch. */
+static void exchange_reset(exchange *x)
+{
+    memset(x->out, 0xff, x->nb * NT * sizeof(unsigned));
+}
+
 /* Every thread read what the next block's thread wrote in each round,
  * and its block's shared memory stayed its own. */
 static void exchange_check(const exchange *x)
@@ -74,20 +80,32 @@ static void exchange_free(exchange *x)
     CHECK_OK(grFree(x->out));
 }
 
+/* lang_grid_exchange, made, and *x set up for a grid of nb blocks. */
+static grKernel_t exchange_kernel(exchange *x, unsigned nb)
+{
+    grKernel_t k;
+    CHECK_OK(GR_KERNEL_CREATE(&k, lang_grid_exchange));
+    exchange_init(x, nb);
+    return k;
+}
+
+static void exchange_done(exchange *x, grKernel_t k)
+{
+    exchange_free(x);
+    CHECK_OK(grKernelDestroy(k));
+}
+
 GR_TEST(coop_grid_sync_orders_every_block_eager)
 {
     unsigned max = use_workers();
-    grKernel_t k;
     exchange x;
-    CHECK_OK(GR_KERNEL_CREATE(&k, lang_grid_exchange));
-    exchange_init(&x, max);
+    grKernel_t k = exchange_kernel(&x, max);
     CHECK_OK(grLaunchCooperativeKernel(k, GR_DIM3(max, 1, 1), GR_DIM3(NT, 1, 1), x.args, 0, NULL));
     CHECK_OK(grDeviceSynchronize());
     exchange_check(&x);
     /* grLaunchKernelExC with the attribute is the same launch, on a
      * created stream, with fewer blocks. */
-    grStream_t s;
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     exchange y;
     exchange_init(&y, 2);
     grLaunchAttribute a;
@@ -107,28 +125,23 @@ GR_TEST(coop_grid_sync_orders_every_block_eager)
 GR_TEST(coop_launch_captured_into_a_graph_keeps_its_grid_barrier)
 {
     unsigned max = use_workers();
-    grKernel_t k;
-    grStream_t s;
     grGraph_t g;
     grGraphExec_t e;
     exchange x;
-    CHECK_OK(GR_KERNEL_CREATE(&k, lang_grid_exchange));
-    exchange_init(&x, max);
-    CHECK_OK(grStreamCreate(&s));
+    grKernel_t k = exchange_kernel(&x, max);
+    grStream_t s = tl_stream(0);
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
     CHECK_OK(grLaunchCooperativeKernel(k, GR_DIM3(max, 1, 1), GR_DIM3(NT, 1, 1), x.args, 0, s));
     CHECK_OK(grStreamEndCapture(s, &g));
     grGraphNode_t n;
-    size_t count = 1;
-    CHECK_OK(grGraphGetNodes(g, &n, &count));
-    CHECK_EQ(count, 1);
+    tl_get_nodes(g, &n, 1);
     grKernelNodeAttrValue v;
     memset(&v, 0, sizeof v);
     CHECK_OK(grGraphKernelNodeGetAttribute(n, grKernelNodeAttributeCooperative, &v));
     CHECK_EQ(v.cooperative, 1);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     for (int i = 0; i < 2; i++) {
-        memset(x.out, 0xff, x.nb * NT * sizeof(unsigned));
+        exchange_reset(&x);
         CHECK_OK(grGraphLaunch(e, s));
         CHECK_OK(grStreamSynchronize(s));
         exchange_check(&x);
@@ -136,8 +149,7 @@ GR_TEST(coop_launch_captured_into_a_graph_keeps_its_grid_barrier)
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grStreamDestroy(s));
-    exchange_free(&x);
-    CHECK_OK(grKernelDestroy(k));
+    exchange_done(&x, k);
 }
 
 /* A kernel node made cooperative with its attribute; a grid larger than
@@ -145,13 +157,11 @@ GR_TEST(coop_launch_captured_into_a_graph_keeps_its_grid_barrier)
 GR_TEST(coop_kernel_node_attribute_runs_cooperatively_and_is_bounded)
 {
     unsigned max = use_workers();
-    grKernel_t k;
     grGraph_t g;
     grGraphExec_t e;
     grGraphNode_t n;
     exchange x;
-    CHECK_OK(GR_KERNEL_CREATE(&k, lang_grid_exchange));
-    exchange_init(&x, max);
+    grKernel_t k = exchange_kernel(&x, max);
     CHECK_OK(grGraphCreate(&g, 0));
     grKernelNodeParams p = {k, GR_DIM3(max, 1, 1), GR_DIM3(NT, 1, 1), 0, x.args, NULL};
     CHECK_OK(grGraphAddKernelNode(&n, g, NULL, 0, &p));
@@ -172,7 +182,7 @@ GR_TEST(coop_kernel_node_attribute_runs_cooperatively_and_is_bounded)
     grKernelNodeParams two = p;
     two.gridDim = GR_DIM3(2, 1, 1);
     CHECK_OK(grGraphExecKernelNodeSetParams(e, n, &two));
-    memset(x.out, 0xff, x.nb * NT * sizeof(unsigned));
+    exchange_reset(&x);
     CHECK_OK(grGraphLaunch(e, NULL));
     CHECK_OK(grStreamSynchronize(NULL));
     x.nb = 2;
@@ -184,18 +194,15 @@ GR_TEST(coop_kernel_node_attribute_runs_cooperatively_and_is_bounded)
     CHECK_GR(grErrorCooperativeLaunchTooLarge, grGraphInstantiate(&e, g, 0));
     CHECK_DETAIL_HAS("co-resident");
     CHECK_OK(grGraphDestroy(g));
-    exchange_free(&x);
-    CHECK_OK(grKernelDestroy(k));
+    exchange_done(&x, k);
 }
 
 GR_TEST(coop_grid_past_the_limit_is_refused_with_both_sizes)
 {
     unsigned max = use_workers();
-    grKernel_t k;
     exchange x;
     char want[64];
-    CHECK_OK(GR_KERNEL_CREATE(&k, lang_grid_exchange));
-    exchange_init(&x, max + 1);
+    grKernel_t k = exchange_kernel(&x, max + 1);
     CHECK_GR(grErrorCooperativeLaunchTooLarge,
              grLaunchCooperativeKernel(k, GR_DIM3(max + 1, 1, 1), GR_DIM3(NT, 1, 1), x.args, 0, NULL));
     snprintf(want, sizeof want, "grid of %u blocks", max + 1);
@@ -207,9 +214,8 @@ GR_TEST(coop_grid_past_the_limit_is_refused_with_both_sizes)
     CHECK_GR(grErrorCooperativeLaunchTooLarge,
              grLaunchCooperativeKernel(k, GR_DIM3(2, 2, 2), GR_DIM3(NT, 1, 1), x.args, 0, NULL));
     /* Refused on a capturing stream too, the capture unharmed. */
-    grStream_t s;
     grGraph_t g;
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
     CHECK_GR(grErrorCooperativeLaunchTooLarge,
              grLaunchCooperativeKernel(k, GR_DIM3(max + 1, 1, 1), GR_DIM3(NT, 1, 1), x.args, 0, s));
@@ -218,8 +224,7 @@ GR_TEST(coop_grid_past_the_limit_is_refused_with_both_sizes)
     CHECK_OK(grStreamDestroy(s));
     /* Nothing ran, nothing stuck. */
     CHECK_OK(grDeviceSynchronize());
-    exchange_free(&x);
-    CHECK_OK(grKernelDestroy(k));
+    exchange_done(&x, k);
 }
 
 static void expect_grid_fault(grKernel_t k, void **args, unsigned nb, bool coop, const char *piece)
@@ -238,10 +243,8 @@ static void expect_grid_fault(grKernel_t k, void **args, unsigned nb, bool coop,
 GR_TEST(coop_grid_sync_outside_a_cooperative_launch_is_a_fault)
 {
     unsigned max = use_workers();
-    grKernel_t k;
     exchange x;
-    CHECK_OK(GR_KERNEL_CREATE(&k, lang_grid_exchange));
-    exchange_init(&x, max);
+    grKernel_t k = exchange_kernel(&x, max);
     expect_grid_fault(k, x.args, max, false, "gr_grid_sync in a launch that is not cooperative");
 }
 
@@ -318,8 +321,7 @@ GR_TEST(coop_occupancy_answers_agree_with_the_cooperative_limit)
     CHECK_EQ(n, (int)(max < 8 ? max : 8));
     CHECK_GR(grErrorInvalidValue, grOccupancyMaxPotentialClusterSize(&n, k, NULL));
     CHECK_OK(grDeviceSynchronize());
-    exchange_free(&x);
-    CHECK_OK(grKernelDestroy(k));
+    exchange_done(&x, k);
 }
 
 GR_TEST(coop_func_get_attributes_reports_what_the_cpu_knows)
@@ -400,8 +402,7 @@ GR_TEST(coop_launch_reaches_the_fake_device_as_cooperative)
     unsigned *d = NULL, v = 5, n = 2;
     CHECK_OK(grMalloc((void **)&d, 2 * sizeof(unsigned)));
     void *args[] = {&d, &v, &n};
-    grStream_t s;
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     gr_fakedev_reset_calls();
     CHECK_OK(grLaunchKernel(k, GR_DIM3(2, 1, 1), GR_DIM3(1, 1, 1), args, 0, s));
     CHECK_EQ(gr_fakedev_calls("launch_cooperative"), 0);

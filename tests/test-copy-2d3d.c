@@ -24,6 +24,32 @@ static unsigned char *dev(size_t n)
     return p;
 }
 
+/* Copies the n bytes at device address d into got, which must then
+ * equal want. */
+static void expect_device_bytes(const void *d, unsigned char *got, const unsigned char *want, size_t n)
+{
+    CHECK_OK(grMemcpy(got, d, n, grMemcpyDeviceToHost));
+    CHECK(memcmp(got, want, n) == 0);
+}
+
+/* Frees a test's two device buffers. */
+static void free_both(void *a, void *b)
+{
+    CHECK_OK(grFree(a));
+    CHECK_OK(grFree(b));
+}
+
+/* The buffers of a test of refusals: src[0..n) a pattern of this seed,
+ * dst all 'fill', before a copy of dst to compare it with after each
+ * refused call. */
+static void refusal_buffers(unsigned char *src, unsigned char *dst, unsigned char *before, size_t n,
+                            unsigned seed, int fill)
+{
+    tl_fill_pattern(src, n, seed);
+    memset(dst, fill, n);
+    memcpy(before, dst, n);
+}
+
 GR_TEST(memcpy_2d_copies_each_row_and_leaves_the_padding)
 {
     enum {
@@ -41,10 +67,8 @@ GR_TEST(memcpy_2d_copies_each_row_and_leaves_the_padding)
     memset(want, 0xee, sizeof want);
     ref_copy_2d(want, DP, host_src, SP, W, H);
     CHECK_OK(grMemcpy2D(dst, DP, src, SP, W, H, grMemcpyDeviceToDevice));
-    CHECK_OK(grMemcpy(got, dst, sizeof got, grMemcpyDeviceToHost));
-    CHECK(memcmp(got, want, sizeof want) == 0);
-    CHECK_OK(grFree(src));
-    CHECK_OK(grFree(dst));
+    expect_device_bytes(dst, got, want, sizeof want);
+    free_both(src, dst);
 }
 
 GR_TEST(memcpy_2d_async_runs_in_stream_order)
@@ -54,11 +78,10 @@ GR_TEST(memcpy_2d_async_runs_in_stream_order)
         H = 5,
         P = 16
     };
-    grStream_t s;
     unsigned char *a = dev(P * H), *b = dev(P * H);
     unsigned char got[P * H], want[P * H], pattern[P * H];
     CHECK(a && b);
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     tl_fill_pattern(pattern, sizeof pattern, 3);
     CHECK_OK(grMemsetAsync(b, 0, P * H, s));
     CHECK_OK(grMemcpyAsync(a, pattern, sizeof pattern, grMemcpyHostToDevice, s));
@@ -69,16 +92,13 @@ GR_TEST(memcpy_2d_async_runs_in_stream_order)
     ref_copy_2d(want, P, pattern, P, W, H);
     CHECK(memcmp(got, want, sizeof want) == 0);
     CHECK_OK(grStreamDestroy(s));
-    CHECK_OK(grFree(a));
-    CHECK_OK(grFree(b));
+    free_both(a, b);
 }
 
 GR_TEST(memcpy_2d_refuses_a_pitch_below_the_width_and_copies_nothing)
 {
     unsigned char src[64], dst[64], before[64];
-    tl_fill_pattern(src, sizeof src, 2);
-    memset(dst, 0x11, sizeof dst);
-    memcpy(before, dst, sizeof dst);
+    refusal_buffers(src, dst, before, sizeof dst, 2, 0x11);
     CHECK_GR(grErrorInvalidPitchValue, grMemcpy2D(dst, 4, src, 8, 8, 2, grMemcpyHostToHost));
     CHECK_DETAIL_HAS("dpitch");
     CHECK_GR(grErrorInvalidPitchValue, grMemcpy2D(dst, 8, src, 4, 8, 2, grMemcpyHostToHost));
@@ -117,8 +137,7 @@ GR_TEST(memcpy_2d_refuses_a_row_past_the_allocation_and_names_it)
     CHECK_OK(grMemcpy(got, b, sizeof got, grMemcpyDeviceToHost));
     for (size_t r = 0; r < H; r++)
         CHECK(memcmp(got + r * P, host + r * P, 8) == 0);
-    CHECK_OK(grFree(a));
-    CHECK_OK(grFree(b));
+    free_both(a, b);
 }
 
 GR_TEST(memset_2d_sets_each_row_and_leaves_the_padding)
@@ -173,27 +192,21 @@ GR_TEST(memcpy_3d_copies_a_box_between_positions)
     p.extent = make_grExtent(3, 2, 3);
     p.kind = grMemcpyDeviceToDevice;
     CHECK_OK(grMemcpy3D(&p));
-    CHECK_OK(grMemcpy(got, dst, sizeof got, grMemcpyDeviceToHost));
-    CHECK(memcmp(got, want, sizeof want) == 0);
+    expect_device_bytes(dst, got, want, sizeof want);
     /* The same on a stream. */
     CHECK_OK(grMemset(dst, 0, sizeof got));
-    grStream_t s;
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grMemcpy3DAsync(&p, s));
     CHECK_OK(grStreamSynchronize(s));
-    CHECK_OK(grMemcpy(got, dst, sizeof got, grMemcpyDeviceToHost));
-    CHECK(memcmp(got, want, sizeof want) == 0);
+    expect_device_bytes(dst, got, want, sizeof want);
     CHECK_OK(grStreamDestroy(s));
-    CHECK_OK(grFree(src));
-    CHECK_OK(grFree(dst));
+    free_both(src, dst);
 }
 
 GR_TEST(memcpy_3d_refuses_arrays_pitches_and_short_slices_and_changes_nothing)
 {
     unsigned char src[256], dst[256], before[256];
-    tl_fill_pattern(src, sizeof src, 6);
-    memset(dst, 0x33, sizeof dst);
-    memcpy(before, dst, sizeof dst);
+    refusal_buffers(src, dst, before, sizeof dst, 6, 0x33);
     grMemcpy3DParms p;
     memset(&p, 0, sizeof p);
     p.srcPtr = make_grPitchedPtr(src, 16, 16, 4);
@@ -282,6 +295,47 @@ typedef struct {
     grError_t err;
 } cap_args;
 
+/* capture_and_run(fn, a), which must give a graph, fn's calls all
+ * accepted (a->err), and exactly 'want' nodes (at most 3) in the graph:
+ * they go into n[0..want). */
+static grGraph_t capture_expect_nodes(void (*fn)(grStream_t, void *), cap_args *a, grGraphNode_t *n,
+                                      size_t want)
+{
+    grGraphNode_t got[4];
+    size_t count = want + 1; /* room for one more, so that an extra node is seen */
+    grGraph_t g = capture_and_run(fn, a);
+    CHECK(g != NULL);
+    CHECK_OK(a->err);
+    CHECK_OK(grGraphGetNodes(g, got, &count));
+    CHECK_EQ(count, want);
+    memcpy(n, got, want * sizeof *n);
+    return g;
+}
+
+enum {
+    MEMSET_BYTES = 48
+};
+
+/* Captures fn's memsets into a zeroed buffer of MEMSET_BYTES and runs
+ * them: one memset node of this height and pitch (and width, unless 0)
+ * must result, writing what the eager call wrote into 'eager'. */
+static void expect_one_memset_node(void (*fn)(grStream_t, void *), const unsigned char *eager, size_t height,
+                                   size_t pitch, size_t width)
+{
+    unsigned char captured[MEMSET_BYTES] = {0};
+    cap_args a = {captured, NULL, grErrorUnknown};
+    grGraphNode_t n[1];
+    grGraph_t g = capture_expect_nodes(fn, &a, n, 1);
+    grMemsetParams mp;
+    CHECK_OK(grGraphMemsetNodeGetParams(n[0], &mp));
+    CHECK_EQ(mp.height, height);
+    CHECK_EQ(mp.pitch, pitch);
+    if (width)
+        CHECK_EQ(mp.width, width);
+    CHECK(memcmp(eager, captured, MEMSET_BYTES) == 0);
+    CHECK_OK(grGraphDestroy(g));
+}
+
 static void capture_memset_2d(grStream_t s, void *p)
 {
     cap_args *a = p;
@@ -290,25 +344,9 @@ static void capture_memset_2d(grStream_t s, void *p)
 
 GR_TEST(captured_memset_2d_is_one_memset_node_with_the_eager_result)
 {
-    unsigned char eager[48], captured[48];
-    memset(eager, 0, sizeof eager);
-    memset(captured, 0, sizeof captured);
+    unsigned char eager[MEMSET_BYTES] = {0};
     CHECK_OK(grMemset2D(eager, 12, 0x42, 5, 4));
-    cap_args a = {captured, NULL, grErrorUnknown};
-    grGraph_t g = capture_and_run(capture_memset_2d, &a);
-    CHECK(g != NULL);
-    CHECK_OK(a.err);
-    grGraphNode_t n[2];
-    size_t count = 2;
-    CHECK_OK(grGraphGetNodes(g, n, &count));
-    CHECK_EQ(count, (size_t)1);
-    grMemsetParams mp;
-    CHECK_OK(grGraphMemsetNodeGetParams(n[0], &mp));
-    CHECK_EQ(mp.height, (size_t)4);
-    CHECK_EQ(mp.pitch, (size_t)12);
-    CHECK_EQ(mp.width, (size_t)5);
-    CHECK(memcmp(eager, captured, sizeof eager) == 0);
-    CHECK_OK(grGraphDestroy(g));
+    expect_one_memset_node(capture_memset_2d, eager, 4, 12, 5);
 }
 
 static void capture_copies(grStream_t s, void *p)
@@ -328,13 +366,8 @@ GR_TEST(captured_contiguous_2d_copy_is_a_1d_node_and_a_pitched_one_a_3d_node)
     tl_fill_pattern(src, sizeof src, 8);
     memset(buf, 0, sizeof buf);
     cap_args a = {buf, src, grErrorUnknown};
-    grGraph_t g = capture_and_run(capture_copies, &a);
-    CHECK(g != NULL);
-    CHECK_OK(a.err);
-    grGraphNode_t n[3];
-    size_t count = 3;
-    CHECK_OK(grGraphGetNodes(g, n, &count));
-    CHECK_EQ(count, (size_t)2);
+    grGraphNode_t n[2];
+    grGraph_t g = capture_expect_nodes(capture_copies, &a, n, 2);
     grMemcpy3DParms p;
     CHECK_OK(grGraphMemcpyNodeGetParams(n[0], &p));
     CHECK_EQ(p.extent.width, (size_t)32);
@@ -432,24 +465,9 @@ static void capture_memsets_3d(grStream_t s, void *p)
 
 GR_TEST(captured_memset_3d_is_one_node_when_its_rows_are_evenly_spaced)
 {
-    unsigned char eager[48], captured[48];
-    memset(eager, 0, sizeof eager);
-    memset(captured, 0, sizeof captured);
+    unsigned char eager[MEMSET_BYTES] = {0};
     CHECK_OK(grMemset3D(make_grPitchedPtr(eager, 8, 8, 3), 0x21, make_grExtent(5, 3, 2)));
-    cap_args a = {captured, NULL, grErrorUnknown};
-    grGraph_t g = capture_and_run(capture_memsets_3d, &a);
-    CHECK(g != NULL);
-    CHECK_OK(a.err);
-    grGraphNode_t n[2];
-    size_t count = 2;
-    CHECK_OK(grGraphGetNodes(g, n, &count));
-    CHECK_EQ(count, (size_t)1);
-    grMemsetParams mp;
-    CHECK_OK(grGraphMemsetNodeGetParams(n[0], &mp));
-    CHECK_EQ(mp.height, (size_t)6);
-    CHECK_EQ(mp.pitch, (size_t)8);
-    CHECK(memcmp(eager, captured, sizeof eager) == 0);
-    CHECK_OK(grGraphDestroy(g));
+    expect_one_memset_node(capture_memsets_3d, eager, 6, 8, 0);
 }
 
 static void capture_copy_3d(grStream_t s, void *p)
@@ -475,13 +493,8 @@ GR_TEST(captured_contiguous_3d_copy_is_one_1d_node_with_the_eager_result)
     CHECK_OK(e.err);
     CHECK_OK(grStreamSynchronize(NULL));
     cap_args a = {captured, src, grErrorUnknown};
-    grGraph_t g = capture_and_run(capture_copy_3d, &a);
-    CHECK(g != NULL);
-    CHECK_OK(a.err);
-    grGraphNode_t n[2];
-    size_t count = 2;
-    CHECK_OK(grGraphGetNodes(g, n, &count));
-    CHECK_EQ(count, (size_t)1);
+    grGraphNode_t n[1];
+    grGraph_t g = capture_expect_nodes(capture_copy_3d, &a, n, 1);
     grMemcpy3DParms p;
     CHECK_OK(grGraphMemcpyNodeGetParams(n[0], &p));
     CHECK_EQ(p.extent.width, (size_t)24);
@@ -510,9 +523,7 @@ GR_TEST(a_huge_pitched_region_past_an_allocation_is_refused_at_once)
 GR_TEST(pitch_and_ysize_codes_follow_cuda_13_for_one_row_and_several)
 {
     unsigned char src[64], dst[64], before[64];
-    tl_fill_pattern(src, sizeof src, 12);
-    memset(dst, 0, sizeof dst);
-    memcpy(before, dst, sizeof dst);
+    refusal_buffers(src, dst, before, sizeof dst, 12, 0);
     CHECK_GR(grErrorInvalidValue, grMemcpy2D(dst, 4, src, 8, 8, 1, grMemcpyHostToHost));
     CHECK_GR(grErrorInvalidPitchValue, grMemcpy2D(dst, 4, src, 8, 8, 2, grMemcpyHostToHost));
     CHECK_GR(grErrorInvalidPitchValue, grMemcpy2D(dst, 0, src, 8, 8, 2, grMemcpyHostToHost));

@@ -227,13 +227,12 @@ GR_TEST(trace_holds_every_node_with_its_kernel_and_worker_and_is_valid_json)
     char path[128];
     static int x[8];
     int *px[4] = {&x[0], &x[1], &x[2], &x[3]};
-    grStream_t s;
     grGraph_t g, captured;
     grGraphNode_t n[5];
     grGraphExec_t e;
     temp_path(path, sizeof path);
     grKernel_t ka = touch_kernel("trace_alpha"), kb = touch_kernel("trace_beta_with_a_longer_name");
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grGraphCreate(&g, 0));
     /* A diamond of kernels, then an empty node. */
     add_kernel_node(g, &n[0], NULL, ka, &px[0]);
@@ -329,11 +328,10 @@ GR_TEST(trace_rings_drop_the_oldest_events_and_count_them)
     static int x;
     int *px = &x;
     void *args[1] = {&px};
-    grStream_t s;
     temp_path(path, sizeof path);
     setenv("GRAPHRT_TRACE_EVENTS", "16", 1);
     grKernel_t k = touch_kernel("trace_ring");
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grTraceStart(path, 0));
     for (int i = 0; i < 200; i++) {
         CHECK_OK(grLaunchKernel(k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, s));
@@ -408,13 +406,12 @@ GR_TEST(trace_node_spans_of_one_thread_never_overlap)
     static int x;
     int *px = &x;
     const int nodes = 500, launches = 4;
-    grStream_t s;
     grGraph_t g;
     grGraphExec_t e;
     grGraphNode_t prev = NULL, n;
     temp_path(path, sizeof path);
     grKernel_t k = touch_kernel("trace_short");
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grGraphCreate(&g, 0));
     for (int i = 0; i < nodes; i++) {
         add_kernel_node(g, &n, prev ? &prev : NULL, k, &px);
@@ -488,14 +485,13 @@ GR_TEST(trace_stopped_while_work_runs_writes_a_valid_file)
     char path[128];
     static int x[4];
     int *px[4] = {&x[0], &x[1], &x[2], &x[3]};
-    grStream_t s;
     grGraph_t g;
     grGraphNode_t n[4];
     grGraphExec_t e;
     pthread_t t;
     temp_path(path, sizeof path);
     grKernel_t k = touch_kernel("trace_busy");
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grGraphCreate(&g, 0));
     add_kernel_node(g, &n[0], NULL, k, &px[0]);
     for (int i = 1; i < 4; i++)
@@ -530,12 +526,11 @@ GR_TEST(launch_blocking_finishes_every_launch_before_it_returns)
     static int x[4];
     int *px = &x[0];
     void *args[1] = {&px};
-    grStream_t s;
     grGraph_t g;
     grGraphNode_t node;
     grGraphExec_t e;
     grKernel_t k = touch_kernel("blocking_touch");
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grGraphCreate(&g, 0));
     grHostNodeParams hp = {host_touch, &x[1]};
     CHECK_OK(grGraphAddHostNode(&node, g, NULL, 0, &hp));

@@ -5,7 +5,7 @@
  * event waits across streams, the synchronous forms, the per-thread
  * stream, stream-ordered allocation, and capture.
  */
-#include "test.h"
+#include "testlib.h"
 
 #include <stdatomic.h>
 
@@ -45,12 +45,10 @@ GR_TEST_EACH_DEVICE(copies_memsets_and_host_functions_keep_stream_order)
         N = 4096
     };
     unsigned char *h = NULL;
-    void *d = NULL;
-    grStream_t s;
     probe w = {NULL, -1, 0};
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grMallocHost((void **)&h, N));
-    CHECK_OK(grMalloc(&d, N));
+    void *d = tl_malloc(N);
     memset(h, 0, N);
     w.h = h;
     CHECK_OK(grMemsetAsync(d, 0x21, N, s));
@@ -69,8 +67,7 @@ GR_TEST_EACH_DEVICE(copies_memsets_and_host_functions_keep_stream_order)
 GR_TEST_EACH_DEVICE(out_of_bounds_copies_and_memsets_are_refused)
 {
     unsigned char h[256];
-    void *d = NULL;
-    CHECK_OK(grMalloc(&d, 100));
+    void *d = tl_malloc(100);
     CHECK_REFUSED(grErrorInvalidValue, grMemcpy, d, h, 101, grMemcpyHostToDevice);
     CHECK_DETAIL_HAS("runs 1 bytes past its end");
     CHECK_REFUSED(grErrorInvalidValue, grMemsetAsync, (char *)d + 50, 0, 51, NULL);
@@ -85,14 +82,13 @@ GR_TEST_EACH_DEVICE(a_stream_waiting_on_an_event_sees_the_work_before_it)
         N = 1 << 20
     };
     unsigned char *h = NULL;
-    void *d = NULL;
     grStream_t a, b;
     grEvent_t e;
     CHECK_OK(grStreamCreateWithFlags(&a, grStreamNonBlocking));
     CHECK_OK(grStreamCreateWithFlags(&b, grStreamNonBlocking));
     CHECK_OK(grEventCreate(&e));
     CHECK_OK(grMallocHost((void **)&h, N));
-    CHECK_OK(grMalloc(&d, N));
+    void *d = tl_malloc(N);
     CHECK_OK(grMemsetAsync(d, 0x42, N, a));
     CHECK_OK(grEventRecord(e, a));
     CHECK_OK(grStreamWaitEvent(b, e, 0));
@@ -111,9 +107,8 @@ GR_TEST_EACH_DEVICE(a_stream_waiting_on_an_event_sees_the_work_before_it)
 GR_TEST_EACH_DEVICE(synchronous_forms_and_the_per_thread_stream_complete_before_returning)
 {
     unsigned char h[64];
-    void *d = NULL;
     memset(h, 0, sizeof h);
-    CHECK_OK(grMalloc(&d, sizeof h));
+    void *d = tl_malloc(sizeof h);
     CHECK_OK(grMemset(d, 0x13, sizeof h));
     CHECK_OK(grMemcpy(h, d, sizeof h, grMemcpyDeviceToHost));
     CHECK_EQ(h[63], 0x13);
@@ -127,14 +122,12 @@ GR_TEST_EACH_DEVICE(synchronous_forms_and_the_per_thread_stream_complete_before_
 
 GR_TEST_EACH_DEVICE(events_time_and_wait_for_recorded_work)
 {
-    grStream_t s;
     grEvent_t a, b;
-    void *d = NULL;
     float ms = -1;
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grEventCreate(&a));
     CHECK_OK(grEventCreate(&b));
-    CHECK_OK(grMalloc(&d, 1 << 20));
+    void *d = tl_malloc(1 << 20);
     CHECK_OK(grEventQuery(a)); /* never recorded: complete */
     CHECK_OK(grEventRecord(a, s));
     CHECK_OK(grMemsetAsync(d, 0, 1 << 20, s));
@@ -155,8 +148,7 @@ GR_TEST_EACH_DEVICE(stream_ordered_allocations_are_bounds_checked_and_usable)
     };
     unsigned char *h = NULL;
     void *d = NULL;
-    grStream_t s;
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grMallocHost((void **)&h, N));
     CHECK_OK(grMallocAsync(&d, N, s));
     CHECK_GR(grErrorInvalidValue, grMemsetAsync(d, 0, N + 1, s));
@@ -176,14 +168,13 @@ static void never_runs(void *p)
 
 GR_TEST_EACH_DEVICE(capture_records_nodes_and_runs_nothing)
 {
-    grStream_t s;
     grGraph_t g = NULL;
     grGraphNode_t nodes[8];
     size_t n = 8;
     void *a = NULL, *b = NULL;
     atomic_int ran = 0;
     grStreamCaptureStatus st;
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grMalloc(&a, 512));
     CHECK_OK(grMalloc(&b, 512));
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeThreadLocal));

@@ -64,6 +64,31 @@ static grGraphNode_t add_copy(grGraph_t g, int *dst, int *src)
     return node;
 }
 
+/* Makes the kernels and returns a new graph for them. */
+static grGraph_t graph_with_kernels(void)
+{
+    grGraph_t g;
+    make_kernels();
+    CHECK_OK(grGraphCreate(&g, 0));
+    return g;
+}
+
+/* Adds two increments of *x to g, *a and *b, and the edge a -> b with
+ * data *data. */
+static void link_incs(grGraph_t g, grGraphNode_t *a, grGraphNode_t *b, const grGraphEdgeData *data, int *x)
+{
+    *a = add_counted_inc(g, NULL, 0, x);
+    *b = add_counted_inc(g, NULL, 0, x);
+    CHECK_OK(grGraphAddDependencies(g, a, b, data, 1));
+}
+
+/* The end of most tests here: the graph and the kernels go. */
+static void destroy_and_free_kernels(grGraph_t g)
+{
+    CHECK_OK(grGraphDestroy(g));
+    free_kernels();
+}
+
 static grGraphEdgeData programmatic(unsigned char port)
 {
     grGraphEdgeData d;
@@ -148,8 +173,7 @@ GR_TEST(programmatic_edge_between_kernels_is_kept_and_reported)
     grGraphEdgeData ed[3], pe = programmatic(grGraphKernelNodePortProgrammatic);
     int x = 0;
     size_t n;
-    make_kernels();
-    CHECK_OK(grGraphCreate(&g, 0));
+    g = graph_with_kernels();
     a = add_counted_inc(g, NULL, 0, &x);
     b = add_counted_inc(g, NULL, 0, &x);
     c = add_counted_inc(g, &a, 1, &x); /* a default edge a -> c */
@@ -172,8 +196,7 @@ GR_TEST(programmatic_edge_between_kernels_is_kept_and_reported)
     CHECK(edge_data_eq(ed[1], pe));
     /* c's edge is default: its lists need no room for data. */
     expect_one_default_dependency(c);
-    CHECK_OK(grGraphDestroy(g));
-    free_kernels();
+    destroy_and_free_kernels(g);
 }
 
 GR_TEST(lossy_queries_are_refused_and_counts_are_not)
@@ -183,11 +206,8 @@ GR_TEST(lossy_queries_are_refused_and_counts_are_not)
     grGraphEdgeData pe = programmatic(grGraphKernelNodePortLaunchCompletion);
     int x = 0;
     size_t n;
-    make_kernels();
-    CHECK_OK(grGraphCreate(&g, 0));
-    a = add_counted_inc(g, NULL, 0, &x);
-    b = add_counted_inc(g, NULL, 0, &x);
-    CHECK_OK(grGraphAddDependencies(g, &a, &b, &pe, 1));
+    g = graph_with_kernels();
+    link_incs(g, &a, &b, &pe, &x);
     n = 2;
     CHECK_GR(grErrorLossyQuery, grGraphGetEdges(g, from, to, NULL, &n));
     CHECK_DETAIL_HAS("edgeData");
@@ -206,8 +226,7 @@ GR_TEST(lossy_queries_are_refused_and_counts_are_not)
     grGraphEdgeData ed[1];
     CHECK_GR(grErrorInvalidValue, grGraphGetEdges(g, NULL, NULL, ed, &n));
     CHECK_GR(grErrorInvalidValue, grGraphNodeGetDependencies(b, NULL, ed, &n));
-    CHECK_OK(grGraphDestroy(g));
-    free_kernels();
+    destroy_and_free_kernels(g);
 }
 
 GR_TEST(refused_edge_data_adds_nothing)
@@ -216,8 +235,7 @@ GR_TEST(refused_edge_data_adds_nothing)
     grGraphNode_t k1, k2, e;
     int x = 0;
     size_t n;
-    make_kernels();
-    CHECK_OK(grGraphCreate(&g, 0));
+    g = graph_with_kernels();
     k1 = add_counted_inc(g, NULL, 0, &x);
     k2 = add_counted_inc(g, NULL, 0, &x);
     CHECK_OK(grGraphAddEmptyNode(&e, g, NULL, 0));
@@ -261,8 +279,7 @@ GR_TEST(refused_edge_data_adds_nothing)
     size_t nodes;
     CHECK_OK(grGraphGetNodes(g, NULL, &nodes));
     CHECK_EQ(nodes, 3);
-    CHECK_OK(grGraphDestroy(g));
-    free_kernels();
+    destroy_and_free_kernels(g);
 }
 
 GR_TEST(add_node_with_dependency_data_notes_the_edges)
@@ -272,8 +289,7 @@ GR_TEST(add_node_with_dependency_data_notes_the_edges)
     grGraphEdgeData ed[1], pe = programmatic(grGraphKernelNodePortProgrammatic);
     int x = 0;
     size_t n = 1;
-    make_kernels();
-    CHECK_OK(grGraphCreate(&g, 0));
+    g = graph_with_kernels();
     k1 = add_counted_inc(g, NULL, 0, &x);
     inc_target = &x;
     void *args[1] = {&inc_target};
@@ -286,8 +302,7 @@ GR_TEST(add_node_with_dependency_data_notes_the_edges)
     CHECK_EQ(n, 1);
     CHECK_PTR_EQ(from[0], k1);
     CHECK(edge_data_eq(ed[0], pe));
-    CHECK_OK(grGraphDestroy(g));
-    free_kernels();
+    destroy_and_free_kernels(g);
 }
 
 GR_TEST(remove_dependencies_needs_the_edges_own_data)
@@ -297,11 +312,8 @@ GR_TEST(remove_dependencies_needs_the_edges_own_data)
     grGraphEdgeData pe = programmatic(grGraphKernelNodePortProgrammatic);
     int x = 0;
     size_t n;
-    make_kernels();
-    CHECK_OK(grGraphCreate(&g, 0));
-    a = add_counted_inc(g, NULL, 0, &x);
-    b = add_counted_inc(g, NULL, 0, &x);
-    CHECK_OK(grGraphAddDependencies(g, &a, &b, &pe, 1));
+    g = graph_with_kernels();
+    link_incs(g, &a, &b, &pe, &x);
     grGraphEdgeData zero = {0};
     CHECK_GR(grErrorInvalidValue, grGraphRemoveDependencies(g, &a, &b, &zero, 1));
     CHECK_DETAIL_HAS("edge data");
@@ -320,8 +332,7 @@ GR_TEST(remove_dependencies_needs_the_edges_own_data)
     /* Added back as a default edge, the old data is gone. */
     CHECK_OK(grGraphAddDependencies(g, &a, &b, NULL, 1));
     expect_one_default_dependency(b);
-    CHECK_OK(grGraphDestroy(g));
-    free_kernels();
+    destroy_and_free_kernels(g);
 }
 
 GR_TEST(destroying_a_node_forgets_its_edge_data)
@@ -331,8 +342,7 @@ GR_TEST(destroying_a_node_forgets_its_edge_data)
     grGraphEdgeData pe = programmatic(grGraphKernelNodePortProgrammatic);
     int x = 0;
     size_t n = 2;
-    make_kernels();
-    CHECK_OK(grGraphCreate(&g, 0));
+    g = graph_with_kernels();
     a = add_counted_inc(g, NULL, 0, &x);
     b = add_counted_inc(g, NULL, 0, &x);
     c = add_counted_inc(g, &a, 1, &x);
@@ -341,8 +351,7 @@ GR_TEST(destroying_a_node_forgets_its_edge_data)
     CHECK_OK(grGraphGetEdges(g, from, to, NULL, &n)); /* no longer lossy */
     CHECK_EQ(n, 1);
     CHECK_PTR_EQ(to[0], c);
-    CHECK_OK(grGraphDestroy(g));
-    free_kernels();
+    destroy_and_free_kernels(g);
 }
 
 GR_TEST(clone_copies_edge_data)
@@ -352,11 +361,8 @@ GR_TEST(clone_copies_edge_data)
     grGraphEdgeData ed[1], pe = programmatic(grGraphKernelNodePortLaunchCompletion);
     int x = 0;
     size_t n = 1;
-    make_kernels();
-    CHECK_OK(grGraphCreate(&g, 0));
-    a = add_counted_inc(g, NULL, 0, &x);
-    b = add_counted_inc(g, NULL, 0, &x);
-    CHECK_OK(grGraphAddDependencies(g, &a, &b, &pe, 1));
+    g = graph_with_kernels();
+    link_incs(g, &a, &b, &pe, &x);
     CHECK_OK(grGraphClone(&c, g));
     CHECK_OK(grGraphNodeFindInClone(&ca, a, c));
     CHECK_OK(grGraphNodeFindInClone(&cb, b, c));
@@ -370,8 +376,7 @@ GR_TEST(clone_copies_edge_data)
     CHECK_OK(grGraphNodeGetDependencies(b, from, ed, &n));
     CHECK(edge_data_eq(ed[0], pe));
     CHECK_OK(grGraphDestroy(c));
-    CHECK_OK(grGraphDestroy(g));
-    free_kernels();
+    destroy_and_free_kernels(g);
 }
 
 GR_TEST(programmatic_edge_orders_its_kernels_as_a_full_dependency_on_the_cpu)
@@ -381,8 +386,7 @@ GR_TEST(programmatic_edge_orders_its_kernels_as_a_full_dependency_on_the_cpu)
     grGraphNode_t a, b;
     grGraphEdgeData pe = programmatic(grGraphKernelNodePortProgrammatic);
     int x = 0, y = -1;
-    make_kernels();
-    CHECK_OK(grGraphCreate(&g, 0));
+    g = graph_with_kernels();
     a = add_counted_inc(g, NULL, 0, &x);
     b = add_copy(g, &y, &x);
     CHECK_OK(grGraphAddDependencies(g, &a, &b, &pe, 1));
@@ -393,8 +397,7 @@ GR_TEST(programmatic_edge_orders_its_kernels_as_a_full_dependency_on_the_cpu)
         CHECK_EQ(y, i); /* the copy ran after the increment */
     }
     CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g));
-    free_kernels();
+    destroy_and_free_kernels(g);
 }
 
 GR_TEST(exec_update_pairs_edges_only_with_the_same_data)
@@ -405,11 +408,8 @@ GR_TEST(exec_update_pairs_edges_only_with_the_same_data)
     grGraphEdgeData pe = programmatic(grGraphKernelNodePortProgrammatic);
     grGraphExecUpdateResultInfo info;
     int x = 0;
-    make_kernels();
-    CHECK_OK(grGraphCreate(&g1, 0));
-    a = add_counted_inc(g1, NULL, 0, &x);
-    b = add_counted_inc(g1, NULL, 0, &x);
-    CHECK_OK(grGraphAddDependencies(g1, &a, &b, &pe, 1));
+    g1 = graph_with_kernels();
+    link_incs(g1, &a, &b, &pe, &x);
     CHECK_OK(grGraphInstantiate(&e, g1, 0));
     /* Same topology, default edge: refused, the edge named. */
     CHECK_OK(grGraphCreate(&g2, 0));
@@ -422,18 +422,14 @@ GR_TEST(exec_update_pairs_edges_only_with_the_same_data)
     CHECK_DETAIL_HAS("edge data");
     /* Same data: accepted. */
     CHECK_OK(grGraphCreate(&g3, 0));
-    a = add_counted_inc(g3, NULL, 0, &x);
-    b = add_counted_inc(g3, NULL, 0, &x);
-    CHECK_OK(grGraphAddDependencies(g3, &a, &b, &pe, 1));
+    link_incs(g3, &a, &b, &pe, &x);
     CHECK_OK(grGraphExecUpdate(e, g3, &info));
     CHECK_EQ(info.result, grGraphExecUpdateSuccess);
     CHECK_OK(grGraphLaunch(e, NULL));
     CHECK_OK(grStreamSynchronize(NULL));
     CHECK_EQ(x, 2);
     CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g1));
-    CHECK_OK(grGraphDestroy(g2));
-    CHECK_OK(grGraphDestroy(g3));
+    tl_destroy_graphs((grGraph_t[]){g1, g2, g3}, 3);
     free_kernels();
 }
 
@@ -444,19 +440,15 @@ GR_TEST(graph_files_refuse_non_default_edges)
     grGraphEdgeData pe = programmatic(grGraphKernelNodePortProgrammatic);
     int x = 0;
     char path[] = "/tmp/graphrt-edge-data-XXXXXX";
-    make_kernels();
-    CHECK_OK(grGraphCreate(&g, 0));
-    a = add_counted_inc(g, NULL, 0, &x);
-    b = add_counted_inc(g, NULL, 0, &x);
-    CHECK_OK(grGraphAddDependencies(g, &a, &b, &pe, 1));
+    g = graph_with_kernels();
+    link_incs(g, &a, &b, &pe, &x);
     int fd = mkstemp(path);
     CHECK(fd >= 0);
     close(fd);
     CHECK_GR(grErrorNotSupported, grGraphSaveToFile(g, path, 0));
     CHECK_DETAIL_HAS("edge data");
     unlink(path);
-    CHECK_OK(grGraphDestroy(g));
-    free_kernels();
+    destroy_and_free_kernels(g);
 }
 
 GR_TEST(capture_reports_and_records_the_edge_data_of_its_dependencies)

@@ -30,52 +30,120 @@ static int event_done_within(grEvent_t e, int ms)
     return grEventQuery(e) == grSuccess;
 }
 
+/* Two non-blocking streams and an event, with this many workers (four,
+ * so that a step held on a does not hold b's work back). */
+typedef struct two_streams {
+    grStream_t a, b;
+    grEvent_t e;
+} two_streams;
+
+static two_streams two_streams_open(const char *workers, unsigned event_flags)
+{
+    two_streams t;
+    setenv("GRAPHRT_WORKERS", workers, 1);
+    t.a = tl_stream(grStreamNonBlocking);
+    t.b = tl_stream(grStreamNonBlocking);
+    CHECK_OK(grEventCreateWithFlags(&t.e, event_flags));
+    return t;
+}
+
+/* Waits for all work, then destroys both streams and, where with_event,
+ * the event. */
+static void two_streams_close(two_streams *t, bool with_event)
+{
+    CHECK_OK(grDeviceSynchronize());
+    CHECK_OK(grStreamDestroy(t->a));
+    CHECK_OK(grStreamDestroy(t->b));
+    if (with_event)
+        CHECK_OK(grEventDestroy(t->e));
+}
+
+/* Queues st on s and records e after it. */
+static void step_then_record(grStream_t s, step *st, grEvent_t e)
+{
+    CHECK_OK(grLaunchHostFunc(s, gated_step, st));
+    CHECK_OK(grEventRecord(e, s));
+}
+
+/* Makes s wait for e, then queues st on s. */
+static void wait_then_step(grStream_t s, grEvent_t e, step *st)
+{
+    CHECK_OK(grStreamWaitEvent(s, e, 0));
+    CHECK_OK(grLaunchHostFunc(s, gated_step, st));
+}
+
+/* two_streams_open("4", grEventDefault) with 'held' queued on a and the
+ * event recorded after it. */
+static two_streams two_streams_held(step *held)
+{
+    two_streams t = two_streams_open("4", grEventDefault);
+    step_then_record(t.a, held, t.e);
+    return t;
+}
+
+/* A stream and an event for one gated step, with two workers. */
+typedef struct gated_stream {
+    grStream_t s;
+    grEvent_t e;
+} gated_stream;
+
+static gated_stream gated_stream_open(void)
+{
+    gated_stream o;
+    setenv("GRAPHRT_WORKERS", "2", 1);
+    o.s = tl_stream(0);
+    CHECK_OK(grEventCreate(&o.e));
+    return o;
+}
+
+/* A stream and two timing events, e[0] and e[1]; closed, all three are
+ * destroyed. */
+static void timed_open(grStream_t *s, grEvent_t e[2])
+{
+    *s = tl_stream(0);
+    CHECK_OK(grEventCreate(&e[0]));
+    CHECK_OK(grEventCreate(&e[1]));
+}
+
+static void timed_close(grStream_t s, grEvent_t e[2])
+{
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grEventDestroy(e[0]));
+    CHECK_OK(grEventDestroy(e[1]));
+}
+
+/* After us microseconds no step has logged yet. */
+static void none_logged_after(useconds_t us)
+{
+    usleep(us);
+    CHECK_EQ(atomic_load(&log_n), 0);
+}
+
 GR_TEST(event_wait_makes_later_work_wait_for_the_record)
 {
     static atomic_int gate;
     static step first = {&gate, 1}, second = {NULL, 2};
-    grStream_t a, b;
-    grEvent_t e;
-    setenv("GRAPHRT_WORKERS", "4", 1);
-    CHECK_OK(grStreamCreateWithFlags(&a, grStreamNonBlocking));
-    CHECK_OK(grStreamCreateWithFlags(&b, grStreamNonBlocking));
-    CHECK_OK(grEventCreate(&e));
-    CHECK_OK(grLaunchHostFunc(a, gated_step, &first));
-    CHECK_OK(grEventRecord(e, a));
-    CHECK_OK(grStreamWaitEvent(b, e, 0));
-    CHECK_OK(grLaunchHostFunc(b, gated_step, &second));
-    usleep(50000);
-    CHECK_EQ(atomic_load(&log_n), 0);
-    CHECK_GR(grErrorNotReady, grStreamQuery(b));
+    two_streams t = two_streams_held(&first);
+    wait_then_step(t.b, t.e, &second);
+    none_logged_after(50000);
+    CHECK_GR(grErrorNotReady, grStreamQuery(t.b));
     open_gate_expect_log(&gate, 2, (const int[]){1, 2});
-    CHECK_OK(grStreamSynchronize(b));
-    CHECK_OK(grStreamDestroy(a));
-    CHECK_OK(grStreamDestroy(b));
-    CHECK_OK(grEventDestroy(e));
+    CHECK_OK(grStreamSynchronize(t.b));
+    two_streams_close(&t, true);
 }
 
 GR_TEST(event_wait_does_not_order_work_issued_before_the_wait)
 {
     static atomic_int gate;
     static step first = {&gate, 1}, second = {NULL, 2};
-    grStream_t a, b;
-    grEvent_t e;
-    setenv("GRAPHRT_WORKERS", "4", 1);
-    CHECK_OK(grStreamCreateWithFlags(&a, grStreamNonBlocking));
-    CHECK_OK(grStreamCreateWithFlags(&b, grStreamNonBlocking));
-    CHECK_OK(grEventCreate(&e));
-    CHECK_OK(grLaunchHostFunc(a, gated_step, &first));
-    CHECK_OK(grEventRecord(e, a));
-    CHECK_OK(grLaunchHostFunc(b, gated_step, &second));
-    CHECK_OK(grStreamWaitEvent(b, e, 0));
+    two_streams t = two_streams_held(&first);
+    CHECK_OK(grLaunchHostFunc(t.b, gated_step, &second));
+    CHECK_OK(grStreamWaitEvent(t.b, t.e, 0));
     CHECK(wait_logged(1, 5000));
     CHECK_EQ(logged(0), 2);
     atomic_store(&gate, 1);
     CHECK(wait_logged(2, 5000));
-    CHECK_OK(grDeviceSynchronize());
-    CHECK_OK(grStreamDestroy(a));
-    CHECK_OK(grStreamDestroy(b));
-    CHECK_OK(grEventDestroy(e));
+    two_streams_close(&t, true);
 }
 
 GR_TEST(wait_on_never_recorded_event_is_a_no_op)
@@ -99,85 +167,53 @@ GR_TEST(wait_issued_before_rerecord_waits_for_the_old_record_only)
 {
     static atomic_int gate1, gate2;
     static step g1 = {&gate1, 1}, g2 = {&gate2, 2}, after = {NULL, 3};
-    grStream_t a, b;
-    grEvent_t e;
-    setenv("GRAPHRT_WORKERS", "4", 1);
-    CHECK_OK(grStreamCreateWithFlags(&a, grStreamNonBlocking));
-    CHECK_OK(grStreamCreateWithFlags(&b, grStreamNonBlocking));
-    CHECK_OK(grEventCreateWithFlags(&e, grEventDisableTiming));
-    CHECK_OK(grLaunchHostFunc(a, gated_step, &g1));
-    CHECK_OK(grEventRecord(e, a));        /* record 1 */
-    CHECK_OK(grStreamWaitEvent(b, e, 0)); /* waits for record 1 */
-    CHECK_OK(grLaunchHostFunc(a, gated_step, &g2));
-    CHECK_OK(grEventRecord(e, a)); /* record 2 */
-    CHECK_OK(grLaunchHostFunc(b, gated_step, &after));
-    usleep(30000);
-    CHECK_EQ(atomic_load(&log_n), 0);
+    two_streams t = two_streams_open("4", grEventDisableTiming);
+    step_then_record(t.a, &g1, t.e);          /* record 1 */
+    CHECK_OK(grStreamWaitEvent(t.b, t.e, 0)); /* waits for record 1 */
+    step_then_record(t.a, &g2, t.e);          /* record 2 */
+    CHECK_OK(grLaunchHostFunc(t.b, gated_step, &after));
+    none_logged_after(30000);
     atomic_store(&gate1, 1);
     /* b's work runs once record 1 completes, while record 2 is still
      * blocked behind gate2. */
     CHECK(wait_logged(2, 5000));
     CHECK_EQ(logged(0), 1);
     CHECK_EQ(logged(1), 3);
-    CHECK_GR(grErrorNotReady, grEventQuery(e));
+    CHECK_GR(grErrorNotReady, grEventQuery(t.e));
     atomic_store(&gate2, 1);
     CHECK(wait_logged(3, 5000));
     CHECK_EQ(logged(2), 2);
-    CHECK(event_done_within(e, 5000));
+    CHECK(event_done_within(t.e, 5000));
     CHECK_EQ(atomic_load(&gate_timeouts), 0);
-    CHECK_OK(grDeviceSynchronize());
-    CHECK_OK(grStreamDestroy(a));
-    CHECK_OK(grStreamDestroy(b));
-    CHECK_OK(grEventDestroy(e));
+    two_streams_close(&t, true);
 }
 
 GR_TEST(wait_issued_after_rerecord_waits_for_the_new_record)
 {
     static atomic_int gate2;
     static step g2 = {&gate2, 2}, after = {NULL, 3};
-    grStream_t a, b;
-    grEvent_t e;
-    setenv("GRAPHRT_WORKERS", "4", 1);
-    CHECK_OK(grStreamCreateWithFlags(&a, grStreamNonBlocking));
-    CHECK_OK(grStreamCreateWithFlags(&b, grStreamNonBlocking));
-    CHECK_OK(grEventCreate(&e));
-    CHECK_OK(grEventRecord(e, a)); /* record 1: completes at once */
-    CHECK(event_done_within(e, 5000));
-    CHECK_OK(grLaunchHostFunc(a, gated_step, &g2));
-    CHECK_OK(grEventRecord(e, a)); /* record 2 */
-    CHECK_OK(grStreamWaitEvent(b, e, 0));
-    CHECK_OK(grLaunchHostFunc(b, gated_step, &after));
-    usleep(50000);
-    CHECK_EQ(atomic_load(&log_n), 0);
+    two_streams t = two_streams_open("4", grEventDefault);
+    CHECK_OK(grEventRecord(t.e, t.a)); /* record 1: completes at once */
+    CHECK(event_done_within(t.e, 5000));
+    step_then_record(t.a, &g2, t.e); /* record 2 */
+    wait_then_step(t.b, t.e, &after);
+    none_logged_after(50000);
     open_gate_expect_log(&gate2, 2, (const int[]){2, 3});
-    CHECK_OK(grDeviceSynchronize());
-    CHECK_OK(grStreamDestroy(a));
-    CHECK_OK(grStreamDestroy(b));
-    CHECK_OK(grEventDestroy(e));
+    two_streams_close(&t, true);
 }
 
 GR_TEST(rerecord_on_another_stream_refers_to_the_latest_record)
 {
     static atomic_int gate;
     static step g = {&gate, 1};
-    grStream_t a, b;
-    grEvent_t e;
-    setenv("GRAPHRT_WORKERS", "4", 1);
-    CHECK_OK(grStreamCreateWithFlags(&a, grStreamNonBlocking));
-    CHECK_OK(grStreamCreateWithFlags(&b, grStreamNonBlocking));
-    CHECK_OK(grEventCreate(&e));
-    CHECK_OK(grLaunchHostFunc(a, gated_step, &g));
-    CHECK_OK(grEventRecord(e, a));
-    CHECK_GR(grErrorNotReady, grEventQuery(e));
-    CHECK_OK(grEventRecord(e, b)); /* b is idle: the event completes */
-    CHECK(event_done_within(e, 5000));
-    CHECK_OK(grEventSynchronize(e));
+    two_streams t = two_streams_held(&g);
+    CHECK_GR(grErrorNotReady, grEventQuery(t.e));
+    CHECK_OK(grEventRecord(t.e, t.b)); /* b is idle: the event completes */
+    CHECK(event_done_within(t.e, 5000));
+    CHECK_OK(grEventSynchronize(t.e));
     CHECK_EQ(atomic_load(&log_n), 0);
     atomic_store(&gate, 1);
-    CHECK_OK(grDeviceSynchronize());
-    CHECK_OK(grStreamDestroy(a));
-    CHECK_OK(grStreamDestroy(b));
-    CHECK_OK(grEventDestroy(e));
+    two_streams_close(&t, true);
 }
 
 /*
@@ -188,53 +224,37 @@ GR_TEST(wait_chain_across_three_streams_completes)
 {
     static atomic_int gate;
     static step gb = {&gate, 1}, ga = {NULL, 2}, gc = {NULL, 3};
-    grStream_t a, b, c;
-    grEvent_t eb, ea;
-    setenv("GRAPHRT_WORKERS", "2", 1);
-    CHECK_OK(grStreamCreateWithFlags(&a, grStreamNonBlocking));
-    CHECK_OK(grStreamCreateWithFlags(&b, grStreamNonBlocking));
-    CHECK_OK(grStreamCreateWithFlags(&c, grStreamNonBlocking));
-    CHECK_OK(grEventCreateWithFlags(&eb, grEventDisableTiming));
+    two_streams t = two_streams_open("2", grEventDisableTiming); /* eb is t.e */
+    grStream_t c = tl_stream(grStreamNonBlocking);
+    grEvent_t ea;
     CHECK_OK(grEventCreateWithFlags(&ea, grEventDisableTiming));
-    CHECK_OK(grLaunchHostFunc(b, gated_step, &gb));
-    CHECK_OK(grEventRecord(eb, b));
-    CHECK_OK(grStreamWaitEvent(a, eb, 0));
-    CHECK_OK(grLaunchHostFunc(a, gated_step, &ga));
-    CHECK_OK(grEventRecord(ea, a));
-    CHECK_OK(grStreamWaitEvent(c, ea, 0));
-    CHECK_OK(grLaunchHostFunc(c, gated_step, &gc));
-    usleep(50000);
-    CHECK_EQ(atomic_load(&log_n), 0);
+    step_then_record(t.b, &gb, t.e);
+    CHECK_OK(grStreamWaitEvent(t.a, t.e, 0));
+    step_then_record(t.a, &ga, ea);
+    wait_then_step(c, ea, &gc);
+    none_logged_after(50000);
     open_gate_expect_log(&gate, 3, (const int[]){1, 2, 3});
-    CHECK_OK(grDeviceSynchronize());
-    CHECK_OK(grStreamDestroy(a));
-    CHECK_OK(grStreamDestroy(b));
+    two_streams_close(&t, true);
     CHECK_OK(grStreamDestroy(c));
     CHECK_OK(grEventDestroy(ea));
-    CHECK_OK(grEventDestroy(eb));
 }
 
 GR_TEST(event_query_reports_not_ready_then_success)
 {
     static atomic_int gate;
     static step g = {&gate, 1};
-    grStream_t s;
-    grEvent_t e;
-    setenv("GRAPHRT_WORKERS", "2", 1);
-    CHECK_OK(grStreamCreate(&s));
-    CHECK_OK(grEventCreate(&e));
-    CHECK_OK(grEventQuery(e)); /* never recorded */
-    CHECK_OK(grLaunchHostFunc(s, gated_step, &g));
-    CHECK_OK(grEventRecord(e, s));
-    CHECK_GR(grErrorNotReady, grEventQuery(e));
+    gated_stream o = gated_stream_open();
+    CHECK_OK(grEventQuery(o.e)); /* never recorded */
+    step_then_record(o.s, &g, o.e);
+    CHECK_GR(grErrorNotReady, grEventQuery(o.e));
     /* NotReady is a status, not an error: the last error stays clean. */
     CHECK_EQ(grPeekAtLastError(), grSuccess);
     CHECK_EQ(grGetLastError(), grSuccess);
     atomic_store(&gate, 1);
-    CHECK(event_done_within(e, 5000));
-    CHECK_OK(grEventQuery(e));
-    CHECK_OK(grStreamDestroy(s));
-    CHECK_OK(grEventDestroy(e));
+    CHECK(event_done_within(o.e, 5000));
+    CHECK_OK(grEventQuery(o.e));
+    CHECK_OK(grStreamDestroy(o.s));
+    CHECK_OK(grEventDestroy(o.e));
 }
 
 GR_TEST(event_synchronize_waits_for_the_record)
@@ -278,23 +298,19 @@ GR_TEST(event_record_on_legacy_stream_covers_its_work)
 GR_TEST(elapsed_time_is_non_negative_for_ordered_records)
 {
     grStream_t s;
-    grEvent_t e0, e1;
+    grEvent_t e[2];
     float ms = -1.0f;
-    CHECK_OK(grStreamCreate(&s));
-    CHECK_OK(grEventCreate(&e0));
-    CHECK_OK(grEventCreate(&e1));
-    CHECK_OK(grEventRecord(e0, s));
+    timed_open(&s, e);
+    CHECK_OK(grEventRecord(e[0], s));
     CHECK_OK(grLaunchHostFunc(s, sleep_2ms, NULL));
-    CHECK_OK(grEventRecord(e1, s));
-    CHECK_OK(grEventSynchronize(e1));
-    CHECK_OK(grEventElapsedTime(&ms, e0, e1));
+    CHECK_OK(grEventRecord(e[1], s));
+    CHECK_OK(grEventSynchronize(e[1]));
+    CHECK_OK(grEventElapsedTime(&ms, e[0], e[1]));
     CHECK(ms >= 0.0f);
     ms = -1.0f;
-    CHECK_OK(grEventElapsedTime(&ms, e0, e0));
+    CHECK_OK(grEventElapsedTime(&ms, e[0], e[0]));
     CHECK(ms == 0.0f);
-    CHECK_OK(grStreamDestroy(s));
-    CHECK_OK(grEventDestroy(e0));
-    CHECK_OK(grEventDestroy(e1));
+    timed_close(s, e);
 }
 
 GR_TEST(elapsed_time_is_not_ready_before_the_records_complete)
@@ -302,24 +318,19 @@ GR_TEST(elapsed_time_is_not_ready_before_the_records_complete)
     static atomic_int gate;
     static step g = {&gate, 1};
     grStream_t s;
-    grEvent_t e0, e1;
+    grEvent_t e[2];
     float ms = -1.0f;
     setenv("GRAPHRT_WORKERS", "2", 1);
-    CHECK_OK(grStreamCreate(&s));
-    CHECK_OK(grEventCreate(&e0));
-    CHECK_OK(grEventCreate(&e1));
-    CHECK_OK(grEventRecord(e0, s));
-    CHECK_OK(grLaunchHostFunc(s, gated_step, &g));
-    CHECK_OK(grEventRecord(e1, s));
-    CHECK_GR(grErrorNotReady, grEventElapsedTime(&ms, e0, e1));
+    timed_open(&s, e);
+    CHECK_OK(grEventRecord(e[0], s));
+    step_then_record(s, &g, e[1]);
+    CHECK_GR(grErrorNotReady, grEventElapsedTime(&ms, e[0], e[1]));
     CHECK(ms == -1.0f);
     atomic_store(&gate, 1);
-    CHECK(event_done_within(e1, 5000));
-    CHECK_OK(grEventElapsedTime(&ms, e0, e1));
+    CHECK(event_done_within(e[1], 5000));
+    CHECK_OK(grEventElapsedTime(&ms, e[0], e[1]));
     CHECK(ms >= 0.0f);
-    CHECK_OK(grStreamDestroy(s));
-    CHECK_OK(grEventDestroy(e0));
-    CHECK_OK(grEventDestroy(e1));
+    timed_close(s, e);
 }
 
 GR_TEST(elapsed_time_refuses_disable_timing_events)
@@ -373,26 +384,16 @@ GR_TEST(stream_wait_event_refuses_bad_flags_and_adds_no_wait)
 {
     static atomic_int gate;
     static step g = {&gate, 1}, after = {NULL, 2};
-    grStream_t a, b;
-    grEvent_t e;
-    setenv("GRAPHRT_WORKERS", "4", 1);
-    CHECK_OK(grStreamCreateWithFlags(&a, grStreamNonBlocking));
-    CHECK_OK(grStreamCreateWithFlags(&b, grStreamNonBlocking));
-    CHECK_OK(grEventCreate(&e));
-    CHECK_OK(grLaunchHostFunc(a, gated_step, &g));
-    CHECK_OK(grEventRecord(e, a));
-    CHECK_REFUSED(grErrorInvalidValue, grStreamWaitEvent, b, e, 2u);
-    CHECK_GR(grErrorInvalidValue, grStreamWaitEvent(b, e, 0x100u));
-    CHECK_REFUSED(grErrorInvalidResourceHandle, grStreamWaitEvent, b, NULL, 0);
+    two_streams t = two_streams_held(&g);
+    CHECK_REFUSED(grErrorInvalidValue, grStreamWaitEvent, t.b, t.e, 2u);
+    CHECK_GR(grErrorInvalidValue, grStreamWaitEvent(t.b, t.e, 0x100u));
+    CHECK_REFUSED(grErrorInvalidResourceHandle, grStreamWaitEvent, t.b, NULL, 0);
     /* The refused waits left b free: its work runs while a is blocked. */
-    CHECK_OK(grLaunchHostFunc(b, gated_step, &after));
+    CHECK_OK(grLaunchHostFunc(t.b, gated_step, &after));
     CHECK(wait_logged(1, 5000));
     CHECK_EQ(logged(0), 2);
     atomic_store(&gate, 1);
-    CHECK_OK(grDeviceSynchronize());
-    CHECK_OK(grStreamDestroy(a));
-    CHECK_OK(grStreamDestroy(b));
-    CHECK_OK(grEventDestroy(e));
+    two_streams_close(&t, true);
 }
 
 GR_TEST(null_and_foreign_event_handles_are_refused)
@@ -412,13 +413,10 @@ GR_TEST(destroyed_event_is_refused_while_its_record_is_in_flight)
 {
     static atomic_int gate;
     static step g = {&gate, 1};
-    grStream_t s;
-    grEvent_t e;
-    setenv("GRAPHRT_WORKERS", "2", 1);
-    CHECK_OK(grStreamCreate(&s));
-    CHECK_OK(grEventCreate(&e));
-    CHECK_OK(grLaunchHostFunc(s, gated_step, &g));
-    CHECK_OK(grEventRecord(e, s));
+    gated_stream o = gated_stream_open();
+    grStream_t s = o.s;
+    grEvent_t e = o.e;
+    step_then_record(s, &g, e);
     CHECK_OK(grEventDestroy(e));
     /* The pending record keeps the memory; the handle is dead. */
     CHECK_REFUSED(grErrorInvalidResourceHandle, grEventQuery, e);
@@ -436,24 +434,13 @@ GR_TEST(event_destroyed_while_a_wait_on_it_is_queued_is_safe)
 {
     static atomic_int gate;
     static step g = {&gate, 1}, after = {NULL, 2};
-    grStream_t a, b;
-    grEvent_t e;
-    setenv("GRAPHRT_WORKERS", "4", 1);
-    CHECK_OK(grStreamCreateWithFlags(&a, grStreamNonBlocking));
-    CHECK_OK(grStreamCreateWithFlags(&b, grStreamNonBlocking));
-    CHECK_OK(grEventCreate(&e));
-    CHECK_OK(grLaunchHostFunc(a, gated_step, &g));
-    CHECK_OK(grEventRecord(e, a));
-    CHECK_OK(grStreamWaitEvent(b, e, 0));
-    CHECK_OK(grLaunchHostFunc(b, gated_step, &after));
-    CHECK_OK(grEventDestroy(e));
+    two_streams t = two_streams_held(&g);
+    wait_then_step(t.b, t.e, &after);
+    CHECK_OK(grEventDestroy(t.e));
     /* The queued wait still orders b after a. */
-    usleep(30000);
-    CHECK_EQ(atomic_load(&log_n), 0);
+    none_logged_after(30000);
     open_gate_expect_log(&gate, 2, (const int[]){1, 2});
-    CHECK_OK(grDeviceSynchronize());
-    CHECK_OK(grStreamDestroy(a));
-    CHECK_OK(grStreamDestroy(b));
+    two_streams_close(&t, false);
 }
 
 /* Events recorded by a graph's event record nodes hold the time their

@@ -420,12 +420,11 @@ GR_TEST(exec_launch_refuses_a_destroyed_executable)
     /* A queued launch keeps the executable's memory alive after destroy,
      * so the destroyed handle can be passed again safely. */
     grGraph_t g;
-    grStream_t s;
     static int cell;
     CHECK_OK(grGraphCreate(&g, 0));
     tl_add_host(g, NULL, 0, tl_noop, &cell);
     grGraphExec_t e = tl_instantiate(g);
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     atomic_store(&gate, 0);
     CHECK_OK(grLaunchHostFunc(s, tl_wait_gate, &gate));
     CHECK_OK(grGraphLaunch(e, s));

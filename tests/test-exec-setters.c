@@ -343,12 +343,11 @@ GR_TEST(exec_event_record_node_set_event_affects_the_next_launch_only)
     grEvent_t ev1, ev2;
     grGraph_t g;
     grGraphNode_t h, rec;
-    grStream_t s;
     pthread_t opener;
     static atomic_int gate2;
     CHECK_OK(grEventCreate(&ev1));
     CHECK_OK(grEventCreate(&ev2));
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grGraphCreate(&g, 0));
     h = tl_add_host(g, NULL, 0, tl_noop, NULL);
     CHECK_OK(grGraphAddEventRecordNode(&rec, g, &h, 1, ev1));

@@ -10,6 +10,41 @@
 #include <stdatomic.h>
 #include <time.h>
 
+/* The end of an update test: the executable, then the graph it was made
+ * from and the graph it was updated from. */
+static void update_done(grGraphExec_t e, grGraph_t g1, grGraph_t g2)
+{
+    CHECK_OK(grGraphExecDestroy(e));
+    tl_destroy_graphs((grGraph_t[]){g1, g2}, 2);
+}
+
+/* Runs e; slots[0..n) must then hold want[0..n). */
+static void run_expect_slots(grGraphExec_t e, const int *slots, const int *want, int n)
+{
+    tl_run(e);
+    for (int i = 0; i < n; i++)
+        CHECK_EQ(slots[i], want[i]);
+}
+
+/* Creates *g with one empty node, its root, which it returns. */
+static grGraphNode_t graph_with_root(grGraph_t *g)
+{
+    grGraphNode_t r;
+    CHECK_OK(grGraphCreate(g, 0));
+    CHECK_OK(grGraphAddEmptyNode(&r, *g, NULL, 0));
+    return r;
+}
+
+/* graph_with_root(g), then two slot writes after the root, writing *w0
+ * and *w1, into two[0] and two[1]; returns the root. */
+static grGraphNode_t root_and_two(grGraph_t *g, tl_slot_write *w0, tl_slot_write *w1, grGraphNode_t two[2])
+{
+    grGraphNode_t r = graph_with_root(g);
+    two[0] = tl_add_slot_write(*g, &r, 1, w0);
+    two[1] = tl_add_slot_write(*g, &r, 1, w1);
+    return r;
+}
+
 /* ------------------------------------------------------------ success */
 
 GR_TEST(exec_update_applies_changed_kernel_arguments)
@@ -31,9 +66,7 @@ GR_TEST(exec_update_applies_changed_kernel_arguments)
     tl_run(e);
     CHECK_EQ(buf[0], 10);
     CHECK_EQ(buf[1], 20);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g1));
-    CHECK_OK(grGraphDestroy(g2));
+    update_done(e, g1, g2);
 }
 
 GR_TEST(exec_update_applies_kernel_function_and_geometry_changes)
@@ -70,9 +103,7 @@ GR_TEST(exec_update_applies_kernel_function_and_geometry_changes)
     tl_run(e);
     CHECK_EQ(buf[0], 7);
     CHECK_EQ(buf[1], 0);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g1));
-    CHECK_OK(grGraphDestroy(g2));
+    update_done(e, g1, g2);
 }
 
 static void mark_event_stream(void *p)
@@ -121,8 +152,7 @@ GR_TEST(exec_update_applies_host_memcpy_memset_and_event_changes)
     CHECK_OK(grEventQuery(ev2));
 
     /* The record node now records ev2: a wait on it follows the launch. */
-    grStream_t s2;
-    CHECK_OK(grStreamCreate(&s2));
+    grStream_t s2 = tl_stream(0);
     CHECK_OK(grGraphLaunch(e, NULL));
     CHECK_OK(grStreamWaitEvent(s2, ev2, 0));
     CHECK_OK(grLaunchHostFunc(s2, mark_event_stream, &hits));
@@ -130,9 +160,7 @@ GR_TEST(exec_update_applies_host_memcpy_memset_and_event_changes)
     CHECK_EQ(atomic_load(&hits), 1);
     CHECK_OK(grStreamSynchronize(NULL));
     CHECK_OK(grStreamDestroy(s2));
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g1));
-    CHECK_OK(grGraphDestroy(g2));
+    update_done(e, g1, g2);
     CHECK_OK(grEventDestroy(ev1));
     CHECK_OK(grEventDestroy(ev2));
 }
@@ -162,29 +190,23 @@ GR_TEST(exec_update_pairs_dependencies_by_edge_order_not_creation_order)
     tl_slot_write o0 = {&slots[0], 1}, o1 = {&slots[1], 1};
     tl_slot_write n0 = {&slots[0], 2}, n1 = {&slots[1], 3}, set0 = {&slots[0], 9};
     grGraph_t g1, g2;
-    grGraphNode_t d[2], a, b, r;
-    CHECK_OK(grGraphCreate(&g1, 0));
-    CHECK_OK(grGraphAddEmptyNode(&r, g1, NULL, 0));
-    d[0] = tl_add_slot_write(g1, &r, 1, &o0);
-    d[1] = tl_add_slot_write(g1, &r, 1, &o1);
+    grGraphNode_t d[2], two[2], a, b;
+    root_and_two(&g1, &o0, &o1, d);
     CHECK_OK(grGraphAddEmptyNode(&a, g1, d, 2));
     grGraphNode_t orig_a = d[0];
     grGraphExec_t e = tl_instantiate(g1);
 
     /* Same shape, the middle nodes created in the other order: they pair
      * by their position in the sink's dependency list. */
-    CHECK_OK(grGraphCreate(&g2, 0));
-    CHECK_OK(grGraphAddEmptyNode(&r, g2, NULL, 0));
-    b = tl_add_slot_write(g2, &r, 1, &n1);
-    a = tl_add_slot_write(g2, &r, 1, &n0);
+    root_and_two(&g2, &n1, &n0, two);
+    b = two[0];
+    a = two[1];
     d[0] = a;
     d[1] = b;
     grGraphNode_t j;
     CHECK_OK(grGraphAddEmptyNode(&j, g2, d, 2));
     tl_expect_updated(e, g2);
-    tl_run(e);
-    CHECK_EQ(slots[0], 2);
-    CHECK_EQ(slots[1], 3);
+    run_expect_slots(e, slots, (const int[]){2, 3}, 2);
 
     /* Setters still name nodes of the graph the executable was built
      * from, and orig_a is the node that took n0's parameters. */
@@ -192,12 +214,8 @@ GR_TEST(exec_update_pairs_dependencies_by_edge_order_not_creation_order)
     CHECK_OK(grGraphExecHostNodeSetParams(e, orig_a, &hp));
     CHECK_GR(grErrorInvalidValue, grGraphExecHostNodeSetParams(e, a, &hp));
     slots[0] = slots[1] = 0;
-    tl_run(e);
-    CHECK_EQ(slots[0], 9);
-    CHECK_EQ(slots[1], 3);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g1));
-    CHECK_OK(grGraphDestroy(g2));
+    run_expect_slots(e, slots, (const int[]){9, 3}, 2);
+    update_done(e, g1, g2);
 }
 
 /* Destroyed nodes leave gaps in the creation order that instantiate and
@@ -208,21 +226,17 @@ GR_TEST(exec_update_pairs_nodes_of_graphs_with_destroyed_nodes)
     tl_slot_write oa = {&slots[0], 1}, ob = {&slots[1], 1}, ox = {&slots[2], 7};
     tl_slot_write na = {&slots[0], 2}, nb = {&slots[1], 3}, set0 = {&slots[0], 9};
     grGraph_t g1, g2;
-    grGraphNode_t r, x, a, b, d[2], j, z;
-    CHECK_OK(grGraphCreate(&g1, 0));
-    CHECK_OK(grGraphAddEmptyNode(&r, g1, NULL, 0));
-    x = tl_add_slot_write(g1, &r, 1, &ox);
-    a = tl_add_slot_write(g1, &r, 1, &oa);
+    grGraphNode_t r, x, a, b, d[2], j, z, two[2];
+    r = root_and_two(&g1, &ox, &oa, two);
+    x = two[0];
+    a = two[1];
     b = tl_add_slot_write(g1, &r, 1, &ob);
     CHECK_OK(grGraphDestroyNode(x));
     d[0] = a;
     d[1] = b;
     CHECK_OK(grGraphAddEmptyNode(&j, g1, d, 2));
     grGraphExec_t e = tl_instantiate(g1);
-    tl_run(e);
-    CHECK_EQ(slots[0], 1);
-    CHECK_EQ(slots[1], 1);
-    CHECK_EQ(slots[2], 0);
+    run_expect_slots(e, slots, (const int[]){1, 1, 0}, 3);
 
     /* The same topology with gaps elsewhere: a node destroyed before the
      * first one that pairs, and one between the two middle nodes. */
@@ -236,19 +250,12 @@ GR_TEST(exec_update_pairs_nodes_of_graphs_with_destroyed_nodes)
     d[1] = tl_add_slot_write(g2, &r, 1, &nb);
     CHECK_OK(grGraphAddEmptyNode(&j, g2, d, 2));
     tl_expect_updated(e, g2);
-    tl_run(e);
-    CHECK_EQ(slots[0], 2);
-    CHECK_EQ(slots[1], 3);
-    CHECK_EQ(slots[2], 0);
+    run_expect_slots(e, slots, (const int[]){2, 3, 0}, 3);
 
     grHostNodeParams hp = {tl_write_slot, &set0};
     CHECK_OK(grGraphExecHostNodeSetParams(e, a, &hp));
-    tl_run(e);
-    CHECK_EQ(slots[0], 9);
-    CHECK_EQ(slots[1], 3);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g1));
-    CHECK_OK(grGraphDestroy(g2));
+    run_expect_slots(e, slots, (const int[]){9, 3}, 2);
+    update_done(e, g1, g2);
 }
 
 GR_TEST(exec_update_pairs_the_sinks_of_graphs_built_alike)
@@ -258,24 +265,18 @@ GR_TEST(exec_update_pairs_the_sinks_of_graphs_built_alike)
     tl_slot_write n0 = {&slots[0], 4}, n1 = {&slots[1], 5}, set1 = {&slots[1], 8};
     grGraph_t g1, g2;
     grGraphNode_t r;
-    CHECK_OK(grGraphCreate(&g1, 0));
-    CHECK_OK(grGraphAddEmptyNode(&r, g1, NULL, 0));
+    r = graph_with_root(&g1);
     tl_add_slot_write(g1, &r, 1, &o0);
     grGraphNode_t orig_second = tl_add_slot_write(g1, &r, 1, &o1);
     grGraphExec_t e = tl_instantiate(g1);
-    CHECK_OK(grGraphCreate(&g2, 0));
-    CHECK_OK(grGraphAddEmptyNode(&r, g2, NULL, 0));
+    r = graph_with_root(&g2);
     tl_add_slot_write(g2, &r, 1, &n0);
     tl_add_slot_write(g2, &r, 1, &n1);
     tl_expect_updated(e, g2);
     grHostNodeParams hp = {tl_write_slot, &set1};
     CHECK_OK(grGraphExecHostNodeSetParams(e, orig_second, &hp));
-    tl_run(e);
-    CHECK_EQ(slots[0], 4);
-    CHECK_EQ(slots[1], 8);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g1));
-    CHECK_OK(grGraphDestroy(g2));
+    run_expect_slots(e, slots, (const int[]){4, 8}, 2);
+    update_done(e, g1, g2);
 }
 
 /* Sinks pair in the order each last became a sink, latest first: a node
@@ -298,21 +299,13 @@ GR_TEST(exec_update_pairs_a_sink_made_by_an_edge_removal_first)
     b2 = tl_add_slot_write(g2, &a2, 1, &n1);
     CHECK_OK(grGraphRemoveDependencies(g2, &a2, &b2, NULL, 1));
     tl_expect_updated(e, g2);
-    tl_run(e);
-    CHECK_EQ(slots[0], 10);
-    CHECK_EQ(slots[1], 11);
-    CHECK_EQ(slots[2], 0);
+    run_expect_slots(e, slots, (const int[]){10, 11, 0}, 3);
     /* b, the latest sink of g1, took the place of a2, the latest of g2. */
     grHostNodeParams hp = {tl_write_slot, &set};
     CHECK_OK(grGraphExecHostNodeSetParams(e, b, &hp));
     slots[0] = slots[1] = 0;
-    tl_run(e);
-    CHECK_EQ(slots[0], 0);
-    CHECK_EQ(slots[1], 11);
-    CHECK_EQ(slots[2], 99);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g1));
-    CHECK_OK(grGraphDestroy(g2));
+    run_expect_slots(e, slots, (const int[]){0, 11, 99}, 3);
+    update_done(e, g1, g2);
 }
 
 GR_TEST(exec_update_works_after_the_original_graph_is_destroyed)
@@ -343,6 +336,10 @@ typedef struct chain3 {
     grGraph_t g;
     grGraphNode_t n[3];
     grGraphExec_t e;
+    /* What the nodes of an update's graph write (7 into 'other'): a
+     * refused update must leave it 0. */
+    int other;
+    tl_slot_write ow;
 } chain3;
 
 static void chain3_make(chain3 *c)
@@ -354,6 +351,8 @@ static void chain3_make(chain3 *c)
     c->n[1] = tl_add_slot_write(c->g, &c->n[0], 1, &c->w[1]);
     c->n[2] = tl_add_slot_write(c->g, &c->n[1], 1, &c->w[2]);
     c->e = tl_instantiate(c->g);
+    c->other = 0;
+    c->ow = (tl_slot_write){&c->other, 7};
 }
 
 /* The executable still runs its old parameters. */
@@ -371,25 +370,44 @@ static void chain3_free(chain3 *c)
     CHECK_OK(grGraphDestroy(c->g));
 }
 
+/* After a refused update from g2: the executable runs its old
+ * parameters, g2's writes went nowhere (other still 0); g2 and the chain
+ * go. */
+static void chain3_done_unchanged(chain3 *c, grGraph_t g2)
+{
+    chain3_check_unchanged(c);
+    CHECK_EQ(c->other, 0);
+    CHECK_OK(grGraphDestroy(g2));
+    chain3_free(c);
+}
+
+/* Creates *g2, a graph to update c's executable from, with a first node
+ * writing c->ow, which it returns. */
+static grGraphNode_t chain3_update_graph(chain3 *c, grGraph_t *g2)
+{
+    CHECK_OK(grGraphCreate(g2, 0));
+    return tl_add_slot_write(*g2, NULL, 0, &c->ow);
+}
+
+/* Creates *g as a chain of n slot writes, n[0] -> n[1] -> ..., each
+ * writing w. */
+static void slot_chain(grGraph_t *g, grGraphNode_t *n, int count, tl_slot_write *w)
+{
+    CHECK_OK(grGraphCreate(g, 0));
+    for (int i = 0; i < count; i++)
+        n[i] = tl_add_slot_write(*g, i ? &n[i - 1] : NULL, i ? 1 : 0, w);
+}
+
 GR_TEST(exec_update_rejects_an_extra_node)
 {
     chain3 c;
-    int other = 0;
-    tl_slot_write w = {&other, 7};
     grGraph_t g2;
     grGraphNode_t n[4];
     chain3_make(&c);
-    CHECK_OK(grGraphCreate(&g2, 0));
-    n[0] = tl_add_slot_write(g2, NULL, 0, &w);
-    n[1] = tl_add_slot_write(g2, &n[0], 1, &w);
-    n[2] = tl_add_slot_write(g2, &n[1], 1, &w);
-    n[3] = tl_add_slot_write(g2, &n[2], 1, &w);
+    slot_chain(&g2, n, 4, &c.ow);
     tl_expect_update_refused(c.e, g2, grGraphExecUpdateErrorTopologyChanged, NULL, NULL);
     CHECK_DETAIL_HAS("4 nodes");
-    chain3_check_unchanged(&c);
-    CHECK_EQ(other, 0);
-    CHECK_OK(grGraphDestroy(g2));
-    chain3_free(&c);
+    chain3_done_unchanged(&c, g2);
 }
 
 GR_TEST(exec_update_rejects_a_missing_edge)
@@ -407,18 +425,10 @@ GR_TEST(exec_update_rejects_a_missing_edge)
     d[1] = n[0];
     n[2] = tl_add_slot_write(g1, d, 2, &w[2]);
     grGraphExec_t e = tl_instantiate(g1);
-    CHECK_OK(grGraphCreate(&g2, 0));
-    n[0] = tl_add_slot_write(g2, NULL, 0, &x);
-    n[1] = tl_add_slot_write(g2, &n[0], 1, &x);
-    n[2] = tl_add_slot_write(g2, &n[1], 1, &x);
+    slot_chain(&g2, n, 3, &x);
     tl_expect_update_refused(e, g2, grGraphExecUpdateErrorTopologyChanged, n[2], NULL);
-    tl_run(e);
-    CHECK_EQ(slots[0], 1);
-    CHECK_EQ(slots[1], 2);
-    CHECK_EQ(slots[2], 3);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g1));
-    CHECK_OK(grGraphDestroy(g2));
+    run_expect_slots(e, slots, (const int[]){1, 2, 3}, 3);
+    update_done(e, g1, g2);
 }
 
 GR_TEST(exec_update_rejects_a_different_edge_naming_both_ends)
@@ -428,22 +438,16 @@ GR_TEST(exec_update_rejects_a_different_edge_naming_both_ends)
     tl_slot_write w[4] = {{&slots[0], 1}, {&slots[1], 2}, {&slots[2], 3}, {&slots[3], 4}};
     tl_slot_write x = {&slots[0], 9};
     grGraph_t g1, g2;
-    grGraphNode_t a, b, c, d, r, ab[2];
-    CHECK_OK(grGraphCreate(&g1, 0));
-    CHECK_OK(grGraphAddEmptyNode(&r, g1, NULL, 0));
-    a = tl_add_slot_write(g1, &r, 1, &w[0]);
-    b = tl_add_slot_write(g1, &r, 1, &w[1]);
-    ab[0] = a;
-    ab[1] = b;
+    grGraphNode_t a, b, c, d, ab[2];
+    root_and_two(&g1, &w[0], &w[1], ab);
+    a = ab[0];
+    b = ab[1];
     c = tl_add_slot_write(g1, ab, 2, &w[2]);
     d = tl_add_slot_write(g1, &a, 1, &w[3]);
     grGraphExec_t e = tl_instantiate(g1);
-    CHECK_OK(grGraphCreate(&g2, 0));
-    CHECK_OK(grGraphAddEmptyNode(&r, g2, NULL, 0));
-    a = tl_add_slot_write(g2, &r, 1, &x);
-    b = tl_add_slot_write(g2, &r, 1, &x);
-    ab[0] = a;
-    ab[1] = b;
+    root_and_two(&g2, &x, &x, ab);
+    a = ab[0];
+    b = ab[1];
     c = tl_add_slot_write(g2, ab, 2, &x);
     d = tl_add_slot_write(g2, &b, 1, &x);
     (void)d;
@@ -455,23 +459,18 @@ GR_TEST(exec_update_rejects_a_different_edge_naming_both_ends)
     tl_run(e);
     for (int i = 0; i < 4; i++)
         CHECK_EQ(slots[i], i + 1);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g1));
-    CHECK_OK(grGraphDestroy(g2));
+    update_done(e, g1, g2);
 }
 
 GR_TEST(exec_update_rejects_more_sink_nodes)
 {
     chain3 c;
-    int other = 0;
-    tl_slot_write w = {&other, 7};
     grGraph_t g2;
     grGraphNode_t n[3];
     chain3_make(&c);
-    CHECK_OK(grGraphCreate(&g2, 0));
-    n[0] = tl_add_slot_write(g2, NULL, 0, &w);
-    n[1] = tl_add_slot_write(g2, &n[0], 1, &w);
-    n[2] = tl_add_slot_write(g2, &n[0], 1, &w); /* two sinks where the chain has one */
+    n[0] = chain3_update_graph(&c, &g2);
+    n[1] = tl_add_slot_write(g2, &n[0], 1, &c.ow);
+    n[2] = tl_add_slot_write(g2, &n[0], 1, &c.ow); /* two sinks where the chain has one */
     /* As CUDA 13 (tests/data/update-pairing-cuda-13.0-h100.txt, case 1;
      * tests/probes/memory.cu, update-fewer-dependencies): sinks counted
      * first, latest sink first; n[2] has the chain's sink as counterpart,
@@ -479,30 +478,21 @@ GR_TEST(exec_update_rejects_more_sink_nodes)
     tl_expect_update_refused(c.e, g2, grGraphExecUpdateErrorTopologyChanged, n[1], NULL);
     CHECK_DETAIL_HAS("has 2 sink nodes");
     CHECK_DETAIL_HAS("had 1");
-    chain3_check_unchanged(&c);
-    CHECK_EQ(other, 0);
-    CHECK_OK(grGraphDestroy(g2));
-    chain3_free(&c);
+    chain3_done_unchanged(&c, g2);
 }
 
 GR_TEST(exec_update_rejects_a_node_type_change)
 {
     chain3 c;
-    int other = 0;
-    tl_slot_write w = {&other, 7};
     grGraph_t g2;
     grGraphNode_t n[3];
     chain3_make(&c);
-    CHECK_OK(grGraphCreate(&g2, 0));
-    n[0] = tl_add_slot_write(g2, NULL, 0, &w);
+    n[0] = chain3_update_graph(&c, &g2);
     CHECK_OK(grGraphAddEmptyNode(&n[1], g2, &n[0], 1));
-    n[2] = tl_add_slot_write(g2, &n[1], 1, &w);
+    n[2] = tl_add_slot_write(g2, &n[1], 1, &c.ow);
     tl_expect_update_refused(c.e, g2, grGraphExecUpdateErrorNodeTypeChanged, n[1], NULL);
     CHECK_DETAIL_HAS("host");
-    chain3_check_unchanged(&c);
-    CHECK_EQ(other, 0);
-    CHECK_OK(grGraphDestroy(g2));
-    chain3_free(&c);
+    chain3_done_unchanged(&c, g2);
 }
 
 GR_TEST(exec_update_refused_late_applies_none_of_the_earlier_changes)
@@ -527,18 +517,15 @@ GR_TEST(exec_update_refused_late_applies_none_of_the_earlier_changes)
     tl_run(e);
     CHECK_EQ(buf[0], 1);
     CHECK_EQ(buf[1], 2);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g1));
-    CHECK_OK(grGraphDestroy(g2));
+    update_done(e, g1, g2);
 }
 
 GR_TEST(exec_update_rejects_a_copy_to_memory_of_another_type)
 {
     char host_src[32] = "payload", host_dst[32] = {0};
-    void *dev = NULL;
     grGraph_t g1, g2;
     grGraphNode_t n;
-    CHECK_OK(grMalloc(&dev, 32));
+    void *dev = tl_malloc(32);
     CHECK_OK(grMemset(dev, 0, 32));
     CHECK_OK(grGraphCreate(&g1, 0));
     CHECK_OK(grGraphAddMemcpyNode1D(&n, g1, NULL, 0, dev, host_src, 32, grMemcpyHostToDevice));
@@ -550,9 +537,7 @@ GR_TEST(exec_update_rejects_a_copy_to_memory_of_another_type)
     tl_run(e);
     CHECK(strcmp((char *)dev, "payload") == 0);
     CHECK_EQ(host_dst[0], 0);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g1));
-    CHECK_OK(grGraphDestroy(g2));
+    update_done(e, g1, g2);
     CHECK_OK(grFree(dev));
 }
 
@@ -582,9 +567,7 @@ GR_TEST(exec_update_rejects_a_2d_memset_geometry_change)
     tl_run(e);
     CHECK_EQ(b[3 * 16 + 7], 0x44);
     CHECK_EQ(b[3 * 16 + 8], 0);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g1));
-    CHECK_OK(grGraphDestroy(g2));
+    update_done(e, g1, g2);
 }
 
 GR_TEST(exec_update_rejects_bad_arguments)
@@ -650,6 +633,30 @@ static void child_rig_make(child_rig *r)
     r->w.e = tl_instantiate(r->w.g);
 }
 
+/* Creates *child, a child graph for the rig's node, with a first node
+ * setting buf[0] to v, which it returns. */
+static grGraphNode_t new_child_setting(child_rig *r, grGraph_t *child, int v)
+{
+    CHECK_OK(grGraphCreate(child, 0));
+    return tl_add_set_i32(*child, NULL, 0, &r->buf[0], v);
+}
+
+/* Runs the rig's executable: its child must set buf to b0 and b1. */
+static void child_rig_run_expect(child_rig *r, int b0, int b1)
+{
+    tl_run(r->w.e);
+    CHECK_EQ(r->buf[0], b0);
+    CHECK_EQ(r->buf[1], b1);
+}
+
+/* Destroys the test's own graph (a child given to the executable), then
+ * the rig. */
+static void child_rig_free(child_rig *r, grGraph_t own)
+{
+    CHECK_OK(grGraphDestroy(own));
+    with_child_free(&r->w);
+}
+
 GR_TEST(exec_update_applies_changes_inside_child_graphs)
 {
     int buf[2] = {0, 0}, slots[2] = {0, 0};
@@ -713,9 +720,7 @@ GR_TEST(exec_update_applies_changes_in_nested_child_graphs)
           info.result == grGraphExecUpdateErrorNodeTypeChanged);
     tl_run(e);
     CHECK_EQ(buf[0], 6);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g1));
-    CHECK_OK(grGraphDestroy(g2));
+    update_done(e, g1, g2);
     CHECK_OK(grGraphDestroy(g3));
 }
 
@@ -726,8 +731,7 @@ GR_TEST(exec_update_rejects_a_topology_change_inside_a_child_graph)
     grGraph_t child2, g2;
     grGraphNode_t a, b, head, node;
     /* The child's two kernels run side by side instead of in a chain. */
-    CHECK_OK(grGraphCreate(&child2, 0));
-    a = tl_add_set_i32(child2, NULL, 0, &r.buf[0], 30);
+    a = new_child_setting(&r, &child2, 30);
     b = tl_add_set_i32(child2, NULL, 0, &r.buf[1], 31);
     (void)a;
     CHECK_OK(grGraphCreate(&g2, 0));
@@ -743,12 +747,9 @@ GR_TEST(exec_update_rejects_a_topology_change_inside_a_child_graph)
     CHECK_PTR_EQ(info.errorFromNode, NULL);
     CHECK_DETAIL_HAS("child graph");
     (void)b;
-    tl_run(r.w.e);
-    CHECK_EQ(r.buf[0], 10);
-    CHECK_EQ(r.buf[1], 11);
+    child_rig_run_expect(&r, 10, 11);
     CHECK_OK(grGraphDestroy(g2));
-    CHECK_OK(grGraphDestroy(child2));
-    with_child_free(&r.w);
+    child_rig_free(&r, child2);
 }
 
 GR_TEST(exec_child_graph_node_set_params_updates_the_inlined_nodes)
@@ -757,16 +758,12 @@ GR_TEST(exec_child_graph_node_set_params_updates_the_inlined_nodes)
     child_rig_make(&r);
     grGraph_t child2;
     grGraphNode_t a;
-    CHECK_OK(grGraphCreate(&child2, 0));
-    a = tl_add_set_i32(child2, NULL, 0, &r.buf[0], 40);
+    a = new_child_setting(&r, &child2, 40);
     tl_add_set_i32(child2, &a, 1, &r.buf[1], 41);
     CHECK_OK(grGraphExecChildGraphNodeSetParams(r.w.e, r.w.node, child2));
-    tl_run(r.w.e);
-    CHECK_EQ(r.buf[0], 40);
-    CHECK_EQ(r.buf[1], 41);
+    child_rig_run_expect(&r, 40, 41);
     CHECK_EQ(r.slots[0], 1);
-    CHECK_OK(grGraphDestroy(child2));
-    with_child_free(&r.w);
+    child_rig_free(&r, child2);
 }
 
 GR_TEST(exec_child_graph_node_set_params_refuses_other_topologies_and_nodes)
@@ -776,8 +773,7 @@ GR_TEST(exec_child_graph_node_set_params_refuses_other_topologies_and_nodes)
     grGraph_t child2;
     grGraphNode_t a;
     /* One node more than the child graph has. */
-    CHECK_OK(grGraphCreate(&child2, 0));
-    a = tl_add_set_i32(child2, NULL, 0, &r.buf[0], 50);
+    a = new_child_setting(&r, &child2, 50);
     a = tl_add_set_i32(child2, &a, 1, &r.buf[1], 51);
     tl_add_set_i32(child2, &a, 1, &r.buf[1], 52);
     /* CUDA 13: grErrorGraphExecUpdateFailure (tests/probes/memory.cu). */
@@ -786,8 +782,7 @@ GR_TEST(exec_child_graph_node_set_params_refuses_other_topologies_and_nodes)
     CHECK_DETAIL_HAS("more nodes");
     CHECK_OK(grGraphDestroy(child2));
     /* A host node where the child has a kernel. */
-    CHECK_OK(grGraphCreate(&child2, 0));
-    a = tl_add_set_i32(child2, NULL, 0, &r.buf[0], 50);
+    a = new_child_setting(&r, &child2, 50);
     tl_add_slot_write(child2, &a, 1, &r.hw[0]);
     CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecChildGraphNodeSetParams(r.w.e, r.w.node, child2));
     /* A node that is not a child graph node; a NULL graph. */
@@ -795,11 +790,8 @@ GR_TEST(exec_child_graph_node_set_params_refuses_other_topologies_and_nodes)
     CHECK_DETAIL_HAS("not a child graph node");
     CHECK_GR(grErrorInvalidValue, grGraphExecChildGraphNodeSetParams(r.w.e, r.w.node, NULL));
     CHECK_GR(grErrorInvalidValue, grGraphExecChildGraphNodeSetParams(r.w.e, a, child2));
-    tl_run(r.w.e);
-    CHECK_EQ(r.buf[0], 10);
-    CHECK_EQ(r.buf[1], 11);
-    CHECK_OK(grGraphDestroy(child2));
-    with_child_free(&r.w);
+    child_rig_run_expect(&r, 10, 11);
+    child_rig_free(&r, child2);
 }
 
 /* ------------------------------------------------- next launch only */
@@ -828,7 +820,6 @@ GR_TEST(exec_update_affects_only_launches_issued_after_it)
     grKernel_t k;
     grGraph_t g1, g2;
     grGraphNode_t n;
-    grStream_t s;
     pthread_t opener;
     CHECK_OK(grKernelCreate(&k, log_value, "update_log_value", 2, sizes));
     grKernelNodeParams p = {k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args, NULL};
@@ -839,7 +830,7 @@ GR_TEST(exec_update_affects_only_launches_issued_after_it)
     CHECK_OK(grGraphCreate(&g2, 0));
     CHECK_OK(grGraphAddKernelNode(&n, g2, NULL, 0, &p));
 
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     atomic_store(&gate, 0);
     CHECK_OK(grLaunchHostFunc(s, tl_wait_gate, &gate));
     CHECK_OK(grGraphLaunch(e, s)); /* queued behind the closed gate */
@@ -852,9 +843,7 @@ GR_TEST(exec_update_affects_only_launches_issued_after_it)
     CHECK_EQ(log.values[0], 1);
     CHECK_EQ(log.values[1], 2);
     CHECK_OK(grStreamDestroy(s));
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g1));
-    CHECK_OK(grGraphDestroy(g2));
+    update_done(e, g1, g2);
     CHECK_OK(grKernelDestroy(k));
 }
 
@@ -877,9 +866,7 @@ GR_TEST(exec_update_pairs_empty_child_graphs_and_refuses_filling_them)
     CHECK_OK(grGraphAddChildGraphNode(&c, g2, &h, 1, empty));
     tl_add_slot_write(g2, &c, 1, &hw2[1]);
     tl_expect_updated(e, g2);
-    tl_run(e);
-    CHECK_EQ(slots[0], 3);
-    CHECK_EQ(slots[1], 4);
+    run_expect_slots(e, slots, (const int[]){3, 4}, 2);
     CHECK_OK(grGraphCreate(&g3, 0));
     h = tl_add_slot_write(g3, NULL, 0, &hw[0]);
     CHECK_OK(grGraphAddChildGraphNode(&c, g3, &h, 1, full));
@@ -888,12 +875,8 @@ GR_TEST(exec_update_pairs_empty_child_graphs_and_refuses_filling_them)
     CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecUpdate(e, g3, &info));
     CHECK_EQ(info.result, grGraphExecUpdateErrorTopologyChanged);
     slots[0] = slots[1] = 0;
-    tl_run(e);
-    CHECK_EQ(slots[0], 3);
-    CHECK_EQ(slots[1], 4);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g1));
-    CHECK_OK(grGraphDestroy(g2));
+    run_expect_slots(e, slots, (const int[]){3, 4}, 2);
+    update_done(e, g1, g2);
     CHECK_OK(grGraphDestroy(g3));
     CHECK_OK(grGraphDestroy(empty));
     CHECK_OK(grGraphDestroy(full));
@@ -908,14 +891,10 @@ GR_TEST(exec_update_changes_a_kernel_layout_inside_a_child_graph)
     void *args3[3] = {&dst, &a, &b};
     grGraph_t child2;
     grGraphNode_t n0, n1;
-    CHECK_OK(grGraphCreate(&child2, 0));
-    n0 = tl_add_set_i32(child2, NULL, 0, &r.buf[0], 12);
+    n0 = new_child_setting(&r, &child2, 12);
     grKernelNodeParams p = {tl_kernel_sum_i32(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args3, NULL};
     CHECK_OK(grGraphAddKernelNode(&n1, child2, &n0, 1, &p));
     CHECK_OK(grGraphExecChildGraphNodeSetParams(r.w.e, r.w.node, child2));
-    tl_run(r.w.e);
-    CHECK_EQ(r.buf[0], 12);
-    CHECK_EQ(r.buf[1], 22);
-    CHECK_OK(grGraphDestroy(child2));
-    with_child_free(&r.w);
+    child_rig_run_expect(&r, 12, 22);
+    child_rig_free(&r, child2);
 }

@@ -52,12 +52,11 @@ static unsigned run_and_read(grGraphExec_t e, grStream_t s, const void *buf)
 GR_TEST(fakedev_runs_eager_work_and_records_each_call)
 {
     unsigned h[N], *d = NULL, v = 7, n = N;
-    grStream_t s;
     grKernel_t k;
     fake_or_skip();
     k = fake_fill_kernel(true);
     gr_fakedev_reset_calls();
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grMalloc((void **)&d, sizeof h));
     void *args[] = {&d, &v, &n};
     CHECK_OK(grLaunchKernel(k, GR_DIM3(N / 64, 1, 1), GR_DIM3(64, 1, 1), args, 0, s));
@@ -85,17 +84,48 @@ static grGraph_t memset_graph(void *d, unsigned value, grGraphNode_t *node)
     return g;
 }
 
+/* What the setter and update tests share, on device 1: a stream, 64
+ * bytes of the device's memory and, where asked, the fill kernel with an
+ * image for the device (k) and without one (cpu_only). */
+typedef struct fake_rig {
+    grStream_t s;
+    unsigned *d;
+    grKernel_t k, cpu_only;
+} fake_rig;
+
+static fake_rig fake_rig_open(bool kernels)
+{
+    fake_rig r = {0};
+    fake_or_skip();
+    if (kernels) {
+        r.k = fake_fill_kernel(true);
+        r.cpu_only = fake_fill_kernel(false);
+    }
+    r.s = tl_stream(0);
+    r.d = tl_malloc(64);
+    return r;
+}
+
+/* Destroys e, then what fake_rig_open made. */
+static void fake_rig_close(fake_rig *r, grGraphExec_t e)
+{
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grFree(r->d));
+    CHECK_OK(grStreamDestroy(r->s));
+    if (r->k) {
+        CHECK_OK(grKernelDestroy(r->k));
+        CHECK_OK(grKernelDestroy(r->cpu_only));
+    }
+}
+
 GR_TEST(fakedev_setter_refused_by_the_device_leaves_the_plan_as_it_was)
 {
-    void *d = NULL;
-    grStream_t s;
     grGraphNode_t node;
-    grGraphExec_t e;
-    fake_or_skip();
-    CHECK_OK(grStreamCreate(&s));
-    CHECK_OK(grMalloc(&d, 64));
+    fake_rig r = fake_rig_open(false);
+    grStream_t s = r.s;
+    unsigned *d = r.d;
     grGraph_t g = memset_graph(d, 1, &node);
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    grGraphExec_t e = tl_instantiate(g);
     CHECK_EQ(run_and_read(e, s, d), 1u);
     /* The device first: its refusal comes back and the plan keeps 1. */
     gr_fakedev_fail("exec_set_memset", grErrorMemoryAllocation, 0);
@@ -107,29 +137,24 @@ GR_TEST(fakedev_setter_refused_by_the_device_leaves_the_plan_as_it_was)
     gr_fakedev_clear();
     CHECK_OK(grGraphExecMemsetNodeSetParams(e, node, &mp));
     CHECK_EQ(run_and_read(e, s, d), 2u);
-    CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
-    CHECK_OK(grFree(d));
-    CHECK_OK(grStreamDestroy(s));
+    fake_rig_close(&r, e);
 }
 
 GR_TEST(fakedev_kernel_setter_refused_by_the_device_keeps_the_old_arguments)
 {
-    unsigned *d = NULL, v = 5, n = 1;
-    grStream_t s;
+    unsigned v = 5, n = 1;
     grGraph_t g;
     grGraphNode_t node;
-    grGraphExec_t e;
-    fake_or_skip();
-    grKernel_t k = fake_fill_kernel(true), cpu_only = fake_fill_kernel(false);
-    CHECK_OK(grStreamCreate(&s));
-    CHECK_OK(grMalloc((void **)&d, 64));
+    fake_rig r = fake_rig_open(true);
+    grStream_t s = r.s;
+    unsigned *d = r.d;
     void *args[] = {&d, &v, &n};
     grKernelNodeParams kp = {
-        .func = k, .gridDim = GR_DIM3(1, 1, 1), .blockDim = GR_DIM3(1, 1, 1), .kernelParams = args};
+        .func = r.k, .gridDim = GR_DIM3(1, 1, 1), .blockDim = GR_DIM3(1, 1, 1), .kernelParams = args};
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphAddKernelNode(&node, g, NULL, 0, &kp));
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    grGraphExec_t e = tl_instantiate(g);
     CHECK_EQ(run_and_read(e, s, d), 5u);
     v = 6;
     gr_fakedev_fail("exec_set_kernel", grErrorInvalidValue, 0);
@@ -137,18 +162,14 @@ GR_TEST(fakedev_kernel_setter_refused_by_the_device_keeps_the_old_arguments)
     CHECK_EQ(run_and_read(e, s, d), 5u);
     gr_fakedev_clear();
     /* The device's own refusal: a kernel without an image for it. */
-    kp.func = cpu_only;
+    kp.func = r.cpu_only;
     CHECK_GR(grErrorInvalidDeviceFunction, grGraphExecKernelNodeSetParams(e, node, &kp));
     CHECK_EQ(run_and_read(e, s, d), 5u);
-    kp.func = k;
+    kp.func = r.k;
     CHECK_OK(grGraphExecKernelNodeSetParams(e, node, &kp));
     CHECK_EQ(run_and_read(e, s, d), 6u);
-    CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
-    CHECK_OK(grFree(d));
-    CHECK_OK(grStreamDestroy(s));
-    CHECK_OK(grKernelDestroy(k));
-    CHECK_OK(grKernelDestroy(cpu_only));
+    fake_rig_close(&r, e);
 }
 
 /* Graph: memset(d[0] = value) -> kernel fill(d + 1, kv, 1). */
@@ -167,49 +188,38 @@ static grGraph_t two_node_graph(unsigned *d, unsigned value, grKernel_t k, void 
 
 GR_TEST(fakedev_update_the_device_refuses_changes_nothing)
 {
-    unsigned *d = NULL, v = 9, n = 1;
-    grStream_t s;
-    grGraphExec_t e;
+    unsigned v = 9, n = 1;
     grGraphExecUpdateResultInfo info;
-    fake_or_skip();
-    grKernel_t k = fake_fill_kernel(true), cpu_only = fake_fill_kernel(false);
-    CHECK_OK(grStreamCreate(&s));
-    CHECK_OK(grMalloc((void **)&d, 64));
-    unsigned *d1 = d + 1;
+    fake_rig r = fake_rig_open(true);
+    grStream_t s = r.s;
+    unsigned *d = r.d, *d1 = r.d + 1;
     void *args[] = {&d1, &v, &n};
-    grGraph_t g = two_node_graph(d, 1, k, args);
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    grGraph_t g = two_node_graph(d, 1, r.k, args);
+    grGraphExec_t e = tl_instantiate(g);
     CHECK_EQ(run_and_read(e, s, d), 1u);
     /* The memset changes too, but the kernel has no image for the
      * device: nothing of the update lands. */
-    grGraph_t bad = two_node_graph(d, 2, cpu_only, args);
+    grGraph_t bad = two_node_graph(d, 2, r.cpu_only, args);
     CHECK(grGraphExecUpdate(e, bad, &info) != grSuccess);
     CHECK_EQ(run_and_read(e, s, d), 1u);
     /* The device's check refuses by injection: the same. */
-    grGraph_t good = two_node_graph(d, 3, k, args);
+    grGraph_t good = two_node_graph(d, 3, r.k, args);
     gr_fakedev_fail("exec_check_kernel", grErrorInvalidValue, 0);
     CHECK(grGraphExecUpdate(e, good, &info) != grSuccess);
     CHECK_EQ(run_and_read(e, s, d), 1u);
     gr_fakedev_clear();
     CHECK_OK(grGraphExecUpdate(e, good, &info));
     CHECK_EQ(run_and_read(e, s, d), 3u);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g));
-    CHECK_OK(grGraphDestroy(bad));
-    CHECK_OK(grGraphDestroy(good));
-    CHECK_OK(grFree(d));
-    CHECK_OK(grStreamDestroy(s));
-    CHECK_OK(grKernelDestroy(k));
-    CHECK_OK(grKernelDestroy(cpu_only));
+    tl_destroy_graphs((grGraph_t[]){g, bad, good}, 3);
+    fake_rig_close(&r, e);
 }
 
 GR_TEST(fakedev_refused_lowering_leaves_no_executable)
 {
-    void *d = NULL;
     grGraphNode_t node;
     grGraphExec_t e = NULL;
     fake_or_skip();
-    CHECK_OK(grMalloc(&d, 64));
+    void *d = tl_malloc(64);
     grGraph_t g = memset_graph(d, 1, &node);
     gr_fakedev_fail("exec_lower", grErrorNotSupported, 0);
     CHECK_GR(grErrorNotSupported, grGraphInstantiate(&e, g, 0));
@@ -257,10 +267,9 @@ GR_TEST(fakedev_failed_operations_come_back_with_a_detail_and_change_nothing)
 
 GR_TEST(fakedev_asynchronous_error_surfaces_at_every_synchronisation)
 {
-    grStream_t s;
     grEvent_t ev;
     fake_or_skip();
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grEventCreate(&ev));
     CHECK_OK(grEventRecord(ev, s));
     CHECK_OK(grStreamSynchronize(s));

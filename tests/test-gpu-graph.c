@@ -93,20 +93,54 @@ static grKernel_t cpu_only_add(const char *name)
     return k;
 }
 
+/* A new graph of one kernel node of kp. */
+static grGraph_t one_kernel_graph(const grKernelNodeParams *kp)
+{
+    grGraph_t g;
+    grGraphNode_t node;
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddKernelNode(&node, g, NULL, 0, kp));
+    return g;
+}
+
+/* Instantiating g on the current device must be refused with err, the
+ * detail naming 'what' (and 'also', where not NULL), and leave no
+ * executable. */
+static void instantiate_refused(grGraph_t g, grError_t err, const char *what, const char *also)
+{
+    grGraphExec_t e = NULL;
+    CHECK_GR(err, grGraphInstantiate(&e, g, 0));
+    CHECK_DETAIL_HAS(what);
+    if (also)
+        CHECK_DETAIL_HAS(also);
+    CHECK(e == NULL);
+}
+
+/* Captures fill(fa) -> add(aa) over N words at d -> a copy of them to h
+ * on s, and returns the graph. */
+static grGraph_t capture_fill_add_copy(grStream_t s, grKernel_t fill, grKernel_t add, void **fa, void **aa,
+                                       unsigned *h, const unsigned *d)
+{
+    grDim3 grid = GR_DIM3((N + BLOCK - 1) / BLOCK, 1, 1), block = GR_DIM3(BLOCK, 1, 1);
+    grGraph_t g;
+    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+    CHECK_OK(grLaunchKernel(fill, grid, block, fa, 0, s));
+    CHECK_OK(grLaunchKernel(add, grid, block, aa, 0, s));
+    CHECK_OK(grMemcpyAsync(h, d, N * sizeof(unsigned), grMemcpyDeviceToHost, s));
+    CHECK_OK(grStreamEndCapture(s, &g));
+    return g;
+}
+
 GR_TEST(gpu_graph_runs_an_explicit_graph_on_the_gpu)
 {
     tl_set_first_gpu();
     pipe p;
     pipe_build(&p, 2, 3);
-    grGraphExec_t e;
-    grStream_t s;
-    CHECK_OK(grGraphInstantiate(&e, p.g, 0));
-    CHECK_OK(grStreamCreate(&s));
+    grGraphExec_t e = tl_instantiate(p.g);
+    grStream_t s = tl_stream(0);
     for (int i = 0; i < 5; i++) {
         memset(p.h, 0xff, N * sizeof(unsigned));
-        CHECK_OK(grGraphLaunch(e, s));
-        CHECK_OK(grStreamSynchronize(s));
-        tl_check_all_u32(p.h, N, 5); /* the memset starts each launch from 0 */
+        launch_expect(e, s, p.h, 5); /* the memset starts each launch from 0 */
     }
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grStreamDestroy(s));
@@ -121,11 +155,8 @@ GR_TEST(gpu_graph_gives_the_cpu_result_for_the_same_graph)
         CHECK_OK(grSetDevice(dev == 0 ? 0 : gpu));
         pipe p;
         pipe_build(&p, 7, 11);
-        grGraphExec_t e;
-        CHECK_OK(grGraphInstantiate(&e, p.g, 0));
-        CHECK_OK(grGraphLaunch(e, NULL));
-        CHECK_OK(grStreamSynchronize(NULL));
-        tl_check_all_u32(p.h, N, 18);
+        grGraphExec_t e = tl_instantiate(p.g);
+        launch_expect(e, NULL, p.h, 18);
         got[dev] = p.h[N - 1];
         CHECK_OK(grGraphExecDestroy(e));
         pipe_free(&p);
@@ -138,10 +169,8 @@ GR_TEST(gpu_graph_exec_set_params_changes_the_next_launch)
     tl_set_first_gpu();
     pipe p;
     pipe_build(&p, 1, 1);
-    grGraphExec_t e;
-    grStream_t s;
-    CHECK_OK(grGraphInstantiate(&e, p.g, 0));
-    CHECK_OK(grStreamCreate(&s));
+    grGraphExec_t e = tl_instantiate(p.g);
+    grStream_t s = tl_stream(0);
     launch_expect(e, s, p.h, 2);
     unsigned v = 40;
     void *args[] = {&p.d, &v, &p.n};
@@ -166,8 +195,7 @@ GR_TEST(gpu_graph_exec_update_applies_a_graph_of_the_same_topology)
     tl_set_first_gpu();
     pipe p, q;
     pipe_pair(&p, &q);
-    grGraphExec_t e;
-    CHECK_OK(grGraphInstantiate(&e, p.g, 0));
+    grGraphExec_t e = tl_instantiate(p.g);
     launch_expect(e, NULL, p.h, 3);
     grGraphExecUpdateResultInfo info;
     CHECK_OK(grGraphExecUpdate(e, q.g, &info));
@@ -188,8 +216,7 @@ GR_TEST(gpu_graph_update_refuses_a_kernel_without_an_image_and_changes_nothing)
     void *args[] = {&q.d, &q.b, &q.n};
     grKernelNodeParams kp = tl_params_1d(bare, args, N, BLOCK);
     CHECK_OK(grGraphKernelNodeSetParams(q.add2, &kp));
-    grGraphExec_t e;
-    CHECK_OK(grGraphInstantiate(&e, p.g, 0));
+    grGraphExec_t e = tl_instantiate(p.g);
     grGraphExecUpdateResultInfo info;
     CHECK_GR(grErrorInvalidDeviceFunction, grGraphExecUpdate(e, q.g, &info));
     CHECK_DETAIL_HAS("bare_add");
@@ -209,19 +236,11 @@ GR_TEST(gpu_graph_kernel_without_image_is_refused_at_instantiate)
     CHECK_OK(grMalloc((void **)&d, N * sizeof(unsigned)));
     void *args[] = {&d, &v, &n};
     grKernelNodeParams kp = tl_params_1d(k, args, N, BLOCK);
-    grGraph_t g;
-    grGraphNode_t node;
-    grGraphExec_t e = NULL;
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphAddKernelNode(&node, g, NULL, 0, &kp));
-    CHECK_GR(grErrorInvalidDeviceFunction, grGraphInstantiate(&e, g, 0));
-    CHECK_DETAIL_HAS("cpu_only_add");
-    CHECK_DETAIL_HAS("grKernelSetImage");
-    CHECK(e == NULL);
+    grGraph_t g = one_kernel_graph(&kp);
+    instantiate_refused(g, grErrorInvalidDeviceFunction, "cpu_only_add", "grKernelSetImage");
     /* With an image attached, the same graph instantiates. */
     CHECK_OK(grKernelSetImage(k, gr_test_ptx, "gr_test_add"));
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
-    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphExecDestroy(tl_instantiate(g)));
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grFree(d));
     CHECK_OK(grKernelDestroy(k));
@@ -232,11 +251,9 @@ GR_TEST(gpu_graph_launch_on_a_stream_of_another_device_is_refused)
     int gpu = tl_set_first_gpu();
     pipe p;
     pipe_build(&p, 1, 1);
-    grGraphExec_t e;
-    CHECK_OK(grGraphInstantiate(&e, p.g, 0));
+    grGraphExec_t e = tl_instantiate(p.g);
     CHECK_OK(grSetDevice(0));
-    grStream_t cpu;
-    CHECK_OK(grStreamCreate(&cpu));
+    grStream_t cpu = tl_stream(0);
     CHECK_GR(grErrorInvalidValue, grGraphLaunch(e, cpu));
     CHECK_DETAIL_HAS("instantiated for device 1");
     CHECK_OK(grStreamDestroy(cpu));
@@ -262,9 +279,8 @@ GR_TEST(gpu_graph_runs_host_child_graph_and_event_nodes)
     CHECK_OK(grGraphAddChildGraphNode(&child, parent, &host, 1, p.g));
     CHECK_OK(grGraphAddEventRecordNode(&rec, parent, &child, 1, ev));
     grGraphExec_t e;
-    grStream_t s;
     CHECK_OK(grGraphInstantiate(&e, parent, 0));
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     for (int i = 0; i < 3; i++)
         CHECK_OK(grGraphLaunch(e, s));
     CHECK_OK(grEventSynchronize(ev));
@@ -287,11 +303,9 @@ GR_TEST(gpu_graph_event_of_the_cpu_device_is_refused_at_instantiate)
     CHECK_OK(grSetDevice(gpu));
     grGraph_t g;
     grGraphNode_t rec;
-    grGraphExec_t e = NULL;
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphAddEventRecordNode(&rec, g, NULL, 0, ev));
-    CHECK_GR(grErrorInvalidValue, grGraphInstantiate(&e, g, 0));
-    CHECK_DETAIL_HAS("created on device 0");
+    instantiate_refused(g, grErrorInvalidValue, "created on device 0", NULL);
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grEventDestroy(ev));
 }
@@ -303,16 +317,9 @@ GR_TEST(gpu_graph_captured_pipeline_replays_with_updates)
     unsigned *d, *h, n = N, v0 = 5, v1 = 6;
     CHECK_OK(grMalloc((void **)&d, N * sizeof(unsigned)));
     CHECK_OK(grMallocHost((void **)&h, N * sizeof(unsigned)));
-    grStream_t s;
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     void *fa[] = {&d, &v0, &n}, *aa[] = {&d, &v1, &n};
-    grDim3 grid = GR_DIM3((N + BLOCK - 1) / BLOCK, 1, 1), block = GR_DIM3(BLOCK, 1, 1);
-    grGraph_t g;
-    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
-    CHECK_OK(grLaunchKernel(fill, grid, block, fa, 0, s));
-    CHECK_OK(grLaunchKernel(add, grid, block, aa, 0, s));
-    CHECK_OK(grMemcpyAsync(h, d, N * sizeof(unsigned), grMemcpyDeviceToHost, s));
-    CHECK_OK(grStreamEndCapture(s, &g));
+    grGraph_t g = capture_fill_add_copy(s, fill, add, fa, aa, h, d);
     size_t nn = 0;
     CHECK_OK(grGraphGetNodes(g, NULL, &nn));
     CHECK_EQ(nn, 3);
@@ -322,19 +329,13 @@ GR_TEST(gpu_graph_captured_pipeline_replays_with_updates)
     /* The same capture with other values updates the executable. */
     v0 = 100;
     v1 = 1;
-    grGraph_t g2;
-    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
-    CHECK_OK(grLaunchKernel(fill, grid, block, fa, 0, s));
-    CHECK_OK(grLaunchKernel(add, grid, block, aa, 0, s));
-    CHECK_OK(grMemcpyAsync(h, d, N * sizeof(unsigned), grMemcpyDeviceToHost, s));
-    CHECK_OK(grStreamEndCapture(s, &g2));
+    grGraph_t g2 = capture_fill_add_copy(s, fill, add, fa, aa, h, d);
     grGraphExecUpdateResultInfo info;
     CHECK_OK(grGraphExecUpdate(e, g2, &info));
     for (int i = 0; i < 10; i++)
         launch_expect(e, s, h, 101);
     CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g));
-    CHECK_OK(grGraphDestroy(g2));
+    tl_destroy_graphs((grGraph_t[]){g, g2}, 2);
     CHECK_OK(grStreamDestroy(s));
     CHECK_OK(grFree(d));
     CHECK_OK(grFreeHost(h));
@@ -350,30 +351,22 @@ GR_TEST(gpu_graph_cpu_executable_refuses_gpu_memory_it_cannot_reach)
     CHECK_OK(grSetDevice(0));
     grKernel_t add = tl_ptx_kernel("gr_test_add");
     grGraph_t g;
-    grGraphNode_t set, kern;
-    grGraphExec_t e = NULL;
+    grGraphNode_t set;
     /* A memset of GPU memory in a CPU executable would have a CPU thread
      * write to a GPU address. */
     CHECK_OK(grGraphCreate(&g, 0));
     grMemsetParams ms = {.dst = d, .value = 0, .elementSize = 4, .width = N, .height = 1};
     CHECK_OK(grGraphAddMemsetNode(&set, g, NULL, 0, &ms));
-    CHECK_GR(grErrorInvalidValue, grGraphInstantiate(&e, g, 0));
-    CHECK_DETAIL_HAS("memory of device 1");
-    CHECK(e == NULL);
+    instantiate_refused(g, grErrorInvalidValue, "memory of device 1", NULL);
     CHECK_OK(grGraphDestroy(g));
     /* So would a CPU kernel given a GPU pointer. */
-    CHECK_OK(grGraphCreate(&g, 0));
     void *args[] = {&d, &v, &n};
     grKernelNodeParams kp = tl_params_1d(add, args, N, BLOCK);
-    CHECK_OK(grGraphAddKernelNode(&kern, g, NULL, 0, &kp));
-    CHECK_GR(grErrorInvalidValue, grGraphInstantiate(&e, g, 0));
-    CHECK_DETAIL_HAS("argument 0");
+    g = one_kernel_graph(&kp);
+    instantiate_refused(g, grErrorInvalidValue, "argument 0", NULL);
     /* Instantiated for the GPU, the same graph runs. */
     CHECK_OK(grSetDevice(gpu));
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
-    CHECK_OK(grGraphLaunch(e, NULL));
-    CHECK_OK(grStreamSynchronize(NULL));
-    CHECK_OK(grGraphExecDestroy(e));
+    tl_run_graph(g);
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grFree(d));
     CHECK_OK(grKernelDestroy(add));
@@ -384,8 +377,7 @@ GR_TEST(gpu_graph_update_of_one_changed_node_keeps_the_others)
     tl_set_first_gpu();
     pipe p;
     pipe_build(&p, 1, 2);
-    grGraphExec_t e;
-    CHECK_OK(grGraphInstantiate(&e, p.g, 0));
+    grGraphExec_t e = tl_instantiate(p.g);
     launch_expect(e, NULL, p.h, 3);
     /* A clone differing in the second add's value only: the update hands
      * just that node to the driver. */
@@ -401,9 +393,7 @@ GR_TEST(gpu_graph_update_of_one_changed_node_keeps_the_others)
     CHECK_OK(grGraphExecUpdate(e, c, &info));
     for (int i = 0; i < 3; i++) {
         memset(p.h, 0, N * sizeof(unsigned));
-        CHECK_OK(grGraphLaunch(e, NULL));
-        CHECK_OK(grStreamSynchronize(NULL));
-        tl_check_all_u32(p.h, N, 51);
+        launch_expect(e, NULL, p.h, 51);
     }
     /* Updating back from the original changes that node again. */
     CHECK_OK(grGraphExecUpdate(e, p.g, &info));

@@ -38,6 +38,52 @@ static grMemAllocNodeParams alloc_params_access(int device, size_t bytes, grMemA
     return ap;
 }
 
+/* Sets h's BYTES to 'fill', launches e on s, waits, and checks that the
+ * launch wrote want into all N words of h. */
+static void run_check(grGraphExec_t e, grStream_t s, unsigned *h, int fill, unsigned want)
+{
+    memset(h, fill, BYTES);
+    CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    tl_check_all_u32(h, N, want);
+}
+
+static void exec_graph_stream_done(grGraphExec_t e, grGraph_t g, grStream_t s)
+{
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+}
+
+/* The end of a GPU test: its pinned host buffer and its kernels (add
+ * where not NULL) go, and the CPU is the current device again. */
+static void gpu_test_done(unsigned *h, grKernel_t fill, grKernel_t add)
+{
+    CHECK_OK(grFreeHost(h));
+    CHECK_OK(grKernelDestroy(fill));
+    if (add)
+        CHECK_OK(grKernelDestroy(add));
+    CHECK_OK(grSetDevice(0));
+}
+
+/* Adds to g, after deps[0..nd): an allocation of ap, fill(*v) over *n
+ * words of it, a copy of them to dst and the free; the allocation's
+ * address into *d. Returns the free node. */
+static grGraphNode_t add_fill_copy_free(grGraph_t g, const grGraphNode_t *deps, size_t nd, grKernel_t fill,
+                                        grMemAllocNodeParams *ap, unsigned **d, unsigned *v, unsigned *n,
+                                        unsigned *dst)
+{
+    grGraphNode_t a, k, copy, f;
+    CHECK_OK(grGraphAddMemAllocNode(&a, g, deps, nd, ap));
+    *d = ap->dptr;
+    void *fa[] = {d, v, n};
+    grKernelNodeParams p = tl_params_1d(fill, fa, N, BLOCK);
+    CHECK_OK(grGraphAddKernelNode(&k, g, &a, 1, &p));
+    CHECK_OK(grGraphAddMemcpyNode1D(&copy, g, &k, 1, dst, *d, BYTES, grMemcpyDeviceToHost));
+    CHECK_OK(grGraphAddMemFreeNode(&f, g, &copy, 1, *d));
+    return f;
+}
+
 GR_TEST(gpu_graphmem_alloc_kernel_copy_free_runs_on_the_gpu_launch_after_launch)
 {
     int gpu = tl_set_first_gpu();
@@ -67,17 +113,13 @@ GR_TEST(gpu_graphmem_alloc_kernel_copy_free_runs_on_the_gpu_launch_after_launch)
     CHECK_EQ(got.accessDescs[0].location.id, gpu);
     uint64_t before = tl_graph_mem_attr(gpu, grGraphMemAttrUsedMemCurrent);
     grGraphExec_t e;
-    grStream_t s;
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     /* The executable maps the allocation on the GPU: the device counts it. */
     CHECK(tl_graph_mem_attr(gpu, grGraphMemAttrUsedMemCurrent) >= before + BYTES);
     CHECK(tl_graph_mem_attr(gpu, grGraphMemAttrReservedMemHigh) >= before + BYTES);
     for (int i = 0; i < 5; i++) {
-        memset(h, 0xff, BYTES);
-        CHECK_OK(grGraphLaunch(e, s));
-        CHECK_OK(grStreamSynchronize(s));
-        tl_check_all_u32(h, N, 7);
+        run_check(e, s, h, 0xff, 7);
     }
     /* A new instantiation maps the same address again. */
     CHECK_OK(grGraphExecDestroy(e));
@@ -85,35 +127,22 @@ GR_TEST(gpu_graphmem_alloc_kernel_copy_free_runs_on_the_gpu_launch_after_launch)
     CHECK_EQ(tl_graph_mem_attr(gpu, grGraphMemAttrUsedMemCurrent), before);
     CHECK_EQ(tl_graph_mem_attr(gpu, grGraphMemAttrReservedMemCurrent), before);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
-    memset(h, 0, BYTES);
-    CHECK_OK(grGraphLaunch(e, s));
-    CHECK_OK(grStreamSynchronize(s));
-    tl_check_all_u32(h, N, 7);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grStreamDestroy(s));
-    CHECK_OK(grGraphDestroy(g));
-    CHECK_OK(grFreeHost(h));
-    CHECK_OK(grKernelDestroy(fill));
-    CHECK_OK(grKernelDestroy(add));
-    CHECK_OK(grSetDevice(0));
+    run_check(e, s, h, 0, 7);
+    exec_graph_stream_done(e, g, s);
+    gpu_test_done(h, fill, add);
 }
 
-/* alloc -> fill(v) -> copy to h -> free on 'gpu'; *d gets the allocation. */
+/* alloc -> fill(v) -> copy to h -> free on 'gpu' (the allocation with
+ * an access descriptor for the GPU where 'access'); *d gets the
+ * allocation. */
 static grGraph_t fill_copy_graph(int gpu, grKernel_t fill, unsigned **d, unsigned *v, unsigned *n,
-                                 unsigned *h)
+                                 unsigned *h, bool access)
 {
     grGraph_t g;
-    grGraphNode_t a, k, copy, f;
-    grMemAccessDesc access;
-    grMemAllocNodeParams ap = alloc_params_access(gpu, BYTES, &access, gpu);
+    grMemAccessDesc desc;
+    grMemAllocNodeParams ap = alloc_params_access(gpu, BYTES, access ? &desc : NULL, access ? gpu : 0);
     CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphAddMemAllocNode(&a, g, NULL, 0, &ap));
-    *d = ap.dptr;
-    void *fa[] = {d, v, n};
-    grKernelNodeParams p = tl_params_1d(fill, fa, N, BLOCK);
-    CHECK_OK(grGraphAddKernelNode(&k, g, &a, 1, &p));
-    CHECK_OK(grGraphAddMemcpyNode1D(&copy, g, &k, 1, h, *d, BYTES, grMemcpyDeviceToHost));
-    CHECK_OK(grGraphAddMemFreeNode(&f, g, &copy, 1, *d));
+    add_fill_copy_free(g, NULL, 0, fill, &ap, d, v, n, h);
     return g;
 }
 
@@ -125,37 +154,28 @@ GR_TEST(gpu_graphmem_exec_update_moves_to_the_new_graphs_allocation)
     grKernel_t fill = tl_ptx_kernel("gr_test_fill");
     unsigned *h, *d1, *d2, v1 = 11, v2 = 22, n = N;
     CHECK_OK(grMallocHost((void **)&h, BYTES));
-    grGraph_t g1 = fill_copy_graph(gpu, fill, &d1, &v1, &n, h);
-    grGraph_t g2 = fill_copy_graph(gpu, fill, &d2, &v2, &n, h);
+    grGraph_t g1 = fill_copy_graph(gpu, fill, &d1, &v1, &n, h, true);
+    grGraph_t g2 = fill_copy_graph(gpu, fill, &d2, &v2, &n, h, true);
     CHECK(d1 != d2);
     grGraphExec_t e, e1;
-    grStream_t s;
     grGraphExecUpdateResultInfo info;
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grGraphInstantiate(&e, g1, 0));
     CHECK_OK(grGraphLaunch(e, s));
     CHECK_OK(grStreamSynchronize(s));
     tl_check_all_u32(h, N, 11);
     CHECK_OK(grGraphExecUpdate(e, g2, &info));
     CHECK_EQ(info.result, grGraphExecUpdateSuccess);
-    memset(h, 0, BYTES);
-    CHECK_OK(grGraphLaunch(e, s));
-    CHECK_OK(grStreamSynchronize(s));
-    tl_check_all_u32(h, N, 22);
+    run_check(e, s, h, 0, 22);
     /* g1's allocation is free for another executable. */
     CHECK_OK(grGraphInstantiate(&e1, g1, 0));
-    memset(h, 0, BYTES);
-    CHECK_OK(grGraphLaunch(e1, s));
-    CHECK_OK(grStreamSynchronize(s));
-    tl_check_all_u32(h, N, 11);
+    run_check(e1, s, h, 0, 11);
     CHECK_OK(grGraphExecDestroy(e1));
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grStreamDestroy(s));
     CHECK_OK(grGraphDestroy(g1));
     CHECK_OK(grGraphDestroy(g2));
-    CHECK_OK(grFreeHost(h));
-    CHECK_OK(grKernelDestroy(fill));
-    CHECK_OK(grSetDevice(0));
+    gpu_test_done(h, fill, NULL);
 }
 
 GR_TEST(gpu_graphmem_sequential_allocations_share_the_devices_memory)
@@ -165,26 +185,13 @@ GR_TEST(gpu_graphmem_sequential_allocations_share_the_devices_memory)
     unsigned *h, *d1, *d2, v1 = 3, v2 = 4, n = N;
     CHECK_OK(grMallocHost((void **)&h, 2 * BYTES));
     grGraph_t g;
-    grGraphNode_t a1, k1, c1, f1, a2, k2, c2, f2;
     grMemAllocNodeParams ap1 = alloc_params_access(gpu, BYTES, NULL, 0),
                          ap2 = alloc_params_access(gpu, BYTES, NULL, 0);
     CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphAddMemAllocNode(&a1, g, NULL, 0, &ap1));
-    d1 = ap1.dptr;
-    void *fa1[] = {&d1, &v1, &n};
-    grKernelNodeParams p1 = tl_params_1d(fill, fa1, N, BLOCK);
-    CHECK_OK(grGraphAddKernelNode(&k1, g, &a1, 1, &p1));
-    CHECK_OK(grGraphAddMemcpyNode1D(&c1, g, &k1, 1, h, d1, BYTES, grMemcpyDeviceToHost));
-    CHECK_OK(grGraphAddMemFreeNode(&f1, g, &c1, 1, d1));
+    grGraphNode_t f1 = add_fill_copy_free(g, NULL, 0, fill, &ap1, &d1, &v1, &n, h);
     /* After the first one's free: the two may share physical memory. */
-    CHECK_OK(grGraphAddMemAllocNode(&a2, g, &f1, 1, &ap2));
-    d2 = ap2.dptr;
+    add_fill_copy_free(g, &f1, 1, fill, &ap2, &d2, &v2, &n, h + N);
     CHECK(d2 != d1);
-    void *fa2[] = {&d2, &v2, &n};
-    grKernelNodeParams p2 = tl_params_1d(fill, fa2, N, BLOCK);
-    CHECK_OK(grGraphAddKernelNode(&k2, g, &a2, 1, &p2));
-    CHECK_OK(grGraphAddMemcpyNode1D(&c2, g, &k2, 1, h + N, d2, BYTES, grMemcpyDeviceToHost));
-    CHECK_OK(grGraphAddMemFreeNode(&f2, g, &c2, 1, d2));
     /* The footprint of one allocation of BYTES (rounded to the device's
      * granularity), from a graph of that allocation alone. */
     grGraph_t lone;
@@ -202,8 +209,7 @@ GR_TEST(gpu_graphmem_sequential_allocations_share_the_devices_memory)
     CHECK_OK(grDeviceGraphMemTrim(gpu));
     CHECK_EQ(tl_graph_mem_attr(gpu, grGraphMemAttrUsedMemCurrent), before);
     /* The two allocations of g share one slot. */
-    grStream_t s;
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     CHECK_EQ(tl_graph_mem_attr(gpu, grGraphMemAttrUsedMemCurrent) - before, span);
     for (int i = 0; i < 3; i++) {
@@ -213,12 +219,8 @@ GR_TEST(gpu_graphmem_sequential_allocations_share_the_devices_memory)
         tl_check_all_u32(h, N, 3);
         tl_check_all_u32(h + N, N, 4);
     }
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grStreamDestroy(s));
-    CHECK_OK(grGraphDestroy(g));
-    CHECK_OK(grFreeHost(h));
-    CHECK_OK(grKernelDestroy(fill));
-    CHECK_OK(grSetDevice(0));
+    exec_graph_stream_done(e, g, s);
+    gpu_test_done(h, fill, NULL);
 }
 
 GR_TEST(gpu_graphmem_captured_malloc_async_free_async_replays_on_the_gpu)
@@ -227,9 +229,8 @@ GR_TEST(gpu_graphmem_captured_malloc_async_free_async_replays_on_the_gpu)
     grKernel_t fill = tl_ptx_kernel("gr_test_fill"), add = tl_ptx_kernel("gr_test_add");
     unsigned *h, *d = NULL, v = 10, w = 1, n = N;
     CHECK_OK(grMallocHost((void **)&h, BYTES));
-    grStream_t s;
     grGraph_t g;
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     grDim3 grid = GR_DIM3((N + BLOCK - 1) / BLOCK, 1, 1), block = GR_DIM3(BLOCK, 1, 1);
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
     CHECK_OK(grMallocAsync((void **)&d, BYTES, s));
@@ -257,18 +258,10 @@ GR_TEST(gpu_graphmem_captured_malloc_async_free_async_replays_on_the_gpu)
     grGraphExec_t e;
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     for (int i = 0; i < 4; i++) {
-        memset(h, 0, BYTES);
-        CHECK_OK(grGraphLaunch(e, s));
-        CHECK_OK(grStreamSynchronize(s));
-        tl_check_all_u32(h, N, 11);
+        run_check(e, s, h, 0, 11);
     }
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g));
-    CHECK_OK(grStreamDestroy(s));
-    CHECK_OK(grFreeHost(h));
-    CHECK_OK(grKernelDestroy(fill));
-    CHECK_OK(grKernelDestroy(add));
-    CHECK_OK(grSetDevice(0));
+    exec_graph_stream_done(e, g, s);
+    gpu_test_done(h, fill, add);
 }
 
 GR_TEST(gpu_graphmem_unfreed_allocation_outlives_its_launch_until_grFreeAsync)
@@ -286,9 +279,8 @@ GR_TEST(gpu_graphmem_unfreed_allocation_outlives_its_launch_until_grFreeAsync)
     void *fa[] = {&d, &v, &n};
     grKernelNodeParams p = tl_params_1d(fill, fa, N, BLOCK);
     CHECK_OK(grGraphAddKernelNode(&k, g, &a, 1, &p));
-    grStream_t s;
     grGraphExec_t e;
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     /* Not launched yet: nothing to free. */
     CHECK_GR(grErrorInvalidValue, grFreeAsync(d, s));
@@ -317,12 +309,8 @@ GR_TEST(gpu_graphmem_unfreed_allocation_outlives_its_launch_until_grFreeAsync)
     CHECK_OK(grStreamSynchronize(s));
     CHECK_OK(grFreeAsync(d, s));
     CHECK_OK(grStreamSynchronize(s));
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grStreamDestroy(s));
-    CHECK_OK(grGraphDestroy(g));
-    CHECK_OK(grFreeHost(h));
-    CHECK_OK(grKernelDestroy(fill));
-    CHECK_OK(grSetDevice(0));
+    exec_graph_stream_done(e, g, s);
+    gpu_test_done(h, fill, NULL);
 }
 
 GR_TEST(gpu_graphmem_executable_refuses_allocations_of_another_device)
@@ -372,34 +360,16 @@ GR_TEST(gpu_graphmem_device_reset_leaves_graph_allocations_to_their_graph)
     grKernel_t fill = tl_ptx_kernel("gr_test_fill");
     unsigned *h, *d, v = 6, n = N;
     CHECK_OK(grMallocHost((void **)&h, BYTES));
-    grGraph_t g;
-    grGraphNode_t a, k, copy, f;
-    grMemAllocNodeParams ap = alloc_params_access(gpu, BYTES, NULL, 0);
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphAddMemAllocNode(&a, g, NULL, 0, &ap));
-    d = ap.dptr;
-    void *fa[] = {&d, &v, &n};
-    grKernelNodeParams p = tl_params_1d(fill, fa, N, BLOCK);
-    CHECK_OK(grGraphAddKernelNode(&k, g, &a, 1, &p));
-    CHECK_OK(grGraphAddMemcpyNode1D(&copy, g, &k, 1, h, d, BYTES, grMemcpyDeviceToHost));
-    CHECK_OK(grGraphAddMemFreeNode(&f, g, &copy, 1, d));
+    grGraph_t g = fill_copy_graph(gpu, fill, &d, &v, &n, h, false);
     /* The reset frees the GPU's grMalloc memory, not the graph's. */
     CHECK_OK(grDeviceReset());
     grGraphExec_t e;
-    grStream_t s;
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grGraphInstantiate(&e, g, 0));
-    memset(h, 0, BYTES);
-    CHECK_OK(grGraphLaunch(e, s));
-    CHECK_OK(grStreamSynchronize(s));
-    tl_check_all_u32(h, N, 6);
+    run_check(e, s, h, 0, 6);
     /* Still tracked: a copy past its end is refused. */
     CHECK_GR(grErrorInvalidValue, grMemcpyAsync(h, d, BYTES + 1, grMemcpyDeviceToHost, s));
     CHECK_DETAIL_HAS("past its end");
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grStreamDestroy(s));
-    CHECK_OK(grGraphDestroy(g));
-    CHECK_OK(grFreeHost(h));
-    CHECK_OK(grKernelDestroy(fill));
-    CHECK_OK(grSetDevice(0));
+    exec_graph_stream_done(e, g, s);
+    gpu_test_done(h, fill, NULL);
 }

@@ -87,10 +87,9 @@ GR_TEST(mem_get_info_refuses_null_and_writes_nothing)
 
 GR_TEST(pointer_attributes_of_cpu_device_memory)
 {
-    char *p = NULL;
     grPointerAttributes a;
     CHECK_OK(grSetDevice(0));
-    CHECK_OK(grMalloc((void **)&p, 1000));
+    char *p = tl_malloc(1000);
     CHECK_OK(grPointerGetAttributes(&a, p));
     CHECK_EQ(a.type, grMemoryTypeDevice);
     CHECK_EQ(a.device, 0);
@@ -121,11 +120,10 @@ GR_TEST(pointer_attributes_of_host_memory)
 
 GR_TEST(pointer_attributes_of_pool_memory)
 {
-    grStream_t s;
     void *p = NULL;
     grPointerAttributes a;
     CHECK_OK(grSetDevice(0));
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grMallocAsync(&p, 4096, s));
     CHECK_OK(grStreamSynchronize(s));
     CHECK_OK(grPointerGetAttributes(&a, p));
@@ -185,10 +183,9 @@ GR_TEST(pointer_attributes_of_unregistered_and_null_pointers)
 
 GR_TEST(pointer_attributes_after_free_are_unregistered)
 {
-    void *p = NULL;
     grPointerAttributes a;
     CHECK_OK(grSetDevice(0));
-    CHECK_OK(grMalloc(&p, 1 << 20));
+    void *p = tl_malloc(1 << 20);
     CHECK_OK(grPointerGetAttributes(&a, p));
     CHECK_EQ(a.type, grMemoryTypeDevice);
     CHECK_OK(grFree(p));
@@ -208,7 +205,6 @@ GR_TEST(gpu_mem_get_info_is_the_devices_and_drops_with_an_allocation)
     int gpu = tl_first_gpu();
     size_t free0 = 0, total = 0, free1 = 0, total1 = 0;
     grDeviceProp prop;
-    void *p = NULL;
     const size_t big = (size_t)256 << 20;
     CHECK_OK(grGetDeviceProperties(&prop, gpu));
     CHECK_OK(grSetDevice(gpu));
@@ -218,7 +214,7 @@ GR_TEST(gpu_mem_get_info_is_the_devices_and_drops_with_an_allocation)
     /* The driver's two totals agree (up to what a MIG slice hides). */
     CHECK(total <= prop.totalGlobalMem);
     CHECK(total >= prop.totalGlobalMem / 8);
-    CHECK_OK(grMalloc(&p, big));
+    void *p = tl_malloc(big);
     CHECK_OK(grMemGetInfo(&free1, &total1));
     CHECK_EQ(total1, total);
     /* Other processes may allocate too, but never give back ours. */
@@ -230,9 +226,8 @@ GR_TEST(gpu_mem_get_info_is_the_devices_and_drops_with_an_allocation)
 GR_TEST(gpu_pointer_attributes_of_device_memory)
 {
     int gpu = tl_set_first_gpu();
-    char *p = NULL;
     grPointerAttributes a;
-    CHECK_OK(grMalloc((void **)&p, 4096));
+    char *p = tl_malloc(4096);
     CHECK_OK(grPointerGetAttributes(&a, p + 100));
     CHECK_EQ(a.type, grMemoryTypeDevice);
     CHECK_EQ(a.device, gpu);
@@ -251,9 +246,8 @@ GR_TEST(gpu_pointer_attributes_of_stream_ordered_memory)
 {
     int gpu = tl_set_first_gpu();
     void *p = NULL;
-    grStream_t s;
     grPointerAttributes a;
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grMallocAsync(&p, 1 << 16, s));
     CHECK_OK(grStreamSynchronize(s));
     CHECK_OK(grPointerGetAttributes(&a, p));

@@ -3,7 +3,7 @@
  * Copy: stored, kept by SetParams, cloned, compared by grGraphExecUpdate
  * as CUDA compares them) and grLaunchKernelExC, eager and captured.
  */
-#include "test.h"
+#include "testlib.h"
 
 #include <stdatomic.h>
 #include <string.h>
@@ -45,6 +45,21 @@ static void attrs_teardown(void)
     CHECK_OK(grKernelDestroy(k_add));
 }
 
+/* attrs_setup, then a new graph *g holding one kernel node, returned. */
+static grGraphNode_t attr_graph(grGraph_t *g)
+{
+    attrs_setup();
+    CHECK_OK(grGraphCreate(g, 0));
+    return add_attr_kernel(*g);
+}
+
+/* Destroys g, then attrs_teardown. */
+static void attr_graph_done(grGraph_t g)
+{
+    CHECK_OK(grGraphDestroy(g));
+    attrs_teardown();
+}
+
 static grKernelNodeAttrValue val_priority(int p)
 {
     grKernelNodeAttrValue v;
@@ -66,11 +81,8 @@ GR_TEST(launch_attribute_layout_is_cudas)
 GR_TEST(kernel_node_attributes_read_defaults_then_what_was_set)
 {
     grGraph_t g;
-    grGraphNode_t n;
     grKernelNodeAttrValue v, r;
-    attrs_setup();
-    CHECK_OK(grGraphCreate(&g, 0));
-    n = add_attr_kernel(g);
+    grGraphNode_t n = attr_graph(&g);
     memset(&r, 0xff, sizeof r);
     CHECK_OK(grGraphKernelNodeGetAttribute(n, grKernelNodeAttributePriority, &r));
     CHECK_EQ(r.priority, 0);
@@ -96,24 +108,17 @@ GR_TEST(kernel_node_attributes_read_defaults_then_what_was_set)
     CHECK_OK(grGraphKernelNodeGetAttribute(n, grKernelNodeAttributePriority, &r));
     CHECK_EQ(r.priority, -2);
     /* GPU-only attributes change nothing on the CPU: the kernel runs. */
-    grGraphExec_t e;
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
-    CHECK_OK(grGraphLaunch(e, NULL));
-    CHECK_OK(grStreamSynchronize(NULL));
+    tl_run_graph(g);
     CHECK_EQ(atomic_load(&counter), 1);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g));
-    attrs_teardown();
+    attr_graph_done(g);
 }
 
 GR_TEST(kernel_node_attribute_refusals_change_nothing)
 {
     grGraph_t g;
-    grGraphNode_t n, empty;
+    grGraphNode_t empty;
     grKernelNodeAttrValue v, r;
-    attrs_setup();
-    CHECK_OK(grGraphCreate(&g, 0));
-    n = add_attr_kernel(g);
+    grGraphNode_t n = attr_graph(&g);
     CHECK_OK(grGraphAddEmptyNode(&empty, g, NULL, 0));
     v = val_priority(-1);
     CHECK_OK(grGraphKernelNodeSetAttribute(n, grKernelNodeAttributePriority, &v));
@@ -148,8 +153,7 @@ GR_TEST(kernel_node_attribute_refusals_change_nothing)
     CHECK_EQ(r.priority, -1);
     CHECK_OK(grGraphKernelNodeGetAttribute(n, grKernelNodeAttributeMemSyncDomain, &r));
     CHECK_EQ(r.memSyncDomain, grLaunchMemSyncDomainDefault);
-    CHECK_OK(grGraphDestroy(g));
-    attrs_teardown();
+    attr_graph_done(g);
 }
 
 GR_TEST(kernel_node_attributes_are_copied_and_cloned)
@@ -184,8 +188,7 @@ GR_TEST(kernel_node_attributes_are_copied_and_cloned)
     CHECK_OK(grGraphAddEmptyNode(&empty, g, NULL, 0));
     CHECK_GR(grErrorInvalidValue, grGraphKernelNodeCopyAttributes(empty, b));
     CHECK_OK(grGraphDestroy(c));
-    CHECK_OK(grGraphDestroy(g));
-    attrs_teardown();
+    attr_graph_done(g);
 }
 
 /* One kernel node with the given priority and cooperative attributes. */
@@ -227,22 +230,19 @@ GR_TEST(exec_update_compares_priority_only_with_use_node_priority)
     CHECK_EQ(atomic_load(&counter), 2);
     CHECK_OK(grGraphExecDestroy(plain));
     CHECK_OK(grGraphExecDestroy(prio));
-    CHECK_OK(grGraphDestroy(g0));
-    CHECK_OK(grGraphDestroy(g1));
-    CHECK_OK(grGraphDestroy(g2));
+    tl_destroy_graphs((grGraph_t[]){g0, g1, g2}, 3);
     attrs_teardown();
 }
 
 GR_TEST(launch_kernel_exc_runs_eagerly_with_attributes)
 {
-    grStream_t s;
     grEvent_t ev;
     grLaunchAttribute attrs[3];
     void *args[1] = {&counter_ptr};
     /* A cooperative grid of 3 blocks needs 3 workers (coop.c). */
     setenv("GRAPHRT_WORKERS", "4", 1);
     attrs_setup();
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grEventCreate(&ev));
     memset(attrs, 0, sizeof attrs);
     attrs[0].id = grLaunchAttributePriority;
@@ -264,11 +264,10 @@ GR_TEST(launch_kernel_exc_runs_eagerly_with_attributes)
 
 GR_TEST(launch_kernel_exc_refusals_launch_nothing)
 {
-    grStream_t s;
     grLaunchAttribute attrs[2];
     void *args[1] = {&counter_ptr};
     attrs_setup();
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     memset(attrs, 0, sizeof attrs);
     grLaunchConfig_t cfg = {GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, s, attrs, 2};
     CHECK_GR(grErrorInvalidValue, grLaunchKernelExC(NULL, k_add, args));
@@ -299,7 +298,6 @@ GR_TEST(captured_launch_kernel_exc_gives_the_node_its_attributes)
     grKernelNodeAttrValue r;
     grLaunchAttribute attrs[3];
     void *args[1] = {&counter_ptr};
-    size_t n = 1;
     attrs_setup();
     CHECK_OK(grStreamCreateWithPriority(&s, 0, -1));
     memset(attrs, 0, sizeof attrs);
@@ -321,8 +319,7 @@ GR_TEST(captured_launch_kernel_exc_gives_the_node_its_attributes)
     grLaunchConfig_t cfg2 = {GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, s, &evattr, 1};
     CHECK_GR(grErrorNotSupported, grLaunchKernelExC(&cfg2, k_add, args));
     CHECK_OK(grStreamEndCapture(s, &g));
-    CHECK_OK(grGraphGetNodes(g, nodes, &n));
-    CHECK_EQ(n, 1);
+    tl_get_nodes(g, nodes, 1);
     CHECK_OK(grGraphKernelNodeGetAttribute(nodes[0], grKernelNodeAttributePriority, &r));
     CHECK_EQ(r.priority, -4);
     CHECK_EQ(atomic_load(&counter), 0); /* captured, not run */
@@ -335,11 +332,8 @@ GR_TEST(captured_launch_kernel_exc_gives_the_node_its_attributes)
 GR_TEST(kernel_node_attributes_follow_the_cuda_13_probes)
 {
     grGraph_t g;
-    grGraphNode_t n;
     grKernelNodeAttrValue v, r;
-    attrs_setup();
-    CHECK_OK(grGraphCreate(&g, 0));
-    n = add_attr_kernel(g);
+    grGraphNode_t n = attr_graph(&g);
     /* Priorities are clamped into [-5, 0] when set (docs/cuda13-probes.md). */
     v = val_priority(3);
     CHECK_OK(grGraphKernelNodeSetAttribute(n, grKernelNodeAttributePriority, &v));
@@ -365,6 +359,5 @@ GR_TEST(kernel_node_attributes_follow_the_cuda_13_probes)
     CHECK_GR(grErrorInvalidValue,
              grGraphKernelNodeGetAttribute(n, grLaunchAttributeNvlinkUtilCentricScheduling, &r));
     CHECK_GR(grErrorInvalidValue, grGraphKernelNodeGetAttribute(n, grLaunchAttributeIgnore, &r));
-    CHECK_OK(grGraphDestroy(g));
-    attrs_teardown();
+    attr_graph_done(g);
 }

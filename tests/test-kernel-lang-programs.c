@@ -8,7 +8,7 @@
  * (skipped there without one), and must give what plain C computes on
  * the host: exactly for integers, within rounding for floats.
  */
-#include "test.h"
+#include "testlib.h"
 
 #include "graphrt_kernel.h"
 
@@ -36,8 +36,7 @@ static void device_or_skip(int gpu)
 /* Device memory holding a copy of 'bytes' of host (zeros when NULL). */
 static void *to_device(const void *host, size_t bytes)
 {
-    void *d = NULL;
-    CHECK_OK(grMalloc(&d, bytes));
+    void *d = tl_malloc(bytes);
     if (host)
         CHECK_OK(grMemcpy(d, host, bytes, grMemcpyHostToDevice));
     else
@@ -75,6 +74,28 @@ static void check_close(double got, double want, double tol, const char *what, s
         GR_TEST_FAIL_("%s[%zu] is %.9g, expected %.9g", what, i, got, want);
 }
 
+/* Makes the kernel with 'create', launches it on the legacy stream over
+ * this grid, waits for the device and destroys the kernel. */
+static void run_kernel(grError_t (*create)(grKernel_t *), grDim3 grid, grDim3 block, void **args,
+                       size_t shmem)
+{
+    grKernel_t k;
+    CHECK_OK(create(&k));
+    CHECK_OK(grLaunchKernel(k, grid, block, args, shmem, NULL));
+    CHECK_OK(grDeviceSynchronize());
+    CHECK_OK(grKernelDestroy(k));
+}
+
+/* Frees a program's host buffers (malloc'd) and device buffers, NULL
+ * ends each list: release((void *[]){x, y, NULL}, (void *[]){dx, NULL}). */
+static void release(void *const *host, void *const *dev)
+{
+    for (; *host; host++)
+        free(*host);
+    for (; *dev; dev++)
+        CHECK_OK(grFree(*dev));
+}
+
 /* ------------------------------------------------------------ reductions */
 
 static void tree_reduction(int gpu, grError_t (*create)(grKernel_t *))
@@ -83,11 +104,8 @@ static void tree_reduction(int gpu, grError_t (*create)(grKernel_t *))
     const unsigned n = 1000003, T = 256, B = (n + T - 1) / T;
     float *x = random_floats(n, 1);
     float *dx = to_device(x, n * sizeof(float)), *dout = to_device(NULL, B * sizeof(float));
-    grKernel_t k;
-    CHECK_OK(create(&k));
     void *args[] = {&dx, &dout, (void *)&n};
-    CHECK_OK(grLaunchKernel(k, GR_DIM3(B, 1, 1), GR_DIM3(T, 1, 1), args, 0, NULL));
-    CHECK_OK(grDeviceSynchronize());
+    run_kernel(create, GR_DIM3(B, 1, 1), GR_DIM3(T, 1, 1), args, 0);
     float *out = to_host(dout, B * sizeof(float));
     for (unsigned b = 0; b < B; b++) {
         double want = 0;
@@ -95,11 +113,7 @@ static void tree_reduction(int gpu, grError_t (*create)(grKernel_t *))
             want += x[i];
         check_close(out[b], want, 1e-5, "block sum", b);
     }
-    free(x);
-    free(out);
-    CHECK_OK(grFree(dx));
-    CHECK_OK(grFree(dout));
-    CHECK_OK(grKernelDestroy(k));
+    release((void *[]){x, out, NULL}, (void *[]){dx, dout, NULL});
 }
 
 GR_TEST(kernel_lang_tree_reduction_cpu)
@@ -133,21 +147,14 @@ static void warp_reduction(int gpu)
     float *x = random_floats(n, 2);
     float *dx = to_device(x, n * sizeof(float));
     double *dsum = to_device(NULL, sizeof(double));
-    grKernel_t k;
-    CHECK_OK(GR_KERNEL_CREATE(&k, lang_warp_sum));
     void *args[] = {&dx, &dsum, (void *)&n};
-    CHECK_OK(grLaunchKernel(k, GR_DIM3(B, 1, 1), GR_DIM3(T, 1, 1), args, 0, NULL));
-    CHECK_OK(grDeviceSynchronize());
+    run_kernel(gr_kernel_create_lang_warp_sum, GR_DIM3(B, 1, 1), GR_DIM3(T, 1, 1), args, 0);
     double *sum = to_host(dsum, sizeof(double));
     double want = 0;
     for (unsigned i = 0; i < n; i++)
         want += x[i];
     check_close(*sum, want, 1e-9, "sum", 0);
-    free(x);
-    free(sum);
-    CHECK_OK(grFree(dx));
-    CHECK_OK(grFree(dsum));
-    CHECK_OK(grKernelDestroy(k));
+    release((void *[]){x, sum, NULL}, (void *[]){dx, dsum, NULL});
 }
 
 GR_TEST(kernel_lang_warp_shuffle_reduction_cpu)
@@ -172,11 +179,9 @@ static void exclusive_scan(int gpu)
         x[i] = lcg(&seed) % 100;
     unsigned *dx = to_device(x, n * sizeof *x), *dy = to_device(NULL, n * sizeof *x);
     unsigned *dsums = to_device(NULL, B * sizeof *x);
-    grKernel_t k;
-    CHECK_OK(GR_KERNEL_CREATE(&k, lang_exclusive_scan));
     void *args[] = {&dx, &dy, &dsums, (void *)&n};
-    CHECK_OK(grLaunchKernel(k, GR_DIM3(B, 1, 1), GR_DIM3(T, 1, 1), args, 2 * T * sizeof(unsigned), NULL));
-    CHECK_OK(grDeviceSynchronize());
+    run_kernel(gr_kernel_create_lang_exclusive_scan, GR_DIM3(B, 1, 1), GR_DIM3(T, 1, 1), args,
+               2 * T * sizeof(unsigned));
     unsigned *y = to_host(dy, n * sizeof *x), *sums = to_host(dsums, B * sizeof *x);
     /* Each block's part scanned on its own; the block sums carry it over. */
     unsigned carry = 0, run = 0;
@@ -192,13 +197,7 @@ static void exclusive_scan(int gpu)
         CHECK_EQ(sums[b], local);
         carry += sums[b];
     }
-    free(x);
-    free(y);
-    free(sums);
-    CHECK_OK(grFree(dx));
-    CHECK_OK(grFree(dy));
-    CHECK_OK(grFree(dsums));
-    CHECK_OK(grKernelDestroy(k));
+    release((void *[]){x, y, sums, NULL}, (void *[]){dx, dy, dsums, NULL});
 }
 
 GR_TEST(kernel_lang_exclusive_scan_cpu)
@@ -220,11 +219,8 @@ static void matmul(int gpu, grError_t (*create)(grKernel_t *))
     float *a = random_floats((size_t)n * n, 4), *b = random_floats((size_t)n * n, 5);
     size_t bytes = (size_t)n * n * sizeof(float);
     float *da = to_device(a, bytes), *db = to_device(b, bytes), *dc = to_device(NULL, bytes);
-    grKernel_t k;
-    CHECK_OK(create(&k));
     void *args[] = {&da, &db, &dc, (void *)&n};
-    CHECK_OK(grLaunchKernel(k, GR_DIM3((n + 15) / 16, (n + 15) / 16, 1), GR_DIM3(16, 16, 1), args, 0, NULL));
-    CHECK_OK(grDeviceSynchronize());
+    run_kernel(create, GR_DIM3((n + 15) / 16, (n + 15) / 16, 1), GR_DIM3(16, 16, 1), args, 0);
     float *c = to_host(dc, bytes);
     for (unsigned i = 0; i < n; i++)
         for (unsigned j = 0; j < n; j++) {
@@ -233,13 +229,7 @@ static void matmul(int gpu, grError_t (*create)(grKernel_t *))
                 want += (double)a[i * n + k2] * b[k2 * n + j];
             check_close(c[i * n + j], want, 1e-4, "c", (size_t)i * n + j);
         }
-    free(a);
-    free(b);
-    free(c);
-    CHECK_OK(grFree(da));
-    CHECK_OK(grFree(db));
-    CHECK_OK(grFree(dc));
-    CHECK_OK(grKernelDestroy(k));
+    release((void *[]){a, b, c, NULL}, (void *[]){da, db, dc, NULL});
 }
 
 GR_TEST(kernel_lang_tiled_matrix_product_cpu)
@@ -280,20 +270,13 @@ static void histogram(int gpu)
     }
     unsigned char *dx = to_device(x, n);
     unsigned *dh = to_device(NULL, 256 * sizeof(unsigned));
-    grKernel_t k;
-    CHECK_OK(GR_KERNEL_CREATE(&k, lang_histogram));
     void *args[] = {&dx, &dh, (void *)&n};
-    CHECK_OK(grLaunchKernel(k, GR_DIM3(64, 1, 1), GR_DIM3(128, 1, 1), args, 0, NULL));
-    CHECK_OK(grDeviceSynchronize());
+    run_kernel(gr_kernel_create_lang_histogram, GR_DIM3(64, 1, 1), GR_DIM3(128, 1, 1), args, 0);
     unsigned *h = to_host(dh, 256 * sizeof(unsigned));
     for (unsigned v = 0; v < 256; v++)
         if (h[v] != want[v])
             GR_TEST_FAIL_("bin %u holds %u, expected %u", v, h[v], want[v]);
-    free(x);
-    free(h);
-    CHECK_OK(grFree(dx));
-    CHECK_OK(grFree(dh));
-    CHECK_OK(grKernelDestroy(k));
+    release((void *[]){x, h, NULL}, (void *[]){dx, dh, NULL});
 }
 
 GR_TEST(kernel_lang_histogram_with_shared_atomics_cpu)
@@ -315,11 +298,9 @@ static void stencil(int gpu)
     size_t bytes = (size_t)w * h * sizeof(float);
     float *in = random_floats((size_t)w * h, 7);
     float *din = to_device(in, bytes), *dout = to_device(NULL, bytes);
-    grKernel_t k;
-    CHECK_OK(GR_KERNEL_CREATE(&k, lang_stencil));
     void *args[] = {&din, &dout, (void *)&w, (void *)&h};
-    CHECK_OK(grLaunchKernel(k, GR_DIM3((w + 15) / 16, (h + 15) / 16, 1), GR_DIM3(16, 16, 1), args, 0, NULL));
-    CHECK_OK(grDeviceSynchronize());
+    run_kernel(gr_kernel_create_lang_stencil, GR_DIM3((w + 15) / 16, (h + 15) / 16, 1), GR_DIM3(16, 16, 1),
+               args, 0);
     float *out = to_host(dout, bytes);
 #define AT(x, y)                             \
     in[(size_t)((y) < 0         ? 0          \
@@ -335,11 +316,7 @@ static void stencil(int gpu)
             check_close(out[(size_t)y * w + (size_t)x], want, 1e-6, "out", (size_t)y * w + (size_t)x);
         }
 #undef AT
-    free(in);
-    free(out);
-    CHECK_OK(grFree(din));
-    CHECK_OK(grFree(dout));
-    CHECK_OK(grKernelDestroy(k));
+    release((void *[]){in, out, NULL}, (void *[]){din, dout, NULL});
 }
 
 GR_TEST(kernel_lang_stencil_with_halo_cpu)
@@ -397,8 +374,7 @@ static void programmatic_launch(int gpu)
 
     CHECK_OK(grMemset(dx, 0, n * sizeof(int)));
     CHECK_OK(grMemset(dy, 0, n * sizeof(int)));
-    grStream_t s;
-    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
+    grStream_t s = tl_stream(grStreamNonBlocking);
     CHECK_OK(grLaunchKernel(produce, GR_DIM3(B, 1, 1), GR_DIM3(T, 1, 1), pargs, 0, s));
     grLaunchAttribute at;
     memset(&at, 0, sizeof at);

@@ -51,7 +51,6 @@ static void run_grid(const char *workers, grDim3 grid, grDim3 block, int launche
     geom_check *gp = &g;
     void *args[1] = {&gp};
     grKernel_t k;
-    grStream_t s;
     int mp = 0;
     setenv("GRAPHRT_WORKERS", workers, 1);
     g.grid = grid;
@@ -61,7 +60,7 @@ static void run_grid(const char *workers, grDim3 grid, grDim3 block, int launche
     CHECK_OK(grDeviceGetAttribute(&mp, grDevAttrMultiProcessorCount, 0));
     CHECK_EQ(mp, atoi(workers));
     CHECK_OK(grKernelCreate(&k, count_blocks, "count_blocks", 1, sizes));
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     for (int i = 0; i < launches; i++)
         CHECK_OK(grLaunchKernel(k, grid, block, args, 0, s));
     CHECK_OK(grStreamSynchronize(s));
@@ -156,9 +155,8 @@ GR_TEST(kernel_shared_memory_scratch_is_freed_when_workers_stop)
     setenv("GRAPHRT_WORKERS", "4", 1);
     for (int round = 0; round < 21; round++) {
         grKernel_t k;
-        grStream_t s;
         CHECK_OK(grKernelCreate(&k, use_shared, "use_shared", 1, sizes));
-        CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
+        grStream_t s = tl_stream(grStreamNonBlocking);
         CHECK_OK(grLaunchKernel(k, GR_DIM3(64, 1, 1), GR_DIM3(1, 1, 1), args, bytes, s));
         CHECK_OK(grStreamSynchronize(s));
         CHECK_OK(grStreamDestroy(s));
@@ -203,10 +201,9 @@ GR_TEST(kernel_sees_argument_values_copied_at_launch)
     void *p = &gate;
     void *args[3] = {&i, &d, &p};
     grKernel_t k;
-    grStream_t s;
     setenv("GRAPHRT_WORKERS", "2", 1);
     CHECK_OK(grKernelCreate(&k, record_args, "record_args", 3, sizes));
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grLaunchHostFunc(s, tl_wait_gate, &gate));
     CHECK_OK(grLaunchKernel(k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, s));
     /* The stream is blocked: change everything the launch pointed at. */
@@ -263,7 +260,6 @@ GR_TEST(kernel_with_more_than_80_bytes_of_arguments_gets_them_all)
     double d = 0.125;
     long long ll[16];
     grKernel_t k;
-    grStream_t s;
     setenv("GRAPHRT_WORKERS", "2", 1);
     sizes[0] = sizeof c;
     sizes[1] = sizeof b;
@@ -281,7 +277,7 @@ GR_TEST(kernel_with_more_than_80_bytes_of_arguments_gets_them_all)
     args[2] = &sh;
     args[3] = &d;
     CHECK_OK(grKernelCreate(&k, check_big, "check_big", 20, sizes));
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grLaunchHostFunc(s, tl_wait_gate, &gate));
     CHECK_OK(grLaunchKernel(k, GR_DIM3(3, 1, 1), GR_DIM3(1, 1, 1), args, 0, s));
     /* Overwrite every value while the launch is queued. */
@@ -313,12 +309,11 @@ static void note_worker(const grKernelCtx *ctx, void **args)
 GR_TEST(kernel_ctx_worker_stays_within_the_documented_range)
 {
     grKernel_t k;
-    grStream_t s;
     int workers = 0;
     setenv("GRAPHRT_WORKERS", "1", 1);
     CHECK_OK(grDeviceGetAttribute(&workers, grDevAttrMultiProcessorCount, 0));
     CHECK_OK(grKernelCreate(&k, note_worker, "note_worker", 0, NULL));
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     for (int i = 0; i < 200; i++) {
         CHECK_OK(grLaunchKernel(k, GR_DIM3(4, 1, 1), GR_DIM3(1, 1, 1), NULL, 0, s));
         CHECK_OK(grStreamSynchronize(s));
@@ -347,10 +342,9 @@ static void meet_threads(const grKernelCtx *ctx, void **args)
 GR_TEST(kernel_blocks_reach_every_worker)
 {
     grKernel_t k;
-    grStream_t s;
     setenv("GRAPHRT_WORKERS", "8", 1);
     CHECK_OK(grKernelCreate(&k, meet_threads, "meet_threads", 0, NULL));
-    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
+    grStream_t s = tl_stream(grStreamNonBlocking);
     for (int round = 0; round < 3; round++) {
         atomic_store(&threads_seen, 0);
         CHECK_OK(grLaunchKernel(k, GR_DIM3(64, 1, 1), GR_DIM3(1, 1, 1), NULL, 0, s));
@@ -527,12 +521,11 @@ GR_TEST(kernel_launch_refuses_bad_and_destroyed_streams)
     static atomic_int gate;
     grKernel_t k = make_two_param_kernel();
     void **args = two_param_args();
-    grStream_t s;
     setenv("GRAPHRT_WORKERS", "2", 1);
     CHECK_GR(grErrorInvalidResourceHandle,
              grLaunchKernel(k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, (grStream_t)(void *)fake));
     CHECK_DETAIL_HAS("grLaunchKernel");
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grLaunchHostFunc(s, tl_wait_gate, &gate));
     CHECK_OK(grStreamDestroy(s)); /* the queued work keeps its memory */
     CHECK_REFUSED(grErrorInvalidResourceHandle, grLaunchKernel, k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args,
@@ -548,9 +541,8 @@ GR_TEST(destroyed_kernel_is_refused_while_a_launch_holds_it)
     static atomic_int gate;
     grKernel_t k = make_two_param_kernel();
     void **args = two_param_args();
-    grStream_t s;
     setenv("GRAPHRT_WORKERS", "2", 1);
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grLaunchHostFunc(s, tl_wait_gate, &gate));
     CHECK_OK(grLaunchKernel(k, GR_DIM3(2, 1, 1), GR_DIM3(1, 1, 1), args, 0, s));
     CHECK_OK(grKernelDestroy(k));

@@ -270,8 +270,7 @@ GR_TEST(managed_hints_refuse_a_gpu)
 {
     char *m = NULL;
     int gpu = tl_use_gpu_or_skip();
-    grStream_t s;
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grSetDevice(0));
     CHECK_OK(grMallocManaged((void **)&m, 64, grMemAttachGlobal));
     grMemLocation g = {grMemLocationTypeDevice, gpu};

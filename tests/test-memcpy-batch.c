@@ -15,13 +15,18 @@ static grMemcpyAttributes stream_order(void)
     return a;
 }
 
+/* Frees a test's device memory and destroys its stream. */
+static void free_dev_and_stream(void *dev, grStream_t s)
+{
+    CHECK_OK(grFree(dev));
+    CHECK_OK(grStreamDestroy(s));
+}
+
 GR_TEST(memcpy_batch_copies_every_pair_in_stream_order)
 {
-    grStream_t s;
-    char *dev = NULL;
     static char src[3][100], dst[3][100];
-    CHECK_OK(grStreamCreate(&s));
-    CHECK_OK(grMalloc((void **)&dev, 300));
+    grStream_t s = tl_stream(0);
+    char *dev = tl_malloc(300);
     for (int i = 0; i < 3; i++)
         memset(src[i], 'a' + i, sizeof src[i]);
     /* Host -> device, then (later in the stream) device -> host. */
@@ -47,17 +52,14 @@ GR_TEST(memcpy_batch_copies_every_pair_in_stream_order)
     /* The per-thread default stream takes batches too. */
     CHECK_OK(grMemcpyBatchAsync(d2, s2, n2, 1, at, &idx0, 1, grStreamPerThread));
     CHECK_OK(grStreamSynchronize(grStreamPerThread));
-    CHECK_OK(grFree(dev));
-    CHECK_OK(grStreamDestroy(s));
+    free_dev_and_stream(dev, s);
 }
 
 GR_TEST(memcpy_batch_refusals_copy_nothing)
 {
-    grStream_t s;
-    char *dev = NULL;
     static char a[64], b[64], c[64];
-    CHECK_OK(grStreamCreate(&s));
-    CHECK_OK(grMalloc((void **)&dev, 64));
+    grStream_t s = tl_stream(0);
+    char *dev = tl_malloc(64);
     memset(a, 1, sizeof a);
     memset(b, 2, sizeof b);
     memset(c, 0, sizeof c);
@@ -108,26 +110,23 @@ GR_TEST(memcpy_batch_refusals_copy_nothing)
     CHECK_OK(grStreamSynchronize(s));
     CHECK_EQ(c[0], 0);
     /* A destroyed stream. */
-    grStream_t dead;
-    CHECK_OK(grStreamCreate(&dead));
+    grStream_t dead = tl_stream(0);
     CHECK_OK(grStreamDestroy(dead));
     CHECK_GR(grErrorInvalidResourceHandle, grMemcpyBatchAsync(d, sr, n, 2, at, idx, 1, dead));
     CHECK_OK(grMemcpyBatchAsync(d, sr, n, 2, at, idx, 2, s));
     CHECK_OK(grStreamSynchronize(s));
     CHECK_EQ(c[63], 1);
-    CHECK_OK(grFree(dev));
-    CHECK_OK(grStreamDestroy(s));
+    free_dev_and_stream(dev, s);
 }
 
 GR_TEST(memcpy_batch_captured_records_a_memcpy_node_per_copy)
 {
-    grStream_t s;
     grGraph_t g = NULL;
     grGraphExec_t x;
     grGraphNode_t nodes[8];
     size_t nn = 8, ne = 0;
     static char a[32], b[32], c[32], d[32];
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     memset(a, 7, sizeof a);
     memset(b, 9, sizeof b);
     grMemcpyAttributes at = stream_order();
@@ -179,13 +178,11 @@ GR_TEST(memcpy_batch_on_an_invalidated_capture_says_so)
 
 GR_TEST(memcpy_batch_on_a_gpu_stream_copies_through_the_driver)
 {
-    grStream_t s;
-    char *dev = NULL;
     static char a[256], c[256];
     gr_test_device_or_skip(1);
     memset(a, 5, sizeof a);
-    CHECK_OK(grStreamCreate(&s));
-    CHECK_OK(grMalloc((void **)&dev, 256));
+    grStream_t s = tl_stream(0);
+    char *dev = tl_malloc(256);
     grMemcpyAttributes at = stream_order();
     size_t idx = 0, n[2] = {256, 256};
     void *d1[1] = {dev};
@@ -196,18 +193,16 @@ GR_TEST(memcpy_batch_on_a_gpu_stream_copies_through_the_driver)
     CHECK_OK(grMemcpyBatchAsync(d2, s2, n + 1, 1, &at, &idx, 1, s));
     CHECK_OK(grStreamSynchronize(s));
     CHECK_EQ(c[255], 5);
-    CHECK_OK(grFree(dev));
-    CHECK_OK(grStreamDestroy(s));
+    free_dev_and_stream(dev, s);
 }
 
 GR_TEST(memcpy_with_attributes_is_a_batch_of_one)
 {
-    grStream_t s;
     grGraph_t g = NULL;
     size_t nn = 0;
     static char a[40], c[40];
     memset(a, 4, sizeof a);
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     grMemcpyAttributes at = stream_order();
     CHECK_OK(grMemcpyWithAttributesAsync(c, a, 40, &at, s));
     CHECK_OK(grStreamSynchronize(s));

@@ -56,8 +56,7 @@ GR_TEST(memcpy_async_copies_bytes_for_every_kind)
     };
     unsigned char host_src[N], host_dst[N];
     unsigned char *a = tl_malloc(N);
-    grStream_t s;
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     for (size_t k = 0; k < sizeof all_kinds / sizeof all_kinds[0]; k++) {
         fill_pattern(host_src, host_dst, N, 7u + (unsigned)k);
         CHECK_OK(grMemcpyAsync(a, host_src, N, all_kinds[k], s));
@@ -88,8 +87,7 @@ GR_TEST(memset_async_sets_bytes_in_stream_order)
         N = 300
     };
     unsigned char *a = tl_malloc(N);
-    grStream_t s;
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grMemsetAsync(a, 1, N, s));
     CHECK_OK(grMemsetAsync(a + 100, 2, 100, s));
     CHECK_OK(grStreamSynchronize(s));
@@ -185,8 +183,7 @@ GR_TEST(memcpy_async_overrun_is_refused_before_anything_is_queued)
     unsigned char *a = tl_malloc(64), *b = tl_malloc(64);
     memset(a, 1, 64);
     memset(b, 2, 64);
-    grStream_t s;
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_REFUSED(grErrorInvalidValue, grMemcpyAsync, b, a, 65, grMemcpyDeviceToDevice, s);
     CHECK_OK(grStreamSynchronize(s));
     CHECK(all_bytes_are(b, 64, 2));
@@ -400,8 +397,7 @@ GR_TEST(async_memcpy_runs_in_stream_order_with_host_functions)
     order_probe o = {tl_malloc(16), tl_malloc(16), 0xff, 0xff};
     memset(o.src, 0, 16);
     memset(o.dst, 7, 16);
-    grStream_t s;
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grLaunchHostFunc(s, write_src_late, &o));
     CHECK_OK(grLaunchHostFunc(s, read_dst_before, &o));
     CHECK_OK(grMemcpyAsync(o.dst, o.src, 16, grMemcpyDeviceToDevice, s));
@@ -429,8 +425,7 @@ GR_TEST(free_with_work_in_flight_waits_for_that_work)
         N = 1 << 16
     };
     unsigned char *a = tl_malloc(N);
-    grStream_t s;
-    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
+    grStream_t s = tl_stream(grStreamNonBlocking);
     CHECK_OK(grLaunchHostFunc(s, sleep_then_flag, &flag));
     CHECK_OK(grMemsetAsync(a, 3, N, s)); /* would touch freed memory if run late */
     CHECK_OK(grFree(a));

@@ -137,6 +137,14 @@ static void parked_run(parked *k, int i)
     CHECK_EQ(k->failed, 0);
 }
 
+/* parked_start, then step 1 run; returns the pool. */
+static grMemPool_t parked_first(parked *k, void (*step)(parked *, int), grMemPool_t pool)
+{
+    parked_start(k, step, pool);
+    parked_run(k, 1);
+    return pool;
+}
+
 static void parked_stop(parked *k)
 {
     pthread_mutex_lock(&k->mu);
@@ -154,6 +162,27 @@ static void parked_stop(parked *k)
             (k)->failed = __LINE__; \
     } while (0)
 
+/* Destroys a test's stream, then its pool; the sync_ form waits for the
+ * stream first. */
+static void stream_and_pool_destroy(grStream_t s, grMemPool_t pool)
+{
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grMemPoolDestroy(pool));
+}
+
+static void sync_and_destroy(grStream_t s, grMemPool_t pool)
+{
+    CHECK_OK(grStreamSynchronize(s));
+    stream_and_pool_destroy(s, pool);
+}
+
+/* The pool's used memory now and its used high-water mark. */
+static void check_used_high(grMemPool_t pool, uint64_t used, uint64_t high)
+{
+    CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrUsedMemCurrent), used);
+    CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrUsedMemHigh), high);
+}
+
 /* A pool that synchronisation never trims. */
 static grMemPool_t keeping_pool(void)
 {
@@ -166,9 +195,8 @@ static grMemPool_t keeping_pool(void)
 GR_TEST(mempool_cache_reuses_a_block_freed_on_the_same_thread)
 {
     grMemPool_t pool = keeping_pool();
-    grStream_t s;
     void *p = NULL, *q = NULL;
-    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
+    grStream_t s = tl_stream(grStreamNonBlocking);
     CHECK_OK(grMallocFromPoolAsync(&p, 64, pool, s));
     for (int i = 0; i < 1000; i++) {
         CHECK_OK(grFreeAsync(p, s));
@@ -179,18 +207,15 @@ GR_TEST(mempool_cache_reuses_a_block_freed_on_the_same_thread)
     CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrUsedMemCurrent), 256);
     CHECK_OK(grFreeAsync(q, s));
     CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrUsedMemCurrent), 0);
-    CHECK_OK(grStreamSynchronize(s));
-    CHECK_OK(grStreamDestroy(s));
-    CHECK_OK(grMemPoolDestroy(pool));
+    sync_and_destroy(s, pool);
 }
 
 GR_TEST(mempool_cache_keeps_the_used_high_water_mark_exact_on_one_thread)
 {
     grMemPool_t pool = keeping_pool();
-    grStream_t s;
     void *a = NULL, *b = NULL, *c = NULL;
     uint64_t zero = 0;
-    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
+    grStream_t s = tl_stream(grStreamNonBlocking);
     CHECK_OK(grMallocFromPoolAsync(&a, 256, pool, s));
     CHECK_OK(grFreeAsync(a, s));
     CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrUsedMemHigh), 256);
@@ -198,12 +223,10 @@ GR_TEST(mempool_cache_keeps_the_used_high_water_mark_exact_on_one_thread)
     CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrUsedMemHigh), 0);
     /* A reuse from the cache raises used memory, and the mark with it. */
     CHECK_OK(grMallocFromPoolAsync(&a, 256, pool, s));
-    CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrUsedMemCurrent), 256);
-    CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrUsedMemHigh), 256);
+    check_used_high(pool, 256, 256);
     CHECK_OK(grFreeAsync(a, s));
     /* The peak stays after the reuse's block went back to the cache. */
-    CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrUsedMemHigh), 256);
-    CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrUsedMemCurrent), 0);
+    check_used_high(pool, 0, 256);
     /* A fresh block while one is cached: used is 512, not 768. */
     CHECK_OK(grMallocFromPoolAsync(&b, 512, pool, s));
     CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrUsedMemHigh), 512);
@@ -212,23 +235,18 @@ GR_TEST(mempool_cache_keeps_the_used_high_water_mark_exact_on_one_thread)
     CHECK_OK(grFreeAsync(a, s));
     CHECK_OK(grFreeAsync(b, s));
     CHECK_OK(grMallocFromPoolAsync(&c, 2048, pool, s));
-    CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrUsedMemCurrent), 2048);
-    CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrUsedMemHigh), 2048);
+    check_used_high(pool, 2048, 2048);
     CHECK_OK(grFreeAsync(c, s));
-    CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrUsedMemCurrent), 0);
-    CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrUsedMemHigh), 2048);
+    check_used_high(pool, 0, 2048);
     CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrReservedMemCurrent), 256 + 512 + 2048);
-    CHECK_OK(grStreamSynchronize(s));
-    CHECK_OK(grStreamDestroy(s));
-    CHECK_OK(grMemPoolDestroy(pool));
+    sync_and_destroy(s, pool);
 }
 
 /* The pool's used memory now, its used high-water mark and its reserved
  * memory. */
 static void check_used_high_reserved(grMemPool_t pool, uint64_t used, uint64_t high, uint64_t reserved)
 {
-    CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrUsedMemCurrent), used);
-    CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrUsedMemHigh), high);
+    check_used_high(pool, used, high);
     CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrReservedMemCurrent), reserved);
 }
 
@@ -252,10 +270,8 @@ static void used_steps(parked *k, int i)
 
 GR_TEST(mempool_cache_used_memory_is_exact_from_another_thread)
 {
-    grMemPool_t pool = keeping_pool();
     parked k;
-    parked_start(&k, used_steps, pool);
-    parked_run(&k, 1);
+    grMemPool_t pool = parked_first(&k, used_steps, keeping_pool());
     check_used_high_reserved(pool, 320, 1024 + 320, 1024 + 320);
     parked_run(&k, 2);
     CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrUsedMemCurrent), 1024 + 320);
@@ -263,9 +279,7 @@ GR_TEST(mempool_cache_used_memory_is_exact_from_another_thread)
     CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrUsedMemCurrent), 0);
     parked_stop(&k);
     check_used_high_reserved(pool, 0, 1024 + 320, 1024 + 320);
-    CHECK_OK(grStreamSynchronize(k.s));
-    CHECK_OK(grStreamDestroy(k.s));
-    CHECK_OK(grMemPoolDestroy(pool));
+    sync_and_destroy(k.s, pool);
 }
 
 /* Step 1: four small blocks allocated and freed; 2: one more pair. */
@@ -285,10 +299,8 @@ static void cache_steps(parked *k, int i)
 
 GR_TEST(mempool_trim_from_another_thread_takes_a_live_threads_cached_blocks)
 {
-    grMemPool_t pool = keeping_pool();
     parked k;
-    parked_start(&k, cache_steps, pool);
-    parked_run(&k, 1);
+    grMemPool_t pool = parked_first(&k, cache_steps, keeping_pool());
     CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrUsedMemCurrent), 0);
     CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrReservedMemCurrent), 256 + 1024 + 3072 + 4096);
     CHECK_OK(grStreamSynchronize(k.s));
@@ -303,22 +315,18 @@ GR_TEST(mempool_trim_from_another_thread_takes_a_live_threads_cached_blocks)
     CHECK_OK(grMemPoolTrimTo(pool, 0));
     CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrReservedMemCurrent), 0);
     parked_stop(&k);
-    CHECK_OK(grStreamDestroy(k.s));
-    CHECK_OK(grMemPoolDestroy(pool));
+    stream_and_pool_destroy(k.s, pool);
 }
 
 GR_TEST(mempool_synchronize_releases_blocks_cached_by_another_thread)
 {
-    grMemPool_t pool = tl_pool(0); /* release threshold 0 */
     parked k;
-    parked_start(&k, cache_steps, pool);
-    parked_run(&k, 1);
+    grMemPool_t pool = parked_first(&k, cache_steps, tl_pool(0)); /* release threshold 0 */
     CHECK(tl_pool_u64(pool, grMemPoolAttrReservedMemCurrent) > 0);
     CHECK_OK(grDeviceSynchronize());
     CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrReservedMemCurrent), 0);
     parked_stop(&k);
-    CHECK_OK(grStreamDestroy(k.s));
-    CHECK_OK(grMemPoolDestroy(pool));
+    stream_and_pool_destroy(k.s, pool);
 }
 
 /* Step 1: two blocks of the pool cached, a third live (it keeps the
@@ -345,10 +353,8 @@ static void destroy_steps(parked *k, int i)
 
 GR_TEST(mempool_destroy_takes_blocks_cached_in_a_live_thread)
 {
-    grMemPool_t pool = keeping_pool();
     parked k;
-    parked_start(&k, destroy_steps, pool);
-    parked_run(&k, 1);
+    grMemPool_t pool = parked_first(&k, destroy_steps, keeping_pool());
     CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrReservedMemCurrent), 512 + 2048 + 256);
     CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrUsedMemCurrent), 256);
     /* Leak checkers (ASan builds) see whether the blocks went back. */
@@ -379,17 +385,14 @@ GR_TEST(mempool_thread_exit_gives_its_cached_blocks_back)
     CHECK_PTR_EQ(q, k.p[0]);
     CHECK_EQ(tl_pool_u64(pool, grMemPoolAttrReservedMemCurrent), 2048);
     CHECK_OK(grFreeAsync(q, k.s));
-    CHECK_OK(grStreamSynchronize(k.s));
-    CHECK_OK(grStreamDestroy(k.s));
-    CHECK_OK(grMemPoolDestroy(pool));
+    sync_and_destroy(k.s, pool);
 }
 
 GR_TEST(mempool_double_free_of_a_cached_block_is_refused)
 {
     grMemPool_t pool = keeping_pool();
-    grStream_t s;
     void *p = NULL, *q = NULL, *r = NULL;
-    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
+    grStream_t s = tl_stream(grStreamNonBlocking);
     CHECK_OK(grMallocFromPoolAsync(&p, 64, pool, s));
     CHECK_OK(grFreeAsync(p, s));
     CHECK_GR(grErrorInvalidValue, grFreeAsync(p, s));
@@ -403,9 +406,7 @@ GR_TEST(mempool_double_free_of_a_cached_block_is_refused)
     CHECK(r != q);
     CHECK_OK(grFreeAsync(q, s));
     CHECK_OK(grFreeAsync(r, s));
-    CHECK_OK(grStreamSynchronize(s));
-    CHECK_OK(grStreamDestroy(s));
-    CHECK_OK(grMemPoolDestroy(pool));
+    sync_and_destroy(s, pool);
 }
 
 GR_TEST(mempool_cache_rebinds_to_another_stream_or_pool)
@@ -470,9 +471,8 @@ GR_TEST(mempool_cache_rebinds_to_another_stream_or_pool)
 GR_TEST(mempool_cached_block_is_poisoned_until_handed_out_again)
 {
     grMemPool_t pool = keeping_pool();
-    grStream_t s;
     void *p = NULL, *q = NULL;
-    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
+    grStream_t s = tl_stream(grStreamNonBlocking);
     CHECK_OK(grMallocFromPoolAsync(&p, 1000, pool, s));
     CHECK(!__asan_address_is_poisoned(p));
     CHECK_OK(grFreeAsync(p, s)); /* nothing queued: takes effect now */

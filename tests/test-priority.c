@@ -243,7 +243,6 @@ GR_TEST(captured_kernels_carry_their_streams_priority)
     grGraph_t g;
     grGraphNode_t nodes[1];
     grKernelNodeAttrValue v;
-    size_t n = 1;
     int x = 0;
     CHECK_OK(grStreamCreateWithPriority(&s, 0, -3));
     size_t s1[1] = {sizeof(int)};
@@ -252,8 +251,7 @@ GR_TEST(captured_kernels_carry_their_streams_priority)
     void *args[1] = {&x};
     CHECK_OK(grLaunchKernel(k_log, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, s));
     CHECK_OK(grStreamEndCapture(s, &g));
-    CHECK_OK(grGraphGetNodes(g, nodes, &n));
-    CHECK_EQ(n, 1);
+    tl_get_nodes(g, nodes, 1);
     CHECK_OK(grGraphKernelNodeGetAttribute(nodes[0], grKernelNodeAttributePriority, &v));
     CHECK_EQ(v.priority, -3);
     CHECK_OK(grGraphDestroy(g));

@@ -35,6 +35,36 @@ static grGraph_t capture_store(grStream_t s, int *out, const int *vals, int n)
     return g;
 }
 
+/* Re-captures code(s, out, vals, n) into g, reporting changes to cb
+ * (NULL: none); the capture must end with g itself. */
+static void recapture_code(grStream_t s, grGraph_t g, grGraphRecaptureCallbackData *cb, int *out,
+                           const int *vals, int n)
+{
+    grGraph_t g2 = NULL;
+    CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, cb));
+    code(s, out, vals, n);
+    CHECK_OK(grStreamEndCapture(s, &g2));
+    CHECK_PTR_EQ(g2, g);
+}
+
+/* Runs e on s; out[0..n) must then hold vals[0..n). */
+static void run_expect_out(grGraphExec_t e, grStream_t s, const int *out, const int *vals, int n)
+{
+    tl_run_on(e, s);
+    for (int i = 0; i < n; i++)
+        CHECK_EQ(out[i], vals[i]);
+}
+
+/* The end of a test: its executable (where not NULL), its graph and its
+ * stream go. */
+static void graph_and_stream_done(grGraphExec_t e, grGraph_t g, grStream_t s)
+{
+    if (e)
+        CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+}
+
 typedef struct seen {
     int calls;
     grGraphNode_t node;
@@ -80,14 +110,9 @@ GR_TEST(recapture_unchanged_keeps_nodes_and_calls_nothing)
     CHECK_OK(grGraphGetNodes(g, after, &n));
     CHECK_EQ(n, 4);
     CHECK(memcmp(before, after, sizeof before) == 0);
-    grGraphExec_t e;
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
-    tl_run_on(e, s);
-    for (int i = 0; i < 4; i++)
-        CHECK_EQ(out[i], vals[i]);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g));
-    CHECK_OK(grStreamDestroy(s));
+    grGraphExec_t e = tl_instantiate(g);
+    run_expect_out(e, s, out, vals, 4);
+    graph_and_stream_done(e, g, s);
 }
 
 /* A re-captured launch equal to its node still passes every check of
@@ -103,7 +128,6 @@ GR_TEST(recapture_equal_launch_is_checked_as_an_eager_one)
     grGraph_t g = capture_store(s, out, vals, 2), g2 = NULL;
     seen w = {0};
     grGraphRecaptureCallbackData cb = {on_change, &w};
-    grStreamCaptureStatus st;
     int *p = &out[0], v = vals[0];
     int **d = NULL;
     CHECK_OK(grMalloc((void **)&d, sizeof *d));
@@ -113,8 +137,7 @@ GR_TEST(recapture_equal_launch_is_checked_as_an_eager_one)
     CHECK_GR(grErrorInvalidValue,
              grLaunchKernel(tl_kernel_store_i32_kept(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), bad, 0, s));
     CHECK_DETAIL_HAS("points into device memory");
-    CHECK_OK(grStreamIsCapturing(s, &st));
-    CHECK_EQ(st, grStreamCaptureStatusActive);
+    CHECK_EQ(tl_capture_status(s), grStreamCaptureStatusActive);
     /* The same launch with the address of the value matches its node. */
     code(s, out, vals, 2);
     CHECK_OK(grStreamEndCapture(s, &g2));
@@ -136,14 +159,12 @@ GR_TEST(recapture_equal_launch_is_checked_as_an_eager_one)
     CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, NULL));
     CHECK_GR(grErrorInvalidDeviceFunction, grLaunchKernel(k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, s));
     CHECK_DETAIL_HAS("not a live kernel");
-    CHECK_OK(grStreamIsCapturing(s, &st));
-    CHECK_EQ(st, grStreamCaptureStatusActive);
+    CHECK_EQ(tl_capture_status(s), grStreamCaptureStatusActive);
     CHECK_EQ(tl_node_count(g), 1);
     /* Nothing matched its node: the end says which was not made again. */
     CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &g2));
     CHECK_DETAIL_HAS("not made again");
-    CHECK_OK(grGraphDestroy(g));
-    CHECK_OK(grStreamDestroy(s));
+    graph_and_stream_done(NULL, g, s);
 }
 
 /* Arguments held off the stack (a static, the heap) re-capture as
@@ -178,13 +199,10 @@ GR_TEST(recapture_off_stack_arguments_match_and_change)
     }
     CHECK_EQ(w.old_v, 8);
     CHECK_EQ(w.new_v, 9);
-    grGraphExec_t e;
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    grGraphExec_t e = tl_instantiate(g);
     tl_run_on(e, s);
     CHECK_EQ(out[0], 9); /* the second node wrote last */
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g));
-    CHECK_OK(grStreamDestroy(s));
+    graph_and_stream_done(e, g, s);
     free(heap);
 }
 
@@ -192,7 +210,7 @@ GR_TEST(recapture_parameter_change_goes_to_callback_then_update)
 {
     grStream_t s = tl_stream(grStreamNonBlocking);
     int out[3] = {0}, vals[3] = {1, 2, 3};
-    grGraph_t g = capture_store(s, out, vals, 3), g2;
+    grGraph_t g = capture_store(s, out, vals, 3);
     grGraphExec_t e;
     grGraphExecUpdateResultInfo info;
     grGraphNode_t nodes[3];
@@ -202,9 +220,7 @@ GR_TEST(recapture_parameter_change_goes_to_callback_then_update)
     seen w = {0};
     grGraphRecaptureCallbackData cb = {on_change, &w};
     int vals2[3] = {1, 20, 3};
-    CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, &cb));
-    code(s, out, vals2, 3);
-    CHECK_OK(grStreamEndCapture(s, &g2));
+    recapture_code(s, g, &cb, out, vals2, 3);
     CHECK_EQ(w.calls, 1);
     CHECK_PTR_EQ(w.node, nodes[1]);
     CHECK_EQ(w.old_v, 2);
@@ -224,16 +240,10 @@ GR_TEST(recapture_parameter_change_goes_to_callback_then_update)
     CHECK_EQ(out[2], 3);
     /* Without a callback, differences are taken silently. */
     int vals3[3] = {7, 8, 9};
-    CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, NULL));
-    code(s, out, vals3, 3);
-    CHECK_OK(grStreamEndCapture(s, &g2));
+    recapture_code(s, g, NULL, out, vals3, 3);
     CHECK_OK(grGraphExecUpdate(e, g, &info));
-    tl_run_on(e, s);
-    for (int i = 0; i < 3; i++)
-        CHECK_EQ(out[i], vals3[i]);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g));
-    CHECK_OK(grStreamDestroy(s));
+    run_expect_out(e, s, out, vals3, 3);
+    graph_and_stream_done(e, g, s);
 }
 
 GR_TEST(recapture_callback_refusal_fails_at_once_and_keeps_the_node)
@@ -257,8 +267,7 @@ GR_TEST(recapture_callback_refusal_fails_at_once_and_keeps_the_node)
     CHECK_OK(grGraphKernelNodeGetParams(nodes[1], &kp));
     CHECK_EQ(*(int *)kp.kernelParams[1], 2);
     CHECK_EQ(tl_node_count(g), 2);
-    CHECK_OK(grGraphDestroy(g));
-    CHECK_OK(grStreamDestroy(s));
+    graph_and_stream_done(NULL, g, s);
 }
 
 GR_TEST(recapture_topology_mismatch_fails_at_once)
@@ -266,14 +275,12 @@ GR_TEST(recapture_topology_mismatch_fails_at_once)
     grStream_t s = tl_stream(grStreamNonBlocking);
     int out[3] = {0}, vals[3] = {1, 2, 3};
     grGraph_t g = capture_store(s, out, vals, 2), g2;
-    grStreamCaptureStatus st;
     /* A memset where a kernel node was: another type. */
     CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, NULL));
     CHECK_OK(launch_set(s, &out[0], 1));
     CHECK_GR(grErrorStreamCaptureInvalidated, grMemsetAsync(out, 0, sizeof out, s));
     CHECK_DETAIL_HAS("where the re-capture expects");
-    CHECK_OK(grStreamIsCapturing(s, &st));
-    CHECK_EQ(st, grStreamCaptureStatusInvalidated);
+    CHECK_EQ(tl_capture_status(s), grStreamCaptureStatusInvalidated);
     CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &g2));
     CHECK_EQ(tl_node_count(g), 2);
     /* One operation too many. */
@@ -303,14 +310,11 @@ GR_TEST(recapture_topology_mismatch_fails_at_once)
     CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &g2));
     /* The graph is still whole and still re-captures. */
     CHECK_EQ(tl_node_count(g), 2);
-    CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, NULL));
-    code(s, out, vals, 2);
-    CHECK_OK(grStreamEndCapture(s, &g2));
+    recapture_code(s, g, NULL, out, vals, 2);
     CHECK_OK(grEventDestroy(fork));
     CHECK_OK(grEventDestroy(join));
-    CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grStreamDestroy(s1));
-    CHECK_OK(grStreamDestroy(s));
+    graph_and_stream_done(NULL, g, s);
 }
 
 GR_TEST(recapture_node_added_by_hand_fails_and_is_removed)
@@ -325,8 +329,7 @@ GR_TEST(recapture_node_added_by_hand_fails_and_is_removed)
     CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &g2));
     CHECK_DETAIL_HAS("during its re-capture");
     CHECK_EQ(tl_node_count(g), 1);
-    CHECK_OK(grGraphDestroy(g));
-    CHECK_OK(grStreamDestroy(s));
+    graph_and_stream_done(NULL, g, s);
 }
 
 GR_TEST(recapture_alloc_and_free_keep_address_or_fail_at_once)
@@ -367,9 +370,7 @@ GR_TEST(recapture_alloc_and_free_keep_address_or_fail_at_once)
     /* The graph still instantiates and runs. */
     CHECK_OK(grGraphInstantiate(&e, g, 0));
     tl_run_on(e, s);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g));
-    CHECK_OK(grStreamDestroy(s));
+    graph_and_stream_done(e, g, s);
 }
 
 GR_TEST(recapture_bad_arguments_change_nothing)
@@ -385,8 +386,7 @@ GR_TEST(recapture_bad_arguments_change_nothing)
     CHECK_OK(grGraphCreate(&other, 0));
     CHECK_OK(grGraphDestroy(other));
     CHECK_GR(grErrorInvalidValue, grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, other, NULL));
-    CHECK_OK(grStreamIsCapturing(s, &st));
-    CHECK_EQ(st, grStreamCaptureStatusNone);
+    CHECK_EQ(tl_capture_status(s), grStreamCaptureStatusNone);
     /* A graph another capture builds, a stream already capturing. */
     CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, NULL));
     CHECK_GR(grErrorIllegalState, grStreamBeginRecaptureToGraph(s2, grStreamCaptureModeGlobal, g, NULL));
@@ -397,8 +397,7 @@ GR_TEST(recapture_bad_arguments_change_nothing)
     CHECK_OK(grStreamEndCapture(s, &g2));
     CHECK_PTR_EQ(g2, g);
     CHECK_EQ(tl_node_count(g), 1);
-    CHECK_OK(grGraphDestroy(g));
-    CHECK_OK(grStreamDestroy(s));
+    graph_and_stream_done(NULL, g, s);
     CHECK_OK(grStreamDestroy(s2));
 }
 
@@ -425,8 +424,7 @@ GR_TEST(recapture_releases_the_graphs_user_objects)
     CHECK_EQ(__atomic_load_n(&destroyed, __ATOMIC_SEQ_CST), 1); /* run before returning */
     code(s, out, vals, 1);
     CHECK_OK(grStreamEndCapture(s, &g2));
-    CHECK_OK(grGraphDestroy(g));
-    CHECK_OK(grStreamDestroy(s));
+    graph_and_stream_done(NULL, g, s);
 }
 
 /* Forked streams: each stream's work matches the nodes it made, in the
@@ -502,11 +500,8 @@ static void set_value(grGraphNode_t n, int *p, int v, grGraphExec_t e)
 
 static void recapture_and_update(grStream_t s, grGraph_t g, grGraphExec_t e, int *out, const int *vals)
 {
-    grGraph_t g2;
     grGraphExecUpdateResultInfo info;
-    CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, NULL));
-    code(s, out, vals, 3);
-    CHECK_OK(grStreamEndCapture(s, &g2));
+    recapture_code(s, g, NULL, out, vals, 3);
     CHECK_OK(grGraphExecUpdate(e, g, &info));
     CHECK_EQ(info.result, grGraphExecUpdateSuccess);
 }
@@ -526,10 +521,8 @@ GR_TEST(recapture_update_restores_what_an_exec_setter_changed)
     int out[3], vals[3] = {1, 2, 3}, vals2[3] = {1, 20, 3};
     grGraph_t g = capture_store(s, out, vals, 3);
     grGraphNode_t nodes[3];
-    size_t n = 3;
-    grGraphExec_t e;
-    CHECK_OK(grGraphGetNodes(g, nodes, &n));
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
+    tl_get_nodes(g, nodes, 3);
+    grGraphExec_t e = tl_instantiate(g);
     set_value(nodes[0], &out[0], 100, e);
     recapture_and_update(s, g, e, out, vals2);
     check_run(e, s, out, 1, 20, 3);
@@ -537,25 +530,19 @@ GR_TEST(recapture_update_restores_what_an_exec_setter_changed)
     int vals3[3] = {1, 21, 4};
     recapture_and_update(s, g, e, out, vals3);
     check_run(e, s, out, 1, 21, 4);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g));
-    CHECK_OK(grStreamDestroy(s));
+    graph_and_stream_done(e, g, s);
 }
 
 GR_TEST(recapture_update_applies_a_graph_setter_made_after_it)
 {
     grStream_t s = tl_stream(grStreamNonBlocking);
     int out[3], vals[3] = {1, 2, 3}, vals2[3] = {1, 20, 3};
-    grGraph_t g = capture_store(s, out, vals, 3), g2;
+    grGraph_t g = capture_store(s, out, vals, 3);
     grGraphNode_t nodes[3];
-    size_t n = 3;
-    grGraphExec_t e;
     grGraphExecUpdateResultInfo info;
-    CHECK_OK(grGraphGetNodes(g, nodes, &n));
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
-    CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, NULL));
-    code(s, out, vals2, 3);
-    CHECK_OK(grStreamEndCapture(s, &g2));
+    tl_get_nodes(g, nodes, 3);
+    grGraphExec_t e = tl_instantiate(g);
+    recapture_code(s, g, NULL, out, vals2, 3);
     set_value(nodes[2], &out[2], 30, NULL);
     CHECK_OK(grGraphExecUpdate(e, g, &info));
     check_run(e, s, out, 1, 20, 30);
@@ -563,14 +550,10 @@ GR_TEST(recapture_update_applies_a_graph_setter_made_after_it)
      * since: the re-capture's list does not cover it. */
     set_value(nodes[0], &out[0], 10, NULL);
     int vals3[3] = {10, 20, 31};
-    CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, NULL));
-    code(s, out, vals3, 3);
-    CHECK_OK(grStreamEndCapture(s, &g2));
+    recapture_code(s, g, NULL, out, vals3, 3);
     CHECK_OK(grGraphExecUpdate(e, g, &info));
     check_run(e, s, out, 10, 20, 31);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g));
-    CHECK_OK(grStreamDestroy(s));
+    graph_and_stream_done(e, g, s);
 }
 
 GR_TEST(recapture_update_after_an_update_from_another_graph)
@@ -588,9 +571,7 @@ GR_TEST(recapture_update_after_an_update_from_another_graph)
     /* Two re-captures, one update: both changes. */
     grGraph_t g2;
     int a[3] = {5, 20, 3}, b[3] = {5, 20, 6};
-    CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, NULL));
-    code(s, out, a, 3);
-    CHECK_OK(grStreamEndCapture(s, &g2));
+    recapture_code(s, g, NULL, out, a, 3);
     recapture_and_update(s, g, e, out, b);
     check_run(e, s, out, 5, 20, 6);
     /* A failed re-capture that took a change before failing. */
@@ -600,10 +581,8 @@ GR_TEST(recapture_update_after_an_update_from_another_graph)
     CHECK_GR(grErrorStreamCaptureInvalidated, grStreamEndCapture(s, &g2));
     CHECK_OK(grGraphExecUpdate(e, g, &info));
     check_run(e, s, out, 50, 20, 6);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grGraphDestroy(h));
-    CHECK_OK(grStreamDestroy(s));
+    graph_and_stream_done(e, g, s);
 }
 
 /* An executable of another graph than the re-captured one updates from
@@ -620,8 +599,7 @@ GR_TEST(recapture_update_of_an_executable_of_a_clone)
     check_run(e, s, out, 4, 5, 6);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(c));
-    CHECK_OK(grGraphDestroy(g));
-    CHECK_OK(grStreamDestroy(s));
+    graph_and_stream_done(NULL, g, s);
 }
 
 /* Work from another thread on a stream that joined the re-capture: that
@@ -738,7 +716,6 @@ static void recapture_on_device(int gpu)
     size_t sizes[] = {sizeof(unsigned *), sizeof(unsigned), sizeof(unsigned)};
     grKernel_t add;
     unsigned *d, *h;
-    grStream_t s;
     grGraph_t g, g2;
     grGraphExec_t e;
     grGraphExecUpdateResultInfo info;
@@ -748,7 +725,7 @@ static void recapture_on_device(int gpu)
         CHECK_OK(grKernelSetImage(add, gr_test_ptx, "gr_test_add"));
     CHECK_OK(grMalloc((void **)&d, DEV_N * sizeof *d));
     CHECK_OK(grMallocHost((void **)&h, DEV_N * sizeof *h));
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     for (int i = 0; i < DEV_K; i++)
         sum += v[i] = 1;
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
@@ -769,9 +746,7 @@ static void recapture_on_device(int gpu)
         CHECK_EQ(info.result, grGraphExecUpdateSuccess);
         dev_expect(e, s, h, sum);
     }
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g));
-    CHECK_OK(grStreamDestroy(s));
+    graph_and_stream_done(e, g, s);
     CHECK_OK(grFree(d));
     CHECK_OK(grFreeHost(h));
     CHECK_OK(grKernelDestroy(add));

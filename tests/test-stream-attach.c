@@ -40,10 +40,9 @@ GR_TEST(stream_attach_accepts_whole_allocations_with_each_flag)
 
 GR_TEST(stream_attach_accepts_pool_and_untracked_host_memory)
 {
-    grStream_t s;
     void *p = NULL;
     static char pageable[4096];
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grMallocAsync(&p, 300, s));
     CHECK_OK(grStreamAttachMemAsync(s, p, 0, grMemAttachSingle));
     CHECK_OK(grStreamAttachMemAsync(s, pageable, sizeof pageable, grMemAttachGlobal));
@@ -55,11 +54,9 @@ GR_TEST(stream_attach_accepts_pool_and_untracked_host_memory)
 
 GR_TEST(stream_attach_refuses_bad_flags_pointers_and_lengths)
 {
-    grStream_t s;
-    char *dev = NULL;
     static char pageable[64];
-    CHECK_OK(grStreamCreate(&s));
-    CHECK_OK(grMalloc((void **)&dev, 1024));
+    grStream_t s = tl_stream(0);
+    char *dev = tl_malloc(1024);
     CHECK_REFUSED(grErrorInvalidValue, grStreamAttachMemAsync, s, NULL, 0, grMemAttachGlobal);
     CHECK_GR(grErrorInvalidValue, grStreamAttachMemAsync(s, dev, 0, 0));
     CHECK_DETAIL_HAS("flags");
@@ -85,10 +82,8 @@ GR_TEST(stream_attach_refuses_bad_flags_pointers_and_lengths)
 
 GR_TEST(stream_attach_refuses_a_range_reaching_into_an_allocation)
 {
-    grStream_t s;
-    char *dev = NULL;
-    CHECK_OK(grStreamCreate(&s));
-    CHECK_OK(grMalloc((void **)&dev, 256));
+    grStream_t s = tl_stream(0);
+    char *dev = tl_malloc(256);
     /* Starts before the allocation (untracked) and runs into it. */
     CHECK_GR(grErrorInvalidValue, grStreamAttachMemAsync(s, dev - 64, 128, grMemAttachGlobal));
     CHECK_OK(grFree(dev));
@@ -100,8 +95,7 @@ GR_TEST(stream_attach_on_a_capturing_stream_invalidates_the_capture)
     grStream_t s;
     grGraph_t g = (grGraph_t)(uintptr_t)1;
     grStreamCaptureStatus st;
-    int *dev = NULL;
-    CHECK_OK(grMalloc((void **)&dev, 64));
+    int *dev = tl_malloc(64);
     s = tl_capturing_stream(grStreamNonBlocking, grStreamCaptureModeGlobal);
     /* Bad arguments are refused first and leave the capture valid. */
     CHECK_GR(grErrorInvalidValue, grStreamAttachMemAsync(s, dev, 0, 0));
@@ -131,12 +125,11 @@ GR_TEST(stream_attach_on_the_legacy_stream_is_refused_while_a_blocking_stream_ca
 GR_TEST(gpu_stream_attach_is_not_supported)
 {
     grStream_t s;
-    void *d = NULL;
     static char pageable[64];
     if (grSetDevice(1) != grSuccess)
         GR_TEST_SKIP("no GPU device: %s", grGetLastErrorDetail());
     CHECK_OK(grStreamCreate(&s));
-    CHECK_OK(grMalloc(&d, 256));
+    void *d = tl_malloc(256);
     CHECK_GR(grErrorNotSupported, grStreamAttachMemAsync(s, pageable, sizeof pageable, grMemAttachGlobal));
     CHECK_DETAIL_HAS("managed memory");
     /* A GPU's memory is not managed memory, on any stream. */

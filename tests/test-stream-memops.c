@@ -41,8 +41,7 @@ GR_TEST(wait_value_conditions_follow_the_driver)
     static uint32_t w32;
     static uint64_t w64;
     static uint32_t done;
-    grStream_t s;
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     struct {
         uint32_t word, value;
         unsigned flags;
@@ -100,10 +99,9 @@ static void *store_later(void *p)
 GR_TEST(wait_value_sees_another_threads_store)
 {
     static uint32_t word;
-    grStream_t s;
     pthread_t t;
     __atomic_store_n(&word, 0, __ATOMIC_SEQ_CST);
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grStreamWaitValue32(s, &word, 3, grStreamWaitValueEq));
     store_args a = {&word, 3};
     CHECK(pthread_create(&t, NULL, store_later, &a) == 0);
@@ -117,10 +115,9 @@ GR_TEST(stream_destroy_returns_while_its_wait_is_unmet)
 {
     static uint32_t word;
     static uint32_t after;
-    grStream_t s;
     __atomic_store_n(&word, 0, __ATOMIC_SEQ_CST);
     __atomic_store_n(&after, 0, __ATOMIC_SEQ_CST);
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grStreamWaitValue32(s, &word, 1, grStreamWaitValueEq));
     CHECK_OK(grStreamWriteValue32(s, &after, 9, 0));
     CHECK_OK(grStreamDestroy(s)); /* returns; the work stays queued */
@@ -134,9 +131,8 @@ GR_TEST(stream_memops_refuse_bad_words_and_flags_and_queue_or_capture_nothing)
 {
     static uint64_t words[2];
     uint32_t *w = (uint32_t *)words;
-    grStream_t s;
     memset(words, 0, sizeof words);
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_GR(grErrorInvalidValue, grStreamWaitValue32(s, NULL, 1, 0));
     CHECK_GR(grErrorInvalidValue, grStreamWaitValue32(s, (char *)w + 2, 1, 0));
     CHECK_GR(grErrorInvalidValue, grStreamWaitValue64(s, w + 1, 1, 0)); /* 4-aligned, not 8 */
@@ -147,8 +143,7 @@ GR_TEST(stream_memops_refuse_bad_words_and_flags_and_queue_or_capture_nothing)
     CHECK_GR(grErrorInvalidValue, grStreamWriteValue32(s, w, 1, grStreamWriteValueNoMemoryBarrier));
     CHECK_GR(grErrorNotSupported, grStreamWaitValue32(s, w, 0, grStreamWaitValueEq | grStreamWaitValueFlush));
     CHECK_GR(grErrorInvalidValue, grStreamWriteValue64(s, w + 1, 1, 0));
-    void *small = NULL;
-    CHECK_OK(grMalloc(&small, 6));
+    void *small = tl_malloc(6);
     CHECK_GR(grErrorInvalidValue, grStreamWriteValue64(s, small, 1, 0)); /* 8 bytes past a 6-byte block */
     /* Refused while capturing: the capture records nothing and goes on. */
     CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
@@ -169,10 +164,9 @@ GR_TEST(launch_blocking_does_not_block_the_caller_of_an_unmet_wait)
     static uint32_t word;
     static uint32_t after;
     unsigned int old = 0;
-    grStream_t s;
     __atomic_store_n(&word, 0, __ATOMIC_SEQ_CST);
     __atomic_store_n(&after, 0, __ATOMIC_SEQ_CST);
-    CHECK_OK(grStreamCreate(&s));
+    grStream_t s = tl_stream(0);
     CHECK_OK(grGetDebugFlags(&old));
     CHECK_OK(grSetDebugFlags(old | grDebugLaunchBlocking));
     CHECK_OK(grStreamWaitValue32(s, &word, 1, grStreamWaitValueEq)); /* returns at once */

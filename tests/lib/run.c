@@ -133,6 +133,12 @@ void tl_run_graph_on(grGraph_t g, grStream_t s)
     CHECK_OK(grGraphExecDestroy(e));
 }
 
+void tl_destroy_graphs(const grGraph_t *gs, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        CHECK_OK(grGraphDestroy(gs[i]));
+}
+
 grStream_t tl_capturing_stream(unsigned flags, grStreamCaptureMode mode)
 {
     grStream_t s = tl_stream(flags);

@@ -248,6 +248,9 @@ void tl_expect_updated(grGraphExec_t e, grGraph_t g);
 
 /* grGraphInstantiate(&e, g, 0), checked. */
 grGraphExec_t tl_instantiate(grGraph_t g);
+/* Destroys the graphs gs[0..n) (a test's several versions of a graph):
+ * tl_destroy_graphs((grGraph_t[]){g1, g2}, 2). */
+void tl_destroy_graphs(const grGraph_t *gs, size_t n);
 /* Launches e on the legacy stream and waits for it. */
 void tl_run(grGraphExec_t e);
 /* Launches e on s and waits for s. */

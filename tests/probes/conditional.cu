@@ -50,6 +50,24 @@ static int rd(int i)
     return v;
 }
 
+// Creates *g with a new conditional handle of this default and these
+// flags, which it returns (results unchecked, as the probe's other calls).
+static cudaGraphConditionalHandle graph_and_handle(cudaGraph_t *g, unsigned dflt, unsigned flags)
+{
+    cudaGraphConditionalHandle h = 0;
+    cudaGraphCreate(g, 0);
+    cudaGraphConditionalHandleCreate(&h, *g, dflt, flags);
+    return h;
+}
+// Launches ex on the probe's stream and returns what synchronizing it
+// answers. Called in a statement of its own, before the rd() calls that
+// report what the launch wrote: the order of a call's arguments is not
+// specified.
+static cudaError_t launch_and_sync(cudaGraphExec_t ex)
+{
+    cudaGraphLaunch(ex, st);
+    return cudaStreamSynchronize(st);
+}
 static cudaError_t probe_add_cond(cudaGraph_t g, cudaGraphConditionalHandle h, cudaGraphConditionalNodeType type,
                             unsigned size, cudaGraphNode_t *node, cudaGraph_t **bodies,
                             const cudaGraphNode_t *deps = nullptr, size_t ndeps = 0)
@@ -83,6 +101,32 @@ static cudaError_t add_inc_after(cudaGraphNode_t *n, cudaGraph_t g, int *p, cons
     return add_kernel1(n, g, (void *)inc, args, deps, nd);
 }
 
+// A conditional node of this type in body b, on a new handle of 'owner'
+// (default 1, assigned each launch; its creation reported under 'label'
+// where not null), whose own body increments dmem[1] (IF) or counts
+// dmem[2] up to 3 (WHILE).
+static cudaError_t add_nested(cudaGraph_t owner, cudaGraph_t b, cudaGraphConditionalNodeType type, cudaGraphNode_t *n,
+                              const char *label)
+{
+    cudaGraphConditionalHandle h2;
+    cudaError_t he = cudaGraphConditionalHandleCreate(&h2, owner, 1, cudaGraphCondAssignDefault);
+    if (label)
+        report(label, he);
+    cudaGraph_t *b2;
+    cudaError_t e = probe_add_cond(b, h2, type, 1, n, &b2);
+    if (e)
+        return e;
+    cudaGraphNode_t x;
+    if (type == cudaGraphCondTypeWhile) {
+        int *cnt = dmem + 2;
+        int lim = 3;
+        void *args[] = {&cnt, &lim, &h2};
+        add_kernel1(&x, b2[0], (void *)loop_step, args);
+    } else {
+        add_inc_after(&x, b2[0], dmem + 1);
+    }
+    return e;
+}
 static void noop_host(void *)
 {
 }
@@ -103,9 +147,7 @@ static void body_kind(const char *kind)
 {
     std::string base = std::string("body-") + kind;
     cudaGraph_t g;
-    cudaGraphCreate(&g, 0);
-    cudaGraphConditionalHandle h;
-    cudaGraphConditionalHandleCreate(&h, g, 1, cudaGraphCondAssignDefault);
+    cudaGraphConditionalHandle h = graph_and_handle(&g, 1, cudaGraphCondAssignDefault);
     cudaGraphNode_t cn;
     cudaGraph_t *bodies;
     if (probe_add_cond(g, h, cudaGraphCondTypeIf, 1, &cn, &bodies)) {
@@ -201,36 +243,11 @@ static void body_kind(const char *kind)
             cudaGraphAddDependencies(g, &an, &cn, nullptr, 1);
         e = cudaGraphAddMemFreeNode(&n, b, nullptr, 0, ap.dptr);
     } else if (k == "nested-if-handle-of-body") {
-        cudaGraphConditionalHandle h2;
-        report((base + "-handle").c_str(),
-               cudaGraphConditionalHandleCreate(&h2, b, 1, cudaGraphCondAssignDefault));
-        cudaGraph_t *b2;
-        e = probe_add_cond(b, h2, cudaGraphCondTypeIf, 1, &n, &b2);
-        if (!e) {
-            cudaGraphNode_t x;
-            add_inc_after(&x, b2[0], dmem + 1);
-        }
+        e = add_nested(b, b, cudaGraphCondTypeIf, &n, (base + "-handle").c_str());
     } else if (k == "nested-if-handle-of-parent") {
-        cudaGraphConditionalHandle h2;
-        cudaGraphConditionalHandleCreate(&h2, g, 1, cudaGraphCondAssignDefault);
-        cudaGraph_t *b2;
-        e = probe_add_cond(b, h2, cudaGraphCondTypeIf, 1, &n, &b2);
-        if (!e) {
-            cudaGraphNode_t x;
-            add_inc_after(&x, b2[0], dmem + 1);
-        }
+        e = add_nested(g, b, cudaGraphCondTypeIf, &n, nullptr);
     } else if (k == "nested-while-handle-of-body") {
-        cudaGraphConditionalHandle h2;
-        cudaGraphConditionalHandleCreate(&h2, b, 1, cudaGraphCondAssignDefault);
-        cudaGraph_t *b2;
-        e = probe_add_cond(b, h2, cudaGraphCondTypeWhile, 1, &n, &b2);
-        if (!e) {
-            cudaGraphNode_t x;
-            int *cnt = dmem + 2;
-            int lim = 3;
-            void *args[] = {&cnt, &lim, &h2};
-            add_kernel1(&x, b2[0], (void *)loop_step, args);
-        }
+        e = add_nested(b, b, cudaGraphCondTypeWhile, &n, nullptr);
     } else if (k == "empty-body") {
         e = cudaSuccess; // nothing added
     }
@@ -297,9 +314,7 @@ int main(int argc, char **argv)
                   {"add-type-7", (cudaGraphConditionalNodeType)7, 1}};
         for (auto &c : cs) {
             cudaGraph_t g;
-            cudaGraphCreate(&g, 0);
-            cudaGraphConditionalHandle h;
-            cudaGraphConditionalHandleCreate(&h, g, 0, 0);
+            cudaGraphConditionalHandle h = graph_and_handle(&g, 0, 0);
             cudaGraphNode_t n;
             cudaGraph_t *b = nullptr;
             cudaError_t e = probe_add_cond(g, h, c.t, c.size, &n, &b);
@@ -311,9 +326,7 @@ int main(int argc, char **argv)
         }
         // same handle used by two conditional nodes
         cudaGraph_t g;
-        cudaGraphCreate(&g, 0);
-        cudaGraphConditionalHandle h;
-        cudaGraphConditionalHandleCreate(&h, g, 0, 0);
+        cudaGraphConditionalHandle h = graph_and_handle(&g, 0, 0);
         cudaGraphNode_t n1, n2;
         probe_add_cond(g, h, cudaGraphCondTypeIf, 1, &n1, nullptr);
         R("add-second-node-same-handle", probe_add_cond(g, h, cudaGraphCondTypeIf, 1, &n2, nullptr));
@@ -333,9 +346,7 @@ int main(int argc, char **argv)
     // ---- conditional handle unused at instantiate
     {
         cudaGraph_t g;
-        cudaGraphCreate(&g, 0);
-        cudaGraphConditionalHandle h;
-        cudaGraphConditionalHandleCreate(&h, g, 0, 0);
+        cudaGraphConditionalHandle h = graph_and_handle(&g, 0, 0);
         cudaGraphNode_t n;
         cudaGraphAddEmptyNode(&n, g, nullptr, 0);
         cudaGraphExec_t ex = nullptr;
@@ -347,9 +358,7 @@ int main(int argc, char **argv)
     // ---- default value and cudaGraphCondAssignDefault across launches
     for (int flags = 0; flags <= 1; flags++) {
         cudaGraph_t g;
-        cudaGraphCreate(&g, 0);
-        cudaGraphConditionalHandle h;
-        cudaGraphConditionalHandleCreate(&h, g, 1, flags);
+        cudaGraphConditionalHandle h = graph_and_handle(&g, 1, flags);
         cudaGraphNode_t cn, x;
         cudaGraph_t *b;
         probe_add_cond(g, h, cudaGraphCondTypeIf, 1, &cn, &b);
@@ -362,8 +371,7 @@ int main(int argc, char **argv)
         if (!inst(flags ? "default1-assign-instantiate" : "default1-noassign-instantiate", &ex, g)) {
             int c[3];
             for (int i = 0; i < 3; i++) {
-                cudaGraphLaunch(ex, st);
-                cudaStreamSynchronize(st);
+                launch_and_sync(ex);
                 c[i] = rd(0);
             }
             note(flags ? "default1-assign-body-sets-0-counts-after-3-launches"
@@ -377,9 +385,7 @@ int main(int argc, char **argv)
         // flags 0, default 0: the first launch sets 1 before the IF; later
         // launches set nothing: does the value persist across launches?
         cudaGraph_t g;
-        cudaGraphCreate(&g, 0);
-        cudaGraphConditionalHandle h;
-        cudaGraphConditionalHandleCreate(&h, g, 0, 0);
+        cudaGraphConditionalHandle h = graph_and_handle(&g, 0, 0);
         cudaGraphNode_t k, cn, x;
         int *flag = dmem + 10;
         void *a1[] = {&flag, &h};
@@ -392,8 +398,7 @@ int main(int argc, char **argv)
         if (!inst("persist-noassign-instantiate", &ex, g)) {
             int c[3];
             for (int i = 0; i < 3; i++) {
-                cudaGraphLaunch(ex, st);
-                cudaStreamSynchronize(st);
+                launch_and_sync(ex);
                 c[i] = rd(0);
             }
             note("persist-noassign-set-on-first-launch-only-counts", "%d %d %d", c[0], c[1], c[2]);
@@ -404,9 +409,7 @@ int main(int argc, char **argv)
     {
         // flags 0, default 5 (non-zero) without the assign flag: does the body run at all?
         cudaGraph_t g;
-        cudaGraphCreate(&g, 0);
-        cudaGraphConditionalHandle h;
-        cudaGraphConditionalHandleCreate(&h, g, 5, 0);
+        cudaGraphConditionalHandle h = graph_and_handle(&g, 5, 0);
         cudaGraphNode_t cn, x;
         cudaGraph_t *b;
         probe_add_cond(g, h, cudaGraphCondTypeIf, 1, &cn, &b);
@@ -414,8 +417,8 @@ int main(int argc, char **argv)
         zero();
         cudaGraphExec_t ex;
         if (!inst("default5-noassign-instantiate", &ex, g)) {
-            cudaGraphLaunch(ex, st);
-            report("default5-noassign-launch", cudaStreamSynchronize(st), "body-ran=%d", rd(0));
+            cudaError_t r = launch_and_sync(ex);
+            report("default5-noassign-launch", r, "body-ran=%d", rd(0));
             cudaGraphExecDestroy(ex);
         }
         cudaGraphDestroy(g);
@@ -423,9 +426,7 @@ int main(int argc, char **argv)
     // ---- WHILE loop counted by a kernel
     for (int dflt = 0; dflt <= 1; dflt++) {
         cudaGraph_t g;
-        cudaGraphCreate(&g, 0);
-        cudaGraphConditionalHandle h;
-        cudaGraphConditionalHandleCreate(&h, g, dflt, cudaGraphCondAssignDefault);
+        cudaGraphConditionalHandle h = graph_and_handle(&g, dflt, cudaGraphCondAssignDefault);
         cudaGraphNode_t cn, x;
         cudaGraph_t *b;
         probe_add_cond(g, h, cudaGraphCondTypeWhile, 1, &cn, &b);
@@ -436,11 +437,9 @@ int main(int argc, char **argv)
         zero();
         cudaGraphExec_t ex;
         if (!inst("while-instantiate", &ex, g)) {
-            cudaGraphLaunch(ex, st);
-            cudaError_t s = cudaStreamSynchronize(st);
+            cudaError_t s = launch_and_sync(ex);
             int a = rd(0);
-            cudaGraphLaunch(ex, st);
-            cudaStreamSynchronize(st);
+            launch_and_sync(ex);
             report(dflt ? "while-default1-limit5-iterations" : "while-default0-limit5-iterations", s,
                    "after-launch1=%d after-launch2=%d", a, rd(0));
             cudaGraphExecDestroy(ex);
@@ -450,9 +449,7 @@ int main(int argc, char **argv)
     // ---- IF / ELSE choosing
     for (unsigned v = 0; v <= 2; v++) {
         cudaGraph_t g;
-        cudaGraphCreate(&g, 0);
-        cudaGraphConditionalHandle h;
-        cudaGraphConditionalHandleCreate(&h, g, v, cudaGraphCondAssignDefault);
+        cudaGraphConditionalHandle h = graph_and_handle(&g, v, cudaGraphCondAssignDefault);
         cudaGraphNode_t cn, x;
         cudaGraph_t *b;
         probe_add_cond(g, h, cudaGraphCondTypeIf, 2, &cn, &b);
@@ -467,8 +464,8 @@ int main(int argc, char **argv)
         char nm[64];
         snprintf(nm, sizeof nm, "ifelse-value%u", v);
         if (!inst(nm, &ex, g)) {
-            cudaGraphLaunch(ex, st);
-            report(nm, cudaStreamSynchronize(st), "then-ran=%d else-ran=%d", rd(0), rd(1));
+            cudaError_t r = launch_and_sync(ex);
+            report(nm, r, "then-ran=%d else-ran=%d", rd(0), rd(1));
             cudaGraphExecDestroy(ex);
         }
         cudaGraphDestroy(g);
@@ -476,9 +473,7 @@ int main(int argc, char **argv)
     // IF/ELSE with an empty else body; also set by a kernel instead of a default
     {
         cudaGraph_t g;
-        cudaGraphCreate(&g, 0);
-        cudaGraphConditionalHandle h;
-        cudaGraphConditionalHandleCreate(&h, g, 0, 0);
+        cudaGraphConditionalHandle h = graph_and_handle(&g, 0, 0);
         cudaGraphNode_t k, cn, x;
         unsigned v = 7;
         void *ak[] = {&h, &v};
@@ -492,8 +487,8 @@ int main(int argc, char **argv)
         zero();
         cudaGraphExec_t ex;
         if (!inst("ifelse-empty-else-kernel-sets7", &ex, g)) {
-            cudaGraphLaunch(ex, st);
-            report("ifelse-empty-else-kernel-sets7", cudaStreamSynchronize(st), "then-ran=%d", rd(0));
+            cudaError_t r = launch_and_sync(ex);
+            report("ifelse-empty-else-kernel-sets7", r, "then-ran=%d", rd(0));
             cudaGraphExecDestroy(ex);
         }
         cudaGraphDestroy(g);
@@ -501,9 +496,7 @@ int main(int argc, char **argv)
     // ---- SWITCH choosing, value out of range
     for (unsigned v : {0u, 1u, 2u, 3u, 100u}) {
         cudaGraph_t g;
-        cudaGraphCreate(&g, 0);
-        cudaGraphConditionalHandle h;
-        cudaGraphConditionalHandleCreate(&h, g, v, cudaGraphCondAssignDefault);
+        cudaGraphConditionalHandle h = graph_and_handle(&g, v, cudaGraphCondAssignDefault);
         cudaGraphNode_t cn, x;
         cudaGraph_t *b;
         probe_add_cond(g, h, cudaGraphCondTypeSwitch, 3, &cn, &b);
@@ -518,8 +511,8 @@ int main(int argc, char **argv)
         char nm[64];
         snprintf(nm, sizeof nm, "switch3-value%u", v);
         if (!inst(nm, &ex, g)) {
-            cudaGraphLaunch(ex, st);
-            report(nm, cudaStreamSynchronize(st), "ran=[%d %d %d]", rd(0), rd(1), rd(2));
+            cudaError_t r = launch_and_sync(ex);
+            report(nm, r, "ran=[%d %d %d]", rd(0), rd(1), rd(2));
             cudaGraphExecDestroy(ex);
         }
         cudaGraphDestroy(g);
@@ -552,9 +545,7 @@ int main(int argc, char **argv)
     // ---- edges between a body node and an outer node; empty-node in body with edge
     {
         cudaGraph_t g;
-        cudaGraphCreate(&g, 0);
-        cudaGraphConditionalHandle h;
-        cudaGraphConditionalHandleCreate(&h, g, 1, cudaGraphCondAssignDefault);
+        cudaGraphConditionalHandle h = graph_and_handle(&g, 1, cudaGraphCondAssignDefault);
         cudaGraphNode_t outer, cn, x, y;
         cudaGraphAddEmptyNode(&outer, g, nullptr, 0);
         cudaGraph_t *b;
@@ -578,9 +569,7 @@ int main(int argc, char **argv)
     // ---- clone, child graph, instantiate twice
     {
         cudaGraph_t g;
-        cudaGraphCreate(&g, 0);
-        cudaGraphConditionalHandle h;
-        cudaGraphConditionalHandleCreate(&h, g, 1, cudaGraphCondAssignDefault);
+        cudaGraphConditionalHandle h = graph_and_handle(&g, 1, cudaGraphCondAssignDefault);
         cudaGraphNode_t cn, x;
         cudaGraph_t *b;
         probe_add_cond(g, h, cudaGraphCondTypeIf, 1, &cn, &b);
@@ -595,8 +584,8 @@ int main(int argc, char **argv)
             cudaGraphExec_t ex;
             if (!inst("clone-instantiate", &ex, cl)) {
                 zero();
-                cudaGraphLaunch(ex, st);
-                report("clone-launch", cudaStreamSynchronize(st), "body-ran=%d", rd(0));
+                cudaError_t r = launch_and_sync(ex);
+                report("clone-launch", r, "body-ran=%d", rd(0));
                 cudaGraphExecDestroy(ex);
             }
             cudaGraphDestroy(cl);
@@ -634,8 +623,8 @@ int main(int argc, char **argv)
             cudaGraphExec_t ex;
             if (!inst("child-graph-of-conditional-move-instantiate", &ex, p)) {
                 zero();
-                cudaGraphLaunch(ex, st);
-                report("child-graph-of-conditional-move-launch", cudaStreamSynchronize(st), "body-ran=%d",
+                cudaError_t r = launch_and_sync(ex);
+                report("child-graph-of-conditional-move-launch", r, "body-ran=%d",
                        rd(0));
                 cudaGraphExecDestroy(ex);
             }
@@ -703,8 +692,7 @@ int main(int argc, char **argv)
                 memset(&ri, 0, sizeof ri);
                 cudaError_t e = cudaGraphExecUpdate(ex, g1, &ri);
                 zero();
-                cudaGraphLaunch(ex, st);
-                cudaError_t s = cudaStreamSynchronize(st);
+                cudaError_t s = launch_and_sync(ex);
                 report(u.name, e, "result=%d errorNode=%s launch=%s d0=%d d5=%d", (int)ri.result,
                        ri.errorNode ? ntype(ri.errorNode) : "null", en(s), rd(0), rd(5));
                 cudaGraphDestroy(g1);
@@ -734,9 +722,7 @@ int main(int argc, char **argv)
     // ---- capture into a body
     {
         cudaGraph_t g;
-        cudaGraphCreate(&g, 0);
-        cudaGraphConditionalHandle h;
-        cudaGraphConditionalHandleCreate(&h, g, 1, cudaGraphCondAssignDefault);
+        cudaGraphConditionalHandle h = graph_and_handle(&g, 1, cudaGraphCondAssignDefault);
         cudaGraphNode_t cn;
         cudaGraph_t *b;
         probe_add_cond(g, h, cudaGraphCondTypeIf, 1, &cn, &b);
@@ -775,8 +761,8 @@ int main(int argc, char **argv)
         cudaGraphExec_t ex;
         if (!inst("capture-to-body-instantiate", &ex, g)) {
             zero();
-            cudaGraphLaunch(ex, st);
-            report("capture-to-body-launch", cudaStreamSynchronize(st), "d0=%d", rd(0));
+            cudaError_t r = launch_and_sync(ex);
+            report("capture-to-body-launch", r, "d0=%d", rd(0));
             cudaGraphExecDestroy(ex);
         }
         // conditional node captured: BeginCapture, a kernel, then add a conditional node via
@@ -808,8 +794,8 @@ int main(int argc, char **argv)
             list_types("capture-cond-graph-types", capg);
             if (!inst("capture-cond-instantiate", &ex, capg)) {
                 zero();
-                cudaGraphLaunch(ex, st);
-                report("capture-cond-launch", cudaStreamSynchronize(st), "d0=%d d1=%d", rd(0), rd(1));
+                cudaError_t r = launch_and_sync(ex);
+                report("capture-cond-launch", r, "d0=%d d1=%d", rd(0), rd(1));
                 cudaGraphExecDestroy(ex);
             }
             cudaGraphDestroy(capg);
@@ -819,9 +805,7 @@ int main(int argc, char **argv)
     // ---- exec-level setters on nodes in a body, enabling/disabling the conditional node
     {
         cudaGraph_t g;
-        cudaGraphCreate(&g, 0);
-        cudaGraphConditionalHandle h;
-        cudaGraphConditionalHandleCreate(&h, g, 1, cudaGraphCondAssignDefault);
+        cudaGraphConditionalHandle h = graph_and_handle(&g, 1, cudaGraphCondAssignDefault);
         cudaGraphNode_t cn, x;
         cudaGraph_t *b;
         probe_add_cond(g, h, cudaGraphCondTypeIf, 1, &cn, &b);
@@ -838,8 +822,8 @@ int main(int argc, char **argv)
             kp.kernelParams = args;
             R("exec-kernel-setparams-body-node", cudaGraphExecKernelNodeSetParams(ex, x, &kp));
             zero();
-            cudaGraphLaunch(ex, st);
-            report("exec-kernel-setparams-body-node-launch", cudaStreamSynchronize(st), "d0=%d d5=%d", rd(0),
+            cudaError_t r = launch_and_sync(ex);
+            report("exec-kernel-setparams-body-node-launch", r, "d0=%d d5=%d", rd(0),
                    rd(5));
             R("exec-setenabled-conditional-0", cudaGraphNodeSetEnabled(ex, cn, 0));
             R("exec-setenabled-body-node-0", cudaGraphNodeSetEnabled(ex, x, 0));
@@ -878,9 +862,7 @@ int main(int argc, char **argv)
     // a body graph instantiated or embedded on its own, update of the assign flag
     {
         cudaGraph_t g;
-        cudaGraphCreate(&g, 0);
-        cudaGraphConditionalHandle h;
-        cudaGraphConditionalHandleCreate(&h, g, 1, cudaGraphCondAssignDefault);
+        cudaGraphConditionalHandle h = graph_and_handle(&g, 1, cudaGraphCondAssignDefault);
         cudaGraphNode_t cn, x;
         cudaGraph_t *b;
         probe_add_cond(g, h, cudaGraphCondTypeIf, 1, &cn, &b);
@@ -919,8 +901,8 @@ int main(int argc, char **argv)
         if (!inst("followup-upload-instantiate", &ex, g)) {
             R("followup-graphupload", cudaGraphUpload(ex, st));
             zero();
-            cudaGraphLaunch(ex, st);
-            report("followup-graphupload-launch", cudaStreamSynchronize(st), "d0=%d", rd(0));
+            cudaError_t r = launch_and_sync(ex);
+            report("followup-graphupload-launch", r, "d0=%d", rd(0));
             cudaGraphExecDestroy(ex);
         }
         cudaGraphInstantiateParams ip;
@@ -965,8 +947,7 @@ int main(int argc, char **argv)
             memset(&ri, 0, sizeof ri);
             cudaError_t ue = cudaGraphExecUpdate(ex, g2, &ri);
             zero();
-            cudaGraphLaunch(ex, st);
-            cudaError_t s = cudaStreamSynchronize(st);
+            cudaError_t s = launch_and_sync(ex);
             report("followup-update-assign-to-noassign", ue, "result=%d launch=%s body-ran=%d",
                    (int)ri.result, en(s), rd(0));
             cudaGraphDestroy(g2);

@@ -57,10 +57,25 @@ static cudaUserObject_t mk(Obj *o, unsigned rc = 1)
 }
 
 // A graph of one empty node that holds u's reference (moved to it).
+// An empty graph (the result unchecked, as the probe's other calls).
+static cudaGraph_t new_graph()
+{
+    cudaGraph_t g = nullptr;
+    cudaGraphCreate(&g, 0);
+    return g;
+}
+
+// g instantiated (the result unchecked, as the probe's other calls).
+static cudaGraphExec_t instantiated(cudaGraph_t g)
+{
+    cudaGraphExec_t ex = nullptr;
+    cudaGraphInstantiate(&ex, g, 0);
+    return ex;
+}
+
 static cudaGraph_t graph_holding(cudaUserObject_t u)
 {
-    cudaGraph_t g;
-    cudaGraphCreate(&g, 0);
+    cudaGraph_t g = new_graph();
     cudaGraphNode_t e;
     cudaGraphAddEmptyNode(&e, g, nullptr, 0);
     cudaGraphRetainUserObject(g, u, 1, cudaGraphUserObjectMove);
@@ -112,8 +127,7 @@ int main()
     {
         Obj o;
         cudaUserObject_t u = mk(&o, 1);
-        cudaGraph_t g;
-        cudaGraphCreate(&g, 0);
+        cudaGraph_t g = new_graph();
         report("graph-retain-1-flags0", cudaGraphRetainUserObject(g, u, 1, 0));
         report("graph-retain-count0", cudaGraphRetainUserObject(g, u, 0, 0));
         report("graph-retain-flags2", cudaGraphRetainUserObject(g, u, 1, 2));
@@ -142,8 +156,7 @@ int main()
     {
         Obj o;
         cudaUserObject_t u = mk(&o, 1);
-        cudaGraph_t g;
-        cudaGraphCreate(&g, 0);
+        cudaGraph_t g = new_graph();
         report("graph-retain-move", cudaGraphRetainUserObject(g, u, 1, cudaGraphUserObjectMove), "dtor=%s",
                who(&o));
         report("graph-destroy-after-move", cudaGraphDestroy(g), "dtor-immediately=%s", who(&o));
@@ -195,8 +208,7 @@ int main()
     {
         Obj o;
         cudaUserObject_t u = mk(&o, 1);
-        cudaGraph_t g;
-        cudaGraphCreate(&g, 0);
+        cudaGraph_t g = new_graph();
         cudaGraphNode_t k;
         cudaKernelNodeParams kp;
         memset(&kp, 0, sizeof kp);
@@ -226,8 +238,7 @@ int main()
         Obj o;
         cudaUserObject_t u = mk(&o, 1);
         cudaGraph_t g = graph_holding(u);
-        cudaGraphExec_t ex;
-        cudaGraphInstantiate(&ex, g, 0);
+        cudaGraphExec_t ex = instantiated(g);
         cudaGraphDestroy(g);
         report("exec-destroy-idle", cudaGraphExecDestroy(ex), "dtor-immediately=%s", who(&o));
         settle_note("exec-destroy-idle-200ms", &o);
@@ -237,8 +248,7 @@ int main()
         Obj o;
         cudaUserObject_t u = mk(&o, 1);
         cudaGraph_t g = graph_holding(u);
-        cudaGraphExec_t ex;
-        cudaGraphInstantiate(&ex, g, 0);
+        cudaGraphExec_t ex = instantiated(g);
         report("graph-release-after-instantiate", cudaGraphReleaseUserObject(g, u, 1), "dtor=%s", who(&o));
         settle_note("graph-release-after-instantiate-200ms", &o);
         cudaGraphExecDestroy(ex);
@@ -302,8 +312,7 @@ int main()
     {
         Obj o;
         cudaUserObject_t u = mk(&o, 1);
-        cudaGraph_t g;
-        cudaGraphCreate(&g, 0);
+        cudaGraph_t g = new_graph();
         report("graph-retain-null-graph", cudaGraphRetainUserObject(nullptr, u, 1, 0));
         report("graph-retain-null-object", cudaGraphRetainUserObject(g, nullptr, 1, 0));
         report("retain-null", cudaUserObjectRetain(nullptr, 1));
