@@ -27,7 +27,9 @@
 #      (what both use of the stream and event objects is the neutral
 #      backend/stream.c and backend/event.c). It prints the counts, and
 #      the number of backend/cpu symbols used above the backend, which may
-#      not grow past CPU_ABOVE_MAX.
+#      not grow past CPU_ABOVE_MAX;
+#   6. no test of tests/*.c includes a header of src/ (those are white-box
+#      tests and live in tests/whitebox/).
 set -eu
 
 cd "$(dirname "$0")/.."
@@ -186,6 +188,14 @@ raw=$(grep -rnE '\batomic_(load|store|exchange|fetch_[a-z]+|compare_exchange_[a-
     src --include='*.c' --include='*.h' | grep -v '^src/core/' || true)
 if [ -n "$raw" ]; then
     echo "$raw" | sed 's/^/layers: raw atomic outside src\/core: /'
+    status=1
+fi
+
+# 6: black-box tests. tests/*.c reach graphrt through its public headers
+# only; a test that needs internals lives in tests/whitebox/.
+inner=$(grep -nE '^#include "(\.\./)+src/' tests/*.c tests/*.cpp 2>/dev/null || true)
+if [ -n "$inner" ]; then
+    echo "$inner" | sed 's/^/layers: a black-box test includes src\/ (move it to tests\/whitebox\/): /'
     status=1
 fi
 

@@ -12,9 +12,9 @@
  */
 #include "testlib.h"
 
-#include "fakedev/fakedev.h"
+#include "../fakedev/fakedev.h"
 
-#include "../src/backend/device.h"
+#include "../../src/backend/device.h"
 
 #include <stdatomic.h>
 

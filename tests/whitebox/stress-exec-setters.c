@@ -5,9 +5,9 @@
  * ThreadSanitizer build reports any such race), and every launch runs one
  * whole set of parameters, never a mix of two. Not a benchmark.
  */
-#include "test.h"
+#include "../test.h"
 
-#include "../src/backend/plan.h"
+#include "../../src/backend/plan.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -12,7 +12,7 @@
  */
 #include "testlib.h"
 
-#include "../src/backend/cpu/launch_hook.h"
+#include "../../src/backend/cpu/launch_hook.h"
 
 #include <sched.h>
 #include <stdatomic.h>

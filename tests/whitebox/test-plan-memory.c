@@ -4,9 +4,9 @@
  * across a resize, and plans built in reused memory (whose countdowns
  * must be zeroed again) run exactly as plans built in fresh memory.
  */
-#include "test.h"
+#include "../test.h"
 
-#include "../src/core/core.h"
+#include "../../src/core/core.h"
 
 #include <stdatomic.h>
 #include <stdint.h>

@@ -8,10 +8,10 @@
  */
 #include "testlib.h"
 
-#include "../src/backend/cpu/stream_int.h"
-#include "../src/backend/plan.h"
-#include "../src/graph/graph.h"
-#include "../src/memory/pool_int.h"
+#include "../../src/backend/cpu/stream_int.h"
+#include "../../src/backend/plan.h"
+#include "../../src/graph/graph.h"
+#include "../../src/memory/pool_int.h"
 
 GR_TEST(graph_checker_reports_counts_mirrors_owners_and_cycles)
 {

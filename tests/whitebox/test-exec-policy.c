@@ -7,7 +7,7 @@
  */
 #include "testlib.h"
 
-#include "../src/backend/cpu/launch_hook.h"
+#include "../../src/backend/cpu/launch_hook.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
