@@ -26,6 +26,9 @@ void gr__plan_free(gr_plan *p);
 typedef struct gr_plan_facts {
     uint32_t ncond, nmemop;
     uint32_t ncoop; /* cooperative kernel nodes of the top level */
+    /* Device-updatable kernel nodes, child graphs' included: without one,
+     * instantiation does not walk the graph for them. */
+    uint32_t ndevupd;
 } gr_plan_facts;
 
 /* Compiles g into e->plan and fills e's node table (orig, its dependencies,

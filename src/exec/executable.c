@@ -263,7 +263,7 @@ static grError_t compile_plan(const char *call, struct grGraphExec_st *e, grGrap
         err = check_coop(call, p);
     /* Graph memory is mapped before the lowering: the driver takes the
      * address of memory it does not know for host memory. */
-    if (!err)
+    if (!err && facts->ndevupd)
         err = gr__devupd_instantiate(call, e, g, device);
     if (!err)
         err = gr__graphmem_instantiate(call, e, g, device);

@@ -52,6 +52,7 @@ typedef struct builder {
     uint32_t ncond;    /* conditional nodes */
     uint32_t nmemop;   /* batch memory operation nodes */
     uint32_t ncoop;    /* cooperative kernel nodes */
+    uint32_t ndevupd;  /* device-updatable kernel nodes, child graphs' too */
     bool memop_waits;  /* one of them waits */
     /* The layouts of pitched memcpy nodes, handed to the plan with the
      * nodes (gr_plan.shapes). */
@@ -168,6 +169,8 @@ static void fill_params(builder *b, gr_pnode *pn, const struct grGraphNode_st *g
         pn->u.kern.block = gn->p.kernel.block;
         pn->shmem = gn->p.kernel.shmem;
         b->ncoop += gr__node_cooperative(gn) != 0;
+        if (GR_UNLIKELY(gn->kattrs != NULL))
+            b->ndevupd += gr__node_devupd(gn);
         pn->krun = gr__node_cooperative(gn) ? GR_KRUN_COOP
                    : gn->p.kernel.grid.x == 1 && gn->p.kernel.grid.y == 1 && gn->p.kernel.grid.z == 1
                        ? GR_KRUN_ONE
@@ -776,13 +779,14 @@ grError_t gr__plan_build(const char *call, grGraph_t g, unsigned long long flags
     memset(&b, 0, sizeof b);
     b.use_priority = (flags & grGraphInstantiateFlagUseNodePriority) != 0;
     b.call = call;
-    *facts = (gr_plan_facts){0, 0, 0};
+    *facts = (gr_plan_facts){0, 0, 0, 0};
     if (!builder_arrays(&b, g))
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
     grError_t err = build(&b, g, 0, &e->plan, e);
     facts->ncond = b.ncond;
     facts->nmemop = b.nmemop;
     facts->ncoop = b.ncoop;
+    facts->ndevupd = b.ndevupd;
     return err;
 }
 
