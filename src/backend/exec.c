@@ -5,7 +5,7 @@
  * (cpu/launch_queue.c, which queues them under the stream's lock and tests the
  * executable's lock and bias).
  */
-#include "cpu/stream_int.h"
+#include "stream_order.h"
 #include "device.h"
 #include "plan.h"
 
@@ -83,7 +83,7 @@ static GR_NOINLINE void write_begin_slow(grGraphExec_t e)
          * being queued: wait for its unlock, which publishes its count. */
         gr_stream *s = gr_load_relaxed(&e->last_stream);
         if (s) /* pairs with grGraphLaunch's lock and test, as in gr__exec_write_begin */
-            while (gr_load_seq_cst(&s->lockw) & GR_STREAM_LOCKED)
+            while (gr_load_seq_cst(&gr__cpu_stream(s)->lockw) & GR_STREAM_LOCKED)
                 gr__cpu_relax();
         if (gr_load_acquire(&e->launches_done) >= gr_load_relaxed(&e->launches))
             return;
@@ -110,7 +110,7 @@ void gr__exec_write_begin_locked(grGraphExec_t e)
         gr__barrier_asym())
         gr_store_seq_cst(&e->owner, gr__self_tag());
     gr_stream *s = gr_load_relaxed(&e->last_stream);
-    if (GR_LIKELY(!s || !(gr_load_seq_cst(&s->lockw) & GR_STREAM_LOCKED)) &&
+    if (GR_LIKELY(!s || !(gr_load_seq_cst(&gr__cpu_stream(s)->lockw) & GR_STREAM_LOCKED)) &&
         GR_LIKELY(gr_load_acquire(&e->launches_done) >= gr_load_relaxed(&e->launches)))
         return;
     write_begin_slow(e);

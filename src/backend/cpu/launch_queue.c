@@ -16,6 +16,7 @@
  *   - an event record node's event points at the launch op once the op is
  *     published, before the stream's lock is dropped.
  */
+#include "../stream_order.h"
 #include "../plan.h"
 #include "event.h"
 #include "stream_int.h"

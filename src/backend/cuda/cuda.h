@@ -80,9 +80,6 @@ grError_t gr__cu_fail(const char *call, int device, const char *what, int result
 
 /* ---------------------------------------------------------------- streams */
 
-/* The GPU part of a stream. */
-struct gr_dev_stream;
-
 /* A created stream of GPU 'device' (grStreamCreateWithFlags' checked
  * flags). */
 grError_t gr__cuda_stream_create(const char *call, int device, unsigned user_flags, int priority,
@@ -95,8 +92,9 @@ grError_t gr__cuda_stream_priority_range(const char *call, int device, int *leas
  * stream of GPU 'device'. */
 grError_t gr__cuda_stream_default(const char *call, int device, bool per_thread, gr_stream **out);
 
-/* Frees a GPU stream's part (its last reference went, stream.c). */
-void gr__cuda_stream_free(struct gr_dev_stream *g);
+/* Destroys a GPU stream's driver stream if graphrt created it (its last
+ * reference went, stream.c). */
+void gr__cuda_stream_free(gr_stream *s);
 
 grError_t gr__cuda_stream_sync(const char *call, gr_stream *s);
 /* grSuccess, grErrorNotReady (no detail), or the stream's error. */
@@ -110,12 +108,10 @@ grError_t gr__cuda_stream_memops(const char *call, gr_stream *s, unsigned count,
 
 /* ----------------------------------------------------------------- events */
 
-/* The GPU part of an event. */
-struct gr_dev_event;
-
 /* An event of GPU 'device' (checked grEvent* flags). */
 grError_t gr__cuda_event_create(const char *call, int device, unsigned flags, grEvent_t *out);
-void gr__cuda_event_free(struct gr_dev_event *g);
+/* Destroys a GPU event's CUevent (its last reference went). */
+void gr__cuda_event_free(grEvent_t e);
 grError_t gr__cuda_event_record(const char *call, grEvent_t e, gr_stream *s);
 /* grSuccess, grErrorNotReady (no detail), or the error of its work. */
 grError_t gr__cuda_event_query(const char *call, grEvent_t e);
