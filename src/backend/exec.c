@@ -5,7 +5,7 @@
  * (cpu/launch_queue.c, which queues them under the stream's lock and tests the
  * executable's lock and bias).
  */
-#include "stream_order.h"
+#include "cpu/stream_int.h"
 #include "device.h"
 #include "plan.h"
 
@@ -23,7 +23,7 @@ GR_NOINLINE void gr__exec_quiesce_slow(grGraphExec_t e)
         seq = gr_load_relaxed(&e->last_seq);
         /* It may have ended since the counts were read: then no
          * reference is needed. */
-        busy = !gr__stream_reached(s, seq);
+        busy = !gr__cpu_stream_reached(s, seq);
         if (busy)
             gr__stream_retain(s);
     }

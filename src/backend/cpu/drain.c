@@ -10,7 +10,6 @@
  * (notify): Dekker, so no waiter sleeps through the completion it waits
  * for.
  */
-#include "../stream_order.h"
 #include "event.h"
 
 #include <stdio.h>
@@ -231,7 +230,7 @@ static enum give_up token_give_up(gr_stream *s, bool *unsettled)
 static bool suspend_on(gr_stream *s, gr_stream *t, uint64_t seq)
 {
     gr_cpu_stream *cs = gr__cpu_stream(s), *ct = gr__cpu_stream(t);
-    if (gr__stream_reached(t, seq))
+    if (gr__cpu_stream_reached(t, seq))
         return false;
     gr__spin_lock(&ct->wlock);
     cs->wait_seq = seq;
@@ -240,7 +239,7 @@ static bool suspend_on(gr_stream *s, gr_stream *t, uint64_t seq)
     /* Dekker with notify(): count, announce, then read 'done'. */
     gr_fetch_add_seq_cst(&ct->nwaiters, 1);
     announce(t);
-    if (gr__stream_reached(t, seq)) {
+    if (gr__cpu_stream_reached(t, seq)) {
         /* Completed meanwhile: take ourselves back out. */
         ct->waiters = cs->wait_next;
         cs->wait_next = NULL;
@@ -360,11 +359,11 @@ void gr__stream_wait_for(gr_stream *s, uint64_t seq)
     gr_runtime *rt = gr__runtime_get();
     gr_worker *w = gr__tls_worker, *slot = NULL;
     unsigned idle = 0;
-    if (gr__stream_reached(s, seq))
+    if (gr__cpu_stream_reached(s, seq))
         return;
     if (!w)
         w = slot = gr__slot_acquire(rt);
-    while (!gr__stream_reached(s, seq)) {
+    while (!gr__cpu_stream_reached(s, seq)) {
         if (w) {
             /* Run s itself if nobody does, as far as we wait for it; then
              * whatever else this thread may run (gr__sched_help_once). */
@@ -384,7 +383,7 @@ void gr__stream_wait_for(gr_stream *s, uint64_t seq)
         gr_fetch_add_seq_cst(&c->sleepers, 1);
         announce(s);
         uint32_t f = gr_load_seq_cst(&c->done_futex);
-        if (!gr__stream_reached(s, seq) && !(w && (gr_load_relaxed(&c->queued) || mailed(s))))
+        if (!gr__cpu_stream_reached(s, seq) && !(w && (gr_load_relaxed(&c->queued) || mailed(s))))
             gr__futex_wait(&c->done_futex, f);
         gr_fetch_sub_seq_cst(&c->sleepers, 1);
         idle = 1024;

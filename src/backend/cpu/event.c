@@ -8,7 +8,6 @@
  * stream reaches it, and for timing events it writes the time.
  */
 #include "../device.h"
-#include "../stream_order.h"
 #include "event.h"
 
 #include <string.h>
@@ -62,7 +61,7 @@ bool gr__event_done(grEvent_t e)
     gr__event_latest(e, &s, &seq);
     if (!s)
         return true;
-    bool done = gr__stream_reached(s, seq);
+    bool done = gr__cpu_stream_reached(s, seq);
     gr__stream_release(s);
     return done;
 }
@@ -79,7 +78,7 @@ grError_t gr__event_time(const char *call, const char *which, grEvent_t e, uint6
     if (!s)
         return gr__fail(grErrorInvalidResourceHandle, "%s: the %s event %p has never been recorded", call,
                         which, GR_PTR(e));
-    bool done = gr__stream_reached(s, seq);
+    bool done = gr__cpu_stream_reached(s, seq);
     gr__stream_release(s);
     gr__spin_lock(&e->lock);
     gen = e->gen;
@@ -169,7 +168,7 @@ grError_t gr__stream_wait_event(const char *call, gr_stream *s, grEvent_t e)
     gr__event_latest(e, &es, &seq);
     if (!es)
         return grSuccess; /* never recorded: nothing to wait for */
-    if (es == s || gr__stream_reached(es, seq)) {
+    if (es == s || gr__cpu_stream_reached(es, seq)) {
         if (es != s) {
             gr__stream_lock(s);
             gr__stream_note_known_locked(s, es, seq);

@@ -13,7 +13,6 @@
  *
  * Lock order: a stream's lock, then rt->streams_lock (legacy_waits).
  */
-#include "../stream_order.h"
 #include "event.h"
 
 #include <stdio.h>
@@ -145,7 +144,7 @@ bool gr__stream_enqueue_wait(gr_stream *s, gr_stream *t, uint64_t seq)
 {
     gr_runtime *rt = gr__runtime_get();
     gr_op *op;
-    if (s == t || gr__stream_reached(t, seq))
+    if (s == t || gr__cpu_stream_reached(t, seq))
         return true; /* already ordered: nothing to wait for */
     op = gr__stream_lock_slot(rt, s);
     if (!op)

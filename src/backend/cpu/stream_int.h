@@ -219,6 +219,14 @@ static inline gr_cpu_stream *gr__cpu_stream(gr_stream *s)
     return (gr_cpu_stream *)(void *)s;
 }
 
+/* True once CPU stream s has completed its first 'seq' ops (the layers
+ * above ask gr__stream_reached, stream_order.h, of a stream of any
+ * device). */
+static inline bool gr__cpu_stream_reached(gr_stream *s, uint64_t seq)
+{
+    return gr_load_acquire(&gr__cpu_stream(s)->done) >= seq;
+}
+
 /* A CPU stream (cpu/stream.c) of GR_STREAM_* flags with one reference and
  * its queue's first segment, in no registry; NULL when out of memory. */
 gr_stream *gr__stream_new(unsigned flags, unsigned user_flags);
