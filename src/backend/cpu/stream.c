@@ -1,9 +1,10 @@
 /*
- * stream.c - CPU streams: the registry of a runtime's streams, the legacy
- * and per-thread default streams, a CPU stream's part of its creation,
- * destruction and freeing (the object, its references and the resolution
- * of public handles are backend/stream.c). The enqueue protocol is queue.c, the drain
- * loop and waiting drain.c.
+ * stream.c - CPU streams: the CPU stream object (struct gr_cpu_stream,
+ * stream_int.h: its allocation, destruction and freeing), the registry of
+ * a runtime's streams, the legacy and per-thread default streams (the
+ * header, its references and the resolution of public handles are
+ * backend/stream.c). The enqueue protocol is queue.c, the drain loop and
+ * waiting drain.c.
  *
  * Lock order: a stream's lock, then rt->streams_lock (taken when work is
  * queued on the legacy stream). Nothing takes them the other way round. No
@@ -87,9 +88,10 @@ struct grGraphExec_st *gr__stream_cache_exec_locked(gr_stream *s, struct grGraph
 }
 
 /* A reference on a stream found in the registry, where it stays until
- * stream_free takes it out: its count may have reached 0 already (its
- * last holder is on its way to stream_free), and then no reference may be
- * taken. Returns false in that case; such a stream has no work left. */
+ * gr__cpu_stream_free takes it out: its count may have reached 0 already
+ * (its last holder is on its way to freeing it), and then no reference
+ * may be taken. Returns false in that case; such a stream has no work
+ * left. */
 bool gr__stream_retain_registered(gr_stream *s)
 {
     return gr_ref_unless_zero(&s->refs);

@@ -62,10 +62,10 @@
  *   - an event holds 1 on the stream of its latest record; an executable
  *     on the stream of its last launch; a pool block on the stream that
  *     freed it;
- *   - the registry holds none: a stream stays listed until stream_free
- *     takes it out, so one found there may already be at 0, on its way
- *     out, and is retained only by retain_registered (no reference taken
- *     from 0), under rt->streams_lock;
+ *   - the registry holds none: a stream stays listed until
+ *     gr__cpu_stream_free takes it out, so one found there may already be
+ *     at 0, on its way out, and is retained only by retain_registered (no
+ *     reference taken from 0), under rt->streams_lock;
  *   - any other holder retains only a stream it holds a reference on
  *     already, or reaches through one of the references above.
  */

@@ -11,12 +11,14 @@
  * there are no GPUs and nothing here is ever called with a device >= 1.
  *
  * How an object knows its device:
- *   - a stream (gr_stream, backend.h) has 'device' (0: the CPU) and, on a
- *     GPU, 'gpu' (its CUstream: created, or the legacy / per-thread default
- *     of that device's primary context). The default handles (NULL,
- *     grStreamLegacy, grStreamPerThread) resolve per current device
- *     (gr__stream_from_handle): on a GPU to that device's gr_stream objects;
- *   - an event (grEvent_st) has 'device' and, on a GPU, 'gpu' (its CUevent);
+ *   - a stream's header (gr_stream, backend.h) has 'device' (0: the CPU);
+ *     a GPU's stream is a struct gr_cuda_stream (cuda_int.h) embedding that
+ *     header, with its CUstream (created, or the legacy / per-thread
+ *     default of that device's primary context). The default handles
+ *     (NULL, grStreamLegacy, grStreamPerThread) resolve per current device
+ *     (gr__stream_from_handle): on a GPU to that device's stream objects;
+ *   - an event's header (grEvent_st) has 'device'; a GPU's event is a
+ *     struct gr_cuda_event with its CUevent;
  *   - a kernel (grKernel_st) has its CPU function and, once an image is
  *     attached (grKernelSetImage), 'gpu': the image, its entry name and a
  *     CUfunction per device, loaded on first use on that device;
