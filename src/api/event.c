@@ -170,25 +170,13 @@ GR_API grError_t grEventSynchronize(grEvent_t event)
 GR_API grError_t grEventElapsedTime(float *ms, grEvent_t start, grEvent_t end)
 {
     static const char call[] = "grEventElapsedTime";
-    uint64_t t0 = 0, t1 = 0;
     grError_t err;
     if (!ms)
         return gr__fail(grErrorInvalidValue, "grEventElapsedTime: 'ms' (the output pointer) is NULL");
     if ((err = check_event(call, start)) || (err = check_event(call, end)) ||
         (err = check_not_ended_capture(call, start)) || (err = check_not_ended_capture(call, end)))
         return err;
-    if (start->device != 0 || end->device != 0) {
-        if (start->device != end->device)
-            return gr__fail(grErrorInvalidResourceHandle,
-                            "%s: the start event %p is of device %d and the end event %p of device %d; "
-                            "time events of one device",
-                            call, GR_PTR(start), start->device, GR_PTR(end), end->device);
-        return gr__devkind()->event_elapsed(call, ms, start, end);
-    }
-    if ((err = gr__event_time(call, "start", start, &t0)) || (err = gr__event_time(call, "end", end, &t1)))
-        return err;
-    *ms = (float)((double)((int64_t)(t1 - t0)) / 1e6);
-    return grSuccess;
+    return gr__event_elapsed_dev(call, ms, start, end);
 }
 
 GR_API grError_t grStreamWaitEvent(grStream_t stream, grEvent_t event, unsigned int flags)

@@ -147,7 +147,7 @@ _Static_assert(sizeof(stream_callback) <= GR_OP_DATA_MAX, "a callback is queued 
 static void callback_op(void *data)
 {
     const stream_callback *cb = data;
-    cb->fn(cb->handle, (grError_t)gr_load_relaxed(&cb->s->sticky), cb->user);
+    cb->fn(cb->handle, gr__stream_sticky(cb->s), cb->user);
 }
 
 /* On a GPU stream the driver runs a host function: the record is

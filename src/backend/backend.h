@@ -1,8 +1,9 @@
 /*
  * backend.h - the CPU device's cross-file API: the runtime context and its
  * workers, streams and the operations queued on them, events, kernels;
- * and the stream, event and kernel objects every device shares (a device
- * kind's own part hangs off 'gpu': device.h).
+ * and the headers of the stream and event objects every device's own
+ * struct starts with, and the kernel object every device shares (a device
+ * kind's part of a kernel hangs off 'gpu': device.h).
  *
  * Other areas use only what is declared here:
  *   - gr__runtime_get() starts the runtime on first use;
@@ -386,101 +387,33 @@ unsigned gr__worker_index(void);
 
 /* ------------------------------------------------- streams: the object */
 
-typedef struct gr_seg gr_seg; /* the CPU backend's op segments (stream_int.h) */
-
 enum {
     GR_STREAM_NONBLOCKING = 1u << 0,
     GR_STREAM_LEGACY = 1u << 1,
     GR_STREAM_PER_THREAD = 1u << 2
 };
 
-struct gr_dev_stream;
-
+/* The header every device's stream starts with (libuv's
+ * UV_HANDLE_FIELDS): what the layers above the backend and every device
+ * read. The rest of a stream is its device's: the CPU's queue
+ * (struct gr_cpu_stream, cpu/stream_int.h; device 0), a device kind's
+ * driver stream (device >= 1; the kind's own struct, which embeds this
+ * one first and is allocated by gr__stream_new_dev). Nothing outside a
+ * device's code looks past the header. */
 struct gr_stream {
-    uint32_t magic;      /* GR_MAGIC_STREAM; first (runtime.h reads it) */
+    uint32_t magic;      /* GR_MAGIC_STREAM; first (backend.h reads it) */
     unsigned flags;      /* GR_STREAM_*, immutable */
     uint64_t serial;     /* unique for the process, immutable */
     unsigned user_flags; /* as given to grStreamCreateWithFlags */
     atomic_int refs;
-    /* Registry of the runtime 'rt', guarded by rt->streams_lock. A stream
-     * stays registered after grStreamDestroy until it is freed, so that
-     * device-wide waits and the legacy stream still see its queued work.
-     * A GPU stream is in no registry. */
-    gr_runtime *rt;
-    gr_stream *reg_next, *reg_prev;
-    bool registered;
-    bool handle_dead; /* the handle's reference was dropped */
-    /* The device, immutable: 0 for the CPU, 1..N for a GPU, whose stream
-     * is 'gpu' (the device kind's, device.h). In the first cache line, beside 'capture':
-     * every eager enqueue tests capture, then the device. */
+    /* The device, immutable: 0 for the CPU, 1..N for a device kind's
+     * stream (device.h). In the first cache line, beside 'capture': every
+     * eager enqueue tests capture, then the device. */
     int device;
+    bool handle_dead; /* the handle's reference was dropped */
     /* Capture seam: non-NULL while the stream is being captured; every
      * enqueue path tests it before queuing work. */
     void *_Atomic capture;
-    struct gr_dev_stream *gpu; /* the GPU part, NULL on the CPU; immutable */
-
-    /* Producer side, guarded by the LOCKED bit of 'lockw'. The word also
-     * holds ACTIVE, the drain token's existence (see gr__stream_lock). */
-    GR_ALIGNED_CL _Atomic uint64_t lockw;
-    _Atomic uint64_t tail; /* ops published (written under lock) */
-    gr_seg *tail_seg;
-    uint64_t tail_base;        /* op index of tail_seg->slots[0] */
-    gr_seg *_Atomic free_segs; /* consumer pushes, producer pops */
-
-    /* What this stream's future work is known to follow, from its event
-     * waits: work of the stream with serial known[i].id up to op
-     * known[i].seq (serials, not pointers: no reference is held and a
-     * reused address cannot match; a small table, oldest entry evicted).
-     * Memory pools use it to reuse a block freed on another stream. */
-#if GR_KNOBS_SMALL
-#define GR_KNOWN_MAX 1 /* each new event wait evicts the last one known */
-#else
-#define GR_KNOWN_MAX 8
-#endif
-    struct {
-        uint64_t id;
-        uint64_t seq;
-    } known[GR_KNOWN_MAX]; /* guarded by 'lock' */
-    unsigned known_next;   /* guarded by 'lock' */
-
-    /* Kernels launched lately, each holding one reference for the stream,
-     * so that a launch of one of them costs no atomic operation: a kernel
-     * evicted from here is released by the consumer after the op whose
-     * launch evicted it (op->drop), hence after all its launches. */
-#if GR_KNOBS_SMALL
-#define GR_KCACHE 1 /* a launch of another kernel evicts and drops the last */
-#else
-#define GR_KCACHE 4
-#endif
-    grKernel_t kcache[GR_KCACHE];     /* guarded by 'lock' */
-    unsigned kcache_next;             /* guarded by 'lock' */
-    struct grGraphExec_st *last_exec; /* the same for graph launches */
-
-    /* A token waiting to be claimed; apart from what the consumer writes
-     * per op. 'mail_slot' is the slot whose mailbox took the last token
-     * that went to one (a hint: the mailbox is the truth). */
-    GR_ALIGNED_CL atomic_bool queued;
-    _Atomic(gr_worker *) mail_slot;
-
-    /* Consumer side, owned by the drain token's holder. */
-    GR_ALIGNED_CL gr_seg *head_seg;
-    uint64_t head_base;
-    uint64_t head;
-
-    /* Completion, read by waiters. */
-    GR_ALIGNED_CL _Atomic uint64_t done;
-    atomic_int sleepers; /* threads parked on done_futex */
-    _Atomic uint32_t done_futex;
-    _Atomic int sticky; /* first asynchronous error, grError_t */
-
-    /* Streams suspended until this one completes their wait_seq ops: a
-     * WAIT op never blocks a thread, its stream steps aside (keeping its
-     * drain token) and is queued again when the wait is over. */
-    gr_spinlock wlock; /* guards 'waiters' and their wait_* */
-    gr_stream *waiters;
-    atomic_int nwaiters;
-    gr_stream *wait_next; /* in the list of the stream waited on */
-    uint64_t wait_seq;
 
     /* The priority (clamped to the device's range) and the attributes of
      * grStreamSetAttribute, under 'alock': read back, and given to the
@@ -497,31 +430,31 @@ struct gr_stream {
     unsigned nvlink_sched;
 };
 
-/* A stream object (backend/stream.c) of GR_STREAM_* flags with one
- * reference and its queue's first segment, of the CPU and in no registry;
- * NULL when out of memory. */
-gr_stream *gr__stream_new(unsigned flags, unsigned user_flags);
-
 void gr__stream_retain(gr_stream *s);
 void gr__stream_release(gr_stream *s);
 
-/* A stream object of GPU 'device' wrapping 'gpu' (which the stream owns
- * from now on and frees with its last reference): GR_STREAM_* flags as a
- * CPU stream's, one reference (the handle's), in no runtime's registry.
- * NULL when out of memory (gpu is then the caller's). */
-gr_stream *gr__stream_new_gpu(unsigned flags, unsigned user_flags, int device, struct gr_dev_stream *gpu);
+/* The largest device part a kind's stream object may add to the header
+ * (its struct is at most sizeof(gr_stream) + GR_DEV_STREAM_MAX bytes). */
+#define GR_DEV_STREAM_MAX 64
+
+/* A stream object of device 'device' (>= 1), 'size' bytes (the kind's
+ * struct, which starts with the header): the header set as a CPU
+ * stream's (GR_STREAM_* flags, one reference: the handle's), the rest
+ * zero, for the kind to fill. Its last reference calls the kind's
+ * stream_free, then gives the memory back (a dead shell, as every
+ * stream's). NULL when out of memory. */
+gr_stream *gr__stream_new_dev(size_t size, unsigned flags, unsigned user_flags, int device);
+
+/* Sets the header of a new stream object (memory zeroed by the caller):
+ * magic, a fresh serial, flags, one reference. backend/stream.c, for the
+ * CPU's and the kinds' constructors. */
+void gr__stream_header_init(gr_stream *s, unsigned flags, unsigned user_flags, int device);
 
 /* True while s is a member of a capture (the capture layer sets and
  * clears s->capture): every entry point that queues work tests it first. */
 static inline bool gr__stream_capturing(gr_stream *s)
 {
     return gr_load_acquire(&s->capture) != NULL;
-}
-
-/* True once s has completed its first 'seq' ops. */
-static inline bool gr__stream_reached(gr_stream *s, uint64_t seq)
-{
-    return gr_load_acquire(&s->done) >= seq;
 }
 
 /* How many of t's ops s's future work is known to follow (0 if none),
@@ -548,34 +481,40 @@ void gr__stream_wait_for(gr_stream *s, uint64_t seq);
 
 /* -------------------------------------------------- events: the object */
 
-/* Invariant: (s, seq) names the latest record: the event has completed
- * once stream s has completed seq ops. gen counts records; a STAMP op
- * writes the time only if its generation is still the latest. */
+/* The header every device's event starts with, as a stream's: what the
+ * layers above the backend and every device read. The rest is the
+ * device's: the CPU's latest record (struct gr_cpu_event, cpu/event.h),
+ * a device kind's driver event (its own struct, allocated by
+ * gr__event_new_dev). 'gen' counts records (of any device); the capture
+ * layer compares it with the generation a capture saw. */
 struct grEvent_st {
     uint32_t magic;   /* GR_MAGIC_EVENT */
     unsigned flags;   /* grEvent* flags, immutable */
     atomic_int refs;  /* handle + ops and graph nodes naming it */
-    gr_spinlock lock; /* guards every field below */
-    gr_stream *s;     /* stream of the latest record (retained) */
+    gr_spinlock lock; /* guards every field below but 'device' */
     bool recorded;    /* recorded outside a capture at least once (any device) */
-    uint64_t seq;
     uint64_t gen;
-    uint64_t stamped_gen; /* generation whose time_ns is valid */
-    uint64_t time_ns;
     /* Capture seam: set while the latest record is part of a capture. */
     void *capture;
-    /* The device the event was created on (0: the CPU) and, on another
-     * device, the device kind's part (device.h); both immutable. A CUDA
-     * event's records are the driver's: of the fields above only
-     * 'recorded' and 'gen' serve it. */
+    /* The device the event was created on (0: the CPU); immutable. */
     int device;
-    struct gr_dev_event *gpu;
 };
 
-/* Reads the latest record: *s retained (or NULL if never recorded). */
+/* The largest device part a kind's event object may add to the header. */
+#define GR_DEV_EVENT_MAX 64
+
+/* An event object of device 'device' (>= 1), 'size' bytes (the kind's
+ * struct, which starts with the header): the header set (grEvent* flags,
+ * one reference: the handle's), the rest zero. Its last reference calls
+ * the kind's event_free, then gives the memory back (a dead shell). NULL
+ * when out of memory. */
+grEvent_t gr__event_new_dev(size_t size, unsigned flags, int device);
+
+/* Reads the latest record of CPU event e: *s retained (or NULL if never
+ * recorded). */
 void gr__event_latest(grEvent_t e, gr_stream **s, uint64_t *seq);
 
-/* A new event of grEvent* flags (checked), or NULL when out of memory. */
+/* A new CPU event of grEvent* flags (checked), or NULL when out of memory. */
 grEvent_t gr__event_create(unsigned flags);
 
 /* Kills the handle; the object lives on while records name it. */

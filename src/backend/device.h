@@ -16,13 +16,18 @@
  * test reads already, and one predictable branch) and only then calls
  * through the table.
  *
- * What the layers above see of a device object: a stream (gr_stream) of
- * device d >= 1 is a gr_stream with 'device' d and 'gpu' the kind's own
- * part (struct gr_dev_stream); an event likewise (struct gr_dev_event); a
- * kernel has one 'gpu' part for every accelerator device (struct
- * gr_dev_kernel); an executable (grGraphExec_st) points to the kind's
- * executable (struct gr_dev_exec) when it is for a device >= 1. Each kind
- * defines those structs privately; nothing outside it looks inside.
+ * What the layers above see of a device object: a stream (gr_stream) and
+ * an event (grEvent_st) are a header (backend.h) that the device's own
+ * struct embeds first, libuv's UV_HANDLE_FIELDS: the CPU's queue
+ * (gr_cpu_stream) and latest record (gr_cpu_event) in backend/cpu; a
+ * kind's driver objects in its own struct, which it allocates with
+ * gr__stream_new_dev / gr__event_new_dev (the shell is the backend's,
+ * the rest the kind's, released by its stream_free / event_free) and
+ * reaches by a cast once it has tested 'device'. A kernel has one 'gpu'
+ * part for every accelerator device (struct gr_dev_kernel); an
+ * executable (grGraphExec_st) points to the kind's executable (struct
+ * gr_dev_exec) when it is for a device >= 1. Each kind defines those
+ * structs privately; nothing outside it looks inside.
  *
  * Preconditions of every operation, checked by the caller, never by the
  * kind: a device argument names an existing device >= 1 of this kind; a
@@ -30,8 +35,8 @@
  * public entry point's name, which every failure's detail names. A kind
  * never calls the CPU device's internals (backend/cpu) nor another kind's:
  * what it needs of the stream and event objects is in backend.h (the
- * neutral backend/stream.c and backend/event.c: gr__stream_new_gpu,
- * gr__event_create, ...) and here.
+ * neutral backend/stream.c and backend/event.c: gr__stream_new_dev,
+ * gr__event_new_dev, ...) and here.
  *
  * Errors, once for all: an operation returning grError_t returns
  * grSuccess, or fails with the error and a detail (gr__fail); a query
@@ -54,8 +59,6 @@
 /* The most accelerator devices graphrt uses (devices 1..GR_MAX_GPUS). */
 #define GR_MAX_GPUS 32
 
-struct gr_dev_stream;
-struct gr_dev_event;
 struct gr_dev_kernel;
 struct gr_dev_exec;
 
@@ -111,8 +114,9 @@ typedef struct gr_device_ops {
     /* The legacy (per_thread false) or the calling thread's per-thread
      * default stream of the device. */
     grError_t (*stream_default)(const char *call, int device, bool per_thread, gr_stream **out);
-    /* Frees a stream's device part (its last reference went). */
-    void (*stream_free)(struct gr_dev_stream *g);
+    /* Releases what a stream of the kind holds (its last reference
+     * went); the backend then gives the object's memory back. */
+    void (*stream_free)(gr_stream *s);
     grError_t (*stream_sync)(const char *call, gr_stream *s);
     grError_t (*stream_query)(const char *call, gr_stream *s);
 
@@ -138,7 +142,9 @@ typedef struct gr_device_ops {
 
     /* ---- events */
     grError_t (*event_create)(const char *call, int device, unsigned flags, grEvent_t *out);
-    void (*event_free)(struct gr_dev_event *g);
+    /* Releases what an event of the kind holds (its last reference
+     * went); the backend then gives the object's memory back. */
+    void (*event_free)(grEvent_t e);
     grError_t (*event_record)(const char *call, grEvent_t e, gr_stream *s);
     grError_t (*event_query)(const char *call, grEvent_t e);
     grError_t (*event_sync)(const char *call, grEvent_t e);
@@ -302,6 +308,12 @@ grError_t gr__stream_sync_dev(const char *call, gr_stream *s);
 /* Waits for e's latest record (nothing if never recorded); returns the
  * error of its stream's work, recorded as the thread's last. */
 grError_t gr__event_sync_dev(const char *call, grEvent_t e);
+
+/* grEventElapsedTime of start and end (checked live, not in an ended
+ * capture): the device's answer where either is a device's (both of one
+ * device, else grErrorInvalidResourceHandle), else the CPU's record times
+ * (gr__event_time). Fails with a detail naming 'call'. */
+grError_t gr__event_elapsed_dev(const char *call, float *ms, grEvent_t start, grEvent_t end);
 
 /* grEventQuery of e: grSuccess once its latest record has completed (or
  * it was never recorded), else grErrorNotReady (no detail); a device's

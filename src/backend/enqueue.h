@@ -10,6 +10,7 @@
 #define GR_ENQUEUE_H
 
 #include "cpu/event.h"
+#include "stream_order.h"
 
 #include <string.h>
 

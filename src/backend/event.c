@@ -1,18 +1,21 @@
 /*
- * event.c - the event object every device shares (backend.h): its
- * lifetime, its latest record, and what that record says once its stream
- * has passed it (done, time). How a record is queued is each kind's: a
- * STAMP op on a CPU stream (cpu/event.c), the driver's event on a GPU.
+ * event.c - the event header every device's event starts with
+ * (backend.h): its references and freeing, the handle's death, device
+ * kinds' event objects, and the queries that dispatch by device. The
+ * CPU's records (the latest record, done, time) are cpu/event.c's, a
+ * device kind's its own.
  *
- * Invariant: (s, seq, gen) change together under 'lock'; a reader takes
- * the stream it finds retained, so the record it read stays readable.
+ * Invariant: an event's memory is a shell (of dev_event_shelf, or of the
+ * CPU's shelf) for the life of the process (core.h).
  */
+#include "cpu/event.h"
 #include "device.h"
 
 #include <string.h>
 
-/* Event objects, kept as dead shells once freed (core.h). */
-static gr_shelf event_shelf = GR_SHELF_INIT(sizeof(struct grEvent_st));
+/* Device kinds' event objects, kept as dead shells once freed (core.h);
+ * the CPU's have a shelf of their own (cpu/event.c). */
+static gr_shelf dev_event_shelf = GR_SHELF_INIT(sizeof(struct grEvent_st) + GR_DEV_EVENT_MAX);
 
 bool gr__event_valid(grEvent_t e)
 {
@@ -26,84 +29,41 @@ void gr__event_retain(grEvent_t e)
 
 void gr__event_release(grEvent_t e)
 {
-    if (gr_fetch_sub_acq_rel(&e->refs, 1) == 1) {
-        if (e->s)
-            gr__stream_release(e->s);
-        if (e->gpu)
-            gr__devkind()->event_free(e->gpu);
-        gr__mark_dead(&e->magic);
-        gr__shell_retire(&event_shelf, e);
+    if (gr_fetch_sub_acq_rel(&e->refs, 1) != 1)
+        return;
+    if (e->device == 0) {
+        gr__cpu_event_free(e);
+        return;
     }
+    gr__devkind()->event_free(e);
+    gr__mark_dead(&e->magic);
+    gr__shell_retire(&dev_event_shelf, e);
 }
 
-void gr__event_latest(grEvent_t e, gr_stream **s, uint64_t *seq)
+grEvent_t gr__event_new_dev(size_t size, unsigned flags, int device)
 {
-    gr__spin_lock(&e->lock);
-    *s = e->s;
-    *seq = e->seq;
-    if (*s)
-        gr__stream_retain(*s);
-    gr__spin_unlock(&e->lock);
+    gr_assert(size >= sizeof(struct grEvent_st) && size <= sizeof(struct grEvent_st) + GR_DEV_EVENT_MAX &&
+              device > 0);
+    grEvent_t e = gr__shell_alloc(&dev_event_shelf);
+    if (!e)
+        return NULL;
+    memset(e, 0, size);
+    e->magic = GR_MAGIC_EVENT;
+    e->flags = flags;
+    e->device = device;
+    atomic_init(&e->refs, 1);
+    return e;
 }
 
 grEvent_t gr__event_create(unsigned flags)
 {
-    grEvent_t e = gr__shell_alloc(&event_shelf);
-    if (!e)
-        return NULL;
-    memset(e, 0, sizeof *e);
-    e->magic = GR_MAGIC_EVENT;
-    e->flags = flags;
-    atomic_init(&e->refs, 1);
-    return e;
+    return gr__cpu_event_new(flags);
 }
 
 void gr__event_destroy(grEvent_t e)
 {
     e->magic = GR_MAGIC_DEAD;
     gr__event_release(e);
-}
-
-bool gr__event_done(grEvent_t e)
-{
-    gr_stream *s = NULL;
-    uint64_t seq;
-    gr__event_latest(e, &s, &seq);
-    if (!s)
-        return true;
-    bool done = gr__stream_reached(s, seq);
-    gr__stream_release(s);
-    return done;
-}
-
-grError_t gr__event_time(const char *call, const char *which, grEvent_t e, uint64_t *t)
-{
-    gr_stream *s = NULL;
-    uint64_t seq, gen, stamped, time_ns;
-    if (e->flags & grEventDisableTiming)
-        return gr__fail(grErrorInvalidResourceHandle,
-                        "%s: the %s event %p was created with grEventDisableTiming", call, which, GR_PTR(e));
-    gr__event_latest(e, &s, &seq);
-    if (!s)
-        return gr__fail(grErrorInvalidResourceHandle, "%s: the %s event %p has never been recorded", call,
-                        which, GR_PTR(e));
-    bool done = gr__stream_reached(s, seq);
-    gr__stream_release(s);
-    gr__spin_lock(&e->lock);
-    gen = e->gen;
-    stamped = e->stamped_gen;
-    time_ns = e->time_ns;
-    gr__spin_unlock(&e->lock);
-    /* A completed record not stamped was re-recorded since (the new one is
-     * pending). */
-    if (!done || stamped != gen)
-        return gr__fail(
-            grErrorNotReady,
-            "%s: the work before the latest record of the %s event %p has not completed yet; wait "
-            "for it (grEventSynchronize) before asking for the time",
-            call, which, GR_PTR(e));
-    *t = time_ns;
-    return grSuccess;
 }
 
 grError_t gr__event_sync_dev(const char *call, grEvent_t e)
@@ -119,4 +79,22 @@ grError_t gr__event_query_dev(const char *call, grEvent_t e)
     if (e->device != 0)
         return gr__devkind()->event_query(call, e);
     return gr__event_done(e) ? grSuccess : grErrorNotReady;
+}
+
+grError_t gr__event_elapsed_dev(const char *call, float *ms, grEvent_t start, grEvent_t end)
+{
+    uint64_t t0 = 0, t1 = 0;
+    grError_t err;
+    if (start->device != 0 || end->device != 0) {
+        if (start->device != end->device)
+            return gr__fail(grErrorInvalidResourceHandle,
+                            "%s: the start event %p is of device %d and the end event %p of device %d; "
+                            "time events of one device",
+                            call, GR_PTR(start), start->device, GR_PTR(end), end->device);
+        return gr__devkind()->event_elapsed(call, ms, start, end);
+    }
+    if ((err = gr__event_time(call, "start", start, &t0)) || (err = gr__event_time(call, "end", end, &t1)))
+        return err;
+    *ms = (float)((double)((int64_t)(t1 - t0)) / 1e6);
+    return grSuccess;
 }

@@ -23,7 +23,7 @@ GR_NOINLINE void gr__exec_quiesce_slow(grGraphExec_t e)
         seq = gr_load_relaxed(&e->last_seq);
         /* It may have ended since the counts were read: then no
          * reference is needed. */
-        busy = !gr__stream_reached(s, seq);
+        busy = !gr__cpu_stream_reached(s, seq);
         if (busy)
             gr__stream_retain(s);
     }
@@ -83,7 +83,7 @@ static GR_NOINLINE void write_begin_slow(grGraphExec_t e)
          * being queued: wait for its unlock, which publishes its count. */
         gr_stream *s = gr_load_relaxed(&e->last_stream);
         if (s) /* pairs with grGraphLaunch's lock and test, as in gr__exec_write_begin */
-            while (gr_load_seq_cst(&s->lockw) & GR_STREAM_LOCKED)
+            while (gr_load_seq_cst(&gr__cpu_stream(s)->lockw) & GR_STREAM_LOCKED)
                 gr__cpu_relax();
         if (gr_load_acquire(&e->launches_done) >= gr_load_relaxed(&e->launches))
             return;
@@ -110,7 +110,7 @@ void gr__exec_write_begin_locked(grGraphExec_t e)
         gr__barrier_asym())
         gr_store_seq_cst(&e->owner, gr__self_tag());
     gr_stream *s = gr_load_relaxed(&e->last_stream);
-    if (GR_LIKELY(!s || !(gr_load_seq_cst(&s->lockw) & GR_STREAM_LOCKED)) &&
+    if (GR_LIKELY(!s || !(gr_load_seq_cst(&gr__cpu_stream(s)->lockw) & GR_STREAM_LOCKED)) &&
         GR_LIKELY(gr_load_acquire(&e->launches_done) >= gr_load_relaxed(&e->launches)))
         return;
     write_begin_slow(e);

@@ -1,54 +1,54 @@
 /*
  * stream.c - the stream object every device shares (backend.h): its
- * allocation, references and freeing, the handle's death, and turning a
- * public handle into a live stream. Each kind frees its own part: a GPU
- * kind's 'gpu' through the device table, the CPU queue, caches and
- * registry through cpu/stream.c (every stream has the queue's first
- * segment, which the object header holds).
+ * header (backend.h), references and freeing, the handle's death, and
+ * turning a public handle into a live stream. Each device frees its own
+ * part: a device kind's through the device table, the CPU's queue, caches
+ * and registry in cpu/stream.c (gr__cpu_stream_free).
  *
- * Invariant: a stream's memory is a shell of stream_shelf for the life of
- * the process (core.h), so that a dead handle still reads as one (its
- * magic) and never as another object.
+ * Invariant: a stream's memory is a shell (of dev_stream_shelf, or of
+ * the CPU's shelf) for the life of the process (core.h), so that a dead
+ * handle still reads as one (its magic) and never as another object.
  */
 #include "cpu/stream_int.h"
 #include "device.h"
 
 #include <string.h>
 
-/* Stream objects, kept as dead shells once freed (core.h). */
-static gr_shelf stream_shelf = GR_SHELF_INIT(sizeof(gr_stream));
+/* Device kinds' stream objects, kept as dead shells once freed (core.h);
+ * the CPU's have a shelf of their own (cpu/stream.c). */
+static gr_shelf dev_stream_shelf = GR_SHELF_INIT(sizeof(gr_stream) + GR_DEV_STREAM_MAX);
 
-gr_stream *gr__stream_new(unsigned flags, unsigned user_flags)
+void gr__stream_header_init(gr_stream *s, unsigned flags, unsigned user_flags, int device)
 {
-    gr_stream *s = gr__shell_alloc(&stream_shelf);
-    gr_seg *seg = gr__aligned_alloc(GR_CACHELINE, sizeof *seg);
-    if (!s || !seg) {
-        if (s) {
-            s->magic = GR_MAGIC_DEAD;
-            gr__shell_retire(&stream_shelf, s);
-        }
-        gr__free(seg);
-        return NULL;
-    }
-    memset(s, 0, sizeof *s);
-    memset(seg, 0, sizeof *seg);
     static atomic_uint_fast64_t serials;
     s->magic = GR_MAGIC_STREAM;
     s->serial = gr_fetch_add_relaxed(&serials, 1) + 1;
     s->flags = flags;
     s->user_flags = user_flags;
+    s->device = device;
     atomic_init(&s->refs, 1);
-    s->tail_seg = s->head_seg = seg;
+}
+
+gr_stream *gr__stream_new_dev(size_t size, unsigned flags, unsigned user_flags, int device)
+{
+    gr_assert(size >= sizeof(gr_stream) && size <= sizeof(gr_stream) + GR_DEV_STREAM_MAX && device > 0);
+    gr_stream *s = gr__shell_alloc(&dev_stream_shelf);
+    if (!s)
+        return NULL;
+    memset(s, 0, size);
+    gr__stream_header_init(s, flags, user_flags, device);
     return s;
 }
 
 static void stream_free(gr_stream *s)
 {
-    if (s->gpu)
-        gr__devkind()->stream_free(s->gpu);
-    gr__cpu_stream_fini(s);
+    if (s->device == 0) {
+        gr__cpu_stream_free(s);
+        return;
+    }
+    gr__devkind()->stream_free(s);
     gr__mark_dead(&s->magic);
-    gr__shell_retire(&stream_shelf, s);
+    gr__shell_retire(&dev_stream_shelf, s);
 }
 
 void gr__stream_retain(gr_stream *s)
@@ -60,16 +60,6 @@ void gr__stream_release(gr_stream *s)
 {
     if (gr_fetch_sub_acq_rel(&s->refs, 1) == 1)
         stream_free(s);
-}
-
-gr_stream *gr__stream_new_gpu(unsigned flags, unsigned user_flags, int device, struct gr_dev_stream *gpu)
-{
-    gr_stream *s = gr__stream_new(flags, user_flags);
-    if (s) {
-        s->device = device;
-        s->gpu = gpu;
-    }
-    return s;
 }
 
 grError_t gr__stream_from_handle_slow(const char *call, grStream_t h, gr_stream **out)
@@ -98,7 +88,7 @@ grError_t gr__stream_from_handle_slow(const char *call, grStream_t h, gr_stream 
 
 void gr__stream_destroy(gr_stream *s)
 {
-    if (s->gpu) {
+    if (s->device != 0) {
         /* Nothing of the CPU's holds it: the handle's reference is the
          * last but those of events recorded on it. */
         s->magic = GR_MAGIC_DEAD;
@@ -130,7 +120,7 @@ grError_t gr__stream_query_dev(const char *call, gr_stream *s)
         return gr__devkind()->stream_query(call, s);
     if (!gr__stream_idle(s))
         return grErrorNotReady;
-    grError_t e = (grError_t)gr_load_relaxed(&s->sticky);
+    grError_t e = (grError_t)gr_load_relaxed(&gr__cpu_stream(s)->sticky);
     return e ? gr__fail_again(e) : grSuccess;
 }
 

@@ -379,7 +379,7 @@ bool gr__pcache_push_slow(gr_pblock *b, gr_stream *s)
     gr_pcache *c = gr__ptls.cache ? gr__ptls.cache : gr__pcache_create();
     if (!c)
         return false;
-    uint64_t seq = gr_load_acquire(&s->tail);
+    uint64_t seq = gr__stream_tail(s);
 #if GR_ASAN
     /* A cached block is poisoned from its free on: cache only a block
      * whose free takes effect now (no work queued on s). */

@@ -601,7 +601,7 @@ GR_NOINLINE grError_t gr__pool_free_slow(const char *call, void *p, gr_stream *s
         gr__stream_retain(s);
         b->fs = s;
     }
-    b->fseq = gr_load_acquire(&s->tail);
+    b->fseq = gr__stream_tail(s);
     gr_store_relaxed(&b->state, BLOCK_FREE);
     b->next = pool->bins[b->cls];
     pool->bins[b->cls] = b;

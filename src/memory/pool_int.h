@@ -11,6 +11,7 @@
 #define GR_POOL_INT_H
 
 #include "../backend/device.h"
+#include "../backend/stream_order.h"
 #include "pool.h"
 
 #include <pthread.h>
@@ -418,7 +419,7 @@ static inline bool cache_push_fast(gr_pcache *c, gr_pblock *b, gr_stream *s)
     if (GR_LIKELY(cache_enter(c))) {
         unsigned n = c->n[cls];
         if (GR_LIKELY(c->pool == b->pool && c->stream == s && n < CACHE_DEPTH)) {
-            b->fseq = gr_load_acquire(&s->tail);
+            b->fseq = gr__stream_tail(s);
             gr_store_relaxed(&b->state, BLOCK_CACHED);
             c->slot[cls][n].ptr = b->ptr;
             c->slot[cls][n].b = b;
@@ -447,7 +448,7 @@ static inline bool cache_push_hot(gr_pcache *c, void *p, gr_stream *s)
         if (GR_LIKELY(gr__ptls.hot.bind == c->bind && c->stream == s && n < CACHE_DEPTH &&
                       stream_usable(s))) {
             gr_assert_internal(b->pool == c->pool && b->fs == s && b->cls == cls && b->ptr == p);
-            b->fseq = gr_load_acquire(&s->tail);
+            b->fseq = gr__stream_tail(s);
             gr_store_relaxed(&b->state, BLOCK_CACHED);
             c->slot[cls][n].ptr = p;
             c->slot[cls][n].b = b;

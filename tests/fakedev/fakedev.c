@@ -9,9 +9,10 @@
  * the legacy stream with the blocking streams is the fake device's too).
  * Copies, memsets, kernels (their CPU function: a kernel runs here only
  * once an image is attached, as on a GPU), host functions and memory
- * operations are queued on that CPU stream. A fake event is a CPU event
- * object of device d, recorded on those CPU streams. An executable is the
- * exec layer's CPU plan, launched on the stream's CPU stream: what the
+ * operations are queued on that CPU stream. A fake event is an event of
+ * device d with the CPU event's layout, recorded on those CPU streams. An
+ * executable is the exec layer's CPU plan, launched on the stream's CPU
+ * stream: what the
  * fake checks and records of it is what the device side of the exec
  * setters and of grGraphExecUpdate asks. Device memory is host memory,
  * pools hand out host memory and count it, and virtual memory is an
@@ -322,15 +323,27 @@ enum {
     FAKE_PER_THREAD
 };
 
-struct gr_dev_stream {
+/* A fake stream: the stream header (backend.h), then what runs its work. */
+struct fake_stream {
+    gr_stream h;
     gr_stream *cpu; /* FAKE_CREATED's; NULL for the default streams */
     int kind;
 };
 
+_Static_assert(sizeof(struct fake_stream) <= sizeof(gr_stream) + GR_DEV_STREAM_MAX,
+               "a fake stream fits a device stream's shell");
+_Static_assert(sizeof(gr_cpu_event) <= sizeof(struct grEvent_st) + GR_DEV_EVENT_MAX,
+               "a fake event fits a device event's shell");
+
+static struct fake_stream *fake_stream(gr_stream *s)
+{
+    return (struct fake_stream *)(void *)s;
+}
+
 /* The CPU stream that runs s's work. */
 static gr_stream *cpu_of(gr_stream *s)
 {
-    struct gr_dev_stream *g = s->gpu;
+    struct fake_stream *g = fake_stream(s);
     if (g->cpu)
         return g->cpu;
     gr_stream *c = NULL;
@@ -347,18 +360,12 @@ static gr_stream *cpu_of(gr_stream *s)
 static grError_t wrap(const char *call, int device, gr_stream *cpu, int kind, unsigned flags,
                       unsigned user_flags, gr_stream **out)
 {
-    struct gr_dev_stream *g = gr__calloc(1, sizeof *g);
-    gr_stream *s = NULL;
-    if (g) {
-        g->cpu = cpu;
-        g->kind = kind;
-        s = gr__stream_new_gpu(flags, user_flags, device, g);
-    }
-    if (!s) {
-        gr__free(g);
+    gr_stream *s = gr__stream_new_dev(sizeof(struct fake_stream), flags, user_flags, device);
+    if (!s)
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory creating a stream of device %d", call,
                         device);
-    }
+    fake_stream(s)->cpu = cpu;
+    fake_stream(s)->kind = kind;
     gr_store_release(&gr__gpu_any_context, true);
     *out = s;
     return grSuccess;
@@ -440,11 +447,10 @@ static grError_t fake_stream_default(const char *call, int device, bool per_thre
     return err;
 }
 
-static void fake_stream_free(struct gr_dev_stream *g)
+static void fake_stream_free(gr_stream *s)
 {
-    if (g->cpu)
-        gr__stream_destroy(g->cpu);
-    gr__free(g);
+    if (fake_stream(s)->cpu)
+        gr__stream_destroy(fake_stream(s)->cpu);
 }
 
 static grError_t fake_stream_sync(const char *call, gr_stream *s)
@@ -627,29 +633,22 @@ static grError_t fake_stream_memops(const char *call, gr_stream *s, unsigned cou
 
 /* ----------------------------------------------------------------- events */
 
-struct gr_dev_event {
-    int device;
-};
-
+/* A fake event has the CPU's event layout (cpu/event.h): it is recorded on
+ * the CPU streams that run the fake streams' work, and the CPU plans that
+ * run the fake executables record and wait for it as for a CPU event. */
 static grError_t fake_event_create(const char *call, int device, unsigned flags, grEvent_t *out)
 {
     ENTER(call, "event_create");
-    struct gr_dev_event *g = gr__calloc(1, sizeof *g);
-    grEvent_t e = g ? gr__event_create(flags) : NULL;
-    if (!e) {
-        gr__free(g);
+    grEvent_t e = gr__event_new_dev(sizeof(gr_cpu_event), flags, device);
+    if (!e)
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
-    }
-    g->device = device;
-    e->device = device;
-    e->gpu = g;
     *out = e;
     return grSuccess;
 }
 
-static void fake_event_free(struct gr_dev_event *g)
+static void fake_event_free(grEvent_t e)
 {
-    gr__free(g);
+    gr__cpu_event_fini(e);
 }
 
 static grError_t fake_event_record(const char *call, grEvent_t e, gr_stream *s)

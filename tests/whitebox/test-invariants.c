@@ -170,9 +170,9 @@ GR_TEST(stream_queue_checker_reports_a_tail_outside_its_segment)
     CHECK_EQ(grStreamSynchronize(h), grSuccess);
     gr_stream *s = (gr_stream *)h;
     CHECK(gr__stream_queue_is_valid(s));
-    s->tail_base += GR_SEG_SLOTS;
+    gr__cpu_stream(s)->tail_base += GR_SEG_SLOTS;
     CHECK(!gr__stream_queue_is_valid(s));
-    s->tail_base -= GR_SEG_SLOTS;
+    gr__cpu_stream(s)->tail_base -= GR_SEG_SLOTS;
     CHECK(gr__stream_queue_is_valid(s));
     CHECK_EQ(grStreamDestroy(h), grSuccess);
 }

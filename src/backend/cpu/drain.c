@@ -20,18 +20,19 @@
 /* The next published op of s, or NULL. Token holder only. */
 static gr_op *peek(gr_stream *s)
 {
-    uint64_t i = s->head - s->head_base;
+    gr_cpu_stream *c = gr__cpu_stream(s);
+    uint64_t i = c->head - c->head_base;
     if (i == GR_SEG_SLOTS) {
-        gr_seg *n = gr_load_acquire(&s->head_seg->next);
+        gr_seg *n = gr_load_acquire(&c->head_seg->next);
         if (!n)
             return NULL;
-        gr__seg_put(s, s->head_seg);
-        s->head_seg = n;
-        s->head_base = s->head;
+        gr__seg_put(s, c->head_seg);
+        c->head_seg = n;
+        c->head_base = c->head;
         i = 0;
     }
-    gr_op *op = &s->head_seg->slots[i];
-    return gr_load_acquire(&op->seq) == s->head + 1 ? op : NULL;
+    gr_op *op = &c->head_seg->slots[i];
+    return gr_load_acquire(&op->seq) == c->head + 1 ? op : NULL;
 }
 
 static void run_op(gr_worker *w, gr_stream *s, gr_op *op)
@@ -69,7 +70,7 @@ static void run_op(gr_worker *w, gr_stream *s, gr_op *op)
         gr__event_release(op->u.stamp.ev);
         return;
     case GR_OP_GRAPH:
-        gr__exec_run(w, op->u.graph.exec, s, s->head + 1);
+        gr__exec_run(w, op->u.graph.exec, s, gr__cpu_stream(s)->head + 1);
         if (op->u.graph.drop)
             gr__exec_release(op->u.graph.drop);
         return;
@@ -109,28 +110,29 @@ static GR_NOINLINE void run_op_traced(gr_worker *w, gr_stream *s, gr_op *op)
 static GR_NOINLINE void resume_waiters(gr_stream *s)
 {
     gr_runtime *rt = gr_load_acquire(&gr__rt);
-    uint64_t done = gr_load_acquire(&s->done);
-    gr_stream *ready = NULL;
-    gr__spin_lock(&s->wlock);
-    for (gr_stream **pp = &s->waiters; *pp;) {
-        gr_stream *x = *pp;
+    gr_cpu_stream *c = gr__cpu_stream(s);
+    uint64_t done = gr_load_acquire(&c->done);
+    gr_cpu_stream *ready = NULL;
+    gr__spin_lock(&c->wlock);
+    for (gr_cpu_stream **pp = &c->waiters; *pp;) {
+        gr_cpu_stream *x = *pp;
         if (x->wait_seq <= done) {
             *pp = x->wait_next;
             x->wait_next = ready;
             ready = x;
-            gr_fetch_sub_seq_cst(&s->nwaiters, 1); /* in the order notify() reads it */
+            gr_fetch_sub_seq_cst(&c->nwaiters, 1); /* in the order notify() reads it */
         } else {
             pp = &x->wait_next;
         }
     }
-    gr__spin_unlock(&s->wlock);
+    gr__spin_unlock(&c->wlock);
     while (ready) {
-        gr_stream *x = ready;
+        gr_cpu_stream *x = ready;
         ready = x->wait_next;
         x->wait_next = NULL;
         /* Its token comes back with a queue item, as at activation. */
         gr_store_release(&x->queued, true);
-        gr__sched_submit(rt, gr__item_make(x, GR_ITEM_STREAM));
+        gr__sched_submit(rt, gr__item_make(&x->h, GR_ITEM_STREAM));
     }
 }
 
@@ -140,11 +142,12 @@ static GR_NOINLINE void resume_waiters(gr_stream *s)
  * themselves with seq_cst RMWs, announce(), and then read 'done'). */
 static void notify(gr_stream *s)
 {
-    if (GR_UNLIKELY(gr_load_seq_cst(&s->nwaiters) > 0))
+    gr_cpu_stream *c = gr__cpu_stream(s);
+    if (GR_UNLIKELY(gr_load_seq_cst(&c->nwaiters) > 0))
         resume_waiters(s);
-    if (GR_UNLIKELY(gr_load_seq_cst(&s->sleepers) > 0)) {
-        gr_fetch_add_acq_rel(&s->done_futex, 1u);
-        gr__futex_wake(&s->done_futex, 1 << 30);
+    if (GR_UNLIKELY(gr_load_seq_cst(&c->sleepers) > 0)) {
+        gr_fetch_add_acq_rel(&c->done_futex, 1u);
+        gr__futex_wake(&c->done_futex, 1 << 30);
     }
 }
 
@@ -154,14 +157,15 @@ static void notify(gr_stream *s)
  * caller reads 'done' after it. */
 static void announce(gr_stream *s)
 {
-    uint64_t w = gr_load_relaxed(&s->lockw);
+    gr_cpu_stream *c = gr__cpu_stream(s);
+    uint64_t w = gr_load_relaxed(&c->lockw);
     for (;;) {
         if (!(w & GR_STREAM_LOCKED) &&
-            gr_cas_weak_seq_cst(&s->lockw, &w, (w | GR_STREAM_NOTIFY) + GR_STREAM_UNLOCK_UNIT))
+            gr_cas_weak_seq_cst(&c->lockw, &w, (w | GR_STREAM_NOTIFY) + GR_STREAM_UNLOCK_UNIT))
             return;
         if (w & GR_STREAM_LOCKED) {
             gr__cpu_relax();
-            w = gr_load_relaxed(&s->lockw);
+            w = gr_load_relaxed(&c->lockw);
         }
     }
 }
@@ -196,7 +200,8 @@ enum give_up {
  * (GONE), which is dropped last. */
 static enum give_up token_give_up(gr_stream *s, bool *unsettled)
 {
-    uint64_t w = gr_load_acquire(&s->lockw);
+    gr_cpu_stream *c = gr__cpu_stream(s);
+    uint64_t w = gr_load_acquire(&c->lockw);
     if (w & GR_STREAM_LOCKED)
         return CONTENDED;
     if (peek(s))
@@ -209,10 +214,10 @@ static enum give_up token_give_up(gr_stream *s, bool *unsettled)
         *unsettled = false;
         /* Clear it once nobody is counted: a waiter counts itself before
          * it announces, so one this misses announces later. */
-        if (gr_load_seq_cst(&s->nwaiters) == 0 && gr_load_seq_cst(&s->sleepers) == 0)
+        if (gr_load_seq_cst(&c->nwaiters) == 0 && gr_load_seq_cst(&c->sleepers) == 0)
             nw &= ~(uint64_t)GR_STREAM_NOTIFY;
     }
-    if (!gr_cas_strong_seq_cst(&s->lockw, &w, nw))
+    if (!gr_cas_strong_seq_cst(&c->lockw, &w, nw))
         return CONTENDED;
     if (w & GR_STREAM_GONE)
         gr__stream_release(s);
@@ -224,24 +229,25 @@ static enum give_up token_give_up(gr_stream *s, bool *unsettled)
  * when it has. */
 static bool suspend_on(gr_stream *s, gr_stream *t, uint64_t seq)
 {
-    if (gr__stream_reached(t, seq))
+    gr_cpu_stream *cs = gr__cpu_stream(s), *ct = gr__cpu_stream(t);
+    if (gr__cpu_stream_reached(t, seq))
         return false;
-    gr__spin_lock(&t->wlock);
-    s->wait_seq = seq;
-    s->wait_next = t->waiters;
-    t->waiters = s;
+    gr__spin_lock(&ct->wlock);
+    cs->wait_seq = seq;
+    cs->wait_next = ct->waiters;
+    ct->waiters = cs;
     /* Dekker with notify(): count, announce, then read 'done'. */
-    gr_fetch_add_seq_cst(&t->nwaiters, 1);
+    gr_fetch_add_seq_cst(&ct->nwaiters, 1);
     announce(t);
-    if (gr__stream_reached(t, seq)) {
+    if (gr__cpu_stream_reached(t, seq)) {
         /* Completed meanwhile: take ourselves back out. */
-        t->waiters = s->wait_next;
-        s->wait_next = NULL;
-        gr_fetch_sub_seq_cst(&t->nwaiters, 1);
-        gr__spin_unlock(&t->wlock);
+        ct->waiters = cs->wait_next;
+        cs->wait_next = NULL;
+        gr_fetch_sub_seq_cst(&ct->nwaiters, 1);
+        gr__spin_unlock(&ct->wlock);
         return false;
     }
-    gr__spin_unlock(&t->wlock);
+    gr__spin_unlock(&ct->wlock);
     return true;
 }
 
@@ -250,6 +256,7 @@ static bool suspend_on(gr_stream *s, gr_stream *t, uint64_t seq)
  * ops follow: an application thread drains only what it waits for. */
 static void drain(gr_worker *w, gr_stream *s, uint64_t limit)
 {
+    gr_cpu_stream *c = gr__cpu_stream(s);
     /* An op's completion is published with a release store; the seq_cst
      * order that notify() needs comes from a fence before anything else
      * runs (user code may block until a waiter is woken), or, when the
@@ -276,8 +283,8 @@ static void drain(gr_worker *w, gr_stream *s, uint64_t limit)
             continue; /* published meanwhile, or still contended */
         }
         settle(s, &unsettled);
-        if (GR_UNLIKELY(s->head >= limit)) {
-            gr_store_release(&s->queued, true);
+        if (GR_UNLIKELY(c->head >= limit)) {
+            gr_store_release(&c->queued, true);
             gr__sched_submit(gr_load_acquire(&gr__rt), gr__item_make(s, GR_ITEM_STREAM));
             return;
         }
@@ -289,8 +296,8 @@ static void drain(gr_worker *w, gr_stream *s, uint64_t limit)
             run_op_traced(w, s, op);
         else
             run_op(w, s, op);
-        s->head++;
-        gr_store_release(&s->done, s->head);
+        c->head++;
+        gr_store_release(&c->done, c->head);
         unsettled = true;
     }
 }
@@ -298,7 +305,7 @@ static void drain(gr_worker *w, gr_stream *s, uint64_t limit)
 void gr__stream_drain(gr_worker *w, gr_stream *s)
 {
     /* Called for a STREAM item: it is ours only if the token is unclaimed. */
-    if (!gr_exchange_acq_rel(&s->queued, false)) {
+    if (!gr_exchange_acq_rel(&gr__cpu_stream(s)->queued, false)) {
         gr__stream_release(s); /* stale item: the claimer's reference */
         return;
     }
@@ -313,7 +320,7 @@ void gr__stream_drain_token(gr_worker *w, gr_stream *s)
 /* Whether the token of s waits in a mailbox (a hint). */
 static bool mailed(gr_stream *s)
 {
-    gr_worker *m = gr_load_relaxed(&s->mail_slot);
+    gr_worker *m = gr_load_relaxed(&gr__cpu_stream(s)->mail_slot);
     return m && gr__sched_mailed(m, gr__item_make(s, GR_ITEM_TOKEN));
 }
 
@@ -325,17 +332,18 @@ static bool mailed(gr_stream *s)
  * alive). */
 static bool try_claim_and_drain(gr_runtime *rt, gr_worker *w, gr_stream *s, uint64_t limit)
 {
-    gr_worker *m = gr_load_relaxed(&s->mail_slot);
+    gr_cpu_stream *c = gr__cpu_stream(s);
+    gr_worker *m = gr_load_relaxed(&c->mail_slot);
     if (m && gr__sched_unmail(m, gr__item_make(s, GR_ITEM_TOKEN))) {
         drain(w, s, limit);
         return true;
     }
-    if (!gr_load_relaxed(&s->queued))
+    if (!gr_load_relaxed(&c->queued))
         return false;
     bool took = gr__sched_take_injected(rt, gr__item_make(s, GR_ITEM_STREAM));
     if (!took)
         gr__stream_retain(s);
-    if (!gr_exchange_acq_rel(&s->queued, false)) {
+    if (!gr_exchange_acq_rel(&c->queued, false)) {
         /* Another claimer won, and the item is stale: drop its reference,
          * ours, or the one the winner took if this thread holds the item. */
         gr__stream_release(s);
@@ -347,14 +355,15 @@ static bool try_claim_and_drain(gr_runtime *rt, gr_worker *w, gr_stream *s, uint
 
 void gr__stream_wait_for(gr_stream *s, uint64_t seq)
 {
+    gr_cpu_stream *c = gr__cpu_stream(s);
     gr_runtime *rt = gr__runtime_get();
     gr_worker *w = gr__tls_worker, *slot = NULL;
     unsigned idle = 0;
-    if (gr__stream_reached(s, seq))
+    if (gr__cpu_stream_reached(s, seq))
         return;
     if (!w)
         w = slot = gr__slot_acquire(rt);
-    while (!gr__stream_reached(s, seq)) {
+    while (!gr__cpu_stream_reached(s, seq)) {
         if (w) {
             /* Run s itself if nobody does, as far as we wait for it; then
              * whatever else this thread may run (gr__sched_help_once). */
@@ -371,12 +380,12 @@ void gr__stream_wait_for(gr_stream *s, uint64_t seq)
         }
         /* Park on the stream's completion futex. */
         /* Dekker with notify(): count, announce, then read 'done'. */
-        gr_fetch_add_seq_cst(&s->sleepers, 1);
+        gr_fetch_add_seq_cst(&c->sleepers, 1);
         announce(s);
-        uint32_t f = gr_load_seq_cst(&s->done_futex);
-        if (!gr__stream_reached(s, seq) && !(w && (gr_load_relaxed(&s->queued) || mailed(s))))
-            gr__futex_wait(&s->done_futex, f);
-        gr_fetch_sub_seq_cst(&s->sleepers, 1);
+        uint32_t f = gr_load_seq_cst(&c->done_futex);
+        if (!gr__cpu_stream_reached(s, seq) && !(w && (gr_load_relaxed(&c->queued) || mailed(s))))
+            gr__futex_wait(&c->done_futex, f);
+        gr_fetch_sub_seq_cst(&c->sleepers, 1);
         idle = 1024;
     }
     if (slot)
@@ -390,14 +399,15 @@ static void legacy_mark(void *data)
 
 grError_t gr__stream_sync(gr_stream *s)
 {
+    gr_cpu_stream *c = gr__cpu_stream(s);
     /* The legacy stream's work is the blocking streams' too: an empty
      * operation queued on it waits for theirs (the implicit waits of
      * gr__stream_lock_slot), and the wait below for it. */
     if (GR_UNLIKELY(s->flags & GR_STREAM_LEGACY) && gr__stream_blocking_pending())
         (void)gr__stream_enqueue_call("grStreamSynchronize", s, legacy_mark, NULL, 0);
-    gr__stream_wait_for(s, gr_load_acquire(&s->tail));
+    gr__stream_wait_for(s, gr_load_acquire(&c->tail));
     gr_assert_expensive(gr__stream_queue_is_valid(s));
-    int e = gr_load_relaxed(&s->sticky);
+    int e = gr_load_relaxed(&c->sticky);
     if (e)
         return gr__fail_again((grError_t)e);
     return gr__kernel_fault_check("synchronizing a stream");
@@ -413,16 +423,17 @@ void gr__device_sync_all(void)
         gr_stream *todo = NULL;
         uint64_t target = 0;
         pthread_mutex_lock(&rt->streams_lock);
-        for (gr_stream *s = rt->streams; s; s = s->reg_next)
-            if (gr__stream_pending(s) && (gr__debug_pause("registry"), gr__stream_retain_registered(s))) {
-                todo = s;
-                target = gr_load_acquire(&s->tail);
+        for (gr_cpu_stream *c = rt->streams; c; c = c->reg_next)
+            if (gr__stream_pending(&c->h) &&
+                (gr__debug_pause("registry"), gr__stream_retain_registered(&c->h))) {
+                todo = &c->h;
+                target = gr_load_acquire(&c->tail);
                 break;
             }
         pthread_mutex_unlock(&rt->streams_lock);
         if (!todo && gr__stream_pending(rt->legacy)) {
             todo = rt->legacy;
-            target = gr_load_acquire(&todo->tail);
+            target = gr_load_acquire(&gr__cpu_stream(todo)->tail);
             gr__stream_retain(todo);
         }
         if (!todo)

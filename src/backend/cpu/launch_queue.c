@@ -82,7 +82,7 @@ static GR_NOINLINE grError_t launch_moving(gr_runtime *rt, grGraphExec_t e, gr_s
         return launch_oom(s);
     }
     uint64_t last_seq = gr_load_relaxed(&e->last_seq);
-    if (from && !gr__stream_reached(from, last_seq)) {
+    if (from && !gr__cpu_stream_reached(from, last_seq)) {
         /* The previous launch may still run: this one starts after it, as
          * launches of one executable never overlap. */
         gr__stream_retain(from);

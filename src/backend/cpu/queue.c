@@ -23,24 +23,26 @@
 /* Under s's lock: the producer's side of stream_int.h's invariants. */
 static const char *queue_broken_locked(gr_stream *s)
 {
-    uint64_t t = gr_load_relaxed(&s->tail);
-    if (s->tail_base % GR_SEG_SLOTS != 0 || t < s->tail_base || t - s->tail_base > GR_SEG_SLOTS)
+    gr_cpu_stream *c = gr__cpu_stream(s);
+    uint64_t t = gr_load_relaxed(&c->tail);
+    if (c->tail_base % GR_SEG_SLOTS != 0 || t < c->tail_base || t - c->tail_base > GR_SEG_SLOTS)
         return "'tail' is not within the tail segment, whose base is a multiple of GR_SEG_SLOTS";
-    if (gr_load_relaxed(&s->tail_seg->next) != NULL)
+    if (gr_load_relaxed(&c->tail_seg->next) != NULL)
         return "the tail segment has a next segment";
-    for (uint64_t i = s->tail_base; i < t; i++)
-        if (gr_load_relaxed(&s->tail_seg->slots[i - s->tail_base].seq) != i + 1)
+    for (uint64_t i = c->tail_base; i < t; i++)
+        if (gr_load_relaxed(&c->tail_seg->slots[i - c->tail_base].seq) != i + 1)
             return "a published slot of the tail segment does not carry its op index + 1";
-    if (gr_load_acquire(&s->done) > t)
+    if (gr_load_acquire(&c->done) > t)
         return "'done' is past 'tail'";
     return NULL;
 }
 
 bool gr__stream_queue_is_valid(gr_stream *s)
 {
+    gr_cpu_stream *c = gr__cpu_stream(s);
     gr__stream_lock(s);
     const char *why = queue_broken_locked(s);
-    uint64_t t = gr_load_relaxed(&s->tail), base = s->tail_base;
+    uint64_t t = gr_load_relaxed(&c->tail), base = c->tail_base;
     gr__stream_unlock_no_activate(s); /* nothing published */
     if (why)
         fprintf(stderr, "graphrt: stream %p breaks an invariant of stream_int.h: %s (tail %llu, base %llu)\n",
@@ -52,9 +54,10 @@ bool gr__stream_queue_is_valid(gr_stream *s)
 
 static gr_seg *seg_get(gr_stream *s)
 {
-    gr_seg *seg = gr_load_acquire(&s->free_segs);
+    gr_cpu_stream *c = gr__cpu_stream(s);
+    gr_seg *seg = gr_load_acquire(&c->free_segs);
     /* Single popper (we hold the lock), so no ABA. */
-    while (seg && !gr_cas_weak_acquire_acquire(&s->free_segs, &seg, seg->free_next))
+    while (seg && !gr_cas_weak_acquire_acquire(&c->free_segs, &seg, seg->free_next))
         ;
     if (!seg) {
         seg = gr__aligned_alloc(GR_CACHELINE, sizeof *seg);
@@ -68,31 +71,34 @@ static gr_seg *seg_get(gr_stream *s)
 
 void gr__seg_put(gr_stream *s, gr_seg *seg)
 {
-    gr_seg *head = gr_load_relaxed(&s->free_segs);
+    gr_cpu_stream *c = gr__cpu_stream(s);
+    gr_seg *head = gr_load_relaxed(&c->free_segs);
     do
         seg->free_next = head;
-    while (!gr_cas_weak_release(&s->free_segs, &head, seg));
+    while (!gr_cas_weak_release(&c->free_segs, &head, seg));
 }
 
 gr_op *gr__stream_next_slot(gr_stream *s)
 {
-    uint64_t t = gr_load_relaxed(&s->tail);
-    if (GR_UNLIKELY(t - s->tail_base == GR_SEG_SLOTS)) {
+    gr_cpu_stream *c = gr__cpu_stream(s);
+    uint64_t t = gr_load_relaxed(&c->tail);
+    if (GR_UNLIKELY(t - c->tail_base == GR_SEG_SLOTS)) {
         gr_seg *n = seg_get(s);
         if (!n)
             return NULL;
-        gr_store_release(&s->tail_seg->next, n);
-        s->tail_seg = n;
-        s->tail_base = t;
+        gr_store_release(&c->tail_seg->next, n);
+        c->tail_seg = n;
+        c->tail_base = t;
     }
-    return &s->tail_seg->slots[t - s->tail_base];
+    return &c->tail_seg->slots[t - c->tail_base];
 }
 
 void gr__stream_publish(gr_stream *s, gr_op *op)
 {
-    uint64_t t = gr_load_relaxed(&s->tail) + 1;
+    gr_cpu_stream *c = gr__cpu_stream(s);
+    uint64_t t = gr_load_relaxed(&c->tail) + 1;
     gr_store_release(&op->seq, t);
-    gr_store_release(&s->tail, t);
+    gr_store_release(&c->tail, t);
 }
 
 void gr__stream_publish_wait(gr_stream *s, gr_op *op, gr_stream *t, uint64_t seq)
@@ -138,7 +144,7 @@ bool gr__stream_enqueue_wait(gr_stream *s, gr_stream *t, uint64_t seq)
 {
     gr_runtime *rt = gr__runtime_get();
     gr_op *op;
-    if (s == t || gr__stream_reached(t, seq))
+    if (s == t || gr__cpu_stream_reached(t, seq))
         return true; /* already ordered: nothing to wait for */
     op = gr__stream_lock_slot(rt, s);
     if (!op)
@@ -159,14 +165,14 @@ static bool legacy_waits(gr_runtime *rt, gr_stream *s)
     if (!(s->flags & GR_STREAM_LEGACY)) {
         gr_stream *l = rt->legacy;
         if (gr__stream_pending(l))
-            return emit_wait(s, l, gr_load_acquire(&l->tail));
+            return emit_wait(s, l, gr_load_acquire(&gr__cpu_stream(l)->tail));
         return true;
     }
     bool ok = true;
     pthread_mutex_lock(&rt->streams_lock);
-    for (gr_stream *b = rt->streams; b && ok; b = b->reg_next)
-        if (!(b->flags & GR_STREAM_NONBLOCKING) && gr__stream_pending(b))
-            ok = emit_wait_registered(s, b, gr_load_acquire(&b->tail));
+    for (gr_cpu_stream *b = rt->streams; b && ok; b = b->reg_next)
+        if (!(b->h.flags & GR_STREAM_NONBLOCKING) && gr__stream_pending(&b->h))
+            ok = emit_wait_registered(s, &b->h, gr_load_acquire(&b->tail));
     pthread_mutex_unlock(&rt->streams_lock);
     return ok;
 }
@@ -187,28 +193,29 @@ gr_op *gr__stream_lock_slot(gr_runtime *rt, gr_stream *s)
 
 void gr__stream_unlock(gr_runtime *rt, gr_stream *s)
 {
-    uint64_t w = (gr_load_relaxed(&s->lockw) & ~(uint64_t)GR_STREAM_LOCKED) + GR_STREAM_UNLOCK_UNIT;
+    gr_cpu_stream *c = gr__cpu_stream(s);
+    uint64_t w = (gr_load_relaxed(&c->lockw) & ~(uint64_t)GR_STREAM_LOCKED) + GR_STREAM_UNLOCK_UNIT;
     if (w & GR_STREAM_ACTIVE) {
         /* The token's holder will see what was published: its give-up
          * fails unless it read this store. */
-        gr_store_release(&s->lockw, w);
+        gr_store_release(&c->lockw, w);
         return;
     }
     /* A new drain token; once the handle is gone it needs a reference of
      * its own (this caller holds one, so the count is not zero). */
     if (GR_UNLIKELY(w & GR_STREAM_GONE))
         gr__stream_retain(s);
-    gr_store_release(&s->lockw, w | GR_STREAM_ACTIVE);
+    gr_store_release(&c->lockw, w | GR_STREAM_ACTIVE);
     /* An application thread usually synchronises soon after it launches:
      * its mailbox keeps the token for it at the cost of a store. */
     gr_worker *slot = gr__sched_mail_slot(rt);
     if (slot) {
-        if (gr_load_relaxed(&s->mail_slot) != slot)
-            gr_store_relaxed(&s->mail_slot, slot);
+        if (gr_load_relaxed(&c->mail_slot) != slot)
+            gr_store_relaxed(&c->mail_slot, slot);
         gr__sched_mail(rt, slot, gr__item_make(s, GR_ITEM_TOKEN));
         return;
     }
-    gr_store_release(&s->queued, true);
+    gr_store_release(&c->queued, true);
     gr__sched_submit(rt, gr__item_make(s, GR_ITEM_STREAM));
 }
 

@@ -29,6 +29,9 @@
 
 #include <pthread.h>
 
+/* A CPU stream (stream_int.h). */
+typedef struct gr_cpu_stream gr_cpu_stream;
+
 typedef uintptr_t gr_item;
 
 enum {
@@ -219,7 +222,7 @@ struct gr_runtime {
     char kfault_detail[512];
     /* Streams (stream.c). */
     pthread_mutex_t streams_lock; /* guards the list below */
-    gr_stream *streams;           /* every live created stream */
+    gr_cpu_stream *streams;       /* every live created stream */
     gr_stream *legacy;            /* the legacy default stream */
 };
 

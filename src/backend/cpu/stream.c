@@ -1,9 +1,10 @@
 /*
- * stream.c - CPU streams: the registry of a runtime's streams, the legacy
- * and per-thread default streams, a CPU stream's part of its creation,
- * destruction and freeing (the object, its references and the resolution
- * of public handles are backend/stream.c). The enqueue protocol is queue.c, the drain
- * loop and waiting drain.c.
+ * stream.c - CPU streams: the CPU stream object (struct gr_cpu_stream,
+ * stream_int.h: its allocation, destruction and freeing), the registry of
+ * a runtime's streams, the legacy and per-thread default streams (the
+ * header, its references and the resolution of public handles are
+ * backend/stream.c). The enqueue protocol is queue.c, the drain loop and
+ * waiting drain.c.
  *
  * Lock order: a stream's lock, then rt->streams_lock (taken when work is
  * queued on the legacy stream). Nothing takes them the other way round. No
@@ -19,27 +20,29 @@
 
 void gr__stream_note_known_locked(gr_stream *s, gr_stream *t, uint64_t seq)
 {
+    gr_cpu_stream *c = gr__cpu_stream(s);
     unsigned i;
     if (s == t)
         return;
     for (i = 0; i < GR_KNOWN_MAX; i++)
-        if (s->known[i].id == t->serial) {
-            if (s->known[i].seq < seq)
-                s->known[i].seq = seq;
+        if (c->known[i].id == t->serial) {
+            if (c->known[i].seq < seq)
+                c->known[i].seq = seq;
             return;
         }
-    i = s->known_next++ % GR_KNOWN_MAX;
-    s->known[i].id = t->serial;
-    s->known[i].seq = seq;
+    i = c->known_next++ % GR_KNOWN_MAX;
+    c->known[i].id = t->serial;
+    c->known[i].seq = seq;
 }
 
 uint64_t gr__stream_known_by_waits(gr_stream *s, gr_stream *t)
 {
+    gr_cpu_stream *c = gr__cpu_stream(s);
     uint64_t k = 0;
     gr__stream_lock(s);
     for (unsigned i = 0; i < GR_KNOWN_MAX; i++)
-        if (s->known[i].id == t->serial)
-            k = s->known[i].seq;
+        if (c->known[i].id == t->serial)
+            k = c->known[i].seq;
     gr__stream_unlock_no_activate(s);
     return k;
 }
@@ -47,9 +50,9 @@ uint64_t gr__stream_known_by_waits(gr_stream *s, gr_stream *t)
 uint64_t gr__stream_known(gr_stream *s, gr_stream *t)
 {
     if (s == t)
-        return gr_load_acquire(&s->tail);
+        return gr_load_acquire(&gr__cpu_stream(s)->tail);
     uint64_t k = gr__stream_known_by_waits(s, t);
-    uint64_t done = gr_load_acquire(&t->done);
+    uint64_t done = gr_load_acquire(&gr__cpu_stream(t)->done);
     return done > k ? done : k;
 }
 
@@ -61,31 +64,34 @@ gr_stream *gr__stream_legacy(void)
 
 grKernel_t gr__stream_cache_kernel_locked(gr_stream *s, grKernel_t k)
 {
+    gr_cpu_stream *c = gr__cpu_stream(s);
     unsigned i;
     for (i = 0; i < GR_KCACHE; i++)
-        if (s->kcache[i] == k)
+        if (c->kcache[i] == k)
             return NULL;
-    i = s->kcache_next++ % GR_KCACHE;
-    grKernel_t evicted = s->kcache[i];
+    i = c->kcache_next++ % GR_KCACHE;
+    grKernel_t evicted = c->kcache[i];
     gr__kernel_retain(k);
-    s->kcache[i] = k;
+    c->kcache[i] = k;
     return evicted;
 }
 
 struct grGraphExec_st *gr__stream_cache_exec_locked(gr_stream *s, struct grGraphExec_st *e)
 {
-    struct grGraphExec_st *evicted = s->last_exec;
+    gr_cpu_stream *c = gr__cpu_stream(s);
+    struct grGraphExec_st *evicted = c->last_exec;
     if (evicted == e)
         return NULL;
     gr__exec_retain(e);
-    s->last_exec = e;
+    c->last_exec = e;
     return evicted;
 }
 
 /* A reference on a stream found in the registry, where it stays until
- * stream_free takes it out: its count may have reached 0 already (its
- * last holder is on its way to stream_free), and then no reference may be
- * taken. Returns false in that case; such a stream has no work left. */
+ * gr__cpu_stream_free takes it out: its count may have reached 0 already
+ * (its last holder is on its way to freeing it), and then no reference
+ * may be taken. Returns false in that case; such a stream has no work
+ * left. */
 bool gr__stream_retain_registered(gr_stream *s)
 {
     return gr_ref_unless_zero(&s->refs);
@@ -93,56 +99,83 @@ bool gr__stream_retain_registered(gr_stream *s)
 
 static void registry_add(gr_runtime *rt, gr_stream *s)
 {
+    gr_cpu_stream *c = gr__cpu_stream(s);
     pthread_mutex_lock(&rt->streams_lock);
-    s->rt = rt;
-    s->registered = true;
-    s->reg_prev = NULL;
-    s->reg_next = rt->streams;
+    c->rt = rt;
+    c->registered = true;
+    c->reg_prev = NULL;
+    c->reg_next = rt->streams;
     if (rt->streams)
-        rt->streams->reg_prev = s;
-    rt->streams = s;
+        rt->streams->reg_prev = c;
+    rt->streams = c;
     pthread_mutex_unlock(&rt->streams_lock);
 }
 
 static void registry_remove(gr_runtime *rt, gr_stream *s)
 {
+    gr_cpu_stream *c = gr__cpu_stream(s);
     pthread_mutex_lock(&rt->streams_lock);
-    if (!s->registered) {
+    if (!c->registered) {
         pthread_mutex_unlock(&rt->streams_lock);
         return;
     }
-    s->registered = false;
-    if (s->reg_prev)
-        s->reg_prev->reg_next = s->reg_next;
-    else if (rt->streams == s)
-        rt->streams = s->reg_next;
-    if (s->reg_next)
-        s->reg_next->reg_prev = s->reg_prev;
-    s->reg_next = s->reg_prev = NULL;
+    c->registered = false;
+    if (c->reg_prev)
+        c->reg_prev->reg_next = c->reg_next;
+    else if (rt->streams == c)
+        rt->streams = c->reg_next;
+    if (c->reg_next)
+        c->reg_next->reg_prev = c->reg_prev;
+    c->reg_next = c->reg_prev = NULL;
     pthread_mutex_unlock(&rt->streams_lock);
 }
 
-void gr__cpu_stream_fini(gr_stream *s)
+/* CPU stream objects, kept as dead shells once freed (core.h). */
+static gr_shelf stream_shelf = GR_SHELF_INIT(sizeof(gr_cpu_stream));
+
+gr_stream *gr__stream_new(unsigned flags, unsigned user_flags)
 {
-    gr_seg *seg = s->head_seg;
-    if (s->last_exec)
-        gr__exec_release(s->last_exec);
+    gr_cpu_stream *c = gr__shell_alloc(&stream_shelf);
+    gr_seg *seg = gr__aligned_alloc(GR_CACHELINE, sizeof *seg);
+    if (!c || !seg) {
+        if (c) {
+            c->h.magic = GR_MAGIC_DEAD;
+            gr__shell_retire(&stream_shelf, c);
+        }
+        gr__free(seg);
+        return NULL;
+    }
+    memset(c, 0, sizeof *c);
+    memset(seg, 0, sizeof *seg);
+    gr__stream_header_init(&c->h, flags, user_flags, 0);
+    c->tail_seg = c->head_seg = seg;
+    return &c->h;
+}
+
+void gr__cpu_stream_free(gr_stream *s)
+{
+    gr_cpu_stream *c = gr__cpu_stream(s);
+    gr_seg *seg = c->head_seg;
+    if (c->last_exec)
+        gr__exec_release(c->last_exec);
     for (unsigned i = 0; i < GR_KCACHE; i++)
-        if (s->kcache[i])
-            gr__kernel_release(s->kcache[i]);
-    if (s->rt)
-        registry_remove(s->rt, s);
+        if (c->kcache[i])
+            gr__kernel_release(c->kcache[i]);
+    if (c->rt)
+        registry_remove(c->rt, s);
     while (seg) {
         gr_seg *n = gr_load_relaxed(&seg->next);
         gr__free(seg);
         seg = n;
     }
-    seg = gr_load_relaxed(&s->free_segs);
+    seg = gr_load_relaxed(&c->free_segs);
     while (seg) {
         gr_seg *n = seg->free_next;
         gr__free(seg);
         seg = n;
     }
+    gr__mark_dead(&s->magic);
+    gr__shell_retire(&stream_shelf, s);
 }
 
 /* ------------------------------------------------------ per-thread stream */
@@ -156,9 +189,10 @@ static _Thread_local uint64_t tls_per_thread_gen;
  * if one exists (GONE tells the token to drop it), else now. */
 static void handle_drop(gr_stream *s)
 {
+    gr_cpu_stream *c = gr__cpu_stream(s);
     gr__stream_lock(s);
-    uint64_t w = gr_load_relaxed(&s->lockw);
-    gr_store_release(&s->lockw, (w & ~(uint64_t)GR_STREAM_LOCKED) | GR_STREAM_GONE);
+    uint64_t w = gr_load_relaxed(&c->lockw);
+    gr_store_release(&c->lockw, (w & ~(uint64_t)GR_STREAM_LOCKED) | GR_STREAM_GONE);
     if (!(w & GR_STREAM_ACTIVE))
         gr__stream_release(s);
 }
@@ -189,14 +223,15 @@ static void release_cached(void *data)
  * the references stay until the stream is freed. */
 static void drop_caches(gr_runtime *rt, gr_stream *s)
 {
+    gr_cpu_stream *c = gr__cpu_stream(s);
     _Static_assert(sizeof(cached_refs) <= GR_OP_DATA_MAX, "the references fit an op's payload");
     gr_op *op = gr__stream_lock_slot(rt, s);
     if (!op)
         return;
-    cached_refs r = {s->last_exec, {NULL}};
-    memcpy(r.kernels, s->kcache, sizeof r.kernels);
-    s->last_exec = NULL;
-    memset(s->kcache, 0, sizeof s->kcache);
+    cached_refs r = {c->last_exec, {NULL}};
+    memcpy(r.kernels, c->kcache, sizeof r.kernels);
+    c->last_exec = NULL;
+    memset(c->kcache, 0, sizeof c->kcache);
     if (!gr__stream_pending(s)) {
         gr__stream_unlock_no_activate(s);
         release_cached(&r);
@@ -298,9 +333,9 @@ void gr__stream_runtime_fini(gr_runtime *rt)
     for (;;) {
         gr_stream *s = NULL;
         pthread_mutex_lock(&rt->streams_lock);
-        for (gr_stream *x = rt->streams; x; x = x->reg_next)
-            if (!x->handle_dead) {
-                s = x;
+        for (gr_cpu_stream *x = rt->streams; x; x = x->reg_next)
+            if (!x->h.handle_dead) {
+                s = &x->h;
                 break;
             }
         pthread_mutex_unlock(&rt->streams_lock);
@@ -310,11 +345,11 @@ void gr__stream_runtime_fini(gr_runtime *rt)
     }
     pthread_mutex_lock(&rt->streams_lock);
     while (rt->streams) {
-        gr_stream *s = rt->streams;
-        rt->streams = s->reg_next;
-        s->reg_next = s->reg_prev = NULL;
-        s->registered = false;
-        s->rt = NULL;
+        gr_cpu_stream *c = rt->streams;
+        rt->streams = c->reg_next;
+        c->reg_next = c->reg_prev = NULL;
+        c->registered = false;
+        c->rt = NULL;
     }
     pthread_mutex_unlock(&rt->streams_lock);
     rt->legacy->magic = GR_MAGIC_DEAD;
@@ -346,8 +381,8 @@ bool gr__stream_blocking_pending(void)
     if (!rt)
         return false;
     pthread_mutex_lock(&rt->streams_lock);
-    for (gr_stream *b = rt->streams; b && !pending; b = b->reg_next)
-        pending = !(b->flags & GR_STREAM_NONBLOCKING) && gr__stream_pending(b);
+    for (gr_cpu_stream *b = rt->streams; b && !pending; b = b->reg_next)
+        pending = !(b->h.flags & GR_STREAM_NONBLOCKING) && gr__stream_pending(&b->h);
     pthread_mutex_unlock(&rt->streams_lock);
     return pending;
 }

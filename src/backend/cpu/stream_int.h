@@ -62,10 +62,10 @@
  *   - an event holds 1 on the stream of its latest record; an executable
  *     on the stream of its last launch; a pool block on the stream that
  *     freed it;
- *   - the registry holds none: a stream stays listed until stream_free
- *     takes it out, so one found there may already be at 0, on its way
- *     out, and is retained only by retain_registered (no reference taken
- *     from 0), under rt->streams_lock;
+ *   - the registry holds none: a stream stays listed until
+ *     gr__cpu_stream_free takes it out, so one found there may already be
+ *     at 0, on its way out, and is retained only by retain_registered (no
+ *     reference taken from 0), under rt->streams_lock;
  *   - any other holder retains only a stream it holds a reference on
  *     already, or reaches through one of the references above.
  */
@@ -135,6 +135,102 @@ typedef struct gr_seg {
     gr_op slots[GR_SEG_SLOTS];
 } gr_seg;
 
+/* A CPU stream: the header every device's stream starts with (backend.h),
+ * then the queue, its drain token and its waiters. Every gr_stream of
+ * device 0 is one (gr__stream_new allocates them). */
+struct gr_cpu_stream {
+    gr_stream h;
+
+    /* Registry of the runtime 'rt', guarded by rt->streams_lock. A stream
+     * stays registered after grStreamDestroy until it is freed, so that
+     * device-wide waits and the legacy stream still see its queued work. */
+    gr_runtime *rt;
+    gr_cpu_stream *reg_next, *reg_prev;
+    bool registered;
+
+    /* Producer side, guarded by the LOCKED bit of 'lockw'. The word also
+     * holds ACTIVE, the drain token's existence (see gr__stream_lock). */
+    GR_ALIGNED_CL _Atomic uint64_t lockw;
+    _Atomic uint64_t tail; /* ops published (written under lock) */
+    gr_seg *tail_seg;
+    uint64_t tail_base;        /* op index of tail_seg->slots[0] */
+    gr_seg *_Atomic free_segs; /* consumer pushes, producer pops */
+
+    /* What this stream's future work is known to follow, from its event
+     * waits: work of the stream with serial known[i].id up to op
+     * known[i].seq (serials, not pointers: no reference is held and a
+     * reused address cannot match; a small table, oldest entry evicted).
+     * Memory pools use it to reuse a block freed on another stream. */
+#if GR_KNOBS_SMALL
+#define GR_KNOWN_MAX 1 /* each new event wait evicts the last one known */
+#else
+#define GR_KNOWN_MAX 8
+#endif
+    struct {
+        uint64_t id;
+        uint64_t seq;
+    } known[GR_KNOWN_MAX]; /* guarded by 'lock' */
+    unsigned known_next;   /* guarded by 'lock' */
+
+    /* Kernels launched lately, each holding one reference for the stream,
+     * so that a launch of one of them costs no atomic operation: a kernel
+     * evicted from here is released by the consumer after the op whose
+     * launch evicted it (op->drop), hence after all its launches. */
+#if GR_KNOBS_SMALL
+#define GR_KCACHE 1 /* a launch of another kernel evicts and drops the last */
+#else
+#define GR_KCACHE 4
+#endif
+    grKernel_t kcache[GR_KCACHE];     /* guarded by 'lock' */
+    unsigned kcache_next;             /* guarded by 'lock' */
+    struct grGraphExec_st *last_exec; /* the same for graph launches */
+
+    /* A token waiting to be claimed; apart from what the consumer writes
+     * per op. 'mail_slot' is the slot whose mailbox took the last token
+     * that went to one (a hint: the mailbox is the truth). */
+    GR_ALIGNED_CL atomic_bool queued;
+    _Atomic(gr_worker *) mail_slot;
+
+    /* Consumer side, owned by the drain token's holder. */
+    GR_ALIGNED_CL gr_seg *head_seg;
+    uint64_t head_base;
+    uint64_t head;
+
+    /* Completion, read by waiters. */
+    GR_ALIGNED_CL _Atomic uint64_t done;
+    atomic_int sleepers; /* threads parked on done_futex */
+    _Atomic uint32_t done_futex;
+    _Atomic int sticky; /* first asynchronous error, grError_t */
+
+    /* Streams suspended until this one completes their wait_seq ops: a
+     * WAIT op never blocks a thread, its stream steps aside (keeping its
+     * drain token) and is queued again when the wait is over. */
+    gr_spinlock wlock; /* guards 'waiters' and their wait_* */
+    gr_cpu_stream *waiters;
+    atomic_int nwaiters;
+    gr_cpu_stream *wait_next; /* in the list of the stream waited on */
+    uint64_t wait_seq;
+};
+
+/* The CPU stream s is (a cast: free): s must be of device 0. */
+static inline gr_cpu_stream *gr__cpu_stream(gr_stream *s)
+{
+    gr_assert(s->device == 0);
+    return (gr_cpu_stream *)(void *)s;
+}
+
+/* True once CPU stream s has completed its first 'seq' ops (the layers
+ * above ask gr__stream_reached, stream_order.h, of a stream of any
+ * device). */
+static inline bool gr__cpu_stream_reached(gr_stream *s, uint64_t seq)
+{
+    return gr_load_acquire(&gr__cpu_stream(s)->done) >= seq;
+}
+
+/* A CPU stream (cpu/stream.c) of GR_STREAM_* flags with one reference and
+ * its queue's first segment, in no registry; NULL when out of memory. */
+gr_stream *gr__stream_new(unsigned flags, unsigned user_flags);
+
 /* The stream's lock, its activation and its waiters' announcement share
  * one word, so that a producer learns, under the lock, whether a drain
  * token exists, and creates one by its unlocking store; and so that the
@@ -156,21 +252,23 @@ enum {
  * being written pairs with gr__exec_write_begin (exec.h). */
 static inline void gr__stream_lock(gr_stream *s)
 {
-    uint64_t w = gr_load_relaxed(&s->lockw);
+    gr_cpu_stream *c = gr__cpu_stream(s);
+    uint64_t w = gr_load_relaxed(&c->lockw);
     for (;;) {
-        if (!(w & GR_STREAM_LOCKED) && gr_cas_weak_seq_cst(&s->lockw, &w, w | GR_STREAM_LOCKED))
+        if (!(w & GR_STREAM_LOCKED) && gr_cas_weak_seq_cst(&c->lockw, &w, w | GR_STREAM_LOCKED))
             return;
         gr__cpu_relax();
-        w = gr_load_relaxed(&s->lockw);
+        w = gr_load_relaxed(&c->lockw);
     }
 }
 
 /* Unlocks without activating (nothing was queued). */
 static inline void gr__stream_unlock_no_activate(gr_stream *s)
 {
+    gr_cpu_stream *c = gr__cpu_stream(s);
     /* Only the holder changes a locked word. */
-    uint64_t w = gr_load_relaxed(&s->lockw);
-    gr_store_release(&s->lockw, w & ~(uint64_t)GR_STREAM_LOCKED);
+    uint64_t w = gr_load_relaxed(&c->lockw);
+    gr_store_release(&c->lockw, w & ~(uint64_t)GR_STREAM_LOCKED);
 }
 
 /* True if the producer's side of s's queue keeps the invariants above
@@ -183,7 +281,8 @@ bool gr__stream_queue_is_valid(gr_stream *s);
 /* True while s has ops queued that have not completed. */
 static inline bool gr__stream_pending(gr_stream *s)
 {
-    return gr_load_acquire(&s->done) < gr_load_acquire(&s->tail);
+    gr_cpu_stream *c = gr__cpu_stream(s);
+    return gr_load_acquire(&c->done) < gr_load_acquire(&c->tail);
 }
 
 /* A reference on a stream found in the registry (under streams_lock),
@@ -213,7 +312,7 @@ void gr__stream_publish_wait(gr_stream *s, gr_op *op, gr_stream *t, uint64_t seq
 /* Op index the next published op will get (call under the lock). */
 static inline uint64_t gr__stream_tail_locked(gr_stream *s)
 {
-    return gr_load_relaxed(&s->tail);
+    return gr_load_relaxed(&gr__cpu_stream(s)->tail);
 }
 
 /* Makes s hold a reference on k (call under s's lock, for a launch of k
@@ -232,10 +331,10 @@ void gr__exec_release(struct grGraphExec_st *e);
 /* Records, under s's lock, that s's future work follows t's first seq ops. */
 void gr__stream_note_known_locked(gr_stream *s, gr_stream *t, uint64_t seq);
 
-/* A CPU stream's part of freeing a stream object (its last reference
- * went, backend/stream.c): the caches' references, the registry, the
- * queue's segments. Every stream has them, a GPU stream's being empty. */
-void gr__cpu_stream_fini(gr_stream *s);
+/* Frees a CPU stream object (its last reference went, backend/stream.c):
+ * the caches' references, the registry, the queue's segments, then the
+ * object (into its dead shell). */
+void gr__cpu_stream_free(gr_stream *s);
 
 /* The CPU's default stream for h (NULL or grStreamLegacy: the legacy
  * stream; grStreamPerThread: the calling thread's), starting the runtime;

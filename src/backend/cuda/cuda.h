@@ -11,12 +11,14 @@
  * there are no GPUs and nothing here is ever called with a device >= 1.
  *
  * How an object knows its device:
- *   - a stream (gr_stream, backend.h) has 'device' (0: the CPU) and, on a
- *     GPU, 'gpu' (its CUstream: created, or the legacy / per-thread default
- *     of that device's primary context). The default handles (NULL,
- *     grStreamLegacy, grStreamPerThread) resolve per current device
- *     (gr__stream_from_handle): on a GPU to that device's gr_stream objects;
- *   - an event (grEvent_st) has 'device' and, on a GPU, 'gpu' (its CUevent);
+ *   - a stream's header (gr_stream, backend.h) has 'device' (0: the CPU);
+ *     a GPU's stream is a struct gr_cuda_stream (cuda_int.h) embedding that
+ *     header, with its CUstream (created, or the legacy / per-thread
+ *     default of that device's primary context). The default handles
+ *     (NULL, grStreamLegacy, grStreamPerThread) resolve per current device
+ *     (gr__stream_from_handle): on a GPU to that device's stream objects;
+ *   - an event's header (grEvent_st) has 'device'; a GPU's event is a
+ *     struct gr_cuda_event with its CUevent;
  *   - a kernel (grKernel_st) has its CPU function and, once an image is
  *     attached (grKernelSetImage), 'gpu': the image, its entry name and a
  *     CUfunction per device, loaded on first use on that device;
@@ -80,9 +82,6 @@ grError_t gr__cu_fail(const char *call, int device, const char *what, int result
 
 /* ---------------------------------------------------------------- streams */
 
-/* The GPU part of a stream. */
-struct gr_dev_stream;
-
 /* A created stream of GPU 'device' (grStreamCreateWithFlags' checked
  * flags). */
 grError_t gr__cuda_stream_create(const char *call, int device, unsigned user_flags, int priority,
@@ -95,8 +94,9 @@ grError_t gr__cuda_stream_priority_range(const char *call, int device, int *leas
  * stream of GPU 'device'. */
 grError_t gr__cuda_stream_default(const char *call, int device, bool per_thread, gr_stream **out);
 
-/* Frees a GPU stream's part (its last reference went, stream.c). */
-void gr__cuda_stream_free(struct gr_dev_stream *g);
+/* Destroys a GPU stream's driver stream if graphrt created it (its last
+ * reference went, stream.c). */
+void gr__cuda_stream_free(gr_stream *s);
 
 grError_t gr__cuda_stream_sync(const char *call, gr_stream *s);
 /* grSuccess, grErrorNotReady (no detail), or the stream's error. */
@@ -110,12 +110,10 @@ grError_t gr__cuda_stream_memops(const char *call, gr_stream *s, unsigned count,
 
 /* ----------------------------------------------------------------- events */
 
-/* The GPU part of an event. */
-struct gr_dev_event;
-
 /* An event of GPU 'device' (checked grEvent* flags). */
 grError_t gr__cuda_event_create(const char *call, int device, unsigned flags, grEvent_t *out);
-void gr__cuda_event_free(struct gr_dev_event *g);
+/* Destroys a GPU event's CUevent (its last reference went). */
+void gr__cuda_event_free(grEvent_t e);
 grError_t gr__cuda_event_record(const char *call, grEvent_t e, gr_stream *s);
 /* grSuccess, grErrorNotReady (no detail), or the error of its work. */
 grError_t gr__cuda_event_query(const char *call, grEvent_t e);

@@ -1,6 +1,7 @@
 /*
- * cuda_int.h - what the CUDA backend's files share: the per-GPU state and
- * the GPU parts of streams, events and kernels. Private to the backend.
+ * cuda_int.h - what the CUDA backend's files share: the per-GPU state,
+ * the GPU streams and events (each embedding the object header of
+ * backend.h) and the GPU part of kernels. Private to the backend.
  */
 #ifndef GR_CUDA_INT_H
 #define GR_CUDA_INT_H
@@ -20,14 +21,38 @@ typedef struct gr_gpu {
 
 extern gr_gpu gr__gpus[GR_MAX_GPUS];
 
-struct gr_dev_stream {
+/* A GPU stream: the header every device's stream starts with
+ * (backend.h), then the driver's stream; allocated by gr__stream_new_dev. */
+struct gr_cuda_stream {
+    gr_stream h;
     CUstream cu;
     bool owned; /* created by graphrt (not CU_STREAM_LEGACY / _PER_THREAD) */
 };
+_Static_assert(sizeof(struct gr_cuda_stream) <= sizeof(gr_stream) + GR_DEV_STREAM_MAX,
+               "a GPU stream fits a device stream's shell");
 
-struct gr_dev_event {
+/* The GPU stream s is (a cast): s must be of a GPU. */
+static inline struct gr_cuda_stream *gr__cuda_stream(gr_stream *s)
+{
+    gr_assert(s->device > 0);
+    return (struct gr_cuda_stream *)(void *)s;
+}
+
+/* A GPU event: the header every device's event starts with (backend.h),
+ * then the driver's event; allocated by gr__event_new_dev. */
+struct gr_cuda_event {
+    struct grEvent_st h;
     CUevent cu;
 };
+_Static_assert(sizeof(struct gr_cuda_event) <= sizeof(struct grEvent_st) + GR_DEV_EVENT_MAX,
+               "a GPU event fits a device event's shell");
+
+/* The GPU event e is (a cast): e must be of a GPU. */
+static inline struct gr_cuda_event *gr__cuda_event(grEvent_t e)
+{
+    gr_assert(e->device > 0);
+    return (struct gr_cuda_event *)(void *)e;
+}
 
 /* A kernel's image and, per device, its module and function once loaded. */
 struct gr_dev_kernel {

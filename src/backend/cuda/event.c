@@ -1,7 +1,7 @@
 /*
- * event.c - GPU events: a graphrt event object whose records, queries,
- * waits and times are its CUevent's (cuEventRecord and friends). The
- * object's CPU fields stay unused; its capture mark works as on the CPU.
+ * event.c - GPU events: an event header (backend.h) with a CUevent, whose
+ * records, queries, waits and times are the driver's (cuEventRecord and
+ * friends); its capture mark works as on the CPU.
  */
 #include "cuda_int.h"
 
@@ -12,39 +12,32 @@ grError_t gr__cuda_event_create(const char *call, int device, unsigned flags, gr
         cuflags |= CU_EVENT_BLOCKING_SYNC;
     if (flags & grEventDisableTiming)
         cuflags |= CU_EVENT_DISABLE_TIMING;
-    struct gr_dev_event *g = gr__calloc(1, sizeof *g);
-    if (!g)
-        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
+    CUevent cu = NULL;
     CUresult r = gr__cuda_enter(device);
     if (r == CUDA_SUCCESS)
-        r = gr_cu.cuEventCreate(&g->cu, cuflags);
-    if (r != CUDA_SUCCESS) {
-        gr__free(g);
+        r = gr_cu.cuEventCreate(&cu, cuflags);
+    if (r != CUDA_SUCCESS)
         return gr__cu_fail(call, device, "cuEventCreate", r);
-    }
-    grEvent_t e = gr__event_create(flags);
+    grEvent_t e = gr__event_new_dev(sizeof(struct gr_cuda_event), flags, device);
     if (!e) {
-        gr_cu.cuEventDestroy(g->cu);
-        gr__free(g);
+        gr_cu.cuEventDestroy(cu);
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
     }
-    e->device = device;
-    e->gpu = g;
+    gr__cuda_event(e)->cu = cu;
     *out = e;
     return grSuccess;
 }
 
-void gr__cuda_event_free(struct gr_dev_event *g)
+void gr__cuda_event_free(grEvent_t e)
 {
-    gr_cu.cuEventDestroy(g->cu);
-    gr__free(g);
+    gr_cu.cuEventDestroy(gr__cuda_event(e)->cu);
 }
 
 grError_t gr__cuda_event_record(const char *call, grEvent_t e, gr_stream *s)
 {
     CUresult r = gr__cuda_enter_stream(s);
     if (r == CUDA_SUCCESS)
-        r = gr_cu.cuEventRecord(e->gpu->cu, s->gpu->cu);
+        r = gr_cu.cuEventRecord(gr__cuda_event(e)->cu, gr__cuda_stream(s)->cu);
     if (r != CUDA_SUCCESS)
         return gr__cu_fail(call, s->device, "cuEventRecord", r);
     /* As on the CPU: a capture that waits on it now waits on work outside
@@ -60,7 +53,7 @@ grError_t gr__cuda_event_query(const char *call, grEvent_t e)
 {
     CUresult r = gr__cuda_enter(e->device);
     if (r == CUDA_SUCCESS)
-        r = gr_cu.cuEventQuery(e->gpu->cu);
+        r = gr_cu.cuEventQuery(gr__cuda_event(e)->cu);
     if (r == CUDA_ERROR_NOT_READY)
         return grErrorNotReady;
     return r ? gr__cu_fail(call, e->device, "cuEventQuery", r) : grSuccess;
@@ -70,7 +63,7 @@ grError_t gr__cuda_event_sync(const char *call, grEvent_t e)
 {
     CUresult r = gr__cuda_enter(e->device);
     if (r == CUDA_SUCCESS)
-        r = gr_cu.cuEventSynchronize(e->gpu->cu);
+        r = gr_cu.cuEventSynchronize(gr__cuda_event(e)->cu);
     return r ? gr__cu_fail(call, e->device, "cuEventSynchronize", r) : grSuccess;
 }
 
@@ -78,7 +71,7 @@ grError_t gr__cuda_event_elapsed(const char *call, float *ms, grEvent_t start, g
 {
     CUresult r = gr__cuda_enter(start->device);
     if (r == CUDA_SUCCESS)
-        r = gr_cu.cuEventElapsedTime(ms, start->gpu->cu, end->gpu->cu);
+        r = gr_cu.cuEventElapsedTime(ms, gr__cuda_event(start)->cu, gr__cuda_event(end)->cu);
     if (r == CUDA_ERROR_NOT_READY)
         return gr__fail(grErrorNotReady,
                         "%s: the work before the latest record of the start or end event has not completed "
@@ -92,6 +85,6 @@ grError_t gr__cuda_stream_wait_event(const char *call, gr_stream *s, grEvent_t e
 {
     CUresult r = gr__cuda_enter_stream(s);
     if (r == CUDA_SUCCESS)
-        r = gr_cu.cuStreamWaitEvent(s->gpu->cu, e->gpu->cu, 0);
+        r = gr_cu.cuStreamWaitEvent(gr__cuda_stream(s)->cu, gr__cuda_event(e)->cu, 0);
     return r ? gr__cu_fail(call, s->device, "cuStreamWaitEvent", r) : grSuccess;
 }

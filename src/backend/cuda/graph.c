@@ -199,13 +199,13 @@ static grError_t kernel_desc(const char *call, const struct gr_dev_exec *gx, CUD
  * GPU. */
 static grError_t event_of(const char *call, int device, grEvent_t ev, uint32_t index, CUevent *out)
 {
-    if (ev->device != device || !ev->gpu)
+    if (ev->device != device)
         return gr__fail(grErrorInvalidValue,
                         "%s: the event of event node %u (plan order) was created on device %d, but the "
                         "executable is instantiated for device %d; an event node's event must be created "
                         "on the device the graph runs on (grSetDevice before grEventCreate)",
                         call, index, ev->device, device);
-    *out = ev->gpu->cu;
+    *out = gr__cuda_event(ev)->cu;
     return grSuccess;
 }
 
@@ -527,7 +527,8 @@ grError_t gr__cuda_exec_launch(const char *call, struct gr_dev_exec *gx, gr_stre
 {
     CUresult r = gr__cuda_enter(gx->device);
     if (r == CUDA_SUCCESS)
-        r = upload ? gr_cu.cuGraphUpload(gx->exec, s->gpu->cu) : gr_cu.cuGraphLaunch(gx->exec, s->gpu->cu);
+        r = upload ? gr_cu.cuGraphUpload(gx->exec, gr__cuda_stream(s)->cu)
+                   : gr_cu.cuGraphLaunch(gx->exec, gr__cuda_stream(s)->cu);
     if (r != CUDA_SUCCESS)
         return gr__cu_fail(call, gx->device, upload ? "cuGraphUpload" : "cuGraphLaunch", r);
     /* Each exchange's stream is retained once and each one it replaces
@@ -549,7 +550,7 @@ bool gr__cuda_exec_defer(struct gr_dev_exec *gx, void (*fn)(void *), void *arg)
         return false;
     CUresult r = gr__cuda_enter_stream(s);
     if (r == CUDA_SUCCESS)
-        r = gr_cu.cuLaunchHostFunc(s->gpu->cu, fn, arg);
+        r = gr_cu.cuLaunchHostFunc(gr__cuda_stream(s)->cu, fn, arg);
     return r == CUDA_SUCCESS;
 }
 

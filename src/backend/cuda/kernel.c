@@ -100,10 +100,10 @@ grError_t gr__cuda_launch(const char *call, gr_stream *s, grKernel_t k, const gr
      * occupancy (CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE). */
     if (coop)
         r = gr_cu.cuLaunchCooperativeKernel(f, grid->x, grid->y, grid->z, block->x, block->y, block->z,
-                                            (unsigned)shmem, s->gpu->cu, args);
+                                            (unsigned)shmem, gr__cuda_stream(s)->cu, args);
     else
         r = gr_cu.cuLaunchKernel(f, grid->x, grid->y, grid->z, block->x, block->y, block->z, (unsigned)shmem,
-                                 s->gpu->cu, args, NULL);
+                                 gr__cuda_stream(s)->cu, args, NULL);
     if (r != CUDA_SUCCESS) {
         return gr__fail(gr__cu_error(r), "%s: kernel '%s': %s failed on device %d with %s", call, k->name,
                         coop ? "cuLaunchCooperativeKernel" : "cuLaunchKernel", s->device,

@@ -57,7 +57,7 @@ grError_t gr__cuda_stream_memops(const char *call, gr_stream *s, unsigned count,
     }
     CUresult r = gr__cuda_enter_stream(s);
     if (r == CUDA_SUCCESS)
-        r = gr_cu.cuStreamBatchMemOp(s->gpu->cu, count, cu, 0);
+        r = gr_cu.cuStreamBatchMemOp(gr__cuda_stream(s)->cu, count, cu, 0);
     if (cu != inl)
         gr__free(cu);
     return r ? gr__cu_fail(call, s->device, "cuStreamBatchMemOp", r) : grSuccess;

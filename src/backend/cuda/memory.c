@@ -87,7 +87,7 @@ grError_t gr__cuda_memcpy(const char *call, gr_stream *s, void *dst, const void 
 {
     CUresult r = gr__cuda_enter_stream(s);
     if (r == CUDA_SUCCESS)
-        r = gr_cu.cuMemcpyAsync(gr__cu_ptr(dst), gr__cu_ptr(src), count, s->gpu->cu);
+        r = gr_cu.cuMemcpyAsync(gr__cu_ptr(dst), gr__cu_ptr(src), count, gr__cuda_stream(s)->cu);
     return r ? gr__cu_fail(call, s->device, "cuMemcpyAsync", r) : grSuccess;
 }
 
@@ -95,7 +95,7 @@ grError_t gr__cuda_memset(const char *call, gr_stream *s, void *dst, int value, 
 {
     CUresult r = gr__cuda_enter_stream(s);
     if (r == CUDA_SUCCESS)
-        r = gr_cu.cuMemsetD8Async(gr__cu_ptr(dst), (unsigned char)value, count, s->gpu->cu);
+        r = gr_cu.cuMemsetD8Async(gr__cu_ptr(dst), (unsigned char)value, count, gr__cuda_stream(s)->cu);
     return r ? gr__cu_fail(call, s->device, "cuMemsetD8Async", r) : grSuccess;
 }
 
@@ -103,7 +103,7 @@ grError_t gr__cuda_memset(const char *call, gr_stream *s, void *dst, int value, 
  * stream of 'device'. */
 static CUresult enter_pitched(gr_stream *s, int device, CUstream *cu)
 {
-    *cu = s ? s->gpu->cu : GR_CU_STREAM_LEGACY;
+    *cu = s ? gr__cuda_stream(s)->cu : GR_CU_STREAM_LEGACY;
     return s ? gr__cuda_enter_stream(s) : gr__cuda_enter(device);
 }
 
@@ -180,7 +180,7 @@ grError_t gr__cuda_malloc_async(const char *call, gr_stream *s, size_t size, voi
     CUdeviceptr d = 0;
     CUresult r = gr__cuda_enter_stream(s);
     if (r == CUDA_SUCCESS)
-        r = gr_cu.cuMemAllocAsync(&d, size, s->gpu->cu);
+        r = gr_cu.cuMemAllocAsync(&d, size, gr__cuda_stream(s)->cu);
     if (r != CUDA_SUCCESS)
         return gr__cu_fail(call, s->device, "cuMemAllocAsync", r);
     *out = (void *)(uintptr_t)d;
@@ -191,6 +191,6 @@ grError_t gr__cuda_free_async(const char *call, gr_stream *s, void *p)
 {
     CUresult r = gr__cuda_enter_stream(s);
     if (r == CUDA_SUCCESS)
-        r = gr_cu.cuMemFreeAsync(gr__cu_ptr(p), s->gpu->cu);
+        r = gr_cu.cuMemFreeAsync(gr__cu_ptr(p), gr__cuda_stream(s)->cu);
     return r ? gr__cu_fail(call, s->device, "cuMemFreeAsync", r) : grSuccess;
 }

@@ -66,7 +66,7 @@ grError_t gr__cuda_pool_alloc(const char *call, gr_stream *s, void *pool, size_t
     CUdeviceptr d = 0;
     CUresult r = gr__cuda_enter_stream(s);
     if (r == CUDA_SUCCESS)
-        r = gr_cu.cuMemAllocFromPoolAsync(&d, size, cu_pool(pool), s->gpu->cu);
+        r = gr_cu.cuMemAllocFromPoolAsync(&d, size, cu_pool(pool), gr__cuda_stream(s)->cu);
     if (r != CUDA_SUCCESS)
         return gr__cu_fail(call, s->device, "cuMemAllocFromPoolAsync", r);
     *out = (void *)(uintptr_t)d;

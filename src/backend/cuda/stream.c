@@ -16,18 +16,12 @@
 static grError_t wrap(const char *call, int device, CUstream cu, bool owned, unsigned flags,
                       unsigned user_flags, gr_stream **out)
 {
-    struct gr_dev_stream *g = gr__calloc(1, sizeof *g);
-    gr_stream *s = NULL;
-    if (g) {
-        g->cu = cu;
-        g->owned = owned;
-        s = gr__stream_new_gpu(flags, user_flags, device, g);
-    }
-    if (!s) {
-        gr__free(g);
+    gr_stream *s = gr__stream_new_dev(sizeof(struct gr_cuda_stream), flags, user_flags, device);
+    if (!s)
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory creating a stream of device %d", call,
                         device);
-    }
+    gr__cuda_stream(s)->cu = cu;
+    gr__cuda_stream(s)->owned = owned;
     *out = s;
     return grSuccess;
 }
@@ -66,13 +60,13 @@ grError_t gr__cuda_stream_priority_range(const char *call, int device, int *leas
     return grSuccess;
 }
 
-void gr__cuda_stream_free(struct gr_dev_stream *g)
+void gr__cuda_stream_free(gr_stream *s)
 {
     /* cuStreamDestroy returns at once; work queued still runs, as CUDA's
      * cudaStreamDestroy promises. */
+    struct gr_cuda_stream *g = gr__cuda_stream(s);
     if (g->owned)
         gr_cu.cuStreamDestroy(g->cu);
-    gr__free(g);
 }
 
 /* ------------------------------------------------------- default streams */
@@ -158,7 +152,7 @@ grError_t gr__cuda_stream_sync(const char *call, gr_stream *s)
 {
     CUresult r = gr__cuda_enter_stream(s);
     if (r == CUDA_SUCCESS)
-        r = gr_cu.cuStreamSynchronize(s->gpu->cu);
+        r = gr_cu.cuStreamSynchronize(gr__cuda_stream(s)->cu);
     return r ? gr__cu_fail(call, s->device, "cuStreamSynchronize", r) : grSuccess;
 }
 
@@ -166,7 +160,7 @@ grError_t gr__cuda_stream_query(const char *call, gr_stream *s)
 {
     CUresult r = gr__cuda_enter_stream(s);
     if (r == CUDA_SUCCESS)
-        r = gr_cu.cuStreamQuery(s->gpu->cu);
+        r = gr_cu.cuStreamQuery(gr__cuda_stream(s)->cu);
     if (r == CUDA_ERROR_NOT_READY)
         return grErrorNotReady;
     return r ? gr__cu_fail(call, s->device, "cuStreamQuery", r) : grSuccess;
@@ -176,6 +170,6 @@ grError_t gr__cuda_host_func(const char *call, gr_stream *s, grHostFn_t fn, void
 {
     CUresult r = gr__cuda_enter_stream(s);
     if (r == CUDA_SUCCESS)
-        r = gr_cu.cuLaunchHostFunc(s->gpu->cu, fn, user);
+        r = gr_cu.cuLaunchHostFunc(gr__cuda_stream(s)->cu, fn, user);
     return r ? gr__cu_fail(call, s->device, "cuLaunchHostFunc", r) : grSuccess;
 }
