@@ -163,16 +163,26 @@ GR_API grError_t grLaunchCooperativeKernel(grKernel_t kernel, grDim3 gridDim, gr
     return launch("grLaunchCooperativeKernel", kernel, gridDim, blockDim, args, sharedMem, stream, &a, 1);
 }
 
+/* grLaunchKernel on a stream that is re-capturing: an unchanged launch is
+ * compared with the node it stands for, whose geometry was checked when
+ * it got it; any failure or difference takes the full path, which checks,
+ * reports and records (the fast path changed nothing then). Out of line
+ * and reached by a tail call: were the call to gr__recapture_launch in
+ * grLaunchKernel, every eager launch would save the registers that keep
+ * the launch across it (19.3 -> 21.6 ns an eager launch on a 2-core VM). */
+static GR_NOINLINE grError_t launch_recapturing(grKernel_t kernel, grDim3 gridDim, grDim3 blockDim,
+                                                void **args, size_t sharedMem, grStream_t stream)
+{
+    if (gr__recapture_launch((gr_stream *)(void *)stream, kernel, &gridDim, &blockDim, sharedMem, args))
+        return grSuccess;
+    return launch("grLaunchKernel", kernel, gridDim, blockDim, args, sharedMem, stream, NULL, 0);
+}
+
 GR_API grError_t grLaunchKernel(grKernel_t kernel, grDim3 gridDim, grDim3 blockDim, void **args,
                                 size_t sharedMem, grStream_t stream)
 {
-    /* A re-capture: an unchanged launch is compared with the node it
-     * stands for, whose geometry was checked when it got it; any failure
-     * or difference takes the full path, which checks, reports and
-     * records (the fast path changed nothing then). */
-    if (GR_UNLIKELY(gr__stream_handle_live(stream) && gr__stream_recapturing((gr_stream *)(void *)stream)) &&
-        gr__recapture_launch((gr_stream *)(void *)stream, kernel, &gridDim, &blockDim, sharedMem, args))
-        return grSuccess;
+    if (GR_UNLIKELY(gr__stream_handle_live(stream) && gr__stream_recapturing((gr_stream *)(void *)stream)))
+        return launch_recapturing(kernel, gridDim, blockDim, args, sharedMem, stream);
     return launch("grLaunchKernel", kernel, gridDim, blockDim, args, sharedMem, stream, NULL, 0);
 }
 
