@@ -225,9 +225,11 @@ grError_t gr__capture_refuse(const char *call, gr_stream *s, const char *why)
 gr_kattrs *gr__capture_attrs(gr_stream *s, const grLaunchAttribute *attrs, unsigned nattrs, bool *oom)
 {
     gr_kattrs *ka = NULL;
-    gr__spin_lock(&s->alock);
-    int prio = s->priority;
-    gr__spin_unlock(&s->alock);
+    /* Read without 'alock', as a re-capture does: a priority set by
+     * another thread while this one captures from the stream races with
+     * the capture either way, and the lock's two atomic operations were a
+     * third of this function's cost on every captured launch. */
+    int prio = gr_load_relaxed(&s->priority);
     bool any = prio != 0;
     for (unsigned i = 0; i < nattrs && !any; i++)
         any = (gr__launch_attr_scope(attrs[i].id) & GR_ATTR_NODE) && attrs[i].id != grLaunchAttributeIgnore;
@@ -331,7 +333,10 @@ grError_t gr__capture_record_ex(const char *call, gr_stream *s, const grGraphNod
     if (GR_UNLIKELY(c->recap != NULL))
         return gr__recapture_record(call, c, s, desc, attrs, nattrs);
     bool oom = false;
-    gr_kattrs *ka = t == grGraphNodeTypeKernel ? gr__capture_attrs(s, attrs, nattrs, &oom) : NULL;
+    /* Most launches have neither attributes nor a stream priority. */
+    gr_kattrs *ka = t == grGraphNodeTypeKernel && (nattrs != 0 || gr_load_relaxed(&s->priority) != 0)
+                        ? gr__capture_attrs(s, attrs, nattrs, &oom)
+                        : NULL;
     if (GR_UNLIKELY(oom || !gr__capture_make_params(desc, &p)))
         return record_oom(call, s, t, ka);
     gr__capture_lock(c);
