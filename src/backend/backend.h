@@ -418,8 +418,9 @@ struct gr_stream {
     /* The priority (clamped to the device's range) and the attributes of
      * grStreamSetAttribute, under 'alock': read back, and given to the
      * kernel nodes a capture records from the stream (api/stream.c). The
-     * priority is also read without the lock (relaxed), by a re-capture
-     * comparing each launch with its node (capture/recapture.c). */
+     * priority is also read without the lock (relaxed), by each captured
+     * launch (capture/record.c) and by a re-capture comparing each launch
+     * with its node (capture/recapture.c). */
     gr_spinlock alock;
     _Atomic int priority;
     grAccessPolicyWindow apw;
