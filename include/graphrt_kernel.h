@@ -755,25 +755,16 @@ static inline float gr_atomic_add_f32(float *p, float v)
  * of the same source.
  *
  * gr_get_current_graph_exec() is CUDA's cudaGetCurrentGraphExec(): the
- * executable whose launch runs the calling kernel. On the CPU it is the
- * grGraphExec_t of the grGraphLaunch that runs the kernel's node (the
- * top-level executable for a kernel inside a child graph or a conditional
- * node's body, whose nodes run as part of that launch; a kernel launched
- * into a capture is such a node once its graph is instantiated), and NULL
- * for a kernel launched on a stream outside capture (grLaunchKernel,
- * grLaunchKernelExC ...). It reads the kernel's context (grKernelCtx.exec), so it costs a
- * load and never fails; any thread of any block may call it, and all
- * get the same value. Host nodes are not kernels and have no form of it.
- * Deviation: CUDA returns a handle only inside a device graph (one
- * instantiated with cudaGraphInstantiateFlagDeviceLaunch) and NULL in a
- * graph launched from the host; graphrt launches graphs from the host
- * only (it refuses grGraphInstantiateFlagDeviceLaunch), so on the CPU it
- * returns the host-launched executable, which a kernel may hand to the
- * host (to launch it again or to name it in a setter) but cannot launch
- * itself. Under nvcc (CUDA 12.0 or later) it is CUDA's device function,
- * whose value (the driver's cudaGraphExec_t, in a grGraphExec_t) is NULL
- * in the graphs that graphrt lowers to a GPU, which are never device
- * graphs.
+ * device graph whose launch runs the calling kernel, NULL when the kernel
+ * is not a node of a device graph. graphrt launches every graph from the
+ * host (it refuses grGraphInstantiateFlagDeviceLaunch), so the answer is
+ * NULL on every device, as CUDA's is for a host-launched graph: the same
+ * source takes the same branch on the CPU and on a GPU. It never fails
+ * and costs nothing. A plain kernel (grKernelFn) that wants the
+ * executable whose launch runs it reads grKernelCtx.exec, graphrt's own
+ * (graphrt/kernel.h). Host nodes are not kernels and have no form of it.
+ * Under nvcc (CUDA 12.0 or later) it is CUDA's device function, its value
+ * (the driver's cudaGraphExec_t) in a grGraphExec_t.
  */
 #if defined(__CUDACC__)
 #if defined(CUDART_VERSION) && CUDART_VERSION >= 12000
@@ -783,7 +774,7 @@ typedef struct grGraphExec_st *grGraphExec_t;
 #define gr_get_current_graph_exec() ((grGraphExec_t)cudaGetCurrentGraphExec())
 #endif
 #else
-#define gr_get_current_graph_exec() ((grGraphExec_t)gr_kctx_->exec)
+#define gr_get_current_graph_exec() ((grGraphExec_t)NULL)
 #endif
 #if defined(__CUDACC__)
 #if defined(CUDART_VERSION) && CUDART_VERSION >= 12040

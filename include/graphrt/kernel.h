@@ -28,9 +28,10 @@ typedef struct grKernelCtx {
                        * application thread running it while it waits */
     /* The executable whose launch runs the kernel: the top-level one for a
      * kernel of a child graph or of a conditional node's body; NULL for a
-     * kernel launched on a stream (grLaunchKernel ...). CUDA's
-     * cudaGetCurrentGraphExec; graphrt_kernel.h's
-     * gr_get_current_graph_exec() reads it. */
+     * kernel launched on a stream (grLaunchKernel ...). graphrt's own:
+     * CUDA's cudaGetCurrentGraphExec (graphrt_kernel.h's
+     * gr_get_current_graph_exec()) names device graphs only, so it
+     * answers NULL for every graph graphrt launches. */
     grGraphExec_t exec;
 } grKernelCtx;
 
