@@ -240,3 +240,63 @@ GR_TEST_CPU_AND_GPU(capture_wait_on_an_outside_event_is_isolation, gpu)
     }
     CHECK_OK(grSetDevice(0));
 }
+
+/* ------------------------------------------- executables of one shape */
+
+static atomic_int side_runs;
+
+static void side_host(void *p)
+{
+    (void)p;
+    atomic_fetch_add(&side_runs, 1);
+}
+
+/* Two executables of one graph, launched on two streams, run side by side
+ * as two native executables do: on a GPU, where graphrt shares one driver
+ * executable between them (src/backend/cuda/share.c), the second's
+ * launch must not be ordered behind the first's, held at its gate. */
+GR_TEST(gpu_executables_of_one_shape_run_side_by_side)
+{
+    tl_use_gpu_or_skip();
+    grGraph_t g;
+    grGraphNode_t n;
+    grGraphExec_t held, free_run;
+    grStream_t s1, s2;
+    grHostNodeParams hp = {gated_host, NULL}, side = {side_host, NULL};
+    atomic_store(&host_reached, 0);
+    atomic_store(&host_gate, 0);
+    atomic_store(&side_runs, 0);
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddHostNode(&n, g, NULL, 0, &hp));
+    CHECK_OK(grGraphInstantiate(&held, g, 0));
+    CHECK_OK(grGraphInstantiate(&free_run, g, 0));
+    CHECK_OK(grGraphExecHostNodeSetParams(free_run, n, &side));
+    CHECK_OK(grStreamCreateWithFlags(&s1, grStreamNonBlocking));
+    CHECK_OK(grStreamCreateWithFlags(&s2, grStreamNonBlocking));
+    CHECK_OK(grGraphLaunch(held, s1));
+    for (int i = 0; i < 5000 && !atomic_load(&host_reached); i++)
+        usleep(1000);
+    CHECK(atomic_load(&host_reached));
+    CHECK_OK(grGraphLaunch(free_run, s2));
+    grError_t q = grErrorNotReady;
+    for (int i = 0; i < 5000 && (q = grStreamQuery(s2)) == grErrorNotReady; i++)
+        usleep(1000);
+    int runs = atomic_load(&side_runs);
+    atomic_store(&host_gate, 1);
+    CHECK_OK(grStreamSynchronize(s1));
+    CHECK_OK(grStreamSynchronize(s2));
+    CHECK_OK(q);
+    CHECK_EQ(runs, 1);
+    /* Each again, in the other order: the first's parameters are its own. */
+    CHECK_OK(grGraphLaunch(free_run, s2));
+    CHECK_OK(grGraphLaunch(held, s1));
+    CHECK_OK(grStreamSynchronize(s1));
+    CHECK_OK(grStreamSynchronize(s2));
+    CHECK_EQ(atomic_load(&side_runs), 2);
+    CHECK_OK(grGraphExecDestroy(held));
+    CHECK_OK(grGraphExecDestroy(free_run));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s1));
+    CHECK_OK(grStreamDestroy(s2));
+    CHECK_OK(grSetDevice(0));
+}

@@ -2,7 +2,9 @@
  * test-gpu-update.c - grGraphExecUpdate on a GPU when it changes many
  * nodes: the changes reach the driver's executable in one whole-graph
  * update, which must keep what the exec setters wrote since the
- * instantiation and the nodes disabled. Each test needs a GPU device and
+ * instantiation and the nodes disabled; and executables of one shape,
+ * which share a driver executable, each run their own parameters. Each
+ * test needs a GPU device and
  * is skipped, saying why, where there is none (CI has none).
  *
  * The kernel exists twice: a CPU function per block (below) and the GPU
@@ -175,6 +177,100 @@ GR_TEST(gpu_update_after_many_set_params_calls_runs_the_updated_graph)
     CHECK_OK(grGraphExecUpdate(r.e, r.twos.g, &r.info));
     run_expect(&r.st, r.e, 100 + 2 * (K - 1));
     CHECK_OK(grGraphExecUpdate(r.e, r.ones.g, &r.info));
+    run_expect(&r.st, r.e, K);
+    update_rig_free(&r);
+}
+
+/* ------------------------------------- executables of one shape (share.c) */
+
+/* Executables of one graph shape with other parameters share a driver
+ * executable on a GPU: each must run its own parameters, whatever ran
+ * before it, through exec setters and updates, in any order. */
+GR_TEST(gpu_executables_of_one_shape_each_run_their_own_parameters)
+{
+    rig r;
+    update_rig_make(&r);
+    grGraphExec_t e2, e3;
+    CHECK_OK(grGraphInstantiate(&e2, r.twos.g, 0));
+    CHECK_OK(grGraphInstantiate(&e3, r.ones.g, 0));
+    for (int round = 0; round < 3; round++) {
+        run_expect(&r.st, r.e, K);
+        run_expect(&r.st, e2, 100 + 2 * (K - 1));
+        run_expect(&r.st, e3, K);
+    }
+    /* A setter on one executable while another's parameters are the
+     * driver's, and on the one whose are. */
+    set_add(&r.st, e3, &r.ones, 0, 7);
+    run_expect(&r.st, r.e, K);
+    run_expect(&r.st, e3, 7 + (K - 1));
+    set_add(&r.st, e3, &r.ones, 1, 9);
+    run_expect(&r.st, e3, 7 + 9 + (K - 2));
+    /* Whole updates, of the executable that ran last and of another. */
+    CHECK_OK(grGraphExecUpdate(r.e, r.twos.g, &r.info));
+    CHECK_EQ(r.info.result, grGraphExecUpdateSuccess);
+    CHECK_OK(grGraphExecUpdate(e2, r.ones.g, &r.info));
+    CHECK_EQ(r.info.result, grGraphExecUpdateSuccess);
+    run_expect(&r.st, r.e, 100 + 2 * (K - 1));
+    run_expect(&r.st, e2, K);
+    run_expect(&r.st, e3, 7 + 9 + (K - 2));
+    /* An upload, then its launch. */
+    CHECK_OK(grGraphUpload(e2, r.st.s));
+    run_expect(&r.st, e2, K);
+    CHECK_OK(grGraphExecDestroy(e2));
+    CHECK_OK(grGraphExecDestroy(e3));
+    update_rig_free(&r);
+}
+
+/* A node disabled in one executable of a shape stays enabled in the
+ * others. */
+GR_TEST(gpu_node_disabled_in_one_executable_of_a_shape_runs_in_the_others)
+{
+    rig r;
+    update_rig_make(&r);
+    grGraphExec_t e2;
+    CHECK_OK(grGraphInstantiate(&e2, r.twos.g, 0));
+    run_expect(&r.st, r.e, K);
+    CHECK_OK(grGraphNodeSetEnabled(e2, r.twos.add[3], 0));
+    run_expect(&r.st, e2, 100 + 2 * (K - 2));
+    run_expect(&r.st, r.e, K);
+    CHECK_OK(grGraphNodeSetEnabled(r.e, r.ones.add[0], 0));
+    run_expect(&r.st, r.e, K - 1);
+    run_expect(&r.st, e2, 100 + 2 * (K - 2));
+    CHECK_OK(grGraphExecDestroy(e2));
+    update_rig_free(&r);
+}
+
+/* An executable instantiated after another of its shape was destroyed
+ * (whose driver executable graphrt keeps for it) runs its own parameters;
+ * so does each of many shapes made and destroyed in turn. */
+GR_TEST(gpu_executable_of_a_destroyed_shape_runs_its_own_parameters)
+{
+    rig r;
+    update_rig_make(&r);
+    run_expect(&r.st, r.e, K);
+    for (int round = 0; round < 3; round++) {
+        CHECK_OK(grGraphExecDestroy(r.e));
+        CHECK_OK(grGraphInstantiate(&r.e, (round & 1) ? r.ones.g : r.twos.g, 0));
+        run_expect(&r.st, r.e, (round & 1) ? K : 100 + 2 * (K - 1));
+    }
+    /* More shapes than are kept: chains cut after node i (a shape each). */
+    for (int i = 0; i < 12; i++) {
+        grGraph_t g;
+        grGraphExec_t e;
+        CHECK_OK(grGraphClone(&g, r.twos.g));
+        grGraphNode_t cut;
+        CHECK_OK(grGraphNodeFindInClone(&cut, r.twos.add[i + 1], g));
+        CHECK_OK(grGraphDestroyNode(cut));
+        CHECK_OK(grGraphInstantiate(&e, g, 0));
+        CHECK_OK(grGraphLaunch(e, r.st.s));
+        CHECK_OK(grStreamSynchronize(r.st.s));
+        /* The chain falls in two that race on the buffer: what they
+         * leave is not checked, only that each shape runs. */
+        CHECK_OK(grGraphExecDestroy(e));
+        CHECK_OK(grGraphDestroy(g));
+    }
+    CHECK_OK(grGraphExecDestroy(r.e));
+    CHECK_OK(grGraphInstantiate(&r.e, r.ones.g, 0));
     run_expect(&r.st, r.e, K);
     update_rig_free(&r);
 }

@@ -66,15 +66,11 @@ grError_t gr__cuda_exec_set_enabled(const char *call, struct gr_dev_exec *gx, ui
 grError_t gr__cuda_exec_check_kernel(const char *call, struct gr_dev_exec *gx, grKernel_t k);
 grError_t gr__cuda_exec_check_event(const char *call, struct gr_dev_exec *gx, grEvent_t ev);
 
-/* Applies plan node pn's parameters as they are now to the driver's
- * executable (grGraphExecUpdate, after writing the plan). */
-grError_t gr__cuda_exec_sync_node(const char *call, struct gr_dev_exec *gx, const gr_pnode *pn);
-
 /* Applies plan nodes [from, to) of p to the driver's executable; with
  * 'only', just the nodes i for which only[i] is nonzero (those an update
  * changed); a conditional node's bodies are applied whole, and the
  * handles p's conditional nodes hold now are those kernel arguments are
- * matched against. Few changes go node by node (gr__cuda_exec_sync_node); many
+ * matched against. Few changes go node by node (the exec setters); many
  * are written into the driver's graph and applied in one
  * cuGraphExecUpdate. */
 grError_t gr__cuda_exec_sync_range(const char *call, struct gr_dev_exec *gx, const gr_plan *p, uint32_t from,

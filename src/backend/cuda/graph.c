@@ -40,30 +40,9 @@
  * lowering, in the exec setters and in updates, so the kernel's argument
  * is the handle it sets (docs/conditional.md).
  */
-#include "cuda_int.h"
-#include "cuda_graph.h"
+#include "graph_int.h"
 
 #include <string.h>
-
-struct gr_dev_exec {
-    int device;
-    CUgraph graph;
-    CUgraphExec exec;
-    CUgraphNode *nodes; /* per plan node; EXIT has none */
-    uint8_t *stale;     /* per plan node: the driver's graph lacks what an exec setter wrote */
-    uint32_t nnodes;
-    bool disabled_once;
-    struct gr_cuda_conds *cond; /* NULL without conditional nodes */
-    /* The stream of the latest launch (retained), behind which every
-     * launch of the executable is over once its own is (CUDA orders the
-     * launches of one executable): where gr__cuda_exec_defer queues. */
-    gr_stream *_Atomic last;
-    /* Graphs lowered again for an update that changed a handle's default
-     * (rehandle): the executable runs with their handles, so they live as
-     * long as it does. */
-    CUgraph *retired;
-    uint32_t nretired;
-};
 
 /* A conditional node lowered: the driver's handle standing for graphrt's
  * handle 'slot' (which an update may replace by another graph's), and
@@ -450,10 +429,8 @@ static void conds_free(struct gr_cuda_conds *cs)
     gr__free(cs);
 }
 
-void gr__cuda_exec_free(struct gr_dev_exec *gx)
+void gr__cuda_host_release(struct gr_dev_exec *gx)
 {
-    if (!gx)
-        return;
     if (gr__cuda_enter(gx->device) == CUDA_SUCCESS) {
         if (gx->exec)
             gr_cu.cuGraphExecDestroy(gx->exec);
@@ -464,35 +441,48 @@ void gr__cuda_exec_free(struct gr_dev_exec *gx)
     }
     gr__free(gx->retired);
     conds_free(gx->cond);
+    gr__free(gx->nodes);
+    gr__free(gx->stale);
+    gx->exec = NULL;
+    gx->graph = NULL;
+    gx->retired = NULL;
+    gx->nretired = 0;
+    gx->cond = NULL;
+    gx->nodes = NULL;
+    gx->stale = NULL;
+    gx->nnodes = 0;
+    gx->disabled_once = false;
+}
+
+void gr__cuda_exec_free(struct gr_dev_exec *gx)
+{
+    if (!gx)
+        return;
+    if (gx->share)
+        gr__cuda_share_drop(gx);
+    else
+        gr__cuda_host_release(gx);
+    if (gx->after && gr__cuda_enter(gx->device) == CUDA_SUCCESS)
+        gr_cu.cuEventDestroy(gx->after);
     gr_stream *last = gr_load_relaxed(&gx->last);
     if (last)
         gr__stream_release(last);
-    gr__free(gx->nodes);
-    gr__free(gx->stale);
     gr__free(gx);
 }
 
-grError_t gr__cuda_exec_lower(const char *call, const gr_plan *p, int device, unsigned long long flags,
-                              struct gr_dev_exec **out)
+grError_t gr__cuda_host_lower(const char *call, struct gr_dev_exec *gx, const gr_plan *p,
+                              unsigned long long flags)
 {
-    CUresult r = gr__cuda_enter(device);
-    if (r != CUDA_SUCCESS)
-        return gr__cu_fail(call, device, "making the primary context current", r);
-    struct gr_dev_exec *gx = gr__calloc(1, sizeof *gx);
+    int device = gx->device;
     uint32_t n = p->nnodes - 1;
-    if (!gx || !(gx->nodes = gr__calloc(n ? n : 1, sizeof *gx->nodes)) ||
-        !(gx->stale = gr__calloc(n ? n : 1, 1))) {
-        if (gx) {
-            gr__free(gx->nodes);
-            gr__free(gx->stale);
-        }
-        gr__free(gx);
+    if (!(gx->nodes = gr__calloc(n ? n : 1, sizeof *gx->nodes)) || !(gx->stale = gr__calloc(n ? n : 1, 1))) {
+        gr__cuda_host_release(gx);
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory lowering the graph to device %d", call,
                         device);
     }
-    gx->device = device;
     gx->nnodes = n;
     grError_t err = grSuccess;
+    CUresult r;
     if ((r = gr_cu.cuGraphCreate(&gx->graph, 0)) != CUDA_SUCCESS)
         err = gr__cu_fail(call, device, "cuGraphCreate", r);
     if (!err)
@@ -510,8 +500,27 @@ grError_t gr__cuda_exec_lower(const char *call, const gr_plan *p, int device, un
     if (!err && (flags & grGraphInstantiateFlagUpload) &&
         (r = gr_cu.cuGraphUpload(gx->exec, GR_CU_STREAM_LEGACY)) != CUDA_SUCCESS)
         err = gr__cu_fail(call, device, "cuGraphUpload", r);
+    if (err)
+        gr__cuda_host_release(gx);
+    return err;
+}
+
+grError_t gr__cuda_exec_lower(const char *call, const gr_plan *p, int device, unsigned long long flags,
+                              struct gr_dev_exec **out)
+{
+    CUresult r = gr__cuda_enter(device);
+    if (r != CUDA_SUCCESS)
+        return gr__cu_fail(call, device, "making the primary context current", r);
+    if (gr__cuda_share_eligible(p, flags))
+        return gr__cuda_share_lower(call, p, device, flags, out);
+    struct gr_dev_exec *gx = gr__calloc(1, sizeof *gx);
+    if (!gx)
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory lowering the graph to device %d", call,
+                        device);
+    gx->device = device;
+    grError_t err = gr__cuda_host_lower(call, gx, p, flags);
     if (err) {
-        gr__cuda_exec_free(gx);
+        gr__free(gx);
         return err;
     }
     *out = gx;
@@ -523,22 +532,44 @@ int gr__cuda_exec_device(const struct gr_dev_exec *gx)
     return gx->device;
 }
 
-grError_t gr__cuda_exec_launch(const char *call, struct gr_dev_exec *gx, gr_stream *s, bool upload)
+void gr__cuda_exec_note_launch(struct gr_dev_exec *gx, gr_stream *s)
 {
-    CUresult r = gr__cuda_enter(gx->device);
-    if (r == CUDA_SUCCESS)
-        r = upload ? gr_cu.cuGraphUpload(gx->exec, gr__cuda_stream(s)->cu)
-                   : gr_cu.cuGraphLaunch(gx->exec, gr__cuda_stream(s)->cu);
-    if (r != CUDA_SUCCESS)
-        return gr__cu_fail(call, gx->device, upload ? "cuGraphUpload" : "cuGraphLaunch", r);
     /* Each exchange's stream is retained once and each one it replaces
      * released once, so racing launches keep the count right. */
-    if (!upload && GR_UNLIKELY(gr_load_relaxed(&gx->last) != s)) {
+    if (GR_UNLIKELY(gr_load_relaxed(&gx->last) != s)) {
         gr__stream_retain(s);
         gr_stream *old = gr_exchange_acq_rel(&gx->last, s);
         if (old)
             gr__stream_release(old);
     }
+}
+
+/* The launch after a view got its own driver executable: s waits for
+ * what the shared one may still run of it (gx->after), once. */
+static CUresult wait_after(struct gr_dev_exec *gx, gr_stream *s)
+{
+    CUresult r = gr_cu.cuStreamWaitEvent(gr__cuda_stream(s)->cu, gx->after, 0);
+    if (r == CUDA_SUCCESS) {
+        gr_cu.cuEventDestroy(gx->after);
+        gx->after = NULL;
+    }
+    return r;
+}
+
+grError_t gr__cuda_exec_launch(const char *call, struct gr_dev_exec *gx, gr_stream *s, bool upload)
+{
+    if (gx->share)
+        return gr__cuda_share_launch(call, gx, s, upload);
+    CUresult r = gr__cuda_enter(gx->device);
+    if (GR_UNLIKELY(gx->after != NULL) && r == CUDA_SUCCESS && (r = wait_after(gx, s)) != CUDA_SUCCESS)
+        return gr__cu_fail(call, gx->device, "cuStreamWaitEvent", r);
+    if (r == CUDA_SUCCESS)
+        r = upload ? gr_cu.cuGraphUpload(gx->exec, gr__cuda_stream(s)->cu)
+                   : gr_cu.cuGraphLaunch(gx->exec, gr__cuda_stream(s)->cu);
+    if (r != CUDA_SUCCESS)
+        return gr__cu_fail(call, gx->device, upload ? "cuGraphUpload" : "cuGraphLaunch", r);
+    if (!upload)
+        gr__cuda_exec_note_launch(gx, s);
     return grSuccess;
 }
 
@@ -572,8 +603,8 @@ static grError_t set_failed(const char *call, const struct gr_dev_exec *gx, cons
                     i, gx->device, gr__cu_error_name(r));
 }
 
-grError_t gr__cuda_exec_set_kernel(const char *call, struct gr_dev_exec *gx, uint32_t i, grKernel_t k,
-                                   const grDim3 *grid, const grDim3 *block, uint32_t shmem, void **args)
+static grError_t set_kernel(const char *call, struct gr_dev_exec *gx, uint32_t i, grKernel_t k,
+                            const grDim3 *grid, const grDim3 *block, uint32_t shmem, void **args)
 {
     CUDA_KERNEL_NODE_PARAMS d;
     void *buf[GR_CUDA_COND_KARGS];
@@ -588,8 +619,8 @@ grError_t gr__cuda_exec_set_kernel(const char *call, struct gr_dev_exec *gx, uin
     return grSuccess;
 }
 
-grError_t gr__cuda_exec_set_memcpy(const char *call, struct gr_dev_exec *gx, uint32_t i, void *dst,
-                                   const void *src, size_t count, const gr_copy_shape *shape)
+static grError_t set_memcpy(const char *call, struct gr_dev_exec *gx, uint32_t i, void *dst, const void *src,
+                            size_t count, const gr_copy_shape *shape)
 {
     CUDA_MEMCPY3D d;
     CUresult r;
@@ -603,8 +634,7 @@ grError_t gr__cuda_exec_set_memcpy(const char *call, struct gr_dev_exec *gx, uin
     return grSuccess;
 }
 
-grError_t gr__cuda_exec_set_memset(const char *call, struct gr_dev_exec *gx, uint32_t i,
-                                   const grMemsetParams *p)
+static grError_t set_memset(const char *call, struct gr_dev_exec *gx, uint32_t i, const grMemsetParams *p)
 {
     CUDA_MEMSET_NODE_PARAMS d;
     CUresult r;
@@ -618,8 +648,7 @@ grError_t gr__cuda_exec_set_memset(const char *call, struct gr_dev_exec *gx, uin
     return grSuccess;
 }
 
-grError_t gr__cuda_exec_set_host(const char *call, struct gr_dev_exec *gx, uint32_t i,
-                                 const grHostNodeParams *p)
+static grError_t set_host(const char *call, struct gr_dev_exec *gx, uint32_t i, const grHostNodeParams *p)
 {
     CUDA_HOST_NODE_PARAMS d = {p->fn, p->userData};
     CUresult r;
@@ -630,8 +659,7 @@ grError_t gr__cuda_exec_set_host(const char *call, struct gr_dev_exec *gx, uint3
     return grSuccess;
 }
 
-grError_t gr__cuda_exec_set_event(const char *call, struct gr_dev_exec *gx, uint32_t i, bool record,
-                                  grEvent_t ev)
+static grError_t set_event(const char *call, struct gr_dev_exec *gx, uint32_t i, bool record, grEvent_t ev)
 {
     CUevent cu = NULL;
     CUresult r;
@@ -650,7 +678,7 @@ grError_t gr__cuda_exec_set_event(const char *call, struct gr_dev_exec *gx, uint
     return grSuccess;
 }
 
-grError_t gr__cuda_exec_set_enabled(const char *call, struct gr_dev_exec *gx, uint32_t i, bool enabled)
+static grError_t set_enabled(const char *call, struct gr_dev_exec *gx, uint32_t i, bool enabled)
 {
     CUresult r;
     DRIVE_EXEC(gx, r, gr_cu.cuGraphNodeSetEnabled(gx->exec, gx->nodes[i], enabled ? 1u : 0u));
@@ -680,23 +708,23 @@ grError_t gr__cuda_exec_check_event(const char *call, struct gr_dev_exec *gx, gr
     return event_of(call, gx->device, ev, UINT32_MAX, &cu);
 }
 
-grError_t gr__cuda_exec_sync_node(const char *call, struct gr_dev_exec *gx, const gr_pnode *pn)
+static grError_t sync_node(const char *call, struct gr_dev_exec *gx, const gr_pnode *pn)
 {
     uint32_t i = pn->index;
     switch (pn->type) {
     case grGraphNodeTypeKernel:
-        return gr__cuda_exec_set_kernel(call, gx, i, pn->u.kern.k, &pn->u.kern.grid, &pn->u.kern.block,
-                                        pn->shmem, pn->u.kern.argv);
+        return set_kernel(call, gx, i, pn->u.kern.k, &pn->u.kern.grid, &pn->u.kern.block, pn->shmem,
+                          pn->u.kern.argv);
     case grGraphNodeTypeMemcpy:
-        return gr__cuda_exec_set_memcpy(call, gx, i, pn->u.copy.p.dst, pn->u.copy.p.src, pn->u.copy.p.count,
-                                        gr__pnode_copy_shape(pn));
+        return set_memcpy(call, gx, i, pn->u.copy.p.dst, pn->u.copy.p.src, pn->u.copy.p.count,
+                          gr__pnode_copy_shape(pn));
     case grGraphNodeTypeMemset:
-        return gr__cuda_exec_set_memset(call, gx, i, &pn->u.memset);
+        return set_memset(call, gx, i, &pn->u.memset);
     case grGraphNodeTypeHost:
-        return gr__cuda_exec_set_host(call, gx, i, &pn->u.host);
+        return set_host(call, gx, i, &pn->u.host);
     case grGraphNodeTypeEventRecord:
     case grGraphNodeTypeWaitEvent:
-        return gr__cuda_exec_set_event(call, gx, i, pn->type == grGraphNodeTypeEventRecord, pn->u.event);
+        return set_event(call, gx, i, pn->type == grGraphNodeTypeEventRecord, pn->u.event);
     default:
         return grSuccess;
     }
@@ -942,8 +970,8 @@ static grError_t sync_conds(const char *call, struct gr_dev_exec *gx, const gr_p
     return err;
 }
 
-grError_t gr__cuda_exec_sync_range(const char *call, struct gr_dev_exec *gx, const gr_plan *p, uint32_t from,
-                                   uint32_t to, const uint8_t *only)
+static grError_t sync_range(const char *call, struct gr_dev_exec *gx, const gr_plan *p, uint32_t from,
+                            uint32_t to, const uint8_t *only)
 {
     CUresult r = gr__cuda_enter(gx->device);
     if (r != CUDA_SUCCESS)
@@ -964,6 +992,94 @@ grError_t gr__cuda_exec_sync_range(const char *call, struct gr_dev_exec *gx, con
     grError_t err = grSuccess;
     for (uint32_t i = from; i < to && !err; i++)
         if (!only || only[i])
-            err = gr__cuda_exec_sync_node(call, gx, &p->nodes[i]);
+            err = sync_node(call, gx, &p->nodes[i]);
     return err;
+}
+
+/* ---- the exec layer's calls: an executable of its own is driven
+ * directly; a view (share.c) reaches the shared driver executable only
+ * while that holds the view's parameters, else the plan, which the exec
+ * layer writes, is all there is to change (the view's next switch writes
+ * it whole into the driver's graph). Either way the checks that lowering
+ * makes of a kernel or an event are made, so a refusal comes from the
+ * setter, as on a driver executable of one's own. */
+
+/* Runs 'expr' on the driver executable h that gx's change goes to (gx, or
+ * for a view the shared one while it holds gx's parameters), into err. */
+#define ON_DRIVER(gx, h, err, expr)                \
+    do {                                           \
+        struct gr_dev_exec *h = (gx);              \
+        if (!h->share) {                           \
+            (err) = (expr);                        \
+            break;                                 \
+        }                                          \
+        if ((h = gr__cuda_share_hold(gx)) != NULL) \
+            (err) = (expr);                        \
+        gr__cuda_share_let_go(gx);                 \
+    } while (0)
+
+grError_t gr__cuda_exec_set_kernel(const char *call, struct gr_dev_exec *gx, uint32_t i, grKernel_t k,
+                                   const grDim3 *grid, const grDim3 *block, uint32_t shmem, void **args)
+{
+    grError_t err = gx->share ? gr__cuda_exec_check_kernel(call, gx, k) : grSuccess;
+    if (!err)
+        ON_DRIVER(gx, h, err, set_kernel(call, h, i, k, grid, block, shmem, args));
+    return err;
+}
+
+grError_t gr__cuda_exec_set_memcpy(const char *call, struct gr_dev_exec *gx, uint32_t i, void *dst,
+                                   const void *src, size_t count, const gr_copy_shape *shape)
+{
+    grError_t err = grSuccess;
+    ON_DRIVER(gx, h, err, set_memcpy(call, h, i, dst, src, count, shape));
+    return err;
+}
+
+grError_t gr__cuda_exec_set_memset(const char *call, struct gr_dev_exec *gx, uint32_t i,
+                                   const grMemsetParams *p)
+{
+    grError_t err = grSuccess;
+    ON_DRIVER(gx, h, err, set_memset(call, h, i, p));
+    return err;
+}
+
+grError_t gr__cuda_exec_set_host(const char *call, struct gr_dev_exec *gx, uint32_t i,
+                                 const grHostNodeParams *p)
+{
+    grError_t err = grSuccess;
+    ON_DRIVER(gx, h, err, set_host(call, h, i, p));
+    return err;
+}
+
+grError_t gr__cuda_exec_set_event(const char *call, struct gr_dev_exec *gx, uint32_t i, bool record,
+                                  grEvent_t ev)
+{
+    grError_t err = gx->share ? gr__cuda_exec_check_event(call, gx, ev) : grSuccess;
+    if (!err)
+        ON_DRIVER(gx, h, err, set_event(call, h, i, record, ev));
+    return err;
+}
+
+grError_t gr__cuda_exec_set_enabled(const char *call, struct gr_dev_exec *gx, uint32_t i, bool enabled)
+{
+    /* A view has every node enabled (a disabled one would have to be
+     * carried through every switch): enabling is nothing to do, and
+     * disabling gives it a driver executable of its own first. */
+    if (gx->share && enabled)
+        return grSuccess;
+    grError_t err = gx->share ? gr__cuda_share_promote(call, gx) : grSuccess;
+    return err ? err : set_enabled(call, gx, i, enabled);
+}
+
+grError_t gr__cuda_exec_sync_range(const char *call, struct gr_dev_exec *gx, const gr_plan *p, uint32_t from,
+                                   uint32_t to, const uint8_t *only)
+{
+    grError_t err = grSuccess;
+    ON_DRIVER(gx, h, err, sync_range(call, h, p, from, to, only));
+    return err;
+}
+
+grError_t gr__cuda_host_sync_all(const char *call, struct gr_dev_exec *gx, const gr_plan *p)
+{
+    return sync_whole(call, gx, p, 0, gx->nnodes, NULL);
 }

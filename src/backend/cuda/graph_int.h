@@ -1,0 +1,99 @@
+/*
+ * graph_int.h - what graph.c (one driver executable: lowering, launches,
+ * setters, updates) and share.c (which driver executable a graphrt
+ * executable uses) share. Private to the CUDA backend.
+ *
+ * A gr_dev_exec is either a driver executable of its own (share NULL:
+ * graph, exec, nodes and stale are its own) or a view of a shared one
+ * (share set: those fields stay empty, the parameters live in its plan,
+ * and the shared record's 'host' is the driver's executable; share.c).
+ */
+#ifndef GR_CUDA_GRAPH_INT_H
+#define GR_CUDA_GRAPH_INT_H
+
+#include "cuda_int.h"
+#include "cuda_graph.h"
+
+struct gr_cuda_share;
+
+struct gr_dev_exec {
+    int device;
+    CUgraph graph;
+    CUgraphExec exec;
+    CUgraphNode *nodes; /* per plan node; EXIT has none */
+    uint8_t *stale;     /* per plan node: the driver's graph lacks what an exec setter wrote */
+    uint32_t nnodes;
+    bool disabled_once;
+    struct gr_cuda_conds *cond; /* NULL without conditional nodes */
+    /* The stream of the latest launch (retained), behind which every
+     * launch of the executable is over once its own is (CUDA orders the
+     * launches of one executable): where gr__cuda_exec_defer queues. */
+    gr_stream *_Atomic last;
+    /* Graphs lowered again for an update that changed a handle's default
+     * (rehandle): the executable runs with their handles, so they live as
+     * long as it does. */
+    CUgraph *retired;
+    uint32_t nretired;
+    /* A view (share.c): the shared driver executable, the plan whose
+     * parameters are this executable's, how often the shared executable
+     * was brought to them. */
+    struct gr_cuda_share *share;
+    const gr_plan *plan;
+    unsigned switches;
+    /* Set where a view got its own driver executable while its launches
+     * on the shared one may still run: the next launch waits for it
+     * first, so that the executable's launches stay in order. */
+    CUevent after;
+};
+
+/* Lowers plan p into gx (whose device is set, whose driver fields are
+ * empty) and instantiates it with graphrt's 'flags'; on failure gx's
+ * driver fields are left empty. */
+grError_t gr__cuda_host_lower(const char *call, struct gr_dev_exec *gx, const gr_plan *p,
+                              unsigned long long flags);
+
+/* Destroys gx's driver executable and graph and frees its arrays, leaving
+ * the fields empty (gx itself stays). */
+void gr__cuda_host_release(struct gr_dev_exec *gx);
+
+/* Writes every node of plan p into gx's driver graph and applies it to
+ * gx's executable with one cuGraphExecUpdate (the context current). */
+grError_t gr__cuda_host_sync_all(const char *call, struct gr_dev_exec *gx, const gr_plan *p);
+
+/* Records s as the stream of gx's latest launch. */
+void gr__cuda_exec_note_launch(struct gr_dev_exec *gx, gr_stream *s);
+
+/* ---- share.c */
+
+/* Whether plan p, instantiated with 'flags', may share a driver
+ * executable with executables of the same shape. */
+bool gr__cuda_share_eligible(const gr_plan *p, unsigned long long flags);
+
+/* gr__cuda_exec_lower for an eligible plan: a view of a driver executable
+ * of the same shape (device, flags, node kinds, edges), live or parked,
+ * or of a new one instantiated from p. */
+grError_t gr__cuda_share_lower(const char *call, const gr_plan *p, int device, unsigned long long flags,
+                               struct gr_dev_exec **out);
+
+/* A view's launch (or upload): brings the shared executable to the
+ * view's parameters where it holds another's, or gives the view its own
+ * driver executable where sharing would order its launch behind another
+ * executable's or it was switched to before. */
+grError_t gr__cuda_share_launch(const char *call, struct gr_dev_exec *gx, gr_stream *s, bool upload);
+
+/* Gives view gx a driver executable of its own (a no-op for one that has
+ * one). */
+grError_t gr__cuda_share_promote(const char *call, struct gr_dev_exec *gx);
+
+/* Locks gx's shared record and answers the driver executable to apply an
+ * exec setter or update to: the shared one where it holds gx's
+ * parameters, else NULL (the plan, written by the exec layer, is all there
+ * is to change). gr__cuda_share_let_go unlocks. */
+struct gr_dev_exec *gr__cuda_share_hold(struct gr_dev_exec *gx);
+void gr__cuda_share_let_go(struct gr_dev_exec *gx);
+
+/* A view's destruction: leaves the shared record, which is parked (kept
+ * for a later executable of its shape) when it was the last view. */
+void gr__cuda_share_drop(struct gr_dev_exec *gx);
+
+#endif /* GR_CUDA_GRAPH_INT_H */
