@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "steps.h"
+#include "gpu-ptx.h"
 
 /* ------------------------------------------------ user objects in flight */
 
@@ -243,60 +244,84 @@ GR_TEST_CPU_AND_GPU(capture_wait_on_an_outside_event_is_isolation, gpu)
 
 /* ------------------------------------------- executables of one shape */
 
-static atomic_int side_runs;
-
-static void side_host(void *p)
+/* gr_test_wait's CPU side (the test runs on a real GPU only). */
+static void wait_fn(const grKernelCtx *ctx, void **args)
 {
-    (void)p;
-    atomic_fetch_add(&side_runs, 1);
+    (void)ctx;
+    const atomic_uint *flag = *(atomic_uint *const *)args[0];
+    unsigned want = *(const unsigned *)args[1];
+    while (atomic_load(flag) < want)
+        usleep(100);
+}
+
+/* Opens flag after 5 s should the test wait for the held kernel; the
+ * test then fails instead of hanging. */
+static void *flag_watchdog(void *p)
+{
+    atomic_uint *flag = p;
+    for (int i = 0; i < 5000 && !atomic_load(flag); i++)
+        usleep(1000);
+    atomic_store(flag, 1);
+    return NULL;
 }
 
 /* Two executables of one graph, launched on two streams, run side by side
- * as two native executables do: on a GPU, where graphrt shares one driver
- * executable between them (src/backend/cuda/share.c), the second's
- * launch must not be ordered behind the first's, held at its gate. */
+ * as two native executables do: where graphrt shares one driver
+ * executable between them (src/backend/cuda/share.c), the second's launch
+ * must not be ordered behind the first's, whose kernel waits for a flag
+ * in host memory that the test sets only once the second has run. (A host
+ * node would not do: the driver runs host nodes one at a time.) */
 GR_TEST(gpu_executables_of_one_shape_run_side_by_side)
 {
+    gr_test_real_gpu_or_skip();
     tl_use_gpu_or_skip();
+    size_t sizes[] = {sizeof(void *), sizeof(unsigned), sizeof(unsigned)};
+    grKernel_t k;
     grGraph_t g;
     grGraphNode_t n;
     grGraphExec_t held, free_run;
     grStream_t s1, s2;
-    grHostNodeParams hp = {gated_host, NULL}, side = {side_host, NULL};
-    atomic_store(&host_reached, 0);
-    atomic_store(&host_gate, 0);
-    atomic_store(&side_runs, 0);
+    atomic_uint *flag;
+    unsigned want = 1, none = 0, one = 1;
+    CHECK_OK(grKernelCreate(&k, wait_fn, "gr_test_wait", 3, sizes));
+    CHECK_OK(grKernelSetImage(k, gr_test_ptx, "gr_test_wait"));
+    CHECK_OK(grMallocHost((void **)&flag, sizeof *flag));
+    atomic_store(flag, 0);
+    void *args[] = {&flag, &want, &one};
+    grKernelNodeParams kp = {.func = k, .gridDim = GR_DIM3(1, 1, 1), .blockDim = GR_DIM3(32, 1, 1),
+                             .kernelParams = args};
     CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphAddHostNode(&n, g, NULL, 0, &hp));
+    CHECK_OK(grGraphAddKernelNode(&n, g, NULL, 0, &kp));
     CHECK_OK(grGraphInstantiate(&held, g, 0));
     CHECK_OK(grGraphInstantiate(&free_run, g, 0));
-    CHECK_OK(grGraphExecHostNodeSetParams(free_run, n, &side));
+    args[1] = &none;
+    CHECK_OK(grGraphExecKernelNodeSetParams(free_run, n, &kp));
     CHECK_OK(grStreamCreateWithFlags(&s1, grStreamNonBlocking));
     CHECK_OK(grStreamCreateWithFlags(&s2, grStreamNonBlocking));
     CHECK_OK(grGraphLaunch(held, s1));
-    for (int i = 0; i < 5000 && !atomic_load(&host_reached); i++)
-        usleep(1000);
-    CHECK(atomic_load(&host_reached));
     CHECK_OK(grGraphLaunch(free_run, s2));
+    pthread_t dog;
+    CHECK_EQ(pthread_create(&dog, NULL, flag_watchdog, flag), 0);
     grError_t q = grErrorNotReady;
-    for (int i = 0; i < 5000 && (q = grStreamQuery(s2)) == grErrorNotReady; i++)
+    for (int i = 0; i < 4000 && (q = grStreamQuery(s2)) == grErrorNotReady; i++)
         usleep(1000);
-    int runs = atomic_load(&side_runs);
-    atomic_store(&host_gate, 1);
+    CHECK_GR(grErrorNotReady, grStreamQuery(s1));
+    atomic_store(flag, 1);
+    CHECK_EQ(pthread_join(dog, NULL), 0);
     CHECK_OK(grStreamSynchronize(s1));
     CHECK_OK(grStreamSynchronize(s2));
     CHECK_OK(q);
-    CHECK_EQ(runs, 1);
-    /* Each again, in the other order: the first's parameters are its own. */
+    /* Each again, in the other order, the flag set: both end. */
     CHECK_OK(grGraphLaunch(free_run, s2));
     CHECK_OK(grGraphLaunch(held, s1));
     CHECK_OK(grStreamSynchronize(s1));
     CHECK_OK(grStreamSynchronize(s2));
-    CHECK_EQ(atomic_load(&side_runs), 2);
     CHECK_OK(grGraphExecDestroy(held));
     CHECK_OK(grGraphExecDestroy(free_run));
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grStreamDestroy(s1));
     CHECK_OK(grStreamDestroy(s2));
+    CHECK_OK(grFreeHost(flag));
+    CHECK_OK(grKernelDestroy(k));
     CHECK_OK(grSetDevice(0));
 }
