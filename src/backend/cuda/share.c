@@ -11,7 +11,7 @@
  * graph it was instantiated from (the 'host', graph.c's gr_dev_exec) and
  * the view whose parameters it holds now (the owner).
  *
- * The policy (docs/gpu.md, "Executables of one shape"):
+ * The policy (docs/devices.md, "Executables of one shape"):
  *   - Instantiation looks for a record of the same shape: same device,
  *     same flags, same node kinds in plan order (a cooperative kernel
  *     apart, a copy's memory types and layout kind), same edges. Found,
