@@ -288,8 +288,8 @@ GR_TEST(gpu_executables_of_one_shape_run_side_by_side)
     CHECK_OK(grMallocHost((void **)&flag, sizeof *flag));
     atomic_store(flag, 0);
     void *args[] = {&flag, &want, &one};
-    grKernelNodeParams kp = {.func = k, .gridDim = GR_DIM3(1, 1, 1), .blockDim = GR_DIM3(32, 1, 1),
-                             .kernelParams = args};
+    grKernelNodeParams kp = {
+        .func = k, .gridDim = GR_DIM3(1, 1, 1), .blockDim = GR_DIM3(32, 1, 1), .kernelParams = args};
     CHECK_OK(grGraphCreate(&g, 0));
     CHECK_OK(grGraphAddKernelNode(&n, g, NULL, 0, &kp));
     CHECK_OK(grGraphInstantiate(&held, g, 0));

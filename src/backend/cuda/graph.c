@@ -1004,50 +1004,56 @@ static grError_t sync_range(const char *call, struct gr_dev_exec *gx, const gr_p
  * makes of a kernel or an event are made, so a refusal comes from the
  * setter, as on a driver executable of one's own. */
 
-/* Runs 'expr' on the driver executable h that gx's change goes to (gx, or
- * for a view the shared one while it holds gx's parameters), into err. */
-#define ON_DRIVER(gx, h, err, expr)                \
-    do {                                           \
-        struct gr_dev_exec *h = (gx);              \
-        if (!h->share) {                           \
-            (err) = (expr);                        \
-            break;                                 \
-        }                                          \
-        if ((h = gr__cuda_share_hold(gx)) != NULL) \
-            (err) = (expr);                        \
-        gr__cuda_share_let_go(gx);                 \
-    } while (0)
+/* The driver executable a change of gx goes to: gx's own, or for a view
+ * the shared one while it holds gx's parameters (else NULL), its record
+ * locked until driver_end. */
+static struct gr_dev_exec *driver_begin(struct gr_dev_exec *gx)
+{
+    return gx->share ? gr__cuda_share_hold(gx) : gx;
+}
+
+static void driver_end(struct gr_dev_exec *gx)
+{
+    if (gx->share)
+        gr__cuda_share_let_go(gx);
+}
 
 grError_t gr__cuda_exec_set_kernel(const char *call, struct gr_dev_exec *gx, uint32_t i, grKernel_t k,
                                    const grDim3 *grid, const grDim3 *block, uint32_t shmem, void **args)
 {
     grError_t err = gx->share ? gr__cuda_exec_check_kernel(call, gx, k) : grSuccess;
-    if (!err)
-        ON_DRIVER(gx, h, err, set_kernel(call, h, i, k, grid, block, shmem, args));
+    if (err)
+        return err;
+    struct gr_dev_exec *h = driver_begin(gx);
+    err = h ? set_kernel(call, h, i, k, grid, block, shmem, args) : grSuccess;
+    driver_end(gx);
     return err;
 }
 
 grError_t gr__cuda_exec_set_memcpy(const char *call, struct gr_dev_exec *gx, uint32_t i, void *dst,
                                    const void *src, size_t count, const gr_copy_shape *shape)
 {
-    grError_t err = grSuccess;
-    ON_DRIVER(gx, h, err, set_memcpy(call, h, i, dst, src, count, shape));
+    struct gr_dev_exec *h = driver_begin(gx);
+    grError_t err = h ? set_memcpy(call, h, i, dst, src, count, shape) : grSuccess;
+    driver_end(gx);
     return err;
 }
 
 grError_t gr__cuda_exec_set_memset(const char *call, struct gr_dev_exec *gx, uint32_t i,
                                    const grMemsetParams *p)
 {
-    grError_t err = grSuccess;
-    ON_DRIVER(gx, h, err, set_memset(call, h, i, p));
+    struct gr_dev_exec *h = driver_begin(gx);
+    grError_t err = h ? set_memset(call, h, i, p) : grSuccess;
+    driver_end(gx);
     return err;
 }
 
 grError_t gr__cuda_exec_set_host(const char *call, struct gr_dev_exec *gx, uint32_t i,
                                  const grHostNodeParams *p)
 {
-    grError_t err = grSuccess;
-    ON_DRIVER(gx, h, err, set_host(call, h, i, p));
+    struct gr_dev_exec *h = driver_begin(gx);
+    grError_t err = h ? set_host(call, h, i, p) : grSuccess;
+    driver_end(gx);
     return err;
 }
 
@@ -1055,8 +1061,11 @@ grError_t gr__cuda_exec_set_event(const char *call, struct gr_dev_exec *gx, uint
                                   grEvent_t ev)
 {
     grError_t err = gx->share ? gr__cuda_exec_check_event(call, gx, ev) : grSuccess;
-    if (!err)
-        ON_DRIVER(gx, h, err, set_event(call, h, i, record, ev));
+    if (err)
+        return err;
+    struct gr_dev_exec *h = driver_begin(gx);
+    err = h ? set_event(call, h, i, record, ev) : grSuccess;
+    driver_end(gx);
     return err;
 }
 
@@ -1074,8 +1083,9 @@ grError_t gr__cuda_exec_set_enabled(const char *call, struct gr_dev_exec *gx, ui
 grError_t gr__cuda_exec_sync_range(const char *call, struct gr_dev_exec *gx, const gr_plan *p, uint32_t from,
                                    uint32_t to, const uint8_t *only)
 {
-    grError_t err = grSuccess;
-    ON_DRIVER(gx, h, err, sync_range(call, h, p, from, to, only));
+    struct gr_dev_exec *h = driver_begin(gx);
+    grError_t err = h ? sync_range(call, h, p, from, to, only) : grSuccess;
+    driver_end(gx);
     return err;
 }
 

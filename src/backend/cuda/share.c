@@ -229,6 +229,26 @@ static grError_t adopt(const char *call, struct gr_dev_exec *gx)
     return ok ? grSuccess : gr__cuda_share_promote(call, gx);
 }
 
+/* gr__cuda_share_lower where record sh of p's shape was found (and
+ * counted): gx (a new view of plan p) joins it. */
+static grError_t join(const char *call, struct gr_dev_exec *gx, struct gr_cuda_share *sh, bool parked,
+                      struct gr_dev_exec **out)
+{
+    gx->share = sh;
+    grError_t err = check_plan(call, gx, gx->plan);
+    if (!err && parked)
+        err = adopt(call, gx);
+    if (err) {
+        if (gx->share)
+            gr__cuda_share_drop(gx);
+        gr__cuda_host_release(gx);
+        gr__free(gx);
+        return err;
+    }
+    *out = gx;
+    return grSuccess;
+}
+
 grError_t gr__cuda_share_lower(const char *call, const gr_plan *p, int device, unsigned long long flags,
                                struct gr_dev_exec **out)
 {
@@ -265,19 +285,7 @@ grError_t gr__cuda_share_lower(const char *call, const gr_plan *p, int device, u
     }
     if (sh) {
         gr__free(sig);
-        gx->share = sh;
-        grError_t err = check_plan(call, gx, p);
-        if (!err && parked)
-            err = adopt(call, gx);
-        if (err) {
-            if (gx->share)
-                gr__cuda_share_drop(gx);
-            gr__cuda_host_release(gx);
-            gr__free(gx);
-            return err;
-        }
-        *out = gx;
-        return grSuccess;
+        return join(call, gx, sh, parked, out);
     }
     if (!(sh = gr__calloc(1, sizeof *sh))) {
         gr__free(sig);
@@ -338,9 +346,11 @@ void gr__cuda_share_drop(struct gr_dev_exec *gx)
             for (struct gr_cuda_share **pp = &reg; *pp; pp = &(*pp)->next)
                 if (gr_load_relaxed(&(*pp)->refs) == 0 && (!at || (*pp)->parked_seq < (*at)->parked_seq))
                     at = pp;
-            victim = *at;
-            *at = victim->next;
-            nparked--;
+            if (at) {
+                victim = *at;
+                *at = victim->next;
+                nparked--;
+            }
         }
     }
     pthread_mutex_unlock(&reg_lock);
