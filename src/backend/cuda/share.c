@@ -277,11 +277,20 @@ grError_t gr__cuda_share_lower(const char *call, const gr_plan *p, int device, u
     if (!sh)
         evicted = unpark_all();
     pthread_mutex_unlock(&reg_lock);
-    /* Destroyed before the driver instantiates: it reuses their memory. */
-    while (evicted) {
-        struct gr_cuda_share *next = evicted->next;
-        share_free(evicted);
-        evicted = next;
+    /* Destroyed before the driver instantiates: it reuses their memory.
+     * Each destruction makes its record's context current. */
+    if (evicted) {
+        while (evicted) {
+            struct gr_cuda_share *next = evicted->next;
+            share_free(evicted);
+            evicted = next;
+        }
+        CUresult r = gr__cuda_enter(device);
+        if (r != CUDA_SUCCESS) { /* only a miss evicts: no record is counted */
+            gr__free(sig);
+            gr__free(gx);
+            return gr__cu_fail(call, device, "making the primary context current", r);
+        }
     }
     if (sh) {
         gr__free(sig);
