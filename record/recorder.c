@@ -202,7 +202,7 @@ static void prof_count(size_t i, const char *name, uint64_t t0)
     if (!t)
         return;
     prof_slot *s = &t->slot[i];
-    if (!s->name && name)
+    if (!s->count)
         __atomic_store_n(&s->name, name, __ATOMIC_RELAXED);
     __atomic_store_n(&s->count, s->count + 1, __ATOMIC_RELAXED);
     if (t0)
@@ -368,6 +368,7 @@ typedef struct lslot {
 } lslot;
 static lslot lslots[LSLOTS];
 static unsigned dirty[LSLOTS], ndirty;
+static unsigned nlslots; /* slots ever taken: none, no scan at a destroy */
 static uint64_t lost_launches;
 
 static void put_launch(CUstream s, uint32_t xid, uint64_t count)
@@ -411,6 +412,7 @@ static void count_launch_shared(CUgraphExec x, CUstream s)
             if (!l->x) {
                 /* Not counted yet: take the first tombstone passed, else this slot. */
                 l = tomb ? tomb : l;
+                nlslots++;
                 l->x = x;
                 l->s = s;
                 l->xid = rec_exec_id(x);
@@ -496,7 +498,7 @@ static void forget_exec(CUgraphExec x)
     pthread_mutex_lock(&rec_lock);
     __atomic_add_fetch(&exec_epoch, 1, __ATOMIC_ACQ_REL);
     flush_launches();
-    for (size_t h = 0; h < LSLOTS; h++)
+    for (size_t h = 0; nlslots && h < LSLOTS; h++)
         if (lslots[h].x == x)
             lslots[h].x = TOMB; /* keeps probe chains; count_launch_shared reuses it */
     pthread_mutex_unlock(&rec_lock);
@@ -537,8 +539,10 @@ typedef struct lbuf {
 
 static void lb_s(lbuf *l, const char *s)
 {
-    while (s && *s && l->n < sizeof l->b - 1)
-        l->b[l->n++] = *s++;
+    size_t k = s ? strlen(s) : 0, room = sizeof l->b - 1 - l->n;
+    k = k < room ? k : room;
+    memcpy(l->b + l->n, s, k);
+    l->n += k;
 }
 
 static void lb_u(lbuf *l, unsigned long long v)

@@ -831,7 +831,7 @@ static void walk_graph(FILE *f, CUgraph g, int depth)
         QUERY(r = cuGraphNodeGetType(lv.v[i], &lv.t[i]));
         if (r != CUDA_SUCCESS)
             lv.t[i] = (CUgraphNodeType)-1;
-        lv.id[i] = rec_node_id(lv.v[i]);
+        QUERY(lv.id[i] = rec_node_id(lv.v[i]));
         size_t h = level_hash(&lv, lv.v[i]);
         while (lv.hash[h])
             h = (h + 1) & lv.hmask;
@@ -858,7 +858,7 @@ static void do_walk(const req *r)
     memset(&wp, 0, sizeof wp);
     uint64_t k0 = rec_ticks();
     if (r->ctx)
-        cuCtxSetCurrent(r->ctx);
+        QUERY(cuCtxSetCurrent(r->ctx));
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     fprintf(f, "walk w=%u g=%u why=%s x=%u\n", r->w, rec_graph_id(r->g), r->why, r->x);
