@@ -288,22 +288,24 @@ static void prof_write(FILE *f)
                 sum[i].name = __atomic_load_n(&t->slot[i].name, __ATOMIC_RELAXED);
         }
     pthread_mutex_unlock(&prof_lock);
+    size_t used = 0;
     for (size_t i = 0; i < PROF_SLOTS; i++) {
-        sum[i].i = i;
         count += sum[i].count;
         ticks += sum[i].ticks;
+        if (sum[i].count) {
+            sum[used] = sum[i];
+            sum[used++].i = i;
+        }
     }
     fprintf(f, "profile ticks_per_ns=%.4f cb_count=%llu cb_ns=%llu wait_ns=%llu", tpn,
             (unsigned long long)count, (unsigned long long)((double)ticks / tpn),
             (unsigned long long)((double)__atomic_load_n(&prof_wait_ticks, __ATOMIC_RELAXED) / tpn));
     rec_walk_profile(f, tpn);
     /* Each kind as DOMAIN:NAME:COUNT:NS, most time first. */
-    qsort(sum, PROF_SLOTS, sizeof *sum, prof_cmp);
+    qsort(sum, used, sizeof *sum, prof_cmp);
     int first = 1;
-    for (size_t k = 0; k < PROF_SLOTS; k++) {
+    for (size_t k = 0; k < used; k++) {
         size_t i = sum[k].i;
-        if (!sum[k].count)
-            continue;
         const char *pre = i < PROF_RT ? "drv:" : i < PROF_RES ? "rt:" : i < PROF_WALKING ? "res:" : "";
         const char *name = i >= PROF_RES && i < PROF_WALKING ? res_name(i - PROF_RES) : sum[k].name;
         if (i == PROF_WALKING)
@@ -373,7 +375,8 @@ static uint64_t lost_launches;
 
 static void put_launch(CUstream s, uint32_t xid, uint64_t count)
 {
-    fprintf(rec_out, "launch x=%u s=%p count=%llu\n", xid, (void *)s, (unsigned long long)count);
+    if (rec_out)
+        fprintf(rec_out, "launch x=%u s=%p count=%llu\n", xid, (void *)s, (unsigned long long)count);
 }
 
 /* rec_lock held. */
@@ -1231,7 +1234,9 @@ static void on_driver_exit(CUpti_CallbackId id, const CUpti_CallbackData *cb)
     case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync_ptsz: {
         const cuMemAllocAsync_params *a = p;
         if (rc == CUDA_SUCCESS) {
-            rec_walk_alloc(*a->dptr, a->bytesize, "pool");
+            /* Inside a capture it makes graph memory, not a pool's. */
+            if (!__atomic_load_n(&captures, __ATOMIC_ACQUIRE))
+                rec_walk_alloc(*a->dptr, a->bytesize, "pool");
             rec_logf("alloc p=0x%llx size=%zu kind=pool call=%s t=%u s=%p\n", (unsigned long long)*a->dptr,
                      a->bytesize, call_name(), t, (void *)a->hStream);
         }
@@ -1241,7 +1246,9 @@ static void on_driver_exit(CUpti_CallbackId id, const CUpti_CallbackData *cb)
     case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz: {
         const cuMemAllocFromPoolAsync_params *a = p;
         if (rc == CUDA_SUCCESS) {
-            rec_walk_alloc(*a->dptr, a->bytesize, "pool");
+            /* Inside a capture it makes graph memory, not a pool's. */
+            if (!__atomic_load_n(&captures, __ATOMIC_ACQUIRE))
+                rec_walk_alloc(*a->dptr, a->bytesize, "pool");
             rec_logf("alloc p=0x%llx size=%zu kind=pool call=%s t=%u s=%p\n", (unsigned long long)*a->dptr,
                      a->bytesize, call_name(), t, (void *)a->hStream);
         }
