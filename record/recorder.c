@@ -1160,6 +1160,20 @@ static void log_instantiate(CUpti_CallbackId id, const void *p, CUresult rc, uns
              t, call_name());
 }
 
+/* Any call that a capture refused (CUDA_ERROR_STREAM_CAPTURE_*): the
+ * first one names the call that invalidated a capture. */
+static void log_capture_error(const CUpti_CallbackData *cb, CUresult rc, unsigned t)
+{
+    if (rc < CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED || rc > CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD)
+        return;
+    if (tl_has_stream)
+        rec_logf("capture-error call=%s rc=%d t=%u mode=%s s=%p\n", cb->functionName, (int)rc, t,
+                 mode_word(tl_mode), (void *)tl_stream);
+    else
+        rec_logf("capture-error call=%s rc=%d t=%u mode=%s\n", cb->functionName, (int)rc, t,
+                 mode_word(tl_mode));
+}
+
 static void on_driver_exit(CUpti_CallbackId id, const CUpti_CallbackData *cb)
 {
     const void *p = cb->functionParams;
@@ -1180,12 +1194,6 @@ static void on_driver_exit(CUpti_CallbackId id, const CUpti_CallbackData *cb)
     case CUPTI_DRIVER_TRACE_CBID_cuGraphExternalSemaphoresSignalNodeSetParams:
     case CUPTI_DRIVER_TRACE_CBID_cuGraphExternalSemaphoresWaitNodeSetParams:
         rec_walk_mutated();
-        return;
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch:
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz:
-        if (rc == CUDA_SUCCESS)
-            count_launch(((const cuGraphLaunch_params *)p)->hGraph,
-                         ((const cuGraphLaunch_params *)p)->hStream);
         return;
     case CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2: {
         const cuMemAlloc_v2_params *a = p;
@@ -1401,16 +1409,30 @@ static void on_driver_exit(CUpti_CallbackId id, const CUpti_CallbackData *cb)
             log_instantiate(id, p, rc, t);
         break;
     }
-    /* Any call that a capture refused (CUDA_ERROR_STREAM_CAPTURE_*):
-     * the first one names the call that invalidated a capture. */
-    if (rc >= CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED && rc <= CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD) {
-        if (tl_has_stream)
-            rec_logf("capture-error call=%s rc=%d t=%u mode=%s s=%p\n", cb->functionName, (int)rc, t,
-                     mode_word(tl_mode), (void *)tl_stream);
-        else
-            rec_logf("capture-error call=%s rc=%d t=%u mode=%s\n", cb->functionName, (int)rc, t,
-                     mode_word(tl_mode));
+    log_capture_error(cb, rc, t);
+}
+
+/* A graph launch, the hot path: what the generic path does for it and no
+ * more (it asks for no walk and holds no node). */
+static void on_launch(const CUpti_CallbackData *cb)
+{
+    const cuGraphLaunch_params *a = cb->functionParams;
+    if (cb->callbackSite == CUPTI_API_ENTER) {
+        tl_call = cb->functionName;
+        tl_epoch = __atomic_load_n(&rt_epoch, __ATOMIC_ACQUIRE);
+        tl_stream = a->hStream;
+        tl_has_stream = 1;
+        tl_instantiating = 0;
+        return;
     }
+    CUresult rc = cb->functionReturnValue ? *(const CUresult *)cb->functionReturnValue : CUDA_SUCCESS;
+    if (rc == CUDA_SUCCESS)
+        count_launch(a->hGraph, a->hStream);
+    else
+        log_capture_error(cb, rc, rec_tid());
+    watch_expire();
+    tl_call = NULL;
+    tl_has_stream = 0;
 }
 
 static void on_api(CUpti_CallbackDomain dom, CUpti_CallbackId id, const CUpti_CallbackData *cb)
@@ -1434,6 +1456,10 @@ static void on_api(CUpti_CallbackDomain dom, CUpti_CallbackId id, const CUpti_Ca
     }
     if (dom != CUPTI_CB_DOMAIN_DRIVER_API)
         return;
+    if (id == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch || id == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz) {
+        on_launch(cb);
+        return;
+    }
     if (cb->callbackSite == CUPTI_API_ENTER) {
         tl_call = cb->functionName;
         tl_epoch = __atomic_load_n(&rt_epoch, __ATOMIC_ACQUIRE);

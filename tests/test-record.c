@@ -469,33 +469,37 @@ static void run_selftest(char *dir, size_t size, const char *hold_ms)
      * of an unchanged graph, nor for the second executable. The new
      * graph at its address is graph 2 from its first node on, and walked. */
     char grep[4096];
-    snprintf(grep, sizeof grep,
-             "cd '%s' && grep -q '^walk-same w=2 g=1 why=instantiate x=1 as=1 ' callbacks-*.log && "
-             "grep -q '^walk-same w=3 g=1 why=update x=1 as=1 ' callbacks-*.log && "
-             "grep -q '^walk w=4 g=1 why=update x=1$' callbacks-*.log && "
-             "grep -q '^walk-same w=5 g=1 why=instantiate x=2 as=4 ' callbacks-*.log && "
-             "grep -q '^node-create g=2 n=11 type=0 t=1 call=cuLaunchKernel s=0x7000$' callbacks-*.log && "
-             "grep -q '^walk w=6 g=2 why=capture x=0$' callbacks-*.log && "
-             "test $(grep -c '^walk ' callbacks-*.log) -eq 3 && "
-             "grep -B1 '^free p=0x7f0000000000 ' callbacks-*.log | head -n 1 | "
-             "grep -q '^launch x=1 s=0x5000 count=5$'",
-             dir);
+    snprintf(
+        grep, sizeof grep,
+        "cd '%s' && grep -q '^walk-same w=2 g=1 why=instantiate x=1 as=1 ' callbacks-*.log && "
+        "grep -q '^walk-same w=3 g=1 why=update x=1 as=1 ' callbacks-*.log && "
+        "grep -q '^walk w=4 g=1 why=update x=1$' callbacks-*.log && "
+        "grep -q '^walk-same w=5 g=1 why=instantiate x=2 as=4 ' callbacks-*.log && "
+        "grep -q '^node-create g=2 n=11 type=0 t=1 call=cuLaunchKernel s=0x7000$' callbacks-*.log && "
+        "grep -q '^walk w=6 g=2 why=capture x=0$' callbacks-*.log && "
+        "test $(grep -c '^walk ' callbacks-*.log) -eq 3 && "
+        "grep -q '^capture-error call=cuGraphLaunch rc=901 t=1 mode=global s=0x6000$' callbacks-*.log && "
+        "! grep -q '^launch x=1 s=0x6000 ' callbacks-*.log && "
+        "grep -B1 '^free p=0x7f0000000000 ' callbacks-*.log | head -n 1 | "
+        "grep -q '^launch x=1 s=0x5000 count=5$'",
+        dir);
     CHECK_EQ(system(grep), 0);
     /* The walk after the free and the new allocation at the same address
      * classifies it by the new allocation (the stand-in driver would say
-     * device memory), the walk before by the first: the allocations seen answer, never the driver; each
-     * kernel's name is asked once over the three walks. */
+     * device memory), the walk before by the first: the allocations seen
+     * answer, never the driver. Each kernel's name is asked once over the
+     * three walks. Each graph launch is two callbacks. */
     snprintf(
         grep, sizeof grep,
         "cd '%s' && sed -n '/^walk w=4 /,/^walk-end w=4 /p' callbacks-*.log | "
         "grep -q '^  node n=11 kernel \"_Z3fooPfi\" .* args=p:pinned:0x7f0000000000:0x7f0000000000:4096,' && "
-        "sed -n '/^walk w=1 /,/^walk-end w=1 /p' callbacks-*.log | grep -q 'args=p:device:0x7f0000000000:' "
-        "&& "
-        "grep -q '^profile ticks_per_ns=[0-9.]* cb_count=[0-9]* cb_ns=[0-9]* wait_ns=[0-9]* walks=3 "
-        "walk_nodes=9 "
-        "walk_ns=[0-9]* query_ns=[0-9]* query_calls=[0-9]* name_ns=[0-9]* name_calls=2 name_hits=4 "
-        "ptr_ns=[0-9]* ptr_calls=12 ptr_map=12 ptr_cache=0 ptr_driver=0 write_ns=[0-9]* append_ns=[0-9]* "
-        "cb=.*drv:cuGraphLaunch:22:[0-9]*' callbacks-*.log && "
+        "sed -n '/^walk w=1 /,/^walk-end w=1 /p' callbacks-*.log | "
+        "grep -q 'args=p:device:0x7f0000000000:' && "
+        "grep -q '^profile ticks_per_ns=[0-9.]* cb_count=[0-9]* cb_ns=[0-9]* wait_ns=[0-9]* "
+        "walks=3 walk_nodes=9 walk_ns=[0-9]* query_ns=[0-9]* query_calls=[0-9]* "
+        "name_ns=[0-9]* name_calls=2 name_hits=4 "
+        "ptr_ns=[0-9]* ptr_calls=12 ptr_map=12 ptr_cache=0 ptr_driver=0 "
+        "write_ns=[0-9]* append_ns=[0-9]* cb=.*drv:cuGraphLaunch:24:[0-9]*' callbacks-*.log && "
         "grep -q '^profile .*res:node-created:8:' callbacks-*.log",
         dir);
     CHECK_EQ(system(grep), 0);

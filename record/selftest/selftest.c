@@ -213,6 +213,10 @@ int main(void)
     memset(&lk, 0, sizeof lk);
     lk.hStream = s2;
     api(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "cuLaunchKernel", &lk, CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
+    /* A graph launched into the invalidated capture: refused too, and not
+     * counted as a launch. */
+    cuGraphLaunch_params gl2 = {x, s2};
+    api(CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, "cuGraphLaunch", &gl2, CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
     CUgraph none = NULL;
     cuStreamEndCapture_params ec2 = {s2, &none};
     api(CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture, "cuStreamEndCapture", &ec2,
