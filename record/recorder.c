@@ -13,18 +13,22 @@
  * costly (a program that captures many graphs in a row would pay it twice
  * a graph), so the watch stays on for GRAPHRT_RECORD_WATCH_MS (100 ms by
  * default) after the last capture ends, and the first driver call after
- * that switches it off. Each callback copies what it carries into one
- * line of the log, GRAPHRT_RECORD_DIR/callbacks-PID.log (docs/record.md);
- * graphs are walked on the helper thread of walk.c.
+ * that switches it off (or the 64th graph launch with no capture open).
+ * Each callback copies what it carries into one line of the log,
+ * GRAPHRT_RECORD_DIR/callbacks-PID.log (docs/record.md); graphs are
+ * walked on the helper thread of walk.c.
  *
  * Cost: outside captures a CUDA call not listed above gets no callback.
- * A graph launch takes the log lock once and bumps a counter; the counts
- * are written as one 'launch' line per executable and stream before the
- * next other line, which keeps the order that the stale-pointer check
- * needs without a line per launch.
+ * A graph launch bumps a counter of its thread's own, without a lock; the
+ * counts are written as 'launch' lines per executable and stream before
+ * the next other line, which keeps the order that the stale-pointer check
+ * needs without a line per launch. A captured node costs one line, built
+ * without vfprintf. What the callbacks cost is counted per callback kind
+ * and written as the 'profile' line at exit.
  *
  * Lock order: walk.c's queue lock, then rec_lock, then watch_lock; never
- * the reverse.
+ * the reverse. prof_lock and walk.c's cache_lock are taken with no other
+ * lock held (or under rec_lock, prof_lock at exit).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -59,6 +63,12 @@ static unsigned rt_epoch;
 static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
 static int watching;
 static uint64_t watch_hold_ns = 100 * 1000000ull, watch_until;
+/* Graph launches while the watch is held with no capture open (atomic):
+ * a program that launches WATCH_LAUNCHES graphs after its captures has
+ * gone on to replaying them, and the watch goes off then, before the hold
+ * is over (a replay loop should not pay the watch of every call). */
+#define WATCH_LAUNCHES 64
+static unsigned watch_launches;
 static uint64_t watch_switches, watch_ns;
 
 /* This thread: its id, the driver and runtime calls in progress, the
@@ -827,6 +837,7 @@ static void watch_set(int on)
 static void watch_capture_begun(void)
 {
     __atomic_add_fetch(&captures, 1, __ATOMIC_ACQ_REL);
+    __atomic_store_n(&watch_launches, 0, __ATOMIC_RELAXED);
     pthread_mutex_lock(&watch_lock);
     watch_set(1);
     pthread_mutex_unlock(&watch_lock);
@@ -858,6 +869,18 @@ static void watch_expire(void)
         clock_ns(CLOCK_MONOTONIC_COARSE) < __atomic_load_n(&watch_until, __ATOMIC_ACQUIRE))
         return;
     watch_off_if_idle();
+}
+
+/* At the exit of a graph launch: as watch_expire, and the watch also goes
+ * off after WATCH_LAUNCHES launches with no capture open. */
+static void watch_expire_launch(void)
+{
+    if (!__atomic_load_n(&watching, __ATOMIC_RELAXED) || __atomic_load_n(&captures, __ATOMIC_ACQUIRE))
+        return;
+    if (__atomic_add_fetch(&watch_launches, 1, __ATOMIC_RELAXED) >= WATCH_LAUNCHES)
+        watch_off_if_idle();
+    else
+        watch_expire();
 }
 
 static const char *mode_word(int m)
@@ -1430,7 +1453,7 @@ static void on_launch(const CUpti_CallbackData *cb)
         count_launch(a->hGraph, a->hStream);
     else
         log_capture_error(cb, rc, rec_tid());
-    watch_expire();
+    watch_expire_launch();
     tl_call = NULL;
     tl_has_stream = 0;
 }

@@ -426,14 +426,15 @@ GR_TEST(record_help_and_usage_errors)
  * graph at the addresses of destroyed ones), with
  * GRAPHRT_RECORD_WATCH_MS=hold_ms, and checks what any hold must give;
  * the log stays in dir for the caller. */
-static void run_selftest(char *dir, size_t size, const char *hold_ms)
+static void run_selftest(char *dir, size_t size, const char *hold_ms, int launches)
 {
     char cmd[2048];
     const char *base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
     snprintf(dir, size, "%s/graphrt-record-%ld-XXXXXX", base, (long)getpid());
     CHECK(mkdtemp(dir) != NULL);
-    snprintf(cmd, sizeof cmd, "GRAPHRT_RECORD_DIR='%s' GRAPHRT_RECORD_WATCH_MS=%s '%s'", dir, hold_ms,
-             GR_RECORD_SELFTEST_PATH);
+    snprintf(cmd, sizeof cmd,
+             "GRAPHRT_RECORD_DIR='%s' GRAPHRT_RECORD_WATCH_MS=%s RECORD_SELFTEST_LAUNCHES=%d '%s'", dir,
+             hold_ms, launches, GR_RECORD_SELFTEST_PATH);
     CHECK_EQ(system(cmd), 0);
     snprintf(cmd, sizeof cmd, "record --convert '%s' --quiet --stale", dir);
     CHECK_EQ(tool(cmd), 0);
@@ -445,7 +446,10 @@ static void run_selftest(char *dir, size_t size, const char *hold_ms)
     CHECK_HAS(rep, "    launches on stream 0x5000: 9\n"
                    "    launches in all: 9\n"
                    "  executable 2: instantiated by cuGraphInstantiateWithFlags on thread 1");
-    CHECK_HAS(rep, "    launches on stream 0x5000: 2\n    launches in all: 2\n");
+    char want[128];
+    snprintf(want, sizeof want, "    launches on stream 0x5000: %d\n    launches in all: %d\n", launches,
+             launches);
+    CHECK_HAS(rep, want);
     /* The free is ordered before the sixth launch (the stale pointer
      * below), and after the first five (the log's order, below). */
     CHECK_HAS(rep, "before executable 1 was launched on stream 0x5000");
@@ -488,7 +492,8 @@ static void run_selftest(char *dir, size_t size, const char *hold_ms)
      * classifies it by the new allocation (the stand-in driver would say
      * device memory), the walk before by the first: the allocations seen
      * answer, never the driver. Each kernel's name is asked once over the
-     * three walks. Each graph launch is two callbacks. */
+     * three walks. Each graph launch (ten and the second executable's)
+     * is two callbacks. */
     snprintf(
         grep, sizeof grep,
         "cd '%s' && sed -n '/^walk w=4 /,/^walk-end w=4 /p' callbacks-*.log | "
@@ -499,9 +504,9 @@ static void run_selftest(char *dir, size_t size, const char *hold_ms)
         "walks=3 walk_nodes=9 walk_ns=[0-9]* query_ns=[0-9]* query_calls=[0-9]* "
         "name_ns=[0-9]* name_calls=2 name_hits=4 "
         "ptr_ns=[0-9]* ptr_calls=12 ptr_map=12 ptr_cache=0 ptr_driver=0 "
-        "write_ns=[0-9]* append_ns=[0-9]* cb=.*drv:cuGraphLaunch:24:[0-9]*' callbacks-*.log && "
+        "write_ns=[0-9]* append_ns=[0-9]* cb=.*drv:cuGraphLaunch:%d:[0-9]*' callbacks-*.log && "
         "grep -q '^profile .*res:node-created:8:' callbacks-*.log",
-        dir);
+        dir, 2 * (10 + launches));
     CHECK_EQ(system(grep), 0);
 }
 
@@ -523,16 +528,18 @@ static int watch_switches(const char *dir)
 #endif
 
 /* Runs the recorder's selftest holding the watch hold_ms after each
- * capture, and checks how many times the watch was switched. */
-static void check_selftest_watch(const char *hold_ms, int want_switches)
+ * capture, with 'launches' launches of its second executable, and checks
+ * how many times the watch was switched. */
+static void check_selftest_watch(const char *hold_ms, int launches, int want_switches)
 {
 #ifdef GR_RECORD_SELFTEST_PATH
     char dir[512];
-    run_selftest(dir, sizeof dir, hold_ms);
+    run_selftest(dir, sizeof dir, hold_ms, launches);
     CHECK_EQ(watch_switches(dir), want_switches);
     unstage(dir);
 #else
     (void)hold_ms;
+    (void)launches;
     (void)want_switches;
     GR_TEST_SKIP("the recorder's selftest is built only where CMake finds the CUDA toolkit's headers");
 #endif
@@ -541,14 +548,22 @@ static void check_selftest_watch(const char *hold_ms, int want_switches)
 GR_TEST_T(record_the_recorder_code_on_a_stand_in_driver, 60)
 {
     /* No hold: each of the three captures switches the watch on and off. */
-    check_selftest_watch("0", 6);
+    check_selftest_watch("0", 2, 6);
 }
 
 GR_TEST_T(record_holds_the_watch_between_captures, 60)
 {
     /* Held for a minute: the second capture finds the watch still on, and
      * the report is the same. */
-    check_selftest_watch("60000", 1);
+    check_selftest_watch("60000", 2, 1);
+}
+
+GR_TEST_T(record_lets_the_watch_go_after_many_launches, 60)
+{
+    /* Held for a minute, but 70 graph launches with no capture open end
+     * the hold (a program replaying its graphs); the third capture
+     * switches it on again. */
+    check_selftest_watch("60000", 70, 3);
 }
 
 GR_TEST_T(record_a_live_cuda_program, 300)

@@ -12,7 +12,7 @@
  * calls. On exit the log is in $GRAPHRT_RECORD_DIR; tests/test-record.c
  * converts it and checks what the report says.
  *
- * usage: GRAPHRT_RECORD_DIR=DIR graphrt_record_selftest
+ * usage: GRAPHRT_RECORD_DIR=DIR [RECORD_SELFTEST_LAUNCHES=N] graphrt_record_selftest
  */
 #include "fake_cuda.h"
 #include "recorder.h"
@@ -231,7 +231,12 @@ int main(void)
     resource(CUPTI_CBID_RESOURCE_GRAPHEXEC_DESTROY_STARTING, NULL, x);
     fake_exec_id = 2;
     instantiate(&x, g);
-    for (int i = 0; i < 2; i++)
+    /* Two launches, or RECORD_SELFTEST_LAUNCHES: enough of them with no
+     * capture open switch the watch of every call off before its hold is
+     * over. */
+    const char *nl = getenv("RECORD_SELFTEST_LAUNCHES");
+    int launches = nl && *nl ? atoi(nl) : 2;
+    for (int i = 0; i < launches; i++)
         api(CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, "cuGraphLaunch", &gl, CUDA_SUCCESS);
     resource(CUPTI_CBID_RESOURCE_GRAPHEXEC_DESTROY_STARTING, NULL, x);
     resource(CUPTI_CBID_RESOURCE_GRAPH_DESTROY_STARTING, NULL, NULL); /* waits for the walks */
