@@ -1100,6 +1100,11 @@ static void on_resource(CUpti_CallbackId id, const CUpti_ResourceData *rd)
         break;
     }
     case CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED:
+        /* The driver's own copies of a graph, made inside an instantiation
+         * (about two nodes a node on CUDA 13.0), belong to no graph of the
+         * program: no line, which was most of an instantiation's cost. */
+        if (tl_instantiating && tl_epoch == __atomic_load_n(&rt_epoch, __ATOMIC_ACQUIRE))
+            break;
         if (tl_has_stream && tl_epoch != __atomic_load_n(&rt_epoch, __ATOMIC_ACQUIRE))
             tl_has_stream = 0; /* left by a call whose exit was never seen */
         if (!tl_has_stream && tl_has_rt_stream && rt_call_current()) {

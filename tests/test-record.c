@@ -482,6 +482,7 @@ static void run_selftest(char *dir, size_t size, const char *hold_ms, int launch
         "grep -q '^node-create g=2 n=11 type=0 t=1 call=cuLaunchKernel s=0x7000$' callbacks-*.log && "
         "grep -q '^walk w=6 g=2 why=capture x=0$' callbacks-*.log && "
         "test $(grep -c '^walk ' callbacks-*.log) -eq 3 && "
+        "! grep -q '^node-create .*call=cuGraphInstantiateWithFlags' callbacks-*.log && "
         "grep -q '^capture-error call=cuGraphLaunch rc=901 t=1 mode=global s=0x6000$' callbacks-*.log && "
         "! grep -q '^launch x=1 s=0x6000 ' callbacks-*.log && "
         "grep -B1 '^free p=0x7f0000000000 ' callbacks-*.log | head -n 1 | "

@@ -3,8 +3,9 @@
  * the recorder (linked against the stand-in driver and CUPTI of
  * fake_cuda.c) what bench_overhead.cu makes the driver send, CAPTURES
  * times a capture of 96 kernel launches (each a runtime and a driver call
- * around the node it creates, and an edge) that is then instantiated and
- * destroyed, then LAUNCHES graph launches. Meant to be counted with
+ * around the node it creates, and an edge) that is then instantiated (the
+ * driver making nodes of its own copy meanwhile) and destroyed, then
+ * LAUNCHES graph launches. Meant to be counted with
  * callgrind, with and without a change to the recorder (the stand-in
  * driver costs next to nothing, so the counts are the recorder's):
  *
@@ -39,17 +40,24 @@ static void api(CUpti_CallbackId id, const char *name, void *params)
     site(CUPTI_CB_DOMAIN_DRIVER_API, id, name, params, CUPTI_API_EXIT);
 }
 
-static void resource(CUpti_CallbackId id, CUgraphNode node, CUgraphExec exec)
+static int copy_word; /* the handle of the driver's own copy of the graph */
+
+static void resource_in(CUgraph g, CUpti_CallbackId id, CUgraphNode node, CUgraphExec exec)
 {
     CUpti_GraphData gd;
     memset(&gd, 0, sizeof gd);
-    gd.graph = (CUgraph)&fake_graph_word;
+    gd.graph = g;
     gd.node = node;
     gd.graphExec = exec;
     CUpti_ResourceData rd;
     memset(&rd, 0, sizeof rd);
     rd.resourceDescriptor = &gd;
     fake_callback(fake_userdata, CUPTI_CB_DOMAIN_RESOURCE, id, &rd);
+}
+
+static void resource(CUpti_CallbackId id, CUgraphNode node, CUgraphExec exec)
+{
+    resource_in((CUgraph)&fake_graph_word, id, node, exec);
 }
 
 int main(int argc, char **argv)
@@ -93,6 +101,11 @@ int main(int argc, char **argv)
         cuGraphInstantiateWithFlags_params gi = {&x, g, 0};
         site(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags,
              "cuGraphInstantiateWithFlags", &gi, CUPTI_API_ENTER);
+        /* CUDA 13.0 makes about two nodes a node of its own copies here. */
+        resource_in((CUgraph)&copy_word, CUPTI_CBID_RESOURCE_GRAPH_CREATED, NULL, NULL);
+        for (int i = 0; i < 2 * 96; i++)
+            resource_in((CUgraph)&copy_word, CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED,
+                        (CUgraphNode)&fake_node[i % 3], NULL);
         resource(CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED, NULL, x);
         site(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags,
              "cuGraphInstantiateWithFlags", &gi, CUPTI_API_EXIT);
