@@ -160,10 +160,19 @@ for d in ovh ovh0; do
     say "recorded run $d: $(cat "$B"/$d/callbacks-*.log | awk '/^walk-end/ {n++; us += substr($3, 4)} /^walk-same/ {s++}
         /^end / {e = $0} END {printf "%d walked, %d answered by an earlier walk, %.0f us of walks; %s", n, s, us, e}')"
 done
+echo "timing $(timeout 120 "$G" record -o "$B/ovh-timing" --timing --quiet ${RECORD_FLAGS:-} -- "$B/clients/bench_overhead" 2>/dev/null)" >>"$O/overhead.txt"
+if [ $HAVE_TORCH = 1 ]; then
+    for i in 1 2; do
+        GRAPHRT_DOT_DIR="$B" timeout 200 python3 record/clients/torch_graphs.py 200 2>/dev/null | sed 's/^/plain /' >>"$O/overhead.txt"
+        GRAPHRT_DOT_DIR="$B" timeout 200 "$G" record -o "$B/ovh-torch" --quiet ${RECORD_FLAGS:-} -- python3 record/clients/torch_graphs.py 200 \
+            2>/dev/null | sed 's/^/record /' >>"$O/overhead.txt"
+    done
+fi
 # The recorder's self-profile of each run (the 'profile' line of its log,
 # docs/record.md): the line itself, then the callback kinds that cost most
 # and the walks' split, readable.
-for d in ovh ovh0; do
+for d in ovh ovh0 ovh-torch; do
+    [ $d = ovh-torch ] && [ $HAVE_TORCH != 1 ] && continue
     for l in "$B"/$d/callbacks-*.log; do
         [ -f "$l" ] || continue
         grep '^profile ' "$l" | sed "s/^/profile-line $d: /" >>"$S"
@@ -185,14 +194,6 @@ for e in f.get("cb", "").split(",")[:15]:
 ' "$d" | tee -a "$S"
     done
 done
-echo "timing $(timeout 120 "$G" record -o "$B/ovh" --timing --quiet ${RECORD_FLAGS:-} -- "$B/clients/bench_overhead" 2>/dev/null)" >>"$O/overhead.txt"
-if [ $HAVE_TORCH = 1 ]; then
-    for i in 1 2; do
-        GRAPHRT_DOT_DIR="$B" timeout 200 python3 record/clients/torch_graphs.py 200 2>/dev/null | sed 's/^/plain /' >>"$O/overhead.txt"
-        GRAPHRT_DOT_DIR="$B" timeout 200 "$G" record -o "$B/ovh-torch" --quiet ${RECORD_FLAGS:-} -- python3 record/clients/torch_graphs.py 200 \
-            2>/dev/null | sed 's/^/record /' >>"$O/overhead.txt"
-    done
-fi
 python3 - "$O/overhead.txt" <<'PY' | tee -a "$S" >>"$O/overhead.txt"
 import re, statistics, sys, collections
 runs = collections.defaultdict(lambda: collections.defaultdict(list))
