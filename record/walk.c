@@ -7,7 +7,8 @@
  * Callbacks queue requests (rec_walk_request) and never call CUDA; this
  * thread is the only one of the recorder that does. A walk is written to a
  * memory stream first and appended under the log lock in one piece, so a
- * block is never interleaved with other lines.
+ * block is never interleaved with other lines. Each walk counts where its
+ * time went (the walks' part of the 'profile' line).
  *
  * Invariant: a graph named by a queued request or by the walk in progress
  * is alive: its GRAPH_DESTROY_STARTING callback waits here
@@ -134,11 +135,15 @@ static void note_graph_memory(const CUgraphNode *v, const CUgraphNodeType *t, si
 }
 
 /* What the driver answered, kept so that a walk of many nodes sharing
- * kernels and buffers asks once: the allocations found (cleared when any
- * memory is freed) and each function's name and parameter layout
- * (cleared when a module is unloaded). Guarded by cache_lock: walks run on
- * the helper thread, or with sync walks on the program's threads. The
- * epochs are atomic; the callbacks bump them. */
+ * kernels and buffers asks once: the allocations found (an entry is
+ * forgotten when its allocation is freed; all of them when memory the
+ * callbacks did not see allocated is freed, unmapped or trimmed) and each
+ * function's name and parameter layout (cleared when a module is
+ * unloaded). Before any of these, the allocations the callbacks saw
+ * (amap, below) answer without the driver. Guarded by cache_lock: walks
+ * run on the helper thread, or with sync walks on the program's threads;
+ * the callbacks update amap. The epochs are atomic; the callbacks bump
+ * them. */
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned mem_epoch, module_epoch;
 
