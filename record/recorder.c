@@ -158,11 +158,25 @@ typedef struct prof_table {
 } prof_table;
 static pthread_mutex_t prof_lock = PTHREAD_MUTEX_INITIALIZER;
 static prof_table *prof_tables; /* guarded by prof_lock */
-static int prof_on = 1;         /* GRAPHRT_RECORD_PROFILE=0 switches the clock reads off */
+/* The counts of threads that have exited (guarded by prof_lock): their
+ * tables are folded in here and freed (thread_exit). */
+static prof_table prof_retired;
+static int prof_on = 1; /* GRAPHRT_RECORD_PROFILE=0 switches the clock reads off */
 static uint64_t prof_tick0, prof_ns0;
 /* Time spent in rec_walk_wait_graph by destroy callbacks (atomic). */
 static uint64_t prof_wait_ticks;
 static _Thread_local prof_table *tl_prof;
+
+/* A thread that has a table of its own (profile or launches) has a value
+ * for this key, so that thread_exit runs when it exits. */
+static pthread_key_t thread_key;
+static int thread_key_made;
+
+static void thread_registered(void)
+{
+    if (thread_key_made && !pthread_getspecific(thread_key))
+        pthread_setspecific(thread_key, &thread_key);
+}
 
 uint64_t rec_ticks(void)
 {
@@ -190,6 +204,7 @@ static prof_table *prof_table_of_thread(void)
         prof_tables = t;
         pthread_mutex_unlock(&prof_lock);
         tl_prof = t;
+        thread_registered();
     }
     return tl_prof;
 }
@@ -287,7 +302,8 @@ static void prof_write(FILE *f)
     double tpn = rec_ticks_per_ns();
     uint64_t count = 0, ticks = 0;
     pthread_mutex_lock(&prof_lock);
-    for (prof_table *t = prof_tables; t; t = t->next)
+    prof_retired.next = prof_tables;
+    for (prof_table *t = &prof_retired; t; t = t->next)
         for (size_t i = 0; i < PROF_SLOTS; i++) {
             uint64_t c = __atomic_load_n(&t->slot[i].count, __ATOMIC_RELAXED);
             if (!c)
@@ -464,6 +480,7 @@ static launch_table *launch_table_of_thread(void)
             t->next = launch_tables;
             launch_tables = t;
             tl_launches = t;
+            thread_registered();
         }
     } else if (rec_out) {
         flush_launches(); /* what this table holds is written before it is cleared */
@@ -515,6 +532,48 @@ static void forget_exec(CUgraphExec x)
         if (lslots[h].x == x)
             lslots[h].x = TOMB; /* keeps probe chains; count_launch_shared reuses it */
     pthread_mutex_unlock(&rec_lock);
+}
+
+/* A thread with tables of its own exits (thread_key's destructor): its
+ * launch counts are written and its profile counts kept, and the tables
+ * freed, so that a program that makes many short threads does not grow. */
+static void thread_exit(void *unused)
+{
+    (void)unused;
+    launch_table *lt = tl_launches;
+    if (lt) {
+        pthread_mutex_lock(&rec_lock);
+        flush_launches();
+        for (launch_table **p = &launch_tables; *p; p = &(*p)->next)
+            if (*p == lt) {
+                *p = lt->next;
+                break;
+            }
+        pthread_mutex_unlock(&rec_lock);
+        tl_launches = NULL;
+        free(lt);
+    }
+    prof_table *pt = tl_prof;
+    if (pt) {
+        pthread_mutex_lock(&prof_lock);
+        for (prof_table **p = &prof_tables; *p; p = &(*p)->next)
+            if (*p == pt) {
+                *p = pt->next;
+                break;
+            }
+        for (size_t i = 0; i < PROF_SLOTS; i++) {
+            prof_slot *r = &prof_retired.slot[i];
+            if (!pt->slot[i].count)
+                continue;
+            if (!r->name)
+                r->name = pt->slot[i].name;
+            r->count += pt->slot[i].count;
+            r->ticks += pt->slot[i].ticks;
+        }
+        pthread_mutex_unlock(&prof_lock);
+        tl_prof = NULL;
+        free(pt);
+    }
 }
 
 /* --------------------------------------------------------------- log */
@@ -1588,6 +1647,7 @@ int InitializeInjection(void)
     static int done;
     if (done++)
         return 1;
+    thread_key_made = pthread_key_create(&thread_key, thread_exit) == 0;
     prof_tick0 = rec_ticks();
     prof_ns0 = clock_ns(CLOCK_MONOTONIC);
     const char *dir = getenv("GRAPHRT_RECORD_DIR");

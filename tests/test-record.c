@@ -494,7 +494,8 @@ static void run_selftest(char *dir, size_t size, const char *hold_ms, int launch
      * device memory), the walk before by the first: the allocations seen
      * answer, never the driver. Each kernel's name is asked once over the
      * three walks. Each graph launch (ten and the second executable's)
-     * is two callbacks. */
+     * is two callbacks, those of threads that exited before the end
+     * included. */
     snprintf(
         grep, sizeof grep,
         "cd '%s' && sed -n '/^walk w=4 /,/^walk-end w=4 /p' callbacks-*.log | "
