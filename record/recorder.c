@@ -13,18 +13,22 @@
  * costly (a program that captures many graphs in a row would pay it twice
  * a graph), so the watch stays on for GRAPHRT_RECORD_WATCH_MS (100 ms by
  * default) after the last capture ends, and the first driver call after
- * that switches it off. Each callback copies what it carries into one
- * line of the log, GRAPHRT_RECORD_DIR/callbacks-PID.log (docs/record.md);
- * graphs are walked on the helper thread of walk.c.
+ * that switches it off (or the 64th graph launch with no capture open).
+ * Each callback copies what it carries into one line of the log,
+ * GRAPHRT_RECORD_DIR/callbacks-PID.log (docs/record.md); graphs are
+ * walked on the helper thread of walk.c.
  *
  * Cost: outside captures a CUDA call not listed above gets no callback.
- * A graph launch takes the log lock once and bumps a counter; the counts
- * are written as one 'launch' line per executable and stream before the
- * next other line, which keeps the order that the stale-pointer check
- * needs without a line per launch.
+ * A graph launch bumps a counter of its thread's own, without a lock; the
+ * counts are written as 'launch' lines per executable and stream before
+ * the next other line, which keeps the order that the stale-pointer check
+ * needs without a line per launch. A captured node costs one line, built
+ * without vfprintf. What the callbacks cost is counted per callback kind
+ * and written as the 'profile' line at exit.
  *
  * Lock order: walk.c's queue lock, then rec_lock, then watch_lock; never
- * the reverse.
+ * the reverse. prof_lock and walk.c's cache_lock are taken with no other
+ * lock held (or under rec_lock, prof_lock at exit).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -59,6 +63,12 @@ static unsigned rt_epoch;
 static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
 static int watching;
 static uint64_t watch_hold_ns = 100 * 1000000ull, watch_until;
+/* Graph launches while the watch is held with no capture open (atomic):
+ * a program that launches WATCH_LAUNCHES graphs after its captures has
+ * gone on to replaying them, and the watch goes off then, before the hold
+ * is over (a replay loop should not pay the watch of every call). */
+#define WATCH_LAUNCHES 64
+static unsigned watch_launches;
 static uint64_t watch_switches, watch_ns;
 
 /* This thread: its id, the driver and runtime calls in progress, the
@@ -89,6 +99,25 @@ uint32_t rec_graph_id(CUgraph g)
     return id;
 }
 
+/* The graph id of the last graph this thread asked for, kept while no
+ * graph is destroyed (graph_epoch, atomic): a capture asks once per node
+ * for the same graph. */
+static unsigned graph_epoch;
+static _Thread_local CUgraph tl_gid_graph;
+static _Thread_local uint32_t tl_gid;
+static _Thread_local unsigned tl_gid_epoch;
+
+static uint32_t graph_id_cached(CUgraph g)
+{
+    unsigned e = __atomic_load_n(&graph_epoch, __ATOMIC_ACQUIRE);
+    if (!g || g != tl_gid_graph || e != tl_gid_epoch) {
+        tl_gid = rec_graph_id(g);
+        tl_gid_graph = g;
+        tl_gid_epoch = e;
+    }
+    return tl_gid;
+}
+
 uint64_t rec_node_id(CUgraphNode n)
 {
     uint64_t id = 0;
@@ -105,10 +134,259 @@ uint32_t rec_exec_id(CUgraphExec x)
     return id;
 }
 
+/* ------------------------------------------------------ self-profile */
+
+/* What the recorder itself costs, per callback kind: how many callbacks
+ * and how long inside the recorder's code, written as the 'profile' line
+ * at exit (docs/record.md). Each thread counts in a table of its own
+ * (no lock, no shared cache line); the tables are summed at exit. Time is
+ * read from the CPU's counter (a few ns) and converted to ns with the
+ * rate measured between InitializeInjection and exit. */
+#define PROF_DRV 0
+#define PROF_RT (PROF_DRV + CUPTI_DRIVER_TRACE_CBID_SIZE)
+#define PROF_RES (PROF_RT + CUPTI_RUNTIME_TRACE_CBID_SIZE)
+#define PROF_WALKING (PROF_RES + CUPTI_CBID_RESOURCE_SIZE) /* the walks' own driver calls */
+#define PROF_OTHER (PROF_WALKING + 1)
+#define PROF_SLOTS (PROF_OTHER + 1)
+typedef struct prof_slot {
+    uint64_t count, ticks; /* written by the owner with relaxed stores */
+    const char *name;
+} prof_slot;
+typedef struct prof_table {
+    struct prof_table *next;
+    prof_slot slot[PROF_SLOTS];
+} prof_table;
+static pthread_mutex_t prof_lock = PTHREAD_MUTEX_INITIALIZER;
+static prof_table *prof_tables; /* guarded by prof_lock */
+/* The counts of threads that have exited (guarded by prof_lock): their
+ * tables are folded in here and freed (thread_exit). */
+static prof_table prof_retired;
+static int prof_on = 1; /* GRAPHRT_RECORD_PROFILE=0 switches the clock reads off */
+static uint64_t prof_tick0, prof_ns0;
+/* Time spent in rec_walk_wait_graph by destroy callbacks (atomic). */
+static uint64_t prof_wait_ticks;
+static _Thread_local prof_table *tl_prof;
+
+/* A thread that has a table of its own (profile or launches) has a value
+ * for this key, so that thread_exit runs when it exits. */
+static pthread_key_t thread_key;
+static int thread_key_made;
+
+static void thread_registered(void)
+{
+    if (thread_key_made && !pthread_getspecific(thread_key))
+        pthread_setspecific(thread_key, &thread_key);
+}
+
+uint64_t rec_ticks(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    return __builtin_ia32_rdtsc();
+#elif defined(__aarch64__)
+    uint64_t v;
+    __asm__ volatile("mrs %0, cntvct_el0" : "=r"(v));
+    return v;
+#else
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+#endif
+}
+
+static prof_table *prof_table_of_thread(void)
+{
+    if (!tl_prof) {
+        prof_table *t = calloc(1, sizeof *t);
+        if (!t)
+            return NULL;
+        pthread_mutex_lock(&prof_lock);
+        t->next = prof_tables;
+        prof_tables = t;
+        pthread_mutex_unlock(&prof_lock);
+        tl_prof = t;
+        thread_registered();
+    }
+    return tl_prof;
+}
+
+static size_t prof_index(CUpti_CallbackDomain dom, CUpti_CallbackId id)
+{
+    if (dom == CUPTI_CB_DOMAIN_DRIVER_API && id < CUPTI_DRIVER_TRACE_CBID_SIZE)
+        return PROF_DRV + id;
+    if (dom == CUPTI_CB_DOMAIN_RUNTIME_API && id < CUPTI_RUNTIME_TRACE_CBID_SIZE)
+        return PROF_RT + id;
+    if (dom == CUPTI_CB_DOMAIN_RESOURCE && id < CUPTI_CBID_RESOURCE_SIZE)
+        return PROF_RES + id;
+    return PROF_OTHER;
+}
+
+/* One callback of slot i that began at tick t0 (0: not timed). */
+static void prof_count(size_t i, const char *name, uint64_t t0)
+{
+    prof_table *t = prof_table_of_thread();
+    if (!t)
+        return;
+    prof_slot *s = &t->slot[i];
+    if (!s->count)
+        __atomic_store_n(&s->name, name, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->count, s->count + 1, __ATOMIC_RELAXED);
+    if (t0)
+        __atomic_store_n(&s->ticks, s->ticks + (rec_ticks() - t0), __ATOMIC_RELAXED);
+}
+
+static const char *res_name(size_t id)
+{
+    switch (id) {
+    case CUPTI_CBID_RESOURCE_GRAPH_CREATED:
+        return "graph-created";
+    case CUPTI_CBID_RESOURCE_GRAPH_DESTROY_STARTING:
+        return "graph-destroy";
+    case CUPTI_CBID_RESOURCE_GRAPH_CLONED:
+        return "graph-cloned";
+    case CUPTI_CBID_RESOURCE_GRAPHNODE_CREATE_STARTING:
+        return "node-create-starting";
+    case CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED:
+        return "node-created";
+    case CUPTI_CBID_RESOURCE_GRAPHNODE_DESTROY_STARTING:
+        return "node-destroy";
+    case CUPTI_CBID_RESOURCE_GRAPHNODE_DEPENDENCY_CREATED:
+        return "edge-created";
+    case CUPTI_CBID_RESOURCE_GRAPHNODE_DEPENDENCY_DESTROY_STARTING:
+        return "edge-destroy";
+    case CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATE_STARTING:
+        return "exec-create-starting";
+    case CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED:
+        return "exec-created";
+    case CUPTI_CBID_RESOURCE_GRAPHEXEC_DESTROY_STARTING:
+        return "exec-destroy";
+    case CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED:
+        return "node-cloned";
+    case CUPTI_CBID_RESOURCE_GRAPH_NODE_UPDATED:
+        return "node-updated";
+    case CUPTI_CBID_RESOURCE_GRAPH_NODE_SET_PARAMS:
+        return "exec-node-set";
+    default:
+        return NULL;
+    }
+}
+
+double rec_ticks_per_ns(void)
+{
+    uint64_t dt = rec_ticks() - prof_tick0;
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    uint64_t dn = (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec - prof_ns0;
+    return dn && dt ? (double)dt / (double)dn : 1.0;
+}
+
+typedef struct prof_sum {
+    uint64_t count, ticks;
+    size_t i;
+    const char *name;
+} prof_sum;
+
+static int prof_cmp(const void *a, const void *b)
+{
+    const prof_sum *x = a, *y = b;
+    if (x->ticks != y->ticks)
+        return x->ticks < y->ticks ? 1 : -1;
+    return (x->count < y->count) - (x->count > y->count);
+}
+
+/* The 'profile' line; rec_lock held, walks stopped. */
+static void prof_write(FILE *f)
+{
+    prof_sum *sum = calloc(PROF_SLOTS, sizeof *sum);
+    if (!sum)
+        return;
+    double tpn = rec_ticks_per_ns();
+    uint64_t count = 0, ticks = 0;
+    pthread_mutex_lock(&prof_lock);
+    prof_retired.next = prof_tables;
+    for (prof_table *t = &prof_retired; t; t = t->next)
+        for (size_t i = 0; i < PROF_SLOTS; i++) {
+            uint64_t c = __atomic_load_n(&t->slot[i].count, __ATOMIC_RELAXED);
+            if (!c)
+                continue;
+            sum[i].count += c;
+            sum[i].ticks += __atomic_load_n(&t->slot[i].ticks, __ATOMIC_RELAXED);
+            if (!sum[i].name)
+                sum[i].name = __atomic_load_n(&t->slot[i].name, __ATOMIC_RELAXED);
+        }
+    pthread_mutex_unlock(&prof_lock);
+    size_t used = 0;
+    for (size_t i = 0; i < PROF_SLOTS; i++) {
+        count += sum[i].count;
+        ticks += sum[i].ticks;
+        if (sum[i].count) {
+            sum[used] = sum[i];
+            sum[used++].i = i;
+        }
+    }
+    fprintf(f, "profile ticks_per_ns=%.4f cb_count=%llu cb_ns=%llu wait_ns=%llu", tpn,
+            (unsigned long long)count, (unsigned long long)((double)ticks / tpn),
+            (unsigned long long)((double)__atomic_load_n(&prof_wait_ticks, __ATOMIC_RELAXED) / tpn));
+    rec_walk_profile(f, tpn);
+    /* Each kind as DOMAIN:NAME:COUNT:NS, most time first. */
+    qsort(sum, used, sizeof *sum, prof_cmp);
+    int first = 1;
+    for (size_t k = 0; k < used; k++) {
+        size_t i = sum[k].i;
+        const char *pre = i < PROF_RT ? "drv:" : i < PROF_RES ? "rt:" : i < PROF_WALKING ? "res:" : "";
+        const char *name = i >= PROF_RES && i < PROF_WALKING ? res_name(i - PROF_RES) : sum[k].name;
+        if (i == PROF_WALKING)
+            name = "walk-calls";
+        else if (i == PROF_OTHER)
+            name = "other";
+        fputs(first ? " cb=" : ",", f);
+        if (name)
+            fprintf(f, "%s%s", pre, name);
+        else
+            fprintf(f, "%s%zu", pre, i < PROF_RT ? i : i < PROF_RES ? i - PROF_RT : i - PROF_RES);
+        fprintf(f, ":%llu:%llu", (unsigned long long)sum[k].count,
+                (unsigned long long)((double)sum[k].ticks / tpn));
+        first = 0;
+    }
+    fputc('\n', f);
+    free(sum);
+}
+
 /* ---------------------------------------------------------- launches */
 
-/* Launch counts per (executable, stream), guarded by rec_lock. An open-
- * addressed table; 'dirty' lists the slots with a count not yet written. */
+/* Launch counts per (executable, stream). Each thread counts its own
+ * launches in a table of its own without a lock: a slot is published by
+ * its owner ('used', release) and its count is added to atomically; the
+ * writer of any other line (rec_log_begin, under rec_lock) takes every
+ * count pending in every table (an atomic exchange) and writes it as a
+ * 'launch' line first. A launch that happened before a line on any thread
+ * (the same thread, or one that synchronised with it) has made its count
+ * and 'launch_pending' visible by then, so the order the stale-pointer
+ * check needs holds. An executable's destruction bumps 'exec_epoch'; a
+ * thread that sees the epoch changed clears its table under rec_lock
+ * (after the counts are written) before counting again, so a new
+ * executable at the same address starts its own counts. */
+#define TSLOTS_LAUNCH 32
+typedef struct tlaunch {
+    CUgraphExec x;
+    CUstream s;
+    uint32_t xid;
+    uint64_t pending; /* atomic */
+} tlaunch;
+typedef struct launch_table {
+    struct launch_table *next;
+    unsigned used; /* slots published; atomic */
+    unsigned epoch;
+    unsigned last; /* the slot of the last launch: the usual hit */
+    tlaunch slot[TSLOTS_LAUNCH];
+} launch_table;
+static launch_table *launch_tables; /* guarded by rec_lock (the list; the tables are their threads') */
+static int launch_pending;          /* atomic: some table has a count not yet written */
+static unsigned exec_epoch;         /* atomic */
+static _Thread_local launch_table *tl_launches;
+
+/* Launch counts per (executable, stream) where a thread's table is full,
+ * guarded by rec_lock. An open-addressed table; 'dirty' lists the slots
+ * with a count not yet written. */
 #define LSLOTS 4096
 typedef struct lslot {
     CUgraphExec x;
@@ -118,14 +396,30 @@ typedef struct lslot {
 } lslot;
 static lslot lslots[LSLOTS];
 static unsigned dirty[LSLOTS], ndirty;
+static unsigned nlslots; /* slots ever taken: none, no scan at a destroy */
 static uint64_t lost_launches;
 
+static void put_launch(CUstream s, uint32_t xid, uint64_t count)
+{
+    if (rec_out)
+        fprintf(rec_out, "launch x=%u s=%p count=%llu\n", xid, (void *)s, (unsigned long long)count);
+}
+
+/* rec_lock held. */
 static void flush_launches(void)
 {
+    if (__atomic_exchange_n(&launch_pending, 0, __ATOMIC_ACQ_REL))
+        for (launch_table *t = launch_tables; t; t = t->next) {
+            unsigned used = __atomic_load_n(&t->used, __ATOMIC_ACQUIRE);
+            for (unsigned i = 0; i < used; i++) {
+                uint64_t c = __atomic_exchange_n(&t->slot[i].pending, 0, __ATOMIC_ACQ_REL);
+                if (c)
+                    put_launch(t->slot[i].s, t->slot[i].xid, c);
+            }
+        }
     for (unsigned i = 0; i < ndirty; i++) {
         lslot *l = &lslots[dirty[i]];
-        fprintf(rec_out, "launch x=%u s=%p count=%llu\n", l->xid, (void *)l->s,
-                (unsigned long long)l->pending);
+        put_launch(l->s, l->xid, l->pending);
         l->pending = 0;
     }
     ndirty = 0;
@@ -133,7 +427,8 @@ static void flush_launches(void)
 
 #define TOMB ((CUgraphExec)(uintptr_t)1)
 
-static void count_launch(CUgraphExec x, CUstream s)
+/* Counts a launch in the shared table (a thread's own is full). */
+static void count_launch_shared(CUgraphExec x, CUstream s)
 {
     size_t h = (((uintptr_t)x >> 4) * 31u + ((uintptr_t)s >> 4)) & (LSLOTS - 1);
     lslot *tomb = NULL;
@@ -146,6 +441,7 @@ static void count_launch(CUgraphExec x, CUstream s)
             if (!l->x) {
                 /* Not counted yet: take the first tombstone passed, else this slot. */
                 l = tomb ? tomb : l;
+                nlslots++;
                 l->x = x;
                 l->s = s;
                 l->xid = rec_exec_id(x);
@@ -169,16 +465,115 @@ static void count_launch(CUgraphExec x, CUstream s)
     pthread_mutex_unlock(&rec_lock);
 }
 
-/* An executable destroyed: its slots are written and forgotten, so that a
+/* This thread's table, created or (after an executable was destroyed)
+ * cleared; NULL without memory. */
+static launch_table *launch_table_of_thread(void)
+{
+    launch_table *t = tl_launches;
+    unsigned e = __atomic_load_n(&exec_epoch, __ATOMIC_ACQUIRE);
+    if (t && t->epoch == e)
+        return t;
+    pthread_mutex_lock(&rec_lock);
+    if (!t) {
+        t = calloc(1, sizeof *t);
+        if (t) {
+            t->next = launch_tables;
+            launch_tables = t;
+            tl_launches = t;
+            thread_registered();
+        }
+    } else if (rec_out) {
+        flush_launches(); /* what this table holds is written before it is cleared */
+        __atomic_store_n(&t->used, 0, __ATOMIC_RELEASE);
+        t->last = 0;
+    }
+    if (t)
+        t->epoch = e;
+    pthread_mutex_unlock(&rec_lock);
+    return t;
+}
+
+static void count_launch(CUgraphExec x, CUstream s)
+{
+    launch_table *t = launch_table_of_thread();
+    if (!t) {
+        count_launch_shared(x, s);
+        return;
+    }
+    unsigned used = t->used, i = t->last;
+    if (i >= used || t->slot[i].x != x || t->slot[i].s != s)
+        for (i = 0; i < used && (t->slot[i].x != x || t->slot[i].s != s); i++)
+            ;
+    if (i == used) {
+        if (used == TSLOTS_LAUNCH) {
+            count_launch_shared(x, s);
+            return;
+        }
+        t->slot[i].x = x;
+        t->slot[i].s = s;
+        t->slot[i].xid = rec_exec_id(x);
+        t->slot[i].pending = 0;
+        __atomic_store_n(&t->used, used + 1, __ATOMIC_RELEASE);
+    }
+    t->last = i;
+    if (__atomic_fetch_add(&t->slot[i].pending, 1, __ATOMIC_ACQ_REL) == 0 &&
+        !__atomic_load_n(&launch_pending, __ATOMIC_RELAXED))
+        __atomic_store_n(&launch_pending, 1, __ATOMIC_RELEASE);
+}
+
+/* An executable destroyed: its counts are written and forgotten, so that a
  * later executable at the same address starts its own counts. */
 static void forget_exec(CUgraphExec x)
 {
     pthread_mutex_lock(&rec_lock);
+    __atomic_add_fetch(&exec_epoch, 1, __ATOMIC_ACQ_REL);
     flush_launches();
-    for (size_t h = 0; h < LSLOTS; h++)
+    for (size_t h = 0; nlslots && h < LSLOTS; h++)
         if (lslots[h].x == x)
-            lslots[h].x = TOMB; /* keeps probe chains; count_launch reuses it */
+            lslots[h].x = TOMB; /* keeps probe chains; count_launch_shared reuses it */
     pthread_mutex_unlock(&rec_lock);
+}
+
+/* A thread with tables of its own exits (thread_key's destructor): its
+ * launch counts are written and its profile counts kept, and the tables
+ * freed, so that a program that makes many short threads does not grow. */
+static void thread_exit(void *unused)
+{
+    (void)unused;
+    launch_table *lt = tl_launches;
+    if (lt) {
+        pthread_mutex_lock(&rec_lock);
+        flush_launches();
+        for (launch_table **p = &launch_tables; *p; p = &(*p)->next)
+            if (*p == lt) {
+                *p = lt->next;
+                break;
+            }
+        pthread_mutex_unlock(&rec_lock);
+        tl_launches = NULL;
+        free(lt);
+    }
+    prof_table *pt = tl_prof;
+    if (pt) {
+        pthread_mutex_lock(&prof_lock);
+        for (prof_table **p = &prof_tables; *p; p = &(*p)->next)
+            if (*p == pt) {
+                *p = pt->next;
+                break;
+            }
+        for (size_t i = 0; i < PROF_SLOTS; i++) {
+            prof_slot *r = &prof_retired.slot[i];
+            if (!pt->slot[i].count)
+                continue;
+            if (!r->name)
+                r->name = pt->slot[i].name;
+            r->count += pt->slot[i].count;
+            r->ticks += pt->slot[i].ticks;
+        }
+        pthread_mutex_unlock(&prof_lock);
+        tl_prof = NULL;
+        free(pt);
+    }
 }
 
 /* --------------------------------------------------------------- log */
@@ -186,7 +581,7 @@ static void forget_exec(CUgraphExec x)
 void rec_log_begin(void)
 {
     pthread_mutex_lock(&rec_lock);
-    if (ndirty)
+    if (ndirty || __atomic_load_n(&launch_pending, __ATOMIC_ACQUIRE))
         flush_launches();
 }
 
@@ -204,6 +599,60 @@ void rec_logf(const char *fmt, ...)
         vfprintf(rec_out, fmt, ap);
         va_end(ap);
     }
+    rec_log_end();
+}
+
+/* A line built without stdio's formatting, for the callbacks made once per
+ * captured node (docs/record.md's fields; %p's form for handles). */
+typedef struct lbuf {
+    size_t n;
+    char b[480];
+} lbuf;
+
+static void lb_s(lbuf *l, const char *s)
+{
+    size_t k = s ? strlen(s) : 0, room = sizeof l->b - 1 - l->n;
+    k = k < room ? k : room;
+    memcpy(l->b + l->n, s, k);
+    l->n += k;
+}
+
+static void lb_u(lbuf *l, unsigned long long v)
+{
+    char t[24];
+    int k = 0;
+    do {
+        t[k++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (k && l->n < sizeof l->b - 1)
+        l->b[l->n++] = t[--k];
+}
+
+static void lb_p(lbuf *l, const void *p)
+{
+    uintptr_t v = (uintptr_t)p;
+    if (!v) {
+        lb_s(l, "(nil)");
+        return;
+    }
+    char t[24];
+    int k = 0;
+    while (v) {
+        t[k++] = "0123456789abcdef"[v & 15];
+        v >>= 4;
+    }
+    lb_s(l, "0x");
+    while (k && l->n < sizeof l->b - 1)
+        l->b[l->n++] = t[--k];
+}
+
+static void lb_put(lbuf *l)
+{
+    l->b[l->n++] = '\n';
+    rec_log_begin();
+    if (rec_out)
+        fwrite_unlocked(l->b, 1, l->n, rec_out);
     rec_log_end();
 }
 
@@ -447,6 +896,7 @@ static void watch_set(int on)
 static void watch_capture_begun(void)
 {
     __atomic_add_fetch(&captures, 1, __ATOMIC_ACQ_REL);
+    __atomic_store_n(&watch_launches, 0, __ATOMIC_RELAXED);
     pthread_mutex_lock(&watch_lock);
     watch_set(1);
     pthread_mutex_unlock(&watch_lock);
@@ -478,6 +928,18 @@ static void watch_expire(void)
         clock_ns(CLOCK_MONOTONIC_COARSE) < __atomic_load_n(&watch_until, __ATOMIC_ACQUIRE))
         return;
     watch_off_if_idle();
+}
+
+/* At the exit of a graph launch: as watch_expire, and the watch also goes
+ * off after WATCH_LAUNCHES launches with no capture open. */
+static void watch_expire_launch(void)
+{
+    if (!__atomic_load_n(&watching, __ATOMIC_RELAXED) || __atomic_load_n(&captures, __ATOMIC_ACQUIRE))
+        return;
+    if (__atomic_add_fetch(&watch_launches, 1, __ATOMIC_RELAXED) >= WATCH_LAUNCHES)
+        watch_off_if_idle();
+    else
+        watch_expire();
 }
 
 static const char *mode_word(int m)
@@ -686,24 +1148,53 @@ static void on_resource(CUpti_CallbackId id, const CUpti_ResourceData *rd)
         rec_logf("graph-clone g=%u from=%u t=%u call=%s\n", rec_graph_id(gd->graph),
                  rec_graph_id(gd->originalGraph), rec_tid(), call_name());
         break;
-    case CUPTI_CBID_RESOURCE_GRAPH_DESTROY_STARTING:
+    case CUPTI_CBID_RESOURCE_GRAPH_DESTROY_STARTING: {
+        uint64_t w0 = prof_on ? rec_ticks() : 0;
         rec_walk_wait_graph(gd->graph);
+        if (w0)
+            __atomic_add_fetch(&prof_wait_ticks, rec_ticks() - w0, __ATOMIC_RELAXED);
         rec_logf("graph-destroy g=%u t=%u\n", rec_graph_id(gd->graph), rec_tid());
+        /* Its address may name a new graph next. */
+        __atomic_add_fetch(&graph_epoch, 1, __ATOMIC_RELEASE);
         break;
+    }
     case CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED:
+        /* The driver's own copies of a graph, made inside an instantiation
+         * (about two nodes a node on CUDA 13.0), belong to no graph of the
+         * program: no line, which was most of an instantiation's cost. */
+        if (tl_instantiating && tl_epoch == __atomic_load_n(&rt_epoch, __ATOMIC_ACQUIRE))
+            break;
         if (tl_has_stream && tl_epoch != __atomic_load_n(&rt_epoch, __ATOMIC_ACQUIRE))
             tl_has_stream = 0; /* left by a call whose exit was never seen */
         if (!tl_has_stream && tl_has_rt_stream && rt_call_current()) {
             tl_stream = tl_rt_stream;
             tl_has_stream = 1;
         }
-        if (tl_has_stream)
-            rec_logf("node-create g=%u n=%llu type=%d t=%u call=%s s=%p\n", rec_graph_id(gd->graph),
-                     (unsigned long long)rec_node_id(gd->node), (int)gd->nodeType, rec_tid(), call_name(),
-                     (void *)tl_stream);
-        else
-            rec_logf("node-create g=%u n=%llu type=%d t=%u call=%s\n", rec_graph_id(gd->graph),
-                     (unsigned long long)rec_node_id(gd->node), (int)gd->nodeType, rec_tid(), call_name());
+        {
+            /* Once per captured node: built by hand, not by vfprintf. */
+            lbuf l;
+            l.n = 0;
+            lb_s(&l, "node-create g=");
+            lb_u(&l, graph_id_cached(gd->graph));
+            lb_s(&l, " n=");
+            lb_u(&l, rec_node_id(gd->node));
+            lb_s(&l, " type=");
+            if ((int)gd->nodeType < 0) {
+                lb_s(&l, "-");
+                lb_u(&l, (unsigned long long)-(long long)gd->nodeType);
+            } else {
+                lb_u(&l, (unsigned long long)gd->nodeType);
+            }
+            lb_s(&l, " t=");
+            lb_u(&l, rec_tid());
+            lb_s(&l, " call=");
+            lb_s(&l, call_name());
+            if (tl_has_stream) {
+                lb_s(&l, " s=");
+                lb_p(&l, tl_stream);
+            }
+            lb_put(&l);
+        }
         break;
     case CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED: {
         uint32_t x = rec_exec_id(gd->graphExec);
@@ -756,6 +1247,20 @@ static void log_instantiate(CUpti_CallbackId id, const void *p, CUresult rc, uns
              t, call_name());
 }
 
+/* Any call that a capture refused (CUDA_ERROR_STREAM_CAPTURE_*): the
+ * first one names the call that invalidated a capture. */
+static void log_capture_error(const CUpti_CallbackData *cb, CUresult rc, unsigned t)
+{
+    if (rc < CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED || rc > CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD)
+        return;
+    if (tl_has_stream)
+        rec_logf("capture-error call=%s rc=%d t=%u mode=%s s=%p\n", cb->functionName, (int)rc, t,
+                 mode_word(tl_mode), (void *)tl_stream);
+    else
+        rec_logf("capture-error call=%s rc=%d t=%u mode=%s\n", cb->functionName, (int)rc, t,
+                 mode_word(tl_mode));
+}
+
 static void on_driver_exit(CUpti_CallbackId id, const CUpti_CallbackData *cb)
 {
     const void *p = cb->functionParams;
@@ -777,65 +1282,80 @@ static void on_driver_exit(CUpti_CallbackId id, const CUpti_CallbackData *cb)
     case CUPTI_DRIVER_TRACE_CBID_cuGraphExternalSemaphoresWaitNodeSetParams:
         rec_walk_mutated();
         return;
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch:
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz:
-        if (rc == CUDA_SUCCESS)
-            count_launch(((const cuGraphLaunch_params *)p)->hGraph,
-                         ((const cuGraphLaunch_params *)p)->hStream);
-        return;
     case CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2: {
         const cuMemAlloc_v2_params *a = p;
-        if (rc == CUDA_SUCCESS)
+        if (rc == CUDA_SUCCESS) {
+            rec_walk_alloc(*a->dptr, a->bytesize, "device");
             rec_logf("alloc p=0x%llx size=%zu kind=device call=%s t=%u\n", (unsigned long long)*a->dptr,
                      a->bytesize, call_name(), t);
+        }
         break;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemAllocPitch_v2: {
         const cuMemAllocPitch_v2_params *a = p;
-        if (rc == CUDA_SUCCESS)
+        if (rc == CUDA_SUCCESS) {
+            rec_walk_alloc(*a->dptr, *a->pPitch * a->Height, "device");
             rec_logf("alloc p=0x%llx size=%zu kind=device call=%s t=%u\n", (unsigned long long)*a->dptr,
                      *a->pPitch * a->Height, call_name(), t);
+        }
         break;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemAllocHost_v2: {
         const cuMemAllocHost_v2_params *a = p;
-        if (rc == CUDA_SUCCESS)
+        if (rc == CUDA_SUCCESS) {
+            rec_walk_alloc((CUdeviceptr)(uintptr_t)*a->pp, a->bytesize, "pinned");
             rec_logf("alloc p=%p size=%zu kind=pinned call=%s t=%u\n", *a->pp, a->bytesize, call_name(), t);
+        }
         break;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemHostAlloc: {
         const cuMemHostAlloc_params *a = p;
-        if (rc == CUDA_SUCCESS)
+        if (rc == CUDA_SUCCESS) {
+            rec_walk_alloc((CUdeviceptr)(uintptr_t)*a->pp, a->bytesize, "pinned");
             rec_logf("alloc p=%p size=%zu kind=pinned call=%s t=%u\n", *a->pp, a->bytesize, call_name(), t);
+        }
         break;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemAllocManaged: {
         const cuMemAllocManaged_params *a = p;
-        if (rc == CUDA_SUCCESS)
+        if (rc == CUDA_SUCCESS) {
+            rec_walk_alloc(*a->dptr, a->bytesize, "managed");
             rec_logf("alloc p=0x%llx size=%zu kind=managed call=%s t=%u\n", (unsigned long long)*a->dptr,
                      a->bytesize, call_name(), t);
+        }
         break;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync:
     case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync_ptsz: {
         const cuMemAllocAsync_params *a = p;
-        if (rc == CUDA_SUCCESS)
+        if (rc == CUDA_SUCCESS) {
+            /* Inside a capture it makes graph memory, not a pool's. */
+            if (!__atomic_load_n(&captures, __ATOMIC_ACQUIRE))
+                rec_walk_alloc(*a->dptr, a->bytesize, "pool");
             rec_logf("alloc p=0x%llx size=%zu kind=pool call=%s t=%u s=%p\n", (unsigned long long)*a->dptr,
                      a->bytesize, call_name(), t, (void *)a->hStream);
+        }
         break;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync:
     case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz: {
         const cuMemAllocFromPoolAsync_params *a = p;
-        if (rc == CUDA_SUCCESS)
+        if (rc == CUDA_SUCCESS) {
+            /* Inside a capture it makes graph memory, not a pool's. */
+            if (!__atomic_load_n(&captures, __ATOMIC_ACQUIRE))
+                rec_walk_alloc(*a->dptr, a->bytesize, "pool");
             rec_logf("alloc p=0x%llx size=%zu kind=pool call=%s t=%u s=%p\n", (unsigned long long)*a->dptr,
                      a->bytesize, call_name(), t, (void *)a->hStream);
+        }
         break;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemHostRegister_v2: {
         const cuMemHostRegister_v2_params *a = p;
-        if (rc == CUDA_SUCCESS)
+        if (rc == CUDA_SUCCESS) {
+            /* cuPointerGetAttributes calls registered memory host memory. */
+            rec_walk_alloc((CUdeviceptr)(uintptr_t)a->p, a->bytesize, "pinned");
             rec_logf("alloc p=%p size=%zu kind=registered call=%s t=%u\n", a->p, a->bytesize, call_name(), t);
+        }
         break;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemUnmap:
@@ -843,28 +1363,32 @@ static void on_driver_exit(CUpti_CallbackId id, const CUpti_CallbackData *cb)
         rec_walk_memory_freed();
         break;
     case CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2:
-        rec_walk_memory_freed();
-        if (rc == CUDA_SUCCESS)
+        if (rc == CUDA_SUCCESS) {
+            rec_walk_freed(((const cuMemFree_v2_params *)p)->dptr);
             rec_logf("free p=0x%llx call=%s t=%u\n",
                      (unsigned long long)((const cuMemFree_v2_params *)p)->dptr, call_name(), t);
+        }
         break;
     case CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost:
-        rec_walk_memory_freed();
-        if (rc == CUDA_SUCCESS)
+        if (rc == CUDA_SUCCESS) {
+            rec_walk_freed((CUdeviceptr)(uintptr_t)((const cuMemFreeHost_params *)p)->p);
             rec_logf("free p=%p call=%s t=%u\n", ((const cuMemFreeHost_params *)p)->p, call_name(), t);
+        }
         break;
     case CUPTI_DRIVER_TRACE_CBID_cuMemHostUnregister:
-        rec_walk_memory_freed();
-        if (rc == CUDA_SUCCESS)
+        if (rc == CUDA_SUCCESS) {
+            rec_walk_freed((CUdeviceptr)(uintptr_t)((const cuMemHostUnregister_params *)p)->p);
             rec_logf("free p=%p call=%s t=%u\n", ((const cuMemHostUnregister_params *)p)->p, call_name(), t);
+        }
         break;
     case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync:
     case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz: {
         const cuMemFreeAsync_params *a = p;
-        rec_walk_memory_freed();
-        if (rc == CUDA_SUCCESS)
+        if (rc == CUDA_SUCCESS) {
+            rec_walk_freed(a->dptr);
             rec_logf("free p=0x%llx call=%s t=%u s=%p\n", (unsigned long long)a->dptr, call_name(), t,
                      (void *)a->hStream);
+        }
         break;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemPoolTrimTo: {
@@ -972,30 +1496,34 @@ static void on_driver_exit(CUpti_CallbackId id, const CUpti_CallbackData *cb)
             log_instantiate(id, p, rc, t);
         break;
     }
-    /* Any call that a capture refused (CUDA_ERROR_STREAM_CAPTURE_*):
-     * the first one names the call that invalidated a capture. */
-    if (rc >= CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED && rc <= CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD) {
-        if (tl_has_stream)
-            rec_logf("capture-error call=%s rc=%d t=%u mode=%s s=%p\n", cb->functionName, (int)rc, t,
-                     mode_word(tl_mode), (void *)tl_stream);
-        else
-            rec_logf("capture-error call=%s rc=%d t=%u mode=%s\n", cb->functionName, (int)rc, t,
-                     mode_word(tl_mode));
-    }
+    log_capture_error(cb, rc, t);
 }
 
-static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_CallbackId id, const void *data)
+/* A graph launch, the hot path: what the generic path does for it and no
+ * more (it asks for no walk and holds no node). */
+static void on_launch(const CUpti_CallbackData *cb)
 {
-    (void)ud;
-    if (!rec_out)
-        return;
-    if (dom == CUPTI_CB_DOMAIN_RESOURCE) {
-        on_resource(id, (const CUpti_ResourceData *)data);
+    const cuGraphLaunch_params *a = cb->functionParams;
+    if (cb->callbackSite == CUPTI_API_ENTER) {
+        tl_call = cb->functionName;
+        tl_epoch = __atomic_load_n(&rt_epoch, __ATOMIC_ACQUIRE);
+        tl_stream = a->hStream;
+        tl_has_stream = 1;
+        tl_instantiating = 0;
         return;
     }
-    if (rec_walking)
-        return;
-    const CUpti_CallbackData *cb = (const CUpti_CallbackData *)data;
+    CUresult rc = cb->functionReturnValue ? *(const CUresult *)cb->functionReturnValue : CUDA_SUCCESS;
+    if (rc == CUDA_SUCCESS)
+        count_launch(a->hGraph, a->hStream);
+    else
+        log_capture_error(cb, rc, rec_tid());
+    watch_expire_launch();
+    tl_call = NULL;
+    tl_has_stream = 0;
+}
+
+static void on_api(CUpti_CallbackDomain dom, CUpti_CallbackId id, const CUpti_CallbackData *cb)
+{
     if (dom == CUPTI_CB_DOMAIN_RUNTIME_API) {
         if (cb->callbackSite == CUPTI_API_ENTER) {
             tl_rt_call = cb->functionName;
@@ -1015,6 +1543,10 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Callb
     }
     if (dom != CUPTI_CB_DOMAIN_DRIVER_API)
         return;
+    if (id == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch || id == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz) {
+        on_launch(cb);
+        return;
+    }
     if (cb->callbackSite == CUPTI_API_ENTER) {
         tl_call = cb->functionName;
         tl_epoch = __atomic_load_n(&rt_epoch, __ATOMIC_ACQUIRE);
@@ -1034,6 +1566,27 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Callb
     tl_instantiating = 0;
 }
 
+static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_CallbackId id, const void *data)
+{
+    (void)ud;
+    if (!rec_out)
+        return;
+    uint64_t t0 = prof_on ? rec_ticks() : 0;
+    if (dom == CUPTI_CB_DOMAIN_RESOURCE) {
+        on_resource(id, (const CUpti_ResourceData *)data);
+        prof_count(prof_index(dom, id), NULL, t0);
+        return;
+    }
+    if (rec_walking) {
+        /* A walk's own query call, seen while the watch of every call is on. */
+        prof_count(PROF_WALKING, NULL, 0);
+        return;
+    }
+    const CUpti_CallbackData *cb = (const CUpti_CallbackData *)data;
+    on_api(dom, id, cb);
+    prof_count(prof_index(dom, id), cb->functionName, t0);
+}
+
 /* ------------------------------------------------------ start, finish */
 
 static void finish(void)
@@ -1050,6 +1603,7 @@ static void finish(void)
                     (unsigned long long)tslots[i].node, tslots[i].graph, tslots[i].kind,
                     (unsigned long long)tslots[i].count, (unsigned long long)tslots[i].total,
                     (unsigned long long)tslots[i].min, (unsigned long long)tslots[i].max);
+    prof_write(rec_out);
     pthread_mutex_lock(&watch_lock);
     fprintf(rec_out, "end lost_launches=%llu watch_switches=%llu watch_us=%llu\n",
             (unsigned long long)lost_launches, (unsigned long long)watch_switches,
@@ -1093,6 +1647,9 @@ int InitializeInjection(void)
     static int done;
     if (done++)
         return 1;
+    thread_key_made = pthread_key_create(&thread_key, thread_exit) == 0;
+    prof_tick0 = rec_ticks();
+    prof_ns0 = clock_ns(CLOCK_MONOTONIC);
     const char *dir = getenv("GRAPHRT_RECORD_DIR");
     if (!dir || !*dir)
         dir = "graphrt-record";
@@ -1132,6 +1689,8 @@ int InitializeInjection(void)
         cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY);
         cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET);
     }
+    const char *pr = getenv("GRAPHRT_RECORD_PROFILE");
+    prof_on = !(pr && strcmp(pr, "0") == 0);
     const char *wm = getenv("GRAPHRT_RECORD_WATCH_MS");
     if (wm && *wm)
         watch_hold_ns = strtoull(wm, NULL, 10) * 1000000ull;

@@ -9,8 +9,9 @@
  *   copy what they carry into the log or into a walk request; only the
  *   helper thread (walk.c) calls the driver's query API.
  * - The log is one file, written under rec_lock; a line is whole when the
- *   lock is dropped, and the launch counters are flushed before any other
- *   line, so the order of lines is the order of the events.
+ *   lock is dropped, and the launch counters (each thread's own, counted
+ *   without the lock) are flushed before any other line, so the order of
+ *   lines is the order of the events.
  * - A graph's destruction waits for the walks of that graph queued or in
  *   progress (rec_walk_wait_graph), so a walk never reads a freed graph.
  *
@@ -31,6 +32,11 @@ extern FILE *rec_out;
 void rec_log_begin(void);
 void rec_log_end(void);
 void rec_logf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The self-profile (recorder.c): a cheap clock (the CPU's counter where
+ * there is one) and its rate, measured since the recorder started. */
+uint64_t rec_ticks(void);
+double rec_ticks_per_ns(void);
 
 /* This thread's small id (1, 2, ... in order of first callback). */
 unsigned rec_tid(void);
@@ -68,6 +74,9 @@ int rec_walk_start(int sync);
 void rec_walk_flush(void);
 void rec_walk_request(CUgraph g, CUcontext ctx, const char *why, uint32_t x);
 void rec_walk_wait_graph(CUgraph g);
+/* Waits until no walk is queued or in progress (the selftest's way to
+ * order a walk before what it plays next). */
+void rec_walk_drain(void);
 /* Nonzero on a thread while it walks: the driver calls of a walk only
  * read graphs, so their callbacks (while the watch of every call is on)
  * return at once. */
@@ -78,10 +87,20 @@ extern _Thread_local int rec_walking;
  * of the same graph is logged as 'walk-same', not walked again (the
  * capture-then-instantiate case would otherwise walk every graph twice). */
 void rec_walk_mutated(void);
-/* Called when memory is freed or a module unloaded (recorder.c): what the
- * walks cached about allocations or kernels may be wrong after it. */
+/* The program's allocations as the callbacks see them (recorder.c): the
+ * walks classify an address inside one without asking the driver
+ * (cuPointerGetAttributes). rec_walk_freed forgets the allocation at base
+ * (and what the driver said about addresses in it); a free of an address
+ * not known, or memory unmapped or trimmed from a pool
+ * (rec_walk_memory_freed), forgets every answer the driver gave. A module
+ * unloaded forgets the kernels' names and parameter layouts. */
+void rec_walk_alloc(CUdeviceptr base, size_t size, const char *cls);
+void rec_walk_freed(CUdeviceptr base);
 void rec_walk_memory_freed(void);
 void rec_walk_module_unloaded(void);
 void rec_walk_stop(void);
+/* The walks' part of the 'profile' line (docs/record.md), ticks_per_ns
+ * from rec_ticks_per_ns; after rec_walk_stop. */
+void rec_walk_profile(FILE *f, double ticks_per_ns);
 
 #endif /* GR_RECORDER_H */

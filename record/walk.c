@@ -7,7 +7,8 @@
  * Callbacks queue requests (rec_walk_request) and never call CUDA; this
  * thread is the only one of the recorder that does. A walk is written to a
  * memory stream first and appended under the log lock in one piece, so a
- * block is never interleaved with other lines.
+ * block is never interleaved with other lines. Each walk counts where its
+ * time went (the walks' part of the 'profile' line).
  *
  * Invariant: a graph named by a queued request or by the walk in progress
  * is alive: its GRAPH_DESTROY_STARTING callback waits here
@@ -58,6 +59,52 @@ static int sync_walks;
 static _Thread_local req *tl_pending;
 _Thread_local int rec_walking;
 
+/* The walks' self-profile: each walk counts into this thread's wp and adds
+ * it to the totals (atomic) when it ends; rec_walk_profile writes them.
+ * Times are rec_ticks. query: the graph and node getters; name:
+ * cuFuncGetName and cuFuncGetParamInfo (asked once per function); ptr:
+ * classifying pointers (answered by the allocations seen, by earlier
+ * answers of the driver, or by cuPointerGetAttributes); append: taking the
+ * log lock and appending the walk; the rest of a walk is formatting. */
+typedef struct walk_prof {
+    uint64_t walks, nodes, total, query, query_calls, name, name_calls, name_hits, ptr, ptr_calls, ptr_map,
+        ptr_cache, ptr_driver, append;
+} walk_prof;
+#define WP_FIELDS (sizeof(walk_prof) / sizeof(uint64_t))
+static _Thread_local walk_prof wp;
+static walk_prof wp_total;
+
+#define QUERY(stmt)                    \
+    do {                               \
+        uint64_t q0_ = rec_ticks();    \
+        stmt;                          \
+        wp.query += rec_ticks() - q0_; \
+        wp.query_calls++;              \
+    } while (0)
+
+void rec_walk_profile(FILE *f, double tpn)
+{
+    walk_prof t;
+    uint64_t *d = (uint64_t *)&t;
+    const uint64_t *src = (const uint64_t *)&wp_total;
+    for (size_t i = 0; i < WP_FIELDS; i++)
+        d[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
+    uint64_t rest = t.total - t.query - t.name - t.ptr - t.append;
+    if (rest > t.total)
+        rest = 0;
+#define NS(v) (unsigned long long)((double)(v) / tpn)
+    fprintf(f,
+            " walks=%llu walk_nodes=%llu walk_ns=%llu query_ns=%llu query_calls=%llu name_ns=%llu "
+            "name_calls=%llu name_hits=%llu ptr_ns=%llu ptr_calls=%llu ptr_map=%llu ptr_cache=%llu "
+            "ptr_driver=%llu write_ns=%llu append_ns=%llu",
+            (unsigned long long)t.walks, (unsigned long long)t.nodes, NS(t.total), NS(t.query),
+            (unsigned long long)t.query_calls, NS(t.name), (unsigned long long)t.name_calls,
+            (unsigned long long)t.name_hits, NS(t.ptr), (unsigned long long)t.ptr_calls,
+            (unsigned long long)t.ptr_map, (unsigned long long)t.ptr_cache, (unsigned long long)t.ptr_driver,
+            NS(rest), NS(t.append));
+#undef NS
+}
+
 /* ------------------------------------------------------------ values */
 
 /* The allocation nodes of the graph being walked (its top level, where
@@ -77,7 +124,10 @@ static void note_graph_memory(const CUgraphNode *v, const CUgraphNodeType *t, si
     for (size_t i = 0; i < n && ngmem < GMEM_MAX; i++) {
         CUDA_MEM_ALLOC_NODE_PARAMS p;
         memset(&p, 0, sizeof p);
-        if (t[i] == CU_GRAPH_NODE_TYPE_MEM_ALLOC && cuGraphMemAllocNodeGetParams(v[i], &p) == CUDA_SUCCESS) {
+        CUresult r = CUDA_ERROR_INVALID_VALUE;
+        if (t[i] == CU_GRAPH_NODE_TYPE_MEM_ALLOC)
+            QUERY(r = cuGraphMemAllocNodeGetParams(v[i], &p));
+        if (r == CUDA_SUCCESS) {
             gmem[ngmem].base = p.dptr;
             gmem[ngmem++].size = p.bytesize;
         }
@@ -85,11 +135,15 @@ static void note_graph_memory(const CUgraphNode *v, const CUgraphNodeType *t, si
 }
 
 /* What the driver answered, kept so that a walk of many nodes sharing
- * kernels and buffers asks once: the allocations found (cleared when any
- * memory is freed) and each function's name and parameter layout
- * (cleared when a module is unloaded). Guarded by cache_lock: walks run on
- * the helper thread, or with sync walks on the program's threads. The
- * epochs are atomic; the callbacks bump them. */
+ * kernels and buffers asks once: the allocations found (an entry is
+ * forgotten when its allocation is freed; all of them when memory the
+ * callbacks did not see allocated is freed, unmapped or trimmed) and each
+ * function's name and parameter layout (cleared when a module is
+ * unloaded). Before any of these, the allocations the callbacks saw
+ * (amap, below) answer without the driver. Guarded by cache_lock: walks
+ * run on the helper thread, or with sync walks on the program's threads;
+ * the callbacks update amap. The epochs are atomic; the callbacks bump
+ * them. */
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned mem_epoch, module_epoch;
 
@@ -121,6 +175,100 @@ void rec_walk_memory_freed(void)
     __atomic_add_fetch(&mem_epoch, 1, __ATOMIC_RELEASE);
 }
 
+/* The allocations the callbacks saw, sorted by base, not overlapping;
+ * guarded by cache_lock. Capped: past AMAP_MAX live allocations a new one
+ * is not kept (its addresses are asked of the driver). */
+#define AMAP_MAX (1u << 20)
+typedef struct arange {
+    CUdeviceptr base;
+    size_t size;
+    const char *cls;
+} arange;
+static arange *amap;
+static size_t namap, capmap;
+
+/* The first entry with a base above v. */
+static size_t amap_above(CUdeviceptr v)
+{
+    size_t lo = 0, hi = namap;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (amap[mid].base <= v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Forgets the driver's answers that overlap [base, base+size); cache_lock
+ * held. */
+static void forget_ranges(CUdeviceptr base, size_t size)
+{
+    for (size_t i = 0; i < nranges; i++)
+        if (ranges[i].base < base + size && base < ranges[i].base + ranges[i].size)
+            ranges[i].size = 0; /* never matches again */
+}
+
+void rec_walk_alloc(CUdeviceptr base, size_t size, const char *cls)
+{
+    if (!base || !size)
+        return;
+    pthread_mutex_lock(&cache_lock);
+    /* Entries it overlaps were freed by calls not seen (or not watched). */
+    size_t i = amap_above(base);
+    if (i > 0 && amap[i - 1].base + amap[i - 1].size > base)
+        i--;
+    size_t j = i;
+    while (j < namap && amap[j].base < base + size)
+        j++;
+    if (j > i) {
+        memmove(&amap[i], &amap[j], (namap - j) * sizeof *amap);
+        namap -= j - i;
+    }
+    if (namap == capmap && capmap < AMAP_MAX) {
+        size_t cap = capmap ? 2 * capmap : 256;
+        arange *m = realloc(amap, cap * sizeof *m);
+        if (m) {
+            amap = m;
+            capmap = cap;
+        }
+    }
+    if (namap < capmap) {
+        memmove(&amap[i + 1], &amap[i], (namap - i) * sizeof *amap);
+        amap[i].base = base;
+        amap[i].size = size;
+        amap[i].cls = cls;
+        namap++;
+    }
+    forget_ranges(base, size);
+    pthread_mutex_unlock(&cache_lock);
+}
+
+void rec_walk_freed(CUdeviceptr base)
+{
+    pthread_mutex_lock(&cache_lock);
+    size_t i = amap_above(base);
+    int known = i > 0 && amap[i - 1].base == base;
+    if (known) {
+        forget_ranges(base, amap[i - 1].size);
+        memmove(&amap[i - 1], &amap[i], (namap - i) * sizeof *amap);
+        namap--;
+    }
+    pthread_mutex_unlock(&cache_lock);
+    if (!known)
+        rec_walk_memory_freed();
+}
+
+/* The allocation seen holding v; cache_lock held. */
+static const arange *amap_find(CUdeviceptr v)
+{
+    size_t i = amap_above(v);
+    if (i > 0 && v - amap[i - 1].base < amap[i - 1].size)
+        return &amap[i - 1];
+    return NULL;
+}
+
 void rec_walk_module_unloaded(void)
 {
     __atomic_add_fetch(&module_epoch, 1, __ATOMIC_RELEASE);
@@ -135,8 +283,16 @@ static const char *cached_class(CUdeviceptr v, CUdeviceptr *base, size_t *size)
         nranges = next_range = 0;
         ranges_epoch = e;
     }
+    const arange *a = amap_find(v);
+    if (a) {
+        *base = a->base;
+        *size = a->size;
+        cls = a->cls;
+        wp.ptr_map++;
+    }
     for (size_t i = 0; i < nranges && !cls; i++)
         if (v >= ranges[i].base && v - ranges[i].base < ranges[i].size) {
+            wp.ptr_cache++;
             *base = ranges[i].base;
             *size = ranges[i].size;
             cls = ranges[i].cls;
@@ -159,7 +315,18 @@ static void cache_class(unsigned epoch, CUdeviceptr base, size_t size, const cha
     pthread_mutex_unlock(&cache_lock);
 }
 
+static const char *class_of_timed(CUdeviceptr v, CUdeviceptr *base, size_t *size);
+
 static const char *class_of(CUdeviceptr v, CUdeviceptr *base, size_t *size)
+{
+    uint64_t t0 = rec_ticks();
+    const char *cls = class_of_timed(v, base, size);
+    wp.ptr += rec_ticks() - t0;
+    wp.ptr_calls++;
+    return cls;
+}
+
+static const char *class_of_timed(CUdeviceptr v, CUdeviceptr *base, size_t *size)
 {
     for (size_t i = 0; i < ngmem; i++)
         if (v >= gmem[i].base && v < gmem[i].base + gmem[i].size) {
@@ -181,6 +348,7 @@ static const char *class_of(CUdeviceptr v, CUdeviceptr *base, size_t *size)
                                 CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, CU_POINTER_ATTRIBUTE_RANGE_SIZE,
                                 CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE};
     void *data[] = {&mtype, &managed, &start, &rsize, &pool};
+    wp.ptr_driver++;
     if (cuPointerGetAttributes(5, at, data, v) != CUDA_SUCCESS || mtype == 0 || rsize == 0)
         return NULL;
     *base = start;
@@ -194,6 +362,8 @@ static const char *class_of(CUdeviceptr v, CUdeviceptr *base, size_t *size)
  * out->name is the caller's to free. */
 static void read_func(CUfunction f, CUkernel k, func_info *out)
 {
+    uint64_t t0 = rec_ticks();
+    wp.name_calls++;
     const char *name = NULL;
     if (f)
         cuFuncGetName(&name, f);
@@ -214,6 +384,7 @@ static void read_func(CUfunction f, CUkernel k, func_info *out)
         out->param[i].size = sz;
         out->nparams++;
     }
+    wp.name += rec_ticks() - t0;
 }
 
 /* read_func through the cache. */
@@ -240,6 +411,7 @@ static void func_of(CUfunction f, CUkernel k, func_info *out)
         if (funcs[i].h == h) {
             *out = funcs[i];
             out->name = funcs[i].name ? strdup(funcs[i].name) : NULL;
+            wp.name_hits++;
             pthread_mutex_unlock(&cache_lock);
             return;
         }
@@ -320,7 +492,9 @@ static void put_kernel(FILE *f, CUgraphNode n)
 {
     CUDA_KERNEL_NODE_PARAMS p;
     memset(&p, 0, sizeof p);
-    if (cuGraphKernelNodeGetParams(n, &p) != CUDA_SUCCESS) {
+    CUresult r;
+    QUERY(r = cuGraphKernelNodeGetParams(n, &p));
+    if (r != CUDA_SUCCESS) {
         fputs("other type=kernel-unreadable", f);
         return;
     }
@@ -393,7 +567,9 @@ static void put_memcpy(FILE *f, CUgraphNode n)
 {
     CUDA_MEMCPY3D m;
     memset(&m, 0, sizeof m);
-    if (cuGraphMemcpyNodeGetParams(n, &m) != CUDA_SUCCESS) {
+    CUresult r;
+    QUERY(r = cuGraphMemcpyNodeGetParams(n, &m));
+    if (r != CUDA_SUCCESS) {
         fputs("other type=memcpy-unreadable", f);
         return;
     }
@@ -422,7 +598,9 @@ static void put_memset(FILE *f, CUgraphNode n)
 {
     CUDA_MEMSET_NODE_PARAMS p;
     memset(&p, 0, sizeof p);
-    if (cuGraphMemsetNodeGetParams(n, &p) != CUDA_SUCCESS) {
+    CUresult r;
+    QUERY(r = cuGraphMemsetNodeGetParams(n, &p));
+    if (r != CUDA_SUCCESS) {
         fputs("other type=memset-unreadable", f);
         return;
     }
@@ -436,7 +614,9 @@ static void put_host(FILE *f, CUgraphNode n)
 {
     CUDA_HOST_NODE_PARAMS p;
     memset(&p, 0, sizeof p);
-    if (cuGraphHostNodeGetParams(n, &p) != CUDA_SUCCESS) {
+    CUresult r;
+    QUERY(r = cuGraphHostNodeGetParams(n, &p));
+    if (r != CUDA_SUCCESS) {
         fputs("other type=host-unreadable", f);
         return;
     }
@@ -478,10 +658,46 @@ static const char *cond_word(CUgraphConditionalNodeType t)
     return "unknown";
 }
 
-/* Node n of type t; t is -1 where the driver did not answer. */
-static void put_node(FILE *f, CUgraphNode n, CUgraphNodeType t, int depth)
+/* The nodes of one level of a walk (a graph or a body), their types and
+ * ids, and a hash of handle -> index + 1 (0: empty) that names the
+ * dependencies without asking CUPTI again. */
+typedef struct level {
+    CUgraphNode *v;
+    CUgraphNodeType *t;
+    uint64_t *id;
+    size_t *hash;
+    size_t n, hmask;
+} level;
+
+#define DEPS_FEW 32
+
+static size_t level_hash(const level *lv, CUgraphNode n)
 {
-    fprintf(f, "%*snode n=%llu ", 2 * depth, "", (unsigned long long)rec_node_id(n));
+    return (size_t)((((uintptr_t)n >> 3) * 0x9e3779b97f4a7c15ull) >> 20) & lv->hmask;
+}
+
+static uint64_t level_id(const level *lv, CUgraphNode n)
+{
+    for (size_t h = level_hash(lv, n); lv->hash[h]; h = (h + 1) & lv->hmask)
+        if (lv->v[lv->hash[h] - 1] == n)
+            return lv->id[lv->hash[h] - 1];
+    return rec_node_id(n);
+}
+
+static void level_free(level *lv)
+{
+    free(lv->v);
+    free(lv->t);
+    free(lv->id);
+    free(lv->hash);
+}
+
+/* Node n of type t; t is -1 where the driver did not answer. */
+static void put_node(FILE *f, const level *lv, size_t k, int depth)
+{
+    CUgraphNode n = lv->v[k];
+    CUgraphNodeType t = lv->t[k];
+    fprintf(f, "%*snode n=%llu ", 2 * depth, "", (unsigned long long)lv->id[k]);
     if ((int)t == -1)
         fputs("other type=unreadable", f);
     CUevent ev = NULL;
@@ -505,28 +721,28 @@ static void put_node(FILE *f, CUgraphNode n, CUgraphNodeType t, int depth)
         fputs("empty", f);
         break;
     case CU_GRAPH_NODE_TYPE_EVENT_RECORD:
-        cuGraphEventRecordNodeGetEvent(n, &ev);
+        QUERY(cuGraphEventRecordNodeGetEvent(n, &ev));
         fprintf(f, "record e=%p", (void *)ev);
         break;
     case CU_GRAPH_NODE_TYPE_WAIT_EVENT:
-        cuGraphEventWaitNodeGetEvent(n, &ev);
+        QUERY(cuGraphEventWaitNodeGetEvent(n, &ev));
         fprintf(f, "wait e=%p", (void *)ev);
         break;
     case CU_GRAPH_NODE_TYPE_MEM_ALLOC: {
         CUDA_MEM_ALLOC_NODE_PARAMS p;
         memset(&p, 0, sizeof p);
-        cuGraphMemAllocNodeGetParams(n, &p);
+        QUERY(cuGraphMemAllocNodeGetParams(n, &p));
         fprintf(f, "alloc ptr=0x%llx size=%zu", (unsigned long long)p.dptr, p.bytesize);
         break;
     }
     case CU_GRAPH_NODE_TYPE_MEM_FREE: {
         CUdeviceptr dp = 0;
-        cuGraphMemFreeNodeGetParams(n, &dp);
+        QUERY(cuGraphMemFreeNodeGetParams(n, &dp));
         fprintf(f, "free ptr=0x%llx", (unsigned long long)dp);
         break;
     }
     case CU_GRAPH_NODE_TYPE_GRAPH:
-        cuGraphChildGraphNodeGetGraph(n, &child);
+        QUERY(cuGraphChildGraphNodeGetGraph(n, &child));
         fprintf(f, "graph g=%u", rec_graph_id(child));
         break;
     case CU_GRAPH_NODE_TYPE_CONDITIONAL: {
@@ -545,20 +761,37 @@ static void put_node(FILE *f, CUgraphNode n, CUgraphNodeType t, int depth)
         break;
     }
     /* Dependencies in edge order (what exec update pairs by), with the
-     * edge data of any edge that is not a default one. */
-    size_t nd = 0;
-    if (cuGraphNodeGetDependencies(n, NULL, NULL, &nd) == CUDA_SUCCESS && nd) {
-        CUgraphNode *dv = calloc(nd, sizeof *dv);
-        CUgraphEdgeData *ed = calloc(nd, sizeof *ed);
-        if (dv && ed && cuGraphNodeGetDependencies(n, dv, ed, &nd) == CUDA_SUCCESS) {
-            int special = 0;
-            for (size_t i = 0; i < nd; i++) {
-                fprintf(f, "%s%llu", i ? "," : " deps=", (unsigned long long)rec_node_id(dv[i]));
-                special |= ed[i].type || ed[i].from_port || ed[i].to_port;
-            }
-            for (size_t i = 0; special && i < nd; i++)
-                fprintf(f, "%s%u:%u:%u", i ? "," : " edgedata=", ed[i].from_port, ed[i].to_port, ed[i].type);
+     * edge data of any edge that is not a default one. One call where
+     * they fit in DEPS_FEW (the driver says how many it wrote when they
+     * are fewer), else one for the count and one for them. */
+    CUgraphNode few[DEPS_FEW];
+    CUgraphEdgeData few_ed[DEPS_FEW];
+    CUgraphNode *dv = few;
+    CUgraphEdgeData *ed = few_ed;
+    size_t nd = DEPS_FEW;
+    CUresult r;
+    memset(few_ed, 0, sizeof few_ed);
+    QUERY(r = cuGraphNodeGetDependencies(n, few, few_ed, &nd));
+    if (r == CUDA_SUCCESS && nd >= DEPS_FEW) {
+        nd = 0;
+        QUERY(r = cuGraphNodeGetDependencies(n, NULL, NULL, &nd));
+        dv = calloc(nd ? nd : 1, sizeof *dv);
+        ed = calloc(nd ? nd : 1, sizeof *ed);
+        if (r == CUDA_SUCCESS && dv && ed)
+            QUERY(r = cuGraphNodeGetDependencies(n, dv, ed, &nd));
+        else
+            r = CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    if (r == CUDA_SUCCESS && nd) {
+        int special = 0;
+        for (size_t i = 0; i < nd; i++) {
+            fprintf(f, "%s%llu", i ? "," : " deps=", (unsigned long long)level_id(lv, dv[i]));
+            special |= ed[i].type || ed[i].from_port || ed[i].to_port;
         }
+        for (size_t i = 0; special && i < nd; i++)
+            fprintf(f, "%s%u:%u:%u", i ? "," : " edgedata=", ed[i].from_port, ed[i].to_port, ed[i].type);
+    }
+    if (dv != few) {
         free(dv);
         free(ed);
     }
@@ -574,29 +807,47 @@ static void put_node(FILE *f, CUgraphNode n, CUgraphNodeType t, int depth)
 static void walk_graph(FILE *f, CUgraph g, int depth)
 {
     size_t n = 0;
-    if (cuGraphGetNodes(g, NULL, &n) != CUDA_SUCCESS) {
+    CUresult r;
+    QUERY(r = cuGraphGetNodes(g, NULL, &n));
+    if (r != CUDA_SUCCESS) {
         fprintf(f, "%*serror call=cuGraphGetNodes\n", 2 * depth, "");
         return;
     }
-    CUgraphNode *v = calloc(n ? n : 1, sizeof *v);
-    CUgraphNodeType *t = calloc(n ? n : 1, sizeof *t);
-    if (!v || !t || cuGraphGetNodes(g, v, &n) != CUDA_SUCCESS) {
-        free(v);
-        free(t);
+    level lv;
+    memset(&lv, 0, sizeof lv);
+    lv.v = calloc(n ? n : 1, sizeof *lv.v);
+    lv.t = calloc(n ? n : 1, sizeof *lv.t);
+    lv.id = calloc(n ? n : 1, sizeof *lv.id);
+    for (lv.hmask = 15; lv.hmask < 2 * n; lv.hmask = 2 * lv.hmask + 1)
+        ;
+    lv.hash = calloc(lv.hmask + 1, sizeof *lv.hash);
+    if (lv.v && lv.t && lv.id && lv.hash)
+        QUERY(r = cuGraphGetNodes(g, lv.v, &n));
+    if (!lv.v || !lv.t || !lv.id || !lv.hash || r != CUDA_SUCCESS) {
+        level_free(&lv);
         fprintf(f, "%*serror call=cuGraphGetNodes\n", 2 * depth, "");
         return;
     }
-    /* Each type once: the allocation nodes of the top level are needed
-     * before any node is written (an argument may point into one). */
-    for (size_t i = 0; i < n; i++)
-        if (cuGraphNodeGetType(v[i], &t[i]) != CUDA_SUCCESS)
-            t[i] = (CUgraphNodeType)-1;
+    lv.n = n;
+    /* Each type and id once: the allocation nodes of the top level are
+     * needed before any node is written (an argument may point into one),
+     * and a dependency is named by the id of a node of the same level. */
+    for (size_t i = 0; i < n; i++) {
+        QUERY(r = cuGraphNodeGetType(lv.v[i], &lv.t[i]));
+        if (r != CUDA_SUCCESS)
+            lv.t[i] = (CUgraphNodeType)-1;
+        QUERY(lv.id[i] = rec_node_id(lv.v[i]));
+        size_t h = level_hash(&lv, lv.v[i]);
+        while (lv.hash[h])
+            h = (h + 1) & lv.hmask;
+        lv.hash[h] = i + 1;
+    }
     if (depth == 1)
-        note_graph_memory(v, t, n);
+        note_graph_memory(lv.v, lv.t, n);
+    wp.nodes += n;
     for (size_t i = 0; i < n; i++)
-        put_node(f, v[i], t[i], depth);
-    free(v);
-    free(t);
+        put_node(f, &lv, i, depth);
+    level_free(&lv);
 }
 
 /* ------------------------------------------------------------ thread */
@@ -609,8 +860,10 @@ static void do_walk(const req *r)
     if (!f)
         return;
     rec_walking = 1;
+    memset(&wp, 0, sizeof wp);
+    uint64_t k0 = rec_ticks();
     if (r->ctx)
-        cuCtxSetCurrent(r->ctx);
+        QUERY(cuCtxSetCurrent(r->ctx));
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     fprintf(f, "walk w=%u g=%u why=%s x=%u\n", r->w, rec_graph_id(r->g), r->why, r->x);
@@ -620,10 +873,21 @@ static void do_walk(const req *r)
     fprintf(f, "walk-end w=%u us=%lld\n", r->w, us);
     rec_walking = 0;
     fclose(f);
+    uint64_t k1 = rec_ticks();
     rec_log_begin();
-    fwrite(buf, 1, len, rec_out);
+    if (rec_out)
+        fwrite_unlocked(buf, 1, len, rec_out);
     rec_log_end();
     free(buf);
+    uint64_t k2 = rec_ticks();
+    wp.walks = 1;
+    wp.append = k2 - k1;
+    wp.total = k2 - k0;
+    uint64_t *dst = (uint64_t *)&wp_total;
+    const uint64_t *src = (const uint64_t *)&wp;
+    for (size_t i = 0; i < WP_FIELDS; i++)
+        if (src[i])
+            __atomic_add_fetch(&dst[i], src[i], __ATOMIC_RELAXED);
 }
 
 static void *helper_main(void *arg)
@@ -754,6 +1018,14 @@ void rec_walk_wait_graph(CUgraph g)
     pthread_mutex_unlock(&qlock);
     if (cut)
         rec_logf("walk-cut g=%u\n", rec_graph_id(g));
+}
+
+void rec_walk_drain(void)
+{
+    pthread_mutex_lock(&qlock);
+    while ((qhead || walking) && started)
+        pthread_cond_wait(&qcond, &qlock);
+    pthread_mutex_unlock(&qlock);
 }
 
 void rec_walk_stop(void)

@@ -420,24 +420,39 @@ GR_TEST(record_help_and_usage_errors)
 
 #ifdef GR_RECORD_SELFTEST_PATH
 /* Runs the recorder's selftest, record/selftest/ (a stand-in driver and
- * CUPTI playing the seed capture, five launches, a free, one more launch,
- * an invalidated capture), with GRAPHRT_RECORD_WATCH_MS=hold_ms, and
- * checks what any hold must give; the log stays in dir for the caller. */
-static void run_selftest(char *dir, size_t size, const char *hold_ms)
+ * CUPTI playing the seed capture, five launches, a free and the address
+ * allocated again as pinned memory, one more launch, an invalidated
+ * capture, launches from a second thread, a new executable and a new
+ * graph at the addresses of destroyed ones), with
+ * GRAPHRT_RECORD_WATCH_MS=hold_ms, and checks what any hold must give;
+ * the log stays in dir for the caller. */
+static void run_selftest(char *dir, size_t size, const char *hold_ms, int launches)
 {
     char cmd[2048];
     const char *base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
     snprintf(dir, size, "%s/graphrt-record-%ld-XXXXXX", base, (long)getpid());
     CHECK(mkdtemp(dir) != NULL);
-    snprintf(cmd, sizeof cmd, "GRAPHRT_RECORD_DIR='%s' GRAPHRT_RECORD_WATCH_MS=%s '%s'", dir, hold_ms,
-             GR_RECORD_SELFTEST_PATH);
+    snprintf(cmd, sizeof cmd,
+             "GRAPHRT_RECORD_DIR='%s' GRAPHRT_RECORD_WATCH_MS=%s RECORD_SELFTEST_LAUNCHES=%d '%s'", dir,
+             hold_ms, launches, GR_RECORD_SELFTEST_PATH);
     CHECK_EQ(system(cmd), 0);
     snprintf(cmd, sizeof cmd, "record --convert '%s' --quiet --stale", dir);
     CHECK_EQ(tool(cmd), 0);
     char *rep = read_recorded(dir, "report.txt");
     CHECK_HAS(rep, "nodes: 3 (kernel 2, memcpy 1), edges: 2");
     CHECK_HAS(rep, "origin: captured from stream 0x5000 (cuStreamBeginCapture_v2, mode global");
-    CHECK_HAS(rep, "launches in all: 6");
+    /* Each thread counts its own launches; the executable destroyed and
+     * the new one at its address (CUPTI's id 2) have their own counts. */
+    CHECK_HAS(rep, "    launches on stream 0x5000: 9\n"
+                   "    launches in all: 9\n"
+                   "  executable 2: instantiated by cuGraphInstantiateWithFlags on thread 1");
+    char want[128];
+    snprintf(want, sizeof want, "    launches on stream 0x5000: %d\n    launches in all: %d\n", launches,
+             launches);
+    CHECK_HAS(rep, want);
+    /* The free is ordered before the sixth launch (the stale pointer
+     * below), and after the first five (the log's order, below). */
+    CHECK_HAS(rep, "before executable 1 was launched on stream 0x5000");
     /* Named by the call that made it, not by the runtime call before it
      * (whose exit callback never came where the watch went off). */
     CHECK_HAS(rep, "executable 1: instantiated by cuGraphInstantiateWithFlags on thread 1");
@@ -453,16 +468,47 @@ static void run_selftest(char *dir, size_t size, const char *hold_ms)
     char *file = read_recorded(dir, "graph-1.graph");
     CHECK_HAS(file, "n1 memcpy dst=b1+0 src=b0+0 count=4096 kind=DeviceToDevice after=n0\n");
     free(file);
-    /* The graph is walked twice: once for its capture and instantiation,
+    /* Graph 1 is walked twice: once for its capture and instantiation,
      * once for the update that follows a node setter; not for the update
-     * of an unchanged graph. */
+     * of an unchanged graph, nor for the second executable. The new
+     * graph at its address is graph 2 from its first node on, and walked. */
     char grep[4096];
-    snprintf(grep, sizeof grep,
-             "grep -q '^walk-same w=2 g=1 why=instantiate x=1 as=1 ' '%s'/callbacks-*.log && "
-             "grep -q '^walk-same w=3 g=1 why=update x=1 as=1 ' '%s'/callbacks-*.log && "
-             "grep -q '^walk w=4 g=1 why=update x=1$' '%s'/callbacks-*.log && "
-             "test $(grep -c '^walk ' '%s'/callbacks-*.log) -eq 2",
-             dir, dir, dir, dir);
+    snprintf(
+        grep, sizeof grep,
+        "cd '%s' && grep -q '^walk-same w=2 g=1 why=instantiate x=1 as=1 ' callbacks-*.log && "
+        "grep -q '^walk-same w=3 g=1 why=update x=1 as=1 ' callbacks-*.log && "
+        "grep -q '^walk w=4 g=1 why=update x=1$' callbacks-*.log && "
+        "grep -q '^walk-same w=5 g=1 why=instantiate x=2 as=4 ' callbacks-*.log && "
+        "grep -q '^node-create g=2 n=11 type=0 t=1 call=cuLaunchKernel s=0x7000$' callbacks-*.log && "
+        "grep -q '^walk w=6 g=2 why=capture x=0$' callbacks-*.log && "
+        "test $(grep -c '^walk ' callbacks-*.log) -eq 3 && "
+        "! grep -q '^node-create .*call=cuGraphInstantiateWithFlags' callbacks-*.log && "
+        "grep -q '^capture-error call=cuGraphLaunch rc=901 t=1 mode=global s=0x6000$' callbacks-*.log && "
+        "! grep -q '^launch x=1 s=0x6000 ' callbacks-*.log && "
+        "grep -B1 '^free p=0x7f0000000000 ' callbacks-*.log | head -n 1 | "
+        "grep -q '^launch x=1 s=0x5000 count=5$'",
+        dir);
+    CHECK_EQ(system(grep), 0);
+    /* The walk after the free and the new allocation at the same address
+     * classifies it by the new allocation (the stand-in driver would say
+     * device memory), the walk before by the first: the allocations seen
+     * answer, never the driver. Each kernel's name is asked once over the
+     * three walks. Each graph launch (ten and the second executable's)
+     * is two callbacks, those of threads that exited before the end
+     * included. */
+    snprintf(
+        grep, sizeof grep,
+        "cd '%s' && sed -n '/^walk w=4 /,/^walk-end w=4 /p' callbacks-*.log | "
+        "grep -q '^  node n=11 kernel \"_Z3fooPfi\" .* args=p:pinned:0x7f0000000000:0x7f0000000000:4096,' && "
+        "sed -n '/^walk w=1 /,/^walk-end w=1 /p' callbacks-*.log | "
+        "grep -q 'args=p:device:0x7f0000000000:' && "
+        "grep -q '^profile ticks_per_ns=[0-9.]* cb_count=[0-9]* cb_ns=[0-9]* wait_ns=[0-9]* "
+        "walks=3 walk_nodes=9 walk_ns=[0-9]* query_ns=[0-9]* query_calls=[0-9]* "
+        "name_ns=[0-9]* name_calls=2 name_hits=4 "
+        "ptr_ns=[0-9]* ptr_calls=12 ptr_map=12 ptr_cache=0 ptr_driver=0 "
+        "write_ns=[0-9]* append_ns=[0-9]* cb=.*drv:cuGraphLaunch:%d:[0-9]*' callbacks-*.log && "
+        "grep -q '^profile .*res:node-created:8:' callbacks-*.log",
+        dir, 2 * (10 + launches));
     CHECK_EQ(system(grep), 0);
 }
 
@@ -484,16 +530,18 @@ static int watch_switches(const char *dir)
 #endif
 
 /* Runs the recorder's selftest holding the watch hold_ms after each
- * capture, and checks how many times the watch was switched. */
-static void check_selftest_watch(const char *hold_ms, int want_switches)
+ * capture, with 'launches' launches of its second executable, and checks
+ * how many times the watch was switched. */
+static void check_selftest_watch(const char *hold_ms, int launches, int want_switches)
 {
 #ifdef GR_RECORD_SELFTEST_PATH
     char dir[512];
-    run_selftest(dir, sizeof dir, hold_ms);
+    run_selftest(dir, sizeof dir, hold_ms, launches);
     CHECK_EQ(watch_switches(dir), want_switches);
     unstage(dir);
 #else
     (void)hold_ms;
+    (void)launches;
     (void)want_switches;
     GR_TEST_SKIP("the recorder's selftest is built only where CMake finds the CUDA toolkit's headers");
 #endif
@@ -501,15 +549,23 @@ static void check_selftest_watch(const char *hold_ms, int want_switches)
 
 GR_TEST_T(record_the_recorder_code_on_a_stand_in_driver, 60)
 {
-    /* No hold: each of the two captures switches the watch on and off. */
-    check_selftest_watch("0", 4);
+    /* No hold: each of the three captures switches the watch on and off. */
+    check_selftest_watch("0", 2, 6);
 }
 
 GR_TEST_T(record_holds_the_watch_between_captures, 60)
 {
     /* Held for a minute: the second capture finds the watch still on, and
      * the report is the same. */
-    check_selftest_watch("60000", 1);
+    check_selftest_watch("60000", 2, 1);
+}
+
+GR_TEST_T(record_lets_the_watch_go_after_many_launches, 60)
+{
+    /* Held for a minute, but 70 graph launches with no capture open end
+     * the hold (a program replaying its graphs); the third capture
+     * switches it on again. */
+    check_selftest_watch("60000", 70, 3);
 }
 
 GR_TEST_T(record_a_live_cuda_program, 300)

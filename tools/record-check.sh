@@ -10,6 +10,8 @@
 #   compare.txt       recorded graph vs CUDA's DOT, per graph
 #   replay.txt        'graphrt replay' (CPU, stand-ins) of the torch graphs
 #   overhead.txt      each figure with and without the recorder, and ratios
+#                     (and in summary.txt, the recorder's self-profile of a
+#                     recorded run: where its time went, per callback kind)
 #   summary.txt       all of the above in short (also printed)
 #   tools/record-check.sh OUT
 # RECORD_CHECK_ONLY=overhead builds bench_overhead alone and measures only
@@ -158,7 +160,7 @@ for d in ovh ovh0; do
     say "recorded run $d: $(cat "$B"/$d/callbacks-*.log | awk '/^walk-end/ {n++; us += substr($3, 4)} /^walk-same/ {s++}
         /^end / {e = $0} END {printf "%d walked, %d answered by an earlier walk, %.0f us of walks; %s", n, s, us, e}')"
 done
-echo "timing $(timeout 120 "$G" record -o "$B/ovh" --timing --quiet ${RECORD_FLAGS:-} -- "$B/clients/bench_overhead" 2>/dev/null)" >>"$O/overhead.txt"
+echo "timing $(timeout 120 "$G" record -o "$B/ovh-timing" --timing --quiet ${RECORD_FLAGS:-} -- "$B/clients/bench_overhead" 2>/dev/null)" >>"$O/overhead.txt"
 if [ $HAVE_TORCH = 1 ]; then
     for i in 1 2; do
         GRAPHRT_DOT_DIR="$B" timeout 200 python3 record/clients/torch_graphs.py 200 2>/dev/null | sed 's/^/plain /' >>"$O/overhead.txt"
@@ -166,6 +168,32 @@ if [ $HAVE_TORCH = 1 ]; then
             2>/dev/null | sed 's/^/record /' >>"$O/overhead.txt"
     done
 fi
+# The recorder's self-profile of each run (the 'profile' line of its log,
+# docs/record.md): the line itself, then the callback kinds that cost most
+# and the walks' split, readable.
+for d in ovh ovh0 ovh-torch; do
+    [ $d = ovh-torch ] && [ $HAVE_TORCH != 1 ] && continue
+    for l in "$B"/$d/callbacks-*.log; do
+        [ -f "$l" ] || continue
+        grep '^profile ' "$l" | sed "s/^/profile-line $d: /" >>"$S"
+        grep '^profile ' "$l" | python3 -c '
+import sys
+f = dict(w.split("=", 1) for w in sys.stdin.read().split()[1:] if "=" in w)
+name = sys.argv[1]
+ns = lambda k: int(f.get(k, 0))
+print("profile %s: %s callbacks, %.0f us inside the recorder, %.0f us of destroys waiting for walks" % (
+    name, f.get("cb_count"), ns("cb_ns") / 1e3, ns("wait_ns") / 1e3))
+print("  walks: %s of %s nodes, %.0f us: queries %.0f us (%s calls), names %.0f us (%s asked, %s cached), "
+      "pointers %.0f us (%s: %s by the allocations seen, %s cached, %s asked), writing %.0f us, appending %.0f us" % (
+    f.get("walks"), f.get("walk_nodes"), ns("walk_ns") / 1e3, ns("query_ns") / 1e3, f.get("query_calls"),
+    ns("name_ns") / 1e3, f.get("name_calls"), f.get("name_hits"), ns("ptr_ns") / 1e3, f.get("ptr_calls"),
+    f.get("ptr_map"), f.get("ptr_cache"), f.get("ptr_driver"), ns("write_ns") / 1e3, ns("append_ns") / 1e3))
+for e in f.get("cb", "").split(",")[:15]:
+    kind, count, t = e.rsplit(":", 2)
+    print("  %-44s %9s callbacks %10.1f us %8.0f ns each" % (kind, count, int(t) / 1e3, int(t) / max(int(count), 1)))
+' "$d" | tee -a "$S"
+    done
+done
 python3 - "$O/overhead.txt" <<'PY' | tee -a "$S" >>"$O/overhead.txt"
 import re, statistics, sys, collections
 runs = collections.defaultdict(lambda: collections.defaultdict(list))

@@ -20,6 +20,8 @@ void *fake_userdata;
 int fake_node[3], fake_graph_word, fake_exec_word, fake_func_word[2];
 CUdeviceptr fake_a = 0x7f0000000000ull, fake_b = 0x7f0000100000ull;
 static int n_arg = 1024;
+uint32_t fake_graph_id = 1, fake_exec_id = 1;
+unsigned fake_pointer_queries;
 
 CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *s, CUpti_CallbackFunc cb, void *ud)
 {
@@ -41,7 +43,7 @@ CUptiResult cuptiEnableCallback(uint32_t e, CUpti_SubscriberHandle s, CUpti_Call
 }
 CUptiResult cuptiGetGraphId(CUgraph g, uint32_t *id)
 {
-    *id = g == (CUgraph)&fake_graph_word ? 1 : 0;
+    *id = g == (CUgraph)&fake_graph_word ? fake_graph_id : 0;
     return CUPTI_SUCCESS;
 }
 CUptiResult cuptiGetGraphNodeId(CUgraphNode n, uint64_t *id)
@@ -53,7 +55,7 @@ CUptiResult cuptiGetGraphNodeId(CUgraphNode n, uint64_t *id)
 }
 CUptiResult cuptiGetGraphExecId(CUgraphExec x, uint32_t *id)
 {
-    *id = x == (CUgraphExec)&fake_exec_word ? 1 : 0;
+    *id = x == (CUgraphExec)&fake_exec_word ? fake_exec_id : 0;
     return CUPTI_SUCCESS;
 }
 CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc r,
@@ -112,10 +114,15 @@ CUresult cuGraphNodeGetDependencies(CUgraphNode n, CUgraphNode *deps, CUgraphEdg
         *count = 0;
         return CUDA_SUCCESS;
     }
-    if (deps)
+    /* As CUDA does: with room for more, the rest is NULL and the count is
+     * what was written; with no room, only the count. */
+    if (deps && *count >= 1) {
         deps[0] = (CUgraphNode)&fake_node[i - 1];
-    if (ed)
-        memset(ed, 0, sizeof *ed);
+        for (size_t k = 1; k < *count; k++)
+            deps[k] = NULL;
+        if (ed)
+            memset(ed, 0, *count * sizeof *ed);
+    }
     *count = 1;
     return CUDA_SUCCESS;
 }
@@ -162,6 +169,7 @@ CUresult cuKernelGetParamInfo(CUkernel k, size_t i, size_t *off, size_t *size)
 }
 CUresult cuPointerGetAttributes(unsigned int n, CUpointer_attribute *at, void **data, CUdeviceptr p)
 {
+    fake_pointer_queries++;
     CUdeviceptr base = p >= fake_a && p < fake_a + 4096   ? fake_a
                        : p >= fake_b && p < fake_b + 4096 ? fake_b
                                                           : 0;
