@@ -8,7 +8,10 @@
  * through cuGraphExec*SetParams on the node's CUgraphNode, and an update
  * that changes many nodes writes them into the driver's graph
  * (cuGraph*NodeSetParams, host-side only) and applies it in one
- * cuGraphExecUpdate, as a native cudaGraphExecUpdate does.
+ * cuGraphExecUpdate, as a native cudaGraphExecUpdate does. An executable
+ * eligible to share (share.c) is a view of a driver executable of its
+ * shape: the calls below reach that one through driver_begin while it
+ * holds the view's parameters, and change only the plan otherwise.
  *
  * The exec setters make no context current: the driver's executable names
  * its context. A driver that wants one current says
