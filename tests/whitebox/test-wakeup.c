@@ -182,3 +182,84 @@ GR_TEST(idle_worker_parks_when_its_cpu_is_wanted)
     CHECK(parked);
     CHECK_OK(grStreamDestroy(s));
 }
+
+static atomic_int go, held, started;
+
+/* Holds its stream until 'go' is set (ten seconds at most). */
+static void hold_until_go(void *p)
+{
+    (void)p;
+    atomic_store(&held, 1);
+    for (int i = 0; i < 10000 && !atomic_load(&go); i++)
+        usleep(1000);
+}
+
+/* Counts itself as started, then holds its stream until the gate opens. */
+static void start_then_gate(void *p)
+{
+    atomic_fetch_add(&started, 1);
+    gate(p);
+}
+
+/* The last spinner, counted as spinning while publishers queue work, has
+ * been counted on to take it, and nobody else was woken: if it stops
+ * spinning without taking it (its window ran out, or a yield showed the
+ * CPUs wanted), then finds the work at once instead of parking and takes
+ * one item, it must wake a sleeper for the rest, or the rest waits until
+ * it is done. Here an event releases two streams, each running a host
+ * function that blocks until the gate opens, onto the deque of the
+ * worker that completed it, which then blocks too; the spinner steals
+ * one: the third worker must be woken, or the other never starts.
+ *
+ * GRAPHRT_DEBUG_PAUSE holds a spinner whose window ran out, still
+ * counted, while the event completes; two CPUs make one spinner the
+ * limit. Without debug sites the spinner is not held and the case only
+ * checks the order. */
+GR_TEST(last_spinner_leaving_with_work_wakes_a_sleeper_for_the_rest)
+{
+    grStream_t src, kick, s[2];
+    grEvent_t ev;
+    setenv("GRAPHRT_DEBUG_PAUSE", "spin-end:100000", 1);
+    gr__sched_cpus_set(2);
+    use_workers("3");
+    CHECK_OK(grStreamCreateWithFlags(&src, grStreamNonBlocking));
+    CHECK_OK(grStreamCreateWithFlags(&kick, grStreamNonBlocking));
+    CHECK_OK(grEventCreateWithFlags(&ev, grEventDisableTiming));
+    for (int i = 0; i < 2; i++)
+        CHECK_OK(grStreamCreateWithFlags(&s[i], grStreamNonBlocking));
+    CHECK_OK(grLaunchHostFunc(src, hold_until_go, NULL));
+    CHECK_OK(grEventRecord(ev, src));
+    CHECK_OK(grLaunchHostFunc(src, gate, NULL));
+    for (int i = 0; i < 2; i++) {
+        CHECK_OK(grStreamWaitEvent(s[i], ev, 0));
+        CHECK_OK(grLaunchHostFunc(s[i], start_then_gate, NULL));
+    }
+    /* One worker holds src; the other two park for good once the waits
+     * have suspended their streams. Both may be parked a while before:
+     * beside a spinner held at the pause site, with the tokens of src and
+     * the waiting streams still queued; hence 'held', and a calm spell. */
+    for (int i = 0, calm = 0; i < 5000 && calm < 20; i++) {
+        calm = atomic_load(&held) && gr__sched_parked_workers() == 2 ? calm + 1 : 0;
+        usleep(1000);
+    }
+    /* A launch wakes one of them, which wakes the other to spin in its
+     * place and parks again once the launch has run; the spinner is held
+     * once its window has run out (in a few hundred microseconds). */
+    CHECK_OK(grLaunchHostFunc(kick, tl_noop, NULL));
+    usleep(20000);
+    atomic_store(&go, 1);
+    for (int i = 0; i < 5000 && atomic_load(&started) < 2; i++)
+        usleep(1000);
+    CHECK_EQ(atomic_load(&started), 2);
+    atomic_store(&gate_open, 1);
+    for (int i = 0; i < 2; i++) {
+        CHECK_OK(grStreamSynchronize(s[i]));
+        CHECK_OK(grStreamDestroy(s[i]));
+    }
+    CHECK_OK(grStreamSynchronize(src));
+    CHECK_OK(grStreamDestroy(src));
+    CHECK_OK(grStreamSynchronize(kick));
+    CHECK_OK(grStreamDestroy(kick));
+    CHECK_OK(grEventDestroy(ev));
+    gr__sched_cpus_set(0);
+}

@@ -21,7 +21,9 @@
  * per submission while the worker they woke waits for a core. So that work
  * never waits behind a worker that left to run something else, the last
  * spinner to leave with work, and a woken worker that sees more work than
- * it takes, wake a sleeper to take their place.
+ * it takes, wake a sleeper to take their place; so does the last spinner
+ * to leave without work when it then takes work that was waiting (its
+ * park returns at once), since publishers counted on it too.
  *
  * Grace period: a background worker leaves the oldest injected item alone
  * until it has seen it wait GR_INJ_GRACE ticks (about a microsecond). The
@@ -618,8 +620,9 @@ static inline uint64_t active_window(gr_runtime *rt, uint64_t last_work, uint64_
 }
 
 /* A worker beyond the spinners' limit, counted in rt->spinning: it
- * leaves the count and parks. Returns whether it took a pending wake-up
- * (see park). */
+ * leaves the count and parks. Returns whether it owes a wake-up (see
+ * worker_main): it took a pending one (see park), or it was the last one
+ * counted. */
 static GR_NOINLINE bool park_surplus(gr_runtime *rt)
 {
     /* The spinners watch the injection queue (a spinner only stops
@@ -627,9 +630,9 @@ static GR_NOINLINE bool park_surplus(gr_runtime *rt)
      * this worker sleeps unless a deque holds work. But while it was
      * counted, a submitter may have taken it for a spinner and woken
      * nobody: if the spinners left meanwhile (the count drops to zero
-     * with it), it looks again instead. */
+     * with it), it looks again instead, as the last spinner. */
     if (gr_fetch_sub_seq_cst(&rt->spinning, 1) == 1)
-        return false;
+        return true;
     unsigned r = gr__sched_park(rt, false);
     if (!(r & PARK_SLEPT))
         for (int p = 0; p < 64; p++) /* work is visible: look again soon */
@@ -702,7 +705,15 @@ static void *worker_main(void *arg)
     gr_worker *w = arg;
     gr_runtime *rt = gr_load_acquire(&gr__rt);
     worker_start(w);
-    bool took_wake = false;
+    /* Whether publishers may have counted on this worker and woken
+     * nobody: it took their pending wake-up (see park), or it was the
+     * last one counted in 'spinning' and left the count without their
+     * work, which it then found still waiting. If it takes one item of
+     * that work while more waits, it wakes another worker for the rest,
+     * which would otherwise wait as long as its item runs: behind a host
+     * function that blocks until another stream's work has run, for
+     * good. */
+    bool owes_wake = false;
     /* Whether a recent item lets this worker spin past the limit, when
      * (gr__ticks) it last ran one and how long that took (see
      * spin_window); not read where that cannot happen. */
@@ -711,22 +722,22 @@ static void *worker_main(void *arg)
     while (!gr_load_acquire(&rt->stop)) {
         gr_item it = gr__deque_pop(&w->dq);
         if (!it) {
-            if (cpu_wanted(rt) && sit_out(rt, took_wake)) {
-                took_wake = false;
+            if (cpu_wanted(rt) && sit_out(rt, owes_wake)) {
+                owes_wake = false;
                 continue;
             }
             it = find_work(rt, w);
         }
         if (it) {
             /* Publishers may have left it to this worker to wake the
-             * next one (see park): if more work waits, wake another. */
-            if (took_wake && wants_company(it) && gr__sched_work_visible(rt, true))
+             * next one (owes_wake): if more work waits, wake another. */
+            if (owes_wake && wants_company(it) && gr__sched_work_visible(rt, true))
                 gr__sched_wake_one(rt);
-            took_wake = false;
+            owes_wake = false;
             run_noting(w, it, active_spin, &last_work, &last_len);
             continue;
         }
-        took_wake = false;
+        owes_wake = false;
         /* Two spinners are enough to pick up new work at once; more would
          * only add polling traffic on the lines busy threads write. The
          * others park, and are woken when nobody spins, except a worker
@@ -735,10 +746,12 @@ static void *worker_main(void *arg)
         uint64_t window = active_spin ? active_window(rt, last_work, last_len) : 0;
         int spinners = gr_fetch_add_seq_cst(&rt->spinning, 1);
         if (spinners >= (window ? rt->max_active_spinners : rt->max_spinners)) {
-            took_wake = park_surplus(rt);
+            owes_wake = park_surplus(rt);
             continue;
         }
         it = spin_for_work(rt, w, spinners, window, active_spin);
+        if (!it) /* a test holds the last spinner here, still counted */
+            gr__debug_pause("spin-end");
         int was = gr_fetch_sub_seq_cst(&rt->spinning, 1);
         if (it) {
             /* The last spinner is leaving to run work, which may take long
@@ -750,9 +763,17 @@ static void *worker_main(void *arg)
             run_noting(w, it, active_spin, &last_work, &last_len);
             continue;
         }
-        if (cpu_wanted(rt) && sit_out(rt, false))
+        /* The last spinner leaves without work (its window ran out, or
+         * a yield showed the CPUs wanted). Publishers that saw it counted
+         * woke nobody: what they queued since its last look, or what it
+         * saw but left to the submitter for the grace period, is still
+         * its charge. Its park returns at once while that is visible, and
+         * it takes the work at the top of the loop, owing a wake-up. */
+        bool last = was == 1;
+        if (cpu_wanted(rt) && sit_out(rt, last && gr__sched_work_visible(rt, true)))
             continue;
-        took_wake = gr__sched_park(rt, true) & PARK_TOOK_WAKE;
+        unsigned r = gr__sched_park(rt, true);
+        owes_wake = (r & PARK_TOOK_WAKE) || (last && !(r & PARK_SLEPT));
     }
     gr__tls_worker = NULL;
     return NULL;
