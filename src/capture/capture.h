@@ -230,6 +230,10 @@ struct gr_capture {
     uintptr_t memo_lo;
     uint64_t memo_gen;
     void *memo_args[GR_RECAP_MEMO];
+    /* memo_k's parameter count and layout (its offsets and sizes), copied
+     * here so that the loop reads them at fixed offsets from c. */
+    uint32_t memo_np;
+    uint32_t memo_off[GR_RECAP_MEMO], memo_size[GR_RECAP_MEMO];
     /* Registry of captures in progress, guarded by the registry lock. */
     gr_capture *reg_next, *reg_prev;
 };

@@ -523,6 +523,8 @@ static GR_NOINLINE bool args_same_slow(gr_capture *c, grKernel_t k, const unsign
 {
     uintptr_t top = gr__tls_stack_top;
     uint64_t gen = gr__mem_generation();
+    if (k->nparams > GR_RECAP_MEMO)
+        return args_same_from(k, buf, args, 0, lo, top);
     if (c->memo_k != k || c->memo_lo != lo || c->memo_gen != gen) {
         c->memo_k = NULL;
         for (int j = 0; j < GR_RECAP_MEMO; j++)
@@ -544,6 +546,9 @@ static GR_NOINLINE bool args_same_slow(gr_capture *c, grKernel_t k, const unsign
     c->memo_k = k;
     c->memo_lo = lo;
     c->memo_gen = gen;
+    c->memo_np = (uint32_t)k->nparams;
+    memcpy(c->memo_off, k->offsets, c->memo_np * sizeof *k->offsets);
+    memcpy(c->memo_size, k->sizes, c->memo_np * sizeof *k->sizes);
     return true;
 }
 
@@ -560,19 +565,16 @@ static GR_NOINLINE bool args_same_slow(gr_capture *c, grKernel_t k, const unsign
  * arguments to args_same_slow. */
 bool gr__recapture_args_same(gr_capture *c, grKernel_t k, const unsigned char *buf, void **args)
 {
-    int np = k->nparams;
     uintptr_t lo = (uintptr_t)__builtin_frame_address(0);
-    if (GR_UNLIKELY(np > GR_RECAP_MEMO))
-        return args_same_from(k, buf, args, 0, lo, gr__tls_stack_top);
     if (GR_UNLIKELY(c->memo_k != k || c->memo_lo != lo || c->memo_gen != gr__mem_generation()))
         return args_same_slow(c, k, buf, args, 0, lo);
-    const uint32_t *sizes = k->sizes, *offsets = k->offsets;
-    for (int i = 0; i < np; i++) {
+    uint32_t np = c->memo_np;
+    for (uint32_t i = 0; i < np; i++) {
         const void *v = args[i];
-        uint32_t size = sizes[i];
-        const unsigned char *w = buf + offsets[i];
+        uint32_t size = c->memo_size[i];
+        const unsigned char *w = buf + c->memo_off[i];
         if (GR_UNLIKELY(v != c->memo_args[i]))
-            return args_same_slow(c, k, buf, args, i, lo);
+            return args_same_slow(c, c->memo_k, buf, args, (int)i, lo);
         if (size == 8) {
             uint64_t x, y;
             memcpy(&x, w, 8);
@@ -586,7 +588,7 @@ bool gr__recapture_args_same(gr_capture *c, grKernel_t k, const unsigned char *b
             if (x != y)
                 return false;
         } else {
-            return args_same_slow(c, k, buf, args, i, lo);
+            return args_same_slow(c, c->memo_k, buf, args, (int)i, lo);
         }
     }
     return true;
