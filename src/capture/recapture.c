@@ -270,6 +270,19 @@ static void note_dirty(gr_recapture *r, struct grGraphNode_st *n)
     r->dirty[r->ndirty++] = n;
 }
 
+/* The callback refused the new parameters of node n (it returned ret):
+ * the re-capture fails at once. */
+static GR_NOINLINE grError_t refused(const char *call, gr_capture *c, gr_stream *s,
+                                     const struct grGraphNode_st *n, grError_t ret)
+{
+    char msg[512];
+    snprintf(msg, sizeof msg,
+             "%s: the re-capture callback returned %d (%s) for the new parameters of %s, issued to %s; "
+             "the node keeps its parameters",
+             call, (int)ret, grGetErrorName(ret), gr__node_label(n), GR_STREAM_NAME(s));
+    return gr__capture_invalidate(c, ret, msg);
+}
+
 /* Node n (matched) takes the operation's differing parameters, if the
  * callback agrees. */
 static grError_t take(const char *call, gr_capture *c, gr_stream *s, struct grGraphNode_st *n,
@@ -284,14 +297,8 @@ static grError_t take(const char *call, gr_capture *c, gr_stream *s, struct grGr
             memset(&orig, 0, sizeof orig);
         grError_t ret = r->fn(r->user, n, &orig, desc, st);
         if (ret != grSuccess) {
-            char msg[512];
             drop(t, p, ka);
-            snprintf(
-                msg, sizeof msg,
-                "%s: the re-capture callback returned %d (%s) for the new parameters of %s, issued to %s; "
-                "the node keeps its parameters",
-                call, (int)ret, grGetErrorName(ret), gr__node_label(n), GR_STREAM_NAME(s));
-            return gr__capture_invalidate(c, ret, msg);
+            return refused(call, c, s, n, ret);
         }
     }
     gr__node_params_free(t, &n->p);
@@ -302,6 +309,33 @@ static grError_t take(const char *call, gr_capture *c, gr_stream *s, struct grGr
     } else {
         gr__free(ka);
     }
+    bool biased = gr__recapture_enter(c);
+    note_dirty(r, n);
+    gr__recapture_leave(c, biased);
+    return grSuccess;
+}
+
+/* Kernel node n (matched, without attributes) takes the new argument
+ * values of a launch that differs from it in nothing else, if the
+ * callback agrees: what take does, written in place into n's argument
+ * buffer (the values at the kernel's offsets, as packing them anew
+ * would), with no stored form built (no allocation, no kernel
+ * reference). The change is one an update can apply (eligibility: the
+ * launch is no more cooperative than the node). */
+static GR_NOINLINE grError_t take_values(const char *call, gr_capture *c, gr_stream *s,
+                                         struct grGraphNode_st *n, const grGraphNodeParams *desc)
+{
+    gr_recapture *r = c->recap;
+    gr_kernel_params *a = &n->p.kernel;
+    if (r->fn) {
+        grGraphNodeParams orig;
+        if (GR_NEVER(grGraphNodeGetParams(n, &orig) != grSuccess))
+            memset(&orig, 0, sizeof orig);
+        grError_t ret = r->fn(r->user, n, &orig, desc, grGraphRecaptureStatusEligibleForUpdate);
+        if (ret != grSuccess)
+            return refused(call, c, s, n, ret);
+    }
+    gr__kernel_pack(a->kernel, desc->kernel.kernelParams, a->argbuf, a->argv);
     bool biased = gr__recapture_enter(c);
     note_dirty(r, n);
     gr__recapture_leave(c, biased);
@@ -340,21 +374,20 @@ static inline bool same_args(grKernel_t k, const gr_kernel_params *a, void *cons
 }
 
 /* True when a kernel launch 'in' from s with attributes attrs[0..nattrs)
- * would store what kernel node n holds, decided without building the
- * stored form (no kernel reference taken, no packing): the common case
- * of a re-capture. False also where only the full comparison can tell
- * (n or the launch has attributes, the stream a priority). */
-static inline bool kernel_unchanged(gr_stream *s, const struct grGraphNode_st *n,
-                                    const grKernelNodeParams *in, const grLaunchAttribute *attrs,
-                                    unsigned nattrs)
+ * would store what kernel node n holds but for its argument values,
+ * decided without building the stored form (no kernel reference taken,
+ * no packing): the common case of a re-capture. False also where only
+ * the full comparison can tell (n or the launch has attributes, the
+ * stream a priority). */
+static inline bool kernel_same_but_args(gr_stream *s, const struct grGraphNode_st *n,
+                                        const grKernelNodeParams *in, const grLaunchAttribute *attrs,
+                                        unsigned nattrs)
 {
     const gr_kernel_params *a = &n->p.kernel;
     grKernel_t k = in->func;
     if (a->kernel != k || a->shmem != in->sharedMemBytes || a->grid.x != in->gridDim.x ||
         a->grid.y != in->gridDim.y || a->grid.z != in->gridDim.z || a->block.x != in->blockDim.x ||
         a->block.y != in->blockDim.y || a->block.z != in->blockDim.z)
-        return false;
-    if (!same_args(k, a, in->kernelParams))
         return false;
     if (n->kattrs != NULL)
         return false;
@@ -421,7 +454,8 @@ static GR_NOINLINE grError_t mismatch(const char *call, gr_capture *c, gr_stream
 }
 
 /* After n matched operation 'desc' but for its parameters, unless it is
- * an unchanged kernel launch: allocations hand back the node's address;
+ * a kernel launch that differs at most in its argument values:
+ * allocations hand back the node's address;
  * the others are compared in their stored form, and a difference goes
  * to the callback. */
 static GR_NOINLINE grError_t matched_slow(const char *call, gr_capture *c, gr_stream *s,
@@ -490,8 +524,11 @@ grError_t gr__recapture_record(const char *call, gr_capture *c, gr_stream *s, co
     }
     m->wait_pending = false;
     gr__recapture_leave(c, biased);
-    if (GR_LIKELY(t == grGraphNodeTypeKernel) && kernel_unchanged(s, n, &desc->kernel, attrs, nattrs))
-        return grSuccess;
+    if (GR_LIKELY(t == grGraphNodeTypeKernel) && kernel_same_but_args(s, n, &desc->kernel, attrs, nattrs)) {
+        if (same_args(desc->kernel.func, &n->p.kernel, desc->kernel.kernelParams))
+            return grSuccess;
+        return take_values(call, c, s, n, desc);
+    }
     return matched_slow(call, c, s, n, desc, attrs, nattrs);
 }
 
