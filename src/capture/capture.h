@@ -207,7 +207,8 @@ struct gr_capture {
      * without taking 'lock', setting 'bias_busy' around each match with a
      * plain store; 0 once any other thread took 'lock' (gr__capture_lock
      * cleared it, issued the heavy barrier and waited for bias_busy to
-     * drop: core/barrier.h's pairing), and for every other capture. */
+     * drop: core/barrier.h's pairing), and for every other capture, and
+     * where the heavy barrier is no membarrier (capture.c's begin). */
     _Atomic uintptr_t bias;
     _Atomic uint32_t bias_busy;
     /* A re-capture's cursor, here rather than in 'recap' so that a match

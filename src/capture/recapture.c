@@ -16,17 +16,21 @@
  *   - a re-capture never adds, removes or rewires a node: a graph it
  *     leaves has the topology it found (a node added by hand meanwhile is
  *     taken back by the capture's rollback when it fails);
- *   - c->recap_next is the first node of the graph in creation order not yet
- *     matched, or one made after the re-capture began (seq >= end_seq),
- *     or NULL: no node is matched twice;
+ *   - c->recap_next (the cursor, kept in the capture: capture.h) is the
+ *     first node of the graph in creation order not yet matched, or one
+ *     made after the re-capture began (seq >= recap_end_seq), or NULL:
+ *     no node is matched twice;
  *   - the callback runs with no lock held; the node it names keeps its
  *     parameters until it returns grSuccess;
  *   - the unchanged path (the common one) allocates nothing, writes
  *     nothing to the node, and on the thread that began the re-capture
- *     takes no lock (gr_capture's bias: enter/leave below); for a plain
- *     kernel launch grLaunchKernel enters it before its own checks
- *     (gr__recapture_launch), which succeeds only where those checks
- *     would pass and otherwise changes nothing;
+ *     takes no lock (gr_capture's bias: gr__recapture_enter/leave); for
+ *     a plain kernel launch grLaunchKernel enters it before its own
+ *     checks (gr__recapture_launch, inline in capture.h), which succeeds
+ *     only where those checks would pass and otherwise changes nothing;
+ *   - the capture's memo of argument addresses (capture.h) holds only
+ *     addresses that passed the kernelParams check for its kernel, frame
+ *     and tracker generation, and is written only by a match;
  *   - the graph's edit stamp moves when the re-capture ends, whatever
  *     the end, and the list is kept only after a success with no other
  *     edit of the graph during it (graph.h, edits).
