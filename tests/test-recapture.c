@@ -206,6 +206,110 @@ GR_TEST(recapture_off_stack_arguments_match_and_change)
     free(heap);
 }
 
+/* A kernel of nine parameters: out[0] = the sum of a 16-byte pair and of
+ * seven ints (more parameters than a re-capture remembers addresses
+ * of, one of a size other than 4 or 8 bytes). */
+typedef struct pair16 {
+    int64_t a, b;
+} pair16;
+
+static void sum9_fn(const grKernelCtx *ctx, void **args)
+{
+    (void)ctx;
+    const pair16 *pr = args[1];
+    int64_t t = pr->a + pr->b;
+    for (int i = 2; i < 9; i++)
+        t += *(const int *)args[i];
+    **(int64_t **)args[0] = t;
+}
+
+static int change_calls;
+static grError_t count_change(void *data, grGraphNode_t node, const grGraphNodeParams *orig,
+                              const grGraphNodeParams *now, grGraphRecaptureStatus status)
+{
+    (void)data, (void)node, (void)orig, (void)now, (void)status;
+    change_calls++;
+    return grSuccess;
+}
+
+static grError_t launch_sum9(grKernel_t k, grStream_t s, int64_t *out, pair16 pr, int base)
+{
+    int v[7];
+    for (int i = 0; i < 7; i++)
+        v[i] = base + i;
+    void *args[9] = {&out, &pr, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]};
+    return grLaunchKernel(k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), args, 0, s);
+}
+
+/* One frame deeper than its caller: the addresses of its values lie
+ * below those the caller's launches passed. */
+static __attribute__((noinline)) grError_t launch_set_deeper(grStream_t s, int *p, int v)
+{
+    volatile char pad[256];
+    pad[0] = 0;
+    (void)pad[0];
+    return launch_set(s, p, v);
+}
+
+/* The re-capture remembers the argument addresses a launch passed the
+ * checks with, for the next launch of the same kernel from the same
+ * frame: the same addresses match without a second check, and any other
+ * (another frame, a device pointer among remembered ones, a kernel with
+ * more parameters, a parameter of another size) is checked and compared
+ * in full, as an eager launch's. */
+GR_TEST(recapture_remembered_argument_addresses_are_checked_per_address)
+{
+    grStream_t s = tl_stream(grStreamNonBlocking);
+    int out[4] = {0};
+    int64_t sum = 0;
+    grKernel_t k9;
+    size_t sizes[9] = {sizeof(int64_t *), sizeof(pair16), 4, 4, 4, 4, 4, 4, 4};
+    CHECK_OK(grKernelCreate(&k9, sum9_fn, "recapture_sum9", 9, sizes));
+    pair16 pr = {40, 2};
+    grGraph_t g, g2 = NULL;
+    grGraphRecaptureCallbackData cb = {count_change, NULL};
+    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+    CHECK_OK(launch_set(s, &out[0], 1));
+    CHECK_OK(launch_set(s, &out[1], 2));
+    CHECK_OK(launch_set_deeper(s, &out[2], 3));
+    CHECK_OK(launch_sum9(k9, s, &sum, pr, 10));
+    CHECK_OK(launch_set(s, &out[3], 4));
+    CHECK_OK(grStreamEndCapture(s, &g));
+    int **d = NULL;
+    CHECK_OK(grMalloc((void **)&d, sizeof *d));
+    *d = &out[3];
+    for (int round = 0; round < 3; round++) {
+        change_calls = 0;
+        CHECK_OK(grStreamBeginRecaptureToGraph(s, grStreamCaptureModeGlobal, g, &cb));
+        CHECK_OK(launch_set(s, &out[0], 1));
+        CHECK_OK(launch_set(s, &out[1], 2));
+        CHECK_OK(launch_set_deeper(s, &out[2], 3));
+        pr.b = round == 2 ? 3 : 2; /* the 16-byte value changes in the last round */
+        CHECK_OK(launch_sum9(k9, s, &sum, pr, 10));
+        /* The value's address where its address belongs: refused, though
+         * the other address is one the last launch of this kernel from
+         * this frame passed. */
+        int v = 4;
+        void *bad[2] = {d, &v};
+        CHECK_GR(grErrorInvalidValue,
+                 grLaunchKernel(tl_kernel_store_i32_kept(), GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), bad, 0, s));
+        CHECK_DETAIL_HAS("points into device memory");
+        CHECK_EQ(tl_capture_status(s), grStreamCaptureStatusActive);
+        CHECK_OK(launch_set(s, &out[3], 4));
+        CHECK_OK(grStreamEndCapture(s, &g2));
+        CHECK_PTR_EQ(g2, g);
+        CHECK_EQ(change_calls, round == 2 ? 1 : 0);
+    }
+    CHECK_EQ(tl_node_count(g), 5);
+    grGraphExec_t e = tl_instantiate(g);
+    tl_run_on(e, s);
+    CHECK_EQ(sum, 40 + 3 + 10 + 11 + 12 + 13 + 14 + 15 + 16);
+    CHECK_EQ(out[3], 4);
+    CHECK_OK(grFree(d));
+    graph_and_stream_done(e, g, s);
+    CHECK_OK(grKernelDestroy(k9));
+}
+
 GR_TEST(recapture_parameter_change_goes_to_callback_then_update)
 {
     grStream_t s = tl_stream(grStreamNonBlocking);

@@ -240,8 +240,13 @@ static grError_t begin(const char *call, grStream_t stream, grGraph_t graph, con
     c->origin = s;
     c->recap = recap;
     if (recap) { /* biased to this thread until another takes c->lock */
+        c->recap_next = graph->first;
+        c->recap_end_seq = graph->next_seq;
         gr__barrier_setup();
-        atomic_init(&c->bias, gr__self_tag());
+        /* Where the heavy barrier is a fence too, the lock costs what the
+         * bias would (recapture's enter). */
+        if (GR_TSAN || gr__barrier_asym())
+            atomic_init(&c->bias, gr__self_tag());
     }
     atomic_init(&c->status, grStreamCaptureStatusActive);
     c->members[0].s = s;

@@ -16,6 +16,8 @@
 #include "../backend/plan.h"
 #include "../core/barrier.h"
 
+#include <string.h>
+
 /* Records one operation issued to capturing stream s as a node of the
  * capture's graph, depending on the stream's current capture dependencies.
  * The caller has validated the operation's arguments already (as for an
@@ -163,6 +165,10 @@ typedef struct gr_cap_member {
 
 typedef struct gr_capture gr_capture;
 
+/* The argument addresses a re-capture remembers (gr_capture's memo): a
+ * kernel with more parameters is checked in full at each launch. */
+#define GR_RECAP_MEMO 8
+
 /* One grEventRecord inside a capture. Owned by the capture. */
 typedef struct gr_cap_event {
     gr_capture *cap;
@@ -201,9 +207,34 @@ struct gr_capture {
      * without taking 'lock', setting 'bias_busy' around each match with a
      * plain store; 0 once any other thread took 'lock' (gr__capture_lock
      * cleared it, issued the heavy barrier and waited for bias_busy to
-     * drop: core/barrier.h's pairing), and for every other capture. */
+     * drop: core/barrier.h's pairing), and for every other capture, and
+     * where the heavy barrier is no membarrier (capture.c's begin). */
     _Atomic uintptr_t bias;
     _Atomic uint32_t bias_busy;
+    /* A re-capture's cursor, here rather than in 'recap' so that a match
+     * reads it without one more dependent load; written by matches only
+     * (on the biased path, or under 'lock'): the next node to match, the
+     * first of the graph in creation order not matched yet, or one made
+     * after the begin (seq >= recap_end_seq: the graph's nodes at begin
+     * have seq below it), or NULL; and the operations matched so far. */
+    struct grGraphNode_st *recap_next;
+    uint64_t recap_end_seq;
+    size_t recap_matched;
+    /* The argument addresses of the last launch the fast path found
+     * valid (recapture.c, gr__recapture_args_same), written by matches
+     * only: the kernel (NULL: none), the frame address its check took as
+     * the stack's bottom, the tracker's generation, and the addresses. A
+     * launch of that kernel from the same frame at the same generation
+     * passes the check for each address that is the same: the check's
+     * answer depends on nothing else. */
+    grKernel_t memo_k;
+    uintptr_t memo_lo;
+    uint64_t memo_gen;
+    void *memo_args[GR_RECAP_MEMO];
+    /* memo_k's parameter count and layout (its offsets and sizes), copied
+     * here so that the loop reads them at fixed offsets from c. */
+    uint32_t memo_np;
+    uint32_t memo_off[GR_RECAP_MEMO], memo_size[GR_RECAP_MEMO];
     /* Registry of captures in progress, guarded by the registry lock. */
     gr_capture *reg_next, *reg_prev;
 };
@@ -305,14 +336,100 @@ static inline bool gr__stream_recapturing(gr_stream *s)
     return c != NULL && c->recap != NULL;
 }
 
+/* Begins a match of re-capture c: without c->lock while c is biased to
+ * this thread (see gr_capture's bias), else under it. Returns whether
+ * biased, for gr__recapture_leave. A capture is biased only where the
+ * heavy barrier is a membarrier (capture.c's begin), so the light side
+ * here is a compiler barrier, with no test of the barrier's kind. */
+static inline bool gr__recapture_enter(gr_capture *c)
+{
+    uintptr_t me = gr__self_tag();
+    if (GR_LIKELY(gr_load_relaxed(&c->bias) == me)) {
+#if GR_TSAN
+        gr_exchange_seq_cst(&c->bias_busy, 1u); /* TSan models no membarrier */
+#else
+        gr_store_relaxed(&c->bias_busy, 1u);
+        gr_compiler_barrier();
+#endif
+        if (GR_LIKELY(gr_load_relaxed(&c->bias) == me))
+            return true;
+        gr_store_release(&c->bias_busy, 0u);
+    }
+    gr__capture_lock(c);
+    return false;
+}
+
+static inline void gr__recapture_leave(gr_capture *c, bool biased)
+{
+    if (biased)
+        gr_store_release(&c->bias_busy, 0u);
+    else
+        gr__spin_unlock(&c->lock);
+}
+
+/* True if member m's current dependencies (with their pending edge data)
+ * are exactly n's, in any order (the general case of the launch fast
+ * path; recapture.c). */
+bool gr__recapture_same_deps(grGraph_t g, const gr_cap_member *m, const struct grGraphNode_st *n);
+
+/* True if each argument value args[i] of a launch of k is on the
+ * caller's stack or accepted by the full check at the tracker's
+ * generation (gr__kernel_arg_known), and equal to the packed value in
+ * buf (a node's argbuf); each value is checked before it is read
+ * (recapture.c). */
+bool gr__recapture_args_same(gr_capture *c, grKernel_t k, const unsigned char *buf, void **args);
+
 /* grLaunchKernel's fast path while s re-captures (gr__stream_recapturing):
  * true if the launch (no attributes) is the next node of the graph
  * unchanged, with every check of grLaunchKernel passed: the launch is
  * then matched, as gr__recapture_record would have, and succeeds. False
  * changes nothing; the caller takes the full path, which checks and
- * reports. */
-bool gr__recapture_launch(gr_stream *s, grKernel_t k, const grDim3 *grid, const grDim3 *block, size_t shmem,
-                          void **args);
+ * reports. Inline in grLaunchKernel's re-capture path: a call of its own
+ * would save and shuffle the launch's six arguments once more. Only the
+ * plain case: a member with inline dependencies and default edge data,
+ * the stream without a priority (a node attribute), the node without
+ * attributes; the values that must be zero are OR-ed and the geometry
+ * XOR-ed into one test each, and the argument loop, out of line, comes
+ * last. */
+static inline bool gr__recapture_launch(gr_stream *s, grKernel_t k, const grDim3 *grid, const grDim3 *block,
+                                        size_t shmem, void **args)
+{
+    gr_capture *c = gr_load_acquire(&s->capture);
+    bool biased = gr__recapture_enter(c);
+    gr_cap_member *m = GR_LIKELY(c->members[0].s == s) ? &c->members[0] : gr__capture_member(c, s);
+    struct grGraphNode_st *n = c->recap_next;
+    bool ok = false;
+    if (GR_LIKELY(n != NULL)) {
+        const gr_kernel_params *a = &n->p.kernel;
+        uint64_t gxy, bxy, nxy, nbxy;
+        memcpy(&gxy, grid, 8);
+        memcpy(&bxy, block, 8);
+        memcpy(&nxy, &a->grid, 8);
+        memcpy(&nbxy, &a->block, 8);
+        uintptr_t zero = (uintptr_t)(gr_load_relaxed(&c->status) ^ grStreamCaptureStatusActive) |
+                         (uintptr_t)(n->type ^ grGraphNodeTypeKernel) | (uintptr_t)m->deps.heap |
+                         (uintptr_t)m->edata | (uintptr_t)gr_load_relaxed(&s->priority) |
+                         (uintptr_t)n->kattrs | ((uintptr_t)a->kernel ^ (uintptr_t)k) |
+                         (uintptr_t)(gxy ^ nxy) | (uintptr_t)(bxy ^ nbxy) | (grid->z ^ a->grid.z) |
+                         (block->z ^ a->block.z) | (shmem ^ a->shmem);
+        ok = zero == 0 && n->seq < c->recap_end_seq && k->magic == GR_MAGIC_KERNEL &&
+             (k->nparams == 0 || args != NULL) &&
+             /* a chain: one dependency, the same, no edge data */
+             ((m->deps.n == 1 && n->ndeps == 1 && n->deps[0] == m->deps.inl[0] && c->graph->nnotes == 0) ||
+              gr__recapture_same_deps(c->graph, m, n)) &&
+             gr__recapture_args_same(c, k, (const unsigned char *)a->argbuf, args);
+    }
+    if (ok) {
+        c->recap_next = n->next;
+        c->recap_matched++;
+        c->calls++;
+        m->deps.inl[0] = n;
+        m->deps.n = 1;
+        m->wait_pending = false;
+    }
+    gr__recapture_leave(c, biased);
+    return ok;
+}
 
 /* The stored parameters of a captured operation (record.c); false when
  * out of memory. */

@@ -16,17 +16,21 @@
  *   - a re-capture never adds, removes or rewires a node: a graph it
  *     leaves has the topology it found (a node added by hand meanwhile is
  *     taken back by the capture's rollback when it fails);
- *   - r->next is the first node of the graph in creation order not yet
- *     matched, or one made after the re-capture began (seq >= end_seq),
- *     or NULL: no node is matched twice;
+ *   - c->recap_next (the cursor, kept in the capture: capture.h) is the
+ *     first node of the graph in creation order not yet matched, or one
+ *     made after the re-capture began (seq >= recap_end_seq), or NULL:
+ *     no node is matched twice;
  *   - the callback runs with no lock held; the node it names keeps its
  *     parameters until it returns grSuccess;
  *   - the unchanged path (the common one) allocates nothing, writes
  *     nothing to the node, and on the thread that began the re-capture
- *     takes no lock (gr_capture's bias: enter/leave below); for a plain
- *     kernel launch grLaunchKernel enters it before its own checks
- *     (gr__recapture_launch), which succeeds only where those checks
- *     would pass and otherwise changes nothing;
+ *     takes no lock (gr_capture's bias: gr__recapture_enter/leave); for
+ *     a plain kernel launch grLaunchKernel enters it before its own
+ *     checks (gr__recapture_launch, inline in capture.h), which succeeds
+ *     only where those checks would pass and otherwise changes nothing;
+ *   - the capture's memo of argument addresses (capture.h) holds only
+ *     addresses that passed the kernelParams check for its kernel, frame
+ *     and tracker generation, and is written only by a match;
  *   - the graph's edit stamp moves when the re-capture ends, whatever
  *     the end, and the list is kept only after a success with no other
  *     edit of the graph during it (graph.h, edits).
@@ -41,9 +45,7 @@
 struct gr_recapture {
     grGraphRecaptureCallback_t fn; /* NULL: differences are taken silently */
     void *user;
-    struct grGraphNode_st *next; /* the next node to match (see the invariants) */
-    uint64_t end_seq;            /* the nodes the graph had at begin have seq below it */
-    size_t nnodes, matched;      /* nodes at begin, operations matched so far */
+    size_t nnodes; /* nodes at begin (the cursor is the capture's: capture.h) */
     /* The nodes whose parameters changed, each once, in the order they
      * changed; 'lost' when one could not be noted (out of memory): the
      * graph then keeps no list and an update compares every node. */
@@ -62,8 +64,6 @@ gr_recapture *gr__recapture_new(grGraph_t g, const grGraphRecaptureCallbackData 
         r->fn = cb->callbackFunc;
         r->user = cb->userData;
     }
-    r->next = g->first;
-    r->end_seq = g->next_seq;
     r->nnodes = g->nnodes;
     r->base = g->edits;
     return r;
@@ -101,6 +101,11 @@ static inline bool same_deps(grGraph_t g, const gr_cap_member *m, const struct g
         }
     }
     return true;
+}
+
+bool gr__recapture_same_deps(grGraph_t g, const gr_cap_member *m, const struct grGraphNode_st *n)
+{
+    return same_deps(g, m, n);
 }
 
 /* An allocation asks for what node n allocates. */
@@ -231,34 +236,6 @@ static grGraphRecaptureStatus eligibility(const struct grGraphNode_st *n, const 
 
 /* ---------------------------------------------------------------- bias */
 
-/* Begins a match: without c->lock while c is biased to this thread (see
- * gr_capture's bias), else under it. Returns whether biased. */
-static inline bool enter(gr_capture *c)
-{
-    uintptr_t me = gr__self_tag();
-    if (GR_LIKELY(gr_load_relaxed(&c->bias) == me)) {
-#if GR_TSAN
-        gr_exchange_seq_cst(&c->bias_busy, 1u); /* TSan models no membarrier */
-#else
-        gr_store_relaxed(&c->bias_busy, 1u);
-#endif
-        gr_barrier_light();
-        if (GR_LIKELY(gr_load_relaxed(&c->bias) == me))
-            return true;
-        gr_store_release(&c->bias_busy, 0u);
-    }
-    gr__capture_lock(c);
-    return false;
-}
-
-static inline void leave(gr_capture *c, bool biased)
-{
-    if (biased)
-        gr_store_release(&c->bias_busy, 0u);
-    else
-        gr__spin_unlock(&c->lock);
-}
-
 void gr__capture_unbias(gr_capture *c)
 {
     uintptr_t b = gr_load_seq_cst(&c->bias);
@@ -297,6 +274,19 @@ static void note_dirty(gr_recapture *r, struct grGraphNode_st *n)
     r->dirty[r->ndirty++] = n;
 }
 
+/* The callback refused the new parameters of node n (it returned ret):
+ * the re-capture fails at once. */
+static GR_NOINLINE grError_t refused(const char *call, gr_capture *c, gr_stream *s,
+                                     const struct grGraphNode_st *n, grError_t ret)
+{
+    char msg[512];
+    snprintf(msg, sizeof msg,
+             "%s: the re-capture callback returned %d (%s) for the new parameters of %s, issued to %s; "
+             "the node keeps its parameters",
+             call, (int)ret, grGetErrorName(ret), gr__node_label(n), GR_STREAM_NAME(s));
+    return gr__capture_invalidate(c, ret, msg);
+}
+
 /* Node n (matched) takes the operation's differing parameters, if the
  * callback agrees. */
 static grError_t take(const char *call, gr_capture *c, gr_stream *s, struct grGraphNode_st *n,
@@ -311,14 +301,8 @@ static grError_t take(const char *call, gr_capture *c, gr_stream *s, struct grGr
             memset(&orig, 0, sizeof orig);
         grError_t ret = r->fn(r->user, n, &orig, desc, st);
         if (ret != grSuccess) {
-            char msg[512];
             drop(t, p, ka);
-            snprintf(
-                msg, sizeof msg,
-                "%s: the re-capture callback returned %d (%s) for the new parameters of %s, issued to %s; "
-                "the node keeps its parameters",
-                call, (int)ret, grGetErrorName(ret), gr__node_label(n), GR_STREAM_NAME(s));
-            return gr__capture_invalidate(c, ret, msg);
+            return refused(call, c, s, n, ret);
         }
     }
     gr__node_params_free(t, &n->p);
@@ -329,9 +313,36 @@ static grError_t take(const char *call, gr_capture *c, gr_stream *s, struct grGr
     } else {
         gr__free(ka);
     }
-    bool biased = enter(c);
+    bool biased = gr__recapture_enter(c);
     note_dirty(r, n);
-    leave(c, biased);
+    gr__recapture_leave(c, biased);
+    return grSuccess;
+}
+
+/* Kernel node n (matched, without attributes) takes the new argument
+ * values of a launch that differs from it in nothing else, if the
+ * callback agrees: what take does, written in place into n's argument
+ * buffer (the values at the kernel's offsets, as packing them anew
+ * would), with no stored form built (no allocation, no kernel
+ * reference). The change is one an update can apply (eligibility: the
+ * launch is no more cooperative than the node). */
+static GR_NOINLINE grError_t take_values(const char *call, gr_capture *c, gr_stream *s,
+                                         struct grGraphNode_st *n, const grGraphNodeParams *desc)
+{
+    gr_recapture *r = c->recap;
+    gr_kernel_params *a = &n->p.kernel;
+    if (r->fn) {
+        grGraphNodeParams orig;
+        if (GR_NEVER(grGraphNodeGetParams(n, &orig) != grSuccess))
+            memset(&orig, 0, sizeof orig);
+        grError_t ret = r->fn(r->user, n, &orig, desc, grGraphRecaptureStatusEligibleForUpdate);
+        if (ret != grSuccess)
+            return refused(call, c, s, n, ret);
+    }
+    gr__kernel_pack(a->kernel, desc->kernel.kernelParams, a->argbuf, a->argv);
+    bool biased = gr__recapture_enter(c);
+    note_dirty(r, n);
+    gr__recapture_leave(c, biased);
     return grSuccess;
 }
 
@@ -367,21 +378,20 @@ static inline bool same_args(grKernel_t k, const gr_kernel_params *a, void *cons
 }
 
 /* True when a kernel launch 'in' from s with attributes attrs[0..nattrs)
- * would store what kernel node n holds, decided without building the
- * stored form (no kernel reference taken, no packing): the common case
- * of a re-capture. False also where only the full comparison can tell
- * (n or the launch has attributes, the stream a priority). */
-static inline bool kernel_unchanged(gr_stream *s, const struct grGraphNode_st *n,
-                                    const grKernelNodeParams *in, const grLaunchAttribute *attrs,
-                                    unsigned nattrs)
+ * would store what kernel node n holds but for its argument values,
+ * decided without building the stored form (no kernel reference taken,
+ * no packing): the common case of a re-capture. False also where only
+ * the full comparison can tell (n or the launch has attributes, the
+ * stream a priority). */
+static inline bool kernel_same_but_args(gr_stream *s, const struct grGraphNode_st *n,
+                                        const grKernelNodeParams *in, const grLaunchAttribute *attrs,
+                                        unsigned nattrs)
 {
     const gr_kernel_params *a = &n->p.kernel;
     grKernel_t k = in->func;
     if (a->kernel != k || a->shmem != in->sharedMemBytes || a->grid.x != in->gridDim.x ||
         a->grid.y != in->gridDim.y || a->grid.z != in->gridDim.z || a->block.x != in->blockDim.x ||
         a->block.y != in->blockDim.y || a->block.z != in->blockDim.z)
-        return false;
-    if (!same_args(k, a, in->kernelParams))
         return false;
     if (n->kattrs != NULL)
         return false;
@@ -411,17 +421,18 @@ static GR_NOINLINE grError_t mismatch(const char *call, gr_capture *c, gr_stream
     gr_recapture *r = c->recap;
     grGraphNodeType t = desc->type;
     char msg[768];
-    if (n == NULL || n->seq >= r->end_seq)
+    if (n == NULL || n->seq >= c->recap_end_seq)
         snprintf(
             msg, sizeof msg,
             "%s: %s issued a %s operation, the re-capture's operation %zu, but graph %p had %zu nodes; a "
             "re-capture must make the graph's nodes again, in their creation order",
-            call, GR_STREAM_NAME(s), gr__node_type_name(t), r->matched + 1, GR_PTR(c->graph), r->nnodes);
+            call, GR_STREAM_NAME(s), gr__node_type_name(t), c->recap_matched + 1, GR_PTR(c->graph),
+            r->nnodes);
     else if (n->type != t)
         snprintf(msg, sizeof msg,
                  "%s: %s issued a %s operation where the re-capture expects %s (operation %zu of %zu, in "
                  "creation order); a re-capture must make the graph's nodes again, in their creation order",
-                 call, GR_STREAM_NAME(s), gr__node_type_name(t), gr__node_label(n), r->matched + 1,
+                 call, GR_STREAM_NAME(s), gr__node_type_name(t), gr__node_label(n), c->recap_matched + 1,
                  r->nnodes);
     else if (!same_deps(c->graph, m, n))
         snprintf(
@@ -429,8 +440,8 @@ static GR_NOINLINE grError_t mismatch(const char *call, gr_capture *c, gr_stream
             "%s: the %s operation issued to %s depends on %u node(s) where %s (operation %zu) depends on "
             "%zu, or on other nodes, or through other edge data; a re-capture cannot change the graph's "
             "topology",
-            call, gr__node_type_name(t), GR_STREAM_NAME(s), m->deps.n, gr__node_label(n), r->matched + 1,
-            n->ndeps);
+            call, gr__node_type_name(t), GR_STREAM_NAME(s), m->deps.n, gr__node_label(n),
+            c->recap_matched + 1, n->ndeps);
     else if (t == grGraphNodeTypeMemAlloc)
         snprintf(msg, sizeof msg,
                  "%s: %s allocates %zu bytes (with the pool properties given) where %s allocates %zu; a "
@@ -440,14 +451,15 @@ static GR_NOINLINE grError_t mismatch(const char *call, gr_capture *c, gr_stream
         snprintf(msg, sizeof msg,
                  "%s: %s frees %p where %s frees %p; a re-capture cannot change what a free node frees", call,
                  GR_STREAM_NAME(s), desc->free.dptr, gr__node_label(n), n->p.free.dptr);
-    leave(c, biased);
+    gr__recapture_leave(c, biased);
     if (t == grGraphNodeTypeMemAlloc)
         release_reservation(desc);
     return gr__capture_invalidate(c, grErrorStreamCaptureInvalidated, msg);
 }
 
 /* After n matched operation 'desc' but for its parameters, unless it is
- * an unchanged kernel launch: allocations hand back the node's address;
+ * a kernel launch that differs at most in its argument values:
+ * allocations hand back the node's address;
  * the others are compared in their stored form, and a difference goes
  * to the callback. */
 static GR_NOINLINE grError_t matched_slow(const char *call, gr_capture *c, gr_stream *s,
@@ -485,24 +497,23 @@ static GR_NOINLINE grError_t matched_slow(const char *call, gr_capture *c, gr_st
 grError_t gr__recapture_record(const char *call, gr_capture *c, gr_stream *s, const grGraphNodeParams *desc,
                                const grLaunchAttribute *attrs, unsigned nattrs)
 {
-    gr_recapture *r = c->recap;
     grGraphNodeType t = desc->type;
-    bool biased = enter(c);
+    bool biased = gr__recapture_enter(c);
     if (GR_UNLIKELY(gr_load_relaxed(&c->status) != grStreamCaptureStatusActive)) {
-        leave(c, biased);
+        gr__recapture_leave(c, biased);
         if (t == grGraphNodeTypeMemAlloc)
             release_reservation(desc);
         return gr__capture_fail_invalidated(call, c, s);
     }
     gr_cap_member *m = GR_LIKELY(c->members[0].s == s) ? &c->members[0] : gr__capture_member(c, s);
-    struct grGraphNode_st *n = r->next;
-    if (GR_UNLIKELY(n == NULL || n->seq >= r->end_seq || n->type != t || !same_deps(c->graph, m, n) ||
+    struct grGraphNode_st *n = c->recap_next;
+    if (GR_UNLIKELY(n == NULL || n->seq >= c->recap_end_seq || n->type != t || !same_deps(c->graph, m, n) ||
                     (t == grGraphNodeTypeMemAlloc && !same_alloc(n, &desc->alloc)) ||
                     (t == grGraphNodeTypeMemFree && n->p.free.dptr != desc->free.dptr)))
         return mismatch(call, c, s, m, n, desc, biased);
     /* The topology matches: the stream moves past n, as past a new node. */
-    r->next = n->next;
-    r->matched++;
+    c->recap_next = n->next;
+    c->recap_matched++;
     c->calls++;
     m->deps.inl[0] = n;
     if (GR_UNLIKELY(m->deps.heap != NULL)) {
@@ -516,71 +527,112 @@ grError_t gr__recapture_record(const char *call, gr_capture *c, gr_stream *s, co
         m->edata = NULL;
     }
     m->wait_pending = false;
-    leave(c, biased);
-    if (GR_LIKELY(t == grGraphNodeTypeKernel) && kernel_unchanged(s, n, &desc->kernel, attrs, nattrs))
-        return grSuccess;
+    gr__recapture_leave(c, biased);
+    if (GR_LIKELY(t == grGraphNodeTypeKernel) && kernel_same_but_args(s, n, &desc->kernel, attrs, nattrs)) {
+        if (same_args(desc->kernel.func, &n->p.kernel, desc->kernel.kernelParams))
+            return grSuccess;
+        return take_values(call, c, s, n, desc);
+    }
     return matched_slow(call, c, s, n, desc, attrs, nattrs);
 }
 
-/* The launch stands for node n unchanged and passes every check of
- * grLaunchKernel: k is n's kernel and live, the geometry n's (checked
- * when n got it), each argument value on the caller's stack or accepted
- * by the full check at the tracker's generation (gr__kernel_arg_known),
- * and equal to n's. */
-static inline bool launch_is_node(const struct grGraphNode_st *n, grKernel_t k, const grDim3 *grid,
-                                  const grDim3 *block, size_t shmem, void **args)
+/* gr__recapture_args_same from argument i on, for values of sizes other
+ * than 4 and 8, compared by memcmp: its call would make the common loop
+ * save registers. */
+static GR_NOINLINE bool args_same_from(grKernel_t k, const unsigned char *buf, void **args, int i,
+                                       uintptr_t lo, uintptr_t top)
 {
-    const gr_kernel_params *a = &n->p.kernel;
-    if (a->kernel != k || k->magic != GR_MAGIC_KERNEL || a->shmem != shmem || a->grid.x != grid->x ||
-        a->grid.y != grid->y || a->grid.z != grid->z || a->block.x != block->x || a->block.y != block->y ||
-        a->block.z != block->z || n->kattrs != NULL || (k->nparams != 0 && args == NULL))
-        return false;
-    /* One pass: each value is checked before it is read. The bounds of
-     * the caller's stack (gr__on_own_stack's) and the kernel's arrays are
-     * read once, not per argument: the loop runs on every launch of a
-     * re-capture, and the compiler keeps reloading them otherwise. */
-    const unsigned char *buf = a->argbuf;
-    const uint32_t *sizes = k->sizes, *offsets = k->offsets;
-    int np = k->nparams;
-    uintptr_t lo = (uintptr_t)__builtin_frame_address(0), top = gr__tls_stack_top;
-    for (int i = 0; i < np; i++) {
+    for (; i < k->nparams; i++) {
         const void *v = args[i];
         uintptr_t at = (uintptr_t)v;
-        uint32_t size = sizes[i];
-        bool on_stack = at >= lo && at < top && size <= top - at;
-        if ((!on_stack && !gr__kernel_arg_known(v, size)) || !same_bytes(buf + offsets[i], v, size))
+        uint32_t size = k->sizes[i];
+        if (!(at >= lo && at < top && size <= top - at) && !gr__kernel_arg_known(v, size))
+            return false;
+        if (memcmp(buf + k->offsets[i], v, size) != 0)
             return false;
     }
     return true;
 }
 
-bool gr__recapture_launch(gr_stream *s, grKernel_t k, const grDim3 *grid, const grDim3 *block, size_t shmem,
-                          void **args)
+/* gr__recapture_args_same from argument i on, where the memo does not
+ * vouch for args[i] (or it is not of 4 or 8 bytes), or from 0 where the
+ * memo is for another kernel, frame or generation (then emptied first):
+ * each address checked unless the memo holds it, then noted; each value
+ * compared. lo is the caller's frame address. */
+static GR_NOINLINE bool args_same_slow(gr_capture *c, grKernel_t k, const unsigned char *buf, void **args,
+                                       int i, uintptr_t lo)
 {
-    gr_capture *c = gr_load_acquire(&s->capture);
-    gr_recapture *r = c->recap;
-    bool biased = enter(c);
-    gr_cap_member *m = GR_LIKELY(c->members[0].s == s) ? &c->members[0] : gr__capture_member(c, s);
-    struct grGraphNode_st *n = r->next;
-    /* Only the plain case: a member with inline dependencies and default
-     * edge data, the stream without a priority (a node attribute). */
-    bool ok = gr_load_relaxed(&c->status) == grStreamCaptureStatusActive && n != NULL &&
-              n->seq < r->end_seq && n->type == grGraphNodeTypeKernel && m->deps.heap == NULL &&
-              m->edata == NULL && gr_load_relaxed(&s->priority) == 0 &&
-              launch_is_node(n, k, grid, block, shmem, args) &&
-              /* a chain: one dependency, the same, no edge data */
-              ((m->deps.n == 1 && n->ndeps == 1 && n->deps[0] == m->deps.inl[0] && c->graph->nnotes == 0) ||
-               same_deps(c->graph, m, n));
-    if (ok) {
-        r->next = n->next;
-        r->matched++;
-        c->calls++;
-        m->deps.inl[0] = n;
-        m->deps.n = 1;
-        m->wait_pending = false;
+    uintptr_t top = gr__tls_stack_top;
+    uint64_t gen = gr__mem_generation();
+    if (k->nparams > GR_RECAP_MEMO)
+        return args_same_from(k, buf, args, 0, lo, top);
+    if (c->memo_k != k || c->memo_lo != lo || c->memo_gen != gen) {
+        c->memo_k = NULL;
+        for (int j = 0; j < GR_RECAP_MEMO; j++)
+            c->memo_args[j] = NULL;
+        i = 0;
     }
-    leave(c, biased);
-    return ok;
+    for (; i < k->nparams; i++) {
+        const void *v = args[i];
+        uintptr_t at = (uintptr_t)v;
+        uint32_t size = k->sizes[i];
+        if (v != c->memo_args[i]) {
+            if (!(at >= lo && at < top && size <= top - at) && !gr__kernel_arg_known(v, size))
+                return false;
+            c->memo_args[i] = (void *)(uintptr_t)v;
+        }
+        if (memcmp(buf + k->offsets[i], v, size) != 0)
+            return false;
+    }
+    c->memo_k = k;
+    c->memo_lo = lo;
+    c->memo_gen = gen;
+    c->memo_np = (uint32_t)k->nparams;
+    memcpy(c->memo_off, k->offsets, c->memo_np * sizeof *k->offsets);
+    memcpy(c->memo_size, k->sizes, c->memo_np * sizeof *k->sizes);
+    return true;
+}
+
+/* Out of line, so that the loop has the registers to itself (in the
+ * launch fast path it shares them with the capture's state and the
+ * launch's arguments, and spills). Called by a match (biased or under
+ * c->lock), which owns c's memo. The check of an address the memo holds
+ * for the same kernel, frame and generation is skipped (in a loop of
+ * launches, the usual case): the check's answer depends on nothing else
+ * (an address on the caller's stack, between the frame and its top, or
+ * accepted by the full check at that generation). Values of 4 and 8
+ * bytes the memo vouches for are compared here, without a call, so that
+ * the loop saves no registers; anything else hands the rest of the
+ * arguments to args_same_slow. */
+bool gr__recapture_args_same(gr_capture *c, grKernel_t k, const unsigned char *buf, void **args)
+{
+    uintptr_t lo = (uintptr_t)__builtin_frame_address(0);
+    if (GR_UNLIKELY(c->memo_k != k || c->memo_lo != lo || c->memo_gen != gr__mem_generation()))
+        return args_same_slow(c, k, buf, args, 0, lo);
+    uint32_t np = c->memo_np;
+    for (uint32_t i = 0; i < np; i++) {
+        const void *v = args[i];
+        uint32_t size = c->memo_size[i];
+        const unsigned char *w = buf + c->memo_off[i];
+        if (GR_UNLIKELY(v != c->memo_args[i]))
+            return args_same_slow(c, c->memo_k, buf, args, (int)i, lo);
+        if (size == 8) {
+            uint64_t x, y;
+            memcpy(&x, w, 8);
+            memcpy(&y, v, 8);
+            if (x != y)
+                return false;
+        } else if (size == 4) {
+            uint32_t x, y;
+            memcpy(&x, w, 4);
+            memcpy(&y, v, 4);
+            if (x != y)
+                return false;
+        } else {
+            return args_same_slow(c, c->memo_k, buf, args, (int)i, lo);
+        }
+    }
+    return true;
 }
 
 /* ----------------------------------------------------------------- end */
@@ -589,16 +641,16 @@ bool gr__recapture_complete(gr_capture *c, char *msg, size_t size)
 {
     gr_recapture *r = c->recap;
     grGraph_t g = c->graph;
-    struct grGraphNode_st *n = r->next;
-    if (n && n->seq < r->end_seq) {
+    struct grGraphNode_st *n = c->recap_next;
+    if (n && n->seq < c->recap_end_seq) {
         snprintf(
             msg, size,
             "the re-capture made %zu operations but graph %p had %zu nodes; the first node not made again "
             "is %s",
-            r->matched, GR_PTR(g), r->nnodes, gr__node_label(n));
+            c->recap_matched, GR_PTR(g), r->nnodes, gr__node_label(n));
         return false;
     }
-    if (g->last && g->last->seq >= r->end_seq) {
+    if (g->last && g->last->seq >= c->recap_end_seq) {
         snprintf(msg, size,
                  "%s was added to graph %p during its re-capture; a re-capture cannot change the graph's "
                  "topology",
