@@ -144,7 +144,6 @@ LEFT_OUT = [(re.compile(p), why) for p, why in LEFT_OUT]
 
 # Missing calls graphrt could offer and does not yet, with the reason.
 NOT_YET = [
-    (r"^cudaStreamBeginRecaptureToGraph$", "re-capture into an existing graph (CUDA 13.3): not offered yet"),
     (r"^cudaMemcpy3DWithAttributesAsync$",
      "3D copy with attributes (CUDA 13.x): not offered yet; grMemcpy3DBatchAsync of one copy "
      "covers it"),
