@@ -109,21 +109,21 @@ struct grKernelThread {
  * a lane writes into round r+2's slots only after every lane has arrived
  * at round r+1, so after each has read its result of round r. */
 typedef struct gr_warp {
-    unsigned exists;  /* lanes the block has */
-    unsigned exited;  /* lanes that returned */
-    unsigned arrived; /* lanes waiting in a partial-mask operation */
-    unsigned r_arrived; /* lanes in the open round */
-    unsigned r_mask;    /* the open round's mask (its first lane's) */
-    unsigned r_gen;     /* rounds closed */
-    unsigned r_bal[2];  /* by parity: the round's predicates */
-    unsigned r_part[2]; /* by parity: the lanes that took part */
+    unsigned exists;                              /* lanes the block has */
+    unsigned exited;                              /* lanes that returned */
+    unsigned arrived;                             /* lanes waiting in a partial-mask operation */
+    unsigned r_arrived;                           /* lanes in the open round */
+    unsigned r_mask;                              /* the open round's mask (its first lane's) */
+    unsigned r_gen;                               /* rounds closed */
+    unsigned r_bal[2];                            /* by parity: the round's predicates */
+    unsigned r_part[2];                           /* by parity: the lanes that took part */
+    GR_ALIGNED_CL unsigned long long slot[2][32]; /* by parity: operands */
 } gr_warp;
 
 typedef struct gr_fblock {
-    grKernelThread *f;         /* n fibers */
-    unsigned long long *slots; /* 64 per warp: the rounds' operands, by parity */
+    grKernelThread *f; /* n fibers */
+    gr_warp *warps;    /* (n + 31) / 32, the pool's */
     unsigned n, live;
-    gr_warp warps[32];
     /* The block barrier: arrivals, their nonzero predicates, the call
      * site they wait at, the generation a release bumps, and the count
      * the last release left for the waiters to read. */
@@ -153,8 +153,8 @@ typedef struct gr_fpool {
     size_t size, bytes;
     unsigned cap;
     grKernelThread *f;
-    unsigned long long *slots; /* the warps' round slots (gr_warp) */
-    bool dirty; /* ASan: abandoned fibers left poisoned frames */
+    gr_warp *warps; /* (cap + 31) / 32 */
+    bool dirty;     /* ASan: abandoned fibers left poisoned frames */
 } gr_fpool;
 
 static _Thread_local gr_fpool *tls_pool;
@@ -172,10 +172,10 @@ static void pool_release(gr_fpool *p)
     if (p->mem)
         munmap(p->mem, p->bytes);
     gr__free(p->f);
-    gr__free(p->slots);
+    gr__free(p->warps);
     p->mem = NULL;
     p->f = NULL;
-    p->slots = NULL;
+    p->warps = NULL;
     p->cap = 0;
 }
 
@@ -219,13 +219,12 @@ static gr_fpool *pool_get(unsigned n, size_t size)
     size_t bytes = (size_t)cap * stride;
     void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     grKernelThread *f = gr__aligned_alloc(GR_CACHELINE, (size_t)cap * sizeof *f);
-    size_t nslots = ((size_t)cap + 31u) / 32u * 64u;
-    unsigned long long *slots = gr__aligned_alloc(GR_CACHELINE, nslots * sizeof *slots);
-    if (mem == MAP_FAILED || !f || !slots) {
+    gr_warp *warps = gr__aligned_alloc(GR_CACHELINE, ((size_t)cap + 31u) / 32u * sizeof *warps);
+    if (mem == MAP_FAILED || !f || !warps) {
         if (mem != MAP_FAILED)
             munmap(mem, bytes);
         gr__free(f);
-        gr__free(slots);
+        gr__free(warps);
         return NULL;
     }
     p->mem = mem;
@@ -234,7 +233,7 @@ static gr_fpool *pool_get(unsigned n, size_t size)
     p->cap = cap;
     memset(f, 0, (size_t)cap * sizeof *f);
     p->f = f;
-    p->slots = slots;
+    p->warps = warps;
     p->dirty = false;
     for (unsigned i = 0; i < cap; i++) {
         f[i].stack = p->mem + (size_t)i * stride;
@@ -380,14 +379,16 @@ static inline bool yield(gr_fblock *b, grKernelThread *self)
     if (GR_UNLIKELY(to == self))
         return false;
     /* The thread after the next one is likely the next one's next: its
-     * saved registers come from L2 meanwhile (256 threads' stacks and
-     * lines fill L1). */
+     * saved registers and the frames above them (three lines hold the
+     * switch's, the barrier's and the kernel's) come from L2 meanwhile,
+     * and so does the record of the thread after it (256 threads' stacks
+     * and records fill L1). Without these a 256-thread barrier costs half
+     * as much again; a fourth line was no faster. */
     const grKernelThread *after = to->next;
     const char *sp = after->sp;
     __builtin_prefetch(sp);
     __builtin_prefetch(sp + 64);
     __builtin_prefetch(sp + 128);
-    __builtin_prefetch(sp + 192);
     __builtin_prefetch(after->next);
     switch_to(b, self, to);
     return true;
@@ -626,8 +627,9 @@ static GR_NOINLINE void warp_fault(gr_fblock *b, grKernelThread *t, unsigned mas
     if (!(mask & 1u << (t->id & 31u)))
         fault(b, "a warp operation's mask leaves out the calling lane");
     char what[160];
-    snprintf(what, sizeof what, "lanes of warp %u pass different masks (0x%08x and 0x%08x) to one warp operation",
-             t->id >> 5, b->warps[t->id >> 5].r_mask, mask);
+    snprintf(what, sizeof what,
+             "lanes of warp %u pass different masks (0x%08x and 0x%08x) to one warp operation", t->id >> 5,
+             b->warps[t->id >> 5].r_mask, mask);
     fault(b, what);
 }
 
@@ -651,7 +653,7 @@ GR_API unsigned long long grKernelThreadWarpOp(grKernelThread *t, int op, unsign
     else if (GR_UNLIKELY(mask != w->r_mask))
         warp_fault(b, t, mask);
     b->stalls = 0;
-    unsigned long long *slot = b->slots + wi * 64u + par * 32u;
+    unsigned long long *slot = w->slot[par];
     slot[lane] = v;
     w->r_bal[par] |= (unsigned)(v != 0) << lane;
     arrived |= bit;
@@ -789,7 +791,7 @@ GR_API void grKernelBlockRunThreads(const grKernelInfo *info, const grKernelCtx 
     }
 #endif
     b.f = p->f;
-    b.slots = p->slots;
+    b.warps = p->warps;
     b.n = b.live = n;
     b.ctx = ctx;
     b.args = args;
@@ -807,8 +809,10 @@ GR_API void grKernelBlockRunThreads(const grKernelInfo *info, const grKernelCtx 
         t->next = &b.f[i + 1 == n ? 0 : i + 1];
         t->sp = gr__fiber_prepare(t->stack, size, fiber_main, t);
     }
-    for (unsigned wi = 0; wi * 32u < n; wi++)
+    for (unsigned wi = 0; wi * 32u < n; wi++) {
+        memset(&b.warps[wi], 0, offsetof(gr_warp, slot));
         b.warps[wi].exists = n - wi * 32u >= 32u ? ~0u : (1u << (n - wi * 32u)) - 1u;
+    }
 #if GR_ASAN
     __sanitizer_start_switch_fiber(&b.main_fake, b.f[0].stack, size);
 #endif
