@@ -5,12 +5,13 @@
  *
  * Scheduling is round-robin in thread order, with no scheduler between
  * fibers: a fiber that must wait (a barrier, a warp operation whose
- * other lanes have not arrived) switches straight to the next live fiber;
- * a resumed fiber checks its condition and passes the turn on if it does
- * not hold yet. The last thread to reach a barrier releases it and runs
- * on, so a block barrier costs one switch per thread, a warp operation
- * about one per lane. The running thread's own context is resumed once
- * every fiber has returned, or when the block faults.
+ * other lanes have not arrived) switches straight to its successor in
+ * the ring of live fibers; a resumed fiber checks its condition and
+ * passes the turn on if it does not hold yet. The last thread to reach a
+ * barrier releases it and runs on, so a block barrier costs one switch
+ * per thread, a warp operation about one per lane (a round of the warp,
+ * gr_warp). The running thread's own context is resumed once every fiber
+ * has returned, or when the block faults.
  *
  * Faults, which a GPU would hide or hang on, end the block (its fibers
  * are abandoned where they wait) and stick to the device as
@@ -21,6 +22,8 @@
  *   - threads wait at different barriers (call sites) at once;
  *   - nothing can run: every live thread waits for something that no
  *     live thread will do (a warp operation whose lanes wait elsewhere);
+ *   - lanes of a warp pass different masks, each naming every live lane,
+ *     to one warp operation (or a mask that leaves out the calling lane);
  *   - a fiber overran its stack (its guard word at the bottom changed,
  *     checked for every thread once the block has ended).
  *
@@ -395,7 +398,9 @@ static inline bool yield(gr_fblock *b, grKernelThread *self)
 }
 
 /* One more resume that found its condition false; after every live
- * fiber has had one in a row, nothing can change any more. */
+ * fiber has had one in a row, nothing can change any more. Arrivals and
+ * returns reset the count (progress); a resume that finds its condition
+ * true need not, as its fiber goes on to arrive or return. */
 static void stall(gr_fblock *b)
 {
     if (++b->stalls > b->live)
