@@ -27,6 +27,7 @@ GR_KERNEL_DECLARE(lang_half_warps);
 GR_KERNEL_DECLARE(lang_warp_rounds);
 GR_KERNEL_DECLARE(lang_mask_after_returns);
 GR_KERNEL_DECLARE(lang_warp_mask_mismatch);
+GR_KERNEL_DECLARE(lang_shfl_far_delta);
 GR_KERNEL_DECLARE(lang_shared_where);
 
 extern unsigned lang_zero_hits;
@@ -178,6 +179,30 @@ GR_TEST(kernel_lang_warp_mask_meets_lanes_that_waited_before_returns)
         int src = t ^ 1;
         int want = lane >= 16 ? 0 : src % 32 >= 8 ? src + 1000 * (base + 8) : src;
         CHECK_EQ(r[t], want);
+    }
+    CHECK_OK(grFree(r));
+    CHECK_OK(grKernelDestroy(k));
+}
+
+/* A shuffle's source is always a lane of the caller's warp: a delta
+ * outside 0-31 (CUDA's is unsigned, so a negative int is a huge one)
+ * leaves every lane its own value, as lanes whose source falls outside
+ * their segment are left (it once read a neighbour, or past the warp's
+ * last lane: out of bounds). */
+GR_TEST(kernel_lang_shuffle_by_far_delta_keeps_own_value)
+{
+    grKernel_t k;
+    CHECK_OK(GR_KERNEL_CREATE(&k, lang_shfl_far_delta));
+    int *r = tl_calloc(4 * 64 * sizeof(int));
+    static const int deltas[] = {-1, -5, 32, 40};
+    for (size_t d = 0; d < sizeof deltas / sizeof deltas[0]; d++) {
+        int delta = deltas[d];
+        void *args[] = {&r, &delta};
+        CHECK_OK(grLaunchKernel(k, GR_DIM3(1, 1, 1), GR_DIM3(64, 1, 1), args, 0, NULL));
+        CHECK_OK(grDeviceSynchronize());
+        for (int i = 0; i < 64; i++)
+            for (int j = 0; j < 4; j++)
+                CHECK_EQ(r[4 * i + j], i * 3 + 1);
     }
     CHECK_OK(grFree(r));
     CHECK_OK(grKernelDestroy(k));

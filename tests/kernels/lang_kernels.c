@@ -453,6 +453,19 @@ GR_KERNEL_SYNC(lang_mask_after_returns, (int *, r))
     r[gr_thread_idx_x()] = gr_shfl_xor_sync(0xffffu, v, 1);
 }
 
+/* Shuffles up and down by a delta outside 0-31 (a negative int, or 40),
+ * over the warp and in segments of 8 lanes: 4 results per thread. */
+GR_KERNEL_SYNC(lang_shfl_far_delta, (int *, r), (int, delta))
+{
+    const unsigned full = 0xffffffffu;
+    int v = (int)gr_thread_idx_x() * 3 + 1;
+    int *o = r + 4 * gr_thread_idx_x();
+    o[0] = gr_shfl_up_sync(full, v, delta);
+    o[1] = gr_shfl_down_sync(full, v, delta);
+    o[2] = gr_shfl_up_sync(full, v, delta, 8);
+    o[3] = gr_shfl_down_sync(full, v, delta, 8);
+}
+
 /* Lane 3 names its 8-lane warp with a mask of its own, the others with
  * every lane: two masks for one operation. */
 GR_KERNEL_SYNC(lang_warp_mask_mismatch, (int *, x))

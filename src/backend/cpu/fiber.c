@@ -555,37 +555,48 @@ static bool warp_complete(gr_fblock *b, unsigned wi, unsigned mask)
     return true;
 }
 
-/* The lane whose operand 'lane' reads in a shuffle (its own where the
- * source falls outside its segment of 'width' lanes), -1 for a ballot,
- * -2 for an all. */
+/* The lane whose operand 'lane' reads in a shuffle, -1 for a ballot, -2
+ * for an all. A source outside the caller's segment of 'width' lanes (a
+ * power of two up to 32, else 32), or a delta outside 0-31 (CUDA's is
+ * unsigned: a negative int is a huge delta), reads the caller's own
+ * operand: a source is always a lane of the caller's warp. */
 static inline int warp_src(int op, unsigned lane, int arg, int width)
 {
     if (op >= W_BALLOT)
         return op == W_ALL ? -2 : -1;
+    unsigned a = (unsigned)arg, u;
+    if (GR_LIKELY(width == 32)) { /* the default: the segment is the warp */
+        switch (op) {
+        case W_IDX:
+            return (int)(a & 31u);
+        case W_UP:
+            u = lane - a;
+            break;
+        case W_DOWN:
+            u = lane + a;
+            break;
+        default:
+            u = lane ^ a;
+            break;
+        }
+        return a < 32u && u < 32u ? (int)u : (int)lane;
+    }
     unsigned wd = width >= 1 && width <= 32 && !(width & (width - 1)) ? (unsigned)width : 32u;
     unsigned base = lane & ~(wd - 1);
-    int s;
     switch (op) {
     case W_IDX:
-        s = (int)(base + ((unsigned)arg & (wd - 1)));
-        break;
+        return (int)(base + (a & (wd - 1)));
     case W_UP:
-        s = (int)lane - arg;
-        if (s < (int)base)
-            s = (int)lane;
+        u = lane - a;
         break;
     case W_DOWN:
-        s = (int)lane + arg;
-        if (s >= (int)(base + wd))
-            s = (int)lane;
+        u = lane + a;
         break;
     default:
-        s = (int)(lane ^ (unsigned)arg);
-        if (s < (int)base || s >= (int)(base + wd))
-            s = (int)lane;
+        u = lane ^ a;
         break;
     }
-    return s;
+    return a < 32u && u - base < wd ? (int)u : (int)lane;
 }
 
 /* A warp operation whose mask leaves out live lanes of the warp (or
