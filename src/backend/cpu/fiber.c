@@ -90,7 +90,7 @@ struct grKernelThread {
      * lanes (warp_op_partial): the lane it reads (or -1 a ballot, -2 an
      * all), published operand and mask, and the result the completing
      * lane leaves. */
-    signed char w_src;
+    short w_src;
     unsigned w_gen; /* bumped by the lane that completes its operation */
     unsigned w_mask;
     unsigned long long w_val, w_res;
@@ -608,7 +608,7 @@ static GR_NOINLINE unsigned long long warp_op_partial(gr_fblock *b, grKernelThre
 {
     unsigned lane = t->id & 31u, wi = t->id >> 5;
     t->w_val = v;
-    t->w_src = (signed char)src;
+    t->w_src = (short)src;
     t->w_mask = mask;
     b->warps[wi].arrived |= 1u << lane;
     b->stalls = 0;
