@@ -24,6 +24,10 @@ GR_KERNEL_DECLARE(lang_divergent_sites);
 GR_KERNEL_DECLARE(lang_warp_deadlock);
 GR_KERNEL_DECLARE(lang_deep_stack);
 GR_KERNEL_DECLARE(lang_half_warps);
+GR_KERNEL_DECLARE(lang_warp_rounds);
+GR_KERNEL_DECLARE(lang_mask_after_returns);
+GR_KERNEL_DECLARE(lang_warp_mask_mismatch);
+GR_KERNEL_DECLARE(lang_shfl_far_delta);
 GR_KERNEL_DECLARE(lang_shared_where);
 
 extern unsigned lang_zero_hits;
@@ -113,6 +117,92 @@ GR_TEST(kernel_lang_warp_operations_of_disjoint_masks_meet_apart)
         if (t % 32 < 8)
             want += 1000 * ((t & ~31) + 7);
         CHECK_EQ(r[t], want);
+    }
+    CHECK_OK(grFree(r));
+    CHECK_OK(grKernelDestroy(k));
+}
+
+/* Full-mask operations are rounds of the warp whose results each lane
+ * reads itself: returned lanes take no part (a shuffle from one gives
+ * the caller's own value), and a round's slots are not overwritten by
+ * the next round's before every lane has read them. */
+GR_TEST(kernel_lang_warp_rounds_skip_returned_lanes)
+{
+    grKernel_t k;
+    CHECK_OK(GR_KERNEL_CREATE(&k, lang_warp_rounds));
+    unsigned *r = tl_calloc(8 * 72 * sizeof(unsigned));
+    void *args[] = {&r};
+    CHECK_OK(grLaunchKernel(k, GR_DIM3(1, 1, 1), GR_DIM3(72, 1, 1), args, 0, NULL));
+    CHECK_OK(grDeviceSynchronize());
+    for (unsigned i = 0; i < 72; i++) {
+        const unsigned *o = r + 8 * i;
+        unsigned lane = i % 32, base = i - lane, lanes = 72 - base < 32 ? 72 - base : 32;
+        unsigned live = 0;
+        for (unsigned l = 0; l < lanes; l++)
+            if (l != 5 && l != 20)
+                live |= 1u << l;
+        if (!(live >> lane & 1u)) {
+            for (int j = 0; j < 8; j++)
+                CHECK_EQ(o[j], 0u);
+            continue;
+        }
+#define V(l) ((base + (l)) * 10u + 1u)
+        for (unsigned kk = 0; kk < 3; kk++) {
+            unsigned s = lane ^ (1u << kk);
+            CHECK_EQ(o[kk], (live >> s & 1u ? V(s) : V(lane)) + kk);
+        }
+        CHECK_EQ(o[3], 0xaaaaaaaau & live);
+        CHECK_EQ(o[4], V(lane));
+        CHECK_EQ(o[5], 1u);
+        CHECK_EQ(o[6], 0u);
+        CHECK_EQ(o[7], live);
+#undef V
+    }
+    CHECK_OK(grFree(r));
+    CHECK_OK(grKernelDestroy(k));
+}
+
+/* Lanes waiting in an operation whose mask left out live lanes are met
+ * by the lanes that reach it after those lanes returned, when the same
+ * mask names every live lane (it once left them waiting apart: a fault
+ * that no thread can go on). */
+GR_TEST(kernel_lang_warp_mask_meets_lanes_that_waited_before_returns)
+{
+    grKernel_t k;
+    CHECK_OK(GR_KERNEL_CREATE(&k, lang_mask_after_returns));
+    int *r = tl_calloc(64 * sizeof(int));
+    void *args[] = {&r};
+    CHECK_OK(grLaunchKernel(k, GR_DIM3(1, 1, 1), GR_DIM3(64, 1, 1), args, 0, NULL));
+    CHECK_OK(grDeviceSynchronize());
+    for (int t = 0; t < 64; t++) {
+        int lane = t % 32, base = t - lane;
+        int src = t ^ 1;
+        int want = lane >= 16 ? 0 : src % 32 >= 8 ? src + 1000 * (base + 8) : src;
+        CHECK_EQ(r[t], want);
+    }
+    CHECK_OK(grFree(r));
+    CHECK_OK(grKernelDestroy(k));
+}
+
+/* A shuffle's source is always a lane of the caller's warp: a delta
+ * outside 0-31 (CUDA's is unsigned, so a negative int is a huge one)
+ * leaves every lane its own value, as lanes whose source falls outside
+ * their segment are left (it once read a neighbour, or past the warp's
+ * last lane: out of bounds). */
+GR_TEST(kernel_lang_shuffle_by_far_delta_keeps_own_value)
+{
+    grKernel_t k;
+    CHECK_OK(GR_KERNEL_CREATE(&k, lang_shfl_far_delta));
+    int *r = tl_calloc(4 * 64 * sizeof(int));
+    static const int deltas[] = {-1, -5, 32, 40};
+    for (size_t d = 0; d < sizeof deltas / sizeof deltas[0]; d++) {
+        int delta = deltas[d];
+        void *args[] = {&r, &delta};
+        CHECK_OK(grLaunchKernel(k, GR_DIM3(1, 1, 1), GR_DIM3(64, 1, 1), args, 0, NULL));
+        CHECK_OK(grDeviceSynchronize());
+        for (int i = 0; i < 64; i++)
+            for (int j = 0; j < 4; j++)
+                CHECK_EQ(r[4 * i + j], i * 3 + 1);
     }
     CHECK_OK(grFree(r));
     CHECK_OK(grKernelDestroy(k));
@@ -285,6 +375,18 @@ GR_TEST(kernel_lang_warp_operation_some_lanes_never_reach_is_reported)
     const char *pieces[] = {"lang_warp_deadlock", "no thread can go on", "0-15 in a warp operation",
                             "16-31 wait at gr_sync_threads", NULL};
     expect_fault(k, args, 32, pieces);
+}
+
+GR_TEST(kernel_lang_warp_operation_of_two_masks_is_reported)
+{
+    grKernel_t k;
+    CHECK_OK(GR_KERNEL_CREATE(&k, lang_warp_mask_mismatch));
+    int *x = tl_calloc(2 * 8 * sizeof(int));
+    void *args[] = {&x};
+    const char *pieces[] = {"lang_warp_mask_mismatch",
+                            "lanes of warp 0 pass different masks (0xffffffff and 0x000000ff)",
+                            "0-3 in a warp operation", NULL};
+    expect_fault(k, args, 8, pieces);
 }
 
 #if defined(__has_feature)

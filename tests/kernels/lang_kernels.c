@@ -419,6 +419,61 @@ GR_KERNEL_SYNC(lang_half_warps, (int *, r))
     r[gr_thread_idx_x()] = s;
 }
 
+/* Lanes 5 and 20 of each warp return at once; the others run full-mask
+ * warp operations, several rounds in a row (each operand a new value),
+ * whose sources include the returned lanes: 8 results per thread. */
+GR_KERNEL_SYNC(lang_warp_rounds, (unsigned *, r))
+{
+    unsigned lane = gr_lane_id();
+    if (lane == 5 || lane == 20)
+        return;
+    const unsigned full = 0xffffffffu;
+    unsigned v = gr_thread_idx_x() * 10u + 1u;
+    unsigned *o = r + 8 * gr_thread_idx_x();
+    for (unsigned k = 0; k < 3; k++)
+        o[k] = gr_shfl_xor_sync(full, v + k, 1 << k);
+    o[7] = gr_activemask(); /* every lane past the returns, none done */
+    o[3] = gr_ballot_sync(full, lane & 1u);
+    o[4] = gr_shfl_sync(full, v, 5);
+    o[5] = (unsigned)gr_all_sync(full, lane != 5);
+    o[6] = (unsigned)gr_any_sync(full, lane == 20);
+}
+
+/* Lanes 16-31 return after lanes 0-7 and 15 wait in a shuffle among
+ * lanes 0-15 (a mask that leaves out live lanes then); lanes 8-14 reach
+ * it only after those returns, when the mask names every live lane. */
+GR_KERNEL_SYNC(lang_mask_after_returns, (int *, r))
+{
+    unsigned lane = gr_lane_id();
+    int v = (int)gr_thread_idx_x();
+    if (lane >= 16)
+        return;
+    if (lane >= 8)
+        v += 1000 * gr_shfl_sync(0xff00u, v, 8);
+    r[gr_thread_idx_x()] = gr_shfl_xor_sync(0xffffu, v, 1);
+}
+
+/* Shuffles up and down by a delta outside 0-31 (a negative int, or 40),
+ * over the warp and in segments of 8 lanes: 4 results per thread. */
+GR_KERNEL_SYNC(lang_shfl_far_delta, (int *, r), (int, delta))
+{
+    const unsigned full = 0xffffffffu;
+    int v = (int)gr_thread_idx_x() * 3 + 1;
+    int *o = r + 4 * gr_thread_idx_x();
+    o[0] = gr_shfl_up_sync(full, v, delta);
+    o[1] = gr_shfl_down_sync(full, v, delta);
+    o[2] = gr_shfl_up_sync(full, v, delta, 8);
+    o[3] = gr_shfl_down_sync(full, v, delta, 8);
+}
+
+/* Lane 3 names its 8-lane warp with a mask of its own, the others with
+ * every lane: two masks for one operation. */
+GR_KERNEL_SYNC(lang_warp_mask_mismatch, (int *, x))
+{
+    unsigned lane = gr_lane_id();
+    x[gr_global_idx_x()] = gr_shfl_sync(lane == 3 ? 0xffu : 0xffffffffu, (int)lane, 0);
+}
+
 /* ------------------------------------------------------------ sanitizers */
 
 /* Where a block's shared memory lies, for the ASan test of its redzones:

@@ -5,12 +5,13 @@
  *
  * Scheduling is round-robin in thread order, with no scheduler between
  * fibers: a fiber that must wait (a barrier, a warp operation whose
- * other lanes have not arrived) switches straight to the next live fiber;
- * a resumed fiber checks its condition and passes the turn on if it does
- * not hold yet. The last thread to reach a barrier releases it and runs
- * on, so a block barrier costs one switch per thread, a warp operation
- * about one per lane. The running thread's own context is resumed once
- * every fiber has returned, or when the block faults.
+ * other lanes have not arrived) switches straight to its successor in
+ * the ring of live fibers; a resumed fiber checks its condition and
+ * passes the turn on if it does not hold yet. The last thread to reach a
+ * barrier releases it and runs on, so a block barrier costs one switch
+ * per thread, a warp operation about one per lane (a round of the warp,
+ * gr_warp). The running thread's own context is resumed once every fiber
+ * has returned, or when the block faults.
  *
  * Faults, which a GPU would hide or hang on, end the block (its fibers
  * are abandoned where they wait) and stick to the device as
@@ -21,6 +22,8 @@
  *   - threads wait at different barriers (call sites) at once;
  *   - nothing can run: every live thread waits for something that no
  *     live thread will do (a warp operation whose lanes wait elsewhere);
+ *   - lanes of a warp pass different masks, each naming every live lane,
+ *     to one warp operation (or a mask that leaves out the calling lane);
  *   - a fiber overran its stack (its guard word at the bottom changed,
  *     checked for every thread once the block has ended).
  *
@@ -73,17 +76,23 @@ enum {
     W_ALL = GR__KW_ALL
 };
 
-/* One cache line per thread: a switch reads the next thread's line. */
+/* One cache line per thread (sanitizer builds: two): a switch reads the
+ * next thread's line, its first 16 bytes. */
 struct grKernelThread {
     GR_ALIGNED_CL void *sp; /* saved context while switched out */
+    /* The ring of the block's threads in thread order; a link may name a
+     * thread that has returned since (ring_next skips and drops it). */
+    struct grKernelThread *next;
     struct gr_fblock *b;
-    unsigned char state;
     unsigned id; /* linear thread index in the block */
-    /* The warp operation it waits in: published operand, the lane it
-     * reads, the mask, and the result the completing lane leaves. */
+    unsigned char state;
+    /* The warp operation it waits in, when its mask leaves out live
+     * lanes (warp_op_partial): the lane it reads (or -1 a ballot, -2 an
+     * all), published operand and mask, and the result the completing
+     * lane leaves. */
+    short w_src;
     unsigned w_gen; /* bumped by the lane that completes its operation */
     unsigned w_mask;
-    int w_src;
     unsigned long long w_val, w_res;
     char *stack;
 #if GR_ASAN
@@ -94,16 +103,30 @@ struct grKernelThread {
 #endif
 };
 
+/* A warp operation whose mask names every live lane of the warp (the
+ * common case: 0xffffffff) is a round of the warp: each lane writes its
+ * operand into its slot of the round's parity and ORs its predicate into
+ * the round's ballot; the last lane to arrive closes the round, and each
+ * lane then reads its own result (the source lane's slot, or the ballot)
+ * when it resumes, so no lane works for the others. Two parities suffice:
+ * a lane writes into round r+2's slots only after every lane has arrived
+ * at round r+1, so after each has read its result of round r. */
 typedef struct gr_warp {
-    unsigned exists;  /* lanes the block has */
-    unsigned exited;  /* lanes that returned */
-    unsigned arrived; /* lanes waiting in a warp operation */
+    unsigned exists;                              /* lanes the block has */
+    unsigned exited;                              /* lanes that returned */
+    unsigned arrived;                             /* lanes waiting in a partial-mask operation */
+    unsigned r_arrived;                           /* lanes in the open round */
+    unsigned r_mask;                              /* the open round's mask (its first lane's) */
+    unsigned r_gen;                               /* rounds closed */
+    unsigned r_bal[2];                            /* by parity: the round's predicates */
+    unsigned r_part[2];                           /* by parity: the lanes that took part */
+    GR_ALIGNED_CL unsigned long long slot[2][32]; /* by parity: operands */
 } gr_warp;
 
 typedef struct gr_fblock {
     grKernelThread *f; /* n fibers */
+    gr_warp *warps;    /* (n + 31) / 32, the pool's */
     unsigned n, live;
-    gr_warp warps[32];
     /* The block barrier: arrivals, their nonzero predicates, the call
      * site they wait at, the generation a release bumps, and the count
      * the last release left for the waiters to read. */
@@ -133,7 +156,8 @@ typedef struct gr_fpool {
     size_t size, bytes;
     unsigned cap;
     grKernelThread *f;
-    bool dirty; /* ASan: abandoned fibers left poisoned frames */
+    gr_warp *warps; /* (cap + 31) / 32 */
+    bool dirty;     /* ASan: abandoned fibers left poisoned frames */
 } gr_fpool;
 
 static _Thread_local gr_fpool *tls_pool;
@@ -151,8 +175,10 @@ static void pool_release(gr_fpool *p)
     if (p->mem)
         munmap(p->mem, p->bytes);
     gr__free(p->f);
+    gr__free(p->warps);
     p->mem = NULL;
     p->f = NULL;
+    p->warps = NULL;
     p->cap = 0;
 }
 
@@ -196,10 +222,12 @@ static gr_fpool *pool_get(unsigned n, size_t size)
     size_t bytes = (size_t)cap * stride;
     void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     grKernelThread *f = gr__aligned_alloc(GR_CACHELINE, (size_t)cap * sizeof *f);
-    if (mem == MAP_FAILED || !f) {
+    gr_warp *warps = gr__aligned_alloc(GR_CACHELINE, ((size_t)cap + 31u) / 32u * sizeof *warps);
+    if (mem == MAP_FAILED || !f || !warps) {
         if (mem != MAP_FAILED)
             munmap(mem, bytes);
         gr__free(f);
+        gr__free(warps);
         return NULL;
     }
     p->mem = mem;
@@ -208,6 +236,7 @@ static gr_fpool *pool_get(unsigned n, size_t size)
     p->cap = cap;
     memset(f, 0, (size_t)cap * sizeof *f);
     p->f = f;
+    p->warps = warps;
     p->dirty = false;
     for (unsigned i = 0; i < cap; i++) {
         f[i].stack = p->mem + (size_t)i * stride;
@@ -327,32 +356,51 @@ static void fault(gr_fblock *b, const char *what)
 
 /* --------------------------------------------------------------- waiting */
 
+/* The live thread after t in the ring, which has a live thread other
+ * than t; drops the returned threads it passes from t's link, so that
+ * each is skipped about once. Out of line: threads return once. */
+static GR_NOINLINE grKernelThread *ring_next_slow(grKernelThread *t)
+{
+    grKernelThread *i = t->next;
+    while (i->state == F_EXITED && i != t)
+        i = i->next;
+    t->next = i;
+    return i;
+}
+
+static inline grKernelThread *ring_next(grKernelThread *t)
+{
+    grKernelThread *i = t->next;
+    return GR_LIKELY(i->state != F_EXITED) ? i : ring_next_slow(t);
+}
+
 /* Passes the turn to the next live fiber in thread order; false if self
  * is the only one. */
 static inline bool yield(gr_fblock *b, grKernelThread *self)
 {
-    unsigned i = self->id;
-    do
-        i = i + 1 == b->n ? 0 : i + 1;
-    while (b->f[i].state == F_EXITED);
-    if (i == self->id)
+    grKernelThread *to = ring_next(self);
+    if (GR_UNLIKELY(to == self))
         return false;
     /* The thread after the next one is likely the next one's next: its
-     * saved registers come from L2 meanwhile (256 threads' stacks and
-     * lines fill L1). */
-    unsigned j = i + 1 == b->n ? 0 : i + 1;
-    const char *sp = b->f[j].sp;
+     * saved registers and the frames above them (three lines hold the
+     * switch's, the barrier's and the kernel's) come from L2 meanwhile,
+     * and so does the record of the thread after it (256 threads' stacks
+     * and records fill L1). Without these a 256-thread barrier costs half
+     * as much again; a fourth line was no faster. */
+    const grKernelThread *after = to->next;
+    const char *sp = after->sp;
     __builtin_prefetch(sp);
     __builtin_prefetch(sp + 64);
     __builtin_prefetch(sp + 128);
-    __builtin_prefetch(sp + 192);
-    __builtin_prefetch(&b->f[j + 1 < b->n ? j + 1 : 0]);
-    switch_to(b, self, &b->f[i]);
+    __builtin_prefetch(after->next);
+    switch_to(b, self, to);
     return true;
 }
 
 /* One more resume that found its condition false; after every live
- * fiber has had one in a row, nothing can change any more. */
+ * fiber has had one in a row, nothing can change any more. Arrivals and
+ * returns reset the count (progress); a resume that finds its condition
+ * true need not, as its fiber goes on to arrive or return. */
 static void stall(gr_fblock *b)
 {
     if (++b->stalls > b->live)
@@ -422,7 +470,6 @@ GR_API int grKernelThreadSync(grKernelThread *t, int pred, int line)
     t->state = F_BAR;
     bar_wait(b, t, g);
     t->state = F_RUN;
-    b->stalls = 0;
     return (int)b->bar_result;
 }
 
@@ -470,7 +517,6 @@ GR_API void grKernelThreadGridSync(grKernelThread *t, int line)
     t->state = F_GRID;
     bar_wait(b, t, g);
     t->state = F_RUN;
-    b->stalls = 0;
 }
 
 /* ------------------------------------------------------ warp operations */
@@ -509,44 +555,62 @@ static bool warp_complete(gr_fblock *b, unsigned wi, unsigned mask)
     return true;
 }
 
-GR_API unsigned long long grKernelThreadWarpOp(grKernelThread *t, int op, unsigned mask, unsigned long long v,
-                                               int arg, int width)
+/* The lane whose operand 'lane' reads in a shuffle, -1 for a ballot, -2
+ * for an all. A source outside the caller's segment of 'width' lanes (a
+ * power of two up to 32, else 32), or a delta outside 0-31 (CUDA's is
+ * unsigned: a negative int is a huge delta), reads the caller's own
+ * operand: a source is always a lane of the caller's warp. */
+static inline int warp_src(int op, unsigned lane, int arg, int width)
 {
-    gr_fblock *b = t->b;
-    unsigned lane = t->id & 31u, wi = t->id >> 5, bit = 1u << lane;
-    if (GR_UNLIKELY(!(mask & bit)))
-        fault(b, "a warp operation's mask leaves out the calling lane");
-    int src = op == W_ALL ? -2 : -1;
-    if (op < W_BALLOT) {
-        unsigned wd = width >= 1 && width <= 32 && !(width & (width - 1)) ? (unsigned)width : 32u;
-        unsigned base = lane & ~(wd - 1);
-        int s;
+    if (op >= W_BALLOT)
+        return op == W_ALL ? -2 : -1;
+    unsigned a = (unsigned)arg, u;
+    if (GR_LIKELY(width == 32)) { /* the default: the segment is the warp */
         switch (op) {
         case W_IDX:
-            s = (int)(base + ((unsigned)arg & (wd - 1)));
-            break;
+            return (int)(a & 31u);
         case W_UP:
-            s = (int)lane - arg;
-            if (s < (int)base)
-                s = (int)lane;
+            u = lane - a;
             break;
         case W_DOWN:
-            s = (int)lane + arg;
-            if (s >= (int)(base + wd))
-                s = (int)lane;
+            u = lane + a;
             break;
         default:
-            s = (int)(lane ^ (unsigned)arg);
-            if (s < (int)base || s >= (int)(base + wd))
-                s = (int)lane;
+            u = lane ^ a;
             break;
         }
-        src = s;
+        return a < 32u && u < 32u ? (int)u : (int)lane;
     }
+    unsigned wd = width >= 1 && width <= 32 && !(width & (width - 1)) ? (unsigned)width : 32u;
+    unsigned base = lane & ~(wd - 1);
+    switch (op) {
+    case W_IDX:
+        return (int)(base + (a & (wd - 1)));
+    case W_UP:
+        u = lane - a;
+        break;
+    case W_DOWN:
+        u = lane + a;
+        break;
+    default:
+        u = lane ^ a;
+        break;
+    }
+    return a < 32u && u - base < wd ? (int)u : (int)lane;
+}
+
+/* A warp operation whose mask leaves out live lanes of the warp (or
+ * that meets lanes already waiting in one): each lane publishes its
+ * operand in its thread record, and the operation completes when every
+ * live lane named has arrived with the same mask (warp_complete). */
+static GR_NOINLINE unsigned long long warp_op_partial(gr_fblock *b, grKernelThread *t, unsigned mask,
+                                                      unsigned long long v, int src)
+{
+    unsigned lane = t->id & 31u, wi = t->id >> 5;
     t->w_val = v;
-    t->w_src = src;
+    t->w_src = (short)src;
     t->w_mask = mask;
-    b->warps[wi].arrived |= bit;
+    b->warps[wi].arrived |= 1u << lane;
     b->stalls = 0;
     if (warp_complete(b, wi, mask))
         return t->w_res;
@@ -560,8 +624,74 @@ GR_API unsigned long long grKernelThreadWarpOp(grKernelThread *t, int op, unsign
         stall(b);
     }
     t->state = F_RUN;
-    b->stalls = 0;
     return t->w_res;
+}
+
+/* Closes warp w's open round, whose lanes are 'part'. */
+static inline void round_close(gr_warp *w, unsigned part)
+{
+    unsigned par = w->r_gen & 1u;
+    w->r_part[par] = part;
+    w->r_bal[par ^ 1u] = 0; /* the next round's; its last readers are done */
+    w->r_arrived = 0;
+    w->r_gen++;
+}
+
+static GR_NOINLINE void warp_fault(gr_fblock *b, grKernelThread *t, unsigned mask)
+{
+    t->state = F_WARP;
+    if (!(mask & 1u << (t->id & 31u)))
+        fault(b, "a warp operation's mask leaves out the calling lane");
+    char what[160];
+    snprintf(what, sizeof what,
+             "lanes of warp %u pass different masks (0x%08x and 0x%08x) to one warp operation", t->id >> 5,
+             b->warps[t->id >> 5].r_mask, mask);
+    fault(b, what);
+}
+
+GR_API unsigned long long grKernelThreadWarpOp(grKernelThread *t, int op, unsigned mask, unsigned long long v,
+                                               int arg, int width)
+{
+    gr_fblock *b = t->b;
+    unsigned lane = t->id & 31u, wi = t->id >> 5, bit = 1u << lane;
+    if (GR_UNLIKELY(!(mask & bit)))
+        warp_fault(b, t, mask);
+    int src = warp_src(op, lane, arg, width);
+    gr_warp *w = &b->warps[wi];
+    unsigned live = w->exists & ~w->exited;
+    if (GR_UNLIKELY((mask & live) != live || w->arrived))
+        return warp_op_partial(b, t, mask, v, src);
+    /* A round of the warp (gr_warp). */
+    unsigned gen = w->r_gen, par = gen & 1u;
+    unsigned arrived = w->r_arrived;
+    if (arrived == 0)
+        w->r_mask = mask;
+    else if (GR_UNLIKELY(mask != w->r_mask))
+        warp_fault(b, t, mask);
+    b->stalls = 0;
+    unsigned long long *slot = w->slot[par];
+    slot[lane] = v;
+    w->r_bal[par] |= (unsigned)(v != 0) << lane;
+    arrived |= bit;
+    if (arrived == live) {
+        round_close(w, live);
+    } else {
+        w->r_arrived = arrived;
+        t->state = F_WARP;
+        for (;;) {
+            if (!yield(b, t))
+                stall(b);
+            if (w->r_gen != gen)
+                break;
+            stall(b);
+        }
+        t->state = F_RUN;
+    }
+    unsigned part = w->r_part[par];
+    if (src >= 0)
+        return part >> src & 1u ? slot[src] : v;
+    unsigned bal = w->r_bal[par];
+    return src == -1 ? bal : bal == part;
 }
 
 GR_API unsigned grKernelThreadActiveMask(grKernelThread *t)
@@ -600,13 +730,11 @@ static void fiber_main(void *arg)
         if (w->arrived >> l & 1u)
             (void)warp_complete(b, wi, b->f[wi * 32u + l].w_mask);
     }
+    if (w->r_arrived && w->r_arrived == (w->exists & ~w->exited))
+        round_close(w, w->r_arrived);
     if (b->live == 0)
         leave(b, t, NULL);
-    unsigned i = t->id;
-    do
-        i = i + 1 == b->n ? 0 : i + 1;
-    while (b->f[i].state == F_EXITED);
-    leave(b, t, &b->f[i]);
+    leave(b, t, ring_next(t));
 }
 
 /* Whether every fiber's guard word, at the bottom of its stack, is
@@ -679,6 +807,7 @@ GR_API void grKernelBlockRunThreads(const grKernelInfo *info, const grKernelCtx 
     }
 #endif
     b.f = p->f;
+    b.warps = p->warps;
     b.n = b.live = n;
     b.ctx = ctx;
     b.args = args;
@@ -693,10 +822,13 @@ GR_API void grKernelBlockRunThreads(const grKernelInfo *info, const grKernelCtx 
         t->id = i;
         t->state = F_RUN;
         t->w_gen = 0;
+        t->next = &b.f[i + 1 == n ? 0 : i + 1];
         t->sp = gr__fiber_prepare(t->stack, size, fiber_main, t);
     }
-    for (unsigned wi = 0; wi * 32u < n; wi++)
+    for (unsigned wi = 0; wi * 32u < n; wi++) {
+        memset(&b.warps[wi], 0, offsetof(gr_warp, slot));
         b.warps[wi].exists = n - wi * 32u >= 32u ? ~0u : (1u << (n - wi * 32u)) - 1u;
+    }
 #if GR_ASAN
     __sanitizer_start_switch_fiber(&b.main_fake, b.f[0].stack, size);
 #endif
