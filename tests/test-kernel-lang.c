@@ -28,6 +28,7 @@ GR_KERNEL_DECLARE(lang_warp_rounds);
 GR_KERNEL_DECLARE(lang_mask_after_returns);
 GR_KERNEL_DECLARE(lang_warp_mask_mismatch);
 GR_KERNEL_DECLARE(lang_shfl_far_delta);
+GR_KERNEL_DECLARE(lang_shfl_xor_segments);
 GR_KERNEL_DECLARE(lang_shared_where);
 
 extern unsigned lang_zero_hits;
@@ -203,6 +204,28 @@ GR_TEST(kernel_lang_shuffle_by_far_delta_keeps_own_value)
         for (int i = 0; i < 64; i++)
             for (int j = 0; j < 4; j++)
                 CHECK_EQ(r[4 * i + j], i * 3 + 1);
+    }
+    CHECK_OK(grFree(r));
+    CHECK_OK(grKernelDestroy(k));
+}
+
+/* A xor shuffle of width 8 reads a lane of an earlier segment, and only
+ * a later segment's source gives the caller's own value, as CUDA
+ * documents for __shfl_xor_sync (the other shuffles keep to the
+ * caller's segment). */
+GR_TEST(kernel_lang_xor_shuffle_reads_earlier_segments)
+{
+    grKernel_t k;
+    CHECK_OK(GR_KERNEL_CREATE(&k, lang_shfl_xor_segments));
+    int *r = tl_calloc(2 * 64 * sizeof(int));
+    void *args[] = {&r};
+    CHECK_OK(grLaunchKernel(k, GR_DIM3(1, 1, 1), GR_DIM3(64, 1, 1), args, 0, NULL));
+    CHECK_OK(grDeviceSynchronize());
+    for (int i = 0; i < 64; i++) {
+        int lane = i % 32, warp = i - lane, base = lane & ~7, far = lane ^ 8;
+        int want = far < base + 8 ? warp + far : i;
+        CHECK_EQ(r[2 * i], want * 3 + 1);
+        CHECK_EQ(r[2 * i + 1], (warp + (lane ^ 2)) * 3 + 1);
     }
     CHECK_OK(grFree(r));
     CHECK_OK(grKernelDestroy(k));

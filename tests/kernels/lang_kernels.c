@@ -466,6 +466,18 @@ GR_KERNEL_SYNC(lang_shfl_far_delta, (int *, r), (int, delta))
     o[3] = gr_shfl_down_sync(full, v, delta, 8);
 }
 
+/* Xor shuffles in segments of 8 lanes whose source is in another
+ * segment (lane ^ 8) or in the caller's (lane ^ 2): 2 results per
+ * thread. */
+GR_KERNEL_SYNC(lang_shfl_xor_segments, (int *, r))
+{
+    const unsigned full = 0xffffffffu;
+    int v = (int)gr_thread_idx_x() * 3 + 1;
+    int *o = r + 2 * gr_thread_idx_x();
+    o[0] = gr_shfl_xor_sync(full, v, 8, 8);
+    o[1] = gr_shfl_xor_sync(full, v, 2, 8);
+}
+
 /* Lane 3 names its 8-lane warp with a mask of its own, the others with
  * every lane: two masks for one operation. */
 GR_KERNEL_SYNC(lang_warp_mask_mismatch, (int *, x))

@@ -559,7 +559,10 @@ static bool warp_complete(gr_fblock *b, unsigned wi, unsigned mask)
  * for an all. A source outside the caller's segment of 'width' lanes (a
  * power of two up to 32, else 32), or a delta outside 0-31 (CUDA's is
  * unsigned: a negative int is a huge delta), reads the caller's own
- * operand: a source is always a lane of the caller's warp. */
+ * operand: a source is always a lane of the caller's warp. A xor is the
+ * exception CUDA documents: it reads a lane of an earlier segment, and
+ * only a later segment's gives the caller's own (PTX's butterfly: the
+ * source is taken up to the segment's last lane). */
 static inline int warp_src(int op, unsigned lane, int arg, int width)
 {
     if (op >= W_BALLOT)
@@ -596,6 +599,8 @@ static inline int warp_src(int op, unsigned lane, int arg, int width)
         u = lane ^ a;
         break;
     }
+    if (op == W_XOR)
+        return a < 32u && u < base + wd ? (int)u : (int)lane;
     return a < 32u && u - base < wd ? (int)u : (int)lane;
 }
 
