@@ -1328,7 +1328,8 @@ static void on_driver(CUpti_CallbackId id, const CUpti_CallbackData *cb)
     tl_instantiating = 0;
 }
 
-/* Out of line: the idle path above stays a leaf with no frame to set up. */
+/* Out of line, so that the idle path of on_callback stays a leaf with no
+ * frame to set up. */
 static __attribute__((noinline)) void on_callback_work(CUpti_CallbackDomain dom, CUpti_CallbackId id,
                                                        const void *data);
 
