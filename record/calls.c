@@ -236,7 +236,10 @@ void rec_calls_enable(CUpti_SubscriberHandle sub)
     for (size_t i = 0; i < sizeof always / sizeof *always; i++)
         if (always[i] < CUPTI_DRIVER_TRACE_CBID_SIZE &&
             cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, always[i]) == CUPTI_SUCCESS)
-            rec_drv_kind[always[i]] = REC_CALL_ALWAYS;
+            rec_drv_kind[always[i]] = always[i] == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch ||
+                                              always[i] == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz
+                                          ? REC_CALL_LAUNCH
+                                          : REC_CALL_ALWAYS;
     for (size_t i = 0; i < sizeof capture_rt / sizeof *capture_rt; i++)
         cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API, capture_rt[i]);
 }

@@ -1333,6 +1333,17 @@ static void on_driver(CUpti_CallbackId id, const CUpti_CallbackData *cb)
 static __attribute__((noinline)) void on_callback_work(CUpti_CallbackDomain dom, CUpti_CallbackId id,
                                                        const void *data);
 
+/* A graph launch with no capture open, the hottest path: straight to
+ * on_launch. */
+static __attribute__((noinline)) void launch_callback(CUpti_CallbackId id, const CUpti_CallbackData *cb)
+{
+    if (!rec_out || rec_walking)
+        return;
+    uint64_t t0 = prof_on ? rec_ticks() : 0;
+    on_launch(cb);
+    prof_count(PROF_DRV + id, cb->functionName, t0);
+}
+
 /* Every callback comes here. A call of the capture lists with no capture
  * open has nothing to do: its enter returns at once, and so does its exit
  * where the enter found no capture open either (it left nothing to
@@ -1349,9 +1360,14 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Callb
         if (dom == CUPTI_CB_DOMAIN_RUNTIME_API) {
             if (cb->callbackSite == CUPTI_API_ENTER || !tl_rt_call)
                 slot = PROF_IDLE_RT;
-        } else if (id < CUPTI_DRIVER_TRACE_CBID_SIZE && rec_drv_kind[id] == REC_CALL_CAPTURE &&
-                   (cb->callbackSite == CUPTI_API_ENTER || !tl_call)) {
-            slot = PROF_IDLE_DRV;
+        } else if (id < CUPTI_DRIVER_TRACE_CBID_SIZE) {
+            unsigned char kind = rec_drv_kind[id];
+            if (kind == REC_CALL_CAPTURE && (cb->callbackSite == CUPTI_API_ENTER || !tl_call)) {
+                slot = PROF_IDLE_DRV;
+            } else if (kind == REC_CALL_LAUNCH) {
+                launch_callback(id, cb);
+                return;
+            }
         }
         if (slot) {
             prof_table *t = tl_prof;

@@ -68,12 +68,15 @@ unsigned rec_condnode_find(CUgraphNode n, rec_condnode *out);
 
 /* The calls subscribed to (calls.c): rec_calls_enable enables their
  * callbacks, once; rec_drv_kind says, per driver callback id, whether the
- * recorder always acts on it (REC_CALL_ALWAYS) or only while a capture is
- * open (REC_CALL_CAPTURE); every runtime callback is of the second kind.
+ * recorder always acts on it (REC_CALL_ALWAYS; REC_CALL_LAUNCH for the
+ * graph launches, which take a path of their own) or only while a capture
+ * is open (REC_CALL_CAPTURE); every runtime callback is of the second
+ * kind.
  * rec_call_stream and rec_rt_call_stream give the stream a driver or
  * runtime call names, if it names one. */
 #define REC_CALL_ALWAYS 1
 #define REC_CALL_CAPTURE 2
+#define REC_CALL_LAUNCH 3
 extern unsigned char rec_drv_kind[CUPTI_DRIVER_TRACE_CBID_SIZE];
 void rec_calls_enable(CUpti_SubscriberHandle sub);
 int rec_call_stream(CUpti_CallbackId id, const void *params, CUstream *s);
