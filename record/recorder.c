@@ -3,32 +3,42 @@
  *
  * The driver loads this library into any CUDA program named by
  * CUDA_INJECTION64_PATH and calls InitializeInjection from cuInit. It
- * subscribes to CUPTI's resource domain (graphs, nodes, dependencies and
- * executables created, cloned, destroyed, updated) and to a few driver API
- * calls (allocations and frees, capture begin and end, events recorded
- * and waited on, instantiation, exec setters and update, launches). While
- * a capture is open it also watches every driver and runtime call, to
- * give each captured node its call and stream and to catch the call that
- * invalidates the capture. Switching the two domains on and off is itself
- * costly (a program that captures many graphs in a row would pay it twice
- * a graph), so the watch stays on for GRAPHRT_RECORD_WATCH_MS (100 ms by
- * default) after the last capture ends, and the first driver call after
- * that switches it off (or the 64th graph launch with no capture open).
+ * subscribes, once and for the whole run, to CUPTI's resource domain
+ * (graphs, nodes, dependencies and executables created, cloned,
+ * destroyed, updated) and to two fixed lists of API calls, one callback
+ * id at a time (cuptiEnableCallback): the driver calls it always acts on
+ * ('always': allocations and frees, capture begin and end, the capture
+ * mode exchange, instantiation, exec setters and update, graph launches,
+ * node setters), and the driver and runtime calls that only matter while
+ * a capture is open ('capture_drv', 'capture_rt': every call that can be
+ * captured into a graph or that can invalidate a capture, below). Those
+ * give each captured node its call and stream, log the event records and
+ * waits that join streams, and name the call a capture refused. It never
+ * switches a callback or a whole domain on or off: switching the driver
+ * and runtime domains on at each capture's begin and off at its end took
+ * the two callbacks 83 and 129 us on an H100 with CUDA 13.0. Outside
+ * captures a call of the second lists returns from its callback at once
+ * ('captures' is 0), and any other call gets no callback.
  * Each callback copies what it carries into one line of the log,
  * GRAPHRT_RECORD_DIR/callbacks-PID.log (docs/record.md); graphs are
  * walked on the helper thread of walk.c.
  *
- * Cost: outside captures a CUDA call not listed above gets no callback.
- * A graph launch bumps a counter of its thread's own, without a lock; the
- * counts are written as 'launch' lines per executable and stream before
- * the next other line, which keeps the order that the stale-pointer check
- * needs without a line per launch. A captured node costs one line, built
- * without vfprintf. What the callbacks cost is counted per callback kind
- * and written as the 'profile' line at exit.
+ * A call outside the lists gets no callback even during a capture: if
+ * one invalidates a capture, the log has no line for it, but the later
+ * calls the capture refuses and its end (CUDA_ERROR_STREAM_CAPTURE_*)
+ * are logged, and the converter names the capture's last node before the
+ * invalidation and the first call that reported it.
  *
- * Lock order: walk.c's queue lock, then rec_lock, then watch_lock; never
- * the reverse. prof_lock and walk.c's cache_lock are taken with no other
- * lock held (or under rec_lock, prof_lock at exit).
+ * Cost: a graph launch bumps a counter of its thread's own, without a
+ * lock; the counts are written as 'launch' lines per executable and
+ * stream before the next other line, which keeps the order that the
+ * stale-pointer check needs without a line per launch. A captured node
+ * costs one line, built without vfprintf. What the callbacks cost is
+ * counted per callback kind and written as the 'profile' line at exit.
+ *
+ * Lock order: walk.c's queue lock, then rec_lock; never the reverse.
+ * prof_lock and walk.c's cache_lock are taken with no other lock held (or
+ * under rec_lock, prof_lock at exit).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -48,36 +58,25 @@ FILE *rec_out;
 static pthread_mutex_t rec_lock = PTHREAD_MUTEX_INITIALIZER;
 static CUpti_SubscriberHandle sub;
 static int timing;
-static int captures;  /* open captures; atomic (__atomic builtins) */
+/* Captures begun and not ended, on any thread; atomic (__atomic
+ * builtins). Every callback of the capture lists reads it first: 0 is the
+ * common case, a return at once. A capture never ended keeps it above 0,
+ * which costs time, never a line. */
+static int captures;
 static unsigned tids; /* thread ids handed out; atomic */
-/* Bumped whenever the whole driver and runtime domains are switched on or
- * off: a call entered under an older epoch may never see its exit
- * callback, so what its enter left in tl_call or tl_rt_call is stale.
- * Atomic. */
-static unsigned rt_epoch;
 
-/* The watch of every call (watch_set): on or off, guarded by watch_lock;
- * 'watching' is also read without the lock as a hint. While no capture is
- * open it goes off at watch_until (CLOCK_MONOTONIC_COARSE ns, atomic).
- * The switches and their time are written on the 'end' line. */
-static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
-static int watching;
-static uint64_t watch_hold_ns = 100 * 1000000ull, watch_until;
-/* Graph launches while the watch is held with no capture open (atomic):
- * a program that launches WATCH_LAUNCHES graphs after its captures has
- * gone on to replaying them, and the watch goes off then, before the hold
- * is over (a replay loop should not pay the watch of every call). */
-#define WATCH_LAUNCHES 64
-static unsigned watch_launches;
-static uint64_t watch_switches, watch_ns;
-
-/* This thread: its id, the driver and runtime calls in progress, the
- * stream the driver call named, the capture mode it set. */
+/* This thread: its id, the driver and runtime calls in progress (set at
+ * a call's enter, cleared at its exit; CUPTI sends the exit of every
+ * enter it sent, as no callback is switched off during the run), the
+ * stream the call named, the capture mode it set, the graph the driver
+ * made inside the driver call (a capture's), and whether the driver call
+ * inside the runtime call logged its event record or wait. */
 static _Thread_local unsigned tl_tid;
 static _Thread_local const char *tl_call, *tl_rt_call;
 static _Thread_local CUstream tl_stream, tl_rt_stream;
 static _Thread_local int tl_has_stream, tl_has_rt_stream;
-static _Thread_local unsigned tl_rt_epoch, tl_epoch;
+static _Thread_local uint32_t tl_graph_made;
+static _Thread_local int tl_rt_event_logged;
 /* Inside a cuGraphInstantiate* call: the nodes the driver makes then
  * belong to its own copies of the graph, not to any graph of the
  * program, so they do not make the next walk necessary. */
@@ -146,7 +145,11 @@ uint32_t rec_exec_id(CUgraphExec x)
 #define PROF_RT (PROF_DRV + CUPTI_DRIVER_TRACE_CBID_SIZE)
 #define PROF_RES (PROF_RT + CUPTI_RUNTIME_TRACE_CBID_SIZE)
 #define PROF_WALKING (PROF_RES + CUPTI_CBID_RESOURCE_SIZE) /* the walks' own driver calls */
-#define PROF_OTHER (PROF_WALKING + 1)
+/* Callbacks of the capture lists with no capture open: returned at once,
+ * counted per domain, not timed (the clock read would be most of them). */
+#define PROF_IDLE_DRV (PROF_WALKING + 1)
+#define PROF_IDLE_RT (PROF_IDLE_DRV + 1)
+#define PROF_OTHER (PROF_IDLE_RT + 1)
 #define PROF_SLOTS (PROF_OTHER + 1)
 typedef struct prof_slot {
     uint64_t count, ticks; /* written by the owner with relaxed stores */
@@ -336,6 +339,10 @@ static void prof_write(FILE *f)
         const char *name = i >= PROF_RES && i < PROF_WALKING ? res_name(i - PROF_RES) : sum[k].name;
         if (i == PROF_WALKING)
             name = "walk-calls";
+        else if (i == PROF_IDLE_DRV)
+            name = "drv:idle";
+        else if (i == PROF_IDLE_RT)
+            name = "rt:idle";
         else if (i == PROF_OTHER)
             name = "other";
         fputs(first ? " cb=" : ",", f);
@@ -808,138 +815,11 @@ static void CUPTIAPI buf_completed(CUcontext ctx, uint32_t streamId, uint8_t *bu
 
 /* --------------------------------------------------------- callbacks */
 
-static const CUpti_CallbackId watched[] = {
-    CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2,
-    CUPTI_DRIVER_TRACE_CBID_cuMemAllocPitch_v2,
-    CUPTI_DRIVER_TRACE_CBID_cuMemAllocHost_v2,
-    CUPTI_DRIVER_TRACE_CBID_cuMemHostAlloc,
-    CUPTI_DRIVER_TRACE_CBID_cuMemAllocManaged,
-    CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync,
-    CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync,
-    CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuMemHostRegister_v2,
-    CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2,
-    CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost,
-    CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync,
-    CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuMemHostUnregister,
-    CUPTI_DRIVER_TRACE_CBID_cuMemPoolTrimTo,
-    CUPTI_DRIVER_TRACE_CBID_cuMemUnmap,
-    CUPTI_DRIVER_TRACE_CBID_cuMemAddressFree,
-    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture,
-    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2,
-    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph,
-    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture,
-    CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuThreadExchangeStreamCaptureMode,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate_v2,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate_v2,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphExecKernelNodeSetParams_v2,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphExecMemcpyNodeSetParams,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphExecMemsetNodeSetParams,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphExecHostNodeSetParams,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphExecChildGraphNodeSetParams,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphExecNodeSetParams,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphConditionalHandleCreate,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphAddNode,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphAddNode_v2,
-    /* Setters of a graph's nodes: they change what a walk would read. */
-    CUPTI_DRIVER_TRACE_CBID_cuGraphKernelNodeSetParams,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphKernelNodeSetParams_v2,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphKernelNodeSetAttribute,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphKernelNodeCopyAttributes,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphMemcpyNodeSetParams,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphMemsetNodeSetParams,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphHostNodeSetParams,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphNodeSetParams,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphEventRecordNodeSetEvent,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphEventWaitNodeSetEvent,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphBatchMemOpNodeSetParams,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphExternalSemaphoresSignalNodeSetParams,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphExternalSemaphoresWaitNodeSetParams,
-};
-
 static uint64_t clock_ns(clockid_t c)
 {
     struct timespec t;
     clock_gettime(c, &t);
     return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
-
-/* Switches the watch of every driver and runtime call; watch_lock held. */
-static void watch_set(int on)
-{
-    if (watching == on)
-        return;
-    uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
-    cuptiEnableDomain(on ? 1u : 0u, sub, CUPTI_CB_DOMAIN_DRIVER_API);
-    cuptiEnableDomain(on ? 1u : 0u, sub, CUPTI_CB_DOMAIN_RUNTIME_API);
-    __atomic_add_fetch(&rt_epoch, 1, __ATOMIC_RELEASE);
-    if (!on)
-        for (size_t i = 0; i < sizeof watched / sizeof *watched; i++)
-            cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, watched[i]);
-    __atomic_store_n(&watching, on, __ATOMIC_RELAXED);
-    watch_switches++;
-    watch_ns += clock_ns(CLOCK_MONOTONIC) - t0;
-}
-
-static void watch_capture_begun(void)
-{
-    __atomic_add_fetch(&captures, 1, __ATOMIC_ACQ_REL);
-    __atomic_store_n(&watch_launches, 0, __ATOMIC_RELAXED);
-    pthread_mutex_lock(&watch_lock);
-    watch_set(1);
-    pthread_mutex_unlock(&watch_lock);
-}
-
-/* Switches the watch off unless a capture has begun meanwhile. */
-static void watch_off_if_idle(void)
-{
-    pthread_mutex_lock(&watch_lock);
-    if (__atomic_load_n(&captures, __ATOMIC_ACQUIRE) == 0)
-        watch_set(0);
-    pthread_mutex_unlock(&watch_lock);
-}
-
-static void watch_capture_ended(void)
-{
-    if (__atomic_sub_fetch(&captures, 1, __ATOMIC_ACQ_REL) != 0)
-        return;
-    __atomic_store_n(&watch_until, clock_ns(CLOCK_MONOTONIC_COARSE) + watch_hold_ns, __ATOMIC_RELEASE);
-    if (watch_hold_ns == 0)
-        watch_off_if_idle();
-}
-
-/* At the exit of a driver call: the watch goes off once it has been held
- * long enough with no capture open. */
-static void watch_expire(void)
-{
-    if (!__atomic_load_n(&watching, __ATOMIC_RELAXED) || __atomic_load_n(&captures, __ATOMIC_ACQUIRE) ||
-        clock_ns(CLOCK_MONOTONIC_COARSE) < __atomic_load_n(&watch_until, __ATOMIC_ACQUIRE))
-        return;
-    watch_off_if_idle();
-}
-
-/* At the exit of a graph launch: as watch_expire, and the watch also goes
- * off after WATCH_LAUNCHES launches with no capture open. */
-static void watch_expire_launch(void)
-{
-    if (!__atomic_load_n(&watching, __ATOMIC_RELAXED) || __atomic_load_n(&captures, __ATOMIC_ACQUIRE))
-        return;
-    if (__atomic_add_fetch(&watch_launches, 1, __ATOMIC_RELAXED) >= WATCH_LAUNCHES)
-        watch_off_if_idle();
-    else
-        watch_expire();
 }
 
 static const char *mode_word(int m)
@@ -955,128 +835,10 @@ static const char *mode_word(int m)
     return "unknown";
 }
 
-/* The stream a driver call names, for the calls that enqueue work (what
- * a captured node records as its stream). */
-static int call_stream(CUpti_CallbackId id, const void *p, CUstream *s)
-{
-    switch (id) {
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
-        *s = ((const cuLaunchKernel_params *)p)->hStream;
-        return 1;
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
-        *s = ((const cuLaunchKernelEx_params *)p)->config->hStream;
-        return 1;
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync_ptsz:
-        *s = ((const cuMemcpyAsync_params *)p)->hStream;
-        return 1;
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2_ptsz:
-        *s = ((const cuMemcpyDtoDAsync_v2_params *)p)->hStream;
-        return 1;
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2_ptsz:
-        *s = ((const cuMemcpyHtoDAsync_v2_params *)p)->hStream;
-        return 1;
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2_ptsz:
-        *s = ((const cuMemcpyDtoHAsync_v2_params *)p)->hStream;
-        return 1;
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpy3DAsync_v2:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpy3DAsync_v2_ptsz:
-        *s = ((const cuMemcpy3DAsync_v2_params *)p)->hStream;
-        return 1;
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpy2DAsync_v2:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpy2DAsync_v2_ptsz:
-        *s = ((const cuMemcpy2DAsync_v2_params *)p)->hStream;
-        return 1;
-    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async_ptsz:
-        *s = ((const cuMemsetD8Async_params *)p)->hStream;
-        return 1;
-    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async_ptsz:
-        *s = ((const cuMemsetD32Async_params *)p)->hStream;
-        return 1;
-    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD2D32Async:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD2D32Async_ptsz:
-        *s = ((const cuMemsetD2D32Async_params *)p)->hStream;
-        return 1;
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc_ptsz:
-        *s = ((const cuLaunchHostFunc_params *)p)->hStream;
-        return 1;
-    case CUPTI_DRIVER_TRACE_CBID_cuEventRecord:
-        *s = ((const cuEventRecord_params *)p)->hStream;
-        return 1;
-    case CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags:
-    case CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags_ptsz:
-        *s = ((const cuEventRecordWithFlags_params *)p)->hStream;
-        return 1;
-    case CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent:
-    case CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent_ptsz:
-        *s = ((const cuStreamWaitEvent_params *)p)->hStream;
-        return 1;
-    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync_ptsz:
-        *s = ((const cuMemAllocAsync_params *)p)->hStream;
-        return 1;
-    case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz:
-        *s = ((const cuMemFreeAsync_params *)p)->hStream;
-        return 1;
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch:
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz:
-        *s = ((const cuGraphLaunch_params *)p)->hStream;
-        return 1;
-    default:
-        return 0;
-    }
-}
-
-/* The same for the runtime calls that enqueue work or order streams
- * (watched only while a capture is open), in case the runtime reaches the
- * driver without a driver callback. */
-static int rt_call_stream(CUpti_CallbackId id, const void *p, CUstream *s)
-{
-    switch (id) {
-    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000:
-        *s = (CUstream)((const cudaLaunchKernel_v7000_params *)p)->stream;
-        return 1;
-    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060:
-        *s = (CUstream)((const cudaLaunchKernelExC_v11060_params *)p)->config->stream;
-        return 1;
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000:
-        *s = (CUstream)((const cudaMemcpyAsync_v3020_params *)p)->stream;
-        return 1;
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_ptsz_v7000:
-        *s = (CUstream)((const cudaMemsetAsync_v3020_params *)p)->stream;
-        return 1;
-    case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_ptsz_v7000:
-        *s = (CUstream)((const cudaEventRecord_v3020_params *)p)->stream;
-        return 1;
-    case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_v11010:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_ptsz_v11010:
-        *s = (CUstream)((const cudaEventRecordWithFlags_v11010_params *)p)->stream;
-        return 1;
-    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_ptsz_v7000:
-        *s = (CUstream)((const cudaStreamWaitEvent_v3020_params *)p)->stream;
-        return 1;
-    default:
-        return 0;
-    }
-}
-
-/* Event records and waits seen by the runtime domain (during captures). */
-static void rt_events(CUpti_CallbackId id, const void *p)
+/* Event records and waits seen by the runtime domain (during captures),
+ * logged only where no driver callback inside the runtime call logged
+ * them (the runtime may reach the driver without one). */
+static void rt_events(CUpti_CallbackId id, const void *p, const char *call)
 {
     switch (id) {
     case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020:
@@ -1085,30 +847,26 @@ static void rt_events(CUpti_CallbackId id, const void *p)
     case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_ptsz_v11010:
         rec_logf("event-record e=%p s=%p t=%u call=%s\n",
                  (void *)((const cudaEventRecord_v3020_params *)p)->event,
-                 (void *)((const cudaEventRecord_v3020_params *)p)->stream, rec_tid(), tl_rt_call);
+                 (void *)((const cudaEventRecord_v3020_params *)p)->stream, rec_tid(), call);
         break;
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020:
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_ptsz_v7000:
         rec_logf("event-wait s=%p e=%p t=%u call=%s\n",
                  (void *)((const cudaStreamWaitEvent_v3020_params *)p)->stream,
-                 (void *)((const cudaStreamWaitEvent_v3020_params *)p)->event, rec_tid(), tl_rt_call);
+                 (void *)((const cudaStreamWaitEvent_v3020_params *)p)->event, rec_tid(), call);
         break;
     default:
         break;
     }
 }
 
-/* Whether the runtime call this thread entered is still in progress. */
-static int rt_call_current(void)
-{
-    return tl_rt_call && tl_rt_epoch == __atomic_load_n(&rt_epoch, __ATOMIC_ACQUIRE);
-}
-
+/* The call in progress on this thread: the runtime call if one of the
+ * capture list was entered while a capture was open, else the driver's. */
 static const char *call_name(void)
 {
-    if (rt_call_current())
+    if (tl_rt_call)
         return tl_rt_call;
-    if (tl_call && tl_epoch == __atomic_load_n(&rt_epoch, __ATOMIC_ACQUIRE))
+    if (tl_call)
         return tl_call;
     return "-";
 }
@@ -1142,7 +900,9 @@ static void on_resource(CUpti_CallbackId id, const CUpti_ResourceData *rd)
     }
     switch (id) {
     case CUPTI_CBID_RESOURCE_GRAPH_CREATED:
-        rec_logf("graph-create g=%u t=%u call=%s\n", rec_graph_id(gd->graph), rec_tid(), call_name());
+        /* Inside cuStreamBeginCapture*: the capture's graph. */
+        tl_graph_made = rec_graph_id(gd->graph);
+        rec_logf("graph-create g=%u t=%u call=%s\n", tl_graph_made, rec_tid(), call_name());
         break;
     case CUPTI_CBID_RESOURCE_GRAPH_CLONED:
         rec_logf("graph-clone g=%u from=%u t=%u call=%s\n", rec_graph_id(gd->graph),
@@ -1162,11 +922,9 @@ static void on_resource(CUpti_CallbackId id, const CUpti_ResourceData *rd)
         /* The driver's own copies of a graph, made inside an instantiation
          * (about two nodes a node on CUDA 13.0), belong to no graph of the
          * program: no line, which was most of an instantiation's cost. */
-        if (tl_instantiating && tl_epoch == __atomic_load_n(&rt_epoch, __ATOMIC_ACQUIRE))
+        if (tl_instantiating)
             break;
-        if (tl_has_stream && tl_epoch != __atomic_load_n(&rt_epoch, __ATOMIC_ACQUIRE))
-            tl_has_stream = 0; /* left by a call whose exit was never seen */
-        if (!tl_has_stream && tl_has_rt_stream && rt_call_current()) {
+        if (!tl_has_stream && tl_has_rt_stream && tl_rt_call) {
             tl_stream = tl_rt_stream;
             tl_has_stream = 1;
         }
@@ -1409,16 +1167,18 @@ static void on_driver_exit(CUpti_CallbackId id, const CUpti_CallbackData *cb)
         uint32_t into = 0;
         if (id == CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2 ||
             id == CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz)
-            mode = ((const cuStreamBeginCapture_v2_params *)p)->mode;
+            mode = (int)((const cuStreamBeginCapture_v2_params *)p)->mode;
         if (id == CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph ||
             id == CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz) {
-            mode = ((const cuStreamBeginCaptureToGraph_params *)p)->mode;
+            mode = (int)((const cuStreamBeginCaptureToGraph_params *)p)->mode;
             into = rec_graph_id(((const cuStreamBeginCaptureToGraph_params *)p)->hGraph);
         }
-        rec_logf("capture-begin s=%p mode=%s rc=%d t=%u call=%s into=%u\n", (void *)s, mode_word(mode),
-                 (int)rc, t, call_name(), into);
+        /* g: the graph the capture builds (made inside this call, or the
+         * one captured into). */
+        rec_logf("capture-begin s=%p mode=%s rc=%d t=%u call=%s into=%u g=%u\n", (void *)s, mode_word(mode),
+                 (int)rc, t, call_name(), into, rc == CUDA_SUCCESS ? (into ? into : tl_graph_made) : 0);
         if (rc == CUDA_SUCCESS)
-            watch_capture_begun();
+            __atomic_add_fetch(&captures, 1, __ATOMIC_ACQ_REL);
         break;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture:
@@ -1430,8 +1190,8 @@ static void on_driver_exit(CUpti_CallbackId id, const CUpti_CallbackData *cb)
         /* An end that fails for a stream that was not capturing closes
          * nothing; any other end closes the capture. */
         if (rc != CUDA_ERROR_ILLEGAL_STATE && rc != CUDA_ERROR_INVALID_VALUE &&
-            rc != CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD)
-            watch_capture_ended();
+            rc != CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD && __atomic_load_n(&captures, __ATOMIC_ACQUIRE) > 0)
+            __atomic_sub_fetch(&captures, 1, __ATOMIC_ACQ_REL);
         if (rc == CUDA_SUCCESS && g)
             rec_walk_request(g, cb->context, "capture", 0);
         break;
@@ -1477,19 +1237,24 @@ static void on_driver_exit(CUpti_CallbackId id, const CUpti_CallbackData *cb)
         break;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuEventRecord:
+    case CUPTI_DRIVER_TRACE_CBID_cuEventRecord_ptsz:
     case CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags:
     case CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags_ptsz:
-        if (rc == CUDA_SUCCESS)
+        if (rc == CUDA_SUCCESS) {
             rec_logf("event-record e=%p s=%p t=%u call=%s\n",
                      (void *)((const cuEventRecord_params *)p)->hEvent,
                      (void *)((const cuEventRecord_params *)p)->hStream, t, call_name());
+            tl_rt_event_logged = 1;
+        }
         break;
     case CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent:
     case CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent_ptsz:
-        if (rc == CUDA_SUCCESS)
+        if (rc == CUDA_SUCCESS) {
             rec_logf("event-wait s=%p e=%p t=%u call=%s\n",
                      (void *)((const cuStreamWaitEvent_params *)p)->hStream,
                      (void *)((const cuStreamWaitEvent_params *)p)->hEvent, t, call_name());
+            tl_rt_event_logged = 1;
+        }
         break;
     default:
         if (is_instantiate(id))
@@ -1506,7 +1271,6 @@ static void on_launch(const CUpti_CallbackData *cb)
     const cuGraphLaunch_params *a = cb->functionParams;
     if (cb->callbackSite == CUPTI_API_ENTER) {
         tl_call = cb->functionName;
-        tl_epoch = __atomic_load_n(&rt_epoch, __ATOMIC_ACQUIRE);
         tl_stream = a->hStream;
         tl_has_stream = 1;
         tl_instantiating = 0;
@@ -1517,41 +1281,40 @@ static void on_launch(const CUpti_CallbackData *cb)
         count_launch(a->hGraph, a->hStream);
     else
         log_capture_error(cb, rc, rec_tid());
-    watch_expire_launch();
     tl_call = NULL;
     tl_has_stream = 0;
 }
 
-static void on_api(CUpti_CallbackDomain dom, CUpti_CallbackId id, const CUpti_CallbackData *cb)
+static void on_runtime(CUpti_CallbackId id, const CUpti_CallbackData *cb)
 {
-    if (dom == CUPTI_CB_DOMAIN_RUNTIME_API) {
-        if (cb->callbackSite == CUPTI_API_ENTER) {
-            tl_rt_call = cb->functionName;
-            tl_rt_epoch = __atomic_load_n(&rt_epoch, __ATOMIC_ACQUIRE);
-            tl_has_rt_stream = rt_call_stream(id, cb->functionParams, &tl_rt_stream);
-        } else {
-            int rc = cb->functionReturnValue ? *(const int *)cb->functionReturnValue : 0;
-            if (rc == 0)
-                rt_events(id, cb->functionParams);
-            tl_has_rt_stream = 0;
-            if (rc >= 900 && rc <= 908)
-                rec_logf("capture-error call=%s rc=%d t=%u mode=%s runtime=1\n", cb->functionName, rc,
-                         rec_tid(), mode_word(tl_mode));
-            tl_rt_call = NULL;
-        }
+    if (cb->callbackSite == CUPTI_API_ENTER) {
+        tl_rt_call = cb->functionName;
+        tl_has_rt_stream = rec_rt_call_stream(id, cb->functionParams, &tl_rt_stream);
+        tl_rt_event_logged = 0;
         return;
     }
-    if (dom != CUPTI_CB_DOMAIN_DRIVER_API)
-        return;
+    int rc = cb->functionReturnValue ? *(const int *)cb->functionReturnValue : 0;
+    if (rc == 0 && !tl_rt_event_logged)
+        rt_events(id, cb->functionParams, cb->functionName);
+    if (rc >= 900 && rc <= 908)
+        rec_logf("capture-error call=%s rc=%d t=%u mode=%s runtime=1\n", cb->functionName, rc, rec_tid(),
+                 mode_word(tl_mode));
+    tl_rt_call = NULL;
+    tl_has_rt_stream = 0;
+    tl_rt_event_logged = 0;
+}
+
+static void on_driver(CUpti_CallbackId id, const CUpti_CallbackData *cb)
+{
     if (id == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch || id == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz) {
         on_launch(cb);
         return;
     }
     if (cb->callbackSite == CUPTI_API_ENTER) {
         tl_call = cb->functionName;
-        tl_epoch = __atomic_load_n(&rt_epoch, __ATOMIC_ACQUIRE);
-        tl_has_stream = call_stream(id, cb->functionParams, &tl_stream);
+        tl_has_stream = rec_call_stream(id, cb->functionParams, &tl_stream);
         tl_instantiating = is_instantiate(id);
+        tl_graph_made = 0;
         if (id == CUPTI_DRIVER_TRACE_CBID_cuThreadExchangeStreamCaptureMode) {
             const cuThreadExchangeStreamCaptureMode_params *a = cb->functionParams;
             tl_mode = (int)*a->mode;
@@ -1560,15 +1323,67 @@ static void on_api(CUpti_CallbackDomain dom, CUpti_CallbackId id, const CUpti_Ca
     }
     on_driver_exit(id, cb);
     rec_walk_flush();
-    watch_expire();
     tl_call = NULL;
     tl_has_stream = 0;
     tl_instantiating = 0;
 }
 
+/* Out of line, so that the idle path of on_callback stays a leaf with no
+ * frame to set up. */
+static __attribute__((noinline)) void on_callback_work(CUpti_CallbackDomain dom, CUpti_CallbackId id,
+                                                       const void *data);
+
+/* A graph launch with no capture open, the hottest path: straight to
+ * on_launch. */
+static __attribute__((noinline)) void launch_callback(CUpti_CallbackId id, const CUpti_CallbackData *cb)
+{
+    if (!rec_out || rec_walking)
+        return;
+    uint64_t t0 = prof_on ? rec_ticks() : 0;
+    on_launch(cb);
+    prof_count(PROF_DRV + id, cb->functionName, t0);
+}
+
+/* Every callback comes here. A call of the capture lists with no capture
+ * open has nothing to do: its enter returns at once, and so does its exit
+ * where the enter found no capture open either (it left nothing to
+ * clear). That is the path every such call pays outside captures (a
+ * kernel launch outside a capture is four callbacks: the runtime's and
+ * the driver's, enter and exit), so it is a load of 'captures', a look at
+ * the call, and a count in this thread's profile table. */
 static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_CallbackId id, const void *data)
 {
     (void)ud;
+    if (!__atomic_load_n(&captures, __ATOMIC_RELAXED) && dom != CUPTI_CB_DOMAIN_RESOURCE) {
+        const CUpti_CallbackData *cb = data;
+        size_t slot = 0;
+        if (dom == CUPTI_CB_DOMAIN_RUNTIME_API) {
+            if (cb->callbackSite == CUPTI_API_ENTER || !tl_rt_call)
+                slot = PROF_IDLE_RT;
+        } else if (id < CUPTI_DRIVER_TRACE_CBID_SIZE) {
+            unsigned char kind = rec_drv_kind[id];
+            if (kind == REC_CALL_CAPTURE && (cb->callbackSite == CUPTI_API_ENTER || !tl_call)) {
+                slot = PROF_IDLE_DRV;
+            } else if (kind == REC_CALL_LAUNCH) {
+                launch_callback(id, cb);
+                return;
+            }
+        }
+        if (slot) {
+            prof_table *t = tl_prof;
+            if (t)
+                __atomic_store_n(&t->slot[slot].count, t->slot[slot].count + 1, __ATOMIC_RELAXED);
+            else
+                prof_count(slot, NULL, 0);
+            return;
+        }
+    }
+    on_callback_work(dom, id, data);
+}
+
+static __attribute__((noinline)) void on_callback_work(CUpti_CallbackDomain dom, CUpti_CallbackId id,
+                                                       const void *data)
+{
     if (!rec_out)
         return;
     uint64_t t0 = prof_on ? rec_ticks() : 0;
@@ -1578,12 +1393,16 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Callb
         return;
     }
     if (rec_walking) {
-        /* A walk's own query call, seen while the watch of every call is on. */
+        /* A walk's own query call (none is subscribed to; kept for one
+         * that a later list would add). */
         prof_count(PROF_WALKING, NULL, 0);
         return;
     }
     const CUpti_CallbackData *cb = (const CUpti_CallbackData *)data;
-    on_api(dom, id, cb);
+    if (dom == CUPTI_CB_DOMAIN_RUNTIME_API)
+        on_runtime(id, cb);
+    else if (dom == CUPTI_CB_DOMAIN_DRIVER_API)
+        on_driver(id, cb);
     prof_count(prof_index(dom, id), cb->functionName, t0);
 }
 
@@ -1604,11 +1423,7 @@ static void finish(void)
                     (unsigned long long)tslots[i].count, (unsigned long long)tslots[i].total,
                     (unsigned long long)tslots[i].min, (unsigned long long)tslots[i].max);
     prof_write(rec_out);
-    pthread_mutex_lock(&watch_lock);
-    fprintf(rec_out, "end lost_launches=%llu watch_switches=%llu watch_us=%llu\n",
-            (unsigned long long)lost_launches, (unsigned long long)watch_switches,
-            (unsigned long long)(watch_ns / 1000));
-    pthread_mutex_unlock(&watch_lock);
+    fprintf(rec_out, "end lost_launches=%llu\n", (unsigned long long)lost_launches);
     fclose(rec_out);
     rec_out = NULL;
     rec_log_end();
@@ -1680,8 +1495,7 @@ int InitializeInjection(void)
         return 0;
     }
     cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_RESOURCE);
-    for (size_t i = 0; i < sizeof watched / sizeof *watched; i++)
-        cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, watched[i]);
+    rec_calls_enable(sub);
     if (timing) {
         tslots = calloc(TSLOTS, sizeof *tslots);
         cuptiActivityRegisterCallbacks(buf_requested, buf_completed);
@@ -1691,9 +1505,6 @@ int InitializeInjection(void)
     }
     const char *pr = getenv("GRAPHRT_RECORD_PROFILE");
     prof_on = !(pr && strcmp(pr, "0") == 0);
-    const char *wm = getenv("GRAPHRT_RECORD_WATCH_MS");
-    if (wm && *wm)
-        watch_hold_ns = strtoull(wm, NULL, 10) * 1000000ull;
     const char *sw = getenv("GRAPHRT_RECORD_SYNC_WALKS");
     rec_walk_start(sw && *sw && strcmp(sw, "0") != 0);
     atexit(finish);

@@ -21,6 +21,7 @@
 #define GR_RECORDER_H
 
 #include <cuda.h>
+#include <cupti.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -65,6 +66,22 @@ typedef struct rec_condnode {
 void rec_condnode_note(CUgraphNode n, const CUDA_CONDITIONAL_NODE_PARAMS *p);
 unsigned rec_condnode_find(CUgraphNode n, rec_condnode *out);
 
+/* The calls subscribed to (calls.c): rec_calls_enable enables their
+ * callbacks, once; rec_drv_kind says, per driver callback id, whether the
+ * recorder always acts on it (REC_CALL_ALWAYS; REC_CALL_LAUNCH for the
+ * graph launches, which take a path of their own) or only while a capture
+ * is open (REC_CALL_CAPTURE); every runtime callback is of the second
+ * kind.
+ * rec_call_stream and rec_rt_call_stream give the stream a driver or
+ * runtime call names, if it names one. */
+#define REC_CALL_ALWAYS 1
+#define REC_CALL_CAPTURE 2
+#define REC_CALL_LAUNCH 3
+extern unsigned char rec_drv_kind[CUPTI_DRIVER_TRACE_CBID_SIZE];
+void rec_calls_enable(CUpti_SubscriberHandle sub);
+int rec_call_stream(CUpti_CallbackId id, const void *params, CUstream *s);
+int rec_rt_call_stream(CUpti_CallbackId id, const void *params, CUstream *s);
+
 /* Walks (walk.c). rec_walk_request queues a walk of g, named why
  * ("capture", "instantiate", "update", "clone") and exec id x (0 if none);
  * called from callbacks, makes no CUDA call. */
@@ -78,8 +95,8 @@ void rec_walk_wait_graph(CUgraph g);
  * order a walk before what it plays next). */
 void rec_walk_drain(void);
 /* Nonzero on a thread while it walks: the driver calls of a walk only
- * read graphs, so their callbacks (while the watch of every call is on)
- * return at once. */
+ * read graphs, so a callback of one (none is subscribed to) would return
+ * at once. */
 extern _Thread_local int rec_walking;
 
 /* Called for every change to any graph's nodes, edges or node parameters

@@ -5,9 +5,9 @@
  * cuPointerGetAttributes) and appends the walk to the log as one block.
  *
  * Callbacks queue requests (rec_walk_request) and never call CUDA; this
- * thread is the only one of the recorder that does. A walk is written to a
- * memory stream first and appended under the log lock in one piece, so a
- * block is never interleaved with other lines. Each walk counts where its
+ * thread is the only one of the recorder that does. A walk is built in a
+ * buffer of its own first (by hand, not with stdio) and appended under the
+ * log lock in one piece, so a block is never interleaved with other lines. Each walk counts where its
  * time went (the walks' part of the 'profile' line).
  *
  * Invariant: a graph named by a queued request or by the walk in progress
@@ -432,14 +432,129 @@ static void func_of(CUfunction f, CUkernel k, func_info *out)
     pthread_mutex_unlock(&cache_lock);
 }
 
+/* ------------------------------------------------------------ output */
+
+/* A walk's text, built by hand into one growing buffer and appended to
+ * the log in one piece: formatting with stdio (a memory stream and a
+ * printf a field) was most of a walk's time, about 1.7 us a node on an
+ * H100 host. 'failed' is set when memory ran out; the walk is then
+ * dropped. The forms are printf's: %p is "(nil)" or 0x and lower-case
+ * hex digits. */
+typedef struct wbuf {
+    char *b;
+    size_t n, cap;
+    int failed;
+} wbuf;
+
+static int wb_room(wbuf *w, size_t k)
+{
+    if (w->n + k <= w->cap)
+        return 1;
+    if (w->failed)
+        return 0;
+    size_t cap = w->cap ? w->cap : 4096;
+    while (cap < w->n + k)
+        cap *= 2;
+    char *b = realloc(w->b, cap);
+    if (!b) {
+        w->failed = 1;
+        return 0;
+    }
+    w->b = b;
+    w->cap = cap;
+    return 1;
+}
+
+static void wb_mem(wbuf *w, const char *s, size_t k)
+{
+    if (wb_room(w, k)) {
+        memcpy(w->b + w->n, s, k);
+        w->n += k;
+    }
+}
+
+static void wb_s(wbuf *w, const char *s)
+{
+    wb_mem(w, s, strlen(s));
+}
+
+static void wb_c(wbuf *w, char c)
+{
+    if (wb_room(w, 1))
+        w->b[w->n++] = c;
+}
+
+static void wb_u(wbuf *w, unsigned long long v)
+{
+    char t[24];
+    size_t k = sizeof t;
+    do {
+        t[--k] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    wb_mem(w, t + k, sizeof t - k);
+}
+
+static void wb_d(wbuf *w, long long v)
+{
+    if (v < 0) {
+        wb_c(w, '-');
+        wb_u(w, 0ull - (unsigned long long)v);
+    } else {
+        wb_u(w, (unsigned long long)v);
+    }
+}
+
+/* 0x and v in lower-case hex (printf's 0x%llx). */
+static void wb_x(wbuf *w, unsigned long long v)
+{
+    char t[24];
+    size_t k = sizeof t;
+    do {
+        t[--k] = "0123456789abcdef"[v & 15];
+        v >>= 4;
+    } while (v);
+    t[--k] = 'x';
+    t[--k] = '0';
+    wb_mem(w, t + k, sizeof t - k);
+}
+
+static void wb_p(wbuf *w, const void *p)
+{
+    if (p)
+        wb_x(w, (unsigned long long)(uintptr_t)p);
+    else
+        wb_s(w, "(nil)");
+}
+
+static void wb_indent(wbuf *w, int n)
+{
+    if (n > 0 && wb_room(w, (size_t)n)) {
+        memset(w->b + w->n, ' ', (size_t)n);
+        w->n += (size_t)n;
+    }
+}
+
 /* A pointer: p:CLASS:ADDR:BASE:SIZE, or null. host_size > 0 says the
  * address is host memory of that many bytes when CUDA does not know it. */
-static void put_ref(FILE *f, CUdeviceptr a, size_t host_size)
+static void put_addr(wbuf *w, const char *cls, CUdeviceptr a, CUdeviceptr base, size_t size)
+{
+    wb_s(w, "p:");
+    wb_s(w, cls);
+    wb_c(w, ':');
+    wb_x(w, a);
+    wb_c(w, ':');
+    wb_x(w, base);
+    wb_c(w, ':');
+    wb_u(w, size);
+}
+
+static void put_ref(wbuf *w, CUdeviceptr a, size_t host_size)
 {
     CUdeviceptr base;
     size_t size;
     if (!a) {
-        fputs("null", f);
+        wb_s(w, "null");
         return;
     }
     const char *cls = class_of(a, &base, &size);
@@ -448,63 +563,77 @@ static void put_ref(FILE *f, CUdeviceptr a, size_t host_size)
         base = a;
         size = host_size ? host_size : 1;
     }
-    fprintf(f, "p:%s:0x%llx:0x%llx:%zu", cls, (unsigned long long)a, (unsigned long long)base, size);
+    put_addr(w, cls, a, base, size);
 }
 
-static void put_name(FILE *f, const char *s)
+static void put_name(wbuf *w, const char *s)
 {
-    fputc('"', f);
+    static const char digit[] = "0123456789abcdef";
+    wb_c(w, '"');
     for (; s && *s; s++) {
         unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c <= ' ' || c > '~')
-            fprintf(f, "\\x%02x", c);
-        else
-            fputc(c, f);
+        if (c == '"' || c == '\\') {
+            wb_c(w, '\\');
+            wb_c(w, (char)c);
+        } else if (c <= ' ' || c > '~') {
+            char e[4] = {'\\', 'x', digit[c >> 4], digit[c & 15]};
+            wb_mem(w, e, 4);
+        } else {
+            wb_c(w, (char)c);
+        }
     }
-    fputc('"', f);
+    wb_c(w, '"');
 }
 
 /* ------------------------------------------------------------- nodes */
 
-/* 'x' and the bytes in hex, written a chunk at a time: a kernel's
- * parameter struct can be hundreds of bytes (CUTLASS's are), which were
- * hundreds of stdio calls a node when written a byte at a time. */
-static void put_hex(FILE *f, const unsigned char *v, size_t n)
+/* 'x' and the bytes in hex: a kernel's parameter struct can be hundreds
+ * of bytes (CUTLASS's are). */
+static void put_hex(wbuf *w, const unsigned char *v, size_t n)
 {
     static const char digit[] = "0123456789abcdef";
-    char buf[512];
-    size_t k = 0;
-    buf[k++] = 'x';
+    if (!wb_room(w, 1 + 2 * n))
+        return;
+    char *o = w->b + w->n;
+    *o++ = 'x';
     for (size_t b = 0; b < n; b++) {
-        if (k + 2 > sizeof buf) {
-            fwrite(buf, 1, k, f);
-            k = 0;
-        }
-        buf[k++] = digit[v[b] >> 4];
-        buf[k++] = digit[v[b] & 15];
+        *o++ = digit[v[b] >> 4];
+        *o++ = digit[v[b] & 15];
     }
-    fwrite(buf, 1, k, f);
+    w->n += 1 + 2 * n;
 }
 
-static void put_kernel(FILE *f, CUgraphNode n)
+/* N,N,N */
+static void put_dim3(wbuf *w, unsigned x, unsigned y, unsigned z)
+{
+    wb_u(w, x);
+    wb_c(w, ',');
+    wb_u(w, y);
+    wb_c(w, ',');
+    wb_u(w, z);
+}
+
+static void put_kernel(wbuf *w, CUgraphNode n)
 {
     CUDA_KERNEL_NODE_PARAMS p;
     memset(&p, 0, sizeof p);
     CUresult r;
     QUERY(r = cuGraphKernelNodeGetParams(n, &p));
     if (r != CUDA_SUCCESS) {
-        fputs("other type=kernel-unreadable", f);
+        wb_s(w, "other type=kernel-unreadable");
         return;
     }
     func_info fi;
     func_of(p.func, p.kern, &fi);
-    fputs("kernel ", f);
-    put_name(f, fi.name ? fi.name : "?");
+    wb_s(w, "kernel ");
+    put_name(w, fi.name ? fi.name : "?");
     free(fi.name);
-    fprintf(f, " grid=%u,%u,%u block=%u,%u,%u shmem=%u", p.gridDimX, p.gridDimY, p.gridDimZ, p.blockDimX,
-            p.blockDimY, p.blockDimZ, p.sharedMemBytes);
+    wb_s(w, " grid=");
+    put_dim3(w, p.gridDimX, p.gridDimY, p.gridDimZ);
+    wb_s(w, " block=");
+    put_dim3(w, p.blockDimX, p.blockDimY, p.blockDimZ);
+    wb_s(w, " shmem=");
+    wb_u(w, p.sharedMemBytes);
     /* Arguments: kernelParams, or the packed buffer of 'extra'. */
     const char *packed = NULL;
     if (!p.kernelParams && p.extra) {
@@ -526,9 +655,10 @@ static void put_kernel(FILE *f, CUgraphNode n)
         const unsigned char *v = p.kernelParams ? (const unsigned char *)p.kernelParams[i]
                                  : packed       ? (const unsigned char *)packed + off
                                                 : NULL;
-        fputs(i ? "," : " args=", f);
+        wb_s(w, i ? "," : " args=");
         if (!v) {
-            fprintf(f, "z%zu", sz);
+            wb_c(w, 'z');
+            wb_u(w, sz);
             continue;
         }
         if (sz == 8 && off % 8 == 0) {
@@ -538,12 +668,11 @@ static void put_kernel(FILE *f, CUgraphNode n)
             size_t size;
             const char *cls = class_of((CUdeviceptr)u, &base, &size);
             if (cls) {
-                fprintf(f, "p:%s:0x%llx:0x%llx:%zu", cls, (unsigned long long)u, (unsigned long long)base,
-                        size);
+                put_addr(w, cls, (CUdeviceptr)u, base, size);
                 continue;
             }
         }
-        put_hex(f, v, sz);
+        put_hex(w, v, sz);
     }
 }
 
@@ -563,18 +692,25 @@ static const char *copy_kind(CUmemorytype s, CUmemorytype d)
     return d == CU_MEMORYTYPE_HOST ? "DeviceToHost" : "DeviceToDevice";
 }
 
-static void put_memcpy(FILE *f, CUgraphNode n)
+/* " KEY=N" */
+static void put_field(wbuf *w, const char *key, unsigned long long v)
+{
+    wb_s(w, key);
+    wb_u(w, v);
+}
+
+static void put_memcpy(wbuf *w, CUgraphNode n)
 {
     CUDA_MEMCPY3D m;
     memset(&m, 0, sizeof m);
     CUresult r;
     QUERY(r = cuGraphMemcpyNodeGetParams(n, &m));
     if (r != CUDA_SUCCESS) {
-        fputs("other type=memcpy-unreadable", f);
+        wb_s(w, "other type=memcpy-unreadable");
         return;
     }
     if (m.srcMemoryType == CU_MEMORYTYPE_ARRAY || m.dstMemoryType == CU_MEMORYTYPE_ARRAY) {
-        fputs("other type=memcpy-array", f);
+        wb_s(w, "other type=memcpy-array");
         return;
     }
     size_t h = m.Height ? m.Height : 1, d = m.Depth ? m.Depth : 1;
@@ -586,38 +722,48 @@ static void put_memcpy(FILE *f, CUgraphNode n)
                                 m.srcPitch, m.srcHeight);
     CUdeviceptr dst = copy_addr(m.dstMemoryType, m.dstDevice, m.dstHost, m.dstXInBytes, m.dstY, m.dstZ,
                                 m.dstPitch, m.dstHeight);
-    fputs("memcpy dst=", f);
-    put_ref(f, dst, m.dstMemoryType == CU_MEMORYTYPE_HOST ? span_d : 0);
-    fputs(" src=", f);
-    put_ref(f, src, m.srcMemoryType == CU_MEMORYTYPE_HOST ? span_s : 0);
-    fprintf(f, " w=%zu h=%zu d=%zu dpitch=%zu dheight=%zu spitch=%zu sheight=%zu kind=%s", m.WidthInBytes, h,
-            d, m.dstPitch, m.dstHeight, m.srcPitch, m.srcHeight, copy_kind(m.srcMemoryType, m.dstMemoryType));
+    wb_s(w, "memcpy dst=");
+    put_ref(w, dst, m.dstMemoryType == CU_MEMORYTYPE_HOST ? span_d : 0);
+    wb_s(w, " src=");
+    put_ref(w, src, m.srcMemoryType == CU_MEMORYTYPE_HOST ? span_s : 0);
+    put_field(w, " w=", m.WidthInBytes);
+    put_field(w, " h=", h);
+    put_field(w, " d=", d);
+    put_field(w, " dpitch=", m.dstPitch);
+    put_field(w, " dheight=", m.dstHeight);
+    put_field(w, " spitch=", m.srcPitch);
+    put_field(w, " sheight=", m.srcHeight);
+    wb_s(w, " kind=");
+    wb_s(w, copy_kind(m.srcMemoryType, m.dstMemoryType));
 }
 
-static void put_memset(FILE *f, CUgraphNode n)
+static void put_memset(wbuf *w, CUgraphNode n)
 {
     CUDA_MEMSET_NODE_PARAMS p;
     memset(&p, 0, sizeof p);
     CUresult r;
     QUERY(r = cuGraphMemsetNodeGetParams(n, &p));
     if (r != CUDA_SUCCESS) {
-        fputs("other type=memset-unreadable", f);
+        wb_s(w, "other type=memset-unreadable");
         return;
     }
-    fputs("memset dst=", f);
-    put_ref(f, p.dst, 0);
-    fprintf(f, " pitch=%zu value=%u elem=%u width=%zu height=%zu", p.pitch, p.value, p.elementSize, p.width,
-            p.height);
+    wb_s(w, "memset dst=");
+    put_ref(w, p.dst, 0);
+    put_field(w, " pitch=", p.pitch);
+    put_field(w, " value=", p.value);
+    put_field(w, " elem=", p.elementSize);
+    put_field(w, " width=", p.width);
+    put_field(w, " height=", p.height);
 }
 
-static void put_host(FILE *f, CUgraphNode n)
+static void put_host(wbuf *w, CUgraphNode n)
 {
     CUDA_HOST_NODE_PARAMS p;
     memset(&p, 0, sizeof p);
     CUresult r;
     QUERY(r = cuGraphHostNodeGetParams(n, &p));
     if (r != CUDA_SUCCESS) {
-        fputs("other type=host-unreadable", f);
+        wb_s(w, "other type=host-unreadable");
         return;
     }
     Dl_info di;
@@ -630,19 +776,20 @@ static void put_host(FILE *f, CUgraphNode n)
         snprintf(anon, sizeof anon, "host_fn_%llx", (unsigned long long)(uintptr_t)p.fn);
         name = anon;
     }
-    fputs("host ", f);
-    put_name(f, name);
-    fputs(" data=", f);
-    put_ref(f, (CUdeviceptr)(uintptr_t)p.userData, 1);
+    wb_s(w, "host ");
+    put_name(w, name);
+    wb_s(w, " data=");
+    put_ref(w, (CUdeviceptr)(uintptr_t)p.userData, 1);
 }
 
-static void walk_graph(FILE *f, CUgraph g, int depth);
+static void walk_graph(wbuf *w, CUgraph g, int depth);
 
-static void put_body(FILE *f, CUgraph g, int depth)
+static void put_body(wbuf *w, CUgraph g, int depth)
 {
-    fputs(" {\n", f);
-    walk_graph(f, g, depth + 1);
-    fprintf(f, "%*s}", 2 * depth, "");
+    wb_s(w, " {\n");
+    walk_graph(w, g, depth + 1);
+    wb_indent(w, 2 * depth);
+    wb_c(w, '}');
 }
 
 static const char *cond_word(CUgraphConditionalNodeType t)
@@ -693,71 +840,85 @@ static void level_free(level *lv)
 }
 
 /* Node n of type t; t is -1 where the driver did not answer. */
-static void put_node(FILE *f, const level *lv, size_t k, int depth)
+static void put_node(wbuf *w, const level *lv, size_t k, int depth)
 {
     CUgraphNode n = lv->v[k];
     CUgraphNodeType t = lv->t[k];
-    fprintf(f, "%*snode n=%llu ", 2 * depth, "", (unsigned long long)lv->id[k]);
+    wb_indent(w, 2 * depth);
+    wb_s(w, "node n=");
+    wb_u(w, lv->id[k]);
+    wb_c(w, ' ');
     if ((int)t == -1)
-        fputs("other type=unreadable", f);
+        wb_s(w, "other type=unreadable");
     CUevent ev = NULL;
     CUgraph child = NULL;
     rec_condnode cond;
     cond.size = 0;
     switch ((int)t) {
     case CU_GRAPH_NODE_TYPE_KERNEL:
-        put_kernel(f, n);
+        put_kernel(w, n);
         break;
     case CU_GRAPH_NODE_TYPE_MEMCPY:
-        put_memcpy(f, n);
+        put_memcpy(w, n);
         break;
     case CU_GRAPH_NODE_TYPE_MEMSET:
-        put_memset(f, n);
+        put_memset(w, n);
         break;
     case CU_GRAPH_NODE_TYPE_HOST:
-        put_host(f, n);
+        put_host(w, n);
         break;
     case CU_GRAPH_NODE_TYPE_EMPTY:
-        fputs("empty", f);
+        wb_s(w, "empty");
         break;
     case CU_GRAPH_NODE_TYPE_EVENT_RECORD:
         QUERY(cuGraphEventRecordNodeGetEvent(n, &ev));
-        fprintf(f, "record e=%p", (void *)ev);
+        wb_s(w, "record e=");
+        wb_p(w, ev);
         break;
     case CU_GRAPH_NODE_TYPE_WAIT_EVENT:
         QUERY(cuGraphEventWaitNodeGetEvent(n, &ev));
-        fprintf(f, "wait e=%p", (void *)ev);
+        wb_s(w, "wait e=");
+        wb_p(w, ev);
         break;
     case CU_GRAPH_NODE_TYPE_MEM_ALLOC: {
         CUDA_MEM_ALLOC_NODE_PARAMS p;
         memset(&p, 0, sizeof p);
         QUERY(cuGraphMemAllocNodeGetParams(n, &p));
-        fprintf(f, "alloc ptr=0x%llx size=%zu", (unsigned long long)p.dptr, p.bytesize);
+        wb_s(w, "alloc ptr=");
+        wb_x(w, p.dptr);
+        put_field(w, " size=", p.bytesize);
         break;
     }
     case CU_GRAPH_NODE_TYPE_MEM_FREE: {
         CUdeviceptr dp = 0;
         QUERY(cuGraphMemFreeNodeGetParams(n, &dp));
-        fprintf(f, "free ptr=0x%llx", (unsigned long long)dp);
+        wb_s(w, "free ptr=");
+        wb_x(w, dp);
         break;
     }
     case CU_GRAPH_NODE_TYPE_GRAPH:
         QUERY(cuGraphChildGraphNodeGetGraph(n, &child));
-        fprintf(f, "graph g=%u", rec_graph_id(child));
+        put_field(w, "graph g=", rec_graph_id(child));
         break;
     case CU_GRAPH_NODE_TYPE_CONDITIONAL: {
         unsigned dflt = 0, flags = 0;
         if (!rec_condnode_find(n, &cond)) {
-            fputs("cond type=unknown size=0", f);
+            wb_s(w, "cond type=unknown size=0");
             break;
         }
         rec_cond_find(cond.handle, &dflt, &flags);
-        fprintf(f, "cond handle=0x%llx type=%s size=%u default=%u flags=%u", (unsigned long long)cond.handle,
-                cond_word(cond.type), cond.size, dflt, flags);
+        wb_s(w, "cond handle=");
+        wb_x(w, cond.handle);
+        wb_s(w, " type=");
+        wb_s(w, cond_word(cond.type));
+        put_field(w, " size=", cond.size);
+        put_field(w, " default=", dflt);
+        put_field(w, " flags=", flags);
         break;
     }
     default:
-        fprintf(f, "other type=%d", (int)t);
+        wb_s(w, "other type=");
+        wb_d(w, (int)t);
         break;
     }
     /* Dependencies in edge order (what exec update pairs by), with the
@@ -785,32 +946,40 @@ static void put_node(FILE *f, const level *lv, size_t k, int depth)
     if (r == CUDA_SUCCESS && nd) {
         int special = 0;
         for (size_t i = 0; i < nd; i++) {
-            fprintf(f, "%s%llu", i ? "," : " deps=", (unsigned long long)level_id(lv, dv[i]));
+            wb_s(w, i ? "," : " deps=");
+            wb_u(w, level_id(lv, dv[i]));
             special |= ed[i].type || ed[i].from_port || ed[i].to_port;
         }
-        for (size_t i = 0; special && i < nd; i++)
-            fprintf(f, "%s%u:%u:%u", i ? "," : " edgedata=", ed[i].from_port, ed[i].to_port, ed[i].type);
+        for (size_t i = 0; special && i < nd; i++) {
+            wb_s(w, i ? "," : " edgedata=");
+            wb_u(w, ed[i].from_port);
+            wb_c(w, ':');
+            wb_u(w, ed[i].to_port);
+            wb_c(w, ':');
+            wb_u(w, ed[i].type);
+        }
     }
     if (dv != few) {
         free(dv);
         free(ed);
     }
     if (child) {
-        put_body(f, child, depth);
+        put_body(w, child, depth);
     } else {
         for (unsigned i = 0; i < cond.size && i < REC_COND_BODIES; i++)
-            put_body(f, cond.body[i], depth);
+            put_body(w, cond.body[i], depth);
     }
-    fputc('\n', f);
+    wb_c(w, '\n');
 }
 
-static void walk_graph(FILE *f, CUgraph g, int depth)
+static void walk_graph(wbuf *w, CUgraph g, int depth)
 {
     size_t n = 0;
     CUresult r;
     QUERY(r = cuGraphGetNodes(g, NULL, &n));
     if (r != CUDA_SUCCESS) {
-        fprintf(f, "%*serror call=cuGraphGetNodes\n", 2 * depth, "");
+        wb_indent(w, 2 * depth);
+        wb_s(w, "error call=cuGraphGetNodes\n");
         return;
     }
     level lv;
@@ -825,7 +994,8 @@ static void walk_graph(FILE *f, CUgraph g, int depth)
         QUERY(r = cuGraphGetNodes(g, lv.v, &n));
     if (!lv.v || !lv.t || !lv.id || !lv.hash || r != CUDA_SUCCESS) {
         level_free(&lv);
-        fprintf(f, "%*serror call=cuGraphGetNodes\n", 2 * depth, "");
+        wb_indent(w, 2 * depth);
+        wb_s(w, "error call=cuGraphGetNodes\n");
         return;
     }
     lv.n = n;
@@ -846,7 +1016,7 @@ static void walk_graph(FILE *f, CUgraph g, int depth)
         note_graph_memory(lv.v, lv.t, n);
     wp.nodes += n;
     for (size_t i = 0; i < n; i++)
-        put_node(f, &lv, i, depth);
+        put_node(w, &lv, i, depth);
     level_free(&lv);
 }
 
@@ -854,11 +1024,8 @@ static void walk_graph(FILE *f, CUgraph g, int depth)
 
 static void do_walk(const req *r)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f)
-        return;
+    wbuf w;
+    memset(&w, 0, sizeof w);
     rec_walking = 1;
     memset(&wp, 0, sizeof wp);
     uint64_t k0 = rec_ticks();
@@ -866,19 +1033,26 @@ static void do_walk(const req *r)
         QUERY(cuCtxSetCurrent(r->ctx));
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    fprintf(f, "walk w=%u g=%u why=%s x=%u\n", r->w, rec_graph_id(r->g), r->why, r->x);
-    walk_graph(f, r->g, 1);
+    put_field(&w, "walk w=", r->w);
+    put_field(&w, " g=", rec_graph_id(r->g));
+    wb_s(&w, " why=");
+    wb_s(&w, r->why);
+    put_field(&w, " x=", r->x);
+    wb_c(&w, '\n');
+    walk_graph(&w, r->g, 1);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     long long us = (t1.tv_sec - t0.tv_sec) * 1000000LL + (t1.tv_nsec - t0.tv_nsec) / 1000;
-    fprintf(f, "walk-end w=%u us=%lld\n", r->w, us);
+    put_field(&w, "walk-end w=", r->w);
+    wb_s(&w, " us=");
+    wb_d(&w, us);
+    wb_c(&w, '\n');
     rec_walking = 0;
-    fclose(f);
     uint64_t k1 = rec_ticks();
     rec_log_begin();
-    if (rec_out)
-        fwrite_unlocked(buf, 1, len, rec_out);
+    if (rec_out && !w.failed)
+        fwrite_unlocked(w.b, 1, w.n, rec_out);
     rec_log_end();
-    free(buf);
+    free(w.b);
     uint64_t k2 = rec_ticks();
     wp.walks = 1;
     wp.append = k2 - k1;

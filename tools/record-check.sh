@@ -149,14 +149,9 @@ for i in 1 2 3; do
     echo "plain $(timeout 120 "$B/clients/bench_overhead")" >>"$O/overhead.txt"
     echo "record $(timeout 120 "$G" record -o "$B/ovh" --quiet ${RECORD_FLAGS:-} -- "$B/clients/bench_overhead" 2>/dev/null)" \
         >>"$O/overhead.txt"
-    # The same with the watch of every call switched off as each capture
-    # ends: the cost of switching it, by difference.
-    echo "nohold $(GRAPHRT_RECORD_WATCH_MS=0 timeout 120 "$G" record -o "$B/ovh0" --quiet ${RECORD_FLAGS:-} -- \
-        "$B/clients/bench_overhead" 2>/dev/null)" >>"$O/overhead.txt"
 done
-# Where the recorder's time goes: its walks (on the helper thread) per run,
-# and the switches of the watch (on the program's threads).
-for d in ovh ovh0; do
+# Where the recorder's time goes: its walks (on the helper thread).
+for d in ovh; do
     say "recorded run $d: $(cat "$B"/$d/callbacks-*.log | awk '/^walk-end/ {n++; us += substr($3, 4)} /^walk-same/ {s++}
         /^end / {e = $0} END {printf "%d walked, %d answered by an earlier walk, %.0f us of walks; %s", n, s, us, e}')"
 done
@@ -171,7 +166,7 @@ fi
 # The recorder's self-profile of each run (the 'profile' line of its log,
 # docs/record.md): the line itself, then the callback kinds that cost most
 # and the walks' split, readable.
-for d in ovh ovh0 ovh-torch; do
+for d in ovh ovh-torch; do
     [ $d = ovh-torch ] && [ $HAVE_TORCH != 1 ] && continue
     for l in "$B"/$d/callbacks-*.log; do
         [ -f "$l" ] || continue
@@ -208,7 +203,7 @@ for line in open(sys.argv[1]):
 print("overhead (median of runs; ratio = with recorder / without):")
 for k in sorted(runs["plain"]):
     p = statistics.median(runs["plain"][k])
-    for mode in ("record", "nohold", "timing"):
+    for mode in ("record", "timing"):
         if runs[mode].get(k):
             r = statistics.median(runs[mode][k])
             print("  %-34s %-7s %10.3f vs %10.3f  ratio %.3f" % (k, mode, r, p, r / p if p else float("nan")))

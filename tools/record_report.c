@@ -387,8 +387,8 @@ static void origin(conv *c, unsigned g)
         fprintf(c->rep, "  origin: cloned from graph %s (%s)\n", gets_(cl, "from"), gets_(cl, "call"));
         fprintf(c->js, ", \"origin\": \"clone\", \"from\": %s", gets_(cl, "from"));
     } else if (cr) {
-        /* cuGraphCreate is not watched (outside captures it costs a
-         * callback per call for nothing else): its call is often '-'. */
+        /* cuGraphCreate is not subscribed to (it would cost a callback per
+         * call for nothing else): its call is often '-'. */
         const char *call = gets_(cr, "call");
         fprintf(c->rep, "  origin: built with the graph API on thread %s%s%s\n", gets_(cr, "t"),
                 strcmp(call, "-") != 0 ? ", by " : "", strcmp(call, "-") != 0 ? call : "");
@@ -680,6 +680,25 @@ static void report_captures(conv *c)
             fprintf(c->js, ", \"invalidated_by\": {\"call\": \"%s\", \"thread\": %s, \"rc\": %ld}",
                     inval_rt ? gets_(inval_rt, "call") : gets_(inval, "call"), gets_(inval, "t"),
                     getl(inval, "rc"));
+        } else if (rc == 901) {
+            /* Invalidated, and no call the recorder sees returned the error
+             * that did it: the call was one it does not subscribe to
+             * (docs/record.md). Name what the log has: the last node the
+             * capture took before the first call it refused. */
+            size_t until = rep ? rep->no : e ? e->no : (size_t)-1;
+            const rec_line *last = NULL;
+            unsigned long long cg = rec_get(b, "g") ? rec_getu(b, "g") : 0;
+            for (size_t k = i + 1; cg && k < log->nlines && log->lines[k].no < until; k++)
+                if (is(&log->lines[k], "node-create") && rec_getu(&log->lines[k], "g") == cg)
+                    last = &log->lines[k];
+            fprintf(c->rep,
+                    "  invalidated by: a call the recorder does not subscribe to (no callback, so not "
+                    "named; docs/record.md lists the calls it sees)");
+            if (last)
+                fprintf(c->rep, ", after the capture's last node, made by %s on thread %s (log line %zu)",
+                        gets_(last, "call"), gets_(last, "t"), last->no);
+            fprintf(c->rep, "%s\n", rep ? ", and before the first call it refused (below)" : "");
+            fprintf(c->js, ", \"invalidated_by\": {\"call\": null, \"subscribed\": false}");
         } else {
             fprintf(c->rep,
                     "  no call returned a capture error before the end: the capture itself was refused\n");

@@ -10,6 +10,10 @@
 //   launch_us               one launch of a 24-kernel graph, launched 2000
 //                           times back to back (median of 7 batches)
 //   launch_tiny_us          the same for a graph of one kernel
+//   eager_launch_us         one kernel launch outside any capture, 2000
+//                           back to back (median of 7 batches): what the
+//                           recorder's callbacks for kernel launches cost
+//                           where no capture is open
 #include "common.h"
 #include <algorithm>
 #include <chrono>
@@ -47,6 +51,20 @@ static void capture(cudaStream_t s[3], cudaEvent_t ev[4], float *v, int per_stre
     CK(cudaStreamWaitEvent(s[0], ev[2], 0));
     k<<<1, 32, 0, s[0]>>>(v, 1);
     CK(cudaStreamEndCapture(s[0], g));
+}
+
+static double eager_launches(float *v, cudaStream_t s, int n)
+{
+    std::vector<double> t;
+    for (int b = 0; b < 7; b++) {
+        CK(cudaStreamSynchronize(s));
+        double t0 = now_us();
+        for (int i = 0; i < n; i++)
+            k<<<1, 32, 0, s>>>(v, i);
+        CK(cudaStreamSynchronize(s));
+        t.push_back((now_us() - t0) / n);
+    }
+    return median(t);
 }
 
 static double launches(cudaGraphExec_t x, cudaStream_t s, int n)
@@ -103,9 +121,11 @@ int main()
     launches(x, s[0], 200); /* warm */
     double l = launches(x, s[0], 2000);
     double lt = launches(xt, s[0], 2000);
+    eager_launches(v, s[0], 200); /* warm */
+    double le = eager_launches(v, s[0], 2000);
     printf("capture_instantiate_us=%.2f capture_us=%.2f instantiate_us=%.2f cycle_us=%.2f launch_us=%.3f "
-           "launch_tiny_us=%.3f\n",
-           median(ci), median(cap), median(ins), median(cyc), l, lt);
+           "launch_tiny_us=%.3f eager_launch_us=%.3f\n",
+           median(ci), median(cap), median(ins), median(cyc), l, lt, le);
     CK(cudaGraphExecDestroy(x));
     CK(cudaGraphExecDestroy(xt));
     CK(cudaGraphDestroy(g));

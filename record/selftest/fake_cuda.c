@@ -4,7 +4,9 @@
  * links the recorder's sources against these functions, plays a sequence
  * of CUPTI callbacks into it as the driver would, and lets it write its
  * log, which tests/test-record.c then converts. The graph it serves is
- * the seed capture: foo(a, n) -> copy a to b -> bar(b, n).
+ * the seed capture: foo(a, n) -> copy a to b -> bar(b, n) (the bench
+ * repeats that chain to a graph of its size). Callbacks reach the
+ * recorder only where it enabled them, as in CUPTI (fake_dispatch).
  *
  * Nothing here is CUDA's behaviour beyond the shapes of the calls; what
  * CUDA really answers is for tools/record-check.sh on a GPU.
@@ -15,9 +17,51 @@
 
 CUpti_CallbackFunc fake_callback;
 void *fake_userdata;
+unsigned long fake_delivered, fake_not_delivered;
+unsigned fake_domain_switches;
 
-/* The graph: three nodes, handles are the addresses of these words. */
-int fake_node[3], fake_graph_word, fake_exec_word, fake_func_word[2];
+/* What the subscriber enabled, per domain and callback id. */
+static unsigned char on_driver[CUPTI_DRIVER_TRACE_CBID_SIZE], on_runtime[CUPTI_RUNTIME_TRACE_CBID_SIZE],
+    on_resource[CUPTI_CBID_RESOURCE_SIZE];
+
+static unsigned char *enable_table(CUpti_CallbackDomain d, size_t *n)
+{
+    switch (d) {
+    case CUPTI_CB_DOMAIN_DRIVER_API:
+        *n = sizeof on_driver;
+        return on_driver;
+    case CUPTI_CB_DOMAIN_RUNTIME_API:
+        *n = sizeof on_runtime;
+        return on_runtime;
+    case CUPTI_CB_DOMAIN_RESOURCE:
+        *n = sizeof on_resource;
+        return on_resource;
+    default:
+        *n = 0;
+        return NULL;
+    }
+}
+
+int fake_enabled(CUpti_CallbackDomain dom, CUpti_CallbackId id)
+{
+    size_t n;
+    const unsigned char *t = enable_table(dom, &n);
+    return t && id < n && t[id];
+}
+
+void fake_dispatch(CUpti_CallbackDomain dom, CUpti_CallbackId id, const void *data)
+{
+    if (!fake_callback || !fake_enabled(dom, id)) {
+        fake_not_delivered++;
+        return;
+    }
+    fake_delivered++;
+    fake_callback(fake_userdata, dom, id, data);
+}
+
+/* The graph: handles are the addresses of these words. */
+int fake_nodes = 3;
+int fake_node[FAKE_NODES_MAX], fake_graph_word, fake_exec_word, fake_func_word[2];
 CUdeviceptr fake_a = 0x7f0000000000ull, fake_b = 0x7f0000100000ull;
 static int n_arg = 1024;
 uint32_t fake_graph_id = 1, fake_exec_id = 1;
@@ -32,13 +76,25 @@ CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *s, CUpti_CallbackFunc cb, voi
 }
 CUptiResult cuptiEnableDomain(uint32_t e, CUpti_SubscriberHandle s, CUpti_CallbackDomain d)
 {
-    (void)e, (void)s, (void)d;
+    (void)s;
+    size_t n;
+    unsigned char *t = enable_table(d, &n);
+    if (!t)
+        return CUPTI_ERROR_INVALID_PARAMETER;
+    memset(t, e ? 1 : 0, n);
+    if (fake_delivered && d != CUPTI_CB_DOMAIN_RESOURCE)
+        fake_domain_switches++;
     return CUPTI_SUCCESS;
 }
 CUptiResult cuptiEnableCallback(uint32_t e, CUpti_SubscriberHandle s, CUpti_CallbackDomain d,
                                 CUpti_CallbackId c)
 {
-    (void)e, (void)s, (void)d, (void)c;
+    (void)s;
+    size_t n;
+    unsigned char *t = enable_table(d, &n);
+    if (!t || c >= n)
+        return CUPTI_ERROR_INVALID_PARAMETER;
+    t[c] = e ? 1 : 0;
     return CUPTI_SUCCESS;
 }
 CUptiResult cuptiGetGraphId(CUgraph g, uint32_t *id)
@@ -46,11 +102,17 @@ CUptiResult cuptiGetGraphId(CUgraph g, uint32_t *id)
     *id = g == (CUgraph)&fake_graph_word ? fake_graph_id : 0;
     return CUPTI_SUCCESS;
 }
+static int idx(CUgraphNode n)
+{
+    if ((const int *)n >= fake_node && (const int *)n < fake_node + fake_nodes)
+        return (int)((const int *)n - fake_node);
+    return -1;
+}
 CUptiResult cuptiGetGraphNodeId(CUgraphNode n, uint64_t *id)
 {
-    for (int i = 0; i < 3; i++)
-        if (n == (CUgraphNode)&fake_node[i])
-            *id = (uint64_t)(11 + i);
+    int i = idx(n);
+    if (i >= 0)
+        *id = (uint64_t)(11 + i);
     return CUPTI_SUCCESS;
 }
 CUptiResult cuptiGetGraphExecId(CUgraphExec x, uint32_t *id)
@@ -90,21 +152,14 @@ CUresult cuGraphGetNodes(CUgraph g, CUgraphNode *nodes, size_t *n)
     if (g != (CUgraph)&fake_graph_word)
         return CUDA_ERROR_INVALID_VALUE;
     if (nodes)
-        for (int i = 0; i < 3 && (size_t)i < *n; i++)
+        for (int i = 0; i < fake_nodes && (size_t)i < *n; i++)
             nodes[i] = (CUgraphNode)&fake_node[i];
-    *n = 3;
+    *n = (size_t)fake_nodes;
     return CUDA_SUCCESS;
-}
-static int idx(CUgraphNode n)
-{
-    for (int i = 0; i < 3; i++)
-        if (n == (CUgraphNode)&fake_node[i])
-            return i;
-    return -1;
 }
 CUresult cuGraphNodeGetType(CUgraphNode n, CUgraphNodeType *t)
 {
-    *t = idx(n) == 1 ? CU_GRAPH_NODE_TYPE_MEMCPY : CU_GRAPH_NODE_TYPE_KERNEL;
+    *t = idx(n) % 3 == 1 ? CU_GRAPH_NODE_TYPE_MEMCPY : CU_GRAPH_NODE_TYPE_KERNEL;
     return CUDA_SUCCESS;
 }
 CUresult cuGraphNodeGetDependencies(CUgraphNode n, CUgraphNode *deps, CUgraphEdgeData *ed, size_t *count)
@@ -136,10 +191,10 @@ CUresult cuGraphKernelNodeGetParams(CUgraphNode n, CUDA_KERNEL_NODE_PARAMS *p)
     pb[0] = &b, pb[1] = &n_arg;
     memset(p, 0, sizeof *p);
     int i = idx(n);
-    p->func = (CUfunction)&fake_func_word[i == 0 ? 0 : 1];
+    p->func = (CUfunction)&fake_func_word[i % 3 == 0 ? 0 : 1];
     p->gridDimX = 4, p->gridDimY = 1, p->gridDimZ = 1;
     p->blockDimX = 256, p->blockDimY = 1, p->blockDimZ = 1;
-    p->kernelParams = i == 0 ? pa : pb;
+    p->kernelParams = i % 3 == 0 ? pa : pb;
     return CUDA_SUCCESS;
 }
 CUresult cuFuncGetName(const char **name, CUfunction f)
