@@ -6,8 +6,11 @@
  * multiprocessor is a worker, which runs one block at a time, so one
  * block of any size a launch accepts is active per multiprocessor; the
  * cooperative limit (coop.c, gr__coop_max_blocks) is that times the
- * workers, and every answer here agrees with it. On a GPU device these
- * calls are not lowered to the driver yet and refuse with a detail.
+ * workers, and every answer here agrees with it. With a GPU current the
+ * checks below are graphrt's, the answers the device's (the device
+ * table's func_attributes and occupancy_*: on a GPU the driver's
+ * cuFuncGetAttribute and cuOccupancy* for the kernel's function there).
+ * A parameter's layout is the kernel's, whatever the device.
  */
 #include "../backend/device.h"
 #include "graphrt_kernel.h"
@@ -27,16 +30,12 @@ static grError_t check_func(const char *call, grKernel_t func)
     return grSuccess;
 }
 
-/* The CPU device must be current; a GPU is refused for now. */
-static grError_t check_cpu(const char *call)
+/* Starts the calling thread's device; *device gets it (0: the CPU,
+ * whose answers are this file's; >= 1: the device table's). */
+static grError_t current_device(const char *call, int *device)
 {
-    int device = gr__device_current();
-    if (device != 0)
-        return gr__fail(grErrorNotSupported,
-                        "%s: the current device is %d, a GPU; graphrt answers this call for the CPU device "
-                        "(0) only so far",
-                        call, device);
-    return gr__device_start_dev(call, 0);
+    *device = gr__device_current();
+    return gr__device_start_dev(call, *device);
 }
 
 /* Whether a block of 'threads' threads and 'smem' bytes of dynamic
@@ -50,11 +49,14 @@ GR_API grError_t grFuncGetAttributes(grFuncAttributes *attr, grKernel_t func)
 {
     static const char call[] = "grFuncGetAttributes";
     grError_t err;
+    int device;
     if (!attr)
         return gr__fail(grErrorInvalidValue, "%s: 'attr' (the output pointer) is NULL", call);
-    if ((err = check_func(call, func)) || (err = check_cpu(call)))
+    if ((err = check_func(call, func)) || (err = current_device(call, &device)))
         return err;
     memset(attr, 0, sizeof *attr);
+    if (device != 0)
+        return gr__devkind()->func_attributes(call, func, device, attr);
     if (func->kinfo) {
         /* As grKernelBlockRunThreads sizes the fibers' stacks. */
         unsigned want = __atomic_load_n(&func->kinfo->stack_bytes, __ATOMIC_RELAXED);
@@ -91,6 +93,7 @@ static grError_t max_active(const char *call, int *numBlocks, grKernel_t func, i
                             unsigned flags)
 {
     grError_t err;
+    int device;
     if (!numBlocks)
         return gr__fail(grErrorInvalidValue, "%s: 'numBlocks' (the output pointer) is NULL", call);
     if ((err = check_func(call, func)))
@@ -102,8 +105,10 @@ static grError_t max_active(const char *call, int *numBlocks, grKernel_t func, i
         return gr__fail(grErrorInvalidValue,
                         "%s: flags 0x%x: only grOccupancyDefault and grOccupancyDisableCachingOverride exist",
                         call, flags);
-    if ((err = check_cpu(call)))
+    if ((err = current_device(call, &device)))
         return err;
+    if (device != 0)
+        return gr__devkind()->occupancy_blocks(call, func, device, blockSize, smem, flags, numBlocks);
     *numBlocks = block_fits((uint64_t)blockSize, smem) ? 1 : 0;
     return grSuccess;
 }
@@ -128,6 +133,7 @@ GR_API grError_t grOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize
 {
     static const char call[] = "grOccupancyAvailableDynamicSMemPerBlock";
     grError_t err;
+    int device;
     if (!dynamicSmemSize)
         return gr__fail(grErrorInvalidValue, "%s: 'dynamicSmemSize' (the output pointer) is NULL", call);
     if ((err = check_func(call, func)))
@@ -136,18 +142,25 @@ GR_API grError_t grOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize
         return gr__fail(grErrorInvalidValue,
                         "%s: kernel '%s': numBlocks %d and blockSize %d must be positive", call, func->name,
                         numBlocks, blockSize);
-    if ((err = check_cpu(call)))
+    if ((err = current_device(call, &device)))
         return err;
+    if (device != 0)
+        return gr__devkind()->occupancy_smem(call, func, device, numBlocks, blockSize, dynamicSmemSize);
     *dynamicSmemSize = numBlocks == 1 && blockSize <= 1024 ? GR_MAX_SHARED_MEM : 0;
     return grSuccess;
 }
 
-/* The checks of the cluster calls; *cluster gets the configuration's
- * cluster size in blocks, *fits whether its blocks can run. */
-static grError_t cluster_config(const char *call, const void *out, grKernel_t func,
-                                const grLaunchConfig_t *cfg, uint64_t *cluster, bool *fits)
+/* The cluster calls: graphrt's checks, then the device's answer in *out
+ * (with 'potential' the largest cluster size, else the most active
+ * clusters) where a GPU is current; on the CPU *cluster gets the
+ * configuration's cluster size in blocks, *fits whether its blocks can
+ * run, and *out is left to the caller. */
+static grError_t cluster_config(const char *call, int *out, grKernel_t func, const grLaunchConfig_t *cfg,
+                                bool potential, uint64_t *cluster, bool *fits, bool *answered)
 {
     grError_t err;
+    int device;
+    *answered = false;
     if (!out)
         return gr__fail(grErrorInvalidValue, "%s: the output pointer is NULL", call);
     if ((err = check_func(call, func)))
@@ -172,8 +185,12 @@ static grError_t cluster_config(const char *call, const void *out, grKernel_t fu
                             v->clusterDim.x, v->clusterDim.y, v->clusterDim.z);
         *cluster = (uint64_t)v->clusterDim.x * v->clusterDim.y * v->clusterDim.z;
     }
-    if ((err = check_cpu(call)))
+    if ((err = current_device(call, &device)))
         return err;
+    if (device != 0) {
+        *answered = true;
+        return gr__devkind()->occupancy_clusters(call, func, device, cfg, potential, out);
+    }
     *fits = block_fits((uint64_t)cfg->blockDim.x * cfg->blockDim.y * cfg->blockDim.z, cfg->dynamicSmemBytes);
     return grSuccess;
 }
@@ -182,10 +199,10 @@ GR_API grError_t grOccupancyMaxActiveClusters(int *numClusters, grKernel_t func,
                                               const grLaunchConfig_t *launchConfig)
 {
     uint64_t cluster;
-    bool fits;
-    grError_t err =
-        cluster_config("grOccupancyMaxActiveClusters", numClusters, func, launchConfig, &cluster, &fits);
-    if (err)
+    bool fits, answered;
+    grError_t err = cluster_config("grOccupancyMaxActiveClusters", numClusters, func, launchConfig, false,
+                                   &cluster, &fits, &answered);
+    if (err || answered)
         return err;
     *numClusters = fits ? (int)(gr__coop_max_blocks() / cluster) : 0;
     return grSuccess;
@@ -195,10 +212,10 @@ GR_API grError_t grOccupancyMaxPotentialClusterSize(int *clusterSize, grKernel_t
                                                     const grLaunchConfig_t *launchConfig)
 {
     uint64_t cluster;
-    bool fits;
+    bool fits, answered;
     grError_t err = cluster_config("grOccupancyMaxPotentialClusterSize", clusterSize, func, launchConfig,
-                                   &cluster, &fits);
-    if (err)
+                                   true, &cluster, &fits, &answered);
+    if (err || answered)
         return err;
     unsigned max = gr__coop_max_blocks();
     *clusterSize = fits ? (int)(max < GR_CLUSTER_PORTABLE ? max : GR_CLUSTER_PORTABLE) : 0;

@@ -193,6 +193,23 @@ typedef struct gr_device_ops {
     /* ---- kernels */
     grError_t (*kernel_set_image)(const char *call, grKernel_t k, const void *image, const char *entry);
     void (*kernel_free)(struct gr_dev_kernel *g);
+    /* What the device says of k's function on 'device' (the image
+     * loaded there on first use; grErrorInvalidDeviceFunction with a
+     * detail where k has none, as a launch says): grFuncGetAttributes'
+     * fields, and the occupancy calculator's answers for arguments the
+     * caller checked (block_size and blocks positive, flags
+     * grOccupancyDefault or grOccupancyDisableCachingOverride, cfg
+     * non-NULL with no zero block or cluster dimension). With
+     * 'potential', occupancy_clusters answers
+     * grOccupancyMaxPotentialClusterSize, else
+     * grOccupancyMaxActiveClusters. */
+    grError_t (*func_attributes)(const char *call, grKernel_t k, int device, grFuncAttributes *attr);
+    grError_t (*occupancy_blocks)(const char *call, grKernel_t k, int device, int block_size, size_t smem,
+                                  unsigned flags, int *out);
+    grError_t (*occupancy_smem)(const char *call, grKernel_t k, int device, int blocks, int block_size,
+                                size_t *out);
+    grError_t (*occupancy_clusters)(const char *call, grKernel_t k, int device, const grLaunchConfig_t *cfg,
+                                    bool potential, int *out);
 
     /* ---- executables: a plan lowered for one device */
     grError_t (*exec_lower)(const char *call, const gr_plan *p, int device, unsigned long long flags,

@@ -182,6 +182,10 @@ bool gr_fakedev_active(void)
 }
 
 #define FAKE_MEM (1ull << 30)
+/* Its multiprocessors (grDevAttrMultiProcessorCount) and the dynamic
+ * shared memory a block may have, which its occupancy answers use. */
+#define FAKE_SMS 4
+#define FAKE_SMEM (48 * 1024)
 
 static grError_t fake_properties(const char *call, int device, grDeviceProp *p)
 {
@@ -189,7 +193,7 @@ static grError_t fake_properties(const char *call, int device, grDeviceProp *p)
     memset(p, 0, sizeof *p);
     snprintf(p->name, sizeof p->name, "graphrt fake device %d", device);
     p->totalGlobalMem = FAKE_MEM;
-    p->multiProcessorCount = 4;
+    p->multiProcessorCount = FAKE_SMS;
     p->major = 9;
     p->minor = 0;
     p->warpSize = 32;
@@ -1152,6 +1156,69 @@ static void fake_kernel_free(struct gr_dev_kernel *g)
     gr__free(g);
 }
 
+/* What the fake device answers of a kernel's function: the CPU device's
+ * rules (api/occupancy.c) with the fake device's own multiprocessors
+ * (FAKE_SMS, its grDevAttrMultiProcessorCount): blocks of up to 1024
+ * threads and 48 KiB of dynamic shared memory, one at a time on a
+ * multiprocessor, no cluster hardware. A kernel without an image is
+ * refused as its launch is. */
+static bool fake_block_fits(uint64_t threads, size_t smem)
+{
+    return threads >= 1 && threads <= 1024 && smem <= FAKE_SMEM;
+}
+
+static grError_t fake_func_attributes(const char *call, grKernel_t k, int device, grFuncAttributes *attr)
+{
+    ENTER(call, "func_attributes");
+    if (!gr_load_acquire(&k->gpu))
+        return no_image(call, k, device);
+    memset(attr, 0, sizeof *attr);
+    attr->maxThreadsPerBlock = 1024;
+    attr->maxDynamicSharedSizeBytes = FAKE_SMEM;
+    attr->preferredShmemCarveout = -1;
+    return grSuccess;
+}
+
+static grError_t fake_occupancy_blocks(const char *call, grKernel_t k, int device, int block_size,
+                                       size_t smem, unsigned flags, int *out)
+{
+    (void)flags;
+    ENTER(call, "occupancy_blocks");
+    if (!gr_load_acquire(&k->gpu))
+        return no_image(call, k, device);
+    *out = fake_block_fits((uint64_t)block_size, smem) ? 1 : 0;
+    return grSuccess;
+}
+
+static grError_t fake_occupancy_smem(const char *call, grKernel_t k, int device, int blocks, int block_size,
+                                     size_t *out)
+{
+    ENTER(call, "occupancy_smem");
+    if (!gr_load_acquire(&k->gpu))
+        return no_image(call, k, device);
+    *out = blocks == 1 && block_size <= 1024 ? FAKE_SMEM : 0;
+    return grSuccess;
+}
+
+static grError_t fake_occupancy_clusters(const char *call, grKernel_t k, int device,
+                                         const grLaunchConfig_t *cfg, bool potential, int *out)
+{
+    ENTER(call, "occupancy_clusters");
+    if (!gr_load_acquire(&k->gpu))
+        return no_image(call, k, device);
+    uint64_t cluster = 1;
+    for (unsigned i = 0; i < cfg->numAttrs; i++)
+        if (cfg->attrs[i].id == grLaunchAttributeClusterDimension)
+            cluster = (uint64_t)cfg->attrs[i].val.clusterDim.x * cfg->attrs[i].val.clusterDim.y *
+                      cfg->attrs[i].val.clusterDim.z;
+    uint64_t threads = (uint64_t)cfg->blockDim.x * cfg->blockDim.y * cfg->blockDim.z;
+    if (!fake_block_fits(threads, cfg->dynamicSmemBytes))
+        *out = 0;
+    else
+        *out = potential ? (FAKE_SMS < 8 ? FAKE_SMS : 8) : (int)(FAKE_SMS / cluster);
+    return grSuccess;
+}
+
 /* ------------------------------------------------------------ executables */
 
 struct gr_dev_exec {
@@ -1427,6 +1494,10 @@ static const gr_device_ops fake_kind = {
     .vmm_quiesce = fake_vmm_quiesce,
     .kernel_set_image = fake_kernel_set_image,
     .kernel_free = fake_kernel_free,
+    .func_attributes = fake_func_attributes,
+    .occupancy_blocks = fake_occupancy_blocks,
+    .occupancy_smem = fake_occupancy_smem,
+    .occupancy_clusters = fake_occupancy_clusters,
     .exec_lower = fake_exec_lower,
     .exec_free = fake_exec_free,
     .exec_device = fake_exec_device,

@@ -220,6 +220,27 @@ typedef union CUstreamBatchMemOpParams {
     uint64_t pad[6];
 } CUstreamBatchMemOpParams;
 
+/* CUfunction_attribute: what cuFuncGetAttribute answers, one per field
+ * of cudaFuncAttributes. */
+enum {
+    CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0,
+    CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1,
+    CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES = 2,
+    CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES = 3,
+    CU_FUNC_ATTRIBUTE_NUM_REGS = 4,
+    CU_FUNC_ATTRIBUTE_PTX_VERSION = 5,
+    CU_FUNC_ATTRIBUTE_BINARY_VERSION = 6,
+    CU_FUNC_ATTRIBUTE_CACHE_MODE_CA = 7,
+    CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
+    CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT = 9,
+    CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET = 10,
+    CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH = 11,
+    CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT = 12,
+    CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH = 13,
+    CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14,
+    CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE = 15
+};
+
 /* The CUDA version whose ABI graphrt asks cuGetProcAddress for. */
 #define GR_CU_ABI_VERSION 12000
 
@@ -310,7 +331,22 @@ typedef CUresult (*gr_cuGetProcAddress_v1)(const char *symbol, void **pfn, int c
     X(cuLaunchCooperativeKernel,                                                                           \
       (CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by,  \
        unsigned int bz, unsigned int shmem, CUstream hStream, void **kernelParams))                        \
+    X(cuFuncGetAttribute, (int *pi, int attrib, CUfunction hfunc))                                         \
+    X(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags,                                                \
+      (int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags))        \
+    X(cuOccupancyAvailableDynamicSMemPerBlock,                                                             \
+      (size_t * dynamicSmemSize, CUfunction func, int numBlocks, int blockSize))                           \
     GR_CU_GRAPH_FUNCTIONS(X)
+
+/*
+ * Entry points a driver may lack, resolved at GR_CU_ABI_VERSION and left
+ * NULL where it does (loader.c); the calls that need them refuse with
+ * grErrorCallRequiresNewerDriver. The cluster occupancy calls (CUDA
+ * 11.8).
+ */
+#define GR_CU_OPT_FUNCTIONS(X)                                                                         \
+    X(cuOccupancyMaxActiveClusters, (int *numClusters, CUfunction func, const CUlaunchConfig *config)) \
+    X(cuOccupancyMaxPotentialClusterSize, (int *clusterSize, CUfunction func, const CUlaunchConfig *config))
 
 /* The table of entry points, filled once by the loader; a driver that
  * lacks one of GR_CU_FUNCTIONS leaves the process without GPUs (loader.c). */
@@ -319,6 +355,7 @@ typedef struct gr_cu_table {
 #define GR_CU_MEMBER(name, params) CUresult(*name) params;
     GR_CU_FUNCTIONS(GR_CU_MEMBER)
     GR_CU_COND_FUNCTIONS(GR_CU_MEMBER) /* NULL where the driver lacks them */
+    GR_CU_OPT_FUNCTIONS(GR_CU_MEMBER)  /* likewise */
 #undef GR_CU_MEMBER
 } gr_cu_table;
 

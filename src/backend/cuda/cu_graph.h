@@ -115,8 +115,26 @@ typedef union CUlaunchAttributeValue {
     int cooperative;
 } CUlaunchAttributeValue;
 enum {
-    CU_LAUNCH_ATTRIBUTE_COOPERATIVE = 2
+    CU_LAUNCH_ATTRIBUTE_COOPERATIVE = 2,
+    CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4,
+    CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE = 5
 };
+
+/* CUlaunchAttribute and CUlaunchConfig (cuLaunchKernelEx's), as the
+ * cluster occupancy calls read them. */
+typedef struct CUlaunchAttribute {
+    int id; /* CUlaunchAttributeID */
+    char pad[8 - sizeof(int)];
+    CUlaunchAttributeValue value;
+} CUlaunchAttribute;
+typedef struct CUlaunchConfig {
+    unsigned int gridDimX, gridDimY, gridDimZ;
+    unsigned int blockDimX, blockDimY, blockDimZ;
+    unsigned int sharedMemBytes;
+    CUstream hStream;
+    CUlaunchAttribute *attrs;
+    unsigned int numAttrs;
+} CUlaunchConfig;
 
 #define GR_CU_GRAPH_FUNCTIONS(X)                                                                            \
     X(cuGraphCreate, (CUgraph * phGraph, unsigned int flags))                                               \

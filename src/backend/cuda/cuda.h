@@ -234,5 +234,15 @@ void gr__cuda_kernel_free(struct gr_dev_kernel *g);
 /* An eager launch of k on GPU stream s (checked by the caller). */
 grError_t gr__cuda_launch(const char *call, gr_stream *s, grKernel_t k, const grDim3 *grid,
                           const grDim3 *block, size_t shmem, void **args, bool coop);
+/* k's function on GPU 'device' as the driver reports it (occupancy.c):
+ * the device table's func_attributes, occupancy_blocks, occupancy_smem
+ * and occupancy_clusters. */
+grError_t gr__cuda_func_attributes(const char *call, grKernel_t k, int device, grFuncAttributes *attr);
+grError_t gr__cuda_occupancy_blocks(const char *call, grKernel_t k, int device, int block_size, size_t smem,
+                                    unsigned flags, int *out);
+grError_t gr__cuda_occupancy_smem(const char *call, grKernel_t k, int device, int blocks, int block_size,
+                                  size_t *out);
+grError_t gr__cuda_occupancy_clusters(const char *call, grKernel_t k, int device, const grLaunchConfig_t *cfg,
+                                      bool potential, int *out);
 
 #endif /* GR_CUDA_H */

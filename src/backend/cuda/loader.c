@@ -2,7 +2,8 @@
  * loader.c - finds the CUDA driver at run time: dlopen("libcuda.so.1"),
  * its cuGetProcAddress, every entry point of cu_driver.h by base name at
  * GR_CU_ABI_VERSION (those of conditional nodes, which a driver may lack,
- * at GR_CU_COND_ABI_VERSION), then cuInit and the device count, once per process.
+ * at GR_CU_COND_ABI_VERSION; the other optional ones, GR_CU_OPT_FUNCTIONS, at
+ * GR_CU_ABI_VERSION), then cuInit and the device count, once per process.
  * Without a driver, or with GRAPHRT_CUDA=0, there are no GPUs and the
  * reason is kept for the sentences that say so.
  */
@@ -38,13 +39,18 @@ static const struct {
 #undef GR_CU_ENTRY
 };
 
-/* The members of gr_cu that a driver may lack (cu_graph.h). */
+/* The members of gr_cu that a driver may lack (cu_graph.h's, then
+ * cu_driver.h's), and the ABI version each is asked at. */
 static const struct {
     const char *name;
     size_t offset;
+    int version;
 } optional_entry_points[] = {
-#define GR_CU_ENTRY(name, params) {#name, offsetof(gr_cu_table, name)},
+#define GR_CU_ENTRY(name, params) {#name, offsetof(gr_cu_table, name), GR_CU_COND_ABI_VERSION},
     GR_CU_COND_FUNCTIONS(GR_CU_ENTRY)
+#undef GR_CU_ENTRY
+#define GR_CU_ENTRY(name, params) {#name, offsetof(gr_cu_table, name), GR_CU_ABI_VERSION},
+        GR_CU_OPT_FUNCTIONS(GR_CU_ENTRY)
 #undef GR_CU_ENTRY
 };
 
@@ -75,10 +81,10 @@ static bool resolve_all(void *lib)
     for (size_t i = 0; i < sizeof optional_entry_points / sizeof optional_entry_points[0]; i++) {
         void *pfn = NULL;
         CUdriverProcAddressQueryResult st = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
-        CUresult r = gpa2 ? gpa2(optional_entry_points[i].name, &pfn, GR_CU_COND_ABI_VERSION,
-                                 CU_GET_PROC_ADDRESS_DEFAULT, &st)
-                          : gpa1(optional_entry_points[i].name, &pfn, GR_CU_COND_ABI_VERSION,
-                                 CU_GET_PROC_ADDRESS_DEFAULT);
+        int version = optional_entry_points[i].version;
+        CUresult r =
+            gpa2 ? gpa2(optional_entry_points[i].name, &pfn, version, CU_GET_PROC_ADDRESS_DEFAULT, &st)
+                 : gpa1(optional_entry_points[i].name, &pfn, version, CU_GET_PROC_ADDRESS_DEFAULT);
         if (r != CUDA_SUCCESS)
             pfn = NULL;
         memcpy((char *)&gr_cu + optional_entry_points[i].offset, &pfn, sizeof pfn);

@@ -74,6 +74,10 @@ const gr_device_ops gr__cuda_kind = {
 
     .kernel_set_image = gr__cuda_kernel_set_image,
     .kernel_free = gr__cuda_kernel_free,
+    .func_attributes = gr__cuda_func_attributes,
+    .occupancy_blocks = gr__cuda_occupancy_blocks,
+    .occupancy_smem = gr__cuda_occupancy_smem,
+    .occupancy_clusters = gr__cuda_occupancy_clusters,
 
     .exec_lower = gr__cuda_exec_lower,
     .exec_free = gr__cuda_exec_free,
