@@ -196,7 +196,8 @@ GR_API grError_t grLaunchCooperativeKernel(grKernel_t kernel, grDim3 gridDim, gr
                                            size_t sharedMem, grStream_t stream);
 
 /* A kernel's attributes (grFuncGetAttributes), CUDA's cudaFuncAttributes
- * field for field; on the CPU device as commented. */
+ * field for field; on the CPU device as commented, on a GPU the driver's
+ * (cuFuncGetAttribute of the kernel's function there). */
 typedef struct grFuncAttributes {
     size_t sharedSizeBytes;                /* static shared memory: 0 on the CPU, where
                              * GR_SHARED arrays are the compiler's
@@ -222,16 +223,18 @@ typedef struct grFuncAttributes {
 } grFuncAttributes;
 
 /* The attributes of a kernel's function on the current device (the CPU
- * device's values are those commented at grFuncAttributes). Errors:
- * grErrorInvalidValue (attr NULL), grErrorInvalidDeviceFunction (func
- * NULL or not live), grErrorNotSupported (the current device is a GPU:
- * not lowered to the driver yet). Thread safety: any thread. Mirrors
+ * device's values are those commented at grFuncAttributes; on a GPU the
+ * driver's for the kernel's image, loaded there on first use, as a
+ * launch loads it). Errors: grErrorInvalidValue (attr NULL),
+ * grErrorInvalidDeviceFunction (func NULL or not live; on a GPU, a
+ * kernel without a GPU image, as its launch there), on a GPU the
+ * driver's errors. Thread safety: any thread. Mirrors
  * cudaFuncGetAttributes (a grKernel_t in place of the function
  * pointer). */
 GR_API grError_t grFuncGetAttributes(grFuncAttributes *attr, grKernel_t func);
 
 /* The offset and size of parameter paramIndex in the kernel's argument
- * buffer: graphrt's layout, each parameter at an offset aligned to its
+ * buffer, whatever the current device (no image needed): graphrt's layout, each parameter at an offset aligned to its
  * size (up to 16 bytes), in order, as the kernel was created with it
  * (a GPU's layout aligns a struct to its members instead, so a struct
  * parameter's offset may differ there). paramSize may be NULL. Errors:
@@ -254,10 +257,12 @@ GR_API grError_t grFuncGetParamInfo(grKernel_t func, size_t paramIndex, size_t *
  * which runs one block at a time: 1, or 0 where such a block cannot run
  * (blockSize over 1024, dynamicSMemSize over 48 KiB). So the largest
  * cooperative grid (grLaunchCooperativeKernel) is this times
- * grDevAttrMultiProcessorCount. Errors: grErrorInvalidValue (numBlocks
- * NULL, blockSize 0 or negative), grErrorInvalidDeviceFunction (func
- * NULL or not live), grErrorNotSupported (the current device is a GPU:
- * not lowered to the driver yet). Thread safety: any thread. Mirrors
+ * grDevAttrMultiProcessorCount. On a GPU the driver's answer for the
+ * kernel's image (cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags).
+ * Errors: grErrorInvalidValue (numBlocks NULL, blockSize 0 or negative,
+ * checked on every device), grErrorInvalidDeviceFunction (func NULL or
+ * not live; on a GPU, a kernel without a GPU image), on a GPU the
+ * driver's errors. Thread safety: any thread. Mirrors
  * cudaOccupancyMaxActiveBlocksPerMultiprocessor. */
 GR_API grError_t grOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, grKernel_t func, int blockSize,
                                                              size_t dynamicSMemSize);
@@ -275,11 +280,12 @@ GR_API grError_t grOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBl
 /* The most dynamic shared memory a block of 'func' of blockSize threads
  * may have for numBlocks such blocks to be active on one multiprocessor
  * at once. On the CPU device: 48 KiB for numBlocks 1, 0 for more (a
- * worker runs one block at a time) or for blockSize over 1024. Errors:
+ * worker runs one block at a time) or for blockSize over 1024; on a GPU
+ * the driver's (cuOccupancyAvailableDynamicSMemPerBlock). Errors:
  * grErrorInvalidValue (dynamicSmemSize NULL, numBlocks or blockSize 0 or
- * negative), grErrorInvalidDeviceFunction (func NULL or not live),
- * grErrorNotSupported (the current device is a GPU: not lowered to the
- * driver yet). Thread safety: any thread. Mirrors
+ * negative), grErrorInvalidDeviceFunction (func NULL or not live; on a
+ * GPU, a kernel without a GPU image), on a GPU the driver's errors.
+ * Thread safety: any thread. Mirrors
  * cudaOccupancyAvailableDynamicSMemPerBlock. */
 GR_API grError_t grOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, grKernel_t func,
                                                          int numBlocks, int blockSize);
@@ -289,9 +295,14 @@ GR_API grError_t grOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize
  * without it) that can be active at once. The CPU device has no cluster
  * hardware: its answer is the cooperative limit (1 x
  * grDevAttrMultiProcessorCount blocks) divided by the cluster's blocks,
- * rounded down, or 0 where a block of the configuration cannot run.
- * Errors: grErrorInvalidValue (numClusters or launchConfig NULL, attrs
- * NULL with numAttrs > 0, a zero block dimension), and the others of
+ * rounded down, or 0 where a block of the configuration cannot run. On a
+ * GPU the driver's (cuOccupancyMaxActiveClusters, given the
+ * configuration's grid, block, dynamic shared memory, cluster dimension
+ * and cluster scheduling policy; the driver wants a cluster dimension
+ * unless the kernel was compiled with one). Errors: grErrorInvalidValue
+ * (numClusters or launchConfig NULL, attrs NULL with numAttrs > 0, a
+ * zero block or cluster dimension), grErrorCallRequiresNewerDriver (on
+ * a GPU, a driver without the call: before CUDA 11.8), and the others of
  * grOccupancyMaxActiveBlocksPerMultiprocessor. Thread safety: any
  * thread. Mirrors cudaOccupancyMaxActiveClusters. */
 GR_API grError_t grOccupancyMaxActiveClusters(int *numClusters, grKernel_t func,
@@ -300,7 +311,8 @@ GR_API grError_t grOccupancyMaxActiveClusters(int *numClusters, grKernel_t func,
 /* The largest cluster size (blocks) a launch of the configuration could
  * have with at least one cluster active. On the CPU device: the portable
  * maximum, 8, or the cooperative limit where that is smaller, 0 where a
- * block of the configuration cannot run. Errors: as
+ * block of the configuration cannot run; on a GPU the driver's
+ * (cuOccupancyMaxPotentialClusterSize). Errors: as
  * grOccupancyMaxActiveClusters (clusterSize in place of numClusters).
  * Thread safety: any thread. Mirrors
  * cudaOccupancyMaxPotentialClusterSize. */
