@@ -9,6 +9,13 @@
  * GPU, or GRAPHRT_CUDA=0), and not at all with GRAPHRT_FAKEDEV=0; N is
  * GRAPHRT_FAKEDEV's number (1 when unset or not a number).
  *
+ * A kernel's attributes and occupancy on a fake device follow the CPU
+ * device's rules with the fake device's own 4 multiprocessors (its
+ * grDevAttrMultiProcessorCount): blocks of up to 1024 threads and 48 KiB
+ * of dynamic shared memory, one active at a time on a multiprocessor,
+ * no registers or cluster hardware; a kernel without an image is
+ * refused as its launch is.
+ *
  * Knobs, for one test's process (each test runs in a child of its own):
  * an operation that fails, and an asynchronous error that the next
  * synchronisations report.
