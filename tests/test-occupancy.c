@@ -22,6 +22,8 @@ static grKernel_t add_without_image(void)
     return k;
 }
 
+/* A launch of one cluster of cluster_x blocks of 128 threads (0: no
+ * cluster dimension, one block). */
 static grLaunchConfig_t cluster_config(grLaunchAttribute *attr, unsigned cluster_x)
 {
     memset(attr, 0, sizeof *attr);
@@ -29,7 +31,7 @@ static grLaunchConfig_t cluster_config(grLaunchAttribute *attr, unsigned cluster
     attr->val.clusterDim.x = cluster_x;
     attr->val.clusterDim.y = 1;
     attr->val.clusterDim.z = 1;
-    grLaunchConfig_t cfg = {.gridDim = GR_DIM3(cluster_x, 1, 1),
+    grLaunchConfig_t cfg = {.gridDim = GR_DIM3(cluster_x ? cluster_x : 1, 1, 1),
                             .blockDim = GR_DIM3(128, 1, 1),
                             .attrs = cluster_x ? attr : NULL,
                             .numAttrs = cluster_x ? 1 : 0};
@@ -184,6 +186,9 @@ GR_TEST(gpu_occupancy_and_attributes_are_the_drivers)
         int n = 0;
         CHECK_OK(grOccupancyMaxActiveClusters(&n, k, &cfg));
         CHECK(n >= 1);
+        /* Without a cluster dimension: the driver's largest (8, the
+         * portable size, on a 9.0 GPU). */
+        cfg = cluster_config(&attr, 0);
         CHECK_OK(grOccupancyMaxPotentialClusterSize(&n, k, &cfg));
         CHECK(n >= 2);
     }

@@ -31,7 +31,7 @@ static grError_t kernel_fail(const char *call, grKernel_t k, int device, const c
 
 grError_t gr__cuda_func_attributes(const char *call, grKernel_t k, int device, grFuncAttributes *attr)
 {
-    CUfunction f;
+    CUfunction f = NULL;
     grError_t err = function_of(call, k, device, &f);
     if (err)
         return err;
@@ -92,7 +92,7 @@ grError_t gr__cuda_func_attributes(const char *call, grKernel_t k, int device, g
 grError_t gr__cuda_occupancy_blocks(const char *call, grKernel_t k, int device, int block_size, size_t smem,
                                     unsigned flags, int *out)
 {
-    CUfunction f;
+    CUfunction f = NULL;
     grError_t err = function_of(call, k, device, &f);
     if (err)
         return err;
@@ -107,7 +107,7 @@ grError_t gr__cuda_occupancy_blocks(const char *call, grKernel_t k, int device, 
 grError_t gr__cuda_occupancy_smem(const char *call, grKernel_t k, int device, int blocks, int block_size,
                                   size_t *out)
 {
-    CUfunction f;
+    CUfunction f = NULL;
     grError_t err = function_of(call, k, device, &f);
     if (err)
         return err;
@@ -132,7 +132,7 @@ grError_t gr__cuda_occupancy_clusters(const char *call, grKernel_t k, int device
                         "%s: the NVIDIA driver (version %d) lacks %s, which needs a driver of CUDA 11.8 or "
                         "later",
                         call, gr__cuda_driver_version(), what);
-    CUfunction f;
+    CUfunction f = NULL;
     grError_t err = function_of(call, k, device, &f);
     if (err)
         return err;
