@@ -555,6 +555,13 @@ static bool warp_complete(gr_fblock *b, unsigned wi, unsigned mask)
     return true;
 }
 
+/* The lane a shuffle up, down or xor by 'a' names for 'lane', before the
+ * segment's bounds are applied (warp_src). */
+static inline unsigned warp_step(int op, unsigned lane, unsigned a)
+{
+    return op == W_UP ? lane - a : op == W_DOWN ? lane + a : lane ^ a;
+}
+
 /* The lane whose operand 'lane' reads in a shuffle, -1 for a ballot, -2
  * for an all. A source outside the caller's segment of 'width' lanes (a
  * power of two up to 32, else 32), or a delta outside 0-31 (CUDA's is
@@ -569,36 +576,16 @@ static inline int warp_src(int op, unsigned lane, int arg, int width)
         return op == W_ALL ? -2 : -1;
     unsigned a = (unsigned)arg, u;
     if (GR_LIKELY(width == 32)) { /* the default: the segment is the warp */
-        switch (op) {
-        case W_IDX:
+        if (op == W_IDX)
             return (int)(a & 31u);
-        case W_UP:
-            u = lane - a;
-            break;
-        case W_DOWN:
-            u = lane + a;
-            break;
-        default:
-            u = lane ^ a;
-            break;
-        }
+        u = warp_step(op, lane, a);
         return a < 32u && u < 32u ? (int)u : (int)lane;
     }
     unsigned wd = width >= 1 && width <= 32 && !(width & (width - 1)) ? (unsigned)width : 32u;
     unsigned base = lane & ~(wd - 1);
-    switch (op) {
-    case W_IDX:
+    if (op == W_IDX)
         return (int)(base + (a & (wd - 1)));
-    case W_UP:
-        u = lane - a;
-        break;
-    case W_DOWN:
-        u = lane + a;
-        break;
-    default:
-        u = lane ^ a;
-        break;
-    }
+    u = warp_step(op, lane, a);
     if (op == W_XOR)
         return a < 32u && u < base + wd ? (int)u : (int)lane;
     return a < 32u && u - base < wd ? (int)u : (int)lane;
