@@ -79,8 +79,7 @@ struct gr_cuda_share {
     bool recurring; /* its shape was destroyed before: parked when its last view goes */
     /* The shape: device, flags and signature (see signature). */
     uint64_t hash;
-    unsigned long long flags;
-    int device;
+    unsigned long long flags; /* the device is host.device */
     size_t nsig;
     uint32_t *sig;
 };
@@ -172,7 +171,7 @@ static uint64_t shape_hash(const uint32_t *sig, size_t n, int device, unsigned l
 static void share_free(struct gr_cuda_share *sh)
 {
     gr__cuda_host_release(&sh->host);
-    if (sh->done && gr__cuda_enter(sh->device) == CUDA_SUCCESS)
+    if (sh->done && gr__cuda_enter(sh->host.device) == CUDA_SUCCESS)
         gr_cu.cuEventDestroy(sh->done);
     if (sh->last)
         gr__stream_release(sh->last);
@@ -238,10 +237,8 @@ static grError_t join(const char *call, struct gr_dev_exec *gx, struct gr_cuda_s
     grError_t err = check_plan(call, gx, gx->plan);
     if (!err && parked)
         err = adopt(call, gx);
-    if (err) {
-        if (gx->share)
-            gr__cuda_share_drop(gx);
-        gr__cuda_host_release(gx);
+    if (err) { /* still a view: a failed promotion leaves gx as it was */
+        gr__cuda_share_drop(gx);
         gr__free(gx);
         return err;
     }
@@ -267,7 +264,7 @@ grError_t gr__cuda_share_lower(const char *call, const gr_plan *p, int device, u
     uint64_t h = shape_hash(sig, nsig, device, flags);
     pthread_mutex_lock(&reg_lock);
     for (sh = reg; sh; sh = sh->next)
-        if (sh->hash == h && sh->device == device && sh->flags == flags && sh->nsig == nsig &&
+        if (sh->hash == h && sh->host.device == device && sh->flags == flags && sh->nsig == nsig &&
             !memcmp(sh->sig, sig, nsig * sizeof *sig))
             break;
     bool parked = false;
@@ -314,7 +311,6 @@ grError_t gr__cuda_share_lower(const char *call, const gr_plan *p, int device, u
     sh->owner = gx;
     sh->hash = h;
     sh->flags = flags;
-    sh->device = device;
     sh->nsig = nsig;
     sh->sig = sig;
     gr_store_relaxed(&sh->refs, 1u);
