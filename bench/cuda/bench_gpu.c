@@ -269,6 +269,52 @@ static void update_changed(int k)
     graph_free(sh);
 }
 
+/* Capture + update, as bench_native.cu's capture_update: a chain of n
+ * launches captured with new arguments, grGraphExecUpdate of an
+ * executable of the same shape, the new graph destroyed. Figures: the
+ * whole step, and its update part. */
+static void capture_update(grStream_t s, int n)
+{
+    enum { reps = 10 };
+    grGraph_t g0;
+    CK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+    for (int i = 0; i < n; i++) {
+        void *args[] = {&i};
+        CK(grLaunchKernel(kernel, GR_DIM3(1, 1, 1), GR_DIM3(32, 1, 1), args, 0, s));
+    }
+    CK(grStreamEndCapture(s, &g0));
+    grGraphExec_t e;
+    CK(grGraphInstantiate(&e, g0, 0));
+    double rt[ROUNDS], ru[ROUNDS];
+    for (int round = 0; round < ROUNDS; round++) {
+        double upd = 0, t0 = now_ns();
+        for (int k = 0; k < reps; k++) {
+            grGraph_t g;
+            int base = (round * reps + k + 1) * n;
+            CK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+            for (int i = 0; i < n; i++) {
+                int a = base + i;
+                void *args[] = {&a};
+                CK(grLaunchKernel(kernel, GR_DIM3(1, 1, 1), GR_DIM3(32, 1, 1), args, 0, s));
+            }
+            CK(grStreamEndCapture(s, &g));
+            double t1 = now_ns();
+            grGraphExecUpdateResultInfo info;
+            CK(grGraphExecUpdate(e, g, &info));
+            upd += now_ns() - t1;
+            CK(grGraphDestroy(g));
+        }
+        rt[round] = (now_ns() - t0) / reps / 1e3;
+        ru[round] = upd / reps / 1e3;
+    }
+    char param[32];
+    snprintf(param, sizeof param, "chain%d", n);
+    report("capture_update", param, median(rt), "us");
+    report("capture_update_update", param, median(ru), "us");
+    CK(grGraphExecDestroy(e));
+    CK(grGraphDestroy(g0));
+}
+
 int main(int argc, char **argv)
 {
     const char *json = NULL;
@@ -451,6 +497,8 @@ int main(int argc, char **argv)
     const int changed[] = {1, 10, 100, 1000};
     for (int j = 0; j < 4; j++)
         update_changed(changed[j]);
+    capture_update(s, 100);
+    capture_update(s, 1000);
 
     if (json) {
         FILE *f = fopen(json, "w");

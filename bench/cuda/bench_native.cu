@@ -260,6 +260,46 @@ static void update_changed(int k)
     graph_free(sh);
 }
 
+/* Capture + update, the pattern of frameworks that capture a new graph at
+ * every step and bring one executable to it (llama.cpp's ggml-cuda): a
+ * chain of n launches captured with new arguments, cudaGraphExecUpdate of
+ * an executable of the same shape, the new graph destroyed. Figures: the
+ * whole step, and its update part. */
+static void capture_update(cudaStream_t s, int n)
+{
+    const int reps = 10;
+    cudaGraph_t g0;
+    CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    for (int i = 0; i < n; i++)
+        bench_empty<<<1, 32, 0, s>>>(i);
+    CK(cudaStreamEndCapture(s, &g0));
+    cudaGraphExec_t e;
+    CK(cudaGraphInstantiate(&e, g0, 0));
+    std::vector<double> rt, ru;
+    for (int round = 0; round < ROUNDS; round++) {
+        double upd = 0, t0 = now_ns();
+        for (int k = 0; k < reps; k++) {
+            cudaGraph_t g;
+            int base = (round * reps + k + 1) * n;
+            CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+            for (int i = 0; i < n; i++)
+                bench_empty<<<1, 32, 0, s>>>(base + i);
+            CK(cudaStreamEndCapture(s, &g));
+            double t1 = now_ns();
+            cudaGraphExecUpdateResultInfo info;
+            CK(cudaGraphExecUpdate(e, g, &info));
+            upd += now_ns() - t1;
+            CK(cudaGraphDestroy(g));
+        }
+        rt.push_back((now_ns() - t0) / reps / 1e3);
+        ru.push_back(upd / reps / 1e3);
+    }
+    report("capture_update", "chain" + std::to_string(n), median(rt), "us");
+    report("capture_update_update", "chain" + std::to_string(n), median(ru), "us");
+    CK(cudaGraphExecDestroy(e));
+    CK(cudaGraphDestroy(g0));
+}
+
 int main(int argc, char **argv)
 {
     const char *json = NULL;
@@ -498,6 +538,8 @@ int main(int argc, char **argv)
             layered(l[0], l[1]);
     for (int k : {1, 10, 100, 1000})
         update_changed(k);
+    for (int n : {100, 1000})
+        capture_update(s, n);
 
     if (json) {
         FILE *f = fopen(json, "w");
