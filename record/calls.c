@@ -5,11 +5,14 @@
  * The recorder enables these callbacks once, at injection, and never
  * switches a domain or a callback off (cuptiEnableDomain of a whole domain
  * costs about 100 us on CUDA 13.0, twice a capture when it was switched
- * with each one). Three lists:
+ * with each one). Four lists:
  * - 'always': driver calls whose callbacks always do work: allocations and
  *   frees (the stale-pointer check and the walks' pointer classes),
  *   capture begin and end, the capture mode exchange, instantiation, exec
- *   update and setters, graph launches, node setters, conditional handles.
+ *   update and setters, graph launches, node setters, conditional handles,
+ *   the explicit calls that change edges or destroy a node.
+ * - 'resource': the resource callbacks for graphs, nodes made and
+ *   executables (not the per-edge and per-clone ones).
  * - 'capture_drv' and 'capture_rt': driver and runtime calls that only
  *   matter while a capture is open: every call that can be captured into a
  *   graph (kernel launches of every form, copies and memsets, host
@@ -19,11 +22,12 @@
  *   synchronisation and queries, allocations and frees of every kind, the
  *   capture's own info and dependency calls, graph uploads). Their
  *   callbacks return at once while no capture is open.
- * Not listed: cudaGraphLaunch (the driver's cuGraphLaunch is: a runtime
- * callback more on the hottest path would only rename the call), graph
- * construction and queries (the resource domain sees what they make),
- * and the rest of the API. A call not listed gets no callback at all,
- * during a capture too (docs/record.md says what the log then lacks).
+ * Not listed: cudaGraphLaunch and the runtime's kernel launches (the
+ * driver's cuGraphLaunch and cuLaunchKernel* are: a runtime callback more
+ * on the hottest paths would only rename the call), graph construction
+ * and queries (the resource domain sees what they make), and the rest of
+ * the API. A call not listed gets no callback at all, during a capture
+ * too (docs/record.md says what the log then lacks).
  */
 #include "recorder.h"
 
@@ -90,6 +94,30 @@ static const CUpti_CallbackId always[] = {
     CUPTI_DRIVER_TRACE_CBID_cuGraphBatchMemOpNodeSetParams,
     CUPTI_DRIVER_TRACE_CBID_cuGraphExternalSemaphoresSignalNodeSetParams,
     CUPTI_DRIVER_TRACE_CBID_cuGraphExternalSemaphoresWaitNodeSetParams,
+    /* Edges added or removed and nodes destroyed by the explicit API: they
+     * change what a walk would read (the resource domain's per-edge and
+     * per-node-destroy callbacks are not enabled, see 'resource'). */
+    CUPTI_DRIVER_TRACE_CBID_cuGraphAddDependencies,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphAddDependencies_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphRemoveDependencies,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphRemoveDependencies_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphDestroyNode,
+};
+
+/* The resource callbacks the recorder acts on. Left out, because each
+ * fires for every captured node or edge or for every node an
+ * instantiation copies, and the walks read what they would tell: node
+ * creation starting, edges created and destroyed (every captured node
+ * makes one or more), nodes cloned (an instantiation clones the graph,
+ * about two nodes a node on CUDA 13.0) and nodes destroyed (every node of
+ * a destroyed graph or copy). The explicit calls that change a graph's
+ * edges or remove a node are in 'always' instead. */
+static const CUpti_CallbackId resource[] = {
+    CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING,   CUPTI_CBID_RESOURCE_GRAPH_CREATED,
+    CUPTI_CBID_RESOURCE_GRAPH_DESTROY_STARTING,   CUPTI_CBID_RESOURCE_GRAPH_CLONED,
+    CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED,        CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED,
+    CUPTI_CBID_RESOURCE_GRAPHEXEC_DESTROY_STARTING, CUPTI_CBID_RESOURCE_GRAPH_NODE_UPDATED,
+    CUPTI_CBID_RESOURCE_GRAPH_NODE_SET_PARAMS,
 };
 
 #define D(name) CUPTI_DRIVER_TRACE_CBID_##name
@@ -159,11 +187,11 @@ static const CUpti_CallbackId capture_drv[] = {
 
 #define R(name) CUPTI_RUNTIME_TRACE_CBID_##name
 static const CUpti_CallbackId capture_rt[] = {
-    /* Kernel launches and host functions. */
-    R(cudaLaunchKernel_v7000), R(cudaLaunchKernel_ptsz_v7000), R(cudaLaunchKernelExC_v11060),
-    R(cudaLaunchKernelExC_ptsz_v11060), R(cudaLaunchCooperativeKernel_v9000),
-    R(cudaLaunchCooperativeKernel_ptsz_v9000), R(cudaLaunchCooperativeKernelMultiDevice_v9000),
-    R(cudaLaunch_v3020), R(cudaLaunch_ptsz_v7000), R(cudaLaunchHostFunc_v10000),
+    /* Host functions. Not kernel launches: the driver's launch callback
+     * names the stream, and a runtime callback more (two calls of the
+     * recorder a launch, in captures and out of them) would only give
+     * the node the runtime's name of the call. */
+    R(cudaLaunchHostFunc_v10000),
     R(cudaLaunchHostFunc_ptsz_v10000), R(cudaStreamAddCallback_v5000), R(cudaStreamAddCallback_ptsz_v7000),
     /* Copies and memsets, asynchronous and synchronous. */
     R(cudaMemcpyAsync_v3020), R(cudaMemcpyAsync_ptsz_v7000), R(cudaMemcpy2DAsync_v3020),
@@ -228,6 +256,8 @@ static const CUpti_CallbackId capture_rt[] = {
 
 void rec_calls_enable(CUpti_SubscriberHandle sub)
 {
+    for (size_t i = 0; i < sizeof resource / sizeof *resource; i++)
+        cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE, resource[i]);
     for (size_t i = 0; i < sizeof capture_drv / sizeof *capture_drv; i++)
         if (capture_drv[i] < CUPTI_DRIVER_TRACE_CBID_SIZE &&
             cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, capture_drv[i]) == CUPTI_SUCCESS)

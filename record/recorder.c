@@ -881,16 +881,12 @@ static void on_resource(CUpti_CallbackId id, const CUpti_ResourceData *rd)
     if (id < CUPTI_CBID_RESOURCE_GRAPH_CREATED || !rd || !rd->resourceDescriptor)
         return;
     const CUpti_GraphData *gd = (const CUpti_GraphData *)rd->resourceDescriptor;
-    /* Node removals, clones and edges are not logged (the walks hold the
-     * graphs; a line each would cost every captured node and every
-     * instantiation, which clones the graph); they only make the next
-     * walk of a graph necessary. */
+    /* A node made or updated makes the next walk of a graph necessary.
+     * Edges, clones and node removals have no callback here (calls.c's
+     * 'resource' list says why); the explicit calls that change edges or
+     * remove nodes do the same from their driver callbacks. */
     switch (id) {
     case CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED:
-    case CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED:
-    case CUPTI_CBID_RESOURCE_GRAPHNODE_DESTROY_STARTING:
-    case CUPTI_CBID_RESOURCE_GRAPHNODE_DEPENDENCY_CREATED:
-    case CUPTI_CBID_RESOURCE_GRAPHNODE_DEPENDENCY_DESTROY_STARTING:
     case CUPTI_CBID_RESOURCE_GRAPH_NODE_UPDATED:
         if (!tl_instantiating)
             rec_walk_mutated();
@@ -1038,6 +1034,11 @@ static void on_driver_exit(CUpti_CallbackId id, const CUpti_CallbackData *cb)
     case CUPTI_DRIVER_TRACE_CBID_cuGraphBatchMemOpNodeSetParams:
     case CUPTI_DRIVER_TRACE_CBID_cuGraphExternalSemaphoresSignalNodeSetParams:
     case CUPTI_DRIVER_TRACE_CBID_cuGraphExternalSemaphoresWaitNodeSetParams:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphAddDependencies:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphAddDependencies_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphRemoveDependencies:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphRemoveDependencies_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphDestroyNode:
         rec_walk_mutated();
         return;
     case CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2: {
@@ -1494,7 +1495,6 @@ int InitializeInjection(void)
         rec_out = NULL;
         return 0;
     }
-    cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_RESOURCE);
     rec_calls_enable(sub);
     if (timing) {
         tslots = calloc(TSLOTS, sizeof *tslots);
