@@ -139,3 +139,55 @@ GR_TEST(memcpy3d_batch_is_captured_as_memcpy_nodes)
     CHECK_OK(grFree(b));
     CHECK_OK(grStreamDestroy(s));
 }
+
+/* grMemcpy3DWithAttributesAsync is a batch of one: it copies in stream
+ * order, refuses what the batch refuses (naming 'op' in the detail),
+ * refuses NULL and flags, and captures one memcpy node. */
+GR_TEST(memcpy3d_with_attributes_is_a_batch_of_one)
+{
+    char *a = NULL, *b = NULL;
+    grGraph_t g = NULL;
+    atomic_int gate = 0;
+    grStream_t s = tl_stream(grStreamNonBlocking);
+    CHECK_OK(grMalloc((void **)&a, 128));
+    CHECK_OK(grMalloc((void **)&b, 128));
+    for (int i = 0; i < 128; i++)
+        a[i] = (char)i;
+    memset(b, 0, 128);
+    grMemcpy3DBatchOp op = box(b, 8, a, 16, make_grExtent(8, 4, 1)); /* 4 rows of a's pitch 16 */
+    CHECK_OK(grLaunchHostFunc(s, tl_wait_gate, &gate));
+    CHECK_OK(grMemcpy3DWithAttributesAsync(&op, 0, s));
+    CHECK_EQ(b[31], 0);
+    atomic_store(&gate, 1);
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_EQ(b[3 * 8 + 7], (char)(3 * 16 + 7));
+    CHECK_EQ(b[32], 0);
+    CHECK_EQ(tl_gate_timeouts, 0);
+
+    memset(b, 0, 128);
+    CHECK_GR(grErrorInvalidValue, grMemcpy3DWithAttributesAsync(NULL, 0, s));
+    CHECK_DETAIL_HAS("'op' is NULL");
+    CHECK_GR(grErrorInvalidValue, grMemcpy3DWithAttributesAsync(&op, 1, s));
+    CHECK_DETAIL_HAS("flags is 0x1");
+    CHECK_GR(grErrorInvalidValue, grMemcpy3DWithAttributesAsync(&op, 0, grStreamLegacy));
+    CHECK_DETAIL_HAS("legacy default stream");
+    grMemcpy3DBatchOp bad = op;
+    bad.src.type = grMemcpyOperandTypeArray;
+    CHECK_GR(grErrorInvalidValue, grMemcpy3DWithAttributesAsync(&bad, 0, s));
+    CHECK_DETAIL_HAS("op[0].src is an array operand");
+    bad = box(b, 0, a, 0, make_grExtent(129, 1, 1));
+    CHECK_GR(grErrorInvalidValue, grMemcpy3DWithAttributesAsync(&bad, 0, s));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_EQ(b[0], 0); /* nothing refused was queued */
+
+    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+    CHECK_OK(grMemcpy3DWithAttributesAsync(&op, 0, s));
+    CHECK_OK(grStreamEndCapture(s, &g));
+    CHECK_EQ(tl_node_count(g), 1);
+    tl_run_graph(g);
+    CHECK_EQ(b[1 * 8 + 2], (char)(1 * 16 + 2));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grFree(a));
+    CHECK_OK(grFree(b));
+    CHECK_OK(grStreamDestroy(s));
+}

@@ -143,11 +143,7 @@ LEFT_OUT = [
 LEFT_OUT = [(re.compile(p), why) for p, why in LEFT_OUT]
 
 # Missing calls graphrt could offer and does not yet, with the reason.
-NOT_YET = [
-    (r"^cudaMemcpy3DWithAttributesAsync$",
-     "3D copy with attributes (CUDA 13.x): not offered yet; grMemcpy3DBatchAsync of one copy "
-     "covers it"),
-]
+NOT_YET = []
 NOT_YET = [(re.compile(p), why) for p, why in NOT_YET]
 
 # Suffixed calls that CUDA 13 declares beside a base call of another

@@ -546,6 +546,17 @@ typedef struct grMemcpy3DBatchOp {
 GR_API grError_t grMemcpy3DBatchAsync(size_t numOps, grMemcpy3DBatchOp *opList, unsigned long long flags,
                                       grStream_t stream);
 
+/* One 3D copy with attributes: grMemcpy3DBatchAsync of the single copy
+ * *op (CUDA documents the operation by reference to the batch), with the
+ * same checks, GPU lowering and capture (one memcpy node). Errors: as
+ * grMemcpy3DBatchAsync (op NULL, flags not 0, the operand, extent,
+ * access-order and flag rules, an array operand, a region outside the
+ * allocations, the legacy default stream), grErrorMemoryAllocation; plus
+ * the capture and stream errors. Thread safety: any thread. Mirrors
+ * cudaMemcpy3DWithAttributesAsync (CUDA 13.2). */
+GR_API grError_t grMemcpy3DWithAttributesAsync(grMemcpy3DBatchOp *op, unsigned long long flags,
+                                               grStream_t stream);
+
 /* Sets height rows of width bytes, rows pitch bytes apart, to
  * (unsigned char)value, synchronously as grMemset. width or height 0 sets
  * nothing; with one row the pitch is not checked. Errors:

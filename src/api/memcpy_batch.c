@@ -154,60 +154,61 @@ static grPitchedPtr operand_ptr(const grMemcpy3DOperand *o, grExtent e)
     return make_grPitchedPtr(o->op.ptr.ptr, row, e.width, layer);
 }
 
-static grError_t check_operand(const char *call, const grMemcpy3DOperand *o, grExtent e, size_t i,
+static grError_t check_operand(const char *call, const grMemcpy3DOperand *o, grExtent e, const char *name,
                                const char *side)
 {
     if (o->type == grMemcpyOperandTypeArray)
         return gr__fail(grErrorInvalidValue,
-                        "%s: opList[%zu].%s is an array operand; graphrt has no CUDA arrays, copy between "
+                        "%s: %s.%s is an array operand; graphrt has no CUDA arrays, copy between "
                         "pointer operands instead",
-                        call, i, side);
+                        call, name, side);
     if (o->type != grMemcpyOperandTypePointer)
         return gr__fail(grErrorInvalidValue,
-                        "%s: opList[%zu].%s.type is %d, neither grMemcpyOperandTypePointer nor "
+                        "%s: %s.%s.type is %d, neither grMemcpyOperandTypePointer nor "
                         "grMemcpyOperandTypeArray",
-                        call, i, side, (int)o->type);
+                        call, name, side, (int)o->type);
     if (!o->op.ptr.ptr)
-        return gr__fail(grErrorInvalidValue, "%s: opList[%zu].%s.op.ptr.ptr is NULL", call, i, side);
+        return gr__fail(grErrorInvalidValue, "%s: %s.%s.op.ptr.ptr is NULL", call, name, side);
     if (o->op.ptr.rowLength != 0 && o->op.ptr.rowLength < e.width)
         return gr__fail(grErrorInvalidValue,
-                        "%s: opList[%zu].%s.op.ptr.rowLength %zu is below the copy's width %zu (0 means the "
+                        "%s: %s.%s.op.ptr.rowLength %zu is below the copy's width %zu (0 means the "
                         "width)",
-                        call, i, side, o->op.ptr.rowLength, e.width);
+                        call, name, side, o->op.ptr.rowLength, e.width);
     if (o->op.ptr.layerHeight != 0 && o->op.ptr.layerHeight < e.height)
         return gr__fail(grErrorInvalidValue,
-                        "%s: opList[%zu].%s.op.ptr.layerHeight %zu is below the copy's height %zu (0 means "
+                        "%s: %s.%s.op.ptr.layerHeight %zu is below the copy's height %zu (0 means "
                         "the height)",
-                        call, i, side, o->op.ptr.layerHeight, e.height);
+                        call, name, side, o->op.ptr.layerHeight, e.height);
     if ((unsigned)o->op.ptr.locHint.type > grMemLocationTypeHostNumaCurrent)
-        return gr__fail(grErrorInvalidValue, "%s: opList[%zu].%s has a location hint of type %d", call, i,
-                        side, (int)o->op.ptr.locHint.type);
+        return gr__fail(grErrorInvalidValue, "%s: %s.%s has a location hint of type %d", call, name, side,
+                        (int)o->op.ptr.locHint.type);
     return grSuccess;
 }
 
-static grError_t check_op(const char *call, const grMemcpy3DBatchOp *op, size_t i, grMemcpy3DParms *out)
+static grError_t check_op(const char *call, const grMemcpy3DBatchOp *op, const char *name,
+                          grMemcpy3DParms *out)
 {
     grError_t err;
     grExtent e = op->extent;
     gr_region d, s;
     if (e.width == 0 || e.height == 0 || e.depth == 0)
         return gr__fail(grErrorInvalidValue,
-                        "%s: opList[%zu].extent is {%zu, %zu, %zu}; no member of a batch copy's extent may "
+                        "%s: %s.extent is {%zu, %zu, %zu}; no member of a batch copy's extent may "
                         "be 0",
-                        call, i, e.width, e.height, e.depth);
+                        call, name, e.width, e.height, e.depth);
     if (op->srcAccessOrder != grMemcpySrcAccessOrderStream &&
         op->srcAccessOrder != grMemcpySrcAccessOrderDuringApiCall &&
         op->srcAccessOrder != grMemcpySrcAccessOrderAny)
         return gr__fail(grErrorInvalidValue,
-                        "%s: opList[%zu].srcAccessOrder is %d; it must be grMemcpySrcAccessOrderStream, "
+                        "%s: %s.srcAccessOrder is %d; it must be grMemcpySrcAccessOrderStream, "
                         "DuringApiCall or Any",
-                        call, i, (int)op->srcAccessOrder);
+                        call, name, (int)op->srcAccessOrder);
     if (op->flags & ~grMemcpyFlagPreferOverlapWithCompute)
         return gr__fail(grErrorInvalidValue,
-                        "%s: opList[%zu].flags 0x%x has bits other than grMemcpyFlagPreferOverlapWithCompute",
-                        call, i, op->flags);
-    if ((err = check_operand(call, &op->src, e, i, "src")) != grSuccess ||
-        (err = check_operand(call, &op->dst, e, i, "dst")) != grSuccess)
+                        "%s: %s.flags 0x%x has bits other than grMemcpyFlagPreferOverlapWithCompute", call,
+                        name, op->flags);
+    if ((err = check_operand(call, &op->src, e, name, "src")) != grSuccess ||
+        (err = check_operand(call, &op->dst, e, name, "dst")) != grSuccess)
         return err;
     *out = (grMemcpy3DParms){
         .srcPtr = operand_ptr(&op->src, e),
@@ -224,10 +225,12 @@ static grError_t check_op(const char *call, const grMemcpy3DBatchOp *op, size_t 
     return grSuccess;
 }
 
-GR_API grError_t grMemcpy3DBatchAsync(size_t numOps, grMemcpy3DBatchOp *opList, unsigned long long flags,
-                                      grStream_t stream)
+/* A batch of numOps 3D copies for 'call' (grMemcpy3DBatchAsync's, or
+ * grMemcpy3DWithAttributesAsync's single copy), its array named 'list' in
+ * the details. */
+static grError_t batch_3d(const char *call, const char *list, size_t numOps, grMemcpy3DBatchOp *opList,
+                          unsigned long long flags, grStream_t stream)
 {
-    static const char call[] = "grMemcpy3DBatchAsync";
     gr_stream *s;
     grError_t err;
     grMemcpy3DParms p;
@@ -244,13 +247,31 @@ GR_API grError_t grMemcpy3DBatchAsync(size_t numOps, grMemcpy3DBatchOp *opList, 
                         call);
     if ((err = gr__stream_from_handle(call, stream, &s)) != grSuccess)
         return err;
-    for (size_t i = 0; i < numOps; i++)
-        if ((err = check_op(call, &opList[i], i, &p)) != grSuccess)
-            return err;
+    char name[40];
     for (size_t i = 0; i < numOps; i++) {
-        (void)check_op(call, &opList[i], i, &p);
+        snprintf(name, sizeof name, "%s[%zu]", list, i);
+        if ((err = check_op(call, &opList[i], name, &p)) != grSuccess)
+            return err;
+    }
+    for (size_t i = 0; i < numOps; i++) {
+        (void)check_op(call, &opList[i], "", &p);
         if ((err = gr__api_copy_3d(call, &p, stream, false)) != grSuccess)
             return err;
     }
     return grSuccess;
+}
+
+GR_API grError_t grMemcpy3DBatchAsync(size_t numOps, grMemcpy3DBatchOp *opList, unsigned long long flags,
+                                      grStream_t stream)
+{
+    return batch_3d("grMemcpy3DBatchAsync", "opList", numOps, opList, flags, stream);
+}
+
+GR_API grError_t grMemcpy3DWithAttributesAsync(grMemcpy3DBatchOp *op, unsigned long long flags,
+                                               grStream_t stream)
+{
+    static const char call[] = "grMemcpy3DWithAttributesAsync";
+    if (!op)
+        return gr__fail(grErrorInvalidValue, "%s: 'op' is NULL; the copy needs its operation", call);
+    return batch_3d(call, "op", 1, op, flags, stream);
 }
