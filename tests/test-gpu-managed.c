@@ -43,6 +43,11 @@ GR_TEST(gpu_managed_hints_reach_the_device_and_read_back)
     CHECK_EQ(range_int(grMemRangeAttributeReadMostly, m, 1 << 20), 1);
     CHECK_OK(grMemAdvise(m, 1 << 20, grMemAdviseUnsetReadMostly, dev_loc(1)));
     CHECK_EQ(range_int(grMemRangeAttributeReadMostly, m, 1 << 20), 0);
+    /* Read-mostly ignores its location, even one naming no device. */
+    CHECK_OK(grMemAdvise(m, 1 << 20, grMemAdviseSetReadMostly, dev_loc(99)));
+    CHECK_EQ(range_int(grMemRangeAttributeReadMostly, m, 1 << 20), 1);
+    CHECK_OK(grMemAdvise(m, 1 << 20, grMemAdviseUnsetReadMostly, dev_loc(-7)));
+    CHECK_EQ(range_int(grMemRangeAttributeReadMostly, m, 1 << 20), 0);
     /* A GPU location, in graphrt's numbering (GPU 1 is device 1). */
     CHECK_OK(grMemAdvise(m, 1 << 20, grMemAdviseSetPreferredLocation, dev_loc(1)));
     CHECK_EQ(range_int(grMemRangeAttributePreferredLocation, m, 1 << 20), 1);

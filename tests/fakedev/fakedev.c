@@ -802,10 +802,12 @@ static fake_managed *managed_of(const void *p)
     return NULL;
 }
 
-/* A location as the fake keeps it: a device, or the host. */
+/* A location as the fake keeps it: a device, or the host (for a device
+ * that does not exist too: advice that ignores its location passes it
+ * unchecked). */
 static grMemLocation fake_loc(grMemLocation loc)
 {
-    if (loc.type == grMemLocationTypeDevice && loc.id > 0)
+    if (loc.type == grMemLocationTypeDevice && loc.id > 0 && loc.id <= fake_count())
         return loc;
     grMemLocation host = {grMemLocationTypeHost, 0};
     return host;

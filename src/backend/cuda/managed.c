@@ -47,16 +47,20 @@ _Static_assert((int)grMemLocationTypeHost == CU_MEM_LOCATION_TYPE_HOST &&
                "a location type the driver answers is graphrt's");
 
 /* graphrt's location as the driver's: {Device, 0} (the CPU device) is
- * the host. */
+ * the host. The advice that ignores its location (read-mostly, and the
+ * unsets) comes unchecked: a device that does not exist is passed as the
+ * host, which the driver ignores as well. */
 static CUmemLocation loc_of(grMemLocation loc)
 {
     CUmemLocation cu;
     memset(&cu, 0, sizeof cu);
     switch ((int)loc.type) {
-    case grMemLocationTypeDevice:
-        cu.type = loc.id > 0 ? CU_MEM_LOCATION_TYPE_DEVICE : CU_MEM_LOCATION_TYPE_HOST;
-        cu.id = loc.id > 0 ? (int)gr__gpus[loc.id - 1].dev : 0;
+    case grMemLocationTypeDevice: {
+        bool gpu = loc.id > 0 && loc.id <= gr__cuda_count();
+        cu.type = gpu ? CU_MEM_LOCATION_TYPE_DEVICE : CU_MEM_LOCATION_TYPE_HOST;
+        cu.id = gpu ? (int)gr__gpus[loc.id - 1].dev : 0;
         break;
+    }
     case grMemLocationTypeHostNuma:
         cu.type = CU_MEM_LOCATION_TYPE_HOST_NUMA;
         cu.id = loc.id;
