@@ -1,9 +1,13 @@
 /*
  * test-device-limits.c - grDeviceSetLimit / grDeviceGetLimit,
- * grSetDeviceFlags / grGetDeviceFlags and grInitDevice on the CPU device,
- * and their refusals (each leaves the settings as they were).
+ * grSetDeviceFlags / grGetDeviceFlags and grInitDevice on the CPU device
+ * and on a GPU (the device's: the fake device's stored settings, the
+ * driver's on a real GPU), and their refusals (each leaves the settings
+ * as they were).
  */
 #include "test.h"
+
+#include "fakedev/fakedev.h"
 
 GR_TEST(device_limit_reads_defaults_and_what_was_set)
 {
@@ -58,20 +62,91 @@ GR_TEST(device_limit_refusals_change_nothing)
     CHECK_EQ(v, 77);
 }
 
-GR_TEST(device_limit_and_flags_on_a_gpu_are_refused_with_a_detail)
+GR_TEST(device_limit_and_flags_on_a_gpu_are_the_devices)
 {
-    size_t v = 5;
-    unsigned f = 5;
+    size_t v = 0;
+    unsigned f = 0;
     gr_test_device_or_skip(1);
-    CHECK_GR(grErrorNotSupported, grDeviceSetLimit(grLimitStackSize, 4096));
-    CHECK_DETAIL_HAS("cuCtxSetLimit");
-    CHECK_GR(grErrorNotSupported, grDeviceGetLimit(&v, grLimitStackSize));
-    CHECK_GR(grErrorNotSupported, grSetDeviceFlags(grDeviceScheduleSpin));
-    CHECK_GR(grErrorNotSupported, grGetDeviceFlags(&f));
-    CHECK_EQ(v, 5);
-    CHECK_EQ(f, 5);
-    CHECK_OK(grInitDevice(1, 0, 0));
-    CHECK_GR(grErrorNotSupported, grInitDevice(1, grDeviceScheduleSpin, grInitDeviceFlagsAreValid));
+    CHECK_OK(grDeviceSetLimit(grLimitPrintfFifoSize, 4u << 20));
+    CHECK_OK(grDeviceGetLimit(&v, grLimitPrintfFifoSize));
+    CHECK(v >= 4u << 20); /* the device's rounding, up */
+    /* The CPU device keeps its own. */
+    CHECK_OK(grSetDevice(0));
+    CHECK_OK(grDeviceGetLimit(&v, grLimitPrintfFifoSize));
+    CHECK_EQ(v, 1048576);
+    CHECK_OK(grGetDeviceFlags(&f));
+    CHECK_EQ(f, grDeviceMapHost);
+    CHECK_OK(grSetDevice(1));
+    CHECK_OK(grSetDeviceFlags(grDeviceScheduleSpin));
+    CHECK_OK(grGetDeviceFlags(&f));
+    CHECK_EQ(f & grDeviceScheduleMask, grDeviceScheduleSpin);
+    CHECK(f & grDeviceMapHost);
+    CHECK_OK(grInitDevice(1, grDeviceScheduleBlockingSync, grInitDeviceFlagsAreValid));
+    CHECK_OK(grGetDeviceFlags(&f));
+    CHECK_EQ(f & grDeviceScheduleMask, grDeviceScheduleBlockingSync);
+    /* graphrt's own refusals come first, whatever the device. */
+    CHECK_GR(grErrorUnsupportedLimit, grDeviceSetLimit(grLimitDevRuntimeSyncDepth, 2));
+    CHECK_GR(grErrorInvalidValue, grSetDeviceFlags(grDeviceScheduleSpin | grDeviceScheduleYield));
+}
+
+GR_TEST(device_limit_and_flags_the_device_refuses_change_nothing)
+{
+    size_t v = 0;
+    unsigned f = 0;
+    gr_test_device_or_skip(1);
+    if (!gr_test_fake_device())
+        GR_TEST_SKIP("needs the fake device's injected failures");
+    CHECK_OK(grDeviceSetLimit(grLimitStackSize, 2048));
+    CHECK_OK(grSetDeviceFlags(grDeviceScheduleYield));
+    gr_fakedev_fail("limit", grErrorInvalidValue, 0);
+    CHECK_GR(grErrorInvalidValue, grDeviceSetLimit(grLimitStackSize, 4096));
+    CHECK_DETAIL_HAS("injected");
+    gr_fakedev_fail("device_flags", grErrorInvalidValue, 0);
+    CHECK_GR(grErrorInvalidValue, grSetDeviceFlags(grDeviceScheduleSpin));
+    CHECK_GR(grErrorInvalidValue, grInitDevice(1, grDeviceScheduleSpin, grInitDeviceFlagsAreValid));
+    gr_fakedev_clear();
+    CHECK_OK(grDeviceGetLimit(&v, grLimitStackSize));
+    CHECK_EQ(v, 2048);
+    CHECK_OK(grGetDeviceFlags(&f));
+    CHECK_EQ(f, grDeviceScheduleYield | grDeviceMapHost);
+    /* The fake device rounds the stack size up to 16 bytes, as drivers
+     * round it: the answer is the device's, not the value passed. */
+    CHECK_OK(grDeviceSetLimit(grLimitStackSize, 1000));
+    CHECK_OK(grDeviceGetLimit(&v, grLimitStackSize));
+    CHECK_EQ(v, 1008);
+}
+
+GR_TEST(gpu_limits_and_flags_are_the_drivers)
+{
+    size_t v = 0, again = 0;
+    unsigned f = 0;
+    gr_test_device_or_skip(1);
+    gr_test_real_gpu_or_skip();
+    /* cuCtxSetLimit rounds the stack size to the hardware's unit: what
+     * comes back is at least what was asked and is a fixed point. */
+    CHECK_OK(grDeviceSetLimit(grLimitStackSize, 1000));
+    CHECK_OK(grDeviceGetLimit(&v, grLimitStackSize));
+    CHECK(v >= 1000 && v < 1000 + 1024);
+    CHECK_OK(grDeviceSetLimit(grLimitStackSize, v));
+    CHECK_OK(grDeviceGetLimit(&again, grLimitStackSize));
+    CHECK_EQ(again, v);
+    CHECK_OK(grDeviceSetLimit(grLimitMallocHeapSize, 64u << 20));
+    CHECK_OK(grDeviceGetLimit(&v, grLimitMallocHeapSize));
+    CHECK(v >= 64u << 20);
+    CHECK_OK(grDeviceGetLimit(&v, grLimitDevRuntimePendingLaunchCount));
+    CHECK(v > 0);
+    /* cuDevicePrimaryCtxSetFlags on the running primary context, read
+     * back by cuDevicePrimaryCtxGetState. */
+    CHECK_OK(grSetDeviceFlags(grDeviceScheduleYield | grDeviceLmemResizeToMax));
+    CHECK_OK(grGetDeviceFlags(&f));
+    CHECK_EQ(f & (grDeviceScheduleMask | grDeviceLmemResizeToMax),
+             grDeviceScheduleYield | grDeviceLmemResizeToMax);
+    /* Work still runs under the new flags. */
+    void *d = NULL;
+    CHECK_OK(grMalloc(&d, 256));
+    CHECK_OK(grMemset(d, 1, 256));
+    CHECK_OK(grDeviceSynchronize());
+    CHECK_OK(grFree(d));
 }
 
 GR_TEST(device_flags_set_and_read_back)

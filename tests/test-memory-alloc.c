@@ -5,6 +5,7 @@
  * and that a refused call allocates nothing.
  */
 #include "testlib.h"
+#include "fakedev/fakedev.h"
 
 #include <string.h>
 
@@ -55,14 +56,42 @@ GR_TEST(managed_alloc_refuses_zero_size_bad_flags_and_null_output)
     CHECK_PTR_EQ(p, (void *)0x1234);
 }
 
-GR_TEST(managed_alloc_on_a_gpu_is_refused_with_a_detail)
+GR_TEST(managed_alloc_on_a_gpu_is_the_devices_managed_memory)
 {
-    int d = gr_test_device_or_skip(1);
+    gr_test_device_or_skip(1);
+    unsigned char *p = NULL, back[64];
+    grPointerAttributes a;
+    CHECK_OK(grMallocManaged((void **)&p, 64, grMemAttachGlobal));
+    CHECK_OK(grPointerGetAttributes(&a, p));
+    CHECK_EQ(a.type, grMemoryTypeManaged);
+    CHECK_EQ(a.device, 1);
+    CHECK_PTR_EQ(a.devicePointer, p);
+    CHECK_PTR_EQ(a.hostPointer, p);
+    /* Tracked as grMalloc's memory: copies and memsets are bounds-checked. */
+    CHECK_OK(grMemset(p, 7, 64));
+    CHECK_OK(grMemcpy(back, p, 64, grMemcpyDefault));
+    CHECK_EQ(back[63], 7);
+    CHECK_GR(grErrorInvalidValue, grMemset(p, 0, 65));
+    /* The host reaches it once the device is idle. */
+    CHECK_OK(grDeviceSynchronize());
+    CHECK_EQ(p[0], 7);
+    p[1] = 9;
+    CHECK_OK(grMemcpy(back, p, 2, grMemcpyDefault));
+    CHECK_EQ(back[1], 9);
+    CHECK_OK(grFree(p));
+}
+
+GR_TEST(managed_alloc_the_device_refuses_leaves_nothing)
+{
+    gr_test_device_or_skip(1);
+    if (!gr_test_fake_device())
+        GR_TEST_SKIP("needs the fake device's injected failures");
     void *p = (void *)0x1234;
-    CHECK_GR(grErrorNotSupported, grMallocManaged(&p, 64, grMemAttachGlobal));
-    CHECK_DETAIL_HAS("cuMemAllocManaged");
+    gr_fakedev_fail("managed_alloc", grErrorMemoryAllocation, 0);
+    CHECK_GR(grErrorMemoryAllocation, grMallocManaged(&p, 64, grMemAttachHost));
+    CHECK_DETAIL_HAS("managed_alloc");
     CHECK_PTR_EQ(p, (void *)0x1234);
-    (void)d;
+    gr_fakedev_clear();
 }
 
 GR_TEST(managed_alloc_is_unsafe_during_global_capture)

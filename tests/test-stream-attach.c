@@ -122,17 +122,30 @@ GR_TEST(stream_attach_on_the_legacy_stream_is_refused_while_a_blocking_stream_ca
     CHECK_OK(grFree(dev));
 }
 
-GR_TEST(gpu_stream_attach_is_not_supported)
+GR_TEST(gpu_stream_attach_is_the_devices)
 {
-    grStream_t s;
-    static char pageable[64];
+    grStream_t s, cpu;
+    void *m = NULL;
     if (grSetDevice(1) != grSuccess)
         GR_TEST_SKIP("no GPU device: %s", grGetLastErrorDetail());
     CHECK_OK(grStreamCreate(&s));
     void *d = tl_malloc(256);
-    CHECK_GR(grErrorNotSupported, grStreamAttachMemAsync(s, pageable, sizeof pageable, grMemAttachGlobal));
-    CHECK_DETAIL_HAS("managed memory");
-    /* A GPU's memory is not managed memory, on any stream. */
+    CHECK_OK(grMallocManaged(&m, 256, grMemAttachHost));
+    CHECK_OK(grStreamAttachMemAsync(s, m, 0, grMemAttachSingle));
+    CHECK_OK(grStreamAttachMemAsync(s, m, 256, grMemAttachGlobal));
+    CHECK_OK(grStreamSynchronize(s));
+    /* The whole allocation, as on the CPU device. */
+    CHECK_GR(grErrorInvalidValue, grStreamAttachMemAsync(s, (char *)m + 16, 0, grMemAttachGlobal));
+    /* A GPU's managed memory is the driver's to associate: not on a
+     * stream of the CPU device. */
+    CHECK_OK(grSetDevice(0));
+    CHECK_OK(grStreamCreate(&cpu));
+    CHECK_GR(grErrorNotSupported, grStreamAttachMemAsync(cpu, m, 0, grMemAttachGlobal));
+    CHECK_DETAIL_HAS("stream of a GPU");
+    CHECK_OK(grStreamDestroy(cpu));
+    CHECK_OK(grSetDevice(1));
+    CHECK_OK(grFree(m));
+    /* A GPU's device memory is not managed memory, on any stream. */
     CHECK_GR(grErrorInvalidValue, grStreamAttachMemAsync(s, d, 0, grMemAttachGlobal));
     CHECK_OK(grSetDevice(0));
     CHECK_GR(grErrorInvalidValue, grStreamAttachMemAsync(NULL, d, 0, grMemAttachGlobal));

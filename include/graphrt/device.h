@@ -179,14 +179,15 @@ typedef enum grLimit {
  * higher"), grLimitMaxL2FetchGranularity is clamped to 0..128 (CUDA: "a
  * performance hint ... ignored or clamped"), and the others accept any
  * value (the CPU has no L2 carve-out to round
- * grLimitPersistingL2CacheSize to). A GPU
- * is refused with grErrorNotSupported: the driver's cuCtxSetLimit is not
- * called by graphrt's CUDA backend (the detail says so). Errors:
- * grErrorInvalidValue (limit not a grLimit), grErrorUnsupportedLimit
- * (grLimitDevRuntimeSyncDepth),
- * grErrorNotSupported (a GPU is the current device). A refused call
- * changes nothing. Thread safety: any thread; the limits are the
- * device's, shared by every thread. Mirrors cudaDeviceSetLimit. */
+ * grLimitPersistingL2CacheSize to). With a GPU current the limit is set
+ * in its primary context by the driver (cuCtxSetLimit, grLimit having
+ * CUlimit's values), after the same checks and clamp; the driver rounds
+ * and refuses as it does for CUDA (grDeviceGetLimit reads its answer).
+ * Errors: grErrorInvalidValue (limit not a grLimit),
+ * grErrorUnsupportedLimit (grLimitDevRuntimeSyncDepth), on a GPU the
+ * driver's error mapped to graphrt's. A refused call changes nothing.
+ * Thread safety: any thread; the limits are the device's, shared by
+ * every thread. Mirrors cudaDeviceSetLimit. */
 GR_API grError_t grDeviceSetLimit(grLimit limit, size_t value);
 
 /* Reads a limit of the current device into *pValue: the value last set,
@@ -194,11 +195,12 @@ GR_API grError_t grDeviceSetLimit(grLimit limit, size_t value);
  * 1048576, grLimitMallocHeapSize 8388608, grLimitDevRuntimePendingLaunchCount
  * 2048: CUDA's documented defaults or what current GPUs report; the L2
  * hints grLimitMaxL2FetchGranularity and grLimitPersistingL2CacheSize 0,
- * none). CUDA 13's grLimitPerBlockMemorySize is not offered. Errors:
- * grErrorInvalidValue (pValue NULL, limit not a grLimit),
- * grErrorUnsupportedLimit (grLimitDevRuntimeSyncDepth),
- * grErrorNotSupported (a GPU is the current device: cuCtxGetLimit is not
- * called). Thread safety: any thread. Mirrors cudaDeviceGetLimit. */
+ * none); with a GPU current the driver's value (cuCtxGetLimit in the
+ * primary context). CUDA 13's grLimitPerBlockMemorySize is not offered.
+ * Errors: grErrorInvalidValue (pValue NULL, limit not a grLimit),
+ * grErrorUnsupportedLimit (grLimitDevRuntimeSyncDepth), on a GPU the
+ * driver's error mapped to graphrt's. Thread safety: any thread. Mirrors
+ * cudaDeviceGetLimit. */
 GR_API grError_t grDeviceGetLimit(size_t *pValue, grLimit limit);
 
 /* The flags of grSetDeviceFlags, grGetDeviceFlags and grInitDevice, with
@@ -225,19 +227,22 @@ GR_API grError_t grDeviceGetLimit(size_t *pValue, grLimit limit);
  * waits for, then waits as the workers do (a short spin, then a sleep),
  * which is what Auto means (docs/devices.md). grDeviceMapHost is implied
  * on the CPU (host memory is the device's), so grGetDeviceFlags reports
- * it whether set or not. A GPU is refused with grErrorNotSupported
- * (cuDevicePrimaryCtxSetFlags is not called by graphrt's CUDA backend).
+ * it whether set or not. With a GPU current the flags are its primary
+ * context's (cuDevicePrimaryCtxSetFlags; the bits are CUDA's CU_CTX_*
+ * values), which the driver applies to a running context too.
  * Errors: grErrorInvalidValue (bits outside grDeviceMask, bits 0x20 or
- * 0x40, two schedule flags), grErrorNotSupported (a GPU). A refused call
- * changes nothing. Thread safety: any thread; the flags are the device's.
+ * 0x40, two schedule flags), on a GPU the driver's error mapped to
+ * graphrt's. A refused call changes nothing. Thread safety: any thread; the flags are the device's.
  * Mirrors cudaSetDeviceFlags. */
 GR_API grError_t grSetDeviceFlags(unsigned int flags);
 
 /* The flags of the calling thread's current device: those last set (0,
  * grDeviceScheduleAuto, until then), with grDeviceMapHost on the CPU.
- * Errors: grErrorInvalidValue (flags NULL), grErrorNotSupported (a GPU is
- * the current device). Thread safety: any thread. Mirrors
- * cudaGetDeviceFlags. */
+ * With a GPU current, its primary context's flags
+ * (cuDevicePrimaryCtxGetState) with grDeviceMapHost added (host memory is
+ * mapped in every context under unified addressing). Errors:
+ * grErrorInvalidValue (flags NULL), on a GPU the driver's error mapped to
+ * graphrt's. Thread safety: any thread. Mirrors cudaGetDeviceFlags. */
 GR_API grError_t grGetDeviceFlags(unsigned int *flags);
 
 /* The flag of grInitDevice that makes it apply deviceFlags. */
@@ -247,12 +252,13 @@ GR_API grError_t grGetDeviceFlags(unsigned int *flags);
  * (its workers) is started, a GPU's primary context retained. With
  * grInitDeviceFlagsAreValid in flags, deviceFlags are then applied to the
  * device as grSetDeviceFlags applies them (and checked as it checks
- * them); without it deviceFlags is ignored, as in CUDA. Errors:
+ * them; a GPU's before its primary context starts); without it
+ * deviceFlags is ignored, as in CUDA. Errors:
  * grErrorInvalidDevice (no such device), grErrorInvalidValue (flags with
  * other bits than grInitDeviceFlagsAreValid; deviceFlags refused as
  * grSetDeviceFlags refuses them), grErrorInitializationError (the
- * runtime could not start), grErrorNotSupported (deviceFlags given for a
- * GPU), a CUDA error mapped to graphrt's (a GPU's context). A refused
+ * runtime could not start), a CUDA error mapped to graphrt's (a GPU's
+ * flags or context). A refused
  * call changes nothing but may leave the device initialised. Thread
  * safety: any thread. Mirrors cudaInitDevice. */
 GR_API grError_t grInitDevice(int device, unsigned int deviceFlags, unsigned int flags);

@@ -158,7 +158,8 @@ typedef struct grPointerAttributes {
  *     grMallocHost memory is grMemoryTypeHost with both pointers ptr and
  *     device 0 when it is plain memory, or 1 (the first GPU, whose context
  *     holds graphrt's pinned memory) when it is pinned (grHostAlloc's
- *     too); grMallocManaged memory is grMemoryTypeManaged of device 0;
+ *     too); grMallocManaged memory is grMemoryTypeManaged of the device
+ *     it was allocated on (0, or a GPU) with both pointers ptr;
  *   - a range registered with grHostRegister is grMemoryTypeHost of
  *     device 0 with both pointers ptr;
  *   - other pointers, once a GPU is in use, are asked of the driver
@@ -186,11 +187,16 @@ GR_API grError_t grPointerGetAttributes(grPointerAttributes *attributes, const v
  * it) or grMemAttachHost (CUDA: devices without concurrent managed access
  * need grStreamAttachMemAsync first; the CPU has concurrent access, so it
  * changes nothing). Unlike grMalloc, size 0 is refused, as in CUDA.
- * Potentially unsafe during capture, as grMalloc. A GPU as the current
- * device is refused with grErrorNotSupported (cuMemAllocManaged is not
- * called by graphrt's CUDA backend). Errors: grErrorInvalidValue (devPtr
- * NULL, size 0, flags not exactly one of the two), grErrorNotSupported (a
- * GPU), grErrorMemoryAllocation (as grMalloc); plus the mode errors.
+ * With a GPU current it is the driver's managed memory
+ * (cuMemAllocManaged with flags), which the host and every GPU reach and
+ * the driver migrates; it is tracked as that GPU's grMalloc memory
+ * (copies and memsets are bounds-checked), freed with grFree, reported
+ * by grPointerGetAttributes as grMemoryTypeManaged of that GPU, and its
+ * hints and queries go to the driver (managed.h).
+ * Potentially unsafe during capture, as grMalloc. Errors:
+ * grErrorInvalidValue (devPtr NULL, size 0, flags not exactly one of the
+ * two), grErrorMemoryAllocation (as grMalloc), on a GPU the driver's
+ * error mapped to graphrt's; plus the mode errors.
  * Thread safety: any thread. Mirrors cudaMallocManaged (in C, without
  * CUDA's C++ default for flags). */
 GR_API grError_t grMallocManaged(void **devPtr, size_t size, unsigned int flags);
@@ -218,8 +224,11 @@ GR_API grError_t grHostAlloc(void **pHost, size_t size, unsigned int flags);
  * grMallocHost allocation, or inside a range registered with
  * grHostRegister. Addresses are unified, so *pDevice is pHost itself, as
  * CUDA returns where every device can use host pointers for registered
- * memory. Errors: grErrorInvalidValue (pDevice NULL, flags not 0, pHost
- * in no such allocation or range: plain host memory, grMalloc memory).
+ * memory; with a GPU current the driver answers
+ * (cuMemHostGetDevicePointer, the same address). Errors:
+ * grErrorInvalidValue (pDevice NULL, flags not 0, pHost in no such
+ * allocation or range: plain host memory, grMalloc memory), on a GPU the
+ * driver's error mapped to graphrt's.
  * Thread safety: any thread. Mirrors cudaHostGetDevicePointer. */
 GR_API grError_t grHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags);
 
@@ -242,10 +251,12 @@ GR_API grError_t grHostGetFlags(unsigned int *pFlags, void *pHost);
  * pinned host memory: from now on grPointerGetAttributes reports it as
  * grMemoryTypeHost and grHostGetDevicePointer gives its device address
  * (the pointer itself). On the CPU device nothing else changes (every
- * device reaches host memory already); where GPUs exist the range is not
- * page-locked with the driver (cuMemHostRegister is not called by
- * graphrt's CUDA backend), so copies to and from a GPU stay those of
- * pageable memory: correct, at pageable speed. grHostRegisterIoMemory
+ * device reaches host memory already); where GPUs exist the range is
+ * also page-locked and mapped for every GPU by the driver
+ * (cuMemHostRegister with the flags, plus Portable and DeviceMap, in the
+ * first GPU's context), so copies between it and a GPU run at pinned
+ * speed; a range the driver refuses is not registered (its error mapped
+ * to graphrt's). grHostRegisterIoMemory
  * (memory-mapped I/O of another PCIe device) is refused with
  * grErrorNotSupported: graphrt cannot map device I/O space. Errors:
  * grErrorInvalidValue (ptr NULL, size 0, flags outside the four, a range
@@ -258,10 +269,12 @@ GR_API grError_t grHostGetFlags(unsigned int *pFlags, void *pHost);
  * thread. Mirrors cudaHostRegister. */
 GR_API grError_t grHostRegister(void *ptr, size_t size, unsigned int flags);
 
-/* Unregisters the range grHostRegister registered at ptr (its start).
+/* Unregisters the range grHostRegister registered at ptr (its start),
+ * with the driver too where GPUs exist (cuMemHostUnregister).
  * Errors: grErrorInvalidValue (ptr NULL), grErrorHostMemoryNotRegistered
- * (no range registered starts at ptr). Thread safety: any thread.
- * Mirrors cudaHostUnregister. */
+ * (no range registered starts at ptr), the driver's error mapped to
+ * graphrt's (the range is unregistered from graphrt all the same).
+ * Thread safety: any thread. Mirrors cudaHostUnregister. */
 GR_API grError_t grHostUnregister(void *ptr);
 
 typedef struct grPos {

@@ -191,14 +191,17 @@ GR_API grError_t grStreamAddCallback(grStream_t stream, grStreamCallback_t callb
  * not be 0 and the range must not reach into an allocation. flags is
  * exactly one of grMemAttachGlobal, grMemAttachHost, grMemAttachSingle;
  * grMemAttachSingle on the legacy stream (NULL, grStreamLegacy) is
- * refused, as in CUDA. On a capturing stream the capture is invalidated
- * (no graph node represents an association; docs/capture.md).
+ * refused, as in CUDA. On a GPU stream the association is the driver's
+ * (cuStreamAttachMemAsync) after the same checks, and a GPU's managed
+ * memory (grMallocManaged with a GPU current, a tracked allocation as
+ * above) takes a GPU stream. On a capturing stream the capture is
+ * invalidated (no graph node represents an association; docs/capture.md).
  * Errors: grErrorInvalidValue (devPtr NULL, flags not one of the three,
  * grMemAttachSingle on the legacy stream, devPtr inside an allocation
  * but not its start, a length other than 0 or the allocation's size,
  * length 0 for untracked memory, a range that reaches into an
- * allocation, memory of a GPU), grErrorNotSupported (a GPU stream:
- * graphrt allocates no managed memory on GPUs),
+ * allocation, a GPU's device memory), grErrorNotSupported (a GPU's
+ * managed memory on a CPU stream), the driver's error on a GPU stream,
  * grErrorStreamCaptureUnsupported (the stream is capturing: its capture
  * is invalidated), grErrorStreamCaptureInvalidated (its capture was
  * invalidated already), grErrorStreamCaptureImplicit (the legacy stream

@@ -35,6 +35,10 @@ grError_t gr__api_wait_legacy(const char *call, gr_stream *s);
  * (pinned host memory where GPUs exist), tracked. */
 grError_t gr__api_alloc(const char *call, void **out, size_t size, gr_mem_kind kind);
 
+/* Managed memory of GPU 'device' (>= 1; flags checked), tracked as its
+ * grMalloc memory is and freed by grFree; the caller notes it managed. */
+grError_t gr__api_alloc_managed(const char *call, void **out, size_t size, unsigned flags, int device);
+
 /* The GPU whose memory a or b is (either may be NULL); 0: neither. */
 int gr__api_gpu_of(const void *a, const void *b);
 

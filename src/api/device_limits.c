@@ -8,8 +8,10 @@
  * heap) and the schedule flags do not change how a synchronising thread
  * waits (it runs the work it waits for, then waits as the workers do):
  * both are kept so that CUDA code runs unchanged and reads back what it
- * set. A GPU is refused with a detail: graphrt's CUDA backend does not
- * call cuCtxSetLimit, cuCtxGetLimit or cuDevicePrimaryCtxSetFlags.
+ * set. With a GPU current both are the device's (the device table's
+ * 'limit' and 'device_flags': the driver's cuCtxSetLimit / cuCtxGetLimit
+ * in the primary context, cuDevicePrimaryCtxSetFlags / GetState), which
+ * answers with its own rounding and refusals.
  *
  * Invariants: 'cpu' is the CPU device's settings, guarded by its lock;
  * every value is checked before the lock is taken, so a refused call
@@ -38,17 +40,6 @@ static struct {
     unsigned flags; /* guarded by lock */
 } cpu = {PTHREAD_MUTEX_INITIALIZER, {0}, {0}, 0};
 
-/* Refuses a GPU as the current device: 'what' names the driver call
- * graphrt's CUDA backend does not make. */
-static grError_t gpu_refused(const char *call, int device, const char *what)
-{
-    return gr__fail(grErrorNotSupported,
-                    "%s: the current device is %d, a GPU; graphrt's CUDA backend does not call %s, so the "
-                    "setting cannot reach the driver: make the CPU device (0) current, or set it with the "
-                    "CUDA driver directly",
-                    call, device, what);
-}
-
 static grError_t check_limit(const char *call, grLimit limit)
 {
     if ((unsigned)limit >= NLIMITS)
@@ -73,7 +64,7 @@ GR_API grError_t grDeviceSetLimit(grLimit limit, size_t value)
         value = 128;
     int device = gr__device_current();
     if (device != 0)
-        return gpu_refused(call, device, "cuCtxSetLimit");
+        return gr__devkind()->limit(call, device, (int)limit, &value, true);
     pthread_mutex_lock(&cpu.lock);
     cpu.limit[limit] = value;
     cpu.limit_set[limit] = true;
@@ -91,7 +82,7 @@ GR_API grError_t grDeviceGetLimit(size_t *pValue, grLimit limit)
         return err;
     int device = gr__device_current();
     if (device != 0)
-        return gpu_refused(call, device, "cuCtxGetLimit");
+        return gr__devkind()->limit(call, device, (int)limit, pValue, false);
     pthread_mutex_lock(&cpu.lock);
     *pValue = cpu.limit_set[limit] ? cpu.limit[limit] : limit_default[limit];
     pthread_mutex_unlock(&cpu.lock);
@@ -133,7 +124,7 @@ GR_API grError_t grSetDeviceFlags(unsigned int flags)
         return err;
     int device = gr__device_current();
     if (device != 0)
-        return gpu_refused(call, device, "cuDevicePrimaryCtxSetFlags");
+        return gr__devkind()->device_flags(call, device, &flags, true);
     pthread_mutex_lock(&cpu.lock);
     cpu.flags = flags;
     pthread_mutex_unlock(&cpu.lock);
@@ -146,8 +137,13 @@ GR_API grError_t grGetDeviceFlags(unsigned int *flags)
     if (!flags)
         return gr__fail(grErrorInvalidValue, "%s: 'flags' (the output pointer) is NULL", call);
     int device = gr__device_current();
-    if (device != 0)
-        return gpu_refused(call, device, "cuDevicePrimaryCtxGetState");
+    if (device != 0) {
+        /* As CUDA's runtime, which maps host memory in every context. */
+        grError_t err = gr__devkind()->device_flags(call, device, flags, false);
+        if (err == grSuccess)
+            *flags |= grDeviceMapHost;
+        return err;
+    }
     pthread_mutex_lock(&cpu.lock);
     /* Host memory is the CPU device's memory: always mapped. */
     *flags = cpu.flags | grDeviceMapHost;
@@ -168,8 +164,11 @@ GR_API grError_t grInitDevice(int device, unsigned int deviceFlags, unsigned int
     bool apply = (flags & grInitDeviceFlagsAreValid) != 0;
     if (apply && (err = check_flags(call, deviceFlags)) != grSuccess)
         return err;
-    if (apply && device != 0)
-        return gpu_refused(call, device, "cuDevicePrimaryCtxSetFlags");
+    /* A GPU's flags are set before its primary context starts, so that
+     * they shape it. */
+    if (apply && device != 0 &&
+        (err = gr__devkind()->device_flags(call, device, &deviceFlags, true)) != grSuccess)
+        return err;
     if ((err = gr__device_start_dev(call, device)) != grSuccess || device != 0)
         return err;
     if (apply) {

@@ -3,13 +3,18 @@
  * memory registered as pinned host memory. The CPU device reaches all
  * host memory already, so registering changes what graphrt reports of
  * the range (grPointerGetAttributes, grHostGetDevicePointer), not how it
- * is used; the ranges are kept in memory/hostreg.c.
+ * is used; the ranges are kept in memory/hostreg.c. Where GPUs exist the
+ * range is also registered with the device kind (the driver's
+ * cuMemHostRegister: page-locked and mapped for every GPU), so that
+ * copies between it and a GPU run at pinned speed.
  *
  * Invariants: a range is checked whole (flags, bounds, overlap with
  * graphrt's allocations and with registered ranges) before it is
- * recorded, so a refused call registers nothing.
+ * recorded, and a range the device refuses is forgotten again before the
+ * call fails, so a refused call registers nothing.
  */
 #include "api.h"
+#include "../backend/device.h"
 
 #define REGISTER_FLAGS \
     (grHostRegisterPortable | grHostRegisterMapped | grHostRegisterIoMemory | grHostRegisterReadOnly)
@@ -54,8 +59,13 @@ GR_API grError_t grHostRegister(void *ptr, size_t size, unsigned int flags)
                         "%p of %zu bytes); register host memory the application allocated",
                         call, ptr, size, base, asize);
     switch (gr__hostreg_register(ptr, size, flags)) {
-    case GR_HOSTREG_OK:
-        return grSuccess;
+    case GR_HOSTREG_OK: {
+        grError_t err =
+            gr__gpu_count() > 0 ? gr__devkind()->host_register(call, ptr, size, flags) : grSuccess;
+        if (err != grSuccess)
+            (void)gr__hostreg_unregister(ptr);
+        return err;
+    }
     case GR_HOSTREG_OVERLAP:
         return gr__fail(grErrorHostMemoryAlreadyRegistered,
                         "%s: part of the range at %p of %zu bytes is registered already; unregister it "
@@ -77,5 +87,5 @@ GR_API grError_t grHostUnregister(void *ptr)
                         "%s: no range registered with grHostRegister starts at %p (never registered, "
                         "unregistered already, or not its start)",
                         call, ptr);
-    return grSuccess;
+    return gr__gpu_count() > 0 ? gr__devkind()->host_unregister(call, ptr) : grSuccess;
 }

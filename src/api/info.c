@@ -124,9 +124,12 @@ GR_API grError_t grPointerGetAttributes(grPointerAttributes *attributes, const v
                         "grPointerGetAttributes: 'attributes' (the output pointer) is NULL");
     if (p && gr__mem_describe(p, &kind, &owner)) {
         tracked_attributes(attributes, p, kind, owner);
-        if (kind == GR_MEM_DEVICE && owner == GR_OWNER_CPU &&
-            gr__hostreg_find(p, GR_HOSTREG_MANAGED, NULL, NULL, NULL))
+        /* Managed memory, the CPU's or a GPU's (the driver's), is the
+         * host's too: both pointers are p, as CUDA answers. */
+        if (kind == GR_MEM_DEVICE && gr__hostreg_find(p, GR_HOSTREG_MANAGED, NULL, NULL, NULL)) {
             attributes->type = grMemoryTypeManaged;
+            attributes->hostPointer = p;
+        }
     } else if (p && gr__hostreg_find(p, GR_HOSTREG_REGISTERED, NULL, NULL, NULL)) {
         /* grHostRegister'ed memory: pinned host memory of the CPU. */
         attributes->type = grMemoryTypeHost;

@@ -4,7 +4,10 @@
  * attributes. On the CPU device managed memory is host memory that never
  * moves, so a hint changes no memory: it is checked by CUDA's rules and
  * what it sets is kept on the allocation's note (memory/hostreg.c), for
- * grMemRangeGetAttribute to answer.
+ * grMemRangeGetAttribute to answer. A GPU's managed memory (grMallocManaged
+ * with a GPU current) is the driver's: its hints, prefetches and queries
+ * go to the device (the device table's mem_advise, mem_prefetch,
+ * range_attribute), a prefetch on a stream of a GPU.
  *
  * Invariants:
  *   - every argument, range and location of a call is checked before
@@ -21,8 +24,9 @@
 
 #include <string.h>
 
-/* A range inside one grMallocManaged allocation. */
-static grError_t check_range(const char *call, const void *p, size_t count, const char *what)
+/* A range inside one grMallocManaged allocation; *gpu (if non-NULL) the
+ * GPU whose managed memory it is, 0 for the CPU device's. */
+static grError_t check_range(const char *call, const void *p, size_t count, const char *what, int *gpu)
 {
     void *base = NULL;
     size_t size = 0;
@@ -42,6 +46,9 @@ static grError_t check_range(const char *call, const void *p, size_t count, cons
                         "%s: %s (%p, %zu bytes) runs past the end of its managed allocation at %p (%zu "
                         "bytes)",
                         call, what, p, count, base, size);
+    int owner = GR_OWNER_CPU;
+    if (gpu)
+        *gpu = gr__mem_owner(p, &owner) && owner > 0 ? owner : 0;
     return grSuccess;
 }
 
@@ -52,16 +59,17 @@ enum {
     LOC_ACCESSED_BY
 };
 
-/* A location: the CPU device as {Device, 0} or a host location; a GPU has
- * no concurrent access to graphrt's managed memory (CUDA's
- * cudaErrorInvalidDevice for such a device). */
-static grError_t check_location(const char *call, grMemLocation loc, int use, const char *what)
+/* A location: the CPU device as {Device, 0} or a host location; for the
+ * CPU device's managed memory a GPU has no concurrent access (CUDA's
+ * cudaErrorInvalidDevice for such a device); for a GPU's ('gpu') any
+ * device may be named, the driver answering for the rest. */
+static grError_t check_location(const char *call, grMemLocation loc, int use, const char *what, bool gpu)
 {
     switch ((int)loc.type) {
     case grMemLocationTypeDevice:
         if (!gr__device_exists(loc.id))
             return gr__fail(grErrorInvalidDevice, "%s: %s {Device, %d} names no device", call, what, loc.id);
-        if (loc.id != 0)
+        if (loc.id != 0 && !gpu)
             return gr__fail(grErrorInvalidDevice,
                             "%s: %s {Device, %d} is a GPU; graphrt's managed memory is the CPU device's "
                             "host memory, which no GPU has concurrent managed access to (name device 0 or "
@@ -77,7 +85,7 @@ static grError_t check_location(const char *call, grMemLocation loc, int use, co
                             "%s: %s is a host NUMA location; accessed-by advice takes a device or "
                             "grMemLocationTypeHost",
                             call, what);
-        if (loc.type == grMemLocationTypeHostNuma && loc.id != 0)
+        if (loc.type == grMemLocationTypeHostNuma && loc.id != 0 && !gpu)
             return gr__fail(grErrorInvalidValue,
                             "%s: %s names host NUMA node %d; graphrt's host memory is one node, 0", call,
                             what, loc.id);
@@ -96,14 +104,17 @@ GR_API grError_t grMemAdvise(const void *devPtr, size_t count, grMemoryAdvise ad
     if ((int)advice < grMemAdviseSetReadMostly || (int)advice > grMemAdviseUnsetAccessedBy)
         return gr__fail(grErrorInvalidValue, "%s: advice %d is not a grMemoryAdvise (1..6)", call,
                         (int)advice);
-    if ((err = check_range(call, devPtr, count, "devPtr")) != grSuccess)
+    int gpu = 0;
+    if ((err = check_range(call, devPtr, count, "devPtr", &gpu)) != grSuccess)
         return err;
     if (advice == grMemAdviseSetPreferredLocation &&
-        (err = check_location(call, location, LOC_PREFERRED, "the location")) != grSuccess)
+        (err = check_location(call, location, LOC_PREFERRED, "the location", gpu)) != grSuccess)
         return err;
     if ((advice == grMemAdviseSetAccessedBy || advice == grMemAdviseUnsetAccessedBy) &&
-        (err = check_location(call, location, LOC_ACCESSED_BY, "the location")) != grSuccess)
+        (err = check_location(call, location, LOC_ACCESSED_BY, "the location", gpu)) != grSuccess)
         return err;
+    if (gpu)
+        return gr__devkind()->mem_advise(call, gpu, devPtr, count, (int)advice, location);
     /* The allocation could be freed by another thread since the check,
      * a race of the program's. */
     if (!gr__hostreg_managed_change(devPtr, (gr_managed_change)advice, location))
@@ -125,8 +136,9 @@ static void prefetch_op(void *data)
     (void)gr__hostreg_managed_change(a->p, GR_MANAGED_PREFETCH, a->loc);
 }
 
-/* The stream of a hint: a CPU stream that is not capturing. */
-static grError_t hint_stream(const char *call, grStream_t stream, gr_stream **out)
+/* The stream of a hint: not capturing, and a CPU stream for the CPU
+ * device's managed memory, a GPU's for a GPU's ('gpu'). */
+static grError_t hint_stream(const char *call, grStream_t stream, bool gpu, gr_stream **out)
 {
     gr_stream *s = NULL;
     grError_t err = gr__stream_from_handle(call, stream, &s);
@@ -136,11 +148,16 @@ static grError_t hint_stream(const char *call, grStream_t stream, gr_stream **ou
         return gr__capture_refuse(call, s,
                                   "a managed-memory prefetch or discard cannot be captured (no graph node "
                                   "represents it); issue it before the capture begins or after it ends");
-    if (s->device != 0)
+    if (s->device != 0 && !gpu)
         return gr__fail(grErrorNotSupported,
-                        "%s: stream %p is of device %d (a GPU); graphrt allocates no managed memory on GPUs, "
-                        "so its hints go to streams of the CPU device (0)",
+                        "%s: stream %p is of device %d (a GPU), but the memory is the CPU device's managed "
+                        "memory, which never moves: issue its hints on a stream of the CPU device (0)",
                         call, GR_PTR(stream), s->device);
+    if (s->device == 0 && gpu)
+        return gr__fail(grErrorNotSupported,
+                        "%s: stream %p is of the CPU device, but the memory is a GPU's managed memory, which "
+                        "the driver moves: issue its hints on a stream of a GPU",
+                        call, GR_PTR(stream));
     *out = s;
     return gr__capture_check_implicit(call, s);
 }
@@ -153,10 +170,13 @@ GR_API grError_t grMemPrefetchAsync(const void *devPtr, size_t count, grMemLocat
     grError_t err;
     if (flags != 0)
         return gr__fail(grErrorInvalidValue, "%s: flags is 0x%x; CUDA reserves them: pass 0", call, flags);
-    if ((err = check_range(call, devPtr, count, "devPtr")) != grSuccess ||
-        (err = check_location(call, location, LOC_PREFETCH, "the location")) != grSuccess ||
-        (err = hint_stream(call, stream, &s)) != grSuccess)
+    int gpu = 0;
+    if ((err = check_range(call, devPtr, count, "devPtr", &gpu)) != grSuccess ||
+        (err = check_location(call, location, LOC_PREFETCH, "the location", gpu)) != grSuccess ||
+        (err = hint_stream(call, stream, gpu, &s)) != grSuccess)
         return err;
+    if (gpu)
+        return gr__devkind()->mem_prefetch(call, s, devPtr, count, location);
     prefetch_args a = {devPtr, location};
     return gr__stream_call_dev(call, s, prefetch_op, &a, sizeof a);
 }
@@ -164,7 +184,7 @@ GR_API grError_t grMemPrefetchAsync(const void *devPtr, size_t count, grMemLocat
 /* The location index rules of a batch (grMemcpyBatchAsync's for its
  * attributes), each location checked. */
 static grError_t check_locs(const char *call, size_t count, const grMemLocation *locs, const size_t *idxs,
-                            size_t nlocs)
+                            size_t nlocs, bool gpu)
 {
     if (!locs || !idxs)
         return gr__fail(grErrorInvalidValue, "%s: '%s' is NULL; every range of a batch needs a location",
@@ -189,13 +209,16 @@ static grError_t check_locs(const char *call, size_t count, const grMemLocation 
             return gr__fail(grErrorInvalidValue, "%s: prefetchLocIdxs[%zu] is %zu, past the last range (%zu)",
                             call, k, idxs[k], count - 1);
         snprintf(what, sizeof what, "prefetchLocs[%zu]", k);
-        if ((err = check_location(call, locs[k], LOC_PREFETCH, what)) != grSuccess)
+        if ((err = check_location(call, locs[k], LOC_PREFETCH, what, gpu)) != grSuccess)
             return err;
     }
     return grSuccess;
 }
 
-static grError_t check_ranges(const char *call, void *const *dptrs, const size_t *sizes, size_t count)
+/* The ranges of a batch, all the CPU device's managed memory or all GPUs'
+ * (*gpu: the first range's GPU, 0 for the CPU device's). */
+static grError_t check_ranges(const char *call, void *const *dptrs, const size_t *sizes, size_t count,
+                              int *gpu)
 {
     if (count == 0)
         return gr__fail(grErrorInvalidValue, "%s: count is 0; a batch holds at least one range", call);
@@ -204,9 +227,17 @@ static grError_t check_ranges(const char *call, void *const *dptrs, const size_t
     for (size_t i = 0; i < count; i++) {
         char what[40];
         snprintf(what, sizeof what, "dptrs[%zu]", i);
-        grError_t err = check_range(call, dptrs[i], sizes[i], what);
+        int g = 0;
+        grError_t err = check_range(call, dptrs[i], sizes[i], what, &g);
         if (err)
             return err;
+        if (i == 0)
+            *gpu = g;
+        else if ((g != 0) != (*gpu != 0))
+            return gr__fail(grErrorInvalidValue,
+                            "%s: dptrs[%zu] is %s managed memory but dptrs[0] %s's; a batch's ranges are all "
+                            "the CPU device's or all GPUs' (one stream serves them)",
+                            call, i, g ? "a GPU's" : "the CPU device's", *gpu ? "a GPU" : "the CPU device");
     }
     return grSuccess;
 }
@@ -218,13 +249,14 @@ static grError_t batch(const char *call, void **dptrs, size_t *sizes, size_t cou
 {
     gr_stream *s = NULL;
     grError_t err;
-    if ((err = check_ranges(call, dptrs, sizes, count)) != grSuccess)
+    int gpu = 0;
+    if ((err = check_ranges(call, dptrs, sizes, count, &gpu)) != grSuccess)
         return err;
-    if (prefetch && (err = check_locs(call, count, locs, idxs, nlocs)) != grSuccess)
+    if (prefetch && (err = check_locs(call, count, locs, idxs, nlocs, gpu)) != grSuccess)
         return err;
     if (flags != 0)
         return gr__fail(grErrorInvalidValue, "%s: flags is 0x%llx; CUDA reserves them: pass 0", call, flags);
-    if ((err = hint_stream(call, stream, &s)) != grSuccess)
+    if ((err = hint_stream(call, stream, gpu, &s)) != grSuccess)
         return err;
     if (!prefetch)
         return grSuccess;
@@ -233,8 +265,11 @@ static grError_t batch(const char *call, void **dptrs, size_t *sizes, size_t cou
         if (k + 1 < nlocs && idxs[k + 1] == i)
             k++;
         prefetch_args a = {dptrs[i], locs[k]};
-        /* Fails only on a capturing stream, refused above. */
-        if ((err = gr__stream_call_dev(call, s, prefetch_op, &a, sizeof a)) != grSuccess)
+        /* On a GPU one driver prefetch per range (a discard is not passed
+         * on: keeping the bytes is one of its indeterminate outcomes). */
+        err = gpu ? gr__devkind()->mem_prefetch(call, s, dptrs[i], sizes[i], locs[k])
+                  : gr__stream_call_dev(call, s, prefetch_op, &a, sizeof a);
+        if (err != grSuccess)
             return err;
     }
     return grSuccess;
@@ -347,8 +382,15 @@ GR_API grError_t grMemRangeGetAttributes(void **data, size_t *dataSizes, grMemRa
     for (size_t i = 0; i < numAttributes; i++)
         if ((err = check_attribute(call, data[i], dataSizes[i], attributes[i], i)) != grSuccess)
             return err;
-    if ((err = check_range(call, devPtr, count, "devPtr")) != grSuccess)
+    int gpu = 0;
+    if ((err = check_range(call, devPtr, count, "devPtr", &gpu)) != grSuccess)
         return err;
+    for (size_t i = 0; gpu && i < numAttributes; i++)
+        if ((err = gr__devkind()->range_attribute(call, gpu, devPtr, count, (int)attributes[i], data[i],
+                                                  dataSizes[i])) != grSuccess)
+            return err;
+    if (gpu)
+        return grSuccess;
     if (!gr__hostreg_managed_get(devPtr, &m))
         return gr__fail(grErrorInvalidValue,
                         "%s: the managed allocation holding %p was freed during the call", call, devPtr);
@@ -363,9 +405,12 @@ GR_API grError_t grMemRangeGetAttribute(void *data, size_t dataSize, grMemRangeA
     static const char call[] = "grMemRangeGetAttribute";
     gr_managed_state m;
     grError_t err;
+    int gpu = 0;
     if ((err = check_attribute(call, data, dataSize, attribute, 0)) != grSuccess ||
-        (err = check_range(call, devPtr, count, "devPtr")) != grSuccess)
+        (err = check_range(call, devPtr, count, "devPtr", &gpu)) != grSuccess)
         return err;
+    if (gpu)
+        return gr__devkind()->range_attribute(call, gpu, devPtr, count, (int)attribute, data, dataSize);
     if (!gr__hostreg_managed_get(devPtr, &m))
         return gr__fail(grErrorInvalidValue,
                         "%s: the managed allocation holding %p was freed during the call", call, devPtr);

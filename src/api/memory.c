@@ -154,6 +154,21 @@ grError_t gr__api_alloc(const char *call, void **out, size_t size, gr_mem_kind k
     return alloc_tracked(call, out, size, kind);
 }
 
+grError_t gr__api_alloc_managed(const char *call, void **out, size_t size, unsigned flags, int device)
+{
+    grError_t err = gr__capture_check_unsafe(call, GR_UNSAFE_MALLOC, NULL, NULL);
+    void *p = NULL;
+    if (err != grSuccess || (err = gr__devkind()->managed_alloc(call, device, size, flags, &p)) != grSuccess)
+        return err;
+    if (!gr__mem_track_owned(p, size, GR_MEM_DEVICE, device)) {
+        (void)gr__devkind()->mem_free(call, device, p);
+        return gr__fail(grErrorMemoryAllocation, "%s: no memory left to record the allocation of %zu bytes",
+                        call, size);
+    }
+    *out = p;
+    return grSuccess;
+}
+
 GR_API grError_t grMalloc(void **devPtr, size_t size)
 {
     return alloc_tracked("grMalloc", devPtr, size, GR_MEM_DEVICE);

@@ -42,15 +42,13 @@ GR_API grError_t grMallocManaged(void **devPtr, size_t size, unsigned int flags)
                         "%s: flags 0x%x is not grMemAttachGlobal (0x1) or grMemAttachHost (0x2); managed "
                         "memory starts with one of those two associations",
                         call, flags);
+    /* On a GPU the driver's managed memory (cuMemAllocManaged), which
+     * the host and every GPU reach; on the CPU device memory is host
+     * memory already. */
     int device = gr__device_current();
-    if (device != 0)
-        return gr__fail(grErrorNotSupported,
-                        "%s: the current device is %d, a GPU; graphrt's CUDA backend does not allocate "
-                        "managed memory (cuMemAllocManaged): allocate it on the CPU device (0), where all "
-                        "device memory is host memory, or use grMalloc / grMallocHost on the GPU",
-                        call, device);
     void *p = NULL;
-    grError_t err = gr__api_alloc(call, &p, size, GR_MEM_DEVICE);
+    grError_t err = device != 0 ? gr__api_alloc_managed(call, &p, size, flags, device)
+                                : gr__api_alloc(call, &p, size, GR_MEM_DEVICE);
     if (err)
         return err;
     if (!gr__hostreg_note(p, size, flags, GR_HOSTREG_MANAGED)) {
@@ -181,6 +179,11 @@ GR_API grError_t grHostGetDevicePointer(void **pDevice, void *pHost, unsigned in
                         "%s: %p is not in host memory from grHostAlloc or grMallocHost, nor in a range "
                         "registered with grHostRegister; only such memory has a device address",
                         call, pHost);
+    /* On a GPU the driver's mapping (with unified addressing the same
+     * address, which the driver confirms); on the CPU the pointer. */
+    int device = gr__device_current();
+    if (device != 0)
+        return gr__devkind()->host_device_pointer(call, device, pHost, pDevice);
     *pDevice = pHost;
     return grSuccess;
 }

@@ -8,7 +8,10 @@
  * queued, since an operation without effect has no observable place in
  * stream order. graphrt's allocations of the CPU play the part of
  * managed allocations, untracked host memory that of pageable system
- * memory (CUDA's two kinds of acceptable memory).
+ * memory (CUDA's two kinds of acceptable memory). On a GPU stream the
+ * association is the driver's (cuStreamAttachMemAsync through the device
+ * table), which answers for the memory; a GPU's managed memory
+ * (grMallocManaged with a GPU current) is associated on a GPU's stream.
  */
 #include "../backend/device.h"
 #include "../capture/capture.h"
@@ -23,10 +26,9 @@ static grError_t check_memory(const char *call, void *devPtr, size_t length)
     void *base = NULL;
     size_t size = 0;
     int gpu = gr__api_gpu_of(devPtr, NULL);
-    if (gpu > 0)
+    if (gpu > 0 && !gr__hostreg_find(devPtr, GR_HOSTREG_MANAGED, NULL, NULL, NULL))
         return gr__fail(grErrorInvalidValue,
-                        "%s: %p is memory of device %d (a GPU), not managed memory; graphrt allocates no "
-                        "managed memory on GPUs",
+                        "%s: %p is device memory of device %d (a GPU), not managed memory (grMallocManaged)",
                         call, devPtr, gpu);
     if (gr__mem_lookup(devPtr, &base, &size, NULL)) {
         if (base != devPtr)
@@ -74,10 +76,12 @@ GR_API grError_t grStreamAttachMemAsync(grStream_t stream, void *devPtr, size_t 
         return gr__capture_refuse(call, s,
                                   "a memory association cannot be captured (no graph node represents it); "
                                   "make it before the capture begins");
-    if (s->device != 0)
+    if (s->device == 0 && gr__api_gpu_of(devPtr, NULL) > 0)
         return gr__fail(grErrorNotSupported,
-                        "%s: %p on a stream of device %d (a GPU): graphrt allocates no managed memory on "
-                        "GPUs, so has nothing to associate there",
-                        call, devPtr, s->device);
-    return gr__capture_check_implicit(call, s);
+                        "%s: %p is a GPU's managed memory, which the driver associates: pass a stream of a "
+                        "GPU, not of the CPU device",
+                        call, devPtr);
+    if ((e = gr__capture_check_implicit(call, s)) != grSuccess || s->device == 0)
+        return e;
+    return gr__devkind()->stream_attach(call, s, devPtr, length, flags);
 }

@@ -167,6 +167,41 @@ typedef struct gr_device_ops {
     grError_t (*alloc_async)(const char *call, gr_stream *s, size_t size, void **out);
     grError_t (*free_async)(const char *call, gr_stream *s, void *p);
 
+    /* ---- managed memory. A location is graphrt's: {Device, d >= 1} the
+     * device d of the kind, {Device, 0} and the host types the host; the
+     * kind turns it into its own. Advice values are grMemoryAdvise's
+     * (CUDA's), range attributes grMemRangeAttribute's. */
+    /* Managed memory allocated with device current (freed with
+     * mem_free); flags grMemAttachGlobal or grMemAttachHost. */
+    grError_t (*managed_alloc)(const char *call, int device, size_t size, unsigned flags, void **out);
+    /* Advice on [p, p + count) of managed memory of 'device'. */
+    grError_t (*mem_advise)(const char *call, int device, const void *p, size_t count, int advice,
+                            grMemLocation loc);
+    /* A prefetch of [p, p + count) to loc in stream order on s. */
+    grError_t (*mem_prefetch)(const char *call, gr_stream *s, const void *p, size_t count, grMemLocation loc);
+    /* One range attribute of managed memory of 'device' into data (size
+     * bytes, checked): device ids answered in graphrt's numbering
+     * (grCpuDeviceId for the host, grInvalidDeviceId for none). */
+    grError_t (*range_attribute)(const char *call, int device, const void *p, size_t count, int attr,
+                                 void *data, size_t size);
+    /* grStreamAttachMemAsync's association on s (flags checked). */
+    grError_t (*stream_attach)(const char *call, gr_stream *s, void *p, size_t length, unsigned flags);
+
+    /* ---- a device's settings (its primary context's) */
+    /* grLimit 'limit' (a checked grLimit, CUDA's value): set to *value,
+     * or read into *value. */
+    grError_t (*limit)(const char *call, int device, int limit, size_t *value, bool set);
+    /* grSetDeviceFlags' flags (checked, CUDA's bits): set from *flags, or
+     * read into *flags. */
+    grError_t (*device_flags)(const char *call, int device, unsigned *flags, bool set);
+
+    /* ---- registered host memory: what grHostRegister pins for every
+     * device of the kind (flags checked, grHostRegister's), and the
+     * address on 'device' of such memory or of host_alloc's */
+    grError_t (*host_register)(const char *call, void *p, size_t size, unsigned flags);
+    grError_t (*host_unregister)(const char *call, void *p);
+    grError_t (*host_device_pointer)(const char *call, int device, void *p, void **out);
+
     /* ---- pools (a pool is the kind's handle, passed as void *) */
     grError_t (*pool_create)(const char *call, int device, size_t max_size, void **out);
     void (*pool_destroy)(int device, void *pool);

@@ -41,7 +41,7 @@
 
 /* ------------------------------------------------------------------ knobs */
 
-#define NCALLS 96
+#define NCALLS 128
 
 static struct {
     const char *op;
@@ -710,10 +710,13 @@ static grError_t fake_mem_alloc(const char *call, int device, size_t size, void 
     return grSuccess;
 }
 
+static void managed_forget(const void *p);
+
 static grError_t fake_mem_free(const char *call, int device, void *p)
 {
     (void)device;
     ENTER(call, "mem_free");
+    managed_forget(p);
     free(p);
     return grSuccess;
 }
@@ -771,6 +774,278 @@ static bool fake_pointer_info(const void *p, gr_dev_pointer *info)
     info->device_pointer = (void *)p;
     info->host_pointer = NULL;
     return true;
+}
+
+/* --------------------------------------------------------- managed memory */
+
+/* A fake device's managed allocation: host memory, with what the hints
+ * set (graphrt's numbering: a device location's id is the device, 0 and
+ * the host types are the host). */
+typedef struct fake_managed {
+    char *base;
+    size_t size;
+    int device;
+    int read_mostly;
+    grMemLocation preferred, last_prefetch;
+    uint64_t accessed_by; /* bit d: device d; bit 63: the host */
+} fake_managed;
+static pthread_mutex_t managed_lock = PTHREAD_MUTEX_INITIALIZER;
+static fake_managed managed[64];
+
+/* The allocation holding p; called with managed_lock held. */
+static fake_managed *managed_of(const void *p)
+{
+    for (int i = 0; i < 64; i++)
+        if (managed[i].base && (const char *)p >= managed[i].base &&
+            (const char *)p < managed[i].base + managed[i].size)
+            return &managed[i];
+    return NULL;
+}
+
+/* A location as the fake keeps it: a device, or the host (for a device
+ * that does not exist too: advice that ignores its location passes it
+ * unchecked). */
+static grMemLocation fake_loc(grMemLocation loc)
+{
+    if (loc.type == grMemLocationTypeDevice && loc.id > 0 && loc.id <= fake_count())
+        return loc;
+    grMemLocation host = {grMemLocationTypeHost, 0};
+    return host;
+}
+
+static grError_t fake_managed_alloc(const char *call, int device, size_t size, unsigned flags, void **out)
+{
+    (void)flags;
+    ENTER(call, "managed_alloc");
+    void *p = NULL;
+    if (size > FAKE_MEM || posix_memalign(&p, 256, size) != 0)
+        return gr__fail(grErrorMemoryAllocation,
+                        "%s: out of memory on device %d (the fake device) for %zu bytes of managed memory",
+                        call, device, size);
+    pthread_mutex_lock(&managed_lock);
+    int i = 0;
+    while (i < 64 && managed[i].base)
+        i++;
+    if (i < 64) {
+        memset(&managed[i], 0, sizeof managed[i]);
+        managed[i].base = p;
+        managed[i].size = size;
+        managed[i].device = device;
+    }
+    pthread_mutex_unlock(&managed_lock);
+    if (i == 64) {
+        free(p);
+        return gr__fail(grErrorMemoryAllocation, "%s: the fake device keeps at most 64 managed allocations",
+                        call);
+    }
+    atomic_fetch_add(&used_bytes, size);
+    gr_store_release(&gr__gpu_any_context, true);
+    *out = p;
+    return grSuccess;
+}
+
+/* Forgets p's managed allocation, if it is one (mem_free frees both). */
+static void managed_forget(const void *p)
+{
+    pthread_mutex_lock(&managed_lock);
+    fake_managed *m = managed_of(p);
+    if (m)
+        m->base = NULL;
+    pthread_mutex_unlock(&managed_lock);
+}
+
+static grError_t fake_mem_advise(const char *call, int device, const void *p, size_t count, int advice,
+                                 grMemLocation loc)
+{
+    (void)device;
+    (void)count;
+    ENTER(call, "mem_advise");
+    grMemLocation l = fake_loc(loc);
+    int bit = l.type == grMemLocationTypeDevice ? l.id : 63;
+    pthread_mutex_lock(&managed_lock);
+    fake_managed *m = managed_of(p);
+    if (m) {
+        switch (advice) {
+        case grMemAdviseSetReadMostly:
+        case grMemAdviseUnsetReadMostly:
+            m->read_mostly = advice == grMemAdviseSetReadMostly;
+            break;
+        case grMemAdviseSetPreferredLocation:
+            m->preferred = l;
+            break;
+        case grMemAdviseUnsetPreferredLocation:
+            memset(&m->preferred, 0, sizeof m->preferred);
+            break;
+        case grMemAdviseSetAccessedBy:
+            m->accessed_by |= (uint64_t)1 << bit;
+            break;
+        default:
+            m->accessed_by &= ~((uint64_t)1 << bit);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&managed_lock);
+    return grSuccess;
+}
+
+typedef struct prefetch_op {
+    const void *p;
+    grMemLocation loc;
+} prefetch_op;
+
+static void run_prefetch(void *data)
+{
+    const prefetch_op *a = data;
+    pthread_mutex_lock(&managed_lock);
+    fake_managed *m = managed_of(a->p);
+    if (m)
+        m->last_prefetch = a->loc;
+    pthread_mutex_unlock(&managed_lock);
+}
+
+static grError_t fake_mem_prefetch(const char *call, gr_stream *s, const void *p, size_t count,
+                                   grMemLocation loc)
+{
+    (void)count;
+    ENTER(call, "mem_prefetch");
+    prefetch_op a = {p, fake_loc(loc)};
+    return gr__stream_enqueue_call(call, cpu_of(s), run_prefetch, &a, sizeof a);
+}
+
+/* A kept location as a device id of the range attributes. */
+static int id_of_loc(grMemLocation loc)
+{
+    if (loc.type == grMemLocationTypeInvalid)
+        return grInvalidDeviceId;
+    return loc.type == grMemLocationTypeDevice ? loc.id : grCpuDeviceId;
+}
+
+static grError_t fake_range_attribute(const char *call, int device, const void *p, size_t count, int attr,
+                                      void *data, size_t size)
+{
+    (void)device;
+    (void)count;
+    ENTER(call, "range_attribute");
+    pthread_mutex_lock(&managed_lock);
+    fake_managed *m = managed_of(p);
+    fake_managed st;
+    if (m)
+        st = *m;
+    pthread_mutex_unlock(&managed_lock);
+    if (!m)
+        return gr__fail(grErrorInvalidValue, "%s: %p is no managed memory of the fake device", call, p);
+    int *v = data;
+    switch (attr) {
+    case grMemRangeAttributeReadMostly:
+        *v = st.read_mostly;
+        break;
+    case grMemRangeAttributePreferredLocation:
+        *v = id_of_loc(st.preferred);
+        break;
+    case grMemRangeAttributeLastPrefetchLocation:
+        *v = id_of_loc(st.last_prefetch);
+        break;
+    case grMemRangeAttributePreferredLocationType:
+        *v = (int)st.preferred.type;
+        break;
+    case grMemRangeAttributePreferredLocationId:
+        *v = st.preferred.id;
+        break;
+    case grMemRangeAttributeLastPrefetchLocationType:
+        *v = (int)st.last_prefetch.type;
+        break;
+    case grMemRangeAttributeLastPrefetchLocationId:
+        *v = st.last_prefetch.id;
+        break;
+    default: { /* AccessedBy */
+        size_t n = size / sizeof(int), k = 0;
+        if (st.accessed_by & ((uint64_t)1 << 63))
+            v[k++] = grCpuDeviceId;
+        for (int d = 1; d < 63 && k < n; d++)
+            if (st.accessed_by & ((uint64_t)1 << d))
+                v[k++] = d;
+        while (k < n)
+            v[k++] = grInvalidDeviceId;
+        break;
+    }
+    }
+    return grSuccess;
+}
+
+static grError_t fake_stream_attach(const char *call, gr_stream *s, void *p, size_t length, unsigned flags)
+{
+    (void)s;
+    (void)p;
+    (void)length;
+    (void)flags;
+    ENTER(call, "stream_attach");
+    return grSuccess;
+}
+
+/* --------------------------------------------------------------- settings */
+
+/* A fake device's limits (CUDA's defaults of an H100) and flags. The
+ * stack size is rounded up to 16 bytes, as drivers round it. */
+static pthread_mutex_t settings_lock = PTHREAD_MUTEX_INITIALIZER;
+static size_t limits[GR_MAX_GPUS][7];
+static bool limits_set[GR_MAX_GPUS][7];
+static unsigned dev_flags[GR_MAX_GPUS];
+
+static grError_t fake_limit(const char *call, int device, int limit, size_t *value, bool set)
+{
+    static const size_t defaults[7] = {1024, 1048576, 8388608, 0, 2048, 0, 0};
+    ENTER(call, "limit");
+    if (limit < 0 || limit >= 7)
+        return gr__fail(grErrorUnsupportedLimit, "%s: the fake device has no limit %d", call, limit);
+    pthread_mutex_lock(&settings_lock);
+    if (set) {
+        limits[device - 1][limit] = limit == grLimitStackSize ? (*value + 15) / 16 * 16 : *value;
+        limits_set[device - 1][limit] = true;
+    } else {
+        *value = limits_set[device - 1][limit] ? limits[device - 1][limit] : defaults[limit];
+    }
+    pthread_mutex_unlock(&settings_lock);
+    return grSuccess;
+}
+
+static grError_t fake_device_flags(const char *call, int device, unsigned *flags, bool set)
+{
+    ENTER(call, "device_flags");
+    pthread_mutex_lock(&settings_lock);
+    if (set)
+        dev_flags[device - 1] = *flags;
+    else
+        *flags = dev_flags[device - 1];
+    pthread_mutex_unlock(&settings_lock);
+    return grSuccess;
+}
+
+/* ------------------------------------------------ registered host memory */
+
+/* Registering pins nothing here: the calls are what a test can see
+ * (gr_fakedev_calls). */
+static grError_t fake_host_register(const char *call, void *p, size_t size, unsigned flags)
+{
+    (void)p;
+    (void)size;
+    (void)flags;
+    ENTER(call, "host_register");
+    return grSuccess;
+}
+
+static grError_t fake_host_unregister(const char *call, void *p)
+{
+    (void)p;
+    ENTER(call, "host_unregister");
+    return grSuccess;
+}
+
+static grError_t fake_host_device_pointer(const char *call, int device, void *p, void **out)
+{
+    (void)device;
+    ENTER(call, "host_device_pointer");
+    *out = p;
+    return grSuccess;
 }
 
 /* ------------------------------------------------------------------ pools */
@@ -1475,6 +1750,17 @@ static const gr_device_ops fake_kind = {
     .pointer_info = fake_pointer_info,
     .alloc_async = fake_alloc_async,
     .free_async = fake_free_async,
+
+    .managed_alloc = fake_managed_alloc,
+    .mem_advise = fake_mem_advise,
+    .mem_prefetch = fake_mem_prefetch,
+    .range_attribute = fake_range_attribute,
+    .stream_attach = fake_stream_attach,
+    .limit = fake_limit,
+    .device_flags = fake_device_flags,
+    .host_register = fake_host_register,
+    .host_unregister = fake_host_unregister,
+    .host_device_pointer = fake_host_device_pointer,
     .pool_create = fake_pool_create,
     .pool_destroy = fake_pool_destroy,
     .pool_default = fake_pool_default,

@@ -16,6 +16,12 @@
  * no registers or cluster hardware; a kernel without an image is
  * refused as its launch is.
  *
+ * Its managed memory is host memory whose advice and last prefetch it
+ * keeps per allocation (a prefetch in stream order) and answers as range
+ * attributes; its limits (CUDA's defaults until set; the stack size
+ * rounded up to 16 bytes, as drivers round it) and flags are stored per
+ * device; registering host memory pins nothing.
+ *
  * Knobs, for one test's process (each test runs in a child of its own):
  * an operation that fails, and an asynchronous error that the next
  * synchronisations report.

@@ -3,9 +3,9 @@
  * calls, declared here from NVIDIA's published driver API reference (CUDA
  * Driver API, sections Error Handling, Initialization, Device Management,
  * Primary Context Management, Context Management, Module Management,
- * Memory Management, Virtual Memory Management, Stream Ordered Memory
- * Allocator, Stream Management,
- * Event Management, Execution Control, Driver Entry Point Access), so that
+ * Memory Management, Unified Addressing, Virtual Memory Management, Stream
+ * Ordered Memory Allocator, Stream Management, Event Management, Execution
+ * Control, Driver Entry Point Access), so that
  * graphrt builds without the CUDA toolkit. Private to the backend area.
  *
  * Every function is reached through the table 'gr_cu' (loader.c), filled
@@ -130,6 +130,45 @@ enum {
 enum {
     CU_MEMHOSTALLOC_PORTABLE = 1
 };
+/* cuMemHostRegister's flags (the values of grHostRegister's). */
+enum {
+    CU_MEMHOSTREGISTER_PORTABLE = 0x01,
+    CU_MEMHOSTREGISTER_DEVICEMAP = 0x02,
+    CU_MEMHOSTREGISTER_IOMEMORY = 0x04,
+    CU_MEMHOSTREGISTER_READ_ONLY = 0x08
+};
+/* CUmemAttach_flags (cuMemAllocManaged, cuStreamAttachMemAsync): the
+ * values of grMemAttachGlobal, Host and Single. */
+enum {
+    CU_MEM_ATTACH_GLOBAL = 0x1,
+    CU_MEM_ATTACH_HOST = 0x2,
+    CU_MEM_ATTACH_SINGLE = 0x4
+};
+/* CUlimit, the limits of cuCtxSetLimit (the values of grLimit). */
+enum {
+    CU_LIMIT_STACK_SIZE = 0x00,
+    CU_LIMIT_PRINTF_FIFO_SIZE = 0x01,
+    CU_LIMIT_MALLOC_HEAP_SIZE = 0x02,
+    CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH = 0x03,
+    CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT = 0x04,
+    CU_LIMIT_MAX_L2_FETCH_GRANULARITY = 0x05,
+    CU_LIMIT_PERSISTING_L2_CACHE_SIZE = 0x06
+};
+/* CUctx_flags, a primary context's flags (the values of grSetDeviceFlags'). */
+enum {
+    CU_CTX_SCHED_SPIN = 0x01,
+    CU_CTX_SCHED_YIELD = 0x02,
+    CU_CTX_SCHED_BLOCKING_SYNC = 0x04,
+    CU_CTX_SCHED_MASK = 0x07,
+    CU_CTX_MAP_HOST = 0x08,
+    CU_CTX_LMEM_RESIZE_TO_MAX = 0x10,
+    CU_CTX_SYNC_MEMOPS = 0x80
+};
+/* The device ids of CUmem_range_attribute's answers that name no GPU. */
+enum {
+    GR_CU_DEVICE_CPU = -1,
+    GR_CU_DEVICE_INVALID = -2
+};
 
 /* Virtual memory management (graph memory on a GPU, vmm.c): the handle of
  * a physical allocation, where memory is and who may reach it. */
@@ -141,7 +180,11 @@ typedef enum CUmemAllocationHandleType {
     CU_MEM_HANDLE_TYPE_NONE = 0
 } CUmemAllocationHandleType;
 typedef enum CUmemLocationType {
-    CU_MEM_LOCATION_TYPE_DEVICE = 1
+    CU_MEM_LOCATION_TYPE_INVALID = 0,
+    CU_MEM_LOCATION_TYPE_DEVICE = 1,
+    CU_MEM_LOCATION_TYPE_HOST = 2,
+    CU_MEM_LOCATION_TYPE_HOST_NUMA = 3,
+    CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT = 4
 } CUmemLocationType;
 typedef enum CUmemAccess_flags {
     CU_MEM_ACCESS_FLAGS_PROT_NONE = 0,
@@ -279,6 +322,17 @@ typedef CUresult (*gr_cuGetProcAddress_v1)(const char *symbol, void **pfn, int c
     X(cuMemAlloc, (CUdeviceptr * dptr, size_t bytesize))                                                   \
     X(cuMemFree, (CUdeviceptr dptr))                                                                       \
     X(cuMemHostAlloc, (void **pp, size_t bytesize, unsigned int Flags))                                    \
+    X(cuMemAllocManaged, (CUdeviceptr * dptr, size_t bytesize, unsigned int flags))                        \
+    X(cuMemRangeGetAttribute,                                                                              \
+      (void *data, size_t dataSize, int attribute, CUdeviceptr devPtr, size_t count))                      \
+    X(cuStreamAttachMemAsync, (CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags))     \
+    X(cuMemHostRegister, (void *p, size_t bytesize, unsigned int Flags))                                   \
+    X(cuMemHostUnregister, (void *p))                                                                      \
+    X(cuMemHostGetDevicePointer, (CUdeviceptr * pdptr, void *p, unsigned int Flags))                       \
+    X(cuCtxSetLimit, (int limit, size_t value))                                                            \
+    X(cuCtxGetLimit, (size_t * pvalue, int limit))                                                         \
+    X(cuDevicePrimaryCtxSetFlags, (CUdevice dev, unsigned int flags))                                      \
+    X(cuDevicePrimaryCtxGetState, (CUdevice dev, unsigned int *flags, int *active))                        \
     X(cuMemFreeHost, (void *p))                                                                            \
     X(cuPointerGetAttribute, (void *data, int attribute, CUdeviceptr ptr))                                 \
     X(cuMemcpyAsync, (CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream))               \
@@ -348,14 +402,28 @@ typedef CUresult (*gr_cuGetProcAddress_v1)(const char *symbol, void **pfn, int c
     X(cuOccupancyMaxActiveClusters, (int *numClusters, CUfunction func, const CUlaunchConfig *config)) \
     X(cuOccupancyMaxPotentialClusterSize, (int *clusterSize, CUfunction func, const CUlaunchConfig *config))
 
+/*
+ * The managed-memory hints with a CUmemLocation (CUDA 12.2's cuMemAdvise_v2
+ * and cuMemPrefetchAsync_v2, which CUDA 13 names without the suffix),
+ * resolved by base name at GR_CU_MANAGED_ABI_VERSION and left NULL where
+ * the driver lacks them: grMemAdvise and the prefetches of GPU managed
+ * memory then refuse with grErrorCallRequiresNewerDriver.
+ */
+#define GR_CU_MANAGED_ABI_VERSION 12020
+#define GR_CU_MANAGED_FUNCTIONS(X)                                                         \
+    X(cuMemAdvise, (CUdeviceptr devPtr, size_t count, int advice, CUmemLocation location)) \
+    X(cuMemPrefetchAsync,                                                                  \
+      (CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream))
+
 /* The table of entry points, filled once by the loader; a driver that
  * lacks one of GR_CU_FUNCTIONS leaves the process without GPUs (loader.c). */
 typedef struct gr_cu_table {
 /* NOLINTNEXTLINE(bugprone-macro-parentheses): a declarator, not an expression */
 #define GR_CU_MEMBER(name, params) CUresult(*name) params;
     GR_CU_FUNCTIONS(GR_CU_MEMBER)
-    GR_CU_COND_FUNCTIONS(GR_CU_MEMBER) /* NULL where the driver lacks them */
-    GR_CU_OPT_FUNCTIONS(GR_CU_MEMBER)  /* likewise */
+    GR_CU_COND_FUNCTIONS(GR_CU_MEMBER)    /* NULL where the driver lacks them */
+    GR_CU_OPT_FUNCTIONS(GR_CU_MEMBER)     /* likewise */
+    GR_CU_MANAGED_FUNCTIONS(GR_CU_MEMBER) /* likewise */
 #undef GR_CU_MEMBER
 } gr_cu_table;
 

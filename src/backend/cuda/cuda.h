@@ -171,6 +171,40 @@ grError_t gr__cuda_memset_2d(const char *call, gr_stream *s, int device, void *d
 grError_t gr__cuda_malloc_async(const char *call, gr_stream *s, size_t size, void **out);
 grError_t gr__cuda_free_async(const char *call, gr_stream *s, void *p);
 
+/* --------------------------------------- managed memory, settings (managed.c) */
+
+/* cuMemAllocManaged on GPU 'device' (flags grMemAttachGlobal or Host,
+ * CUDA's values); freed by gr__cuda_free (cuMemFree). */
+grError_t gr__cuda_managed_alloc(const char *call, int device, size_t size, unsigned flags, void **out);
+
+/* cuMemAdvise / cuMemPrefetchAsync (CUDA 12.2's forms: a driver without
+ * them refuses with grErrorCallRequiresNewerDriver) of managed memory,
+ * graphrt's location turned into the driver's. */
+grError_t gr__cuda_mem_advise(const char *call, int device, const void *p, size_t count, int advice,
+                              grMemLocation loc);
+grError_t gr__cuda_mem_prefetch(const char *call, gr_stream *s, const void *p, size_t count,
+                                grMemLocation loc);
+
+/* cuMemRangeGetAttribute, its device ids turned into graphrt's. */
+grError_t gr__cuda_range_attribute(const char *call, int device, const void *p, size_t count, int attr,
+                                   void *data, size_t size);
+
+/* cuStreamAttachMemAsync on GPU stream s. */
+grError_t gr__cuda_stream_attach(const char *call, gr_stream *s, void *p, size_t length, unsigned flags);
+
+/* cuCtxSetLimit / cuCtxGetLimit in 'device''s primary context, and the
+ * primary context's flags (cuDevicePrimaryCtxSetFlags /
+ * cuDevicePrimaryCtxGetState). */
+grError_t gr__cuda_limit(const char *call, int device, int limit, size_t *value, bool set);
+grError_t gr__cuda_device_flags(const char *call, int device, unsigned *flags, bool set);
+
+/* cuMemHostRegister (portable and mapped, in the first GPU's context) and
+ * cuMemHostUnregister of a host range; cuMemHostGetDevicePointer of
+ * registered or pinned memory on GPU 'device'. */
+grError_t gr__cuda_host_register(const char *call, void *p, size_t size, unsigned flags);
+grError_t gr__cuda_host_unregister(const char *call, void *p);
+grError_t gr__cuda_host_device_pointer(const char *call, int device, void *p, void **out);
+
 /* graphrt's memory pools on GPU 'device' (pool.c): each is a driver pool
  * (CUmemoryPool, passed as void *). */
 /* cuMemPoolCreate of a pinned pool of the device reserving at most

@@ -2,8 +2,9 @@
  * loader.c - finds the CUDA driver at run time: dlopen("libcuda.so.1"),
  * its cuGetProcAddress, every entry point of cu_driver.h by base name at
  * GR_CU_ABI_VERSION (those of conditional nodes, which a driver may lack,
- * at GR_CU_COND_ABI_VERSION; the other optional ones, GR_CU_OPT_FUNCTIONS, at
- * GR_CU_ABI_VERSION), then cuInit and the device count, once per process.
+ * at GR_CU_COND_ABI_VERSION; the managed-memory hints, GR_CU_MANAGED_FUNCTIONS,
+ * at GR_CU_MANAGED_ABI_VERSION; the other optional ones, GR_CU_OPT_FUNCTIONS,
+ * at GR_CU_ABI_VERSION), then cuInit and the device count, once per process.
  * Without a driver, or with GRAPHRT_CUDA=0, there are no GPUs and the
  * reason is kept for the sentences that say so.
  */
@@ -51,6 +52,9 @@ static const struct {
 #undef GR_CU_ENTRY
 #define GR_CU_ENTRY(name, params) {#name, offsetof(gr_cu_table, name), GR_CU_ABI_VERSION},
         GR_CU_OPT_FUNCTIONS(GR_CU_ENTRY)
+#undef GR_CU_ENTRY
+#define GR_CU_ENTRY(name, params) {#name, offsetof(gr_cu_table, name), GR_CU_MANAGED_ABI_VERSION},
+            GR_CU_MANAGED_FUNCTIONS(GR_CU_ENTRY)
 #undef GR_CU_ENTRY
 };
 

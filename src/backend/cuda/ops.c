@@ -53,6 +53,17 @@ const gr_device_ops gr__cuda_kind = {
     .alloc_async = gr__cuda_malloc_async,
     .free_async = gr__cuda_free_async,
 
+    .managed_alloc = gr__cuda_managed_alloc,
+    .mem_advise = gr__cuda_mem_advise,
+    .mem_prefetch = gr__cuda_mem_prefetch,
+    .range_attribute = gr__cuda_range_attribute,
+    .stream_attach = gr__cuda_stream_attach,
+    .limit = gr__cuda_limit,
+    .device_flags = gr__cuda_device_flags,
+    .host_register = gr__cuda_host_register,
+    .host_unregister = gr__cuda_host_unregister,
+    .host_device_pointer = gr__cuda_host_device_pointer,
+
     .pool_create = gr__cuda_pool_create,
     .pool_destroy = gr__cuda_pool_destroy,
     .pool_default = gr__cuda_pool_default,
