@@ -113,9 +113,9 @@ static const CUpti_CallbackId always[] = {
  * a destroyed graph or copy). The explicit calls that change a graph's
  * edges or remove a node are in 'always' instead. */
 static const CUpti_CallbackId resource[] = {
-    CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING,   CUPTI_CBID_RESOURCE_GRAPH_CREATED,
-    CUPTI_CBID_RESOURCE_GRAPH_DESTROY_STARTING,   CUPTI_CBID_RESOURCE_GRAPH_CLONED,
-    CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED,        CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED,
+    CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING,     CUPTI_CBID_RESOURCE_GRAPH_CREATED,
+    CUPTI_CBID_RESOURCE_GRAPH_DESTROY_STARTING,     CUPTI_CBID_RESOURCE_GRAPH_CLONED,
+    CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED,          CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED,
     CUPTI_CBID_RESOURCE_GRAPHEXEC_DESTROY_STARTING, CUPTI_CBID_RESOURCE_GRAPH_NODE_UPDATED,
     CUPTI_CBID_RESOURCE_GRAPH_NODE_SET_PARAMS,
 };
@@ -191,8 +191,8 @@ static const CUpti_CallbackId capture_rt[] = {
      * names the stream, and a runtime callback more (two calls of the
      * recorder a launch, in captures and out of them) would only give
      * the node the runtime's name of the call. */
-    R(cudaLaunchHostFunc_v10000),
-    R(cudaLaunchHostFunc_ptsz_v10000), R(cudaStreamAddCallback_v5000), R(cudaStreamAddCallback_ptsz_v7000),
+    R(cudaLaunchHostFunc_v10000), R(cudaLaunchHostFunc_ptsz_v10000), R(cudaStreamAddCallback_v5000),
+    R(cudaStreamAddCallback_ptsz_v7000),
     /* Copies and memsets, asynchronous and synchronous. */
     R(cudaMemcpyAsync_v3020), R(cudaMemcpyAsync_ptsz_v7000), R(cudaMemcpy2DAsync_v3020),
     R(cudaMemcpy2DAsync_ptsz_v7000), R(cudaMemcpy3DAsync_v3020), R(cudaMemcpy3DAsync_ptsz_v7000),
