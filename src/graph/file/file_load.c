@@ -1268,6 +1268,13 @@ static grError_t add_node_of_kind(loader *ld, fields *f, grGraph_t g, grGraphNod
     case grGraphNodeTypeBatchMemOp:
         err = add_memop(ld, f, g, pnode, deps, nd);
         break;
+    case grGraphNodeTypeCollective:
+        err =
+            lfail(ld, grErrorNotSupported,
+                  "'%.30s': graph files do not hold collective nodes yet (a communicator cannot be named in "
+                  "a file)",
+                  word);
+        break;
     case grGraphNodeTypeCount:
         err = lfail(ld, grErrorInvalidValue,
                     "'%.30s' is not a node type (kernel, memcpy, memset, host, empty, record, wait, alloc, "

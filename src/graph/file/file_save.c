@@ -655,6 +655,13 @@ static bool put_fields(saver *s, outbuf *o, const struct grGraphNode_st *n)
     case grGraphNodeTypeConditional:
         put_cond_fields(s, o, &p->cond);
         break;
+    case grGraphNodeTypeCollective:
+        /* A communicator is a live process group: no file can name it. */
+        s->err = gr__fail(grErrorNotSupported,
+                          "%s: %s is a collective node; graph files do not hold collective nodes yet (a "
+                          "communicator cannot be named in a file)",
+                          s->call, gr__node_label(n));
+        return false;
     case grGraphNodeTypeCount:
         break;
     }
