@@ -55,6 +55,9 @@ GR_TEST(comm_self_is_rank_0_of_1)
     CHECK_EQ(rank, 0);
     CHECK_EQ(size, 1);
     CHECK_OK(grCommDestroy(c));
+    /* A destroyed handle is refused, never read after free. */
+    CHECK_REFUSED(grErrorInvalidValue, grCommDestroy, c);
+    CHECK_REFUSED(grErrorInvalidValue, grCommSize, c, &size);
     CHECK_REFUSED(grErrorInvalidValue, grCommInitSelf, NULL);
     CHECK_REFUSED(grErrorInvalidValue, grCommRank, NULL, &rank);
 }

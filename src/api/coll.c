@@ -24,14 +24,9 @@ static grError_t comm_new(const char *call, grComm_t *out, grComm_t *c)
 {
     if (out == NULL)
         return gr__fail(grErrorInvalidValue, "%s: comm (the output pointer) is NULL", call);
-    *c = gr__malloc(sizeof **c);
+    *c = gr__comm_alloc();
     if (*c == NULL)
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
-    memset(*c, 0, sizeof **c);
-    (*c)->magic = GR_MAGIC_COMM;
-    atomic_init(&(*c)->refs, 1);
-    (*c)->rank = 0;
-    (*c)->size = 1;
     return grSuccess;
 }
 
@@ -39,8 +34,7 @@ static grError_t comm_new(const char *call, grComm_t *out, grComm_t *c)
 static grError_t comm_done(grComm_t *out, grComm_t c, grError_t made)
 {
     if (made != grSuccess) {
-        c->magic = GR_MAGIC_DEAD;
-        gr__free(c);
+        gr__comm_discard(c);
         return made;
     }
     *out = c;

@@ -15,6 +15,29 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Communicator objects, kept as dead shells once freed (core.h), so that
+ * a destroyed handle is refused instead of read after free. */
+static gr_shelf comm_shelf = GR_SHELF_INIT(sizeof(struct grComm_st));
+
+grComm_t gr__comm_alloc(void)
+{
+    grComm_t c = gr__shell_alloc(&comm_shelf);
+    if (!c)
+        return NULL;
+    memset(c, 0, sizeof *c);
+    c->magic = GR_MAGIC_COMM;
+    atomic_init(&c->refs, 1);
+    c->rank = 0;
+    c->size = 1;
+    return c;
+}
+
+void gr__comm_discard(grComm_t c)
+{
+    gr__mark_dead(&c->magic);
+    gr__shell_retire(&comm_shelf, c);
+}
+
 void gr__comm_retain(grComm_t c)
 {
     gr_fetch_add_relaxed(&c->refs, 1);
@@ -30,8 +53,7 @@ void gr__comm_release(grComm_t c)
         next = m->next;
         gr__free(m);
     }
-    c->magic = GR_MAGIC_DEAD;
-    gr__free(c);
+    gr__comm_discard(c);
 }
 
 static const char *const op_names[grCollOpCount] = {"all-reduce",     "broadcast", "reduce", "all-gather",

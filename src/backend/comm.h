@@ -63,6 +63,12 @@ static inline bool gr__comm_valid(grComm_t c)
     return c != NULL && c->magic == GR_MAGIC_COMM && !gr_load_acquire(&c->destroyed);
 }
 
+/* A one-rank communicator with the handle's reference (NULL when out of
+ * memory), and the disposal of one that was never handed out (or whose
+ * last reference went). */
+grComm_t gr__comm_alloc(void);
+void gr__comm_discard(grComm_t c);
+
 void gr__comm_retain(grComm_t c);
 void gr__comm_release(grComm_t c);
 
