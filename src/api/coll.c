@@ -132,6 +132,8 @@ static grError_t coll_enqueue(const char *call, grStream_t stream, const grColle
     grError_t err = gr__coll_check(call, p);
     if (err || (err = gr__stream_from_handle(call, stream, &s)))
         return err;
+    if (!gr__stream_capturing(s) && (err = gr__comm_check_live(call, p->comm)))
+        return err;
     if (GR_UNLIKELY(gr__stream_capturing(s))) {
         grGraphNodeParams desc;
         memset(&desc, 0, sizeof desc);

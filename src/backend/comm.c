@@ -32,6 +32,29 @@ grComm_t gr__comm_alloc(void)
     return c;
 }
 
+grComm_t gr__comm_standin(int rank, int size)
+{
+    grComm_t c = gr__comm_alloc();
+    if (c && size > 1) {
+        c->rank = rank;
+        c->size = size;
+        c->standin = true;
+    }
+    return c;
+}
+
+grError_t gr__comm_check_live(const char *call, grComm_t c)
+{
+    if (c->standin)
+        return gr__fail(
+            grErrorNotSupported,
+            "%s: communicator %p stands for rank %d of %d of a loaded graph file and has no ranks "
+            "behind it: give the collective nodes a live communicator "
+            "(grGraphCollectiveNodeSetParams) before running them",
+            call, GR_PTR(c), c->rank, c->size);
+    return grSuccess;
+}
+
 void gr__comm_discard(grComm_t c)
 {
     gr__mark_dead(&c->magic);
@@ -93,8 +116,7 @@ static bool has_root(grCollectiveOp op)
     return op == grCollBroadcast || op == grCollReduce || op == grCollSend || op == grCollRecv;
 }
 
-/* The bytes each side of p moves on this rank (0 for a side not used). */
-static void sides(const grCollectiveNodeParams *p, size_t *send, size_t *recv)
+void gr__coll_sides(const grCollectiveNodeParams *p, size_t *send, size_t *recv)
 {
     size_t b = p->count * gr__coll_type_size(p->datatype), all = b * (size_t)p->comm->size;
     bool root = p->comm->rank == p->root;
@@ -157,7 +179,7 @@ grError_t gr__coll_check(const char *call, const grCollectiveNodeParams *p)
         return gr__fail(grErrorInvalidValue, "%s: count %zu of %s overflows the address space", call,
                         p->count, gr__coll_type_name(p->datatype));
     size_t sb, rb;
-    sides(p, &sb, &rb);
+    gr__coll_sides(p, &sb, &rb);
     if (sb && p->sendbuff == NULL)
         return gr__fail(grErrorInvalidValue,
                         "%s: sendbuff is NULL; a %s of %zu elements reads %zu bytes there", call,

@@ -43,6 +43,10 @@ struct grComm_st {
     atomic_int refs;
     atomic_bool destroyed; /* grCommDestroy gave the handle's reference back */
     int rank, size;
+    /* Rank 'rank' of 'size' as a graph file named it, without a live group
+     * behind it (gr__comm_standin): nodes on it load, compare and save,
+     * but do not run. */
+    bool standin;
     /* The MPI side (comm_mpi.c's), NULL for a one-rank communicator. */
     struct gr_comm_mpi *mpi;
     /* A one-rank communicator's sends not received yet, oldest first. */
@@ -68,6 +72,18 @@ static inline bool gr__comm_valid(grComm_t c)
  * last reference went). */
 grComm_t gr__comm_alloc(void);
 void gr__comm_discard(grComm_t c);
+
+/* A communicator standing for rank 'rank' of 'size' in a loaded graph
+ * file: for size 1 a one-rank communicator (it runs), else a stand-in
+ * that instantiate and the stream calls refuse. NULL when out of memory. */
+grComm_t gr__comm_standin(int rank, int size);
+
+/* Refuses a stand-in communicator with a detail naming 'call'. */
+grError_t gr__comm_check_live(const char *call, grComm_t c);
+
+/* The bytes p reads (*send) and writes (*recv) on this rank; 0 for a
+ * side the op does not use here. p is checked. */
+void gr__coll_sides(const grCollectiveNodeParams *p, size_t *send, size_t *recv);
 
 void gr__comm_retain(grComm_t c);
 void gr__comm_release(grComm_t c);

@@ -75,6 +75,10 @@ grError_t gr__exec_coll_instantiate(const char *call, gr_plan *p)
         if (p->nodes[i].type != grGraphNodeTypeCollective)
             continue;
         grComm_t c = p->nodes[i].u.coll->p.comm;
+        if ((err = gr__comm_check_live(call, c))) {
+            gr__inst_fault.pindex = i;
+            return err;
+        }
         bool seen = false;
         for (uint32_t j = 0; j < i && !seen; j++)
             seen = p->nodes[j].type == grGraphNodeTypeCollective && p->nodes[j].u.coll->p.comm == c;
