@@ -24,6 +24,11 @@
  *   - launches of graphs that use one communicator must be made in the
  *     same order on every rank, and the eager calls too.
  *
+ * Graph files hold collective nodes with the rank and size of their
+ * communicator; a loaded file of several ranks gets a stand-in
+ * communicator that does not run (instantiate and the stream calls refuse
+ * it with grErrorNotSupported) until the nodes get a live one.
+ *
  * A part of graphrt.h: a program includes <graphrt.h>, whose top comment
  * states the rules every declaration here follows. This header includes
  * the parts it needs, so it also compiles alone.
@@ -167,8 +172,10 @@ GR_API grError_t grGraphAddCollectiveNode(grGraphNode_t *pGraphNode, grGraph_t g
                                           const grGraphNode_t *pDependencies, size_t numDependencies,
                                           const grCollectiveNodeParams *nodeParams);
 
-/* The node's parameters. Errors: grErrorInvalidValue (node not live or
- * not a collective node, nodeParams NULL). Thread safety: not with other
+/* The node's parameters (comm: the node's communicator, which may be a
+ * destroyed handle the node still holds, or a loaded file's stand-in).
+ * Errors: grErrorInvalidValue (node not live or not a collective node,
+ * nodeParams NULL). Thread safety: not with other
  * calls on the node's graph. graphrt's own. */
 GR_API grError_t grGraphCollectiveNodeGetParams(grGraphNode_t node, grCollectiveNodeParams *nodeParams);
 
