@@ -114,7 +114,8 @@ typedef struct grCollectiveNodeParams {
  * MPI_COMM_WORLD. If the program has not initialised MPI, graphrt
  * initialises it (MPI_Init_thread with MPI_THREAD_MULTIPLE, as its
  * workers call MPI) and finalises it when the last communicator it made
- * this way is destroyed (MPI cannot be initialised again after that: make
+ * this way dies, if that happens on the thread that initialised it (MPI's
+ * rule), else at exit (MPI cannot be initialised again after that: make
  * the communicators of a program's life up front); a program that
  * initialised MPI itself finalises it itself, after destroying its
  * communicators, and must have asked MPI_THREAD_MULTIPLE. Collective over

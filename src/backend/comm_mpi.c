@@ -20,15 +20,19 @@
  * collective nodes of one communicator run in one order on every rank
  * (exec/coll.c), which is what matches them.
  *
- * Invariants: MPI initialised by graphrt (world_init) is finalised when
- * the last communicator graphrt made on it dies, never earlier; 'world'
- * is guarded by world_lock (a process-wide fact, like MPI's own state).
+ * Invariants: MPI initialised by graphrt is finalised when the last
+ * communicator graphrt made on it dies, never earlier, and only by the
+ * thread that initialised it (MPI's rule): a last reference dropped on
+ * another thread (a worker finishing a stream call) leaves it to an
+ * atexit handler. 'world' is guarded by world.lock (a process-wide fact,
+ * like MPI's own state).
  */
 #include "comm.h"
 
 #include <mpi.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct gr_comm_mpi {
@@ -53,7 +57,21 @@ static struct {
     pthread_mutex_t lock;
     int users;
     bool init_by_us;
-} world = {PTHREAD_MUTEX_INITIALIZER, 0, false};
+    pthread_t init_thread; /* the thread that called MPI_Init_thread */
+} world = {PTHREAD_MUTEX_INITIALIZER, 0, false, 0};
+
+/* MPI that graphrt initialised and could not finalise on its thread. */
+static void finalize_at_exit(void)
+{
+    int inited = 0, finalized = 0;
+    pthread_mutex_lock(&world.lock);
+    MPI_Initialized(&inited);
+    MPI_Finalized(&finalized);
+    if (world.init_by_us && inited && !finalized && world.users == 0)
+        MPI_Finalize();
+    world.init_by_us = false;
+    pthread_mutex_unlock(&world.lock);
+}
 
 static const char *mpi_text(int rc, char *buf)
 {
@@ -123,13 +141,15 @@ grError_t gr__comm_mpi_world(const char *call, grComm_t c)
             return mpi_fail(call, "MPI_Init_thread", rc);
         }
         world.init_by_us = true;
+        world.init_thread = pthread_self();
+        atexit(finalize_at_exit);
     }
     err = check_threads(call);
     if (!err)
         err = dup_into(call, c, MPI_COMM_WORLD, world.init_by_us);
     if (!err && world.init_by_us)
         world.users++;
-    if (err && world.init_by_us && world.users == 0) {
+    if (err && world.init_by_us && world.users == 0 && pthread_equal(pthread_self(), world.init_thread)) {
         MPI_Finalize();
         world.init_by_us = false;
     }
@@ -169,7 +189,8 @@ void gr__comm_mpi_free(grComm_t c)
         MPI_Comm_free(&m->comm);
     if (m->ours) {
         pthread_mutex_lock(&world.lock);
-        if (--world.users == 0 && world.init_by_us && !finalized) {
+        if (--world.users == 0 && world.init_by_us && !finalized &&
+            pthread_equal(pthread_self(), world.init_thread)) {
             MPI_Finalize();
             world.init_by_us = false;
         }
