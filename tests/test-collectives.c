@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define N 64
@@ -632,6 +633,23 @@ GR_TEST_T(loaded_collectives_of_several_ranks_stand_in_and_diff, 60)
     CHECK(strstr(out, "parameters  n1 -> n1: count=64 -> count=32") != NULL);
     CHECK(strstr(out, "n0 -> n0") == NULL); /* the ranks' all-reduces agree */
     CHECK(strstr(out, "rank=0 -> rank=1") == NULL);
+    /* analyze of both files compares their collective sequences. */
+    snprintf(cmd, sizeof cmd, "'%s' analyze '%s' '%s' 2>&1", GR_TOOL_PATH, p0, p1);
+    pipe = popen(cmd, "r");
+    CHECK(pipe != NULL);
+    len = fread(out, 1, sizeof out - 1, pipe);
+    out[len] = '\0';
+    CHECK(WEXITSTATUS(pclose(pipe)) == 1);
+    CHECK(strstr(out, "the files differ at collective 2") != NULL);
+    CHECK(strstr(out, ": n1 broadcast of 64 float32 (root 1)") != NULL);
+    CHECK(strstr(out, ": n1 broadcast of 32 float32 (root 1)") != NULL);
+    snprintf(cmd, sizeof cmd, "'%s' analyze '%s' '%s' 2>&1", GR_TOOL_PATH, p0, p0);
+    pipe = popen(cmd, "r");
+    CHECK(pipe != NULL);
+    len = fread(out, 1, sizeof out - 1, pipe);
+    out[len] = '\0';
+    CHECK(WEXITSTATUS(pclose(pipe)) == 0);
+    CHECK(strstr(out, "collectives: the 2 files agree (2 collectives each)") != NULL);
 #endif
     unlink(p0);
     unlink(p1);
