@@ -91,6 +91,7 @@
 
 /* graphrt's own extensions. */
 #include "graphrt/memops.h"     /* stream memory operations */
+#include "graphrt/comm.h"       /* communicators, collective nodes */
 #include "graphrt/graph_file.h" /* graph files */
 #include "graphrt/analysis.h"   /* graph analysis */
 #include "graphrt/debug.h"      /* debug modes, baked values */

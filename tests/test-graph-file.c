@@ -406,6 +406,7 @@ static void compare_node(ptrmap *m, grGraphNode_t x, grGraphNode_t y)
     }
     case grGraphNodeTypeEmpty:
     case grGraphNodeTypeConditional: /* graph files refuse them */
+    case grGraphNodeTypeCollective:  /* graph files hold none */
     case grGraphNodeTypeCount:
         break;
     }

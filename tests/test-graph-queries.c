@@ -153,6 +153,7 @@ GR_TEST(graph_node_type_name_names_each_kind_with_cuda_values)
         {grGraphNodeTypeMemFree, 11, "mem free"},
         {grGraphNodeTypeBatchMemOp, 12, "batch mem op"},
         {grGraphNodeTypeConditional, 13, "conditional"},
+        {grGraphNodeTypeCollective, 14, "collective"}, /* graphrt's own: no CUDA value */
     };
     size_t kinds = 0;
     CHECK_GR(grErrorInvalidValue, grGraphCreate(NULL, 0));

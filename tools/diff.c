@@ -8,7 +8,10 @@
  *
  * Parameters are compared as the files write them (the node lines, a
  * kernel or host function named by its declared name, a child graph by
- * its block), so a difference reads as the file does.
+ * its block), so a difference reads as the file does. A collective
+ * node's 'rank=' (the rank that saved it) is left out: the files of the
+ * ranks of one job differ there by design, and comparing them is how a
+ * mismatch between the ranks' collectives is found (docs/collectives.md).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "tool.h"
@@ -71,7 +74,7 @@ static char *node_text(const char *s, const names *nm)
         const char *e = strchr(p, ' ');
         size_t len = e ? (size_t)(e - p) : strlen(p);
         bool skip = field == 0 || (len == 1 && *p == '{') || strncmp(p, "after=", 6) == 0 ||
-                    strncmp(p, "succ=", 5) == 0;
+                    strncmp(p, "succ=", 5) == 0 || strncmp(p, "rank=", 5) == 0;
         if (!skip) {
             const char *sub = NULL;
             unsigned long long id;

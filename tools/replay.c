@@ -112,6 +112,7 @@ static bool lone_graph(grGraphNode_t x, grGraph_t *out)
     case grGraphNodeTypeMemFree:
     case grGraphNodeTypeConditional:
     case grGraphNodeTypeBatchMemOp: /* a wait alone may wait for good */
+    case grGraphNodeTypeCollective: /* needs every rank (graph files hold none) */
     case grGraphNodeTypeCount:
         break;
     }

@@ -14,6 +14,7 @@
 
 #include "types.h"
 #include "memory.h"
+#include "comm.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -32,7 +33,8 @@ extern "C" {
  * and every table of kinds expand this one list. BatchMemOp is the
  * driver's CU_GRAPH_NODE_TYPE_BATCH_MEM_OP (the runtime's enum has no
  * value 12): stream memory operations (docs/stream-memops.md);
- * Conditional: docs/conditional.md. graphrt's own (CUDA has no such list).
+ * Conditional: docs/conditional.md; Collective (graphrt's own kind, no
+ * CUDA value): docs/collectives.md. graphrt's own (CUDA has no such list).
  */
 #define GR_GRAPH_NODE_TYPE_LIST(X)              \
     X(Kernel, 0, "kernel", "kernel")            \
@@ -46,7 +48,8 @@ extern "C" {
     X(MemAlloc, 10, "mem alloc", "alloc")       \
     X(MemFree, 11, "mem free", "free")          \
     X(BatchMemOp, 12, "batch mem op", "memop")  \
-    X(Conditional, 13, "conditional", "cond")
+    X(Conditional, 13, "conditional", "cond")   \
+    X(Collective, 14, "collective", "coll")
 
 typedef enum grGraphNodeType {
 #define GR_GRAPH_NODE_TYPE_ENUM_(suffix, value, name, word) grGraphNodeType##suffix = value,
@@ -308,6 +311,7 @@ typedef struct grGraphNodeParams {
          * member of that name (the runtime's has none). */
         grBatchMemOpNodeParams memOp;
         grConditionalNodeParams conditional;
+        grCollectiveNodeParams collective; /* graphrt's own */
     };
     long long reserved2;
 } grGraphNodeParams;

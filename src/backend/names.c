@@ -195,6 +195,8 @@ const char *gr__node_type_name(grGraphNodeType t)
         return "conditional";
     case grGraphNodeTypeBatchMemOp:
         return "batch mem op";
+    case grGraphNodeTypeCollective:
+        return "collective";
     case grGraphNodeTypeCount:
         break;
     }

@@ -80,6 +80,7 @@ typedef struct gr_cond_slot {
 } gr_cond_slot;
 
 struct gr_plan;
+struct gr_coll_run;
 
 /* A conditional node's compiled form: its handle and one plan per body
  * (built once by instantiate, run in order, nested, by the thread that
@@ -155,7 +156,8 @@ typedef struct gr_pnode {
         struct {
             grStreamBatchMemOpParams *ops; /* owned by the plan */
             uint32_t count;
-        } memop; /* grGraphNodeTypeBatchMemOp */
+        } memop;                  /* grGraphNodeTypeBatchMemOp */
+        struct gr_coll_run *coll; /* grGraphNodeTypeCollective: owned (comm.h) */
     } u;
 } gr_pnode;
 

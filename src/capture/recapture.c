@@ -181,6 +181,8 @@ static bool differs(const struct grGraphNode_st *n, const gr_node_params *p, con
         return n->p.memop.count != p->memop.count ||
                (p->memop.count &&
                 memcmp(n->p.memop.ops, p->memop.ops, p->memop.count * sizeof *p->memop.ops) != 0);
+    case grGraphNodeTypeCollective:
+        return memcmp(&n->p.coll, &p->coll, sizeof p->coll) != 0;
     case grGraphNodeTypeMemAlloc:
     case grGraphNodeTypeMemFree:
     case grGraphNodeTypeGraph:
@@ -229,6 +231,10 @@ static grGraphRecaptureStatus eligibility(const struct grGraphNode_st *n, const 
             if (n->p.memop.ops[i].operation != p->memop.ops[i].operation)
                 return grGraphRecaptureStatusIneligibleForUpdate;
         return grGraphRecaptureStatusEligibleForUpdate;
+    case grGraphNodeTypeCollective: /* exec/update.c's rule: same op and communicator */
+        return n->p.coll.op == p->coll.op && n->p.coll.comm == p->coll.comm
+                   ? grGraphRecaptureStatusEligibleForUpdate
+                   : grGraphRecaptureStatusIneligibleForUpdate;
     default:
         return grGraphRecaptureStatusEligibleForUpdate;
     }

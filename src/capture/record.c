@@ -161,6 +161,10 @@ bool gr__capture_make_params(const grGraphNodeParams *desc, gr_node_params *p)
         /* Checked by the caller: only running out of memory fails here. */
         return gr__memop_params_make("stream capture", desc->memOp.count, desc->memOp.paramArray, 0,
                                      &p->memop) == grSuccess;
+    case grGraphNodeTypeCollective:
+        /* Checked by the caller (api/coll.c): the node takes a reference. */
+        gr__coll_params_copy(&p->coll, &desc->collective);
+        return true;
     case grGraphNodeTypeGraph:
     case grGraphNodeTypeEmpty:
     case grGraphNodeTypeConditional:
@@ -183,6 +187,7 @@ static const char *refusal(grGraphNodeType t)
     case grGraphNodeTypeWaitEvent:   /* grStreamWaitEvent, grEventWaitExternal */
     case grGraphNodeTypeEventRecord: /* grEventRecordWithFlags, grEventRecordExternal */
     case grGraphNodeTypeBatchMemOp:  /* grStreamWaitValue32 and the like */
+    case grGraphNodeTypeCollective:  /* grAllReduceAsync and the like */
         return NULL;
     case grGraphNodeTypeGraph:
         return "launching an executable graph into a capturing stream is not supported (CUDA refuses it "

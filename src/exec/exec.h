@@ -29,6 +29,7 @@ typedef struct gr_plan_facts {
     /* Device-updatable kernel nodes, child graphs' included: without one,
      * instantiation does not walk the graph for them. */
     uint32_t ndevupd;
+    uint32_t ncoll; /* collective nodes, child graphs' included */
 } gr_plan_facts;
 
 /* Compiles g into e->plan and fills e's node table (orig, its dependencies,
@@ -43,6 +44,19 @@ grError_t gr__plan_build(const char *call, grGraph_t g, unsigned long long flags
  * into *p, as instantiate builds an executable's, without the node table;
  * on failure (with a detail naming 'call') *p is freed. */
 grError_t gr__plan_build_body(const char *call, grGraph_t g, int depth, gr_plan *p);
+
+/* ---------------------------------------------- collective nodes
+ * (exec/coll.c) */
+
+/* Checks the ranks' collective sequences of each communicator plan p
+ * uses and makes its collective nodes' persistent requests: collective
+ * over those communicators. On failure gr__inst_fault names the node. */
+grError_t gr__exec_coll_instantiate(const char *call, gr_plan *p);
+
+/* Gives plan node pn (a collective node) parameters np, of the same op
+ * and communicator (grGraphExecUpdate's apply step, which cannot fail:
+ * a request MPI refuses becomes a device fault). */
+void gr__exec_coll_apply(gr_pnode *pn, const grCollectiveNodeParams *np);
 
 /* ---------------------------------------------- conditional nodes
  * (exec/conditional.c) */

@@ -66,6 +66,8 @@ GR_API grError_t grGraphExecNodeSetParams(grGraphExec_t graphExec, grGraphNode_t
                         call, GR_PTR(node));
     case grGraphNodeTypeBatchMemOp:
         return grGraphExecBatchMemOpNodeSetParams(graphExec, node, &nodeParams->memOp);
+    case grGraphNodeTypeCollective:
+        return grGraphExecCollectiveNodeSetParams(graphExec, node, &nodeParams->collective);
     case grGraphNodeTypeCount:
         break;
     }

@@ -20,6 +20,7 @@
  * synchronised, as in CUDA).
  */
 #include "exec.h"
+#include "../backend/comm.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,7 @@ typedef struct builder {
     uint32_t ncoop;    /* cooperative kernel nodes */
     uint32_t ndevupd;  /* device-updatable kernel nodes, child graphs' too */
     bool memop_waits;  /* one of them waits */
+    uint32_t ncoll;    /* collective nodes */
     /* The layouts of pitched memcpy nodes, handed to the plan with the
      * nodes (gr_plan.shapes). */
     gr_copy_shape *shapes;
@@ -215,6 +217,21 @@ static void fill_params(builder *b, gr_pnode *pn, const struct grGraphNode_st *g
         memcpy(pn->u.memop.ops, m->ops, m->count * sizeof *m->ops);
         b->nmemop++;
         b->memop_waits = b->memop_waits || gr__memop_has_wait(m);
+        return;
+    }
+    case grGraphNodeTypeCollective: {
+        /* The plan's own copy; its persistent request is made once the
+         * plan's order is known (exec/coll.c). */
+        gr_coll_run *r = gr__malloc(sizeof *r);
+        if (!r) {
+            b->oom = true;
+            return;
+        }
+        r->p = gn->p.coll;
+        r->req = NULL;
+        gr__comm_retain(r->p.comm);
+        pn->u.coll = r;
+        b->ncoll++;
         return;
     }
     case grGraphNodeTypeConditional: /* emit_node builds its bodies */
@@ -586,6 +603,13 @@ void gr__plan_free(gr_plan *p)
         case grGraphNodeTypeBatchMemOp:
             gr__free(pn->u.memop.ops);
             break;
+        case grGraphNodeTypeCollective:
+            if (pn->u.coll) {
+                gr__coll_unprepare(pn->u.coll);
+                gr__comm_release(pn->u.coll->p.comm);
+                gr__free(pn->u.coll);
+            }
+            break;
         default:
             break;
         }
@@ -740,6 +764,48 @@ static bool builder_arrays(builder *b, grGraph_t g)
     return false;
 }
 
+/* Orders the collective nodes of each communicator one after another in
+ * plan order (which is topological, ties broken by creation order, so
+ * the same on every rank that built the same graph): an edge from each
+ * to the next of its communicator, so that every rank starts them in the
+ * same order, as MPI and NCCL require, whatever order the workers run
+ * independent nodes in. An edge that exists already is added again: the
+ * countdowns count it twice, consistently. O(collective nodes x
+ * communicators). */
+static void chain_collectives(builder *b)
+{
+    enum {
+        MAXC = 16
+    };
+    struct {
+        grComm_t comm;
+        uint32_t last;
+    } seen[MAXC];
+    uint32_t nseen = 0, n = b->n;
+    for (uint32_t i = 0; i < n && !b->oom; i++) {
+        if (b->nodes[i].type != grGraphNodeTypeCollective)
+            continue;
+        grComm_t c = b->nodes[i].u.coll->p.comm;
+        uint32_t k = 0;
+        while (k < nseen && seen[k].comm != c)
+            k++;
+        if (k < nseen) {
+            add_edge(b, seen[k].last, i);
+            seen[k].last = i;
+        } else if (nseen < MAXC) {
+            seen[nseen].comm = c;
+            seen[nseen++].last = i;
+        } else {
+            /* More communicators than slots: a slower scan back. */
+            for (uint32_t j = i; j-- > 0;)
+                if (b->nodes[j].type == grGraphNodeTypeCollective && b->nodes[j].u.coll->p.comm == c) {
+                    add_edge(b, j, i);
+                    break;
+                }
+        }
+    }
+}
+
 /* Emits g into b and hands the result to plan p: its nodes (which own
  * what they retain from here on, so that freeing p releases it on every
  * path), then the arrays and CSR successors. 'top' is the executable whose
@@ -748,6 +814,8 @@ static bool builder_arrays(builder *b, grGraph_t g)
 static grError_t build(builder *b, grGraph_t g, int depth, gr_plan *p, struct grGraphExec_st *top)
 {
     grError_t err = flatten(b, g, depth, top);
+    if (!err && b->ncoll)
+        chain_collectives(b);
     if (!err) {
         add_node(b, GR_PN_EXIT); /* after every sink: build_csr adds those edges */
         if (b->oom)
@@ -779,7 +847,7 @@ grError_t gr__plan_build(const char *call, grGraph_t g, unsigned long long flags
     memset(&b, 0, sizeof b);
     b.use_priority = (flags & grGraphInstantiateFlagUseNodePriority) != 0;
     b.call = call;
-    *facts = (gr_plan_facts){0, 0, 0, 0};
+    *facts = (gr_plan_facts){0, 0, 0, 0, 0};
     if (!builder_arrays(&b, g))
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
     grError_t err = build(&b, g, 0, &e->plan, e);
@@ -787,6 +855,7 @@ grError_t gr__plan_build(const char *call, grGraph_t g, unsigned long long flags
     facts->nmemop = b.nmemop;
     facts->ncoop = b.ncoop;
     facts->ndevupd = b.ndevupd;
+    facts->ncoll = b.ncoll;
     return err;
 }
 
@@ -798,6 +867,13 @@ grError_t gr__plan_build_body(const char *call, grGraph_t g, int depth, gr_plan 
     if (!builder_arrays(&b, g))
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
     grError_t err = build(&b, g, depth, p, NULL);
+    if (!err && b.ncoll) {
+        gr__inst_fault.structure = true;
+        err = gr__fail(grErrorNotSupported,
+                       "%s: a conditional node's body holds a collective node, which graphrt does not run "
+                       "inside conditional nodes yet (every rank must run the same collectives)",
+                       call);
+    }
     if (err)
         gr__plan_free(p);
     return err;

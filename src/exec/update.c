@@ -36,6 +36,7 @@
  *     those nodes, as in CUDA.
  */
 #include "exec.h"
+#include "../backend/comm.h"
 #include "../backend/device.h"
 #include "../memory/memory.h"
 
@@ -305,6 +306,18 @@ static bool check_params(upd *u, gr_pnode *pn, grGraphNode_t gn)
                           gr__memop_op_name((int)pn->u.memop.ops[bad].operation));
         return true;
     }
+    case grGraphNodeTypeCollective:
+        /* Another operation or communicator is another collective, which
+         * the other ranks' sequences do not hold: refused as CUDA refuses
+         * a changed node kind. */
+        if (gn->p.coll.op != pn->u.coll->p.op || gn->p.coll.comm != pn->u.coll->p.comm)
+            return refuse(
+                u, grGraphExecUpdateErrorParametersChanged, gn, NULL,
+                "%s is a %s on communicator %p where its paired node is a %s on communicator %p; an "
+                "update cannot change a collective node's operation or communicator",
+                gr__node_label(gn), gr__coll_op_name(gn->p.coll.op), GR_PTR(gn->p.coll.comm),
+                gr__coll_op_name(pn->u.coll->p.op), GR_PTR(pn->u.coll->p.comm));
+        return true;
     case grGraphNodeTypeMemAlloc:
     case grGraphNodeTypeMemFree:
         /* Updated as CUDA 13 does (tests/probes/memory.cu), size included:
@@ -373,6 +386,9 @@ static void apply_params(gr_pnode *pn, grGraphNode_t gn)
     case grGraphNodeTypeBatchMemOp: /* same count, checked: in place */
         memcpy(pn->u.memop.ops, gn->p.memop.ops, gn->p.memop.count * sizeof *gn->p.memop.ops);
         return;
+    case grGraphNodeTypeCollective: /* same op and communicator, checked */
+        gr__exec_coll_apply(pn, &gn->p.coll);
+        return;
     case grGraphNodeTypeEmpty:
     case grGraphNodeTypeGraph:
     case grGraphNodeTypeConditional: /* install_conds swapped its bodies in */
@@ -422,6 +438,7 @@ static grError_t device_check(const char *call, grGraphExec_t e, grGraphNode_t g
     case grGraphNodeTypeEmpty:
     case grGraphNodeTypeMemAlloc:
     case grGraphNodeTypeMemFree:
+    case grGraphNodeTypeCollective: /* CPU only: a GPU executable has none */
     case grGraphNodeTypeCount:
         return grSuccess;
     }
@@ -483,6 +500,7 @@ static bool params_differ(const gr_pnode *pn, grGraphNode_t gn)
     case grGraphNodeTypeEmpty:
     case grGraphNodeTypeGraph:
     case grGraphNodeTypeBatchMemOp: /* CPU only */
+    case grGraphNodeTypeCollective: /* CPU only */
     case grGraphNodeTypeMemAlloc:
     case grGraphNodeTypeMemFree:
     case grGraphNodeTypeCount:

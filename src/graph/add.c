@@ -468,6 +468,9 @@ static grError_t add_node(const char *call, grGraphNode_t *pGraphNode, grGraph_t
     case grGraphNodeTypeBatchMemOp:
         return gr__graph_add_memop(call, pGraphNode, graph, pDependencies, numDependencies,
                                    &nodeParams->memOp);
+    case grGraphNodeTypeCollective:
+        return gr__graph_add_coll(call, pGraphNode, graph, pDependencies, numDependencies,
+                                  &nodeParams->collective);
     case grGraphNodeTypeCount:
         break;
     }

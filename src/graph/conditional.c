@@ -82,6 +82,7 @@ static bool body_allows(grGraphNodeType t)
         return true;
     case grGraphNodeTypeHost:
     case grGraphNodeTypeBatchMemOp: /* CUDA's list has no such node */
+    case grGraphNodeTypeCollective: /* every rank must run the same collectives */
     case grGraphNodeTypeWaitEvent:
     case grGraphNodeTypeEventRecord:
     case grGraphNodeTypeMemAlloc:

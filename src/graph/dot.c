@@ -12,6 +12,7 @@
  * escaped for DOT double-quoted strings.
  */
 #include "graph.h"
+#include "../backend/comm.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -106,6 +107,7 @@ static unsigned type_flags(grGraphNodeType type)
     case grGraphNodeTypeMemAlloc:
     case grGraphNodeTypeMemFree:
     case grGraphNodeTypeBatchMemOp:
+    case grGraphNodeTypeCollective:
     case grGraphNodeTypeCount:
         break;
     }
@@ -193,6 +195,22 @@ static void node_text(const struct grGraphNode_st *n, unsigned flags, char *buf,
     case grGraphNodeTypeBatchMemOp:
         memop_text(&p->memop, verbose, buf, cap);
         return;
+    case grGraphNodeTypeCollective: {
+        const grCollectiveNodeParams *c = &p->coll;
+        bool red = c->op == grCollAllReduce || c->op == grCollReduce || c->op == grCollReduceScatter;
+        bool root = c->op == grCollBroadcast || c->op == grCollReduce;
+        bool peer = c->op == grCollSend || c->op == grCollRecv;
+        char rank[24] = "";
+        if (root || peer)
+            snprintf(rank, sizeof rank, " %s %d", root ? "root" : "peer", c->root);
+        r = snprintf(buf, cap, "\n%s%s%s\n%zu %s%s", gr__coll_op_name(c->op), red ? " " : "",
+                     red ? gr__coll_redop_name(c->redop) : "", c->count, gr__coll_type_name(c->datatype),
+                     rank);
+        if (verbose && r > 0 && (size_t)r < cap)
+            snprintf(buf + r, cap - (size_t)r, "\nsend %p recv %p\ncomm %p", c->sendbuff, c->recvbuff,
+                     GR_PTR(c->comm));
+        return;
+    }
     case grGraphNodeTypeEmpty:
     case grGraphNodeTypeCount:
         return;

@@ -128,6 +128,8 @@ typedef union gr_node_params {
     gr_free_node free;          /* grGraphNodeTypeMemFree */
     gr_cond_params cond;        /* grGraphNodeTypeConditional */
     gr_memop_params memop;      /* grGraphNodeTypeBatchMemOp */
+    /* grGraphNodeTypeCollective: checked, comm retained (coll_node.c) */
+    grCollectiveNodeParams coll;
 } gr_node_params;
 
 /* Edge slots kept inside a node before an edge array spills to the heap,
@@ -579,6 +581,18 @@ bool gr__memop_has_wait(const gr_memop_params *m);
 /* grGraphAddBatchMemOpNode under another call's name (grGraphAddNode). */
 grError_t gr__graph_add_memop(const char *call, grGraphNode_t *out, grGraph_t g, const grGraphNode_t *deps,
                               size_t ndeps, const grBatchMemOpNodeParams *np);
+
+/* Collective nodes (coll_node.c): gr__coll_params_make checks nodeParams
+ * (gr__coll_check) and copies them, retaining the communicator; _copy
+ * copies stored ones (a reference more), _free gives the reference back.
+ * gr__graph_add_coll is grGraphAddCollectiveNode under another call's
+ * name (grGraphAddNode). */
+grError_t gr__coll_params_make(const char *call, const grCollectiveNodeParams *in,
+                               grCollectiveNodeParams *out);
+void gr__coll_params_copy(grCollectiveNodeParams *dst, const grCollectiveNodeParams *src);
+void gr__coll_params_free(grCollectiveNodeParams *p);
+grError_t gr__graph_add_coll(const char *call, grGraphNode_t *out, grGraph_t g, const grGraphNode_t *deps,
+                             size_t ndeps, const grCollectiveNodeParams *np);
 
 /* How deep child graphs may nest: grGraphInstantiate takes a graph whose
  * child-graph nodes hold graphs with child-graph nodes ... 64 levels

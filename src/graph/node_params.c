@@ -112,6 +112,8 @@ GR_API grError_t grGraphNodeSetParams(grGraphNode_t node, grGraphNodeParams *nod
                         call, gr__node_label(node));
     case grGraphNodeTypeBatchMemOp:
         return grGraphBatchMemOpNodeSetParams(node, &nodeParams->memOp);
+    case grGraphNodeTypeCollective:
+        return grGraphCollectiveNodeSetParams(node, &nodeParams->collective);
     case grGraphNodeTypeCount:
         break;
     }
@@ -164,6 +166,9 @@ GR_API grError_t grGraphNodeGetParams(grGraphNode_t node, grGraphNodeParams *nod
         break;
     case grGraphNodeTypeBatchMemOp:
         err = grGraphBatchMemOpNodeGetParams(node, &p.memOp);
+        break;
+    case grGraphNodeTypeCollective:
+        err = grGraphCollectiveNodeGetParams(node, &p.collective);
         break;
     case grGraphNodeTypeConditional:
         p.conditional.handle = (grGraphConditionalHandle)(uintptr_t)node->p.cond.slot;

@@ -328,6 +328,9 @@ grError_t gr__node_params_copy(grGraphNodeType t, gr_node_params *dst, const gr_
             return gr__fail(grErrorMemoryAllocation, "out of memory copying %u memory operations",
                             src->memop.count);
         return grSuccess;
+    case grGraphNodeTypeCollective:
+        gr__coll_params_copy(&dst->coll, &src->coll);
+        return grSuccess;
     case grGraphNodeTypeMemcpy:
         *dst = *src;
         if (src->memcpy.shape) {
@@ -425,6 +428,9 @@ void gr__node_params_free(grGraphNodeType t, gr_node_params *p)
         return;
     case grGraphNodeTypeBatchMemOp:
         gr__memop_params_free(&p->memop);
+        return;
+    case grGraphNodeTypeCollective:
+        gr__coll_params_free(&p->coll);
         return;
     case grGraphNodeTypeMemFree:
         if (p->free.foreign)

@@ -112,6 +112,8 @@ static const char *node_name(const gr_pnode *n)
         return "event record";
     case grGraphNodeTypeConditional:
         return "conditional";
+    case grGraphNodeTypeCollective:
+        return gr__coll_op_name(n->u.coll->p.op);
     default:
         return "empty";
     }

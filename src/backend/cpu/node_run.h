@@ -17,6 +17,7 @@
 #define GR_NODE_RUN_H
 
 #include "../plan.h"
+#include "../comm.h"
 #include "stream_int.h"
 
 #include <string.h>
@@ -103,6 +104,9 @@ static inline void gr__node_run(gr_pnode *n, grKernelCtx *ctx)
     case grGraphNodeTypeBatchMemOp:
         for (uint32_t i = 0; i < n->u.memop.count; i++)
             gr__memop_run(&n->u.memop.ops[i]);
+        return;
+    case grGraphNodeTypeCollective:
+        gr__coll_run(n->u.coll); /* blocks this thread until it completes */
         return;
     default: /* empty, enter/leave of child graphs, event record */
         return;

@@ -55,6 +55,11 @@
 #define GR_FILE_KEY_USAGE "usage"
 #define GR_FILE_KEY_VALUE "value"
 #define GR_FILE_KEY_WIDTH "width"
+#define GR_FILE_KEY_OP "op"       /* collective nodes */
+#define GR_FILE_KEY_REDOP "redop" /* collective nodes */
+#define GR_FILE_KEY_ROOT "root"   /* collective nodes: root or peer */
+#define GR_FILE_KEY_RANK "rank"   /* collective nodes: the saving rank */
+#define GR_FILE_KEY_RANKS "ranks" /* collective nodes: the communicator's size */
 #define GR_FILE_KEY_AFTER "after"
 #define GR_FILE_KEY_SUCC "succ"
 /* The declarations before 'graph {': the first word of their lines. */

@@ -21,6 +21,7 @@
 #include "file_int.h"
 
 #include "../../backend/device.h"
+#include "../../backend/comm.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -72,6 +73,11 @@ typedef struct loader {
     } * conds;
     size_t nconds, capconds;
     scope *top; /* the top graph's nodes: '@n<i>' names them */
+    /* The communicators collective nodes name (by rank and size), one
+     * each, so that the nodes of one communicator share it; the loader's
+     * references, given back once the nodes hold theirs. */
+    grComm_t *comms;
+    size_t ncomms;
 } loader;
 
 GR_PRINTF(3, 4)
@@ -1227,6 +1233,87 @@ static grError_t split_fields(loader *ld, fields *f, char **tok, size_t ntok, si
     return grSuccess;
 }
 
+/* The communicator of rank 'rank' of 'size' for the loaded graph. */
+static grError_t loader_comm(loader *ld, int rank, int size, grComm_t *out)
+{
+    for (size_t i = 0; i < ld->ncomms; i++)
+        if (ld->comms[i]->rank == rank && ld->comms[i]->size == size) {
+            *out = ld->comms[i];
+            return grSuccess;
+        }
+    grComm_t *a = gr__realloc(ld->comms, (ld->ncomms + 1) * sizeof *a);
+    if (!a)
+        return lfail_oom(ld);
+    ld->comms = a;
+    if (!(a[ld->ncomms] = gr__comm_standin(rank, size)))
+        return lfail_oom(ld);
+    *out = a[ld->ncomms++];
+    return grSuccess;
+}
+
+/* A word of one of the collective's name lists (gr__coll_*_name). */
+static grError_t coll_word(loader *ld, fields *f, const char *key, int n, const char *(*name)(int), int *out)
+{
+    const char *v;
+    grError_t err = need(ld, f, key, "coll", &v);
+    if (err)
+        return err;
+    for (int i = 0; i < n; i++)
+        if (strcmp(name(i), v) == 0) {
+            *out = i;
+            return grSuccess;
+        }
+    return lfail(ld, grErrorInvalidValue, "%s=%.30s is not a collective's %s", key, v, key);
+}
+
+static const char *op_name(int i)
+{
+    return gr__coll_op_name((grCollectiveOp)i);
+}
+static const char *type_name(int i)
+{
+    return gr__coll_type_name((grCommDataType)i);
+}
+static const char *redop_name(int i)
+{
+    return gr__coll_redop_name((grCommRedOp)i);
+}
+
+static grError_t add_coll(loader *ld, fields *f, grGraph_t g, grGraphNode_t *node, const grGraphNode_t *deps,
+                          size_t nd)
+{
+    grCollectiveNodeParams p;
+    int op = 0, type = 0, redop = 0;
+    uint64_t root, count, rank, ranks;
+    void *src, *dst;
+    grError_t err;
+    memset(&p, 0, sizeof p);
+    if ((err = coll_word(ld, f, GR_FILE_KEY_OP, grCollOpCount, op_name, &op)) ||
+        (err = coll_word(ld, f, GR_FILE_KEY_TYPE, grCommDataTypeCount, type_name, &type)) ||
+        (err = coll_word(ld, f, GR_FILE_KEY_REDOP, grCommRedOpCount, redop_name, &redop)) ||
+        (err = need_u64(ld, f, GR_FILE_KEY_ROOT, "coll", INT32_MAX, &root)) ||
+        (err = need_u64(ld, f, GR_FILE_KEY_COUNT, "coll", SIZE_MAX, &count)) ||
+        (err = need_ref(ld, f, GR_FILE_KEY_SRC, "coll", &src)) ||
+        (err = need_ref(ld, f, GR_FILE_KEY_DST, "coll", &dst)) ||
+        (err = need_u64(ld, f, GR_FILE_KEY_RANKS, "coll", INT32_MAX, &ranks)) ||
+        (err = need_u64(ld, f, GR_FILE_KEY_RANK, "coll", ranks ? ranks - 1 : 0, &rank)))
+        return err;
+    if (ranks == 0)
+        return lfail(ld, grErrorInvalidValue, "a collective's communicator has 0 ranks");
+    if ((err = loader_comm(ld, (int)rank, (int)ranks, &p.comm)))
+        return err;
+    p.op = (grCollectiveOp)op;
+    p.datatype = (grCommDataType)type;
+    p.redop = (grCommRedOp)redop;
+    p.root = (int)root;
+    p.count = (size_t)count;
+    p.sendbuff = src;
+    p.recvbuff = dst;
+    if ((err = grGraphAddCollectiveNode(node, g, deps, nd, &p)))
+        return lfail_call(ld, err);
+    return grSuccess;
+}
+
 /* Adds the node of 'kind' (word: the line's word for it) from its fields
  * f to g after deps[0..nd). */
 static grError_t add_node_of_kind(loader *ld, fields *f, grGraph_t g, grGraphNodeType kind, const char *word,
@@ -1268,10 +1355,13 @@ static grError_t add_node_of_kind(loader *ld, fields *f, grGraph_t g, grGraphNod
     case grGraphNodeTypeBatchMemOp:
         err = add_memop(ld, f, g, pnode, deps, nd);
         break;
+    case grGraphNodeTypeCollective:
+        err = add_coll(ld, f, g, pnode, deps, nd);
+        break;
     case grGraphNodeTypeCount:
         err = lfail(ld, grErrorInvalidValue,
                     "'%.30s' is not a node type (kernel, memcpy, memset, host, empty, record, wait, alloc, "
-                    "free, graph, cond, memop)",
+                    "free, graph, cond, memop, coll)",
                     word);
         break;
     }
@@ -1536,6 +1626,9 @@ GR_API grError_t grGraphLoadFromFile(grGraph_t *graph, const char *path, unsigne
     gr__free(ld.kernels);
     gr__free(ld.hostfns);
     gr__free(ld.conds);
+    for (size_t i = 0; i < ld.ncomms; i++)
+        gr__comm_release(ld.comms[i]);
+    gr__free(ld.comms);
     gr__free(ld.text);
     gr__file_res_release(ld.res);
     if (err)

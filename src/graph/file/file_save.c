@@ -15,6 +15,7 @@
 #include "file_int.h"
 #include "../../backend/plan.h"
 #include "../../memory/graphmem.h"
+#include "../../backend/comm.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -617,6 +618,33 @@ static void put_cond_fields(saver *s, outbuf *o, const gr_cond_params *c)
     put_u(o, c->nbodies);
 }
 
+/* The fields of a collective node: its operation, the buffers it uses on
+ * this rank (null for a side it does not), and the rank and size of its
+ * communicator, which a load gives a stand-in (docs/collectives.md). */
+static void put_coll(saver *s, outbuf *o, const grCollectiveNodeParams *c)
+{
+    size_t sb, rb;
+    gr__coll_sides(c, &sb, &rb);
+    put_s(o, " " GR_FILE_KEY_OP "=");
+    put_s(o, gr__coll_op_name(c->op));
+    put_s(o, " " GR_FILE_KEY_TYPE "=");
+    put_s(o, gr__coll_type_name(c->datatype));
+    put_s(o, " " GR_FILE_KEY_REDOP "=");
+    put_s(o, gr__coll_redop_name(c->redop));
+    put_s(o, " " GR_FILE_KEY_ROOT "=");
+    put_u(o, (uint64_t)c->root);
+    put_s(o, " " GR_FILE_KEY_COUNT "=");
+    put_u(o, c->count);
+    put_s(o, " " GR_FILE_KEY_SRC "=");
+    put_ptr(s, o, sb ? c->sendbuff : NULL, sb, true);
+    put_s(o, " " GR_FILE_KEY_DST "=");
+    put_ptr(s, o, rb ? c->recvbuff : NULL, rb, true);
+    put_s(o, " " GR_FILE_KEY_RANK "=");
+    put_u(o, (uint64_t)c->comm->rank);
+    put_s(o, " " GR_FILE_KEY_RANKS "=");
+    put_u(o, (uint64_t)c->comm->size);
+}
+
 /* n's kind-specific fields. False (s->err set) when n cannot be saved. */
 static bool put_fields(saver *s, outbuf *o, const struct grGraphNode_st *n)
 {
@@ -654,6 +682,9 @@ static bool put_fields(saver *s, outbuf *o, const struct grGraphNode_st *n)
         break;
     case grGraphNodeTypeConditional:
         put_cond_fields(s, o, &p->cond);
+        break;
+    case grGraphNodeTypeCollective:
+        put_coll(s, o, &p->coll);
         break;
     case grGraphNodeTypeCount:
         break;

@@ -1,0 +1,227 @@
+/*
+ * coll.c - communicators and the collective stream calls (NCCL's
+ * ncclAllReduce and friends, docs/collectives.md): grCommInit*, the
+ * queries and grCommDestroy, and grAllReduceAsync ... grRecvAsync.
+ *
+ * On a CPU stream a call is one stream op that runs the collective on the
+ * stream's worker (the blocking MPI call, or the local copy of a one-rank
+ * communicator), holding a reference of the communicator until it has
+ * run; on a capturing stream it adds a collective node; a GPU stream
+ * refuses it (NCCL is not wired yet).
+ *
+ * Invariant: every argument is checked before anything is queued or
+ * recorded, so a refused call leaves the stream (and its capture) as it
+ * was.
+ */
+#include "api.h"
+#include "../backend/comm.h"
+#include "../backend/device.h"
+#include "../capture/capture.h"
+
+#include <string.h>
+
+static grError_t comm_new(const char *call, grComm_t *out, grComm_t *c)
+{
+    if (out == NULL)
+        return gr__fail(grErrorInvalidValue, "%s: comm (the output pointer) is NULL", call);
+    *c = gr__comm_alloc();
+    if (*c == NULL)
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
+    return grSuccess;
+}
+
+/* The communicator made by 'made', or freed when it failed. */
+static grError_t comm_done(grComm_t *out, grComm_t c, grError_t made)
+{
+    if (made != grSuccess) {
+        gr__comm_discard(c);
+        return made;
+    }
+    *out = c;
+    return grSuccess;
+}
+
+GR_API grError_t grCommInitSelf(grComm_t *comm)
+{
+    grComm_t c;
+    grError_t err = comm_new("grCommInitSelf", comm, &c);
+    return err ? err : comm_done(comm, c, grSuccess);
+}
+
+GR_API grError_t grCommInitWorld(grComm_t *comm)
+{
+    static const char call[] = "grCommInitWorld";
+    grComm_t c;
+    grError_t err = comm_new(call, comm, &c);
+    return err ? err : comm_done(comm, c, gr__comm_mpi_world(call, c));
+}
+
+GR_API grError_t grCommInitFromMpi(grComm_t *comm, const void *mpiComm)
+{
+    static const char call[] = "grCommInitFromMpi";
+    grComm_t c;
+    if (mpiComm == NULL)
+        return gr__fail(grErrorInvalidValue, "%s: mpiComm is NULL; pass a pointer to an MPI_Comm", call);
+    grError_t err = comm_new(call, comm, &c);
+    return err ? err : comm_done(comm, c, gr__comm_mpi_from(call, c, mpiComm));
+}
+
+static grError_t comm_check(const char *call, grComm_t comm)
+{
+    if (!gr__comm_valid(comm))
+        return gr__fail(grErrorInvalidValue,
+                        "%s: comm %p is not a live communicator (NULL, destroyed, or not from grCommInit*)",
+                        call, GR_PTR(comm));
+    return grSuccess;
+}
+
+GR_API grError_t grCommRank(grComm_t comm, int *rank)
+{
+    grError_t err = comm_check("grCommRank", comm);
+    if (err)
+        return err;
+    if (rank == NULL)
+        return gr__fail(grErrorInvalidValue, "grCommRank: rank (the output pointer) is NULL");
+    *rank = comm->rank;
+    return grSuccess;
+}
+
+GR_API grError_t grCommSize(grComm_t comm, int *size)
+{
+    grError_t err = comm_check("grCommSize", comm);
+    if (err)
+        return err;
+    if (size == NULL)
+        return gr__fail(grErrorInvalidValue, "grCommSize: size (the output pointer) is NULL");
+    *size = comm->size;
+    return grSuccess;
+}
+
+GR_API grError_t grCommDestroy(grComm_t comm)
+{
+    grError_t err = comm_check("grCommDestroy", comm);
+    if (err)
+        return err;
+    /* The handle dies now; the object when its last holder lets go. The
+     * magic stays until then so that holders' checks keep passing; a
+     * second destroy is refused by the 'destroyed' mark. */
+    if (gr_exchange_acq_rel(&comm->destroyed, true))
+        return gr__fail(grErrorInvalidValue, "grCommDestroy: comm %p was destroyed already", GR_PTR(comm));
+    gr__comm_release(comm);
+    return grSuccess;
+}
+
+/* ----------------------------------------------------------- stream calls */
+
+/* The payload of a queued collective: the parameters (comm retained). */
+typedef struct coll_op {
+    grCollectiveNodeParams p;
+} coll_op;
+_Static_assert(sizeof(coll_op) <= GR_OP_DATA_MAX, "a collective is queued by value");
+
+static void coll_op_run(void *data)
+{
+    coll_op *o = data;
+    gr__coll_run_once(&o->p);
+    gr__comm_release(o->p.comm);
+}
+
+static grError_t coll_enqueue(const char *call, grStream_t stream, const grCollectiveNodeParams *p)
+{
+    gr_stream *s;
+    grError_t err = gr__coll_check(call, p);
+    if (err || (err = gr__stream_from_handle(call, stream, &s)))
+        return err;
+    if (!gr__stream_capturing(s) && (err = gr__comm_check_live(call, p->comm)))
+        return err;
+    if (GR_UNLIKELY(gr__stream_capturing(s))) {
+        grGraphNodeParams desc;
+        memset(&desc, 0, sizeof desc);
+        desc.type = grGraphNodeTypeCollective;
+        desc.collective = *p;
+        return gr__capture_record(call, s, &desc);
+    }
+    if ((err = gr__capture_check_implicit(call, s)))
+        return err;
+    if (s->device != 0)
+        return gr__fail(grErrorNotSupported,
+                        "%s: a collective on a GPU's stream is not supported yet (graphrt does not call NCCL "
+                        "yet); use a CPU stream",
+                        call);
+    coll_op o = {*p};
+    gr__comm_retain(p->comm);
+    if ((err = gr__stream_call_dev(call, s, coll_op_run, &o, sizeof o))) {
+        gr__comm_release(p->comm);
+        return err;
+    }
+    return gr__launched(s, grSuccess);
+}
+
+static grCollectiveNodeParams params(grCollectiveOp op, const void *send, void *recv, size_t count,
+                                     grCommDataType t, grCommRedOp r, int root, grComm_t comm)
+{
+    grCollectiveNodeParams p;
+    memset(&p, 0, sizeof p);
+    p.op = op;
+    p.sendbuff = send;
+    p.recvbuff = recv;
+    p.count = count;
+    p.datatype = t;
+    p.redop = r;
+    p.root = root;
+    p.comm = comm;
+    return p;
+}
+
+GR_API grError_t grAllReduceAsync(const void *sendbuff, void *recvbuff, size_t count, grCommDataType datatype,
+                                  grCommRedOp op, grComm_t comm, grStream_t stream)
+{
+    grCollectiveNodeParams p = params(grCollAllReduce, sendbuff, recvbuff, count, datatype, op, 0, comm);
+    return coll_enqueue("grAllReduceAsync", stream, &p);
+}
+
+GR_API grError_t grBroadcastAsync(const void *sendbuff, void *recvbuff, size_t count, grCommDataType datatype,
+                                  int root, grComm_t comm, grStream_t stream)
+{
+    grCollectiveNodeParams p =
+        params(grCollBroadcast, sendbuff, recvbuff, count, datatype, grCommSum, root, comm);
+    return coll_enqueue("grBroadcastAsync", stream, &p);
+}
+
+GR_API grError_t grReduceAsync(const void *sendbuff, void *recvbuff, size_t count, grCommDataType datatype,
+                               grCommRedOp op, int root, grComm_t comm, grStream_t stream)
+{
+    grCollectiveNodeParams p = params(grCollReduce, sendbuff, recvbuff, count, datatype, op, root, comm);
+    return coll_enqueue("grReduceAsync", stream, &p);
+}
+
+GR_API grError_t grAllGatherAsync(const void *sendbuff, void *recvbuff, size_t sendcount,
+                                  grCommDataType datatype, grComm_t comm, grStream_t stream)
+{
+    grCollectiveNodeParams p =
+        params(grCollAllGather, sendbuff, recvbuff, sendcount, datatype, grCommSum, 0, comm);
+    return coll_enqueue("grAllGatherAsync", stream, &p);
+}
+
+GR_API grError_t grReduceScatterAsync(const void *sendbuff, void *recvbuff, size_t recvcount,
+                                      grCommDataType datatype, grCommRedOp op, grComm_t comm,
+                                      grStream_t stream)
+{
+    grCollectiveNodeParams p =
+        params(grCollReduceScatter, sendbuff, recvbuff, recvcount, datatype, op, 0, comm);
+    return coll_enqueue("grReduceScatterAsync", stream, &p);
+}
+
+GR_API grError_t grSendAsync(const void *sendbuff, size_t count, grCommDataType datatype, int peer,
+                             grComm_t comm, grStream_t stream)
+{
+    grCollectiveNodeParams p = params(grCollSend, sendbuff, NULL, count, datatype, grCommSum, peer, comm);
+    return coll_enqueue("grSendAsync", stream, &p);
+}
+
+GR_API grError_t grRecvAsync(void *recvbuff, size_t count, grCommDataType datatype, int peer, grComm_t comm,
+                             grStream_t stream)
+{
+    grCollectiveNodeParams p = params(grCollRecv, NULL, recvbuff, count, datatype, grCommSum, peer, comm);
+    return coll_enqueue("grRecvAsync", stream, &p);
+}
