@@ -11,7 +11,12 @@
  * barrier releases it and runs on, so a block barrier costs one switch
  * per thread, a warp operation about one per lane (a round of the warp,
  * gr_warp). The running thread's own context is resumed once every fiber
- * has returned, or when the block faults.
+ * has returned, or when the block faults. The common barrier and the
+ * full-mask warp operation have fast paths of a few dozen instructions
+ * across which nothing is live, so that they push nothing on the fiber's
+ * stack (fiber.h: on x86-64 the switch is inline and saves the registers
+ * in the thread's context); every rarer case is a tail call into the
+ * general path.
  *
  * Faults, which a GPU would hide or hang on, end the block (its fibers
  * are abandoned where they wait) and stick to the device as
@@ -79,10 +84,10 @@ enum {
 /* What a barrier or a warp operation reads and writes of its thread: 16
  * bytes, four threads to a cache line, contiguous in thread order. Its
  * registers are the pool's ctx[id] (one line on x86-64), the rest the
- * pool's cold[id]: a 256-thread barrier touches each thread's context
- * line, a quarter line here and the line of its stack that holds the
- * barrier's return address, 2.25 lines, where one 64-byte record and a
- * switch frame pushed on the stack (88 bytes) made 3 to 4. */
+ * pool's cold[id]: a barrier touches each thread's context line, a
+ * quarter line here and the line of its stack that holds the barrier's
+ * return address, 2.25 lines (36 KiB for 256 threads), and pushes
+ * nothing more on the stack (grKernelThreadSync). */
 struct grKernelThread {
     struct gr_fblock *b;
     unsigned id; /* linear thread index in the block */
