@@ -26,6 +26,7 @@ GR_KERNEL_DECLARE(lang_deep_stack);
 GR_KERNEL_DECLARE(lang_half_warps);
 GR_KERNEL_DECLARE(lang_warp_rounds);
 GR_KERNEL_DECLARE(lang_mask_after_returns);
+GR_KERNEL_DECLARE(lang_warps_after_returns);
 GR_KERNEL_DECLARE(lang_warp_mask_mismatch);
 GR_KERNEL_DECLARE(lang_shfl_far_delta);
 GR_KERNEL_DECLARE(lang_shfl_xor_segments);
@@ -158,6 +159,36 @@ GR_TEST(kernel_lang_warp_rounds_skip_returned_lanes)
         CHECK_EQ(o[6], 0u);
         CHECK_EQ(o[7], live);
 #undef V
+    }
+    CHECK_OK(grFree(r));
+    CHECK_OK(grKernelDestroy(k));
+}
+
+/* Whole warps that return are passed over while the others go on: a
+ * waiting lane's successor is the next live thread, found past runs of
+ * returned ones, up to the block's end and around. */
+GR_TEST(kernel_lang_warps_shuffle_on_past_warps_that_returned)
+{
+    grKernel_t k;
+    CHECK_OK(GR_KERNEL_CREATE(&k, lang_warps_after_returns));
+    unsigned *r = tl_calloc(256 * sizeof(unsigned));
+    void *args[] = {&r};
+    for (int launch = 0; launch < 2; launch++) {
+        CHECK_OK(grLaunchKernel(k, GR_DIM3(1, 1, 1), GR_DIM3(256, 1, 1), args, 0, NULL));
+        CHECK_OK(grDeviceSynchronize());
+        for (unsigned w = 0; w < 8; w++) {
+            unsigned v[32], n[32];
+            for (unsigned l = 0; l < 32; l++)
+                v[l] = (w * 32u + l) * 7u + 1u;
+            for (unsigned i = 0; i < 40; i++) {
+                for (unsigned l = 0; l < 32; l++)
+                    n[l] = v[l] + (v[l ^ (1u << (i % 5u))] ^ i);
+                memcpy(v, n, sizeof v);
+            }
+            bool gone = (w >= 1 && w <= 3) || w == 7;
+            for (unsigned l = 0; l < 32; l++)
+                CHECK_EQ(r[w * 32u + l], gone ? 0u : v[l]);
+        }
     }
     CHECK_OK(grFree(r));
     CHECK_OK(grKernelDestroy(k));

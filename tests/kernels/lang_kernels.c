@@ -439,6 +439,21 @@ GR_KERNEL_SYNC(lang_warp_rounds, (unsigned *, r))
     o[6] = (unsigned)gr_any_sync(full, lane == 20);
 }
 
+/* Warps 1-3 and 7 of a 256-thread block return at once, so that the
+ * ring of the threads that wait passes runs of 96 and 32 returned
+ * threads (the last run up to the end of the block); the other warps
+ * shuffle on, 40 rounds each. */
+GR_KERNEL_SYNC(lang_warps_after_returns, (unsigned *, r))
+{
+    unsigned t = gr_thread_idx_x(), w = t / 32u;
+    if ((w >= 1 && w <= 3) || w == 7)
+        return;
+    unsigned v = t * 7u + 1u;
+    for (unsigned i = 0; i < 40; i++)
+        v += gr_shfl_xor_sync(0xffffffffu, v, 1 << (i % 5u)) ^ i;
+    r[t] = v;
+}
+
 /* Lanes 16-31 return after lanes 0-7 and 15 wait in a shuffle among
  * lanes 0-15 (a mask that leaves out live lanes then); lanes 8-14 reach
  * it only after those returns, when the mask names every live lane. */

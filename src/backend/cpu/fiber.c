@@ -11,7 +11,12 @@
  * barrier releases it and runs on, so a block barrier costs one switch
  * per thread, a warp operation about one per lane (a round of the warp,
  * gr_warp). The running thread's own context is resumed once every fiber
- * has returned, or when the block faults.
+ * has returned, or when the block faults. The common barrier and the
+ * full-mask warp operation have fast paths of a few dozen instructions
+ * across which nothing is live, so that they push nothing on the fiber's
+ * stack (fiber.h: on x86-64 the switch is inline and saves the registers
+ * in the thread's context); every rarer case is a tail call into the
+ * general path.
  *
  * Faults, which a GPU would hide or hang on, end the block (its fibers
  * are abandoned where they wait) and stick to the device as
@@ -76,22 +81,35 @@ enum {
     W_ALL = GR__KW_ALL
 };
 
-/* One cache line per thread (sanitizer builds: two): a switch reads the
- * next thread's line, its first 16 bytes. */
+/* What a barrier or a warp operation reads and writes of its thread: 16
+ * bytes, four threads to a cache line, contiguous in thread order. Its
+ * registers are the pool's ctx[id] (one line on x86-64), the rest the
+ * pool's cold[id]: a barrier touches each thread's context line, a
+ * quarter line here and the line of its stack that holds the barrier's
+ * return address, 2.25 lines (36 KiB for 256 threads), and pushes
+ * nothing more on the stack (grKernelThreadSync). */
 struct grKernelThread {
-    GR_ALIGNED_CL void *sp; /* saved context while switched out */
-    /* The ring of the block's threads in thread order; a link may name a
-     * thread that has returned since (ring_next skips and drops it). */
-    struct grKernelThread *next;
     struct gr_fblock *b;
     unsigned id; /* linear thread index in the block */
     unsigned char state;
-    /* The warp operation it waits in, when its mask leaves out live
-     * lanes (warp_op_partial): the lane it reads (or -1 a ballot, -2 an
-     * all), published operand and mask, and the result the completing
-     * lane leaves. */
-    short w_src;
-    unsigned w_gen; /* bumped by the lane that completes its operation */
+    /* The low byte of the generation it waits for the end of (the block
+     * barrier's, or its warp's round's): one can end at most once while
+     * a thread waits in it, so a byte tells whether it has. */
+    unsigned char wait;
+    /* The lane a waiting warp operation reads (warp_src; -1 a ballot, -2
+     * an all). */
+    short src;
+};
+
+/* The rest of a thread, touched by the slow paths only. */
+typedef struct gr_fcold {
+    /* A thread at or after the next live one in the ring of the block's
+     * threads (ring_next_slow): links skip threads that have returned. */
+    unsigned link;
+    /* A warp operation whose mask leaves out live lanes (warp_op_partial):
+     * the published operand and mask, the result the completing lane
+     * leaves and the generation it bumps. */
+    unsigned w_gen;
     unsigned w_mask;
     unsigned long long w_val, w_res;
     char *stack;
@@ -101,7 +119,7 @@ struct grKernelThread {
 #if GR_TSAN
     void *tsan; /* TSan's fiber, owned by the pool */
 #endif
-};
+} gr_fcold;
 
 /* A warp operation whose mask names every live lane of the warp (the
  * common case: 0xffffffff) is a round of the warp: each lane writes its
@@ -124,24 +142,27 @@ typedef struct gr_warp {
 } gr_warp;
 
 typedef struct gr_fblock {
-    grKernelThread *f; /* n fibers */
-    gr_warp *warps;    /* (n + 31) / 32, the pool's */
+    /* The line every barrier and warp operation reads. */
+    GR_ALIGNED_CL grKernelThread *f; /* n threads and a stopper (ring_next) */
+    uintptr_t ctx_bias;              /* n + 2 contexts (two to prefetch past the end): ctx_of */
+    gr_warp *warps;                  /* (n + 31) / 32, the pool's */
     unsigned n, live;
     /* The block barrier: arrivals, their nonzero predicates, the call
      * site they wait at, the generation a release bumps, and the count
      * the last release left for the waiters to read. */
     unsigned bar_arrived, bar_sum, bar_gen, bar_result;
-    int bar_line; /* the source line of the barrier waited at */
-    bool exited_any;
+    int bar_line;    /* the source line of the barrier waited at */
     unsigned stalls; /* resumes in a row that found nothing to do */
-    void *main_sp;   /* the running thread's own context */
+    bool exited_any;
+    gr_fcold *cold;
+    gr_fctx main; /* the running thread's own context */
+    gr_fctx dead; /* where an exiting fiber's context goes */
     void *main_tsan;
     void *main_fake; /* ASan's fake stack of the running thread */
     const void *main_bottom;
     size_t main_size;
-    void *dead_sp; /* where an exiting fiber's context goes */
     const grKernelInfo *info;
-    const grKernelCtx *ctx;
+    const grKernelCtx *ctx_k;
     void **args;
     grKernelThreadFn fn;
     size_t stack_size;
@@ -155,7 +176,9 @@ typedef struct gr_fpool {
     char *mem; /* cap stacks of 'size' bytes */
     size_t size, bytes;
     unsigned cap;
-    grKernelThread *f;
+    grKernelThread *f; /* cap + 1 */
+    gr_fctx *ctx;      /* cap + 2 */
+    gr_fcold *cold;
     gr_warp *warps; /* (cap + 31) / 32 */
     bool dirty;     /* ASan: abandoned fibers left poisoned frames */
 } gr_fpool;
@@ -169,15 +192,19 @@ static void pool_release(gr_fpool *p)
 {
 #if GR_TSAN
     for (unsigned i = 0; i < p->cap; i++)
-        if (p->f[i].tsan)
-            __tsan_destroy_fiber(p->f[i].tsan);
+        if (p->cold[i].tsan)
+            __tsan_destroy_fiber(p->cold[i].tsan);
 #endif
     if (p->mem)
         munmap(p->mem, p->bytes);
     gr__free(p->f);
+    gr__free(p->ctx);
+    gr__free(p->cold);
     gr__free(p->warps);
     p->mem = NULL;
     p->f = NULL;
+    p->ctx = NULL;
+    p->cold = NULL;
     p->warps = NULL;
     p->cap = 0;
 }
@@ -215,18 +242,26 @@ static gr_fpool *pool_get(unsigned n, size_t size)
     unsigned cap = n > p->cap ? n : p->cap;
     pool_release(p);
     /* Stacks GR_FIBER_COLOUR bytes further apart than their size: the
-     * tops, where every switch saves and loads registers, would otherwise
+     * tops, where every barrier leaves a return address, would otherwise
      * all fall in the same cache sets (64 KiB apart), and 256 fibers of a
      * block would fight over a set's 8 or 16 ways at every barrier. */
     size_t stride = size + GR_FIBER_COLOUR;
     size_t bytes = (size_t)cap * stride;
     void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    grKernelThread *f = gr__aligned_alloc(GR_CACHELINE, (size_t)cap * sizeof *f);
+    size_t fbytes =
+        (((size_t)cap + 1u) * sizeof(grKernelThread) + GR_CACHELINE - 1) & ~(size_t)(GR_CACHELINE - 1);
+    size_t cbytes = ((size_t)cap + 2u) * sizeof(gr_fctx);
+    cbytes = (cbytes + GR_CACHELINE - 1) & ~(size_t)(GR_CACHELINE - 1);
+    grKernelThread *f = gr__aligned_alloc(GR_CACHELINE, fbytes);
+    gr_fctx *ctx = gr__aligned_alloc(GR_CACHELINE, cbytes);
+    gr_fcold *cold = gr__calloc(cap, sizeof *cold);
     gr_warp *warps = gr__aligned_alloc(GR_CACHELINE, ((size_t)cap + 31u) / 32u * sizeof *warps);
-    if (mem == MAP_FAILED || !f || !warps) {
+    if (mem == MAP_FAILED || !f || !ctx || !cold || !warps) {
         if (mem != MAP_FAILED)
             munmap(mem, bytes);
         gr__free(f);
+        gr__free(ctx);
+        gr__free(cold);
         gr__free(warps);
         return NULL;
     }
@@ -234,15 +269,18 @@ static gr_fpool *pool_get(unsigned n, size_t size)
     p->bytes = bytes;
     p->size = size;
     p->cap = cap;
-    memset(f, 0, (size_t)cap * sizeof *f);
+    memset(f, 0, fbytes);
+    memset(ctx, 0, cbytes);
     p->f = f;
+    p->ctx = ctx;
+    p->cold = cold;
     p->warps = warps;
     p->dirty = false;
     for (unsigned i = 0; i < cap; i++) {
-        f[i].stack = p->mem + (size_t)i * stride;
-        *(unsigned long long *)f[i].stack = GR_FIBER_GUARD;
+        cold[i].stack = p->mem + (size_t)i * stride;
+        *(unsigned long long *)cold[i].stack = GR_FIBER_GUARD;
 #if GR_TSAN
-        f[i].tsan = __tsan_create_fiber(0);
+        cold[i].tsan = __tsan_create_fiber(0);
 #endif
     }
     return p;
@@ -250,24 +288,39 @@ static gr_fpool *pool_get(unsigned n, size_t size)
 
 /* ------------------------------------------------------------ switching */
 
-/* Leaves 'from' (NULL: an exiting fiber, never resumed) for 'to' (NULL:
- * the running thread's own context). The sanitizers are told first. */
-static inline void switch_to(gr_fblock *b, grKernelThread *from, grKernelThread *to)
+/* Thread t's context: the contexts are in thread order as the threads
+ * are, sizeof(gr_fctx) / sizeof(grKernelThread) times as far apart, so
+ * that one multiply-add (an lea) finds it from t. */
+#define GR_FCTX_SCALE (sizeof(gr_fctx) / sizeof(grKernelThread))
+_Static_assert(sizeof(gr_fctx) % sizeof(grKernelThread) == 0, "contexts a whole number of threads apart");
+
+static inline gr_fctx *ctx_of(const gr_fblock *b, const grKernelThread *t)
 {
-    void **save = from ? &from->sp : (void **)&b->dead_sp;
-    void *sp = to ? to->sp : b->main_sp;
+    return (gr_fctx *)(b->ctx_bias + (uintptr_t)t * GR_FCTX_SCALE);
+}
+
+/* Leaves 'from' (NULL: an exiting fiber, never resumed) for 'to' (NULL:
+ * the running thread's own context), and returns 'from' once something
+ * switches back to it. The sanitizers are told first. Inline: a barrier
+ * or a warp operation keeps nothing live across it but what this
+ * returns, so that it pushes nothing on its fiber's stack. */
+static inline grKernelThread *switch_to(gr_fblock *b, grKernelThread *from, grKernelThread *to)
+{
+    gr_fctx *save = from ? ctx_of(b, from) : &b->dead;
+    gr_fctx *c = to ? ctx_of(b, to) : &b->main;
 #if GR_ASAN
-    __sanitizer_start_switch_fiber(from ? &from->fake_stack : NULL, to ? to->stack : b->main_bottom,
+    __sanitizer_start_switch_fiber(from ? &b->cold[from->id].fake_stack : NULL,
+                                   to ? b->cold[to->id].stack : b->main_bottom,
                                    to ? b->stack_size : b->main_size);
 #endif
 #if GR_TSAN
-    __tsan_switch_to_fiber(to ? to->tsan : b->main_tsan, 0);
+    __tsan_switch_to_fiber(to ? b->cold[to->id].tsan : b->main_tsan, 0);
 #endif
-    gr__fiber_switch(save, sp);
+    grKernelThread *self = gr__fctx_switch(save, c, to);
 #if GR_ASAN
-    if (from)
-        __sanitizer_finish_switch_fiber(from->fake_stack, NULL, NULL);
+    __sanitizer_finish_switch_fiber(self->b->cold[self->id].fake_stack, NULL, NULL);
 #endif
+    return self;
 }
 
 /* Leaves thread t, which has returned, for 'to' (NULL: the running
@@ -279,15 +332,15 @@ static inline void switch_to(gr_fblock *b, grKernelThread *from, grKernelThread 
 static void leave(gr_fblock *b, grKernelThread *t, grKernelThread *to)
 {
 #if GR_ASAN
-    __sanitizer_start_switch_fiber(&t->fake_stack, to ? to->stack : b->main_bottom,
+    __sanitizer_start_switch_fiber(&b->cold[t->id].fake_stack, to ? b->cold[to->id].stack : b->main_bottom,
                                    to ? b->stack_size : b->main_size);
 #else
     (void)t;
 #endif
 #if GR_TSAN
-    __tsan_switch_to_fiber(to ? to->tsan : b->main_tsan, 0);
+    __tsan_switch_to_fiber(to ? b->cold[to->id].tsan : b->main_tsan, 0);
 #endif
-    gr__fiber_switch(&b->dead_sp, to ? to->sp : b->main_sp);
+    (void)gr__fctx_switch(&b->dead, to ? ctx_of(b, to) : &b->main, to);
     __builtin_unreachable();
 }
 
@@ -331,7 +384,7 @@ static bool any_in(const gr_fblock *b, int state)
 static void fault(gr_fblock *b, const char *what)
 {
     size_t len;
-    const grKernelCtx *c = b->ctx;
+    const grKernelCtx *c = b->ctx_k;
     int w = snprintf(b->detail, sizeof b->detail, "kernel '%s', block (%u,%u,%u) of %u threads: %s; threads ",
                      b->info->name, c->blockIdx.x, c->blockIdx.y, c->blockIdx.z, b->n, what);
     len = w > 0 && (size_t)w < sizeof b->detail ? (size_t)w : sizeof b->detail - 1;
@@ -350,51 +403,74 @@ static void fault(gr_fblock *b, const char *what)
     if (len + 64 < sizeof b->detail)
         (void)snprintf(b->detail + len, sizeof b->detail - len, " returned");
     b->failed = true;
-    switch_to(b, NULL, NULL);
+    (void)switch_to(b, NULL, NULL);
     __builtin_unreachable();
 }
 
 /* --------------------------------------------------------------- waiting */
 
-/* The live thread after t in the ring, which has a live thread other
- * than t; drops the returned threads it passes from t's link, so that
- * each is skipped about once. Out of line: threads return once. */
-static GR_NOINLINE grKernelThread *ring_next_slow(grKernelThread *t)
+/* The live thread after t in the ring of the block's threads in thread
+ * order, when the thread after t in the array is not live (it returned,
+ * or it is the stopper past the end); t itself if no other lives. The
+ * links it follows (each at or before the next live thread after its
+ * own) are shortened, so that each returned thread is skipped about
+ * once. Out of line: threads return once, and the end comes once a lap. */
+static GR_NOINLINE grKernelThread *ring_next_slow(gr_fblock *b, const grKernelThread *t)
 {
-    grKernelThread *i = t->next;
-    while (i->state == F_EXITED && i != t)
-        i = i->next;
-    t->next = i;
-    return i;
+    unsigned i = t->id + 1 == b->n ? 0 : t->id + 1;
+    if (b->f[i].state != F_EXITED)
+        return &b->f[i];
+    unsigned j = b->cold[i].link;
+    while (b->f[j].state == F_EXITED && j != t->id)
+        j = b->cold[j].link;
+    b->cold[i].link = j;
+    return &b->f[j];
 }
 
 static inline grKernelThread *ring_next(grKernelThread *t)
 {
-    grKernelThread *i = t->next;
-    return GR_LIKELY(i->state != F_EXITED) ? i : ring_next_slow(t);
+    grKernelThread *to = t + 1; /* f[n], a stopper, reads as returned */
+    return GR_LIKELY(to->state != F_EXITED) ? to : ring_next_slow(t->b, t);
 }
 
-/* Passes the turn to the next live fiber in thread order; false if self
- * is the only one. */
-static inline bool yield(gr_fblock *b, grKernelThread *self)
+static void stall(gr_fblock *b);
+
+/* Leaves fiber t for fiber 'to', the next live one, and returns t once
+ * resumed. */
+static inline grKernelThread *hop(gr_fblock *b, grKernelThread *t, grKernelThread *to)
 {
-    grKernelThread *to = ring_next(self);
-    if (GR_UNLIKELY(to == self))
-        return false;
-    /* The thread after the next one is likely the next one's next: its
-     * saved registers and the frames above them (three lines hold the
-     * switch's, the barrier's and the kernel's) come from L2 meanwhile,
-     * and so does the record of the thread after it (256 threads' stacks
-     * and records fill L1). Without these a 256-thread barrier costs half
-     * as much again; a fourth line was no faster. */
-    const grKernelThread *after = to->next;
-    const char *sp = after->sp;
+    /* x86-64 prefetches nothing: the contexts are contiguous, in the
+     * order of the ring, which the hardware prefetchers follow, and the
+     * return address the resumed barrier reads from its stack is
+     * predicted (the same call site for every thread), so that its line
+     * is off the critical path; prefetching the next-but-one context and
+     * the stack line its saved pointer names cost 5% of a 256-thread
+     * barrier on the EPYC VM. Elsewhere the switch pops the registers
+     * from the stack: the three lines the next-but-one fiber's switch
+     * pushed come from L2 meanwhile. */
+#if !defined(GR_FCTX_INLINE)
+    const char *sp = ctx_of(b, to)[1].sp;
     __builtin_prefetch(sp);
     __builtin_prefetch(sp + 64);
     __builtin_prefetch(sp + 128);
-    __builtin_prefetch(after->next);
-    switch_to(b, self, to);
-    return true;
+#endif
+#if GR_ASAN || GR_TSAN
+    return switch_to(b, t, to);
+#else
+    return gr__fctx_switch(ctx_of(b, t), ctx_of(b, to), to);
+#endif
+}
+
+/* Passes the turn to the next live fiber in thread order and returns t
+ * once resumed; counts a stall instead if t is the only live one. */
+static inline grKernelThread *yield(grKernelThread *t)
+{
+    grKernelThread *to = ring_next(t);
+    if (GR_UNLIKELY(to == t)) {
+        stall(t->b);
+        return t;
+    }
+    return hop(t->b, t, to);
 }
 
 /* One more resume that found its condition false; after every live
@@ -432,30 +508,46 @@ static GR_NOINLINE void divergent(gr_fblock *b, int line)
     fault(b, what);
 }
 
-/* Waits, as thread t, until the block barrier of generation g is
- * released. */
-static inline void bar_wait(gr_fblock *b, grKernelThread *t, unsigned g)
+/* Waits, as thread t, until the block barrier it arrived at (t->wait)
+ * is released; returns t. */
+static inline grKernelThread *bar_wait(grKernelThread *t)
 {
     for (;;) {
-        if (!yield(b, t))
-            stall(b);
-        if (b->bar_gen != g)
-            break;
-        stall(b);
+        t = yield(t);
+        if ((unsigned char)t->b->bar_gen != t->wait)
+            return t;
+        stall(t->b);
     }
 }
 
-GR_API int grKernelThreadSync(grKernelThread *t, int pred, int line)
+/* The rest of a barrier whose thread t has arrived and waits. */
+static GR_NOINLINE int bar_wait_slow(grKernelThread *t)
+{
+    t = bar_wait(t);
+    t->state = F_RUN;
+    return (int)t->b->bar_result;
+}
+
+/* Thread t, waiting at a barrier, resumed before its release: one more
+ * stall, and the wait goes on. */
+static GR_NOINLINE int bar_resumed_early(grKernelThread *t)
+{
+    stall(t->b);
+    return bar_wait_slow(t);
+}
+
+/* A barrier whose predicate is nonzero (gr_sync_threads_count and the
+ * like), or whose line is not the one last waited at: the first thread
+ * to arrive sets the line, any other has reached a different barrier. */
+static GR_NOINLINE int bar_slow(grKernelThread *t, int pred, int line)
 {
     gr_fblock *b = t->b;
-    /* Barriers are told apart by their source line: an optimiser may
-     * copy a barrier's call (loop unswitching, peeling), so that threads
-     * at the same barrier call from different addresses. */
-    if (b->bar_arrived == 0)
+    if (line != b->bar_line) {
+        if (b->bar_arrived != 0) {
+            t->state = F_BAR;
+            divergent(b, line);
+        }
         b->bar_line = line;
-    else if (GR_UNLIKELY(line != b->bar_line)) {
-        t->state = F_BAR;
-        divergent(b, line);
     }
     b->stalls = 0;
     b->bar_sum += pred != 0;
@@ -466,9 +558,44 @@ GR_API int grKernelThreadSync(grKernelThread *t, int pred, int line)
         b->bar_gen++;
         return (int)b->bar_result;
     }
-    unsigned g = b->bar_gen;
     t->state = F_BAR;
-    bar_wait(b, t, g);
+    t->wait = (unsigned char)b->bar_gen;
+    return bar_wait_slow(t);
+}
+
+/* The common barrier (gr_sync_threads: predicate 0, the line of the
+ * barrier last waited at, the next thread in the array live) in a few
+ * dozen instructions, each rarer case a tail call: no value is live
+ * across a call or the switch, so that the fast path saves no register
+ * on its fiber's stack, and the thread's lines are its return address,
+ * its record and its context. */
+GR_API int grKernelThreadSync(grKernelThread *t, int pred, int line)
+{
+    gr_fblock *b = t->b;
+    /* Barriers are told apart by their source line: an optimiser may
+     * copy a barrier's call (loop unswitching, peeling), so that threads
+     * at the same barrier call from different addresses. */
+    if (GR_UNLIKELY(pred != 0 || line != b->bar_line))
+        return bar_slow(t, pred, line);
+    b->stalls = 0;
+    unsigned arrived = b->bar_arrived + 1;
+    if (arrived == b->n) {
+        b->bar_result = b->bar_sum;
+        b->bar_sum = 0;
+        b->bar_arrived = 0;
+        b->bar_gen++;
+        return (int)b->bar_result;
+    }
+    b->bar_arrived = arrived;
+    t->state = F_BAR;
+    t->wait = (unsigned char)b->bar_gen;
+    grKernelThread *to = t + 1; /* f[n], a stopper, reads as returned */
+    if (GR_UNLIKELY(to->state == F_EXITED))
+        return bar_wait_slow(t);
+    t = hop(b, t, to);
+    b = t->b;
+    if (GR_UNLIKELY((unsigned char)b->bar_gen == t->wait))
+        return bar_resumed_early(t);
     t->state = F_RUN;
     return (int)b->bar_result;
 }
@@ -513,9 +640,9 @@ GR_API void grKernelThreadGridSync(grKernelThread *t, int line)
         b->bar_gen++;
         return;
     }
-    unsigned g = b->bar_gen;
     t->state = F_GRID;
-    bar_wait(b, t, g);
+    t->wait = (unsigned char)b->bar_gen;
+    t = bar_wait(t);
     t->state = F_RUN;
 }
 
@@ -530,26 +657,27 @@ static bool warp_complete(gr_fblock *b, unsigned wi, unsigned mask)
     unsigned need = mask & w->exists & ~w->exited;
     if ((w->arrived & need) != need)
         return false;
-    grKernelThread *f = b->f + wi * 32u;
+    const grKernelThread *f = b->f + wi * 32u;
+    gr_fcold *c = b->cold + wi * 32u;
     unsigned ballot = 0;
     for (unsigned m = need; m; m &= m - 1) {
         unsigned l = (unsigned)__builtin_ctz(m);
-        if (f[l].w_mask != mask)
+        if (c[l].w_mask != mask)
             return false;
-        ballot |= (unsigned)(f[l].w_val != 0) << l;
+        ballot |= (unsigned)(c[l].w_val != 0) << l;
     }
     for (unsigned m = need; m; m &= m - 1) {
         unsigned l = (unsigned)__builtin_ctz(m);
-        int s = f[l].w_src;
+        int s = f[l].src;
         if (s == -1)
-            f[l].w_res = ballot;
+            c[l].w_res = ballot;
         else if (s == -2)
-            f[l].w_res = ballot == need;
+            c[l].w_res = ballot == need;
         else if (need >> s & 1u)
-            f[l].w_res = f[s].w_val;
+            c[l].w_res = c[s].w_val;
         else /* a lane that does not take part: CUDA leaves it undefined */
-            f[l].w_res = f[l].w_val;
-        f[l].w_gen++;
+            c[l].w_res = c[l].w_val;
+        c[l].w_gen++;
     }
     w->arrived &= ~need;
     return true;
@@ -599,24 +727,24 @@ static GR_NOINLINE unsigned long long warp_op_partial(gr_fblock *b, grKernelThre
                                                       unsigned long long v, int src)
 {
     unsigned lane = t->id & 31u, wi = t->id >> 5;
-    t->w_val = v;
-    t->w_src = (short)src;
-    t->w_mask = mask;
+    gr_fcold *c = &b->cold[t->id];
+    c->w_val = v;
+    c->w_mask = mask;
+    t->src = (short)src;
     b->warps[wi].arrived |= 1u << lane;
     b->stalls = 0;
     if (warp_complete(b, wi, mask))
-        return t->w_res;
-    unsigned g = t->w_gen;
+        return c->w_res;
+    unsigned g = c->w_gen;
     t->state = F_WARP;
     for (;;) {
-        if (!yield(b, t))
-            stall(b);
-        if (t->w_gen != g)
+        t = yield(t);
+        if (c->w_gen != g)
             break;
         stall(b);
     }
     t->state = F_RUN;
-    return t->w_res;
+    return c->w_res;
 }
 
 /* Closes warp w's open round, whose lanes are 'part'. */
@@ -641,19 +769,64 @@ static GR_NOINLINE void warp_fault(gr_fblock *b, grKernelThread *t, unsigned mas
     fault(b, what);
 }
 
-GR_API unsigned long long grKernelThreadWarpOp(grKernelThread *t, int op, unsigned mask, unsigned long long v,
-                                               int arg, int width)
+/* Lane t's result of the round of parity 'par' of warp w, once closed:
+ * its source lane's operand (its own if the source took no part), or
+ * the ballot, or the all. */
+static inline unsigned long long round_result(const gr_warp *w, unsigned par, unsigned lane, int src)
+{
+    unsigned part = w->r_part[par];
+    if (src >= 0)
+        return w->slot[par][part >> src & 1u ? (unsigned)src : lane];
+    unsigned bal = w->r_bal[par];
+    return src == -1 ? bal : bal == part;
+}
+
+/* Waits, as lane t (state, wait and src set), until its warp's open
+ * round closes; returns its result. */
+static GR_NOINLINE unsigned long long round_wait(grKernelThread *t)
+{
+    gr_warp *w;
+    for (;;) {
+        t = yield(t);
+        w = &t->b->warps[t->id >> 5];
+        if ((unsigned char)w->r_gen != t->wait)
+            break;
+        stall(t->b);
+    }
+    t->state = F_RUN;
+    return round_result(w, t->wait & 1u, t->id & 31u, t->src);
+}
+
+/* Lane t, waiting in a round, resumed before it closed: one more stall,
+ * and the wait goes on. */
+static GR_NOINLINE unsigned long long round_resumed_early(grKernelThread *t)
+{
+    stall(t->b);
+    return round_wait(t);
+}
+
+/* Lane t closes the full round of its warp w it has joined (its wait
+ * and src set); returns its result. Out of line, so that the fast path
+ * keeps fewer values live (grKernelThreadWarpOp). */
+static GR_NOINLINE unsigned long long round_last(grKernelThread *t, gr_warp *w)
+{
+    round_close(w, ~0u);
+    return round_result(w, t->wait & 1u, t->id & 31u, t->src);
+}
+
+/* Every warp operation but a full round's fast path, once its mask has
+ * been checked and its source lane found: runs an operation whose mask
+ * leaves out live lanes apart (warp_op_partial), and joins the open round
+ * of the warp. */
+static GR_NOINLINE unsigned long long warp_op_src(grKernelThread *t, unsigned mask, unsigned long long v,
+                                                  int src)
 {
     gr_fblock *b = t->b;
     unsigned lane = t->id & 31u, wi = t->id >> 5, bit = 1u << lane;
-    if (GR_UNLIKELY(!(mask & bit)))
-        warp_fault(b, t, mask);
-    int src = warp_src(op, lane, arg, width);
     gr_warp *w = &b->warps[wi];
     unsigned live = w->exists & ~w->exited;
-    if (GR_UNLIKELY((mask & live) != live || w->arrived))
+    if ((mask & live) != live || w->arrived)
         return warp_op_partial(b, t, mask, v, src);
-    /* A round of the warp (gr_warp). */
     unsigned gen = w->r_gen, par = gen & 1u;
     unsigned arrived = w->r_arrived;
     if (arrived == 0)
@@ -661,29 +834,71 @@ GR_API unsigned long long grKernelThreadWarpOp(grKernelThread *t, int op, unsign
     else if (GR_UNLIKELY(mask != w->r_mask))
         warp_fault(b, t, mask);
     b->stalls = 0;
-    unsigned long long *slot = w->slot[par];
-    slot[lane] = v;
+    w->slot[par][lane] = v;
     w->r_bal[par] |= (unsigned)(v != 0) << lane;
     arrived |= bit;
     if (arrived == live) {
         round_close(w, live);
-    } else {
-        w->r_arrived = arrived;
-        t->state = F_WARP;
-        for (;;) {
-            if (!yield(b, t))
-                stall(b);
-            if (w->r_gen != gen)
-                break;
-            stall(b);
-        }
-        t->state = F_RUN;
+        return round_result(w, par, lane, src);
     }
-    unsigned part = w->r_part[par];
-    if (src >= 0)
-        return part >> src & 1u ? slot[src] : v;
-    unsigned bal = w->r_bal[par];
-    return src == -1 ? bal : bal == part;
+    w->r_arrived = arrived;
+    t->state = F_WARP;
+    t->wait = (unsigned char)gen;
+    t->src = (short)src;
+    return round_wait(t);
+}
+
+/* A warp operation whose mask is not full: checks that it names the
+ * calling lane. */
+static GR_NOINLINE unsigned long long warp_op_slow(grKernelThread *t, int op, unsigned mask,
+                                                   unsigned long long v, int arg, int width)
+{
+    unsigned lane = t->id & 31u;
+    if (GR_UNLIKELY(!(mask & 1u << lane)))
+        warp_fault(t->b, t, mask);
+    return warp_op_src(t, mask, v, warp_src(op, lane, arg, width));
+}
+
+/* A round of the warp (gr_warp) that every live lane joins with a full
+ * mask, the next thread in the array live, in a few dozen instructions:
+ * as at a barrier (grKernelThreadSync), every rarer case is a tail call
+ * and nothing is live across the switch. */
+GR_API unsigned long long grKernelThreadWarpOp(grKernelThread *t, int op, unsigned mask, unsigned long long v,
+                                               int arg, int width)
+{
+    /* Ordered so that few values are live at once: more than the nine
+     * caller-saved registers, and the compiler saves callee-saved ones on
+     * the fiber's stack, a line more per lane and shuffle. */
+    if (GR_UNLIKELY(mask != ~0u))
+        return warp_op_slow(t, op, mask, v, arg, width);
+    unsigned lane = t->id & 31u;
+    int src = warp_src(op, lane, arg, width);
+    gr_warp *w = &t->b->warps[t->id >> 5];
+    if (GR_UNLIKELY((w->exists & ~w->exited) != ~0u || w->arrived))
+        return warp_op_src(t, ~0u, v, src);
+    /* Every lane of an open round came with the full mask, so that this
+     * is the first lane's, or what the first lane left. */
+    w->r_mask = ~0u;
+    unsigned gen = w->r_gen, par = gen & 1u;
+    t->wait = (unsigned char)gen;
+    t->src = (short)src;
+    w->slot[par][lane] = v;
+    w->r_bal[par] |= (unsigned)(v != 0) << lane;
+    t->b->stalls = 0;
+    unsigned arrived = w->r_arrived | 1u << lane;
+    if (GR_UNLIKELY(arrived == ~0u))
+        return round_last(t, w);
+    w->r_arrived = arrived;
+    t->state = F_WARP;
+    grKernelThread *to = t + 1; /* f[n], a stopper, reads as returned */
+    if (GR_UNLIKELY(to->state == F_EXITED))
+        return round_wait(t);
+    t = hop(t->b, t, to);
+    w = &t->b->warps[t->id >> 5];
+    if (GR_UNLIKELY((unsigned char)w->r_gen == t->wait))
+        return round_resumed_early(t);
+    t->state = F_RUN;
+    return round_result(w, t->wait & 1u, t->id & 31u, t->src);
 }
 
 GR_API unsigned grKernelThreadActiveMask(grKernelThread *t)
@@ -700,15 +915,15 @@ static void fiber_main(void *arg)
     gr_fblock *b = t->b;
 #if GR_ASAN
     if (t->id == 0)
-        __sanitizer_finish_switch_fiber(t->fake_stack, &b->main_bottom, &b->main_size);
+        __sanitizer_finish_switch_fiber(b->cold[t->id].fake_stack, &b->main_bottom, &b->main_size);
     else
-        __sanitizer_finish_switch_fiber(t->fake_stack, NULL, NULL);
+        __sanitizer_finish_switch_fiber(b->cold[t->id].fake_stack, NULL, NULL);
 #endif
-    unsigned bx = b->ctx->blockDim.x, by = b->ctx->blockDim.y;
+    unsigned bx = b->ctx_k->blockDim.x, by = b->ctx_k->blockDim.y;
     if (GR_LIKELY(bx == b->n)) /* one-dimensional: no divisions */
-        b->fn(t, b->ctx, b->args, t->id, 0, 0);
+        b->fn(t, b->ctx_k, b->args, t->id, 0, 0);
     else
-        b->fn(t, b->ctx, b->args, t->id % bx, t->id / bx % by, t->id / (bx * by));
+        b->fn(t, b->ctx_k, b->args, t->id % bx, t->id / bx % by, t->id / (bx * by));
     unsigned lane = t->id & 31u, wi = t->id >> 5;
     t->state = F_EXITED;
     b->live--;
@@ -720,7 +935,7 @@ static void fiber_main(void *arg)
     for (unsigned m = w->arrived; m; m &= m - 1) {
         unsigned l = (unsigned)__builtin_ctz(m);
         if (w->arrived >> l & 1u)
-            (void)warp_complete(b, wi, b->f[wi * 32u + l].w_mask);
+            (void)warp_complete(b, wi, b->cold[wi * 32u + l].w_mask);
     }
     if (w->r_arrived && w->r_arrived == (w->exists & ~w->exited))
         round_close(w, w->r_arrived);
@@ -739,13 +954,13 @@ static GR_NOINLINE bool guards_intact(gr_fblock *b)
 {
     unsigned bad = 0, first = 0;
     for (unsigned i = 0; i < b->n; i++)
-        if (*(volatile unsigned long long *)b->f[i].stack != GR_FIBER_GUARD && bad++ == 0)
+        if (*(volatile unsigned long long *)b->cold[i].stack != GR_FIBER_GUARD && bad++ == 0)
             first = i;
     if (GR_LIKELY(!bad))
         return true;
     for (unsigned i = 0; i < b->n; i++) /* for the blocks after a reset */
-        *(unsigned long long *)b->f[i].stack = GR_FIBER_GUARD;
-    const grKernelCtx *c = b->ctx;
+        *(unsigned long long *)b->cold[i].stack = GR_FIBER_GUARD;
+    const grKernelCtx *c = b->ctx_k;
     snprintf(b->detail, sizeof b->detail,
              "kernel '%s', block (%u,%u,%u) of %u threads: %u thread(s) overran their fiber stack, "
              "the first thread %u (raise grFuncAttributeCpuStackSize)",
@@ -794,14 +1009,16 @@ GR_API void grKernelBlockRunThreads(const grKernelInfo *info, const grKernelCtx 
          * are dropped (ASan's own mappings, not the heap). */
         ASAN_UNPOISON_MEMORY_REGION(p->mem, p->bytes);
         for (unsigned i = 0; i < p->cap; i++)
-            p->f[i].fake_stack = NULL;
+            p->cold[i].fake_stack = NULL;
         p->dirty = false;
     }
 #endif
     b.f = p->f;
+    b.ctx_bias = (uintptr_t)p->ctx - (uintptr_t)p->f * GR_FCTX_SCALE;
+    b.cold = p->cold;
     b.warps = p->warps;
     b.n = b.live = n;
-    b.ctx = ctx;
+    b.ctx_k = ctx;
     b.args = args;
     b.fn = fn;
     b.stack_size = size;
@@ -813,21 +1030,24 @@ GR_API void grKernelBlockRunThreads(const grKernelInfo *info, const grKernelCtx 
         t->b = &b;
         t->id = i;
         t->state = F_RUN;
-        t->w_gen = 0;
-        t->next = &b.f[i + 1 == n ? 0 : i + 1];
-        t->sp = gr__fiber_prepare(t->stack, size, fiber_main, t);
+        t->wait = 0;
+        t->src = 0;
+        b.cold[i].link = i + 1 == n ? 0 : i + 1;
+        b.cold[i].w_gen = 0;
+        gr__fctx_prepare(ctx_of(&b, t), b.cold[i].stack, size, fiber_main, t);
     }
+    b.f[n].state = F_EXITED;
     for (unsigned wi = 0; wi * 32u < n; wi++) {
         memset(&b.warps[wi], 0, offsetof(gr_warp, slot));
         b.warps[wi].exists = n - wi * 32u >= 32u ? ~0u : (1u << (n - wi * 32u)) - 1u;
     }
 #if GR_ASAN
-    __sanitizer_start_switch_fiber(&b.main_fake, b.f[0].stack, size);
+    __sanitizer_start_switch_fiber(&b.main_fake, b.cold[0].stack, size);
 #endif
 #if GR_TSAN
-    __tsan_switch_to_fiber(b.f[0].tsan, 0);
+    __tsan_switch_to_fiber(b.cold[0].tsan, 0);
 #endif
-    gr__fiber_switch(&b.main_sp, b.f[0].sp);
+    (void)gr__fctx_switch(&b.main, ctx_of(&b, &b.f[0]), &b.f[0]);
 #if GR_ASAN
     __sanitizer_finish_switch_fiber(b.main_fake, NULL, NULL);
 #endif

@@ -1,17 +1,19 @@
 /*
- * fiber_switch.c - the context switch of the CPU's fibers (fiber.c): one
- * function, gr__fiber_switch(&save, to), that saves the callee-saved
- * registers on the running stack, stores its stack pointer in *save,
- * loads 'to' and pops the registers saved there. A new fiber's stack is
- * laid out by gr__fiber_prepare so that the first switch to it "returns"
- * into a few instructions (gr__fiber_start_x86 / _a64) that call
- * entry(arg), which must never return.
+ * fiber_switch.c - the context switch of the CPU's fibers (fiber.c),
+ * under fiber.h's contract. On x86-64 the switch itself is inline
+ * (fiber.h); here are only the few instructions (gr__fiber_start_x86)
+ * that a new context's first resume jumps to, which call entry(arg).
+ * Elsewhere a context is a saved stack pointer: gr__fiber_switch(&save,
+ * to) saves the callee-saved registers on the running stack, stores its
+ * stack pointer in *save, loads 'to' and pops the registers saved there,
+ * and a new fiber's stack is laid out so that the first switch to it
+ * "returns" into gr__fiber_start_a64 (or the portable trampoline).
  *
- * x86-64 (System V) and aarch64 (AAPCS64) have their switch here in
- * assembly: 7 and 13 stores and loads, a few ns. Elsewhere, and when
- * GR_FIBER_UCONTEXT is defined (CMake's GR_FIBER_PORTABLE), ucontext
- * starts a trampoline once per stack and _setjmp/_longjmp switch: no
- * system call per switch or per fiber.
+ * aarch64 (AAPCS64) has its switch here in assembly: 13 stores and
+ * loads, a few ns. Elsewhere, and when GR_FIBER_UCONTEXT is defined
+ * (CMake's GR_FIBER_PORTABLE), ucontext starts a trampoline once per
+ * stack and _setjmp/_longjmp switch: no system call per switch or per
+ * fiber.
  *
  * Invariant: the floating-point control words (MXCSR, x87 CW, FPCR) are
  * not switched; a kernel that changes them changes them for its block.
@@ -19,49 +21,25 @@
 #include "fiber.h"
 
 #include <stdint.h>
+#include <string.h>
 
 #if defined(__x86_64__) && !defined(GR_FIBER_UCONTEXT)
 
 #if defined(__APPLE__)
 #define GR__ASM_SYM(s) "_" #s
-#define GR__ASM_TYPE(s)
-#define GR__ASM_SIZE(s)
 #else
 #define GR__ASM_SYM(s) #s
-#define GR__ASM_TYPE(s) ".type " #s ",@function\n"
-#define GR__ASM_SIZE(s) ".size " #s ",.-" #s "\n"
 #endif
 
-/* rdi: void **save, rsi: void *to. */
+/* Entered by gr__fctx_switch's jump with r12 = arg, r13 = entry and the
+ * stack 16-aligned: a call leaves it as the ABI wants. */
 /* clang-format off */
 __asm__(".text\n"
         ".p2align 4\n"
-        ".globl " GR__ASM_SYM(gr__fiber_switch) "\n"
-#if !defined(__APPLE__)
-        ".hidden gr__fiber_switch\n"
-#endif
-        GR__ASM_TYPE(gr__fiber_switch)
-        GR__ASM_SYM(gr__fiber_switch) ":\n"
-        "    pushq %rbp\n"
-        "    pushq %rbx\n"
-        "    pushq %r12\n"
-        "    pushq %r13\n"
-        "    pushq %r14\n"
-        "    pushq %r15\n"
-        "    movq %rsp, (%rdi)\n"
-        "    movq %rsi, %rsp\n"
-        "    popq %r15\n"
-        "    popq %r14\n"
-        "    popq %r13\n"
-        "    popq %r12\n"
-        "    popq %rbx\n"
-        "    popq %rbp\n"
-        "    ret\n"
-        GR__ASM_SIZE(gr__fiber_switch)
-        /* Entered by the 'ret' above with r12 = arg, r13 = entry and the
-         * stack 16-aligned: a call leaves it as the ABI wants. */
-        ".p2align 4\n"
         GR__ASM_SYM(gr__fiber_start_x86) ":\n"
+#if defined(__CET__)
+        "    endbr64\n"
+#endif
         "    movq %r12, %rdi\n"
         "    callq *%r13\n"
         "    ud2\n");
@@ -69,23 +47,19 @@ __asm__(".text\n"
 
 void gr__fiber_start_x86(void);
 
-void *gr__fiber_prepare(char *stack, size_t size, void (*entry)(void *), void *arg)
+void gr__fctx_prepare(gr_fctx *c, char *stack, size_t size, void (*entry)(void *), void *arg)
 {
     uintptr_t top = ((uintptr_t)stack + size) & ~(uintptr_t)15;
-    /* 6 registers and the return address: after the pops and the 'ret'
-     * the stack pointer is top - 16, 16-aligned; the word above it is a
-     * zero return address for debuggers. */
-    uint64_t *sp = (uint64_t *)(top - 72);
-    sp[0] = 0;                          /* r15 */
-    sp[1] = 0;                          /* r14 */
-    sp[2] = (uint64_t)(uintptr_t)entry; /* r13 */
-    sp[3] = (uint64_t)(uintptr_t)arg;   /* r12 */
-    sp[4] = 0;                          /* rbx */
-    sp[5] = 0;                          /* rbp */
-    sp[6] = (uint64_t)(uintptr_t)gr__fiber_start_x86;
-    sp[7] = 0;
-    sp[8] = 0;
-    return sp;
+    /* Two zero words at the top: a zero return address for debuggers
+     * above the entry's frame. */
+    uint64_t *sp = (uint64_t *)(top - 16);
+    sp[0] = 0;
+    sp[1] = 0;
+    memset(c, 0, sizeof *c);
+    c->sp = sp;
+    c->ip = (void *)(uintptr_t)gr__fiber_start_x86;
+    c->r12 = arg;
+    c->r13 = (void *)(uintptr_t)entry;
 }
 
 #elif defined(__aarch64__) && !defined(GR_FIBER_UCONTEXT)
@@ -142,7 +116,7 @@ __asm__(".text\n"
 
 void gr__fiber_start_a64(void);
 
-void *gr__fiber_prepare(char *stack, size_t size, void (*entry)(void *), void *arg)
+static void *fiber_prepare(char *stack, size_t size, void (*entry)(void *), void *arg)
 {
     uintptr_t top = ((uintptr_t)stack + size) & ~(uintptr_t)15;
     uint64_t *sp = (uint64_t *)(top - 176 - 16);
@@ -192,7 +166,7 @@ static void pctx_trampoline(unsigned hi, unsigned lo)
     p->entry(p->arg); /* never returns */
 }
 
-void *gr__fiber_prepare(char *stack, size_t size, void (*entry)(void *), void *arg)
+static void *fiber_prepare(char *stack, size_t size, void (*entry)(void *), void *arg)
 {
     uintptr_t top = ((uintptr_t)stack + size - sizeof(gr_pctx)) & ~(uintptr_t)63;
     gr_pctx *p = (gr_pctx *)top;
@@ -228,4 +202,12 @@ void gr__fiber_switch(void **save, void *to)
     _longjmp(t->jb, 1);
 }
 
+#endif
+
+#if !defined(GR_FCTX_INLINE)
+void gr__fctx_prepare(gr_fctx *c, char *stack, size_t size, void (*entry)(void *), void *arg)
+{
+    c->sp = fiber_prepare(stack, size, entry, arg);
+    c->arg = NULL;
+}
 #endif
