@@ -33,11 +33,14 @@ GR_TEST(host_register_reports_the_range_as_pinned_until_unregistered)
     CHECK_OK(grPointerGetAttributes(&a, buf));
     CHECK_EQ(a.type, grMemoryTypeUnregistered);
     CHECK_GR(grErrorHostMemoryNotRegistered, grHostUnregister(buf));
-    /* ReadOnly and Default are accepted too. */
+    /* ReadOnly and Default are accepted too, on ranges of different pages:
+     * where a GPU exists the driver locks whole pages, and refuses a range
+     * whose page another range holds read-only (an H100, CUDA 13.0:
+     * CUDA_ERROR_INVALID_VALUE). */
     CHECK_OK(grHostRegister(buf, 100, grHostRegisterReadOnly));
-    CHECK_OK(grHostRegister(buf + 100, 100, grHostRegisterDefault));
+    CHECK_OK(grHostRegister(buf + 4300, 100, grHostRegisterDefault));
     CHECK_OK(grHostUnregister(buf));
-    CHECK_OK(grHostUnregister(buf + 100));
+    CHECK_OK(grHostUnregister(buf + 4300));
     CHECK_OK(grFree(dev));
     free(buf);
 }

@@ -256,7 +256,9 @@ GR_API grError_t grHostGetFlags(unsigned int *pFlags, void *pHost);
  * (cuMemHostRegister with the flags, plus Portable and DeviceMap, in the
  * first GPU's context), so copies between it and a GPU run at pinned
  * speed; a range the driver refuses is not registered (its error mapped
- * to graphrt's). grHostRegisterIoMemory
+ * to graphrt's: the driver locks whole pages, and refuses with
+ * grErrorInvalidValue a range whose page another range holds with
+ * grHostRegisterReadOnly and this one without it). grHostRegisterIoMemory
  * (memory-mapped I/O of another PCIe device) is refused with
  * grErrorNotSupported: graphrt cannot map device I/O space. Errors:
  * grErrorInvalidValue (ptr NULL, size 0, flags outside the four, a range
