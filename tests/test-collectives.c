@@ -3,8 +3,8 @@
  * communicator (grCommInitSelf), which every build has: each operation
  * eager, captured and added by hand, replays, the executable's setter,
  * grGraphExecUpdate, clones, the generic node calls, DOT labels, graph
- * files, the order of one communicator's nodes, the fake device's
- * refusal, and the refusals of bad parameters. The results across ranks
+ * files, the order of one communicator's nodes, GPU communicators on the
+ * fake device (its stand-in NCCL), and the refusals of bad parameters. The results across ranks
  * are tests/mpi/mpi-collectives.c's, run under mpiexec.
  */
 #include "testlib.h"
@@ -655,29 +655,215 @@ GR_TEST_T(loaded_collectives_of_several_ranks_stand_in_and_diff, 60)
     unlink(p1);
 }
 
-GR_TEST(collective_nodes_are_refused_on_another_device_for_now)
+/* ------------------------------------------------ GPU communicators on
+ * the fake device, whose stand-in NCCL makes one-rank communicators: the
+ * dispatch of grCommInitDevices, the eager calls, the lowering, the
+ * setter and the update, and the refusals. The results on a real GPU are
+ * tests/test-gpu-collectives.c's. */
+
+static void fake_or_skip(void)
 {
     if (!gr_fakedev_active())
         GR_TEST_SKIP("no fake device");
+}
+
+GR_TEST(gpu_communicator_runs_eager_collectives_on_its_device)
+{
+    fake_or_skip();
     grComm_t c;
-    grGraph_t g;
-    grGraphNode_t nd;
-    grGraphExec_t e;
-    static float a[N], b[N];
-    CHECK_OK(grCommInitSelf(&c));
-    CHECK_OK(grGraphCreate(&g, 0));
-    grCollectiveNodeParams p = coll(grCollAllReduce, a, b, N, grCommFloat32, grCommSum, 0, c);
-    CHECK_OK(grGraphAddCollectiveNode(&nd, g, NULL, 0, &p));
+    int dev = 1, rank = -1, size = -1;
+    gr_fakedev_reset_calls();
+    CHECK_OK(grCommInitDevices(&c, 1, &dev));
+    CHECK_EQ(gr_fakedev_calls("comm_init"), 1u);
+    CHECK_OK(grCommRank(c, &rank));
+    CHECK_OK(grCommSize(c, &size));
+    CHECK_EQ(rank, 0);
+    CHECK_EQ(size, 1);
     CHECK_OK(grSetDevice(1));
-    CHECK_REFUSED(grErrorNotSupported, grGraphInstantiate, &e, g, 0);
-    CHECK_DETAIL_HAS("not on this device yet");
+    float *a, *b;
+    CHECK_OK(grMalloc((void **)&a, N * sizeof *a));
+    CHECK_OK(grMalloc((void **)&b, N * N * sizeof *b));
     grStream_t s;
     CHECK_OK(grStreamCreate(&s));
-    CHECK_REFUSED(grErrorNotSupported, grAllReduceAsync, a, b, N, grCommFloat32, grCommSum, c, s);
-    CHECK_OK(grStreamDestroy(s));
-    CHECK_OK(grSetDevice(0));
-    CHECK_OK(grGraphDestroy(g));
+    fill(a, N, 2);
+    memset(b, 0, N * N * sizeof *b);
+    CHECK_OK(grAllReduceAsync(a, b, N, grCommFloat32, grCommProd, c, s));
+    CHECK_OK(grStreamSynchronize(s));
+    expect(b, N, 2);
+    CHECK_OK(grBroadcastAsync(a, b + N, N, grCommFloat32, 0, c, s));
+    CHECK_OK(grReduceAsync(a, b + 2 * N, N, grCommFloat32, grCommMax, 0, c, s));
+    CHECK_OK(grAllGatherAsync(a, b + 3 * N, N, grCommFloat32, c, s));
+    CHECK_OK(grReduceScatterAsync(a, b + 4 * N, N, grCommFloat32, grCommMin, c, s));
+    CHECK_OK(grStreamSynchronize(s));
+    for (int k = 1; k < 5; k++)
+        expect(b + k * N, N, 2);
+    CHECK_EQ(gr_fakedev_calls("coll_launch"), 5u);
+    /* A refusal of the device's library reaches the caller. */
+    gr_fakedev_fail("coll_launch", grErrorUnknown, 0);
+    CHECK_REFUSED(grErrorUnknown, grAllReduceAsync, a, b, N, grCommFloat32, grCommSum, c, s);
+    gr_fakedev_clear();
+    /* The communicator outlives its handle while a call holds it. */
+    CHECK_OK(grAllReduceAsync(a, b, N, grCommFloat32, grCommSum, c, s));
     CHECK_OK(grCommDestroy(c));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_EQ(gr_fakedev_calls("comm_free"), 1u);
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grFree(a));
+    CHECK_OK(grFree(b));
+    CHECK_OK(grSetDevice(0));
+}
+
+GR_TEST(gpu_collective_nodes_lower_replay_set_and_update)
+{
+    fake_or_skip();
+    grComm_t c;
+    int dev = 1;
+    CHECK_OK(grCommInitDevices(&c, 1, &dev));
+    CHECK_OK(grSetDevice(1));
+    int *a, *b, *x, *y;
+    CHECK_OK(grMalloc((void **)&a, N * sizeof *a));
+    CHECK_OK(grMalloc((void **)&b, N * sizeof *b));
+    CHECK_OK(grMalloc((void **)&x, N * sizeof *x));
+    CHECK_OK(grMalloc((void **)&y, N * sizeof *y));
+    for (int i = 0; i < N; i++) {
+        a[i] = i;
+        x[i] = 1000 + i;
+    }
+    memset(b, 0, N * sizeof *b);
+    memset(y, 0, N * sizeof *y);
+    grGraph_t g, g2;
+    grGraphNode_t nd, nd2;
+    CHECK_OK(grGraphCreate(&g, 0));
+    grCollectiveNodeParams p = coll(grCollAllReduce, a, b, N, grCommInt32, grCommSum, 0, c);
+    CHECK_OK(grGraphAddCollectiveNode(&nd, g, NULL, 0, &p));
+    gr_fakedev_reset_calls();
+    grGraphExec_t e = tl_instantiate(g);
+    CHECK_EQ(gr_fakedev_calls("lower_collective_node"), 1u);
+    grStream_t s;
+    CHECK_OK(grStreamCreate(&s));
+    for (int r = 0; r < 10; r++)
+        CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_EQ(b[5], 5);
+    /* The setter: the device first; its refusal changes nothing. */
+    grCollectiveNodeParams q = coll(grCollAllReduce, x, y, N, grCommInt32, grCommSum, 0, c);
+    gr_fakedev_fail("exec_set_coll", grErrorUnknown, 0);
+    CHECK_REFUSED(grErrorUnknown, grGraphExecCollectiveNodeSetParams, e, nd, &q);
+    gr_fakedev_clear();
+    CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_EQ(y[5], 0);
+    CHECK_OK(grGraphExecCollectiveNodeSetParams(e, nd, &q));
+    CHECK_EQ(gr_fakedev_calls("exec_set_coll"), 2u);
+    CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_EQ(y[5], 1005);
+    /* An update that moves the buffers back reaches the device's node. */
+    CHECK_OK(grGraphCreate(&g2, 0));
+    CHECK_OK(grGraphAddCollectiveNode(&nd2, g2, NULL, 0, &p));
+    grGraphExecUpdateResultInfo info;
+    memset(b, 0, N * sizeof *b);
+    CHECK_OK(grGraphExecUpdate(e, g2, &info));
+    CHECK_EQ(gr_fakedev_calls("exec_sync_collective"), 1u);
+    CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_EQ(b[7], 7);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grGraphDestroy(g2));
+    /* Captured from a GPU stream, the same node. */
+    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+    CHECK_OK(grBroadcastAsync(x, b, N, grCommInt32, 0, c, s));
+    CHECK_OK(grStreamEndCapture(s, &g));
+    e = tl_instantiate(g);
+    CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_EQ(b[3], 1003);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grFree(a));
+    CHECK_OK(grFree(b));
+    CHECK_OK(grFree(x));
+    CHECK_OK(grFree(y));
+    CHECK_OK(grSetDevice(0));
+    CHECK_OK(grCommDestroy(c));
+}
+
+GR_TEST(communicators_are_refused_on_another_device)
+{
+    fake_or_skip();
+    grComm_t cpu, gpu;
+    grGraph_t g, h;
+    grGraphNode_t nd;
+    grGraphExec_t e;
+    int dev = 1;
+    static float a[N], b[N];
+    CHECK_OK(grCommInitSelf(&cpu));
+    CHECK_OK(grCommInitDevices(&gpu, 1, &dev));
+    /* A CPU communicator's graph on a GPU, and a GPU's on the CPU: the
+     * detail names both devices and the node. */
+    CHECK_OK(grGraphCreate(&g, 0));
+    grCollectiveNodeParams p = coll(grCollAllReduce, a, b, N, grCommFloat32, grCommSum, 0, cpu);
+    CHECK_OK(grGraphAddCollectiveNode(&nd, g, NULL, 0, &p));
+    CHECK_OK(grGraphCreate(&h, 0));
+    p.comm = gpu;
+    CHECK_OK(grGraphAddCollectiveNode(&nd, h, NULL, 0, &p));
+    CHECK_REFUSED(grErrorInvalidValue, grGraphInstantiate, &e, h, 0);
+    CHECK_DETAIL_HAS("is of device 1");
+    CHECK_DETAIL_HAS("work is of device 0");
+    CHECK_OK(grSetDevice(1));
+    CHECK_REFUSED(grErrorInvalidValue, grGraphInstantiate, &e, g, 0);
+    CHECK_DETAIL_HAS("is of device 0 (the CPU)");
+    CHECK_DETAIL_HAS("collective node");
+    /* Eager: a stream of another device than the communicator's. */
+    grStream_t s;
+    CHECK_OK(grStreamCreate(&s));
+    CHECK_REFUSED(grErrorInvalidValue, grAllReduceAsync, a, b, N, grCommFloat32, grCommSum, cpu, s);
+    CHECK_DETAIL_HAS("the stream's work is of device 1");
+    CHECK_OK(grSetDevice(0));
+    grStream_t cs = tl_stream(0);
+    gr_fakedev_reset_calls();
+    CHECK_REFUSED(grErrorInvalidValue, grAllReduceAsync, a, b, N, grCommFloat32, grCommSum, gpu, cs);
+    CHECK_EQ(gr_fakedev_calls("coll_launch"), 0u);
+    /* NCCL pairs a send to oneself only in a group: refused on a GPU
+     * communicator, accepted on a CPU one-rank communicator. */
+    CHECK_REFUSED(grErrorNotSupported, grSendAsync, a, N, grCommFloat32, 0, gpu, s);
+    CHECK_DETAIL_HAS("to itself");
+    grCollectiveNodeParams sp = coll(grCollRecv, NULL, b, N, grCommFloat32, 0, 0, gpu);
+    CHECK_REFUSED(grErrorNotSupported, grGraphAddCollectiveNode, &nd, g, NULL, 0, &sp);
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grGraphDestroy(h));
+    CHECK_OK(grCommDestroy(cpu));
+    CHECK_OK(grCommDestroy(gpu));
+}
+
+GR_TEST(comm_init_devices_checks_its_arguments)
+{
+    grComm_t c[2] = {NULL, NULL};
+    int devs[2] = {1, 1}, cpu = 0, far = 99;
+    CHECK_REFUSED(grErrorInvalidValue, grCommInitDevices, NULL, 1, devs);
+    CHECK_REFUSED(grErrorInvalidValue, grCommInitDevices, c, 1, NULL);
+    CHECK_REFUSED(grErrorInvalidValue, grCommInitDevices, c, 0, devs);
+    CHECK_REFUSED(grErrorInvalidValue, grCommInitDevices, c, 33, devs);
+    CHECK_REFUSED(grErrorInvalidDevice, grCommInitDevices, c, 1, &cpu);
+    CHECK_DETAIL_HAS("not a GPU");
+    CHECK_REFUSED(grErrorInvalidDevice, grCommInitDevices, c, 1, &far);
+    CHECK(c[0] == NULL);
+    if (!gr_fakedev_active())
+        return;
+    CHECK_REFUSED(grErrorInvalidDevice, grCommInitDevices, c, 2, devs);
+    CHECK_DETAIL_HAS("both device 1");
+    /* The device's refusal (NCCL's, on a GPU) makes no communicator. */
+    gr_fakedev_fail("comm_init", grErrorInitializationError, 0);
+    CHECK_REFUSED(grErrorInitializationError, grCommInitDevices, c, 1, devs);
+    gr_fakedev_clear();
+    CHECK(c[0] == NULL);
+    CHECK_OK(grCommInitDevices(c, 1, devs));
+    CHECK(c[0] != NULL);
+    CHECK_OK(grCommDestroy(c[0]));
 }
 
 /* A collective inside a conditional body is refused at instantiate, as

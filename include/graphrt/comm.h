@@ -7,8 +7,9 @@
  * device the node is an MPI-4 persistent operation (MPI_Allreduce_init,
  * MPI_Send_init, ...) made when the graph is instantiated and started by
  * each launch, so that a replay replays the communication without
- * planning it again; on a GPU it will be a captured NCCL call (not yet:
- * such a graph is refused there with grErrorNotSupported).
+ * planning it again; on a GPU (a communicator of grCommInitDevices) it is
+ * the NCCL call captured into the CUDA graph graphrt builds, as a child
+ * graph node, and an eager stream call is the NCCL call on the stream.
  *
  * Rules every rank must keep (the classic hang of MPI and NCCL):
  *   - the collective nodes of one communicator run one at a time, in the
@@ -148,6 +149,24 @@ GR_API grError_t grCommInitFromMpi(grComm_t *comm, const void *mpiComm);
  * graphrt's own (NCCL makes one with ncclCommInitAll of one device). */
 GR_API grError_t grCommInitSelf(grComm_t *comm);
 
+/* Makes ndev communicators, one per GPU of devices[0..ndev) (graphrt
+ * device numbers, each a GPU, all different): comms[i] is rank i of ndev,
+ * on devices[i], for that GPU's streams and graphs. They are NCCL's
+ * communicators (ncclCommInitAll's group), NCCL being loaded at the first
+ * call (libnccl.so.2, or the path GRAPHRT_NCCL names). A GPU
+ * communicator's collectives run on its GPU only: a stream or executable
+ * of another device refuses it. Within one process every rank of such a
+ * group must be driven by a thread of its own (NCCL's rule for calls that
+ * are not grouped: each may wait for the other ranks). Errors:
+ * grErrorInvalidValue (comms or devices NULL, ndev outside [1, 32]),
+ * grErrorInvalidDevice (a device that is not a GPU, a device twice),
+ * grErrorNotSupported (NCCL not found: the detail says where it was
+ * looked for), grErrorInitializationError or the matching error (NCCL
+ * refused, the detail gives its error), grErrorMemoryAllocation; a
+ * refusal makes no communicator. Thread safety: any thread. Mirrors
+ * ncclCommInitAll (devices are graphrt's numbers, not CUDA ordinals). */
+GR_API grError_t grCommInitDevices(grComm_t *comms, int ndev, const int *devices);
+
 /* This process's rank in comm, and the number of ranks. Errors:
  * grErrorInvalidValue (comm not live, output NULL). Thread safety: any
  * thread. Mirror ncclCommUserRank and ncclCommCount. */
@@ -155,7 +174,7 @@ GR_API grError_t grCommRank(grComm_t comm, int *rank);
 GR_API grError_t grCommSize(grComm_t comm, int *size);
 
 /* Gives back the application's reference of comm: the communicator dies
- * (MPI_Comm_free) once no node, executable or queued call holds it.
+ * (MPI_Comm_free, ncclCommDestroy) once no node, executable or queued call holds it.
  * Errors: grErrorInvalidValue (comm not live). Thread safety: any thread,
  * not concurrently with other calls on comm. Mirrors ncclCommDestroy. */
 GR_API grError_t grCommDestroy(grComm_t comm);
@@ -166,7 +185,8 @@ GR_API grError_t grCommDestroy(grComm_t comm);
  * dependencies invalid as for every adder; comm not live; op, datatype or
  * redop unknown; redop other than 0 for an op without reduction; root out
  * of [0, nranks); a buffer the op uses NULL while count > 0; buffers that
- * overlap other than in an in-place form), grErrorMemoryAllocation.
+ * overlap other than in an in-place form), grErrorNotSupported (a send
+ * or receive of a rank to itself on a GPU communicator), grErrorMemoryAllocation.
  * Thread safety: not with other calls on the same graph. graphrt's own
  * (CUDA captures ncclAllReduce and friends as kernel nodes). */
 GR_API grError_t grGraphAddCollectiveNode(grGraphNode_t *pGraphNode, grGraph_t graph,
@@ -191,7 +211,10 @@ GR_API grError_t grGraphCollectiveNodeSetParams(grGraphNode_t node, const grColl
  * change, op and comm may not. On the CPU the node's persistent MPI
  * request is made again, which is collective over the communicator: every
  * rank makes the same call, in the same order as its other collective
- * calls on it. Errors: grErrorInvalidValue (hGraphExec not live, node not
+ * calls on it; on a GPU the NCCL call is captured again and given to the
+ * driver's executable (cuGraphExecChildGraphNodeSetParams: one that
+ * NCCL captures in another shape is refused by the driver, changing
+ * nothing: instantiate again). Errors: grErrorInvalidValue (hGraphExec not live, node not
  * a collective node of the graph it was instantiated from, parameters
  * refused as by grGraphAddCollectiveNode, op or comm changed),
  * grErrorInitializationError (MPI refused the new request; the node keeps
@@ -203,13 +226,17 @@ GR_API grError_t grGraphExecCollectiveNodeSetParams(grGraphExec_t hGraphExec, gr
 /*
  * Stream calls, NCCL's: on a CPU stream each runs the collective in
  * stream order on the stream's worker (a blocking MPI call); on a
- * capturing stream each adds a collective node; on a GPU stream they are
- * refused with grErrorNotSupported (NCCL is not wired yet). The
- * arguments are checked as grGraphAddCollectiveNode checks its
- * parameters. Errors: those of grGraphAddCollectiveNode's parameters, the
- * stream errors, the capture errors of work, grErrorNotSupported (a GPU
- * stream; on the CPU a reduction of grCommFloat16 or grCommBfloat16 over
- * MPI, which has no such type). Thread safety: any thread. Mirror
+ * capturing stream each adds a collective node; on a GPU stream each is
+ * NCCL's call on the stream's CUstream, with a communicator of that GPU
+ * (grCommInitDevices). The arguments are checked as
+ * grGraphAddCollectiveNode checks its parameters. Errors: those of
+ * grGraphAddCollectiveNode's parameters, the stream errors, the capture
+ * errors of work, grErrorInvalidValue (eager: a communicator of another
+ * device than the stream's), grErrorNotSupported (on the CPU a reduction
+ * of grCommFloat16 or grCommBfloat16 over MPI, which has no such type;
+ * on a GPU NCCL not found, or a send or receive of a rank to itself,
+ * which NCCL pairs only in a group of calls), NCCL's refusals (the
+ * detail gives its error). Thread safety: any thread. Mirror
  * ncclAllReduce, ncclBroadcast, ncclReduce, ncclAllGather,
  * ncclReduceScatter, ncclSend and ncclRecv.
  */

@@ -6,8 +6,9 @@
  * On a CPU stream a call is one stream op that runs the collective on the
  * stream's worker (the blocking MPI call, or the local copy of a one-rank
  * communicator), holding a reference of the communicator until it has
- * run; on a capturing stream it adds a collective node; a GPU stream
- * refuses it (NCCL is not wired yet).
+ * run; on a capturing stream it adds a collective node; on a GPU's stream
+ * it is the device kind's call (NCCL's on the stream's CUstream), with a
+ * communicator of that GPU (grCommInitDevices).
  *
  * Invariant: every argument is checked before anything is queued or
  * recorded, so a refused call leaves the stream (and its capture) as it
@@ -64,6 +65,60 @@ GR_API grError_t grCommInitFromMpi(grComm_t *comm, const void *mpiComm)
         return gr__fail(grErrorInvalidValue, "%s: mpiComm is NULL; pass a pointer to an MPI_Comm", call);
     grError_t err = comm_new(call, comm, &c);
     return err ? err : comm_done(comm, c, gr__comm_mpi_from(call, c, mpiComm));
+}
+
+GR_API grError_t grCommInitDevices(grComm_t *comms, int ndev, const int *devices)
+{
+    static const char call[] = "grCommInitDevices";
+    if (comms == NULL)
+        return gr__fail(grErrorInvalidValue, "%s: comms (the output array) is NULL", call);
+    if (devices == NULL)
+        return gr__fail(grErrorInvalidValue, "%s: devices is NULL; pass ndev GPU device numbers", call);
+    int ngpus = gr__gpu_count();
+    if (ndev < 1 || ndev > GR_MAX_GPUS)
+        return gr__fail(grErrorInvalidValue, "%s: ndev is %d; a communicator spans 1 to %d GPUs", call, ndev,
+                        GR_MAX_GPUS);
+    for (int i = 0; i < ndev; i++) {
+        if (devices[i] < 1 || devices[i] > ngpus) {
+            const char *none = gr__gpu_absence();
+            return gr__fail(grErrorInvalidDevice,
+                            "%s: devices[%d] is %d, not a GPU: the GPUs are devices 1 to %d%s%s", call, i,
+                            devices[i], ngpus, none ? "; there is none: " : "", none ? none : "");
+        }
+        for (int j = 0; j < i; j++)
+            if (devices[j] == devices[i])
+                return gr__fail(grErrorInvalidDevice,
+                                "%s: devices[%d] and devices[%d] are both device %d; each rank needs a GPU "
+                                "of its own (as ncclCommInitAll's devlist)",
+                                call, j, i, devices[i]);
+    }
+    grComm_t made[GR_MAX_GPUS];
+    void *dev[GR_MAX_GPUS];
+    for (int i = 0; i < ndev; i++) {
+        if ((made[i] = gr__comm_alloc()) == NULL) {
+            while (i-- > 0)
+                gr__comm_discard(made[i]);
+            return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
+        }
+    }
+    grError_t err = grSuccess;
+    for (int i = 0; i < ndev && !err; i++)
+        err = gr__device_start_dev(call, devices[i]);
+    if (!err)
+        err = gr__devkind()->comm_init(call, ndev, devices, dev);
+    if (err) {
+        for (int i = 0; i < ndev; i++)
+            gr__comm_discard(made[i]);
+        return err;
+    }
+    for (int i = 0; i < ndev; i++) {
+        made[i]->rank = i;
+        made[i]->size = ndev;
+        made[i]->device = devices[i];
+        made[i]->dev = dev[i];
+        comms[i] = made[i];
+    }
+    return grSuccess;
 }
 
 static grError_t comm_check(const char *call, grComm_t comm)
@@ -134,6 +189,10 @@ static grError_t coll_enqueue(const char *call, grStream_t stream, const grColle
         return err;
     if (!gr__stream_capturing(s) && (err = gr__comm_check_live(call, p->comm)))
         return err;
+    /* A captured collective is checked against the device the graph is
+     * instantiated on; eager work runs on the stream's. */
+    if (!gr__stream_capturing(s) && (err = gr__comm_check_device(call, p->comm, s->device, "the stream's")))
+        return err;
     if (GR_UNLIKELY(gr__stream_capturing(s))) {
         grGraphNodeParams desc;
         memset(&desc, 0, sizeof desc);
@@ -143,11 +202,8 @@ static grError_t coll_enqueue(const char *call, grStream_t stream, const grColle
     }
     if ((err = gr__capture_check_implicit(call, s)))
         return err;
-    if (s->device != 0)
-        return gr__fail(grErrorNotSupported,
-                        "%s: a collective on a GPU's stream is not supported yet (graphrt does not call NCCL "
-                        "yet); use a CPU stream",
-                        call);
+    if (s->device != 0) /* the device's library: NCCL on a GPU */
+        return gr__launched(s, gr__devkind()->coll_launch(call, s, p));
     coll_op o = {*p};
     gr__comm_retain(p->comm);
     if ((err = gr__stream_call_dev(call, s, coll_op_run, &o, sizeof o))) {

@@ -10,6 +10,7 @@
  * Invariants: comm.h's.
  */
 #include "comm.h"
+#include "device.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -55,6 +56,17 @@ grError_t gr__comm_check_live(const char *call, grComm_t c)
     return grSuccess;
 }
 
+grError_t gr__comm_check_device(const char *call, grComm_t c, int device, const char *what)
+{
+    if (c->device == device)
+        return grSuccess;
+    return gr__fail(grErrorInvalidValue,
+                    "%s: communicator %p is of device %d (%s) but %s work is of device %d (%s): a "
+                    "communicator runs collectives on its own device only",
+                    call, GR_PTR(c), c->device, c->device ? "a GPU, grCommInitDevices" : "the CPU", what,
+                    device, device ? "a GPU" : "the CPU");
+}
+
 void gr__comm_discard(grComm_t c)
 {
     gr__mark_dead(&c->magic);
@@ -72,6 +84,8 @@ void gr__comm_release(grComm_t c)
         return;
     if (c->mpi)
         gr__comm_mpi_free(c);
+    if (c->dev)
+        gr__devkind()->comm_free(c->device, c->dev);
     for (gr_self_msg *m = c->head, *next; m; m = next) {
         next = m->next;
         gr__free(m);
@@ -201,6 +215,14 @@ grError_t gr__coll_check(const char *call, const grCollectiveNodeParams *p)
                 "other than in its in-place form",
                 call, gr__coll_op_name(p->op), p->sendbuff, sb, p->recvbuff, rb);
     }
+    /* NCCL pairs a send and a receive of one rank only inside a group of
+     * calls (ncclGroupStart), which graphrt does not make: alone, either
+     * would wait for the other for ever. */
+    if (p->comm->device != 0 && (p->op == grCollSend || p->op == grCollRecv) && p->root == p->comm->rank)
+        return gr__fail(grErrorNotSupported,
+                        "%s: a %s of rank %d to itself on a GPU communicator: NCCL pairs it with its "
+                        "partner only in a group of calls, which graphrt does not make yet",
+                        call, gr__coll_op_name(p->op), p->root);
     if (p->comm->mpi != NULL && p->count > INT_MAX)
         return gr__fail(grErrorNotSupported, "%s: count %zu is above MPI's int counts (%d)", call, p->count,
                         INT_MAX);

@@ -49,6 +49,12 @@ struct grComm_st {
     bool standin;
     /* The MPI side (comm_mpi.c's), NULL for a one-rank communicator. */
     struct gr_comm_mpi *mpi;
+    /* The device whose work the communicator joins: 0 (the CPU: MPI or
+     * a one-rank communicator), or a GPU, whose communicator is the
+     * device kind's ('dev', an ncclComm_t on the CUDA kind), made by
+     * grCommInitDevices. */
+    int device;
+    void *dev;
     /* A one-rank communicator's sends not received yet, oldest first. */
     gr_spinlock lock;
     gr_self_msg *head, *tail;
@@ -80,6 +86,11 @@ grComm_t gr__comm_standin(int rank, int size);
 
 /* Refuses a stand-in communicator with a detail naming 'call'. */
 grError_t gr__comm_check_live(const char *call, grComm_t c);
+
+/* Refuses communicator c for work of device 'device' (what: "stream
+ * 0x...'s", "the executable's") unless c is of that device, with a detail
+ * naming both devices. */
+grError_t gr__comm_check_device(const char *call, grComm_t c, int device, const char *what);
 
 /* The bytes p reads (*send) and writes (*recv) on this rank; 0 for a
  * side the op does not use here. p is checked. */

@@ -271,10 +271,27 @@ typedef struct gr_device_ops {
      * grGraphExecUpdate before it changes anything. */
     grError_t (*exec_check_kernel)(const char *call, struct gr_dev_exec *gx, grKernel_t k);
     grError_t (*exec_check_event)(const char *call, struct gr_dev_exec *gx, grEvent_t ev);
+    /* A collective node's new parameters (same op and communicator,
+     * checked) at plan node i of gx. */
+    grError_t (*exec_set_coll)(const char *call, struct gr_dev_exec *gx, uint32_t i,
+                               const grCollectiveNodeParams *p);
     /* Applies plan nodes [from, to) of p (with 'only', the nodes i with
      * only[i] nonzero) to the device's executable. */
     grError_t (*exec_sync_range)(const char *call, struct gr_dev_exec *gx, const gr_plan *p, uint32_t from,
                                  uint32_t to, const uint8_t *only);
+
+    /* ---- collectives (docs/collectives.md): the kind's communication
+     * library (NCCL on the CUDA kind). A communicator of the kind is its
+     * handle, passed as void *; a collective node's lowering is part of
+     * exec_lower. */
+    /* One communicator per device of devices[0..ndev) (distinct devices
+     * of the kind, 1 <= ndev <= GR_MAX_GPUS, checked), rank i on
+     * devices[i], into out[i]: ncclCommInitAll's group. */
+    grError_t (*comm_init)(const char *call, int ndev, const int *devices, void **out);
+    /* Frees a communicator of 'device' (its last reference went). */
+    void (*comm_free)(int device, void *comm);
+    /* Queues p's collective (checked; p->comm of s's device) on s. */
+    grError_t (*coll_launch)(const char *call, gr_stream *s, const grCollectiveNodeParams *p);
 } gr_device_ops;
 
 /* ------------------------------------------------------ the chosen kind */

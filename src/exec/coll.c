@@ -4,6 +4,10 @@
  * each node's persistent request, the executable's setter, and the
  * update of one node's parameters.
  *
+ * On a GPU the node is the device kind's (NCCL's call captured into the
+ * driver's graph at lowering): here its communicator is checked to be of
+ * that GPU, and the setter gives the device the new parameters first.
+ *
  * Instantiate is collective over every communicator the graph uses: for
  * each, in the order of their first collective node in the plan, the
  * ranks compare their sequences of collectives (op, datatype, redop,
@@ -17,6 +21,7 @@
  */
 #include "exec.h"
 #include "../backend/comm.h"
+#include "../backend/device.h"
 
 #include <string.h>
 
@@ -68,14 +73,15 @@ static grError_t check_comm(const char *call, gr_plan *p, grComm_t c, uint32_t f
     return err;
 }
 
-grError_t gr__exec_coll_instantiate(const char *call, gr_plan *p)
+grError_t gr__exec_coll_instantiate(const char *call, gr_plan *p, int device)
 {
     grError_t err;
     for (uint32_t i = 0; i < p->nnodes; i++) {
         if (p->nodes[i].type != grGraphNodeTypeCollective)
             continue;
         grComm_t c = p->nodes[i].u.coll->p.comm;
-        if ((err = gr__comm_check_live(call, c))) {
+        if ((err = gr__comm_check_live(call, c)) ||
+            (err = gr__comm_check_device(call, c, device, "the executable's"))) {
             gr__inst_fault.pindex = i;
             return err;
         }
@@ -121,6 +127,10 @@ GR_API grError_t grGraphExecCollectiveNodeSetParams(grGraphExec_t hGraphExec, gr
                         "communicator (instantiate again instead)",
                         call, gr__coll_op_name(old->op), GR_PTR(old->comm), gr__coll_op_name(nodeParams->op),
                         GR_PTR(nodeParams->comm));
+    /* The device first: a refusal there changes nothing. */
+    if (hGraphExec->gpu &&
+        (err = gr__devkind()->exec_set_coll(call, hGraphExec->gpu, pn->index, nodeParams)))
+        return err;
     gr_coll_run fresh = {*nodeParams, NULL};
     gr__exec_write_begin(hGraphExec);
     pn = gr__exec_pnode_current(hGraphExec, node, pn);

@@ -50,8 +50,9 @@ grError_t gr__plan_build_body(const char *call, grGraph_t g, int depth, gr_plan 
 
 /* Checks the ranks' collective sequences of each communicator plan p
  * uses and makes its collective nodes' persistent requests: collective
- * over those communicators. On failure gr__inst_fault names the node. */
-grError_t gr__exec_coll_instantiate(const char *call, gr_plan *p);
+ * over those communicators. Each communicator must be of 'device', the
+ * executable's. On failure gr__inst_fault names the node. */
+grError_t gr__exec_coll_instantiate(const char *call, gr_plan *p, int device);
 
 /* Gives plan node pn (a collective node) parameters np, of the same op
  * and communicator (grGraphExecUpdate's apply step, which cannot fail:

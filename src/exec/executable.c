@@ -257,15 +257,10 @@ static grError_t compile_plan(const char *call, struct grGraphExec_st *e, grGrap
     /* On a GPU the plan is the input of the lowering (the exec layer's
      * node table and checks stay the same on every device). */
     int device = gr__device_current();
-    /* Collective nodes run on the CPU device only (MPI); a GPU's will be
-     * NCCL calls captured into its graph (docs/collectives.md). */
-    if (!err && facts->ncoll && device != 0)
-        err = gr__fail(grErrorNotSupported,
-                       "%s: the graph has collective nodes, which run on the CPU device only: not on this "
-                       "device yet (graphrt does not lower them to NCCL yet)",
-                       call);
+    /* Collective nodes: MPI's requests on the CPU; on a GPU the lowering
+     * captures their NCCL calls (docs/collectives.md). */
     if (!err && facts->ncoll)
-        err = gr__exec_coll_instantiate(call, p);
+        err = gr__exec_coll_instantiate(call, p, device);
     if (!err)
         err = gr__exec_check_plan_devmem(call, p, device);
     if (!err && device == 0 && facts->ncoop)

@@ -438,7 +438,7 @@ static grError_t device_check(const char *call, grGraphExec_t e, grGraphNode_t g
     case grGraphNodeTypeEmpty:
     case grGraphNodeTypeMemAlloc:
     case grGraphNodeTypeMemFree:
-    case grGraphNodeTypeCollective: /* CPU only: a GPU executable has none */
+    case grGraphNodeTypeCollective: /* same communicator, so of the device: checked */
     case grGraphNodeTypeCount:
         return grSuccess;
     }
@@ -497,10 +497,11 @@ static bool params_differ(const gr_pnode *pn, grGraphNode_t gn)
         return pn->u.event != gn->p.event;
     case grGraphNodeTypeConditional: /* its bodies were compiled again: applied whole */
         return true;
+    case grGraphNodeTypeCollective: /* its NCCL call captured again */
+        return memcmp(&pn->u.coll->p, &gn->p.coll, sizeof gn->p.coll) != 0;
     case grGraphNodeTypeEmpty:
     case grGraphNodeTypeGraph:
     case grGraphNodeTypeBatchMemOp: /* CPU only */
-    case grGraphNodeTypeCollective: /* CPU only */
     case grGraphNodeTypeMemAlloc:
     case grGraphNodeTypeMemFree:
     case grGraphNodeTypeCount:

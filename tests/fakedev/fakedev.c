@@ -27,6 +27,7 @@
 #endif
 #include "fakedev.h"
 
+#include "../../src/backend/comm.h"
 #include "../../src/backend/device.h"
 #include "../../src/backend/enqueue.h"
 
@@ -1553,6 +1554,11 @@ static grError_t fake_exec_lower(const char *call, const gr_plan *p, int device,
     for (uint32_t i = 0; i < p->nnodes; i++)
         if (p->nodes[i].type == grGraphNodeTypeKernel && p->nodes[i].krun == GR_KRUN_COOP)
             ENTER(call, "lower_cooperative_node");
+    /* Where the CUDA kind captures a collective's NCCL call into a child
+     * graph node (the plan then runs the stand-in's copy). */
+    for (uint32_t i = 0; i < p->nnodes; i++)
+        if (p->nodes[i].type == grGraphNodeTypeCollective)
+            ENTER(call, "lower_collective_node");
     struct gr_dev_exec *gx = gr__calloc(1, sizeof *gx);
     if (!gx)
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
@@ -1699,12 +1705,66 @@ static grError_t fake_exec_sync_range(const char *call, struct gr_dev_exec *gx, 
                                       uint32_t from, uint32_t to, const uint8_t *only)
 {
     (void)gx;
-    (void)p;
-    (void)from;
-    (void)to;
-    (void)only;
     ENTER(call, "exec_sync_range");
+    /* Where the CUDA kind captures a changed collective again. */
+    for (uint32_t i = from; i < to; i++)
+        if ((!only || only[i]) && p->nodes[i].type == grGraphNodeTypeCollective)
+            ENTER(call, "exec_sync_collective");
     return grSuccess;
+}
+
+static grError_t fake_exec_set_coll(const char *call, struct gr_dev_exec *gx, uint32_t i,
+                                    const grCollectiveNodeParams *p)
+{
+    (void)gx;
+    (void)i;
+    (void)p;
+    ENTER(call, "exec_set_coll");
+    return grSuccess;
+}
+
+/* ------------------------------------------------------------ collectives */
+
+/* The stand-in NCCL: communicators of one rank, whose collectives are the
+ * one-rank communicator's local copies (backend/comm.c), run in stream
+ * order on the fake stream's CPU stream. A group of several devices is
+ * refused: a local copy cannot stand for a real exchange. */
+static int comm_token; /* what a fake communicator's handle points to */
+
+static grError_t fake_comm_init(const char *call, int n, const int *devices, void **out)
+{
+    (void)devices;
+    ENTER(call, "comm_init");
+    if (n != 1)
+        return gr__fail(grErrorNotSupported,
+                        "%s: the fake device's stand-in NCCL makes communicators of one GPU only (%d asked)",
+                        call, n);
+    out[0] = &comm_token;
+    return grSuccess;
+}
+
+static void fake_comm_free(int device, void *comm)
+{
+    (void)device;
+    (void)comm;
+    (void)enter(NULL, "comm_free");
+}
+
+static void run_coll(void *data)
+{
+    grCollectiveNodeParams *p = data;
+    gr__coll_run_once(p);
+    gr__comm_release(p->comm);
+}
+
+static grError_t fake_coll_launch(const char *call, gr_stream *s, const grCollectiveNodeParams *p)
+{
+    ENTER(call, "coll_launch");
+    gr__comm_retain(p->comm);
+    grError_t err = gr__stream_enqueue_call(call, cpu_of(s), run_coll, p, sizeof *p);
+    if (err)
+        gr__comm_release(p->comm);
+    return err;
 }
 
 /* ------------------------------------------------------------------ table */
@@ -1798,6 +1858,10 @@ static const gr_device_ops fake_kind = {
     .exec_check_kernel = fake_exec_check_kernel,
     .exec_check_event = fake_exec_check_event,
     .exec_sync_range = fake_exec_sync_range,
+    .exec_set_coll = fake_exec_set_coll,
+    .comm_init = fake_comm_init,
+    .comm_free = fake_comm_free,
+    .coll_launch = fake_coll_launch,
 };
 
 /* Offers the fake kind before main, so before any question about devices;

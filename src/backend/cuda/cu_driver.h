@@ -400,7 +400,24 @@ typedef CUresult (*gr_cuGetProcAddress_v1)(const char *symbol, void **pfn, int c
  */
 #define GR_CU_OPT_FUNCTIONS(X)                                                                         \
     X(cuOccupancyMaxActiveClusters, (int *numClusters, CUfunction func, const CUlaunchConfig *config)) \
-    X(cuOccupancyMaxPotentialClusterSize, (int *clusterSize, CUfunction func, const CUlaunchConfig *config))
+    X(cuOccupancyMaxPotentialClusterSize, (int *clusterSize, CUfunction func, const CUlaunchConfig *config)) \
+    GR_CU_CAPTURE_FUNCTIONS(X)
+
+/* Stream capture and child graph nodes: what a collective node's lowering
+ * uses (nccl.c captures the NCCL call into a graph that becomes a child
+ * graph node). cuStreamBeginCapture at GR_CU_ABI_VERSION is the _v2 form,
+ * with a capture mode. */
+enum {
+    CU_STREAM_CAPTURE_MODE_GLOBAL = 0,
+    CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1,
+    CU_STREAM_CAPTURE_MODE_RELAXED = 2
+};
+#define GR_CU_CAPTURE_FUNCTIONS(X)                                                                   \
+    X(cuStreamBeginCapture, (CUstream hStream, int mode))                                            \
+    X(cuStreamEndCapture, (CUstream hStream, CUgraph * phGraph))                                     \
+    X(cuGraphAddChildGraphNode, (CUgraphNode * phGraphNode, CUgraph hGraph,                          \
+                                 const CUgraphNode *dependencies, size_t numDependencies, CUgraph childGraph)) \
+    X(cuGraphExecChildGraphNodeSetParams, (CUgraphExec hGraphExec, CUgraphNode hNode, CUgraph childGraph))
 
 /*
  * The managed-memory hints with a CUmemLocation (CUDA 12.2's cuMemAdvise_v2

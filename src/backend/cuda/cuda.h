@@ -279,4 +279,18 @@ grError_t gr__cuda_occupancy_smem(const char *call, grKernel_t k, int device, in
 grError_t gr__cuda_occupancy_clusters(const char *call, grKernel_t k, int device, const grLaunchConfig_t *cfg,
                                       bool potential, int *out);
 
+/* ------------------------------------------------------------ collectives */
+
+/* NCCL (nccl.c, loaded on first use): ncclCommInitAll over the GPUs
+ * devices[0..ndev) (distinct, checked), rank i's ncclComm_t into out[i];
+ * grErrorNotSupported where NCCL is not found. */
+grError_t gr__cuda_comm_init(const char *call, int ndev, const int *devices, void **out);
+/* ncclCommDestroy of a communicator of GPU 'device'. */
+void gr__cuda_comm_free(int device, void *comm);
+/* p's NCCL call (checked; its communicator of s's device) on s. */
+grError_t gr__cuda_coll_launch(const char *call, gr_stream *s, const grCollectiveNodeParams *p);
+/* The exec setter of a collective node (graph_int.h's gr__cuda_coll_set). */
+grError_t gr__cuda_exec_set_coll(const char *call, struct gr_dev_exec *gx, uint32_t i,
+                                 const grCollectiveNodeParams *p);
+
 #endif /* GR_CUDA_H */

@@ -249,6 +249,8 @@ static grError_t add_node(const char *call, struct gr_dev_exec *gx, const gr_pno
     }
     case grGraphNodeTypeConditional:
         return add_cond(call, gx, pn, out, deps, ndeps);
+    case grGraphNodeTypeCollective: /* its NCCL call, captured (nccl.c) */
+        return gr__cuda_coll_add(call, gx, pn, out, deps, ndeps);
     default:
         /* Empty nodes, the 'enter' and 'leave' nodes of child graphs, and
          * graph memory's allocation and free nodes: the exec layer maps an
@@ -455,6 +457,7 @@ void gr__cuda_host_release(struct gr_dev_exec *gx)
     gx->stale = NULL;
     gx->nnodes = 0;
     gx->disabled_once = false;
+    gx->has_coll = false;
 }
 
 void gr__cuda_exec_free(struct gr_dev_exec *gx)
@@ -728,6 +731,8 @@ static grError_t sync_node(const char *call, struct gr_dev_exec *gx, const gr_pn
     case grGraphNodeTypeEventRecord:
     case grGraphNodeTypeWaitEvent:
         return set_event(call, gx, i, pn->type == grGraphNodeTypeEventRecord, pn->u.event);
+    case grGraphNodeTypeCollective:
+        return gr__cuda_coll_sync(call, gx, pn);
     default:
         return grSuccess;
     }
@@ -989,7 +994,7 @@ static grError_t sync_range(const char *call, struct gr_dev_exec *gx, const gr_p
     for (uint32_t i = from; i < to; i++)
         changed += !only || only[i];
     /* The whole-graph path would have to write the bodies' nodes too. */
-    if (!gx->disabled_once && !gx->cond && changed >= GR_CUDA_WHOLE_UPDATE_MIN &&
+    if (!gx->disabled_once && !gx->has_coll && !gx->cond && changed >= GR_CUDA_WHOLE_UPDATE_MIN &&
         (uint64_t)changed * GR_CUDA_WHOLE_UPDATE_SHARE >= gx->nnodes)
         return sync_whole(call, gx, p, from, to, only);
     grError_t err = grSuccess;

@@ -24,6 +24,10 @@ struct gr_dev_exec {
     uint8_t *stale;     /* per plan node: the driver's graph lacks what an exec setter wrote */
     uint32_t nnodes;
     bool disabled_once;
+    /* A collective node was lowered: its child graph (nccl.c) can be
+     * changed only through the executable, so updates keep to the exec
+     * setters, as with disabled_once. */
+    bool has_coll;
     struct gr_cuda_conds *cond; /* NULL without conditional nodes */
     /* The stream of the latest launch (retained), behind which every
      * launch of the executable is over once its own is (CUDA orders the
@@ -95,5 +99,19 @@ void gr__cuda_share_let_go(struct gr_dev_exec *gx);
 /* A view's destruction: leaves the shared record, which is parked (kept
  * for a later executable of its shape) when it was the last view. */
 void gr__cuda_share_drop(struct gr_dev_exec *gx);
+
+/* ---- nccl.c */
+
+/* Lowers collective plan node pn into gx's graph after 'deps': its NCCL
+ * call captured into a child graph node (*out). */
+grError_t gr__cuda_coll_add(const char *call, struct gr_dev_exec *gx, const gr_pnode *pn, CUgraphNode *out,
+                            const CUgraphNode *deps, size_t ndeps);
+
+/* Captures p's NCCL call again and gives it to gx's executable at plan
+ * node i (a collective node); refused changes nothing. */
+grError_t gr__cuda_coll_set(const char *call, struct gr_dev_exec *gx, uint32_t i,
+                            const grCollectiveNodeParams *p);
+/* gr__cuda_coll_set of collective plan node pn with its parameters. */
+grError_t gr__cuda_coll_sync(const char *call, struct gr_dev_exec *gx, const gr_pnode *pn);
 
 #endif /* GR_CUDA_GRAPH_INT_H */

@@ -103,5 +103,10 @@ const gr_device_ops gr__cuda_kind = {
     .exec_set_enabled = gr__cuda_exec_set_enabled,
     .exec_check_kernel = gr__cuda_exec_check_kernel,
     .exec_check_event = gr__cuda_exec_check_event,
+    .exec_set_coll = gr__cuda_exec_set_coll,
     .exec_sync_range = gr__cuda_exec_sync_range,
+
+    .comm_init = gr__cuda_comm_init,
+    .comm_free = gr__cuda_comm_free,
+    .coll_launch = gr__cuda_coll_launch,
 };

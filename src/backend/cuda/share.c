@@ -117,13 +117,15 @@ static bool share_on(void)
 
 bool gr__cuda_share_eligible(const gr_plan *p, unsigned long long flags)
 {
-    /* An upload at instantiation and conditional nodes (their handles
-     * are the executable's own) keep to a driver executable of their
-     * own. */
+    /* An upload at instantiation, conditional nodes (their handles are
+     * the executable's own) and collective nodes (their captured NCCL
+     * calls change through the executable only) keep to a driver
+     * executable of their own. */
     if ((flags & grGraphInstantiateFlagUpload) || !share_on())
         return false;
     for (uint32_t i = 0; i + 1 < p->nnodes; i++)
-        if (p->nodes[i].type == grGraphNodeTypeConditional || !p->nodes[i].enabled)
+        if (p->nodes[i].type == grGraphNodeTypeConditional || p->nodes[i].type == grGraphNodeTypeCollective ||
+            !p->nodes[i].enabled)
             return false;
     return true;
 }

@@ -1,0 +1,272 @@
+/*
+ * nccl.c - collectives on GPUs (docs/collectives.md): NCCL, loaded at run
+ * time as the driver is (dlopen("libnccl.so.2"), or GRAPHRT_NCCL's path;
+ * every function of cu_nccl.h by dlsym, once per process), behind the
+ * device table's comm_init, comm_free and coll_launch; and the lowering of
+ * a collective node into a GPU's graph: the NCCL call captured on a
+ * stream of its own into a CUgraph (cuStreamBeginCapture in relaxed mode,
+ * so that NCCL's own set-up calls made during the capture are allowed, as
+ * NCCL expects under capture), added as a child graph node, and captured
+ * again for the exec setter and grGraphExecUpdate, which give the node
+ * the new graph (cuGraphExecChildGraphNodeSetParams).
+ *
+ * Invariants: a communicator of the kind is an ncclComm_t made by
+ * ncclCommInitAll on the GPU of its graphrt communicator; the table 'nc'
+ * is filled whole or left empty (its absence sentence says why) before
+ * any use, under pthread_once.
+ */
+#include "cu_nccl.h"
+#include "graph_int.h"
+#include "../comm.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static gr_nccl_table nc;
+static pthread_once_t nccl_once = PTHREAD_ONCE_INIT;
+static char nccl_absence[256] = "NCCL (libnccl.so.2) not found";
+
+static const struct {
+    const char *name;
+    size_t offset;
+} nccl_entry_points[] = {
+#define GR_NCCL_ENTRY(name, params) {#name, offsetof(gr_nccl_table, name)},
+    GR_NCCL_FUNCTIONS(GR_NCCL_ENTRY)
+#undef GR_NCCL_ENTRY
+        {"ncclGetErrorString", offsetof(gr_nccl_table, ncclGetErrorString)},
+};
+
+static void nccl_load(void)
+{
+    const char *path = getenv("GRAPHRT_NCCL");
+    if (path == NULL || *path == '\0')
+        path = "libnccl.so.2";
+    void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        const char *why = dlerror();
+        snprintf(nccl_absence, sizeof nccl_absence, "NCCL (%s) not found: %s", path, why ? why : "dlopen failed");
+        return;
+    }
+    gr_nccl_table t;
+    memset(&t, 0, sizeof t);
+    for (size_t i = 0; i < sizeof nccl_entry_points / sizeof nccl_entry_points[0]; i++) {
+        void *f = dlsym(lib, nccl_entry_points[i].name);
+        if (!f) {
+            snprintf(nccl_absence, sizeof nccl_absence, "NCCL (%s) lacks %s: an NCCL older than 2.7", path,
+                     nccl_entry_points[i].name);
+            dlclose(lib);
+            return;
+        }
+        memcpy((char *)&t + nccl_entry_points[i].offset, &f, sizeof f);
+    }
+    nc = t; /* the library stays loaded for the process's life */
+}
+
+/* NCCL's table, loaded on first use, or a failure naming 'call'. */
+static grError_t nccl_ready(const char *call)
+{
+    pthread_once(&nccl_once, nccl_load);
+    if (nc.ncclAllReduce == NULL)
+        return gr__fail(grErrorNotSupported, "%s: %s; collectives on GPUs need NCCL 2", call, nccl_absence);
+    return grSuccess;
+}
+
+/* The graphrt error matching an ncclResult_t. */
+static grError_t nccl_error(ncclResult_t r)
+{
+    switch (r) {
+    case ncclSuccess:
+        return grSuccess;
+    case ncclInvalidArgument:
+    case ncclInvalidUsage:
+        return grErrorInvalidValue;
+    case ncclUnhandledCudaError:
+        return grErrorLaunchFailure;
+    case ncclSystemError:
+    case ncclInternalError:
+    case ncclRemoteError:
+    case ncclInProgress:
+        return grErrorUnknown;
+    }
+    return grErrorUnknown;
+}
+
+static grError_t nccl_fail(const char *call, int device, const char *what, ncclResult_t r)
+{
+    int v = 0;
+    nc.ncclGetVersion(&v);
+    return gr__fail(nccl_error(r), "%s: %s failed on device %d with NCCL error %d (%s; NCCL %d)", call, what,
+                    device, (int)r, nc.ncclGetErrorString(r), v);
+}
+
+grError_t gr__cuda_comm_init(const char *call, int ndev, const int *devices, void **out)
+{
+    grError_t err = nccl_ready(call);
+    if (err)
+        return err;
+    int ordinals[GR_MAX_GPUS];
+    ncclComm_t comms[GR_MAX_GPUS];
+    for (int i = 0; i < ndev; i++) {
+        /* NCCL's runtime calls use the primary context graphrt uses. */
+        CUresult r = gr__cuda_enter(devices[i]);
+        if (r != CUDA_SUCCESS)
+            return gr__cu_fail(call, devices[i], "making the primary context current", r);
+        ordinals[i] = (int)gr__gpus[devices[i] - 1].dev;
+    }
+    ncclResult_t r = nc.ncclCommInitAll(comms, ndev, ordinals);
+    if (r != ncclSuccess) {
+        grError_t e = nccl_fail(call, devices[0], "ncclCommInitAll", r);
+        return e == grErrorUnknown ? grErrorInitializationError : e;
+    }
+    for (int i = 0; i < ndev; i++)
+        out[i] = comms[i];
+    return grSuccess;
+}
+
+void gr__cuda_comm_free(int device, void *comm)
+{
+    /* Waits for the communicator's work, as ncclCommDestroy does. */
+    if (gr__cuda_enter(device) == CUDA_SUCCESS)
+        (void)nc.ncclCommDestroy((ncclComm_t)comm);
+}
+
+/* p's NCCL call on stream cu. */
+static ncclResult_t nccl_call(const grCollectiveNodeParams *p, CUstream cu)
+{
+    ncclComm_t c = (ncclComm_t)p->comm->dev;
+    int t = (int)p->datatype, op = (int)p->redop;
+    switch (p->op) {
+    case grCollAllReduce:
+        return nc.ncclAllReduce(p->sendbuff, p->recvbuff, p->count, t, op, c, cu);
+    case grCollBroadcast:
+        return nc.ncclBroadcast(p->sendbuff, p->recvbuff, p->count, t, p->root, c, cu);
+    case grCollReduce:
+        return nc.ncclReduce(p->sendbuff, p->recvbuff, p->count, t, op, p->root, c, cu);
+    case grCollAllGather:
+        return nc.ncclAllGather(p->sendbuff, p->recvbuff, p->count, t, c, cu);
+    case grCollReduceScatter:
+        return nc.ncclReduceScatter(p->sendbuff, p->recvbuff, p->count, t, op, c, cu);
+    case grCollSend:
+        return nc.ncclSend(p->sendbuff, p->count, t, p->root, c, cu);
+    case grCollRecv:
+        return nc.ncclRecv(p->recvbuff, p->count, t, p->root, c, cu);
+    case grCollOpCount:
+        break;
+    }
+    return ncclInvalidArgument;
+}
+
+static const char *nccl_name(grCollectiveOp op)
+{
+    static const char *const names[grCollOpCount] = {"ncclAllReduce", "ncclBroadcast",     "ncclReduce",
+                                                      "ncclAllGather", "ncclReduceScatter", "ncclSend",
+                                                      "ncclRecv"};
+    return (unsigned)op < grCollOpCount ? names[op] : "an NCCL call";
+}
+
+grError_t gr__cuda_coll_launch(const char *call, gr_stream *s, const grCollectiveNodeParams *p)
+{
+    grError_t err = nccl_ready(call);
+    if (err)
+        return err;
+    CUresult cr = gr__cuda_enter_stream(s);
+    if (cr != CUDA_SUCCESS)
+        return gr__cu_fail(call, s->device, "making the primary context current", cr);
+    ncclResult_t r = nccl_call(p, gr__cuda_stream(s)->cu);
+    return r == ncclSuccess ? grSuccess : nccl_fail(call, s->device, nccl_name(p->op), r);
+}
+
+/* p's NCCL call captured into a new graph (*out, the caller's), on a
+ * stream of device's own made for the capture: nothing else is captured
+ * with it. The device's context is current (the caller entered it). */
+static grError_t capture(const char *call, int device, const grCollectiveNodeParams *p, CUgraph *out)
+{
+    grError_t err = nccl_ready(call);
+    if (err)
+        return err;
+    if (!gr_cu.cuStreamBeginCapture || !gr_cu.cuStreamEndCapture || !gr_cu.cuGraphAddChildGraphNode ||
+        !gr_cu.cuGraphExecChildGraphNodeSetParams)
+        return gr__fail(grErrorCallRequiresNewerDriver,
+                        "%s: the driver lacks stream capture or child graph nodes, which a collective node "
+                        "on device %d needs",
+                        call, device);
+    CUstream cs = NULL;
+    CUresult r = gr_cu.cuStreamCreateWithPriority(&cs, CU_STREAM_NON_BLOCKING, 0);
+    if (r != CUDA_SUCCESS)
+        return gr__cu_fail(call, device, "creating the stream that captures an NCCL call", r);
+    *out = NULL;
+    r = gr_cu.cuStreamBeginCapture(cs, CU_STREAM_CAPTURE_MODE_RELAXED);
+    if (r != CUDA_SUCCESS) {
+        gr_cu.cuStreamDestroy(cs);
+        return gr__cu_fail(call, device, "cuStreamBeginCapture", r);
+    }
+    ncclResult_t nr = nccl_call(p, cs);
+    /* The capture ends even where NCCL failed, so that the stream can go. */
+    r = gr_cu.cuStreamEndCapture(cs, out);
+    gr_cu.cuStreamDestroy(cs);
+    if (nr != ncclSuccess) {
+        if (r == CUDA_SUCCESS && *out)
+            gr_cu.cuGraphDestroy(*out);
+        *out = NULL;
+        char what[64];
+        snprintf(what, sizeof what, "%s (captured)", nccl_name(p->op));
+        return nccl_fail(call, device, what, nr);
+    }
+    if (r != CUDA_SUCCESS)
+        return gr__cu_fail(call, device, "cuStreamEndCapture of an NCCL call", r);
+    return grSuccess;
+}
+
+grError_t gr__cuda_coll_add(const char *call, struct gr_dev_exec *gx, const gr_pnode *pn, CUgraphNode *out,
+                            const CUgraphNode *deps, size_t ndeps)
+{
+    CUgraph child = NULL;
+    grError_t err = capture(call, gx->device, &pn->u.coll->p, &child);
+    if (err)
+        return err;
+    /* The node holds a copy of the captured graph. */
+    CUresult r = gr_cu.cuGraphAddChildGraphNode(out, gx->graph, deps, ndeps, child);
+    gr_cu.cuGraphDestroy(child);
+    if (r != CUDA_SUCCESS)
+        return gr__cu_fail(call, gx->device, "adding a collective's captured NCCL call as a child graph node",
+                           r);
+    gx->has_coll = true;
+    return grSuccess;
+}
+
+grError_t gr__cuda_coll_set(const char *call, struct gr_dev_exec *gx, uint32_t i, const grCollectiveNodeParams *p)
+{
+    CUresult r = gr__cuda_enter(gx->device);
+    if (r != CUDA_SUCCESS)
+        return gr__cu_fail(call, gx->device, "making the primary context current", r);
+    CUgraph child = NULL;
+    grError_t err = capture(call, gx->device, p, &child);
+    if (err)
+        return err;
+    r = gr_cu.cuGraphExecChildGraphNodeSetParams(gx->exec, gx->nodes[i], child);
+    gr_cu.cuGraphDestroy(child);
+    if (r != CUDA_SUCCESS)
+        return gr__fail(gr__cu_error(r),
+                        "%s: cuGraphExecChildGraphNodeSetParams of collective node %u (plan order) failed on "
+                        "device %d with %s (NCCL's new call has another shape: instantiate again)",
+                        call, i, gx->device, gr__cu_error_name(r));
+    /* The driver's graph keeps the old call: whole-graph updates are off
+     * for an executable with collectives (has_coll). */
+    gx->stale[i] = 1;
+    return grSuccess;
+}
+
+grError_t gr__cuda_exec_set_coll(const char *call, struct gr_dev_exec *gx, uint32_t i,
+                                 const grCollectiveNodeParams *p)
+{
+    return gr__cuda_coll_set(call, gx, i, p);
+}
+
+grError_t gr__cuda_coll_sync(const char *call, struct gr_dev_exec *gx, const gr_pnode *pn)
+{
+    return gr__cuda_coll_set(call, gx, pn->index, &pn->u.coll->p);
+}
