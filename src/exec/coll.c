@@ -128,8 +128,7 @@ GR_API grError_t grGraphExecCollectiveNodeSetParams(grGraphExec_t hGraphExec, gr
                         call, gr__coll_op_name(old->op), GR_PTR(old->comm), gr__coll_op_name(nodeParams->op),
                         GR_PTR(nodeParams->comm));
     /* The device first: a refusal there changes nothing. */
-    if (hGraphExec->gpu &&
-        (err = gr__devkind()->exec_set_coll(call, hGraphExec->gpu, pn->index, nodeParams)))
+    if (hGraphExec->gpu && (err = gr__devkind()->exec_set_coll(call, hGraphExec->gpu, pn->index, nodeParams)))
         return err;
     gr_coll_run fresh = {*nodeParams, NULL};
     gr__exec_write_begin(hGraphExec);

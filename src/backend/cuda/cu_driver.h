@@ -398,8 +398,8 @@ typedef CUresult (*gr_cuGetProcAddress_v1)(const char *symbol, void **pfn, int c
  * grErrorCallRequiresNewerDriver. The cluster occupancy calls (CUDA
  * 11.8).
  */
-#define GR_CU_OPT_FUNCTIONS(X)                                                                         \
-    X(cuOccupancyMaxActiveClusters, (int *numClusters, CUfunction func, const CUlaunchConfig *config)) \
+#define GR_CU_OPT_FUNCTIONS(X)                                                                               \
+    X(cuOccupancyMaxActiveClusters, (int *numClusters, CUfunction func, const CUlaunchConfig *config))       \
     X(cuOccupancyMaxPotentialClusterSize, (int *clusterSize, CUfunction func, const CUlaunchConfig *config)) \
     GR_CU_CAPTURE_FUNCTIONS(X)
 
@@ -412,11 +412,11 @@ enum {
     CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1,
     CU_STREAM_CAPTURE_MODE_RELAXED = 2
 };
-#define GR_CU_CAPTURE_FUNCTIONS(X)                                                                   \
-    X(cuStreamBeginCapture, (CUstream hStream, int mode))                                            \
-    X(cuStreamEndCapture, (CUstream hStream, CUgraph * phGraph))                                     \
-    X(cuGraphAddChildGraphNode, (CUgraphNode * phGraphNode, CUgraph hGraph,                          \
-                                 const CUgraphNode *dependencies, size_t numDependencies, CUgraph childGraph)) \
+#define GR_CU_CAPTURE_FUNCTIONS(X)                                                                           \
+    X(cuStreamBeginCapture, (CUstream hStream, int mode))                                                    \
+    X(cuStreamEndCapture, (CUstream hStream, CUgraph * phGraph))                                             \
+    X(cuGraphAddChildGraphNode, (CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, \
+                                 size_t numDependencies, CUgraph childGraph))                                \
     X(cuGraphExecChildGraphNodeSetParams, (CUgraphExec hGraphExec, CUgraphNode hNode, CUgraph childGraph))
 
 /*

@@ -35,29 +35,29 @@ typedef int ncclDataType_t;
 typedef int ncclRedOp_t;
 
 /* Every function graphrt resolves: its name and parameters, NCCL's. */
-#define GR_NCCL_FUNCTIONS(X)                                                                               \
-    X(ncclGetVersion, (int *version))                                                                      \
-    X(ncclGetUniqueId, (ncclUniqueId * uniqueId))                                                          \
-    X(ncclCommInitRank, (ncclComm_t * comm, int nranks, ncclUniqueId commId, int rank))                    \
-    X(ncclCommInitAll, (ncclComm_t * comm, int ndev, const int *devlist))                                  \
-    X(ncclCommDestroy, (ncclComm_t comm))                                                                  \
-    X(ncclCommCount, (const ncclComm_t comm, int *count))                                                  \
-    X(ncclCommUserRank, (const ncclComm_t comm, int *rank))                                                \
-    X(ncclAllReduce, (const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype,         \
-                      ncclRedOp_t op, ncclComm_t comm, CUstream stream))                                   \
-    X(ncclBroadcast, (const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype,         \
-                      int root, ncclComm_t comm, CUstream stream))                                         \
-    X(ncclReduce, (const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype,            \
-                   ncclRedOp_t op, int root, ncclComm_t comm, CUstream stream))                            \
-    X(ncclAllGather, (const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype,     \
-                      ncclComm_t comm, CUstream stream))                                                   \
-    X(ncclReduceScatter, (const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, \
-                          ncclRedOp_t op, ncclComm_t comm, CUstream stream))                               \
-    X(ncclSend, (const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm,   \
-                 CUstream stream))                                                                         \
-    X(ncclRecv, (void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm,         \
-                 CUstream stream))                                                                         \
-    X(ncclGroupStart, (void))                                                                              \
+#define GR_NCCL_FUNCTIONS(X)                                                                                 \
+    X(ncclGetVersion, (int *version))                                                                        \
+    X(ncclGetUniqueId, (ncclUniqueId * uniqueId))                                                            \
+    X(ncclCommInitRank, (ncclComm_t * comm, int nranks, ncclUniqueId commId, int rank))                      \
+    X(ncclCommInitAll, (ncclComm_t * comm, int ndev, const int *devlist))                                    \
+    X(ncclCommDestroy, (ncclComm_t comm))                                                                    \
+    X(ncclCommCount, (const ncclComm_t comm, int *count))                                                    \
+    X(ncclCommUserRank, (const ncclComm_t comm, int *rank))                                                  \
+    X(ncclAllReduce, (const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype,           \
+                      ncclRedOp_t op, ncclComm_t comm, CUstream stream))                                     \
+    X(ncclBroadcast, (const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, \
+                      ncclComm_t comm, CUstream stream))                                                     \
+    X(ncclReduce, (const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype,              \
+                   ncclRedOp_t op, int root, ncclComm_t comm, CUstream stream))                              \
+    X(ncclAllGather, (const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype,       \
+                      ncclComm_t comm, CUstream stream))                                                     \
+    X(ncclReduceScatter, (const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype,   \
+                          ncclRedOp_t op, ncclComm_t comm, CUstream stream))                                 \
+    X(ncclSend, (const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm,     \
+                 CUstream stream))                                                                           \
+    X(ncclRecv,                                                                                              \
+      (void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, CUstream stream))   \
+    X(ncclGroupStart, (void))                                                                                \
     X(ncclGroupEnd, (void))
 
 typedef struct gr_nccl_table {

@@ -48,7 +48,8 @@ static void nccl_load(void)
     void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
         const char *why = dlerror();
-        snprintf(nccl_absence, sizeof nccl_absence, "NCCL (%s) not found: %s", path, why ? why : "dlopen failed");
+        snprintf(nccl_absence, sizeof nccl_absence, "NCCL (%s) not found: %s", path,
+                 why ? why : "dlopen failed");
         return;
     }
     gr_nccl_table t;
@@ -163,8 +164,8 @@ static ncclResult_t nccl_call(const grCollectiveNodeParams *p, CUstream cu)
 static const char *nccl_name(grCollectiveOp op)
 {
     static const char *const names[grCollOpCount] = {"ncclAllReduce", "ncclBroadcast",     "ncclReduce",
-                                                      "ncclAllGather", "ncclReduceScatter", "ncclSend",
-                                                      "ncclRecv"};
+                                                     "ncclAllGather", "ncclReduceScatter", "ncclSend",
+                                                     "ncclRecv"};
     return (unsigned)op < grCollOpCount ? names[op] : "an NCCL call";
 }
 
@@ -238,7 +239,8 @@ grError_t gr__cuda_coll_add(const char *call, struct gr_dev_exec *gx, const gr_p
     return grSuccess;
 }
 
-grError_t gr__cuda_coll_set(const char *call, struct gr_dev_exec *gx, uint32_t i, const grCollectiveNodeParams *p)
+grError_t gr__cuda_coll_set(const char *call, struct gr_dev_exec *gx, uint32_t i,
+                            const grCollectiveNodeParams *p)
 {
     CUresult r = gr__cuda_enter(gx->device);
     if (r != CUDA_SUCCESS)
