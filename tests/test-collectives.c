@@ -768,6 +768,9 @@ GR_TEST(gpu_collective_nodes_lower_replay_set_and_update)
     CHECK_OK(grGraphLaunch(e, s));
     CHECK_OK(grStreamSynchronize(s));
     CHECK_EQ(b[7], 7);
+    /* An update that changes nothing captures nothing again. */
+    CHECK_OK(grGraphExecUpdate(e, g2, &info));
+    CHECK_EQ(gr_fakedev_calls("exec_sync_collective"), 1u);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grGraphDestroy(g2));

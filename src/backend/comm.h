@@ -4,7 +4,12 @@
  * communicator that needs no MPI (its collectives are local copies,
  * comm.c), and MPI's (comm_mpi.c, built only with MPI: the only file of
  * graphrt that includes mpi.h). The layers above never see MPI: they
- * hold a grComm_t and a gr_coll_run, and call the functions below.
+ * hold a grComm_t and a gr_coll_run, and call the functions below. A
+ * GPU's communicator (grCommInitDevices) holds the device kind's handle
+ * (NCCL's, backend/cuda/nccl.c), reached through the device table only;
+ * its collectives are the kind's (an eager call, a node lowered into the
+ * GPU's graph), never gr__coll_run's, but on the fake device, whose
+ * stand-in runs the one-rank copies here.
  *
  * Contract:
  *   - a gr_coll_run is one collective node of a plan: its parameters
