@@ -497,9 +497,10 @@ static bool params_differ(const gr_pnode *pn, grGraphNode_t gn)
         return pn->u.event != gn->p.event;
     case grGraphNodeTypeConditional: /* its bodies were compiled again: applied whole */
         return true;
+    case grGraphNodeTypeBatchMemOp: /* the same count, checked */
+        return memcmp(pn->u.memop.ops, gn->p.memop.ops, gn->p.memop.count * sizeof *gn->p.memop.ops) != 0;
     case grGraphNodeTypeEmpty:
     case grGraphNodeTypeGraph:
-    case grGraphNodeTypeBatchMemOp: /* CPU only */
     case grGraphNodeTypeCollective: /* CPU only */
     case grGraphNodeTypeMemAlloc:
     case grGraphNodeTypeMemFree:
