@@ -297,8 +297,10 @@ GR_API grError_t grGraphExecMemcpyNodeSetParams(grGraphExec_t hGraphExec, grGrap
  * with. Errors: grErrorInvalidValue (hGraphExec not live; node not a batch
  * memory operation node of the graph it was instantiated from, or a
  * node of a child graph; a different count or operation type; what
- * grGraphAddBatchMemOpNode refuses), grErrorNotSupported (as there; an
- * executable instantiated on a GPU). Thread safety: any thread; launches
+ * grGraphAddBatchMemOpNode refuses; on a GPU, a word that is not the
+ * GPU's memory or pinned or registered host memory), grErrorNotSupported
+ * (as there), and on a GPU the driver's cuGraphExecBatchMemOpNodeSetParams
+ * errors, which change nothing. Thread safety: any thread; launches
  * of the executable are ordered around the change (as the other
  * grGraphExec*SetParams). Mirrors the driver's
  * cuGraphExecBatchMemOpNodeSetParams. */
