@@ -243,6 +243,15 @@ GR_TEST(gpu_memop_nodes_take_only_words_the_gpu_reaches)
     CHECK_OK(grFree(cpu));
 }
 
+GR_TEST(gpu_memop_word_is_checked_before_any_gpu_context_exists)
+{
+    static uint32_t pageable;
+    tl_use_gpu_or_skip();
+    /* Nothing has started a GPU in this test's process: the check must
+     * not wait for a context to exist. */
+    check_word_refused(&pageable, "neither pinned nor registered");
+}
+
 GR_TEST(fake_device_lowers_sets_and_updates_memop_nodes)
 {
     uint32_t *d = NULL, *out = NULL;

@@ -11,8 +11,10 @@
  * host memory only (check_memops).
  *
  * Only graphrt's own allocations are known (the memory layer's tracker);
- * the checks run only once a GPU context exists, since no GPU memory can
- * exist before, so CPU-only programs pay one load per call.
+ * on the CPU device the checks run only once a GPU context exists, since
+ * no GPU memory can exist before, so CPU-only programs pay one load per
+ * call; a GPU's executable is checked always (a batch memory operation's
+ * pageable word is refused before any context exists too).
  */
 #include "exec.h"
 #include "../backend/device.h"
@@ -190,7 +192,9 @@ grError_t gr__exec_check_copy_devmem(const char *call, const char *label, const 
 grError_t gr__exec_check_memop_devmem(const char *call, const char *label, unsigned count,
                                       const grStreamBatchMemOpParams *ops, int device)
 {
-    if (GR_LIKELY(!gr__gpu_active()))
+    /* A GPU's words are checked even before any context exists: pageable
+     * memory is refused then too. */
+    if (GR_LIKELY(!gr__gpu_active()) && device == 0)
         return grSuccess;
     where w = {.label = label};
     return check_memops(call, &w, ops, count, device);
@@ -198,7 +202,7 @@ grError_t gr__exec_check_memop_devmem(const char *call, const char *label, unsig
 
 grError_t gr__exec_check_node_devmem(const char *call, const struct grGraphNode_st *gn, int device)
 {
-    if (GR_LIKELY(!gr__gpu_active()))
+    if (GR_LIKELY(!gr__gpu_active()) && device == 0)
         return grSuccess;
     where w = {.node = gn};
     switch (gn->type) {
@@ -217,7 +221,7 @@ grError_t gr__exec_check_node_devmem(const char *call, const struct grGraphNode_
 
 grError_t gr__exec_check_plan_devmem(const char *call, const gr_plan *p, int device)
 {
-    if (GR_LIKELY(!gr__gpu_active()))
+    if (GR_LIKELY(!gr__gpu_active()) && device == 0)
         return grSuccess;
     for (uint32_t i = 0; i + 1 < p->nnodes; i++) {
         const gr_pnode *pn = &p->nodes[i];
