@@ -80,11 +80,14 @@ typedef struct grGraphExecUpdateResultInfo {
  * naming the nodes; a memcpy or memset node whose range now overruns a
  * graphrt allocation, allocations having changed since the node got it; a
  * conditional handle no node uses, a node type a conditional node's body
- * may not hold), grErrorNotSupported (grGraphInstantiateFlagDeviceLaunch;
+ * may not hold; on a GPU, a batch memory operation's word that is not the
+ * GPU's memory or pinned or registered host memory:
+ * docs/stream-memops.md), grErrorNotSupported (grGraphInstantiateFlagDeviceLaunch;
  * a graph with memory allocation nodes, or with conditional nodes, of
  * which an executable exists already (CUDA 13's code for both); a body on
  * its own), grErrorCallRequiresNewerDriver (on a GPU, conditional nodes
- * with a driver older than CUDA 12.3: docs/conditional.md),
+ * with a driver older than CUDA 12.3: docs/conditional.md; batch memory
+ * operation nodes with one older than CUDA 11.7),
  * grErrorInitializationError (the runtime could not start),
  * grErrorMemoryAllocation (the plan, or the graph memory it maps). Thread
  * safety: not with other calls on the same graph, another instantiation of
@@ -297,8 +300,10 @@ GR_API grError_t grGraphExecMemcpyNodeSetParams(grGraphExec_t hGraphExec, grGrap
  * with. Errors: grErrorInvalidValue (hGraphExec not live; node not a batch
  * memory operation node of the graph it was instantiated from, or a
  * node of a child graph; a different count or operation type; what
- * grGraphAddBatchMemOpNode refuses), grErrorNotSupported (as there; an
- * executable instantiated on a GPU). Thread safety: any thread; launches
+ * grGraphAddBatchMemOpNode refuses; on a GPU, a word that is not the
+ * GPU's memory or pinned or registered host memory), grErrorNotSupported
+ * (as there), and on a GPU the driver's cuGraphExecBatchMemOpNodeSetParams
+ * errors, which change nothing. Thread safety: any thread; launches
  * of the executable are ordered around the change (as the other
  * grGraphExec*SetParams). Mirrors the driver's
  * cuGraphExecBatchMemOpNodeSetParams. */

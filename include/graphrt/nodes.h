@@ -446,7 +446,8 @@ GR_API grError_t grGraphExecMemcpyNodeSetParamsFromSymbol(grGraphExec_t hGraphEx
  * array is copied), after numDependencies nodes of pDependencies. The
  * operations are checked as grStreamBatchMemOp checks them; the node's
  * waits and writes run on the CPU as the stream's do
- * (docs/stream-memops.md says how a wait in a graph waits). Errors:
+ * (docs/stream-memops.md says how a wait in a graph waits), and in an
+ * executable of a GPU as the driver's batch memory operation node. Errors:
  * grErrorInvalidValue (pGraphNode or nodeParams NULL, count 0, and what
  * grStreamBatchMemOp refuses), grErrorNotSupported (as there),
  * grErrorMemoryAllocation, plus the graph and dependency errors. Thread

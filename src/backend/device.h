@@ -267,6 +267,11 @@ typedef struct gr_device_ops {
     grError_t (*exec_set_event)(const char *call, struct gr_dev_exec *gx, uint32_t i, bool record,
                                 grEvent_t ev);
     grError_t (*exec_set_enabled)(const char *call, struct gr_dev_exec *gx, uint32_t i, bool enabled);
+    /* A batch memory operation node's count operations, checked: the
+     * node's count and operation types, every word memory the device
+     * reaches (exec/devmem.c). */
+    grError_t (*exec_set_memop)(const char *call, struct gr_dev_exec *gx, uint32_t i, unsigned count,
+                                const grStreamBatchMemOpParams *ops);
     /* What lowering refuses of a kernel and of an event, checked by
      * grGraphExecUpdate before it changes anything. */
     grError_t (*exec_check_kernel)(const char *call, struct gr_dev_exec *gx, grKernel_t k);

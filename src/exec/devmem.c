@@ -6,11 +6,15 @@
  * argument pointing into the CPU device's memory (malloc'ed, which no GPU
  * can reach) faults on the GPU, where the error surfaces much later and
  * names nothing. Both are refused with a detail at instantiation and by
- * the setters that change addresses.
+ * the setters that change addresses. A GPU's batch memory operations
+ * reach less than its copies: the GPU's memory and pinned or registered
+ * host memory only (check_memops).
  *
  * Only graphrt's own allocations are known (the memory layer's tracker);
- * the checks run only once a GPU context exists, since no GPU memory can
- * exist before, so CPU-only programs pay one load per call.
+ * on the CPU device the checks run only once a GPU context exists, since
+ * no GPU memory can exist before, so CPU-only programs pay one load per
+ * call; a GPU's executable is checked always (a batch memory operation's
+ * pageable word is refused before any context exists too).
  */
 #include "exec.h"
 #include "../backend/device.h"
@@ -102,14 +106,68 @@ static grError_t check_copy(const char *call, const where *w, const void *dst, c
     return err || !src ? err : check_ptr(call, w, GR_DEVMEM_SRC, src, device);
 }
 
-/* A batch's words, each as a copy's destination. */
+/* Why GPU 'device''s memory operations cannot reach word p, or NULL
+ * when they can: the driver takes device memory of the GPU and host
+ * memory mapped for it (pinned or registered), never managed memory
+ * (CUDA's Stream Memory Operations section); pageable host memory is no
+ * device address at all. buf holds a formatted reason. */
+static const char *word_unreachable(const void *p, int device, char *buf, size_t n)
+{
+    int owner = GR_OWNER_CPU;
+    gr_dev_pointer info;
+    if (gr__hostreg_find(p, GR_HOSTREG_MANAGED, NULL, NULL, NULL))
+        return "managed memory (grMallocManaged), which the driver's memory operations do not take";
+    if (gr__mem_owner(p, &owner)) {
+        if (owner == device || owner == GR_OWNER_PINNED)
+            return NULL;
+        if (owner == GR_OWNER_CPU)
+            return "memory of device 0 (the CPU: pageable host memory, which no GPU reaches)";
+        snprintf(buf, n, "memory of device %d (another GPU)", owner);
+        return buf;
+    }
+    if (gr__hostreg_find(p, GR_HOSTREG_REGISTERED, NULL, NULL, NULL))
+        return NULL;
+    int d = gr__devkind()->pointer_device(p);
+    if (d == device)
+        return NULL;
+    if (d > 0) {
+        snprintf(buf, n, "memory of device %d (another GPU)", d);
+        return buf;
+    }
+    if (gr__devkind()->pointer_info(p, &info)) {
+        if (info.type == grMemoryTypeHost)
+            return NULL;
+        if (info.type == grMemoryTypeManaged)
+            return "managed memory, which the driver's memory operations do not take";
+    }
+    return "host memory that is neither pinned nor registered (pageable), which no GPU reaches";
+}
+
+/* A batch's words: on the CPU each as a copy's destination; on a GPU
+ * where its memory operations reach (word_unreachable). */
 static grError_t check_memops(const char *call, const where *w, const grStreamBatchMemOpParams *ops,
                               unsigned count, int device)
 {
     grError_t err = grSuccess;
-    for (unsigned i = 0; i < count && !err; i++)
-        if (ops[i].operation != grStreamMemOpBarrier)
-            err = check_copy(call, w, ops[i].waitValue.address, NULL, device);
+    for (unsigned i = 0; i < count && !err; i++) {
+        if (ops[i].operation == grStreamMemOpBarrier)
+            continue;
+        const void *p = ops[i].waitValue.address;
+        if (device == 0) {
+            err = check_copy(call, w, p, NULL, device);
+            continue;
+        }
+        char buf[64], label[192];
+        const char *why = word_unreachable(p, device, buf, sizeof buf);
+        if (!why)
+            continue;
+        where_text(w, label, sizeof label);
+        err = gr__fail(grErrorInvalidValue,
+                       "%s: %s: the word %p of operation %u is %s; the executable runs on device %d, whose "
+                       "memory operations take memory of device %d (grMalloc with it current), pinned host "
+                       "memory (grMallocHost) or registered host memory (grHostRegister)",
+                       call, label, p, i, why, device, device);
+    }
     return err;
 }
 
@@ -131,9 +189,20 @@ grError_t gr__exec_check_copy_devmem(const char *call, const char *label, const 
     return check_copy(call, &w, dst, src, device);
 }
 
+grError_t gr__exec_check_memop_devmem(const char *call, const char *label, unsigned count,
+                                      const grStreamBatchMemOpParams *ops, int device)
+{
+    /* A GPU's words are checked even before any context exists: pageable
+     * memory is refused then too. */
+    if (GR_LIKELY(!gr__gpu_active()) && device == 0)
+        return grSuccess;
+    where w = {.label = label};
+    return check_memops(call, &w, ops, count, device);
+}
+
 grError_t gr__exec_check_node_devmem(const char *call, const struct grGraphNode_st *gn, int device)
 {
-    if (GR_LIKELY(!gr__gpu_active()))
+    if (GR_LIKELY(!gr__gpu_active()) && device == 0)
         return grSuccess;
     where w = {.node = gn};
     switch (gn->type) {
@@ -152,7 +221,7 @@ grError_t gr__exec_check_node_devmem(const char *call, const struct grGraphNode_
 
 grError_t gr__exec_check_plan_devmem(const char *call, const gr_plan *p, int device)
 {
-    if (GR_LIKELY(!gr__gpu_active()))
+    if (GR_LIKELY(!gr__gpu_active()) && device == 0)
         return grSuccess;
     for (uint32_t i = 0; i + 1 < p->nnodes; i++) {
         const gr_pnode *pn = &p->nodes[i];

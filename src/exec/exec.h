@@ -374,6 +374,13 @@ grError_t gr__exec_check_kernel_devmem(const char *call, const char *label, grKe
                                        int device);
 grError_t gr__exec_check_copy_devmem(const char *call, const char *label, const void *dst, const void *src,
                                      int device);
+/* The words of count operations of a batch memory operation node (label
+ * names it): on the CPU device host memory, as a copy's destination; on a
+ * GPU memory the GPU's engines reach: that GPU's, or host memory pinned
+ * (grMallocHost, grHostAlloc) or registered (grHostRegister), never
+ * managed memory, which the driver's memory operations do not take. */
+grError_t gr__exec_check_memop_devmem(const char *call, const char *label, unsigned count,
+                                      const grStreamBatchMemOpParams *ops, int device);
 
 /* grGraphExecMemcpyNodeSetParams, and grGraphExecNodeSetParams' memcpy
  * member ('generic', whose flags are checked too; else c), named

@@ -249,11 +249,6 @@ static grError_t compile_plan(const char *call, struct grGraphExec_st *e, grGrap
         err = gr__exec_cond_check_graph(call, g);
     if (!err && facts->ncond)
         err = gr__exec_cond_instantiate(call, p);
-    if (!err && facts->nmemop && gr__device_current() != 0)
-        err = gr__fail(grErrorNotSupported,
-                       "%s: the graph has batch memory operation nodes, which run on the CPU device only "
-                       "(graphrt does not lower them to a GPU's graph yet)",
-                       call);
     /* On a GPU the plan is the input of the lowering (the exec layer's
      * node table and checks stay the same on every device). */
     int device = gr__device_current();

@@ -7,9 +7,12 @@
  * and the type of each operation for life; addresses, values and flags
  * change. So the plan's array is written in place and never reallocated,
  * and whether a plan node waits (the plan's order and way, see
- * exec/plan_build.c) never changes.
+ * exec/plan_build.c) never changes. On a GPU the driver's node is told
+ * first (the device's exec_set_memop), then the plan is written, so that
+ * a refusal by the driver changes nothing.
  */
 #include "exec.h"
+#include "../backend/device.h"
 
 #include <string.h>
 
@@ -49,19 +52,19 @@ GR_API grError_t grGraphExecBatchMemOpNodeSetParams(grGraphExec_t hGraphExec, gr
                         gr__memop_op_name((int)pn->u.memop.ops[bad].operation));
     /* The stored form: the caller's operations normalised (checked, so
      * only running out of memory fails). */
-    for (unsigned i = 0; i < nodeParams->count; i++)
-        if (nodeParams->paramArray[i].operation != grStreamMemOpBarrier &&
-            (err = gr__exec_check_copy_devmem(call, "the node's word",
-                                              nodeParams->paramArray[i].waitValue.address, NULL,
-                                              gr__exec_device(hGraphExec))))
-            return err;
+    if ((err = gr__exec_check_memop_devmem(call, "the node", nodeParams->count, nodeParams->paramArray,
+                                           gr__exec_device(hGraphExec))))
+        return err;
     gr_memop_params m;
     if ((err = gr__memop_params_make(call, nodeParams->count, nodeParams->paramArray, 0, &m)))
         return err;
     gr__exec_write_begin(hGraphExec);
     pn = gr__exec_pnode_current(hGraphExec, node, pn);
-    memcpy(pn->u.memop.ops, m.ops, m.count * sizeof *m.ops);
+    if (GR_UNLIKELY(hGraphExec->gpu != NULL))
+        err = gr__devkind()->exec_set_memop(call, hGraphExec->gpu, pn->index, m.count, m.ops);
+    if (!err)
+        memcpy(pn->u.memop.ops, m.ops, m.count * sizeof *m.ops);
     gr__exec_write_end(hGraphExec);
     gr__memop_params_free(&m);
-    return grSuccess;
+    return err;
 }

@@ -499,9 +499,10 @@ static bool params_differ(const gr_pnode *pn, grGraphNode_t gn)
         return true;
     case grGraphNodeTypeCollective: /* its NCCL call captured again */
         return memcmp(&pn->u.coll->p, &gn->p.coll, sizeof gn->p.coll) != 0;
+    case grGraphNodeTypeBatchMemOp: /* the same count, checked */
+        return memcmp(pn->u.memop.ops, gn->p.memop.ops, gn->p.memop.count * sizeof *gn->p.memop.ops) != 0;
     case grGraphNodeTypeEmpty:
     case grGraphNodeTypeGraph:
-    case grGraphNodeTypeBatchMemOp: /* CPU only */
     case grGraphNodeTypeMemAlloc:
     case grGraphNodeTypeMemFree:
     case grGraphNodeTypeCount:

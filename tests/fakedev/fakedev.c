@@ -1537,6 +1537,10 @@ static grError_t check_plan(const char *call, const gr_plan *p, int device)
         if (pn->type == grGraphNodeTypeMemcpy && ((err = check_address(call, i, pn->u.copy.p.dst)) ||
                                                   (err = check_address(call, i, pn->u.copy.p.src))))
             return err;
+        for (uint32_t k = 0; pn->type == grGraphNodeTypeBatchMemOp && k < pn->u.memop.count; k++)
+            if (pn->u.memop.ops[k].operation != grStreamMemOpBarrier &&
+                (err = check_address(call, i, pn->u.memop.ops[k].waitValue.address)))
+                return err;
     }
     return grSuccess;
 }
@@ -1559,6 +1563,11 @@ static grError_t fake_exec_lower(const char *call, const gr_plan *p, int device,
     for (uint32_t i = 0; i < p->nnodes; i++)
         if (p->nodes[i].type == grGraphNodeTypeCollective)
             ENTER(call, "lower_collective_node");
+    /* Where the CUDA kind adds cuGraphAddBatchMemOpNode: counted, and
+     * refused where a test makes it fail (a driver without such nodes). */
+    for (uint32_t i = 0; i < p->nnodes; i++)
+        if (p->nodes[i].type == grGraphNodeTypeBatchMemOp)
+            ENTER(call, "lower_memop_node");
     struct gr_dev_exec *gx = gr__calloc(1, sizeof *gx);
     if (!gx)
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
@@ -1670,6 +1679,22 @@ static grError_t fake_exec_set_memcpy(const char *call, struct gr_dev_exec *gx, 
 FAKE_EXEC_SET_ACCEPTED(memset, const grMemsetParams *)
 FAKE_EXEC_SET_ACCEPTED(host, const grHostNodeParams *)
 FAKE_EXEC_SET_ACCEPTED(enabled, bool)
+
+/* The operations arrive checked: the node's count and types, every word
+ * memory the device reaches (the exec layer's, exec/devmem.c); the fake
+ * device, whose memory is the host's, checks that each word is not
+ * reserved device memory without backing, as the lowering does. */
+static grError_t fake_exec_set_memop(const char *call, struct gr_dev_exec *gx, uint32_t i, unsigned count,
+                                     const grStreamBatchMemOpParams *ops)
+{
+    (void)gx;
+    ENTER(call, "exec_set_memop");
+    grError_t err = grSuccess;
+    for (unsigned k = 0; k < count && !err; k++)
+        if (ops[k].operation != grStreamMemOpBarrier)
+            err = check_address(call, i, ops[k].waitValue.address);
+    return err;
+}
 
 /* An event's device must be the executable's. */
 static grError_t event_on_exec_device(const char *call, const struct gr_dev_exec *gx, grEvent_t ev)
@@ -1855,6 +1880,7 @@ static const gr_device_ops fake_kind = {
     .exec_set_host = fake_exec_set_host,
     .exec_set_event = fake_exec_set_event,
     .exec_set_enabled = fake_exec_set_enabled,
+    .exec_set_memop = fake_exec_set_memop,
     .exec_check_kernel = fake_exec_check_kernel,
     .exec_check_event = fake_exec_check_event,
     .exec_sync_range = fake_exec_sync_range,

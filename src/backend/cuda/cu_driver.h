@@ -396,12 +396,15 @@ typedef CUresult (*gr_cuGetProcAddress_v1)(const char *symbol, void **pfn, int c
  * Entry points a driver may lack, resolved at GR_CU_ABI_VERSION and left
  * NULL where it does (loader.c); the calls that need them refuse with
  * grErrorCallRequiresNewerDriver. The cluster occupancy calls (CUDA
- * 11.8).
+ * 11.8), stream capture and child graph nodes (a collective node's
+ * lowering, below) and the batch memory operation nodes' (CUDA 11.7,
+ * cu_graph.h).
  */
 #define GR_CU_OPT_FUNCTIONS(X)                                                                               \
     X(cuOccupancyMaxActiveClusters, (int *numClusters, CUfunction func, const CUlaunchConfig *config))       \
     X(cuOccupancyMaxPotentialClusterSize, (int *clusterSize, CUfunction func, const CUlaunchConfig *config)) \
-    GR_CU_CAPTURE_FUNCTIONS(X)
+    GR_CU_CAPTURE_FUNCTIONS(X)                                                                               \
+    GR_CU_MEMOP_NODE_FUNCTIONS(X)
 
 /* Stream capture and child graph nodes: what a collective node's lowering
  * uses (nccl.c captures the NCCL call into a graph that becomes a child

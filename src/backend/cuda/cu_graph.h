@@ -66,6 +66,16 @@ typedef struct CUDA_HOST_NODE_PARAMS {
     void *userData;
 } CUDA_HOST_NODE_PARAMS;
 
+/* CUDA_BATCH_MEM_OP_NODE_PARAMS_v1, what cuGraphAddBatchMemOpNode and its
+ * setters take: the operations (copied by the driver) run in context
+ * 'ctx'; flags 0. */
+typedef struct CUDA_BATCH_MEM_OP_NODE_PARAMS {
+    CUcontext ctx;
+    unsigned int count;
+    CUstreamBatchMemOpParams *paramArray;
+    unsigned int flags;
+} CUDA_BATCH_MEM_OP_NODE_PARAMS;
+
 /* CUgraphExecUpdateResultInfo_v1 (cuGraphExecUpdate's '_v2' entry, the
  * one at the 12.0 ABI). */
 typedef struct CUgraphExecUpdateResultInfo {
@@ -188,5 +198,17 @@ typedef struct CUlaunchConfig {
                                        CUcontext ctx, unsigned int defaultLaunchValue, unsigned int flags)) \
     X(cuGraphAddNode, (CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,          \
                        const void *dependencyData, size_t numDependencies, CUgraphNodeParams *nodeParams))
+
+/* The entry points of batch memory operation nodes (CUDA 11.7: the
+ * toolkit's cudaTypedefs.h names them PFN_cuGraphAddBatchMemOpNode_v11070
+ * and so on), resolved with cu_driver.h's optional ones; a driver without
+ * them keeps its GPUs, and a graph with such nodes is refused for them
+ * (cuda/graph.c). */
+#define GR_CU_MEMOP_NODE_FUNCTIONS(X)                                                                        \
+    X(cuGraphAddBatchMemOpNode, (CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, \
+                                 size_t numDependencies, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams))   \
+    X(cuGraphBatchMemOpNodeSetParams, (CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams))  \
+    X(cuGraphExecBatchMemOpNodeSetParams,                                                                    \
+      (CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams))
 
 #endif /* GR_CU_GRAPH_H */

@@ -22,8 +22,9 @@ struct gr_dev_exec;
  * argument holding one of their graphrt handles the driver's handle).
  * Fails with grErrorInvalidValue for an event of another device,
  * grErrorInvalidDeviceFunction for a kernel without a GPU image,
- * grErrorNotSupported for conditional nodes on a driver without them, or
- * the driver's error. */
+ * grErrorNotSupported for conditional nodes on a driver without them,
+ * grErrorCallRequiresNewerDriver for batch memory operation nodes on a
+ * driver without them (before CUDA 11.7), or the driver's error. */
 grError_t gr__cuda_exec_lower(const char *call, const gr_plan *p, int device, unsigned long long flags,
                               struct gr_dev_exec **out);
 
@@ -59,6 +60,11 @@ grError_t gr__cuda_exec_set_host(const char *call, struct gr_dev_exec *gx, uint3
 grError_t gr__cuda_exec_set_event(const char *call, struct gr_dev_exec *gx, uint32_t i, bool record,
                                   grEvent_t ev);
 grError_t gr__cuda_exec_set_enabled(const char *call, struct gr_dev_exec *gx, uint32_t i, bool enabled);
+/* cuGraphExecBatchMemOpNodeSetParams with count checked operations (the
+ * node's count and types); grErrorCallRequiresNewerDriver on a driver
+ * without batch memory operation nodes. */
+grError_t gr__cuda_exec_set_memop(const char *call, struct gr_dev_exec *gx, uint32_t i, unsigned count,
+                                  const grStreamBatchMemOpParams *ops);
 
 /* What lowering refuses of a kernel (no image for gx's device) and of an
  * event (another device's): checked by grGraphExecUpdate for the new

@@ -88,4 +88,19 @@ static inline CUdeviceptr gr__cu_ptr(const void *p)
     return (CUdeviceptr)(uintptr_t)p;
 }
 
+/* Operations converted on the stack up to this many (a batch of one is
+ * the usual call), else in a heap block. */
+#if GR_KNOBS_SMALL
+#define GR_CU_MEMOPS_INLINE 1u /* a batch of two converts in a heap block */
+#else
+#define GR_CU_MEMOPS_INLINE 8u
+#endif
+
+/* count checked operations in the driver's form (memop.c), as
+ * cuStreamBatchMemOp and the batch memory operation nodes take them: inl
+ * (GR_CU_MEMOPS_INLINE elements) where they fit, else a heap block, which
+ * the caller frees when the result is not inl; NULL when out of memory. */
+CUstreamBatchMemOpParams *gr__cuda_memops_convert(const grStreamBatchMemOpParams *ops, unsigned count,
+                                                  CUstreamBatchMemOpParams *inl);
+
 #endif /* GR_CUDA_INT_H */

@@ -42,6 +42,13 @@
  * driver is given the driver's handle in its place (cond_args), at
  * lowering, in the exec setters and in updates, so the kernel's argument
  * is the handle it sets (docs/conditional.md).
+ *
+ * Batch memory operation nodes become the driver's
+ * (cuGraphAddBatchMemOpNode, CUDA 11.7), their operations converted as a
+ * stream's cuStreamBatchMemOp takes them (memop.c) and run in the GPU's
+ * primary context; the exec layer has checked that every word is memory
+ * the GPU reaches (exec/devmem.c) and that an executable's node keeps its
+ * count and the type of each operation, as the driver asks.
  */
 #include "graph_int.h"
 
@@ -191,6 +198,32 @@ static grError_t event_of(const char *call, int device, grEvent_t ev, uint32_t i
     return grSuccess;
 }
 
+/* The driver's description of a batch memory operation node of gx's
+ * device holding count checked operations: converted into inl
+ * (GR_CU_MEMOPS_INLINE elements) or a heap block, which the caller frees
+ * when d->paramArray is not inl. Refused where the driver has no such
+ * nodes (CUDA 11.7's) or out of memory. */
+static grError_t memop_desc(const char *call, const struct gr_dev_exec *gx, CUDA_BATCH_MEM_OP_NODE_PARAMS *d,
+                            unsigned count, const grStreamBatchMemOpParams *ops,
+                            CUstreamBatchMemOpParams *inl)
+{
+    if (!gr_cu.cuGraphAddBatchMemOpNode || !gr_cu.cuGraphBatchMemOpNodeSetParams ||
+        !gr_cu.cuGraphExecBatchMemOpNodeSetParams)
+        return gr__fail(grErrorCallRequiresNewerDriver,
+                        "%s: the NVIDIA driver has no batch memory operation nodes "
+                        "(cuGraphAddBatchMemOpNode and its setters, CUDA 11.7), so the graph cannot run on "
+                        "device %d; instantiate it on the CPU device (0) or use a newer driver",
+                        call, gx->device);
+    memset(d, 0, sizeof *d);
+    d->ctx = gr__cuda_context(gx->device);
+    d->count = count;
+    d->paramArray = gr__cuda_memops_convert(ops, count, inl);
+    if (!d->paramArray)
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory converting %u operations for device %d",
+                        call, count, gx->device);
+    return grSuccess;
+}
+
 static grError_t add_cond(const char *call, struct gr_dev_exec *gx, const gr_pnode *pn, CUgraphNode *out,
                           const CUgraphNode *deps, size_t ndeps);
 
@@ -251,6 +284,16 @@ static grError_t add_node(const char *call, struct gr_dev_exec *gx, const gr_pno
         return add_cond(call, gx, pn, out, deps, ndeps);
     case grGraphNodeTypeCollective: /* its NCCL call, captured (nccl.c) */
         return gr__cuda_coll_add(call, gx, pn, out, deps, ndeps);
+    case grGraphNodeTypeBatchMemOp: {
+        CUDA_BATCH_MEM_OP_NODE_PARAMS d;
+        CUstreamBatchMemOpParams inl[GR_CU_MEMOPS_INLINE];
+        if ((err = memop_desc(call, gx, &d, pn->u.memop.count, pn->u.memop.ops, inl)))
+            return err;
+        r = gr_cu.cuGraphAddBatchMemOpNode(out, gx->graph, deps, ndeps, &d);
+        if (d.paramArray != inl)
+            gr__free(d.paramArray);
+        break;
+    }
     default:
         /* Empty nodes, the 'enter' and 'leave' nodes of child graphs, and
          * graph memory's allocation and free nodes: the exec layer maps an
@@ -684,6 +727,24 @@ static grError_t set_event(const char *call, struct gr_dev_exec *gx, uint32_t i,
     return grSuccess;
 }
 
+static grError_t set_memop(const char *call, struct gr_dev_exec *gx, uint32_t i, unsigned count,
+                           const grStreamBatchMemOpParams *ops)
+{
+    CUDA_BATCH_MEM_OP_NODE_PARAMS d;
+    CUstreamBatchMemOpParams inl[GR_CU_MEMOPS_INLINE];
+    CUresult r;
+    grError_t err = memop_desc(call, gx, &d, count, ops, inl);
+    if (err)
+        return err;
+    DRIVE_EXEC(gx, r, gr_cu.cuGraphExecBatchMemOpNodeSetParams(gx->exec, gx->nodes[i], &d));
+    if (d.paramArray != inl)
+        gr__free(d.paramArray);
+    if (r != CUDA_SUCCESS)
+        return set_failed(call, gx, "cuGraphExecBatchMemOpNodeSetParams", i, r);
+    gx->stale[i] = 1;
+    return grSuccess;
+}
+
 static grError_t set_enabled(const char *call, struct gr_dev_exec *gx, uint32_t i, bool enabled)
 {
     CUresult r;
@@ -733,6 +794,8 @@ static grError_t sync_node(const char *call, struct gr_dev_exec *gx, const gr_pn
         return set_event(call, gx, i, pn->type == grGraphNodeTypeEventRecord, pn->u.event);
     case grGraphNodeTypeCollective:
         return gr__cuda_coll_sync(call, gx, pn);
+    case grGraphNodeTypeBatchMemOp:
+        return set_memop(call, gx, i, pn->u.memop.count, pn->u.memop.ops);
     default:
         return grSuccess;
     }
@@ -787,6 +850,18 @@ static grError_t graph_set_node(const char *call, struct gr_dev_exec *gx, const 
         what = record ? "cuGraphEventRecordNodeSetEvent" : "cuGraphEventWaitNodeSetEvent";
         r = record ? gr_cu.cuGraphEventRecordNodeSetEvent(node, ev)
                    : gr_cu.cuGraphEventWaitNodeSetEvent(node, ev);
+        break;
+    }
+    case grGraphNodeTypeBatchMemOp: {
+        CUDA_BATCH_MEM_OP_NODE_PARAMS d;
+        CUstreamBatchMemOpParams inl[GR_CU_MEMOPS_INLINE];
+        grError_t err = memop_desc(call, gx, &d, pn->u.memop.count, pn->u.memop.ops, inl);
+        if (err)
+            return err;
+        what = "cuGraphBatchMemOpNodeSetParams";
+        r = gr_cu.cuGraphBatchMemOpNodeSetParams(node, &d);
+        if (d.paramArray != inl)
+            gr__free(d.paramArray);
         break;
     }
     default:
@@ -1073,6 +1148,15 @@ grError_t gr__cuda_exec_set_event(const char *call, struct gr_dev_exec *gx, uint
         return err;
     struct gr_dev_exec *h = driver_begin(gx);
     err = h ? set_event(call, h, i, record, ev) : grSuccess;
+    driver_end(gx);
+    return err;
+}
+
+grError_t gr__cuda_exec_set_memop(const char *call, struct gr_dev_exec *gx, uint32_t i, unsigned count,
+                                  const grStreamBatchMemOpParams *ops)
+{
+    struct gr_dev_exec *h = driver_begin(gx);
+    grError_t err = h ? set_memop(call, h, i, count, ops) : grSuccess;
     driver_end(gx);
     return err;
 }

@@ -3,8 +3,9 @@
  * its cuGetProcAddress, every entry point of cu_driver.h by base name at
  * GR_CU_ABI_VERSION (those of conditional nodes, which a driver may lack,
  * at GR_CU_COND_ABI_VERSION; the managed-memory hints, GR_CU_MANAGED_FUNCTIONS,
- * at GR_CU_MANAGED_ABI_VERSION; the other optional ones, GR_CU_OPT_FUNCTIONS,
- * at GR_CU_ABI_VERSION), then cuInit and the device count, once per process.
+ * at GR_CU_MANAGED_ABI_VERSION; the other optional ones, GR_CU_OPT_FUNCTIONS
+ * with the batch memory operation nodes' GR_CU_MEMOP_NODE_FUNCTIONS, at
+ * GR_CU_ABI_VERSION), then cuInit and the device count, once per process.
  * Without a driver, or with GRAPHRT_CUDA=0, there are no GPUs and the
  * reason is kept for the sentences that say so.
  */

@@ -1,7 +1,9 @@
 /*
  * memop.c - stream memory operations on a GPU stream: graphrt's checked
  * operations handed to the driver's cuStreamBatchMemOp, one call per
- * batch (a single grStreamWaitValue32 is a batch of one).
+ * batch (a single grStreamWaitValue32 is a batch of one); the conversion
+ * is also what the batch memory operation nodes of a lowered graph take
+ * (graph.c).
  *
  * Invariant: graphrt's grStreamBatchMemOpParams and the driver's
  * CUstreamBatchMemOpParams agree in size and in the offsets of every
@@ -25,21 +27,12 @@ _Static_assert(offsetof(CUstreamBatchMemOpParams, waitValue.flags) ==
                    offsetof(grStreamBatchMemOpParams, waitValue.flags),
                "flags at the driver's offset");
 
-/* Operations converted on the stack up to this many (a batch of one is
- * the usual call), else in a heap block. */
-#if GR_KNOBS_SMALL
-#define GR_CU_MEMOPS_INLINE 1u /* a batch of two converts in a heap block */
-#else
-#define GR_CU_MEMOPS_INLINE 8u
-#endif
-
-grError_t gr__cuda_stream_memops(const char *call, gr_stream *s, unsigned count,
-                                 const grStreamBatchMemOpParams *ops)
+CUstreamBatchMemOpParams *gr__cuda_memops_convert(const grStreamBatchMemOpParams *ops, unsigned count,
+                                                  CUstreamBatchMemOpParams *inl)
 {
-    CUstreamBatchMemOpParams inl[GR_CU_MEMOPS_INLINE];
     CUstreamBatchMemOpParams *cu = inl;
     if (count > GR_CU_MEMOPS_INLINE && !(cu = gr__malloc(count * sizeof *cu)))
-        return gr__fail(grErrorMemoryAllocation, "%s: out of memory converting %u operations", call, count);
+        return NULL;
     for (unsigned i = 0; i < count; i++) {
         const grStreamBatchMemOpParams *op = &ops[i];
         memset(&cu[i], 0, sizeof cu[i]);
@@ -55,6 +48,16 @@ grError_t gr__cuda_stream_memops(const char *call, gr_stream *s, unsigned count,
             cu[i].waitValue.value = op->waitValue.value;
         cu[i].waitValue.flags = op->waitValue.flags;
     }
+    return cu;
+}
+
+grError_t gr__cuda_stream_memops(const char *call, gr_stream *s, unsigned count,
+                                 const grStreamBatchMemOpParams *ops)
+{
+    CUstreamBatchMemOpParams inl[GR_CU_MEMOPS_INLINE];
+    CUstreamBatchMemOpParams *cu = gr__cuda_memops_convert(ops, count, inl);
+    if (!cu)
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory converting %u operations", call, count);
     CUresult r = gr__cuda_enter_stream(s);
     if (r == CUDA_SUCCESS)
         r = gr_cu.cuStreamBatchMemOp(gr__cuda_stream(s)->cu, count, cu, 0);

@@ -101,6 +101,7 @@ const gr_device_ops gr__cuda_kind = {
     .exec_set_host = gr__cuda_exec_set_host,
     .exec_set_event = gr__cuda_exec_set_event,
     .exec_set_enabled = gr__cuda_exec_set_enabled,
+    .exec_set_memop = gr__cuda_exec_set_memop,
     .exec_check_kernel = gr__cuda_exec_check_kernel,
     .exec_check_event = gr__cuda_exec_check_event,
     .exec_set_coll = gr__cuda_exec_set_coll,

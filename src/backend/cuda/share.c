@@ -133,14 +133,17 @@ bool gr__cuda_share_eligible(const gr_plan *p, unsigned long long flags)
 /* Plan p's shape as words: per node (plan order) its kind, its number of
  * successors, their indices. The kind is the node type, and what no
  * update may change: a kernel's cooperative launch, a copy's memory types
- * and whether it is pitched. Where two plans' words are equal, the host's
- * graph (lowered from one) has the other's topology too. */
+ * and whether it is pitched, a batch memory operation node's count and
+ * operation types (one more word: the count, then the types' hash).
+ * Where two plans' words are equal, the host's graph (lowered from one)
+ * has the other's topology too. */
 static uint32_t *signature(const gr_plan *p, size_t *len)
 {
     uint32_t n = p->nnodes - 1;
     size_t m = 0;
     for (uint32_t i = 0; i < n; i++)
-        m += 2u + (p->nodes[i].succ_end - p->nodes[i].succ_begin);
+        m += 2u + (p->nodes[i].succ_end - p->nodes[i].succ_begin) +
+             (p->nodes[i].type == grGraphNodeTypeBatchMemOp);
     uint32_t *sig = gr__malloc((m ? m : 1) * sizeof *sig);
     if (!sig)
         return NULL;
@@ -154,6 +157,12 @@ static uint32_t *signature(const gr_plan *p, size_t *len)
             kind |= (uint32_t)pn->u.copy.pitched << 9 | (uint32_t)pn->u.copy.dst_device << 10 |
                     (uint32_t)pn->u.copy.src_device << 11;
         sig[m++] = kind;
+        if (pn->type == grGraphNodeTypeBatchMemOp) {
+            uint32_t h = pn->u.memop.count;
+            for (uint32_t k = 0; k < pn->u.memop.count; k++)
+                h = h * 7u + (uint32_t)pn->u.memop.ops[k].operation;
+            sig[m++] = h;
+        }
         sig[m++] = pn->succ_end - pn->succ_begin;
         for (uint32_t k = pn->succ_begin; k < pn->succ_end; k++)
             sig[m++] = p->succ[k];
