@@ -18,22 +18,6 @@
 
 #define N 64
 
-static grCollectiveNodeParams coll(grCollectiveOp op, const void *send, void *recv, size_t count,
-                                   grCommDataType t, grCommRedOp r, int root, grComm_t comm)
-{
-    grCollectiveNodeParams p;
-    memset(&p, 0, sizeof p);
-    p.op = op;
-    p.sendbuff = send;
-    p.recvbuff = recv;
-    p.count = count;
-    p.datatype = t;
-    p.redop = r;
-    p.root = root;
-    p.comm = comm;
-    return p;
-}
-
 static char *read_text(const char *path)
 {
     FILE *f = fopen(path, "r");
@@ -164,13 +148,13 @@ GR_TEST(collective_nodes_replay_every_operation)
     CHECK_OK(grCommInitSelf(&c));
     CHECK_OK(grGraphCreate(&g, 0));
     grCollectiveNodeParams p[OPS] = {
-        coll(grCollAllReduce, in[0], out[0], N, grCommFloat32, grCommSum, 0, c),
-        coll(grCollBroadcast, in[1], out[1], N, grCommFloat32, 0, 0, c),
-        coll(grCollReduce, in[2], out[2], N, grCommFloat32, grCommMin, 0, c),
-        coll(grCollAllGather, in[3], out[3], N, grCommFloat32, 0, 0, c),
-        coll(grCollReduceScatter, in[4], out[4], N, grCommFloat32, grCommAvg, 0, c),
-        coll(grCollSend, in[5], NULL, N, grCommFloat32, 0, 0, c),
-        coll(grCollRecv, NULL, out[5], N, grCommFloat32, 0, 0, c),
+        tl_coll(grCollAllReduce, in[0], out[0], N, grCommFloat32, grCommSum, 0, c),
+        tl_coll(grCollBroadcast, in[1], out[1], N, grCommFloat32, 0, 0, c),
+        tl_coll(grCollReduce, in[2], out[2], N, grCommFloat32, grCommMin, 0, c),
+        tl_coll(grCollAllGather, in[3], out[3], N, grCommFloat32, 0, 0, c),
+        tl_coll(grCollReduceScatter, in[4], out[4], N, grCommFloat32, grCommAvg, 0, c),
+        tl_coll(grCollSend, in[5], NULL, N, grCommFloat32, 0, 0, c),
+        tl_coll(grCollRecv, NULL, out[5], N, grCommFloat32, 0, 0, c),
     };
     for (int k = 0; k < OPS; k++)
         CHECK_OK(grGraphAddCollectiveNode(&n[k], g, NULL, 0, &p[k]));
@@ -209,8 +193,8 @@ GR_TEST(collective_nodes_of_one_comm_run_in_creation_order)
     CHECK_OK(grCommInitSelf(&c));
     CHECK_OK(grGraphCreate(&g, 0));
     for (int k = 0; k < PAIRS; k++) {
-        grCollectiveNodeParams sp = coll(grCollSend, &in[k], NULL, 1, grCommInt32, 0, 0, c);
-        grCollectiveNodeParams rp = coll(grCollRecv, NULL, &out[k], 1, grCommInt32, 0, 0, c);
+        grCollectiveNodeParams sp = tl_coll(grCollSend, &in[k], NULL, 1, grCommInt32, 0, 0, c);
+        grCollectiveNodeParams rp = tl_coll(grCollRecv, NULL, &out[k], 1, grCommInt32, 0, 0, c);
         CHECK_OK(grGraphAddCollectiveNode(&nd, g, NULL, 0, &sp));
         CHECK_OK(grGraphAddCollectiveNode(&nd, g, NULL, 0, &rp));
     }
@@ -285,7 +269,7 @@ GR_TEST(exec_collective_setter_moves_buffers)
     CHECK_OK(grCommInitSelf(&c));
     CHECK_OK(grCommInitSelf(&other));
     CHECK_OK(grGraphCreate(&g, 0));
-    grCollectiveNodeParams p = coll(grCollAllReduce, a, b, N, grCommInt32, grCommSum, 0, c);
+    grCollectiveNodeParams p = tl_coll(grCollAllReduce, a, b, N, grCommInt32, grCommSum, 0, c);
     CHECK_OK(grGraphAddCollectiveNode(&nd, g, NULL, 0, &p));
     grGraphExec_t e = tl_instantiate(g);
     grStream_t s = tl_stream(0);
@@ -296,7 +280,7 @@ GR_TEST(exec_collective_setter_moves_buffers)
     CHECK_OK(grGraphLaunch(e, s));
     CHECK_OK(grStreamSynchronize(s));
     CHECK_EQ(b[5], 5);
-    grCollectiveNodeParams q = coll(grCollAllReduce, x, y, N / 2, grCommInt32, grCommMax, 0, c);
+    grCollectiveNodeParams q = tl_coll(grCollAllReduce, x, y, N / 2, grCommInt32, grCommMax, 0, c);
     CHECK_OK(grGraphExecCollectiveNodeSetParams(e, nd, &q));
     memset(b, 0, sizeof b);
     for (int r = 0; r < 10; r++) {
@@ -316,13 +300,13 @@ GR_TEST(exec_collective_setter_moves_buffers)
     q.redop = 0;
     CHECK_REFUSED(grErrorInvalidValue, grGraphExecCollectiveNodeSetParams, e, nd, &q);
     CHECK_DETAIL_HAS("keeps its operation and communicator");
-    q = coll(grCollAllReduce, x, y, N, grCommInt32, grCommSum, 0, other);
+    q = tl_coll(grCollAllReduce, x, y, N, grCommInt32, grCommSum, 0, other);
     CHECK_REFUSED(grErrorInvalidValue, grGraphExecCollectiveNodeSetParams, e, nd, &q);
     /* The generic setter goes the same way. */
     grGraphNodeParams gp;
     memset(&gp, 0, sizeof gp);
     gp.type = grGraphNodeTypeCollective;
-    gp.collective = coll(grCollAllReduce, a, b, N, grCommInt32, grCommSum, 0, c);
+    gp.collective = tl_coll(grCollAllReduce, a, b, N, grCommInt32, grCommSum, 0, c);
     CHECK_OK(grGraphExecNodeSetParams(e, nd, &gp));
     CHECK_OK(grGraphLaunch(e, s));
     CHECK_OK(grStreamSynchronize(s));
@@ -341,11 +325,11 @@ GR_TEST(exec_update_changes_collective_buffers_not_their_op)
     static float a[N], b[N], x[N], y[N];
     CHECK_OK(grCommInitSelf(&c));
     CHECK_OK(grGraphCreate(&g, 0));
-    grCollectiveNodeParams p = coll(grCollAllReduce, a, b, N, grCommFloat32, grCommSum, 0, c);
+    grCollectiveNodeParams p = tl_coll(grCollAllReduce, a, b, N, grCommFloat32, grCommSum, 0, c);
     CHECK_OK(grGraphAddCollectiveNode(&nd, g, NULL, 0, &p));
     grGraphExec_t e = tl_instantiate(g);
     CHECK_OK(grGraphCreate(&g2, 0));
-    p = coll(grCollAllReduce, x, y, N, grCommFloat32, grCommSum, 0, c);
+    p = tl_coll(grCollAllReduce, x, y, N, grCommFloat32, grCommSum, 0, c);
     CHECK_OK(grGraphAddCollectiveNode(&nd2, g2, NULL, 0, &p));
     grGraphExecUpdateResultInfo info;
     CHECK_OK(grGraphExecUpdate(e, g2, &info));
@@ -356,7 +340,7 @@ GR_TEST(exec_update_changes_collective_buffers_not_their_op)
     expect(y, N, 3);
     /* Another operation: refused, the executable unchanged. */
     CHECK_OK(grGraphCreate(&g3, 0));
-    p = coll(grCollBroadcast, a, b, N, grCommFloat32, 0, 0, c);
+    p = tl_coll(grCollBroadcast, a, b, N, grCommFloat32, 0, 0, c);
     CHECK_OK(grGraphAddCollectiveNode(&nd3, g3, NULL, 0, &p));
     CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecUpdate(e, g3, &info));
     CHECK_EQ(info.result, grGraphExecUpdateErrorParametersChanged);
@@ -379,7 +363,7 @@ GR_TEST(cloned_collective_nodes_keep_their_comm)
     static int a[N], b[N];
     CHECK_OK(grCommInitSelf(&c));
     CHECK_OK(grGraphCreate(&g, 0));
-    grCollectiveNodeParams p = coll(grCollReduce, a, b, N, grCommInt32, grCommProd, 0, c);
+    grCollectiveNodeParams p = tl_coll(grCollReduce, a, b, N, grCommInt32, grCommProd, 0, c);
     CHECK_OK(grGraphAddCollectiveNode(&nd, g, NULL, 0, &p));
     CHECK_OK(grGraphClone(&k, g));
     CHECK_OK(grGraphDestroy(g));
@@ -413,7 +397,7 @@ GR_TEST(generic_add_node_makes_a_collective_node)
     grGraphNodeParams gp;
     memset(&gp, 0, sizeof gp);
     gp.type = grGraphNodeTypeCollective;
-    gp.collective = coll(grCollAllGather, a, b, N, grCommInt64, 0, 0, c);
+    gp.collective = tl_coll(grCollAllGather, a, b, N, grCommInt64, 0, 0, c);
     CHECK_OK(grGraphAddNode(&nd, g, NULL, NULL, 0, &gp));
     gp.collective.count = N / 2;
     CHECK_OK(grGraphNodeSetParams(nd, &gp));
@@ -441,7 +425,7 @@ GR_TEST(collective_parameters_are_checked)
     CHECK_OK(grCommInitSelf(&dead));
     CHECK_OK(grCommDestroy(dead));
     CHECK_OK(grGraphCreate(&g, 0));
-    grCollectiveNodeParams p = coll(grCollAllReduce, a, b, N, grCommInt32, grCommSum, 0, c);
+    grCollectiveNodeParams p = tl_coll(grCollAllReduce, a, b, N, grCommInt32, grCommSum, 0, c);
     CHECK_REFUSED(grErrorInvalidValue, grGraphAddCollectiveNode, &nd, g, NULL, 0, NULL);
     p.datatype = (grCommDataType)42;
     CHECK_REFUSED(grErrorInvalidValue, grGraphAddCollectiveNode, &nd, g, NULL, 0, &p);
@@ -452,27 +436,27 @@ GR_TEST(collective_parameters_are_checked)
     p.op = grCollAllReduce;
     p.redop = (grCommRedOp)7;
     CHECK_REFUSED(grErrorInvalidValue, grGraphAddCollectiveNode, &nd, g, NULL, 0, &p);
-    p = coll(grCollBroadcast, a, b, N, grCommInt32, grCommMax, 0, c);
+    p = tl_coll(grCollBroadcast, a, b, N, grCommInt32, grCommMax, 0, c);
     CHECK_REFUSED(grErrorInvalidValue, grGraphAddCollectiveNode, &nd, g, NULL, 0, &p);
     CHECK_DETAIL_HAS("has no reduction");
-    p = coll(grCollBroadcast, a, b, N, grCommInt32, 0, 1, c);
+    p = tl_coll(grCollBroadcast, a, b, N, grCommInt32, 0, 1, c);
     CHECK_REFUSED(grErrorInvalidValue, grGraphAddCollectiveNode, &nd, g, NULL, 0, &p);
     CHECK_DETAIL_HAS("ranks 0 to 0");
-    p = coll(grCollAllReduce, a, b, N, grCommInt32, 0, 3, c);
+    p = tl_coll(grCollAllReduce, a, b, N, grCommInt32, 0, 3, c);
     CHECK_REFUSED(grErrorInvalidValue, grGraphAddCollectiveNode, &nd, g, NULL, 0, &p);
-    p = coll(grCollAllReduce, NULL, b, N, grCommInt32, 0, 0, c);
+    p = tl_coll(grCollAllReduce, NULL, b, N, grCommInt32, 0, 0, c);
     CHECK_REFUSED(grErrorInvalidValue, grGraphAddCollectiveNode, &nd, g, NULL, 0, &p);
     CHECK_DETAIL_HAS("sendbuff is NULL");
-    p = coll(grCollRecv, NULL, NULL, N, grCommInt32, 0, 0, c);
+    p = tl_coll(grCollRecv, NULL, NULL, N, grCommInt32, 0, 0, c);
     CHECK_REFUSED(grErrorInvalidValue, grGraphAddCollectiveNode, &nd, g, NULL, 0, &p);
     CHECK_DETAIL_HAS("recvbuff is NULL");
-    p = coll(grCollAllReduce, a, a + 1, N - 1, grCommInt32, 0, 0, c);
+    p = tl_coll(grCollAllReduce, a, a + 1, N - 1, grCommInt32, 0, 0, c);
     CHECK_REFUSED(grErrorInvalidValue, grGraphAddCollectiveNode, &nd, g, NULL, 0, &p);
     CHECK_DETAIL_HAS("overlap");
-    p = coll(grCollAllReduce, a, b, N, grCommInt32, 0, 0, dead);
+    p = tl_coll(grCollAllReduce, a, b, N, grCommInt32, 0, 0, dead);
     CHECK_REFUSED(grErrorInvalidValue, grGraphAddCollectiveNode, &nd, g, NULL, 0, &p);
     CHECK_DETAIL_HAS("not a live communicator");
-    p = coll(grCollAllReduce, a, b, N, grCommInt32, 0, 0, NULL);
+    p = tl_coll(grCollAllReduce, a, b, N, grCommInt32, 0, 0, NULL);
     CHECK_REFUSED(grErrorInvalidValue, grGraphAddCollectiveNode, &nd, g, NULL, 0, &p);
     /* The stream calls check the same way and queue nothing. */
     CHECK_REFUSED(grErrorInvalidValue, grAllReduceAsync, a, b, N, (grCommDataType)-1, grCommSum, c,
@@ -482,7 +466,7 @@ GR_TEST(collective_parameters_are_checked)
     CHECK_OK(grGraphGetNodes(g, NULL, &nn));
     CHECK_EQ(nn, (size_t)0);
     /* A count of zero moves nothing, with or without buffers. */
-    p = coll(grCollAllReduce, NULL, NULL, 0, grCommInt32, 0, 0, c);
+    p = tl_coll(grCollAllReduce, NULL, NULL, 0, grCommInt32, 0, 0, c);
     CHECK_OK(grGraphAddCollectiveNode(&nd, g, NULL, 0, &p));
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grCommDestroy(c));
@@ -500,7 +484,7 @@ GR_TEST(collective_nodes_show_in_dot)
     close(fd);
     CHECK_OK(grCommInitSelf(&c));
     CHECK_OK(grGraphCreate(&g, 0));
-    grCollectiveNodeParams p = coll(grCollAllReduce, a, b, N, grCommFloat32, grCommAvg, 0, c);
+    grCollectiveNodeParams p = tl_coll(grCollAllReduce, a, b, N, grCommFloat32, grCommAvg, 0, c);
     CHECK_OK(grGraphAddCollectiveNode(&nd, g, NULL, 0, &p));
     CHECK_OK(grGraphDebugDotPrint(g, path, 0));
     char *text = read_text(path);
@@ -526,9 +510,9 @@ GR_TEST(collective_nodes_round_trip_through_graph_files)
     close(fd);
     CHECK_OK(grCommInitSelf(&c));
     CHECK_OK(grGraphCreate(&g, 0));
-    grCollectiveNodeParams p = coll(grCollAllReduce, a, b, N, grCommFloat32, grCommAvg, 0, c);
+    grCollectiveNodeParams p = tl_coll(grCollAllReduce, a, b, N, grCommFloat32, grCommAvg, 0, c);
     CHECK_OK(grGraphAddCollectiveNode(&n1, g, NULL, 0, &p));
-    grCollectiveNodeParams q = coll(grCollSend, b, NULL, N / 2, grCommInt8, 0, 0, c);
+    grCollectiveNodeParams q = tl_coll(grCollSend, b, NULL, N / 2, grCommInt8, 0, 0, c);
     CHECK_OK(grGraphAddCollectiveNode(&n2, g, &n1, 1, &q));
     CHECK_OK(grGraphSaveToFile(g, path, 0));
     char *text = read_text(path);
@@ -734,7 +718,7 @@ GR_TEST(gpu_collective_nodes_lower_replay_set_and_update)
     grGraph_t g, g2;
     grGraphNode_t nd, nd2;
     CHECK_OK(grGraphCreate(&g, 0));
-    grCollectiveNodeParams p = coll(grCollAllReduce, a, b, N, grCommInt32, grCommSum, 0, c);
+    grCollectiveNodeParams p = tl_coll(grCollAllReduce, a, b, N, grCommInt32, grCommSum, 0, c);
     CHECK_OK(grGraphAddCollectiveNode(&nd, g, NULL, 0, &p));
     gr_fakedev_reset_calls();
     grGraphExec_t e = tl_instantiate(g);
@@ -746,7 +730,7 @@ GR_TEST(gpu_collective_nodes_lower_replay_set_and_update)
     CHECK_OK(grStreamSynchronize(s));
     CHECK_EQ(b[5], 5);
     /* The setter: the device first; its refusal changes nothing. */
-    grCollectiveNodeParams q = coll(grCollAllReduce, x, y, N, grCommInt32, grCommSum, 0, c);
+    grCollectiveNodeParams q = tl_coll(grCollAllReduce, x, y, N, grCommInt32, grCommSum, 0, c);
     gr_fakedev_fail("exec_set_coll", grErrorUnknown, 0);
     CHECK_REFUSED(grErrorUnknown, grGraphExecCollectiveNodeSetParams, e, nd, &q);
     gr_fakedev_clear();
@@ -807,7 +791,7 @@ GR_TEST(communicators_are_refused_on_another_device)
     /* A CPU communicator's graph on a GPU, and a GPU's on the CPU: the
      * detail names both devices and the node. */
     CHECK_OK(grGraphCreate(&g, 0));
-    grCollectiveNodeParams p = coll(grCollAllReduce, a, b, N, grCommFloat32, grCommSum, 0, cpu);
+    grCollectiveNodeParams p = tl_coll(grCollAllReduce, a, b, N, grCommFloat32, grCommSum, 0, cpu);
     CHECK_OK(grGraphAddCollectiveNode(&nd, g, NULL, 0, &p));
     CHECK_OK(grGraphCreate(&h, 0));
     p.comm = gpu;
@@ -833,7 +817,7 @@ GR_TEST(communicators_are_refused_on_another_device)
      * communicator, accepted on a CPU one-rank communicator. */
     CHECK_REFUSED(grErrorNotSupported, grSendAsync, a, N, grCommFloat32, 0, gpu, s);
     CHECK_DETAIL_HAS("to itself");
-    grCollectiveNodeParams sp = coll(grCollRecv, NULL, b, N, grCommFloat32, 0, 0, gpu);
+    grCollectiveNodeParams sp = tl_coll(grCollRecv, NULL, b, N, grCommFloat32, 0, 0, gpu);
     CHECK_REFUSED(grErrorNotSupported, grGraphAddCollectiveNode, &nd, g, NULL, 0, &sp);
     CHECK_OK(grStreamSynchronize(s));
     CHECK_OK(grStreamDestroy(s));
@@ -889,7 +873,7 @@ GR_TEST(collective_nodes_are_refused_in_conditional_bodies)
     cp.conditional.type = grGraphCondTypeIf;
     cp.conditional.size = 1;
     CHECK_OK(grGraphAddNode(&cn, g, NULL, NULL, 0, &cp));
-    grCollectiveNodeParams p = coll(grCollAllReduce, a, b, N, grCommFloat32, grCommSum, 0, c);
+    grCollectiveNodeParams p = tl_coll(grCollAllReduce, a, b, N, grCommFloat32, grCommSum, 0, c);
     CHECK_OK(grGraphAddCollectiveNode(&nd, cp.conditional.phGraph_out[0], NULL, 0, &p));
     grGraphExec_t e;
     CHECK_REFUSED(grErrorInvalidValue, grGraphInstantiate, &e, g, 0);

@@ -20,22 +20,6 @@
 
 #define N 1024
 
-static grCollectiveNodeParams coll(grCollectiveOp op, const void *send, void *recv, size_t count,
-                                   grCommDataType t, grCommRedOp r, int root, grComm_t comm)
-{
-    grCollectiveNodeParams p;
-    memset(&p, 0, sizeof p);
-    p.op = op;
-    p.sendbuff = send;
-    p.recvbuff = recv;
-    p.count = count;
-    p.datatype = t;
-    p.redop = r;
-    p.root = root;
-    p.comm = comm;
-    return p;
-}
-
 /* A one-GPU communicator on device 1, made current; skips without a real
  * GPU or without NCCL (the detail says which). */
 static grComm_t one_gpu_comm(void)
@@ -160,11 +144,11 @@ GR_TEST_T(gpu_nccl_collective_nodes_replay_in_a_gpu_graph, 120)
     grGraphNode_t nd[5];
     CHECK_OK(grGraphCreate(&g, 0));
     grCollectiveNodeParams p[5] = {
-        coll(grCollAllReduce, buf[0], buf[1], N, grCommFloat32, grCommProd, 0, c),
-        coll(grCollBroadcast, buf[1], buf[2], N, grCommFloat32, 0, 0, c),
-        coll(grCollReduce, buf[2], buf[3], N, grCommFloat32, grCommMin, 0, c),
-        coll(grCollAllGather, buf[3], buf[4], N, grCommFloat32, 0, 0, c),
-        coll(grCollReduceScatter, buf[4], buf[5], N, grCommFloat32, grCommMax, 0, c),
+        tl_coll(grCollAllReduce, buf[0], buf[1], N, grCommFloat32, grCommProd, 0, c),
+        tl_coll(grCollBroadcast, buf[1], buf[2], N, grCommFloat32, 0, 0, c),
+        tl_coll(grCollReduce, buf[2], buf[3], N, grCommFloat32, grCommMin, 0, c),
+        tl_coll(grCollAllGather, buf[3], buf[4], N, grCommFloat32, 0, 0, c),
+        tl_coll(grCollReduceScatter, buf[4], buf[5], N, grCommFloat32, grCommMax, 0, c),
     };
     for (int i = 0; i < 5; i++)
         CHECK_OK(grGraphAddCollectiveNode(&nd[i], g, i ? &nd[i - 1] : NULL, i ? 1 : 0, &p[i]));
@@ -215,7 +199,7 @@ GR_TEST_T(gpu_nccl_setter_and_update_move_a_nodes_buffers, 120)
     grGraph_t g, g2;
     grGraphNode_t nd, nd2;
     CHECK_OK(grGraphCreate(&g, 0));
-    grCollectiveNodeParams p = coll(grCollAllReduce, a, b, N, grCommFloat32, grCommSum, 0, c);
+    grCollectiveNodeParams p = tl_coll(grCollAllReduce, a, b, N, grCommFloat32, grCommSum, 0, c);
     CHECK_OK(grGraphAddCollectiveNode(&nd, g, NULL, 0, &p));
     grGraphExec_t e = tl_instantiate(g);
     CHECK_OK(grGraphLaunch(e, s));
@@ -223,7 +207,7 @@ GR_TEST_T(gpu_nccl_setter_and_update_move_a_nodes_buffers, 120)
     expect_floats(b, N, 1);
     /* The setter: x -> y, the old buffers no longer written. */
     CHECK_OK(grMemset(b, 0, N * sizeof *b));
-    grCollectiveNodeParams q = coll(grCollAllReduce, x, y, N, grCommFloat32, grCommMax, 0, c);
+    grCollectiveNodeParams q = tl_coll(grCollAllReduce, x, y, N, grCommFloat32, grCommMax, 0, c);
     CHECK_OK(grGraphExecCollectiveNodeSetParams(e, nd, &q));
     for (int r = 0; r < 10; r++)
         CHECK_OK(grGraphLaunch(e, s));
@@ -288,7 +272,7 @@ static void *two_gpu_rank(void *v)
     for (int i = 0; ok && i < N; i++)
         ok = back[i] == 3.0f * (float)i;
     /* As a node, replayed: Max is rank 1's. */
-    grCollectiveNodeParams p = coll(grCollAllReduce, a, b, N, grCommFloat32, grCommMax, 0, r->comm);
+    grCollectiveNodeParams p = tl_coll(grCollAllReduce, a, b, N, grCommFloat32, grCommMax, 0, r->comm);
     ok = ok && grGraphCreate(&g, 0) == grSuccess &&
          grGraphAddCollectiveNode(&nd, g, NULL, 0, &p) == grSuccess &&
          grGraphInstantiate(&e, g, 0) == grSuccess;

@@ -1,6 +1,6 @@
 /*
  * graphs.c - graph builders of the tests: counts, a host node, a chain, a
- * fan, the diamond and a seeded random DAG.
+ * fan, the diamond, a seeded random DAG, and a collective node's parameters.
  */
 #include "testlib.h"
 
@@ -23,6 +23,22 @@ void tl_get_nodes(grGraph_t g, grGraphNode_t *nodes, size_t n)
     size_t m = n;
     CHECK_OK(grGraphGetNodes(g, nodes, &m));
     CHECK_EQ(m, n);
+}
+
+grCollectiveNodeParams tl_coll(grCollectiveOp op, const void *send, void *recv, size_t count,
+                               grCommDataType t, grCommRedOp r, int root, grComm_t comm)
+{
+    grCollectiveNodeParams p;
+    memset(&p, 0, sizeof p);
+    p.op = op;
+    p.sendbuff = send;
+    p.recvbuff = recv;
+    p.count = count;
+    p.datatype = t;
+    p.redop = r;
+    p.root = root;
+    p.comm = comm;
+    return p;
 }
 
 bool tl_has_edge(grGraphNode_t a, grGraphNode_t b)

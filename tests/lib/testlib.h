@@ -137,6 +137,10 @@ void tl_get_nodes(grGraph_t g, grGraphNode_t *nodes, size_t n);
 /* Whether b is among a's dependent nodes (a -> b). */
 bool tl_has_edge(grGraphNode_t a, grGraphNode_t b);
 
+/* A collective node's parameters, every other field 0. */
+grCollectiveNodeParams tl_coll(grCollectiveOp op, const void *send, void *recv, size_t count,
+                               grCommDataType t, grCommRedOp r, int root, grComm_t comm);
+
 /* Adds a kernel node of k after deps[0..n): 'blocks' blocks of one
  * thread, with these arguments. */
 grGraphNode_t tl_add_kernel(grGraph_t g, const grGraphNode_t *deps, size_t n, grKernel_t k, void **args,
