@@ -65,6 +65,11 @@ typedef struct upd {
      * a 1000-node update stays within a few tens of ns per node. */
     struct grGraphNode_st **pair_o, **list, **sinks;
     uint32_t *queue;
+    /* Per orig index of a whole-graph update: nonzero where the paired
+     * node's parameters differ from the plan node's (found before any is
+     * written), so that an update changing k of n nodes checks the
+     * memory of, writes and hands to a GPU's driver those k only. */
+    uint8_t *differ;
     /* Edge checks inside child graphs: per plan node, the last source that
      * stamped it as a successor (allocated on the first child graph). */
     uint32_t *stamp;
@@ -851,6 +856,8 @@ static bool pair_top(upd *u, grGraph_t g)
 static bool same_attrs(upd *u, grGraphNode_t n, uint64_t o)
 {
     grGraphExec_t e = u->exec;
+    if (GR_LIKELY(!n->kattrs && e->norig_attrs == 0))
+        return true; /* neither cooperative nor of a priority, before or now */
     gr_orig_attr was = {(uint32_t)o, 0, 0};
     uint32_t lo = 0, hi = e->norig_attrs; /* in orig order: a binary search */
     while (lo < hi) {
@@ -1048,9 +1055,15 @@ static grError_t update_prepare(const char *call, upd *u, grGraph_t hGraph,
 {
     grGraphExec_t e = u->exec;
     grError_t err = grSuccess;
+    for (uint32_t i = 0; i < e->norig; i++) {
+        struct grGraphNode_st *n = u->pair_o[i];
+        u->differ[i] = n->type == grGraphNodeTypeGraph || params_differ(&e->plan.nodes[e->orig[i].pindex], n);
+    }
+    /* A node whose values stay was checked when the executable got them. */
     if (GR_UNLIKELY(device_checks_apply(e))) {
         for (uint32_t i = 0; i < e->norig && !err; i++)
-            err = device_check(call, e, u->pair_o[i]);
+            if (u->differ[i])
+                err = device_check(call, e, u->pair_o[i]);
         if (err)
             return err;
     }
@@ -1083,15 +1096,27 @@ static grError_t update_apply(const char *call, upd *u, grGraph_t hGraph, struct
         u->gpu_changed = gr__calloc(e->plan.nnodes, 1);
     install_blocks(u);
     install_conds(u);
+    uint64_t born = hGraph->born_gen; /* gr__exec_graph_born's, in this walk */
     for (uint32_t i = 0; i < e->norig; i++) {
         /* pair_top paired all norig nodes, which the analyser cannot
          * follow across the calls between. */
         // NOLINTNEXTLINE(clang-analyzer-core.uninitialized.Assign)
         struct grGraphNode_st *n = u->pair_o[i];
-        if (n->type == grGraphNodeTypeGraph)
+        uint64_t c = UINT64_MAX;
+        if (n->type == grGraphNodeTypeGraph) {
             apply_child(u, n->p.child);
-        else
-            apply(u, &e->plan.nodes[e->orig[i].pindex], n);
+            c = gr__exec_graph_born(n->p.child);
+        } else if (u->differ[i]) {
+            gr_pnode *pn = &e->plan.nodes[e->orig[i].pindex];
+            if (u->gpu_changed)
+                u->gpu_changed[pn->index] = 1;
+            apply_params(pn, n);
+        }
+        for (unsigned b = 0; n->type == grGraphNodeTypeConditional && b < n->p.cond.nbodies; b++) {
+            uint64_t cb = gr__exec_graph_born(n->p.cond.bodies[b]);
+            c = cb < c ? cb : c;
+        }
+        born = c < born ? c : born;
     }
     if (GR_UNLIKELY(e->gpu != NULL))
         err = gpu_sync(call, u, 0, e->plan.nnodes - 1);
@@ -1101,7 +1126,9 @@ static grError_t update_apply(const char *call, upd *u, grGraph_t hGraph, struct
     /* Swapped while writing, as every field of the executable: another
      * thread's update of the same executable waits for this one. */
     *gone = gr__exec_urefs_swap(e, urefs);
-    note_new_values(e, hGraph);
+    if (born < e->baked_gen)
+        e->baked_gen = born;
+    gr_store_relaxed(&e->plan.range_gen, 0);
     /* Now the plan holds hGraph's values (update_listed). */
     if (hGraph->uid == e->src_uid) {
         e->sync_edits = hGraph->edits;
@@ -1119,6 +1146,7 @@ GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
     struct grGraphNode_st *pair_buf[GR_UPDATE_STACK_NODES], *list_buf[GR_UPDATE_STACK_NODES],
         *sinks_buf[GR_UPDATE_STACK_NODES];
     uint32_t queue_buf[GR_UPDATE_STACK_NODES];
+    uint8_t differ_buf[GR_UPDATE_STACK_NODES];
     grError_t err;
     upd u;
     if ((err = check_update_args(call, hGraphExec, hGraph, resultInfo)))
@@ -1129,6 +1157,7 @@ GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
     u.list = list_buf;
     u.sinks = sinks_buf;
     u.queue = queue_buf;
+    u.differ = differ_buf;
     /* The checks compare against the plan, which setters on other threads
      * may write: it stays put from here to the end. */
     gr__exec_write_begin(hGraphExec);
@@ -1148,7 +1177,8 @@ GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
     }
     /* Node counts that differ are refused before the arrays are used. */
     if (listed == 0 && hGraphExec->norig > GR_UPDATE_STACK_NODES && hGraph->nnodes == hGraphExec->norig) {
-        u.pair_o = gr__malloc(hGraphExec->norig * (3 * sizeof *u.pair_o + sizeof *u.queue));
+        u.pair_o =
+            gr__malloc(hGraphExec->norig * (3 * sizeof *u.pair_o + sizeof *u.queue + sizeof *u.differ));
         if (!u.pair_o) {
             gr__exec_write_end(hGraphExec);
             return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
@@ -1156,6 +1186,7 @@ GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
         u.list = u.pair_o + hGraphExec->norig;
         u.sinks = u.list + hGraphExec->norig;
         u.queue = (uint32_t *)(u.sinks + hGraphExec->norig);
+        u.differ = (uint8_t *)(u.queue + hGraphExec->norig);
     }
     if (!(listed == 0 && pair_top(&u, hGraph) && check_top(&u))) {
         gr__exec_write_end(hGraphExec);

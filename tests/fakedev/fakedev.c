@@ -1731,10 +1731,15 @@ static grError_t fake_exec_sync_range(const char *call, struct gr_dev_exec *gx, 
 {
     (void)gx;
     ENTER(call, "exec_sync_range");
-    /* Where the CUDA kind captures a changed collective again. */
-    for (uint32_t i = from; i < to; i++)
-        if ((!only || only[i]) && p->nodes[i].type == grGraphNodeTypeCollective)
+    /* Each node handed over, as the CUDA kind writes it to the driver;
+     * and where that kind captures a changed collective again. */
+    for (uint32_t i = from; i < to; i++) {
+        if (only && !only[i])
+            continue;
+        ENTER(call, "exec_sync_node");
+        if (p->nodes[i].type == grGraphNodeTypeCollective)
             ENTER(call, "exec_sync_collective");
+    }
     return grSuccess;
 }
 

@@ -202,8 +202,11 @@ GR_TEST(fakedev_update_the_device_refuses_changes_nothing)
     grGraph_t bad = two_node_graph(d, 2, r.cpu_only, args);
     CHECK(grGraphExecUpdate(e, bad, &info) != grSuccess);
     CHECK_EQ(run_and_read(e, s, d), 1u);
-    /* The device's check refuses by injection: the same. */
-    grGraph_t good = two_node_graph(d, 3, r.k, args);
+    /* The device's check of the kernel, whose value changes too, refuses
+     * by injection: the same. */
+    unsigned v2 = 10;
+    void *args2[] = {&d1, &v2, &n};
+    grGraph_t good = two_node_graph(d, 3, r.k, args2);
     gr_fakedev_fail("exec_check_kernel", grErrorInvalidValue, 0);
     CHECK(grGraphExecUpdate(e, good, &info) != grSuccess);
     CHECK_EQ(run_and_read(e, s, d), 1u);
@@ -211,6 +214,65 @@ GR_TEST(fakedev_update_the_device_refuses_changes_nothing)
     CHECK_OK(grGraphExecUpdate(e, good, &info));
     CHECK_EQ(run_and_read(e, s, d), 3u);
     tl_destroy_graphs((grGraph_t[]){g, bad, good}, 3);
+    fake_rig_close(&r, e);
+}
+
+/* A chain of 'len' fill kernels, node i writing vals[i] to d[i]. */
+static grGraph_t fill_chain(unsigned *d, const unsigned *vals, unsigned len, grKernel_t k)
+{
+    grGraph_t g;
+    grGraphNode_t prev = NULL, cur;
+    unsigned n = 1;
+    CHECK_OK(grGraphCreate(&g, 0));
+    for (unsigned i = 0; i < len; i++) {
+        unsigned *di = d + i;
+        unsigned vi = vals[i];
+        void *args[] = {&di, &vi, &n};
+        grKernelNodeParams kp = {
+            .func = k, .gridDim = GR_DIM3(1, 1, 1), .blockDim = GR_DIM3(1, 1, 1), .kernelParams = args};
+        CHECK_OK(grGraphAddKernelNode(&cur, g, prev ? &prev : NULL, prev ? 1 : 0, &kp));
+        prev = cur;
+    }
+    return g;
+}
+
+/* An update that changes k of n nodes checks those k against the device
+ * and hands those k to it: the others keep the values the executable
+ * holds, which were checked when it got them. */
+GR_TEST(fakedev_update_checks_and_applies_only_the_nodes_it_changes)
+{
+    enum {
+        len = 12
+    };
+    unsigned a[len], b[len], h[len];
+    fake_rig r = fake_rig_open(true);
+    for (unsigned i = 0; i < len; i++)
+        a[i] = b[i] = 100 + i;
+    b[5] = 7;
+    grGraph_t ga = fill_chain(r.d, a, len, r.k), gb = fill_chain(r.d, b, len, r.k);
+    grGraphExec_t e = tl_instantiate(ga);
+    grGraphExecUpdateResultInfo info;
+    gr_fakedev_reset_calls();
+    CHECK_OK(grGraphExecUpdate(e, gb, &info));
+    CHECK_EQ(gr_fakedev_calls("exec_check_kernel"), 1u);
+    CHECK_EQ(gr_fakedev_calls("exec_sync_range"), 1u);
+    CHECK_EQ(gr_fakedev_calls("exec_sync_node"), 1u);
+    CHECK_OK(grGraphLaunch(e, r.s));
+    CHECK_OK(grMemcpyAsync(h, r.d, sizeof h, grMemcpyDeviceToHost, r.s));
+    CHECK_OK(grStreamSynchronize(r.s));
+    for (unsigned i = 0; i < len; i++)
+        CHECK_EQ(h[i], b[i]);
+    /* And back: the one node again, nothing else. */
+    gr_fakedev_reset_calls();
+    CHECK_OK(grGraphExecUpdate(e, ga, &info));
+    CHECK_EQ(gr_fakedev_calls("exec_check_kernel"), 1u);
+    CHECK_EQ(gr_fakedev_calls("exec_sync_node"), 1u);
+    CHECK_OK(grGraphLaunch(e, r.s));
+    CHECK_OK(grMemcpyAsync(h, r.d, sizeof h, grMemcpyDeviceToHost, r.s));
+    CHECK_OK(grStreamSynchronize(r.s));
+    for (unsigned i = 0; i < len; i++)
+        CHECK_EQ(h[i], a[i]);
+    tl_destroy_graphs((grGraph_t[]){ga, gb}, 2);
     fake_rig_close(&r, e);
 }
 
