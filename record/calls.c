@@ -31,6 +31,8 @@
  */
 #include "recorder.h"
 
+#include <string.h>
+
 #include <cupti.h>
 
 unsigned char rec_drv_kind[CUPTI_DRIVER_TRACE_CBID_SIZE];
@@ -254,23 +256,35 @@ static const CUpti_CallbackId capture_rt[] = {
     R(cudaMemPoolTrimTo_v11020)};
 #undef R
 
-void rec_calls_enable(CUpti_SubscriberHandle sub)
+/* Whether the comma-separated list 'out' names 'group'. */
+static int left_out(const char *out, const char *group)
 {
+    size_t n = strlen(group);
+    for (const char *p = out; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+        if (strncmp(p, group, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+            return 1;
+    return 0;
+}
+
+void rec_calls_enable(CUpti_SubscriberHandle sub, const char *leave_out)
+{
+    int no_nodes = left_out(leave_out, "nodes"), no_launches = left_out(leave_out, "launches");
     for (size_t i = 0; i < sizeof resource / sizeof *resource; i++)
-        cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE, resource[i]);
-    for (size_t i = 0; i < sizeof capture_drv / sizeof *capture_drv; i++)
+        if (!(no_nodes && resource[i] == CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED))
+            cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE, resource[i]);
+    for (size_t i = 0; i < sizeof capture_drv / sizeof *capture_drv && !left_out(leave_out, "capture"); i++)
         if (capture_drv[i] < CUPTI_DRIVER_TRACE_CBID_SIZE &&
             cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, capture_drv[i]) == CUPTI_SUCCESS)
             rec_drv_kind[capture_drv[i]] = REC_CALL_CAPTURE;
     /* After the capture list: a call in both is always acted on. */
-    for (size_t i = 0; i < sizeof always / sizeof *always; i++)
-        if (always[i] < CUPTI_DRIVER_TRACE_CBID_SIZE &&
+    for (size_t i = 0; i < sizeof always / sizeof *always; i++) {
+        int launch = always[i] == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch ||
+                     always[i] == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz;
+        if (always[i] < CUPTI_DRIVER_TRACE_CBID_SIZE && !(launch && no_launches) &&
             cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, always[i]) == CUPTI_SUCCESS)
-            rec_drv_kind[always[i]] = always[i] == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch ||
-                                              always[i] == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz
-                                          ? REC_CALL_LAUNCH
-                                          : REC_CALL_ALWAYS;
-    for (size_t i = 0; i < sizeof capture_rt / sizeof *capture_rt; i++)
+            rec_drv_kind[always[i]] = launch ? REC_CALL_LAUNCH : REC_CALL_ALWAYS;
+    }
+    for (size_t i = 0; i < sizeof capture_rt / sizeof *capture_rt && !left_out(leave_out, "runtime"); i++)
         cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API, capture_rt[i]);
 }
 

@@ -1495,7 +1495,7 @@ int InitializeInjection(void)
         rec_out = NULL;
         return 0;
     }
-    rec_calls_enable(sub);
+    rec_calls_enable(sub, getenv("GRAPHRT_RECORD_LEAVE_OUT"));
     if (timing) {
         tslots = calloc(TSLOTS, sizeof *tslots);
         cuptiActivityRegisterCallbacks(buf_requested, buf_completed);

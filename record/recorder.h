@@ -72,13 +72,18 @@ unsigned rec_condnode_find(CUgraphNode n, rec_condnode *out);
  * graph launches, which take a path of their own) or only while a capture
  * is open (REC_CALL_CAPTURE); every runtime callback is of the second
  * kind.
+ * 'leave_out' (GRAPHRT_RECORD_LEAVE_OUT, NULL for none) names groups
+ * of callbacks not to enable, comma-separated: 'launches' (graph
+ * launches: no launch counts), 'nodes' (nodes created: captured nodes
+ * lose their call and stream), 'capture' (the driver calls of captures),
+ * 'runtime' (the runtime's); what each costs a program is measured so.
  * rec_call_stream and rec_rt_call_stream give the stream a driver or
  * runtime call names, if it names one. */
 #define REC_CALL_ALWAYS 1
 #define REC_CALL_CAPTURE 2
 #define REC_CALL_LAUNCH 3
 extern unsigned char rec_drv_kind[CUPTI_DRIVER_TRACE_CBID_SIZE];
-void rec_calls_enable(CUpti_SubscriberHandle sub);
+void rec_calls_enable(CUpti_SubscriberHandle sub, const char *leave_out);
 int rec_call_stream(CUpti_CallbackId id, const void *params, CUstream *s);
 int rec_rt_call_stream(CUpti_CallbackId id, const void *params, CUstream *s);
 

@@ -160,8 +160,41 @@ static void instantiate(CUgraphExec *x, CUgraph g)
     fake_dispatch(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags, &ic);
 }
 
+static void clear_enabled(void)
+{
+    cuptiEnableDomain(0, NULL, CUPTI_CB_DOMAIN_DRIVER_API);
+    cuptiEnableDomain(0, NULL, CUPTI_CB_DOMAIN_RUNTIME_API);
+    cuptiEnableDomain(0, NULL, CUPTI_CB_DOMAIN_RESOURCE);
+}
+
+/* GRAPHRT_RECORD_LEAVE_OUT's groups: what rec_calls_enable leaves off,
+ * checked on the stand-in's tables, which are then cleared for the run. */
+static int leave_out_works(void)
+{
+    int ok = 1;
+    rec_calls_enable(NULL, "launches,runtime");
+    ok &= !fake_enabled(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch);
+    ok &= !fake_enabled(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_v10000);
+    ok &= fake_enabled(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags);
+    ok &= fake_enabled(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel);
+    ok &= fake_enabled(CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED);
+    clear_enabled();
+    rec_calls_enable(NULL, "nodes,capture");
+    ok &= fake_enabled(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch);
+    ok &= !fake_enabled(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel);
+    ok &= !fake_enabled(CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED);
+    ok &= fake_enabled(CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPH_CREATED);
+    clear_enabled();
+    memset(rec_drv_kind, 0, sizeof rec_drv_kind);
+    return ok;
+}
+
 int main(void)
 {
+    if (!leave_out_works()) {
+        fprintf(stderr, "selftest: GRAPHRT_RECORD_LEAVE_OUT's groups are not left out as named\n");
+        return 1;
+    }
     if (!InitializeInjection() || !fake_callback) {
         fprintf(stderr, "selftest: InitializeInjection failed\n");
         return 1;
