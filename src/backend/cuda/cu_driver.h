@@ -420,7 +420,9 @@ enum {
     X(cuStreamEndCapture, (CUstream hStream, CUgraph * phGraph))                                             \
     X(cuGraphAddChildGraphNode, (CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, \
                                  size_t numDependencies, CUgraph childGraph))                                \
-    X(cuGraphExecChildGraphNodeSetParams, (CUgraphExec hGraphExec, CUgraphNode hNode, CUgraph childGraph))
+    X(cuGraphExecChildGraphNodeSetParams, (CUgraphExec hGraphExec, CUgraphNode hNode, CUgraph childGraph))   \
+    X(cuGraphGetNodes, (CUgraph hGraph, CUgraphNode * nodes, size_t * numNodes))                             \
+    X(cuGraphNodeGetType, (CUgraphNode hNode, int *type))
 
 /*
  * The managed-memory hints with a CUmemLocation (CUDA 12.2's cuMemAdvise_v2

@@ -222,6 +222,38 @@ static grError_t capture(const char *call, int device, const grCollectiveNodePar
     return grSuccess;
 }
 
+/* The kinds of node in NCCL's captured graph g, for a refusal's detail
+ * (the driver refuses some kinds in a child graph). */
+static void describe_capture(CUgraph g, char *buf, size_t len)
+{
+    static const char *const kinds[] = {"kernel",      "memcpy",     "memset",       "host",
+                                        "graph",       "empty",      "event wait",   "event record",
+                                        "sem signal",  "sem wait",   "memory alloc", "memory free",
+                                        "batch memop", "conditional"};
+    enum {
+        nkinds = sizeof kinds / sizeof *kinds
+    };
+    unsigned count[nkinds + 1] = {0};
+    size_t n = 0, used = 0;
+    CUgraphNode nodes[64];
+    buf[0] = '\0';
+    if (gr_cu.cuGraphGetNodes(g, NULL, &n) != CUDA_SUCCESS)
+        return;
+    size_t got = n < 64 ? n : 64;
+    if (gr_cu.cuGraphGetNodes(g, nodes, &got) != CUDA_SUCCESS)
+        return;
+    for (size_t i = 0; i < got; i++) {
+        int t = -1;
+        gr_cu.cuGraphNodeGetType(nodes[i], &t);
+        count[t >= 0 && t < nkinds ? t : nkinds]++;
+    }
+    used += (size_t)snprintf(buf, len, "%zu node%s", n, n == 1 ? "" : "s");
+    for (int k = 0; k <= nkinds && used < len; k++)
+        if (count[k])
+            used += (size_t)snprintf(buf + used, len - used, ", %u %s", count[k],
+                                     k < nkinds ? kinds[k] : "other");
+}
+
 grError_t gr__cuda_coll_add(const char *call, struct gr_dev_exec *gx, const gr_pnode *pn, CUgraphNode *out,
                             const CUgraphNode *deps, size_t ndeps)
 {
@@ -231,10 +263,17 @@ grError_t gr__cuda_coll_add(const char *call, struct gr_dev_exec *gx, const gr_p
         return err;
     /* The node holds a copy of the captured graph. */
     CUresult r = gr_cu.cuGraphAddChildGraphNode(out, gx->graph, deps, ndeps, child);
+    if (r != CUDA_SUCCESS) {
+        char what[256];
+        describe_capture(child, what, sizeof what);
+        gr_cu.cuGraphDestroy(child);
+        return gr__fail(
+            gr__cu_error(r),
+            "%s: adding the captured NCCL call %s of plan node %u (a graph of %s) as a child graph "
+            "node failed on device %d with %s",
+            call, nccl_name(pn->u.coll->p.op), pn->index, what, gx->device, gr__cu_error_name(r));
+    }
     gr_cu.cuGraphDestroy(child);
-    if (r != CUDA_SUCCESS)
-        return gr__cu_fail(call, gx->device, "adding a collective's captured NCCL call as a child graph node",
-                           r);
     gx->has_coll = true;
     return grSuccess;
 }
