@@ -487,11 +487,39 @@ static grError_t no_image(const char *call, grKernel_t k, int device)
                     call, k->name, device);
 }
 
-/* A cooperative launch is recorded as "launch_cooperative" too, so that
- * tests see the attribute reach the device. */
-static grError_t fake_launch(const char *call, gr_stream *s, grKernel_t k, const grDim3 *grid,
-                             const grDim3 *block, size_t shmem, void **args, bool coop)
+/* The attributes of the latest launch (gr_fakedev_launch_attrs), as the
+ * device was given them. */
+#define FAKE_LAUNCH_ATTRS 32
+static pthread_mutex_t launch_attrs_lock = PTHREAD_MUTEX_INITIALIZER;
+static grLaunchAttribute launch_attrs[FAKE_LAUNCH_ATTRS];
+static unsigned nlaunch_attrs;
+
+unsigned gr_fakedev_launch_attrs(grLaunchAttribute *out, unsigned max)
 {
+    pthread_mutex_lock(&launch_attrs_lock);
+    unsigned n = nlaunch_attrs;
+    for (unsigned i = 0; i < n && i < max && i < FAKE_LAUNCH_ATTRS; i++)
+        out[i] = launch_attrs[i];
+    pthread_mutex_unlock(&launch_attrs_lock);
+    return n;
+}
+
+/* A cooperative launch is recorded as "launch_cooperative" too, so that
+ * tests see the attribute reach the device; every launch's attributes
+ * are kept for gr_fakedev_launch_attrs. */
+static grError_t fake_launch(const char *call, gr_stream *s, grKernel_t k, const grDim3 *grid,
+                             const grDim3 *block, size_t shmem, void **args, const grLaunchAttribute *attrs,
+                             unsigned nattrs)
+{
+    bool coop = false;
+    for (unsigned i = 0; i < nattrs; i++)
+        if (attrs[i].id == grLaunchAttributeCooperative)
+            coop = attrs[i].val.cooperative != 0;
+    pthread_mutex_lock(&launch_attrs_lock);
+    nlaunch_attrs = nattrs;
+    for (unsigned i = 0; i < nattrs && i < FAKE_LAUNCH_ATTRS; i++)
+        launch_attrs[i] = attrs[i];
+    pthread_mutex_unlock(&launch_attrs_lock);
     ENTER(call, "launch");
     if (coop)
         ENTER(call, "launch_cooperative");
@@ -1407,6 +1435,11 @@ static grError_t fake_vmm_quiesce(const char *call, int device)
 struct gr_dev_kernel {
     const void *image;
     char *entry;
+    /* The values grFuncSetAttribute gave the device (gr_fakedev_func_attr):
+     * max dynamic shared memory and carveout, each with whether it was
+     * given; guarded by launch_attrs_lock. */
+    int smem, carveout;
+    bool smem_set, carveout_set;
 };
 
 static grError_t fake_kernel_set_image(const char *call, grKernel_t k, const void *image, const char *entry)
@@ -1430,6 +1463,37 @@ static void fake_kernel_free(struct gr_dev_kernel *g)
 {
     free(g->entry);
     gr__free(g);
+}
+
+static grError_t fake_func_set_attribute(const char *call, grKernel_t k, grFuncAttribute attr, int value)
+{
+    ENTER(call, "func_set_attribute");
+    struct gr_dev_kernel *g = gr_load_acquire(&k->gpu);
+    if (!g)
+        return grSuccess; /* as the CUDA kind: no image, nothing loaded */
+    pthread_mutex_lock(&launch_attrs_lock);
+    if (attr == grFuncAttributeMaxDynamicSharedMemorySize) {
+        g->smem = value;
+        g->smem_set = true;
+    } else {
+        g->carveout = value;
+        g->carveout_set = true;
+    }
+    pthread_mutex_unlock(&launch_attrs_lock);
+    return grSuccess;
+}
+
+bool gr_fakedev_func_attr(grKernel_t k, grFuncAttribute attr, int *value)
+{
+    struct gr_dev_kernel *g = gr_load_acquire(&k->gpu);
+    bool set = false;
+    pthread_mutex_lock(&launch_attrs_lock);
+    if (g && attr == grFuncAttributeMaxDynamicSharedMemorySize && (set = g->smem_set))
+        *value = g->smem;
+    else if (g && attr == grFuncAttributePreferredSharedMemoryCarveout && (set = g->carveout_set))
+        *value = g->carveout;
+    pthread_mutex_unlock(&launch_attrs_lock);
+    return set;
 }
 
 /* What the fake device answers of a kernel's function: the CPU device's
@@ -1866,6 +1930,7 @@ static const gr_device_ops fake_kind = {
     .kernel_set_image = fake_kernel_set_image,
     .kernel_free = fake_kernel_free,
     .func_attributes = fake_func_attributes,
+    .func_set_attribute = fake_func_set_attribute,
     .occupancy_blocks = fake_occupancy_blocks,
     .occupancy_smem = fake_occupancy_smem,
     .occupancy_clusters = fake_occupancy_clusters,

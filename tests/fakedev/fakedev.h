@@ -50,6 +50,16 @@ void gr_fakedev_async_error(grError_t err);
 /* Takes back the knobs. */
 void gr_fakedev_clear(void);
 
+/* What the device was given. The attributes of the latest launch on a
+ * fake device (none for grLaunchKernel's), as the launch passed them:
+ * their number, and the first 'max' of them (up to 32) copied into out. */
+unsigned gr_fakedev_launch_attrs(grLaunchAttribute *out, unsigned max);
+
+/* The latest value of function attribute attr (MaxDynamicSharedMemorySize
+ * or PreferredSharedMemoryCarveout) that grFuncSetAttribute gave the fake
+ * device for kernel k, which has an image; false when none was given. */
+bool gr_fakedev_func_attr(grKernel_t k, grFuncAttribute attr, int *value);
+
 /* How many times the operation named 'op' was called (refused calls
  * included) since the process started or gr_fakedev_reset_calls. */
 unsigned gr_fakedev_calls(const char *op);

@@ -118,20 +118,38 @@ enum {
     CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY = 8
 };
 
-/* CUlaunchAttributeValue (CUkernelNodeAttrValue): 64 bytes, of which
- * graphrt sets only 'cooperative' (CU_LAUNCH_ATTRIBUTE_COOPERATIVE). */
+/* CUlaunchAttributeValue (CUkernelNodeAttrValue): 64 bytes. The members
+ * of the attributes graphrt passes on have the layout of
+ * grLaunchAttributeValue's (types.h mirrors the runtime's union, whose
+ * layout is the driver's), so graphrt copies the 64 bytes (kernel.c,
+ * gr__cuda_launch_attrs); 'cooperative' is named for the nodes it sets
+ * alone. */
 typedef union CUlaunchAttributeValue {
     char pad[64];
     int cooperative;
 } CUlaunchAttributeValue;
+/* CUlaunchAttributeID: the values of grLaunchAttributeID. */
 enum {
+    CU_LAUNCH_ATTRIBUTE_IGNORE = 0,
+    CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW = 1,
     CU_LAUNCH_ATTRIBUTE_COOPERATIVE = 2,
+    CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY = 3,
     CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4,
-    CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE = 5
+    CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE = 5,
+    CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6,
+    CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT = 7,
+    CU_LAUNCH_ATTRIBUTE_PRIORITY = 8,
+    CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP = 9,
+    CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN = 10,
+    CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION = 11,
+    CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT = 12,
+    CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE = 13,
+    CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT = 14,
+    CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING = 16
 };
 
-/* CUlaunchAttribute and CUlaunchConfig (cuLaunchKernelEx's), as the
- * cluster occupancy calls read them. */
+/* CUlaunchAttribute and CUlaunchConfig: cuLaunchKernelEx's, which the
+ * cluster occupancy calls read too. */
 typedef struct CUlaunchAttribute {
     int id; /* CUlaunchAttributeID */
     char pad[8 - sizeof(int)];
