@@ -165,3 +165,138 @@ GR_TEST(gpu_func_set_attribute_is_what_the_driver_reports)
     CHECK_EQ(fa.maxDynamicSharedSizeBytes, 16384);
     CHECK_OK(grKernelDestroy(k));
 }
+
+/* ------------------------------------------------------- kernel nodes */
+
+/* Adds a kernel node of k (fill over 64 elements of *d with v) after
+ * deps[0..nd) to g, with attribute a. */
+static grGraphNode_t add_fill(grGraph_t g, const grGraphNode_t *deps, size_t nd, grKernel_t k, void **args,
+                              const grLaunchAttribute *a)
+{
+    grGraphNode_t n;
+    grKernelNodeParams p = tl_params_1d(k, args, 64, 64);
+    CHECK_OK(grGraphAddKernelNode(&n, g, deps, nd, &p));
+    if (a)
+        CHECK_OK(grGraphKernelNodeSetAttribute(n, a->id, &a->val));
+    return n;
+}
+
+/* The recorded attribute of kernel k at place (cond, body) with this ID,
+ * or NULL. */
+static const gr_fakedev_kattr *lowered(const gr_fakedev_kattr *v, unsigned n, grKernel_t k, unsigned cond,
+                                       unsigned body, grLaunchAttributeID id)
+{
+    for (unsigned i = 0; i < n; i++)
+        if (v[i].kernel == k && v[i].cond == cond && v[i].body == body && v[i].attr.id == id)
+            return &v[i];
+    return NULL;
+}
+
+GR_TEST(kernel_node_attributes_are_lowered_at_their_nodes_places)
+{
+    skip_unless_fake();
+    CHECK_OK(grSetDevice(1));
+    /* One kernel per node, so that each recorded attribute names its
+     * node: top level, inside a child graph, inside a conditional body. */
+    grKernel_t top = tl_ptx_kernel("gr_test_fill"), inner = tl_ptx_kernel("gr_test_add");
+    grKernel_t body;
+    size_t sizes[] = {sizeof(unsigned *), sizeof(unsigned), sizeof(unsigned)};
+    CHECK_OK(grKernelCreate(&body, tl_fill_u32_fn, "attrs_body_fill", 3, sizes));
+    CHECK_OK(grKernelSetImage(body, "// an image the fake device takes as it is", "attrs_body_fill"));
+    unsigned *d = NULL, v = 3, n = 64;
+    CHECK_OK(grMalloc((void **)&d, 64 * sizeof(unsigned)));
+    void *args[] = {&d, &v, &n};
+    grLaunchAttribute a[4];
+    some_attrs(a);
+    grGraph_t g, child, *bodies = NULL;
+    grGraphConditionalHandle h;
+    CHECK_OK(grGraphCreate(&g, 0));
+    grGraphNode_t t = add_fill(g, NULL, 0, top, args, &a[0]);
+    CHECK_OK(grGraphKernelNodeSetAttribute(t, a[1].id, &a[1].val));
+    /* An empty node first, so that the child's kernel is not the child
+     * graph's first plan node. */
+    CHECK_OK(grGraphCreate(&child, 0));
+    grGraphNode_t e, c;
+    CHECK_OK(grGraphAddEmptyNode(&e, child, NULL, 0));
+    add_fill(child, &e, 1, inner, args, &a[2]);
+    CHECK_OK(grGraphAddChildGraphNode(&c, g, &t, 1, child));
+    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
+    tl_add_cond(g, &c, 1, h, grGraphCondTypeIf, 1, &bodies);
+    add_fill(bodies[0], NULL, 0, body, args, &a[3]);
+    grGraphExec_t x;
+    CHECK_OK(grGraphInstantiate(&x, g, 0));
+    gr_fakedev_kattr got[16];
+    unsigned m = gr_fakedev_lowered_attrs(got, 16);
+    CHECK_EQ(m, 4);
+    const gr_fakedev_kattr *r = lowered(got, m, top, 0, 0, grLaunchAttributePriority);
+    CHECK(r != NULL && r->attr.val.priority == -1);
+    r = lowered(got, m, top, 0, 0, grLaunchAttributeMemSyncDomain);
+    CHECK(r != NULL && r->attr.val.memSyncDomain == grLaunchMemSyncDomainRemote);
+    r = lowered(got, m, inner, 0, 0, grLaunchAttributePreferredSharedMemoryCarveout);
+    CHECK(r != NULL && r->attr.val.sharedMemCarveout == 50);
+    r = lowered(got, m, body, 1, 0, grLaunchAttributeClusterSchedulingPolicyPreference);
+    CHECK(r != NULL && r->attr.val.clusterSchedulingPolicyPreference == grClusterSchedulingPolicySpread);
+    /* The graph runs as before. */
+    grStream_t s = tl_stream(0);
+    CHECK_OK(grGraphLaunch(x, s));
+    CHECK_OK(grStreamSynchronize(s));
+    unsigned hbuf[64];
+    CHECK_OK(grMemcpy(hbuf, d, sizeof hbuf, grMemcpyDeviceToHost));
+    tl_check_all_u32(hbuf, 64, 3); /* fill 3, add 3, fill 3 */
+    CHECK_OK(grGraphExecDestroy(x));
+    /* A graph without attributes lowers none. */
+    grGraph_t plain;
+    CHECK_OK(grGraphCreate(&plain, 0));
+    add_fill(plain, NULL, 0, top, args, NULL);
+    CHECK_OK(grGraphInstantiate(&x, plain, 0));
+    CHECK_EQ(gr_fakedev_lowered_attrs(got, 16), 0);
+    CHECK_OK(grGraphExecDestroy(x));
+    CHECK_OK(grGraphDestroy(plain));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grGraphDestroy(child));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grFree(d));
+    CHECK_OK(grKernelDestroy(top));
+    CHECK_OK(grKernelDestroy(inner));
+    CHECK_OK(grKernelDestroy(body));
+}
+
+GR_TEST(gpu_kernel_node_attributes_reach_the_driver)
+{
+    gr_test_real_gpu_or_skip();
+    CHECK_OK(grSetDevice(1));
+    grKernel_t k = tl_ptx_kernel("gr_test_fill");
+    unsigned *d = NULL, v = 21, n = 64, h[64];
+    CHECK_OK(grMalloc((void **)&d, sizeof h));
+    void *args[] = {&d, &v, &n};
+    grLaunchAttribute a[4];
+    some_attrs(a);
+    grGraph_t g;
+    grGraphExec_t x;
+    CHECK_OK(grGraphCreate(&g, 0));
+    grGraphNode_t node = add_fill(g, NULL, 0, k, args, &a[0]);
+    for (int i = 1; i < 4; i++)
+        CHECK_OK(grGraphKernelNodeSetAttribute(node, a[i].id, &a[i].val));
+    grStream_t s = tl_stream(0);
+    CHECK_OK(grGraphInstantiate(&x, g, 0));
+    CHECK_OK(grGraphLaunch(x, s));
+    CHECK_OK(grMemcpyAsync(h, d, sizeof h, grMemcpyDeviceToHost, s));
+    CHECK_OK(grStreamSynchronize(s));
+    tl_check_all_u32(h, 64, 21);
+    CHECK_OK(grGraphExecDestroy(x));
+    /* A cluster of 64 blocks: the driver refuses it when the node gets it
+     * (or at instantiation), which it can only where it is given it. */
+    grLaunchAttribute c = attr(grLaunchAttributeClusterDimension);
+    c.val.clusterDim.x = 64;
+    c.val.clusterDim.y = 1;
+    c.val.clusterDim.z = 1;
+    grKernelNodeParams p = tl_params_1d(k, args, 64 * 64, 64);
+    CHECK_OK(grGraphKernelNodeSetParams(node, &p));
+    CHECK_OK(grGraphKernelNodeSetAttribute(node, c.id, &c.val));
+    CHECK(grGraphInstantiate(&x, g, 0) != grSuccess);
+    CHECK_DETAIL_HAS("device 1");
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grFree(d));
+    CHECK_OK(grKernelDestroy(k));
+}

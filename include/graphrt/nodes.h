@@ -288,7 +288,9 @@ GR_API grError_t grGraphKernelNodeGetAttribute(grGraphNode_t hNode, grKernelNode
  * grLaunchAttributeCooperative (the node runs as grLaunchCooperativeKernel
  * runs its launch; instantiation refuses a grid larger than the CPU
  * device keeps co-resident with grErrorCooperativeLaunchTooLarge) change
- * anything; on a GPU the lowered node carries the cooperative attribute.
+ * anything; on a GPU the lowered node carries every attribute but the
+ * device-updatable one (cuGraphKernelNodeSetAttribute at instantiation,
+ * whose refusal is grGraphInstantiate's error).
  * grLaunchAttributeDeviceUpdatableKernelNode with deviceUpdatable != 0
  * makes the node device-updatable (docs/exec.md): its devNode is read
  * back after instantiation (the devNode given here is ignored).

@@ -294,6 +294,43 @@ typedef struct gr_plan {
  * false. O(nodes + edges), never on the launch path. */
 bool gr__plan_is_valid(const gr_plan *p);
 
+/* ------------------------------------------ kernel node attributes for a
+ * device's lowering (plan_attrs.c). The plan keeps of a node's launch
+ * attributes only how its kernel runs (krun); a device that gives the
+ * others to its driver reads them from the graph while the executable is
+ * instantiated, through this seam. */
+
+/* Called by gr__kattrs_hook for each kernel node with launch attributes
+ * (node, its 'scratch' word, its attributes attrs[0..n), one per ID). */
+typedef void (*gr_kattrs_visit)(void *ctx, const void *node, uint64_t scratch, const grLaunchAttribute *attrs,
+                                unsigned n);
+
+/* Hook (graph layer, graph/attrs.c): visits graph node 'node' if it is a
+ * kernel node with attributes, and for a child graph node each kernel
+ * node with attributes inside it, at any depth. NULL where the graph
+ * layer's attributes are not linked in (then no node has any). */
+extern void (*gr__kattrs_hook)(const void *node, gr_kattrs_visit visit, void *ctx);
+
+/* Where a kernel node of an executable's plans is: 'cond' 0 for the
+ * top-level plan, else 1 + the position of its conditional node in the
+ * depth-first plan order (the order a lowering meets them: the plan's
+ * nodes in order, a conditional node's bodies before the nodes after
+ * it), body 'body' of it; 'pindex' in that plan. */
+typedef struct gr_kattr_at {
+    uint32_t cond, body, pindex;
+} gr_kattr_at;
+
+/* Calls visit(ctx, at, attrs, n) for every kernel node with launch
+ * attributes of executable e's plans (child graphs inlined in them too),
+ * in no particular order. Only while e is being instantiated, its plans
+ * just built from live graphs: it reads the graph nodes that e->orig and
+ * the conditional plans name, and the plan index the build left in the
+ * 'scratch' of each node inlined from a child graph (high half), which
+ * nothing rewrites until the instantiation ends. */
+void gr__plan_kattrs(const struct grGraphExec_st *e,
+                     void (*visit)(void *ctx, gr_kattr_at at, const grLaunchAttribute *attrs, unsigned n),
+                     void *ctx);
+
 /* True if every countdown of p is armed (pending == npred), as it must be
  * once a launch of p has made EXIT ready: each node that counts down
  * re-arms itself when it reaches zero (cpu/launch.c's count_down), and

@@ -1609,6 +1609,59 @@ static grError_t check_plan(const char *call, const gr_plan *p, int device)
     return grSuccess;
 }
 
+/* The kernel node attributes the latest lowering found (where the CUDA
+ * kind gives them to cuGraphKernelNodeSetAttribute), each with its
+ * node's kernel; guarded by launch_attrs_lock. */
+#define FAKE_KATTRS 64
+static gr_fakedev_kattr kattrs[FAKE_KATTRS];
+static unsigned nkattrs;
+
+unsigned gr_fakedev_lowered_attrs(gr_fakedev_kattr *out, unsigned max)
+{
+    pthread_mutex_lock(&launch_attrs_lock);
+    unsigned n = nkattrs;
+    for (unsigned i = 0; i < n && i < max && i < FAKE_KATTRS; i++)
+        out[i] = kattrs[i];
+    pthread_mutex_unlock(&launch_attrs_lock);
+    return n;
+}
+
+/* The plan of conditional node 'cond' (gr__plan_kattrs's numbering:
+ * depth first in plan order, from 1), body 'body', searched from p, whose
+ * conditional nodes are numbered from *next on; NULL if not there. */
+static const gr_plan *plan_at(const gr_plan *p, uint32_t cond, uint32_t body, uint32_t *next)
+{
+    for (uint32_t i = 0; i + 1 < p->nnodes; i++) {
+        if (p->nodes[i].type != grGraphNodeTypeConditional)
+            continue;
+        const gr_cond_plan *c = p->nodes[i].u.cond;
+        if (++*next == cond)
+            return body < c->nbodies ? c->bodies[body] : NULL;
+        for (uint32_t b = 0; b < c->nbodies; b++) {
+            const gr_plan *q = plan_at(c->bodies[b], cond, body, next);
+            if (q)
+                return q;
+        }
+    }
+    return NULL;
+}
+
+typedef struct kattr_ctx {
+    const gr_plan *top;
+    unsigned n;
+} kattr_ctx;
+
+static void kattr_found(void *ctx, gr_kattr_at at, const grLaunchAttribute *attrs, unsigned n)
+{
+    kattr_ctx *x = ctx;
+    uint32_t next = 0;
+    const gr_plan *p = at.cond == 0 ? x->top : plan_at(x->top, at.cond, at.body, &next);
+    const gr_pnode *pn = p && at.pindex + 1 < p->nnodes ? &p->nodes[at.pindex] : NULL;
+    for (unsigned k = 0; k < n && x->n < FAKE_KATTRS; k++)
+        kattrs[x->n++] = (gr_fakedev_kattr){
+            at.cond, at.body, pn && pn->type == grGraphNodeTypeKernel ? pn->u.kern.k : NULL, attrs[k]};
+}
+
 static grError_t fake_exec_lower(const char *call, const gr_plan *p, int device, unsigned long long flags,
                                  struct gr_dev_exec **out)
 {
@@ -1617,6 +1670,15 @@ static grError_t fake_exec_lower(const char *call, const gr_plan *p, int device,
     grError_t err = check_plan(call, p, device);
     if (err)
         return err;
+    /* Where the CUDA kind gives kernel nodes their launch attributes:
+     * what it would find, recorded with each node's kernel. */
+    kattr_ctx kx = {p, 0};
+    pthread_mutex_lock(&launch_attrs_lock);
+    gr__plan_kattrs((const struct grGraphExec_st *)(const void *)((const char *)p -
+                                                                  offsetof(struct grGraphExec_st, plan)),
+                    kattr_found, &kx);
+    nkattrs = kx.n;
+    pthread_mutex_unlock(&launch_attrs_lock);
     /* Where the CUDA kind sets CU_LAUNCH_ATTRIBUTE_COOPERATIVE on the
      * lowered node: recorded, so that tests see the attribute arrive. */
     for (uint32_t i = 0; i < p->nnodes; i++)

@@ -60,6 +60,23 @@ unsigned gr_fakedev_launch_attrs(grLaunchAttribute *out, unsigned max);
  * device for kernel k, which has an image; false when none was given. */
 bool gr_fakedev_func_attr(grKernel_t k, grFuncAttribute attr, int *value);
 
+/* A kernel node's launch attribute as the latest instantiation on a fake
+ * device found it for the device (where the CUDA kind gives it to
+ * cuGraphKernelNodeSetAttribute): the node's place (cond 0: the
+ * executable's top level, child graphs inlined; else 1 + its conditional
+ * node's position, depth first in plan order, and the body), the node's
+ * kernel (NULL if the place held no kernel node: a bug) and the
+ * attribute. */
+typedef struct gr_fakedev_kattr {
+    unsigned cond, body;
+    grKernel_t kernel;
+    grLaunchAttribute attr;
+} gr_fakedev_kattr;
+
+/* Their number, and the first 'max' of them (up to 64), in no particular
+ * order, copied into out. */
+unsigned gr_fakedev_lowered_attrs(gr_fakedev_kattr *out, unsigned max);
+
 /* How many times the operation named 'op' was called (refused calls
  * included) since the process started or gr_fakedev_reset_calls. */
 unsigned gr_fakedev_calls(const char *op);

@@ -43,6 +43,15 @@
  * lowering, in the exec setters and in updates, so the kernel's argument
  * is the handle it sets (docs/conditional.md).
  *
+ * Kernel nodes carry their launch attributes: those the driver takes
+ * (gr__cuda_launch_attrs) are found in the graph at instantiation
+ * (gr__plan_kattrs, plan_attrs.c), kept in gx->kattrs by place (plan,
+ * node) and given to each node as it is added
+ * (cuGraphKernelNodeSetAttribute), at every lowering of the executable;
+ * an executable with any keeps a driver executable of its own. Setters
+ * and updates change parameters, never attributes (an update that
+ * changes a node's other attributes keeps the lowered ones).
+ *
  * Batch memory operation nodes become the driver's
  * (cuGraphAddBatchMemOpNode, CUDA 11.7), their operations converted as a
  * stream's cuStreamBatchMemOp takes them (memop.c) and run in the GPU's
@@ -52,6 +61,8 @@
  */
 #include "graph_int.h"
 
+#include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* A conditional node lowered: the driver's handle standing for graphrt's
@@ -227,6 +238,91 @@ static grError_t memop_desc(const char *call, const struct gr_dev_exec *gx, CUDA
 static grError_t add_cond(const char *call, struct gr_dev_exec *gx, const gr_pnode *pn, CUgraphNode *out,
                           const CUgraphNode *deps, size_t ndeps);
 
+static int kattr_cmp(const gr_kattr_at *a, const gr_kattr_at *b)
+{
+    if (a->cond != b->cond)
+        return a->cond < b->cond ? -1 : 1;
+    if (a->body != b->body)
+        return a->body < b->body ? -1 : 1;
+    return a->pindex < b->pindex ? -1 : a->pindex > b->pindex;
+}
+
+static int kattr_qcmp(const void *a, const void *b)
+{
+    const struct gr_cuda_kattr *x = a, *y = b;
+    int c = kattr_cmp(&x->at, &y->at);
+    return c ? c : (x->a.id > y->a.id) - (x->a.id < y->a.id);
+}
+
+/* Gives kernel node 'node', plan node i of the plan gx lowers, its launch
+ * attributes (gx->kattrs), with cuGraphKernelNodeSetAttribute. */
+static CUresult set_kattrs(const struct gr_dev_exec *gx, uint32_t i, CUgraphNode node)
+{
+    gr_kattr_at at = {gx->kcond, gx->kbody, i};
+    uint32_t lo = 0, hi = gx->nkattrs; /* the first entry at or after 'at' */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (kattr_cmp(&gx->kattrs[mid].at, &at) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    CUresult r = CUDA_SUCCESS;
+    for (; r == CUDA_SUCCESS && lo < gx->nkattrs && kattr_cmp(&gx->kattrs[lo].at, &at) == 0; lo++)
+        r = gr_cu.cuGraphKernelNodeSetAttribute(node, gx->kattrs[lo].a.id, &gx->kattrs[lo].a.value);
+    return r;
+}
+
+/* What collect_kattrs gathers. */
+typedef struct kattr_list {
+    struct gr_cuda_kattr *v;
+    uint32_t n, cap;
+    bool oom;
+} kattr_list;
+
+static void kattr_found(void *ctx, gr_kattr_at at, const grLaunchAttribute *attrs, unsigned n)
+{
+    kattr_list *l = ctx;
+    CUlaunchAttribute cu[GR_CU_LAUNCH_ATTRS];
+    unsigned m = gr__cuda_launch_attrs(attrs, n, cu);
+    for (unsigned k = 0; k < m && !l->oom; k++) {
+        if (l->n == l->cap) {
+            uint32_t cap = l->cap ? 2 * l->cap : 8;
+            struct gr_cuda_kattr *v = gr__realloc(l->v, cap * sizeof *v);
+            if (!v) {
+                l->oom = true;
+                break;
+            }
+            l->v = v;
+            l->cap = cap;
+        }
+        l->v[l->n++] = (struct gr_cuda_kattr){at, cu[k]};
+    }
+}
+
+/* The launch attributes of the kernel nodes of executable e (being
+ * instantiated, plan p) that the driver takes, sorted by place, into
+ * *out (NULL when none). */
+static grError_t collect_kattrs(const char *call, const gr_plan *p, int device, struct gr_cuda_kattr **out,
+                                uint32_t *n)
+{
+    const struct grGraphExec_st *e =
+        (const struct grGraphExec_st *)(const void *)((const char *)p -
+                                                      offsetof(struct grGraphExec_st, plan));
+    kattr_list l = {NULL, 0, 0, false};
+    gr__plan_kattrs(e, kattr_found, &l);
+    if (l.oom) {
+        gr__free(l.v);
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory lowering the graph to device %d", call,
+                        device);
+    }
+    if (l.n > 1)
+        qsort(l.v, l.n, sizeof *l.v, kattr_qcmp);
+    *out = l.v;
+    *n = l.n;
+    return grSuccess;
+}
+
 /* Adds plan node i to gx->graph after 'deps'. */
 static grError_t add_node(const char *call, struct gr_dev_exec *gx, const gr_pnode *pn, uint32_t i,
                           const CUgraphNode *deps, size_t ndeps)
@@ -244,13 +340,20 @@ static grError_t add_node(const char *call, struct gr_dev_exec *gx, const gr_pno
             return err;
         r = gr_cu.cuGraphAddKernelNode(out, gx->graph, deps, ndeps, &d);
         /* The node keeps its cooperative attribute, which the driver
-         * checks against its occupancy at instantiation. */
+         * checks against its occupancy at instantiation, and the others
+         * the driver takes, which it checks here. */
         if (r == CUDA_SUCCESS && pn->krun == GR_KRUN_COOP) {
             CUlaunchAttributeValue v;
             memset(&v, 0, sizeof v);
             v.cooperative = 1;
             r = gr_cu.cuGraphKernelNodeSetAttribute(*out, CU_LAUNCH_ATTRIBUTE_COOPERATIVE, &v);
         }
+        if (r == CUDA_SUCCESS && GR_UNLIKELY(gx->nkattrs != 0) &&
+            (r = set_kattrs(gx, i, *out)) != CUDA_SUCCESS)
+            return gr__fail(gr__cu_error(r),
+                            "%s: cuGraphKernelNodeSetAttribute refused a launch attribute of kernel node %u "
+                            "(kernel '%s') of the device %d graph with %s",
+                            call, i, pn->u.kern.k->name, gx->device, gr__cu_error_name(r));
         break;
     }
     case grGraphNodeTypeMemcpy: {
@@ -454,6 +557,8 @@ static grError_t add_cond(const char *call, struct gr_dev_exec *gx, const gr_pno
         const gr_plan *bp = c->bodies[b];
         struct gr_dev_exec body = *gx;
         body.graph = np.conditional.phGraph_out[b];
+        body.kcond = gx->cond->added; /* 1 + lc's position: gr__plan_kattrs's numbering */
+        body.kbody = b;
         body.nodes = lc->nodes[b] = gr__calloc(bp->nnodes, sizeof *body.nodes);
         err = body.nodes ? lower_nodes(call, &body, bp)
                          : gr__fail(grErrorMemoryAllocation,
@@ -516,6 +621,7 @@ void gr__cuda_exec_free(struct gr_dev_exec *gx)
     gr_stream *last = gr_load_relaxed(&gx->last);
     if (last)
         gr__stream_release(last);
+    gr__free(gx->kattrs);
     gr__free(gx);
 }
 
@@ -560,15 +666,26 @@ grError_t gr__cuda_exec_lower(const char *call, const gr_plan *p, int device, un
     CUresult r = gr__cuda_enter(device);
     if (r != CUDA_SUCCESS)
         return gr__cu_fail(call, device, "making the primary context current", r);
-    if (gr__cuda_share_eligible(p, flags))
+    struct gr_cuda_kattr *kattrs = NULL;
+    uint32_t nkattrs = 0;
+    grError_t err = collect_kattrs(call, p, device, &kattrs, &nkattrs);
+    if (err)
+        return err;
+    /* A shared driver executable holds one executable's attributes. */
+    if (nkattrs == 0 && gr__cuda_share_eligible(p, flags))
         return gr__cuda_share_lower(call, p, device, flags, out);
     struct gr_dev_exec *gx = gr__calloc(1, sizeof *gx);
-    if (!gx)
+    if (!gx) {
+        gr__free(kattrs);
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory lowering the graph to device %d", call,
                         device);
+    }
     gx->device = device;
-    grError_t err = gr__cuda_host_lower(call, gx, p, flags);
+    gx->kattrs = kattrs;
+    gx->nkattrs = nkattrs;
+    err = gr__cuda_host_lower(call, gx, p, flags);
     if (err) {
+        gr__free(gx->kattrs);
         gr__free(gx);
         return err;
     }
@@ -983,6 +1100,8 @@ static grError_t rehandle(const char *call, struct gr_dev_exec *gx, const gr_pla
     memset(&fresh, 0, sizeof fresh);
     fresh.device = gx->device;
     fresh.nnodes = gx->nnodes;
+    fresh.kattrs = gx->kattrs; /* borrowed: the nodes get them again */
+    fresh.nkattrs = gx->nkattrs;
     CUgraph *retired = gr__realloc(gx->retired, ((size_t)gx->nretired + 1) * sizeof *retired);
     if (retired)
         gx->retired = retired;

@@ -48,6 +48,22 @@ struct gr_dev_exec {
      * on the shared one may still run: the next launch waits for it
      * first, so that the executable's launches stay in order. */
     CUevent after;
+    /* The kernel nodes' launch attributes the driver is given at each
+     * lowering (found at instantiation, gr__plan_kattrs): one entry per
+     * attribute, sorted by place (NULL when none, the usual case; owned
+     * by the top-level record, shared by the copies lowering bodies),
+     * and the place of the plan this record lowers (0, 0 at the top
+     * level; a body's copy names its conditional node and body). A view
+     * has none: an executable with attributes does not share. */
+    struct gr_cuda_kattr *kattrs;
+    uint32_t nkattrs;
+    uint32_t kcond, kbody;
+};
+
+/* One launch attribute of the kernel node at 'at'. */
+struct gr_cuda_kattr {
+    gr_kattr_at at;
+    CUlaunchAttribute a;
 };
 
 /* Lowers plan p into gx (whose device is set, whose driver fields are
