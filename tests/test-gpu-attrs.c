@@ -1,9 +1,9 @@
 /*
- * test-gpu-attrs.c - launch attributes and function attributes on GPU
- * devices: what an eager launch, a kernel node and grFuncSetAttribute
- * give the device (the fake device records it, so that every run checks
- * the dispatch), and what a real GPU's driver does with them (skipped
- * where there is none).
+ * test-gpu-attrs.c - launch attributes, function attributes and edge data
+ * on GPU devices: what an eager launch, a kernel node, a programmatic
+ * edge and grFuncSetAttribute give the device (the fake device records
+ * it, so that every run checks the dispatch), and what a real GPU's
+ * driver does with them (skipped where there is none).
  */
 #include "testlib.h"
 #include "fakedev/fakedev.h"
@@ -299,4 +299,131 @@ GR_TEST(gpu_kernel_node_attributes_reach_the_driver)
     CHECK_OK(grStreamDestroy(s));
     CHECK_OK(grFree(d));
     CHECK_OK(grKernelDestroy(k));
+}
+
+/* ------------------------------------------------ programmatic edges */
+
+static const gr_fakedev_kedge *lowered_edge(const gr_fakedev_kedge *v, unsigned n, grKernel_t from,
+                                            grKernel_t to, unsigned cond)
+{
+    for (unsigned i = 0; i < n; i++)
+        if (v[i].from == from && v[i].to == to && v[i].cond == cond && v[i].body == 0)
+            return &v[i];
+    return NULL;
+}
+
+/* A kernel of the tests' fill function under its own name, with an image
+ * the fake device takes as it is. */
+static grKernel_t fake_kernel(const char *name)
+{
+    grKernel_t k;
+    size_t sizes[] = {sizeof(unsigned *), sizeof(unsigned), sizeof(unsigned)};
+    CHECK_OK(grKernelCreate(&k, tl_fill_u32_fn, name, 3, sizes));
+    CHECK_OK(grKernelSetImage(k, "// an image the fake device takes as it is", name));
+    return k;
+}
+
+GR_TEST(programmatic_edges_are_lowered_with_their_data_at_their_places)
+{
+    skip_unless_fake();
+    CHECK_OK(grSetDevice(1));
+    grKernel_t k[6];
+    const char *names[6] = {"pe_a", "pe_b", "pe_c", "pe_d", "pe_e", "pe_f"};
+    for (int i = 0; i < 6; i++)
+        k[i] = fake_kernel(names[i]);
+    unsigned *d = NULL, v = 4, n = 64;
+    CHECK_OK(grMalloc((void **)&d, 64 * sizeof(unsigned)));
+    void *args[] = {&d, &v, &n};
+    grGraphEdgeData prog = {grGraphKernelNodePortProgrammatic, 0, grGraphDependencyTypeProgrammatic, {0}};
+    grGraphEdgeData done = {grGraphKernelNodePortLaunchCompletion, 0, grGraphDependencyTypeProgrammatic, {0}};
+    grGraph_t g, child, *bodies = NULL;
+    grGraphConditionalHandle h;
+    grGraphNode_t a, b, c, dn, e, f, cg, empty;
+    CHECK_OK(grGraphCreate(&g, 0));
+    /* Top level: a -> b programmatic, plus an empty node before a so
+     * that plan and creation positions differ. */
+    CHECK_OK(grGraphAddEmptyNode(&empty, g, NULL, 0));
+    a = add_fill(g, &empty, 1, k[0], args, NULL);
+    b = add_fill(g, NULL, 0, k[1], args, NULL);
+    CHECK_OK(grGraphAddDependencies(g, &a, &b, &prog, 1));
+    /* In a child graph: c -> d from the launch-completion port. */
+    CHECK_OK(grGraphCreate(&child, 0));
+    c = add_fill(child, NULL, 0, k[2], args, NULL);
+    dn = add_fill(child, NULL, 0, k[3], args, NULL);
+    CHECK_OK(grGraphAddDependencies(child, &c, &dn, &done, 1));
+    CHECK_OK(grGraphAddChildGraphNode(&cg, g, &b, 1, child));
+    /* In a conditional body: e -> f programmatic. */
+    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
+    tl_add_cond(g, &cg, 1, h, grGraphCondTypeIf, 1, &bodies);
+    e = add_fill(bodies[0], NULL, 0, k[4], args, NULL);
+    f = add_fill(bodies[0], NULL, 0, k[5], args, NULL);
+    CHECK_OK(grGraphAddDependencies(bodies[0], &e, &f, &prog, 1));
+    grGraphExec_t x;
+    CHECK_OK(grGraphInstantiate(&x, g, 0));
+    gr_fakedev_kedge got[8];
+    unsigned m = gr_fakedev_lowered_edges(got, 8);
+    CHECK_EQ(m, 3);
+    const gr_fakedev_kedge *r = lowered_edge(got, m, k[0], k[1], 0);
+    CHECK(r != NULL && r->data.type == grGraphDependencyTypeProgrammatic &&
+          r->data.from_port == grGraphKernelNodePortProgrammatic);
+    r = lowered_edge(got, m, k[2], k[3], 0);
+    CHECK(r != NULL && r->data.from_port == grGraphKernelNodePortLaunchCompletion);
+    r = lowered_edge(got, m, k[4], k[5], 1);
+    CHECK(r != NULL && r->data.type == grGraphDependencyTypeProgrammatic);
+    grStream_t s = tl_stream(0);
+    CHECK_OK(grGraphLaunch(x, s));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_OK(grGraphExecDestroy(x));
+    /* Default edges only: nothing lowered with data. */
+    grGraph_t plain;
+    CHECK_OK(grGraphCreate(&plain, 0));
+    a = add_fill(plain, NULL, 0, k[0], args, NULL);
+    add_fill(plain, &a, 1, k[1], args, NULL);
+    CHECK_OK(grGraphInstantiate(&x, plain, 0));
+    CHECK_EQ(gr_fakedev_lowered_edges(got, 8), 0);
+    CHECK_OK(grGraphExecDestroy(x));
+    CHECK_OK(grGraphDestroy(plain));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grGraphDestroy(child));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grFree(d));
+    for (int i = 0; i < 6; i++)
+        CHECK_OK(grKernelDestroy(k[i]));
+}
+
+GR_TEST(gpu_programmatic_edge_runs_through_the_driver)
+{
+    gr_test_real_gpu_or_skip();
+    CHECK_OK(grSetDevice(1));
+    grKernel_t fill = tl_ptx_kernel("gr_test_fill"), add = tl_ptx_kernel("gr_test_add");
+    unsigned *d = NULL, v = 5, w = 2, n = 64, h[64];
+    CHECK_OK(grMalloc((void **)&d, sizeof h));
+    void *fargs[] = {&d, &v, &n}, *aargs[] = {&d, &w, &n};
+    /* The second fill may start once the first one's blocks have all
+     * begun (the launch-completion port), and both write the same
+     * values; the add waits for both with full edges, so the result is
+     * exact whatever the overlap. */
+    grGraphEdgeData done = {grGraphKernelNodePortLaunchCompletion, 0, grGraphDependencyTypeProgrammatic, {0}};
+    grGraph_t g;
+    grGraphNode_t a, b, c;
+    CHECK_OK(grGraphCreate(&g, 0));
+    a = add_fill(g, NULL, 0, fill, fargs, NULL);
+    b = add_fill(g, NULL, 0, fill, fargs, NULL);
+    CHECK_OK(grGraphAddDependencies(g, &a, &b, &done, 1));
+    grGraphNode_t ab[2] = {a, b};
+    c = add_fill(g, ab, 2, add, aargs, NULL);
+    (void)c;
+    grGraphExec_t x;
+    grStream_t s = tl_stream(0);
+    CHECK_OK(grGraphInstantiate(&x, g, 0));
+    CHECK_OK(grGraphLaunch(x, s));
+    CHECK_OK(grMemcpyAsync(h, d, sizeof h, grMemcpyDeviceToHost, s));
+    CHECK_OK(grStreamSynchronize(s));
+    tl_check_all_u32(h, 64, 7);
+    CHECK_OK(grGraphExecDestroy(x));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grFree(d));
+    CHECK_OK(grKernelDestroy(fill));
+    CHECK_OK(grKernelDestroy(add));
 }

@@ -294,11 +294,11 @@ typedef struct gr_plan {
  * false. O(nodes + edges), never on the launch path. */
 bool gr__plan_is_valid(const gr_plan *p);
 
-/* ------------------------------------------ kernel node attributes for a
+/* ------------------------- kernel node attributes and edge data for a
  * device's lowering (plan_attrs.c). The plan keeps of a node's launch
- * attributes only how its kernel runs (krun); a device that gives the
- * others to its driver reads them from the graph while the executable is
- * instantiated, through this seam. */
+ * attributes only how its kernel runs (krun), and of edges none of their
+ * data; a device that gives them to its driver reads them from the graph
+ * while the executable is instantiated, through these seams. */
 
 /* Called by gr__kattrs_hook for each kernel node with launch attributes
  * (node, its 'scratch' word, its attributes attrs[0..n), one per ID). */
@@ -330,6 +330,29 @@ typedef struct gr_kattr_at {
 void gr__plan_kattrs(const struct grGraphExec_st *e,
                      void (*visit)(void *ctx, gr_kattr_at at, const grLaunchAttribute *attrs, unsigned n),
                      void *ctx);
+
+/* Called by gr__edges_hook for each edge with non-default data: the
+ * 'scratch' words of its ends and its data. */
+typedef void (*gr_edges_visit)(void *ctx, uint64_t from_scratch, uint64_t to_scratch,
+                               const grGraphEdgeData *d);
+
+/* Hook (graph layer, graph/edgedata.c): visits the edges with
+ * non-default data of the graph holding graph node 'node' (inside false)
+ * or of the graph that child graph node 'node' holds (inside true), and
+ * of every child graph in it, at any depth. NULL where edge data is not
+ * linked in (then every edge is a default one). */
+extern void (*gr__edges_hook)(const void *node, bool inside, gr_edges_visit visit, void *ctx);
+
+/* Calls visit(ctx, at, from, d) for every edge with non-default data
+ * (programmatic, or from a kernel's launch-completion port) between two
+ * kernel nodes of executable e's plans: 'at' names the plan (as
+ * gr__plan_kattrs) and the edge's 'to' node, 'from' its 'from' node
+ * there. Other edges with data (to a child graph node) are left out: the
+ * plan joins them through an empty node. Only while e is being
+ * instantiated, as gr__plan_kattrs. */
+void gr__plan_edges(const struct grGraphExec_st *e,
+                    void (*visit)(void *ctx, gr_kattr_at at, uint32_t from, const grGraphEdgeData *d),
+                    void *ctx);
 
 /* True if every countdown of p is armed (pending == npred), as it must be
  * once a launch of p has made EXIT ready: each node that counts down

@@ -1662,6 +1662,38 @@ static void kattr_found(void *ctx, gr_kattr_at at, const grLaunchAttribute *attr
             at.cond, at.body, pn && pn->type == grGraphNodeTypeKernel ? pn->u.kern.k : NULL, attrs[k]};
 }
 
+/* The edges with data the latest lowering found (where the CUDA kind
+ * adds them with cuGraphAddDependencies and their data); guarded by
+ * launch_attrs_lock. */
+#define FAKE_KEDGES 64
+static gr_fakedev_kedge kedges[FAKE_KEDGES];
+static unsigned nkedges;
+
+unsigned gr_fakedev_lowered_edges(gr_fakedev_kedge *out, unsigned max)
+{
+    pthread_mutex_lock(&launch_attrs_lock);
+    unsigned n = nkedges;
+    for (unsigned i = 0; i < n && i < max && i < FAKE_KEDGES; i++)
+        out[i] = kedges[i];
+    pthread_mutex_unlock(&launch_attrs_lock);
+    return n;
+}
+
+static grKernel_t kernel_of(const gr_plan *p, uint32_t i)
+{
+    return p && i + 1 < p->nnodes && p->nodes[i].type == grGraphNodeTypeKernel ? p->nodes[i].u.kern.k : NULL;
+}
+
+static void kedge_found(void *ctx, gr_kattr_at at, uint32_t from, const grGraphEdgeData *d)
+{
+    kattr_ctx *x = ctx;
+    uint32_t next = 0;
+    const gr_plan *p = at.cond == 0 ? x->top : plan_at(x->top, at.cond, at.body, &next);
+    if (x->n < FAKE_KEDGES)
+        kedges[x->n++] =
+            (gr_fakedev_kedge){at.cond, at.body, kernel_of(p, from), kernel_of(p, at.pindex), *d};
+}
+
 static grError_t fake_exec_lower(const char *call, const gr_plan *p, int device, unsigned long long flags,
                                  struct gr_dev_exec **out)
 {
@@ -1678,6 +1710,11 @@ static grError_t fake_exec_lower(const char *call, const gr_plan *p, int device,
                                                                   offsetof(struct grGraphExec_st, plan)),
                     kattr_found, &kx);
     nkattrs = kx.n;
+    kx.n = 0;
+    gr__plan_edges((const struct grGraphExec_st *)(const void *)((const char *)p -
+                                                                 offsetof(struct grGraphExec_st, plan)),
+                   kedge_found, &kx);
+    nkedges = kx.n;
     pthread_mutex_unlock(&launch_attrs_lock);
     /* Where the CUDA kind sets CU_LAUNCH_ATTRIBUTE_COOPERATIVE on the
      * lowered node: recorded, so that tests see the attribute arrive. */

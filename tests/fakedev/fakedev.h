@@ -77,6 +77,21 @@ typedef struct gr_fakedev_kattr {
  * order, copied into out. */
 unsigned gr_fakedev_lowered_attrs(gr_fakedev_kattr *out, unsigned max);
 
+/* An edge with data between kernel nodes (a programmatic edge) as the
+ * latest instantiation on a fake device found it for the device (where
+ * the CUDA kind adds it with cuGraphAddDependencies and its data): its
+ * place (as gr_fakedev_kattr's), the kernels of its ends (NULL where the
+ * plan node is not a kernel node: a bug) and its data. */
+typedef struct gr_fakedev_kedge {
+    unsigned cond, body;
+    grKernel_t from, to;
+    grGraphEdgeData data;
+} gr_fakedev_kedge;
+
+/* Their number, and the first 'max' of them (up to 64), in no particular
+ * order, copied into out. */
+unsigned gr_fakedev_lowered_edges(gr_fakedev_kedge *out, unsigned max);
+
 /* How many times the operation named 'op' was called (refused calls
  * included) since the process started or gr_fakedev_reset_calls. */
 unsigned gr_fakedev_calls(const char *op);

@@ -206,16 +206,26 @@ typedef struct CUlaunchConfig {
     X(cuGraphEventWaitNodeSetEvent, (CUgraphNode hNode, CUevent event))                                     \
     X(cuGraphExecUpdate, (CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo * resultInfo))
 
+/* CUgraphEdgeData: the layout of grGraphEdgeData (8 bytes). */
+typedef struct CUgraphEdgeData {
+    unsigned char from_port, to_port, type, reserved[5];
+} CUgraphEdgeData;
+
 /* The entry points of conditional nodes, resolved at the CUDA 12.3 ABI
  * (GR_CU_COND_ABI_VERSION), where cuGraphAddNode is the '_v2' entry with
  * edge data; a driver without them keeps its GPUs, and instantiating a
- * graph with conditional nodes for them is refused (cuda/graph.c). */
+ * graph with conditional nodes for them is refused (cuda/graph.c). At
+ * that ABI cuGraphAddDependencies is the '_v2' entry with edge data too,
+ * which lowers programmatic edges; a driver without it gets full edges
+ * in their place. */
 #define GR_CU_COND_ABI_VERSION 12030
 #define GR_CU_COND_FUNCTIONS(X)                                                                             \
     X(cuGraphConditionalHandleCreate, (CUgraphConditionalHandle * pHandle_out, CUgraph hGraph,              \
                                        CUcontext ctx, unsigned int defaultLaunchValue, unsigned int flags)) \
     X(cuGraphAddNode, (CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,          \
-                       const void *dependencyData, size_t numDependencies, CUgraphNodeParams *nodeParams))
+                       const void *dependencyData, size_t numDependencies, CUgraphNodeParams *nodeParams))  \
+    X(cuGraphAddDependencies, (CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to,              \
+                               const CUgraphEdgeData *edgeData, size_t numDependencies))
 
 /* The entry points of batch memory operation nodes (CUDA 11.7: the
  * toolkit's cudaTypedefs.h names them PFN_cuGraphAddBatchMemOpNode_v11070

@@ -50,7 +50,11 @@
  * (cuGraphKernelNodeSetAttribute), at every lowering of the executable;
  * an executable with any keeps a driver executable of its own. Setters
  * and updates change parameters, never attributes (an update that
- * changes a node's other attributes keeps the lowered ones).
+ * changes a node's other attributes keeps the lowered ones). Edges with
+ * data between kernel nodes (programmatic edges: gr__plan_edges) are
+ * found and kept alike (gx->kedges) and added with their data
+ * (cuGraphAddDependencies at the CUDA 12.3 ABI) once both ends are; a
+ * driver without that call gets full edges in their place.
  *
  * Batch memory operation nodes become the driver's
  * (cuGraphAddBatchMemOpNode, CUDA 11.7), their operations converted as a
@@ -323,6 +327,90 @@ static grError_t collect_kattrs(const char *call, const gr_plan *p, int device, 
     return grSuccess;
 }
 
+/* The data of the edge from node 'from' into node i of the plan gx
+ * lowers (gx->kedges), or NULL for a full edge. */
+static const CUgraphEdgeData *kedge_of(const struct gr_dev_exec *gx, uint32_t i, uint32_t from)
+{
+    gr_kattr_at at = {gx->kcond, gx->kbody, i};
+    uint32_t lo = 0, hi = gx->nkedges;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        int c = kattr_cmp(&gx->kedges[mid].at, &at);
+        if (c < 0 || (c == 0 && gx->kedges[mid].from < from))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < gx->nkedges && kattr_cmp(&gx->kedges[lo].at, &at) == 0 && gx->kedges[lo].from == from)
+        return &gx->kedges[lo].d;
+    return NULL;
+}
+
+static int kedge_qcmp(const void *a, const void *b)
+{
+    const struct gr_cuda_kedge *x = a, *y = b;
+    int c = kattr_cmp(&x->at, &y->at);
+    return c ? c : (x->from > y->from) - (x->from < y->from);
+}
+
+typedef struct kedge_list {
+    struct gr_cuda_kedge *v;
+    uint32_t n, cap;
+    bool oom;
+} kedge_list;
+
+static void kedge_found(void *ctx, gr_kattr_at at, uint32_t from, const grGraphEdgeData *d)
+{
+    kedge_list *l = ctx;
+    if (l->oom)
+        return;
+    if (l->n == l->cap) {
+        uint32_t cap = l->cap ? 2 * l->cap : 8;
+        struct gr_cuda_kedge *v = gr__realloc(l->v, cap * sizeof *v);
+        if (!v) {
+            l->oom = true;
+            return;
+        }
+        l->v = v;
+        l->cap = cap;
+    }
+    struct gr_cuda_kedge *k = &l->v[l->n++];
+    memset(k, 0, sizeof *k);
+    k->at = at;
+    k->from = from;
+    k->d.from_port = d->from_port;
+    k->d.to_port = d->to_port;
+    k->d.type = d->type;
+}
+
+/* The edges with data between kernel nodes of the executable being
+ * instantiated (plan p), sorted by place, into *out (NULL when none, and
+ * where the driver has no cuGraphAddDependencies with edge data: those
+ * edges are then full ones, which order more, never less). */
+static grError_t collect_kedges(const char *call, const gr_plan *p, int device, struct gr_cuda_kedge **out,
+                                uint32_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    if (!gr_cu.cuGraphAddDependencies)
+        return grSuccess;
+    const struct grGraphExec_st *e =
+        (const struct grGraphExec_st *)(const void *)((const char *)p -
+                                                      offsetof(struct grGraphExec_st, plan));
+    kedge_list l = {NULL, 0, 0, false};
+    gr__plan_edges(e, kedge_found, &l);
+    if (l.oom) {
+        gr__free(l.v);
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory lowering the graph to device %d", call,
+                        device);
+    }
+    if (l.n > 1)
+        qsort(l.v, l.n, sizeof *l.v, kedge_qcmp);
+    *out = l.v;
+    *n = l.n;
+    return grSuccess;
+}
+
 /* Adds plan node i to gx->graph after 'deps'. */
 static grError_t add_node(const char *call, struct gr_dev_exec *gx, const gr_pnode *pn, uint32_t i,
                           const CUgraphNode *deps, size_t ndeps)
@@ -461,12 +549,30 @@ static grError_t lower_nodes(const char *call, struct gr_dev_exec *gx, const gr_
     }
     grError_t err = grSuccess;
     /* The plan is in topological order: every node's predecessors are in
-     * the driver's graph before it. */
+     * the driver's graph before it. An edge with data (gx->kedges) is
+     * added once both its ends are, with its data. */
     for (uint32_t i = 0; i < n && !err; i++) {
         size_t nd = 0;
-        for (uint32_t k = off[i]; k < off[i + 1]; k++)
+        bool with_data = false;
+        for (uint32_t k = off[i]; k < off[i + 1]; k++) {
+            if (GR_UNLIKELY(gx->nkedges != 0) && kedge_of(gx, i, pred[k])) {
+                with_data = true;
+                continue;
+            }
             deps[nd++] = gx->nodes[pred[k]];
+        }
         err = add_node(call, gx, &p->nodes[i], i, deps, nd);
+        for (uint32_t k = off[i]; with_data && !err && k < off[i + 1]; k++) {
+            const CUgraphEdgeData *d = kedge_of(gx, i, pred[k]);
+            CUresult r = d ? gr_cu.cuGraphAddDependencies(gx->graph, &gx->nodes[pred[k]], &gx->nodes[i], d, 1)
+                           : CUDA_SUCCESS;
+            if (r != CUDA_SUCCESS)
+                err = gr__fail(
+                    gr__cu_error(r),
+                    "%s: cuGraphAddDependencies refused the edge (type %u, from_port %u) from kernel "
+                    "node %u to kernel node %u of the device %d graph with %s",
+                    call, d->type, d->from_port, pred[k], i, gx->device, gr__cu_error_name(r));
+        }
     }
     gr__free(off);
     gr__free(pred);
@@ -622,6 +728,7 @@ void gr__cuda_exec_free(struct gr_dev_exec *gx)
     if (last)
         gr__stream_release(last);
     gr__free(gx->kattrs);
+    gr__free(gx->kedges);
     gr__free(gx);
 }
 
@@ -667,25 +774,33 @@ grError_t gr__cuda_exec_lower(const char *call, const gr_plan *p, int device, un
     if (r != CUDA_SUCCESS)
         return gr__cu_fail(call, device, "making the primary context current", r);
     struct gr_cuda_kattr *kattrs = NULL;
-    uint32_t nkattrs = 0;
+    struct gr_cuda_kedge *kedges = NULL;
+    uint32_t nkattrs = 0, nkedges = 0;
     grError_t err = collect_kattrs(call, p, device, &kattrs, &nkattrs);
+    if (!err && (err = collect_kedges(call, p, device, &kedges, &nkedges)))
+        gr__free(kattrs);
     if (err)
         return err;
-    /* A shared driver executable holds one executable's attributes. */
-    if (nkattrs == 0 && gr__cuda_share_eligible(p, flags))
+    /* A shared driver executable holds one executable's attributes and
+     * edge types. */
+    if (nkattrs == 0 && nkedges == 0 && gr__cuda_share_eligible(p, flags))
         return gr__cuda_share_lower(call, p, device, flags, out);
     struct gr_dev_exec *gx = gr__calloc(1, sizeof *gx);
     if (!gx) {
         gr__free(kattrs);
+        gr__free(kedges);
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory lowering the graph to device %d", call,
                         device);
     }
     gx->device = device;
     gx->kattrs = kattrs;
     gx->nkattrs = nkattrs;
+    gx->kedges = kedges;
+    gx->nkedges = nkedges;
     err = gr__cuda_host_lower(call, gx, p, flags);
     if (err) {
         gr__free(gx->kattrs);
+        gr__free(gx->kedges);
         gr__free(gx);
         return err;
     }
@@ -1102,6 +1217,8 @@ static grError_t rehandle(const char *call, struct gr_dev_exec *gx, const gr_pla
     fresh.nnodes = gx->nnodes;
     fresh.kattrs = gx->kattrs; /* borrowed: the nodes get them again */
     fresh.nkattrs = gx->nkattrs;
+    fresh.kedges = gx->kedges;
+    fresh.nkedges = gx->nkedges;
     CUgraph *retired = gr__realloc(gx->retired, ((size_t)gx->nretired + 1) * sizeof *retired);
     if (retired)
         gx->retired = retired;

@@ -58,6 +58,19 @@ struct gr_dev_exec {
     struct gr_cuda_kattr *kattrs;
     uint32_t nkattrs;
     uint32_t kcond, kbody;
+    /* Likewise the edges with data between kernel nodes (programmatic
+     * edges), by place of their 'to' node, then 'from' node; empty where
+     * the driver has no cuGraphAddDependencies with edge data. */
+    struct gr_cuda_kedge *kedges;
+    uint32_t nkedges;
+};
+
+/* An edge with data into the kernel node at 'at', from node 'from' of the
+ * same plan. */
+struct gr_cuda_kedge {
+    gr_kattr_at at;
+    uint32_t from;
+    CUgraphEdgeData d;
 };
 
 /* One launch attribute of the kernel node at 'at'. */
