@@ -7,8 +7,14 @@
  */
 #include "testlib.h"
 #include "fakedev/fakedev.h"
+#include "graphrt_kernel.h"
 
 #include <string.h>
+
+/* From tests/kernels/gpu_kernels.c (GR_KERNEL). */
+GR_KERNEL_DECLARE(gr_test_devupd_target);
+GR_KERNEL_DECLARE(gr_test_devupd_setter);
+int gr_test_kernels_have_image(void);
 
 static void skip_unless_fake(void)
 {
@@ -426,4 +432,58 @@ GR_TEST(gpu_programmatic_edge_runs_through_the_driver)
     CHECK_OK(grFree(d));
     CHECK_OK(grKernelDestroy(fill));
     CHECK_OK(grKernelDestroy(add));
+}
+
+/* ------------------------------------------ device-updatable kernel nodes */
+
+GR_TEST(gpu_device_updatable_node_is_updated_by_a_kernel_through_the_drivers_handle)
+{
+    gr_test_real_gpu_or_skip();
+    if (!gr_test_kernels_have_image())
+        GR_TEST_SKIP("built without a CUDA compiler: tests/kernels/gpu_kernels.c has no GPU image");
+    CHECK_OK(grSetDevice(1));
+    grKernel_t target, setter;
+    CHECK_OK(GR_KERNEL_CREATE(&target, gr_test_devupd_target));
+    CHECK_OK(GR_KERNEL_CREATE(&setter, gr_test_devupd_setter));
+    unsigned *d = NULL, one = 1, five = 5, h = 0;
+    CHECK_OK(grMalloc((void **)&d, sizeof h));
+    CHECK_OK(grMemset(d, 0, sizeof h));
+    grGraphDeviceNode_t dn = NULL;
+    void *sargs[] = {&dn, &five}, *targs[] = {&d, &one};
+    grKernelNodeParams sp = {setter, GR_DIM3(1, 1, 1), GR_DIM3(32, 1, 1), 0, sargs, NULL};
+    grKernelNodeParams tp = {target, GR_DIM3(1, 1, 1), GR_DIM3(32, 1, 1), 0, targs, NULL};
+    grGraph_t g;
+    grGraphNode_t sn, tn;
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddKernelNode(&sn, g, NULL, 0, &sp));
+    CHECK_OK(grGraphAddKernelNode(&tn, g, &sn, 1, &tp));
+    grKernelNodeAttrValue v;
+    memset(&v, 0, sizeof v);
+    v.deviceUpdatableKernelNode.deviceUpdatable = 1;
+    CHECK_OK(grGraphKernelNodeSetAttribute(tn, grLaunchAttributeDeviceUpdatableKernelNode, &v));
+    grGraphExec_t x;
+    CHECK_OK(grGraphInstantiate(&x, g, 0));
+    /* The driver's devNode, given to the setter kernel. */
+    CHECK_OK(grGraphKernelNodeGetAttribute(tn, grLaunchAttributeDeviceUpdatableKernelNode, &v));
+    dn = v.deviceUpdatableKernelNode.devNode;
+    CHECK(dn != NULL);
+    CHECK_OK(grGraphExecKernelNodeSetParams(x, sn, &sp));
+    grStream_t s = tl_stream(0);
+    /* Whether the launch that makes the update sees it is CUDA's to say;
+     * the next one does. */
+    CHECK_OK(grGraphLaunch(x, s));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_OK(grMemcpy(&h, d, sizeof h, grMemcpyDeviceToHost));
+    unsigned after_first = h;
+    CHECK(after_first == 1 || after_first == 5);
+    CHECK_OK(grGraphLaunch(x, s));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_OK(grMemcpy(&h, d, sizeof h, grMemcpyDeviceToHost));
+    CHECK_EQ(h, after_first + 5);
+    CHECK_OK(grGraphExecDestroy(x));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grFree(d));
+    CHECK_OK(grKernelDestroy(target));
+    CHECK_OK(grKernelDestroy(setter));
 }

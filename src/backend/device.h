@@ -290,6 +290,11 @@ typedef struct gr_device_ops {
      * checked) at plan node i of gx. */
     grError_t (*exec_set_coll)(const char *call, struct gr_dev_exec *gx, uint32_t i,
                                const grCollectiveNodeParams *p);
+    /* The device's own handle of the device-updatable kernel node at
+     * top-level plan node i of gx (what kernels there pass to the
+     * device's update functions), or NULL where kernels use graphrt's
+     * (a device whose executables run graphrt's plan). */
+    void *(*exec_devnode)(struct gr_dev_exec *gx, uint32_t i);
     /* Applies plan nodes [from, to) of p (with 'only', the nodes i with
      * only[i] nonzero) to the device's executable. */
     grError_t (*exec_sync_range)(const char *call, struct gr_dev_exec *gx, const gr_plan *p, uint32_t from,

@@ -123,10 +123,15 @@ enum {
  * grLaunchAttributeValue's (types.h mirrors the runtime's union, whose
  * layout is the driver's), so graphrt copies the 64 bytes (kernel.c,
  * gr__cuda_launch_attrs); 'cooperative' is named for the nodes it sets
- * alone. */
+ * alone, and the device-updatable node's, whose devNode the driver
+ * answers. */
 typedef union CUlaunchAttributeValue {
     char pad[64];
     int cooperative;
+    struct {
+        int deviceUpdatable;
+        void *devNode; /* CUgraphDeviceNode: an output */
+    } deviceUpdatableKernelNode;
 } CUlaunchAttributeValue;
 /* CUlaunchAttributeID: the values of grLaunchAttributeID. */
 enum {
@@ -199,6 +204,7 @@ typedef struct CUlaunchConfig {
     X(cuGraphNodeSetEnabled, (CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled))           \
     X(cuGraphKernelNodeSetParams, (CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams))           \
     X(cuGraphKernelNodeSetAttribute, (CUgraphNode hNode, int attr, const CUlaunchAttributeValue *value))    \
+    X(cuGraphKernelNodeGetAttribute, (CUgraphNode hNode, int attr, CUlaunchAttributeValue *value_out))      \
     X(cuGraphMemcpyNodeSetParams, (CUgraphNode hNode, const CUDA_MEMCPY3D *nodeParams))                     \
     X(cuGraphMemsetNodeSetParams, (CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *nodeParams))           \
     X(cuGraphHostNodeSetParams, (CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams))               \

@@ -83,8 +83,9 @@ grError_t gr__cuda_kernel_function(const char *call, grKernel_t k, int device, C
  * launch or a kernel node, into out (GR_CU_LAUNCH_ATTRS entries), one per
  * ID, the last entry of an ID deciding; returns how many. Left out: the
  * ignored entry, the programmatic and launch-completion events (graphrt
- * records them after the kernel: docs/launch-attributes.md) and the
- * device-updatable node's (exec/devupdate.c refuses it on a GPU). */
+ * records them after the kernel: docs/launch-attributes.md). A launch
+ * refuses a device-updatable node before (graph/attrs.c); a kernel node
+ * gets it. */
 unsigned gr__cuda_launch_attrs(const grLaunchAttribute *attrs, unsigned n, CUlaunchAttribute *out);
 
 /* The primary context of GPU 'device', once gr__cuda_enter succeeded. */

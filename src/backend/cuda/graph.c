@@ -732,6 +732,32 @@ void gr__cuda_exec_free(struct gr_dev_exec *gx)
     gr__free(gx);
 }
 
+/* Once gx is instantiated: the driver's devNode of each device-updatable
+ * kernel node of the top level (cuGraphKernelNodeGetAttribute of its
+ * node), kept in its attribute's entry for gr__cuda_exec_devnode. The
+ * node's kernels pass it to CUDA's device functions, so a driver that
+ * gives none fails the instantiation rather than hand them graphrt's. */
+static grError_t devnodes_read(const char *call, struct gr_dev_exec *gx)
+{
+    for (uint32_t k = 0; k < gx->nkattrs; k++) {
+        struct gr_cuda_kattr *a = &gx->kattrs[k];
+        if (a->a.id != CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE || a->at.cond != 0 ||
+            a->a.value.deviceUpdatableKernelNode.deviceUpdatable == 0)
+            continue;
+        CUresult r = gr_cu.cuGraphKernelNodeGetAttribute(
+            gx->nodes[a->at.pindex], CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE, &a->a.value);
+        if (r != CUDA_SUCCESS)
+            return gr__cu_fail(call, gx->device, "cuGraphKernelNodeGetAttribute (a devNode)", r);
+        if (a->a.value.deviceUpdatableKernelNode.devNode == NULL)
+            return gr__fail(
+                grErrorNotSupported,
+                "%s: the NVIDIA driver gave no device handle (devNode) for device-updatable kernel "
+                "node %u of the device %d graph; its kernels could not update it",
+                call, a->at.pindex, gx->device);
+    }
+    return grSuccess;
+}
+
 grError_t gr__cuda_host_lower(const char *call, struct gr_dev_exec *gx, const gr_plan *p,
                               unsigned long long flags)
 {
@@ -758,6 +784,8 @@ grError_t gr__cuda_host_lower(const char *call, struct gr_dev_exec *gx, const gr
         cuflags |= CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY;
     if (!err && (r = gr_cu.cuGraphInstantiateWithFlags(&gx->exec, gx->graph, cuflags)) != CUDA_SUCCESS)
         err = gr__cu_fail(call, device, "cuGraphInstantiateWithFlags", r);
+    if (!err && GR_UNLIKELY(gx->nkattrs != 0))
+        err = devnodes_read(call, gx);
     /* Upload, as CUDA's flag asks, on the device's legacy stream. */
     if (!err && (flags & grGraphInstantiateFlagUpload) &&
         (r = gr_cu.cuGraphUpload(gx->exec, GR_CU_STREAM_LEGACY)) != CUDA_SUCCESS)
@@ -1420,4 +1448,16 @@ grError_t gr__cuda_exec_sync_range(const char *call, struct gr_dev_exec *gx, con
 grError_t gr__cuda_host_sync_all(const char *call, struct gr_dev_exec *gx, const gr_plan *p)
 {
     return sync_whole(call, gx, p, 0, gx->nnodes, NULL);
+}
+
+void *gr__cuda_exec_devnode(struct gr_dev_exec *gx, uint32_t i)
+{
+    /* Read at instantiation (devnodes_read) into the attribute's entry. */
+    for (uint32_t k = 0; k < gx->nkattrs; k++) {
+        const struct gr_cuda_kattr *a = &gx->kattrs[k];
+        if (a->at.cond == 0 && a->at.pindex == i &&
+            a->a.id == CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE)
+            return a->a.value.deviceUpdatableKernelNode.devNode;
+    }
+    return NULL;
 }

@@ -7,6 +7,7 @@
  */
 #include "cuda_int.h"
 
+#include <stddef.h>
 #include <string.h>
 
 grError_t gr__cuda_kernel_set_image(const char *call, grKernel_t k, const void *image, const char *entry)
@@ -117,7 +118,6 @@ unsigned gr__cuda_launch_attrs(const grLaunchAttribute *attrs, unsigned n, CUlau
         case grLaunchAttributeSynchronizationPolicy: /* streams only: refused before */
         case grLaunchAttributeProgrammaticEvent:
         case grLaunchAttributeLaunchCompletionEvent:
-        case grLaunchAttributeDeviceUpdatableKernelNode:
             continue;
         case grLaunchAttributeAccessPolicyWindow:
         case grLaunchAttributeCooperative:
@@ -130,6 +130,7 @@ unsigned gr__cuda_launch_attrs(const grLaunchAttribute *attrs, unsigned n, CUlau
         case grLaunchAttributePreferredClusterDimension:
         case grLaunchAttributePreferredSharedMemoryCarveout:
         case grLaunchAttributeNvlinkUtilCentricScheduling:
+        case grLaunchAttributeDeviceUpdatableKernelNode: /* its devNode is an output */
             break;
         }
         if (GR_NEVER(id >= GR_CU_LAUNCH_ATTRS))
@@ -141,6 +142,9 @@ unsigned gr__cuda_launch_attrs(const grLaunchAttribute *attrs, unsigned n, CUlau
         }
         /* The members passed on have the driver's layout (cu_graph.h). */
         _Static_assert(sizeof out->value == sizeof attrs->val, "64-byte attribute values");
+        _Static_assert(offsetof(CUlaunchAttributeValue, deviceUpdatableKernelNode.devNode) ==
+                           offsetof(grLaunchAttributeValue, deviceUpdatableKernelNode.devNode),
+                       "the devNode members at one offset");
         memcpy(&out[at[id] - 1].value, &attrs[i].val, sizeof out->value);
     }
     return m;
