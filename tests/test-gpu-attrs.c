@@ -138,19 +138,40 @@ GR_TEST(gpu_launch_attributes_run_through_the_driver)
     CHECK_OK(grMemcpyAsync(h, d, sizeof h, grMemcpyDeviceToHost, s));
     CHECK_OK(grStreamSynchronize(s));
     tl_check_all_u32(h, 256, 11);
-    /* A cluster of 64 blocks is more than any GPU takes (8, or 16 where
-     * the kernel allows non-portable sizes; none before sm_90): the
-     * driver refuses it, which it can only where it is given it. */
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grFree(d));
+    CHECK_OK(grKernelDestroy(k));
+}
+
+/* A cluster of 64 blocks is more than any GPU takes (8, or 16 where the
+ * kernel allows non-portable sizes; none before sm_90): the driver
+ * refuses it, at the launch or by the next synchronisation, which it can
+ * only where it is given it (graphrt checks no cluster size). Last in
+ * its process: an asynchronous refusal is sticky. */
+static grLaunchAttribute cluster_of_64(void)
+{
     grLaunchAttribute c = attr(grLaunchAttributeClusterDimension);
     c.val.clusterDim.x = 64;
     c.val.clusterDim.y = 1;
     c.val.clusterDim.z = 1;
-    CHECK(launch_ex(k, d, 12, 64 * 64, s, &c, 1) != grSuccess);
-    CHECK_DETAIL_HAS("cuLaunchKernelEx");
-    CHECK_OK(grStreamSynchronize(s));
-    CHECK_OK(grStreamDestroy(s));
-    CHECK_OK(grFree(d));
-    CHECK_OK(grKernelDestroy(k));
+    return c;
+}
+
+GR_TEST(gpu_launch_cluster_too_large_is_the_drivers_refusal)
+{
+    gr_test_real_gpu_or_skip();
+    CHECK_OK(grSetDevice(1));
+    grKernel_t k = tl_ptx_kernel("gr_test_fill");
+    grStream_t s = tl_stream(0);
+    unsigned *d = NULL;
+    CHECK_OK(grMalloc((void **)&d, 64 * sizeof(unsigned)));
+    grLaunchAttribute c = cluster_of_64();
+    grError_t err = launch_ex(k, d, 12, 64 * 64, s, &c, 1);
+    if (err != grSuccess)
+        CHECK_DETAIL_HAS("cuLaunchKernelEx");
+    else
+        err = grStreamSynchronize(s);
+    CHECK(err != grSuccess);
 }
 
 GR_TEST(gpu_func_set_attribute_is_what_the_driver_reports)
@@ -290,21 +311,39 @@ GR_TEST(gpu_kernel_node_attributes_reach_the_driver)
     CHECK_OK(grStreamSynchronize(s));
     tl_check_all_u32(h, 64, 21);
     CHECK_OK(grGraphExecDestroy(x));
-    /* A cluster of 64 blocks: the driver refuses it when the node gets it
-     * (or at instantiation), which it can only where it is given it. */
-    grLaunchAttribute c = attr(grLaunchAttributeClusterDimension);
-    c.val.clusterDim.x = 64;
-    c.val.clusterDim.y = 1;
-    c.val.clusterDim.z = 1;
-    grKernelNodeParams p = tl_params_1d(k, args, 64 * 64, 64);
-    CHECK_OK(grGraphKernelNodeSetParams(node, &p));
-    CHECK_OK(grGraphKernelNodeSetAttribute(node, c.id, &c.val));
-    CHECK(grGraphInstantiate(&x, g, 0) != grSuccess);
-    CHECK_DETAIL_HAS("device 1");
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grStreamDestroy(s));
     CHECK_OK(grFree(d));
     CHECK_OK(grKernelDestroy(k));
+}
+
+GR_TEST(gpu_kernel_node_cluster_too_large_is_the_drivers_refusal)
+{
+    gr_test_real_gpu_or_skip();
+    CHECK_OK(grSetDevice(1));
+    grKernel_t k = tl_ptx_kernel("gr_test_fill");
+    unsigned *d = NULL, v = 3, n = 64;
+    CHECK_OK(grMalloc((void **)&d, 64 * sizeof(unsigned)));
+    void *args[] = {&d, &v, &n};
+    grLaunchAttribute c = cluster_of_64();
+    grGraph_t g;
+    grGraphExec_t x;
+    grGraphNode_t node;
+    grKernelNodeParams p = tl_params_1d(k, args, 64 * 64, 64);
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphAddKernelNode(&node, g, NULL, 0, &p));
+    CHECK_OK(grGraphKernelNodeSetAttribute(node, c.id, &c.val));
+    /* Refused where the node gets it, at instantiation or at the launch. */
+    grError_t err = grGraphInstantiate(&x, g, 0);
+    if (err != grSuccess) {
+        CHECK_DETAIL_HAS("device 1");
+    } else {
+        grStream_t s = tl_stream(0);
+        err = grGraphLaunch(x, s);
+        if (err == grSuccess)
+            err = grStreamSynchronize(s);
+    }
+    CHECK(err != grSuccess);
 }
 
 /* ------------------------------------------------ programmatic edges */
