@@ -46,7 +46,7 @@
  * Kernel nodes carry their launch attributes: those the driver takes
  * (gr__cuda_launch_attrs) are found in the graph at instantiation
  * (gr__plan_kattrs, plan_attrs.c), kept in gx->kattrs by place (plan,
- * node) and given to each node as it is added
+ * node: lower_attrs.c) and given to each node as it is added
  * (cuGraphKernelNodeSetAttribute), at every lowering of the executable;
  * an executable with any keeps a driver executable of its own. Setters
  * and updates change parameters, never attributes (an update that
@@ -65,8 +65,6 @@
  */
 #include "graph_int.h"
 
-#include <stddef.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* A conditional node lowered: the driver's handle standing for graphrt's
@@ -242,175 +240,6 @@ static grError_t memop_desc(const char *call, const struct gr_dev_exec *gx, CUDA
 static grError_t add_cond(const char *call, struct gr_dev_exec *gx, const gr_pnode *pn, CUgraphNode *out,
                           const CUgraphNode *deps, size_t ndeps);
 
-static int kattr_cmp(const gr_kattr_at *a, const gr_kattr_at *b)
-{
-    if (a->cond != b->cond)
-        return a->cond < b->cond ? -1 : 1;
-    if (a->body != b->body)
-        return a->body < b->body ? -1 : 1;
-    return a->pindex < b->pindex ? -1 : a->pindex > b->pindex;
-}
-
-static int kattr_qcmp(const void *a, const void *b)
-{
-    const struct gr_cuda_kattr *x = a, *y = b;
-    int c = kattr_cmp(&x->at, &y->at);
-    return c ? c : (x->a.id > y->a.id) - (x->a.id < y->a.id);
-}
-
-/* Gives kernel node 'node', plan node i of the plan gx lowers, its launch
- * attributes (gx->kattrs), with cuGraphKernelNodeSetAttribute. */
-static CUresult set_kattrs(const struct gr_dev_exec *gx, uint32_t i, CUgraphNode node)
-{
-    gr_kattr_at at = {gx->kcond, gx->kbody, i};
-    uint32_t lo = 0, hi = gx->nkattrs; /* the first entry at or after 'at' */
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (kattr_cmp(&gx->kattrs[mid].at, &at) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    CUresult r = CUDA_SUCCESS;
-    for (; r == CUDA_SUCCESS && lo < gx->nkattrs && kattr_cmp(&gx->kattrs[lo].at, &at) == 0; lo++)
-        r = gr_cu.cuGraphKernelNodeSetAttribute(node, gx->kattrs[lo].a.id, &gx->kattrs[lo].a.value);
-    return r;
-}
-
-/* What collect_kattrs gathers. */
-typedef struct kattr_list {
-    struct gr_cuda_kattr *v;
-    uint32_t n, cap;
-    bool oom;
-} kattr_list;
-
-static void kattr_found(void *ctx, gr_kattr_at at, const grLaunchAttribute *attrs, unsigned n)
-{
-    kattr_list *l = ctx;
-    CUlaunchAttribute cu[GR_CU_LAUNCH_ATTRS];
-    unsigned m = gr__cuda_launch_attrs(attrs, n, cu);
-    for (unsigned k = 0; k < m && !l->oom; k++) {
-        if (l->n == l->cap) {
-            uint32_t cap = l->cap ? 2 * l->cap : 8;
-            struct gr_cuda_kattr *v = gr__realloc(l->v, cap * sizeof *v);
-            if (!v) {
-                l->oom = true;
-                break;
-            }
-            l->v = v;
-            l->cap = cap;
-        }
-        l->v[l->n++] = (struct gr_cuda_kattr){at, cu[k]};
-    }
-}
-
-/* The launch attributes of the kernel nodes of executable e (being
- * instantiated, plan p) that the driver takes, sorted by place, into
- * *out (NULL when none). */
-static grError_t collect_kattrs(const char *call, const gr_plan *p, int device, struct gr_cuda_kattr **out,
-                                uint32_t *n)
-{
-    const struct grGraphExec_st *e =
-        (const struct grGraphExec_st *)(const void *)((const char *)p -
-                                                      offsetof(struct grGraphExec_st, plan));
-    kattr_list l = {NULL, 0, 0, false};
-    gr__plan_kattrs(e, kattr_found, &l);
-    if (l.oom) {
-        gr__free(l.v);
-        return gr__fail(grErrorMemoryAllocation, "%s: out of memory lowering the graph to device %d", call,
-                        device);
-    }
-    if (l.n > 1)
-        qsort(l.v, l.n, sizeof *l.v, kattr_qcmp);
-    *out = l.v;
-    *n = l.n;
-    return grSuccess;
-}
-
-/* The data of the edge from node 'from' into node i of the plan gx
- * lowers (gx->kedges), or NULL for a full edge. */
-static const CUgraphEdgeData *kedge_of(const struct gr_dev_exec *gx, uint32_t i, uint32_t from)
-{
-    gr_kattr_at at = {gx->kcond, gx->kbody, i};
-    uint32_t lo = 0, hi = gx->nkedges;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        int c = kattr_cmp(&gx->kedges[mid].at, &at);
-        if (c < 0 || (c == 0 && gx->kedges[mid].from < from))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo < gx->nkedges && kattr_cmp(&gx->kedges[lo].at, &at) == 0 && gx->kedges[lo].from == from)
-        return &gx->kedges[lo].d;
-    return NULL;
-}
-
-static int kedge_qcmp(const void *a, const void *b)
-{
-    const struct gr_cuda_kedge *x = a, *y = b;
-    int c = kattr_cmp(&x->at, &y->at);
-    return c ? c : (x->from > y->from) - (x->from < y->from);
-}
-
-typedef struct kedge_list {
-    struct gr_cuda_kedge *v;
-    uint32_t n, cap;
-    bool oom;
-} kedge_list;
-
-static void kedge_found(void *ctx, gr_kattr_at at, uint32_t from, const grGraphEdgeData *d)
-{
-    kedge_list *l = ctx;
-    if (l->oom)
-        return;
-    if (l->n == l->cap) {
-        uint32_t cap = l->cap ? 2 * l->cap : 8;
-        struct gr_cuda_kedge *v = gr__realloc(l->v, cap * sizeof *v);
-        if (!v) {
-            l->oom = true;
-            return;
-        }
-        l->v = v;
-        l->cap = cap;
-    }
-    struct gr_cuda_kedge *k = &l->v[l->n++];
-    memset(k, 0, sizeof *k);
-    k->at = at;
-    k->from = from;
-    k->d.from_port = d->from_port;
-    k->d.to_port = d->to_port;
-    k->d.type = d->type;
-}
-
-/* The edges with data between kernel nodes of the executable being
- * instantiated (plan p), sorted by place, into *out (NULL when none, and
- * where the driver has no cuGraphAddDependencies with edge data: those
- * edges are then full ones, which order more, never less). */
-static grError_t collect_kedges(const char *call, const gr_plan *p, int device, struct gr_cuda_kedge **out,
-                                uint32_t *n)
-{
-    *out = NULL;
-    *n = 0;
-    if (!gr_cu.cuGraphAddDependencies)
-        return grSuccess;
-    const struct grGraphExec_st *e =
-        (const struct grGraphExec_st *)(const void *)((const char *)p -
-                                                      offsetof(struct grGraphExec_st, plan));
-    kedge_list l = {NULL, 0, 0, false};
-    gr__plan_edges(e, kedge_found, &l);
-    if (l.oom) {
-        gr__free(l.v);
-        return gr__fail(grErrorMemoryAllocation, "%s: out of memory lowering the graph to device %d", call,
-                        device);
-    }
-    if (l.n > 1)
-        qsort(l.v, l.n, sizeof *l.v, kedge_qcmp);
-    *out = l.v;
-    *n = l.n;
-    return grSuccess;
-}
-
 /* Adds plan node i to gx->graph after 'deps'. */
 static grError_t add_node(const char *call, struct gr_dev_exec *gx, const gr_pnode *pn, uint32_t i,
                           const CUgraphNode *deps, size_t ndeps)
@@ -437,7 +266,7 @@ static grError_t add_node(const char *call, struct gr_dev_exec *gx, const gr_pno
             r = gr_cu.cuGraphKernelNodeSetAttribute(*out, CU_LAUNCH_ATTRIBUTE_COOPERATIVE, &v);
         }
         if (r == CUDA_SUCCESS && GR_UNLIKELY(gx->nkattrs != 0) &&
-            (r = set_kattrs(gx, i, *out)) != CUDA_SUCCESS)
+            (r = gr__cuda_set_kattrs(gx, i, *out)) != CUDA_SUCCESS)
             return gr__fail(gr__cu_error(r),
                             "%s: cuGraphKernelNodeSetAttribute refused a launch attribute of kernel node %u "
                             "(kernel '%s') of the device %d graph with %s",
@@ -555,7 +384,7 @@ static grError_t lower_nodes(const char *call, struct gr_dev_exec *gx, const gr_
         size_t nd = 0;
         bool with_data = false;
         for (uint32_t k = off[i]; k < off[i + 1]; k++) {
-            if (GR_UNLIKELY(gx->nkedges != 0) && kedge_of(gx, i, pred[k])) {
+            if (GR_UNLIKELY(gx->nkedges != 0) && gr__cuda_kedge_of(gx, i, pred[k])) {
                 with_data = true;
                 continue;
             }
@@ -563,7 +392,7 @@ static grError_t lower_nodes(const char *call, struct gr_dev_exec *gx, const gr_
         }
         err = add_node(call, gx, &p->nodes[i], i, deps, nd);
         for (uint32_t k = off[i]; with_data && !err && k < off[i + 1]; k++) {
-            const CUgraphEdgeData *d = kedge_of(gx, i, pred[k]);
+            const CUgraphEdgeData *d = gr__cuda_kedge_of(gx, i, pred[k]);
             CUresult r = d ? gr_cu.cuGraphAddDependencies(gx->graph, &gx->nodes[pred[k]], &gx->nodes[i], d, 1)
                            : CUDA_SUCCESS;
             if (r != CUDA_SUCCESS)
@@ -732,32 +561,6 @@ void gr__cuda_exec_free(struct gr_dev_exec *gx)
     gr__free(gx);
 }
 
-/* Once gx is instantiated: the driver's devNode of each device-updatable
- * kernel node of the top level (cuGraphKernelNodeGetAttribute of its
- * node), kept in its attribute's entry for gr__cuda_exec_devnode. The
- * node's kernels pass it to CUDA's device functions, so a driver that
- * gives none fails the instantiation rather than hand them graphrt's. */
-static grError_t devnodes_read(const char *call, struct gr_dev_exec *gx)
-{
-    for (uint32_t k = 0; k < gx->nkattrs; k++) {
-        struct gr_cuda_kattr *a = &gx->kattrs[k];
-        if (a->a.id != CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE || a->at.cond != 0 ||
-            a->a.value.deviceUpdatableKernelNode.deviceUpdatable == 0)
-            continue;
-        CUresult r = gr_cu.cuGraphKernelNodeGetAttribute(
-            gx->nodes[a->at.pindex], CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE, &a->a.value);
-        if (r != CUDA_SUCCESS)
-            return gr__cu_fail(call, gx->device, "cuGraphKernelNodeGetAttribute (a devNode)", r);
-        if (a->a.value.deviceUpdatableKernelNode.devNode == NULL)
-            return gr__fail(
-                grErrorNotSupported,
-                "%s: the NVIDIA driver gave no device handle (devNode) for device-updatable kernel "
-                "node %u of the device %d graph; its kernels could not update it",
-                call, a->at.pindex, gx->device);
-    }
-    return grSuccess;
-}
-
 grError_t gr__cuda_host_lower(const char *call, struct gr_dev_exec *gx, const gr_plan *p,
                               unsigned long long flags)
 {
@@ -785,7 +588,7 @@ grError_t gr__cuda_host_lower(const char *call, struct gr_dev_exec *gx, const gr
     if (!err && (r = gr_cu.cuGraphInstantiateWithFlags(&gx->exec, gx->graph, cuflags)) != CUDA_SUCCESS)
         err = gr__cu_fail(call, device, "cuGraphInstantiateWithFlags", r);
     if (!err && GR_UNLIKELY(gx->nkattrs != 0))
-        err = devnodes_read(call, gx);
+        err = gr__cuda_devnodes_read(call, gx);
     /* Upload, as CUDA's flag asks, on the device's legacy stream. */
     if (!err && (flags & grGraphInstantiateFlagUpload) &&
         (r = gr_cu.cuGraphUpload(gx->exec, GR_CU_STREAM_LEGACY)) != CUDA_SUCCESS)
@@ -804,8 +607,8 @@ grError_t gr__cuda_exec_lower(const char *call, const gr_plan *p, int device, un
     struct gr_cuda_kattr *kattrs = NULL;
     struct gr_cuda_kedge *kedges = NULL;
     uint32_t nkattrs = 0, nkedges = 0;
-    grError_t err = collect_kattrs(call, p, device, &kattrs, &nkattrs);
-    if (!err && (err = collect_kedges(call, p, device, &kedges, &nkedges)))
+    grError_t err = gr__cuda_collect_kattrs(call, p, device, &kattrs, &nkattrs);
+    if (!err && (err = gr__cuda_collect_kedges(call, p, device, &kedges, &nkedges)))
         gr__free(kattrs);
     if (err)
         return err;
@@ -1448,16 +1251,4 @@ grError_t gr__cuda_exec_sync_range(const char *call, struct gr_dev_exec *gx, con
 grError_t gr__cuda_host_sync_all(const char *call, struct gr_dev_exec *gx, const gr_plan *p)
 {
     return sync_whole(call, gx, p, 0, gx->nnodes, NULL);
-}
-
-void *gr__cuda_exec_devnode(struct gr_dev_exec *gx, uint32_t i)
-{
-    /* Read at instantiation (devnodes_read) into the attribute's entry. */
-    for (uint32_t k = 0; k < gx->nkattrs; k++) {
-        const struct gr_cuda_kattr *a = &gx->kattrs[k];
-        if (a->at.cond == 0 && a->at.pindex == i &&
-            a->a.id == CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE)
-            return a->a.value.deviceUpdatableKernelNode.devNode;
-    }
-    return NULL;
 }

@@ -96,6 +96,31 @@ grError_t gr__cuda_host_sync_all(const char *call, struct gr_dev_exec *gx, const
 /* Records s as the stream of gx's latest launch. */
 void gr__cuda_exec_note_launch(struct gr_dev_exec *gx, gr_stream *s);
 
+/* ---- lower_attrs.c */
+
+/* The launch attributes of the kernel nodes of the executable being
+ * instantiated (plan p) that the driver takes, and the edges with data
+ * between its kernel nodes (none where the driver cannot add them: full
+ * edges then), each sorted by place into *out (NULL when none). */
+grError_t gr__cuda_collect_kattrs(const char *call, const gr_plan *p, int device, struct gr_cuda_kattr **out,
+                                  uint32_t *n);
+grError_t gr__cuda_collect_kedges(const char *call, const gr_plan *p, int device, struct gr_cuda_kedge **out,
+                                  uint32_t *n);
+
+/* Gives kernel node 'node', plan node i of the plan gx lowers, its launch
+ * attributes. */
+CUresult gr__cuda_set_kattrs(const struct gr_dev_exec *gx, uint32_t i, CUgraphNode node);
+
+/* The data of the edge from node 'from' into node i of the plan gx
+ * lowers, or NULL for a full edge. */
+const CUgraphEdgeData *gr__cuda_kedge_of(const struct gr_dev_exec *gx, uint32_t i, uint32_t from);
+
+/* Once gx is instantiated: reads the driver's devNode of each
+ * device-updatable kernel node of the top level into its attribute's
+ * entry (gr__cuda_exec_devnode answers it); refused where the driver
+ * gives none. */
+grError_t gr__cuda_devnodes_read(const char *call, struct gr_dev_exec *gx);
+
 /* ---- share.c */
 
 /* Whether plan p, instantiated with 'flags', may share a driver
