@@ -750,9 +750,10 @@ static inline float gr_atomic_add_f32(float *p, float v)
  * (grGraphKernelNodeSetParam ... in graphrt/exec.h), whose result the
  * macro drops as CUDA's device functions' callers usually do; the change
  * applies from the executable's next launch on (docs/exec.md). Under nvcc
- * (CUDA 12.4 or later) they are CUDA's device functions; graphrt does not
- * yet instantiate such nodes on a GPU, so there they serve a CUDA build
- * of the same source.
+ * (CUDA 12.4 or later) they are CUDA's device functions, given the
+ * driver's devNode that grGraphKernelNodeGetAttribute returns for an
+ * executable on a GPU (the driver resolves them when it loads the image,
+ * which graphrt_add_cuda_kernels builds as it builds any other).
  *
  * gr_get_current_graph_exec() is CUDA's cudaGetCurrentGraphExec(): the
  * device graph whose launch runs the calling kernel, NULL when the kernel

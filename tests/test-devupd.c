@@ -1,5 +1,6 @@
 /*
- * test-devupd.c - device-updatable kernel nodes on the CPU device: a
+ * test-devupd.c - device-updatable kernel nodes on the CPU device (and
+ * the fake GPU device, which runs graphrt's plan): a
  * kernel of the executable changes a later node's argument, enabled state
  * and grid, which apply from the next launch on (never the launch that
  * made them) and persist; host setters give the node the host's values
@@ -7,6 +8,7 @@
  * exec update, launches, bad updates).
  */
 #include "test.h"
+#include "fakedev/fakedev.h"
 
 #include "graphrt_kernel.h"
 
@@ -335,33 +337,55 @@ GR_TEST(devupd_concurrent_updates_from_many_blocks)
     teardown(&f);
 }
 
-/* On a device other than the CPU (the fake device here) such a graph is
- * refused at instantiation, with a detail, rather than half lowered. */
-GR_TEST(devupd_refused_on_a_gpu_executable)
+/* On a device other than the CPU the node is lowered device-updatable;
+ * the fake device runs graphrt's plan, so its kernels update the node
+ * through graphrt's handle (a GPU's through the driver's devNode,
+ * test-gpu-attrs.c), with the CPU's rules. */
+GR_TEST(devupd_runs_on_the_fake_device_as_on_the_cpu)
 {
-    grKernel_t k;
-    grGraph_t g;
-    grGraphNode_t n;
-    grGraphExec_t e = NULL;
+    fixture f;
     if (!gr_test_fake_device())
         GR_TEST_SKIP("devices 1..N are not the fake device here (a GPU, or GRAPHRT_FAKEDEV=0)");
-    CHECK_OK(GR_KERNEL_CREATE(&k, devupd_add));
-    atomic_int *outp = NULL;
-    int v = 1;
-    void *args[2] = {&outp, &v};
-    grKernelNodeParams p = {k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args, NULL};
-    CHECK_OK(grGraphCreate(&g, 0));
-    CHECK_OK(grGraphAddKernelNode(&n, g, NULL, 0, &p));
-    make_updatable(n);
     CHECK_OK(grSetDevice(1));
-    CHECK_GR(grErrorNotSupported, grGraphInstantiate(&e, g, 0));
-    CHECK_DETAIL_HAS("CPU device only");
-    CHECK(e == NULL);
+    memset(&f, 0, sizeof f);
+    CHECK_OK(GR_KERNEL_CREATE(&f.kadd, devupd_add));
+    CHECK_OK(GR_KERNEL_CREATE(&f.kupd, devupd_updater));
+    /* Images the fake device takes as they are: a kernel without one
+     * does not run on a GPU device. */
+    CHECK_OK(grKernelSetImage(f.kadd, "// fake image", "devupd_add"));
+    CHECK_OK(grKernelSetImage(f.kupd, "// fake image", "devupd_updater"));
+    CHECK_OK(grStreamCreate(&f.s));
+    atomic_init(&f.out, 0);
+    f.outp = &f.out;
+    f.cmdp = &f.cmd;
+    f.upd_args[0] = &f.cmdp;
+    CHECK_OK(grGraphCreate(&f.g, 0));
+    grKernelNodeParams p = {f.kupd, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, f.upd_args, NULL};
+    CHECK_OK(grGraphAddKernelNode(&f.upd, f.g, NULL, 0, &p));
+    f.target = add_target(&f, f.g, &f.upd, 1, 1);
+    make_updatable(f.target);
+    gr_fakedev_reset_calls();
+    CHECK_OK(grGraphInstantiate(&f.e, f.g, 0));
+    CHECK_EQ(gr_fakedev_calls("exec_devnode"), 1);
+    /* The lowering gives the node CUDA's attribute. */
+    gr_fakedev_kattr got[4];
+    CHECK_EQ(gr_fakedev_lowered_attrs(got, 4), 1);
+    CHECK_EQ(got[0].attr.id, grLaunchAttributeDeviceUpdatableKernelNode);
+    CHECK_EQ(got[0].attr.val.deviceUpdatableKernelNode.deviceUpdatable, 1);
+    CHECK_PTR_EQ(got[0].kernel, f.kadd);
+    f.cmd.node = dev_node(f.target);
+    CHECK(f.cmd.node != NULL);
+    CHECK_EQ(run(&f), 1);
+    f.cmd.set_v = 1;
+    f.cmd.v = 7;
+    CHECK_EQ(run(&f), 1);
+    f.cmd.set_v = 0;
+    CHECK_EQ(run(&f), 7);
+    /* One executable at a time, on a GPU device too. */
+    grGraphExec_t second = NULL;
+    CHECK_GR(grErrorInvalidValue, grGraphInstantiate(&second, f.g, 0));
+    teardown(&f);
     CHECK_OK(grSetDevice(0));
-    CHECK_OK(grGraphInstantiate(&e, g, 0));
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grGraphDestroy(g));
-    CHECK_OK(grKernelDestroy(k));
 }
 
 /* grGraphExecUpdate refuses a graph holding a device-updatable node

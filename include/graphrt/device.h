@@ -196,7 +196,8 @@ GR_API grError_t grDeviceSetLimit(grLimit limit, size_t value);
  * 2048: CUDA's documented defaults or what current GPUs report; the L2
  * hints grLimitMaxL2FetchGranularity and grLimitPersistingL2CacheSize 0,
  * none); with a GPU current the driver's value (cuCtxGetLimit in the
- * primary context). CUDA 13's grLimitPerBlockMemorySize is not offered.
+ * primary context). CUDA 13's cudaLimitPerBlockMemorySize is not offered
+ * (docs/coverage.md says why).
  * Errors: grErrorInvalidValue (pValue NULL, limit not a grLimit),
  * grErrorUnsupportedLimit (grLimitDevRuntimeSyncDepth), on a GPU the
  * driver's error mapped to graphrt's. Thread safety: any thread. Mirrors

@@ -359,8 +359,11 @@ GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
  * calls below, which graphrt_kernel.h names gr_graph_kernel_node_set_param
  * and so on (CUDA's device functions under nvcc). The rules, each with
  * its source, are in docs/exec.md ("Device-updatable kernel nodes"):
- *   - a graph with such nodes has one executable at a time, on the CPU
- *     device (a GPU executable is refused: graphrt does not lower them);
+ *   - a graph with such nodes has one executable at a time; on a GPU
+ *     the node is lowered device-updatable and devNode is the driver's
+ *     handle, for the GPU's kernels (CUDA's device functions) only: the
+ *     calls below take graphrt's handles, and giving them a GPU's is
+ *     undefined;
  *   - an update made while launch N runs applies from the next launch of
  *     the executable on (N + 1), before any of its nodes runs, never to
  *     the launch that made it; updates persist from launch to launch;

@@ -324,9 +324,11 @@ typedef struct grGraphNodeParams {
  * type grGraphDependencyTypeProgrammatic with from_port
  * grGraphKernelNodePortProgrammatic or grGraphKernelNodePortLaunchCompletion.
  * On a GPU such an edge lets v start before u completes (when u's blocks
- * trigger, or when they have all begun); on the CPU it orders v after u's
- * completion, a schedule the GPU could also run (docs/graphs.md). Values
- * and layout mirror cudaGraphEdgeData and its enums.
+ * trigger, or when they have all begun: the lowering gives the driver
+ * the edge's data where it has CUDA 12.3's cuGraphAddDependencies, else
+ * a full edge); on the CPU it orders v after u's completion, a schedule
+ * the GPU could also run (docs/graphs.md). Values and layout mirror
+ * cudaGraphEdgeData and its enums.
  */
 typedef enum grGraphDependencyType {
     grGraphDependencyTypeDefault = 0,     /* a full dependency */

@@ -100,10 +100,14 @@ typedef enum grFuncAttribute {
  * grFuncAttributeCpuStackSize changes anything, for every kernel created
  * from the same GR_KERNEL_SYNC function (CUDA's attributes belong to the
  * function too); MaxDynamicSharedMemorySize is accepted up to 48 KiB and
- * PreferredSharedMemoryCarveout from -1 to 100, as hints. Errors:
+ * PreferredSharedMemoryCarveout from -1 to 100, as hints. On GPUs those
+ * two are given to the kernel's function (cuFuncSetAttribute) on every
+ * GPU where its image is loaded, and at each later load, so that
+ * grFuncGetAttributes there reads them back. Errors:
  * grErrorInvalidDeviceFunction (func NULL or not live),
- * grErrorInvalidValue (an unknown attribute, a value out of range).
- * Thread safety: any thread; launches already running keep the old
+ * grErrorInvalidValue (an unknown attribute, a value out of range), on a
+ * GPU the driver's refusal (CUDA's error; the value is kept for the
+ * CPU). Thread safety: any thread; launches already running keep the old
  * value. Mirrors cudaFuncSetAttribute (a grKernel_t in place of the
  * function pointer). */
 GR_API grError_t grFuncSetAttribute(grKernel_t func, grFuncAttribute attr, int value);
@@ -158,10 +162,15 @@ GR_API grError_t grLaunchKernel(grKernel_t kernel, grDim3 gridDim, grDim3 blockD
  * attributes change nothing on the CPU; ProgrammaticEvent and
  * LaunchCompletionEvent record their event on the stream right after the
  * kernel (on a GPU they may trigger earlier: recording at completion is
- * the latest valid moment); on a GPU stream the other attributes are not
- * passed to the driver (docs/launch-attributes.md). Errors:
+ * the latest valid moment); on a GPU stream the other attributes (but
+ * the device-updatable node's) are given to the driver, whose
+ * cuLaunchKernelEx runs the launch and checks them
+ * (docs/launch-attributes.md). Errors:
  * grErrorCooperativeLaunchTooLarge (as grLaunchCooperativeKernel),
- * grErrorInvalidValue (config
+ * grErrorCallRequiresNewerDriver (on a GPU, a driver without
+ * cuLaunchKernelEx, before CUDA 11.8, for attributes other than
+ * Cooperative), on a GPU the driver's refusal of an attribute (CUDA's
+ * error, the detail naming cuLaunchKernelEx), grErrorInvalidValue (config
  * NULL, attrs NULL with numAttrs > 0, an attribute refused as above, its
  * index named in the detail), grErrorInvalidResourceHandle (an event
  * attribute naming an event that is not live), grErrorNotSupported (an
@@ -183,7 +192,9 @@ GR_API grError_t grLaunchKernelExC(const grLaunchConfig_t *config, grKernel_t ke
  * thread runs the first, the launch starts one for each other block, a
  * cost of a quarter of a millisecond and more a launch: docs/kernels.md). On a capturing
  * stream it adds a kernel node with grLaunchAttributeCooperative. On a
- * GPU stream cuLaunchCooperativeKernel runs the kernel's image. Errors:
+ * GPU stream cuLaunchKernelEx with CU_LAUNCH_ATTRIBUTE_COOPERATIVE runs
+ * the kernel's image (cuLaunchCooperativeKernel where the driver has no
+ * cuLaunchKernelEx). Errors:
  * grErrorCooperativeLaunchTooLarge (a larger grid on the CPU device, the
  * detail giving both sizes; on a GPU the driver's check), and those of
  * grLaunchKernel. A failure to start the blocks' threads is a kernel

@@ -271,8 +271,8 @@ GR_API grError_t grGraphKernelNodeSetParams(grGraphNode_t node, const grKernelNo
  * the IDs valid on kernel nodes): the value last set, or the default (all
  * zero) when none was. For grLaunchAttributeDeviceUpdatableKernelNode,
  * devNode is the node's handle in the graph's live executable (NULL
- * before instantiation, after that executable's destruction, and in a GPU
- * executable, which refuses such nodes). Errors: grErrorInvalidValue (hNode not live or not
+ * before instantiation and after that executable's destruction; in a GPU
+ * executable the driver's devNode, for the GPU's kernels). Errors: grErrorInvalidValue (hNode not live or not
  * a kernel node, value_out NULL, attr not an attribute of kernel nodes).
  * Thread safety: not with other calls on the node's graph. Mirrors
  * cudaGraphKernelNodeGetAttribute. */
@@ -288,7 +288,9 @@ GR_API grError_t grGraphKernelNodeGetAttribute(grGraphNode_t hNode, grKernelNode
  * grLaunchAttributeCooperative (the node runs as grLaunchCooperativeKernel
  * runs its launch; instantiation refuses a grid larger than the CPU
  * device keeps co-resident with grErrorCooperativeLaunchTooLarge) change
- * anything; on a GPU the lowered node carries the cooperative attribute.
+ * anything; on a GPU the lowered node carries every attribute but the
+ * device-updatable one (cuGraphKernelNodeSetAttribute at instantiation,
+ * whose refusal is grGraphInstantiate's error).
  * grLaunchAttributeDeviceUpdatableKernelNode with deviceUpdatable != 0
  * makes the node device-updatable (docs/exec.md): its devNode is read
  * back after instantiation (the devNode given here is ignored).

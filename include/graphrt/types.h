@@ -70,8 +70,8 @@ typedef void (*grHostFn_t)(void *userData);
  * grLaunchAttributeCooperative (every block of the grid co-resident:
  * grLaunchCooperativeKernel) have an effect; the others steer GPU
  * hardware (caches, clusters, synchronisation domains) and are kept for
- * reading back and for grGraphExecUpdate's comparisons
- * (docs/launch-attributes.md).
+ * reading back and for grGraphExecUpdate's comparisons. On a GPU a
+ * launch's are given to the driver (docs/launch-attributes.md).
  */
 typedef enum grAccessProperty {
     grAccessPropertyNormal = 0,

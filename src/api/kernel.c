@@ -147,7 +147,7 @@ static grError_t launch(const char *call, grKernel_t kernel, grDim3 gridDim, grD
         return err;
     if (GR_UNLIKELY(s->device != 0))
         return gr__launched(
-            s, gr__devkind()->launch(call, s, kernel, &gridDim, &blockDim, sharedMem, args, coop));
+            s, gr__devkind()->launch(call, s, kernel, &gridDim, &blockDim, sharedMem, args, attrs, nattrs));
     if (gr__launch_blocking())
         return launch_blocking(s, kernel, &gridDim, &blockDim, sharedMem, args, coop);
     return gr__stream_enqueue_kernel(call, s, kernel, &gridDim, &blockDim, sharedMem, args, coop);
@@ -269,7 +269,7 @@ GR_API grError_t grFuncSetAttribute(grKernel_t func, grFuncAttribute attr, int v
                             "grFuncSetAttribute: kernel '%s': MaxDynamicSharedMemorySize %d is outside 0..%u",
                             func->name, value, GR_MAX_SHARED_MEM);
         gr_store_relaxed(&func->max_dyn_smem, value);
-        return grSuccess;
+        return gr__devkind()->func_set_attribute("grFuncSetAttribute", func, attr, value);
     case grFuncAttributePreferredSharedMemoryCarveout:
         if (value < -1 || value > 100)
             return gr__fail(
@@ -277,7 +277,7 @@ GR_API grError_t grFuncSetAttribute(grKernel_t func, grFuncAttribute attr, int v
                 "grFuncSetAttribute: kernel '%s': PreferredSharedMemoryCarveout %d is outside -1..100",
                 func->name, value);
         gr_store_relaxed(&func->carveout, value);
-        return grSuccess;
+        return gr__devkind()->func_set_attribute("grFuncSetAttribute", func, attr, value);
     case grFuncAttributeCpuStackSize:
         if (value < 0 || value > (64 << 20))
             return gr__fail(grErrorInvalidValue,

@@ -121,9 +121,13 @@ typedef struct gr_device_ops {
     grError_t (*stream_query)(const char *call, gr_stream *s);
 
     /* ---- work on a stream of the device */
-    /* 'coop': a cooperative launch (grLaunchAttributeCooperative). */
+    /* attrs[0..nattrs): the launch's attributes as given (checked for
+     * launches; NULL when none; a later entry of an ID overrides an
+     * earlier one), of which grLaunchAttributeCooperative asks for a
+     * cooperative launch. The programmatic and launch-completion events
+     * are the caller's, recorded after the launch. */
     grError_t (*launch)(const char *call, gr_stream *s, grKernel_t k, const grDim3 *grid, const grDim3 *block,
-                        size_t shmem, void **args, bool coop);
+                        size_t shmem, void **args, const grLaunchAttribute *attrs, unsigned nattrs);
     grError_t (*copy)(const char *call, gr_stream *s, void *dst, const void *src, size_t count);
     grError_t (*fill)(const char *call, gr_stream *s, void *dst, int value, size_t count);
     /* A pitched copy or 2D memset on stream s or (s NULL) at once on the
@@ -239,6 +243,12 @@ typedef struct gr_device_ops {
      * grOccupancyMaxPotentialClusterSize, else
      * grOccupancyMaxActiveClusters. */
     grError_t (*func_attributes)(const char *call, grKernel_t k, int device, grFuncAttributes *attr);
+    /* grFuncSetAttribute of a CUDA attribute (MaxDynamicSharedMemorySize
+     * or PreferredSharedMemoryCarveout, 'value' checked), which k holds
+     * already: given to k's function on every device where it is loaded
+     * (a later load applies k's values); a refusal is the device's
+     * error. */
+    grError_t (*func_set_attribute)(const char *call, grKernel_t k, grFuncAttribute attr, int value);
     grError_t (*occupancy_blocks)(const char *call, grKernel_t k, int device, int block_size, size_t smem,
                                   unsigned flags, int *out);
     grError_t (*occupancy_smem)(const char *call, grKernel_t k, int device, int blocks, int block_size,
@@ -280,6 +290,11 @@ typedef struct gr_device_ops {
      * checked) at plan node i of gx. */
     grError_t (*exec_set_coll)(const char *call, struct gr_dev_exec *gx, uint32_t i,
                                const grCollectiveNodeParams *p);
+    /* The device's own handle of the device-updatable kernel node at
+     * top-level plan node i of gx (what kernels there pass to the
+     * device's update functions), or NULL where kernels use graphrt's
+     * (a device whose executables run graphrt's plan). */
+    void *(*exec_devnode)(struct gr_dev_exec *gx, uint32_t i);
     /* Applies plan nodes [from, to) of p (with 'only', the nodes i with
      * only[i] nonzero) to the device's executable. */
     grError_t (*exec_sync_range)(const char *call, struct gr_dev_exec *gx, const gr_plan *p, uint32_t from,

@@ -294,6 +294,66 @@ typedef struct gr_plan {
  * false. O(nodes + edges), never on the launch path. */
 bool gr__plan_is_valid(const gr_plan *p);
 
+/* ------------------------- kernel node attributes and edge data for a
+ * device's lowering (plan_attrs.c). The plan keeps of a node's launch
+ * attributes only how its kernel runs (krun), and of edges none of their
+ * data; a device that gives them to its driver reads them from the graph
+ * while the executable is instantiated, through these seams. */
+
+/* Called by gr__kattrs_hook for each kernel node with launch attributes
+ * (node, its 'scratch' word, its attributes attrs[0..n), one per ID). */
+typedef void (*gr_kattrs_visit)(void *ctx, const void *node, uint64_t scratch, const grLaunchAttribute *attrs,
+                                unsigned n);
+
+/* Hook (graph layer, graph/attrs.c): visits graph node 'node' if it is a
+ * kernel node with attributes, and for a child graph node each kernel
+ * node with attributes inside it, at any depth. NULL where the graph
+ * layer's attributes are not linked in (then no node has any). */
+extern void (*gr__kattrs_hook)(const void *node, gr_kattrs_visit visit, void *ctx);
+
+/* Where a kernel node of an executable's plans is: 'cond' 0 for the
+ * top-level plan, else 1 + the position of its conditional node in the
+ * depth-first plan order (the order a lowering meets them: the plan's
+ * nodes in order, a conditional node's bodies before the nodes after
+ * it), body 'body' of it; 'pindex' in that plan. */
+typedef struct gr_kattr_at {
+    uint32_t cond, body, pindex;
+} gr_kattr_at;
+
+/* Calls visit(ctx, at, attrs, n) for every kernel node with launch
+ * attributes of executable e's plans (child graphs inlined in them too),
+ * in no particular order. Only while e is being instantiated, its plans
+ * just built from live graphs: it reads the graph nodes that e->orig and
+ * the conditional plans name, and the plan index the build left in the
+ * 'scratch' of each node inlined from a child graph (high half), which
+ * nothing rewrites until the instantiation ends. */
+void gr__plan_kattrs(const struct grGraphExec_st *e,
+                     void (*visit)(void *ctx, gr_kattr_at at, const grLaunchAttribute *attrs, unsigned n),
+                     void *ctx);
+
+/* Called by gr__edges_hook for each edge with non-default data: the
+ * 'scratch' words of its ends and its data. */
+typedef void (*gr_edges_visit)(void *ctx, uint64_t from_scratch, uint64_t to_scratch,
+                               const grGraphEdgeData *d);
+
+/* Hook (graph layer, graph/edgedata.c): visits the edges with
+ * non-default data of the graph holding graph node 'node' (inside false)
+ * or of the graph that child graph node 'node' holds (inside true), and
+ * of every child graph in it, at any depth. NULL where edge data is not
+ * linked in (then every edge is a default one). */
+extern void (*gr__edges_hook)(const void *node, bool inside, gr_edges_visit visit, void *ctx);
+
+/* Calls visit(ctx, at, from, d) for every edge with non-default data
+ * (programmatic, or from a kernel's launch-completion port) between two
+ * kernel nodes of executable e's plans: 'at' names the plan (as
+ * gr__plan_kattrs) and the edge's 'to' node, 'from' its 'from' node
+ * there. Other edges with data (to a child graph node) are left out: the
+ * plan joins them through an empty node. Only while e is being
+ * instantiated, as gr__plan_kattrs. */
+void gr__plan_edges(const struct grGraphExec_st *e,
+                    void (*visit)(void *ctx, gr_kattr_at at, uint32_t from, const grGraphEdgeData *d),
+                    void *ctx);
+
 /* True if every countdown of p is armed (pending == npred), as it must be
  * once a launch of p has made EXIT ready: each node that counts down
  * re-arms itself when it reaches zero (cpu/launch.c's count_down), and

@@ -2,7 +2,10 @@
  * devupdate.c - device-updatable kernel nodes on the CPU device: the
  * executable's table of them, the calls a kernel makes to change them
  * (grGraphKernelNodeSetParam, SetEnabled, SetGridDim, UpdatesApply) and
- * when what they change reaches the plan.
+ * when what they change reaches the plan. On a GPU the node is lowered
+ * with CUDA's attribute (cuda/graph.c) and its handle is the driver's
+ * devNode, which the GPU's kernels give CUDA's device functions; the
+ * table then only follows the host setters.
  *
  * Invariants:
  *   - kernels never write the plan: an update is staged in the node's
@@ -118,11 +121,10 @@ grError_t gr__devupd_instantiate(const char *call, struct grGraphExec_st *e, grG
     }
     if (n == 0)
         return grSuccess;
-    if (device != 0)
-        return gr__fail(grErrorNotSupported,
-                        "%s: the graph has device-updatable kernel nodes, which graphrt runs on the CPU "
-                        "device only (it does not lower device-side node updates to a GPU yet)",
-                        call);
+    /* On a GPU the table still serves the host setters' bookkeeping (and
+     * a device that runs graphrt's plan, the fake one, as on the CPU);
+     * the node's handle is the device's own (gr__devupd_published). */
+    (void)device;
     struct gr_devupd *t = gr__calloc(1, sizeof *t + n * sizeof t->ent[0]);
     if (t == NULL)
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
@@ -168,8 +170,12 @@ void gr__devupd_published(struct grGraphExec_st *e, grGraph_t g)
     for (struct grGraphNode_st *gn = g->first; gn && i < e->devupd->n; gn = gn->next) {
         if (!is_devupd(gn))
             continue;
+        /* A GPU's kernels update the node through the driver's handle,
+         * which the lowering carries (cuda/graph.c); graphrt's entry
+         * stays for a device without one. */
+        void *own = e->gpu ? gr__devkind()->exec_devnode(e->gpu, e->devupd->ent[i].pindex) : NULL;
         gn->kattrs->du_exec = e;
-        gn->kattrs->du_handle = &e->devupd->ent[i];
+        gn->kattrs->du_handle = own ? own : (void *)&e->devupd->ent[i];
         gn->kattrs->du_uid = e->uid;
         gn->kattrs->du_index = i++;
     }

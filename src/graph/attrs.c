@@ -305,3 +305,36 @@ GR_API grError_t grGraphKernelNodeCopyAttributes(grGraphNode_t hDst, grGraphNode
     gr__graph_edited(hDst->graph);
     return grSuccess;
 }
+
+/* The graph layer's side of the kernel attributes seam (backend/plan.h,
+ * gr__kattrs_hook): node n's attributes, those set, one entry per ID; a
+ * child graph's nodes at any depth. */
+static void kattrs_each(const void *node, gr_kattrs_visit visit, void *ctx)
+{
+    const struct grGraphNode_st *n = node;
+    if (n->type == grGraphNodeTypeGraph) {
+        const struct grGraphNode_st *c;
+        GR_GRAPH_FOR_EACH_NODE (n->p.child, c)
+            kattrs_each(c, visit, ctx);
+        return;
+    }
+    if (n->type != grGraphNodeTypeKernel || n->kattrs == NULL || n->kattrs->set == 0)
+        return;
+    grLaunchAttribute a[GR_ATTR_IDS];
+    unsigned k = 0;
+    for (unsigned id = 0; id < GR_ATTR_IDS; id++) {
+        if (!(n->kattrs->set & (1u << id)))
+            continue;
+        memset(&a[k], 0, sizeof a[k]);
+        a[k].id = (grLaunchAttributeID)id;
+        a[k++].val = n->kattrs->v[id];
+    }
+    visit(ctx, n, n->scratch, a, k);
+}
+
+/* Filled before main whenever this module is linked in: a program
+ * without it gives no node attributes, and a NULL hook says so. */
+__attribute__((constructor)) static void register_kattrs_hook(void)
+{
+    gr__kattrs_hook = kattrs_each;
+}

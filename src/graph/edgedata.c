@@ -11,6 +11,7 @@
  * not the default, and no edge has two notes.
  */
 #include "graph.h"
+#include "../backend/plan.h"
 
 grError_t gr__edge_data_check(const char *call, const struct grGraphNode_st *from, grGraphNodeType to_type,
                               const grGraphEdgeData *d, const char *arg, size_t i)
@@ -119,4 +120,29 @@ bool gr__node_has_edge_notes(const struct grGraph_st *g, const struct grGraphNod
         if (g->notes[i].from == n || g->notes[i].to == n)
             return true;
     return false;
+}
+
+/* The graph layer's side of the edge data seam (backend/plan.h,
+ * gr__edges_hook): g's notes, then its child graphs'. */
+static void graph_edges(const struct grGraph_st *g, gr_edges_visit visit, void *ctx)
+{
+    for (size_t i = 0; i < g->nnotes; i++)
+        visit(ctx, g->notes[i].from->scratch, g->notes[i].to->scratch, &g->notes[i].data);
+    const struct grGraphNode_st *n;
+    GR_GRAPH_FOR_EACH_NODE (g, n)
+        if (n->type == grGraphNodeTypeGraph)
+            graph_edges(n->p.child, visit, ctx);
+}
+
+static void edges_each(const void *node, bool inside, gr_edges_visit visit, void *ctx)
+{
+    const struct grGraphNode_st *n = node;
+    graph_edges(inside ? n->p.child : n->graph, visit, ctx);
+}
+
+/* Filled before main whenever this module is linked in: a program
+ * without it notes no edge data, and a NULL hook says so. */
+__attribute__((constructor)) static void register_edges_hook(void)
+{
+    gr__edges_hook = edges_each;
 }

@@ -487,11 +487,39 @@ static grError_t no_image(const char *call, grKernel_t k, int device)
                     call, k->name, device);
 }
 
-/* A cooperative launch is recorded as "launch_cooperative" too, so that
- * tests see the attribute reach the device. */
-static grError_t fake_launch(const char *call, gr_stream *s, grKernel_t k, const grDim3 *grid,
-                             const grDim3 *block, size_t shmem, void **args, bool coop)
+/* The attributes of the latest launch (gr_fakedev_launch_attrs), as the
+ * device was given them. */
+#define FAKE_LAUNCH_ATTRS 32
+static pthread_mutex_t launch_attrs_lock = PTHREAD_MUTEX_INITIALIZER;
+static grLaunchAttribute launch_attrs[FAKE_LAUNCH_ATTRS];
+static unsigned nlaunch_attrs;
+
+unsigned gr_fakedev_launch_attrs(grLaunchAttribute *out, unsigned max)
 {
+    pthread_mutex_lock(&launch_attrs_lock);
+    unsigned n = nlaunch_attrs;
+    for (unsigned i = 0; i < n && i < max && i < FAKE_LAUNCH_ATTRS; i++)
+        out[i] = launch_attrs[i];
+    pthread_mutex_unlock(&launch_attrs_lock);
+    return n;
+}
+
+/* A cooperative launch is recorded as "launch_cooperative" too, so that
+ * tests see the attribute reach the device; every launch's attributes
+ * are kept for gr_fakedev_launch_attrs. */
+static grError_t fake_launch(const char *call, gr_stream *s, grKernel_t k, const grDim3 *grid,
+                             const grDim3 *block, size_t shmem, void **args, const grLaunchAttribute *attrs,
+                             unsigned nattrs)
+{
+    bool coop = false;
+    for (unsigned i = 0; i < nattrs; i++)
+        if (attrs[i].id == grLaunchAttributeCooperative)
+            coop = attrs[i].val.cooperative != 0;
+    pthread_mutex_lock(&launch_attrs_lock);
+    nlaunch_attrs = nattrs;
+    for (unsigned i = 0; i < nattrs && i < FAKE_LAUNCH_ATTRS; i++)
+        launch_attrs[i] = attrs[i];
+    pthread_mutex_unlock(&launch_attrs_lock);
     ENTER(call, "launch");
     if (coop)
         ENTER(call, "launch_cooperative");
@@ -1407,6 +1435,11 @@ static grError_t fake_vmm_quiesce(const char *call, int device)
 struct gr_dev_kernel {
     const void *image;
     char *entry;
+    /* The values grFuncSetAttribute gave the device (gr_fakedev_func_attr):
+     * max dynamic shared memory and carveout, each with whether it was
+     * given; guarded by launch_attrs_lock. */
+    int smem, carveout;
+    bool smem_set, carveout_set;
 };
 
 static grError_t fake_kernel_set_image(const char *call, grKernel_t k, const void *image, const char *entry)
@@ -1430,6 +1463,37 @@ static void fake_kernel_free(struct gr_dev_kernel *g)
 {
     free(g->entry);
     gr__free(g);
+}
+
+static grError_t fake_func_set_attribute(const char *call, grKernel_t k, grFuncAttribute attr, int value)
+{
+    ENTER(call, "func_set_attribute");
+    struct gr_dev_kernel *g = gr_load_acquire(&k->gpu);
+    if (!g)
+        return grSuccess; /* as the CUDA kind: no image, nothing loaded */
+    pthread_mutex_lock(&launch_attrs_lock);
+    if (attr == grFuncAttributeMaxDynamicSharedMemorySize) {
+        g->smem = value;
+        g->smem_set = true;
+    } else {
+        g->carveout = value;
+        g->carveout_set = true;
+    }
+    pthread_mutex_unlock(&launch_attrs_lock);
+    return grSuccess;
+}
+
+bool gr_fakedev_func_attr(grKernel_t k, grFuncAttribute attr, int *value)
+{
+    struct gr_dev_kernel *g = gr_load_acquire(&k->gpu);
+    bool set = false;
+    pthread_mutex_lock(&launch_attrs_lock);
+    if (g && attr == grFuncAttributeMaxDynamicSharedMemorySize && (set = g->smem_set))
+        *value = g->smem;
+    else if (g && attr == grFuncAttributePreferredSharedMemoryCarveout && (set = g->carveout_set))
+        *value = g->carveout;
+    pthread_mutex_unlock(&launch_attrs_lock);
+    return set;
 }
 
 /* What the fake device answers of a kernel's function: the CPU device's
@@ -1545,6 +1609,91 @@ static grError_t check_plan(const char *call, const gr_plan *p, int device)
     return grSuccess;
 }
 
+/* The kernel node attributes the latest lowering found (where the CUDA
+ * kind gives them to cuGraphKernelNodeSetAttribute), each with its
+ * node's kernel; guarded by launch_attrs_lock. */
+#define FAKE_KATTRS 64
+static gr_fakedev_kattr kattrs[FAKE_KATTRS];
+static unsigned nkattrs;
+
+unsigned gr_fakedev_lowered_attrs(gr_fakedev_kattr *out, unsigned max)
+{
+    pthread_mutex_lock(&launch_attrs_lock);
+    unsigned n = nkattrs;
+    for (unsigned i = 0; i < n && i < max && i < FAKE_KATTRS; i++)
+        out[i] = kattrs[i];
+    pthread_mutex_unlock(&launch_attrs_lock);
+    return n;
+}
+
+/* The plan of conditional node 'cond' (gr__plan_kattrs's numbering:
+ * depth first in plan order, from 1), body 'body', searched from p, whose
+ * conditional nodes are numbered from *next on; NULL if not there. */
+static const gr_plan *plan_at(const gr_plan *p, uint32_t cond, uint32_t body, uint32_t *next)
+{
+    for (uint32_t i = 0; i + 1 < p->nnodes; i++) {
+        if (p->nodes[i].type != grGraphNodeTypeConditional)
+            continue;
+        const gr_cond_plan *c = p->nodes[i].u.cond;
+        if (++*next == cond)
+            return body < c->nbodies ? c->bodies[body] : NULL;
+        for (uint32_t b = 0; b < c->nbodies; b++) {
+            const gr_plan *q = plan_at(c->bodies[b], cond, body, next);
+            if (q)
+                return q;
+        }
+    }
+    return NULL;
+}
+
+typedef struct kattr_ctx {
+    const gr_plan *top;
+    unsigned n;
+} kattr_ctx;
+
+static void kattr_found(void *ctx, gr_kattr_at at, const grLaunchAttribute *attrs, unsigned n)
+{
+    kattr_ctx *x = ctx;
+    uint32_t next = 0;
+    const gr_plan *p = at.cond == 0 ? x->top : plan_at(x->top, at.cond, at.body, &next);
+    const gr_pnode *pn = p && at.pindex + 1 < p->nnodes ? &p->nodes[at.pindex] : NULL;
+    for (unsigned k = 0; k < n && x->n < FAKE_KATTRS; k++)
+        kattrs[x->n++] = (gr_fakedev_kattr){
+            at.cond, at.body, pn && pn->type == grGraphNodeTypeKernel ? pn->u.kern.k : NULL, attrs[k]};
+}
+
+/* The edges with data the latest lowering found (where the CUDA kind
+ * adds them with cuGraphAddDependencies and their data); guarded by
+ * launch_attrs_lock. */
+#define FAKE_KEDGES 64
+static gr_fakedev_kedge kedges[FAKE_KEDGES];
+static unsigned nkedges;
+
+unsigned gr_fakedev_lowered_edges(gr_fakedev_kedge *out, unsigned max)
+{
+    pthread_mutex_lock(&launch_attrs_lock);
+    unsigned n = nkedges;
+    for (unsigned i = 0; i < n && i < max && i < FAKE_KEDGES; i++)
+        out[i] = kedges[i];
+    pthread_mutex_unlock(&launch_attrs_lock);
+    return n;
+}
+
+static grKernel_t kernel_of(const gr_plan *p, uint32_t i)
+{
+    return p && i + 1 < p->nnodes && p->nodes[i].type == grGraphNodeTypeKernel ? p->nodes[i].u.kern.k : NULL;
+}
+
+static void kedge_found(void *ctx, gr_kattr_at at, uint32_t from, const grGraphEdgeData *d)
+{
+    kattr_ctx *x = ctx;
+    uint32_t next = 0;
+    const gr_plan *p = at.cond == 0 ? x->top : plan_at(x->top, at.cond, at.body, &next);
+    if (x->n < FAKE_KEDGES)
+        kedges[x->n++] =
+            (gr_fakedev_kedge){at.cond, at.body, kernel_of(p, from), kernel_of(p, at.pindex), *d};
+}
+
 static grError_t fake_exec_lower(const char *call, const gr_plan *p, int device, unsigned long long flags,
                                  struct gr_dev_exec **out)
 {
@@ -1553,6 +1702,20 @@ static grError_t fake_exec_lower(const char *call, const gr_plan *p, int device,
     grError_t err = check_plan(call, p, device);
     if (err)
         return err;
+    /* Where the CUDA kind gives kernel nodes their launch attributes:
+     * what it would find, recorded with each node's kernel. */
+    kattr_ctx kx = {p, 0};
+    pthread_mutex_lock(&launch_attrs_lock);
+    gr__plan_kattrs((const struct grGraphExec_st *)(const void *)((const char *)p -
+                                                                  offsetof(struct grGraphExec_st, plan)),
+                    kattr_found, &kx);
+    nkattrs = kx.n;
+    kx.n = 0;
+    gr__plan_edges((const struct grGraphExec_st *)(const void *)((const char *)p -
+                                                                 offsetof(struct grGraphExec_st, plan)),
+                   kedge_found, &kx);
+    nkedges = kx.n;
+    pthread_mutex_unlock(&launch_attrs_lock);
     /* Where the CUDA kind sets CU_LAUNCH_ATTRIBUTE_COOPERATIVE on the
      * lowered node: recorded, so that tests see the attribute arrive. */
     for (uint32_t i = 0; i < p->nnodes; i++)
@@ -1592,6 +1755,16 @@ static void fake_exec_free(struct gr_dev_exec *gx)
 static int fake_exec_device(const struct gr_dev_exec *gx)
 {
     return gx->device;
+}
+
+/* The fake device runs graphrt's plan, so its kernels update nodes
+ * through graphrt's handles: it has none of its own. */
+static void *fake_exec_devnode(struct gr_dev_exec *gx, uint32_t i)
+{
+    (void)gx;
+    (void)i;
+    (void)enter(NULL, "exec_devnode");
+    return NULL;
 }
 
 static grError_t fake_exec_launch(const char *call, struct gr_dev_exec *gx, gr_stream *s, bool upload)
@@ -1871,6 +2044,7 @@ static const gr_device_ops fake_kind = {
     .kernel_set_image = fake_kernel_set_image,
     .kernel_free = fake_kernel_free,
     .func_attributes = fake_func_attributes,
+    .func_set_attribute = fake_func_set_attribute,
     .occupancy_blocks = fake_occupancy_blocks,
     .occupancy_smem = fake_occupancy_smem,
     .occupancy_clusters = fake_occupancy_clusters,
@@ -1889,6 +2063,7 @@ static const gr_device_ops fake_kind = {
     .exec_check_kernel = fake_exec_check_kernel,
     .exec_check_event = fake_exec_check_event,
     .exec_sync_range = fake_exec_sync_range,
+    .exec_devnode = fake_exec_devnode,
     .exec_set_coll = fake_exec_set_coll,
     .comm_init = fake_comm_init,
     .comm_free = fake_comm_free,

@@ -50,6 +50,48 @@ void gr_fakedev_async_error(grError_t err);
 /* Takes back the knobs. */
 void gr_fakedev_clear(void);
 
+/* What the device was given. The attributes of the latest launch on a
+ * fake device (none for grLaunchKernel's), as the launch passed them:
+ * their number, and the first 'max' of them (up to 32) copied into out. */
+unsigned gr_fakedev_launch_attrs(grLaunchAttribute *out, unsigned max);
+
+/* The latest value of function attribute attr (MaxDynamicSharedMemorySize
+ * or PreferredSharedMemoryCarveout) that grFuncSetAttribute gave the fake
+ * device for kernel k, which has an image; false when none was given. */
+bool gr_fakedev_func_attr(grKernel_t k, grFuncAttribute attr, int *value);
+
+/* A kernel node's launch attribute as the latest instantiation on a fake
+ * device found it for the device (where the CUDA kind gives it to
+ * cuGraphKernelNodeSetAttribute): the node's place (cond 0: the
+ * executable's top level, child graphs inlined; else 1 + its conditional
+ * node's position, depth first in plan order, and the body), the node's
+ * kernel (NULL if the place held no kernel node: a bug) and the
+ * attribute. */
+typedef struct gr_fakedev_kattr {
+    unsigned cond, body;
+    grKernel_t kernel;
+    grLaunchAttribute attr;
+} gr_fakedev_kattr;
+
+/* Their number, and the first 'max' of them (up to 64), in no particular
+ * order, copied into out. */
+unsigned gr_fakedev_lowered_attrs(gr_fakedev_kattr *out, unsigned max);
+
+/* An edge with data between kernel nodes (a programmatic edge) as the
+ * latest instantiation on a fake device found it for the device (where
+ * the CUDA kind adds it with cuGraphAddDependencies and its data): its
+ * place (as gr_fakedev_kattr's), the kernels of its ends (NULL where the
+ * plan node is not a kernel node: a bug) and its data. */
+typedef struct gr_fakedev_kedge {
+    unsigned cond, body;
+    grKernel_t from, to;
+    grGraphEdgeData data;
+} gr_fakedev_kedge;
+
+/* Their number, and the first 'max' of them (up to 64), in no particular
+ * order, copied into out. */
+unsigned gr_fakedev_lowered_edges(gr_fakedev_kedge *out, unsigned max);
+
 /* How many times the operation named 'op' was called (refused calls
  * included) since the process started or gr_fakedev_reset_calls. */
 unsigned gr_fakedev_calls(const char *op);

@@ -36,6 +36,21 @@ GR_KERNEL(gr_test_affine_bytes, (const float *, in), (unsigned char *, out), (gr
     out[i] = (unsigned char)((unsigned)(in[i] * t.scale + t.offset) + t.bias + (unsigned)z);
 }
 
+/* A device-updatable node's kernel: adds v to *out once per launch. */
+GR_KERNEL(gr_test_devupd_target, (unsigned *, out), (unsigned, v))
+{
+    if (gr_global_idx_x() == 0)
+        gr_atomic_add_u32(out, v);
+}
+
+/* Its updater: sets the target's v (after its one pointer) to v, through
+ * the node's handle (CUDA's cudaGraphKernelNodeSetParam on a GPU). */
+GR_KERNEL(gr_test_devupd_setter, (grGraphDeviceNode_t, node), (unsigned, v))
+{
+    if (gr_global_idx_x() == 0)
+        gr_graph_kernel_node_set_param(node, sizeof(unsigned *), &v, sizeof v);
+}
+
 #ifndef __CUDACC__
 /* Whether this build embedded the GPU image (a CUDA compiler was found). */
 int gr_test_kernels_have_image(void);

@@ -386,6 +386,7 @@ typedef CUresult (*gr_cuGetProcAddress_v1)(const char *symbol, void **pfn, int c
       (CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by,  \
        unsigned int bz, unsigned int shmem, CUstream hStream, void **kernelParams))                        \
     X(cuFuncGetAttribute, (int *pi, int attrib, CUfunction hfunc))                                         \
+    X(cuFuncSetAttribute, (CUfunction hfunc, int attrib, int value))                                       \
     X(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags,                                                \
       (int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags))        \
     X(cuOccupancyAvailableDynamicSMemPerBlock,                                                             \
@@ -395,12 +396,13 @@ typedef CUresult (*gr_cuGetProcAddress_v1)(const char *symbol, void **pfn, int c
 /*
  * Entry points a driver may lack, resolved at GR_CU_ABI_VERSION and left
  * NULL where it does (loader.c); the calls that need them refuse with
- * grErrorCallRequiresNewerDriver. The cluster occupancy calls (CUDA
- * 11.8), stream capture and child graph nodes (a collective node's
- * lowering, below) and the batch memory operation nodes' (CUDA 11.7,
- * cu_graph.h).
+ * grErrorCallRequiresNewerDriver. The launch with attributes and the
+ * cluster occupancy calls (CUDA 11.8), stream capture and child graph
+ * nodes (a collective node's lowering, below) and the batch memory
+ * operation nodes' (CUDA 11.7, cu_graph.h).
  */
 #define GR_CU_OPT_FUNCTIONS(X)                                                                               \
+    X(cuLaunchKernelEx, (const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra))     \
     X(cuOccupancyMaxActiveClusters, (int *numClusters, CUfunction func, const CUlaunchConfig *config))       \
     X(cuOccupancyMaxPotentialClusterSize, (int *clusterSize, CUfunction func, const CUlaunchConfig *config)) \
     GR_CU_CAPTURE_FUNCTIONS(X)                                                                               \

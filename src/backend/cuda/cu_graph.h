@@ -118,20 +118,43 @@ enum {
     CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY = 8
 };
 
-/* CUlaunchAttributeValue (CUkernelNodeAttrValue): 64 bytes, of which
- * graphrt sets only 'cooperative' (CU_LAUNCH_ATTRIBUTE_COOPERATIVE). */
+/* CUlaunchAttributeValue (CUkernelNodeAttrValue): 64 bytes. The members
+ * of the attributes graphrt passes on have the layout of
+ * grLaunchAttributeValue's (types.h mirrors the runtime's union, whose
+ * layout is the driver's), so graphrt copies the 64 bytes (kernel.c,
+ * gr__cuda_launch_attrs); 'cooperative' is named for the nodes it sets
+ * alone, and the device-updatable node's, whose devNode the driver
+ * answers. */
 typedef union CUlaunchAttributeValue {
     char pad[64];
     int cooperative;
+    struct {
+        int deviceUpdatable;
+        void *devNode; /* CUgraphDeviceNode: an output */
+    } deviceUpdatableKernelNode;
 } CUlaunchAttributeValue;
+/* CUlaunchAttributeID: the values of grLaunchAttributeID. */
 enum {
+    CU_LAUNCH_ATTRIBUTE_IGNORE = 0,
+    CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW = 1,
     CU_LAUNCH_ATTRIBUTE_COOPERATIVE = 2,
+    CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY = 3,
     CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4,
-    CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE = 5
+    CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE = 5,
+    CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6,
+    CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT = 7,
+    CU_LAUNCH_ATTRIBUTE_PRIORITY = 8,
+    CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP = 9,
+    CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN = 10,
+    CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION = 11,
+    CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT = 12,
+    CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE = 13,
+    CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT = 14,
+    CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING = 16
 };
 
-/* CUlaunchAttribute and CUlaunchConfig (cuLaunchKernelEx's), as the
- * cluster occupancy calls read them. */
+/* CUlaunchAttribute and CUlaunchConfig: cuLaunchKernelEx's, which the
+ * cluster occupancy calls read too. */
 typedef struct CUlaunchAttribute {
     int id; /* CUlaunchAttributeID */
     char pad[8 - sizeof(int)];
@@ -181,6 +204,7 @@ typedef struct CUlaunchConfig {
     X(cuGraphNodeSetEnabled, (CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled))           \
     X(cuGraphKernelNodeSetParams, (CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams))           \
     X(cuGraphKernelNodeSetAttribute, (CUgraphNode hNode, int attr, const CUlaunchAttributeValue *value))    \
+    X(cuGraphKernelNodeGetAttribute, (CUgraphNode hNode, int attr, CUlaunchAttributeValue *value_out))      \
     X(cuGraphMemcpyNodeSetParams, (CUgraphNode hNode, const CUDA_MEMCPY3D *nodeParams))                     \
     X(cuGraphMemsetNodeSetParams, (CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *nodeParams))           \
     X(cuGraphHostNodeSetParams, (CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams))               \
@@ -188,16 +212,26 @@ typedef struct CUlaunchConfig {
     X(cuGraphEventWaitNodeSetEvent, (CUgraphNode hNode, CUevent event))                                     \
     X(cuGraphExecUpdate, (CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo * resultInfo))
 
+/* CUgraphEdgeData: the layout of grGraphEdgeData (8 bytes). */
+typedef struct CUgraphEdgeData {
+    unsigned char from_port, to_port, type, reserved[5];
+} CUgraphEdgeData;
+
 /* The entry points of conditional nodes, resolved at the CUDA 12.3 ABI
  * (GR_CU_COND_ABI_VERSION), where cuGraphAddNode is the '_v2' entry with
  * edge data; a driver without them keeps its GPUs, and instantiating a
- * graph with conditional nodes for them is refused (cuda/graph.c). */
+ * graph with conditional nodes for them is refused (cuda/graph.c). At
+ * that ABI cuGraphAddDependencies is the '_v2' entry with edge data too,
+ * which lowers programmatic edges; a driver without it gets full edges
+ * in their place. */
 #define GR_CU_COND_ABI_VERSION 12030
 #define GR_CU_COND_FUNCTIONS(X)                                                                             \
     X(cuGraphConditionalHandleCreate, (CUgraphConditionalHandle * pHandle_out, CUgraph hGraph,              \
                                        CUcontext ctx, unsigned int defaultLaunchValue, unsigned int flags)) \
     X(cuGraphAddNode, (CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,          \
-                       const void *dependencyData, size_t numDependencies, CUgraphNodeParams *nodeParams))
+                       const void *dependencyData, size_t numDependencies, CUgraphNodeParams *nodeParams))  \
+    X(cuGraphAddDependencies, (CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to,              \
+                               const CUgraphEdgeData *edgeData, size_t numDependencies))
 
 /* The entry points of batch memory operation nodes (CUDA 11.7: the
  * toolkit's cudaTypedefs.h names them PFN_cuGraphAddBatchMemOpNode_v11070

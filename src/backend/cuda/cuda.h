@@ -265,9 +265,13 @@ struct gr_dev_kernel;
 grError_t gr__cuda_kernel_set_image(const char *call, grKernel_t k, const void *image, const char *entry);
 /* Unloads the modules (the kernel's last reference went). */
 void gr__cuda_kernel_free(struct gr_dev_kernel *g);
-/* An eager launch of k on GPU stream s (checked by the caller). */
+/* An eager launch of k on GPU stream s (checked by the caller) with the
+ * attributes the driver takes of attrs[0..nattrs) (kernel.c). */
 grError_t gr__cuda_launch(const char *call, gr_stream *s, grKernel_t k, const grDim3 *grid,
-                          const grDim3 *block, size_t shmem, void **args, bool coop);
+                          const grDim3 *block, size_t shmem, void **args, const grLaunchAttribute *attrs,
+                          unsigned nattrs);
+/* grFuncSetAttribute's value for k's function wherever it is loaded. */
+grError_t gr__cuda_func_set_attribute(const char *call, grKernel_t k, grFuncAttribute attr, int value);
 /* k's function on GPU 'device' as the driver reports it (occupancy.c):
  * the device table's func_attributes, occupancy_blocks, occupancy_smem
  * and occupancy_clusters. */

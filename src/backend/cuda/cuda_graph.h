@@ -82,4 +82,9 @@ grError_t gr__cuda_exec_check_event(const char *call, struct gr_dev_exec *gx, gr
 grError_t gr__cuda_exec_sync_range(const char *call, struct gr_dev_exec *gx, const gr_plan *p, uint32_t from,
                                    uint32_t to, const uint8_t *only);
 
+/* The driver's devNode of device-updatable kernel node i (top level) of
+ * gx's executable (cuGraphKernelNodeGetAttribute of the lowered node
+ * once instantiated), or NULL where the driver gives none. */
+void *gr__cuda_exec_devnode(struct gr_dev_exec *gx, uint32_t i);
+
 #endif /* GR_CUDA_GRAPH_H */

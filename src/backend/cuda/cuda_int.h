@@ -75,6 +75,19 @@ static inline int gr__cuda_enter_stream(const gr_stream *s)
  * has no image. */
 grError_t gr__cuda_kernel_function(const char *call, grKernel_t k, int device, CUfunction *out);
 
+/* The most attributes gr__cuda_launch_attrs gives the driver: one per
+ * grLaunchAttributeID it passes on. */
+#define GR_CU_LAUNCH_ATTRS 17
+
+/* The attributes of attrs[0..n) (checked) that the driver is given for a
+ * launch or a kernel node, into out (GR_CU_LAUNCH_ATTRS entries), one per
+ * ID, the last entry of an ID deciding; returns how many. Left out: the
+ * ignored entry, the programmatic and launch-completion events (graphrt
+ * records them after the kernel: docs/launch-attributes.md). A launch
+ * refuses a device-updatable node before (graph/attrs.c); a kernel node
+ * gets it. */
+unsigned gr__cuda_launch_attrs(const grLaunchAttribute *attrs, unsigned n, CUlaunchAttribute *out);
+
 /* The primary context of GPU 'device', once gr__cuda_enter succeeded. */
 static inline CUcontext gr__cuda_context(int device)
 {

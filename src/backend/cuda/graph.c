@@ -43,6 +43,19 @@
  * lowering, in the exec setters and in updates, so the kernel's argument
  * is the handle it sets (docs/conditional.md).
  *
+ * Kernel nodes carry their launch attributes: those the driver takes
+ * (gr__cuda_launch_attrs) are found in the graph at instantiation
+ * (gr__plan_kattrs, plan_attrs.c), kept in gx->kattrs by place (plan,
+ * node: lower_attrs.c) and given to each node as it is added
+ * (cuGraphKernelNodeSetAttribute), at every lowering of the executable;
+ * an executable with any keeps a driver executable of its own. Setters
+ * and updates change parameters, never attributes (an update that
+ * changes a node's other attributes keeps the lowered ones). Edges with
+ * data between kernel nodes (programmatic edges: gr__plan_edges) are
+ * found and kept alike (gx->kedges) and added with their data
+ * (cuGraphAddDependencies at the CUDA 12.3 ABI) once both ends are; a
+ * driver without that call gets full edges in their place.
+ *
  * Batch memory operation nodes become the driver's
  * (cuGraphAddBatchMemOpNode, CUDA 11.7), their operations converted as a
  * stream's cuStreamBatchMemOp takes them (memop.c) and run in the GPU's
@@ -244,13 +257,20 @@ static grError_t add_node(const char *call, struct gr_dev_exec *gx, const gr_pno
             return err;
         r = gr_cu.cuGraphAddKernelNode(out, gx->graph, deps, ndeps, &d);
         /* The node keeps its cooperative attribute, which the driver
-         * checks against its occupancy at instantiation. */
+         * checks against its occupancy at instantiation, and the others
+         * the driver takes, which it checks here. */
         if (r == CUDA_SUCCESS && pn->krun == GR_KRUN_COOP) {
             CUlaunchAttributeValue v;
             memset(&v, 0, sizeof v);
             v.cooperative = 1;
             r = gr_cu.cuGraphKernelNodeSetAttribute(*out, CU_LAUNCH_ATTRIBUTE_COOPERATIVE, &v);
         }
+        if (r == CUDA_SUCCESS && GR_UNLIKELY(gx->nkattrs != 0) &&
+            (r = gr__cuda_set_kattrs(gx, i, *out)) != CUDA_SUCCESS)
+            return gr__fail(gr__cu_error(r),
+                            "%s: cuGraphKernelNodeSetAttribute refused a launch attribute of kernel node %u "
+                            "(kernel '%s') of the device %d graph with %s",
+                            call, i, pn->u.kern.k->name, gx->device, gr__cu_error_name(r));
         break;
     }
     case grGraphNodeTypeMemcpy: {
@@ -358,12 +378,30 @@ static grError_t lower_nodes(const char *call, struct gr_dev_exec *gx, const gr_
     }
     grError_t err = grSuccess;
     /* The plan is in topological order: every node's predecessors are in
-     * the driver's graph before it. */
+     * the driver's graph before it. An edge with data (gx->kedges) is
+     * added once both its ends are, with its data. */
     for (uint32_t i = 0; i < n && !err; i++) {
         size_t nd = 0;
-        for (uint32_t k = off[i]; k < off[i + 1]; k++)
+        bool with_data = false;
+        for (uint32_t k = off[i]; k < off[i + 1]; k++) {
+            if (GR_UNLIKELY(gx->nkedges != 0) && gr__cuda_kedge_of(gx, i, pred[k])) {
+                with_data = true;
+                continue;
+            }
             deps[nd++] = gx->nodes[pred[k]];
+        }
         err = add_node(call, gx, &p->nodes[i], i, deps, nd);
+        for (uint32_t k = off[i]; with_data && !err && k < off[i + 1]; k++) {
+            const CUgraphEdgeData *d = gr__cuda_kedge_of(gx, i, pred[k]);
+            CUresult r = d ? gr_cu.cuGraphAddDependencies(gx->graph, &gx->nodes[pred[k]], &gx->nodes[i], d, 1)
+                           : CUDA_SUCCESS;
+            if (r != CUDA_SUCCESS)
+                err = gr__fail(
+                    gr__cu_error(r),
+                    "%s: cuGraphAddDependencies refused the edge (type %u, from_port %u) from kernel "
+                    "node %u to kernel node %u of the device %d graph with %s",
+                    call, d->type, d->from_port, pred[k], i, gx->device, gr__cu_error_name(r));
+        }
     }
     gr__free(off);
     gr__free(pred);
@@ -454,6 +492,8 @@ static grError_t add_cond(const char *call, struct gr_dev_exec *gx, const gr_pno
         const gr_plan *bp = c->bodies[b];
         struct gr_dev_exec body = *gx;
         body.graph = np.conditional.phGraph_out[b];
+        body.kcond = gx->cond->added; /* 1 + lc's position: gr__plan_kattrs's numbering */
+        body.kbody = b;
         body.nodes = lc->nodes[b] = gr__calloc(bp->nnodes, sizeof *body.nodes);
         err = body.nodes ? lower_nodes(call, &body, bp)
                          : gr__fail(grErrorMemoryAllocation,
@@ -516,6 +556,8 @@ void gr__cuda_exec_free(struct gr_dev_exec *gx)
     gr_stream *last = gr_load_relaxed(&gx->last);
     if (last)
         gr__stream_release(last);
+    gr__free(gx->kattrs);
+    gr__free(gx->kedges);
     gr__free(gx);
 }
 
@@ -545,6 +587,8 @@ grError_t gr__cuda_host_lower(const char *call, struct gr_dev_exec *gx, const gr
         cuflags |= CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY;
     if (!err && (r = gr_cu.cuGraphInstantiateWithFlags(&gx->exec, gx->graph, cuflags)) != CUDA_SUCCESS)
         err = gr__cu_fail(call, device, "cuGraphInstantiateWithFlags", r);
+    if (!err && GR_UNLIKELY(gx->nkattrs != 0))
+        err = gr__cuda_devnodes_read(call, gx);
     /* Upload, as CUDA's flag asks, on the device's legacy stream. */
     if (!err && (flags & grGraphInstantiateFlagUpload) &&
         (r = gr_cu.cuGraphUpload(gx->exec, GR_CU_STREAM_LEGACY)) != CUDA_SUCCESS)
@@ -560,15 +604,34 @@ grError_t gr__cuda_exec_lower(const char *call, const gr_plan *p, int device, un
     CUresult r = gr__cuda_enter(device);
     if (r != CUDA_SUCCESS)
         return gr__cu_fail(call, device, "making the primary context current", r);
-    if (gr__cuda_share_eligible(p, flags))
+    struct gr_cuda_kattr *kattrs = NULL;
+    struct gr_cuda_kedge *kedges = NULL;
+    uint32_t nkattrs = 0, nkedges = 0;
+    grError_t err = gr__cuda_collect_kattrs(call, p, device, &kattrs, &nkattrs);
+    if (!err && (err = gr__cuda_collect_kedges(call, p, device, &kedges, &nkedges)))
+        gr__free(kattrs);
+    if (err)
+        return err;
+    /* A shared driver executable holds one executable's attributes and
+     * edge types. */
+    if (nkattrs == 0 && nkedges == 0 && gr__cuda_share_eligible(p, flags))
         return gr__cuda_share_lower(call, p, device, flags, out);
     struct gr_dev_exec *gx = gr__calloc(1, sizeof *gx);
-    if (!gx)
+    if (!gx) {
+        gr__free(kattrs);
+        gr__free(kedges);
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory lowering the graph to device %d", call,
                         device);
+    }
     gx->device = device;
-    grError_t err = gr__cuda_host_lower(call, gx, p, flags);
+    gx->kattrs = kattrs;
+    gx->nkattrs = nkattrs;
+    gx->kedges = kedges;
+    gx->nkedges = nkedges;
+    err = gr__cuda_host_lower(call, gx, p, flags);
     if (err) {
+        gr__free(gx->kattrs);
+        gr__free(gx->kedges);
         gr__free(gx);
         return err;
     }
@@ -983,6 +1046,10 @@ static grError_t rehandle(const char *call, struct gr_dev_exec *gx, const gr_pla
     memset(&fresh, 0, sizeof fresh);
     fresh.device = gx->device;
     fresh.nnodes = gx->nnodes;
+    fresh.kattrs = gx->kattrs; /* borrowed: the nodes get them again */
+    fresh.nkattrs = gx->nkattrs;
+    fresh.kedges = gx->kedges;
+    fresh.nkedges = gx->nkedges;
     CUgraph *retired = gr__realloc(gx->retired, ((size_t)gx->nretired + 1) * sizeof *retired);
     if (retired)
         gx->retired = retired;

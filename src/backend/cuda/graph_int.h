@@ -48,6 +48,35 @@ struct gr_dev_exec {
      * on the shared one may still run: the next launch waits for it
      * first, so that the executable's launches stay in order. */
     CUevent after;
+    /* The kernel nodes' launch attributes the driver is given at each
+     * lowering (found at instantiation, gr__plan_kattrs): one entry per
+     * attribute, sorted by place (NULL when none, the usual case; owned
+     * by the top-level record, shared by the copies lowering bodies),
+     * and the place of the plan this record lowers (0, 0 at the top
+     * level; a body's copy names its conditional node and body). A view
+     * has none: an executable with attributes does not share. */
+    struct gr_cuda_kattr *kattrs;
+    uint32_t nkattrs;
+    uint32_t kcond, kbody;
+    /* Likewise the edges with data between kernel nodes (programmatic
+     * edges), by place of their 'to' node, then 'from' node; empty where
+     * the driver has no cuGraphAddDependencies with edge data. */
+    struct gr_cuda_kedge *kedges;
+    uint32_t nkedges;
+};
+
+/* An edge with data into the kernel node at 'at', from node 'from' of the
+ * same plan. */
+struct gr_cuda_kedge {
+    gr_kattr_at at;
+    uint32_t from;
+    CUgraphEdgeData d;
+};
+
+/* One launch attribute of the kernel node at 'at'. */
+struct gr_cuda_kattr {
+    gr_kattr_at at;
+    CUlaunchAttribute a;
 };
 
 /* Lowers plan p into gx (whose device is set, whose driver fields are
@@ -66,6 +95,31 @@ grError_t gr__cuda_host_sync_all(const char *call, struct gr_dev_exec *gx, const
 
 /* Records s as the stream of gx's latest launch. */
 void gr__cuda_exec_note_launch(struct gr_dev_exec *gx, gr_stream *s);
+
+/* ---- lower_attrs.c */
+
+/* The launch attributes of the kernel nodes of the executable being
+ * instantiated (plan p) that the driver takes, and the edges with data
+ * between its kernel nodes (none where the driver cannot add them: full
+ * edges then), each sorted by place into *out (NULL when none). */
+grError_t gr__cuda_collect_kattrs(const char *call, const gr_plan *p, int device, struct gr_cuda_kattr **out,
+                                  uint32_t *n);
+grError_t gr__cuda_collect_kedges(const char *call, const gr_plan *p, int device, struct gr_cuda_kedge **out,
+                                  uint32_t *n);
+
+/* Gives kernel node 'node', plan node i of the plan gx lowers, its launch
+ * attributes. */
+CUresult gr__cuda_set_kattrs(const struct gr_dev_exec *gx, uint32_t i, CUgraphNode node);
+
+/* The data of the edge from node 'from' into node i of the plan gx
+ * lowers, or NULL for a full edge. */
+const CUgraphEdgeData *gr__cuda_kedge_of(const struct gr_dev_exec *gx, uint32_t i, uint32_t from);
+
+/* Once gx is instantiated: reads the driver's devNode of each
+ * device-updatable kernel node of the top level into its attribute's
+ * entry (gr__cuda_exec_devnode answers it); refused where the driver
+ * gives none. */
+grError_t gr__cuda_devnodes_read(const char *call, struct gr_dev_exec *gx);
 
 /* ---- share.c */
 

@@ -86,6 +86,7 @@ const gr_device_ops gr__cuda_kind = {
     .kernel_set_image = gr__cuda_kernel_set_image,
     .kernel_free = gr__cuda_kernel_free,
     .func_attributes = gr__cuda_func_attributes,
+    .func_set_attribute = gr__cuda_func_set_attribute,
     .occupancy_blocks = gr__cuda_occupancy_blocks,
     .occupancy_smem = gr__cuda_occupancy_smem,
     .occupancy_clusters = gr__cuda_occupancy_clusters,
@@ -106,6 +107,7 @@ const gr_device_ops gr__cuda_kind = {
     .exec_check_event = gr__cuda_exec_check_event,
     .exec_set_coll = gr__cuda_exec_set_coll,
     .exec_sync_range = gr__cuda_exec_sync_range,
+    .exec_devnode = gr__cuda_exec_devnode,
 
     .comm_init = gr__cuda_comm_init,
     .comm_free = gr__cuda_comm_free,
