@@ -324,6 +324,10 @@ struct grGraphExec_st {
     /* Frees the executable and what it owns (set by its instantiation):
      * called by the release that drops the last reference. */
     void (*free_hook)(struct grGraphExec_st *e);
+    /* A graph that spans devices: its parts and their words (the exec
+     * layer's, exec/span.c), or NULL. Beside the magic word, which every
+     * launch and setter reads first. Immutable after instantiation. */
+    struct gr_span *span;
     gr_plan plan;
     /* The exec layer's graph memory record (exec/graphmem.c), guarded by
      * its lock; NULL without graph memory. gmem_rules: whether a launch
