@@ -11,32 +11,39 @@
  * to the part of the device it names (graph.h, 'dev1'); a node naming none
  * (host, empty) goes to the CPU's. An edge between parts becomes one word
  * per producer node and consuming part: the producer's part writes it 1
- * after the producer (a signal node), the consuming part waits for it
- * (>= 1) before the consumers (a wait node) and writes it back to 0 beside
- * them.
+ * after the producer (a signal node: a batch memory operation write), the
+ * consuming part waits for it (>= 1) before the consumers and writes it
+ * back to 0 (a wait node: on a GPU a memory operation wait and a write,
+ * on the CPU a host node).
  *
- * A launch on CPU stream s launches every GPU part on graphrt's own
- * stream of its device, then the CPU part on s. The CPU part's first node
- * writes each GPU part's GO word, which that part's roots wait for (no GPU
- * work starts before s's earlier work is done); its last nodes wait for
- * each GPU part's DONE word, which that part's sinks write (s's later work
- * waits for every part).
+ * A launch on CPU stream s launches the CPU part there. Its first node (a
+ * host node) launches every GPU part on graphrt's own stream of its
+ * device, so no GPU work starts before s's earlier work is done, and its
+ * last nodes wait for each GPU part's DONE word, which that part's sinks
+ * write, so s's later work waits for every part.
+ *
+ * Why the CPU's waits are host nodes and its part runs in order: a batch
+ * memory operation wait on the CPU runs other ready work while it waits
+ * (backend/cpu/memop.c), and work run so, on the waiting thread's stack,
+ * could be a GPU part (the fake device runs its parts on the CPU workers)
+ * that itself waits for what the CPU part does after the wait: neither
+ * would end. A host node's wait runs nothing else, and a part run in order
+ * has no ready node for another thread's wait to take.
  *
  * Invariants:
  *   - every word is 0 between launches: each is reset by its one
  *     consumer, inside the consuming part; every part of launch n ends
- *     before the CPU part of launch n ends (DONE), each part's launches
- *     run one after another (one stream per part; the CPU part's follow
- *     the executable's rule), and no part of launch n + 1 writes a word
- *     before the CPU part of n + 1 has started (GO): so no write of one
- *     launch meets a reset of another;
+ *     before the CPU part of launch n ends (DONE), and the GPU parts of
+ *     launch n + 1 are launched by the CPU part of n + 1, which starts
+ *     after that: so no write of one launch meets a reset of another;
  *   - a part that runs its nodes one after another cannot deadlock on a
  *     wait: the nodes of every part are added in one topological order of
  *     the whole graph, and a wait node follows every signal node its part
  *     has before it in that order;
- *   - a launch that fails part-way (a GPU part refused) writes every word
- *     1, so that the parts already started run to their end, and marks
- *     the executable broken: its later launches are refused.
+ *   - a GPU part whose launch fails (in the CPU part's first node) makes
+ *     every word 1, so that the parts already started run to their end,
+ *     and marks the executable broken: its later launches are refused
+ *     with that error.
  */
 #include "exec.h"
 #include "../backend/device.h"
@@ -44,13 +51,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef struct span_part {
     int device;
     grGraph_t g;       /* the part's graph, alive as long as the part */
     grGraphExec_t e;   /* its executable, for 'device' */
     gr_stream *stream; /* GPU parts: graphrt's own non-blocking stream of the device */
-    uint32_t go, done; /* GPU parts: their words */
+    uint32_t done;     /* GPU parts: the word their sinks write */
 } span_part;
 
 /* A node of the source graph and its copy in a part, sorted by 'orig'. */
@@ -69,7 +77,9 @@ struct gr_span {
     size_t words_size;
     span_pair *pairs;
     uint32_t npairs;
-    atomic_bool broken;
+    /* A GPU part's launch failed (0: none): the error, then the launch is
+     * refused (written by the CPU part's first node). */
+    _Atomic grError_t broken;
     char devices[96]; /* "the CPU and device 1", for details */
 };
 
@@ -106,8 +116,8 @@ typedef struct builder {
     grGraphNode_t *waitn;        /* n * np: the wait node in the consuming part */
     grGraphNode_t *sigs;         /* signal nodes so far, in order */
     uint32_t *sig_part, nsigs;
-    grGraphNode_t base[GR_MAX_GPUS + 1]; /* CPU: the GO writes; GPU: the GO wait */
-    grGraphNode_t *deps;                 /* scratch: room for any node's dependencies */
+    grGraphNode_t start; /* the CPU part's first node: it launches the GPU parts */
+    grGraphNode_t *deps; /* scratch: room for any node's dependencies */
 } builder;
 
 #define NONE UINT32_MAX
@@ -137,6 +147,50 @@ static void name_devices(struct gr_span *sp, uint64_t seen)
             break;
         at += (size_t)w;
     }
+}
+
+/* The CPU part's first node: launches the GPU parts. A failure makes
+ * every wait pass (the parts started run to their end) and breaks the
+ * executable. */
+static void span_start(void *arg)
+{
+    struct gr_span *sp = arg;
+    for (uint32_t p = 1; p < sp->nparts; p++) {
+        grError_t err = gr__exec_launch_dev("grGraphLaunch", sp->parts[p].e, sp->parts[p].stream, false);
+        if (GR_UNLIKELY(err)) {
+            for (uint32_t w = 0; w < sp->nwords; w++)
+                __atomic_store_n(&sp->words[w], 1u, __ATOMIC_SEQ_CST);
+            gr_store_release(&sp->broken, err);
+            return;
+        }
+    }
+}
+
+/* A CPU wait node's body: waits for its word to be non-zero, running
+ * nothing else meanwhile (see the file's head), then resets it. Spins a
+ * while (a GPU's write is a few microseconds away), then sleeps, from 20
+ * microseconds up to a millisecond. */
+static void span_wait(void *arg)
+{
+    uint32_t *w = arg;
+    long ns = 20000;
+    for (unsigned i = 0; !__atomic_load_n(w, __ATOMIC_ACQUIRE); i++) {
+        if (i < 4000) {
+            gr__cpu_relax();
+            continue;
+        }
+        struct timespec t = {0, ns};
+        nanosleep(&t, NULL);
+        ns = ns * 2 > 1000000 ? 1000000 : ns * 2;
+    }
+    __atomic_store_n(w, 0u, __ATOMIC_RELAXED);
+}
+
+static grError_t add_cpu_wait(builder *b, grGraphNode_t *out, const grGraphNode_t *deps, size_t ndeps,
+                              uint32_t word)
+{
+    grHostNodeParams hp = {span_wait, &b->sp->words[word]};
+    return grGraphAddHostNode(out, b->sp->parts[0].g, deps, ndeps, &hp);
 }
 
 static grError_t add_memop(builder *b, uint32_t p, grGraphNode_t *out, const grGraphNode_t *deps,
@@ -183,8 +237,8 @@ static grError_t add_clone(builder *b, uint32_t i, const grGraphNode_t *deps, si
 }
 
 /* The wait node of part p for producer j's word (made on first use):
- * after p's base and every signal node p has so far, and the reset of
- * the word beside it. */
+ * after the CPU part's first node (p 0) and every signal node p has so
+ * far; on a GPU the word's reset follows it. */
 static grError_t wait_node(builder *b, uint32_t j, uint32_t p, grGraphNode_t *out)
 {
     grGraphNode_t *slot = &b->waitn[(size_t)j * b->np + p];
@@ -193,15 +247,21 @@ static grError_t wait_node(builder *b, uint32_t j, uint32_t p, grGraphNode_t *ou
         return grSuccess;
     }
     size_t nd = 0;
-    b->deps[nd++] = b->base[p];
+    if (p == 0)
+        b->deps[nd++] = b->start;
     for (uint32_t s = 0; s < b->nsigs; s++)
         if (b->sig_part[s] == p)
             b->deps[nd++] = b->sigs[s];
     uint32_t w = b->word[(size_t)j * b->np + p];
-    grGraphNode_t reset;
-    grError_t err = add_memop(b, p, slot, b->deps, nd, grStreamMemOpWaitValue32, &w, 1, 1);
-    if (!err)
-        err = add_memop(b, p, &reset, slot, 1, grStreamMemOpWriteValue32, &w, 1, 0);
+    grError_t err;
+    if (p == 0) {
+        err = add_cpu_wait(b, slot, b->deps, nd, w);
+    } else {
+        grGraphNode_t reset;
+        err = add_memop(b, p, slot, b->deps, nd, grStreamMemOpWaitValue32, &w, 1, 1);
+        if (!err)
+            err = add_memop(b, p, &reset, slot, 1, grStreamMemOpWriteValue32, &w, 1, 0);
+    }
     *out = *slot;
     return err;
 }
@@ -227,8 +287,6 @@ static grError_t add_node(builder *b, uint32_t i)
         else /* each producer has one word per part: its wait, listed once */
             b->deps[nd++] = b->waitn[(size_t)j * b->np + p];
     }
-    if (nd == 0 && p != 0)
-        b->deps[nd++] = b->base[p];
     if ((err = add_clone(b, i, b->deps, nd)))
         return err;
     /* Its signals, one per consuming part. */
@@ -245,26 +303,8 @@ static grError_t add_node(builder *b, uint32_t i)
     return grSuccess;
 }
 
-/* The GO and DONE nodes of every part. Before the nodes: the CPU part's
- * GO writes and each GPU part's GO wait (and reset). */
-static grError_t add_heads(builder *b)
-{
-    struct gr_span *sp = b->sp;
-    uint32_t go[GR_MAX_GPUS];
-    grError_t err;
-    for (uint32_t p = 1; p < b->np; p++) {
-        grGraphNode_t reset;
-        go[p - 1] = sp->parts[p].go;
-        if ((err = add_memop(b, p, &b->base[p], NULL, 0, grStreamMemOpWaitValue32, &sp->parts[p].go, 1, 1)) ||
-            (err =
-                 add_memop(b, p, &reset, &b->base[p], 1, grStreamMemOpWriteValue32, &sp->parts[p].go, 1, 0)))
-            return err;
-    }
-    return add_memop(b, 0, &b->base[0], NULL, 0, grStreamMemOpWriteValue32, go, b->np - 1, 1);
-}
-
 /* After the nodes: each GPU part's DONE write after its sinks, and the
- * CPU part's DONE waits (and resets) after every CPU signal. */
+ * CPU part's DONE waits after its first node and every CPU signal. */
 static grError_t add_tails(builder *b)
 {
     struct gr_span *sp = b->sp;
@@ -280,13 +320,12 @@ static grError_t add_tails(builder *b)
     }
     for (uint32_t p = 1; p < b->np; p++) {
         size_t nd = 0;
-        b->deps[nd++] = b->base[0];
+        b->deps[nd++] = b->start;
         for (uint32_t s = 0; s < b->nsigs; s++)
             if (b->sig_part[s] == 0)
                 b->deps[nd++] = b->sigs[s];
-        grGraphNode_t wait, reset;
-        if ((err = add_memop(b, 0, &wait, b->deps, nd, grStreamMemOpWaitValue32, &sp->parts[p].done, 1, 1)) ||
-            (err = add_memop(b, 0, &reset, &wait, 1, grStreamMemOpWriteValue32, &sp->parts[p].done, 1, 0)))
+        grGraphNode_t wait;
+        if ((err = add_cpu_wait(b, &wait, b->deps, nd, sp->parts[p].done)))
             return err;
     }
     return grSuccess;
@@ -403,12 +442,10 @@ static grError_t build(builder *b, struct grGraphExec_st *e, unsigned long long 
     grError_t err = assign(b, part_of_dev, &ncross);
     if (err)
         return err;
-    sp->nwords = 2 * (b->np - 1) + ncross;
-    for (uint32_t p = 1; p < b->np; p++) {
-        sp->parts[p].go = ncross + 2 * (p - 1);
-        sp->parts[p].done = ncross + 2 * (p - 1) + 1;
-    }
-    /* Room for any node's list: its dependencies, or a part's base and
+    sp->nwords = (b->np - 1) + ncross;
+    for (uint32_t p = 1; p < b->np; p++)
+        sp->parts[p].done = ncross + p - 1;
+    /* Room for any node's list: its dependencies, or the first node and
      * signals, or a part's sinks. */
     size_t room = maxdeps + ncross + b->n + 2 * (size_t)b->np + 1;
     b->deps = gr__calloc(room, sizeof *b->deps);
@@ -421,7 +458,8 @@ static grError_t build(builder *b, struct grGraphExec_st *e, unsigned long long 
     for (uint32_t p = 0; p < b->np; p++)
         if ((err = grGraphCreate(&sp->parts[p].g, 0)))
             return err;
-    if ((err = add_heads(b)))
+    grHostNodeParams hp = {span_start, sp};
+    if ((err = grGraphAddHostNode(&b->start, sp->parts[0].g, NULL, 0, &hp)))
         return err;
     for (uint32_t i = 0; i < b->n; i++)
         if ((err = add_node(b, i)))
@@ -430,6 +468,8 @@ static grError_t build(builder *b, struct grGraphExec_st *e, unsigned long long 
         return err;
     if ((err = instantiate_parts(b, flags)))
         return err;
+    /* In order: see the file's head. */
+    sp->parts[0].e->plan.memop_waits = true;
     sp->pairs = gr__calloc(b->n ? b->n : 1, sizeof *sp->pairs);
     if (!sp->pairs)
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory", b->call);
@@ -523,15 +563,6 @@ grError_t gr__exec_span_set_kernel(const char *call, struct grGraphExec_st *e, g
     return grGraphExecKernelNodeSetParams(sp->parts[found->part].e, found->clone, p);
 }
 
-/* Makes every wait of the parts pass: after a launch failed part-way. */
-static grError_t launch_failed(struct gr_span *sp, grError_t err)
-{
-    for (uint32_t w = 0; w < sp->nwords; w++)
-        __atomic_store_n(&sp->words[w], 1u, __ATOMIC_SEQ_CST);
-    gr_store_release(&sp->broken, true);
-    return err;
-}
-
 grError_t gr__exec_span_launch(const char *call, struct grGraphExec_st *e, grStream_t h, gr_stream *s,
                                bool upload)
 {
@@ -544,19 +575,19 @@ grError_t gr__exec_span_launch(const char *call, struct grGraphExec_st *e, grStr
                         "work then waits for every device's part (docs/devices.md, \"Graphs that span "
                         "devices\")",
                         call, GR_PTR(e), sp->devices, GR_PTR(h), s->device);
-    if (gr_load_acquire(&sp->broken))
-        return gr__fail(grErrorInvalidValue,
-                        "%s: executable %p (a graph that spans %s) had a launch fail after some of its parts "
-                        "had started; it launches no more: instantiate the graph again",
-                        call, GR_PTR(e), sp->devices);
-    for (uint32_t p = 1; p < sp->nparts; p++)
-        if ((err = gr__exec_launch_dev(call, sp->parts[p].e, sp->parts[p].stream, upload)))
-            return upload ? err : launch_failed(sp, err);
-    if (upload)
+    grError_t broken = gr_load_acquire(&sp->broken);
+    if (broken)
+        return gr__fail(broken,
+                        "%s: executable %p (a graph that spans %s) could not launch a GPU part in an earlier "
+                        "launch (%s); it launches no more: instantiate the graph again",
+                        call, GR_PTR(e), sp->devices, grGetErrorName(broken));
+    if (upload) {
+        for (uint32_t p = 1; p < sp->nparts; p++)
+            if ((err = gr__exec_launch_dev(call, sp->parts[p].e, sp->parts[p].stream, true)))
+                return err;
         return grSuccess;
-    if ((err = gr__exec_launch_dev(call, sp->parts[0].e, s, false)))
-        return launch_failed(sp, err);
-    return grSuccess;
+    }
+    return gr__exec_launch_dev(call, sp->parts[0].e, s, false);
 }
 
 void gr__exec_span_quiesce(struct grGraphExec_st *e)
