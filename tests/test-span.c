@@ -347,6 +347,18 @@ GR_TEST(span_refuses_what_is_not_done_yet_with_a_detail)
     CHECK_DETAIL_HAS("holds kernel, host and empty nodes only so far");
     CHECK(ip.errNode_out == set);
     CHECK_OK(grGraphDestroy(c.g));
+
+    /* A GPU's node with a kernel that has no GPU image: refused as on the
+     * GPU alone; a node named is the graph's, never its copy in the part. */
+    grGraph_t g;
+    CHECK_OK(grGraphCreate(&g, 0));
+    grGraphNode_t a = add_on(&t, 0, g, NULL, 0, t.cpu_fill, t.x, 1);
+    grGraphNode_t b = add_on(&t, t.gpu, g, &a, 1, t.cpu_add, t.x, 10);
+    memset(&ip, 0, sizeof ip);
+    CHECK_GR(grErrorInvalidDeviceFunction, grGraphInstantiateWithParams(&e, g, &ip));
+    CHECK_DETAIL_HAS("span_cpu_add");
+    CHECK(ip.errNode_out == NULL || ip.errNode_out == b);
+    CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grStreamDestroy(s));
     CHECK_OK(grStreamDestroy(gs));
     span_fini(&t);

@@ -398,10 +398,12 @@ static grError_t instantiate_parts(builder *b, unsigned long long flags)
     struct gr_span *sp = b->sp;
     int cur = gr__device_current();
     grError_t err = grSuccess;
-    flags &= ~(unsigned long long)grGraphInstantiateFlagUpload;
+    grGraphInstantiateParams ip;
+    memset(&ip, 0, sizeof ip);
+    ip.flags = flags & ~(unsigned long long)grGraphInstantiateFlagUpload;
     for (uint32_t p = 0; p < sp->nparts && !err; p++) {
         gr__device_select(sp->parts[p].device);
-        err = grGraphInstantiateWithFlags(&sp->parts[p].e, sp->parts[p].g, flags);
+        err = grGraphInstantiateWithParams(&sp->parts[p].e, sp->parts[p].g, &ip);
         if (!err && p > 0)
             err = gr__stream_create_dev(b->call, sp->parts[p].device, grStreamNonBlocking, 0,
                                         &sp->parts[p].stream);
@@ -409,13 +411,10 @@ static grError_t instantiate_parts(builder *b, unsigned long long flags)
     gr__device_select(cur);
     if (err) {
         /* The part's culprit is a copy: name the original. */
-        const struct grGraphNode_st *c = gr__inst_fault.node;
-        gr__inst_fault.node = NULL;
-        gr__inst_fault.pindex = UINT32_MAX;
-        for (uint32_t i = 0; c != NULL && i < b->n; i++)
-            if (b->clone[i] == c)
+        gr__inst_fault = (gr_inst_fault){NULL, UINT32_MAX, false, false, false, 0};
+        for (uint32_t i = 0; ip.errNode_out != NULL && i < b->n; i++)
+            if (b->clone[i] == ip.errNode_out)
                 gr__inst_fault.node = b->ord[i];
-        gr__inst_fault.named = false;
     }
     return err;
 }
