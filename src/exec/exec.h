@@ -35,7 +35,12 @@ grError_t gr__exec_span_launch(const char *call, struct grGraphExec_st *e, grStr
                                bool upload);
 grError_t gr__exec_span_set_kernel(const char *call, struct grGraphExec_st *e, grGraphNode_t node,
                                    const grKernelNodeParams *p);
-grError_t gr__exec_span_refuse(const char *call, const struct grGraphExec_st *e);
+grError_t gr__exec_span_refuse_at(const char *call, const struct grGraphExec_st *e);
+/* grErrorNotSupported, as the static analyser sees too (gr__fail's way). */
+static inline grError_t gr__exec_span_refuse(const char *call, const struct grGraphExec_st *e)
+{
+    return gr__failed(grErrorNotSupported, gr__exec_span_refuse_at(call, e));
+}
 void gr__exec_span_quiesce(struct grGraphExec_st *e);
 void gr__exec_span_free(struct grGraphExec_st *e);
 

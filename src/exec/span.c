@@ -419,27 +419,56 @@ static grError_t instantiate_parts(builder *b, unsigned long long flags)
     return err;
 }
 
-static grError_t build(builder *b, struct grGraphExec_st *e, unsigned long long flags, int *part_of_dev)
+/* Puts the top-level nodes in b->ord in plan order (a topological one),
+ * each node's position in its scratch; *maxdeps: the most dependencies of
+ * one node. */
+static grError_t order_nodes(builder *b, const struct grGraphExec_st *e, size_t *maxdeps)
 {
-    struct gr_span *sp = b->sp;
     const gr_orig **byp = gr__calloc(b->n ? b->n : 1, sizeof *byp);
     if (!byp)
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory", b->call);
     for (uint32_t i = 0; i < b->n; i++)
         byp[i] = &e->orig[i];
     qsort(byp, b->n, sizeof *byp, cmp_pindex);
-    size_t maxdeps = 0;
+    *maxdeps = 0;
     for (uint32_t i = 0; i < b->n; i++) {
         b->ord[i] = (struct grGraphNode_st *)(uintptr_t)byp[i]->node;
         b->ord[i]->scratch = i;
-        maxdeps = b->ord[i]->ndeps > maxdeps ? b->ord[i]->ndeps : maxdeps;
+        *maxdeps = b->ord[i]->ndeps > *maxdeps ? b->ord[i]->ndeps : *maxdeps;
     }
     gr__free(byp);
+    return grSuccess;
+}
+
+/* The parts' graphs: the first node, every node with its waits and
+ * signals, the tails. */
+static grError_t build_parts(builder *b)
+{
+    struct gr_span *sp = b->sp;
+    grError_t err;
+    for (uint32_t p = 0; p < b->np; p++)
+        if ((err = grGraphCreate(&sp->parts[p].g, 0)))
+            return err;
+    grHostNodeParams hp = {span_start, sp};
+    if ((err = grGraphAddHostNode(&b->start, sp->parts[0].g, NULL, 0, &hp)))
+        return err;
+    for (uint32_t i = 0; i < b->n; i++)
+        if ((err = add_node(b, i)))
+            return err;
+    return add_tails(b);
+}
+
+static grError_t build(builder *b, struct grGraphExec_st *e, unsigned long long flags, int *part_of_dev)
+{
+    struct gr_span *sp = b->sp;
+    size_t maxdeps = 0;
+    grError_t err = order_nodes(b, e, &maxdeps);
+    if (err)
+        return err;
     for (size_t i = 0; i < (size_t)b->n * b->np; i++)
         b->word[i] = NONE;
     uint32_t ncross = 0;
-    grError_t err = assign(b, part_of_dev, &ncross);
-    if (err)
+    if ((err = assign(b, part_of_dev, &ncross)))
         return err;
     sp->nwords = (b->np - 1) + ncross;
     for (uint32_t p = 1; p < b->np; p++)
@@ -452,20 +481,7 @@ static grError_t build(builder *b, struct grGraphExec_st *e, unsigned long long 
     b->sig_part = gr__calloc(ncross + 1, sizeof *b->sig_part);
     if (!b->deps || !b->sigs || !b->sig_part)
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory", b->call);
-    if ((err = words_alloc(b->call, sp)))
-        return err;
-    for (uint32_t p = 0; p < b->np; p++)
-        if ((err = grGraphCreate(&sp->parts[p].g, 0)))
-            return err;
-    grHostNodeParams hp = {span_start, sp};
-    if ((err = grGraphAddHostNode(&b->start, sp->parts[0].g, NULL, 0, &hp)))
-        return err;
-    for (uint32_t i = 0; i < b->n; i++)
-        if ((err = add_node(b, i)))
-            return err;
-    if ((err = add_tails(b)))
-        return err;
-    if ((err = instantiate_parts(b, flags)))
+    if ((err = words_alloc(b->call, sp)) || (err = build_parts(b)) || (err = instantiate_parts(b, flags)))
         return err;
     /* In order: see the file's head. */
     sp->parts[0].e->plan.memop_waits = true;
@@ -536,7 +552,7 @@ grError_t gr__exec_span_build(const char *call, struct grGraphExec_st *e, grGrap
 
 /* ----------------------------------------------------- using and freeing */
 
-grError_t gr__exec_span_refuse(const char *call, const struct grGraphExec_st *e)
+grError_t gr__exec_span_refuse_at(const char *call, const struct grGraphExec_st *e)
 {
     return gr__fail(
         grErrorNotSupported,
