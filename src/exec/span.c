@@ -11,10 +11,10 @@
  * to the part of the device it names (graph.h, 'dev1'); a node naming none
  * (host, empty) goes to the CPU's. An edge between parts becomes one word
  * per producer node and consuming part: the producer's part writes it 1
- * after the producer (a signal node: a batch memory operation write), the
- * consuming part waits for it (>= 1) before the consumers and writes it
- * back to 0 (a wait node: on a GPU a memory operation wait and a write,
- * on the CPU a host node).
+ * after the producer (a signal node), the consuming part waits for it (>=
+ * 1) before the consumers (a wait node) and writes it back to 0: batch
+ * memory operation nodes, which a GPU's CUDA graph holds as such and the
+ * CPU runs itself.
  *
  * A launch on CPU stream s launches the CPU part there. Its first node (a
  * host node) launches every GPU part on graphrt's own stream of its
@@ -22,13 +22,14 @@
  * last nodes wait for each GPU part's DONE word, which that part's sinks
  * write, so s's later work waits for every part.
  *
- * Why the CPU's waits are host nodes and its part runs in order: a batch
- * memory operation wait on the CPU runs other ready work while it waits
+ * Why every part's waits run alone (plan.h, 'waits_alone'): a wait on the
+ * CPU would otherwise run other ready work while it waits
  * (backend/cpu/memop.c), and work run so, on the waiting thread's stack,
- * could be a GPU part (the fake device runs its parts on the CPU workers)
- * that itself waits for what the CPU part does after the wait: neither
- * would end. A host node's wait runs nothing else, and a part run in order
- * has no ready node for another thread's wait to take.
+ * could be another part (the fake device runs GPU parts on the CPU
+ * workers) that waits for what the first part does after its wait:
+ * neither would end. Parts with waits run their nodes in order (the
+ * plan's rule for memory operation waits), so no ready node of theirs is
+ * left for another thread's wait to take either.
  *
  * Invariants:
  *   - every word is 0 between launches: each is reset by its one
@@ -51,7 +52,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 typedef struct span_part {
     int device;
@@ -166,33 +166,6 @@ static void span_start(void *arg)
     }
 }
 
-/* A CPU wait node's body: waits for its word to be non-zero, running
- * nothing else meanwhile (see the file's head), then resets it. Spins a
- * while (a GPU's write is a few microseconds away), then sleeps, from 20
- * microseconds up to a millisecond. */
-static void span_wait(void *arg)
-{
-    uint32_t *w = arg;
-    long ns = 20000;
-    for (unsigned i = 0; !__atomic_load_n(w, __ATOMIC_ACQUIRE); i++) {
-        if (i < 4000) {
-            gr__cpu_relax();
-            continue;
-        }
-        struct timespec t = {0, ns};
-        nanosleep(&t, NULL);
-        ns = ns * 2 > 1000000 ? 1000000 : ns * 2;
-    }
-    __atomic_store_n(w, 0u, __ATOMIC_RELAXED);
-}
-
-static grError_t add_cpu_wait(builder *b, grGraphNode_t *out, const grGraphNode_t *deps, size_t ndeps,
-                              uint32_t word)
-{
-    grHostNodeParams hp = {span_wait, &b->sp->words[word]};
-    return grGraphAddHostNode(out, b->sp->parts[0].g, deps, ndeps, &hp);
-}
-
 static grError_t add_memop(builder *b, uint32_t p, grGraphNode_t *out, const grGraphNode_t *deps,
                            size_t ndeps, grStreamBatchMemOpType op, const uint32_t *words, uint32_t count,
                            uint32_t value)
@@ -238,7 +211,7 @@ static grError_t add_clone(builder *b, uint32_t i, const grGraphNode_t *deps, si
 
 /* The wait node of part p for producer j's word (made on first use):
  * after the CPU part's first node (p 0) and every signal node p has so
- * far; on a GPU the word's reset follows it. */
+ * far; the word's reset follows it. */
 static grError_t wait_node(builder *b, uint32_t j, uint32_t p, grGraphNode_t *out)
 {
     grGraphNode_t *slot = &b->waitn[(size_t)j * b->np + p];
@@ -253,15 +226,10 @@ static grError_t wait_node(builder *b, uint32_t j, uint32_t p, grGraphNode_t *ou
         if (b->sig_part[s] == p)
             b->deps[nd++] = b->sigs[s];
     uint32_t w = b->word[(size_t)j * b->np + p];
-    grError_t err;
-    if (p == 0) {
-        err = add_cpu_wait(b, slot, b->deps, nd, w);
-    } else {
-        grGraphNode_t reset;
-        err = add_memop(b, p, slot, b->deps, nd, grStreamMemOpWaitValue32, &w, 1, 1);
-        if (!err)
-            err = add_memop(b, p, &reset, slot, 1, grStreamMemOpWriteValue32, &w, 1, 0);
-    }
+    grGraphNode_t reset;
+    grError_t err = add_memop(b, p, slot, b->deps, nd, grStreamMemOpWaitValue32, &w, 1, 1);
+    if (!err)
+        err = add_memop(b, p, &reset, slot, 1, grStreamMemOpWriteValue32, &w, 1, 0);
     *out = *slot;
     return err;
 }
@@ -324,8 +292,9 @@ static grError_t add_tails(builder *b)
         for (uint32_t s = 0; s < b->nsigs; s++)
             if (b->sig_part[s] == 0)
                 b->deps[nd++] = b->sigs[s];
-        grGraphNode_t wait;
-        if ((err = add_cpu_wait(b, &wait, b->deps, nd, sp->parts[p].done)))
+        grGraphNode_t wait, reset;
+        if ((err = add_memop(b, 0, &wait, b->deps, nd, grStreamMemOpWaitValue32, &sp->parts[p].done, 1, 1)) ||
+            (err = add_memop(b, 0, &reset, &wait, 1, grStreamMemOpWriteValue32, &sp->parts[p].done, 1, 0)))
             return err;
     }
     return grSuccess;
@@ -483,8 +452,9 @@ static grError_t build(builder *b, struct grGraphExec_st *e, unsigned long long 
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory", b->call);
     if ((err = words_alloc(b->call, sp)) || (err = build_parts(b)) || (err = instantiate_parts(b, flags)))
         return err;
-    /* In order: see the file's head. */
-    sp->parts[0].e->plan.memop_waits = true;
+    /* See the file's head. */
+    for (uint32_t p = 0; p < sp->nparts; p++)
+        sp->parts[p].e->plan.waits_alone = true;
     sp->pairs = gr__calloc(b->n ? b->n : 1, sizeof *sp->pairs);
     if (!sp->pairs)
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory", b->call);
