@@ -241,6 +241,43 @@ GR_TEST(span_host_and_empty_nodes_run_on_the_cpu_part)
     span_fini(&t);
 }
 
+GR_TEST(span_copies_and_memsets_run_on_the_device_of_their_memory)
+{
+    span t;
+    span_init(&t);
+    unsigned *d = NULL;
+    CHECK_OK(grSetDevice(t.gpu));
+    CHECK_OK(grMalloc((void **)&d, N * sizeof(unsigned)));
+    CHECK_OK(grSetDevice(0));
+    /* GPU memset(d) -> GPU add(d, 10) -> copy d to x (the GPU's: it reads
+     * the GPU's memory) -> CPU add(x, 100); beside them a memset of host
+     * memory y (the CPU's) -> CPU add(y, 5). */
+    grGraph_t g;
+    CHECK_OK(grGraphCreate(&g, 0));
+    grGraphNode_t set, copy, hset;
+    grMemsetParams ms = tl_memset_params(d, 0, 4, N, 1, 0);
+    CHECK_OK(grGraphAddMemsetNode(&set, g, NULL, 0, &ms));
+    grGraphNode_t add = add_on(&t, t.gpu, g, &set, 1, t.gpu_add, d, 10);
+    CHECK_OK(grGraphAddMemcpyNode1D(&copy, g, &add, 1, t.x, d, N * sizeof(unsigned), grMemcpyDeviceToHost));
+    add_on(&t, 0, g, &copy, 1, t.cpu_add, t.x, 100);
+    grMemsetParams hs = tl_memset_params(t.y, 0, 4, N, 1, 0);
+    CHECK_OK(grGraphAddMemsetNode(&hset, g, NULL, 0, &hs));
+    add_on(&t, 0, g, &hset, 1, t.cpu_add, t.y, 5);
+    grGraphExec_t e = tl_instantiate(g);
+    grStream_t s = tl_stream(0);
+    for (int i = 0; i < 20; i++) {
+        memset(t.x, 0xff, N * sizeof(unsigned));
+        memset(t.y, 0xff, N * sizeof(unsigned));
+        launch_check(e, s, t.x, 110);
+        tl_check_all_u32(t.y, N, 5);
+    }
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grFree(d));
+    span_fini(&t);
+}
+
 GR_TEST(span_captured_kernel_names_its_streams_device)
 {
     span t;
@@ -339,15 +376,17 @@ GR_TEST(span_refuses_what_is_not_done_yet_with_a_detail)
     CHECK_OK(grGraphExecDestroy(e));
 
     /* A node of another kind in a graph that spans devices. */
-    grGraphNode_t set;
-    grMemsetParams ms = tl_memset_params(t.y, 0, 4, N, 1, 0);
-    CHECK_OK(grGraphAddMemsetNode(&set, c.g, &c.c, 1, &ms));
+    grGraph_t empty;
+    grGraphNode_t child;
+    CHECK_OK(grGraphCreate(&empty, 0));
+    CHECK_OK(grGraphAddChildGraphNode(&child, c.g, &c.c, 1, empty));
     grGraphInstantiateParams ip;
     memset(&ip, 0, sizeof ip);
     CHECK_GR(grErrorNotSupported, grGraphInstantiateWithParams(&e, c.g, &ip));
-    CHECK_DETAIL_HAS("memset node");
-    CHECK_DETAIL_HAS("holds kernel, host and empty nodes only so far");
-    CHECK(ip.errNode_out == set);
+    CHECK_DETAIL_HAS("child graph node");
+    CHECK_DETAIL_HAS("holds kernel, memset, memcpy, host and empty nodes only so far");
+    CHECK(ip.errNode_out == child);
+    CHECK_OK(grGraphDestroy(empty));
     CHECK_OK(grGraphDestroy(c.g));
 
     /* A GPU's node with a kernel that has no GPU image: refused as on the

@@ -78,8 +78,8 @@ typedef struct grGraphExecUpdateResultInfo {
  * current device; one whose kernel nodes name two devices or more is
  * partitioned into a part per device, joined by waits on words in pinned
  * host memory, and launched on a CPU stream only (docs/devices.md, "Graphs
- * that span devices": such a graph holds kernel, host and empty nodes
- * only; of its executable only kernel nodes' parameters change, through
+ * that span devices": such a graph holds kernel, memset, memcpy, host and
+ * empty nodes only; of its executable only kernel nodes' parameters change, through
  * grGraphExecKernelNodeSetParams or grGraphExecNodeSetParams: the other
  * setters and grGraphExecUpdate refuse it with grErrorNotSupported).
  * Errors: grErrorInvalidValue (pGraphExec NULL; graph NULL or not live;

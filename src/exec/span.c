@@ -7,9 +7,11 @@
  * operation nodes write and wait for.
  *
  * The parts. Part 0 is the CPU's (always, even without a CPU node: it
- * leads the launch); parts 1.. are the GPUs', in device order. A node goes
- * to the part of the device it names (graph.h, 'dev1'); a node naming none
- * (host, empty) goes to the CPU's. An edge between parts becomes one word
+ * leads the launch); parts 1.. are the GPUs', in device order. A kernel
+ * node goes to the part of the device it names (graph.h, 'dev1'), a memset
+ * or memcpy node to that of the GPU whose memory it touches (node_device),
+ * host and empty nodes, and copies and memsets of host memory, to the
+ * CPU's. An edge between parts becomes one word
  * per producer node and consuming part: the producer's part writes it 1
  * after the producer (a signal node), the consuming part waits for it (>=
  * 1) before the consumers (a wait node) and writes it back to 0: batch
@@ -128,8 +130,8 @@ static grError_t refuse_node(const char *call, const struct grGraphNode_st *n, c
     gr__inst_fault.node = n;
     gr__inst_fault.named = true;
     return gr__fail(grErrorNotSupported,
-                    "%s: %s %s; a graph whose nodes name two devices (here %s) holds kernel, host and empty "
-                    "nodes only so far (docs/devices.md, \"Graphs that span devices\")",
+                    "%s: %s %s; a graph whose nodes name two devices (here %s) holds kernel, memset, memcpy, "
+                    "host and empty nodes only so far (docs/devices.md, \"Graphs that span devices\")",
                     call, gr__node_label(n), why, devices);
 }
 
@@ -331,23 +333,54 @@ static int cmp_pindex(const void *a, const void *b)
 }
 
 /* Checks the nodes and gives each its part; counts the words. */
+/* The GPU whose memory p is (1..N), or 0: host memory of any kind, or
+ * memory graphrt does not know. */
+static int memory_device(const void *p)
+{
+    int owner = GR_OWNER_CPU;
+    if (gr__mem_owner(p, &owner))
+        return owner > 0 ? owner : 0;
+    return gr__devkind()->pointer_device(p);
+}
+
+/* The device whose part runs n in a graph that spans devices: a kernel
+ * node's own, a memset's destination's, a copy's device memory's (the
+ * destination's, else the source's), the CPU for host and empty nodes and
+ * for copies and memsets of host memory; other kinds are refused. */
+static grError_t node_device(const char *call, const struct gr_span *sp, const struct grGraphNode_st *n,
+                             int *dev)
+{
+    switch (n->type) {
+    case grGraphNodeTypeKernel:
+        if (gr__node_devupd(n))
+            return refuse_node(call, n, sp->devices, "is device-updatable");
+        *dev = n->dev1 ? (int)n->dev1 - 1 : 0;
+        return grSuccess;
+    case grGraphNodeTypeMemset:
+        *dev = memory_device(n->p.memset.dst);
+        return grSuccess;
+    case grGraphNodeTypeMemcpy:
+        *dev = memory_device(n->p.memcpy.dst);
+        if (*dev == 0)
+            *dev = memory_device(n->p.memcpy.src);
+        return grSuccess;
+    case grGraphNodeTypeHost:
+    case grGraphNodeTypeEmpty:
+        *dev = 0;
+        return grSuccess;
+    default:
+        return refuse_node(call, n, sp->devices, "is not a kernel, memset, memcpy, host or empty node");
+    }
+}
+
 static grError_t assign(builder *b, int *part_of_dev, uint32_t *ncross)
 {
-    struct gr_span *sp = b->sp;
     for (uint32_t i = 0; i < b->n; i++) {
-        const struct grGraphNode_st *n = b->ord[i];
-        switch (n->type) {
-        case grGraphNodeTypeKernel:
-            if (gr__node_devupd(n))
-                return refuse_node(b->call, n, sp->devices, "is device-updatable");
-            break;
-        case grGraphNodeTypeHost:
-        case grGraphNodeTypeEmpty:
-            break;
-        default:
-            return refuse_node(b->call, n, sp->devices, "is not a kernel, host or empty node");
-        }
-        b->part[i] = n->dev1 ? (uint32_t)part_of_dev[n->dev1 - 1] : 0;
+        int dev = 0;
+        grError_t err = node_device(b->call, b->sp, b->ord[i], &dev);
+        if (err)
+            return err;
+        b->part[i] = (uint32_t)part_of_dev[dev];
     }
     *ncross = 0;
     for (uint32_t i = 0; i < b->n; i++) {
@@ -468,12 +501,21 @@ static grError_t build(builder *b, struct grGraphExec_st *e, unsigned long long 
 grError_t gr__exec_span_build(const char *call, struct grGraphExec_st *e, grGraph_t g,
                               unsigned long long flags)
 {
-    uint64_t seen = devices_named(g) | 1u; /* the CPU's part leads, always */
     struct gr_span *sp = gr__calloc(1, sizeof *sp);
     if (!sp)
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
     e->span = sp;
     name_devices(sp, devices_named(g));
+    /* The devices the parts are for: the kernels' and the memory of the
+     * copies and memsets; the CPU's part leads, always. */
+    uint64_t seen = 1u;
+    for (const struct grGraphNode_st *n = g->first; n != NULL; n = n->next) {
+        int dev = 0;
+        grError_t err = node_device(call, sp, n, &dev);
+        if (err)
+            return err;
+        seen |= 1ull << (dev < 63 ? dev : 63);
+    }
     int part_of_dev[64];
     for (int d = 0; d < 64; d++) {
         part_of_dev[d] = -1;
@@ -566,6 +608,10 @@ grError_t gr__exec_span_launch(const char *call, struct grGraphExec_st *e, grStr
                         "%s: executable %p (a graph that spans %s) could not launch a GPU part in an earlier "
                         "launch (%s); it launches no more: instantiate the graph again",
                         call, GR_PTR(e), sp->devices, grGetErrorName(broken));
+    /* The copies' and memsets' ranges, as grGraphLaunch checks them. */
+    for (uint32_t p = 0; p < sp->nparts; p++)
+        if ((err = gr__exec_ranges_current(call, sp->parts[p].e)))
+            return err;
     if (upload) {
         for (uint32_t p = 1; p < sp->nparts; p++)
             if ((err = gr__exec_launch_dev(call, sp->parts[p].e, sp->parts[p].stream, true)))
