@@ -74,6 +74,14 @@ typedef struct grGraphExecUpdateResultInfo {
  * as in CUDA, priorities count only with this flag); and
  * grGraphInstantiateFlagAutoFreeOnLaunch makes each launch free the graph
  * allocations that the previous launch left allocated, as in CUDA.
+ * A graph whose kernel nodes name one device, or none, is compiled for the
+ * current device; one whose kernel nodes name two devices or more is
+ * partitioned into a part per device, joined by waits on words in pinned
+ * host memory, and launched on a CPU stream only (docs/devices.md, "Graphs
+ * that span devices": such a graph holds kernel, memset, memcpy, host and
+ * empty nodes only; of its executable only kernel nodes' parameters change, through
+ * grGraphExecKernelNodeSetParams or grGraphExecNodeSetParams: the other
+ * setters and grGraphExecUpdate refuse it with grErrorNotSupported).
  * Errors: grErrorInvalidValue (pGraphExec NULL; graph NULL or not live;
  * flags with unknown bits, grGraphInstantiateFlagUpload, or
  * AutoFreeOnLaunch with DeviceLaunch; a graph with a cycle, with a detail
@@ -85,7 +93,8 @@ typedef struct grGraphExecUpdateResultInfo {
  * docs/stream-memops.md), grErrorNotSupported (grGraphInstantiateFlagDeviceLaunch;
  * a graph with memory allocation nodes, or with conditional nodes, of
  * which an executable exists already (CUDA 13's code for both); a body on
- * its own), grErrorCallRequiresNewerDriver (on a GPU, conditional nodes
+ * its own; a graph that spans devices holding another kind of node),
+ * grErrorCallRequiresNewerDriver (on a GPU, conditional nodes
  * with a driver older than CUDA 12.3: docs/conditional.md; batch memory
  * operation nodes with one older than CUDA 11.7),
  * grErrorInitializationError (the runtime could not start),
@@ -151,7 +160,8 @@ GR_API grError_t grGraphExecGetFlags(grGraphExec_t graphExec, unsigned long long
  * completes first, and the executable's memory is released after it.
  * Deviation: an executable with conditional nodes waits for its launches
  * in flight before returning (its handles then serve the graph's next
- * executable: docs/conditional.md). Errors: grErrorInvalidValue (graphExec
+ * executable: docs/conditional.md), and so does one of a graph that spans
+ * devices (its parts' memory goes then: docs/devices.md). Errors: grErrorInvalidValue (graphExec
  * not live).
  * Thread safety: any thread. Mirrors cudaGraphExecDestroy. */
 GR_API grError_t grGraphExecDestroy(grGraphExec_t graphExec);
@@ -163,7 +173,10 @@ GR_API grError_t grGraphExecDestroy(grGraphExec_t graphExec);
  * having changed since it was checked; with graph memory, an allocation
  * made by the previous launch that is still allocated, without
  * grGraphInstantiateFlagAutoFreeOnLaunch, or an allocation of another
- * graph that a free node frees and that is not allocated now),
+ * graph that a free node frees and that is not allocated now; an
+ * executable of a graph that spans devices on a stream of a GPU: it is
+ * launched on a CPU stream, docs/devices.md), the error with which a GPU
+ * part of such an executable failed to launch in an earlier launch,
  * grErrorStreamCaptureUnsupported (the stream takes part in a capture: an
  * executable cannot be launched into a capture, as in CUDA, and the capture
  * is invalidated), grErrorMemoryAllocation; plus the capture errors of work

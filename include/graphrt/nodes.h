@@ -33,7 +33,10 @@ extern "C" {
  */
 
 /* Adds a kernel node. The argument values are copied from kernelParams.
- * Errors: those of every add, grErrorInvalidValue (pNodeParams NULL, extra
+ * The node names the calling thread's current device (a captured kernel:
+ * its stream's device), as CUDA's kernel node runs in the context current
+ * when it was added; a graph whose nodes name two devices spans them
+ * (grGraphInstantiate). Errors: those of every add, grErrorInvalidValue (pNodeParams NULL, extra
  * not NULL, sharedMemBytes or kernelParams refused as grLaunchKernel
  * refuses sharedMem and args), grErrorInvalidDeviceFunction (func NULL or
  * not live), grErrorInvalidConfiguration (gridDim or blockDim refused as

@@ -317,6 +317,8 @@ grError_t gr__stream_enqueue_call(const char *call, gr_stream *s, gr_op_fn fn, c
  * condition, running other work meanwhile when the thread holds a worker;
  * a barrier is a seq_cst fence. */
 void gr__memop_run(const grStreamBatchMemOpParams *op);
+/* gr__memop_run; with 'help' false a wait runs no other work meanwhile. */
+void gr__memop_run_ex(const grStreamBatchMemOpParams *op, bool help);
 
 /* Waits for all work queued on s so far, helping to run it. Returns the
  * stream's sticky error, if any. */

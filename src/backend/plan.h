@@ -267,6 +267,11 @@ typedef struct gr_plan {
      * plan's order putting each wait after every node not behind one
      * (exec/plan_build.c, docs/stream-memops.md). */
     bool memop_waits;
+    /* Its batch memory operation waits run no other work while they wait
+     * (gr__memop_run_ex): the parts of a graph that spans devices, whose
+     * waits must not run another part on their stack (exec/span.c). Set
+     * by the exec layer after instantiation; top-level plan only. */
+    bool waits_alone;
     /* Launch-time state. */
     /* The stream running the launch and the count of its ops that
      * completes with it, written by the launch's owner before any node
@@ -384,6 +389,10 @@ struct grGraphExec_st {
     /* Frees the executable and what it owns (set by its instantiation):
      * called by the release that drops the last reference. */
     void (*free_hook)(struct grGraphExec_st *e);
+    /* A graph that spans devices: its parts and their words (the exec
+     * layer's, exec/span.c), or NULL. Beside the magic word, which every
+     * launch and setter reads first. Immutable after instantiation. */
+    struct gr_span *span;
     gr_plan plan;
     /* The exec layer's graph memory record (exec/graphmem.c), guarded by
      * its lock; NULL without graph memory. gmem_rules: whether a launch

@@ -368,6 +368,10 @@ grError_t gr__capture_record_ex(const char *call, gr_stream *s, const grGraphNod
         return err;
     }
     node->kattrs = ka;
+    /* CUDA's captured kernel runs on its stream's device, whichever is
+     * current. */
+    if (t == grGraphNodeTypeKernel)
+        gr__node_set_device(node, s->device);
     if (GR_UNLIKELY(m->edata != NULL))
         note_edge_data(c->graph, m, node);
     if (GR_UNLIKELY(own))

@@ -18,6 +18,32 @@
 #include "../backend/plan.h"
 #include "../memory/memory.h"
 
+/* Graphs that span devices (span.c, docs/devices.md "Graphs that span
+ * devices"). gr__exec_spans: whether g's top-level nodes name two devices
+ * or more (O(1) unless its dev_mask says so). gr__exec_span_build: builds
+ * e->span from g, whose plan e holds (its node table too); leaves e->map
+ * empty, so that every setter takes its slow path. The rest: a launch or
+ * upload on stream s (handle h) of the executable, kernel node
+ * parameters forwarded to the node's part, the refusal of every other
+ * change, the wait for the parts' launches, and the free (nothing without
+ * a span). */
+struct gr_span;
+bool gr__exec_spans(grGraph_t g);
+grError_t gr__exec_span_build(const char *call, struct grGraphExec_st *e, grGraph_t g,
+                              unsigned long long flags);
+grError_t gr__exec_span_launch(const char *call, struct grGraphExec_st *e, grStream_t h, gr_stream *s,
+                               bool upload);
+grError_t gr__exec_span_set_kernel(const char *call, struct grGraphExec_st *e, grGraphNode_t node,
+                                   const grKernelNodeParams *p);
+grError_t gr__exec_span_refuse_at(const char *call, const struct grGraphExec_st *e);
+/* grErrorNotSupported, as the static analyser sees too (gr__fail's way). */
+static inline grError_t gr__exec_span_refuse(const char *call, const struct grGraphExec_st *e)
+{
+    return gr__failed(grErrorNotSupported, gr__exec_span_refuse_at(call, e));
+}
+void gr__exec_span_quiesce(struct grGraphExec_st *e);
+void gr__exec_span_free(struct grGraphExec_st *e);
+
 /* Frees a plan's memory and releases what it retains. */
 void gr__plan_free(gr_plan *p);
 

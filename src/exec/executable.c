@@ -96,6 +96,7 @@ static void exec_free(struct grGraphExec_st *e)
     if (e->flags & GR_EXEC_GRAPHMEM)
         gr__graphmem_exec_free(e);
     gr__devupd_free(e);
+    gr__exec_span_free(e);
     gr__devkind()->exec_free(e->gpu);
     gr__plan_free(&e->plan);
     gr__file_res_release(e->file_res);
@@ -296,7 +297,13 @@ static grError_t instantiate_body(const char *call, grGraphExec_t *out, grGraph_
         exec_free(e);
         return err;
     }
-    if (!err)
+    /* A graph whose nodes name two devices is partitioned: each part is
+     * an executable of its own (span.c), e's plan only its node table. */
+    if (!err && GR_UNLIKELY(gr__exec_spans(g))) {
+        err = gr__exec_span_build(call, e, g, flags);
+        if (!err)
+            err = gr__exec_urefs_build(call, g, NULL, &e->urefs);
+    } else if (!err)
         err = compile_plan(call, e, g, flags, &facts);
     e->baked_gen = gr__exec_graph_born(g);
     e->uid = gr__graph_uid_next();

@@ -70,6 +70,8 @@ grError_t gr__exec_check_ranges(const char *call, grGraphExec_t e, bool launchin
 static GR_NOINLINE grError_t launch_gpu(const char *call, grGraphExec_t e, grStream_t h, gr_stream *s,
                                         bool upload)
 {
+    if (e->span)
+        return gr__exec_span_launch(call, e, h, s, upload);
     int edev = e->gpu ? gr__devkind()->exec_device(e->gpu) : 0;
     if (edev != s->device)
         return gr__fail(grErrorInvalidValue,
@@ -119,7 +121,7 @@ GR_API grError_t grGraphLaunch(grGraphExec_t graphExec, grStream_t stream)
     }
     if ((err = gr__capture_check_implicit("grGraphLaunch", s)))
         return err;
-    if (GR_UNLIKELY(s->device != 0 || graphExec->gpu != NULL))
+    if (GR_UNLIKELY(s->device != 0 || graphExec->gpu != NULL || graphExec->span != NULL))
         return gr__launched(s, launch_gpu("grGraphLaunch", graphExec, stream, s, false));
     if ((err = gr__exec_ranges_current("grGraphLaunch", graphExec)))
         return err;
@@ -138,7 +140,7 @@ GR_API grError_t grGraphUpload(grGraphExec_t graphExec, grStream_t stream)
         return err;
     if ((err = gr__stream_from_handle("grGraphUpload", stream, &s)))
         return err;
-    if (s->device != 0 || graphExec->gpu != NULL)
+    if (s->device != 0 || graphExec->gpu != NULL || graphExec->span != NULL)
         return launch_gpu("grGraphUpload", graphExec, stream, s, true);
     return grSuccess;
 }
@@ -157,6 +159,10 @@ GR_API grError_t grGraphExecDestroy(grGraphExec_t graphExec)
     }
     if (graphExec->flags & GR_EXEC_GRAPHMEM)
         gr__graphmem_exec_destroyed(graphExec);
+    /* Its user objects outlive its parts' launches, as a launch's
+     * reference makes them outlive the launch. */
+    if (GR_UNLIKELY(graphExec->span != NULL))
+        gr__exec_span_quiesce(graphExec);
     /* An idle executable's user objects are destroyed before returning,
      * as in CUDA (its free may run here too). */
     gr__uobj_inline_begin();

@@ -17,6 +17,10 @@ GR_API grError_t grGraphExecNodeSetParams(grGraphExec_t graphExec, grGraphNode_t
     if (nodeParams == NULL)
         return gr__fail(grErrorInvalidValue, "%s: nodeParams is NULL; pass the node's type and parameters",
                         call);
+    if (GR_UNLIKELY(graphExec->span != NULL))
+        return nodeParams->type == grGraphNodeTypeKernel
+                   ? grGraphExecKernelNodeSetParams(graphExec, node, &nodeParams->kernel)
+                   : gr__exec_span_refuse(call, graphExec);
     gr_pnode *pn = NULL;
     grGraphNodeType type = gr__exec_find_node(graphExec, node, &pn);
     if (type == grGraphNodeTypeCount)

@@ -134,6 +134,8 @@ static GR_NOINLINE grError_t find_slow(const gr_setter *s, const char *call, grG
     grError_t err = gr__exec_check(call, e);
     if (err)
         return err;
+    if (GR_UNLIKELY(e->span != NULL))
+        return gr__exec_span_refuse(call, e);
     gr_pnode *pn = NULL;
     grGraphNodeType t = gr__exec_find_node(e, node, &pn);
     if (t == grGraphNodeTypeCount)
@@ -567,6 +569,8 @@ static const gr_setter setters[] = {
 GR_API grError_t grGraphExecKernelNodeSetParams(grGraphExec_t hGraphExec, grGraphNode_t node,
                                                 const grKernelNodeParams *pNodeParams)
 {
+    if (GR_UNLIKELY(gr__exec_valid(hGraphExec) && hGraphExec->span != NULL))
+        return gr__exec_span_set_kernel("grGraphExecKernelNodeSetParams", hGraphExec, node, pNodeParams);
     return set_node(&setters[SET_KERNEL], hGraphExec, node, pNodeParams);
 }
 

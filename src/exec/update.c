@@ -1151,6 +1151,10 @@ GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
     upd u;
     if ((err = check_update_args(call, hGraphExec, hGraph, resultInfo)))
         return err;
+    if (GR_UNLIKELY(hGraphExec->span != NULL)) {
+        resultInfo->result = grGraphExecUpdateErrorNotSupported;
+        return gr__exec_span_refuse(call, hGraphExec);
+    }
     memset(&u, 0, sizeof u);
     u.exec = hGraphExec;
     u.pair_o = pair_buf;
@@ -1222,6 +1226,8 @@ GR_API grError_t grGraphExecChildGraphNodeSetParams(grGraphExec_t hGraphExec, gr
     upd u;
     if ((err = gr__exec_check(call, hGraphExec)) || (err = gr__graph_check(call, childGraph)))
         return err;
+    if (GR_UNLIKELY(hGraphExec->span != NULL))
+        return gr__exec_span_refuse(call, hGraphExec);
     uint32_t i = gr__exec_find(hGraphExec, node);
     if (i == UINT32_MAX)
         return gr__fail(

@@ -71,6 +71,7 @@ static bool clone_nodes(grGraph_t c, grGraph_t src, struct grGraphNode_st **map,
         cn->type = sn->type;
         c->nmemops += cn->type == grGraphNodeTypeBatchMemOp;
         cn->seq = sn->seq;
+        cn->dev1 = sn->dev1;
         cn->sink_seq = sn->sink_seq;
         cn->scratch = (uint64_t)(uintptr_t)sn; /* this walk's: the original */
         if (cn->type == grGraphNodeTypeGraph)
@@ -133,6 +134,7 @@ grError_t gr__graph_clone(grGraph_t src, grGraph_t *out)
     if (!gr__urefs_append(&c->urefs, &src->urefs, 0))
         goto oom;
     c->cloned_seq_end = src->next_seq;
+    c->dev_mask = src->dev_mask;
     c->next_seq = src->next_seq;
     c->sink_clock = src->sink_clock; /* sinks in the original's order */
     /* One slab chunk for the whole clone when it fits one. */

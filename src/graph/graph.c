@@ -16,6 +16,7 @@
  */
 #include "graph.h"
 
+#include "../backend/device.h"
 #include "../memory/graphmem.h"
 
 #include <pthread.h>
@@ -440,6 +441,8 @@ grError_t gr__graph_insert_node(const char *call, grGraph_t g, const grGraphNode
     n->seq = g->next_seq++;
     n->sink_seq = g->sink_clock++;
     gr__node_params_move(type, &n->p, p);
+    if (type == grGraphNodeTypeKernel)
+        gr__node_set_device(n, gr__device_current());
     if (type == grGraphNodeTypeGraph)
         n->p.child->owner = n;
     for (unsigned b = 0; type == grGraphNodeTypeConditional && b < n->p.cond.nbodies; b++)

@@ -158,6 +158,12 @@ struct grGraphNode_st {
     /* The capture stream that recorded the node: a lane of graph->prov
      * (1-based), or 0 (added by hand, cloned, or no room to remember). */
     uint32_t lane;
+    /* The device the node names, plus 1 (0: none): a kernel node's is the
+     * device current when it was added, or its capture stream's
+     * (gr__node_set_device); other kinds name none so far. Instantiate
+     * partitions a graph whose nodes name two devices or more
+     * (exec/span.c, docs/devices.md "Graphs that span devices"). */
+    uint32_t dev1;
     /* When it last became a sink (see the invariants); meaningless while
      * it has successors. */
     uint64_t sink_seq;
@@ -213,6 +219,10 @@ struct grGraph_st {
      * original is no original. */
     uint64_t cloned_from_uid;
     uint64_t cloned_seq_end;
+    /* Bit d (bit 63: 63 and above) set once a node naming device d was
+     * added (never cleared): a graph with one bit or none is of one
+     * device and instantiates without looking at its nodes' devices. */
+    uint64_t dev_mask;
     /* The node slab, newest chunk first; chunks grow geometrically up to a
      * cap, and 'slab_next' is the size of the next one (0: the default).
      * Destroyed nodes (magic GR_MAGIC_DEAD, params and spilled edge arrays
@@ -506,6 +516,14 @@ static inline int gr__node_cooperative(const struct grGraphNode_st *n)
     return n->kattrs && (n->kattrs->set & (1u << grLaunchAttributeCooperative))
                ? n->kattrs->v[grLaunchAttributeCooperative].cooperative != 0
                : 0;
+}
+
+/* Makes n name 'device' (a valid device number) and notes it in its
+ * graph's dev_mask. */
+static inline void gr__node_set_device(struct grGraphNode_st *n, int device)
+{
+    n->dev1 = (uint32_t)device + 1u;
+    n->graph->dev_mask |= 1ull << (device < 63 ? device : 63);
 }
 
 /* A new empty graph (magic set, everything else zero), or NULL when out

@@ -10,7 +10,8 @@
  * nodes it can take), and sleeps on one process-wide condition variable
  * when there is none, with a timeout that grows from 50 microseconds to 1
  * millisecond: graphrt's own writes broadcast it, so they wake the waits
- * at once; a store by any other means (another thread's atomic store) is
+ * at once (a wait of a plan with 'waits_alone' only sleeps: it runs no
+ * other work, plan.h); a store by any other means (another thread's atomic store) is
  * seen at the next timeout. So a wait never burns a core for long, never
  * keeps the only worker from the write another stream queued, and a wait
  * never satisfied costs about a thousand wake-ups a second.
@@ -92,7 +93,7 @@ static void sleep_once(const grStreamBatchMemOpParams *op, long poll)
     pthread_mutex_unlock(&memops_lock);
 }
 
-static void wait_value(const grStreamBatchMemOpParams *op)
+static void wait_value(const grStreamBatchMemOpParams *op, bool help)
 {
     for (unsigned i = 0; i < GR_MEMOP_SPINS; i++) {
         if (satisfied(op))
@@ -105,7 +106,7 @@ static void wait_value(const grStreamBatchMemOpParams *op)
     while (!satisfied(op)) {
         /* The write may be queued where only this thread can run it now
          * (another stream, while every other worker is busy). */
-        if (w && rt && gr__sched_help_once(rt, w)) {
+        if (help && w && rt && gr__sched_help_once(rt, w)) {
             poll = GR_MEMOP_POLL_MIN_NS;
             continue;
         }
@@ -131,10 +132,15 @@ static void write_value(const grStreamBatchMemOpParams *op)
 
 void gr__memop_run(const grStreamBatchMemOpParams *op)
 {
+    gr__memop_run_ex(op, true);
+}
+
+void gr__memop_run_ex(const grStreamBatchMemOpParams *op, bool help)
+{
     switch (op->operation) {
     case grStreamMemOpWaitValue32:
     case grStreamMemOpWaitValue64:
-        wait_value(op);
+        wait_value(op, help);
         return;
     case grStreamMemOpWriteValue32:
     case grStreamMemOpWriteValue64:

@@ -103,7 +103,7 @@ static inline void gr__node_run(gr_pnode *n, grKernelCtx *ctx)
         return;
     case grGraphNodeTypeBatchMemOp:
         for (uint32_t i = 0; i < n->u.memop.count; i++)
-            gr__memop_run(&n->u.memop.ops[i]);
+            gr__memop_run_ex(&n->u.memop.ops[i], !gr__pnode_plan(n)->waits_alone);
         return;
     case grGraphNodeTypeCollective:
         gr__coll_run(n->u.coll); /* blocks this thread until it completes */

@@ -1,0 +1,656 @@
+/*
+ * span.c - executables of graphs that span devices (docs/devices.md,
+ * "Graphs that span devices"): a graph whose nodes name two devices or
+ * more is partitioned at instantiation into one part per device, each an
+ * executable of its own (the CPU's a plan its workers run, a GPU's a CUDA
+ * graph), joined by flag words in pinned host memory that batch memory
+ * operation nodes write and wait for.
+ *
+ * The parts. Part 0 is the CPU's (always, even without a CPU node: it
+ * leads the launch); parts 1.. are the GPUs', in device order. A kernel
+ * node goes to the part of the device it names (graph.h, 'dev1'), a memset
+ * or memcpy node to that of the GPU whose memory it touches (node_device),
+ * host and empty nodes, and copies and memsets of host memory, to the
+ * CPU's. An edge between parts becomes one word
+ * per producer node and consuming part: the producer's part writes it 1
+ * after the producer (a signal node), the consuming part waits for it (>=
+ * 1) before the consumers (a wait node) and writes it back to 0: batch
+ * memory operation nodes, which a GPU's CUDA graph holds as such and the
+ * CPU runs itself.
+ *
+ * A launch on CPU stream s launches the CPU part there. Its first node (a
+ * host node) launches every GPU part on graphrt's own stream of its
+ * device, so no GPU work starts before s's earlier work is done, and its
+ * last nodes wait for each GPU part's DONE word, which that part's sinks
+ * write, so s's later work waits for every part.
+ *
+ * Why every part's waits run alone (plan.h, 'waits_alone'): a wait on the
+ * CPU would otherwise run other ready work while it waits
+ * (backend/cpu/memop.c), and work run so, on the waiting thread's stack,
+ * could be another part (the fake device runs GPU parts on the CPU
+ * workers) that waits for what the first part does after its wait:
+ * neither would end. Parts with waits run their nodes in order (the
+ * plan's rule for memory operation waits), so no ready node of theirs is
+ * left for another thread's wait to take either.
+ *
+ * Invariants:
+ *   - every word is 0 between launches: each is reset by its one
+ *     consumer, inside the consuming part; every part of launch n ends
+ *     before the CPU part of launch n ends (DONE), and the GPU parts of
+ *     launch n + 1 are launched by the CPU part of n + 1, which starts
+ *     after that: so no write of one launch meets a reset of another;
+ *   - a part that runs its nodes one after another cannot deadlock on a
+ *     wait: the nodes of every part are added in one topological order of
+ *     the whole graph, and a wait node follows every signal node its part
+ *     has before it in that order;
+ *   - a GPU part whose launch fails (in the CPU part's first node) makes
+ *     every word 1, so that the parts already started run to their end,
+ *     and marks the executable broken: its later launches are refused
+ *     with that error.
+ */
+#include "exec.h"
+#include "../backend/device.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct span_part {
+    int device;
+    grGraph_t g;       /* the part's graph, alive as long as the part */
+    grGraphExec_t e;   /* its executable, for 'device' */
+    gr_stream *stream; /* GPU parts: graphrt's own non-blocking stream of the device */
+    uint32_t done;     /* GPU parts: the word their sinks write */
+} span_part;
+
+/* A node of the source graph and its copy in a part, sorted by 'orig'. */
+typedef struct span_pair {
+    const struct grGraphNode_st *orig; /* identity only */
+    grGraphNode_t clone;
+    uint32_t part;
+    grGraphNodeType type;
+} span_pair;
+
+struct gr_span {
+    uint32_t nparts;
+    span_part parts[GR_MAX_GPUS + 1];
+    uint32_t *words; /* pinned host memory, 0 between launches */
+    uint32_t nwords;
+    size_t words_size;
+    span_pair *pairs;
+    uint32_t npairs;
+    /* A GPU part's launch failed (0: none): the error, then the launch is
+     * refused (written by the CPU part's first node). */
+    _Atomic grError_t broken;
+    char devices[96]; /* "the CPU and device 1", for details */
+};
+
+/* ----------------------------------------------------------- detection */
+
+static uint64_t devices_named(grGraph_t g)
+{
+    uint64_t seen = 0;
+    for (const struct grGraphNode_st *n = g->first; n != NULL; n = n->next)
+        if (n->dev1)
+            seen |= 1ull << (n->dev1 - 1 < 63 ? n->dev1 - 1 : 63);
+    return seen;
+}
+
+bool gr__exec_spans(grGraph_t g)
+{
+    uint64_t m = g->dev_mask;
+    if (GR_LIKELY((m & (m - 1)) == 0))
+        return false;
+    m = devices_named(g);
+    return (m & (m - 1)) != 0;
+}
+
+/* ------------------------------------------------------------ building */
+
+typedef struct builder {
+    const char *call;
+    struct gr_span *sp;
+    uint32_t n, np;
+    struct grGraphNode_st **ord; /* top-level nodes, topological */
+    uint32_t *part;              /* per position in ord */
+    uint32_t *word;              /* n * np: the word of (producer, consuming part), or NONE */
+    grGraphNode_t *clone;        /* per position */
+    grGraphNode_t *waitn;        /* n * np: the wait node in the consuming part */
+    grGraphNode_t *sigs;         /* signal nodes so far, in order */
+    uint32_t *sig_part, nsigs;
+    grGraphNode_t start; /* the CPU part's first node: it launches the GPU parts */
+    grGraphNode_t *deps; /* scratch: room for any node's dependencies */
+} builder;
+
+#define NONE UINT32_MAX
+
+static grError_t refuse_node(const char *call, const struct grGraphNode_st *n, const char *devices,
+                             const char *why)
+{
+    gr__inst_fault.node = n;
+    gr__inst_fault.named = true;
+    return gr__fail(grErrorNotSupported,
+                    "%s: %s %s; a graph whose nodes name two devices (here %s) holds kernel, memset, memcpy, "
+                    "host and empty nodes only so far (docs/devices.md, \"Graphs that span devices\")",
+                    call, gr__node_label(n), why, devices);
+}
+
+static void name_devices(struct gr_span *sp, uint64_t seen)
+{
+    size_t at = 0;
+    for (int d = 0; d < 64 && at < sizeof sp->devices; d++) {
+        if (!(seen >> d & 1))
+            continue;
+        uint64_t later = d < 63 ? seen >> (d + 1) : 0;
+        const char *sep = at == 0 ? "" : later ? ", " : " and ";
+        int w = d == 0 ? snprintf(sp->devices + at, sizeof sp->devices - at, "%sthe CPU", sep)
+                       : snprintf(sp->devices + at, sizeof sp->devices - at, "%sdevice %d", sep, d);
+        if (w < 0)
+            break;
+        at += (size_t)w;
+    }
+}
+
+/* The CPU part's first node: launches the GPU parts. A failure makes
+ * every wait pass (the parts started run to their end) and breaks the
+ * executable. */
+static void span_start(void *arg)
+{
+    struct gr_span *sp = arg;
+    for (uint32_t p = 1; p < sp->nparts; p++) {
+        grError_t err = gr__exec_launch_dev("grGraphLaunch", sp->parts[p].e, sp->parts[p].stream, false);
+        if (GR_UNLIKELY(err)) {
+            for (uint32_t w = 0; w < sp->nwords; w++)
+                __atomic_store_n(&sp->words[w], 1u, __ATOMIC_SEQ_CST);
+            gr_store_release(&sp->broken, err);
+            return;
+        }
+    }
+}
+
+static grError_t add_memop(builder *b, uint32_t p, grGraphNode_t *out, const grGraphNode_t *deps,
+                           size_t ndeps, grStreamBatchMemOpType op, const uint32_t *words, uint32_t count,
+                           uint32_t value)
+{
+    grStreamBatchMemOpParams ops[GR_MAX_GPUS];
+    memset(ops, 0, sizeof ops);
+    for (uint32_t i = 0; i < count; i++) {
+        ops[i].operation = op;
+        if (op == grStreamMemOpWaitValue32) {
+            ops[i].waitValue.address = &b->sp->words[words[i]];
+            ops[i].waitValue.value = value;
+            ops[i].waitValue.flags = grStreamWaitValueGeq;
+        } else {
+            ops[i].writeValue.address = &b->sp->words[words[i]];
+            ops[i].writeValue.value = value;
+        }
+    }
+    grBatchMemOpNodeParams np = {NULL, count, ops, 0};
+    return gr__graph_add_memop(b->call, out, b->sp->parts[p].g, deps, ndeps, &np);
+}
+
+/* Copies node ord[i] into its part after deps. */
+static grError_t add_clone(builder *b, uint32_t i, const grGraphNode_t *deps, size_t ndeps)
+{
+    const struct grGraphNode_st *src = b->ord[i];
+    gr_node_params p;
+    grGraphNode_t out = NULL;
+    grError_t err = gr__node_params_copy(src->type, &p, &src->p);
+    if (err)
+        return err;
+    err = gr__graph_insert_node(b->call, b->sp->parts[b->part[i]].g, deps, ndeps, src->type, &p, &out);
+    if (err) {
+        gr__node_params_free(src->type, &p);
+        return err;
+    }
+    if (src->kattrs && !gr__node_attrs_copy(out, src))
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory copying %s's attributes", b->call,
+                        gr__node_label(src));
+    out->dev1 = src->dev1;
+    b->clone[i] = out;
+    return grSuccess;
+}
+
+/* The wait node of part p for producer j's word (made on first use):
+ * after the CPU part's first node (p 0) and every signal node p has so
+ * far; the word's reset follows it. */
+static grError_t wait_node(builder *b, uint32_t j, uint32_t p, grGraphNode_t *out)
+{
+    grGraphNode_t *slot = &b->waitn[(size_t)j * b->np + p];
+    if (*slot) {
+        *out = *slot;
+        return grSuccess;
+    }
+    size_t nd = 0;
+    if (p == 0)
+        b->deps[nd++] = b->start;
+    for (uint32_t s = 0; s < b->nsigs; s++)
+        if (b->sig_part[s] == p)
+            b->deps[nd++] = b->sigs[s];
+    uint32_t w = b->word[(size_t)j * b->np + p];
+    grGraphNode_t reset;
+    grError_t err = add_memop(b, p, slot, b->deps, nd, grStreamMemOpWaitValue32, &w, 1, 1);
+    if (!err)
+        err = add_memop(b, p, &reset, slot, 1, grStreamMemOpWriteValue32, &w, 1, 0);
+    *out = *slot;
+    return err;
+}
+
+static grError_t add_node(builder *b, uint32_t i)
+{
+    const struct grGraphNode_st *n = b->ord[i];
+    uint32_t p = b->part[i];
+    size_t nd;
+    grError_t err;
+    /* The wait nodes first: wait_node borrows b->deps. */
+    for (size_t k = 0; k < n->ndeps; k++) {
+        uint32_t j = (uint32_t)n->deps[k]->scratch;
+        grGraphNode_t w;
+        if (b->part[j] != p && (err = wait_node(b, j, p, &w)))
+            return err;
+    }
+    nd = 0;
+    for (size_t k = 0; k < n->ndeps; k++) {
+        uint32_t j = (uint32_t)n->deps[k]->scratch;
+        if (b->part[j] == p)
+            b->deps[nd++] = b->clone[j];
+        else /* each producer has one word per part: its wait, listed once */
+            b->deps[nd++] = b->waitn[(size_t)j * b->np + p];
+    }
+    if ((err = add_clone(b, i, b->deps, nd)))
+        return err;
+    /* Its signals, one per consuming part. */
+    for (uint32_t q = 0; q < b->np; q++) {
+        uint32_t w = b->word[(size_t)i * b->np + q];
+        if (w == NONE)
+            continue;
+        grGraphNode_t s;
+        if ((err = add_memop(b, p, &s, &b->clone[i], 1, grStreamMemOpWriteValue32, &w, 1, 1)))
+            return err;
+        b->sigs[b->nsigs] = s;
+        b->sig_part[b->nsigs++] = p;
+    }
+    return grSuccess;
+}
+
+/* After the nodes: each GPU part's DONE write after its sinks, and the
+ * CPU part's DONE waits after its first node and every CPU signal. */
+static grError_t add_tails(builder *b)
+{
+    struct gr_span *sp = b->sp;
+    grError_t err;
+    for (uint32_t p = 1; p < b->np; p++) {
+        size_t nd = 0;
+        for (struct grGraphNode_st *n = sp->parts[p].g->first; n != NULL; n = n->next)
+            if (n->nsuccs == 0)
+                b->deps[nd++] = n;
+        grGraphNode_t done;
+        if ((err = add_memop(b, p, &done, b->deps, nd, grStreamMemOpWriteValue32, &sp->parts[p].done, 1, 1)))
+            return err;
+    }
+    for (uint32_t p = 1; p < b->np; p++) {
+        size_t nd = 0;
+        b->deps[nd++] = b->start;
+        for (uint32_t s = 0; s < b->nsigs; s++)
+            if (b->sig_part[s] == 0)
+                b->deps[nd++] = b->sigs[s];
+        grGraphNode_t wait, reset;
+        if ((err = add_memop(b, 0, &wait, b->deps, nd, grStreamMemOpWaitValue32, &sp->parts[p].done, 1, 1)) ||
+            (err = add_memop(b, 0, &reset, &wait, 1, grStreamMemOpWriteValue32, &sp->parts[p].done, 1, 0)))
+            return err;
+    }
+    return grSuccess;
+}
+
+/* The words: pinned host memory, which every GPU's memory operations and
+ * the CPU reach. */
+static grError_t words_alloc(const char *call, struct gr_span *sp)
+{
+    void *p = NULL;
+    sp->words_size = (size_t)sp->nwords * sizeof(uint32_t);
+    grError_t err = gr__devkind()->host_alloc(call, sp->words_size, &p);
+    if (err)
+        return err;
+    if (!gr__mem_track_owned(p, sp->words_size, GR_MEM_HOST, GR_OWNER_PINNED)) {
+        (void)gr__devkind()->host_free(call, p);
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
+    }
+    memset(p, 0, sp->words_size);
+    sp->words = p;
+    return grSuccess;
+}
+
+static int cmp_pair(const void *a, const void *b)
+{
+    uintptr_t x = (uintptr_t)((const span_pair *)a)->orig, y = (uintptr_t)((const span_pair *)b)->orig;
+    return x < y ? -1 : x > y;
+}
+
+static int cmp_pindex(const void *a, const void *b)
+{
+    uint32_t x = (*(const gr_orig *const *)a)->pindex, y = (*(const gr_orig *const *)b)->pindex;
+    return x < y ? -1 : x > y;
+}
+
+/* Checks the nodes and gives each its part; counts the words. */
+/* The GPU whose memory p is (1..N), or 0: host memory of any kind, or
+ * memory graphrt does not know. */
+static int memory_device(const void *p)
+{
+    int owner = GR_OWNER_CPU;
+    if (gr__mem_owner(p, &owner))
+        return owner > 0 ? owner : 0;
+    return gr__devkind()->pointer_device(p);
+}
+
+/* The device whose part runs n in a graph that spans devices: a kernel
+ * node's own, a memset's destination's, a copy's device memory's (the
+ * destination's, else the source's), the CPU for host and empty nodes and
+ * for copies and memsets of host memory; other kinds are refused. */
+static grError_t node_device(const char *call, const struct gr_span *sp, const struct grGraphNode_st *n,
+                             int *dev)
+{
+    switch (n->type) {
+    case grGraphNodeTypeKernel:
+        if (gr__node_devupd(n))
+            return refuse_node(call, n, sp->devices, "is device-updatable");
+        *dev = n->dev1 ? (int)n->dev1 - 1 : 0;
+        return grSuccess;
+    case grGraphNodeTypeMemset:
+        *dev = memory_device(n->p.memset.dst);
+        return grSuccess;
+    case grGraphNodeTypeMemcpy:
+        *dev = memory_device(n->p.memcpy.dst);
+        if (*dev == 0)
+            *dev = memory_device(n->p.memcpy.src);
+        return grSuccess;
+    case grGraphNodeTypeHost:
+    case grGraphNodeTypeEmpty:
+        *dev = 0;
+        return grSuccess;
+    default:
+        return refuse_node(call, n, sp->devices, "is not a kernel, memset, memcpy, host or empty node");
+    }
+}
+
+static grError_t assign(builder *b, int *part_of_dev, uint32_t *ncross)
+{
+    for (uint32_t i = 0; i < b->n; i++) {
+        int dev = 0;
+        grError_t err = node_device(b->call, b->sp, b->ord[i], &dev);
+        if (err)
+            return err;
+        b->part[i] = (uint32_t)part_of_dev[dev];
+    }
+    *ncross = 0;
+    for (uint32_t i = 0; i < b->n; i++) {
+        const struct grGraphNode_st *n = b->ord[i];
+        for (size_t k = 0; k < n->ndeps; k++) {
+            uint32_t j = (uint32_t)n->deps[k]->scratch;
+            uint32_t *w = &b->word[(size_t)j * b->np + b->part[i]];
+            if (b->part[j] != b->part[i] && *w == NONE)
+                *w = (*ncross)++;
+        }
+    }
+    return grSuccess;
+}
+
+static grError_t instantiate_parts(builder *b, unsigned long long flags)
+{
+    struct gr_span *sp = b->sp;
+    int cur = gr__device_current();
+    grError_t err = grSuccess;
+    grGraphInstantiateParams ip;
+    memset(&ip, 0, sizeof ip);
+    ip.flags = flags & ~(unsigned long long)grGraphInstantiateFlagUpload;
+    for (uint32_t p = 0; p < sp->nparts && !err; p++) {
+        gr__device_select(sp->parts[p].device);
+        err = grGraphInstantiateWithParams(&sp->parts[p].e, sp->parts[p].g, &ip);
+        if (!err && p > 0)
+            err = gr__stream_create_dev(b->call, sp->parts[p].device, grStreamNonBlocking, 0,
+                                        &sp->parts[p].stream);
+    }
+    gr__device_select(cur);
+    if (err) {
+        /* The part's culprit is a copy: name the original. */
+        gr__inst_fault = (gr_inst_fault){NULL, UINT32_MAX, false, false, false, 0};
+        for (uint32_t i = 0; ip.errNode_out != NULL && i < b->n; i++)
+            if (b->clone[i] == ip.errNode_out)
+                gr__inst_fault.node = b->ord[i];
+    }
+    return err;
+}
+
+/* Puts the top-level nodes in b->ord in plan order (a topological one),
+ * each node's position in its scratch; *maxdeps: the most dependencies of
+ * one node. */
+static grError_t order_nodes(builder *b, const struct grGraphExec_st *e, size_t *maxdeps)
+{
+    const gr_orig **byp = gr__calloc(b->n ? b->n : 1, sizeof *byp);
+    if (!byp)
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", b->call);
+    for (uint32_t i = 0; i < b->n; i++)
+        byp[i] = &e->orig[i];
+    qsort(byp, b->n, sizeof *byp, cmp_pindex);
+    *maxdeps = 0;
+    for (uint32_t i = 0; i < b->n; i++) {
+        b->ord[i] = (struct grGraphNode_st *)(uintptr_t)byp[i]->node;
+        b->ord[i]->scratch = i;
+        *maxdeps = b->ord[i]->ndeps > *maxdeps ? b->ord[i]->ndeps : *maxdeps;
+    }
+    gr__free(byp);
+    return grSuccess;
+}
+
+/* The parts' graphs: the first node, every node with its waits and
+ * signals, the tails. */
+static grError_t build_parts(builder *b)
+{
+    struct gr_span *sp = b->sp;
+    grError_t err;
+    for (uint32_t p = 0; p < b->np; p++)
+        if ((err = grGraphCreate(&sp->parts[p].g, 0)))
+            return err;
+    grHostNodeParams hp = {span_start, sp};
+    if ((err = grGraphAddHostNode(&b->start, sp->parts[0].g, NULL, 0, &hp)))
+        return err;
+    for (uint32_t i = 0; i < b->n; i++)
+        if ((err = add_node(b, i)))
+            return err;
+    return add_tails(b);
+}
+
+static grError_t build(builder *b, struct grGraphExec_st *e, unsigned long long flags, int *part_of_dev)
+{
+    struct gr_span *sp = b->sp;
+    size_t maxdeps = 0;
+    grError_t err = order_nodes(b, e, &maxdeps);
+    if (err)
+        return err;
+    for (size_t i = 0; i < (size_t)b->n * b->np; i++)
+        b->word[i] = NONE;
+    uint32_t ncross = 0;
+    if ((err = assign(b, part_of_dev, &ncross)))
+        return err;
+    sp->nwords = (b->np - 1) + ncross;
+    for (uint32_t p = 1; p < b->np; p++)
+        sp->parts[p].done = ncross + p - 1;
+    /* Room for any node's list: its dependencies, or the first node and
+     * signals, or a part's sinks. */
+    size_t room = maxdeps + ncross + b->n + 2 * (size_t)b->np + 1;
+    b->deps = gr__calloc(room, sizeof *b->deps);
+    b->sigs = gr__calloc(ncross + 1, sizeof *b->sigs);
+    b->sig_part = gr__calloc(ncross + 1, sizeof *b->sig_part);
+    if (!b->deps || !b->sigs || !b->sig_part)
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", b->call);
+    if ((err = words_alloc(b->call, sp)) || (err = build_parts(b)) || (err = instantiate_parts(b, flags)))
+        return err;
+    /* See the file's head. */
+    for (uint32_t p = 0; p < sp->nparts; p++)
+        sp->parts[p].e->plan.waits_alone = true;
+    sp->pairs = gr__calloc(b->n ? b->n : 1, sizeof *sp->pairs);
+    if (!sp->pairs)
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", b->call);
+    for (uint32_t i = 0; i < b->n; i++)
+        sp->pairs[i] = (span_pair){b->ord[i], b->clone[i], b->part[i], b->ord[i]->type};
+    sp->npairs = b->n;
+    qsort(sp->pairs, sp->npairs, sizeof *sp->pairs, cmp_pair);
+    return grSuccess;
+}
+
+grError_t gr__exec_span_build(const char *call, struct grGraphExec_st *e, grGraph_t g,
+                              unsigned long long flags)
+{
+    struct gr_span *sp = gr__calloc(1, sizeof *sp);
+    if (!sp)
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
+    e->span = sp;
+    name_devices(sp, devices_named(g));
+    /* The devices the parts are for: the kernels' and the memory of the
+     * copies and memsets; the CPU's part leads, always. */
+    uint64_t seen = 1u;
+    for (const struct grGraphNode_st *n = g->first; n != NULL; n = n->next) {
+        int dev = 0;
+        grError_t err = node_device(call, sp, n, &dev);
+        if (err)
+            return err;
+        seen |= 1ull << (dev < 63 ? dev : 63);
+    }
+    int part_of_dev[64];
+    for (int d = 0; d < 64; d++) {
+        part_of_dev[d] = -1;
+        if (seen >> d & 1) {
+            if (d > gr__gpu_count())
+                return gr__fail(grErrorInvalidDevice,
+                                "%s: the graph's nodes name %s, but device %d does not exist (%d GPUs)", call,
+                                sp->devices, d, gr__gpu_count());
+            part_of_dev[d] = (int)sp->nparts;
+            sp->parts[sp->nparts++].device = d;
+        }
+    }
+    /* The node map stays empty: every setter's lookup misses and takes
+     * the slow path, which refuses or forwards (gr__exec_span_refuse). */
+    gr_node_map *m = gr__calloc(1, sizeof *m + 16 * sizeof m->slots[0]);
+    if (!m)
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
+    m->mask = 15;
+    gr_store_release(&e->map, m);
+
+    builder b;
+    memset(&b, 0, sizeof b);
+    b.call = call;
+    b.sp = sp;
+    b.n = e->norig;
+    b.np = sp->nparts;
+    size_t cells = (size_t)(b.n ? b.n : 1) * b.np;
+    b.ord = gr__calloc(b.n ? b.n : 1, sizeof *b.ord);
+    b.part = gr__calloc(b.n ? b.n : 1, sizeof *b.part);
+    b.clone = gr__calloc(b.n ? b.n : 1, sizeof *b.clone);
+    b.word = gr__calloc(cells, sizeof *b.word);
+    b.waitn = gr__calloc(cells, sizeof *b.waitn);
+    grError_t err = b.ord && b.part && b.clone && b.word && b.waitn
+                        ? build(&b, e, flags, part_of_dev)
+                        : gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
+    gr__free(b.ord);
+    gr__free(b.part);
+    gr__free(b.clone);
+    gr__free(b.word);
+    gr__free(b.waitn);
+    gr__free(b.deps);
+    gr__free(b.sigs);
+    gr__free(b.sig_part);
+    return err;
+}
+
+/* ----------------------------------------------------- using and freeing */
+
+grError_t gr__exec_span_refuse_at(const char *call, const struct grGraphExec_st *e)
+{
+    return gr__fail(
+        grErrorNotSupported,
+        "%s: executable %p is of a graph that spans devices (%s); of its nodes only kernel nodes' "
+        "parameters change in place (grGraphExecKernelNodeSetParams, grGraphExecNodeSetParams) so "
+        "far: instantiate the changed graph again (docs/devices.md, \"Graphs that span devices\")",
+        call, GR_PTR(e), e->span->devices);
+}
+
+grError_t gr__exec_span_set_kernel(const char *call, struct grGraphExec_st *e, grGraphNode_t node,
+                                   const grKernelNodeParams *p)
+{
+    const struct gr_span *sp = e->span;
+    span_pair key = {node, NULL, 0, grGraphNodeTypeEmpty};
+    const span_pair *found = node ? bsearch(&key, sp->pairs, sp->npairs, sizeof key, cmp_pair) : NULL;
+    if (!found)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: node %p is not a node of the graph executable %p was instantiated from", call,
+                        GR_PTR(node), GR_PTR(e));
+    if (found->type != grGraphNodeTypeKernel)
+        return gr__fail(grErrorInvalidValue, "%s: node %p is a %s node, not a kernel node", call,
+                        GR_PTR(node), gr__node_type_name(found->type));
+    return grGraphExecKernelNodeSetParams(sp->parts[found->part].e, found->clone, p);
+}
+
+grError_t gr__exec_span_launch(const char *call, struct grGraphExec_st *e, grStream_t h, gr_stream *s,
+                               bool upload)
+{
+    struct gr_span *sp = e->span;
+    grError_t err;
+    if (s->device != 0)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: executable %p is of a graph that spans devices (%s) and stream %p is of device "
+                        "%d; such a graph is launched on a stream of the CPU (device 0) so far, whose later "
+                        "work then waits for every device's part (docs/devices.md, \"Graphs that span "
+                        "devices\")",
+                        call, GR_PTR(e), sp->devices, GR_PTR(h), s->device);
+    grError_t broken = gr_load_acquire(&sp->broken);
+    if (broken)
+        return gr__fail(broken,
+                        "%s: executable %p (a graph that spans %s) could not launch a GPU part in an earlier "
+                        "launch (%s); it launches no more: instantiate the graph again",
+                        call, GR_PTR(e), sp->devices, grGetErrorName(broken));
+    /* The copies' and memsets' ranges, as grGraphLaunch checks them. */
+    for (uint32_t p = 0; p < sp->nparts; p++)
+        if ((err = gr__exec_ranges_current(call, sp->parts[p].e)))
+            return err;
+    if (upload) {
+        for (uint32_t p = 1; p < sp->nparts; p++)
+            if ((err = gr__exec_launch_dev(call, sp->parts[p].e, sp->parts[p].stream, true)))
+                return err;
+        return grSuccess;
+    }
+    return gr__exec_launch_dev(call, sp->parts[0].e, s, false);
+}
+
+void gr__exec_span_quiesce(struct grGraphExec_st *e)
+{
+    struct gr_span *sp = e->span;
+    if (sp->parts[0].e)
+        gr__exec_quiesce(sp->parts[0].e);
+    for (uint32_t p = 1; p < sp->nparts; p++)
+        if (sp->parts[p].stream)
+            (void)gr__stream_sync_dev("grGraphExecDestroy", sp->parts[p].stream);
+}
+
+void gr__exec_span_free(struct grGraphExec_st *e)
+{
+    struct gr_span *sp = e->span;
+    if (!sp)
+        return;
+    /* The words go last: a part still running reads them. */
+    gr__exec_span_quiesce(e);
+    for (uint32_t p = 0; p < sp->nparts; p++) {
+        if (sp->parts[p].e)
+            (void)grGraphExecDestroy(sp->parts[p].e);
+        if (sp->parts[p].stream)
+            gr__stream_destroy(sp->parts[p].stream);
+        if (sp->parts[p].g)
+            (void)grGraphDestroy(sp->parts[p].g);
+    }
+    if (sp->words) {
+        gr__mem_untrack(sp->words, GR_MEM_HOST);
+        (void)gr__devkind()->host_free("grGraphExecDestroy", sp->words);
+    }
+    gr__free(sp->pairs);
+    gr__free(sp);
+    e->span = NULL;
+}

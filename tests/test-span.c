@@ -1,0 +1,486 @@
+/*
+ * test-span.c - graphs whose nodes name two devices (docs/devices.md,
+ * "Graphs that span devices"): instantiate partitions them per device,
+ * launches run every part with the edges between parts kept, replays
+ * need no reset, kernel node parameters change in place, and what is not
+ * done yet is refused with a detail. The GPU is device 1: a real one, or
+ * the fake device in CI (tests/fakedev), which runs a GPU part as a plan
+ * of its own on the CPU workers; each test skips where neither exists.
+ *
+ * A node on a GPU runs the tests' PTX kernels (tl_ptx_kernel); a node on
+ * the CPU runs a kernel with a CPU function only, which no GPU part could
+ * take (the GPU, or the fake, refuses a kernel without an image): a
+ * graph that instantiates has put each node where its device says.
+ */
+#include "testlib.h"
+#include "fakedev/fakedev.h"
+
+#include <stdlib.h>
+
+enum {
+    N = 1000,
+    BLOCK = 128,
+    REPLAYS = 100
+};
+
+/* A kernel with the add (or fill) kernel's CPU function and no GPU image. */
+static grKernel_t cpu_kernel(const char *name, bool fill)
+{
+    size_t sizes[] = {sizeof(unsigned *), sizeof(unsigned), sizeof(unsigned)};
+    grKernel_t k;
+    CHECK_OK(grKernelCreate(&k, fill ? tl_fill_u32_fn : tl_add_u32_fn, name, 3, sizes));
+    return k;
+}
+
+/* The kernels and buffers the tests share; every kernel node's
+ * arguments live in 'args' (copied when the node is added). */
+typedef struct span {
+    grKernel_t cpu_fill, cpu_add, gpu_add, gpu_fill;
+    unsigned *x, *y; /* N words each, pinned host memory both devices reach */
+    unsigned n;
+    int gpu;
+} span;
+
+static void span_init(span *t)
+{
+    memset(t, 0, sizeof *t);
+    t->gpu = tl_first_gpu();
+    int workers = 0;
+    CHECK_OK(grDeviceGetAttribute(&workers, grDevAttrMultiProcessorCount, 0));
+    if (gr_fakedev_active() && workers < 2)
+        GR_TEST_SKIP("the fake device runs a GPU part on the CPU workers, beside the CPU part, which holds "
+                     "one while it waits: needs 2 workers (%d)",
+                     workers);
+    t->n = N;
+    t->cpu_fill = cpu_kernel("span_cpu_fill", true);
+    t->cpu_add = cpu_kernel("span_cpu_add", false);
+    t->gpu_add = tl_ptx_kernel("gr_test_add");
+    t->gpu_fill = tl_ptx_kernel("gr_test_fill");
+    CHECK_OK(grMallocHost((void **)&t->x, N * sizeof(unsigned)));
+    CHECK_OK(grMallocHost((void **)&t->y, N * sizeof(unsigned)));
+}
+
+static void span_fini(span *t)
+{
+    CHECK_OK(grSetDevice(0));
+    CHECK_OK(grFreeHost(t->x));
+    CHECK_OK(grFreeHost(t->y));
+    CHECK_OK(grKernelDestroy(t->cpu_fill));
+    CHECK_OK(grKernelDestroy(t->cpu_add));
+    CHECK_OK(grKernelDestroy(t->gpu_add));
+    CHECK_OK(grKernelDestroy(t->gpu_fill));
+}
+
+/* Adds a kernel node of k over p (value v) after deps, with 'device'
+ * current: the device the node names. */
+static grGraphNode_t add_on(span *t, int device, grGraph_t g, const grGraphNode_t *deps, size_t ndeps,
+                            grKernel_t k, unsigned *p, unsigned v)
+{
+    grGraphNode_t node;
+    void *args[] = {&p, &v, &t->n};
+    grKernelNodeParams kp = tl_params_1d(k, args, N, BLOCK);
+    CHECK_OK(grSetDevice(device));
+    CHECK_OK(grGraphAddKernelNode(&node, g, deps, ndeps, &kp));
+    CHECK_OK(grSetDevice(0));
+    return node;
+}
+
+/* CPU fill(x, 1) -> GPU add(x, 10) -> CPU add(x, 100): x ends 111. */
+typedef struct chain {
+    grGraph_t g;
+    grGraphNode_t a, b, c;
+} chain;
+
+static void chain_build(span *t, chain *c, bool fill_first)
+{
+    CHECK_OK(grGraphCreate(&c->g, 0));
+    c->a = add_on(t, 0, c->g, NULL, 0, fill_first ? t->cpu_fill : t->cpu_add, t->x, 1);
+    c->b = add_on(t, t->gpu, c->g, &c->a, 1, t->gpu_add, t->x, 10);
+    c->c = add_on(t, 0, c->g, &c->b, 1, t->cpu_add, t->x, 100);
+}
+
+static void launch_check(grGraphExec_t e, grStream_t s, const unsigned *h, unsigned want)
+{
+    CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    tl_check_all_u32(h, N, want);
+}
+
+GR_TEST(span_kernel_node_names_the_device_current_when_added)
+{
+    span t;
+    span_init(&t);
+    chain c;
+    chain_build(&t, &c, true);
+    /* Each node went to its device's part: the CPU kernels have no GPU
+     * image, which a GPU part refuses, and the GPU's kernel ran there. */
+    unsigned lowered = gr_fakedev_calls("exec_lower");
+    grGraphExec_t e = tl_instantiate(c.g);
+    if (gr_fakedev_active())
+        CHECK_EQ(gr_fakedev_calls("exec_lower"), lowered + 1); /* one GPU part */
+    grStream_t s = tl_stream(grStreamNonBlocking);
+    memset(t.x, 0xff, N * sizeof(unsigned));
+    launch_check(e, s, t.x, 111);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grGraphDestroy(c.g));
+    span_fini(&t);
+}
+
+GR_TEST(span_chain_cpu_gpu_cpu_replays_a_hundred_times)
+{
+    span t;
+    span_init(&t);
+    chain c;
+    chain_build(&t, &c, true);
+    grGraphExec_t e = tl_instantiate(c.g);
+    grStream_t s = tl_stream(0);
+    /* Each launch checked: the words are back to 0 after every one. */
+    for (int i = 0; i < REPLAYS; i++) {
+        memset(t.x, 0, N * sizeof(unsigned));
+        launch_check(e, s, t.x, 111);
+    }
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(c.g));
+    /* Launched back to back, adding: a launch that overlapped the next,
+     * or a part that ran early, would lose or misplace additions. */
+    chain_build(&t, &c, false);
+    e = tl_instantiate(c.g);
+    memset(t.x, 0, N * sizeof(unsigned));
+    for (int i = 0; i < REPLAYS; i++)
+        CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    tl_check_all_u32(t.x, N, 111 * REPLAYS);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(c.g));
+    CHECK_OK(grStreamDestroy(s));
+    span_fini(&t);
+}
+
+GR_TEST(span_stream_order_holds_around_a_launch)
+{
+    span t;
+    span_init(&t);
+    chain c;
+    chain_build(&t, &c, false);
+    grGraphExec_t e = tl_instantiate(c.g);
+    grStream_t s = tl_stream(grStreamNonBlocking);
+    /* The GPU part starts only once s's earlier work is done, and s's
+     * later work waits for every part. */
+    unsigned seven = 7;
+    void *args[] = {&t.x, &seven, &t.n};
+    for (int i = 0; i < 20; i++) {
+        CHECK_OK(grLaunchKernel(t.cpu_fill, GR_DIM3((N + BLOCK - 1) / BLOCK, 1, 1), GR_DIM3(BLOCK, 1, 1),
+                                args, 0, s));
+        CHECK_OK(grGraphLaunch(e, s));
+        CHECK_OK(grMemcpyAsync(t.y, t.x, N * sizeof(unsigned), grMemcpyHostToHost, s));
+        CHECK_OK(grStreamSynchronize(s));
+        tl_check_all_u32(t.y, N, 7 + 111);
+    }
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(c.g));
+    CHECK_OK(grStreamDestroy(s));
+    span_fini(&t);
+}
+
+GR_TEST(span_fork_and_join_across_devices)
+{
+    span t;
+    span_init(&t);
+    grGraph_t g;
+    CHECK_OK(grGraphCreate(&g, 0));
+    /* CPU fill x and y -> { GPU add x 10, CPU add y 20 };
+     * GPU add x 10 -> CPU add x 5; { GPU add x 10, CPU add y 20 } -> GPU add y 1000. */
+    grGraphNode_t fx = add_on(&t, 0, g, NULL, 0, t.cpu_fill, t.x, 1);
+    grGraphNode_t fy = add_on(&t, 0, g, &fx, 1, t.cpu_fill, t.y, 1);
+    grGraphNode_t gx = add_on(&t, t.gpu, g, &fy, 1, t.gpu_add, t.x, 10);
+    grGraphNode_t cy = add_on(&t, 0, g, &fy, 1, t.cpu_add, t.y, 20);
+    add_on(&t, 0, g, &gx, 1, t.cpu_add, t.x, 5);
+    grGraphNode_t join[] = {gx, cy};
+    add_on(&t, t.gpu, g, join, 2, t.gpu_add, t.y, 1000);
+    grGraphExec_t e = tl_instantiate(g);
+    grStream_t s = tl_stream(0);
+    for (int i = 0; i < REPLAYS; i++) {
+        memset(t.x, 0, N * sizeof(unsigned));
+        memset(t.y, 0, N * sizeof(unsigned));
+        CHECK_OK(grGraphLaunch(e, s));
+        CHECK_OK(grStreamSynchronize(s));
+        tl_check_all_u32(t.x, N, 16);
+        tl_check_all_u32(t.y, N, 1021);
+    }
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+    span_fini(&t);
+}
+
+GR_TEST(span_host_and_empty_nodes_run_on_the_cpu_part)
+{
+    span t;
+    span_init(&t);
+    grGraph_t g;
+    CHECK_OK(grGraphCreate(&g, 0));
+    grGraphNode_t root, gx, host;
+    CHECK_OK(grGraphAddEmptyNode(&root, g, NULL, 0));
+    gx = add_on(&t, t.gpu, g, &root, 1, t.gpu_fill, t.x, 3);
+    add_on(&t, 0, g, &root, 1, t.cpu_fill, t.y, 4);
+    atomic_int calls = 0;
+    grHostNodeParams hp = {tl_bump_atomic, &calls};
+    CHECK_OK(grGraphAddHostNode(&host, g, &gx, 1, &hp));
+    add_on(&t, 0, g, &host, 1, t.cpu_add, t.x, 1);
+    grGraphExec_t e = tl_instantiate(g);
+    grStream_t s = tl_stream(0);
+    for (int i = 1; i <= 10; i++) {
+        launch_check(e, s, t.x, 4);
+        tl_check_all_u32(t.y, N, 4);
+        CHECK_EQ(atomic_load(&calls), i);
+    }
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+    span_fini(&t);
+}
+
+GR_TEST(span_copies_and_memsets_run_on_the_device_of_their_memory)
+{
+    span t;
+    span_init(&t);
+    unsigned *d = NULL;
+    CHECK_OK(grSetDevice(t.gpu));
+    CHECK_OK(grMalloc((void **)&d, N * sizeof(unsigned)));
+    CHECK_OK(grSetDevice(0));
+    /* GPU memset(d) -> GPU add(d, 10) -> copy d to x (the GPU's: it reads
+     * the GPU's memory) -> CPU add(x, 100); beside them a memset of host
+     * memory y (the CPU's) -> CPU add(y, 5). */
+    grGraph_t g;
+    CHECK_OK(grGraphCreate(&g, 0));
+    grGraphNode_t set, copy, hset;
+    grMemsetParams ms = tl_memset_params(d, 0, 4, N, 1, 0);
+    CHECK_OK(grGraphAddMemsetNode(&set, g, NULL, 0, &ms));
+    grGraphNode_t add = add_on(&t, t.gpu, g, &set, 1, t.gpu_add, d, 10);
+    CHECK_OK(grGraphAddMemcpyNode1D(&copy, g, &add, 1, t.x, d, N * sizeof(unsigned), grMemcpyDeviceToHost));
+    add_on(&t, 0, g, &copy, 1, t.cpu_add, t.x, 100);
+    grMemsetParams hs = tl_memset_params(t.y, 0, 4, N, 1, 0);
+    CHECK_OK(grGraphAddMemsetNode(&hset, g, NULL, 0, &hs));
+    add_on(&t, 0, g, &hset, 1, t.cpu_add, t.y, 5);
+    grGraphExec_t e = tl_instantiate(g);
+    grStream_t s = tl_stream(0);
+    for (int i = 0; i < 20; i++) {
+        memset(t.x, 0xff, N * sizeof(unsigned));
+        memset(t.y, 0xff, N * sizeof(unsigned));
+        launch_check(e, s, t.x, 110);
+        tl_check_all_u32(t.y, N, 5);
+    }
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grFree(d));
+    span_fini(&t);
+}
+
+GR_TEST(span_captured_kernel_names_its_streams_device)
+{
+    span t;
+    span_init(&t);
+    /* Captured on a GPU stream with the CPU current: the node is the
+     * GPU's, as CUDA's captured kernel is its stream's device's. */
+    CHECK_OK(grSetDevice(t.gpu));
+    grStream_t gs = tl_stream(grStreamNonBlocking);
+    CHECK_OK(grSetDevice(0));
+    unsigned ten = 10;
+    void *args[] = {&t.x, &ten, &t.n};
+    grGraph_t g;
+    CHECK_OK(grStreamBeginCapture(gs, grStreamCaptureModeGlobal));
+    CHECK_OK(
+        grLaunchKernel(t.gpu_add, GR_DIM3((N + BLOCK - 1) / BLOCK, 1, 1), GR_DIM3(BLOCK, 1, 1), args, 0, gs));
+    CHECK_OK(grStreamEndCapture(gs, &g));
+    size_t n = 1;
+    grGraphNode_t captured;
+    CHECK_OK(grGraphGetRootNodes(g, &captured, &n));
+    add_on(&t, 0, g, &captured, 1, t.cpu_add, t.x, 100);
+    grGraphExec_t e = tl_instantiate(g);
+    grStream_t s = tl_stream(0);
+    memset(t.x, 0, N * sizeof(unsigned));
+    launch_check(e, s, t.x, 110);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grStreamDestroy(gs));
+    span_fini(&t);
+}
+
+GR_TEST(span_kernel_node_params_change_in_place_on_either_device)
+{
+    span t;
+    span_init(&t);
+    chain c;
+    chain_build(&t, &c, true);
+    grGraphExec_t e = tl_instantiate(c.g);
+    grStream_t s = tl_stream(0);
+    launch_check(e, s, t.x, 111);
+    unsigned twenty = 20, two_hundred = 200;
+    void *ga[] = {&t.x, &twenty, &t.n}, *ca[] = {&t.x, &two_hundred, &t.n};
+    grKernelNodeParams gp = tl_params_1d(t.gpu_add, ga, N, BLOCK), cp = tl_params_1d(t.cpu_add, ca, N, BLOCK);
+    CHECK_OK(grGraphExecKernelNodeSetParams(e, c.b, &gp));
+    launch_check(e, s, t.x, 1 + 20 + 100);
+    grGraphNodeParams np;
+    memset(&np, 0, sizeof np);
+    np.type = grGraphNodeTypeKernel;
+    np.kernel = cp;
+    CHECK_OK(grGraphExecNodeSetParams(e, c.c, &np));
+    for (int i = 0; i < 10; i++)
+        launch_check(e, s, t.x, 1 + 20 + 200);
+    /* The GPU's node keeps the GPU's rule: a kernel without an image is
+     * refused there, and nothing changes. */
+    gp.func = t.cpu_add;
+    CHECK_GR(grErrorInvalidDeviceFunction, grGraphExecKernelNodeSetParams(e, c.b, &gp));
+    launch_check(e, s, t.x, 1 + 20 + 200);
+    /* A node of no graph, and a node of the graph that is not a kernel's. */
+    CHECK_GR(grErrorInvalidValue, grGraphExecKernelNodeSetParams(e, NULL, &cp));
+    CHECK_DETAIL_HAS("is not a node of the graph");
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(c.g));
+    CHECK_OK(grStreamDestroy(s));
+    span_fini(&t);
+}
+
+GR_TEST(span_refuses_what_is_not_done_yet_with_a_detail)
+{
+    span t;
+    span_init(&t);
+    chain c;
+    chain_build(&t, &c, true);
+    grGraphExec_t e = tl_instantiate(c.g);
+    /* Launch on a GPU stream. */
+    CHECK_OK(grSetDevice(t.gpu));
+    grStream_t gs = tl_stream(grStreamNonBlocking);
+    CHECK_OK(grSetDevice(0));
+    CHECK_GR(grErrorInvalidValue, grGraphLaunch(e, gs));
+    CHECK_DETAIL_HAS("is launched on a stream of the CPU");
+    /* Update, and every setter but the kernel's. */
+    grGraphExecUpdateResultInfo info;
+    CHECK_GR(grErrorNotSupported, grGraphExecUpdate(e, c.g, &info));
+    CHECK_EQ(info.result, grGraphExecUpdateErrorNotSupported);
+    CHECK_DETAIL_HAS("Graphs that span devices");
+    CHECK_GR(grErrorNotSupported, grGraphNodeSetEnabled(e, c.b, 0));
+    CHECK_DETAIL_HAS("spans devices (the CPU and device 1)");
+    unsigned en = 1;
+    CHECK_GR(grErrorNotSupported, grGraphNodeGetEnabled(e, c.b, &en));
+    grGraphNodeParams np;
+    memset(&np, 0, sizeof np);
+    np.type = grGraphNodeTypeHost;
+    CHECK_GR(grErrorNotSupported, grGraphExecNodeSetParams(e, c.a, &np));
+    /* The executable still runs. */
+    grStream_t s = tl_stream(0);
+    launch_check(e, s, t.x, 111);
+    CHECK_OK(grGraphExecDestroy(e));
+
+    /* A node of another kind in a graph that spans devices. */
+    grGraph_t empty;
+    grGraphNode_t child;
+    CHECK_OK(grGraphCreate(&empty, 0));
+    CHECK_OK(grGraphAddChildGraphNode(&child, c.g, &c.c, 1, empty));
+    grGraphInstantiateParams ip;
+    memset(&ip, 0, sizeof ip);
+    CHECK_GR(grErrorNotSupported, grGraphInstantiateWithParams(&e, c.g, &ip));
+    CHECK_DETAIL_HAS("child graph node");
+    CHECK_DETAIL_HAS("holds kernel, memset, memcpy, host and empty nodes only so far");
+    CHECK(ip.errNode_out == child);
+    CHECK_OK(grGraphDestroy(empty));
+    CHECK_OK(grGraphDestroy(c.g));
+
+    /* A GPU's node with a kernel that has no GPU image: refused as on the
+     * GPU alone; a node named is the graph's, never its copy in the part. */
+    grGraph_t g;
+    CHECK_OK(grGraphCreate(&g, 0));
+    grGraphNode_t a = add_on(&t, 0, g, NULL, 0, t.cpu_fill, t.x, 1);
+    grGraphNode_t b = add_on(&t, t.gpu, g, &a, 1, t.cpu_add, t.x, 10);
+    memset(&ip, 0, sizeof ip);
+    CHECK_GR(grErrorInvalidDeviceFunction, grGraphInstantiateWithParams(&e, g, &ip));
+    CHECK_DETAIL_HAS("span_cpu_add");
+    CHECK(ip.errNode_out == NULL || ip.errNode_out == b);
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grStreamDestroy(gs));
+    span_fini(&t);
+}
+
+GR_TEST(span_graph_of_one_device_instantiates_as_before)
+{
+    span t;
+    span_init(&t);
+    /* Every node names the GPU, instantiated with the CPU current: one
+     * device named, so the executable is the current device's, as
+     * before (the CPU runs the kernels' CPU functions). */
+    grGraph_t g;
+    CHECK_OK(grGraphCreate(&g, 0));
+    grGraphNode_t a = add_on(&t, t.gpu, g, NULL, 0, t.gpu_fill, t.x, 2);
+    add_on(&t, t.gpu, g, &a, 1, t.gpu_add, t.x, 3);
+    unsigned lowered = gr_fakedev_calls("exec_lower");
+    grGraphExec_t e = tl_instantiate(g);
+    CHECK_EQ(gr_fakedev_calls("exec_lower"), lowered);
+    grStream_t s = tl_stream(0);
+    launch_check(e, s, t.x, 5);
+    grGraphExecUpdateResultInfo info;
+    CHECK_OK(grGraphExecUpdate(e, g, &info));
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+    span_fini(&t);
+}
+
+GR_TEST(span_destroy_with_launches_in_flight_waits_for_them)
+{
+    span t;
+    span_init(&t);
+    chain c;
+    chain_build(&t, &c, false);
+    grGraph_t clone;
+    CHECK_OK(grGraphClone(&clone, c.g)); /* a clone keeps its nodes' devices */
+    grGraphExec_t e = tl_instantiate(clone);
+    grStream_t s = tl_stream(0);
+    memset(t.x, 0, N * sizeof(unsigned));
+    for (int i = 0; i < 10; i++)
+        CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grStreamSynchronize(s));
+    tl_check_all_u32(t.x, N, 1110);
+    CHECK_OK(grGraphDestroy(clone));
+    CHECK_OK(grGraphDestroy(c.g));
+    CHECK_OK(grStreamDestroy(s));
+    span_fini(&t);
+}
+
+GR_TEST(span_two_gpus_and_the_cpu)
+{
+    /* Two fake GPUs where the fake device stands in (the runner asks no
+     * device question before the test: the count is read at the first). */
+    if (!getenv("GRAPHRT_FAKEDEV"))
+        CHECK_EQ(setenv("GRAPHRT_FAKEDEV", "2", 0), 0);
+    int count = 0;
+    CHECK_OK(grGetDeviceCount(&count));
+    if (count < 3)
+        GR_TEST_SKIP("needs two GPUs (%d devices); GRAPHRT_FAKEDEV=2 gives two fake ones", count);
+    span t;
+    span_init(&t);
+    grGraph_t g;
+    CHECK_OK(grGraphCreate(&g, 0));
+    /* CPU fill x -> GPU 1 add 10 -> GPU 2 add 100 -> CPU add 1000, and
+     * GPU 2 fill y beside it all. */
+    grGraphNode_t a = add_on(&t, 0, g, NULL, 0, t.cpu_fill, t.x, 1);
+    grGraphNode_t b = add_on(&t, 1, g, &a, 1, t.gpu_add, t.x, 10);
+    grGraphNode_t d = add_on(&t, 2, g, &b, 1, t.gpu_add, t.x, 100);
+    add_on(&t, 0, g, &d, 1, t.cpu_add, t.x, 1000);
+    add_on(&t, 2, g, NULL, 0, t.gpu_fill, t.y, 9);
+    grGraphExec_t e = tl_instantiate(g);
+    grStream_t s = tl_stream(0);
+    for (int i = 0; i < REPLAYS; i++) {
+        memset(t.y, 0, N * sizeof(unsigned));
+        launch_check(e, s, t.x, 1111);
+        tl_check_all_u32(t.y, N, 9);
+    }
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+    span_fini(&t);
+}
