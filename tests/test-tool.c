@@ -374,8 +374,6 @@ GR_TEST_T(tool_help_lists_each_command_once, 30)
     }
 }
 
-#endif /* GR_TOOL_PATH */
-
 /* A graph whose memset writes its own graph allocation: the replay's
  * per-node profile runs that memset alone, on memory the whole graph's
  * executable maps (it wrote reserved pages and crashed before). */
@@ -397,3 +395,5 @@ GR_TEST_T(tool_replay_profiles_a_node_on_graph_memory, 60)
     tool_expect(out, sizeof out, "replay -n 5", path, NULL, 0, "memset");
     CHECK_EQ(unlink(path), 0);
 }
+
+#endif /* GR_TOOL_PATH */

@@ -106,6 +106,7 @@ typedef struct CUgraphNodeParams {
 } CUgraphNodeParams;
 
 enum {
+    CU_GRAPH_NODE_TYPE_GRAPH = 4,
     CU_GRAPH_NODE_TYPE_CONDITIONAL = 13,
     CU_GRAPH_COND_ASSIGN_DEFAULT = 1
 };
@@ -223,7 +224,10 @@ typedef struct CUgraphEdgeData {
  * graph with conditional nodes for them is refused (cuda/graph.c). At
  * that ABI cuGraphAddDependencies is the '_v2' entry with edge data too,
  * which lowers programmatic edges; a driver without it gets full edges
- * in their place. */
+ * in their place. Capture into an existing graph and the capture's
+ * dependencies (cuStreamGetCaptureInfo's '_v3' at that ABI) capture an
+ * NCCL call straight into a GPU's graph where the driver refuses it as a
+ * child graph (nccl.c). */
 #define GR_CU_COND_ABI_VERSION 12030
 #define GR_CU_COND_FUNCTIONS(X)                                                                             \
     X(cuGraphConditionalHandleCreate, (CUgraphConditionalHandle * pHandle_out, CUgraph hGraph,              \
@@ -231,7 +235,13 @@ typedef struct CUgraphEdgeData {
     X(cuGraphAddNode, (CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,          \
                        const void *dependencyData, size_t numDependencies, CUgraphNodeParams *nodeParams))  \
     X(cuGraphAddDependencies, (CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to,              \
-                               const CUgraphEdgeData *edgeData, size_t numDependencies))
+                               const CUgraphEdgeData *edgeData, size_t numDependencies))                    \
+    X(cuStreamBeginCaptureToGraph,                                                                          \
+      (CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies,                                   \
+       const CUgraphEdgeData *dependencyData, size_t numDependencies, int mode))                            \
+    X(cuStreamGetCaptureInfo, (CUstream hStream, int *captureStatus_out, unsigned long long *id_out,        \
+                               CUgraph *graph_out, const CUgraphNode **dependencies_out,                    \
+                               const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out))
 
 /* The entry points of batch memory operation nodes (CUDA 11.7: the
  * toolkit's cudaTypedefs.h names them PFN_cuGraphAddBatchMemOpNode_v11070

@@ -254,6 +254,58 @@ static void describe_capture(CUgraph g, char *buf, size_t len)
                                      k < nkinds ? kinds[k] : "other");
 }
 
+/* p's NCCL call captured straight into gx's graph after deps (CUDA
+ * 12.3's capture into an existing graph), then an empty node after what
+ * it captured (*out): the collective's node, whose parameters cannot be
+ * set in the executable (gr__cuda_coll_set refuses). For a captured graph
+ * the driver refuses as a child graph. */
+static grError_t capture_inline(const char *call, struct gr_dev_exec *gx, const grCollectiveNodeParams *p,
+                                CUgraphNode *out, const CUgraphNode *deps, size_t ndeps)
+{
+    if (!gr_cu.cuStreamBeginCaptureToGraph || !gr_cu.cuStreamGetCaptureInfo)
+        return gr__fail(grErrorCallRequiresNewerDriver,
+                        "%s: the driver lacks capture into an existing graph (CUDA 12.3)", call);
+    CUstream cs = NULL;
+    CUresult r = gr_cu.cuStreamCreateWithPriority(&cs, CU_STREAM_NON_BLOCKING, 0);
+    if (r != CUDA_SUCCESS)
+        return gr__cu_fail(call, gx->device, "creating the stream that captures an NCCL call", r);
+    r = gr_cu.cuStreamBeginCaptureToGraph(cs, gx->graph, deps, NULL, ndeps, CU_STREAM_CAPTURE_MODE_RELAXED);
+    if (r != CUDA_SUCCESS) {
+        gr_cu.cuStreamDestroy(cs);
+        return gr__cu_fail(call, gx->device, "cuStreamBeginCaptureToGraph", r);
+    }
+    ncclResult_t nr = nccl_call(p, cs);
+    /* The nodes the call ended on, copied before the capture ends. */
+    const CUgraphNode *ends = NULL;
+    size_t nends = 0;
+    int status = 0;
+    CUresult ri = gr_cu.cuStreamGetCaptureInfo(cs, &status, NULL, NULL, &ends, NULL, &nends);
+    CUgraphNode *after = gr__malloc((nends ? nends : 1) * sizeof *after);
+    if (after && ri == CUDA_SUCCESS && nends)
+        memcpy(after, ends, nends * sizeof *after);
+    CUgraph g = NULL;
+    r = gr_cu.cuStreamEndCapture(cs, &g);
+    gr_cu.cuStreamDestroy(cs);
+    grError_t err = grSuccess;
+    if (nr != ncclSuccess)
+        err = nccl_fail(call, gx->device, nccl_name(p->op), nr);
+    else if (r != CUDA_SUCCESS || ri != CUDA_SUCCESS)
+        err = gr__cu_fail(call, gx->device, "capturing an NCCL call into the graph", r ? r : ri);
+    else if (!after)
+        err = gr__fail(grErrorMemoryAllocation, "%s: out of memory lowering the graph to device %d", call,
+                       gx->device);
+    if (!err) {
+        /* Nothing captured: the node follows the collective's own
+         * dependencies. */
+        r = nends ? gr_cu.cuGraphAddEmptyNode(out, gx->graph, after, nends)
+                  : gr_cu.cuGraphAddEmptyNode(out, gx->graph, deps, ndeps);
+        if (r != CUDA_SUCCESS)
+            err = gr__cu_fail(call, gx->device, "adding the node after a captured NCCL call", r);
+    }
+    gr__free(after);
+    return err;
+}
+
 grError_t gr__cuda_coll_add(const char *call, struct gr_dev_exec *gx, const gr_pnode *pn, CUgraphNode *out,
                             const CUgraphNode *deps, size_t ndeps)
 {
@@ -264,14 +316,23 @@ grError_t gr__cuda_coll_add(const char *call, struct gr_dev_exec *gx, const gr_p
     /* The node holds a copy of the captured graph. */
     CUresult r = gr_cu.cuGraphAddChildGraphNode(out, gx->graph, deps, ndeps, child);
     if (r != CUDA_SUCCESS) {
+        /* Seen on an H100 with NCCL 2.28: a one-rank broadcast's capture
+         * (one memcpy node) refused with CUDA_ERROR_INVALID_VALUE. The
+         * call is then captured into the graph itself, as a program that
+         * captures NCCL into its own graph has it. */
         char what[256];
         describe_capture(child, what, sizeof what);
         gr_cu.cuGraphDestroy(child);
-        return gr__fail(
-            gr__cu_error(r),
-            "%s: adding the captured NCCL call %s of plan node %u (a graph of %s) as a child graph "
-            "node failed on device %d with %s",
-            call, nccl_name(pn->u.coll->p.op), pn->index, what, gx->device, gr__cu_error_name(r));
+        grError_t ierr = capture_inline(call, gx, &pn->u.coll->p, out, deps, ndeps);
+        if (ierr)
+            return gr__fail(ierr,
+                            "%s: adding the captured NCCL call %s of plan node %u (a graph of %s) as a child "
+                            "graph node failed on device %d with %s, and capturing it into the graph failed "
+                            "with %s",
+                            call, nccl_name(pn->u.coll->p.op), pn->index, what, gx->device,
+                            gr__cu_error_name(r), grGetErrorName(ierr));
+        gx->has_coll = true;
+        return grSuccess;
     }
     gr_cu.cuGraphDestroy(child);
     gx->has_coll = true;
@@ -284,6 +345,13 @@ grError_t gr__cuda_coll_set(const char *call, struct gr_dev_exec *gx, uint32_t i
     CUresult r = gr__cuda_enter(gx->device);
     if (r != CUDA_SUCCESS)
         return gr__cu_fail(call, gx->device, "making the primary context current", r);
+    int type = 0;
+    if (gr_cu.cuGraphNodeGetType(gx->nodes[i], &type) == CUDA_SUCCESS && type != CU_GRAPH_NODE_TYPE_GRAPH)
+        return gr__fail(grErrorNotSupported,
+                        "%s: collective node %u (plan order) was captured into the executable's graph on "
+                        "device %d, not as a child graph (the driver refused NCCL's call as one), so its "
+                        "parameters cannot change in the executable: instantiate again",
+                        call, i, gx->device);
     CUgraph child = NULL;
     grError_t err = capture(call, gx->device, p, &child);
     if (err)
