@@ -1102,11 +1102,14 @@ static grError_t update_apply(const char *call, upd *u, grGraph_t hGraph, struct
          * follow across the calls between. */
         // NOLINTNEXTLINE(clang-analyzer-core.uninitialized.Assign)
         struct grGraphNode_st *n = u->pair_o[i];
+        /* Set for every pair by update_prepare. */
+        // NOLINTNEXTLINE(clang-analyzer-core.uninitialized.Assign)
+        bool differs = u->differ[i];
         uint64_t c = UINT64_MAX;
         if (n->type == grGraphNodeTypeGraph) {
             apply_child(u, n->p.child);
             c = gr__exec_graph_born(n->p.child);
-        } else if (u->differ[i]) {
+        } else if (differs) {
             gr_pnode *pn = &e->plan.nodes[e->orig[i].pindex];
             if (u->gpu_changed)
                 u->gpu_changed[pn->index] = 1;
