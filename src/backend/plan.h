@@ -325,6 +325,16 @@ typedef struct gr_kattr_at {
     uint32_t cond, body, pindex;
 } gr_kattr_at;
 
+/* Calls visit(ctx, cond, b, c) for each body b of each conditional node c
+ * of plan p, at any depth, with 'cond' its number in gr_kattr_at's order:
+ * the conditional nodes are numbered from *next + 1 on (*next is left at
+ * the last number given), body b visited before the conditional nodes
+ * inside it, and those before body b + 1. Stops, returning true, at the
+ * first visit that returns true. */
+bool gr__plan_each_body(const gr_plan *p, uint32_t *next,
+                        bool (*visit)(void *ctx, uint32_t cond, uint32_t b, const gr_cond_plan *c),
+                        void *ctx);
+
 /* Calls visit(ctx, at, attrs, n) for every kernel node with launch
  * attributes of executable e's plans (child graphs inlined in them too),
  * in no particular order. Only while e is being instantiated, its plans

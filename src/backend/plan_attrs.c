@@ -44,23 +44,30 @@ static void node_attrs(walk *w, const void *node, uint32_t pindex)
     gr__kattrs_hook(node, found, w);
 }
 
-/* The conditional nodes of plan p, numbered from *next on: each body's
- * nodes, then the conditional nodes inside it. */
-static void cond_attrs(walk *w, const gr_plan *p, uint32_t *next)
+bool gr__plan_each_body(const gr_plan *p, uint32_t *next,
+                        bool (*visit)(void *ctx, uint32_t cond, uint32_t b, const gr_cond_plan *c), void *ctx)
 {
     for (uint32_t i = 0; i + 1 < p->nnodes; i++) {
         if (p->nodes[i].type != grGraphNodeTypeConditional)
             continue;
         const gr_cond_plan *c = p->nodes[i].u.cond;
         uint32_t cond = ++*next;
-        for (uint32_t b = 0; b < c->nbodies; b++) {
-            w->at.cond = cond;
-            w->at.body = b;
-            for (uint32_t k = c->first[b]; k < c->first[b + 1]; k++)
-                node_attrs(w, c->nodes[k].node, c->nodes[k].pindex);
-            cond_attrs(w, c->bodies[b], next);
-        }
+        for (uint32_t b = 0; b < c->nbodies; b++)
+            if (visit(ctx, cond, b, c) || gr__plan_each_body(c->bodies[b], next, visit, ctx))
+                return true;
     }
+    return false;
+}
+
+/* The graph nodes of body b of conditional node c. */
+static bool body_attrs(void *ctx, uint32_t cond, uint32_t b, const gr_cond_plan *c)
+{
+    walk *w = ctx;
+    w->at.cond = cond;
+    w->at.body = b;
+    for (uint32_t k = c->first[b]; k < c->first[b + 1]; k++)
+        node_attrs(w, c->nodes[k].node, c->nodes[k].pindex);
+    return false;
 }
 
 void gr__plan_kattrs(const struct grGraphExec_st *e, at_visit visit, void *ctx)
@@ -72,7 +79,7 @@ void gr__plan_kattrs(const struct grGraphExec_st *e, at_visit visit, void *ctx)
         if (e->orig[o].type == grGraphNodeTypeKernel || e->orig[o].type == grGraphNodeTypeGraph)
             node_attrs(&w, e->orig[o].node, e->orig[o].pindex);
     uint32_t next = 0;
-    cond_attrs(&w, &e->plan, &next);
+    gr__plan_each_body(&e->plan, &next, body_attrs, &w);
 }
 
 /* ----------------------------------------------------------- edge data */
@@ -105,23 +112,18 @@ static void edge_found(void *ctx, uint64_t from_scratch, uint64_t to_scratch, co
     w->visit(w->ctx, at, from, d);
 }
 
-static void cond_edges(ewalk *w, const gr_plan *p, uint32_t *next)
+/* The edges of body b of conditional node c (through any of its graph
+ * nodes: the hook walks the graph that node is in). */
+static bool body_edges(void *ctx, uint32_t cond, uint32_t b, const gr_cond_plan *c)
 {
-    for (uint32_t i = 0; i + 1 < p->nnodes; i++) {
-        if (p->nodes[i].type != grGraphNodeTypeConditional)
-            continue;
-        const gr_cond_plan *c = p->nodes[i].u.cond;
-        uint32_t cond = ++*next;
-        for (uint32_t b = 0; b < c->nbodies; b++) {
-            if (c->first[b] < c->first[b + 1]) {
-                w->p = c->bodies[b];
-                w->at.cond = cond;
-                w->at.body = b;
-                gr__edges_hook(c->nodes[c->first[b]].node, false, edge_found, w);
-            }
-            cond_edges(w, c->bodies[b], next);
-        }
+    ewalk *w = ctx;
+    if (c->first[b] < c->first[b + 1]) {
+        w->p = c->bodies[b];
+        w->at.cond = cond;
+        w->at.body = b;
+        gr__edges_hook(c->nodes[c->first[b]].node, false, edge_found, w);
     }
+    return false;
 }
 
 void gr__plan_edges(const struct grGraphExec_st *e, edge_visit visit, void *ctx)
@@ -143,5 +145,5 @@ void gr__plan_edges(const struct grGraphExec_st *e, edge_visit visit, void *ctx)
         if (e->orig[o].type == grGraphNodeTypeGraph)
             gr__edges_hook(e->orig[o].node, true, edge_found, &w);
     uint32_t next = 0;
-    cond_edges(&w, p, &next);
+    gr__plan_each_body(p, &next, body_edges, &w);
 }

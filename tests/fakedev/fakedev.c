@@ -1626,24 +1626,29 @@ unsigned gr_fakedev_lowered_attrs(gr_fakedev_kattr *out, unsigned max)
     return n;
 }
 
-/* The plan of conditional node 'cond' (gr__plan_kattrs's numbering:
- * depth first in plan order, from 1), body 'body', searched from p, whose
- * conditional nodes are numbered from *next on; NULL if not there. */
-static const gr_plan *plan_at(const gr_plan *p, uint32_t cond, uint32_t body, uint32_t *next)
+/* Looking for the plan of body 'body' of conditional node 'cond'. */
+typedef struct body_find {
+    uint32_t cond, body;
+    const gr_plan *found;
+} body_find;
+
+static bool body_is(void *ctx, uint32_t cond, uint32_t b, const gr_cond_plan *c)
 {
-    for (uint32_t i = 0; i + 1 < p->nnodes; i++) {
-        if (p->nodes[i].type != grGraphNodeTypeConditional)
-            continue;
-        const gr_cond_plan *c = p->nodes[i].u.cond;
-        if (++*next == cond)
-            return body < c->nbodies ? c->bodies[body] : NULL;
-        for (uint32_t b = 0; b < c->nbodies; b++) {
-            const gr_plan *q = plan_at(c->bodies[b], cond, body, next);
-            if (q)
-                return q;
-        }
-    }
-    return NULL;
+    body_find *f = ctx;
+    if (cond != f->cond || b != f->body)
+        return false;
+    f->found = c->bodies[b];
+    return true;
+}
+
+/* The plan of conditional node 'cond' (gr__plan_kattrs's numbering),
+ * body 'body', in top-level plan p; NULL if not there. */
+static const gr_plan *plan_at(const gr_plan *p, uint32_t cond, uint32_t body)
+{
+    body_find f = {cond, body, NULL};
+    uint32_t next = 0;
+    gr__plan_each_body(p, &next, body_is, &f);
+    return f.found;
 }
 
 typedef struct kattr_ctx {
@@ -1654,8 +1659,7 @@ typedef struct kattr_ctx {
 static void kattr_found(void *ctx, gr_kattr_at at, const grLaunchAttribute *attrs, unsigned n)
 {
     kattr_ctx *x = ctx;
-    uint32_t next = 0;
-    const gr_plan *p = at.cond == 0 ? x->top : plan_at(x->top, at.cond, at.body, &next);
+    const gr_plan *p = at.cond == 0 ? x->top : plan_at(x->top, at.cond, at.body);
     const gr_pnode *pn = p && at.pindex + 1 < p->nnodes ? &p->nodes[at.pindex] : NULL;
     for (unsigned k = 0; k < n && x->n < FAKE_KATTRS; k++)
         kattrs[x->n++] = (gr_fakedev_kattr){
@@ -1687,8 +1691,7 @@ static grKernel_t kernel_of(const gr_plan *p, uint32_t i)
 static void kedge_found(void *ctx, gr_kattr_at at, uint32_t from, const grGraphEdgeData *d)
 {
     kattr_ctx *x = ctx;
-    uint32_t next = 0;
-    const gr_plan *p = at.cond == 0 ? x->top : plan_at(x->top, at.cond, at.body, &next);
+    const gr_plan *p = at.cond == 0 ? x->top : plan_at(x->top, at.cond, at.body);
     if (x->n < FAKE_KEDGES)
         kedges[x->n++] =
             (gr_fakedev_kedge){at.cond, at.body, kernel_of(p, from), kernel_of(p, at.pindex), *d};
