@@ -22,17 +22,23 @@
  * range counts only if freed after that. */
 static _Thread_local uint64_t walk_baked_gen;
 
+uint64_t gr__exec_node_born(const struct grGraphNode_st *n)
+{
+    uint64_t c = UINT64_MAX;
+    if (n->type == grGraphNodeTypeGraph)
+        c = gr__exec_graph_born(n->p.child);
+    for (unsigned b = 0; n->type == grGraphNodeTypeConditional && b < n->p.cond.nbodies; b++) {
+        uint64_t cb = gr__exec_graph_born(n->p.cond.bodies[b]);
+        c = cb < c ? cb : c;
+    }
+    return c;
+}
+
 uint64_t gr__exec_graph_born(grGraph_t g)
 {
     uint64_t gen = g->born_gen;
     for (const struct grGraphNode_st *n = g->first; n; n = n->next) {
-        uint64_t c = UINT64_MAX;
-        if (n->type == grGraphNodeTypeGraph)
-            c = gr__exec_graph_born(n->p.child);
-        for (unsigned b = 0; n->type == grGraphNodeTypeConditional && b < n->p.cond.nbodies; b++) {
-            uint64_t cb = gr__exec_graph_born(n->p.cond.bodies[b]);
-            c = cb < c ? cb : c;
-        }
+        uint64_t c = gr__exec_node_born(n);
         gen = c < gen ? c : gen;
     }
     return gen;

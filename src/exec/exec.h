@@ -274,6 +274,9 @@ static inline grError_t gr__exec_ranges_current(const char *call, grGraphExec_t 
  * nested in it was made (graph.h's born_gen): the executable's
  * baked_gen. */
 uint64_t gr__exec_graph_born(grGraph_t g);
+/* The same for the graphs node n holds (a child graph, a conditional
+ * node's bodies); UINT64_MAX for a node that holds none. */
+uint64_t gr__exec_node_born(const struct grGraphNode_st *n);
 
 /* grDebugCheckLaunches: refuses a launch of e whose nodes hold an address
  * into graphrt memory freed since, or a copy or memset range that no

@@ -1105,20 +1105,15 @@ static grError_t update_apply(const char *call, upd *u, grGraph_t hGraph, struct
         /* Set for every pair by update_prepare. */
         // NOLINTNEXTLINE(clang-analyzer-core.uninitialized.Assign)
         bool differs = u->differ[i];
-        uint64_t c = UINT64_MAX;
         if (n->type == grGraphNodeTypeGraph) {
             apply_child(u, n->p.child);
-            c = gr__exec_graph_born(n->p.child);
         } else if (differs) {
             gr_pnode *pn = &e->plan.nodes[e->orig[i].pindex];
             if (u->gpu_changed)
                 u->gpu_changed[pn->index] = 1;
             apply_params(pn, n);
         }
-        for (unsigned b = 0; n->type == grGraphNodeTypeConditional && b < n->p.cond.nbodies; b++) {
-            uint64_t cb = gr__exec_graph_born(n->p.cond.bodies[b]);
-            c = cb < c ? cb : c;
-        }
+        uint64_t c = gr__exec_node_born(n);
         born = c < born ? c : born;
     }
     if (GR_UNLIKELY(e->gpu != NULL))
