@@ -853,6 +853,124 @@ GR_TEST(comm_init_devices_checks_its_arguments)
     CHECK_OK(grCommDestroy(c[0]));
 }
 
+/* grCommGetUniqueId and grCommInitRank: the argument checks and the CPU
+ * device's refusal, in every build; without a GPU the unique id is
+ * refused too. */
+GR_TEST(comm_init_rank_checks_its_arguments)
+{
+    grComm_t c = NULL;
+    grCommUniqueId id;
+    memset(&id, 0, sizeof id);
+    CHECK_EQ(sizeof id, (size_t)GR_COMM_UNIQUE_ID_BYTES);
+    CHECK_REFUSED(grErrorInvalidValue, grCommGetUniqueId, NULL);
+    CHECK_REFUSED(grErrorInvalidValue, grCommInitRank, NULL, 1, id, 0);
+    CHECK_REFUSED(grErrorInvalidValue, grCommInitRank, &c, 0, id, 0);
+    CHECK_DETAIL_HAS("nranks is 0");
+    CHECK_REFUSED(grErrorInvalidValue, grCommInitRank, &c, -3, id, 0);
+    CHECK_REFUSED(grErrorInvalidValue, grCommInitRank, &c, 2, id, -1);
+    CHECK_DETAIL_HAS("rank is -1");
+    CHECK_REFUSED(grErrorInvalidValue, grCommInitRank, &c, 2, id, 2);
+    CHECK_DETAIL_HAS("0 to 1");
+    /* The CPU device: MPI's communicators are the way across processes. */
+    CHECK_OK(grSetDevice(0));
+    CHECK_REFUSED(grErrorNotSupported, grCommInitRank, &c, 1, id, 0);
+    CHECK_DETAIL_HAS("current device is the CPU");
+    CHECK_DETAIL_HAS("grCommInitWorld");
+    CHECK_DETAIL_HAS("grCommInitFromMpi");
+    CHECK(c == NULL);
+    int count = 0;
+    CHECK_OK(grGetDeviceCount(&count));
+    if (count > 1)
+        return;
+    memset(&id, 0x5a, sizeof id);
+    CHECK_REFUSED(grErrorNotSupported, grCommGetUniqueId, &id);
+    CHECK_DETAIL_HAS("there is no GPU");
+    CHECK_EQ((unsigned char)id.internal[0], 0x5au);
+    CHECK_EQ((unsigned char)id.internal[GR_COMM_UNIQUE_ID_BYTES - 1], 0x5au);
+}
+
+/* A one-rank communicator made by grCommInitRank on the fake device,
+ * whose stand-in NCCL makes ranks of one: the id reaches the device
+ * whole, the communicator is of the current GPU, and runs eagerly and as
+ * a node; refusals make nothing. */
+GR_TEST(comm_init_rank_makes_a_communicator_of_the_current_gpu)
+{
+    fake_or_skip();
+    grComm_t c = NULL;
+    grCommUniqueId id, before;
+    gr_fakedev_reset_calls();
+    /* The device's refusal leaves the id as it was. */
+    memset(&id, 0x33, sizeof id);
+    before = id;
+    gr_fakedev_fail("comm_unique_id", grErrorInitializationError, 0);
+    CHECK_REFUSED(grErrorInitializationError, grCommGetUniqueId, &id);
+    gr_fakedev_clear();
+    CHECK(memcmp(&id, &before, sizeof id) == 0);
+    CHECK_OK(grCommGetUniqueId(&id));
+    CHECK(memcmp(&id, &before, sizeof id) != 0);
+    CHECK_EQ(gr_fakedev_calls("comm_unique_id"), 2u);
+    CHECK_OK(grSetDevice(1));
+    /* Bytes that are no id, more ranks than the stand-in makes, and the
+     * device's refusal: no communicator. */
+    grCommUniqueId junk;
+    memset(&junk, 0, sizeof junk);
+    CHECK_REFUSED(grErrorInvalidValue, grCommInitRank, &c, 1, junk, 0);
+    CHECK_DETAIL_HAS("no such unique id");
+    CHECK_REFUSED(grErrorNotSupported, grCommInitRank, &c, 2, id, 1);
+    gr_fakedev_fail("comm_init_rank", grErrorInitializationError, 0);
+    CHECK_REFUSED(grErrorInitializationError, grCommInitRank, &c, 1, id, 0);
+    gr_fakedev_clear();
+    CHECK(c == NULL);
+    CHECK_EQ(gr_fakedev_calls("comm_free"), 0u);
+    CHECK_OK(grCommInitRank(&c, 1, id, 0));
+    CHECK(c != NULL);
+    CHECK_EQ(gr_fakedev_calls("comm_init_rank"), 4u);
+    int rank = -1, size = -1;
+    CHECK_OK(grCommRank(c, &rank));
+    CHECK_OK(grCommSize(c, &size));
+    CHECK_EQ(rank, 0);
+    CHECK_EQ(size, 1);
+    float *a, *b;
+    CHECK_OK(grMalloc((void **)&a, N * sizeof *a));
+    CHECK_OK(grMalloc((void **)&b, N * sizeof *b));
+    fill(a, N, 3);
+    memset(b, 0, N * sizeof *b);
+    grStream_t s;
+    CHECK_OK(grStreamCreate(&s));
+    CHECK_OK(grAllReduceAsync(a, b, N, grCommFloat32, grCommSum, c, s));
+    CHECK_OK(grStreamSynchronize(s));
+    expect(b, N, 3);
+    CHECK_EQ(gr_fakedev_calls("coll_launch"), 1u);
+    grGraph_t g;
+    grGraphNode_t nd;
+    CHECK_OK(grGraphCreate(&g, 0));
+    grCollectiveNodeParams p = tl_coll(grCollAllReduce, a, b, N, grCommFloat32, grCommMax, 0, c);
+    CHECK_OK(grGraphAddCollectiveNode(&nd, g, NULL, 0, &p));
+    grGraphExec_t e = tl_instantiate(g);
+    fill(a, N, 8);
+    for (int r = 0; r < 3; r++)
+        CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    expect(b, N, 8);
+    /* The communicator is of device 1: a CPU stream refuses it. */
+    CHECK_OK(grSetDevice(0));
+    grStream_t cs = tl_stream(0);
+    CHECK_REFUSED(grErrorInvalidValue, grAllReduceAsync, a, b, N, grCommFloat32, grCommSum, c, cs);
+    CHECK_DETAIL_HAS("is of device 1");
+    CHECK_OK(grStreamDestroy(cs));
+    /* The graph and the executable hold the communicator past its
+     * handle. */
+    CHECK_OK(grCommDestroy(c));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_EQ(gr_fakedev_calls("comm_free"), 0u);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grDeviceSynchronize());
+    CHECK_EQ(gr_fakedev_calls("comm_free"), 1u);
+    CHECK_OK(grFree(a));
+    CHECK_OK(grFree(b));
+}
+
 /* A collective inside a conditional body is refused at instantiate, as
  * other kinds a body cannot hold are (every rank must run the same
  * collectives, which a body run or not on each rank would break). */

@@ -6,6 +6,8 @@
  * host (on one rank each output is its input, reductions included); the
  * exec setter and grGraphExecUpdate moving a node's buffers; two GPUs of
  * one process, a thread per rank, where there are two (skipped with
+ * fewer); communicators of grCommInitRank: one rank matching
+ * grCommInitDevices' results, and two processes on two GPUs (skipped with
  * fewer); and the refusal where NCCL is not found. Every test asks for a
  * real GPU and is skipped, saying why, where there is none (the dispatch
  * paths run on the fake device in test-collectives.c). The streams are
@@ -14,9 +16,13 @@
  */
 #include "testlib.h"
 
+#include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define N 1024
 
@@ -331,6 +337,204 @@ GR_TEST_T(gpu_nccl_two_gpus_reduce_across_ranks, 180)
     CHECK_OK(grStreamDestroy(s));
     CHECK_OK(grCommDestroy(comms[0]));
     CHECK_OK(grCommDestroy(comms[1]));
+    CHECK_OK(grSetDevice(0));
+}
+
+/* grCommInitRank of one rank, with a unique id, on the current GPU: an
+ * all-reduce eager and as a node replayed gives what the same calls on a
+ * communicator of grCommInitDevices give. */
+GR_TEST_T(gpu_nccl_init_rank_of_one_rank_matches_init_devices, 120)
+{
+    tl_use_gpu_or_skip();
+    gr_test_real_gpu_or_skip();
+    grCommUniqueId id;
+    memset(&id, 0, sizeof id);
+    grError_t err = grCommGetUniqueId(&id);
+    if (err == grErrorNotSupported)
+        GR_TEST_SKIP("%s", grGetLastErrorDetail());
+    CHECK_OK(err);
+    grCommUniqueId zero;
+    memset(&zero, 0, sizeof zero);
+    CHECK(memcmp(&id, &zero, sizeof id) != 0);
+    CHECK_OK(grSetDevice(1));
+    grComm_t byrank = NULL, bydev = NULL;
+    CHECK_OK(grCommInitRank(&byrank, 1, id, 0));
+    int rank = -1, size = -1, dev = 1;
+    CHECK_OK(grCommRank(byrank, &rank));
+    CHECK_OK(grCommSize(byrank, &size));
+    CHECK_EQ(rank, 0);
+    CHECK_EQ(size, 1);
+    CHECK_OK(grCommInitDevices(&bydev, 1, &dev));
+    grStream_t s;
+    CHECK_OK(grStreamCreate(&s));
+    float *a = gpu_alloc(N * sizeof *a), *r1 = gpu_alloc(N * sizeof *r1), *r2 = gpu_alloc(N * sizeof *r2);
+    float h1[N], h2[N];
+    put_floats(a, N, 3);
+    grComm_t comms[2] = {byrank, bydev};
+    float *outs[2] = {r1, r2};
+    /* Eager. */
+    for (int k = 0; k < 2; k++)
+        CHECK_OK(grAllReduceAsync(a, outs[k], N, grCommFloat32, grCommSum, comms[k], s));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_OK(grMemcpy(h1, r1, sizeof h1, grMemcpyDeviceToHost));
+    CHECK_OK(grMemcpy(h2, r2, sizeof h2, grMemcpyDeviceToHost));
+    CHECK(memcmp(h1, h2, sizeof h1) == 0);
+    expect_floats(r1, N, 3);
+    /* As nodes of one graph, replayed. */
+    CHECK_OK(grMemset(r1, 0, N * sizeof *r1));
+    CHECK_OK(grMemset(r2, 0, N * sizeof *r2));
+    grGraph_t g;
+    grGraphNode_t nd[2];
+    CHECK_OK(grGraphCreate(&g, 0));
+    for (int k = 0; k < 2; k++) {
+        grCollectiveNodeParams p =
+            tl_coll(grCollAllReduce, a, outs[k], N, grCommFloat32, grCommMax, 0, comms[k]);
+        CHECK_OK(grGraphAddCollectiveNode(&nd[k], g, NULL, 0, &p));
+    }
+    grGraphExec_t e = tl_instantiate(g);
+    put_floats(a, N, 11);
+    for (int r = 0; r < 10; r++)
+        CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_OK(grMemcpy(h1, r1, sizeof h1, grMemcpyDeviceToHost));
+    CHECK_OK(grMemcpy(h2, r2, sizeof h2, grMemcpyDeviceToHost));
+    CHECK(memcmp(h1, h2, sizeof h1) == 0);
+    expect_floats(r1, N, 11);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grFree(a));
+    CHECK_OK(grFree(r1));
+    CHECK_OK(grFree(r2));
+    CHECK_OK(grCommDestroy(byrank));
+    CHECK_OK(grCommDestroy(bydev));
+    CHECK_OK(grSetDevice(0));
+}
+
+/* Two processes, one rank each on a GPU of its own, meeting through a
+ * unique id made by the test before it starts them. A child of a process
+ * that has initialised CUDA cannot use CUDA (the driver's rule, and
+ * graphrt's loader state would be the parent's), so each rank is this
+ * binary started afresh (fork, then exec of /proc/self/exe running this
+ * test), told its rank, the id and the pipe for its results by the
+ * environment: it sends back an eager all-reduce's sum and a replayed
+ * node's max, which the test checks. */
+#define TWO_PROC_TEST "gpu_nccl_two_processes_reduce_by_init_rank"
+
+static void two_proc_rank(int rank, int fd, const char *hex)
+{
+    grCommUniqueId id;
+    CHECK(strlen(hex) == 2 * sizeof id);
+    for (size_t i = 0; i < sizeof id; i++) {
+        unsigned v = 0;
+        CHECK(sscanf(hex + 2 * i, "%2x", &v) == 1);
+        id.internal[i] = (char)v;
+    }
+    CHECK_OK(grSetDevice(rank + 1));
+    grComm_t c;
+    CHECK_OK(grCommInitRank(&c, 2, id, rank));
+    int got = -1, size = -1;
+    CHECK_OK(grCommRank(c, &got));
+    CHECK_OK(grCommSize(c, &size));
+    CHECK_EQ(got, rank);
+    CHECK_EQ(size, 2);
+    grStream_t s;
+    CHECK_OK(grStreamCreate(&s));
+    float h[N], back[2][N];
+    float *a = gpu_alloc(sizeof h), *b = gpu_alloc(sizeof h);
+    for (int i = 0; i < N; i++)
+        h[i] = (float)(rank + 1) * (float)i;
+    CHECK_OK(grMemcpy(a, h, sizeof h, grMemcpyHostToDevice));
+    CHECK_OK(grAllReduceAsync(a, b, N, grCommFloat32, grCommSum, c, s));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_OK(grMemcpy(back[0], b, sizeof h, grMemcpyDeviceToHost));
+    CHECK_OK(grMemset(b, 0, sizeof h));
+    grGraph_t g;
+    grGraphNode_t nd;
+    CHECK_OK(grGraphCreate(&g, 0));
+    grCollectiveNodeParams p = tl_coll(grCollAllReduce, a, b, N, grCommFloat32, grCommMax, 0, c);
+    CHECK_OK(grGraphAddCollectiveNode(&nd, g, NULL, 0, &p));
+    grGraphExec_t e = tl_instantiate(g);
+    for (int k = 0; k < 10; k++)
+        CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_OK(grMemcpy(back[1], b, sizeof h, grMemcpyDeviceToHost));
+    CHECK(write(fd, back, sizeof back) == (ssize_t)sizeof back);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grFree(a));
+    CHECK_OK(grFree(b));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grCommDestroy(c));
+}
+
+GR_TEST_T(gpu_nccl_two_processes_reduce_by_init_rank, 180)
+{
+    const char *as_rank = getenv("GR_TEST_NCCL_RANK");
+    if (as_rank) {
+        two_proc_rank(atoi(as_rank), atoi(getenv("GR_TEST_NCCL_FD")), getenv("GR_TEST_NCCL_ID"));
+        return;
+    }
+    tl_use_gpu_or_skip();
+    gr_test_real_gpu_or_skip();
+    int count = 0;
+    CHECK_OK(grGetDeviceCount(&count));
+    if (count < 3)
+        GR_TEST_SKIP("needs two GPUs (devices 1 and 2), one per process; this machine has %d", count - 1);
+    grCommUniqueId id;
+    grError_t err = grCommGetUniqueId(&id);
+    if (err == grErrorNotSupported)
+        GR_TEST_SKIP("%s", grGetLastErrorDetail());
+    CHECK_OK(err);
+    char hex[2 * sizeof id + 1];
+    for (size_t i = 0; i < sizeof id; i++)
+        snprintf(hex + 2 * i, 3, "%02x", (unsigned char)id.internal[i]);
+    pid_t pid[2];
+    int fds[2][2];
+    for (int r = 0; r < 2; r++) {
+        CHECK(pipe(fds[r]) == 0);
+        fflush(stdout);
+        fflush(stderr);
+        pid[r] = fork();
+        CHECK(pid[r] >= 0);
+        if (pid[r] == 0) {
+            char num[16], fdnum[16];
+            snprintf(num, sizeof num, "%d", r);
+            snprintf(fdnum, sizeof fdnum, "%d", fds[r][1]);
+            close(fds[r][0]);
+            int null = open("/dev/null", O_WRONLY);
+            if (null >= 0)
+                dup2(null, 1); /* the rank's own TAP lines are not this run's */
+            setenv("GR_TEST_NCCL_RANK", num, 1);
+            setenv("GR_TEST_NCCL_FD", fdnum, 1);
+            setenv("GR_TEST_NCCL_ID", hex, 1);
+            execl("/proc/self/exe", "graphrt_tests", TWO_PROC_TEST, (char *)NULL);
+            _exit(127);
+        }
+        close(fds[r][1]);
+    }
+    float back[2][2][N];
+    size_t got[2] = {0, 0};
+    for (int r = 0; r < 2; r++) {
+        ssize_t n;
+        while (got[r] < sizeof back[r] &&
+               (n = read(fds[r][0], (char *)back[r] + got[r], sizeof back[r] - got[r])) > 0)
+            got[r] += (size_t)n;
+        close(fds[r][0]);
+    }
+    for (int r = 0; r < 2; r++) {
+        int status = 0;
+        CHECK(waitpid(pid[r], &status, 0) == pid[r]);
+        CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    }
+    /* A rank that failed or skipped sent nothing. */
+    for (int r = 0; r < 2; r++) {
+        CHECK_EQ(got[r], sizeof back[r]);
+        for (int i = 0; i < N; i++) {
+            CHECK_EQ(back[r][0][i], 3.0f * (float)i); /* sum of ranks' 1i and 2i */
+            CHECK_EQ(back[r][1][i], 2.0f * (float)i); /* max: rank 1's */
+        }
+    }
     CHECK_OK(grSetDevice(0));
 }
 

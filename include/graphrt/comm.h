@@ -7,9 +7,10 @@
  * device the node is an MPI-4 persistent operation (MPI_Allreduce_init,
  * MPI_Send_init, ...) made when the graph is instantiated and started by
  * each launch, so that a replay replays the communication without
- * planning it again; on a GPU (a communicator of grCommInitDevices) it is
- * the NCCL call captured into the CUDA graph graphrt builds, as a child
- * graph node, and an eager stream call is the NCCL call on the stream.
+ * planning it again; on a GPU (a communicator of grCommInitDevices or
+ * grCommInitRank) it is the NCCL call captured into the CUDA graph
+ * graphrt builds, as a child graph node, and an eager stream call is the
+ * NCCL call on the stream.
  *
  * Rules every rank must keep (the classic hang of MPI and NCCL):
  *   - the collective nodes of one communicator run one at a time, in the
@@ -167,6 +168,45 @@ GR_API grError_t grCommInitSelf(grComm_t *comm);
  * ncclCommInitAll (devices are graphrt's numbers, not CUDA ordinals). */
 GR_API grError_t grCommInitDevices(grComm_t *comms, int ndev, const int *devices);
 
+/* The bytes of a grCommUniqueId: NCCL's NCCL_UNIQUE_ID_BYTES. */
+#define GR_COMM_UNIQUE_ID_BYTES 128
+
+/* What the ranks of a GPU communicator spread over processes share to
+ * find each other: NCCL's ncclUniqueId, copied as is (the bytes are
+ * NCCL's; the program moves them between its processes by MPI, a socket,
+ * a file or a fork). Mirrors ncclUniqueId. */
+typedef struct grCommUniqueId {
+    char internal[GR_COMM_UNIQUE_ID_BYTES];
+} grCommUniqueId;
+
+/* Makes a unique id for a new GPU communicator (ncclGetUniqueId, which
+ * opens the listening socket that the ranks of grCommInitRank meet at):
+ * called once, by one process, whose id the program gives to every rank.
+ * NCCL is loaded at the first call, as by grCommInitDevices. Any current
+ * device (NCCL's id is not of a GPU), but there must be a GPU. Errors:
+ * grErrorInvalidValue (uniqueId NULL), grErrorNotSupported (no GPU, or
+ * NCCL not found: the detail says why), NCCL's refusal (the detail gives
+ * its error); a refusal leaves *uniqueId as it was. Thread safety: any
+ * thread. Mirrors ncclGetUniqueId. */
+GR_API grError_t grCommGetUniqueId(grCommUniqueId *uniqueId);
+
+/* Makes rank 'rank' of a GPU communicator of nranks ranks, one per
+ * process or thread, which meet through commId (grCommGetUniqueId's, the
+ * same on every rank). The communicator is on the calling thread's
+ * current device (grSetDevice), which must be a GPU, for that GPU's
+ * streams and graphs only, as grCommInitDevices' are. Blocks until every
+ * rank has called it (NCCL's rule: in one process each rank is made by a
+ * thread of its own). Collective over the nranks ranks. On the CPU device
+ * graphrt has no transport of its own: communicators across processes
+ * there are MPI's (grCommInitWorld, grCommInitFromMpi). Errors:
+ * grErrorInvalidValue (comm NULL, nranks below 1, rank outside [0,
+ * nranks)), grErrorNotSupported (the current device is the CPU; NCCL not
+ * found), grErrorInitializationError or the matching error (NCCL refused,
+ * the detail gives its error), grErrorMemoryAllocation; a refusal makes no
+ * communicator. Thread safety: any thread. Mirrors ncclCommInitRank (the
+ * device is graphrt's current one, not the runtime's). */
+GR_API grError_t grCommInitRank(grComm_t *comm, int nranks, grCommUniqueId commId, int rank);
+
 /* This process's rank in comm, and the number of ranks. Errors:
  * grErrorInvalidValue (comm not live, output NULL). Thread safety: any
  * thread. Mirror ncclCommUserRank and ncclCommCount. */
@@ -228,7 +268,7 @@ GR_API grError_t grGraphExecCollectiveNodeSetParams(grGraphExec_t hGraphExec, gr
  * stream order on the stream's worker (a blocking MPI call); on a
  * capturing stream each adds a collective node; on a GPU stream each is
  * NCCL's call on the stream's CUstream, with a communicator of that GPU
- * (grCommInitDevices). The arguments are checked as
+ * (grCommInitDevices, grCommInitRank). The arguments are checked as
  * grGraphAddCollectiveNode checks its parameters. Errors: those of
  * grGraphAddCollectiveNode's parameters, the stream errors, the capture
  * errors of work, grErrorInvalidValue (eager: a communicator of another

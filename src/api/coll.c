@@ -1,7 +1,8 @@
 /*
  * coll.c - communicators and the collective stream calls (NCCL's
- * ncclAllReduce and friends, docs/collectives.md): grCommInit*, the
- * queries and grCommDestroy, and grAllReduceAsync ... grRecvAsync.
+ * ncclAllReduce and friends, docs/collectives.md): grCommInit*,
+ * grCommGetUniqueId, the queries and grCommDestroy, and grAllReduceAsync
+ * ... grRecvAsync.
  *
  * On a CPU stream a call is one stream op that runs the collective on the
  * stream's worker (the blocking MPI call, or the local copy of a one-rank
@@ -119,6 +120,62 @@ GR_API grError_t grCommInitDevices(grComm_t *comms, int ndev, const int *devices
         comms[i] = made[i];
     }
     return grSuccess;
+}
+
+GR_API grError_t grCommGetUniqueId(grCommUniqueId *uniqueId)
+{
+    static const char call[] = "grCommGetUniqueId";
+    if (uniqueId == NULL)
+        return gr__fail(grErrorInvalidValue, "%s: uniqueId (the output pointer) is NULL", call);
+    /* NCCL would make an id without a GPU, but no rank could use it here:
+     * the refusal says so at once, not at grCommInitRank. */
+    if (gr__gpu_count() == 0)
+        return gr__fail(grErrorNotSupported,
+                        "%s: a unique id is for GPU communicators (NCCL) and there is no GPU: %s; across "
+                        "processes on the CPU use MPI (grCommInitWorld, grCommInitFromMpi)",
+                        call, gr__gpu_absence());
+    /* Written whole or not at all: the kind writes a copy. */
+    grCommUniqueId id;
+    grError_t err = gr__devkind()->comm_unique_id(call, id.internal);
+    if (err)
+        return err;
+    *uniqueId = id;
+    return grSuccess;
+}
+
+GR_API grError_t grCommInitRank(grComm_t *comm, int nranks, grCommUniqueId commId, int rank)
+{
+    static const char call[] = "grCommInitRank";
+    if (comm == NULL)
+        return gr__fail(grErrorInvalidValue, "%s: comm (the output pointer) is NULL", call);
+    if (nranks < 1)
+        return gr__fail(grErrorInvalidValue, "%s: nranks is %d; a communicator has at least one rank", call,
+                        nranks);
+    if (rank < 0 || rank >= nranks)
+        return gr__fail(grErrorInvalidValue, "%s: rank is %d; the ranks of %d are 0 to %d", call, rank,
+                        nranks, nranks - 1);
+    int device = gr__device_current();
+    if (device == 0)
+        return gr__fail(grErrorNotSupported,
+                        "%s: the current device is the CPU; grCommInitRank makes NCCL communicators, on "
+                        "the calling thread's current GPU (grSetDevice), and graphrt has no transport of "
+                        "its own: across processes on the CPU use MPI (grCommInitWorld, "
+                        "grCommInitFromMpi)",
+                        call);
+    grComm_t c;
+    grError_t err = comm_new(call, comm, &c);
+    if (err)
+        return err;
+    void *dev = NULL;
+    if (!(err = gr__device_start_dev(call, device)))
+        err = gr__devkind()->comm_init_rank(call, device, nranks, commId.internal, rank, &dev);
+    if (err)
+        return comm_done(comm, c, err);
+    c->rank = rank;
+    c->size = nranks;
+    c->device = device;
+    c->dev = dev;
+    return comm_done(comm, c, grSuccess);
 }
 
 static grError_t comm_check(const char *call, grComm_t comm)

@@ -308,6 +308,14 @@ typedef struct gr_device_ops {
      * of the kind, 1 <= ndev <= GR_MAX_GPUS, checked), rank i on
      * devices[i], into out[i]: ncclCommInitAll's group. */
     grError_t (*comm_init)(const char *call, int ndev, const int *devices, void **out);
+    /* A unique id (GR_COMM_UNIQUE_ID_BYTES into id) for comm_init_rank:
+     * ncclGetUniqueId. */
+    grError_t (*comm_unique_id)(const char *call, void *id);
+    /* Rank 'rank' of nranks (checked) on 'device' (a started device of
+     * the kind), meeting the other ranks through id (a unique id's
+     * bytes), into *out: ncclCommInitRank. */
+    grError_t (*comm_init_rank)(const char *call, int device, int nranks, const void *id, int rank,
+                                void **out);
     /* Frees a communicator of 'device' (its last reference went). */
     void (*comm_free)(int device, void *comm);
     /* Queues p's collective (checked; p->comm of s's device) on s. */

@@ -1933,8 +1933,9 @@ static grError_t fake_exec_set_coll(const char *call, struct gr_dev_exec *gx, ui
 
 /* The stand-in NCCL: communicators of one rank, whose collectives are the
  * one-rank communicator's local copies (backend/comm.c), run in stream
- * order on the fake stream's CPU stream. A group of several devices is
- * refused: a local copy cannot stand for a real exchange. */
+ * order on the fake stream's CPU stream, made by grCommInitDevices of one
+ * device or grCommInitRank of one rank. A group of several devices or
+ * ranks is refused: a local copy cannot stand for a real exchange. */
 static int comm_token; /* what a fake communicator's handle points to */
 
 static grError_t fake_comm_init(const char *call, int n, const int *devices, void **out)
@@ -1946,6 +1947,46 @@ static grError_t fake_comm_init(const char *call, int n, const int *devices, voi
                         "%s: the fake device's stand-in NCCL makes communicators of one GPU only (%d asked)",
                         call, n);
     out[0] = &comm_token;
+    return grSuccess;
+}
+
+/* The stand-in's unique id: a mark and a serial number, so that a rank
+ * given bytes no grCommGetUniqueId made (a program that lost the id on
+ * its way) is refused, as NCCL would fail to meet its peers. */
+static const char fake_id_mark[] = "graphrt fake NCCL id";
+static atomic_uint fake_id_serial;
+
+static grError_t fake_comm_unique_id(const char *call, void *id)
+{
+    ENTER(call, "comm_unique_id");
+    unsigned serial = atomic_fetch_add(&fake_id_serial, 1) + 1;
+    memset(id, 0, GR_COMM_UNIQUE_ID_BYTES);
+    memcpy(id, fake_id_mark, sizeof fake_id_mark);
+    memcpy((char *)id + sizeof fake_id_mark, &serial, sizeof serial);
+    return grSuccess;
+}
+
+/* One rank only, as fake_comm_init: more would wait for peers that a
+ * local copy cannot stand for. */
+static grError_t fake_comm_init_rank(const char *call, int device, int nranks, const void *id, int rank,
+                                     void **out)
+{
+    (void)device;
+    (void)rank;
+    ENTER(call, "comm_init_rank");
+    unsigned serial = 0;
+    memcpy(&serial, (const char *)id + sizeof fake_id_mark, sizeof serial);
+    if (memcmp(id, fake_id_mark, sizeof fake_id_mark) != 0 || serial == 0 ||
+        serial > atomic_load(&fake_id_serial))
+        return gr__fail(grErrorInvalidValue,
+                        "%s: the fake device's stand-in NCCL made no such unique id (not from "
+                        "grCommGetUniqueId)",
+                        call);
+    if (nranks != 1)
+        return gr__fail(grErrorNotSupported,
+                        "%s: the fake device's stand-in NCCL makes communicators of one rank only (%d asked)",
+                        call, nranks);
+    *out = &comm_token;
     return grSuccess;
 }
 
@@ -2069,6 +2110,8 @@ static const gr_device_ops fake_kind = {
     .exec_devnode = fake_exec_devnode,
     .exec_set_coll = fake_exec_set_coll,
     .comm_init = fake_comm_init,
+    .comm_unique_id = fake_comm_unique_id,
+    .comm_init_rank = fake_comm_init_rank,
     .comm_free = fake_comm_free,
     .coll_launch = fake_coll_launch,
 };

@@ -289,6 +289,13 @@ grError_t gr__cuda_occupancy_clusters(const char *call, grKernel_t k, int device
  * devices[0..ndev) (distinct, checked), rank i's ncclComm_t into out[i];
  * grErrorNotSupported where NCCL is not found. */
 grError_t gr__cuda_comm_init(const char *call, int ndev, const int *devices, void **out);
+/* ncclGetUniqueId into id (GR_COMM_UNIQUE_ID_BYTES). */
+grError_t gr__cuda_comm_unique_id(const char *call, void *id);
+/* ncclCommInitRank of rank 'rank' of nranks on GPU 'device', meeting the
+ * others through id, into *out; grErrorNotSupported where NCCL is not
+ * found. */
+grError_t gr__cuda_comm_init_rank(const char *call, int device, int nranks, const void *id, int rank,
+                                  void **out);
 /* ncclCommDestroy of a communicator of GPU 'device'. */
 void gr__cuda_comm_free(int device, void *comm);
 /* p's NCCL call (checked; its communicator of s's device) on s. */

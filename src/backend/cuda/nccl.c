@@ -2,18 +2,19 @@
  * nccl.c - collectives on GPUs (docs/collectives.md): NCCL, loaded at run
  * time as the driver is (dlopen("libnccl.so.2"), or GRAPHRT_NCCL's path;
  * every function of cu_nccl.h by dlsym, once per process), behind the
- * device table's comm_init, comm_free and coll_launch; and the lowering of
- * a collective node into a GPU's graph: the NCCL call captured on a
- * stream of its own into a CUgraph (cuStreamBeginCapture in relaxed mode,
- * so that NCCL's own set-up calls made during the capture are allowed, as
- * NCCL expects under capture), added as a child graph node, and captured
- * again for the exec setter and grGraphExecUpdate, which give the node
- * the new graph (cuGraphExecChildGraphNodeSetParams).
+ * device table's comm_init, comm_unique_id, comm_init_rank, comm_free and
+ * coll_launch; and the lowering of a collective node into a GPU's graph:
+ * the NCCL call captured on a stream of its own into a CUgraph
+ * (cuStreamBeginCapture in relaxed mode, so that NCCL's own set-up calls
+ * made during the capture are allowed, as NCCL expects under capture),
+ * added as a child graph node, and captured again for the exec setter
+ * and grGraphExecUpdate, which give the node the new graph
+ * (cuGraphExecChildGraphNodeSetParams).
  *
  * Invariants: a communicator of the kind is an ncclComm_t made by
- * ncclCommInitAll on the GPU of its graphrt communicator; the table 'nc'
- * is filled whole or left empty (its absence sentence says why) before
- * any use, under pthread_once.
+ * ncclCommInitAll or ncclCommInitRank on the GPU of its graphrt
+ * communicator; the table 'nc' is filled whole or left empty (its absence
+ * sentence says why) before any use, under pthread_once.
  */
 #include "cu_nccl.h"
 #include "graph_int.h"
@@ -125,6 +126,54 @@ grError_t gr__cuda_comm_init(const char *call, int ndev, const int *devices, voi
     }
     for (int i = 0; i < ndev; i++)
         out[i] = comms[i];
+    return grSuccess;
+}
+
+_Static_assert(sizeof(ncclUniqueId) == GR_COMM_UNIQUE_ID_BYTES, "grCommUniqueId holds NCCL's id as is");
+
+grError_t gr__cuda_comm_unique_id(const char *call, void *id)
+{
+    grError_t err = nccl_ready(call);
+    if (err)
+        return err;
+    ncclUniqueId u;
+    ncclResult_t r = nc.ncclGetUniqueId(&u);
+    if (r != ncclSuccess) {
+        /* NCCL could not open the socket the ranks meet at (its network
+         * set-up): a fault of the machine, not of the call. */
+        int v = 0;
+        nc.ncclGetVersion(&v);
+        grError_t e = nccl_error(r);
+        return gr__fail(e == grErrorUnknown ? grErrorInitializationError : e,
+                        "%s: ncclGetUniqueId failed with NCCL error %d (%s; NCCL %d)", call, (int)r,
+                        nc.ncclGetErrorString(r), v);
+    }
+    memcpy(id, &u, sizeof u);
+    return grSuccess;
+}
+
+grError_t gr__cuda_comm_init_rank(const char *call, int device, int nranks, const void *id, int rank,
+                                  void **out)
+{
+    grError_t err = nccl_ready(call);
+    if (err)
+        return err;
+    /* ncclCommInitRank takes its GPU from the runtime's current device
+     * (cudaGetDevice), which is the device of the context current on the
+     * thread: graphrt's primary context of 'device', which NCCL's runtime
+     * calls then use, as for ncclCommInitAll. */
+    CUresult cr = gr__cuda_enter(device);
+    if (cr != CUDA_SUCCESS)
+        return gr__cu_fail(call, device, "making the primary context current", cr);
+    ncclUniqueId u;
+    memcpy(&u, id, sizeof u);
+    ncclComm_t c = NULL;
+    ncclResult_t r = nc.ncclCommInitRank(&c, nranks, u, rank);
+    if (r != ncclSuccess) {
+        grError_t e = nccl_fail(call, device, "ncclCommInitRank", r);
+        return e == grErrorUnknown ? grErrorInitializationError : e;
+    }
+    *out = c;
     return grSuccess;
 }
 

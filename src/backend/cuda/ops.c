@@ -110,6 +110,8 @@ const gr_device_ops gr__cuda_kind = {
     .exec_devnode = gr__cuda_exec_devnode,
 
     .comm_init = gr__cuda_comm_init,
+    .comm_unique_id = gr__cuda_comm_unique_id,
+    .comm_init_rank = gr__cuda_comm_init_rank,
     .comm_free = gr__cuda_comm_free,
     .coll_launch = gr__cuda_coll_launch,
 };
