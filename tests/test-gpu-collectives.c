@@ -18,6 +18,8 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -459,13 +461,14 @@ static void two_proc_rank(int rank, int fd, const char *hex)
         CHECK_OK(grGraphLaunch(e, s));
     CHECK_OK(grStreamSynchronize(s));
     CHECK_OK(grMemcpy(back[1], b, sizeof h, grMemcpyDeviceToHost));
-    CHECK(write(fd, back, sizeof back) == (ssize_t)sizeof back);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grFree(a));
     CHECK_OK(grFree(b));
     CHECK_OK(grStreamDestroy(s));
     CHECK_OK(grCommDestroy(c));
+    /* Last: results come back only from a rank that got through. */
+    CHECK(write(fd, back, sizeof back) == (ssize_t)sizeof back);
 }
 
 GR_TEST_T(gpu_nccl_two_processes_reduce_by_init_rank, 180)
@@ -502,6 +505,7 @@ GR_TEST_T(gpu_nccl_two_processes_reduce_by_init_rank, 180)
             snprintf(num, sizeof num, "%d", r);
             snprintf(fdnum, sizeof fdnum, "%d", fds[r][1]);
             close(fds[r][0]);
+            setpgid(0, 0); /* the rank and the runner's child running it, killed together */
             int null = open("/dev/null", O_WRONLY);
             if (null >= 0)
                 dup2(null, 1); /* the rank's own TAP lines are not this run's */
@@ -511,7 +515,25 @@ GR_TEST_T(gpu_nccl_two_processes_reduce_by_init_rank, 180)
             execl("/proc/self/exe", "graphrt_tests", TWO_PROC_TEST, (char *)NULL);
             _exit(127);
         }
+        setpgid(pid[r], pid[r]); /* as the child does: whichever runs first */
         close(fds[r][1]);
+    }
+    /* The results fit in a pipe's buffer: the ranks end without the
+     * test reading. A rank that failed leaves its peer waiting for it in
+     * grCommInitRank or a collective for ever: the peer is killed. */
+    int status[2] = {0, 0};
+    bool done[2] = {false, false};
+    for (int left = 2; left > 0;) {
+        for (int r = 0; r < 2; r++) {
+            if (done[r] || waitpid(pid[r], &status[r], WNOHANG) != pid[r])
+                continue;
+            done[r] = true;
+            left--;
+            if (!(WIFEXITED(status[r]) && WEXITSTATUS(status[r]) == 0) && !done[1 - r])
+                kill(-pid[1 - r], SIGKILL);
+        }
+        if (left)
+            usleep(10000);
     }
     float back[2][2][N];
     size_t got[2] = {0, 0};
@@ -521,11 +543,7 @@ GR_TEST_T(gpu_nccl_two_processes_reduce_by_init_rank, 180)
                (n = read(fds[r][0], (char *)back[r] + got[r], sizeof back[r] - got[r])) > 0)
             got[r] += (size_t)n;
         close(fds[r][0]);
-    }
-    for (int r = 0; r < 2; r++) {
-        int status = 0;
-        CHECK(waitpid(pid[r], &status, 0) == pid[r]);
-        CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        CHECK(WIFEXITED(status[r]) && WEXITSTATUS(status[r]) == 0);
     }
     /* A rank that failed or skipped sent nothing. */
     for (int r = 0; r < 2; r++) {
