@@ -1237,6 +1237,14 @@ GR_API grError_t grGraphExecChildGraphNodeSetParams(grGraphExec_t hGraphExec, gr
     if (o->type != grGraphNodeTypeGraph)
         return gr__fail(grErrorInvalidValue, "%s: node %p is a %s node, not a child graph node", call,
                         GR_PTR(node), gr__node_type_name(o->type));
+    /* The executable maps the graph memory it was instantiated with; a
+     * graph with memory nodes comes in through grGraphExecUpdate only. */
+    if (gr__graphmem_has_nodes(childGraph))
+        return gr__fail(grErrorNotSupported,
+                        "%s: childGraph %p has memory allocation or free nodes; a child-graph node holding "
+                        "graph memory is updated with grGraphExecUpdate from a parent graph of the same "
+                        "topology",
+                        call, GR_PTR(childGraph));
     memset(&u, 0, sizeof u);
     u.exec = hGraphExec;
     gr__exec_write_begin(hGraphExec);
