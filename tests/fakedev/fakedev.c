@@ -187,6 +187,9 @@ bool gr_fakedev_active(void)
  * shared memory a block may have, which its occupancy answers use. */
 #define FAKE_SMS 4
 #define FAKE_SMEM (48 * 1024)
+/* The most a kernel may opt in to: less than the CPU device's, so that a
+ * value the CPU takes and this device's driver refuses can be tried. */
+#define FAKE_SMEM_OPTIN (100 * 1024)
 
 static grError_t fake_properties(const char *call, int device, grDeviceProp *p)
 {
@@ -206,6 +209,7 @@ static grError_t fake_properties(const char *call, int device, grDeviceProp *p)
     p->maxGridSize[1] = 65535;
     p->maxGridSize[2] = 65535;
     p->sharedMemPerBlock = 48 * 1024;
+    p->sharedMemPerBlockOptin = FAKE_SMEM_OPTIN;
     p->clockRate = 1000000;
     p->l2CacheSize = 1 << 20;
     p->maxThreadsPerMultiProcessor = 2048;
@@ -270,6 +274,9 @@ static grError_t fake_attribute(const char *call, int device, grDeviceAttr attr,
         break;
     case grDevAttrCooperativeLaunch:
         *value = 1; /* its launches run on the CPU device's runtime */
+        break;
+    case grDevAttrMaxSharedMemoryPerBlockOptin:
+        *value = (int)p.sharedMemPerBlockOptin;
         break;
     default:
         return gr__fail(grErrorInvalidValue, "%s: attribute %d is not a grDeviceAttr", call, (int)attr);
@@ -1471,6 +1478,12 @@ static grError_t fake_func_set_attribute(const char *call, grKernel_t k, grFuncA
     struct gr_dev_kernel *g = gr_load_acquire(&k->gpu);
     if (!g)
         return grSuccess; /* as the CUDA kind: no image, nothing loaded */
+    /* As cuFuncSetAttribute: no more than the device's opt-in limit. */
+    if (attr == grFuncAttributeMaxDynamicSharedMemorySize && value > FAKE_SMEM_OPTIN)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: MaxDynamicSharedMemorySize %d is above the fake device's "
+                        "sharedMemPerBlockOptin (%d)",
+                        call, value, FAKE_SMEM_OPTIN);
     pthread_mutex_lock(&launch_attrs_lock);
     if (attr == grFuncAttributeMaxDynamicSharedMemorySize) {
         g->smem = value;
