@@ -1783,6 +1783,42 @@ static void *fake_exec_devnode(struct gr_dev_exec *gx, uint32_t i)
     return NULL;
 }
 
+/* As the CUDA kind gives an update's attributes to the driver's node: the
+ * record of lowered attributes holds the node's new ones (its kernel's,
+ * at the top level) in place of the old. */
+static grError_t fake_exec_set_kattrs(const char *call, struct gr_dev_exec *gx, const gr_plan *p, uint32_t i,
+                                      const grLaunchAttribute *attrs, unsigned n)
+{
+    (void)gx;
+    grKernel_t k = p->nodes[i].u.kern.k;
+    pthread_mutex_lock(&launch_attrs_lock);
+    bool same = true;
+    unsigned had = 0;
+    for (unsigned j = 0; j < nkattrs; j++)
+        if (kattrs[j].cond == 0 && kattrs[j].kernel == k) {
+            bool found = false;
+            for (unsigned c = 0; c < n && !found; c++)
+                found = attrs[c].id == kattrs[j].attr.id &&
+                        memcmp(&attrs[c].val, &kattrs[j].attr.val, sizeof attrs[c].val) == 0;
+            same &= found;
+            had++;
+        }
+    pthread_mutex_unlock(&launch_attrs_lock);
+    if (same && had == n)
+        return grSuccess;
+    ENTER(call, "exec_set_kattrs");
+    pthread_mutex_lock(&launch_attrs_lock);
+    unsigned w = 0;
+    for (unsigned j = 0; j < nkattrs; j++)
+        if (!(kattrs[j].cond == 0 && kattrs[j].kernel == k))
+            kattrs[w++] = kattrs[j];
+    for (unsigned c = 0; c < n && w < FAKE_KATTRS; c++)
+        kattrs[w++] = (gr_fakedev_kattr){0, 0, k, attrs[c]};
+    nkattrs = w;
+    pthread_mutex_unlock(&launch_attrs_lock);
+    return grSuccess;
+}
+
 static grError_t fake_exec_launch(const char *call, struct gr_dev_exec *gx, gr_stream *s, bool upload)
 {
     ENTER(call, upload ? "exec_upload" : "exec_launch");
@@ -2080,6 +2116,7 @@ static const gr_device_ops fake_kind = {
     .exec_check_event = fake_exec_check_event,
     .exec_sync_range = fake_exec_sync_range,
     .exec_devnode = fake_exec_devnode,
+    .exec_set_kattrs = fake_exec_set_kattrs,
     .exec_set_coll = fake_exec_set_coll,
     .comm_init = fake_comm_init,
     .comm_free = fake_comm_free,
