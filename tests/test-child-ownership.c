@@ -2,7 +2,8 @@
  * test-child-ownership.c - child-graph nodes added with grGraphAddNode and
  * an ownership (CUDA 12.9): Clone copies, Move hands the graph to the
  * node, and a moved graph is refused where CUDA refuses it; a refused
- * move leaves the graph the caller's.
+ * move leaves the graph the caller's. Moved graphs holding memory nodes:
+ * test-child-graphmem.c.
  */
 #include "testlib.h"
 
@@ -114,17 +115,20 @@ GR_TEST(child_ownership_refused_move_leaves_the_graph_the_callers)
     grGraphExec_t x;
     CHECK_OK(grGraphInstantiate(&x, child, 0));
     CHECK_OK(grGraphExecDestroy(x));
-    /* Memory nodes: CUDA moves such a graph, graphrt refuses it. */
+    /* Memory nodes: cloned, refused (moved: test-child-graphmem.c); moved
+     * after a dependency of another graph, refused, the graph kept. */
     CHECK_OK(grGraphCreate(&mem, 0));
     grMemAllocNodeParams ap;
     ap = tl_alloc_params(0, 256);
     CHECK_OK(grGraphAddMemAllocNode(&an, mem, NULL, 0, &ap));
-    p = child_params(mem, grGraphChildGraphOwnershipMove);
-    CHECK_GR(grErrorNotSupported, grGraphAddNode(&node, parent, NULL, NULL, 0, &p));
-    CHECK_DETAIL_HAS("does not yet");
     p = child_params(mem, grGraphChildGraphOwnershipClone);
     CHECK_GR(grErrorNotSupported, grGraphAddNode(&node, parent, NULL, NULL, 0, &p));
+    CHECK_DETAIL_HAS("by cloning");
+    p = child_params(mem, grGraphChildGraphOwnershipMove);
+    CHECK_GR(grErrorInvalidValue, grGraphAddNode(&node, parent, &foreign, NULL, 1, &p));
     CHECK_EQ(tl_node_count(parent), 0);
+    CHECK_OK(grGraphInstantiate(&x, mem, 0));
+    CHECK_OK(grGraphExecDestroy(x));
     CHECK_OK(grGraphDestroy(mem));
     CHECK_OK(grGraphDestroy(child));
     /* Any value but Move clones, as CUDA answers ownership 2. */

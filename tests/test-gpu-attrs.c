@@ -288,6 +288,106 @@ GR_TEST(kernel_node_attributes_are_lowered_at_their_nodes_places)
     CHECK_OK(grKernelDestroy(body));
 }
 
+/* A graph of kernel 'top' (attributes a[0..na)) then a child graph of
+ * kernel 'inner' (attribute *ia, or none), each filling d. */
+static grGraph_t top_and_child(grKernel_t top, grKernel_t inner, void **args, const grLaunchAttribute *a,
+                               unsigned na, const grLaunchAttribute *ia)
+{
+    grGraph_t g, child;
+    grGraphNode_t t, c;
+    CHECK_OK(grGraphCreate(&g, 0));
+    t = add_fill(g, NULL, 0, top, args, na ? &a[0] : NULL);
+    for (unsigned i = 1; i < na; i++)
+        CHECK_OK(grGraphKernelNodeSetAttribute(t, a[i].id, &a[i].val));
+    CHECK_OK(grGraphCreate(&child, 0));
+    add_fill(child, NULL, 0, inner, args, ia);
+    CHECK_OK(grGraphAddChildGraphNode(&c, g, &t, 1, child));
+    CHECK_OK(grGraphDestroy(child));
+    return g;
+}
+
+GR_TEST(exec_update_gives_changed_kernel_node_attributes_to_the_device)
+{
+    skip_unless_fake();
+    CHECK_OK(grSetDevice(1));
+    grKernel_t top = tl_ptx_kernel("gr_test_fill"), inner = tl_ptx_kernel("gr_test_add");
+    unsigned *d = NULL, v = 3, n = 64;
+    CHECK_OK(grMalloc((void **)&d, 64 * sizeof(unsigned)));
+    void *args[] = {&d, &v, &n};
+    grLaunchAttribute a[4], carve25;
+    some_attrs(a); /* priority -1, memsync remote, carveout 50, spread */
+    carve25 = a[2];
+    carve25.val.sharedMemCarveout = 25;
+    grGraph_t g1 = top_and_child(top, inner, args, a, 1, &a[2]);
+    grGraph_t g2 = top_and_child(top, inner, args, a, 2, &carve25);
+    grGraph_t g3 = top_and_child(top, inner, args, a, 2, &carve25);
+    grGraphExec_t x;
+    grGraphExecUpdateResultInfo info;
+    gr_fakedev_kattr got[16];
+    CHECK_OK(grGraphInstantiate(&x, g1, 0));
+    unsigned m = gr_fakedev_lowered_attrs(got, 16);
+    CHECK_EQ(m, 2);
+    CHECK(lowered(got, m, top, 0, 0, grLaunchAttributeMemSyncDomain) == NULL);
+    /* The top-level node gains an attribute, the child's node changes
+     * one: both reach the device. */
+    gr_fakedev_reset_calls();
+    CHECK_OK(grGraphExecUpdate(x, g2, &info));
+    CHECK_EQ(gr_fakedev_calls("exec_set_kattrs"), 2u);
+    m = gr_fakedev_lowered_attrs(got, 16);
+    CHECK_EQ(m, 3);
+    const gr_fakedev_kattr *r = lowered(got, m, top, 0, 0, grLaunchAttributeMemSyncDomain);
+    CHECK(r != NULL && r->attr.val.memSyncDomain == grLaunchMemSyncDomainRemote);
+    r = lowered(got, m, inner, 0, 0, grLaunchAttributePreferredSharedMemoryCarveout);
+    CHECK(r != NULL && r->attr.val.sharedMemCarveout == 25);
+    /* An update that changes no attribute gives the device none. */
+    gr_fakedev_reset_calls();
+    CHECK_OK(grGraphExecUpdate(x, g3, &info));
+    CHECK_EQ(gr_fakedev_calls("exec_set_kattrs"), 0u);
+    /* Back to g1: the attribute g1's node lacks is gone again. */
+    CHECK_OK(grGraphExecUpdate(x, g1, &info));
+    m = gr_fakedev_lowered_attrs(got, 16);
+    CHECK_EQ(m, 2);
+    CHECK(lowered(got, m, top, 0, 0, grLaunchAttributeMemSyncDomain) == NULL);
+    grStream_t s = tl_stream(0);
+    CHECK_OK(grGraphLaunch(x, s));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_OK(grGraphExecDestroy(x));
+    tl_destroy_graphs((grGraph_t[]){g1, g2, g3}, 3);
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grFree(d));
+    CHECK_OK(grKernelDestroy(top));
+    CHECK_OK(grKernelDestroy(inner));
+}
+
+GR_TEST(gpu_exec_update_of_kernel_node_attributes_runs_through_the_driver)
+{
+    gr_test_real_gpu_or_skip();
+    CHECK_OK(grSetDevice(1));
+    grKernel_t top = tl_ptx_kernel("gr_test_fill"), inner = tl_ptx_kernel("gr_test_add");
+    unsigned *d = NULL, v = 4, n = 64, h[64];
+    CHECK_OK(grMalloc((void **)&d, sizeof h));
+    void *args[] = {&d, &v, &n};
+    grLaunchAttribute a[4];
+    some_attrs(a);
+    grGraph_t g1 = top_and_child(top, inner, args, a, 1, NULL);
+    grGraph_t g2 = top_and_child(top, inner, args, a, 2, &a[2]);
+    grGraphExec_t x;
+    grGraphExecUpdateResultInfo info;
+    grStream_t s = tl_stream(0);
+    CHECK_OK(grGraphInstantiate(&x, g1, 0));
+    CHECK_OK(grGraphExecUpdate(x, g2, &info));
+    CHECK_OK(grGraphLaunch(x, s));
+    CHECK_OK(grMemcpyAsync(h, d, sizeof h, grMemcpyDeviceToHost, s));
+    CHECK_OK(grStreamSynchronize(s));
+    tl_check_all_u32(h, 64, 8); /* fill 4, add 4 */
+    CHECK_OK(grGraphExecDestroy(x));
+    tl_destroy_graphs((grGraph_t[]){g1, g2}, 2);
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grFree(d));
+    CHECK_OK(grKernelDestroy(top));
+    CHECK_OK(grKernelDestroy(inner));
+}
+
 GR_TEST(gpu_kernel_node_attributes_reach_the_driver)
 {
     gr_test_real_gpu_or_skip();

@@ -35,7 +35,11 @@ typedef enum grDeviceAttr {
     grDevAttrComputeCapabilityMajor,      /* the CPU: 0 */
     grDevAttrComputeCapabilityMinor,      /* the CPU: 0 */
     grDevAttrMaxThreadsPerMultiProcessor, /* the CPU: 1024, a block's threads */
-    grDevAttrCooperativeLaunch            /* the CPU: 1 (grLaunchCooperativeKernel) */
+    grDevAttrCooperativeLaunch,           /* the CPU: 1 (grLaunchCooperativeKernel) */
+    /* The most dynamic shared memory a kernel may opt in to per block
+     * (grFuncSetAttribute's MaxDynamicSharedMemorySize): the CPU 232448
+     * (227 KiB, an H100's), a GPU the driver's. */
+    grDevAttrMaxSharedMemoryPerBlockOptin
 } grDeviceAttr;
 
 /* What grGetDeviceProperties tells of a device: CUDA's cudaDeviceProp
@@ -60,6 +64,9 @@ typedef struct grDeviceProp {
     int unifiedAddressing;
     int memoryPoolsSupported;
     int isCpu; /* graphrt's own: 1 for the CPU device, 0 for a GPU */
+    /* The most a kernel may opt in to (grDevAttrMaxSharedMemoryPerBlockOptin):
+     * the CPU 232448 bytes, a GPU the driver's. */
+    size_t sharedMemPerBlockOptin;
 } grDeviceProp;
 
 /* Number of devices: 1 (the CPU, device 0) plus the NVIDIA GPUs the

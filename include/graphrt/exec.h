@@ -260,7 +260,10 @@ GR_API grError_t grGraphExecHostNodeSetParams(grGraphExec_t hGraphExec, grGraphN
  * not live; childGraph NULL or not live; node not a top-level node, or not
  * a child-graph node), grErrorGraphExecUpdateFailure (childGraph does not
  * match, or a node changes in a way an update refuses: the detail says
- * which, as docs/exec.md lists; CUDA 13's code), grErrorMemoryAllocation. Thread safety: as the other setters for the
+ * which, as docs/exec.md lists; CUDA 13's code), grErrorNotSupported
+ * (childGraph has memory allocation or free nodes, at any depth: update
+ * the executable with grGraphExecUpdate instead), grErrorMemoryAllocation.
+ * Thread safety: as the other setters for the
  * executable; not with other calls on childGraph. Mirrors
  * cudaGraphExecChildGraphNodeSetParams. */
 GR_API grError_t grGraphExecChildGraphNodeSetParams(grGraphExec_t hGraphExec, grGraphNode_t node,

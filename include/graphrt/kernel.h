@@ -99,8 +99,11 @@ typedef enum grFuncAttribute {
 /* Sets an attribute of a kernel's function. On the CPU only
  * grFuncAttributeCpuStackSize changes anything, for every kernel created
  * from the same GR_KERNEL_SYNC function (CUDA's attributes belong to the
- * function too); MaxDynamicSharedMemorySize is accepted up to 48 KiB and
- * PreferredSharedMemoryCarveout from -1 to 100, as hints. On GPUs those
+ * function too); MaxDynamicSharedMemorySize, from 0 to the CPU device's
+ * sharedMemPerBlockOptin (232448 bytes), is the most dynamic shared
+ * memory a launch or kernel node of the kernel may take on every device
+ * (48 KiB until set, as in CUDA), and PreferredSharedMemoryCarveout, from
+ * -1 to 100, a hint. On GPUs those
  * two are given to the kernel's function (cuFuncSetAttribute) on every
  * GPU where its image is loaded, and at each later load, so that
  * grFuncGetAttributes there reads them back. Errors:
@@ -140,8 +143,9 @@ GR_API grError_t grKernelSetImage(grKernel_t kernel, const void *image, const ch
  * y,z <= 65535), grErrorInvalidValue (args NULL with parameters; an element
  * that is NULL, points into device or pool memory, or does not point to
  * readable memory: the value of a parameter passed where its address
- * belongs; sharedMem > 48 KiB), grErrorMemoryAllocation; plus the capture
- * errors of work and the stream errors. On a GPU stream the kernel's GPU
+ * belongs; sharedMem above the kernel's MaxDynamicSharedMemorySize, 48 KiB
+ * unless grFuncSetAttribute raised it), grErrorMemoryAllocation; plus the
+ * capture errors of work and the stream errors. On a GPU stream the kernel's GPU
  * image runs (grKernelSetImage): grErrorInvalidDeviceFunction without one,
  * the detail naming the kernel; a CUDA error of loading or launching it
  * mapped to graphrt's, CUDA's name in the detail.
@@ -222,7 +226,7 @@ typedef struct grFuncAttributes {
     int ptxVersion;                        /* 0 on the CPU */
     int binaryVersion;                     /* 0 on the CPU */
     int cacheModeCA;                       /* 0 on the CPU */
-    int maxDynamicSharedSizeBytes;         /* 48 KiB, or what grFuncSetAttribute set */
+    int maxDynamicSharedSizeBytes;         /* 48 KiB, or what grFuncSetAttribute set (up to the optin) */
     int preferredShmemCarveout;            /* -1 (no preference), or as set */
     int clusterDimMustBeSet;               /* 0 on the CPU */
     int requiredClusterWidth;              /* 0 on the CPU */
@@ -266,7 +270,8 @@ GR_API grError_t grFuncGetParamInfo(grKernel_t func, size_t paramIndex, size_t *
  * bytes of dynamic shared memory that one multiprocessor of the current
  * device runs at once. On the CPU device a multiprocessor is a worker,
  * which runs one block at a time: 1, or 0 where such a block cannot run
- * (blockSize over 1024, dynamicSMemSize over 48 KiB). So the largest
+ * (blockSize over 1024, dynamicSMemSize over the kernel's
+ * MaxDynamicSharedMemorySize, 48 KiB unless raised). So the largest
  * cooperative grid (grLaunchCooperativeKernel) is this times
  * grDevAttrMultiProcessorCount. On a GPU the driver's answer for the
  * kernel's image (cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags).
@@ -290,8 +295,9 @@ GR_API grError_t grOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBl
 
 /* The most dynamic shared memory a block of 'func' of blockSize threads
  * may have for numBlocks such blocks to be active on one multiprocessor
- * at once. On the CPU device: 48 KiB for numBlocks 1, 0 for more (a
- * worker runs one block at a time) or for blockSize over 1024; on a GPU
+ * at once. On the CPU device: the kernel's MaxDynamicSharedMemorySize
+ * (48 KiB unless raised) for numBlocks 1, 0 for more (a worker runs one
+ * block at a time) or for blockSize over 1024; on a GPU
  * the driver's (cuOccupancyAvailableDynamicSMemPerBlock). Errors:
  * grErrorInvalidValue (dynamicSmemSize NULL, numBlocks or blockSize 0 or
  * negative), grErrorInvalidDeviceFunction (func NULL or not live; on a

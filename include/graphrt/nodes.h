@@ -84,7 +84,8 @@ GR_API grError_t grGraphAddEmptyNode(grGraphNode_t *pGraphNode, grGraph_t graph,
  * every add, grErrorInvalidValue (childGraph NULL or not live, graph
  * itself, a graph that graph is nested in, nesting child graphs more than
  * 64 levels deep), grErrorNotSupported (childGraph has memory allocation or
- * free nodes), grErrorMemoryAllocation (the copy). Thread safety: not with
+ * free nodes: move it with grGraphAddNode instead), grErrorMemoryAllocation
+ * (the copy). Thread safety: not with
  * other calls on graph or on childGraph. Mirrors
  * cudaGraphAddChildGraphNode. */
 GR_API grError_t grGraphAddChildGraphNode(grGraphNode_t *pGraphNode, grGraph_t graph,
@@ -125,9 +126,16 @@ GR_API grError_t grGraphAddEventWaitNode(grGraphNode_t *pGraphNode, grGraph_t gr
  * graph itself (see grGraphChildGraphNodeOwnership), and its errors are
  * grGraphAddChildGraphNode's plus grErrorInvalidValue (the graph belongs
  * to a node already), grErrorStreamCaptureUnsupported (a capture records
- * into it), grErrorNotSupported (it holds memory allocation or free
- * nodes, which CUDA 12.9 moves and graphrt does not yet); a refused move
- * leaves the graph the caller's. A moved graph later refused by
+ * into it). A moved graph may hold memory allocation and free nodes (CUDA
+ * 12.9), at any depth: the parent's executable maps them as its own, a
+ * free node of a child's allocation may sit in the child or the parent
+ * after the child-graph node, and the parent then keeps the rules of a
+ * graph with memory nodes (see grGraphAddMemAllocNode). Such a move adds
+ * the errors grErrorNotSupported (graph is a child graph or a conditional
+ * body) and grErrorInvalidValue (a free node of the child frees an
+ * allocation of graph that no dependency is ordered after; graph frees an
+ * allocation of the child already). A refused move leaves the graph the
+ * caller's. A moved graph later refused by
  * grGraphInstantiate, grGraphInstantiateWithFlags / WithParams and
  * grGraphExecUpdate gives grErrorNotSupported, and by grGraphDestroy
  * grErrorInvalidValue (CUDA 13's code, tests/probes/nodeapi.cu). A memcpy is
@@ -208,10 +216,12 @@ GR_API grError_t grGraphConditionalHandleCreate_v2(grGraphConditionalHandle *pHa
  * the free node that frees it, in graph order, in every launch; if the
  * graph does not free it, it stays valid after the launch until
  * grFreeAsync, grFree or another graph's free node frees it. A graph with
- * memory nodes cannot be cloned or embedded in a child-graph node, its
- * nodes and edges cannot be removed, and only one executable of it may
- * exist at a time, as in CUDA. Physical memory is shared between the
- * allocations of one graph whose lifetimes do not overlap. Errors: those
+ * memory nodes (its own, or in a child graph moved into it) cannot be
+ * cloned or embedded in a child-graph node but by a move
+ * (grGraphChildGraphOwnershipMove), its nodes and edges cannot be
+ * removed, and only one executable of it may exist at a time, as in CUDA.
+ * Physical memory is shared between the allocations of one graph (moved
+ * child graphs included) whose lifetimes do not overlap. Errors: those
  * of every grGraphAdd*Node (see "Adding nodes" in section Graphs),
  * grErrorInvalidValue (nodeParams NULL, another allocType, a location that
  * is not an existing device, win32SecurityAttributes not NULL, bytesize 0,
@@ -227,13 +237,15 @@ GR_API grError_t grGraphAddMemAllocNode(grGraphNode_t *pGraphNode, grGraph_t gra
                                         grMemAllocNodeParams *nodeParams);
 
 /* Adds a memory free node for dptr, the address of an allocation node of
- * this graph (or of another graph's allocation it does not free). Errors:
+ * this graph or of a child graph moved into it (or of another graph's
+ * allocation it does not free). Errors:
  * those of every grGraphAdd*Node (see "Adding nodes" in section Graphs),
  * grErrorNotSupported (graph is owned by a child-graph node),
  * grErrorInvalidValue (an address no allocation node returned, an
  * allocation this graph frees already, one of this graph that is not
  * ordered before the free node (the free node must depend on the
- * allocation node), one of another graph that that graph frees itself).
+ * allocation node, or on the child-graph node holding it), one of another
+ * graph that that graph frees itself).
  * Thread safety: not with other calls on the same graph. Mirrors
  * cudaGraphAddMemFreeNode. */
 GR_API grError_t grGraphAddMemFreeNode(grGraphNode_t *pGraphNode, grGraph_t graph,

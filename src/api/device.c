@@ -142,6 +142,9 @@ static bool cpu_attribute(grDeviceAttr attr, int *value)
     case grDevAttrMaxSharedMemoryPerBlock:
         *value = (int)GR_MAX_SHARED_MEM;
         return true;
+    case grDevAttrMaxSharedMemoryPerBlockOptin:
+        *value = (int)GR_MAX_SHARED_MEM_OPTIN;
+        return true;
     case grDevAttrWarpSize:
         *value = 1;
         return true;
@@ -178,6 +181,7 @@ GR_API grError_t grGetDeviceProperties(grDeviceProp *prop, int device)
     cpu_name(prop->name, sizeof prop->name);
     prop->totalGlobalMem = physical_memory();
     prop->sharedMemPerBlock = GR_MAX_SHARED_MEM;
+    prop->sharedMemPerBlockOptin = GR_MAX_SHARED_MEM_OPTIN;
     cpu_attribute(grDevAttrMultiProcessorCount, &prop->multiProcessorCount);
     cpu_attribute(grDevAttrWarpSize, &prop->warpSize);
     cpu_attribute(grDevAttrMaxThreadsPerBlock, &prop->maxThreadsPerBlock);

@@ -264,10 +264,13 @@ GR_API grError_t grFuncSetAttribute(grKernel_t func, grFuncAttribute attr, int v
         return gr__fail(grErrorInvalidDeviceFunction, "grFuncSetAttribute: 'func' is not a live kernel");
     switch (attr) {
     case grFuncAttributeMaxDynamicSharedMemorySize:
-        if (value < 0 || value > (int)GR_MAX_SHARED_MEM)
+        /* The CPU device's opt-in limit; a GPU's driver refuses more than
+         * its own (sharedMemPerBlockOptin less the static shared memory). */
+        if (value < 0 || value > (int)GR_MAX_SHARED_MEM_OPTIN)
             return gr__fail(grErrorInvalidValue,
-                            "grFuncSetAttribute: kernel '%s': MaxDynamicSharedMemorySize %d is outside 0..%u",
-                            func->name, value, GR_MAX_SHARED_MEM);
+                            "grFuncSetAttribute: kernel '%s': MaxDynamicSharedMemorySize %d is outside 0..%u "
+                            "(the CPU device's sharedMemPerBlockOptin)",
+                            func->name, value, GR_MAX_SHARED_MEM_OPTIN);
         gr_store_relaxed(&func->max_dyn_smem, value);
         return gr__devkind()->func_set_attribute("grFuncSetAttribute", func, attr, value);
     case grFuncAttributePreferredSharedMemoryCarveout:

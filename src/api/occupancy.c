@@ -38,11 +38,12 @@ static grError_t current_device(const char *call, int *device)
     return gr__device_start_dev(call, *device);
 }
 
-/* Whether a block of 'threads' threads and 'smem' bytes of dynamic
- * shared memory can run on the CPU device. */
-static bool block_fits(uint64_t threads, size_t smem)
+/* Whether a block of func with 'threads' threads and 'smem' bytes of
+ * dynamic shared memory can run on the CPU device: as a launch, at most
+ * func's MaxDynamicSharedMemorySize. */
+static bool block_fits(grKernel_t func, uint64_t threads, size_t smem)
 {
-    return threads >= 1 && threads <= 1024 && smem <= GR_MAX_SHARED_MEM;
+    return threads >= 1 && threads <= 1024 && smem <= (size_t)gr_load_relaxed(&func->max_dyn_smem);
 }
 
 GR_API grError_t grFuncGetAttributes(grFuncAttributes *attr, grKernel_t func)
@@ -109,7 +110,7 @@ static grError_t max_active(const char *call, int *numBlocks, grKernel_t func, i
         return err;
     if (device != 0)
         return gr__devkind()->occupancy_blocks(call, func, device, blockSize, smem, flags, numBlocks);
-    *numBlocks = block_fits((uint64_t)blockSize, smem) ? 1 : 0;
+    *numBlocks = block_fits(func, (uint64_t)blockSize, smem) ? 1 : 0;
     return grSuccess;
 }
 
@@ -146,7 +147,8 @@ GR_API grError_t grOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize
         return err;
     if (device != 0)
         return gr__devkind()->occupancy_smem(call, func, device, numBlocks, blockSize, dynamicSmemSize);
-    *dynamicSmemSize = numBlocks == 1 && blockSize <= 1024 ? GR_MAX_SHARED_MEM : 0;
+    /* What a launch of func may take: its MaxDynamicSharedMemorySize. */
+    *dynamicSmemSize = numBlocks == 1 && blockSize <= 1024 ? (size_t)gr_load_relaxed(&func->max_dyn_smem) : 0;
     return grSuccess;
 }
 
@@ -191,7 +193,8 @@ static grError_t cluster_config(const char *call, int *out, grKernel_t func, con
         *answered = true;
         return gr__devkind()->occupancy_clusters(call, func, device, cfg, potential, out);
     }
-    *fits = block_fits((uint64_t)cfg->blockDim.x * cfg->blockDim.y * cfg->blockDim.z, cfg->dynamicSmemBytes);
+    *fits = block_fits(func, (uint64_t)cfg->blockDim.x * cfg->blockDim.y * cfg->blockDim.z,
+                       cfg->dynamicSmemBytes);
     return grSuccess;
 }
 

@@ -112,8 +112,14 @@ struct grKernel_st {
     GR_ALIGNED_CL atomic_int refs;
 };
 
-/* The largest per-block shared memory, as CUDA's default (48 KiB). */
+/* The largest per-block dynamic shared memory of a kernel that did not opt
+ * in, as CUDA's default (48 KiB). */
 #define GR_MAX_SHARED_MEM (48u * 1024u)
+/* The CPU device's sharedMemPerBlockOptin: the most a kernel may opt in to
+ * with grFuncSetAttribute's MaxDynamicSharedMemorySize, an H100's 227 KiB,
+ * so that code tuned for one runs unchanged; a block's scratch on the CPU
+ * is this large. */
+#define GR_MAX_SHARED_MEM_OPTIN (227u * 1024u)
 
 /* Everything needed to run one launch: the kernel, the geometry and
  * pointers to the argument values. */

@@ -295,6 +295,12 @@ typedef struct gr_device_ops {
      * device's update functions), or NULL where kernels use graphrt's
      * (a device whose executables run graphrt's plan). */
     void *(*exec_devnode)(struct gr_dev_exec *gx, uint32_t i);
+    /* Kernel node i of gx's top-level plan p (child graphs inlined) has
+     * launch attributes attrs[0..n) now (grGraphExecUpdate): the device
+     * gives them to its executable by the next exec_sync_range, where it
+     * can (a device may keep those it was lowered with; documented). */
+    grError_t (*exec_set_kattrs)(const char *call, struct gr_dev_exec *gx, const gr_plan *p, uint32_t i,
+                                 const grLaunchAttribute *attrs, unsigned n);
     /* Applies plan nodes [from, to) of p (with 'only', the nodes i with
      * only[i] nonzero) to the device's executable. */
     grError_t (*exec_sync_range)(const char *call, struct gr_dev_exec *gx, const gr_plan *p, uint32_t from,

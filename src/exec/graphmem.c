@@ -7,12 +7,19 @@
  * executable still held by a stream gives its memory up when another
  * instantiation needs the allocations, or at grDeviceGraphMemTrim.
  *
- * Sharing: allocations are taken in topological order; each goes into the
+ * The memory nodes of an executable are those of its graph and of the
+ * graphs moved into its child-graph nodes (grGraphChildGraphOwnershipMove),
+ * at any depth: they are listed in one order (the graph's topological
+ * order, each child graph's nodes in creation order in its node's place),
+ * and the rules below read that list.
+ *
+ * Sharing: allocations are taken in that order; each goes into the
  * smallest existing slot of the executable's physical block that is large
  * enough and whose every earlier occupant is freed by a free node from
  * which the new allocation node is reachable, else into a new slot at the
- * end. Reachability is checked by a walk over the graph's edges, so
- * allocations on parallel branches never share memory. A GPU allocation's
+ * end. Reachability is checked by a walk over the edges of the innermost
+ * graph holding both nodes (gr__graphmem_ordered), so allocations on
+ * parallel branches never share memory. A GPU allocation's
  * span is a multiple of the device's granularity, so every slot offset is
  * one too, as cuMemMap needs.
  *
@@ -57,11 +64,51 @@ typedef struct slot {
     const struct grGraphNode_st *free_node; /* last occupant's free, NULL: never freed */
 } slot;
 
-static const struct grGraphNode_st *free_node_of(grGraph_t g, const void *p)
+/* The memory nodes of g and its moved child graphs (mem[0..n)). */
+typedef struct mem_list {
+    const struct grGraphNode_st **mem;
+    size_t n;
+} mem_list;
+
+/* Appends the memory nodes of child graph c's nodes, and of the graphs
+ * moved into them, in creation order: no topological sort, which would
+ * clear the 'scratch' an update keeps in child graphs' nodes while it
+ * prepares. Creation order follows the edges unless some were added
+ * between existing nodes; any order is safe (sharing asks
+ * gr__graphmem_ordered), a topological one only shares more. */
+static void list_child_mem_nodes(grGraph_t c, mem_list *l)
 {
-    for (struct grGraphNode_st *n = g->first; n; n = n->next)
-        if (n->type == grGraphNodeTypeMemFree && n->p.free.dptr == p)
-            return n;
+    for (const struct grGraphNode_st *n = c->first; n; n = n->next) {
+        if (n->type == grGraphNodeTypeMemAlloc || n->type == grGraphNodeTypeMemFree)
+            l->mem[l->n++] = n;
+        else if (n->type == grGraphNodeTypeGraph && gr__graphmem_has_nodes(n->p.child))
+            list_child_mem_nodes(n->p.child, l);
+    }
+}
+
+/* Appends the memory nodes of top-level graph g and of the graphs moved
+ * into its child-graph nodes, at any depth: g's topological order, each
+ * child graph's list in its node's place. False when out of memory. */
+static bool list_mem_nodes(grGraph_t g, mem_list *l)
+{
+    struct grGraphNode_st **order = malloc(g->nnodes * sizeof *order);
+    bool ok = order != NULL && gr__graph_topo_sort(g, order);
+    for (size_t i = 0; ok && i < g->nnodes; i++) {
+        const struct grGraphNode_st *n = order[i];
+        if (n->type == grGraphNodeTypeMemAlloc || n->type == grGraphNodeTypeMemFree)
+            l->mem[l->n++] = n;
+        else if (n->type == grGraphNodeTypeGraph && gr__graphmem_has_nodes(n->p.child))
+            list_child_mem_nodes(n->p.child, l);
+    }
+    free(order);
+    return ok;
+}
+
+static const struct grGraphNode_st *free_node_of(const mem_list *l, const void *p)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (l->mem[i]->type == grGraphNodeTypeMemFree && l->mem[i]->p.free.dptr == p)
+            return l->mem[i];
     return NULL;
 }
 
@@ -237,11 +284,9 @@ static grError_t map_cpu(const char *call, gr_gexec *x, const size_t *offs, size
     return grSuccess;
 }
 
-/* Claims for x each allocation of g's alloc nodes (order: g's nodes in
- * topological order), into x->own in that order; refuses an allocation
- * another live executable maps. */
-static grError_t claim_allocations(const char *call, grGraph_t g, bool inst,
-                                   struct grGraphNode_st *const *order, gr_gexec *x)
+/* Claims for x each allocation of the alloc nodes in l, into x->own in
+ * that order; refuses an allocation another live executable maps. */
+static grError_t claim_allocations(const char *call, grGraph_t g, bool inst, const mem_list *l, gr_gexec *x)
 {
     /* CUDA's rule: one executable at a time per allocation. An executable
      * destroyed by the application but still held (a stream caches the
@@ -251,8 +296,8 @@ static grError_t claim_allocations(const char *call, grGraph_t g, bool inst,
         bool dead = false;
         x->nown = 0;
         gr__gmem_lock();
-        for (size_t i = 0; i < g->nnodes && !err && !dead; i++) {
-            const struct grGraphNode_st *n = order[i];
+        for (size_t i = 0; i < l->n && !err && !dead; i++) {
+            const struct grGraphNode_st *n = l->mem[i];
             if (n->type != grGraphNodeTypeMemAlloc)
                 continue;
             gr_gmem *m = gr__gmem_find_locked(n->p.alloc.dptr);
@@ -286,16 +331,15 @@ static grError_t claim_allocations(const char *call, grGraph_t g, bool inst,
     return err;
 }
 
-/* Places x's allocations (claimed in topological order) in slots, in
+/* Places x's allocations (claimed in l's order) in slots, in
  * that order: an allocation reuses the smallest slot big enough whose
  * last free node reaches it, else takes a new one. Fills offs (one per
  * allocation), x->foreign and x->unfreed; returns the bytes spanned. */
-static size_t assign_slots(grGraph_t g, struct grGraphNode_st *const *order, gr_gexec *x, slot *slots,
-                           size_t *offs)
+static size_t assign_slots(const mem_list *l, gr_gexec *x, slot *slots, size_t *offs)
 {
     size_t nslots = 0, total = 0, k = 0;
-    for (size_t i = 0; i < g->nnodes; i++) {
-        const struct grGraphNode_st *n = order[i];
+    for (size_t i = 0; i < l->n; i++) {
+        const struct grGraphNode_st *n = l->mem[i];
         if (n->type == grGraphNodeTypeMemFree) {
             bool mine = false;
             for (size_t j = 0; j < x->nown; j++)
@@ -314,7 +358,7 @@ static size_t assign_slots(grGraph_t g, struct grGraphNode_st *const *order, gr_
         for (size_t s = 0; s < nslots; s++)
             // NOLINTNEXTLINE(clang-analyzer-core.NullDereference)
             if (slots[s].span >= m->span && slots[s].free_node &&
-                gr__graph_reaches(slots[s].free_node, n, g->nnodes) &&
+                gr__graphmem_ordered(slots[s].free_node, n) &&
                 (best == SIZE_MAX || slots[s].span < slots[best].span))
                 best = s;
         if (best == SIZE_MAX) {
@@ -323,7 +367,7 @@ static size_t assign_slots(grGraph_t g, struct grGraphNode_st *const *order, gr_
             slots[best].span = m->span;
             total += m->span;
         }
-        slots[best].free_node = free_node_of(g, m->ptr);
+        slots[best].free_node = free_node_of(l, m->ptr);
         if (!slots[best].free_node)
             x->unfreed[x->nunfreed++] = m;
         offs[k++] = slots[best].off;
@@ -338,47 +382,46 @@ static size_t assign_slots(grGraph_t g, struct grGraphNode_st *const *order, gr_
  * has no memory node. */
 static grError_t gexec_build(const char *call, grGraph_t g, int device, bool inst, gr_gexec **out)
 {
-    size_t nalloc = 0, nfree = 0;
+    size_t nalloc = 0, nfree = 0, nmem = g->nmemnodes + g->nchildmem;
     *out = NULL;
-    if (g->nmemnodes == 0)
+    if (nmem == 0)
         return grSuccess; /* no walk of the graph for the usual case */
-    for (struct grGraphNode_st *n = g->first; n; n = n->next) {
-        nalloc += n->type == grGraphNodeTypeMemAlloc;
-        nfree += n->type == grGraphNodeTypeMemFree;
-    }
-    if (nalloc + nfree == 0)
-        return grSuccess;
-    struct grGraphNode_st **order = malloc(g->nnodes * sizeof *order);
+    mem_list l = {malloc(nmem * sizeof *l.mem), 0};
     gr_gexec *x = calloc(1, sizeof *x);
-    slot *slots = calloc(nalloc ? nalloc : 1, sizeof *slots);
-    size_t *offs = calloc(nalloc ? nalloc : 1, sizeof *offs);
+    slot *slots = NULL;
+    size_t *offs = NULL;
     grError_t err = grSuccess;
-    if (x) {
-        x->own = calloc(nalloc ? nalloc : 1, sizeof *x->own);
-        x->unfreed = calloc(nalloc ? nalloc : 1, sizeof *x->unfreed);
-        x->foreign = calloc(nfree ? nfree : 1, sizeof *x->foreign);
-    }
-    if (!order || !x || !slots || !offs || !x->own || !x->unfreed || !x->foreign) {
+    if (!l.mem || !x || !list_mem_nodes(g, &l)) {
         err = gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
         goto out;
     }
-    if (!gr__graph_topo_sort(g, order)) {
-        err = grErrorInvalidValue;
+    gr_assert(l.n == nmem);
+    for (size_t i = 0; i < l.n; i++) {
+        nalloc += l.mem[i]->type == grGraphNodeTypeMemAlloc;
+        nfree += l.mem[i]->type == grGraphNodeTypeMemFree;
+    }
+    slots = calloc(nalloc ? nalloc : 1, sizeof *slots);
+    offs = calloc(nalloc ? nalloc : 1, sizeof *offs);
+    x->own = calloc(nalloc ? nalloc : 1, sizeof *x->own);
+    x->unfreed = calloc(nalloc ? nalloc : 1, sizeof *x->unfreed);
+    x->foreign = calloc(nfree ? nfree : 1, sizeof *x->foreign);
+    if (!slots || !offs || !x->own || !x->unfreed || !x->foreign) {
+        err = gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
         goto out;
     }
-    err = claim_allocations(call, g, inst, order, x);
+    err = claim_allocations(call, g, inst, &l, x);
     if (err)
         goto out;
     if ((err = check_devices(call, device, x)))
         goto out;
-    size_t total = assign_slots(g, order, x, slots, offs);
+    size_t total = assign_slots(&l, x, slots, offs);
     if ((err = x->device ? map_gpu(call, x, offs, total) : map_cpu(call, x, offs, total)))
         goto out;
     *out = x;
     x = NULL;
 out:
     gexec_free(x);
-    free(order);
+    free(l.mem);
     free(slots);
     free(offs);
     return err;
@@ -537,17 +580,21 @@ void gr__graphmem_exec_free(grGraphExec_t e)
 static bool maps_already(grGraphExec_t e, grGraph_t g)
 {
     const gr_gexec *x = e->gmem;
-    size_t nalloc = 0;
-    bool same = x != NULL;
+    size_t nmem = g->nmemnodes + g->nchildmem, nalloc = 0;
+    if (x == NULL || nmem == 0)
+        return false;
+    mem_list l = {malloc(nmem * sizeof *l.mem), 0};
+    bool same = l.mem != NULL && list_mem_nodes(g, &l);
     gr__gmem_lock();
-    for (struct grGraphNode_st *n = g->first; n && same; n = n->next) {
-        if (n->type != grGraphNodeTypeMemAlloc)
+    for (size_t i = 0; i < l.n && same; i++) {
+        if (l.mem[i]->type != grGraphNodeTypeMemAlloc)
             continue;
-        const gr_gmem *m = gr__gmem_find_locked(n->p.alloc.dptr);
+        const gr_gmem *m = gr__gmem_find_locked(l.mem[i]->p.alloc.dptr);
         same = m != NULL && m->exec == e;
         nalloc++;
     }
     gr__gmem_unlock();
+    free(l.mem);
     return same && nalloc == x->nown;
 }
 

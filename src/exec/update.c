@@ -708,6 +708,36 @@ static void apply_child(upd *u, grGraph_t c)
     }
 }
 
+/* Gives a GPU executable's kernel node at plan node i the launch
+ * attributes of graph node gn, which the update brings (the device keeps
+ * them where they are unchanged). */
+static grError_t gpu_kattrs(const char *call, upd *u, uint32_t i, const struct grGraphNode_st *gn)
+{
+    grLaunchAttribute a[GR_ATTR_IDS];
+    unsigned n = 0;
+    memset(a, 0, sizeof a);
+    for (unsigned id = 0; gn->kattrs && id < GR_ATTR_IDS; id++)
+        if (gn->kattrs->set & (1u << id)) {
+            a[n].id = (grLaunchAttributeID)id;
+            a[n++].val = gn->kattrs->v[id];
+        }
+    return gr__devkind()->exec_set_kattrs(call, u->exec->gpu, &u->exec->plan, i, a, n);
+}
+
+/* gpu_kattrs for the kernel nodes of child graph c, at any depth (their
+ * plan nodes in their scratch, as apply_child reads them). */
+static grError_t gpu_kattrs_child(const char *call, upd *u, grGraph_t c)
+{
+    grError_t err = grSuccess;
+    for (struct grGraphNode_st *v = c->first; v && !err; v = v->next) {
+        if (v->type == grGraphNodeTypeGraph)
+            err = gpu_kattrs_child(call, u, v->p.child);
+        else if (v->type == grGraphNodeTypeKernel)
+            err = gpu_kattrs(call, u, scratch_in(v), v);
+    }
+    return err;
+}
+
 /* ------------------------------------------------------------ top level */
 
 /* True if edge nd -> n of g (dependency j of n) has the data of
@@ -1116,7 +1146,16 @@ static grError_t update_apply(const char *call, upd *u, grGraph_t hGraph, struct
         uint64_t c = gr__exec_node_born(n);
         born = c < born ? c : born;
     }
-    if (GR_UNLIKELY(e->gpu != NULL))
+    /* Launch attributes first: the sync takes them to the executable. */
+    for (uint32_t i = 0; GR_UNLIKELY(e->gpu != NULL) && i < e->norig && !err; i++) {
+        // NOLINTNEXTLINE(clang-analyzer-core.uninitialized.Assign)
+        const struct grGraphNode_st *n = u->pair_o[i];
+        if (n->type == grGraphNodeTypeKernel)
+            err = gpu_kattrs(call, u, e->orig[i].pindex, n);
+        else if (n->type == grGraphNodeTypeGraph)
+            err = gpu_kattrs_child(call, u, n->p.child);
+    }
+    if (GR_UNLIKELY(e->gpu != NULL) && !err)
         err = gpu_sync(call, u, 0, e->plan.nnodes - 1);
     /* The new graph's allocations were mapped by the prepare step, before
      * the GPU's kernels could see their addresses; the old ones go now. */
@@ -1237,6 +1276,14 @@ GR_API grError_t grGraphExecChildGraphNodeSetParams(grGraphExec_t hGraphExec, gr
     if (o->type != grGraphNodeTypeGraph)
         return gr__fail(grErrorInvalidValue, "%s: node %p is a %s node, not a child graph node", call,
                         GR_PTR(node), gr__node_type_name(o->type));
+    /* The executable maps the graph memory it was instantiated with; a
+     * graph with memory nodes comes in through grGraphExecUpdate only. */
+    if (gr__graphmem_has_nodes(childGraph))
+        return gr__fail(grErrorNotSupported,
+                        "%s: childGraph %p has memory allocation or free nodes; a child-graph node holding "
+                        "graph memory is updated with grGraphExecUpdate from a parent graph of the same "
+                        "topology",
+                        call, GR_PTR(childGraph));
     memset(&u, 0, sizeof u);
     u.exec = hGraphExec;
     gr__exec_write_begin(hGraphExec);
@@ -1273,6 +1320,8 @@ GR_API grError_t grGraphExecChildGraphNodeSetParams(grGraphExec_t hGraphExec, gr
     install_blocks(&u);
     apply_child(&u, childGraph);
     if (GR_UNLIKELY(hGraphExec->gpu != NULL))
+        err = gpu_kattrs_child(call, &u, childGraph);
+    if (GR_UNLIKELY(hGraphExec->gpu != NULL) && !err)
         err = gpu_sync(call, &u, o->pindex, o->pindex + o->child_count + 2);
     note_new_values(hGraphExec, childGraph);
     gr__exec_write_end(hGraphExec);

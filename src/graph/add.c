@@ -174,19 +174,20 @@ static grError_t add_child(const char *call, grGraphNode_t *out, grGraph_t g, co
                         "%s: graph %p is nested inside childGraph %p (through %s); a graph cannot "
                         "contain a graph that contains it",
                         call, GR_PTR(g), GR_PTR(child), gr__node_label(g->owner));
-    if (gr__graphmem_has_nodes(child))
-        return gr__fail(
-            grErrorNotSupported,
-            move ? "%s: childGraph %p has memory allocation or free nodes; CUDA moves such a graph "
-                   "into a child-graph node, graphrt does not yet (its executables map graph "
-                   "memory of the top-level graph only): add its nodes to graph %p itself"
-                 : "%s: childGraph %p has memory allocation or free nodes; such a graph cannot be "
-                   "embedded in a child-graph node by cloning, as in CUDA: add its nodes to "
-                   "graph %p itself",
-            call, GR_PTR(child), GR_PTR(g));
+    /* CUDA 12.9: a graph with memory nodes is embedded only by a move. */
+    bool mem = gr__graphmem_has_nodes(child);
+    if (mem && !move)
+        return gr__fail(grErrorNotSupported,
+                        "%s: childGraph %p has memory allocation or free nodes; such a graph cannot be "
+                        "embedded in a child-graph node by cloning, as in CUDA: move it "
+                        "(grGraphChildGraphOwnershipMove with grGraphAddNode) or add its nodes to graph %p "
+                        "itself",
+                        call, GR_PTR(child), GR_PTR(g));
     if (move && (err = move_check(call, child)) != grSuccess)
         return err;
     if ((err = gr__child_conditional_check(call, g, child)) != grSuccess)
+        return err;
+    if (mem && (err = gr__graphmem_check_move(call, g, deps, ndeps, child)) != grSuccess)
         return err;
     unsigned depth = gr__graph_nest_depth(g) + 1 + gr__graph_nest_height(child);
     if (depth > GR_GRAPH_MAX_NEST)
@@ -225,8 +226,8 @@ static grError_t add_event(const char *call, grGraphNode_t *out, grGraph_t g, co
     return add_finish(call, out, g, deps, ndeps, t, &p);
 }
 
-/* CUDA: a graph with memory nodes cannot be embedded, so a child graph
- * (from grGraphChildGraphNodeGetGraph) gets none. */
+/* CUDA: a cloned child graph (from grGraphChildGraphNodeGetGraph) may hold
+ * no memory node, and a moved one gets no more after the move. */
 static grError_t refuse_in_child(const char *call, grGraph_t g)
 {
     if (g->owner->type == grGraphNodeTypeConditional)
@@ -236,8 +237,9 @@ static grError_t refuse_in_child(const char *call, grGraph_t g)
                         call, GR_PTR(g), gr__node_label(g->owner));
     return gr__fail(
         grErrorNotSupported,
-        "%s: graph %p is the child graph of %s; graphs with memory allocation or free nodes cannot "
-        "be child graphs, as in CUDA: add the node to the parent graph",
+        "%s: graph %p is the child graph of %s; no memory allocation or free node may be added to a "
+        "child graph, as in CUDA (a graph moved into a child-graph node gets its memory nodes "
+        "before the move): add the node to the parent graph",
         call, GR_PTR(g), gr__node_label(g->owner));
 }
 

@@ -68,12 +68,14 @@ static bool check_list(grGraph_t g)
         return broken(g, "the creation-order list has %zu nodes, nnodes says %zu", count, g->nnodes);
     if (g->last != prev)
         return broken(g, "'last' is not the list's last node");
-    size_t slab = 0, mem = 0, memops = 0;
+    size_t slab = 0, mem = 0, memops = 0, childmem = 0;
     struct grGraphNode_st *n;
     GR_GRAPH_FOR_EACH_NODE (g, n) {
         slab++;
         mem += n->type == grGraphNodeTypeMemAlloc || n->type == grGraphNodeTypeMemFree;
         memops += n->type == grGraphNodeTypeBatchMemOp;
+        if (n->type == grGraphNodeTypeGraph)
+            childmem += n->p.child->nmemnodes + n->p.child->nchildmem;
     }
     if (slab != g->nnodes)
         return broken(g, "the slab holds %zu live nodes, nnodes says %zu", slab, g->nnodes);
@@ -81,6 +83,8 @@ static bool check_list(grGraph_t g)
         return broken(g, "%zu batch memory operation nodes, nmemops says %zu", memops, g->nmemops);
     if (mem != g->nmemnodes)
         return broken(g, "%zu memory alloc and free nodes, nmemnodes says %zu", mem, g->nmemnodes);
+    if (childmem != g->nchildmem)
+        return broken(g, "%zu memory nodes in its child graphs, nchildmem says %zu", childmem, g->nchildmem);
     return true;
 }
 

@@ -462,6 +462,8 @@ grError_t gr__graph_insert_node(const char *call, grGraph_t g, const grGraphNode
     g->nnodes++;
     g->nmemnodes += n->type == grGraphNodeTypeMemAlloc || n->type == grGraphNodeTypeMemFree;
     g->nmemops += n->type == grGraphNodeTypeBatchMemOp;
+    if (n->type == grGraphNodeTypeGraph) /* a moved child's, 0 for a clone */
+        g->nchildmem += n->p.child->nmemnodes + n->p.child->nchildmem;
     gr__graph_edited(g);
     *out = n;
     gr__graph_assert_valid(g);
@@ -505,6 +507,8 @@ static void node_destroy(struct grGraphNode_st *n, bool new_sinks)
     g->nnodes--;
     g->nmemnodes -= n->type == grGraphNodeTypeMemAlloc || n->type == grGraphNodeTypeMemFree;
     g->nmemops -= n->type == grGraphNodeTypeBatchMemOp;
+    if (n->type == grGraphNodeTypeGraph) /* a moved child's (a re-capture removes it) */
+        g->nchildmem -= n->p.child->nmemnodes + n->p.child->nchildmem;
     gr__node_params_free(n->type, &n->p);
     memset(&n->p, 0, sizeof n->p);
     gr__node_attrs_free(n);

@@ -197,7 +197,13 @@ struct grGraph_st {
     struct grGraphNode_st *first, *last;
     size_t nnodes, nedges;
     size_t nmemnodes; /* alloc and free nodes among nnodes */
-    size_t nmemops;   /* batch memory operation nodes among nnodes */
+    /* Alloc and free nodes inside the moved child graphs of its child-graph
+     * nodes, at any depth. A child's count is fixed once counted: a graph
+     * with memory nodes is moved only into a top-level graph, and no
+     * memory node joins a child graph; a removed child-graph node (by a
+     * re-capture) takes its child's off. */
+    size_t nchildmem;
+    size_t nmemops; /* batch memory operation nodes among nnodes */
     uint64_t next_seq;
     uint64_t sink_clock; /* the next sink_seq */
     /* The child-graph or conditional node owning it (a body), or NULL. */
@@ -644,9 +650,29 @@ grError_t gr__graphmem_check_free(const char *call, grGraph_t g, const grGraphNo
  * its own graph, and another graph may free it again. */
 void gr__graphmem_free_node_removed(grGraph_t g, void *dptr);
 
-/* True if g holds allocation or free nodes (CUDA then forbids deleting
- * its nodes and edges, cloning it and embedding it). */
+/* True if g holds allocation or free nodes, itself or in a moved child
+ * graph at any depth (CUDA then forbids deleting its nodes and edges,
+ * cloning it and embedding it but by a move). */
 bool gr__graphmem_has_nodes(grGraph_t g);
+
+/* True if memory node 'from' ends before memory node 'to' starts in every
+ * launch: in the innermost graph holding both (through moved child
+ * graphs), the node that is or holds 'from' reaches the one that is or
+ * holds 'to'. Both belong to one top-level graph. False also when out of
+ * memory. */
+bool gr__graphmem_ordered(const struct grGraphNode_st *from, const struct grGraphNode_st *to);
+
+/* The alloc (or free, 'alloc' false) node of dptr in g or, at any depth,
+ * in its moved child graphs holding memory nodes, or NULL; *top (if not
+ * NULL) gets the node of g that is it or holds it. */
+struct grGraphNode_st *gr__graphmem_find_node(grGraph_t g, bool alloc, const void *dptr,
+                                              struct grGraphNode_st **top);
+
+/* The checks of moving 'child', which holds memory nodes, into g after
+ * deps: g must be a top-level graph, and each free node of child freeing
+ * an allocation of g must come after that allocation's node. */
+grError_t gr__graphmem_check_move(const char *call, grGraph_t g, const grGraphNode_t *deps, size_t ndeps,
+                                  grGraph_t child);
 
 /* True if 'to' is reachable from 'from' along edges (from == to counts);
  * 'limit' is the graph's node count. Allocates its stack and visited set;

@@ -30,6 +30,13 @@ static grError_t set_child(const char *call, struct grGraphNode_st *node, grGrap
                         "%s: graph %p has memory allocation or free nodes; such a graph cannot be embedded "
                         "in a child-graph node, as in CUDA",
                         call, GR_PTR(child));
+    /* Its memory nodes would go with the old graph: CUDA removes no
+     * memory node from a graph. */
+    if (gr__graphmem_has_nodes(node->p.child))
+        return gr__fail(grErrorNotSupported,
+                        "%s: %s holds a moved graph with memory allocation or free nodes; the nodes of a "
+                        "graph with memory nodes cannot be removed, as in CUDA",
+                        call, gr__node_label(node));
     if ((err = gr__child_conditional_check(call, g, child)) != grSuccess)
         return err;
     unsigned depth = gr__graph_nest_depth(g) + 1 + gr__graph_nest_height(child);

@@ -148,10 +148,18 @@ GR_NOINLINE grError_t gr__kernel_check_slow(const char *call, grKernel_t k, cons
             "%s: kernel '%s': grid (%u, %u, %u) is invalid: each dimension must be >= 1, x < 2^31, "
             "y and z <= 65535",
             call, k->name, grid.x, grid.y, grid.z);
-    if (shmem > GR_MAX_SHARED_MEM)
+    /* CUDA's rule: at most the function's MaxDynamicSharedMemorySize,
+     * 48 KiB unless grFuncSetAttribute set it (up to the device's
+     * sharedMemPerBlockOptin). */
+    int max_smem = gr_load_relaxed(&k->max_dyn_smem);
+    if (shmem > (size_t)max_smem)
         return gr__fail(grErrorInvalidValue,
-                        "%s: kernel '%s': %zu bytes of shared memory requested, the limit per block is %u",
-                        call, k->name, shmem, GR_MAX_SHARED_MEM);
+                        "%s: kernel '%s': %zu bytes of dynamic shared memory requested, the kernel's "
+                        "MaxDynamicSharedMemorySize is %d%s",
+                        call, k->name, shmem, max_smem,
+                        shmem <= GR_MAX_SHARED_MEM_OPTIN
+                            ? " (raise it with grFuncSetAttribute, up to the device's sharedMemPerBlockOptin)"
+                            : "");
     if (k->nparams > 0 && !args)
         return gr__fail(
             grErrorInvalidValue,

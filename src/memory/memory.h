@@ -165,7 +165,7 @@ static inline grError_t gr__kernel_check(const char *call, grKernel_t k, const g
     bool ok = gr__kernel_valid(k) && block->x - 1u < 1024u && block->y - 1u < 1024u && block->z - 1u < 64u &&
               (uint64_t)block->x * block->y * block->z <= 1024u && grid->x - 1u < 0x7fffffffu &&
               grid->y - 1u < 65535u && grid->z - 1u < 65535u && shmem <= GR_MAX_SHARED_MEM &&
-              (k->nparams == 0 || args != NULL);
+              shmem <= (size_t)gr_load_relaxed(&k->max_dyn_smem) && (k->nparams == 0 || args != NULL);
     /* Argument values on the caller's stack are readable host memory, and
      * so are those the full check accepted at the tracker's generation;
      * any other element is checked by the slow path (the kernelParams

@@ -187,6 +187,9 @@ bool gr_fakedev_active(void)
  * shared memory a block may have, which its occupancy answers use. */
 #define FAKE_SMS 4
 #define FAKE_SMEM (48 * 1024)
+/* The most a kernel may opt in to: less than the CPU device's, so that a
+ * value the CPU takes and this device's driver refuses can be tried. */
+#define FAKE_SMEM_OPTIN (100 * 1024)
 
 static grError_t fake_properties(const char *call, int device, grDeviceProp *p)
 {
@@ -206,6 +209,7 @@ static grError_t fake_properties(const char *call, int device, grDeviceProp *p)
     p->maxGridSize[1] = 65535;
     p->maxGridSize[2] = 65535;
     p->sharedMemPerBlock = 48 * 1024;
+    p->sharedMemPerBlockOptin = FAKE_SMEM_OPTIN;
     p->clockRate = 1000000;
     p->l2CacheSize = 1 << 20;
     p->maxThreadsPerMultiProcessor = 2048;
@@ -270,6 +274,9 @@ static grError_t fake_attribute(const char *call, int device, grDeviceAttr attr,
         break;
     case grDevAttrCooperativeLaunch:
         *value = 1; /* its launches run on the CPU device's runtime */
+        break;
+    case grDevAttrMaxSharedMemoryPerBlockOptin:
+        *value = (int)p.sharedMemPerBlockOptin;
         break;
     default:
         return gr__fail(grErrorInvalidValue, "%s: attribute %d is not a grDeviceAttr", call, (int)attr);
@@ -1471,6 +1478,12 @@ static grError_t fake_func_set_attribute(const char *call, grKernel_t k, grFuncA
     struct gr_dev_kernel *g = gr_load_acquire(&k->gpu);
     if (!g)
         return grSuccess; /* as the CUDA kind: no image, nothing loaded */
+    /* As cuFuncSetAttribute: no more than the device's opt-in limit. */
+    if (attr == grFuncAttributeMaxDynamicSharedMemorySize && value > FAKE_SMEM_OPTIN)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: MaxDynamicSharedMemorySize %d is above the fake device's "
+                        "sharedMemPerBlockOptin (%d)",
+                        call, value, FAKE_SMEM_OPTIN);
     pthread_mutex_lock(&launch_attrs_lock);
     if (attr == grFuncAttributeMaxDynamicSharedMemorySize) {
         g->smem = value;
@@ -1768,6 +1781,42 @@ static void *fake_exec_devnode(struct gr_dev_exec *gx, uint32_t i)
     (void)i;
     (void)enter(NULL, "exec_devnode");
     return NULL;
+}
+
+/* As the CUDA kind gives an update's attributes to the driver's node: the
+ * record of lowered attributes holds the node's new ones (its kernel's,
+ * at the top level) in place of the old. */
+static grError_t fake_exec_set_kattrs(const char *call, struct gr_dev_exec *gx, const gr_plan *p, uint32_t i,
+                                      const grLaunchAttribute *attrs, unsigned n)
+{
+    (void)gx;
+    grKernel_t k = p->nodes[i].u.kern.k;
+    pthread_mutex_lock(&launch_attrs_lock);
+    bool same = true;
+    unsigned had = 0;
+    for (unsigned j = 0; j < nkattrs; j++)
+        if (kattrs[j].cond == 0 && kattrs[j].kernel == k) {
+            bool found = false;
+            for (unsigned c = 0; c < n && !found; c++)
+                found = attrs[c].id == kattrs[j].attr.id &&
+                        memcmp(&attrs[c].val, &kattrs[j].attr.val, sizeof attrs[c].val) == 0;
+            same &= found;
+            had++;
+        }
+    pthread_mutex_unlock(&launch_attrs_lock);
+    if (same && had == n)
+        return grSuccess;
+    ENTER(call, "exec_set_kattrs");
+    pthread_mutex_lock(&launch_attrs_lock);
+    unsigned w = 0;
+    for (unsigned j = 0; j < nkattrs; j++)
+        if (!(kattrs[j].cond == 0 && kattrs[j].kernel == k))
+            kattrs[w++] = kattrs[j];
+    for (unsigned c = 0; c < n && w < FAKE_KATTRS; c++)
+        kattrs[w++] = (gr_fakedev_kattr){0, 0, k, attrs[c]};
+    nkattrs = w;
+    pthread_mutex_unlock(&launch_attrs_lock);
+    return grSuccess;
 }
 
 static grError_t fake_exec_launch(const char *call, struct gr_dev_exec *gx, gr_stream *s, bool upload)
@@ -2108,6 +2157,7 @@ static const gr_device_ops fake_kind = {
     .exec_check_event = fake_exec_check_event,
     .exec_sync_range = fake_exec_sync_range,
     .exec_devnode = fake_exec_devnode,
+    .exec_set_kattrs = fake_exec_set_kattrs,
     .exec_set_coll = fake_exec_set_coll,
     .comm_init = fake_comm_init,
     .comm_unique_id = fake_comm_unique_id,

@@ -33,14 +33,14 @@
  * workers); any other thread's is allocated on its first such block and
  * given back when the thread exits, through a thread-specific key whose
  * destructor frees it. */
-static _Thread_local void *tls_shmem; /* GR_MAX_SHARED_MEM bytes, or NULL */
+static _Thread_local void *tls_shmem; /* GR_MAX_SHARED_MEM_OPTIN bytes, or NULL */
 static pthread_key_t shmem_key;
 static pthread_once_t shmem_once = PTHREAD_ONCE_INIT;
 static bool shmem_key_ok;
 
 static void shmem_free(void *p)
 {
-    GR_UNPOISON(p, GR_MAX_SHARED_MEM);
+    GR_UNPOISON(p, GR_MAX_SHARED_MEM_OPTIN);
     gr__free(p);
     tls_shmem = NULL;
 }
@@ -54,7 +54,7 @@ static GR_NOINLINE void *scratch_alloc(void)
 {
     pthread_once(&shmem_once, shmem_key_init);
     /* Without the key the block would outlive the thread: refuse it. */
-    void *p = shmem_key_ok ? gr__aligned_alloc(64, GR_MAX_SHARED_MEM) : NULL;
+    void *p = shmem_key_ok ? gr__aligned_alloc(64, GR_MAX_SHARED_MEM_OPTIN) : NULL;
     if (!p || pthread_setspecific(shmem_key, p) != 0) {
         gr__free(p);
         return NULL;
@@ -74,7 +74,7 @@ static inline void *scratch_fence(void *p, uint32_t bytes)
          * head stays addressable, so a 1-byte overrun of 100 bytes is
          * reported too. */
         GR_UNPOISON(p, bytes);
-        GR_POISON((char *)p + bytes, GR_MAX_SHARED_MEM - bytes);
+        GR_POISON((char *)p + bytes, GR_MAX_SHARED_MEM_OPTIN - bytes);
     }
 #else
     (void)bytes;
@@ -89,7 +89,7 @@ void *gr__kernel_scratch(uint32_t bytes)
     gr_worker *w = gr__tls_worker;
     if (w && !w->external) {
         if (GR_UNLIKELY(!w->scratch))
-            w->scratch = gr__aligned_alloc(64, GR_MAX_SHARED_MEM);
+            w->scratch = gr__aligned_alloc(64, GR_MAX_SHARED_MEM_OPTIN);
         return scratch_fence(w->scratch, bytes);
     }
     if (GR_UNLIKELY(tls_shmem == NULL))

@@ -875,7 +875,7 @@ static void runtime_free(gr_runtime *rt)
         gr__deque_fini(&rt->workers[i].dq);
         gr__free(rt->workers[i].local);
         if (rt->workers[i].scratch) /* kernel.c poisons its unused part */
-            GR_UNPOISON(rt->workers[i].scratch, GR_MAX_SHARED_MEM);
+            GR_UNPOISON(rt->workers[i].scratch, GR_MAX_SHARED_MEM_OPTIN);
         gr__free(rt->workers[i].scratch);
     }
     gr__free(rt->workers);

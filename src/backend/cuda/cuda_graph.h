@@ -86,5 +86,14 @@ grError_t gr__cuda_exec_sync_range(const char *call, struct gr_dev_exec *gx, con
  * gx's executable (cuGraphKernelNodeGetAttribute of the lowered node
  * once instantiated), or NULL where the driver gives none. */
 void *gr__cuda_exec_devnode(struct gr_dev_exec *gx, uint32_t i);
+/* Kernel node i of gx's top-level plan p gets launch attributes
+ * attrs[0..n) in place of those it was lowered with (an update changed
+ * them): written into the driver's graph node, which the next sync
+ * applies with a whole-graph cuGraphExecUpdate; a view gets a driver
+ * executable of its own, lowered with them. An executable whose updates
+ * keep to the exec setters (a node disabled once, collectives,
+ * conditional nodes) keeps its attributes. */
+grError_t gr__cuda_exec_set_kattrs(const char *call, struct gr_dev_exec *gx, const gr_plan *p, uint32_t i,
+                                   const grLaunchAttribute *attrs, unsigned n);
 
 #endif /* GR_CUDA_GRAPH_H */

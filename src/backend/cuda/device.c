@@ -39,6 +39,8 @@ grError_t gr__cuda_properties(const char *call, int device, grDeviceProp *prop)
     prop->maxGridSize[1] = attr_of(device, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y);
     prop->maxGridSize[2] = attr_of(device, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z);
     prop->sharedMemPerBlock = (size_t)attr_of(device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
+    prop->sharedMemPerBlockOptin =
+        (size_t)attr_of(device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
     prop->clockRate = attr_of(device, CU_DEVICE_ATTRIBUTE_CLOCK_RATE);
     prop->l2CacheSize = attr_of(device, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
     prop->maxThreadsPerMultiProcessor = attr_of(device, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
@@ -71,6 +73,7 @@ grError_t gr__cuda_attribute(const char *call, int device, grDeviceAttr attr, in
         {grDevAttrComputeCapabilityMinor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR},
         {grDevAttrMaxThreadsPerMultiProcessor, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR},
         {grDevAttrCooperativeLaunch, CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH},
+        {grDevAttrMaxSharedMemoryPerBlockOptin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN},
     };
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
         if (map[i].gr == attr) {

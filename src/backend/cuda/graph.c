@@ -952,6 +952,7 @@ static grError_t sync_whole(const char *call, struct gr_dev_exec *gx, const gr_p
                         "%s: cuGraphExecUpdate failed on device %d with %s (update result %d)", call,
                         gx->device, gr__cu_error_name(r), info.result);
     memset(gx->stale, 0, gx->nnodes);
+    gx->kattrs_dirty = false;
     return grSuccess;
 }
 
@@ -1135,9 +1136,13 @@ static grError_t sync_range(const char *call, struct gr_dev_exec *gx, const gr_p
     uint32_t changed = 0;
     for (uint32_t i = from; i < to; i++)
         changed += !only || only[i];
-    /* The whole-graph path would have to write the bodies' nodes too. */
-    if (!gx->disabled_once && !gx->has_coll && !gx->cond && changed >= GR_CUDA_WHOLE_UPDATE_MIN &&
-        (uint64_t)changed * GR_CUDA_WHOLE_UPDATE_SHARE >= gx->nnodes)
+    /* The whole-graph path would have to write the bodies' nodes too.
+     * Launch attributes reach the executable through it only (the driver
+     * has no exec setter for them); gr__cuda_exec_set_kattrs leaves none
+     * where it cannot be taken. */
+    if (!gx->disabled_once && !gx->has_coll && !gx->cond &&
+        (gx->kattrs_dirty || (changed >= GR_CUDA_WHOLE_UPDATE_MIN &&
+                              (uint64_t)changed * GR_CUDA_WHOLE_UPDATE_SHARE >= gx->nnodes)))
         return sync_whole(call, gx, p, from, to, only);
     grError_t err = grSuccess;
     for (uint32_t i = from; i < to && !err; i++)

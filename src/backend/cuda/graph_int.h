@@ -58,6 +58,10 @@ struct gr_dev_exec {
     struct gr_cuda_kattr *kattrs;
     uint32_t nkattrs;
     uint32_t kcond, kbody;
+    /* The driver's graph got launch attributes its executable lacks
+     * (gr__cuda_exec_set_kattrs): the next sync is a whole-graph
+     * cuGraphExecUpdate. */
+    bool kattrs_dirty;
     /* Likewise the edges with data between kernel nodes (programmatic
      * edges), by place of their 'to' node, then 'from' node; empty where
      * the driver has no cuGraphAddDependencies with edge data. */

@@ -51,6 +51,84 @@ CUresult gr__cuda_set_kattrs(const struct gr_dev_exec *gx, uint32_t i, CUgraphNo
     return r;
 }
 
+/* The entries of gx->kattrs at 'at': [*lo, return value). */
+static uint32_t kattrs_at(const struct gr_dev_exec *gx, gr_kattr_at at, uint32_t *lo)
+{
+    uint32_t l = 0, h = gx->nkattrs;
+    while (l < h) {
+        uint32_t mid = l + (h - l) / 2;
+        if (kattr_cmp(&gx->kattrs[mid].at, &at) < 0)
+            l = mid + 1;
+        else
+            h = mid;
+    }
+    *lo = l;
+    for (h = l; h < gx->nkattrs && kattr_cmp(&gx->kattrs[h].at, &at) == 0; h++)
+        ;
+    return h;
+}
+
+grError_t gr__cuda_exec_set_kattrs(const char *call, struct gr_dev_exec *gx, const gr_plan *p, uint32_t i,
+                                   const grLaunchAttribute *attrs, unsigned n)
+{
+    CUlaunchAttribute cu[GR_CU_LAUNCH_ATTRS];
+    unsigned m = gr__cuda_launch_attrs(attrs, n, cu);
+    /* By ID, as gx->kattrs keeps a place's entries. */
+    for (unsigned a = 1; a < m; a++)
+        for (unsigned b = a; b > 0 && cu[b - 1].id > cu[b].id; b--) {
+            CUlaunchAttribute t = cu[b];
+            cu[b] = cu[b - 1];
+            cu[b - 1] = t;
+        }
+    gr_kattr_at at = {0, 0, i};
+    uint32_t lo, hi = kattrs_at(gx, at, &lo);
+    bool same = hi - lo == m;
+    for (unsigned k = 0; same && k < m; k++)
+        same = gx->kattrs[lo + k].a.id == cu[k].id &&
+               memcmp(gx->kattrs[lo + k].a.value.pad, cu[k].value.pad, sizeof cu[k].value.pad) == 0;
+    if (same || gx->disabled_once || gx->has_coll || gx->cond)
+        return grSuccess;
+    uint32_t total = gx->nkattrs - (hi - lo) + m;
+    struct gr_cuda_kattr *v = total ? gr__malloc(total * sizeof *v) : NULL;
+    if (total && !v)
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
+    if (!gx->share) {
+        CUresult r = gr__cuda_enter(gx->device);
+        /* An attribute the node loses goes back to its default (zero). */
+        for (uint32_t k = lo; r == CUDA_SUCCESS && k < hi; k++) {
+            bool kept = false;
+            for (unsigned c = 0; c < m && !kept; c++)
+                kept = cu[c].id == gx->kattrs[k].a.id;
+            CUlaunchAttributeValue zero;
+            memset(&zero, 0, sizeof zero);
+            if (!kept)
+                r = gr_cu.cuGraphKernelNodeSetAttribute(gx->nodes[i], gx->kattrs[k].a.id, &zero);
+        }
+        for (unsigned c = 0; r == CUDA_SUCCESS && c < m; c++)
+            r = gr_cu.cuGraphKernelNodeSetAttribute(gx->nodes[i], cu[c].id, &cu[c].value);
+        if (r != CUDA_SUCCESS) {
+            gr__free(v);
+            return gr__fail(gr__cu_error(r),
+                            "%s: cuGraphKernelNodeSetAttribute of node %u (plan order) failed on device %d "
+                            "with %s",
+                            call, i, gx->device, gr__cu_error_name(r));
+        }
+    }
+    if (total) {
+        memcpy(v, gx->kattrs, lo * sizeof *v);
+        for (unsigned c = 0; c < m; c++)
+            v[lo + c] = (struct gr_cuda_kattr){at, cu[c]};
+        memcpy(v + lo + m, gx->kattrs + hi, (gx->nkattrs - hi) * sizeof *v);
+    }
+    gr__free(gx->kattrs);
+    gx->kattrs = v;
+    gx->nkattrs = total;
+    gx->kattrs_dirty = true;
+    /* A view lowers a driver executable of its own, with them. */
+    (void)p;
+    return gx->share ? gr__cuda_share_promote(call, gx) : grSuccess;
+}
+
 /* What gr__cuda_collect_kattrs gathers. */
 typedef struct kattr_list {
     struct gr_cuda_kattr *v;

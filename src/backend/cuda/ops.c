@@ -108,6 +108,7 @@ const gr_device_ops gr__cuda_kind = {
     .exec_set_coll = gr__cuda_exec_set_coll,
     .exec_sync_range = gr__cuda_exec_sync_range,
     .exec_devnode = gr__cuda_exec_devnode,
+    .exec_set_kattrs = gr__cuda_exec_set_kattrs,
 
     .comm_init = gr__cuda_comm_init,
     .comm_unique_id = gr__cuda_comm_unique_id,

@@ -878,6 +878,13 @@ GR_API grError_t grGraphSaveToFile(grGraph_t graph, const char *path, unsigned i
         return gr__fail(grErrorInvalidValue, "%s: path is NULL; pass the file to write", call);
     if (flags != 0)
         return gr__fail(grErrorInvalidValue, "%s: flags is 0x%x but must be 0", call, flags);
+    /* The format's child graphs are embedded by a clone when loaded, which
+     * a graph with memory nodes cannot be. */
+    if (graph->nchildmem != 0)
+        return gr__fail(grErrorNotSupported,
+                        "%s: graph %p holds a moved child graph with memory allocation or free nodes; "
+                        "graph files hold memory nodes in the top-level graph only",
+                        call, GR_PTR(graph));
     memset(&s, 0, sizeof s);
     s.call = call;
     collect_handles(&s, graph);
