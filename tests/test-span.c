@@ -15,6 +15,7 @@
 #include "testlib.h"
 #include "fakedev/fakedev.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 
 enum {
@@ -362,14 +363,7 @@ GR_TEST(span_refuses_what_is_not_done_yet_with_a_detail)
     CHECK_GR(grErrorNotSupported, grGraphExecUpdate(e, c.g, &info));
     CHECK_EQ(info.result, grGraphExecUpdateErrorNotSupported);
     CHECK_DETAIL_HAS("Graphs that span devices");
-    CHECK_GR(grErrorNotSupported, grGraphNodeSetEnabled(e, c.b, 0));
     CHECK_DETAIL_HAS("spans devices (the CPU and device 1)");
-    unsigned en = 1;
-    CHECK_GR(grErrorNotSupported, grGraphNodeGetEnabled(e, c.b, &en));
-    grGraphNodeParams np;
-    memset(&np, 0, sizeof np);
-    np.type = grGraphNodeTypeHost;
-    CHECK_GR(grErrorNotSupported, grGraphExecNodeSetParams(e, c.a, &np));
     /* The executable still runs. */
     grStream_t s = tl_stream(0);
     launch_check(e, s, t.x, 111);
@@ -481,6 +475,216 @@ GR_TEST(span_two_gpus_and_the_cpu)
     }
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+    span_fini(&t);
+}
+
+/* GPU memset(d, 0) -> GPU add(d, 10) -> copy d to x (the GPU's part) ->
+ * host node (the CPU's) -> CPU add(x, 100); beside them a memset of y
+ * (host memory: the CPU's part) -> copy y to z (the CPU's). */
+typedef struct mixed {
+    grGraph_t g;
+    grGraphNode_t set, add, copy, host, cadd, hset, hcopy;
+    unsigned *d, *z;
+    atomic_int calls, other;
+} mixed;
+
+static void mixed_build(span *t, mixed *m)
+{
+    CHECK_OK(grSetDevice(t->gpu));
+    CHECK_OK(grMalloc((void **)&m->d, N * sizeof(unsigned)));
+    CHECK_OK(grSetDevice(0));
+    CHECK_OK(grMallocHost((void **)&m->z, N * sizeof(unsigned)));
+    atomic_init(&m->calls, 0);
+    atomic_init(&m->other, 0);
+    CHECK_OK(grGraphCreate(&m->g, 0));
+    grMemsetParams ms = tl_memset_params(m->d, 0, 4, N, 1, 0);
+    CHECK_OK(grGraphAddMemsetNode(&m->set, m->g, NULL, 0, &ms));
+    m->add = add_on(t, t->gpu, m->g, &m->set, 1, t->gpu_add, m->d, 10);
+    CHECK_OK(grGraphAddMemcpyNode1D(&m->copy, m->g, &m->add, 1, t->x, m->d, N * sizeof(unsigned),
+                                    grMemcpyDeviceToHost));
+    grHostNodeParams hp = {tl_bump_atomic, &m->calls};
+    CHECK_OK(grGraphAddHostNode(&m->host, m->g, &m->copy, 1, &hp));
+    m->cadd = add_on(t, 0, m->g, &m->host, 1, t->cpu_add, t->x, 100);
+    grMemsetParams hs = tl_memset_params(t->y, 0, 4, N, 1, 0);
+    CHECK_OK(grGraphAddMemsetNode(&m->hset, m->g, NULL, 0, &hs));
+    CHECK_OK(grGraphAddMemcpyNode1D(&m->hcopy, m->g, &m->hset, 1, m->z, t->y, N * sizeof(unsigned),
+                                    grMemcpyHostToHost));
+}
+
+static void mixed_free(mixed *m)
+{
+    CHECK_OK(grGraphDestroy(m->g));
+    CHECK_OK(grFree(m->d));
+    CHECK_OK(grFreeHost(m->z));
+}
+
+GR_TEST(span_every_setter_reaches_the_nodes_part)
+{
+    span t;
+    span_init(&t);
+    mixed m;
+    mixed_build(&t, &m);
+    grGraphExec_t e = tl_instantiate(m.g);
+    grStream_t s = tl_stream(0);
+    launch_check(e, s, t.x, 110);
+    tl_check_all_u32(m.z, N, 0);
+    CHECK_EQ(atomic_load(&m.calls), 1);
+
+    /* The GPU part's memset and the CPU part's, each to a new value. */
+    grMemsetParams ms = tl_memset_params(m.d, 5, 4, N, 1, 0);
+    CHECK_OK(grGraphExecMemsetNodeSetParams(e, m.set, &ms));
+    grGraphNodeParams np;
+    memset(&np, 0, sizeof np);
+    np.type = grGraphNodeTypeMemset;
+    np.memset = tl_memset_params(t.y, 7, 4, N, 1, 0);
+    CHECK_OK(grGraphExecNodeSetParams(e, m.hset, &np));
+    launch_check(e, s, t.x, 115);
+    tl_check_all_u32(m.z, N, 7);
+    /* The host node to another counter. */
+    grHostNodeParams hp = {tl_bump_atomic, &m.other};
+    CHECK_OK(grGraphExecHostNodeSetParams(e, m.host, &hp));
+    launch_check(e, s, t.x, 115);
+    CHECK_EQ(atomic_load(&m.calls), 2);
+    CHECK_EQ(atomic_load(&m.other), 1);
+    /* The GPU part's copy to y, the CPU part's from x to z, through
+     * both memcpy setters. */
+    memset(t.y, 0, N * sizeof(unsigned));
+    CHECK_OK(
+        grGraphExecMemcpyNodeSetParams1D(e, m.copy, t.y, m.d, N * sizeof(unsigned), grMemcpyDeviceToHost));
+    grMemcpy3DParms c3 = tl_copy3d_params(m.z, N * sizeof(unsigned), 1, t.x, N * sizeof(unsigned), 1,
+                                          make_grExtent(N * sizeof(unsigned), 1, 1), grMemcpyHostToHost);
+    CHECK_OK(grGraphExecMemcpyNodeSetParams(e, m.hcopy, &c3));
+    memset(t.x, 0, N * sizeof(unsigned));
+    CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    tl_check_all_u32(t.y, N, 15);
+    /* x: the CPU add only, where the copy no longer writes it; z: x as
+     * the CPU part's copy found it, before or after that add. */
+    tl_check_all_u32(t.x, N, 100);
+
+    /* Disabled and enabled again, on either part. */
+    unsigned en = 7;
+    CHECK_OK(grGraphNodeGetEnabled(e, m.add, &en));
+    CHECK_EQ(en, 1u);
+    CHECK_OK(grGraphNodeSetEnabled(e, m.add, 0));
+    CHECK_OK(grGraphNodeSetEnabled(e, m.cadd, 0));
+    CHECK_OK(grGraphNodeGetEnabled(e, m.add, &en));
+    CHECK_EQ(en, 0u);
+    CHECK_OK(grGraphNodeGetEnabled(e, m.cadd, &en));
+    CHECK_EQ(en, 0u);
+    memset(t.x, 0, N * sizeof(unsigned));
+    launch_check(e, s, t.y, 5);
+    tl_check_all_u32(t.x, N, 0);
+    CHECK_OK(grGraphNodeSetEnabled(e, m.add, 1));
+    CHECK_OK(grGraphNodeSetEnabled(e, m.cadd, 1));
+    launch_check(e, s, t.y, 15);
+    tl_check_all_u32(t.x, N, 100);
+
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grStreamDestroy(s));
+    mixed_free(&m);
+    span_fini(&t);
+}
+
+GR_TEST(span_setters_refuse_memory_of_another_part_and_other_kinds)
+{
+    span t;
+    span_init(&t);
+    mixed m;
+    mixed_build(&t, &m);
+    grGraphExec_t e = tl_instantiate(m.g);
+    grStream_t s = tl_stream(0);
+    /* The CPU part's memset given the GPU's memory, the GPU part's given
+     * host memory: each would belong to another part. */
+    grMemsetParams ms = tl_memset_params(m.d, 3, 4, N, 1, 0);
+    CHECK_GR(grErrorInvalidValue, grGraphExecMemsetNodeSetParams(e, m.hset, &ms));
+    CHECK_DETAIL_HAS("is memory of device 1");
+    CHECK_DETAIL_HAS("runs in the part of the CPU");
+    CHECK_DETAIL_HAS("does not move to another device's part");
+    ms = tl_memset_params(t.y, 3, 4, N, 1, 0);
+    CHECK_GR(grErrorInvalidValue, grGraphExecMemsetNodeSetParams(e, m.set, &ms));
+    CHECK_DETAIL_HAS("is memory of the CPU");
+    CHECK_DETAIL_HAS("runs in the part of device 1");
+    /* A copy of the GPU's part made a host-to-host copy; the CPU part's
+     * made one from the GPU's memory, through the generic setter too. */
+    CHECK_GR(grErrorInvalidValue,
+             grGraphExecMemcpyNodeSetParams1D(e, m.copy, t.y, m.z, N * sizeof(unsigned), grMemcpyHostToHost));
+    CHECK_DETAIL_HAS("runs in the part of device 1");
+    grGraphNodeParams np;
+    memset(&np, 0, sizeof np);
+    np.type = grGraphNodeTypeMemcpy;
+    np.memcpy.copyParams = tl_copy3d_params(m.z, N * sizeof(unsigned), 1, m.d, N * sizeof(unsigned), 1,
+                                            make_grExtent(N * sizeof(unsigned), 1, 1), grMemcpyDeviceToHost);
+    CHECK_GR(grErrorInvalidValue, grGraphExecNodeSetParams(e, m.hcopy, &np));
+    CHECK_DETAIL_HAS("runs in the part of the CPU");
+    /* Setters of another kind, a type that does not match, a node of no
+     * graph. */
+    CHECK_GR(grErrorInvalidValue, grGraphExecMemsetNodeSetParams(e, m.add, &ms));
+    CHECK_DETAIL_HAS("is a kernel node, not a memset node");
+    CHECK_GR(grErrorInvalidValue, grGraphNodeSetEnabled(e, m.host, 0));
+    CHECK_DETAIL_HAS("only kernel, memcpy and memset nodes can be enabled");
+    unsigned en = 0;
+    CHECK_GR(grErrorInvalidValue, grGraphNodeGetEnabled(e, m.host, &en));
+    np.type = grGraphNodeTypeHost;
+    CHECK_GR(grErrorInvalidValue, grGraphExecNodeSetParams(e, m.set, &np));
+    CHECK_DETAIL_HAS("but node");
+    grHostNodeParams hp = {tl_bump_atomic, &m.other};
+    CHECK_GR(grErrorInvalidValue, grGraphExecHostNodeSetParams(e, NULL, &hp));
+    CHECK_DETAIL_HAS("is not a node of the graph");
+    /* The part's own rules: a GPU part's memset that cannot change shape. */
+    ms = tl_memset_params(m.d, 3, 4, N / 2, 2, N / 2 * sizeof(unsigned));
+    CHECK_GR(grErrorInvalidValue, grGraphExecMemsetNodeSetParams(e, m.set, &ms));
+    /* Nothing changed. */
+    launch_check(e, s, t.x, 110);
+    tl_check_all_u32(m.z, N, 0);
+    CHECK_EQ(atomic_load(&m.other), 0);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grStreamDestroy(s));
+    mixed_free(&m);
+    span_fini(&t);
+}
+
+static atomic_int span_gate;
+
+GR_TEST(span_setter_leaves_a_launch_queued_before_it_its_old_parameters)
+{
+    span t;
+    span_init(&t);
+    chain c;
+    chain_build(&t, &c, true);
+    grGraphExec_t e = tl_instantiate(c.g);
+    grStream_t s = tl_stream(0);
+    /* A launch queued behind a closed gate: its CPU part has not run, so
+     * the GPU part is not launched yet. A change of the GPU's node made
+     * meanwhile waits for that launch, which runs the old value. */
+    unsigned twenty = 20;
+    void *ga[] = {&t.x, &twenty, &t.n};
+    grKernelNodeParams gp = tl_params_1d(t.gpu_add, ga, N, BLOCK);
+    atomic_store(&span_gate, 0);
+    memset(t.x, 0, N * sizeof(unsigned));
+    CHECK_OK(grLaunchHostFunc(s, tl_wait_gate, &span_gate));
+    CHECK_OK(grGraphLaunch(e, s));
+    pthread_t opener;
+    CHECK(pthread_create(&opener, NULL, tl_open_gate_later, &span_gate) == 0);
+    CHECK_OK(grGraphExecKernelNodeSetParams(e, c.b, &gp));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK(pthread_join(opener, NULL) == 0);
+    CHECK_EQ(atomic_load(&tl_gate_timeouts), 0);
+    tl_check_all_u32(t.x, N, 111);
+    launch_check(e, s, t.x, 121);
+    /* The same for disabling the GPU's node. */
+    atomic_store(&span_gate, 0);
+    CHECK_OK(grLaunchHostFunc(s, tl_wait_gate, &span_gate));
+    CHECK_OK(grGraphLaunch(e, s));
+    CHECK(pthread_create(&opener, NULL, tl_open_gate_later, &span_gate) == 0);
+    CHECK_OK(grGraphNodeSetEnabled(e, c.b, 0));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK(pthread_join(opener, NULL) == 0);
+    tl_check_all_u32(t.x, N, 121);
+    launch_check(e, s, t.x, 101);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(c.g));
     CHECK_OK(grStreamDestroy(s));
     span_fini(&t);
 }

@@ -566,16 +566,15 @@ grError_t gr__exec_span_build(const char *call, struct grGraphExec_st *e, grGrap
 
 grError_t gr__exec_span_refuse_at(const char *call, const struct grGraphExec_st *e)
 {
-    return gr__fail(
-        grErrorNotSupported,
-        "%s: executable %p is of a graph that spans devices (%s); of its nodes only kernel nodes' "
-        "parameters change in place (grGraphExecKernelNodeSetParams, grGraphExecNodeSetParams) so "
-        "far: instantiate the changed graph again (docs/devices.md, \"Graphs that span devices\")",
-        call, GR_PTR(e), e->span->devices);
+    return gr__fail(grErrorNotSupported,
+                    "%s: executable %p is of a graph that spans devices (%s), which this call does not "
+                    "change in place so far: instantiate the changed graph again (docs/devices.md, \"Graphs "
+                    "that span devices\")",
+                    call, GR_PTR(e), e->span->devices);
 }
 
-grError_t gr__exec_span_set_kernel(const char *call, struct grGraphExec_st *e, grGraphNode_t node,
-                                   const grKernelNodeParams *p)
+grError_t gr__exec_span_node(const char *call, const struct grGraphExec_st *e, grGraphNode_t node,
+                             gr_span_node *out)
 {
     const struct gr_span *sp = e->span;
     span_pair key = {node, NULL, 0, grGraphNodeTypeEmpty};
@@ -584,10 +583,35 @@ grError_t gr__exec_span_set_kernel(const char *call, struct grGraphExec_st *e, g
         return gr__fail(grErrorInvalidValue,
                         "%s: node %p is not a node of the graph executable %p was instantiated from", call,
                         GR_PTR(node), GR_PTR(e));
-    if (found->type != grGraphNodeTypeKernel)
-        return gr__fail(grErrorInvalidValue, "%s: node %p is a %s node, not a kernel node", call,
-                        GR_PTR(node), gr__node_type_name(found->type));
-    return grGraphExecKernelNodeSetParams(sp->parts[found->part].e, found->clone, p);
+    out->exec = sp->parts[found->part].e;
+    out->clone = found->clone;
+    out->hold = found->part != 0 ? sp->parts[0].e : NULL;
+    out->type = found->type;
+    out->device = sp->parts[found->part].device;
+    return grSuccess;
+}
+
+grError_t gr__exec_span_check_memory(const char *call, const struct grGraphExec_st *e, const gr_span_node *sn,
+                                     grGraphNode_t node, const void *dst, const void *src)
+{
+    int dev = memory_device(dst);
+    if (dev == 0 && src != NULL)
+        dev = memory_device(src);
+    if (dev == sn->device)
+        return grSuccess;
+    char now[24], was[24], what[64];
+    snprintf(now, sizeof now, dev ? "device %d" : "the CPU", dev);
+    snprintf(was, sizeof was, sn->device ? "device %d" : "the CPU", sn->device);
+    if (src != NULL)
+        snprintf(what, sizeof what, "copy %p -> %p", GR_PTR(src), GR_PTR(dst));
+    else
+        snprintf(what, sizeof what, "destination %p", GR_PTR(dst));
+    return gr__fail(grErrorInvalidValue,
+                    "%s: the new %s is memory of %s, and node %p runs in the part of %s of executable %p "
+                    "(a graph that spans %s): its memory's device chose that part at instantiation, and a "
+                    "node does not move to another device's part, as CUDA refuses a setter that changes "
+                    "the device of a node's memory; instantiate the changed graph again",
+                    call, what, now, GR_PTR(node), was, GR_PTR(e), e->span->devices);
 }
 
 grError_t gr__exec_span_launch(const char *call, struct grGraphExec_st *e, grStream_t h, gr_stream *s,
