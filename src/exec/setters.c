@@ -582,7 +582,7 @@ static const gr_setter setters[] = {
                      enabled_dev, enabled_write, NULL, true},
     /* Finding only (the getter reads, see grGraphNodeGetEnabled). */
     [GET_ENABLED] = {"grGraphNodeGetEnabled", TOGGLED, grGraphNodeTypeCount, false, "", NULL, NULL, NULL,
-                     NULL, NULL, NULL, true},
+                     NULL, NULL, NULL, false},
 };
 
 /* Not inlined: the path of the parts' setters in span_set, which
@@ -705,7 +705,7 @@ GR_API grError_t grGraphNodeGetEnabled(grGraphExec_t hGraphExec, grGraphNode_t h
     if (!isEnabled)
         return gr__fail(grErrorInvalidValue,
                         "grGraphNodeGetEnabled: 'isEnabled' (the output pointer) is NULL");
-    if ((err = find_slow(s, s->call, hGraphExec, hNode, &pn)))
+    if ((err = gr__exec_check(s->call, hGraphExec)))
         return err;
     if (GR_UNLIKELY(hGraphExec->span != NULL)) {
         gr_span_node sn;
@@ -715,6 +715,8 @@ GR_API grError_t grGraphNodeGetEnabled(grGraphExec_t hGraphExec, grGraphNode_t h
             return wrong_kind(s, s->call, hNode, sn.type);
         return grGraphNodeGetEnabled(sn.exec, sn.clone, isEnabled);
     }
+    if ((err = find_slow(s, s->call, hGraphExec, hNode, &pn)))
+        return err;
     uintptr_t off = (uintptr_t)pn - (uintptr_t)hGraphExec->plan.nodes;
     if (off >= (uintptr_t)hGraphExec->plan.nnodes * sizeof *pn) {
         /* A body's node: its plan may be replaced by an update, which
