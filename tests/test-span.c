@@ -92,12 +92,18 @@ typedef struct chain {
     grGraphNode_t a, b, c;
 } chain;
 
-static void chain_build(span *t, chain *c, bool fill_first)
+/* The chain with values va, vb, vc, the middle node on device 'mid'. */
+static void chain_build_v(span *t, chain *c, bool fill_first, int mid, unsigned va, unsigned vb, unsigned vc)
 {
     CHECK_OK(grGraphCreate(&c->g, 0));
-    c->a = add_on(t, 0, c->g, NULL, 0, fill_first ? t->cpu_fill : t->cpu_add, t->x, 1);
-    c->b = add_on(t, t->gpu, c->g, &c->a, 1, t->gpu_add, t->x, 10);
-    c->c = add_on(t, 0, c->g, &c->b, 1, t->cpu_add, t->x, 100);
+    c->a = add_on(t, 0, c->g, NULL, 0, fill_first ? t->cpu_fill : t->cpu_add, t->x, va);
+    c->b = add_on(t, mid, c->g, &c->a, 1, mid ? t->gpu_add : t->cpu_add, t->x, vb);
+    c->c = add_on(t, 0, c->g, &c->b, 1, t->cpu_add, t->x, vc);
+}
+
+static void chain_build(span *t, chain *c, bool fill_first)
+{
+    chain_build_v(t, c, fill_first, t->gpu, 1, 10, 100);
 }
 
 static void launch_check(grGraphExec_t e, grStream_t s, const unsigned *h, unsigned want)
@@ -358,12 +364,13 @@ GR_TEST(span_refuses_what_is_not_done_yet_with_a_detail)
     CHECK_OK(grSetDevice(0));
     CHECK_GR(grErrorInvalidValue, grGraphLaunch(e, gs));
     CHECK_DETAIL_HAS("is launched on a stream of the CPU");
-    /* Update, and every setter but the kernel's. */
-    grGraphExecUpdateResultInfo info;
-    CHECK_GR(grErrorNotSupported, grGraphExecUpdate(e, c.g, &info));
-    CHECK_EQ(info.result, grGraphExecUpdateErrorNotSupported);
+    /* A child graph node's setter. */
+    grGraph_t other;
+    CHECK_OK(grGraphCreate(&other, 0));
+    CHECK_GR(grErrorNotSupported, grGraphExecChildGraphNodeSetParams(e, c.a, other));
     CHECK_DETAIL_HAS("Graphs that span devices");
     CHECK_DETAIL_HAS("spans devices (the CPU and device 1)");
+    CHECK_OK(grGraphDestroy(other));
     /* The executable still runs. */
     grStream_t s = tl_stream(0);
     launch_check(e, s, t.x, 111);
@@ -686,5 +693,121 @@ GR_TEST(span_setter_leaves_a_launch_queued_before_it_its_old_parameters)
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(c.g));
     CHECK_OK(grStreamDestroy(s));
+    span_fini(&t);
+}
+
+GR_TEST(span_update_changes_every_part_in_place)
+{
+    span t;
+    span_init(&t);
+    chain c, c2;
+    chain_build(&t, &c, true);
+    grGraphExec_t e = tl_instantiate(c.g);
+    grStream_t s = tl_stream(0);
+    launch_check(e, s, t.x, 111);
+    /* A graph built by the same calls with other values: every part
+     * takes its nodes' values, replays included. */
+    chain_build_v(&t, &c2, true, t.gpu, 2, 20, 200);
+    grGraphExecUpdateResultInfo info;
+    CHECK_OK(grGraphExecUpdate(e, c2.g, &info));
+    CHECK_EQ(info.result, grGraphExecUpdateSuccess);
+    for (int i = 0; i < 10; i++)
+        launch_check(e, s, t.x, 222);
+    /* The setters still take the nodes of the graph instantiated, and
+     * reach the parts after the update. */
+    unsigned thirty = 30;
+    void *ga[] = {&t.x, &thirty, &t.n};
+    grKernelNodeParams gp = tl_params_1d(t.gpu_add, ga, N, BLOCK);
+    CHECK_OK(grGraphExecKernelNodeSetParams(e, c.b, &gp));
+    launch_check(e, s, t.x, 232);
+    CHECK_OK(grGraphNodeSetEnabled(e, c.b, 0));
+    launch_check(e, s, t.x, 202);
+    CHECK_OK(grGraphNodeSetEnabled(e, c.b, 1));
+    /* Back from the first graph, changed through the graph's setter. */
+    CHECK_OK(grGraphKernelNodeSetParams(c.b, &gp));
+    CHECK_OK(grGraphExecUpdate(e, c.g, &info));
+    launch_check(e, s, t.x, 131);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(c2.g));
+
+    /* Copies, memsets and host nodes of both parts. */
+    mixed m, m2;
+    mixed_build(&t, &m);
+    e = tl_instantiate(m.g);
+    launch_check(e, s, t.x, 110);
+    mixed_build(&t, &m2);
+    grMemsetParams ms = tl_memset_params(m2.d, 4, 4, N, 1, 0);
+    CHECK_OK(grGraphMemsetNodeSetParams(m2.set, &ms));
+    grMemsetParams hs = tl_memset_params(t.y, 9, 4, N, 1, 0);
+    CHECK_OK(grGraphMemsetNodeSetParams(m2.hset, &hs));
+    grHostNodeParams hp = {tl_bump_atomic, &m.other};
+    CHECK_OK(grGraphHostNodeSetParams(m2.host, &hp));
+    CHECK_OK(grGraphExecUpdate(e, m2.g, &info));
+    launch_check(e, s, t.x, 114);
+    tl_check_all_u32(m2.z, N, 9); /* m2's copy target: the new graph's */
+    CHECK_EQ(atomic_load(&m.other), 1);
+    CHECK_EQ(atomic_load(&m.calls), 1);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grStreamDestroy(s));
+    mixed_free(&m2);
+    mixed_free(&m);
+    CHECK_OK(grGraphDestroy(c.g));
+    span_fini(&t);
+}
+
+GR_TEST(span_update_refuses_a_node_of_another_part_and_other_topologies)
+{
+    span t;
+    span_init(&t);
+    chain c, c2;
+    chain_build(&t, &c, true);
+    grGraphExec_t e = tl_instantiate(c.g);
+    grStream_t s = tl_stream(0);
+    grGraphExecUpdateResultInfo info;
+    /* The middle node named by the CPU: another part. */
+    chain_build_v(&t, &c2, true, 0, 2, 20, 200);
+    CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecUpdate(e, c2.g, &info));
+    CHECK_EQ(info.result, grGraphExecUpdateErrorParametersChanged);
+    CHECK(info.errorNode == c2.b);
+    CHECK_DETAIL_HAS("names the CPU");
+    CHECK_DETAIL_HAS("runs in the part of device 1");
+    CHECK_OK(grGraphDestroy(c2.g));
+    /* One node more: a topology change, as on one device. */
+    chain_build_v(&t, &c2, true, t.gpu, 2, 20, 200);
+    add_on(&t, 0, c2.g, &c2.c, 1, t.cpu_add, t.x, 1000);
+    CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecUpdate(e, c2.g, &info));
+    CHECK_EQ(info.result, grGraphExecUpdateErrorTopologyChanged);
+    CHECK_OK(grGraphDestroy(c2.g));
+    /* A GPU node given a kernel without an image: the part's device
+     * refuses it before any part changes. */
+    chain_build_v(&t, &c2, true, t.gpu, 2, 20, 200);
+    unsigned v = 20;
+    void *args[] = {&t.x, &v, &t.n};
+    grKernelNodeParams kp = tl_params_1d(t.cpu_add, args, N, BLOCK);
+    CHECK_OK(grGraphKernelNodeSetParams(c2.b, &kp));
+    CHECK_GR(grErrorInvalidDeviceFunction, grGraphExecUpdate(e, c2.g, &info));
+    CHECK_OK(grGraphDestroy(c2.g));
+    /* Nothing changed. */
+    launch_check(e, s, t.x, 111);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(c.g));
+
+    /* A memset whose new memory is another device's. */
+    mixed m, m2;
+    mixed_build(&t, &m);
+    e = tl_instantiate(m.g);
+    mixed_build(&t, &m2);
+    grMemsetParams hs = tl_memset_params(m2.d, 9, 4, N, 1, 0);
+    CHECK_OK(grGraphMemsetNodeSetParams(m2.hset, &hs));
+    CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecUpdate(e, m2.g, &info));
+    CHECK_EQ(info.result, grGraphExecUpdateErrorParametersChanged);
+    CHECK(info.errorNode == m2.hset);
+    CHECK_DETAIL_HAS("names device 1 (the device of its memory)");
+    launch_check(e, s, t.x, 110);
+    tl_check_all_u32(m.z, N, 0);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grStreamDestroy(s));
+    mixed_free(&m2);
+    mixed_free(&m);
     span_fini(&t);
 }

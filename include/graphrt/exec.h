@@ -79,9 +79,9 @@ typedef struct grGraphExecUpdateResultInfo {
  * partitioned into a part per device, joined by waits on words in pinned
  * host memory, and launched on a CPU stream only (docs/devices.md, "Graphs
  * that span devices": such a graph holds kernel, memset, memcpy, host and
- * empty nodes only; of its executable only kernel nodes' parameters change, through
- * grGraphExecKernelNodeSetParams or grGraphExecNodeSetParams: the other
- * setters and grGraphExecUpdate refuse it with grErrorNotSupported).
+ * empty nodes only; every exec setter and grGraphExecUpdate change its
+ * nodes in their parts, a node never moving to another device's part;
+ * grGraphExecChildGraphNodeSetParams refuses it with grErrorNotSupported).
  * Errors: grErrorInvalidValue (pGraphExec NULL; graph NULL or not live;
  * flags with unknown bits, grGraphInstantiateFlagUpload, or
  * AutoFreeOnLaunch with DeviceLaunch; a graph with a cycle, with a detail

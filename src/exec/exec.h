@@ -58,6 +58,22 @@ static inline grError_t gr__exec_span_refuse(const char *call, const struct grGr
 {
     return gr__failed(grErrorNotSupported, gr__exec_span_refuse_at(call, e));
 }
+/* grGraphExecUpdate of a spanning executable e, once update.c paired
+ * the new graph's nodes (pairs, by orig index) and checked them by
+ * CUDA's rules. Prepare (in e's write section, nothing changed yet):
+ * refuses a node that would go to another part than its pair
+ * (grGraphExecUpdateErrorParametersChanged, in *info, with a detail),
+ * builds the new part graphs (*out) and makes the checks of each part's
+ * device. Apply: updates every part from its new graph (consumes su);
+ * discard: frees su unused. */
+struct gr_span_upd;
+grError_t gr__exec_span_update_prepare(const char *call, struct grGraphExec_st *e,
+                                       struct grGraphNode_st *const *pairs, grGraphExecUpdateResultInfo *info,
+                                       struct gr_span_upd **out);
+grError_t gr__exec_span_update_apply(const char *call, struct grGraphExec_st *e, struct gr_span_upd *su);
+void gr__exec_span_update_discard(struct gr_span_upd *su);
+/* What e's device refuses of graph node gn's parameters (update.c). */
+grError_t gr__exec_update_device_check(const char *call, grGraphExec_t e, grGraphNode_t gn);
 void gr__exec_span_quiesce(struct grGraphExec_st *e);
 void gr__exec_span_free(struct grGraphExec_st *e);
 

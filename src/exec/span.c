@@ -118,8 +118,9 @@ typedef struct builder {
     grGraphNode_t *waitn;        /* n * np: the wait node in the consuming part */
     grGraphNode_t *sigs;         /* signal nodes so far, in order */
     uint32_t *sig_part, nsigs;
-    grGraphNode_t start; /* the CPU part's first node: it launches the GPU parts */
-    grGraphNode_t *deps; /* scratch: room for any node's dependencies */
+    grGraphNode_t start;   /* the CPU part's first node: it launches the GPU parts */
+    struct gr_span *owner; /* the span the first node launches (sp, or the one updated) */
+    grGraphNode_t *deps;   /* scratch: room for any node's dependencies */
 } builder;
 
 #define NONE UINT32_MAX
@@ -149,6 +150,13 @@ static void name_devices(struct gr_span *sp, uint64_t seen)
             break;
         at += (size_t)w;
     }
+}
+
+/* "the CPU" or "device d", for details. */
+static const char *dev_name(char buf[24], int d)
+{
+    snprintf(buf, 24, d ? "device %d" : "the CPU", d);
+    return buf;
 }
 
 /* The CPU part's first node: launches the GPU parts. A failure makes
@@ -451,7 +459,7 @@ static grError_t build_parts(builder *b)
     for (uint32_t p = 0; p < b->np; p++)
         if ((err = grGraphCreate(&sp->parts[p].g, 0)))
             return err;
-    grHostNodeParams hp = {span_start, sp};
+    grHostNodeParams hp = {span_start, b->owner};
     if ((err = grGraphAddHostNode(&b->start, sp->parts[0].g, NULL, 0, &hp)))
         return err;
     for (uint32_t i = 0; i < b->n; i++)
@@ -540,6 +548,7 @@ grError_t gr__exec_span_build(const char *call, struct grGraphExec_st *e, grGrap
     memset(&b, 0, sizeof b);
     b.call = call;
     b.sp = sp;
+    b.owner = sp;
     b.n = e->norig;
     b.np = sp->nparts;
     size_t cells = (size_t)(b.n ? b.n : 1) * b.np;
@@ -560,6 +569,234 @@ grError_t gr__exec_span_build(const char *call, struct grGraphExec_st *e, grGrap
     gr__free(b.sigs);
     gr__free(b.sig_part);
     return err;
+}
+
+/* ------------------------------------------------------------ updating */
+
+/* An update's new part graphs, built from the new graph by the calls
+ * that built the parts (so each pairs with its part node for node). */
+struct gr_span_upd {
+    grGraph_t g[GR_MAX_GPUS + 1];
+    uint32_t nparts;
+};
+
+static void upd_free(struct gr_span_upd *su)
+{
+    for (uint32_t p = 0; p < su->nparts; p++)
+        if (su->g[p])
+            (void)grGraphDestroy(su->g[p]);
+    gr__free(su);
+}
+
+/* The new graph's node for each position of the parts' order: pairs
+ * (by orig index) put in pindex order, as order_nodes put the originals. */
+static grError_t upd_order(builder *b, const struct grGraphExec_st *e, struct grGraphNode_st *const *pairs,
+                           size_t *maxdeps)
+{
+    uint32_t *byp = gr__calloc(b->n ? b->n : 1, sizeof *byp);
+    if (!byp)
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", b->call);
+    /* pindex is unique per top-level node: a counting placement. */
+    uint32_t maxp = 0;
+    for (uint32_t i = 0; i < b->n; i++)
+        maxp = e->orig[i].pindex > maxp ? e->orig[i].pindex : maxp;
+    uint32_t *slot = gr__calloc((size_t)maxp + 1, sizeof *slot);
+    if (!slot) {
+        gr__free(byp);
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", b->call);
+    }
+    for (uint32_t i = 0; i < b->n; i++)
+        slot[e->orig[i].pindex] = i + 1;
+    uint32_t k = 0;
+    for (uint32_t q = 0; q <= maxp; q++)
+        if (slot[q])
+            byp[k++] = slot[q] - 1;
+    *maxdeps = 0;
+    grError_t err = grSuccess;
+    for (uint32_t i = 0; i < k && !err; i++) {
+        b->ord[i] = pairs[byp[i]];
+        b->ord[i]->scratch = i;
+        *maxdeps = b->ord[i]->ndeps > *maxdeps ? b->ord[i]->ndeps : *maxdeps;
+        /* The part of the original it pairs with. */
+        span_pair key = {e->orig[byp[i]].node, NULL, 0, grGraphNodeTypeEmpty};
+        const span_pair *was = bsearch(&key, b->owner->pairs, b->owner->npairs, sizeof key, cmp_pair);
+        if (GR_NEVER(was == NULL))
+            err = gr__fail(grErrorGraphExecUpdateFailure, "%s: a node the executable holds has no part",
+                           b->call);
+        else
+            b->part[i] = was->part;
+    }
+    gr__free(slot);
+    gr__free(byp);
+    return err;
+}
+
+/* Each new node in the part of its original (else refused), then the
+ * part graphs built as at instantiation, the words and the first node's
+ * span the executable's own. */
+static grError_t upd_build(builder *b, struct grGraphExec_st *e, struct grGraphNode_st *const *pairs,
+                           grGraphExecUpdateResultInfo *info)
+{
+    struct gr_span *sp = e->span, *tmp = b->sp;
+    size_t maxdeps = 0;
+    grError_t err = upd_order(b, e, pairs, &maxdeps);
+    if (err)
+        return err;
+    for (uint32_t i = 0; i < b->n; i++) {
+        struct grGraphNode_st *n = b->ord[i];
+        int dev = 0, was = sp->parts[b->part[i]].device;
+        if ((err = node_device(b->call, sp, n, &dev))) {
+            info->result = grGraphExecUpdateErrorNotSupported;
+            info->errorNode = n;
+            return gr__fail_again(grErrorGraphExecUpdateFailure);
+        }
+        if (dev != was) {
+            char now[24], old[24];
+            info->result = grGraphExecUpdateErrorParametersChanged;
+            info->errorNode = n;
+            return gr__fail(grErrorGraphExecUpdateFailure,
+                            "%s: %s names %s (%s), where the node it pairs with runs in the part of %s of "
+                            "executable %p (a graph that spans %s); an update keeps every node in its "
+                            "device's part, as CUDA's update refuses to change a node's context or the "
+                            "device of its memory: instantiate the changed graph again",
+                            b->call, gr__node_label(n), dev_name(now, dev),
+                            n->type == grGraphNodeTypeKernel ? "the device current when it was added"
+                                                             : "the device of its memory",
+                            dev_name(old, was), GR_PTR(e), sp->devices);
+        }
+    }
+    for (size_t i = 0; i < (size_t)b->n * b->np; i++)
+        b->word[i] = NONE;
+    uint32_t ncross = 0;
+    for (uint32_t i = 0; i < b->n; i++) {
+        const struct grGraphNode_st *n = b->ord[i];
+        for (size_t k = 0; k < n->ndeps; k++) {
+            uint32_t j = (uint32_t)n->deps[k]->scratch;
+            uint32_t *w = &b->word[(size_t)j * b->np + b->part[i]];
+            if (b->part[j] != b->part[i] && *w == NONE)
+                *w = ncross++;
+        }
+    }
+    /* Same parts, same topology: the same words (checked, not assumed). */
+    if (GR_NEVER(ncross + (b->np - 1) != sp->nwords))
+        return gr__fail(grErrorGraphExecUpdateFailure, "%s: the parts' edges differ", b->call);
+    tmp->words = sp->words;
+    tmp->nwords = sp->nwords;
+    for (uint32_t p = 0; p < b->np; p++) {
+        tmp->parts[p].device = sp->parts[p].device;
+        tmp->parts[p].done = sp->parts[p].done;
+    }
+    size_t room = maxdeps + ncross + b->n + 2 * (size_t)b->np + 1;
+    b->deps = gr__calloc(room, sizeof *b->deps);
+    b->sigs = gr__calloc(ncross + 1, sizeof *b->sigs);
+    b->sig_part = gr__calloc(ncross + 1, sizeof *b->sig_part);
+    if (!b->deps || !b->sigs || !b->sig_part)
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", b->call);
+    return build_parts(b);
+}
+
+grError_t gr__exec_span_update_prepare(const char *call, struct grGraphExec_st *e,
+                                       struct grGraphNode_st *const *pairs, grGraphExecUpdateResultInfo *info,
+                                       struct gr_span_upd **out)
+{
+    struct gr_span *sp = e->span;
+    struct gr_span tmp;
+    memset(&tmp, 0, sizeof tmp);
+    tmp.nparts = sp->nparts;
+    memcpy(tmp.devices, sp->devices, sizeof tmp.devices);
+    struct gr_span_upd *su = gr__calloc(1, sizeof *su);
+    if (!su)
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
+    /* The new nodes' scratch holds their orig index (plus one) for the
+     * rest of the update: kept aside while the builder uses it. */
+    uint32_t n = e->norig;
+    uint64_t *saved = gr__calloc(n ? n : 1, sizeof *saved);
+    builder b;
+    memset(&b, 0, sizeof b);
+    b.call = call;
+    b.sp = &tmp;
+    b.owner = sp;
+    b.n = n;
+    b.np = sp->nparts;
+    size_t cells = (size_t)(n ? n : 1) * b.np;
+    b.ord = gr__calloc(n ? n : 1, sizeof *b.ord);
+    b.part = gr__calloc(n ? n : 1, sizeof *b.part);
+    b.clone = gr__calloc(n ? n : 1, sizeof *b.clone);
+    b.word = gr__calloc(cells, sizeof *b.word);
+    b.waitn = gr__calloc(cells, sizeof *b.waitn);
+    grError_t err;
+    if (!saved || !b.ord || !b.part || !b.clone || !b.word || !b.waitn) {
+        err = gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
+    } else {
+        for (uint32_t i = 0; i < n; i++)
+            saved[i] = pairs[i]->scratch;
+        err = upd_build(&b, e, pairs, info);
+        for (uint32_t i = 0; i < n; i++)
+            pairs[i]->scratch = saved[i];
+    }
+    /* What a part's device refuses (a GPU kernel without an image, memory
+     * the device cannot reach), for every part before any changes: the
+     * parts' own updates then refuse nothing but for lack of memory. */
+    for (uint32_t i = 0; i < n && !err; i++)
+        err = gr__exec_update_device_check(call, sp->parts[b.part[i]].e, b.ord[i]);
+    for (uint32_t p = 0; p < tmp.nparts; p++)
+        su->g[p] = tmp.parts[p].g;
+    su->nparts = tmp.nparts;
+    gr__free(saved);
+    gr__free(b.ord);
+    gr__free(b.part);
+    gr__free(b.clone);
+    gr__free(b.word);
+    gr__free(b.waitn);
+    gr__free(b.deps);
+    gr__free(b.sigs);
+    gr__free(b.sig_part);
+    if (err) {
+        upd_free(su);
+        return err;
+    }
+    *out = su;
+    return grSuccess;
+}
+
+/* One part's update from its new graph; a refusal (lack of memory: the
+ * checks passed) names the part. */
+static grError_t upd_part(const char *call, struct gr_span *sp, uint32_t p, grGraph_t g)
+{
+    grGraphExecUpdateResultInfo info;
+    grError_t err = grGraphExecUpdate(sp->parts[p].e, g, &info);
+    if (!err)
+        return grSuccess;
+    char why[256], dev[24];
+    snprintf(why, sizeof why, "%s", grGetLastErrorDetail());
+    return gr__fail(err,
+                    "%s: the part of %s of a graph that spans %s could not take the update (%s); parts "
+                    "updated before it keep the new parameters: instantiate the graph again",
+                    call, dev_name(dev, sp->parts[p].device), sp->devices, why);
+}
+
+grError_t gr__exec_span_update_apply(const char *call, struct grGraphExec_st *e, struct gr_span_upd *su)
+{
+    struct gr_span *sp = e->span;
+    grError_t err = grSuccess;
+    /* The GPU parts inside the CPU part's write section (exec.h,
+     * gr_span_node), then the CPU part, which takes its own. */
+    if (sp->nparts > 1) {
+        gr__exec_write_begin(sp->parts[0].e);
+        for (uint32_t p = 1; p < sp->nparts && !err; p++)
+            err = upd_part(call, sp, p, su->g[p]);
+        gr__exec_write_end(sp->parts[0].e);
+    }
+    if (!err)
+        err = upd_part(call, sp, 0, su->g[0]);
+    upd_free(su);
+    return err;
+}
+
+void gr__exec_span_update_discard(struct gr_span_upd *su)
+{
+    if (su)
+        upd_free(su);
 }
 
 /* ----------------------------------------------------- using and freeing */

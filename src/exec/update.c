@@ -450,10 +450,16 @@ static grError_t device_check(const char *call, grGraphExec_t e, grGraphNode_t g
     return grSuccess;
 }
 
-/* Whether device_check has anything to check. */
+grError_t gr__exec_update_device_check(const char *call, grGraphExec_t e, grGraphNode_t gn)
+{
+    return device_check(call, e, gn);
+}
+
+/* Whether device_check has anything to check. A spanning executable's
+ * nodes are checked by their parts' devices (span.c). */
 static bool device_checks_apply(grGraphExec_t e)
 {
-    return e->gpu != NULL || gr__gpu_active();
+    return (e->gpu != NULL || gr__gpu_active()) && e->span == NULL;
 }
 
 /* Applies plan nodes [from, to) as they are now to the driver's
@@ -914,8 +920,9 @@ static bool check_top(upd *u)
  * written as the full path would, and no other node is read. Returns 0
  * where it does not apply (then the full path runs, with u as it found
  * it), 1 when done, -1 when refused (u->result and the detail set), -2
- * on a device check's error (*err, the detail set). On the CPU only,
- * without graph memory or user objects. */
+ * on a device check's error (*err, the detail set). On the CPU only (not
+ * a spanning executable, whose parts hold the values), without graph
+ * memory or user objects. */
 static int update_listed(const char *call, upd *u, grGraph_t g, grError_t *err)
 {
     grGraphExec_t e = u->exec;
@@ -933,7 +940,7 @@ static int update_listed(const char *call, upd *u, grGraph_t g, grError_t *err)
         k = g->recap_ndirty;
     else
         return 0;
-    if (e->gpu || (e->flags & GR_EXEC_GRAPHMEM) || e->urefs || g->urefs.n)
+    if (e->gpu || e->span || (e->flags & GR_EXEC_GRAPHMEM) || e->urefs || g->urefs.n)
         return 0;
     /* The lookups first (the table may have to be built): a failure
      * leaves nothing to undo. */
@@ -1149,10 +1156,6 @@ GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
     upd u;
     if ((err = check_update_args(call, hGraphExec, hGraph, resultInfo)))
         return err;
-    if (GR_UNLIKELY(hGraphExec->span != NULL)) {
-        resultInfo->result = grGraphExecUpdateErrorNotSupported;
-        return gr__exec_span_refuse(call, hGraphExec);
-    }
     memset(&u, 0, sizeof u);
     u.exec = hGraphExec;
     u.pair_o = pair_buf;
@@ -1197,12 +1200,22 @@ GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
     }
     struct gr_gexec *gmem = NULL;
     struct gr_urefs *urefs = NULL, *gone = NULL;
-    if ((err = update_prepare(call, &u, hGraph, resultInfo, &gmem, &urefs))) {
+    struct gr_span_upd *span = NULL;
+    if ((GR_UNLIKELY(hGraphExec->span != NULL) &&
+         (err = gr__exec_span_update_prepare(call, hGraphExec, u.pair_o, resultInfo, &span))) ||
+        (err = update_prepare(call, &u, hGraph, resultInfo, &gmem, &urefs))) {
+        gr__exec_span_update_discard(span);
         gr__exec_write_end(hGraphExec);
         upd_release(&u, pair_buf);
         return err;
     }
+    /* A spanning executable's plan holds its node table and the values
+     * the parts were given (the checks' reference); the parts run. */
     err = update_apply(call, &u, hGraph, gmem, urefs, &gone);
+    if (span != NULL) {
+        grError_t serr = gr__exec_span_update_apply(call, hGraphExec, span);
+        err = err ? err : serr;
+    }
     /* Before the end: launches may start right after it. */
     gr_assert_expensive(gr__plan_is_valid(&hGraphExec->plan));
     gr__exec_write_end(hGraphExec);
