@@ -364,30 +364,28 @@ GR_TEST(span_refuses_what_is_not_done_yet_with_a_detail)
     CHECK_OK(grSetDevice(0));
     CHECK_GR(grErrorInvalidValue, grGraphLaunch(e, gs));
     CHECK_DETAIL_HAS("is launched on a stream of the CPU");
-    /* A child graph node's setter. */
-    grGraph_t other;
-    CHECK_OK(grGraphCreate(&other, 0));
-    CHECK_GR(grErrorNotSupported, grGraphExecChildGraphNodeSetParams(e, c.a, other));
-    CHECK_DETAIL_HAS("Graphs that span devices");
-    CHECK_DETAIL_HAS("spans devices (the CPU and device 1)");
-    CHECK_OK(grGraphDestroy(other));
     /* The executable still runs. */
     grStream_t s = tl_stream(0);
     launch_check(e, s, t.x, 111);
     CHECK_OK(grGraphExecDestroy(e));
 
     /* A node of another kind in a graph that spans devices. */
-    grGraph_t empty;
-    grGraphNode_t child;
-    CHECK_OK(grGraphCreate(&empty, 0));
-    CHECK_OK(grGraphAddChildGraphNode(&child, c.g, &c.c, 1, empty));
+    grGraphNode_t memop;
+    grStreamBatchMemOpParams op;
+    memset(&op, 0, sizeof op);
+    op.writeValue.operation = grStreamMemOpWriteValue32;
+    op.writeValue.address = t.y;
+    op.writeValue.value = 1;
+    grBatchMemOpNodeParams mp = {NULL, 1, &op, 0};
+    CHECK_OK(grGraphAddBatchMemOpNode(&memop, c.g, &c.c, 1, &mp));
     grGraphInstantiateParams ip;
     memset(&ip, 0, sizeof ip);
     CHECK_GR(grErrorNotSupported, grGraphInstantiateWithParams(&e, c.g, &ip));
-    CHECK_DETAIL_HAS("child graph node");
-    CHECK_DETAIL_HAS("holds kernel, memset, memcpy, host and empty nodes only so far");
-    CHECK(ip.errNode_out == child);
-    CHECK_OK(grGraphDestroy(empty));
+    CHECK_DETAIL_HAS("batch mem op node");
+    CHECK_DETAIL_HAS(
+        "holds kernel, memset, memcpy, host, empty, event record, event wait and child graph nodes "
+        "only so far");
+    CHECK(ip.errNode_out == memop);
     CHECK_OK(grGraphDestroy(c.g));
 
     /* A GPU's node with a kernel that has no GPU image: refused as on the
@@ -606,12 +604,12 @@ GR_TEST(span_setters_refuse_memory_of_another_part_and_other_kinds)
      * host memory: each would belong to another part. */
     grMemsetParams ms = tl_memset_params(m.d, 3, 4, N, 1, 0);
     CHECK_GR(grErrorInvalidValue, grGraphExecMemsetNodeSetParams(e, m.hset, &ms));
-    CHECK_DETAIL_HAS("is memory of device 1");
+    CHECK_DETAIL_HAS("belongs to device 1");
     CHECK_DETAIL_HAS("runs in the part of the CPU");
     CHECK_DETAIL_HAS("does not move to another device's part");
     ms = tl_memset_params(t.y, 3, 4, N, 1, 0);
     CHECK_GR(grErrorInvalidValue, grGraphExecMemsetNodeSetParams(e, m.set, &ms));
-    CHECK_DETAIL_HAS("is memory of the CPU");
+    CHECK_DETAIL_HAS("belongs to the CPU");
     CHECK_DETAIL_HAS("runs in the part of device 1");
     /* A copy of the GPU's part made a host-to-host copy; the CPU part's
      * made one from the GPU's memory, through the generic setter too. */
@@ -809,5 +807,141 @@ GR_TEST(span_update_refuses_a_node_of_another_part_and_other_topologies)
     CHECK_OK(grStreamDestroy(s));
     mixed_free(&m2);
     mixed_free(&m);
+    span_fini(&t);
+}
+
+GR_TEST(span_event_nodes_run_in_the_part_of_their_events_device)
+{
+    span t;
+    span_init(&t);
+    chain c;
+    chain_build(&t, &c, true);
+    /* A GPU event recorded after the GPU's node, a CPU event after the
+     * last CPU node; a wait for a CPU event recorded before the launch,
+     * ahead of the first. */
+    grEvent_t gev, gev2, cev, before;
+    CHECK_OK(grSetDevice(t.gpu));
+    CHECK_OK(grEventCreate(&gev));
+    CHECK_OK(grEventCreate(&gev2));
+    CHECK_OK(grSetDevice(0));
+    CHECK_OK(grEventCreate(&cev));
+    CHECK_OK(grEventCreate(&before));
+    grGraphNode_t grec, crec, wait;
+    CHECK_OK(grGraphAddEventRecordNode(&grec, c.g, &c.b, 1, gev));
+    CHECK_OK(grGraphAddEventRecordNode(&crec, c.g, &c.c, 1, cev));
+    CHECK_OK(grGraphAddEventWaitNode(&wait, c.g, NULL, 0, before));
+    CHECK_OK(grGraphAddDependencies(c.g, &wait, &c.a, NULL, 1));
+    grGraphExec_t e = tl_instantiate(c.g);
+    grStream_t s = tl_stream(0), side = tl_stream(grStreamNonBlocking);
+    for (int i = 0; i < 10; i++) {
+        CHECK_OK(grEventRecord(before, side));
+        memset(t.x, 0, N * sizeof(unsigned));
+        launch_check(e, s, t.x, 111);
+        CHECK_OK(grEventQuery(gev));
+        CHECK_OK(grEventQuery(cev));
+    }
+    /* The events' setters: another event of the same device, or one of
+     * another device, which would move the node to another part. */
+    CHECK_OK(grGraphExecEventRecordNodeSetEvent(e, grec, gev2));
+    launch_check(e, s, t.x, 111);
+    CHECK_OK(grEventQuery(gev2));
+    CHECK_GR(grErrorInvalidValue, grGraphExecEventRecordNodeSetEvent(e, grec, cev));
+    CHECK_DETAIL_HAS("belongs to the CPU, and node");
+    CHECK_DETAIL_HAS("runs in the part of device 1");
+    CHECK_GR(grErrorInvalidValue, grGraphExecEventWaitNodeSetEvent(e, wait, gev));
+    CHECK_DETAIL_HAS("belongs to device 1");
+    grGraphNodeParams np;
+    memset(&np, 0, sizeof np);
+    np.type = grGraphNodeTypeEventRecord;
+    np.eventRecord.event = gev;
+    CHECK_OK(grGraphExecNodeSetParams(e, grec, &np));
+    launch_check(e, s, t.x, 111);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(c.g));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grStreamDestroy(side));
+    CHECK_OK(grEventDestroy(gev));
+    CHECK_OK(grEventDestroy(gev2));
+    CHECK_OK(grEventDestroy(cev));
+    CHECK_OK(grEventDestroy(before));
+    span_fini(&t);
+}
+
+/* A child graph of two GPU kernels adding va then vb to x. */
+static grGraph_t gpu_child(span *t, unsigned va, unsigned vb)
+{
+    grGraph_t g;
+    CHECK_OK(grGraphCreate(&g, 0));
+    grGraphNode_t a = add_on(t, t->gpu, g, NULL, 0, t->gpu_add, t->x, va);
+    add_on(t, t->gpu, g, &a, 1, t->gpu_add, t->x, vb);
+    return g;
+}
+
+GR_TEST(span_child_graph_goes_whole_into_its_devices_part)
+{
+    span t;
+    span_init(&t);
+    /* CPU fill(x, 1) -> child { GPU add 10 -> GPU add 20 } -> CPU add 100,
+     * and a GPU fill of y beside them (the top level's kernel nodes name
+     * both devices: the graph spans them). */
+    grGraph_t g, child = gpu_child(&t, 10, 20);
+    CHECK_OK(grGraphCreate(&g, 0));
+    grGraphNode_t a = add_on(&t, 0, g, NULL, 0, t.cpu_fill, t.x, 1), cn;
+    CHECK_OK(grGraphAddChildGraphNode(&cn, g, &a, 1, child));
+    add_on(&t, 0, g, &cn, 1, t.cpu_add, t.x, 100);
+    add_on(&t, t.gpu, g, NULL, 0, t.gpu_fill, t.y, 6);
+    unsigned lowered = gr_fakedev_calls("exec_lower");
+    grGraphExec_t e = tl_instantiate(g);
+    if (gr_fakedev_active())
+        CHECK_EQ(gr_fakedev_calls("exec_lower"), lowered + 1); /* the child is in the GPU's part */
+    grStream_t s = tl_stream(0);
+    for (int i = 0; i < 10; i++)
+        launch_check(e, s, t.x, 131);
+    /* Its setter: a child of the same device with other values; one of
+     * the CPU would move it. */
+    grGraph_t other = gpu_child(&t, 40, 50);
+    CHECK_OK(grGraphExecChildGraphNodeSetParams(e, cn, other));
+    launch_check(e, s, t.x, 191);
+    grGraph_t cpu;
+    CHECK_OK(grGraphCreate(&cpu, 0));
+    grGraphNode_t ca = add_on(&t, 0, cpu, NULL, 0, t.cpu_add, t.x, 40);
+    add_on(&t, 0, cpu, &ca, 1, t.cpu_add, t.x, 50);
+    CHECK_GR(grErrorInvalidValue, grGraphExecChildGraphNodeSetParams(e, cn, cpu));
+    CHECK_DETAIL_HAS("belongs to the CPU");
+    /* An update from a graph whose child has other values. */
+    grGraph_t g2, child2 = gpu_child(&t, 2, 3);
+    CHECK_OK(grGraphCreate(&g2, 0));
+    grGraphNode_t a2 = add_on(&t, 0, g2, NULL, 0, t.cpu_fill, t.x, 1), cn2;
+    CHECK_OK(grGraphAddChildGraphNode(&cn2, g2, &a2, 1, child2));
+    add_on(&t, 0, g2, &cn2, 1, t.cpu_add, t.x, 100);
+    add_on(&t, t.gpu, g2, NULL, 0, t.gpu_fill, t.y, 7);
+    grGraphExecUpdateResultInfo info;
+    CHECK_OK(grGraphExecUpdate(e, g2, &info));
+    launch_check(e, s, t.x, 106);
+    tl_check_all_u32(t.y, N, 7);
+    CHECK_OK(grGraphExecDestroy(e));
+
+    /* A child graph whose nodes name two devices is refused, the child
+     * graph node named. */
+    grGraph_t mixedc = gpu_child(&t, 1, 1), g3;
+    add_on(&t, 0, mixedc, NULL, 0, t.cpu_add, t.x, 1);
+    CHECK_OK(grGraphCreate(&g3, 0));
+    grGraphNode_t a3 = add_on(&t, 0, g3, NULL, 0, t.cpu_fill, t.x, 1), cn3;
+    add_on(&t, t.gpu, g3, &a3, 1, t.gpu_add, t.x, 1);
+    CHECK_OK(grGraphAddChildGraphNode(&cn3, g3, &a3, 1, mixedc));
+    grGraphInstantiateParams ip;
+    memset(&ip, 0, sizeof ip);
+    CHECK_GR(grErrorNotSupported, grGraphInstantiateWithParams(&e, g3, &ip));
+    CHECK_DETAIL_HAS("holds nodes of device 1 and of the CPU");
+    CHECK(ip.errNode_out == cn3);
+    CHECK_OK(grGraphDestroy(g3));
+    CHECK_OK(grGraphDestroy(mixedc));
+    CHECK_OK(grGraphDestroy(g2));
+    CHECK_OK(grGraphDestroy(child2));
+    CHECK_OK(grGraphDestroy(cpu));
+    CHECK_OK(grGraphDestroy(other));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grGraphDestroy(child));
+    CHECK_OK(grStreamDestroy(s));
     span_fini(&t);
 }

@@ -52,6 +52,15 @@ grError_t gr__exec_span_node(const char *call, const struct grGraphExec_st *e, g
                              gr_span_node *out);
 grError_t gr__exec_span_check_memory(const char *call, const struct grGraphExec_st *e, const gr_span_node *sn,
                                      grGraphNode_t node, const void *dst, const void *src);
+/* The same refusal where the node's new 'what' (an event, a child graph)
+ * is of device 'dev'. */
+grError_t gr__exec_span_check_device(const char *call, const struct grGraphExec_st *e, const gr_span_node *sn,
+                                     grGraphNode_t node, int dev, const char *what);
+/* grGraphExecChildGraphNodeSetParams of a spanning executable: the new
+ * child graph must name the device of the node's part (else
+ * grErrorInvalidValue, a detail); then the part's own setter. */
+grError_t gr__exec_span_child(const char *call, struct grGraphExec_st *e, grGraphNode_t node,
+                              grGraph_t child);
 grError_t gr__exec_span_refuse_at(const char *call, const struct grGraphExec_st *e);
 /* grErrorNotSupported, as the static analyser sees too (gr__fail's way). */
 static inline grError_t gr__exec_span_refuse(const char *call, const struct grGraphExec_st *e)

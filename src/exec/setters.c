@@ -19,6 +19,7 @@
 #include "exec.h"
 #include "../backend/device.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* An executable on a GPU changes the nodes of conditional nodes' bodies
@@ -593,8 +594,8 @@ static GR_NOINLINE grError_t set_node_any(const gr_setter *s, grGraphExec_t e, g
     return set_node(s, e, node, arg);
 }
 
-/* The new memory of a copy or memset: whose device it is must be the
- * part's (gr__exec_span_check_memory). A 3D copy is made to be read
+/* The new memory of a copy or memset, the new event of an event node:
+ * whose device it is must be the part's (gr__exec_span_check_memory). A 3D copy is made to be read
  * (prepare), then freed; its own errors are the part's setter's to give. */
 static grError_t span_check_memory(const gr_setter *s, grGraphExec_t e, grGraphNode_t node,
                                    const gr_span_node *sn, const void *arg)
@@ -606,6 +607,15 @@ static grError_t span_check_memory(const gr_setter *s, grGraphExec_t e, grGraphN
     if (s == &setters[SET_MEMCPY_1D]) {
         const memcpy_1d_args *a = arg;
         return gr__exec_span_check_memory(s->call, e, sn, node, a->dst, a->src);
+    }
+    if (s == &setters[SET_EVENT_RECORD] || s == &setters[SET_EVENT_WAIT]) {
+        grEvent_t ev = *(const grEvent_t *)arg;
+        char what[48];
+        snprintf(what, sizeof what, "event %p", GR_PTR(ev));
+        /* A dead event is the part's setter's to refuse. */
+        return gr__node_event_check(s->call, ev)
+                   ? grSuccess
+                   : gr__exec_span_check_device(s->call, e, sn, node, ev->device, what);
     }
     if (s != &setters[SET_MEMCPY])
         return grSuccess;
@@ -717,6 +727,8 @@ GR_API grError_t grGraphNodeGetEnabled(grGraphExec_t hGraphExec, grGraphNode_t h
     }
     if ((err = find_slow(s, s->call, hGraphExec, hNode, &pn)))
         return err;
+    if (GR_NEVER(pn == NULL)) /* only set_node's finds leave it NULL (a spanning executable) */
+        return gr__fail(grErrorInvalidValue, "%s: node %p was not found", s->call, GR_PTR(hNode));
     uintptr_t off = (uintptr_t)pn - (uintptr_t)hGraphExec->plan.nodes;
     if (off >= (uintptr_t)hGraphExec->plan.nnodes * sizeof *pn) {
         /* A body's node: its plan may be replaced by an update, which

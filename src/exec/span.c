@@ -132,7 +132,8 @@ static grError_t refuse_node(const char *call, const struct grGraphNode_st *n, c
     gr__inst_fault.named = true;
     return gr__fail(grErrorNotSupported,
                     "%s: %s %s; a graph whose nodes name two devices (here %s) holds kernel, memset, memcpy, "
-                    "host and empty nodes only so far (docs/devices.md, \"Graphs that span devices\")",
+                    "host, empty, event record, event wait and child graph nodes only so far "
+                    "(docs/devices.md, \"Graphs that span devices\")",
                     call, gr__node_label(n), why, devices);
 }
 
@@ -150,13 +151,6 @@ static void name_devices(struct gr_span *sp, uint64_t seen)
             break;
         at += (size_t)w;
     }
-}
-
-/* "the CPU" or "device d", for details. */
-static const char *dev_name(char buf[24], int d)
-{
-    snprintf(buf, 24, d ? "device %d" : "the CPU", d);
-    return buf;
 }
 
 /* The CPU part's first node: launches the GPU parts. A failure makes
@@ -351,14 +345,76 @@ static int memory_device(const void *p)
     return gr__devkind()->pointer_device(p);
 }
 
+/* "the CPU" or "device d", for details. */
+static const char *dev_name(char buf[24], int d)
+{
+    snprintf(buf, 24, d ? "device %d" : "the CPU", d);
+    return buf;
+}
+
+static grError_t node_device(const char *call, const struct gr_span *sp, const struct grGraphNode_st *n,
+                             int *dev);
+
+/* The device a child graph node's part is: the one its nodes name, nested
+ * child graphs' included (host and empty nodes name none; a child naming
+ * none goes to the CPU's part). Nodes naming two devices are refused:
+ * a child graph goes whole into one part. 'top' is the node instantiate
+ * names; the nest is bounded (GR_GRAPH_MAX_NEST). */
+static grError_t child_device(const char *call, const struct gr_span *sp, const struct grGraphNode_st *top,
+                              grGraph_t child, int *dev)
+{
+    int named = -1;
+    for (const struct grGraphNode_st *v = child->first; v != NULL; v = v->next) {
+        int d = 0;
+        grError_t err;
+        if (v->type == grGraphNodeTypeHost || v->type == grGraphNodeTypeEmpty)
+            continue;
+        if (v->type == grGraphNodeTypeGraph) {
+            err = child_device(call, sp, top, v->p.child, &d);
+            if (err)
+                return err;
+            if (d == -1)
+                continue;
+        } else if ((err = node_device(call, sp, v, &d))) {
+            /* The detail names the node inside; errNode_out the graph's. */
+            gr__inst_fault.node = top;
+            return err;
+        }
+        if (named != -1 && d != named) {
+            char a[24], b[24], why[200];
+            snprintf(why, sizeof why,
+                     "holds nodes of %s and of %s (%s); a child graph goes whole into one device's part: "
+                     "move its nodes into the parent graph",
+                     dev_name(a, named), dev_name(b, d), gr__node_label(v));
+            if (top == NULL) /* a setter's new child graph */
+                return gr__fail(grErrorInvalidValue, "%s: the child graph %s", call, why);
+            return refuse_node(call, top, sp->devices, why);
+        }
+        named = d;
+    }
+    *dev = named;
+    return grSuccess;
+}
+
 /* The device whose part runs n in a graph that spans devices: a kernel
  * node's own, a memset's destination's, a copy's device memory's (the
- * destination's, else the source's), the CPU for host and empty nodes and
- * for copies and memsets of host memory; other kinds are refused. */
+ * destination's, else the source's), an event node's event's, a child
+ * graph's nodes' (child_device), the CPU for host and empty nodes and for
+ * copies and memsets of host memory; other kinds are refused. */
 static grError_t node_device(const char *call, const struct gr_span *sp, const struct grGraphNode_st *n,
                              int *dev)
 {
     switch (n->type) {
+    case grGraphNodeTypeEventRecord:
+    case grGraphNodeTypeWaitEvent:
+        *dev = n->p.event->device;
+        return grSuccess;
+    case grGraphNodeTypeGraph: {
+        grError_t err = child_device(call, sp, n, n->p.child, dev);
+        if (!err && *dev == -1)
+            *dev = 0;
+        return err;
+    }
     case grGraphNodeTypeKernel:
         if (gr__node_devupd(n))
             return refuse_node(call, n, sp->devices, "is device-updatable");
@@ -377,7 +433,9 @@ static grError_t node_device(const char *call, const struct gr_span *sp, const s
         *dev = 0;
         return grSuccess;
     default:
-        return refuse_node(call, n, sp->devices, "is not a kernel, memset, memcpy, host or empty node");
+        return refuse_node(call, n, sp->devices,
+                           "is not a kernel, memset, memcpy, host, empty, event record, event wait or child "
+                           "graph node");
     }
 }
 
@@ -645,7 +703,7 @@ static grError_t upd_build(builder *b, struct grGraphExec_st *e, struct grGraphN
     for (uint32_t i = 0; i < b->n; i++) {
         struct grGraphNode_st *n = b->ord[i];
         int dev = 0, was = sp->parts[b->part[i]].device;
-        if ((err = node_device(b->call, sp, n, &dev))) {
+        if (node_device(b->call, sp, n, &dev) != grSuccess) {
             info->result = grGraphExecUpdateErrorNotSupported;
             info->errorNode = n;
             return gr__fail_again(grErrorGraphExecUpdateFailure);
@@ -828,27 +886,61 @@ grError_t gr__exec_span_node(const char *call, const struct grGraphExec_st *e, g
     return grSuccess;
 }
 
+grError_t gr__exec_span_check_device(const char *call, const struct grGraphExec_st *e, const gr_span_node *sn,
+                                     grGraphNode_t node, int dev, const char *what)
+{
+    if (dev == sn->device)
+        return grSuccess;
+    char now[24], was[24];
+    return gr__fail(grErrorInvalidValue,
+                    "%s: the new %s belongs to %s, and node %p runs in the part of %s of executable %p (a "
+                    "graph "
+                    "that spans %s): the device it named chose that part at instantiation, and a node does "
+                    "not move to another device's part, as CUDA refuses a setter that changes the device "
+                    "of a node's memory, event or child graph; instantiate the changed graph again",
+                    call, what, dev_name(now, dev), GR_PTR(node), dev_name(was, sn->device), GR_PTR(e),
+                    e->span->devices);
+}
+
 grError_t gr__exec_span_check_memory(const char *call, const struct grGraphExec_st *e, const gr_span_node *sn,
                                      grGraphNode_t node, const void *dst, const void *src)
 {
     int dev = memory_device(dst);
     if (dev == 0 && src != NULL)
         dev = memory_device(src);
-    if (dev == sn->device)
-        return grSuccess;
-    char now[24], was[24], what[64];
-    snprintf(now, sizeof now, dev ? "device %d" : "the CPU", dev);
-    snprintf(was, sizeof was, sn->device ? "device %d" : "the CPU", sn->device);
+    char what[64];
     if (src != NULL)
         snprintf(what, sizeof what, "copy %p -> %p", GR_PTR(src), GR_PTR(dst));
     else
         snprintf(what, sizeof what, "destination %p", GR_PTR(dst));
-    return gr__fail(grErrorInvalidValue,
-                    "%s: the new %s is memory of %s, and node %p runs in the part of %s of executable %p "
-                    "(a graph that spans %s): its memory's device chose that part at instantiation, and a "
-                    "node does not move to another device's part, as CUDA refuses a setter that changes "
-                    "the device of a node's memory; instantiate the changed graph again",
-                    call, what, now, GR_PTR(node), was, GR_PTR(e), e->span->devices);
+    return gr__exec_span_check_device(call, e, sn, node, dev, what);
+}
+
+grError_t gr__exec_span_child(const char *call, struct grGraphExec_st *e, grGraphNode_t node, grGraph_t child)
+{
+    gr_span_node sn;
+    grError_t err = gr__exec_span_node(call, e, node, &sn);
+    if (err)
+        return err;
+    if (sn.type != grGraphNodeTypeGraph)
+        return gr__fail(grErrorInvalidValue, "%s: node %p is a %s node, not a child graph node", call,
+                        GR_PTR(node), gr__node_type_name(sn.type));
+    int dev = 0;
+    if (child_device(call, e->span, NULL, child, &dev) != grSuccess) {
+        char why[400];
+        snprintf(why, sizeof why, "%s", grGetLastErrorDetail());
+        return gr__fail(grErrorInvalidValue, "%s (childGraph %p)", why, GR_PTR(child));
+    }
+    char what[64];
+    snprintf(what, sizeof what, "child graph %p", GR_PTR(child));
+    if ((err = gr__exec_span_check_device(call, e, &sn, node, dev == -1 ? 0 : dev, what)))
+        return err;
+    if (sn.hold)
+        gr__exec_write_begin(sn.hold);
+    err = grGraphExecChildGraphNodeSetParams(sn.exec, sn.clone, child);
+    if (sn.hold)
+        gr__exec_write_end(sn.hold);
+    return err;
 }
 
 grError_t gr__exec_span_launch(const char *call, struct grGraphExec_st *e, grStream_t h, gr_stream *s,

@@ -1062,18 +1062,17 @@ static grError_t update_prepare(const char *call, upd *u, grGraph_t hGraph,
 {
     grGraphExec_t e = u->exec;
     grError_t err = grSuccess;
+    /* A node whose values stay was checked when the executable got them. */
+    bool checks = device_checks_apply(e);
     for (uint32_t i = 0; i < e->norig; i++) {
         struct grGraphNode_st *n = u->pair_o[i];
-        u->differ[i] = n->type == grGraphNodeTypeGraph || params_differ(&e->plan.nodes[e->orig[i].pindex], n);
+        bool differs = n->type == grGraphNodeTypeGraph || params_differ(&e->plan.nodes[e->orig[i].pindex], n);
+        u->differ[i] = differs;
+        if (GR_UNLIKELY(checks) && differs && !err)
+            err = device_check(call, e, n);
     }
-    /* A node whose values stay was checked when the executable got them. */
-    if (GR_UNLIKELY(device_checks_apply(e))) {
-        for (uint32_t i = 0; i < e->norig && !err; i++)
-            if (u->differ[i])
-                err = device_check(call, e, u->pair_o[i]);
-        if (err)
-            return err;
-    }
+    if (err)
+        return err;
     if (u->nconds && !(u->slots = gr__malloc(gr__plan_cond_count(&e->plan) * sizeof *u->slots)))
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
     if (GR_UNLIKELY(e->flags & GR_EXEC_GRAPHMEM) &&
@@ -1238,7 +1237,7 @@ GR_API grError_t grGraphExecChildGraphNodeSetParams(grGraphExec_t hGraphExec, gr
     if ((err = gr__exec_check(call, hGraphExec)) || (err = gr__graph_check(call, childGraph)))
         return err;
     if (GR_UNLIKELY(hGraphExec->span != NULL))
-        return gr__exec_span_refuse(call, hGraphExec);
+        return gr__exec_span_child(call, hGraphExec, node, childGraph);
     uint32_t i = gr__exec_find(hGraphExec, node);
     if (i == UINT32_MAX)
         return gr__fail(
