@@ -490,7 +490,7 @@ GR_TEST(span_two_gpus_and_the_cpu)
 typedef struct mixed {
     grGraph_t g;
     grGraphNode_t set, add, copy, host, cadd, hset, hcopy;
-    unsigned *d, *z;
+    unsigned *d, *z, *w; /* w: no node's, a copy's new destination */
     atomic_int calls, other;
 } mixed;
 
@@ -500,6 +500,7 @@ static void mixed_build(span *t, mixed *m)
     CHECK_OK(grMalloc((void **)&m->d, N * sizeof(unsigned)));
     CHECK_OK(grSetDevice(0));
     CHECK_OK(grMallocHost((void **)&m->z, N * sizeof(unsigned)));
+    CHECK_OK(grMallocHost((void **)&m->w, N * sizeof(unsigned)));
     atomic_init(&m->calls, 0);
     atomic_init(&m->other, 0);
     CHECK_OK(grGraphCreate(&m->g, 0));
@@ -522,6 +523,7 @@ static void mixed_free(mixed *m)
     CHECK_OK(grGraphDestroy(m->g));
     CHECK_OK(grFree(m->d));
     CHECK_OK(grFreeHost(m->z));
+    CHECK_OK(grFreeHost(m->w));
 }
 
 GR_TEST(span_every_setter_reaches_the_nodes_part)
@@ -552,18 +554,18 @@ GR_TEST(span_every_setter_reaches_the_nodes_part)
     launch_check(e, s, t.x, 115);
     CHECK_EQ(atomic_load(&m.calls), 2);
     CHECK_EQ(atomic_load(&m.other), 1);
-    /* The GPU part's copy to y, the CPU part's from x to z, through
+    /* The GPU part's copy to w, the CPU part's from x to z, through
      * both memcpy setters. */
-    memset(t.y, 0, N * sizeof(unsigned));
+    memset(m.w, 0, N * sizeof(unsigned));
     CHECK_OK(
-        grGraphExecMemcpyNodeSetParams1D(e, m.copy, t.y, m.d, N * sizeof(unsigned), grMemcpyDeviceToHost));
+        grGraphExecMemcpyNodeSetParams1D(e, m.copy, m.w, m.d, N * sizeof(unsigned), grMemcpyDeviceToHost));
     grMemcpy3DParms c3 = tl_copy3d_params(m.z, N * sizeof(unsigned), 1, t.x, N * sizeof(unsigned), 1,
                                           make_grExtent(N * sizeof(unsigned), 1, 1), grMemcpyHostToHost);
     CHECK_OK(grGraphExecMemcpyNodeSetParams(e, m.hcopy, &c3));
     memset(t.x, 0, N * sizeof(unsigned));
     CHECK_OK(grGraphLaunch(e, s));
     CHECK_OK(grStreamSynchronize(s));
-    tl_check_all_u32(t.y, N, 15);
+    tl_check_all_u32(m.w, N, 15);
     /* x: the CPU add only, where the copy no longer writes it; z: x as
      * the CPU part's copy found it, before or after that add. */
     tl_check_all_u32(t.x, N, 100);
@@ -579,11 +581,11 @@ GR_TEST(span_every_setter_reaches_the_nodes_part)
     CHECK_OK(grGraphNodeGetEnabled(e, m.cadd, &en));
     CHECK_EQ(en, 0u);
     memset(t.x, 0, N * sizeof(unsigned));
-    launch_check(e, s, t.y, 5);
+    launch_check(e, s, m.w, 5);
     tl_check_all_u32(t.x, N, 0);
     CHECK_OK(grGraphNodeSetEnabled(e, m.add, 1));
     CHECK_OK(grGraphNodeSetEnabled(e, m.cadd, 1));
-    launch_check(e, s, t.y, 15);
+    launch_check(e, s, m.w, 15);
     tl_check_all_u32(t.x, N, 100);
 
     CHECK_OK(grGraphExecDestroy(e));
@@ -837,14 +839,17 @@ GR_TEST(span_event_nodes_run_in_the_part_of_their_events_device)
         CHECK_OK(grEventRecord(before, side));
         memset(t.x, 0, N * sizeof(unsigned));
         launch_check(e, s, t.x, 111);
-        CHECK_OK(grEventQuery(gev));
-        CHECK_OK(grEventQuery(cev));
+        CHECK_OK(grEventQuery(cev)); /* the CPU part's: done with s's launch */
+        /* The GPU part's: done once its record node ran on a GPU, with
+         * the GPU part's own launch on the fake device, which may end
+         * just after the CPU part saw its last word. */
+        CHECK_OK(grEventSynchronize(gev));
     }
     /* The events' setters: another event of the same device, or one of
      * another device, which would move the node to another part. */
     CHECK_OK(grGraphExecEventRecordNodeSetEvent(e, grec, gev2));
     launch_check(e, s, t.x, 111);
-    CHECK_OK(grEventQuery(gev2));
+    CHECK_OK(grEventSynchronize(gev2));
     CHECK_GR(grErrorInvalidValue, grGraphExecEventRecordNodeSetEvent(e, grec, cev));
     CHECK_DETAIL_HAS("belongs to the CPU, and node");
     CHECK_DETAIL_HAS("runs in the part of device 1");

@@ -25,8 +25,9 @@
  * write, so s's later work waits for every part.
  *
  * Why every part's waits run alone (plan.h, 'waits_alone'): a wait on the
- * CPU would otherwise run other ready work while it waits
- * (backend/cpu/memop.c), and work run so, on the waiting thread's stack,
+ * CPU, a word's or an event wait node's, would otherwise run other ready
+ * work while it waits (backend/cpu/memop.c, gr__stream_wait_for), and
+ * work run so, on the waiting thread's stack,
  * could be another part (the fake device runs GPU parts on the CPU
  * workers) that waits for what the first part does after its wait:
  * neither would end. Parts with waits run their nodes in order (the
