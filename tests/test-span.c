@@ -950,3 +950,63 @@ GR_TEST(span_child_graph_goes_whole_into_its_devices_part)
     CHECK_OK(grStreamDestroy(s));
     span_fini(&t);
 }
+
+GR_TEST(span_capture_forks_onto_a_stream_of_another_device_and_joins)
+{
+    span t;
+    span_init(&t);
+    /* CPU stream s: fill(x, 1), record ce; GPU stream gs waits for ce:
+     * add(x, 10), record ge; s waits for ge: add(x, 100). One capture,
+     * one graph over both devices, as CUDA captures across devices. */
+    CHECK_OK(grSetDevice(t.gpu));
+    grStream_t gs = tl_stream(grStreamNonBlocking);
+    grEvent_t ge;
+    CHECK_OK(grEventCreate(&ge));
+    CHECK_OK(grSetDevice(0));
+    grStream_t s = tl_stream(grStreamNonBlocking);
+    grEvent_t ce;
+    CHECK_OK(grEventCreate(&ce));
+    unsigned one = 1, ten = 10, hundred = 100;
+    void *a1[] = {&t.x, &one, &t.n}, *a10[] = {&t.x, &ten, &t.n}, *a100[] = {&t.x, &hundred, &t.n};
+    grDim3 grid = GR_DIM3((N + BLOCK - 1) / BLOCK, 1, 1), block = GR_DIM3(BLOCK, 1, 1);
+    grGraph_t g;
+    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+    CHECK_OK(grLaunchKernel(t.cpu_fill, grid, block, a1, 0, s));
+    CHECK_OK(grEventRecord(ce, s));
+    CHECK_OK(grStreamWaitEvent(gs, ce, 0));
+    CHECK_OK(grLaunchKernel(t.gpu_add, grid, block, a10, 0, gs));
+    CHECK_OK(grEventRecord(ge, gs));
+    CHECK_OK(grStreamWaitEvent(s, ge, 0));
+    CHECK_OK(grLaunchKernel(t.cpu_add, grid, block, a100, 0, s));
+    CHECK_OK(grStreamEndCapture(s, &g));
+    size_t n = 0;
+    CHECK_OK(grGraphGetNodes(g, NULL, &n));
+    CHECK_EQ(n, (size_t)3);
+    /* fill -> GPU add -> CPU add, and fill -> CPU add (s's own order),
+     * as CUDA records the join: the GPU's node is the target of one edge
+     * and the source of another. */
+    grGraphNode_t from[4], to[4];
+    size_t ne = 4;
+    CHECK_OK(grGraphGetEdges(g, from, to, NULL, &ne));
+    CHECK_EQ(ne, (size_t)3);
+    bool middle = false;
+    for (size_t i = 0; i < ne; i++)
+        for (size_t j = 0; j < ne; j++)
+            middle |= to[i] == from[j];
+    CHECK(middle);
+    unsigned lowered = gr_fakedev_calls("exec_lower");
+    grGraphExec_t e = tl_instantiate(g);
+    if (gr_fakedev_active())
+        CHECK_EQ(gr_fakedev_calls("exec_lower"), lowered + 1); /* the GPU's part */
+    for (int i = 0; i < 10; i++) {
+        memset(t.x, 0, N * sizeof(unsigned));
+        launch_check(e, s, t.x, 111);
+    }
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grStreamDestroy(gs));
+    CHECK_OK(grEventDestroy(ce));
+    CHECK_OK(grEventDestroy(ge));
+    span_fini(&t);
+}
