@@ -450,6 +450,20 @@ GR_TEST(span_destroy_with_launches_in_flight_waits_for_them)
     span_fini(&t);
 }
 
+/* CPU fill x -> GPU 'devb' add vb -> GPU 2 add 100 -> CPU add 1000, and
+ * GPU 2 fill y beside it all; *mid: the second node. */
+static grGraph_t two_gpus_graph(span *t, int devb, unsigned vb, grGraphNode_t *mid)
+{
+    grGraph_t g;
+    CHECK_OK(grGraphCreate(&g, 0));
+    grGraphNode_t a = add_on(t, 0, g, NULL, 0, t->cpu_fill, t->x, 1);
+    *mid = add_on(t, devb, g, &a, 1, t->gpu_add, t->x, vb);
+    grGraphNode_t d = add_on(t, 2, g, mid, 1, t->gpu_add, t->x, 100);
+    add_on(t, 0, g, &d, 1, t->cpu_add, t->x, 1000);
+    add_on(t, 2, g, NULL, 0, t->gpu_fill, t->y, 9);
+    return g;
+}
+
 GR_TEST(span_two_gpus_and_the_cpu)
 {
     /* Two fake GPUs where the fake device stands in (the runner asks no
@@ -462,15 +476,8 @@ GR_TEST(span_two_gpus_and_the_cpu)
         GR_TEST_SKIP("needs two GPUs (%d devices); GRAPHRT_FAKEDEV=2 gives two fake ones", count);
     span t;
     span_init(&t);
-    grGraph_t g;
-    CHECK_OK(grGraphCreate(&g, 0));
-    /* CPU fill x -> GPU 1 add 10 -> GPU 2 add 100 -> CPU add 1000, and
-     * GPU 2 fill y beside it all. */
-    grGraphNode_t a = add_on(&t, 0, g, NULL, 0, t.cpu_fill, t.x, 1);
-    grGraphNode_t b = add_on(&t, 1, g, &a, 1, t.gpu_add, t.x, 10);
-    grGraphNode_t d = add_on(&t, 2, g, &b, 1, t.gpu_add, t.x, 100);
-    add_on(&t, 0, g, &d, 1, t.cpu_add, t.x, 1000);
-    add_on(&t, 2, g, NULL, 0, t.gpu_fill, t.y, 9);
+    grGraphNode_t b, b2;
+    grGraph_t g = two_gpus_graph(&t, 1, 10, &b);
     grGraphExec_t e = tl_instantiate(g);
     grStream_t s = tl_stream(0);
     for (int i = 0; i < REPLAYS; i++) {
@@ -478,6 +485,26 @@ GR_TEST(span_two_gpus_and_the_cpu)
         launch_check(e, s, t.x, 1111);
         tl_check_all_u32(t.y, N, 9);
     }
+    /* GPU 1's node set in place; then updated from a graph where it is
+     * GPU 1's again, and refused from one where GPU 2 runs it. */
+    unsigned twenty = 20;
+    void *args[] = {&t.x, &twenty, &t.n};
+    grKernelNodeParams kp = tl_params_1d(t.gpu_add, args, N, BLOCK);
+    CHECK_OK(grGraphExecKernelNodeSetParams(e, b, &kp));
+    launch_check(e, s, t.x, 1121);
+    grGraph_t g2 = two_gpus_graph(&t, 1, 30, &b2);
+    grGraphExecUpdateResultInfo info;
+    CHECK_OK(grGraphExecUpdate(e, g2, &info));
+    launch_check(e, s, t.x, 1131);
+    CHECK_OK(grGraphDestroy(g2));
+    g2 = two_gpus_graph(&t, 2, 40, &b2);
+    CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecUpdate(e, g2, &info));
+    CHECK_EQ(info.result, grGraphExecUpdateErrorParametersChanged);
+    CHECK(info.errorNode == b2);
+    CHECK_DETAIL_HAS("names device 2");
+    CHECK_DETAIL_HAS("runs in the part of device 1");
+    launch_check(e, s, t.x, 1131);
+    CHECK_OK(grGraphDestroy(g2));
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grStreamDestroy(s));
