@@ -782,6 +782,37 @@ GR_TEST(span_update_changes_every_part_in_place)
     span_fini(&t);
 }
 
+GR_TEST(span_update_leaves_a_launch_queued_before_it_its_old_parameters)
+{
+    span t;
+    span_init(&t);
+    chain c, c2;
+    chain_build(&t, &c, true);
+    chain_build_v(&t, &c2, true, t.gpu, 1, 20, 100);
+    grGraphExec_t e = tl_instantiate(c.g);
+    grStream_t s = tl_stream(0);
+    /* A launch queued behind a closed gate, whose CPU part has not
+     * launched the GPU part yet: the update waits for it. */
+    atomic_store(&span_gate, 0);
+    memset(t.x, 0, N * sizeof(unsigned));
+    CHECK_OK(grLaunchHostFunc(s, tl_wait_gate, &span_gate));
+    CHECK_OK(grGraphLaunch(e, s));
+    pthread_t opener;
+    CHECK(pthread_create(&opener, NULL, tl_open_gate_later, &span_gate) == 0);
+    grGraphExecUpdateResultInfo info;
+    CHECK_OK(grGraphExecUpdate(e, c2.g, &info));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK(pthread_join(opener, NULL) == 0);
+    CHECK_EQ(atomic_load(&tl_gate_timeouts), 0);
+    tl_check_all_u32(t.x, N, 111);
+    launch_check(e, s, t.x, 121);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(c.g));
+    CHECK_OK(grGraphDestroy(c2.g));
+    CHECK_OK(grStreamDestroy(s));
+    span_fini(&t);
+}
+
 GR_TEST(span_update_refuses_a_node_of_another_part_and_other_topologies)
 {
     span t;
