@@ -15,6 +15,7 @@
 #include "testlib.h"
 #include "fakedev/fakedev.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 
 enum {
@@ -91,12 +92,18 @@ typedef struct chain {
     grGraphNode_t a, b, c;
 } chain;
 
-static void chain_build(span *t, chain *c, bool fill_first)
+/* The chain with values va, vb, vc, the middle node on device 'mid'. */
+static void chain_build_v(span *t, chain *c, bool fill_first, int mid, unsigned va, unsigned vb, unsigned vc)
 {
     CHECK_OK(grGraphCreate(&c->g, 0));
-    c->a = add_on(t, 0, c->g, NULL, 0, fill_first ? t->cpu_fill : t->cpu_add, t->x, 1);
-    c->b = add_on(t, t->gpu, c->g, &c->a, 1, t->gpu_add, t->x, 10);
-    c->c = add_on(t, 0, c->g, &c->b, 1, t->cpu_add, t->x, 100);
+    c->a = add_on(t, 0, c->g, NULL, 0, fill_first ? t->cpu_fill : t->cpu_add, t->x, va);
+    c->b = add_on(t, mid, c->g, &c->a, 1, mid ? t->gpu_add : t->cpu_add, t->x, vb);
+    c->c = add_on(t, 0, c->g, &c->b, 1, t->cpu_add, t->x, vc);
+}
+
+static void chain_build(span *t, chain *c, bool fill_first)
+{
+    chain_build_v(t, c, fill_first, t->gpu, 1, 10, 100);
 }
 
 static void launch_check(grGraphExec_t e, grStream_t s, const unsigned *h, unsigned want)
@@ -357,36 +364,28 @@ GR_TEST(span_refuses_what_is_not_done_yet_with_a_detail)
     CHECK_OK(grSetDevice(0));
     CHECK_GR(grErrorInvalidValue, grGraphLaunch(e, gs));
     CHECK_DETAIL_HAS("is launched on a stream of the CPU");
-    /* Update, and every setter but the kernel's. */
-    grGraphExecUpdateResultInfo info;
-    CHECK_GR(grErrorNotSupported, grGraphExecUpdate(e, c.g, &info));
-    CHECK_EQ(info.result, grGraphExecUpdateErrorNotSupported);
-    CHECK_DETAIL_HAS("Graphs that span devices");
-    CHECK_GR(grErrorNotSupported, grGraphNodeSetEnabled(e, c.b, 0));
-    CHECK_DETAIL_HAS("spans devices (the CPU and device 1)");
-    unsigned en = 1;
-    CHECK_GR(grErrorNotSupported, grGraphNodeGetEnabled(e, c.b, &en));
-    grGraphNodeParams np;
-    memset(&np, 0, sizeof np);
-    np.type = grGraphNodeTypeHost;
-    CHECK_GR(grErrorNotSupported, grGraphExecNodeSetParams(e, c.a, &np));
     /* The executable still runs. */
     grStream_t s = tl_stream(0);
     launch_check(e, s, t.x, 111);
     CHECK_OK(grGraphExecDestroy(e));
 
     /* A node of another kind in a graph that spans devices. */
-    grGraph_t empty;
-    grGraphNode_t child;
-    CHECK_OK(grGraphCreate(&empty, 0));
-    CHECK_OK(grGraphAddChildGraphNode(&child, c.g, &c.c, 1, empty));
+    grGraphNode_t memop;
+    grStreamBatchMemOpParams op;
+    memset(&op, 0, sizeof op);
+    op.writeValue.operation = grStreamMemOpWriteValue32;
+    op.writeValue.address = t.y;
+    op.writeValue.value = 1;
+    grBatchMemOpNodeParams mp = {NULL, 1, &op, 0};
+    CHECK_OK(grGraphAddBatchMemOpNode(&memop, c.g, &c.c, 1, &mp));
     grGraphInstantiateParams ip;
     memset(&ip, 0, sizeof ip);
     CHECK_GR(grErrorNotSupported, grGraphInstantiateWithParams(&e, c.g, &ip));
-    CHECK_DETAIL_HAS("child graph node");
-    CHECK_DETAIL_HAS("holds kernel, memset, memcpy, host and empty nodes only so far");
-    CHECK(ip.errNode_out == child);
-    CHECK_OK(grGraphDestroy(empty));
+    CHECK_DETAIL_HAS("batch mem op node");
+    CHECK_DETAIL_HAS(
+        "holds kernel, memset, memcpy, host, empty, event record, event wait and child graph nodes "
+        "only so far");
+    CHECK(ip.errNode_out == memop);
     CHECK_OK(grGraphDestroy(c.g));
 
     /* A GPU's node with a kernel that has no GPU image: refused as on the
@@ -451,6 +450,20 @@ GR_TEST(span_destroy_with_launches_in_flight_waits_for_them)
     span_fini(&t);
 }
 
+/* CPU fill x -> GPU 'devb' add vb -> GPU 2 add 100 -> CPU add 1000, and
+ * GPU 2 fill y beside it all; *mid: the second node. */
+static grGraph_t two_gpus_graph(span *t, int devb, unsigned vb, grGraphNode_t *mid)
+{
+    grGraph_t g;
+    CHECK_OK(grGraphCreate(&g, 0));
+    grGraphNode_t a = add_on(t, 0, g, NULL, 0, t->cpu_fill, t->x, 1);
+    *mid = add_on(t, devb, g, &a, 1, t->gpu_add, t->x, vb);
+    grGraphNode_t d = add_on(t, 2, g, mid, 1, t->gpu_add, t->x, 100);
+    add_on(t, 0, g, &d, 1, t->cpu_add, t->x, 1000);
+    add_on(t, 2, g, NULL, 0, t->gpu_fill, t->y, 9);
+    return g;
+}
+
 GR_TEST(span_two_gpus_and_the_cpu)
 {
     /* Two fake GPUs where the fake device stands in (the runner asks no
@@ -463,15 +476,8 @@ GR_TEST(span_two_gpus_and_the_cpu)
         GR_TEST_SKIP("needs two GPUs (%d devices); GRAPHRT_FAKEDEV=2 gives two fake ones", count);
     span t;
     span_init(&t);
-    grGraph_t g;
-    CHECK_OK(grGraphCreate(&g, 0));
-    /* CPU fill x -> GPU 1 add 10 -> GPU 2 add 100 -> CPU add 1000, and
-     * GPU 2 fill y beside it all. */
-    grGraphNode_t a = add_on(&t, 0, g, NULL, 0, t.cpu_fill, t.x, 1);
-    grGraphNode_t b = add_on(&t, 1, g, &a, 1, t.gpu_add, t.x, 10);
-    grGraphNode_t d = add_on(&t, 2, g, &b, 1, t.gpu_add, t.x, 100);
-    add_on(&t, 0, g, &d, 1, t.cpu_add, t.x, 1000);
-    add_on(&t, 2, g, NULL, 0, t.gpu_fill, t.y, 9);
+    grGraphNode_t b, b2;
+    grGraph_t g = two_gpus_graph(&t, 1, 10, &b);
     grGraphExec_t e = tl_instantiate(g);
     grStream_t s = tl_stream(0);
     for (int i = 0; i < REPLAYS; i++) {
@@ -479,8 +485,586 @@ GR_TEST(span_two_gpus_and_the_cpu)
         launch_check(e, s, t.x, 1111);
         tl_check_all_u32(t.y, N, 9);
     }
+    /* GPU 1's node set in place; then updated from a graph where it is
+     * GPU 1's again, and refused from one where GPU 2 runs it. */
+    unsigned twenty = 20;
+    void *args[] = {&t.x, &twenty, &t.n};
+    grKernelNodeParams kp = tl_params_1d(t.gpu_add, args, N, BLOCK);
+    CHECK_OK(grGraphExecKernelNodeSetParams(e, b, &kp));
+    launch_check(e, s, t.x, 1121);
+    grGraph_t g2 = two_gpus_graph(&t, 1, 30, &b2);
+    grGraphExecUpdateResultInfo info;
+    CHECK_OK(grGraphExecUpdate(e, g2, &info));
+    launch_check(e, s, t.x, 1131);
+    CHECK_OK(grGraphDestroy(g2));
+    g2 = two_gpus_graph(&t, 2, 40, &b2);
+    CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecUpdate(e, g2, &info));
+    CHECK_EQ(info.result, grGraphExecUpdateErrorParametersChanged);
+    CHECK(info.errorNode == b2);
+    CHECK_DETAIL_HAS("names device 2");
+    CHECK_DETAIL_HAS("runs in the part of device 1");
+    launch_check(e, s, t.x, 1131);
+    CHECK_OK(grGraphDestroy(g2));
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grStreamDestroy(s));
+    span_fini(&t);
+}
+
+/* GPU memset(d, 0) -> GPU add(d, 10) -> copy d to x (the GPU's part) ->
+ * host node (the CPU's) -> CPU add(x, 100); beside them a memset of y
+ * (host memory: the CPU's part) -> copy y to z (the CPU's). */
+typedef struct mixed {
+    grGraph_t g;
+    grGraphNode_t set, add, copy, host, cadd, hset, hcopy;
+    unsigned *d, *z, *w; /* w: no node's, a copy's new destination */
+    atomic_int calls, other;
+} mixed;
+
+static void mixed_build(span *t, mixed *m)
+{
+    CHECK_OK(grSetDevice(t->gpu));
+    CHECK_OK(grMalloc((void **)&m->d, N * sizeof(unsigned)));
+    CHECK_OK(grSetDevice(0));
+    CHECK_OK(grMallocHost((void **)&m->z, N * sizeof(unsigned)));
+    CHECK_OK(grMallocHost((void **)&m->w, N * sizeof(unsigned)));
+    atomic_init(&m->calls, 0);
+    atomic_init(&m->other, 0);
+    CHECK_OK(grGraphCreate(&m->g, 0));
+    grMemsetParams ms = tl_memset_params(m->d, 0, 4, N, 1, 0);
+    CHECK_OK(grGraphAddMemsetNode(&m->set, m->g, NULL, 0, &ms));
+    m->add = add_on(t, t->gpu, m->g, &m->set, 1, t->gpu_add, m->d, 10);
+    CHECK_OK(grGraphAddMemcpyNode1D(&m->copy, m->g, &m->add, 1, t->x, m->d, N * sizeof(unsigned),
+                                    grMemcpyDeviceToHost));
+    grHostNodeParams hp = {tl_bump_atomic, &m->calls};
+    CHECK_OK(grGraphAddHostNode(&m->host, m->g, &m->copy, 1, &hp));
+    m->cadd = add_on(t, 0, m->g, &m->host, 1, t->cpu_add, t->x, 100);
+    grMemsetParams hs = tl_memset_params(t->y, 0, 4, N, 1, 0);
+    CHECK_OK(grGraphAddMemsetNode(&m->hset, m->g, NULL, 0, &hs));
+    CHECK_OK(grGraphAddMemcpyNode1D(&m->hcopy, m->g, &m->hset, 1, m->z, t->y, N * sizeof(unsigned),
+                                    grMemcpyHostToHost));
+}
+
+static void mixed_free(mixed *m)
+{
+    CHECK_OK(grGraphDestroy(m->g));
+    CHECK_OK(grFree(m->d));
+    CHECK_OK(grFreeHost(m->z));
+    CHECK_OK(grFreeHost(m->w));
+}
+
+GR_TEST(span_every_setter_reaches_the_nodes_part)
+{
+    span t;
+    span_init(&t);
+    mixed m;
+    mixed_build(&t, &m);
+    grGraphExec_t e = tl_instantiate(m.g);
+    grStream_t s = tl_stream(0);
+    launch_check(e, s, t.x, 110);
+    tl_check_all_u32(m.z, N, 0);
+    CHECK_EQ(atomic_load(&m.calls), 1);
+
+    /* The GPU part's memset and the CPU part's, each to a new value. */
+    grMemsetParams ms = tl_memset_params(m.d, 5, 4, N, 1, 0);
+    CHECK_OK(grGraphExecMemsetNodeSetParams(e, m.set, &ms));
+    grGraphNodeParams np;
+    memset(&np, 0, sizeof np);
+    np.type = grGraphNodeTypeMemset;
+    np.memset = tl_memset_params(t.y, 7, 4, N, 1, 0);
+    CHECK_OK(grGraphExecNodeSetParams(e, m.hset, &np));
+    launch_check(e, s, t.x, 115);
+    tl_check_all_u32(m.z, N, 7);
+    /* The host node to another counter. */
+    grHostNodeParams hp = {tl_bump_atomic, &m.other};
+    CHECK_OK(grGraphExecHostNodeSetParams(e, m.host, &hp));
+    launch_check(e, s, t.x, 115);
+    CHECK_EQ(atomic_load(&m.calls), 2);
+    CHECK_EQ(atomic_load(&m.other), 1);
+    /* The GPU part's copy to w, the CPU part's from x to z, through
+     * both memcpy setters. */
+    memset(m.w, 0, N * sizeof(unsigned));
+    CHECK_OK(
+        grGraphExecMemcpyNodeSetParams1D(e, m.copy, m.w, m.d, N * sizeof(unsigned), grMemcpyDeviceToHost));
+    grMemcpy3DParms c3 = tl_copy3d_params(m.z, N * sizeof(unsigned), 1, t.x, N * sizeof(unsigned), 1,
+                                          make_grExtent(N * sizeof(unsigned), 1, 1), grMemcpyHostToHost);
+    CHECK_OK(grGraphExecMemcpyNodeSetParams(e, m.hcopy, &c3));
+    memset(t.x, 0, N * sizeof(unsigned));
+    CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    tl_check_all_u32(m.w, N, 15);
+    /* x: the CPU add only, where the copy no longer writes it; z: x as
+     * the CPU part's copy found it, before or after that add. */
+    tl_check_all_u32(t.x, N, 100);
+
+    /* Disabled and enabled again, on either part. */
+    unsigned en = 7;
+    CHECK_OK(grGraphNodeGetEnabled(e, m.add, &en));
+    CHECK_EQ(en, 1u);
+    CHECK_OK(grGraphNodeSetEnabled(e, m.add, 0));
+    CHECK_OK(grGraphNodeSetEnabled(e, m.cadd, 0));
+    CHECK_OK(grGraphNodeGetEnabled(e, m.add, &en));
+    CHECK_EQ(en, 0u);
+    CHECK_OK(grGraphNodeGetEnabled(e, m.cadd, &en));
+    CHECK_EQ(en, 0u);
+    memset(t.x, 0, N * sizeof(unsigned));
+    launch_check(e, s, m.w, 5);
+    tl_check_all_u32(t.x, N, 0);
+    CHECK_OK(grGraphNodeSetEnabled(e, m.add, 1));
+    CHECK_OK(grGraphNodeSetEnabled(e, m.cadd, 1));
+    launch_check(e, s, m.w, 15);
+    tl_check_all_u32(t.x, N, 100);
+
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grStreamDestroy(s));
+    mixed_free(&m);
+    span_fini(&t);
+}
+
+GR_TEST(span_setters_refuse_memory_of_another_part_and_other_kinds)
+{
+    span t;
+    span_init(&t);
+    mixed m;
+    mixed_build(&t, &m);
+    grGraphExec_t e = tl_instantiate(m.g);
+    grStream_t s = tl_stream(0);
+    /* The CPU part's memset given the GPU's memory, the GPU part's given
+     * host memory: each would belong to another part. */
+    grMemsetParams ms = tl_memset_params(m.d, 3, 4, N, 1, 0);
+    CHECK_GR(grErrorInvalidValue, grGraphExecMemsetNodeSetParams(e, m.hset, &ms));
+    CHECK_DETAIL_HAS("belongs to device 1");
+    CHECK_DETAIL_HAS("runs in the part of the CPU");
+    CHECK_DETAIL_HAS("does not move to another device's part");
+    ms = tl_memset_params(t.y, 3, 4, N, 1, 0);
+    CHECK_GR(grErrorInvalidValue, grGraphExecMemsetNodeSetParams(e, m.set, &ms));
+    CHECK_DETAIL_HAS("belongs to the CPU");
+    CHECK_DETAIL_HAS("runs in the part of device 1");
+    /* A copy of the GPU's part made a host-to-host copy; the CPU part's
+     * made one from the GPU's memory, through the generic setter too. */
+    CHECK_GR(grErrorInvalidValue,
+             grGraphExecMemcpyNodeSetParams1D(e, m.copy, t.y, m.z, N * sizeof(unsigned), grMemcpyHostToHost));
+    CHECK_DETAIL_HAS("runs in the part of device 1");
+    grGraphNodeParams np;
+    memset(&np, 0, sizeof np);
+    np.type = grGraphNodeTypeMemcpy;
+    np.memcpy.copyParams = tl_copy3d_params(m.z, N * sizeof(unsigned), 1, m.d, N * sizeof(unsigned), 1,
+                                            make_grExtent(N * sizeof(unsigned), 1, 1), grMemcpyDeviceToHost);
+    CHECK_GR(grErrorInvalidValue, grGraphExecNodeSetParams(e, m.hcopy, &np));
+    CHECK_DETAIL_HAS("runs in the part of the CPU");
+    /* Setters of another kind, a type that does not match, a node of no
+     * graph. */
+    CHECK_GR(grErrorInvalidValue, grGraphExecMemsetNodeSetParams(e, m.add, &ms));
+    CHECK_DETAIL_HAS("is a kernel node, not a memset node");
+    CHECK_GR(grErrorInvalidValue, grGraphNodeSetEnabled(e, m.host, 0));
+    CHECK_DETAIL_HAS("only kernel, memcpy and memset nodes can be enabled");
+    unsigned en = 0;
+    CHECK_GR(grErrorInvalidValue, grGraphNodeGetEnabled(e, m.host, &en));
+    np.type = grGraphNodeTypeHost;
+    CHECK_GR(grErrorInvalidValue, grGraphExecNodeSetParams(e, m.set, &np));
+    CHECK_DETAIL_HAS("but node");
+    grHostNodeParams hp = {tl_bump_atomic, &m.other};
+    CHECK_GR(grErrorInvalidValue, grGraphExecHostNodeSetParams(e, NULL, &hp));
+    CHECK_DETAIL_HAS("is not a node of the graph");
+    /* The part's own rules: a GPU part's memset that cannot change shape. */
+    ms = tl_memset_params(m.d, 3, 4, N / 2, 2, N / 2 * sizeof(unsigned));
+    CHECK_GR(grErrorInvalidValue, grGraphExecMemsetNodeSetParams(e, m.set, &ms));
+    /* Nothing changed. */
+    launch_check(e, s, t.x, 110);
+    tl_check_all_u32(m.z, N, 0);
+    CHECK_EQ(atomic_load(&m.other), 0);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grStreamDestroy(s));
+    mixed_free(&m);
+    span_fini(&t);
+}
+
+static atomic_int span_gate;
+
+GR_TEST(span_setter_leaves_a_launch_queued_before_it_its_old_parameters)
+{
+    span t;
+    span_init(&t);
+    chain c;
+    chain_build(&t, &c, true);
+    grGraphExec_t e = tl_instantiate(c.g);
+    grStream_t s = tl_stream(0);
+    /* A launch queued behind a closed gate: its CPU part has not run, so
+     * the GPU part is not launched yet. A change of the GPU's node made
+     * meanwhile waits for that launch, which runs the old value. */
+    unsigned twenty = 20;
+    void *ga[] = {&t.x, &twenty, &t.n};
+    grKernelNodeParams gp = tl_params_1d(t.gpu_add, ga, N, BLOCK);
+    atomic_store(&span_gate, 0);
+    memset(t.x, 0, N * sizeof(unsigned));
+    CHECK_OK(grLaunchHostFunc(s, tl_wait_gate, &span_gate));
+    CHECK_OK(grGraphLaunch(e, s));
+    pthread_t opener;
+    CHECK(pthread_create(&opener, NULL, tl_open_gate_later, &span_gate) == 0);
+    CHECK_OK(grGraphExecKernelNodeSetParams(e, c.b, &gp));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK(pthread_join(opener, NULL) == 0);
+    CHECK_EQ(atomic_load(&tl_gate_timeouts), 0);
+    tl_check_all_u32(t.x, N, 111);
+    launch_check(e, s, t.x, 121);
+    /* The same for disabling the GPU's node. */
+    atomic_store(&span_gate, 0);
+    CHECK_OK(grLaunchHostFunc(s, tl_wait_gate, &span_gate));
+    CHECK_OK(grGraphLaunch(e, s));
+    CHECK(pthread_create(&opener, NULL, tl_open_gate_later, &span_gate) == 0);
+    CHECK_OK(grGraphNodeSetEnabled(e, c.b, 0));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK(pthread_join(opener, NULL) == 0);
+    tl_check_all_u32(t.x, N, 121);
+    launch_check(e, s, t.x, 101);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(c.g));
+    CHECK_OK(grStreamDestroy(s));
+    span_fini(&t);
+}
+
+GR_TEST(span_update_changes_every_part_in_place)
+{
+    span t;
+    span_init(&t);
+    chain c, c2;
+    chain_build(&t, &c, true);
+    grGraphExec_t e = tl_instantiate(c.g);
+    grStream_t s = tl_stream(0);
+    launch_check(e, s, t.x, 111);
+    /* A graph built by the same calls with other values: every part
+     * takes its nodes' values, replays included. */
+    chain_build_v(&t, &c2, true, t.gpu, 2, 20, 200);
+    grGraphExecUpdateResultInfo info;
+    CHECK_OK(grGraphExecUpdate(e, c2.g, &info));
+    CHECK_EQ(info.result, grGraphExecUpdateSuccess);
+    for (int i = 0; i < 10; i++)
+        launch_check(e, s, t.x, 222);
+    /* The setters still take the nodes of the graph instantiated, and
+     * reach the parts after the update. */
+    unsigned thirty = 30;
+    void *ga[] = {&t.x, &thirty, &t.n};
+    grKernelNodeParams gp = tl_params_1d(t.gpu_add, ga, N, BLOCK);
+    CHECK_OK(grGraphExecKernelNodeSetParams(e, c.b, &gp));
+    launch_check(e, s, t.x, 232);
+    CHECK_OK(grGraphNodeSetEnabled(e, c.b, 0));
+    launch_check(e, s, t.x, 202);
+    CHECK_OK(grGraphNodeSetEnabled(e, c.b, 1));
+    /* Back from the first graph, changed through the graph's setter. */
+    CHECK_OK(grGraphKernelNodeSetParams(c.b, &gp));
+    CHECK_OK(grGraphExecUpdate(e, c.g, &info));
+    launch_check(e, s, t.x, 131);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(c2.g));
+
+    /* Copies, memsets and host nodes of both parts. */
+    mixed m, m2;
+    mixed_build(&t, &m);
+    e = tl_instantiate(m.g);
+    launch_check(e, s, t.x, 110);
+    mixed_build(&t, &m2);
+    grMemsetParams ms = tl_memset_params(m2.d, 4, 4, N, 1, 0);
+    CHECK_OK(grGraphMemsetNodeSetParams(m2.set, &ms));
+    grMemsetParams hs = tl_memset_params(t.y, 9, 4, N, 1, 0);
+    CHECK_OK(grGraphMemsetNodeSetParams(m2.hset, &hs));
+    grHostNodeParams hp = {tl_bump_atomic, &m.other};
+    CHECK_OK(grGraphHostNodeSetParams(m2.host, &hp));
+    CHECK_OK(grGraphExecUpdate(e, m2.g, &info));
+    launch_check(e, s, t.x, 114);
+    tl_check_all_u32(m2.z, N, 9); /* m2's copy target: the new graph's */
+    CHECK_EQ(atomic_load(&m.other), 1);
+    CHECK_EQ(atomic_load(&m.calls), 1);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grStreamDestroy(s));
+    mixed_free(&m2);
+    mixed_free(&m);
+    CHECK_OK(grGraphDestroy(c.g));
+    span_fini(&t);
+}
+
+GR_TEST(span_update_leaves_a_launch_queued_before_it_its_old_parameters)
+{
+    span t;
+    span_init(&t);
+    chain c, c2;
+    chain_build(&t, &c, true);
+    chain_build_v(&t, &c2, true, t.gpu, 1, 20, 100);
+    grGraphExec_t e = tl_instantiate(c.g);
+    grStream_t s = tl_stream(0);
+    /* A launch queued behind a closed gate, whose CPU part has not
+     * launched the GPU part yet: the update waits for it. */
+    atomic_store(&span_gate, 0);
+    memset(t.x, 0, N * sizeof(unsigned));
+    CHECK_OK(grLaunchHostFunc(s, tl_wait_gate, &span_gate));
+    CHECK_OK(grGraphLaunch(e, s));
+    pthread_t opener;
+    CHECK(pthread_create(&opener, NULL, tl_open_gate_later, &span_gate) == 0);
+    grGraphExecUpdateResultInfo info;
+    CHECK_OK(grGraphExecUpdate(e, c2.g, &info));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK(pthread_join(opener, NULL) == 0);
+    CHECK_EQ(atomic_load(&tl_gate_timeouts), 0);
+    tl_check_all_u32(t.x, N, 111);
+    launch_check(e, s, t.x, 121);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(c.g));
+    CHECK_OK(grGraphDestroy(c2.g));
+    CHECK_OK(grStreamDestroy(s));
+    span_fini(&t);
+}
+
+GR_TEST(span_update_refuses_a_node_of_another_part_and_other_topologies)
+{
+    span t;
+    span_init(&t);
+    chain c, c2;
+    chain_build(&t, &c, true);
+    grGraphExec_t e = tl_instantiate(c.g);
+    grStream_t s = tl_stream(0);
+    grGraphExecUpdateResultInfo info;
+    /* The middle node named by the CPU: another part. */
+    chain_build_v(&t, &c2, true, 0, 2, 20, 200);
+    CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecUpdate(e, c2.g, &info));
+    CHECK_EQ(info.result, grGraphExecUpdateErrorParametersChanged);
+    CHECK(info.errorNode == c2.b);
+    CHECK_DETAIL_HAS("names the CPU");
+    CHECK_DETAIL_HAS("runs in the part of device 1");
+    CHECK_OK(grGraphDestroy(c2.g));
+    /* One node more: a topology change, as on one device. */
+    chain_build_v(&t, &c2, true, t.gpu, 2, 20, 200);
+    add_on(&t, 0, c2.g, &c2.c, 1, t.cpu_add, t.x, 1000);
+    CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecUpdate(e, c2.g, &info));
+    CHECK_EQ(info.result, grGraphExecUpdateErrorTopologyChanged);
+    CHECK_OK(grGraphDestroy(c2.g));
+    /* A GPU node given a kernel without an image: the part's device
+     * refuses it before any part changes. */
+    chain_build_v(&t, &c2, true, t.gpu, 2, 20, 200);
+    unsigned v = 20;
+    void *args[] = {&t.x, &v, &t.n};
+    grKernelNodeParams kp = tl_params_1d(t.cpu_add, args, N, BLOCK);
+    CHECK_OK(grGraphKernelNodeSetParams(c2.b, &kp));
+    CHECK_GR(grErrorInvalidDeviceFunction, grGraphExecUpdate(e, c2.g, &info));
+    CHECK_OK(grGraphDestroy(c2.g));
+    /* Nothing changed. */
+    launch_check(e, s, t.x, 111);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(c.g));
+
+    /* A memset whose new memory is another device's. */
+    mixed m, m2;
+    mixed_build(&t, &m);
+    e = tl_instantiate(m.g);
+    mixed_build(&t, &m2);
+    grMemsetParams hs = tl_memset_params(m2.d, 9, 4, N, 1, 0);
+    CHECK_OK(grGraphMemsetNodeSetParams(m2.hset, &hs));
+    CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecUpdate(e, m2.g, &info));
+    CHECK_EQ(info.result, grGraphExecUpdateErrorParametersChanged);
+    CHECK(info.errorNode == m2.hset);
+    CHECK_DETAIL_HAS("names device 1 (the device of its memory)");
+    launch_check(e, s, t.x, 110);
+    tl_check_all_u32(m.z, N, 0);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grStreamDestroy(s));
+    mixed_free(&m2);
+    mixed_free(&m);
+    span_fini(&t);
+}
+
+GR_TEST(span_event_nodes_run_in_the_part_of_their_events_device)
+{
+    span t;
+    span_init(&t);
+    chain c;
+    chain_build(&t, &c, true);
+    /* A GPU event recorded after the GPU's node, a CPU event after the
+     * last CPU node; a wait for a CPU event recorded before the launch,
+     * ahead of the first. */
+    grEvent_t gev, gev2, cev, before;
+    CHECK_OK(grSetDevice(t.gpu));
+    CHECK_OK(grEventCreate(&gev));
+    CHECK_OK(grEventCreate(&gev2));
+    CHECK_OK(grSetDevice(0));
+    CHECK_OK(grEventCreate(&cev));
+    CHECK_OK(grEventCreate(&before));
+    grGraphNode_t grec, crec, wait;
+    CHECK_OK(grGraphAddEventRecordNode(&grec, c.g, &c.b, 1, gev));
+    CHECK_OK(grGraphAddEventRecordNode(&crec, c.g, &c.c, 1, cev));
+    CHECK_OK(grGraphAddEventWaitNode(&wait, c.g, NULL, 0, before));
+    CHECK_OK(grGraphAddDependencies(c.g, &wait, &c.a, NULL, 1));
+    grGraphExec_t e = tl_instantiate(c.g);
+    grStream_t s = tl_stream(0), side = tl_stream(grStreamNonBlocking);
+    for (int i = 0; i < 10; i++) {
+        CHECK_OK(grEventRecord(before, side));
+        memset(t.x, 0, N * sizeof(unsigned));
+        launch_check(e, s, t.x, 111);
+        CHECK_OK(grEventQuery(cev)); /* the CPU part's: done with s's launch */
+        /* The GPU part's: done once its record node ran on a GPU, with
+         * the GPU part's own launch on the fake device, which may end
+         * just after the CPU part saw its last word. */
+        CHECK_OK(grEventSynchronize(gev));
+    }
+    /* The events' setters: another event of the same device, or one of
+     * another device, which would move the node to another part. */
+    CHECK_OK(grGraphExecEventRecordNodeSetEvent(e, grec, gev2));
+    launch_check(e, s, t.x, 111);
+    CHECK_OK(grEventSynchronize(gev2));
+    CHECK_GR(grErrorInvalidValue, grGraphExecEventRecordNodeSetEvent(e, grec, cev));
+    CHECK_DETAIL_HAS("belongs to the CPU, and node");
+    CHECK_DETAIL_HAS("runs in the part of device 1");
+    CHECK_GR(grErrorInvalidValue, grGraphExecEventWaitNodeSetEvent(e, wait, gev));
+    CHECK_DETAIL_HAS("belongs to device 1");
+    grGraphNodeParams np;
+    memset(&np, 0, sizeof np);
+    np.type = grGraphNodeTypeEventRecord;
+    np.eventRecord.event = gev;
+    CHECK_OK(grGraphExecNodeSetParams(e, grec, &np));
+    launch_check(e, s, t.x, 111);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(c.g));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grStreamDestroy(side));
+    CHECK_OK(grEventDestroy(gev));
+    CHECK_OK(grEventDestroy(gev2));
+    CHECK_OK(grEventDestroy(cev));
+    CHECK_OK(grEventDestroy(before));
+    span_fini(&t);
+}
+
+/* A child graph of two GPU kernels adding va then vb to x. */
+static grGraph_t gpu_child(span *t, unsigned va, unsigned vb)
+{
+    grGraph_t g;
+    CHECK_OK(grGraphCreate(&g, 0));
+    grGraphNode_t a = add_on(t, t->gpu, g, NULL, 0, t->gpu_add, t->x, va);
+    add_on(t, t->gpu, g, &a, 1, t->gpu_add, t->x, vb);
+    return g;
+}
+
+GR_TEST(span_child_graph_goes_whole_into_its_devices_part)
+{
+    span t;
+    span_init(&t);
+    /* CPU fill(x, 1) -> child { GPU add 10 -> GPU add 20 } -> CPU add 100,
+     * and a GPU fill of y beside them (the top level's kernel nodes name
+     * both devices: the graph spans them). */
+    grGraph_t g, child = gpu_child(&t, 10, 20);
+    CHECK_OK(grGraphCreate(&g, 0));
+    grGraphNode_t a = add_on(&t, 0, g, NULL, 0, t.cpu_fill, t.x, 1), cn;
+    CHECK_OK(grGraphAddChildGraphNode(&cn, g, &a, 1, child));
+    add_on(&t, 0, g, &cn, 1, t.cpu_add, t.x, 100);
+    add_on(&t, t.gpu, g, NULL, 0, t.gpu_fill, t.y, 6);
+    unsigned lowered = gr_fakedev_calls("exec_lower");
+    grGraphExec_t e = tl_instantiate(g);
+    if (gr_fakedev_active())
+        CHECK_EQ(gr_fakedev_calls("exec_lower"), lowered + 1); /* the child is in the GPU's part */
+    grStream_t s = tl_stream(0);
+    for (int i = 0; i < 10; i++)
+        launch_check(e, s, t.x, 131);
+    /* Its setter: a child of the same device with other values; one of
+     * the CPU would move it. */
+    grGraph_t other = gpu_child(&t, 40, 50);
+    CHECK_OK(grGraphExecChildGraphNodeSetParams(e, cn, other));
+    launch_check(e, s, t.x, 191);
+    grGraph_t cpu;
+    CHECK_OK(grGraphCreate(&cpu, 0));
+    grGraphNode_t ca = add_on(&t, 0, cpu, NULL, 0, t.cpu_add, t.x, 40);
+    add_on(&t, 0, cpu, &ca, 1, t.cpu_add, t.x, 50);
+    CHECK_GR(grErrorInvalidValue, grGraphExecChildGraphNodeSetParams(e, cn, cpu));
+    CHECK_DETAIL_HAS("belongs to the CPU");
+    /* An update from a graph whose child has other values. */
+    grGraph_t g2, child2 = gpu_child(&t, 2, 3);
+    CHECK_OK(grGraphCreate(&g2, 0));
+    grGraphNode_t a2 = add_on(&t, 0, g2, NULL, 0, t.cpu_fill, t.x, 1), cn2;
+    CHECK_OK(grGraphAddChildGraphNode(&cn2, g2, &a2, 1, child2));
+    add_on(&t, 0, g2, &cn2, 1, t.cpu_add, t.x, 100);
+    add_on(&t, t.gpu, g2, NULL, 0, t.gpu_fill, t.y, 7);
+    grGraphExecUpdateResultInfo info;
+    CHECK_OK(grGraphExecUpdate(e, g2, &info));
+    launch_check(e, s, t.x, 106);
+    tl_check_all_u32(t.y, N, 7);
+    CHECK_OK(grGraphExecDestroy(e));
+
+    /* A child graph whose nodes name two devices is refused, the child
+     * graph node named. */
+    grGraph_t mixedc = gpu_child(&t, 1, 1), g3;
+    add_on(&t, 0, mixedc, NULL, 0, t.cpu_add, t.x, 1);
+    CHECK_OK(grGraphCreate(&g3, 0));
+    grGraphNode_t a3 = add_on(&t, 0, g3, NULL, 0, t.cpu_fill, t.x, 1), cn3;
+    add_on(&t, t.gpu, g3, &a3, 1, t.gpu_add, t.x, 1);
+    CHECK_OK(grGraphAddChildGraphNode(&cn3, g3, &a3, 1, mixedc));
+    grGraphInstantiateParams ip;
+    memset(&ip, 0, sizeof ip);
+    CHECK_GR(grErrorNotSupported, grGraphInstantiateWithParams(&e, g3, &ip));
+    CHECK_DETAIL_HAS("holds nodes of device 1 and of the CPU");
+    CHECK(ip.errNode_out == cn3);
+    CHECK_OK(grGraphDestroy(g3));
+    CHECK_OK(grGraphDestroy(mixedc));
+    CHECK_OK(grGraphDestroy(g2));
+    CHECK_OK(grGraphDestroy(child2));
+    CHECK_OK(grGraphDestroy(cpu));
+    CHECK_OK(grGraphDestroy(other));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grGraphDestroy(child));
+    CHECK_OK(grStreamDestroy(s));
+    span_fini(&t);
+}
+
+GR_TEST(span_capture_forks_onto_a_stream_of_another_device_and_joins)
+{
+    span t;
+    span_init(&t);
+    /* CPU stream s: fill(x, 1), record ce; GPU stream gs waits for ce:
+     * add(x, 10), record ge; s waits for ge: add(x, 100). One capture,
+     * one graph over both devices, as CUDA captures across devices. */
+    CHECK_OK(grSetDevice(t.gpu));
+    grStream_t gs = tl_stream(grStreamNonBlocking);
+    grEvent_t ge;
+    CHECK_OK(grEventCreate(&ge));
+    CHECK_OK(grSetDevice(0));
+    grStream_t s = tl_stream(grStreamNonBlocking);
+    grEvent_t ce;
+    CHECK_OK(grEventCreate(&ce));
+    unsigned one = 1, ten = 10, hundred = 100;
+    void *a1[] = {&t.x, &one, &t.n}, *a10[] = {&t.x, &ten, &t.n}, *a100[] = {&t.x, &hundred, &t.n};
+    grDim3 grid = GR_DIM3((N + BLOCK - 1) / BLOCK, 1, 1), block = GR_DIM3(BLOCK, 1, 1);
+    grGraph_t g;
+    CHECK_OK(grStreamBeginCapture(s, grStreamCaptureModeGlobal));
+    CHECK_OK(grLaunchKernel(t.cpu_fill, grid, block, a1, 0, s));
+    CHECK_OK(grEventRecord(ce, s));
+    CHECK_OK(grStreamWaitEvent(gs, ce, 0));
+    CHECK_OK(grLaunchKernel(t.gpu_add, grid, block, a10, 0, gs));
+    CHECK_OK(grEventRecord(ge, gs));
+    CHECK_OK(grStreamWaitEvent(s, ge, 0));
+    CHECK_OK(grLaunchKernel(t.cpu_add, grid, block, a100, 0, s));
+    CHECK_OK(grStreamEndCapture(s, &g));
+    size_t n = 0;
+    CHECK_OK(grGraphGetNodes(g, NULL, &n));
+    CHECK_EQ(n, (size_t)3);
+    /* fill -> GPU add -> CPU add, and fill -> CPU add (s's own order),
+     * as CUDA records the join: the GPU's node is the target of one edge
+     * and the source of another. */
+    grGraphNode_t from[4], to[4];
+    size_t ne = 4;
+    CHECK_OK(grGraphGetEdges(g, from, to, NULL, &ne));
+    CHECK_EQ(ne, (size_t)3);
+    bool middle = false;
+    for (size_t i = 0; i < ne; i++)
+        for (size_t j = 0; j < ne; j++)
+            middle |= to[i] == from[j];
+    CHECK(middle);
+    unsigned lowered = gr_fakedev_calls("exec_lower");
+    grGraphExec_t e = tl_instantiate(g);
+    if (gr_fakedev_active())
+        CHECK_EQ(gr_fakedev_calls("exec_lower"), lowered + 1); /* the GPU's part */
+    for (int i = 0; i < 10; i++) {
+        memset(t.x, 0, N * sizeof(unsigned));
+        launch_check(e, s, t.x, 111);
+    }
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grStreamDestroy(gs));
+    CHECK_OK(grEventDestroy(ce));
+    CHECK_OK(grEventDestroy(ge));
     span_fini(&t);
 }

@@ -78,10 +78,11 @@ typedef struct grGraphExecUpdateResultInfo {
  * current device; one whose kernel nodes name two devices or more is
  * partitioned into a part per device, joined by waits on words in pinned
  * host memory, and launched on a CPU stream only (docs/devices.md, "Graphs
- * that span devices": such a graph holds kernel, memset, memcpy, host and
- * empty nodes only; of its executable only kernel nodes' parameters change, through
- * grGraphExecKernelNodeSetParams or grGraphExecNodeSetParams: the other
- * setters and grGraphExecUpdate refuse it with grErrorNotSupported).
+ * that span devices": such a graph holds kernel, memset, memcpy, host,
+ * empty, event record, event wait and child graph nodes only, a child
+ * graph's nodes naming one device; every exec setter and
+ * grGraphExecUpdate change its nodes in their parts, a node never moving
+ * to another device's part).
  * Errors: grErrorInvalidValue (pGraphExec NULL; graph NULL or not live;
  * flags with unknown bits, grGraphInstantiateFlagUpload, or
  * AutoFreeOnLaunch with DeviceLaunch; a graph with a cycle, with a detail

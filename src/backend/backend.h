@@ -485,8 +485,11 @@ gr_stream *gr__stream_legacy(void);
 bool gr__stream_enqueue_wait(gr_stream *s, gr_stream *t, uint64_t seq);
 
 /* Waits until s has completed 'seq' ops: drains s itself when it can,
- * helps with other work, and finally sleeps. */
+ * helps with other work, and finally sleeps. The _ex form without 'help'
+ * runs only s's ops up to seq, no other work: the wait of a plan whose
+ * waits run alone (plan.h, 'waits_alone'). */
 void gr__stream_wait_for(gr_stream *s, uint64_t seq);
+void gr__stream_wait_for_ex(gr_stream *s, uint64_t seq, bool help);
 
 /* -------------------------------------------------- events: the object */
 

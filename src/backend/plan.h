@@ -267,10 +267,11 @@ typedef struct gr_plan {
      * plan's order putting each wait after every node not behind one
      * (exec/plan_build.c, docs/stream-memops.md). */
     bool memop_waits;
-    /* Its batch memory operation waits run no other work while they wait
-     * (gr__memop_run_ex): the parts of a graph that spans devices, whose
-     * waits must not run another part on their stack (exec/span.c). Set
-     * by the exec layer after instantiation; top-level plan only. */
+    /* Its batch memory operation waits and event waits run no other work
+     * while they wait (gr__memop_run_ex, gr__stream_wait_for_ex): the
+     * parts of a graph that spans devices, whose waits must not run
+     * another part on their stack (exec/span.c). Set by the exec layer
+     * after instantiation; top-level plan only. */
     bool waits_alone;
     /* Launch-time state. */
     /* The stream running the launch and the count of its ops that

@@ -23,24 +23,66 @@
  * or more (O(1) unless its dev_mask says so). gr__exec_span_build: builds
  * e->span from g, whose plan e holds (its node table too); leaves e->map
  * empty, so that every setter takes its slow path. The rest: a launch or
- * upload on stream s (handle h) of the executable, kernel node
- * parameters forwarded to the node's part, the refusal of every other
- * change, the wait for the parts' launches, and the free (nothing without
- * a span). */
+ * upload on stream s (handle h) of the executable, the refusal of a
+ * change not made in place, the wait for the parts' launches, and the
+ * free (nothing without a span). */
 struct gr_span;
 bool gr__exec_spans(grGraph_t g);
 grError_t gr__exec_span_build(const char *call, struct grGraphExec_st *e, grGraph_t g,
                               unsigned long long flags);
 grError_t gr__exec_span_launch(const char *call, struct grGraphExec_st *e, grStream_t h, gr_stream *s,
                                bool upload);
-grError_t gr__exec_span_set_kernel(const char *call, struct grGraphExec_st *e, grGraphNode_t node,
-                                   const grKernelNodeParams *p);
+/* A node of a spanning executable as a setter reaches it: its part, its
+ * copy there, and 'hold', the CPU part, when the node is a GPU part's
+ * (NULL for the CPU part's own). A GPU part's change is made inside
+ * hold's write section: every launch queued so far, whose CPU part
+ * launches the GPU parts, is then over, and none starts meanwhile, so
+ * launches made before the change run the old parameters in every part.
+ * gr__exec_span_node fails (grErrorInvalidValue, a detail) where 'node'
+ * is not a node of e's graph. gr__exec_span_check_memory refuses
+ * (grErrorInvalidValue, a detail) new memory of a copy (src non-NULL) or
+ * memset whose device is not the part's. */
+typedef struct gr_span_node {
+    grGraphExec_t exec, hold;
+    grGraphNode_t clone;
+    grGraphNodeType type;
+    int device;
+} gr_span_node;
+grError_t gr__exec_span_node(const char *call, const struct grGraphExec_st *e, grGraphNode_t node,
+                             gr_span_node *out);
+grError_t gr__exec_span_check_memory(const char *call, const struct grGraphExec_st *e, const gr_span_node *sn,
+                                     grGraphNode_t node, const void *dst, const void *src);
+/* The same refusal where the node's new 'what' (an event, a child graph)
+ * is of device 'dev'. */
+grError_t gr__exec_span_check_device(const char *call, const struct grGraphExec_st *e, const gr_span_node *sn,
+                                     grGraphNode_t node, int dev, const char *what);
+/* grGraphExecChildGraphNodeSetParams of a spanning executable: the new
+ * child graph must name the device of the node's part (else
+ * grErrorInvalidValue, a detail); then the part's own setter. */
+grError_t gr__exec_span_child(const char *call, struct grGraphExec_st *e, grGraphNode_t node,
+                              grGraph_t child);
 grError_t gr__exec_span_refuse_at(const char *call, const struct grGraphExec_st *e);
 /* grErrorNotSupported, as the static analyser sees too (gr__fail's way). */
 static inline grError_t gr__exec_span_refuse(const char *call, const struct grGraphExec_st *e)
 {
     return gr__failed(grErrorNotSupported, gr__exec_span_refuse_at(call, e));
 }
+/* grGraphExecUpdate of a spanning executable e, once update.c paired
+ * the new graph's nodes (pairs, by orig index) and checked them by
+ * CUDA's rules. Prepare (in e's write section, nothing changed yet):
+ * refuses a node that would go to another part than its pair
+ * (grGraphExecUpdateErrorParametersChanged, in *info, with a detail),
+ * builds the new part graphs (*out) and makes the checks of each part's
+ * device. Apply: updates every part from its new graph (consumes su);
+ * discard: frees su unused. */
+struct gr_span_upd;
+grError_t gr__exec_span_update_prepare(const char *call, struct grGraphExec_st *e,
+                                       struct grGraphNode_st *const *pairs, grGraphExecUpdateResultInfo *info,
+                                       struct gr_span_upd **out);
+grError_t gr__exec_span_update_apply(const char *call, struct grGraphExec_st *e, struct gr_span_upd *su);
+void gr__exec_span_update_discard(struct gr_span_upd *su);
+/* What e's device refuses of graph node gn's parameters (update.c). */
+grError_t gr__exec_update_device_check(const char *call, grGraphExec_t e, grGraphNode_t gn);
 void gr__exec_span_quiesce(struct grGraphExec_st *e);
 void gr__exec_span_free(struct grGraphExec_st *e);
 

@@ -17,12 +17,17 @@ GR_API grError_t grGraphExecNodeSetParams(grGraphExec_t graphExec, grGraphNode_t
     if (nodeParams == NULL)
         return gr__fail(grErrorInvalidValue, "%s: nodeParams is NULL; pass the node's type and parameters",
                         call);
-    if (GR_UNLIKELY(graphExec->span != NULL))
-        return nodeParams->type == grGraphNodeTypeKernel
-                   ? grGraphExecKernelNodeSetParams(graphExec, node, &nodeParams->kernel)
-                   : gr__exec_span_refuse(call, graphExec);
     gr_pnode *pn = NULL;
-    grGraphNodeType type = gr__exec_find_node(graphExec, node, &pn);
+    grGraphNodeType type;
+    if (GR_UNLIKELY(graphExec->span != NULL)) {
+        /* The node's kind from its part; the per-kind setter forwards. */
+        gr_span_node sn;
+        if ((err = gr__exec_span_node(call, graphExec, node, &sn)))
+            return err;
+        type = sn.type;
+    } else {
+        type = gr__exec_find_node(graphExec, node, &pn);
+    }
     if (type == grGraphNodeTypeCount)
         return gr__fail(grErrorInvalidValue,
                         "%s: node %p is not a top-level node of the graph executable %p was instantiated "

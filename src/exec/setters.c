@@ -19,6 +19,7 @@
 #include "exec.h"
 #include "../backend/device.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* An executable on a GPU changes the nodes of conditional nodes' bodies
@@ -119,6 +120,7 @@ typedef struct gr_setter {
     bool body_gpu_refused;      /* refuse conditional bodies' nodes of a GPU executable */
     const char *not_found_hint; /* the not-found detail's tail */
     set_phase prepare, check, check_plan, dev, write, finish;
+    bool forward_span; /* find_slow leaves a spanning executable's node to span_set */
 } gr_setter;
 
 #define KIND(t) (1u << (unsigned)grGraphNodeType##t)
@@ -126,16 +128,36 @@ typedef struct gr_setter {
 static const char child_hint[] =
     " (nodes inside child graphs are updated with grGraphExecChildGraphNodeSetParams)";
 
+/* A node of another kind than the setter takes. */
+static grError_t wrong_kind(const gr_setter *s, const char *call, grGraphNode_t node, grGraphNodeType t)
+{
+    if (s->want == grGraphNodeTypeCount)
+        return gr__fail(grErrorInvalidValue,
+                        "%s: node %p is a %s node; only kernel, memcpy and memset nodes can be enabled "
+                        "or disabled, as in CUDA",
+                        call, GR_PTR(node), gr__node_type_name(t));
+    return gr__fail(grErrorInvalidValue, "%s: node %p is a %s node, not a %s node", call, GR_PTR(node),
+                    gr__node_type_name(t), gr__node_type_name(s->want));
+}
+
 /* find's failures (and its first call, which builds the node map), each
- * with its detail. */
+ * with its detail; a spanning executable's node (set_node's only) with
+ * *out NULL. */
 static GR_NOINLINE grError_t find_slow(const gr_setter *s, const char *call, grGraphExec_t e,
                                        grGraphNode_t node, gr_pnode **out)
 {
     grError_t err = gr__exec_check(call, e);
     if (err)
         return err;
-    if (GR_UNLIKELY(e->span != NULL))
+    if (GR_UNLIKELY(e->span != NULL)) {
+        /* set_node forwards the call to the node's part (span_set); the
+         * other callers reach kinds a spanning graph does not hold. */
+        if (s->forward_span) {
+            *out = NULL;
+            return grSuccess;
+        }
         return gr__exec_span_refuse(call, e);
+    }
     gr_pnode *pn = NULL;
     grGraphNodeType t = gr__exec_find_node(e, node, &pn);
     if (t == grGraphNodeTypeCount)
@@ -143,15 +165,8 @@ static GR_NOINLINE grError_t find_slow(const gr_setter *s, const char *call, grG
                         "%s: node %p is not a node of the graph executable %p was instantiated from, nor "
                         "of its conditional nodes' bodies%s",
                         call, GR_PTR(node), GR_PTR(e), s->not_found_hint);
-    if (!(s->kinds & (1u << (unsigned)t))) {
-        if (s->want == grGraphNodeTypeCount)
-            return gr__fail(grErrorInvalidValue,
-                            "%s: node %p is a %s node; only kernel, memcpy and memset nodes can be enabled "
-                            "or disabled, as in CUDA",
-                            call, GR_PTR(node), gr__node_type_name(t));
-        return gr__fail(grErrorInvalidValue, "%s: node %p is a %s node, not a %s node", call, GR_PTR(node),
-                        gr__node_type_name(t), gr__node_type_name(s->want));
-    }
+    if (!(s->kinds & (1u << (unsigned)t)))
+        return wrong_kind(s, call, node, t);
     if (s->body_gpu_refused && (err = gpu_body_refused(call, e, node, pn)))
         return err;
     *out = pn;
@@ -188,6 +203,8 @@ static inline grError_t find(const gr_setter *s, const char *call, grGraphExec_t
     return find_slow(s, call, e, node, out);
 }
 
+static grError_t span_set(const gr_setter *s, grGraphExec_t e, grGraphNode_t node, const void *arg);
+
 /* The one path of every setter (see the file's head). Inlined into each
  * setter with its row a constant, so that the phases are direct calls,
  * inlined where small: the kernel setter, which replay loops call per
@@ -202,6 +219,8 @@ static inline __attribute__((always_inline)) grError_t set_node(const gr_setter 
     grError_t err = find(s, s->call, e, node, &pn);
     if (err)
         return err;
+    if (GR_UNLIKELY(pn == NULL))
+        return span_set(s, e, node, arg);
     c.call = s->call;
     c.e = e;
     c.node = node;
@@ -543,34 +562,99 @@ enum {
 
 static const gr_setter setters[] = {
     [SET_KERNEL] = {"grGraphExecKernelNodeSetParams", KIND(Kernel), grGraphNodeTypeKernel, true, child_hint,
-                    NULL, kernel_check, NULL, kernel_dev, kernel_write, NULL},
+                    NULL, kernel_check, NULL, kernel_dev, kernel_write, NULL, true},
     [SET_MEMCPY_1D] = {"grGraphExecMemcpyNodeSetParams1D", KIND(Memcpy), grGraphNodeTypeMemcpy, true,
                        child_hint, memcpy_prepare_1d, memcpy_check, memcpy_check_plan, memcpy_dev,
-                       memcpy_write, memcpy_finish},
+                       memcpy_write, memcpy_finish, true},
     [SET_MEMCPY] = {"grGraphExecMemcpyNodeSetParams", KIND(Memcpy), grGraphNodeTypeMemcpy, true, child_hint,
                     memcpy_prepare_3d, memcpy_check, memcpy_check_plan, memcpy_dev, memcpy_write,
-                    memcpy_finish},
+                    memcpy_finish, true},
     [SET_MEMSET] = {"grGraphExecMemsetNodeSetParams", KIND(Memset), grGraphNodeTypeMemset, true, child_hint,
-                    NULL, memset_check, memset_check_plan, memset_dev, memset_write, NULL},
+                    NULL, memset_check, memset_check_plan, memset_dev, memset_write, NULL, true},
     [SET_HOST] = {"grGraphExecHostNodeSetParams", KIND(Host), grGraphNodeTypeHost, true, child_hint, NULL,
-                  host_check, NULL, host_dev, host_write, NULL},
+                  host_check, NULL, host_dev, host_write, NULL, true},
     [SET_EVENT_RECORD] = {"grGraphExecEventRecordNodeSetEvent", KIND(EventRecord), grGraphNodeTypeEventRecord,
                           true, child_hint, event_prepare, event_check, NULL, event_dev, event_write,
-                          event_finish},
+                          event_finish, true},
     [SET_EVENT_WAIT] = {"grGraphExecEventWaitNodeSetEvent", KIND(WaitEvent), grGraphNodeTypeWaitEvent, true,
-                        child_hint, event_prepare, event_check, NULL, event_dev, event_write, event_finish},
+                        child_hint, event_prepare, event_check, NULL, event_dev, event_write, event_finish,
+                        true},
     [SET_ENABLED] = {"grGraphNodeSetEnabled", TOGGLED, grGraphNodeTypeCount, true, "", NULL, NULL, NULL,
-                     enabled_dev, enabled_write, NULL},
+                     enabled_dev, enabled_write, NULL, true},
     /* Finding only (the getter reads, see grGraphNodeGetEnabled). */
     [GET_ENABLED] = {"grGraphNodeGetEnabled", TOGGLED, grGraphNodeTypeCount, false, "", NULL, NULL, NULL,
-                     NULL, NULL, NULL},
+                     NULL, NULL, NULL, false},
 };
+
+/* Not inlined: the path of the parts' setters in span_set, which
+ * set_node itself calls. */
+static GR_NOINLINE grError_t set_node_any(const gr_setter *s, grGraphExec_t e, grGraphNode_t node,
+                                          const void *arg)
+{
+    return set_node(s, e, node, arg);
+}
+
+/* The new memory of a copy or memset, the new event of an event node:
+ * whose device it is must be the part's (gr__exec_span_check_memory). A 3D copy is made to be read
+ * (prepare), then freed; its own errors are the part's setter's to give. */
+static grError_t span_check_memory(const gr_setter *s, grGraphExec_t e, grGraphNode_t node,
+                                   const gr_span_node *sn, const void *arg)
+{
+    if (s == &setters[SET_MEMSET]) {
+        const grMemsetParams *p = arg;
+        return p && p->dst ? gr__exec_span_check_memory(s->call, e, sn, node, p->dst, NULL) : grSuccess;
+    }
+    if (s == &setters[SET_MEMCPY_1D]) {
+        const memcpy_1d_args *a = arg;
+        return gr__exec_span_check_memory(s->call, e, sn, node, a->dst, a->src);
+    }
+    if (s == &setters[SET_EVENT_RECORD] || s == &setters[SET_EVENT_WAIT]) {
+        grEvent_t ev = *(const grEvent_t *)arg;
+        char what[48];
+        snprintf(what, sizeof what, "event %p", GR_PTR(ev));
+        /* A dead event is the part's setter's to refuse. */
+        return gr__node_event_check(s->call, ev)
+                   ? grSuccess
+                   : gr__exec_span_check_device(s->call, e, sn, node, ev->device, what);
+    }
+    if (s != &setters[SET_MEMCPY])
+        return grSuccess;
+    set_ctx c;
+    c.call = s->call;
+    c.arg = arg;
+    if (memcpy_prepare_3d(&c) != grSuccess)
+        return grSuccess;
+    grError_t err = gr__exec_span_check_memory(s->call, e, sn, node, c.u.copy.m.dst, c.u.copy.m.src);
+    memcpy_finish(&c);
+    return err;
+}
+
+/* A setter of a spanning executable: the node's kind and new memory
+ * checked against the node's part, then the part's own setter on the
+ * node's copy, with that device's rules (exec.h, gr_span_node: a GPU
+ * part's change inside the CPU part's write section). */
+static GR_NOINLINE grError_t span_set(const gr_setter *s, grGraphExec_t e, grGraphNode_t node,
+                                      const void *arg)
+{
+    gr_span_node sn;
+    grError_t err = gr__exec_span_node(s->call, e, node, &sn);
+    if (err)
+        return err;
+    if (!(s->kinds & (1u << (unsigned)sn.type)))
+        return wrong_kind(s, s->call, node, sn.type);
+    if ((err = span_check_memory(s, e, node, &sn, arg)))
+        return err;
+    if (sn.hold)
+        gr__exec_write_begin(sn.hold);
+    err = set_node_any(s, sn.exec, sn.clone, arg);
+    if (sn.hold)
+        gr__exec_write_end(sn.hold);
+    return err;
+}
 
 GR_API grError_t grGraphExecKernelNodeSetParams(grGraphExec_t hGraphExec, grGraphNode_t node,
                                                 const grKernelNodeParams *pNodeParams)
 {
-    if (GR_UNLIKELY(gr__exec_valid(hGraphExec) && hGraphExec->span != NULL))
-        return gr__exec_span_set_kernel("grGraphExecKernelNodeSetParams", hGraphExec, node, pNodeParams);
     return set_node(&setters[SET_KERNEL], hGraphExec, node, pNodeParams);
 }
 
@@ -631,8 +715,20 @@ GR_API grError_t grGraphNodeGetEnabled(grGraphExec_t hGraphExec, grGraphNode_t h
     if (!isEnabled)
         return gr__fail(grErrorInvalidValue,
                         "grGraphNodeGetEnabled: 'isEnabled' (the output pointer) is NULL");
+    if ((err = gr__exec_check(s->call, hGraphExec)))
+        return err;
+    if (GR_UNLIKELY(hGraphExec->span != NULL)) {
+        gr_span_node sn;
+        if ((err = gr__exec_span_node(s->call, hGraphExec, hNode, &sn)))
+            return err;
+        if (!(s->kinds & (1u << (unsigned)sn.type)))
+            return wrong_kind(s, s->call, hNode, sn.type);
+        return grGraphNodeGetEnabled(sn.exec, sn.clone, isEnabled);
+    }
     if ((err = find_slow(s, s->call, hGraphExec, hNode, &pn)))
         return err;
+    if (GR_NEVER(pn == NULL)) /* only set_node's finds leave it NULL (a spanning executable) */
+        return gr__fail(grErrorInvalidValue, "%s: node %p was not found", s->call, GR_PTR(hNode));
     uintptr_t off = (uintptr_t)pn - (uintptr_t)hGraphExec->plan.nodes;
     if (off >= (uintptr_t)hGraphExec->plan.nnodes * sizeof *pn) {
         /* A body's node: its plan may be replaced by an update, which

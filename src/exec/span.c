@@ -25,8 +25,9 @@
  * write, so s's later work waits for every part.
  *
  * Why every part's waits run alone (plan.h, 'waits_alone'): a wait on the
- * CPU would otherwise run other ready work while it waits
- * (backend/cpu/memop.c), and work run so, on the waiting thread's stack,
+ * CPU, a word's or an event wait node's, would otherwise run other ready
+ * work while it waits (backend/cpu/memop.c, gr__stream_wait_for), and
+ * work run so, on the waiting thread's stack,
  * could be another part (the fake device runs GPU parts on the CPU
  * workers) that waits for what the first part does after its wait:
  * neither would end. Parts with waits run their nodes in order (the
@@ -118,8 +119,9 @@ typedef struct builder {
     grGraphNode_t *waitn;        /* n * np: the wait node in the consuming part */
     grGraphNode_t *sigs;         /* signal nodes so far, in order */
     uint32_t *sig_part, nsigs;
-    grGraphNode_t start; /* the CPU part's first node: it launches the GPU parts */
-    grGraphNode_t *deps; /* scratch: room for any node's dependencies */
+    grGraphNode_t start;   /* the CPU part's first node: it launches the GPU parts */
+    struct gr_span *owner; /* the span the first node launches (sp, or the one updated) */
+    grGraphNode_t *deps;   /* scratch: room for any node's dependencies */
 } builder;
 
 #define NONE UINT32_MAX
@@ -131,7 +133,8 @@ static grError_t refuse_node(const char *call, const struct grGraphNode_st *n, c
     gr__inst_fault.named = true;
     return gr__fail(grErrorNotSupported,
                     "%s: %s %s; a graph whose nodes name two devices (here %s) holds kernel, memset, memcpy, "
-                    "host and empty nodes only so far (docs/devices.md, \"Graphs that span devices\")",
+                    "host, empty, event record, event wait and child graph nodes only so far "
+                    "(docs/devices.md, \"Graphs that span devices\")",
                     call, gr__node_label(n), why, devices);
 }
 
@@ -343,14 +346,76 @@ static int memory_device(const void *p)
     return gr__devkind()->pointer_device(p);
 }
 
+/* "the CPU" or "device d", for details. */
+static const char *dev_name(char buf[24], int d)
+{
+    snprintf(buf, 24, d ? "device %d" : "the CPU", d);
+    return buf;
+}
+
+static grError_t node_device(const char *call, const struct gr_span *sp, const struct grGraphNode_st *n,
+                             int *dev);
+
+/* The device a child graph node's part is: the one its nodes name, nested
+ * child graphs' included (host and empty nodes name none; a child naming
+ * none goes to the CPU's part). Nodes naming two devices are refused:
+ * a child graph goes whole into one part. 'top' is the node instantiate
+ * names; the nest is bounded (GR_GRAPH_MAX_NEST). */
+static grError_t child_device(const char *call, const struct gr_span *sp, const struct grGraphNode_st *top,
+                              grGraph_t child, int *dev)
+{
+    int named = -1;
+    for (const struct grGraphNode_st *v = child->first; v != NULL; v = v->next) {
+        int d = 0;
+        grError_t err;
+        if (v->type == grGraphNodeTypeHost || v->type == grGraphNodeTypeEmpty)
+            continue;
+        if (v->type == grGraphNodeTypeGraph) {
+            err = child_device(call, sp, top, v->p.child, &d);
+            if (err)
+                return err;
+            if (d == -1)
+                continue;
+        } else if ((err = node_device(call, sp, v, &d))) {
+            /* The detail names the node inside; errNode_out the graph's. */
+            gr__inst_fault.node = top;
+            return err;
+        }
+        if (named != -1 && d != named) {
+            char a[24], b[24], why[200];
+            snprintf(why, sizeof why,
+                     "holds nodes of %s and of %s (%s); a child graph goes whole into one device's part: "
+                     "move its nodes into the parent graph",
+                     dev_name(a, named), dev_name(b, d), gr__node_label(v));
+            if (top == NULL) /* a setter's new child graph */
+                return gr__fail(grErrorInvalidValue, "%s: the child graph %s", call, why);
+            return refuse_node(call, top, sp->devices, why);
+        }
+        named = d;
+    }
+    *dev = named;
+    return grSuccess;
+}
+
 /* The device whose part runs n in a graph that spans devices: a kernel
  * node's own, a memset's destination's, a copy's device memory's (the
- * destination's, else the source's), the CPU for host and empty nodes and
- * for copies and memsets of host memory; other kinds are refused. */
+ * destination's, else the source's), an event node's event's, a child
+ * graph's nodes' (child_device), the CPU for host and empty nodes and for
+ * copies and memsets of host memory; other kinds are refused. */
 static grError_t node_device(const char *call, const struct gr_span *sp, const struct grGraphNode_st *n,
                              int *dev)
 {
     switch (n->type) {
+    case grGraphNodeTypeEventRecord:
+    case grGraphNodeTypeWaitEvent:
+        *dev = n->p.event->device;
+        return grSuccess;
+    case grGraphNodeTypeGraph: {
+        grError_t err = child_device(call, sp, n, n->p.child, dev);
+        if (!err && *dev == -1)
+            *dev = 0;
+        return err;
+    }
     case grGraphNodeTypeKernel:
         if (gr__node_devupd(n))
             return refuse_node(call, n, sp->devices, "is device-updatable");
@@ -369,7 +434,9 @@ static grError_t node_device(const char *call, const struct gr_span *sp, const s
         *dev = 0;
         return grSuccess;
     default:
-        return refuse_node(call, n, sp->devices, "is not a kernel, memset, memcpy, host or empty node");
+        return refuse_node(call, n, sp->devices,
+                           "is not a kernel, memset, memcpy, host, empty, event record, event wait or child "
+                           "graph node");
     }
 }
 
@@ -451,7 +518,7 @@ static grError_t build_parts(builder *b)
     for (uint32_t p = 0; p < b->np; p++)
         if ((err = grGraphCreate(&sp->parts[p].g, 0)))
             return err;
-    grHostNodeParams hp = {span_start, sp};
+    grHostNodeParams hp = {span_start, b->owner};
     if ((err = grGraphAddHostNode(&b->start, sp->parts[0].g, NULL, 0, &hp)))
         return err;
     for (uint32_t i = 0; i < b->n; i++)
@@ -540,6 +607,7 @@ grError_t gr__exec_span_build(const char *call, struct grGraphExec_st *e, grGrap
     memset(&b, 0, sizeof b);
     b.call = call;
     b.sp = sp;
+    b.owner = sp;
     b.n = e->norig;
     b.np = sp->nparts;
     size_t cells = (size_t)(b.n ? b.n : 1) * b.np;
@@ -562,20 +630,247 @@ grError_t gr__exec_span_build(const char *call, struct grGraphExec_st *e, grGrap
     return err;
 }
 
+/* ------------------------------------------------------------ updating */
+
+/* An update's new part graphs, built from the new graph by the calls
+ * that built the parts (so each pairs with its part node for node). */
+struct gr_span_upd {
+    grGraph_t g[GR_MAX_GPUS + 1];
+    uint32_t nparts;
+};
+
+static void upd_free(struct gr_span_upd *su)
+{
+    for (uint32_t p = 0; p < su->nparts; p++)
+        if (su->g[p])
+            (void)grGraphDestroy(su->g[p]);
+    gr__free(su);
+}
+
+/* The new graph's node for each position of the parts' order: pairs
+ * (by orig index) put in pindex order, as order_nodes put the originals. */
+static grError_t upd_order(builder *b, const struct grGraphExec_st *e, struct grGraphNode_st *const *pairs,
+                           size_t *maxdeps)
+{
+    uint32_t *byp = gr__calloc(b->n ? b->n : 1, sizeof *byp);
+    if (!byp)
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", b->call);
+    /* pindex is unique per top-level node: a counting placement. */
+    uint32_t maxp = 0;
+    for (uint32_t i = 0; i < b->n; i++)
+        maxp = e->orig[i].pindex > maxp ? e->orig[i].pindex : maxp;
+    uint32_t *slot = gr__calloc((size_t)maxp + 1, sizeof *slot);
+    if (!slot) {
+        gr__free(byp);
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", b->call);
+    }
+    for (uint32_t i = 0; i < b->n; i++)
+        slot[e->orig[i].pindex] = i + 1;
+    uint32_t k = 0;
+    for (uint32_t q = 0; q <= maxp; q++)
+        if (slot[q])
+            byp[k++] = slot[q] - 1;
+    *maxdeps = 0;
+    grError_t err = grSuccess;
+    for (uint32_t i = 0; i < k && !err; i++) {
+        b->ord[i] = pairs[byp[i]];
+        b->ord[i]->scratch = i;
+        *maxdeps = b->ord[i]->ndeps > *maxdeps ? b->ord[i]->ndeps : *maxdeps;
+        /* The part of the original it pairs with. */
+        span_pair key = {e->orig[byp[i]].node, NULL, 0, grGraphNodeTypeEmpty};
+        const span_pair *was = bsearch(&key, b->owner->pairs, b->owner->npairs, sizeof key, cmp_pair);
+        if (GR_NEVER(was == NULL))
+            err = gr__fail(grErrorGraphExecUpdateFailure, "%s: a node the executable holds has no part",
+                           b->call);
+        else
+            b->part[i] = was->part;
+    }
+    gr__free(slot);
+    gr__free(byp);
+    return err;
+}
+
+/* Each new node in the part of its original (else refused), then the
+ * part graphs built as at instantiation, the words and the first node's
+ * span the executable's own. */
+static grError_t upd_build(builder *b, struct grGraphExec_st *e, struct grGraphNode_st *const *pairs,
+                           grGraphExecUpdateResultInfo *info)
+{
+    struct gr_span *sp = e->span, *tmp = b->sp;
+    size_t maxdeps = 0;
+    grError_t err = upd_order(b, e, pairs, &maxdeps);
+    if (err)
+        return err;
+    for (uint32_t i = 0; i < b->n; i++) {
+        struct grGraphNode_st *n = b->ord[i];
+        int dev = 0, was = sp->parts[b->part[i]].device;
+        if (node_device(b->call, sp, n, &dev) != grSuccess) {
+            info->result = grGraphExecUpdateErrorNotSupported;
+            info->errorNode = n;
+            return gr__fail_again(grErrorGraphExecUpdateFailure);
+        }
+        if (dev != was) {
+            char now[24], old[24];
+            info->result = grGraphExecUpdateErrorParametersChanged;
+            info->errorNode = n;
+            return gr__fail(grErrorGraphExecUpdateFailure,
+                            "%s: %s names %s (%s), where the node it pairs with runs in the part of %s of "
+                            "executable %p (a graph that spans %s); an update keeps every node in its "
+                            "device's part, as CUDA's update refuses to change a node's context or the "
+                            "device of its memory: instantiate the changed graph again",
+                            b->call, gr__node_label(n), dev_name(now, dev),
+                            n->type == grGraphNodeTypeKernel ? "the device current when it was added"
+                                                             : "the device of its memory",
+                            dev_name(old, was), GR_PTR(e), sp->devices);
+        }
+    }
+    for (size_t i = 0; i < (size_t)b->n * b->np; i++)
+        b->word[i] = NONE;
+    uint32_t ncross = 0;
+    for (uint32_t i = 0; i < b->n; i++) {
+        const struct grGraphNode_st *n = b->ord[i];
+        for (size_t k = 0; k < n->ndeps; k++) {
+            uint32_t j = (uint32_t)n->deps[k]->scratch;
+            uint32_t *w = &b->word[(size_t)j * b->np + b->part[i]];
+            if (b->part[j] != b->part[i] && *w == NONE)
+                *w = ncross++;
+        }
+    }
+    /* Same parts, same topology: the same words (checked, not assumed). */
+    if (GR_NEVER(ncross + (b->np - 1) != sp->nwords))
+        return gr__fail(grErrorGraphExecUpdateFailure, "%s: the parts' edges differ", b->call);
+    tmp->words = sp->words;
+    tmp->nwords = sp->nwords;
+    for (uint32_t p = 0; p < b->np; p++) {
+        tmp->parts[p].device = sp->parts[p].device;
+        tmp->parts[p].done = sp->parts[p].done;
+    }
+    size_t room = maxdeps + ncross + b->n + 2 * (size_t)b->np + 1;
+    b->deps = gr__calloc(room, sizeof *b->deps);
+    b->sigs = gr__calloc(ncross + 1, sizeof *b->sigs);
+    b->sig_part = gr__calloc(ncross + 1, sizeof *b->sig_part);
+    if (!b->deps || !b->sigs || !b->sig_part)
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", b->call);
+    return build_parts(b);
+}
+
+grError_t gr__exec_span_update_prepare(const char *call, struct grGraphExec_st *e,
+                                       struct grGraphNode_st *const *pairs, grGraphExecUpdateResultInfo *info,
+                                       struct gr_span_upd **out)
+{
+    struct gr_span *sp = e->span;
+    struct gr_span tmp;
+    memset(&tmp, 0, sizeof tmp);
+    tmp.nparts = sp->nparts;
+    memcpy(tmp.devices, sp->devices, sizeof tmp.devices);
+    struct gr_span_upd *su = gr__calloc(1, sizeof *su);
+    if (!su)
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
+    /* The new nodes' scratch holds their orig index (plus one) for the
+     * rest of the update: kept aside while the builder uses it. */
+    uint32_t n = e->norig;
+    uint64_t *saved = gr__calloc(n ? n : 1, sizeof *saved);
+    builder b;
+    memset(&b, 0, sizeof b);
+    b.call = call;
+    b.sp = &tmp;
+    b.owner = sp;
+    b.n = n;
+    b.np = sp->nparts;
+    size_t cells = (size_t)(n ? n : 1) * b.np;
+    b.ord = gr__calloc(n ? n : 1, sizeof *b.ord);
+    b.part = gr__calloc(n ? n : 1, sizeof *b.part);
+    b.clone = gr__calloc(n ? n : 1, sizeof *b.clone);
+    b.word = gr__calloc(cells, sizeof *b.word);
+    b.waitn = gr__calloc(cells, sizeof *b.waitn);
+    grError_t err;
+    if (!saved || !b.ord || !b.part || !b.clone || !b.word || !b.waitn) {
+        err = gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
+    } else {
+        for (uint32_t i = 0; i < n; i++)
+            saved[i] = pairs[i]->scratch;
+        err = upd_build(&b, e, pairs, info);
+        for (uint32_t i = 0; i < n; i++)
+            pairs[i]->scratch = saved[i];
+    }
+    /* What a part's device refuses (a GPU kernel without an image, memory
+     * the device cannot reach), for every part before any changes: the
+     * parts' own updates then refuse nothing but for lack of memory. */
+    for (uint32_t i = 0; i < n && !err; i++)
+        err = gr__exec_update_device_check(call, sp->parts[b.part[i]].e, b.ord[i]);
+    for (uint32_t p = 0; p < tmp.nparts; p++)
+        su->g[p] = tmp.parts[p].g;
+    su->nparts = tmp.nparts;
+    gr__free(saved);
+    gr__free(b.ord);
+    gr__free(b.part);
+    gr__free(b.clone);
+    gr__free(b.word);
+    gr__free(b.waitn);
+    gr__free(b.deps);
+    gr__free(b.sigs);
+    gr__free(b.sig_part);
+    if (err) {
+        upd_free(su);
+        return err;
+    }
+    *out = su;
+    return grSuccess;
+}
+
+/* One part's update from its new graph; a refusal (lack of memory: the
+ * checks passed) names the part. */
+static grError_t upd_part(const char *call, struct gr_span *sp, uint32_t p, grGraph_t g)
+{
+    grGraphExecUpdateResultInfo info;
+    grError_t err = grGraphExecUpdate(sp->parts[p].e, g, &info);
+    if (!err)
+        return grSuccess;
+    char why[256], dev[24];
+    snprintf(why, sizeof why, "%s", grGetLastErrorDetail());
+    return gr__fail(err,
+                    "%s: the part of %s of a graph that spans %s could not take the update (%s); parts "
+                    "updated before it keep the new parameters: instantiate the graph again",
+                    call, dev_name(dev, sp->parts[p].device), sp->devices, why);
+}
+
+grError_t gr__exec_span_update_apply(const char *call, struct grGraphExec_st *e, struct gr_span_upd *su)
+{
+    struct gr_span *sp = e->span;
+    grError_t err = grSuccess;
+    /* The GPU parts inside the CPU part's write section (exec.h,
+     * gr_span_node), then the CPU part, which takes its own. */
+    if (sp->nparts > 1) {
+        gr__exec_write_begin(sp->parts[0].e);
+        for (uint32_t p = 1; p < sp->nparts && !err; p++)
+            err = upd_part(call, sp, p, su->g[p]);
+        gr__exec_write_end(sp->parts[0].e);
+    }
+    if (!err)
+        err = upd_part(call, sp, 0, su->g[0]);
+    upd_free(su);
+    return err;
+}
+
+void gr__exec_span_update_discard(struct gr_span_upd *su)
+{
+    if (su)
+        upd_free(su);
+}
+
 /* ----------------------------------------------------- using and freeing */
 
 grError_t gr__exec_span_refuse_at(const char *call, const struct grGraphExec_st *e)
 {
-    return gr__fail(
-        grErrorNotSupported,
-        "%s: executable %p is of a graph that spans devices (%s); of its nodes only kernel nodes' "
-        "parameters change in place (grGraphExecKernelNodeSetParams, grGraphExecNodeSetParams) so "
-        "far: instantiate the changed graph again (docs/devices.md, \"Graphs that span devices\")",
-        call, GR_PTR(e), e->span->devices);
+    return gr__fail(grErrorNotSupported,
+                    "%s: executable %p is of a graph that spans devices (%s), which this call does not "
+                    "change in place so far: instantiate the changed graph again (docs/devices.md, \"Graphs "
+                    "that span devices\")",
+                    call, GR_PTR(e), e->span->devices);
 }
 
-grError_t gr__exec_span_set_kernel(const char *call, struct grGraphExec_st *e, grGraphNode_t node,
-                                   const grKernelNodeParams *p)
+grError_t gr__exec_span_node(const char *call, const struct grGraphExec_st *e, grGraphNode_t node,
+                             gr_span_node *out)
 {
     const struct gr_span *sp = e->span;
     span_pair key = {node, NULL, 0, grGraphNodeTypeEmpty};
@@ -584,10 +879,69 @@ grError_t gr__exec_span_set_kernel(const char *call, struct grGraphExec_st *e, g
         return gr__fail(grErrorInvalidValue,
                         "%s: node %p is not a node of the graph executable %p was instantiated from", call,
                         GR_PTR(node), GR_PTR(e));
-    if (found->type != grGraphNodeTypeKernel)
-        return gr__fail(grErrorInvalidValue, "%s: node %p is a %s node, not a kernel node", call,
-                        GR_PTR(node), gr__node_type_name(found->type));
-    return grGraphExecKernelNodeSetParams(sp->parts[found->part].e, found->clone, p);
+    out->exec = sp->parts[found->part].e;
+    out->clone = found->clone;
+    out->hold = found->part != 0 ? sp->parts[0].e : NULL;
+    out->type = found->type;
+    out->device = sp->parts[found->part].device;
+    return grSuccess;
+}
+
+grError_t gr__exec_span_check_device(const char *call, const struct grGraphExec_st *e, const gr_span_node *sn,
+                                     grGraphNode_t node, int dev, const char *what)
+{
+    if (dev == sn->device)
+        return grSuccess;
+    char now[24], was[24];
+    return gr__fail(grErrorInvalidValue,
+                    "%s: the new %s belongs to %s, and node %p runs in the part of %s of executable %p (a "
+                    "graph "
+                    "that spans %s): the device it named chose that part at instantiation, and a node does "
+                    "not move to another device's part, as CUDA refuses a setter that changes the device "
+                    "of a node's memory, event or child graph; instantiate the changed graph again",
+                    call, what, dev_name(now, dev), GR_PTR(node), dev_name(was, sn->device), GR_PTR(e),
+                    e->span->devices);
+}
+
+grError_t gr__exec_span_check_memory(const char *call, const struct grGraphExec_st *e, const gr_span_node *sn,
+                                     grGraphNode_t node, const void *dst, const void *src)
+{
+    int dev = memory_device(dst);
+    if (dev == 0 && src != NULL)
+        dev = memory_device(src);
+    char what[64];
+    if (src != NULL)
+        snprintf(what, sizeof what, "copy %p -> %p", GR_PTR(src), GR_PTR(dst));
+    else
+        snprintf(what, sizeof what, "destination %p", GR_PTR(dst));
+    return gr__exec_span_check_device(call, e, sn, node, dev, what);
+}
+
+grError_t gr__exec_span_child(const char *call, struct grGraphExec_st *e, grGraphNode_t node, grGraph_t child)
+{
+    gr_span_node sn;
+    grError_t err = gr__exec_span_node(call, e, node, &sn);
+    if (err)
+        return err;
+    if (sn.type != grGraphNodeTypeGraph)
+        return gr__fail(grErrorInvalidValue, "%s: node %p is a %s node, not a child graph node", call,
+                        GR_PTR(node), gr__node_type_name(sn.type));
+    int dev = 0;
+    if (child_device(call, e->span, NULL, child, &dev) != grSuccess) {
+        char why[400];
+        snprintf(why, sizeof why, "%s", grGetLastErrorDetail());
+        return gr__fail(grErrorInvalidValue, "%s (childGraph %p)", why, GR_PTR(child));
+    }
+    char what[64];
+    snprintf(what, sizeof what, "child graph %p", GR_PTR(child));
+    if ((err = gr__exec_span_check_device(call, e, &sn, node, dev == -1 ? 0 : dev, what)))
+        return err;
+    if (sn.hold)
+        gr__exec_write_begin(sn.hold);
+    err = grGraphExecChildGraphNodeSetParams(sn.exec, sn.clone, child);
+    if (sn.hold)
+        gr__exec_write_end(sn.hold);
+    return err;
 }
 
 grError_t gr__exec_span_launch(const char *call, struct grGraphExec_st *e, grStream_t h, gr_stream *s,

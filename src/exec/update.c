@@ -450,10 +450,16 @@ static grError_t device_check(const char *call, grGraphExec_t e, grGraphNode_t g
     return grSuccess;
 }
 
-/* Whether device_check has anything to check. */
+grError_t gr__exec_update_device_check(const char *call, grGraphExec_t e, grGraphNode_t gn)
+{
+    return device_check(call, e, gn);
+}
+
+/* Whether device_check has anything to check. A spanning executable's
+ * nodes are checked by their parts' devices (span.c). */
 static bool device_checks_apply(grGraphExec_t e)
 {
-    return e->gpu != NULL || gr__gpu_active();
+    return (e->gpu != NULL || gr__gpu_active()) && e->span == NULL;
 }
 
 /* Applies plan nodes [from, to) as they are now to the driver's
@@ -944,8 +950,9 @@ static bool check_top(upd *u)
  * written as the full path would, and no other node is read. Returns 0
  * where it does not apply (then the full path runs, with u as it found
  * it), 1 when done, -1 when refused (u->result and the detail set), -2
- * on a device check's error (*err, the detail set). On the CPU only,
- * without graph memory or user objects. */
+ * on a device check's error (*err, the detail set). On the CPU only (not
+ * a spanning executable, whose parts hold the values), without graph
+ * memory or user objects. */
 static int update_listed(const char *call, upd *u, grGraph_t g, grError_t *err)
 {
     grGraphExec_t e = u->exec;
@@ -963,7 +970,7 @@ static int update_listed(const char *call, upd *u, grGraph_t g, grError_t *err)
         k = g->recap_ndirty;
     else
         return 0;
-    if (e->gpu || (e->flags & GR_EXEC_GRAPHMEM) || e->urefs || g->urefs.n)
+    if (e->gpu || e->span || (e->flags & GR_EXEC_GRAPHMEM) || e->urefs || g->urefs.n)
         return 0;
     /* The lookups first (the table may have to be built): a failure
      * leaves nothing to undo. */
@@ -1085,18 +1092,17 @@ static grError_t update_prepare(const char *call, upd *u, grGraph_t hGraph,
 {
     grGraphExec_t e = u->exec;
     grError_t err = grSuccess;
+    /* A node whose values stay was checked when the executable got them. */
+    bool checks = device_checks_apply(e);
     for (uint32_t i = 0; i < e->norig; i++) {
         struct grGraphNode_st *n = u->pair_o[i];
-        u->differ[i] = n->type == grGraphNodeTypeGraph || params_differ(&e->plan.nodes[e->orig[i].pindex], n);
+        bool differs = n->type == grGraphNodeTypeGraph || params_differ(&e->plan.nodes[e->orig[i].pindex], n);
+        u->differ[i] = differs;
+        if (GR_UNLIKELY(checks) && differs && !err)
+            err = device_check(call, e, n);
     }
-    /* A node whose values stay was checked when the executable got them. */
-    if (GR_UNLIKELY(device_checks_apply(e))) {
-        for (uint32_t i = 0; i < e->norig && !err; i++)
-            if (u->differ[i])
-                err = device_check(call, e, u->pair_o[i]);
-        if (err)
-            return err;
-    }
+    if (err)
+        return err;
     if (u->nconds && !(u->slots = gr__malloc(gr__plan_cond_count(&e->plan) * sizeof *u->slots)))
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
     if (GR_UNLIKELY(e->flags & GR_EXEC_GRAPHMEM) &&
@@ -1188,10 +1194,6 @@ GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
     upd u;
     if ((err = check_update_args(call, hGraphExec, hGraph, resultInfo)))
         return err;
-    if (GR_UNLIKELY(hGraphExec->span != NULL)) {
-        resultInfo->result = grGraphExecUpdateErrorNotSupported;
-        return gr__exec_span_refuse(call, hGraphExec);
-    }
     memset(&u, 0, sizeof u);
     u.exec = hGraphExec;
     u.pair_o = pair_buf;
@@ -1236,12 +1238,22 @@ GR_API grError_t grGraphExecUpdate(grGraphExec_t hGraphExec, grGraph_t hGraph,
     }
     struct gr_gexec *gmem = NULL;
     struct gr_urefs *urefs = NULL, *gone = NULL;
-    if ((err = update_prepare(call, &u, hGraph, resultInfo, &gmem, &urefs))) {
+    struct gr_span_upd *span = NULL;
+    if ((GR_UNLIKELY(hGraphExec->span != NULL) &&
+         (err = gr__exec_span_update_prepare(call, hGraphExec, u.pair_o, resultInfo, &span))) ||
+        (err = update_prepare(call, &u, hGraph, resultInfo, &gmem, &urefs))) {
+        gr__exec_span_update_discard(span);
         gr__exec_write_end(hGraphExec);
         upd_release(&u, pair_buf);
         return err;
     }
+    /* A spanning executable's plan holds its node table and the values
+     * the parts were given (the checks' reference); the parts run. */
     err = update_apply(call, &u, hGraph, gmem, urefs, &gone);
+    if (span != NULL) {
+        grError_t serr = gr__exec_span_update_apply(call, hGraphExec, span);
+        err = err ? err : serr;
+    }
     /* Before the end: launches may start right after it. */
     gr_assert_expensive(gr__plan_is_valid(&hGraphExec->plan));
     gr__exec_write_end(hGraphExec);
@@ -1264,7 +1276,7 @@ GR_API grError_t grGraphExecChildGraphNodeSetParams(grGraphExec_t hGraphExec, gr
     if ((err = gr__exec_check(call, hGraphExec)) || (err = gr__graph_check(call, childGraph)))
         return err;
     if (GR_UNLIKELY(hGraphExec->span != NULL))
-        return gr__exec_span_refuse(call, hGraphExec);
+        return gr__exec_span_child(call, hGraphExec, node, childGraph);
     uint32_t i = gr__exec_find(hGraphExec, node);
     if (i == UINT32_MAX)
         return gr__fail(

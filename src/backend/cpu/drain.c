@@ -355,6 +355,11 @@ static bool try_claim_and_drain(gr_runtime *rt, gr_worker *w, gr_stream *s, uint
 
 void gr__stream_wait_for(gr_stream *s, uint64_t seq)
 {
+    gr__stream_wait_for_ex(s, seq, true);
+}
+
+void gr__stream_wait_for_ex(gr_stream *s, uint64_t seq, bool help)
+{
     gr_cpu_stream *c = gr__cpu_stream(s);
     gr_runtime *rt = gr__runtime_get();
     gr_worker *w = gr__tls_worker, *slot = NULL;
@@ -367,9 +372,9 @@ void gr__stream_wait_for(gr_stream *s, uint64_t seq)
         if (w) {
             /* Run s itself if nobody does, as far as we wait for it; then
              * whatever else this thread may run (gr__sched_help_once). */
-            if (try_claim_and_drain(rt, w, s, w->external ? seq : UINT64_MAX))
+            if (try_claim_and_drain(rt, w, s, w->external || !help ? seq : UINT64_MAX))
                 continue;
-            if (gr__sched_help_once(rt, w)) {
+            if (help && gr__sched_help_once(rt, w)) {
                 idle = 0;
                 continue;
             }

@@ -42,7 +42,7 @@ static inline void gr__node_wait_event(const gr_pnode *n)
      * the launch on its stream, which has run already. */
     const gr_plan *p = gr__pnode_plan(n);
     if (!(s == p->run_stream && seq >= p->run_done))
-        gr__stream_wait_for(s, seq);
+        gr__stream_wait_for_ex(s, seq, !p->waits_alone);
     gr__stream_release(s);
 }
 
