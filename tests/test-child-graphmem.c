@@ -296,7 +296,11 @@ GR_TEST(child_graphmem_parent_keeps_the_rules_of_graphs_with_memory_nodes)
     grGraphNodeParams sp = move_params(c2);
     CHECK_GR(grErrorNotSupported, grGraphNodeSetParams(n, &sp));
     CHECK_OK(grGraphInstantiate(&e, parent, 0));
-    CHECK_GR(grErrorNotSupported, grGraphExecChildGraphNodeSetParams(e, n, c2));
+    /* A graph that does not pair is refused as CUDA refuses any (update
+     * failure); one that pairs, for holding memory nodes. */
+    CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecChildGraphNodeSetParams(e, n, c2));
+    CHECK_GR(grErrorNotSupported, grGraphExecChildGraphNodeSetParams(e, cn, c2));
+    CHECK_DETAIL_HAS("memory allocation or free nodes");
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grDeviceGraphMemTrim(0));
     /* A graph with memory nodes moves into a top-level graph only. */

@@ -1288,14 +1288,6 @@ GR_API grError_t grGraphExecChildGraphNodeSetParams(grGraphExec_t hGraphExec, gr
     if (o->type != grGraphNodeTypeGraph)
         return gr__fail(grErrorInvalidValue, "%s: node %p is a %s node, not a child graph node", call,
                         GR_PTR(node), gr__node_type_name(o->type));
-    /* The executable maps the graph memory it was instantiated with; a
-     * graph with memory nodes comes in through grGraphExecUpdate only. */
-    if (gr__graphmem_has_nodes(childGraph))
-        return gr__fail(grErrorNotSupported,
-                        "%s: childGraph %p has memory allocation or free nodes; a child-graph node holding "
-                        "graph memory is updated with grGraphExecUpdate from a parent graph of the same "
-                        "topology",
-                        call, GR_PTR(childGraph));
     memset(&u, 0, sizeof u);
     u.exec = hGraphExec;
     gr__exec_write_begin(hGraphExec);
@@ -1311,6 +1303,18 @@ GR_API grError_t grGraphExecChildGraphNodeSetParams(grGraphExec_t hGraphExec, gr
             "%s: childGraph %p cannot update child graph node %p: %s (the topology, node types and node "
             "order must match those of the node's graph)",
             call, GR_PTR(childGraph), GR_PTR(node), u.msg);
+    }
+    /* The executable maps the graph memory it was instantiated with; a
+     * graph with memory nodes comes in through grGraphExecUpdate only.
+     * Checked after the pairing, whose refusal (CUDA's code) comes first. */
+    if (gr__graphmem_has_nodes(childGraph)) {
+        gr__exec_write_end(hGraphExec);
+        upd_free(&u);
+        return gr__fail(grErrorNotSupported,
+                        "%s: childGraph %p has memory allocation or free nodes; a child-graph node holding "
+                        "graph memory is updated with grGraphExecUpdate from a parent graph of the same "
+                        "topology",
+                        call, GR_PTR(childGraph));
     }
     if (GR_UNLIKELY(device_checks_apply(hGraphExec))) {
         for (struct grGraphNode_st *v = childGraph->first; v && !err; v = v->next)
