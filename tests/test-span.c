@@ -1185,3 +1185,113 @@ GR_TEST(span_capture_forks_onto_a_stream_of_another_device_and_joins)
     CHECK_OK(grEventDestroy(ge));
     span_fini(&t);
 }
+
+/* A 1D copy node of N words. */
+static grGraphNode_t copy_after(grGraph_t g, grGraphNode_t dep, void *dst, const void *src)
+{
+    grGraphNode_t node;
+    CHECK_OK(grGraphAddMemcpyNode1D(&node, g, &dep, 1, dst, src, N * sizeof(unsigned), grMemcpyDefault));
+    return node;
+}
+
+GR_TEST(span_copies_between_a_gpu_and_pageable_memory_keep_cudas_result)
+{
+    span t;
+    span_init(&t);
+    /* Memory no GPU kernel reaches: malloc'ed, and the CPU device's. */
+    unsigned *pageable = malloc(N * sizeof(unsigned)), *cpu_mem = NULL, *gpu_mem = NULL;
+    CHECK(pageable != NULL);
+    CHECK_OK(grMalloc((void **)&cpu_mem, N * sizeof(unsigned)));
+    CHECK_OK(grSetDevice(t.gpu));
+    CHECK_OK(grMalloc((void **)&gpu_mem, N * sizeof(unsigned)));
+    CHECK_OK(grSetDevice(0));
+    /* GPU fill 9 -> copies to both -> CPU add 100 on the CPU's memory ->
+     * copy back to the GPU -> GPU add 1000 -> copy to pinned y. */
+    grGraph_t g;
+    CHECK_OK(grGraphCreate(&g, 0));
+    grGraphNode_t fill = add_on(&t, t.gpu, g, NULL, 0, t.gpu_fill, gpu_mem, 9);
+    copy_after(g, fill, pageable, gpu_mem);
+    grGraphNode_t down = copy_after(g, fill, cpu_mem, gpu_mem);
+    grGraphNode_t add = add_on(&t, 0, g, &down, 1, t.cpu_add, cpu_mem, 100);
+    grGraphNode_t up = copy_after(g, add, gpu_mem, cpu_mem);
+    grGraphNode_t add2 = add_on(&t, t.gpu, g, &up, 1, t.gpu_add, gpu_mem, 1000);
+    copy_after(g, add2, t.y, gpu_mem);
+    grGraphExec_t e = tl_instantiate(g);
+    grStream_t s = tl_stream(0);
+    for (int i = 0; i < 10; i++) {
+        memset(pageable, 0, N * sizeof(unsigned));
+        memset(t.y, 0, N * sizeof(unsigned));
+        launch_check(e, s, t.y, 1109);
+        tl_check_all_u32(pageable, N, 9);
+    }
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grFree(cpu_mem));
+    CHECK_OK(grFree(gpu_mem));
+    free(pageable);
+    span_fini(&t);
+}
+
+GR_TEST(span_copies_between_two_gpus_run_in_the_destinations_part)
+{
+    /* Two fake GPUs where the fake device stands in, and a worker for
+     * each part: the fake device runs each GPU part on a CPU worker, and
+     * here GPU 1's part waits for GPU 2's, which waits for GPU 1's, while
+     * the CPU part waits for both. */
+    if (!getenv("GRAPHRT_FAKEDEV"))
+        CHECK_EQ(setenv("GRAPHRT_FAKEDEV", "2", 0), 0);
+    if (!getenv("GRAPHRT_WORKERS"))
+        CHECK_EQ(setenv("GRAPHRT_WORKERS", "4", 0), 0);
+    int count = 0;
+    CHECK_OK(grGetDeviceCount(&count));
+    if (count < 3)
+        GR_TEST_SKIP("needs two GPUs (%d devices); GRAPHRT_FAKEDEV=2 gives two fake ones", count);
+    int workers = 0;
+    CHECK_OK(grDeviceGetAttribute(&workers, grDevAttrMultiProcessorCount, 0));
+    if (gr_fakedev_active() && workers < 3)
+        GR_TEST_SKIP("the fake device runs each GPU part on a CPU worker: needs 3 workers (%d)", workers);
+    span t;
+    span_init(&t);
+    unsigned *m1 = NULL, *o1 = NULL, *m2 = NULL;
+    CHECK_OK(grSetDevice(1));
+    CHECK_OK(grMalloc((void **)&m1, N * sizeof(unsigned)));
+    CHECK_OK(grMalloc((void **)&o1, N * sizeof(unsigned)));
+    CHECK_OK(grSetDevice(2));
+    CHECK_OK(grMalloc((void **)&m2, N * sizeof(unsigned)));
+    CHECK_OK(grSetDevice(0));
+    /* CPU fill x -> GPU 1 fill m1 -> copy m1 to GPU 2 -> GPU 2 add 10 ->
+     * copy back to GPU 1 -> copy to pinned y; each peer copy in its
+     * destination's part, the CPU's kernel in the CPU's. */
+    grGraph_t g;
+    CHECK_OK(grGraphCreate(&g, 0));
+    grGraphNode_t a = add_on(&t, 0, g, NULL, 0, t.cpu_fill, t.x, 1);
+    grGraphNode_t f1 = add_on(&t, 1, g, &a, 1, t.gpu_fill, m1, 5);
+    grGraphNode_t to2 = copy_after(g, f1, m2, m1);
+    grGraphNode_t add2 = add_on(&t, 2, g, &to2, 1, t.gpu_add, m2, 10);
+    grGraphNode_t to1 = copy_after(g, add2, m1, m2);
+    copy_after(g, to1, t.y, m1);
+    unsigned lowered = gr_fakedev_calls("exec_lower");
+    grGraphExec_t e = tl_instantiate(g);
+    if (gr_fakedev_active())
+        CHECK_EQ(gr_fakedev_calls("exec_lower"), lowered + 2); /* two GPU parts */
+    grStream_t s = tl_stream(0);
+    for (int i = 0; i < 10; i++) {
+        memset(t.y, 0, N * sizeof(unsigned));
+        launch_check(e, s, t.y, 15);
+        tl_check_all_u32(t.x, N, 1);
+    }
+    /* The copy to GPU 2 takes another source of GPU 1 in place: it stays
+     * in GPU 2's part. */
+    CHECK_OK(grMemset(o1, 0, N * sizeof(unsigned)));
+    CHECK_OK(grGraphExecMemcpyNodeSetParams1D(e, to2, m2, o1, N * sizeof(unsigned), grMemcpyDefault));
+    memset(t.y, 0, N * sizeof(unsigned));
+    launch_check(e, s, t.y, 10);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grFree(m1));
+    CHECK_OK(grFree(o1));
+    CHECK_OK(grFree(m2));
+    span_fini(&t);
+}
