@@ -490,22 +490,17 @@ GR_TEST(span_refuses_what_is_not_done_yet_with_a_detail)
     grStream_t s = tl_stream(0);
 
     /* A node of another kind in a graph that spans devices. */
-    grGraphNode_t memop;
-    grStreamBatchMemOpParams op;
-    memset(&op, 0, sizeof op);
-    op.writeValue.operation = grStreamMemOpWriteValue32;
-    op.writeValue.address = t.y;
-    op.writeValue.value = 1;
-    grBatchMemOpNodeParams mp = {NULL, 1, &op, 0};
-    CHECK_OK(grGraphAddBatchMemOpNode(&memop, c.g, &c.c, 1, &mp));
+    grGraphNode_t alloc;
+    grMemAllocNodeParams ap = tl_alloc_params(0, 4096);
+    CHECK_OK(grGraphAddMemAllocNode(&alloc, c.g, &c.c, 1, &ap));
     grGraphInstantiateParams ip;
     memset(&ip, 0, sizeof ip);
     CHECK_GR(grErrorNotSupported, grGraphInstantiateWithParams(&e, c.g, &ip));
-    CHECK_DETAIL_HAS("batch mem op node");
+    CHECK_DETAIL_HAS("mem alloc node");
     CHECK_DETAIL_HAS(
-        "holds kernel, memset, memcpy, host, empty, event record, event wait and child graph nodes "
-        "only so far");
-    CHECK(ip.errNode_out == memop);
+        "holds kernel, memset, memcpy, host, empty, event record, event wait, batch memory operation and "
+        "child graph nodes only so far");
+    CHECK(ip.errNode_out == alloc);
     CHECK_OK(grGraphDestroy(c.g));
 
     /* A GPU's node with a kernel that has no GPU image: refused as on the
@@ -1293,5 +1288,94 @@ GR_TEST(span_copies_between_two_gpus_run_in_the_destinations_part)
     CHECK_OK(grFree(m1));
     CHECK_OK(grFree(o1));
     CHECK_OK(grFree(m2));
+    span_fini(&t);
+}
+
+/* A batch memory operation node of one operation on 'word'. */
+static grGraphNode_t memop_after(grGraph_t g, grGraphNode_t dep, grStreamBatchMemOpType type, unsigned *word,
+                                 unsigned value)
+{
+    grStreamBatchMemOpParams op;
+    memset(&op, 0, sizeof op);
+    op.operation = type;
+    if (type == grStreamMemOpWaitValue32) {
+        op.waitValue.address = word;
+        op.waitValue.value = value;
+        op.waitValue.flags = grStreamWaitValueGeq;
+    } else {
+        op.writeValue.address = word;
+        op.writeValue.value = value;
+    }
+    grBatchMemOpNodeParams mp = {NULL, 1, &op, 0};
+    grGraphNode_t node;
+    CHECK_OK(grGraphAddBatchMemOpNode(&node, g, &dep, 1, &mp));
+    return node;
+}
+
+GR_TEST(span_batch_memop_nodes_run_in_the_part_of_their_words_device)
+{
+    span t;
+    span_init(&t);
+    unsigned *gw = NULL, *pw = NULL;
+    CHECK_OK(grMallocHost((void **)&pw, 2 * sizeof(unsigned)));
+    pw[1] = 0;
+    CHECK_OK(grSetDevice(t.gpu));
+    CHECK_OK(grMalloc((void **)&gw, N * sizeof(unsigned)));
+    CHECK_OK(grSetDevice(0));
+    /* CPU fill x 1 -> GPU add x 10 -> write gw[0] = 42 (the GPU's part)
+     * -> copy gw to y; GPU add -> write pw[0] = 5 (pinned: the CPU's
+     * part) -> wait pw[0] >= 5 -> CPU add x 100. */
+    chain c;
+    chain_build(&t, &c, true);
+    grGraphNode_t wg = memop_after(c.g, c.b, grStreamMemOpWriteValue32, gw, 42);
+    copy_after(c.g, wg, t.y, gw);
+    grGraphNode_t wp = memop_after(c.g, c.b, grStreamMemOpWriteValue32, pw, 5);
+    grGraphNode_t wait = memop_after(c.g, wp, grStreamMemOpWaitValue32, pw, 5);
+    CHECK_OK(grGraphAddDependencies(c.g, &wait, &c.c, NULL, 1));
+    grGraphExec_t e = tl_instantiate(c.g);
+    grStream_t s = tl_stream(0);
+    for (int i = 0; i < 10; i++) {
+        pw[0] = 0;
+        memset(t.y, 0, N * sizeof(unsigned));
+        launch_check(e, s, t.x, 111);
+        CHECK_EQ(t.y[0], 42u);
+        CHECK_EQ(pw[0], 5u);
+    }
+    /* Set in place in its part; new words of another device's memory
+     * are refused, and nothing changes. */
+    grStreamBatchMemOpParams op;
+    memset(&op, 0, sizeof op);
+    op.operation = grStreamMemOpWriteValue32;
+    op.writeValue.address = gw;
+    op.writeValue.value = 43;
+    grBatchMemOpNodeParams mp = {NULL, 1, &op, 0};
+    CHECK_OK(grGraphExecBatchMemOpNodeSetParams(e, wg, &mp));
+    op.writeValue.address = &pw[1];
+    CHECK_GR(grErrorInvalidValue, grGraphExecBatchMemOpNodeSetParams(e, wg, &mp));
+    CHECK_DETAIL_HAS("does not move to another device's part");
+    pw[0] = 0;
+    launch_check(e, s, t.x, 111);
+    CHECK_EQ(t.y[0], 43u);
+    CHECK_EQ(pw[1], 0u);
+    CHECK_OK(grGraphExecDestroy(e));
+    /* One node operating on the memory of two devices is refused. */
+    grStreamBatchMemOpParams two[2];
+    memset(two, 0, sizeof two);
+    two[0].operation = grStreamMemOpWriteValue32;
+    two[0].writeValue.address = gw;
+    two[1].operation = grStreamMemOpWriteValue32;
+    two[1].writeValue.address = pw;
+    grBatchMemOpNodeParams mp2 = {NULL, 2, two, 0};
+    grGraphNode_t both;
+    CHECK_OK(grGraphAddBatchMemOpNode(&both, c.g, &c.c, 1, &mp2));
+    grGraphInstantiateParams ip;
+    memset(&ip, 0, sizeof ip);
+    CHECK_GR(grErrorNotSupported, grGraphInstantiateWithParams(&e, c.g, &ip));
+    CHECK_DETAIL_HAS("operates on memory of device 1 and of the CPU");
+    CHECK(ip.errNode_out == both);
+    CHECK_OK(grGraphDestroy(c.g));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grFree(gw));
+    CHECK_OK(grFreeHost(pw));
     span_fini(&t);
 }

@@ -164,7 +164,8 @@ static grError_t refuse_node(const char *call, const struct grGraphNode_st *n, c
     gr__inst_fault.named = true;
     return gr__fail(grErrorNotSupported,
                     "%s: %s %s; a graph whose nodes name two devices (here %s) holds kernel, memset, memcpy, "
-                    "host, empty, event record, event wait and child graph nodes only so far "
+                    "host, empty, event record, event wait, batch memory operation and child graph nodes "
+                    "only so far "
                     "(docs/devices.md, \"Graphs that span devices\")",
                     call, gr__node_label(n), why, devices);
 }
@@ -428,11 +429,40 @@ static grError_t child_device(const char *call, const struct gr_span *sp, const 
     return grSuccess;
 }
 
+/* The device of a batch memory operation node's words: a GPU's memory
+ * goes to that GPU's part, host memory (pinned, registered or not) to the
+ * CPU's, which reaches every kind; only barriers: the CPU's. Words of two
+ * devices are refused (n NULL: a setter's new operations). */
+static grError_t memop_device(const char *call, const struct gr_span *sp, const struct grGraphNode_st *n,
+                              const grStreamBatchMemOpParams *ops, unsigned count, int *dev)
+{
+    int named = -1;
+    for (unsigned i = 0; i < count; i++) {
+        if (ops[i].operation == grStreamMemOpBarrier)
+            continue;
+        int d = memory_device(ops[i].waitValue.address);
+        if (named != -1 && d != named) {
+            char a[24], b[24], why[256];
+            snprintf(why, sizeof why,
+                     "operates on memory of %s and of %s (operation %u); a node runs in one device's part: "
+                     "split it into one node per device",
+                     dev_name(a, named), dev_name(b, d), i);
+            if (n == NULL)
+                return gr__fail(grErrorInvalidValue, "%s: the new operations %s", call, why);
+            return refuse_node(call, n, sp->devices, why);
+        }
+        named = d;
+    }
+    *dev = named == -1 ? 0 : named;
+    return grSuccess;
+}
+
 /* The device whose part runs n in a graph that spans devices: a kernel
  * node's own, a memset's destination's, a copy's device memory's (the
  * destination's, else the source's), an event node's event's, a child
- * graph's nodes' (child_device), the CPU for host and empty nodes and for
- * copies and memsets of host memory; other kinds are refused. */
+ * graph's nodes' (child_device), a batch memory operation node's words'
+ * (memop_device), the CPU for host and empty nodes and for copies and
+ * memsets of host memory; other kinds are refused. */
 static grError_t node_device(const char *call, const struct gr_span *sp, const struct grGraphNode_st *n,
                              int *dev)
 {
@@ -464,10 +494,12 @@ static grError_t node_device(const char *call, const struct gr_span *sp, const s
     case grGraphNodeTypeEmpty:
         *dev = 0;
         return grSuccess;
+    case grGraphNodeTypeBatchMemOp:
+        return memop_device(call, sp, n, n->p.memop.ops, n->p.memop.count, dev);
     default:
         return refuse_node(call, n, sp->devices,
-                           "is not a kernel, memset, memcpy, host, empty, event record, event wait or child "
-                           "graph node");
+                           "is not a kernel, memset, memcpy, host, empty, event record, event wait, batch "
+                           "memory operation or child graph node");
     }
 }
 
@@ -946,6 +978,34 @@ grError_t gr__exec_span_check_memory(const char *call, const struct grGraphExec_
     else
         snprintf(what, sizeof what, "destination %p", GR_PTR(dst));
     return gr__exec_span_check_device(call, e, sn, node, dev, what);
+}
+
+grError_t gr__exec_span_memop(const char *call, struct grGraphExec_st *e, grGraphNode_t node,
+                              const grBatchMemOpNodeParams *np)
+{
+    gr_span_node sn;
+    grError_t err = gr__exec_span_node(call, e, node, &sn);
+    if (err)
+        return err;
+    if (sn.type != grGraphNodeTypeBatchMemOp)
+        return gr__fail(grErrorInvalidValue, "%s: node %p is a %s node, not a batch memory operation node",
+                        call, GR_PTR(node), gr__node_type_name(sn.type));
+    int dev = 0;
+    if (np != NULL) { /* NULL: the part's setter refuses it */
+        if ((err = memop_device(call, e->span, NULL, np->paramArray, np->count, &dev)))
+            return err;
+        char what[64];
+        snprintf(what, sizeof what, "operations' memory (%s)",
+                 np->count ? "their words" : "no words: the CPU's");
+        if ((err = gr__exec_span_check_device(call, e, &sn, node, dev, what)))
+            return err;
+    }
+    if (sn.hold)
+        gr__exec_write_begin(sn.hold);
+    err = grGraphExecBatchMemOpNodeSetParams(sn.exec, sn.clone, np);
+    if (sn.hold)
+        gr__exec_write_end(sn.hold);
+    return err;
 }
 
 grError_t gr__exec_span_child(const char *call, struct grGraphExec_st *e, grGraphNode_t node, grGraph_t child)
