@@ -17,6 +17,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <time.h>
 
 enum {
     N = 1000,
@@ -190,6 +191,134 @@ GR_TEST(span_stream_order_holds_around_a_launch)
     span_fini(&t);
 }
 
+static atomic_int span_gate;
+
+static grStream_t gpu_stream(const span *t)
+{
+    CHECK_OK(grSetDevice(t->gpu));
+    grStream_t gs = tl_stream(grStreamNonBlocking);
+    CHECK_OK(grSetDevice(0));
+    return gs;
+}
+
+enum {
+    MANY = 9
+};
+static atomic_int gates[MANY];
+
+/* A thread's function: opens every gate of 'gates' after 50 ms (the fake
+ * device runs the gates' host functions on the CPU workers, so they are
+ * opened together, not one by one). */
+static void *open_gates_later(void *p)
+{
+    atomic_int *g = p;
+    struct timespec ts = {0, 50 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    for (int i = 0; i < MANY; i++)
+        atomic_store(&g[i], 1);
+    return NULL;
+}
+
+GR_TEST(span_launch_on_a_gpu_stream_keeps_its_order)
+{
+    span t;
+    span_init(&t);
+    chain c;
+    chain_build(&t, &c, false);
+    grGraphExec_t e = tl_instantiate(c.g);
+    grStream_t gs = gpu_stream(&t), s = tl_stream(grStreamNonBlocking);
+    /* The parts start after gs's earlier work (a kernel writing 7, then a
+     * closed gate: the graph has not run while it is closed) and gs's
+     * later work (a copy of x) waits for every part. */
+    unsigned seven = 7;
+    void *args[] = {&t.x, &seven, &t.n};
+    for (int i = 0; i < 5; i++) {
+        memset(t.y, 0, N * sizeof(unsigned));
+        CHECK_OK(grLaunchKernel(t.gpu_fill, GR_DIM3((N + BLOCK - 1) / BLOCK, 1, 1), GR_DIM3(BLOCK, 1, 1),
+                                args, 0, gs));
+        atomic_store(&span_gate, 0);
+        CHECK_OK(grLaunchHostFunc(gs, tl_wait_gate, &span_gate));
+        CHECK_OK(grGraphLaunch(e, gs));
+        CHECK_OK(grMemcpyAsync(t.y, t.x, N * sizeof(unsigned), grMemcpyDefault, gs));
+        tl_check_all_u32(t.y, N, 0);
+        atomic_store(&span_gate, 1);
+        CHECK_OK(grStreamSynchronize(gs));
+        CHECK_EQ(atomic_load(&tl_gate_timeouts), 0);
+        tl_check_all_u32(t.y, N, 7 + 111);
+    }
+    /* Back to back, adding, then alternating with a CPU stream: launches
+     * of one executable run one after another whatever their streams. */
+    memset(t.x, 0, N * sizeof(unsigned));
+    for (int i = 0; i < REPLAYS; i++)
+        CHECK_OK(grGraphLaunch(e, gs));
+    CHECK_OK(grStreamSynchronize(gs));
+    tl_check_all_u32(t.x, N, 111 * REPLAYS);
+    memset(t.x, 0, N * sizeof(unsigned));
+    for (int i = 0; i < 10; i++) {
+        CHECK_OK(grGraphLaunch(e, i % 2 ? s : gs));
+        CHECK_OK(grStreamSynchronize(i % 2 ? s : gs));
+    }
+    tl_check_all_u32(t.x, N, 1110);
+    /* Launches queued on two GPU streams at once, the second one's stream
+     * freed first: each still runs the whole graph once. */
+    grStream_t gs2 = gpu_stream(&t);
+    static atomic_int gate2;
+    memset(t.x, 0, N * sizeof(unsigned));
+    atomic_store(&span_gate, 0);
+    atomic_store(&gate2, 0);
+    CHECK_OK(grLaunchHostFunc(gs, tl_wait_gate, &span_gate));
+    CHECK_OK(grLaunchHostFunc(gs2, tl_wait_gate, &gate2));
+    CHECK_OK(grGraphLaunch(e, gs));
+    CHECK_OK(grGraphLaunch(e, gs2));
+    atomic_store(&gate2, 1);
+    atomic_store(&span_gate, 1);
+    CHECK_OK(grStreamSynchronize(gs2));
+    CHECK_OK(grStreamSynchronize(gs));
+    CHECK_EQ(atomic_load(&tl_gate_timeouts), 0);
+    tl_check_all_u32(t.x, N, 222);
+    /* Nine GPU streams with launches queued behind closed gates: the
+     * ninth launch waits at the call for one of the eight before it to
+     * end (opened by another thread), then every launch runs once. */
+    grStream_t many[MANY];
+    memset(t.x, 0, N * sizeof(unsigned));
+    for (int i = 0; i < MANY; i++) {
+        many[i] = gpu_stream(&t);
+        atomic_store(&gates[i], 0);
+        CHECK_OK(grLaunchHostFunc(many[i], tl_wait_gate, &gates[i]));
+    }
+    pthread_t opener9;
+    CHECK(pthread_create(&opener9, NULL, open_gates_later, gates) == 0);
+    for (int i = 0; i < MANY; i++)
+        CHECK_OK(grGraphLaunch(e, many[i]));
+    CHECK(pthread_join(opener9, NULL) == 0);
+    for (int i = 0; i < MANY; i++) {
+        CHECK_OK(grStreamSynchronize(many[i]));
+        CHECK_OK(grStreamDestroy(many[i]));
+    }
+    CHECK_EQ(atomic_load(&tl_gate_timeouts), 0);
+    tl_check_all_u32(t.x, N, 111 * MANY);
+    memset(t.x, 0, N * sizeof(unsigned));
+    launch_check(e, gs, t.x, 111);
+    /* Upload on a GPU stream; destroy with a launch on a GPU stream
+     * queued behind a closed gate: destroy waits for it. */
+    CHECK_OK(grGraphUpload(e, gs));
+    atomic_store(&span_gate, 0);
+    CHECK_OK(grLaunchHostFunc(gs, tl_wait_gate, &span_gate));
+    CHECK_OK(grGraphLaunch(e, gs));
+    pthread_t opener;
+    CHECK(pthread_create(&opener, NULL, tl_open_gate_later, &span_gate) == 0);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grStreamSynchronize(gs));
+    CHECK(pthread_join(opener, NULL) == 0);
+    CHECK_EQ(atomic_load(&tl_gate_timeouts), 0);
+    tl_check_all_u32(t.x, N, 222);
+    CHECK_OK(grGraphDestroy(c.g));
+    CHECK_OK(grStreamDestroy(gs));
+    CHECK_OK(grStreamDestroy(gs2));
+    CHECK_OK(grStreamDestroy(s));
+    span_fini(&t);
+}
+
 GR_TEST(span_fork_and_join_across_devices)
 {
     span t;
@@ -357,35 +486,21 @@ GR_TEST(span_refuses_what_is_not_done_yet_with_a_detail)
     span_init(&t);
     chain c;
     chain_build(&t, &c, true);
-    grGraphExec_t e = tl_instantiate(c.g);
-    /* Launch on a GPU stream. */
-    CHECK_OK(grSetDevice(t.gpu));
-    grStream_t gs = tl_stream(grStreamNonBlocking);
-    CHECK_OK(grSetDevice(0));
-    CHECK_GR(grErrorInvalidValue, grGraphLaunch(e, gs));
-    CHECK_DETAIL_HAS("is launched on a stream of the CPU");
-    /* The executable still runs. */
+    grGraphExec_t e;
     grStream_t s = tl_stream(0);
-    launch_check(e, s, t.x, 111);
-    CHECK_OK(grGraphExecDestroy(e));
 
     /* A node of another kind in a graph that spans devices. */
-    grGraphNode_t memop;
-    grStreamBatchMemOpParams op;
-    memset(&op, 0, sizeof op);
-    op.writeValue.operation = grStreamMemOpWriteValue32;
-    op.writeValue.address = t.y;
-    op.writeValue.value = 1;
-    grBatchMemOpNodeParams mp = {NULL, 1, &op, 0};
-    CHECK_OK(grGraphAddBatchMemOpNode(&memop, c.g, &c.c, 1, &mp));
+    grGraphNode_t alloc;
+    grMemAllocNodeParams ap = tl_alloc_params(0, 4096);
+    CHECK_OK(grGraphAddMemAllocNode(&alloc, c.g, &c.c, 1, &ap));
     grGraphInstantiateParams ip;
     memset(&ip, 0, sizeof ip);
     CHECK_GR(grErrorNotSupported, grGraphInstantiateWithParams(&e, c.g, &ip));
-    CHECK_DETAIL_HAS("batch mem op node");
+    CHECK_DETAIL_HAS("mem alloc node");
     CHECK_DETAIL_HAS(
-        "holds kernel, memset, memcpy, host, empty, event record, event wait and child graph nodes "
-        "only so far");
-    CHECK(ip.errNode_out == memop);
+        "holds kernel, memset, memcpy, host, empty, event record, event wait, batch memory operation and "
+        "child graph nodes only so far");
+    CHECK(ip.errNode_out == alloc);
     CHECK_OK(grGraphDestroy(c.g));
 
     /* A GPU's node with a kernel that has no GPU image: refused as on the
@@ -400,7 +515,6 @@ GR_TEST(span_refuses_what_is_not_done_yet_with_a_detail)
     CHECK(ip.errNode_out == NULL || ip.errNode_out == b);
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grStreamDestroy(s));
-    CHECK_OK(grStreamDestroy(gs));
     span_fini(&t);
 }
 
@@ -678,8 +792,6 @@ GR_TEST(span_setters_refuse_memory_of_another_part_and_other_kinds)
     mixed_free(&m);
     span_fini(&t);
 }
-
-static atomic_int span_gate;
 
 GR_TEST(span_setter_leaves_a_launch_queued_before_it_its_old_parameters)
 {
@@ -1066,5 +1178,204 @@ GR_TEST(span_capture_forks_onto_a_stream_of_another_device_and_joins)
     CHECK_OK(grStreamDestroy(gs));
     CHECK_OK(grEventDestroy(ce));
     CHECK_OK(grEventDestroy(ge));
+    span_fini(&t);
+}
+
+/* A 1D copy node of N words. */
+static grGraphNode_t copy_after(grGraph_t g, grGraphNode_t dep, void *dst, const void *src)
+{
+    grGraphNode_t node;
+    CHECK_OK(grGraphAddMemcpyNode1D(&node, g, &dep, 1, dst, src, N * sizeof(unsigned), grMemcpyDefault));
+    return node;
+}
+
+GR_TEST(span_copies_between_a_gpu_and_pageable_memory_keep_cudas_result)
+{
+    span t;
+    span_init(&t);
+    /* Memory no GPU kernel reaches: malloc'ed, and the CPU device's. */
+    unsigned *pageable = malloc(N * sizeof(unsigned)), *cpu_mem = NULL, *gpu_mem = NULL;
+    CHECK(pageable != NULL);
+    CHECK_OK(grMalloc((void **)&cpu_mem, N * sizeof(unsigned)));
+    CHECK_OK(grSetDevice(t.gpu));
+    CHECK_OK(grMalloc((void **)&gpu_mem, N * sizeof(unsigned)));
+    CHECK_OK(grSetDevice(0));
+    /* GPU fill 9 -> copies to both -> CPU add 100 on the CPU's memory ->
+     * copy back to the GPU -> GPU add 1000 -> copy to pinned y. */
+    grGraph_t g;
+    CHECK_OK(grGraphCreate(&g, 0));
+    grGraphNode_t fill = add_on(&t, t.gpu, g, NULL, 0, t.gpu_fill, gpu_mem, 9);
+    copy_after(g, fill, pageable, gpu_mem);
+    grGraphNode_t down = copy_after(g, fill, cpu_mem, gpu_mem);
+    grGraphNode_t add = add_on(&t, 0, g, &down, 1, t.cpu_add, cpu_mem, 100);
+    grGraphNode_t up = copy_after(g, add, gpu_mem, cpu_mem);
+    grGraphNode_t add2 = add_on(&t, t.gpu, g, &up, 1, t.gpu_add, gpu_mem, 1000);
+    copy_after(g, add2, t.y, gpu_mem);
+    grGraphExec_t e = tl_instantiate(g);
+    grStream_t s = tl_stream(0);
+    for (int i = 0; i < 10; i++) {
+        memset(pageable, 0, N * sizeof(unsigned));
+        memset(t.y, 0, N * sizeof(unsigned));
+        launch_check(e, s, t.y, 1109);
+        tl_check_all_u32(pageable, N, 9);
+    }
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grFree(cpu_mem));
+    CHECK_OK(grFree(gpu_mem));
+    free(pageable);
+    span_fini(&t);
+}
+
+GR_TEST(span_copies_between_two_gpus_run_in_the_destinations_part)
+{
+    /* Two fake GPUs where the fake device stands in, and a worker for
+     * each part: the fake device runs each GPU part on a CPU worker, and
+     * here GPU 1's part waits for GPU 2's, which waits for GPU 1's, while
+     * the CPU part waits for both. */
+    if (!getenv("GRAPHRT_FAKEDEV"))
+        CHECK_EQ(setenv("GRAPHRT_FAKEDEV", "2", 0), 0);
+    if (!getenv("GRAPHRT_WORKERS"))
+        CHECK_EQ(setenv("GRAPHRT_WORKERS", "4", 0), 0);
+    int count = 0;
+    CHECK_OK(grGetDeviceCount(&count));
+    if (count < 3)
+        GR_TEST_SKIP("needs two GPUs (%d devices); GRAPHRT_FAKEDEV=2 gives two fake ones", count);
+    int workers = 0;
+    CHECK_OK(grDeviceGetAttribute(&workers, grDevAttrMultiProcessorCount, 0));
+    if (gr_fakedev_active() && workers < 3)
+        GR_TEST_SKIP("the fake device runs each GPU part on a CPU worker: needs 3 workers (%d)", workers);
+    span t;
+    span_init(&t);
+    unsigned *m1 = NULL, *o1 = NULL, *m2 = NULL;
+    CHECK_OK(grSetDevice(1));
+    CHECK_OK(grMalloc((void **)&m1, N * sizeof(unsigned)));
+    CHECK_OK(grMalloc((void **)&o1, N * sizeof(unsigned)));
+    CHECK_OK(grSetDevice(2));
+    CHECK_OK(grMalloc((void **)&m2, N * sizeof(unsigned)));
+    CHECK_OK(grSetDevice(0));
+    /* CPU fill x -> GPU 1 fill m1 -> copy m1 to GPU 2 -> GPU 2 add 10 ->
+     * copy back to GPU 1 -> copy to pinned y; each peer copy in its
+     * destination's part, the CPU's kernel in the CPU's. */
+    grGraph_t g;
+    CHECK_OK(grGraphCreate(&g, 0));
+    grGraphNode_t a = add_on(&t, 0, g, NULL, 0, t.cpu_fill, t.x, 1);
+    grGraphNode_t f1 = add_on(&t, 1, g, &a, 1, t.gpu_fill, m1, 5);
+    grGraphNode_t to2 = copy_after(g, f1, m2, m1);
+    grGraphNode_t add2 = add_on(&t, 2, g, &to2, 1, t.gpu_add, m2, 10);
+    grGraphNode_t to1 = copy_after(g, add2, m1, m2);
+    copy_after(g, to1, t.y, m1);
+    unsigned lowered = gr_fakedev_calls("exec_lower");
+    grGraphExec_t e = tl_instantiate(g);
+    if (gr_fakedev_active())
+        CHECK_EQ(gr_fakedev_calls("exec_lower"), lowered + 2); /* two GPU parts */
+    grStream_t s = tl_stream(0);
+    for (int i = 0; i < 10; i++) {
+        memset(t.y, 0, N * sizeof(unsigned));
+        launch_check(e, s, t.y, 15);
+        tl_check_all_u32(t.x, N, 1);
+    }
+    /* The copy to GPU 2 takes another source of GPU 1 in place: it stays
+     * in GPU 2's part. */
+    CHECK_OK(grMemset(o1, 0, N * sizeof(unsigned)));
+    CHECK_OK(grGraphExecMemcpyNodeSetParams1D(e, to2, m2, o1, N * sizeof(unsigned), grMemcpyDefault));
+    memset(t.y, 0, N * sizeof(unsigned));
+    launch_check(e, s, t.y, 10);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grFree(m1));
+    CHECK_OK(grFree(o1));
+    CHECK_OK(grFree(m2));
+    span_fini(&t);
+}
+
+/* A batch memory operation node of one operation on 'word'. */
+static grGraphNode_t memop_after(grGraph_t g, grGraphNode_t dep, grStreamBatchMemOpType type, unsigned *word,
+                                 unsigned value)
+{
+    grStreamBatchMemOpParams op;
+    memset(&op, 0, sizeof op);
+    op.operation = type;
+    if (type == grStreamMemOpWaitValue32) {
+        op.waitValue.address = word;
+        op.waitValue.value = value;
+        op.waitValue.flags = grStreamWaitValueGeq;
+    } else {
+        op.writeValue.address = word;
+        op.writeValue.value = value;
+    }
+    grBatchMemOpNodeParams mp = {NULL, 1, &op, 0};
+    grGraphNode_t node;
+    CHECK_OK(grGraphAddBatchMemOpNode(&node, g, &dep, 1, &mp));
+    return node;
+}
+
+GR_TEST(span_batch_memop_nodes_run_in_the_part_of_their_words_device)
+{
+    span t;
+    span_init(&t);
+    unsigned *gw = NULL, *pw = NULL;
+    CHECK_OK(grMallocHost((void **)&pw, 2 * sizeof(unsigned)));
+    pw[1] = 0;
+    CHECK_OK(grSetDevice(t.gpu));
+    CHECK_OK(grMalloc((void **)&gw, N * sizeof(unsigned)));
+    CHECK_OK(grSetDevice(0));
+    /* CPU fill x 1 -> GPU add x 10 -> write gw[0] = 42 (the GPU's part)
+     * -> copy gw to y; GPU add -> write pw[0] = 5 (pinned: the CPU's
+     * part) -> wait pw[0] >= 5 -> CPU add x 100. */
+    chain c;
+    chain_build(&t, &c, true);
+    grGraphNode_t wg = memop_after(c.g, c.b, grStreamMemOpWriteValue32, gw, 42);
+    copy_after(c.g, wg, t.y, gw);
+    grGraphNode_t wp = memop_after(c.g, c.b, grStreamMemOpWriteValue32, pw, 5);
+    grGraphNode_t wait = memop_after(c.g, wp, grStreamMemOpWaitValue32, pw, 5);
+    CHECK_OK(grGraphAddDependencies(c.g, &wait, &c.c, NULL, 1));
+    grGraphExec_t e = tl_instantiate(c.g);
+    grStream_t s = tl_stream(0);
+    for (int i = 0; i < 10; i++) {
+        pw[0] = 0;
+        memset(t.y, 0, N * sizeof(unsigned));
+        launch_check(e, s, t.x, 111);
+        CHECK_EQ(t.y[0], 42u);
+        CHECK_EQ(pw[0], 5u);
+    }
+    /* Set in place in its part; new words of another device's memory
+     * are refused, and nothing changes. */
+    grStreamBatchMemOpParams op;
+    memset(&op, 0, sizeof op);
+    op.operation = grStreamMemOpWriteValue32;
+    op.writeValue.address = gw;
+    op.writeValue.value = 43;
+    grBatchMemOpNodeParams mp = {NULL, 1, &op, 0};
+    CHECK_OK(grGraphExecBatchMemOpNodeSetParams(e, wg, &mp));
+    op.writeValue.address = &pw[1];
+    CHECK_GR(grErrorInvalidValue, grGraphExecBatchMemOpNodeSetParams(e, wg, &mp));
+    CHECK_DETAIL_HAS("does not move to another device's part");
+    pw[0] = 0;
+    launch_check(e, s, t.x, 111);
+    CHECK_EQ(t.y[0], 43u);
+    CHECK_EQ(pw[1], 0u);
+    CHECK_OK(grGraphExecDestroy(e));
+    /* One node operating on the memory of two devices is refused. */
+    grStreamBatchMemOpParams two[2];
+    memset(two, 0, sizeof two);
+    two[0].operation = grStreamMemOpWriteValue32;
+    two[0].writeValue.address = gw;
+    two[1].operation = grStreamMemOpWriteValue32;
+    two[1].writeValue.address = pw;
+    grBatchMemOpNodeParams mp2 = {NULL, 2, two, 0};
+    grGraphNode_t both;
+    CHECK_OK(grGraphAddBatchMemOpNode(&both, c.g, &c.c, 1, &mp2));
+    grGraphInstantiateParams ip;
+    memset(&ip, 0, sizeof ip);
+    CHECK_GR(grErrorNotSupported, grGraphInstantiateWithParams(&e, c.g, &ip));
+    CHECK_DETAIL_HAS("operates on memory of device 1 and of the CPU");
+    CHECK(ip.errNode_out == both);
+    CHECK_OK(grGraphDestroy(c.g));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grFree(gw));
+    CHECK_OK(grFreeHost(pw));
     span_fini(&t);
 }

@@ -100,10 +100,25 @@ static grError_t check_kernel(const char *call, const where *w, grKernel_t k, vo
     return grSuccess;
 }
 
+/* Whether p is another GPU's memory than 'device''s, which a copy by
+ * 'device''s driver reaches: a peer copy, which the driver makes without
+ * peer access too (staged through host memory), as cuMemcpyPeer does. */
+static bool other_gpus(const void *p, int device)
+{
+    int owner = GR_OWNER_CPU;
+    return device != 0 && p && gr__mem_owner(p, &owner) && owner > 0 && owner != device;
+}
+
 static grError_t check_copy(const char *call, const where *w, const void *dst, const void *src, int device)
 {
-    grError_t err = check_ptr(call, w, GR_DEVMEM_DST, dst, device);
-    return err || !src ? err : check_ptr(call, w, GR_DEVMEM_SRC, src, device);
+    /* A memset (no src) of another GPU's memory stays refused: the
+     * driver's memset takes its own context's memory. */
+    bool copy = src != NULL;
+    grError_t err =
+        copy && other_gpus(dst, device) ? grSuccess : check_ptr(call, w, GR_DEVMEM_DST, dst, device);
+    if (err || !copy || other_gpus(src, device))
+        return err;
+    return check_ptr(call, w, GR_DEVMEM_SRC, src, device);
 }
 
 /* Why GPU 'device''s memory operations cannot reach word p, or NULL

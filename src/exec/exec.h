@@ -61,6 +61,11 @@ grError_t gr__exec_span_check_device(const char *call, const struct grGraphExec_
  * grErrorInvalidValue, a detail); then the part's own setter. */
 grError_t gr__exec_span_child(const char *call, struct grGraphExec_st *e, grGraphNode_t node,
                               grGraph_t child);
+/* grGraphExecBatchMemOpNodeSetParams of a spanning executable: the new
+ * operations' words must be memory of the device of the node's part
+ * (else grErrorInvalidValue, a detail); then the part's own setter. */
+grError_t gr__exec_span_memop(const char *call, struct grGraphExec_st *e, grGraphNode_t node,
+                              const grBatchMemOpNodeParams *np);
 grError_t gr__exec_span_refuse_at(const char *call, const struct grGraphExec_st *e);
 /* grErrorNotSupported, as the static analyser sees too (gr__fail's way). */
 static inline grError_t gr__exec_span_refuse(const char *call, const struct grGraphExec_st *e)

@@ -31,6 +31,9 @@ GR_API grError_t grGraphExecBatchMemOpNodeSetParams(grGraphExec_t hGraphExec, gr
 {
     static const char call[] = "grGraphExecBatchMemOpNodeSetParams";
     gr_pnode *pn = NULL;
+    /* A graph that spans devices: the node's part's setter (exec/span.c). */
+    if (GR_UNLIKELY(gr__exec_check(call, hGraphExec) == grSuccess && hGraphExec->span != NULL))
+        return gr__exec_span_memop(call, hGraphExec, node, nodeParams);
     grError_t err = gr__exec_find_typed(call, hGraphExec, node, grGraphNodeTypeBatchMemOp, &pn);
     if (err)
         return err;

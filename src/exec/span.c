@@ -24,6 +24,19 @@
  * last nodes wait for each GPU part's DONE word, which that part's sinks
  * write, so s's later work waits for every part.
  *
+ * A launch on GPU stream s queues on s a host function, then a wait for
+ * the END word of s's slot (one of NSLOTS, kept per stream, numbered by
+ * its launches: s's n-th waits for END >= n). The host function runs
+ * once s's earlier work is done and only queues: the CPU part (as above)
+ * on graphrt's own CPU stream of the executable, then a write of END = n
+ * there. So the parts start after s's earlier work and s's later work
+ * waits for every part, and no CPU thread is held meanwhile: nothing
+ * waits on the CPU stream, so no wait elsewhere that runs other work can
+ * find one there that waits for what its own caller does after it. A
+ * slot's values only grow (s's launches are queued and run in order, and
+ * its host functions write its END in that order); a slot whose launches
+ * are all over (END equals their count) serves another stream.
+ *
  * Why every part's waits run alone (plan.h, 'waits_alone'): a wait on the
  * CPU, a word's or an event wait node's, would otherwise run other ready
  * work while it waits (backend/cpu/memop.c, gr__stream_wait_for), and
@@ -55,6 +68,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+/* The END words of launches on GPU streams, past the edges' (file head):
+ * as many streams with launches in flight at once. */
+enum {
+    NSLOTS = 8
+};
 
 typedef struct span_part {
     int device;
@@ -83,6 +103,17 @@ struct gr_span {
     /* A GPU part's launch failed (0: none): the error, then the launch is
      * refused (written by the CPU part's first node). */
     _Atomic grError_t broken;
+    /* Launches on GPU streams (file head): graphrt's CPU stream that runs
+     * the CPU part for them (made at instantiation, immutable); the slots,
+     * whose END words are words[nwords + slot], and the GPUs whose streams
+     * launched the executable, guarded by slot_lock. */
+    gr_stream *cpu;
+    gr_spinlock slot_lock;
+    struct {
+        uint64_t serial; /* the stream's (gr_stream), 0: never used */
+        uint32_t queued; /* its launches so far */
+    } slots[NSLOTS];
+    uint64_t launched_on;
     char devices[96]; /* "the CPU and device 1", for details */
 };
 
@@ -133,7 +164,8 @@ static grError_t refuse_node(const char *call, const struct grGraphNode_st *n, c
     gr__inst_fault.named = true;
     return gr__fail(grErrorNotSupported,
                     "%s: %s %s; a graph whose nodes name two devices (here %s) holds kernel, memset, memcpy, "
-                    "host, empty, event record, event wait and child graph nodes only so far "
+                    "host, empty, event record, event wait, batch memory operation and child graph nodes "
+                    "only so far "
                     "(docs/devices.md, \"Graphs that span devices\")",
                     call, gr__node_label(n), why, devices);
 }
@@ -310,7 +342,7 @@ static grError_t add_tails(builder *b)
 static grError_t words_alloc(const char *call, struct gr_span *sp)
 {
     void *p = NULL;
-    sp->words_size = (size_t)sp->nwords * sizeof(uint32_t);
+    sp->words_size = ((size_t)sp->nwords + NSLOTS) * sizeof(uint32_t);
     grError_t err = gr__devkind()->host_alloc(call, sp->words_size, &p);
     if (err)
         return err;
@@ -397,11 +429,40 @@ static grError_t child_device(const char *call, const struct gr_span *sp, const 
     return grSuccess;
 }
 
+/* The device of a batch memory operation node's words: a GPU's memory
+ * goes to that GPU's part, host memory (pinned, registered or not) to the
+ * CPU's, which reaches every kind; only barriers: the CPU's. Words of two
+ * devices are refused (n NULL: a setter's new operations). */
+static grError_t memop_device(const char *call, const struct gr_span *sp, const struct grGraphNode_st *n,
+                              const grStreamBatchMemOpParams *ops, unsigned count, int *dev)
+{
+    int named = -1;
+    for (unsigned i = 0; i < count; i++) {
+        if (ops[i].operation == grStreamMemOpBarrier)
+            continue;
+        int d = memory_device(ops[i].waitValue.address);
+        if (named != -1 && d != named) {
+            char a[24], b[24], why[256];
+            snprintf(why, sizeof why,
+                     "operates on memory of %s and of %s (operation %u); a node runs in one device's part: "
+                     "split it into one node per device",
+                     dev_name(a, named), dev_name(b, d), i);
+            if (n == NULL)
+                return gr__fail(grErrorInvalidValue, "%s: the new operations %s", call, why);
+            return refuse_node(call, n, sp->devices, why);
+        }
+        named = d;
+    }
+    *dev = named == -1 ? 0 : named;
+    return grSuccess;
+}
+
 /* The device whose part runs n in a graph that spans devices: a kernel
  * node's own, a memset's destination's, a copy's device memory's (the
  * destination's, else the source's), an event node's event's, a child
- * graph's nodes' (child_device), the CPU for host and empty nodes and for
- * copies and memsets of host memory; other kinds are refused. */
+ * graph's nodes' (child_device), a batch memory operation node's words'
+ * (memop_device), the CPU for host and empty nodes and for copies and
+ * memsets of host memory; other kinds are refused. */
 static grError_t node_device(const char *call, const struct gr_span *sp, const struct grGraphNode_st *n,
                              int *dev)
 {
@@ -433,10 +494,12 @@ static grError_t node_device(const char *call, const struct gr_span *sp, const s
     case grGraphNodeTypeEmpty:
         *dev = 0;
         return grSuccess;
+    case grGraphNodeTypeBatchMemOp:
+        return memop_device(call, sp, n, n->p.memop.ops, n->p.memop.count, dev);
     default:
         return refuse_node(call, n, sp->devices,
-                           "is not a kernel, memset, memcpy, host, empty, event record, event wait or child "
-                           "graph node");
+                           "is not a kernel, memset, memcpy, host, empty, event record, event wait, batch "
+                           "memory operation or child graph node");
     }
 }
 
@@ -473,9 +536,9 @@ static grError_t instantiate_parts(builder *b, unsigned long long flags)
     for (uint32_t p = 0; p < sp->nparts && !err; p++) {
         gr__device_select(sp->parts[p].device);
         err = grGraphInstantiateWithParams(&sp->parts[p].e, sp->parts[p].g, &ip);
-        if (!err && p > 0)
+        if (!err)
             err = gr__stream_create_dev(b->call, sp->parts[p].device, grStreamNonBlocking, 0,
-                                        &sp->parts[p].stream);
+                                        p > 0 ? &sp->parts[p].stream : &sp->cpu);
     }
     gr__device_select(cur);
     if (err) {
@@ -917,6 +980,34 @@ grError_t gr__exec_span_check_memory(const char *call, const struct grGraphExec_
     return gr__exec_span_check_device(call, e, sn, node, dev, what);
 }
 
+grError_t gr__exec_span_memop(const char *call, struct grGraphExec_st *e, grGraphNode_t node,
+                              const grBatchMemOpNodeParams *np)
+{
+    gr_span_node sn;
+    grError_t err = gr__exec_span_node(call, e, node, &sn);
+    if (err)
+        return err;
+    if (sn.type != grGraphNodeTypeBatchMemOp)
+        return gr__fail(grErrorInvalidValue, "%s: node %p is a %s node, not a batch memory operation node",
+                        call, GR_PTR(node), gr__node_type_name(sn.type));
+    int dev = 0;
+    if (np != NULL) { /* NULL: the part's setter refuses it */
+        if ((err = memop_device(call, e->span, NULL, np->paramArray, np->count, &dev)))
+            return err;
+        char what[64];
+        snprintf(what, sizeof what, "operations' memory (%s)",
+                 np->count ? "their words" : "no words: the CPU's");
+        if ((err = gr__exec_span_check_device(call, e, &sn, node, dev, what)))
+            return err;
+    }
+    if (sn.hold)
+        gr__exec_write_begin(sn.hold);
+    err = grGraphExecBatchMemOpNodeSetParams(sn.exec, sn.clone, np);
+    if (sn.hold)
+        gr__exec_write_end(sn.hold);
+    return err;
+}
+
 grError_t gr__exec_span_child(const char *call, struct grGraphExec_st *e, grGraphNode_t node, grGraph_t child)
 {
     gr_span_node sn;
@@ -944,18 +1035,90 @@ grError_t gr__exec_span_child(const char *call, struct grGraphExec_st *e, grGrap
     return err;
 }
 
+typedef struct gpu_start {
+    struct gr_span *sp;
+    uint32_t slot, n;
+} gpu_start;
+
+/* The host function of a launch on a GPU stream (file head): queues the
+ * CPU part and the write of its slot's END on graphrt's CPU stream. A
+ * failure (out of memory) breaks the executable, and END is written all
+ * the same: the stream's later work is never held for good. */
+static void span_gpu_start(void *data)
+{
+    gpu_start a;
+    memcpy(&a, data, sizeof a);
+    struct gr_span *sp = a.sp;
+    grStreamBatchMemOpParams end;
+    memset(&end, 0, sizeof end);
+    end.operation = grStreamMemOpWriteValue32;
+    end.writeValue.address = &sp->words[sp->nwords + a.slot];
+    end.writeValue.value = a.n;
+    grError_t err = gr__exec_launch_dev("grGraphLaunch", sp->parts[0].e, sp->cpu, false);
+    if (GR_UNLIKELY(err))
+        gr_store_release(&sp->broken, err);
+    if (GR_UNLIKELY(gr__stream_memops_dev("grGraphLaunch", sp->cpu, 1, &end))) {
+        (void)gr__stream_sync_dev("grGraphLaunch", sp->cpu);
+        __atomic_store_n(&sp->words[sp->nwords + a.slot], a.n, __ATOMIC_SEQ_CST);
+    }
+}
+
+/* s's slot: its own, else one whose launches are all over; -1 if all
+ * NSLOTS hold launches in flight. Under slot_lock. */
+static int find_slot(struct gr_span *sp, const gr_stream *s)
+{
+    int free_slot = -1;
+    for (int i = 0; i < NSLOTS; i++) {
+        if (sp->slots[i].serial == s->serial)
+            return i;
+        uint32_t end = __atomic_load_n(&sp->words[sp->nwords + (uint32_t)i], __ATOMIC_ACQUIRE);
+        if (free_slot < 0 && end == sp->slots[i].queued)
+            free_slot = i;
+    }
+    if (free_slot >= 0)
+        sp->slots[free_slot].serial = s->serial;
+    return free_slot;
+}
+
+/* A launch on GPU stream s (file head). Where NSLOTS other streams hold
+ * launches in flight, the call waits for one to end. */
+static grError_t launch_on_gpu_stream(const char *call, struct gr_span *sp, gr_stream *s)
+{
+    int slot;
+    for (;;) {
+        gr__spin_lock(&sp->slot_lock);
+        if ((slot = find_slot(sp, s)) >= 0)
+            break;
+        gr__spin_unlock(&sp->slot_lock);
+        struct timespec ts = {0, 50 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    /* Held while queuing on s: s's launches take their numbers in the
+     * order they are queued there. */
+    uint32_t n = sp->slots[slot].queued + 1;
+    gpu_start a = {sp, (uint32_t)slot, n};
+    grStreamBatchMemOpParams wait;
+    memset(&wait, 0, sizeof wait);
+    wait.operation = grStreamMemOpWaitValue32;
+    wait.waitValue.address = &sp->words[sp->nwords + (uint32_t)slot];
+    wait.waitValue.value = n;
+    wait.waitValue.flags = grStreamWaitValueGeq;
+    grError_t err = gr__stream_call_dev(call, s, span_gpu_start, &a, sizeof a);
+    if (!err) {
+        sp->slots[slot].queued = n;
+        sp->launched_on |= 1ull << (s->device < 63 ? s->device : 63);
+        err = gr__stream_memops_dev(call, s, 1, &wait);
+    }
+    gr__spin_unlock(&sp->slot_lock);
+    return err;
+}
+
 grError_t gr__exec_span_launch(const char *call, struct grGraphExec_st *e, grStream_t h, gr_stream *s,
                                bool upload)
 {
     struct gr_span *sp = e->span;
     grError_t err;
-    if (s->device != 0)
-        return gr__fail(grErrorInvalidValue,
-                        "%s: executable %p is of a graph that spans devices (%s) and stream %p is of device "
-                        "%d; such a graph is launched on a stream of the CPU (device 0) so far, whose later "
-                        "work then waits for every device's part (docs/devices.md, \"Graphs that span "
-                        "devices\")",
-                        call, GR_PTR(e), sp->devices, GR_PTR(h), s->device);
+    (void)h;
     grError_t broken = gr_load_acquire(&sp->broken);
     if (broken)
         return gr__fail(broken,
@@ -972,12 +1135,27 @@ grError_t gr__exec_span_launch(const char *call, struct grGraphExec_st *e, grStr
                 return err;
         return grSuccess;
     }
+    if (s->device != 0)
+        return launch_on_gpu_stream(call, sp, s);
     return gr__exec_launch_dev(call, sp->parts[0].e, s, false);
 }
 
 void gr__exec_span_quiesce(struct grGraphExec_st *e)
 {
     struct gr_span *sp = e->span;
+    /* Launches on GPU streams first: their host functions and waits use
+     * the executable and its words, and graphrt does not keep their
+     * streams, so their devices' work is waited for (as an executable
+     * holding user objects waits, user-objects.md); then the CPU stream
+     * their host functions queued on. */
+    gr__spin_lock(&sp->slot_lock);
+    uint64_t devs = sp->launched_on;
+    gr__spin_unlock(&sp->slot_lock);
+    for (int d = 1; d < 64; d++)
+        if (devs >> d & 1)
+            (void)gr__devkind()->device_sync("grGraphExecDestroy", d);
+    if (sp->cpu)
+        (void)gr__stream_sync_dev("grGraphExecDestroy", sp->cpu);
     if (sp->parts[0].e)
         gr__exec_quiesce(sp->parts[0].e);
     for (uint32_t p = 1; p < sp->nparts; p++)
@@ -992,6 +1170,8 @@ void gr__exec_span_free(struct grGraphExec_st *e)
         return;
     /* The words go last: a part still running reads them. */
     gr__exec_span_quiesce(e);
+    if (sp->cpu)
+        gr__stream_destroy(sp->cpu);
     for (uint32_t p = 0; p < sp->nparts; p++) {
         if (sp->parts[p].e)
             (void)grGraphExecDestroy(sp->parts[p].e);
