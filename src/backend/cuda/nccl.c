@@ -230,93 +230,44 @@ grError_t gr__cuda_coll_launch(const char *call, gr_stream *s, const grCollectiv
     return r == ncclSuccess ? grSuccess : nccl_fail(call, s->device, nccl_name(p->op), r);
 }
 
-/* Where capture() puts an NCCL call. */
-typedef struct nccl_capture {
-    /* In: the graph to capture into, after 'deps' (CUDA 12.3's capture
-     * into an existing graph), or NULL for a new graph; out: the new
-     * graph, the caller's. */
-    CUgraph graph;
-    const CUgraphNode *deps;
-    size_t ndeps;
-    /* Out, into an existing graph: the nodes the call ended on (none
-     * when nothing was captured), an array the caller frees. */
-    CUgraphNode *ends;
-    size_t nends;
-} nccl_capture;
-
-/* p's NCCL call captured as c says, on a stream of device's own made for
- * the capture: nothing else is captured with it. The device's context is
- * current (the caller entered it). */
-static grError_t capture(const char *call, int device, const grCollectiveNodeParams *p, nccl_capture *c)
+/* p's NCCL call captured into a new graph (*out, the caller's), on a
+ * stream of device's own made for the capture: nothing else is captured
+ * with it. The device's context is current (the caller entered it). */
+static grError_t capture(const char *call, int device, const grCollectiveNodeParams *p, CUgraph *out)
 {
-    CUgraph into = c->graph;
     grError_t err = nccl_ready(call);
     if (err)
         return err;
-    if (!into && (!gr_cu.cuStreamBeginCapture || !gr_cu.cuStreamEndCapture ||
-                  !gr_cu.cuGraphAddChildGraphNode || !gr_cu.cuGraphExecChildGraphNodeSetParams))
+    if (!gr_cu.cuStreamBeginCapture || !gr_cu.cuStreamEndCapture || !gr_cu.cuGraphAddChildGraphNode ||
+        !gr_cu.cuGraphExecChildGraphNodeSetParams)
         return gr__fail(grErrorCallRequiresNewerDriver,
                         "%s: the driver lacks stream capture or child graph nodes, which a collective node "
                         "on device %d needs",
                         call, device);
-    if (into && (!gr_cu.cuStreamBeginCaptureToGraph || !gr_cu.cuStreamGetCaptureInfo))
-        return gr__fail(grErrorCallRequiresNewerDriver,
-                        "%s: the driver lacks capture into an existing graph (CUDA 12.3)", call);
     CUstream cs = NULL;
     CUresult r = gr_cu.cuStreamCreateWithPriority(&cs, CU_STREAM_NON_BLOCKING, 0);
     if (r != CUDA_SUCCESS)
         return gr__cu_fail(call, device, "creating the stream that captures an NCCL call", r);
-    r = into ? gr_cu.cuStreamBeginCaptureToGraph(cs, into, c->deps, NULL, c->ndeps,
-                                                 CU_STREAM_CAPTURE_MODE_RELAXED)
-             : gr_cu.cuStreamBeginCapture(cs, CU_STREAM_CAPTURE_MODE_RELAXED);
+    *out = NULL;
+    r = gr_cu.cuStreamBeginCapture(cs, CU_STREAM_CAPTURE_MODE_RELAXED);
     if (r != CUDA_SUCCESS) {
         gr_cu.cuStreamDestroy(cs);
-        return gr__cu_fail(call, device, into ? "cuStreamBeginCaptureToGraph" : "cuStreamBeginCapture", r);
+        return gr__cu_fail(call, device, "cuStreamBeginCapture", r);
     }
     ncclResult_t nr = nccl_call(p, cs);
-    /* Into a graph: the nodes the call ended on, copied before the
-     * capture ends. */
-    CUgraphNode *after = NULL;
-    size_t nafter = 0;
-    CUresult ri = CUDA_SUCCESS;
-    if (into) {
-        const CUgraphNode *e = NULL;
-        int status = 0;
-        ri = gr_cu.cuStreamGetCaptureInfo(cs, &status, NULL, NULL, &e, NULL, &nafter);
-        after = gr__malloc((nafter ? nafter : 1) * sizeof *after);
-        if (after && ri == CUDA_SUCCESS && nafter)
-            memcpy(after, e, nafter * sizeof *after);
-    }
-    /* The capture ends even where NCCL failed, so that the stream can go
-     * (into a graph, what it ends is that graph, which stays). */
-    CUgraph g = NULL;
-    r = gr_cu.cuStreamEndCapture(cs, &g);
+    /* The capture ends even where NCCL failed, so that the stream can go. */
+    r = gr_cu.cuStreamEndCapture(cs, out);
     gr_cu.cuStreamDestroy(cs);
     if (nr != ncclSuccess) {
-        gr__free(after);
-        if (into)
-            return nccl_fail(call, device, nccl_name(p->op), nr);
-        if (r == CUDA_SUCCESS && g)
-            gr_cu.cuGraphDestroy(g);
+        if (r == CUDA_SUCCESS && *out)
+            gr_cu.cuGraphDestroy(*out);
+        *out = NULL;
         char what[64];
         snprintf(what, sizeof what, "%s (captured)", nccl_name(p->op));
         return nccl_fail(call, device, what, nr);
     }
-    if (!into) {
-        if (r != CUDA_SUCCESS)
-            return gr__cu_fail(call, device, "cuStreamEndCapture of an NCCL call", r);
-        c->graph = g;
-        return grSuccess;
-    }
-    if (r != CUDA_SUCCESS || ri != CUDA_SUCCESS) {
-        gr__free(after);
-        return gr__cu_fail(call, device, "capturing an NCCL call into the graph", r ? r : ri);
-    }
-    if (!after)
-        return gr__fail(grErrorMemoryAllocation, "%s: out of memory lowering the graph to device %d", call,
-                        device);
-    c->ends = after;
-    c->nends = nafter;
+    if (r != CUDA_SUCCESS)
+        return gr__cu_fail(call, device, "cuStreamEndCapture of an NCCL call", r);
     return grSuccess;
 }
 
@@ -352,35 +303,65 @@ static void describe_capture(CUgraph g, char *buf, size_t len)
                                      k < nkinds ? kinds[k] : "other");
 }
 
-/* p's NCCL call captured straight into gx's graph after deps, then an
- * empty node after what it captured (*out): the collective's node, whose
- * parameters cannot be set in the executable (gr__cuda_coll_set
- * refuses). For a captured graph the driver refuses as a child graph. */
+/* p's NCCL call captured straight into gx's graph after deps (CUDA
+ * 12.3's capture into an existing graph), then an empty node after what
+ * it captured (*out): the collective's node, whose parameters cannot be
+ * set in the executable (gr__cuda_coll_set refuses). For a captured graph
+ * the driver refuses as a child graph. */
 static grError_t capture_inline(const char *call, struct gr_dev_exec *gx, const grCollectiveNodeParams *p,
                                 CUgraphNode *out, const CUgraphNode *deps, size_t ndeps)
 {
-    nccl_capture c = {gx->graph, deps, ndeps, NULL, 0};
-    grError_t err = capture(call, gx->device, p, &c);
-    if (err)
-        return err;
-    /* Nothing captured: the node follows the collective's own
-     * dependencies. */
-    CUresult r = c.nends ? gr_cu.cuGraphAddEmptyNode(out, gx->graph, c.ends, c.nends)
-                         : gr_cu.cuGraphAddEmptyNode(out, gx->graph, deps, ndeps);
-    gr__free(c.ends);
+    if (!gr_cu.cuStreamBeginCaptureToGraph || !gr_cu.cuStreamGetCaptureInfo)
+        return gr__fail(grErrorCallRequiresNewerDriver,
+                        "%s: the driver lacks capture into an existing graph (CUDA 12.3)", call);
+    CUstream cs = NULL;
+    CUresult r = gr_cu.cuStreamCreateWithPriority(&cs, CU_STREAM_NON_BLOCKING, 0);
     if (r != CUDA_SUCCESS)
-        return gr__cu_fail(call, gx->device, "adding the node after a captured NCCL call", r);
-    return grSuccess;
+        return gr__cu_fail(call, gx->device, "creating the stream that captures an NCCL call", r);
+    r = gr_cu.cuStreamBeginCaptureToGraph(cs, gx->graph, deps, NULL, ndeps, CU_STREAM_CAPTURE_MODE_RELAXED);
+    if (r != CUDA_SUCCESS) {
+        gr_cu.cuStreamDestroy(cs);
+        return gr__cu_fail(call, gx->device, "cuStreamBeginCaptureToGraph", r);
+    }
+    ncclResult_t nr = nccl_call(p, cs);
+    /* The nodes the call ended on, copied before the capture ends. */
+    const CUgraphNode *ends = NULL;
+    size_t nends = 0;
+    int status = 0;
+    CUresult ri = gr_cu.cuStreamGetCaptureInfo(cs, &status, NULL, NULL, &ends, NULL, &nends);
+    CUgraphNode *after = gr__malloc((nends ? nends : 1) * sizeof *after);
+    if (after && ri == CUDA_SUCCESS && nends)
+        memcpy(after, ends, nends * sizeof *after);
+    CUgraph g = NULL;
+    r = gr_cu.cuStreamEndCapture(cs, &g);
+    gr_cu.cuStreamDestroy(cs);
+    grError_t err = grSuccess;
+    if (nr != ncclSuccess)
+        err = nccl_fail(call, gx->device, nccl_name(p->op), nr);
+    else if (r != CUDA_SUCCESS || ri != CUDA_SUCCESS)
+        err = gr__cu_fail(call, gx->device, "capturing an NCCL call into the graph", r ? r : ri);
+    else if (!after)
+        err = gr__fail(grErrorMemoryAllocation, "%s: out of memory lowering the graph to device %d", call,
+                       gx->device);
+    if (!err) {
+        /* Nothing captured: the node follows the collective's own
+         * dependencies. */
+        r = nends ? gr_cu.cuGraphAddEmptyNode(out, gx->graph, after, nends)
+                  : gr_cu.cuGraphAddEmptyNode(out, gx->graph, deps, ndeps);
+        if (r != CUDA_SUCCESS)
+            err = gr__cu_fail(call, gx->device, "adding the node after a captured NCCL call", r);
+    }
+    gr__free(after);
+    return err;
 }
 
 grError_t gr__cuda_coll_add(const char *call, struct gr_dev_exec *gx, const gr_pnode *pn, CUgraphNode *out,
                             const CUgraphNode *deps, size_t ndeps)
 {
-    nccl_capture c = {NULL, NULL, 0, NULL, 0};
-    grError_t err = capture(call, gx->device, &pn->u.coll->p, &c);
+    CUgraph child = NULL;
+    grError_t err = capture(call, gx->device, &pn->u.coll->p, &child);
     if (err)
         return err;
-    CUgraph child = c.graph;
     /* The node holds a copy of the captured graph. */
     CUresult r = gr_cu.cuGraphAddChildGraphNode(out, gx->graph, deps, ndeps, child);
     if (r != CUDA_SUCCESS) {
@@ -420,11 +401,10 @@ grError_t gr__cuda_coll_set(const char *call, struct gr_dev_exec *gx, uint32_t i
                         "device %d, not as a child graph (the driver refused NCCL's call as one), so its "
                         "parameters cannot change in the executable: instantiate again",
                         call, i, gx->device);
-    nccl_capture c = {NULL, NULL, 0, NULL, 0};
-    grError_t err = capture(call, gx->device, p, &c);
+    CUgraph child = NULL;
+    grError_t err = capture(call, gx->device, p, &child);
     if (err)
         return err;
-    CUgraph child = c.graph;
     r = gr_cu.cuGraphExecChildGraphNodeSetParams(gx->exec, gx->nodes[i], child);
     gr_cu.cuGraphDestroy(child);
     if (r != CUDA_SUCCESS)
