@@ -490,17 +490,18 @@ GR_TEST(span_refuses_what_is_not_done_yet_with_a_detail)
     grStream_t s = tl_stream(0);
 
     /* A node of another kind in a graph that spans devices. */
-    grGraphNode_t alloc;
-    grMemAllocNodeParams ap = tl_alloc_params(0, 4096);
-    CHECK_OK(grGraphAddMemAllocNode(&alloc, c.g, &c.c, 1, &ap));
+    grGraphConditionalHandle h;
+    CHECK_OK(grGraphConditionalHandleCreate(&h, c.g, 1, grGraphCondAssignDefault));
+    grGraph_t *body;
+    grGraphNode_t cond = tl_add_cond(c.g, &c.c, 1, h, grGraphCondTypeIf, 1, &body);
     grGraphInstantiateParams ip;
     memset(&ip, 0, sizeof ip);
     CHECK_GR(grErrorNotSupported, grGraphInstantiateWithParams(&e, c.g, &ip));
-    CHECK_DETAIL_HAS("mem alloc node");
+    CHECK_DETAIL_HAS("conditional node");
     CHECK_DETAIL_HAS(
-        "holds kernel, memset, memcpy, host, empty, event record, event wait, batch memory operation and "
-        "child graph nodes only so far");
-    CHECK(ip.errNode_out == alloc);
+        "holds kernel, memset, memcpy, host, empty, event record, event wait, batch memory operation, "
+        "memory allocation, memory free and child graph nodes only so far");
+    CHECK(ip.errNode_out == cond);
     CHECK_OK(grGraphDestroy(c.g));
 
     /* A GPU's node with a kernel that has no GPU image: refused as on the
@@ -1377,5 +1378,135 @@ GR_TEST(span_batch_memop_nodes_run_in_the_part_of_their_words_device)
     CHECK_OK(grStreamDestroy(s));
     CHECK_OK(grFree(gw));
     CHECK_OK(grFreeHost(pw));
+    span_fini(&t);
+}
+
+/* A graph with allocations of the CPU and of the GPU. */
+typedef struct memgraph {
+    grGraph_t g;
+    void *a, *b; /* the CPU's and the GPU's allocation */
+    grGraphNode_t alloc_a, alloc_b, free_a, free_b;
+} memgraph;
+
+/* a (CPU, N words) filled with 1 by a CPU kernel, copied to b (GPU, N
+ * words) by the GPU's part, b added 10 to by a GPU kernel and copied out
+ * to x: x ends 11. With 'frees', a and b are freed
+ * by the graph (after their last use), else they outlive the launch. */
+static void memgraph_build(span *t, memgraph *m, bool frees)
+{
+    CHECK_OK(grGraphCreate(&m->g, 0));
+    grMemAllocNodeParams ap = tl_alloc_params(0, N * sizeof(unsigned));
+    CHECK_OK(grGraphAddMemAllocNode(&m->alloc_a, m->g, NULL, 0, &ap));
+    m->a = ap.dptr;
+    grMemAllocNodeParams bp = tl_alloc_params(t->gpu, N * sizeof(unsigned));
+    CHECK_OK(grGraphAddMemAllocNode(&m->alloc_b, m->g, NULL, 0, &bp));
+    m->b = bp.dptr;
+    grGraphNode_t fill = add_on(t, 0, m->g, &m->alloc_a, 1, t->cpu_fill, m->a, 1);
+    grGraphNode_t deps[2] = {fill, m->alloc_b}, copy_in, add, copy_out;
+    CHECK_OK(
+        grGraphAddMemcpyNode1D(&copy_in, m->g, deps, 2, m->b, m->a, N * sizeof(unsigned), grMemcpyDefault));
+    add = add_on(t, t->gpu, m->g, &copy_in, 1, t->gpu_add, m->b, 10);
+    CHECK_OK(
+        grGraphAddMemcpyNode1D(&copy_out, m->g, &add, 1, t->x, m->b, N * sizeof(unsigned), grMemcpyDefault));
+    m->free_a = m->free_b = NULL;
+    if (frees) {
+        CHECK_OK(grGraphAddMemFreeNode(&m->free_a, m->g, &copy_in, 1, m->a));
+        CHECK_OK(grGraphAddMemFreeNode(&m->free_b, m->g, &copy_out, 1, m->b));
+    }
+}
+
+GR_TEST(span_memory_nodes_run_in_the_part_of_their_allocations_device)
+{
+    span t;
+    span_init(&t);
+    memgraph m;
+    memgraph_build(&t, &m, true);
+    /* The alloc and free nodes are in the parts of their devices: the
+     * CPU's copy in goes to the GPU's part (it touches the GPU's b) and
+     * waits for the CPU's fill of a, whose pages the CPU's part maps. */
+    grGraphExec_t e = tl_instantiate(m.g);
+    grStream_t s = tl_stream(grStreamNonBlocking);
+    for (int r = 0; r < REPLAYS; r++) {
+        memset(t.x, 0xff, N * sizeof(unsigned));
+        launch_check(e, s, t.x, 11);
+    }
+    /* One executable of the allocations at a time, as on one device. */
+    grGraphExec_t e2 = NULL;
+    grGraphInstantiateParams ip;
+    memset(&ip, 0, sizeof ip);
+    CHECK_GR(grErrorNotSupported, grGraphInstantiateWithParams(&e2, m.g, &ip));
+    CHECK_DETAIL_HAS("only one instantiation of such a graph may exist at a time");
+    CHECK_OK(grGraphExecDestroy(e));
+    e2 = tl_instantiate(m.g);
+    memset(t.x, 0xff, N * sizeof(unsigned));
+    launch_check(e2, s, t.x, 11);
+    CHECK_OK(grGraphExecDestroy(e2));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grGraphDestroy(m.g));
+    span_fini(&t);
+}
+
+GR_TEST(span_memory_nodes_keep_the_relaunch_rule_and_auto_free)
+{
+    span t;
+    span_init(&t);
+    memgraph m;
+    memgraph_build(&t, &m, false);
+    grGraphExec_t e = tl_instantiate(m.g);
+    grStream_t s = tl_stream(grStreamNonBlocking);
+    memset(t.x, 0xff, N * sizeof(unsigned));
+    launch_check(e, s, t.x, 11);
+    /* Both allocations outlive the launch: the next one is refused until
+     * each is freed, whichever device it is of. */
+    CHECK_GR(grErrorInvalidValue, grGraphLaunch(e, s));
+    CHECK_DETAIL_HAS("is still allocated");
+    CHECK_OK(grFreeAsync(m.a, s));
+    CHECK_GR(grErrorInvalidValue, grGraphLaunch(e, s));
+    CHECK_DETAIL_HAS("is still allocated");
+    CHECK_OK(grFreeAsync(m.b, s));
+    memset(t.x, 0xff, N * sizeof(unsigned));
+    launch_check(e, s, t.x, 11);
+    /* The GPU's allocation is memory the launch made: an eager copy reads
+     * it after the launch. */
+    unsigned *h = calloc(N, sizeof *h);
+    CHECK(h != NULL);
+    CHECK_OK(grMemcpy(h, m.b, N * sizeof(unsigned), grMemcpyDefault));
+    tl_check_all_u32(h, N, 11);
+    free(h);
+    CHECK_OK(grFreeAsync(m.a, s));
+    CHECK_OK(grFreeAsync(m.b, s));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_OK(grGraphExecDestroy(e));
+
+    /* AutoFreeOnLaunch: each launch frees the previous one's. */
+    CHECK_OK(grGraphInstantiate(&e, m.g, grGraphInstantiateFlagAutoFreeOnLaunch));
+    for (int r = 0; r < 3; r++) {
+        memset(t.x, 0xff, N * sizeof(unsigned));
+        launch_check(e, s, t.x, 11);
+    }
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grGraphDestroy(m.g));
+    span_fini(&t);
+}
+
+GR_TEST(span_memory_nodes_on_a_gpu_stream_launch)
+{
+    span t;
+    span_init(&t);
+    memgraph m;
+    memgraph_build(&t, &m, true);
+    grGraphExec_t e = tl_instantiate(m.g);
+    CHECK_OK(grSetDevice(t.gpu));
+    grStream_t s;
+    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
+    CHECK_OK(grSetDevice(0));
+    for (int r = 0; r < 10; r++) {
+        memset(t.x, 0xff, N * sizeof(unsigned));
+        launch_check(e, s, t.x, 11);
+    }
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grGraphDestroy(m.g));
     span_fini(&t);
 }
