@@ -1510,3 +1510,83 @@ GR_TEST(span_memory_nodes_on_a_gpu_stream_launch)
     CHECK_OK(grGraphDestroy(m.g));
     span_fini(&t);
 }
+
+GR_TEST(span_memory_nodes_update_swaps_the_allocations)
+{
+    span t;
+    span_init(&t);
+    memgraph m, m2;
+    memgraph_build(&t, &m, true);
+    memgraph_build(&t, &m2, true);
+    grGraphExec_t e = tl_instantiate(m.g);
+    grStream_t s = tl_stream(grStreamNonBlocking);
+    memset(t.x, 0xff, N * sizeof(unsigned));
+    launch_check(e, s, t.x, 11);
+    grGraphExecUpdateResultInfo info;
+    CHECK_OK(grGraphExecUpdate(e, m2.g, &info));
+    memset(t.x, 0xff, N * sizeof(unsigned));
+    launch_check(e, s, t.x, 11);
+    /* The old graph's allocations were given back: it instantiates again. */
+    grGraphExec_t e1 = tl_instantiate(m.g);
+    memset(t.x, 0xff, N * sizeof(unsigned));
+    launch_check(e1, s, t.x, 11);
+    CHECK_OK(grGraphExecDestroy(e1));
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grGraphDestroy(m.g));
+    CHECK_OK(grGraphDestroy(m2.g));
+    span_fini(&t);
+}
+
+GR_TEST(span_memory_nodes_of_two_gpus_and_the_cpu)
+{
+    if (!getenv("GRAPHRT_FAKEDEV"))
+        CHECK_EQ(setenv("GRAPHRT_FAKEDEV", "2", 0), 0);
+    if (!getenv("GRAPHRT_WORKERS"))
+        CHECK_EQ(setenv("GRAPHRT_WORKERS", "4", 0), 0);
+    int count = 0;
+    CHECK_OK(grGetDeviceCount(&count));
+    if (count < 3)
+        GR_TEST_SKIP("needs two GPUs (%d devices); GRAPHRT_FAKEDEV=2 gives two fake ones", count);
+    int workers = 0;
+    CHECK_OK(grDeviceGetAttribute(&workers, grDevAttrMultiProcessorCount, 0));
+    if (gr_fakedev_active() && workers < 3)
+        GR_TEST_SKIP("the fake device runs each GPU part on a CPU worker: needs 3 workers (%d)", workers);
+    span t;
+    span_init(&t);
+    /* CPU fill a -> copy to b1 (GPU 1) -> add 10 there -> peer copy to b2
+     * (GPU 2) -> add 100 there -> copy to x: 111; each allocation freed
+     * after its last use, in its device's part. */
+    grGraph_t g;
+    CHECK_OK(grGraphCreate(&g, 0));
+    const size_t bytes = N * sizeof(unsigned);
+    grGraphNode_t alloc[3], fill, c1, add1, c2, add2, c3, f;
+    void *p[3];
+    int dev[3] = {0, 1, 2};
+    for (int i = 0; i < 3; i++) {
+        grMemAllocNodeParams ap = tl_alloc_params(dev[i], bytes);
+        CHECK_OK(grGraphAddMemAllocNode(&alloc[i], g, NULL, 0, &ap));
+        p[i] = ap.dptr;
+    }
+    fill = add_on(&t, 0, g, &alloc[0], 1, t.cpu_fill, p[0], 1);
+    grGraphNode_t d1[2] = {fill, alloc[1]};
+    CHECK_OK(grGraphAddMemcpyNode1D(&c1, g, d1, 2, p[1], p[0], bytes, grMemcpyDefault));
+    add1 = add_on(&t, 1, g, &c1, 1, t.gpu_add, p[1], 10);
+    grGraphNode_t d2[2] = {add1, alloc[2]};
+    CHECK_OK(grGraphAddMemcpyNode1D(&c2, g, d2, 2, p[2], p[1], bytes, grMemcpyDefault));
+    add2 = add_on(&t, 2, g, &c2, 1, t.gpu_add, p[2], 100);
+    CHECK_OK(grGraphAddMemcpyNode1D(&c3, g, &add2, 1, t.x, p[2], bytes, grMemcpyDefault));
+    CHECK_OK(grGraphAddMemFreeNode(&f, g, &c1, 1, p[0]));
+    CHECK_OK(grGraphAddMemFreeNode(&f, g, &c2, 1, p[1]));
+    CHECK_OK(grGraphAddMemFreeNode(&f, g, &c3, 1, p[2]));
+    grGraphExec_t e = tl_instantiate(g);
+    grStream_t s = tl_stream(grStreamNonBlocking);
+    for (int r = 0; r < 20; r++) {
+        memset(t.x, 0xff, bytes);
+        launch_check(e, s, t.x, 111);
+    }
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grGraphDestroy(g));
+    span_fini(&t);
+}
