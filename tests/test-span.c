@@ -504,6 +504,26 @@ GR_TEST(span_refuses_what_is_not_done_yet_with_a_detail)
     CHECK(ip.errNode_out == cond);
     CHECK_OK(grGraphDestroy(c.g));
 
+    /* A child graph with memory nodes moved in: a part would need a copy
+     * of it, and such a graph is not copied. */
+    chain_build(&t, &c, true);
+    grGraph_t child;
+    CHECK_OK(grGraphCreate(&child, 0));
+    grGraphNode_t calloc_node, moved;
+    grMemAllocNodeParams ap = tl_alloc_params(0, 4096);
+    CHECK_OK(grGraphAddMemAllocNode(&calloc_node, child, NULL, 0, &ap));
+    grGraphNodeParams mp;
+    memset(&mp, 0, sizeof mp);
+    mp.type = grGraphNodeTypeGraph;
+    mp.graph.graph = child;
+    mp.graph.ownership = grGraphChildGraphOwnershipMove;
+    CHECK_OK(grGraphAddNode(&moved, c.g, &c.c, NULL, 1, &mp));
+    memset(&ip, 0, sizeof ip);
+    CHECK_GR(grErrorNotSupported, grGraphInstantiateWithParams(&e, c.g, &ip));
+    CHECK_DETAIL_HAS("holds memory nodes (its child graph was moved in)");
+    CHECK(ip.errNode_out == moved);
+    CHECK_OK(grGraphDestroy(c.g));
+
     /* A GPU's node with a kernel that has no GPU image: refused as on the
      * GPU alone; a node named is the graph's, never its copy in the part. */
     grGraph_t g;
