@@ -11,7 +11,10 @@
  * node goes to the part of the device it names (graph.h, 'dev1'), a memset
  * or memcpy node to that of the GPU whose memory it touches (node_device),
  * host and empty nodes, and copies and memsets of host memory, to the
- * CPU's. An edge between parts becomes one word
+ * CPU's; a memory allocation or free node to that of its allocation's
+ * device, as an empty node: the spanning executable itself maps the
+ * graph's allocations and applies their launch rules (exec/graphmem.c).
+ * An edge between parts becomes one word
  * per producer node and consuming part: the producer's part writes it 1
  * after the producer (a signal node), the consuming part waits for it (>=
  * 1) before the consumers (a wait node) and writes it back to 0: batch
