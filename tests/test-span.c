@@ -490,17 +490,38 @@ GR_TEST(span_refuses_what_is_not_done_yet_with_a_detail)
     grStream_t s = tl_stream(0);
 
     /* A node of another kind in a graph that spans devices. */
-    grGraphNode_t alloc;
-    grMemAllocNodeParams ap = tl_alloc_params(0, 4096);
-    CHECK_OK(grGraphAddMemAllocNode(&alloc, c.g, &c.c, 1, &ap));
+    grGraphConditionalHandle h;
+    CHECK_OK(grGraphConditionalHandleCreate(&h, c.g, 1, grGraphCondAssignDefault));
+    grGraph_t *body;
+    grGraphNode_t cond = tl_add_cond(c.g, &c.c, 1, h, grGraphCondTypeIf, 1, &body);
     grGraphInstantiateParams ip;
     memset(&ip, 0, sizeof ip);
     CHECK_GR(grErrorNotSupported, grGraphInstantiateWithParams(&e, c.g, &ip));
-    CHECK_DETAIL_HAS("mem alloc node");
+    CHECK_DETAIL_HAS("conditional node");
     CHECK_DETAIL_HAS(
-        "holds kernel, memset, memcpy, host, empty, event record, event wait, batch memory operation and "
-        "child graph nodes only so far");
-    CHECK(ip.errNode_out == alloc);
+        "holds kernel, memset, memcpy, host, empty, event record, event wait, batch memory operation, "
+        "memory allocation, memory free and child graph nodes only so far");
+    CHECK(ip.errNode_out == cond);
+    CHECK_OK(grGraphDestroy(c.g));
+
+    /* A child graph with memory nodes moved in: a part would need a copy
+     * of it, and such a graph is not copied. */
+    chain_build(&t, &c, true);
+    grGraph_t child;
+    CHECK_OK(grGraphCreate(&child, 0));
+    grGraphNode_t calloc_node, moved;
+    grMemAllocNodeParams ap = tl_alloc_params(0, 4096);
+    CHECK_OK(grGraphAddMemAllocNode(&calloc_node, child, NULL, 0, &ap));
+    grGraphNodeParams mp;
+    memset(&mp, 0, sizeof mp);
+    mp.type = grGraphNodeTypeGraph;
+    mp.graph.graph = child;
+    mp.graph.ownership = grGraphChildGraphOwnershipMove;
+    CHECK_OK(grGraphAddNode(&moved, c.g, &c.c, NULL, 1, &mp));
+    memset(&ip, 0, sizeof ip);
+    CHECK_GR(grErrorNotSupported, grGraphInstantiateWithParams(&e, c.g, &ip));
+    CHECK_DETAIL_HAS("holds memory nodes (its child graph was moved in)");
+    CHECK(ip.errNode_out == moved);
     CHECK_OK(grGraphDestroy(c.g));
 
     /* A GPU's node with a kernel that has no GPU image: refused as on the
@@ -1377,5 +1398,215 @@ GR_TEST(span_batch_memop_nodes_run_in_the_part_of_their_words_device)
     CHECK_OK(grStreamDestroy(s));
     CHECK_OK(grFree(gw));
     CHECK_OK(grFreeHost(pw));
+    span_fini(&t);
+}
+
+/* A graph with allocations of the CPU and of the GPU. */
+typedef struct memgraph {
+    grGraph_t g;
+    void *a, *b; /* the CPU's and the GPU's allocation */
+    grGraphNode_t alloc_a, alloc_b, free_a, free_b;
+} memgraph;
+
+/* a (CPU, N words) filled with 1 by a CPU kernel, copied to b (GPU, N
+ * words) by the GPU's part, b added 10 to by a GPU kernel and copied out
+ * to x: x ends 11. With 'frees', a and b are freed
+ * by the graph (after their last use), else they outlive the launch. */
+static void memgraph_build(span *t, memgraph *m, bool frees)
+{
+    CHECK_OK(grGraphCreate(&m->g, 0));
+    grMemAllocNodeParams ap = tl_alloc_params(0, N * sizeof(unsigned));
+    CHECK_OK(grGraphAddMemAllocNode(&m->alloc_a, m->g, NULL, 0, &ap));
+    m->a = ap.dptr;
+    grMemAllocNodeParams bp = tl_alloc_params(t->gpu, N * sizeof(unsigned));
+    CHECK_OK(grGraphAddMemAllocNode(&m->alloc_b, m->g, NULL, 0, &bp));
+    m->b = bp.dptr;
+    grGraphNode_t fill = add_on(t, 0, m->g, &m->alloc_a, 1, t->cpu_fill, m->a, 1);
+    grGraphNode_t deps[2] = {fill, m->alloc_b}, copy_in, add, copy_out;
+    CHECK_OK(
+        grGraphAddMemcpyNode1D(&copy_in, m->g, deps, 2, m->b, m->a, N * sizeof(unsigned), grMemcpyDefault));
+    add = add_on(t, t->gpu, m->g, &copy_in, 1, t->gpu_add, m->b, 10);
+    CHECK_OK(
+        grGraphAddMemcpyNode1D(&copy_out, m->g, &add, 1, t->x, m->b, N * sizeof(unsigned), grMemcpyDefault));
+    m->free_a = m->free_b = NULL;
+    if (frees) {
+        CHECK_OK(grGraphAddMemFreeNode(&m->free_a, m->g, &copy_in, 1, m->a));
+        CHECK_OK(grGraphAddMemFreeNode(&m->free_b, m->g, &copy_out, 1, m->b));
+    }
+}
+
+GR_TEST(span_memory_nodes_run_in_the_part_of_their_allocations_device)
+{
+    span t;
+    span_init(&t);
+    memgraph m;
+    memgraph_build(&t, &m, true);
+    /* The alloc and free nodes are in the parts of their devices: the
+     * CPU's copy in goes to the GPU's part (it touches the GPU's b) and
+     * waits for the CPU's fill of a, whose pages the CPU's part maps. */
+    grGraphExec_t e = tl_instantiate(m.g);
+    grStream_t s = tl_stream(grStreamNonBlocking);
+    for (int r = 0; r < REPLAYS; r++) {
+        memset(t.x, 0xff, N * sizeof(unsigned));
+        launch_check(e, s, t.x, 11);
+    }
+    /* One executable of the allocations at a time, as on one device. */
+    grGraphExec_t e2 = NULL;
+    grGraphInstantiateParams ip;
+    memset(&ip, 0, sizeof ip);
+    CHECK_GR(grErrorNotSupported, grGraphInstantiateWithParams(&e2, m.g, &ip));
+    CHECK_DETAIL_HAS("only one instantiation of such a graph may exist at a time");
+    CHECK_OK(grGraphExecDestroy(e));
+    e2 = tl_instantiate(m.g);
+    memset(t.x, 0xff, N * sizeof(unsigned));
+    launch_check(e2, s, t.x, 11);
+    CHECK_OK(grGraphExecDestroy(e2));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grGraphDestroy(m.g));
+    span_fini(&t);
+}
+
+GR_TEST(span_memory_nodes_keep_the_relaunch_rule_and_auto_free)
+{
+    span t;
+    span_init(&t);
+    memgraph m;
+    memgraph_build(&t, &m, false);
+    grGraphExec_t e = tl_instantiate(m.g);
+    grStream_t s = tl_stream(grStreamNonBlocking);
+    memset(t.x, 0xff, N * sizeof(unsigned));
+    launch_check(e, s, t.x, 11);
+    /* Both allocations outlive the launch: the next one is refused until
+     * each is freed, whichever device it is of. */
+    CHECK_GR(grErrorInvalidValue, grGraphLaunch(e, s));
+    CHECK_DETAIL_HAS("is still allocated");
+    CHECK_OK(grFreeAsync(m.a, s));
+    CHECK_GR(grErrorInvalidValue, grGraphLaunch(e, s));
+    CHECK_DETAIL_HAS("is still allocated");
+    CHECK_OK(grFreeAsync(m.b, s));
+    memset(t.x, 0xff, N * sizeof(unsigned));
+    launch_check(e, s, t.x, 11);
+    /* The GPU's allocation is memory the launch made: an eager copy reads
+     * it after the launch. */
+    unsigned *h = calloc(N, sizeof *h);
+    CHECK(h != NULL);
+    CHECK_OK(grMemcpy(h, m.b, N * sizeof(unsigned), grMemcpyDefault));
+    tl_check_all_u32(h, N, 11);
+    free(h);
+    CHECK_OK(grFreeAsync(m.a, s));
+    CHECK_OK(grFreeAsync(m.b, s));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_OK(grGraphExecDestroy(e));
+
+    /* AutoFreeOnLaunch: each launch frees the previous one's. */
+    CHECK_OK(grGraphInstantiate(&e, m.g, grGraphInstantiateFlagAutoFreeOnLaunch));
+    for (int r = 0; r < 3; r++) {
+        memset(t.x, 0xff, N * sizeof(unsigned));
+        launch_check(e, s, t.x, 11);
+    }
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grGraphDestroy(m.g));
+    span_fini(&t);
+}
+
+GR_TEST(span_memory_nodes_on_a_gpu_stream_launch)
+{
+    span t;
+    span_init(&t);
+    memgraph m;
+    memgraph_build(&t, &m, true);
+    grGraphExec_t e = tl_instantiate(m.g);
+    CHECK_OK(grSetDevice(t.gpu));
+    grStream_t s;
+    CHECK_OK(grStreamCreateWithFlags(&s, grStreamNonBlocking));
+    CHECK_OK(grSetDevice(0));
+    for (int r = 0; r < 10; r++) {
+        memset(t.x, 0xff, N * sizeof(unsigned));
+        launch_check(e, s, t.x, 11);
+    }
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grGraphDestroy(m.g));
+    span_fini(&t);
+}
+
+GR_TEST(span_memory_nodes_update_swaps_the_allocations)
+{
+    span t;
+    span_init(&t);
+    memgraph m, m2;
+    memgraph_build(&t, &m, true);
+    memgraph_build(&t, &m2, true);
+    grGraphExec_t e = tl_instantiate(m.g);
+    grStream_t s = tl_stream(grStreamNonBlocking);
+    memset(t.x, 0xff, N * sizeof(unsigned));
+    launch_check(e, s, t.x, 11);
+    grGraphExecUpdateResultInfo info;
+    CHECK_OK(grGraphExecUpdate(e, m2.g, &info));
+    memset(t.x, 0xff, N * sizeof(unsigned));
+    launch_check(e, s, t.x, 11);
+    /* The old graph's allocations were given back: it instantiates again. */
+    grGraphExec_t e1 = tl_instantiate(m.g);
+    memset(t.x, 0xff, N * sizeof(unsigned));
+    launch_check(e1, s, t.x, 11);
+    CHECK_OK(grGraphExecDestroy(e1));
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grGraphDestroy(m.g));
+    CHECK_OK(grGraphDestroy(m2.g));
+    span_fini(&t);
+}
+
+GR_TEST(span_memory_nodes_of_two_gpus_and_the_cpu)
+{
+    if (!getenv("GRAPHRT_FAKEDEV"))
+        CHECK_EQ(setenv("GRAPHRT_FAKEDEV", "2", 0), 0);
+    if (!getenv("GRAPHRT_WORKERS"))
+        CHECK_EQ(setenv("GRAPHRT_WORKERS", "4", 0), 0);
+    int count = 0;
+    CHECK_OK(grGetDeviceCount(&count));
+    if (count < 3)
+        GR_TEST_SKIP("needs two GPUs (%d devices); GRAPHRT_FAKEDEV=2 gives two fake ones", count);
+    int workers = 0;
+    CHECK_OK(grDeviceGetAttribute(&workers, grDevAttrMultiProcessorCount, 0));
+    if (gr_fakedev_active() && workers < 3)
+        GR_TEST_SKIP("the fake device runs each GPU part on a CPU worker: needs 3 workers (%d)", workers);
+    span t;
+    span_init(&t);
+    /* CPU fill a -> copy to b1 (GPU 1) -> add 10 there -> peer copy to b2
+     * (GPU 2) -> add 100 there -> copy to x: 111; each allocation freed
+     * after its last use, in its device's part. */
+    grGraph_t g;
+    CHECK_OK(grGraphCreate(&g, 0));
+    const size_t bytes = N * sizeof(unsigned);
+    grGraphNode_t alloc[3], fill, c1, add1, c2, add2, c3, f;
+    void *p[3];
+    int dev[3] = {0, 1, 2};
+    for (int i = 0; i < 3; i++) {
+        grMemAllocNodeParams ap = tl_alloc_params(dev[i], bytes);
+        CHECK_OK(grGraphAddMemAllocNode(&alloc[i], g, NULL, 0, &ap));
+        p[i] = ap.dptr;
+    }
+    fill = add_on(&t, 0, g, &alloc[0], 1, t.cpu_fill, p[0], 1);
+    grGraphNode_t d1[2] = {fill, alloc[1]};
+    CHECK_OK(grGraphAddMemcpyNode1D(&c1, g, d1, 2, p[1], p[0], bytes, grMemcpyDefault));
+    add1 = add_on(&t, 1, g, &c1, 1, t.gpu_add, p[1], 10);
+    grGraphNode_t d2[2] = {add1, alloc[2]};
+    CHECK_OK(grGraphAddMemcpyNode1D(&c2, g, d2, 2, p[2], p[1], bytes, grMemcpyDefault));
+    add2 = add_on(&t, 2, g, &c2, 1, t.gpu_add, p[2], 100);
+    CHECK_OK(grGraphAddMemcpyNode1D(&c3, g, &add2, 1, t.x, p[2], bytes, grMemcpyDefault));
+    CHECK_OK(grGraphAddMemFreeNode(&f, g, &c1, 1, p[0]));
+    CHECK_OK(grGraphAddMemFreeNode(&f, g, &c2, 1, p[1]));
+    CHECK_OK(grGraphAddMemFreeNode(&f, g, &c3, 1, p[2]));
+    grGraphExec_t e = tl_instantiate(g);
+    grStream_t s = tl_stream(grStreamNonBlocking);
+    for (int r = 0; r < 20; r++) {
+        memset(t.x, 0xff, bytes);
+        launch_check(e, s, t.x, 111);
+    }
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grGraphDestroy(g));
     span_fini(&t);
 }

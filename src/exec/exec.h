@@ -338,6 +338,11 @@ grError_t gr__exec_check_baked(const char *call, grGraphExec_t e);
  * (exec/graphmem.c). */
 #define GR_EXEC_GRAPHMEM (1ull << 63)
 
+/* gr__graphmem_instantiate's device for a graph that spans devices:
+ * each allocation is memory of the device it names, mapped on a block of
+ * that device's. */
+#define GR_GRAPHMEM_ANY_DEVICE (-1)
+
 /* Instantiation for 'device': refuses what CUDA refuses (a second
  * executable of the allocations, allocations of another device), then
  * maps g's allocations for e. Call once the plan and e's node table are

@@ -93,10 +93,12 @@ static gr_shelf exec_shelf = GR_SHELF_INIT(sizeof(struct grGraphExec_st));
 
 static void exec_free(struct grGraphExec_st *e)
 {
+    /* A spanning executable's parts first: they may still run on its
+     * graph memory. */
+    gr__exec_span_free(e);
     if (e->flags & GR_EXEC_GRAPHMEM)
         gr__graphmem_exec_free(e);
     gr__devupd_free(e);
-    gr__exec_span_free(e);
     gr__devkind()->exec_free(e->gpu);
     gr__plan_free(&e->plan);
     gr__file_res_release(e->file_res);

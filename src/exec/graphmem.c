@@ -41,10 +41,16 @@ typedef struct gr_gexec {
     grGraphExec_t e;
     bool destroyed; /* the application destroyed e (it may be held still) */
     bool freeing;   /* gr__graphmem_exec_free is giving its memory back */
-    int device;     /* of every allocation it maps: 0 (the CPU) or a GPU */
-    int fd;         /* the CPU's physical block, -1 without memfd */
-    uint64_t gpu;   /* a GPU's physical block (cuMemCreate handle), 0 without */
-    size_t phys;
+    /* Of every allocation it maps: 0 (the CPU) or a GPU; or
+     * GR_GRAPHMEM_ANY_DEVICE (a graph that spans devices): each
+     * allocation's own device, one block per device. */
+    int device;
+    uint64_t devs; /* bit d: device d's block holds allocations */
+    struct {
+        int fd;       /* the CPU's block (device 0), -1 without memfd */
+        uint64_t gpu; /* a GPU's block (cuMemCreate handle), 0 without */
+        size_t phys;
+    } blk[GR_MAX_GPUS + 1];
     gr_gmem **own; /* allocations this executable maps */
     size_t nown;
     gr_gmem **unfreed; /* of those, the ones no free node frees */
@@ -60,6 +66,7 @@ static gr_gexec *execs;
 /* ------------------------------------------------------- instantiation */
 
 typedef struct slot {
+    int device; /* whose block */
     size_t off, span;
     const struct grGraphNode_st *free_node; /* last occupant's free, NULL: never freed */
 } slot;
@@ -194,93 +201,105 @@ static void gexec_free(gr_gexec *x)
 }
 
 /* Every allocation of an executable is memory of its device: the
- * physical block is one device's. Sets x->device. */
+ * physical block is one device's; a graph that spans devices
+ * (GR_GRAPHMEM_ANY_DEVICE) has one block per device. Sets x->device and
+ * x->devs. */
 static grError_t check_devices(const char *call, int edev, gr_gexec *x)
 {
-    for (size_t j = 0; j < x->nown; j++)
-        if (x->own[j]->device != edev)
+    x->devs = 0;
+    for (size_t j = 0; j < x->nown; j++) {
+        x->devs |= 1ull << x->own[j]->device;
+        if (edev != GR_GRAPHMEM_ANY_DEVICE && x->own[j]->device != edev)
             return gr__fail(grErrorInvalidValue,
                             "%s: graph allocation %p is memory of device %d (%s) but the graph is "
                             "instantiated for device %d (%s); allocation nodes must name the device "
                             "current at instantiation (poolProps.location.id)",
                             call, x->own[j]->ptr, x->own[j]->device, x->own[j]->device ? "a GPU" : "the CPU",
                             edev, edev ? "a GPU" : "the CPU");
+    }
     x->device = edev;
     return grSuccess;
 }
 
-/* Unmaps the first n allocations of x (GPU) and releases its block. */
-static void unmap_gpu_n(gr_gexec *x, size_t n)
+/* Unmaps GPU d's allocations among the first n of x and releases d's
+ * block. */
+static void unmap_gpu_n(gr_gexec *x, int d, size_t n)
 {
     for (size_t j = 0; j < n; j++)
-        gr__devkind()->vmm_unmap(x->device, x->own[j]->ptr, x->own[j]->span);
-    if (x->gpu)
-        gr__devkind()->vmm_release(x->device, x->gpu);
-    x->gpu = 0;
+        if (x->own[j]->device == d)
+            gr__devkind()->vmm_unmap(d, x->own[j]->ptr, x->own[j]->span);
+    if (x->blk[d].gpu)
+        gr__devkind()->vmm_release(d, x->blk[d].gpu);
+    x->blk[d].gpu = 0;
 }
 
-/* Gives a GPU executable's memory back. The device's work may still use
- * it (a launch not finished): that work is waited for first. */
-static void unmap_gpu(gr_gexec *x)
+/* Gives GPU d's memory of an executable back. The device's work may
+ * still use it (a launch not finished): that work is waited for first. */
+static void unmap_gpu(gr_gexec *x, int d)
 {
-    if (x->nown == 0)
+    if (!(x->devs >> d & 1))
         return;
-    (void)gr__devkind()->vmm_quiesce("grGraphExecDestroy", x->device);
-    unmap_gpu_n(x, x->nown);
+    (void)gr__devkind()->vmm_quiesce("grGraphExecDestroy", d);
+    unmap_gpu_n(x, d, x->nown);
 }
 
-/* GPU physical memory: one cuMemCreate block of 'total' bytes (a multiple
- * of the granularity: every span is), each allocation's range mapped at
- * its slot's offset. On failure nothing stays mapped or allocated. Sets
- * x->gpu, x->fd (-1) and x->phys. */
-static grError_t map_gpu(const char *call, gr_gexec *x, const size_t *offs, size_t total)
+/* GPU d's physical memory: one cuMemCreate block of 'total' bytes (a
+ * multiple of the granularity: every span is), each of d's allocations'
+ * ranges mapped at its slot's offset. On failure nothing of d stays
+ * mapped or allocated. Sets x->blk[d]. */
+static grError_t map_gpu(const char *call, gr_gexec *x, int d, const size_t *offs, size_t total)
 {
-    grError_t err = total ? gr__devkind()->vmm_create(call, x->device, total, &x->gpu) : grSuccess;
+    grError_t err = total ? gr__devkind()->vmm_create(call, d, total, &x->blk[d].gpu) : grSuccess;
     if (err)
         return err;
     for (size_t j = 0; j < x->nown; j++)
-        if ((err =
-                 gr__devkind()->vmm_map(call, x->device, x->own[j]->ptr, x->own[j]->span, x->gpu, offs[j]))) {
-            unmap_gpu_n(x, j);
+        if (x->own[j]->device == d && (err = gr__devkind()->vmm_map(call, d, x->own[j]->ptr, x->own[j]->span,
+                                                                    x->blk[d].gpu, offs[j]))) {
+            unmap_gpu_n(x, d, j);
             return err;
         }
-    x->fd = -1;
-    x->phys = total;
+    x->blk[d].fd = -1;
+    x->blk[d].phys = total;
     return grSuccess;
 }
 
-/* CPU physical memory: one memfd block of 'total' bytes, or plain pages
- * without memfd, each allocation's range mapped at its slot's offset. On
- * failure the ranges are reservations again. Sets x->fd and x->phys. */
+/* The CPU's physical memory: one memfd block of 'total' bytes, or plain
+ * pages without memfd, each of its allocations' ranges mapped at its
+ * slot's offset. On failure the ranges are reservations again. Sets
+ * x->blk[0]. */
 static grError_t map_cpu(const char *call, gr_gexec *x, const size_t *offs, size_t total)
 {
-    x->fd = total ? memfd_create("graphrt-graph-memory", MFD_CLOEXEC) : -1;
-    if (x->fd >= 0 && ftruncate(x->fd, (off_t)total) != 0) {
-        close(x->fd);
-        x->fd = -1;
+    int fd = total ? memfd_create("graphrt-graph-memory", MFD_CLOEXEC) : -1;
+    if (fd >= 0 && ftruncate(fd, (off_t)total) != 0) {
+        close(fd);
+        fd = -1;
     }
-    x->phys = 0;
+    x->blk[0].fd = fd;
+    x->blk[0].phys = 0;
     for (size_t j = 0; j < x->nown; j++) {
         gr_gmem *m = x->own[j];
-        void *r = x->fd >= 0 ? mmap(m->ptr, m->span, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, x->fd,
-                                    (off_t)offs[j])
-                             : mmap(m->ptr, m->span, PROT_READ | PROT_WRITE,
-                                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+        if (m->device != 0)
+            continue;
+        void *r = fd >= 0 ? mmap(m->ptr, m->span, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd,
+                                 (off_t)offs[j])
+                          : mmap(m->ptr, m->span, PROT_READ | PROT_WRITE,
+                                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
         if (r == MAP_FAILED) {
             for (size_t u = 0; u < j; u++) /* back to reservations: nothing to do if that fails */
-                (void)mmap(x->own[u]->ptr, x->own[u]->span, PROT_NONE,
-                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
-            if (x->fd >= 0)
-                close(x->fd);
-            x->fd = -1;
+                if (x->own[u]->device == 0)
+                    (void)mmap(x->own[u]->ptr, x->own[u]->span, PROT_NONE,
+                               MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+            if (fd >= 0)
+                close(fd);
+            x->blk[0].fd = -1;
             return gr__fail(grErrorMemoryAllocation, "%s: could not map %zu bytes of graph memory", call,
                             total);
         }
-        if (x->fd < 0)
-            x->phys += m->span;
+        if (fd < 0)
+            x->blk[0].phys += m->span;
     }
-    if (x->fd >= 0)
-        x->phys = total;
+    if (fd >= 0)
+        x->blk[0].phys = total;
     return grSuccess;
 }
 
@@ -331,13 +350,14 @@ static grError_t claim_allocations(const char *call, grGraph_t g, bool inst, con
     return err;
 }
 
-/* Places x's allocations (claimed in l's order) in slots, in
- * that order: an allocation reuses the smallest slot big enough whose
- * last free node reaches it, else takes a new one. Fills offs (one per
- * allocation), x->foreign and x->unfreed; returns the bytes spanned. */
-static size_t assign_slots(const mem_list *l, gr_gexec *x, slot *slots, size_t *offs)
+/* Places x's allocations (claimed in l's order) in slots of their
+ * devices' blocks, in that order: an allocation reuses the smallest slot
+ * of its device big enough whose last free node reaches it, else takes a
+ * new one. Fills offs (one per allocation), x->foreign, x->unfreed and
+ * total (the bytes each device's block spans). */
+static void assign_slots(const mem_list *l, gr_gexec *x, slot *slots, size_t *offs, size_t *total)
 {
-    size_t nslots = 0, total = 0, k = 0;
+    size_t nslots = 0, k = 0;
     for (size_t i = 0; i < l->n; i++) {
         const struct grGraphNode_st *n = l->mem[i];
         if (n->type == grGraphNodeTypeMemFree) {
@@ -357,22 +377,64 @@ static size_t assign_slots(const mem_list *l, gr_gexec *x, slot *slots, size_t *
         size_t best = SIZE_MAX;
         for (size_t s = 0; s < nslots; s++)
             // NOLINTNEXTLINE(clang-analyzer-core.NullDereference)
-            if (slots[s].span >= m->span && slots[s].free_node &&
+            if (slots[s].device == m->device && slots[s].span >= m->span && slots[s].free_node &&
                 gr__graphmem_ordered(slots[s].free_node, n) &&
                 (best == SIZE_MAX || slots[s].span < slots[best].span))
                 best = s;
         if (best == SIZE_MAX) {
             best = nslots++;
-            slots[best].off = total;
+            slots[best].device = m->device;
+            slots[best].off = total[m->device];
             slots[best].span = m->span;
-            total += m->span;
+            total[m->device] += m->span;
         }
         slots[best].free_node = free_node_of(l, m->ptr);
         if (!slots[best].free_node)
             x->unfreed[x->nunfreed++] = m;
         offs[k++] = slots[best].off;
     }
-    return total;
+}
+
+/* x's allocations become reservations again, and its physical memory
+ * goes back. */
+static void unmap_all(gr_gexec *x)
+{
+    for (int d = 1; d <= GR_MAX_GPUS; d++)
+        unmap_gpu(x, d);
+    for (size_t j = 0; j < x->nown; j++) {
+        gr_gmem *m = x->own[j];
+        if (m->device == 0)
+            (void)mmap(m->ptr, m->span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE,
+                       -1, 0);
+    }
+    if (x->blk[0].fd >= 0)
+        close(x->blk[0].fd);
+    x->blk[0].fd = -1;
+}
+
+/* Maps each device's block of x's allocations; on failure nothing stays
+ * mapped. */
+static grError_t map_all(const char *call, gr_gexec *x, const size_t *offs, const size_t *total)
+{
+    grError_t err = grSuccess;
+    uint64_t done = 0;
+    /* One executable of one device maps its block even without an
+     * allocation, as before (its counters then move by 0). */
+    uint64_t devs = x->device == GR_GRAPHMEM_ANY_DEVICE ? x->devs : x->devs | 1ull << x->device;
+    for (int d = 0; d <= GR_MAX_GPUS && !err; d++) {
+        if (!(devs >> d & 1))
+            continue;
+        err = d ? map_gpu(call, x, d, offs, total[d]) : map_cpu(call, x, offs, total[d]);
+        if (!err)
+            done |= 1ull << d;
+    }
+    if (err) {
+        uint64_t all = x->devs;
+        x->devs = done;
+        unmap_all(x);
+        x->devs = all;
+    }
+    return err;
 }
 
 /* Builds and maps the record of g's allocations for 'device', attached
@@ -391,6 +453,8 @@ static grError_t gexec_build(const char *call, grGraph_t g, int device, bool ins
     slot *slots = NULL;
     size_t *offs = NULL;
     grError_t err = grSuccess;
+    for (int d = 0; x && d <= GR_MAX_GPUS; d++)
+        x->blk[d].fd = -1;
     if (!l.mem || !x || !list_mem_nodes(g, &l)) {
         err = gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
         goto out;
@@ -414,8 +478,9 @@ static grError_t gexec_build(const char *call, grGraph_t g, int device, bool ins
         goto out;
     if ((err = check_devices(call, device, x)))
         goto out;
-    size_t total = assign_slots(&l, x, slots, offs);
-    if ((err = x->device ? map_gpu(call, x, offs, total) : map_cpu(call, x, offs, total)))
+    size_t total[GR_MAX_GPUS + 1] = {0};
+    assign_slots(&l, x, slots, offs, total);
+    if ((err = map_all(call, x, offs, total)))
         goto out;
     *out = x;
     x = NULL;
@@ -441,7 +506,9 @@ static void gexec_attach(grGraphExec_t e, gr_gexec *x)
     execs = x;
     e->gmem = x;
     gr_store_relaxed(&e->gmem_rules, x->nunfreed != 0 || x->nforeign != 0);
-    gr__gmem_account_locked(x->device, (int64_t)x->phys);
+    for (int d = 0; d <= GR_MAX_GPUS; d++)
+        if (x->blk[d].phys)
+            gr__gmem_account_locked(d, (int64_t)x->blk[d].phys);
     gr__gmem_unlock();
     gr__mem_generation_bump(); /* launches of other executables check their ranges again */
 }
@@ -505,24 +572,6 @@ grError_t gr__graphmem_launch(grGraphExec_t e)
     return grSuccess;
 }
 
-/* x's allocations become reservations again, and its physical memory
- * goes back. */
-static void unmap_all(gr_gexec *x)
-{
-    if (x->device) {
-        unmap_gpu(x);
-    } else {
-        for (size_t j = 0; j < x->nown; j++) {
-            gr_gmem *m = x->own[j];
-            (void)mmap(m->ptr, m->span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE,
-                       -1, 0);
-        }
-    }
-    if (x->fd >= 0)
-        close(x->fd);
-    x->fd = -1;
-}
-
 /* Unmaps x's memory and forgets x: its allocations are reservations again
  * (their nodes may be instantiated again). x is marked 'freeing' (under
  * the lock, by the caller) and no launch uses its memory any more. */
@@ -546,7 +595,9 @@ static void gexec_release(gr_gexec *x)
             gr__gmem_destroy(dead[i]);
     }
     gr__gmem_lock();
-    gr__gmem_account_locked(x->device, -(int64_t)x->phys);
+    for (int d = 0; d <= GR_MAX_GPUS; d++)
+        if (x->blk[d].phys)
+            gr__gmem_account_locked(d, -(int64_t)x->blk[d].phys);
     for (gr_gexec **pp = &execs; *pp; pp = &(*pp)->next)
         if (*pp == x) {
             *pp = x->next;
@@ -603,8 +654,9 @@ grError_t gr__graphmem_update_prepare(const char *call, grGraphExec_t e, grGraph
     *out = NULL;
     if (!(e->flags & GR_EXEC_GRAPHMEM) || maps_already(e, g))
         return grSuccess;
-    /* The executable's device: that of the memory it maps, else of its plan. */
-    int device = e->gmem ? e->gmem->device : gr__exec_device(e);
+    /* The executable's device: that of the memory it maps, else of its
+     * plan; each allocation's own for a graph that spans devices. */
+    int device = e->span ? GR_GRAPHMEM_ANY_DEVICE : e->gmem ? e->gmem->device : gr__exec_device(e);
     return gexec_build(call, g, device, false, out);
 }
 

@@ -11,7 +11,10 @@
  * node goes to the part of the device it names (graph.h, 'dev1'), a memset
  * or memcpy node to that of the GPU whose memory it touches (node_device),
  * host and empty nodes, and copies and memsets of host memory, to the
- * CPU's. An edge between parts becomes one word
+ * CPU's; a memory allocation or free node to that of its allocation's
+ * device, as an empty node: the spanning executable itself maps the
+ * graph's allocations and applies their launch rules (exec/graphmem.c).
+ * An edge between parts becomes one word
  * per producer node and consuming part: the producer's part writes it 1
  * after the producer (a signal node), the consuming part waits for it (>=
  * 1) before the consumers (a wait node) and writes it back to 0: batch
@@ -64,6 +67,7 @@
  */
 #include "exec.h"
 #include "../backend/device.h"
+#include "../memory/graphmem.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -164,8 +168,8 @@ static grError_t refuse_node(const char *call, const struct grGraphNode_st *n, c
     gr__inst_fault.named = true;
     return gr__fail(grErrorNotSupported,
                     "%s: %s %s; a graph whose nodes name two devices (here %s) holds kernel, memset, memcpy, "
-                    "host, empty, event record, event wait, batch memory operation and child graph nodes "
-                    "only so far "
+                    "host, empty, event record, event wait, batch memory operation, memory allocation, "
+                    "memory free and child graph nodes only so far "
                     "(docs/devices.md, \"Graphs that span devices\")",
                     call, gr__node_label(n), why, devices);
 }
@@ -224,18 +228,28 @@ static grError_t add_memop(builder *b, uint32_t p, grGraphNode_t *out, const grG
     return gr__graph_add_memop(b->call, out, b->sp->parts[p].g, deps, ndeps, &np);
 }
 
-/* Copies node ord[i] into its part after deps. */
+/* Copies node ord[i] into its part after deps. A memory node's copy is
+ * an empty node in the part of its allocation's device: the spanning
+ * executable maps the graph's allocations itself, as a one-device
+ * executable does (gr__graphmem_instantiate), and applies the launch rules
+ * at its launch; in a plan or a CUDA graph graphrt lowers, a memory node
+ * only orders its neighbours. */
 static grError_t add_clone(builder *b, uint32_t i, const grGraphNode_t *deps, size_t ndeps)
 {
     const struct grGraphNode_st *src = b->ord[i];
     gr_node_params p;
     grGraphNode_t out = NULL;
-    grError_t err = gr__node_params_copy(src->type, &p, &src->p);
-    if (err)
+    grGraphNodeType type = src->type;
+    grError_t err;
+    if (type == grGraphNodeTypeMemAlloc || type == grGraphNodeTypeMemFree) {
+        type = grGraphNodeTypeEmpty;
+        memset(&p, 0, sizeof p);
+    } else if ((err = gr__node_params_copy(type, &p, &src->p))) {
         return err;
-    err = gr__graph_insert_node(b->call, b->sp->parts[b->part[i]].g, deps, ndeps, src->type, &p, &out);
+    }
+    err = gr__graph_insert_node(b->call, b->sp->parts[b->part[i]].g, deps, ndeps, type, &p, &out);
     if (err) {
-        gr__node_params_free(src->type, &p);
+        gr__node_params_free(type, &p);
         return err;
     }
     if (src->kattrs && !gr__node_attrs_copy(out, src))
@@ -388,6 +402,18 @@ static const char *dev_name(char buf[24], int d)
 static grError_t node_device(const char *call, const struct gr_span *sp, const struct grGraphNode_st *n,
                              int *dev);
 
+/* The device a graph allocation is memory of (its node's location): an
+ * allocation node's, and its free nodes', part. The allocation's record
+ * lives as long as a node names it. */
+static int allocation_device(const void *dptr)
+{
+    gr__gmem_lock();
+    const gr_gmem *m = gr__gmem_find_locked(dptr);
+    int dev = m != NULL ? m->device : 0;
+    gr__gmem_unlock();
+    return dev;
+}
+
 /* The device a child graph node's part is: the one its nodes name, nested
  * child graphs' included (host and empty nodes name none; a child naming
  * none goes to the CPU's part). Nodes naming two devices are refused:
@@ -472,6 +498,12 @@ static grError_t node_device(const char *call, const struct gr_span *sp, const s
         *dev = n->p.event->device;
         return grSuccess;
     case grGraphNodeTypeGraph: {
+        /* A part gets a copy of the child graph, and a graph with memory
+         * nodes is not copied (docs/memory-pools.md). */
+        if (gr__graphmem_has_nodes(n->p.child))
+            return refuse_node(call, n, sp->devices,
+                               "holds memory nodes (its child graph was moved in); in a graph that spans "
+                               "devices they go into the parent graph");
         grError_t err = child_device(call, sp, n, n->p.child, dev);
         if (!err && *dev == -1)
             *dev = 0;
@@ -496,10 +528,16 @@ static grError_t node_device(const char *call, const struct gr_span *sp, const s
         return grSuccess;
     case grGraphNodeTypeBatchMemOp:
         return memop_device(call, sp, n, n->p.memop.ops, n->p.memop.count, dev);
+    case grGraphNodeTypeMemAlloc:
+        *dev = allocation_device(n->p.alloc.dptr);
+        return grSuccess;
+    case grGraphNodeTypeMemFree:
+        *dev = allocation_device(n->p.free.dptr);
+        return grSuccess;
     default:
         return refuse_node(call, n, sp->devices,
                            "is not a kernel, memset, memcpy, host, empty, event record, event wait, batch "
-                           "memory operation or child graph node");
+                           "memory operation, memory allocation, memory free or child graph node");
     }
 }
 
@@ -665,6 +703,12 @@ grError_t gr__exec_span_build(const char *call, struct grGraphExec_st *e, grGrap
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
     m->mask = 15;
     gr_store_release(&e->map, m);
+    /* The graph's memory, mapped before the parts are lowered (the
+     * driver takes memory it does not know for host memory) and before
+     * the builder takes the nodes' scratch. */
+    grError_t gerr = gr__graphmem_instantiate(call, e, g, GR_GRAPHMEM_ANY_DEVICE);
+    if (gerr)
+        return gerr;
 
     builder b;
     memset(&b, 0, sizeof b);
@@ -1135,6 +1179,10 @@ grError_t gr__exec_span_launch(const char *call, struct grGraphExec_st *e, grStr
                 return err;
         return grSuccess;
     }
+    /* Graph memory's launch rule, on the whole graph's allocations before
+     * any part starts (the parts' launches have none to apply). */
+    if ((e->flags & GR_EXEC_GRAPHMEM) && (err = gr__graphmem_launch(e)))
+        return err;
     if (s->device != 0)
         return launch_on_gpu_stream(call, sp, s);
     return gr__exec_launch_dev(call, sp->parts[0].e, s, false);
