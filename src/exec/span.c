@@ -161,6 +161,38 @@ typedef struct builder {
 
 #define NONE UINT32_MAX
 
+/* A builder of sp's parts for n top-level nodes, launching 'owner';
+ * false if its arrays could not be allocated (builder_free still
+ * applies). */
+static bool builder_init(builder *b, const char *call, struct gr_span *sp, struct gr_span *owner, uint32_t n)
+{
+    memset(b, 0, sizeof *b);
+    b->call = call;
+    b->sp = sp;
+    b->owner = owner;
+    b->n = n;
+    b->np = owner->nparts;
+    size_t cells = (size_t)(n ? n : 1) * b->np;
+    b->ord = gr__calloc(n ? n : 1, sizeof *b->ord);
+    b->part = gr__calloc(n ? n : 1, sizeof *b->part);
+    b->clone = gr__calloc(n ? n : 1, sizeof *b->clone);
+    b->word = gr__calloc(cells, sizeof *b->word);
+    b->waitn = gr__calloc(cells, sizeof *b->waitn);
+    return b->ord && b->part && b->clone && b->word && b->waitn;
+}
+
+static void builder_free(builder *b)
+{
+    gr__free(b->ord);
+    gr__free(b->part);
+    gr__free(b->clone);
+    gr__free(b->word);
+    gr__free(b->waitn);
+    gr__free(b->deps);
+    gr__free(b->sigs);
+    gr__free(b->sig_part);
+}
+
 static grError_t refuse_node(const char *call, const struct grGraphNode_st *n, const char *devices,
                              const char *why)
 {
@@ -711,29 +743,10 @@ grError_t gr__exec_span_build(const char *call, struct grGraphExec_st *e, grGrap
         return gerr;
 
     builder b;
-    memset(&b, 0, sizeof b);
-    b.call = call;
-    b.sp = sp;
-    b.owner = sp;
-    b.n = e->norig;
-    b.np = sp->nparts;
-    size_t cells = (size_t)(b.n ? b.n : 1) * b.np;
-    b.ord = gr__calloc(b.n ? b.n : 1, sizeof *b.ord);
-    b.part = gr__calloc(b.n ? b.n : 1, sizeof *b.part);
-    b.clone = gr__calloc(b.n ? b.n : 1, sizeof *b.clone);
-    b.word = gr__calloc(cells, sizeof *b.word);
-    b.waitn = gr__calloc(cells, sizeof *b.waitn);
-    grError_t err = b.ord && b.part && b.clone && b.word && b.waitn
+    grError_t err = builder_init(&b, call, sp, sp, e->norig)
                         ? build(&b, e, flags, part_of_dev)
                         : gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
-    gr__free(b.ord);
-    gr__free(b.part);
-    gr__free(b.clone);
-    gr__free(b.word);
-    gr__free(b.waitn);
-    gr__free(b.deps);
-    gr__free(b.sigs);
-    gr__free(b.sig_part);
+    builder_free(&b);
     return err;
 }
 
@@ -878,20 +891,9 @@ grError_t gr__exec_span_update_prepare(const char *call, struct grGraphExec_st *
     uint32_t n = e->norig;
     uint64_t *saved = gr__calloc(n ? n : 1, sizeof *saved);
     builder b;
-    memset(&b, 0, sizeof b);
-    b.call = call;
-    b.sp = &tmp;
-    b.owner = sp;
-    b.n = n;
-    b.np = sp->nparts;
-    size_t cells = (size_t)(n ? n : 1) * b.np;
-    b.ord = gr__calloc(n ? n : 1, sizeof *b.ord);
-    b.part = gr__calloc(n ? n : 1, sizeof *b.part);
-    b.clone = gr__calloc(n ? n : 1, sizeof *b.clone);
-    b.word = gr__calloc(cells, sizeof *b.word);
-    b.waitn = gr__calloc(cells, sizeof *b.waitn);
+    bool made = builder_init(&b, call, &tmp, sp, n);
     grError_t err;
-    if (!saved || !b.ord || !b.part || !b.clone || !b.word || !b.waitn) {
+    if (!saved || !made) {
         err = gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
     } else {
         for (uint32_t i = 0; i < n; i++)
@@ -909,14 +911,7 @@ grError_t gr__exec_span_update_prepare(const char *call, struct grGraphExec_st *
         su->g[p] = tmp.parts[p].g;
     su->nparts = tmp.nparts;
     gr__free(saved);
-    gr__free(b.ord);
-    gr__free(b.part);
-    gr__free(b.clone);
-    gr__free(b.word);
-    gr__free(b.waitn);
-    gr__free(b.deps);
-    gr__free(b.sigs);
-    gr__free(b.sig_part);
+    builder_free(&b);
     if (err) {
         upd_free(su);
         return err;
