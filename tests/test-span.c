@@ -599,16 +599,34 @@ static grGraph_t two_gpus_graph(span *t, int devb, unsigned vb, grGraphNode_t *m
     return g;
 }
 
-GR_TEST(span_two_gpus_and_the_cpu)
+/* Skips the test unless there are two GPUs: two fake ones where the
+ * fake device stands in (the runner asks no device question before the
+ * test: the count is read at the first). worker_per_part: the fake device
+ * runs each GPU part on a CPU worker, and the test's parts wait on each
+ * other, so it needs a worker for each part. */
+static void two_gpus_or_skip(bool worker_per_part)
 {
-    /* Two fake GPUs where the fake device stands in (the runner asks no
-     * device question before the test: the count is read at the first). */
     if (!getenv("GRAPHRT_FAKEDEV"))
         CHECK_EQ(setenv("GRAPHRT_FAKEDEV", "2", 0), 0);
+    if (worker_per_part && !getenv("GRAPHRT_WORKERS"))
+        CHECK_EQ(setenv("GRAPHRT_WORKERS", "4", 0), 0);
     int count = 0;
     CHECK_OK(grGetDeviceCount(&count));
     if (count < 3)
         GR_TEST_SKIP("needs two GPUs (%d devices); GRAPHRT_FAKEDEV=2 gives two fake ones", count);
+    if (!worker_per_part)
+        return;
+    int workers = 0;
+    CHECK_OK(grDeviceGetAttribute(&workers, grDevAttrMultiProcessorCount, 0));
+    if (gr_fakedev_active() && workers < 3)
+        GR_TEST_SKIP("the fake device runs each GPU part on a CPU worker: needs 3 workers (%d)", workers);
+}
+
+GR_TEST(span_two_gpus_and_the_cpu)
+{
+    /* Two fake GPUs where the fake device stands in (the runner asks no
+     * device question before the test: the count is read at the first). */
+    two_gpus_or_skip(false);
     span t;
     span_init(&t);
     grGraphNode_t b, b2;
@@ -1255,18 +1273,7 @@ GR_TEST(span_copies_between_two_gpus_run_in_the_destinations_part)
      * each part: the fake device runs each GPU part on a CPU worker, and
      * here GPU 1's part waits for GPU 2's, which waits for GPU 1's, while
      * the CPU part waits for both. */
-    if (!getenv("GRAPHRT_FAKEDEV"))
-        CHECK_EQ(setenv("GRAPHRT_FAKEDEV", "2", 0), 0);
-    if (!getenv("GRAPHRT_WORKERS"))
-        CHECK_EQ(setenv("GRAPHRT_WORKERS", "4", 0), 0);
-    int count = 0;
-    CHECK_OK(grGetDeviceCount(&count));
-    if (count < 3)
-        GR_TEST_SKIP("needs two GPUs (%d devices); GRAPHRT_FAKEDEV=2 gives two fake ones", count);
-    int workers = 0;
-    CHECK_OK(grDeviceGetAttribute(&workers, grDevAttrMultiProcessorCount, 0));
-    if (gr_fakedev_active() && workers < 3)
-        GR_TEST_SKIP("the fake device runs each GPU part on a CPU worker: needs 3 workers (%d)", workers);
+    two_gpus_or_skip(true);
     span t;
     span_init(&t);
     unsigned *m1 = NULL, *o1 = NULL, *m2 = NULL;
@@ -1560,18 +1567,7 @@ GR_TEST(span_memory_nodes_update_swaps_the_allocations)
 
 GR_TEST(span_memory_nodes_of_two_gpus_and_the_cpu)
 {
-    if (!getenv("GRAPHRT_FAKEDEV"))
-        CHECK_EQ(setenv("GRAPHRT_FAKEDEV", "2", 0), 0);
-    if (!getenv("GRAPHRT_WORKERS"))
-        CHECK_EQ(setenv("GRAPHRT_WORKERS", "4", 0), 0);
-    int count = 0;
-    CHECK_OK(grGetDeviceCount(&count));
-    if (count < 3)
-        GR_TEST_SKIP("needs two GPUs (%d devices); GRAPHRT_FAKEDEV=2 gives two fake ones", count);
-    int workers = 0;
-    CHECK_OK(grDeviceGetAttribute(&workers, grDevAttrMultiProcessorCount, 0));
-    if (gr_fakedev_active() && workers < 3)
-        GR_TEST_SKIP("the fake device runs each GPU part on a CPU worker: needs 3 workers (%d)", workers);
+    two_gpus_or_skip(true);
     span t;
     span_init(&t);
     /* CPU fill a -> copy to b1 (GPU 1) -> add 10 there -> peer copy to b2
