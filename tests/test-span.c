@@ -229,23 +229,31 @@ GR_TEST(span_launch_on_a_gpu_stream_keeps_its_order)
     grStream_t gs = gpu_stream(&t), s = tl_stream(grStreamNonBlocking);
     /* The parts start after gs's earlier work (a kernel writing 7, then a
      * closed gate: the graph has not run while it is closed) and gs's
-     * later work (a copy of x) waits for every part. */
-    unsigned seven = 7;
+     * later work (a copy of x to the GPU's d) waits for every part. The
+     * copy goes to the GPU: a copy between host buffers on a GPU stream
+     * is synchronous in CUDA (it would wait here for the gate). */
+    unsigned seven = 7, *d = NULL;
+    CHECK_OK(grSetDevice(t.gpu));
+    CHECK_OK(grMalloc((void **)&d, N * sizeof(unsigned)));
+    CHECK_OK(grSetDevice(0));
     void *args[] = {&t.x, &seven, &t.n};
     for (int i = 0; i < 5; i++) {
-        memset(t.y, 0, N * sizeof(unsigned));
+        memset(t.x, 0, N * sizeof(unsigned));
         CHECK_OK(grLaunchKernel(t.gpu_fill, GR_DIM3((N + BLOCK - 1) / BLOCK, 1, 1), GR_DIM3(BLOCK, 1, 1),
                                 args, 0, gs));
         atomic_store(&span_gate, 0);
         CHECK_OK(grLaunchHostFunc(gs, tl_wait_gate, &span_gate));
         CHECK_OK(grGraphLaunch(e, gs));
-        CHECK_OK(grMemcpyAsync(t.y, t.x, N * sizeof(unsigned), grMemcpyDefault, gs));
-        tl_check_all_u32(t.y, N, 0);
+        CHECK_OK(grMemcpyAsync(d, t.x, N * sizeof(unsigned), grMemcpyDefault, gs));
+        CHECK(t.x[0] == 0 || t.x[0] == 7); /* the graph has not run */
         atomic_store(&span_gate, 1);
         CHECK_OK(grStreamSynchronize(gs));
         CHECK_EQ(atomic_load(&tl_gate_timeouts), 0);
+        memset(t.y, 0, N * sizeof(unsigned));
+        CHECK_OK(grMemcpy(t.y, d, N * sizeof(unsigned), grMemcpyDefault));
         tl_check_all_u32(t.y, N, 7 + 111);
     }
+    CHECK_OK(grFree(d));
     /* Back to back, adding, then alternating with a CPU stream: launches
      * of one executable run one after another whatever their streams. */
     memset(t.x, 0, N * sizeof(unsigned));
@@ -1228,36 +1236,91 @@ static grGraphNode_t copy_after(grGraph_t g, grGraphNode_t dep, void *dst, const
     return node;
 }
 
-GR_TEST(span_copies_between_a_gpu_and_pageable_memory_keep_cudas_result)
+GR_TEST(span_copies_between_a_gpu_and_pinned_memory_around_a_cpu_kernel)
 {
     span t;
     span_init(&t);
-    /* Memory no GPU kernel reaches: malloc'ed, and the CPU device's. */
+    unsigned *pinned = NULL, *gpu_mem = NULL;
+    CHECK_OK(grMallocHost((void **)&pinned, N * sizeof(unsigned)));
+    CHECK_OK(grSetDevice(t.gpu));
+    CHECK_OK(grMalloc((void **)&gpu_mem, N * sizeof(unsigned)));
+    CHECK_OK(grSetDevice(0));
+    /* GPU fill 9 -> copies to x and to pinned memory -> CPU add 100 on
+     * the pinned memory -> copy back to the GPU -> GPU add 1000 -> copy to
+     * y: each copy in the GPU's part, ordered by the waits between parts. */
+    grGraph_t g;
+    CHECK_OK(grGraphCreate(&g, 0));
+    grGraphNode_t fill = add_on(&t, t.gpu, g, NULL, 0, t.gpu_fill, gpu_mem, 9);
+    copy_after(g, fill, t.x, gpu_mem);
+    grGraphNode_t down = copy_after(g, fill, pinned, gpu_mem);
+    grGraphNode_t add = add_on(&t, 0, g, &down, 1, t.cpu_add, pinned, 100);
+    grGraphNode_t up = copy_after(g, add, gpu_mem, pinned);
+    grGraphNode_t add2 = add_on(&t, t.gpu, g, &up, 1, t.gpu_add, gpu_mem, 1000);
+    copy_after(g, add2, t.y, gpu_mem);
+    grGraphExec_t e = tl_instantiate(g);
+    grStream_t s = tl_stream(0);
+    for (int i = 0; i < 10; i++) {
+        memset(t.x, 0, N * sizeof(unsigned));
+        memset(t.y, 0, N * sizeof(unsigned));
+        launch_check(e, s, t.y, 1109);
+        tl_check_all_u32(t.x, N, 9);
+    }
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grFree(gpu_mem));
+    CHECK_OK(grFreeHost(pinned));
+    span_fini(&t);
+}
+
+/* Copies between a GPU and pageable memory are refused: on an H100 the
+ * driver's copy of pageable memory in a GPU part was not ordered by the
+ * waits between the parts (a CPU kernel's result was copied before the
+ * kernel ran). The refusal names the node, at instantiation and in the
+ * setters. */
+GR_TEST(span_copies_between_a_gpu_and_pageable_memory_are_refused)
+{
+    span t;
+    span_init(&t);
     unsigned *pageable = malloc(N * sizeof(unsigned)), *cpu_mem = NULL, *gpu_mem = NULL;
     CHECK(pageable != NULL);
     CHECK_OK(grMalloc((void **)&cpu_mem, N * sizeof(unsigned)));
     CHECK_OK(grSetDevice(t.gpu));
     CHECK_OK(grMalloc((void **)&gpu_mem, N * sizeof(unsigned)));
     CHECK_OK(grSetDevice(0));
-    /* GPU fill 9 -> copies to both -> CPU add 100 on the CPU's memory ->
-     * copy back to the GPU -> GPU add 1000 -> copy to pinned y. */
+    void *const host[] = {pageable, cpu_mem};
+    for (int i = 0; i < 2; i++)
+        for (int up = 0; up < 2; up++) {
+            grGraph_t g;
+            CHECK_OK(grGraphCreate(&g, 0));
+            grGraphNode_t a = add_on(&t, 0, g, NULL, 0, t.cpu_fill, t.x, 1);
+            grGraphNode_t c = up ? copy_after(g, a, gpu_mem, host[i]) : copy_after(g, a, host[i], gpu_mem);
+            add_on(&t, t.gpu, g, &c, 1, t.gpu_add, gpu_mem, 10);
+            grGraphExec_t e = NULL;
+            grGraphInstantiateParams ip;
+            memset(&ip, 0, sizeof ip);
+            CHECK_GR(grErrorNotSupported, grGraphInstantiateWithParams(&e, g, &ip));
+            CHECK_DETAIL_HAS("pageable host memory");
+            CHECK_DETAIL_HAS("grMallocHost");
+            CHECK(ip.errNode_out == c);
+            CHECK(e == NULL);
+            CHECK_OK(grGraphDestroy(g));
+        }
+    /* A copy set to pageable memory in an executable is refused, and the
+     * node keeps copying the pinned memory it had. */
     grGraph_t g;
     CHECK_OK(grGraphCreate(&g, 0));
-    grGraphNode_t fill = add_on(&t, t.gpu, g, NULL, 0, t.gpu_fill, gpu_mem, 9);
-    copy_after(g, fill, pageable, gpu_mem);
-    grGraphNode_t down = copy_after(g, fill, cpu_mem, gpu_mem);
-    grGraphNode_t add = add_on(&t, 0, g, &down, 1, t.cpu_add, cpu_mem, 100);
-    grGraphNode_t up = copy_after(g, add, gpu_mem, cpu_mem);
-    grGraphNode_t add2 = add_on(&t, t.gpu, g, &up, 1, t.gpu_add, gpu_mem, 1000);
-    copy_after(g, add2, t.y, gpu_mem);
+    grGraphNode_t a = add_on(&t, 0, g, NULL, 0, t.cpu_fill, t.x, 3);
+    grGraphNode_t c = copy_after(g, a, gpu_mem, t.x);
+    grGraphNode_t b = add_on(&t, t.gpu, g, &c, 1, t.gpu_add, gpu_mem, 10);
+    copy_after(g, b, t.y, gpu_mem);
     grGraphExec_t e = tl_instantiate(g);
+    CHECK_GR(grErrorInvalidValue,
+             grGraphExecMemcpyNodeSetParams1D(e, c, gpu_mem, pageable, N * sizeof(unsigned), grMemcpyDefault));
+    CHECK_DETAIL_HAS("pageable host memory");
     grStream_t s = tl_stream(0);
-    for (int i = 0; i < 10; i++) {
-        memset(pageable, 0, N * sizeof(unsigned));
-        memset(t.y, 0, N * sizeof(unsigned));
-        launch_check(e, s, t.y, 1109);
-        tl_check_all_u32(pageable, N, 9);
-    }
+    memset(t.y, 0, N * sizeof(unsigned));
+    launch_check(e, s, t.y, 13);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g));
     CHECK_OK(grStreamDestroy(s));
@@ -1415,10 +1478,11 @@ typedef struct memgraph {
     grGraphNode_t alloc_a, alloc_b, free_a, free_b;
 } memgraph;
 
-/* a (CPU, N words) filled with 1 by a CPU kernel, copied to b (GPU, N
- * words) by the GPU's part, b added 10 to by a GPU kernel and copied out
- * to x: x ends 11. With 'frees', a and b are freed
- * by the graph (after their last use), else they outlive the launch. */
+/* a (CPU, N words) filled with 1 by a CPU kernel, copied to pinned y by
+ * the CPU's part (a is pageable, which no GPU part copies), y to b (GPU,
+ * N words) by the GPU's part, b added 10 to by a GPU kernel and copied
+ * out to x: x ends 11. With 'frees', a and b are freed by the graph
+ * (after their last use), else they outlive the launch. */
 static void memgraph_build(span *t, memgraph *m, bool frees)
 {
     CHECK_OK(grGraphCreate(&m->g, 0));
@@ -1429,15 +1493,17 @@ static void memgraph_build(span *t, memgraph *m, bool frees)
     CHECK_OK(grGraphAddMemAllocNode(&m->alloc_b, m->g, NULL, 0, &bp));
     m->b = bp.dptr;
     grGraphNode_t fill = add_on(t, 0, m->g, &m->alloc_a, 1, t->cpu_fill, m->a, 1);
-    grGraphNode_t deps[2] = {fill, m->alloc_b}, copy_in, add, copy_out;
+    grGraphNode_t stage, copy_in, add, copy_out;
+    CHECK_OK(grGraphAddMemcpyNode1D(&stage, m->g, &fill, 1, t->y, m->a, N * sizeof(unsigned), grMemcpyDefault));
+    grGraphNode_t deps[2] = {stage, m->alloc_b};
     CHECK_OK(
-        grGraphAddMemcpyNode1D(&copy_in, m->g, deps, 2, m->b, m->a, N * sizeof(unsigned), grMemcpyDefault));
+        grGraphAddMemcpyNode1D(&copy_in, m->g, deps, 2, m->b, t->y, N * sizeof(unsigned), grMemcpyDefault));
     add = add_on(t, t->gpu, m->g, &copy_in, 1, t->gpu_add, m->b, 10);
     CHECK_OK(
         grGraphAddMemcpyNode1D(&copy_out, m->g, &add, 1, t->x, m->b, N * sizeof(unsigned), grMemcpyDefault));
     m->free_a = m->free_b = NULL;
     if (frees) {
-        CHECK_OK(grGraphAddMemFreeNode(&m->free_a, m->g, &copy_in, 1, m->a));
+        CHECK_OK(grGraphAddMemFreeNode(&m->free_a, m->g, &stage, 1, m->a));
         CHECK_OK(grGraphAddMemFreeNode(&m->free_b, m->g, &copy_out, 1, m->b));
     }
 }
@@ -1449,8 +1515,8 @@ GR_TEST(span_memory_nodes_run_in_the_part_of_their_allocations_device)
     memgraph m;
     memgraph_build(&t, &m, true);
     /* The alloc and free nodes are in the parts of their devices: the
-     * CPU's copy in goes to the GPU's part (it touches the GPU's b) and
-     * waits for the CPU's fill of a, whose pages the CPU's part maps. */
+     * copy in goes to the GPU's part (it touches the GPU's b) and waits
+     * for the CPU's copy of a, whose pages the CPU's part maps. */
     grGraphExec_t e = tl_instantiate(m.g);
     grStream_t s = tl_stream(grStreamNonBlocking);
     for (int r = 0; r < REPLAYS; r++) {
@@ -1570,13 +1636,13 @@ GR_TEST(span_memory_nodes_of_two_gpus_and_the_cpu)
     two_gpus_or_skip(true);
     span t;
     span_init(&t);
-    /* CPU fill a -> copy to b1 (GPU 1) -> add 10 there -> peer copy to b2
-     * (GPU 2) -> add 100 there -> copy to x: 111; each allocation freed
-     * after its last use, in its device's part. */
+    /* CPU fill a -> copy to pinned y -> copy to b1 (GPU 1) -> add 10
+     * there -> peer copy to b2 (GPU 2) -> add 100 there -> copy to x: 111;
+     * each allocation freed after its last use, in its device's part. */
     grGraph_t g;
     CHECK_OK(grGraphCreate(&g, 0));
     const size_t bytes = N * sizeof(unsigned);
-    grGraphNode_t alloc[3], fill, c1, add1, c2, add2, c3, f;
+    grGraphNode_t alloc[3], fill, c0, c1, add1, c2, add2, c3, f;
     void *p[3];
     int dev[3] = {0, 1, 2};
     for (int i = 0; i < 3; i++) {
@@ -1585,14 +1651,15 @@ GR_TEST(span_memory_nodes_of_two_gpus_and_the_cpu)
         p[i] = ap.dptr;
     }
     fill = add_on(&t, 0, g, &alloc[0], 1, t.cpu_fill, p[0], 1);
-    grGraphNode_t d1[2] = {fill, alloc[1]};
-    CHECK_OK(grGraphAddMemcpyNode1D(&c1, g, d1, 2, p[1], p[0], bytes, grMemcpyDefault));
+    CHECK_OK(grGraphAddMemcpyNode1D(&c0, g, &fill, 1, t.y, p[0], bytes, grMemcpyDefault));
+    grGraphNode_t d1[2] = {c0, alloc[1]};
+    CHECK_OK(grGraphAddMemcpyNode1D(&c1, g, d1, 2, p[1], t.y, bytes, grMemcpyDefault));
     add1 = add_on(&t, 1, g, &c1, 1, t.gpu_add, p[1], 10);
     grGraphNode_t d2[2] = {add1, alloc[2]};
     CHECK_OK(grGraphAddMemcpyNode1D(&c2, g, d2, 2, p[2], p[1], bytes, grMemcpyDefault));
     add2 = add_on(&t, 2, g, &c2, 1, t.gpu_add, p[2], 100);
     CHECK_OK(grGraphAddMemcpyNode1D(&c3, g, &add2, 1, t.x, p[2], bytes, grMemcpyDefault));
-    CHECK_OK(grGraphAddMemFreeNode(&f, g, &c1, 1, p[0]));
+    CHECK_OK(grGraphAddMemFreeNode(&f, g, &c0, 1, p[0]));
     CHECK_OK(grGraphAddMemFreeNode(&f, g, &c2, 1, p[1]));
     CHECK_OK(grGraphAddMemFreeNode(&f, g, &c3, 1, p[2]));
     grGraphExec_t e = tl_instantiate(g);

@@ -413,7 +413,6 @@ static int cmp_pindex(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Checks the nodes and gives each its part; counts the words. */
 /* The GPU whose memory p is (1..N), or 0: host memory of any kind, or
  * memory graphrt does not know. */
 static int memory_device(const void *p)
@@ -422,6 +421,44 @@ static int memory_device(const void *p)
     if (gr__mem_owner(p, &owner))
         return owner > 0 ? owner : 0;
     return gr__devkind()->pointer_device(p);
+}
+
+/* Whether host memory p is pageable: the CPU device's (grMalloc, its
+ * pools, its graph allocations) or memory neither graphrt nor the driver
+ * knows (malloc'ed), as opposed to pinned, registered or managed memory. */
+static bool pageable(const void *p)
+{
+    int owner = GR_OWNER_CPU;
+    if (gr__mem_owner(p, &owner))
+        return owner == GR_OWNER_CPU;
+    if (gr__hostreg_find(p, GR_HOSTREG_REGISTERED, NULL, NULL, NULL) ||
+        gr__hostreg_find(p, GR_HOSTREG_MANAGED, NULL, NULL, NULL))
+        return false;
+    gr_dev_pointer info;
+    return !gr__devkind()->pointer_info(p, &info) || info.type == grMemoryTypeUnregistered;
+}
+
+/* The device whose part runs a copy dst <- src (src NULL: a memset of
+ * dst): the GPU whose memory the destination is, else the source's, else
+ * the CPU. A copy between a GPU and pageable host memory is refused (why:
+ * its text, for the detail): the driver stages pageable memory through
+ * buffers of its own, and on an H100 (driver 580) such a copy in a GPU
+ * part read its source before the CPU part's wait let it, and wrote its
+ * destination after the word that tells the CPU part it had, so it is
+ * not ordered by the waits between parts. Pinned and registered memory
+ * are copied by the GPU itself, in its part's order. */
+static int copy_device(const void *dst, const void *src, const char **why)
+{
+    int dev = memory_device(dst);
+    if (dev == 0 && src != NULL)
+        dev = memory_device(src);
+    *why = NULL;
+    if (dev != 0 && src != NULL && (pageable(dst) || pageable(src)))
+        *why = "copies between a GPU's memory and pageable host memory (the CPU device's grMalloc, pool or "
+               "graph memory, or malloc'ed): the driver's copy of pageable memory is not ordered by the "
+               "waits between the parts of such a graph; copy from or to pinned (grMallocHost) or "
+               "registered (grHostRegister) memory instead";
+    return dev;
 }
 
 /* "the CPU" or "device d", for details. */
@@ -549,11 +586,11 @@ static grError_t node_device(const char *call, const struct gr_span *sp, const s
     case grGraphNodeTypeMemset:
         *dev = memory_device(n->p.memset.dst);
         return grSuccess;
-    case grGraphNodeTypeMemcpy:
-        *dev = memory_device(n->p.memcpy.dst);
-        if (*dev == 0)
-            *dev = memory_device(n->p.memcpy.src);
-        return grSuccess;
+    case grGraphNodeTypeMemcpy: {
+        const char *why;
+        *dev = copy_device(n->p.memcpy.dst, n->p.memcpy.src, &why);
+        return why ? refuse_node(call, n, sp->devices, why) : grSuccess;
+    }
     case grGraphNodeTypeHost:
     case grGraphNodeTypeEmpty:
         *dev = 0;
@@ -1008,9 +1045,12 @@ grError_t gr__exec_span_check_device(const char *call, const struct grGraphExec_
 grError_t gr__exec_span_check_memory(const char *call, const struct grGraphExec_st *e, const gr_span_node *sn,
                                      grGraphNode_t node, const void *dst, const void *src)
 {
-    int dev = memory_device(dst);
-    if (dev == 0 && src != NULL)
-        dev = memory_device(src);
+    const char *why;
+    int dev = copy_device(dst, src, &why);
+    if (why)
+        return gr__fail(grErrorInvalidValue, "%s: the new copy %p -> %p of node %p in executable %p (a graph that "
+                        "spans %s) %s",
+                        call, GR_PTR(src), GR_PTR(dst), GR_PTR(node), GR_PTR(e), e->span->devices, why);
     char what[64];
     if (src != NULL)
         snprintf(what, sizeof what, "copy %p -> %p", GR_PTR(src), GR_PTR(dst));
