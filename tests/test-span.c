@@ -1315,8 +1315,8 @@ GR_TEST(span_copies_between_a_gpu_and_pageable_memory_are_refused)
     grGraphNode_t b = add_on(&t, t.gpu, g, &c, 1, t.gpu_add, gpu_mem, 10);
     copy_after(g, b, t.y, gpu_mem);
     grGraphExec_t e = tl_instantiate(g);
-    CHECK_GR(grErrorInvalidValue,
-             grGraphExecMemcpyNodeSetParams1D(e, c, gpu_mem, pageable, N * sizeof(unsigned), grMemcpyDefault));
+    CHECK_GR(grErrorInvalidValue, grGraphExecMemcpyNodeSetParams1D(e, c, gpu_mem, pageable,
+                                                                   N * sizeof(unsigned), grMemcpyDefault));
     CHECK_DETAIL_HAS("pageable host memory");
     grStream_t s = tl_stream(0);
     memset(t.y, 0, N * sizeof(unsigned));
@@ -1494,7 +1494,8 @@ static void memgraph_build(span *t, memgraph *m, bool frees)
     m->b = bp.dptr;
     grGraphNode_t fill = add_on(t, 0, m->g, &m->alloc_a, 1, t->cpu_fill, m->a, 1);
     grGraphNode_t stage, copy_in, add, copy_out;
-    CHECK_OK(grGraphAddMemcpyNode1D(&stage, m->g, &fill, 1, t->y, m->a, N * sizeof(unsigned), grMemcpyDefault));
+    CHECK_OK(
+        grGraphAddMemcpyNode1D(&stage, m->g, &fill, 1, t->y, m->a, N * sizeof(unsigned), grMemcpyDefault));
     grGraphNode_t deps[2] = {stage, m->alloc_b};
     CHECK_OK(
         grGraphAddMemcpyNode1D(&copy_in, m->g, deps, 2, m->b, t->y, N * sizeof(unsigned), grMemcpyDefault));

@@ -1048,7 +1048,8 @@ grError_t gr__exec_span_check_memory(const char *call, const struct grGraphExec_
     const char *why;
     int dev = copy_device(dst, src, &why);
     if (why)
-        return gr__fail(grErrorInvalidValue, "%s: the new copy %p -> %p of node %p in executable %p (a graph that "
+        return gr__fail(grErrorInvalidValue,
+                        "%s: the new copy %p -> %p of node %p in executable %p (a graph that "
                         "spans %s) %s",
                         call, GR_PTR(src), GR_PTR(dst), GR_PTR(node), GR_PTR(e), e->span->devices, why);
     char what[64];
