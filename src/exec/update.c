@@ -192,7 +192,9 @@ static bool check_conditional(upd *u, gr_pnode *pn, grGraphNode_t gn)
         return refuse(u, grGraphExecUpdateErrorTopologyChanged, NULL, NULL, "%s: %s", gr__node_label(gn),
                       why);
     }
-    if (!gr__exec_cond_slots_available(&u->exec->plan, fresh)) {
+    /* A spanning executable's parts hold its handles: span.c checks them
+     * against the parts'. */
+    if (u->exec->span == NULL && !gr__exec_cond_slots_available(&u->exec->plan, fresh)) {
         gr__exec_cond_free(fresh);
         return refuse(
             u, grGraphExecUpdateErrorNotSupported, gn, NULL,
@@ -216,6 +218,10 @@ static void install_conds(upd *u)
         u->conds[i].pn->u.cond = u->conds[i].fresh;
     }
     u->nconds = 0;
+    /* A spanning executable's parts hold the handles (span.c): its own
+     * plan claims none, and upd_free frees the list. */
+    if (u->exec->span != NULL)
+        return;
     gr__exec_cond_slots_replace(&u->exec->plan, u->slots);
     u->slots = NULL;
 }
