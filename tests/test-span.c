@@ -501,7 +501,7 @@ GR_TEST(span_refuses_what_is_not_done_yet_with_a_detail)
     CHECK_DETAIL_HAS("is device-updatable");
     CHECK_DETAIL_HAS(
         "holds kernel, memset, memcpy, host, empty, event record, event wait, batch memory operation, "
-        "memory allocation, memory free, child graph and conditional nodes only so far");
+        "memory allocation, memory free, child graph, conditional and collective nodes only so far");
     CHECK(ip.errNode_out == c.a);
     CHECK_OK(grGraphDestroy(c.g));
 
@@ -1992,5 +1992,97 @@ GR_TEST(span_conditional_refusals_name_the_nodes)
     CHECK_OK(grStreamDestroy(s));
     CHECK_OK(grFreeHost(cell));
     condk_free(&k);
+    span_fini(&t);
+}
+
+/* ------------------------------------------------- collective nodes */
+
+GR_TEST(span_collective_nodes_run_in_their_communicators_part)
+{
+    span t;
+    span_init(&t);
+    if (!gr_fakedev_active())
+        GR_TEST_SKIP("the one-rank GPU communicator is the fake device's (a real GPU's: "
+                     "test-gpu-collectives.c)");
+    grComm_t cc, gc;
+    CHECK_OK(grCommInitSelf(&cc));
+    int dev = t.gpu;
+    CHECK_OK(grCommInitDevices(&gc, 1, &dev));
+    const size_t bytes = N * sizeof(unsigned);
+    unsigned *g1, *g2, *g3;
+    CHECK_OK(grSetDevice(t.gpu));
+    CHECK_OK(grMalloc((void **)&g1, bytes));
+    CHECK_OK(grMalloc((void **)&g2, bytes));
+    CHECK_OK(grMalloc((void **)&g3, bytes));
+    CHECK_OK(grSetDevice(0));
+    /* CPU fill x 1 -> all-reduce x -> y on the CPU's communicator -> copy
+     * y to g1 -> GPU add g1 10 -> all-reduce g1 -> g2 on the GPU's
+     * communicator -> copy g2 to x -> CPU add x 100: x ends 111. */
+    grGraph_t g;
+    CHECK_OK(grGraphCreate(&g, 0));
+    grGraphNode_t fill = add_on(&t, 0, g, NULL, 0, t.cpu_fill, t.x, 1), ca, c1, add, ga, c2;
+    grCollectiveNodeParams cp = tl_coll(grCollAllReduce, t.x, t.y, N, grCommInt32, grCommSum, 0, cc);
+    CHECK_OK(grGraphAddCollectiveNode(&ca, g, &fill, 1, &cp));
+    CHECK_OK(grGraphAddMemcpyNode1D(&c1, g, &ca, 1, g1, t.y, bytes, grMemcpyDefault));
+    add = add_on(&t, t.gpu, g, &c1, 1, t.gpu_add, g1, 10);
+    grCollectiveNodeParams gp = tl_coll(grCollAllReduce, g1, g2, N, grCommInt32, grCommSum, 0, gc);
+    CHECK_OK(grGraphAddCollectiveNode(&ga, g, &add, 1, &gp));
+    CHECK_OK(grGraphAddMemcpyNode1D(&c2, g, &ga, 1, t.x, g2, bytes, grMemcpyDefault));
+    add_on(&t, 0, g, &c2, 1, t.cpu_add, t.x, 100);
+    gr_fakedev_reset_calls();
+    grGraphExec_t e = tl_instantiate(g);
+    CHECK_EQ(gr_fakedev_calls("exec_lower"), 1u);
+    CHECK_EQ(gr_fakedev_calls("lower_collective_node"), 1u); /* the GPU's only */
+    grStream_t s = tl_stream(0);
+    for (int r = 0; r < 10; r++) {
+        memset(t.y, 0, bytes);
+        launch_check(e, s, t.x, 111);
+        tl_check_all_u32(t.y, N, 1);
+    }
+    /* The setter reaches the GPU part's node (the device's first) and
+     * the CPU part's. */
+    grCollectiveNodeParams gq = tl_coll(grCollAllReduce, g1, g3, N, grCommInt32, grCommSum, 0, gc);
+    CHECK_OK(grGraphExecCollectiveNodeSetParams(e, ga, &gq));
+    CHECK(gr_fakedev_calls("exec_set_coll") >= 1u);
+    grCollectiveNodeParams cq = tl_coll(grCollAllReduce, t.x, t.y, N / 2, grCommInt32, grCommSum, 0, cc);
+    CHECK_OK(grGraphExecCollectiveNodeSetParams(e, ca, &cq));
+    memset(g3, 0, bytes);
+    memset(t.y, 0, bytes);
+    CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    tl_check_all_u32(g3, N / 2, 11); /* the first half came through y */
+    CHECK_EQ(t.y[N / 2], 0u);
+    /* It keeps its operation and communicator (so its part). */
+    grCollectiveNodeParams moved = tl_coll(grCollAllReduce, g1, g3, N, grCommInt32, grCommSum, 0, cc);
+    CHECK_GR(grErrorInvalidValue, grGraphExecCollectiveNodeSetParams(e, ga, &moved));
+    CHECK_DETAIL_HAS("keeps its operation and communicator");
+    CHECK_GR(grErrorInvalidValue, grGraphExecCollectiveNodeSetParams(e, add, &gq));
+    CHECK_DETAIL_HAS("not a collective node");
+    /* An update from a graph of the same shape with other buffers. */
+    grGraph_t g2g;
+    CHECK_OK(grGraphCreate(&g2g, 0));
+    grGraphNode_t f2 = add_on(&t, 0, g2g, NULL, 0, t.cpu_fill, t.x, 2), ca2, c12, add2n, ga2, c22;
+    CHECK_OK(grGraphAddCollectiveNode(&ca2, g2g, &f2, 1, &cp));
+    CHECK_OK(grGraphAddMemcpyNode1D(&c12, g2g, &ca2, 1, g1, t.y, bytes, grMemcpyDefault));
+    add2n = add_on(&t, t.gpu, g2g, &c12, 1, t.gpu_add, g1, 10);
+    CHECK_OK(grGraphAddCollectiveNode(&ga2, g2g, &add2n, 1, &gq));
+    CHECK_OK(grGraphAddMemcpyNode1D(&c22, g2g, &ga2, 1, t.x, g3, bytes, grMemcpyDefault));
+    add_on(&t, 0, g2g, &c22, 1, t.cpu_add, t.x, 100);
+    grGraphExecUpdateResultInfo info;
+    CHECK_OK(grGraphExecUpdate(e, g2g, &info));
+    for (int r = 0; r < 3; r++) {
+        memset(t.y, 0, bytes);
+        launch_check(e, s, t.x, 112);
+        tl_check_all_u32(t.y, N, 2);
+    }
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g2g));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grCommDestroy(cc));
+    CHECK_OK(grCommDestroy(gc));
+    CHECK_OK(grFree(g1));
+    CHECK_OK(grFree(g2));
+    CHECK_OK(grFree(g3));
     span_fini(&t);
 }

@@ -21,7 +21,9 @@
  * made for it and gives its own kernels in the handle's place), so a
  * kernel of another part that takes the handle is refused (check_handles;
  * the kernel setter too), and the executable's setters reach the bodies'
- * nodes through pairs of their own.
+ * nodes through pairs of their own. A collective node goes to the part
+ * of its communicator's device (an MPI one's: the CPU's), whose
+ * instantiation makes its request and compares the ranks' sequences.
  * An edge between parts becomes one word
  * per producer node and consuming part: the producer's part writes it 1
  * after the producer (a signal node), the consuming part waits for it (>=
@@ -74,6 +76,7 @@
  *     with that error.
  */
 #include "exec.h"
+#include "../backend/comm.h"
 #include "../backend/device.h"
 #include "../memory/graphmem.h"
 
@@ -231,7 +234,7 @@ static grError_t refuse_node(const char *call, const struct grGraphNode_st *n, c
     return gr__fail(grErrorNotSupported,
                     "%s: %s %s; a graph whose nodes name two devices (here %s) holds kernel, memset, memcpy, "
                     "host, empty, event record, event wait, batch memory operation, memory allocation, "
-                    "memory free, child graph and conditional nodes only so far "
+                    "memory free, child graph, conditional and collective nodes only so far "
                     "(docs/devices.md, \"Graphs that span devices\")",
                     call, gr__node_label(n), why, devices);
 }
@@ -700,7 +703,8 @@ static grError_t memop_device(const char *call, const struct gr_span *sp, const 
  * node's own, a memset's destination's, a copy's device memory's (the
  * destination's, else the source's), an event node's event's, a child
  * graph's nodes' (child_device), a conditional node's bodies' nodes'
- * (nest_device), a batch memory operation node's words'
+ * (nest_device), a collective node's communicator's, a batch memory
+ * operation node's words'
  * (memop_device), the CPU for host and empty nodes and for copies and
  * memsets of host memory; other kinds are refused. */
 static grError_t node_device(const char *call, const struct gr_span *sp, const struct grGraphNode_st *n,
@@ -753,6 +757,14 @@ static grError_t node_device(const char *call, const struct gr_span *sp, const s
         return grSuccess;
     case grGraphNodeTypeBatchMemOp:
         return memop_device(call, sp, n, n->p.memop.ops, n->p.memop.count, dev);
+    case grGraphNodeTypeCollective: {
+        /* Its communicator's device: an MPI (or one-rank CPU)
+         * communicator's is the CPU, an NCCL one's its GPU. A dead one
+         * is the part's instantiation to refuse, in the CPU's part. */
+        grComm_t c = n->p.coll.comm;
+        *dev = gr__comm_check_live(call, c) == grSuccess ? c->device : 0;
+        return grSuccess;
+    }
     case grGraphNodeTypeMemAlloc:
         *dev = allocation_device(n->p.alloc.dptr);
         return grSuccess;
@@ -762,8 +774,8 @@ static grError_t node_device(const char *call, const struct gr_span *sp, const s
     default:
         return refuse_node(call, n, sp->devices,
                            "is not a kernel, memset, memcpy, host, empty, event record, event wait, batch "
-                           "memory operation, memory allocation, memory free, child graph or conditional "
-                           "node");
+                           "memory operation, memory allocation, memory free, child graph, conditional or "
+                           "collective node");
     }
 }
 
