@@ -1433,13 +1433,18 @@ grError_t gr__exec_span_check_kernel(const char *call, const struct grGraphExec_
                                      grGraphNode_t node, const grKernelNodeParams *p)
 {
     const struct gr_span *sp = e->span;
-    if (p == NULL || sp->nhandles == 0 || !gr__kernel_valid(p->func))
+    if (p == NULL || !gr__kernel_valid(p->func))
         return grSuccess; /* the part's setter refuses what is wrong */
     uint32_t part = 0;
     for (uint32_t q = 0; q < sp->nparts; q++)
         if (sp->parts[q].device == sn->device)
             part = q;
+    /* An update swaps the handles inside e's write section. */
+    grGraphExec_t w = (grGraphExec_t)(uintptr_t)e;
+    gr__exec_write_begin(w);
     int arg = 0, h = foreign_handle(sp->handles, sp->nhandles, p->func, p->kernelParams, part, &arg);
+    uint32_t hpart = h < 0 ? 0 : sp->handles[h].part;
+    gr__exec_write_end(w);
     if (h < 0)
         return grSuccess;
     char kd[24], cd[24];
@@ -1449,7 +1454,7 @@ grError_t gr__exec_span_check_kernel(const char *call, const struct grGraphExec_
                     "in the part of %s; a kernel sets a conditional node's handle in that node's part only "
                     "(a GPU's CUDA graph gives its own kernels the driver's handle in graphrt's place)",
                     call, arg, GR_PTR(node), dev_name(kd, sn->device), GR_PTR(e), sp->devices,
-                    dev_name(cd, sp->parts[sp->handles[h].part].device));
+                    dev_name(cd, sp->parts[hpart].device));
 }
 
 typedef struct gpu_start {
