@@ -315,6 +315,26 @@ static grError_t note_body_pair(builder *b, const struct grGraphNode_st *orig, g
     return grSuccess;
 }
 
+/* Copies node sv of a body (not a conditional node) into graph dst after
+ * deps (as many as sv's). */
+static grError_t node_copy(builder *b, grGraph_t dst, const grGraphNode_t *deps,
+                           const struct grGraphNode_st *sv, grGraphNode_t *out)
+{
+    gr_node_params np;
+    grError_t err = gr__node_params_copy(sv->type, &np, &sv->p);
+    if (err)
+        return err;
+    if ((err = gr__graph_insert_node(b->call, dst, deps, sv->ndeps, sv->type, &np, out))) {
+        gr__node_params_free(sv->type, &np);
+        return err;
+    }
+    (*out)->dev1 = sv->dev1;
+    if (sv->kattrs && !gr__node_attrs_copy(*out, sv))
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory copying %s's attributes", b->call,
+                        gr__node_label(sv));
+    return grSuccess;
+}
+
 /* Copies body 'src' into the empty graph 'dst' of part p: its nodes in a
  * topological order, each after the copies of its dependencies (a
  * conditional node's with its bodies, cond_copy). The body's nodes lend
@@ -352,21 +372,8 @@ static grError_t body_copy(builder *b, uint32_t p, grGraph_t dst, grGraph_t src)
         const struct grGraphNode_st *sv = ord[i];
         for (size_t d = 0; d < sv->ndeps; d++)
             deps[d] = copy[sv->deps[d]->scratch];
-        if (sv->type == grGraphNodeTypeConditional) {
-            err = cond_copy_in(b, p, dst, deps, sv->ndeps, sv, &copy[i]);
-        } else {
-            gr_node_params np;
-            if ((err = gr__node_params_copy(sv->type, &np, &sv->p)))
-                break;
-            if ((err = gr__graph_insert_node(b->call, dst, deps, sv->ndeps, sv->type, &np, &copy[i]))) {
-                gr__node_params_free(sv->type, &np);
-                break;
-            }
-            if (sv->kattrs && !gr__node_attrs_copy(copy[i], sv))
-                err = gr__fail(grErrorMemoryAllocation, "%s: out of memory copying %s's attributes", b->call,
-                               gr__node_label(sv));
-            copy[i]->dev1 = sv->dev1;
-        }
+        err = sv->type == grGraphNodeTypeConditional ? cond_copy_in(b, p, dst, deps, sv->ndeps, sv, &copy[i])
+                                                     : node_copy(b, dst, deps, sv, &copy[i]);
         if (!err)
             err = note_body_pair(b, sv, copy[i], p);
     }
@@ -1168,7 +1175,7 @@ static grError_t upd_build(builder *b, struct grGraphExec_st *e, struct grGraphN
                             dev_name(old, was), GR_PTR(e), sp->devices);
         }
     }
-    if ((err = check_handles(b))) {
+    if (check_handles(b) != grSuccess) {
         info->result = grGraphExecUpdateErrorNotSupported;
         info->errorNode = (grGraphNode_t)(uintptr_t)gr__inst_fault.node;
         return gr__fail_again(grErrorGraphExecUpdateFailure);
