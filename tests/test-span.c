@@ -1827,6 +1827,14 @@ GR_TEST(span_conditional_body_on_the_cpu_beside_gpu_work)
     grGraphNode_t w = tl_add_cond(g, &set, 1, h, grGraphCondTypeWhile, 1, &body);
     grGraphNode_t cd = add2(0, body[0], NULL, 0, k.ccountdown, &c3, &h);
     grGraphNode_t inc = add2(0, body[0], &cd, 1, k.cadd, &c0, &one);
+    /* A branch nested in the loop, on a handle of the graph: once per
+     * iteration. */
+    grGraphConditionalHandle hn;
+    CHECK_OK(grGraphConditionalHandleCreate(&hn, g, 1, grGraphCondAssignDefault));
+    unsigned *c1 = &cell[1];
+    grGraph_t *nbody;
+    tl_add_cond(body[0], &inc, 1, hn, grGraphCondTypeIf, 1, &nbody);
+    grGraphNode_t ninc = add2(0, nbody[0], NULL, 0, k.cadd, &c1, &one);
     grGraphNode_t gf = add_on(&t, t.gpu, g, NULL, 0, t.gpu_fill, t.x, 1);
     grGraphNode_t ga = add_on(&t, t.gpu, g, &gf, 1, t.gpu_add, t.x, 10);
     grGraphNode_t ends[2] = {w, ga}, last;
@@ -1839,11 +1847,21 @@ GR_TEST(span_conditional_body_on_the_cpu_beside_gpu_work)
         CHECK_EQ(gr_fakedev_calls("exec_lower"), lowered + 1); /* the loop stays in the CPU's part */
     grStream_t s = tl_stream(0);
     for (unsigned r = 1; r <= 10; r++) {
-        cell[0] = 0;
+        cell[0] = cell[1] = 0;
         cell[3] = r;
         launch_check(e, s, t.x, 111);
         CHECK_EQ(cell[0], r);
+        CHECK_EQ(cell[1], r);
     }
+    /* A node of the nested body takes the setter too. */
+    unsigned three = 3;
+    void *nargs[] = {&c1, &three};
+    grKernelNodeParams np = {k.cadd, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, nargs, NULL};
+    CHECK_OK(grGraphExecKernelNodeSetParams(e, ninc, &np));
+    cell[1] = 0;
+    cell[3] = 2;
+    launch_check(e, s, t.x, 111);
+    CHECK_EQ(cell[1], 6u);
     /* The CPU part's bodies take the setters, as on the CPU alone. */
     unsigned five = 5;
     void *iargs[] = {&c0, &five};
@@ -1982,6 +2000,28 @@ GR_TEST(span_conditional_refusals_name_the_nodes)
     CHECK_EQ(cell[0], 2u);
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grGraphDestroy(g2));
+
+    /* A GPU body's kernel given the handle of the CPU part's loop: the
+     * GPU's conditional node named, the kernel in the detail. */
+    grGraph_t g3;
+    CHECK_OK(grGraphCreate(&g3, 0));
+    grGraphConditionalHandle hc, hg;
+    CHECK_OK(grGraphConditionalHandleCreate(&hc, g3, 0, 0));
+    CHECK_OK(grGraphConditionalHandleCreate(&hg, g3, 1, grGraphCondAssignDefault));
+    add_on(&t, t.gpu, g3, NULL, 0, t.gpu_fill, t.y, 1);
+    grGraphNode_t cset = add2(0, g3, NULL, 0, k.cset, &hc, &one);
+    grGraphNode_t cw = tl_add_cond(g3, &cset, 1, hc, grGraphCondTypeWhile, 1, &body);
+    add2(0, body[0], NULL, 0, k.cset, &hc, &(unsigned){0});
+    grGraphNode_t gif = tl_add_cond(g3, &cw, 1, hg, grGraphCondTypeIf, 1, &body);
+    add2(t.gpu, body[0], NULL, 0, k.set, &hc, &one);
+    memset(&ip, 0, sizeof ip);
+    CHECK_GR(grErrorNotSupported, grGraphInstantiateWithParams(&e, g3, &ip));
+    CHECK_DETAIL_HAS("holds kernel node");
+    CHECK_DETAIL_HAS(
+        "which runs in the part of device 1 and takes as argument 0 the handle of conditional node");
+    CHECK_DETAIL_HAS("which runs in the part of the CPU");
+    CHECK(ip.errNode_out == gif);
+    CHECK_OK(grGraphDestroy(g3));
 
     /* A handle no conditional node uses: refused as on one device. */
     grGraphConditionalHandle unused;
