@@ -14,6 +14,7 @@
  */
 #include "testlib.h"
 #include "fakedev/fakedev.h"
+#include "gpu-cond-ptx.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -497,19 +498,19 @@ GR_TEST(span_refuses_what_is_not_done_yet_with_a_detail)
     grGraphExec_t e;
     grStream_t s = tl_stream(0);
 
-    /* A node of another kind in a graph that spans devices. */
-    grGraphConditionalHandle h;
-    CHECK_OK(grGraphConditionalHandleCreate(&h, c.g, 1, grGraphCondAssignDefault));
-    grGraph_t *body;
-    grGraphNode_t cond = tl_add_cond(c.g, &c.c, 1, h, grGraphCondTypeIf, 1, &body);
+    /* A device-updatable kernel node in a graph that spans devices. */
+    grKernelNodeAttrValue dv;
+    memset(&dv, 0, sizeof dv);
+    dv.deviceUpdatableKernelNode.deviceUpdatable = 1;
+    CHECK_OK(grGraphKernelNodeSetAttribute(c.a, grLaunchAttributeDeviceUpdatableKernelNode, &dv));
     grGraphInstantiateParams ip;
     memset(&ip, 0, sizeof ip);
     CHECK_GR(grErrorNotSupported, grGraphInstantiateWithParams(&e, c.g, &ip));
-    CHECK_DETAIL_HAS("conditional node");
+    CHECK_DETAIL_HAS("is device-updatable");
     CHECK_DETAIL_HAS(
         "holds kernel, memset, memcpy, host, empty, event record, event wait, batch memory operation, "
-        "memory allocation, memory free and child graph nodes only so far");
-    CHECK(ip.errNode_out == cond);
+        "memory allocation, memory free, child graph, conditional and collective nodes only so far");
+    CHECK(ip.errNode_out == c.a);
     CHECK_OK(grGraphDestroy(c.g));
 
     /* A child graph with memory nodes moved in: a part would need a copy
@@ -1672,5 +1673,524 @@ GR_TEST(span_memory_nodes_of_two_gpus_and_the_cpu)
     CHECK_OK(grGraphExecDestroy(e));
     CHECK_OK(grStreamDestroy(s));
     CHECK_OK(grGraphDestroy(g));
+    span_fini(&t);
+}
+
+/* ------------------------------------------------- conditional nodes */
+
+static void cond_set_fn(const grKernelCtx *ctx, void **args)
+{
+    (void)ctx;
+    (void)grGraphSetConditional(*(grGraphConditionalHandle *)args[0], *(unsigned *)args[1]);
+}
+
+static void cond_add_fn(const grKernelCtx *ctx, void **args)
+{
+    (void)ctx;
+    **(unsigned **)args[0] += *(unsigned *)args[1];
+}
+
+static void cond_countdown_fn(const grKernelCtx *ctx, void **args)
+{
+    (void)ctx;
+    unsigned *left = *(unsigned **)args[0];
+    if (--*left == 0)
+        (void)grGraphSetConditional(*(grGraphConditionalHandle *)args[1], 0);
+}
+
+/* The conditional tests' kernels: set(handle, v), add(unsigned *p, v)
+ * (*p += v) and countdown(unsigned *left, handle), each for the GPU
+ * (with the test image) and for the CPU (a CPU function only). */
+typedef struct condk {
+    grKernel_t set, add, countdown;    /* with a GPU image */
+    grKernel_t cset, cadd, ccountdown; /* the CPU's only */
+} condk;
+
+static condk condk_make(void)
+{
+    static const size_t set_sizes[] = {sizeof(grGraphConditionalHandle), sizeof(unsigned)};
+    static const size_t add_sizes[] = {sizeof(unsigned *), sizeof(unsigned)};
+    static const size_t cd_sizes[] = {sizeof(unsigned *), sizeof(grGraphConditionalHandle)};
+    condk k;
+    CHECK_OK(grKernelCreate(&k.set, cond_set_fn, "gr_test_cond_set", 2, set_sizes));
+    CHECK_OK(grKernelSetImage(k.set, gr_test_cond_ptx, "gr_test_cond_set"));
+    CHECK_OK(grKernelCreate(&k.add, cond_add_fn, "gr_test_cond_add", 2, add_sizes));
+    CHECK_OK(grKernelSetImage(k.add, gr_test_cond_ptx, "gr_test_cond_add"));
+    CHECK_OK(grKernelCreate(&k.countdown, cond_countdown_fn, "gr_test_cond_countdown", 2, cd_sizes));
+    CHECK_OK(grKernelSetImage(k.countdown, gr_test_cond_ptx, "gr_test_cond_countdown"));
+    CHECK_OK(grKernelCreate(&k.cset, cond_set_fn, "span_cond_set_cpu", 2, set_sizes));
+    CHECK_OK(grKernelCreate(&k.cadd, cond_add_fn, "span_cond_add_cpu", 2, add_sizes));
+    CHECK_OK(grKernelCreate(&k.ccountdown, cond_countdown_fn, "span_cond_countdown_cpu", 2, cd_sizes));
+    return k;
+}
+
+static void condk_free(condk *k)
+{
+    grKernel_t all[] = {k->set, k->add, k->countdown, k->cset, k->cadd, k->ccountdown};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        CHECK_OK(grKernelDestroy(all[i]));
+}
+
+/* A one-block node of kernel k (two arguments) after deps, with 'device'
+ * current. */
+static grGraphNode_t add2(int device, grGraph_t g, const grGraphNode_t *deps, size_t ndeps, grKernel_t k,
+                          void *a0, void *a1)
+{
+    grGraphNode_t node;
+    void *args[] = {a0, a1};
+    grKernelNodeParams kp = {k, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, args, NULL};
+    CHECK_OK(grSetDevice(device));
+    CHECK_OK(grGraphAddKernelNode(&node, g, deps, ndeps, &kp));
+    CHECK_OK(grSetDevice(0));
+    return node;
+}
+
+static void snapshot_fn(void *p)
+{
+    unsigned *c = p;
+    for (int i = 0; i < 4; i++)
+        c[4 + i] = c[i];
+}
+
+/* The GPU-bodies graph: CPU fill y with 'loops' (N words) -> GPU WHILE
+ * { countdown(y[0]) -> add(cell 0, 1) } (a loop the CPU's data sets the
+ * length of); GPU set(hi, vi) -> GPU IF { add(cell 1, 10) } ELSE
+ * { add(cell 1, 20) }; GPU set(hs, vs) -> GPU SWITCH { add(cell 2, 1),
+ * add(cell 2, 2), add(cell 2, 3) }; all three -> a host node that copies
+ * cells 0..3 to 4..7 (the CPU's part, after the GPU's). */
+typedef struct gcond {
+    grGraph_t g;
+    grGraphConditionalHandle hw, hi, hs;
+    grGraphNode_t fill, setif, setsw, ifadd, snap;
+} gcond;
+
+static void gcond_build(span *t, condk *k, gcond *c, unsigned *cell, unsigned loops, unsigned vi, unsigned vs,
+                        unsigned ifv)
+{
+    CHECK_OK(grGraphCreate(&c->g, 0));
+    CHECK_OK(grGraphConditionalHandleCreate(&c->hw, c->g, 1, grGraphCondAssignDefault));
+    CHECK_OK(grGraphConditionalHandleCreate(&c->hi, c->g, 0, grGraphCondAssignDefault));
+    CHECK_OK(grGraphConditionalHandleCreate(&c->hs, c->g, 0, 0));
+    c->fill = add_on(t, 0, c->g, NULL, 0, t->cpu_fill, t->y, loops);
+    grGraph_t *body;
+    grGraphNode_t w = tl_add_cond(c->g, &c->fill, 1, c->hw, grGraphCondTypeWhile, 1, &body);
+    unsigned *left = t->y, one = 1, two = 2, three = 3, twenty = 20;
+    unsigned *c0 = &cell[0], *c1 = &cell[1], *c2 = &cell[2];
+    grGraphNode_t cd = add2(t->gpu, body[0], NULL, 0, k->countdown, &left, &c->hw);
+    add2(t->gpu, body[0], &cd, 1, k->add, &c0, &one);
+    c->setif = add2(t->gpu, c->g, NULL, 0, k->set, &c->hi, &vi);
+    grGraphNode_t in = tl_add_cond(c->g, &c->setif, 1, c->hi, grGraphCondTypeIf, 2, &body);
+    c->ifadd = add2(t->gpu, body[0], NULL, 0, k->add, &c1, &ifv);
+    add2(t->gpu, body[1], NULL, 0, k->add, &c1, &twenty);
+    c->setsw = add2(t->gpu, c->g, NULL, 0, k->set, &c->hs, &vs);
+    grGraphNode_t sw = tl_add_cond(c->g, &c->setsw, 1, c->hs, grGraphCondTypeSwitch, 3, &body);
+    add2(t->gpu, body[0], NULL, 0, k->add, &c2, &one);
+    add2(t->gpu, body[1], NULL, 0, k->add, &c2, &two);
+    add2(t->gpu, body[2], NULL, 0, k->add, &c2, &three);
+    grGraphNode_t ends[3] = {w, in, sw};
+    grHostNodeParams hp = {snapshot_fn, cell};
+    CHECK_OK(grGraphAddHostNode(&c->snap, c->g, ends, 3, &hp));
+}
+
+static void gcond_launch(grGraphExec_t e, grStream_t s, unsigned *cell, unsigned w0, unsigned w1, unsigned w2)
+{
+    memset(cell, 0, 8 * sizeof *cell);
+    CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_EQ(cell[0], w0);
+    CHECK_EQ(cell[1], w1);
+    CHECK_EQ(cell[2], w2);
+    for (int i = 0; i < 3; i++) /* the host node ran after the GPU's bodies */
+        CHECK_EQ(cell[4 + i], cell[i]);
+}
+
+GR_TEST(span_conditional_bodies_run_in_the_gpu_part_fed_by_cpu_kernels)
+{
+    span t;
+    span_init(&t);
+    condk k = condk_make();
+    unsigned *cell;
+    CHECK_OK(grMallocHost((void **)&cell, 8 * sizeof *cell));
+    gcond c;
+    gcond_build(&t, &k, &c, cell, 4, 1, 1, 10);
+    unsigned lowered = gr_fakedev_calls("exec_lower");
+    grGraphExec_t e = tl_instantiate(c.g);
+    if (gr_fakedev_active())
+        CHECK_EQ(gr_fakedev_calls("exec_lower"), lowered + 1); /* every body in the GPU's part */
+    grStream_t s = tl_stream(0);
+    for (int r = 0; r < 10; r++)
+        gcond_launch(e, s, cell, 4, 10, 2);
+    /* A second executable of the graph is refused while this one lives,
+     * as for any graph with conditional nodes. */
+    grGraphExec_t e2;
+    CHECK_GR(grErrorNotSupported, grGraphInstantiate(&e2, c.g, 0));
+    CHECK_DETAIL_HAS("one executable at a time");
+    /* The setters reach the GPU part's top-level nodes and its bodies'. */
+    unsigned zero = 0, two = 2, thirty = 30, *c1 = &cell[1];
+    void *sargs[] = {&c.hi, &zero};
+    grKernelNodeParams kp = {k.set, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, sargs, NULL};
+    CHECK_OK(grGraphExecKernelNodeSetParams(e, c.setif, &kp));
+    void *wargs[] = {&c.hs, &two};
+    kp.kernelParams = wargs;
+    CHECK_OK(grGraphExecKernelNodeSetParams(e, c.setsw, &kp));
+    for (int r = 0; r < 3; r++)
+        gcond_launch(e, s, cell, 4, 20, 3);
+    void *ones[] = {&c.hi, &two};
+    kp.kernelParams = ones;
+    CHECK_OK(grGraphExecKernelNodeSetParams(e, c.setif, &kp));
+    void *aargs[] = {&c1, &thirty};
+    grKernelNodeParams ap = {k.add, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, aargs, NULL};
+    /* A body's node of the GPU's part: the GPU's rule, as on the GPU
+     * alone (its CUDA graph's bodies change by an update only). */
+    CHECK_GR(grErrorNotSupported, grGraphExecKernelNodeSetParams(e, c.ifadd, &ap));
+    CHECK_DETAIL_HAS("in a conditional node's body");
+    gcond_launch(e, s, cell, 4, 10, 3);
+    /* An update from a graph of the same shape takes its handles and
+     * values: 7 loops, the ELSE, the first case. */
+    gcond c2;
+    gcond_build(&t, &k, &c2, cell, 7, 0, 0, 10);
+    grGraphExecUpdateResultInfo info;
+    CHECK_OK(grGraphExecUpdate(e, c2.g, &info));
+    for (int r = 0; r < 3; r++)
+        gcond_launch(e, s, cell, 7, 20, 1);
+    /* From the graph it was made of again: its own handles. */
+    CHECK_OK(grGraphExecUpdate(e, c.g, &info));
+    gcond_launch(e, s, cell, 4, 10, 2);
+    CHECK_OK(grGraphExecUpdate(e, c2.g, &info));
+    /* Launched on the GPU's stream too. */
+    grStream_t gs = gpu_stream(&t);
+    gcond_launch(e, gs, cell, 7, 20, 1);
+    CHECK_OK(grStreamDestroy(gs));
+    CHECK_OK(grGraphExecDestroy(e));
+    /* Once it is gone, the graph instantiates again. */
+    e = tl_instantiate(c.g);
+    gcond_launch(e, s, cell, 4, 10, 2);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(c.g));
+    CHECK_OK(grGraphDestroy(c2.g));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grFreeHost(cell));
+    condk_free(&k);
+    span_fini(&t);
+}
+
+GR_TEST(span_conditional_body_on_the_cpu_beside_gpu_work)
+{
+    span t;
+    span_init(&t);
+    condk k = condk_make();
+    unsigned *cell;
+    CHECK_OK(grMallocHost((void **)&cell, 8 * sizeof *cell));
+    /* CPU set(h, 1) -> CPU WHILE { countdown(cell 3) -> add(cell 0, 1) }
+     * and GPU fill(x, 1) -> GPU add(x, 10) beside it; both -> CPU add(x,
+     * 100): x ends 111, cell 0 counts the CPU's loops, which run while
+     * the GPU's part runs. */
+    grGraph_t g;
+    CHECK_OK(grGraphCreate(&g, 0));
+    grGraphConditionalHandle h;
+    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
+    unsigned one = 1, *c0 = &cell[0], *c3 = &cell[3];
+    grGraphNode_t set = add2(0, g, NULL, 0, k.cset, &h, &one);
+    grGraph_t *body;
+    grGraphNode_t w = tl_add_cond(g, &set, 1, h, grGraphCondTypeWhile, 1, &body);
+    grGraphNode_t cd = add2(0, body[0], NULL, 0, k.ccountdown, &c3, &h);
+    grGraphNode_t inc = add2(0, body[0], &cd, 1, k.cadd, &c0, &one);
+    /* A branch nested in the loop, on a handle of the graph: once per
+     * iteration. */
+    grGraphConditionalHandle hn;
+    CHECK_OK(grGraphConditionalHandleCreate(&hn, g, 1, grGraphCondAssignDefault));
+    unsigned *c1 = &cell[1];
+    grGraph_t *nbody;
+    tl_add_cond(body[0], &inc, 1, hn, grGraphCondTypeIf, 1, &nbody);
+    grGraphNode_t ninc = add2(0, nbody[0], NULL, 0, k.cadd, &c1, &one);
+    grGraphNode_t gf = add_on(&t, t.gpu, g, NULL, 0, t.gpu_fill, t.x, 1);
+    grGraphNode_t ga = add_on(&t, t.gpu, g, &gf, 1, t.gpu_add, t.x, 10);
+    grGraphNode_t ends[2] = {w, ga}, last;
+    void *largs[] = {&t.x, &(unsigned){100}, &t.n};
+    grKernelNodeParams lp = tl_params_1d(t.cpu_add, largs, N, BLOCK);
+    CHECK_OK(grGraphAddKernelNode(&last, g, ends, 2, &lp));
+    unsigned lowered = gr_fakedev_calls("exec_lower");
+    grGraphExec_t e = tl_instantiate(g);
+    if (gr_fakedev_active())
+        CHECK_EQ(gr_fakedev_calls("exec_lower"), lowered + 1); /* the loop stays in the CPU's part */
+    grStream_t s = tl_stream(0);
+    for (unsigned r = 1; r <= 10; r++) {
+        cell[0] = cell[1] = 0;
+        cell[3] = r;
+        launch_check(e, s, t.x, 111);
+        CHECK_EQ(cell[0], r);
+        CHECK_EQ(cell[1], r);
+    }
+    /* A node of the nested body takes the setter too. */
+    unsigned three = 3;
+    void *nargs[] = {&c1, &three};
+    grKernelNodeParams np = {k.cadd, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, nargs, NULL};
+    CHECK_OK(grGraphExecKernelNodeSetParams(e, ninc, &np));
+    cell[1] = 0;
+    cell[3] = 2;
+    launch_check(e, s, t.x, 111);
+    CHECK_EQ(cell[1], 6u);
+    /* The CPU part's bodies take the setters, as on the CPU alone. */
+    unsigned five = 5;
+    void *iargs[] = {&c0, &five};
+    grKernelNodeParams ip = {k.cadd, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, iargs, NULL};
+    CHECK_OK(grGraphExecKernelNodeSetParams(e, inc, &ip));
+    cell[0] = 0;
+    cell[3] = 3;
+    launch_check(e, s, t.x, 111);
+    CHECK_EQ(cell[0], 15u);
+    CHECK_OK(grGraphNodeSetEnabled(e, inc, 0));
+    unsigned en = 1;
+    CHECK_OK(grGraphNodeGetEnabled(e, inc, &en));
+    CHECK_EQ(en, 0u);
+    cell[0] = 0;
+    cell[3] = 3;
+    launch_check(e, s, t.x, 111);
+    CHECK_EQ(cell[0], 0u);
+    CHECK_EQ(cell[3], 0u); /* the loop ran, without the disabled node */
+    CHECK_OK(grGraphNodeSetEnabled(e, inc, 1));
+    /* Not a node of the graph: refused, as on one device. */
+    grGraphNode_t stranger = add2(0, body[0], NULL, 0, k.cadd, &c0, &one);
+    CHECK_GR(grErrorInvalidValue, grGraphExecKernelNodeSetParams(e, stranger, &ip));
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grFreeHost(cell));
+    condk_free(&k);
+    span_fini(&t);
+}
+
+GR_TEST(span_conditional_refusals_name_the_nodes)
+{
+    span t;
+    span_init(&t);
+    condk k = condk_make();
+    unsigned *cell;
+    CHECK_OK(grMallocHost((void **)&cell, 8 * sizeof *cell));
+    unsigned one = 1, *c0 = &cell[0];
+    grGraphInstantiateParams ip;
+
+    /* Bodies that name two devices: the conditional node named. */
+    grGraph_t g;
+    CHECK_OK(grGraphCreate(&g, 0));
+    grGraphConditionalHandle h;
+    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 1, grGraphCondAssignDefault));
+    grGraphNode_t a = add_on(&t, t.gpu, g, NULL, 0, t.gpu_fill, t.x, 1);
+    add_on(&t, 0, g, NULL, 0, t.cpu_fill, t.y, 1); /* the top level names both devices */
+    grGraph_t *body;
+    grGraphNode_t cn = tl_add_cond(g, &a, 1, h, grGraphCondTypeIf, 2, &body);
+    add2(t.gpu, body[0], NULL, 0, k.add, &c0, &one);
+    add2(0, body[1], NULL, 0, k.cadd, &c0, &one);
+    memset(&ip, 0, sizeof ip);
+    grGraphExec_t e;
+    CHECK_GR(grErrorNotSupported, grGraphInstantiateWithParams(&e, g, &ip));
+    CHECK_DETAIL_HAS("holds nodes of device 1 and of the CPU in its bodies");
+    CHECK_DETAIL_HAS("a conditional node goes whole, with its bodies, into one device's part");
+    CHECK(ip.errNode_out == cn);
+    CHECK_OK(grGraphDestroy(g));
+
+    /* A CPU kernel that sets the handle of a GPU part's conditional node:
+     * the kernel named, the conditional node in the detail. */
+    CHECK_OK(grGraphCreate(&g, 0));
+    CHECK_OK(grGraphConditionalHandleCreate(&h, g, 0, 0));
+    grGraphNode_t set = add2(0, g, NULL, 0, k.cset, &h, &one);
+    add_on(&t, t.gpu, g, NULL, 0, t.gpu_fill, t.y, 1);
+    cn = tl_add_cond(g, &set, 1, h, grGraphCondTypeIf, 1, &body);
+    grGraphNode_t inside = add2(t.gpu, body[0], NULL, 0, k.add, &c0, &one);
+    memset(&ip, 0, sizeof ip);
+    CHECK_GR(grErrorNotSupported, grGraphInstantiateWithParams(&e, g, &ip));
+    CHECK_DETAIL_HAS("runs in the part of the CPU and takes as argument 0 the handle of conditional node");
+    CHECK_DETAIL_HAS("which runs in the part of device 1");
+    CHECK(ip.errNode_out == set);
+    /* Set by a GPU kernel instead: it instantiates and runs; a setter
+     * giving a CPU kernel node the handle is refused. */
+    grGraphNode_t gset = add2(t.gpu, g, NULL, 0, k.set, &h, &one);
+    CHECK_OK(grGraphAddDependencies(g, &gset, &cn, NULL, 1));
+    void *zargs[] = {&c0, &one};
+    grKernelNodeParams zp = {k.cset, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, zargs, NULL};
+    CHECK_OK(grGraphKernelNodeSetParams(set, &zp)); /* no handle any more */
+    zp.func = k.cadd;
+    CHECK_OK(grGraphKernelNodeSetParams(set, &zp));
+    e = tl_instantiate(g);
+    grStream_t s = tl_stream(0);
+    for (int r = 0; r < 3; r++) {
+        cell[0] = 0;
+        CHECK_OK(grGraphLaunch(e, s));
+        CHECK_OK(grStreamSynchronize(s));
+        CHECK_EQ(cell[0], 2u); /* the CPU's add, then the body's */
+    }
+    void *hargs[] = {&h, &one};
+    grKernelNodeParams hp = {k.cset, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, hargs, NULL};
+    CHECK_GR(grErrorInvalidValue, grGraphExecKernelNodeSetParams(e, set, &hp));
+    CHECK_DETAIL_HAS("is the handle of a conditional node that runs in the part of device 1");
+    /* The GPU's own kernel may take it. */
+    hp.func = k.set;
+    CHECK_OK(grGraphExecKernelNodeSetParams(e, gset, &hp));
+    /* An update whose CPU kernel takes the handle is refused, the kernel
+     * its error node, and the executable keeps running as it was. */
+    CHECK_OK(grGraphExecDestroy(e));
+    grGraph_t g2;
+    CHECK_OK(grGraphCreate(&g2, 0));
+    grGraphConditionalHandle h2;
+    CHECK_OK(grGraphConditionalHandleCreate(&h2, g2, 0, 0));
+    grGraphNode_t set2 = add2(0, g2, NULL, 0, k.cadd, &c0, &one);
+    add_on(&t, t.gpu, g2, NULL, 0, t.gpu_fill, t.y, 1);
+    grGraphNode_t cn2 = tl_add_cond(g2, &set2, 1, h2, grGraphCondTypeIf, 1, &body);
+    add2(t.gpu, body[0], NULL, 0, k.add, &c0, &one);
+    grGraphNode_t gset2 = add2(t.gpu, g2, NULL, 0, k.set, &h2, &one);
+    CHECK_OK(grGraphAddDependencies(g2, &gset2, &cn2, NULL, 1));
+    (void)inside;
+    e = tl_instantiate(g);
+    void *h2args[] = {&h2, &one};
+    grKernelNodeParams h2p = {k.cset, GR_DIM3(1, 1, 1), GR_DIM3(1, 1, 1), 0, h2args, NULL};
+    CHECK_OK(grGraphKernelNodeSetParams(set2, &h2p));
+    grGraphExecUpdateResultInfo info;
+    CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecUpdate(e, g2, &info));
+    CHECK_DETAIL_HAS("runs in the part of the CPU and takes as argument 0 the handle of conditional node");
+    CHECK_DETAIL_HAS("which runs in the part of device 1");
+    CHECK(info.errorNode == set2);
+    cell[0] = 0;
+    CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_EQ(cell[0], 2u);
+    /* A handle of the new graph another executable holds is refused. */
+    h2p.func = k.cadd;
+    h2p.kernelParams = zargs;
+    CHECK_OK(grGraphKernelNodeSetParams(set2, &h2p));
+    grGraphExec_t other = tl_instantiate(g2);
+    CHECK_GR(grErrorGraphExecUpdateFailure, grGraphExecUpdate(e, g2, &info));
+    CHECK_DETAIL_HAS("is used by another executable");
+    CHECK_OK(grGraphExecDestroy(other));
+    CHECK_OK(grGraphExecUpdate(e, g2, &info));
+    cell[0] = 0;
+    CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    CHECK_EQ(cell[0], 2u);
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g2));
+
+    /* A GPU body's kernel given the handle of the CPU part's loop: the
+     * GPU's conditional node named, the kernel in the detail. */
+    grGraph_t g3;
+    CHECK_OK(grGraphCreate(&g3, 0));
+    grGraphConditionalHandle hc, hg;
+    CHECK_OK(grGraphConditionalHandleCreate(&hc, g3, 0, 0));
+    CHECK_OK(grGraphConditionalHandleCreate(&hg, g3, 1, grGraphCondAssignDefault));
+    add_on(&t, t.gpu, g3, NULL, 0, t.gpu_fill, t.y, 1);
+    grGraphNode_t cset = add2(0, g3, NULL, 0, k.cset, &hc, &one);
+    grGraphNode_t cw = tl_add_cond(g3, &cset, 1, hc, grGraphCondTypeWhile, 1, &body);
+    add2(0, body[0], NULL, 0, k.cset, &hc, &(unsigned){0});
+    grGraphNode_t gif = tl_add_cond(g3, &cw, 1, hg, grGraphCondTypeIf, 1, &body);
+    add2(t.gpu, body[0], NULL, 0, k.set, &hc, &one);
+    memset(&ip, 0, sizeof ip);
+    CHECK_GR(grErrorNotSupported, grGraphInstantiateWithParams(&e, g3, &ip));
+    CHECK_DETAIL_HAS("holds kernel node");
+    CHECK_DETAIL_HAS(
+        "which runs in the part of device 1 and takes as argument 0 the handle of conditional node");
+    CHECK_DETAIL_HAS("which runs in the part of the CPU");
+    CHECK(ip.errNode_out == gif);
+    CHECK_OK(grGraphDestroy(g3));
+
+    /* A handle no conditional node uses: refused as on one device. */
+    grGraphConditionalHandle unused;
+    CHECK_OK(grGraphConditionalHandleCreate(&unused, g, 0, 0));
+    CHECK_GR(grErrorInvalidValue, grGraphInstantiate(&e, g, 0));
+    CHECK_DETAIL_HAS("is used by no conditional node");
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grFreeHost(cell));
+    condk_free(&k);
+    span_fini(&t);
+}
+
+/* ------------------------------------------------- collective nodes */
+
+GR_TEST(span_collective_nodes_run_in_their_communicators_part)
+{
+    span t;
+    span_init(&t);
+    if (!gr_fakedev_active())
+        GR_TEST_SKIP("the one-rank GPU communicator is the fake device's (a real GPU's: "
+                     "test-gpu-collectives.c)");
+    grComm_t cc, gc;
+    CHECK_OK(grCommInitSelf(&cc));
+    int dev = t.gpu;
+    CHECK_OK(grCommInitDevices(&gc, 1, &dev));
+    const size_t bytes = N * sizeof(unsigned);
+    unsigned *g1, *g2, *g3;
+    CHECK_OK(grSetDevice(t.gpu));
+    CHECK_OK(grMalloc((void **)&g1, bytes));
+    CHECK_OK(grMalloc((void **)&g2, bytes));
+    CHECK_OK(grMalloc((void **)&g3, bytes));
+    CHECK_OK(grSetDevice(0));
+    /* CPU fill x 1 -> all-reduce x -> y on the CPU's communicator -> copy
+     * y to g1 -> GPU add g1 10 -> all-reduce g1 -> g2 on the GPU's
+     * communicator -> copy g2 to x -> CPU add x 100: x ends 111. */
+    grGraph_t g;
+    CHECK_OK(grGraphCreate(&g, 0));
+    grGraphNode_t fill = add_on(&t, 0, g, NULL, 0, t.cpu_fill, t.x, 1), ca, c1, add, ga, c2;
+    grCollectiveNodeParams cp = tl_coll(grCollAllReduce, t.x, t.y, N, grCommInt32, grCommSum, 0, cc);
+    CHECK_OK(grGraphAddCollectiveNode(&ca, g, &fill, 1, &cp));
+    CHECK_OK(grGraphAddMemcpyNode1D(&c1, g, &ca, 1, g1, t.y, bytes, grMemcpyDefault));
+    add = add_on(&t, t.gpu, g, &c1, 1, t.gpu_add, g1, 10);
+    grCollectiveNodeParams gp = tl_coll(grCollAllReduce, g1, g2, N, grCommInt32, grCommSum, 0, gc);
+    CHECK_OK(grGraphAddCollectiveNode(&ga, g, &add, 1, &gp));
+    CHECK_OK(grGraphAddMemcpyNode1D(&c2, g, &ga, 1, t.x, g2, bytes, grMemcpyDefault));
+    add_on(&t, 0, g, &c2, 1, t.cpu_add, t.x, 100);
+    gr_fakedev_reset_calls();
+    grGraphExec_t e = tl_instantiate(g);
+    CHECK_EQ(gr_fakedev_calls("exec_lower"), 1u);
+    CHECK_EQ(gr_fakedev_calls("lower_collective_node"), 1u); /* the GPU's only */
+    grStream_t s = tl_stream(0);
+    for (int r = 0; r < 10; r++) {
+        memset(t.y, 0, bytes);
+        launch_check(e, s, t.x, 111);
+        tl_check_all_u32(t.y, N, 1);
+    }
+    /* The setter reaches the GPU part's node (the device's first) and
+     * the CPU part's. */
+    grCollectiveNodeParams gq = tl_coll(grCollAllReduce, g1, g3, N, grCommInt32, grCommSum, 0, gc);
+    CHECK_OK(grGraphExecCollectiveNodeSetParams(e, ga, &gq));
+    CHECK(gr_fakedev_calls("exec_set_coll") >= 1u);
+    grCollectiveNodeParams cq = tl_coll(grCollAllReduce, t.x, t.y, N / 2, grCommInt32, grCommSum, 0, cc);
+    CHECK_OK(grGraphExecCollectiveNodeSetParams(e, ca, &cq));
+    memset(g3, 0, bytes);
+    memset(t.y, 0, bytes);
+    CHECK_OK(grGraphLaunch(e, s));
+    CHECK_OK(grStreamSynchronize(s));
+    tl_check_all_u32(g3, N / 2, 11); /* the first half came through y */
+    CHECK_EQ(t.y[N / 2], 0u);
+    /* It keeps its operation and communicator (so its part). */
+    grCollectiveNodeParams moved = tl_coll(grCollAllReduce, g1, g3, N, grCommInt32, grCommSum, 0, cc);
+    CHECK_GR(grErrorInvalidValue, grGraphExecCollectiveNodeSetParams(e, ga, &moved));
+    CHECK_DETAIL_HAS("keeps its operation and communicator");
+    CHECK_GR(grErrorInvalidValue, grGraphExecCollectiveNodeSetParams(e, add, &gq));
+    CHECK_DETAIL_HAS("not a collective node");
+    /* An update from a graph of the same shape with other buffers. */
+    grGraph_t g2g;
+    CHECK_OK(grGraphCreate(&g2g, 0));
+    grGraphNode_t f2 = add_on(&t, 0, g2g, NULL, 0, t.cpu_fill, t.x, 2), ca2, c12, add2n, ga2, c22;
+    CHECK_OK(grGraphAddCollectiveNode(&ca2, g2g, &f2, 1, &cp));
+    CHECK_OK(grGraphAddMemcpyNode1D(&c12, g2g, &ca2, 1, g1, t.y, bytes, grMemcpyDefault));
+    add2n = add_on(&t, t.gpu, g2g, &c12, 1, t.gpu_add, g1, 10);
+    CHECK_OK(grGraphAddCollectiveNode(&ga2, g2g, &add2n, 1, &gq));
+    CHECK_OK(grGraphAddMemcpyNode1D(&c22, g2g, &ga2, 1, t.x, g3, bytes, grMemcpyDefault));
+    add_on(&t, 0, g2g, &c22, 1, t.cpu_add, t.x, 100);
+    grGraphExecUpdateResultInfo info;
+    CHECK_OK(grGraphExecUpdate(e, g2g, &info));
+    for (int r = 0; r < 3; r++) {
+        memset(t.y, 0, bytes);
+        launch_check(e, s, t.x, 112);
+        tl_check_all_u32(t.y, N, 2);
+    }
+    CHECK_OK(grGraphExecDestroy(e));
+    CHECK_OK(grGraphDestroy(g2g));
+    CHECK_OK(grGraphDestroy(g));
+    CHECK_OK(grStreamDestroy(s));
+    CHECK_OK(grCommDestroy(cc));
+    CHECK_OK(grCommDestroy(gc));
+    CHECK_OK(grFree(g1));
+    CHECK_OK(grFree(g2));
+    CHECK_OK(grFree(g3));
     span_fini(&t);
 }

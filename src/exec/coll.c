@@ -111,7 +111,26 @@ GR_API grError_t grGraphExecCollectiveNodeSetParams(grGraphExec_t hGraphExec, gr
 {
     static const char call[] = "grGraphExecCollectiveNodeSetParams";
     gr_pnode *pn = NULL;
-    grError_t err = gr__exec_find_typed(call, hGraphExec, node, grGraphNodeTypeCollective, &pn);
+    grError_t err;
+    if (GR_UNLIKELY(gr__exec_valid(hGraphExec) && hGraphExec->span != NULL)) {
+        /* The node's copy in its communicator's part, which keeps the
+         * request; the part's own checks (same operation and
+         * communicator: the same part). */
+        gr_span_node sn;
+        if ((err = gr__exec_check(call, hGraphExec)) ||
+            (err = gr__exec_span_node(call, hGraphExec, node, &sn)))
+            return err;
+        if (sn.type != grGraphNodeTypeCollective)
+            return gr__fail(grErrorInvalidValue, "%s: node %p is a %s node, not a collective node", call,
+                            GR_PTR(node), gr__node_type_name(sn.type));
+        if (sn.hold)
+            gr__exec_write_begin(sn.hold);
+        err = grGraphExecCollectiveNodeSetParams(sn.exec, sn.clone, nodeParams);
+        if (sn.hold)
+            gr__exec_write_end(sn.hold);
+        return err;
+    }
+    err = gr__exec_find_typed(call, hGraphExec, node, grGraphNodeTypeCollective, &pn);
     if (err)
         return err;
     if (nodeParams == NULL)

@@ -56,6 +56,11 @@ grError_t gr__exec_span_check_memory(const char *call, const struct grGraphExec_
  * is of device 'dev'. */
 grError_t gr__exec_span_check_device(const char *call, const struct grGraphExec_st *e, const gr_span_node *sn,
                                      grGraphNode_t node, int dev, const char *what);
+/* The kernel setter's new arguments (p) for node's copy in its part: an
+ * argument that is the handle of a conditional node of another part is
+ * refused (grErrorInvalidValue, a detail), as instantiation refuses it. */
+grError_t gr__exec_span_check_kernel(const char *call, const struct grGraphExec_st *e, const gr_span_node *sn,
+                                     grGraphNode_t node, const grKernelNodeParams *p);
 /* grGraphExecChildGraphNodeSetParams of a spanning executable: the new
  * child graph must name the device of the node's part (else
  * grErrorInvalidValue, a detail); then the part's own setter. */

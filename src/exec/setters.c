@@ -600,6 +600,8 @@ static GR_NOINLINE grError_t set_node_any(const gr_setter *s, grGraphExec_t e, g
 static grError_t span_check_memory(const gr_setter *s, grGraphExec_t e, grGraphNode_t node,
                                    const gr_span_node *sn, const void *arg)
 {
+    if (s == &setters[SET_KERNEL])
+        return gr__exec_span_check_kernel(s->call, e, sn, node, arg);
     if (s == &setters[SET_MEMSET]) {
         const grMemsetParams *p = arg;
         return p && p->dst ? gr__exec_span_check_memory(s->call, e, sn, node, p->dst, NULL) : grSuccess;

@@ -14,6 +14,16 @@
  * CPU's; a memory allocation or free node to that of its allocation's
  * device, as an empty node: the spanning executable itself maps the
  * graph's allocations and applies their launch rules (exec/graphmem.c).
+ * A conditional node goes whole, with its bodies, into the part of the
+ * device its bodies' nodes name (as a child graph does), copied with the
+ * graph's handle: the value it tests is that part's (the CPU part's plan
+ * reads the handle's cell, a GPU part's CUDA graph a driver handle it
+ * made for it and gives its own kernels in the handle's place), so a
+ * kernel of another part that takes the handle is refused (check_handles;
+ * the kernel setter too), and the executable's setters reach the bodies'
+ * nodes through pairs of their own. A collective node goes to the part
+ * of its communicator's device (an MPI one's: the CPU's), whose
+ * instantiation makes its request and compares the ranks' sequences.
  * An edge between parts becomes one word
  * per producer node and consuming part: the producer's part writes it 1
  * after the producer (a signal node), the consuming part waits for it (>=
@@ -66,6 +76,7 @@
  *     with that error.
  */
 #include "exec.h"
+#include "../backend/comm.h"
 #include "../backend/device.h"
 #include "../memory/graphmem.h"
 
@@ -96,14 +107,25 @@ typedef struct span_pair {
     grGraphNodeType type;
 } span_pair;
 
+/* A conditional handle of the graph and the part its node runs in. */
+typedef struct span_handle {
+    const gr_cond_slot *slot; /* identity only */
+    uint32_t part;
+} span_handle;
+
 struct gr_span {
     uint32_t nparts;
     span_part parts[GR_MAX_GPUS + 1];
     uint32_t *words; /* pinned host memory, 0 between launches */
     uint32_t nwords;
     size_t words_size;
-    span_pair *pairs;
+    span_pair *pairs; /* top-level nodes, and the nodes of conditional nodes' bodies */
     uint32_t npairs;
+    /* The handles of the conditional nodes at any depth, each with its
+     * node's part: a kernel of another part may not take one (cond.c
+     * below); an update's new graph brings its own. */
+    span_handle *handles;
+    uint32_t nhandles;
     /* A GPU part's launch failed (0: none): the error, then the launch is
      * refused (written by the CPU part's first node). */
     _Atomic grError_t broken;
@@ -157,6 +179,14 @@ typedef struct builder {
     grGraphNode_t start;   /* the CPU part's first node: it launches the GPU parts */
     struct gr_span *owner; /* the span the first node launches (sp, or the one updated) */
     grGraphNode_t *deps;   /* scratch: room for any node's dependencies */
+    /* The bodies' nodes and their copies (instantiation only: 'record'),
+     * and the conditional handles with their parts. */
+    bool record;
+    span_pair *body_pairs;
+    uint32_t nbody_pairs, cap_body_pairs;
+    span_handle *handles;
+    const struct grGraphNode_st **hnodes; /* each handle's conditional node */
+    uint32_t nhandles, cap_handles;
 } builder;
 
 #define NONE UINT32_MAX
@@ -191,6 +221,9 @@ static void builder_free(builder *b)
     gr__free(b->deps);
     gr__free(b->sigs);
     gr__free(b->sig_part);
+    gr__free(b->body_pairs);
+    gr__free(b->handles);
+    gr__free(b->hnodes);
 }
 
 static grError_t refuse_node(const char *call, const struct grGraphNode_st *n, const char *devices,
@@ -201,7 +234,7 @@ static grError_t refuse_node(const char *call, const struct grGraphNode_st *n, c
     return gr__fail(grErrorNotSupported,
                     "%s: %s %s; a graph whose nodes name two devices (here %s) holds kernel, memset, memcpy, "
                     "host, empty, event record, event wait, batch memory operation, memory allocation, "
-                    "memory free and child graph nodes only so far "
+                    "memory free, child graph, conditional and collective nodes only so far "
                     "(docs/devices.md, \"Graphs that span devices\")",
                     call, gr__node_label(n), why, devices);
 }
@@ -260,6 +293,141 @@ static grError_t add_memop(builder *b, uint32_t p, grGraphNode_t *out, const grG
     return gr__graph_add_memop(b->call, out, b->sp->parts[p].g, deps, ndeps, &np);
 }
 
+static grError_t cond_copy_in(builder *b, uint32_t p, grGraph_t g, const grGraphNode_t *deps, size_t ndeps,
+                              const struct grGraphNode_st *src, grGraphNode_t *out);
+
+/* Notes that 'orig', a node of a body, is 'clone' in part p: the
+ * executable's setters reach it there (instantiation only). */
+static grError_t note_body_pair(builder *b, const struct grGraphNode_st *orig, grGraphNode_t clone,
+                                uint32_t p)
+{
+    if (!b->record)
+        return grSuccess;
+    if (b->nbody_pairs == b->cap_body_pairs) {
+        uint32_t cap = b->cap_body_pairs ? 2 * b->cap_body_pairs : 16;
+        span_pair *at = gr__realloc(b->body_pairs, cap * sizeof *at);
+        if (!at)
+            return gr__fail(grErrorMemoryAllocation, "%s: out of memory", b->call);
+        b->body_pairs = at;
+        b->cap_body_pairs = cap;
+    }
+    b->body_pairs[b->nbody_pairs++] = (span_pair){orig, clone, p, orig->type};
+    return grSuccess;
+}
+
+/* Copies node sv of a body (not a conditional node) into graph dst after
+ * deps (as many as sv's). */
+static grError_t node_copy(builder *b, grGraph_t dst, const grGraphNode_t *deps,
+                           const struct grGraphNode_st *sv, grGraphNode_t *out)
+{
+    gr_node_params np;
+    grError_t err = gr__node_params_copy(sv->type, &np, &sv->p);
+    if (err)
+        return err;
+    if ((err = gr__graph_insert_node(b->call, dst, deps, sv->ndeps, sv->type, &np, out))) {
+        gr__node_params_free(sv->type, &np);
+        return err;
+    }
+    (*out)->dev1 = sv->dev1;
+    if (sv->kattrs && !gr__node_attrs_copy(*out, sv))
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory copying %s's attributes", b->call,
+                        gr__node_label(sv));
+    return grSuccess;
+}
+
+/* Copies body 'src' into the empty graph 'dst' of part p: its nodes in a
+ * topological order, each after the copies of its dependencies (a
+ * conditional node's with its bodies, cond_copy). The body's nodes lend
+ * their scratch for the copies' positions and get it back. */
+static grError_t body_copy(builder *b, uint32_t p, grGraph_t dst, grGraph_t src)
+{
+    size_t n = src->nnodes;
+    struct grGraphNode_st **ord = gr__calloc(n ? n : 1, sizeof *ord);
+    grGraphNode_t *copy = gr__calloc(n ? n : 1, sizeof *copy);
+    uint64_t *saved = gr__calloc(n ? n : 1, sizeof *saved);
+    grGraphNode_t *deps = NULL;
+    grError_t err = grSuccess;
+    size_t k = 0, maxdeps = 1;
+    struct grGraphNode_st *v;
+    if (!ord || !copy || !saved) {
+        err = gr__fail(grErrorMemoryAllocation, "%s: out of memory", b->call);
+        goto out;
+    }
+    GR_GRAPH_FOR_EACH_NODE (src, v) {
+        if (k < n)
+            saved[k++] = v->scratch;
+        maxdeps = v->ndeps > maxdeps ? v->ndeps : maxdeps;
+    }
+    if (GR_NEVER(k != n) || !gr__graph_topo_sort(src, ord)) {
+        err = gr__fail(grErrorInvalidValue, "%s: a conditional node's body has a cycle", b->call);
+        goto restore;
+    }
+    if (!(deps = gr__calloc(maxdeps, sizeof *deps))) {
+        err = gr__fail(grErrorMemoryAllocation, "%s: out of memory", b->call);
+        goto restore;
+    }
+    for (size_t i = 0; i < n; i++)
+        ord[i]->scratch = i;
+    for (size_t i = 0; i < n && !err; i++) {
+        const struct grGraphNode_st *sv = ord[i];
+        for (size_t d = 0; d < sv->ndeps; d++)
+            deps[d] = copy[sv->deps[d]->scratch];
+        err = sv->type == grGraphNodeTypeConditional ? cond_copy_in(b, p, dst, deps, sv->ndeps, sv, &copy[i])
+                                                     : node_copy(b, dst, deps, sv, &copy[i]);
+        if (!err)
+            err = note_body_pair(b, sv, copy[i], p);
+    }
+restore:
+    k = 0;
+    GR_GRAPH_FOR_EACH_NODE (src, v) {
+        if (k < n)
+            v->scratch = saved[k++];
+    }
+out:
+    gr__free(deps);
+    gr__free(saved);
+    gr__free(copy);
+    gr__free(ord);
+    return err;
+}
+
+/* Copies conditional node src into graph g of part p after deps, bodies
+ * included. The copy shares src's handle: its value is the one the
+ * part's executable holds (a CPU part's plan reads the handle's own
+ * cell, a GPU part's CUDA graph a driver handle made for it), and the
+ * handle's node stays src (gr_cond_params 'copy'). */
+static grError_t cond_copy_in(builder *b, uint32_t p, grGraph_t g, const grGraphNode_t *deps, size_t ndeps,
+                              const struct grGraphNode_st *src, grGraphNode_t *out)
+{
+    const gr_cond_params *sc = &src->p.cond;
+    gr_node_params np;
+    memset(&np, 0, sizeof np);
+    np.cond.bodies = gr__calloc(sc->nbodies, sizeof *np.cond.bodies);
+    if (!np.cond.bodies)
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", b->call);
+    for (unsigned k = 0; k < sc->nbodies; k++) {
+        if ((np.cond.bodies[k] = gr__graph_new()) != NULL)
+            continue;
+        while (k > 0)
+            gr__graph_free(np.cond.bodies[--k]);
+        gr__free(np.cond.bodies);
+        return gr__fail(grErrorMemoryAllocation, "%s: out of memory", b->call);
+    }
+    gr__cond_slot_retain(sc->slot);
+    np.cond.slot = sc->slot;
+    np.cond.type = sc->type;
+    np.cond.nbodies = sc->nbodies;
+    np.cond.copy = true;
+    grError_t err = gr__graph_insert_node(b->call, g, deps, ndeps, grGraphNodeTypeConditional, &np, out);
+    if (err) {
+        gr__node_params_free(grGraphNodeTypeConditional, &np);
+        return err;
+    }
+    for (unsigned k = 0; k < sc->nbodies && !err; k++)
+        err = body_copy(b, p, (*out)->p.cond.bodies[k], sc->bodies[k]);
+    return err;
+}
+
 /* Copies node ord[i] into its part after deps. A memory node's copy is
  * an empty node in the part of its allocation's device: the spanning
  * executable maps the graph's allocations itself, as a one-device
@@ -273,6 +441,12 @@ static grError_t add_clone(builder *b, uint32_t i, const grGraphNode_t *deps, si
     grGraphNode_t out = NULL;
     grGraphNodeType type = src->type;
     grError_t err;
+    if (type == grGraphNodeTypeConditional) {
+        if ((err = cond_copy_in(b, b->part[i], b->sp->parts[b->part[i]].g, deps, ndeps, src, &out)))
+            return err;
+        b->clone[i] = out;
+        return grSuccess;
+    }
     if (type == grGraphNodeTypeMemAlloc || type == grGraphNodeTypeMemFree) {
         type = grGraphNodeTypeEmpty;
         memset(&p, 0, sizeof p);
@@ -483,45 +657,62 @@ static int allocation_device(const void *dptr)
     return dev;
 }
 
-/* The device a child graph node's part is: the one its nodes name, nested
- * child graphs' included (host and empty nodes name none; a child naming
- * none goes to the CPU's part). Nodes naming two devices are refused:
- * a child graph goes whole into one part. 'top' is the node instantiate
- * names; the nest is bounded (GR_GRAPH_MAX_NEST). */
-static grError_t child_device(const char *call, const struct gr_span *sp, const struct grGraphNode_st *top,
-                              grGraph_t child, int *dev)
+/* The device the nodes of graph g name, nested child graphs' and
+ * conditional bodies' included, into *named (-1: none so far; host and
+ * empty nodes name none). Nodes naming two devices are refused: a child
+ * graph, or a conditional node with its bodies, goes whole into one part.
+ * 'top' is the node instantiate names (NULL: a setter's new child graph);
+ * the nest is bounded (GR_GRAPH_MAX_NEST). */
+static grError_t nest_device(const char *call, const struct gr_span *sp, const struct grGraphNode_st *top,
+                             grGraph_t g, int *named)
 {
-    int named = -1;
-    for (const struct grGraphNode_st *v = child->first; v != NULL; v = v->next) {
+    for (const struct grGraphNode_st *v = g->first; v != NULL; v = v->next) {
         int d = 0;
         grError_t err;
         if (v->type == grGraphNodeTypeHost || v->type == grGraphNodeTypeEmpty)
             continue;
-        if (v->type == grGraphNodeTypeGraph) {
-            err = child_device(call, sp, top, v->p.child, &d);
-            if (err)
-                return err;
-            if (d == -1)
-                continue;
-        } else if ((err = node_device(call, sp, v, &d))) {
+        if (v->type == grGraphNodeTypeGraph || v->type == grGraphNodeTypeConditional) {
+            unsigned nb = v->type == grGraphNodeTypeGraph ? 1 : v->p.cond.nbodies;
+            for (unsigned k = 0; k < nb; k++)
+                if ((err = nest_device(call, sp, top,
+                                       v->type == grGraphNodeTypeGraph ? v->p.child : v->p.cond.bodies[k],
+                                       named)))
+                    return err;
+            continue;
+        }
+        if ((err = node_device(call, sp, v, &d))) {
             /* The detail names the node inside; errNode_out the graph's. */
             gr__inst_fault.node = top;
             return err;
         }
-        if (named != -1 && d != named) {
-            char a[24], b[24], why[200];
-            snprintf(why, sizeof why,
-                     "holds nodes of %s and of %s (%s); a child graph goes whole into one device's part: "
-                     "move its nodes into the parent graph",
-                     dev_name(a, named), dev_name(b, d), gr__node_label(v));
+        if (*named != -1 && d != *named) {
+            char a[24], b[24], why[300];
+            if (top != NULL && top->type == grGraphNodeTypeConditional)
+                snprintf(why, sizeof why,
+                         "holds nodes of %s and of %s in its bodies (%s); a conditional node goes whole, "
+                         "with its bodies, into one device's part: keep its bodies' work on one device",
+                         dev_name(a, *named), dev_name(b, d), gr__node_label(v));
+            else
+                snprintf(why, sizeof why,
+                         "holds nodes of %s and of %s (%s); a child graph goes whole into one device's "
+                         "part: move its nodes into the parent graph",
+                         dev_name(a, *named), dev_name(b, d), gr__node_label(v));
             if (top == NULL) /* a setter's new child graph */
                 return gr__fail(grErrorInvalidValue, "%s: the child graph %s", call, why);
             return refuse_node(call, top, sp->devices, why);
         }
-        named = d;
+        *named = d;
     }
-    *dev = named;
     return grSuccess;
+}
+
+/* The device a child graph node's part is: the one its nodes name
+ * (nest_device; -1: none, the CPU's part). */
+static grError_t child_device(const char *call, const struct gr_span *sp, const struct grGraphNode_st *top,
+                              grGraph_t child, int *dev)
+{
+    *dev = -1;
+    return nest_device(call, sp, top, child, dev);
 }
 
 /* The device of a batch memory operation node's words: a GPU's memory
@@ -555,7 +746,9 @@ static grError_t memop_device(const char *call, const struct gr_span *sp, const 
 /* The device whose part runs n in a graph that spans devices: a kernel
  * node's own, a memset's destination's, a copy's device memory's (the
  * destination's, else the source's), an event node's event's, a child
- * graph's nodes' (child_device), a batch memory operation node's words'
+ * graph's nodes' (child_device), a conditional node's bodies' nodes'
+ * (nest_device), a collective node's communicator's, a batch memory
+ * operation node's words'
  * (memop_device), the CPU for host and empty nodes and for copies and
  * memsets of host memory; other kinds are refused. */
 static grError_t node_device(const char *call, const struct gr_span *sp, const struct grGraphNode_st *n,
@@ -578,6 +771,17 @@ static grError_t node_device(const char *call, const struct gr_span *sp, const s
             *dev = 0;
         return err;
     }
+    case grGraphNodeTypeConditional: {
+        /* Like a child graph: whole, with its bodies, in one part. */
+        int named = -1;
+        for (unsigned k = 0; k < n->p.cond.nbodies; k++) {
+            grError_t err = nest_device(call, sp, n, n->p.cond.bodies[k], &named);
+            if (err)
+                return err;
+        }
+        *dev = named == -1 ? 0 : named;
+        return grSuccess;
+    }
     case grGraphNodeTypeKernel:
         if (gr__node_devupd(n))
             return refuse_node(call, n, sp->devices, "is device-updatable");
@@ -597,6 +801,14 @@ static grError_t node_device(const char *call, const struct gr_span *sp, const s
         return grSuccess;
     case grGraphNodeTypeBatchMemOp:
         return memop_device(call, sp, n, n->p.memop.ops, n->p.memop.count, dev);
+    case grGraphNodeTypeCollective: {
+        /* Its communicator's device: an MPI (or one-rank CPU)
+         * communicator's is the CPU, an NCCL one's its GPU. A dead one
+         * is the part's instantiation to refuse, in the CPU's part. */
+        grComm_t c = n->p.coll.comm;
+        *dev = gr__comm_check_live(call, c) == grSuccess ? c->device : 0;
+        return grSuccess;
+    }
     case grGraphNodeTypeMemAlloc:
         *dev = allocation_device(n->p.alloc.dptr);
         return grSuccess;
@@ -606,8 +818,111 @@ static grError_t node_device(const char *call, const struct gr_span *sp, const s
     default:
         return refuse_node(call, n, sp->devices,
                            "is not a kernel, memset, memcpy, host, empty, event record, event wait, batch "
-                           "memory operation, memory allocation, memory free or child graph node");
+                           "memory operation, memory allocation, memory free, child graph, conditional or "
+                           "collective node");
     }
+}
+
+/* ------------------------------------------------ conditional handles */
+
+/* Notes the handle of conditional node cn, which runs in part p, and
+ * those of the conditional nodes in its bodies. */
+static grError_t note_handles(builder *b, const struct grGraphNode_st *cn, uint32_t p)
+{
+    if (b->nhandles == b->cap_handles) {
+        uint32_t cap = b->cap_handles ? 2 * b->cap_handles : 8;
+        span_handle *h = gr__realloc(b->handles, cap * sizeof *h);
+        if (h)
+            b->handles = h;
+        const struct grGraphNode_st **hn = gr__realloc(b->hnodes, cap * sizeof *hn);
+        if (hn)
+            b->hnodes = hn;
+        if (!h || !hn)
+            return gr__fail(grErrorMemoryAllocation, "%s: out of memory", b->call);
+        b->cap_handles = cap;
+    }
+    b->handles[b->nhandles] = (span_handle){cn->p.cond.slot, p};
+    b->hnodes[b->nhandles++] = cn;
+    for (unsigned k = 0; k < cn->p.cond.nbodies; k++)
+        for (const struct grGraphNode_st *v = cn->p.cond.bodies[k]->first; v != NULL; v = v->next) {
+            grError_t err;
+            if (v->type == grGraphNodeTypeConditional && (err = note_handles(b, v, p)))
+                return err;
+        }
+    return grSuccess;
+}
+
+/* The handle among hs[0..n) that an argument of kernel node k's
+ * parameters equals (a parameter of 8 bytes, as the GPU lowering
+ * replaces, backend/cuda/graph.c), in another part than p: its index,
+ * *arg the parameter; -1 if none. */
+static int foreign_handle(const span_handle *hs, uint32_t n, grKernel_t kern, void *const *argv, uint32_t p,
+                          int *arg)
+{
+    for (int j = 0; argv != NULL && j < kern->nparams; j++) {
+        unsigned long long v;
+        if (kern->sizes[j] != sizeof v || argv[j] == NULL)
+            continue;
+        memcpy(&v, argv[j], sizeof v);
+        for (uint32_t h = 0; h < n; h++)
+            if (v == (unsigned long long)(uintptr_t)hs[h].slot && hs[h].part != p) {
+                *arg = j;
+                return (int)h;
+            }
+    }
+    return -1;
+}
+
+/* Refuses a kernel node of part p, at any depth under top-level node
+ * 'top', that takes the handle of a conditional node of another part: a
+ * GPU part's CUDA graph gives its kernels the driver's handle in
+ * graphrt's place, and the value a part's conditional node tests is its
+ * own part's (the CPU part's, the handle's cell; a GPU part's, its
+ * driver handle), which a kernel of another part cannot set. */
+static grError_t check_kernels(builder *b, const struct grGraphNode_st *top, const struct grGraphNode_st *v,
+                               uint32_t p)
+{
+    grError_t err = grSuccess;
+    if (v->type == grGraphNodeTypeKernel) {
+        int arg = 0,
+            h = foreign_handle(b->handles, b->nhandles, v->p.kernel.kernel, v->p.kernel.argv, p, &arg);
+        if (h < 0)
+            return grSuccess;
+        char kl[160], cl[160], kd[24], cd[24], why[700];
+        snprintf(kl, sizeof kl, "%s", gr__node_label(v));
+        snprintf(cl, sizeof cl, "%s", gr__node_label(b->hnodes[h]));
+        snprintf(why, sizeof why,
+                 "%s%s%sruns in the part of %s and takes as argument %d the handle of %s, which runs in the "
+                 "part of %s; a kernel sets a conditional node's handle in that node's part only (a GPU's "
+                 "CUDA graph gives its own kernels the driver's handle in graphrt's place): put the kernel "
+                 "on the device of the conditional node's bodies",
+                 v == top ? "" : "holds ", v == top ? "" : kl, v == top ? "" : ", which ",
+                 dev_name(kd, b->owner->parts[p].device), arg, cl,
+                 dev_name(cd, b->owner->parts[b->handles[h].part].device));
+        return refuse_node(b->call, top, b->sp->devices, why);
+    }
+    unsigned nb = v->type == grGraphNodeTypeGraph         ? 1
+                  : v->type == grGraphNodeTypeConditional ? v->p.cond.nbodies
+                                                          : 0;
+    for (unsigned k = 0; k < nb && !err; k++) {
+        grGraph_t g = v->type == grGraphNodeTypeGraph ? v->p.child : v->p.cond.bodies[k];
+        for (const struct grGraphNode_st *w = g->first; w != NULL && !err; w = w->next)
+            err = check_kernels(b, top, w, p);
+    }
+    return err;
+}
+
+/* The handles of the conditional nodes of b->ord with their parts, then
+ * every kernel's arguments against them (check_kernels). */
+static grError_t check_handles(builder *b)
+{
+    grError_t err = grSuccess;
+    for (uint32_t i = 0; i < b->n && !err; i++)
+        if (b->ord[i]->type == grGraphNodeTypeConditional)
+            err = note_handles(b, b->ord[i], b->part[i]);
+    for (uint32_t i = 0; i < b->n && !err && b->nhandles; i++)
+        err = check_kernels(b, b->ord[i], b->ord[i], b->part[i]);
+    return err;
 }
 
 static grError_t assign(builder *b, int *part_of_dev, uint32_t *ncross)
@@ -707,7 +1022,7 @@ static grError_t build(builder *b, struct grGraphExec_st *e, unsigned long long 
     for (size_t i = 0; i < (size_t)b->n * b->np; i++)
         b->word[i] = NONE;
     uint32_t ncross = 0;
-    if ((err = assign(b, part_of_dev, &ncross)))
+    if ((err = assign(b, part_of_dev, &ncross)) || (err = check_handles(b)))
         return err;
     sp->nwords = (b->np - 1) + ncross;
     for (uint32_t p = 1; p < b->np; p++)
@@ -725,12 +1040,17 @@ static grError_t build(builder *b, struct grGraphExec_st *e, unsigned long long 
     /* See the file's head. */
     for (uint32_t p = 0; p < sp->nparts; p++)
         sp->parts[p].e->plan.waits_alone = true;
-    sp->pairs = gr__calloc(b->n ? b->n : 1, sizeof *sp->pairs);
+    sp->pairs = gr__calloc((size_t)b->n + b->nbody_pairs + 1, sizeof *sp->pairs);
     if (!sp->pairs)
         return gr__fail(grErrorMemoryAllocation, "%s: out of memory", b->call);
     for (uint32_t i = 0; i < b->n; i++)
         sp->pairs[i] = (span_pair){b->ord[i], b->clone[i], b->part[i], b->ord[i]->type};
-    sp->npairs = b->n;
+    for (uint32_t i = 0; i < b->nbody_pairs; i++)
+        sp->pairs[b->n + i] = b->body_pairs[i];
+    sp->npairs = b->n + b->nbody_pairs;
+    sp->handles = b->handles;
+    sp->nhandles = b->nhandles;
+    b->handles = NULL;
     qsort(sp->pairs, sp->npairs, sizeof *sp->pairs, cmp_pair);
     return grSuccess;
 }
@@ -752,6 +1072,13 @@ grError_t gr__exec_span_build(const char *call, struct grGraphExec_st *e, grGrap
         if (err)
             return err;
         seen |= 1ull << (dev < 63 ? dev : 63);
+    }
+    /* What compile_plan checks of a graph with conditional handles (an
+     * unused one): the parts' graphs hold none of their own. */
+    if (g->cond_slots != NULL || gr__graph_has_conditional(g)) {
+        grError_t err = gr__exec_cond_check_graph(call, g);
+        if (err)
+            return err;
     }
     int part_of_dev[64];
     for (int d = 0; d < 64; d++) {
@@ -780,9 +1107,10 @@ grError_t gr__exec_span_build(const char *call, struct grGraphExec_st *e, grGrap
         return gerr;
 
     builder b;
-    grError_t err = builder_init(&b, call, sp, sp, e->norig)
-                        ? build(&b, e, flags, part_of_dev)
-                        : gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
+    bool made = builder_init(&b, call, sp, sp, e->norig);
+    b.record = true;
+    grError_t err = made ? build(&b, e, flags, part_of_dev)
+                         : gr__fail(grErrorMemoryAllocation, "%s: out of memory", call);
     builder_free(&b);
     return err;
 }
@@ -794,10 +1122,13 @@ grError_t gr__exec_span_build(const char *call, struct grGraphExec_st *e, grGrap
 struct gr_span_upd {
     grGraph_t g[GR_MAX_GPUS + 1];
     uint32_t nparts;
+    span_handle *handles; /* the new graph's conditional handles */
+    uint32_t nhandles;
 };
 
 static void upd_free(struct gr_span_upd *su)
 {
+    gr__free(su->handles);
     for (uint32_t p = 0; p < su->nparts; p++)
         if (su->g[p])
             (void)grGraphDestroy(su->g[p]);
@@ -881,6 +1212,11 @@ static grError_t upd_build(builder *b, struct grGraphExec_st *e, struct grGraphN
                             dev_name(old, was), GR_PTR(e), sp->devices);
         }
     }
+    if (check_handles(b) != grSuccess) {
+        info->result = grGraphExecUpdateErrorNotSupported;
+        info->errorNode = (grGraphNode_t)(uintptr_t)gr__inst_fault.node;
+        return gr__fail_again(grErrorGraphExecUpdateFailure);
+    }
     for (size_t i = 0; i < (size_t)b->n * b->np; i++)
         b->word[i] = NONE;
     uint32_t ncross = 0;
@@ -939,6 +1275,21 @@ grError_t gr__exec_span_update_prepare(const char *call, struct grGraphExec_st *
         for (uint32_t i = 0; i < n; i++)
             pairs[i]->scratch = saved[i];
     }
+    /* A handle of the new graph is the executable's already, or no
+     * live executable's (one at a time, as in CUDA). */
+    for (uint32_t h = 0; h < b.nhandles && !err; h++) {
+        bool held = false;
+        for (uint32_t k = 0; k < sp->nhandles && !held; k++)
+            held = sp->handles[k].slot == b.handles[h].slot;
+        if (!held && gr_load_acquire(&b.handles[h].slot->execs) != 0) {
+            info->result = grGraphExecUpdateErrorNotSupported;
+            info->errorNode = (grGraphNode_t)(uintptr_t)b.hnodes[h];
+            err = gr__fail(grErrorGraphExecUpdateFailure,
+                           "%s: %s: a conditional handle of its graph is used by another executable (one at "
+                           "a time, as in CUDA)",
+                           call, gr__node_label(b.hnodes[h]));
+        }
+    }
     /* What a part's device refuses (a GPU kernel without an image, memory
      * the device cannot reach), for every part before any changes: the
      * parts' own updates then refuse nothing but for lack of memory. */
@@ -947,6 +1298,9 @@ grError_t gr__exec_span_update_prepare(const char *call, struct grGraphExec_st *
     for (uint32_t p = 0; p < tmp.nparts; p++)
         su->g[p] = tmp.parts[p].g;
     su->nparts = tmp.nparts;
+    su->handles = b.handles;
+    su->nhandles = b.nhandles;
+    b.handles = NULL;
     gr__free(saved);
     builder_free(&b);
     if (err) {
@@ -987,6 +1341,14 @@ grError_t gr__exec_span_update_apply(const char *call, struct grGraphExec_st *e,
     }
     if (!err)
         err = upd_part(call, sp, 0, su->g[0]);
+    if (!err) {
+        /* The parts now hold the new graph's handles (an update takes
+         * them, docs/conditional.md): the setters check against those. */
+        span_handle *old = sp->handles;
+        sp->handles = su->handles;
+        sp->nhandles = su->nhandles;
+        su->handles = old;
+    }
     upd_free(su);
     return err;
 }
@@ -1113,6 +1475,34 @@ grError_t gr__exec_span_child(const char *call, struct grGraphExec_st *e, grGrap
     if (sn.hold)
         gr__exec_write_end(sn.hold);
     return err;
+}
+
+grError_t gr__exec_span_check_kernel(const char *call, const struct grGraphExec_st *e, const gr_span_node *sn,
+                                     grGraphNode_t node, const grKernelNodeParams *p)
+{
+    const struct gr_span *sp = e->span;
+    if (p == NULL || !gr__kernel_valid(p->func))
+        return grSuccess; /* the part's setter refuses what is wrong */
+    uint32_t part = 0;
+    for (uint32_t q = 0; q < sp->nparts; q++)
+        if (sp->parts[q].device == sn->device)
+            part = q;
+    /* An update swaps the handles inside e's write section. */
+    grGraphExec_t w = (grGraphExec_t)(uintptr_t)e;
+    gr__exec_write_begin(w);
+    int arg = 0, h = foreign_handle(sp->handles, sp->nhandles, p->func, p->kernelParams, part, &arg);
+    uint32_t hpart = h < 0 ? 0 : sp->handles[h].part;
+    gr__exec_write_end(w);
+    if (h < 0)
+        return grSuccess;
+    char kd[24], cd[24];
+    return gr__fail(grErrorInvalidValue,
+                    "%s: argument %d of the new parameters of node %p, which runs in the part of %s of "
+                    "executable %p (a graph that spans %s), is the handle of a conditional node that runs "
+                    "in the part of %s; a kernel sets a conditional node's handle in that node's part only "
+                    "(a GPU's CUDA graph gives its own kernels the driver's handle in graphrt's place)",
+                    call, arg, GR_PTR(node), dev_name(kd, sn->device), GR_PTR(e), sp->devices,
+                    dev_name(cd, sp->parts[hpart].device));
 }
 
 typedef struct gpu_start {
@@ -1269,6 +1659,7 @@ void gr__exec_span_free(struct grGraphExec_st *e)
         (void)gr__devkind()->host_free("grGraphExecDestroy", sp->words);
     }
     gr__free(sp->pairs);
+    gr__free(sp->handles);
     gr__free(sp);
     e->span = NULL;
 }

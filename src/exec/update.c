@@ -192,7 +192,9 @@ static bool check_conditional(upd *u, gr_pnode *pn, grGraphNode_t gn)
         return refuse(u, grGraphExecUpdateErrorTopologyChanged, NULL, NULL, "%s: %s", gr__node_label(gn),
                       why);
     }
-    if (!gr__exec_cond_slots_available(&u->exec->plan, fresh)) {
+    /* A spanning executable's parts hold its handles: span.c checks them
+     * against the parts'. */
+    if (u->exec->span == NULL && !gr__exec_cond_slots_available(&u->exec->plan, fresh)) {
         gr__exec_cond_free(fresh);
         return refuse(
             u, grGraphExecUpdateErrorNotSupported, gn, NULL,
@@ -216,6 +218,10 @@ static void install_conds(upd *u)
         u->conds[i].pn->u.cond = u->conds[i].fresh;
     }
     u->nconds = 0;
+    /* A spanning executable's parts hold the handles (span.c): its own
+     * plan claims none, and upd_free frees the list. */
+    if (u->exec->span != NULL)
+        return;
     gr__exec_cond_slots_replace(&u->exec->plan, u->slots);
     u->slots = NULL;
 }
@@ -359,7 +365,7 @@ static void install_blocks(upd *u)
 
 /* Writes graph node 'gn' into plan node 'pn'. Cannot fail once
  * install_blocks has run. */
-static void apply_params(gr_pnode *pn, grGraphNode_t gn)
+static void apply_params(const upd *u, gr_pnode *pn, grGraphNode_t gn)
 {
     switch (gn->type) {
     case grGraphNodeTypeKernel: {
@@ -392,7 +398,12 @@ static void apply_params(gr_pnode *pn, grGraphNode_t gn)
         memcpy(pn->u.memop.ops, gn->p.memop.ops, gn->p.memop.count * sizeof *gn->p.memop.ops);
         return;
     case grGraphNodeTypeCollective: /* same op and communicator, checked */
-        gr__exec_coll_apply(pn, &gn->p.coll);
+        /* A spanning executable's part holds the node's request (span.c):
+         * its own plan keeps the values only. */
+        if (u->exec->span != NULL)
+            pn->u.coll->p = gn->p.coll;
+        else
+            gr__exec_coll_apply(pn, &gn->p.coll);
         return;
     case grGraphNodeTypeEmpty:
     case grGraphNodeTypeGraph:
@@ -527,7 +538,7 @@ static void apply(upd *u, gr_pnode *pn, grGraphNode_t gn)
 {
     if (u->gpu_changed)
         u->gpu_changed[pn->index] |= (uint8_t)params_differ(pn, gn);
-    apply_params(pn, gn);
+    apply_params(u, pn, gn);
 }
 
 /* ---------------------------------------------------------- child graphs */
@@ -1147,7 +1158,7 @@ static grError_t update_apply(const char *call, upd *u, grGraph_t hGraph, struct
             gr_pnode *pn = &e->plan.nodes[e->orig[i].pindex];
             if (u->gpu_changed)
                 u->gpu_changed[pn->index] = 1;
-            apply_params(pn, n);
+            apply_params(u, pn, n);
         }
         uint64_t c = gr__exec_node_born(n);
         born = c < born ? c : born;

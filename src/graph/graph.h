@@ -70,6 +70,10 @@ typedef struct gr_cond_params {
     grGraphConditionalNodeType type;
     unsigned nbodies;
     grGraph_t *bodies; /* owned: nbodies graphs whose owner is the node */
+    /* A copy in a part of a graph that spans devices (exec/span.c): the
+     * handle's node stays the original, which a copy neither sets nor
+     * clears. */
+    bool copy;
 } gr_cond_params;
 
 /* A batch memory operation node's parameters as stored (memop_node.c):

@@ -421,7 +421,8 @@ void gr__node_params_free(grGraphNodeType t, gr_node_params *p)
         p->cond.bodies = NULL;
         p->cond.nbodies = 0;
         if (p->cond.slot) {
-            p->cond.slot->node = NULL;
+            if (!p->cond.copy)
+                p->cond.slot->node = NULL;
             gr__cond_slot_release(p->cond.slot);
         }
         p->cond.slot = NULL;
