@@ -793,7 +793,12 @@ static grError_t node_device(const char *call, const struct gr_span *sp, const s
     case grGraphNodeTypeMemcpy: {
         const char *why;
         *dev = copy_device(n->p.memcpy.dst, n->p.memcpy.src, &why);
-        return why ? refuse_node(call, n, sp->devices, why) : grSuccess;
+        if (!why)
+            return grSuccess;
+        gr__inst_fault.node = n;
+        gr__inst_fault.named = true;
+        return gr__fail(grErrorNotSupported, "%s: %s, in a graph that spans %s, %s", call, gr__node_label(n),
+                        sp->devices, why);
     }
     case grGraphNodeTypeHost:
     case grGraphNodeTypeEmpty:
