@@ -81,14 +81,22 @@ enum {
     W_ALL = GR__KW_ALL
 };
 
-/* What a barrier or a warp operation reads and writes of its thread: 16
- * bytes, four threads to a cache line, contiguous in thread order. Its
- * registers are the pool's ctx[id] (one line on x86-64), the rest the
- * pool's cold[id]: a barrier touches each thread's context line, a
- * quarter line here and the line of its stack that holds the barrier's
- * return address, 2.25 lines (36 KiB for 256 threads), and pushes
- * nothing more on the stack (grKernelThreadSync). */
+/* What a barrier or a warp operation reads and writes of its thread,
+ * contiguous in thread order: its saved registers first (64 bytes on
+ * x86-64), then 16 bytes of state; the rest is the pool's cold[id]. A
+ * barrier touches each thread's 80 bytes here (1.25 lines) and the line
+ * of its stack that holds the barrier's return address, 2.25 lines (36
+ * KiB for 256 threads), and pushes nothing more on the stack
+ * (grKernelThreadSync).
+ * The context lies in the record, not in an array of its own, so that a
+ * thread's context is its record's address, with nothing loaded: a
+ * resumed kernel's pointer to its thread comes back in a register the
+ * switch loads, and the next thread's context, t + 1, is then one add
+ * away. Where a load of the block (t->b) and of the context array's
+ * address stood between them, each switch waited for three dependent
+ * loads, not one (a 256-thread barrier cost 15-25% more: docs/kernels.md). */
 struct grKernelThread {
+    gr_fctx ctx;
     struct gr_fblock *b;
     unsigned id; /* linear thread index in the block */
     unsigned char state;
@@ -143,8 +151,7 @@ typedef struct gr_warp {
 
 typedef struct gr_fblock {
     /* The line every barrier and warp operation reads. */
-    GR_ALIGNED_CL grKernelThread *f; /* n threads and a stopper (ring_next) */
-    uintptr_t ctx_bias;              /* n + 2 contexts (two to prefetch past the end): ctx_of */
+    GR_ALIGNED_CL grKernelThread *f; /* n threads and a stopper (ring_next; hop prefetches from it) */
     gr_warp *warps;                  /* (n + 31) / 32, the pool's */
     unsigned n, live;
     /* The block barrier: arrivals, their nonzero predicates, the call
@@ -177,7 +184,6 @@ typedef struct gr_fpool {
     size_t size, bytes;
     unsigned cap;
     grKernelThread *f; /* cap + 1 */
-    gr_fctx *ctx;      /* cap + 2 */
     gr_fcold *cold;
     gr_warp *warps; /* (cap + 31) / 32 */
     bool dirty;     /* ASan: abandoned fibers left poisoned frames */
@@ -198,12 +204,10 @@ static void pool_release(gr_fpool *p)
     if (p->mem)
         munmap(p->mem, p->bytes);
     gr__free(p->f);
-    gr__free(p->ctx);
     gr__free(p->cold);
     gr__free(p->warps);
     p->mem = NULL;
     p->f = NULL;
-    p->ctx = NULL;
     p->cold = NULL;
     p->warps = NULL;
     p->cap = 0;
@@ -250,17 +254,13 @@ static gr_fpool *pool_get(unsigned n, size_t size)
     void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     size_t fbytes =
         (((size_t)cap + 1u) * sizeof(grKernelThread) + GR_CACHELINE - 1) & ~(size_t)(GR_CACHELINE - 1);
-    size_t cbytes = ((size_t)cap + 2u) * sizeof(gr_fctx);
-    cbytes = (cbytes + GR_CACHELINE - 1) & ~(size_t)(GR_CACHELINE - 1);
     grKernelThread *f = gr__aligned_alloc(GR_CACHELINE, fbytes);
-    gr_fctx *ctx = gr__aligned_alloc(GR_CACHELINE, cbytes);
     gr_fcold *cold = gr__calloc(cap, sizeof *cold);
     gr_warp *warps = gr__aligned_alloc(GR_CACHELINE, ((size_t)cap + 31u) / 32u * sizeof *warps);
-    if (mem == MAP_FAILED || !f || !ctx || !cold || !warps) {
+    if (mem == MAP_FAILED || !f || !cold || !warps) {
         if (mem != MAP_FAILED)
             munmap(mem, bytes);
         gr__free(f);
-        gr__free(ctx);
         gr__free(cold);
         gr__free(warps);
         return NULL;
@@ -270,9 +270,7 @@ static gr_fpool *pool_get(unsigned n, size_t size)
     p->size = size;
     p->cap = cap;
     memset(f, 0, fbytes);
-    memset(ctx, 0, cbytes);
     p->f = f;
-    p->ctx = ctx;
     p->cold = cold;
     p->warps = warps;
     p->dirty = false;
@@ -288,15 +286,10 @@ static gr_fpool *pool_get(unsigned n, size_t size)
 
 /* ------------------------------------------------------------ switching */
 
-/* Thread t's context: the contexts are in thread order as the threads
- * are, sizeof(gr_fctx) / sizeof(grKernelThread) times as far apart, so
- * that one multiply-add (an lea) finds it from t. */
-#define GR_FCTX_SCALE (sizeof(gr_fctx) / sizeof(grKernelThread))
-_Static_assert(sizeof(gr_fctx) % sizeof(grKernelThread) == 0, "contexts a whole number of threads apart");
-
-static inline gr_fctx *ctx_of(const gr_fblock *b, const grKernelThread *t)
+/* Thread t's context: its record's first field (struct grKernelThread). */
+static inline gr_fctx *ctx_of(grKernelThread *t)
 {
-    return (gr_fctx *)(b->ctx_bias + (uintptr_t)t * GR_FCTX_SCALE);
+    return &t->ctx;
 }
 
 /* Leaves 'from' (NULL: an exiting fiber, never resumed) for 'to' (NULL:
@@ -306,8 +299,8 @@ static inline gr_fctx *ctx_of(const gr_fblock *b, const grKernelThread *t)
  * returns, so that it pushes nothing on its fiber's stack. */
 static inline grKernelThread *switch_to(gr_fblock *b, grKernelThread *from, grKernelThread *to)
 {
-    gr_fctx *save = from ? ctx_of(b, from) : &b->dead;
-    gr_fctx *c = to ? ctx_of(b, to) : &b->main;
+    gr_fctx *save = from ? ctx_of(from) : &b->dead;
+    gr_fctx *c = to ? ctx_of(to) : &b->main;
 #if GR_ASAN
     __sanitizer_start_switch_fiber(from ? &b->cold[from->id].fake_stack : NULL,
                                    to ? b->cold[to->id].stack : b->main_bottom,
@@ -340,7 +333,7 @@ static void leave(gr_fblock *b, grKernelThread *t, grKernelThread *to)
 #if GR_TSAN
     __tsan_switch_to_fiber(to ? b->cold[to->id].tsan : b->main_tsan, 0);
 #endif
-    (void)gr__fctx_switch(&b->dead, to ? ctx_of(b, to) : &b->main, to);
+    (void)gr__fctx_switch(&b->dead, to ? ctx_of(to) : &b->main, to);
     __builtin_unreachable();
 }
 
@@ -449,7 +442,7 @@ static inline grKernelThread *hop(gr_fblock *b, grKernelThread *t, grKernelThrea
      * from the stack: the three lines the next-but-one fiber's switch
      * pushed come from L2 meanwhile. */
 #if !defined(GR_FCTX_INLINE)
-    const char *sp = ctx_of(b, to)[1].sp;
+    const char *sp = ctx_of(to + 1)->sp;
     __builtin_prefetch(sp);
     __builtin_prefetch(sp + 64);
     __builtin_prefetch(sp + 128);
@@ -457,7 +450,8 @@ static inline grKernelThread *hop(gr_fblock *b, grKernelThread *t, grKernelThrea
 #if GR_ASAN || GR_TSAN
     return switch_to(b, t, to);
 #else
-    return gr__fctx_switch(ctx_of(b, t), ctx_of(b, to), to);
+    (void)b;
+    return gr__fctx_switch(ctx_of(t), ctx_of(to), to);
 #endif
 }
 
@@ -1014,7 +1008,6 @@ GR_API void grKernelBlockRunThreads(const grKernelInfo *info, const grKernelCtx 
     }
 #endif
     b.f = p->f;
-    b.ctx_bias = (uintptr_t)p->ctx - (uintptr_t)p->f * GR_FCTX_SCALE;
     b.cold = p->cold;
     b.warps = p->warps;
     b.n = b.live = n;
@@ -1034,7 +1027,7 @@ GR_API void grKernelBlockRunThreads(const grKernelInfo *info, const grKernelCtx 
         t->src = 0;
         b.cold[i].link = i + 1 == n ? 0 : i + 1;
         b.cold[i].w_gen = 0;
-        gr__fctx_prepare(ctx_of(&b, t), b.cold[i].stack, size, fiber_main, t);
+        gr__fctx_prepare(ctx_of(t), b.cold[i].stack, size, fiber_main, t);
     }
     b.f[n].state = F_EXITED;
     for (unsigned wi = 0; wi * 32u < n; wi++) {
@@ -1047,7 +1040,7 @@ GR_API void grKernelBlockRunThreads(const grKernelInfo *info, const grKernelCtx 
 #if GR_TSAN
     __tsan_switch_to_fiber(b.cold[0].tsan, 0);
 #endif
-    (void)gr__fctx_switch(&b.main, ctx_of(&b, &b.f[0]), &b.f[0]);
+    (void)gr__fctx_switch(&b.main, ctx_of(&b.f[0]), &b.f[0]);
 #if GR_ASAN
     __sanitizer_finish_switch_fiber(b.main_fake, NULL, NULL);
 #endif
