@@ -220,112 +220,170 @@ static void *open_gates_later(void *p)
     return NULL;
 }
 
+/* A chain's executable with a GPU stream and a CPU stream to launch it
+ * on: each launch-on-a-GPU-stream case is a test of its own, so that a
+ * failing or hanging case is named by the runner. */
+typedef struct gs_case {
+    span t;
+    chain c;
+    grGraphExec_t e;
+    grStream_t gs, s;
+} gs_case;
+
+static void gs_case_init(gs_case *k)
+{
+    span_init(&k->t);
+    chain_build(&k->t, &k->c, false);
+    k->e = tl_instantiate(k->c.g);
+    k->gs = gpu_stream(&k->t);
+    k->s = tl_stream(grStreamNonBlocking);
+}
+
+static void gs_case_fini(gs_case *k)
+{
+    if (k->e)
+        CHECK_OK(grGraphExecDestroy(k->e));
+    CHECK_OK(grGraphDestroy(k->c.g));
+    CHECK_OK(grStreamDestroy(k->gs));
+    CHECK_OK(grStreamDestroy(k->s));
+    span_fini(&k->t);
+}
+
 GR_TEST(span_launch_on_a_gpu_stream_keeps_its_order)
 {
-    span t;
-    span_init(&t);
-    chain c;
-    chain_build(&t, &c, false);
-    grGraphExec_t e = tl_instantiate(c.g);
-    grStream_t gs = gpu_stream(&t), s = tl_stream(grStreamNonBlocking);
+    gs_case k;
+    gs_case_init(&k);
+    span *t = &k.t;
     /* The parts start after gs's earlier work (a kernel writing 7, then a
      * closed gate: the graph has not run while it is closed) and gs's
      * later work (a copy of x to the GPU's d) waits for every part. The
      * copy goes to the GPU: a copy between host buffers on a GPU stream
      * is synchronous in CUDA (it would wait here for the gate). */
     unsigned seven = 7, *d = NULL;
-    CHECK_OK(grSetDevice(t.gpu));
+    CHECK_OK(grSetDevice(t->gpu));
     CHECK_OK(grMalloc((void **)&d, N * sizeof(unsigned)));
     CHECK_OK(grSetDevice(0));
-    void *args[] = {&t.x, &seven, &t.n};
+    void *args[] = {&t->x, &seven, &t->n};
     for (int i = 0; i < 5; i++) {
-        memset(t.x, 0, N * sizeof(unsigned));
-        CHECK_OK(grLaunchKernel(t.gpu_fill, GR_DIM3((N + BLOCK - 1) / BLOCK, 1, 1), GR_DIM3(BLOCK, 1, 1),
-                                args, 0, gs));
+        memset(t->x, 0, N * sizeof(unsigned));
+        CHECK_OK(grLaunchKernel(t->gpu_fill, GR_DIM3((N + BLOCK - 1) / BLOCK, 1, 1), GR_DIM3(BLOCK, 1, 1),
+                                args, 0, k.gs));
         atomic_store(&span_gate, 0);
-        CHECK_OK(grLaunchHostFunc(gs, tl_wait_gate, &span_gate));
-        CHECK_OK(grGraphLaunch(e, gs));
-        CHECK_OK(grMemcpyAsync(d, t.x, N * sizeof(unsigned), grMemcpyDefault, gs));
-        CHECK(t.x[0] == 0 || t.x[0] == 7); /* the graph has not run */
+        CHECK_OK(grLaunchHostFunc(k.gs, tl_wait_gate, &span_gate));
+        CHECK_OK(grGraphLaunch(k.e, k.gs));
+        CHECK_OK(grMemcpyAsync(d, t->x, N * sizeof(unsigned), grMemcpyDefault, k.gs));
+        CHECK(t->x[0] == 0 || t->x[0] == 7); /* the graph has not run */
         atomic_store(&span_gate, 1);
-        CHECK_OK(grStreamSynchronize(gs));
+        CHECK_OK(grStreamSynchronize(k.gs));
         CHECK_EQ(atomic_load(&tl_gate_timeouts), 0);
-        memset(t.y, 0, N * sizeof(unsigned));
-        CHECK_OK(grMemcpy(t.y, d, N * sizeof(unsigned), grMemcpyDefault));
-        tl_check_all_u32(t.y, N, 7 + 111);
+        memset(t->y, 0, N * sizeof(unsigned));
+        CHECK_OK(grMemcpy(t->y, d, N * sizeof(unsigned), grMemcpyDefault));
+        tl_check_all_u32(t->y, N, 7 + 111);
     }
     CHECK_OK(grFree(d));
+    gs_case_fini(&k);
+}
+
+GR_TEST(span_launch_on_a_gpu_stream_back_to_back_and_alternating)
+{
+    gs_case k;
+    gs_case_init(&k);
+    unsigned *x = k.t.x;
     /* Back to back, adding, then alternating with a CPU stream: launches
      * of one executable run one after another whatever their streams. */
-    memset(t.x, 0, N * sizeof(unsigned));
+    memset(x, 0, N * sizeof(unsigned));
     for (int i = 0; i < REPLAYS; i++)
-        CHECK_OK(grGraphLaunch(e, gs));
-    CHECK_OK(grStreamSynchronize(gs));
-    tl_check_all_u32(t.x, N, 111 * REPLAYS);
-    memset(t.x, 0, N * sizeof(unsigned));
+        CHECK_OK(grGraphLaunch(k.e, k.gs));
+    CHECK_OK(grStreamSynchronize(k.gs));
+    tl_check_all_u32(x, N, 111 * REPLAYS);
+    memset(x, 0, N * sizeof(unsigned));
     for (int i = 0; i < 10; i++) {
-        CHECK_OK(grGraphLaunch(e, i % 2 ? s : gs));
-        CHECK_OK(grStreamSynchronize(i % 2 ? s : gs));
+        CHECK_OK(grGraphLaunch(k.e, i % 2 ? k.s : k.gs));
+        CHECK_OK(grStreamSynchronize(i % 2 ? k.s : k.gs));
     }
-    tl_check_all_u32(t.x, N, 1110);
-    /* Launches queued on two GPU streams at once, the second one's stream
-     * freed first: each still runs the whole graph once. */
-    grStream_t gs2 = gpu_stream(&t);
+    tl_check_all_u32(x, N, 1110);
+    gs_case_fini(&k);
+}
+
+GR_TEST(span_launch_on_two_gpu_streams_at_once)
+{
+    gs_case k;
+    gs_case_init(&k);
+    unsigned *x = k.t.x;
+    /* Launches queued on two GPU streams at once, behind closed gates:
+     * each runs the whole graph once. */
+    grStream_t gs2 = gpu_stream(&k.t);
     static atomic_int gate2;
-    memset(t.x, 0, N * sizeof(unsigned));
+    memset(x, 0, N * sizeof(unsigned));
     atomic_store(&span_gate, 0);
     atomic_store(&gate2, 0);
-    CHECK_OK(grLaunchHostFunc(gs, tl_wait_gate, &span_gate));
+    CHECK_OK(grLaunchHostFunc(k.gs, tl_wait_gate, &span_gate));
     CHECK_OK(grLaunchHostFunc(gs2, tl_wait_gate, &gate2));
-    CHECK_OK(grGraphLaunch(e, gs));
-    CHECK_OK(grGraphLaunch(e, gs2));
+    CHECK_OK(grGraphLaunch(k.e, k.gs));
+    CHECK_OK(grGraphLaunch(k.e, gs2));
     atomic_store(&gate2, 1);
     atomic_store(&span_gate, 1);
     CHECK_OK(grStreamSynchronize(gs2));
-    CHECK_OK(grStreamSynchronize(gs));
+    CHECK_OK(grStreamSynchronize(k.gs));
     CHECK_EQ(atomic_load(&tl_gate_timeouts), 0);
-    tl_check_all_u32(t.x, N, 222);
+    tl_check_all_u32(x, N, 222);
+    CHECK_OK(grStreamDestroy(gs2));
+    gs_case_fini(&k);
+}
+
+GR_TEST(span_launch_on_nine_gpu_streams_waits_for_a_slot)
+{
+    gs_case k;
+    gs_case_init(&k);
+    unsigned *x = k.t.x;
     /* Nine GPU streams with launches queued behind closed gates: the
      * ninth launch waits at the call for one of the eight before it to
      * end (opened by another thread), then every launch runs once. */
     grStream_t many[MANY];
-    memset(t.x, 0, N * sizeof(unsigned));
+    memset(x, 0, N * sizeof(unsigned));
     for (int i = 0; i < MANY; i++) {
-        many[i] = gpu_stream(&t);
+        many[i] = gpu_stream(&k.t);
         atomic_store(&gates[i], 0);
         CHECK_OK(grLaunchHostFunc(many[i], tl_wait_gate, &gates[i]));
     }
     pthread_t opener9;
     CHECK(pthread_create(&opener9, NULL, open_gates_later, gates) == 0);
     for (int i = 0; i < MANY; i++)
-        CHECK_OK(grGraphLaunch(e, many[i]));
+        CHECK_OK(grGraphLaunch(k.e, many[i]));
     CHECK(pthread_join(opener9, NULL) == 0);
     for (int i = 0; i < MANY; i++) {
         CHECK_OK(grStreamSynchronize(many[i]));
         CHECK_OK(grStreamDestroy(many[i]));
     }
     CHECK_EQ(atomic_load(&tl_gate_timeouts), 0);
-    tl_check_all_u32(t.x, N, 111 * MANY);
-    memset(t.x, 0, N * sizeof(unsigned));
-    launch_check(e, gs, t.x, 111);
+    tl_check_all_u32(x, N, 111 * MANY);
+    memset(x, 0, N * sizeof(unsigned));
+    launch_check(k.e, k.gs, x, 111);
+    gs_case_fini(&k);
+}
+
+GR_TEST(span_destroy_waits_for_a_launch_queued_on_a_gpu_stream)
+{
+    gs_case k;
+    gs_case_init(&k);
+    unsigned *x = k.t.x;
+    memset(x, 0, N * sizeof(unsigned));
+    launch_check(k.e, k.gs, x, 111);
     /* Upload on a GPU stream; destroy with a launch on a GPU stream
      * queued behind a closed gate: destroy waits for it. */
-    CHECK_OK(grGraphUpload(e, gs));
+    CHECK_OK(grGraphUpload(k.e, k.gs));
     atomic_store(&span_gate, 0);
-    CHECK_OK(grLaunchHostFunc(gs, tl_wait_gate, &span_gate));
-    CHECK_OK(grGraphLaunch(e, gs));
+    CHECK_OK(grLaunchHostFunc(k.gs, tl_wait_gate, &span_gate));
+    CHECK_OK(grGraphLaunch(k.e, k.gs));
     pthread_t opener;
     CHECK(pthread_create(&opener, NULL, tl_open_gate_later, &span_gate) == 0);
-    CHECK_OK(grGraphExecDestroy(e));
-    CHECK_OK(grStreamSynchronize(gs));
+    CHECK_OK(grGraphExecDestroy(k.e));
+    k.e = NULL;
+    CHECK_OK(grStreamSynchronize(k.gs));
     CHECK(pthread_join(opener, NULL) == 0);
     CHECK_EQ(atomic_load(&tl_gate_timeouts), 0);
-    tl_check_all_u32(t.x, N, 222);
-    CHECK_OK(grGraphDestroy(c.g));
-    CHECK_OK(grStreamDestroy(gs));
-    CHECK_OK(grStreamDestroy(gs2));
-    CHECK_OK(grStreamDestroy(s));
-    span_fini(&t);
+    tl_check_all_u32(x, N, 222);
+    gs_case_fini(&k);
 }
 
 GR_TEST(span_fork_and_join_across_devices)
