@@ -520,3 +520,29 @@ GR_TEST_T(graph_event_wait_beside_a_record_of_the_same_event_finishes, 20)
     CHECK_OK(grStreamDestroy(s));
     CHECK_OK(grEventDestroy(ev));
 }
+
+/* An event recorded before a host function that blocks is complete once
+ * the work before it is: grEventSynchronize returns with the host
+ * function still running. The synchronising thread once took the stream
+ * over after its event and ran the host function itself, so the gate
+ * below, opened only after the call returns, held it until the gate's
+ * timeout (about one run in three). */
+GR_TEST(event_sync_returns_before_a_blocking_host_function_after_it)
+{
+    static atomic_int gate;
+    grStream_t s = tl_stream(grStreamNonBlocking);
+    grEvent_t ev;
+    CHECK_OK(grEventCreate(&ev));
+    int before = atomic_load(&tl_gate_timeouts);
+    for (int i = 0; i < 10; i++) {
+        atomic_store(&gate, 0);
+        CHECK_OK(grEventRecord(ev, s));
+        CHECK_OK(grLaunchHostFunc(s, tl_wait_gate, &gate));
+        CHECK_OK(grEventSynchronize(ev));
+        atomic_store(&gate, 1);
+        CHECK_OK(grStreamSynchronize(s));
+        CHECK_EQ(atomic_load(&tl_gate_timeouts), before);
+    }
+    CHECK_OK(grEventDestroy(ev));
+    CHECK_OK(grStreamDestroy(s));
+}

@@ -354,7 +354,11 @@ bool gr__sched_work_visible(gr_runtime *rt, bool ring)
 void gr__sched_submit(gr_runtime *rt, gr_item it)
 {
     gr_worker *w = gr__tls_worker;
-    if (w) {
+    /* An application thread hands a stream on to the workers: kept on its
+     * slot's deque, it would drain the stream itself when it leaves the
+     * slot (gr__slot_release), running ops after the ones it waited for,
+     * such as a host function that blocks. */
+    if (w && !(w->external && gr__item_tag(it) == GR_ITEM_STREAM)) {
         if (!gr__deque_push(&w->dq, it)) {
             gr__item_run(w, it);
             return;
