@@ -260,19 +260,23 @@ GR_TEST(span_launch_on_a_gpu_stream_keeps_its_order)
      * copy goes to the GPU: a copy between host buffers on a GPU stream
      * is synchronous in CUDA (it would wait here for the gate). */
     unsigned seven = 7, *d = NULL;
+    grEvent_t filled;
     CHECK_OK(grSetDevice(t->gpu));
     CHECK_OK(grMalloc((void **)&d, N * sizeof(unsigned)));
+    CHECK_OK(grEventCreate(&filled));
     CHECK_OK(grSetDevice(0));
     void *args[] = {&t->x, &seven, &t->n};
     for (int i = 0; i < 5; i++) {
         memset(t->x, 0, N * sizeof(unsigned));
         CHECK_OK(grLaunchKernel(t->gpu_fill, GR_DIM3((N + BLOCK - 1) / BLOCK, 1, 1), GR_DIM3(BLOCK, 1, 1),
                                 args, 0, k.gs));
+        CHECK_OK(grEventRecord(filled, k.gs));
         atomic_store(&span_gate, 0);
         CHECK_OK(grLaunchHostFunc(k.gs, tl_wait_gate, &span_gate));
         CHECK_OK(grGraphLaunch(k.e, k.gs));
         CHECK_OK(grMemcpyAsync(d, t->x, N * sizeof(unsigned), grMemcpyDefault, k.gs));
-        CHECK(t->x[0] == 0 || t->x[0] == 7); /* the graph has not run */
+        CHECK_OK(grEventSynchronize(filled));
+        tl_check_all_u32(t->x, N, 7); /* filled, and the graph has not run */
         atomic_store(&span_gate, 1);
         CHECK_OK(grStreamSynchronize(k.gs));
         CHECK_EQ(atomic_load(&tl_gate_timeouts), 0);
@@ -281,6 +285,7 @@ GR_TEST(span_launch_on_a_gpu_stream_keeps_its_order)
         tl_check_all_u32(t->y, N, 7 + 111);
     }
     CHECK_OK(grFree(d));
+    CHECK_OK(grEventDestroy(filled));
     gs_case_fini(&k);
 }
 
