@@ -118,11 +118,9 @@ GR_API grError_t grGraphExecCollectiveNodeSetParams(grGraphExec_t hGraphExec, gr
          * communicator: the same part). */
         gr_span_node sn;
         if ((err = gr__exec_check(call, hGraphExec)) ||
-            (err = gr__exec_span_node(call, hGraphExec, node, &sn)))
+            (err = gr__exec_span_node_typed(call, hGraphExec, node, grGraphNodeTypeCollective, "collective",
+                                            &sn)))
             return err;
-        if (sn.type != grGraphNodeTypeCollective)
-            return gr__fail(grErrorInvalidValue, "%s: node %p is a %s node, not a collective node", call,
-                            GR_PTR(node), gr__node_type_name(sn.type));
         if (sn.hold)
             gr__exec_write_begin(sn.hold);
         err = grGraphExecCollectiveNodeSetParams(sn.exec, sn.clone, nodeParams);

@@ -50,6 +50,11 @@ typedef struct gr_span_node {
 } gr_span_node;
 grError_t gr__exec_span_node(const char *call, const struct grGraphExec_st *e, grGraphNode_t node,
                              gr_span_node *out);
+/* gr__exec_span_node for a setter of one node kind: also fails
+ * (grErrorInvalidValue, a detail naming 'kind', e.g. "collective") where
+ * the node is of another type. */
+grError_t gr__exec_span_node_typed(const char *call, const struct grGraphExec_st *e, grGraphNode_t node,
+                                   grGraphNodeType type, const char *kind, gr_span_node *out);
 grError_t gr__exec_span_check_memory(const char *call, const struct grGraphExec_st *e, const gr_span_node *sn,
                                      grGraphNode_t node, const void *dst, const void *src);
 /* The same refusal where the node's new 'what' (an event, a child graph)

@@ -1393,6 +1393,16 @@ grError_t gr__exec_span_node(const char *call, const struct grGraphExec_st *e, g
     return grSuccess;
 }
 
+grError_t gr__exec_span_node_typed(const char *call, const struct grGraphExec_st *e, grGraphNode_t node,
+                                   grGraphNodeType type, const char *kind, gr_span_node *out)
+{
+    grError_t err = gr__exec_span_node(call, e, node, out);
+    if (!err && out->type != type)
+        err = gr__fail(grErrorInvalidValue, "%s: node %p is a %s node, not a %s node", call, GR_PTR(node),
+                       gr__node_type_name(out->type), kind);
+    return err;
+}
+
 grError_t gr__exec_span_check_device(const char *call, const struct grGraphExec_st *e, const gr_span_node *sn,
                                      grGraphNode_t node, int dev, const char *what)
 {
@@ -1431,12 +1441,10 @@ grError_t gr__exec_span_memop(const char *call, struct grGraphExec_st *e, grGrap
                               const grBatchMemOpNodeParams *np)
 {
     gr_span_node sn;
-    grError_t err = gr__exec_span_node(call, e, node, &sn);
+    grError_t err =
+        gr__exec_span_node_typed(call, e, node, grGraphNodeTypeBatchMemOp, "batch memory operation", &sn);
     if (err)
         return err;
-    if (sn.type != grGraphNodeTypeBatchMemOp)
-        return gr__fail(grErrorInvalidValue, "%s: node %p is a %s node, not a batch memory operation node",
-                        call, GR_PTR(node), gr__node_type_name(sn.type));
     int dev = 0;
     if (np != NULL) { /* NULL: the part's setter refuses it */
         if ((err = memop_device(call, e->span, NULL, np->paramArray, np->count, &dev)))
@@ -1458,12 +1466,9 @@ grError_t gr__exec_span_memop(const char *call, struct grGraphExec_st *e, grGrap
 grError_t gr__exec_span_child(const char *call, struct grGraphExec_st *e, grGraphNode_t node, grGraph_t child)
 {
     gr_span_node sn;
-    grError_t err = gr__exec_span_node(call, e, node, &sn);
+    grError_t err = gr__exec_span_node_typed(call, e, node, grGraphNodeTypeGraph, "child graph", &sn);
     if (err)
         return err;
-    if (sn.type != grGraphNodeTypeGraph)
-        return gr__fail(grErrorInvalidValue, "%s: node %p is a %s node, not a child graph node", call,
-                        GR_PTR(node), gr__node_type_name(sn.type));
     int dev = 0;
     if (child_device(call, e->span, NULL, child, &dev) != grSuccess) {
         char why[400];
